@@ -1,0 +1,162 @@
+"""Stream verification rules (CONTRACT §4.2, §11(a), §11(e)): pure checks over raw Git objects.
+
+The store reads commit, tree and blob bytes with batch plumbing and hands them here; nothing in
+this module touches Git or the filesystem. The order of checks for a stream payload is §11(e):
+tree shape and sizes, signature encoding, a bounded public-key scan, Ed25519 over the exact bytes,
+then strict parsing and the canonical check, then the chain rules. Verifying before parsing
+defends against *parser attacks by unsigned data*: nothing an attacker did not sign reaches the
+JSON parser of a stream reader.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..errors import ValidationError
+from . import envelope as envmod
+from .grammar import memory_id
+from .keys import b64_decode_go, b64_encode, is_weak_public_key, verify
+from .limits import LIMITS
+
+_PK_KEY = b'"publicKey":"'
+
+
+class VerifiedMemory(NamedTuple):
+    """One memory whose signature, canonical bytes and envelope rules were verified."""
+
+    memory_id: str
+    commit: str
+    envelope: envmod.Envelope
+    payload: bytes
+    signature: str
+
+
+def parse_commit(commit: str, raw: bytes) -> tuple[str, tuple[str, ...]]:
+    """(tree, parents) from a raw commit object's header lines."""
+    tree = ""
+    parents = []
+    for line in raw.split(b"\n"):
+        if not line:
+            break
+        if line.startswith(b"tree "):
+            tree = line[5:].decode("ascii", "replace")
+        elif line.startswith(b"parent"):
+            value = line[7:] if line.startswith(b"parent ") else b""
+            if not value or b" " in value or line[6:7] != b" ":
+                raise ValidationError(f"memory commit {commit} has invalid parent header")
+            parents.append(value.decode("ascii", "replace"))
+    return tree, tuple(parents)
+
+
+def parse_tree(raw: bytes, oid_bytes: int) -> list[tuple[bytes, bytes, str]]:
+    """Entries (mode, name, hex oid) of a raw tree object; raises ``ValueError`` if malformed."""
+    out = []
+    pos, n = 0, len(raw)
+    while pos < n:
+        sp = raw.index(b" ", pos)
+        nul = raw.index(b"\x00", sp)
+        end = nul + 1 + oid_bytes
+        if end > n:
+            raise ValueError("truncated tree")
+        out.append((raw[pos:sp], raw[sp + 1:nul], raw[nul + 1:end].hex()))
+        pos = end
+    return out
+
+
+def check_tree(commit: str, entries: list[tuple[bytes, bytes, str]]) -> tuple[str, str]:
+    """(memory.json oid, signature oid) of a memory commit's tree (§4.2 step 2)."""
+    found: dict[str, str] = {}
+    for mode, name, oid in entries:
+        if mode != b"100644":
+            raise ValidationError(f"memory commit {commit} has invalid tree entry")
+        text = name.decode("utf-8", "replace")
+        if text not in ("memory.json", "signature"):
+            from .gostr import one_line
+
+            raise ValidationError(f"memory commit {commit} tree contains unexpected entry {one_line(text)}")
+        if text in found:
+            raise ValidationError(f"memory commit {commit} tree contains duplicate entry {text}")
+        found[text] = oid
+    if len(found) != 2:
+        raise ValidationError(f"memory commit {commit} tree must contain exactly memory.json and signature")
+    return found["memory.json"], found["signature"]
+
+
+def check_sizes(commit: str, payload_size: int, signature_size: int) -> None:
+    """§4.2 step 3, decided from object headers before any content is read."""
+    if payload_size > LIMITS.max_memory_blob:
+        raise ValidationError(f"memory.json at memory commit {commit} exceeds its bound")
+    if signature_size > LIMITS.max_signature_blob:
+        raise ValidationError(f"signature at memory commit {commit} exceeds its bound")
+
+
+def scan_public_key(payload: bytes) -> bytes:
+    """The bounded, non-allocating public-key scan of §11(e); returns the raw 32-byte key."""
+    at = payload.find(_PK_KEY)
+    if at < 0:
+        raise ValidationError("memory publicKey is invalid")
+    start = at + len(_PK_KEY)
+    end = payload.find(b'"', start, start + 64)
+    if end < 0:
+        raise ValidationError("memory publicKey is invalid")
+    text = payload[start:end].decode("ascii", "replace")
+    raw = b64_decode_go(text)
+    if raw is None or len(raw) != 32 or b64_encode(raw) != text:
+        raise ValidationError("memory publicKey is invalid")
+    if is_weak_public_key(raw):
+        raise ValidationError("memory publicKey is weak")
+    return raw
+
+
+def check_memory(commit: str, payload: bytes, signature_blob: bytes) -> VerifiedMemory:
+    """§4.2 steps 4–5 in git-hn's order (§11(e)); errors name the commit."""
+    sig_text = signature_blob.decode("ascii", "replace")
+    signature = b64_decode_go(sig_text)
+    if signature is None or b64_encode(signature) != sig_text or "\n" in sig_text or "\r" in sig_text:
+        raise ValidationError(f"memory commit {commit} has invalid signature encoding")
+    try:
+        public_key = scan_public_key(payload)
+        verify(public_key, signature, payload)
+        env = envmod.decode(payload)
+        if env.public_key != b64_encode(public_key):
+            raise ValidationError("memory JSON is not canonical")
+    except ValidationError as exc:
+        raise ValidationError(f"verify memory commit {commit}: {exc.message}") from None
+    return VerifiedMemory(memory_id(payload), commit, env, payload, sig_text)
+
+
+def check_link(ref: str, actor: str, stream: str, index: int, memory: VerifiedMemory,
+               predecessor: VerifiedMemory | None) -> None:
+    """Chain rules of §4.2 step 6 for the memory at position ``index`` (0 at the root)."""
+    env = memory.envelope
+    c = memory.commit
+    if env.actor != actor:
+        raise ValidationError(f"memory source {ref} commit {c} has owner {env.actor}, want {actor}")
+    if env.stream != stream:
+        raise ValidationError(f"memory source {ref} commit {c} has stream {env.stream}, want {stream}")
+    if env.sequence != index + 1:
+        raise ValidationError(
+            f"memory source {ref} commit {c} has sequence {env.sequence}, want {index + 1}")
+    if index == 0:
+        if env.previous:
+            raise ValidationError(f"memory source {ref} sequence 1 has a previous memory")
+    elif predecessor is None or env.previous != predecessor.memory_id:
+        raise ValidationError(
+            f"memory source {ref} sequence {env.sequence} previous memory does not match its predecessor")
+
+
+def check_prefix_consistent(chains: dict[str, list[str]], actor: str, stream: str) -> None:
+    """§11(a) item 2: all sources of one (actor, stream) agree at every common sequence.
+
+    ``chains`` maps a ref to its memory IDs in sequence order. Refs are compared in name order so
+    the reported pair is deterministic.
+    """
+    refs = sorted(chains)
+    for i, a in enumerate(refs):
+        for b in refs[i + 1:]:
+            ca, cb = chains[a], chains[b]
+            for n in range(min(len(ca), len(cb))):
+                if ca[n] != cb[n]:
+                    raise ValidationError(
+                        f"memory stream {stream} of actor {actor} has divergent chains: "
+                        f"{a} and {b} differ at sequence {n + 1}")

@@ -1,0 +1,78 @@
+"""Go string-function semantics with pinned Unicode 15.0.0 tables (CONTRACT §1.7, §0.5, §7.9).
+
+Pure functions. Python's ``str.strip``, ``str.lower`` and ``unicodedata`` differ from Go's
+``strings``/``unicode`` packages and change with the interpreter's Unicode version, so topic
+validation, index tokens and recall matches would drift between machines; these functions use
+only the tables in ``_unicode15``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import _unicode15
+
+# Go unicode.IsSpace (Latin-1 White_Space plus the Unicode White_Space property).
+_SPACE = (
+    "\u0009\u000a\u000b\u000c\u000d\u0020\u0085\u00a0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+_CONTROL = re.compile("[\u0000-\u001f\u007f-\u009f]")
+_NON_TEXT_CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_LOWER = str.maketrans(_unicode15.LOWER_FROM, _unicode15.LOWER_TO)
+_word = None
+
+
+def trim_space(s: str) -> str:
+    """Go ``strings.TrimSpace``."""
+    return s.strip(_SPACE)
+
+
+def to_lower(s: str) -> str:
+    """Go ``strings.ToLower``: the simple one-to-one mapping, rune by rune."""
+    return s.translate(_LOWER)
+
+
+def has_control(s: str) -> bool:
+    """True if any rune is of category Cc (Go ``unicode.IsControl``)."""
+    return _CONTROL.search(s) is not None
+
+
+def is_blank(s: str) -> bool:
+    return trim_space(s) == ""
+
+
+def one_line(s: str) -> str:
+    """``oneLine``/``safeDiagnostic``: every Cc rune becomes a space."""
+    return _CONTROL.sub(" ", s)
+
+
+def safe_text(s: str) -> str:
+    """``safeText``: keep newline and tab, every other Cc rune becomes U+FFFD."""
+    return _NON_TEXT_CONTROL.sub("\ufffd", s)
+
+
+def escape_bidi(s: str) -> str:
+    """Human output only: bidirectional controls are written as ``\\u{…}`` (CONTRACT §0.5)."""
+    return _BIDI.sub(lambda m: "\\u{%x}" % ord(m.group()), s)
+
+
+def tokens(text: str) -> list[str]:
+    """The lexical tokenizer of CONTRACT §7.9: sorted unique lowercased letter/number runs."""
+    global _word
+    if _word is None:
+        _word = re.compile("[" + _unicode15.LETTER_NUMBER_CLASS + "]+")
+    return sorted({to_lower(m) for m in _word.findall(text)})
+
+
+def utf8_len(s: str) -> int:
+    return len(s.encode("utf-8", "surrogatepass"))
+
+
+def short_id(value: str) -> str:
+    """The first 12 characters after removing any ``sha256:`` prefix (CONTRACT §1.9)."""
+    if value.startswith("sha256:"):
+        value = value[len("sha256:"):]
+    return value[:12]

@@ -1,0 +1,172 @@
+"""Grammars and identifiers of hn-memory/0 (CONTRACT §1.6, §1.8, §1.9, §3).
+
+Pure predicates and derivations. Every identifier git-hn writes or reads passes one of these; ref
+names and private-file names are built only by the functions here and in ``store.paths``.
+
+The grammars are deliberately narrow (lowercase hex only, exact lengths) because they are
+identifiers used in ref names and file names: an uppercase or padded variant would otherwise name
+a second, distinct ref for the same stream (a ref-spoofing attack).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from .gostr import has_control, to_lower, trim_space
+from .limits import KINDS
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")
+_SUBJECT_TYPES = ("issue:", "proposal:", "event:", "policy:", "pipeline:", "run:")
+_TIMESTAMP = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})"
+    r"(\.[0-9]{0,8}[1-9])?(Z|[+-]([0-9]{2}):([0-9]{2}))"
+)
+_REMOTE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+LOCAL_PREFIX = "refs/hn/memory/"
+REMOTES_PREFIX = "refs/hn/remotes/"
+QUARANTINE_PREFIX = "refs/hn/quarantine/memory/"
+
+
+def is_actor(s: str) -> bool:
+    return isinstance(s, str) and _HEX64.fullmatch(s) is not None
+
+
+def is_oid(s: str) -> bool:
+    return isinstance(s, str) and _OID.fullmatch(s) is not None
+
+
+def is_digest_id(s: str) -> bool:
+    return isinstance(s, str) and _DIGEST.fullmatch(s) is not None
+
+
+def is_typed_subject(s: str) -> bool:
+    for prefix in _SUBJECT_TYPES:
+        if s.startswith(prefix):
+            return is_digest_id(s[len(prefix):])
+    return False
+
+
+def is_typed_evidence(s: str) -> bool:
+    if s.startswith("git:"):
+        return is_oid(s[4:])
+    if s.startswith("event:") or s.startswith("memory:"):
+        return is_digest_id(s.split(":", 1)[1])
+    return False
+
+
+def is_token(s: str, max_bytes: int) -> bool:
+    return 0 < len(s) <= max_bytes and _TOKEN.fullmatch(s) is not None
+
+
+def is_kind(s: str) -> bool:
+    return s in KINDS
+
+
+def is_topic(s: str, max_bytes: int = 128) -> bool:
+    n = len(s.encode("utf-8", "surrogatepass"))
+    return 1 <= n <= max_bytes and s == to_lower(trim_space(s)) and not has_control(s)
+
+
+def normalize_topic(s: str) -> str:
+    return to_lower(trim_space(s))
+
+
+def is_path(s: str, max_bytes: int = 4096) -> bool:
+    """Repository-relative, already ``path.Clean``, no ``..`` segment, no control rune."""
+    n = len(s.encode("utf-8", "surrogatepass"))
+    if not 1 <= n <= max_bytes or s.startswith("/") or "\\" in s or has_control(s):
+        return False
+    return all(seg not in ("", ".", "..") for seg in s.split("/"))
+
+
+def is_blob(s: str) -> bool:
+    return s == "absent" or is_oid(s)
+
+
+def is_timestamp(s: str) -> bool:
+    """RFC 3339 that re-formats to itself under Go's ``RFC3339Nano`` (CONTRACT §1.8)."""
+    m = _TIMESTAMP.fullmatch(s)
+    if m is None:
+        return False
+    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+    if not 1 <= month <= 12 or hour > 23 or minute > 59 or second > 59:
+        return False
+    days = _DAYS[month - 1]
+    if month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0):
+        days = 29
+    if not 1 <= day <= days:
+        return False
+    if m.group(8) != "Z":
+        oh, om = int(m.group(9)), int(m.group(10))
+        if oh > 23 or om > 59 or (oh == 0 and om == 0):
+            return False
+    return True
+
+
+def format_timestamp(seconds: int, nanos: int) -> str:
+    """Writer format: UTC, nanoseconds with trailing zeros removed (CONTRACT §1.8)."""
+    import time
+
+    base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    frac = f"{nanos:09d}".rstrip("0")
+    return f"{base}.{frac}Z" if frac else f"{base}Z"
+
+
+def is_remote_name(s: str, memory: bool = True) -> bool:
+    """CONTRACT §3.2; memory refs additionally refuse a ``.lock`` suffix."""
+    if _REMOTE.fullmatch(s) is None or s.endswith(".") or ".." in s:
+        return False
+    return not (memory and s.endswith(".lock"))
+
+
+def memory_id(payload: bytes) -> str:
+    return "sha256:" + hashlib.sha256(payload).hexdigest()
+
+
+def content_digest(content: str) -> str:
+    return "sha256:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def default_stream(actor: str) -> str:
+    """CONTRACT §3.3."""
+    data = b"hn-memory-stream-v0\x00" + actor.encode("ascii") + b"\x00default"
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def local_ref(actor: str, stream: str) -> str:
+    return f"{LOCAL_PREFIX}{actor}/{stream[len('sha256:'):]}"
+
+
+def accepted_ref(remote: str, actor: str, stream: str) -> str:
+    return f"{REMOTES_PREFIX}{remote}/memory/{actor}/{stream[len('sha256:'):]}"
+
+
+def quarantine_ref(actor: str, stream: str) -> str:
+    return f"{QUARANTINE_PREFIX}{actor}/{stream[len('sha256:'):]}"
+
+
+def parse_local_ref(ref: str) -> tuple[str, str] | None:
+    """(actor, stream) of ``refs/hn/memory/<actor>/<hex>``, or None (CONTRACT §3.1, §3.5)."""
+    if not ref.startswith(LOCAL_PREFIX):
+        return None
+    parts = ref[len(LOCAL_PREFIX):].split("/")
+    if len(parts) != 2 or not is_actor(parts[0]) or _HEX64.fullmatch(parts[1]) is None:
+        return None
+    return parts[0], "sha256:" + parts[1]
+
+
+def parse_accepted_ref(ref: str) -> tuple[str, str, str] | None:
+    """(remote, actor, stream) of ``refs/hn/remotes/<remote>/memory/<actor>/<hex>``, or None."""
+    if not ref.startswith(REMOTES_PREFIX):
+        return None
+    parts = ref[len(REMOTES_PREFIX):].split("/")
+    if (len(parts) != 4 or parts[1] != "memory" or not is_remote_name(parts[0])
+            or not is_actor(parts[2]) or _HEX64.fullmatch(parts[3]) is None):
+        return None
+    return parts[0], parts[2], "sha256:" + parts[3]

@@ -1,0 +1,133 @@
+"""Ed25519 keys and signatures for hn-memory/0 (CONTRACT §2.1, §1.5 step 4, §11(e)).
+
+Pure functions: no I/O; the signing seed is passed in. Verification raises, it never returns a
+bool.
+
+Key admission defends against *universal forgery under weak keys*: the ``cryptography`` library
+(OpenSSL, cofactorless like Go's verifier) accepts signatures under small-order public keys that
+anybody can produce without a private key, and it accepts non-canonical encodings (``y >= p``,
+negative zero) of the same points. Such keys prove nothing, so every admitted key is decoded
+strictly here, and a key whose point has order dividing 8, or whose encoding is not canonical, is
+refused as weak before any signature is checked.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+
+from ..errors import ValidationError
+
+_B64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+# Curve25519 in twisted Edwards form (RFC 8032 §5.1).
+_P = 2**255 - 19
+_D = (-121665 * pow(121666, _P - 2, _P)) % _P
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def b64_decode_go(text: str) -> bytes | None:
+    """Go ``base64.RawStdEncoding.DecodeString``: None when Go reports an error.
+
+    Go drops ``\\r`` and ``\\n`` first; any other character outside the alphabet (``=`` included)
+    or a length of 1 mod 4 is an error; non-zero trailing bits decode (callers detect them by
+    re-encoding).
+    """
+    raw = text.replace("\r", "").replace("\n", "")
+    try:
+        data = raw.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    if not all(c in _B64 for c in data) or len(data) % 4 == 1:
+        return None
+    try:
+        return base64.b64decode(data + b"=" * (-len(data) % 4))
+    except binascii.Error:  # pragma: no cover - alphabet and length were checked
+        return None
+
+
+def b64_encode(data: bytes) -> str:
+    """Unpadded standard base64 (Go ``RawStdEncoding``)."""
+    return base64.b64encode(data).decode("ascii").rstrip("=")
+
+
+def _recover_x(y: int, sign: int) -> int | None:
+    if y >= _P:
+        return None
+    x2 = (y * y - 1) * pow(_D * y * y + 1, _P - 2, _P) % _P
+    if x2 == 0:
+        return None if sign else 0
+    x = pow(x2, (_P + 3) // 8, _P)
+    if (x * x - x2) % _P != 0:
+        x = x * _SQRT_M1 % _P
+    if (x * x - x2) % _P != 0:
+        return None
+    if (x & 1) != sign:
+        x = _P - x
+    return x
+
+
+def _add(p, q):
+    (x1, y1, z1, t1), (x2, y2, z2, t2) = p, q
+    a = (y1 - x1) * (y2 - x2) % _P
+    b = (y1 + x1) * (y2 + x2) % _P
+    c = t1 * 2 * _D * t2 % _P
+    d = z1 * 2 * z2 % _P
+    e, f, g, h = b - a, d - c, d + c, b + a
+    return (e * f % _P, g * h % _P, f * g % _P, e * h % _P)
+
+
+def is_weak_public_key(raw: bytes) -> bool:
+    """True for a key that must never be admitted (CONTRACT §11(e)).
+
+    Weak means: not a canonical encoding (``y >= p``, or x = 0 with the sign bit set), not a point
+    on the curve, or a point of small order (its multiple by the cofactor 8 is the identity).
+    """
+    if len(raw) != 32:
+        return True
+    n = int.from_bytes(raw, "little")
+    sign = n >> 255
+    y = n & ((1 << 255) - 1)
+    x = _recover_x(y, sign)
+    if x is None:
+        return True
+    point = (x, y, 1, x * y % _P)
+    for _ in range(3):
+        point = _add(point, point)
+    px, py, pz, _t = point
+    return px % _P == 0 and (py - pz) % _P == 0
+
+
+def public_key_from_seed(seed: bytes) -> bytes:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes_raw()
+
+
+def actor_of(public_key: bytes) -> str:
+    """Actor fingerprint: lowercase hex SHA-256 of the raw public key (CONTRACT §1.9)."""
+    return hashlib.sha256(public_key).hexdigest()
+
+
+def sign(seed: bytes, message: bytes) -> bytes:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(seed).sign(message)
+
+
+def verify(public_key: bytes, signature: bytes, message: bytes) -> None:
+    """Raise ``ValidationError('invalid memory signature')`` unless the signature verifies.
+
+    The key must already have been admitted (not weak); this function refuses weak keys again so
+    that no caller can verify under one by mistake.
+    """
+    if len(signature) != 64 or is_weak_public_key(public_key):
+        raise ValidationError("invalid memory signature")
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+    except (InvalidSignature, ValueError):
+        raise ValidationError("invalid memory signature") from None

@@ -1,0 +1,245 @@
+"""Strict JSON reading for everything git-hn parses (CONTRACT §1.4, §10.5, §11(e)).
+
+Pure functions over bytes. Two entry points share one parser:
+
+- ``parse_payload`` reads a memory payload with Go decoding semantics (lone ``\\u`` surrogates become
+  U+FFFD so that the canonical check, not the parser, reports them). Its caller maps every failure
+  to ``invalid memory JSON``.
+- ``read_document`` reads a request, policy, cursor, selection, identity or index document under
+  git-hn's hardening: strict UTF-8 without a byte-order mark, no duplicate key at any depth (also
+  when spelled with escapes), no NaN or Infinity, integers within the signed 64-bit range, nesting
+  at most 64 deep, and a size bound checked before parsing.
+
+Attacks this module defends against: parser-differential duplicates (``{"a":1,"a":2}`` or
+``{"a":1,"\\u0061":2}``) that make two readers see different values; stack exhaustion by deep
+nesting; memory exhaustion by huge documents or integer literals; invalid UTF-8 and encoded
+surrogates that other tools decode differently.
+
+Schema binding (unknown keys, types) is done by ``Obj`` helpers used by each document's reader.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..errors import HnError
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+_WS = " \t\n\r"
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class JsonFloat(str):
+    """A JSON number with a fraction or exponent, kept as its text; no schema accepts one."""
+
+
+class JsonSyntaxError(Exception):
+    """Raised by the parser; callers turn it into their own ``HnError`` with a prefix."""
+
+
+class _Decoder(json.JSONDecoder):
+    pass
+
+
+def fold_key(key: str) -> str:
+    """Go's ``encoding/json`` key folding: ASCII case, U+212A KELVIN SIGN → k, U+017F → s."""
+    out = []
+    for ch in key:
+        if "A" <= ch <= "Z":
+            out.append(chr(ord(ch) + 32))
+        elif ch == "\u212a":
+            out.append("k")
+        elif ch == "\u017f":
+            out.append("s")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _pairs_hook(fold: bool):
+    def hook(pairs):
+        out = {}
+        seen = set()
+        for key, value in pairs:
+            probe = fold_key(key) if fold else key
+            if probe in seen:
+                raise JsonSyntaxError(f'duplicate JSON field "{key}"')
+            seen.add(probe)
+            out[key] = value
+        return out
+
+    return hook
+
+
+def _reject_constant(name):
+    raise JsonSyntaxError(f"{name} is not allowed")
+
+
+def _parse_int(text: str) -> int:
+    if len(text) > 20:
+        raise JsonSyntaxError(f"number {text[:24]} is out of range")
+    value = int(text)
+    if text == "-0":
+        # Go rejects -0 for unsigned fields; keep it distinguishable as a float-like literal.
+        return JsonFloat(text)
+    if value < INT64_MIN or value > 2**64 - 1:
+        raise JsonSyntaxError(f"number {text} is out of range")
+    return value
+
+
+def _depth_ok(data: bytes, max_depth: int) -> bool:
+    brackets = _STRING.sub(b"", data).translate(None, _BRACKETS)
+    if len(brackets) <= max_depth:
+        return True
+    depth = 0
+    for b in brackets:
+        if b == 0x5B or b == 0x7B:
+            depth += 1
+            if depth > max_depth:
+                return False
+        else:
+            depth -= 1
+    return True
+
+
+def _decoder(fold: bool) -> json.JSONDecoder:
+    return json.JSONDecoder(
+        object_pairs_hook=_pairs_hook(fold),
+        parse_float=JsonFloat,
+        parse_int=_parse_int,
+        parse_constant=_reject_constant,
+        strict=True,
+    )
+
+
+_DECODERS = {}
+
+
+def _parse(text: str, fold: bool):
+    """Parse one JSON value; returns (value, rest-of-text-after-leading-whitespace-stripped)."""
+    dec = _DECODERS.get(fold)
+    if dec is None:
+        dec = _DECODERS[fold] = _decoder(fold)
+    start = len(text) - len(text.lstrip(_WS))
+    try:
+        value, end = dec.raw_decode(text, start)
+    except JsonSyntaxError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise JsonSyntaxError(_decode_cause(exc)) from None
+    except (RecursionError, ValueError) as exc:
+        raise JsonSyntaxError(type(exc).__name__) from None
+    return value, text[end:]
+
+
+def _decode_cause(exc: json.JSONDecodeError) -> str:
+    return f"{exc.msg} at offset {exc.pos}"
+
+
+def _walk_strings(value, fix: bool):
+    """Find (or replace with U+FFFD) lone surrogates in every string and key."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value):
+            if not fix:
+                raise JsonSyntaxError("lone surrogate escape in string")
+            return _SURROGATE.sub("\ufffd", value)
+        return value
+    if isinstance(value, list):
+        return [_walk_strings(v, fix) for v in value]
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            k2 = _walk_strings(k, fix)
+            if k2 in out:
+                raise JsonSyntaxError(f'duplicate JSON field "{k2}"')
+            out[k2] = _walk_strings(v, fix)
+        return out
+    return value
+
+
+class PayloadError(Exception):
+    """Internal: which §1.4 step failed (``encoding``, ``json``, ``trailing``)."""
+
+    def __init__(self, step: str):
+        super().__init__(step)
+        self.step = step
+
+
+def parse_payload(data: bytes, max_depth: int = 64):
+    """Parse a memory payload: §1.4 steps 1–3 with Go semantics. Raises ``PayloadError``."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PayloadError("encoding") from None
+    if not _depth_ok(data, max_depth):
+        raise PayloadError("json")
+    try:
+        value, rest = _parse(text, fold=True)
+    except JsonSyntaxError:
+        raise PayloadError("json") from None
+    if rest.strip(_WS):
+        raise PayloadError("trailing")
+    if _SURROGATE.search(text) is None and "\\u" not in text:
+        return value
+    try:
+        return _walk_strings(value, fix=True)
+    except JsonSyntaxError:
+        raise PayloadError("json") from None
+
+
+def read_document(data: bytes, *, prefix: str, max_bytes: int, fold_keys: bool = False,
+                  error=HnError, max_depth: int = 64,
+                  trailing: str = "JSON must contain exactly one value"):
+    """Read one strict JSON document; errors are ``error(prefix + cause)``."""
+    if len(data) > max_bytes:
+        raise error(f"{prefix}JSON exceeds {max_bytes} bytes")
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise error(f"{prefix}JSON is not valid UTF-8")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{prefix}JSON is not valid UTF-8") from None
+    if not _depth_ok(data, max_depth):
+        raise error(f"{prefix}invalid JSON: nesting exceeds {max_depth} levels")
+    try:
+        value, rest = _parse(text, fold=fold_keys)
+        if rest.strip(_WS):
+            raise error(prefix + trailing)
+        if "\\u" in text:
+            value = _walk_strings(value, fix=False)
+        _check_ints(value)
+    except JsonSyntaxError as exc:
+        cause = str(exc)
+        if cause.startswith("duplicate JSON field"):
+            raise error(prefix + cause) from None
+        raise error(prefix + "invalid JSON: " + _cut(cause)) from None
+    return value
+
+
+def _check_ints(value):
+    """Integers above the signed 64-bit range are refused in documents (§11(e))."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if value > INT64_MAX:
+            raise JsonSyntaxError(f"number {value} is out of range")
+        return
+    if isinstance(value, list):
+        for v in value:
+            _check_ints(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _check_ints(v)
+
+
+def _cut(cause: str) -> str:
+    """oneLine and at most 240 bytes at a character boundary (CONTRACT §0.5)."""
+    cause = re.sub("[\u0000-\u001f\u007f-\u009f]", " ", cause)
+    raw = cause.encode("utf-8", "surrogatepass")
+    if len(raw) <= 240:
+        return cause
+    return raw[:240].decode("utf-8", "ignore")
