@@ -1,0 +1,60 @@
+"""The one exception hierarchy of git-hn.
+
+Every failure git-hn reports is an ``HnError`` whose ``message`` is the exact one-line text of
+CONTRACT §0.5 (without the ``git-hn: `` prefix, which the CLI adds). Subclasses say where the
+fault comes from, so callers can decide what to retry or how to classify an outcome; the text is
+what users and tests see. Foreign exceptions (OSError, subprocess failures, JSON decoder errors)
+are translated once, at the module boundary that met them, with ``raise … from``.
+
+Messages never carry private key material or whole payloads: constructors take the finished
+message, and callers build it only from identifiers that passed ``one_line``.
+"""
+
+from __future__ import annotations
+
+
+class HnError(Exception):
+    """Root of every error git-hn reports. ``message`` is the contract's text."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(HnError):
+    """The command line does not have the shape the command needs (CONTRACT §10.1)."""
+
+
+class InputError(HnError):
+    """A request supplied by the user (flags, ``--input`` documents, filters) is invalid."""
+
+
+class ValidationError(HnError):
+    """Memory data fails a protocol rule (CONTRACT §1.4–§1.6, §4.2): hostile or corrupt bytes."""
+
+
+class PolicyError(HnError):
+    """``.hn/policy.json`` at the query commit is invalid (CONTRACT §6.2–§6.3)."""
+
+
+class LocalStateError(HnError):
+    """Private local state (keyring, locks, caches, index) is missing, unsafe or unreadable."""
+
+
+class ConflictError(HnError):
+    """A compare-and-swap lost a race, or a lock could not be taken in time."""
+
+
+class BudgetError(HnError):
+    """A bound or replication budget was exceeded."""
+
+
+class GitError(HnError):
+    """A Git process failed in a way git-hn cannot attribute to the user's input."""
+
+
+class RemoteError(HnError):
+    """A remote, or data fetched from it, is invalid or hostile."""

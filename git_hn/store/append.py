@@ -1,0 +1,235 @@
+"""Appending one memory to a stream: the single state transition of a stream (CONTRACT §4.1,
+§4.4, §10.4 steps 5–9, §11(a) item 3, §11(b)).
+
+Owns: computing the next position (full verification, or the verified-head shortcut), signing a
+fresh envelope, writing the four objects, and the compare-and-swap on the local stream ref, with
+bounded retries under the stream lock. Trusts: the active identity handed in, and chains only after
+``streams`` verified them.
+
+Attacks and races handled here:
+- *lost update*: two writers read the same head; ``update-ref`` with the expected old value lets
+  exactly one win, and the loser re-reads, re-signs and retries (never re-uses a signed envelope);
+- *equivocation by the writer*: the next position continues the longest of the local and accepted
+  chains only if they are prefix-consistent, so git-hn never knowingly forks its own stream;
+- *stale cache*: the verified-head shortcut is taken only when the refs still hold the cached
+  heads, and the head commit's tree and signature are verified again either way.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import NamedTuple
+
+from ..core import envelope as envmod
+from ..core import keys
+from ..core.chain import VerifiedMemory
+from ..core.envelope import Envelope, Record
+from ..core.gostr import short_id
+from ..core.grammar import format_timestamp, local_ref, memory_id
+from ..core.limits import PROTOCOL
+from ..errors import ConflictError, GitError, HnError, ValidationError
+from . import headcache, streams
+from .identity import Identity
+from .lock import stream_lock
+from .repo import Repo
+
+ATTEMPTS = 4
+
+
+class Draft(NamedTuple):
+    """What the author asked for: everything of the envelope except position and time."""
+
+    operation: str
+    stream: str
+    record: Record | None = None
+    target: str = ""
+    reason: str = ""
+    evidence: tuple[str, ...] | None = None
+
+
+class Position(NamedTuple):
+    local_head: str
+    parent: str
+    sequence: int
+    memory_id: str
+    head: VerifiedMemory | None
+
+
+class Appended(NamedTuple):
+    memory_id: str
+    commit: str
+    envelope: Envelope
+    replayed: bool = False
+
+
+class _LostRace(Exception):
+    pass
+
+
+def _wrap(head: str, exc: ValidationError) -> ValidationError:
+    return ValidationError(f"read memory stream head {head}: {exc.message}")
+
+
+def _shortcut(repo: Repo, actor: str, stream: str, sources: list[streams.Source]) -> Position | None:
+    """CONTRACT §4.4: continue a cached, previously verified head without re-reading the chain."""
+    local = next((s for s in sources if s.remote is None), None)
+    if local is None:
+        return None
+    cache = headcache.load(repo)
+    cached = cache.get(local.ref)
+    if cached is None or cached[0] != local.head:
+        return None
+    head, mid, seq = cached
+    for src in sources:
+        if src.remote is None:
+            continue
+        entry = cache.get(src.ref)
+        if entry is None or entry[0] != src.head:
+            return None
+        if src.head == head:
+            continue
+        if entry[2] >= seq or not _ancestor_at(repo, local, src.head, seq - entry[2]):
+            return None
+    try:
+        tree, parents = streams.read_parents(repo, local.ref, head)
+        if len(parents) > 1 or (seq == 1) != (not parents):
+            return None
+        mem = streams.verify_commits(repo, local.ref, [(head, tree)])[0]
+    except ValidationError:
+        return None
+    env = mem.envelope
+    if mem.memory_id != mid or env.sequence != seq or env.actor != actor or env.stream != stream:
+        return None
+    return Position(local.head, head, seq, mid, mem)
+
+
+def _ancestor_at(repo: Repo, source: streams.Source, candidate: str, steps: int) -> bool:
+    """True if ``candidate`` is exactly ``steps`` first parents below the source head."""
+    commit = source.head
+    for _ in range(steps):
+        _tree, parents = streams.read_parents(repo, source.ref, commit)
+        if len(parents) != 1:
+            return False
+        commit = parents[0]
+    return commit == candidate
+
+
+def full_position(repo: Repo, actor: str, stream: str, sources: list[streams.Source]) -> Position:
+    """Verify every source of the stream and continue the longest chain (§11(a) item 3)."""
+    chains: dict[str, list[VerifiedMemory]] = {}
+    for src in sources:
+        try:
+            chains[src.ref] = streams.read_chain(repo, src)
+        except ValidationError as exc:
+            raise _wrap(src.head, exc) from None
+    streams.check_divergence(chains, sources)
+    local = next((s for s in sources if s.remote is None), None)
+    entries = {}
+    best: list[VerifiedMemory] = []
+    for src in sources:
+        memories = chains[src.ref]
+        if memories:
+            entries[src.ref] = (src.head, memories[-1].memory_id, len(memories))
+        if len(memories) > len(best):
+            best = memories
+    headcache.update(repo, entries)
+    if not best:
+        return Position(local.head if local else "", "", 0, "", None)
+    head = best[-1]
+    return Position(local.head if local else "", head.commit, len(best), head.memory_id, head)
+
+
+def position(repo: Repo, actor: str, stream: str, use_cache: bool = True) -> Position:
+    sources = streams.stream_sources(repo, actor, stream)
+    if use_cache:
+        pos = _shortcut(repo, actor, stream, sources)
+        if pos is not None:
+            return pos
+    return full_position(repo, actor, stream, sources)
+
+
+def build_envelope(ident: Identity, draft: Draft, pos: Position, timestamp: str) -> Envelope:
+    return Envelope(
+        protocol=PROTOCOL, operation=draft.operation, actor=ident.actor, actor_name=ident.name,
+        public_key=ident.public_key, stream=draft.stream, sequence=pos.sequence + 1,
+        timestamp=timestamp, previous=pos.memory_id, record=draft.record, target=draft.target,
+        reason=draft.reason, evidence=draft.evidence)
+
+
+def now_timestamp() -> str:
+    ns = time.time_ns()
+    return format_timestamp(ns // 1_000_000_000, ns % 1_000_000_000)
+
+
+def _write_commit(repo: Repo, ident: Identity, env: Envelope, payload: bytes, signature: str,
+                  parent: str) -> str:
+    git = repo.git
+    m = git.out(["hash-object", "-w", "--stdin"], input=payload,
+                error="write memory payload: git hash-object failed")
+    s = git.out(["hash-object", "-w", "--stdin"], input=signature.encode("ascii"),
+                error="write memory signature: git hash-object failed")
+    tree = git.out(["mktree"], input=f"100644 blob {m}\tmemory.json\n100644 blob {s}\tsignature\n".encode(),
+                   error="write memory tree: git mktree failed")
+    email = f"{short_id(ident.actor)}@hn.invalid"
+    env_vars = {"GIT_AUTHOR_NAME": ident.name, "GIT_COMMITTER_NAME": ident.name,
+                "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_EMAIL": email,
+                "GIT_AUTHOR_DATE": env.timestamp, "GIT_COMMITTER_DATE": env.timestamp}
+    args = ["-c", "commit.gpgSign=false", "commit-tree", tree, "-m", f"hn memory {memory_id(payload)}"]
+    if parent:
+        args += ["-p", parent]
+    proc = git.run(args, env=env_vars)
+    if proc.returncode != 0:
+        from .git import first_line
+
+        raise GitError(f"write memory commit: {first_line(proc.stderr)}")
+    return proc.stdout.decode("ascii").strip()
+
+
+def _compare_and_swap(repo: Repo, ref: str, new: str, old: str) -> None:
+    proc = repo.git.run(["update-ref", "-m", "hn: append memory", ref, new, old])
+    if proc.returncode != 0:
+        raise _LostRace
+
+
+def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None,
+           clock=now_timestamp, use_cache: bool = True) -> Appended:
+    """Append ``draft`` to ``refs/hn/memory/<actor>/<stream>`` (CONTRACT §4.1, §11(b)).
+
+    ``check(position)`` runs the operation's target checks on every attempt; ``replay(position)``
+    may return an existing memory to answer instead of appending (§7.14). Both run under the lock.
+    """
+    ref = local_ref(ident.actor, draft.stream)
+    seed = ident.seed()
+    last_error = None
+    with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, draft.stream), ref):
+        for attempt in range(ATTEMPTS):
+            if attempt:
+                time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)
+            pos = position(repo, ident.actor, draft.stream, use_cache=use_cache)
+            if check is not None:
+                check(pos)
+            if replay is not None:
+                existing = replay(pos)
+                if existing is not None:
+                    return Appended(existing.memory_id, existing.commit, existing.envelope, True)
+            env = build_envelope(ident, draft, pos, clock())
+            envmod.check_envelope(env)
+            if env.public_key != ident.public_key or env.actor != ident.actor:
+                raise ValidationError("memory identity does not match its signer")
+            payload = envmod.encode(env)
+            signature = keys.b64_encode(keys.sign(seed, payload))
+            commit = _write_commit(repo, ident, env, payload, signature, pos.parent)
+            try:
+                _compare_and_swap(repo, ref, commit, pos.local_head)
+            except _LostRace:
+                last_error = ConflictError(f"append memory stream {ref}: compare-and-swap failed; "
+                                           "reload and retry with a newly signed envelope")
+                continue
+            mid = memory_id(payload)
+            headcache.update(repo, {ref: (commit, mid, env.sequence)})
+            return Appended(mid, commit, env)
+    raise last_error
+
+
+__all__ = ["Draft", "Position", "Appended", "append", "position", "full_position", "HnError"]

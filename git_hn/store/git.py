@@ -1,0 +1,206 @@
+"""The one Git runner: every Git process git-hn starts goes through here (CONTRACT §10.0).
+
+Owns: argv construction (lists only, never a shell), the process environment, timeouts, and the
+reusable batch processes (``cat-file --batch``/``--batch-check``). Trusts: the ``git`` found on
+PATH. Does not trust: object names, ref names or paths supplied by users or remotes; callers put
+``--end-of-options`` before them and this module never interprets them.
+
+Every process runs with ``GIT_NO_REPLACE_OBJECTS=1`` (replace refs must never change what is read:
+an attacker who can write ``refs/replace/*`` could otherwise substitute memory objects) and
+``GIT_LITERAL_PATHSPECS=1`` (paths are bytes, never pathspec magic such as ``:(glob)``).
+A scrubbed runner (quarantine work) also drops every inherited variable that could redirect Git
+to another repository, object store or configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from ..errors import GitError
+
+_FORCED = {
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_LITERAL_PATHSPECS": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "LC_ALL": "C",
+}
+_SCRUBBED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+             "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
+             "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER", "GIT_SSH", "GIT_SSH_COMMAND",
+             "GIT_EXEC_PATH", "GIT_TRACE", "GIT_QUARANTINE_PATH", "GIT_REPLACE_REF_BASE",
+             "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE")
+
+
+def git_environment(extra: dict | None = None, scrub: bool = False) -> dict:
+    env = dict(os.environ)
+    if scrub:
+        for key in list(env):
+            if key in _SCRUBBED or key.startswith("GIT_CONFIG"):
+                del env[key]
+    env.update(_FORCED)
+    if extra:
+        env.update(extra)
+    return env
+
+
+class Git:
+    """Runs ``git`` in one directory with one environment."""
+
+    def __init__(self, cwd: str | None = None, extra_env: dict | None = None, scrub: bool = False,
+                 timeout: float = 300.0):
+        self.cwd = cwd
+        self.env = git_environment(extra_env, scrub)
+        self.timeout = timeout
+        self._batch: _Batch | None = None
+        self._check: _Batch | None = None
+
+    def run(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
+            timeout: float | None = None) -> subprocess.CompletedProcess:
+        """Run ``git <args>``; never raises for a non-zero exit (callers decide)."""
+        full_env = self.env if env is None else {**self.env, **env}
+        try:
+            return subprocess.run(["git", *args], input=input, capture_output=True, cwd=self.cwd,
+                                  env=full_env, timeout=timeout or self.timeout)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        except subprocess.TimeoutExpired:
+            raise GitError(f"git {args[0]} timed out") from None
+
+    def out(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
+            error: str | None = None) -> str:
+        """Run and return stdout without the final newline; a failure raises ``GitError``."""
+        proc = self.run(args, input=input, env=env)
+        if proc.returncode != 0:
+            raise GitError(error or f"git {args[0]} failed: {first_line(proc.stderr)}")
+        return proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+
+    # -- batch processes -----------------------------------------------------------------------
+
+    def read_object(self, oid: str) -> tuple[str, bytes] | None:
+        """(type, content) of one object, or None when it is missing."""
+        if self._batch is None:
+            self._batch = _Batch(self, "--batch")
+        return self._batch.read(oid)
+
+    def read_objects(self, oids: list[str]) -> list[tuple[str, bytes] | None]:
+        if self._batch is None:
+            self._batch = _Batch(self, "--batch")
+        return self._batch.read_many(oids)
+
+    def object_info(self, name: str) -> tuple[str, str, int] | None:
+        """(oid, type, size) for an object name, or None when it is missing."""
+        if self._check is None:
+            self._check = _Batch(self, "--batch-check")
+        return self._check.info(name)
+
+    def object_infos(self, names: list[str]) -> list[tuple[str, str, int] | None]:
+        if self._check is None:
+            self._check = _Batch(self, "--batch-check")
+        return self._check.info_many(names)
+
+    def close(self) -> None:
+        for b in (self._batch, self._check):
+            if b is not None:
+                b.close()
+        self._batch = self._check = None
+
+
+def first_line(stderr: bytes) -> str:
+    text = stderr.decode("utf-8", "replace").strip().splitlines()
+    line = text[-1] if text else "unknown error"
+    for prefix in ("fatal: ", "error: "):
+        if line.startswith(prefix):
+            line = line[len(prefix):]
+    from ..core.gostr import one_line
+
+    return one_line(line)[:240]
+
+
+class _Batch:
+    """A persistent ``git cat-file --batch`` or ``--batch-check`` process.
+
+    Object names written to it are validated hex object IDs or names git-hn built itself; a
+    newline in a name would desynchronise the protocol, so names containing one are refused.
+    """
+
+    def __init__(self, git: Git, mode: str):
+        self.mode = mode
+        try:
+            self.proc = subprocess.Popen(["git", "cat-file", mode], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         cwd=git.cwd, env=git.env)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+
+    def _send(self, names: list[str]) -> None:
+        data = b"".join(_name(n) for n in names)
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def _header(self, name: str) -> list[bytes] | None:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise GitError("git cat-file stopped unexpectedly")
+        parts = line.rstrip(b"\n").split(b" ")
+        if len(parts) == 2 and parts[1] in (b"missing", b"ambiguous"):
+            return None
+        if len(parts) != 3:
+            raise GitError(f"git cat-file answered unexpectedly for {name}")
+        return parts
+
+    def _read_one(self, name: str):
+        parts = self._header(name)
+        if parts is None:
+            return None
+        if self.mode == "--batch-check":
+            return parts[0].decode("ascii"), parts[1].decode("ascii"), int(parts[2])
+        size = int(parts[2])
+        data = self.proc.stdout.read(size + 1)
+        if len(data) != size + 1:
+            raise GitError("git cat-file stopped unexpectedly")
+        return parts[1].decode("ascii"), data[:size]
+
+    def read(self, name: str):
+        self._send([name])
+        return self._read_one(name)
+
+    info = read
+
+    def read_many(self, names: list[str]) -> list:
+        if len(names) <= 1:
+            return [self.read(n) for n in names]
+        # A writer thread keeps both pipes moving so that neither side blocks on a full buffer.
+        errors = []
+
+        def writer():
+            try:
+                for i in range(0, len(names), 512):
+                    self._send(names[i:i + 512])
+            except (BrokenPipeError, OSError) as exc:  # pragma: no cover - process died
+                errors.append(exc)
+
+        import threading
+
+        thread = threading.Thread(target=writer, daemon=True)
+        thread.start()
+        try:
+            return [self._read_one(n) for n in names]
+        finally:
+            thread.join()
+
+    info_many = read_many
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:  # pragma: no cover
+            pass
+        self.proc.wait()
+        self.proc.stdout.close()
+
+
+def _name(name: str) -> bytes:
+    if "\n" in name or "\r" in name:
+        raise GitError("object name contains a newline")
+    return name.encode("utf-8", "surrogateescape") + b"\n"

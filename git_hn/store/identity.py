@@ -1,0 +1,223 @@
+"""The local keyring: identity records and the active identity (CONTRACT §2).
+
+Owns: ``<common-gitdir>/hn/identities/<actor>.json``, ``<common-gitdir>/hn/active`` and the
+one-way migration of the pre-keyring ``identity.json``. Trusts: nothing on disk until the private
+file checks (``private``) and the record checks below pass; a key pair whose seed does not derive
+its public key is refused, since it would sign memories that never verify.
+
+The private key never leaves this module except as the seed handed to ``core.keys.sign``; it is
+excluded from ``repr`` so that it cannot reach a log or a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..core import canonical
+from ..core.grammar import is_actor
+from ..core.keys import actor_of, b64_decode_go, b64_encode, is_weak_public_key, public_key_from_seed
+from ..core.strictjson import read_document
+from ..errors import HnError, InputError, LocalStateError
+from . import private
+from .repo import Repo
+
+
+class Identity:
+    """A local signing identity. Immutable; ``repr`` never shows the private key."""
+
+    __slots__ = ("actor", "name", "public_key", "private_key")
+
+    def __init__(self, actor: str, name: str, public_key: str, private_key: str):
+        object.__setattr__(self, "actor", actor)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "public_key", public_key)
+        object.__setattr__(self, "private_key", private_key)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Identity is immutable")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Identity) and all(
+            getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"Identity(actor={self.actor!r}, name={self.name!r})"
+
+    def seed(self) -> bytes:
+        return b64_decode_go(self.private_key)[:32]
+
+    def record_json(self) -> dict:
+        return {"version": 1, "actor": self.actor, "name": self.name, "publicKey": self.public_key,
+                "privateKey": self.private_key, "lifecycle": "available"}
+
+
+class NoIdentity(InputError):
+    def __init__(self):
+        super().__init__("no identity; run 'git hn init'")
+
+
+def _read_record(data: bytes, keys: tuple[str, ...]) -> dict:
+    try:
+        doc = read_document(data, prefix="read identity record: ", max_bytes=65_536,
+                            error=LocalStateError, trailing="unexpected trailing JSON")
+    except LocalStateError:
+        raise
+    if not isinstance(doc, dict):
+        raise LocalStateError("read identity record: json: cannot unmarshal into identity record")
+    for key in doc:
+        if key not in keys:
+            raise LocalStateError(f'read identity record: json: unknown field "{key}"')
+    return doc
+
+
+def _text(doc: dict, key: str) -> str:
+    value = doc.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise LocalStateError(f'read identity record: json: field "{key}" must be a string')
+    return value
+
+
+def check_key_pair(actor: str, public_key: str, private_key: str) -> None:
+    pub = b64_decode_go(public_key)
+    if pub is None or len(pub) != 32 or b64_encode(pub) != public_key:
+        raise LocalStateError("identity has an invalid public key")
+    priv = b64_decode_go(private_key)
+    if priv is None or len(priv) != 64 or b64_encode(priv) != private_key:
+        raise LocalStateError("identity has an invalid private key")
+    if actor_of(pub) != actor:
+        raise LocalStateError("identity actor does not match its public key")
+    if priv[32:] != pub or public_key_from_seed(priv[:32]) != pub:
+        raise LocalStateError("identity key pair does not match")
+    if is_weak_public_key(pub):
+        raise LocalStateError("identity has an invalid public key")
+
+
+def load_record(repo: Repo, actor: str) -> Identity | None:
+    path = repo.identity_path(actor)
+    data = private.read_private(repo.hn_dir, path)
+    if data is None:
+        return None
+    doc = _read_record(data, ("version", "actor", "name", "publicKey", "privateKey", "lifecycle"))
+    version = doc.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise LocalStateError('read identity record: json: field "version" must be an integer')
+    if version != 1:
+        raise LocalStateError(f"unsupported identity record version {version}")
+    lifecycle = _text(doc, "lifecycle")
+    if lifecycle != "available":
+        from ..core.gostr import one_line
+
+        raise LocalStateError(f'unsupported local identity lifecycle "{one_line(lifecycle)}"')
+    ident = Identity(_text(doc, "actor"), _text(doc, "name"), _text(doc, "publicKey"),
+                     _text(doc, "privateKey"))
+    if ident.actor != actor:
+        raise LocalStateError("identity record actor does not match its path")
+    check_key_pair(ident.actor, ident.public_key, ident.private_key)
+    return ident
+
+
+def _read_active(repo: Repo) -> str | None:
+    data = private.read_private(repo.hn_dir, repo.active_path())
+    if data is None:
+        return None
+    text = data.decode("ascii", "replace")
+    if not text.endswith("\n") or not is_actor(text[:-1]):
+        raise LocalStateError("active identity contains an invalid actor fingerprint")
+    return text[:-1]
+
+
+def _store_record(repo: Repo, ident: Identity) -> str:
+    path = repo.identity_path(ident.actor)
+    existing = load_record(repo, ident.actor)
+    if existing is not None:
+        if existing != ident:
+            raise LocalStateError(f"identity record for actor {ident.actor} already contains "
+                                  "different key material or metadata")
+        return path
+    private.write_private(repo.hn_dir, path, canonical.indented(ident.record_json()))
+    return path
+
+
+def _write_active(repo: Repo, actor: str) -> None:
+    current = _read_active(repo)
+    if current is not None and current != actor:
+        raise LocalStateError(f"active identity already exists for actor {current}")
+    if current is None:
+        private.write_private(repo.hn_dir, repo.active_path(), (actor + "\n").encode("ascii"))
+
+
+def _migrate_legacy(repo: Repo) -> Identity | None:
+    data = private.read_private(repo.hn_dir, repo.legacy_identity_path())
+    if data is None:
+        return None
+    doc = _read_record(data, ("actor", "name", "publicKey", "privateKey"))
+    ident = Identity(_text(doc, "actor"), _text(doc, "name"), _text(doc, "publicKey"),
+                     _text(doc, "privateKey"))
+    if not is_actor(ident.actor):
+        raise LocalStateError("identity actor does not match its public key")
+    check_key_pair(ident.actor, ident.public_key, ident.private_key)
+    _store_record(repo, ident)
+    _write_active(repo, ident.actor)
+    return ident
+
+
+def load_active(repo: Repo) -> Identity:
+    """CONTRACT §2.5."""
+    actor = _read_active(repo)
+    if actor is not None:
+        ident = load_record(repo, actor)
+        if ident is None:
+            raise LocalStateError(f"active identity record {repo.identity_path(actor)} is missing")
+        return ident
+    ident = _migrate_legacy(repo)
+    if ident is None:
+        raise NoIdentity()
+    return ident
+
+
+def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
+    """``git hn init``: generate a key pair, store it, make it active."""
+    try:
+        existing = load_active(repo)
+    except NoIdentity:
+        existing = None
+    if existing is not None:
+        raise InputError(f"identity already exists at {repo.identity_path(existing.actor)}")
+    from ..core.gostr import is_blank
+
+    if name is None or is_blank(name):
+        configured = repo.git.run(["config", "--get", "user.name"]).stdout.decode("utf-8", "replace")
+        configured = configured[:-1] if configured.endswith("\n") else configured
+        name = configured if not is_blank(configured) else "anonymous"
+    while True:
+        seed = os.urandom(32)
+        pub = public_key_from_seed(seed)
+        if not is_weak_public_key(pub):
+            break
+    ident = Identity(actor_of(pub), name, b64_encode(pub), b64_encode(seed + pub))
+    path = _store_record(repo, ident)
+    _write_active(repo, ident.actor)
+    return ident, path
+
+
+def list_identities(repo: Repo) -> list[tuple[Identity, bool]]:
+    """Every stored record, sorted by actor, with whether it is the active one."""
+    directory = repo.identities_dir()
+    if not private.check_dirs(repo.hn_dir, directory):
+        return []
+    active = _read_active(repo)
+    out = []
+    for entry in sorted(os.listdir(directory)):
+        if not entry.endswith(".json") or not is_actor(entry[:-5]):
+            continue
+        ident = load_record(repo, entry[:-5])
+        if ident is not None:
+            out.append((ident, ident.actor == active))
+    return out
+
+
+__all__ = ["Identity", "NoIdentity", "create", "list_identities", "load_active", "HnError"]

@@ -1,0 +1,43 @@
+"""Advisory stream locks (CONTRACT §11(b)).
+
+Owns ``<common-gitdir>/hn/locks/memory-<actor>-<stream-hex>.lock``: an exclusive ``flock`` that
+local writers of one stream hold from reading the head until the compare-and-swap ends, so that a
+burst of concurrent local writers queues instead of exhausting its retries. The lock files are
+never deleted (deleting a lock file another process holds would let a third process lock a new
+inode). The compare-and-swap, not this lock, is what guards against every other writer.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from contextlib import contextmanager
+
+from ..errors import ConflictError, LocalStateError
+from . import private
+
+
+@contextmanager
+def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0):
+    private.ensure_dirs(hn_dir, os.path.dirname(path))
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise LocalStateError(f"private identity file {path} is a symbolic link") from None
+        raise LocalStateError(f"private identity file {path} cannot be opened: {exc.strerror}") from None
+    try:
+        private.check_file(path, os.fstat(fd), 0)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ConflictError(f"memory stream {ref} is busy; retry") from None
+                time.sleep(0.005)
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,183 @@
+"""Private files under ``<common-gitdir>/hn`` and ``<gitdir>/hn`` (CONTRACT §2.3, §2.4).
+
+Owns: the safety rules for every private file and directory git-hn reads or writes (keyring,
+``active``, locks, caches, selections, receipts): owner-only modes, no symlinks, regular files
+only, bounded reads, atomic replacement. Trusts: nothing found on disk until these checks pass.
+
+Attacks defended against: a symlink planted at ``.git/hn`` or at a key file redirecting reads or
+writes elsewhere (*symlink redirection*); a group- or world-readable key file (*key disclosure*);
+a FIFO or device at a private path blocking or feeding a reader (*non-regular file*); a partial
+write leaving a truncated key record after a crash (*torn write*, prevented by rename).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from ..errors import LocalStateError
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def _dir_error(path: str, st: os.stat_result | None) -> str | None:
+    if st is None:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return f"private identity directory {path} is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"private identity path {path} is not a directory"
+    if stat.S_IMODE(st.st_mode) != DIR_MODE:
+        return f"private identity directory {path} has unsafe permissions"
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return f"private identity directory {path} has unsafe permissions"
+    return None
+
+
+def _lstat(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise LocalStateError(f"private identity path {path} is unreadable: {exc.strerror}") from None
+
+
+def check_dir(path: str) -> bool:
+    """True if the directory exists and is safe; False if absent; raises if unsafe."""
+    st = _lstat(path)
+    err = _dir_error(path, st)
+    if err:
+        raise LocalStateError(err)
+    return st is not None
+
+
+def check_dirs(root: str, directory: str) -> bool:
+    """Check ``root`` and every directory below it down to ``directory``; False if one is absent."""
+    for d in _chain(root, directory):
+        if not check_dir(d):
+            return False
+    return True
+
+
+def _chain(root: str, directory: str) -> list[str]:
+    rel = os.path.relpath(directory, root)
+    out = [root]
+    if rel != ".":
+        cur = root
+        for part in rel.split(os.sep):
+            cur = os.path.join(cur, part)
+            out.append(cur)
+    return out
+
+
+def ensure_dirs(root: str, directory: str) -> None:
+    """Create missing directories from ``root`` down to ``directory`` with mode 0700."""
+    for d in _chain(root, directory):
+        if not check_dir(d):
+            try:
+                os.mkdir(d, DIR_MODE)
+            except FileExistsError:
+                pass
+            except OSError as exc:
+                raise LocalStateError(f"private identity directory {d} cannot be created: "
+                                      f"{exc.strerror}") from None
+            os.chmod(d, DIR_MODE)
+            check_dir(d)
+
+
+def check_file(path: str, st: os.stat_result, max_bytes: int) -> None:
+    if stat.S_ISLNK(st.st_mode):
+        raise LocalStateError(f"private identity file {path} is a symbolic link")
+    if not stat.S_ISREG(st.st_mode):
+        raise LocalStateError(f"private identity path {path} is not a regular file")
+    if stat.S_IMODE(st.st_mode) != FILE_MODE:
+        raise LocalStateError(f"private identity file {path} has unsafe permissions")
+    if st.st_size > max_bytes:
+        raise LocalStateError(f"private identity file {path} is too large")
+
+
+def read_private(root: str, path: str, max_bytes: int = 65_536) -> bytes | None:
+    """Bytes of a private file, or None when it (or a parent directory) does not exist."""
+    if not check_dirs(root, os.path.dirname(path)):
+        return None
+    st = _lstat(path)
+    if st is None:
+        return None
+    check_file(path, st, max_bytes)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise LocalStateError(f"private identity file {path} is unreadable: {exc.strerror}") from None
+    try:
+        st2 = os.fstat(fd)
+        if (st2.st_ino, st2.st_dev) != (st.st_ino, st.st_dev):
+            raise LocalStateError(f"private identity file {path} changed while reading")
+        check_file(path, st2, max_bytes)
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, 65_536)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > max_bytes:
+                raise LocalStateError(f"private identity file {path} is too large")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def write_private(root: str, path: str, data: bytes, fsync: bool = True) -> None:
+    """Atomically replace a private file (CONTRACT §2.4); the previous file survives any failure.
+
+    ``fsync=False`` is for derived, disposable files (caches): rename still makes the replacement
+    atomic, and losing the newest version in a crash only costs a rebuild.
+    """
+    directory = os.path.dirname(path)
+    ensure_dirs(root, directory)
+    st = _lstat(path)
+    if st is not None:
+        check_file(path, st, max(st.st_size, 1))
+    fd, tmp = -1, ""
+    try:
+        for _ in range(16):
+            tmp = os.path.join(directory, ".hn-private-" + os.urandom(8).hex())
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+                break
+            except FileExistsError:
+                tmp = ""
+        if fd < 0:
+            raise OSError(17, "no unique temporary name")
+        os.fchmod(fd, FILE_MODE)
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        if fsync:
+            os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.chmod(tmp, FILE_MODE)
+        os.rename(tmp, path)
+        tmp = ""
+        if fsync:
+            dfd = os.open(directory, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+    except OSError as exc:
+        raise LocalStateError(f"private identity file {path} cannot be written: {exc.strerror}") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass

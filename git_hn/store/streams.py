@@ -1,0 +1,233 @@
+"""Memory streams in Git: sources, chain reading, collection (CONTRACT §4.2, §4.3, §11(a)).
+
+Owns: listing memory refs (one ``for-each-ref``), reading chains with batch plumbing (one
+``cat-file --batch`` process for every commit, tree and blob), and collecting the verified memory
+set. Trusts: nothing it reads; every memory passes ``core.chain`` before it is returned. Reading
+never modifies a ref.
+
+Collection fails closed: one invalid or divergent stream fails the whole collection, because a
+reader that silently skipped it would show a partial history as if it were complete.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..core import chain
+from ..core.chain import VerifiedMemory
+from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, local_ref,
+                            parse_accepted_ref, parse_local_ref)
+from ..errors import ValidationError
+from .repo import Repo
+
+
+class Source(NamedTuple):
+    """A memory ref and its head: local (``remote`` is None) or accepted from a remote."""
+
+    ref: str
+    head: str
+    actor: str
+    stream: str
+    remote: str | None = None
+
+
+def _parse_listing(text: str) -> list[Source]:
+    sources = []
+    for line in text.splitlines():
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise ValidationError("invalid memory ref advertisement")
+        ref, head = parts
+        if ref.startswith(LOCAL_PREFIX):
+            parsed = parse_local_ref(ref)
+            if parsed is None:
+                raise ValidationError(f"malformed memory ref {ref}")
+            sources.append(Source(ref, head, parsed[0], parsed[1]))
+        elif ref.startswith(REMOTES_PREFIX):
+            rest = ref[len(REMOTES_PREFIX):].split("/")
+            if len(rest) < 2 or rest[1] != "memory":
+                continue  # collaboration namespaces are out of scope (§11(c))
+            parsed = parse_accepted_ref(ref)
+            if parsed is None:
+                raise ValidationError(f"malformed accepted memory ref {ref}")
+            sources.append(Source(ref, head, parsed[1], parsed[2], parsed[0]))
+    sources.sort(key=lambda s: s.ref)
+    return sources
+
+
+def list_sources(repo: Repo) -> list[Source]:
+    """Every local and accepted memory ref, sorted by name (CONTRACT §4.3 steps 1–3)."""
+    out = repo.git.out(["for-each-ref", "--format=%(refname) %(objectname)",
+                        "refs/hn/memory", "refs/hn/remotes"])
+    return _parse_listing(out)
+
+
+def stream_sources(repo: Repo, actor: str, stream: str) -> list[Source]:
+    """The local ref and every accepted ref of one (actor, stream)."""
+    hexpart = stream[len("sha256:"):]
+    out = repo.git.out(["for-each-ref", "--format=%(refname) %(objectname)",
+                        local_ref(actor, stream), f"{REMOTES_PREFIX}*/memory/{actor}/{hexpart}"])
+    return [s for s in _parse_listing(out) if s.actor == actor and s.stream == stream]
+
+
+def read_parents(repo: Repo, ref: str, commit: str) -> tuple[str, tuple[str, ...]]:
+    """(tree, parents) of one commit from its raw header (CONTRACT §10.0: never merge-base)."""
+    obj = repo.git.read_object(commit)
+    if obj is None:
+        raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable "
+                              "while reading parents: object not found")
+    if obj[0] != "commit":
+        raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable or not a commit")
+    try:
+        return chain.parse_commit(commit, obj[1])
+    except ValidationError as exc:
+        raise ValidationError(f"memory source {ref}: {exc.message}") from None
+
+
+def walk(repo: Repo, source: Source, stop: str | None = None) -> list[tuple[str, str]]:
+    """(commit, tree) from the head to the root (or to ``stop``, exclusive), head first."""
+    out = []
+    commit = source.head
+    while commit and commit != stop:
+        tree, parents = read_parents(repo, source.ref, commit)
+        if len(parents) > 1:
+            raise ValidationError(f"memory source {source.ref} commit {commit} has "
+                                  f"{len(parents)} parents; exactly one is allowed")
+        out.append((commit, tree))
+        commit = parents[0] if parents else ""
+    return out
+
+
+def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list[VerifiedMemory]:
+    """Verify memory commits (root first): tree, sizes, signature, canonical payload.
+
+    Objects are fetched in three pipelined batches; checks then run commit by commit so that the
+    reported error is the first one in chain order, as a commit-by-commit reader would report it.
+    """
+    oid_bytes = repo.oid_hex_len // 2
+    trees = repo.git.read_objects([t for _c, t in commits])
+    parsed: list = []
+    blob_oids: list[str] = []
+    for (commit, _tree), obj in zip(commits, trees):
+        try:
+            if obj is None or obj[0] != "tree":
+                raise ValidationError(f"memory commit {commit} is unavailable or not a commit")
+            try:
+                entries = chain.parse_tree(obj[1], oid_bytes)
+            except ValueError:
+                raise ValidationError(f"memory commit {commit} has invalid tree entry") from None
+            m, s = chain.check_tree(commit, entries)
+            parsed.append((m, s))
+            blob_oids += [m, s]
+        except ValidationError as exc:
+            parsed.append(exc)
+    infos = iter(repo.git.object_infos(blob_oids))
+    sizes_ok: list = []
+    to_read: list[str] = []
+    for (commit, _tree), item in zip(commits, parsed):
+        if isinstance(item, ValidationError):
+            sizes_ok.append(item)
+            continue
+        mi, si = next(infos), next(infos)
+        try:
+            if mi is None or si is None or mi[1] != "blob" or si[1] != "blob":
+                raise ValidationError(f"memory commit {commit} has invalid tree entry")
+            chain.check_sizes(commit, mi[2], si[2])
+            sizes_ok.append(item)
+            to_read += list(item)
+        except ValidationError as exc:
+            sizes_ok.append(exc)
+    blobs = iter(repo.git.read_objects(to_read))
+    out = []
+    for (commit, _tree), item in zip(commits, sizes_ok):
+        if isinstance(item, ValidationError):
+            raise ValidationError(f"memory source {ref}: {item.message}")
+        payload, signature = next(blobs), next(blobs)
+        if payload is None or signature is None:
+            raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable or not a commit")
+        try:
+            out.append(chain.check_memory(commit, payload[1], signature[1]))
+        except ValidationError as exc:
+            raise ValidationError(f"memory source {ref}: {exc.message}") from None
+    return out
+
+
+def read_chain(repo: Repo, source: Source) -> list[VerifiedMemory]:
+    """Fully verify one source's chain (CONTRACT §4.2); root first."""
+    if not source.head:
+        raise ValidationError(f"memory source {source.ref} has no head")
+    commits = walk(repo, source)
+    commits.reverse()
+    memories = verify_commits(repo, source.ref, commits)
+    prev = None
+    for i, mem in enumerate(memories):
+        chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
+        prev = mem
+    return memories
+
+
+class Collection(NamedTuple):
+    """The verified memory set: deduplicated, ordered by (actor, stream, sequence, ID)."""
+
+    sources: tuple[Source, ...]
+    memories: tuple[VerifiedMemory, ...]
+    chains: dict
+
+    def by_id(self) -> dict[str, VerifiedMemory]:
+        return {m.memory_id: m for m in self.memories}
+
+
+def check_divergence(chains: dict[str, list[VerifiedMemory]], sources: list[Source]) -> None:
+    groups: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for s in sources:
+        groups.setdefault((s.actor, s.stream), {})[s.ref] = [m.memory_id for m in chains[s.ref]]
+    for (actor, stream), group in sorted(groups.items()):
+        if len(group) > 1:
+            chain.check_prefix_consistent(group, actor, stream)
+
+
+def collect(repo: Repo, sources: list[Source] | None = None) -> Collection:
+    """CONTRACT §4.3 and §11(a) item 2: every source verified, or the whole collection fails."""
+    if sources is None:
+        sources = list_sources(repo)
+    chains: dict[str, list[VerifiedMemory]] = {}
+    verified: dict[str, VerifiedMemory] = {}
+    for source in sources:
+        memories = _read_chain_memo(repo, source, verified)
+        chains[source.ref] = memories
+    check_divergence(chains, sources)
+    unique: dict[str, VerifiedMemory] = {}
+    for memories in chains.values():
+        for m in memories:
+            have = unique.get(m.memory_id)
+            if have is None or m.commit < have.commit:
+                unique[m.memory_id] = m
+    ordered = sorted(unique.values(), key=lambda m: (m.envelope.actor, m.envelope.stream,
+                                                     m.envelope.sequence, m.memory_id))
+    return Collection(tuple(sources), tuple(ordered), chains)
+
+
+def _read_chain_memo(repo: Repo, source: Source, verified: dict[str, VerifiedMemory]) -> list[VerifiedMemory]:
+    """``read_chain`` that reuses commits already verified for another source of this run.
+
+    Accepted copies usually share most commits with the local chain; the signature and canonical
+    checks of a commit do not depend on which ref reached it, so they run once per commit. The
+    chain rules, which do, run for every source.
+    """
+    if not source.head:
+        raise ValidationError(f"memory source {source.ref} has no head")
+    commits = walk(repo, source)
+    commits.reverse()
+    fresh = [(c, t) for c, t in commits if c not in verified]
+    for mem in verify_commits(repo, source.ref, fresh):
+        verified[mem.commit] = mem
+    memories = [verified[c] for c, _t in commits]
+    prev = None
+    for i, mem in enumerate(memories):
+        chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
+        prev = mem
+    return memories
+
+
+__all__ = ["Source", "Collection", "list_sources", "stream_sources", "read_chain", "collect",
+           "accepted_ref", "local_ref"]
