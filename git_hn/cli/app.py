@@ -1,0 +1,145 @@
+"""The typer application: every command's options, help text and usage text (CONTRACT §10).
+
+Commands are thin: they collect parsed values and call one function of ``commands``. Options of
+``record`` and ``handoff`` are generated from ``options`` so that the fast path and typer cannot
+drift apart. Help output never interprets markup (``rich_markup_mode=None``), and typer's pretty
+exceptions are off: ``main`` handles every error itself, without locals.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import List, Optional
+
+import typer
+
+from ..errors import UsageError
+from . import commands, options
+
+CTX = {"help_option_names": ["-h", "--help"]}
+
+
+def _typer(**kw) -> typer.Typer:
+    return typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False,
+                       pretty_exceptions_show_locals=False, no_args_is_help=False,
+                       context_settings=CTX, **kw)
+
+
+app = _typer(help="Signed, verifiable project memory carried by Git (hn-memory/0).")
+identity_app = _typer(help="Show and list local identities.")
+memory_app = _typer(help="Record, correct, inspect and recall memory.")
+app.add_typer(identity_app, name="identity")
+app.add_typer(memory_app, name="memory")
+
+# Usage text per command path (CONTRACT §10.1 table).
+USAGE = {
+    "git hn init": "usage: git hn init [--name NAME]",
+    "git hn identity show": "usage: git hn identity show",
+    "git hn identity list": "usage: git hn identity list",
+    "git hn identity public": "usage: git hn identity public",
+    "git hn memory record": "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT",
+    "git hn memory handoff": "usage: git hn memory handoff --at REV --applies MODE --input FILE|- --json",
+    "git hn memory show": "usage: git hn memory show MEMORY [--json]",
+    "git hn demo": "usage: git hn demo",
+}
+
+
+def _table_command(group: typer.Typer, name: str, opts, help_text: str, body):
+    """Register a command whose options come from an ``options`` table."""
+    params = [inspect.Parameter("positional", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                default=typer.Argument(None, metavar="[CONTENT]", show_default=False),
+                                annotation=Optional[List[str]])]
+    for o in opts:
+        if o.metavar is None:
+            default, ann = typer.Option(False, o.name, help=o.help), bool
+        elif o.multiple:
+            default = typer.Option(None, o.name, metavar=o.metavar, help=o.help, show_default=False)
+            ann = Optional[List[str]]
+        else:
+            default = typer.Option(None, o.name, metavar=o.metavar, help=o.help, show_default=False)
+            ann = Optional[str]
+        params.append(inspect.Parameter(o.dest, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=ann))
+
+    def command(**values):
+        positional = values.pop("positional") or []
+        for o in opts:
+            if o.multiple and values[o.dest] is None:
+                values[o.dest] = []
+        return body(values, positional)
+
+    command.__signature__ = inspect.Signature(params)
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__name__ = name
+    command.__doc__ = help_text
+    group.command(name, context_settings=CTX)(command)
+
+
+_table_command(memory_app, "record", options.RECORD_OPTS,
+               "Sign and append one memory record to your stream.",
+               lambda v, p: commands.record_command(v, p, handoff=False))
+_table_command(memory_app, "handoff", options.HANDOFF_OPTS,
+               "Record a session handoff (completed, assumptions, blockers, next actions).",
+               lambda v, p: commands.record_command(v, p, handoff=True))
+
+
+@memory_app.command("show", context_settings=CTX)
+def show(memory: str = typer.Argument(..., metavar="MEMORY", help="full memory ID or a hex prefix "
+                                                                    "of at least 8 characters"),
+         json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+    """Show one verified memory with its projection."""
+    return commands.show_command(memory, json)
+
+
+@app.command("init", context_settings=CTX)
+def init(extra: Optional[List[str]] = typer.Argument(None, hidden=True),
+         name: Optional[str] = typer.Option(None, "--name", metavar="NAME",
+                                            help="identity name (default: git config user.name)")) -> int:
+    """Create a signing identity for this repository."""
+    return commands.init_command(name, extra or [])
+
+
+@identity_app.command("show", context_settings=CTX)
+def identity_show() -> int:
+    """Show the active identity."""
+    return commands.identity_command("show")
+
+
+@identity_app.command("list", context_settings=CTX)
+def identity_list() -> int:
+    """List stored identities."""
+    return commands.identity_command("list")
+
+
+@identity_app.command("public", context_settings=CTX)
+def identity_public() -> int:
+    """Show the active identity's public key."""
+    return commands.identity_command("public")
+
+
+@app.command("demo", context_settings=CTX)
+def demo() -> int:
+    """Run a walkthrough in a throwaway repository and print what it did."""
+    return commands.demo_command()
+
+
+def click_command():
+    return typer.main.get_command(app)
+
+
+def run_app(argv: list[str]) -> int:
+    from typer import _click
+
+    cmd = click_command()
+    try:
+        rv = cmd.main(args=argv, prog_name="git hn", standalone_mode=False)
+    except _click.exceptions.UsageError as exc:
+        path = exc.ctx.command_path if exc.ctx is not None else "git hn"
+        raise UsageError(USAGE.get(path, "usage: " + path + " …")) from None
+    except _click.exceptions.ClickException as exc:
+        raise UsageError(exc.format_message()) from None
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.Abort:
+        raise UsageError("aborted") from None
+    return rv if isinstance(rv, int) else 0

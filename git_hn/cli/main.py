@@ -1,0 +1,112 @@
+"""Entry point of the ``git-hn`` executable (CONTRACT §0.5, §10.0, §10.1).
+
+``main`` owns process-level behaviour: dispatching to the fast record path or to the typer app,
+mapping every error (click's usage errors included) to exactly one ``git-hn: …`` line on stderr
+with exit status 1, and never letting a traceback or a local variable reach the terminal. Unknown
+exceptions print only their type name: their text could carry data (a payload, a key) that must
+not be echoed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import HnError, UsageError
+from . import render
+
+VERSION = "0.1.0"
+
+SUMMARY = """\
+usage: git hn <command> [options]
+
+git hn init [--name NAME]
+git hn identity show|list|public
+git hn memory record --kind KIND --at REV --applies MODE [record fields]
+git hn memory record --input FILE|- --json
+git hn memory handoff --at REV --applies MODE --input FILE|- --json
+git hn memory show MEMORY [--json]
+git hn demo
+git hn version
+
+Run 'git hn <command> -h' for the options of a command.
+"""
+
+GROUPS = {
+    "identity": ({"show", "list", "public"}, "usage: git hn identity <show|list|public>",
+                 'unknown identity command "{}"'),
+    "memory": ({"record", "handoff", "show"},
+               "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|"
+               "digest|index>",
+               'unknown memory command "{}"'),
+}
+TOP = {"init", "identity", "memory", "demo", "version", "help"}
+HELP = ("-h", "--help")
+
+
+def _wants_help(args: list[str]) -> bool:
+    for a in args:
+        if a == "--":
+            return False
+        if a in HELP:
+            return True
+    return False
+
+
+def dispatch(argv: list[str]) -> int:
+    if not argv or argv[0] in ("help", *HELP):
+        sys.stdout.write(SUMMARY)
+        return 0
+    cmd = argv[0]
+    if cmd in ("version", "--version"):
+        sys.stdout.write(f"git-hn {VERSION}\n")
+        return 0
+    if cmd not in TOP:
+        from ..core.gostr import one_line
+
+        raise HnError(f"unknown command \"{one_line(cmd)}\"; run 'git hn help'")
+    if cmd in GROUPS:
+        subs, usage, unknown = GROUPS[cmd]
+        if len(argv) == 1:
+            raise UsageError(usage)
+        sub = argv[1]
+        if sub not in subs and sub not in HELP:
+            from ..core.gostr import one_line
+
+            raise HnError(unknown.format(one_line(sub)))
+        if cmd == "memory" and sub in ("record", "handoff") and not _wants_help(argv[2:]):
+            from .fast import run_record
+
+            return run_record(argv[2:], handoff=(sub == "handoff"))
+    from .app import run_app
+
+    return run_app(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return dispatch(args)
+    except HnError as exc:
+        render.error(exc.message)
+        return 1
+    except KeyboardInterrupt:
+        render.error("interrupted")
+        return 1
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:  # pragma: no cover
+            pass
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback, no locals
+        if os.environ.get("GIT_HN_DEBUG") == "1":
+            import traceback
+
+            traceback.print_exception(type(exc), exc, None)
+        render.error(f"internal error: {type(exc).__name__}")
+        return 1
+
+
+def run() -> None:
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Option tables shared by the typer commands and the fast argv parser (CONTRACT §10.1, §10.2).
+
+Pure data plus one small GNU-style parser. ``git hn memory record`` and ``handoff`` are the hot
+path of every agent, and importing typer costs more than the whole record budget, so ``main`` parses
+those two commands with ``parse`` below. The typer commands declare the same options from these
+tables, and a test checks that both parsers accept the same options and produce the same values.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..errors import UsageError
+
+
+class Opt(NamedTuple):
+    name: str
+    dest: str
+    metavar: str | None = None  # None: a boolean switch
+    multiple: bool = False
+    help: str = ""
+
+
+RECORD_FIELDS = (
+    Opt("--kind", "kind", "KIND", help="record kind: observation, decision, assumption, attempt, "
+                                      "verification or handoff"),
+    Opt("--at", "at", "REV", help="anchor commit (resolved to a full commit ID)"),
+    Opt("--applies", "applies", "MODE", help="applicability: exact, descendants or subject"),
+    Opt("--content", "content", "TEXT", multiple=True, help="content text"),
+    Opt("--content-file", "content_file", "PATH", multiple=True,
+        help="read the content bytes from PATH, or from stdin for -"),
+    Opt("--subject", "subject", "ID", help="typed subject anchor (issue:, proposal:, event:, policy:, "
+                                          "pipeline:, run:)"),
+    Opt("--outcome", "outcome", "TOKEN", help="attempt outcome token"),
+    Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)"),
+    Opt("--actor", "actor", "A", help="must equal the active identity's actor"),
+    Opt("--topic", "topic", "T", multiple=True, help="topic label (repeatable)"),
+    Opt("--evidence", "evidence", "TYPED-ID", multiple=True,
+        help="typed evidence: git:<oid>, event:sha256:<id> or memory:sha256:<id> (repeatable)"),
+    Opt("--path", "path", "P", multiple=True, help="anchored repository-relative path (repeatable)"),
+    Opt("--blob", "blob", "B", multiple=True, help="expected blob of each --path (once per --path)"),
+    Opt("--completed", "completed", "TEXT", multiple=True, help="handoff: completed item"),
+    Opt("--assumption", "assumption", "TEXT", multiple=True, help="handoff: assumption"),
+    Opt("--blocker", "blocker", "TEXT", multiple=True, help="handoff: blocker"),
+    Opt("--next-action", "next_action", "TEXT", multiple=True,
+        help="handoff: proposed next action (inert data, never executed)"),
+)
+COMMON = (
+    Opt("--json", "json", help="print the result as one line of JSON"),
+    Opt("--input", "input", "FILE|-", help="strict version-0 JSON request from FILE or stdin"),
+    Opt("--allow-secret-shaped", "allow_secret_shaped",
+        help="sign even if the text looks like a credential"),
+)
+RECORD_OPTS = RECORD_FIELDS + COMMON
+HANDOFF_OPTS = tuple(o for o in RECORD_FIELDS if o.name != "--kind") + COMMON
+
+
+def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, list[str]]:
+    """GNU-style parsing: ``--x V``, ``--x=V``, switches, interleaved positionals, ``--``.
+
+    Mirrors click's rules: an option that takes a value consumes the next argument whatever it
+    looks like; a switch given a value is a usage error; anything else starting with ``-`` is an
+    unknown option.
+    """
+    table = {o.name: o for o in opts}
+    values: dict = {o.dest: ([] if o.multiple else (False if o.metavar is None else None)) for o in opts}
+    positional: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "--":
+            positional.extend(argv[i:])
+            break
+        if arg.startswith("-") and arg != "-":
+            name, eq, inline = arg.partition("=")
+            opt = table.get(name)
+            if opt is None:
+                raise UsageError(usage)
+            if opt.metavar is None:
+                if eq:
+                    raise UsageError(usage)
+                values[opt.dest] = True
+                continue
+            if not eq:
+                if i >= len(argv):
+                    raise UsageError(usage)
+                inline = argv[i]
+                i += 1
+            if opt.multiple:
+                values[opt.dest].append(inline)
+            else:
+                values[opt.dest] = inline
+            continue
+        positional.append(arg)
+    return values, positional

@@ -1,0 +1,40 @@
+"""Output: machine JSON lines, human lines, and the one error line (CONTRACT §0.5).
+
+Human output is written exactly as the contract's line formats when stdout is not a terminal; on a
+terminal the same lines go through rich with markup, emoji and highlighting off, so that author
+text can never be interpreted as rich markup (*markup injection*). Every author string reaching a
+human line has already passed ``one_line``/``safe_text``; bidirectional controls are shown as
+``\\u{…}`` so that a memory cannot visually reorder a terminal line (*Trojan Source*).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..core import canonical
+from ..core.gostr import escape_bidi, one_line
+
+
+def json_line(value) -> None:
+    sys.stdout.buffer.write(canonical.compact_line(value))
+    sys.stdout.flush()
+
+
+def lines(items: list[str]) -> None:
+    text = [escape_bidi(line) for line in items]
+    if sys.stdout.isatty():
+        from rich.console import Console
+
+        console = Console(markup=False, emoji=False, highlight=False, soft_wrap=True)
+        for line in text:
+            console.print(line, markup=False, emoji=False, highlight=False, soft_wrap=True)
+        return
+    out = sys.stdout.buffer
+    for line in text:
+        out.write(line.encode("utf-8", "replace") + b"\n")
+    out.flush()
+
+
+def error(message: str) -> None:
+    sys.stderr.write("git-hn: " + one_line(message) + "\n")
+    sys.stderr.flush()

@@ -1,0 +1,51 @@
+"""Memory commands as services: record, handoff and their output documents (CONTRACT §7.14,
+§10.3, §10.4).
+
+Each function takes an open repository and a parsed request, performs one operation in the
+contract's check order, and returns plain values for the CLI to render. Nothing here parses argv or
+prints.
+"""
+
+from __future__ import annotations
+
+from ..core.envelope import anchor_json
+from ..core.grammar import default_stream
+from ..errors import InputError
+from ..store import identity as identmod
+from ..store.append import Appended, Draft, append
+from ..store.repo import Repo
+from . import index_refresh
+from .requests import RecordRequest, check_input_anchor
+
+
+def record(repo: Repo, req: RecordRequest, *, from_input: bool = False) -> Appended:
+    """Append a ``record`` memory (CONTRACT §10.4)."""
+    ident = identmod.load_active(repo)
+    if req.actor is not None and req.actor != ident.actor:
+        raise InputError("record input actor does not match the active identity")
+    if from_input:
+        check_input_anchor(repo, req.record)
+    stream = req.stream or default_stream(ident.actor)
+    result = append(repo, ident, Draft("record", stream, req.record))
+    index_refresh.after_ref_change(repo)
+    return result
+
+
+def result_json(result: Appended) -> dict:
+    env = result.envelope
+    out = {"version": 0, "memoryId": result.memory_id, "stream": env.stream, "actor": env.actor}
+    if env.record is not None:
+        out["anchor"] = anchor_json(env.record.anchor)
+    if result.replayed:
+        out["replayed"] = True
+    return out
+
+
+def result_lines(result: Appended) -> list[str]:
+    env = result.envelope
+    lines = [f"Memory: {result.memory_id}", f"Stream: {env.stream}", f"Actor: {env.actor}"]
+    if env.record is not None:
+        lines.append(f"Anchor: {env.record.anchor.commit}")
+    if result.replayed:
+        lines.append("Replayed: existing memory returned; nothing appended")
+    return lines

@@ -1,0 +1,323 @@
+"""Record requests: from command-line flags or a strict ``--input`` document to a validated
+``Record`` (CONTRACT §10.2, §10.3, §10.5).
+
+Owns: reading explicit input sources (a regular file or stdin, bounded), binding the version-0
+request schema strictly, normalizing (topics, path order) and resolving anchors against Git.
+Trusts: nothing supplied by the user; every field is checked here or by ``core.envelope``.
+
+git-hn reads only what is explicitly supplied: never prompts, terminal history, environment,
+clipboard or unrelated files.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from typing import NamedTuple
+
+from ..core import envelope as envmod
+from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
+from ..core.gostr import one_line
+from ..core.grammar import is_actor, is_digest_id, is_oid, is_path, normalize_topic
+from ..core.limits import HANDOFF_LISTS, LIMITS
+from ..core.strictjson import JsonFloat, read_document
+from ..errors import InputError, UsageError, ValidationError
+from ..store.repo import Repo
+
+RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
+
+
+_LIST_FIELDS = ("content", "positional", "content_file", "topic", "evidence", "path", "blob",
+                "completed", "assumption", "blocker", "next_action")
+_TEXT_FIELDS = ("kind", "at", "applies", "subject", "outcome", "stream", "actor")
+
+
+class RecordFlags:
+    """The record fields of CONTRACT §10.2 as parsed from the command line."""
+
+    def __init__(self, **values):
+        for name in _TEXT_FIELDS:
+            setattr(self, name, values.pop(name, None))
+        for name in _LIST_FIELDS:
+            setattr(self, name, list(values.pop(name, None) or []))
+        if values:
+            raise TypeError(f"unknown record flags {sorted(values)}")
+
+    def items(self) -> dict:
+        return {name: getattr(self, name) for name in _TEXT_FIELDS + _LIST_FIELDS}
+
+
+class RecordRequest(NamedTuple):
+    record: Record
+    stream: str | None
+    actor: str | None
+
+
+# ---------------------------------------------------------------------------------------------
+# explicit input sources
+
+
+def read_explicit(path: str, max_bytes: int, *, stdin=None) -> bytes:
+    """Bytes of ``path`` (``-`` is stdin), reading at most ``max_bytes + 1`` bytes."""
+    if path == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        return stream.read(max_bytes + 1)
+    try:
+        st = os.stat(path)
+    except OSError:
+        raise InputError("explicit input must be a regular file") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("explicit input must be a regular file")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise InputError(f"read explicit input: {exc.strerror}") from None
+
+
+def read_content_file(path: str) -> str:
+    data = read_explicit(path, LIMITS.max_content)
+    if len(data) > LIMITS.max_content:
+        raise ValidationError("memory record content is invalid")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValidationError("memory record content is invalid") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# anchors
+
+
+def resolve_paths(repo: Repo, commit: str, paths: list[str],
+                  blobs: list[str] | None) -> tuple[PathAnchor, ...]:
+    """Blob of each path at ``commit`` (``absent`` when there is no entry), paths sorted."""
+    for p in paths:
+        if not is_path(p, LIMITS.max_path):
+            raise ValidationError("memory anchor path is invalid")
+    resolved = {}
+    for p in paths:
+        resolved[p] = tree_entry(repo, commit, p)
+    if blobs:
+        for p, b in zip(paths, blobs):
+            if b != resolved[p]:
+                raise InputError(f"anchor.paths blob for {one_line(p)} does not match commit {commit}")
+    entries = sorted({p: resolved[p] for p in paths}.items(), key=lambda kv: kv[0].encode("utf-8"))
+    return tuple(PathAnchor(p, b) for p, b in entries)
+
+
+def tree_entry(repo: Repo, commit: str, path: str) -> str:
+    """The blob OID at ``path`` in ``commit``, ``absent``, or an error for a non-blob entry."""
+    proc = repo.git.run(["--literal-pathspecs", "ls-tree", "--full-tree", "-z", commit, "--", path])
+    if proc.returncode != 0:
+        raise InputError(f"anchor path {one_line(path)} is not a blob at commit {commit}")
+    for item in proc.stdout.split(b"\x00"):
+        if not item:
+            continue
+        meta, _, name = item.partition(b"\t")
+        if name.decode("utf-8", "surrogateescape") != path:
+            continue
+        mode, otype, oid = meta.decode("ascii").split(" ")
+        if otype != "blob":
+            raise InputError(f"anchor path {one_line(path)} is not a blob at commit {commit}")
+        return oid
+    return "absent"
+
+
+# ---------------------------------------------------------------------------------------------
+# flags
+
+
+def content_from_flags(flags: RecordFlags) -> str | None:
+    sources = len(flags.content) + len(flags.positional) + len(flags.content_file)
+    if sources > 1:
+        raise InputError("record content must have exactly one explicit source")
+    if sources == 0:
+        return None
+    if flags.content_file:
+        return read_content_file(flags.content_file[0])
+    return (flags.content or flags.positional)[0]
+
+
+def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = None) -> RecordRequest:
+    """CONTRACT §10.2: build and validate the record described by flags."""
+    kind = kind or flags.kind
+    content = content_from_flags(flags)
+    if not kind or not flags.at or not flags.applies or content is None:
+        raise UsageError(RECORD_USAGE)
+    if flags.stream is not None and not is_digest_id(flags.stream):
+        raise ValidationError("memory stream is invalid")
+    if flags.actor is not None and not is_actor(flags.actor):
+        raise InputError("--actor must be a full actor fingerprint")
+    if flags.blob and len(flags.blob) != len(flags.path):
+        raise InputError("--blob must be supplied once per --path")
+    commit = repo.resolve_commit(flags.at)
+    subject = flags.subject or ""
+    topics = tuple(sorted({normalize_topic(t) for t in flags.topic}, key=lambda t: t.encode()))
+    handoff = None
+    lists = (flags.completed, flags.assumption, flags.blocker, flags.next_action)
+    if kind == "handoff" or any(lists):
+        handoff = Handoff(*(tuple(x) for x in lists))
+    paths = resolve_paths(repo, commit, flags.path, flags.blob)
+    record = Record(
+        kind=kind, content=content, anchor=Anchor(commit, paths, subject),
+        applicability=Applicability(flags.applies, subject if flags.applies == "subject" else ""),
+        topics=topics, evidence=tuple(flags.evidence), attempt_outcome=flags.outcome or "",
+        handoff=handoff)
+    envmod.check_record(record)
+    return RecordRequest(record, flags.stream, flags.actor)
+
+
+# ---------------------------------------------------------------------------------------------
+# strict --input (version 0)
+
+_PREFIX = "record input: "
+_TOP = ("version", "kind", "content", "anchor", "applicability", "topics", "evidence",
+        "attemptOutcome", "handoff", "actor", "stream")
+
+
+class _Doc:
+    """Strict binding of one JSON object: exact-case keys only (CONTRACT §13.12)."""
+
+    def __init__(self, value, keys: tuple[str, ...], where: str):
+        if not isinstance(value, dict):
+            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(value)} into {where}")
+        for key in value:
+            if key not in keys:
+                raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{one_line(key)}"')
+        self.value = value
+        self.where = where
+
+    def has(self, key: str) -> bool:
+        return key in self.value and self.value[key] is not None
+
+    def text(self, key: str) -> str:
+        v = self.value.get(key)
+        if v is None:
+            return ""
+        if not isinstance(v, str) or isinstance(v, JsonFloat):
+            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(v)} into "
+                             f"field {self.where}.{key} of type string")
+        return v
+
+    def texts(self, key: str) -> list[str] | None:
+        v = self.value.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, list):
+            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(v)} into "
+                             f"field {self.where}.{key} of type []string")
+        out = []
+        for item in v:
+            if not isinstance(item, str) or isinstance(item, JsonFloat):
+                raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(item)} into "
+                                 f"field {self.where}.{key} of type string")
+            out.append(item)
+        return out
+
+    def obj(self, key: str, keys: tuple[str, ...]) -> "_Doc | None":
+        v = self.value.get(key)
+        if v is None:
+            return None
+        return _Doc(v, keys, f"{self.where}.{key}")
+
+
+def _jtype(v) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, JsonFloat)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "object"
+
+
+def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict]:
+    """Bind and normalize a version-0 record request; anchors are not resolved yet.
+
+    Returns (record, stream, actor, presence) where presence tells which anchor fields the
+    document supplied (for ``handoff --input`` filling, §10.3).
+    """
+    doc = _Doc(read_document(data, prefix=_PREFIX, max_bytes=LIMITS.max_request, error=InputError),
+               _TOP, "request")
+    version = doc.value.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
+            or version != 0:
+        raise InputError("record input field version must be integer 0")
+    topics, evidence = doc.texts("topics"), doc.texts("evidence")
+    if topics is None or evidence is None:
+        raise InputError("record input fields topics and evidence are required arrays")
+    anchor = doc.obj("anchor", ("commit", "paths", "subject"))
+    commit, subject, paths = "", "", ()
+    if anchor is not None:
+        commit, subject = anchor.text("commit"), anchor.text("subject")
+        raw_paths = anchor.value.get("paths")
+        if raw_paths is not None:
+            if not isinstance(raw_paths, list):
+                raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(raw_paths)} "
+                                 "into field request.anchor.paths of type []PathAnchor")
+            entries = []
+            for item in raw_paths:
+                pd = _Doc(item, ("path", "blob"), "request.anchor.paths")
+                entries.append(PathAnchor(pd.text("path"), pd.text("blob")))
+            paths = tuple(sorted(entries, key=lambda e: e.path.encode("utf-8", "surrogatepass")))
+    app = doc.obj("applicability", ("mode", "subject"))
+    mode, app_subject = (app.text("mode"), app.text("subject")) if app is not None else ("", "")
+    handoff = None
+    hd = doc.obj("handoff", HANDOFF_LISTS)
+    if hd is not None:
+        handoff = Handoff(*(None if hd.texts(n) is None else tuple(hd.texts(n)) for n in HANDOFF_LISTS))
+    actor = doc.text("actor") if doc.has("actor") else None
+    if actor is not None and not is_actor(actor):
+        raise InputError("record input field actor must be a full actor fingerprint")
+    stream = doc.text("stream") if doc.has("stream") else None
+    if stream is not None and not is_digest_id(stream):
+        raise InputError("record input field stream must be a full stream ID")
+    norm_topics = tuple(sorted({normalize_topic(t) for t in topics}, key=lambda t: t.encode("utf-8", "surrogatepass")))
+    record = Record(
+        kind=doc.text("kind"), content=doc.text("content"), anchor=Anchor(commit, paths, subject),
+        applicability=Applicability(mode, app_subject), topics=norm_topics, evidence=tuple(evidence),
+        attempt_outcome=doc.text("attemptOutcome"), handoff=handoff)
+    presence = {"commit": bool(commit), "mode": bool(mode)}
+    return record, stream, actor, presence
+
+
+def check_input_anchor(repo: Repo, record: Record) -> None:
+    """The anchor commit must be an exact available commit and path blobs must match it."""
+    commit = record.anchor.commit
+    info = repo.git.object_info(commit) if is_oid(commit) and len(commit) == repo.oid_hex_len else None
+    if info is None or info[1] != "commit" or info[0] != commit:
+        raise InputError("anchor.commit must be an exact available commit")
+    for entry in record.anchor.paths:
+        if tree_entry(repo, commit, entry.path) != entry.blob:
+            raise InputError(f"anchor.paths blob for {one_line(entry.path)} does not match commit {commit}")
+
+
+def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None,
+                       handoff_applies: str | None = None, handoff: bool = False) -> RecordRequest:
+    """CONTRACT §10.5 (and §10.3 for ``handoff --input``)."""
+    record, stream, actor, presence = parse_input(data)
+    if handoff:
+        if record.kind != "handoff":
+            raise InputError("handoff input field kind must be handoff")
+        if record.handoff is None or any(x is None for x in record.handoff.lists()):
+            raise ValidationError("memory handoff record has invalid fields")
+        anchor, app = record.anchor, record.applicability
+        if handoff_at is not None:
+            commit = repo.resolve_commit(handoff_at)
+            if presence["commit"] and anchor.commit != commit:
+                raise InputError("handoff input field anchor.commit conflicts with --at")
+            anchor = Anchor(commit, anchor.paths, anchor.subject)
+        if handoff_applies is not None:
+            if presence["mode"] and app.mode != handoff_applies:
+                raise InputError("handoff input field applicability.mode conflicts with --applies")
+            app = Applicability(handoff_applies, app.subject)
+        record = Record(record.kind, record.content, anchor, app, record.topics, record.evidence,
+                        record.attempt_outcome, record.handoff)
+    envmod.check_record(record)
+    return RecordRequest(record, stream, actor)

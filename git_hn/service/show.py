@@ -1,0 +1,60 @@
+"""``git hn memory show`` (CONTRACT §7.13): find one verified memory and describe it.
+
+Lookup covers every verified memory of a full collection (any operation); a prefix must name
+exactly one. The output nests author data under ``projection.data`` and never interprets it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..core.gostr import one_line
+from ..core.limits import WARNING
+from ..errors import InputError
+from ..store import streams
+from ..store.repo import Repo
+
+_QUERY = re.compile(r"[0-9a-f]{8,64}")
+
+
+def find(collection: streams.Collection, query: str):
+    q = query[len("sha256:"):] if query.startswith("sha256:") else query
+    if _QUERY.fullmatch(q) is None:
+        raise InputError(f"memory {one_line(query)} was not found in verified local or accepted streams")
+    matches = [m for m in collection.memories if m.memory_id[len("sha256:"):].startswith(q)]
+    if not matches:
+        raise InputError(f"memory {one_line(query)} was not found in verified local or accepted streams")
+    if len(matches) > 1:
+        raise InputError(f"memory lookup {one_line(query)} is ambiguous; use the full memory ID")
+    return matches[0]
+
+
+def envelope_summary(env) -> dict:
+    out = {"protocol": env.protocol, "operation": env.operation, "actor": env.actor,
+           "actorName": env.actor_name, "publicKey": env.public_key, "stream": env.stream,
+           "sequence": env.sequence, "timestamp": env.timestamp}
+    if env.previous:
+        out["previous"] = env.previous
+    if env.target:
+        out["target"] = env.target
+    if env.reason:
+        out["reason"] = env.reason
+    if env.evidence:
+        out["evidence"] = list(env.evidence)
+    out["signature"] = "valid"
+    return out
+
+
+def show(repo: Repo, query: str) -> dict:
+    collection = streams.collect(repo)
+    mem = find(collection, query)
+    return {"version": 0, "warning": WARNING, "memoryId": mem.memory_id, "commit": mem.commit,
+            "envelope": envelope_summary(mem.envelope), "relationships": [],
+            "missingDependencies": []}
+
+
+def human_lines(doc: dict) -> list[str]:
+    env = doc["envelope"]
+    return [WARNING, f"Memory: {doc['memoryId']}", f"Commit: {doc['commit']}",
+            f"Actor: {env['actor']}", f"Stream: {env['stream']}", f"Operation: {env['operation']}",
+            "Signature: valid"]

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Install git-hn. Idempotent: safe to re-run on a fresh machine or over an earlier install.
+#
+#   ./install.sh          install into $GIT_HN_HOME/venv (default ~/.local/share/git-hn) and link
+#                         git-hn into $GIT_HN_BIN (default ~/.local/bin), with man pages and
+#                         shell completion when they exist
+#   ./install.sh --dev    also: an editable install with the test tools in ./.venv (for pytest)
+#
+# Needs Python 3.11+ (python3.11, python3.12, python3.13 or python3 on PATH, or $PYTHON) and
+# Git 2.30+. Network access to the Python package index is needed for the dependencies.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+dev=0
+for arg in "$@"; do
+  case "$arg" in
+    --dev) dev=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "install.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+find_python() {
+  local c
+  for c in "${PYTHON:-}" python3.13 python3.12 python3.11 python3; do
+    [ -n "$c" ] || continue
+    if command -v "$c" >/dev/null 2>&1 &&
+       "$c" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+      command -v "$c"; return 0
+    fi
+  done
+  echo "install.sh: Python 3.11 or newer is required" >&2
+  return 1
+}
+py=$(find_python)
+
+git_version=$(git --version 2>/dev/null | sed -n 's/^git version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+if [ -z "$git_version" ] || [ "$(echo "$git_version" | awk '{print ($1 > 2 || ($1 == 2 && $2 >= 30))}')" != 1 ]; then
+  echo "install.sh: Git 2.30 or newer is required" >&2
+  exit 1
+fi
+
+# pip compiles bytecode at install time; keep it even where PYTHONDONTWRITEBYTECODE is set.
+unset PYTHONDONTWRITEBYTECODE
+
+if [ "$dev" = 1 ]; then
+  venv="$here/.venv"
+  [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$here[dev]"
+  echo "git-hn (editable) and the test tools are in $venv"
+  echo "run the tests with: $venv/bin/python -m pytest"
+  exit 0
+fi
+
+home=${GIT_HN_HOME:-$HOME/.local/share/git-hn}
+bin=${GIT_HN_BIN:-$HOME/.local/bin}
+mkdir -p "$home" "$bin"
+venv="$home/venv"
+[ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
+# A fresh copy of the source, so that a re-run installs exactly this checkout.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade --force-reinstall \
+  --no-deps "$here"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$here"
+ln -sf "$venv/bin/git-hn" "$bin/git-hn"
+
+# Man pages, where `man` and `git help hn` look (MANPATH of the install prefix).
+if [ -d "$here/man" ] && ls "$here"/man/*.[1-9] >/dev/null 2>&1; then
+  mandir=${GIT_HN_MAN:-$HOME/.local/share/man}
+  for page in "$here"/man/*.[1-9]; do
+    sec=${page##*.}
+    mkdir -p "$mandir/man$sec"
+    install -m 0644 "$page" "$mandir/man$sec/"
+  done
+fi
+
+echo "installed git-hn into $venv and linked $bin/git-hn"
+case ":$PATH:" in
+  *":$bin:"*) ;;
+  *) echo "note: $bin is not on PATH; add it with: export PATH=\"$bin:\$PATH\"" ;;
+esac
