@@ -1,0 +1,55 @@
+"""Test environment: hermetic Git (temporary HOME, no system or global config) and fixtures.
+
+Every test gets a fresh HOME with a minimal global config, so the machine's own Git settings
+(signing, hooks, identity) can never change what a test sees. ``git hn`` resolves to this
+checkout's ``git-hn`` because the interpreter's bin directory is put first on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import hn, make_repo
+
+BIN = str(Path(sys.executable).parent)
+
+try:  # a fixed hypothesis profile for CI: deterministic and bounded
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("ci", max_examples=200, derandomize=True, deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+except ImportError:  # pragma: no cover
+    pass
+
+
+@pytest.fixture(autouse=True)
+def hermetic_git(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("home")
+    cfg = home / ".gitconfig"
+    cfg.write_text("[user]\n\tname = Test User\n\temail = test@example.invalid\n"
+                   "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
+    monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
+    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES", "HN_HOOK_ACTIVE", "GIT_HN_DEBUG"):
+        monkeypatch.delenv(var, raising=False)
+    yield home
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    return make_repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def inited(repo) -> Path:
+    r = hn(repo, "init", "--name", "Alice Agent")
+    assert r.code == 0, r.err
+    return repo

@@ -1,0 +1,89 @@
+"""Shared test helpers: real Git, git-hn in-process or as a real ``git hn`` subprocess."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+VECTORS = HERE / "vectors"
+
+
+def git(cwd, *args, input: bytes | None = None, check: bool = True, env: dict | None = None) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True,
+                          env={**os.environ, **(env or {})})
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {args} failed: {proc.stderr.decode()}")
+    return proc.stdout.decode().rstrip("\n")
+
+
+class Result:
+    def __init__(self, code: int, out: bytes, err: bytes):
+        self.code, self.out_bytes, self.err_bytes = code, out, err
+
+    @property
+    def out(self) -> str:
+        return self.out_bytes.decode("utf-8", "replace")
+
+    @property
+    def err(self) -> str:
+        return self.err_bytes.decode("utf-8", "replace")
+
+    def json(self):
+        import json
+
+        assert self.code == 0, self.err
+        return json.loads(self.out)
+
+    def __repr__(self):
+        return f"Result(code={self.code}, out={self.out!r}, err={self.err!r})"
+
+
+def hn(cwd, *args, input: bytes = b"") -> Result:
+    """Run git-hn in-process (fast) with real Git underneath."""
+    from git_hn.cli.main import main
+
+    out, err = io.BytesIO(), io.BytesIO()
+    old = (sys.stdin, sys.stdout, sys.stderr, os.getcwd())
+    sys.stdin = io.TextIOWrapper(io.BytesIO(input), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    sys.stderr = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
+    try:
+        os.chdir(cwd)
+        code = main(list(args))
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = old[0], old[1], old[2]
+        os.chdir(old[3])
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def hn_proc(cwd, *args, input: bytes | None = None, env: dict | None = None,
+            timeout: float = 120) -> Result:
+    """Run ``git hn`` as a real subprocess, through Git's command lookup on PATH."""
+    proc = subprocess.run(["git", "hn", *args], cwd=cwd, input=input, capture_output=True,
+                          env={**os.environ, **(env or {})}, timeout=timeout)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def make_repo(path: Path, object_format: str = "sha1", files: dict | None = None) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", f"--object-format={object_format}")
+    for name, content in (files or {"README.md": "hello\n"}).items():
+        target = path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "initial")
+    return path
+
+
+def refs_snapshot(path) -> str:
+    return git(path, "for-each-ref", "--format=%(refname) %(objectname)")
+
+
