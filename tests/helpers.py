@@ -49,18 +49,22 @@ def hn(cwd, *args, input: bytes = b"") -> Result:
 
     out, err = io.BytesIO(), io.BytesIO()
     old = (sys.stdin, sys.stdout, sys.stderr, os.getcwd())
-    sys.stdin = io.TextIOWrapper(io.BytesIO(input), encoding="utf-8")
-    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
-    sys.stderr = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
+    wrappers = (io.TextIOWrapper(io.BytesIO(input), encoding="utf-8"),
+                io.TextIOWrapper(out, encoding="utf-8", write_through=True),
+                io.TextIOWrapper(err, encoding="utf-8", write_through=True))
+    sys.stdin, sys.stdout, sys.stderr = wrappers
     try:
         os.chdir(cwd)
         code = main(list(args))
         sys.stdout.flush()
         sys.stderr.flush()
+        result = Result(code, out.getvalue(), err.getvalue())
     finally:
         sys.stdin, sys.stdout, sys.stderr = old[0], old[1], old[2]
         os.chdir(old[3])
-    return Result(code, out.getvalue(), err.getvalue())
+        for w in wrappers:
+            w.detach()
+    return result
 
 
 def hn_proc(cwd, *args, input: bytes | None = None, env: dict | None = None,

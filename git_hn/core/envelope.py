@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ..errors import ValidationError
 from . import canonical, grammar
-from .gostr import has_control, is_blank, utf8_len
+from .gostr import has_control, is_blank, is_utf8, utf8_len
 from .keys import b64_decode_go, b64_encode, is_weak_public_key
 from .limits import HANDOFF_LISTS, LIMITS, PROTOCOL
 from .strictjson import JsonFloat, PayloadError, fold_key, parse_payload
@@ -246,17 +246,20 @@ def _envelope(obj) -> Envelope:
 
 def decode(payload: bytes) -> Envelope:
     """CONTRACT §1.4: strict decode, validate, and require the canonical bytes."""
+    trailing = False
     try:
         value = parse_payload(payload, LIMITS.max_json_depth)
     except PayloadError as exc:
-        raise ValidationError({
-            "encoding": "invalid memory JSON encoding",
-            "trailing": "invalid memory JSON trailing data",
-        }.get(exc.step, "invalid memory JSON")) from None
+        if exc.step != "trailing":
+            raise ValidationError("invalid memory JSON encoding" if exc.step == "encoding"
+                                  else "invalid memory JSON") from None
+        value, trailing = exc.value, True
     try:
         env = _envelope(value)
     except _Bad:
         raise ValidationError("invalid memory JSON") from None
+    if trailing:  # §1.4: binding the first value (step 2) precedes the trailing check (step 3)
+        raise ValidationError("invalid memory JSON trailing data")
     check_envelope(env)
     if encode(env) != payload:
         raise ValidationError("memory JSON is not canonical")
@@ -289,7 +292,8 @@ def check_envelope(env: Envelope) -> None:
     if not grammar.is_actor(env.actor):
         raise ValidationError("memory actor is invalid")
     name = env.actor_name
-    if is_blank(name) or utf8_len(name) > LIMITS.max_actor_name or has_control(name):
+    if (not is_utf8(name) or is_blank(name) or utf8_len(name) > LIMITS.max_actor_name
+            or has_control(name)):
         raise ValidationError("memory actorName is invalid")
     check_public_key(env.public_key, env.actor)
     if not grammar.is_digest_id(env.stream):
@@ -333,7 +337,7 @@ def check_operation(env: Envelope) -> None:
 
 def check_record(record: Record) -> None:
     content = record.content
-    if is_blank(content) or utf8_len(content) > LIMITS.max_content:
+    if not is_utf8(content) or is_blank(content) or utf8_len(content) > LIMITS.max_content:
         raise ValidationError("memory record content is invalid")
     if record.topics is None:
         raise ValidationError("memory record topics are required")
@@ -410,7 +414,7 @@ def _handoff_ok(handoff: Handoff) -> bool:
             return False
         for entry in entries:
             n = utf8_len(entry)
-            if is_blank(entry) or n > LIMITS.max_handoff_entry:
+            if not is_utf8(entry) or is_blank(entry) or n > LIMITS.max_handoff_entry:
                 return False
             total += n
     return total <= LIMITS.max_handoff_total

@@ -21,6 +21,7 @@ _SPACE = (
 _CONTROL = re.compile("[\u0000-\u001f\u007f-\u009f]")
 _NON_TEXT_CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _LOWER = str.maketrans(_unicode15.LOWER_FROM, _unicode15.LOWER_TO)
 _word = None
 
@@ -38,6 +39,12 @@ def to_lower(s: str) -> str:
 def has_control(s: str) -> bool:
     """True if any rune is of category Cc (Go ``unicode.IsControl``)."""
     return _CONTROL.search(s) is not None
+
+
+def is_utf8(s: str) -> bool:
+    """True unless ``s`` holds a surrogate code point (e.g. from ``surrogateescape``), which has
+    no UTF-8 encoding: the contract's "valid UTF-8" for text built in Python."""
+    return _SURROGATE.search(s) is None
 
 
 def is_blank(s: str) -> bool:

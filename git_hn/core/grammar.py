@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from .gostr import has_control, to_lower, trim_space
+from .gostr import has_control, is_utf8, to_lower, trim_space
 from .limits import KINDS
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -70,7 +70,8 @@ def is_kind(s: str) -> bool:
 
 def is_topic(s: str, max_bytes: int = 128) -> bool:
     n = len(s.encode("utf-8", "surrogatepass"))
-    return 1 <= n <= max_bytes and s == to_lower(trim_space(s)) and not has_control(s)
+    return (1 <= n <= max_bytes and is_utf8(s) and s == to_lower(trim_space(s))
+            and not has_control(s))
 
 
 def normalize_topic(s: str) -> str:
@@ -80,7 +81,8 @@ def normalize_topic(s: str) -> str:
 def is_path(s: str, max_bytes: int = 4096) -> bool:
     """Repository-relative, already ``path.Clean``, no ``..`` segment, no control rune."""
     n = len(s.encode("utf-8", "surrogatepass"))
-    if not 1 <= n <= max_bytes or s.startswith("/") or "\\" in s or has_control(s):
+    if (not 1 <= n <= max_bytes or s.startswith("/") or "\\" in s or has_control(s)
+            or not is_utf8(s)):
         return False
     return all(seg not in ("", ".", "..") for seg in s.split("/"))
 

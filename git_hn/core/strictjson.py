@@ -162,11 +162,16 @@ def _walk_strings(value, fix: bool):
 
 
 class PayloadError(Exception):
-    """Internal: which §1.4 step failed (``encoding``, ``json``, ``trailing``)."""
+    """Internal: which §1.4 step failed (``encoding``, ``json``, ``trailing``).
 
-    def __init__(self, step: str):
+    For ``trailing``, ``value`` is the first JSON value: binding it to the envelope (§1.4 step 2)
+    comes before the trailing-data check (step 3), as in Go's ``Decoder``.
+    """
+
+    def __init__(self, step: str, value=None):
         super().__init__(step)
         self.step = step
+        self.value = value
 
 
 def parse_payload(data: bytes, max_depth: int = 64):
@@ -181,14 +186,14 @@ def parse_payload(data: bytes, max_depth: int = 64):
         value, rest = _parse(text, fold=True)
     except JsonSyntaxError:
         raise PayloadError("json") from None
+    if _SURROGATE.search(text) is not None or "\\u" in text:
+        try:
+            value = _walk_strings(value, fix=True)
+        except JsonSyntaxError:
+            raise PayloadError("json") from None
     if rest.strip(_WS):
-        raise PayloadError("trailing")
-    if _SURROGATE.search(text) is None and "\\u" not in text:
-        return value
-    try:
-        return _walk_strings(value, fix=True)
-    except JsonSyntaxError:
-        raise PayloadError("json") from None
+        raise PayloadError("trailing", value)
+    return value
 
 
 def read_document(data: bytes, *, prefix: str, max_bytes: int, fold_keys: bool = False,

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 
-from ..core.gostr import one_line
+from ..core.gostr import one_line, safe_text
 from ..core.limits import WARNING
+from ..core.projection import Context, project, row_show_json
 from ..errors import InputError
 from ..store import streams
 from ..store.repo import Repo
+from ..store.resolver import Resolver, load_policy
 
 _QUERY = re.compile(r"[0-9a-f]{8,64}")
 
@@ -46,15 +48,43 @@ def envelope_summary(env) -> dict:
 
 
 def show(repo: Repo, query: str) -> dict:
+    """CONTRACT §7.13: context ``HEAD`` (empty when unborn), no subject, no path."""
     collection = streams.collect(repo)
     mem = find(collection, query)
-    return {"version": 0, "warning": WARNING, "memoryId": mem.memory_id, "commit": mem.commit,
-            "envelope": envelope_summary(mem.envelope), "relationships": [],
-            "missingDependencies": []}
+    head = repo.head_commit()
+    resolver = Resolver(repo)
+    policy = load_policy(repo, resolver, head)
+    ctx = Context(head, "", "", policy.memory, policy.digest)
+    proj = project(list(collection.memories), ctx, resolver)
+    mid, target = mem.memory_id, mem.envelope.target
+    doc = {"version": 0, "warning": WARNING, "memoryId": mid, "commit": mem.commit,
+           "envelope": envelope_summary(mem.envelope)}
+    if mid in proj.rows:
+        doc["projection"] = row_show_json(proj.rows[mid])
+    if target and target in proj.rows:
+        doc["targetProjection"] = row_show_json(proj.rows[target])
+    names = {mid, target} - {""}
+    doc["relationships"] = [r for r in proj.relationships
+                            if r["memoryId"] == mid or r["targetId"] == mid]
+    doc["missingDependencies"] = [d for d in proj.dependencies
+                                  if d["ownerId"] in names or d["missingId"] in names]
+    return doc
+
+
+def _projection_lines(label: str, row: dict) -> list[str]:
+    return [f"{label}: {row['id']}", f"Lifecycle: {row['lifecycle']}",
+            f"Applicability: {row['applicability']}", f"Evidence: {row['evidence']}",
+            f"Trust: {row['trust']}", f"Content digest: {row['contentDigest']}",
+            f"Content (inert): {safe_text(row['data']['content'])}"]
 
 
 def human_lines(doc: dict) -> list[str]:
     env = doc["envelope"]
-    return [WARNING, f"Memory: {doc['memoryId']}", f"Commit: {doc['commit']}",
-            f"Actor: {env['actor']}", f"Stream: {env['stream']}", f"Operation: {env['operation']}",
-            "Signature: valid"]
+    lines = [WARNING, f"Memory: {doc['memoryId']}", f"Commit: {doc['commit']}",
+             f"Actor: {env['actor']}", f"Stream: {env['stream']}", f"Operation: {env['operation']}",
+             "Signature: valid"]
+    if "projection" in doc:
+        lines += _projection_lines("Projection", doc["projection"])
+    if "targetProjection" in doc:
+        lines += _projection_lines("Target projection", doc["targetProjection"])
+    return lines

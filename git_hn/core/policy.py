@@ -1,0 +1,203 @@
+"""``.hn/policy.json``: whole-document validation, the memory section and the digest (CONTRACT §6).
+
+Pure: takes the file bytes (or None when the query commit has no such entry) and returns the
+memory policy and its digest. The policy is read from the exact query commit by the store, never
+from the working tree: a policy an attacker edits locally (or stages) must not change which
+memories are trusted at a given commit (*working-tree policy injection*).
+
+Absence is not trust: without a memory section every memory is ``policy-missing``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import NamedTuple
+
+from ..errors import PolicyError
+from .limits import KINDS, LIMITS
+from .strictjson import JsonFloat, fold_key, read_document
+
+MISSING_DIGEST = "sha256:" + hashlib.sha256(b"hn-memory-policy-missing-v0").hexdigest()
+_ACTOR_ANY_CASE = re.compile(r"[0-9a-fA-F]{64}")
+_PIPELINE = re.compile(r"[A-Za-z0-9._-]{1,64}")
+INT64_MAX = 2**63 - 1
+
+
+class MemoryPolicy(NamedTuple):
+    trusted_actors: tuple[str, ...]
+    trusted_kinds: tuple[str, ...]
+
+
+class Policy(NamedTuple):
+    digest: str
+    memory: MemoryPolicy | None
+    present: bool
+
+
+def digest_of(data: bytes | None) -> str:
+    if data is None:
+        return MISSING_DIGEST
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _bind(value, names: tuple[str, ...]) -> dict:
+    """Go struct binding: keys fold to field names (ASCII case, K, ſ); unknown keys refused."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(value)} into policy object")
+    fields = {n.lower(): n for n in names}
+    out = {}
+    for key, v in value.items():
+        name = fields.get(fold_key(key))
+        if name is None:
+            raise PolicyError(f'parse policy: json: unknown field "{_safe(key)}"')
+        out[name] = v
+    return out
+
+
+def _safe(s: str) -> str:
+    from .gostr import one_line
+
+    return one_line(s)
+
+
+def _jtype(v) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, JsonFloat)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "object"
+
+
+def _string(v, where: str) -> str:
+    if v is None:
+        return ""
+    if not isinstance(v, str) or isinstance(v, JsonFloat):
+        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(v)} into {where} of type string")
+    return v
+
+
+def _strings(v, where: str) -> list[str] | None:
+    if v is None:
+        return None
+    if not isinstance(v, list):
+        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(v)} into {where} of type []string")
+    return [_string(x, where) for x in v]
+
+
+def _int(v, where: str) -> int:
+    if v is None:
+        return 0
+    if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, JsonFloat) or v > INT64_MAX:
+        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(v)} into {where} of type int")
+    return v
+
+
+def _bool(v, where: str) -> bool:
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(v)} into {where} of type bool")
+    return v
+
+
+def _check_actors(items: list[str], label: str) -> None:
+    seen = set()
+    for a in items:
+        if _ACTOR_ANY_CASE.fullmatch(a) is None:
+            raise PolicyError(f'{label} contains invalid actor "{_safe(a)}"')
+        if a in seen:
+            raise PolicyError(f"{label} contains duplicate actor {a}")
+        seen.add(a)
+
+
+def parse_policy(data: bytes) -> MemoryPolicy | None:
+    """Validate a complete ``hn.policy/0`` document and return its memory section (or None)."""
+    if len(data) > LIMITS.max_policy:
+        raise PolicyError(f"policy exceeds {LIMITS.max_policy} bytes")
+    doc = read_document(data, prefix="parse policy: ", max_bytes=LIMITS.max_policy, fold_keys=True,
+                        error=PolicyError)
+    if doc is None:
+        doc = {}
+    top = _bind(doc, ("version", "maintainers", "proposals", "pipelines", "memory"))
+    version = _string(top.get("version"), "policy.version")
+    if version != "hn.policy/0":
+        raise PolicyError(f'unsupported policy version "{_safe(version)}"')
+    maintainers = _strings(top.get("maintainers"), "policy.maintainers") or []
+    if not maintainers:
+        raise PolicyError("policy requires at least one maintainer")
+    _check_actors(maintainers, "maintainers")
+    proposals = _bind(top.get("proposals"), ("requiredApprovals", "requiredAccepts",
+                                             "trustedReviewers", "allowAuthorApproval"))
+    approvals = _int(proposals.get("requiredApprovals"), "proposals.requiredApprovals")
+    accepts = _int(proposals.get("requiredAccepts"), "proposals.requiredAccepts")
+    reviewers = _strings(proposals.get("trustedReviewers"), "proposals.trustedReviewers") or []
+    _bool(proposals.get("allowAuthorApproval"), "proposals.allowAuthorApproval")
+    if not 0 <= approvals <= 64:
+        raise PolicyError("requiredApprovals must be between 0 and 64")
+    if approvals > len(reviewers):
+        raise PolicyError("requiredApprovals exceeds the number of trusted reviewers")
+    if not 1 <= accepts <= len(maintainers):
+        raise PolicyError("requiredAccepts must be between 1 and the number of maintainers")
+    _check_actors(reviewers, "trustedReviewers")
+    pipelines = top.get("pipelines")
+    if pipelines is not None:
+        if not isinstance(pipelines, dict):
+            raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(pipelines)} into "
+                              "policy.pipelines of type map")
+        for name in sorted(pipelines):
+            if _PIPELINE.fullmatch(name) is None or name in (".", ".."):
+                raise PolicyError(f'policy has invalid pipeline name "{_safe(name)}"')
+            spec = _bind(pipelines[name], ("requiredResults", "trustedRunners"))
+            results = _int(spec.get("requiredResults"), "pipeline.requiredResults")
+            runners = _strings(spec.get("trustedRunners"), "pipeline.trustedRunners") or []
+            if not 1 <= results <= 64:
+                raise PolicyError(f'pipeline "{name}" requiredResults must be between 1 and 64')
+            if results > len(runners):
+                raise PolicyError(f'pipeline "{name}" requiredResults exceeds its trusted runner count')
+            _check_actors(runners, f"pipeline {name} trustedRunners")
+    return _memory_section(top.get("memory"))
+
+
+def _memory_section(value) -> MemoryPolicy | None:
+    if value is None:
+        return None
+    mem = _bind(value, ("trustedActors", "trustedKinds"))
+    actors = _strings(mem.get("trustedActors"), "memory.trustedActors")
+    if actors is None:
+        raise PolicyError("memory trustedActors is required")
+    kinds = _strings(mem.get("trustedKinds"), "memory.trustedKinds")
+    if kinds is None:
+        raise PolicyError("memory trustedKinds is required")
+    seen: set[str] = set()
+    for a in actors:
+        if _ACTOR_ANY_CASE.fullmatch(a) is None:
+            raise PolicyError(f'memory trustedActors contains invalid actor "{_safe(a)}"')
+        if a in seen:
+            raise PolicyError(f"memory trustedActors contains duplicate actor {a}")
+        seen.add(a)
+    if actors != sorted(actors):
+        raise PolicyError("memory trustedActors must be sorted")
+    seen = set()
+    for k in kinds:
+        if k not in KINDS:
+            raise PolicyError(f'memory trustedKinds contains invalid kind "{_safe(k)}"')
+        if k in seen:
+            raise PolicyError(f"memory trustedKinds contains duplicate kind {k}")
+        seen.add(k)
+    if kinds != sorted(kinds):
+        raise PolicyError("memory trustedKinds must be sorted")
+    return MemoryPolicy(tuple(actors), tuple(kinds))
+
+
+def load(data: bytes | None) -> Policy:
+    """The policy at a commit: ``data`` is the file's bytes, or None when it has no entry."""
+    if data is None:
+        return Policy(MISSING_DIGEST, None, False)
+    return Policy(digest_of(data), parse_policy(data), True)

@@ -1,0 +1,87 @@
+"""``git hn demo``: a walkthrough in a throwaway repository that prints what it did.
+
+Creates a temporary repository (with GitPython, off the hot path), then runs real ``git-hn``
+commands in it as subprocesses, printing each command and its output. Nothing outside the
+temporary directory is read or written; the directory is removed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+_ENV = {
+    "GIT_AUTHOR_NAME": "Demo", "GIT_AUTHOR_EMAIL": "demo@example.invalid",
+    "GIT_COMMITTER_NAME": "Demo", "GIT_COMMITTER_EMAIL": "demo@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def _steps(head: str) -> list[list[str]]:
+    return [
+        ["init", "--name", "Demo Agent"],
+        ["identity", "show"],
+        ["memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+         "--topic", "architecture", "--evidence", f"git:{head}", "--path", "README.md",
+         "--content", "Keep memory streams separate from collaboration actor chains."],
+        ["memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "exact",
+         "--topic", "tests", "--content", "The parser rejects duplicate JSON keys at any depth."],
+        ["memory", "record", "--kind", "attempt", "--at", "HEAD", "--applies", "descendants",
+         "--outcome", "failed", "--content", "Tried caching parsed envelopes across runs; "
+                                               "invalidation was unsafe."],
+        ["memory", "handoff", "--at", "HEAD", "--applies", "descendants",
+         "--content", "Session handoff: codec and store are done.",
+         "--completed", "canonical codec", "--assumption", "Git 2.30 or newer",
+         "--blocker", "none", "--next-action", "write the recall command"],
+    ]
+
+
+def run_demo(emit) -> None:
+    import git  # GitPython: a convenience for creating the throwaway repository
+
+    tmp = tempfile.mkdtemp(prefix="git-hn-demo-")
+    env = {**os.environ, **_ENV, "HOME": tmp, "GIT_CONFIG_GLOBAL": os.path.join(tmp, ".gitconfig")}
+    try:
+        work = os.path.join(tmp, "project")
+        old_env = {k: os.environ.get(k) for k in _ENV}
+        os.environ.update(_ENV)
+        try:
+            repo = git.Repo.init(work)
+            with open(os.path.join(work, "README.md"), "w", encoding="utf-8") as fh:
+                fh.write("# demo project\n")
+            repo.index.add(["README.md"])
+            head = repo.index.commit("initial commit").hexsha
+        finally:
+            for k, v in old_env.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        emit([f"git-hn demo: a throwaway repository at {work}", f"$ git commit  # {head}"])
+        last_id = ""
+        for step in _steps(head):
+            emit(["", "$ git hn " + " ".join(shlex.quote(a) for a in step)])
+            proc = subprocess.run([sys.executable, "-m", "git_hn", *step], cwd=work, env=env,
+                                  capture_output=True, text=True)
+            out = (proc.stdout + proc.stderr).rstrip("\n")
+            emit(out.splitlines())
+            if proc.returncode != 0:
+                raise SystemExit(1)
+            for line in proc.stdout.splitlines():
+                if line.startswith("Memory: "):
+                    last_id = line[len("Memory: "):]
+        if last_id:
+            emit(["", f"$ git hn memory show {last_id[7:19]}"])
+            proc = subprocess.run([sys.executable, "-m", "git_hn", "memory", "show", last_id[7:19]],
+                                  cwd=work, env=env, capture_output=True, text=True)
+            emit((proc.stdout + proc.stderr).rstrip("\n").splitlines())
+        refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/hn"], cwd=work,
+                              env=env, capture_output=True, text=True).stdout.split()
+        emit(["", "Memory refs written (signed, append-only, one commit per memory):", *refs,
+              "", "The throwaway repository is removed now."])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,144 @@
+"""Object resolver for projection and policy loading (CONTRACT §5.1, §5.5, §6.1, §10.0).
+
+Owns: answering "does this object exist and what is it", literal tree lookups and raw parent
+headers, all through the repository's one ``cat-file --batch`` process, memoized per run. Trusts:
+Git's object store; nothing else. Tree lookups walk raw tree objects component by component, so a
+path is always a literal, repository-relative byte string (never pathspec magic, never relative to
+the current directory), and a gitlink is reported as a gitlink even though its commit is absent.
+
+An OID whose length does not match the repository's object format is a probe error, never
+"missing" (§5.5): asking Git would wrongly answer ``missing``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..core.chain import parse_commit, parse_tree
+from ..core.policy import Policy, load
+from ..errors import PolicyError, ValidationError
+from .repo import Repo
+
+_HEX = re.compile(r"[0-9a-f]+")
+_MODE_TYPE = {b"40000": "tree", b"160000": "commit"}
+
+
+class Resolver:
+    def __init__(self, repo: Repo, pending: frozenset = frozenset()):
+        self.repo = repo
+        self.pending = pending
+        self._types: dict[str, str | None] = {}
+        self._objects: dict[str, tuple[str, bytes] | None] = {}
+        self._parents: dict[str, tuple | None] = {}
+
+    def _check(self, oid: str) -> None:
+        from ..core.projection import ProbeError
+
+        if len(oid) != self.repo.oid_hex_len or _HEX.fullmatch(oid) is None:
+            raise ProbeError(oid)
+
+    def object_type(self, oid: str) -> str | None:
+        self._check(oid)
+        if oid in self.pending:
+            return None
+        if oid not in self._types:
+            info = self.repo.git.object_info(oid)
+            self._types[oid] = None if info is None else info[1]
+        return self._types[oid]
+
+    def prefetch_types(self, oids) -> None:
+        """Probe many objects with one pipelined batch (no per-memory process)."""
+        todo = sorted({o for o in oids if o not in self._types and len(o) == self.repo.oid_hex_len
+                       and _HEX.fullmatch(o)})
+        for oid, info in zip(todo, self.repo.git.object_infos(todo)):
+            self._types[oid] = None if info is None else info[1]
+
+    def _object(self, oid: str) -> tuple[str, bytes] | None:
+        if oid in self.pending:
+            return None
+        if oid not in self._objects:
+            self._objects[oid] = self.repo.git.read_object(oid)
+        return self._objects[oid]
+
+    def parents(self, commit: str) -> tuple | None:
+        self._check(commit)
+        if commit not in self._parents:
+            obj = self._object(commit)
+            if obj is None or obj[0] != "commit":
+                self._parents[commit] = None
+            else:
+                try:
+                    self._parents[commit] = parse_commit(commit, obj[1])[1]
+                except ValidationError:
+                    self._parents[commit] = None
+        return self._parents[commit]
+
+    def entry(self, commit: str, path: str) -> tuple[bytes, str, str] | None:
+        """(mode, type, oid) of the literal ``path`` in ``commit``'s tree, or None."""
+        from ..core.projection import ProbeError
+
+        self._check(commit)
+        obj = self._object(commit)
+        if obj is None or obj[0] != "commit":
+            raise ProbeError(commit)
+        tree = parse_commit(commit, obj[1])[0]
+        parts = path.encode("utf-8").split(b"/")
+        for i, name in enumerate(parts):
+            tobj = self._object(tree)
+            if tobj is None or tobj[0] != "tree":
+                raise ProbeError(tree)
+            try:
+                entries = parse_tree(tobj[1], self.repo.oid_hex_len // 2)
+            except ValueError:
+                raise ProbeError(tree) from None
+            found = next((e for e in entries if e[1] == name), None)
+            if found is None:
+                return None
+            mode, _name, oid = found
+            kind = _MODE_TYPE.get(mode, "blob")
+            if i == len(parts) - 1:
+                return mode, kind, oid
+            if kind != "tree":
+                return None
+            tree = oid
+        return None  # pragma: no cover - loop always returns
+
+    def tree_entry(self, commit: str, path: str) -> tuple[str, str] | None:
+        found = self.entry(commit, path)
+        return None if found is None else (found[1], found[2])
+
+    def is_ancestor(self, anchor: str, start: str) -> bool:
+        """Positive-only shortcut (§11(d)); never used when grafts could change ancestry."""
+        return False
+
+    def read_blob(self, oid: str) -> bytes | None:
+        obj = self._object(oid)
+        return obj[1] if obj is not None and obj[0] == "blob" else None
+
+
+def load_policy(repo: Repo, resolver: Resolver, commit: str) -> Policy:
+    """The policy at the exact query commit (CONTRACT §6.1, §13.16); "" means no commit."""
+    if not commit:
+        return load(None)
+    from ..core.projection import ProbeError
+
+    try:
+        found = resolver.entry(commit, ".hn/policy.json")
+    except ProbeError:
+        raise PolicyError(f"policy at commit {commit} is unavailable") from None
+    if found is None:
+        return load(None)
+    mode, kind, oid = found
+    if kind != "blob" or mode not in (b"100644", b"100755"):
+        raise PolicyError("policy .hn/policy.json is not a regular file")
+    info = repo.git.object_info(oid)
+    if info is None:
+        raise PolicyError(f"policy at commit {commit} is unavailable")
+    from ..core.limits import LIMITS
+
+    if info[2] > LIMITS.max_policy:
+        raise PolicyError(f"policy exceeds {LIMITS.max_policy} bytes")
+    data = resolver.read_blob(oid)
+    if data is None:
+        raise PolicyError(f"policy at commit {commit} is unavailable")
+    return load(data)

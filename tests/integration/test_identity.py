@@ -1,0 +1,183 @@
+"""Identity commands and the keyring's private-file rules (CONTRACT §2), on real repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+from helpers import git, hn, refs_snapshot
+
+
+def _modes(path):
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_init_creates_owner_only_keyring(repo):
+    r = hn(repo, "init", "--name", "Alice Agent")
+    assert r.code == 0, r.err
+    hn_dir = repo / ".git" / "hn"
+    actor = (hn_dir / "active").read_text()[:-1]
+    record = hn_dir / "identities" / f"{actor}.json"
+    assert r.out.splitlines() == [f"Created identity Alice Agent ({actor[:12]})",
+                                  f"Private identity stored in {record}"]
+    assert _modes(hn_dir) == 0o700
+    assert _modes(hn_dir / "identities") == 0o700
+    assert _modes(record) == 0o600
+    assert _modes(hn_dir / "active") == 0o600
+    assert (hn_dir / "active").read_bytes() == actor.encode() + b"\n"
+    doc = json.loads(record.read_text())
+    assert list(doc) == ["version", "actor", "name", "publicKey", "privateKey", "lifecycle"]
+    assert doc["version"] == 1 and doc["lifecycle"] == "available" and doc["name"] == "Alice Agent"
+    assert len(doc["publicKey"]) == 43 and len(doc["privateKey"]) == 86
+    # MarshalIndent layout: two-space indent and a final newline
+    assert record.read_text().startswith('{\n  "version": 1,\n  "actor": "')
+    assert record.read_text().endswith('"lifecycle": "available"\n}\n')
+
+
+def test_init_twice_refuses_and_keeps_keys(inited):
+    hn_dir = inited / ".git" / "hn"
+    actor = (hn_dir / "active").read_text()[:-1]
+    before = (hn_dir / "identities" / f"{actor}.json").read_bytes()
+    r = hn(inited, "init", "--name", "Other")
+    assert r.code == 1
+    assert r.err == f"git-hn: identity already exists at {hn_dir / 'identities' / (actor + '.json')}\n"
+    assert (hn_dir / "identities" / f"{actor}.json").read_bytes() == before
+    assert len(os.listdir(hn_dir / "identities")) == 1
+
+
+def test_init_name_falls_back_to_git_config_then_anonymous(repo, tmp_path):
+    r = hn(repo, "init", "--name", "   ")
+    assert r.code == 0
+    assert "Created identity Test User (" in r.out
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", str(other))
+    git(other, "config", "user.name", " ")
+    r = hn(other, "init")
+    assert r.code == 0, r.err
+    assert "Created identity anonymous (" in r.out
+
+
+def test_init_positional_is_usage_error(repo):
+    r = hn(repo, "init", "extra")
+    assert (r.code, r.err) == (1, "git-hn: usage: git hn init [--name NAME]\n")
+    assert not (repo / ".git" / "hn").exists()
+
+
+def test_identity_show_public_list(inited):
+    actor = (inited / ".git" / "hn" / "active").read_text()[:-1]
+    doc = json.loads((inited / ".git" / "hn" / "identities" / f"{actor}.json").read_text())
+    assert hn(inited, "identity", "show").out.splitlines() == [
+        "Name:   Alice Agent", f"Actor:  {actor}", f"Ref:    refs/hn/actors/{actor}"]
+    assert hn(inited, "identity", "public").out.splitlines() == [
+        "Name:       Alice Agent", f"Actor:      {actor}", f"Public key: {doc['publicKey']}"]
+    assert hn(inited, "identity", "list").out == f"{actor}  active   Alice Agent\n"
+    # git-hn never creates the collaboration ref named by the Ref: line
+    assert "refs/hn/actors" not in refs_snapshot(inited)
+
+
+def test_identity_usage_and_unknown(inited):
+    assert hn(inited, "identity").err == "git-hn: usage: git hn identity <show|list|public>\n"
+    assert hn(inited, "identity", "rotate").err == 'git-hn: unknown identity command "rotate"\n'
+    assert hn(inited, "identity", "show", "x").err == "git-hn: usage: git hn identity show\n"
+
+
+def test_list_without_keyring_prints_nothing(repo):
+    r = hn(repo, "identity", "list")
+    assert (r.code, r.out, r.err) == (0, "", "")
+
+
+def test_no_identity_refuses_and_writes_nothing(repo):
+    before = refs_snapshot(repo)
+    r = hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--content", "x")
+    assert (r.code, r.err) == (1, "git-hn: no identity; run 'git hn init'\n")
+    assert refs_snapshot(repo) == before
+    assert hn(repo, "identity", "show").err == "git-hn: no identity; run 'git hn init'\n"
+
+
+def test_key_file_with_group_permissions_is_refused(inited):
+    hn_dir = inited / ".git" / "hn"
+    actor = (hn_dir / "active").read_text()[:-1]
+    key = hn_dir / "identities" / f"{actor}.json"
+    os.chmod(key, 0o640)
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--content", "x")
+    assert r.err == f"git-hn: private identity file {key} has unsafe permissions\n"
+    assert refs_snapshot(inited) == before
+
+
+def test_symlinked_keyring_directory_is_refused(repo, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    os.symlink(elsewhere, repo / ".git" / "hn")
+    r = hn(repo, "init", "--name", "x")
+    assert r.err == f"git-hn: private identity directory {repo / '.git' / 'hn'} is a symbolic link\n"
+    assert os.listdir(elsewhere) == []
+
+
+def test_symlinked_key_file_is_refused(inited, tmp_path):
+    hn_dir = inited / ".git" / "hn"
+    actor = (hn_dir / "active").read_text()[:-1]
+    key = hn_dir / "identities" / f"{actor}.json"
+    target = tmp_path / "stolen.json"
+    target.write_bytes(key.read_bytes())
+    os.chmod(target, 0o600)
+    key.unlink()
+    os.symlink(target, key)
+    r = hn(inited, "identity", "show")
+    assert r.err == f"git-hn: private identity file {key} is a symbolic link\n"
+
+
+def test_strict_identity_record(inited):
+    hn_dir = inited / ".git" / "hn"
+    actor = (hn_dir / "active").read_text()[:-1]
+    key = hn_dir / "identities" / f"{actor}.json"
+    good = key.read_bytes()
+    doc = json.loads(good)
+    cases = [
+        (good[:-1] + b'{}\n', "read identity record: unexpected trailing JSON"),
+        (json.dumps({**doc, "extra": 1}).encode(), 'read identity record: json: unknown field "extra"'),
+        (json.dumps({**doc, "version": 2}).encode(), "unsupported identity record version 2"),
+        (json.dumps({**doc, "lifecycle": "retired"}).encode(),
+         'unsupported local identity lifecycle "retired"'),
+        (json.dumps({**doc, "actor": "0" * 64}).encode(), "identity record actor does not match its path"),
+        (json.dumps({**doc, "publicKey": doc["publicKey"] + "="}).encode(),
+         "identity has an invalid public key"),
+    ]
+    for data, message in cases:
+        key.write_bytes(data)
+        os.chmod(key, 0o600)
+        r = hn(inited, "identity", "show")
+        assert r.err == f"git-hn: {message}\n", data
+    # a private key whose seed does not derive the public key (git-hn hardening, §2.3)
+    from git_hn.core.keys import b64_decode_go, b64_encode
+
+    priv = b64_decode_go(doc["privateKey"])
+    forged = b64_encode(bytes(32) + priv[32:])
+    key.write_bytes(json.dumps({**doc, "privateKey": forged}).encode())
+    assert hn(inited, "identity", "show").err == "git-hn: identity key pair does not match\n"
+
+
+def test_invalid_active_file(inited):
+    active = inited / ".git" / "hn" / "active"
+    active.write_text("not-a-fingerprint\n")
+    assert hn(inited, "identity", "show").err == \
+        "git-hn: active identity contains an invalid actor fingerprint\n"
+
+
+def test_legacy_single_identity_file_is_migrated(inited):
+    hn_dir = inited / ".git" / "hn"
+    actor = (hn_dir / "active").read_text()[:-1]
+    record = json.loads((hn_dir / "identities" / f"{actor}.json").read_text())
+    legacy = {k: record[k] for k in ("actor", "name", "publicKey", "privateKey")}
+    (hn_dir / "active").unlink()
+    (hn_dir / "identities" / f"{actor}.json").unlink()
+    (hn_dir / "identity.json").write_text(json.dumps(legacy))
+    os.chmod(hn_dir / "identity.json", 0o600)
+    r = hn(inited, "identity", "show")
+    assert r.code == 0, r.err
+    assert f"Actor:  {actor}" in r.out
+    assert (hn_dir / "active").read_text() == actor + "\n"
+    assert json.loads((hn_dir / "identities" / f"{actor}.json").read_text()) == record
