@@ -127,15 +127,26 @@ def click_command():
     return typer.main.get_command(app)
 
 
+def _command_path(cmd, argv: list[str]) -> str:
+    """The command path named by the leading words of argv (click's error context may be absent)."""
+    path = "git hn"
+    for word in argv:
+        sub = getattr(cmd, "commands", {}).get(word)
+        if sub is None:
+            break
+        cmd, path = sub, f"{path} {word}"
+    return path
+
+
 def run_app(argv: list[str]) -> int:
     from typer import _click
 
     cmd = click_command()
     try:
         rv = cmd.main(args=argv, prog_name="git hn", standalone_mode=False)
-    except _click.exceptions.UsageError as exc:
-        path = exc.ctx.command_path if exc.ctx is not None else "git hn"
-        raise UsageError(USAGE.get(path, "usage: " + path + " …")) from None
+    except _click.exceptions.UsageError:
+        path = _command_path(cmd, argv)
+        raise UsageError(USAGE.get(path, "usage: " + path)) from None
     except _click.exceptions.ClickException as exc:
         raise UsageError(exc.format_message()) from None
     except typer.Exit as exc:

@@ -47,7 +47,7 @@ def store(repo: Repo, heads: dict[str, tuple[str, str, int]]) -> None:
         for ref, (h, m, s) in sorted(heads.items())]}
     try:
         private.write_private(repo.hn_dir, repo.verified_heads_path(), canonical.indented(doc),
-                              fsync=False)
+                              derived=True)
     except HnError:
         pass
 

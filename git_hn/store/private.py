@@ -131,15 +131,27 @@ def read_private(root: str, path: str, max_bytes: int = 65_536) -> bytes | None:
         os.close(fd)
 
 
-def write_private(root: str, path: str, data: bytes, fsync: bool = True) -> None:
+def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived: bool = False) -> None:
     """Atomically replace a private file (CONTRACT §2.4); the previous file survives any failure.
 
-    ``fsync=False`` is for derived, disposable files (caches): rename still makes the replacement
-    atomic, and losing the newest version in a crash only costs a rebuild.
+    ``derived=True`` is for disposable files (caches): rename still makes the replacement atomic,
+    nothing is fsynced (losing the newest version in a crash only costs a rebuild), and an unsafe
+    target that is a symlink or a regular file is replaced (the symlink is unlinked, never
+    followed) instead of refused, as the index does (§8.1).
     """
     directory = os.path.dirname(path)
     ensure_dirs(root, directory)
     st = _lstat(path)
+    if derived:
+        fsync = False
+        if st is not None and (stat.S_ISLNK(st.st_mode) or (
+                stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) != FILE_MODE)):
+            try:
+                os.unlink(path)
+            except OSError as exc:
+                raise LocalStateError(f"private identity file {path} cannot be replaced: "
+                                      f"{exc.strerror}") from None
+            st = None
     if st is not None:
         check_file(path, st, max(st.st_size, 1))
     fd, tmp = -1, ""

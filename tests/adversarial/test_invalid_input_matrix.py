@@ -1,0 +1,142 @@
+"""Invalid record requests fail with the contract's error and leave every ref unchanged
+(CONTRACT §10.4, §10.5, §11(e))."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from helpers import git, hn, refs_snapshot
+
+
+def _base(head):
+    return {"version": 0, "kind": "decision", "content": "valid content",
+            "anchor": {"commit": head}, "applicability": {"mode": "descendants"},
+            "topics": [], "evidence": []}
+
+
+def _cases(head):
+    base = _base(head)
+    dump = lambda d: json.dumps(d).encode()  # noqa: E731
+    return [
+        ("unknown field", dump({**base, "extra": 1}),
+         'record input: invalid JSON: json: unknown field "extra"'),
+        ("unknown nested field", dump({**base, "anchor": {"commit": head, "Commit": head}}),
+         'record input: invalid JSON: json: unknown field "Commit"'),
+        ("case-variant key", dump({**{k: v for k, v in base.items() if k != "kind"}, "Kind": "decision"}),
+         'record input: invalid JSON: json: unknown field "Kind"'),
+        ("duplicate key", dump(base)[:-1] + b', "kind": "observation"}',
+         'record input: duplicate JSON field "kind"'),
+        ("duplicate key via escape", dump(base)[:-1] + b', "\\u006bind": "observation"}',
+         'record input: duplicate JSON field "kind"'),
+        ("invalid UTF-8", dump(base).replace(b"valid content", b"valid \xff content"),
+         "record input: JSON is not valid UTF-8"),
+        ("byte order mark", b"\xef\xbb\xbf" + dump(base), "record input: JSON is not valid UTF-8"),
+        ("encoded surrogate", dump(base).replace(b"valid content", b"\xed\xa0\x80"),
+         "record input: JSON is not valid UTF-8"),
+        ("content over the limit", dump({**base, "content": "é" * 32768 + "x"}),
+         "memory record content is invalid"),
+        ("topic over 128 bytes", dump({**base, "topics": ["b", "a" * 129]}),
+         "memory record topics are invalid"),
+        ("../x path", dump({**base, "anchor": {"commit": head, "paths": [{"path": "../x", "blob": "absent"}]}}),
+         "memory anchor path is invalid"),
+        ("bad evidence prefix", dump({**base, "evidence": ["proposal:sha256:" + "a" * 64]}),
+         "memory record evidence is invalid"),
+        ("memory evidence without sha256", dump({**base, "evidence": ["memory:" + "a" * 64]}),
+         "memory record evidence is invalid"),
+        ("wrong version", dump({**base, "version": 1}), "record input field version must be integer 0"),
+        ("float version", dump(base).replace(b'"version": 0', b'"version": 0.0'),
+         "record input field version must be integer 0"),
+        ("missing topics", dump({k: v for k, v in base.items() if k != "topics"}),
+         "record input fields topics and evidence are required arrays"),
+        ("NaN", dump(base).replace(b'"version": 0', b'"version": NaN'),
+         "record input: invalid JSON: NaN is not allowed"),
+        ("huge integer", dump(base).replace(b'"version": 0', b'"version": 99999999999999999999'),
+         "record input: invalid JSON: number 99999999999999999999 is out of range"),
+        ("two values", dump(base) + b" {}", "record input: JSON must contain exactly one value"),
+        ("deep nesting", dump({**base, "topics": []}).replace(b'"topics": []', b'"topics": ' + b"[" * 70 + b"]" * 70),
+         "record input: invalid JSON: nesting exceeds 64 levels"),
+        ("oversize document", b" " * 1048577, "record input: JSON exceeds 1048576 bytes"),
+        ("actor not a fingerprint", dump({**base, "actor": "ABC"}),
+         "record input field actor must be a full actor fingerprint"),
+        ("stream not an ID", dump({**base, "stream": "default"}),
+         "record input field stream must be a full stream ID"),
+        ("attempt without outcome", dump({**base, "kind": "attempt"}), "memory attempt record has invalid fields"),
+        ("unknown kind", dump({**base, "kind": "rumour"}), "memory record kind is unsupported"),
+        ("subject mode mismatch", dump({**base, "applicability": {"mode": "subject", "subject": "issue:sha256:" + "a" * 64}}),
+         "memory applicability subject must match anchor"),
+    ]
+
+
+def test_invalid_input_matrix(inited, tmp_path):
+    head = git(inited, "rev-parse", "HEAD")
+    before = refs_snapshot(inited)
+    keys_before = sorted(os.listdir(inited / ".git" / "hn" / "identities"))
+    for name, data, message in _cases(head):
+        f = tmp_path / "req.json"
+        f.write_bytes(data)
+        r = hn(inited, "memory", "record", "--input", str(f), "--json")
+        assert (r.code, r.err) == (1, f"git-hn: {message}\n"), name
+        assert r.out == "", name
+        # the same bytes on stdin
+        r = hn(inited, "memory", "record", "--input", "-", "--json", input=data)
+        assert r.err == f"git-hn: {message}\n", name
+    assert refs_snapshot(inited) == before
+    assert sorted(os.listdir(inited / ".git" / "hn" / "identities")) == keys_before
+
+
+def test_non_regular_input_file(inited, tmp_path):
+    before = refs_snapshot(inited)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (tmp_path, fifo, tmp_path / "missing.json"):
+        r = hn(inited, "memory", "record", "--input", str(path), "--json")
+        assert r.err == "git-hn: explicit input must be a regular file\n"
+    target = tmp_path / "real.json"
+    target.write_text(json.dumps(_base(git(inited, "rev-parse", "HEAD"))))
+    link = tmp_path / "link.json"
+    os.symlink(target, link)
+    assert hn(inited, "memory", "record", "--input", str(link), "--json").code == 0  # symlinks followed
+    assert refs_snapshot(inited) != before
+
+
+def test_unsorted_duplicate_topics_are_normalized_not_refused(inited, tmp_path):
+    req = {**_base(git(inited, "rev-parse", "HEAD")), "topics": ["Zeta ", "alpha", "ALPHA", "zeta"]}
+    f = tmp_path / "req.json"
+    f.write_text(json.dumps(req))
+    r = hn(inited, "memory", "record", "--input", str(f), "--json")
+    mid = r.json()["memoryId"]
+    shown = hn(inited, "memory", "show", mid, "--json").json()
+    assert shown["projection"]["data"]["topics"] == ["alpha", "zeta"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--path", "../x"], "memory anchor path is invalid"),
+    (["--path", "docs/../README.md"], "memory anchor path is invalid"),
+    (["--evidence", "sha1:" + "a" * 40], "memory record evidence is invalid"),
+    (["--topic", "a" * 129], "memory record topics are invalid"),
+    (["--topic", "é" * 64 + "x"], "memory record topics are invalid"),
+    (["--applies", "sometimes"], "memory applicability mode is unsupported"),
+    (["--stream", "sha256:ABC"], "memory stream is invalid"),
+    (["--subject", "issue:123"], "memory anchor subject is invalid"),
+    (["--outcome", "Failed"], "memory decision record has invalid fields"),
+])
+def test_invalid_flags_change_nothing(inited, args, message):
+    before = refs_snapshot(inited)
+    base = ["memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "x"]
+    if "--applies" in args:
+        base = base[:6] + base[8:]
+    r = hn(inited, *base, *args)
+    assert (r.code, r.err) == (1, f"git-hn: {message}\n")
+    assert refs_snapshot(inited) == before
+
+
+def test_limits_at_the_edge_through_flags(inited):
+    ok = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+            "--topic", "é" * 64, "--content", "é" * 32768)
+    assert ok.code == 0, ok.err
+    over = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "é" * 32768 + "a")
+    assert over.err == "git-hn: memory record content is invalid\n"

@@ -1,0 +1,141 @@
+"""CLI conventions (CONTRACT §0.5, §10.0, §10.1): one error line, exit 1, help, parity of parsers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from git_hn.cli import app as appmod
+from git_hn.cli import options
+from helpers import git, hn, hn_proc, refs_snapshot
+
+
+def test_help_and_version(tmp_path):
+    for args in ([], ["help"], ["-h"], ["--help"]):
+        r = hn(tmp_path, *args)
+        assert r.code == 0 and r.err == ""
+        assert r.out.startswith("usage: git hn <command>")
+        assert "git hn memory record --kind KIND --at REV --applies MODE [record fields]" in r.out
+    assert hn(tmp_path, "version").out.startswith("git-hn ")
+
+
+def test_plugin_is_found_by_git(repo):
+    r = hn_proc(repo, "-h")
+    assert r.code == 0 and r.out.startswith("usage: git hn <command>")
+    r = subprocess.run(["git-hn", "--help"], cwd=repo, capture_output=True)
+    assert r.returncode == 0 and r.stdout.startswith(b"usage: git hn <command>")
+
+
+def test_command_help_lists_options(repo):
+    r = hn(repo, "memory", "record", "--help")
+    assert r.code == 0, r.err
+    for opt in options.RECORD_OPTS:
+        assert opt.name in r.out
+    r = hn(repo, "memory", "show", "-h")
+    assert r.code == 0 and "MEMORY" in r.out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["frobnicate"], "unknown command \"frobnicate\"; run 'git hn help'"),
+    (["memory"], "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|digest|index>"),
+    (["memory", "frob"], 'unknown memory command "frob"'),
+    (["memory", "show", "--bogus"], "usage: git hn memory show MEMORY [--json]"),
+    (["memory", "show", "a", "b"], "usage: git hn memory show MEMORY [--json]"),
+    (["memory", "record", "--bogus"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"),
+    (["memory", "record", "--kind"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"),
+    (["memory", "record", "--json=yes"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"),
+    (["memory", "handoff", "--kind", "x"], "usage: git hn memory handoff --at REV --applies MODE --input FILE|- --json"),
+    (["init", "--name"], "usage: git hn init [--name NAME]"),
+    (["identity", "list", "--x"], "usage: git hn identity list"),
+])
+def test_usage_errors_are_one_line(inited, args, message):
+    before = refs_snapshot(inited)
+    r = hn(inited, *args)
+    assert (r.code, r.out, r.err) == (1, "", f"git-hn: {message}\n")
+    assert refs_snapshot(inited) == before
+
+
+def test_usage_error_through_real_process_has_no_click_hint(inited):
+    r = hn_proc(inited, "memory", "show", "--bogus")
+    assert (r.code, r.err) == (1, "git-hn: usage: git hn memory show MEMORY [--json]\n")
+    assert b"Try" not in r.err_bytes and b"Usage:" not in r.err_bytes
+
+
+def _typer_parse(argv):
+    """Parse with the typer/click command of ``memory record`` and return its values."""
+    cmd = appmod.click_command().commands["memory"].commands["record"]
+    ctx = cmd.make_context("record", list(argv))
+    params = dict(ctx.params)
+    positional = params.pop("positional") or []
+    for o in options.RECORD_OPTS:
+        if o.multiple:
+            params[o.dest] = list(params[o.dest] or [])
+    return params, list(positional)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "x"],
+    ["--kind=decision", "--at=HEAD", "--applies=exact", "positional"],
+    ["positional", "--kind", "decision", "--topic", "a", "--topic", "b", "--json"],
+    ["--content", "--json", "--kind", "k"],
+    ["--kind", "a", "--kind", "b", "--", "--not-an-option"],
+    ["--evidence", "git:1", "--path", "p", "--blob", "b", "--next-action", "n", "--allow-secret-shaped"],
+    ["--input", "-", "--json"],
+    ["-"],
+])
+def test_fast_parser_matches_typer(argv):
+    fast_values, fast_pos = options.parse(argv, options.RECORD_OPTS, "usage")
+    typer_values, typer_pos = _typer_parse(argv)
+    assert fast_values == typer_values
+    assert fast_pos == typer_pos
+
+
+def test_fast_and_typer_option_tables_agree():
+    cmd = appmod.click_command().commands["memory"].commands["record"]
+    names = sorted(n for p in cmd.params for n in getattr(p, "opts", []) if n.startswith("--"))
+    assert names == sorted(o.name for o in options.RECORD_OPTS)
+    multiple = sorted(p.opts[0] for p in cmd.params if getattr(p, "multiple", False))
+    assert multiple == sorted(o.name for o in options.RECORD_OPTS if o.multiple)
+
+
+def test_internal_error_prints_no_key_material(inited):
+    """An unexpected exception prints one line with its type only: no locals, no secrets."""
+    hn_dir = inited / ".git" / "hn"
+    actor = (hn_dir / "active").read_text()[:-1]
+    secret = json.loads((hn_dir / "identities" / f"{actor}.json").read_text())["privateKey"]
+    code = (
+        "import sys\n"
+        "from git_hn.store import append\n"
+        "def boom(*a, **k):\n"
+        "    seed = a[1].private_key\n"
+        "    raise RuntimeError('leak ' + seed)\n"
+        "append.append = boom\n"
+        "import git_hn.service.memory as m; m.append = boom\n"
+        "from git_hn.cli.main import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, "memory", "record", "--kind", "decision",
+                           "--at", "HEAD", "--applies", "exact", "--content", "x"],
+                          cwd=inited, capture_output=True, env=dict(os.environ))
+    assert proc.returncode == 1
+    assert proc.stderr == b"git-hn: internal error: RuntimeError\n"
+    assert secret.encode() not in proc.stdout + proc.stderr
+    assert b"Traceback" not in proc.stderr
+
+
+def test_typer_pretty_exceptions_are_off():
+    assert appmod.app.pretty_exceptions_enable is False
+    assert appmod.app.pretty_exceptions_show_locals is False
+
+
+def test_json_output_is_one_compact_line(inited):
+    r = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "exact", "--content", "x")
+    assert r.out.count("\n") == 1 and r.out.endswith("}\n") and ": " not in r.out
+    doc = json.loads(r.out)
+    assert list(doc) == ["version", "memoryId", "stream", "actor", "anchor"]
+    assert doc["anchor"] == {"commit": git(inited, "rev-parse", "HEAD")}

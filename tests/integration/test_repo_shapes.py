@@ -1,0 +1,93 @@
+"""SHA-1 and SHA-256 repositories, subdirectories, linked worktrees (CONTRACT §1.6, §2.2, §10.0)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from helpers import git, hn, make_repo
+from independent import verify_commit
+
+
+@pytest.mark.parametrize("fmt", ["sha1", "sha256"])
+def test_record_and_show_in_both_object_formats(tmp_path, fmt):
+    repo = make_repo(tmp_path / fmt, object_format=fmt, files={"README.md": "x\n", "src/a.py": "a\n"})
+    assert hn(repo, "init", "--name", "Fmt").code == 0
+    head = git(repo, "rev-parse", "HEAD")
+    assert len(head) == (64 if fmt == "sha256" else 40)
+    r = hn(repo, "memory", "record", "--json", "--kind", "verification", "--at", "HEAD",
+           "--applies", "descendants", "--path", "src/a.py", "--evidence", f"git:{head}",
+           "--content", "tests pass")
+    out = r.json()
+    assert out["anchor"]["commit"] == head
+    assert out["anchor"]["paths"][0]["blob"] == git(repo, "rev-parse", "HEAD:src/a.py")
+    shown = hn(repo, "memory", "show", out["memoryId"], "--json").json()
+    proj = shown["projection"]
+    assert (proj["applicability"], proj["evidence"]) == ("applicable", "resolved")
+    assert proj["evidenceDetails"] == [{"type": "git", "requested": head, "ownerId": out["memoryId"],
+                                        "status": "resolved", "reason": "exact-object"}]
+    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    assert verify_commit(repo, git(repo, "rev-parse", ref))["_id"] == out["memoryId"]
+
+
+def test_wrong_length_oid_is_a_probe_error_not_missing(tmp_path):
+    repo = make_repo(tmp_path / "r", object_format="sha256")
+    assert hn(repo, "init").code == 0
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--evidence", "git:" + "a" * 40, "--content", "sha1 evidence in a sha256 repo")
+    shown = hn(repo, "memory", "show", r.json()["memoryId"], "--json").json()
+    assert shown["projection"]["evidence"] == "invalid"
+    assert shown["projection"]["evidenceDetails"][0]["reason"] == "object-inspection-failed"
+
+
+def test_subdirectory_paths_are_repository_relative(tmp_path):
+    repo = make_repo(tmp_path / "r", files={"README.md": "top\n", "sub/README.md": "sub\n"})
+    assert hn(repo, "init").code == 0
+    r = hn(repo / "sub", "memory", "record", "--json", "--kind", "observation", "--at", "HEAD",
+           "--applies", "exact", "--path", "README.md", "--content", "from a subdirectory")
+    out = r.json()
+    assert out["anchor"]["paths"] == [{"path": "README.md", "blob": git(repo, "rev-parse", "HEAD:README.md")}]
+    assert hn(repo / "sub", "memory", "show", out["memoryId"]).code == 0
+
+
+def test_linked_worktree_shares_keys_and_streams(tmp_path):
+    repo = make_repo(tmp_path / "main")
+    assert hn(repo, "init", "--name", "Shared").code == 0
+    wt = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(wt))
+    (wt / "feature.txt").write_text("f\n")
+    git(wt, "add", "feature.txt")
+    git(wt, "commit", "-q", "-m", "feature")
+    r = hn(wt, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "descendants", "--content", "from the worktree")
+    out = r.json()
+    assert out["anchor"]["commit"] == git(wt, "rev-parse", "HEAD")
+    # identity lives in the common git directory, never in the worktree's own
+    assert not (repo / ".git" / "worktrees" / "wt" / "hn" / "identities").exists()
+    assert hn(wt, "identity", "show").out == hn(repo, "identity", "show").out
+    # the stream ref is shared: the main worktree sees and verifies it
+    shown = hn(repo, "memory", "show", out["memoryId"], "--json").json()
+    assert shown["projection"]["applicability"] == "inapplicable"  # main's HEAD lacks the anchor
+    assert hn(wt, "memory", "show", out["memoryId"], "--json").json()["projection"]["applicability"] \
+        == "applicable"
+
+
+def test_outside_a_repository(tmp_path):
+    r = hn(tmp_path, "identity", "show")
+    assert (r.code, r.err) == (1, "git-hn: not a git repository\n")
+    assert hn(tmp_path, "version").code == 0
+    assert hn(tmp_path, "-h").code == 0
+
+
+def test_unborn_head(tmp_path):
+    repo = tmp_path / "unborn"
+    git(tmp_path, "init", "-q", str(repo))
+    assert hn(repo, "init").code == 0
+    r = hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--content", "x")
+    assert r.err == "git-hn: revision HEAD is not a commit\n"
+    assert git(repo, "for-each-ref") == ""
+    assert json.loads((repo / ".git" / "hn" / "identities" / os.listdir(
+        repo / ".git" / "hn" / "identities")[0]).read_text())["version"] == 1
