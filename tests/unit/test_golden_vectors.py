@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from git_hn.core import chain, envelope, grammar, keys
+from git_hn.core import chain, envelope, grammar, keys, policy
 from git_hn.core.envelope import Anchor, Applicability, Envelope, PathAnchor, Record
 from git_hn.errors import ValidationError
 
@@ -309,6 +309,7 @@ def test_policy_missing_digest_hn():
     digest = "sha256:" + hashlib.sha256(b"hn-memory-policy-missing-v0").hexdigest()
     assert digest == v["memoryId"] == (
         "sha256:6c9545996ea1380092ff02dd230dbe273c29085f6079b24281a25f2de68e68dd")
+    assert policy.MISSING_DIGEST == v["memoryId"]  # the value git-hn uses (§6.4)
 
 
 def test_policy_missing_digest_nh_is_informational():
