@@ -28,8 +28,8 @@ from ..core.envelope import Envelope, Record
 from ..core.gostr import short_id
 from ..core.grammar import format_timestamp, local_ref, memory_id
 from ..core.limits import PROTOCOL
-from ..errors import ConflictError, GitError, HnError, ValidationError
-from . import headcache, streams
+from ..errors import ConflictError, HnError, ValidationError
+from . import headcache, objects, streams
 from .identity import Identity
 from .lock import stream_lock
 from .repo import Repo
@@ -164,26 +164,13 @@ def now_timestamp() -> str:
 
 def _write_commit(repo: Repo, ident: Identity, env: Envelope, payload: bytes, signature: str,
                   parent: str) -> str:
-    git = repo.git
-    m = git.out(["hash-object", "-w", "--stdin"], input=payload,
-                error="write memory payload: git hash-object failed")
-    s = git.out(["hash-object", "-w", "--stdin"], input=signature.encode("ascii"),
-                error="write memory signature: git hash-object failed")
-    tree = git.out(["mktree"], input=f"100644 blob {m}\tmemory.json\n100644 blob {s}\tsignature\n".encode(),
-                   error="write memory tree: git mktree failed")
-    email = f"{short_id(ident.actor)}@hn.invalid"
-    env_vars = {"GIT_AUTHOR_NAME": ident.name, "GIT_COMMITTER_NAME": ident.name,
-                "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_EMAIL": email,
-                "GIT_AUTHOR_DATE": env.timestamp, "GIT_COMMITTER_DATE": env.timestamp}
-    args = ["-c", "commit.gpgSign=false", "commit-tree", tree, "-m", f"hn memory {memory_id(payload)}"]
-    if parent:
-        args += ["-p", parent]
-    proc = git.run(args, env=env_vars)
-    if proc.returncode != 0:
-        from .git import first_line
-
-        raise GitError(f"write memory commit: {first_line(proc.stderr)}")
-    return proc.stdout.decode("ascii").strip()
+    """§4.1 steps 3–6 with one object-writing process (see ``objects``)."""
+    commit, objs = objects.memory_commit_objects(
+        payload, signature, parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
+        objects.timestamp_seconds(env.timestamp), f"hn memory {memory_id(payload)}",
+        repo.object_format)
+    objects.write_objects(repo, objs)
+    return commit
 
 
 def _compare_and_swap(repo: Repo, ref: str, new: str, old: str) -> None:

@@ -88,6 +88,16 @@ class Git:
             self._batch = _Batch(self, "--batch")
         return self._batch.read_many(oids)
 
+    def read_objects_bounded(self, oids: list[str], max_size: int) -> list[tuple[str, int, bytes | None] | None]:
+        """(type, size, content) per object; content is None when size exceeds ``max_size``.
+
+        An oversize object is drained from the pipe in chunks, never held in memory, so a hostile
+        object costs time but not memory, and no second process is needed to learn sizes first.
+        """
+        if self._batch is None:
+            self._batch = _Batch(self, "--batch")
+        return self._batch.read_many(oids, max_size)
+
     def object_info(self, name: str) -> tuple[str, str, int] | None:
         """(oid, type, size) for an object name, or None when it is missing."""
         if self._check is None:
@@ -149,27 +159,38 @@ class _Batch:
             raise GitError(f"git cat-file answered unexpectedly for {name}")
         return parts
 
-    def _read_one(self, name: str):
+    def _read_one(self, name: str, max_size: int | None = None):
         parts = self._header(name)
         if parts is None:
             return None
         if self.mode == "--batch-check":
             return parts[0].decode("ascii"), parts[1].decode("ascii"), int(parts[2])
         size = int(parts[2])
+        kind = parts[1].decode("ascii")
+        if max_size is not None and size > max_size:
+            left = size + 1
+            while left:
+                chunk = self.proc.stdout.read(min(left, 1 << 20))
+                if not chunk:
+                    raise GitError("git cat-file stopped unexpectedly")
+                left -= len(chunk)
+            return kind, size, None
         data = self.proc.stdout.read(size + 1)
         if len(data) != size + 1:
             raise GitError("git cat-file stopped unexpectedly")
-        return parts[1].decode("ascii"), data[:size]
+        if max_size is not None:
+            return kind, size, data[:size]
+        return kind, data[:size]
 
-    def read(self, name: str):
+    def read(self, name: str, max_size: int | None = None):
         self._send([name])
-        return self._read_one(name)
+        return self._read_one(name, max_size)
 
     info = read
 
-    def read_many(self, names: list[str]) -> list:
+    def read_many(self, names: list[str], max_size: int | None = None) -> list:
         if len(names) <= 1:
-            return [self.read(n) for n in names]
+            return [self.read(n, max_size) for n in names]
         # A writer thread keeps both pipes moving so that neither side blocks on a full buffer.
         errors = []
 
@@ -185,7 +206,7 @@ class _Batch:
         thread = threading.Thread(target=writer, daemon=True)
         thread.start()
         try:
-            return [self._read_one(n) for n in names]
+            return [self._read_one(n, max_size) for n in names]
         finally:
             thread.join()
 

@@ -17,6 +17,7 @@ from ..core import chain
 from ..core.chain import VerifiedMemory
 from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, local_ref,
                             parse_accepted_ref, parse_local_ref)
+from ..core.limits import LIMITS
 from ..errors import ValidationError
 from .repo import Repo
 
@@ -121,32 +122,18 @@ def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list
             blob_oids += [m, s]
         except ValidationError as exc:
             parsed.append(exc)
-    infos = iter(repo.git.object_infos(blob_oids))
-    sizes_ok: list = []
-    to_read: list[str] = []
-    for (commit, _tree), item in zip(commits, parsed):
-        if isinstance(item, ValidationError):
-            sizes_ok.append(item)
-            continue
-        mi, si = next(infos), next(infos)
-        try:
-            if mi is None or si is None or mi[1] != "blob" or si[1] != "blob":
-                raise ValidationError(f"memory commit {commit} has invalid tree entry")
-            chain.check_sizes(commit, mi[2], si[2])
-            sizes_ok.append(item)
-            to_read += list(item)
-        except ValidationError as exc:
-            sizes_ok.append(exc)
-    blobs = iter(repo.git.read_objects(to_read))
+    # Sizes come from the batch headers; an oversize blob is drained, never buffered (§4.2 step 3).
+    blobs = iter(repo.git.read_objects_bounded(blob_oids, LIMITS.max_memory_blob))
     out = []
-    for (commit, _tree), item in zip(commits, sizes_ok):
+    for (commit, _tree), item in zip(commits, parsed):
         if isinstance(item, ValidationError):
             raise ValidationError(f"memory source {ref}: {item.message}")
         payload, signature = next(blobs), next(blobs)
-        if payload is None or signature is None:
-            raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable or not a commit")
         try:
-            out.append(chain.check_memory(commit, payload[1], signature[1]))
+            if payload is None or signature is None or payload[0] != "blob" or signature[0] != "blob":
+                raise ValidationError(f"memory commit {commit} has invalid tree entry")
+            chain.check_sizes(commit, payload[1], signature[1])
+            out.append(chain.check_memory(commit, payload[2], signature[2]))
         except ValidationError as exc:
             raise ValidationError(f"memory source {ref}: {exc.message}") from None
     return out
