@@ -1,0 +1,146 @@
+"""CONTRACT §1.3: Go ``encoding/json`` Marshal (compact) and MarshalIndent (private files)."""
+
+from __future__ import annotations
+
+import pytest
+
+from git_hn.core.canonical import compact, compact_line, indented
+
+SHORT_ESCAPES = {0x08: b"\\b", 0x0C: b"\\f", 0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t"}
+
+
+def enc(s: str) -> bytes:
+    """The compact encoding of one string, without its quotes."""
+    out = compact(s)
+    assert out[:1] == b'"' and out[-1:] == b'"'
+    return out[1:-1]
+
+
+def test_quote_and_backslash():
+    assert enc('"') == b'\\"'
+    assert enc("\\") == b"\\\\"
+    assert enc('a"b\\c') == b'a\\"b\\\\c'
+
+
+@pytest.mark.parametrize("cp,escaped", sorted(SHORT_ESCAPES.items()))
+def test_short_escapes(cp, escaped):
+    assert enc(chr(cp)) == escaped
+
+
+def test_every_other_control_is_lowercase_u00xx():
+    for cp in range(0x20):
+        if cp in SHORT_ESCAPES:
+            continue
+        assert enc(chr(cp)) == b"\\u%04x" % cp, hex(cp)
+    assert enc("\x00") == b"\\u0000"
+    assert enc("\x1b") == b"\\u001b"
+    assert enc("\x1f") == b"\\u001f"
+    assert enc("\x0b") == b"\\u000b"
+
+
+def test_del_and_c1_controls_are_raw():
+    assert enc("\x7f") == b"\x7f"
+    assert enc("\x80") == b"\xc2\x80"
+    assert enc("\x9f") == b"\xc2\x9f"
+
+
+@pytest.mark.parametrize("ch,escaped", [("<", b"\\u003c"), (">", b"\\u003e"), ("&", b"\\u0026"),
+                                        ("\u2028", b"\\u2028"), ("\u2029", b"\\u2029")])
+def test_html_and_line_separator_escapes(ch, escaped):
+    assert enc(ch) == escaped
+    assert enc("a" + ch + "b") == b"a" + escaped + b"b"
+
+
+def test_non_ascii_is_raw_utf8_without_surrogate_pairs():
+    for s in ("é", "€", "世界", "😀", "\U0010ffff", "\ufffd", "\ufeff", "\u202e", "\u200b",
+              "\u00a0", "\u2027", "\u202a"):
+        assert enc(s) == s.encode("utf-8"), repr(s)
+    assert b"\\u" not in compact("😀 é 世界")
+    assert b"\\ud83d" not in compact("😀")
+
+
+def test_printable_ascii_is_raw():
+    text = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) not in '"\\<>&')
+    assert enc(text) == text.encode("ascii")
+    assert enc("/") == b"/"  # no escaping of the solidus
+    assert enc("'") == b"'"
+
+
+def test_compact_layout():
+    value = {"b": 1, "a": [1, "x", {}], "c": {"d": []}, "e": None, "f": True, "g": 18446744073709551615,
+             "h": 0}
+    assert compact(value) == \
+        b'{"b":1,"a":[1,"x",{}],"c":{"d":[]},"e":null,"f":true,"g":18446744073709551615,"h":0}'
+
+
+def test_compact_keeps_insertion_order_and_has_no_trailing_newline():
+    out = compact({"z": "1", "a": "2"})
+    assert out == b'{"z":"1","a":"2"}'
+    assert not out.endswith(b"\n")
+    assert b" " not in compact({"k": [1, 2, {"x": "y"}]})
+
+
+def test_compact_line_adds_exactly_one_newline():
+    assert compact_line({"a": "<"}) == b'{"a":"\\u003c"}\n'
+
+
+def test_mixed_string():
+    s = 'He said "<hi> & bye"\n\t\x00\x7f\u2028é😀'
+    assert enc(s) == (b'He said \\"\\u003chi\\u003e \\u0026 bye\\"\\n\\t\\u0000\x7f\\u2028'
+                      + "é😀".encode("utf-8"))
+
+
+def test_nan_and_infinity_are_refused():
+    for value in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(ValueError):
+            compact({"x": value})
+
+
+# ---------------------------------------------------------------------------------------------
+# MarshalIndent
+
+
+def test_indented_layout():
+    value = {"a": [], "b": {}, "c": [1, "x"], "d": None, "e": {"f": "<&>", "g": [{"h": 1}]}}
+    assert indented(value) == (
+        b'{\n'
+        b'  "a": [],\n'
+        b'  "b": {},\n'
+        b'  "c": [\n'
+        b'    1,\n'
+        b'    "x"\n'
+        b'  ],\n'
+        b'  "d": null,\n'
+        b'  "e": {\n'
+        b'    "f": "\\u003c\\u0026\\u003e",\n'
+        b'    "g": [\n'
+        b'      {\n'
+        b'        "h": 1\n'
+        b'      }\n'
+        b'    ]\n'
+        b'  }\n'
+        b'}\n'
+    )
+
+
+def test_indented_empty_containers_and_trailing_newline():
+    assert indented({}) == b"{}\n"
+    assert indented([]) == b"[]\n"
+    assert indented({"a": {}}) == b'{\n  "a": {}\n}\n'
+    assert indented([[]]) == b"[\n  []\n]\n"
+    out = indented({"k": "v"})
+    assert out.endswith(b"}\n") and not out.endswith(b"\n\n")
+
+
+def test_indented_uses_the_same_string_escaping():
+    s = "\x00\x1b\n\u2028\u2029é😀\x7f"
+    assert indented({"s": s}) == b'{\n  "s": ' + compact(s) + b"\n}\n"
+    assert indented({"s": s}) == b'{\n  "s": "\\u0000\\u001b\\n\\u2028\\u2029' + \
+        "é😀".encode("utf-8") + b'\x7f"\n}\n'
+
+
+def test_indented_separator_is_colon_space_and_no_trailing_spaces():
+    out = indented({"a": 1, "b": [1, 2]})
+    assert b'"a": 1,' in out
+    assert all(not line.endswith(b" ") for line in out.split(b"\n"))
+    assert all((len(line) - len(line.lstrip(b" "))) % 2 == 0 for line in out.split(b"\n"))

@@ -1,0 +1,280 @@
+"""CONTRACT §1.7 Go string semantics (pinned Unicode 15.0.0), §7.9 tokenizer, §0.5 sanitizers.
+
+The pinned-version tests must hold on every Python version: Python 3.11 ships Unicode 14.0,
+3.12 ships 15.0 and 3.13 ships 15.1, but git-hn never consults ``unicodedata`` at run time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from git_hn.core import _unicode15
+from git_hn.core.gostr import (
+    escape_bidi,
+    has_control,
+    is_blank,
+    one_line,
+    safe_text,
+    short_id,
+    to_lower,
+    tokens,
+    trim_space,
+    utf8_len,
+)
+
+GO_SPACE = ["\t", "\n", "\v", "\f", "\r", " ", "\u0085", "\u00a0", "\u1680", "\u2000", "\u2001",
+            "\u2002", "\u2003", "\u2004", "\u2005", "\u2006", "\u2007", "\u2008", "\u2009",
+            "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000"]
+
+
+# ---------------------------------------------------------------------------------------------
+# TrimSpace
+
+
+@pytest.mark.parametrize("ch", GO_SPACE)
+def test_trim_space_strips_go_space(ch):
+    assert trim_space(ch + "x" + ch) == "x"
+    assert trim_space(ch * 3) == ""
+    assert is_blank(ch)
+    assert trim_space("a" + ch + "b") == "a" + ch + "b"  # inner runes are kept
+
+
+@pytest.mark.parametrize("ch", ["\x1c", "\x1d", "\x1e", "\x1f", "\x00", "\x7f", "\u200b", "\u180e",
+                                "\ufeff", "\u2060", "\u00ad", "\x80", "\x9f", "\u3164"])
+def test_trim_space_keeps_non_go_space(ch):
+    assert trim_space(ch + "x" + ch) == ch + "x" + ch
+    assert not is_blank(ch)
+
+
+def test_python_strip_differs_for_information_separators():
+    # The reason for the explicit set: Python's str.strip() removes U+001C..U+001F.
+    assert "\x1cx\x1f".strip() == "x"
+    assert trim_space("\x1cx\x1f") == "\x1cx\x1f"
+
+
+def test_trim_space_only_the_go_set():
+    go = set(GO_SPACE)
+    for cp in range(0x3001):
+        ch = chr(cp)
+        assert (trim_space(ch) == "") is (ch in go), hex(cp)
+
+
+# ---------------------------------------------------------------------------------------------
+# ToLower
+
+
+@pytest.mark.parametrize("src,dst", [
+    ("ABC", "abc"), ("\u0130", "i"), ("\u0130STANBUL", "istanbul"), ("ΣΑΣ", "σασ"), ("ΟΔΟΣ", "οδοσ"),
+    ("\u212a", "k"), ("\u2126", "ω"), ("\u1e9e", "ß"), ("ß", "ß"), ("Ǆ", "ǆ"), ("ǅ", "ǆ"),
+    ("ÀÉÎ", "àéî"), ("Ⅻ", "ⅻ"), ("Ⓐ", "ⓐ"), ("\U00010400", "\U00010428"), ("世界", "世界"),
+    ("123 !?", "123 !?"), ("i", "i"), ("\u0049", "i"), ("ǈ", "ǉ"), ("ϴ", "θ"),
+])
+def test_to_lower_simple_mapping(src, dst):
+    assert to_lower(src) == dst
+
+
+def test_to_lower_differs_from_python_where_go_differs():
+    assert "ΣΑΣ".lower() == "σας" and to_lower("ΣΑΣ") == "σασ"      # no final sigma
+    assert "\u0130".lower() == "i\u0307" and to_lower("\u0130") == "i"  # one-to-one
+    assert len(to_lower("\u0130" * 5)) == 5
+
+
+def test_to_lower_is_length_preserving_on_all_bmp_letters():
+    text = "".join(chr(cp) for cp in range(0x10000) if not 0xD800 <= cp <= 0xDFFF)
+    assert len(to_lower(text)) == len(text)
+
+
+def test_lower_table_is_one_to_one():
+    assert len(_unicode15.LOWER_FROM) == len(_unicode15.LOWER_TO)
+    assert len(set(_unicode15.LOWER_FROM)) == len(_unicode15.LOWER_FROM)
+    assert _unicode15.UNICODE_VERSION == "15.0.0"
+
+
+# ---------------------------------------------------------------------------------------------
+# IsControl
+
+
+@pytest.mark.parametrize("cp", [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1B, 0x1C, 0x1F, 0x7F, 0x80, 0x85,
+                                0x9F])
+def test_control_is_cc(cp):
+    assert has_control(chr(cp))
+    assert has_control("abc" + chr(cp) + "def")
+
+
+@pytest.mark.parametrize("ch", [" ", "a", "\u00a0", "\u00ad", "\u200b", "\u200e", "\u202e",
+                                "\u2028", "\u2029", "\u2066", "\ufeff", "\ufffd", "\U000e0001",
+                                "\ue000", "\u0600"])
+def test_format_and_other_characters_are_not_control(ch):
+    assert not has_control(ch)
+
+
+def test_control_set_exactly():
+    for cp in range(0x200):
+        assert has_control(chr(cp)) is (cp <= 0x1F or 0x7F <= cp <= 0x9F), hex(cp)
+
+
+# ---------------------------------------------------------------------------------------------
+# §7.9 tokenizer
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("cafe\u0301", ["cafe"]),                  # decomposed é: the combining mark is a boundary
+    ("caf\u00e9", ["café"]),                   # precomposed stays in the word
+    ("e\u0301x", ["e", "x"]),
+    ("世界", ["世界"]),                          # no segmentation inside CJK runs
+    ("世界 和平", ["世界", "和平"]),
+    ("b a B A", ["a", "b"]),                   # lowercased, sorted, unique
+    ("Zeta alpha ALPHA", ["alpha", "zeta"]),
+    ("ΣΑΣ", ["σασ"]),
+    ("\u0130stanbul", ["istanbul"]),
+    ("foo_bar", ["bar", "foo"]),
+    ("don't stop-now", ["don", "now", "stop", "t"]),
+    ("x² ½ ٣", ["x²", "½", "٣"]),              # N* (No, Nd) are word runes
+    ("Ⅻ", ["ⅻ"]),                              # Nl
+    ("a\u200bb", ["a", "b"]),                  # format characters split
+    ("a\u00a0b\tc\nd", ["a", "b", "c", "d"]),
+    ("ǅ", ["ǆ"]),                              # Lt
+    ("ʰ", ["ʰ"]),                              # Lm
+    ("", []),
+    ("!!! ... ---", []),
+    ("\x00a\x1fb", ["a", "b"]),
+    ("memory\narchitecture\nmemory", ["architecture", "memory"]),
+])
+def test_tokens(text, expected):
+    assert tokens(text) == expected
+
+
+def test_tokens_sort_by_code_point_equals_bytewise():
+    out = tokens("z é a \U00010428 \uff41")
+    assert out == sorted(out, key=lambda s: s.encode("utf-8"))
+    assert out == ["a", "z", "é", "ａ", "\U00010428"]
+
+
+# Pinned Unicode 15.0.0 — independent of the interpreter's unicodedata.
+
+
+def test_u31350_is_a_letter_in_unicode_15():
+    # CJK Unified Ideographs Extension H (added in Unicode 15.0).
+    assert tokens("\U00031350") == ["\U00031350"]
+    assert tokens("a\U00031350b") == ["a\U00031350b"]
+
+
+def test_u2ebf0_is_not_a_letter_in_unicode_15():
+    # CJK Unified Ideographs Extension I (added in Unicode 15.1): unassigned in 15.0.
+    assert tokens("\U0002ebf0") == []
+    assert tokens("a\U0002ebf0b") == ["a", "b"]
+
+
+@pytest.mark.parametrize("ch", ["\U00011f04", "\U0001e4d0", "\U0001e030", "\U0001d2c0", "\U0001e4f0"])
+def test_other_unicode_15_additions_are_word_runes(ch):
+    # Kawi letter, Nag Mundari letter and digit, Cyrillic modifier letter, Kaktovik numeral.
+    assert tokens(ch) == [ch]
+
+
+@pytest.mark.parametrize("ch", ["\U00031350", "\U00011f04", "\U0001e4d0"])
+def test_pinned_letters_regardless_of_python(ch):
+    import unicodedata
+
+    # On Python 3.11 (Unicode 14.0) these are unassigned; the tables must still say "letter".
+    if unicodedata.unidata_version < "15.0.0":
+        assert unicodedata.category(ch) == "Cn"
+    assert tokens("x" + ch) == ["x" + ch]
+
+
+def test_pinned_non_letter_regardless_of_python():
+    import unicodedata
+
+    if unicodedata.unidata_version >= "15.1.0":  # pragma: no cover - depends on the interpreter
+        assert unicodedata.category("\U0002ebf0") == "Lo"
+    assert tokens("x\U0002ebf0") == ["x"]
+
+
+# ---------------------------------------------------------------------------------------------
+# §0.5 sanitizers
+
+
+def test_one_line_replaces_every_cc_with_space():
+    assert one_line("a\nb\tc\rd\x00e\x1bf\x1fg\x7fh\x80i\x85j\x9fk") == "a b c d e f g h i j k"
+    src = "keep \u00a0\u200b\u202e\u2028é世界"
+    assert one_line(src) == src
+    assert len(one_line("\x00" * 7)) == 7
+
+
+def test_one_line_every_control():
+    for cp in list(range(0x20)) + list(range(0x7F, 0xA0)):
+        assert one_line("x" + chr(cp) + "y") == "x y"
+
+
+def test_safe_text_keeps_newline_and_tab():
+    assert safe_text("a\nb\tc") == "a\nb\tc"
+    assert safe_text("a\rb\x00c\x1bd\x7fe\x85f\x9fg\x0bh\x0ci") == \
+        "a\ufffdb\ufffdc\ufffdd\ufffde\ufffdf\ufffdg\ufffdh\ufffdi"
+    assert safe_text("\u202e\u00a0é") == "\u202e\u00a0é"
+
+
+def test_safe_text_every_control():
+    for cp in list(range(0x20)) + list(range(0x7F, 0xA0)):
+        expected = chr(cp) if cp in (0x09, 0x0A) else "\ufffd"
+        assert safe_text(chr(cp)) == expected, hex(cp)
+
+
+@pytest.mark.parametrize("cp", [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068,
+                                0x2069])
+def test_escape_bidi(cp):
+    assert escape_bidi("a" + chr(cp) + "b") == "a\\u{%x}b" % cp
+    assert escape_bidi(chr(cp)) == "\\u{%x}" % cp
+
+
+def test_escape_bidi_lowercase_hex_and_only_the_listed_controls():
+    assert escape_bidi("\u202e") == "\\u{202e}"
+    for ch in ("\u200e", "\u200f", "\u061c", "\u2065", "\u2029", "\u206a", "\u2029", "é"):
+        assert escape_bidi(ch) == ch
+    assert escape_bidi("x\u202ey\u2066z") == "x\\u{202e}y\\u{2066}z"
+
+
+def test_sanitizers_compose_for_human_output():
+    hostile = "evil\x1b[31m\u202eTXT.exe\n"
+    assert escape_bidi(one_line(hostile)) == "evil [31m\\u{202e}TXT.exe "
+
+
+def test_utf8_len_and_short_id():
+    assert utf8_len("é") == 2 and utf8_len("€") == 3 and utf8_len("😀") == 4 and utf8_len("") == 0
+    assert short_id("sha256:0123456789abcdef") == "0123456789ab"
+    assert short_id("0123456789abcdef") == "0123456789ab"
+    assert short_id("abc") == "abc"
+
+
+# ---------------------------------------------------------------------------------------------
+# The pinned tables against the interpreter's database where both must agree
+
+
+def _stable_code_points():
+    """Code points whose class is the same in Unicode 14.0 through 15.1: Basic Latin to Armenian,
+    Latin/Greek Extended, and the core CJK block."""
+    return list(range(0x590)) + list(range(0x1E00, 0x2000)) + list(range(0x4E00, 0xA000))
+
+
+def test_simple_lowercase_matches_python_except_dotted_capital_i():
+    import unicodedata
+
+    points = _stable_code_points()
+    if unicodedata.unidata_version <= "15.0.0":
+        points = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF
+                  and unicodedata.category(chr(cp)) != "Cn"]
+    for cp in points:
+        ch = chr(cp)
+        expected = "i" if cp == 0x130 else ch.lower()
+        assert to_lower(ch) == expected, hex(cp)
+
+
+def test_letter_number_class_matches_python_on_assigned_code_points():
+    import unicodedata
+
+    points = _stable_code_points()
+    if unicodedata.unidata_version <= "15.0.0":
+        points = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF
+                  and unicodedata.category(chr(cp)) != "Cn"]
+    for cp in points:
+        ch = chr(cp)
+        word = unicodedata.category(ch)[0] in "LN"
+        assert (tokens(ch) == [to_lower(ch)]) is word, hex(cp)
