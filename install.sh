@@ -22,7 +22,7 @@ done
 
 find_python() {
   local c
-  for c in "${PYTHON:-}" python3.13 python3.12 python3.11 python3; do
+  for c in "${PYTHON:-}" python3 python3.13 python3.12 python3.11; do
     [ -n "$c" ] || continue
     if command -v "$c" >/dev/null 2>&1 &&
        "$c" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then

@@ -11,6 +11,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 VECTORS = HERE / "vectors"
+# pip's cache of the real user (captured at import, before fixtures replace HOME), so that the
+# install test does not download every dependency again
+REAL_PIP_CACHE = os.environ.get("PIP_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "pip")
 
 
 def git(cwd, *args, input: bytes | None = None, check: bool = True, env: dict | None = None) -> str:

@@ -1,0 +1,40 @@
+"""install.sh on a fresh machine (an empty HOME and virtual environment), then ``git hn demo``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from helpers import REAL_PIP_CACHE
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_install_into_empty_environment_then_demo(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
+    bindir = str(ROOT / ".venv" / "bin")
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != bindir)
+    env.update({"HOME": str(home), "GIT_HN_HOME": str(tmp_path / "hn"),
+                "GIT_HN_BIN": str(tmp_path / "bin"), "GIT_HN_MAN": str(tmp_path / "man"),
+                "PIP_CACHE_DIR": REAL_PIP_CACHE})
+    for _ in range(2):  # idempotent: a second run over the first install works too
+        proc = subprocess.run([str(ROOT / "install.sh")], env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert proc.returncode == 0, proc.stderr
+    link = tmp_path / "bin" / "git-hn"
+    assert link.is_symlink() and os.access(link, os.X_OK)
+    env["PATH"] = str(tmp_path / "bin") + os.pathsep + env["PATH"]
+    demo = subprocess.run(["git", "hn", "demo"], env=env, capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert demo.returncode == 0, demo.stderr
+    assert "$ git hn memory record --kind decision" in demo.stdout
+    assert "Memory refs written" in demo.stdout
+    assert "refs/hn/memory/" in demo.stdout
+    # the installed package is the copy in GIT_HN_HOME, not this checkout
+    where = subprocess.run([str(tmp_path / "hn" / "venv" / "bin" / "python"), "-c",
+                            "import git_hn, os; print(os.path.dirname(git_hn.__file__))"],
+                           env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert where.stdout.strip().startswith(str(tmp_path / "hn" / "venv"))
