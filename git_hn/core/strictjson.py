@@ -220,7 +220,7 @@ def read_document(data: bytes, *, prefix: str, max_bytes: int, fold_keys: bool =
     except JsonSyntaxError as exc:
         cause = str(exc)
         if cause.startswith("duplicate JSON field"):
-            raise error(prefix + cause) from None
+            raise error(prefix + _cut(cause)) from None
         raise error(prefix + "invalid JSON: " + _cut(cause)) from None
     return value
 
