@@ -28,8 +28,10 @@ def _typer(**kw) -> typer.Typer:
 app = _typer(help="Signed, verifiable project memory carried by Git (hn-memory/0).")
 identity_app = _typer(help="Show and list local identities.")
 memory_app = _typer(help="Record, correct, inspect and recall memory.")
+policy_app = _typer(help="Show the trust policy at a commit.")
 app.add_typer(identity_app, name="identity")
 app.add_typer(memory_app, name="memory")
+app.add_typer(policy_app, name="policy")
 
 # Usage text per command path (CONTRACT §10.1 table).
 USAGE = {
@@ -40,14 +42,21 @@ USAGE = {
     "git hn memory record": "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT",
     "git hn memory handoff": "usage: git hn memory handoff --at REV --applies MODE --input FILE|- --json",
     "git hn memory show": "usage: git hn memory show MEMORY [--json]",
+    "git hn memory supersede": "usage: git hn memory supersede MEMORY [record fields]",
+    "git hn memory retract": "usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]",
+    "git hn memory challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]",
+    "git hn memory recall": "usage: git hn memory recall [filters] [bounds] [--json]",
+    "git hn policy": "usage: git hn policy show [REV] [--json]",
+    "git hn policy show": "usage: git hn policy show [REV] [--json]",
     "git hn demo": "usage: git hn demo",
 }
 
 
-def _table_command(group: typer.Typer, name: str, opts, help_text: str, body):
+def _table_command(group: typer.Typer, name: str, opts, help_text: str, body,
+                   metavar: str = "[CONTENT]"):
     """Register a command whose options come from an ``options`` table."""
     params = [inspect.Parameter("positional", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                default=typer.Argument(None, metavar="[CONTENT]", show_default=False),
+                                default=typer.Argument(None, metavar=metavar, show_default=False),
                                 annotation=Optional[List[str]])]
     for o in opts:
         if o.metavar is None:
@@ -81,6 +90,71 @@ _table_command(memory_app, "record", options.RECORD_OPTS,
 _table_command(memory_app, "handoff", options.HANDOFF_OPTS,
                "Record a session handoff (completed, assumptions, blockers, next actions).",
                lambda v, p: commands.record_command(v, p, handoff=True))
+
+
+_table_command(memory_app, "supersede", options.RECORD_OPTS,
+               "Replace one of your memories with a corrected record (the old one stays in history).",
+               commands.supersede_command, metavar="MEMORY [CONTENT]")
+
+
+@memory_app.command("retract", context_settings=CTX)
+def retract(memory: Optional[str] = typer.Argument(None, metavar="MEMORY", help="full memory ID"),
+            reason: Optional[str] = typer.Option(None, "--reason", metavar="REASON",
+                                                 help="token such as incorrect or obsolete"),
+            stream: Optional[str] = typer.Option(None, "--stream", metavar="ID", help="full stream ID"),
+            json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+    """Retract one of your memories."""
+    return commands.lifecycle_command("retract", memory, reason, [], stream, json)
+
+
+@memory_app.command("challenge", context_settings=CTX)
+def challenge(memory: Optional[str] = typer.Argument(None, metavar="MEMORY", help="full memory ID"),
+              reason: Optional[str] = typer.Option(None, "--reason", metavar="REASON",
+                                                   help="token such as evidence-mismatch"),
+              evidence: Optional[List[str]] = typer.Option(None, "--evidence", metavar="TYPED-ID",
+                                                           help="typed evidence (repeatable)"),
+              stream: Optional[str] = typer.Option(None, "--stream", metavar="ID", help="full stream ID"),
+              json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+    """Challenge another actor's memory; the challenge stays visible beside it."""
+    return commands.lifecycle_command("challenge", memory, reason, evidence or [], stream, json)
+
+
+def _opt(name, metavar, help_text, multiple=False):
+    return typer.Option(None, name, metavar=metavar, help=help_text, show_default=False)
+
+
+@memory_app.command("recall", context_settings=CTX)
+def recall(
+    at: Optional[str] = _opt("--at", "REV", "query commit (default HEAD)"),
+    subject: Optional[str] = _opt("--subject", "ID", "typed subject"),
+    path: Optional[str] = _opt("--path", "P", "anchored repository-relative path"),
+    topic: Optional[List[str]] = _opt("--topic", "T", "topic (repeatable; all must match)"),
+    kind: Optional[List[str]] = _opt("--kind", "K", "kind (repeatable)"),
+    actor: Optional[List[str]] = _opt("--actor", "A", "full actor fingerprint (repeatable)"),
+    lifecycle: Optional[List[str]] = _opt("--lifecycle", "L", "lifecycle class (repeatable) or all"),
+    trust: Optional[List[str]] = _opt("--trust", "T", "trust class (repeatable)"),
+    query: Optional[str] = _opt("--query", "TEXT", "lexical terms (all must match)"),
+    max_records: Optional[str] = _opt("--max-records", "N", "at most N records (default 20)"),
+    max_content_bytes: Optional[str] = _opt("--max-content-bytes", "N",
+                                            "at most N bytes of encoded content (default 65536)"),
+    cursor: Optional[str] = _opt("--cursor", "C", "continuation cursor"),
+    include_untrusted: bool = typer.Option(False, "--include-untrusted",
+                                           help="also return memories the policy does not qualify"),
+    json: bool = typer.Option(False, "--json", help="print one line of JSON"),
+    input: Optional[str] = _opt("--input", "FILE|-", "strict version-0 recall request (needs --json)"),
+) -> int:
+    """Recall a bounded, deterministic set of memories for an agent's context."""
+    return commands.recall_command(dict(
+        at=at, subject=subject, path=path, topic=topic, kind=kind, actor=actor, lifecycle=lifecycle,
+        trust=trust, query=query, max_records=max_records, max_content_bytes=max_content_bytes,
+        cursor=cursor, include_untrusted=include_untrusted, json=json, input=input))
+
+
+@policy_app.command("show", context_settings=CTX)
+def policy_show(rev: Optional[str] = typer.Argument(None, metavar="REV", help="commit (default HEAD)"),
+                json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+    """Print the memory section of .hn/policy.json at a commit, and its digest."""
+    return commands.policy_show_command(rev, json)
 
 
 @memory_app.command("show", context_settings=CTX)

@@ -100,3 +100,124 @@ def demo_command() -> int:
 
     run_demo(render.lines)
     return 0
+
+
+SUPERSEDE_USAGE = "usage: git hn memory supersede MEMORY [record fields]"
+RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
+
+
+def _emit_result(result, as_json: bool) -> int:
+    from ..service import memory as service
+
+    if as_json:
+        render.json_line(service.result_json(result))
+    else:
+        render.lines(service.result_lines(result))
+    return 0
+
+
+def parse_int(value: str | None, usage: str) -> int | None:
+    """Decimal integers only; non-integers and values above 2^63-1 are usage errors (§10.1)."""
+    if value is None:
+        return None
+    text = value.strip()
+    body = text[1:] if text[:1] in "+-" else text
+    if not body.isdigit() or not body.isascii():
+        raise UsageError(usage)
+    n = int(text)
+    if n > 2**63 - 1 or n < -(2**63):
+        raise UsageError(usage)
+    return n
+
+
+def supersede_command(values: dict, positional: list[str]) -> int:
+    from ..core.grammar import is_digest_id
+    from ..service import lifecycle
+    from ..service.requests import RecordFlags, read_explicit, request_from_flags, request_from_input
+    from ..store.repo import open_repo
+
+    if not positional or not is_digest_id(positional[0]):
+        raise UsageError(SUPERSEDE_USAGE)
+    target, rest = positional[0], positional[1:]
+    flags = RecordFlags(**{k: values[k] for k in RECORD_FIELD_DESTS if k in values}, positional=rest)
+    if values.get("input") is not None:
+        extra = flags.items()
+        if any(v not in (None, []) for v in extra.values()):
+            raise InputError("--input cannot be combined with record flags or positional content")
+        if not values.get("json"):
+            raise InputError("--input requires --json")
+        repo = open_repo()
+        req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request))
+        result = lifecycle.supersede(repo, target, req, from_input=True)
+    else:
+        repo = open_repo()
+        req = request_from_flags(repo, flags)
+        result = lifecycle.supersede(repo, target, req)
+    return _emit_result(result, bool(values.get("json")))
+
+
+def lifecycle_command(operation: str, target: str | None, reason: str | None, evidence: list[str],
+                      stream: str | None, as_json: bool) -> int:
+    from ..core.grammar import is_digest_id
+    from ..service import lifecycle
+    from ..store.repo import open_repo
+
+    usage = f"usage: git hn memory {operation} MEMORY --reason REASON [--evidence TYPED-ID]"
+    if target is None or not is_digest_id(target) or reason is None:
+        raise UsageError(usage)
+    repo = open_repo()
+    if operation == "retract":
+        result = lifecycle.retract(repo, target, reason, stream)
+    else:
+        result = lifecycle.challenge(repo, target, reason, evidence, stream)
+    return _emit_result(result, as_json)
+
+
+RECALL_FILTERS = ("at", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust", "query",
+                  "max_records", "max_content_bytes", "cursor", "include_untrusted")
+
+
+def recall_command(values: dict) -> int:
+    from ..core import recall as core
+    from ..service import recall as service
+    from ..service.requests import read_explicit
+    from ..store.repo import open_repo
+
+    if values.get("input") is not None:
+        if not values.get("json") or any(values.get(k) not in (None, [], False) for k in RECALL_FILTERS):
+            raise InputError("--input requires --json and cannot be combined with recall flags")
+        repo = open_repo()
+        req, _at = core.parse_request(read_explicit(values["input"], LIMITS.max_request))
+        doc = service.recall(repo, req, from_input=True)
+    else:
+        max_records = parse_int(values.get("max_records"), RECALL_USAGE)
+        max_content = parse_int(values.get("max_content_bytes"), RECALL_USAGE)
+        req = core.RecallRequest(
+            at_commit=values.get("at") or "HEAD", subject=values.get("subject") or "",
+            path=values.get("path") or "", topic=tuple(values.get("topic") or ()),
+            kind=tuple(values.get("kind") or ()), actor=tuple(values.get("actor") or ()),
+            lifecycle=tuple(values.get("lifecycle") or ()), trust=tuple(values.get("trust") or ()),
+            query=values.get("query") or "",
+            max_records=core.DEFAULT_MAX_RECORDS if max_records is None else max_records,
+            max_content_bytes=core.DEFAULT_MAX_CONTENT if max_content is None else max_content,
+            cursor=values.get("cursor") or "", include_untrusted=bool(values.get("include_untrusted")))
+        repo = open_repo()
+        doc = service.recall(repo, req)
+    if values.get("json"):
+        render.json_line(doc)
+    else:
+        render.lines(core.human_lines(doc))
+    return 0
+
+
+def policy_show_command(rev: str | None, as_json: bool) -> int:
+    from ..service import recall as service
+    from ..store.repo import open_repo
+
+    repo = open_repo()
+    doc = service.policy_show(repo, rev or "HEAD")
+    if as_json:
+        render.json_line(doc)
+    else:
+        render.lines(service.policy_lines(doc))
+    return 0

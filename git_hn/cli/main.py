@@ -25,7 +25,12 @@ git hn identity show|list|public
 git hn memory record --kind KIND --at REV --applies MODE [record fields]
 git hn memory record --input FILE|- --json
 git hn memory handoff --at REV --applies MODE --input FILE|- --json
+git hn memory supersede MEMORY [record fields]
+git hn memory retract MEMORY --reason REASON
+git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]...
 git hn memory show MEMORY [--json]
+git hn memory recall [filters] [bounds] [--json]
+git hn policy show [REV] [--json]
 git hn demo
 git hn version
 
@@ -35,12 +40,13 @@ Run 'git hn <command> -h' for the options of a command.
 GROUPS = {
     "identity": ({"show", "list", "public"}, "usage: git hn identity <show|list|public>",
                  'unknown identity command "{}"'),
-    "memory": ({"record", "handoff", "show"},
+    "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall"},
                "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|"
                "digest|index>",
                'unknown memory command "{}"'),
+    "policy": ({"show"}, "usage: git hn policy show [REV] [--json]", 'unknown policy command "{}"'),
 }
-TOP = {"init", "identity", "memory", "demo", "version", "help"}
+TOP = {"init", "identity", "memory", "policy", "demo", "version", "help"}
 HELP = ("-h", "--help")
 
 

@@ -1,0 +1,338 @@
+"""Bounded recall (CONTRACT §7): request normalization, query digest, cursors, filtering,
+ordering and paging over projected rows, and the output document.
+
+Pure: rows come in already projected (index-row form, §8.2) and the source fingerprint and policy
+digest are passed in. Recall is read-only by construction: nothing here can fetch, execute, write a
+ref or change a policy.
+
+Two defences live here. *Context flooding*: the answer is bounded both in records and in encoded
+content bytes, measured exactly, and a record that does not fit is never cut (a truncated memory
+could change its meaning), so recall fails instead and asks for an explicit bound. *Cursor
+replay across contexts*: a cursor is bound by digest to the normalized request, the exact sources
+and the policy, so it cannot be replayed against other filters, bounds, refs or trust settings.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import NamedTuple
+
+from ..errors import InputError
+from . import canonical
+from .gostr import has_control, tokens
+from .grammar import is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
+from .limits import KINDS, LIMITS, WARNING
+from .projection import APPLICABILITY_RANK, LIFECYCLE_RANK, LIFECYCLES, TRUSTS
+from .strictjson import JsonFloat, read_document
+
+DEFAULT_MAX_RECORDS = 20
+DEFAULT_MAX_CONTENT = 65_536
+QUERY_DOMAIN = "hn-memory-recall-query-v0"
+CURSOR_DOMAIN = b"hn-memory-recall-cursor-v0"
+SOURCE_DOMAIN = b"hn-memory-index-source-v0"
+
+
+class RecallRequest(NamedTuple):
+    at_commit: str
+    subject: str = ""
+    path: str = ""
+    topic: tuple[str, ...] = ()
+    kind: tuple[str, ...] = ()
+    actor: tuple[str, ...] = ()
+    lifecycle: tuple[str, ...] = ()
+    trust: tuple[str, ...] = ()
+    query: str = ""
+    max_records: int = DEFAULT_MAX_RECORDS
+    max_content_bytes: int = DEFAULT_MAX_CONTENT
+    cursor: str = ""
+    include_untrusted: bool = False
+
+
+def _sorted_unique(items) -> tuple[str, ...]:
+    return tuple(sorted(set(items), key=lambda s: s.encode("utf-8", "surrogatepass")))
+
+
+def normalize(req: RecallRequest) -> RecallRequest:
+    """CONTRACT §7.4, in order."""
+    if req.max_records <= 0 or req.max_content_bytes <= 0:
+        raise InputError("recall bounds must be positive")
+    topics = _sorted_unique(normalize_topic(t) for t in req.topic)
+    kinds, actors = _sorted_unique(req.kind), _sorted_unique(req.actor)
+    lifecycles, trusts = _sorted_unique(req.lifecycle), _sorted_unique(req.trust)
+    if lifecycles == ("all",):
+        lifecycles = ()
+    elif not lifecycles:
+        lifecycles = ("active",)
+    elif "all" in lifecycles:
+        raise InputError("invalid lifecycle filter")
+    if not trusts and not req.include_untrusted:
+        trusts = ("qualified",)
+    if not all(is_topic(t, LIMITS.max_topic) for t in topics):
+        raise InputError("invalid topic filter")
+    if not all(k in KINDS for k in kinds):
+        raise InputError("invalid kind filter")
+    if not all(is_actor(a) for a in actors):
+        raise InputError("invalid actor filter")
+    if not all(lc in LIFECYCLES for lc in lifecycles):
+        raise InputError("invalid lifecycle filter")
+    if not all(t in TRUSTS for t in trusts):
+        raise InputError("invalid trust filter")
+    if req.subject and not is_typed_subject(req.subject):
+        raise InputError("invalid subject filter")
+    if req.path and not is_path(req.path, LIMITS.max_path):
+        raise InputError("invalid path filter")
+    try:
+        req.query.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError("recall query must be valid UTF-8") from None
+    return req._replace(topic=topics, kind=kinds, actor=actors, lifecycle=lifecycles, trust=trusts)
+
+
+def request_json(req: RecallRequest, with_cursor: bool = True) -> dict:
+    """The §7.3 key order (also the query-digest encoding)."""
+    out = {"version": 0, "atCommit": req.at_commit}
+    if req.subject:
+        out["subject"] = req.subject
+    if req.path:
+        out["path"] = req.path
+    for key, value in (("topic", req.topic), ("kind", req.kind), ("actor", req.actor),
+                       ("lifecycle", req.lifecycle), ("trust", req.trust)):
+        if value:
+            out[key] = list(value)
+    if req.query:
+        out["query"] = req.query
+    out["maxRecords"] = req.max_records
+    out["maxContentBytes"] = req.max_content_bytes
+    if with_cursor and req.cursor:
+        out["cursor"] = req.cursor
+    if req.include_untrusted:
+        out["includeUntrusted"] = True
+    return out
+
+
+def source_fingerprint(policy_digest: str, sources: list[tuple[str, str]]) -> str:
+    """CONTRACT §8.3: length-prefixed domain, policy digest, then (ref, head) pairs in order."""
+    h = hashlib.sha256()
+    for part in (SOURCE_DOMAIN, policy_digest.encode()):
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    for ref, head in sorted(sources):
+        for part in (ref.encode(), head.encode()):
+            h.update(len(part).to_bytes(8, "big"))
+            h.update(part)
+    return "sha256:" + h.hexdigest()
+
+
+def query_digest(req: RecallRequest, fingerprint: str, policy_digest: str) -> str:
+    doc = {"domain": QUERY_DOMAIN, "request": request_json(req, with_cursor=False),
+           "sourceFingerprint": fingerprint, "policyDigest": policy_digest}
+    return "sha256:" + hashlib.sha256(canonical.compact(doc)).hexdigest()
+
+
+def encode_cursor(digest: str, last_id: str) -> str:
+    payload = canonical.compact({"version": 0, "queryDigest": digest, "lastMemoryId": last_id})
+    check = hashlib.sha256(CURSOR_DOMAIN + b"\x00" + payload).hexdigest()
+    return base64.urlsafe_b64encode(payload).decode("ascii").rstrip("=") + "." + check
+
+
+def decode_cursor(cursor: str, digest: str) -> str:
+    """The ``lastMemoryId`` of a cursor made for exactly this query (CONTRACT §7.10)."""
+    malformed = InputError("malformed recall cursor")
+    body, dot, check = cursor.partition(".")
+    if not dot or len(check) != 64:
+        raise malformed
+    try:
+        if len(body) % 4 == 1 or not body.isascii():
+            raise ValueError
+        payload = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    except ValueError:
+        raise malformed from None
+    if len(payload) > LIMITS.max_cursor_payload or base64.urlsafe_b64encode(payload).decode().rstrip("=") != body:
+        raise malformed
+    if hashlib.sha256(CURSOR_DOMAIN + b"\x00" + payload).hexdigest() != check:
+        raise InputError("invalid recall cursor checksum")
+    try:
+        doc = read_document(payload, prefix="", max_bytes=LIMITS.max_cursor_payload, error=InputError)
+    except InputError:
+        raise malformed from None
+    if not isinstance(doc, dict) or set(doc) - {"version", "queryDigest", "lastMemoryId"}:
+        raise malformed
+    version, qd, last = doc.get("version"), doc.get("queryDigest"), doc.get("lastMemoryId")
+    if (isinstance(version, bool) or version != 0 or isinstance(version, JsonFloat)
+            or not isinstance(last, str) or not is_digest_id(last) or not isinstance(qd, str)):
+        raise malformed
+    if qd != digest:
+        raise InputError("recall cursor does not match the normalized query, sources, policy, or bounds")
+    return last
+
+
+def row_tokens(row: dict) -> list[str]:
+    data = row["data"]
+    return tokens(data["content"] + "\n" + "\n".join(data["topics"]))
+
+
+def _order_key(row: dict):
+    ts = row["signedTimestamp"].encode("utf-8")
+    return (APPLICABILITY_RANK.get(row["applicability"], 3), LIFECYCLE_RANK.get(row["lifecycle"], 4),
+            bytes(255 - b for b in ts) + b"\xff", row["id"])
+
+
+def order(rows: list[dict]) -> list[dict]:
+    """CONTRACT §7.7: applicability, lifecycle, signed timestamp descending (bytes), ID."""
+    return sorted(rows, key=_order_key)
+
+
+def matches(row: dict, req: RecallRequest, query_tokens: list[str] | None, row_toks=None) -> bool:
+    """CONTRACT §7.6 step 3 and §7.8 for one row."""
+    if row["applicability"] != "applicable" or row["evidence"] != "resolved":
+        return False
+    data = row["data"]
+    if req.topic and not set(req.topic) <= set(data["topics"]):
+        return False
+    if req.kind and row["kind"] not in req.kind:
+        return False
+    if req.actor and row["actor"] not in req.actor:
+        return False
+    if req.lifecycle and row["lifecycle"] not in req.lifecycle:
+        return False
+    if req.trust and row["trust"] not in req.trust:
+        return False
+    if req.subject and req.subject not in (data["anchor"].get("subject", ""),
+                                           data["applicability"].get("subject", "")):
+        return False
+    if req.path and req.path not in {p["path"] for p in data["anchor"].get("paths", ())}:
+        return False
+    if query_tokens:
+        toks = row_toks if row_toks is not None else row_tokens(row)
+        if not set(query_tokens) <= set(toks):
+            return False
+    return True
+
+
+def query_terms(query: str) -> list[str] | None:
+    if not query:
+        return None
+    terms = tokens(query)
+    if not terms:
+        raise InputError("memory index query has no lexical terms")
+    return terms
+
+
+def encoded_content_size(row: dict) -> int:
+    return len(canonical.compact(row["data"]["content"]))
+
+
+def page(req: RecallRequest, rows: list[dict], digest: str) -> dict:
+    """§7.6 steps 4–9 over rows that already passed the filters; returns the output document."""
+    ordered = order(rows)
+    sizes = []
+    for row in ordered:
+        n = encoded_content_size(row)
+        if n > req.max_content_bytes:
+            raise InputError(f"memory {row['id']} encoded content exceeds maxContentBytes; "
+                             "raise the explicit bound")
+        sizes.append(n)
+    start = 0
+    if req.cursor:
+        last = decode_cursor(req.cursor, digest)
+        for i, row in enumerate(ordered):
+            if row["id"] == last:
+                start = i + 1
+                break
+        else:
+            raise InputError("recall cursor no longer names a result in this query")
+    out, used = [], 0
+    i = start
+    while i < len(ordered) and len(out) < req.max_records and used + sizes[i] <= req.max_content_bytes:
+        out.append(ordered[i])
+        used += sizes[i]
+        i += 1
+    truncated = i < len(ordered)
+    doc = {"version": 0, "warning": WARNING, "queryDigest": digest, "matched": len(ordered),
+           "returned": len(out), "truncated": truncated}
+    if truncated and out:
+        doc["nextCursor"] = encode_cursor(digest, out[-1]["id"])
+    doc["memories"] = out
+    deps = [d for row in out for d in row["dependencies"]]
+    deps.sort(key=lambda d: (d["missingId"], d["kind"], d.get("operation", ""), d["ownerId"],
+                             d["stream"], d["reason"]))
+    doc["missingDependencies"] = deps
+    return doc
+
+
+# -- strict --input (§7.3) ---------------------------------------------------------------------
+
+_KEYS = ("version", "atCommit", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust",
+         "query", "maxRecords", "maxContentBytes", "cursor", "includeUntrusted")
+
+
+def parse_request(data: bytes) -> tuple[RecallRequest, str]:
+    """Bind a version-0 recall request; returns (request, raw atCommit) before resolution."""
+    prefix = "recall input: "
+    doc = read_document(data, prefix=prefix, max_bytes=LIMITS.max_request, error=InputError)
+    if not isinstance(doc, dict):
+        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into recall request")
+    for key in doc:
+        if key not in _KEYS:
+            from .gostr import one_line
+
+            raise InputError(f'{prefix}invalid JSON: json: unknown field "{one_line(key)}"')
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
+            or version != 0:
+        raise InputError("recall input field version must be integer 0")
+
+    def text(key):
+        v = doc.get(key)
+        if v is None:
+            return ""
+        if not isinstance(v, str) or isinstance(v, JsonFloat):
+            raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into field {key} of type string")
+        return v
+
+    def texts(key):
+        v = doc.get(key)
+        if v is None:
+            return ()
+        if not isinstance(v, list) or not all(isinstance(x, str) and not isinstance(x, JsonFloat) for x in v):
+            raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into field {key} of type []string")
+        return tuple(v)
+
+    def bound(key, default):
+        if key not in doc:
+            return default
+        v = doc[key]
+        if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, JsonFloat) or v <= 0:
+            raise InputError(f"recall input field {key} must be a positive integer")
+        return v
+
+    include = doc.get("includeUntrusted", False)
+    if include is None:
+        include = False
+    if not isinstance(include, bool):
+        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into field includeUntrusted of type bool")
+    at = text("atCommit")
+    req = RecallRequest(at, text("subject"), text("path"), texts("topic"), texts("kind"),
+                        texts("actor"), texts("lifecycle"), texts("trust"), text("query"),
+                        bound("maxRecords", DEFAULT_MAX_RECORDS),
+                        bound("maxContentBytes", DEFAULT_MAX_CONTENT), text("cursor"), include)
+    return req, at
+
+
+def human_lines(doc: dict) -> list[str]:
+    from .gostr import safe_text
+
+    lines = [doc["warning"], f"Matched: {doc['matched']}; returned: {doc['returned']}; "
+                             f"truncated: {'true' if doc['truncated'] else 'false'}"]
+    for row in doc["memories"]:
+        lines.append(f"{row['id']}  actor={row['actor']}  kind={row['kind']}  lifecycle={row['lifecycle']}  "
+                     f"applicability={row['applicability']}  evidence={row['evidence']}  trust={row['trust']}")
+        lines.append("  " + safe_text(row["data"]["content"]))
+    if "nextCursor" in doc:
+        lines.append(f"Next cursor: {doc['nextCursor']}")
+    return lines
+
+
+__all__ = ["RecallRequest", "normalize", "query_digest", "source_fingerprint", "page", "matches",
+           "parse_request", "has_control"]
