@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import hashlib
 import json
 import os
 import shutil
@@ -88,41 +87,18 @@ def bench_record_vs_git(root: str, env: dict, runs: int) -> dict:
 
 def _fast_import_stream(repo: str, env: dict, count: int) -> None:
     """Write ``count`` validly signed memories with the repository's identity, in one process."""
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    import random
+
+    import memgen
 
     hn_dir = os.path.join(repo, ".git", "hn")
     actor = open(os.path.join(hn_dir, "active")).read().strip()
     ident = json.load(open(os.path.join(hn_dir, "identities", actor + ".json")))
     raw = base64.b64decode(ident["privateKey"] + "==")
-    key = Ed25519PrivateKey.from_private_bytes(raw[:32])
-    stream = "sha256:" + hashlib.sha256(b"hn-memory-stream-v0\x00" + actor.encode() + b"\x00default").hexdigest()
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=env, capture_output=True,
                           check=True, text=True).stdout.strip()
-    ref = f"refs/hn/memory/{actor}/{stream[7:]}"
-    out = [f"feature done\n".encode()]
-    previous = ""
-    for seq in range(1, count + 1):
-        env_doc = {"protocol": "hn-memory/0", "operation": "record", "actor": actor,
-                   "actorName": ident["name"], "publicKey": ident["publicKey"], "stream": stream,
-                   "sequence": seq, "timestamp": f"2026-01-01T00:00:{seq % 60:02d}Z"}
-        if previous:
-            env_doc["previous"] = previous
-        env_doc["record"] = {"kind": "observation", "content": f"bulk memory {seq}",
-                             "anchor": {"commit": head}, "applicability": {"mode": "exact"},
-                             "topics": [], "evidence": []}
-        payload = json.dumps(env_doc, separators=(",", ":"), ensure_ascii=False).encode()
-        sig = base64.b64encode(key.sign(payload)).decode().rstrip("=").encode()
-        previous = "sha256:" + hashlib.sha256(payload).hexdigest()
-        out.append(b"blob\nmark :%d\ndata %d\n%s\n" % (3 * seq, len(payload), payload))
-        out.append(b"blob\nmark :%d\ndata %d\n%s\n" % (3 * seq + 1, len(sig), sig))
-        msg = f"hn memory {previous}".encode()
-        out.append(b"commit %s\nmark :%d\ncommitter Bench <b@hn.invalid> 1767225600 +0000\n"
-                   b"data %d\n%s\n" % (ref.encode(), 3 * seq + 2, len(msg), msg))
-        if seq > 1:
-            out.append(b"from :%d\n" % (3 * seq - 1))
-        out.append(b"M 100644 :%d memory.json\nM 100644 :%d signature\n\n" % (3 * seq, 3 * seq + 1))
-    out.append(b"done\n")
-    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, env=env, input=b"".join(out), check=True)
+    memgen.write_streams(repo, env, [memgen.Actor(raw[:32], ident["name"])], count, head,
+                         random.Random(7))
 
 
 def bench_stream_growth(root: str, env: dict, runs: int, long: int) -> dict:

@@ -108,21 +108,37 @@ def scan_public_key(payload: bytes) -> bytes:
     return raw
 
 
-def check_memory(commit: str, payload: bytes, signature_blob: bytes) -> VerifiedMemory:
-    """§4.2 steps 4–5 in git-hn's order (§11(e)); errors name the commit."""
+def precheck_memory(commit: str, payload: bytes, signature_blob: bytes) -> tuple[bytes, bytes]:
+    """§11(e) items 1–2: signature encoding, then the bounded key scan; (public key, signature)."""
     sig_text = signature_blob.decode("ascii", "replace")
     signature = b64_decode_go(sig_text)
     if signature is None or b64_encode(signature) != sig_text or "\n" in sig_text or "\r" in sig_text:
         raise ValidationError(f"memory commit {commit} has invalid signature encoding")
     try:
-        public_key = scan_public_key(payload)
-        verify(public_key, signature, payload)
+        return scan_public_key(payload), signature
+    except ValidationError as exc:
+        raise ValidationError(f"verify memory commit {commit}: {exc.message}") from None
+
+
+def finish_memory(commit: str, payload: bytes, signature_blob: bytes, public_key: bytes) -> VerifiedMemory:
+    """§11(e) item 4, after the signature verified: strict decode and the canonical check."""
+    try:
         env = envmod.decode(payload)
         if env.public_key != b64_encode(public_key):
             raise ValidationError("memory JSON is not canonical")
     except ValidationError as exc:
         raise ValidationError(f"verify memory commit {commit}: {exc.message}") from None
-    return VerifiedMemory(memory_id(payload), commit, env, payload, sig_text)
+    return VerifiedMemory(memory_id(payload), commit, env, payload, signature_blob.decode("ascii"))
+
+
+def check_memory(commit: str, payload: bytes, signature_blob: bytes) -> VerifiedMemory:
+    """§4.2 steps 4–5 in git-hn's order (§11(e)); errors name the commit."""
+    public_key, signature = precheck_memory(commit, payload, signature_blob)
+    try:
+        verify(public_key, signature, payload)
+    except ValidationError as exc:
+        raise ValidationError(f"verify memory commit {commit}: {exc.message}") from None
+    return finish_memory(commit, payload, signature_blob, public_key)
 
 
 def check_link(ref: str, actor: str, stream: str, index: int, memory: VerifiedMemory,

@@ -19,7 +19,7 @@ import hashlib
 
 from ..errors import ValidationError
 
-_B64 = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_B64_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 # Curve25519 in twisted Edwards form (RFC 8032 §5.1).
 _P = 2**255 - 19
@@ -39,7 +39,7 @@ def b64_decode_go(text: str) -> bytes | None:
         data = raw.encode("ascii")
     except UnicodeEncodeError:
         return None
-    if not all(c in _B64 for c in data) or len(data) % 4 == 1:
+    if data.translate(None, _B64_BYTES) or len(data) % 4 == 1:
         return None
     try:
         return base64.b64decode(data + b"=" * (-len(data) % 4))
@@ -78,8 +78,27 @@ def _add(p, q):
     return (e * f % _P, g * h % _P, f * g % _P, e * h % _P)
 
 
+_WEAK_MEMO: dict[bytes, bool] = {}
+_KEY_MEMO: dict = {}
+
+
 def is_weak_public_key(raw: bytes) -> bool:
     """True for a key that must never be admitted (CONTRACT §11(e)).
+
+    Memoized per key: a stream carries one key in every memory, and the decision is a pure
+    function of the 32 bytes.
+    """
+    got = _WEAK_MEMO.get(raw)
+    if got is None:
+        got = _is_weak(raw)
+        if len(_WEAK_MEMO) > 4096:
+            _WEAK_MEMO.clear()
+        _WEAK_MEMO[raw] = got
+    return got
+
+
+def _is_weak(raw: bytes) -> bool:
+    """The uncached decision of ``is_weak_public_key``.
 
     Weak means: not a canonical encoding (``y >= p``, or x = 0 with the sign bit set), not a point
     on the curve, or a point of small order (its multiple by the cofactor 8 is the identity).
@@ -128,6 +147,12 @@ def verify(public_key: bytes, signature: bytes, message: bytes) -> None:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+        key = _KEY_MEMO.get(public_key)
+        if key is None:
+            key = Ed25519PublicKey.from_public_bytes(public_key)
+            if len(_KEY_MEMO) > 4096:
+                _KEY_MEMO.clear()
+            _KEY_MEMO[public_key] = key
+        key.verify(signature, message)
     except (InvalidSignature, ValueError):
         raise ValidationError("invalid memory signature") from None

@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 import bench_record  # noqa: E402
+import bench_recall  # noqa: E402
 
 pytestmark = pytest.mark.bench
 
