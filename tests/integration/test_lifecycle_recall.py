@@ -433,3 +433,35 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
     assert shown["targetProjection"]["lifecycle"] == "superseded"
     human = hn(alice, "memory", "show", new).out
     assert f"Target projection: {target}" in human and "Lifecycle: superseded" in human
+
+
+def test_anchor_invalid_and_missing_classes(tmp_path):
+    repo = make_repo(tmp_path / "r", files={"README.md": "x\n", "dir/f": "y\n"})
+    head = git(repo, "rev-parse", "HEAD")
+    blob = git(repo, "rev-parse", "HEAD:README.md")
+    w = Writer(bytes(range(32)), "W")
+
+    def rec(anchor):
+        return {"kind": "decision", "content": "c", "anchor": anchor,
+                "applicability": {"mode": "descendants"}, "topics": [], "evidence": []}
+
+    cases = {
+        "wrong blob": ({"commit": head, "paths": [{"path": "README.md", "blob": "0" * 40}]}, "anchor-invalid"),
+        "absent but present": ({"commit": head, "paths": [{"path": "README.md", "blob": "absent"}]}, "anchor-invalid"),
+        "tree entry": ({"commit": head, "paths": [{"path": "dir", "blob": blob}]}, "anchor-invalid"),
+        "anchor is a blob": ({"commit": blob}, "anchor-invalid"),
+        "missing commit": ({"commit": "d" * 40}, "anchor-missing"),
+        "right blob": ({"commit": head, "paths": [{"path": "README.md", "blob": blob}]}, "applicable"),
+    }
+    ids, parent = {}, ""
+    prev = ""
+    for seq, (name, (anchor, _cls)) in enumerate(cases.items(), start=1):
+        mid, parent = w.write(repo, w.envelope(seq, prev, f"2026-01-01T00:00:0{seq}Z", rec(anchor)), parent=parent)
+        ids[name], prev = mid, mid
+    for name, (_anchor, cls) in cases.items():
+        proj = hn(repo, "memory", "show", ids[name], "--json").json()
+        assert proj["projection"]["applicability"] == cls, name
+        if cls == "anchor-missing":
+            assert proj["missingDependencies"] == [{"kind": "anchor-commit", "ownerId": ids[name],
+                                                    "stream": w.stream, "missingId": "d" * 40,
+                                                    "reason": "anchor-commit-unavailable"}]
