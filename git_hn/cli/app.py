@@ -29,6 +29,8 @@ app = _typer(help="Signed, verifiable project memory carried by Git (hn-memory/0
 identity_app = _typer(help="Show and list local identities.")
 memory_app = _typer(help="Record, correct, inspect and recall memory.")
 policy_app = _typer(help="Show the trust policy at a commit.")
+index_app = _typer(help="Rebuild or verify the private recall index.")
+memory_app.add_typer(index_app, name="index")
 app.add_typer(identity_app, name="identity")
 app.add_typer(memory_app, name="memory")
 app.add_typer(policy_app, name="policy")
@@ -46,6 +48,9 @@ USAGE = {
     "git hn memory retract": "usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]",
     "git hn memory challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]",
     "git hn memory recall": "usage: git hn memory recall [filters] [bounds] [--json]",
+    "git hn memory index": "usage: git hn memory index rebuild|verify",
+    "git hn memory index rebuild": "usage: git hn memory index rebuild|verify",
+    "git hn memory index verify": "usage: git hn memory index rebuild|verify",
     "git hn policy": "usage: git hn policy show [REV] [--json]",
     "git hn policy show": "usage: git hn policy show [REV] [--json]",
     "git hn demo": "usage: git hn demo",
@@ -148,6 +153,18 @@ def recall(
         at=at, subject=subject, path=path, topic=topic, kind=kind, actor=actor, lifecycle=lifecycle,
         trust=trust, query=query, max_records=max_records, max_content_bytes=max_content_bytes,
         cursor=cursor, include_untrusted=include_untrusted, json=json, input=input))
+
+
+@index_app.command("rebuild", context_settings=CTX)
+def index_rebuild() -> int:
+    """Rebuild .git/hn/memory/index-v0.json from verified streams (atomic)."""
+    return commands.index_command("rebuild")
+
+
+@index_app.command("verify", context_settings=CTX)
+def index_verify() -> int:
+    """Re-derive the index from verified streams and compare; non-zero if it is not current."""
+    return commands.index_command("verify")
 
 
 @policy_app.command("show", context_settings=CTX)

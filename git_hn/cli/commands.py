@@ -221,3 +221,14 @@ def policy_show_command(rev: str | None, as_json: bool) -> int:
     else:
         render.lines(service.policy_lines(doc))
     return 0
+
+
+def index_command(which: str) -> int:
+    from ..service import index
+    from ..store.repo import open_repo
+
+    repo = open_repo()
+    built = index.rebuild(repo) if which == "rebuild" else index.verify(repo)
+    label = "rebuild" if which == "rebuild" else "verify"
+    render.lines([f"Memory index {label}: version 0, source {built.fingerprint}, records {built.count}"])
+    return 0

@@ -30,6 +30,7 @@ git hn memory retract MEMORY --reason REASON
 git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]...
 git hn memory show MEMORY [--json]
 git hn memory recall [filters] [bounds] [--json]
+git hn memory index rebuild|verify
 git hn policy show [REV] [--json]
 git hn demo
 git hn version
@@ -40,7 +41,7 @@ Run 'git hn <command> -h' for the options of a command.
 GROUPS = {
     "identity": ({"show", "list", "public"}, "usage: git hn identity <show|list|public>",
                  'unknown identity command "{}"'),
-    "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall"},
+    "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index"},
                "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|"
                "digest|index>",
                'unknown memory command "{}"'),
@@ -80,6 +81,8 @@ def dispatch(argv: list[str]) -> int:
             from ..core.gostr import one_line
 
             raise HnError(unknown.format(one_line(sub)))
+        if cmd == "memory" and sub == "index" and (len(argv) == 2 or argv[2] not in ("rebuild", "verify", *HELP)):
+            raise UsageError("usage: git hn memory index rebuild|verify")
         if cmd == "memory" and sub in ("record", "handoff") and not _wants_help(argv[2:]):
             from .fast import run_record
 

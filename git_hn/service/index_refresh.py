@@ -8,17 +8,10 @@ as a warning and never changes the command's exit status.
 
 from __future__ import annotations
 
-import os
-import sys
-
 from ..store.repo import Repo
 
 
 def after_ref_change(repo: Repo) -> None:
-    path = repo.index_path()
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        sys.stderr.write(f"git-hn: warning: memory index removed: {exc.strerror}\n")
+    from . import index
+
+    index.after_ref_change(repo)

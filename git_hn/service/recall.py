@@ -39,16 +39,29 @@ def projected_rows(repo: Repo, at: str, subject: str, path: str):
 
 
 def recall(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> dict:
+    """CONTRACT §7.6, served from the private index (§11(d))."""
+    from . import index
+
+    req, at, terms = _prepare(repo, req, from_input)
+    return index.recall(repo, req, at=at, terms=terms)
+
+
+def recall_full(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> dict:
+    """The same answer from a full projection of verified streams (the reference; tests)."""
+    req, at, terms = _prepare(repo, req, from_input)
+    rows, policy, sources = projected_rows(repo, at, req.subject, req.path)
+    kept = [r for r in rows if core.matches(r, req, terms)]
+    fingerprint = core.source_fingerprint(policy.digest, [(s.ref, s.head) for s in sources])
+    return core.page(req, kept, core.query_digest(req, fingerprint, policy.digest))
+
+
+def _prepare(repo: Repo, req: core.RecallRequest, from_input: bool):
     if from_input:
         at = resolve_input_commit(repo, req.at_commit)
     else:
         at = repo.resolve_commit(req.at_commit or "HEAD")
     req = core.normalize(req._replace(at_commit=at))
-    terms = core.query_terms(req.query)
-    rows, policy, sources = projected_rows(repo, at, req.subject, req.path)
-    kept = [r for r in rows if core.matches(r, req, terms)]
-    fingerprint = core.source_fingerprint(policy.digest, [(s.ref, s.head) for s in sources])
-    return core.page(req, kept, core.query_digest(req, fingerprint, policy.digest))
+    return req, at, core.query_terms(req.query)
 
 
 def policy_show(repo: Repo, rev: str) -> dict:

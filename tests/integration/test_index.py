@@ -1,0 +1,293 @@
+"""The disposable local index (CONTRACT §8, §11(d)): fail-closed loading, rebuild, verify, fast
+recall that never silently diverges from a full projection."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sqlite3
+
+import pytest
+
+from git_hn.core import canonical
+from git_hn.core import recall as core_recall
+from git_hn.service import index as index_service
+from git_hn.service import recall as recall_service
+from git_hn.store import streams
+from git_hn.store.repo import open_repo
+from helpers import git, hn, make_repo, refs_snapshot
+
+
+def _rec(repo, content, *args, kind="decision", applies="descendants"):
+    r = hn(repo, "memory", "record", "--json", "--kind", kind, "--at", "HEAD", "--applies", applies,
+           *args, "--content", content)
+    assert r.code == 0, r.err
+    return r.json()["memoryId"]
+
+
+@pytest.fixture
+def populated(tmp_path):
+    repo = make_repo(tmp_path / "r", files={"README.md": "x\n", "docs/a.md": "a\n"})
+    assert hn(repo, "init", "--name", "Indexer").code == 0
+    a = _rec(repo, "stream isolation <matters>", "--topic", "architecture", "--path", "docs/a.md")
+    b = _rec(repo, "flaky isolation test", "--topic", "tests", kind="observation", applies="exact")
+    r = hn(repo, "memory", "supersede", a, "--kind", "decision", "--at", "HEAD", "--applies",
+           "descendants", "--content", "stream isolation matters more", "--topic", "architecture")
+    assert r.code == 0, r.err
+    assert hn(repo, "memory", "retract", b, "--reason", "obsolete").code == 0
+    _rec(repo, "verified by CI", "--evidence", f"git:{git(repo, 'rev-parse', 'HEAD')}", kind="verification")
+    return repo
+
+
+def _index(repo):
+    return repo / ".git" / "hn" / "memory" / "index-v0.json"
+
+
+def _recall(repo, *args):
+    r = hn(repo, "memory", "recall", "--json", "--include-untrusted", "--lifecycle", "all", *args)
+    assert r.code == 0, r.err
+    return r.out
+
+
+def test_rebuild_verify_and_determinism(populated):
+    assert hn(populated, "memory", "index", "verify").err == "git-hn: memory index missing\n"
+    r = hn(populated, "memory", "index", "rebuild")
+    assert r.code == 0, r.err
+    line = r.out.strip()
+    assert line.startswith("Memory index rebuild: version 0, source sha256:") and line.endswith(", records 4")
+    first = _index(populated).read_bytes()
+    assert oct(os.stat(_index(populated)).st_mode & 0o777) == "0o600"
+    assert oct(os.stat(_index(populated).parent).st_mode & 0o777) == "0o700"
+    v = hn(populated, "memory", "index", "verify")
+    assert v.code == 0 and v.out.replace("verify", "rebuild") == r.out
+    answer = _recall(populated)
+    _index(populated).unlink()
+    (populated / ".git" / "hn" / "memory" / "recall-v0.sqlite").unlink()
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert _index(populated).read_bytes() == first
+    assert _recall(populated) == answer
+    doc = json.loads(first)
+    assert list(doc) == ["version", "sourceFingerprint", "records", "tokens"]
+    assert [r["id"] for r in doc["records"]] == sorted(r["id"] for r in doc["records"])
+    # the large-document encoder is byte-identical to the reference indented encoder
+    assert canonical.indented(doc) == first
+
+
+def test_verify_reports_stale_and_exits_nonzero(populated):
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    _rec(populated, "a newer memory")  # record refreshes the index: it is now absent
+    assert hn(populated, "memory", "index", "verify").err == "git-hn: memory index missing\n"
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    git(populated, "update-ref", "refs/hn/memory/" + "a" * 64 + "/" + "b" * 64,
+        git(populated, "for-each-ref", "--format=%(objectname)", "refs/hn/memory"))
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, "git-hn: memory index stale: source or policy changed\n")
+
+
+def _tamper_cases(repo):
+    idx = _index(repo)
+    data = idx.read_bytes()
+    doc = json.loads(data)
+    outside = repo.parent / "outside.json"
+
+    def write(b):
+        idx.write_bytes(b)
+        os.chmod(idx, 0o600)
+
+    def symlink_file():
+        outside.write_bytes(data)
+        idx.unlink()
+        os.symlink(outside, idx)
+
+    def symlink_dir():
+        mem = idx.parent
+        elsewhere = repo.parent / "elsewhere"
+        shutil.move(str(mem), str(elsewhere))
+        os.symlink(elsewhere, mem)
+
+    def fifo():
+        idx.unlink()
+        os.mkfifo(idx, 0o600)
+
+    def directory():
+        idx.unlink()
+        idx.mkdir(mode=0o700)
+        (idx / "x").write_text("x")
+
+    def too_large():
+        with open(idx, "r+b") as fh:
+            fh.truncate(268435456 + 1)
+
+    doc2 = dict(doc, extra=1)
+    doc3 = dict(doc)
+    doc3["version"] = 1
+    doc4 = json.loads(data)
+    doc4["records"][0]["data"]["content"] = "poisoned"
+    return [
+        ("file mode", lambda: os.chmod(idx, 0o644), "corrupt"),
+        ("dir mode", lambda: os.chmod(idx.parent, 0o755), "corrupt"),
+        ("symlinked file", symlink_file, "corrupt"),
+        ("symlinked directory", symlink_dir, "corrupt"),
+        ("fifo", fifo, "corrupt"),
+        ("directory", directory, "corrupt"),
+        ("unknown field", lambda: write(canonical.indented(doc2)), "corrupt"),
+        ("trailing data", lambda: write(data + b"{}\n"), "corrupt"),
+        ("noncanonical", lambda: write(json.dumps(doc).encode()), "corrupt: noncanonical encoding"),
+        ("not utf-8", lambda: write(data.replace(b'"version": 0', b'"version": 0, "\xff": 1')), "corrupt"),
+        ("too large", too_large, "corrupt"),
+        ("wrong version", lambda: write(canonical.indented(doc3)), "incompatible"),
+        ("poisoned content", lambda: write(canonical.indented(doc4)), "corrupt: content digest does not match"),
+        ("empty", lambda: write(b""), "corrupt"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(14))
+def test_fail_closed_cases_are_refused_then_rebuilt(populated, case):
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    reference = _recall(populated)
+    good = _index(populated).read_bytes()
+    name, tamper, kind = _tamper_cases(populated)[case]
+    tamper()
+    r = hn(populated, "memory", "index", "verify")
+    assert r.code == 1, name
+    assert r.err.startswith(f"git-hn: memory index {kind}"), (name, r.err)
+    before_refs = refs_snapshot(populated)
+    assert _recall(populated) == reference, name  # recall rebuilt instead of using it
+    assert refs_snapshot(populated) == before_refs
+    idx = _index(populated)
+    assert not idx.parent.is_symlink() and not idx.is_symlink()
+    assert idx.read_bytes() == good
+    assert oct(os.stat(idx).st_mode & 0o777) == "0o600"
+    assert oct(os.stat(idx.parent).st_mode & 0o777) == "0o700"
+    assert hn(populated, "memory", "index", "verify").code == 0
+
+
+def test_unsafe_hn_directory_fails_and_changes_nothing(populated):
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    hn_dir = populated / ".git" / "hn"
+    os.chmod(hn_dir, 0o755)
+    before = sorted(p.name for p in (hn_dir / "memory").iterdir())
+    r = hn(populated, "memory", "recall", "--include-untrusted")
+    assert r.err == f"git-hn: private identity directory {hn_dir} has unsafe permissions\n"
+    r = hn(populated, "memory", "index", "rebuild")
+    assert r.err == f"git-hn: private identity directory {hn_dir} has unsafe permissions\n"
+    assert oct(os.stat(hn_dir).st_mode & 0o777) == "0o755"
+    assert sorted(p.name for p in (hn_dir / "memory").iterdir()) == before
+
+
+def test_fresh_index_serves_without_reading_streams(populated, monkeypatch):
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    stat_before = os.stat(_index(populated))
+
+    def forbidden(*a, **k):
+        raise AssertionError("streams were re-read although the index is fresh")
+
+    monkeypatch.setattr(streams, "collect", forbidden)
+    out = json.loads(_recall(populated))
+    assert out["matched"] == 4
+    other = git(populated, "rev-parse", "HEAD")
+    git(populated, "commit", "-q", "--allow-empty", "-m", "child")
+    at_child = json.loads(_recall(populated))
+    at_parent = json.loads(_recall(populated, "--at", other))
+    assert {m["applicability"] for m in at_parent["memories"]} == {"applicable"}
+    exact = [m for m in at_child["memories"] if m["data"]["applicability"]["mode"] == "exact"]
+    assert exact == []  # the exact memory no longer applies at the child
+    st = os.stat(_index(populated))
+    assert (st.st_ino, st.st_mtime_ns) == (stat_before.st_ino, stat_before.st_mtime_ns)
+
+
+def test_new_record_and_policy_change_are_followed(populated):
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    new = _rec(populated, "brand new memory")
+    assert not _index(populated).exists()  # the record left the index absent (consistent)
+    assert new in _recall(populated)
+    actor = (populated / ".git" / "hn" / "active").read_text()[:-1]
+    old_head = git(populated, "rev-parse", "HEAD")
+    (populated / ".hn").mkdir()
+    (populated / ".hn" / "policy.json").write_text(json.dumps({
+        "version": "hn.policy/0", "maintainers": [actor], "proposals": {"requiredAccepts": 1},
+        "memory": {"trustedActors": [actor], "trustedKinds": ["decision"]}}))
+    git(populated, "add", ".hn")
+    git(populated, "commit", "-q", "-m", "policy")
+    now = json.loads(_recall(populated))
+    trusts = {m["kind"]: m["trust"] for m in now["memories"]}
+    assert trusts["decision"] == "qualified" and trusts["verification"] == "kind-untrusted"
+    before = json.loads(_recall(populated, "--at", old_head))
+    assert {m["trust"] for m in before["memories"]} == {"policy-missing"}
+
+
+def _random_requests(repo, head, parent):
+    rng = random.Random(99)
+    requests = []
+    for _ in range(25):
+        requests.append(core_recall.RecallRequest(
+            at_commit=rng.choice([head, parent]),
+            topic=tuple(rng.sample(["architecture", "tests", "ARCHITECTURE"], rng.randrange(0, 2))),
+            kind=tuple(rng.sample(["decision", "observation", "verification"], rng.randrange(0, 3))),
+            lifecycle=tuple(rng.choice([[], ["all"], ["active", "superseded"], ["retracted"]])),
+            trust=(), query=rng.choice(["", "isolation", "stream isolation", "verified"]),
+            max_records=rng.randrange(1, 5), max_content_bytes=rng.choice([65536, 60, 200]),
+            include_untrusted=True, path=rng.choice(["", "", "docs/a.md"])))
+    return requests
+
+
+def test_index_answers_equal_full_projection(populated):
+    head = git(populated, "rev-parse", "HEAD")
+    git(populated, "commit", "-q", "--allow-empty", "-m", "child")
+    parent = head
+    head = git(populated, "rev-parse", "HEAD")
+    repo = open_repo(str(populated))
+    for req in _random_requests(populated, head, parent):
+        try:
+            expected = recall_service.recall_full(repo, req)
+        except Exception as exc:  # noqa: BLE001 - the same error must come from the index path
+            with pytest.raises(type(exc)) as err:
+                recall_service.recall(repo, req)
+            assert str(err.value) == str(exc)
+            continue
+        assert recall_service.recall(repo, req) == expected, req
+    repo.close()
+
+
+def test_consistently_edited_database_is_never_served(populated):
+    """An edit of the derived database (content and tokens together) fails per-row verification."""
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    reference = _recall(populated)
+    db = populated / ".git" / "hn" / "memory" / "recall-v0.sqlite"
+    conn = sqlite3.connect(db)
+    n, row_json = conn.execute("SELECT n, row FROM rows WHERE row LIKE '%verified by CI%'").fetchone()
+    row = json.loads(row_json)
+    row["data"]["content"] = "run rm -rf / now"
+    conn.execute("UPDATE rows SET row = ? WHERE n = ?", (json.dumps(row), n))
+    conn.execute("INSERT INTO postings VALUES ('rm', ?)", (n,))
+    conn.commit()
+    conn.close()
+    out = _recall(populated)
+    assert "rm -rf" not in out
+    assert out == reference
+
+
+def test_failed_write_keeps_the_previous_index(populated, monkeypatch):
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    good = _index(populated).read_bytes()
+    _rec(populated, "another")
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    newer = _index(populated).read_bytes()
+    assert newer != good
+    import git_hn.store.private as private
+
+    real_rename = os.rename
+
+    def failing_rename(src, dst, *a, **k):
+        if str(dst).endswith("index-v0.json"):
+            raise OSError(28, "No space left on device")
+        return real_rename(src, dst, *a, **k)
+
+    monkeypatch.setattr(private.os, "rename", failing_rename)
+    git(populated, "update-ref", "-d", git(populated, "for-each-ref", "--format=%(refname)", "refs/hn/memory"))
+    r = hn(populated, "memory", "index", "rebuild")
+    assert r.code == 1 and "cannot be written" in r.err
+    assert _index(populated).read_bytes() == newer
+    assert [p.name for p in _index(populated).parent.iterdir() if p.name.startswith(".hn-private-")] == []
