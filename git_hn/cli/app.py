@@ -124,35 +124,15 @@ def challenge(memory: Optional[str] = typer.Argument(None, metavar="MEMORY", hel
     return commands.lifecycle_command("challenge", memory, reason, evidence or [], stream, json)
 
 
-def _opt(name, metavar, help_text, multiple=False):
-    return typer.Option(None, name, metavar=metavar, help=help_text, show_default=False)
+def _recall(values: dict, positional: list[str]) -> int:
+    if positional:
+        raise UsageError(commands.RECALL_USAGE)
+    return commands.recall_command(values)
 
 
-@memory_app.command("recall", context_settings=CTX)
-def recall(
-    at: Optional[str] = _opt("--at", "REV", "query commit (default HEAD)"),
-    subject: Optional[str] = _opt("--subject", "ID", "typed subject"),
-    path: Optional[str] = _opt("--path", "P", "anchored repository-relative path"),
-    topic: Optional[List[str]] = _opt("--topic", "T", "topic (repeatable; all must match)"),
-    kind: Optional[List[str]] = _opt("--kind", "K", "kind (repeatable)"),
-    actor: Optional[List[str]] = _opt("--actor", "A", "full actor fingerprint (repeatable)"),
-    lifecycle: Optional[List[str]] = _opt("--lifecycle", "L", "lifecycle class (repeatable) or all"),
-    trust: Optional[List[str]] = _opt("--trust", "T", "trust class (repeatable)"),
-    query: Optional[str] = _opt("--query", "TEXT", "lexical terms (all must match)"),
-    max_records: Optional[str] = _opt("--max-records", "N", "at most N records (default 20)"),
-    max_content_bytes: Optional[str] = _opt("--max-content-bytes", "N",
-                                            "at most N bytes of encoded content (default 65536)"),
-    cursor: Optional[str] = _opt("--cursor", "C", "continuation cursor"),
-    include_untrusted: bool = typer.Option(False, "--include-untrusted",
-                                           help="also return memories the policy does not qualify"),
-    json: bool = typer.Option(False, "--json", help="print one line of JSON"),
-    input: Optional[str] = _opt("--input", "FILE|-", "strict version-0 recall request (needs --json)"),
-) -> int:
-    """Recall a bounded, deterministic set of memories for an agent's context."""
-    return commands.recall_command(dict(
-        at=at, subject=subject, path=path, topic=topic, kind=kind, actor=actor, lifecycle=lifecycle,
-        trust=trust, query=query, max_records=max_records, max_content_bytes=max_content_bytes,
-        cursor=cursor, include_untrusted=include_untrusted, json=json, input=input))
+_table_command(memory_app, "recall", options.RECALL_OPTS,
+               "Recall a bounded, deterministic set of memories for an agent's context.", _recall,
+               metavar="")
 
 
 @index_app.command("rebuild", context_settings=CTX)

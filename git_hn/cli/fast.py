@@ -17,3 +17,13 @@ def run_record(args: list[str], handoff: bool) -> int:
     opts = options.HANDOFF_OPTS if handoff else options.RECORD_OPTS
     values, positional = options.parse(args, opts, HANDOFF_USAGE if handoff else RECORD_USAGE)
     return record_command(values, positional, handoff=handoff)
+
+
+def run_recall(args: list[str]) -> int:
+    from .commands import RECALL_USAGE, recall_command
+    from ..errors import UsageError
+
+    values, positional = options.parse(args, options.RECALL_OPTS, RECALL_USAGE)
+    if positional:
+        raise UsageError(RECALL_USAGE)
+    return recall_command(values)

@@ -87,6 +87,10 @@ def dispatch(argv: list[str]) -> int:
             from .fast import run_record
 
             return run_record(argv[2:], handoff=(sub == "handoff"))
+        if cmd == "memory" and sub == "recall" and not _wants_help(argv[2:]):
+            from .fast import run_recall
+
+            return run_recall(argv[2:])
     from .app import run_app
 
     return run_app(argv)

@@ -94,3 +94,24 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             continue
         positional.append(arg)
     return values, positional
+
+RECALL_OPTS = (
+    Opt("--at", "at", "REV", help="query commit (default HEAD)"),
+    Opt("--subject", "subject", "ID", help="typed subject"),
+    Opt("--path", "path", "P", help="anchored repository-relative path"),
+    Opt("--topic", "topic", "T", multiple=True, help="topic (repeatable; all must match)"),
+    Opt("--kind", "kind", "K", multiple=True, help="kind (repeatable)"),
+    Opt("--actor", "actor", "A", multiple=True, help="full actor fingerprint (repeatable)"),
+    Opt("--lifecycle", "lifecycle", "L", multiple=True,
+        help="lifecycle class (repeatable), or the single value all"),
+    Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable)"),
+    Opt("--query", "query", "TEXT", help="lexical terms (all must match)"),
+    Opt("--max-records", "max_records", "N", help="at most N records (default 20)"),
+    Opt("--max-content-bytes", "max_content_bytes", "N",
+        help="at most N bytes of encoded content (default 65536)"),
+    Opt("--cursor", "cursor", "C", help="continuation cursor"),
+    Opt("--include-untrusted", "include_untrusted",
+        help="also return memories the policy does not qualify (their real trust class is shown)"),
+    Opt("--json", "json", help="print one line of JSON"),
+    Opt("--input", "input", "FILE|-", help="strict version-0 recall request (needs --json)"),
+)

@@ -51,8 +51,12 @@ def indented_large(value) -> bytes:
     """
     import orjson
 
-    data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-    for raw, esc in _HTML_BYTES:
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    for raw, esc in _HTML_BYTES[:3]:  # single bytes: memchr-fast checks first
         if raw in data:
             data = data.replace(raw, esc)
-    return data + b"\n"
+    if b"\xe2\x80" in data:
+        for raw, esc in _HTML_BYTES[3:]:
+            if raw in data:
+                data = data.replace(raw, esc)
+    return data

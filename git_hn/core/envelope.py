@@ -342,7 +342,22 @@ def _decode_strict(payload: bytes) -> Envelope:
 # Validation (CONTRACT §1.5, in the contract's order)
 
 
+_KEY_CHECKED: dict[tuple[str, str | None], bytes] = {}
+
+
 def check_public_key(public_key: str, actor: str | None = None) -> bytes:
+    """§1.5 step 4 (with §11(e)); memoized per (key, actor) once it has passed."""
+    got = _KEY_CHECKED.get((public_key, actor))
+    if got is not None:
+        return got
+    raw = _check_public_key(public_key, actor)
+    if len(_KEY_CHECKED) > 4096:
+        _KEY_CHECKED.clear()
+    _KEY_CHECKED[(public_key, actor)] = raw
+    return raw
+
+
+def _check_public_key(public_key: str, actor: str | None) -> bytes:
     raw = b64_decode_go(public_key)
     if raw is None or len(raw) != 32:
         raise ValidationError("memory publicKey is invalid")

@@ -43,11 +43,13 @@ def row_text(row: dict) -> str:
 
 
 def build_tokens(rows: list[dict]) -> list[dict]:
+    """Token postings of rows sorted by ID (§8.2)."""
     postings: dict[str, list[str]] = {}
     for row in rows:
         for tok in tokens(row_text(row)):
             postings.setdefault(tok, []).append(row["id"])
-    return [{"token": t, "memoryIds": sorted(ids)} for t, ids in sorted(postings.items())]
+    # rows arrive sorted by ID, so every postings list is already sorted and unique
+    return [{"token": t, "memoryIds": ids} for t, ids in sorted(postings.items())]
 
 
 def build(fingerprint: str, rows: list[dict]) -> dict:

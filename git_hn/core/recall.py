@@ -172,7 +172,12 @@ def row_tokens(row: dict) -> list[str]:
     return tokens(data["content"] + "\n" + "\n".join(data["topics"]))
 
 
-def _order_key(row: dict):
+def context_free_order_key(row: dict):
+    """§7.7 keys 2–4 (lifecycle rank, signed timestamp descending bytewise, ID)."""
+    return order_key(row)[1:]
+
+
+def order_key(row: dict):
     ts = row["signedTimestamp"].encode("utf-8")
     return (APPLICABILITY_RANK.get(row["applicability"], 3), LIFECYCLE_RANK.get(row["lifecycle"], 4),
             bytes(255 - b for b in ts) + b"\xff", row["id"])
@@ -180,7 +185,7 @@ def _order_key(row: dict):
 
 def order(rows: list[dict]) -> list[dict]:
     """CONTRACT §7.7: applicability, lifecycle, signed timestamp descending (bytes), ID."""
-    return sorted(rows, key=_order_key)
+    return sorted(rows, key=order_key)
 
 
 def matches(row: dict, req: RecallRequest, query_tokens: list[str] | None, row_toks=None) -> bool:

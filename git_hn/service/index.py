@@ -17,9 +17,9 @@ from ..core import canonical
 from ..core import index as core_index
 from ..core import recall as core_recall
 from ..core.chain import VerifiedMemory
-from ..core.projection import (Context, ProbeError, _Ancestry, applicability, dependency, evidence,
-                               normalized_record_json, project, row_index_json,
-                               sort_row_dependencies, trust)
+from ..core.projection import (LIFECYCLE_RANK, Context, ProbeError, _Ancestry, applicability,
+                               dependency, evidence, normalized_record_json, project,
+                               row_index_json, sort_row_dependencies, trust)
 from ..errors import HnError, ValidationError
 from ..store import index as store_index
 from ..store import streams
@@ -27,6 +27,7 @@ from ..store.repo import Repo
 from ..store.resolver import Resolver, load_policy
 
 STORED_DEP_KINDS = ("lifecycle-target", "evidence-memory")
+DB_FORK_MIN = 20_000  # below this, forking to build the database in parallel does not pay
 
 
 class Built:
@@ -57,42 +58,154 @@ def derive(repo: Repo, sources=None):
 
 
 def rebuild(repo: Repo) -> Built:
-    """CONTRACT §8.4: repair the location, derive, write the index, then the sealed database."""
+    """CONTRACT §8.4: repair the location, derive, write the index, then the sealed database.
+
+    The cyclic garbage collector is paused meanwhile: a rebuild allocates hundreds of thousands
+    of small acyclic objects, and repeated full collections over them cost ~15% at 100k.
+    """
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _rebuild(repo)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _rebuild(repo: Repo) -> Built:
     store_index.repair_location(repo)
     doc, collection, policy_digest = derive(repo)
-    data = core_index.encode(doc)
-    st = store_index.write_index(repo, data)
-    _write_db(repo, doc, collection, policy_digest, hashlib.sha256(data).hexdigest(),
-              store_index.seal_of(st))
+    # The database is built by a forked child while this process encodes and writes the index
+    # (two cores, two independent halves); the child receives the index seal and record
+    # locations at the end and installs the database only if the index was written.
+    writer = _DbWriter(repo, doc, collection, policy_digest)
+    try:
+        data = core_index.encode(doc)
+        st = store_index.write_index(repo, data)
+        writer.finish(hashlib.sha256(data).hexdigest(), store_index.seal_of(st),
+                      record_slices(data, len(doc["records"])))
+    finally:
+        writer.abort()
     return Built(doc["sourceFingerprint"], len(doc["records"]))
 
 
-def _write_db(repo: Repo, doc: dict, collection, policy_digest: str, digest: str, seal: str) -> None:
-    import orjson
+class _DbWriter:
+    def __init__(self, repo: Repo, doc: dict, collection, policy_digest: str):
+        import os
 
+        self.pid = 0
+        self.inline = (repo, doc, collection, policy_digest)
+        if len(doc["records"]) < DB_FORK_MIN or not hasattr(os, "fork"):
+            return
+        read_end, self.write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child; its outcome is checked by the parent
+            code = 1
+            try:
+                os.close(self.write_end)
+                with os.fdopen(read_end, "rb") as pipe:
+                    _write_db(repo, doc, collection, policy_digest, _receive(pipe))
+                code = 0
+            except BaseException:  # noqa: BLE001 - the child reports by exit status only
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(read_end)
+        self.pid = pid
+
+    def finish(self, digest: str, seal: str, slices: list) -> None:
+        import os
+        import pickle
+
+        if not self.pid:
+            _write_db(*self.inline, lambda: (digest, seal, slices))
+            return
+        payload = pickle.dumps((digest, seal, slices))
+        with os.fdopen(self.write_end, "wb") as pipe:
+            pipe.write(payload)
+        self.write_end = -1
+        _pid, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if os.waitstatus_to_exitcode(status) != 0:
+            from ..errors import LocalStateError
+
+            raise LocalStateError("memory index database could not be written")
+
+    def abort(self) -> None:
+        import os
+
+        if self.pid:
+            if self.write_end >= 0:
+                os.close(self.write_end)  # the child sees end-of-file and writes nothing
+                self.write_end = -1
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+
+
+def _receive(pipe):
+    """A callable the child uses to wait for (digest, seal, slices) from the parent."""
+    def get():
+        import pickle
+
+        data = pipe.read()
+        if not data:
+            raise EOFError("index was not written")
+        return pickle.loads(data)
+
+    return get
+
+
+_RECORD_START = b'\n    {\n      "id": "'
+_RECORD_END = b"\n    }"
+
+
+def record_slices(data: bytes, count: int) -> list[tuple[int, int]]:
+    """(offset, length) of each record object in encoded index bytes, in order.
+
+    In the indented layout a record opens with ``{`` on a line indented four spaces and closes
+    with the first ``}`` so indented; strings never hold raw newlines, and nested objects are
+    indented deeper, so neither pattern can occur inside a record.
+    """
+    out = []
+    pos = 0
+    for _ in range(count):
+        start = data.index(_RECORD_START, pos) + 5
+        end = data.index(_RECORD_END, start) + len(_RECORD_END)
+        out.append((start, end - start))
+        pos = end
+    return out
+
+
+def _write_db(repo: Repo, doc: dict, collection, policy_digest: str, located) -> None:
+    """Build the sealed database; ``located()`` returns (index SHA-256, seal, record slices)."""
     conn, tmp = store_index.create_db(repo)
     try:
+        conn.executemany("INSERT INTO sources VALUES (?, ?)",
+                         [(s.ref, s.head) for s in collection.sources])
+        commits = {m.memory_id: m.commit for m in collection.memories}
+        # Row numbers follow the §7.7 order of the context-free keys (lifecycle rank, signed
+        # timestamp descending bytewise, ID), so recall reads candidates already ordered.
+        ordered = list(doc["records"])  # sorted by ID; stable sorts add the other keys
+        ordered.sort(key=lambda r: r["signedTimestamp"], reverse=True)  # ASCII: str order is bytewise
+        ordered.sort(key=lambda r: LIFECYCLE_RANK.get(r["lifecycle"], 4))
+        numbers = {}
+        rows = []
+        for n, row in enumerate(ordered):
+            numbers[row["id"]] = n
+            rows.append(_row_columns(n, row, commits[row["id"]]))
+        conn.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         rows)
+        conn.executemany("INSERT INTO postings VALUES (?, ?)",
+                         [(t["token"], _pack(sorted(numbers[i] for i in t["memoryIds"])))
+                          for t in doc["tokens"]])
+        digest, seal, slices = located()
+        conn.executemany("INSERT INTO locations VALUES (?, ?, ?)",
+                         [(numbers[row["id"]], sl[0], sl[1]) for row, sl in zip(doc["records"], slices)])
         meta = {"version": store_index.DB_VERSION, "sourceFingerprint": doc["sourceFingerprint"],
                 "policyDigest": policy_digest, "indexSha256": digest, "indexSeal": seal}
         conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-        conn.executemany("INSERT INTO sources VALUES (?, ?)",
-                         [(s.ref, s.head) for s in collection.sources])
-        conn.executemany('INSERT INTO chain VALUES (?, ?, ?, ?)',
-                         [(ref, i + 1, m.commit, m.memory_id) for ref, mems in collection.chains.items()
-                          for i, m in enumerate(mems)])
-        conn.executemany('INSERT INTO memories VALUES (?, ?, ?, ?)',
-                         [(m.memory_id, m.commit, m.payload, m.signature) for m in collection.memories])
-        commits = {m.memory_id: m.commit for m in collection.memories}
-        numbers = {}
-        rows = []
-        for n, row in enumerate(doc["records"]):
-            numbers[row["id"]] = n
-            size = core_recall.encoded_content_size(row)
-            rows.append((n, row["id"], commits[row["id"]], row["actor"], row["stream"], row["kind"],
-                         row["lifecycle"], size, orjson.dumps(row).decode()))
-        conn.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        conn.executemany("INSERT INTO postings VALUES (?, ?)",
-                         [(t["token"], numbers[i]) for t in doc["tokens"] for i in t["memoryIds"]])
         store_index.install_db(repo, conn, tmp)
     except BaseException:
         try:
@@ -100,6 +213,44 @@ def _write_db(repo: Repo, doc: dict, collection, policy_digest: str, digest: str
         finally:
             store_index.discard_tmp(tmp)
         raise
+
+
+def _pack(numbers: list[int]) -> bytes:
+    """Row numbers as little-endian unsigned 32-bit integers (one blob per token)."""
+    import array
+    import sys
+
+    packed = array.array("I", numbers)
+    if sys.byteorder != "little":  # pragma: no cover - all supported machines are little-endian
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _unpack(blob: bytes):
+    import array
+    import sys
+
+    if not isinstance(blob, bytes) or len(blob) % 4:
+        raise sqlite3.DatabaseError("malformed postings")
+    packed = array.array("I")
+    packed.frombytes(blob)
+    if sys.byteorder != "little":  # pragma: no cover
+        packed.byteswap()
+    return packed
+
+
+def _row_columns(n: int, row: dict, commit: str) -> tuple:
+    """The context-free columns recall filters on; the full row stays in ``row`` (JSON)."""
+    data = row["data"]
+    anchor = data["anchor"]
+    paths = "".join(f"{p['path']}\t{p['blob']}\n" for p in anchor.get("paths", ()))
+    memory = [d["status"] for d in row["evidenceDetails"] if d["type"] == "memory"]
+    ev_memory = "" if not memory else ("missing" if "missing" in memory else "resolved")
+    return (n, row["id"], commit, row["actor"], row["stream"], row["kind"], row["lifecycle"],
+            LIFECYCLE_RANK.get(row["lifecycle"], 4), row["signedTimestamp"],
+            core_recall.encoded_content_size(row), anchor["commit"], data["applicability"]["mode"],
+            data["applicability"].get("subject", ""), anchor.get("subject", ""), paths,
+            "\n".join(data["topics"]), "\n".join(data["evidence"]), ev_memory)
 
 
 def verify(repo: Repo) -> Built:
@@ -147,21 +298,37 @@ def _fresh_db(repo: Repo, fingerprints: set[str]) -> sqlite3.Connection | None:
     return None
 
 
+_COLUMNS = ('n, id, "commit", actor, stream, kind, lifecycle, ts, size, anchor, mode, app_subject, '
+            'anchor_subject, paths, topics, evidence, ev_memory')
+
+
 def _candidates(conn: sqlite3.Connection, req, terms) -> list[tuple]:
-    """Rows passing the context-free filters that SQL can decide (tokens, kind, actor, lifecycle)."""
+    """Rows passing the context-free filters SQL can decide, in §7.7 order within one
+    applicability class (row numbers were assigned in that order at build time)."""
     where, args = [], []
-    if terms:
-        sub = " INTERSECT ".join("SELECT n FROM postings WHERE token = ?" for _ in terms)
-        where.append(f"n IN ({sub})")
-        args += terms
     for column, values in (("kind", req.kind), ("actor", req.actor), ("lifecycle", req.lifecycle)):
         if values:
             where.append(f"{column} IN ({','.join('?' * len(values))})")
             args += list(values)
-    sql = 'SELECT n, id, "commit", actor, stream, lifecycle, size, row FROM rows'
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    return conn.execute(sql, args).fetchall()
+    sql = f"SELECT {_COLUMNS} FROM rows"
+    if not terms:
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        return conn.execute(sql + " ORDER BY n", args).fetchall()
+    numbers = None
+    for term in terms:
+        found = conn.execute("SELECT ns FROM postings WHERE token = ?", (term,)).fetchone()
+        ns = set(_unpack(found[0])) if found else set()
+        numbers = ns if numbers is None else numbers & ns
+        if not numbers:
+            return []
+    ordered = sorted(numbers)
+    out = []
+    for i in range(0, len(ordered), 500):
+        chunk = ordered[i:i + 500]
+        clause = " AND ".join(where + [f"n IN ({','.join('?' * len(chunk))})"])
+        out += conn.execute(f"{sql} WHERE {clause} ORDER BY n", args + chunk).fetchall()
+    return out
 
 
 def _memory_view(row: dict) -> VerifiedMemory:
@@ -200,14 +367,16 @@ class _RowMismatch(Exception):
 
 
 def _verify_rows(repo: Repo, page: list[tuple], sources) -> None:
-    """§11(d) per-row verification of the rows about to be served; raises ``_RowMismatch``."""
-    heads: dict[tuple[str, str], list[streams.Source]] = {}
-    for s in sources:
-        heads.setdefault((s.actor, s.stream), []).append(s)
-    members: dict[str, set] = {}
+    """§11(d) per-row verification of the rows about to be served; raises ``_RowMismatch``.
+
+    Each row's ``memory.json`` and ``signature`` are read from Git at the recorded commit and
+    verified (SHA-256 equals the ID, Ed25519, canonical bytes), its record must equal the stored
+    ``data``, and the commit must be in the chain of a current source head of its stream.
+    """
+    by_stream: dict[tuple[str, str], list[str]] = {}
     for commit, row in page:
         try:
-            tree, parents = streams.read_parents(repo, "index", commit)
+            tree, _parents = streams.read_parents(repo, "index", commit)
             mem = streams.verify_commits(repo, "index", [(commit, tree)])[0]
         except (ValidationError, HnError):
             raise _RowMismatch from None
@@ -215,40 +384,148 @@ def _verify_rows(repo: Repo, page: list[tuple], sources) -> None:
                 or normalized_record_json(mem.envelope.record) != row["data"] \
                 or mem.envelope.actor != row["actor"] or mem.envelope.stream != row["stream"]:
             raise _RowMismatch
-        ok = False
-        for src in heads.get((row["actor"], row["stream"]), []):
-            if src.ref not in members:
-                members[src.ref] = _chain_members(repo, src)
-            if commit in members[src.ref]:
-                ok = True
+        by_stream.setdefault((row["actor"], row["stream"]), []).append(commit)
+    for (actor, stream), commits in by_stream.items():
+        wanted = set(commits)
+        for src in sources:
+            if src.actor == actor and src.stream == stream:
+                wanted -= _found_in_chain(repo, src, wanted)
+            if not wanted:
                 break
-        if not ok:
+        if wanted:
             raise _RowMismatch
 
 
-def _chain_members(repo: Repo, source: streams.Source) -> set:
-    """Commits of a source's chain.
+def _found_in_chain(repo: Repo, source: streams.Source, wanted: set) -> set:
+    """Which of ``wanted`` are in the source's chain.
 
     The fingerprint matched, so this head is the one whose chain the rebuild verified from raw
     parent headers (every commit with exactly one parent). Without grafts or a shallow boundary,
-    ``rev-list --first-parent`` of that head lists exactly those commits, in one process;
-    otherwise the raw walk decides.
+    ``rev-list --first-parent`` of that head lists exactly those commits; it is read only until
+    every wanted commit was seen. Otherwise the raw walk decides.
     """
     import os
 
+    found: set = set()
     if not any(os.path.exists(os.path.join(repo.common_dir, p)) for p in ("info/grafts", "shallow")):
-        proc = repo.git.run(["rev-list", "--first-parent", "--end-of-options", source.head])
-        if proc.returncode == 0:
-            return set(proc.stdout.decode("ascii", "replace").split())
+        listing = repo.git.lines(["rev-list", "--first-parent", "--end-of-options", source.head])
+        try:
+            for commit in listing:
+                if commit in wanted:
+                    found.add(commit)
+                    if found == wanted:
+                        break
+        finally:
+            listing.close()
+        return found
     try:
-        return {c for c, _t in streams.walk(repo, source)}
+        return {c for c, _t in streams.walk(repo, source)} & wanted
     except ValidationError:
         return set()
+
+
+def _column_record(c: tuple):
+    from ..core.envelope import Anchor, Applicability, PathAnchor, Record
+
+    paths = tuple(PathAnchor(*line.split("\t")) for line in c[13].split("\n") if line)
+    return Record(c[5], "", Anchor(c[9], paths, c[12]), Applicability(c[10], c[11]), (),
+                  tuple(e for e in c[15].split("\n") if e))
+
+
+class _Classes:
+    """Memoized context classes per distinct anchor, evidence set and (actor, kind)."""
+
+    def __init__(self, ctx: Context, resolver):
+        self.ctx, self.resolver = ctx, resolver
+        self.ancestry = _Ancestry(resolver)
+        self.app: dict = {}
+        self.ev: dict = {}
+
+    def applicability(self, c: tuple) -> str:
+        key = (c[9], c[10], c[11], c[12], c[13])
+        got = self.app.get(key)
+        if got is None:
+            from ..core.envelope import Envelope
+
+            env = Envelope("hn-memory/0", "record", c[3], "", "", c[4], 1, "", record=_column_record(c))
+            got = applicability(VerifiedMemory(c[1], "", env, b"", ""), self.ctx, self.resolver,
+                                self.ancestry)[0]
+            self.app[key] = got
+        return got
+
+    def evidence(self, c: tuple) -> str:
+        key = (c[15], c[16])
+        got = self.ev.get(key)
+        if got is None:
+            statuses = {c[16]} - {""}
+            for item in c[15].split("\n"):
+                if not item or item.startswith("memory:"):
+                    continue
+                if item.startswith("event:"):
+                    statuses.add("missing")
+                    continue
+                try:
+                    statuses.add("resolved" if self.resolver.object_type(item[4:]) else "missing")
+                except ProbeError:
+                    statuses.add("invalid")
+            got = "invalid" if "invalid" in statuses else "missing" if "missing" in statuses else "resolved"
+            self.ev[key] = got
+        return got
+
+
+def _select(candidates: list[tuple], req, classes: _Classes) -> list[tuple]:
+    """§7.6 step 3 over candidate columns: every filter, applicable, resolved."""
+    topics = set(req.topic)
+    out = []
+    trusts: dict = {}
+    for c in candidates:
+        if topics and not topics <= set(c[14].split("\n")):
+            continue
+        if req.subject and req.subject not in (c[12], c[11]):
+            continue
+        if req.path and req.path not in {line.split("\t")[0] for line in c[13].split("\n") if line}:
+            continue
+        key = (c[3], c[5])
+        t = trusts.get(key)
+        if t is None:
+            t = trusts[key] = trust(c[3], c[5], classes.ctx.policy)
+        if req.trust and t not in req.trust:
+            continue
+        if classes.applicability(c) != "applicable" or classes.evidence(c) != "resolved":
+            continue
+        out.append(c)
+    return out
+
+
+def _page(req, selected: list[tuple], digest: str) -> tuple[list[tuple], dict]:
+    """§7.6 steps 5–8 on columns (already in §7.7 order); returns the page and the document head."""
+    from ..errors import InputError
+
+    for c in selected:
+        if c[8] > req.max_content_bytes:
+            raise InputError(f"memory {c[1]} encoded content exceeds maxContentBytes; raise the explicit bound")
+    start = 0
+    if req.cursor:
+        last = core_recall.decode_cursor(req.cursor, digest)
+        for i, c in enumerate(selected):
+            if c[1] == last:
+                start = i + 1
+                break
+        else:
+            raise InputError("recall cursor no longer names a result in this query")
+    page, used, i = [], 0, start
+    while i < len(selected) and len(page) < req.max_records and used + selected[i][8] <= req.max_content_bytes:
+        page.append(selected[i])
+        used += selected[i][8]
+        i += 1
+    return page, {"matched": len(selected), "truncated": i < len(selected)}
 
 
 def recall(repo: Repo, req, *, at: str, terms) -> dict:
     """Serve a normalized request from a fresh index (rebuilding it when it is not)."""
     import orjson
+
+    from ..core.limits import WARNING
 
     sources = streams.list_sources(repo)
     resolver = Resolver(repo)
@@ -269,40 +546,45 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
                 raise HnError("memory index could not be rebuilt")
         try:
             candidates = _candidates(conn, req, terms)
+            resolver.prefetch_types({c[9] for c in candidates} |
+                                    {e[4:] for c in candidates for e in c[15].split("\n") if e.startswith("git:")})
+            selected = _select(candidates, req, _Classes(ctx, resolver))
+            page, head_doc = _page(req, selected, digest)
+            slices = dict((n, (o, ln)) for n, o, ln in conn.execute(
+                f"SELECT n, offset, length FROM locations WHERE n IN ({','.join('?' * len(page))})",
+                [c[0] for c in page]).fetchall()) if page else {}
+            seal = dict(conn.execute("SELECT key, value FROM meta").fetchall())["indexSeal"]
         finally:
             conn.close()
-        rows = [orjson.loads(c[7]) for c in candidates]
-        commits = {c[1]: c[2] for c in candidates}
-        resolver.prefetch_types({r["data"]["anchor"]["commit"] for r in rows} |
-                                {e[4:] for r in rows for e in r["data"]["evidence"] if e.startswith("git:")})
         ancestry = _Ancestry(resolver)
-        kept = []
-        for row in rows:
-            if not _context_free_match(row, req):
-                continue
-            full = recompute(row, ctx, resolver, ancestry)
-            if core_recall.matches(full, req, None):
-                kept.append(full)
-        doc = core_recall.page(req, kept, digest)
         try:
-            _verify_rows(repo, [(commits[r["id"]], r) for r in doc["memories"]], sources)
+            texts = store_index.read_slices(repo, seal, [slices[c[0]] for c in page])
+            stored = [orjson.loads(t) for t in texts]
+            if [r.get("id") if isinstance(r, dict) else None for r in stored] != [c[1] for c in page]:
+                raise _RowMismatch
+            out_rows = [recompute(r, ctx, resolver, ancestry) for r in stored]
+            # the database's filter columns must agree with the rows they stand for
+            if not all(core_recall.matches(r, req, terms) for r in out_rows):
+                raise _RowMismatch
+        except (core_index.IndexError_, orjson.JSONDecodeError, OSError, _RowMismatch):
+            store_index.remove_all(repo)
+            continue
+        try:
+            _verify_rows(repo, [(c[2], r) for c, r in zip(page, out_rows)], sources)
         except _RowMismatch:
             store_index.remove_all(repo)
             continue
+        doc = {"version": 0, "warning": WARNING, "queryDigest": digest, "matched": head_doc["matched"],
+               "returned": len(out_rows), "truncated": head_doc["truncated"]}
+        if head_doc["truncated"] and out_rows:
+            doc["nextCursor"] = core_recall.encode_cursor(digest, out_rows[-1]["id"])
+        doc["memories"] = out_rows
+        deps = [d for row in out_rows for d in row["dependencies"]]
+        deps.sort(key=lambda d: (d["missingId"], d["kind"], d.get("operation", ""), d["ownerId"],
+                                 d["stream"], d["reason"]))
+        doc["missingDependencies"] = deps
         return doc
     raise HnError("memory index could not be verified after a rebuild")
-
-
-def _context_free_match(row: dict, req) -> bool:
-    data = row["data"]
-    if req.topic and not set(req.topic) <= set(data["topics"]):
-        return False
-    if req.subject and req.subject not in (data["anchor"].get("subject", ""),
-                                           data["applicability"].get("subject", "")):
-        return False
-    if req.path and req.path not in {p["path"] for p in data["anchor"].get("paths", ())}:
-        return False
-    return True
 
 
 __all__ = ["rebuild", "verify", "recall", "after_ref_change", "canonical", "ProbeError", "dependency"]

@@ -75,6 +75,23 @@ class Git:
             raise GitError(error or f"git {args[0]} failed: {first_line(proc.stderr)}")
         return proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
 
+    def lines(self, args: list[str]):
+        """Yield stdout lines of ``git <args>`` as they come; closing the generator stops Git.
+
+        For answers that are usually found early in a long listing (a recent commit in a long
+        chain), so that the rest is never produced.
+        """
+        proc = subprocess.Popen(["git", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                cwd=self.cwd, env=self.env)
+        try:
+            for line in proc.stdout:
+                yield line.rstrip(b"\n").decode("ascii", "replace")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdout.close()
+            proc.wait()
+
     # -- batch processes -----------------------------------------------------------------------
 
     def read_object(self, oid: str) -> tuple[str, bytes] | None:

@@ -2,7 +2,8 @@
 
 Owns: the location rules (owner-only directories, regular 0600 files, no symlinks followed), the
 atomic replacement of ``index-v0.json``, and the derived recall database ``recall-v0.sqlite``
-(an embedded SQLite file: rows, token postings and the verified memories they came from). Trusts:
+(an embedded SQLite file: the rows' filter columns, where each row lies in ``index-v0.json``, and
+token postings). Trusts:
 nothing on disk until these checks pass; a refused file is reported as the §8.5 kind and the
 caller rebuilds from verified streams.
 
@@ -28,7 +29,7 @@ from . import private
 from .repo import Repo
 
 DB_NAME = "recall-v0.sqlite"
-DB_VERSION = "1"
+DB_VERSION = "5"
 MAX_DB = 4 << 30
 
 
@@ -110,6 +111,19 @@ def load_index_bytes(repo: Repo) -> tuple[bytes, os.stat_result]:
                 raise IndexError_("corrupt", f"{index} is too large")
             chunks.append(chunk)
         return b"".join(chunks), st2
+    finally:
+        os.close(fd)
+
+
+def read_slices(repo: Repo, seal: str, slices: list[tuple[int, int]]) -> list[bytes]:
+    """Byte ranges of ``index-v0.json``, read through one safe descriptor whose seal must match."""
+    _hn, _mem, index, _db = paths(repo)
+    fd = os.open(index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if seal_of(st) != seal or _unsafe_file(st, LIMITS.max_index):
+            raise IndexError_("corrupt", f"{index} changed while reading")
+        return [os.pread(fd, length, offset) for offset, length in slices]
     finally:
         os.close(fd)
 
@@ -206,16 +220,15 @@ def write_index(repo: Repo, data: bytes) -> os.stat_result:
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE sources(ref TEXT PRIMARY KEY, head TEXT NOT NULL);
-CREATE TABLE chain(ref TEXT NOT NULL, seq INTEGER NOT NULL, "commit" TEXT NOT NULL,
-                   memory_id TEXT NOT NULL, PRIMARY KEY(ref, seq));
-CREATE TABLE memories(id TEXT PRIMARY KEY, "commit" TEXT NOT NULL, payload BLOB NOT NULL,
-                      signature TEXT NOT NULL);
 CREATE TABLE rows(n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "commit" TEXT NOT NULL,
                   actor TEXT NOT NULL, stream TEXT NOT NULL, kind TEXT NOT NULL,
-                  lifecycle TEXT NOT NULL, size INTEGER NOT NULL, row TEXT NOT NULL);
-CREATE TABLE postings(token TEXT NOT NULL, n INTEGER NOT NULL);
+                  lifecycle TEXT NOT NULL, lrank INTEGER NOT NULL, ts TEXT NOT NULL,
+                  size INTEGER NOT NULL, anchor TEXT NOT NULL, mode TEXT NOT NULL,
+                  app_subject TEXT NOT NULL, anchor_subject TEXT NOT NULL, paths TEXT NOT NULL,
+                  topics TEXT NOT NULL, evidence TEXT NOT NULL, ev_memory TEXT NOT NULL);
+CREATE TABLE locations(n INTEGER PRIMARY KEY, offset INTEGER NOT NULL, length INTEGER NOT NULL);
+CREATE TABLE postings(token TEXT PRIMARY KEY, ns BLOB NOT NULL);
 """
-POSTINGS_INDEX = "CREATE INDEX postings_token ON postings(token);"
 
 
 def open_db_readonly(repo: Repo) -> sqlite3.Connection | None:
@@ -250,7 +263,6 @@ def create_db(repo: Repo) -> tuple[sqlite3.Connection, str]:
 
 
 def install_db(repo: Repo, conn: sqlite3.Connection, tmp: str) -> None:
-    conn.execute(POSTINGS_INDEX)
     conn.commit()
     conn.close()
     os.chmod(tmp, 0o600)

@@ -131,11 +131,12 @@ def _walk_hinted(repo: Repo, source: Source) -> list[tuple[str, str]] | None:
     return out
 
 
-def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list[VerifiedMemory]:
-    """Verify memory commits (root first): tree, sizes, signature, canonical payload.
+def stage_commits(repo: Repo, commits: list[tuple[str, str]]) -> list:
+    """§4.2 steps 1–4 and the §11(e) key scan for each (commit, tree): per commit, either a
+    ``ValidationError`` or ``(payload, signature blob, public key, signature)``.
 
-    Objects are fetched in three pipelined batches; checks then run commit by commit so that the
-    reported error is the first one in chain order, as a commit-by-commit reader would report it.
+    Objects are fetched in two pipelined batches (trees, then blobs); sizes come from the batch
+    headers and an oversize blob is drained, never buffered (§4.2 step 3).
     """
     oid_bytes = repo.oid_hex_len // 2
     trees = repo.git.read_objects([t for _c, t in commits])
@@ -154,9 +155,8 @@ def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list
             blob_oids += [m, s]
         except ValidationError as exc:
             parsed.append(exc)
-    # Sizes come from the batch headers; an oversize blob is drained, never buffered (§4.2 step 3).
     blobs = iter(repo.git.read_objects_bounded(blob_oids, LIMITS.max_memory_blob))
-    staged: list = []  # per commit: an error, or (payload, signature blob, public key, signature)
+    staged: list = []
     for (commit, _tree), item in zip(commits, parsed):
         if isinstance(item, ValidationError):
             staged.append(item)
@@ -170,43 +170,138 @@ def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list
             staged.append((payload[2], signature[2], key, sig))
         except ValidationError as exc:
             staged.append(exc)
-    valid = _verify_signatures(staged)
+    return staged
+
+
+def finish_commit(commit: str, item, ok) -> VerifiedMemory:
+    """§11(e) items 3–4 for one staged commit, after its signature was checked.
+
+    ``ok`` is the verification result: a bool, or, from a worker process that also parsed the
+    payload after verifying it, ``(envelope, "")`` or ``(None, error text)``.
+    """
+    if isinstance(item, ValidationError):
+        raise item
+    if isinstance(ok, tuple):
+        env, error = ok
+        if env is None:
+            raise ValidationError(f"verify memory commit {commit}: {error}")
+        return chain.VerifiedMemory(chain.memory_id(item[0]), commit, env, item[0],
+                                    item[1].decode("ascii"))
+    if not ok:
+        raise ValidationError(f"verify memory commit {commit}: invalid memory signature")
+    return chain.finish_memory(commit, item[0], item[1], item[2])
+
+
+def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list[VerifiedMemory]:
+    """Verify memory commits (root first); the first error in chain order is raised."""
+    staged = stage_commits(repo, commits)
+    verifier = Verifier(len(staged))
+    ticket = verifier.submit(staged)
     out = []
-    for (commit, _tree), item, ok in zip(commits, staged, valid):
-        try:
-            if isinstance(item, ValidationError):
-                raise item
-            if not ok:
-                raise ValidationError(f"verify memory commit {commit}: invalid memory signature")
-            out.append(chain.finish_memory(commit, item[0], item[1], item[2]))
-        except ValidationError as exc:
-            raise ValidationError(f"memory source {ref}: {exc.message}") from None
+    try:
+        for (commit, _tree), item, ok in zip(commits, staged, verifier.results(ticket)):
+            try:
+                out.append(finish_commit(commit, item, ok))
+            except ValidationError as exc:
+                raise ValidationError(f"memory source {ref}: {exc.message}") from None
+    finally:
+        verifier.close()
     return out
 
 
-def _verify_signatures(staged: list) -> list[bool]:
-    """Ed25519 over the exact payload bytes for every staged memory.
-
-    ``cryptography`` releases the GIL while verifying, so large batches use two threads (the
-    reference machine has two cores); results are identical to a sequential loop.
-    """
+def _check_signature(item) -> bool:
     from ..core.keys import verify
 
-    def one(item) -> bool:
-        if isinstance(item, ValidationError):
-            return False
+    if isinstance(item, ValidationError):
+        return False
+    try:
+        verify(item[2], item[3], item[0])
+        return True
+    except ValidationError:
+        return False
+
+
+def _check_chunk(chunk: list) -> list[bool]:
+    return [_check_signature(i) for i in chunk]
+
+
+def _check_and_parse_chunk(chunk: list) -> list[tuple]:
+    """Worker-process body: verify each signature, then (only then) parse the payload."""
+    from ..core.envelope import decode
+    from ..core.keys import b64_encode
+
+    out = []
+    for item in chunk:
+        if not _check_signature(item):
+            out.append((None, "invalid memory signature"))
+            continue
         try:
-            verify(item[2], item[3], item[0])
-            return True
-        except ValidationError:
-            return False
+            env = decode(item[0])
+            if env.public_key != b64_encode(item[2]):
+                raise ValidationError("memory JSON is not canonical")
+            out.append((env, ""))
+        except ValidationError as exc:
+            out.append((None, exc.message))
+    return out
 
-    if len(staged) < 256:
-        return [one(i) for i in staged]
-    from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(one, staged, chunksize=128))
+class Verifier:
+    """Ed25519 over the exact payload bytes of staged memories, possibly in parallel.
+
+    Small batches run inline. Larger ones run in chunks on two workers while the caller keeps
+    reading and parsing: threads for medium batches (``cryptography`` releases the GIL), forked
+    processes for large ones (no GIL contention with the parsing thread). A payload is still
+    parsed only after its own signature verified (§11(e)); results equal a sequential loop.
+    """
+
+    CHUNK = 256
+
+    def __init__(self, expected: int):
+        self.pool = None
+        self.kind = "inline" if expected < 256 else "threads" if expected < 2048 else "processes"
+
+    def _pool(self):
+        if self.pool is None:
+            if self.kind == "processes":
+                import multiprocessing
+
+                try:
+                    self.pool = multiprocessing.get_context("fork").Pool(2)
+                except (OSError, ValueError):
+                    self.kind = "threads"
+            if self.kind == "threads":
+                from concurrent.futures import ThreadPoolExecutor
+
+                self.pool = ThreadPoolExecutor(max_workers=2)
+        return self.pool
+
+    def submit(self, staged: list):
+        if self.kind == "inline":
+            return [("done", [_check_signature(i) for i in staged])]
+        pool = self._pool()
+        chunks = [staged[i:i + self.CHUNK] for i in range(0, len(staged), self.CHUNK)]
+        if self.kind == "processes":
+            return [("async", pool.apply_async(_check_and_parse_chunk, (c,))) for c in chunks]
+        return [("future", pool.submit(_check_chunk, c)) for c in chunks]
+
+    @staticmethod
+    def results(ticket):
+        for how, handle in ticket:
+            if how == "done":
+                yield from handle
+            elif how == "async":
+                yield from handle.get()
+            else:
+                yield from handle.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            if self.kind == "processes":
+                self.pool.terminate()
+                self.pool.join()
+            else:
+                self.pool.shutdown(wait=True)
+            self.pool = None
 
 
 def read_chain(repo: Repo, source: Source) -> list[VerifiedMemory]:
@@ -244,14 +339,65 @@ def check_divergence(chains: dict[str, list[VerifiedMemory]], sources: list[Sour
 
 
 def collect(repo: Repo, sources: list[Source] | None = None) -> Collection:
-    """CONTRACT §4.3 and §11(a) item 2: every source verified, or the whole collection fails."""
+    """CONTRACT §4.3 and §11(a) item 2: every source verified, or the whole collection fails.
+
+    All sources are walked and staged first, with signature verification of each source's new
+    commits submitted as soon as they are staged; the checks then run source by source (name
+    order) and commit by commit (root first), so the error reported is the first one in that
+    order, as a sequential reader would report it. A commit reached by several sources (accepted
+    copies of a stream) is verified once; the chain rules, which depend on the source, run for
+    every source.
+    """
     if sources is None:
         sources = list_sources(repo)
-    chains: dict[str, list[VerifiedMemory]] = {}
-    verified: dict[str, VerifiedMemory] = {}
-    for source in sources:
-        memories = _read_chain_memo(repo, source, verified)
-        chains[source.ref] = memories
+    plans: list = []
+    seen: set[str] = set()
+    pending: list[tuple[list, list, object]] = []
+    verifier = Verifier(0)
+    try:
+        for source in sources:
+            if not source.head:
+                plans.append((source, ValidationError(f"memory source {source.ref} has no head")))
+                continue
+            try:
+                commits = walk(repo, source)
+            except ValidationError as exc:
+                plans.append((source, exc))
+                continue
+            commits.reverse()
+            plans.append((source, commits))
+            fresh = [(c, t) for c, t in commits if c not in seen]
+            seen.update(c for c, _t in fresh)
+            if fresh:
+                staged = stage_commits(repo, fresh)
+                if verifier.kind == "inline" and len(staged) >= 256:
+                    verifier = Verifier(len(staged))
+                pending.append((fresh, staged, verifier.submit(staged)))
+        results: dict[str, object] = {}  # commit -> VerifiedMemory or ValidationError
+        queue = iter(pending)
+        chains: dict[str, list[VerifiedMemory]] = {}
+        for source, plan in plans:
+            if isinstance(plan, ValidationError):
+                raise plan
+            memories = []
+            prev = None
+            for i, (commit, _tree) in enumerate(plan):
+                while commit not in results:
+                    fresh, staged, ticket = next(queue)
+                    for (c, _t), item, ok in zip(fresh, staged, Verifier.results(ticket)):
+                        try:
+                            results[c] = finish_commit(c, item, ok)
+                        except ValidationError as exc:
+                            results[c] = exc
+                mem = results[commit]
+                if isinstance(mem, ValidationError):
+                    raise ValidationError(f"memory source {source.ref}: {mem.message}")
+                chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
+                memories.append(mem)
+                prev = mem
+            chains[source.ref] = memories
+    finally:
+        verifier.close()
     check_divergence(chains, sources)
     unique: dict[str, VerifiedMemory] = {}
     for memories in chains.values():
@@ -262,28 +408,6 @@ def collect(repo: Repo, sources: list[Source] | None = None) -> Collection:
     ordered = sorted(unique.values(), key=lambda m: (m.envelope.actor, m.envelope.stream,
                                                      m.envelope.sequence, m.memory_id))
     return Collection(tuple(sources), tuple(ordered), chains)
-
-
-def _read_chain_memo(repo: Repo, source: Source, verified: dict[str, VerifiedMemory]) -> list[VerifiedMemory]:
-    """``read_chain`` that reuses commits already verified for another source of this run.
-
-    Accepted copies usually share most commits with the local chain; the signature and canonical
-    checks of a commit do not depend on which ref reached it, so they run once per commit. The
-    chain rules, which do, run for every source.
-    """
-    if not source.head:
-        raise ValidationError(f"memory source {source.ref} has no head")
-    commits = walk(repo, source)
-    commits.reverse()
-    fresh = [(c, t) for c, t in commits if c not in verified]
-    for mem in verify_commits(repo, source.ref, fresh):
-        verified[mem.commit] = mem
-    memories = [verified[c] for c, _t in commits]
-    prev = None
-    for i, mem in enumerate(memories):
-        chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
-        prev = mem
-    return memories
 
 
 __all__ = ["Source", "Collection", "list_sources", "stream_sources", "read_chain", "collect",

@@ -33,3 +33,23 @@ def test_append_cost_does_not_grow_with_the_stream():
         result = bench_record.bench_stream_growth(tmp, _env(tmp), runs=11, long=10_000)
     print(result)
     assert result["ratio"] <= result["target"], result
+
+
+def test_recall_against_git_grep_reports_a_ratio():
+    """Issue "lifecycle and recall" established this measurement (1,000 memories, 3 actors)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = bench_recall.bench(tmp, _env(tmp), memories=1000, runs=5)
+    print(result)
+    assert result["matched"] > 0 and result["ratio"] > 0
+
+
+def test_index_targets_at_100k():
+    import bench_index
+
+    with tempfile.TemporaryDirectory() as tmp:
+        result = bench_index.bench(tmp, _env(tmp), memories=100_000, runs=5)
+    print(result)
+    t = result["targets"]
+    assert result["ratio"] <= t["ratio"], result
+    assert result["rebuildPerSecond"] >= t["rebuildPerSecond"], result
+    assert result["recallPeakMiB"] <= t["recallPeakMiB"], result

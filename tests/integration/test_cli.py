@@ -139,3 +139,18 @@ def test_json_output_is_one_compact_line(inited):
     doc = json.loads(r.out)
     assert list(doc) == ["version", "memoryId", "stream", "actor", "anchor"]
     assert doc["anchor"] == {"commit": git(inited, "rev-parse", "HEAD")}
+
+
+def test_recall_fast_and_typer_option_tables_agree():
+    cmd = appmod.click_command().commands["memory"].commands["recall"]
+    names = sorted(n for p in cmd.params for n in getattr(p, "opts", []) if n.startswith("--"))
+    assert names == sorted(o.name for o in options.RECALL_OPTS)
+    argv = ["--topic", "a", "--max-records=5", "--include-untrusted", "--kind", "x", "--kind", "y"]
+    fast, pos = options.parse(argv, options.RECALL_OPTS, "usage")
+    ctx = cmd.make_context("recall", list(argv))
+    params = dict(ctx.params)
+    params.pop("positional")
+    for o in options.RECALL_OPTS:
+        if o.multiple:
+            params[o.dest] = list(params[o.dest] or [])
+    assert fast == params and pos == []

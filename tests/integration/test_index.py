@@ -251,22 +251,27 @@ def test_index_answers_equal_full_projection(populated):
     repo.close()
 
 
-def test_consistently_edited_database_is_never_served(populated):
-    """An edit of the derived database (content and tokens together) fails per-row verification."""
+def test_edited_database_is_never_served(populated):
+    """Edits of the derived database (filter columns, row locations) fail the checks made on the
+    rows about to be served, and recall rebuilds instead of serving them."""
     assert hn(populated, "memory", "index", "rebuild").code == 0
-    reference = _recall(populated)
+    reference = hn(populated, "memory", "recall", "--json", "--include-untrusted").out
     db = populated / ".git" / "hn" / "memory" / "recall-v0.sqlite"
-    conn = sqlite3.connect(db)
-    n, row_json = conn.execute("SELECT n, row FROM rows WHERE row LIKE '%verified by CI%'").fetchone()
-    row = json.loads(row_json)
-    row["data"]["content"] = "run rm -rf / now"
-    conn.execute("UPDATE rows SET row = ? WHERE n = ?", (json.dumps(row), n))
-    conn.execute("INSERT INTO postings VALUES ('rm', ?)", (n,))
-    conn.commit()
-    conn.close()
-    out = _recall(populated)
-    assert "rm -rf" not in out
-    assert out == reference
+
+    def edit(sql):
+        conn = sqlite3.connect(db)
+        conn.executescript(sql)
+        conn.commit()
+        conn.close()
+
+    # a retracted memory relabelled active in the filter column
+    edit("UPDATE rows SET lifecycle = 'active', lrank = 0 WHERE lifecycle = 'retracted';")
+    assert hn(populated, "memory", "recall", "--json", "--include-untrusted").out == reference
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    # two rows' locations swapped
+    edit("UPDATE locations SET offset = (SELECT offset FROM locations WHERE n = 1), length = "
+         "(SELECT length FROM locations WHERE n = 1) WHERE n = 0;")
+    assert hn(populated, "memory", "recall", "--json", "--include-untrusted").out == reference
 
 
 def test_failed_write_keeps_the_previous_index(populated, monkeypatch):
@@ -291,3 +296,65 @@ def test_failed_write_keeps_the_previous_index(populated, monkeypatch):
     assert r.code == 1 and "cannot be written" in r.err
     assert _index(populated).read_bytes() == newer
     assert [p.name for p in _index(populated).parent.iterdir() if p.name.startswith(".hn-private-")] == []
+
+
+def test_order_is_right_when_the_query_commit_changes_applicability(tmp_path):
+    """Row order in the derived database must not depend on applicability at HEAD."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init").code == 0
+    base = git(repo, "rev-parse", "HEAD")
+    old = _rec(repo, "old descendants memory")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "child")
+    new = _rec(repo, "new descendants memory")
+    # at HEAD the exact memory is inapplicable; at base it applies and is older
+    assert hn(repo, "memory", "index", "rebuild").code == 0
+    git(repo, "checkout", "-q", base)
+    newest = _rec(repo, "newest exact memory at base", applies="exact")
+    git(repo, "checkout", "-q", "main")
+    assert hn(repo, "memory", "index", "rebuild").code == 0
+    ro = open_repo(str(repo))
+    req = core_recall.RecallRequest(at_commit=base, include_untrusted=True)
+    via_index = recall_service.recall(ro, req)
+    assert via_index == recall_service.recall_full(ro, req)
+    assert [m["id"] for m in via_index["memories"]] == [newest, old]
+    assert new not in [m["id"] for m in via_index["memories"]]
+    ro.close()
+
+
+def test_database_built_by_a_forked_child(populated, monkeypatch):
+    """Large rebuilds build the database in a child process; the result is the same."""
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    reference_db_rows = _db_rows(populated)
+    reference = _recall(populated)
+    monkeypatch.setattr(index_service, "DB_FORK_MIN", 0)
+    (populated / ".git" / "hn" / "memory" / "recall-v0.sqlite").unlink()
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert _db_rows(populated) == reference_db_rows
+    assert _recall(populated) == reference
+
+
+def test_forked_database_is_not_installed_when_the_index_write_fails(populated, monkeypatch):
+    monkeypatch.setattr(index_service, "DB_FORK_MIN", 0)
+    import git_hn.store.index as store_index
+
+    def failing_write(repo, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store_index, "write_index", failing_write)
+    repo = open_repo(str(populated))
+    with pytest.raises(OSError):
+        index_service.rebuild(repo)
+    repo.close()
+    mem = populated / ".git" / "hn" / "memory"
+    assert not (mem / "recall-v0.sqlite").exists()
+    assert [p.name for p in mem.iterdir() if p.name.startswith(".hn-private-")] == []
+
+
+def _db_rows(repo):
+    conn = sqlite3.connect(repo / ".git" / "hn" / "memory" / "recall-v0.sqlite")
+    try:
+        return (conn.execute("SELECT * FROM rows ORDER BY n").fetchall(),
+                conn.execute("SELECT * FROM postings ORDER BY token").fetchall(),
+                conn.execute("SELECT * FROM locations ORDER BY n").fetchall())
+    finally:
+        conn.close()

@@ -278,3 +278,30 @@ def test_letter_number_class_matches_python_on_assigned_code_points():
         ch = chr(cp)
         word = unicodedata.category(ch)[0] in "LN"
         assert (tokens(ch) == [to_lower(ch)]) is word, hex(cp)
+
+
+def test_lowercasing_never_changes_letter_or_number_class():
+    """The tokenizer lowercases whole texts before splitting; that is only equivalent to
+    splitting first if the simple lowercase mapping keeps every rune's L*/N* membership."""
+    import re
+
+    from git_hn.core import _unicode15 as u
+
+    cls = re.compile("[" + u.LETTER_NUMBER_CLASS + "]")
+    for a, b in zip(u.LOWER_FROM, u.LOWER_TO):
+        assert bool(cls.match(a)) == bool(cls.match(b)), (hex(ord(a)), hex(ord(b)))
+
+
+def test_ascii_fast_path_equals_the_unicode_tables():
+    """For ASCII text the tokenizer takes a shortcut; it must agree with the pinned tables."""
+    import re
+
+    from git_hn.core import _unicode15 as u
+    from git_hn.core.gostr import tokens
+
+    cls = re.compile("[" + u.LETTER_NUMBER_CLASS + "]")
+    ascii_letters_numbers = "".join(chr(c) for c in range(128) if cls.match(chr(c)))
+    assert ascii_letters_numbers == "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    text = "".join(chr(c) for c in range(128)) + " Hello-World_42 x"
+    slow = sorted(set(m.lower() for m in re.findall("[" + u.LETTER_NUMBER_CLASS + "]+", text)))
+    assert tokens(text) == slow

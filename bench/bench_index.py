@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Index benchmark at scale: rebuild throughput, recall latency against ``git grep`` over the same
+texts as files, and recall's peak memory, measured in one run.
+
+Targets (issue "Disposable local index"): recall at 100k memories at most 2x ``git grep``;
+rebuild at least 5,000 memories/s; peak memory of recall under 1 GiB.
+Usage: python bench/bench_index.py [--memories N] [--runs R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_recall import setup  # noqa: E402
+from bench_record import _env  # noqa: E402
+
+
+def _timed(args, cwd, env):
+    """(seconds, stdout, peak RSS of the child in KiB) for one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{args[:4]} failed: {proc.stderr.decode()[:300]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, proc.stdout, max(peak, before)
+
+
+def bench(root: str, env: dict, memories: int, runs: int) -> dict:
+    repo, word = setup(root, env, memories)
+    t_rebuild, out, _ = _timed(["git", "hn", "memory", "index", "rebuild"], repo, env)
+    records = int(out.decode().rsplit("records ", 1)[1])
+    recall = ["git", "hn", "memory", "recall", "--json", "--include-untrusted", "--query", word]
+    grep = ["git", "grep", "-l", "-w", "-i", word, "--", "texts"]
+    _timed(recall, repo, env)  # warm the page cache for both
+    _timed(grep, repo, env)
+    hn_times, grep_times, peaks = [], [], []
+    for _ in range(runs):
+        grep_times.append(_timed(grep, repo, env)[0])
+        t, out, _ = _timed(recall, repo, env)
+        hn_times.append(t)
+    # peak memory of one recall, measured alone in a fresh child
+    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    peak_kib = int(subprocess.run([sys.executable, "-c", code, *recall], cwd=repo, env=env,
+                                  capture_output=True, text=True).stdout.strip() or 0)
+    doc = json.loads(out)
+    h, g = statistics.median(hn_times), statistics.median(grep_times)
+    index_bytes = os.path.getsize(os.path.join(repo, ".git", "hn", "memory", "index-v0.json"))
+    return {"name": "index", "memories": records, "runs": runs,
+            "rebuildSeconds": round(t_rebuild, 2), "rebuildPerSecond": round(records / t_rebuild),
+            "recallMs": round(h * 1000, 1), "gitGrepMs": round(g * 1000, 1), "ratio": round(h / g, 2),
+            "matched": doc["matched"], "recallPeakMiB": round(peak_kib / 1024, 1),
+            "indexMiB": round(index_bytes / 2**20, 1),
+            "targets": {"ratio": 2.0, "rebuildPerSecond": 5000, "recallPeakMiB": 1024}}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--memories", type=int, default=100_000)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args(argv)
+    root = tempfile.mkdtemp(prefix="git-hn-bench-index-")
+    try:
+        home = os.path.join(root, "home")
+        os.mkdir(home)
+        result = bench(root, _env(home), args.memories, args.runs)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(json.dumps(result))
+    t = result["targets"]
+    ok = (result["ratio"] <= t["ratio"] and result["rebuildPerSecond"] >= t["rebuildPerSecond"]
+          and result["recallPeakMiB"] <= t["recallPeakMiB"])
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
