@@ -107,19 +107,20 @@ def has_row(mem: VerifiedMemory) -> bool:
     return mem.envelope.operation in ("record", "supersede") and mem.envelope.record is not None
 
 
+_ACTIVE = Lifecycle("active", (), (), ())
+
+
 def lifecycle_graph(memories: list[VerifiedMemory]) -> Graph:
     """CONTRACT §5.3–§5.4: relationships, diagnostics and lifecycle classes (context-free)."""
     by_id = {m.memory_id: m for m in memories}
-    order = sorted(by_id)
-    edges: dict[str, dict[str, list[str]]] = {i: {"supersede": [], "retract": [], "challenge": []}
-                                               for i in order if has_row(by_id[i])}
+    edges: dict[str, dict[str, list[str]]] = {}
     relationships, diagnostics, deps = [], [], []
     missing_target: set[str] = set()
-    for mid in order:
+    related = sorted(m.memory_id for m in memories
+                     if m.envelope.operation in ("supersede", "retract", "challenge"))
+    for mid in related:
         mem = by_id[mid]
         env = mem.envelope
-        if env.operation not in ("supersede", "retract", "challenge"):
-            continue
         # Every memory here was verified, so its envelope is valid; ``malformed-relationship``
         # cannot arise from a verified set.
         if env.target == mid:
@@ -139,9 +140,17 @@ def lifecycle_graph(memories: list[VerifiedMemory]) -> Graph:
             diagnostics.append(_diagnostic(mem, "actor-mismatch"))
             continue
         relationships.append(_relationship(mem))
-        edges[env.target][env.operation].append(mid)
+        edges.setdefault(env.target, {"supersede": [], "retract": [], "challenge": []})[env.operation].append(mid)
     lifecycles = {}
-    for rid, e in edges.items():
+    for m in memories:
+        if not has_row(m):
+            continue
+        rid = m.memory_id
+        e = edges.get(rid)
+        if e is None and rid not in missing_target:
+            lifecycles[rid] = _ACTIVE
+            continue
+        e = e or {"supersede": [], "retract": [], "challenge": []}
         successors = tuple(sorted(e["supersede"]))
         retractions = tuple(sorted(e["retract"]))
         if rid in missing_target:
@@ -320,16 +329,30 @@ def project(memories: list[VerifiedMemory], ctx: Context, resolver) -> Projectio
     rows = {}
     all_deps = list(graph.dependencies)
     by_id = {m.memory_id: m for m in memories}
+    owned: dict[str, list] = {}
+    for d in graph.dependencies:
+        owned.setdefault(d["ownerId"], []).append(d)
+    # Applicability depends only on the anchor, the applicability and the context, so rows that
+    # share them (most rows of a session share one anchor commit) are decided once.
+    memo: dict = {}
     for rid in sorted(graph.lifecycles):
         mem = by_id[rid]
         env = mem.envelope
-        app, app_deps = applicability(mem, ctx, resolver, ancestry)
+        record = env.record
+        key = (record.anchor, record.applicability)
+        got = memo.get(key)
+        if got is None:
+            cls, deps = applicability(mem, ctx, resolver, ancestry)
+            got = memo[key] = (cls, [(d["kind"], d["missingId"], d["reason"]) for d in deps])
+        app = got[0]
+        app_deps = [dependency(kind, rid, env.stream, missing, reason) for kind, missing, reason in got[1]]
         ev, details, ev_deps = evidence(mem, ids, resolver)
-        own = [d for d in graph.dependencies if d["ownerId"] == rid] + app_deps + ev_deps
-        all_deps += app_deps + ev_deps
-        rows[rid] = Row(rid, env.stream, env.actor, env.timestamp, env.record, graph.lifecycles[rid],
-                        app, ev, tuple(details), tuple(sort_row_dependencies(own)),
-                        trust(env.actor, env.record.kind, ctx.policy))
+        own = owned.get(rid, []) + app_deps + ev_deps
+        if own:
+            all_deps += app_deps + ev_deps
+            own = tuple(sort_row_dependencies(own))
+        rows[rid] = Row(rid, env.stream, env.actor, env.timestamp, record, graph.lifecycles[rid],
+                        app, ev, tuple(details), tuple(own), trust(env.actor, record.kind, ctx.policy))
     all_deps.sort(key=lambda d: (d["missingId"], d["ownerId"], d["kind"], d.get("operation", "")))
     return Projection(rows, graph.relationships, all_deps, graph.diagnostics)
 

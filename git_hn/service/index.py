@@ -17,6 +17,7 @@ from ..core import canonical
 from ..core import index as core_index
 from ..core import recall as core_recall
 from ..core.chain import VerifiedMemory
+from ..core.chain import parse_commit as chain_parse_commit
 from ..core.projection import (LIFECYCLE_RANK, Context, ProbeError, _Ancestry, applicability,
                                dependency, evidence, normalized_record_json, project,
                                row_index_json, sort_row_dependencies, trust)
@@ -374,12 +375,19 @@ def _verify_rows(repo: Repo, page: list[tuple], sources) -> None:
     ``data``, and the commit must be in the chain of a current source head of its stream.
     """
     by_stream: dict[tuple[str, str], list[str]] = {}
-    for commit, row in page:
-        try:
-            tree, _parents = streams.read_parents(repo, "index", commit)
-            mem = streams.verify_commits(repo, "index", [(commit, tree)])[0]
-        except (ValidationError, HnError):
-            raise _RowMismatch from None
+    if not page:
+        return
+    try:
+        objs = repo.git.read_objects([commit for commit, _row in page])
+        pairs = []
+        for (commit, _row), obj in zip(page, objs):
+            if obj is None or obj[0] != "commit":
+                raise _RowMismatch
+            pairs.append((commit, chain_parse_commit(commit, obj[1])[0]))
+        memories = streams.verify_commits(repo, "index", pairs)
+    except (ValidationError, HnError):
+        raise _RowMismatch from None
+    for (commit, row), mem in zip(page, memories):
         if mem.memory_id != row["id"] or mem.envelope.record is None \
                 or normalized_record_json(mem.envelope.record) != row["data"] \
                 or mem.envelope.actor != row["actor"] or mem.envelope.stream != row["stream"]:

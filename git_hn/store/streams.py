@@ -109,25 +109,37 @@ def walk(repo: Repo, source: Source, stop: str | None = None) -> list[tuple[str,
 
 
 def _walk_hinted(repo: Repo, source: Source) -> list[tuple[str, str]] | None:
-    proc = repo.git.run(["rev-list", "--first-parent", "--end-of-options", source.head])
+    """The chain as Git's own commit parser sees it, when that equals the raw headers.
+
+    Without grafts or a shallow file (replace refs are always off, and the commit-graph is
+    disabled here), ``git log`` reports exactly the ``tree`` and ``parent`` header lines of each
+    commit. One process lists the whole chain; any commit with more than one parent, or anything
+    unexpected, returns None and the caller walks the raw objects itself, which also produces the
+    precise error.
+    """
+    import os
+
+    if any(os.path.exists(os.path.join(repo.common_dir, p)) for p in ("info/grafts", "shallow")):
+        return None
+    proc = repo.git.run(["-c", "core.commitGraph=false", "log", "--no-show-signature", "--no-color",
+                         "--first-parent", "--format=%H %T %P", "--end-of-options", source.head, "--"])
     if proc.returncode != 0:
         return None
-    hint = proc.stdout.decode("ascii", "replace").split()
-    if len(hint) < 32 or hint[0] != source.head:
+    lines = proc.stdout.decode("ascii", "replace").splitlines()
+    if len(lines) < 32:
         return None
-    objs = repo.git.read_objects(hint)
     out = []
-    for i, (commit, obj) in enumerate(zip(hint, objs)):
-        if obj is None or obj[0] != "commit":
+    n = repo.oid_hex_len
+    for i, line in enumerate(lines):
+        parts = line.split(" ")
+        if len(parts) not in (2, 3) or len(parts[0]) != n or len(parts[1]) != n:
             return None
-        try:
-            tree, parents = chain.parse_commit(commit, obj[1])
-        except ValidationError:
+        expected = lines[i + 1][:n] if i + 1 < len(lines) else ""
+        if (parts[2] if len(parts) == 3 else "") != expected:
             return None
-        expected = (hint[i + 1],) if i + 1 < len(hint) else ()
-        if parents != expected:
-            return None
-        out.append((commit, tree))
+        out.append((parts[0], parts[1]))
+    if out[0][0] != source.head:
+        return None
     return out
 
 

@@ -107,3 +107,50 @@ def test_reading_never_writes_refs(inited):
         assert hn(inited, *args).code == 0
     assert refs_snapshot(inited) == before
     assert subprocess.run(["git", "fsck", "--no-progress"], cwd=inited, capture_output=True).returncode == 0
+
+
+def test_long_chains_walk_the_same_with_and_without_the_git_log_hint(inited):
+    """Chains of 32+ commits are listed by one git log; the result equals the raw walk, and a
+    merge commit deep in the chain still fails with the raw walk's error."""
+    import json
+
+    from git_hn.store import streams
+    from git_hn.store.repo import open_repo
+    from independent import unb64
+
+    actor = (inited / ".git" / "hn" / "active").read_text()[:-1]
+    doc = json.loads((inited / ".git" / "hn" / "identities" / f"{actor}.json").read_text())
+    w = Writer(unb64(doc["privateKey"])[:32], doc["name"])
+    head = git(inited, "rev-parse", "HEAD")
+    prev, parent = "", ""
+    for seq in range(1, 41):
+        rec = {"kind": "observation", "content": f"m{seq}", "anchor": {"commit": head},
+               "applicability": {"mode": "exact"}, "topics": [], "evidence": []}
+        prev, parent = w.write(inited, w.envelope(seq, prev, f"2026-01-01T00:00:{seq:02d}Z", rec), parent=parent)
+    repo = open_repo(str(inited))
+    source = streams.list_sources(repo)[0]
+    hinted = streams._walk_hinted(repo, source)
+    assert hinted is not None and len(hinted) == 40
+    raw = []
+    commit = source.head
+    while commit:
+        tree, parents = streams.read_parents(repo, source.ref, commit)
+        raw.append((commit, tree))
+        commit = parents[0] if parents else ""
+    assert hinted == raw
+    assert len(streams.collect(repo).memories) == 40
+    # a merge commit in the middle of the chain
+    ref = source.ref
+    mid = raw[20][0]
+    other = git(inited, "commit-tree", git(inited, "rev-parse", f"{mid}^{{tree}}"), "-p", raw[21][0],
+                "-p", head, "-m", "merge")
+    # rebuild the 20 commits above it on top of the merge
+    new_parent = other
+    for commit, tree in reversed(raw[:20]):
+        new_parent = git(inited, "commit-tree", tree, "-p", new_parent, "-m", "x")
+    git(inited, "update-ref", ref, new_parent)
+    repo.close()
+    repo = open_repo(str(inited))
+    r = hn(inited, "memory", "show", prev)
+    assert r.err == f"git-hn: memory source {ref} commit {other} has 2 parents; exactly one is allowed\n"
+    repo.close()
