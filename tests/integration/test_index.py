@@ -358,3 +358,10 @@ def _db_rows(repo):
                 conn.execute("SELECT * FROM locations ORDER BY n").fetchall())
     finally:
         conn.close()
+
+
+def test_refresh_deletes_exactly_the_index_files():
+    from git_hn.service import index_refresh
+    from git_hn.store import index as store_index
+
+    assert set(index_refresh.NAMES) == {"index-v0.json", store_index.DB_NAME}
