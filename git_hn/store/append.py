@@ -92,6 +92,7 @@ def _shortcut(repo: Repo, actor: str, stream: str, sources: list[streams.Source]
         if entry[2] >= seq or not _ancestor_at(repo, local, src.head, seq - entry[2]):
             return None
     try:
+        repo.pending().refuse(head)  # §4.4: the head is still checked against pending state
         tree, parents = streams.read_parents(repo, local.ref, head)
         if len(parents) > 1 or (seq == 1) != (not parents):
             return None
@@ -157,6 +158,29 @@ def build_envelope(ident: Identity, draft: Draft, pos: Position, timestamp: str)
         reason=draft.reason, evidence=draft.evidence)
 
 
+def replay_head(ident: Identity, draft: Draft):
+    """The replay check of CONTRACT §7.14, as an ``append(replay=…)`` callback.
+
+    The envelope about to be signed is compared with the head of the chain being continued in
+    every field except ``timestamp``, ``sequence`` and ``previous``: the draft is encoded at the
+    head's own position and time, and the bytes must equal the head's ``memory.json``. Equal
+    bytes mean an agent retried a request that already succeeded (after a timeout, say), and the
+    head is returned instead of a duplicate. Only the head is compared; an older equal memory is
+    not a retry.
+    """
+
+    def replay(pos: Position):
+        head = pos.head
+        if head is None:
+            return None
+        old = head.envelope
+        env = build_envelope(ident, draft, pos, old.timestamp)._replace(
+            sequence=old.sequence, previous=old.previous)
+        return head if envmod.encode(env) == head.payload else None
+
+    return replay
+
+
 def now_timestamp() -> str:
     ns = time.time_ns()
     return format_timestamp(ns // 1_000_000_000, ns % 1_000_000_000)
@@ -219,4 +243,5 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
     raise last_error
 
 
-__all__ = ["Draft", "Position", "Appended", "append", "position", "full_position", "HnError"]
+__all__ = ["Draft", "Position", "Appended", "append", "position", "full_position", "replay_head",
+           "HnError"]

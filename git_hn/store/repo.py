@@ -26,6 +26,19 @@ class Repo:
         self.common_dir = common_dir
         self.object_format = object_format
         self._head: str | None = None
+        self._pending = None
+        self.quarantine = False
+
+    def pending(self):
+        """The replication pending state (§9.17); nothing is pending inside a quarantine."""
+        if self._pending is None:
+            from . import replication
+
+            self._pending = replication.NONE if self.quarantine else replication.load_pending(self)
+        return self._pending
+
+    def forget_pending(self) -> None:
+        self._pending = None
 
     # -- private paths (CONTRACT §2.2) ---------------------------------------------------------
 

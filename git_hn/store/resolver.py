@@ -24,9 +24,10 @@ _MODE_TYPE = {b"40000": "tree", b"160000": "commit"}
 
 
 class Resolver:
-    def __init__(self, repo: Repo, pending: frozenset = frozenset()):
+    def __init__(self, repo: Repo, pending=None):
         self.repo = repo
-        self.pending = pending
+        # objects pending replication are absent to every probe (§9.17)
+        self.pending = pending if pending is not None else repo.pending().denied
         self._types: dict[str, str | None] = {}
         self._objects: dict[str, tuple[str, bytes] | None] = {}
         self._parents: dict[str, tuple | None] = {}
@@ -121,6 +122,11 @@ def load_policy(repo: Repo, resolver: Resolver, commit: str) -> Policy:
     if not commit:
         return load(None)
     from ..core.projection import ProbeError
+
+    try:
+        repo.pending().refuse(commit)
+    except ValidationError as exc:
+        raise PolicyError(exc.message) from None
 
     try:
         found = resolver.entry(commit, ".hn/policy.json")

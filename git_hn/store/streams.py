@@ -92,13 +92,18 @@ def walk(repo: Repo, source: Source, stop: str | None = None) -> list[tuple[str,
     commits to ask for; the raw parent headers read from the objects remain the authority, and
     any disagreement (grafts, a shallow boundary) falls back to the commit-by-commit walk.
     """
+    pending = repo.pending()
     if stop is None:
         hinted = _walk_hinted(repo, source)
         if hinted is not None:
+            if pending.denied or not pending.ok:
+                for commit, _tree in hinted:
+                    _refuse(pending, source, commit)
             return hinted
     out = []
     commit = source.head
     while commit and commit != stop:
+        _refuse(pending, source, commit)
         tree, parents = read_parents(repo, source.ref, commit)
         if len(parents) > 1:
             raise ValidationError(f"memory source {source.ref} commit {commit} has "
@@ -106,6 +111,14 @@ def walk(repo: Repo, source: Source, stop: str | None = None) -> list[tuple[str,
         out.append((commit, tree))
         commit = parents[0] if parents else ""
     return out
+
+
+def _refuse(pending, source: Source, commit: str) -> None:
+    """§4.2: in the main repository every visited commit is checked against pending state."""
+    try:
+        pending.refuse(commit)
+    except ValidationError as exc:
+        raise ValidationError(f"memory source {source.ref}: {exc.message}") from None
 
 
 def _walk_hinted(repo: Repo, source: Source) -> list[tuple[str, str]] | None:

@@ -1,0 +1,138 @@
+"""Shallow repositories and ``git hn sync --recover-shallow`` (CONTRACT §9.18).
+
+A shallow clone lacks old commits, so memories anchored to them cannot be promoted (their anchors
+are unavailable). Recovery fetches exactly the missing anchor and evidence objects, with
+``--depth=1``, for the saved exact selectors only: it never unshallows the repository and never
+adds a selector. Fetched commits become new shallow boundaries, recorded in the same step as the
+object copy; boundaries that lie on promoted memory chains are released after promotion.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..core import canonical
+from ..errors import HnError, InputError
+from ..store import private
+from ..store import replication as rstate
+from ..store.repo import Repo
+
+
+def is_shallow(repo: Repo) -> bool:
+    return os.path.exists(os.path.join(repo.common_dir, "shallow"))
+
+
+def before_recovery(repo: Repo, remote: str, selection, result) -> bool:
+    """The §9.18 checks, in order; True when the run ends here (repair only)."""
+    pending = rstate.load_pending(repo)
+    if remote in pending.remotes():
+        from .sync import _Import
+
+        _Import(repo, remote, "", selection, result, None, True).repair_pending()
+        repo.forget_pending()
+        if not is_shallow(repo) or not selection.saved or selection.all:
+            result.repaired_only = True
+            return True
+    if not is_shallow(repo):
+        raise InputError(f"repository is not shallow; run git hn sync {remote}")
+    if not selection.saved or selection.all:
+        raise InputError(f"--recover-shallow requires a saved exact replication selection for {remote}")
+    return False
+
+
+MISSING_KINDS = ("anchor-commit", "anchor-path", "evidence-git")
+
+
+def fetch_missing(run, wanted) -> None:
+    """Fetch exactly the missing exact objects into the quarantine, then classify again."""
+    if not is_shallow(run.repo):
+        return
+    targets = [o for o in wanted if o.status == "dependency-missing" and o.id in run.sel.memories
+               and o.fields.get("dependencyKind") in MISSING_KINDS]
+    if not targets:
+        return
+    oids = sorted({o.fields["missingId"] for o in targets})
+    proc = run.q.git.run(["fetch", "--no-tags", "--no-write-fetch-head", "--depth=1", "--end-of-options",
+                          run.url, *oids])
+    if proc.returncode != 0:
+        for o in targets:
+            oid = o.fields["missingId"]
+            o.fields["recovery"] = f"fetch a branch that contains {oid}, then git hn sync {run.remote}"
+        return
+    kinds = {o.fields["missingId"]: o.fields["dependencyKind"] for o in targets}
+    for oid, info in zip(oids, run.q.git.object_infos(oids)):
+        if info is None or (kinds[oid] == "anchor-commit" and info[1] != "commit"):
+            return
+    run.extra_roots = oids
+    for o in targets:
+        o.status, o.fields = "fetched", {}
+    run.classify(targets, _accepted(run))
+
+
+def _accepted(run):
+    from ..store import streams
+
+    try:
+        return streams.collect(run.repo)
+    except HnError:
+        return None
+
+
+def extra_objects(run) -> tuple[list[str], list[str]]:
+    """(objects, new shallow commits) fetched by recovery, to copy with the memory objects."""
+    roots = getattr(run, "extra_roots", [])
+    if not roots:
+        return [], []
+    listing = run.q.git.run(["rev-list", "--objects", "--no-walk", "--end-of-options", *roots])
+    objs = sorted({line.split(" ", 1)[0] for line in listing.stdout.decode().splitlines() if line})
+    commits = [oid for oid, info in zip(roots, run.q.git.object_infos(roots)) if info and info[1] == "commit"]
+    return objs, commits
+
+
+def add_shallow(repo: Repo, commits: list[str]) -> None:
+    if not commits:
+        return
+    path = os.path.join(repo.common_dir, "shallow")
+    existing = set()
+    if os.path.exists(path):
+        with open(path, encoding="ascii") as fh:
+            existing = {line.strip() for line in fh if line.strip()}
+    with open(path, "a", encoding="ascii") as fh:
+        for c in commits:
+            if c not in existing:
+                fh.write(c + "\n")
+
+
+def release(repo: Repo, commits: list[str]) -> None:
+    """Drop shallow boundaries that lie on promoted memory chains (their history is complete)."""
+    path = os.path.join(repo.common_dir, "shallow")
+    if not os.path.exists(path) or not commits:
+        return
+    on_chain = set(commits)
+    with open(path, encoding="ascii") as fh:
+        lines = [line.strip() for line in fh if line.strip()]
+    kept = [line for line in lines if line not in on_chain]
+    if len(kept) == len(lines):
+        return
+    tmp = path + ".hn-tmp"
+    with open(tmp, "w", encoding="ascii") as fh:
+        fh.write("".join(c + "\n" for c in kept))
+    os.replace(tmp, path)
+
+
+def record_gap(repo: Repo, remote: str, outcome) -> None:
+    """``<common-gitdir>/hn/shallow-gap.json`` for a memory dependency gap (§9.18, §13.3)."""
+    kind = outcome.fields.get("dependencyKind", "")
+    gap = {"operation": "memory replication",
+           "kind": {"anchor-commit": "memory anchor commit", "anchor-path": "memory anchor path",
+                    "evidence-git": "memory evidence", "lifecycle-target": "memory lifecycle target",
+                    "evidence-memory": "memory evidence"}.get(kind, "memory dependency"),
+           "missingID": outcome.fields.get("missingId", ""),
+           "objectType": "commit" if kind == "anchor-commit" else "object",
+           "ownerKind": "memory", "ownerID": outcome.id,
+           "ownerMemoryId": outcome.fields.get("ownerMemoryId", ""), "ownerStream": outcome.id,
+           "remote": remote, "requiredRef": outcome.fields.get("requiredRef", ""),
+           "requiredSelectors": outcome.fields.get("requiredSelectors") or [],
+           "recovery": outcome.fields.get("recovery", "")}
+    private.write_private(repo.hn_dir, os.path.join(repo.hn_dir, "shallow-gap.json"),
+                          canonical.indented({"version": 2, "gap": gap}))

@@ -1,0 +1,190 @@
+"""Quarantine repositories for replication (CONTRACT §9.5, §9.10, §11(e) "Quarantine hygiene").
+
+Owns: creating a fresh bare repository per transaction under
+``<common-gitdir>/hn/replication/quarantine/txn-*``, running every Git process that talks to a
+remote or reads fetched data with a scrubbed environment, fetching exact refs under a byte
+watchdog and a stall timeout, copying exactly the accepted objects into the main repository, and
+removing the quarantine (only ever a ``txn-*`` directory directly under the quarantine root).
+
+Trusts: nothing fetched. Attacks defended against:
+- *environment injection*: ``GIT_DIR``, ``GIT_OBJECT_DIRECTORY``, alternates, ``GIT_CONFIG_*`` and
+  similar variables are dropped, so a hostile environment cannot point the fetch at the main
+  repository or add configuration;
+- *hook execution*: ``core.hooksPath`` points at an empty directory;
+- *malformed objects*: ``transfer.fsckObjects`` makes Git refuse them while receiving;
+- *pack bombs and endless streams*: a watchdog kills a fetch whose objects grow past the byte
+  budget, and a stall timeout kills one that stops making progress;
+- *transport helpers*: ``ext::``/``fd::`` and every other helper form are refused before any Git
+  process contacts the remote, and ``GIT_ALLOW_PROTOCOL`` limits Git itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+
+from ..errors import GitError, LocalStateError
+from . import private
+from .git import Git
+from .repo import Repo
+from .replication import is_txn, quarantine_root
+
+ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
+
+
+def transport_allowed(url: str) -> bool:
+    """§9.5: a local path, scp-like ssh, or file/git/http/https/ssh URLs; nothing else."""
+    if not url or "\n" in url or "\x00" in url:
+        return False
+    if _HELPER.match(url):
+        return False
+    m = _SCHEME.match(url)
+    if m:
+        return m.group(1).lower() in ("file", "git", "http", "https", "ssh")
+    if "://" in url:
+        return False
+    return True  # a local path, or scp-like [user@]host:path (ssh)
+
+
+def remote_env() -> dict:
+    return {"GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, "GIT_TERMINAL_PROMPT": "0"}
+
+
+class Quarantine:
+    """One transaction's bare repository; a context manager that always removes it."""
+
+    def __init__(self, main: Repo):
+        self.main = main
+        self.root = quarantine_root(main)
+        private.ensure_dirs(main.hn_dir, self.root)
+        self.txn = "txn-" + os.urandom(12).hex()
+        self.path = os.path.join(self.root, self.txn)
+        os.mkdir(self.path, 0o700)
+        self.hooks = os.path.join(self.path, "no-hooks")
+        env = {**remote_env(), "GIT_DIR": self.path}
+        self.git = Git(self.path, extra_env=env, scrub=True)
+        init = self.git.run(["init", "--bare", "--quiet", f"--object-format={main.object_format}", self.path])
+        if init.returncode != 0:
+            raise GitError("quarantine setup failed")
+        os.mkdir(self.hooks, 0o700)
+        for key, value in (("core.hooksPath", self.hooks), ("transfer.fsckObjects", "true"),
+                           ("fetch.fsckObjects", "true"), ("receive.fsckObjects", "true"),
+                           ("gc.auto", "0"), ("core.commitGraph", "false"),
+                           ("fetch.writeCommitGraph", "false")):
+            self.git.run(["config", key, value])
+        main_objects = os.path.join(main.common_dir, "objects")
+        info = os.path.join(self.path, "objects", "info")
+        os.makedirs(info, exist_ok=True)
+        # Alternates let the fetch negotiate with what the main repository already has, so
+        # objects are never transferred twice; nothing is ever written to the main store here.
+        with open(os.path.join(info, "alternates"), "w", encoding="utf-8") as fh:
+            fh.write(main_objects + "\n")
+        self.repo = Repo(self.git, self.path, self.path, main.object_format)
+        self.repo.quarantine = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+    def remove(self) -> None:
+        self.repo.close()
+        parent, name = os.path.split(self.path)
+        if parent != self.root or not is_txn(name) or os.path.islink(self.path):
+            raise LocalStateError("quarantine cleanup refused an unexpected path")
+        shutil.rmtree(self.path, ignore_errors=True)
+        if os.path.lexists(self.path):
+            raise LocalStateError("quarantine cleanup failed")
+
+    def objects_size(self) -> int:
+        total = 0
+        stack = [os.path.join(self.path, "objects")]
+        while stack:
+            d = stack.pop()
+            try:
+                with os.scandir(d) as it:
+                    for entry in it:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            try:
+                                total += entry.stat(follow_symlinks=False).st_size
+                            except FileNotFoundError:
+                                pass
+            except FileNotFoundError:
+                continue
+        return total
+
+    def fetch(self, url: str, refspec: str, max_total: int, stall_seconds: float) -> str:
+        """Fetch one exact refspec under the watchdog: "" on success, else "size" or "stall"
+        or "failed"."""
+        args = ["git", "fetch", "--no-tags", "--no-write-fetch-head", "--progress", "--end-of-options",
+                url, refspec]
+        limit = max_total + max(1 << 20, max_total // 8)
+        start_size = self.objects_size()
+        # its own process group, so that a kill reaches the transport helper and index-pack too
+        proc = subprocess.Popen(args, cwd=self.path, env=self.git.env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        activity = {"t": time.monotonic()}
+
+        def drain():
+            while True:
+                chunk = proc.stderr.read1(4096) if hasattr(proc.stderr, "read1") else proc.stderr.read(4096)
+                if not chunk:
+                    break
+                activity["t"] = time.monotonic()
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        last_size = start_size
+        verdict = ""
+        try:
+            while proc.poll() is None:
+                time.sleep(0.02)
+                size = self.objects_size()
+                now = time.monotonic()
+                if size != last_size:
+                    last_size = size
+                    activity["t"] = now
+                if size - start_size > limit:
+                    verdict = "size"
+                    self.measured = size
+                    break
+                if now - activity["t"] > stall_seconds:
+                    verdict = "stall"
+                    break
+        finally:
+            if proc.poll() is None:
+                _kill(proc)
+            reader.join(timeout=5)
+            proc.stderr.close()
+        if verdict:
+            return verdict
+        return "" if proc.returncode == 0 else "failed"
+
+    measured = 0
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    """Stop a fetch and every helper it started (remote-https, index-pack)."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        pass

@@ -1,0 +1,232 @@
+"""Replication state on disk (CONTRACT §9.1, §9.10, §9.14, §9.17): selections, receipts, pending
+anchors, and the set of objects denied to trust reads.
+
+Owns everything under ``<common-gitdir>/hn/replication/``. Trusts nothing it reads: every file
+passes the private-file rules and strict parsing, and any inconsistency makes the whole pending
+state *invalid*, which fails every trust read closed until a sync repairs it.
+
+Why pending state exists: a sync copies objects into the main object database before the atomic
+ref transaction that accepts them. If the process dies in between (*crash between copy and
+promotion*), those objects sit in the repository unreferenced but readable; the anchor and the
+``validated`` receipt record them so that no trust read (stream verification, policy loads,
+object probes) can use them until a later sync completes or repairs the transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import NamedTuple
+
+from ..core import canonical
+from ..core import selection as selmod
+from ..core.grammar import is_oid, parse_accepted_ref
+from ..core.strictjson import JsonFloat, read_document
+from ..errors import HnError, InputError, LocalStateError, ValidationError
+from . import private
+from .repo import Repo
+
+RECEIPT_MAX = 16 << 20
+_TXN = re.compile(r"txn-[A-Za-z0-9-]{1,124}")
+
+
+def root(repo: Repo) -> str:
+    return os.path.join(repo.hn_dir, "replication")
+
+
+def selection_path(repo: Repo, remote: str) -> str:
+    return os.path.join(root(repo), "selections", selmod.file_name(remote))
+
+
+def quarantine_root(repo: Repo) -> str:
+    return os.path.join(root(repo), "quarantine")
+
+
+def receipt_path(repo: Repo, txn: str) -> str:
+    return os.path.join(root(repo), "transactions", txn + ".json")
+
+
+def anchor_path(repo: Repo, txn: str) -> str:
+    return os.path.join(root(repo), "anchors", txn + ".json")
+
+
+def is_txn(name: str) -> bool:
+    return _TXN.fullmatch(name) is not None
+
+
+# -- selections --------------------------------------------------------------------------------
+
+
+def load_selection(repo: Repo, remote: str) -> selmod.Selection:
+    data = private.read_private(repo.hn_dir, selection_path(repo, remote), max_bytes=selmod.MAX_FILE)
+    if data is None:
+        return selmod.compatibility_all(remote)
+    return selmod.decode(data, remote)
+
+
+def save_selection(repo: Repo, sel: selmod.Selection) -> None:
+    private.write_private(repo.hn_dir, selection_path(repo, sel.remote), selmod.encode(sel))
+
+
+# -- receipts and anchors ----------------------------------------------------------------------
+
+
+def write_anchor(repo: Repo, txn: str, remote: str, pending: list[str]) -> None:
+    doc = {"version": 1, "id": txn, "remote": remote, "pendingObjects": list(pending)}
+    private.write_private(repo.hn_dir, anchor_path(repo, txn), canonical.indented(doc))
+
+
+def write_receipt(repo: Repo, txn: str, remote: str, state: str, outcomes: list, promotions: list,
+                  pending: list[str], accepted: list[str]) -> None:
+    doc = {"version": 2, "id": txn, "remote": remote, "state": state, "outcomes": outcomes or None}
+    if promotions:
+        doc["promotions"] = promotions
+    doc["pendingObjects"] = list(pending)
+    doc["acceptedObjects"] = list(accepted)
+    private.write_private(repo.hn_dir, receipt_path(repo, txn), canonical.indented(doc))
+
+
+def remove_anchor(repo: Repo, txn: str) -> None:
+    try:
+        os.unlink(anchor_path(repo, txn))
+    except FileNotFoundError:
+        pass
+
+
+class Pending(NamedTuple):
+    """The denied set (§9.17) and what a refusal message needs."""
+
+    denied: dict  # oid -> (txn, remote)
+    ok: bool  # False when the state is inconsistent: every trust read fails
+    invalid_txn: str
+    invalid_remote: str
+    anchors: dict  # txn -> (remote, pending objects) for repair
+    receipts: dict  # txn -> parsed receipt
+
+    def remotes(self) -> set[str]:
+        return ({r for r, _p in self.anchors.values()} | {v[1] for v in self.denied.values()}
+                | ({self.invalid_remote} if not self.ok else set()))
+
+    def refuse(self, oid: str) -> None:
+        """Raise the §9.17 refusal if ``oid`` may not be read for trust."""
+        if not self.ok:
+            raise ValidationError(pending_message(self.invalid_txn, self.invalid_remote, oid, invalid=True))
+        got = self.denied.get(oid)
+        if got is not None:
+            raise ValidationError(pending_message(got[0], got[1], oid))
+
+
+NONE = Pending({}, True, "", "", {}, {})
+
+
+def pending_message(txn: str, remote: str, oid: str = "", invalid: bool = False) -> str:
+    parts = [f"replication acceptance pending; transaction={txn}"]
+    if remote:
+        parts.append(f"remote={remote}")
+    if oid:
+        parts.append(f"object={oid}")
+    if invalid:
+        parts.append("state=invalid")
+    recovery = (f"retry git hn sync {remote} --recover-shallow" if remote else
+                "repair the local replication transaction record before retrying sync")
+    parts.append(f"recovery={recovery}")
+    return "; ".join(parts)
+
+
+def _read_json(repo: Repo, path: str) -> dict:
+    data = private.read_private(repo.hn_dir, path, max_bytes=RECEIPT_MAX)
+    if data is None:
+        raise LocalStateError(f"replication state file {path} disappeared")
+    doc = read_document(data, prefix="", max_bytes=RECEIPT_MAX, error=LocalStateError)
+    if not isinstance(doc, dict):
+        raise LocalStateError(f"replication state file {path} is not an object")
+    return doc
+
+
+def _oids(value) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(o, str) and is_oid(o) for o in value) \
+            or len(set(value)) != len(value):
+        raise LocalStateError("invalid object list")
+    return value
+
+
+def _entries(repo: Repo, directory: str) -> list[str]:
+    path = os.path.join(root(repo), directory)
+    if not private.check_dirs(repo.hn_dir, path):
+        return []
+    return sorted(os.listdir(path))
+
+
+def load_pending(repo: Repo) -> Pending:
+    """Compute the denied set; an inconsistent state is reported as invalid, never raised."""
+    if not os.path.lexists(root(repo)):
+        return NONE
+    receipts, anchors = {}, {}
+    try:
+        for name in _entries(repo, "transactions"):
+            txn = name[:-5]
+            if not name.endswith(".json") or not is_txn(txn):
+                raise LocalStateError(f"unexpected receipt file {name}")
+            doc = _read_json(repo, receipt_path(repo, txn))
+            version = doc.get("version")
+            if doc.get("id") != txn or not isinstance(doc.get("remote"), str) \
+                    or doc.get("state") not in ("validated", "complete") \
+                    or isinstance(version, (bool, JsonFloat)) or version not in (1, 2):
+                raise LocalStateError(f"invalid receipt {txn}")
+            if version == 2:
+                _oids(doc.get("pendingObjects"))
+                _oids(doc.get("acceptedObjects"))
+                for p in doc.get("promotions") or []:
+                    if not isinstance(p, dict) or parse_accepted_ref(p.get("ref", "")) is None \
+                            or not is_oid(p.get("newOid", "")):
+                        raise LocalStateError(f"invalid receipt promotion in {txn}")
+            receipts[txn] = doc
+        for name in _entries(repo, "anchors"):
+            txn = name[:-5]
+            if not name.endswith(".json") or not is_txn(txn):
+                raise LocalStateError(f"unexpected anchor file {name}")
+            doc = _read_json(repo, anchor_path(repo, txn))
+            if doc.get("version") != 1 or doc.get("id") != txn or not isinstance(doc.get("remote"), str):
+                raise LocalStateError(f"invalid anchor {txn}")
+            anchors[txn] = (doc["remote"], _oids(doc.get("pendingObjects")))
+    except (HnError, OSError) as exc:
+        txn = ""
+        m = re.search(r"txn-[A-Za-z0-9-]+", str(exc))
+        if m:
+            txn = m.group()
+        return Pending({}, False, txn, "", anchors, receipts)
+    denied: dict = {}
+    accepted: set = set()
+    ok, invalid, invalid_remote = True, "", ""
+    for txn, (remote, pending) in anchors.items():
+        rec = receipts.get(txn)
+        if rec is None or rec.get("version") != 2 or rec.get("remote") != remote:
+            ok, invalid, invalid_remote = False, txn, remote
+            continue
+        if rec["state"] == "complete" and not set(pending) <= set(rec["acceptedObjects"]):
+            ok, invalid, invalid_remote = False, txn, remote
+    for txn, rec in receipts.items():
+        if rec.get("version") == 2 and rec["state"] == "validated":
+            anchor = anchors.get(txn)
+            if anchor is None or set(anchor[1]) != set(rec["pendingObjects"]):
+                ok, invalid, invalid_remote = False, txn, rec["remote"]
+                continue
+            for oid in rec["pendingObjects"]:
+                denied[oid] = (txn, rec["remote"])
+        elif rec.get("version") == 2:
+            accepted.update(rec["acceptedObjects"])
+        elif rec["state"] == "validated":
+            ok, invalid, invalid_remote = False, txn, rec["remote"]  # version-1 lists: unsupported
+    for oid in accepted:
+        denied.pop(oid, None)
+    return Pending(denied, ok, invalid, invalid_remote, anchors, receipts)
+
+
+def check_not_pending(pending: Pending, oids) -> None:
+    if pending is NONE:
+        return
+    for oid in oids:
+        pending.refuse(oid)
+
+
+__all__ = ["load_selection", "save_selection", "load_pending", "Pending", "NONE", "InputError"]
