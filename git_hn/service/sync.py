@@ -186,6 +186,9 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             result.import_error = run.seam_error
         except HnError as exc:
             result.import_error = _redact(exc.message, url, repo.git_dir)
+        for o in result.outcomes:
+            if o.alive and result.import_error:
+                o.fields.setdefault("diagnostic", result.import_error)
     if publish:
         try:
             result.published = publish_streams(repo, remote, url)
@@ -321,7 +324,9 @@ class _Import:
             raise
 
     def repair_pending(self) -> None:
-        """§9.17: rewrite a ``validated`` receipt from each pending anchor of this remote."""
+        """§9.17: rewrite a ``validated`` receipt from each pending anchor of this remote; an
+        anchor whose promotions are already committed (a crash before the ``complete`` receipt)
+        is completed instead, since its objects are then accepted."""
         try:
             pending = rstate.load_pending(self.repo)
             for txn, (remote, objs) in pending.anchors.items():
@@ -332,12 +337,23 @@ class _Import:
                         and set(objs) <= set(rec.get("acceptedObjects", [])):
                     rstate.remove_anchor(self.repo, txn)
                     continue
+                promotions = (rec or {}).get("promotions") or []
+                if rec is not None and promotions and all(
+                        self._ref_value(p.get("ref", "")) == p.get("newOid") for p in promotions):
+                    rstate.write_receipt(self.repo, txn, remote, "complete", rec.get("outcomes") or [],
+                                         promotions, objs, rec.get("acceptedObjects") or objs)
+                    rstate.remove_anchor(self.repo, txn)
+                    continue
                 rstate.write_receipt(self.repo, txn, remote, "validated",
                                      (rec or {}).get("outcomes") or [], (rec or {}).get("promotions") or [],
                                      objs, (rec or {}).get("acceptedObjects") or objs)
         except (HnError, OSError):
             raise _phase("pending acceptance reconciliation", self.remote) from None
         self.repo.forget_pending()
+
+    def _ref_value(self, ref: str) -> str:
+        proc = self.repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref])
+        return proc.stdout.decode().strip() if proc.returncode == 0 else ""
 
     def fetch_all(self, wanted: list[Outcome]) -> None:
         stall = self.stall_timeout()
@@ -391,7 +407,7 @@ class _Import:
         args = ["rev-list", "--objects", "--end-of-options", root]
         old = self.accepted_head(out)
         if old and q.object_info(old) is not None:
-            args += ["--not", old]
+            args.append("^" + old)
         listing = q.run(args)
         if listing.returncode != 0:
             out.fail("structurally-invalid", f"selection memory {out.id} is structurally invalid: "
@@ -638,9 +654,13 @@ class _Import:
             self.say("copy objects")
             pack = q.git.run(["pack-objects", "--stdout", "-q"], input="".join(o + "\n" for o in pending).encode())
             if pack.returncode != 0:
+                if os.environ.get("GIT_HN_DEBUG") == "1":
+                    print(pack.stderr.decode(), file=__import__("sys").stderr)
                 raise _phase("object copy", self.remote)
-            index = repo.git.run(["index-pack", "--stdin", "--fix-thin", "-q"], input=pack.stdout)
+            index = repo.git.run(["index-pack", "--stdin", "--fix-thin"], input=pack.stdout)
             if index.returncode != 0:
+                if os.environ.get("GIT_HN_DEBUG") == "1":
+                    print(index.stderr.decode(), file=__import__("sys").stderr)
                 raise _phase("object copy", self.remote)
         repo.git.close()  # a fresh batch process sees the new pack
         shallow.add_shallow(repo, new_shallow)

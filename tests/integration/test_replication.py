@@ -1,0 +1,291 @@
+"""Replication over real Git remotes (CONTRACT §9): selection, sync, publication, continuity,
+crash seams, fresh clones. Hostile remotes are in tests/adversarial/test_hostile_remotes.py."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from helpers import git, hn, make_repo, refs_snapshot
+
+
+def _actor(repo):
+    return (repo / ".git" / "hn" / "active").read_text()[:-1]
+
+
+def _rec(repo, content, kind="decision"):
+    r = hn(repo, "memory", "record", "--json", "--kind", kind, "--at", "HEAD", "--applies",
+           "descendants", "--content", content)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _policy(*actors):
+    return json.dumps({"version": "hn.policy/0", "maintainers": [actors[0]],
+                       "proposals": {"requiredAccepts": 1},
+                       "memory": {"trustedActors": sorted(actors),
+                                  "trustedKinds": ["assumption", "attempt", "decision", "handoff",
+                                                   "observation", "verification"]}})
+
+
+@pytest.fixture
+def world(tmp_path):
+    """A bare remote with a main branch, Alice's clone and Bob's clone, each with an identity."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", str(remote))
+    git(alice, "push", "-q", "origin", "main")
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(remote), str(bob))
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    return remote, alice, bob
+
+
+def test_two_actors_exchange_memories_and_trust_follows_policy(world):
+    remote, alice, bob = world
+    a = _rec(alice, "alice decides")
+    b = _rec(bob, "bob observes", kind="observation")
+    r = hn(alice, "sync")  # nothing to import yet; publishes Alice's stream
+    assert r.code == 0, r.err
+    assert r.out.splitlines() == ["Synchronized 0 verified events with origin; promoted 0 selections"]
+    r = hn(bob, "sync")  # no saved selection: compatibility-all imports Alice's stream
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[-1] == "Synchronized 0 verified events with origin; promoted 1 selections"
+    assert hn(alice, "replication", "select", "origin", "--memory", b["stream"]).code == 0
+    assert hn(bob, "replication", "select", "origin", "--memory", a["stream"]).code == 0
+    r = hn(alice, "sync")
+    assert r.code == 0, r.err
+    assert r.out.splitlines() == [f"Replication memory {b['stream']}: promoted",
+                                  "Synchronized 0 verified events with origin; promoted 1 selections"]
+    assert hn(bob, "sync").code == 0
+    accepted = f"refs/hn/remotes/origin/memory/{_actor(bob)}/{b['stream'][7:]}"
+    assert git(alice, "rev-parse", accepted) == git(bob, "rev-parse", f"refs/hn/memory/{_actor(bob)}/{b['stream'][7:]}")
+    # a shared policy trusting both actors, committed and fetched by both
+    (alice / ".hn").mkdir()
+    (alice / ".hn" / "policy.json").write_text(_policy(_actor(alice), _actor(bob)))
+    git(alice, "add", ".hn")
+    git(alice, "commit", "-q", "-m", "policy")
+    git(alice, "push", "-q", "origin", "main")
+    git(bob, "pull", "-q", "--ff-only")
+    for who, other in ((alice, b), (bob, a)):
+        out = hn(who, "memory", "recall", "--json").json()
+        assert other["memoryId"] in [m["id"] for m in out["memories"]]
+        row = next(m for m in out["memories"] if m["id"] == other["memoryId"])
+        assert row["trust"] == "qualified"
+    # publication never pushed the primary branch or accepted refs
+    remote_refs = git(remote, "for-each-ref", "--format=%(refname)").split()
+    assert not any(r.startswith("refs/hn/remotes/") for r in remote_refs)
+
+
+def test_sync_never_pushes_the_primary_branch(world):
+    remote, alice, _bob = world
+    before = git(remote, "rev-parse", "refs/heads/main")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "local only")
+    _rec(alice, "x")
+    assert hn(alice, "sync").code == 0
+    assert git(remote, "rev-parse", "refs/heads/main") == before
+
+
+def test_selection_commands_and_validation(world):
+    _remote, alice, _bob = world
+    r = hn(alice, "replication", "show")
+    assert r.out.splitlines()[:3] == ["remote: origin", "saved: false", "compatibility-all: true"]
+    stream = "sha256:" + "a" * 64
+    r = hn(alice, "replication", "select", "--memory", stream, "--max-events", "5", "origin")
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[:4] == ["Saved replication selection for origin", "remote: origin",
+                                      "saved: true", "compatibility-all: false"]
+    assert f"memory: {stream}" in r.out and "max-events: 5" in r.out
+    saved = alice / ".git" / "hn" / "replication" / "selections" / "b3JpZ2lu.json"
+    doc = json.loads(saved.read_text())
+    assert list(doc) == ["version", "remote", "actors", "proposals", "memories", "all", "budgets"]
+    assert doc["actors"] is None and doc["proposals"] is None and doc["memories"] == [stream]
+    assert oct(os.stat(saved).st_mode & 0o777) == "0o600"
+    errors = [
+        (["--all", "--memory", stream], "--all is mutually exclusive with actor, proposal, and memory selectors"),
+        ([], "replication selection requires at least one actor, proposal, or memory, or explicit --all"),
+        (["--memory", "abc"], 'memory selector "abc" must be a full memory stream ID'),
+        (["--memory", stream, "--memory", stream], f"duplicate memory selector {stream}"),
+        (["--actor", "ABC"], 'actor selector "ABC" must be a full actor fingerprint'),
+        (["--proposal", "x"], 'proposal selector "x" must be a full event ID'),
+        (["--all", "--max-events", "0"], "max-events must be a positive integer"),
+        (["--all", "--max-total-bytes", "-1"], "max-total-bytes must be a positive integer"),
+        (["--all", "bad/name"], "invalid replication remote name"),
+        (["--all", "a", "b"], "usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... "
+                             "[--memory STREAM]... [--all] [budgets]"),
+    ]
+    before = saved.read_bytes()
+    for args, message in errors:
+        r = hn(alice, "replication", "select", *args)
+        assert r.err == f"git-hn: {message}\n", args
+    assert saved.read_bytes() == before
+    assert hn(alice, "replication").err == "git-hn: usage: git hn replication <select|show> [REMOTE]\n"
+    assert hn(alice, "replication", "drop").err == 'git-hn: unknown replication command "drop"\n'
+
+
+def test_sync_argument_and_remote_errors(world):
+    _remote, alice, _bob = world
+    usage = "git-hn: usage: git hn sync [REMOTE] [--recover-shallow] [--json]\n"
+    for args in (["a", "b"], ["--json", "--json"], ["--force"]):
+        assert hn(alice, "sync", *args).err == usage, args
+    assert hn(alice, "sync", "nope").err == 'git-hn: remote "nope" does not exist\n'
+    assert hn(alice, "sync", "-bad").err == usage
+    assert hn(alice, "sync", "--", "..x").err == 'git-hn: invalid remote name "..x"\n'
+
+
+@pytest.mark.parametrize("url", ["ext::sh -c touch% /tmp/hn-pwned-%p", "fd::3", "foo::bar",
+                                 "gopher://example.com/x"])
+def test_refused_transports_never_contact_the_remote(world, url, tmp_path):
+    _remote, alice, _bob = world
+    git(alice, "remote", "add", "evil", url)
+    git(alice, "config", "protocol.allow", "always")
+    before = refs_snapshot(alice)
+    r = hn(alice, "sync", "evil", "--json")
+    assert (r.code, r.out, r.err) == (1, "", 'git-hn: remote "evil" uses a refused transport\n')
+    assert not any(p.startswith("hn-pwned") for p in os.listdir("/tmp"))
+    assert refs_snapshot(alice) == before
+    assert not (alice / ".git" / "hn" / "replication" / "quarantine").exists() or \
+        os.listdir(alice / ".git" / "hn" / "replication" / "quarantine") == []
+
+
+def test_json_output_and_independent_outcomes(world):
+    remote, alice, bob = world
+    a = _rec(alice, "alice")
+    assert hn(alice, "sync").code == 0
+    missing = "sha256:" + "e" * 64
+    assert hn(bob, "replication", "select", "--memory", a["stream"], "--memory", missing,
+              "--actor", _actor(alice)).code == 0
+    r = hn(bob, "sync", "--json")
+    assert r.code == 1
+    assert r.err == ("git-hn: replication import phase failed for one or more exact selections; "
+                     "independently valid selections were promoted\n")
+    doc = json.loads(r.out)
+    assert list(doc) == ["version", "remote", "outcomes", "verifiedEvents", "promoted", "published", "error"]
+    kinds = [(o["kind"], o["id"], o["status"]) for o in doc["outcomes"]]
+    assert kinds == sorted(kinds)
+    by_id = {o["id"]: o for o in doc["outcomes"]}
+    assert by_id[a["stream"]]["status"] == "promoted"
+    assert by_id[a["stream"]]["measurements"] == {"Events": 1, "Objects": 4, "LargestObjectBytes":
+                                                  by_id[a["stream"]]["measurements"]["LargestObjectBytes"],
+                                                  "LargestAttachmentBytes": 0,
+                                                  "TotalBytes": by_id[a["stream"]]["measurements"]["TotalBytes"]}
+    assert by_id[missing]["status"] == "dependency-missing"
+    assert by_id[missing]["diagnostic"] == f"selected memory {missing} is not advertised by remote origin"
+    assert by_id[missing]["recovery"] == "verify the full selection ID and retry when the exact ref is advertised"
+    assert by_id[_actor(alice)] == {"kind": "actor", "id": _actor(alice), "status": "skipped",
+                                    "diagnostic": "unsupported"} or by_id[_actor(alice)]["status"] == "skipped"
+    assert doc["promoted"] == 1 and doc["verifiedEvents"] == 0
+    human = hn(bob, "sync")
+    assert f"Replication actor {_actor(alice)}: skipped (unsupported)" in human.out
+
+
+def test_fresh_clone_workflow(world, tmp_path):
+    remote, alice, _bob = world
+    a = _rec(alice, "published decision")
+    assert hn(alice, "memory", "index", "rebuild").code == 0
+    assert hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "sync").code == 0
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(remote), str(fresh))
+    hn_dir = fresh / ".git" / "hn"
+    assert not hn_dir.exists()  # no key, no index, no selection of the publisher
+    r = hn(fresh, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--content", "x")
+    assert r.err == "git-hn: no identity; run 'git hn init'\n"
+    assert hn(fresh, "replication", "select", "origin", "--memory", a["stream"]).code == 0
+    r = hn(fresh, "sync")
+    assert r.code == 0, r.err
+    out = hn(fresh, "memory", "recall", "--include-untrusted", "--json").json()
+    assert [m["id"] for m in out["memories"]] == [a["memoryId"]]
+    assert out["memories"][0]["trust"] == "policy-missing"
+    assert not (hn_dir / "identities").exists()
+    assert hn(fresh, "init").code == 0
+
+
+def test_rewritten_stream_after_acceptance_is_equivocation(world, tmp_path):
+    remote, alice, bob = world
+    a = _rec(alice, "first")
+    _rec(alice, "second")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    assert hn(bob, "sync").code == 0
+    accepted = f"refs/hn/remotes/origin/memory/{_actor(alice)}/{a['stream'][7:]}"
+    old = git(bob, "rev-parse", accepted)
+    # Alice's stream is force-pushed back to its first memory (a rollback)
+    local = f"refs/hn/memory/{_actor(alice)}/{a['stream'][7:]}"
+    first = git(alice, "rev-parse", f"{local}^")
+    git(alice, "push", "-q", "--force", "origin", f"{first}:{local}")
+    r = hn(bob, "sync", "--json")
+    doc = json.loads(r.out)
+    out = next(o for o in doc["outcomes"] if o["id"] == a["stream"])
+    assert out["status"] == "equivocation"
+    assert out["diagnostic"] == (f"selection memory {a['stream']} does not descend from accepted head "
+                                 f"{old}: advertised={first}")
+    assert git(bob, "rev-parse", accepted) == old
+
+
+SEAMS = ["after-fetch", "after-measure", "after-pending-anchor", "after-object-copy",
+         "before-promotion", "before-completion-receipt"]
+
+
+@pytest.mark.parametrize("seam", SEAMS)
+def test_interruption_at_each_seam_then_rerun_converges(world, seam, tmp_path):
+    remote, alice, bob = world
+    a = _rec(alice, "interrupted import")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    accepted = f"refs/hn/remotes/origin/memory/{_actor(alice)}/{a['stream'][7:]}"
+    env = {"HN_INTERNAL_TESTING": "1", "HN_TEST_REPLICATION_INTERRUPT_AFTER": seam}
+    from helpers import hn_proc
+
+    r = hn_proc(bob, "sync", env=env)
+    assert r.code == 1
+    promoted = git(bob, "rev-parse", "--verify", "-q", accepted, check=False)
+    if seam == "before-completion-receipt":
+        assert promoted and "completion recording failed" in r.err
+        assert "retry git hn sync origin --recover-shallow" in r.err
+    else:
+        assert promoted == "", seam  # unchanged, never half done
+    if seam in ("after-pending-anchor", "after-object-copy", "before-promotion"):
+        assert "accepted refs and trust projection are unchanged" in r.err
+    quarantine = bob / ".git" / "hn" / "replication" / "quarantine"
+    assert not quarantine.exists() or os.listdir(quarantine) == []
+    # a rerun converges to the uninterrupted result
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    assert git(bob, "rev-parse", accepted) == git(alice, "rev-parse", f"refs/hn/memory/{_actor(alice)}/{a['stream'][7:]}")
+    out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
+    assert [m["id"] for m in out["memories"]] == [a["memoryId"]]
+    assert os.listdir(bob / ".git" / "hn" / "replication" / "anchors") == []
+
+
+def test_objects_copied_but_not_accepted_are_denied_to_trust_reads(world):
+    remote, alice, bob = world
+    a = _rec(alice, "pending")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    from helpers import hn_proc
+
+    env = {"HN_INTERNAL_TESTING": "1", "HN_TEST_REPLICATION_INTERRUPT_AFTER": "before-promotion"}
+    assert hn_proc(bob, "sync", env=env).code == 1
+    commit = git(alice, "rev-parse", f"refs/hn/memory/{_actor(alice)}/{a['stream'][7:]}")
+    assert git(bob, "cat-file", "-t", commit) == "commit"  # the object is in the store...
+    # ...but a ref pointing at it cannot be read for trust until the transaction completes
+    git(bob, "update-ref", f"refs/hn/remotes/other/memory/{_actor(alice)}/{a['stream'][7:]}", commit)
+    r = hn(bob, "memory", "show", a["memoryId"])
+    assert r.code == 1
+    assert "replication acceptance pending; transaction=txn-" in r.err
+    assert f"object={commit}" in r.err and "recovery=retry git hn sync origin --recover-shallow" in r.err
+    git(bob, "update-ref", "-d", f"refs/hn/remotes/other/memory/{_actor(alice)}/{a['stream'][7:]}")
+    assert hn(bob, "sync").code == 0
+    assert hn(bob, "memory", "show", a["memoryId"]).code == 0
+
+
+def test_recover_shallow_checks(world):
+    _remote, alice, _bob = world
+    assert hn(alice, "sync", "--recover-shallow").err == \
+        "git-hn: repository is not shallow; run git hn sync origin\n"
