@@ -1,0 +1,298 @@
+"""A hostile remote (CONTRACT §9.4–§9.9, §11(a), §11(e)): every forged or oversized stream is
+rejected with the right status, nothing bad is promoted, and a valid stream beside it promotes.
+
+Each case plants its stream on a bare remote with plain Git plumbing and a validly signing key,
+so the only thing wrong is exactly the attack named by the test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import pytest
+
+from helpers import git, hn, make_repo
+from independent import Writer, b64, canonical
+
+EVIL_SEED = bytes([7]) * 32
+
+
+class Forge:
+    """Builds memory commits by hand in a scratch repository and pushes them to the remote."""
+
+    def __init__(self, repo, remote, seed=EVIL_SEED, name="Mallory"):
+        self.repo, self.remote = repo, remote
+        self.w = Writer(seed, name)
+        self.anchor = git(repo, "rev-parse", "HEAD")
+
+    def record(self, content="forged", **extra):
+        rec = {"kind": "decision", "content": content, "anchor": {"commit": self.anchor},
+               "applicability": {"mode": "descendants"}, "topics": [], "evidence": []}
+        rec.update(extra)
+        return rec
+
+    def env(self, seq, prev, record=None, stream=None, **over):
+        env = self.w.envelope(seq, prev, f"2026-01-01T00:00:{seq:02d}Z", record or self.record(f"m{seq}"))
+        if stream:
+            env["stream"] = stream
+        env.update(over)
+        return env
+
+    def sign(self, payload: bytes) -> bytes:
+        return b64(self.w.key.sign(payload)).encode()
+
+    def commit(self, payload: bytes, sig: bytes, parents=(), mode="100644", extra=""):
+        m = git(self.repo, "hash-object", "-w", "--stdin", input=payload)
+        s = git(self.repo, "hash-object", "-w", "--stdin", input=sig)
+        tree = git(self.repo, "mktree", input=f"{mode} blob {m}\tmemory.json\n100644 blob {s}\tsignature\n{extra}".encode())
+        args = ["commit-tree", tree, "-m", "hn memory x"]
+        for p in parents:
+            args += ["-p", p]
+        return git(self.repo, *args)
+
+    def chain(self, n, stream=None, mutate=None):
+        """A valid chain of n memories, optionally mutating (payload, sig, parents) at one step."""
+        prev, parent = "", ""
+        for seq in range(1, n + 1):
+            payload = canonical(self.env(seq, prev, stream=stream))
+            sig = self.sign(payload)
+            parents = [parent] if parent else []
+            if mutate is not None:
+                payload, sig, parents, kw = mutate(seq, payload, sig, parents)
+            else:
+                kw = {}
+            parent = self.commit(payload, sig, parents, **kw)
+            prev = "sha256:" + hashlib.sha256(payload).hexdigest()
+        return parent
+
+    def push(self, commit, actor=None, stream=None):
+        actor = actor or self.w.actor
+        stream = stream or self.w.stream
+        ref = f"refs/hn/memory/{actor}/{stream[7:]}"
+        git(self.repo, "push", "-q", "--force", str(self.remote), f"{commit}:{ref}")
+        return stream
+
+
+@pytest.fixture
+def arena(tmp_path):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", str(remote))
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    good = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+              "descendants", "--content", "a valid memory").json()
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(remote), str(bob))
+    forge = Forge(alice, remote)
+    return remote, alice, bob, forge, good
+
+
+def _run(bob, good, bad_stream, *budget_args):
+    assert hn(bob, "replication", "select", "--memory", good["stream"], "--memory", bad_stream,
+              *budget_args).code == 0
+    r = hn(bob, "sync", "--json")
+    assert r.code == 1, r
+    doc = json.loads(r.out)
+    by_id = {o["id"]: o for o in doc["outcomes"]}
+    assert by_id[good["stream"]]["status"] == "promoted"
+    refs = git(bob, "for-each-ref", "--format=%(refname)", "refs/hn/remotes").split()
+    assert refs == [f"refs/hn/remotes/origin/memory/{good['actor']}/{good['stream'][7:]}"]
+    quarantine = bob / ".git" / "hn" / "replication" / "quarantine"
+    assert not quarantine.exists() or os.listdir(quarantine) == []
+    return by_id[bad_stream]
+
+
+def _expect(out, status, fragment):
+    assert out["status"] == status, out
+    assert fragment in out["diagnostic"], out
+
+
+def test_forged_signature(arena):
+    remote, alice, bob, f, good = arena
+
+    def mutate(seq, payload, sig, parents):
+        return payload, b64(bytes(64)).encode(), parents, {}
+
+    stream = f.push(f.chain(1, mutate=mutate))
+    _expect(_run(bob, good, stream), "structurally-invalid", "invalid memory signature")
+
+
+def test_tree_with_a_third_entry(arena):
+    remote, alice, bob, f, good = arena
+    extra = git(alice, "hash-object", "-w", "--stdin", input=b"smuggled")
+
+    def mutate(seq, payload, sig, parents):
+        return payload, sig, parents, {"extra": f"100644 blob {extra}\tpayload.sh\n"}
+
+    stream = f.push(f.chain(1, mutate=mutate))
+    _expect(_run(bob, good, stream), "structurally-invalid", "tree contains unexpected entry payload.sh")
+
+
+def test_executable_mode_entry(arena):
+    remote, alice, bob, f, good = arena
+    stream = f.push(f.chain(1, mutate=lambda s, p, g, ps: (p, g, ps, {"mode": "100755"})))
+    _expect(_run(bob, good, stream), "structurally-invalid", "has invalid tree entry")
+
+
+def test_non_canonical_payload(arena):
+    remote, alice, bob, f, good = arena
+
+    def mutate(seq, payload, sig, parents):
+        loose = payload.replace(b'"content":"m1"', b'"content":"\\u006d1"')  # same value, escaped
+        assert loose != payload
+        return loose, f.sign(loose), parents, {}
+
+    stream = f.push(f.chain(1, mutate=mutate))
+    _expect(_run(bob, good, stream), "structurally-invalid", "memory JSON is not canonical")
+
+
+def test_padded_signature(arena):
+    remote, alice, bob, f, good = arena
+    stream = f.push(f.chain(1, mutate=lambda s, p, g, ps: (p, g + b"==", ps, {})))
+    _expect(_run(bob, good, stream), "structurally-invalid", "has invalid signature encoding")
+
+
+def test_sequence_gap(arena):
+    remote, alice, bob, f, good = arena
+
+    def mutate(seq, payload, sig, parents):
+        if seq == 2:
+            env = json.loads(payload)
+            env["sequence"] = 3
+            payload = canonical(env)
+            sig = f.sign(payload)
+        return payload, sig, parents, {}
+
+    stream = f.push(f.chain(2, mutate=mutate))
+    _expect(_run(bob, good, stream), "structurally-invalid", "has sequence 3, want 2")
+
+
+def test_wrong_previous(arena):
+    remote, alice, bob, f, good = arena
+
+    def mutate(seq, payload, sig, parents):
+        if seq == 2:
+            env = json.loads(payload)
+            env["previous"] = "sha256:" + "0" * 64
+            payload = canonical(env)
+            sig = f.sign(payload)
+        return payload, sig, parents, {}
+
+    stream = f.push(f.chain(2, mutate=mutate))
+    _expect(_run(bob, good, stream), "structurally-invalid", "previous memory does not match its predecessor")
+
+
+def test_merge_commit(arena):
+    remote, alice, bob, f, good = arena
+    main = git(alice, "rev-parse", "HEAD")
+
+    def mutate(seq, payload, sig, parents):
+        return payload, sig, parents + ([main] if seq == 2 else []), {}
+
+    stream = f.push(f.chain(2, mutate=mutate))
+    _expect(_run(bob, good, stream), "structurally-invalid", "has 2 parents; exactly one is allowed")
+
+
+def test_stream_advertised_under_the_wrong_actor(arena):
+    remote, alice, bob, f, good = arena
+    stream = f.push(f.chain(1), actor="f" * 64)
+    _expect(_run(bob, good, stream), "structurally-invalid", f"has owner {f.w.actor}, want {'f' * 64}")
+
+
+def test_two_owners_for_one_stream(arena):
+    remote, alice, bob, f, good = arena
+    head = f.chain(1)
+    f.push(head)
+    f.push(head, actor="e" * 64)
+    out = _run(bob, good, f.w.stream)
+    _expect(out, "structurally-invalid", f"selected memory {f.w.stream} has ambiguous owners on remote origin")
+
+
+def test_payload_over_the_bound(arena):
+    remote, alice, bob, f, good = arena
+
+    def mutate(seq, payload, sig, parents):
+        env = json.loads(payload)
+        env["record"]["content"] = "x" * 600_000
+        payload = canonical(env)
+        return payload, f.sign(payload), parents, {}
+
+    stream = f.push(f.chain(1, mutate=mutate))
+    _expect(_run(bob, good, stream), "structurally-invalid", "memory.json at memory commit")
+
+
+@pytest.mark.parametrize("budget,args,fragment", [
+    ("events", ["--max-events", "1"], "exceeded max-events budget: configured=1 measured=2"),
+    ("objects", ["--max-objects", "4"], "exceeded max-objects budget: configured=4 measured=8"),
+    ("bytes", ["--max-total-bytes", "20000"], "exceeded max-total-bytes budget: configured=20000"),
+    ("object bytes", ["--max-object-bytes", "5000"], "exceeded max-object-bytes budget: configured=5000"),
+])
+def test_over_budget(arena, budget, args, fragment):
+    remote, alice, bob, f, good = arena
+
+    def mutate(seq, payload, sig, parents):
+        env = json.loads(payload)
+        env["record"]["content"] = "y" * 12000
+        payload = canonical(env)
+        return payload, f.sign(payload), parents, {}
+
+    stream = f.push(f.chain(2, mutate=mutate if budget in ("bytes", "object bytes") else None))
+    out = _run(bob, good, stream, *args)
+    _expect(out, "over-budget", fragment)
+    assert out["measurements"]["Events"] == 2
+
+
+def test_missing_anchor_commit(arena):
+    remote, alice, bob, f, good = arena
+    rec = f.record("anchored nowhere")
+    rec["anchor"] = {"commit": "c" * 40}
+    payload = canonical(f.env(1, "", record=rec))
+    stream = f.push(f.commit(payload, f.sign(payload)))
+    out = _run(bob, good, stream)
+    assert out["status"] == "dependency-missing"
+    assert out["dependencyKind"] == "anchor-commit" and out["missingId"] == "c" * 40
+    assert out["recovery"] == f"fetch a branch that contains {'c' * 40}, then git hn sync origin"
+
+
+def test_rewritten_stream_after_acceptance(arena):
+    remote, alice, bob, f, good = arena
+    stream = f.push(f.chain(2))
+    assert hn(bob, "replication", "select", "--memory", good["stream"], "--memory", stream).code == 0
+    assert hn(bob, "sync").code == 0
+    accepted = f"refs/hn/remotes/origin/memory/{f.w.actor}/{stream[7:]}"
+    old = git(bob, "rev-parse", accepted)
+    # a different valid history for the same stream, force-pushed
+
+    def mutate(seq, payload, sig, parents):
+        env = json.loads(payload)
+        env["record"]["content"] = f"rewritten {seq}"
+        payload = canonical(env)
+        return payload, f.sign(payload), parents, {}
+
+    rewritten = f.chain(3, mutate=mutate)
+    f.push(rewritten)
+    r = hn(bob, "sync", "--json")
+    doc = json.loads(r.out)
+    out = next(o for o in doc["outcomes"] if o["id"] == stream)
+    _expect(out, "equivocation", f"does not descend from accepted head {old}")
+    assert git(bob, "rev-parse", accepted) == old
+
+
+def test_oversized_pack_is_stopped(arena):
+    """A stream carrying a huge blob never gets promoted, whichever check stops it first."""
+    remote, alice, bob, f, good = arena
+    big = os.urandom(6 << 20)  # incompressible
+    blob = git(alice, "hash-object", "-w", "--stdin", input=big)
+
+    def mutate(seq, payload, sig, parents):
+        return payload, sig, parents, {"extra": f"100644 blob {blob}\tzz-bomb\n"}
+
+    stream = f.push(f.chain(1, mutate=mutate))
+    out = _run(bob, good, stream, "--max-total-bytes", "100000")
+    assert out["status"] == "over-budget", out
+    assert "exceeded max-total-bytes budget: configured=100000" in out["diagnostic"]
