@@ -85,6 +85,11 @@ class Quarantine:
         # objects are never transferred twice; nothing is ever written to the main store here.
         with open(os.path.join(info, "alternates"), "w", encoding="utf-8") as fh:
             fh.write(main_objects + "\n")
+        shallow = os.path.join(main.common_dir, "shallow")
+        if os.path.exists(shallow):
+            # the borrowed history stops at the main repository's shallow boundary; Git must know
+            # that, or it reads past it while negotiating and fails on the missing parents
+            shutil.copyfile(shallow, os.path.join(self.path, "shallow"))
         self.repo = Repo(self.git, self.path, self.path, main.object_format)
         self.repo.quarantine = True
 

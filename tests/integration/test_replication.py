@@ -289,3 +289,44 @@ def test_recover_shallow_checks(world):
     _remote, alice, _bob = world
     assert hn(alice, "sync", "--recover-shallow").err == \
         "git-hn: repository is not shallow; run git hn sync origin\n"
+
+
+def test_shallow_clone_gap_and_recover_shallow(tmp_path):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    alice = make_repo(tmp_path / "alice")
+    for i in range(3):
+        git(alice, "commit", "-q", "--allow-empty", "-m", f"c{i}")
+    git(alice, "remote", "add", "origin", str(remote))
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init").code == 0
+    old = git(alice, "rev-parse", "HEAD~3")
+    r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", old, "--applies", "exact",
+           "--content", "anchored at an old commit")
+    a = r.json()
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(bob))
+    assert (bob / ".git" / "shallow").exists()
+    assert hn(bob, "sync", "--recover-shallow").err == \
+        "git-hn: --recover-shallow requires a saved exact replication selection for origin\n"
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    r = hn(bob, "sync", "--json")
+    out = json.loads(r.out)["outcomes"][0]
+    assert out["status"] == "dependency-missing"
+    assert out["missingId"] == old and len(old) == 40 and out["dependencyKind"] == "anchor-commit"
+    assert out["recovery"] == "git hn sync origin --recover-shallow"
+    gap = json.loads((bob / ".git" / "hn" / "shallow-gap.json").read_text())
+    assert gap["version"] == 2 and gap["gap"]["missingID"] == old
+    assert gap["gap"]["recovery"] == "git hn sync origin --recover-shallow"
+    shallow_before = (bob / ".git" / "shallow").read_text().split()
+    selection_before = (bob / ".git" / "hn" / "replication" / "selections" / "b3JpZ2lu.json").read_bytes()
+    r = hn(bob, "sync", "--recover-shallow")
+    assert r.code == 0, r.err
+    assert f"Replication memory {a['stream']}: promoted" in r.out
+    shallow_after = (bob / ".git" / "shallow").read_text().split()
+    assert set(shallow_after) == set(shallow_before) | {old}  # deepened exactly the anchor
+    assert git(bob, "rev-list", "--count", "HEAD") == "1"  # never unshallowed
+    assert (bob / ".git" / "hn" / "replication" / "selections" / "b3JpZ2lu.json").read_bytes() == selection_before
+    shown = hn(bob, "memory", "show", a["memoryId"], "--json").json()
+    assert shown["projection"]["data"]["anchor"]["commit"] == old
