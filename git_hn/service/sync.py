@@ -50,6 +50,7 @@ class Outcome:
         self.actor = ""
         self.advertised = ""
         self.memories: list[VerifiedMemory] = []
+        self.reachable: list[str] | None = None
 
     @property
     def alive(self) -> bool:
@@ -415,9 +416,11 @@ class _Import:
             return
         oids = sorted({line.split(" ", 1)[0] for line in listing.stdout.decode().splitlines() if line})
         m["Objects"] = len(oids)
+        if not old:
+            out.reachable = oids  # every object reachable from the root: reused by acceptance
         if self.over(out, "max-objects", "maxObjects", m["Objects"]):
             return
-        for oid, info in zip(oids, q.object_infos(oids)):
+        for oid, info in zip(oids, q.infos_bulk(oids)):
             size = info[2] if info else 0
             m["TotalBytes"] += size
             m["LargestObjectBytes"] = max(m["LargestObjectBytes"], size)
@@ -628,15 +631,19 @@ class _Import:
             if old:
                 p["oldOid"] = old
             promotions.append(p)
-        listing = q.git.run(["rev-list", "--objects", "--end-of-options", *[o.advertised for o in promotable]])
-        if listing.returncode != 0:
-            raise _phase("object-copy preparation", self.remote)
-        accepted_objs = sorted({l.split(" ", 1)[0] for l in listing.stdout.decode().splitlines() if l})
+        if all(getattr(o, "reachable", None) is not None for o in promotable):
+            accepted_objs = sorted({oid for o in promotable for oid in o.reachable})
+        else:
+            listing = q.git.run(["rev-list", "--objects", "--end-of-options",
+                                 *[o.advertised for o in promotable]])
+            if listing.returncode != 0:
+                raise _phase("object-copy preparation", self.remote)
+            accepted_objs = sorted({l.split(" ", 1)[0] for l in listing.stdout.decode().splitlines() if l})
         from . import shallow
 
         extra, new_shallow = shallow.extra_objects(self)
         accepted_objs = sorted(set(accepted_objs) | set(extra))
-        present = repo.git.object_infos(accepted_objs)
+        present = repo.git.infos_bulk(accepted_objs)
         pending = [oid for oid, info in zip(accepted_objs, present) if info is None]
         txn = q.txn
         outcomes = [o.to_json() for o in self.result.sorted_outcomes() if o.kind == "memory"]
@@ -652,7 +659,9 @@ class _Import:
             raise _phase("validated transaction recording", self.remote) from None
         if pending:
             self.say("copy objects")
-            pack = q.git.run(["pack-objects", "--stdout", "-q"], input="".join(o + "\n" for o in pending).encode())
+            # no delta search: the objects are copied as they are, quickly
+            pack = q.git.run(["pack-objects", "--stdout", "-q", "--window=0"],
+                             input="".join(o + "\n" for o in pending).encode())
             if pack.returncode != 0:
                 if os.environ.get("GIT_HN_DEBUG") == "1":
                     print(pack.stderr.decode(), file=__import__("sys").stderr)
@@ -664,7 +673,7 @@ class _Import:
                 raise _phase("object copy", self.remote)
         repo.git.close()  # a fresh batch process sees the new pack
         shallow.add_shallow(repo, new_shallow)
-        for oid, info in zip(accepted_objs, repo.git.object_infos(accepted_objs)):
+        for oid, info in zip(accepted_objs, repo.git.infos_bulk(accepted_objs)):
             if info is None:
                 raise _residue(f"object verification failed at {oid}", self.remote)
         self.residue_seam("after-object-copy", "interrupted after object copy")
@@ -754,7 +763,11 @@ def publish_streams(repo: Repo, remote: str, url: str) -> int:
     if not refs:
         return 0
     try:
-        collection = streams.collect(repo)
+        # only the local streams and the accepted copies of those same streams (for §11(a)):
+        # other remotes' streams are not published and need no verification here
+        mine = {parse_local_ref(r) for r in refs}
+        sources = [src for src in streams.list_sources(repo) if (src.actor, src.stream) in mine]
+        collection = streams.collect(repo, sources)
     except HnError:
         raise _phase("memory publication", remote) from None
     verified = [r for r in refs if r in collection.chains]

@@ -126,6 +126,64 @@ class Git:
             self._check = _Batch(self, "--batch-check")
         return self._check.info_many(names)
 
+    # -- bulk reads: one process, one buffered exchange, parsed in C-sized steps ----------------
+
+    def infos_bulk(self, names: list[str]) -> list[tuple[str, str, int] | None]:
+        """(oid, type, size) per name with one ``cat-file --batch-check --buffer`` process."""
+        if not names:
+            return []
+        if len(names) < 64:
+            return self.object_infos(names)
+        data = b"".join(_name(n) for n in names)
+        proc = self.run(["cat-file", "--batch-check", "--buffer"], input=data)
+        if proc.returncode != 0:
+            raise GitError("git cat-file failed")
+        lines = proc.stdout.split(b"\n")
+        out = []
+        for i in range(len(names)):
+            parts = lines[i].split(b" ")
+            if len(parts) == 3:
+                out.append((parts[0].decode("ascii"), parts[1].decode("ascii"), int(parts[2])))
+            elif len(parts) == 2 and parts[1] in (b"missing", b"ambiguous"):
+                out.append(None)
+            else:
+                raise GitError("git cat-file answered unexpectedly")
+        return out
+
+    def read_bulk(self, names: list[str], max_size: int, chunk_bytes: int = 32 << 20):
+        """(type, size, content or None) per name; content is None above ``max_size``.
+
+        Sizes are learned first (one batch-check), then only objects within the bound are read,
+        in chunks of at most ``chunk_bytes``, so an oversize object is never read at all.
+        """
+        if len(names) < 64:  # few objects: the persistent batch process is cheaper than new ones
+            return self.read_objects_bounded(names, max_size)
+        infos = self.infos_bulk(names)
+        out: list = [None if info is None else (info[1], info[2], None) for info in infos]
+        todo = [i for i, info in enumerate(infos) if info is not None and info[2] <= max_size]
+        start = 0
+        while start < len(todo):
+            end, total = start, 0
+            while end < len(todo) and (end == start or total + infos[todo[end]][2] <= chunk_bytes):
+                total += infos[todo[end]][2]
+                end += 1
+            batch = todo[start:end]
+            data = b"".join(_name(infos[i][0]) for i in batch)
+            proc = self.run(["cat-file", "--batch", "--buffer"], input=data)
+            if proc.returncode != 0:
+                raise GitError("git cat-file failed")
+            buf, pos = proc.stdout, 0
+            for i in batch:
+                nl = buf.index(b"\n", pos)
+                parts = buf[pos:nl].split(b" ")
+                if len(parts) != 3:
+                    raise GitError("git cat-file answered unexpectedly")
+                size = int(parts[2])
+                out[i] = (parts[1].decode("ascii"), size, buf[nl + 1:nl + 1 + size])
+                pos = nl + 1 + size + 1
+            start = end
+        return out
+
     def close(self) -> None:
         for b in (self._batch, self._check):
             if b is not None:

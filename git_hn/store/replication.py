@@ -73,7 +73,7 @@ def save_selection(repo: Repo, sel: selmod.Selection) -> None:
 
 def write_anchor(repo: Repo, txn: str, remote: str, pending: list[str]) -> None:
     doc = {"version": 1, "id": txn, "remote": remote, "pendingObjects": list(pending)}
-    private.write_private(repo.hn_dir, anchor_path(repo, txn), canonical.indented(doc))
+    private.write_private(repo.hn_dir, anchor_path(repo, txn), canonical.indented_large(doc))
 
 
 def write_receipt(repo: Repo, txn: str, remote: str, state: str, outcomes: list, promotions: list,
@@ -83,7 +83,7 @@ def write_receipt(repo: Repo, txn: str, remote: str, state: str, outcomes: list,
         doc["promotions"] = promotions
     doc["pendingObjects"] = list(pending)
     doc["acceptedObjects"] = list(accepted)
-    private.write_private(repo.hn_dir, receipt_path(repo, txn), canonical.indented(doc))
+    private.write_private(repo.hn_dir, receipt_path(repo, txn), canonical.indented_large(doc))
 
 
 def remove_anchor(repo: Repo, txn: str) -> None:

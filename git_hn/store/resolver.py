@@ -51,7 +51,7 @@ class Resolver:
         """Probe many objects with one pipelined batch (no per-memory process)."""
         todo = sorted({o for o in oids if o not in self._types and len(o) == self.repo.oid_hex_len
                        and _HEX.fullmatch(o)})
-        for oid, info in zip(todo, self.repo.git.object_infos(todo)):
+        for oid, info in zip(todo, self.repo.git.infos_bulk(todo)):
             self._types[oid] = None if info is None else info[1]
 
     def _object(self, oid: str) -> tuple[str, bytes] | None:

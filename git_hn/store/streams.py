@@ -164,15 +164,18 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]]) -> list:
     headers and an oversize blob is drained, never buffered (§4.2 step 3).
     """
     oid_bytes = repo.oid_hex_len // 2
-    trees = repo.git.read_objects([t for _c, t in commits])
+    # a memory tree is two entries (~100 bytes); a larger "tree" cannot be valid and is not read
+    trees = repo.git.read_bulk([t for _c, t in commits], 4096)
     parsed: list = []
     blob_oids: list[str] = []
     for (commit, _tree), obj in zip(commits, trees):
         try:
             if obj is None or obj[0] != "tree":
                 raise ValidationError(f"memory commit {commit} is unavailable or not a commit")
+            if obj[2] is None:
+                raise ValidationError(f"memory commit {commit} has invalid tree entry")
             try:
-                entries = chain.parse_tree(obj[1], oid_bytes)
+                entries = chain.parse_tree(obj[2], oid_bytes)
             except ValueError:
                 raise ValidationError(f"memory commit {commit} has invalid tree entry") from None
             m, s = chain.check_tree(commit, entries)
@@ -180,7 +183,7 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]]) -> list:
             blob_oids += [m, s]
         except ValidationError as exc:
             parsed.append(exc)
-    blobs = iter(repo.git.read_objects_bounded(blob_oids, LIMITS.max_memory_blob))
+    blobs = iter(repo.git.read_bulk(blob_oids, LIMITS.max_memory_blob))
     staged: list = []
     for (commit, _tree), item in zip(commits, parsed):
         if isinstance(item, ValidationError):
@@ -218,17 +221,26 @@ def finish_commit(commit: str, item, ok) -> VerifiedMemory:
 
 
 def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list[VerifiedMemory]:
-    """Verify memory commits (root first); the first error in chain order is raised."""
-    staged = stage_commits(repo, commits)
-    verifier = Verifier(len(staged))
-    ticket = verifier.submit(staged)
-    out = []
+    """Verify memory commits (root first); the first error in chain order is raised.
+
+    Commits are staged in slices, and each slice's signatures are submitted to the verifier as
+    soon as it is staged, so reading the next slice overlaps with verifying this one.
+    """
+    verifier = Verifier(len(commits))
+    tickets = []
+    step = 2048 if verifier.kind == "processes" else max(len(commits), 1)
     try:
-        for (commit, _tree), item, ok in zip(commits, staged, verifier.results(ticket)):
-            try:
-                out.append(finish_commit(commit, item, ok))
-            except ValidationError as exc:
-                raise ValidationError(f"memory source {ref}: {exc.message}") from None
+        for i in range(0, len(commits), step):
+            part = commits[i:i + step]
+            staged = stage_commits(repo, part)
+            tickets.append((part, staged, verifier.submit(staged)))
+        out = []
+        for part, staged, ticket in tickets:
+            for (commit, _tree), item, ok in zip(part, staged, verifier.results(ticket)):
+                try:
+                    out.append(finish_commit(commit, item, ok))
+                except ValidationError as exc:
+                    raise ValidationError(f"memory source {ref}: {exc.message}") from None
     finally:
         verifier.close()
     return out

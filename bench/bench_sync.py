@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Sync benchmark: one stream of N memories (default 10,000) on a local bare remote.
+
+Measured in one run:
+- ``git hn sync`` into a clone that has the anchors (a fresh clone each run);
+- a plain ``git fetch`` of the same ref into an empty repository;
+- the bare cost of verifying N Ed25519 signatures with the same library, on one core.
+Target: sync <= 1.5 x (fetch + verification). Usage: python bench/bench_sync.py [--memories N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memgen  # noqa: E402
+from bench_record import _env  # noqa: E402
+
+
+def _run(args, cwd, env):
+    t0 = time.perf_counter()
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{args[:3]} failed: {proc.stderr.decode()[-400:]}")
+    return time.perf_counter() - t0, proc.stdout
+
+
+def verify_cost(remote: str, ref: str, env: dict) -> float:
+    """Seconds to verify every signature of the stream with cryptography, sequentially."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    commits = subprocess.run(["git", "rev-list", ref], cwd=remote, env=env, capture_output=True,
+                             text=True, check=True).stdout.split()
+    names = "".join(f"{c}:memory.json\n{c}:signature\n" for c in commits).encode()
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=remote, env=env, input=names,
+                         capture_output=True, check=True).stdout
+    items, pos = [], 0
+    while pos < len(out):
+        nl = out.index(b"\n", pos)
+        size = int(out[pos:nl].split()[2])
+        items.append(out[nl + 1:nl + 1 + size])
+        pos = nl + 1 + size + 1
+    pairs = [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
+    key_cache = {}
+    t0 = time.perf_counter()
+    for payload, sig in pairs:
+        pk = json.loads(payload)["publicKey"]
+        key = key_cache.get(pk)
+        if key is None:
+            key = key_cache[pk] = Ed25519PublicKey.from_public_bytes(base64.b64decode(pk + "="))
+        key.verify(base64.b64decode(sig + b"=="), payload)
+    return time.perf_counter() - t0
+
+
+def bench(root: str, env: dict, memories: int, runs: int) -> dict:
+    src = os.path.join(root, "src")
+    subprocess.run(["git", "init", "-q", src], check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "init"], cwd=src, check=True, env=env)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=src, env=env, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    actor = memgen.Actor(bytes([9]) * 32, "Publisher")
+    memgen.write_streams(src, env, [actor], memories, head, random.Random(3))
+    remote = os.path.join(root, "remote.git")
+    subprocess.run(["git", "clone", "-q", "--bare", "--mirror", src, remote], check=True, env=env)
+    ref = f"refs/hn/memory/{actor.actor}/{actor.stream[7:]}"
+    t_verify = verify_cost(remote, ref, env)
+    fetches, syncs = [], []
+    for i in range(runs):
+        empty = os.path.join(root, f"empty{i}")
+        subprocess.run(["git", "init", "-q", "--bare", empty], check=True, env=env)
+        fetches.append(_run(["git", "fetch", "-q", "--no-tags", remote, f"+{ref}:{ref}"], empty, env)[0])
+        clone = os.path.join(root, f"clone{i}")
+        # file:// so that the clone gets only the branch, as over a network (no local hardlinks)
+        subprocess.run(["git", "clone", "-q", "file://" + remote, clone], check=True, env=env)
+        _run(["git", "hn", "replication", "select", "--memory", actor.stream], clone, env)
+        t, _out = _run(["git", "hn", "sync"], clone, env)
+        syncs.append(t)
+    f, s = statistics.median(fetches), statistics.median(syncs)
+    return {"name": "sync", "memories": memories, "runs": runs, "syncSeconds": round(s, 3),
+            "fetchSeconds": round(f, 3), "verifySeconds": round(t_verify, 3),
+            "ratio": round(s / (f + t_verify), 2), "target": 1.5}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--memories", type=int, default=10_000)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args(argv)
+    root = tempfile.mkdtemp(prefix="git-hn-bench-sync-")
+    try:
+        home = os.path.join(root, "home")
+        os.mkdir(home)
+        result = bench(root, _env(home), args.memories, args.runs)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(json.dumps(result))
+    return 0 if result["ratio"] <= result["target"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
