@@ -771,9 +771,14 @@ def publish_streams(repo: Repo, remote: str, url: str) -> int:
     except HnError:
         raise _phase("memory publication", remote) from None
     verified = [r for r in refs if r in collection.chains]
-    if not verified:
+    return publish_refs(repo, remote, verified)
+
+
+def publish_refs(repo: Repo, remote: str, refs: list[str]) -> int:
+    """One ``git push --porcelain`` with one explicit, non-forced refspec per local memory ref."""
+    if not refs:
         return 0
-    push = repo.git.run(["push", "--porcelain", "--end-of-options", remote, *[f"{r}:{r}" for r in verified]],
+    push = repo.git.run(["push", "--porcelain", "--end-of-options", remote, *[f"{r}:{r}" for r in refs]],
                         env={**remote_env(), "HN_HOOK_ACTIVE": "1"})
     published = 0
     rejected = False

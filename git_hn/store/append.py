@@ -198,7 +198,9 @@ def _write_commit(repo: Repo, ident: Identity, env: Envelope, payload: bytes, si
 
 
 def _compare_and_swap(repo: Repo, ref: str, new: str, old: str) -> None:
-    proc = repo.git.run(["update-ref", "-m", "hn: append memory", ref, new, old])
+    # HN_HOOK_ACTIVE: a reference-transaction wrapper skips git-hn's own ref updates (§10.7)
+    proc = repo.git.run(["update-ref", "-m", "hn: append memory", ref, new, old],
+                        env={"HN_HOOK_ACTIVE": "1"})
     if proc.returncode != 0:
         raise _LostRace
 

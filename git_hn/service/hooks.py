@@ -1,0 +1,283 @@
+"""Git hooks: install, uninstall, status, and what the wrappers run (CONTRACT §10.7).
+
+Install never replaces a user's hook: an existing ``<hook>`` is renamed ``<hook>.hn-chained`` and
+the wrapper runs it first with the same arguments and stdin, honouring its status. Every file
+git-hn writes or renames is recorded with its SHA-256 and mode, and uninstall refuses unless both
+the wrapper and the chained hook are still exactly what was recorded, so it can restore the
+directory byte for byte and never deletes a hook it did not write.
+
+The wrappers: ``pre-push`` validates, lints and publishes local streams to the pushed remote;
+``reference-transaction`` stands in for the post-fetch hook Git does not have, importing a
+remote's selected streams after a committed transaction updated its remote-tracking refs. Both do
+nothing for git-hn's own Git processes (``HN_HOOK_ACTIVE``), so they never recurse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import stat
+import sys
+
+from ..core import canonical
+from ..errors import HnError, InputError, LocalStateError
+from ..hookscripts import TEMPLATES
+from ..store import private
+from ..store.repo import Repo
+
+HOOKS = ("pre-push", "reference-transaction")
+CHAINED = ".hn-chained"
+
+
+def git_hn_path() -> str:
+    found = shutil.which("git-hn")
+    return os.path.abspath(found) if found else "git-hn"
+
+
+def wrapper_text(name: str, executable: str | None = None) -> bytes:
+    return TEMPLATES[name].replace("@GIT_HN@", shlex.quote(executable or git_hn_path())).encode()
+
+
+def _sha(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+class Location:
+    """Where hooks live and where their record is kept (repository or ``--global``)."""
+
+    def __init__(self, hook_dir: str, record: str, private_root: str | None):
+        self.dir, self.record, self.private_root = hook_dir, record, private_root
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.dir, name)
+
+    def load(self) -> dict:
+        try:
+            if self.private_root is not None:
+                data = private.read_private(self.private_root, self.record)
+            else:
+                with open(self.record, "rb") as fh:
+                    data = fh.read(65_537)
+        except FileNotFoundError:
+            data = None
+        if data is None:
+            return {}
+        try:
+            doc = json.loads(data)
+            return {h["name"]: h for h in doc["hooks"]} if doc.get("version") == 1 else {}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise LocalStateError(f"hook record {self.record} is invalid") from None
+
+    def save(self, hooks: dict) -> None:
+        if not hooks:
+            try:
+                os.unlink(self.record)
+            except FileNotFoundError:
+                pass
+            return
+        doc = canonical.indented({"version": 1, "dir": self.dir,
+                                  "hooks": [hooks[n] for n in HOOKS if n in hooks]})
+        if self.private_root is not None:
+            private.write_private(self.private_root, self.record, doc)
+            return
+        tmp = self.record + ".tmp-" + os.urandom(4).hex()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(doc)
+        os.replace(tmp, self.record)
+
+
+def locate(repo: Repo | None, global_: bool) -> Location:
+    from ..store.git import Git
+
+    if global_:
+        git = Git(os.getcwd())
+        proc = git.run(["config", "--global", "--get", "core.hooksPath"])
+        value = proc.stdout.decode("utf-8", "surrogateescape").strip()
+        if proc.returncode != 0 or not value:
+            raise InputError("hooks install --global requires git config --global core.hooksPath")
+        hook_dir = os.path.abspath(os.path.expanduser(value))
+        return Location(hook_dir, os.path.join(hook_dir, "hn-hooks.json"), None)
+    proc = repo.git.run(["rev-parse", "--git-path", "hooks"])
+    rel = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    hook_dir = os.path.abspath(os.path.join(os.getcwd(), rel))
+    return Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir)
+
+
+def install(loc: Location) -> list[str]:
+    os.makedirs(loc.dir, exist_ok=True)
+    record = loc.load()
+    plan = []
+    for name in HOOKS:
+        path = loc.path(name)
+        text = wrapper_text(name)
+        mine = record.get(name)
+        current = _sha(path)
+        if mine is not None and current == mine["wrapper"]:
+            if current == hashlib.sha256(text).hexdigest():
+                continue  # already installed, unchanged
+            plan.append((name, path, text, False))  # our own wrapper, refreshed in place
+            continue
+        chained = path + CHAINED
+        if current is not None:
+            if os.path.lexists(chained):
+                raise InputError(f"hook {path}{CHAINED} already exists; refusing to install")
+            plan.append((name, path, text, True))
+        else:
+            plan.append((name, path, text, False))
+    for name, path, text, chain in plan:
+        entry = record.get(name, {"name": name, "chained": None, "chainedMode": None})
+        if chain:
+            os.rename(path, path + CHAINED)
+            st = os.lstat(path + CHAINED)
+            entry["chained"] = _sha(path + CHAINED)
+            entry["chainedMode"] = stat.S_IMODE(st.st_mode)
+        tmp = path + ".hn-tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, path)
+        entry["wrapper"] = hashlib.sha256(text).hexdigest()
+        record[name] = entry
+    loc.save(record)
+    return status_lines(loc)
+
+
+def uninstall(loc: Location) -> list[str]:
+    record = loc.load()
+    for name in HOOKS:
+        mine = record.get(name)
+        if mine is None:
+            continue
+        path = loc.path(name)
+        if _sha(path) != mine["wrapper"]:
+            raise InputError(f"hook {path} changed since install; refusing to uninstall")
+        if mine.get("chained") is not None and _sha(path + CHAINED) != mine["chained"]:
+            raise InputError(f"hook {path}{CHAINED} changed since install; refusing to uninstall")
+    for name in HOOKS:
+        mine = record.pop(name, None)
+        if mine is None:
+            continue
+        path = loc.path(name)
+        os.unlink(path)
+        if mine.get("chained") is not None:
+            os.rename(path + CHAINED, path)
+    loc.save(record)
+    return status_lines(loc)
+
+
+def status_lines(loc: Location) -> list[str]:
+    record = loc.load()
+    lines = []
+    for name in HOOKS:
+        path = loc.path(name)
+        mine = record.get(name)
+        if mine is None or _sha(path) != mine["wrapper"]:
+            lines.append(f"{name}: not installed")
+        elif os.path.lexists(path + CHAINED):
+            lines.append(f"{name}: installed (chains {name}{CHAINED})")
+        else:
+            lines.append(f"{name}: installed")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# what the wrappers run
+
+
+def _remotes(repo: Repo) -> set[str]:
+    proc = repo.git.run(["remote"])
+    return set(proc.stdout.decode("utf-8", "replace").split())
+
+
+def run_pre_push(repo: Repo, remote: str) -> int:
+    """Validate, lint and publish local streams to ``remote``; the exit status per hn.prePush."""
+    if os.environ.get("HN_HOOK_ACTIVE") or remote not in _remotes(repo):
+        return 0
+    from ..core.grammar import parse_local_ref
+    from ..store import streams
+    from .sync import PhaseError, publish_refs
+
+    problem = ""
+    proc = repo.git.run(["for-each-ref", "--format=%(refname)", "refs/hn/memory"])
+    refs = proc.stdout.decode("utf-8", "replace").split()
+    all_sources = None
+    publishable = []
+    for ref in refs:
+        parsed = parse_local_ref(ref)
+        if parsed is None:
+            problem = problem or f"malformed memory ref {ref}"
+            continue
+        try:
+            if all_sources is None:
+                all_sources = streams.list_sources(repo)
+            sources = [s for s in all_sources if (s.actor, s.stream) == parsed]
+            collection = streams.collect(repo, sources)
+        except HnError as exc:
+            problem = problem or exc.message
+            continue
+        finding = _lint_chain(collection.chains.get(ref, []))
+        if finding:
+            mid, field, detector = finding
+            problem = problem or (f"secret-shaped text in memory {mid} {field} ({detector}); "
+                                  f"stream {ref} not published")
+            continue
+        publishable.append(ref)
+    if publishable:
+        try:
+            publish_refs(repo, remote, publishable)
+        except PhaseError as exc:
+            problem = problem or exc.message
+    if not problem:
+        return 0
+    sys.stderr.write(f"git-hn: {problem}\n")
+    mode = repo.git.run(["config", "--get", "hn.prePush"]).stdout.decode().strip()
+    return 1 if mode == "block" else 0
+
+
+def _lint_chain(memories) -> tuple[str, str, str] | None:
+    """The first secret-shaped finding in a stream's memories, as (memory ID, field, detector)."""
+    try:
+        from ..core.secretlint import lint_envelope
+    except ImportError:  # pragma: no cover - the lint module ships with git-hn
+        return None
+    for mem in memories:
+        found = lint_envelope(mem.envelope)
+        if found:
+            return mem.memory_id, found[0], found[1]
+    return None
+
+
+def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
+    """After a committed transaction: import for every remote with a saved selection whose
+    remote-tracking refs it updated. Never fails the user's command."""
+    if state != "committed":
+        return 0
+    from ..store import replication
+    from .sync import sync
+
+    touched = set()
+    for line in data.decode("utf-8", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) == 3 and parts[2].startswith("refs/remotes/"):
+            rest = parts[2][len("refs/remotes/"):]
+            if "/" in rest:
+                touched.add(rest.split("/", 1)[0])
+    for remote in sorted(touched):
+        if not os.path.exists(replication.selection_path(repo, remote)):
+            continue
+        try:
+            result = sync(repo, remote, publish=False)
+            failed = bool(result.exit_message())
+        except HnError:
+            failed = True
+        if failed:
+            sys.stderr.write(f"git-hn: memory import from {remote} failed; run git hn sync {remote}\n")
+    return 0

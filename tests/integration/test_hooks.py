@@ -1,0 +1,171 @@
+"""Git-native integration (CONTRACT §10.7): memory follows ``git push`` and ``git fetch``.
+
+Real clones, a real bare remote, real hooks run by Git itself; the only git-hn commands typed
+are ``init``, ``record``, ``replication select`` and ``hooks install``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from git_hn.hookscripts import TEMPLATES
+from helpers import git, hn, make_repo
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _push(repo, *args, check=True):
+    proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture
+def clones(tmp_path):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", str(remote))
+    git(a, "push", "-q", "-u", "origin", "main")
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(remote), str(b))
+    for repo, name in ((a, "A"), (b, "B")):
+        assert hn(repo, "init", "--name", name).code == 0
+        r = hn(repo, "hooks", "install")
+        assert r.code == 0, r.err
+        assert r.out.splitlines() == ["pre-push: installed", "reference-transaction: installed"]
+    return remote, a, b
+
+
+def test_memory_follows_push_and_fetch(clones):
+    remote, a, b = clones
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "descendants", "--content", "moves with git push").json()
+    assert hn(b, "replication", "select", "origin", "--memory", rec["stream"]).code == 0
+    (a / "f.txt").write_text("work\n")
+    git(a, "add", "f.txt")
+    git(a, "commit", "-q", "-m", "work")
+    _push(a)  # plain git push
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    assert not any(r.startswith("refs/hn/remotes/") for r in
+                   git(remote, "for-each-ref", "--format=%(refname)").split())
+    fetch = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
+    assert fetch.returncode == 0, fetch.stderr
+    accepted = f"refs/hn/remotes/origin/memory/{rec['actor']}/{rec['stream'][7:]}"
+    assert git(b, "rev-parse", accepted) == git(a, "rev-parse", ref)
+    out = hn(b, "memory", "recall", "--include-untrusted", "--json").json()
+    assert [m["id"] for m in out["memories"]] == [rec["memoryId"]]
+
+
+def test_existing_pre_push_hook_is_chained_and_restored(tmp_path):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", str(remote))
+    hook = a / ".git" / "hooks" / "pre-push"
+    original = b"#!/bin/sh\necho user-hook-ran \"$1\" >&2\ncat > /dev/null\nexit ${REFUSE:-0}\n"
+    hook.write_bytes(original)
+    os.chmod(hook, 0o750)
+    assert hn(a, "init").code == 0
+    r = hn(a, "hooks", "install")
+    assert r.out.splitlines()[0] == "pre-push: installed (chains pre-push.hn-chained)"
+    assert (a / ".git" / "hooks" / "pre-push.hn-chained").read_bytes() == original
+    assert hn(a, "hooks", "install").code == 0  # idempotent over its own wrappers
+    assert (a / ".git" / "hooks" / "pre-push.hn-chained").read_bytes() == original
+    proc = subprocess.run(["git", "push", "origin", "main"], cwd=a, capture_output=True, text=True,
+                          env={**os.environ, "REFUSE": "1"})
+    assert proc.returncode != 0 and "user-hook-ran origin" in proc.stderr
+    assert git(remote, "for-each-ref") == ""  # the refusal blocked the push
+    proc = _push(a, "origin", "main")
+    assert "user-hook-ran origin" in proc.stderr
+    r = hn(a, "hooks", "uninstall")
+    assert r.out.splitlines() == ["pre-push: not installed", "reference-transaction: not installed"]
+    assert hook.read_bytes() == original and stat.S_IMODE(os.stat(hook).st_mode) == 0o750
+    assert sorted(p.name for p in hook.parent.iterdir() if not p.name.endswith(".sample")) == ["pre-push"]
+
+
+def test_uninstall_refuses_a_changed_wrapper(clones):
+    _remote, a, _b = clones
+    wrapper = a / ".git" / "hooks" / "pre-push"
+    wrapper.write_text(wrapper.read_text() + "# edited by the user\n")
+    r = hn(a, "hooks", "uninstall")
+    assert r.err == f"git-hn: hook {wrapper} changed since install; refusing to uninstall\n"
+    assert wrapper.exists() and (a / ".git" / "hooks" / "reference-transaction").exists()
+
+
+def test_install_refuses_an_existing_chained_name(tmp_path):
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    (hooks / "pre-push").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "pre-push.hn-chained").write_text("#!/bin/sh\nexit 0\n")
+    r = hn(a, "hooks", "install")
+    assert r.err == f"git-hn: hook {hooks / 'pre-push'}.hn-chained already exists; refusing to install\n"
+    assert (hooks / "pre-push").read_text() == "#!/bin/sh\nexit 0\n"
+
+
+def test_shared_hooks_path(tmp_path):
+    shared = tmp_path / "shared-hooks"
+    shared.mkdir()
+    a = make_repo(tmp_path / "a")
+    git(a, "config", "core.hooksPath", str(shared))
+    assert hn(a, "hooks", "install").code == 0
+    assert (shared / "pre-push").exists() and (shared / "reference-transaction").exists()
+    assert not (a / ".git" / "hooks" / "pre-push").exists()
+    assert hn(a, "hooks", "status").out.splitlines() == ["pre-push: installed",
+                                                         "reference-transaction: installed"]
+
+
+def test_global_install(tmp_path):
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "hooks", "install", "--global").err == \
+        "git-hn: hooks install --global requires git config --global core.hooksPath\n"
+    shared = tmp_path / "global-hooks"
+    git(a, "config", "--global", "core.hooksPath", str(shared))
+    assert hn(tmp_path, "hooks", "install", "--global").code == 0  # works outside a repository
+    assert (shared / "hn-hooks.json").exists()
+    assert hn(tmp_path, "hooks", "uninstall", "--global").code == 0
+    assert sorted(os.listdir(shared)) == []
+
+
+def test_pre_push_withholds_an_invalid_stream_and_reports(clones):
+    remote, a, _b = clones
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "exact", "--content", "fine").json()
+    bad = f"refs/hn/memory/{'c' * 64}/{'d' * 64}"
+    git(a, "update-ref", bad, git(a, "rev-parse", "HEAD"))  # not a memory commit
+    proc = _push(a, "origin", "main")  # warn (the default): the push still succeeds
+    assert "git-hn: memory source" in proc.stderr
+    good = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    assert git(remote, "rev-parse", good) == git(a, "rev-parse", good)
+    assert git(remote, "rev-parse", "--verify", "-q", bad, check=False) == ""
+    git(a, "config", "hn.prePush", "block")
+    git(a, "commit", "-q", "--allow-empty", "-m", "more")
+    proc = _push(a, "origin", "main", check=False)
+    assert proc.returncode != 0 and "git-hn: memory source" in proc.stderr
+    assert git(remote, "rev-parse", "main") != git(a, "rev-parse", "main")
+
+
+def test_fetch_hook_never_fails_the_fetch(clones, tmp_path):
+    remote, a, b = clones
+    assert hn(b, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0
+    git(a, "commit", "-q", "--allow-empty", "-m", "new")
+    _push(a, "origin", "main")
+    proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert "git-hn: memory import from origin failed; run git hn sync origin" in proc.stderr
+    # a fetch that updates nothing runs no transaction and prints nothing from git-hn
+    proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
+    assert proc.returncode == 0 and "git-hn" not in proc.stderr
+
+
+def test_hook_scripts_in_the_source_tree_match_what_is_installed():
+    for name, text in TEMPLATES.items():
+        assert (ROOT / "hooks" / name).read_text() == text
+        assert os.access(ROOT / "hooks" / name, os.X_OK)
