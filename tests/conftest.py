@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from helpers import hn, make_repo
+from servers import (bare_remote, endless_pack_server, git_daemon,  # noqa: F401 - fixtures
+                     git_spawn, http_backend)
 
 BIN = str(Path(sys.executable).parent)
 
