@@ -63,14 +63,25 @@ venv="$home/venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$here"
 ln -sf "$venv/bin/git-hn" "$bin/git-hn"
 
-# Man pages, where `man` and `git help hn` look (MANPATH of the install prefix).
+# Man pages, where `man` and `git help hn` look: man-db derives <prefix>/share/man from a
+# <prefix>/bin directory on PATH, so the pages go beside the linked executable.
+prefix=$(dirname "$bin")
 if [ -d "$here/man" ] && ls "$here"/man/*.[1-9] >/dev/null 2>&1; then
-  mandir=${GIT_HN_MAN:-$HOME/.local/share/man}
+  mandir=${GIT_HN_MAN:-$prefix/share/man}
   for page in "$here"/man/*.[1-9]; do
     sec=${page##*.}
     mkdir -p "$mandir/man$sec"
     install -m 0644 "$page" "$mandir/man$sec/"
   done
+fi
+
+# Shell completion: bash-completion loads git-hn on demand (also for `git hn`), zsh from fpath.
+if [ -d "$here/completion" ]; then
+  bashdir=${GIT_HN_BASH_COMPLETION:-${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions}
+  zshdir=${GIT_HN_ZSH_COMPLETION:-$prefix/share/zsh/site-functions}
+  mkdir -p "$bashdir" "$zshdir"
+  install -m 0644 "$here/completion/git-hn.bash" "$bashdir/git-hn"
+  install -m 0644 "$here/completion/_git-hn" "$zshdir/_git-hn"
 fi
 
 echo "installed git-hn into $venv and linked $bin/git-hn"

@@ -108,6 +108,14 @@ def check_git_version(git: Git) -> None:
         raise GitError(f"git {one_line(shown)} is too old; git-hn requires 2.30 or newer")
 
 
+OPENED: list = []  # repositories opened by this process; main() closes them (batch processes)
+
+
+def close_all() -> None:
+    while OPENED:
+        OPENED.pop().close()
+
+
 def open_repo(cwd: str | None = None) -> Repo:
     """Discover the repository around ``cwd`` (default: the current directory)."""
     cwd = os.path.abspath(cwd or os.getcwd())
@@ -121,4 +129,6 @@ def open_repo(cwd: str | None = None) -> Repo:
     common_dir = os.path.normpath(os.path.join(cwd, common))
     if fmt not in ("sha1", "sha256"):
         raise GitError(f"unsupported object format {one_line(fmt)}")
-    return Repo(git=git, git_dir=git_dir, common_dir=common_dir, object_format=fmt)
+    repo = Repo(git=git, git_dir=git_dir, common_dir=common_dir, object_format=fmt)
+    OPENED.append(repo)
+    return repo

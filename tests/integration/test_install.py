@@ -18,8 +18,8 @@ def test_install_into_empty_environment_then_demo(tmp_path):
     bindir = str(ROOT / ".venv" / "bin")
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != bindir)
     env.update({"HOME": str(home), "GIT_HN_HOME": str(tmp_path / "hn"),
-                "GIT_HN_BIN": str(tmp_path / "bin"), "GIT_HN_MAN": str(tmp_path / "man"),
-                "PIP_CACHE_DIR": REAL_PIP_CACHE})
+                "GIT_HN_BIN": str(tmp_path / "bin"), "PIP_CACHE_DIR": REAL_PIP_CACHE})
+    env.pop("MANPATH", None)
     for _ in range(2):  # idempotent: a second run over the first install works too
         proc = subprocess.run([str(ROOT / "install.sh")], env=env, capture_output=True, text=True,
                               timeout=600)
@@ -33,6 +33,16 @@ def test_install_into_empty_environment_then_demo(tmp_path):
     assert "$ git hn memory record --kind decision" in demo.stdout
     assert "Memory refs written" in demo.stdout
     assert "refs/hn/memory/" in demo.stdout
+    # `git help hn` opens the installed page; completion is installed for bash and zsh
+    assert (tmp_path / "share" / "man" / "man1" / "git-hn.1").exists()
+    assert (tmp_path / "share" / "man" / "man7" / "hn-memory.7").exists()
+    helped = subprocess.run(["git", "help", "hn"], env={**env, "MANPAGER": "cat", "PAGER": "cat",
+                                                         "MANWIDTH": "80"},
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert helped.returncode == 0, helped.stderr
+    assert "git-hn - signed, verifiable project memory carried by Git" in helped.stdout
+    assert (home / ".local" / "share" / "bash-completion" / "completions" / "git-hn").exists()
+    assert (tmp_path / "share" / "zsh" / "site-functions" / "_git-hn").exists()
     # the installed package is the copy in GIT_HN_HOME, not this checkout
     where = subprocess.run([str(tmp_path / "hn" / "venv" / "bin" / "python"), "-c",
                             "import git_hn, os; print(os.path.dirname(git_hn.__file__))"],

@@ -1,0 +1,304 @@
+"""Man pages and shell completion generated from the CLI's own command definitions.
+
+Owns ``man/*.1``, ``man/hn-memory.7`` and ``completion/`` in the source tree: they are produced
+by ``python -m git_hn.docgen`` from the typer/click command tree plus the prose below, and a test
+regenerates them and compares, so documentation and completion cannot drift from the options the
+CLI actually accepts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+DATE = "2026-11-30"
+VERSION = "0.1.0"
+
+
+def tree():
+    """(path, command) pairs for every leaf command, in definition order."""
+    from .cli.app import USAGE, click_command
+
+    out = []
+
+    def walk(cmd, path):
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                if getattr(sub, "hidden", False):
+                    continue
+                walk(sub, path + [name])
+        else:
+            out.append((path, cmd, USAGE.get(" ".join(["git hn", *path]), "")))
+
+    walk(click_command(), [])
+    return out
+
+
+def options(cmd) -> list[tuple[str, str, str]]:
+    """(option names, metavar, help) of a command's options."""
+    out = []
+    for p in cmd.params:
+        names = [n for n in getattr(p, "opts", []) if n.startswith("-")]
+        if not names or getattr(p, "hidden", False):
+            continue
+        is_flag = getattr(p, "is_flag", False)
+        metavar = "" if is_flag else (p.metavar or p.name.upper())
+        out.append((", ".join(names), metavar, getattr(p, "help", "") or ""))
+    return out
+
+
+def esc(text: str) -> str:
+    """roff-escape plain text: backslashes, hyphens, and leading control characters."""
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    lines = []
+    for line in text.split("\n"):
+        if line.startswith((".", "'")):
+            line = "\\&" + line
+        lines.append(line)
+    return "\n".join(lines)
+
+
+PAGES = {
+    "git-hn.1": ("git-hn", "1", "signed, verifiable project memory carried by Git", None),
+    "git-hn-memory.1": ("git-hn-memory", "1", "record, correct, inspect and recall memory", "memory"),
+    "git-hn-replication.1": ("git-hn-replication", "1", "choose which remote streams sync imports",
+                             "replication"),
+    "git-hn-sync.1": ("git-hn-sync", "1", "import selected memory streams and publish your own", "sync"),
+    "git-hn-hooks.1": ("git-hn-hooks", "1", "memory that follows git push and git fetch", "hooks"),
+}
+
+PROSE = {
+    "git-hn": """\
+.SH DESCRIPTION
+git\\-hn records decisions, observations, assumptions, attempts, verifications and session
+handoffs as Ed25519\\-signed, append\\-only memory streams under
+.BR refs/hn/memory/* ,
+anchored to exact commits and paths, judged by the trust policy in
+.BR .hn/policy.json ,
+recalled in small bounded JSON for agents, and replicated between clones over ordinary Git
+remotes through a quarantine that measures and validates before anything is accepted.
+It speaks the protocol hn\\-memory/0; see
+.BR hn-memory (7).
+.PP
+Every error is one line
+.B git\\-hn: <message>
+on standard error, with exit status 1. Machine output (\\-\\-json) is one line of compact JSON.
+Memory content is untrusted inert data: it is never interpreted, and human output replaces
+control characters.
+.PP
+.B git hn identity show
+prints a
+.B Ref:
+line naming the collaboration ref
+.BR refs/hn/actors/<actor> ;
+git\\-hn never creates that ref and keeps the line for compatibility with the other
+implementation.
+""",
+    "git-hn-memory": """\
+.SH DESCRIPTION
+Memories are appended to your own streams with compare\\-and\\-swap on the stream ref; a lost
+race is retried with a freshly signed envelope. Corrections never rewrite history:
+.B supersede
+and
+.B retract
+add new signed memories that change the lifecycle class of the target;
+.B challenge
+adds another actor's dissent beside it.
+.B recall
+returns a deterministic, bounded answer (default 20 records and 65536 bytes of encoded
+content), served from a private index under
+.B .git/hn/memory/
+that is rebuilt whenever it is missing, stale or unsafe.
+""",
+    "git-hn-replication": """\
+.SH DESCRIPTION
+A selection authorizes transport, never trust. It is saved under
+.B .git/hn/replication/selections/
+and lists exact memory streams (or \\-\\-all) and the budgets a remote must stay within.
+Actor and proposal selectors are stored for compatibility but never imported.
+""",
+    "git-hn-sync": """\
+.SH DESCRIPTION
+Each selected stream is fetched with an exact refspec into a fresh bare quarantine
+repository, measured against its budgets, fully verified, checked for rollback and divergence,
+classified against the accepted memory set, and promoted to
+.B refs/hn/remotes/<remote>/memory/*
+in one atomic ref transaction. A valid stream promotes while an invalid one beside it fails.
+Then your verified local streams are pushed with explicit, non\\-forced refspecs; the primary
+branch and accepted refs are never pushed.
+.PP
+Exit status is 1 when any selection failed; the message says which phase.
+""",
+    "git-hn-hooks": """\
+.SH DESCRIPTION
+.B git hn hooks install
+writes two wrappers into the repository's hooks directory (honouring core.hooksPath), or
+into the global core.hooksPath with \\-\\-global. An existing hook is renamed
+.B <hook>.hn\\-chained
+and run first with the same arguments and input; its status is honoured.
+.PP
+.B pre\\-push
+validates, lints and publishes your local memory streams to the remote you push to.
+A failure is reported as one line; it blocks the push only with
+.BR "git config hn.prePush block"
+(the default is
+.BR warn ).
+.PP
+.B reference\\-transaction
+stands in for the post\\-fetch hook Git does not have: after a committed transaction that
+updated
+.B refs/remotes/<remote>/*
+for a remote with a saved selection, it imports that remote's selected streams. It never fails
+the fetch. A fetch that updates no ref runs no transaction and therefore no import, and the
+remote\\-tracking updates of a push trigger it too (an import after a push is harmless).
+.PP
+Uninstall removes the wrappers and renames chained hooks back, only if nothing changed since
+install.
+""",
+}
+
+HN_MEMORY_7 = """\
+.TH HN-MEMORY 7 "{date}" "git-hn {version}" "git-hn Manual"
+.SH NAME
+hn-memory \\- the Agent Memory Protocol hn\\-memory/0: format, trust model and safety limits
+.SH FORMAT
+Each memory is a Git commit with exactly two mode\\-100644 blobs:
+.B memory.json
+(the canonical UTF\\-8 JSON envelope) and
+.B signature
+(unpadded base64 Ed25519 over those exact bytes). The memory ID is sha256 of memory.json.
+Streams are append\\-only chains under refs/hn/memory/<actor>/<stream>; sequence starts at 1 and
+both the Git parent and the signed previous ID name the predecessor.
+.SH TRUST MODEL
+Five judgments stay separate: signature validity proves attribution and integrity; policy
+qualification says the actor and kind are listed in the memory section of .hn/policy.json at the
+exact query commit; evidence resolution says named objects exist; semantic truth is a human or
+agent judgment; and no memory, handoff, signature or selection ever grants prompt authority.
+Without a policy every memory is policy\\-missing and default recall returns nothing.
+.SH SAFETY LIMITS
+Content at most 65536 bytes; 32 topics of at most 128 bytes; 64 evidence items; 128 anchored
+paths (4096 bytes each, 65536 in total); handoff lists of 64 entries of 4096 bytes, 65536 bytes
+in total; memory.json at most 512 KiB when read. Weak Ed25519 keys (small order, non\\-canonical
+encodings) are refused. Requests, policies and private files are read as strict UTF\\-8 JSON
+without duplicate keys. Replication budgets bound events, objects and bytes per stream, and a
+byte watchdog stops oversized fetches.
+.SH SEE ALSO
+.BR git-hn (1),
+.BR git-hn-memory (1),
+.BR git-hn-replication (1),
+.BR git-hn-sync (1),
+.BR git-hn-hooks (1)
+"""
+
+
+def page(filename: str) -> str:
+    name, section, summary, group = PAGES[filename]
+    out = [f'.TH {name.upper()} {section} "{DATE}" "git-hn {VERSION}" "git-hn Manual"',
+           ".SH NAME", f"{esc(name)} \\- {esc(summary)}", ".SH SYNOPSIS"]
+    commands = [(p, c, u) for p, c, u in tree() if group is None or (p and p[0] == group)]
+    for path, _cmd, usage in commands:
+        text = usage[len("usage: "):] if usage.startswith("usage: ") else "git hn " + " ".join(path)
+        out += [".nf", esc(text), ".fi"]
+    out.append(PROSE[name].rstrip("\n"))
+    out.append(".SH COMMANDS")
+    for path, cmd, _usage in commands:
+        out += [".SS " + esc("git hn " + " ".join(path))]
+        doc = (cmd.help or "").strip().split("\n\n")[0].replace("\n", " ")
+        if doc:
+            out.append(esc(doc))
+        for names, metavar, help_text in options(cmd):
+            out += [".TP", "\\fB" + esc(names) + "\\fR" + (" \\fI" + esc(metavar) + "\\fR" if metavar else "")]
+            if help_text:
+                out.append(esc(help_text))
+    out += [".SH SEE ALSO", ".BR hn-memory (7),"]
+    others = [PAGES[f][0] for f in PAGES if f != filename]
+    out += [f".BR {o} (1)" + ("," if i < len(others) - 1 else "") for i, o in enumerate(others)]
+    return "\n".join(out) + "\n"
+
+
+def pages() -> dict[str, str]:
+    out = {f: page(f) for f in PAGES}
+    out["hn-memory.7"] = HN_MEMORY_7.format(date=DATE, version=VERSION)
+    return out
+
+
+# -- shell completion --------------------------------------------------------------------------
+
+
+def completion_bash() -> str:
+    words: dict[str, list[str]] = {}
+    for path, cmd, _u in tree():
+        for i in range(len(path)):
+            words.setdefault(" ".join(path[:i]), [])
+            if path[i] not in words[" ".join(path[:i])]:
+                words[" ".join(path[:i])].append(path[i])
+        words[" ".join(path)] = [n.split(", ")[0] for n, _m, _h in options(cmd) for n in [n]]
+    cases = []
+    for key, values in sorted(words.items()):
+        cases.append(f'        "{key}") words="{" ".join(values)}" ;;')
+    return """# bash completion for git-hn (generated by python -m git_hn.docgen; do not edit).
+# Loaded by git's completion for `git hn` (function _git_hn) and for the git-hn executable.
+_git_hn_words() {
+    case "$1" in
+%s
+        *) words="" ;;
+    esac
+}
+_git_hn_complete() {
+    local cur="${COMP_WORDS[COMP_CWORD]}" path="" w i words
+    for ((i = $1; i < COMP_CWORD; i++)); do
+        w="${COMP_WORDS[i]}"
+        case "$w" in -*) continue ;; esac
+        _git_hn_words "$path"
+        case " $words " in *" $w "*) path="${path:+$path }$w" ;; esac
+    done
+    _git_hn_words "$path"
+    COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+_git_hn() { _git_hn_complete 2; }
+_git_hn_standalone() { _git_hn_complete 1; }
+complete -F _git_hn_standalone git-hn
+""" % "\n".join(cases)
+
+
+def completion_zsh() -> str:
+    lines = ["#compdef git-hn",
+             "# zsh completion for git-hn (generated by python -m git_hn.docgen; do not edit).",
+             "# Also used by `git hn` with: zstyle ':completion:*:*:git:*' user-commands hn:'project memory'",
+             "_git-hn() {", "  local -a words", "  local path=${(j: :)${words[2,CURRENT-1]:#-*}}",
+             "  case $path in"]
+    seen: dict[str, list[str]] = {}
+    for path, cmd, _u in tree():
+        for i in range(len(path)):
+            seen.setdefault(" ".join(path[:i]), [])
+            if path[i] not in seen[" ".join(path[:i])]:
+                seen[" ".join(path[:i])].append(path[i])
+        seen[" ".join(path)] = [n.split(", ")[0] for n, _m, _h in options(cmd)]
+    for key, values in sorted(seen.items()):
+        label = key or '""'
+        body = f"compadd -- {' '.join(values)} " if values else ""
+        lines.append(f"    ({label}) {body};;")
+    lines += ["  esac", "}", "_git-hn \"$@\"", ""]
+    return "\n".join(lines)
+
+
+def outputs() -> dict[str, str]:
+    out = {os.path.join("man", name): text for name, text in pages().items()}
+    out[os.path.join("completion", "git-hn.bash")] = completion_bash()
+    out[os.path.join("completion", "_git-hn")] = completion_zsh()
+    return out
+
+
+def main(argv=None) -> int:
+    root = (argv or sys.argv[1:] or ["."])[0]
+    for rel, text in outputs().items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

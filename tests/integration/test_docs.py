@@ -1,0 +1,62 @@
+"""Man pages and completion are generated from the CLI and cannot drift (issue "Git-native
+integration"); they render without warnings."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from git_hn import docgen
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_generated_files_are_committed_and_current():
+    stale = [rel for rel, text in docgen.outputs().items()
+             if not (ROOT / rel).exists() or (ROOT / rel).read_text() != text]
+    assert stale == [], f"regenerate with: python -m git_hn.docgen . ({stale})"
+
+
+def test_every_cli_option_is_in_the_man_pages():
+    text = "".join(docgen.pages().values())
+    missing = []
+    for path, cmd, _usage in docgen.tree():
+        for p in cmd.params:
+            for name in getattr(p, "opts", []):
+                if name.startswith("--") and docgen.esc(name) not in text:
+                    missing.append(f"git hn {' '.join(path)} {name}")
+    assert missing == []
+    for path, _cmd, _usage in docgen.tree():
+        assert docgen.esc("git hn " + " ".join(path)) in text
+
+
+@pytest.mark.parametrize("page", sorted(docgen.pages()))
+def test_man_page_renders_without_warnings(page):
+    env = {**os.environ, "MANWIDTH": "80", "MAN_KEEP_FORMATTING": "0"}
+    proc = subprocess.run(["man", "--warnings", "-l", str(ROOT / "man" / page)], capture_output=True,
+                          env=env, text=True)
+    assert proc.returncode == 0
+    assert proc.stderr == ""
+    assert "git-hn" in proc.stdout or "hn-memory" in proc.stdout
+
+
+def test_bash_completion_completes_commands_and_options():
+    script = ROOT / "completion" / "git-hn.bash"
+    check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+
+    def complete(*words):
+        line = " ".join(["git-hn", *words])
+        probe = (f'source "{script}"; COMP_WORDS=(git-hn {" ".join(words)}); '
+                 f'COMP_CWORD={len(words)}; _git_hn_standalone; printf "%s\\n" "${{COMPREPLY[@]}}"')
+        out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True)
+        assert out.returncode == 0, (line, out.stderr)
+        return out.stdout.split()
+
+    assert {"memory", "sync", "hooks", "replication"} <= set(complete(""))
+    assert "recall" in complete("memory", "re")
+    assert "--max-records" in complete("memory", "recall", "--max")
+    assert complete("hooks", "") == ["install", "uninstall", "status"]
