@@ -1,0 +1,126 @@
+"""Replication over real servers on loopback (issue "Selected replication"): ``git daemon`` with
+receive-pack, smart HTTP through ``git http-backend``, and hostile servers that stream an endless
+pack or stall, which the byte watchdog and the stall timeout stop."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import git, hn, make_repo
+from servers import assert_no_processes_in
+
+
+def _two_actors_over(url, tmp_path):
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", url)
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    a = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "descendants", "--content", f"over {url.split(':')[0]}").json()
+    r = hn(alice, "sync")  # publishes through the server
+    assert r.code == 0, r.err
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", url, str(bob))
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    b = hn(bob, "memory", "record", "--json", "--kind", "observation", "--at", "HEAD", "--applies",
+           "descendants", "--content", "bob's note").json()
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    assert f"Replication memory {a['stream']}: promoted" in r.out
+    assert hn(alice, "replication", "select", "--memory", b["stream"]).code == 0
+    r = hn(alice, "sync")
+    assert r.code == 0, r.err
+    for repo, other in ((bob, a), (alice, b)):
+        out = hn(repo, "memory", "recall", "--include-untrusted", "--json").json()
+        assert other["memoryId"] in [m["id"] for m in out["memories"]]
+
+
+def test_happy_path_over_git_daemon(bare_remote, git_daemon, tmp_path):
+    url = git_daemon(bare_remote("daemon.git"))
+    assert url.startswith("git://127.0.0.1:")
+    _two_actors_over(url, tmp_path)
+
+
+def test_happy_path_over_smart_http(bare_remote, http_backend, tmp_path):
+    url = http_backend(bare_remote("http.git"))
+    assert url.startswith("http://127.0.0.1:")
+    _two_actors_over(url, tmp_path)
+
+
+def test_happy_path_over_file_url_in_sha256(bare_remote, tmp_path):
+    remote = bare_remote("sha.git", object_format="sha256")
+    alice = make_repo(tmp_path / "alice", object_format="sha256")
+    git(alice, "remote", "add", "origin", remote.as_uri())
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init").code == 0
+    a = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "descendants", "--content", "sha256 memory").json()
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(bob))
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    assert len(git(bob, "for-each-ref", "--format=%(objectname)", "refs/hn/remotes")) == 64
+
+
+def test_endless_pack_is_killed_by_the_byte_watchdog(endless_pack_server, tmp_path):
+    server = endless_pack_server(mode="endless")
+    repo = make_repo(tmp_path / "victim")
+    git(repo, "remote", "add", "evil", server.url)
+    stream = "sha256:" + server.ref.rsplit("/", 1)[1]
+    assert hn(repo, "replication", "select", "evil", "--memory", stream, "--max-total-bytes", "1000000").code == 0
+    r = hn(repo, "sync", "evil", "--json")
+    assert r.code == 1
+    out = json.loads(r.out)["outcomes"][0]
+    assert out["status"] == "over-budget", out
+    assert out["diagnostic"].startswith(f"selection memory {stream} exceeded max-total-bytes budget: "
+                                        "configured=1000000 measured=")
+    measured = int(out["diagnostic"].rsplit("=", 1)[1])
+    assert measured > 1000000 + (1 << 20)
+    server.wait_client_gone()
+    assert_no_processes_in(repo)
+    assert git(repo, "for-each-ref", "refs/hn") == ""
+    quarantine = repo / ".git" / "hn" / "replication" / "quarantine"
+    assert not quarantine.exists() or list(quarantine.iterdir()) == []
+
+
+def test_stalled_fetch_is_stopped(endless_pack_server, tmp_path):
+    server = endless_pack_server(mode="stall")
+    repo = make_repo(tmp_path / "victim")
+    git(repo, "remote", "add", "evil", server.url)
+    git(repo, "config", "hn.syncStallTimeout", "1")
+    stream = "sha256:" + server.ref.rsplit("/", 1)[1]
+    assert hn(repo, "replication", "select", "evil", "--memory", stream).code == 0
+    r = hn(repo, "sync", "evil", "--json")
+    out = json.loads(r.out)["outcomes"][0]
+    assert out["status"] == "structurally-invalid", out
+    assert out["diagnostic"] == f"selection memory {stream} failed exact fetch from remote evil"
+    server.wait_client_gone()
+    assert_no_processes_in(repo)
+
+
+@pytest.mark.parametrize("transport", ["daemon", "http"])
+def test_publication_is_non_forced(bare_remote, git_daemon, http_backend, tmp_path, transport):
+    bare = bare_remote(f"{transport}.git")
+    url = git_daemon(bare) if transport == "daemon" else http_backend(bare)
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", url)
+    assert hn(alice, "init").code == 0
+    rec = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "exact", "--content", "one").json()
+    assert hn(alice, "sync").code == 0
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    # someone else's rewrite of the same stream on the server: our push must not overwrite it
+    other = git(alice, "commit-tree", git(alice, "rev-parse", "HEAD^{tree}"), "-m", "foreign")
+    git(alice, "push", "-q", "--force", url, f"{other}:{ref}")
+    hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+       "--content", "two")
+    r = hn(alice, "sync")
+    assert r.code == 1
+    assert r.err == "git-hn: publication phase failed after replication: replication memory publication " \
+                    "failed for remote origin\n"
+    assert git(bare, "rev-parse", ref) == other
