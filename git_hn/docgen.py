@@ -226,14 +226,20 @@ def pages() -> dict[str, str]:
 # -- shell completion --------------------------------------------------------------------------
 
 
-def completion_bash() -> str:
+def completion_words() -> dict[str, list[str]]:
+    """Command path -> the words that may follow it (subcommands, or a command's options)."""
     words: dict[str, list[str]] = {}
     for path, cmd, _u in tree():
         for i in range(len(path)):
             words.setdefault(" ".join(path[:i]), [])
             if path[i] not in words[" ".join(path[:i])]:
                 words[" ".join(path[:i])].append(path[i])
-        words[" ".join(path)] = [n.split(", ")[0] for n, _m, _h in options(cmd) for n in [n]]
+        words[" ".join(path)] = [n.split(", ")[0] for n, _m, _h in options(cmd)]
+    return words
+
+
+def completion_bash() -> str:
+    words = completion_words()
     cases = []
     for key, values in sorted(words.items()):
         cases.append(f'        "{key}") words="{" ".join(values)}" ;;')
@@ -268,14 +274,7 @@ def completion_zsh() -> str:
              "# Also used by `git hn` with: zstyle ':completion:*:*:git:*' user-commands hn:'project memory'",
              "_git-hn() {", "  local -a words", "  local path=${(j: :)${words[2,CURRENT-1]:#-*}}",
              "  case $path in"]
-    seen: dict[str, list[str]] = {}
-    for path, cmd, _u in tree():
-        for i in range(len(path)):
-            seen.setdefault(" ".join(path[:i]), [])
-            if path[i] not in seen[" ".join(path[:i])]:
-                seen[" ".join(path[:i])].append(path[i])
-        seen[" ".join(path)] = [n.split(", ")[0] for n, _m, _h in options(cmd)]
-    for key, values in sorted(seen.items()):
+    for key, values in sorted(completion_words().items()):
         label = key or '""'
         body = f"compadd -- {' '.join(values)} " if values else ""
         lines.append(f"    ({label}) {body};;")

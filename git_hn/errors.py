@@ -32,6 +32,15 @@ class InputError(HnError):
     """A request supplied by the user (flags, ``--input`` documents, filters) is invalid."""
 
 
+class SecretShapedError(InputError):
+    """The secret lint refused a request before signing (CONTRACT §10.6). ``finding`` names the
+    field and the detector, never the value."""
+
+    def __init__(self, message: str, finding=None):
+        super().__init__(message)
+        self.finding = finding
+
+
 class ValidationError(HnError):
     """Memory data fails a protocol rule (CONTRACT §1.4–§1.6, §4.2): hostile or corrupt bytes."""
 

@@ -107,9 +107,11 @@ def retract(memory: Optional[str] = typer.Argument(None, metavar="MEMORY", help=
             reason: Optional[str] = typer.Option(None, "--reason", metavar="REASON",
                                                  help="token such as incorrect or obsolete"),
             stream: Optional[str] = typer.Option(None, "--stream", metavar="ID", help="full stream ID"),
-            json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+            json: bool = typer.Option(False, "--json", help="print one line of JSON"),
+            allow_secret_shaped: bool = typer.Option(
+                False, "--allow-secret-shaped", help="sign even if the text looks like a credential")) -> int:
     """Retract one of your memories."""
-    return commands.lifecycle_command("retract", memory, reason, [], stream, json)
+    return commands.lifecycle_command("retract", memory, reason, [], stream, json, allow_secret_shaped)
 
 
 @memory_app.command("challenge", context_settings=CTX)
@@ -119,9 +121,12 @@ def challenge(memory: Optional[str] = typer.Argument(None, metavar="MEMORY", hel
               evidence: Optional[List[str]] = typer.Option(None, "--evidence", metavar="TYPED-ID",
                                                            help="typed evidence (repeatable)"),
               stream: Optional[str] = typer.Option(None, "--stream", metavar="ID", help="full stream ID"),
-              json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+              json: bool = typer.Option(False, "--json", help="print one line of JSON"),
+              allow_secret_shaped: bool = typer.Option(
+                  False, "--allow-secret-shaped", help="sign even if the text looks like a credential")) -> int:
     """Challenge another actor's memory; the challenge stays visible beside it."""
-    return commands.lifecycle_command("challenge", memory, reason, evidence or [], stream, json)
+    return commands.lifecycle_command("challenge", memory, reason, evidence or [], stream, json,
+                                      allow_secret_shaped)
 
 
 def _recall(values: dict, positional: list[str]) -> int:

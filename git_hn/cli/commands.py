@@ -22,6 +22,7 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
 
     flags = RecordFlags(**{k: values[k] for k in RECORD_FIELD_DESTS if k in values},
                         positional=list(positional))
+    allow = bool(values.get("allow_secret_shaped"))
     if values.get("input") is not None:
         extra = flags.items()
         extra.pop("positional")
@@ -36,11 +37,11 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
         data = read_explicit(values["input"], LIMITS.max_request)
         req = request_from_input(repo, data, handoff=handoff, handoff_at=flags.at,
                                  handoff_applies=flags.applies)
-        result = service.record(repo, req, from_input=True)
+        result = service.record(repo, req, from_input=True, allow_secret_shaped=allow)
     else:
         repo = open_repo()
         req = request_from_flags(repo, flags, kind="handoff" if handoff else None)
-        result = service.record(repo, req)
+        result = service.record(repo, req, allow_secret_shaped=allow)
     if values.get("json"):
         render.json_line(service.result_json(result))
     else:
@@ -148,16 +149,18 @@ def supersede_command(values: dict, positional: list[str]) -> int:
             raise InputError("--input requires --json")
         repo = open_repo()
         req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request))
-        result = lifecycle.supersede(repo, target, req, from_input=True)
+        result = lifecycle.supersede(repo, target, req, from_input=True,
+                                     allow_secret_shaped=bool(values.get("allow_secret_shaped")))
     else:
         repo = open_repo()
         req = request_from_flags(repo, flags)
-        result = lifecycle.supersede(repo, target, req)
+        result = lifecycle.supersede(repo, target, req,
+                                     allow_secret_shaped=bool(values.get("allow_secret_shaped")))
     return _emit_result(result, bool(values.get("json")))
 
 
 def lifecycle_command(operation: str, target: str | None, reason: str | None, evidence: list[str],
-                      stream: str | None, as_json: bool) -> int:
+                      stream: str | None, as_json: bool, allow_secret_shaped: bool = False) -> int:
     from ..core.grammar import is_digest_id
     from ..service import lifecycle
     from ..store.repo import open_repo
@@ -167,9 +170,11 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
         raise UsageError(usage)
     repo = open_repo()
     if operation == "retract":
-        result = lifecycle.retract(repo, target, reason, stream)
+        result = lifecycle.retract(repo, target, reason, stream,
+                                   allow_secret_shaped=allow_secret_shaped)
     else:
-        result = lifecycle.challenge(repo, target, reason, evidence, stream)
+        result = lifecycle.challenge(repo, target, reason, evidence, stream,
+                                     allow_secret_shaped=allow_secret_shaped)
     return _emit_result(result, as_json)
 
 

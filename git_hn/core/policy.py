@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from ..errors import PolicyError
 from .limits import KINDS, LIMITS
-from .strictjson import JsonFloat, fold_key, read_document
+from .strictjson import JsonFloat, fold_key, json_type, read_document
 
 MISSING_DIGEST = "sha256:" + hashlib.sha256(b"hn-memory-policy-missing-v0").hexdigest()
 _ACTOR_ANY_CASE = re.compile(r"[0-9a-fA-F]{64}")
@@ -46,7 +46,7 @@ def _bind(value, names: tuple[str, ...]) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(value)} into policy object")
+        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(value)} into policy object")
     fields = {n.lower(): n for n in names}
     out = {}
     for key, v in value.items():
@@ -63,23 +63,11 @@ def _safe(s: str) -> str:
     return one_line(s)
 
 
-def _jtype(v) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, JsonFloat)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    return "object"
-
-
 def _string(v, where: str) -> str:
     if v is None:
         return ""
     if not isinstance(v, str) or isinstance(v, JsonFloat):
-        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(v)} into {where} of type string")
+        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(v)} into {where} of type string")
     return v
 
 
@@ -87,7 +75,7 @@ def _strings(v, where: str) -> list[str] | None:
     if v is None:
         return None
     if not isinstance(v, list):
-        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(v)} into {where} of type []string")
+        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(v)} into {where} of type []string")
     return [_string(x, where) for x in v]
 
 
@@ -95,7 +83,7 @@ def _int(v, where: str) -> int:
     if v is None:
         return 0
     if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, JsonFloat) or v > INT64_MAX:
-        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(v)} into {where} of type int")
+        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(v)} into {where} of type int")
     return v
 
 
@@ -103,7 +91,7 @@ def _bool(v, where: str) -> bool:
     if v is None:
         return False
     if not isinstance(v, bool):
-        raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(v)} into {where} of type bool")
+        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(v)} into {where} of type bool")
     return v
 
 
@@ -149,7 +137,7 @@ def parse_policy(data: bytes) -> MemoryPolicy | None:
     pipelines = top.get("pipelines")
     if pipelines is not None:
         if not isinstance(pipelines, dict):
-            raise PolicyError(f"parse policy: json: cannot unmarshal {_jtype(pipelines)} into "
+            raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(pipelines)} into "
                               "policy.pipelines of type map")
         for name in sorted(pipelines):
             if _PIPELINE.fullmatch(name) is None or name in (".", ".."):

@@ -253,13 +253,17 @@ def page(req: RecallRequest, rows: list[dict], digest: str) -> dict:
         out.append(ordered[i])
         used += sizes[i]
         i += 1
-    truncated = i < len(ordered)
-    doc = {"version": 0, "warning": WARNING, "queryDigest": digest, "matched": len(ordered),
-           "returned": len(out), "truncated": truncated}
-    if truncated and out:
-        doc["nextCursor"] = encode_cursor(digest, out[-1]["id"])
-    doc["memories"] = out
-    deps = [d for row in out for d in row["dependencies"]]
+    return document(digest, len(ordered), out, i < len(ordered))
+
+
+def document(digest: str, matched: int, rows: list[dict], truncated: bool) -> dict:
+    """The §7.11 output document for a page of rows (§7.6 steps 8–9)."""
+    doc = {"version": 0, "warning": WARNING, "queryDigest": digest, "matched": matched,
+           "returned": len(rows), "truncated": truncated}
+    if truncated and rows:
+        doc["nextCursor"] = encode_cursor(digest, rows[-1]["id"])
+    doc["memories"] = rows
+    deps = [d for row in rows for d in row["dependencies"]]
     deps.sort(key=lambda d: (d["missingId"], d["kind"], d.get("operation", ""), d["ownerId"],
                              d["stream"], d["reason"]))
     doc["missingDependencies"] = deps

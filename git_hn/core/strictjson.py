@@ -37,6 +37,21 @@ class JsonFloat(str):
     """A JSON number with a fraction or exponent, kept as its text; no schema accepts one."""
 
 
+def json_type(v) -> str:
+    """The JSON type name of a parsed value, for "cannot unmarshal <type>" messages."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, JsonFloat)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "object"
+
+
 class JsonSyntaxError(Exception):
     """Raised by the parser; callers turn it into their own ``HnError`` with a prefix."""
 

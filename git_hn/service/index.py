@@ -533,8 +533,6 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
     """Serve a normalized request from a fresh index (rebuilding it when it is not)."""
     import orjson
 
-    from ..core.limits import WARNING
-
     sources = streams.list_sources(repo)
     resolver = Resolver(repo)
     policy = load_policy(repo, resolver, at)
@@ -582,16 +580,7 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
         except _RowMismatch:
             store_index.remove_all(repo)
             continue
-        doc = {"version": 0, "warning": WARNING, "queryDigest": digest, "matched": head_doc["matched"],
-               "returned": len(out_rows), "truncated": head_doc["truncated"]}
-        if head_doc["truncated"] and out_rows:
-            doc["nextCursor"] = core_recall.encode_cursor(digest, out_rows[-1]["id"])
-        doc["memories"] = out_rows
-        deps = [d for row in out_rows for d in row["dependencies"]]
-        deps.sort(key=lambda d: (d["missingId"], d["kind"], d.get("operation", ""), d["ownerId"],
-                                 d["stream"], d["reason"]))
-        doc["missingDependencies"] = deps
-        return doc
+        return core_recall.document(digest, head_doc["matched"], out_rows, head_doc["truncated"])
     raise HnError("memory index could not be verified after a rebuild")
 
 

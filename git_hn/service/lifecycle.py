@@ -14,9 +14,10 @@ from ..core.limits import LIMITS
 from ..errors import InputError, ValidationError
 from ..store import identity as identmod
 from ..store import streams
-from ..store.append import Appended, Draft, append
+from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
+from .memory import lint
 from .requests import RecordRequest, check_input_anchor
 
 
@@ -60,36 +61,45 @@ def _stream(ident, stream: str | None) -> str:
     return stream
 
 
-def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False) -> Appended:
+def _append(repo: Repo, ident, draft: Draft, operation: str, target: str) -> Appended:
+    """Append under the target checks, or return the head this request repeats (§7.14)."""
+    result = append(repo, ident, draft, check=_target_check(repo, operation, target, ident.actor),
+                    replay=replay_head(ident, draft))
+    if not result.replayed:
+        index_refresh.after_ref_change(repo)
+    return result
+
+
+def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False,
+              allow_secret_shaped: bool = False) -> Appended:
+    lint(req.record, allow_secret_shaped=allow_secret_shaped)
     ident = identmod.load_active(repo)
     if req.actor is not None and req.actor != ident.actor:
         raise InputError("record input actor does not match the active identity")
     if from_input:
         check_input_anchor(repo, req.record)
     draft = Draft("supersede", _stream(ident, req.stream), req.record, target=target)
-    result = append(repo, ident, draft, check=_target_check(repo, "supersede", target, ident.actor))
-    index_refresh.after_ref_change(repo)
-    return result
+    return _append(repo, ident, draft, "supersede", target)
 
 
-def retract(repo: Repo, target: str, reason: str, stream: str | None) -> Appended:
+def retract(repo: Repo, target: str, reason: str, stream: str | None, *,
+            allow_secret_shaped: bool = False) -> Appended:
     reason = normalize_reason("retract", reason)
+    lint(None, reason, allow_secret_shaped=allow_secret_shaped)
     ident = identmod.load_active(repo)
     draft = Draft("retract", _stream(ident, stream), None, target=target, reason=reason)
-    result = append(repo, ident, draft, check=_target_check(repo, "retract", target, ident.actor))
-    index_refresh.after_ref_change(repo)
-    return result
+    return _append(repo, ident, draft, "retract", target)
 
 
-def challenge(repo: Repo, target: str, reason: str, evidence: list[str], stream: str | None) -> Appended:
+def challenge(repo: Repo, target: str, reason: str, evidence: list[str], stream: str | None, *,
+              allow_secret_shaped: bool = False) -> Appended:
     reason = normalize_reason("challenge", reason)
     items = tuple(evidence)
     if (len(items) > LIMITS.max_evidence or len(set(items)) != len(items)
             or not all(grammar.is_typed_evidence(e) for e in items)):
         raise ValidationError("memory challenge evidence is invalid")
+    lint(None, reason, allow_secret_shaped=allow_secret_shaped)
     ident = identmod.load_active(repo)
     draft = Draft("challenge", _stream(ident, stream), None, target=target, reason=reason,
                   evidence=items or None)
-    result = append(repo, ident, draft, check=_target_check(repo, "challenge", target, ident.actor))
-    index_refresh.after_ref_change(repo)
-    return result
+    return _append(repo, ident, draft, "challenge", target)

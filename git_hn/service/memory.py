@@ -12,22 +12,44 @@ from ..core.envelope import anchor_json
 from ..core.grammar import default_stream
 from ..errors import InputError
 from ..store import identity as identmod
-from ..store.append import Appended, Draft, append
+from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
 from .requests import RecordRequest, check_input_anchor
 
 
-def record(repo: Repo, req: RecordRequest, *, from_input: bool = False) -> Appended:
-    """Append a ``record`` memory (CONTRACT §10.4)."""
+def _library(text: str):
+    from .secretscan import scan  # detect-secrets: loaded only for text that passes the gate
+
+    return scan(text)
+
+
+def lint(record, reason: str = "", *, allow_secret_shaped: bool = False) -> None:
+    """CONTRACT §10.4 step 1 (end): the secret lint of §10.6, unless deliberately skipped."""
+    if allow_secret_shaped:
+        return
+    from ..core import secretlint
+    from ..errors import SecretShapedError
+
+    finding = secretlint.lint(record, reason, _library)
+    if finding is not None:
+        raise SecretShapedError(secretlint.refusal(finding), finding)
+
+
+def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
+           allow_secret_shaped: bool = False) -> Appended:
+    """Append a ``record`` memory (CONTRACT §10.4), or return the head it would repeat (§7.14)."""
+    lint(req.record, allow_secret_shaped=allow_secret_shaped)
     ident = identmod.load_active(repo)
     if req.actor is not None and req.actor != ident.actor:
         raise InputError("record input actor does not match the active identity")
     if from_input:
         check_input_anchor(repo, req.record)
     stream = req.stream or default_stream(ident.actor)
-    result = append(repo, ident, Draft("record", stream, req.record))
-    index_refresh.after_ref_change(repo)
+    draft = Draft("record", stream, req.record)
+    result = append(repo, ident, draft, replay=replay_head(ident, draft))
+    if not result.replayed:
+        index_refresh.after_ref_change(repo)
     return result
 
 

@@ -21,7 +21,7 @@ from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
 from ..core.gostr import one_line
 from ..core.grammar import is_actor, is_digest_id, is_oid, is_path, normalize_topic
 from ..core.limits import HANDOFF_LISTS, LIMITS
-from ..core.strictjson import JsonFloat, read_document
+from ..core.strictjson import JsonFloat, json_type, read_document
 from ..errors import InputError, UsageError, ValidationError
 from ..store.repo import Repo
 
@@ -182,7 +182,7 @@ class _Doc:
 
     def __init__(self, value, keys: tuple[str, ...], where: str):
         if not isinstance(value, dict):
-            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(value)} into {where}")
+            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(value)} into {where}")
         for key in value:
             if key not in keys:
                 raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{one_line(key)}"')
@@ -197,7 +197,7 @@ class _Doc:
         if v is None:
             return ""
         if not isinstance(v, str) or isinstance(v, JsonFloat):
-            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(v)} into "
+            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(v)} into "
                              f"field {self.where}.{key} of type string")
         return v
 
@@ -206,12 +206,12 @@ class _Doc:
         if v is None:
             return None
         if not isinstance(v, list):
-            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(v)} into "
+            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(v)} into "
                              f"field {self.where}.{key} of type []string")
         out = []
         for item in v:
             if not isinstance(item, str) or isinstance(item, JsonFloat):
-                raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(item)} into "
+                raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(item)} into "
                                  f"field {self.where}.{key} of type string")
             out.append(item)
         return out
@@ -221,20 +221,6 @@ class _Doc:
         if v is None:
             return None
         return _Doc(v, keys, f"{self.where}.{key}")
-
-
-def _jtype(v) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, JsonFloat)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    return "object"
 
 
 def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict]:
@@ -259,7 +245,7 @@ def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict]:
         raw_paths = anchor.value.get("paths")
         if raw_paths is not None:
             if not isinstance(raw_paths, list):
-                raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {_jtype(raw_paths)} "
+                raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(raw_paths)} "
                                  "into field request.anchor.paths of type []PathAnchor")
             entries = []
             for item in raw_paths:

@@ -1,0 +1,277 @@
+"""The secret lint (CONTRACT §10.6): named detectors, field order, ranking, the object-ID
+exclusion, the detector library behind it, and the gate that keeps the library off the record
+path. Synthetic credentials only; none of them is real.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from git_hn.core import secretlint
+from git_hn.core.envelope import Anchor, Applicability, Envelope, Handoff, PathAnchor, Record
+from git_hn.service import secretscan
+
+R = random.Random(7)
+AZ = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+AZL = AZ.lower()
+DIG = "0123456789"
+HEXC = DIG + "abcdef"
+ALNUM = AZ + AZL + DIG
+
+
+def rs(chars: str, n: int) -> str:
+    return "".join(R.choice(chars) for _ in range(n))
+
+
+GITHUB = "ghp_" + rs(ALNUM, 36)
+AWS_ID = "AKIA" + rs(AZ + DIG, 16)
+AWS_SECRET = rs(ALNUM + "/+", 40)
+PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA" + rs(ALNUM, 40) + "\n-----END RSA PRIVATE KEY-----"
+JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+       "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+PASSWORD = "password=" + rs(ALNUM, 14)
+OID40 = "0123456789abcdef0123456789abcdef01234567"
+OID64 = "f298f9e0f0a75b23be66e545312634172c9f0c207ebc99725c680aebe17ed5ce"
+
+PROSE = [
+    "Keep memory streams separate from collaboration actor chains.",
+    "The secret: rotate credentials weekly; never paste a password into memory.",
+    "Decision: the token bucket limits requests to 20 per second (see docs/rate.md).",
+    "Use `git rev-parse HEAD` to anchor; the API key lives in the vault, not here.",
+    f"Fixed in commit {OID40}; memory sha256:{OID64} explains why.",
+    f"token={OID40}",
+    f"api_key: sha256:{OID64}.",
+    "password=${DB_PASSWORD} comes from the environment",
+    "Benchmark memory 3",
+    "don't use 'quotes' for emphasis",
+]
+
+
+def record(content="ok", topics=(), handoff=None, paths=()):
+    return Record("handoff" if handoff else "decision", content,
+                  Anchor("a" * 40, tuple(PathAnchor(p, "absent") for p in paths)),
+                  Applicability("descendants"), tuple(topics), (), "", handoff)
+
+
+def lint(rec, reason="", library=secretscan.scan):
+    return secretlint.lint(rec, reason, library)
+
+
+@pytest.mark.parametrize("text,detector", [
+    (f"pasted {GITHUB} by mistake", "github-token"),
+    ("github_pat_11" + rs(ALNUM + "_", 60), "github-token"),
+    (f"aws key {AWS_ID} in CI", "aws-access-key"),
+    (f"aws_secret_access_key = {AWS_SECRET}", "aws-access-key"),
+    (PEM, "private-key-block"),
+    ("-----BEGIN OPENSSH PRIVATE KEY-----", "private-key-block"),
+    (f"Authorization: Bearer {JWT}", "jwt"),
+    (PASSWORD, "password-assignment"),
+    ("DB_PASSWORD := " + rs(ALNUM, 10), "password-assignment"),
+    ('client_secret = "' + rs(ALNUM, 16) + '"', "password-assignment"),
+    ("auth token: " + rs(AZL, 10) + rs(DIG, 8), "password-assignment"),
+])
+def test_each_named_detector_is_refused_and_named(text, detector):
+    finding = lint(record(content=text))
+    assert finding == secretlint.Finding("record.content", detector)
+    message = secretlint.refusal(finding)
+    assert message == (f"secret-shaped text in record.content ({detector}); not signed; "
+                       "use --allow-secret-shaped to override")
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_and_object_ids_are_accepted(text):
+    assert lint(record(content=text)) is None
+
+
+@pytest.mark.parametrize("oid", [OID40, OID64, "sha256:" + OID64])
+def test_object_ids_are_never_findings_even_in_assignments(oid):
+    for text in (oid, f"token={oid}", f'secret = "{oid}"', f"api_key: '{oid}'", f"see {oid}."):
+        assert lint(record(content=text)) is None, text
+
+
+def test_other_hex_lengths_are_not_exempt():
+    assert lint(record(content=f"token={OID40}0")).detector == "password-assignment"  # 41 hex
+    assert lint(record(content=f"token=x{OID40}")).detector == "password-assignment"
+
+
+def test_fields_are_linted_in_contract_order_with_normalized_indices():
+    handoff = Handoff(("done", GITHUB), ("fine",), (PASSWORD,), ("next", "then", JWT))
+    rec = record(content="clean", topics=("a", "b"), handoff=handoff, paths=("x", PEM.split("\n")[0]))
+    assert lint(rec) == ("record.handoff.completed[1]", "github-token")
+    rec = record(handoff=Handoff((), (), (PASSWORD,), ("next", "then", JWT)))
+    assert lint(rec) == ("record.handoff.blockers[0]", "password-assignment")
+    rec = record(handoff=Handoff((), (), (), ("next", "then", JWT)))
+    assert lint(rec) == ("record.handoff.nextActions[2]", "jwt")
+    assert lint(record(topics=("a", f"k {AWS_ID}"))) == ("record.topics[1]", "aws-access-key")
+    assert lint(record(paths=("docs", f"keys/{GITHUB}"))) == ("record.anchor.paths[1].path",
+                                                              "github-token")
+    assert lint(None, f"leaked-{GITHUB}") == ("reason", "github-token")
+    # content comes before everything else
+    assert lint(record(content=JWT, topics=(GITHUB,))) == ("record.content", "jwt")
+
+
+def test_within_a_field_the_earliest_finding_wins():
+    assert lint(record(content=f"{JWT} then {GITHUB}")).detector == "jwt"
+    assert lint(record(content=f"{GITHUB} then {JWT}")).detector == "github-token"
+
+
+def test_at_the_same_position_named_detectors_win_in_their_order():
+    # "aws_secret_access_key = …" is both an AWS secret and a password-style assignment, and the
+    # library's keyword and AWS plugins see it too: aws-access-key ranks first
+    text = f"aws_secret_access_key = '{AWS_SECRET}'"
+    assert secretlint.first_in_text(text, secretscan.scan) == "aws-access-key"
+
+    def library(_text):
+        return [(0, "ZzzDetector", "x"), (0, "AaaDetector", "x")]
+
+    assert secretlint.first_in_text(f"{GITHUB}", library) == "github-token"
+    assert secretlint.first_in_text("see https://example.com", library) == "AaaDetector"
+    assert secretlint.first_in_text("plain prose", library) is None  # the gate keeps it away
+
+
+@pytest.mark.parametrize("text,plugin", [
+    ("https://deploy:" + rs(ALNUM, 10) + "@example.com/repo", "BasicAuthDetector"),
+    ("sk_live_" + rs(ALNUM, 24), "StripeDetector"),
+    ("xoxb-" + rs(DIG, 12) + "-" + rs(AZL + DIG, 24), "SlackDetector"),
+    ("glpat-" + rs(ALNUM, 20), "GitLabTokenDetector"),
+    ("value '" + rs(ALNUM, 40) + "' here", "Base64HighEntropyString"),
+])
+def test_library_findings_are_named_by_plugin(text, plugin):
+    assert lint(record(content=text)) == ("record.content", plugin)
+
+
+def test_library_keyword_plugin_is_reported_as_password_assignment():
+    # quoted and too short for the named detector's 8 characters, but the library's keyword
+    # plugin finds it
+    assert secretlint.first_in_text('secret = "' + rs(ALNUM, 6) + '"', None) is None
+    assert lint(record(content='secret = "' + rs(ALNUM, 6) + '"')).detector == "password-assignment"
+
+
+def test_library_allowlist_comment_does_not_switch_the_lint_off():
+    text = "https://deploy:" + rs(ALNUM, 10) + "@example.com  # pragma: allowlist secret"
+    assert lint(record(content=text)).detector == "BasicAuthDetector"
+
+
+def test_library_positions_count_across_lines():
+    text = "first line\nsecond https://u:" + rs(ALNUM, 8) + "@h.example"
+    found = secretscan.scan(text)
+    assert found and text.startswith(found[0][2], found[0][0])
+
+
+def test_findings_never_carry_the_value():
+    for text in (GITHUB, AWS_ID, PEM, JWT, PASSWORD):
+        finding = lint(record(content=text))
+        assert all(text not in part and part not in text for part in finding), finding
+        assert text not in secretlint.refusal(finding)
+
+
+def test_lint_envelope_for_the_pre_push_hook():
+    env = Envelope("hn-memory/0", "record", "1" * 64, "A", "k", "sha256:" + "2" * 64, 1,
+                   "2026-01-01T00:00:00Z", record=record(content="ok", topics=("x", GITHUB)))
+    assert secretscan.lint_envelope(env) == ("record.topics[1]", "github-token")
+    challenge = env._replace(operation="challenge", record=None, target="sha256:" + "3" * 64,
+                             reason="fine")
+    assert secretscan.lint_envelope(challenge) is None
+
+
+# -- the gate ----------------------------------------------------------------------------------
+
+PLUGIN_EXAMPLES = {
+    "AWSKeyDetector": "key id AKIA" + rs(AZ + DIG, 16),
+    "ArtifactoryDetector": "token AKC" + rs(ALNUM, 12) + " ok",
+    "AzureStorageKeyDetector": "AccountKey=" + rs(ALNUM + "+/", 86) + "==",
+    "Base64HighEntropyString": "value '" + rs(ALNUM, 40) + "' here",
+    "BasicAuthDetector": "https://deploy:" + rs(ALNUM, 10) + "@example.com/repo",
+    "CloudantDetector": "cloudant_apikey = " + rs(AZL, 24),
+    "DiscordBotTokenDetector": "M" + rs(ALNUM, 23) + "." + rs(ALNUM, 6) + "." + rs(ALNUM, 27),
+    "GitHubTokenDetector": "ghp_" + rs(ALNUM, 36),
+    "GitLabTokenDetector": "glpat-" + rs(ALNUM, 20),
+    "HexHighEntropyString": 'val "' + "".join(R.sample(HEXC, 16)) + '" here',
+    "IbmCloudIamDetector": "ibm_cloud_iam_api_key = " + rs(ALNUM, 44),
+    "IbmCosHmacDetector": "cos_hmac_secret_access_key = " + rs(HEXC, 48),
+    "JwtTokenDetector": JWT,
+    "KeywordDetector": 'client_secret = "' + rs(ALNUM, 16) + '"',
+    "MailchimpDetector": rs(AZL + DIG, 32) + "-us12",
+    "NpmDetector": "//registry.npmjs.org/:_authToken=npm_" + rs(ALNUM, 36),
+    "OpenAIDetector": "sk-" + rs(ALNUM, 20) + "T3BlbkFJ" + rs(ALNUM, 20),
+    "PrivateKeyDetector": "-----BEGIN RSA PRIVATE KEY-----",
+    "PypiTokenDetector": "pypi-AgEIcHlwaS5vcmc" + rs(ALNUM, 70),
+    "SendGridDetector": "SG." + rs(ALNUM, 22) + "." + rs(ALNUM, 43),
+    "SlackDetector": "xoxb-" + rs(DIG, 12) + "-" + rs(AZL + DIG, 24),
+    "SoftlayerDetector": "softlayer_api_key = " + rs(AZL + DIG, 64),
+    "SquareOAuthDetector": "sq0csp-" + rs(ALNUM, 43),
+    "StripeDetector": "sk_live_" + rs(ALNUM, 24),
+    "TelegramBotTokenDetector": rs(DIG, 9) + ":" + rs(ALNUM, 35),
+    "TwilioKeyDetector": "AC" + rs(AZL + DIG, 32),
+}
+
+
+def test_the_gate_was_written_for_exactly_the_library_plugins():
+    # a library upgrade that adds a plugin must fail here, not slip past the gate
+    assert set(secretlint.LIBRARY_PLUGINS) | set(secretlint.LIBRARY_DISABLED) == \
+        secretscan.available_plugins()
+    assert set(PLUGIN_EXAMPLES) == set(secretlint.LIBRARY_PLUGINS)
+
+
+@pytest.mark.parametrize("plugin", sorted(PLUGIN_EXAMPLES))
+def test_every_plugin_example_is_found_by_the_library_and_passes_the_gate(plugin):
+    line = PLUGIN_EXAMPLES[plugin]
+    assert plugin in {p for _s, p, _v in secretscan.line_findings(line)}
+    assert secretlint.library_gate(line)
+
+
+def test_prose_does_not_reach_the_library():
+    for text in PROSE[:4] + PROSE[8:]:
+        if "'" not in text:
+            assert not secretlint.library_gate(text), text
+
+
+FRAGMENTS = (list(PLUGIN_EXAMPLES.values())
+             + ["password", "secret", "pwd", "api_key", "aws", "AKIA", "AKC", "AP1", "://", "@",
+                ":", "=", ":=", "'", '"', "`", ";", " ", "\t", "-", "_", ".", "/", "+",
+                "ghp_", "xoxb-", "xoxp-1-", "sk_live_", "SG.", "eyJ", "T3BlbkFJ", "us1",
+                "contraseña", "CONTRASEÑA", "paſſword", "ſecret", "\u212a", "٣٣٣٣٣٣٣٣٣:", "ñ",
+                "PRIVATE KEY", "BEGIN ", "GR1348941", "glpat-", "npm_", "_authToken=",
+                "AccountKey=", "cloudant", "softlayer", "ibm", "cos", "M", "N", "O", "AC", "SK"])
+
+
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS),
+                          st.text(alphabet=ALNUM + "+/=_-", min_size=1, max_size=70),
+                          st.text(alphabet=HEXC, min_size=8, max_size=70)),
+                min_size=1, max_size=6))
+def test_the_gate_is_never_false_where_the_library_finds_something(parts):
+    """Soundness of the performance gate: whatever the library reports, the gate let through."""
+    line = "".join(parts).replace("\n", " ")
+    if secretscan.line_findings(line):
+        assert secretlint.library_gate(line), line
+
+
+@pytest.mark.parametrize("plugin", sorted(PLUGIN_EXAMPLES))
+def test_the_gate_holds_for_mutated_plugin_examples(plugin):
+    rng = random.Random(plugin)
+    base = PLUGIN_EXAMPLES[plugin]
+    for _ in range(40):
+        chars = list(base)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(chars))
+            chars[i] = rng.choice(ALNUM + "'\" :=._-/ſ")
+        line = "".join(chars)
+        if secretscan.line_findings(line):
+            assert secretlint.library_gate(line), line
+
+
+def test_first_memory_finding_names_the_memory():
+    from git_hn.core.chain import VerifiedMemory
+
+    base = Envelope("hn-memory/0", "record", "1" * 64, "A", "k", "sha256:" + "2" * 64, 1,
+                    "2026-01-01T00:00:00Z", record=record(content="ok"))
+    clean = VerifiedMemory("sha256:" + "a" * 64, "c" * 40, base, b"", "")
+    dirty = VerifiedMemory("sha256:" + "b" * 64, "d" * 40,
+                           base._replace(record=record(content=f"x {JWT}")), b"", "")
+    assert secretscan.first_memory_finding([clean]) is None
+    assert secretscan.first_memory_finding([clean, dirty, dirty]) == \
+        ("sha256:" + "b" * 64, ("record.content", "jwt"))
