@@ -51,6 +51,8 @@ USAGE = {
     "git hn memory index": "usage: git hn memory index rebuild|verify",
     "git hn memory index rebuild": "usage: git hn memory index rebuild|verify",
     "git hn memory index verify": "usage: git hn memory index rebuild|verify",
+    "git hn memory brief": commands.BRIEF_USAGE,
+    "git hn memory digest": commands.DIGEST_USAGE,
     "git hn policy": "usage: git hn policy show [REV] [--json]",
     "git hn policy show": "usage: git hn policy show [REV] [--json]",
     "git hn demo": "usage: git hn demo",
@@ -191,6 +193,28 @@ def identity_list() -> int:
 def identity_public() -> int:
     """Show the active identity's public key."""
     return commands.identity_command("public")
+
+
+@memory_app.command("brief", context_settings=CTX)
+def brief(at: Optional[str] = typer.Option(None, "--at", metavar="REV", help="query commit (default HEAD)"),
+          max_bytes: Optional[str] = typer.Option(None, "--max-bytes", metavar="N",
+                                                  help="bound on the output bytes (default 16384)"),
+          include_untrusted: bool = typer.Option(False, "--include-untrusted",
+                                                 help="also list memories the policy does not qualify"),
+          json: bool = typer.Option(False, "--json", help="print one line of JSON"),
+          markdown: bool = typer.Option(False, "--markdown", help="print Markdown (the default)")) -> int:
+    """What an agent starting work needs: handoffs, decisions, assumptions, failures, challenges."""
+    return commands.brief_command(at, max_bytes, include_untrusted, json, markdown)
+
+
+@memory_app.command("digest", context_settings=CTX)
+def digest(month: Optional[str] = typer.Option(None, "--month", metavar="YYYY-MM",
+                                               help="UTC month (default: the current one)"),
+           include_untrusted: bool = typer.Option(False, "--include-untrusted",
+                                                  help="also list memories the policy does not qualify"),
+           json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+    """The handoffs and decisions signed in one month."""
+    return commands.digest_command(month, include_untrusted, json)
 
 
 @app.command("demo", context_settings=CTX)

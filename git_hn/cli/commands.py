@@ -237,3 +237,43 @@ def index_command(which: str) -> int:
     label = "rebuild" if which == "rebuild" else "verify"
     render.lines([f"Memory index {label}: version 0, source {built.fingerprint}, records {built.count}"])
     return 0
+
+
+BRIEF_USAGE = ("usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] "
+               "[--json|--markdown]")
+DIGEST_USAGE = "usage: git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]"
+
+
+def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool, as_json: bool,
+                  as_markdown: bool) -> int:
+    import sys
+
+    from ..core.brief import DEFAULT_MAX_BYTES
+    from ..service import brief
+    from ..store.repo import open_repo
+
+    if as_json and as_markdown:
+        raise UsageError(BRIEF_USAGE)
+    bound = parse_int(max_bytes, BRIEF_USAGE)
+    repo = open_repo()
+    _doc, data = brief.brief(repo, at or "HEAD",
+                             max_bytes=DEFAULT_MAX_BYTES if bound is None else bound,
+                             include_untrusted=include_untrusted,
+                             fmt="json" if as_json else "markdown")
+    # written as bytes, never through rich: the bound counts these exact bytes
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+    return 0
+
+
+def digest_command(month: str | None, include_untrusted: bool, as_json: bool) -> int:
+    from ..service import brief
+    from ..store.repo import open_repo
+
+    repo = open_repo()
+    doc = brief.digest(repo, month, include_untrusted=include_untrusted)
+    if as_json:
+        render.json_line(doc)
+    else:
+        render.lines(brief.digest_lines(doc))
+    return 0

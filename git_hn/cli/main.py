@@ -31,6 +31,8 @@ git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]...
 git hn memory show MEMORY [--json]
 git hn memory recall [filters] [bounds] [--json]
 git hn memory index rebuild|verify
+git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
+git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]
 git hn policy show [REV] [--json]
 git hn demo
 git hn version
@@ -41,7 +43,8 @@ Run 'git hn <command> -h' for the options of a command.
 GROUPS = {
     "identity": ({"show", "list", "public"}, "usage: git hn identity <show|list|public>",
                  'unknown identity command "{}"'),
-    "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index"},
+    "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index",
+                "brief", "digest"},
                "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|"
                "digest|index>",
                'unknown memory command "{}"'),

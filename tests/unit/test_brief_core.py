@@ -1,0 +1,127 @@
+"""Pure parts of the brief and digest (CONTRACT §7.15): fences, the byte bound, UTC months."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from git_hn.core import brief
+from git_hn.errors import InputError
+
+
+def row(i: int, kind="decision", content="c", ts="2026-08-30T12:00:00Z", stale=(), handoff=None,
+        challenged=None):
+    data = {"kind": kind, "content": content, "anchor": {"commit": "a" * 40},
+            "applicability": {"mode": "descendants"}, "topics": [], "evidence": []}
+    if handoff is not None:
+        data["handoff"] = handoff
+    r = {"id": f"sha256:{i:064x}", "stream": "sha256:" + "5" * 64, "actor": "1" * 64,
+         "signedTimestamp": ts, "kind": kind, "contentDigest": "sha256:" + "0" * 64,
+         "anchor": data["anchor"], "signature": "valid", "lifecycle": "active", "challengers": [],
+         "successors": [], "retractions": [], "applicability": "applicable", "evidence": "resolved",
+         "evidenceDetails": [], "dependencies": [], "trust": "qualified", "data": data}
+    return brief.item(r, list(stale), challenged)
+
+
+@pytest.mark.parametrize("text,ticks", [("plain", 3), ("a `b` c", 3), ("``", 3), ("x ``` y", 4),
+                                         ("````` five", 6), ("ends with ```", 4)])
+def test_fence_is_longer_than_any_backtick_run(text, ticks):
+    block = brief.fence(text)
+    fence = "`" * ticks
+    assert block == f"{fence}text\n{text}\n{fence}\n"
+    assert "`" * (ticks + 1) not in block
+
+
+def test_fence_sanitizes_controls_but_keeps_newlines():
+    assert brief.fence("a\x1b[31mred\nb\tc") == "```text\na\ufffd[31mred\nb\tc\n```\n"
+    assert brief.fence("ends\n") == "```text\nends\n```\n"
+
+
+def test_markdown_escapes_bidi_controls_and_keeps_author_text_fenced():
+    it = row(1, content="safe \u202e evil", stale=["we`ird/path"])
+    md = brief.markdown_bytes({**brief.head("c" * 40, "sha256:" + "d" * 64, 0),
+                               "handoffs": [], "decisions": [it], "assumptions": [],
+                               "failedAttempts": [], "challenges": []}).decode()
+    assert "\u202e" not in md and "safe \\u{202e} evil" in md
+    assert "stale: anchored paths changed since it was written: ``we`ird/path``" in md
+
+
+def test_sections_pick_latest_handoff_per_stream_and_limit_failures():
+    h_old = row(1, "handoff", ts="2026-08-30T12:00:00Z",
+                handoff={"completed": [], "assumptions": [], "blockers": [], "nextActions": []})
+    h_new = row(2, "handoff", ts="2026-08-30T11:00:00Z",  # newer by sequence, older clock
+                handoff={"completed": [], "assumptions": [], "blockers": [], "nextActions": []})
+    fails = [row(10 + i, "attempt", ts=f"2026-08-30T12:00:{i:02d}Z") for i in range(12)]
+    for f in fails:
+        f["data"]["attemptOutcome"] = "failed"
+    challenged = row(3, "assumption", challenged=[{"memoryId": "sha256:" + "9" * 64, "actor": "2" * 64,
+                                                   "reason": "x", "evidence": []}])
+    challenged["challengers"] = ["sha256:" + "9" * 64]
+    out = brief.sections([h_old, h_new, challenged, *fails], {h_old["id"]: 1, h_new["id"]: 2})
+    assert [i["id"] for i in out["handoffs"]] == [h_new["id"]]
+    assert [i["id"] for i in out["failedAttempts"]] == [f["id"] for f in reversed(fails)][:10]
+    assert out["assumptions"][0]["id"] == challenged["id"] and "challengedBy" not in out["assumptions"][0]
+    assert out["challenges"][0]["challengedBy"][0]["reason"] == "x"
+
+
+@given(st.lists(st.tuples(st.sampled_from(brief.SECTIONS), st.text(max_size=300),
+                          st.lists(st.sampled_from(["a", "b/c", "d`e"]), max_size=2)),
+                max_size=12),
+       st.integers(min_value=200, max_value=6000), st.sampled_from(["json", "markdown"]),
+       st.integers(min_value=0, max_value=12))
+def test_bounded_size_is_exact_and_a_prefix(items, bound, fmt, excluded):
+    """The additive size computation agrees with the real rendering, byte for byte."""
+    full = {name: [] for name in brief.SECTIONS}
+    for n, (section, content, stale) in enumerate(items):
+        full[section].append(row(n + 1, content=content, stale=stale))
+    top = brief.head("c" * 40, "sha256:" + "d" * 64, excluded)
+    try:
+        doc, data = brief.bounded(top, full, bound, fmt)
+    except InputError as exc:
+        assert exc.message == f"memory brief does not fit in {bound} bytes"
+        return
+    render = brief.json_bytes if fmt == "json" else brief.markdown_bytes
+    assert data == render(doc) and len(data) <= bound
+    flat = [i for s in brief.SECTIONS for i in full[s]]
+    kept = [i for s in brief.SECTIONS for i in doc[s]]
+    assert kept == flat[:len(kept)] and doc["omitted"] == len(flat) - len(kept)
+    assert doc["truncated"] == (doc["omitted"] > 0)
+    if doc["omitted"]:  # the next item really did not fit
+        bigger = dict(doc)
+        section = next(s for s in brief.SECTIONS if flat[len(kept)] in full[s])
+        bigger = {**doc, section: doc[section] + [flat[len(kept)]], "omitted": doc["omitted"] - 1,
+                  "truncated": doc["omitted"] - 1 > 0}
+        assert len(render(bigger)) > bound
+
+
+def test_bound_must_be_positive():
+    with pytest.raises(InputError, match="^brief bound must be positive$"):
+        brief.bounded(brief.head("c" * 40, "d", 0), {s: [] for s in brief.SECTIONS}, 0, "json")
+
+
+@pytest.mark.parametrize("ts,utc", [
+    ("2026-08-30T12:34:56.123456789Z", "2026-08-30T12:34:56.123456789Z"),
+    ("2026-08-31T23:30:00-02:00", "2026-09-01T01:30:00Z"),
+    ("2026-01-01T00:30:00.5+01:00", "2025-12-31T23:30:00.5Z"),
+    ("2024-02-29T23:59:59.1-00:01", "2024-03-01T00:00:59.1Z"),
+    ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"),
+])
+def test_utc_timestamp(ts, utc):
+    assert brief.utc_timestamp(ts) == utc
+
+
+def test_digest_rows_use_the_utc_month_and_order():
+    rows = [row(1, ts="2026-09-01T00:30:00+01:00"),  # 2026-08-31T23:30Z
+            row(2, ts="2026-08-31T23:30:00Z"),
+            row(3, ts="2026-08-01T00:00:00Z", kind="observation"),
+            row(4, "handoff", ts="2026-08-15T00:00:00Z"),
+            row(5, ts="2026-09-01T00:00:00Z")]
+    got = brief.digest_rows([r for r in rows], "2026-08")
+    assert [r["id"] for r in got] == [rows[3]["id"], rows[0]["id"], rows[1]["id"]]
+
+
+@pytest.mark.parametrize("month", ["2026-00", "2026-13", "202-01", "2026-1", "2026/01", " 2026-01", ""])
+def test_invalid_months(month):
+    with pytest.raises(InputError, match="^invalid digest month"):
+        brief.check_month(month)
