@@ -53,6 +53,7 @@ USAGE = {
     "git hn memory index verify": "usage: git hn memory index rebuild|verify",
     "git hn memory brief": commands.BRIEF_USAGE,
     "git hn memory digest": commands.DIGEST_USAGE,
+    "git hn mcp": commands.MCP_USAGE,
     "git hn policy": "usage: git hn policy show [REV] [--json]",
     "git hn policy show": "usage: git hn policy show [REV] [--json]",
     "git hn demo": "usage: git hn demo",
@@ -215,6 +216,13 @@ def digest(month: Optional[str] = typer.Option(None, "--month", metavar="YYYY-MM
            json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
     """The handoffs and decisions signed in one month."""
     return commands.digest_command(month, include_untrusted, json)
+
+
+@app.command("mcp", context_settings=CTX)
+def mcp(allow_write: bool = typer.Option(False, "--allow-write",
+                                         help="also offer memory_record and memory_handoff")) -> int:
+    """Serve memory tools to an agent over MCP (stdio); read-only unless --allow-write."""
+    return commands.mcp_command(allow_write)
 
 
 @app.command("demo", context_settings=CTX)

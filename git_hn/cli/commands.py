@@ -242,6 +242,7 @@ def index_command(which: str) -> int:
 BRIEF_USAGE = ("usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] "
                "[--json|--markdown]")
 DIGEST_USAGE = "usage: git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]"
+MCP_USAGE = "usage: git hn mcp [--allow-write]"
 
 
 def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool, as_json: bool,
@@ -277,3 +278,41 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool) ->
     else:
         render.lines(brief.digest_lines(doc))
     return 0
+
+
+def mcp_command(allow_write: bool) -> int:
+    import os
+
+    from ..service import mcp_server
+    from ..store.repo import open_repo
+
+    open_repo().close()  # outside a repository, fail before speaking MCP
+    mcp_server.serve(os.getcwd(), allow_write=allow_write)
+    return 0
+
+
+def hooks_command(which: str, global_: bool) -> int:
+    from ..service import hooks
+    from ..store.repo import open_repo
+
+    repo = None if global_ else open_repo()
+    loc = hooks.locate(repo, global_)
+    action = {"install": hooks.install, "uninstall": hooks.uninstall, "status": hooks.status_lines}[which]
+    render.lines(action(loc))
+    return 0
+
+
+def hooks_run_command(args: list[str]) -> int:
+    """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``)."""
+    import sys
+
+    from ..service import hooks
+    from ..store.repo import open_repo
+
+    if not args or args[0] not in hooks.HOOKS:
+        raise UsageError("usage: git hn hooks install|uninstall|status [--global]")
+    data = sys.stdin.buffer.read()
+    repo = open_repo()
+    if args[0] == "pre-push":
+        return hooks.run_pre_push(repo, args[1] if len(args) > 1 else "")
+    return hooks.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data)

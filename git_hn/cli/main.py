@@ -34,6 +34,7 @@ git hn memory index rebuild|verify
 git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
 git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]
 git hn policy show [REV] [--json]
+git hn mcp [--allow-write]
 git hn demo
 git hn version
 
@@ -50,7 +51,7 @@ GROUPS = {
                'unknown memory command "{}"'),
     "policy": ({"show"}, "usage: git hn policy show [REV] [--json]", 'unknown policy command "{}"'),
 }
-TOP = {"init", "identity", "memory", "policy", "demo", "version", "help"}
+TOP = {"init", "identity", "memory", "policy", "demo", "version", "help", "mcp"}
 HELP = ("-h", "--help")
 
 
