@@ -233,7 +233,18 @@ def call(cwd: str, name: str, arguments, *, allow_write: bool) -> tuple[bool, st
             return True, f"git-hn: internal error: {type(exc).__name__}"
         finally:
             if repo is not None:
-                repo.close()
+                _release(repo)
+
+
+def _release(repo) -> None:
+    """Close a per-call repository and forget it: a long-running server must not keep one
+    entry per call in the process-wide list that ``main`` closes at exit."""
+    from ..store import repo as repomod
+
+    repo.close()
+    opened = getattr(repomod, "OPENED", None)
+    if opened is not None and repo in opened:
+        opened.remove(repo)
 
 
 def build_server(cwd: str, *, allow_write: bool):

@@ -225,3 +225,14 @@ def test_outside_a_repository_and_usage(tmp_path):
 def test_help(tmp_path, cmd):
     r = hn(tmp_path, *cmd)
     assert r.code == 0 and "Usage:" in r.out
+
+
+def test_calls_do_not_accumulate_open_repositories(inited):
+    from git_hn.service import mcp_server
+    from git_hn.store import repo as repomod
+
+    before = len(repomod.OPENED)
+    for _ in range(5):
+        is_error, body = mcp_server.call(str(inited), "memory_brief", {"version": 0}, allow_write=False)
+        assert is_error is False and json.loads(body)["warning"] == WARNING
+    assert len(repomod.OPENED) == before
