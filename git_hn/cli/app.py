@@ -30,6 +30,10 @@ identity_app = _typer(help="Show and list local identities.")
 memory_app = _typer(help="Record, correct, inspect and recall memory.")
 policy_app = _typer(help="Show the trust policy at a commit.")
 index_app = _typer(help="Rebuild or verify the private recall index.")
+replication_app = _typer(help="Choose which remote memory streams sync may import, with budgets.")
+hooks_app = _typer(help="Install the pre-push and post-fetch (reference-transaction) hooks.")
+app.add_typer(hooks_app, name="hooks")
+app.add_typer(replication_app, name="replication")
 memory_app.add_typer(index_app, name="index")
 app.add_typer(identity_app, name="identity")
 app.add_typer(memory_app, name="memory")
@@ -51,6 +55,14 @@ USAGE = {
     "git hn memory index": "usage: git hn memory index rebuild|verify",
     "git hn memory index rebuild": "usage: git hn memory index rebuild|verify",
     "git hn memory index verify": "usage: git hn memory index rebuild|verify",
+    "git hn replication": "usage: git hn replication <select|show> [REMOTE]",
+    "git hn replication select": commands.SELECT_USAGE,
+    "git hn replication show": "usage: git hn replication show [REMOTE]",
+    "git hn sync": commands.SYNC_USAGE,
+    "git hn hooks": "usage: git hn hooks install|uninstall|status [--global]",
+    "git hn hooks install": "usage: git hn hooks install|uninstall|status [--global]",
+    "git hn hooks uninstall": "usage: git hn hooks install|uninstall|status [--global]",
+    "git hn hooks status": "usage: git hn hooks install|uninstall|status [--global]",
     "git hn memory brief": commands.BRIEF_USAGE,
     "git hn memory digest": commands.DIGEST_USAGE,
     "git hn mcp": commands.MCP_USAGE,
@@ -141,6 +153,43 @@ def _recall(values: dict, positional: list[str]) -> int:
 _table_command(memory_app, "recall", options.RECALL_OPTS,
                "Recall a bounded, deterministic set of memories for an agent's context.", _recall,
                metavar="")
+
+
+_table_command(replication_app, "select", options.SELECT_OPTS,
+               "Save which streams (and budgets) git hn sync imports from REMOTE (default origin).",
+               commands.select_command, metavar="[REMOTE]")
+
+
+@replication_app.command("show", context_settings=CTX)
+def replication_show(remote: Optional[List[str]] = typer.Argument(None, metavar="[REMOTE]")) -> int:
+    """Show the saved replication selection for REMOTE (default origin)."""
+    return commands.show_selection_command(remote or [])
+
+
+@app.command("sync", context_settings=CTX)
+def sync(remote: Optional[str] = typer.Argument(None, metavar="[REMOTE]", help="remote (default origin)"),
+         recover_shallow: bool = typer.Option(False, "--recover-shallow",
+                                              help="fetch exactly the missing anchors of saved selectors"),
+         json: bool = typer.Option(False, "--json", help="print the outcomes as one line of JSON")) -> int:
+    """Import selected memory streams through a quarantine, then publish your own streams."""
+    args = ([remote] if remote else []) + (["--recover-shallow"] if recover_shallow else []) + \
+        (["--json"] if json else [])
+    return commands.sync_command(args)
+
+
+def _hooks_command(name: str, doc: str):
+    def command(global_: bool = typer.Option(False, "--global",
+                                             help="use the directory of git config --global core.hooksPath")) -> int:
+        return commands.hooks_command(name, global_)
+
+    command.__doc__ = doc
+    command.__name__ = f"hooks_{name}"
+    hooks_app.command(name, context_settings=CTX)(command)
+
+
+_hooks_command("install", "Install the wrappers, chaining to any existing hook (never replacing it).")
+_hooks_command("uninstall", "Remove the wrappers and restore the chained hooks byte for byte.")
+_hooks_command("status", "Show whether each wrapper is installed and what it chains.")
 
 
 @index_app.command("rebuild", context_settings=CTX)

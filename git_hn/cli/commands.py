@@ -239,6 +239,113 @@ def index_command(which: str) -> int:
     return 0
 
 
+SELECT_USAGE = ("usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... "
+                "[--memory STREAM]... [--all] [budgets]")
+SYNC_USAGE = "usage: git hn sync [REMOTE] [--recover-shallow] [--json]"
+
+
+def select_command(values: dict, positional: list[str]) -> int:
+    from ..core import selection as selmod
+    from ..core.grammar import is_remote_name
+    from ..store import replication
+    from ..store.repo import open_repo
+
+    if len(positional) > 1:
+        raise UsageError(SELECT_USAGE)
+    remote = positional[0] if positional else "origin"
+    if not is_remote_name(remote):
+        raise InputError("invalid replication remote name")
+    budgets = dict(selmod.DEFAULT_BUDGETS)
+    for flag, key, _default in selmod.BUDGETS:
+        value = parse_int(values.get(flag.replace("-", "_")), SELECT_USAGE)
+        if value is not None:
+            budgets[key] = value
+    sel = selmod.Selection(remote, tuple(values.get("actor") or ()), tuple(values.get("proposal") or ()),
+                           tuple(values.get("memory") or ()), bool(values.get("all")), budgets)
+    sel = selmod.check(sel)
+    repo = open_repo()
+    replication.save_selection(repo, sel)
+    render.lines([f"Saved replication selection for {remote}", *selmod.show_lines(sel)])
+    return 0
+
+
+def show_selection_command(positional: list[str]) -> int:
+    from ..core import selection as selmod
+    from ..core.grammar import is_remote_name
+    from ..store import replication
+    from ..store.repo import open_repo
+
+    if len(positional) > 1:
+        raise UsageError("usage: git hn replication show [REMOTE]")
+    remote = positional[0] if positional else "origin"
+    if not is_remote_name(remote):
+        raise InputError("invalid replication remote name")
+    repo = open_repo()
+    render.lines(selmod.show_lines(replication.load_selection(repo, remote)))
+    return 0
+
+
+def parse_sync_args(args: list[str]) -> tuple[str, bool, bool]:
+    """§9.3: at most one REMOTE, one --recover-shallow and one --json; nothing else."""
+    remote, recover, as_json = None, False, False
+    rest = list(args)
+    dashdash = False
+    for arg in rest:
+        if not dashdash and arg == "--":
+            dashdash = True
+            continue
+        if not dashdash and arg == "--recover-shallow" and not recover:
+            recover = True
+        elif not dashdash and arg == "--json" and not as_json:
+            as_json = True
+        elif (dashdash or not arg.startswith("-")) and remote is None:
+            remote = arg
+        else:
+            raise UsageError(SYNC_USAGE)
+    return remote or "origin", recover, as_json
+
+
+def sync_command(args: list[str]) -> int:
+    import sys
+
+    from ..errors import HnError
+    from ..service import sync as service
+    from ..store.repo import open_repo
+
+    remote, recover, as_json = parse_sync_args(args)
+    repo = open_repo()
+    status = None
+    progress = None
+    if not as_json and sys.stderr.isatty():
+        from rich.console import Console
+
+        console = Console(stderr=True, markup=False, emoji=False, highlight=False)
+        status = console.status("git hn sync")
+        status.start()
+
+        def progress(text: str) -> None:
+            status.update(f"git hn sync {remote}: {text}")
+    try:
+        result = service.sync(repo, remote, recover_shallow=recover, progress=progress)
+    finally:
+        if status is not None:
+            status.stop()
+    if result.repaired_only and not result.outcomes:
+        if as_json:
+            render.json_line(result.to_json())
+        else:
+            render.lines([f"Repaired pending replication state for {remote}; run git hn sync {remote}"])
+        return 0
+    if as_json:
+        render.json_line(result.to_json())
+    else:
+        render.lines(result.lines() + [result.summary()])
+    message = result.exit_message()
+    if message:
+        raise HnError(message)
+    return 0
+
+
 BRIEF_USAGE = ("usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] "
                "[--json|--markdown]")
 DIGEST_USAGE = "usage: git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]"

@@ -31,6 +31,8 @@ git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]...
 git hn memory show MEMORY [--json]
 git hn memory recall [filters] [bounds] [--json]
 git hn memory index rebuild|verify
+git hn replication select|show [REMOTE] ...
+git hn sync [REMOTE] [--recover-shallow] [--json]
 git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
 git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]
 git hn policy show [REV] [--json]
@@ -50,8 +52,13 @@ GROUPS = {
                "digest|index>",
                'unknown memory command "{}"'),
     "policy": ({"show"}, "usage: git hn policy show [REV] [--json]", 'unknown policy command "{}"'),
+    "replication": ({"select", "show"}, "usage: git hn replication <select|show> [REMOTE]",
+                    'unknown replication command "{}"'),
+    "hooks": ({"install", "uninstall", "status"}, "usage: git hn hooks install|uninstall|status [--global]",
+              'unknown hooks command "{}"'),
 }
-TOP = {"init", "identity", "memory", "policy", "demo", "version", "help", "mcp"}
+TOP = {"init", "identity", "memory", "policy", "replication", "sync", "hooks", "demo", "version", "help",
+       "mcp"}
 HELP = ("-h", "--help")
 
 
@@ -72,6 +79,14 @@ def dispatch(argv: list[str]) -> int:
     if cmd in ("version", "--version"):
         sys.stdout.write(f"git-hn {VERSION}\n")
         return 0
+    if cmd == "hooks" and argv[1:2] == ["run"]:
+        from .commands import hooks_run_command
+
+        return hooks_run_command(argv[2:])
+    if cmd == "sync" and not _wants_help(argv[1:]):
+        from .commands import sync_command
+
+        return sync_command(argv[1:])
     if cmd not in TOP:
         from ..core.gostr import one_line
 
@@ -100,10 +115,19 @@ def dispatch(argv: list[str]) -> int:
     return run_app(argv)
 
 
+def _dispatch_and_close(args: list[str]) -> int:
+    try:
+        return dispatch(args)
+    finally:
+        repo_module = sys.modules.get("git_hn.store.repo")
+        if repo_module is not None:
+            repo_module.close_all()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        return dispatch(args)
+        return _dispatch_and_close(args)
     except HnError as exc:
         render.error(exc.message)
         return 1

@@ -115,3 +115,20 @@ RECALL_OPTS = (
     Opt("--json", "json", help="print one line of JSON"),
     Opt("--input", "input", "FILE|-", help="strict version-0 recall request (needs --json)"),
 )
+
+SELECT_OPTS = (
+    Opt("--actor", "actor", "ACTOR", multiple=True,
+        help="actor selector (stored; actor streams are not imported by git-hn)"),
+    Opt("--proposal", "proposal", "ID", multiple=True,
+        help="proposal selector (stored; not imported by git-hn)"),
+    Opt("--memory", "memory", "STREAM", multiple=True, help="exact memory stream ID to import"),
+    Opt("--all", "all", help="import every advertised memory stream (exclusive with selectors)"),
+    Opt("--max-events", "max_events", "N", help="budget: memories per stream (default 10000)"),
+    Opt("--max-objects", "max_objects", "N", help="budget: new objects per stream (default 100000)"),
+    Opt("--max-object-bytes", "max_object_bytes", "N",
+        help="budget: largest object in bytes (default 67108864)"),
+    Opt("--max-attachment-bytes", "max_attachment_bytes", "N",
+        help="budget: attachment bytes (default 16777216; memory has none)"),
+    Opt("--max-total-bytes", "max_total_bytes", "N",
+        help="budget: total new bytes per stream, also the fetch watchdog's limit (default 1073741824)"),
+)

@@ -244,10 +244,8 @@ def run_pre_push(repo: Repo, remote: str) -> int:
 
 def _lint_chain(memories) -> tuple[str, str, str] | None:
     """The first secret-shaped finding in a stream's memories, as (memory ID, field, detector)."""
-    try:
-        from ..core.secretlint import lint_envelope
-    except ImportError:  # pragma: no cover - the lint module ships with git-hn
-        return None
+    from .secretscan import lint_envelope  # the same lint as the commands (§10.6)
+
     for mem in memories:
         found = lint_envelope(mem.envelope)
         if found:
