@@ -169,3 +169,18 @@ def test_hook_scripts_in_the_source_tree_match_what_is_installed():
     for name, text in TEMPLATES.items():
         assert (ROOT / "hooks" / name).read_text() == text
         assert os.access(ROOT / "hooks" / name, os.X_OK)
+
+
+def test_pre_push_lints_and_withholds_secret_shaped_streams(clones):
+    remote, a, _b = clones
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    r = hn(a, "memory", "record", "--json", "--allow-secret-shaped", "--kind", "observation",
+           "--at", "HEAD", "--applies", "exact", "--content", f"the token is {token}")
+    assert r.code == 0, r.err
+    rec = r.json()
+    proc = _push(a, "origin", "main")
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    assert (f"git-hn: secret-shaped text in memory {rec['memoryId']} record.content (github-token); "
+            f"stream {ref} not published") in proc.stderr
+    assert token not in proc.stderr
+    assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""
