@@ -21,7 +21,7 @@ from typing import NamedTuple
 from ..core import canonical
 from ..core import selection as selmod
 from ..core.grammar import is_oid, parse_accepted_ref
-from ..core.strictjson import JsonFloat, read_document
+from ..core.strictjson import read_document
 from ..errors import HnError, InputError, LocalStateError, ValidationError
 from . import private
 from .repo import Repo
@@ -137,14 +137,41 @@ def _read_json(repo: Repo, path: str) -> dict:
     data = private.read_private(repo.hn_dir, path, max_bytes=RECEIPT_MAX)
     if data is None:
         raise LocalStateError(f"replication state file {path} disappeared")
-    doc = read_document(data, prefix="", max_bytes=RECEIPT_MAX, error=LocalStateError)
+    doc = _read_own(data)
+    if doc is None:
+        doc = read_document(data, prefix="", max_bytes=RECEIPT_MAX, error=LocalStateError)
     if not isinstance(doc, dict):
         raise LocalStateError(f"replication state file {path} is not an object")
     return doc
 
 
+def _read_own(data: bytes):
+    """The document, when ``data`` is exactly what git-hn writes (``indented_large``); else None.
+
+    State files hold tens of thousands of object IDs and are read by every command, so the
+    strict parser is kept for files that do not re-encode byte for byte: a duplicate key, a
+    non-canonical escape or number, or anything else git-hn would not write, falls through to it.
+    """
+    if len(data) > RECEIPT_MAX:
+        return None
+    import orjson
+
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    try:
+        return doc if canonical.indented_large(doc) == data else None
+    except (TypeError, ValueError):  # pragma: no cover - orjson output always re-encodes
+        return None
+
+
+_OID_LINES = re.compile(r"(?:[0-9a-f]{40}\n|[0-9a-f]{64}\n)*")
+
+
 def _oids(value) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(o, str) and is_oid(o) for o in value) \
+    if not isinstance(value, list) or not all(type(o) is str and len(o) in (40, 64) for o in value) \
+            or _OID_LINES.fullmatch("".join(o + "\n" for o in value)) is None \
             or len(set(value)) != len(value):
         raise LocalStateError("invalid object list")
     return value
@@ -171,7 +198,7 @@ def load_pending(repo: Repo) -> Pending:
             version = doc.get("version")
             if doc.get("id") != txn or not isinstance(doc.get("remote"), str) \
                     or doc.get("state") not in ("validated", "complete") \
-                    or isinstance(version, (bool, JsonFloat)) or version not in (1, 2):
+                    or type(version) is not int or version not in (1, 2):
                 raise LocalStateError(f"invalid receipt {txn}")
             if version == 2:
                 _oids(doc.get("pendingObjects"))

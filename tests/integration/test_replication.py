@@ -285,6 +285,34 @@ def test_objects_copied_but_not_accepted_are_denied_to_trust_reads(world):
     assert hn(bob, "memory", "show", a["memoryId"]).code == 0
 
 
+@pytest.mark.parametrize("tamper", ["duplicate-key", "newline-in-oid", "float-version", "bad-json"])
+def test_tampered_receipt_fails_closed(world, tamper):
+    """A state file git-hn would not have written is read strictly and judged invalid."""
+    _remote, alice, bob = world
+    a = _rec(alice, "receipt")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    assert hn(bob, "sync").code == 0
+    txdir = bob / ".git" / "hn" / "replication" / "transactions"
+    (path,) = list(txdir.iterdir())
+    text = path.read_text()
+    doc = json.loads(text)
+    assert doc["state"] == "complete" and doc["acceptedObjects"]
+    oid = doc["acceptedObjects"][0]
+    if tamper == "duplicate-key":
+        text = text.replace('"state": "complete"', '"state": "validated",\n  "state": "complete"', 1)
+    elif tamper == "newline-in-oid":
+        text = text.replace(f'"{oid}"', json.dumps(oid + "\n" + oid), 1)
+    elif tamper == "float-version":
+        text = text.replace('"version": 2', '"version": 2.0', 1)
+    else:
+        text = text[:-3]
+    path.write_text(text)
+    r = hn(bob, "memory", "show", a["memoryId"])
+    assert r.code == 1
+    assert "state=invalid" in r.err, r.err
+
+
 def test_recover_shallow_checks(world):
     _remote, alice, _bob = world
     assert hn(alice, "sync", "--recover-shallow").err == \
