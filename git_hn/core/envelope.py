@@ -133,7 +133,7 @@ def envelope_json(env: Envelope) -> dict:
 
 def encode(env: Envelope) -> bytes:
     """The canonical ``memory.json`` bytes (CONTRACT §1.3)."""
-    return canonical.compact(envelope_json(env))
+    return canonical.compact_plain(envelope_json(env))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,9 +270,9 @@ def _fast_envelope(payload: bytes) -> Envelope:
     surrogates and every other non-canonical spelling. Anything else falls back to the strict
     path, which decides the error.
     """
-    import json
+    import orjson
 
-    doc = json.loads(payload)
+    doc = orjson.loads(payload)
     if type(doc) is not dict or not doc.keys() <= _ENV_KEYS:
         raise _Bad
     rec = doc.get("record")

@@ -144,3 +144,23 @@ def test_indented_separator_is_colon_space_and_no_trailing_spaces():
     assert b'"a": 1,' in out
     assert all(not line.endswith(b" ") for line in out.split(b"\n"))
     assert all((len(line) - len(line.lstrip(b" "))) % 2 == 0 for line in out.split(b"\n"))
+
+
+@pytest.mark.parametrize("value", [
+    {"a": "<tag> & \u2028\u2029 \b\f\n\r\t\x00\x1f\x7f é 😀 \\ \"q\""},
+    {"n": -9223372036854775808, "m": 9223372036854775807, "t": True, "f": False, "z": None},
+    {"list": [], "obj": {}, "nested": [{"k": ["v", 1]}]},
+    {"big": 2 ** 70},
+])
+def test_compact_plain_equals_compact(value):
+    from git_hn.core.canonical import compact_plain
+
+    assert compact_plain(value) == compact(value)
+
+
+def test_compact_plain_refuses_lone_surrogates_like_compact():
+    from git_hn.core.canonical import compact_plain
+
+    for encode in (compact, compact_plain):
+        with pytest.raises(UnicodeEncodeError):
+            encode({"s": "\ud800"})
