@@ -51,6 +51,7 @@ class Outcome:
         self.advertised = ""
         self.memories: list[VerifiedMemory] = []
         self.reachable: list[str] | None = None
+        self.walked: list[tuple[str, str]] | None = None
 
     @property
     def alive(self) -> bool:
@@ -209,6 +210,7 @@ class _Import:
         self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
         self.seam_error = ""
         self.budgets = selection.budgets
+        self.probes: list = []
 
     def say(self, text: str) -> None:
         if self.progress is not None:
@@ -397,19 +399,34 @@ class _Import:
             out.fail("structurally-invalid",
                      f"selection memory {out.id} is structurally invalid: selected root {root} is not a commit")
             return
-        count = q.run(["rev-list", "--count", "--end-of-options", root])
-        m["Events"] = int(count.stdout.decode().strip() or 0) if count.returncode == 0 else 0
-        if m["Events"] < 1 or count.returncode != 0:
+        args = ["rev-list", "--objects", "--end-of-options", root]
+        old = self.accepted_head(out)
+        if old and q.object_info(old) is not None:
+            args.append("^" + old)
+        # the object listing runs beside the commit count: two Git processes, two cores
+        import threading
+
+        box: dict = {}
+        lister = threading.Thread(target=lambda: box.setdefault("p", q.run(args)), daemon=True)
+        lister.start()
+        # a linear chain (the only valid kind) is walked once: its length is the commit count
+        # (what `git rev-list --count` reports then), and validation reuses the walk
+        source = streams.Source(quarantine_ref(out.actor, out.id), root, out.actor, out.id)
+        out.walked = streams.walk_linear(self.q.repo, source)
+        if out.walked is not None:
+            m["Events"], ok = len(out.walked), True
+        else:
+            count = q.run(["rev-list", "--count", "--end-of-options", root])
+            ok = count.returncode == 0
+            m["Events"] = int(count.stdout.decode().strip() or 0) if ok else 0
+        lister.join()
+        listing = box["p"]
+        if m["Events"] < 1 or not ok:
             out.fail("structurally-invalid", f"selection memory {out.id} is structurally invalid: "
                      f"selected root {root} is not a commit")
             return
         if self.over(out, "max-events", "maxEvents", m["Events"]):
             return
-        args = ["rev-list", "--objects", "--end-of-options", root]
-        old = self.accepted_head(out)
-        if old and q.object_info(old) is not None:
-            args.append("^" + old)
-        listing = q.run(args)
         if listing.returncode != 0:
             out.fail("structurally-invalid", f"selection memory {out.id} is structurally invalid: "
                      "objects are unavailable")
@@ -420,14 +437,50 @@ class _Import:
             out.reachable = oids  # every object reachable from the root: reused by acceptance
         if self.over(out, "max-objects", "maxObjects", m["Objects"]):
             return
-        for oid, info in zip(oids, q.infos_bulk(oids)):
-            size = info[2] if info else 0
+        sizes = [info[2] if info else 0 for info in q.infos_bulk(oids)]
+        total = sum(sizes)
+        if total <= self.budgets["maxTotalBytes"] and max(sizes, default=0) <= self.budgets["maxObjectBytes"]:
+            m["TotalBytes"] += total
+            m["LargestObjectBytes"] = max(m["LargestObjectBytes"], max(sizes, default=0))
+            self.probe_main(oids)
+            return
+        for size in sizes:  # over a budget: find the object where it was first exceeded
             m["TotalBytes"] += size
             m["LargestObjectBytes"] = max(m["LargestObjectBytes"], size)
             if self.over(out, "max-object-bytes", "maxObjectBytes", m["LargestObjectBytes"]):
                 return
             if self.over(out, "max-total-bytes", "maxTotalBytes", m["TotalBytes"]):
                 return
+
+    def probe_main(self, oids: list[str]) -> None:
+        """Start asking the main store which of ``oids`` it already has (§9.10 step 2), so the
+        answer is ready at acceptance; the Git process runs while validation uses Python."""
+        import threading
+
+        box: dict = {}
+
+        def work():
+            try:
+                box["infos"] = self.repo.git.infos_bulk(oids, oneshot=True)
+            except HnError:
+                pass  # acceptance asks again
+
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        self.probes.append((oids, thread, box))
+
+    def absent_from_main(self, objs: list[str]) -> list[str]:
+        """The objects of ``objs`` the main repository does not have, in order."""
+        known: dict = {}
+        for oids, thread, box in self.probes:
+            thread.join()
+            infos = box.get("infos")
+            if infos is not None:
+                known.update(zip(oids, (i is not None for i in infos)))
+        todo = [o for o in objs if o not in known]
+        if todo:
+            known.update(zip(todo, (i is not None for i in self.repo.git.infos_bulk(todo, oneshot=True))))
+        return [o for o in objs if not known[o]]
 
     def over(self, out: Outcome, flag: str, key: str, measured: int) -> bool:
         limit = self.budgets[key]
@@ -448,7 +501,7 @@ class _Import:
         ref = quarantine_ref(out.actor, out.id)
         source = streams.Source(ref, out.advertised, out.actor, out.id)
         try:
-            out.memories = streams.read_chain(self.q.repo, source)
+            out.memories = streams.read_chain(self.q.repo, source, out.walked)
         except ValidationError as exc:
             cause = _redact(exc.message, self.q.path, self.url, self.repo.git_dir)
             out.fail("structurally-invalid", f"selection memory {out.id} is structurally invalid: {cause}")
@@ -643,8 +696,7 @@ class _Import:
 
         extra, new_shallow = shallow.extra_objects(self)
         accepted_objs = sorted(set(accepted_objs) | set(extra))
-        present = repo.git.infos_bulk(accepted_objs)
-        pending = [oid for oid, info in zip(accepted_objs, present) if info is None]
+        pending = self.absent_from_main(accepted_objs)
         txn = q.txn
         outcomes = [o.to_json() for o in self.result.sorted_outcomes() if o.kind == "memory"]
         try:
@@ -659,18 +711,7 @@ class _Import:
             raise _phase("validated transaction recording", self.remote) from None
         if pending:
             self.say("copy objects")
-            # no delta search: the objects are copied as they are, quickly
-            pack = q.git.run(["pack-objects", "--stdout", "-q", "--window=0"],
-                             input="".join(o + "\n" for o in pending).encode())
-            if pack.returncode != 0:
-                if os.environ.get("GIT_HN_DEBUG") == "1":
-                    print(pack.stderr.decode(), file=__import__("sys").stderr)
-                raise _phase("object copy", self.remote)
-            index = repo.git.run(["index-pack", "--stdin", "--fix-thin"], input=pack.stdout)
-            if index.returncode != 0:
-                if os.environ.get("GIT_HN_DEBUG") == "1":
-                    print(index.stderr.decode(), file=__import__("sys").stderr)
-                raise _phase("object copy", self.remote)
+            self.copy_objects(pending, set(accepted_objs))
         repo.git.close()  # a fresh batch process sees the new pack
         shallow.add_shallow(repo, new_shallow)
         for oid, info in zip(accepted_objs, repo.git.infos_bulk(accepted_objs)):
@@ -726,6 +767,33 @@ class _Import:
         self.reconcile(txn, set(accepted_objs), n)
         repo.forget_pending()
 
+    def copy_objects(self, pending: list[str], accepted: set) -> None:
+        """Put exactly the pending objects into the main store, transferring nothing twice.
+
+        A pack the fetch wrote is adopted whole when every object in it is accepted (the usual
+        case: negotiation against the main store kept it to what was missing); whatever else is
+        pending is packed from the quarantine and indexed by the main repository.
+        """
+        q, repo = self.q, self.repo
+        remaining = set(pending)
+        try:
+            for base, oids in q.own_packs():
+                if remaining and not remaining.isdisjoint(oids) and accepted.issuperset(oids):
+                    q.adopt_pack(base)
+                    remaining.difference_update(oids)
+        except (OSError, HnError):
+            raise _phase("object copy", self.remote) from None
+        if not remaining:
+            return
+        # no delta search: the objects are copied as they are, quickly
+        pack = q.git.run(["pack-objects", "--stdout", "-q", "--window=0"],
+                         input="".join(o + "\n" for o in sorted(remaining)).encode())
+        if pack.returncode != 0:
+            raise _phase("object copy", self.remote)
+        index = repo.git.run(["index-pack", "--stdin", "--fix-thin"], input=pack.stdout)
+        if index.returncode != 0:
+            raise _phase("object copy", self.remote)
+
     def residue_seam(self, step: str, what: str) -> None:
         try:
             _seam(step)
@@ -735,11 +803,10 @@ class _Import:
 
     def reconcile(self, txn: str, accepted: set, n: int) -> None:
         try:
-            pending = rstate.load_pending(self.repo)
-            for other, (remote, objs) in pending.anchors.items():
-                if other == txn or remote != self.remote or not set(objs) <= accepted:
+            for other, (remote, objs) in rstate.load_anchors(self.repo).items():
+                if other == txn or remote != self.remote or not accepted.issuperset(objs):
                     continue
-                rec = pending.receipts.get(other) or {}
+                rec = rstate.load_receipt(self.repo, other) or {}
                 rstate.write_receipt(self.repo, other, remote, "complete", rec.get("outcomes") or [],
                                      rec.get("promotions") or [], objs, rec.get("acceptedObjects") or objs)
                 rstate.remove_anchor(self.repo, other)

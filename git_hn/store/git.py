@@ -128,11 +128,15 @@ class Git:
 
     # -- bulk reads: one process, one buffered exchange, parsed in C-sized steps ----------------
 
-    def infos_bulk(self, names: list[str]) -> list[tuple[str, str, int] | None]:
-        """(oid, type, size) per name with one ``cat-file --batch-check --buffer`` process."""
+    def infos_bulk(self, names: list[str], *, oneshot: bool = False) -> list[tuple[str, str, int] | None]:
+        """(oid, type, size) per name with one ``cat-file --batch-check --buffer`` process.
+
+        ``oneshot`` never uses the persistent process, so another thread may call it while this
+        one reads through that process.
+        """
         if not names:
             return []
-        if len(names) < 64:
+        if len(names) < 64 and not oneshot:
             return self.object_infos(names)
         data = b"".join(_name(n) for n in names)
         proc = self.run(["cat-file", "--batch-check", "--buffer"], input=data)

@@ -152,8 +152,12 @@ class Quarantine:
         last_size = start_size
         verdict = ""
         try:
-            while proc.poll() is None:
-                time.sleep(0.02)
+            while True:
+                try:
+                    proc.wait(timeout=0.02)  # returns as soon as the fetch ends
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
                 size = self.objects_size()
                 now = time.monotonic()
                 if size != last_size:
@@ -176,6 +180,67 @@ class Quarantine:
         return "" if proc.returncode == 0 else "failed"
 
     measured = 0
+
+    # -- object copy (§9.10) -------------------------------------------------------------------
+
+    def own_packs(self) -> list[tuple[str, list[str]]]:
+        """(path without extension, object IDs) of each complete pack the fetches wrote here."""
+        pack_dir = os.path.join(self.path, "objects", "pack")
+        try:
+            names = sorted(os.listdir(pack_dir))
+        except FileNotFoundError:
+            return []
+        out = []
+        for name in names:
+            if not (name.startswith("pack-") and name.endswith(".idx")):
+                continue
+            base = os.path.join(pack_dir, name[:-4])
+            oids = _idx_names(base + ".idx", self.repo.oid_hex_len // 2)
+            if oids is not None and os.path.isfile(base + ".pack"):
+                out.append((base, oids))
+        return out
+
+    def adopt_pack(self, base: str) -> None:
+        """Link (or copy) one fetched pack into the main store, its index last.
+
+        The caller has checked that every object in it is accepted. Git received the pack with
+        ``fsckObjects`` and wrote the index itself; the names are content checksums, so a pack
+        already present under the same name is the same pack.
+        """
+        main_pack = os.path.join(self.main.common_dir, "objects", "pack")
+        os.makedirs(main_pack, exist_ok=True)
+        name = os.path.basename(base)
+        for ext in (".pack", ".rev", ".idx"):  # Git uses a pack once its index exists
+            src = base + ext
+            if not os.path.isfile(src):
+                if ext == ".rev":
+                    continue
+                raise LocalStateError("quarantine pack disappeared")
+            tmp = os.path.join(main_pack, f"tmp_hn_{os.urandom(8).hex()}{ext}")
+            try:
+                os.link(src, tmp)
+            except OSError:
+                shutil.copyfile(src, tmp)
+                os.chmod(tmp, 0o444)
+            os.replace(tmp, os.path.join(main_pack, name + ext))
+
+
+def _idx_names(path: str, oid_bytes: int) -> list[str] | None:
+    """Object IDs listed by a version-2 pack index, or None for anything else."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    if len(data) < 8 + 1024 or data[:8] != b"\xfftOc\x00\x00\x00\x02":
+        return None
+    count = int.from_bytes(data[8 + 255 * 4:8 + 256 * 4], "big")
+    start = 8 + 1024
+    if len(data) < start + count * oid_bytes:
+        return None
+    hexed = data[start:start + count * oid_bytes].hex()
+    step = oid_bytes * 2
+    return [hexed[i:i + step] for i in range(0, len(hexed), step)]
 
 
 def _kill(proc: subprocess.Popen) -> None:

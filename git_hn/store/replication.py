@@ -184,6 +184,27 @@ def _entries(repo: Repo, directory: str) -> list[str]:
     return sorted(os.listdir(path))
 
 
+def load_anchors(repo: Repo) -> dict:
+    """txn -> (remote, pending objects) for every pending anchor; a bad anchor raises."""
+    anchors = {}
+    for name in _entries(repo, "anchors"):
+        txn = name[:-5]
+        if not name.endswith(".json") or not is_txn(txn):
+            raise LocalStateError(f"unexpected anchor file {name}")
+        doc = _read_json(repo, anchor_path(repo, txn))
+        if doc.get("version") != 1 or doc.get("id") != txn or not isinstance(doc.get("remote"), str):
+            raise LocalStateError(f"invalid anchor {txn}")
+        anchors[txn] = (doc["remote"], _oids(doc.get("pendingObjects")))
+    return anchors
+
+
+def load_receipt(repo: Repo, txn: str) -> dict | None:
+    """One receipt as stored, or None when there is none."""
+    if not os.path.lexists(receipt_path(repo, txn)):
+        return None
+    return _read_json(repo, receipt_path(repo, txn))
+
+
 def load_pending(repo: Repo) -> Pending:
     """Compute the denied set; an inconsistent state is reported as invalid, never raised."""
     if not os.path.lexists(root(repo)):
@@ -208,14 +229,7 @@ def load_pending(repo: Repo) -> Pending:
                             or not is_oid(p.get("newOid", "")):
                         raise LocalStateError(f"invalid receipt promotion in {txn}")
             receipts[txn] = doc
-        for name in _entries(repo, "anchors"):
-            txn = name[:-5]
-            if not name.endswith(".json") or not is_txn(txn):
-                raise LocalStateError(f"unexpected anchor file {name}")
-            doc = _read_json(repo, anchor_path(repo, txn))
-            if doc.get("version") != 1 or doc.get("id") != txn or not isinstance(doc.get("remote"), str):
-                raise LocalStateError(f"invalid anchor {txn}")
-            anchors[txn] = (doc["remote"], _oids(doc.get("pendingObjects")))
+        anchors = load_anchors(repo)
     except (HnError, OSError) as exc:
         txn = ""
         m = re.search(r"txn-[A-Za-z0-9-]+", str(exc))
@@ -256,4 +270,4 @@ def check_not_pending(pending: Pending, oids) -> None:
         pending.refuse(oid)
 
 
-__all__ = ["load_selection", "save_selection", "load_pending", "Pending", "NONE", "InputError"]
+__all__ = ["load_selection", "save_selection", "load_pending", "load_anchors", "load_receipt", "Pending", "NONE", "InputError"]

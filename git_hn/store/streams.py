@@ -113,6 +113,15 @@ def walk(repo: Repo, source: Source, stop: str | None = None) -> list[tuple[str,
     return out
 
 
+def walk_linear(repo: Repo, source: Source) -> list[tuple[str, str]] | None:
+    """``walk`` of a long chain in a repository without pending state (a quarantine), when Git
+    sees exactly one parent per commit; else None. Its length is then the commit count."""
+    pending = repo.pending()
+    if pending.denied or not pending.ok:
+        return None
+    return _walk_hinted(repo, source)
+
+
 def _refuse(pending, source: Source, commit: str) -> None:
     """§4.2: in the main repository every visited commit is checked against pending state."""
     try:
@@ -165,7 +174,7 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]]) -> list:
     """
     oid_bytes = repo.oid_hex_len // 2
     # a memory tree is two entries (~100 bytes); a larger "tree" cannot be valid and is not read
-    trees = repo.git.read_bulk([t for _c, t in commits], 4096)
+    trees = repo.git.read_objects_bounded([t for _c, t in commits], 4096)
     parsed: list = []
     blob_oids: list[str] = []
     for (commit, _tree), obj in zip(commits, trees):
@@ -183,7 +192,7 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]]) -> list:
             blob_oids += [m, s]
         except ValidationError as exc:
             parsed.append(exc)
-    blobs = iter(repo.git.read_bulk(blob_oids, LIMITS.max_memory_blob))
+    blobs = iter(repo.git.read_objects_bounded(blob_oids, LIMITS.max_memory_blob))
     staged: list = []
     for (commit, _tree), item in zip(commits, parsed):
         if isinstance(item, ValidationError):
@@ -204,17 +213,10 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]]) -> list:
 def finish_commit(commit: str, item, ok) -> VerifiedMemory:
     """§11(e) items 3–4 for one staged commit, after its signature was checked.
 
-    ``ok`` is the verification result: a bool, or, from a worker process that also parsed the
-    payload after verifying it, ``(envelope, "")`` or ``(None, error text)``.
+    ``ok`` is the verification result; the payload is parsed only when it is true.
     """
     if isinstance(item, ValidationError):
         raise item
-    if isinstance(ok, tuple):
-        env, error = ok
-        if env is None:
-            raise ValidationError(f"verify memory commit {commit}: {error}")
-        return chain.VerifiedMemory(chain.memory_id(item[0]), commit, env, item[0],
-                                    item[1].decode("ascii"))
     if not ok:
         raise ValidationError(f"verify memory commit {commit}: invalid memory signature")
     return chain.finish_memory(commit, item[0], item[1], item[2])
@@ -228,10 +230,14 @@ def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list
     """
     verifier = Verifier(len(commits))
     tickets = []
-    step = 2048 if verifier.kind == "processes" else max(len(commits), 1)
+    # slices grow from 256 to 2,048 commits, so the workers start early and stay busy
+    step = 256 if verifier.kind == "processes" else max(len(commits), 1)
     try:
-        for i in range(0, len(commits), step):
+        i = 0
+        while i < len(commits):
             part = commits[i:i + step]
+            i += step
+            step = min(step * 2, 2048)
             staged = stage_commits(repo, part)
             tickets.append((part, staged, verifier.submit(staged)))
         out = []
@@ -260,26 +266,6 @@ def _check_signature(item) -> bool:
 
 def _check_chunk(chunk: list) -> list[bool]:
     return [_check_signature(i) for i in chunk]
-
-
-def _check_and_parse_chunk(chunk: list) -> list[tuple]:
-    """Worker-process body: verify each signature, then (only then) parse the payload."""
-    from ..core.envelope import decode
-    from ..core.keys import b64_encode
-
-    out = []
-    for item in chunk:
-        if not _check_signature(item):
-            out.append((None, "invalid memory signature"))
-            continue
-        try:
-            env = decode(item[0])
-            if env.public_key != b64_encode(item[2]):
-                raise ValidationError("memory JSON is not canonical")
-            out.append((env, ""))
-        except ValidationError as exc:
-            out.append((None, exc.message))
-    return out
 
 
 class Verifier:
@@ -318,7 +304,7 @@ class Verifier:
         pool = self._pool()
         chunks = [staged[i:i + self.CHUNK] for i in range(0, len(staged), self.CHUNK)]
         if self.kind == "processes":
-            return [("async", pool.apply_async(_check_and_parse_chunk, (c,))) for c in chunks]
+            return [("async", pool.apply_async(_check_chunk, (c,))) for c in chunks]
         return [("future", pool.submit(_check_chunk, c)) for c in chunks]
 
     @staticmethod
@@ -341,11 +327,14 @@ class Verifier:
             self.pool = None
 
 
-def read_chain(repo: Repo, source: Source) -> list[VerifiedMemory]:
-    """Fully verify one source's chain (CONTRACT §4.2); root first."""
+def read_chain(repo: Repo, source: Source, walked: list[tuple[str, str]] | None = None) -> list[VerifiedMemory]:
+    """Fully verify one source's chain (CONTRACT §4.2); root first.
+
+    ``walked`` is an earlier ``walk_linear`` of the same source in the same repository.
+    """
     if not source.head:
         raise ValidationError(f"memory source {source.ref} has no head")
-    commits = walk(repo, source)
+    commits = list(walked) if walked is not None else walk(repo, source)
     commits.reverse()
     memories = verify_commits(repo, source.ref, commits)
     prev = None
