@@ -711,7 +711,10 @@ class _Import:
             raise _phase("validated transaction recording", self.remote) from None
         if pending:
             self.say("copy objects")
-            self.copy_objects(pending, set(accepted_objs))
+            try:
+                q.copy_to_main(pending, set(accepted_objs))
+            except (OSError, HnError):
+                raise _phase("object copy", self.remote) from None
         repo.git.close()  # a fresh batch process sees the new pack
         shallow.add_shallow(repo, new_shallow)
         for oid, info in zip(accepted_objs, repo.git.infos_bulk(accepted_objs)):
@@ -766,33 +769,6 @@ class _Import:
                              f"pending-anchor cleanup failed for remote {self.remote}: {exc.strerror}") from None
         self.reconcile(txn, set(accepted_objs), n)
         repo.forget_pending()
-
-    def copy_objects(self, pending: list[str], accepted: set) -> None:
-        """Put exactly the pending objects into the main store, transferring nothing twice.
-
-        A pack the fetch wrote is adopted whole when every object in it is accepted (the usual
-        case: negotiation against the main store kept it to what was missing); whatever else is
-        pending is packed from the quarantine and indexed by the main repository.
-        """
-        q, repo = self.q, self.repo
-        remaining = set(pending)
-        try:
-            for base, oids in q.own_packs():
-                if remaining and not remaining.isdisjoint(oids) and accepted.issuperset(oids):
-                    q.adopt_pack(base)
-                    remaining.difference_update(oids)
-        except (OSError, HnError):
-            raise _phase("object copy", self.remote) from None
-        if not remaining:
-            return
-        # no delta search: the objects are copied as they are, quickly
-        pack = q.git.run(["pack-objects", "--stdout", "-q", "--window=0"],
-                         input="".join(o + "\n" for o in sorted(remaining)).encode())
-        if pack.returncode != 0:
-            raise _phase("object copy", self.remote)
-        index = repo.git.run(["index-pack", "--stdin", "--fix-thin"], input=pack.stdout)
-        if index.returncode != 0:
-            raise _phase("object copy", self.remote)
 
     def residue_seam(self, step: str, what: str) -> None:
         try:

@@ -183,6 +183,30 @@ class Quarantine:
 
     # -- object copy (§9.10) -------------------------------------------------------------------
 
+    def copy_to_main(self, pending: list[str], accepted: set) -> None:
+        """Put the pending objects into the main store, transferring nothing twice.
+
+        A pack the fetch wrote is adopted whole only when every object in it is accepted (the
+        usual case: negotiation against the main store kept it to what was missing), so no
+        object that was not validated ever reaches the main store; whatever else is pending is
+        packed from here and indexed by the main repository. Raises ``GitError``.
+        """
+        remaining = set(pending)
+        for base, oids in self.own_packs():
+            if remaining and not remaining.isdisjoint(oids) and accepted.issuperset(oids):
+                self.adopt_pack(base)
+                remaining.difference_update(oids)
+        if not remaining:
+            return
+        # no delta search: the objects are copied as they are, quickly
+        pack = self.git.run(["pack-objects", "--stdout", "-q", "--window=0"],
+                            input="".join(o + "\n" for o in sorted(remaining)).encode())
+        if pack.returncode != 0:
+            raise GitError("quarantine object packing failed")
+        index = self.main.git.run(["index-pack", "--stdin", "--fix-thin"], input=pack.stdout)
+        if index.returncode != 0:
+            raise GitError("main repository object indexing failed")
+
     def own_packs(self) -> list[tuple[str, list[str]]]:
         """(path without extension, object IDs) of each complete pack the fetches wrote here."""
         pack_dir = os.path.join(self.path, "objects", "pack")
