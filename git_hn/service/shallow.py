@@ -44,29 +44,58 @@ MISSING_KINDS = ("anchor-commit", "anchor-path", "evidence-git")
 
 
 def fetch_missing(run, wanted) -> None:
-    """Fetch exactly the missing exact objects into the quarantine, then classify again."""
+    """Fetch exactly the missing exact objects into the quarantine, then classify again.
+
+    Classification reports one missing dependency per selection, so every anchor commit the
+    selections' memories name and the quarantine lacks is fetched in one request; anything a
+    re-classification still finds missing (and that was not fetched already) gets another
+    round, so one ``--recover-shallow`` run completes a selection whose memories are anchored to
+    many commits beyond the shallow boundary.
+    """
     if not is_shallow(run.repo):
         return
-    targets = [o for o in wanted if o.status == "dependency-missing" and o.id in run.sel.memories
-               and o.fields.get("dependencyKind") in MISSING_KINDS]
-    if not targets:
-        return
-    oids = sorted({o.fields["missingId"] for o in targets})
-    proc = run.q.git.run(["fetch", "--no-tags", "--no-write-fetch-head", "--depth=1", "--end-of-options",
-                          run.url, *oids])
-    if proc.returncode != 0:
-        for o in targets:
-            oid = o.fields["missingId"]
-            o.fields["recovery"] = f"fetch a branch that contains {oid}, then git hn sync {run.remote}"
-        return
-    kinds = {o.fields["missingId"]: o.fields["dependencyKind"] for o in targets}
-    for oid, info in zip(oids, run.q.git.object_infos(oids)):
-        if info is None or (kinds[oid] == "anchor-commit" and info[1] != "commit"):
+    from ..store.resolver import Resolver
+
+    fetched: list[str] = []
+    accepted = None
+    while True:
+        targets = [o for o in wanted if o.status == "dependency-missing" and o.id in run.sel.memories
+                   and o.fields.get("dependencyKind") in MISSING_KINDS]
+        if not targets:
             return
-    run.extra_roots = oids
-    for o in targets:
-        o.status, o.fields = "fetched", {}
-    run.classify(targets, _accepted(run))
+        kinds = {o.fields["missingId"]: o.fields["dependencyKind"] for o in targets}
+        resolver = Resolver(run.q.repo, pending=run.repo.pending().denied)
+        for o in targets:  # every other anchor commit beyond the boundary, in the same request
+            for oid, kind in run.exact_needs(o).items():
+                if kind == "anchor-commit" and oid not in kinds and not _present(resolver, oid):
+                    kinds[oid] = kind
+        oids = sorted(set(kinds) - set(fetched))
+        if not oids:
+            return  # fetched already and still missing: the outcome stands
+        proc = run.q.git.run(["fetch", "--no-tags", "--no-write-fetch-head", "--depth=1",
+                              "--end-of-options", run.url, *oids])
+        if proc.returncode != 0:
+            for o in targets:
+                oid = o.fields["missingId"]
+                o.fields["recovery"] = f"fetch a branch that contains {oid}, then git hn sync {run.remote}"
+            return
+        for oid, info in zip(oids, run.q.git.object_infos(oids)):
+            if info is None or (kinds[oid] == "anchor-commit" and info[1] != "commit"):
+                return
+        fetched += oids
+        run.extra_roots = sorted(fetched)
+        for o in targets:
+            o.status, o.fields = "fetched", {}
+        if accepted is None:
+            accepted = _accepted(run)
+        run.classify(targets, accepted)
+
+
+def _present(resolver, oid: str) -> bool:
+    try:
+        return resolver.object_type(oid) is not None
+    except HnError:  # denied or unreadable: not something a fetch can fix
+        return True
 
 
 def _accepted(run):

@@ -641,20 +641,7 @@ class _Import:
         return f"fetch a branch that contains {missing}, then git hn sync {self.remote}", [], ""
 
     def object_closure(self, o: Outcome, resolver: Resolver, shallow: bool) -> None:
-        needs: dict[str, str] = {}
-        for m in o.memories:
-            rec = m.envelope.record
-            if rec is not None:
-                needs.setdefault(rec.anchor.commit, "anchor-commit")
-                for p in rec.anchor.paths:
-                    if p.blob != "absent":
-                        needs.setdefault(p.blob, "anchor-path")
-                for e in rec.evidence or ():
-                    if e.startswith("git:"):
-                        needs.setdefault(e[4:], "evidence-git")
-            for e in m.envelope.evidence or ():
-                if e.startswith("git:"):
-                    needs.setdefault(e[4:], "evidence-git")
+        needs = self.exact_needs(o)
         reasons = {"anchor-commit": "anchor-commit-unavailable",
                    "anchor-path": "anchor-path-object-unavailable", "evidence-git": "object-unavailable"}
         for oid in sorted(needs):
@@ -671,6 +658,25 @@ class _Import:
                    f"{oid}; recovery: {recovery}", dependencyKind=kind, missingId=oid, recovery=recovery)
             o.fields["reason"] = reasons[kind]
             return
+
+    @staticmethod
+    def exact_needs(o: Outcome) -> dict[str, str]:
+        """Every exact Git object the selection's memories name: oid -> dependency kind."""
+        needs: dict[str, str] = {}
+        for m in o.memories:
+            rec = m.envelope.record
+            if rec is not None:
+                needs.setdefault(rec.anchor.commit, "anchor-commit")
+                for p in rec.anchor.paths:
+                    if p.blob != "absent":
+                        needs.setdefault(p.blob, "anchor-path")
+                for e in rec.evidence or ():
+                    if e.startswith("git:"):
+                        needs.setdefault(e[4:], "evidence-git")
+            for e in m.envelope.evidence or ():
+                if e.startswith("git:"):
+                    needs.setdefault(e[4:], "evidence-git")
+        return needs
 
     # -- receipts, copy, promotion, completion (§9.10–§9.12) -----------------------------------
 

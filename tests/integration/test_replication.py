@@ -313,6 +313,36 @@ def test_tampered_receipt_fails_closed(world, tamper):
     assert "state=invalid" in r.err, r.err
 
 
+def test_one_recover_shallow_run_fetches_every_missing_anchor(tmp_path):
+    """Classification names one missing anchor per selection; recovery still fetches them all."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    alice = make_repo(tmp_path / "alice")
+    for i in range(4):
+        git(alice, "commit", "-q", "--allow-empty", "-m", f"c{i}")
+    git(alice, "remote", "add", "origin", str(remote))
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init").code == 0
+    olds = [git(alice, "rev-parse", f"HEAD~{n}") for n in (4, 3, 2)]
+    for n, old in enumerate(olds):
+        r = hn(alice, "memory", "record", "--kind", "decision", "--at", old, "--applies", "exact",
+               "--content", f"anchored at old commit {n}", "--json")
+        assert r.code == 0, r.err
+    stream = r.json()["stream"]
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(bob))
+    assert hn(bob, "replication", "select", "--memory", stream).code == 0
+    shallow_before = set((bob / ".git" / "shallow").read_text().split())
+    r = hn(bob, "sync", "--recover-shallow")
+    assert r.code == 0, r.err
+    assert f"Replication memory {stream}: promoted" in r.out
+    assert set((bob / ".git" / "shallow").read_text().split()) == shallow_before | set(olds)
+    assert git(bob, "rev-list", "--count", "HEAD") == "1"
+    for old in olds:
+        assert git(bob, "cat-file", "-t", old) == "commit"
+
+
 def test_recover_shallow_checks(world):
     _remote, alice, _bob = world
     assert hn(alice, "sync", "--recover-shallow").err == \
