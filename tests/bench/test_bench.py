@@ -53,3 +53,25 @@ def test_index_targets_at_100k():
     assert result["ratio"] <= t["ratio"], result
     assert result["rebuildPerSecond"] >= t["rebuildPerSecond"], result
     assert result["recallPeakMiB"] <= t["recallPeakMiB"], result
+
+
+def test_sync_target_at_10k():
+    import bench_sync
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home = os.path.join(tmp, "home")
+        os.mkdir(home)
+        result = bench_sync.bench(tmp, _env(home), memories=10_000, runs=3)
+    print(result)
+    assert result["ratio"] <= result["target"], result
+
+
+def test_hooks_fetch_overhead():
+    import bench_hooks
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home = os.path.join(tmp, "home")
+        os.mkdir(home)
+        result = bench_hooks.bench(tmp, _env(home), runs=10)
+    print(result)
+    assert result["overheadMs"] <= result["targetOverheadMs"], result
