@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 
 from ..core import selection as selmod
 from ..core.chain import VerifiedMemory
@@ -749,6 +750,7 @@ class _Import:
         n = len(promotable)
         from . import index_refresh
 
+        had_index = os.path.lexists(repo.index_path())
         index_refresh.after_ref_change(repo)
         try:
             shallow.release(repo, [m.commit for o in promotable for m in o.memories])
@@ -775,6 +777,9 @@ class _Import:
                              f"pending-anchor cleanup failed for remote {self.remote}: {exc.strerror}") from None
         self.reconcile(txn, set(accepted_objs), n)
         repo.forget_pending()
+        if had_index:
+            rebuild_index(repo)
+
 
     def residue_seam(self, step: str, what: str) -> None:
         try:
@@ -796,6 +801,24 @@ class _Import:
             raise PhaseError(f"replication promotion succeeded for {n} selection(s), but pending "
                              f"transaction reconciliation failed for remote {self.remote}: {exc}") from None
 
+
+def rebuild_index(repo: Repo) -> None:
+    """§8.4 refresh after a promotion: an index the repository had is rebuilt (a repository
+    without one keeps none; its first recall builds it). A failure leaves the index absent, with
+    the contract's warning, and never changes the outcome of the sync."""
+    from . import index as index_service
+
+    try:
+        index_service.rebuild(repo)
+    except (HnError, OSError) as exc:
+        from ..store import index as store_index
+
+        cause = exc.message if isinstance(exc, HnError) else exc.strerror
+        try:
+            store_index.remove_all(repo)
+        except OSError:
+            pass
+        sys.stderr.write(f"git-hn: warning: memory index removed: {cause}\n")
 
 # ---------------------------------------------------------------------------------------------
 # publication (§9.13)

@@ -343,6 +343,47 @@ def test_one_recover_shallow_run_fetches_every_missing_anchor(tmp_path):
         assert git(bob, "cat-file", "-t", old) == "commit"
 
 
+def test_promotion_rebuilds_an_existing_index_and_creates_none(world):
+    _remote, alice, bob = world
+    a = _rec(alice, "indexed after promotion")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    index = bob / ".git" / "hn" / "memory" / "index-v0.json"
+    assert hn(bob, "memory", "index", "rebuild").code == 0
+    before = json.loads(index.read_text())
+    assert hn(bob, "sync").code == 0
+    after = json.loads(index.read_text())  # rebuilt, not merely deleted
+    assert [r["id"] for r in after["records"]] == [a["memoryId"]]
+    assert after["sourceFingerprint"] != before["sourceFingerprint"]
+    r = hn(bob, "memory", "index", "verify")
+    assert r.code == 0, r.err
+    # a clone that never built an index gets none from sync; its first recall builds it
+    b = _rec(alice, "second")
+    assert hn(alice, "sync").code == 0
+    index.unlink()
+    assert hn(bob, "sync").code == 0
+    assert not index.exists()
+    out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
+    assert b["memoryId"] in [m["id"] for m in out["memories"]]
+
+
+def test_failed_index_rebuild_after_promotion_warns_and_keeps_the_outcome(world):
+    _remote, alice, bob = world
+    a = _rec(alice, "promoted while the policy is broken")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    assert hn(bob, "memory", "index", "rebuild").code == 0
+    (bob / ".hn").mkdir()
+    (bob / ".hn" / "policy.json").write_text('{"version": "hn.policy/0"}')
+    git(bob, "add", ".hn/policy.json")
+    git(bob, "commit", "-q", "-m", "broken policy")
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    assert f"Replication memory {a['stream']}: promoted" in r.out
+    assert r.err.startswith("git-hn: warning: memory index removed: ") and r.err.count("\n") == 1
+    assert not (bob / ".git" / "hn" / "memory" / "index-v0.json").exists()
+
+
 def test_recover_shallow_checks(world):
     _remote, alice, _bob = world
     assert hn(alice, "sync", "--recover-shallow").err == \
