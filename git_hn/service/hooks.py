@@ -272,7 +272,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
         if not os.path.exists(replication.selection_path(repo, remote)):
             continue
         try:
-            result = sync(repo, remote, publish=False)
+            result = sync(repo, remote, publish=False, rebuild=False)
             failed = bool(result.exit_message())
         except HnError:
             failed = True

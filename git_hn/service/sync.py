@@ -164,8 +164,11 @@ def resolve_remote(repo: Repo, remote: str) -> str:
 
 
 def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=None,
-         publish: bool = True) -> SyncResult:
-    """Run the import and (unless ``publish`` is False, as in the fetch hook) publication."""
+         publish: bool = True, rebuild: bool = True) -> SyncResult:
+    """Run the import and (unless ``publish`` is False, as in the fetch hook) publication.
+
+    ``rebuild`` False (the fetch hook) only deletes the index after a promotion, so that a
+    ``git fetch`` never waits for a full rebuild; the next recall rebuilds it."""
     url = resolve_remote(repo, remote)
     result = SyncResult(remote)
     try:
@@ -181,6 +184,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             if handled:
                 return result
         run = _Import(repo, remote, url, selection, result, progress, recover_shallow)
+        run.rebuild = rebuild
         try:
             run.run()
         except PhaseError as exc:
@@ -212,6 +216,7 @@ class _Import:
         self.seam_error = ""
         self.budgets = selection.budgets
         self.probes: list = []
+        self.rebuild = True
 
     def say(self, text: str) -> None:
         if self.progress is not None:
@@ -777,7 +782,7 @@ class _Import:
                              f"pending-anchor cleanup failed for remote {self.remote}: {exc.strerror}") from None
         self.reconcile(txn, set(accepted_objs), n)
         repo.forget_pending()
-        if had_index:
+        if had_index and self.rebuild:
             rebuild_index(repo)
 
 

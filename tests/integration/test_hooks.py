@@ -56,10 +56,14 @@ def test_memory_follows_push_and_fetch(clones):
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
     assert not any(r.startswith("refs/hn/remotes/") for r in
                    git(remote, "for-each-ref", "--format=%(refname)").split())
+    assert hn(b, "memory", "index", "rebuild").code == 0
+    index = b / ".git" / "hn" / "memory" / "index-v0.json"
+    assert index.exists()
     fetch = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
     assert fetch.returncode == 0, fetch.stderr
     accepted = f"refs/hn/remotes/origin/memory/{rec['actor']}/{rec['stream'][7:]}"
     assert git(b, "rev-parse", accepted) == git(a, "rev-parse", ref)
+    assert not index.exists()  # the fetch hook refreshes by deletion: git fetch never rebuilds
     out = hn(b, "memory", "recall", "--include-untrusted", "--json").json()
     assert [m["id"] for m in out["memories"]] == [rec["memoryId"]]
 
