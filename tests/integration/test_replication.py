@@ -384,6 +384,56 @@ def test_failed_index_rebuild_after_promotion_warns_and_keeps_the_outcome(world)
     assert not (bob / ".git" / "hn" / "memory" / "index-v0.json").exists()
 
 
+def _sync_on_pty(repo, *args) -> tuple[int, str, bytes]:
+    """``git hn sync`` with stderr on a pseudo-terminal: (status, stdout, terminal bytes)."""
+    import pty
+    import select
+    import subprocess
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"}
+    proc = subprocess.Popen(["git", "hn", "sync", *args], cwd=repo, stdout=subprocess.PIPE,
+                            stderr=slave, stdin=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    seen = b""
+    while True:
+        ready, _w, _x = select.select([master], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    out = proc.stdout.read().decode()
+    proc.wait()
+    os.close(master)
+    return proc.returncode, out, seen
+
+
+def test_progress_is_drawn_on_a_terminal_and_never_in_json_or_pipes(world):
+    _remote, alice, bob = world
+    a = _rec(alice, "progress")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    code, out, terminal = _sync_on_pty(bob)
+    assert code == 0
+    assert b"git hn sync" in terminal  # the rich status line, on the terminal only
+    assert f"Replication memory {a['stream']}: promoted" in out and "git hn sync" not in out
+    _rec(alice, "json run")
+    assert hn(alice, "sync").code == 0
+    code, out, terminal = _sync_on_pty(bob, "--json")
+    assert code == 0 and terminal == b""
+    assert json.loads(out)["outcomes"][0]["status"] == "promoted"
+    _rec(alice, "piped run")
+    assert hn(alice, "sync").code == 0
+    r = hn(bob, "sync")  # stderr is a pipe: no progress at all
+    assert r.code == 0 and r.err == ""
+
+
 def test_recover_shallow_checks(world):
     _remote, alice, _bob = world
     assert hn(alice, "sync", "--recover-shallow").err == \
