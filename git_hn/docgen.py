@@ -128,6 +128,11 @@ in one atomic ref transaction. A valid stream promotes while an invalid one besi
 Then your verified local streams are pushed with explicit, non\\-forced refspecs; the primary
 branch and accepted refs are never pushed.
 .PP
+After a promotion a recall index the repository had is rebuilt (none is created). With
+.BR \\-\\-recover\\-shallow ,
+the anchor commits a saved exact selection needs beyond a shallow clone's boundary are fetched
+exactly, with depth 1, and become new boundaries; the repository is never unshallowed.
+.PP
 Exit status is 1 when any selection failed; the message says which phase.
 """,
     "git-hn-hooks": """\
@@ -151,7 +156,12 @@ updated
 .B refs/remotes/<remote>/*
 for a remote with a saved selection, it imports that remote's selected streams. It never fails
 the fetch. A fetch that updates no ref runs no transaction and therefore no import, and the
-remote\\-tracking updates of a push trigger it too (an import after a push is harmless).
+remote\\-tracking updates of a push trigger it too (an import after a push is harmless). The
+import runs inside the fetch, so a fetch that brings new memory takes as long as the import;
+after a promotion it deletes the recall index rather than rebuilding it, and the next recall
+rebuilds it. A problem is one line on stderr naming
+.BR "git hn sync <remote>" ,
+which retries the import and reports every outcome.
 .PP
 Uninstall removes the wrappers and renames chained hooks back, only if nothing changed since
 install.
@@ -197,9 +207,12 @@ def page(filename: str) -> str:
     out = [f'.TH {name.upper()} {section} "{DATE}" "git-hn {VERSION}" "git-hn Manual"',
            ".SH NAME", f"{esc(name)} \\- {esc(summary)}", ".SH SYNOPSIS"]
     commands = [(p, c, u) for p, c, u in tree() if group is None or (p and p[0] == group)]
+    shown = set()
     for path, _cmd, usage in commands:
         text = usage[len("usage: "):] if usage.startswith("usage: ") else "git hn " + " ".join(path)
-        out += [".nf", esc(text), ".fi"]
+        if text not in shown:  # subcommands that share one usage line show it once
+            shown.add(text)
+            out += [".nf", esc(text), ".fi"]
     out.append(PROSE[name].rstrip("\n"))
     out.append(".SH COMMANDS")
     for path, cmd, _usage in commands:
