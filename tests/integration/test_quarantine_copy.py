@@ -85,3 +85,34 @@ def test_loose_quarantine_objects_are_packed_for_the_main_store(main):
         q.remove()
     assert all(_present(path, o) for o in oids)
     assert not _present(path, extra)
+
+
+def test_quarantine_git_ignores_the_callers_environment(main, monkeypatch, tmp_path):
+    """§9.5 hygiene: inherited variables cannot point quarantine Git elsewhere, add alternates,
+    configuration or an index, and hooks come from an empty directory whatever is configured."""
+    path, repo = main
+    elsewhere = make_repo(tmp_path / "elsewhere")
+    hooks = tmp_path / "global-hooks"
+    hooks.mkdir()
+    git(path, "config", "--global", "core.hooksPath", str(hooks))
+    for key, value in {"GIT_DIR": str(elsewhere / ".git"), "GIT_WORK_TREE": str(elsewhere),
+                       "GIT_OBJECT_DIRECTORY": str(elsewhere / ".git" / "objects"),
+                       "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(elsewhere / ".git" / "objects"),
+                       "GIT_INDEX_FILE": str(tmp_path / "index"), "GIT_CONFIG_COUNT": "1",
+                       "GIT_CONFIG_KEY_0": "transfer.fsckObjects", "GIT_CONFIG_VALUE_0": "false",
+                       "GIT_CONFIG_PARAMETERS": "'core.hookspath'='/tmp'"}.items():
+        monkeypatch.setenv(key, value)
+    q = Quarantine(repo)
+    try:
+        assert os.path.realpath(q.git.out(["rev-parse", "--absolute-git-dir"])) == os.path.realpath(q.path)
+        assert os.path.realpath(q.git.out(["rev-parse", "--git-path", "objects"])) == \
+            os.path.realpath(os.path.join(q.path, "objects"))
+        assert q.git.out(["config", "core.hooksPath"]) == q.hooks and os.listdir(q.hooks) == []
+        assert q.git.out(["config", "transfer.fsckObjects"]) == "true"
+        with open(os.path.join(q.path, "objects", "info", "alternates"), encoding="utf-8") as fh:
+            assert fh.read() == os.path.join(repo.common_dir, "objects") + "\n"
+        # an object only the hostile alternate has stays invisible
+        only_there = git(elsewhere, "hash-object", "-w", "--stdin", input=b"elsewhere only\n")
+        assert q.git.object_info(only_there) is None
+    finally:
+        q.remove()
