@@ -205,7 +205,7 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     from ..store import streams
     from .sync import PhaseError, publish_refs
 
-    problem = ""
+    problems: list[str] = []  # one line each, in ref order
     proc = repo.git.run(["for-each-ref", "--format=%(refname)", "refs/hn/memory"])
     refs = proc.stdout.decode("utf-8", "replace").split()
     all_sources = None
@@ -213,7 +213,7 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     for ref in refs:
         parsed = parse_local_ref(ref)
         if parsed is None:
-            problem = problem or f"malformed memory ref {ref}"
+            problems.append(f"malformed memory ref {ref}")
             continue
         try:
             if all_sources is None:
@@ -221,36 +221,38 @@ def run_pre_push(repo: Repo, remote: str) -> int:
             sources = [s for s in all_sources if (s.actor, s.stream) == parsed]
             collection = streams.collect(repo, sources)
         except HnError as exc:
-            problem = problem or exc.message
+            problems.append(exc.message)
             continue
-        finding = _lint_chain(collection.chains.get(ref, []))
-        if finding:
-            mid, field, detector = finding
-            problem = problem or (f"secret-shaped text in memory {mid} {field} ({detector}); "
-                                  f"stream {ref} not published")
-            continue
-        publishable.append(ref)
+        findings = _lint_chain(collection.chains.get(ref, []))
+        for mid, field, detector in findings:
+            problems.append(f"secret-shaped text in memory {mid} {field} ({detector}); "
+                            f"stream {ref} not published")
+        if not findings:
+            publishable.append(ref)
     if publishable:
         try:
             publish_refs(repo, remote, publishable)
         except PhaseError as exc:
-            problem = problem or exc.message
-    if not problem:
+            problems.append(exc.message)
+    if not problems:
         return 0
-    sys.stderr.write(f"git-hn: {problem}\n")
+    for problem in problems:
+        sys.stderr.write(f"git-hn: {problem}\n")
     mode = repo.git.run(["config", "--get", "hn.prePush"]).stdout.decode().strip()
     return 1 if mode == "block" else 0
 
 
-def _lint_chain(memories) -> tuple[str, str, str] | None:
-    """The first secret-shaped finding in a stream's memories, as (memory ID, field, detector)."""
+def _lint_chain(memories) -> list[tuple[str, str, str]]:
+    """Every memory of a stream with secret-shaped text: (memory ID, field, detector), the
+    first finding of each, in chain order."""
     from .secretscan import lint_envelope  # the same lint as the commands (§10.6)
 
+    out = []
     for mem in memories:
         found = lint_envelope(mem.envelope)
         if found:
-            return mem.memory_id, found[0], found[1]
-    return None
+            out.append((mem.memory_id, found[0], found[1]))
+    return out
 
 
 def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:

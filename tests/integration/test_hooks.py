@@ -188,3 +188,41 @@ def test_pre_push_lints_and_withholds_secret_shaped_streams(clones):
             f"stream {ref} not published") in proc.stderr
     assert token not in proc.stderr
     assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""
+
+
+def test_pre_push_names_every_offending_memory_publishes_clean_streams_and_can_block(clones):
+    import hashlib
+
+    remote, a, _b = clones
+    tokens = ["ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "AKIA" + "IOSFODNN7EXAMPLE"]
+    bad = []
+    for token in tokens:
+        r = hn(a, "memory", "record", "--json", "--allow-secret-shaped", "--kind", "observation",
+               "--at", "HEAD", "--applies", "exact", "--content", f"credential {token}")
+        assert r.code == 0, r.err
+        bad.append(r.json())
+    other = "sha256:" + hashlib.sha256(b"a second stream").hexdigest()
+    r = hn(a, "memory", "record", "--json", "--stream", other, "--kind", "observation", "--at",
+           "HEAD", "--applies", "exact", "--content", "nothing secret here")
+    assert r.code == 0, r.err
+    clean = r.json()
+    bad_ref = f"refs/hn/memory/{clean['actor']}/{bad[0]['stream'][7:]}"
+    clean_ref = f"refs/hn/memory/{clean['actor']}/{other[7:]}"
+    proc = _push(a, "origin", "main")  # warn (the default): the push goes on
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("git-hn:")]
+    assert lines == [f"git-hn: secret-shaped text in memory {m['memoryId']} record.content "
+                     f"({d}); stream {bad_ref} not published"
+                     for m, d in zip(bad, ("github-token", "aws-access-key"))], proc.stderr
+    assert all(t not in proc.stderr for t in tokens)
+    assert git(remote, "rev-parse", clean_ref) == git(a, "rev-parse", clean_ref)
+    assert git(remote, "rev-parse", "--verify", "-q", bad_ref, check=False) == ""
+    # block: the same problem now refuses the user's push
+    git(a, "config", "hn.prePush", "block")
+    (a / "g.txt").write_text("more\n")
+    git(a, "add", "g.txt")
+    git(a, "commit", "-q", "-m", "more")
+    before = git(remote, "rev-parse", "main")
+    proc = _push(a, "origin", "main", check=False)
+    assert proc.returncode != 0
+    assert f"git-hn: secret-shaped text in memory {bad[1]['memoryId']}" in proc.stderr
+    assert git(remote, "rev-parse", "main") == before
