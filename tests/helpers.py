@@ -94,3 +94,26 @@ def refs_snapshot(path) -> str:
     return git(path, "for-each-ref", "--format=%(refname) %(objectname)")
 
 
+
+
+def actor_of(repo) -> str:
+    """The active identity's actor fingerprint."""
+    return (Path(repo) / ".git" / "hn" / "active").read_text()[:-1]
+
+
+def record_id(repo, *args, kind="decision", content="x", at="HEAD", applies="descendants") -> str:
+    """Record one memory through the CLI and return its ID."""
+    r = hn(repo, "memory", "record", "--json", "--kind", kind, "--at", at, "--applies", applies,
+           *args, "--content", content)
+    assert r.code == 0, r.err
+    return r.json()["memoryId"]
+
+
+def recall_json(repo, *args) -> dict:
+    r = hn(repo, "memory", "recall", "--json", *args)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def ids(doc: dict) -> list[str]:
+    return [m["id"] for m in doc["memories"]]

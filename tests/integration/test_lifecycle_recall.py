@@ -7,30 +7,10 @@ import json
 import pytest
 
 from helpers import git, hn, make_repo, refs_snapshot
+from helpers import actor_of as _actor, ids as _ids, recall_json as _recall, record_id as _rec
 from independent import Writer, unb64
 
 KINDS = ["assumption", "attempt", "decision", "handoff", "observation", "verification"]
-
-
-def _actor(repo):
-    return (repo / ".git" / "hn" / "active").read_text()[:-1]
-
-
-def _rec(repo, *args, kind="decision", content="x", at="HEAD", applies="descendants"):
-    r = hn(repo, "memory", "record", "--json", "--kind", kind, "--at", at, "--applies", applies,
-           *args, "--content", content)
-    assert r.code == 0, r.err
-    return r.json()["memoryId"]
-
-
-def _recall(repo, *args):
-    r = hn(repo, "memory", "recall", "--json", *args)
-    assert r.code == 0, r.err
-    return r.json()
-
-
-def _ids(doc):
-    return [m["id"] for m in doc["memories"]]
 
 
 def _policy(actors, kinds, maintainer):

@@ -25,6 +25,7 @@ import os
 import struct
 
 from helpers import git, hn, hn_proc, make_repo
+from helpers import actor_of as _actor, ids as _ids, recall_json as _recall, record_id as _rec
 from independent import Writer, canonical
 
 KINDS = ["assumption", "attempt", "decision", "handoff", "observation", "verification"]
@@ -48,27 +49,6 @@ RELATIONSHIP_KEYS = ["memoryId", "stream", "actor", "operation", "targetId"]    
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-def _actor(repo):
-    return (repo / ".git" / "hn" / "active").read_text()[:-1]
-
-
-def _rec(repo, *args, kind="decision", content="x", at="HEAD", applies="descendants"):
-    r = hn(repo, "memory", "record", "--json", "--kind", kind, "--at", at, "--applies", applies,
-           *args, "--content", content)
-    assert r.code == 0, r.err
-    return r.json()["memoryId"]
-
-
-def _recall(repo, *args):
-    r = hn(repo, "memory", "recall", "--json", *args)
-    assert r.code == 0, r.err
-    return r.json()
-
-
-def _ids(doc):
-    return [m["id"] for m in doc["memories"]]
-
 
 def _show(repo, memory_id):
     r = hn(repo, "memory", "show", memory_id, "--json")
