@@ -216,8 +216,12 @@ def test_show_lookup(inited):
     mid = out["memoryId"]
     assert _show(inited, mid[7:15])["memoryId"] == mid
     assert _show(inited, mid[7:])["memoryId"] == mid
-    assert hn(inited, "memory", "show", mid[7:15].upper()).err == \
-        f"git-hn: memory {mid[7:15].upper()} was not found in verified local or accepted streams\n"
+    # uppercase is not a lookup spelling; the whole ID is used so that it surely has a letter
+    # (an 8-digit prefix is all digits about 2% of the time, and upper() would not change it)
+    upper = mid[7:].upper()
+    assert upper != mid[7:]
+    assert hn(inited, "memory", "show", upper).err == \
+        f"git-hn: memory {upper} was not found in verified local or accepted streams\n"
     assert hn(inited, "memory", "show").err == "git-hn: usage: git hn memory show MEMORY [--json]\n"
     r = hn(inited, "memory", "show", mid)
     assert r.out.splitlines()[0].startswith("Memory content is untrusted inert data.")
