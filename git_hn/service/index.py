@@ -11,6 +11,7 @@ rebuild from verified streams, never by using them.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 
 from ..core import canonical
@@ -179,28 +180,34 @@ def record_slices(data: bytes, count: int) -> list[tuple[int, int]]:
     return out
 
 
+def _db_content(doc: dict, collection):
+    """What the database holds besides ``locations`` and ``meta``: (sources, rows, postings,
+    row number by ID), in insertion order. Shared by the build and by ``verify``."""
+    sources = sorted((s.ref, s.head) for s in collection.sources)
+    commits = {m.memory_id: m.commit for m in collection.memories}
+    # Row numbers follow the §7.7 order of the context-free keys (lifecycle rank, signed
+    # timestamp descending bytewise, ID), so recall reads candidates already ordered.
+    ordered = list(doc["records"])  # sorted by ID; stable sorts add the other keys
+    ordered.sort(key=lambda r: r["signedTimestamp"], reverse=True)  # ASCII: str order is bytewise
+    ordered.sort(key=lambda r: LIFECYCLE_RANK.get(r["lifecycle"], 4))
+    numbers = {}
+    rows = []
+    for n, row in enumerate(ordered):
+        numbers[row["id"]] = n
+        rows.append(_row_columns(n, row, commits[row["id"]]))
+    postings = [(t["token"], _pack(sorted(numbers[i] for i in t["memoryIds"]))) for t in doc["tokens"]]
+    return sources, rows, postings, numbers
+
+
 def _write_db(repo: Repo, doc: dict, collection, policy_digest: str, located) -> None:
     """Build the sealed database; ``located()`` returns (index SHA-256, seal, record slices)."""
     conn, tmp = store_index.create_db(repo)
     try:
-        conn.executemany("INSERT INTO sources VALUES (?, ?)",
-                         [(s.ref, s.head) for s in collection.sources])
-        commits = {m.memory_id: m.commit for m in collection.memories}
-        # Row numbers follow the §7.7 order of the context-free keys (lifecycle rank, signed
-        # timestamp descending bytewise, ID), so recall reads candidates already ordered.
-        ordered = list(doc["records"])  # sorted by ID; stable sorts add the other keys
-        ordered.sort(key=lambda r: r["signedTimestamp"], reverse=True)  # ASCII: str order is bytewise
-        ordered.sort(key=lambda r: LIFECYCLE_RANK.get(r["lifecycle"], 4))
-        numbers = {}
-        rows = []
-        for n, row in enumerate(ordered):
-            numbers[row["id"]] = n
-            rows.append(_row_columns(n, row, commits[row["id"]]))
+        sources, rows, postings, numbers = _db_content(doc, collection)
+        conn.executemany("INSERT INTO sources VALUES (?, ?)", sources)
         conn.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          rows)
-        conn.executemany("INSERT INTO postings VALUES (?, ?)",
-                         [(t["token"], _pack(sorted(numbers[i] for i in t["memoryIds"])))
-                          for t in doc["tokens"]])
+        conn.executemany("INSERT INTO postings VALUES (?, ?)", postings)
         digest, seal, slices = located()
         conn.executemany("INSERT INTO locations VALUES (?, ?, ?)",
                          [(numbers[row["id"]], sl[0], sl[1]) for row, sl in zip(doc["records"], slices)])
@@ -214,6 +221,35 @@ def _write_db(repo: Repo, doc: dict, collection, policy_digest: str, located) ->
         finally:
             store_index.discard_tmp(tmp)
         raise
+
+
+def _verify_db(repo: Repo, data: bytes, doc: dict, collection, policy_digest: str) -> None:
+    """The database, when there is one, must hold exactly what a rebuild from ``doc`` writes
+    (a consistent edit of filter columns or postings could otherwise hide rows from recall)."""
+    conn = store_index.open_db_readonly(repo)
+    if conn is None:
+        if os.path.lexists(store_index.paths(repo)[3]):
+            raise core_index.IndexError_("corrupt", "recall database is unsafe or unreadable")
+        return
+    try:
+        sources, rows, postings, numbers = _db_content(doc, collection)
+        slices = record_slices(data, len(doc["records"]))
+        locations = sorted((numbers[row["id"]], sl[0], sl[1]) for row, sl in zip(doc["records"], slices))
+        meta = {"version": store_index.DB_VERSION, "sourceFingerprint": doc["sourceFingerprint"],
+                "policyDigest": policy_digest, "indexSha256": hashlib.sha256(data).hexdigest(),
+                "indexSeal": store_index.current_seal(repo)}
+        same = (dict(conn.execute("SELECT key, value FROM meta").fetchall()) == meta
+                and conn.execute("SELECT ref, head FROM sources ORDER BY ref").fetchall() == sources
+                and conn.execute("SELECT * FROM rows ORDER BY n").fetchall() == [tuple(r) for r in rows]
+                and conn.execute("SELECT n, offset, length FROM locations ORDER BY n").fetchall() == locations
+                and conn.execute("SELECT token, ns FROM postings ORDER BY token").fetchall()
+                == sorted(postings))
+    except sqlite3.Error:
+        same = False
+    finally:
+        conn.close()
+    if not same:
+        raise core_index.IndexError_("corrupt", "recall database differs from a rebuild")
 
 
 def _pack(numbers: list[int]) -> bytes:
@@ -263,9 +299,10 @@ def verify(repo: Repo) -> Built:
     current = core_recall.source_fingerprint(policy.digest, [(s.ref, s.head) for s in sources])
     if doc["sourceFingerprint"] != current:
         raise core_index.IndexError_("stale", "source or policy changed")
-    derived, _collection, _digest = derive(repo, sources)
+    derived, collection, digest = derive(repo, sources)
     if core_index.encode(derived) != data:
         raise core_index.IndexError_("stale", "derived projection changed")
+    _verify_db(repo, data, derived, collection, digest)
     return Built(doc["sourceFingerprint"], len(doc["records"]))
 
 

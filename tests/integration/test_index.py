@@ -274,6 +274,56 @@ def test_edited_database_is_never_served(populated):
     assert hn(populated, "memory", "recall", "--json", "--include-untrusted").out == reference
 
 
+@pytest.mark.parametrize("sql", [
+    "DELETE FROM rows WHERE n = 0;",                                    # a row hidden outright
+    "UPDATE postings SET ns = X'' WHERE token = 'isolation';",          # hidden from one term
+    "UPDATE rows SET kind = 'attempt' WHERE n = 0;",                    # a filter column changed
+    "DELETE FROM sources;",
+])
+def test_verify_compares_the_database_with_a_rebuild(populated, sql):
+    """A consistent edit that only hides rows cannot be seen by recall's per-row checks; verify
+    re-derives the database too and reports it."""
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert hn(populated, "memory", "index", "verify").code == 0
+    db = populated / ".git" / "hn" / "memory" / "recall-v0.sqlite"
+    conn = sqlite3.connect(db)
+    conn.executescript(sql)
+    conn.commit()
+    conn.close()
+    r = hn(populated, "memory", "index", "verify")
+    assert r.code == 1
+    assert r.err == "git-hn: memory index corrupt: recall database differs from a rebuild\n"
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert hn(populated, "memory", "index", "verify").code == 0
+
+
+def test_lifecycle_commands_refresh_the_index(populated):
+    """supersede, retract and challenge leave the index consistent (here: absent) like record."""
+    index = _index(populated)
+    target = _rec(populated, "to be superseded")
+    for args in (["supersede", target, "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+                  "--content", "replacement"],
+                 ["retract", target, "--reason", "obsolete"]):
+        assert hn(populated, "memory", "index", "rebuild").code == 0
+        assert index.exists()
+        r = hn(populated, "memory", *args)
+        assert r.code == 0, r.err
+        assert not index.exists(), args
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    other = populated.parent / "other"
+    git(populated.parent, "clone", "-q", str(populated), str(other))
+    assert hn(other, "init", "--name", "Challenger").code == 0
+    # challenge needs another actor's memory: the other clone records, then the populated one
+    # challenges it after fetching the stream as a local source
+    them = _rec(other, "challenge me")
+    refs = git(other, "for-each-ref", "--format=%(refname)", "refs/hn/memory").split()
+    git(populated, "fetch", "-q", str(other), *[f"{r}:{r}" for r in refs])
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    r = hn(populated, "memory", "challenge", them, "--reason", "evidence-mismatch")
+    assert r.code == 0, r.err
+    assert not index.exists()
+
+
 def test_failed_write_keeps_the_previous_index(populated, monkeypatch):
     assert hn(populated, "memory", "index", "rebuild").code == 0
     good = _index(populated).read_bytes()
