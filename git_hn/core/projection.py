@@ -170,7 +170,9 @@ def lifecycle_graph(memories: list[VerifiedMemory]) -> Graph:
 
 
 class _Ancestry:
-    """Memoized breadth-first walks over raw parent headers, one per query commit."""
+    """Memoized ancestry, one walk per query commit: one ``git rev-list`` when the resolver can
+    prove it equals the raw-header walk (see ``Resolver.reachable``), else breadth-first over raw
+    parent headers."""
 
     def __init__(self, resolver):
         self.resolver = resolver
@@ -180,6 +182,12 @@ class _Ancestry:
         """(readable commits reachable from ``start``, first unreadable commit in BFS order)."""
         got = self.walks.get(start)
         if got is not None:
+            return got
+        fast = getattr(self.resolver, "reachable", None)
+        commits = fast(start) if fast is not None else None
+        if commits is not None:  # the same set, from one Git process; nothing was missing
+            got = (commits, "")
+            self.walks[start] = got
             return got
         seen = {start}
         queue = [start]

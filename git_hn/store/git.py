@@ -67,6 +67,18 @@ class Git:
         except subprocess.TimeoutExpired:
             raise GitError(f"git {args[0]} timed out") from None
 
+    def stdout_only(self, args: list[str]) -> tuple[int, bytes]:
+        """(exit status, stdout) of ``git <args>`` with stderr discarded: one blocking read, for
+        large listings (``run`` multiplexes two pipes in small reads)."""
+        try:
+            proc = subprocess.Popen(["git", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, cwd=self.cwd, env=self.env)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        with proc:
+            data = proc.stdout.read()
+        return proc.returncode, data
+
     def out(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
             error: str | None = None) -> str:
         """Run and return stdout without the final newline; a failure raises ``GitError``."""

@@ -31,6 +31,7 @@ class Resolver:
         self._types: dict[str, str | None] = {}
         self._objects: dict[str, tuple[str, bytes] | None] = {}
         self._parents: dict[str, tuple | None] = {}
+        self._reachable: dict[str, set | None] = {}
 
     def _check(self, oid: str) -> None:
         from ..core.projection import ProbeError
@@ -107,6 +108,29 @@ class Resolver:
     def tree_entry(self, commit: str, path: str) -> tuple[str, str] | None:
         found = self.entry(commit, path)
         return None if found is None else (found[1], found[2])
+
+    def reachable(self, start: str) -> set | None:
+        """Every commit reachable from ``start``, from one ``git rev-list`` (§5.4 ancestry), when
+        that is provably what the raw-header walk finds: no grafts, no shallow boundary (replace
+        refs and the commit-graph are off), no pending object in the history, and Git read
+        every commit. Otherwise None, and the caller walks raw headers itself."""
+        import os
+
+        if len(start) != self.repo.oid_hex_len or _HEX.fullmatch(start) is None:
+            return None
+        common = self.repo.common_dir
+        if any(os.path.exists(os.path.join(common, p)) for p in ("info/grafts", "shallow")):
+            return None
+        if start in self._reachable:
+            return self._reachable[start]
+        status, out = self.repo.git.stdout_only(["-c", "core.commitGraph=false", "rev-list",
+                                                 "--end-of-options", start, "--"])
+        commits = set(out.decode("ascii", "replace").split()) if status == 0 else None
+        if commits is not None and (start not in commits
+                                    or (self.pending and not commits.isdisjoint(self.pending))):
+            commits = None
+        self._reachable[start] = commits
+        return commits
 
     def is_ancestor(self, anchor: str, start: str) -> bool:
         """Positive-only shortcut (§11(d)); never used when grafts could change ancestry."""

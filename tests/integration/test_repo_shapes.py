@@ -91,3 +91,30 @@ def test_unborn_head(tmp_path):
     assert git(repo, "for-each-ref") == ""
     assert json.loads((repo / ".git" / "hn" / "identities" / os.listdir(
         repo / ".git" / "hn" / "identities")[0]).read_text())["version"] == 1
+
+
+def _applicability(repo, at):
+    out = hn(repo, "memory", "recall", "--json", "--include-untrusted", "--at", at).json()
+    return [m["applicability"] for m in out["memories"]]
+
+
+def test_ancestry_follows_raw_parent_headers_even_with_grafts(tmp_path):
+    """§5.4: ancestry is decided by the commits' own parent headers. Git's rev-list (the fast
+    path) is used only when it must agree; a graft that cuts history makes Git disagree, and the
+    raw walk still finds the anchor."""
+    repo = make_repo(tmp_path / "r")
+    for i in range(3):
+        git(repo, "commit", "-q", "--allow-empty", "-m", f"c{i}")
+    assert hn(repo, "init").code == 0
+    anchor = git(repo, "rev-parse", "HEAD~2")
+    r = hn(repo, "memory", "record", "--kind", "decision", "--at", anchor, "--applies", "descendants",
+           "--content", "old anchor")
+    assert r.code == 0, r.err
+    other = git(repo, "commit-tree", git(repo, "rev-parse", "HEAD^{tree}"), "-m", "unrelated")
+    assert _applicability(repo, "HEAD") == ["applicable"]
+    assert _applicability(repo, other) == []  # recall serves applicable rows only
+    # Git now believes HEAD~1 has no parents; the raw headers say otherwise
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "grafts").write_text(git(repo, "rev-parse", "HEAD~1") + "\n")
+    assert anchor not in git(repo, "rev-list", "HEAD").split()
+    assert _applicability(repo, "HEAD") == ["applicable"]
