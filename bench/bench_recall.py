@@ -34,7 +34,8 @@ def _time(args, cwd, env) -> tuple[float, bytes]:
     return elapsed, proc.stdout
 
 
-def setup(root: str, env: dict, memories: int, actors: int = 3) -> tuple[str, str]:
+def setup(root: str, env: dict, memories: int, actors: int = 3, streams_per_actor: int = 1,
+          words: int = 12) -> tuple[str, str]:
     repo = os.path.join(root, "repo")
     subprocess.run(["git", "init", "-q", repo], check=True, env=env)
     rng = random.Random(42)
@@ -45,7 +46,8 @@ def setup(root: str, env: dict, memories: int, actors: int = 3) -> tuple[str, st
                           text=True, check=True).stdout.strip()
     people = [memgen.Actor(bytes([i + 1]) * 32, f"Actor {i}") for i in range(actors)]
     people[0].install(repo)
-    memgen.write_streams(repo, env, people, memories // actors, head, rng, texts)
+    memgen.write_streams(repo, env, people, memories // actors, head, rng, texts,
+                         streams_per_actor=streams_per_actor, words=words)
     for i, text in enumerate(texts):
         with open(os.path.join(repo, "texts", f"{i:06d}.txt"), "w") as fh:
             fh.write(text)

@@ -40,8 +40,12 @@ class Actor:
         self.key = Ed25519PrivateKey.from_private_bytes(seed)
         self.pub = self.key.public_key().public_bytes_raw()
         self.actor = hashlib.sha256(self.pub).hexdigest()
-        self.stream = "sha256:" + hashlib.sha256(
-            b"hn-memory-stream-v0\x00" + self.actor.encode() + b"\x00default").hexdigest()
+        self.stream = self.stream_id("default")
+
+    def stream_id(self, name: str) -> str:
+        """A stream ID derived like the default stream's, for a named stream."""
+        return "sha256:" + hashlib.sha256(
+            b"hn-memory-stream-v0\x00" + self.actor.encode() + b"\x00" + name.encode()).hexdigest()
 
     def install(self, repo: str) -> None:
         """Make this actor the repository's active identity (keyring files, CONTRACT §2.2)."""
@@ -65,26 +69,32 @@ def sentence(rng: random.Random, n: int = 12) -> str:
 
 
 def write_streams(repo: str, env: dict, actors: list[Actor], per_actor: int, anchor: str,
-                  rng: random.Random, texts: list | None = None) -> None:
-    """One stream per actor under ``refs/hn/memory``; contents go to ``texts`` if given."""
+                  rng: random.Random, texts: list | None = None, streams_per_actor: int = 1,
+                  words: int = 12) -> None:
+    """``streams_per_actor`` streams per actor under ``refs/hn/memory`` (the default stream
+    first), ``per_actor`` memories spread over them, contents of ``words`` words plus a number.
+    The searchable text of each memory (content and topic) goes to ``texts`` if given."""
     out = []
     mark = 0
     kinds = ("decision", "observation", "assumption")
-    for a in actors:
-        ref = f"refs/hn/memory/{a.actor}/{a.stream[7:]}"
+    plan = [(a, a.stream if k == 0 else a.stream_id(f"stream-{k}"), per_actor // streams_per_actor)
+            for a in actors for k in range(streams_per_actor)]
+    for a, stream, count in plan:
+        ref = f"refs/hn/memory/{a.actor}/{stream[7:]}"
         previous, last_commit = "", 0
-        for seq in range(1, per_actor + 1):
-            content = sentence(rng)
+        for seq in range(1, count + 1):
+            content = sentence(rng, words)
+            topic = rng.choice(WORDS)
             if texts is not None:
-                texts.append(content)
+                texts.append(content + "\n" + topic)
             env_doc = {"protocol": "hn-memory/0", "operation": "record", "actor": a.actor,
-                       "actorName": a.name, "publicKey": b64(a.pub), "stream": a.stream,
+                       "actorName": a.name, "publicKey": b64(a.pub), "stream": stream,
                        "sequence": seq, "timestamp": f"2026-01-{1 + seq % 28:02d}T00:{seq % 60:02d}:00Z"}
             if previous:
                 env_doc["previous"] = previous
             env_doc["record"] = {"kind": kinds[seq % 3], "content": content,
                                  "anchor": {"commit": anchor}, "applicability": {"mode": "descendants"},
-                                 "topics": [rng.choice(WORDS)], "evidence": []}
+                                 "topics": [topic], "evidence": []}
             payload = canonical(env_doc)
             sig = b64(a.key.sign(payload)).encode()
             previous = "sha256:" + hashlib.sha256(payload).hexdigest()

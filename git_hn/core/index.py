@@ -37,6 +37,15 @@ class IndexError_(LocalStateError):
         self.cause = cause
 
 
+class IndexTooLarge(IndexError_):
+    """A rebuild whose index would exceed the §8.1 size bound: nothing is written."""
+
+    def __init__(self, size: int, bound: int):
+        super().__init__("too large", f"a rebuild would write {size} bytes, over the {bound}-byte "
+                                      "bound; recall reads verified streams instead")
+        self.size = size
+
+
 def row_text(row: dict) -> str:
     data = row["data"]
     return data["content"] + "\n" + "\n".join(data["topics"])

@@ -85,6 +85,12 @@ def _rebuild(repo: Repo) -> Built:
     writer = _DbWriter(repo, doc, collection, policy_digest)
     try:
         data = core_index.encode(doc)
+        bound = _index_bound()
+        if len(data) > bound:
+            # §8.1 bounds the file; an index that cannot be written is absent, which is
+            # consistent, and the stale one (if any) must not stay behind
+            store_index.remove_all(repo)
+            raise core_index.IndexTooLarge(len(data), bound)
         st = store_index.write_index(repo, data)
         writer.finish(hashlib.sha256(data).hexdigest(), store_index.seal_of(st),
                       record_slices(data, len(doc["records"])))
@@ -566,6 +572,26 @@ def _page(req, selected: list[tuple], digest: str) -> tuple[list[tuple], dict]:
     return page, {"matched": len(selected), "truncated": i < len(selected)}
 
 
+def _index_bound() -> int:
+    """§8.1's 256 MiB, or (only under ``HN_INTERNAL_TESTING=1``) ``HN_TEST_INDEX_MAX_BYTES``, so
+    that tests reach the bound without writing 256 MiB."""
+    from ..core.limits import LIMITS
+
+    if os.environ.get("HN_INTERNAL_TESTING") == "1":
+        value = os.environ.get("HN_TEST_INDEX_MAX_BYTES", "")
+        if value.isdigit():
+            return int(value)
+    return LIMITS.max_index
+
+
+def _recall_without_index(repo: Repo, req) -> dict:
+    """The same answer from a full projection of verified streams, for a repository whose index
+    would exceed its size bound (slow, but never wrong and never refused)."""
+    from .recall import recall_full
+
+    return recall_full(repo, req)
+
+
 def recall(repo: Repo, req, *, at: str, terms) -> dict:
     """Serve a normalized request from a fresh index (rebuilding it when it is not)."""
     import orjson
@@ -583,7 +609,10 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
     for attempt in range(2):
         conn = _fresh_db(repo, {fp_c, fp_h}) if attempt == 0 else None
         if conn is None:
-            rebuild(repo)
+            try:
+                rebuild(repo)
+            except core_index.IndexTooLarge:
+                return _recall_without_index(repo, req)
             conn = _fresh_db(repo, {fp_c, fp_h})
             if conn is None:
                 raise HnError("memory index could not be rebuilt")

@@ -415,3 +415,27 @@ def test_refresh_deletes_exactly_the_index_files():
     from git_hn.store import index as store_index
 
     assert set(index_refresh.NAMES) == {"index-v0.json", store_index.DB_NAME}
+
+
+def test_an_index_over_its_size_bound_is_not_written_and_recall_still_answers(populated):
+    """§8.1 bounds index-v0.json at 256 MiB (here lowered through the testing switch): a rebuild
+    that would exceed it writes nothing and says so; recall answers from verified streams."""
+    from helpers import hn_proc
+
+    reference = hn(populated, "memory", "recall", "--json", "--include-untrusted").out
+    assert _index(populated).exists()
+    size = _index(populated).stat().st_size
+    env = {"HN_INTERNAL_TESTING": "1", "HN_TEST_INDEX_MAX_BYTES": str(size - 1)}
+    r = hn_proc(populated, "memory", "index", "rebuild", env=env)
+    assert r.code == 1
+    assert r.err == (f"git-hn: memory index too large: a rebuild would write {size} bytes, over the "
+                     f"{size - 1}-byte bound; recall reads verified streams instead\n")
+    assert not _index(populated).exists()
+    assert not (populated / ".git" / "hn" / "memory" / "recall-v0.sqlite").exists()
+    r = hn_proc(populated, "memory", "recall", "--json", "--include-untrusted", env=env)
+    assert r.code == 0, r.err
+    assert r.out == reference
+    assert not _index(populated).exists()
+    env["HN_TEST_INDEX_MAX_BYTES"] = str(size)  # at the bound: written
+    assert hn_proc(populated, "memory", "index", "rebuild", env=env).code == 0
+    assert _index(populated).stat().st_size == size
