@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 
-import orjson as _orjson
-
 _HTML = str.maketrans({
     "<": "\\u003c",
     ">": "\\u003e",
@@ -29,16 +27,42 @@ def compact(value) -> bytes:
     return _compact.encode(value).translate(_HTML).encode("utf-8")
 
 
+_FAST = None  # the orjson module, once a bulk caller loaded it (see load_fast_codec)
+
+
+def load_fast_codec():
+    """Load orjson for bulk work and return it.
+
+    Importing orjson costs ~13 ms (it pulls in dataclasses, uuid, datetime, ...), more than a
+    single record can afford, so one-payload paths keep the stdlib codec and bulk paths (stream
+    verification of many commits, index rebuilds) call this first. Both codecs give the same
+    bytes for what ``compact_plain`` and the envelope fast path accept (tested).
+    """
+    global _FAST
+    if _FAST is None:
+        import orjson
+
+        _FAST = orjson
+    return _FAST
+
+
+def fast_codec():
+    """orjson if a bulk caller loaded it, else None."""
+    return _FAST
+
+
 def compact_plain(value) -> bytes:
     """``compact`` for documents of strings, integers, booleans, lists and objects only (no
     floats: orjson spells those differently), such as a memory envelope.
 
-    orjson's output equals ``json.dumps`` for these and is several times faster, which matters
-    when thousands of payloads are re-encoded for the canonical check; a value it refuses (a
-    lone surrogate, an integer beyond 64 bits) takes the stdlib path.
+    With the fast codec loaded, orjson's output (equal to ``json.dumps`` for these, and several
+    times faster) is used; a value it refuses (a lone surrogate, an integer beyond 64 bits)
+    takes the stdlib path.
     """
+    if _FAST is None:
+        return compact(value)
     try:
-        data = _orjson.dumps(value)
+        data = _FAST.dumps(value)
     except TypeError:
         return compact(value)
     return _html_bytes(data)
@@ -76,5 +100,6 @@ def indented_large(value) -> bytes:
     ``\\u00xx``); the HTML escaping is applied on the bytes afterwards, which is safe because
     every key is fixed ASCII. A test compares it with ``indented`` on real indexes.
     """
-    data = _orjson.dumps(value, option=_orjson.OPT_INDENT_2 | _orjson.OPT_APPEND_NEWLINE)
+    orjson = load_fast_codec()
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
     return _html_bytes(data)

@@ -270,9 +270,13 @@ def _fast_envelope(payload: bytes) -> Envelope:
     surrogates and every other non-canonical spelling. Anything else falls back to the strict
     path, which decides the error.
     """
-    import orjson
+    fast = canonical.fast_codec()
+    if fast is not None:
+        doc = fast.loads(payload)
+    else:
+        import json
 
-    doc = orjson.loads(payload)
+        doc = json.loads(payload)
     if type(doc) is not dict or not doc.keys() <= _ENV_KEYS:
         raise _Bad
     rec = doc.get("record")

@@ -152,8 +152,8 @@ def _read_own(data: bytes):
     strict parser is kept for files that do not re-encode byte for byte: a duplicate key, a
     non-canonical escape or number, or anything else git-hn would not write, falls through to it.
     """
-    if len(data) > RECEIPT_MAX:
-        return None
+    if len(data) > RECEIPT_MAX or len(data) < 65536:
+        return None  # small files: the strict parser is fast enough, and orjson costs an import
     import orjson
 
     try:

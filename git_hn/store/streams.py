@@ -229,6 +229,10 @@ def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list
     soon as it is staged, so reading the next slice overlaps with verifying this one.
     """
     verifier = Verifier(len(commits))
+    if verifier.kind != "inline":
+        from ..core.canonical import load_fast_codec
+
+        load_fast_codec()  # many payloads to decode: worth orjson's import
     tickets = []
     # slices grow from 256 to 2,048 commits, so the workers start early and stay busy
     step = 256 if verifier.kind == "processes" else max(len(commits), 1)
@@ -398,6 +402,9 @@ def collect(repo: Repo, sources: list[Source] | None = None) -> Collection:
                 staged = stage_commits(repo, fresh)
                 if verifier.kind == "inline" and len(staged) >= 256:
                     verifier = Verifier(len(staged))
+                    from ..core.canonical import load_fast_codec
+
+                    load_fast_codec()  # many payloads to decode: worth orjson's import
                 pending.append((fresh, staged, verifier.submit(staged)))
         results: dict[str, object] = {}  # commit -> VerifiedMemory or ValidationError
         queue = iter(pending)

@@ -153,13 +153,17 @@ def test_indented_separator_is_colon_space_and_no_trailing_spaces():
     {"big": 2 ** 70},
 ])
 def test_compact_plain_equals_compact(value):
-    from git_hn.core.canonical import compact_plain
+    from git_hn.core.canonical import compact_plain, load_fast_codec
+
+    load_fast_codec()  # compare the orjson path, not the stdlib fallback
 
     assert compact_plain(value) == compact(value)
 
 
 def test_compact_plain_refuses_lone_surrogates_like_compact():
-    from git_hn.core.canonical import compact_plain
+    from git_hn.core.canonical import compact_plain, load_fast_codec
+
+    load_fast_codec()
 
     for encode in (compact, compact_plain):
         with pytest.raises(UnicodeEncodeError):
