@@ -117,3 +117,21 @@ def recall_json(repo, *args) -> dict:
 
 def ids(doc: dict) -> list[str]:
     return [m["id"] for m in doc["memories"]]
+
+
+def tree_entries(repo, commit) -> dict[str, str]:
+    """name -> object ID of a commit's top-level tree entries."""
+    out = {}
+    for line in git(repo, "ls-tree", commit).splitlines():
+        meta, name = line.split("\t")
+        out[name] = meta.split(" ")[2]
+    return out
+
+
+def read_blob(repo, oid) -> bytes:
+    return subprocess.run(["git", "cat-file", "blob", oid], cwd=repo, capture_output=True,
+                          check=True).stdout
+
+
+def write_blob(repo, data: bytes) -> str:
+    return git(repo, "hash-object", "-w", "--stdin", input=data)

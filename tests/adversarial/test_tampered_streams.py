@@ -14,6 +14,7 @@ import pytest
 from git_hn.core import chain
 from git_hn.errors import ValidationError
 from helpers import git, hn, refs_snapshot
+from helpers import read_blob as _blob, tree_entries as _entries, write_blob as _write
 from independent import b64, canonical, unb64
 
 
@@ -26,23 +27,6 @@ def _record(repo, content="a memory"):
 
 def _ref(repo):
     return git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
-
-
-def _entries(repo, commit):
-    out = {}
-    for line in git(repo, "ls-tree", commit).splitlines():
-        meta, name = line.split("\t")
-        out[name] = meta.split(" ")[2]
-    return out
-
-
-def _blob(repo, oid) -> bytes:
-    return subprocess.run(["git", "cat-file", "blob", oid], cwd=repo, capture_output=True,
-                          check=True).stdout
-
-
-def _write(repo, data: bytes) -> str:
-    return git(repo, "hash-object", "-w", "--stdin", input=data)
 
 
 def _commit(repo, tree_lines: str, parents=()) -> str:

@@ -37,6 +37,7 @@ from git_hn.core.limits import LIMITS
 from git_hn.errors import ConflictError, ValidationError
 from git_hn.store.lock import stream_lock
 from helpers import actor_of, git, hn, hn_proc, record_id, refs_snapshot
+from helpers import read_blob as _blob, tree_entries as _entries, write_blob as _write
 from independent import b64, unb64
 
 RECORD = ("memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
@@ -56,23 +57,6 @@ def _ref(repo) -> str:
 
 def _head(repo) -> str:
     return git(repo, "rev-parse", _ref(repo))
-
-
-def _entries(repo, commit) -> dict[str, str]:
-    out = {}
-    for line in git(repo, "ls-tree", commit).splitlines():
-        meta, name = line.split("\t")
-        out[name] = meta.split(" ")[2]
-    return out
-
-
-def _blob(repo, oid) -> bytes:
-    return subprocess.run(["git", "cat-file", "blob", oid], cwd=repo, capture_output=True,
-                          check=True).stdout
-
-
-def _write(repo, data: bytes) -> str:
-    return git(repo, "hash-object", "-w", "--stdin", input=data)
 
 
 def _head_payload(repo) -> tuple[bytes, bytes]:
