@@ -7,7 +7,6 @@ every stream) refuses with the contract's text and that no ref changed.
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
