@@ -10,17 +10,14 @@ the hooks. Usage: python bench/bench_hooks.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_record import _env  # noqa: E402
+from bench_record import in_sandbox  # noqa: E402
 
 
 def _git(args, cwd, env):
@@ -67,14 +64,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
     args = ap.parse_args(argv)
-    root = tempfile.mkdtemp(prefix="git-hn-bench-hooks-")
-    try:
-        home = os.path.join(root, "home")
-        os.mkdir(home)
-        result = bench(root, _env(home), args.runs)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    print(json.dumps(result))
+    result = in_sandbox("git-hn-bench-hooks-", lambda root, env: bench(root, env, args.runs))
     return 0 if result["overheadMs"] <= result["targetOverheadMs"] else 1
 
 

@@ -15,16 +15,14 @@ import argparse
 import json
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_recall import setup  # noqa: E402
-from bench_record import _env  # noqa: E402
+from bench_record import in_sandbox  # noqa: E402
 
 
 def _timed(args, cwd, env):
@@ -104,14 +102,7 @@ def main(argv=None) -> int:
     ap.add_argument("--memories", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args(argv)
-    root = tempfile.mkdtemp(prefix="git-hn-bench-index-")
-    try:
-        home = os.path.join(root, "home")
-        os.mkdir(home)
-        result = bench(root, _env(home), args.memories, args.runs)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    print(json.dumps(result))
+    result = in_sandbox("git-hn-bench-index-", lambda root, env: bench(root, env, args.memories, args.runs))
     t = result["targets"]
     ok = (result["ratio"] <= t["ratio"] and result["rebuildPerSecond"] >= t["rebuildPerSecond"]
           and result["recallPeakMiB"] <= t["recallPeakMiB"])

@@ -47,6 +47,24 @@ def _env(home: str) -> dict:
     return env
 
 
+def in_sandbox(prefix: str, work):
+    """``work(root, env)`` in a fresh temporary directory with its own HOME, removed afterwards;
+    its result is printed as one JSON line and returned."""
+    import json
+    import shutil
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix=prefix)
+    try:
+        home = os.path.join(root, "home")
+        os.mkdir(home)
+        result = work(root, _env(home))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(json.dumps(result))
+    return result
+
+
 def _run(args, cwd, env, input=None) -> float:
     t0 = time.perf_counter()
     subprocess.run(args, cwd=cwd, env=env, check=True, capture_output=True, input=input)

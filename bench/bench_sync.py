@@ -15,16 +15,14 @@ import base64
 import json
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memgen  # noqa: E402
-from bench_record import _env  # noqa: E402
+from bench_record import in_sandbox  # noqa: E402
 
 
 def _run(args, cwd, env):
@@ -96,14 +94,7 @@ def main(argv=None) -> int:
     ap.add_argument("--memories", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args(argv)
-    root = tempfile.mkdtemp(prefix="git-hn-bench-sync-")
-    try:
-        home = os.path.join(root, "home")
-        os.mkdir(home)
-        result = bench(root, _env(home), args.memories, args.runs)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    print(json.dumps(result))
+    result = in_sandbox("git-hn-bench-sync-", lambda root, env: bench(root, env, args.memories, args.runs))
     return 0 if result["ratio"] <= result["target"] else 1
 
 

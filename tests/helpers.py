@@ -135,3 +135,12 @@ def read_blob(repo, oid) -> bytes:
 
 def write_blob(repo, data: bytes) -> str:
     return git(repo, "hash-object", "-w", "--stdin", input=data)
+
+
+def forged_commit(repo, tree_lines: str, parents=()) -> str:
+    """A commit built with plain plumbing from ``git mktree`` input, for forged streams."""
+    tree = git(repo, "mktree", input=tree_lines.encode())
+    args = ["commit-tree", tree, "-m", "forged"]
+    for p in parents:
+        args += ["-p", p]
+    return git(repo, *args)

@@ -13,7 +13,7 @@ import pytest
 from git_hn.core import chain
 from git_hn.errors import ValidationError
 from helpers import git, hn, refs_snapshot
-from helpers import read_blob as _blob, tree_entries as _entries, write_blob as _write
+from helpers import forged_commit as _commit, read_blob as _blob, tree_entries as _entries, write_blob as _write
 from independent import b64, canonical, unb64
 
 
@@ -26,14 +26,6 @@ def _record(repo, content="a memory"):
 
 def _ref(repo):
     return git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
-
-
-def _commit(repo, tree_lines: str, parents=()) -> str:
-    tree = git(repo, "mktree", input=tree_lines.encode())
-    args = ["commit-tree", tree, "-m", "forged"]
-    for p in parents:
-        args += ["-p", p]
-    return git(repo, *args)
 
 
 def _replace_head(repo, payload: bytes | None = None, signature: bytes | None = None,

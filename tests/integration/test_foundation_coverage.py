@@ -37,7 +37,7 @@ from git_hn.core.limits import LIMITS
 from git_hn.errors import ConflictError, ValidationError
 from git_hn.store.lock import stream_lock
 from helpers import actor_of, git, hn, hn_proc, record_id, refs_snapshot
-from helpers import read_blob as _blob, tree_entries as _entries, write_blob as _write
+from helpers import forged_commit as _commit, read_blob as _blob, tree_entries as _entries, write_blob as _write
 from independent import b64, unb64
 
 RECORD = ("memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
@@ -63,14 +63,6 @@ def _head_payload(repo) -> tuple[bytes, bytes]:
     """(memory.json, signature) bytes of the local stream head."""
     entries = _entries(repo, _head(repo))
     return _blob(repo, entries["memory.json"]), _blob(repo, entries["signature"])
-
-
-def _commit(repo, tree_lines: str, parents=()) -> str:
-    tree = git(repo, "mktree", input=tree_lines.encode())
-    args = ["commit-tree", tree, "-m", "forged"]
-    for p in parents:
-        args += ["-p", p]
-    return git(repo, *args)
 
 
 def _replace_head(repo, payload: bytes | None = None, signature: bytes | None = None,
