@@ -109,7 +109,13 @@ adds another actor's dissent beside it.
 returns a deterministic, bounded answer (default 20 records and 65536 bytes of encoded
 content), served from a private index under
 .B .git/hn/memory/
-that is rebuilt whenever it is missing, stale or unsafe.
+that is rebuilt whenever it is missing, stale or unsafe:
+.B index\\-v0.json
+(the upstream schema) and
+.B recall\\-v0.sqlite
+(a derived database holding every row, which recall reads). When
+.B index\\-v0.json
+would exceed its 256 MiB bound it is omitted, and recall is served from the database alone.
 """,
     "git-hn-replication": """\
 .SH DESCRIPTION

@@ -194,13 +194,13 @@ _hooks_command("status", "Show whether each wrapper is installed and what it cha
 
 @index_app.command("rebuild", context_settings=CTX)
 def index_rebuild() -> int:
-    """Rebuild .git/hn/memory/index-v0.json from verified streams (atomic)."""
+    """Rebuild the private index and recall database from verified streams (atomic)."""
     return commands.index_command("rebuild")
 
 
 @index_app.command("verify", context_settings=CTX)
 def index_verify() -> int:
-    """Re-derive the index from verified streams and compare; non-zero if it is not current."""
+    """Re-derive the index and recall database from verified streams and compare (non-zero if stale)."""
     return commands.index_command("verify")
 
 

@@ -235,7 +235,11 @@ def index_command(which: str) -> int:
     repo = open_repo()
     built = index.rebuild(repo) if which == "rebuild" else index.verify(repo)
     label = "rebuild" if which == "rebuild" else "verify"
-    render.lines([f"Memory index {label}: version 0, source {built.fingerprint}, records {built.count}"])
+    lines = [f"Memory index {label}: version 0, source {built.fingerprint}, records {built.count}"]
+    if built.omitted:
+        lines.append("index-v0.json omitted: it would exceed its size bound (CONTRACT §8.1); "
+                     "recall is served from recall-v0.sqlite")
+    render.lines(lines)
     return 0
 
 

@@ -37,35 +37,37 @@ class IndexError_(LocalStateError):
         self.cause = cause
 
 
-class IndexTooLarge(IndexError_):
-    """A rebuild whose index would exceed the §8.1 size bound: nothing is written."""
-
-    def __init__(self, size: int, bound: int):
-        super().__init__("too large", f"a rebuild would write {size} bytes, over the {bound}-byte "
-                                      "bound; recall reads verified streams instead")
-        self.size = size
-
-
 def row_text(row: dict) -> str:
     data = row["data"]
     return data["content"] + "\n" + "\n".join(data["topics"])
 
 
-def build_tokens(rows: list[dict]) -> list[dict]:
-    """Token postings of rows sorted by ID (§8.2)."""
+def build_tokens(rows: list[dict], row_tokens: list[list[str]] | None = None) -> list[dict]:
+    """Token postings of rows sorted by ID (§8.2); ``row_tokens`` are each row's tokens when
+    the caller already has them."""
+    if row_tokens is None:
+        row_tokens = [tokens(row_text(row)) for row in rows]
     postings: dict[str, list[str]] = {}
-    for row in rows:
-        for tok in tokens(row_text(row)):
-            postings.setdefault(tok, []).append(row["id"])
+    for row, toks in zip(rows, row_tokens):
+        ident = row["id"]
+        for tok in toks:
+            got = postings.get(tok)
+            if got is None:
+                postings[tok] = [ident]
+            else:
+                got.append(ident)
     # rows arrive sorted by ID, so every postings list is already sorted and unique
     return [{"token": t, "memoryIds": ids} for t, ids in sorted(postings.items())]
 
 
-def build(fingerprint: str, rows: list[dict]) -> dict:
+def build(fingerprint: str, rows: list[dict], row_tokens: list[list[str]] | None = None) -> dict:
     """The index document for rows already in index-row form (§8.2), sorted by ID."""
-    rows = sorted(rows, key=lambda r: r["id"])
+    if any(rows[i]["id"] >= rows[i + 1]["id"] for i in range(len(rows) - 1)):
+        order = sorted(range(len(rows)), key=lambda i: rows[i]["id"])
+        rows = [rows[i] for i in order]
+        row_tokens = None if row_tokens is None else [row_tokens[i] for i in order]
     return {"version": VERSION, "sourceFingerprint": fingerprint, "records": rows,
-            "tokens": build_tokens(rows)}
+            "tokens": build_tokens(rows, row_tokens)}
 
 
 def encode(doc: dict) -> bytes:
@@ -108,7 +110,7 @@ def _record_from_data(data) -> Record:
         raise _corrupt("invalid data") from None
 
 
-def _check_row(row: dict) -> None:
+def check_row(row) -> None:
     from .envelope import record_json
     from .projection import normalized_record_json
     from ..errors import ValidationError
@@ -186,7 +188,7 @@ def validate(doc) -> dict:
     if not isinstance(rows, list):
         raise _corrupt("invalid records")
     for row in rows:
-        _check_row(row)
+        check_row(row)
     ids = [r["id"] for r in rows]
     if any(ids[i] >= ids[i + 1] for i in range(len(ids) - 1)):
         raise _corrupt("records are not sorted and unique")

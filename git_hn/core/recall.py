@@ -225,7 +225,7 @@ def query_terms(query: str) -> list[str] | None:
 
 
 def encoded_content_size(row: dict) -> int:
-    return len(canonical.compact(row["data"]["content"]))
+    return len(canonical.compact_plain(row["data"]["content"]))
 
 
 def page(req: RecallRequest, rows: list[dict], digest: str) -> dict:

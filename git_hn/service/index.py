@@ -1,11 +1,13 @@
 """Index rebuild, verify, refresh, and recall served from the index (CONTRACT §8, §11(d)).
 
 The persisted ``index-v0.json`` is always exactly what a full rebuild at the ``HEAD`` context
-writes, in upstream's schema. Recall does not parse it: it is served from the derived database
-built in the same rebuild and sealed to it, with every context-dependent field (applicability,
-``git:``/``event:`` evidence, trust) recomputed for the query context, and every returned row
-verified against Git before output. Any doubt about the index or the database is answered by a
-rebuild from verified streams, never by using them.
+writes, in upstream's schema, or absent when that would exceed the §8.1 size bound. Recall does
+not parse it: it is served from the derived database built in the same rebuild and sealed to it
+(or to its absence), which holds every row itself. Every context-dependent field
+(applicability, ``git:``/``event:`` evidence, trust) is recomputed for the query context, and
+every returned row is checked like an index row and verified against Git before output. Any
+doubt about the index or the database is answered by a rebuild from verified streams, never by
+using them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+from typing import NamedTuple
 
 from ..core import canonical
 from ..core import index as core_index
@@ -22,6 +25,7 @@ from ..core.chain import parse_commit as chain_parse_commit
 from ..core.projection import (LIFECYCLE_RANK, Context, ProbeError, _Ancestry, applicability,
                                dependency, evidence, normalized_record_json, project,
                                row_index_json, sort_row_dependencies, trust)
+from ..core.gostr import tokens
 from ..errors import HnError, ValidationError
 from ..store import index as store_index
 from ..store import streams
@@ -32,9 +36,19 @@ STORED_DEP_KINDS = ("lifecycle-target", "evidence-memory")
 DB_FORK_MIN = 20_000  # below this, forking to build the database in parallel does not pay
 
 
-class Built:
-    def __init__(self, fingerprint: str, count: int):
-        self.fingerprint, self.count = fingerprint, count
+class Built(NamedTuple):
+    fingerprint: str
+    count: int
+    omitted: bool  # index-v0.json not written: over the §8.1 size bound
+
+
+class Derived(NamedTuple):
+    """A full re-derivation at the ``HEAD`` context."""
+
+    fingerprint: str
+    rows: list  # index rows (§8.2), sorted by ID
+    collection: streams.Collection
+    policy_digest: str
 
 
 def head_context(repo: Repo, resolver: Resolver):
@@ -43,8 +57,8 @@ def head_context(repo: Repo, resolver: Resolver):
     return head, policy
 
 
-def derive(repo: Repo, sources=None):
-    """Full re-derivation at the HEAD context: (index document, collection, policy digest)."""
+def derive(repo: Repo, sources=None) -> Derived:
+    """Verify every stream and project it at the HEAD context (CONTRACT §8.4)."""
     if sources is None:
         sources = streams.list_sources(repo)
     collection = streams.collect(repo, sources)
@@ -54,13 +68,34 @@ def derive(repo: Repo, sources=None):
                              if m.envelope.record is not None})
     proj = project(list(collection.memories), Context(head, "", "", policy.memory, policy.digest),
                    resolver)
-    rows = [row_index_json(r) for r in proj.rows.values()]
+    rows = sorted((row_index_json(r) for r in proj.rows.values()), key=lambda r: r["id"])
     fingerprint = core_recall.source_fingerprint(policy.digest, [(s.ref, s.head) for s in sources])
-    return core_index.build(fingerprint, rows), collection, policy.digest
+    return Derived(fingerprint, rows, collection, policy.digest)
+
+
+def row_tokens(rows: list) -> list[list[str]]:
+    """§7.9 tokens of each row's text, in row order."""
+    return [tokens(core_index.row_text(r)) for r in rows]
+
+
+# In the indented layout every posting is a line of 8 spaces, a quoted 71-character memory ID and
+# a newline: 82 bytes at least. With the contents this bounds the index size from below.
+_POSTING_MIN = 82
+
+
+def index_bytes(derived: Derived, toks: list, bound: int) -> bytes | None:
+    """The upstream-schema index, or None when it would exceed ``bound`` (§8.1: such an index is
+    not written). A lower bound on its size is checked first, so that an index far over the
+    bound (hundreds of megabytes at 100k memories) is never encoded only to be discarded."""
+    lower = sum(map(len, toks)) * _POSTING_MIN + sum(len(r["data"]["content"]) for r in derived.rows)
+    if lower > bound:
+        return None
+    data = core_index.encode(core_index.build(derived.fingerprint, derived.rows, toks))
+    return data if len(data) <= bound else None
 
 
 def rebuild(repo: Repo) -> Built:
-    """CONTRACT §8.4: repair the location, derive, write the index, then the sealed database.
+    """CONTRACT §8.4: repair the location, derive, write the index, then the recall database.
 
     The cyclic garbage collector is paused meanwhile: a rebuild allocates hundreds of thousands
     of small acyclic objects, and repeated full collections over them cost ~15% at 100k.
@@ -78,62 +113,115 @@ def rebuild(repo: Repo) -> Built:
 
 def _rebuild(repo: Repo) -> Built:
     store_index.repair_location(repo)
-    doc, collection, policy_digest = derive(repo)
-    # The database is built by a forked child while this process encodes and writes the index
-    # (two cores, two independent halves); the child receives the index seal and record
-    # locations at the end and installs the database only if the index was written.
-    writer = _DbWriter(repo, doc, collection, policy_digest)
+    derived = derive(repo)
+    # The database's row columns are built by a forked child while this process tokenizes and
+    # encodes the rows (two cores, two halves); tokens and documents reach the child in chunks,
+    # in row-number order, so that it inserts rows while the rest are on their way. The index is
+    # encoded and written last, and the child installs the database only when told how that
+    # ended (its seal, or its omission).
+    order = _row_order(derived.rows)
+    writer = _DbWriter(repo, derived, order)
     try:
-        data = core_index.encode(doc)
-        bound = _index_bound()
-        if len(data) > bound:
-            # §8.1 bounds the file; an index that cannot be written is absent, which is
-            # consistent, and the stale one (if any) must not stay behind
-            store_index.remove_all(repo)
-            raise core_index.IndexTooLarge(len(data), bound)
-        st = store_index.write_index(repo, data)
-        writer.finish(hashlib.sha256(data).hexdigest(), store_index.seal_of(st),
-                      record_slices(data, len(doc["records"])))
+        by_number: list = []
+        for start in range(0, len(order), TOKEN_CHUNK):
+            rows = [derived.rows[i] for i in order[start:start + TOKEN_CHUNK]]
+            chunk = row_tokens(rows)
+            by_number += chunk
+            writer.send(("rows", _token_column(chunk), [_encode_doc(r) for r in rows]))
+        toks: list = [None] * len(order)
+        for n, i in enumerate(order):
+            toks[i] = by_number[n]
+        del by_number
+        data = index_bytes(derived, toks, _index_bound())
+        if data is None:
+            # an index that cannot be written is absent (consistent); a stale one must not stay
+            store_index.remove_index(repo)
+            state = ("", OMITTED)
+        else:
+            st = store_index.write_index(repo, data)
+            state = (hashlib.sha256(data).hexdigest(), store_index.seal_of(st))
+        writer.finish(state)
     finally:
         writer.abort()
-    return Built(doc["sourceFingerprint"], len(doc["records"]))
+    return Built(derived.fingerprint, len(derived.rows), data is None)
+
+
+OMITTED = "omitted"  # the index seal recorded when index-v0.json was over its bound
+TOKEN_CHUNK = 8192
 
 
 class _DbWriter:
-    def __init__(self, repo: Repo, doc: dict, collection, policy_digest: str):
-        import os
+    """Builds the database inline, or in a forked child for large rebuilds.
 
+    Messages (``("rows", token column chunk, document chunk)`` ..., then
+    ``("done", index state)``) are pickled
+    over a pipe to the child, where a thread collects them so that the sender never waits.
+    """
+
+    def __init__(self, repo: Repo, derived: Derived, order: list[int]):
         self.pid = 0
-        self.inline = (repo, doc, collection, policy_digest)
-        if len(doc["records"]) < DB_FORK_MIN or not hasattr(os, "fork"):
+        self.pipe = None
+        self.inline = (repo, derived, order)
+        self.queued: list = []
+        if len(derived.rows) < DB_FORK_MIN or not hasattr(os, "fork"):
             return
-        read_end, self.write_end = os.pipe()
+        read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child; its outcome is checked by the parent
             code = 1
             try:
-                os.close(self.write_end)
-                with os.fdopen(read_end, "rb") as pipe:
-                    _write_db(repo, doc, collection, policy_digest, _receive(pipe))
+                os.close(write_end)
+                _write_db(repo, derived, order, _received(os.fdopen(read_end, "rb")))
                 code = 0
             except BaseException:  # noqa: BLE001 - the child reports by exit status only
                 code = 1
             finally:
                 os._exit(code)
         os.close(read_end)
+        self.pipe = os.fdopen(write_end, "wb")
         self.pid = pid
+        import queue
+        import threading
 
-    def finish(self, digest: str, seal: str, slices: list) -> None:
-        import os
+        # a writer thread, so that this process keeps working while the child is busy
+        self.outbox: queue.Queue = queue.Queue()
+        self.sender = threading.Thread(target=self._send_all, daemon=True)
+        self.sender.start()
+
+    def _send_all(self) -> None:
+        while True:
+            data = self.outbox.get()
+            if data is None:
+                return
+            try:
+                self.pipe.write(data)
+            except OSError:  # the child died: its exit status reports it
+                return
+
+    def send(self, message: tuple) -> None:
         import pickle
 
+        if self.pipe is None:
+            self.queued.append(message)
+        else:
+            self.outbox.put(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def _close_pipe(self) -> None:
+        self.outbox.put(None)
+        self.sender.join()
+        try:
+            self.pipe.close()
+        except OSError:
+            pass
+        self.pipe = None
+
+    def finish(self, state: tuple[str, str]) -> None:
         if not self.pid:
-            _write_db(*self.inline, lambda: (digest, seal, slices))
+            self.send(("done", state))
+            _write_db(*self.inline, iter(self.queued))
             return
-        payload = pickle.dumps((digest, seal, slices))
-        with os.fdopen(self.write_end, "wb") as pipe:
-            pipe.write(payload)
-        self.write_end = -1
+        self.send(("done", state))
+        self._close_pipe()
         _pid, status = os.waitpid(self.pid, 0)
         self.pid = 0
         if os.waitstatus_to_exitcode(status) != 0:
@@ -142,85 +230,103 @@ class _DbWriter:
             raise LocalStateError("memory index database could not be written")
 
     def abort(self) -> None:
-        import os
-
         if self.pid:
-            if self.write_end >= 0:
-                os.close(self.write_end)  # the child sees end-of-file and writes nothing
-                self.write_end = -1
+            if self.pipe is not None:
+                self._close_pipe()  # the child sees end-of-file before "done": writes nothing
             os.waitpid(self.pid, 0)
             self.pid = 0
 
 
-def _receive(pipe):
-    """A callable the child uses to wait for (digest, seal, slices) from the parent."""
-    def get():
-        import pickle
+def _received(pipe):
+    """The parent's messages, read by a thread as they arrive; end-of-file before ``done`` ends
+    the iteration with ``EOFError`` (the database is then not installed)."""
+    import pickle
+    import queue
+    import threading
 
-        data = pipe.read()
-        if not data:
-            raise EOFError("index was not written")
-        return pickle.loads(data)
+    box: queue.Queue = queue.Queue()
 
-    return get
+    def reader():
+        try:
+            while True:
+                message = pickle.load(pipe)
+                box.put(message)
+                if message[0] == "done":
+                    return
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            box.put(("error", exc))
 
-
-_RECORD_START = b'\n    {\n      "id": "'
-_RECORD_END = b"\n    }"
-
-
-def record_slices(data: bytes, count: int) -> list[tuple[int, int]]:
-    """(offset, length) of each record object in encoded index bytes, in order.
-
-    In the indented layout a record opens with ``{`` on a line indented four spaces and closes
-    with the first ``}`` so indented; strings never hold raw newlines, and nested objects are
-    indented deeper, so neither pattern can occur inside a record.
-    """
-    out = []
-    pos = 0
-    for _ in range(count):
-        start = data.index(_RECORD_START, pos) + 5
-        end = data.index(_RECORD_END, start) + len(_RECORD_END)
-        out.append((start, end - start))
-        pos = end
-    return out
+    threading.Thread(target=reader, daemon=True).start()
+    while True:
+        message = box.get()
+        if message[0] == "error":
+            raise EOFError("the index step did not finish")
+        yield message
+        if message[0] == "done":
+            return
 
 
-def _db_content(doc: dict, collection):
-    """What the database holds besides ``locations`` and ``meta``: (sources, rows, postings,
-    row number by ID), in insertion order. Shared by the build and by ``verify``."""
-    sources = sorted((s.ref, s.head) for s in collection.sources)
-    commits = {m.memory_id: m.commit for m in collection.memories}
-    # Row numbers follow the §7.7 order of the context-free keys (lifecycle rank, signed
-    # timestamp descending bytewise, ID), so recall reads candidates already ordered.
-    ordered = list(doc["records"])  # sorted by ID; stable sorts add the other keys
-    ordered.sort(key=lambda r: r["signedTimestamp"], reverse=True)  # ASCII: str order is bytewise
-    ordered.sort(key=lambda r: LIFECYCLE_RANK.get(r["lifecycle"], 4))
-    numbers = {}
-    rows = []
-    for n, row in enumerate(ordered):
-        numbers[row["id"]] = n
-        rows.append(_row_columns(n, row, commits[row["id"]]))
-    postings = [(t["token"], _pack(sorted(numbers[i] for i in t["memoryIds"]))) for t in doc["tokens"]]
-    return sources, rows, postings, numbers
+def _row_order(rows: list) -> list[int]:
+    """Positions of ``rows`` (sorted by ID) in the context-free part of the §7.7 order
+    (lifecycle rank, signed timestamp descending bytewise, ID): row number n is ``order[n]``,
+    so that recall reads candidates already ordered."""
+    order = list(range(len(rows)))  # by ID; the stable sorts add the other keys
+    order.sort(key=lambda i: rows[i]["signedTimestamp"], reverse=True)  # ASCII: bytewise
+    order.sort(key=lambda i: LIFECYCLE_RANK.get(rows[i]["lifecycle"], 4))
+    return order
 
 
-def _write_db(repo: Repo, doc: dict, collection, policy_digest: str, located) -> None:
-    """Build the sealed database; ``located()`` returns (index SHA-256, seal, record slices)."""
+def _token_column(toks: list) -> list[str]:
+    """Each row's tokens as `` tok1 tok2 … `` (a term matches exactly where `` term `` occurs:
+    tokens never hold a space)."""
+    return [" " + " ".join(t) + " " for t in toks]
+
+
+def _encode_doc(row: dict) -> bytes:
+    orjson = canonical.load_fast_codec()
+    try:
+        return orjson.dumps(row)
+    except TypeError:  # pragma: no cover - index rows hold only strings, lists and objects
+        return canonical.compact(row)
+
+
+def _db_columns(derived: Derived, order: list[int]) -> tuple[list, list]:
+    """(sources, row columns without tokens) by row number. Shared by the build and by
+    ``verify``; the rest of a row is its token column and its document (``_encode_doc``)."""
+    sources = sorted((s.ref, s.head) for s in derived.collection.sources)
+    commits = {m.memory_id: m.commit for m in derived.collection.memories}
+    rows = derived.rows
+    columns = [_row_columns(n, rows[i], commits[rows[i]["id"]]) for n, i in enumerate(order)]
+    return sources, columns
+
+
+def _meta(derived: Derived, state: tuple[str, str]) -> dict:
+    return {"version": store_index.DB_VERSION, "sourceFingerprint": derived.fingerprint,
+            "policyDigest": derived.policy_digest, "indexSha256": state[0], "indexSeal": state[1]}
+
+
+def _write_db(repo: Repo, derived: Derived, order: list[int], messages) -> None:
+    """Build and install the database from the row chunks and the index state in ``messages``;
+    nothing is installed unless ``("done", state)`` arrives after every row."""
     conn, tmp = store_index.create_db(repo)
     try:
-        sources, rows, postings, numbers = _db_content(doc, collection)
+        sources, columns = _db_columns(derived, order)
         conn.executemany("INSERT INTO sources VALUES (?, ?)", sources)
-        conn.executemany("INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         rows)
-        conn.executemany("INSERT INTO postings VALUES (?, ?)", postings)
-        digest, seal, slices = located()
-        conn.executemany("INSERT INTO locations VALUES (?, ?, ?)",
-                         [(numbers[row["id"]], sl[0], sl[1]) for row, sl in zip(doc["records"], slices)])
-        meta = {"version": store_index.DB_VERSION, "sourceFingerprint": doc["sourceFingerprint"],
-                "policyDigest": policy_digest, "indexSha256": digest, "indexSeal": seal}
-        conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-        store_index.install_db(repo, conn, tmp)
+        n = 0
+        insert = "INSERT INTO rows VALUES (" + ", ".join("?" * 19) + ")"
+        for message in messages:
+            if message[0] == "rows":
+                _kind, tokens_chunk, docs = message
+                conn.executemany(insert, [c + (t,) for c, t in zip(columns[n:n + len(docs)], tokens_chunk)])
+                conn.executemany("INSERT INTO docs VALUES (?, ?)", enumerate(docs, n))
+                n += len(docs)
+                continue
+            if n != len(columns):
+                raise ValueError("rows incomplete")
+            conn.executemany("INSERT INTO meta VALUES (?, ?)", _meta(derived, message[1]).items())
+            store_index.install_db(repo, conn, tmp)
+            return
+        raise EOFError("the index step did not finish")
     except BaseException:
         try:
             conn.close()
@@ -229,27 +335,28 @@ def _write_db(repo: Repo, doc: dict, collection, policy_digest: str, located) ->
         raise
 
 
-def _verify_db(repo: Repo, data: bytes, doc: dict, collection, policy_digest: str) -> None:
-    """The database, when there is one, must hold exactly what a rebuild from ``doc`` writes
-    (a consistent edit of filter columns or postings could otherwise hide rows from recall)."""
-    conn = store_index.open_db_readonly(repo)
+def _verify_db(repo: Repo, derived: Derived, toks: list, state: tuple[str, str]) -> None:
+    """The database must hold exactly what a rebuild writes (a consistent edit of filter
+    columns or tokens could otherwise hide rows from recall). ``state`` is the index's."""
+    conn = store_index.open_db_readonly(repo, sealed=False)
     if conn is None:
         if os.path.lexists(store_index.paths(repo)[3]):
             raise core_index.IndexError_("corrupt", "recall database is unsafe or unreadable")
+        if state[1] == OMITTED:
+            raise core_index.IndexError_("missing")
         return
+    if not store_index.db_seal_matches(repo):
+        conn.close()
+        raise core_index.IndexError_("corrupt", "recall database was changed after it was built")
     try:
-        sources, rows, postings, numbers = _db_content(doc, collection)
-        slices = record_slices(data, len(doc["records"]))
-        locations = sorted((numbers[row["id"]], sl[0], sl[1]) for row, sl in zip(doc["records"], slices))
-        meta = {"version": store_index.DB_VERSION, "sourceFingerprint": doc["sourceFingerprint"],
-                "policyDigest": policy_digest, "indexSha256": hashlib.sha256(data).hexdigest(),
-                "indexSeal": store_index.current_seal(repo)}
-        same = (dict(conn.execute("SELECT key, value FROM meta").fetchall()) == meta
+        order = _row_order(derived.rows)
+        sources, columns = _db_columns(derived, order)
+        rows = [c + (t,) for c, t in zip(columns, _token_column([toks[i] for i in order]))]
+        docs = [(n, _encode_doc(derived.rows[i])) for n, i in enumerate(order)]
+        same = (dict(conn.execute("SELECT key, value FROM meta").fetchall()) == _meta(derived, state)
                 and conn.execute("SELECT ref, head FROM sources ORDER BY ref").fetchall() == sources
-                and conn.execute("SELECT * FROM rows ORDER BY n").fetchall() == [tuple(r) for r in rows]
-                and conn.execute("SELECT n, offset, length FROM locations ORDER BY n").fetchall() == locations
-                and conn.execute("SELECT token, ns FROM postings ORDER BY token").fetchall()
-                == sorted(postings))
+                and conn.execute("SELECT * FROM rows ORDER BY n").fetchall() == rows
+                and conn.execute("SELECT n, doc FROM docs ORDER BY n").fetchall() == docs)
     except sqlite3.Error:
         same = False
     finally:
@@ -258,32 +365,8 @@ def _verify_db(repo: Repo, data: bytes, doc: dict, collection, policy_digest: st
         raise core_index.IndexError_("corrupt", "recall database differs from a rebuild")
 
 
-def _pack(numbers: list[int]) -> bytes:
-    """Row numbers as little-endian unsigned 32-bit integers (one blob per token)."""
-    import array
-    import sys
-
-    packed = array.array("I", numbers)
-    if sys.byteorder != "little":  # pragma: no cover - all supported machines are little-endian
-        packed.byteswap()
-    return packed.tobytes()
-
-
-def _unpack(blob: bytes):
-    import array
-    import sys
-
-    if not isinstance(blob, bytes) or len(blob) % 4:
-        raise sqlite3.DatabaseError("malformed postings")
-    packed = array.array("I")
-    packed.frombytes(blob)
-    if sys.byteorder != "little":  # pragma: no cover
-        packed.byteswap()
-    return packed
-
-
 def _row_columns(n: int, row: dict, commit: str) -> tuple:
-    """The context-free columns recall filters on; the full row stays in ``row`` (JSON)."""
+    """The context-free columns recall filters on (the row itself is in ``docs``)."""
     data = row["data"]
     anchor = data["anchor"]
     paths = "".join(f"{p['path']}\t{p['blob']}\n" for p in anchor.get("paths", ()))
@@ -296,20 +379,54 @@ def _row_columns(n: int, row: dict, commit: str) -> tuple:
             "\n".join(data["topics"]), "\n".join(data["evidence"]), ev_memory)
 
 
+def _omitted_db(repo: Repo) -> str | None:
+    """The source fingerprint of a database recording an omitted index, else None."""
+    conn = store_index.open_db_readonly(repo, sealed=False)
+    if conn is None:
+        return None
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    if meta.get("version") == store_index.DB_VERSION and meta.get("indexSeal") == OMITTED:
+        return meta.get("sourceFingerprint")
+    return None
+
+
 def verify(repo: Repo) -> Built:
-    """CONTRACT §8.6: load (fail closed), compare fingerprints, re-derive and compare bytes."""
-    data, _st = store_index.load_index_bytes(repo)
-    doc = core_index.decode(data)
+    """CONTRACT §8.6: load (fail closed), compare fingerprints, re-derive and compare bytes.
+
+    An absent ``index-v0.json`` is ``missing`` unless the database records that it was omitted
+    for its size; the re-derivation must then agree that it is over the bound.
+    """
+    try:
+        data, _st = store_index.load_index_bytes(repo)
+        recorded = core_index.decode(data)["sourceFingerprint"]
+    except core_index.IndexError_ as exc:
+        recorded = _omitted_db(repo) if exc.kind == "missing" else None
+        if recorded is None:
+            raise
+        data = None
     sources = streams.list_sources(repo)
     _head, policy = head_context(repo, Resolver(repo))
     current = core_recall.source_fingerprint(policy.digest, [(s.ref, s.head) for s in sources])
-    if doc["sourceFingerprint"] != current:
+    if recorded != current:
         raise core_index.IndexError_("stale", "source or policy changed")
-    derived, collection, digest = derive(repo, sources)
-    if core_index.encode(derived) != data:
-        raise core_index.IndexError_("stale", "derived projection changed")
-    _verify_db(repo, data, derived, collection, digest)
-    return Built(doc["sourceFingerprint"], len(doc["records"]))
+    derived = derive(repo, sources)
+    toks = row_tokens(derived.rows)
+    expected = index_bytes(derived, toks, _index_bound())
+    if data is None:
+        if expected is not None:
+            raise core_index.IndexError_("missing")
+        state = ("", OMITTED)
+    else:
+        if expected != data:
+            raise core_index.IndexError_("stale", "derived projection changed")
+        state = (hashlib.sha256(data).hexdigest(), store_index.current_seal(repo))
+    _verify_db(repo, derived, toks, state)
+    return Built(current, len(derived.rows), data is None)
 
 
 def after_ref_change(repo: Repo) -> None:
@@ -327,15 +444,21 @@ def after_ref_change(repo: Repo) -> None:
 
 
 def _fresh_db(repo: Repo, fingerprints: set[str]) -> sqlite3.Connection | None:
+    """The database if it is current: its version, one of the query's source fingerprints, and
+    the index it was built with (the same file, by seal, or still absent when it was omitted)."""
     conn = store_index.open_db_readonly(repo)
     if conn is None:
         return None
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        seal = store_index.current_seal(repo)
-        if (meta.get("version") == store_index.DB_VERSION and meta.get("sourceFingerprint") in fingerprints
-                and seal is not None and meta.get("indexSeal") == seal):
-            return conn
+        if meta.get("version") == store_index.DB_VERSION and meta.get("sourceFingerprint") in fingerprints:
+            if meta.get("indexSeal") == OMITTED:
+                fresh = not os.path.lexists(store_index.paths(repo)[2])
+            else:
+                seal = store_index.current_seal(repo)
+                fresh = seal is not None and meta.get("indexSeal") == seal
+            if fresh:
+                return conn
     except sqlite3.Error:
         pass
     conn.close()
@@ -348,31 +471,20 @@ _COLUMNS = ('n, id, "commit", actor, stream, kind, lifecycle, ts, size, anchor, 
 
 def _candidates(conn: sqlite3.Connection, req, terms) -> list[tuple]:
     """Rows passing the context-free filters SQL can decide, in §7.7 order within one
-    applicability class (row numbers were assigned in that order at build time)."""
+    applicability class (row numbers were assigned in that order at build time). A term matches
+    a row whose token column holds `` term `` (one scan in SQLite, no posting lists to build)."""
     where, args = [], []
     for column, values in (("kind", req.kind), ("actor", req.actor), ("lifecycle", req.lifecycle)):
         if values:
             where.append(f"{column} IN ({','.join('?' * len(values))})")
             args += list(values)
+    for term in terms or ():
+        where.append("instr(tokens, ?) > 0")
+        args.append(f" {term} ")
     sql = f"SELECT {_COLUMNS} FROM rows"
-    if not terms:
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        return conn.execute(sql + " ORDER BY n", args).fetchall()
-    numbers = None
-    for term in terms:
-        found = conn.execute("SELECT ns FROM postings WHERE token = ?", (term,)).fetchone()
-        ns = set(_unpack(found[0])) if found else set()
-        numbers = ns if numbers is None else numbers & ns
-        if not numbers:
-            return []
-    ordered = sorted(numbers)
-    out = []
-    for i in range(0, len(ordered), 500):
-        chunk = ordered[i:i + 500]
-        clause = " AND ".join(where + [f"n IN ({','.join('?' * len(chunk))})"])
-        out += conn.execute(f"{sql} WHERE {clause} ORDER BY n", args + chunk).fetchall()
-    return out
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    return conn.execute(sql + " ORDER BY n", args).fetchall()
 
 
 def _memory_view(row: dict) -> VerifiedMemory:
@@ -584,14 +696,6 @@ def _index_bound() -> int:
     return LIMITS.max_index
 
 
-def _recall_without_index(repo: Repo, req) -> dict:
-    """The same answer from a full projection of verified streams, for a repository whose index
-    would exceed its size bound (slow, but never wrong and never refused)."""
-    from .recall import recall_full
-
-    return recall_full(repo, req)
-
-
 def recall(repo: Repo, req, *, at: str, terms) -> dict:
     """Serve a normalized request from a fresh index (rebuilding it when it is not)."""
     import orjson
@@ -609,10 +713,7 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
     for attempt in range(2):
         conn = _fresh_db(repo, {fp_c, fp_h}) if attempt == 0 else None
         if conn is None:
-            try:
-                rebuild(repo)
-            except core_index.IndexTooLarge:
-                return _recall_without_index(repo, req)
+            rebuild(repo)
             conn = _fresh_db(repo, {fp_c, fp_h})
             if conn is None:
                 raise HnError("memory index could not be rebuilt")
@@ -622,23 +723,27 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
                                     {e[4:] for c in candidates for e in c[15].split("\n") if e.startswith("git:")})
             selected = _select(candidates, req, _Classes(ctx, resolver))
             page, head_doc = _page(req, selected, digest)
-            slices = dict((n, (o, ln)) for n, o, ln in conn.execute(
-                f"SELECT n, offset, length FROM locations WHERE n IN ({','.join('?' * len(page))})",
+            docs = dict(conn.execute(
+                f"SELECT n, doc FROM docs WHERE n IN ({','.join('?' * len(page))})",
                 [c[0] for c in page]).fetchall()) if page else {}
-            seal = dict(conn.execute("SELECT key, value FROM meta").fetchall())["indexSeal"]
+        except sqlite3.Error:
+            docs = None
         finally:
             conn.close()
         ancestry = _Ancestry(resolver)
         try:
-            texts = store_index.read_slices(repo, seal, [slices[c[0]] for c in page])
-            stored = [orjson.loads(t) for t in texts]
-            if [r.get("id") if isinstance(r, dict) else None for r in stored] != [c[1] for c in page]:
+            if docs is None:
                 raise _RowMismatch
+            stored = [orjson.loads(docs.get(c[0], b"")) for c in page]
+            for r, c in zip(stored, page):
+                core_index.check_row(r)  # the §8.5 row checks an index load makes
+                if r["id"] != c[1]:
+                    raise _RowMismatch
             out_rows = [recompute(r, ctx, resolver, ancestry) for r in stored]
             # the database's filter columns must agree with the rows they stand for
             if not all(core_recall.matches(r, req, terms) for r in out_rows):
                 raise _RowMismatch
-        except (core_index.IndexError_, orjson.JSONDecodeError, OSError, _RowMismatch):
+        except (ValueError, TypeError, KeyError, core_index.IndexError_, _RowMismatch):
             store_index.remove_all(repo)
             continue
         try:

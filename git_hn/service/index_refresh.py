@@ -16,7 +16,7 @@ import sys
 
 from ..store.repo import Repo
 
-NAMES = ("index-v0.json", "recall-v0.sqlite")
+NAMES = ("index-v0.json", "recall-v0.sqlite", "recall-v0.seal")
 
 
 def after_ref_change(repo: Repo) -> None:

@@ -755,7 +755,8 @@ class _Import:
         n = len(promotable)
         from . import index_refresh
 
-        had_index = os.path.lexists(repo.index_path())
+        had_index = any(os.path.lexists(os.path.join(repo.index_dir(), name))
+                        for name in index_refresh.NAMES)
         index_refresh.after_ref_change(repo)
         try:
             shallow.release(repo, [m.commit for o in promotable for m in o.memories])

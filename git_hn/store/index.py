@@ -2,17 +2,18 @@
 
 Owns: the location rules (owner-only directories, regular 0600 files, no symlinks followed), the
 atomic replacement of ``index-v0.json``, and the derived recall database ``recall-v0.sqlite``
-(an embedded SQLite file: the rows' filter columns, where each row lies in ``index-v0.json``, and
-token postings). Trusts:
-nothing on disk until these checks pass; a refused file is reported as the §8.5 kind and the
-caller rebuilds from verified streams.
+(an embedded SQLite file: each row's filter columns and tokens, and the row itself as compact
+JSON, so that recall needs nothing else, also when ``index-v0.json`` is over its size bound and
+not written) with ``recall-v0.seal``, the database file's seal taken when it was installed.
+Trusts: nothing on disk until these checks pass; a refused file is reported as the §8.5 kind and
+the caller rebuilds from verified streams.
 
 Attacks defended against: a symlink at ``hn/memory`` or at an index file redirecting a write
 (*symlink redirection*: symlinks are unlinked, never followed); a group-writable index another
 local user could poison (*unsafe permissions*); a huge file exhausting memory (*oversize*).
 The derived database is bound to the source fingerprint and to a seal of the exact
-``index-v0.json`` it was built with (SHA-256 plus inode, size and change times, so that an edit of
-the index invalidates it without rehashing 200 MB on every recall).
+``index-v0.json`` it was built with (SHA-256 plus inode, size and change times, so that the two
+are one unit without rehashing the index on every recall), or to its absence when it was omitted.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from . import private
 from .repo import Repo
 
 DB_NAME = "recall-v0.sqlite"
-DB_VERSION = "5"
+SEAL_NAME = "recall-v0.seal"  # the database's own seal, taken when it was installed
+DB_VERSION = "6"
 MAX_DB = 4 << 30
 
 
@@ -115,19 +117,6 @@ def load_index_bytes(repo: Repo) -> tuple[bytes, os.stat_result]:
         os.close(fd)
 
 
-def read_slices(repo: Repo, seal: str, slices: list[tuple[int, int]]) -> list[bytes]:
-    """Byte ranges of ``index-v0.json``, read through one safe descriptor whose seal must match."""
-    _hn, _mem, index, _db = paths(repo)
-    fd = os.open(index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    try:
-        st = os.fstat(fd)
-        if seal_of(st) != seal or _unsafe_file(st, LIMITS.max_index):
-            raise IndexError_("corrupt", f"{index} changed while reading")
-        return [os.pread(fd, length, offset) for offset, length in slices]
-    finally:
-        os.close(fd)
-
-
 def seal_of(st: os.stat_result) -> str:
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
@@ -165,9 +154,10 @@ def repair_location(repo: Repo) -> None:
         elif stat.S_IMODE(st.st_mode) != 0o700:
             os.chmod(mem, 0o700)
             _remove(db)
+            _remove(os.path.join(mem, SEAL_NAME))
     if st is None:
         private.ensure_dirs(hn, mem)
-    for path in (index, db):
+    for path in (index, db, os.path.join(mem, SEAL_NAME)):
         st = _lstat(path)
         if st is None:
             continue
@@ -194,7 +184,7 @@ def remove_all(repo: Repo) -> None:
     st = _lstat(mem)
     if st is None or stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
         return
-    for path in (index, db):
+    for path in (index, db, os.path.join(mem, SEAL_NAME)):
         _remove(path)
 
 
@@ -225,14 +215,35 @@ CREATE TABLE rows(n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "commit" TEXT 
                   lifecycle TEXT NOT NULL, lrank INTEGER NOT NULL, ts TEXT NOT NULL,
                   size INTEGER NOT NULL, anchor TEXT NOT NULL, mode TEXT NOT NULL,
                   app_subject TEXT NOT NULL, anchor_subject TEXT NOT NULL, paths TEXT NOT NULL,
-                  topics TEXT NOT NULL, evidence TEXT NOT NULL, ev_memory TEXT NOT NULL);
-CREATE TABLE locations(n INTEGER PRIMARY KEY, offset INTEGER NOT NULL, length INTEGER NOT NULL);
-CREATE TABLE postings(token TEXT PRIMARY KEY, ns BLOB NOT NULL);
+                  topics TEXT NOT NULL, evidence TEXT NOT NULL, ev_memory TEXT NOT NULL,
+                  tokens TEXT NOT NULL);
+CREATE TABLE docs(n INTEGER PRIMARY KEY, doc BLOB NOT NULL);
 """
 
 
-def open_db_readonly(repo: Repo) -> sqlite3.Connection | None:
-    """The derived database if its location and file are safe, else None (never followed)."""
+def db_seal_matches(repo: Repo) -> bool:
+    """Whether the database file is the one installed: its seal (inode, size, mtime, ctime; any
+    write through SQLite or another tool changes them, and no user tool can set a ctime back)
+    equals the one recorded beside it."""
+    _hn, mem, _index, db = paths(repo)
+    seal_path = os.path.join(mem, SEAL_NAME)
+    st, st_seal = _lstat(db), _lstat(seal_path)
+    if st is None or st_seal is None or _unsafe_file(st_seal, 256):
+        return False
+    try:
+        fd = os.open(seal_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        recorded = os.read(fd, 257)
+    finally:
+        os.close(fd)
+    return recorded == (seal_of(st) + "\n").encode()
+
+
+def open_db_readonly(repo: Repo, sealed: bool = True) -> sqlite3.Connection | None:
+    """The derived database if its location and file are safe, and (``sealed``) unchanged since
+    it was installed; else None (nothing is followed)."""
     hn, mem, _index, db = paths(repo)
     for d in (hn, mem):
         st = _lstat(d)
@@ -241,8 +252,12 @@ def open_db_readonly(repo: Repo) -> sqlite3.Connection | None:
     st = _lstat(db)
     if st is None or _unsafe_file(st, MAX_DB):
         return None
+    if sealed and not db_seal_matches(repo):
+        return None
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        from urllib.parse import quote
+
+        conn = sqlite3.connect(f"file:{quote(db)}?mode=ro", uri=True)
         conn.execute("PRAGMA query_only=ON")
         return conn
     except sqlite3.Error:
@@ -266,8 +281,11 @@ def install_db(repo: Repo, conn: sqlite3.Connection, tmp: str) -> None:
     conn.commit()
     conn.close()
     os.chmod(tmp, 0o600)
-    _hn, _mem, _index, db = paths(repo)
+    hn, mem, _index, db = paths(repo)
+    _remove(os.path.join(mem, SEAL_NAME))
     os.rename(tmp, db)
+    private.write_private(hn, os.path.join(mem, SEAL_NAME), (seal_of(os.lstat(db)) + "\n").encode(),
+                          fsync=False, derived=True)
 
 
 def discard_tmp(tmp: str) -> None:

@@ -251,50 +251,118 @@ def test_index_answers_equal_full_projection(populated):
     repo.close()
 
 
-def test_edited_database_is_never_served(populated):
-    """Edits of the derived database (filter columns, row locations) fail the checks made on the
-    rows about to be served, and recall rebuilds instead of serving them."""
-    assert hn(populated, "memory", "index", "rebuild").code == 0
-    reference = hn(populated, "memory", "recall", "--json", "--include-untrusted").out
-    db = populated / ".git" / "hn" / "memory" / "recall-v0.sqlite"
-
-    def edit(sql):
-        conn = sqlite3.connect(db)
-        conn.executescript(sql)
-        conn.commit()
-        conn.close()
-
-    # a retracted memory relabelled active in the filter column
-    edit("UPDATE rows SET lifecycle = 'active', lrank = 0 WHERE lifecycle = 'retracted';")
-    assert hn(populated, "memory", "recall", "--json", "--include-untrusted").out == reference
-    assert hn(populated, "memory", "index", "rebuild").code == 0
-    # two rows' locations swapped
-    edit("UPDATE locations SET offset = (SELECT offset FROM locations WHERE n = 1), length = "
-         "(SELECT length FROM locations WHERE n = 1) WHERE n = 0;")
-    assert hn(populated, "memory", "recall", "--json", "--include-untrusted").out == reference
+def _db(repo):
+    return repo / ".git" / "hn" / "memory" / "recall-v0.sqlite"
 
 
-@pytest.mark.parametrize("sql", [
-    "DELETE FROM rows WHERE n = 0;",                                    # a row hidden outright
-    "UPDATE postings SET ns = X'' WHERE token = 'isolation';",          # hidden from one term
-    "UPDATE rows SET kind = 'attempt' WHERE n = 0;",                    # a filter column changed
-    "DELETE FROM sources;",
-])
-def test_verify_compares_the_database_with_a_rebuild(populated, sql):
-    """A consistent edit that only hides rows cannot be seen by recall's per-row checks; verify
-    re-derives the database too and reports it."""
-    assert hn(populated, "memory", "index", "rebuild").code == 0
-    assert hn(populated, "memory", "index", "verify").code == 0
-    db = populated / ".git" / "hn" / "memory" / "recall-v0.sqlite"
-    conn = sqlite3.connect(db)
+def _edit_db(repo, sql, reseal=False):
+    """Edit the recall database; ``reseal`` also rewrites its seal file the way a deliberate
+    editor could (the seal then matches the edited file)."""
+    from git_hn.store import index as store_index
+
+    conn = sqlite3.connect(_db(repo))
     conn.executescript(sql)
     conn.commit()
     conn.close()
+    if reseal:
+        seal = _db(repo).parent / store_index.SEAL_NAME
+        seal.write_text(store_index.seal_of(os.lstat(_db(repo))) + "\n")
+
+
+def _doc_sql(n, row):
+    from git_hn.core import canonical as c
+
+    return f"UPDATE docs SET doc = X'{c.compact(row).hex()}' WHERE n = {n};"
+
+
+def _doc(repo, n):
+    conn = sqlite3.connect(_db(repo))
+    try:
+        return json.loads(conn.execute("SELECT doc FROM docs WHERE n = ?", (n,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_edited_database_is_never_served(populated):
+    """Edits of the recall database are refused: any write changes the file under its seal, and
+    an editor who also rewrites the seal still fails the checks made on every row about to be
+    served (§8.5 row checks, signed record, expected ID, request match). Recall then rebuilds."""
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    reference = hn(populated, "memory", "recall", "--json", "--include-untrusted").out
+    served = json.loads(reference)["memories"][0]
+    retracted = "UPDATE rows SET lifecycle = 'active', lrank = 0 WHERE lifecycle = 'retracted';"
+    swapped = "UPDATE docs SET doc = (SELECT doc FROM docs WHERE n = 1) WHERE n = 0;"
+    poisoned = dict(_doc(populated, 0))
+    poisoned["data"] = dict(poisoned["data"], content="poisoned")
+    digest_fixed = dict(poisoned, contentDigest=grammar_digest("poisoned"))
+    cases = [
+        (retracted, False),          # a retracted memory relabelled active, no reseal
+        ("DELETE FROM rows WHERE n = 0;", False),  # a row hidden (naive edit: the seal catches it)
+        (retracted, True),           # relabelled and resealed: the full row disagrees
+        (swapped, True),             # two rows' documents swapped: unexpected ID
+        (_doc_sql(0, poisoned), True),       # content edited: the digest no longer matches
+        (_doc_sql(0, digest_fixed), True),   # content and digest edited: not the signed record
+        ("UPDATE docs SET doc = X'7b7d' WHERE n = 0;", True),  # not a row at all
+    ]
+    for sql, reseal in cases:
+        _edit_db(populated, sql, reseal)
+        r = hn(populated, "memory", "recall", "--json", "--include-untrusted")
+        assert (r.code, r.out) == (0, reference), sql
+        assert "poisoned" not in r.out and served["data"]["content"] in r.out
+        assert hn(populated, "memory", "index", "verify").code == 0, sql  # rebuilt
+
+
+def grammar_digest(text):
+    from git_hn.core.grammar import content_digest
+
+    return content_digest(text)
+
+
+@pytest.mark.parametrize("sql", [
+    "DELETE FROM rows WHERE n = 0;",                                         # a row hidden outright
+    "UPDATE rows SET tokens = ' ' WHERE instr(tokens, ' isolation ') > 0;",  # hidden from one term
+    "UPDATE rows SET kind = 'attempt' WHERE n = 0;",                         # a filter column changed
+    "DELETE FROM sources;",
+    "DELETE FROM docs WHERE n = 1;",
+])
+def test_verify_compares_the_database_with_a_rebuild(populated, sql):
+    """A consistent edit that only hides rows, with the seal rewritten to match, cannot be seen
+    by recall's per-row checks; verify re-derives the database too and reports it."""
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert hn(populated, "memory", "index", "verify").code == 0
+    _edit_db(populated, sql, reseal=True)
     r = hn(populated, "memory", "index", "verify")
     assert r.code == 1
     assert r.err == "git-hn: memory index corrupt: recall database differs from a rebuild\n"
     assert hn(populated, "memory", "index", "rebuild").code == 0
     assert hn(populated, "memory", "index", "verify").code == 0
+
+
+def test_verify_reports_a_database_changed_after_it_was_built(populated):
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    # the same content afterwards, but the file was written
+    _edit_db(populated, "INSERT INTO meta VALUES ('x', 'y'); DELETE FROM meta WHERE key = 'x';")
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: recall database was changed after "
+                                  "it was built\n")
+    before = _db(populated).stat().st_ino
+    _recall(populated)
+    assert _db(populated).stat().st_ino != before  # recall rebuilt instead of serving it
+    assert hn(populated, "memory", "index", "verify").code == 0
+
+
+def test_deliberate_lifecycle_relabel_is_reported_by_verify(populated):
+    """The documented limit: an editor who rewrites a stored row's projection consistently (and
+    the seal) is not caught by recall's per-row checks, which check signed data; verify is."""
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    conn = sqlite3.connect(_db(populated))
+    n = conn.execute("SELECT n FROM rows WHERE lifecycle = 'retracted'").fetchone()[0]
+    conn.close()
+    row = dict(_doc(populated, n), lifecycle="active", retractions=[])
+    _edit_db(populated, _doc_sql(n, row) + f"UPDATE rows SET lifecycle = 'active', lrank = 0 WHERE n = {n};",
+             reseal=True)
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: recall database differs from a rebuild\n")
 
 
 def test_lifecycle_commands_refresh_the_index(populated):
@@ -401,11 +469,11 @@ def test_forked_database_is_not_installed_when_the_index_write_fails(populated, 
 
 
 def _db_rows(repo):
-    conn = sqlite3.connect(repo / ".git" / "hn" / "memory" / "recall-v0.sqlite")
+    conn = sqlite3.connect(_db(repo))
     try:
         return (conn.execute("SELECT * FROM rows ORDER BY n").fetchall(),
-                conn.execute("SELECT * FROM postings ORDER BY token").fetchall(),
-                conn.execute("SELECT * FROM locations ORDER BY n").fetchall())
+                conn.execute("SELECT * FROM docs ORDER BY n").fetchall(),
+                conn.execute("SELECT * FROM meta WHERE key != 'indexSeal' ORDER BY key").fetchall())
     finally:
         conn.close()
 
@@ -414,28 +482,70 @@ def test_refresh_deletes_exactly_the_index_files():
     from git_hn.service import index_refresh
     from git_hn.store import index as store_index
 
-    assert set(index_refresh.NAMES) == {"index-v0.json", store_index.DB_NAME}
+    assert set(index_refresh.NAMES) == {"index-v0.json", store_index.DB_NAME, store_index.SEAL_NAME}
 
 
-def test_an_index_over_its_size_bound_is_not_written_and_recall_still_answers(populated):
+def test_an_index_over_its_size_bound_is_omitted_and_recall_is_served_from_the_database(
+        populated, monkeypatch):
     """§8.1 bounds index-v0.json at 256 MiB (here lowered through the testing switch): a rebuild
-    that would exceed it writes nothing and says so; recall answers from verified streams."""
+    that would exceed it omits that file (and removes a stale one) and says so; the recall
+    database holds every row itself, so recall is still served without re-reading streams, and
+    verify accepts the omission only while a rebuild would still exceed the bound."""
     from helpers import hn_proc
 
-    reference = hn(populated, "memory", "recall", "--json", "--include-untrusted").out
+    reference = _recall(populated)
     assert _index(populated).exists()
     size = _index(populated).stat().st_size
     env = {"HN_INTERNAL_TESTING": "1", "HN_TEST_INDEX_MAX_BYTES": str(size - 1)}
     r = hn_proc(populated, "memory", "index", "rebuild", env=env)
-    assert r.code == 1
-    assert r.err == (f"git-hn: memory index too large: a rebuild would write {size} bytes, over the "
-                     f"{size - 1}-byte bound; recall reads verified streams instead\n")
-    assert not _index(populated).exists()
-    assert not (populated / ".git" / "hn" / "memory" / "recall-v0.sqlite").exists()
-    r = hn_proc(populated, "memory", "recall", "--json", "--include-untrusted", env=env)
     assert r.code == 0, r.err
-    assert r.out == reference
-    assert not _index(populated).exists()
+    assert r.out.splitlines()[1] == ("index-v0.json omitted: it would exceed its size bound "
+                                     "(CONTRACT §8.1); recall is served from recall-v0.sqlite")
+    assert not _index(populated).exists() and _db(populated).exists()
+    v = hn_proc(populated, "memory", "index", "verify", env=env)
+    assert v.code == 0 and v.out.replace("verify", "rebuild") == r.out
+    # at the real bound the same index fits, so its absence is "missing"
+    assert hn(populated, "memory", "index", "verify").err == "git-hn: memory index missing\n"
+    db_inode = _db(populated).stat().st_ino
+    r = hn_proc(populated, "memory", "recall", "--json", "--include-untrusted", "--lifecycle", "all",
+                env=env)
+    assert (r.code, r.out) == (0, reference)
+    assert _db(populated).stat().st_ino == db_inode  # served, not rebuilt
+    # in-process, with stream reading forbidden: the database alone answers
+    def forbidden(*a, **k):
+        raise AssertionError("streams were re-read although the database is fresh")
+
+    with monkeypatch.context() as m:
+        m.setenv("HN_INTERNAL_TESTING", "1")
+        m.setenv("HN_TEST_INDEX_MAX_BYTES", str(size - 1))
+        repo = open_repo(str(populated))
+        req = core_recall.RecallRequest(at_commit=repo.head_commit(), include_untrusted=True,
+                                        lifecycle=("all",), query="isolation")
+        expected = recall_service.recall_full(repo, req)
+        assert expected["matched"] == 3
+        m.setattr(streams, "collect", forbidden)
+        assert recall_service.recall(repo, req) == expected
+        repo.close()
+    # an index file appearing beside a database that recorded its omission: not served, rebuilt
+    _index(populated).write_bytes(b"{}")
+    os.chmod(_index(populated), 0o600)
+    r = hn_proc(populated, "memory", "recall", "--json", "--include-untrusted", "--lifecycle", "all",
+                env=env)
+    assert (r.code, r.out, r.err) == (0, reference, "")
+    assert not _index(populated).exists() and _db(populated).stat().st_ino != db_inode
     env["HN_TEST_INDEX_MAX_BYTES"] = str(size)  # at the bound: written
-    assert hn_proc(populated, "memory", "index", "rebuild", env=env).code == 0
+    assert hn_proc(populated, "memory", "index", "rebuild", env=env).out.count("\n") == 1
     assert _index(populated).stat().st_size == size
+    assert hn(populated, "memory", "index", "verify").code == 0
+
+
+def test_database_is_served_from_a_path_with_uri_characters(tmp_path):
+    """The database is opened through an SQLite URI; ``?``, ``#`` and ``%`` in the repository
+    path must not change which file is opened (a wrong file would be rebuilt on every call)."""
+    repo = make_repo(tmp_path / "a?b#c%41d")
+    assert hn(repo, "init").code == 0
+    memory = _rec(repo, "path with URI characters")
+    first = _recall(repo)
+    inode = _db(repo).stat().st_ino
+    assert _recall(repo) == first and memory in first
+    assert _db(repo).stat().st_ino == inode  # served, not rebuilt

@@ -360,9 +360,10 @@ def test_promotion_rebuilds_an_existing_index_and_creates_none(world):
     # a clone that never built an index gets none from sync; its first recall builds it
     b = _rec(alice, "second")
     assert hn(alice, "sync").code == 0
-    index.unlink()
+    for private in index.parent.iterdir():  # as in a clone that never built them
+        private.unlink()
     assert hn(bob, "sync").code == 0
-    assert not index.exists()
+    assert list(index.parent.iterdir()) == []
     out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
     assert b["memoryId"] in [m["id"] for m in out["memories"]]
 
