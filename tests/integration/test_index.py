@@ -549,3 +549,84 @@ def test_database_is_served_from_a_path_with_uri_characters(tmp_path):
     inode = _db(repo).stat().st_ino
     assert _recall(repo) == first and memory in first
     assert _db(repo).stat().st_ino == inode  # served, not rebuilt
+
+
+def _db_tamper_cases(repo):
+    db = _db(repo)
+    seal = db.parent / "recall-v0.seal"
+    outside = repo.parent / "outside.sqlite"
+
+    def symlink(path):
+        def go():
+            shutil.copy(path, outside)
+            path.unlink()
+            os.symlink(outside, path)
+        return go
+
+    def replace_with(make):
+        def go():
+            db.unlink()
+            make()
+        return go
+
+    def garbage():
+        db.write_bytes(b"not a database at all" * 100)
+
+    def truncated():
+        with open(db, "r+b") as fh:
+            fh.truncate(db.stat().st_size // 2)
+
+    return [
+        ("database mode", lambda: os.chmod(db, 0o644)),
+        ("symlinked database", symlink(db)),
+        ("fifo database", replace_with(lambda: os.mkfifo(db, 0o600))),
+        ("directory database", replace_with(lambda: db.mkdir(mode=0o700))),
+        ("garbage database", garbage),
+        ("truncated database", truncated),
+        ("wrong version", lambda: _edit_db(repo, "UPDATE meta SET value = '0' WHERE key = 'version';",
+                                           reseal=True)),
+        ("missing table", lambda: _edit_db(repo, "DROP TABLE docs;", reseal=True)),
+        ("seal missing", lambda: seal.unlink()),
+        ("seal mode", lambda: os.chmod(seal, 0o644)),
+        ("symlinked seal", symlink(seal)),
+        ("seal of another file", lambda: seal.write_text("1:2:3:4:5\n")),
+    ]
+
+
+@pytest.mark.parametrize("omitted", [False, True])
+@pytest.mark.parametrize("case", range(12))
+def test_unsafe_or_damaged_database_is_refused_then_rebuilt(populated, case, omitted, monkeypatch):
+    """The recall database fails closed like the index (§8.5 through §11(d)), also when it is
+    all there is (index-v0.json omitted for its size): never followed, never served; recall
+    answers the same from a rebuild and leaves safe files behind."""
+    if omitted:
+        size = len(index_service.index_bytes(*_derived_and_tokens(populated), 1 << 40))
+        monkeypatch.setenv("HN_INTERNAL_TESTING", "1")
+        monkeypatch.setenv("HN_TEST_INDEX_MAX_BYTES", str(size - 1))
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert _index(populated).exists() != omitted
+    reference = _recall(populated)
+    name, tamper = _db_tamper_cases(populated)[case]
+    tamper()
+    assert hn(populated, "memory", "index", "verify").code == 1, name
+    before = refs_snapshot(populated)
+    outside = populated.parent / "outside.sqlite"
+    target = outside.read_bytes() if outside.exists() else None
+    assert _recall(populated) == reference, name
+    assert refs_snapshot(populated) == before
+    # a symlink's target is neither followed for writing nor removed
+    assert (outside.read_bytes() if outside.exists() else None) == target, name
+    for path in (_db(populated), _db(populated).parent / "recall-v0.seal"):
+        st = os.lstat(path)
+        assert not path.is_symlink() and path.is_file(), name
+        assert oct(st.st_mode & 0o777) == "0o600", name
+    assert hn(populated, "memory", "index", "verify").code == 0, name
+
+
+def _derived_and_tokens(repo):
+    r = open_repo(str(repo))
+    try:
+        derived = index_service.derive(r)
+        return derived, index_service.row_tokens(derived.rows)
+    finally:
+        r.close()
