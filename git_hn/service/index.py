@@ -166,7 +166,12 @@ class _DbWriter:
         if len(derived.rows) < DB_FORK_MIN or not hasattr(os, "fork"):
             return
         read_end, write_end = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare: build inline
+            os.close(read_end)
+            os.close(write_end)
+            return
         if pid == 0:  # pragma: no cover - runs in the child; its outcome is checked by the parent
             code = 1
             try:
@@ -218,7 +223,13 @@ class _DbWriter:
     def finish(self, state: tuple[str, str]) -> None:
         if not self.pid:
             self.send(("done", state))
-            _write_db(*self.inline, iter(self.queued))
+            try:
+                _write_db(*self.inline, iter(self.queued))
+            except (OSError, sqlite3.Error) as exc:
+                from ..errors import LocalStateError
+
+                cause = (exc.strerror if isinstance(exc, OSError) else str(exc)) or type(exc).__name__
+                raise LocalStateError(f"memory index database could not be written: {cause}") from None
             return
         self.send(("done", state))
         self._close_pipe()
@@ -353,7 +364,13 @@ def _verify_db(repo: Repo, derived: Derived, toks: list, state: tuple[str, str])
         sources, columns = _db_columns(derived, order)
         rows = [c + (t,) for c, t in zip(columns, _token_column([toks[i] for i in order]))]
         docs = [(n, _encode_doc(derived.rows[i])) for n, i in enumerate(order)]
-        same = (dict(conn.execute("SELECT key, value FROM meta").fetchall()) == _meta(derived, state)
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        expected = _meta(derived, state)
+        if {**meta, "indexSeal": ""} == {**expected, "indexSeal": ""} and meta != expected:
+            # the same build, but index-v0.json is another file now (rewritten or touched);
+            # recall rebuilds rather than serve it
+            raise core_index.IndexError_("stale", "recall database was built with another index file")
+        same = (meta == expected
                 and conn.execute("SELECT ref, head FROM sources ORDER BY ref").fetchall() == sources
                 and conn.execute("SELECT * FROM rows ORDER BY n").fetchall() == rows
                 and conn.execute("SELECT n, doc FROM docs ORDER BY n").fetchall() == docs)
@@ -465,6 +482,8 @@ def _fresh_db(repo: Repo, fingerprints: set[str]) -> sqlite3.Connection | None:
     return None
 
 
+SQL_TERMS = 32  # query terms matched in SQL; further ones are matched on the fetched column
+DOC_CHUNK = 500  # stored rows fetched per query (SQLite limits bound variables)
 _COLUMNS = ('n, id, "commit", actor, stream, kind, lifecycle, ts, size, anchor, mode, app_subject, '
             'anchor_subject, paths, topics, evidence, ev_memory')
 
@@ -478,13 +497,28 @@ def _candidates(conn: sqlite3.Connection, req, terms) -> list[tuple]:
         if values:
             where.append(f"{column} IN ({','.join('?' * len(values))})")
             args += list(values)
-    for term in terms or ():
+    terms = list(terms or ())
+    for term in terms[:SQL_TERMS]:
         where.append("instr(tokens, ?) > 0")
         args.append(f" {term} ")
-    sql = f"SELECT {_COLUMNS} FROM rows"
+    rest = [f" {t} " for t in terms[SQL_TERMS:]]  # beyond SQLite's expression depth: checked here
+    sql = f"SELECT {_COLUMNS}{', tokens' if rest else ''} FROM rows"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    return conn.execute(sql + " ORDER BY n", args).fetchall()
+    found = conn.execute(sql + " ORDER BY n", args).fetchall()
+    if rest:
+        found = [c[:-1] for c in found if all(t in c[-1] for t in rest)]
+    return found
+
+
+def _docs(conn: sqlite3.Connection, numbers: list[int]) -> dict:
+    """Stored rows by row number, fetched in chunks below SQLite's variable limit."""
+    out: dict = {}
+    for i in range(0, len(numbers), DOC_CHUNK):
+        chunk = numbers[i:i + DOC_CHUNK]
+        out.update(conn.execute(f"SELECT n, doc FROM docs WHERE n IN ({','.join('?' * len(chunk))})",
+                                chunk).fetchall())
+    return out
 
 
 def _memory_view(row: dict) -> VerifiedMemory:
@@ -545,7 +579,8 @@ def _verify_rows(repo: Repo, page: list[tuple], sources) -> None:
     for (commit, row), mem in zip(page, memories):
         if mem.memory_id != row["id"] or mem.envelope.record is None \
                 or normalized_record_json(mem.envelope.record) != row["data"] \
-                or mem.envelope.actor != row["actor"] or mem.envelope.stream != row["stream"]:
+                or mem.envelope.actor != row["actor"] or mem.envelope.stream != row["stream"] \
+                or mem.envelope.timestamp != row["signedTimestamp"]:
             raise _RowMismatch
         by_stream.setdefault((row["actor"], row["stream"]), []).append(commit)
     for (actor, stream), commits in by_stream.items():
@@ -723,9 +758,7 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
                                     {e[4:] for c in candidates for e in c[15].split("\n") if e.startswith("git:")})
             selected = _select(candidates, req, _Classes(ctx, resolver))
             page, head_doc = _page(req, selected, digest)
-            docs = dict(conn.execute(
-                f"SELECT n, doc FROM docs WHERE n IN ({','.join('?' * len(page))})",
-                [c[0] for c in page]).fetchall()) if page else {}
+            docs = _docs(conn, [c[0] for c in page])
         except sqlite3.Error:
             docs = None
         finally:
@@ -737,8 +770,8 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
             stored = [orjson.loads(docs.get(c[0], b"")) for c in page]
             for r, c in zip(stored, page):
                 core_index.check_row(r)  # the §8.5 row checks an index load makes
-                if r["id"] != c[1]:
-                    raise _RowMismatch
+                if r["id"] != c[1] or core_recall.encoded_content_size(r) != c[8]:
+                    raise _RowMismatch  # another row, or paged by a size it does not have
             out_rows = [recompute(r, ctx, resolver, ancestry) for r in stored]
             # the database's filter columns must agree with the rows they stand for
             if not all(core_recall.matches(r, req, terms) for r in out_rows):

@@ -814,12 +814,15 @@ def rebuild_index(repo: Repo) -> None:
     the contract's warning, and never changes the outcome of the sync."""
     from . import index as index_service
 
+    import sqlite3
+
     try:
         index_service.rebuild(repo)
-    except (HnError, OSError) as exc:
+    except (HnError, OSError, sqlite3.Error) as exc:
         from ..store import index as store_index
 
-        cause = exc.message if isinstance(exc, HnError) else exc.strerror
+        cause = (exc.message if isinstance(exc, HnError) else getattr(exc, "strerror", None)
+                 or "the recall database could not be written")
         try:
             store_index.remove_all(repo)
         except OSError:

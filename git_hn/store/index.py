@@ -157,6 +157,7 @@ def repair_location(repo: Repo) -> None:
             _remove(os.path.join(mem, SEAL_NAME))
     if st is None:
         private.ensure_dirs(hn, mem)
+    _sweep_temporaries(mem)
     for path in (index, db, os.path.join(mem, SEAL_NAME)):
         st = _lstat(path)
         if st is None:
@@ -165,6 +166,29 @@ def repair_location(repo: Repo) -> None:
             shutil.rmtree(path)  # rmtree never follows symlinks inside (it unlinks them)
         elif not stat.S_ISREG(st.st_mode):
             os.unlink(path)
+
+
+STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write
+
+
+def _sweep_temporaries(mem: str) -> None:
+    """Remove the temporary files of writes that were killed (a concurrent write's are younger)."""
+    import time
+
+    try:
+        names = os.listdir(mem)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        if name.startswith(".hn-private-"):
+            path = os.path.join(mem, name)
+            st = _lstat(path)
+            if st is not None and stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMPORARY:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
 
 
 def _remove(path: str) -> None:
@@ -257,7 +281,7 @@ def open_db_readonly(repo: Repo, sealed: bool = True) -> sqlite3.Connection | No
     try:
         from urllib.parse import quote
 
-        conn = sqlite3.connect(f"file:{quote(db)}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"file:{quote(db)}?mode=ro&nofollow=1", uri=True)
         conn.execute("PRAGMA query_only=ON")
         return conn
     except sqlite3.Error:
@@ -270,10 +294,17 @@ def create_db(repo: Repo) -> tuple[sqlite3.Connection, str]:
     tmp = os.path.join(mem, ".hn-private-" + os.urandom(8).hex() + ".sqlite")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     os.close(fd)
-    conn = sqlite3.connect(tmp)
-    conn.execute("PRAGMA journal_mode=OFF")
-    conn.execute("PRAGMA synchronous=OFF")
-    conn.executescript(SCHEMA)
+    conn = None
+    try:
+        conn = sqlite3.connect(tmp)
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.executescript(SCHEMA)
+    except BaseException:
+        if conn is not None:
+            conn.close()
+        discard_tmp(tmp)
+        raise
     return conn, tmp
 
 

@@ -303,6 +303,8 @@ def test_edited_database_is_never_served(populated):
         (_doc_sql(0, poisoned), True),       # content edited: the digest no longer matches
         (_doc_sql(0, digest_fixed), True),   # content and digest edited: not the signed record
         ("UPDATE docs SET doc = X'7b7d' WHERE n = 0;", True),  # not a row at all
+        (_doc_sql(0, dict(_doc(populated, 0), signedTimestamp="2099-01-01T00:00:00Z")), True),
+        ("UPDATE rows SET size = 1 WHERE n = 0;", True),  # paged by a size it does not have
     ]
     for sql, reseal in cases:
         _edit_db(populated, sql, reseal)
@@ -630,3 +632,70 @@ def _derived_and_tokens(repo):
         return derived, index_service.row_tokens(derived.rows)
     finally:
         r.close()
+
+
+def test_large_queries_and_pages_are_served(populated, monkeypatch):
+    """Terms beyond those matched in SQL, and pages beyond one fetch, give the full
+    projection's answer (SQLite's expression depth and variable count are bounded)."""
+    repo = open_repo(str(populated))
+    monkeypatch.setattr(index_service, "SQL_TERMS", 1)
+    monkeypatch.setattr(index_service, "DOC_CHUNK", 2)
+    head = repo.head_commit()
+    for query in ("stream isolation matters", "isolation stream", "flaky isolation test nothing",
+                  "verified by CI", "stream"):
+        req = core_recall.RecallRequest(at_commit=head, include_untrusted=True, lifecycle=("all",),
+                                        query=query, max_records=100)
+        assert recall_service.recall(repo, req) == recall_service.recall_full(repo, req), query
+    repo.close()
+    words = " ".join(f"w{i}" for i in range(300))
+    new = _rec(populated, "alpha " + words)
+    r = hn(populated, "memory", "recall", "--json", "--include-untrusted", "--query", words)
+    assert r.code == 0, r.err
+    assert [m["id"] for m in r.json()["memories"]] == [new]
+
+
+def test_a_database_that_cannot_be_written_fails_cleanly(populated):
+    """A full disk (here a file-size limit) while writing the database is one clean error line,
+    leaves no temporary file, and a later rebuild works."""
+    import subprocess
+    import sys
+
+    code = ("import resource, signal, sys\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))\n"
+            "from git_hn.cli.main import main\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+    for args in (["memory", "index", "rebuild"], ["memory", "recall", "--json"]):
+        p = subprocess.run([sys.executable, "-c", code, *args], cwd=populated, capture_output=True,
+                           text=True)
+        assert p.returncode == 1, args
+        assert p.stderr.startswith("git-hn: ") and p.stderr.count("\n") == 1, p.stderr
+        assert "internal error" not in p.stderr and "Traceback" not in p.stderr
+        mem = populated / ".git" / "hn" / "memory"
+        assert [n for n in os.listdir(mem) if n.startswith(".hn-private-")] == []
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert hn(populated, "memory", "index", "verify").code == 0
+
+
+def test_a_killed_rebuilds_temporary_files_are_swept(populated):
+    from git_hn.store import index as store_index
+
+    mem = populated / ".git" / "hn" / "memory"
+    mem.mkdir(mode=0o700, parents=True, exist_ok=True)
+    old, young = mem / ".hn-private-0123456789abcdef.sqlite", mem / ".hn-private-fedcba9876543210"
+    for path in (old, young):
+        path.write_bytes(b"partial")
+    past = os.stat(old).st_mtime - store_index.STALE_TEMPORARY - 60
+    os.utime(old, (past, past))
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert not old.exists() and young.exists()  # a concurrent write's file is left alone
+
+
+def test_verify_calls_an_index_touched_after_the_build_stale(populated):
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    os.utime(_index(populated))
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, "git-hn: memory index stale: recall database was built with "
+                                  "another index file\n")
+    _recall(populated)  # rebuilt
+    assert hn(populated, "memory", "index", "verify").code == 0
