@@ -116,6 +116,12 @@ that is rebuilt whenever it is missing, stale or unsafe:
 (a derived database holding every row, which recall reads). When
 .B index\\-v0.json
 would exceed its 256 MiB bound it is omitted, and recall is served from the database alone.
+A command that changes memory refs deletes
+.BR index\\-v0.json ;
+the next recall rebuilds incrementally, checking signatures only above the chain heads the
+database was built from.
+.B git hn memory index rebuild
+always re\\-verifies every signature.
 """,
     "git-hn-replication": """\
 .SH DESCRIPTION
@@ -165,7 +171,7 @@ the fetch. A fetch that updates no ref runs no transaction and therefore no impo
 remote\\-tracking updates of a push trigger it too (an import after a push is harmless). The
 import runs inside the fetch, so a fetch that brings new memory takes as long as the import;
 after a promotion it deletes the recall index rather than rebuilding it, and the next recall
-rebuilds it. A problem is one line on stderr naming
+rebuilds it (incrementally). A problem is one line on stderr naming
 .BR "git hn sync <remote>" ,
 which retries the import and reports every outcome.
 .PP

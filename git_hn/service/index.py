@@ -47,7 +47,8 @@ class Derived(NamedTuple):
 
     fingerprint: str
     rows: list  # index rows (§8.2), sorted by ID
-    collection: streams.Collection
+    sources: list  # (ref, head) of every source, sorted
+    commits: dict  # memory ID -> commit, for every row
     policy_digest: str
 
 
@@ -57,11 +58,12 @@ def head_context(repo: Repo, resolver: Resolver):
     return head, policy
 
 
-def derive(repo: Repo, sources=None) -> Derived:
-    """Verify every stream and project it at the HEAD context (CONTRACT §8.4)."""
+def derive(repo: Repo, sources=None, verified: frozenset = frozenset()) -> Derived:
+    """Verify every stream and project it at the HEAD context (CONTRACT §8.4); ``verified``
+    are chain heads whose signatures an earlier build checked (``streams.collect``)."""
     if sources is None:
         sources = streams.list_sources(repo)
-    collection = streams.collect(repo, sources)
+    collection = streams.collect(repo, sources, verified)
     resolver = Resolver(repo)
     head, policy = head_context(repo, resolver)
     resolver.prefetch_types({m.envelope.record.anchor.commit for m in collection.memories
@@ -70,7 +72,10 @@ def derive(repo: Repo, sources=None) -> Derived:
                    resolver)
     rows = sorted((row_index_json(r) for r in proj.rows.values()), key=lambda r: r["id"])
     fingerprint = core_recall.source_fingerprint(policy.digest, [(s.ref, s.head) for s in sources])
-    return Derived(fingerprint, rows, collection, policy.digest)
+    # only what the database needs is kept: the verified memories (payloads, envelopes) are freed
+    commits = {m.memory_id: m.commit for m in collection.memories}
+    return Derived(fingerprint, rows, sorted((s.ref, s.head) for s in collection.sources),
+                   {r["id"]: commits[r["id"]] for r in rows}, policy.digest)
 
 
 def row_tokens(rows: list) -> list[list[str]]:
@@ -94,8 +99,31 @@ def index_bytes(derived: Derived, toks: list, bound: int) -> bytes | None:
     return data if len(data) <= bound else None
 
 
-def rebuild(repo: Repo) -> Built:
+def previous_heads(repo: Repo) -> frozenset:
+    """The chain heads the current recall database was built from, if it is intact (sealed, of
+    this version): every commit of those chains passed a full verification then."""
+    from ..core.grammar import is_oid
+
+    conn = store_index.open_db_readonly(repo)
+    if conn is None:
+        return frozenset()
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("version") != store_index.DB_VERSION:
+            return frozenset()
+        heads = frozenset(h for (h,) in conn.execute("SELECT head FROM sources").fetchall())
+    except sqlite3.Error:
+        return frozenset()
+    finally:
+        conn.close()
+    return heads if all(isinstance(h, str) and is_oid(h) for h in heads) else frozenset()
+
+
+def rebuild(repo: Repo, verified: frozenset = frozenset()) -> Built:
     """CONTRACT §8.4: repair the location, derive, write the index, then the recall database.
+
+    ``verified`` (from ``previous_heads``) makes the rebuild incremental: signatures are checked
+    only above those heads; the result is the same as a full rebuild's (tested).
 
     The cyclic garbage collector is paused meanwhile: a rebuild allocates hundreds of thousands
     of small acyclic objects, and repeated full collections over them cost ~15% at 100k.
@@ -105,15 +133,15 @@ def rebuild(repo: Repo) -> Built:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _rebuild(repo)
+        return _rebuild(repo, verified)
     finally:
         if enabled:
             gc.enable()
 
 
-def _rebuild(repo: Repo) -> Built:
+def _rebuild(repo: Repo, verified: frozenset) -> Built:
     store_index.repair_location(repo)
-    derived = derive(repo)
+    derived = derive(repo, verified=verified)
     # The database's row columns are built by a forked child while this process tokenizes and
     # encodes the rows (two cores, two halves); tokens and documents reach the child in chunks,
     # in row-number order, so that it inserts rows while the rest are on their way. The index is
@@ -304,9 +332,7 @@ def _encode_doc(row: dict) -> bytes:
 def _db_columns(derived: Derived, order: list[int]) -> tuple[list, list]:
     """(sources, row columns without tokens) by row number. Shared by the build and by
     ``verify``; the rest of a row is its token column and its document (``_encode_doc``)."""
-    sources = sorted((s.ref, s.head) for s in derived.collection.sources)
-    commits = {m.memory_id: m.commit for m in derived.collection.memories}
-    rows = derived.rows
+    sources, commits, rows = derived.sources, derived.commits, derived.rows
     columns = [_row_columns(n, rows[i], commits[rows[i]["id"]]) for n, i in enumerate(order)]
     return sources, columns
 
@@ -444,16 +470,6 @@ def verify(repo: Repo) -> Built:
         state = (hashlib.sha256(data).hexdigest(), store_index.current_seal(repo))
     _verify_db(repo, derived, toks, state)
     return Built(current, len(derived.rows), data is None)
-
-
-def after_ref_change(repo: Repo) -> None:
-    """§8.4 refresh: the index is left absent (consistent); the next recall rebuilds it."""
-    import sys
-
-    try:
-        store_index.remove_all(repo)
-    except OSError as exc:
-        sys.stderr.write(f"git-hn: warning: memory index removed: {exc.strerror}\n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -748,7 +764,8 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
     for attempt in range(2):
         conn = _fresh_db(repo, {fp_c, fp_h}) if attempt == 0 else None
         if conn is None:
-            rebuild(repo)
+            # incremental while the database is intact; after a mismatch it was removed: full
+            rebuild(repo, previous_heads(repo))
             conn = _fresh_db(repo, {fp_c, fp_h})
             if conn is None:
                 raise HnError("memory index could not be rebuilt")
@@ -788,4 +805,4 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
     raise HnError("memory index could not be verified after a rebuild")
 
 
-__all__ = ["rebuild", "verify", "recall", "after_ref_change", "canonical", "ProbeError", "dependency"]
+__all__ = ["rebuild", "verify", "recall", "previous_heads", "canonical", "ProbeError", "dependency"]

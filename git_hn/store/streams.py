@@ -256,9 +256,20 @@ def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list
     return out
 
 
+def _verified_prefix(commits: list[tuple[str, str]], verified: frozenset) -> set:
+    """The commits of a root-first chain at or below its last commit in ``verified``."""
+    if verified:
+        for i in range(len(commits) - 1, -1, -1):
+            if commits[i][0] in verified:
+                return {c for c, _t in commits[:i + 1]}
+    return set()
+
+
 def _check_signature(item) -> bool:
     from ..core.keys import verify
 
+    if item is None:  # verified by an earlier full collection (see ``collect``)
+        return True
     if isinstance(item, ValidationError):
         return False
     try:
@@ -368,7 +379,8 @@ def check_divergence(chains: dict[str, list[VerifiedMemory]], sources: list[Sour
             chain.check_prefix_consistent(group, actor, stream)
 
 
-def collect(repo: Repo, sources: list[Source] | None = None) -> Collection:
+def collect(repo: Repo, sources: list[Source] | None = None,
+            verified: frozenset = frozenset()) -> Collection:
     """CONTRACT §4.3 and §11(a) item 2: every source verified, or the whole collection fails.
 
     All sources are walked and staged first, with signature verification of each source's new
@@ -377,6 +389,11 @@ def collect(repo: Repo, sources: list[Source] | None = None) -> Collection:
     order, as a sequential reader would report it. A commit reached by several sources (accepted
     copies of a stream) is verified once; the chain rules, which depend on the source, run for
     every source.
+
+    ``verified`` holds heads of chains an earlier full collection accepted (an incremental index
+    rebuild): the Ed25519 check of a commit at or below such a head in a chain is not repeated,
+    since it is a pure function of the commit's bytes, which its ID fixes. Everything else
+    (walk, pending state, tree shape, sizes, key scan, decoding, chain rules) still runs.
     """
     if sources is None:
         sources = list_sources(repo)
@@ -400,12 +417,18 @@ def collect(repo: Repo, sources: list[Source] | None = None) -> Collection:
             seen.update(c for c, _t in fresh)
             if fresh:
                 staged = stage_commits(repo, fresh)
-                if verifier.kind == "inline" and len(staged) >= 256:
-                    verifier = Verifier(len(staged))
+                known = _verified_prefix(commits, verified)
+                # None: a signature already verified (``_check_signature`` accepts it unread)
+                checks = [None if c in known and not isinstance(item, ValidationError) else item
+                          for (c, _t), item in zip(fresh, staged)]
+                if len(staged) >= 256:
                     from ..core.canonical import load_fast_codec
 
                     load_fast_codec()  # many payloads to decode: worth orjson's import
-                pending.append((fresh, staged, verifier.submit(staged)))
+                unverified = sum(i is not None for i in checks)
+                if verifier.kind == "inline" and unverified >= 256:
+                    verifier = Verifier(unverified)
+                pending.append((fresh, staged, verifier.submit(checks)))
         results: dict[str, object] = {}  # commit -> VerifiedMemory or ValidationError
         queue = iter(pending)
         chains: dict[str, list[VerifiedMemory]] = {}

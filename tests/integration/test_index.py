@@ -485,6 +485,8 @@ def test_refresh_deletes_exactly_the_index_files():
     from git_hn.store import index as store_index
 
     assert set(index_refresh.NAMES) == {"index-v0.json", store_index.DB_NAME, store_index.SEAL_NAME}
+    # the database is kept: never served for other refs, it records which heads were verified
+    assert index_refresh.REFRESHED == ("index-v0.json",)
 
 
 def test_an_index_over_its_size_bound_is_omitted_and_recall_is_served_from_the_database(
@@ -535,9 +537,20 @@ def test_an_index_over_its_size_bound_is_omitted_and_recall_is_served_from_the_d
                 env=env)
     assert (r.code, r.out, r.err) == (0, reference, "")
     assert not _index(populated).exists() and _db(populated).stat().st_ino != db_inode
-    env["HN_TEST_INDEX_MAX_BYTES"] = str(size)  # at the bound: written
-    assert hn_proc(populated, "memory", "index", "rebuild", env=env).out.count("\n") == 1
+    at_bound = dict(env, HN_TEST_INDEX_MAX_BYTES=str(size))  # exactly at the bound: written
+    assert hn_proc(populated, "memory", "index", "rebuild", env=at_bound).out.count("\n") == 1
     assert _index(populated).stat().st_size == size
+    assert hn_proc(populated, "memory", "index", "rebuild", env=env).code == 0
+    assert not _index(populated).exists()
+    # a new record: the database (all there is) is now stale, never served for the new refs
+    new = _rec(populated, "recorded after the omission")
+    v = hn_proc(populated, "memory", "index", "verify", env=env)
+    assert (v.code, v.err) == (1, "git-hn: memory index stale: source or policy changed\n")
+    r = hn_proc(populated, "memory", "recall", "--json", "--include-untrusted", env=env)
+    assert r.code == 0 and new in r.out
+    assert hn_proc(populated, "memory", "index", "verify", env=env).code == 0
+    assert hn(populated, "memory", "index", "rebuild").out.count("\n") == 1  # the real bound: written
+    assert _index(populated).exists()
     assert hn(populated, "memory", "index", "verify").code == 0
 
 
@@ -699,3 +712,109 @@ def test_verify_calls_an_index_touched_after_the_build_stale(populated):
                                   "another index file\n")
     _recall(populated)  # rebuilt
     assert hn(populated, "memory", "index", "verify").code == 0
+
+
+def _state(repo):
+    """Index bytes (or None) and every database table but the seals."""
+    idx = _index(repo)
+    conn = sqlite3.connect(_db(repo))
+    try:
+        tables = [conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in ("rows", "docs", "sources")]
+        tables.append(conn.execute("SELECT * FROM meta WHERE key != 'indexSeal' ORDER BY key").fetchall())
+    finally:
+        conn.close()
+    return (idx.read_bytes() if idx.exists() else None), tables
+
+
+def _count_verifications(monkeypatch):
+    from git_hn.core import keys
+
+    calls = []
+    real = keys.verify
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(keys, "verify", counting)
+    return calls
+
+
+def test_incremental_rebuild_equals_a_full_rebuild(populated, monkeypatch):
+    """An incremental rebuild (signatures checked only above the heads the previous database was
+    built from) writes exactly what a full rebuild writes, after each kind of change."""
+    other = populated.parent / "other"
+    git(populated.parent, "clone", "-q", str(populated), str(other))
+    assert hn(other, "init", "--name", "Other").code == 0
+    calls = _count_verifications(monkeypatch)
+    target = json.loads(_recall(populated))["memories"][0]["id"]
+
+    def fetch_other():
+        refs = git(other, "for-each-ref", "--format=%(refname)", "refs/hn/memory").split()
+        git(populated, "fetch", "-q", str(other), *[f"+{r}:{r}" for r in refs])
+
+    def policy():
+        actor = (populated / ".git" / "hn" / "active").read_text()[:-1]
+        (populated / ".hn").mkdir()
+        (populated / ".hn" / "policy.json").write_text(json.dumps({
+            "version": "hn.policy/0", "maintainers": [actor], "proposals": {"requiredAccepts": 1},
+            "memory": {"trustedActors": [actor], "trustedKinds": ["decision"]}}))
+        git(populated, "add", ".hn")
+        git(populated, "commit", "-q", "-m", "policy")
+
+    changes = [
+        ("record", lambda: _rec(populated, "appended after the build")),
+        ("another actor's stream", lambda: (_rec(other, "from the other clone"), fetch_other())),
+        ("its stream grows", lambda: (_rec(other, "second from the other clone"), fetch_other())),
+        ("supersede", lambda: hn(populated, "memory", "supersede", target, "--kind", "decision",
+                                 "--at", "HEAD", "--applies", "exact", "--content", "replaced")),
+        ("policy and HEAD", policy),
+        ("a stream deleted", lambda: git(populated, "update-ref", "-d", git(
+            populated, "for-each-ref", "--format=%(refname)", "--count=1", "refs/hn/memory/")),)
+    ]
+    repo = open_repo(str(populated))
+    index_service.rebuild(repo)
+    for name, change in changes:
+        change()
+        repo.close()
+        repo = open_repo(str(populated))
+        previous = index_service.previous_heads(repo)
+        assert previous, name  # the record's refresh kept the database
+        calls.clear()
+        index_service.rebuild(repo, previous)
+        incremental, checked = _state(populated), len(calls)
+        calls.clear()
+        index_service.rebuild(repo)
+        assert _state(populated) == incremental, name
+        total = len(json.loads(_recall(populated))["memories"])
+        assert checked < len(calls), (name, checked, len(calls))  # fewer signatures checked
+        assert total > 0
+    repo.close()
+
+
+def test_incremental_rebuild_still_verifies_new_commits(populated):
+    """A commit above a verified head is verified: a forged one fails the incremental rebuild
+    with the full rebuild's error, and recall never serves it."""
+    from helpers import forged_commit, read_blob, tree_entries, write_blob
+
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    ref = git(populated, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    head = git(populated, "rev-parse", ref)
+    entries = tree_entries(populated, head)
+    payload = read_blob(populated, entries["memory.json"]).replace(b"verified by CI", b"forged by me")
+    blob = write_blob(populated, payload)
+    lines = "".join(f"100644 blob {blob if n == 'memory.json' else oid}\t{n}\n" for n, oid in entries.items())
+    forged = forged_commit(populated, lines, parents=(head,))
+    git(populated, "update-ref", ref, forged, head)
+    repo = open_repo(str(populated))
+    previous = index_service.previous_heads(repo)
+    assert head in previous
+    errors = []
+    for verified in (previous, frozenset()):
+        with pytest.raises(Exception) as err:
+            index_service.rebuild(repo, verified)
+        errors.append(str(err.value))
+    repo.close()
+    assert errors[0] == errors[1] and "invalid memory signature" in errors[0]
+    r = hn(populated, "memory", "recall", "--json", "--include-untrusted")
+    assert r.code == 1 and "invalid memory signature" in r.err
