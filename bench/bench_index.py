@@ -37,6 +37,20 @@ def _timed(args, cwd, env):
     return elapsed, proc.stdout, max(peak, before)
 
 
+def _alone(args, cwd, env):
+    """(seconds, peak RSS in KiB, stdout) of one process measured alone in a fresh child."""
+    code = ("import json, resource, subprocess, sys, time; t = time.perf_counter(); "
+            "p = subprocess.run(sys.argv[1:], capture_output=True); t = time.perf_counter() - t; "
+            "print(json.dumps([t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "
+            "p.returncode, p.stdout.decode()]))")
+    out = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True,
+                         text=True, check=True).stdout
+    seconds, peak, code_, stdout = json.loads(out)
+    if code_ != 0:
+        raise SystemExit(f"{args[:4]} failed")
+    return seconds, peak, stdout
+
+
 # the issue's scale: 8 actors, 16 streams, contents of about 500 bytes (65 words)
 ACTORS, STREAMS_PER_ACTOR, WORDS = 8, 2, 65
 
@@ -64,11 +78,7 @@ def bench(root: str, env: dict, memories: int, runs: int) -> dict:
         grep_times.append(_timed(grep, repo, env)[0])
         t, out, _ = _timed(recall, repo, env)
         hn_times.append(t)
-    # peak memory of one recall, measured alone in a fresh child
-    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True); "
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    peak_kib = int(subprocess.run([sys.executable, "-c", code, *recall], cwd=repo, env=env,
-                                  capture_output=True, text=True).stdout.strip() or 0)
+    peak_kib = _alone(recall, repo, env)[1]
     doc = json.loads(out)
     h, g = statistics.median(hn_times), statistics.median(grep_times)
     index_path = os.path.join(repo, ".git", "hn", "memory", "index-v0.json")
@@ -79,13 +89,22 @@ def bench(root: str, env: dict, memories: int, runs: int) -> dict:
     for name in ("index-v0.json", "recall-v0.sqlite", "recall-v0.seal"):
         if os.path.exists(os.path.join(repo, ".git", "hn", "memory", name)):
             os.remove(os.path.join(repo, ".git", "hn", "memory", name))
-    t_cold, cold_out, _ = _timed(recall, repo, env)
+    t_cold, cold_peak, cold_out = _alone(recall, repo, env)
     assert json.loads(cold_out)["matched"] == doc["matched"]
+    # one new record, then recall: the incremental rebuild re-verifies only the new signature
+    subprocess.run(["git", "hn", "memory", "record", "--kind", "decision", "--at", "HEAD",
+                    "--applies", "descendants", "--content", f"one more {word}"], cwd=repo, env=env,
+                   check=True, capture_output=True)
+    t_after, after_peak, after_out = _alone(recall, repo, env)
+    assert json.loads(after_out)["matched"] == doc["matched"] + 1
     return {"name": "index", "memories": records, "runs": runs,
             "rebuildSeconds": round(t_rebuild, 2), "rebuildPerSecond": round(records / t_rebuild),
             "firstRebuildSeconds": round(rebuilds[0], 2),
             "recallMs": round(h * 1000, 1), "gitGrepMs": round(g * 1000, 1), "ratio": round(h / g, 2),
             "recallWithoutIndexSeconds": round(t_cold, 2),
+            "recallWithoutIndexPeakMiB": round(cold_peak / 1024, 1),
+            "recallAfterOneRecordSeconds": round(t_after, 2),
+            "recallAfterOneRecordPeakMiB": round(after_peak / 1024, 1),
             "matched": doc["matched"], "recallPeakMiB": round(peak_kib / 1024, 1),
             "indexMiB": round(index_bytes / 2**20, 1), "indexWritten": written,
             "recallDatabaseMiB": round(db_bytes / 2**20, 1), "actors": ACTORS,
