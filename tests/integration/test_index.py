@@ -203,19 +203,24 @@ def test_new_record_and_policy_change_are_followed(populated):
     new = _rec(populated, "brand new memory")
     assert not _index(populated).exists()  # the record left the index absent (consistent)
     assert new in _recall(populated)
-    actor = (populated / ".git" / "hn" / "active").read_text()[:-1]
     old_head = git(populated, "rev-parse", "HEAD")
-    (populated / ".hn").mkdir()
-    (populated / ".hn" / "policy.json").write_text(json.dumps({
-        "version": "hn.policy/0", "maintainers": [actor], "proposals": {"requiredAccepts": 1},
-        "memory": {"trustedActors": [actor], "trustedKinds": ["decision"]}}))
-    git(populated, "add", ".hn")
-    git(populated, "commit", "-q", "-m", "policy")
+    _commit_policy(populated)
     now = json.loads(_recall(populated))
     trusts = {m["kind"]: m["trust"] for m in now["memories"]}
     assert trusts["decision"] == "qualified" and trusts["verification"] == "kind-untrusted"
     before = json.loads(_recall(populated, "--at", old_head))
     assert {m["trust"] for m in before["memories"]} == {"policy-missing"}
+
+
+def _commit_policy(repo):
+    """Commit a policy that trusts the active actor's decisions only."""
+    actor = (repo / ".git" / "hn" / "active").read_text()[:-1]
+    (repo / ".hn").mkdir()
+    (repo / ".hn" / "policy.json").write_text(json.dumps({
+        "version": "hn.policy/0", "maintainers": [actor], "proposals": {"requiredAccepts": 1},
+        "memory": {"trustedActors": [actor], "trustedKinds": ["decision"]}}))
+    git(repo, "add", ".hn")
+    git(repo, "commit", "-q", "-m", "policy")
 
 
 def _random_requests(repo, head, parent):
@@ -753,22 +758,13 @@ def test_incremental_rebuild_equals_a_full_rebuild(populated, monkeypatch):
         refs = git(other, "for-each-ref", "--format=%(refname)", "refs/hn/memory").split()
         git(populated, "fetch", "-q", str(other), *[f"+{r}:{r}" for r in refs])
 
-    def policy():
-        actor = (populated / ".git" / "hn" / "active").read_text()[:-1]
-        (populated / ".hn").mkdir()
-        (populated / ".hn" / "policy.json").write_text(json.dumps({
-            "version": "hn.policy/0", "maintainers": [actor], "proposals": {"requiredAccepts": 1},
-            "memory": {"trustedActors": [actor], "trustedKinds": ["decision"]}}))
-        git(populated, "add", ".hn")
-        git(populated, "commit", "-q", "-m", "policy")
-
     changes = [
         ("record", lambda: _rec(populated, "appended after the build")),
         ("another actor's stream", lambda: (_rec(other, "from the other clone"), fetch_other())),
         ("its stream grows", lambda: (_rec(other, "second from the other clone"), fetch_other())),
         ("supersede", lambda: hn(populated, "memory", "supersede", target, "--kind", "decision",
                                  "--at", "HEAD", "--applies", "exact", "--content", "replaced")),
-        ("policy and HEAD", policy),
+        ("policy and HEAD", lambda: _commit_policy(populated)),
         ("a stream deleted", lambda: git(populated, "update-ref", "-d", git(
             populated, "for-each-ref", "--format=%(refname)", "--count=1", "refs/hn/memory/")),)
     ]
