@@ -49,6 +49,7 @@ class Derived(NamedTuple):
     rows: list  # index rows (§8.2), sorted by ID
     sources: list  # (ref, head) of every source, sorted
     commits: dict  # memory ID -> commit, for every row
+    verified: list  # (commit, memory ID, signature text) of every verified memory, sorted
     policy_digest: str
 
 
@@ -58,9 +59,9 @@ def head_context(repo: Repo, resolver: Resolver):
     return head, policy
 
 
-def derive(repo: Repo, sources=None, verified: frozenset = frozenset()) -> Derived:
+def derive(repo: Repo, sources=None, verified: dict | None = None) -> Derived:
     """Verify every stream and project it at the HEAD context (CONTRACT §8.4); ``verified``
-    are chain heads whose signatures an earlier build checked (``streams.collect``)."""
+    are signatures an earlier build checked (``streams.collect``)."""
     if sources is None:
         sources = streams.list_sources(repo)
     collection = streams.collect(repo, sources, verified)
@@ -75,7 +76,9 @@ def derive(repo: Repo, sources=None, verified: frozenset = frozenset()) -> Deriv
     # only what the database needs is kept: the verified memories (payloads, envelopes) are freed
     commits = {m.memory_id: m.commit for m in collection.memories}
     return Derived(fingerprint, rows, sorted((s.ref, s.head) for s in collection.sources),
-                   {r["id"]: commits[r["id"]] for r in rows}, policy.digest)
+                   {r["id"]: commits[r["id"]] for r in rows},
+                   sorted((m.commit, m.memory_id, m.signature) for m in collection.memories),
+                   policy.digest)
 
 
 def row_tokens(rows: list) -> list[list[str]]:
@@ -99,31 +102,30 @@ def index_bytes(derived: Derived, toks: list, bound: int) -> bytes | None:
     return data if len(data) <= bound else None
 
 
-def previous_heads(repo: Repo) -> frozenset:
-    """The chain heads the current recall database was built from, if it is intact (sealed, of
-    this version): every commit of those chains passed a full verification then."""
-    from ..core.grammar import is_oid
-
+def previously_verified(repo: Repo) -> dict:
+    """Commit -> (memory ID, signature text) of every memory the current recall database was
+    built from, if it is intact (sealed, of this version) and was built under the same signature
+    checker (``streams.signature_checker``); else empty."""
     conn = store_index.open_db_readonly(repo)
     if conn is None:
-        return frozenset()
+        return {}
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        if meta.get("version") != store_index.DB_VERSION:
-            return frozenset()
-        heads = frozenset(h for (h,) in conn.execute("SELECT head FROM sources").fetchall())
+        if meta.get("version") != store_index.DB_VERSION or not meta.get("verifier") \
+                or meta.get("verifier") != streams.signature_checker():
+            return {}
+        return {c: (i, sig) for c, i, sig in conn.execute("SELECT \"commit\", id, signature FROM verified")}
     except sqlite3.Error:
-        return frozenset()
+        return {}
     finally:
         conn.close()
-    return heads if all(isinstance(h, str) and is_oid(h) for h in heads) else frozenset()
 
 
-def rebuild(repo: Repo, verified: frozenset = frozenset()) -> Built:
+def rebuild(repo: Repo, verified: dict | None = None) -> Built:
     """CONTRACT §8.4: repair the location, derive, write the index, then the recall database.
 
-    ``verified`` (from ``previous_heads``) makes the rebuild incremental: signatures are checked
-    only above those heads; the result is the same as a full rebuild's (tested).
+    ``verified`` (from ``previously_verified``) makes the rebuild incremental: only signatures
+    not checked by the previous build are checked; the result is a full rebuild's (tested).
 
     The cyclic garbage collector is paused meanwhile: a rebuild allocates hundreds of thousands
     of small acyclic objects, and repeated full collections over them cost ~15% at 100k.
@@ -139,7 +141,7 @@ def rebuild(repo: Repo, verified: frozenset = frozenset()) -> Built:
             gc.enable()
 
 
-def _rebuild(repo: Repo, verified: frozenset) -> Built:
+def _rebuild(repo: Repo, verified: dict | None) -> Built:
     store_index.repair_location(repo)
     derived = derive(repo, verified=verified)
     # The database's row columns are built by a forked child while this process tokenizes and
@@ -339,7 +341,8 @@ def _db_columns(derived: Derived, order: list[int]) -> tuple[list, list]:
 
 def _meta(derived: Derived, state: tuple[str, str]) -> dict:
     return {"version": store_index.DB_VERSION, "sourceFingerprint": derived.fingerprint,
-            "policyDigest": derived.policy_digest, "indexSha256": state[0], "indexSeal": state[1]}
+            "policyDigest": derived.policy_digest, "indexSha256": state[0], "indexSeal": state[1],
+            "verifier": streams.signature_checker()}
 
 
 def _write_db(repo: Repo, derived: Derived, order: list[int], messages) -> None:
@@ -349,6 +352,7 @@ def _write_db(repo: Repo, derived: Derived, order: list[int], messages) -> None:
     try:
         sources, columns = _db_columns(derived, order)
         conn.executemany("INSERT INTO sources VALUES (?, ?)", sources)
+        conn.executemany("INSERT INTO verified VALUES (?, ?, ?)", derived.verified)
         n = 0
         insert = "INSERT INTO rows VALUES (" + ", ".join("?" * 19) + ")"
         for message in messages:
@@ -398,6 +402,8 @@ def _verify_db(repo: Repo, derived: Derived, toks: list, state: tuple[str, str])
             raise core_index.IndexError_("stale", "recall database was built with another index file")
         same = (meta == expected
                 and conn.execute("SELECT ref, head FROM sources ORDER BY ref").fetchall() == sources
+                and conn.execute('SELECT "commit", id, signature FROM verified ORDER BY "commit"').fetchall()
+                == derived.verified
                 and conn.execute("SELECT * FROM rows ORDER BY n").fetchall() == rows
                 and conn.execute("SELECT n, doc FROM docs ORDER BY n").fetchall() == docs)
     except sqlite3.Error:
@@ -765,7 +771,7 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
         conn = _fresh_db(repo, {fp_c, fp_h}) if attempt == 0 else None
         if conn is None:
             # incremental while the database is intact; after a mismatch it was removed: full
-            rebuild(repo, previous_heads(repo))
+            rebuild(repo, previously_verified(repo))
             conn = _fresh_db(repo, {fp_c, fp_h})
             if conn is None:
                 raise HnError("memory index could not be rebuilt")
@@ -805,4 +811,4 @@ def recall(repo: Repo, req, *, at: str, terms) -> dict:
     raise HnError("memory index could not be verified after a rebuild")
 
 
-__all__ = ["rebuild", "verify", "recall", "previous_heads", "canonical", "ProbeError", "dependency"]
+__all__ = ["rebuild", "verify", "recall", "previously_verified", "canonical", "ProbeError", "dependency"]

@@ -817,7 +817,7 @@ def rebuild_index(repo: Repo) -> None:
     import sqlite3
 
     try:
-        index_service.rebuild(repo, index_service.previous_heads(repo))
+        index_service.rebuild(repo, index_service.previously_verified(repo))
     except (HnError, OSError, sqlite3.Error) as exc:
         from ..store import index as store_index
 

@@ -31,7 +31,7 @@ from .repo import Repo
 
 DB_NAME = "recall-v0.sqlite"
 SEAL_NAME = "recall-v0.seal"  # the database's own seal, taken when it was installed
-DB_VERSION = "6"
+DB_VERSION = "7"
 MAX_DB = 4 << 30
 
 
@@ -242,6 +242,7 @@ CREATE TABLE rows(n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "commit" TEXT 
                   topics TEXT NOT NULL, evidence TEXT NOT NULL, ev_memory TEXT NOT NULL,
                   tokens TEXT NOT NULL);
 CREATE TABLE docs(n INTEGER PRIMARY KEY, doc BLOB NOT NULL);
+CREATE TABLE verified("commit" TEXT PRIMARY KEY, id TEXT NOT NULL, signature TEXT NOT NULL);
 """
 
 

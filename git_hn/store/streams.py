@@ -256,19 +256,44 @@ def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list
     return out
 
 
-def _verified_prefix(commits: list[tuple[str, str]], verified: frozenset) -> set:
-    """The commits of a root-first chain at or below its last commit in ``verified``."""
-    if verified:
-        for i in range(len(commits) - 1, -1, -1):
-            if commits[i][0] in verified:
-                return {c for c, _t in commits[:i + 1]}
-    return set()
+def _unverified(commits: list[tuple[str, str]], staged: list, verified: dict) -> list:
+    """``staged`` with None for each item whose exact payload and signature were verified before
+    (``_check_signature`` accepts None unread)."""
+    from ..core.grammar import memory_id
+
+    out = []
+    for (commit, _tree), item in zip(commits, staged):
+        known = verified.get(commit)
+        if known is not None and not isinstance(item, ValidationError) \
+                and known == (memory_id(item[0]), item[1].decode("ascii", "replace")):
+            item = None
+        out.append(item)
+    return out
+
+
+def signature_checker() -> str:
+    """What the outcome of a signature check depends on besides its bytes: the code of
+    ``core.keys`` (weak-key rules, ``verify``) and the cryptography and OpenSSL versions. Earlier
+    checks are reused only under the same value; "" (unknown) reuses nothing."""
+    import hashlib
+
+    from ..core import keys
+
+    try:
+        import cryptography
+        from cryptography.hazmat.backends.openssl.backend import backend
+
+        with open(keys.__file__, "rb") as fh:
+            code = hashlib.sha256(fh.read()).hexdigest()
+        return f"{code} cryptography/{cryptography.__version__} {backend.openssl_version_text()}"
+    except (OSError, ImportError, AttributeError):  # pragma: no cover - nothing reused then
+        return ""
 
 
 def _check_signature(item) -> bool:
     from ..core.keys import verify
 
-    if item is None:  # verified by an earlier full collection (see ``collect``)
+    if item is None:  # the same bytes were verified by an earlier collection (``collect``)
         return True
     if isinstance(item, ValidationError):
         return False
@@ -379,8 +404,7 @@ def check_divergence(chains: dict[str, list[VerifiedMemory]], sources: list[Sour
             chain.check_prefix_consistent(group, actor, stream)
 
 
-def collect(repo: Repo, sources: list[Source] | None = None,
-            verified: frozenset = frozenset()) -> Collection:
+def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | None = None) -> Collection:
     """CONTRACT §4.3 and §11(a) item 2: every source verified, or the whole collection fails.
 
     All sources are walked and staged first, with signature verification of each source's new
@@ -390,10 +414,11 @@ def collect(repo: Repo, sources: list[Source] | None = None,
     copies of a stream) is verified once; the chain rules, which depend on the source, run for
     every source.
 
-    ``verified`` holds heads of chains an earlier full collection accepted (an incremental index
-    rebuild): the Ed25519 check of a commit at or below such a head in a chain is not repeated,
-    since it is a pure function of the commit's bytes, which its ID fixes. Everything else
-    (walk, pending state, tree shape, sizes, key scan, decoding, chain rules) still runs.
+    ``verified`` maps commits an earlier collection accepted to the memory ID and signature text
+    it verified (an incremental index rebuild, under the same ``signature_checker``): the Ed25519
+    check of a commit whose payload still hashes to that ID and whose signature text is the same
+    is not repeated, since it is a pure function of those bytes. Everything else (walk, pending
+    state, tree shape, sizes, key scan, decoding, chain rules) still runs.
     """
     if sources is None:
         sources = list_sources(repo)
@@ -417,10 +442,7 @@ def collect(repo: Repo, sources: list[Source] | None = None,
             seen.update(c for c, _t in fresh)
             if fresh:
                 staged = stage_commits(repo, fresh)
-                known = _verified_prefix(commits, verified)
-                # None: a signature already verified (``_check_signature`` accepts it unread)
-                checks = [None if c in known and not isinstance(item, ValidationError) else item
-                          for (c, _t), item in zip(fresh, staged)]
+                checks = _unverified(fresh, staged, verified) if verified else staged
                 if len(staged) >= 256:
                     from ..core.canonical import load_fast_codec
 

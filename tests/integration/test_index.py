@@ -331,6 +331,7 @@ def grammar_digest(text):
     "UPDATE rows SET kind = 'attempt' WHERE n = 0;",                         # a filter column changed
     "DELETE FROM sources;",
     "DELETE FROM docs WHERE n = 1;",
+    "UPDATE verified SET signature = 'x' WHERE rowid = 1;",            # a check it did not make
 ])
 def test_verify_compares_the_database_with_a_rebuild(populated, sql):
     """A consistent edit that only hides rows, with the seal rewritten to match, cannot be seen
@@ -746,8 +747,8 @@ def _count_verifications(monkeypatch):
 
 
 def test_incremental_rebuild_equals_a_full_rebuild(populated, monkeypatch):
-    """An incremental rebuild (signatures checked only above the heads the previous database was
-    built from) writes exactly what a full rebuild writes, after each kind of change."""
+    """An incremental rebuild (only signatures the previous build did not check are checked)
+    writes exactly what a full rebuild writes, after each kind of change."""
     other = populated.parent / "other"
     git(populated.parent, "clone", "-q", str(populated), str(other))
     assert hn(other, "init", "--name", "Other").code == 0
@@ -774,7 +775,7 @@ def test_incremental_rebuild_equals_a_full_rebuild(populated, monkeypatch):
         change()
         repo.close()
         repo = open_repo(str(populated))
-        previous = index_service.previous_heads(repo)
+        previous = index_service.previously_verified(repo)
         assert previous, name  # the record's refresh kept the database
         calls.clear()
         index_service.rebuild(repo, previous)
@@ -789,8 +790,8 @@ def test_incremental_rebuild_equals_a_full_rebuild(populated, monkeypatch):
 
 
 def test_incremental_rebuild_still_verifies_new_commits(populated):
-    """A commit above a verified head is verified: a forged one fails the incremental rebuild
-    with the full rebuild's error, and recall never serves it."""
+    """A commit the previous build did not verify is verified: a forged one fails the
+    incremental rebuild with the full rebuild's error, and recall never serves it."""
     from helpers import forged_commit, read_blob, tree_entries, write_blob
 
     assert hn(populated, "memory", "index", "rebuild").code == 0
@@ -803,7 +804,7 @@ def test_incremental_rebuild_still_verifies_new_commits(populated):
     forged = forged_commit(populated, lines, parents=(head,))
     git(populated, "update-ref", ref, forged, head)
     repo = open_repo(str(populated))
-    previous = index_service.previous_heads(repo)
+    previous = index_service.previously_verified(repo)
     assert head in previous
     errors = []
     for verified in (previous, frozenset()):
@@ -814,3 +815,62 @@ def test_incremental_rebuild_still_verifies_new_commits(populated):
     assert errors[0] == errors[1] and "invalid memory signature" in errors[0]
     r = hn(populated, "memory", "recall", "--json", "--include-untrusted")
     assert r.code == 1 and "invalid memory signature" in r.err
+
+
+def _loose_object(repo, oid):
+    return repo / ".git" / "objects" / oid[:2] / oid[2:]
+
+
+def test_incremental_rebuild_rechecks_bytes_that_changed_under_an_id(populated):
+    """Reuse is keyed by the exact payload and signature, not only by commit: an object file
+    overwritten under the same ID (Git does not rehash on read) is verified again and refused
+    as a full rebuild refuses it."""
+    from helpers import read_blob, tree_entries, write_blob
+
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    ref = git(populated, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    blob = tree_entries(populated, git(populated, "rev-parse", ref))["memory.json"]
+    payload = read_blob(populated, blob)
+    forged = payload.replace(b"verified by CI", b"forged by me!!")
+    assert len(forged) == len(payload) and forged != payload
+    path = _loose_object(populated, blob)
+    assert path.exists()
+    replacement = _loose_object(populated, write_blob(populated, forged)).read_bytes()
+    os.chmod(path, 0o644)
+    path.write_bytes(replacement)
+    assert read_blob(populated, blob) == forged
+    repo = open_repo(str(populated))
+    previous = index_service.previously_verified(repo)
+    assert previous
+    errors = []
+    for verified in (previous, None):
+        with pytest.raises(Exception) as err:
+            index_service.rebuild(repo, verified)
+        errors.append(str(err.value))
+    repo.close()
+    assert errors[0] == errors[1] and "invalid memory signature" in errors[0]
+
+
+def test_incremental_rebuild_reuses_checks_of_a_rewound_ref(populated, monkeypatch):
+    """A ref moved back below the head the previous build verified needs no signature check."""
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    ref = git(populated, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    git(populated, "update-ref", ref, git(populated, "rev-parse", ref + "~1"))
+    calls = _count_verifications(monkeypatch)
+    repo = open_repo(str(populated))
+    index_service.rebuild(repo, index_service.previously_verified(repo))
+    incremental = _state(populated)
+    assert calls == []
+    index_service.rebuild(repo)
+    assert _state(populated) == incremental and len(calls) == 4
+    repo.close()
+
+
+def test_incremental_rebuild_needs_the_same_signature_checker(populated, monkeypatch):
+    """Checks made under other verification code or library versions are not reused."""
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    repo = open_repo(str(populated))
+    assert len(index_service.previously_verified(repo)) == 5
+    monkeypatch.setattr(streams, "signature_checker", lambda: "another checker")
+    assert index_service.previously_verified(repo) == {}
+    repo.close()
