@@ -36,6 +36,9 @@ def setup(root: str, env: dict, memories: int, actors: int = 3, streams_per_acto
           words: int = 12) -> tuple[str, str]:
     repo = os.path.join(root, "repo")
     subprocess.run(["git", "init", "-q", repo], check=True, env=env)
+    # a commit of many new files starts "git gc --auto"; in the foreground it is done before
+    # anything is timed (detached, it ran during the first timed command)
+    subprocess.run(["git", "config", "gc.autoDetach", "false"], cwd=repo, check=True, env=env)
     rng = random.Random(42)
     texts: list[str] = []
     os.makedirs(os.path.join(repo, "texts"))
