@@ -4,8 +4,8 @@ ref changes").
 ``index-v0.json`` is deleted: an absent index is always consistent, and the next recall rebuilds
 it from verified streams. The recall database is kept: it is bound to the source fingerprint of
 its build (and to the index file it was built with), so it is never served for the changed refs,
-and the next rebuild reads which chain heads that build verified, re-verifying only the commits
-above them (an incremental rebuild). This runs after every append, so it imports only
+and the next rebuild reads which signatures that build verified and checks only the others (an
+incremental rebuild). This runs after every append, so it imports only
 ``os`` (the index modules cost more to import than the whole deletion). Nothing is followed: a
 symlinked ``hn/memory`` directory is left alone (the next rebuild repairs it), and a failure to
 delete is reported as a warning that never changes the command's exit status.
