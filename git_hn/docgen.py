@@ -140,7 +140,8 @@ in one atomic ref transaction. A valid stream promotes while an invalid one besi
 Then your verified local streams are pushed with explicit, non\\-forced refspecs; the primary
 branch and accepted refs are never pushed.
 .PP
-After a promotion a recall index the repository had is rebuilt (none is created). With
+After a promotion a recall index that served the refs just before it is rebuilt, incrementally
+(none is created; a stale one is left to the next recall). With
 .BR \\-\\-recover\\-shallow ,
 the anchor commits a saved exact selection needs beyond a shallow clone's boundary are fetched
 exactly, with depth 1, and become new boundaries; the repository is never unshallowed.

@@ -102,6 +102,17 @@ def index_bytes(derived: Derived, toks: list, bound: int) -> bytes | None:
     return data if len(data) <= bound else None
 
 
+def is_current(repo: Repo) -> bool:
+    """Whether recall would be served from the index now (at ``HEAD``'s policy)."""
+    _head, policy = head_context(repo, Resolver(repo))
+    pairs = [(s.ref, s.head) for s in streams.list_sources(repo)]
+    conn = _fresh_db(repo, {core_recall.source_fingerprint(policy.digest, pairs)})
+    if conn is None:
+        return False
+    conn.close()
+    return True
+
+
 def previously_verified(repo: Repo) -> dict:
     """Commit -> (memory ID, signature text) of every memory the current recall database was
     built from, if it is intact (sealed, of this version) and was built under the same signature

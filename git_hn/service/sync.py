@@ -688,6 +688,9 @@ class _Import:
 
     def accept(self, promotable: list[Outcome]) -> None:
         repo, q = self.repo, self.q
+        # rebuilt after the promotion only if it served the refs before it (else the next
+        # recall rebuilds it, incrementally, and a sync never pays for an index nobody uses)
+        index_current = self.rebuild and index_is_current(repo)
         promotions = []
         for o in sorted(promotable, key=lambda o: (o.kind, o.id)):
             ref = accepted_ref(self.remote, o.actor, o.id)
@@ -755,8 +758,6 @@ class _Import:
         n = len(promotable)
         from . import index_refresh
 
-        had_index = any(os.path.lexists(os.path.join(repo.index_dir(), name))
-                        for name in index_refresh.NAMES)
         index_refresh.after_ref_change(repo)
         try:
             shallow.release(repo, [m.commit for o in promotable for m in o.memories])
@@ -783,7 +784,7 @@ class _Import:
                              f"pending-anchor cleanup failed for remote {self.remote}: {exc.strerror}") from None
         self.reconcile(txn, set(accepted_objs), n)
         repo.forget_pending()
-        if had_index and self.rebuild:
+        if index_current:
             rebuild_index(repo)
 
 
@@ -808,10 +809,22 @@ class _Import:
                              f"transaction reconciliation failed for remote {self.remote}: {exc}") from None
 
 
+def index_is_current(repo: Repo) -> bool:
+    """Whether the recall index serves the current refs (never raises: a doubt is "no")."""
+    import sqlite3
+
+    from . import index as index_service
+
+    try:
+        return index_service.is_current(repo)
+    except (HnError, OSError, sqlite3.Error):
+        return False
+
+
 def rebuild_index(repo: Repo) -> None:
-    """§8.4 refresh after a promotion: an index the repository had is rebuilt (a repository
-    without one keeps none; its first recall builds it). A failure leaves the index absent, with
-    the contract's warning, and never changes the outcome of the sync."""
+    """§8.4 refresh after a promotion: an index that was current is rebuilt (incrementally; a
+    repository without one keeps none, and its next recall builds it). A failure leaves the index
+    absent, with the contract's warning, and never changes the outcome of the sync."""
     from . import index as index_service
 
     import sqlite3

@@ -366,6 +366,18 @@ def test_promotion_rebuilds_an_existing_index_and_creates_none(world):
     assert list(index.parent.iterdir()) == []
     out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
     assert b["memoryId"] in [m["id"] for m in out["memories"]]
+    # an index that no longer served the refs (bob recorded since) is not rebuilt by sync: the
+    # stale database stays, never served, and the next recall rebuilds incrementally
+    _rec(bob, "bob's own")
+    db = index.parent / "recall-v0.sqlite"
+    stale = db.stat().st_ino
+    c = _rec(alice, "third")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "sync").code == 0
+    assert not index.exists() and db.stat().st_ino == stale
+    out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
+    assert c["memoryId"] in [m["id"] for m in out["memories"]]
+    assert db.stat().st_ino != stale
 
 
 def test_failed_index_rebuild_after_promotion_warns_and_keeps_the_outcome(world):
@@ -374,15 +386,22 @@ def test_failed_index_rebuild_after_promotion_warns_and_keeps_the_outcome(world)
     assert hn(alice, "sync").code == 0
     assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
     assert hn(bob, "memory", "index", "rebuild").code == 0
-    (bob / ".hn").mkdir()
-    (bob / ".hn" / "policy.json").write_text('{"version": "hn.policy/0"}')
-    git(bob, "add", ".hn/policy.json")
-    git(bob, "commit", "-q", "-m", "broken policy")
-    r = hn(bob, "sync")
-    assert r.code == 0, r.err
-    assert f"Replication memory {a['stream']}: promoted" in r.out
-    assert r.err.startswith("git-hn: warning: memory index removed: ") and r.err.count("\n") == 1
+    # the index is current; the rebuild after the promotion then fails for want of space (a
+    # file-size limit small enough for the fetched objects and receipts, not for the database)
+    import subprocess
+    import sys
+
+    code = ("import resource, signal, sys\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))\n"
+            "from git_hn.cli.main import main\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+    r = subprocess.run([sys.executable, "-c", code, "sync"], cwd=bob, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert f"Replication memory {a['stream']}: promoted" in r.stdout
+    assert r.stderr.startswith("git-hn: warning: memory index removed: ") and r.stderr.count("\n") == 1
     assert not (bob / ".git" / "hn" / "memory" / "index-v0.json").exists()
+    assert a["memoryId"] in hn(bob, "memory", "recall", "--include-untrusted", "--json").out
 
 
 def _sync_on_pty(repo, *args) -> tuple[int, str, bytes]:
