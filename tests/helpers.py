@@ -78,6 +78,20 @@ def hn_proc(cwd, *args, input: bytes | None = None, env: dict | None = None,
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
+def hn_file_limited(cwd, max_file_bytes: int, *args) -> Result:
+    """``git-hn`` in a subprocess whose files cannot grow past ``max_file_bytes`` (a full disk:
+    writes fail with EFBIG instead of the process being killed)."""
+    code = ("import resource, signal, sys\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "limit = int(sys.argv[1])\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))\n"
+            "from git_hn.cli.main import main\n"
+            "sys.exit(main(sys.argv[2:]))\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(max_file_bytes), *args], cwd=cwd,
+                          capture_output=True)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
 def make_repo(path: Path, object_format: str = "sha1", files: dict | None = None) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q", f"--object-format={object_format}")

@@ -676,20 +676,13 @@ def test_large_queries_and_pages_are_served(populated, monkeypatch):
 def test_a_database_that_cannot_be_written_fails_cleanly(populated):
     """A full disk (here a file-size limit) while writing the database is one clean error line,
     leaves no temporary file, and a later rebuild works."""
-    import subprocess
-    import sys
+    from helpers import hn_file_limited
 
-    code = ("import resource, signal, sys\n"
-            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
-            "resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))\n"
-            "from git_hn.cli.main import main\n"
-            "sys.exit(main(sys.argv[1:]))\n")
     for args in (["memory", "index", "rebuild"], ["memory", "recall", "--json"]):
-        p = subprocess.run([sys.executable, "-c", code, *args], cwd=populated, capture_output=True,
-                           text=True)
-        assert p.returncode == 1, args
-        assert p.stderr.startswith("git-hn: ") and p.stderr.count("\n") == 1, p.stderr
-        assert "internal error" not in p.stderr and "Traceback" not in p.stderr
+        p = hn_file_limited(populated, 3000, *args)
+        assert p.code == 1, args
+        assert p.err.startswith("git-hn: ") and p.err.count("\n") == 1, p.err
+        assert "internal error" not in p.err and "Traceback" not in p.err
         mem = populated / ".git" / "hn" / "memory"
         assert [n for n in os.listdir(mem) if n.startswith(".hn-private-")] == []
     assert hn(populated, "memory", "index", "rebuild").code == 0

@@ -388,18 +388,12 @@ def test_failed_index_rebuild_after_promotion_warns_and_keeps_the_outcome(world)
     assert hn(bob, "memory", "index", "rebuild").code == 0
     # the index is current; the rebuild after the promotion then fails for want of space (a
     # file-size limit small enough for the fetched objects and receipts, not for the database)
-    import subprocess
-    import sys
+    from helpers import hn_file_limited
 
-    code = ("import resource, signal, sys\n"
-            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
-            "resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))\n"
-            "from git_hn.cli.main import main\n"
-            "sys.exit(main(sys.argv[1:]))\n")
-    r = subprocess.run([sys.executable, "-c", code, "sync"], cwd=bob, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert f"Replication memory {a['stream']}: promoted" in r.stdout
-    assert r.stderr.startswith("git-hn: warning: memory index removed: ") and r.stderr.count("\n") == 1
+    r = hn_file_limited(bob, 16384, "sync")
+    assert r.code == 0, r.err
+    assert f"Replication memory {a['stream']}: promoted" in r.out
+    assert r.err.startswith("git-hn: warning: memory index removed: ") and r.err.count("\n") == 1
     assert not (bob / ".git" / "hn" / "memory" / "index-v0.json").exists()
     assert a["memoryId"] in hn(bob, "memory", "recall", "--include-untrusted", "--json").out
 
