@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Organisation scale: sync and hooks against a remote with 1,000 actors x 10 streams x 2 memories
+(10,000 memory refs, 20,000 memories), measured in one run against plain Git doing the same work.
+
+Reported (median of paired runs; targets from the incremental issue):
+- ``sync-all-fresh``: ``git hn sync`` with ``--all`` selected into a fresh clone, against a plain
+  fetch of all 10,000 refs plus verifying the 20,000 signatures on one core (target <= 1.5);
+- ``sync-noop``: the same sync again (nothing changed), against a plain
+  ``git fetch origin '+refs/hn/memory/*:refs/scratch/*'`` that already fetched once (<= 3);
+- ``sync-100``: a first sync of 100 selected streams into a fresh clone, against a plain fetch of
+  exactly those 100 refs plus verifying their 200 signatures (<= 1.5);
+- ``push-hooks``: ``git push`` of a new commit with the hooks installed, 10,000 local streams and
+  one new memory, against ``git push --no-verify`` (<= 200 ms more);
+- ``fetch-hooks``: a ``git fetch`` that moves a branch and brings no memory, in a clone holding
+  10,000 accepted memories (500 actors x 10 streams x 2), with the hooks and a saved ``--all``
+  selection, against the same fetch without hooks (<= 100 ms more).
+
+Usage: python bench/bench_org.py [--actors N] [--runs R] [--timeout S] [--only NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memgen  # noqa: E402
+from bench_record import in_sandbox  # noqa: E402
+
+STREAMS, PER_STREAM = 10, 2
+
+
+class TimedOut(Exception):
+    pass
+
+
+def run(args, cwd, env, timeout=None, check=True) -> float:
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise TimedOut(" ".join(args[:4])) from None
+    if check and proc.returncode != 0:
+        raise SystemExit(f"{args[:5]} failed: {proc.stderr.decode()[-400:]}")
+    return time.perf_counter() - t0
+
+
+def git(args, cwd, env):
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, check=True,
+                          text=True).stdout
+
+
+def make_remote(root, env, actors, name) -> tuple[str, list[tuple[str, str]]]:
+    """A bare remote with a main branch and ``actors`` x 10 streams x 2 memories anchored to it;
+    returns its path and the (ref, stream) of every stream."""
+    src = os.path.join(root, name + "-src")
+    git(["init", "-q", src], root, env)
+    git(["commit", "-q", "--allow-empty", "-m", "init"], src, env)
+    head = git(["rev-parse", "HEAD"], src, env).strip()
+    people = [memgen.Actor(i.to_bytes(4, "big") * 8, f"Actor {i}") for i in range(1, actors + 1)]
+    memgen.write_streams(src, env, people, STREAMS * PER_STREAM, head, random.Random(11),
+                         streams_per_actor=STREAMS, words=12)
+    remote = os.path.join(root, name + ".git")
+    git(["clone", "-q", "--bare", "--mirror", src, remote], root, env)
+    git(["gc", "-q"], remote, env)
+    refs = git(["for-each-ref", "--format=%(refname)", "refs/hn/memory"], remote, env).split()
+    return remote, [(r, "sha256:" + r.rsplit("/", 1)[1]) for r in refs]
+
+
+def verify_cost(repo, refs, env) -> float:
+    """Seconds to verify every signature of ``refs``' chains with cryptography, on one core."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    commits = subprocess.run(["git", "rev-list", "--stdin"], cwd=repo, env=env, capture_output=True,
+                             text=True, check=True, input="\n".join(refs) + "\n").stdout.split()
+    names = "".join(f"{c}:memory.json\n{c}:signature\n" for c in commits).encode()
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=repo, env=env, input=names,
+                         capture_output=True, check=True).stdout
+    items, pos = [], 0
+    while pos < len(out):
+        nl = out.index(b"\n", pos)
+        size = int(out[pos:nl].split()[2])
+        items.append(out[nl + 1:nl + 1 + size])
+        pos = nl + 1 + size + 1
+    t0 = time.perf_counter()
+    for i in range(0, len(items), 2):
+        payload, sig = items[i], items[i + 1]
+        pk = json.loads(payload)["publicKey"]
+        Ed25519PublicKey.from_public_bytes(base64.b64decode(pk + "=")).verify(
+            base64.b64decode(sig + b"=="), payload)
+    return time.perf_counter() - t0
+
+
+def clone(remote, path, env):
+    git(["clone", "-q", "file://" + remote, path], os.path.dirname(path), env)
+    git(["config", "gc.auto", "0"], path, env)
+    return path
+
+
+def pair(name, hn_times, base_times, extra=0.0, kind="ratio", target=1.5):
+    h, b = statistics.median(hn_times), statistics.median(base_times) + extra
+    out = {"name": name, "gitHnMs": round(h * 1000, 1), "baselineMs": round(b * 1000, 1)}
+    if kind == "ratio":
+        out.update(ratio=round(h / b, 2), target=target)
+    else:
+        out.update(overheadMs=round((h - b) * 1000, 1), targetOverheadMs=target)
+    return out
+
+
+def bench_sync(root, env, actors, runs, timeout, only):
+    remote, streams = make_remote(root, env, actors, "org")
+    refs = [r for r, _ in streams]
+    results = []
+    if only in (None, "sync-all-fresh", "sync-noop"):
+        t_verify = verify_cost(remote, refs, env)
+        hn, base, noop_hn, noop_base = [], [], [], []
+        for i in range(runs):
+            plain = clone(remote, os.path.join(root, f"plain-all-{i}"), env)
+            base.append(run(["git", "fetch", "-q", "origin", "+refs/hn/memory/*:refs/scratch/*"], plain, env))
+            noop_base.append(run(["git", "fetch", "-q", "origin", "+refs/hn/memory/*:refs/scratch/*"], plain, env))
+            c = clone(remote, os.path.join(root, f"hn-all-{i}"), env)
+            run(["git", "hn", "replication", "select", "--all"], c, env)
+            hn.append(run(["git", "hn", "sync"], c, env, timeout))
+            noop_hn.append(run(["git", "hn", "sync"], c, env, timeout))
+        r = pair("sync-all-fresh", hn, base, t_verify)
+        r["verifyMs"] = round(t_verify * 1000, 1)
+        results.append(r)
+        results.append(pair("sync-noop", noop_hn, noop_base, target=3.0))
+    if only in (None, "sync-100"):
+        rng = random.Random(5)
+        chosen = sorted(rng.sample(streams, 100))
+        t_verify = verify_cost(remote, [r for r, _ in chosen], env)
+        hn, base = [], []
+        for i in range(runs):
+            plain = os.path.join(root, f"plain-100-{i}")
+            git(["init", "-q", "--bare", plain], root, env)
+            base.append(run(["git", "fetch", "-q", "--no-tags", "file://" + remote,
+                             *[f"+{r}:{r}" for r, _ in chosen]], plain, env))
+            c = clone(remote, os.path.join(root, f"hn-100-{i}"), env)
+            sel = ["git", "hn", "replication", "select"]
+            for _r, s in chosen:
+                sel += ["--memory", s]
+            run(sel, c, env)
+            hn.append(run(["git", "hn", "sync"], c, env, timeout))
+        r = pair("sync-100", hn, base, t_verify)
+        r["verifyMs"] = round(t_verify * 1000, 1)
+        results.append(r)
+    return results
+
+
+def bench_push(root, env, runs, timeout, streams=10_000):
+    remote = os.path.join(root, "push.git")
+    git(["init", "-q", "--bare", remote], root, env)
+    repo = os.path.join(root, "pusher")
+    git(["init", "-q", repo], root, env)
+    git(["config", "gc.auto", "0"], repo, env)
+    git(["commit", "-q", "--allow-empty", "-m", "init"], repo, env)
+    git(["remote", "add", "origin", remote], repo, env)
+    git(["push", "-q", "-u", "origin", "HEAD:refs/heads/main"], repo, env)
+    head = git(["rev-parse", "HEAD"], repo, env).strip()
+    me = memgen.Actor(bytes([77]) * 32, "Pusher")
+    me.install(repo)
+    memgen.write_streams(repo, env, [me], streams, head, random.Random(2), streams_per_actor=streams,
+                         words=12)
+    run(["git", "hn", "hooks", "install"], repo, env)
+    run(["git", "push", "-q", "origin", "HEAD:refs/heads/main"], repo, env, timeout)  # first: publishes all
+    hooked, plain = [], []
+    for i in range(runs + 1):
+        run(["git", "hn", "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies",
+             "exact", "--content", f"push bench {i}"], repo, env)
+        git(["commit", "-q", "--allow-empty", "-m", f"a{i}"], repo, env)
+        t = run(["git", "push", "-q", "origin", "HEAD:refs/heads/main"], repo, env, timeout)
+        git(["commit", "-q", "--allow-empty", "-m", f"b{i}"], repo, env)
+        p = run(["git", "push", "-q", "--no-verify", "origin", "HEAD:refs/heads/main"], repo, env)
+        if i:
+            hooked.append(t)
+            plain.append(p)
+    published = git(["ls-remote", remote, "refs/hn/memory/*"], repo, env).count("\n")
+    r = pair("push-hooks", hooked, plain, kind="overhead", target=200)
+    r.update(localStreams=streams, publishedRefs=published)
+    return r
+
+
+def bench_fetch(root, env, runs, timeout, actors=500):
+    remote, _streams = make_remote(root, env, actors, "team")
+    seed = clone(remote, os.path.join(root, "seed"), env)
+    hooked = clone(remote, os.path.join(root, "hooked"), env)
+    plain = clone(remote, os.path.join(root, "plain"), env)
+    run(["git", "hn", "replication", "select", "--all"], hooked, env)
+    run(["git", "hn", "sync"], hooked, env, timeout)
+    run(["git", "hn", "hooks", "install"], hooked, env)
+    run(["git", "hn", "replication", "select", "--all"], plain, env)
+    run(["git", "hn", "sync"], plain, env, timeout)
+    a, b = [], []
+    for i in range(runs + 1):
+        git(["commit", "-q", "--allow-empty", "-m", f"move {i}"], seed, env)
+        git(["push", "-q", "origin", "HEAD"], seed, env)
+        t_plain = run(["git", "fetch", "-q", "origin"], plain, env)
+        t_hooked = run(["git", "fetch", "-q", "origin"], hooked, env, timeout)
+        if i:
+            a.append(t_hooked)
+            b.append(t_plain)
+    accepted = git(["for-each-ref", "--format=x", "refs/hn/remotes"], hooked, env).count("\n")
+    r = pair("fetch-hooks", a, b, kind="overhead", target=100)
+    r.update(acceptedStreams=accepted, memories=accepted * PER_STREAM)
+    return r
+
+
+def bench(root, env, actors, runs, timeout, only):
+    results = []
+
+    def attempt(name, fn):
+        try:
+            out = fn()
+            results.extend(out if isinstance(out, list) else [out])
+        except TimedOut as exc:
+            results.append({"name": name, "timedOutAfterSeconds": timeout, "step": str(exc)})
+        except SystemExit as exc:  # a command failed: reported, and the other parts still run
+            results.append({"name": name, "failed": str(exc)[:300]})
+
+    if only in (None, "sync-all-fresh", "sync-noop", "sync-100"):
+        attempt(only or "sync", lambda: bench_sync(root, env, actors, runs, timeout, only))
+    if only in (None, "push-hooks"):
+        attempt("push-hooks", lambda: bench_push(root, env, runs, timeout))
+    if only in (None, "fetch-hooks"):
+        attempt("fetch-hooks", lambda: bench_fetch(root, env, runs, timeout))
+    return {"name": "org", "actors": actors, "streams": actors * STREAMS, "runs": runs,
+            "results": results}
+
+
+def failures(result) -> list[str]:
+    out = []
+    for r in result["results"]:
+        if "timedOutAfterSeconds" in r:
+            out.append(f"{r['name']}: timed out")
+        elif "failed" in r:
+            out.append(f"{r['name']}: failed")
+        elif "ratio" in r and r["ratio"] > r["target"]:
+            out.append(f"{r['name']}: ratio {r['ratio']} > {r['target']}")
+        elif "overheadMs" in r and r["overheadMs"] > r["targetOverheadMs"]:
+            out.append(f"{r['name']}: overhead {r['overheadMs']} ms > {r['targetOverheadMs']}")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--actors", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=0, help="seconds per git-hn command (0: none)")
+    ap.add_argument("--only", choices=["sync-all-fresh", "sync-noop", "sync-100", "push-hooks",
+                                       "fetch-hooks"])
+    args = ap.parse_args(argv)
+    result = in_sandbox("git-hn-bench-org-", lambda root, env: bench(
+        root, env, args.actors, args.runs, args.timeout or None, args.only))
+    missed = failures(result)
+    for line in missed:
+        print(line, file=sys.stderr)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
