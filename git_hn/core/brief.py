@@ -98,52 +98,59 @@ def head(at_commit: str, policy_digest: str, excluded_untrusted: int) -> dict:
             "truncated": False, "omitted": 0, "excludedUntrusted": excluded_untrusted}
 
 
-def _doc(top: dict, flat: list, k: int) -> dict:
+def _doc(top: dict, taken: list, total: int) -> dict:
     doc = dict(top)
-    doc["truncated"] = k < len(flat)
-    doc["omitted"] = len(flat) - k
+    doc["truncated"] = len(taken) < total
+    doc["omitted"] = total - len(taken)
     for name in SECTIONS:
         doc[name] = []
-    for name, it in flat[:k]:
+    for name, it in taken:
         doc[name].append(it)
     return doc
 
 
 def bounded(top: dict, full: dict[str, list[dict]], max_bytes: int, fmt: str) -> tuple[dict, bytes]:
+    """``bounded_items`` over complete sections."""
+    flat = [(name, it) for name in SECTIONS for it in full[name]]
+    return bounded_items(top, len(flat), iter(flat), max_bytes, fmt)
+
+
+def bounded_items(top: dict, total: int, items, max_bytes: int, fmt: str) -> tuple[dict, bytes]:
     """Add items in section order until one does not fit in ``max_bytes`` (§7.15); returns the
     document and its exact stdout bytes in format ``fmt`` (``json`` or ``markdown``).
 
-    Both formats are additive (a fixed part that depends only on ``truncated`` and ``omitted``,
-    one part per non-empty section, one part per item), so each candidate size is computed
-    exactly from the parts, without rendering the whole brief once per item.
+    ``items`` yields ``(section, item)`` in that order, ``total`` of them in all; it is consumed
+    only up to the first item that does not fit, so a caller may build items as they are asked
+    for. Both formats are additive (a fixed part that depends only on ``truncated`` and
+    ``omitted``, one part per non-empty section, one part per item), so each candidate size is
+    computed exactly from the parts, without rendering the whole brief once per item.
     """
     if max_bytes <= 0:
         raise InputError("brief bound must be positive")
-    flat = [(name, it) for name in SECTIONS for it in full[name]]
-    total = len(flat)
     render = json_bytes if fmt == "json" else markdown_bytes
 
     def fixed(k: int) -> int:
-        return len(render(_doc(top, flat, 0) | {"truncated": k < total, "omitted": total - k}))
+        return len(render(_doc(top, [], total) | {"truncated": k < total, "omitted": total - k}))
 
     if fixed(0) > max_bytes:
         raise InputError(f"memory brief does not fit in {max_bytes} bytes")
     used = 0  # bytes of the items and sections taken so far
     opened: set[str] = set()
-    k = 0
-    while k < total:
-        name, it = flat[k]
+    taken: list = []
+    for name, it in items:
+        if len(taken) >= total:
+            break
         extra = len(json_bytes(it)) - 1 if fmt == "json" else len(_item_markdown(it))
         if name in opened:
             extra += 1 if fmt == "json" else 0  # a comma between array elements
         else:
             extra += 0 if fmt == "json" else len(_section_markdown(name))
-        if fixed(k + 1) + used + extra > max_bytes:
+        if fixed(len(taken) + 1) + used + extra > max_bytes:
             break
         used += extra
         opened.add(name)
-        k += 1
-    doc = _doc(top, flat, k)
+        taken.append((name, it))
+    doc = _doc(top, taken, total)
     return doc, render(doc)
 
 

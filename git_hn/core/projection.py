@@ -88,21 +88,6 @@ def dependency(kind: str, owner: str, stream: str, missing: str, reason: str, op
     return out
 
 
-def _relationship(mem: VerifiedMemory) -> dict:
-    env = mem.envelope
-    return {"memoryId": mem.memory_id, "stream": env.stream, "actor": env.actor,
-            "operation": env.operation, "targetId": env.target}
-
-
-def _diagnostic(mem: VerifiedMemory, code: str) -> dict:
-    env = mem.envelope
-    out = {"memoryId": mem.memory_id, "stream": env.stream, "operation": env.operation}
-    if env.target:
-        out["targetId"] = env.target
-    out["code"] = code
-    return out
-
-
 def has_row(mem: VerifiedMemory) -> bool:
     return mem.envelope.operation in ("record", "supersede") and mem.envelope.record is not None
 
@@ -110,42 +95,64 @@ def has_row(mem: VerifiedMemory) -> bool:
 _ACTIVE = Lifecycle("active", (), (), ())
 
 
+class Node(NamedTuple):
+    """What the lifecycle graph needs of one verified memory (plain data, §5.3)."""
+
+    id: str
+    operation: str
+    target: str
+    actor: str
+    stream: str
+    has_row: bool
+
+
+def node(mem: VerifiedMemory) -> Node:
+    env = mem.envelope
+    return Node(mem.memory_id, env.operation, env.target, env.actor, env.stream, has_row(mem))
+
+
 def lifecycle_graph(memories: list[VerifiedMemory]) -> Graph:
     """CONTRACT §5.3–§5.4: relationships, diagnostics and lifecycle classes (context-free)."""
-    by_id = {m.memory_id: m for m in memories}
+    return graph_of([node(m) for m in memories])
+
+
+def graph_of(nodes: list[Node]) -> Graph:
+    """``lifecycle_graph`` over plain nodes: the same function of the same facts, so that a
+    stored state can recompute the classes of a few rows from the nodes around them (every
+    memory that targets one of them, and the rows they target)."""
+    by_id = {n.id: n for n in nodes}
     edges: dict[str, dict[str, list[str]]] = {}
     relationships, diagnostics, deps = [], [], []
     missing_target: set[str] = set()
-    related = sorted(m.memory_id for m in memories
-                     if m.envelope.operation in ("supersede", "retract", "challenge"))
+    related = sorted(n.id for n in nodes if n.operation in ("supersede", "retract", "challenge"))
     for mid in related:
-        mem = by_id[mid]
-        env = mem.envelope
+        n = by_id[mid]
         # Every memory here was verified, so its envelope is valid; ``malformed-relationship``
         # cannot arise from a verified set.
-        if env.target == mid:
-            diagnostics.append(_diagnostic(mem, "self-target"))
+        if n.target == mid:
+            diagnostics.append(_node_diagnostic(n, "self-target"))
             continue
-        target = by_id.get(env.target)
+        target = by_id.get(n.target)
         if target is None:
-            deps.append(dependency("lifecycle-target", mid, env.stream, env.target,
-                                   "target-unavailable", env.operation))
-            if env.operation == "supersede":
+            deps.append(dependency("lifecycle-target", mid, n.stream, n.target,
+                                   "target-unavailable", n.operation))
+            if n.operation == "supersede":
                 missing_target.add(mid)
             continue
-        if not has_row(target):
-            diagnostics.append(_diagnostic(mem, "wrong-target-kind"))
+        if not target.has_row:
+            diagnostics.append(_node_diagnostic(n, "wrong-target-kind"))
             continue
-        if env.operation in ("supersede", "retract") and env.actor != target.envelope.actor:
-            diagnostics.append(_diagnostic(mem, "actor-mismatch"))
+        if n.operation in ("supersede", "retract") and n.actor != target.actor:
+            diagnostics.append(_node_diagnostic(n, "actor-mismatch"))
             continue
-        relationships.append(_relationship(mem))
-        edges.setdefault(env.target, {"supersede": [], "retract": [], "challenge": []})[env.operation].append(mid)
+        relationships.append({"memoryId": mid, "stream": n.stream, "actor": n.actor,
+                              "operation": n.operation, "targetId": n.target})
+        edges.setdefault(n.target, {"supersede": [], "retract": [], "challenge": []})[n.operation].append(mid)
     lifecycles = {}
-    for m in memories:
-        if not has_row(m):
+    for n in nodes:
+        if not n.has_row:
             continue
-        rid = m.memory_id
+        rid = n.id
         e = edges.get(rid)
         if e is None and rid not in missing_target:
             lifecycles[rid] = _ACTIVE
@@ -167,6 +174,14 @@ def lifecycle_graph(memories: list[VerifiedMemory]) -> Graph:
     relationships.sort(key=lambda r: (r["targetId"], r["operation"], r["memoryId"]))
     diagnostics.sort(key=lambda d: (d["memoryId"], d["code"]))
     return Graph(lifecycles, relationships, diagnostics, deps)
+
+
+def _node_diagnostic(n: Node, code: str) -> dict:
+    out = {"memoryId": n.id, "stream": n.stream, "operation": n.operation}
+    if n.target:
+        out["targetId"] = n.target
+    out["code"] = code
+    return out
 
 
 class _Ancestry:
@@ -329,10 +344,16 @@ def sort_row_dependencies(deps) -> list:
                                        d["ownerId"], d["stream"], d["reason"]))
 
 
-def project(memories: list[VerifiedMemory], ctx: Context, resolver) -> Projection:
-    """CONTRACT §5: the full projection of the verified set for one context."""
+def project(memories: list[VerifiedMemory], ctx: Context, resolver, known=None) -> Projection:
+    """CONTRACT §5: the projection of the verified set for one context.
+
+    ``known`` answers ``memory ID in the verified set`` when ``memories`` is only part of it (a
+    closure read from the verified state): every memory that targets a wanted row, and every
+    row a wanted memory targets, must then be among ``memories``, so that the wanted rows'
+    lifecycles, relationships and dependencies are exactly those of the whole set.
+    """
     graph = lifecycle_graph(memories)
-    ids = {m.memory_id for m in memories}
+    ids = {m.memory_id for m in memories} if known is None else known
     ancestry = _Ancestry(resolver)
     rows = {}
     all_deps = list(graph.dependencies)
