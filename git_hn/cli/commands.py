@@ -233,14 +233,27 @@ def index_command(which: str) -> int:
     from ..store.repo import open_repo
 
     repo = open_repo()
-    built = index.rebuild(repo) if which == "rebuild" else index.verify(repo)
+    bound = _test_index_bound()
+    built = index.rebuild(repo, bound) if which == "rebuild" else index.verify(repo, bound)
     label = "rebuild" if which == "rebuild" else "verify"
     lines = [f"Memory index {label}: version 0, source {built.fingerprint}, records {built.count}"]
     if built.omitted:
         lines.append("index-v0.json omitted: it would exceed its size bound (CONTRACT §8.1); "
-                     "recall is served from recall-v0.sqlite")
+                     "recall is served from the verified state")
     render.lines(lines)
     return 0
+
+
+def _test_index_bound() -> int | None:
+    """§8.1's bound, or (only under ``HN_INTERNAL_TESTING=1``) ``HN_TEST_INDEX_MAX_BYTES``, so
+    that tests reach the bound without writing 256 MiB (a test seam, read here at the edge)."""
+    import os
+
+    if os.environ.get("HN_INTERNAL_TESTING") == "1":
+        value = os.environ.get("HN_TEST_INDEX_MAX_BYTES", "")
+        if value.isdigit():
+            return int(value)
+    return None
 
 
 SELECT_USAGE = ("usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... "

@@ -1,9 +1,11 @@
 """``git hn memory brief`` and ``git hn memory digest`` (CONTRACT §7.15).
 
-Both are read-only views over a full projection of the verified memory set: no fetch, no ref
-update, no index write. The brief reads no clock; the digest reads it only for its default month.
-Rows come from the same projection recall uses (``core.projection``), in index-row form, so an item
-is exactly the row recall would return for the same context.
+Both are read-only views of the verified state: no fetch, no ref update. The brief reads no clock;
+the digest reads it only for its default month. Counts come from the state's grouped rows (each
+group's classes decided once, ``service.rows``); only the items the byte bound admits are
+projected (from their closure, like recall's page), so an item is exactly the row recall would
+return for the same context. ``brief_full`` and ``digest_full`` answer from a full projection;
+a test compares both ways after every kind of change.
 
 Staleness is decided offline against the query commit with the literal tree lookup of §5.5
 (``Resolver.entry``), so a memory anchored to a file that later commits changed is flagged without
@@ -47,6 +49,19 @@ def _blob_at(resolver: Resolver, commit: str):
     return blob_at
 
 
+def _item(row, data: dict, blob_at, challengers: list | None) -> dict:
+    return core.item(data, core.stale_paths(data, blob_at), challengers)
+
+
+def _challengers(row, envelope_of) -> list[dict]:
+    out = []
+    for cid in row.lifecycle.challengers:
+        env = envelope_of(cid)
+        out.append({"memoryId": cid, "actor": env.actor, "reason": env.reason,
+                    "evidence": list(env.evidence or ())})
+    return out
+
+
 def brief_sections(repo: Repo, at: str, include_untrusted: bool):
     """(head of the document, full sections) for the brief at commit ``at`` (a full OID)."""
     collection, resolver, policy, proj = _projection(repo, at)
@@ -60,15 +75,8 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool):
         if row.trust != "qualified" and not include_untrusted:
             excluded += 1
             continue
-        data = row_index_json(row)
-        challenged_by = None
-        if row.lifecycle.challengers:
-            challenged_by = []
-            for cid in row.lifecycle.challengers:
-                env = by_id[cid].envelope
-                challenged_by.append({"memoryId": cid, "actor": env.actor, "reason": env.reason,
-                                      "evidence": list(env.evidence or ())})
-        candidates.append(core.item(data, core.stale_paths(data, blob_at), challenged_by))
+        challenged_by = _challengers(row, lambda c: by_id[c].envelope) if row.lifecycle.challengers else None
+        candidates.append(_item(row, row_index_json(row), blob_at, challenged_by))
     sequences = {m.memory_id: m.envelope.sequence for m in collection.memories}
     top = core.head(at, policy.digest, excluded)
     return top, core.sections(candidates, sequences)
@@ -77,7 +85,108 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool):
 def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
           include_untrusted: bool = False, fmt: str = "markdown",
           from_input: bool = False) -> tuple[dict, bytes]:
-    """The bounded brief: (document, exact output bytes of format ``fmt``)."""
+    """The bounded brief from the verified state: (document, exact output bytes of ``fmt``)."""
+    from ..store import stateview
+
+    commit = _brief_commit(repo, at, max_bytes, from_input)
+    return stateview.serve(
+        repo, lambda view: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt),
+        lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt))
+
+
+def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
+               include_untrusted: bool = False, fmt: str = "markdown",
+               from_input: bool = False) -> tuple[dict, bytes]:
+    """The same brief from a full projection (the reference)."""
+    commit = _brief_commit(repo, at, max_bytes, from_input)
+    return _brief_full(repo, commit, include_untrusted, max_bytes, fmt)
+
+
+def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int, fmt: str):
+    top, full = brief_sections(repo, commit, include_untrusted)
+    return core.bounded(top, full, max_bytes, fmt)
+
+
+ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen
+
+
+def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: int, fmt: str):
+    from . import rows as select
+
+    resolver = Resolver(repo)
+    policy = load_policy(repo, resolver, at)
+    ctx = Context(at, "", "", policy.memory, policy.digest)
+    where = ["r.lifecycle = 'active'"]
+    groups = select.groups(view, where, [])
+    classes = select.Classes(ctx, resolver)
+    classes.prefetch(groups)
+    keep, excluded, by_kind = set(), 0, {}
+    for g in groups:
+        if not classes.candidate(g):
+            continue
+        if classes.trust(g) != "qualified" and not include_untrusted:
+            excluded += g.count
+            continue
+        keep.add(g.key)
+        by_kind[g.kind] = by_kind.get(g.kind, 0) + g.count
+    order = "r.ts DESC, r.id"  # every candidate is applicable and active: §7.7 reduces to this
+    select.keep_rows(view, keep)
+    latest: dict = {}
+    for ident, actor, stream, seq, ts in select.ordered(
+            view, where + ["r.kind = 'handoff'"], [], keep, "r.id, r.actor, r.stream, r.seq, r.ts", order):
+        have = latest.get((actor, stream))
+        if have is None or seq > have[0]:
+            latest[(actor, stream)] = (seq, ts, ident)
+    handoffs = [i for _s, _t, i in sorted(latest.values(), key=lambda v: (_desc(v[1]), v[2]))]
+    failed = view.conn.execute(
+        f"SELECT count(*) {select.FROM} WHERE r.lifecycle = 'active' AND r.kind = 'attempt' "
+        "AND r.outcome = 'failed' AND hn_keep(r.akey, r.ev_memory, r.actor, r.kind)").fetchone()[0]
+    challenged = view.conn.execute(
+        f"SELECT count(*) {select.FROM} WHERE r.challenged = 1 AND r.lifecycle = 'active' "
+        "AND hn_keep(r.akey, r.ev_memory, r.actor, r.kind)").fetchone()[0]
+    counts = {"handoffs": len(handoffs), "decisions": by_kind.get("decision", 0),
+              "assumptions": by_kind.get("assumption", 0),
+              "failedAttempts": min(failed, core.FAILED_ATTEMPTS), "challenges": challenged}
+
+    def ids(name):
+        if name == "handoffs":
+            return iter(handoffs)
+        extra = {"decisions": ["r.kind = 'decision'"], "assumptions": ["r.kind = 'assumption'"],
+                 "failedAttempts": ["r.kind = 'attempt'", "r.outcome = 'failed'"],
+                 "challenges": ["r.challenged = 1"]}[name]
+        cursor = select.ordered(view, where + extra, [], keep, "r.id", order)
+        got = (row[0] for row in cursor)
+        if name == "failedAttempts":
+            import itertools
+
+            got = itertools.islice(got, core.FAILED_ATTEMPTS)
+        return got
+
+    blob_at = _blob_at(resolver, at)
+
+    def items():
+        for name in core.SECTIONS:
+            pending = ids(name)
+            while True:
+                batch = [i for _n, i in zip(range(ITEM_BATCH), pending)]
+                if not batch:
+                    break
+                proj, mems = view.project(batch, ctx, resolver)
+                for ident in batch:
+                    row = proj.rows[ident]
+                    challengers = _challengers(row, lambda c: mems[c].envelope) \
+                        if name == "challenges" and row.lifecycle.challengers else None
+                    yield name, _item(row, row_index_json(row), blob_at, challengers)
+
+    top = core.head(at, policy.digest, excluded)
+    return core.bounded_items(top, sum(counts.values()), items(), max_bytes, fmt)
+
+
+def _desc(ts: str) -> bytes:
+    return bytes(255 - b for b in ts.encode("utf-8")) + b"\xff"
+
+
+def _brief_commit(repo: Repo, at: str, max_bytes: int, from_input: bool) -> str:
     if max_bytes <= 0:
         raise InputError("brief bound must be positive")
     if from_input:
@@ -89,17 +198,51 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
             raise InputError(exc.message.replace("recall input", "brief input")) from None
     else:
         commit = repo.resolve_commit(at)
-    top, full = brief_sections(repo, commit, include_untrusted)
-    return core.bounded(top, full, max_bytes, fmt)
+    return commit
 
 
 def digest(repo: Repo, month: str | None, *, include_untrusted: bool = False) -> dict:
-    """CONTRACT §7.15: the handoffs and decisions signed within one UTC month."""
+    """CONTRACT §7.15: the handoffs and decisions signed within one UTC month, from the state."""
+    from ..store import stateview
+
+    month = _month(month)
+    return stateview.serve(repo, lambda view: _digest_view(repo, view, month, include_untrusted),
+                           lambda: _digest_full(repo, month, include_untrusted))
+
+
+def _month(month: str | None) -> str:
     if month is None:
         import time
 
         month = time.strftime("%Y-%m", time.gmtime())  # the only clock the command reads
-    core.check_month(month)
+    return core.check_month(month)
+
+
+def _digest_view(repo: Repo, view, month: str, include_untrusted: bool) -> dict:
+    from ..core.projection import trust
+
+    head = repo.head_commit()
+    resolver = Resolver(repo)
+    policy = load_policy(repo, resolver, head)
+    ctx = Context(head, "", "", policy.memory, policy.digest)
+    ids = [ident for ident, actor, kind in view.conn.execute(
+        "SELECT id, actor, kind FROM rows WHERE kind IN ('handoff', 'decision') AND utc >= ? AND utc < ?",
+        (month + "-", month + "."))
+        if include_untrusted or trust(actor, kind, policy.memory) == "qualified"]
+    rows = []
+    for i in range(0, len(ids), 256):
+        batch = ids[i:i + 256]
+        proj, _mems = view.project(batch, ctx, resolver)
+        rows += [row_index_json(proj.rows[r]) for r in batch]
+    return core.digest_doc(month, core.digest_rows(rows, month))
+
+
+def digest_full(repo: Repo, month: str | None, *, include_untrusted: bool = False) -> dict:
+    """The same digest from a full projection (the reference)."""
+    return _digest_full(repo, _month(month), include_untrusted)
+
+
+def _digest_full(repo: Repo, month: str, include_untrusted: bool) -> dict:
     head = repo.head_commit()
     collection = streams.collect(repo)
     resolver = Resolver(repo)

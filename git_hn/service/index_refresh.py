@@ -1,14 +1,13 @@
-"""Keeping the private index consistent after memory refs change (CONTRACT §8.4, "Refresh after
-ref changes").
+"""Keeping the exported index consistent after memory refs change (CONTRACT §8.4, "Refresh
+after ref changes").
 
-``index-v0.json`` is deleted: an absent index is always consistent, and the next recall rebuilds
-it from verified streams. The recall database is kept: it is bound to the source fingerprint of
-its build (and to the index file it was built with), so it is never served for the changed refs,
-and the next rebuild reads which signatures that build verified and checks only the others (an
-incremental rebuild). This runs after every append, so it imports only
-``os`` (the index modules cost more to import than the whole deletion). Nothing is followed: a
-symlinked ``hn/memory`` directory is left alone (the next rebuild repairs it), and a failure to
-delete is reported as a warning that never changes the command's exit status.
+The verified state is what git-hn serves from, and the commands that change memory refs update it
+themselves. ``index-v0.json``, the upstream-schema export written by ``git hn memory index
+rebuild``, is deleted: an absent index is always consistent, and rewriting it would cost its whole
+size (up to 256 MiB) for any change. Derived files of earlier git-hn versions go too. This runs
+after every append, so it imports only ``os``. Nothing is followed: a symlinked ``hn/memory``
+directory is left alone (the next rebuild repairs it), and a failure to delete is reported as a
+warning that never changes the command's exit status.
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ import sys
 
 from ..store.repo import Repo
 
-NAMES = ("index-v0.json", "recall-v0.sqlite", "recall-v0.seal")  # the private index files
-REFRESHED = ("index-v0.json",)  # deleted when memory refs change
+REFRESHED = ("index-v0.json", "recall-v0.sqlite", "recall-v0.seal")  # deleted when refs change
 
 
 def after_ref_change(repo: Repo) -> None:

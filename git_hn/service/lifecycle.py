@@ -25,21 +25,36 @@ def _not_found(target: str) -> InputError:
     return InputError(f"memory {target} was not found in verified local or accepted streams")
 
 
+def target_of(repo: Repo, target: str) -> tuple[str, str] | None:
+    """(operation, actor) of a verified memory, from the verified state (or a full collection
+    when the state cannot answer); None when no verified stream holds it."""
+    from ..store import stateview
+
+    def from_view(view):
+        info = view.info([target]).get(target)
+        return None if info is None else (info.operation, info.actor)
+
+    def full():
+        mem = streams.collect(repo).by_id().get(target)
+        return None if mem is None else (mem.envelope.operation, mem.envelope.actor)
+
+    return stateview.serve(repo, from_view, full)
+
+
 def _target_check(repo: Repo, operation: str, target: str, actor: str):
     def check(_position):
-        memories = streams.collect(repo).by_id()
-        mem = memories.get(target)
-        if mem is None:
+        found = target_of(repo, target)
+        if found is None:
             raise _not_found(target)
-        env = mem.envelope
-        if env.operation not in ("record", "supersede"):
+        op, author = found
+        if op not in ("record", "supersede"):
             if operation == "supersede":
                 raise InputError(f"supersession target {target} is not a memory record")
             raise InputError(f"lifecycle target {target} is not a memory record")
         if operation == "challenge":
-            if env.actor == actor:
+            if author == actor:
                 raise InputError(f"an author cannot challenge their own memory {target}")
-        elif env.actor != actor:
+        elif author != actor:
             raise InputError(f"only the target author may {operation} memory {target}")
 
     return check

@@ -1,7 +1,11 @@
-"""``git hn memory recall`` and ``git hn policy show`` (CONTRACT §6.6, §7).
+"""``git hn memory recall`` and ``git hn policy show`` (CONTRACT §6.6, §7, §11(d)).
 
-Recall reads verified streams, the policy at the exact query commit, and Git objects; it writes
-nothing but (later) the private index. It never fetches, runs commands or updates refs.
+Recall is served from the verified state: the request's context-free filters (kind, actor,
+lifecycle, topics, subject, path, query terms) run in SQLite, the context-dependent classes are
+decided once per group of rows sharing an anchor and evidence key (``service.rows``), and only the
+page is projected, from its closure, with payloads read from Git and re-checked. ``recall_full``
+answers from a full projection of verified streams; a test compares the two after every kind of
+change. Recall never fetches, runs commands or updates refs; it writes only the private state.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ def resolve_input_commit(repo: Repo, at: str) -> str:
     return at
 
 
-def projected_rows(repo: Repo, at: str, subject: str, path: str):
+def projected_rows(repo: Repo, at: str, subject: str, path: str, sources=None):
     """(rows in index form, policy, sources) for one query context (CONTRACT §7.6 steps 1–2)."""
-    sources = streams.list_sources(repo)
+    if sources is None:
+        sources = streams.list_sources(repo)
     collection = streams.collect(repo, sources)
     resolver = Resolver(repo)
     resolver.prefetch_types({m.envelope.record.anchor.commit for m in collection.memories
@@ -39,17 +44,94 @@ def projected_rows(repo: Repo, at: str, subject: str, path: str):
 
 
 def recall(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> dict:
-    """CONTRACT §7.6, served from the private index (§11(d))."""
-    from . import index
+    """CONTRACT §7.6, served from the verified state (§11(d))."""
+    from ..store import stateview
 
     req, at, terms = _prepare(repo, req, from_input)
-    return index.recall(repo, req, at=at, terms=terms)
+    listing = streams.list_sources(repo)
+    return stateview.serve(repo, lambda view: _recall_view(repo, view, req, at, terms),
+                           lambda: _recall_full(repo, req, at, terms, listing), listing)
+
+
+def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms) -> dict:
+    from . import rows as select
+
+    resolver = Resolver(repo)
+    policy = load_policy(repo, resolver, at)
+    fingerprint = core.source_fingerprint(policy.digest, [(s.ref, s.head) for s in view.listing])
+    digest = core.query_digest(req, fingerprint, policy.digest)
+    ctx = Context(at, req.subject, req.path, policy.memory, policy.digest)
+    where, args = _where(view, req, terms)
+    groups = select.groups(view, where, args)
+    classes = select.Classes(ctx, resolver)
+    classes.prefetch(groups)
+    keep, matched, biggest = set(), 0, 0
+    for g in groups:
+        if not classes.candidate(g) or (req.trust and classes.trust(g) not in req.trust):
+            continue
+        keep.add(g.key)
+        matched += g.count
+        biggest = max(biggest, g.biggest)
+    if biggest > req.max_content_bytes:  # the first such row in order names the error (§7.6)
+        first = select.ordered(view, where + ["r.size > ?"], args + [req.max_content_bytes], keep,
+                               "r.id", limit=1)[0]
+        raise InputError(f"memory {first[0]} encoded content exceeds maxContentBytes; "
+                         "raise the explicit bound")
+    after = None
+    if req.cursor:
+        last = core.decode_cursor(req.cursor, digest)
+        found = select.ordered(view, where + ["r.id = ?"], args + [last], keep,
+                               "r.lrank, r.ts, r.id", limit=1)
+        row = found[0] if found else None
+        if row is None:
+            raise InputError("recall cursor no longer names a result in this query")
+        after = tuple(row)
+    page, used, more = [], 0, False
+    for ident, size in select.ordered(view, where, args, keep, after=after):
+        if len(page) >= req.max_records or used + size > req.max_content_bytes:
+            more = True
+            break
+        page.append(ident)
+        used += size
+    proj, _mems = view.project(page, ctx, resolver)
+    out = [row_index_json(proj.rows[i]) for i in page]
+    if not all(core.matches(r, req, terms) for r in out):
+        from ..store.stateview import Corrupt
+
+        raise Corrupt("a row's columns disagree with its projection")
+    return core.document(digest, matched, out, more)
+
+
+def _where(view, req: core.RecallRequest, terms) -> tuple[list[str], list]:
+    """The request's context-free filters as SQL over ``rows r JOIN akeys a``."""
+    from . import rows as select
+
+    where, args = [], []
+    for column, values in (("r.kind", req.kind), ("r.actor", req.actor), ("r.lifecycle", req.lifecycle)):
+        if values:
+            where.append(f"{column} IN ({','.join('?' * len(values))})")
+            args += list(values)
+    for topic in req.topic:
+        where.append("instr(r.topics, ?) > 0")
+        args.append(f"\n{topic}\n")
+    if req.subject:
+        where.append("(a.anchor_subject = ? OR a.app_subject = ?)")
+        args += [req.subject, req.subject]
+    if req.path:
+        where.append("instr(r.pathset, ?) > 0")
+        args.append(f"\n{req.path}\n")
+    more, more_args = select.term_clauses(view, terms)
+    return where + more, args + more_args
 
 
 def recall_full(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> dict:
     """The same answer from a full projection of verified streams (the reference; tests)."""
     req, at, terms = _prepare(repo, req, from_input)
-    rows, policy, sources = projected_rows(repo, at, req.subject, req.path)
+    return _recall_full(repo, req, at, terms)
+
+
+def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=None) -> dict:
+    rows, policy, sources = projected_rows(repo, at, req.subject, req.path, sources)
     kept = [r for r in rows if core.matches(r, req, terms)]
     fingerprint = core.source_fingerprint(policy.digest, [(s.ref, s.head) for s in sources])
     return core.page(req, kept, core.query_digest(req, fingerprint, policy.digest))

@@ -1,7 +1,10 @@
 """``git hn memory show`` (CONTRACT §7.13): find one verified memory and describe it.
 
-Lookup covers every verified memory of a full collection (any operation); a prefix must name
-exactly one. The output nests author data under ``projection.data`` and never interprets it.
+Lookup covers every verified memory (any operation); a prefix must name exactly one. The answer
+comes from the verified state: the memory, its target, and the projection of their closure (what
+targets them, what they target, what cites them), which is exactly what a full projection gives
+for them (``show_full`` is that full projection; a test compares both). The output nests author
+data under ``projection.data`` and never interprets it.
 """
 
 from __future__ import annotations
@@ -19,16 +22,28 @@ from ..store.resolver import Resolver, load_policy
 _QUERY = re.compile(r"[0-9a-f]{8,64}")
 
 
-def find(collection: streams.Collection, query: str):
+def _hex(query: str) -> str:
     q = query[len("sha256:"):] if query.startswith("sha256:") else query
     if _QUERY.fullmatch(q) is None:
-        raise InputError(f"memory {one_line(query)} was not found in verified local or accepted streams")
-    matches = [m for m in collection.memories if m.memory_id[len("sha256:"):].startswith(q)]
+        raise _not_found(query)
+    return q
+
+
+def _not_found(query: str) -> InputError:
+    return InputError(f"memory {one_line(query)} was not found in verified local or accepted streams")
+
+
+def _one(query: str, matches: list):
     if not matches:
-        raise InputError(f"memory {one_line(query)} was not found in verified local or accepted streams")
+        raise _not_found(query)
     if len(matches) > 1:
         raise InputError(f"memory lookup {one_line(query)} is ambiguous; use the full memory ID")
     return matches[0]
+
+
+def find(collection: streams.Collection, query: str):
+    q = _hex(query)
+    return _one(query, [m for m in collection.memories if m.memory_id[len("sha256:"):].startswith(q)])
 
 
 def envelope_summary(env) -> dict:
@@ -48,14 +63,40 @@ def envelope_summary(env) -> dict:
 
 
 def show(repo: Repo, query: str) -> dict:
-    """CONTRACT §7.13: context ``HEAD`` (empty when unborn), no subject, no path."""
-    collection = streams.collect(repo)
-    mem = find(collection, query)
+    """CONTRACT §7.13 from the verified state."""
+    from ..store import stateview
+
+    return stateview.serve(repo, lambda view: _show_view(repo, view, query),
+                           lambda: show_full(repo, query))
+
+
+def _context(repo: Repo):
     head = repo.head_commit()
     resolver = Resolver(repo)
     policy = load_policy(repo, resolver, head)
-    ctx = Context(head, "", "", policy.memory, policy.digest)
-    proj = project(list(collection.memories), ctx, resolver)
+    return Context(head, "", "", policy.memory, policy.digest), resolver
+
+
+def _show_view(repo: Repo, view, query: str) -> dict:
+    mid = _one(query, view.find(_hex(query)))
+    target = view.info([mid])[mid].target
+    names = {mid, target} - {""}
+    ctx, resolver = _context(repo)
+    # what can own or name a dependency of these two: whatever targets or cites them
+    proj, mems = view.project(names, ctx, resolver, extra=view.targeting(names) | view.citing(names))
+    return _document(mems[mid], proj)
+
+
+def show_full(repo: Repo, query: str) -> dict:
+    """CONTRACT §7.13 from a full collection and projection: context ``HEAD`` (empty when
+    unborn), no subject, no path. The reference the state's answer is tested against."""
+    collection = streams.collect(repo)
+    mem = find(collection, query)
+    ctx, resolver = _context(repo)
+    return _document(mem, project(list(collection.memories), ctx, resolver))
+
+
+def _document(mem, proj) -> dict:
     mid, target = mem.memory_id, mem.envelope.target
     doc = {"version": 0, "warning": WARNING, "memoryId": mid, "commit": mem.commit,
            "envelope": envelope_summary(mem.envelope)}

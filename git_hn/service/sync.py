@@ -688,9 +688,6 @@ class _Import:
 
     def accept(self, promotable: list[Outcome]) -> None:
         repo, q = self.repo, self.q
-        # rebuilt after the promotion only if it served the refs before it (else the next
-        # recall rebuilds it, incrementally, and a sync never pays for an index nobody uses)
-        index_current = self.rebuild and index_is_current(repo)
         promotions = []
         for o in sorted(promotable, key=lambda o: (o.kind, o.id)):
             ref = accepted_ref(self.remote, o.actor, o.id)
@@ -784,8 +781,7 @@ class _Import:
                              f"pending-anchor cleanup failed for remote {self.remote}: {exc.strerror}") from None
         self.reconcile(txn, set(accepted_objs), n)
         repo.forget_pending()
-        if index_current:
-            rebuild_index(repo)
+        refresh_state(repo)
 
 
     def residue_seam(self, step: str, what: str) -> None:
@@ -809,36 +805,26 @@ class _Import:
                              f"transaction reconciliation failed for remote {self.remote}: {exc}") from None
 
 
-def index_is_current(repo: Repo) -> bool:
-    """Whether the recall index serves the current refs (never raises: a doubt is "no")."""
+def refresh_state(repo: Repo) -> None:
+    """The verified state follows a promotion (§8.4 amendment): a failure leaves it to the next
+    command, with the contract's warning, and never changes the outcome of the sync."""
     import sqlite3
 
-    from . import index as index_service
+    from ..store import statedb, stateview
 
     try:
-        return index_service.is_current(repo)
-    except (HnError, OSError, sqlite3.Error):
-        return False
-
-
-def rebuild_index(repo: Repo) -> None:
-    """§8.4 refresh after a promotion: an index that was current is rebuilt (incrementally; a
-    repository without one keeps none, and its next recall builds it). A failure leaves the index
-    absent, with the contract's warning, and never changes the outcome of the sync."""
-    from . import index as index_service
-
-    import sqlite3
-
-    try:
-        index_service.rebuild(repo, index_service.previously_verified(repo))
+        with stateview.current(repo):
+            pass
+    except (stateview.Unavailable, statedb.Unwritable):
+        pass
+    except statedb.WriteFailed as exc:
+        stateview.warn(exc.cause)
     except (HnError, OSError, sqlite3.Error) as exc:
-        from ..store import index as store_index
-
         cause = (exc.message if isinstance(exc, HnError) else getattr(exc, "strerror", None)
-                 or "the recall database could not be written")
+                 or "the memory state could not be written")
         try:
-            store_index.remove_all(repo)
-        except OSError:
+            stateview.discard(repo)
+        except (HnError, OSError, statedb.Unwritable):
             pass
         sys.stderr.write(f"git-hn: warning: memory index removed: {cause}\n")
 

@@ -1,18 +1,19 @@
 """Appending one memory to a stream: the single state transition of a stream (CONTRACT §4.1,
 §4.4, §10.4 steps 5–9, §11(a) item 3, §11(b)).
 
-Owns: computing the next position (full verification, or the verified-head shortcut), signing a
-fresh envelope, writing the four objects, and the compare-and-swap on the local stream ref, with
-bounded retries under the stream lock. Trusts: the active identity handed in, and chains only after
-``streams`` verified them.
+Owns: computing the next position (from the verified state, or by full verification of the
+stream), signing a fresh envelope, writing the four objects, the compare-and-swap on the local
+stream ref, with bounded retries under the stream lock, and recording the new memory in the
+verified state. Trusts: the active identity handed in, and chains only after ``streams`` (directly
+or through the state) verified them.
 
 Attacks and races handled here:
 - *lost update*: two writers read the same head; ``update-ref`` with the expected old value lets
   exactly one win, and the loser re-reads, re-signs and retries (never re-uses a signed envelope);
 - *equivocation by the writer*: the next position continues the longest of the local and accepted
   chains only if they are prefix-consistent, so git-hn never knowingly forks its own stream;
-- *stale cache*: the verified-head shortcut is taken only when the refs still hold the cached
-  heads, and the head commit's tree and signature are verified again either way.
+- *stale state*: the state is brought up to date with the stream's refs first, and the head
+  commit's tree and signature are verified again either way (CONTRACT §4.4).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ..core.gostr import short_id
 from ..core.grammar import format_timestamp, local_ref, memory_id
 from ..core.limits import PROTOCOL
 from ..errors import ConflictError, HnError, ValidationError
-from . import headcache, objects, streams
+from . import objects, streams
 from .identity import Identity
 from .lock import stream_lock
 from .repo import Repo
@@ -71,49 +72,39 @@ def _wrap(head: str, exc: ValidationError) -> ValidationError:
     return ValidationError(f"read memory stream head {head}: {exc.message}")
 
 
-def _shortcut(repo: Repo, actor: str, stream: str, sources: list[streams.Source]) -> Position | None:
-    """CONTRACT §4.4: continue a cached, previously verified head without re-reading the chain."""
+def _from_state(repo: Repo, actor: str, stream: str, sources: list[streams.Source]) -> Position | None:
+    """CONTRACT §4.4 through the verified state: the stream's refs are verified up to their
+    current tips (only what is new), and the longest chain is continued. None when the state
+    cannot answer or a chain is invalid: full verification then decides (and words the error)."""
+    from . import statedb, stateview
+
     local = next((s for s in sources if s.remote is None), None)
-    if local is None:
+    try:
+        with stateview.current(repo, listing=sources, scope={(actor, stream)}) as view:
+            best = None
+            for src in sources:  # the first longest chain in ref order, as full verification picks
+                row = view.conn.execute("SELECT s.length, c.id, c.\"commit\" FROM sources s JOIN chain c "
+                                        "ON c.sid = s.sid AND c.seq = s.length WHERE s.ref = ?",
+                                        (src.ref,)).fetchone()
+                if row is not None and (best is None or row[0] > best[0]):
+                    best = row
+    except (stateview.Unavailable, stateview.Corrupt, statedb.Unwritable, ValidationError):
         return None
-    cache = headcache.load(repo)
-    cached = cache.get(local.ref)
-    if cached is None or cached[0] != local.head:
-        return None
-    head, mid, seq = cached
-    for src in sources:
-        if src.remote is None:
-            continue
-        entry = cache.get(src.ref)
-        if entry is None or entry[0] != src.head:
-            return None
-        if src.head == head:
-            continue
-        if entry[2] >= seq or not _ancestor_at(repo, local, src.head, seq - entry[2]):
-            return None
+    if best is None:
+        return Position(local.head if local else "", "", 0, "", None)
+    seq, mid, head = best
     try:
         repo.pending().refuse(head)  # §4.4: the head is still checked against pending state
-        tree, parents = streams.read_parents(repo, local.ref, head)
+        tree, parents = streams.read_parents(repo, local.ref if local else "", head)
         if len(parents) > 1 or (seq == 1) != (not parents):
             return None
-        mem = streams.verify_commits(repo, local.ref, [(head, tree)])[0]
+        mem = streams.verify_commits(repo, "", [(head, tree)])[0]
     except ValidationError:
         return None
     env = mem.envelope
     if mem.memory_id != mid or env.sequence != seq or env.actor != actor or env.stream != stream:
         return None
-    return Position(local.head, head, seq, mid, mem)
-
-
-def _ancestor_at(repo: Repo, source: streams.Source, candidate: str, steps: int) -> bool:
-    """True if ``candidate`` is exactly ``steps`` first parents below the source head."""
-    commit = source.head
-    for _ in range(steps):
-        _tree, parents = streams.read_parents(repo, source.ref, commit)
-        if len(parents) != 1:
-            return False
-        commit = parents[0]
-    return commit == candidate
+    return Position(local.head if local else "", head, seq, mid, mem)
 
 
 def full_position(repo: Repo, actor: str, stream: str, sources: list[streams.Source]) -> Position:
@@ -126,15 +117,11 @@ def full_position(repo: Repo, actor: str, stream: str, sources: list[streams.Sou
             raise _wrap(src.head, exc) from None
     streams.check_divergence(chains, sources)
     local = next((s for s in sources if s.remote is None), None)
-    entries = {}
     best: list[VerifiedMemory] = []
     for src in sources:
         memories = chains[src.ref]
-        if memories:
-            entries[src.ref] = (src.head, memories[-1].memory_id, len(memories))
         if len(memories) > len(best):
             best = memories
-    headcache.update(repo, entries)
     if not best:
         return Position(local.head if local else "", "", 0, "", None)
     head = best[-1]
@@ -144,7 +131,7 @@ def full_position(repo: Repo, actor: str, stream: str, sources: list[streams.Sou
 def position(repo: Repo, actor: str, stream: str, use_cache: bool = True) -> Position:
     sources = streams.stream_sources(repo, actor, stream)
     if use_cache:
-        pos = _shortcut(repo, actor, stream, sources)
+        pos = _from_state(repo, actor, stream, sources)
         if pos is not None:
             return pos
     return full_position(repo, actor, stream, sources)
@@ -179,6 +166,45 @@ def replay_head(ident: Identity, draft: Draft):
         return head if envmod.encode(env) == head.payload else None
 
     return replay
+
+
+def _record(repo: Repo, ref: str, pos: Position, mem: VerifiedMemory) -> None:
+    """Add the appended memory to the verified state, if the state is exactly where this append
+    read it (else the next command's refresh verifies it like any new commit)."""
+    import sqlite3
+
+    from . import state, statedb, stateview
+
+    env = mem.envelope
+    try:
+        with statedb.locked(repo, exclusive=True, wait=2.0):
+            conn = statedb.open_sealed(repo, readonly=False)
+            if conn is None:
+                return
+            try:
+                stored = state.stored_sources(conn)
+                old = stored.get(ref)
+                if (old.head if old else "") != pos.local_head:
+                    return
+                base = None
+                if pos.parent:
+                    base = next((s for s in stored.values() if s.head == pos.parent and s.length == pos.sequence
+                                 and (s.actor, s.stream) == (env.actor, env.stream)), None)
+                    if base is None:
+                        return
+                change = state.Change(streams.Source(ref, mem.commit, env.actor, env.stream), old,
+                                      base.sid if base else None, pos.sequence, [mem])
+                state.apply(conn, [change], [])
+                statedb.write_seal(repo)
+            finally:
+                conn.close()
+    except (HnError, statedb.Unwritable, OSError):
+        return  # the state catches up on the next read
+    except sqlite3.Error:
+        try:
+            stateview.discard(repo)  # half written: never served (its seal no longer matches)
+        except (HnError, statedb.Unwritable, OSError):
+            pass
 
 
 def now_timestamp() -> str:
@@ -240,7 +266,7 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                                            "reload and retry with a newly signed envelope")
                 continue
             mid = memory_id(payload)
-            headcache.update(repo, {ref: (commit, mid, env.sequence)})
+            _record(repo, ref, pos, VerifiedMemory(mid, commit, env, payload, signature))
             return Appended(mid, commit, env)
     raise last_error
 

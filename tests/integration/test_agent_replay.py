@@ -107,9 +107,9 @@ def test_replay_still_runs_the_target_checks(inited):
     assert r.err == f"git-hn: only the target author may retract memory {target}\n"
 
 
-def test_replay_survives_a_lost_verified_head_cache(inited):
+def test_replay_survives_a_lost_verified_state(inited):
     record(inited, content="cached")
-    cache = inited / ".git" / "hn" / "memory" / "verified-heads-v0.json"
+    cache = inited / ".git" / "hn" / "memory" / "state-v0.sqlite"
     cache.unlink()
     assert record(inited, content="cached")["replayed"] is True
     assert stream_length(inited) == 1

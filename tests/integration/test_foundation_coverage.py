@@ -209,14 +209,14 @@ def test_lock_file_path_and_modes_survive_records(inited):
     record_id(inited, content="first")
     path = _lock_path(inited)
     locks = os.path.dirname(path)
-    assert os.listdir(locks) == [os.path.basename(path)]
+    assert sorted(os.listdir(locks)) == sorted([os.path.basename(path), "state.lock"])
     st = os.lstat(path)
     assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600 and st.st_size == 0
     assert stat.S_IMODE(os.lstat(locks).st_mode) == 0o700
     record_id(inited, content="second")
     again = os.lstat(path)  # never deleted or replaced: the same inode is locked by every writer
     assert (again.st_ino, again.st_dev, stat.S_IMODE(again.st_mode)) == (st.st_ino, st.st_dev, 0o600)
-    assert os.listdir(locks) == [os.path.basename(path)]
+    assert sorted(os.listdir(locks)) == sorted([os.path.basename(path), "state.lock"])
 
 
 def test_record_queues_behind_a_held_lock_then_succeeds(inited):

@@ -343,41 +343,32 @@ def test_one_recover_shallow_run_fetches_every_missing_anchor(tmp_path):
         assert git(bob, "cat-file", "-t", old) == "commit"
 
 
-def test_promotion_rebuilds_an_existing_index_and_creates_none(world):
+def test_promotion_keeps_the_verified_state_fresh(world):
+    """After a promotion the state serves the new refs at once (index verify passes right after
+    it, also for a clone's first sync), and a stale export is removed, never left behind."""
     _remote, alice, bob = world
     a = _rec(alice, "indexed after promotion")
     assert hn(alice, "sync").code == 0
     assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
     index = bob / ".git" / "hn" / "memory" / "index-v0.json"
-    assert hn(bob, "memory", "index", "rebuild").code == 0
-    before = json.loads(index.read_text())
+    assert hn(bob, "memory", "index", "rebuild").code == 0 and index.exists()
     assert hn(bob, "sync").code == 0
-    after = json.loads(index.read_text())  # rebuilt, not merely deleted
-    assert [r["id"] for r in after["records"]] == [a["memoryId"]]
-    assert after["sourceFingerprint"] != before["sourceFingerprint"]
+    assert not index.exists()  # the export described the old refs
     r = hn(bob, "memory", "index", "verify")
     assert r.code == 0, r.err
-    # a clone that never built an index gets none from sync; its first recall builds it
+    out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
+    assert [m["id"] for m in out["memories"]] == [a["memoryId"]]
+    # a clone without any private state: its first sync leaves a fresh one
     b = _rec(alice, "second")
     assert hn(alice, "sync").code == 0
-    for private in index.parent.iterdir():  # as in a clone that never built them
+    for private in index.parent.iterdir():
         private.unlink()
     assert hn(bob, "sync").code == 0
-    assert list(index.parent.iterdir()) == []
+    r = hn(bob, "memory", "index", "verify")
+    assert r.code == 0, r.err
+    assert r.out.endswith(", records 2\n")
     out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
     assert b["memoryId"] in [m["id"] for m in out["memories"]]
-    # an index that no longer served the refs (bob recorded since) is not rebuilt by sync: the
-    # stale database stays, never served, and the next recall rebuilds incrementally
-    _rec(bob, "bob's own")
-    db = index.parent / "recall-v0.sqlite"
-    stale = db.stat().st_ino
-    c = _rec(alice, "third")
-    assert hn(alice, "sync").code == 0
-    assert hn(bob, "sync").code == 0
-    assert not index.exists() and db.stat().st_ino == stale
-    out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
-    assert c["memoryId"] in [m["id"] for m in out["memories"]]
-    assert db.stat().st_ino != stale
 
 
 def test_failed_index_rebuild_after_promotion_warns_and_keeps_the_outcome(world):

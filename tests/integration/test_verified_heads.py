@@ -1,4 +1,5 @@
-"""The verified-head shortcut (CONTRACT §4.4) gives exactly what full verification gives."""
+"""Appending from the verified state (CONTRACT §4.4, issue 11) gives exactly what full
+verification gives, and costs the same whatever the length of the stream."""
 
 from __future__ import annotations
 
@@ -9,16 +10,21 @@ from git_hn.core.envelope import Anchor, Applicability, Record
 from git_hn.core.grammar import default_stream, local_ref
 from git_hn.errors import ValidationError
 from git_hn.store import append as appendmod
-from git_hn.store import headcache, streams
+from git_hn.store import statedb, streams
 from git_hn.store.identity import load_active
 from git_hn.store.repo import open_repo
 from helpers import git, hn
 
 
+_COUNT = [0]
+
+
 def _record_n(repo, n):
-    for i in range(n):
+    """``n`` new memories (distinct contents: an identical request would be a replay)."""
+    for _ in range(n):
+        _COUNT[0] += 1
         r = hn(repo, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "exact",
-               "--content", f"memory {i}")
+               "--content", f"memory {_COUNT[0]}")
         assert r.code == 0, r.err
 
 
@@ -41,38 +47,47 @@ def test_shortcut_and_full_verification_sign_identical_envelopes(inited):
     repo.close()
 
 
-def test_cached_append_does_not_reverify_the_chain(inited, monkeypatch):
+def _staged(monkeypatch) -> list:
+    """Every commit whose objects are read for verification from now on."""
+    calls: list = []
+    real = streams.stage_commits
+
+    def counting(repo, commits):
+        calls.extend(c for c, _t in commits)
+        return real(repo, commits)
+
+    monkeypatch.setattr(streams, "stage_commits", counting)
+    return calls
+
+
+def test_append_verifies_only_the_head_not_the_chain(inited, monkeypatch):
     _record_n(inited, 3)
-    calls = []
-    real = streams.read_chain
-
-    def counting(repo, source):
-        calls.append(source.ref)
-        return real(repo, source)
-
-    monkeypatch.setattr(streams, "read_chain", counting)
+    staged = _staged(monkeypatch)
     _record_n(inited, 1)
-    assert calls == []
-    # without a cache the whole chain is verified again
-    repo = open_repo(str(inited))
-    (inited / ".git" / "hn" / "memory" / "verified-heads-v0.json").unlink()
+    assert len(staged) == 1  # the head commit (§4.4), not the three below it
+    # without a state the whole chain is verified again, once
+    (inited / ".git" / "hn" / "memory" / statedb.NAME).unlink()
+    staged.clear()
     _record_n(inited, 1)
-    assert len(calls) == 1
-    repo.close()
+    assert len(staged) == 4 + 1
+    staged.clear()
+    _record_n(inited, 1)
+    assert len(staged) == 1
 
 
-def test_garbage_cache_never_causes_an_error(inited):
+def test_garbage_state_never_causes_an_error(inited):
     _record_n(inited, 2)
-    cache = inited / ".git" / "hn" / "memory" / "verified-heads-v0.json"
-    for garbage in (b"not json", b'{"version":0,"heads":[{"ref":1}]}', b"\xff", b""):
-        cache.write_bytes(garbage)
-        cache.chmod(0o600)
+    db = inited / ".git" / "hn" / "memory" / statedb.NAME
+    for garbage in (b"not sqlite", b"SQLite format 3\x00" + b"\xff" * 200, b""):
+        db.write_bytes(garbage)
+        db.chmod(0o600)
         _record_n(inited, 1)
-    cache.chmod(0o644)  # unsafe permissions: ignored, then replaced by a safe file
+    db.chmod(0o644)  # unsafe permissions: ignored, then replaced by a safe file
     _record_n(inited, 1)
     repo = open_repo(str(inited))
-    assert headcache.load(repo) != {}
+    assert statedb.open_sealed(repo, readonly=True) is not None
     repo.close()
+    assert hn(inited, "memory", "recall", "--include-untrusted", "--json").json()["matched"] == 2 + 3 + 1
 
 
 def test_rewritten_ref_is_fully_verified_and_refused(inited):
@@ -94,15 +109,19 @@ def test_rewritten_ref_is_fully_verified_and_refused(inited):
     repo.close()
 
 
-def test_shortcut_refuses_a_tampered_head_object_cache(inited):
-    """A cache entry whose memory ID disagrees with the head falls back to full verification."""
+def test_a_tampered_state_is_not_used_for_the_position(inited):
+    """A state edited behind git-hn's back (its seal no longer matches) is rebuilt, not used."""
+    import sqlite3
+
     _record_n(inited, 2)
     repo = open_repo(str(inited))
     ident = load_active(repo)
-    ref = local_ref(ident.actor, default_stream(ident.actor))
-    heads = headcache.load(repo)
-    h, _mid, seq = heads[ref]
-    headcache.store(repo, {ref: (h, "sha256:" + "0" * 64, seq + 5)})
+    db = inited / ".git" / "hn" / "memory" / statedb.NAME
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE sources SET length = length + 5")
+    conn.execute("UPDATE chain SET id = 'sha256:' || substr('0000000000000000000000000000000000000000000000000000000000000000', 1, 64)")
+    conn.commit()
+    conn.close()
     pos = appendmod.position(repo, ident.actor, default_stream(ident.actor))
     assert pos.sequence == 2 and pos.memory_id != "sha256:" + "0" * 64
     repo.close()

@@ -1,0 +1,138 @@
+"""Selecting projection rows from the verified state for one query context (CONTRACT §7.6, §7.7,
+§11(d); issue 11).
+
+A row's context-dependent classes (applicability, the ``git:``/``event:`` part of its evidence,
+trust) depend only on its anchor and evidence key, its memory-evidence status, its actor and its
+kind. The state groups rows by exactly those, so each class is decided once per group here, with
+the same functions a full projection uses, and the filters, counts and order are left to SQLite.
+Only the rows an answer returns are then projected in full (``View.project``).
+
+Trusts: the state's columns (sealed, and re-checked against Git for every row that is served).
+"""
+
+from __future__ import annotations
+
+from ..core.chain import VerifiedMemory
+from ..core.envelope import Anchor, Applicability, Envelope, PathAnchor, Record
+from ..core.projection import ProbeError, _Ancestry, applicability, trust
+
+GROUP = ("r.akey, a.anchor, a.mode, a.app_subject, a.anchor_subject, a.paths, a.git, a.event, "
+         "r.ev_memory, r.actor, r.kind")
+FROM = "FROM rows r JOIN akeys a ON a.akey = r.akey"
+ORDER = "r.lrank, r.ts DESC, r.id"
+SQL_TERMS = 32  # query terms matched with instr(); further ones by a registered function
+
+
+class Group:
+    __slots__ = ("key", "anchor", "mode", "app_subject", "anchor_subject", "paths", "git", "event",
+                 "ev_memory", "actor", "kind", "count", "biggest")
+
+    def __init__(self, row):
+        (akey, self.anchor, self.mode, self.app_subject, self.anchor_subject, self.paths, self.git,
+         self.event, self.ev_memory, self.actor, self.kind, self.count, self.biggest) = row
+        self.key = (akey, self.ev_memory, self.actor, self.kind)
+
+
+def groups(view, where: list[str], args: list) -> list[Group]:
+    sql = f"SELECT {GROUP}, count(*), max(r.size) {FROM}"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " GROUP BY r.akey, r.ev_memory, r.actor, r.kind"
+    return [Group(row) for row in view.conn.execute(sql, args)]
+
+
+def keep_rows(view, keep: set) -> None:
+    """Register ``hn_keep(akey, ev_memory, actor, kind)``: whether a row's group is in ``keep``
+    (once per session; SQLite refuses to redefine a function an open statement uses)."""
+    if getattr(view, "keep", None) is not None:
+        if view.keep is not keep:
+            raise ValueError("one kept set per session")
+        return
+    view.keep = keep
+    view.conn.create_function("hn_keep", 4, lambda a, e, ac, k: (a, e, ac, k) in keep, deterministic=True)
+
+
+def ordered(view, where: list[str], args: list, keep: set, columns: str = "r.id, r.size",
+            order: str = ORDER, after: tuple | None = None, limit: int | None = None):
+    """Rows passing ``where`` whose group key is in ``keep``, in ``order``: a cursor, or a list
+    of at most ``limit`` rows."""
+    keep_rows(view, keep)
+    clauses = list(where) + ["hn_keep(r.akey, r.ev_memory, r.actor, r.kind)"]
+    args = list(args)
+    if after is not None:  # strictly after (lrank, ts, id) in §7.7 order
+        lrank, ts, ident = after
+        clauses.append("(r.lrank > ? OR (r.lrank = ? AND (r.ts < ? OR (r.ts = ? AND r.id > ?))))")
+        args += [lrank, lrank, ts, ts, ident]
+    sql = f"SELECT {columns} {FROM} WHERE {' AND '.join(clauses)} ORDER BY {order}"
+    if limit is not None:
+        return view.conn.execute(sql + f" LIMIT {int(limit)}", args).fetchall()
+    return view.conn.execute(sql, args)
+
+
+def term_clauses(view, terms) -> tuple[list[str], list]:
+    terms = list(terms or ())
+    where = ["instr(r.tokens, ?) > 0" for _ in terms[:SQL_TERMS]]
+    args = [f" {t} " for t in terms[:SQL_TERMS]]
+    rest = [f" {t} " for t in terms[SQL_TERMS:]]
+    if rest:  # beyond SQLite's expression depth: one function call per row
+        view.conn.create_function("hn_terms", 1, lambda toks: all(t in toks for t in rest), deterministic=True)
+        where.append("hn_terms(r.tokens)")
+    return where, args
+
+
+class Classes:
+    """The context-dependent classes of groups, memoized per distinct anchor and evidence key."""
+
+    def __init__(self, ctx, resolver):
+        self.ctx, self.resolver = ctx, resolver
+        self.ancestry = _Ancestry(resolver)
+        self.app: dict = {}
+        self.ev: dict = {}
+        self.trusts: dict = {}
+
+    def prefetch(self, groups_: list[Group]) -> None:
+        oids = {g.anchor for g in groups_}
+        oids |= {o for g in groups_ for o in g.git.split("\n") if o}
+        self.resolver.prefetch_types(oids)
+
+    def applicability(self, g: Group) -> str:
+        key = (g.anchor, g.mode, g.app_subject, g.anchor_subject, g.paths)
+        got = self.app.get(key)
+        if got is None:
+            paths = tuple(PathAnchor(*line.split("\t")) for line in g.paths.split("\n") if line)
+            record = Record("", "", Anchor(g.anchor, paths, g.anchor_subject),
+                            Applicability(g.mode, g.app_subject), (), ())
+            env = Envelope("hn-memory/0", "record", g.actor, "", "", "", 1, "", record=record)
+            got = applicability(VerifiedMemory("", "", env, b"", ""), self.ctx, self.resolver,
+                                self.ancestry)[0]
+            self.app[key] = got
+        return got
+
+    def evidence(self, g: Group) -> str:
+        key = (g.git, g.event, g.ev_memory)
+        got = self.ev.get(key)
+        if got is None:
+            statuses = {g.ev_memory} - {""}
+            if g.event:
+                statuses.add("missing")
+            for oid in g.git.split("\n"):
+                if not oid:
+                    continue
+                try:
+                    statuses.add("resolved" if self.resolver.object_type(oid) else "missing")
+                except ProbeError:
+                    statuses.add("invalid")
+            got = "invalid" if "invalid" in statuses else "missing" if "missing" in statuses else "resolved"
+            self.ev[key] = got
+        return got
+
+    def trust(self, g: Group) -> str:
+        key = (g.actor, g.kind)
+        got = self.trusts.get(key)
+        if got is None:
+            got = self.trusts[key] = trust(g.actor, g.kind, self.ctx.policy)
+        return got
+
+    def candidate(self, g: Group) -> bool:
+        """Applicable with resolved evidence: what recall and the brief may return (§7.6)."""
+        return self.applicability(g) == "applicable" and self.evidence(g) == "resolved"

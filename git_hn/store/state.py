@@ -1,0 +1,473 @@
+"""The verified memory state, kept current from what changed (issue 11; CONTRACT §4.3, §5).
+
+Owns the contents of ``state-v0.sqlite`` (the file itself is ``statedb``'s): for every source
+ref the tip it was verified at and its verified chain, every verified memory once, and the
+context-free part of the projection that the read commands filter and order on (lifecycle
+classes, the memory-evidence status, the anchor and evidence keys, tokens). Git is the source of
+truth; this is a cache of it, like Git's own commit-graph.
+
+The invariant: the state is exactly what a full collection of its recorded tips gives. It moves
+from tips to tips by verifying only commits it has not verified before: a ref that moved forward
+costs its new commits; a ref that was rewound, replaced or rewritten is re-read down to the first
+commit some verified chain already holds (commits are immutable, so everything below it was
+verified with it); a deleted ref drops what only it held. The derived columns of the rows those
+changes can touch (the changed memories, what they target, what targets them, what cites them)
+are recomputed with the same pure functions a full projection uses.
+
+Trusts: ``streams`` and ``core.chain`` for every new commit; its own file only after ``statedb``
+checked the seal, version and checker. Any failure while updating is not answered from here:
+the caller runs the full collection, which reports the first failure exactly as it always has,
+and the state keeps its previous (still consistent) tips.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..core import canonical
+from ..core.chain import VerifiedMemory, check_link
+from ..core.gostr import tokens
+from ..core.projection import LIFECYCLE_RANK, Node, graph_of, normalized_record_json
+from ..errors import ValidationError
+from . import streams
+from .repo import Repo
+
+CHUNK = 900  # bound parameters per SQL statement (SQLite's historic limit is 999)
+ROW_OPS = ("record", "supersede")
+
+
+class Totals(NamedTuple):
+    """Sizes of the rows loaded: their count, §7.9 tokens and content characters (what the
+    export's size is bounded from below by)."""
+
+    rows: int
+    postings: int
+    content: int
+
+
+class Stored(NamedTuple):
+    sid: int
+    head: str
+    actor: str
+    stream: str
+    length: int
+
+
+class Change(NamedTuple):
+    """One source's move: its chain becomes ``base`` (a verified chain's first ``base_seq``
+    entries, or nothing) followed by ``new`` (verified now, root first)."""
+
+    source: streams.Source
+    old: Stored | None
+    base_sid: int | None
+    base_seq: int
+    new: list  # VerifiedMemory, root first
+
+
+def chunks(items, n: int = CHUNK):
+    items = list(items)
+    for i in range(0, len(items), n):
+        yield items[i:i + n]
+
+
+def marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def stored_sources(conn) -> dict[str, Stored]:
+    return {ref: Stored(sid, head, actor, stream, length) for ref, sid, head, actor, stream, length
+            in conn.execute("SELECT ref, sid, head, actor, stream, length FROM sources")}
+
+
+def is_current(conn, listing: list[streams.Source]) -> bool:
+    stored = stored_sources(conn)
+    if len(stored) != len(listing):
+        return False
+    for src in listing:
+        s = stored.get(src.ref)
+        if s is None or s.head != src.head:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# planning: find and verify what is new (no write happens here)
+
+
+def in_scope(scope, actor: str, stream: str) -> bool:
+    return scope is None or (actor, stream) in scope
+
+
+def plan(repo: Repo, conn, listing: list[streams.Source], scope: set | None = None):
+    """(changes, removed refs) that bring the recorded tips to ``listing``; with ``scope`` (a set
+    of (actor, stream)), only for those streams' refs. Every new commit is verified here; a
+    failure raises ``ValidationError``."""
+    stored = stored_sources(conn)
+    now = {s.ref for s in listing}
+    removed = [ref for ref, st in stored.items()
+               if ref not in now and in_scope(scope, st.actor, st.stream)]
+    changes = []
+    for src in listing:
+        if not in_scope(scope, src.actor, src.stream):
+            continue
+        old = stored.get(src.ref)
+        if old is not None and old.head == src.head:
+            continue
+        changes.append(_change(repo, conn, src, old))
+    return changes, removed
+
+
+def _known(conn, commits: list[str]) -> dict[str, tuple[int, int, str]]:
+    """commit -> (sid, seq, memory ID) for the given commits that some verified chain holds."""
+    out: dict = {}
+    for part in chunks(commits):
+        for c, sid, seq, mid in conn.execute(
+                f'SELECT "commit", sid, seq, id FROM chain WHERE "commit" IN ({marks(len(part))})', part):
+            out.setdefault(c, (sid, seq, mid))
+    return out
+
+
+def _change(repo: Repo, conn, src: streams.Source, old: Stored | None) -> Change:
+    if not src.head:
+        raise ValidationError(f"memory source {src.ref} has no head")
+    walked = None
+    if old is not None and (old.actor, old.stream) == (src.actor, src.stream):
+        walked = _walk_forward(repo, src, old.head)
+        if walked is not None:
+            base = (old.sid, old.length)
+    if walked is None:
+        walked, base = _walk_to_known(repo, conn, src)
+    new = streams.verify_commits(repo, src.ref, list(reversed(walked))) if walked else []
+    base_sid, base_seq = base if base else (None, 0)
+    prev = None
+    if base_sid is not None:
+        row = conn.execute("SELECT c.id, m.actor, m.stream FROM chain c JOIN memories m ON m.id = c.id "
+                           "WHERE c.sid = ? AND c.seq = ?", (base_sid, base_seq)).fetchone()
+        if row is None or (row[1], row[2]) != (src.actor, src.stream):
+            raise ValidationError(f"memory source {src.ref} continues another stream")
+        prev = VerifiedMemory(row[0], "", None, b"", "")
+    for i, mem in enumerate(new, base_seq):
+        check_link(src.ref, src.actor, src.stream, i, mem, prev)
+        prev = mem
+    return Change(src, old, base_sid, base_seq, new)
+
+
+def _walk_forward(repo: Repo, src: streams.Source, old_head: str) -> list | None:
+    """(commit, tree) from the head down to ``old_head`` (exclusive), when the head descends
+    from it through single parents; else None. One ``git log`` lists the commits; the raw
+    parent headers it reports are checked link by link, as in ``streams.walk``."""
+    import os
+
+    if any(os.path.exists(os.path.join(repo.common_dir, p)) for p in ("info/grafts", "shallow")):
+        return _raw_walk(repo, src, {old_head})
+    proc = repo.git.run(["-c", "core.commitGraph=false", "log", "--no-show-signature", "--no-color",
+                         "--first-parent", "--format=%H %T %P", "--end-of-options", src.head,
+                         "^" + old_head, "--"])
+    if proc.returncode != 0:
+        return None
+    n = repo.oid_hex_len
+    lines = proc.stdout.decode("ascii", "replace").splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        parts = line.split(" ")
+        if len(parts) != 3 or len(parts[0]) != n or len(parts[1]) != n:
+            return None  # a root or a merge: not a forward move
+        expected = lines[i + 1][:n] if i + 1 < len(lines) else old_head
+        if parts[2] != expected:
+            return None
+        out.append((parts[0], parts[1]))
+    if not out or out[0][0] != src.head:
+        return None
+    return out
+
+
+def _raw_walk(repo: Repo, src: streams.Source, stops: set[str]) -> list | None:
+    out = []
+    commit = src.head
+    while commit:
+        if commit in stops:
+            return out
+        tree, parents = streams.read_parents(repo, src.ref, commit)
+        if len(parents) > 1:
+            raise ValidationError(f"memory source {src.ref} commit {commit} has "
+                                  f"{len(parents)} parents; exactly one is allowed")
+        out.append((commit, tree))
+        commit = parents[0] if parents else ""
+    return None
+
+
+def _walk_to_known(repo: Repo, conn, src: streams.Source):
+    """(new commits head first, (sid, seq) of the first commit a verified chain holds, or None
+    when the walk reached the root)."""
+    hit = _known(conn, [src.head]).get(src.head)
+    if hit is not None:
+        return [], (hit[0], hit[1])
+    walked = streams.walk(repo, src)  # head first, to the root (hinted when provably equal)
+    known = _known(conn, [c for c, _t in walked])
+    for i, (commit, _tree) in enumerate(walked):
+        hit = known.get(commit)
+        if hit is not None:
+            return walked[:i], (hit[0], hit[1])
+    return walked, None
+
+
+# ---------------------------------------------------------------------------------------------
+# applying a plan (one transaction; everything was verified before it starts)
+
+
+def apply(conn, changes: list[Change], removed: list[str]) -> None:
+    stored = stored_sources(conn)
+    gone_ids: set[str] = set()  # memories some chain no longer holds (they may still be held)
+    new_mems: dict[str, VerifiedMemory] = {}
+    conn.execute("BEGIN")
+    try:
+        # the verified prefixes other chains lend, as they are before anything changes
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS lent(dest TEXT, seq INTEGER, \"commit\" TEXT, "
+                     "id TEXT, signature TEXT)")
+        conn.execute("DELETE FROM lent")
+        for ch in changes:
+            own = ch.old.sid if ch.old is not None else None
+            if ch.base_sid is not None and ch.base_sid != own:
+                conn.execute("INSERT INTO lent SELECT ?, seq, \"commit\", id, signature FROM chain "
+                             "WHERE sid = ? AND seq <= ?", (ch.source.ref, ch.base_sid, ch.base_seq))
+        for ref in removed:
+            sid = stored[ref].sid
+            gone_ids.update(r[0] for r in conn.execute("SELECT id FROM chain WHERE sid = ?", (sid,)))
+            conn.execute("DELETE FROM chain WHERE sid = ?", (sid,))
+            conn.execute("DELETE FROM sources WHERE sid = ?", (sid,))
+        for ch in changes:
+            src, old = ch.source, ch.old
+            length = ch.base_seq + len(ch.new)
+            if old is None:
+                sid = conn.execute("INSERT INTO sources(ref, head, actor, stream, length) VALUES (?, ?, ?, ?, ?)",
+                                   (src.ref, src.head, src.actor, src.stream, length)).lastrowid
+            else:
+                sid = old.sid
+                conn.execute("UPDATE sources SET head = ?, actor = ?, stream = ?, length = ? WHERE sid = ?",
+                             (src.head, src.actor, src.stream, length, sid))
+            if old is not None and not (ch.base_sid == sid and ch.base_seq == old.length):
+                # rewound, replaced or rewritten: keep what the new chain shares, drop the rest
+                keep = ch.base_seq if ch.base_sid == sid else 0
+                gone_ids.update(r[0] for r in conn.execute(
+                    "SELECT id FROM chain WHERE sid = ? AND seq > ?", (sid, keep)))
+                conn.execute("DELETE FROM chain WHERE sid = ? AND seq > ?", (sid, keep))
+            if ch.base_sid is not None and ch.base_sid != (old.sid if old is not None else None):
+                conn.execute("INSERT INTO chain SELECT ?, seq, \"commit\", id, signature FROM lent "
+                             "WHERE dest = ?", (sid, src.ref))
+            conn.executemany("INSERT INTO chain VALUES (?, ?, ?, ?, ?)",
+                             [(sid, i, m.commit, m.memory_id, m.signature)
+                              for i, m in enumerate(ch.new, ch.base_seq + 1)])
+            for m in ch.new:
+                have = new_mems.get(m.memory_id)
+                if have is None or m.commit < have.commit:
+                    new_mems[m.memory_id] = m
+        check_agreement(conn, changes)
+        _memories(conn, new_mems, gone_ids)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def check_agreement(conn, changes: list[Change]) -> None:
+    """§11(a) item 2 for every stream a change touched: all its chains agree at every common
+    sequence. Positions up to a change's verified base were agreed before; only those above are
+    compared, each chain against the stream's longest (pairwise agreement follows)."""
+    low: dict[tuple[str, str], int] = {}
+    for ch in changes:
+        key = (ch.source.actor, ch.source.stream)
+        low[key] = min(low.get(key, ch.base_seq), ch.base_seq)
+    for (actor, stream), above in low.items():
+        group = conn.execute("SELECT sid, length FROM sources WHERE actor = ? AND stream = ? "
+                             "ORDER BY length DESC, ref", (actor, stream)).fetchall()
+        longest = group[0][0]
+        for sid, _length in group[1:]:
+            if conn.execute("SELECT 1 FROM chain x JOIN chain y ON y.sid = ? AND y.seq = x.seq "
+                            "WHERE x.sid = ? AND x.seq > ? AND x.id != y.id LIMIT 1",
+                            (longest, sid, above)).fetchone():
+                raise ValidationError(f"memory stream {stream} of actor {actor} has divergent chains")
+
+
+def _memories(conn, new_mems: dict[str, VerifiedMemory], gone_ids: set[str]) -> None:
+    """Bring ``memories`` (and what derives from them) to the chains as they now are."""
+    existing = set()
+    for part in chunks(new_mems):
+        existing.update(r[0] for r in conn.execute(
+            f"SELECT id FROM memories WHERE id IN ({marks(len(part))})", part))
+    added = {mid: m for mid, m in new_mems.items() if mid not in existing}
+    # a memory also held by another chain stays, under its smallest commit (§4.3 step 5)
+    check = (gone_ids | set(new_mems)) - set(added)
+    removed: dict[str, str] = {}  # id -> its target, for the lifecycle update
+    for part in chunks(check):
+        held = dict(conn.execute(f'SELECT id, min("commit") FROM chain WHERE id IN ({marks(len(part))}) '
+                                 "GROUP BY id", part).fetchall())
+        for mid in part:
+            if mid in held:
+                conn.execute('UPDATE memories SET "commit" = ? WHERE id = ?', (held[mid], mid))
+            else:
+                row = conn.execute("SELECT target FROM memories WHERE id = ?", (mid,)).fetchone()
+                if row is not None:
+                    removed[mid] = row[0]
+    for part in chunks(removed):
+        for table, column in (("memories", "id"), ("rows", "id"), ("evref", "owner")):
+            conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks(len(part))})", part)
+    insert_memories(conn, list(added.values()))
+    derive(conn, added, removed)
+
+
+def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
+    """Insert verified memories that are not in the state yet, with their row columns (the
+    lifecycle and memory-evidence columns are set by ``derive``)."""
+    conn.executemany("INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(m.memory_id, m.commit, m.envelope.actor, m.envelope.stream, m.envelope.sequence,
+                       m.envelope.operation, m.envelope.target, m.envelope.timestamp) for m in mems])
+    akeys: dict[tuple, int] = {}
+    rows, refs = [], []
+    postings = content = 0
+    for m in mems:
+        env = m.envelope
+        if env.operation not in ROW_OPS or env.record is None:
+            continue
+        cols, key, evrefs, n_tokens = row_columns(m)
+        postings += n_tokens
+        content += len(env.record.content)
+        akey = akeys.get(key)
+        if akey is None:
+            got = conn.execute("SELECT akey FROM akeys WHERE anchor = ? AND mode = ? AND app_subject = ? "
+                               "AND anchor_subject = ? AND paths = ? AND git = ? AND event = ?", key).fetchone()
+            akey = got[0] if got else conn.execute(
+                "INSERT INTO akeys(anchor, mode, app_subject, anchor_subject, paths, git, event) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", key).lastrowid
+            akeys[key] = akey
+        rows.append(cols[:8] + (akey,) + cols[8:])
+        refs += [(m.memory_id, typ, ref) for typ, ref in evrefs]
+    conn.executemany("INSERT INTO rows VALUES (" + marks(17) + ")", rows)
+    conn.executemany("INSERT OR IGNORE INTO evref VALUES (?, ?, ?)", refs)
+    return Totals(len(rows), postings, content)
+
+
+def row_columns(m: VerifiedMemory):
+    """(row columns without ``akey``, the anchor/evidence key, typed evidence references, the
+    number of §7.9 tokens)."""
+    from ..core.brief import utc_timestamp
+
+    env = m.envelope
+    rec = env.record
+    data = normalized_record_json(rec)
+    anchor = data["anchor"]
+    paths = "".join(f"{p['path']}\t{p['blob']}\n" for p in anchor.get("paths", ()))
+    git = "\n".join(e[4:] for e in data["evidence"] if e.startswith("git:"))
+    event = int(any(e.startswith("event:") for e in data["evidence"]))
+    key = (anchor["commit"], rec.applicability.mode, rec.applicability.subject,
+           anchor.get("subject", ""), paths, git, event)
+    refs = [(e.split(":", 1)[0], e.split(":", 1)[1]) for e in data["evidence"]
+            if e.startswith("memory:") or e.startswith("event:")]
+    topics = "\n" + "".join(t + "\n" for t in data["topics"])
+    pathset = "\n" + "".join(p["path"] + "\n" for p in anchor.get("paths", ()))
+    toks = tokens(data["content"] + "\n" + "\n".join(data["topics"]))
+    size = len(canonical.compact_plain(rec.content))
+    cols = (m.memory_id, rec.kind, "active", 0, 0, env.timestamp, utc_timestamp(env.timestamp), size,
+            "", env.actor, env.stream, env.sequence, rec.attempt_outcome, topics, pathset,
+            " " + " ".join(toks) + " ")
+    return cols, key, refs, len(toks)
+
+
+def derive(conn, added: dict[str, VerifiedMemory], removed: dict[str, str], all_rows: bool = False) -> None:
+    """Recompute the lifecycle and memory-evidence columns of every row the change can touch."""
+    delta = set(added) | set(removed)
+    if not delta:
+        return
+    affected = {mid for mid, m in added.items() if m.envelope.operation in ROW_OPS}
+    affected |= {m.envelope.target for m in added.values() if m.envelope.target}
+    affected |= {t for t in removed.values() if t}
+    for part in chunks(delta):
+        affected.update(r[0] for r in conn.execute(
+            f"SELECT id FROM memories WHERE target IN ({marks(len(part))})", part))
+    cites = {mid for mid, m in added.items() if m.envelope.operation in ROW_OPS}
+    for part in chunks(delta):
+        cites.update(r[0] for r in conn.execute(
+            f"SELECT owner FROM evref WHERE type = 'memory' AND ref IN ({marks(len(part))})", part))
+    update_lifecycles(conn, affected)
+    update_evidence(conn, cites)
+
+
+def nodes(conn, ids) -> dict[str, Node]:
+    out = {}
+    for part in chunks(ids):
+        for mid, op, target, actor, stream in conn.execute(
+                f"SELECT id, operation, target, actor, stream FROM memories WHERE id IN ({marks(len(part))})",
+                part):
+            out[mid] = Node(mid, op, target, actor, stream, op in ROW_OPS)
+    return out
+
+
+def closure(conn, ids: set[str]) -> dict[str, Node]:
+    """Nodes of ``ids``, of every memory that targets one of them, and of every memory they
+    target: enough for ``graph_of`` to decide their lifecycles exactly (see ``project``)."""
+    got = nodes(conn, ids)
+    more: set[str] = set()
+    for part in chunks(ids):
+        more.update(r[0] for r in conn.execute(
+            f"SELECT id FROM memories WHERE target IN ({marks(len(part))})", part))
+    more |= {n.target for n in got.values() if n.target}
+    got.update(nodes(conn, more - set(got)))
+    return got
+
+
+def update_lifecycles(conn, ids: set[str]) -> None:
+    if not ids:
+        return
+    graph = graph_of(list(closure(conn, ids).values()))
+    conn.executemany("UPDATE rows SET lifecycle = ?, lrank = ?, challenged = ? WHERE id = ?",
+                     [(lc.lifecycle, LIFECYCLE_RANK.get(lc.lifecycle, 4), int(bool(lc.challengers)), rid)
+                      for rid, lc in graph.lifecycles.items() if rid in ids])
+
+
+def update_evidence(conn, owners: set[str]) -> None:
+    """``ev_memory``: "" without ``memory:`` evidence, else whether every cited memory is in
+    the verified set (§5.6)."""
+    if not owners:
+        return
+    refs: dict[str, list[str]] = {}
+    for part in chunks(owners):
+        for owner, ref in conn.execute(f"SELECT owner, ref FROM evref WHERE type = 'memory' AND owner IN "
+                                       f"({marks(len(part))})", part):
+            refs.setdefault(owner, []).append(ref)
+    cited = {r for rs in refs.values() for r in rs}
+    present: set[str] = set()
+    for part in chunks(cited):
+        present.update(r[0] for r in conn.execute(f"SELECT id FROM memories WHERE id IN ({marks(len(part))})", part))
+    conn.executemany("UPDATE rows SET ev_memory = ? WHERE id = ?",
+                     [("" if not refs.get(o) else "missing" if not set(refs[o]) <= present else "resolved", o)
+                      for o in owners])
+
+
+# ---------------------------------------------------------------------------------------------
+# loading a whole verified collection (the first build, and ``index rebuild``)
+
+
+def load_collection(conn, collection: streams.Collection) -> Totals:
+    """Fill an empty state from a full collection: the same tables an update writes."""
+    conn.execute("BEGIN")
+    try:
+        for src in collection.sources:
+            memories = collection.chains[src.ref]
+            sid = conn.execute("INSERT INTO sources(ref, head, actor, stream, length) VALUES (?, ?, ?, ?, ?)",
+                               (src.ref, src.head, src.actor, src.stream, len(memories))).lastrowid
+            conn.executemany("INSERT INTO chain VALUES (?, ?, ?, ?, ?)",
+                             [(sid, i, m.commit, m.memory_id, m.signature)
+                              for i, m in enumerate(memories, 1)])
+        totals = insert_memories(conn, list(collection.memories))
+        graph = graph_of([Node(m.memory_id, m.envelope.operation, m.envelope.target, m.envelope.actor,
+                               m.envelope.stream, m.envelope.operation in ROW_OPS)
+                          for m in collection.memories])
+        conn.executemany("UPDATE rows SET lifecycle = ?, lrank = ?, challenged = ? WHERE id = ?",
+                         [(lc.lifecycle, LIFECYCLE_RANK.get(lc.lifecycle, 4), int(bool(lc.challengers)), rid)
+                          for rid, lc in graph.lifecycles.items()])
+        owners = [r[0] for r in conn.execute("SELECT DISTINCT owner FROM evref WHERE type = 'memory'")]
+        update_evidence(conn, set(owners))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return totals

@@ -1,0 +1,327 @@
+"""The verified state's file: ``<common-gitdir>/hn/memory/state-v0.sqlite`` (issue 11).
+
+Owns the location rules (owner-only directories, a regular 0600 file, nothing followed), the
+schema and its version, the seal ``state-v0.seal``, and the lock ``hn/locks/state.lock`` under
+which the file is read (shared) or written (exclusive). Trusts nothing on disk until these checks
+pass; any doubt is answered with ``None`` ("no usable state") and the caller rebuilds from
+verified streams, never with the doubtful file.
+
+The seal is the database file's identity and size and change times (device, inode, size, mtime
+and ctime in nanoseconds), written by git-hn after each of its own write transactions, while it
+holds the exclusive lock. Any other write to the file (``sqlite3``, an editor, a copy over it)
+changes its ctime, which no user tool can set back, so an edited, swapped or replaced file is
+never served (*state poisoning*). Someone who rewrites the database and the seal file
+consistently defeats this (they can equally rewrite the memory refs); ``git hn memory index
+verify`` re-derives everything and reports such a state.
+
+Writes need no durability: a crash in the middle of one leaves a file whose seal does not match,
+which is discarded and rebuilt. So SQLite keeps its journal in memory and never syncs.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import os
+import sqlite3
+import stat
+import time
+from contextlib import contextmanager
+
+from ..errors import ConflictError, LocalStateError
+from . import private
+from .repo import Repo
+
+VERSION = "1"
+NAME = "state-v0.sqlite"
+SEAL = "state-v0.seal"
+MAX_BYTES = 8 << 30
+LOCK_WAIT = 120.0  # seconds: a first build at 100k memories takes ~20 s
+
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE sources(sid INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, head TEXT NOT NULL,
+                     actor TEXT NOT NULL, stream TEXT NOT NULL, length INTEGER NOT NULL);
+CREATE TABLE chain(sid INTEGER NOT NULL, seq INTEGER NOT NULL, "commit" TEXT NOT NULL,
+                   id TEXT NOT NULL, signature TEXT NOT NULL, PRIMARY KEY(sid, seq)) WITHOUT ROWID;
+CREATE INDEX chain_commit ON chain("commit");
+CREATE INDEX chain_id ON chain(id);
+CREATE TABLE memories(id TEXT PRIMARY KEY, "commit" TEXT NOT NULL, actor TEXT NOT NULL,
+                      stream TEXT NOT NULL, seq INTEGER NOT NULL, operation TEXT NOT NULL,
+                      target TEXT NOT NULL, ts TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX memories_target ON memories(target) WHERE target != '';
+CREATE TABLE evref(owner TEXT NOT NULL, type TEXT NOT NULL, ref TEXT NOT NULL,
+                   PRIMARY KEY(owner, type, ref)) WITHOUT ROWID;
+CREATE INDEX evref_ref ON evref(ref);
+CREATE TABLE akeys(akey INTEGER PRIMARY KEY, anchor TEXT NOT NULL, mode TEXT NOT NULL,
+                   app_subject TEXT NOT NULL, anchor_subject TEXT NOT NULL, paths TEXT NOT NULL,
+                   git TEXT NOT NULL, event INTEGER NOT NULL,
+                   UNIQUE(anchor, mode, app_subject, anchor_subject, paths, git, event));
+CREATE TABLE rows(id TEXT PRIMARY KEY, kind TEXT NOT NULL, lifecycle TEXT NOT NULL,
+                  lrank INTEGER NOT NULL, challenged INTEGER NOT NULL, ts TEXT NOT NULL,
+                  utc TEXT NOT NULL, size INTEGER NOT NULL, akey INTEGER NOT NULL,
+                  ev_memory TEXT NOT NULL, actor TEXT NOT NULL, stream TEXT NOT NULL,
+                  seq INTEGER NOT NULL, outcome TEXT NOT NULL, topics TEXT NOT NULL,
+                  pathset TEXT NOT NULL, tokens TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX rows_order ON rows(lrank, ts DESC, id);
+CREATE INDEX rows_kind ON rows(kind, lrank, ts DESC, id);
+CREATE INDEX rows_utc ON rows(utc);
+"""
+
+# What the verification outcome and every derived column are a function of, besides the bytes:
+# the code that decides them. A state written by other code is discarded, never reused.
+_CODE = ("core/canonical.py", "core/chain.py", "core/envelope.py", "core/gostr.py",
+         "core/grammar.py", "core/keys.py", "core/limits.py", "core/projection.py",
+         "core/strictjson.py", "store/state.py", "store/statedb.py", "store/streams.py")
+_checker: str | None = None
+
+
+def checker() -> str:
+    """A digest of the code that verifies and derives, and of the Ed25519 library's binary
+    (its file identity: it carries OpenSSL), found without importing it."""
+    global _checker
+    if _checker is None:
+        import importlib.util
+
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        h = hashlib.sha256()
+        for name in _CODE:
+            with open(os.path.join(root, name), "rb") as fh:
+                h.update(fh.read())
+        spec = importlib.util.find_spec("cryptography")
+        lib = ""
+        if spec is not None and spec.submodule_search_locations:
+            base = os.path.join(list(spec.submodule_search_locations)[0], "hazmat", "bindings")
+            try:
+                names = sorted(n for n in os.listdir(base) if n.startswith("_rust"))
+                for n in names:
+                    st = os.stat(os.path.join(base, n))
+                    lib += f"{n}:{st.st_size}:{st.st_mtime_ns};"
+            except OSError:
+                lib = ""
+        _checker = h.hexdigest() + "/" + hashlib.sha256(lib.encode()).hexdigest()[:16]
+    return _checker
+
+
+def paths(repo: Repo) -> tuple[str, str, str]:
+    """(memory directory, database, seal) under the common git directory."""
+    mem = os.path.join(repo.hn_dir, "memory")
+    return mem, os.path.join(mem, NAME), os.path.join(mem, SEAL)
+
+
+def lock_path(repo: Repo) -> str:
+    return os.path.join(repo.hn_dir, "locks", "state.lock")
+
+
+def _seal_of(st: os.stat_result) -> str:
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def _lstat(path: str):
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def _safe_file(st, limit: int) -> bool:
+    return (st is not None and stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600
+            and st.st_uid == os.getuid() and st.st_size <= limit)
+
+
+def _safe_dirs(repo: Repo) -> bool:
+    for d in (repo.hn_dir, paths(repo)[0]):
+        st = _lstat(d)
+        if st is None or not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o700 \
+                or st.st_uid != os.getuid():
+            return False
+    return True
+
+
+def sealed(repo: Repo) -> bool:
+    """Whether the database file is the one git-hn last wrote (see the module docstring)."""
+    _mem, db, seal = paths(repo)
+    st, st_seal = _lstat(db), _lstat(seal)
+    if not _safe_file(st, MAX_BYTES) or not _safe_file(st_seal, 256):
+        return False
+    try:
+        fd = os.open(seal, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        recorded = os.read(fd, 257)
+    finally:
+        os.close(fd)
+    return recorded == (_seal_of(st) + "\n").encode()
+
+
+def write_seal(repo: Repo) -> None:
+    mem, db, seal = paths(repo)
+    try:
+        private.write_private(repo.hn_dir, seal, (_seal_of(os.lstat(db)) + "\n").encode(), derived=True)
+    except (OSError, LocalStateError) as exc:
+        raise failure(exc) from None
+
+
+def _connect(db: str, readonly: bool) -> sqlite3.Connection:
+    from urllib.parse import quote
+
+    mode = "ro" if readonly else "rw"
+    conn = sqlite3.connect(f"file:{quote(db)}?mode={mode}&nofollow=1", uri=True,
+                           isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=MEMORY")
+    conn.execute("PRAGMA synchronous=OFF")
+    conn.execute("PRAGMA temp_store=MEMORY")
+    return conn
+
+
+def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
+    """The database if it is safe, sealed, of this version and checker; else None."""
+    if not _safe_dirs(repo) or not sealed(repo):
+        return None
+    try:
+        conn = _connect(paths(repo)[1], readonly)
+    except sqlite3.Error:
+        return None
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.Error:
+        conn.close()
+        return None
+    if meta.get("version") != VERSION or meta.get("checker") != checker() \
+            or meta.get("objectFormat") != repo.object_format:
+        conn.close()
+        return None
+    return conn
+
+
+class Unwritable(Exception):
+    """The private directory cannot be written here (a read-only or foreign repository): the
+    command is answered without a state."""
+
+
+class WriteFailed(Exception):
+    """Writing the state failed (a full disk, an I/O error); what was written is discarded.
+    ``cause`` is one line without data from the file."""
+
+    def __init__(self, cause: str):
+        super().__init__(cause)
+        self.cause = cause
+
+
+def failure(exc: BaseException) -> WriteFailed:
+    if isinstance(exc, WriteFailed):
+        return exc
+    if isinstance(exc, OSError):
+        return WriteFailed(exc.strerror or type(exc).__name__)
+    if isinstance(exc, LocalStateError):
+        return WriteFailed(exc.message)
+    return WriteFailed(str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__)
+
+
+def _ensure_dirs(repo: Repo, directory: str) -> None:
+    try:
+        private.ensure_dirs(repo.hn_dir, directory)
+    except LocalStateError:
+        if private.check_dirs(repo.hn_dir, directory):  # raises the §2.3 message if unsafe
+            return
+        raise Unwritable from None
+
+
+def create(repo: Repo) -> sqlite3.Connection:
+    """A new, empty database in place of whatever was there (under the exclusive lock)."""
+    mem, db, seal = paths(repo)
+    _ensure_dirs(repo, mem)
+    discard(repo)
+    _sweep(mem)
+    tmp = os.path.join(mem, ".hn-private-" + os.urandom(8).hex() + ".sqlite")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        os.close(fd)
+        conn = _connect(tmp, False)
+        conn.executescript(SCHEMA)
+        conn.executemany("INSERT INTO meta VALUES (?, ?)",
+                         [("version", VERSION), ("checker", checker()),
+                          ("objectFormat", repo.object_format)])
+        conn.close()
+        os.chmod(tmp, 0o600)
+        os.rename(tmp, db)
+        return _connect(db, False)
+    except (OSError, sqlite3.Error) as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise failure(exc) from None
+
+
+STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write
+
+
+def _sweep(mem: str) -> None:
+    """Remove the temporary files of writes that were killed (a concurrent write's are younger)."""
+    try:
+        names = os.listdir(mem)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        if name.startswith(".hn-private-"):
+            st = _lstat(os.path.join(mem, name))
+            if st is not None and stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMPORARY:
+                try:
+                    os.unlink(os.path.join(mem, name))
+                except OSError:
+                    pass
+
+
+def discard(repo: Repo) -> None:
+    """Delete the database and its seal (always safe: the state is rebuilt from streams).
+    Nothing is followed: a symlink is removed, never its target."""
+    _mem, db, seal = paths(repo)
+    for path in (seal, db, db + "-journal", db + "-wal", db + "-shm"):
+        st = _lstat(path)
+        if st is None:
+            continue
+        try:
+            if stat.S_ISDIR(st.st_mode):
+                import shutil
+
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        except OSError as exc:
+            raise LocalStateError(f"memory state {path} cannot be removed: {exc.strerror}") from None
+
+
+@contextmanager
+def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
+    """Hold ``hn/locks/state.lock`` (shared for reading, exclusive for writing)."""
+    path = lock_path(repo)
+    _ensure_dirs(repo, os.path.dirname(path))
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise LocalStateError(f"private identity file {path} is a symbolic link") from None
+        if exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM):
+            raise Unwritable from None
+        raise LocalStateError(f"private identity file {path} cannot be opened: {exc.strerror}") from None
+    try:
+        private.check_file(path, os.fstat(fd), 0)
+        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        deadline = time.monotonic() + wait
+        delay = 0.002
+        while True:
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ConflictError("memory state is busy; retry") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,276 @@
+"""Reading the verified state (issue 11): one session per command, brought up to date first.
+
+``current(repo)`` lists the memory refs (one ``for-each-ref``), brings the state to them through
+``state`` (verifying only what is new), and yields a ``View``: the state's tables plus the
+repository, under the state lock. Commands ask the view for exactly what their answer needs:
+a memory by ID prefix, the rows that pass a filter (grouped by what decides their
+context-dependent classes, so a class is decided once per group), or the projection of a few
+memories. That projection is computed by the same pure ``core.projection.project`` as a full
+projection, over the memories' *closure* (what targets them, what they target, what cites them),
+whose payloads are read from Git and re-checked (SHA-256 equals the ID, the signature text and
+envelope fields equal the recorded ones) before use; the lifecycle the state recorded must equal
+the one projected. A mismatch raises ``Corrupt``: the session discards the state and the command
+is answered again from a full collection.
+
+``Unavailable`` is raised when the state cannot answer at all (replication state pending, which
+the full collection reports commit by commit); callers then use the full collection. Trusts:
+``statedb`` for the file, ``state`` for what it recorded, Git for every payload it serves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from contextlib import contextmanager
+
+from ..core import envelope as envmod
+from ..core.chain import VerifiedMemory
+from ..core.projection import project
+from ..errors import ValidationError
+from . import state, statedb, streams
+from .repo import Repo
+from .state import chunks, marks
+
+
+class Unavailable(Exception):
+    """The state cannot answer; compute from a full collection."""
+
+
+class Corrupt(Exception):
+    """The state disagrees with Git; it is discarded."""
+
+
+@contextmanager
+def current(repo: Repo, listing: list | None = None, scope: set | None = None):
+    """A ``View`` of the state at the current refs (or, with ``scope``, a set of (actor, stream),
+    at least those streams' refs current). Raises what a full collection raises when a stream is
+    invalid."""
+    if listing is None:
+        listing = streams.list_sources(repo)
+    pending = repo.pending()
+    if not pending.ok or pending.denied:
+        raise Unavailable
+    with statedb.locked(repo, exclusive=False):
+        conn = statedb.open_sealed(repo, readonly=True)
+        if conn is not None:
+            if _current(conn, listing, scope):
+                try:
+                    yield View(repo, conn, listing)
+                finally:
+                    conn.close()
+                return
+            conn.close()
+    with statedb.locked(repo, exclusive=True):
+        conn = update(repo, listing, scope)
+        try:
+            yield View(repo, conn, listing)
+        finally:
+            conn.close()
+
+
+def _current(conn, listing, scope) -> bool:
+    if scope is None:
+        return state.is_current(conn, listing)
+    stored = {ref: s.head for ref, s in state.stored_sources(conn).items()
+              if (s.actor, s.stream) in scope}
+    return stored == {s.ref: s.head for s in listing if (s.actor, s.stream) in scope}
+
+
+def update(repo: Repo, listing: list, scope: set | None = None):
+    """Bring the state to ``listing`` (under the exclusive lock); returns an open connection."""
+    import sqlite3
+
+    conn = statedb.open_sealed(repo, readonly=False)
+    if conn is not None:
+        try:
+            changes, removed = state.plan(repo, conn, listing, scope)
+            if changes or removed:
+                state.apply(conn, changes, removed)
+                statedb.write_seal(repo)
+            return conn
+        except ValidationError:
+            conn.close()
+            # the full collection reports the first failure exactly (or, if the plan was wrong
+            # about a failure, proves the refs valid and rebuilds below)
+            collection = streams.collect(repo, [s for s in listing if state.in_scope(scope, s.actor, s.stream)])
+        except (sqlite3.Error, OSError, statedb.WriteFailed) as exc:
+            conn.close()
+            statedb.discard(repo)
+            raise statedb.failure(exc) from None
+        except BaseException:
+            conn.close()
+            statedb.discard(repo)
+            raise
+    else:
+        sources = [s for s in listing if state.in_scope(scope, s.actor, s.stream)]
+        collection = streams.collect(repo, sources)
+    return build(repo, collection)
+
+
+def build(repo: Repo, collection, with_totals: bool = False):
+    """Replace the state with one loaded from a full collection; returns an open connection
+    (and, ``with_totals``, the ``state.Totals`` of what was loaded)."""
+    import sqlite3
+
+    conn = statedb.create(repo)
+    try:
+        totals = state.load_collection(conn, collection)
+        statedb.write_seal(repo)
+    except BaseException as exc:
+        conn.close()
+        statedb.discard(repo)
+        if isinstance(exc, (sqlite3.Error, OSError)):
+            raise statedb.failure(exc) from None
+        raise
+    return (conn, totals) if with_totals else conn
+
+
+def discard(repo: Repo) -> None:
+    with statedb.locked(repo, exclusive=True):
+        statedb.discard(repo)
+
+
+def serve(repo: Repo, with_view, full, listing: list | None = None):
+    """``with_view(view)`` on the current state; ``full()`` (the answer from a full collection)
+    when the state cannot answer. A state that disagrees with Git is discarded and rebuilt once."""
+    import sqlite3
+
+    for _attempt in range(2):
+        try:
+            with current(repo, listing) as view:
+                return with_view(view)
+        except (Unavailable, statedb.Unwritable):
+            break
+        except statedb.WriteFailed as exc:
+            warn(exc.cause)
+            break
+        except (Corrupt, sqlite3.Error):
+            discard(repo)
+    return full()
+
+
+def warn(cause: str) -> None:
+    """CONTRACT §8.4's failure path: the command keeps its outcome and says what happened."""
+    import sys
+
+    from ..core.gostr import one_line
+
+    sys.stderr.write(f"git-hn: warning: memory index removed: {one_line(cause)}\n")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class Info:
+    """What the state records of one memory."""
+
+    __slots__ = ("id", "commit", "actor", "stream", "seq", "operation", "target", "ts")
+
+    def __init__(self, row):
+        (self.id, self.commit, self.actor, self.stream, self.seq, self.operation, self.target,
+         self.ts) = row
+
+
+class View:
+    def __init__(self, repo: Repo, conn, listing):
+        self.repo, self.conn, self.listing = repo, conn, listing
+        self._loaded: dict[str, VerifiedMemory] = {}
+
+    # -- lookups -------------------------------------------------------------------------------
+
+    def info(self, ids) -> dict[str, Info]:
+        out = {}
+        for part in chunks(ids):
+            for row in self.conn.execute(
+                    f'SELECT id, "commit", actor, stream, seq, operation, target, ts FROM memories '
+                    f"WHERE id IN ({marks(len(part))})", part):
+                out[row[0]] = Info(row)
+        return out
+
+    def find(self, hexprefix: str) -> list[str]:
+        """IDs starting with ``sha256:<hexprefix>`` (at most two: enough to say "ambiguous")."""
+        low = "sha256:" + hexprefix
+        return [r[0] for r in self.conn.execute(
+            "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 2", (low, low + "g"))]
+
+    def present(self, ids) -> set[str]:
+        out: set[str] = set()
+        for part in chunks(ids):
+            out.update(r[0] for r in self.conn.execute(
+                f"SELECT id FROM memories WHERE id IN ({marks(len(part))})", part))
+        return out
+
+    def targeting(self, ids) -> set[str]:
+        out: set[str] = set()
+        for part in chunks(ids):
+            out.update(r[0] for r in self.conn.execute(
+                f"SELECT id FROM memories WHERE target IN ({marks(len(part))})", part))
+        return out
+
+    def citing(self, refs, types=("memory", "event")) -> set[str]:
+        out: set[str] = set()
+        for part in chunks(refs):
+            out.update(r[0] for r in self.conn.execute(
+                f"SELECT owner FROM evref WHERE type IN ({marks(len(types))}) AND ref IN "
+                f"({marks(len(part))})", (*types, *part)))
+        return out
+
+    def lifecycles(self, ids) -> dict[str, str]:
+        out = {}
+        for part in chunks(ids):
+            out.update(self.conn.execute(
+                f"SELECT id, lifecycle FROM rows WHERE id IN ({marks(len(part))})", part).fetchall())
+        return out
+
+    # -- memories from Git, checked against the state --------------------------------------------
+
+    def load(self, ids) -> dict[str, VerifiedMemory]:
+        """The verified memories of ``ids`` (those in the state), read from Git and re-checked."""
+        want = [i for i in ids if i not in self._loaded]
+        infos = self.info(want)
+        if infos:
+            sigs: dict[str, str] = {}
+            commits = [i.commit for i in infos.values()]
+            for part in chunks(commits):
+                for c, sig in self.conn.execute(
+                        f'SELECT "commit", signature FROM chain WHERE "commit" IN ({marks(len(part))})', part):
+                    sigs.setdefault(c, sig)
+            order = list(infos.values())
+            names = []
+            for i in order:
+                names += [f"{i.commit}:memory.json", f"{i.commit}:signature"]
+            objs = self.repo.git.read_objects(names)
+            for n, i in enumerate(order):
+                payload, signature = objs[2 * n], objs[2 * n + 1]
+                if payload is None or signature is None or payload[0] != "blob" or signature[0] != "blob":
+                    raise Corrupt(i.id)
+                if "sha256:" + hashlib.sha256(payload[1]).hexdigest() != i.id \
+                        or signature[1].decode("ascii", "replace") != sigs.get(i.commit):
+                    raise Corrupt(i.id)
+                try:
+                    env = envmod.decode(payload[1])
+                except ValidationError:
+                    raise Corrupt(i.id) from None
+                if (env.actor, env.stream, env.sequence, env.operation, env.target, env.timestamp) != \
+                        (i.actor, i.stream, i.seq, i.operation, i.target, i.ts):
+                    raise Corrupt(i.id)
+                self._loaded[i.id] = VerifiedMemory(i.id, i.commit, env, payload[1], sigs[i.commit])
+        return {i: self._loaded[i] for i in ids if i in self._loaded}
+
+    def project(self, ids, ctx, resolver, extra=()):
+        """``core.projection.project`` over the closure of ``ids`` (plus ``extra`` memories):
+        exact for the rows of ``ids``, their relationships and the dependencies they own."""
+        ids = set(ids)
+        closure = ids | self.targeting(ids) | set(extra)
+        first = self.info(closure)
+        closure |= {i.target for i in first.values() if i.target}
+        mems = self.load(closure)
+        cited = {e[len("memory:"):] for m in mems.values() if m.envelope.record is not None
+                 for e in m.envelope.record.evidence or () if e.startswith("memory:")}
+        known = self.present(cited) | set(mems)
+        proj = project(list(mems.values()), ctx, resolver, known=known)
+        stored = self.lifecycles(ids)
+        for rid in ids:
+            row = proj.rows.get(rid)
+            if (row is None) != (rid not in stored) or (row is not None and row.lifecycle.lifecycle != stored[rid]):
+                raise Corrupt(rid)
+        return proj, mems
