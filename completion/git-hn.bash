@@ -30,7 +30,7 @@ _git_hn_words() {
         "policy") words="show" ;;
         "policy show") words="--json" ;;
         "replication") words="select show" ;;
-        "replication select") words="--actor --proposal --memory --all --max-events --max-objects --max-object-bytes --max-attachment-bytes --max-total-bytes" ;;
+        "replication select") words="--actor --proposal --memory --all --max-events --max-objects --max-object-bytes --max-attachment-bytes --max-total-bytes --max-streams" ;;
         "replication show") words="" ;;
         "sync") words="--recover-shallow --json" ;;
         *) words="" ;;

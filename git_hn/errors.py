@@ -67,3 +67,35 @@ class GitError(HnError):
 
 class RemoteError(HnError):
     """A remote, or data fetched from it, is invalid or hostile."""
+
+
+class StateError(LocalStateError):
+    """The verified state cannot answer this command; it is answered from a full verification
+    instead (these never reach the user as such)."""
+
+    def __init__(self, message: str = "memory state cannot answer"):
+        super().__init__(message)
+
+
+class StateUnavailable(StateError):
+    """Replication state is pending: reads must check every commit against it (§9.17)."""
+
+
+class StateCorrupt(StateError):
+    """The state disagrees with Git; it is discarded."""
+
+
+class StateUnwritable(StateError):
+    """The private directory cannot be written here (a read-only or foreign repository)."""
+
+
+class StateWriteFailed(StateError):
+    """Writing the state failed (a full disk, an I/O error); ``cause`` is one line without data."""
+
+    def __init__(self, cause: str):
+        super().__init__(f"memory state could not be written: {cause}")
+        self.cause = cause
+
+
+class Interrupted(HnError):
+    """A crash seam stopped a replication transaction (only under the testing switch, §9.19)."""

@@ -277,8 +277,10 @@ def select_command(values: dict, positional: list[str]) -> int:
         value = parse_int(values.get(flag.replace("-", "_")), SELECT_USAGE)
         if value is not None:
             budgets[key] = value
+    streams = parse_int(values.get("max_streams"), SELECT_USAGE)
     sel = selmod.Selection(remote, tuple(values.get("actor") or ()), tuple(values.get("proposal") or ()),
-                           tuple(values.get("memory") or ()), bool(values.get("all")), budgets)
+                           tuple(values.get("memory") or ()), bool(values.get("all")), budgets,
+                           max_streams=selmod.DEFAULT_MAX_STREAMS if streams is None else streams)
     sel = selmod.check(sel)
     repo = open_repo()
     replication.save_selection(repo, sel)
@@ -322,11 +324,22 @@ def parse_sync_args(args: list[str]) -> tuple[str, bool, bool]:
     return remote or "origin", recover, as_json
 
 
+def interrupt_after() -> str | None:
+    """The crash seam of CONTRACT §9.19, read here at the edge: only when
+    ``HN_INTERNAL_TESTING=1``, ``HN_TEST_REPLICATION_INTERRUPT_AFTER`` names where a replication
+    transaction stops as if it had crashed (any other value is ignored)."""
+    import os
+
+    if os.environ.get("HN_INTERNAL_TESTING") != "1":
+        return None
+    return os.environ.get("HN_TEST_REPLICATION_INTERRUPT_AFTER") or None
+
+
 def sync_command(args: list[str]) -> int:
     import sys
 
     from ..errors import HnError
-    from ..service import sync as service
+    from ..service import replication as service
     from ..store.repo import open_repo
 
     remote, recover, as_json = parse_sync_args(args)
@@ -343,7 +356,8 @@ def sync_command(args: list[str]) -> int:
         def progress(text: str) -> None:
             status.update(f"git hn sync {remote}: {text}")
     try:
-        result = service.sync(repo, remote, recover_shallow=recover, progress=progress)
+        result = service.sync(repo, remote, recover_shallow=recover, progress=progress,
+                              interrupt_after=interrupt_after())
     finally:
         if status is not None:
             status.stop()

@@ -131,4 +131,6 @@ SELECT_OPTS = (
         help="budget: attachment bytes (default 16777216; memory has none)"),
     Opt("--max-total-bytes", "max_total_bytes", "N",
         help="budget: total new bytes per stream, also the fetch watchdog's limit (default 1073741824)"),
+    Opt("--max-streams", "max_streams", "N",
+        help="budget: streams one sync may import (git-hn; default 16384)"),
 )

@@ -23,6 +23,12 @@ BUDGETS = (("max-events", "maxEvents", 10_000), ("max-objects", "maxObjects", 10
            ("max-attachment-bytes", "maxAttachmentBytes", 16_777_216),
            ("max-total-bytes", "maxTotalBytes", 1_073_741_824))
 DEFAULT_BUDGETS = {key: value for _flag, key, value in BUDGETS}
+# git-hn extension: how many streams one sync may import (fetch and validate) at most. A
+# 10,000-stream organisation fits in the default; a remote advertising far more cannot make one
+# sync run for hours. Written to the selection file only when it differs from the default, so
+# that a file with default budgets stays exactly what upstream writes.
+MAX_STREAMS_KEY = "maxStreams"
+DEFAULT_MAX_STREAMS = 16_384
 
 
 class Selection(NamedTuple):
@@ -33,6 +39,7 @@ class Selection(NamedTuple):
     all: bool = False
     budgets: dict = DEFAULT_BUDGETS
     saved: bool = True
+    max_streams: int = DEFAULT_MAX_STREAMS
 
     @property
     def compatibility_all(self) -> bool:
@@ -56,6 +63,8 @@ def check(sel: Selection) -> Selection:
         value = sel.budgets.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise InputError(f"{flag} must be a positive integer")
+    if isinstance(sel.max_streams, bool) or not isinstance(sel.max_streams, int) or sel.max_streams <= 0:
+        raise InputError("max-streams must be a positive integer")
     if sel.all and (sel.actors or sel.proposals or sel.memories):
         raise InputError("--all is mutually exclusive with actor, proposal, and memory selectors")
     if not sel.all and not (sel.actors or sel.proposals or sel.memories):
@@ -87,6 +96,8 @@ def to_json(sel: Selection) -> dict:
         out["memories"] = list(sel.memories)
     out["all"] = sel.all
     out["budgets"] = {key: sel.budgets[key] for _flag, key, _d in BUDGETS}
+    if sel.max_streams != DEFAULT_MAX_STREAMS:
+        out["budgets"][MAX_STREAMS_KEY] = sel.max_streams
     return out
 
 
@@ -130,13 +141,14 @@ def _decode(data: bytes, remote: str) -> Selection:
         return tuple(v)
 
     budgets = doc.get("budgets")
-    if not isinstance(budgets, dict) or set(budgets) - set(DEFAULT_BUDGETS):
+    if not isinstance(budgets, dict) or set(budgets) - set(DEFAULT_BUDGETS) - {MAX_STREAMS_KEY}:
         raise InputError("invalid JSON: field budgets must be an object of budgets")
     all_ = doc.get("all", False)
     if not isinstance(all_, bool):
         raise InputError("invalid JSON: field all must be a boolean")
     sel = Selection(stored, strings("actors"), strings("proposals"), strings("memories"), all_,
-                    {key: budgets.get(key) for key in DEFAULT_BUDGETS})
+                    {key: budgets.get(key) for key in DEFAULT_BUDGETS},
+                    max_streams=budgets.get(MAX_STREAMS_KEY, DEFAULT_MAX_STREAMS))
     sel = check(sel)
     if stored != remote:
         from .gostr import one_line
@@ -152,4 +164,5 @@ def show_lines(sel: Selection) -> list[str]:
     lines += [f"proposal: {p}" for p in sel.proposals]
     lines += [f"memory: {m}" for m in sel.memories]
     lines += [f"{flag}: {sel.budgets[key]}" for flag, key, _d in BUDGETS]
+    lines.append(f"max-streams: {sel.max_streams}")
     return lines

@@ -198,40 +198,41 @@ def _remotes(repo: Repo) -> set[str]:
 
 
 def run_pre_push(repo: Repo, remote: str) -> int:
-    """Validate, lint and publish local streams to ``remote``; the exit status per hn.prePush."""
+    """Verify, lint and publish the local streams that moved since ``remote`` last got them;
+    the exit status per hn.prePush. Imported streams are never published; a stream whose tip the
+    remote already has costs nothing (issue 11)."""
     if os.environ.get("HN_HOOK_ACTIVE") or remote not in _remotes(repo):
         return 0
     from ..core.grammar import parse_local_ref
-    from ..store import streams
-    from .sync import PhaseError, publish_refs
+    from .replication import PhaseError, publish
 
-    problems: list[str] = []  # one line each, in ref order
-    proc = repo.git.run(["for-each-ref", "--format=%(refname)", "refs/hn/memory"])
-    refs = proc.stdout.decode("utf-8", "replace").split()
-    all_sources = None
+    found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
+    proc = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory"])
+    heads = {}
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        ref, _sp, oid = line.partition(" ")
+        if parse_local_ref(ref) is None:
+            found.append((ref, f"malformed memory ref {ref}"))
+        else:
+            heads[ref] = oid
+    given = publish.published_heads(repo, remote)
+    moved = sorted(r for r, h in heads.items() if given.get(r) != h)
     publishable = []
-    for ref in refs:
-        parsed = parse_local_ref(ref)
-        if parsed is None:
-            problems.append(f"malformed memory ref {ref}")
-            continue
-        try:
-            if all_sources is None:
-                all_sources = streams.list_sources(repo)
-            sources = [s for s in all_sources if (s.actor, s.stream) == parsed]
-            collection = streams.collect(repo, sources)
-        except HnError as exc:
-            problems.append(exc.message)
-            continue
-        findings = _lint_chain(collection.chains.get(ref, []))
-        for mid, field, detector in findings:
-            problems.append(f"secret-shaped text in memory {mid} {field} ({detector}); "
-                            f"stream {ref} not published")
-        if not findings:
-            publishable.append(ref)
+    if moved:
+        failed = _verify(repo, moved, found)
+        findings = _lint_new(repo, [r for r in moved if r not in failed], given)
+        for ref in moved:
+            if ref in failed:
+                continue
+            for mid, field, detector in findings.get(ref, ()):
+                found.append((ref, f"secret-shaped text in memory {mid} {field} ({detector}); "
+                                   f"stream {ref} not published"))
+            if not findings.get(ref):
+                publishable.append(ref)
+    problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
     if publishable:
         try:
-            publish_refs(repo, remote, publishable)
+            publish.push(repo, remote, publishable, heads)
         except PhaseError as exc:
             problems.append(exc.message)
     if not problems:
@@ -242,17 +243,67 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     return 1 if mode == "block" else 0
 
 
-def _lint_chain(memories) -> list[tuple[str, str, str]]:
-    """Every memory of a stream with secret-shaped text: (memory ID, field, detector), the
-    first finding of each, in chain order."""
+def _verify(repo: Repo, refs: list[str], found: list) -> set[str]:
+    """Verify the streams of ``refs`` (only what is new to the state); returns the refs whose
+    stream is invalid, each reported with full verification's error."""
+    from .replication import publish
+
+    try:
+        publish.verified(repo, refs)
+        return set()
+    except HnError:
+        pass
+    failed = set()
+    for ref in refs:  # name each invalid stream, as full verification words it
+        try:
+            publish.verified(repo, [ref])
+        except HnError as exc:
+            found.append((ref, exc.message))
+            failed.add(ref)
+    return failed
+
+
+def _lint_new(repo: Repo, refs: list[str], given: dict) -> dict:
+    """ref -> every memory above the tip the remote was last given with secret-shaped text:
+    (memory ID, field, detector), the first finding of each, in chain order."""
+    from .replication import publish
     from .secretscan import lint_envelope  # the same lint as the commands (§10.6)
 
-    out = []
-    for mem in memories:
-        found = lint_envelope(mem.envelope)
-        if found:
-            out.append((mem.memory_id, found[0], found[1]))
-    return out
+    def lint(view):
+        out = {}
+        for ref in refs:
+            rows = view.conn.execute('SELECT c.seq, c."commit", c.id FROM chain c JOIN sources s '
+                                     "ON s.sid = c.sid WHERE s.ref = ? ORDER BY c.seq", (ref,)).fetchall()
+            since = next((seq for seq, commit, _i in rows if commit == given.get(ref)), 0)
+            ids = [mid for seq, _c, mid in rows if seq > since]
+            mems = view.load(ids)
+            found = []
+            for mid in ids:
+                hit = lint_envelope(mems[mid].envelope)
+                if hit:
+                    found.append((mid, hit[0], hit[1]))
+            out[ref] = found
+        return out
+
+    if not refs:
+        return {}
+    got = publish.verified(repo, refs, lint)
+    if got is None:  # no state here: lint every memory of those streams
+        from ..store import streams
+
+        mine = {parse_ref(r) for r in refs}
+        collection = streams.collect(repo, [s for s in streams.list_sources(repo) if (s.actor, s.stream) in mine])
+        got = {}
+        for ref in refs:
+            got[ref] = [(m.memory_id, *hit) for m in collection.chains.get(ref, [])
+                        for hit in [lint_envelope(m.envelope)] if hit]
+    return got
+
+
+def parse_ref(ref: str):
+    from ..core.grammar import parse_local_ref
+
+    return parse_local_ref(ref)
 
 
 def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
@@ -261,7 +312,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
     if state != "committed":
         return 0
     from ..store import replication
-    from .sync import sync
+    from .replication import sync
 
     touched = set()
     for line in data.decode("utf-8", "replace").splitlines():
@@ -274,7 +325,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
         if not os.path.exists(replication.selection_path(repo, remote)):
             continue
         try:
-            result = sync(repo, remote, publish=False, rebuild=False)
+            result = sync(repo, remote, publish=False)
             failed = bool(result.exit_message())
         except HnError:
             failed = True

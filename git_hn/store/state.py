@@ -117,7 +117,7 @@ def plan(repo: Repo, conn, listing: list[streams.Source], scope: set | None = No
     return changes, removed
 
 
-def _known(conn, commits: list[str]) -> dict[str, tuple[int, int, str]]:
+def known_commits(conn, commits: list[str]) -> dict[str, tuple[int, int, str]]:
     """commit -> (sid, seq, memory ID) for the given commits that some verified chain holds."""
     out: dict = {}
     for part in chunks(commits):
@@ -199,11 +199,11 @@ def _raw_walk(repo: Repo, src: streams.Source, stops: set[str]) -> list | None:
 def _walk_to_known(repo: Repo, conn, src: streams.Source):
     """(new commits head first, (sid, seq) of the first commit a verified chain holds, or None
     when the walk reached the root)."""
-    hit = _known(conn, [src.head]).get(src.head)
+    hit = known_commits(conn, [src.head]).get(src.head)
     if hit is not None:
         return [], (hit[0], hit[1])
     walked = streams.walk(repo, src)  # head first, to the root (hinted when provably equal)
-    known = _known(conn, [c for c, _t in walked])
+    known = known_commits(conn, [c for c, _t in walked])
     for i, (commit, _tree) in enumerate(walked):
         hit = known.get(commit)
         if hit is not None:
@@ -471,3 +471,24 @@ def load_collection(conn, collection: streams.Collection) -> Totals:
         conn.execute("ROLLBACK")
         raise
     return totals
+
+
+# ---------------------------------------------------------------------------------------------
+# publication bookkeeping: which tip of each local stream a remote was last given
+
+
+def published_heads(conn, remote: str) -> dict[str, str]:
+    return dict(conn.execute("SELECT ref, head FROM published WHERE remote = ?", (remote,)).fetchall())
+
+
+def record_published(conn, remote: str, heads: dict[str, str]) -> None:
+    if not heads:
+        return
+    conn.execute("BEGIN")
+    try:
+        conn.executemany("INSERT OR REPLACE INTO published VALUES (?, ?, ?)",
+                         [(remote, ref, head) for ref, head in sorted(heads.items())])
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

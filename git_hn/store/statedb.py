@@ -29,11 +29,11 @@ import stat
 import time
 from contextlib import contextmanager
 
-from ..errors import ConflictError, LocalStateError
+from ..errors import ConflictError, LocalStateError, StateUnwritable, StateWriteFailed
 from . import private
 from .repo import Repo
 
-VERSION = "1"
+VERSION = "2"
 NAME = "state-v0.sqlite"
 SEAL = "state-v0.seal"
 MAX_BYTES = 8 << 30
@@ -67,6 +67,8 @@ CREATE TABLE rows(id TEXT PRIMARY KEY, kind TEXT NOT NULL, lifecycle TEXT NOT NU
 CREATE INDEX rows_order ON rows(lrank, ts DESC, id);
 CREATE INDEX rows_kind ON rows(kind, lrank, ts DESC, id);
 CREATE INDEX rows_utc ON rows(utc);
+CREATE TABLE published(remote TEXT NOT NULL, ref TEXT NOT NULL, head TEXT NOT NULL,
+                       PRIMARY KEY(remote, ref)) WITHOUT ROWID;
 """
 
 # What the verification outcome and every derived column are a function of, besides the bytes:
@@ -114,8 +116,23 @@ def lock_path(repo: Repo) -> str:
     return os.path.join(repo.hn_dir, "locks", "state.lock")
 
 
-def _seal_of(st: os.stat_result) -> str:
-    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+def _seal_of(st: os.stat_result, counter: int) -> str:
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{counter}"
+
+
+def _change_counter(db: str) -> int | None:
+    """SQLite's file change counter (header bytes 24-27), which every committed write through
+    SQLite increments: an edit made with ``sqlite3`` within the same clock tick as git-hn's own
+    last write (file times are that coarse on some systems) still changes the seal."""
+    try:
+        fd = os.open(db, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        head = os.read(fd, 100)
+    finally:
+        os.close(fd)
+    return int.from_bytes(head[24:28], "big") if len(head) == 100 else None
 
 
 def _lstat(path: str):
@@ -153,13 +170,16 @@ def sealed(repo: Repo) -> bool:
         recorded = os.read(fd, 257)
     finally:
         os.close(fd)
-    return recorded == (_seal_of(st) + "\n").encode()
+    counter = _change_counter(db)
+    return counter is not None and recorded == (_seal_of(st, counter) + "\n").encode()
 
 
 def write_seal(repo: Repo) -> None:
     mem, db, seal = paths(repo)
     try:
-        private.write_private(repo.hn_dir, seal, (_seal_of(os.lstat(db)) + "\n").encode(), derived=True)
+        counter = _change_counter(db)
+        private.write_private(repo.hn_dir, seal, (_seal_of(os.lstat(db), counter or 0) + "\n").encode(),
+                              derived=True)
     except (OSError, LocalStateError) as exc:
         raise failure(exc) from None
 
@@ -196,18 +216,8 @@ def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
     return conn
 
 
-class Unwritable(Exception):
-    """The private directory cannot be written here (a read-only or foreign repository): the
-    command is answered without a state."""
-
-
-class WriteFailed(Exception):
-    """Writing the state failed (a full disk, an I/O error); what was written is discarded.
-    ``cause`` is one line without data from the file."""
-
-    def __init__(self, cause: str):
-        super().__init__(cause)
-        self.cause = cause
+Unwritable = StateUnwritable
+WriteFailed = StateWriteFailed
 
 
 def failure(exc: BaseException) -> WriteFailed:
@@ -216,7 +226,7 @@ def failure(exc: BaseException) -> WriteFailed:
     if isinstance(exc, OSError):
         return WriteFailed(exc.strerror or type(exc).__name__)
     if isinstance(exc, LocalStateError):
-        return WriteFailed(exc.message)
+        return WriteFailed(exc.message.removeprefix("memory state could not be written: "))
     return WriteFailed(str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__)
 
 

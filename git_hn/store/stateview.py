@@ -25,18 +25,14 @@ from contextlib import contextmanager
 from ..core import envelope as envmod
 from ..core.chain import VerifiedMemory
 from ..core.projection import project
-from ..errors import ValidationError
+from ..errors import StateCorrupt, StateUnavailable, ValidationError
 from . import state, statedb, streams
 from .repo import Repo
 from .state import chunks, marks
 
 
-class Unavailable(Exception):
-    """The state cannot answer; compute from a full collection."""
-
-
-class Corrupt(Exception):
-    """The state disagrees with Git; it is discarded."""
+Unavailable = StateUnavailable
+Corrupt = StateCorrupt
 
 
 @contextmanager

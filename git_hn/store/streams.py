@@ -85,16 +85,18 @@ def read_parents(repo: Repo, ref: str, commit: str) -> tuple[str, tuple[str, ...
         raise ValidationError(f"memory source {ref}: {exc.message}") from None
 
 
-def walk(repo: Repo, source: Source, stop: str | None = None) -> list[tuple[str, str]]:
-    """(commit, tree) from the head to the root (or to ``stop``, exclusive), head first.
+def walk(repo: Repo, source: Source, stop: str | None = None, stops: set | None = None) -> list[tuple[str, str]]:
+    """(commit, tree) from the head to the root (or to ``stop``, or the first of ``stops``,
+    exclusive), head first.
 
     Long chains are read in one pipelined batch using ``git rev-list`` as a hint for which
     commits to ask for; the raw parent headers read from the objects remain the authority, and
     any disagreement (grafts, a shallow boundary) falls back to the commit-by-commit walk.
     """
     pending = repo.pending()
-    if stop is None:
-        hinted = _walk_hinted(repo, source)
+    stops = set(stops or ()) | ({stop} if stop else set())
+    if not stops or len(stops) == 1:
+        hinted = _walk_hinted(repo, source, next(iter(stops)) if stops else None)
         if hinted is not None:
             if pending.denied or not pending.ok:
                 for commit, _tree in hinted:
@@ -102,7 +104,7 @@ def walk(repo: Repo, source: Source, stop: str | None = None) -> list[tuple[str,
             return hinted
     out = []
     commit = source.head
-    while commit and commit != stop:
+    while commit and commit not in stops:
         _refuse(pending, source, commit)
         tree, parents = read_parents(repo, source.ref, commit)
         if len(parents) > 1:
@@ -130,7 +132,7 @@ def _refuse(pending, source: Source, commit: str) -> None:
         raise ValidationError(f"memory source {source.ref}: {exc.message}") from None
 
 
-def _walk_hinted(repo: Repo, source: Source) -> list[tuple[str, str]] | None:
+def _walk_hinted(repo: Repo, source: Source, stop: str | None = None) -> list[tuple[str, str]] | None:
     """The chain as Git's own commit parser sees it, when that equals the raw headers.
 
     Without grafts or a shallow file (replace refs are always off, and the commit-graph is
@@ -144,7 +146,8 @@ def _walk_hinted(repo: Repo, source: Source) -> list[tuple[str, str]] | None:
     if any(os.path.exists(os.path.join(repo.common_dir, p)) for p in ("info/grafts", "shallow")):
         return None
     proc = repo.git.run(["-c", "core.commitGraph=false", "log", "--no-show-signature", "--no-color",
-                         "--first-parent", "--format=%H %T %P", "--end-of-options", source.head, "--"])
+                         "--first-parent", "--format=%H %T %P", "--end-of-options", source.head,
+                         *(["^" + stop] if stop else []), "--"])
     if proc.returncode != 0:
         return None
     lines = proc.stdout.decode("ascii", "replace").splitlines()
@@ -156,7 +159,7 @@ def _walk_hinted(repo: Repo, source: Source) -> list[tuple[str, str]] | None:
         parts = line.split(" ")
         if len(parts) not in (2, 3) or len(parts[0]) != n or len(parts[1]) != n:
             return None
-        expected = lines[i + 1][:n] if i + 1 < len(lines) else ""
+        expected = lines[i + 1][:n] if i + 1 < len(lines) else (stop or "")
         if (parts[2] if len(parts) == 3 else "") != expected:
             return None
         out.append((parts[0], parts[1]))
@@ -382,6 +385,136 @@ def read_chain(repo: Repo, source: Source, walked: list[tuple[str, str]] | None 
         chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
         prev = mem
     return memories
+
+
+class Walk(NamedTuple):
+    """One stream's commits from its head down to a stop commit (exclusive) or the root, head
+    first; ``stopped`` is the stop commit reached, or "" at the root; ``error`` the reason the
+    chain cannot be read (then the rest is meaningless)."""
+
+    commits: list
+    stopped: str
+    error: ValidationError | None
+
+
+def walk_many(repo: Repo, starts: list[tuple[Source, set]], raw_levels: int = 32) -> dict[str, Walk]:
+    """``walk`` of many sources at once, each down to the first commit in its stop set.
+
+    Commits are read level by level, every level in one pipelined ``cat-file --batch`` exchange,
+    so thousands of short streams cost a few round trips instead of a process or a round trip
+    each; a stream still walking after ``raw_levels`` commits is finished with one hinted
+    ``git log`` (as ``walk`` does), falling back to the raw walk. Errors are ``walk``'s.
+    """
+    out: dict[str, Walk] = {}
+    todo = {}  # ref -> (source, stops, commits so far, next commit)
+    for src, stops in starts:
+        if not src.head:
+            out[src.ref] = Walk([], "", ValidationError(f"memory source {src.ref} has no head"))
+        elif src.head in stops:
+            out[src.ref] = Walk([], src.head, None)
+        else:
+            todo[src.ref] = (src, stops, [], src.head)
+    pending = repo.pending()
+    for _level in range(raw_levels):
+        if not todo:
+            break
+        refs = list(todo)
+        objs = repo.git.read_objects([todo[r][3] for r in refs])
+        for ref, obj in zip(refs, objs):
+            src, stops, commits, commit = todo[ref]
+            try:
+                _refuse(pending, src, commit)
+                if obj is None:
+                    raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable "
+                                          "while reading parents: object not found")
+                if obj[0] != "commit":
+                    raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable or not a commit")
+                try:
+                    tree, parents = chain.parse_commit(commit, obj[1])
+                except ValidationError as exc:
+                    raise ValidationError(f"memory source {ref}: {exc.message}") from None
+                if len(parents) > 1:
+                    raise ValidationError(f"memory source {ref} commit {commit} has "
+                                          f"{len(parents)} parents; exactly one is allowed")
+            except ValidationError as exc:
+                out[ref] = Walk(commits, "", exc)
+                del todo[ref]
+                continue
+            commits.append((commit, tree))
+            nxt = parents[0] if parents else ""
+            if not nxt or nxt in stops:
+                out[ref] = Walk(commits, nxt, None)
+                del todo[ref]
+            else:
+                todo[ref] = (src, stops, commits, nxt)
+    for ref, (src, stops, commits, commit) in todo.items():
+        rest = Source(src.ref, commit, src.actor, src.stream, src.remote)
+        try:
+            tail = walk(repo, rest, stops=stops)
+        except ValidationError as exc:
+            out[ref] = Walk(commits, "", exc)
+            continue
+        below = _parent_of(repo, tail[-1][0]) if tail else ""
+        out[ref] = Walk(commits + tail, below if below in stops else "", None)
+    return out
+
+
+def _parent_of(repo: Repo, commit: str) -> str:
+    obj = repo.git.read_object(commit)
+    if obj is None or obj[0] != "commit":
+        return ""
+    try:
+        parents = chain.parse_commit(commit, obj[1])[1]
+    except ValidationError:
+        return ""
+    return parents[0] if len(parents) == 1 else ""
+
+
+def verify_many(repo: Repo, items: list[tuple[str, list]]) -> dict[str, object]:
+    """Verify the commits (root first) of many refs with one pipeline: per ref, the list of
+    ``VerifiedMemory`` or the first ``ValidationError`` in chain order (prefixed with the ref,
+    as ``verify_commits`` words it). Signatures of all refs share the verifier's workers."""
+    total = sum(len(c) for _r, c in items)
+    verifier = Verifier(total)
+    if verifier.kind != "inline":
+        from ..core.canonical import load_fast_codec
+
+        load_fast_codec()
+    out: dict[str, object] = {}
+    tickets = []
+    try:
+        batch: list = []
+        for ref, commits in items:
+            batch.append((ref, commits))
+            if sum(len(c) for _r, c in batch) >= 2048:
+                tickets.append(_submit(repo, verifier, batch))
+                batch = []
+        if batch:
+            tickets.append(_submit(repo, verifier, batch))
+        for batch, staged, ticket in tickets:
+            results = iter(Verifier.results(ticket))
+            pos = iter(staged)
+            for ref, commits in batch:
+                memories = []
+                failed = None
+                for commit, _tree in commits:
+                    item, ok = next(pos), next(results)
+                    if failed is not None:
+                        continue
+                    try:
+                        memories.append(finish_commit(commit, item, ok))
+                    except ValidationError as exc:
+                        failed = ValidationError(f"memory source {ref}: {exc.message}")
+                out[ref] = failed if failed is not None else memories
+    finally:
+        verifier.close()
+    return out
+
+
+def _submit(repo: Repo, verifier, batch: list):
+    flat = [c for _r, commits in batch for c in commits]
+    staged = stage_commits(repo, flat) if flat else []
+    return batch, staged, verifier.submit(staged)
 
 
 class Collection(NamedTuple):

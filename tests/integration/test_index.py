@@ -423,7 +423,7 @@ def _state_tamper_cases(repo):
         ("garbage database", lambda: db.write_bytes(b"not a database at all" * 100)),
         ("truncated database", truncated),
         ("edited row", edit("UPDATE rows SET lifecycle = 'retracted';")),
-        ("swapped tip", edit("UPDATE sources SET head = (SELECT \"commit\" FROM chain LIMIT 1);")),
+        ("swapped tip", edit("UPDATE sources SET head = (SELECT \"commit\" FROM chain WHERE seq = 1);")),
         ("wrong version", edit("UPDATE meta SET value = '0' WHERE key = 'version';")),
         ("seal missing", lambda: seal.unlink()),
         ("seal mode", lambda: os.chmod(seal, 0o644)),

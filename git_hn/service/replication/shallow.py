@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 
-from ..core import canonical
-from ..errors import HnError, InputError
-from ..store import private
-from ..store import replication as rstate
-from ..store.repo import Repo
+from ...core import canonical
+from ...core.dependencies import exact_needs
+from ...errors import HnError, InputError
+from ...store import private
+from ...store import replication as rstate
+from ...store.repo import Repo
 
 
 def is_shallow(repo: Repo) -> bool:
@@ -26,10 +27,9 @@ def before_recovery(repo: Repo, remote: str, selection, result) -> bool:
     """The §9.18 checks, in order; True when the run ends here (repair only)."""
     pending = rstate.load_pending(repo)
     if remote in pending.remotes():
-        from .sync import _Import
+        from .promote import repair_pending
 
-        _Import(repo, remote, "", selection, result, None, True).repair_pending()
-        repo.forget_pending()
+        repair_pending(repo, remote)
         if not is_shallow(repo) or not selection.saved or selection.all:
             result.repaired_only = True
             return True
@@ -54,10 +54,9 @@ def fetch_missing(run, wanted) -> None:
     """
     if not is_shallow(run.repo):
         return
-    from ..store.resolver import Resolver
+    from ...store.resolver import Resolver
 
     fetched: list[str] = []
-    accepted = None
     while True:
         targets = [o for o in wanted if o.status == "dependency-missing" and o.id in run.sel.memories
                    and o.fields.get("dependencyKind") in MISSING_KINDS]
@@ -66,7 +65,7 @@ def fetch_missing(run, wanted) -> None:
         kinds = {o.fields["missingId"]: o.fields["dependencyKind"] for o in targets}
         resolver = Resolver(run.q.repo, pending=run.repo.pending().denied)
         for o in targets:  # every other anchor commit beyond the boundary, in the same request
-            for oid, kind in run.exact_needs(o).items():
+            for oid, kind in exact_needs(o.memories).items():
                 if kind == "anchor-commit" and oid not in kinds and not _present(resolver, oid):
                     kinds[oid] = kind
         oids = sorted(set(kinds) - set(fetched))
@@ -86,9 +85,7 @@ def fetch_missing(run, wanted) -> None:
         run.extra_roots = sorted(fetched)
         for o in targets:
             o.status, o.fields = "fetched", {}
-        if accepted is None:
-            accepted = _accepted(run)
-        run.classify(targets, accepted)
+        run.classify(wanted, targets)
 
 
 def _present(resolver, oid: str) -> bool:
@@ -98,18 +95,9 @@ def _present(resolver, oid: str) -> bool:
         return True
 
 
-def _accepted(run):
-    from ..store import streams
-
-    try:
-        return streams.collect(run.repo)
-    except HnError:
-        return None
-
-
 def extra_objects(run) -> tuple[list[str], list[str]]:
     """(objects, new shallow commits) fetched by recovery, to copy with the memory objects."""
-    roots = getattr(run, "extra_roots", [])
+    roots = run.extra_roots
     if not roots:
         return [], []
     listing = run.q.git.run(["rev-list", "--objects", "--no-walk", "--end-of-options", *roots])

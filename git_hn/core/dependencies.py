@@ -1,0 +1,158 @@
+"""Classification of replication candidates by their relationships and dependencies (CONTRACT
+§9.9, §11(c)).
+
+Pure: it takes the projection of the accepted memories and the still-promotable candidates
+(computed by the caller, with an empty context), the set of exact Git objects that are available
+(in quarantine, or in the main repository and not pending), and plain facts about the
+candidates; it returns, per candidate stream, the first failure in the contract's order, or
+nothing. No Git, no files: a test can drive it with hand-made projections, as python-tuf's
+``TrustedMetadataSet`` is driven with hand-made metadata.
+
+Why each rule exists: a memory whose relationship is invalid, or whose anchor or evidence is
+invalid, must not become trusted input (*relationship poisoning*); a memory whose lifecycle
+target, cited memory or exact Git object is not available would be promoted with a dangling
+reference that later readers cannot check (*unverifiable import*); and a candidate that depends
+on another candidate that failed must fail with it, repeated until nothing changes, so that no
+promoted memory depends on one that was refused (*transitive acceptance*).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+REASONS = {"anchor-commit": "anchor-commit-unavailable", "anchor-path": "anchor-path-object-unavailable",
+           "evidence-git": "object-unavailable"}
+
+
+class Candidate(NamedTuple):
+    """One selected stream whose new chain validated: its stream ID, owner, memories (in chain
+    order) and whether its selector was saved explicitly (or by ``--all``)."""
+
+    stream: str
+    actor: str
+    memories: tuple
+    selected: bool
+
+
+class Failure(NamedTuple):
+    status: str
+    diagnostic: str
+    fields: dict
+
+
+def exact_needs(memories) -> dict[str, str]:
+    """Every exact Git object the memories name: oid -> dependency kind (§9.9 step 5)."""
+    needs: dict[str, str] = {}
+    for m in memories:
+        rec = m.envelope.record
+        if rec is not None:
+            needs.setdefault(rec.anchor.commit, "anchor-commit")
+            for p in rec.anchor.paths:
+                if p.blob != "absent":
+                    needs.setdefault(p.blob, "anchor-path")
+            for e in rec.evidence or ():
+                if e.startswith("git:"):
+                    needs.setdefault(e[4:], "evidence-git")
+        for e in m.envelope.evidence or ():
+            if e.startswith("git:"):
+                needs.setdefault(e[4:], "evidence-git")
+    return needs
+
+
+def memory_needs(mem) -> list[str]:
+    """The memory IDs one memory depends on: its target and the memories it cites."""
+    env = mem.envelope
+    needs = [env.target] if env.target else []
+    if env.record is not None:
+        needs += [e[len("memory:"):] for e in env.record.evidence or () if e.startswith("memory:")]
+    needs += [e[len("memory:"):] for e in env.evidence or () if e.startswith("memory:")]
+    return needs
+
+
+def recovery_for(dep: dict, holders: dict[str, Candidate], remote: str, shallow: bool):
+    """(recovery text, required selectors, required ref) for one missing dependency (§9.9)."""
+    kind, missing = dep["kind"], dep["missingId"]
+    suffix = " --recover-shallow" if shallow else ""
+    if kind in ("lifecycle-target", "evidence-memory"):
+        holder = holders.get(missing)
+        if holder is not None:
+            ref = f"refs/hn/memory/{holder.actor}/{holder.stream[7:]}"
+            if holder.selected:
+                text = (f"git hn sync {remote} --recover-shallow" if shallow else
+                        f"repair the exact advertised dependency, then git hn sync {remote}")
+            else:
+                text = (f"git hn replication select {remote} --memory {holder.stream} (preserve "
+                        f"existing selectors and budgets), then git hn sync {remote}{suffix}")
+            return text, [f"memory:{holder.stream}"], ref
+        return (f"supplier for exact {kind} dependency {missing} is not derivable from signed "
+                "facts; select its exact supplier, then retry"), [], ""
+    if shallow:
+        return f"git hn sync {remote} --recover-shallow", [], ""
+    return f"fetch a branch that contains {missing}, then git hn sync {remote}", [], ""
+
+
+def classify(live: list[Candidate], proj, present, holders: dict[str, Candidate], *, remote: str,
+             shallow: bool) -> dict[str, Failure]:
+    """§9.9 steps 2–6 for the candidates that are still promotable.
+
+    ``proj`` projects the accepted set and every memory of ``live``; ``present(oid)`` says
+    whether an exact object is available; ``holders`` maps every memory ID of every requested
+    stream (failed ones included, for the recovery text) to its candidate.
+    """
+    failed: dict[str, Failure] = {}
+    for c in live:
+        mine = {m.memory_id for m in c.memories}
+        got = _first_failure(c, mine, proj, present, holders, remote, shallow)
+        if got is not None:
+            failed[c.stream] = got
+    owner = {m.memory_id: c for c in live for m in c.memories}
+    changed = True
+    while changed:  # propagation: lifecycle targets and memory evidence in failed candidates
+        changed = False
+        for c in live:
+            if c.stream in failed:
+                continue
+            for m in c.memories:
+                for t in memory_needs(m):
+                    dep = owner.get(t)
+                    if dep is not None and dep is not c and dep.stream in failed:
+                        failed[c.stream] = Failure(
+                            "dependency-missing", f"selection memory {c.stream} depends on failed memory {t}",
+                            {"missingId": t, "recovery": f"repair or replace exact selection {dep.stream}"})
+                        changed = True
+                        break
+                if c.stream in failed:
+                    break
+    return failed
+
+
+def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str, shallow: bool):
+    for d in proj.diagnostics:
+        if d["memoryId"] in mine:
+            return Failure("relationship-invalid", f"selection memory {c.stream} memory {d['memoryId']} "
+                           f"({d['operation']}) has invalid relationship {d['code']}", {})
+    for mid in sorted(mine):
+        row = proj.rows.get(mid)
+        if row is not None and (row.applicability == "anchor-invalid" or row.evidence == "invalid"):
+            return Failure("relationship-invalid", f"selection memory {c.stream} memory {mid} has invalid "
+                           "anchor or evidence relationship", {})
+    for d in proj.dependencies:
+        if d["ownerId"] not in mine or d["kind"] == "evidence-event":  # §11(c): never blocks
+            continue
+        recovery, selectors, ref = recovery_for(d, holders, remote, shallow)
+        return Failure("dependency-missing", f"selection memory {c.stream} memory {d['ownerId']} missing "
+                       f"{d['kind']} dependency {d['missingId']}: {d['reason']}; recovery: {recovery}",
+                       {"dependencyKind": d["kind"], "missingId": d["missingId"], "ownerMemoryId": d["ownerId"],
+                        "ownerStream": d["stream"], "requiredRef": ref, "requiredSelectors": selectors,
+                        "recovery": recovery})
+    needs = exact_needs(c.memories)
+    for oid in sorted(needs):
+        if present(oid):
+            continue
+        kind = needs[oid]
+        recovery = (f"git hn sync {remote} --recover-shallow" if shallow else
+                    f"fetch a branch that contains {oid}, then git hn sync {remote}")
+        return Failure("dependency-missing", f"selection memory {c.stream} has unavailable exact Git "
+                       f"dependency {oid}; recovery: {recovery}",
+                       {"dependencyKind": kind, "missingId": oid, "recovery": recovery, "reason": REASONS[kind]})
+    return None

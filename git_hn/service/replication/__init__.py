@@ -1,0 +1,82 @@
+"""``git hn sync``: import selected streams through a quarantine, then publish local streams
+(CONTRACT §9.3–§9.19, §11(a); issue 11).
+
+One advertisement; streams whose advertised tip is the accepted tip are up to date and cost
+nothing more; the rest come in one quarantine fetch and are measured, validated above their
+accepted tips, checked for continuity, classified against the accepted set and promoted in one
+atomic ref transaction (``run``, ``promote``). Each selection has its own outcome. Publication
+pushes verified local streams the remote does not already hold (``publish``).
+
+Modules: ``outcomes`` (results and wording), ``advertise``, ``transfer`` (the fetch),
+``measure``, ``accepted`` (what the main repository verified), ``run`` (the transaction),
+``promote``, ``publish``, ``shallow``; the pure classification is ``core.dependencies``.
+"""
+
+from __future__ import annotations
+
+from ...core.gostr import one_line
+from ...core.grammar import is_remote_name
+from ...errors import HnError, InputError, Interrupted
+from ...store import replication as rstate
+from ...store.quarantine import transport_allowed
+from ...store.repo import Repo
+from .outcomes import PhaseError, SyncResult, redact
+from .publish import publish_streams
+
+
+def resolve_remote(repo: Repo, remote: str) -> str:
+    if not is_remote_name(remote):
+        raise InputError(f'invalid remote name "{one_line(remote)}"')
+    proc = repo.git.run(["remote", "get-url", "--end-of-options", remote])
+    if proc.returncode != 0:
+        raise InputError(f'remote "{remote}" does not exist')
+    url = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    if not transport_allowed(url):
+        raise InputError(f'remote "{remote}" uses a refused transport')
+    return url
+
+
+def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=None,
+         publish: bool = True, interrupt_after: str | None = None) -> SyncResult:
+    """Run the import and (unless ``publish`` is False, as in the fetch hook) publication.
+
+    ``interrupt_after`` names a crash seam (§9.19) at which to stop as if the process died; the
+    CLI passes it only under the testing switch."""
+    from .run import Import
+
+    url = resolve_remote(repo, remote)
+    result = SyncResult(remote)
+    try:
+        selection = rstate.load_selection(repo, remote)
+    except HnError as exc:
+        result.import_error = exc.message
+        selection = None
+    run = None
+    if selection is not None:
+        if recover_shallow:
+            from . import shallow
+
+            if shallow.before_recovery(repo, remote, selection, result):
+                return result
+        run = Import(repo, remote, url, selection, result, progress, recover_shallow, interrupt_after)
+        try:
+            run.run()
+        except PhaseError as exc:
+            result.import_error = exc.message
+        except Interrupted:
+            result.import_error = run.seam_error
+        except HnError as exc:
+            result.import_error = redact(exc.message, url, repo.git_dir)
+        for o in result.outcomes:
+            if o.alive and result.import_error:
+                o.fields.setdefault("diagnostic", result.import_error)
+    if publish:
+        advertised = getattr(run, "advertised_refs", None) if run is not None else None
+        try:
+            result.published = publish_streams(repo, remote, advertised)
+        except PhaseError as exc:
+            result.publication_error = exc.message
+    return result
+
+
+__all__ = ["sync", "SyncResult", "publish_streams", "resolve_remote", "PhaseError"]

@@ -1,0 +1,83 @@
+"""What a sync knows of the memories the main repository already verified (CONTRACT §9.8, §9.9,
+§11(a); issue 11).
+
+A sync validates candidates against the accepted set: it continues chains from their verified
+tips, refuses chains that diverge from another verified source of the same stream, and projects
+its candidates together with the memories they name. ``FromState`` answers from the verified
+state (brought up to date first, at the cost of what changed); ``FromCollection`` answers from a
+full collection, for when the state cannot answer (replication state pending). Both answer the
+same questions with the same meaning, so the import does not care which one it has.
+"""
+
+from __future__ import annotations
+
+from ...core.chain import VerifiedMemory
+from ...store import state as statemod
+from ...store.state import chunks, marks
+
+
+class FromState:
+    def __init__(self, view):
+        self.view = view
+        self.conn = view.conn
+
+    def source(self, ref: str):
+        """(length, head memory ID) of a verified source, or None."""
+        row = self.conn.execute("SELECT s.length, c.id FROM sources s JOIN chain c ON c.sid = s.sid "
+                                "AND c.seq = s.length WHERE s.ref = ?", (ref,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def known(self, commits: list[str]) -> dict[str, tuple[int, str]]:
+        """commit -> (sequence, memory ID) for commits some verified chain holds."""
+        return {c: (seq, mid) for c, (_sid, seq, mid) in statemod.known_commits(self.conn, commits).items()}
+
+    def others(self, actor: str, stream: str, own_ref: str) -> list[str]:
+        """The other verified sources of one stream, by ref name."""
+        return sorted(r[0] for r in self.conn.execute(
+            "SELECT ref FROM sources WHERE actor = ? AND stream = ? AND ref != ?", (actor, stream, own_ref)))
+
+    def ids_at(self, ref: str, seqs: list[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for part in chunks(seqs):
+            out.update(self.conn.execute(
+                f"SELECT c.seq, c.id FROM chain c JOIN sources s ON s.sid = c.sid WHERE s.ref = ? "
+                f"AND c.seq IN ({marks(len(part))})", (ref, *part)).fetchall())
+        return out
+
+    def present(self, ids) -> set[str]:
+        return self.view.present(ids)
+
+    def load(self, ids) -> dict[str, VerifiedMemory]:
+        return self.view.load(ids)
+
+
+class FromCollection:
+    def __init__(self, collection):
+        self.collection = collection
+        self.by_id = collection.by_id()
+        self.by_ref = {s.ref: s for s in collection.sources}
+        self.commits: dict[str, tuple[int, str]] = {}
+        for memories in collection.chains.values():
+            for i, m in enumerate(memories, 1):
+                self.commits.setdefault(m.commit, (i, m.memory_id))
+
+    def source(self, ref: str):
+        chain = self.collection.chains.get(ref)
+        return (len(chain), chain[-1].memory_id) if chain else None
+
+    def known(self, commits: list[str]) -> dict[str, tuple[int, str]]:
+        return {c: self.commits[c] for c in commits if c in self.commits}
+
+    def others(self, actor: str, stream: str, own_ref: str) -> list[str]:
+        return sorted(ref for ref, s in self.by_ref.items()
+                      if (s.actor, s.stream) == (actor, stream) and ref != own_ref)
+
+    def ids_at(self, ref: str, seqs: list[int]) -> dict[int, str]:
+        chain = self.collection.chains.get(ref, [])
+        return {n: chain[n - 1].memory_id for n in seqs if 0 < n <= len(chain)}
+
+    def present(self, ids) -> set[str]:
+        return {i for i in ids if i in self.by_id}
+
+    def load(self, ids) -> dict[str, VerifiedMemory]:
+        return {i: self.by_id[i] for i in ids if i in self.by_id}

@@ -1,0 +1,96 @@
+"""The remote's advertisement and what a sync requests from it (CONTRACT §9.4, §11(c); issue 11).
+
+One ``git ls-remote`` lists the memory refs (and the collaboration refs §11(c) reports as
+skipped). Only refs that match the memory ref grammar are considered, whatever the server sends.
+Each selected stream then becomes an outcome: ambiguous or missing owners fail here; a stream
+whose advertised tip equals the accepted tip is up to date and costs nothing more; the rest are
+requested. The number requested in one sync is bounded by the selection's ``max-streams`` budget
+(git-hn), so a remote advertising a huge number of streams cannot make one sync run for hours.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...core.grammar import REMOTES_PREFIX, is_oid, parse_accepted_ref, parse_local_ref
+from ...store.quarantine import remote_env
+from ...store.repo import Repo
+from .outcomes import UP_TO_DATE, Outcome, PhaseError, phase
+
+_ACTOR_REF = re.compile(r"refs/hn/actors/[0-9a-f]{64}")
+_PROPOSAL_REF = re.compile(r"refs/hn/proposals/[0-9a-f]{64}")
+
+
+def advertise(repo: Repo, url: str, remote: str) -> tuple[dict, set]:
+    """({stream: [(actor, oid)]}, {(kind, id)} of well-formed actor and proposal refs)."""
+    proc = repo.git.run(["ls-remote", "--refs", "--", url, "refs/hn/actors/*", "refs/hn/proposals/*",
+                         "refs/hn/memory/*/*"], env=remote_env())
+    if proc.returncode != 0:
+        raise phase("advertisement", remote)
+    memory: dict[str, list[tuple[str, str]]] = {}
+    others: set[tuple[str, str]] = set()
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        parts = line.split("\t")
+        if len(parts) != 2 or not is_oid(parts[0]) or len(parts[0]) != repo.oid_hex_len:
+            raise phase("advertisement validation", remote)
+        oid, ref = parts
+        parsed = parse_local_ref(ref)
+        if parsed is not None:
+            memory.setdefault(parsed[1], []).append((parsed[0], oid))
+        elif _ACTOR_REF.fullmatch(ref):
+            others.add(("actor", ref.rsplit("/", 1)[1]))
+        elif _PROPOSAL_REF.fullmatch(ref):
+            others.add(("proposal", "sha256:" + ref.rsplit("/", 1)[1]))
+    return memory, others
+
+
+def accepted_heads(repo: Repo, remote: str) -> dict[tuple[str, str], str]:
+    """(actor, stream) -> accepted tip of every accepted memory ref of ``remote`` (one
+    ``for-each-ref``)."""
+    out = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)",
+                        f"{REMOTES_PREFIX}{remote}/memory/"])
+    heads = {}
+    for line in out.stdout.decode("utf-8", "replace").splitlines():
+        ref, _sp, oid = line.partition(" ")
+        parsed = parse_accepted_ref(ref)
+        if parsed is not None and parsed[0] == remote:
+            heads[(parsed[1], parsed[2])] = oid
+    return heads
+
+
+def requests(sel, advertised: dict, others: set, accepted: dict, result, remote: str) -> list[Outcome]:
+    """Outcomes for every selector (§9.4, §11(c)); returns the streams to fetch."""
+    for actor in sel.actors:
+        result.outcomes.append(Outcome("actor", actor, "skipped"))
+    for proposal in sel.proposals:
+        result.outcomes.append(Outcome("proposal", proposal, "skipped"))
+    if sel.all:
+        seen = {(o.kind, o.id) for o in result.outcomes}
+        for kind, ident in sorted(others):
+            if (kind, ident) not in seen:
+                result.outcomes.append(Outcome(kind, ident, "skipped"))
+    wanted = []
+    for stream in (sorted(advertised) if sel.all else list(sel.memories)):
+        out = Outcome("memory", stream)
+        owners = advertised.get(stream, [])
+        result.outcomes.append(out)
+        if len(owners) > 1:
+            text = "advertised" if sel.all else "selected"
+            out.fail("structurally-invalid", f"{text} memory {stream} has ambiguous owners on remote {remote}")
+        elif not owners:
+            out.fail("dependency-missing", f"selected memory {stream} is not advertised by remote {remote}",
+                     missingId=stream,
+                     recovery="verify the full selection ID and retry when the exact ref is advertised")
+        else:
+            out.actor, out.advertised = owners[0]
+            out.old = accepted.get((out.actor, stream), "")
+            if out.old == out.advertised:
+                out.status = UP_TO_DATE
+            else:
+                wanted.append(out)
+    limit = sel.max_streams
+    if len(wanted) > limit:
+        raise PhaseError(f"replication max-streams budget exceeded for remote {remote}: configured={limit} "
+                         f"requested={len(wanted)}; select exact streams or raise it with "
+                         f"git hn replication select {remote} --max-streams N")
+    return wanted

@@ -1,0 +1,162 @@
+"""Measuring fetched streams against their budgets (CONTRACT §9.6; issue 11).
+
+The measurements are the contract's: ``Events`` is the chain's commit count, ``Objects`` the
+objects reachable from the fetched root minus those reachable from the stream's accepted tip,
+sizes summed in object-ID order with each budget checked after each object. They are computed for
+every stream together: one level-synchronous walk of the new commits (``streams.walk_many``),
+their trees read in one batch, sizes in one ``cat-file --batch-check``. A memory chain whose
+commits all carry the two-blob memory tree is then exactly commits + trees + blobs; anything else
+(a merge, a missing object, a tree of another shape, a chain that does not descend from its
+accepted tip, or a new object the main store already has, which could be reachable from that tip)
+is measured the contract's way with ``git rev-list`` for that stream alone, so a hostile chain
+gets exactly the measurements and budget verdicts it always got.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from ...core import chain
+from ...core.grammar import accepted_ref, quarantine_ref
+from ...store import streams
+from .outcomes import Outcome
+
+MEMORY_TREE = {b"memory.json", b"signature"}
+
+
+def measure_all(run, wanted: list[Outcome]) -> None:
+    q, budgets = run.q, run.budgets
+    alive = [o for o in wanted if o.alive]
+    if not alive:
+        return
+    infos = q.git.infos_bulk([o.advertised for o in alive])
+    for o, info in zip(alive, infos):
+        if info is None or info[1] != "commit":
+            o.invalid(f"selected root {o.advertised} is not a commit")
+    alive = [o for o in alive if o.alive]
+    starts = [(streams.Source(quarantine_ref(o.actor, o.id), o.advertised, o.actor, o.id),
+               {o.old} if o.old else set()) for o in alive]
+    walks = streams.walk_many(q.repo, starts)
+    fast: list[tuple[Outcome, list]] = []
+    for o in alive:
+        w = walks[quarantine_ref(o.actor, o.id)]
+        o.walked = w.commits if w.error is None else None
+        o.stopped = w.stopped
+        o.descends = bool(o.old) and w.error is None and w.stopped == o.old
+        plain = w.error is None and (not o.old or o.descends)
+        fast.append((o, w.commits if plain else None))
+    # the trees of every new commit, in one batch: a memory tree names exactly two blobs
+    trees = [t for _o, commits in fast if commits is not None for _c, t in commits]
+    tree_objs = dict(zip(trees, q.git.read_objects_bounded(trees, 4096))) if trees else {}
+    oid_bytes = q.repo.oid_hex_len // 2
+    objects: dict[str, list[str]] = {}
+    for o, commits in fast:
+        if commits is None:
+            continue
+        found = []
+        for commit, tree in commits:
+            obj = tree_objs.get(tree)
+            entries = _memory_tree(obj, oid_bytes)
+            if entries is None:
+                found = None
+                break
+            found += [commit, tree, *entries]
+        if found is not None:
+            objects[o.id] = sorted(set(found))
+    # a new object the main store already has could be reachable from the accepted tip
+    everything = sorted({oid for oids in objects.values() for oid in oids})
+    in_main = run.probe_main(everything)
+    sizes = dict(zip(everything, (i[2] if i else 0 for i in q.git.infos_bulk(everything))))
+    for o, _commits in fast:
+        oids = objects.get(o.id)
+        if oids is not None and o.old and any(in_main.get(x) for x in oids):
+            oids = None
+        if oids is None:
+            exact(run, o)
+            continue
+        events = len(o.walked)
+        if o.old:
+            below = run.accepted_length(o)
+            if below is None:  # the accepted chain is not verified here: count it the slow way
+                exact(run, o)
+                continue
+            events += below
+        _check(run, o, events, oids, [sizes[x] for x in oids], budgets)
+
+
+def _memory_tree(obj, oid_bytes: int) -> list[str] | None:
+    """The two blob IDs of a well-formed memory tree, else None."""
+    if obj is None or obj[0] != "tree" or obj[2] is None:
+        return None
+    try:
+        entries = chain.parse_tree(obj[2], oid_bytes)
+    except ValueError:
+        return None
+    if len(entries) != 2 or {e[1] for e in entries} != MEMORY_TREE or any(e[0] != b"100644" for e in entries):
+        return None
+    return [e[2] for e in entries]
+
+
+def _check(run, o: Outcome, events: int, oids: list[str], sizes: list[int], budgets: dict) -> None:
+    m = o.measurements
+    m["Events"] = events
+    if _over(o, "max-events", budgets["maxEvents"], events):
+        return
+    m["Objects"] = len(oids)
+    o.reachable = oids
+    if _over(o, "max-objects", budgets["maxObjects"], len(oids)):
+        return
+    total = sum(sizes)
+    if total <= budgets["maxTotalBytes"] and max(sizes, default=0) <= budgets["maxObjectBytes"]:
+        m["TotalBytes"] += total
+        m["LargestObjectBytes"] = max(m["LargestObjectBytes"], max(sizes, default=0))
+        return
+    for size in sizes:  # over a budget: find the object where it was first exceeded
+        m["TotalBytes"] += size
+        m["LargestObjectBytes"] = max(m["LargestObjectBytes"], size)
+        if _over(o, "max-object-bytes", budgets["maxObjectBytes"], m["LargestObjectBytes"]):
+            return
+        if _over(o, "max-total-bytes", budgets["maxTotalBytes"], m["TotalBytes"]):
+            return
+
+
+def _over(o: Outcome, flag: str, limit: int, measured: int) -> bool:
+    if measured > limit:
+        o.over(flag, limit, measured)
+        return True
+    return False
+
+
+def exact(run, o: Outcome) -> None:
+    """§9.6 with ``git rev-list`` for one stream (anything the fast path does not cover)."""
+    q = run.q.git
+    root = o.advertised
+    args = ["rev-list", "--objects", "--end-of-options", root]
+    old = o.old
+    if old and q.object_info(old) is not None:
+        args.append("^" + old)
+    box: dict = {}
+    lister = threading.Thread(target=lambda: box.setdefault("p", q.run(args)), daemon=True)
+    lister.start()
+    count = q.run(["rev-list", "--count", "--end-of-options", root])
+    lister.join()
+    listing = box["p"]
+    ok = count.returncode == 0
+    events = int(count.stdout.decode().strip() or 0) if ok else 0
+    if events < 1 or not ok:
+        o.invalid(f"selected root {root} is not a commit")
+        return
+    o.measurements["Events"] = events
+    if _over(o, "max-events", run.budgets["maxEvents"], events):
+        return
+    if listing.returncode != 0:
+        o.invalid("objects are unavailable")
+        return
+    oids = sorted({line.split(" ", 1)[0] for line in listing.stdout.decode().splitlines() if line})
+    run.probe_main(oids)
+    sizes = [info[2] if info else 0 for info in q.infos_bulk(oids)]
+    _check(run, o, events, oids, sizes, run.budgets)
+
+
+def accepted_name(remote: str, o: Outcome) -> str:
+    return accepted_ref(remote, o.actor, o.id)

@@ -1,0 +1,153 @@
+"""Outcomes of a sync (CONTRACT §9.14, §9.15, §9.16): one per selected stream, the run's result,
+its output lines, JSON and exit message, and the phase and residue error texts.
+
+Owns the wording. Every diagnostic a selection can get is built here from the fields it names,
+so a template is written once (``Outcome.invalid`` for "is structurally invalid", for example).
+"""
+
+from __future__ import annotations
+
+from ...core.gostr import one_line
+from ...errors import HnError
+
+MEASURE_KEYS = ("Events", "Objects", "LargestObjectBytes", "LargestAttachmentBytes", "TotalBytes")
+SEAMS = ("after-fetch", "after-measure", "after-pending-anchor", "after-object-copy",
+         "before-promotion", "before-completion-receipt")
+UP_TO_DATE = "up-to-date"  # git-hn: the advertised tip is the accepted tip; nothing was fetched
+EQUIVOCATION_RECOVERY = "inspect both chains; accepted memory history is never rolled back or rewritten"
+
+
+class PhaseError(HnError):
+    """A replication phase failed as a whole (§9.16)."""
+
+
+def phase(name: str, remote: str) -> PhaseError:
+    return PhaseError(f"replication {name} failed for remote {remote}")
+
+
+def residue(what: str, remote: str) -> PhaseError:
+    return PhaseError(f"replication {what} for remote {remote} before accepted-ref commit; accepted "
+                      "refs and trust projection are unchanged; unreferenced object residue may remain "
+                      "in the object database")
+
+
+def completion_failed(n: int, remote: str) -> PhaseError:
+    return PhaseError(f"replication promotion succeeded for {n} selection(s), but completion recording "
+                      f"failed for remote {remote}; refs and shallow boundaries are committed, trust "
+                      f"operations remain fail-closed; retry git hn sync {remote} --recover-shallow")
+
+
+def redact(text: str, *secrets: str) -> str:
+    """§0.5: the quarantine path, the git directory and the remote URL are never shown."""
+    for s in secrets:
+        if s:
+            text = text.replace(s, "<private>")
+    return text
+
+
+class Outcome:
+    """One selection's way through the transaction. ``old`` is the accepted tip (or ""),
+    ``walked`` the fetched commits above it (head first), ``memories`` the verified memories of
+    those commits (root first) and ``base`` the (commit, sequence) they continue."""
+
+    def __init__(self, kind: str, ident: str, status: str = "fetched"):
+        self.kind, self.id, self.status = kind, ident, status
+        self.fields: dict = {}
+        self.measurements = {k: 0 for k in MEASURE_KEYS}
+        self.actor = ""
+        self.advertised = ""
+        self.old = ""
+        self.walked: list | None = None
+        self.stopped = ""
+        self.descends = False
+        self.memories: list = []
+        self.base = ("", 0)
+        self.reachable: list[str] | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.status in ("fetched", "promotable")
+
+    def fail(self, status: str, diagnostic: str, **fields) -> None:
+        self.status = status
+        self.fields = {"diagnostic": diagnostic, **fields}
+
+    def invalid(self, cause: str) -> None:
+        self.fail("structurally-invalid", f"selection memory {self.id} is structurally invalid: {cause}")
+
+    def over(self, flag: str, configured: int, measured: int) -> None:
+        self.fail("over-budget", f"selection memory {self.id} exceeded {flag} budget: "
+                  f"configured={configured} measured={measured}")
+
+    def fetch_failed(self, remote: str) -> None:
+        self.fail("structurally-invalid", f"selection memory {self.id} failed exact fetch from remote {remote}")
+
+    def equivocates(self, diagnostic: str) -> None:
+        self.fail("equivocation", diagnostic, recovery=EQUIVOCATION_RECOVERY)
+
+    def to_json(self) -> dict:
+        out = {"kind": self.kind, "id": self.id, "status": self.status}
+        for key in ("diagnostic", "dependencyKind", "missingId", "ownerMemoryId", "ownerStream",
+                    "requiredRef", "requiredSelectors", "recovery"):
+            if self.fields.get(key):
+                out[key] = self.fields[key]
+        if self.status not in ("skipped", UP_TO_DATE):
+            out["measurements"] = dict(self.measurements)
+        return out
+
+
+class SyncResult:
+    def __init__(self, remote: str):
+        self.remote = remote
+        self.outcomes: list[Outcome] = []
+        self.promoted = 0
+        self.published = 0
+        self.import_error = ""
+        self.publication_error = ""
+        self.repaired_only = False
+
+    def sorted_outcomes(self) -> list[Outcome]:
+        return sorted(self.outcomes, key=lambda o: (o.kind, o.id))
+
+    def exit_message(self) -> str:
+        if self.import_error and self.publication_error:
+            return (f"import phase failed: {self.import_error}; publication phase failed: "
+                    f"{self.publication_error}")
+        if self.import_error:
+            return f"import phase failed (publication phase completed): {self.import_error}"
+        if self.publication_error:
+            return f"publication phase failed after replication: {self.publication_error}"
+        if any(o.status not in ("promoted", "skipped", UP_TO_DATE) for o in self.outcomes):
+            return ("replication import phase failed for one or more exact selections; "
+                    "independently valid selections were promoted")
+        return ""
+
+    def lines(self) -> list[str]:
+        """§9.15 lines; selections that were already up to date are counted in one line."""
+        out = []
+        current = 0
+        for o in self.sorted_outcomes():
+            if o.status == "promoted":
+                out.append(f"Replication {o.kind} {o.id}: promoted")
+            elif o.status == "skipped":
+                out.append(f"Replication {o.kind} {o.id}: skipped (unsupported)")
+            elif o.status == UP_TO_DATE:
+                current += 1
+            else:
+                out.append(f"Replication {o.kind} {o.id}: failed ({o.status}): "
+                           f"{one_line(o.fields.get('diagnostic', ''))}")
+        if current:
+            out.append(f"Replication from {self.remote}: {current} selections up to date")
+        return out
+
+    def summary(self) -> str:
+        return f"Synchronized 0 verified events with {self.remote}; promoted {self.promoted} selections"
+
+    def to_json(self) -> dict:
+        doc = {"version": 0, "remote": self.remote,
+               "outcomes": [o.to_json() for o in self.sorted_outcomes()], "verifiedEvents": 0,
+               "promoted": self.promoted, "published": self.published}
+        message = self.exit_message()
+        if message:
+            doc["error"] = message
+        return doc

@@ -1,0 +1,199 @@
+"""Accepting a transaction (CONTRACT §9.10–§9.12, §9.17, §9.19): pending anchor, ``validated``
+receipt, object copy, one atomic ``update-ref --stdin`` promotion, ``complete`` receipt, and the
+repair of pending state a crash left behind. Then the verified state takes the promoted memories
+as they were verified in quarantine, so that nothing is verified twice and the index is fresh
+after the sync (§8.4 amendment).
+
+Free functions over a ``run`` (the import in progress): promotion has one entry point,
+``accept``; ``repair_pending`` and ``reconcile`` are the only other writers of receipts.
+"""
+
+from __future__ import annotations
+
+from ...core.grammar import accepted_ref
+from ...errors import HnError, Interrupted
+from ...store import replication as rstate
+from .outcomes import PhaseError, completion_failed, phase, residue
+
+
+def repair_pending(repo, remote: str) -> None:
+    """§9.17: rewrite a ``validated`` receipt from each pending anchor of this remote; an
+    anchor whose promotions are already committed (a crash before the ``complete`` receipt) is
+    completed instead, since its objects are then accepted."""
+    try:
+        pending = rstate.load_pending(repo)
+        if not pending.anchors:
+            return
+        for txn, (owner, objs) in pending.anchors.items():
+            if owner != remote:
+                continue
+            rec = pending.receipts.get(txn)
+            if rec is not None and rec.get("version") == 2 and rec.get("state") == "complete" \
+                    and set(objs) <= set(rec.get("acceptedObjects", [])):
+                rstate.remove_anchor(repo, txn)
+                continue
+            promotions = (rec or {}).get("promotions") or []
+            if rec is not None and promotions and all(
+                    _ref_value(repo, p.get("ref", "")) == p.get("newOid") for p in promotions):
+                rstate.write_receipt(repo, txn, owner, "complete", rec.get("outcomes") or [],
+                                     promotions, objs, rec.get("acceptedObjects") or objs)
+                rstate.remove_anchor(repo, txn)
+                continue
+            rstate.write_receipt(repo, txn, owner, "validated", (rec or {}).get("outcomes") or [],
+                                 (rec or {}).get("promotions") or [], objs,
+                                 (rec or {}).get("acceptedObjects") or objs)
+    except (HnError, OSError):
+        raise phase("pending acceptance reconciliation", remote) from None
+    finally:
+        repo.forget_pending()
+
+
+def _ref_value(repo, ref: str) -> str:
+    proc = repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref])
+    return proc.stdout.decode().strip() if proc.returncode == 0 else ""
+
+
+def accept(run, promotable: list) -> None:
+    """§9.10–§9.12 for the promotable outcomes, in the contract's order, with its crash seams."""
+    from . import shallow
+
+    repo, q, remote = run.repo, run.q, run.remote
+    promotions = []
+    for o in sorted(promotable, key=lambda o: (o.kind, o.id)):
+        p = {"ref": accepted_ref(remote, o.actor, o.id), "newOid": o.advertised}
+        if o.old:
+            p["oldOid"] = o.old
+        promotions.append(p)
+    # the objects this transaction accepts: reachable from the promoted roots, not from the
+    # accepted tips they continue (those were accepted before)
+    accepted_objs = {oid for o in promotable for oid in (o.reachable or ())}
+    extra, new_shallow = shallow.extra_objects(run)
+    accepted_objs = sorted(accepted_objs | set(extra))
+    pending = run.absent_from_main(accepted_objs)
+    txn = q.txn
+    outcomes = [o.to_json() for o in run.result.sorted_outcomes() if o.kind == "memory" and o.status != "up-to-date"]
+    try:
+        rstate.write_anchor(repo, txn, remote, pending)
+    except (HnError, OSError):
+        raise phase("pending acceptance anchoring", remote) from None
+    run.residue_seam("after-pending-anchor", "interrupted after pending anchor before object copy")
+    try:
+        rstate.write_receipt(repo, txn, remote, "validated", outcomes, promotions, pending, accepted_objs)
+    except (HnError, OSError):
+        raise phase("validated transaction recording", remote) from None
+    if pending:
+        run.say("copy objects")
+        try:
+            q.copy_to_main(pending, set(accepted_objs))
+        except (OSError, HnError):
+            raise phase("object copy", remote) from None
+    repo.git.close()  # a fresh batch process sees the new pack
+    shallow.add_shallow(repo, new_shallow)
+    for oid, info in zip(accepted_objs, repo.git.infos_bulk(accepted_objs)):
+        if info is None:
+            raise residue(f"object verification failed at {oid}", remote)
+    run.residue_seam("after-object-copy", "interrupted after object copy")
+    try:
+        q.remove()
+    except HnError:
+        raise residue("quarantine cleanup failed", remote) from None
+    run.residue_seam("before-promotion", "interrupted immediately before accepted-ref transaction")
+    lines = ["start"]
+    for p in sorted(promotions, key=lambda p: p["ref"]):
+        if "oldOid" in p:
+            lines.append(f"update {p['ref']} {p['newOid']} {p['oldOid']}")
+        else:
+            lines.append(f"create {p['ref']} {p['newOid']}")
+    lines += ["prepare", "commit"]
+    tx = repo.git.run(["update-ref", "--stdin"], input=("\n".join(lines) + "\n").encode(),
+                      env={"HN_HOOK_ACTIVE": "1"})
+    if tx.returncode != 0:
+        raise residue("accepted-ref transaction failed", remote)
+    for o in promotable:
+        o.status = "promoted"
+    run.result.promoted = n = len(promotable)
+    from .. import index_refresh
+
+    index_refresh.after_ref_change(repo)
+    record_in_state(run, promotable)
+    try:
+        shallow.release(repo, [m.commit for o in promotable for m in o.memories])
+        run.seam("before-completion-receipt")
+    except Interrupted:
+        run.seam_error = completion_failed(n, remote).message
+        raise
+    outcomes = [o.to_json() for o in run.result.sorted_outcomes() if o.kind == "memory" and o.status != "up-to-date"]
+    try:
+        rstate.write_receipt(repo, txn, remote, "complete", outcomes, promotions, pending, accepted_objs)
+    except (HnError, OSError):
+        raise completion_failed(n, remote) from None
+    try:
+        rstate.remove_anchor(repo, txn)
+    except OSError as exc:
+        raise PhaseError(f"replication promotion succeeded for {n} selection(s), but completed "
+                         f"pending-anchor cleanup failed for remote {remote}: {exc.strerror}") from None
+    reconcile(repo, remote, txn, set(accepted_objs), n)
+    repo.forget_pending()
+
+
+def reconcile(repo, remote: str, txn: str, accepted: set, n: int) -> None:
+    """§9.12: complete other pending anchors of this remote whose objects this one accepted."""
+    try:
+        for other, (owner, objs) in rstate.load_anchors(repo).items():
+            if other == txn or owner != remote or not accepted.issuperset(objs):
+                continue
+            rec = rstate.load_receipt(repo, other) or {}
+            rstate.write_receipt(repo, other, owner, "complete", rec.get("outcomes") or [],
+                                 rec.get("promotions") or [], objs, rec.get("acceptedObjects") or objs)
+            rstate.remove_anchor(repo, other)
+    except (HnError, OSError) as exc:
+        raise PhaseError(f"replication promotion succeeded for {n} selection(s), but pending "
+                         f"transaction reconciliation failed for remote {remote}: {exc}") from None
+
+
+def record_in_state(run, promotable: list) -> None:
+    """Give the verified state the promoted memories as verified in quarantine (the commits are
+    the same objects in the main store), when the state recorded exactly the tips they continue;
+    otherwise its next refresh verifies what it lacks. Never changes the sync's outcome."""
+    import sqlite3
+
+    from ...store import state, statedb, streams
+
+    repo = run.repo
+    try:
+        with statedb.locked(repo, exclusive=True, wait=10.0):
+            conn = statedb.open_sealed(repo, readonly=False)
+            if conn is None:
+                return
+            try:
+                stored = state.stored_sources(conn)
+                changes = []
+                for o in promotable:
+                    ref = accepted_ref(run.remote, o.actor, o.id)
+                    old = stored.get(ref)
+                    if (old.head if old else "") != o.old:
+                        return  # the state is elsewhere: its refresh catches up
+                    base_commit, base_seq = o.base
+                    base_sid = None
+                    if base_commit:
+                        row = conn.execute('SELECT sid FROM chain WHERE "commit" = ? AND seq = ? LIMIT 1',
+                                           (base_commit, base_seq)).fetchone()
+                        if row is None:
+                            return
+                        base_sid = row[0]
+                    changes.append(state.Change(streams.Source(ref, o.advertised, o.actor, o.id, run.remote),
+                                                old, base_sid, base_seq, list(o.memories)))
+                state.apply(conn, changes, [])
+                statedb.write_seal(repo)
+            finally:
+                conn.close()
+    except statedb.Unwritable:
+        return
+    except (HnError, OSError, sqlite3.Error) as exc:
+        from ...store import stateview
+
+        try:
+            stateview.discard(repo)
+        except (HnError, OSError):
+            pass
+        stateview.warn(statedb.failure(exc).cause)  # §8.4: the outcome stands, and it is said

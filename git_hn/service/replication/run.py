@@ -1,0 +1,290 @@
+"""One import transaction (CONTRACT §9.4–§9.12, §11(a); issue 11): the order of its phases, and
+validation, continuity and classification of what was fetched.
+
+advertisement → up-to-date streams set aside (nothing fetched, measured or verified) → one
+quarantine fetch for the rest → measurement → validation of the commits above each accepted tip
+only, decoding each once → continuity (no rollback, no rewrite, no divergence from another
+verified source of the stream) → classification of the new memories against the accepted set
+(``core.dependencies``) → acceptance (``promote``). Each selection has its own outcome; nothing
+fetched is trusted before promotion.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...core import dependencies
+from ...core.chain import VerifiedMemory, check_link
+from ...core.grammar import accepted_ref, quarantine_ref
+from ...core.projection import Context, project
+from ...errors import HnError, Interrupted, ValidationError
+from ...store import streams
+from ...store.quarantine import Quarantine
+from ...store.resolver import Resolver
+from . import accepted as acceptedmod
+from . import advertise, measure, promote, transfer
+from .outcomes import SEAMS, Outcome, phase, redact, residue
+
+
+class Import:
+    def __init__(self, repo, remote: str, url: str, selection, result, progress, recover_shallow: bool,
+                 interrupt_after: str | None = None):
+        self.repo, self.remote, self.url, self.sel = repo, remote, url, selection
+        self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
+        self.interrupt_after = interrupt_after if interrupt_after in SEAMS else None
+        self.seam_error = ""
+        self.budgets = selection.budgets
+        self.known_main: dict[str, bool] = {}
+        self.accepted = None  # FromState / FromCollection, or None when the collection failed
+        self.session = None
+        self.fetches = 0
+        self.extra_roots: list[str] = []
+        self.advertised_refs: dict | None = None
+        self.q = None
+
+    def say(self, text: str) -> None:
+        if self.progress is not None:
+            self.progress(text)
+
+    # -- crash seams (§9.19): only when the caller passed one in ----------------------------------
+
+    def seam(self, step: str, phase_name: str = "") -> None:
+        if self.interrupt_after == step:
+            if phase_name:
+                self.seam_error = f"replication {phase_name} failed for remote {self.remote}"
+            raise Interrupted(f"injected replication interruption at {step}")
+
+    def residue_seam(self, step: str, what: str) -> None:
+        if self.interrupt_after == step:
+            self.seam_error = residue(what, self.remote).message
+            raise Interrupted(f"injected replication interruption at {step}")
+
+    # -- the transaction -----------------------------------------------------------------------
+
+    def run(self) -> None:
+        from . import shallow
+
+        promote.repair_pending(self.repo, self.remote)
+        self.say("advertisement")
+        advertised, others = advertise.advertise(self.repo, self.url, self.remote)
+        self.advertised_refs = {f"refs/hn/memory/{actor}/{stream[len('sha256:'):]}": oid
+                                for stream, owners in advertised.items() for actor, oid in owners}
+        heads = advertise.accepted_heads(self.repo, self.remote)
+        wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
+        if not wanted:
+            return  # every selection is up to date: no transaction, no receipt
+        try:
+            self.q = Quarantine(self.repo)
+        except (OSError, HnError):
+            raise phase("quarantine setup", self.remote) from None
+        try:
+            self.fetches = transfer.fetch_all(self.q, self.repo, self.url, self.remote, wanted,
+                                              self.budgets["maxTotalBytes"], self.say)
+            self.seam("after-fetch", "quarantine fetch")
+            with self._accepted_set():  # the state's lock is held from here, never over the network
+                self.say("measure")
+                measure.measure_all(self, wanted)
+                self.seam("after-measure", "quarantine measurement")
+                self.say("verify")
+                self.validate(wanted)
+                self.continuity(wanted)
+                self.classify(wanted)
+                if self.recover_shallow:
+                    shallow.fetch_missing(self, wanted)
+            promotable = [o for o in wanted if o.alive]
+            for o in promotable:
+                o.status = "promotable"
+            if shallow.is_shallow(self.repo):
+                for o in wanted:
+                    if o.status == "dependency-missing" and o.fields.get("dependencyKind"):
+                        try:
+                            shallow.record_gap(self.repo, self.remote, o)
+                        except (HnError, OSError):
+                            o.fields["diagnostic"] += "; durable shallow gap recording failed"
+            if promotable:
+                promote.accept(self, promotable)
+        finally:
+            try:
+                self.q.remove()
+            except HnError:
+                if not self.result.import_error:
+                    raise residue("quarantine cleanup failed", self.remote) from None
+
+    # -- the accepted set ----------------------------------------------------------------------
+
+    def _accepted_set(self):
+        """A context in which ``self.accepted`` answers for the main repository's verified
+        memories: the state (brought up to date), or a full collection when the state cannot
+        answer; None when the accepted set does not verify (then nothing can be classified)."""
+        from contextlib import contextmanager
+
+        from ...store import statedb, stateview
+
+        @contextmanager
+        def opened():
+            try:
+                with stateview.current(self.repo) as view:
+                    self.accepted = acceptedmod.FromState(view)
+                    yield
+                    return
+            except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed):
+                pass
+            except ValidationError:
+                self.accepted = None
+                yield
+                return
+            try:
+                self.accepted = acceptedmod.FromCollection(streams.collect(self.repo))
+            except HnError:
+                self.accepted = None
+            yield
+
+        return opened()
+
+    def accepted_length(self, o: Outcome) -> int | None:
+        if self.accepted is None:
+            return None
+        got = self.accepted.source(accepted_ref(self.remote, o.actor, o.id))
+        return None if got is None else got[0]
+
+    # -- the main store's objects ----------------------------------------------------------------
+
+    def probe_main(self, oids: list[str]) -> dict[str, bool]:
+        """Which of ``oids`` the main repository has (one batch-check, remembered)."""
+        todo = [o for o in oids if o not in self.known_main]
+        if todo:
+            self.known_main.update(zip(todo, (i is not None for i in self.repo.git.infos_bulk(todo, oneshot=True))))
+        return self.known_main
+
+    def absent_from_main(self, objs: list[str]) -> list[str]:
+        known = self.probe_main(objs)
+        return [o for o in objs if not known[o]]
+
+    # -- validation (§9.7): only what is above the accepted tip ----------------------------------
+
+    def validate(self, wanted: list[Outcome]) -> None:
+        """Verify each stream's new commits (all streams in one pipeline), then its links."""
+        plans = []
+        for o in wanted:
+            if not o.alive:
+                continue
+            if o.walked is None:  # the walk failed: read it again to word the error exactly
+                self._validate_full(o)
+                continue
+            commits = list(reversed(o.walked))  # root first
+            base = ("", 0, "")
+            if o.descends:
+                got = self.accepted.source(accepted_ref(self.remote, o.actor, o.id)) if self.accepted else None
+                if got is None:
+                    self._validate_full(o)
+                    continue
+                base = (o.old, got[0], got[1])
+            elif not o.old and self.accepted is not None:
+                # already verified here (a local stream imported back): only what is above
+                known = self.accepted.known([c for c, _t in commits])
+                k = 0
+                while k < len(commits) and commits[k][0] in known:
+                    k += 1
+                if k:
+                    seq, mid = known[commits[k - 1][0]]
+                    if seq == k:
+                        base = (commits[k - 1][0], k, mid)
+                        commits = commits[k:]
+            plans.append((o, commits, base))
+        results = streams.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans])
+        for o, commits, (base_commit, base_seq, base_id) in plans:
+            got = results[quarantine_ref(o.actor, o.id)]
+            if isinstance(got, ValidationError):
+                o.invalid(redact(got.message, self.q.path, self.url, self.repo.git_dir))
+                continue
+            prev = VerifiedMemory(base_id, base_commit, None, b"", "") if base_seq else None
+            try:
+                for i, mem in enumerate(got, base_seq):
+                    check_link(quarantine_ref(o.actor, o.id), o.actor, o.id, i, mem, prev)
+                    prev = mem
+            except ValidationError as exc:
+                o.invalid(redact(exc.message, self.q.path, self.url, self.repo.git_dir))
+                continue
+            o.memories = got
+            o.base = (base_commit, base_seq)
+            if o.old and not o.descends:  # valid, but it rolls back or rewrites accepted history
+                o.equivocates(f"selection memory {o.id} does not descend from accepted head {o.old}: "
+                              f"advertised={o.advertised}")
+
+    def _validate_full(self, o: Outcome) -> None:
+        """§4.2 over the whole fetched chain (a chain the fast walk could not follow)."""
+        source = streams.Source(quarantine_ref(o.actor, o.id), o.advertised, o.actor, o.id)
+        try:
+            o.memories = streams.read_chain(self.q.repo, source)
+        except ValidationError as exc:
+            o.invalid(redact(exc.message, self.q.path, self.url, self.repo.git_dir))
+            return
+        o.base = ("", 0)
+        chain_commits = [m.commit for m in o.memories]
+        if o.old and o.old not in chain_commits:
+            o.equivocates(f"selection memory {o.id} does not descend from accepted head {o.old}: "
+                          f"advertised={o.advertised}")
+        elif o.old:  # it descends after all: keep only what is above the accepted tip
+            k = chain_commits.index(o.old) + 1
+            o.base = (o.old, k)
+            o.memories = o.memories[k:]
+            o.descends = True
+
+    # -- continuity (§9.8, §11(a)) ----------------------------------------------------------------
+
+    def continuity(self, wanted: list[Outcome]) -> None:
+        """Every other verified source of the same stream must agree at every common sequence."""
+        if self.accepted is None:
+            return
+        for o in wanted:
+            if not o.alive:
+                continue
+            mine = accepted_ref(self.remote, o.actor, o.id)
+            base_seq = o.base[1]
+            ids = {base_seq + i: m.memory_id for i, m in enumerate(o.memories, 1)}
+            for ref in self.accepted.others(o.actor, o.id, mine):
+                theirs = self.accepted.ids_at(ref, sorted(ids))
+                diff = [n for n in sorted(theirs) if theirs[n] != ids[n]]
+                if diff:
+                    o.equivocates(f"selection memory {o.id} diverges from {ref} at sequence {diff[0]}")
+                    break
+
+    # -- dependencies (§9.9) -------------------------------------------------------------------
+
+    def classify(self, wanted: list[Outcome], targets: list[Outcome] | None = None) -> None:
+        live = [o for o in (targets if targets is not None else wanted) if o.alive]
+        if not live:
+            return
+        if self.accepted is None:
+            for o in live:
+                o.fail("relationship-invalid", f"selection memory {o.id} cannot inspect accepted memory projection")
+            return
+        selected = set(self.sel.memories)
+        cands = [dependencies.Candidate(o.id, o.actor, tuple(o.memories), self.sel.all or o.id in selected)
+                 for o in live]
+        holders = {m.memory_id: dependencies.Candidate(o.id, o.actor, (), self.sel.all or o.id in selected)
+                   for o in wanted for m in o.memories}
+        mine = {m.memory_id: m for c in cands for m in c.memories}
+        # the closure the candidates' relationships need: the memories they target, wherever
+        names = {m.envelope.target for m in mine.values() if m.envelope.target} - set(mine)
+        union = dict(mine)
+        union.update(self.accepted.load(names))
+        cited = {t for m in mine.values() for t in dependencies.memory_needs(m)}
+        known = set(union) | self.accepted.present(cited - set(union))
+        resolver = Resolver(self.q.repo, pending=self.repo.pending().denied)
+        resolver.prefetch_types({oid for c in cands for oid in dependencies.exact_needs(c.memories)})
+        proj = project(list(union.values()), Context("", "", "", None, ""), resolver, known=known)
+
+        def present(oid: str) -> bool:
+            try:
+                return resolver.object_type(oid) is not None
+            except Exception:  # noqa: BLE001 - a probe error is not "missing"; projection judged it
+                return True
+
+        failed = dependencies.classify(cands, proj, present, holders, remote=self.remote,
+                                       shallow=os.path.exists(os.path.join(self.repo.common_dir, "shallow")))
+        for o in live:
+            f = failed.get(o.id)
+            if f is not None:
+                o.fail(f.status, f.diagnostic, **f.fields)
+
