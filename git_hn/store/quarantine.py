@@ -127,10 +127,10 @@ class Quarantine:
                 continue
         return total
 
-    def fetch(self, url: str, refspecs: list[str], max_total: int, stall_seconds: float) -> str:
-        """Fetch exact refspecs under the watchdog, in one ``git fetch`` (refspecs on its
-        standard input, so that any number fits): "" on success, else "size" or "stall" or
-        "failed"."""
+    def fetch(self, url: str, wants: list[str], max_total: int, stall_seconds: float) -> str:
+        """Fetch exact objects (the advertised tips) under the watchdog, in one ``git fetch``
+        (on its standard input, so that any number fits): "" on success, else "size" or "stall"
+        or "failed"."""
         args = ["git", "fetch", "--no-tags", "--no-write-fetch-head", "--progress", "--stdin",
                 "--end-of-options", url]
         limit = max_total + max(1 << 20, max_total // 8)
@@ -140,7 +140,7 @@ class Quarantine:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 start_new_session=True)
         try:
-            proc.stdin.write("".join(r + "\n" for r in refspecs).encode())
+            proc.stdin.write("".join(r + "\n" for r in wants).encode())
             proc.stdin.close()
         except OSError:  # the fetch ended early; its status says why
             pass

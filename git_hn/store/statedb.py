@@ -33,7 +33,7 @@ from ..errors import ConflictError, LocalStateError, StateUnwritable, StateWrite
 from . import private
 from .repo import Repo
 
-VERSION = "2"
+VERSION = "3"
 NAME = "state-v0.sqlite"
 SEAL = "state-v0.seal"
 MAX_BYTES = 8 << 30
@@ -43,6 +43,7 @@ SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE sources(sid INTEGER PRIMARY KEY, ref TEXT NOT NULL UNIQUE, head TEXT NOT NULL,
                      actor TEXT NOT NULL, stream TEXT NOT NULL, length INTEGER NOT NULL);
+CREATE INDEX sources_stream ON sources(actor, stream);
 CREATE TABLE chain(sid INTEGER NOT NULL, seq INTEGER NOT NULL, "commit" TEXT NOT NULL,
                    id TEXT NOT NULL, signature TEXT NOT NULL, PRIMARY KEY(sid, seq)) WITHOUT ROWID;
 CREATE INDEX chain_commit ON chain("commit");

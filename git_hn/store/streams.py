@@ -484,11 +484,13 @@ def verify_many(repo: Repo, items: list[tuple[str, list]]) -> dict[str, object]:
     tickets = []
     try:
         batch: list = []
+        size = 0
         for ref, commits in items:
             batch.append((ref, commits))
-            if sum(len(c) for _r, c in batch) >= 2048:
+            size += len(commits)
+            if size >= 2048:
                 tickets.append(_submit(repo, verifier, batch))
-                batch = []
+                batch, size = [], 0
         if batch:
             tickets.append(_submit(repo, verifier, batch))
         for batch, staged, ticket in tickets:
