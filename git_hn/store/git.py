@@ -67,6 +67,29 @@ class Git:
         except subprocess.TimeoutExpired:
             raise GitError(f"git {args[0]} timed out") from None
 
+    def start(self, args: list[str], *, input: bytes = b"", env: dict | None = None):
+        """Start ``git <args>`` with ``input`` on its stdin and return at once; ``.wait()`` on
+        the result gives (exit status, stdout, stderr). For work that can overlap with Python."""
+        import threading
+
+        full_env = self.env if env is None else {**self.env, **env}
+        try:
+            proc = subprocess.Popen(["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, cwd=self.cwd, env=full_env)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        box: dict = {}
+        thread = threading.Thread(target=lambda: box.setdefault("io", proc.communicate(input)), daemon=True)
+        thread.start()
+
+        class Started:
+            def wait(self_inner):
+                thread.join()
+                out, err = box["io"]
+                return proc.returncode, out, err
+
+        return Started()
+
     def stdout_only(self, args: list[str]) -> tuple[int, bytes]:
         """(exit status, stdout) of ``git <args>`` with stderr discarded: one blocking read, for
         large listings (``run`` multiplexes two pipes in small reads)."""

@@ -215,7 +215,10 @@ def _walk_to_known(repo: Repo, conn, src: streams.Source):
 # applying a plan (one transaction; everything was verified before it starts)
 
 
-def apply(conn, changes: list[Change], removed: list[str]) -> None:
+def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) -> None:
+    """Move the recorded tips (one transaction). With ``commit`` False the transaction is left
+    open for the caller to ``COMMIT`` or ``ROLLBACK`` (a promotion commits it only once its ref
+    transaction succeeded); a failure always rolls it back."""
     stored = stored_sources(conn)
     gone_ids: set[str] = set()  # memories some chain no longer holds (they may still be held)
     new_mems: dict[str, VerifiedMemory] = {}
@@ -263,7 +266,8 @@ def apply(conn, changes: list[Change], removed: list[str]) -> None:
                     new_mems[m.memory_id] = m
         check_agreement(conn, changes)
         _memories(conn, new_mems, gone_ids)
-        conn.execute("COMMIT")
+        if commit:
+            conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise

@@ -168,16 +168,19 @@ def _walk_hinted(repo: Repo, source: Source, stop: str | None = None) -> list[tu
     return out
 
 
-def stage_commits(repo: Repo, commits: list[tuple[str, str]]) -> list:
+def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None = None) -> list:
     """§4.2 steps 1–4 and the §11(e) key scan for each (commit, tree): per commit, either a
     ``ValidationError`` or ``(payload, signature blob, public key, signature)``.
 
     Objects are fetched in two pipelined batches (trees, then blobs); sizes come from the batch
-    headers and an oversize blob is drained, never buffered (§4.2 step 3).
+    headers and an oversize blob is drained, never buffered (§4.2 step 3). ``read`` holds trees
+    already read the same way (bounded at 4,096 bytes), by object ID.
     """
     oid_bytes = repo.oid_hex_len // 2
     # a memory tree is two entries (~100 bytes); a larger "tree" cannot be valid and is not read
-    trees = repo.git.read_objects_bounded([t for _c, t in commits], 4096)
+    want = [t for _c, t in commits if read is None or t not in read]
+    got = dict(zip(want, repo.git.read_objects_bounded(want, 4096))) if want else {}
+    trees = [got[t] if t in got else read[t] for _c, t in commits]
     parsed: list = []
     blob_oids: list[str] = []
     for (commit, _tree), obj in zip(commits, trees):
@@ -311,6 +314,18 @@ def _check_chunk(chunk: list) -> list[bool]:
     return [_check_signature(i) for i in chunk]
 
 
+def _check_and_decode_chunk(chunk: list) -> list:
+    """In a worker process: each (commit, staged item)'s signature, and only then its payload
+    (§11(e) order): a ``VerifiedMemory``, or the ``ValidationError`` that commit gets."""
+    out = []
+    for commit, item in chunk:
+        try:
+            out.append(finish_commit(commit, item, _check_signature(item)))
+        except ValidationError as exc:
+            out.append(exc)
+    return out
+
+
 class Verifier:
     """Ed25519 over the exact payload bytes of staged memories, possibly in parallel.
 
@@ -349,6 +364,17 @@ class Verifier:
         if self.kind == "processes":
             return [("async", pool.apply_async(_check_chunk, (c,))) for c in chunks]
         return [("future", pool.submit(_check_chunk, c)) for c in chunks]
+
+    def submit_decoding(self, pairs: list):
+        """``submit`` for worker processes that also decode what verified (the parent then has
+        only results to collect); None for other kinds of verifier."""
+        if self.kind != "processes":
+            return None
+        pool = self._pool()
+        if self.kind != "processes":
+            return None
+        chunks = [pairs[i:i + self.CHUNK] for i in range(0, len(pairs), self.CHUNK)]
+        return [("async", pool.apply_async(_check_and_decode_chunk, (c,))) for c in chunks]
 
     @staticmethod
     def results(ticket):
@@ -470,10 +496,11 @@ def _parent_of(repo: Repo, commit: str) -> str:
     return parents[0] if len(parents) == 1 else ""
 
 
-def verify_many(repo: Repo, items: list[tuple[str, list]]) -> dict[str, object]:
+def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = None) -> dict[str, object]:
     """Verify the commits (root first) of many refs with one pipeline: per ref, the list of
     ``VerifiedMemory`` or the first ``ValidationError`` in chain order (prefixed with the ref,
-    as ``verify_commits`` words it). Signatures of all refs share the verifier's workers."""
+    as ``verify_commits`` words it). Signatures of all refs share the verifier's workers.
+    ``trees`` are trees already read (``stage_commits``)."""
     total = sum(len(c) for _r, c in items)
     verifier = Verifier(total)
     if verifier.kind != "inline":
@@ -489,11 +516,11 @@ def verify_many(repo: Repo, items: list[tuple[str, list]]) -> dict[str, object]:
             batch.append((ref, commits))
             size += len(commits)
             if size >= 2048:
-                tickets.append(_submit(repo, verifier, batch))
+                tickets.append(_submit(repo, verifier, batch, trees))
                 batch, size = [], 0
         if batch:
-            tickets.append(_submit(repo, verifier, batch))
-        for batch, staged, ticket in tickets:
+            tickets.append(_submit(repo, verifier, batch, trees))
+        for batch, staged, (decoded, ticket) in tickets:
             results = iter(Verifier.results(ticket))
             pos = iter(staged)
             for ref, commits in batch:
@@ -504,7 +531,12 @@ def verify_many(repo: Repo, items: list[tuple[str, list]]) -> dict[str, object]:
                     if failed is not None:
                         continue
                     try:
-                        memories.append(finish_commit(commit, item, ok))
+                        if decoded:  # the worker verified, then decoded (or refused)
+                            if isinstance(ok, ValidationError):
+                                raise ok
+                            memories.append(ok)
+                        else:
+                            memories.append(finish_commit(commit, item, ok))
                     except ValidationError as exc:
                         failed = ValidationError(f"memory source {ref}: {exc.message}")
                 out[ref] = failed if failed is not None else memories
@@ -513,10 +545,13 @@ def verify_many(repo: Repo, items: list[tuple[str, list]]) -> dict[str, object]:
     return out
 
 
-def _submit(repo: Repo, verifier, batch: list):
+def _submit(repo: Repo, verifier, batch: list, trees: dict | None = None):
     flat = [c for _r, commits in batch for c in commits]
-    staged = stage_commits(repo, flat) if flat else []
-    return batch, staged, verifier.submit(staged)
+    staged = stage_commits(repo, flat, trees) if flat else []
+    ticket = verifier.submit_decoding([(c, item) for (c, _t), item in zip(flat, staged)])
+    if ticket is not None:
+        return batch, staged, (True, ticket)
+    return batch, staged, (False, verifier.submit(staged))
 
 
 class Collection(NamedTuple):

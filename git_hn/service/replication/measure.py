@@ -29,9 +29,8 @@ def measure_all(run, wanted: list[Outcome]) -> None:
     alive = [o for o in wanted if o.alive]
     if not alive:
         return
-    infos = q.git.infos_bulk([o.advertised for o in alive])
-    for o, info in zip(alive, infos):
-        if info is None or info[1] != "commit":
+    for o in alive:  # the fetch looked the roots up
+        if o.root_type != "commit":
             o.invalid(f"selected root {o.advertised} is not a commit")
     alive = [o for o in alive if o.alive]
     starts = [(streams.Source(quarantine_ref(o.actor, o.id), o.advertised, o.actor, o.id),
@@ -48,6 +47,7 @@ def measure_all(run, wanted: list[Outcome]) -> None:
     # the trees of every new commit, in one batch: a memory tree names exactly two blobs
     trees = [t for _o, commits in fast if commits is not None for _c, t in commits]
     tree_objs = dict(zip(trees, q.git.read_objects_bounded(trees, 4096))) if trees else {}
+    run.trees = tree_objs  # validation reads the same trees
     oid_bytes = q.repo.oid_hex_len // 2
     objects: dict[str, list[str]] = {}
     for o, commits in fast:
@@ -63,10 +63,13 @@ def measure_all(run, wanted: list[Outcome]) -> None:
             found += [commit, tree, *entries]
         if found is not None:
             objects[o.id] = sorted(set(found))
-    # a new object the main store already has could be reachable from the accepted tip
+    # a new object the main store already has could be reachable from the accepted tip; which
+    # ones it has is asked in the background (acceptance needs the answer too, §9.10 step 2)
     everything = sorted({oid for oids in objects.values() for oid in oids})
-    in_main = run.probe_main(everything)
+    run.probe_main_later(everything)
     sizes = dict(zip(everything, (i[2] if i else 0 for i in q.git.infos_bulk(everything))))
+    descending = [oids for o, _c in fast if o.old for oids in [objects.get(o.id)] if oids is not None]
+    in_main = run.probe_main([x for oids in descending for x in oids]) if descending else {}
     for o, _commits in fast:
         oids = objects.get(o.id)
         if oids is not None and o.old and any(in_main.get(x) for x in oids):

@@ -63,6 +63,7 @@ class Outcome:
         self.memories: list = []
         self.base = ("", 0)
         self.reachable: list[str] | None = None
+        self.root_type = ""
 
     @property
     def alive(self) -> bool:

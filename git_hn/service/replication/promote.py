@@ -10,6 +10,8 @@ Free functions over a ``run`` (the import in progress): promotion has one entry 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from ...core.grammar import accepted_ref
 from ...errors import HnError, Interrupted
 from ...store import replication as rstate
@@ -105,9 +107,15 @@ def accept(run, promotable: list) -> None:
         else:
             lines.append(f"create {p['ref']} {p['newOid']}")
     lines += ["prepare", "commit"]
-    tx = repo.git.run(["update-ref", "--stdin"], input=("\n".join(lines) + "\n").encode(),
-                      env={"HN_HOOK_ACTIVE": "1"})
-    if tx.returncode != 0:
+    # full object IDs only: without the ambiguity check Git does not look each one up as a ref
+    # name (a dozen stats per promoted ref at 10,000 refs)
+    tx = repo.git.start(["-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin"],
+                        input=("\n".join(lines) + "\n").encode(), env={"HN_HOOK_ACTIVE": "1"})
+    # meanwhile the state takes the promoted memories, committed only if the refs are
+    with state_promotion(run, promotable) as finish:
+        ok = tx.wait()[0] == 0
+        finish(ok)
+    if not ok:
         raise residue("accepted-ref transaction failed", remote)
     for o in promotable:
         o.status = "promoted"
@@ -115,7 +123,6 @@ def accept(run, promotable: list) -> None:
     from .. import index_refresh
 
     index_refresh.after_ref_change(repo)
-    record_in_state(run, promotable)
     try:
         shallow.release(repo, [m.commit for o in promotable for m in o.memories])
         run.seam("before-completion-receipt")
@@ -151,49 +158,87 @@ def reconcile(repo, remote: str, txn: str, accepted: set, n: int) -> None:
                          f"transaction reconciliation failed for remote {remote}: {exc}") from None
 
 
-def record_in_state(run, promotable: list) -> None:
+@contextmanager
+def state_promotion(run, promotable: list):
     """Give the verified state the promoted memories as verified in quarantine (the commits are
-    the same objects in the main store), when the state recorded exactly the tips they continue;
-    otherwise its next refresh verifies what it lacks. Never changes the sync's outcome."""
+    the same objects in the main store), while the ref transaction runs; ``finish(ok)`` commits
+    that only if the refs were promoted. Nothing happens when the state did not record exactly
+    the tips they continue (its next refresh verifies what it lacks). Never changes the sync's
+    outcome: a failure is the §8.4 warning."""
     import sqlite3
 
-    from ...store import state, statedb, streams
+    from ...store import state, statedb
 
     repo = run.repo
-    try:
-        with statedb.locked(repo, exclusive=True, wait=10.0):
-            conn = statedb.open_sealed(repo, readonly=False)
-            if conn is None:
-                return
-            try:
-                stored = state.stored_sources(conn)
-                changes = []
-                for o in promotable:
-                    ref = accepted_ref(run.remote, o.actor, o.id)
-                    old = stored.get(ref)
-                    if (old.head if old else "") != o.old:
-                        return  # the state is elsewhere: its refresh catches up
-                    base_commit, base_seq = o.base
-                    base_sid = None
-                    if base_commit:
-                        row = conn.execute('SELECT sid FROM chain WHERE "commit" = ? AND seq = ? LIMIT 1',
-                                           (base_commit, base_seq)).fetchone()
-                        if row is None:
-                            return
-                        base_sid = row[0]
-                    changes.append(state.Change(streams.Source(ref, o.advertised, o.actor, o.id, run.remote),
-                                                old, base_sid, base_seq, list(o.memories)))
-                state.apply(conn, changes, [])
-                statedb.write_seal(repo)
-            finally:
-                conn.close()
-    except statedb.Unwritable:
-        return
-    except (HnError, OSError, sqlite3.Error) as exc:
-        from ...store import stateview
+    held = {"conn": None}
 
+    def finish(ok: bool) -> None:
+        conn, held["conn"] = held["conn"], None
+        if conn is None:
+            return
         try:
-            stateview.discard(repo)
-        except (HnError, OSError):
-            pass
-        stateview.warn(statedb.failure(exc).cause)  # §8.4: the outcome stands, and it is said
+            conn.execute("COMMIT" if ok else "ROLLBACK")
+            if ok:
+                statedb.write_seal(repo)
+        except (HnError, OSError, sqlite3.Error) as exc:
+            _failed(repo, exc)
+        finally:
+            conn.close()
+
+    try:
+        lock = statedb.locked(repo, exclusive=True, wait=10.0)
+        lock.__enter__()
+    except (HnError, OSError, statedb.Unwritable):
+        yield finish
+        return
+    try:
+        conn = None
+        try:
+            conn = statedb.open_sealed(repo, readonly=False)
+            changes = _changes(run, conn, promotable) if conn is not None else None
+            if changes is not None:
+                state.apply(conn, changes, [], commit=False)
+                held["conn"], conn = conn, None
+        except (HnError, OSError, sqlite3.Error) as exc:
+            _failed(repo, exc)
+        finally:
+            if conn is not None:
+                conn.close()
+        yield finish
+    finally:
+        finish(False)  # a caller that never finished commits nothing
+        lock.__exit__(None, None, None)
+
+
+def _changes(run, conn, promotable: list):
+    from ...store import state, streams
+
+    stored = state.stored_sources(conn)
+    changes = []
+    for o in promotable:
+        ref = accepted_ref(run.remote, o.actor, o.id)
+        old = stored.get(ref)
+        if (old.head if old else "") != o.old:
+            return None  # the state is elsewhere: its refresh catches up
+        base_commit, base_seq = o.base
+        base_sid = None
+        if base_commit:
+            row = conn.execute('SELECT sid FROM chain WHERE "commit" = ? AND seq = ? LIMIT 1',
+                               (base_commit, base_seq)).fetchone()
+            if row is None:
+                return None
+            base_sid = row[0]
+        changes.append(state.Change(streams.Source(ref, o.advertised, o.actor, o.id, run.remote),
+                                    old, base_sid, base_seq, list(o.memories)))
+    return changes
+
+
+def _failed(repo, exc) -> None:
+    """Under the state's lock: discard it and say so (§8.4: the outcome stands)."""
+    from ...store import statedb, stateview
+
+    try:
+        statedb.discard(repo)
+    except (HnError, OSError):
+        pass
+    stateview.warn(statedb.failure(exc).cause)

@@ -151,10 +151,39 @@ class Import:
 
     def probe_main(self, oids: list[str]) -> dict[str, bool]:
         """Which of ``oids`` the main repository has (one batch-check, remembered)."""
+        self._join_probe()
         todo = [o for o in oids if o not in self.known_main]
         if todo:
             self.known_main.update(zip(todo, (i is not None for i in self.repo.git.infos_bulk(todo, oneshot=True))))
         return self.known_main
+
+    def probe_main_later(self, oids: list[str]) -> None:
+        """``probe_main`` in a background thread (the Git process works while Python does)."""
+        import threading
+
+        self._join_probe()
+        todo = [o for o in oids if o not in self.known_main]
+        if not todo:
+            return
+        box: dict = {}
+
+        def work():
+            try:
+                box["got"] = dict(zip(todo, (i is not None for i in
+                                             self.repo.git.infos_bulk(todo, oneshot=True))))
+            except HnError:
+                pass  # asked again when needed
+
+        thread = threading.Thread(target=work, daemon=True)
+        thread.start()
+        self._probe = (thread, box)
+
+    def _join_probe(self) -> None:
+        probe = getattr(self, "_probe", None)
+        if probe is not None:
+            probe[0].join()
+            self.known_main.update(probe[1].get("got", {}))
+            self._probe = None
 
     def absent_from_main(self, objs: list[str]) -> list[str]:
         known = self.probe_main(objs)
@@ -191,7 +220,8 @@ class Import:
                         base = (commits[k - 1][0], k, mid)
                         commits = commits[k:]
             plans.append((o, commits, base))
-        results = streams.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans])
+        results = streams.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans],
+                                      getattr(self, "trees", None))
         for o, commits, (base_commit, base_seq, base_id) in plans:
             got = results[quarantine_ref(o.actor, o.id)]
             if isinstance(got, ValidationError):

@@ -47,4 +47,6 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
     for out, info in zip(alive, q.git.infos_bulk([o.advertised for o in alive])):
         if info is None:  # the fetch ended well but the object is not there
             out.fetch_failed(remote)
+        else:
+            out.root_type = info[1]
     return runs
