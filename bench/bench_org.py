@@ -171,6 +171,10 @@ def bench_push(root, env, runs, timeout, streams=10_000):
                          words=12)
     run(["git", "hn", "hooks", "install"], repo, env)
     run(["git", "push", "-q", "origin", "HEAD:refs/heads/main"], repo, env, timeout)  # first: publishes all
+    # 10,000 refs as loose files make every ref listing slow, on both sides and for plain Git too;
+    # pack them, as git gc (and any Git server's housekeeping) leaves them
+    git(["pack-refs", "--all"], repo, env)
+    git(["pack-refs", "--all"], remote, env)
     hooked, plain = [], []
     for i in range(runs + 1):
         run(["git", "hn", "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies",

@@ -203,31 +203,29 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     remote already has costs nothing (issue 11)."""
     if os.environ.get("HN_HOOK_ACTIVE") or remote not in _remotes(repo):
         return 0
-    from ..core.grammar import parse_local_ref
+    from ..store import streams
     from .replication import PhaseError, publish
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
-    proc = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory"])
-    heads = {}
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        ref, _sp, oid = line.partition(" ")
-        if parse_local_ref(ref) is None:
-            found.append((ref, f"malformed memory ref {ref}"))
-        else:
-            heads[ref] = oid
+    try:
+        listing = streams.list_sources(repo)  # one for-each-ref; a malformed ref fails it
+    except HnError:
+        listing = None
+    if listing is None:  # name every malformed local ref, and go on with the valid ones
+        listing = _valid_sources(repo, found)
+    heads = {s.ref: s.head for s in listing if s.remote is None}
     given = publish.published_heads(repo, remote)
     moved = sorted(r for r, h in heads.items() if given.get(r) != h)
     publishable = []
     if moved:
-        failed = _verify(repo, moved, found)
-        findings = _lint_new(repo, [r for r in moved if r not in failed], given)
+        findings = _check_moved(repo, listing, moved, given, found)
         for ref in moved:
-            if ref in failed:
-                continue
-            for mid, field, detector in findings.get(ref, ()):
+            if ref not in findings:
+                continue  # its stream did not verify: already reported
+            for mid, field, detector in findings[ref]:
                 found.append((ref, f"secret-shaped text in memory {mid} {field} ({detector}); "
                                    f"stream {ref} not published"))
-            if not findings.get(ref):
+            if not findings[ref]:
                 publishable.append(ref)
     problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
     if publishable:
@@ -243,33 +241,37 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     return 1 if mode == "block" else 0
 
 
-def _verify(repo: Repo, refs: list[str], found: list) -> set[str]:
-    """Verify the streams of ``refs`` (only what is new to the state); returns the refs whose
-    stream is invalid, each reported with full verification's error."""
-    from .replication import publish
+def _valid_sources(repo: Repo, found: list) -> list:
+    """The memory sources when some ref does not parse: each malformed local ref is named."""
+    from ..core.grammar import parse_accepted_ref, parse_local_ref
+    from ..store.streams import Source
 
-    try:
-        publish.verified(repo, refs)
-        return set()
-    except HnError:
-        pass
-    failed = set()
-    for ref in refs:  # name each invalid stream, as full verification words it
-        try:
-            publish.verified(repo, [ref])
-        except HnError as exc:
-            found.append((ref, exc.message))
-            failed.add(ref)
-    return failed
+    proc = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory",
+                         "refs/hn/remotes"])
+    out = []
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        ref, _sp, oid = line.partition(" ")
+        local = parse_local_ref(ref)
+        if local is not None:
+            out.append(Source(ref, oid, local[0], local[1]))
+        elif ref.startswith("refs/hn/memory/"):
+            found.append((ref, f"malformed memory ref {ref}"))
+        else:
+            acc = parse_accepted_ref(ref)
+            if acc is not None:
+                out.append(Source(ref, oid, acc[1], acc[2], acc[0]))
+    return sorted(out, key=lambda s: s.ref)
 
 
-def _lint_new(repo: Repo, refs: list[str], given: dict) -> dict:
-    """ref -> every memory above the tip the remote was last given with secret-shaped text:
-    (memory ID, field, detector), the first finding of each, in chain order."""
-    from .replication import publish
+def _check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found: list) -> dict:
+    """ref -> secret-shaped findings above the tip the remote was last given, for every moved
+    stream that verifies (only what is new to the state is verified); each stream that does not
+    is reported with full verification's error and left out."""
+    from ..core.grammar import parse_local_ref
+    from ..store import statedb, stateview
     from .secretscan import lint_envelope  # the same lint as the commands (§10.6)
 
-    def lint(view):
+    def lint(view, refs):
         out = {}
         for ref in refs:
             rows = view.conn.execute('SELECT c.seq, c."commit", c.id FROM chain c JOIN sources s '
@@ -277,33 +279,54 @@ def _lint_new(repo: Repo, refs: list[str], given: dict) -> dict:
             since = next((seq for seq, commit, _i in rows if commit == given.get(ref)), 0)
             ids = [mid for seq, _c, mid in rows if seq > since]
             mems = view.load(ids)
-            found = []
+            hits = []
             for mid in ids:
                 hit = lint_envelope(mems[mid].envelope)
                 if hit:
-                    found.append((mid, hit[0], hit[1]))
-            out[ref] = found
+                    hits.append((mid, hit[0], hit[1]))
+            out[ref] = hits
         return out
 
-    if not refs:
-        return {}
-    got = publish.verified(repo, refs, lint)
-    if got is None:  # no state here: lint every memory of those streams
-        from ..store import streams
+    def session(refs):
+        mine = {parse_local_ref(r) for r in refs}
+        scoped = [s for s in listing if (s.actor, s.stream) in mine]
+        with stateview.current(repo, listing=scoped, scope=mine) as view:
+            return lint(view, refs)
 
-        mine = {parse_ref(r) for r in refs}
-        collection = streams.collect(repo, [s for s in streams.list_sources(repo) if (s.actor, s.stream) in mine])
-        got = {}
-        for ref in refs:
-            got[ref] = [(m.memory_id, *hit) for m in collection.chains.get(ref, [])
-                        for hit in [lint_envelope(m.envelope)] if hit]
-    return got
+    try:
+        return session(moved)
+    except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
+        return _check_full(repo, listing, moved, found)
+    except HnError:
+        pass
+    out = {}
+    for ref in moved:  # one of them is invalid: name each invalid stream
+        try:
+            out.update(session([ref]))
+        except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
+            out.update(_check_full(repo, listing, [ref], found))
+        except HnError as exc:
+            found.append((ref, exc.message))
+    return out
 
 
-def parse_ref(ref: str):
+def _check_full(repo: Repo, listing: list, refs: list[str], found: list) -> dict:
+    """``_check_moved`` without a state: full verification of those streams, every memory linted."""
     from ..core.grammar import parse_local_ref
+    from ..store import streams
+    from .secretscan import lint_envelope
 
-    return parse_local_ref(ref)
+    out = {}
+    for ref in refs:
+        mine = {parse_local_ref(ref)}
+        try:
+            collection = streams.collect(repo, [s for s in listing if (s.actor, s.stream) in mine])
+        except HnError as exc:
+            found.append((ref, exc.message))
+            continue
+        out[ref] = [(m.memory_id, *hit) for m in collection.chains.get(ref, [])
+                    for hit in [lint_envelope(m.envelope)] if hit]
+    return out
 
 
 def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:

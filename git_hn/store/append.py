@@ -182,7 +182,7 @@ def _record(repo: Repo, ref: str, pos: Position, mem: VerifiedMemory) -> None:
             if conn is None:
                 return
             try:
-                stored = state.stored_sources(conn)
+                stored = state.stored_sources(conn, {(env.actor, env.stream)})
                 old = stored.get(ref)
                 if (old.head if old else "") != pos.local_head:
                     return

@@ -171,7 +171,7 @@ class Git:
         """
         if not names:
             return []
-        if len(names) < 64 and not oneshot:
+        if len(names) < 8 and not oneshot:  # a few round trips cost less than a new process
             return self.object_infos(names)
         data = b"".join(_name(n) for n in names)
         proc = self.run(["cat-file", "--batch-check", "--buffer"], input=data)

@@ -73,11 +73,15 @@ class Quarantine:
         if init.returncode != 0:
             raise GitError("quarantine setup failed")
         os.mkdir(self.hooks, 0o700)
-        for key, value in (("core.hooksPath", self.hooks), ("transfer.fsckObjects", "true"),
-                           ("fetch.fsckObjects", "true"), ("receive.fsckObjects", "true"),
-                           ("gc.auto", "0"), ("core.commitGraph", "false"),
-                           ("fetch.writeCommitGraph", "false")):
-            self.git.run(["config", key, value])
+        # the settings every process here must run with, appended to the fresh repository's own
+        # configuration (one file write instead of one git config process per setting)
+        settings = (("core", "hooksPath", self.hooks), ("transfer", "fsckObjects", "true"),
+                    ("fetch", "fsckObjects", "true"), ("receive", "fsckObjects", "true"),
+                    ("gc", "auto", "0"), ("core", "commitGraph", "false"),
+                    ("fetch", "writeCommitGraph", "false"))
+        with open(os.path.join(self.path, "config"), "a", encoding="utf-8") as fh:
+            for section, key, value in settings:
+                fh.write(f"[{section}]\n\t{key} = {_config_value(value)}\n")
         main_objects = os.path.join(main.common_dir, "objects")
         info = os.path.join(self.path, "objects", "info")
         os.makedirs(info, exist_ok=True)
@@ -155,15 +159,14 @@ class Quarantine:
 
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
+        ended = threading.Event()
+        threading.Thread(target=lambda: (proc.wait(), ended.set()), daemon=True).start()
         last_size = start_size
         verdict = ""
         try:
             while True:
-                try:
-                    proc.wait(timeout=0.02)  # returns as soon as the fetch ends
+                if ended.wait(0.02):  # wakes the moment the fetch ends
                     break
-                except subprocess.TimeoutExpired:
-                    pass
                 size = self.objects_size()
                 now = time.monotonic()
                 if size != last_size:
@@ -253,6 +256,11 @@ class Quarantine:
                 shutil.copyfile(src, tmp)
                 os.chmod(tmp, 0o444)
             os.replace(tmp, os.path.join(main_pack, name + ext))
+
+
+def _config_value(value: str) -> str:
+    """A Git configuration value written as a quoted string (a path may hold anything)."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _idx_names(path: str, oid_bytes: int) -> list[str] | None:

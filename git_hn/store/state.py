@@ -74,9 +74,15 @@ def marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-def stored_sources(conn) -> dict[str, Stored]:
-    return {ref: Stored(sid, head, actor, stream, length) for ref, sid, head, actor, stream, length
-            in conn.execute("SELECT ref, sid, head, actor, stream, length FROM sources")}
+def stored_sources(conn, scope: set | None = None) -> dict[str, Stored]:
+    """Every recorded source, or (``scope``, a set of (actor, stream)) those streams' only."""
+    sql = "SELECT ref, sid, head, actor, stream, length FROM sources"
+    if scope is None:
+        rows = conn.execute(sql)
+    else:
+        rows = [r for actor, stream in scope
+                for r in conn.execute(sql + " WHERE actor = ? AND stream = ?", (actor, stream))]
+    return {ref: Stored(sid, head, actor, stream, length) for ref, sid, head, actor, stream, length in rows}
 
 
 def is_current(conn, listing: list[streams.Source]) -> bool:
@@ -102,7 +108,7 @@ def plan(repo: Repo, conn, listing: list[streams.Source], scope: set | None = No
     """(changes, removed refs) that bring the recorded tips to ``listing``; with ``scope`` (a set
     of (actor, stream)), only for those streams' refs. Every new commit is verified here; a
     failure raises ``ValidationError``."""
-    stored = stored_sources(conn)
+    stored = stored_sources(conn, scope)
     now = {s.ref for s in listing}
     removed = [ref for ref, st in stored.items()
                if ref not in now and in_scope(scope, st.actor, st.stream)]
@@ -219,7 +225,13 @@ def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) 
     """Move the recorded tips (one transaction). With ``commit`` False the transaction is left
     open for the caller to ``COMMIT`` or ``ROLLBACK`` (a promotion commits it only once its ref
     transaction succeeded); a failure always rolls it back."""
-    stored = stored_sources(conn)
+    stored = {}
+    if removed:
+        for part in chunks(removed):
+            for ref, sid, head, actor, stream, length in conn.execute(
+                    f"SELECT ref, sid, head, actor, stream, length FROM sources WHERE ref IN ({marks(len(part))})",
+                    part):
+                stored[ref] = Stored(sid, head, actor, stream, length)
     gone_ids: set[str] = set()  # memories some chain no longer holds (they may still be held)
     new_mems: dict[str, VerifiedMemory] = {}
     conn.execute("BEGIN")

@@ -66,8 +66,7 @@ def current(repo: Repo, listing: list | None = None, scope: set | None = None):
 def _current(conn, listing, scope) -> bool:
     if scope is None:
         return state.is_current(conn, listing)
-    stored = {ref: s.head for ref, s in state.stored_sources(conn).items()
-              if (s.actor, s.stream) in scope}
+    stored = {ref: s.head for ref, s in state.stored_sources(conn, scope).items()}
     return stored == {s.ref: s.head for s in listing if (s.actor, s.stream) in scope}
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ...core.grammar import REMOTES_PREFIX, is_oid, parse_accepted_ref, parse_local_ref
+from ...core.grammar import REMOTES_PREFIX, is_oid, parse_local_ref
 from ...store.quarantine import remote_env
 from ...store.repo import Repo
 from .outcomes import UP_TO_DATE, Outcome, PhaseError, phase
@@ -29,33 +29,51 @@ def advertise(repo: Repo, url: str, remote: str) -> tuple[dict, set]:
         raise phase("advertisement", remote)
     memory: dict[str, list[tuple[str, str]]] = {}
     others: set[tuple[str, str]] = set()
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        parts = line.split("\t")
-        if len(parts) != 2 or not is_oid(parts[0]) or len(parts[0]) != repo.oid_hex_len:
-            raise phase("advertisement validation", remote)
-        oid, ref = parts
-        parsed = parse_local_ref(ref)
-        if parsed is not None:
-            memory.setdefault(parsed[1], []).append((parsed[0], oid))
-        elif _ACTOR_REF.fullmatch(ref):
-            others.add(("actor", ref.rsplit("/", 1)[1]))
-        elif _PROPOSAL_REF.fullmatch(ref):
-            others.add(("proposal", "sha256:" + ref.rsplit("/", 1)[1]))
+    text = proc.stdout.decode("utf-8", "replace")
+    n = repo.oid_hex_len
+    # every line must be "<oid>\t<ref>"; the memory refs, nearly all of them, are taken in one
+    # C-speed pass, and only the other lines are looked at one by one
+    lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+    found = 0
+    for oid, actor, hexs in _memory_line(n).findall(text):
+        memory.setdefault("sha256:" + hexs, []).append((actor, oid))
+        found += 1
+    if found != lines:
+        for line in text.splitlines():
+            parts = line.split("\t")
+            if len(parts) != 2 or not is_oid(parts[0]) or len(parts[0]) != n:
+                raise phase("advertisement validation", remote)
+            oid, ref = parts
+            if parse_local_ref(ref) is not None:
+                continue  # taken above
+            if _ACTOR_REF.fullmatch(ref):
+                others.add(("actor", ref.rsplit("/", 1)[1]))
+            elif _PROPOSAL_REF.fullmatch(ref):
+                others.add(("proposal", "sha256:" + ref.rsplit("/", 1)[1]))
     return memory, others
+
+
+_LINES: dict = {}
+
+
+def _memory_line(n: int):
+    """A well-formed memory ref line (§3.1 grammar: lowercase hex, exact lengths)."""
+    got = _LINES.get(n)
+    if got is None:
+        got = _LINES[n] = re.compile(rf"^([0-9a-f]{{{n}}})\trefs/hn/memory/([0-9a-f]{{64}})/([0-9a-f]{{64}})$",
+                                     re.MULTILINE)
+    return got
 
 
 def accepted_heads(repo: Repo, remote: str) -> dict[tuple[str, str], str]:
     """(actor, stream) -> accepted tip of every accepted memory ref of ``remote`` (one
     ``for-each-ref``)."""
-    out = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)",
-                        f"{REMOTES_PREFIX}{remote}/memory/"])
-    heads = {}
-    for line in out.stdout.decode("utf-8", "replace").splitlines():
-        ref, _sp, oid = line.partition(" ")
-        parsed = parse_accepted_ref(ref)
-        if parsed is not None and parsed[0] == remote:
-            heads[(parsed[1], parsed[2])] = oid
-    return heads
+    prefix = f"{REMOTES_PREFIX}{remote}/memory/"
+    out = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", prefix])
+    pattern = re.compile(rf"^([0-9a-f]{{{repo.oid_hex_len}}}) {re.escape(prefix)}([0-9a-f]{{64}})/([0-9a-f]{{64}})$",
+                         re.MULTILINE)
+    return {(actor, "sha256:" + hexs): oid
+            for oid, actor, hexs in pattern.findall(out.stdout.decode("utf-8", "replace"))}
 
 
 def requests(sel, advertised: dict, others: set, accepted: dict, result, remote: str) -> list[Outcome]:

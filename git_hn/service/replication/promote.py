@@ -18,6 +18,9 @@ from ...store import replication as rstate
 from .outcomes import PhaseError, completion_failed, phase, residue
 
 
+PACK_REFS_FROM = 512  # new accepted refs in one promotion after which refs are packed
+
+
 def repair_pending(repo, remote: str) -> None:
     """§9.17: rewrite a ``validated`` receipt from each pending anchor of this remote; an
     anchor whose promotions are already committed (a crash before the ``complete`` receipt) is
@@ -120,6 +123,10 @@ def accept(run, promotable: list) -> None:
     for o in promotable:
         o.status = "promoted"
     run.result.promoted = n = len(promotable)
+    if sum(1 for p in promotions if "oldOid" not in p) >= PACK_REFS_FROM:
+        # as many new loose ref files as that make every later listing of refs slow (each is a
+        # file to read); pack them, as git gc would
+        repo.git.run(["pack-refs", "--all"], env={"HN_HOOK_ACTIVE": "1"})
     from .. import index_refresh
 
     index_refresh.after_ref_change(repo)
@@ -213,7 +220,7 @@ def state_promotion(run, promotable: list):
 def _changes(run, conn, promotable: list):
     from ...store import state, streams
 
-    stored = state.stored_sources(conn)
+    stored = state.stored_sources(conn, {(o.actor, o.id) for o in promotable})
     changes = []
     for o in promotable:
         ref = accepted_ref(run.remote, o.actor, o.id)
