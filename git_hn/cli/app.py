@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import UsageError
-from . import commands, options
+from . import commands, fast, options
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -117,31 +117,11 @@ _table_command(memory_app, "supersede", options.RECORD_OPTS,
                commands.supersede_command, metavar="MEMORY [CONTENT]")
 
 
-@memory_app.command("retract", context_settings=CTX)
-def retract(memory: Optional[str] = typer.Argument(None, metavar="MEMORY", help="full memory ID"),
-            reason: Optional[str] = typer.Option(None, "--reason", metavar="REASON",
-                                                 help="token such as incorrect or obsolete"),
-            stream: Optional[str] = typer.Option(None, "--stream", metavar="ID", help="full stream ID"),
-            json: bool = typer.Option(False, "--json", help="print one line of JSON"),
-            allow_secret_shaped: bool = typer.Option(
-                False, "--allow-secret-shaped", help="sign even if the text looks like a credential")) -> int:
-    """Retract one of your memories."""
-    return commands.lifecycle_command("retract", memory, reason, [], stream, json, allow_secret_shaped)
-
-
-@memory_app.command("challenge", context_settings=CTX)
-def challenge(memory: Optional[str] = typer.Argument(None, metavar="MEMORY", help="full memory ID"),
-              reason: Optional[str] = typer.Option(None, "--reason", metavar="REASON",
-                                                   help="token such as evidence-mismatch"),
-              evidence: Optional[List[str]] = typer.Option(None, "--evidence", metavar="TYPED-ID",
-                                                           help="typed evidence (repeatable)"),
-              stream: Optional[str] = typer.Option(None, "--stream", metavar="ID", help="full stream ID"),
-              json: bool = typer.Option(False, "--json", help="print one line of JSON"),
-              allow_secret_shaped: bool = typer.Option(
-                  False, "--allow-secret-shaped", help="sign even if the text looks like a credential")) -> int:
-    """Challenge another actor's memory; the challenge stays visible beside it."""
-    return commands.lifecycle_command("challenge", memory, reason, evidence or [], stream, json,
-                                      allow_secret_shaped)
+_table_command(memory_app, "retract", options.RETRACT_OPTS, "Retract one of your memories.",
+               fast.lifecycle("retract"), metavar="MEMORY")
+_table_command(memory_app, "challenge", options.CHALLENGE_OPTS,
+               "Challenge another actor's memory; the challenge stays visible beside it.",
+               fast.lifecycle("challenge"), metavar="MEMORY")
 
 
 def _recall(values: dict, positional: list[str]) -> int:
@@ -211,12 +191,9 @@ def policy_show(rev: Optional[str] = typer.Argument(None, metavar="REV", help="c
     return commands.policy_show_command(rev, json)
 
 
-@memory_app.command("show", context_settings=CTX)
-def show(memory: str = typer.Argument(..., metavar="MEMORY", help="full memory ID or a hex prefix "
-                                                                    "of at least 8 characters"),
-         json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
-    """Show one verified memory with its projection."""
-    return commands.show_command(memory, json)
+_table_command(memory_app, "show", options.SHOW_OPTS,
+               "Show one verified memory (full ID or a hex prefix of at least 8 characters) with its "
+               "projection.", fast.show, metavar="MEMORY")
 
 
 @app.command("init", context_settings=CTX)
@@ -245,26 +222,11 @@ def identity_public() -> int:
     return commands.identity_command("public")
 
 
-@memory_app.command("brief", context_settings=CTX)
-def brief(at: Optional[str] = typer.Option(None, "--at", metavar="REV", help="query commit (default HEAD)"),
-          max_bytes: Optional[str] = typer.Option(None, "--max-bytes", metavar="N",
-                                                  help="bound on the output bytes (default 16384)"),
-          include_untrusted: bool = typer.Option(False, "--include-untrusted",
-                                                 help="also list memories the policy does not qualify"),
-          json: bool = typer.Option(False, "--json", help="print one line of JSON"),
-          markdown: bool = typer.Option(False, "--markdown", help="print Markdown (the default)")) -> int:
-    """What an agent starting work needs: handoffs, decisions, assumptions, failures, challenges."""
-    return commands.brief_command(at, max_bytes, include_untrusted, json, markdown)
-
-
-@memory_app.command("digest", context_settings=CTX)
-def digest(month: Optional[str] = typer.Option(None, "--month", metavar="YYYY-MM",
-                                               help="UTC month (default: the current one)"),
-           include_untrusted: bool = typer.Option(False, "--include-untrusted",
-                                                  help="also list memories the policy does not qualify"),
-           json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
-    """The handoffs and decisions signed in one month."""
-    return commands.digest_command(month, include_untrusted, json)
+_table_command(memory_app, "brief", options.BRIEF_OPTS,
+               "What an agent starting work needs: handoffs, decisions, assumptions, failures, challenges.",
+               fast.brief, metavar="")
+_table_command(memory_app, "digest", options.DIGEST_OPTS, "The handoffs and decisions signed in one month.",
+               fast.digest, metavar="")
 
 
 @app.command("mcp", context_settings=CTX)

@@ -27,3 +27,83 @@ def run_recall(args: list[str]) -> int:
     if positional:
         raise UsageError(RECALL_USAGE)
     return recall_command(values)
+
+
+# -- the read and lifecycle commands, typer-free (``app`` registers the same bodies) --------------
+
+
+SHOW_USAGE = "usage: git hn memory show MEMORY [--json]"
+
+
+def show(values: dict, positional: list[str]) -> int:
+    from ..errors import UsageError
+    from .commands import show_command
+
+    if len(positional) != 1:
+        raise UsageError(SHOW_USAGE)
+    return show_command(positional[0], bool(values.get("json")))
+
+
+def brief(values: dict, positional: list[str]) -> int:
+    from ..errors import UsageError
+    from .commands import BRIEF_USAGE, brief_command
+
+    if positional:
+        raise UsageError(BRIEF_USAGE)
+    return brief_command(values.get("at"), values.get("max_bytes"), bool(values.get("include_untrusted")),
+                         bool(values.get("json")), bool(values.get("markdown")))
+
+
+def digest(values: dict, positional: list[str]) -> int:
+    from ..errors import UsageError
+    from .commands import DIGEST_USAGE, digest_command
+
+    if positional:
+        raise UsageError(DIGEST_USAGE)
+    return digest_command(values.get("month"), bool(values.get("include_untrusted")), bool(values.get("json")))
+
+
+def lifecycle(operation: str):
+    def body(values: dict, positional: list[str]) -> int:
+        from ..errors import UsageError
+        from .commands import lifecycle_command
+
+        if len(positional) > 1:
+            raise UsageError(f"usage: git hn memory {operation} MEMORY --reason REASON [--evidence TYPED-ID]")
+        return lifecycle_command(operation, positional[0] if positional else None, values.get("reason"),
+                                 list(values.get("evidence") or []), values.get("stream"),
+                                 bool(values.get("json")), bool(values.get("allow_secret_shaped")))
+
+    return body
+
+
+def supersede(values: dict, positional: list[str]) -> int:
+    from .commands import supersede_command
+
+    return supersede_command(values, positional)
+
+
+# (options table, body, usage) of every ``git hn memory`` subcommand parsed without typer
+TABLES = {
+    "show": ("SHOW_OPTS", show, SHOW_USAGE),
+    "brief": ("BRIEF_OPTS", brief, None),
+    "digest": ("DIGEST_OPTS", digest, None),
+    "retract": ("RETRACT_OPTS", lifecycle("retract"), None),
+    "challenge": ("CHALLENGE_OPTS", lifecycle("challenge"), None),
+    "supersede": ("RECORD_OPTS", supersede, None),
+}
+
+
+def usage_of(sub: str) -> str:
+    from . import commands
+
+    return {"show": SHOW_USAGE, "brief": commands.BRIEF_USAGE, "digest": commands.DIGEST_USAGE,
+            "retract": "usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]",
+            "challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]",
+            "supersede": commands.SUPERSEDE_USAGE}[sub]
+
+
+def run_memory(sub: str, args: list[str]) -> int:
+    table, body, _usage = TABLES[sub]
+    values, positional = options.parse(args, getattr(options, table), usage_of(sub))
+    return body(values, positional)

@@ -58,6 +58,7 @@ GROUPS = {
     "hooks": ({"install", "uninstall", "status"}, "usage: git hn hooks install|uninstall|status [--global]",
               'unknown hooks command "{}"'),
 }
+FAST_MEMORY = ("show", "brief", "digest", "retract", "challenge", "supersede")  # parsed without typer
 TOP = {"init", "identity", "memory", "policy", "replication", "sync", "hooks", "demo", "version", "help",
        "mcp"}
 HELP = ("-h", "--help")
@@ -111,6 +112,10 @@ def dispatch(argv: list[str]) -> int:
             from .fast import run_recall
 
             return run_recall(argv[2:])
+        if cmd == "memory" and sub in FAST_MEMORY and not _wants_help(argv[2:]):
+            from .fast import run_memory
+
+            return run_memory(sub, argv[2:])
     from .app import run_app
 
     return run_app(argv)

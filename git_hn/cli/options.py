@@ -95,6 +95,29 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
         positional.append(arg)
     return values, positional
 
+SHOW_OPTS = (Opt("--json", "json", help="print one line of JSON"),)
+BRIEF_OPTS = (
+    Opt("--at", "at", "REV", help="query commit (default HEAD)"),
+    Opt("--max-bytes", "max_bytes", "N", help="bound on the output bytes (default 16384)"),
+    Opt("--include-untrusted", "include_untrusted", help="also list memories the policy does not qualify"),
+    Opt("--json", "json", help="print one line of JSON"),
+    Opt("--markdown", "markdown", help="print Markdown (the default)"),
+)
+DIGEST_OPTS = (
+    Opt("--month", "month", "YYYY-MM", help="UTC month (default: the current one)"),
+    Opt("--include-untrusted", "include_untrusted", help="also list memories the policy does not qualify"),
+    Opt("--json", "json", help="print one line of JSON"),
+)
+_LIFECYCLE_TAIL = (
+    Opt("--stream", "stream", "ID", help="full stream ID"),
+    Opt("--json", "json", help="print one line of JSON"),
+    Opt("--allow-secret-shaped", "allow_secret_shaped", help="sign even if the text looks like a credential"),
+)
+RETRACT_OPTS = (Opt("--reason", "reason", "REASON", help="token such as incorrect or obsolete"),) + _LIFECYCLE_TAIL
+CHALLENGE_OPTS = (Opt("--reason", "reason", "REASON", help="token such as evidence-mismatch"),
+                  Opt("--evidence", "evidence", "TYPED-ID", multiple=True, help="typed evidence (repeatable)"),
+                  ) + _LIFECYCLE_TAIL
+
 RECALL_OPTS = (
     Opt("--at", "at", "REV", help="query commit (default HEAD)"),
     Opt("--subject", "subject", "ID", help="typed subject"),

@@ -94,12 +94,41 @@ def test_fast_parser_matches_typer(argv):
     assert fast_pos == typer_pos
 
 
-def test_fast_and_typer_option_tables_agree():
-    cmd = appmod.click_command().commands["memory"].commands["record"]
+TABLES = {"record": options.RECORD_OPTS, "handoff": options.HANDOFF_OPTS, "recall": options.RECALL_OPTS,
+          "show": options.SHOW_OPTS, "brief": options.BRIEF_OPTS, "digest": options.DIGEST_OPTS,
+          "retract": options.RETRACT_OPTS, "challenge": options.CHALLENGE_OPTS,
+          "supersede": options.RECORD_OPTS}
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_fast_and_typer_option_tables_agree(name):
+    """Every ``git hn memory`` command parsed without typer declares the same options to typer."""
+    opts = TABLES[name]
+    cmd = appmod.click_command().commands["memory"].commands[name]
     names = sorted(n for p in cmd.params for n in getattr(p, "opts", []) if n.startswith("--"))
-    assert names == sorted(o.name for o in options.RECORD_OPTS)
+    assert names == sorted(o.name for o in opts)
     multiple = sorted(p.opts[0] for p in cmd.params if getattr(p, "multiple", False))
-    assert multiple == sorted(o.name for o in options.RECORD_OPTS if o.multiple)
+    assert multiple == sorted(o.name for o in opts if o.multiple)
+
+
+@pytest.mark.parametrize("args", [
+    ["memory", "show"], ["memory", "show", "a", "b"], ["memory", "show", "--bogus", "x"],
+    ["memory", "brief", "--max-bytes"], ["memory", "brief", "extra"], ["memory", "brief", "--json", "--markdown"],
+    ["memory", "digest", "--month"], ["memory", "digest", "x"], ["memory", "retract", "a", "b"],
+    ["memory", "retract", "--reason"], ["memory", "challenge", "--evidence"], ["memory", "supersede"],
+    ["memory", "brief", "--max-bytes", "many"],
+])
+def test_typer_free_commands_fail_as_the_typer_commands_do(inited, args):
+    """The same usage errors whichever parser ran (typer runs for the -h path only)."""
+    from git_hn.cli import app as appmod_
+
+    fast = hn(inited, *args)
+    try:
+        appmod_.run_app(list(args))
+        typer_err = None
+    except Exception as exc:  # noqa: BLE001 - the usage error both must raise
+        typer_err = getattr(exc, "message", str(exc))
+    assert fast.code == 1 and fast.err == f"git-hn: {typer_err}\n", (fast.err, typer_err)
 
 
 def test_internal_error_prints_no_key_material(inited):
