@@ -118,6 +118,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     ctx = Context(at, "", "", policy.memory, policy.digest)
     where = ["r.lifecycle = 'active'"]
     groups = select.groups(view, where, [])
+    where = ["r.lifecycle = 'active'", "r.lrank = 0"]  # the same rows, said so an index serves the order
     classes = select.Classes(ctx, resolver)
     classes.prefetch(groups)
     keep, excluded, by_kind = set(), 0, {}
@@ -130,7 +131,6 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
         keep.add(g.key)
         by_kind[g.kind] = by_kind.get(g.kind, 0) + g.count
     order = "r.ts DESC, r.id"  # every candidate is applicable and active: §7.7 reduces to this
-    select.keep_rows(view, keep)
     latest: dict = {}
     for ident, actor, stream, seq, ts in select.ordered(
             view, where + ["r.kind = 'handoff'"], [], keep, "r.id, r.actor, r.stream, r.seq, r.ts", order):
@@ -138,29 +138,32 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
         if have is None or seq > have[0]:
             latest[(actor, stream)] = (seq, ts, ident)
     handoffs = [i for _s, _t, i in sorted(latest.values(), key=lambda v: (_desc(v[1]), v[2]))]
-    failed = view.conn.execute(
-        f"SELECT count(*) {select.FROM} WHERE r.lifecycle = 'active' AND r.kind = 'attempt' "
-        "AND r.outcome = 'failed' AND hn_keep(r.akey, r.ev_memory, r.actor, r.kind)").fetchone()[0]
-    challenged = view.conn.execute(
-        f"SELECT count(*) {select.FROM} WHERE r.challenged = 1 AND r.lifecycle = 'active' "
-        "AND hn_keep(r.akey, r.ev_memory, r.actor, r.kind)").fetchone()[0]
+    failed = challenged = 0
+    if keep:
+        clause, args = select.keep_clause(view, keep)
+        failed = view.conn.execute(
+            "SELECT count(*) FROM rows r WHERE r.kind = 'attempt' AND r.lrank = 0 AND r.lifecycle = 'active' "
+            f"AND r.outcome = 'failed' AND {clause}", args).fetchone()[0]
+        challenged = view.conn.execute(
+            "SELECT count(*) FROM rows r WHERE r.challenged = 1 AND r.lrank = 0 AND r.lifecycle = 'active' "
+            f"AND {clause}", args).fetchone()[0]
     counts = {"handoffs": len(handoffs), "decisions": by_kind.get("decision", 0),
               "assumptions": by_kind.get("assumption", 0),
               "failedAttempts": min(failed, core.FAILED_ATTEMPTS), "challenges": challenged}
 
     def ids(name):
+        import itertools
+
         if name == "handoffs":
             return iter(handoffs)
+        if not counts[name]:
+            return iter(())
         extra = {"decisions": ["r.kind = 'decision'"], "assumptions": ["r.kind = 'assumption'"],
                  "failedAttempts": ["r.kind = 'attempt'", "r.outcome = 'failed'"],
                  "challenges": ["r.challenged = 1"]}[name]
         cursor = select.ordered(view, where + extra, [], keep, "r.id", order)
-        got = (row[0] for row in cursor)
-        if name == "failedAttempts":
-            import itertools
-
-            got = itertools.islice(got, core.FAILED_ATTEMPTS)
-        return got
+        # never past the section's last item: the rest of the index holds only rows not kept
+        return itertools.islice((row[0] for row in cursor), counts[name])
 
     blob_at = _blob_at(resolver, at)
 
@@ -226,8 +229,8 @@ def _digest_view(repo: Repo, view, month: str, include_untrusted: bool) -> dict:
     policy = load_policy(repo, resolver, head)
     ctx = Context(head, "", "", policy.memory, policy.digest)
     ids = [ident for ident, actor, kind in view.conn.execute(
-        "SELECT id, actor, kind FROM rows WHERE kind IN ('handoff', 'decision') AND utc >= ? AND utc < ?",
-        (month + "-", month + "."))
+        "SELECT id, actor, kind FROM rows INDEXED BY rows_utc WHERE utc >= ? AND utc < ? "
+        "AND kind IN ('handoff', 'decision')", (month + "-", month + "."))
         if include_untrusted or trust(actor, kind, policy.memory) == "qualified"]
     rows = []
     for i in range(0, len(ids), 256):

@@ -61,8 +61,9 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms) -> d
     fingerprint = core.source_fingerprint(policy.digest, [(s.ref, s.head) for s in view.listing])
     digest = core.query_digest(req, fingerprint, policy.digest)
     ctx = Context(at, req.subject, req.path, policy.memory, policy.digest)
-    where, args = _where(view, req, terms)
+    where, args = _where(view, req, terms, grouping=True)
     groups = select.groups(view, where, args)
+    where, args = _where(view, req, terms, grouping=False)
     classes = select.Classes(ctx, resolver)
     classes.prefetch(groups)
     keep, matched, biggest = set(), 0, 0
@@ -87,7 +88,7 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms) -> d
             raise InputError("recall cursor no longer names a result in this query")
         after = tuple(row)
     page, used, more = [], 0, False
-    for ident, size in select.ordered(view, where, args, keep, after=after):
+    for ident, size in (select.ordered(view, where, args, keep, after=after) if matched else ()):
         if len(page) >= req.max_records or used + size > req.max_content_bytes:
             more = True
             break
@@ -102,12 +103,18 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms) -> d
     return core.document(digest, matched, out, more)
 
 
-def _where(view, req: core.RecallRequest, terms) -> tuple[list[str], list]:
-    """The request's context-free filters as SQL over ``rows r JOIN akeys a``."""
+def _where(view, req: core.RecallRequest, terms, grouping: bool) -> tuple[list[str], list]:
+    """The request's context-free filters as SQL over ``rows r JOIN akeys a``.
+
+    How the lifecycle test is written decides the plan: counting without query terms reads the
+    grouping index alone (``r.lifecycle``); with terms every row's tokens are read, and the
+    page is read in §7.7 order from the order index, so there the test must not pick an index
+    (``+r.lifecycle``), which would then be read row by row or sorted."""
     from . import rows as select
 
     where, args = [], []
-    for column, values in (("r.kind", req.kind), ("r.actor", req.actor), ("r.lifecycle", req.lifecycle)):
+    lifecycle = "r.lifecycle" if grouping and not terms else "+r.lifecycle"
+    for column, values in (("r.kind", req.kind), ("r.actor", req.actor), (lifecycle, req.lifecycle)):
         if values:
             where.append(f"{column} IN ({','.join('?' * len(values))})")
             args += list(values)

@@ -52,13 +52,29 @@ def keep_rows(view, keep: set) -> None:
     view.conn.create_function("hn_keep", 4, lambda a, e, ac, k: (a, e, ac, k) in keep, deterministic=True)
 
 
+VALUES_UP_TO = 2000  # kept groups listed in SQL itself; beyond, a registered function decides
+
+
+def keep_clause(view, keep: set) -> tuple[str, list]:
+    """SQL that keeps a row whose group key is in ``keep``: a row-value list SQLite checks on its
+    own when it is small enough, else ``hn_keep``."""
+    if len(keep) <= VALUES_UP_TO:
+        values = sorted(keep, key=repr)
+        return ("(r.akey, r.ev_memory, r.actor, r.kind) IN (VALUES " + ", ".join(["(?, ?, ?, ?)"] * len(values))
+                + ")", [x for key in values for x in key])
+    keep_rows(view, keep)
+    return "hn_keep(r.akey, r.ev_memory, r.actor, r.kind)", []
+
+
 def ordered(view, where: list[str], args: list, keep: set, columns: str = "r.id, r.size",
             order: str = ORDER, after: tuple | None = None, limit: int | None = None):
     """Rows passing ``where`` whose group key is in ``keep``, in ``order``: a cursor, or a list
-    of at most ``limit`` rows."""
-    keep_rows(view, keep)
-    clauses = list(where) + ["hn_keep(r.akey, r.ev_memory, r.actor, r.kind)"]
-    args = list(args)
+    of at most ``limit`` rows. Nothing is kept from an empty ``keep``."""
+    if not keep:
+        return [] if limit is not None else iter(())
+    clause, clause_args = keep_clause(view, keep)
+    clauses = list(where) + [clause]
+    args = list(args) + clause_args
     if after is not None:  # strictly after (lrank, ts, id) in §7.7 order
         lrank, ts, ident = after
         clauses.append("(r.lrank > ? OR (r.lrank = ? AND (r.ts < ? OR (r.ts = ? AND r.id > ?))))")

@@ -33,7 +33,7 @@ from ..errors import ConflictError, LocalStateError, StateUnwritable, StateWrite
 from . import private
 from .repo import Repo
 
-VERSION = "3"
+VERSION = "4"
 NAME = "state-v0.sqlite"
 SEAL = "state-v0.seal"
 MAX_BYTES = 8 << 30
@@ -67,6 +67,8 @@ CREATE TABLE rows(id TEXT PRIMARY KEY, kind TEXT NOT NULL, lifecycle TEXT NOT NU
                   pathset TEXT NOT NULL, tokens TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX rows_order ON rows(lrank, ts DESC, id);
 CREATE INDEX rows_kind ON rows(kind, lrank, ts DESC, id);
+CREATE INDEX rows_challenged ON rows(lrank, ts DESC, id) WHERE challenged = 1;
+CREATE INDEX rows_groups ON rows(lifecycle, akey, ev_memory, actor, kind, size);
 CREATE INDEX rows_utc ON rows(utc);
 CREATE TABLE published(remote TEXT NOT NULL, ref TEXT NOT NULL, head TEXT NOT NULL,
                        PRIMARY KEY(remote, ref)) WITHOUT ROWID;
