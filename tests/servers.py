@@ -528,8 +528,15 @@ def read_request_body(handler: BaseHTTPRequestHandler) -> tuple[bytes, dict]:
         raw = rfile.read(int(headers.get("Content-Length") or 0))
     encoding = headers.get("Content-Encoding", "").strip().lower()
     body = gzip.decompress(raw) if encoding in ("gzip", "x-gzip") else raw
+    lines = parse_pkt_lines(body)
+    command = lines[0].decode("ascii", "replace").strip() if lines and lines[0] else None
+    # receive-pack updates: "<old> <new> <ref>" (the first with capabilities after a NUL)
+    updated = [line.split(b"\0", 1)[0].split(b" ")[2].decode("utf-8", "replace") for line in lines
+               if line and len(line.split(b"\0", 1)[0].split(b" ")) == 3]
     return body, {"chunked": chunked, "encoding": encoding or None,
-                  "raw_bytes": len(raw), "body_bytes": len(body)}
+                  "raw_bytes": len(raw), "body_bytes": len(body),
+                  "command": command,  # protocol v2: "command=ls-refs", "command=fetch"
+                  "updated": updated}
 
 
 class _Server(HTTPServer):

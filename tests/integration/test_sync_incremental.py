@@ -1,0 +1,230 @@
+"""Sync and hooks cost what changed (issue 11, item 3 and 5): one advertisement and one fetch for
+any number of changed streams, nothing for streams that did not move, a budget on how many
+streams one sync imports, a fresh index after every write, sync and hook import, and pre-push
+publishing only what moved. The remote is ``git http-backend`` on loopback, whose request log
+says which protocol-v2 commands each sync sent."""
+
+from __future__ import annotations
+
+import json
+
+from git_hn.store import streams
+from helpers import git, hn, hn_proc, make_repo, refs_snapshot
+
+STREAMS = ["sha256:" + (f"{i:02d}" * 32) for i in range(1, 6)]
+
+
+def _rec(repo, content, stream=None, kind="decision", extra=()):
+    args = ["memory", "record", "--json", "--kind", kind, "--at", "HEAD", "--applies", "descendants",
+            "--content", content, *extra]
+    if stream:
+        args += ["--stream", stream]
+    r = hn(repo, *args)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _world(tmp_path, bare_remote, http_backend):
+    remote = bare_remote("team.git")
+    url = http_backend(remote)
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", url)
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    for i, stream in enumerate(STREAMS):
+        _rec(alice, f"first memory of stream {i}", stream)
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", url, str(bob))
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    return remote, url, alice, bob, http_backend.servers[url]
+
+
+class UploadPacks:
+    """Counts the upload-pack sessions the remote serves (over file://, each is one process,
+    seen through trace2 events), and which protocol-v2 commands each one got."""
+
+    def __init__(self, tmp_path, monkeypatch):
+        self.dir = tmp_path / "trace2"
+        self.dir.mkdir()
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(self.dir))
+        self.seen: set = set()
+
+    def sessions(self) -> list[list[str]]:
+        """The commands of each upload-pack process started since the last call."""
+        out = []
+        for path in sorted(self.dir.iterdir()):
+            if path.name in self.seen:
+                continue
+            self.seen.add(path.name)
+            events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            if not any(e.get("event") == "cmd_name" and e.get("name") == "upload-pack" for e in events):
+                continue
+            children = [" ".join(e.get("argv", [])) for e in events if e.get("event") == "child_start"]
+            out.append(children)
+        return out
+
+
+def _fetch_sessions(sessions) -> int:
+    """upload-pack sessions that sent objects (a fetch: upload-pack runs pack-objects), as
+    opposed to only listing refs."""
+    return sum(1 for children in sessions if any("pack-objects" in c for c in children))
+
+
+def test_one_fetch_for_many_changed_streams_none_when_nothing_moved(tmp_path, bare_remote, monkeypatch):
+    remote = bare_remote("team.git")
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", f"file://{remote}")
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    for i, stream in enumerate(STREAMS):
+        _rec(alice, f"first memory of stream {i}", stream)
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", f"file://{remote}", str(bob))
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    packs = UploadPacks(tmp_path, monkeypatch)
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert sorted(o["id"] for o in doc["outcomes"] if o["status"] == "promoted") == sorted(STREAMS)
+    sessions = packs.sessions()
+    assert len(sessions) == 2 and _fetch_sessions(sessions) == 1  # the advertisement, one fetch
+    assert hn(bob, "memory", "index", "verify").code == 0  # a fresh index after a first sync
+    # nothing moved: one advertisement, no fetch, nothing verified, and it says so
+    staged = _staged(monkeypatch)
+    before = refs_snapshot(bob)
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    sessions = packs.sessions()
+    assert len(sessions) == 1 and _fetch_sessions(sessions) == 0  # the advertisement only
+    assert "Replication from origin: 5 selections up to date" in r.out.splitlines()
+    assert staged == [] and refs_snapshot(bob) == before
+    assert not (bob / ".git" / "hn" / "replication" / "quarantine").exists() or \
+        list((bob / ".git" / "hn" / "replication" / "quarantine").iterdir()) == []
+    doc = hn(bob, "sync", "--json").json()
+    assert {o["status"] for o in doc["outcomes"]} == {"up-to-date"}
+    assert doc["promoted"] == 0 and "measurements" not in doc["outcomes"][0]
+    # two streams moved: one fetch, and only their two new commits are verified
+    new = [_rec(alice, "second memory", STREAMS[1]), _rec(alice, "second memory", STREAMS[3])]
+    assert hn(alice, "sync").code == 0
+    packs.sessions()
+    staged.clear()
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.err
+    statuses = {o["id"]: o["status"] for o in r.json()["outcomes"]}
+    assert statuses == {s: ("promoted" if s in (STREAMS[1], STREAMS[3]) else "up-to-date") for s in STREAMS}
+    sessions = packs.sessions()
+    assert len(sessions) == 2 and _fetch_sessions(sessions) == 1
+    assert len(staged) == 2
+    out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
+    assert {n["memoryId"] for n in new} <= {m["id"] for m in out["memories"]}
+    assert hn(bob, "memory", "index", "verify").code == 0
+
+
+def _staged(monkeypatch) -> list:
+    calls: list = []
+    real = streams.stage_commits
+
+    def counting(repo, commits, read=None):
+        calls.extend(c for c, _t in commits)
+        return real(repo, commits, read)
+
+    monkeypatch.setattr(streams, "stage_commits", counting)
+    return calls
+
+
+def test_a_stream_budget_bounds_a_remote_advertising_too_many_streams(tmp_path, bare_remote, http_backend):
+    _remote, _url, _alice, bob, server = _world(tmp_path, bare_remote, http_backend)
+    r = hn(bob, "replication", "select", "--all", "--max-streams", "3")
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[-1] == "max-streams: 3"
+    saved = json.loads(next((bob / ".git" / "hn" / "replication" / "selections").iterdir()).read_text())
+    assert saved["budgets"]["maxStreams"] == 3
+    before = refs_snapshot(bob)
+    start = len(server.requests)
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert r.err == ("git-hn: import phase failed (publication phase completed): replication max-streams "
+                     "budget exceeded for remote origin: configured=3 requested=5; select exact streams "
+                     "or raise it with git hn replication select origin --max-streams N\n")
+    assert [r for r in server.requests[start:] if r.get("command") == "command=fetch"] == []
+    assert refs_snapshot(bob) == before
+    # the default budget is not written: the file stays exactly what upstream writes
+    assert hn(bob, "replication", "select", "--all").code == 0
+    saved = json.loads(next((bob / ".git" / "hn" / "replication" / "selections").iterdir()).read_text())
+    assert "maxStreams" not in saved["budgets"]
+    assert hn(bob, "replication", "select", "--all", "--max-streams", "0").err == \
+        "git-hn: max-streams must be a positive integer\n"
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+
+
+def test_the_index_is_fresh_after_every_write_command(tmp_path):
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Writer").code == 0
+    a = _rec(repo, "a decision")["memoryId"]
+    assert hn(repo, "memory", "index", "verify").code == 0
+    steps = [
+        ["memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "end",
+         "--next-action", "go on"],
+        ["memory", "supersede", a, "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+         "--content", "a better decision"],
+        ["memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "exact",
+         "--content", "to be retracted"],
+    ]
+    for args in steps:
+        r = hn(repo, *args)
+        assert r.code == 0, r.err
+        v = hn(repo, "memory", "index", "verify")
+        assert v.code == 0, (args, v.err)
+    last = hn(repo, "memory", "recall", "--include-untrusted", "--json", "--kind", "observation").json()
+    assert hn(repo, "memory", "retract", last["memories"][0]["id"], "--reason", "obsolete").code == 0
+    assert hn(repo, "memory", "index", "verify").code == 0
+    # a challenge needs another actor
+    from agent_helpers import second_identity, switch
+
+    me = (repo / ".git" / "hn" / "active").read_text()[:-1]
+    bob = second_identity(repo)
+    switch(repo, bob)
+    assert hn(repo, "memory", "challenge", a, "--reason", "unconvinced").code == 0
+    assert hn(repo, "memory", "index", "verify").code == 0
+    switch(repo, me)
+
+
+def test_a_hook_import_leaves_a_fresh_index(tmp_path, bare_remote, http_backend):
+    _remote, _url, alice, bob, _server = _world(tmp_path, bare_remote, http_backend)
+    assert hn(bob, "replication", "select", "--all").code == 0
+    r = hn_proc(bob, "hooks", "install")
+    assert r.code == 0, r.err
+    git(alice, "commit", "-q", "--allow-empty", "-m", "move the branch")
+    git(alice, "push", "-q", "origin", "main")
+    git(bob, "fetch", "-q")  # moves refs/remotes/origin/main: the hook imports the selection
+    out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
+    assert out["matched"] == len(STREAMS)
+    v = hn(bob, "memory", "index", "verify")
+    assert v.code == 0, v.err
+
+
+def test_pre_push_publishes_only_the_streams_that_moved(tmp_path, bare_remote, http_backend):
+    remote, _url, alice, _bob, server = _world(tmp_path, bare_remote, http_backend)
+    r = hn_proc(alice, "hooks", "install")
+    assert r.code == 0, r.err
+    git(alice, "commit", "-q", "--allow-empty", "-m", "first push with hooks")
+    git(alice, "push", "-q", "origin", "main")  # every stream published by sync already
+    start = len(server.requests)
+    moved = _rec(alice, "only this stream moved", STREAMS[2])
+    git(alice, "commit", "-q", "--allow-empty", "-m", "second push")
+    git(alice, "push", "-q", "origin", "main")
+    updated = [ref for req in server.requests[start:] for ref in req.get("updated", [])]
+    memory_refs = [ref for ref in updated if ref.startswith("refs/hn/memory/")]
+    assert memory_refs == [f"refs/hn/memory/{moved['actor']}/{STREAMS[2][7:]}"], updated
+    assert git(remote, "rev-parse", memory_refs[0]) == \
+        git(alice, "rev-parse", f"refs/hn/memory/{moved['actor']}/{STREAMS[2][7:]}")
+    # nothing moved: the hook pushes nothing at all
+    start = len(server.requests)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "third push")
+    git(alice, "push", "-q", "origin", "main")
+    updated = [ref for req in server.requests[start:] for ref in req.get("updated", [])]
+    assert [ref for ref in updated if ref.startswith("refs/hn/")] == []
