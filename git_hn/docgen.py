@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import sys
 
+from .version import VERSION
+
 DATE = "2026-11-30"
-VERSION = "0.1.0"
 
 
 def tree():

@@ -13,9 +13,8 @@ import os
 import sys
 
 from ..errors import HnError, UsageError
+from ..version import VERSION
 from . import render
-
-VERSION = "0.1.0"
 
 SUMMARY = """\
 usage: git hn <command> [options]

@@ -253,7 +253,7 @@ def build_server(cwd: str, *, allow_write: bool):
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
-    from ..cli.main import VERSION
+    from ..version import VERSION
 
     async def list_tools(_ctx, _params):
         return types.ListToolsResult(tools=[

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..core import canonical
 from ..core import selection as selmod
@@ -24,7 +24,9 @@ from ..core.grammar import is_oid, parse_accepted_ref
 from ..core.strictjson import read_document
 from ..errors import HnError, InputError, LocalStateError, ValidationError
 from . import private
-from .repo import Repo
+
+if TYPE_CHECKING:  # only for annotations: Repo.pending() loads this module
+    from .repo import Repo
 
 RECEIPT_MAX = 16 << 20
 _TXN = re.compile(r"txn-[A-Za-z0-9-]{1,124}")

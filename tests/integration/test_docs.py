@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from git_hn import docgen
+from helpers import hn
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,3 +61,14 @@ def test_bash_completion_completes_commands_and_options():
     assert "recall" in complete("memory", "re")
     assert "--max-records" in complete("memory", "recall", "--max")
     assert complete("hooks", "") == ["install", "uninstall", "status"]
+
+
+def test_version_is_the_packages_version():
+    import tomllib
+
+    from git_hn.version import VERSION
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert VERSION == meta["project"]["version"]
+    out = hn(ROOT, "--version")
+    assert out.out == f"git-hn {VERSION}\n"

@@ -55,8 +55,9 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     if selection is not None:
         if recover_shallow:
             from . import shallow
+            from .promote import repair_pending
 
-            if shallow.before_recovery(repo, remote, selection, result):
+            if shallow.before_recovery(repo, remote, selection, result, repair_pending):
                 return result
         run = Import(repo, remote, url, selection, result, progress, recover_shallow, interrupt_after)
         try:

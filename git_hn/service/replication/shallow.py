@@ -23,13 +23,12 @@ def is_shallow(repo: Repo) -> bool:
     return os.path.exists(os.path.join(repo.common_dir, "shallow"))
 
 
-def before_recovery(repo: Repo, remote: str, selection, result) -> bool:
-    """The §9.18 checks, in order; True when the run ends here (repair only)."""
+def before_recovery(repo: Repo, remote: str, selection, result, repair) -> bool:
+    """The §9.18 checks, in order; True when the run ends here (repair only). ``repair`` is
+    promotion's pending-state repair (passed in: promotion itself uses this module)."""
     pending = rstate.load_pending(repo)
     if remote in pending.remotes():
-        from .promote import repair_pending
-
-        repair_pending(repo, remote)
+        repair(repo, remote)
         if not is_shallow(repo) or not selection.saved or selection.all:
             result.repaired_only = True
             return True
