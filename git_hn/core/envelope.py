@@ -140,8 +140,11 @@ def encode(env: Envelope) -> bytes:
 # Decoding (Go semantics)
 
 
-class _Bad(Exception):
-    pass
+class _Bad(ValidationError):
+    """Internal: a field does not bind; the caller turns it into the §1.4 message."""
+
+    def __init__(self, message: str = "memory envelope does not bind"):
+        super().__init__(message)
 
 
 def _fields(obj, names: tuple[str, ...]) -> dict:

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from .chain import VerifiedMemory
 from .envelope import Record, anchor_json, record_json
 from .grammar import content_digest
+from ..errors import HnError
 from .policy import MemoryPolicy
 
 LIFECYCLE_RANK = {"active": 0, "superseded": 1, "retracted": 2, "branching": 3}
@@ -30,8 +31,13 @@ APPLICABILITIES = ("applicable", "inapplicable", "anchor-missing", "anchor-inval
 EVIDENCE_CLASSES = ("resolved", "missing", "invalid")
 
 
-class ProbeError(Exception):
-    """A resolver could not inspect an object (wrong OID length, unreadable object)."""
+class ProbeError(HnError):
+    """A resolver could not inspect an object (wrong OID length, unreadable object). Callers
+    classify it (anchor-invalid, policy unavailable); it is never shown as such."""
+
+    def __init__(self, oid: str):
+        super().__init__(f"object {oid[:80]!r} cannot be inspected")
+        self.oid = oid
 
 
 class Context(NamedTuple):

@@ -52,7 +52,7 @@ def json_type(v) -> str:
     return "object"
 
 
-class JsonSyntaxError(Exception):
+class JsonSyntaxError(HnError):
     """Raised by the parser; callers turn it into their own ``HnError`` with a prefix."""
 
 
@@ -185,7 +185,7 @@ def _walk_strings(value, fix: bool):
     return value
 
 
-class PayloadError(Exception):
+class PayloadError(HnError):
     """Internal: which §1.4 step failed (``encoding``, ``json``, ``trailing``).
 
     For ``trailing``, ``value`` is the first JSON value: binding it to the envelope (§1.4 step 2)

@@ -64,8 +64,11 @@ class Appended(NamedTuple):
     replayed: bool = False
 
 
-class _LostRace(Exception):
-    pass
+class _LostRace(ConflictError):
+    """Internal: the stream head moved under the compare-and-swap; the append is retried."""
+
+    def __init__(self, message: str = "memory stream head moved during append"):
+        super().__init__(message)
 
 
 def _wrap(head: str, exc: ValidationError) -> ValidationError:
