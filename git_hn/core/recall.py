@@ -228,6 +228,30 @@ def encoded_content_size(row: dict) -> int:
     return len(canonical.compact_plain(row["data"]["content"]))
 
 
+def too_large(memory_id: str) -> InputError:
+    """§7.6 step 5: one matched memory's content alone exceeds the byte bound."""
+    return InputError(f"memory {memory_id} encoded content exceeds maxContentBytes; "
+                      "raise the explicit bound")
+
+
+def cursor_gone() -> InputError:
+    """§7.6 step 6: the cursor's last memory is no longer in the result."""
+    return InputError("recall cursor no longer names a result in this query")
+
+
+def fill(req: RecallRequest, sized) -> tuple[list, bool]:
+    """§7.6 step 7, the one paging rule: take ``(item, size)`` pairs in order while both bounds
+    hold. Returns the page and whether anything was left (``truncated``). ``sized`` may be a lazy
+    iterator (the verified state's ordered rows): nothing past the first item left is read."""
+    out, used = [], 0
+    for item, size in sized:
+        if len(out) >= req.max_records or used + size > req.max_content_bytes:
+            return out, True
+        out.append(item)
+        used += size
+    return out, False
+
+
 def page(req: RecallRequest, rows: list[dict], digest: str) -> dict:
     """§7.6 steps 4–9 over rows that already passed the filters; returns the output document."""
     ordered = order(rows)
@@ -235,8 +259,7 @@ def page(req: RecallRequest, rows: list[dict], digest: str) -> dict:
     for row in ordered:
         n = encoded_content_size(row)
         if n > req.max_content_bytes:
-            raise InputError(f"memory {row['id']} encoded content exceeds maxContentBytes; "
-                             "raise the explicit bound")
+            raise too_large(row["id"])
         sizes.append(n)
     start = 0
     if req.cursor:
@@ -246,14 +269,9 @@ def page(req: RecallRequest, rows: list[dict], digest: str) -> dict:
                 start = i + 1
                 break
         else:
-            raise InputError("recall cursor no longer names a result in this query")
-    out, used = [], 0
-    i = start
-    while i < len(ordered) and len(out) < req.max_records and used + sizes[i] <= req.max_content_bytes:
-        out.append(ordered[i])
-        used += sizes[i]
-        i += 1
-    return document(digest, len(ordered), out, i < len(ordered))
+            raise cursor_gone()
+    out, truncated = fill(req, zip(ordered[start:], sizes[start:]))
+    return document(digest, len(ordered), out, truncated)
 
 
 def document(digest: str, matched: int, rows: list[dict], truncated: bool) -> dict:

@@ -76,8 +76,7 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms) -> d
     if biggest > req.max_content_bytes:  # the first such row in order names the error (§7.6)
         first = select.ordered(view, where + ["r.size > ?"], args + [req.max_content_bytes], keep,
                                "r.id", limit=1)[0]
-        raise InputError(f"memory {first[0]} encoded content exceeds maxContentBytes; "
-                         "raise the explicit bound")
+        raise core.too_large(first[0])
     after = None
     if req.cursor:
         last = core.decode_cursor(req.cursor, digest)
@@ -85,15 +84,9 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms) -> d
                                "r.lrank, r.ts, r.id", limit=1)
         row = found[0] if found else None
         if row is None:
-            raise InputError("recall cursor no longer names a result in this query")
+            raise core.cursor_gone()
         after = tuple(row)
-    page, used, more = [], 0, False
-    for ident, size in (select.ordered(view, where, args, keep, after=after) if matched else ()):
-        if len(page) >= req.max_records or used + size > req.max_content_bytes:
-            more = True
-            break
-        page.append(ident)
-        used += size
+    page, more = core.fill(req, select.ordered(view, where, args, keep, after=after) if matched else ())
     proj, _mems = view.project(page, ctx, resolver)
     out = [row_index_json(proj.rows[i]) for i in page]
     if not all(core.matches(r, req, terms) for r in out):
