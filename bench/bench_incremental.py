@@ -24,7 +24,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_recall import setup  # noqa: E402

@@ -3,7 +3,8 @@
 texts as files, and recall's peak memory, measured in one run.
 
 Scale (issue "Disposable local index"): 8 actors, 16 streams, contents of about 500 bytes. Also
-reports one recall with the index deleted, which rebuilds it first.
+reports one recall with the verified state deleted (the recall builds it first, a full
+verification) and one recall after one new record (the state verifies only the new commit).
 Targets: recall at 100k memories at most 2x ``git grep``; rebuild at least 5,000 memories/s;
 peak memory of recall under 1 GiB.
 Usage: python bench/bench_index.py [--memories N] [--runs R]
@@ -67,13 +68,13 @@ def bench(root: str, env: dict, memories: int, runs: int) -> dict:
     lines = out.decode().splitlines()
     records = int(lines[0].rsplit("records ", 1)[1])
     # at this scale index-v0.json may exceed the contract's 256 MiB bound: it is then omitted
-    # (the rebuild says so on a second line) and recall is served from the recall database
+    # (the rebuild says so on a second line); recall is always served from the verified state
     written = len(lines) == 1
     recall = ["git", "hn", "memory", "recall", "--json", "--include-untrusted", "--query", word]
     grep = ["git", "grep", "-l", "-w", "-i", word, "--", "texts"]
     _timed(recall, repo, env)  # warm the page cache for both
     _timed(grep, repo, env)
-    hn_times, grep_times, peaks = [], [], []
+    hn_times, grep_times = [], []
     for _ in range(runs):
         grep_times.append(_timed(grep, repo, env)[0])
         t, out, _ = _timed(recall, repo, env)
@@ -83,15 +84,15 @@ def bench(root: str, env: dict, memories: int, runs: int) -> dict:
     h, g = statistics.median(hn_times), statistics.median(grep_times)
     index_path = os.path.join(repo, ".git", "hn", "memory", "index-v0.json")
     index_bytes = os.path.getsize(index_path) if written else 0
-    db_bytes = os.path.getsize(os.path.join(repo, ".git", "hn", "memory", "recall-v0.sqlite"))
+    db_bytes = os.path.getsize(os.path.join(repo, ".git", "hn", "memory", "state-v0.sqlite"))
     content_bytes = statistics.mean(len(m["data"]["content"].encode()) for m in doc["memories"])
-    # recall with the index (and its database) deleted: the recall rebuilds them first
-    for name in ("index-v0.json", "recall-v0.sqlite", "recall-v0.seal"):
+    # recall with the index and the verified state deleted: the recall builds the state first
+    for name in ("index-v0.json", "state-v0.sqlite", "state-v0.seal"):
         if os.path.exists(os.path.join(repo, ".git", "hn", "memory", name)):
             os.remove(os.path.join(repo, ".git", "hn", "memory", name))
     t_cold, cold_peak, cold_out = _alone(recall, repo, env)
     assert json.loads(cold_out)["matched"] == doc["matched"]
-    # one new record, then recall: the incremental rebuild re-verifies only the new signature
+    # one new record, then recall: the state update verifies only the new commit
     subprocess.run(["git", "hn", "memory", "record", "--kind", "decision", "--at", "HEAD",
                     "--applies", "descendants", "--content", f"one more {word}"], cwd=repo, env=env,
                    check=True, capture_output=True)
@@ -107,7 +108,7 @@ def bench(root: str, env: dict, memories: int, runs: int) -> dict:
             "recallAfterOneRecordPeakMiB": round(after_peak / 1024, 1),
             "matched": doc["matched"], "recallPeakMiB": round(peak_kib / 1024, 1),
             "indexMiB": round(index_bytes / 2**20, 1), "indexWritten": written,
-            "recallDatabaseMiB": round(db_bytes / 2**20, 1), "actors": ACTORS,
+            "stateDatabaseMiB": round(db_bytes / 2**20, 1), "actors": ACTORS,
             "streams": ACTORS * STREAMS_PER_ACTOR, "meanContentBytes": round(content_bytes),
             "targets": {"ratio": 2.0, "rebuildPerSecond": 5000, "recallPeakMiB": 1024}}
 

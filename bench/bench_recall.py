@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     ap.add_argument("--memories", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=7)
     args = ap.parse_args(argv)
-    result = in_sandbox("git-hn-bench-recall-", lambda root, env: bench(root, env, args.memories, args.runs))
+    in_sandbox("git-hn-bench-recall-", lambda root, env: bench(root, env, args.memories, args.runs))
     return 0
 
 

@@ -37,8 +37,6 @@ class Result:
         return self.err_bytes.decode("utf-8", "replace")
 
     def json(self):
-        import json
-
         assert self.code == 0, self.err
         return json.loads(self.out)
 

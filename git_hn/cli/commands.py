@@ -344,17 +344,14 @@ def sync_command(args: list[str]) -> int:
 
     remote, recover, as_json = parse_sync_args(args)
     repo = open_repo()
-    status = None
-    progress = None
+    status = progress = None
     if not as_json and sys.stderr.isatty():
         from rich.console import Console
 
         console = Console(stderr=True, markup=False, emoji=False, highlight=False)
         status = console.status("git hn sync")
         status.start()
-
-        def progress(text: str) -> None:
-            status.update(f"git hn sync {remote}: {text}")
+        progress = lambda text: status.update(f"git hn sync {remote}: {text}")  # noqa: E731
     try:
         result = service.sync(repo, remote, recover_shallow=recover, progress=progress,
                               interrupt_after=interrupt_after())

@@ -75,3 +75,26 @@ def test_hooks_fetch_overhead():
         result = bench_hooks.bench(tmp, _env(home), runs=10)
     print(result)
     assert result["overheadMs"] <= result["targetOverheadMs"], result
+
+
+def test_incremental_targets_at_100k():
+    """Issue 11: show, supersede, brief and digest at 100k memories against 1, recall after a
+    record against a warm recall, warm recall against git grep at 10k and 100k, fixed costs."""
+    import bench_incremental
+
+    with tempfile.TemporaryDirectory() as tmp:
+        result = bench_incremental.bench(tmp, _env(tmp), memories=100_000, also=10_000, runs=3,
+                                         timeout=600)
+    print(result)
+    assert bench_incremental.failures(result) == [], result
+
+
+def test_organisation_targets_at_10k_streams():
+    """Issue 11: sync (no-op, 100 streams, --all into a fresh clone) and hook overheads with
+    1,000 actors × 10 streams."""
+    import bench_org
+
+    with tempfile.TemporaryDirectory() as tmp:
+        result = bench_org.bench(tmp, _env(tmp), actors=1000, runs=3, timeout=300, only=None)
+    print(result)
+    assert bench_org.failures(result) == [], result

@@ -97,7 +97,7 @@ def test_state_answers_equal_full_verification_after_every_kind_of_change(world)
 def test_state_equals_full_verification_for_invalid_refs(world):
     """A forged commit and an object rewritten under its ID: the state never hides them."""
     repo, alice, _bob = world
-    a = _rec(repo, "first")
+    _rec(repo, "first")
     _rec(repo, "second", kind="observation")
     compare(repo)
     ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory").split()[0]
