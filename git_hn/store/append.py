@@ -215,21 +215,38 @@ def now_timestamp() -> str:
     return format_timestamp(ns // 1_000_000_000, ns % 1_000_000_000)
 
 
+class _Writers:
+    """The two processes an append writes with, started when the attempt begins so that their
+    start-up overlaps with finding the position and signing: ``unpack-objects`` (the objects)
+    and ``update-ref --stdin`` (the compare-and-swap, applied when its input ends). Neither
+    does anything until fed; an attempt that writes nothing stops them unfed."""
+
+    def __init__(self, repo: Repo):
+        self.unpack = repo.git.spawn(objects.UNPACK, stdin=True)
+        # HN_HOOK_ACTIVE: a reference-transaction wrapper skips git-hn's own ref updates (§10.7)
+        self.cas = repo.git.spawn(("update-ref", "-m", "hn: append memory", "--stdin"), stdin=True,
+                                  env={"HN_HOOK_ACTIVE": "1"})
+
+    def close(self) -> None:
+        self.unpack.abandon()
+        self.cas.abandon()
+
+
 def _write_commit(repo: Repo, ident: Identity, env: Envelope, payload: bytes, signature: str,
-                  parent: str) -> str:
+                  parent: str, writers: _Writers) -> str:
     """§4.1 steps 3–6 with one object-writing process (see ``objects``)."""
     commit, objs = objects.memory_commit_objects(
         payload, signature, parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
         objects.timestamp_seconds(env.timestamp), f"hn memory {memory_id(payload)}",
         repo.object_format)
-    objects.write_objects(repo, objs)
+    objects.write_objects(repo, objs, writers.unpack)
     return commit
 
 
-def _compare_and_swap(repo: Repo, ref: str, new: str, old: str) -> None:
-    # HN_HOOK_ACTIVE: a reference-transaction wrapper skips git-hn's own ref updates (§10.7)
-    proc = repo.git.run(["update-ref", "-m", "hn: append memory", ref, new, old],
-                        env={"HN_HOOK_ACTIVE": "1"})
+def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writers) -> None:
+    """``ref`` from ``old`` (empty: it must not exist) to ``new``, or ``_LostRace``."""
+    old = old or "0" * repo.oid_hex_len
+    proc = writers.cas.finish(f"update {ref} {new} {old}\n".encode("ascii"))
     if proc.returncode != 0:
         raise _LostRace
 
@@ -248,26 +265,30 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
         for attempt in range(ATTEMPTS):
             if attempt:
                 time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)
-            pos = position(repo, ident.actor, draft.stream, use_cache=use_cache)
-            if check is not None:
-                check(pos)
-            if replay is not None:
-                existing = replay(pos)
-                if existing is not None:
-                    return Appended(existing.memory_id, existing.commit, existing.envelope, True)
-            env = build_envelope(ident, draft, pos, clock())
-            envmod.check_envelope(env)
-            if env.public_key != ident.public_key or env.actor != ident.actor:
-                raise ValidationError("memory identity does not match its signer")
-            payload = envmod.encode(env)
-            signature = keys.b64_encode(keys.sign(seed, payload))
-            commit = _write_commit(repo, ident, env, payload, signature, pos.parent)
+            writers = _Writers(repo)
             try:
-                _compare_and_swap(repo, ref, commit, pos.local_head)
-            except _LostRace:
-                last_error = ConflictError(f"append memory stream {ref}: compare-and-swap failed; "
-                                           "reload and retry with a newly signed envelope")
-                continue
+                pos = position(repo, ident.actor, draft.stream, use_cache=use_cache)
+                if check is not None:
+                    check(pos)
+                if replay is not None:
+                    existing = replay(pos)
+                    if existing is not None:
+                        return Appended(existing.memory_id, existing.commit, existing.envelope, True)
+                env = build_envelope(ident, draft, pos, clock())
+                envmod.check_envelope(env)
+                if env.public_key != ident.public_key or env.actor != ident.actor:
+                    raise ValidationError("memory identity does not match its signer")
+                payload = envmod.encode(env)
+                signature = keys.b64_encode(keys.sign(seed, payload))
+                commit = _write_commit(repo, ident, env, payload, signature, pos.parent, writers)
+                try:
+                    _compare_and_swap(repo, ref, commit, pos.local_head, writers)
+                except _LostRace:
+                    last_error = ConflictError(f"append memory stream {ref}: compare-and-swap failed; "
+                                               "reload and retry with a newly signed envelope")
+                    continue
+            finally:
+                writers.close()
             mid = memory_id(payload)
             _record(repo, ref, pos, VerifiedMemory(mid, commit, env, payload, signature))
             return Appended(mid, commit, env)

@@ -1,7 +1,10 @@
 """The one Git runner: every Git process git-hn starts goes through here (CONTRACT §10.0).
 
-Owns: argv construction (lists only, never a shell), the process environment, timeouts, and the
-reusable batch processes (``cat-file --batch``/``--batch-check``). Trusts: the ``git`` found on
+Owns: argv construction (lists only, never a shell), the process environment, timeouts, the
+reusable batch processes (``cat-file --batch-command``, or ``--batch``/``--batch-check`` before
+Git 2.36), and processes started early: a command that knows which read-only questions it will
+ask starts them first (``start_early``), so that Git's start-up overlaps with Python's imports,
+and ``run`` with the same arguments collects the answer. Trusts: the ``git`` found on
 PATH. Does not trust: object names, ref names or paths supplied by users or remotes; callers put
 ``--end-of-options`` before them and this module never interprets them.
 
@@ -32,6 +35,12 @@ _SCRUBBED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_
              "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE")
 
 
+# The questions almost every command asks first, started early when the command is known.
+DISCOVERY = ("rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-object-format")
+MEMORY_LISTING = ("for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory",
+                  "refs/hn/remotes")
+
+
 def git_environment(extra: dict | None = None, scrub: bool = False) -> dict:
     env = dict(os.environ)
     if scrub:
@@ -52,20 +61,56 @@ class Git:
         self.cwd = cwd
         self.env = git_environment(extra_env, scrub)
         self.timeout = timeout
+        self.version = (0, 0)  # (major, minor), set by the repository's version check
         self._batch: _Batch | None = None
         self._check: _Batch | None = None
+        self._early: dict[tuple, Started] = {}
+        self._early_batch: subprocess.Popen | None = None
+
+    # -- processes started ahead of need ---------------------------------------------------------
+
+    def spawn(self, args, *, stdin: bool = False, env: dict | None = None) -> Started:
+        """Start ``git <args>`` now; ``finish`` gives its result. For read-only questions, and
+        for writers that do nothing until fed on stdin (``update-ref --stdin``,
+        ``unpack-objects``): a writer that is never fed is ``abandon``ed without effect."""
+        full_env = self.env if env is None else {**self.env, **env}
+        try:
+            proc = subprocess.Popen(["git", *args], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.cwd,
+                                    env=full_env)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        return Started(proc, args, self.timeout)
+
+    def start_early(self, questions=(DISCOVERY,), batch: bool = True) -> None:
+        """Start read-only ``questions`` (argument tuples) and, with ``batch``, the object
+        reader; ``run`` with equal arguments (and no input) collects an early answer."""
+        for args in questions:
+            self._early[tuple(args)] = self.spawn(args)
+        if batch:  # --batch-command needs Git 2.36; an older git's refusal is simply discarded
+            self._early_batch = _Batch.popen(self, "--batch-command")
 
     def run(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
             timeout: float | None = None) -> subprocess.CompletedProcess:
         """Run ``git <args>``; never raises for a non-zero exit (callers decide)."""
+        if input is None and env is None and timeout is None and self._early:
+            early = self._early.pop(tuple(args), None)
+            if early is not None:
+                return early.finish()
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            return subprocess.run(["git", *args], input=input, capture_output=True, cwd=self.cwd,
-                                  env=full_env, timeout=timeout or self.timeout)
+            proc = subprocess.Popen(["git", *args], stdin=subprocess.PIPE if input is not None
+                                    else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, cwd=self.cwd, env=full_env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
+        try:
+            out, err = _exchange(proc, input, timeout or self.timeout)
         except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
             raise GitError(f"git {args[0]} timed out") from None
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
     def start(self, args: list[str], *, input: bytes = b"", env: dict | None = None):
         """Start ``git <args>`` with ``input`` on its stdin and return at once; ``.wait()`` on
@@ -82,13 +127,13 @@ class Git:
         thread = threading.Thread(target=lambda: box.setdefault("io", proc.communicate(input)), daemon=True)
         thread.start()
 
-        class Started:
+        class Overlapped:
             def wait(self_inner):
                 thread.join()
                 out, err = box["io"]
                 return proc.returncode, out, err
 
-        return Started()
+        return Overlapped()
 
     def stdout_only(self, args: list[str]) -> tuple[int, bytes]:
         """(exit status, stdout) of ``git <args>`` with stderr discarded: one blocking read, for
@@ -129,16 +174,31 @@ class Git:
 
     # -- batch processes -----------------------------------------------------------------------
 
-    def read_object(self, oid: str) -> tuple[str, bytes] | None:
-        """(type, content) of one object, or None when it is missing."""
+    def _reader(self) -> _Batch:
+        """The persistent process for object contents: with Git 2.36 or newer one
+        ``--batch-command`` process answers contents and info questions alike."""
         if self._batch is None:
-            self._batch = _Batch(self, "--batch")
-        return self._batch.read(oid)
+            mode = "--batch-command" if self.version >= (2, 36) else "--batch"
+            early, self._early_batch = self._early_batch, None
+            if early is not None and mode != "--batch-command":
+                _Batch.end(early)
+                early = None
+            self._batch = _Batch(self, mode, early)
+        return self._batch
+
+    def _checker(self) -> _Batch:
+        if self.version >= (2, 36):
+            return self._reader()
+        if self._check is None:
+            self._check = _Batch(self, "--batch-check")
+        return self._check
+
+    def read_object(self, oid: str) -> tuple[str, bytes] | None:
+        """(type, content) of an object, or None when it is missing."""
+        return self._reader().read(oid)
 
     def read_objects(self, oids: list[str]) -> list[tuple[str, bytes] | None]:
-        if self._batch is None:
-            self._batch = _Batch(self, "--batch")
-        return self._batch.read_many(oids)
+        return self._reader().read_many(oids)
 
     def read_objects_bounded(self, oids: list[str], max_size: int) -> list[tuple[str, int, bytes | None] | None]:
         """(type, size, content) per object; content is None when size exceeds ``max_size``.
@@ -146,20 +206,14 @@ class Git:
         An oversize object is drained from the pipe in chunks, never held in memory, so a hostile
         object costs time but not memory, and no second process is needed to learn sizes first.
         """
-        if self._batch is None:
-            self._batch = _Batch(self, "--batch")
-        return self._batch.read_many(oids, max_size)
+        return self._reader().read_many(oids, max_size)
 
     def object_info(self, name: str) -> tuple[str, str, int] | None:
         """(oid, type, size) for an object name, or None when it is missing."""
-        if self._check is None:
-            self._check = _Batch(self, "--batch-check")
-        return self._check.info(name)
+        return self._checker().info(name)
 
     def object_infos(self, names: list[str]) -> list[tuple[str, str, int] | None]:
-        if self._check is None:
-            self._check = _Batch(self, "--batch-check")
-        return self._check.info_many(names)
+        return self._checker().info_many(names)
 
     # -- bulk reads: one process, one buffered exchange, parsed in C-sized steps ----------------
 
@@ -228,6 +282,132 @@ class Git:
             if b is not None:
                 b.close()
         self._batch = self._check = None
+        for early in self._early.values():
+            early.abandon()
+        self._early.clear()
+        if self._early_batch is not None:
+            _Batch.end(self._early_batch)
+            self._early_batch = None
+
+
+class Started:
+    """A git process started before its answer is needed (``Git.spawn``)."""
+
+    def __init__(self, proc: subprocess.Popen, args, timeout: float):
+        self.proc, self.args, self.timeout = proc, args, timeout
+
+    def finish(self, data: bytes | None = None) -> subprocess.CompletedProcess:
+        """Feed ``data`` (if stdin is a pipe), then collect the exit status and output."""
+        try:
+            out, err = _exchange(self.proc, data, self.timeout)
+        except subprocess.TimeoutExpired:
+            self.abandon()
+            raise GitError(f"git {self.args[0]} timed out") from None
+        return subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
+
+    def abandon(self) -> None:
+        """Stop it unheard: killed before it was fed, a writer has written nothing."""
+        if self.proc.returncode is None:
+            self.proc.kill()
+            self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+_early_runner: Git | None = None
+
+
+def start_early(cwd: str, listing: bool) -> None:
+    """Start discovery, the object reader and (``listing``) the memory ref listing in ``cwd``
+    before the command imports the rest of git-hn; ``open_repo`` adopts the runner."""
+    global _early_runner
+    close_early()
+    runner = Git(cwd)
+    runner.start_early((DISCOVERY, MEMORY_LISTING) if listing else (DISCOVERY,))
+    _early_runner = runner
+
+
+def take_early(cwd: str) -> Git | None:
+    """The runner ``start_early`` made for ``cwd`` (once), or None."""
+    global _early_runner
+    runner, _early_runner = _early_runner, None
+    if runner is not None and runner.cwd != cwd:
+        runner.close()
+        return None
+    return runner
+
+
+def close_early() -> None:
+    """Stop early processes nobody collected (a command that failed before opening its
+    repository)."""
+    global _early_runner
+    if _early_runner is not None:
+        _early_runner.close()
+        _early_runner = None
+
+
+def _exchange(proc: subprocess.Popen, data: bytes | None, timeout: float) -> tuple[bytes, bytes]:
+    """``proc.communicate(data, timeout)`` without its exit poll: ``communicate`` waits for
+    the exit by sleeping in growing steps (half a millisecond, then one, then two…), which costs
+    about a millisecond for every short git process. Here one poll set holds the pipes and, on
+    Linux, a pidfd of the process, so the exit is noticed the moment it happens. Raises
+    ``TimeoutExpired`` (the caller kills) when ``timeout`` seconds pass."""
+    import select
+    import time
+
+    deadline = time.monotonic() + timeout
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    reading: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+    done: dict[int, bytes] = {}
+    poller = select.poll()
+    for fd in reading:
+        poller.register(fd, select.POLLIN)
+    view, offset, stdin = memoryview(data or b""), 0, None
+    if proc.stdin is not None:
+        if data:
+            stdin = proc.stdin.fileno()
+            poller.register(stdin, select.POLLOUT)
+        else:
+            proc.stdin.close()
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+        poller.register(pidfd, select.POLLIN)
+    except (AttributeError, OSError):  # not Linux, or an old kernel: wait() below blocks
+        pidfd = -1
+    exited = pidfd < 0
+    try:
+        while reading or stdin is not None or not exited:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            for fd, _event in poller.poll(left * 1000):
+                if fd == pidfd:
+                    exited = True
+                    poller.unregister(pidfd)
+                elif fd == stdin:
+                    try:
+                        offset += os.write(stdin, view[offset:offset + select.PIPE_BUF])
+                    except BrokenPipeError:
+                        offset = len(view)
+                    if offset >= len(view):
+                        poller.unregister(stdin)
+                        proc.stdin.close()
+                        stdin = None
+                else:
+                    chunk = os.read(fd, 65536)
+                    if chunk:
+                        reading[fd].append(chunk)
+                    else:
+                        poller.unregister(fd)
+                        done[fd] = b"".join(reading.pop(fd))
+    finally:
+        if pidfd >= 0:
+            os.close(pidfd)
+    proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    return done[out_fd], done[err_fd]
 
 
 def first_line(stderr: bytes) -> str:
@@ -242,23 +422,41 @@ def first_line(stderr: bytes) -> str:
 
 
 class _Batch:
-    """A persistent ``git cat-file --batch`` or ``--batch-check`` process.
+    """A persistent ``git cat-file --batch``, ``--batch-check`` or ``--batch-command`` process
+    (the last answers both: ``contents NAME`` as ``--batch`` would, ``info NAME`` as
+    ``--batch-check`` would).
 
     Object names written to it are validated hex object IDs or names git-hn built itself; a
     newline in a name would desynchronise the protocol, so names containing one are refused.
     """
 
-    def __init__(self, git: Git, mode: str):
+    def __init__(self, git: Git, mode: str, proc: subprocess.Popen | None = None):
         self.mode = mode
+        self.proc = proc if proc is not None else self.popen(git, mode)
+
+    @staticmethod
+    def popen(git: Git, mode: str) -> subprocess.Popen:
         try:
-            self.proc = subprocess.Popen(["git", "cat-file", mode], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         cwd=git.cwd, env=git.env)
+            return subprocess.Popen(["git", "cat-file", mode], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    cwd=git.cwd, env=git.env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
 
-    def _send(self, names: list[str]) -> None:
-        data = b"".join(_name(n) for n in names)
+    @staticmethod
+    def end(proc: subprocess.Popen) -> None:
+        """Stop a batch process that was never used (started early, then not needed)."""
+        proc.kill()
+        proc.wait()
+        proc.stdin.close()
+        proc.stdout.close()
+
+    def _send(self, names: list[str], info: bool = False) -> None:
+        if self.mode == "--batch-command":
+            verb = b"info " if info else b"contents "
+            data = b"".join(verb + _name(n) for n in names)
+        else:
+            data = b"".join(_name(n) for n in names)
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
@@ -273,11 +471,11 @@ class _Batch:
             raise GitError(f"git cat-file answered unexpectedly for {name}")
         return parts
 
-    def _read_one(self, name: str, max_size: int | None = None):
+    def _read_one(self, name: str, max_size: int | None = None, info: bool = False):
         parts = self._header(name)
         if parts is None:
             return None
-        if self.mode == "--batch-check":
+        if info or self.mode == "--batch-check":
             return parts[0].decode("ascii"), parts[1].decode("ascii"), int(parts[2])
         size = int(parts[2])
         kind = parts[1].decode("ascii")
@@ -296,22 +494,23 @@ class _Batch:
             return kind, size, data[:size]
         return kind, data[:size]
 
-    def read(self, name: str, max_size: int | None = None):
-        self._send([name])
-        return self._read_one(name, max_size)
+    def read(self, name: str, max_size: int | None = None, info: bool = False):
+        self._send([name], info)
+        return self._read_one(name, max_size, info)
 
-    info = read
+    def info(self, name: str):
+        return self.read(name, info=self.mode == "--batch-command")
 
-    def read_many(self, names: list[str], max_size: int | None = None) -> list:
+    def read_many(self, names: list[str], max_size: int | None = None, info: bool = False) -> list:
         if len(names) <= 1:
-            return [self.read(n, max_size) for n in names]
+            return [self.read(n, max_size, info) for n in names]
         # A writer thread keeps both pipes moving so that neither side blocks on a full buffer.
         errors = []
 
         def writer():
             try:
                 for i in range(0, len(names), 512):
-                    self._send(names[i:i + 512])
+                    self._send(names[i:i + 512], info)
             except (BrokenPipeError, OSError) as exc:  # pragma: no cover - process died
                 errors.append(exc)
 
@@ -320,11 +519,12 @@ class _Batch:
         thread = threading.Thread(target=writer, daemon=True)
         thread.start()
         try:
-            return [self._read_one(n, max_size) for n in names]
+            return [self._read_one(n, max_size, info) for n in names]
         finally:
             thread.join()
 
-    info_many = read_many
+    def info_many(self, names: list[str]) -> list:
+        return self.read_many(names, info=self.mode == "--batch-command")
 
     def close(self) -> None:
         try:

@@ -99,9 +99,14 @@ def memory_commit_objects(payload: bytes, signature: str, parent: str, name: str
     return c.hex(), [("blob", payload), ("blob", sig), ("tree", tree), ("commit", commit)]
 
 
-def write_objects(repo: Repo, objects: list[tuple[str, bytes]]) -> None:
+UNPACK = ("unpack-objects", "-q", "--strict")
+
+
+def write_objects(repo: Repo, objects: list[tuple[str, bytes]], writer=None) -> None:
+    """Write ``objects`` with one ``unpack-objects`` process: ``writer`` when the caller started
+    it early (``repo.git.spawn(UNPACK, stdin=True)``), else a new one."""
     pack = build_pack(objects, repo.object_format)
-    proc = repo.git.run(["unpack-objects", "-q", "--strict"], input=pack)
+    proc = writer.finish(pack) if writer is not None else repo.git.run(list(UNPACK), input=pack)
     if proc.returncode != 0:
         from .git import first_line
 

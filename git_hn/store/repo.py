@@ -1,7 +1,8 @@
 """Repository discovery and the paths of git-hn's private state (CONTRACT §2.2, §10.0).
 
 Owns: finding the git directory, the common git directory and the object format; the Git version
-check; resolving revisions to commits; building every private path (one function each, never an
+check (remembered per git executable in ``hn/git-version-v0``, a derived file, so a command that
+finds the same executable does not start ``git version`` again); resolving revisions to commits; building every private path (one function each, never an
 f-string at a call site). Trusts: Git's answers about the repository it runs in.
 """
 
@@ -9,10 +10,11 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 
 from ..core.gostr import one_line
-from ..errors import GitError, InputError
-from .git import Git
+from ..errors import GitError, HnError, InputError
+from .git import DISCOVERY, Git, take_early
 
 MIN_GIT = (2, 30)
 
@@ -82,6 +84,11 @@ class Repo:
 
     def resolve_commit(self, rev: str) -> str:
         """A full commit OID for REV, or ``revision <REV> is not a commit`` (CONTRACT §10.0)."""
+        if rev == "HEAD":
+            head = self.head_commit()
+            if not head:
+                raise InputError("revision HEAD is not a commit")
+            return head
         proc = self.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"])
         out = proc.stdout.decode("ascii", "replace").strip()
         if proc.returncode != 0 or len(out) != self.oid_hex_len:
@@ -90,9 +97,9 @@ class Repo:
 
     def head_commit(self) -> str:
         """The commit of HEAD, or "" when HEAD is unborn."""
-        if self._head is None:
-            proc = self.git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
-            self._head = proc.stdout.decode("ascii").strip() if proc.returncode == 0 else ""
+        if self._head is None:  # through the batch process the command reads objects with anyway
+            info = self.git.object_info("HEAD^{commit}")
+            self._head = info[0] if info is not None and info[1] == "commit" else ""
         return self._head
 
     def close(self) -> None:
@@ -106,6 +113,60 @@ def check_git_version(git: Git) -> None:
     if version < MIN_GIT:
         shown = out.split()[-1] if out.split() else "unknown"
         raise GitError(f"git {one_line(shown)} is too old; git-hn requires 2.30 or newer")
+    git.version = version
+
+
+def _git_stamp(git: Git) -> str | None:
+    """The identity of the ``git`` executable this runner starts (the first on its PATH, as
+    ``execvp`` finds it): path, device, inode, size and modification time; None if not found."""
+    for directory in git.env.get("PATH", "").split(os.pathsep):
+        path = os.path.join(directory or ".", "git")
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and os.access(path, os.X_OK):
+            return f"{path}\0{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+    return None
+
+
+_VERSIONS_KEPT = 4  # `git hn` runs git-core's copy of git, a direct `git-hn` the one on PATH
+
+
+def _checked_version(repo: Repo) -> None:
+    """The version check, skipped when ``hn/git-version-v0`` says this same executable passed
+    it. The file is derived: one ``stamp NUL major.minor`` line per executable seen lately;
+    anything unreadable or different means checking again."""
+    from . import private
+
+    path = os.path.join(repo.hn_dir, "git-version-v0")
+    stamp = _git_stamp(repo.git)
+    if stamp is None:
+        check_git_version(repo.git)
+        return
+    try:
+        data = private.read_private(repo.hn_dir, path, 4096)
+    except (OSError, HnError):
+        data = None
+    lines = data.decode("utf-8", "surrogateescape").splitlines() if data else []
+    for line in lines:
+        known, _, version = line.rpartition("\0")
+        parts = version.split(".")
+        if known == stamp and len(parts) == 2 and all(p.isdigit() for p in parts):
+            version_tuple = (int(parts[0]), int(parts[1]))
+            if version_tuple >= MIN_GIT:
+                repo.git.version = version_tuple
+                return
+    check_git_version(repo.git)
+    if os.path.isdir(repo.hn_dir):
+        major, minor = repo.git.version
+        kept = [line for line in lines if not line.startswith(stamp + "\0")][:_VERSIONS_KEPT - 1]
+        try:
+            private.write_private(repo.hn_dir, path, "".join(
+                f"{line}\n" for line in [f"{stamp}\0{major}.{minor}", *kept]).encode(
+                "utf-8", "surrogateescape"), derived=True)
+        except (OSError, HnError):
+            pass  # only a cache: the next command checks again
 
 
 OPENED: list = []  # repositories opened by this process; main() closes them (batch processes)
@@ -119,16 +180,17 @@ def close_all() -> None:
 def open_repo(cwd: str | None = None) -> Repo:
     """Discover the repository around ``cwd`` (default: the current directory)."""
     cwd = os.path.abspath(cwd or os.getcwd())
-    git = Git(cwd)
-    check_git_version(git)
-    proc = git.run(["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-object-format"])
+    git = take_early(cwd) or Git(cwd)
+    proc = git.run(list(DISCOVERY))
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) != 3:
+        check_git_version(git)  # a git too old for these options is named as such
         raise InputError("not a git repository")
     git_dir, common, fmt = lines
     common_dir = os.path.normpath(os.path.join(cwd, common))
     if fmt not in ("sha1", "sha256"):
         raise GitError(f"unsupported object format {one_line(fmt)}")
     repo = Repo(git=git, git_dir=git_dir, common_dir=common_dir, object_format=fmt)
+    _checked_version(repo)
     OPENED.append(repo)
     return repo

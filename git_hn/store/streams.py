@@ -19,6 +19,7 @@ from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, local_re
                             parse_accepted_ref, parse_local_ref)
 from ..core.limits import LIMITS
 from ..errors import ValidationError
+from .git import MEMORY_LISTING
 from .repo import Repo
 
 
@@ -58,8 +59,7 @@ def _parse_listing(text: str) -> list[Source]:
 
 def list_sources(repo: Repo) -> list[Source]:
     """Every local and accepted memory ref, sorted by name (CONTRACT §4.3 steps 1–3)."""
-    out = repo.git.out(["for-each-ref", "--format=%(refname) %(objectname)",
-                        "refs/hn/memory", "refs/hn/remotes"])
+    out = repo.git.out(list(MEMORY_LISTING))  # often started early by the command (git.start_early)
     return _parse_listing(out)
 
 

@@ -1,0 +1,151 @@
+"""The project's git runner (store/git.py): exit status and output pass through unchanged, input
+reaches stdin, a process that outlives its timeout is killed and reported in one line; the Git
+version check runs once per git executable; one batch process answers contents and info."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from git_hn.errors import GitError
+from git_hn.store.git import Git
+from helpers import hn
+
+
+def test_run_passes_status_output_and_input(repo):
+    g = Git(str(repo))
+    ok = g.run(["hash-object", "--stdin"], input=b"hello\n")
+    assert ok.returncode == 0 and ok.stdout == b"ce013625030ba8dba906f756967f9e9ca394464a\n"
+    bad = g.run(["rev-parse", "--verify", "no-such-ref"])
+    assert bad.returncode == 128 and b"single revision" in bad.stderr and bad.stdout == b""
+
+
+def test_run_moves_more_than_a_pipe_holds_both_ways(repo):
+    """Input and output far beyond the pipe buffers, interleaved: nothing deadlocks or is lost."""
+    g = Git(str(repo))
+    head = g.run(["rev-parse", "HEAD"]).stdout.strip()
+    body = g.run(["cat-file", "commit", "HEAD"]).stdout
+    n = 20_000
+    out = g.run(["cat-file", "--batch"], input=(head + b"\n") * n)
+    one = head + b" commit " + str(len(body)).encode() + b"\n" + body + b"\n"
+    assert out.returncode == 0 and out.stdout == one * n and len(out.stdout) > 1 << 20
+
+
+def test_a_process_past_its_timeout_is_killed(repo):
+    """A git:// server that accepts and never answers (git speaks git:// in its own process)."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        g = Git(str(repo), timeout=0.5)
+        t0 = time.monotonic()
+        with pytest.raises(GitError) as err:
+            g.run(["fetch", f"git://127.0.0.1:{port}/silent.git"])
+    assert err.value.message == "git fetch timed out"
+    assert time.monotonic() - t0 < 10
+
+
+def test_a_short_process_is_not_reported_as_timed_out(repo):
+    g = Git(str(repo), timeout=5)
+    out = g.run(["-c", "alias.pause=!exec sleep 0.2", "pause"])
+    assert out.returncode == 0
+
+
+def _versions_started(trace: Path) -> int:
+    """How many ``git version`` processes the trace2 event log saw start."""
+    if not trace.exists():
+        return 0
+    starts = [json.loads(line)["argv"] for line in trace.read_text().splitlines()
+              if '"event":"start"' in line]
+    trace.unlink()
+    return sum(1 for argv in starts if argv[1:] == ["version"])
+
+
+def test_the_git_version_is_checked_once_per_executable(inited, tmp_path, monkeypatch):
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    assert hn(inited, "memory", "recall", "--json").code == 0
+    _versions_started(trace)
+    assert hn(inited, "memory", "recall", "--json").code == 0
+    assert _versions_started(trace) == 0  # the same executable passed the check before
+    # another executable (here the same binary through another path) is checked again, once
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "git").symlink_to(shutil.which("git"))
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    assert hn(inited, "memory", "recall", "--json").code == 0
+    assert _versions_started(trace) == 1
+    assert hn(inited, "memory", "recall", "--json").code == 0
+    assert _versions_started(trace) == 0
+    # the remembered answer is only a cache: one that claims an old version, or is garbage, is
+    # checked again
+    cache = inited / ".git" / "hn" / "git-version-v0"
+    lines = cache.read_bytes().splitlines()
+    assert len(lines) == 2  # both executables are remembered: alternating costs nothing
+    monkeypatch.setenv("PATH", os.environ["PATH"].split(os.pathsep, 1)[1])
+    assert hn(inited, "memory", "recall", "--json").code == 0
+    assert _versions_started(trace) == 0
+    stamp = lines[-1].rpartition(b"\0")[0]
+    for forged in (stamp + b"\x002.1\n", b"garbage"):
+        cache.write_bytes(forged)
+        assert hn(inited, "memory", "recall", "--json").code == 0
+        assert _versions_started(trace) == 1
+        assert cache.read_bytes().splitlines()[0].rpartition(b"\0")[0] == stamp
+
+
+def test_one_batch_process_answers_contents_and_info(inited):
+    from git_hn.store.repo import open_repo
+
+    repo = open_repo(str(inited))
+    head = repo.head_commit()
+    assert repo.git.object_info(head)[1:] == ("commit", repo.git.read_object(head)[1].__len__())
+    assert repo.git.object_info("0" * repo.oid_hex_len) is None
+    if repo.git.version >= (2, 36):
+        assert repo.git._check is None and repo.git._batch.mode == "--batch-command"
+    repo.close()
+
+
+def test_writers_started_early_and_never_fed_change_nothing(repo):
+    """An append starts ``unpack-objects`` and ``update-ref --stdin`` before it knows whether it
+    will write (a replay or a failed check does not): stopping them unfed leaves refs and
+    objects as they were."""
+    g = Git(str(repo))
+    before_refs = g.run(["for-each-ref"]).stdout
+    before_objects = g.run(["count-objects", "-v"]).stdout
+    unpack = g.spawn(("unpack-objects", "-q", "--strict"), stdin=True)
+    cas = g.spawn(("update-ref", "--stdin"), stdin=True)
+    time.sleep(0.2)  # both have started and wait for input
+    unpack.abandon()
+    cas.abandon()
+    assert g.run(["for-each-ref"]).stdout == before_refs
+    assert g.run(["count-objects", "-v"]).stdout == before_objects
+    # fed, the same pair writes: the compare-and-swap holds (a wrong old value changes nothing)
+    head = g.run(["rev-parse", "HEAD"]).stdout.strip().decode()
+    cas = g.spawn(("update-ref", "--stdin"), stdin=True)
+    assert cas.finish(f"update refs/heads/other {head} {'1' * 40}\n".encode()).returncode != 0
+    assert b"refs/heads/other" not in g.run(["for-each-ref"]).stdout
+    cas = g.spawn(("update-ref", "--stdin"), stdin=True)
+    assert cas.finish(f"update refs/heads/other {head} {'0' * 40}\n".encode()).returncode == 0
+    assert b"refs/heads/other" in g.run(["for-each-ref"]).stdout
+
+
+def test_early_questions_are_answered_once_and_stopped_when_unasked(repo):
+    from git_hn.store import git as gitmod
+
+    gitmod.start_early(str(repo), listing=True)
+    runner = gitmod.take_early(str(repo))
+    assert gitmod.take_early(str(repo)) is None  # taken once
+    early = runner.run(list(gitmod.DISCOVERY))
+    assert early.returncode == 0 and early.stdout.decode().splitlines()[2] == "sha1"
+    assert tuple(gitmod.DISCOVERY) not in runner._early  # the next run starts a new process
+    leftover = runner._early[tuple(gitmod.MEMORY_LISTING)].proc
+    runner.close()  # the listing nobody asked for is stopped and reaped
+    assert leftover.returncode is not None and runner._early == {}
+    gitmod.start_early(str(repo), listing=False)
+    assert gitmod.take_early(str(repo / "elsewhere")) is None  # another directory: not adopted
