@@ -185,10 +185,11 @@ RECALL_FILTERS = ("at", "subject", "path", "topic", "kind", "actor", "lifecycle"
 def recall_command(values: dict) -> int:
     from ..core import recall as core
     from ..service import recall as service
-    from ..service.requests import read_explicit
     from ..store.repo import open_repo
 
     if values.get("input") is not None:
+        from ..service.requests import read_explicit
+
         if not values.get("json") or any(values.get(k) not in (None, [], False) for k in RECALL_FILTERS):
             raise InputError("--input requires --json and cannot be combined with recall flags")
         repo = open_repo()

@@ -83,18 +83,20 @@ _checker: str | None = None
 
 
 def checker() -> str:
-    """A digest of the code that verifies and derives, and of the Ed25519 library's binary
-    (its file identity: it carries OpenSSL), found without importing it."""
+    """A digest of the file identities (size, modification time) of the code that verifies and
+    derives, and of the Ed25519 library's binary (it carries OpenSSL), found without importing
+    it. Any reinstall or edit changes it, and the state is then verified again: stat calls, not
+    reading and hashing the code on every command."""
     global _checker
     if _checker is None:
-        import importlib.util
+        from importlib.machinery import PathFinder
 
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         h = hashlib.sha256()
         for name in _CODE:
-            with open(os.path.join(root, name), "rb") as fh:
-                h.update(fh.read())
-        spec = importlib.util.find_spec("cryptography")
+            st = os.stat(os.path.join(root, name))
+            h.update(f"{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+        spec = PathFinder.find_spec("cryptography")
         lib = ""
         if spec is not None and spec.submodule_search_locations:
             base = os.path.join(list(spec.submodule_search_locations)[0], "hazmat", "bindings")
@@ -187,11 +189,16 @@ def write_seal(repo: Repo) -> None:
         raise failure(exc) from None
 
 
-def _connect(db: str, readonly: bool) -> sqlite3.Connection:
-    from urllib.parse import quote
+def _uri_path(path: str) -> str:
+    """``path`` as an SQLite URI path: the characters a URI gives meaning to are escaped
+    (RFC 3986 percent-encoding of everything outside the unreserved set and ``/``)."""
+    safe = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+    return "".join(chr(b) if b in safe else f"%{b:02X}" for b in os.fsencode(path))
 
+
+def _connect(db: str, readonly: bool) -> sqlite3.Connection:
     mode = "ro" if readonly else "rw"
-    conn = sqlite3.connect(f"file:{quote(db)}?mode={mode}&nofollow=1", uri=True,
+    conn = sqlite3.connect(f"file:{_uri_path(db)}?mode={mode}&nofollow=1", uri=True,
                            isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=MEMORY")
     conn.execute("PRAGMA synchronous=OFF")

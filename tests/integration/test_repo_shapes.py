@@ -118,3 +118,21 @@ def test_ancestry_follows_raw_parent_headers_even_with_grafts(tmp_path):
     (repo / ".git" / "info" / "grafts").write_text(git(repo, "rev-parse", "HEAD~1") + "\n")
     assert anchor not in git(repo, "rev-list", "HEAD").split()
     assert _applicability(repo, "HEAD") == ["applicable"]
+
+
+def test_a_repository_path_with_uri_characters(tmp_path):
+    """The verified state's file is opened through an SQLite URI: a path with characters a URI
+    gives meaning to (space, ?, #, %, non-ASCII) still names that file and no other."""
+    from git_hn.store import statedb
+    from git_hn.store.repo import open_repo
+
+    repo = make_repo(tmp_path / "a b?mode=rw#x%41ü")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    ident = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+               "--applies", "descendants", "--content", "odd path").json()["memoryId"]
+    assert hn(repo, "memory", "show", ident, "--json").json()["memoryId"] == ident
+    r = open_repo(str(repo))
+    assert os.path.isfile(statedb.paths(r)[1])
+    assert not (tmp_path / "a b").exists()
+    assert hn(repo, "memory", "index", "verify").code == 0
+    r.close()
