@@ -20,6 +20,7 @@ from ..errors import InputError
 from . import canonical
 from .gostr import escape_bidi, one_line, safe_text
 from .limits import WARNING
+from .grammar import utc_instant, utc_timestamp
 from .recall import order
 
 DEFAULT_MAX_BYTES = 16_384
@@ -32,8 +33,6 @@ _HANDOFF_LABELS = (("completed", "Completed"), ("assumptions", "Assumptions"),
                    ("blockers", "Blockers"))
 _BACKTICKS = re.compile("`+")
 _MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
-_TS = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?"
-                 r"(?:Z|([+-])([0-9]{2}):([0-9]{2}))")
 
 
 # -- sections ----------------------------------------------------------------------------------
@@ -235,52 +234,6 @@ def check_month(month: str) -> str:
     if _MONTH.fullmatch(month) is None:
         raise InputError(f'invalid digest month "{one_line(month)}"')
     return month
-
-
-def _days_from_civil(y: int, m: int, d: int) -> int:
-    y -= m <= 2
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
-def _civil_from_days(z: int) -> tuple[int, int, int]:
-    z += 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    y = yoe + era * 400
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    d = doy - (153 * mp + 2) // 5 + 1
-    m = mp + (3 if mp < 10 else -9)
-    return y + (m <= 2), m, d
-
-
-def utc_instant(ts: str) -> tuple[int, int]:
-    """(seconds since the epoch, nanoseconds) of a §1.8 timestamp."""
-    m = _TS.fullmatch(ts)
-    if m is None:
-        raise InputError("memory timestamp is invalid")  # pragma: no cover - verified rows only
-    y, mo, d, hh, mi, ss = (int(m.group(i)) for i in range(1, 7))
-    nanos = int((m.group(7) or "").ljust(9, "0"))
-    seconds = _days_from_civil(y, mo, d) * 86400 + hh * 3600 + mi * 60 + ss
-    if m.group(8):
-        sign = 1 if m.group(8) == "+" else -1
-        seconds -= sign * (int(m.group(9)) * 3600 + int(m.group(10)) * 60)
-    return seconds, nanos
-
-
-def utc_timestamp(ts: str) -> str:
-    """The same instant in the writer format of §1.8 (UTC, ``Z``, trailing zeros removed)."""
-    seconds, nanos = utc_instant(ts)
-    days, rest = divmod(seconds, 86400)
-    y, mo, d = _civil_from_days(days)
-    base = f"{y:04d}-{mo:02d}-{d:02d}T{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
-    frac = f"{nanos:09d}".rstrip("0")
-    return f"{base}.{frac}Z" if frac else f"{base}Z"
 
 
 def digest_rows(rows: list[dict], month: str) -> list[dict]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from ..errors import InputError
 from .gostr import has_control, is_utf8, to_lower, trim_space
 from .limits import KINDS
 
@@ -172,3 +173,55 @@ def parse_accepted_ref(ref: str) -> tuple[str, str, str] | None:
             or not is_actor(parts[2]) or _HEX64.fullmatch(parts[3]) is None):
         return None
     return parts[0], parts[2], "sha256:" + parts[3]
+
+
+# -- UTC instants of §1.8 timestamps (brief and digest order, the state's UTC column) ----------
+
+_UTC_TS = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?"
+                 r"(?:Z|([+-])([0-9]{2}):([0-9]{2}))")
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _civil_from_days(z: int) -> tuple[int, int, int]:
+    z += 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    y = yoe + era * 400
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + (3 if mp < 10 else -9)
+    return y + (m <= 2), m, d
+
+
+def utc_instant(ts: str) -> tuple[int, int]:
+    """(seconds since the epoch, nanoseconds) of a §1.8 timestamp."""
+    m = _UTC_TS.fullmatch(ts)
+    if m is None:
+        raise InputError("memory timestamp is invalid")  # pragma: no cover - verified rows only
+    y, mo, d, hh, mi, ss = (int(m.group(i)) for i in range(1, 7))
+    nanos = int((m.group(7) or "").ljust(9, "0"))
+    seconds = _days_from_civil(y, mo, d) * 86400 + hh * 3600 + mi * 60 + ss
+    if m.group(8):
+        sign = 1 if m.group(8) == "+" else -1
+        seconds -= sign * (int(m.group(9)) * 3600 + int(m.group(10)) * 60)
+    return seconds, nanos
+
+
+def utc_timestamp(ts: str) -> str:
+    """The same instant in the writer format of §1.8 (UTC, ``Z``, trailing zeros removed)."""
+    seconds, nanos = utc_instant(ts)
+    days, rest = divmod(seconds, 86400)
+    y, mo, d = _civil_from_days(days)
+    base = f"{y:04d}-{mo:02d}-{d:02d}T{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+    frac = f"{nanos:09d}".rstrip("0")
+    return f"{base}.{frac}Z" if frac else f"{base}Z"

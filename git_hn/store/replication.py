@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..core import canonical
 from ..core import selection as selmod
 from ..core.grammar import is_oid, parse_accepted_ref
 from ..core.strictjson import read_document
-from ..errors import HnError, InputError, LocalStateError, ValidationError
+from ..errors import HnError, InputError, LocalStateError
 from . import private
+from .pending import NONE, Pending
 
 if TYPE_CHECKING:  # only for annotations: Repo.pending() loads this module
     from .repo import Repo
@@ -93,46 +94,6 @@ def remove_anchor(repo: Repo, txn: str) -> None:
         os.unlink(anchor_path(repo, txn))
     except FileNotFoundError:
         pass
-
-
-class Pending(NamedTuple):
-    """The denied set (§9.17) and what a refusal message needs."""
-
-    denied: dict  # oid -> (txn, remote)
-    ok: bool  # False when the state is inconsistent: every trust read fails
-    invalid_txn: str
-    invalid_remote: str
-    anchors: dict  # txn -> (remote, pending objects) for repair
-    receipts: dict  # txn -> parsed receipt
-
-    def remotes(self) -> set[str]:
-        return ({r for r, _p in self.anchors.values()} | {v[1] for v in self.denied.values()}
-                | ({self.invalid_remote} if not self.ok else set()))
-
-    def refuse(self, oid: str) -> None:
-        """Raise the §9.17 refusal if ``oid`` may not be read for trust."""
-        if not self.ok:
-            raise ValidationError(pending_message(self.invalid_txn, self.invalid_remote, oid, invalid=True))
-        got = self.denied.get(oid)
-        if got is not None:
-            raise ValidationError(pending_message(got[0], got[1], oid))
-
-
-NONE = Pending({}, True, "", "", {}, {})
-
-
-def pending_message(txn: str, remote: str, oid: str = "", invalid: bool = False) -> str:
-    parts = [f"replication acceptance pending; transaction={txn}"]
-    if remote:
-        parts.append(f"remote={remote}")
-    if oid:
-        parts.append(f"object={oid}")
-    if invalid:
-        parts.append("state=invalid")
-    recovery = (f"retry git hn sync {remote} --recover-shallow" if remote else
-                "repair the local replication transaction record before retrying sync")
-    parts.append(f"recovery={recovery}")
-    return "; ".join(parts)
 
 
 def _read_json(repo: Repo, path: str) -> dict:

@@ -34,9 +34,14 @@ class Repo:
     def pending(self):
         """The replication pending state (§9.17); nothing is pending inside a quarantine."""
         if self._pending is None:
-            from . import replication
+            if self.quarantine or not os.path.lexists(os.path.join(self.hn_dir, "replication")):
+                from .pending import NONE  # never synced: nothing to read (nor code to load)
 
-            self._pending = replication.NONE if self.quarantine else replication.load_pending(self)
+                self._pending = NONE
+            else:
+                from . import replication
+
+                self._pending = replication.load_pending(self)
         return self._pending
 
     def forget_pending(self) -> None:

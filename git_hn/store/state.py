@@ -365,7 +365,7 @@ def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
 def row_columns(m: VerifiedMemory):
     """(row columns without ``akey``, the anchor/evidence key, typed evidence references, the
     number of §7.9 tokens)."""
-    from ..core.brief import utc_timestamp
+    from ..core.grammar import utc_timestamp
 
     env = m.envelope
     rec = env.record
