@@ -10,6 +10,16 @@ source tree holds these same scripts (a test keeps them identical).
 
 from __future__ import annotations
 
+import os
+import shutil
+
+
+def git_hn_path() -> str:
+    """The git-hn executable the wrappers (and the background publisher) run: the one on PATH."""
+    found = shutil.which("git-hn")
+    return os.path.abspath(found) if found else "git-hn"
+
+
 PRE_PUSH = """#!/bin/sh
 # git-hn pre-push wrapper (installed by `git hn hooks install`; see git-hn-hooks(1)).
 # Runs the chained hook, if any, with the same arguments and stdin, honours its status,

@@ -156,3 +156,14 @@ def forged_commit(repo, tree_lines: str, parents=()) -> str:
     for p in parents:
         args += ["-p", p]
     return git(repo, *args)
+
+
+def wait_publication(repo, timeout: float = 60.0) -> None:
+    """Wait until no background publication (started by the pre-push hook) is in flight."""
+    import time
+
+    directory = Path(repo) / ".git" / "hn" / "replication"
+    deadline = time.monotonic() + timeout
+    while directory.is_dir() and any(p.name.endswith(".running") for p in directory.iterdir()):
+        assert time.monotonic() < deadline, "a background publication did not end"
+        time.sleep(0.02)

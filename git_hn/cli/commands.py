@@ -438,17 +438,17 @@ def hooks_command(which: str, global_: bool) -> int:
     return 0
 
 
-def hooks_run_command(args: list[str]) -> int:
-    """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``)."""
-    import sys
-
+def hooks_run_command(args: list[str], data: bytes) -> int:
+    """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``), with the
+    hook's standard input."""
     from ..service import hooks
     from ..store.repo import open_repo
 
-    if not args or args[0] not in hooks.HOOKS:
+    if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
         raise UsageError("usage: git hn hooks install|uninstall|status [--global]")
-    data = sys.stdin.buffer.read()
     repo = open_repo()
+    if args[0] == hooks.PUBLISHER and len(args) == 2:
+        return hooks.run_background_publication(repo, args[1], data)
     if args[0] == "pre-push":
         return hooks.run_pre_push(repo, args[1] if len(args) > 1 else "")
     return hooks.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data)

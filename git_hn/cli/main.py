@@ -84,6 +84,72 @@ def _start_git_early(listing: bool) -> None:
         pass  # the command starts them itself and reports what fails
 
 
+def _start_sync_early(args: list[str]) -> None:
+    """``git hn sync``: besides discovery, ask for the remote's URL and, when its transport is
+    allowed, start the advertisement and the accepted-ref listing, so that the remote's round
+    trip overlaps with the imports. Anything unusual (a bad command line, a refused or missing
+    remote) starts nothing more: the command itself then reports it."""
+    from ..core.grammar import is_remote_name
+    from ..store import git
+    from .commands import parse_sync_args
+
+    try:
+        remote = parse_sync_args(args)[0]
+        if not is_remote_name(remote):
+            return
+        _ask_remote_early(git.start_early(os.path.abspath(os.getcwd()), listing=False), remote)
+    except (OSError, HnError):
+        pass
+
+
+def _start_import_early(data: bytes) -> None:
+    """The fetch-side hook: when a committed transaction moved remote-tracking refs of a remote
+    with a saved selection, start that remote's advertisement (as ``git hn sync`` does) before
+    importing the rest of git-hn. A remote without a selection is never contacted."""
+    from ..core.grammar import is_remote_name
+    from ..core.selection import file_name
+
+    touched = set()
+    for line in data.decode("utf-8", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) == 3 and parts[2].startswith("refs/remotes/") and "/" in parts[2][13:]:
+            touched.add(parts[2][13:].split("/", 1)[0])
+    touched = {r for r in touched if is_remote_name(r)}
+    if not touched:
+        return
+    from ..store import git
+
+    try:
+        cwd = os.path.abspath(os.getcwd())
+        runner = git.start_early(cwd, listing=False)
+        found = runner.early_answer(git.DISCOVERY)
+        lines = found.stdout.decode("utf-8", "surrogateescape").splitlines()
+        if found.returncode != 0 or len(lines) != 3:
+            return
+        selections = os.path.join(os.path.normpath(os.path.join(cwd, lines[1])), "hn", "replication",
+                                  "selections")
+        for remote in sorted(touched):
+            if os.path.isfile(os.path.join(selections, file_name(remote))):
+                _ask_remote_early(runner, remote)
+    except (OSError, HnError):
+        pass
+
+
+def _ask_remote_early(runner, remote: str) -> None:
+    """Start ``remote``'s advertisement, accepted-ref listing and stall setting on ``runner``
+    once its URL is known and its transport allowed (else nothing: the sync reports it)."""
+    from ..core.grammar import REMOTES_PREFIX
+    from ..store import transport
+
+    got = runner.ask_early(transport.url_question(remote)).finish()
+    url = got.stdout.decode("utf-8", "surrogateescape").strip()
+    if got.returncode == 0 and transport.transport_allowed(url):
+        runner.ask_early(transport.advertisement(url), env=transport.remote_env())
+        runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)",
+                          f"{REMOTES_PREFIX}{remote}/memory/"))
+        runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
+
+
 def dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("help", *HELP):
         sys.stdout.write(SUMMARY)
@@ -93,10 +159,14 @@ def dispatch(argv: list[str]) -> int:
         sys.stdout.write(f"git-hn {VERSION}\n")
         return 0
     if cmd == "hooks" and argv[1:2] == ["run"]:
+        data = sys.stdin.buffer.read()
+        if argv[2:4] == ["reference-transaction", "committed"]:
+            _start_import_early(data)
         from .commands import hooks_run_command
 
-        return hooks_run_command(argv[2:])
+        return hooks_run_command(argv[2:], data)
     if cmd == "sync" and not _wants_help(argv[1:]):
+        _start_sync_early(argv[1:])
         from .commands import sync_command
 
         return sync_command(argv[1:])

@@ -6,7 +6,10 @@ git-hn writes or renames is recorded with its SHA-256 and mode, and uninstall re
 the wrapper and the chained hook are still exactly what was recorded, so it can restore the
 directory byte for byte and never deletes a hook it did not write.
 
-The wrappers: ``pre-push`` validates, lints and publishes local streams to the pushed remote;
+The wrappers: ``pre-push`` validates, lints and publishes local streams to the pushed remote
+(with ``hn.prePush`` at its default, ``warn``, the publication runs in the background after the
+checks, so the user's push does not wait for a second push; ``block`` publishes before the push
+goes on, and a failure stops it);
 ``reference-transaction`` stands in for the post-fetch hook Git does not have, importing a
 remote's selected streams after a committed transaction updated its remote-tracking refs. Both do
 nothing for git-hn's own Git processes (``HN_HOOK_ACTIVE``), so they never recurse.
@@ -18,23 +21,18 @@ import hashlib
 import json
 import os
 import shlex
-import shutil
 import stat
 import sys
 
 from ..core import canonical
 from ..errors import HnError, InputError, LocalStateError
-from ..hookscripts import TEMPLATES
+from ..hookscripts import TEMPLATES, git_hn_path
 from ..store import private
 from ..store.repo import Repo
 
 HOOKS = ("pre-push", "reference-transaction")
+PUBLISHER = "publish"  # internal: ``git hn hooks run publish REMOTE``, the background publication
 CHAINED = ".hn-chained"
-
-
-def git_hn_path() -> str:
-    found = shutil.which("git-hn")
-    return os.path.abspath(found) if found else "git-hn"
 
 
 def wrapper_text(name: str, executable: str | None = None) -> bytes:
@@ -204,7 +202,7 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     if os.environ.get("HN_HOOK_ACTIVE") or remote not in _remotes(repo):
         return 0
     from ..store import streams
-    from .replication import PhaseError, publish
+    from .replication import PhaseError, background, publish
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
     try:
@@ -228,17 +226,30 @@ def run_pre_push(repo: Repo, remote: str) -> int:
             if not findings[ref]:
                 publishable.append(ref)
     problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
-    if publishable:
+    block = repo.git.run(["config", "--get", "hn.prePush"]).stdout.decode().strip() == "block"
+    earlier = background.take_failure(repo, remote)
+    if earlier:  # a background publication failed: said once, and its streams go again now
+        sys.stderr.write(f"git-hn: the last background publication to {remote} failed: {earlier}\n")
+    if publishable and block:
         try:
             publish.push(repo, remote, publishable, heads)
         except PhaseError as exc:
             problems.append(exc.message)
+    elif publishable:
+        background.start(repo, remote, {r: heads[r] for r in publishable})
     if not problems:
         return 0
     for problem in problems:
         sys.stderr.write(f"git-hn: {problem}\n")
-    mode = repo.git.run(["config", "--get", "hn.prePush"]).stdout.decode().strip()
-    return 1 if mode == "block" else 0
+    return 1 if block else 0
+
+
+def run_background_publication(repo: Repo, remote: str, data: bytes) -> int:
+    """The background half of ``pre-push`` (``git hn hooks run publish REMOTE``)."""
+    from .replication import background
+
+    background.publish_given(repo, remote, data)
+    return 0
 
 
 def _valid_sources(repo: Repo, found: list) -> list:

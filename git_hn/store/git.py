@@ -86,15 +86,25 @@ class Git:
         """Start read-only ``questions`` (argument tuples) and, with ``batch``, the object
         reader; ``run`` with equal arguments (and no input) collects an early answer."""
         for args in questions:
-            self._early[tuple(args)] = self.spawn(args)
+            self.ask_early(args)
         if batch:  # --batch-command needs Git 2.36; an older git's refusal is simply discarded
             self._early_batch = _Batch.popen(self, "--batch-command")
+
+    def early_answer(self, args, env: dict | None = None) -> subprocess.CompletedProcess | None:
+        """The answer of an early question, now (it stays there for ``run`` to collect)."""
+        started = self._early.get(_early_key(args, env))
+        return started.finish() if started is not None else None
+
+    def ask_early(self, args, env: dict | None = None) -> Started:
+        """Start one read-only question now; ``run(args, env=env)`` later collects its answer."""
+        started = self._early[_early_key(args, env)] = self.spawn(args, env=env)
+        return started
 
     def run(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
             timeout: float | None = None) -> subprocess.CompletedProcess:
         """Run ``git <args>``; never raises for a non-zero exit (callers decide)."""
-        if input is None and env is None and timeout is None and self._early:
-            early = self._early.pop(tuple(args), None)
+        if input is None and timeout is None and self._early:
+            early = self._early.pop(_early_key(args, env), None)
             if early is not None:
                 return early.finish()
         full_env = self.env if env is None else {**self.env, **env}
@@ -295,15 +305,20 @@ class Started:
 
     def __init__(self, proc: subprocess.Popen, args, timeout: float):
         self.proc, self.args, self.timeout = proc, args, timeout
+        self.result: subprocess.CompletedProcess | None = None
 
     def finish(self, data: bytes | None = None) -> subprocess.CompletedProcess:
-        """Feed ``data`` (if stdin is a pipe), then collect the exit status and output."""
+        """Feed ``data`` (if stdin is a pipe), then collect the exit status and output (once:
+        asking again returns the same result)."""
+        if self.result is not None:
+            return self.result
         try:
             out, err = _exchange(self.proc, data, self.timeout)
         except subprocess.TimeoutExpired:
             self.abandon()
             raise GitError(f"git {self.args[0]} timed out") from None
-        return subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
+        self.result = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
+        return self.result
 
     def abandon(self) -> None:
         """Stop it unheard: killed before it was fed, a writer has written nothing."""
@@ -315,17 +330,23 @@ class Started:
                 stream.close()
 
 
+def _early_key(args, env: dict | None) -> tuple:
+    return tuple(args), tuple(sorted(env.items())) if env else ()
+
+
 _early_runner: Git | None = None
 
 
-def start_early(cwd: str, listing: bool) -> None:
+def start_early(cwd: str, listing: bool) -> Git:
     """Start discovery, the object reader and (``listing``) the memory ref listing in ``cwd``
-    before the command imports the rest of git-hn; ``open_repo`` adopts the runner."""
+    before the command imports the rest of git-hn; ``open_repo`` adopts the runner, which is
+    returned for more early questions."""
     global _early_runner
     close_early()
     runner = Git(cwd)
     runner.start_early((DISCOVERY, MEMORY_LISTING) if listing else (DISCOVERY,))
     _early_runner = runner
+    return runner
 
 
 def take_early(cwd: str) -> Git | None:

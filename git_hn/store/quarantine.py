@@ -15,13 +15,12 @@ Trusts: nothing fetched. Attacks defended against:
 - *pack bombs and endless streams*: a watchdog kills a fetch whose objects grow past the byte
   budget, and a stall timeout kills one that stops making progress;
 - *transport helpers*: ``ext::``/``fd::`` and every other helper form are refused before any Git
-  process contacts the remote, and ``GIT_ALLOW_PROTOCOL`` limits Git itself.
+  process contacts the remote, and ``GIT_ALLOW_PROTOCOL`` limits Git itself (``transport``).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import threading
@@ -32,28 +31,8 @@ from . import private
 from .git import Git
 from .repo import Repo
 from .replication import is_txn, quarantine_root
+from .transport import remote_env
 
-ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
-_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
-
-
-def transport_allowed(url: str) -> bool:
-    """§9.5: a local path, scp-like ssh, or file/git/http/https/ssh URLs; nothing else."""
-    if not url or "\n" in url or "\x00" in url:
-        return False
-    if _HELPER.match(url):
-        return False
-    m = _SCHEME.match(url)
-    if m:
-        return m.group(1).lower() in ("file", "git", "http", "https", "ssh")
-    if "://" in url:
-        return False
-    return True  # a local path, or scp-like [user@]host:path (ssh)
-
-
-def remote_env() -> dict:
-    return {"GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, "GIT_TERMINAL_PROMPT": "0"}
 
 
 class Quarantine:
@@ -69,7 +48,9 @@ class Quarantine:
         self.hooks = os.path.join(self.path, "no-hooks")
         env = {**remote_env(), "GIT_DIR": self.path}
         self.git = Git(self.path, extra_env=env, scrub=True)
-        init = self.git.run(["init", "--bare", "--quiet", f"--object-format={main.object_format}", self.path])
+        # an empty template: no sample hooks or other files to copy (and none to trust)
+        init = self.git.run(["init", "--bare", "--quiet", "--template=",
+                             f"--object-format={main.object_format}", self.path])
         if init.returncode != 0:
             raise GitError("quarantine setup failed")
         os.mkdir(self.hooks, 0o700)

@@ -143,8 +143,8 @@ def test_early_questions_are_answered_once_and_stopped_when_unasked(repo):
     assert gitmod.take_early(str(repo)) is None  # taken once
     early = runner.run(list(gitmod.DISCOVERY))
     assert early.returncode == 0 and early.stdout.decode().splitlines()[2] == "sha1"
-    assert tuple(gitmod.DISCOVERY) not in runner._early  # the next run starts a new process
-    leftover = runner._early[tuple(gitmod.MEMORY_LISTING)].proc
+    assert (tuple(gitmod.DISCOVERY), ()) not in runner._early  # the next run starts a new process
+    leftover = runner._early[(tuple(gitmod.MEMORY_LISTING), ())].proc
     runner.close()  # the listing nobody asked for is stopped and reaped
     assert leftover.returncode is not None and runner._early == {}
     gitmod.start_early(str(repo), listing=False)

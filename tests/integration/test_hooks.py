@@ -14,13 +14,15 @@ from pathlib import Path
 import pytest
 
 from git_hn.hookscripts import TEMPLATES
-from helpers import git, hn, make_repo
+from helpers import git, hn, make_repo, wait_publication
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _push(repo, *args, check=True):
+    """``git push``, then the background publication its pre-push hook started (if any)."""
     proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True)
+    wait_publication(repo)
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -226,3 +228,81 @@ def test_pre_push_names_every_offending_memory_publishes_clean_streams_and_can_b
     assert proc.returncode != 0
     assert f"git-hn: secret-shaped text in memory {bad[1]['memoryId']}" in proc.stderr
     assert git(remote, "rev-parse", "main") == before
+
+
+def _publication_lock(repo, remote="origin"):
+    import hashlib
+
+    digest = hashlib.sha256(remote.encode()).hexdigest()[:24]
+    return repo / ".git" / "hn" / "locks" / f"publication-{digest}.lock"
+
+
+def test_the_push_does_not_wait_for_the_publication_which_sends_only_checked_tips(clones):
+    """hn.prePush warn (the default): the hook checks, then publishes in the background. Held
+    here behind its lock, the publication cannot have finished when the user's push returns;
+    released, it sends exactly the tip the hook checked (a newer one waits for the next push)."""
+    import fcntl
+
+    remote, a, _b = clones
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "exact", "--content", "checked by the hook").json()
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    lock = _publication_lock(a)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        git(a, "commit", "-q", "--allow-empty", "-m", "pushed while the publication waits")
+        proc = subprocess.run(["git", "push", "origin", "main"], cwd=a, capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")  # the push is done
+        assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""  # memory is not
+        checked = git(a, "rev-parse", ref)
+        assert hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+                  "exact", "--stream", rec["stream"], "--content", "newer").code == 0
+        newer = git(a, "rev-parse", ref)
+        assert newer != checked
+    finally:
+        os.close(fd)  # the publication may go on
+    wait_publication(a)
+    assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""  # its tip moved
+    git(a, "commit", "-q", "--allow-empty", "-m", "next push")
+    _push(a, "origin", "main")
+    assert git(remote, "rev-parse", ref) == newer
+
+
+def test_a_failed_background_publication_is_said_by_the_next_push_and_retried(clones):
+    remote, a, _b = clones
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "exact", "--content", "refused once").json()
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    guard = remote / "hooks" / "pre-receive"  # the server refuses memory refs, for now
+    guard.write_text("#!/bin/sh\nwhile read old new ref; do\n  case $ref in refs/hn/*) exit 1;; esac\n"
+                     "done\nexit 0\n")
+    guard.chmod(0o755)
+    git(a, "commit", "-q", "--allow-empty", "-m", "one")
+    proc = _push(a, "origin", "main")
+    assert "git-hn" not in proc.stderr  # the push itself was fine; the publication failed after
+    assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""
+    guard.unlink()
+    git(a, "commit", "-q", "--allow-empty", "-m", "two")
+    proc = _push(a, "origin", "main")
+    assert proc.stderr.count("git-hn: the last background publication to origin failed: "
+                             "replication memory publication failed for remote origin") == 1, proc.stderr
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    git(a, "commit", "-q", "--allow-empty", "-m", "three")
+    assert "git-hn" not in _push(a, "origin", "main").stderr  # said once
+
+
+def test_block_publishes_before_the_push_goes_on(clones):
+    remote, a, _b = clones
+    git(a, "config", "hn.prePush", "block")
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "exact", "--content", "published first").json()
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    git(a, "commit", "-q", "--allow-empty", "-m", "one")
+    proc = subprocess.run(["git", "push", "origin", "main"], cwd=a, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert not list((a / ".git" / "hn" / "replication").glob("*.running"))
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)

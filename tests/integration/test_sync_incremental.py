@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from git_hn.store import streams
-from helpers import git, hn, hn_proc, make_repo, refs_snapshot
+from helpers import git, hn, hn_proc, make_repo, refs_snapshot, wait_publication
 
 STREAMS = ["sha256:" + (f"{i:02d}" * 32) for i in range(1, 6)]
 
@@ -213,10 +213,12 @@ def test_pre_push_publishes_only_the_streams_that_moved(tmp_path, bare_remote, h
     assert r.code == 0, r.err
     git(alice, "commit", "-q", "--allow-empty", "-m", "first push with hooks")
     git(alice, "push", "-q", "origin", "main")  # every stream published by sync already
+    wait_publication(alice)
     start = len(server.requests)
     moved = _rec(alice, "only this stream moved", STREAMS[2])
     git(alice, "commit", "-q", "--allow-empty", "-m", "second push")
     git(alice, "push", "-q", "origin", "main")
+    wait_publication(alice)
     updated = [ref for req in server.requests[start:] for ref in req.get("updated", [])]
     memory_refs = [ref for ref in updated if ref.startswith("refs/hn/memory/")]
     assert memory_refs == [f"refs/hn/memory/{moved['actor']}/{STREAMS[2][7:]}"], updated
@@ -226,5 +228,6 @@ def test_pre_push_publishes_only_the_streams_that_moved(tmp_path, bare_remote, h
     start = len(server.requests)
     git(alice, "commit", "-q", "--allow-empty", "-m", "third push")
     git(alice, "push", "-q", "origin", "main")
+    wait_publication(alice)
     updated = [ref for req in server.requests[start:] for ref in req.get("updated", [])]
     assert [ref for ref in updated if ref.startswith("refs/hn/")] == []

@@ -18,7 +18,7 @@ from ...core.gostr import one_line
 from ...core.grammar import is_remote_name
 from ...errors import HnError, InputError, Interrupted
 from ...store import replication as rstate
-from ...store.quarantine import transport_allowed
+from ...store.transport import transport_allowed, url_question
 from ...store.repo import Repo
 from .outcomes import PhaseError, SyncResult, redact
 from .publish import publish_streams
@@ -27,7 +27,7 @@ from .publish import publish_streams
 def resolve_remote(repo: Repo, remote: str) -> str:
     if not is_remote_name(remote):
         raise InputError(f'invalid remote name "{one_line(remote)}"')
-    proc = repo.git.run(["remote", "get-url", "--end-of-options", remote])
+    proc = repo.git.run(list(url_question(remote)))
     if proc.returncode != 0:
         raise InputError(f'remote "{remote}" does not exist')
     url = proc.stdout.decode("utf-8", "surrogateescape").strip()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ...core.grammar import REMOTES_PREFIX, is_oid, parse_local_ref
-from ...store.quarantine import remote_env
+from ...store.transport import advertisement, remote_env
 from ...store.repo import Repo
 from .outcomes import UP_TO_DATE, Outcome, PhaseError, phase
 
@@ -23,8 +23,7 @@ _PROPOSAL_REF = re.compile(r"refs/hn/proposals/[0-9a-f]{64}")
 
 def advertise(repo: Repo, url: str, remote: str) -> tuple[dict, set]:
     """({stream: [(actor, oid)]}, {(kind, id)} of well-formed actor and proposal refs)."""
-    proc = repo.git.run(["ls-remote", "--refs", "--", url, "refs/hn/actors/*", "refs/hn/proposals/*",
-                         "refs/hn/memory/*/*"], env=remote_env())
+    proc = repo.git.run(list(advertisement(url)), env=remote_env())  # often started early
     if proc.returncode != 0:
         raise phase("advertisement", remote)
     memory: dict[str, list[tuple[str, str]]] = {}
@@ -69,7 +68,7 @@ def accepted_heads(repo: Repo, remote: str) -> dict[tuple[str, str], str]:
     """(actor, stream) -> accepted tip of every accepted memory ref of ``remote`` (one
     ``for-each-ref``)."""
     prefix = f"{REMOTES_PREFIX}{remote}/memory/"
-    out = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", prefix])
+    out = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", prefix])  # often early
     pattern = re.compile(rf"^([0-9a-f]{{{repo.oid_hex_len}}}) {re.escape(prefix)}([0-9a-f]{{64}})/([0-9a-f]{{64}})$",
                          re.MULTILINE)
     return {(actor, "sha256:" + hexs): oid

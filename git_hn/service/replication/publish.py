@@ -14,7 +14,7 @@ from ...core.grammar import parse_local_ref
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
 from ...store import statedb, stateview, streams
-from ...store.quarantine import remote_env
+from ...store.transport import remote_env
 from ...store.repo import Repo
 from .outcomes import phase
 
@@ -61,29 +61,37 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None) -> 
     return published + (len(refs) - len(todo))
 
 
-def _heads(repo: Repo, refs: list[str]) -> dict[str, str]:
+def current_heads(repo: Repo) -> dict[str, str]:
+    """ref -> tip of every local memory ref (one ``for-each-ref``)."""
     proc = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory"])
     out = {}
     for line in proc.stdout.decode("utf-8", "replace").splitlines():
         ref, _sp, oid = line.partition(" ")
         out[ref] = oid
+    return out
+
+
+def _heads(repo: Repo, refs: list[str]) -> dict[str, str]:
+    out = current_heads(repo)
     return {r: out.get(r, "") for r in refs}
 
 
-def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str]) -> int:
-    """``git push --porcelain`` of exact, non-forced refspecs; the number of refs pushed (or
-    already up to date there). A rejected ref or a failed push is a phase error after every
-    slice was tried."""
+def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool = False) -> int:
+    """``git push --porcelain`` of explicit, non-forced refspecs; the number of refs pushed (or
+    already up to date there). ``exact`` pushes each ref's tip in ``heads`` (the one that was
+    verified and linted) rather than whatever the ref names when the push runs. A rejected ref or
+    a failed push is a phase error after every slice was tried."""
     published, rejected = 0, False
     done: dict[str, str] = {}
     for i in range(0, len(refs), SLICE):
         part = refs[i:i + SLICE]
-        proc = repo.git.run(["push", "--porcelain", "--end-of-options", remote, *[f"{r}:{r}" for r in part]],
+        specs = [f"{heads[r]}:{r}" if exact else f"{r}:{r}" for r in part]
+        proc = repo.git.run(["push", "--porcelain", "--end-of-options", remote, *specs],
                             env={**remote_env(), "HN_HOOK_ACTIVE": "1"})
         for line in proc.stdout.decode("utf-8", "replace").splitlines():
             parts = line.split("\t")
             if len(parts) >= 2 and ":" in parts[1]:
-                ref = parts[1].split(":", 1)[0]
+                ref = parts[1].split(":", 1)[1]
                 if parts[0] == "!":
                     rejected = True
                 else:

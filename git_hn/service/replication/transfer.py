@@ -16,8 +16,11 @@ from __future__ import annotations
 from .outcomes import Outcome
 
 
+STALL_QUESTION = ("config", "--get", "hn.syncStallTimeout")
+
+
 def stall_timeout(repo) -> float:
-    proc = repo.git.run(["config", "--get", "hn.syncStallTimeout"])
+    proc = repo.git.run(list(STALL_QUESTION))  # often started early
     try:
         value = float(proc.stdout.decode().strip()) if proc.returncode == 0 else 60.0
         return value if value > 0 else 60.0

@@ -1,0 +1,120 @@
+"""Publication in the background, for the pre-push hook (issue 11: ``git push`` with hooks costs
+what its checks cost, not a second push).
+
+The hook verifies and lints the streams that moved, then hands their exact tips to a detached
+``git hn hooks run publish REMOTE`` and returns: the user's push goes on at once. The publisher
+takes a per-remote lock (publications to one remote run one after another), pushes each tip it
+was given whose local ref still names it (a newer tip was not checked by this hook, and the push
+that made it publishes it), and remembers what the remote got. A failure is written to
+``<common-gitdir>/hn/replication/publication-<remote digest>.failed`` and said by the next
+pre-push, which publishes those streams again (they were never remembered as given).
+
+Owns the marker ``publication-<remote digest>.running`` (created before the publisher starts,
+removed when it ends), which tells a waiting caller (a test, a script) that a publication is in
+flight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+
+from ...core.grammar import is_oid, parse_local_ref
+from ...errors import ConflictError, HnError
+from ...store import private
+from ...store.repo import Repo
+
+WAIT = 600.0  # seconds a publisher waits for an earlier one to the same remote
+
+
+def _path(repo: Repo, remote: str, suffix: str) -> str:
+    digest = hashlib.sha256(remote.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return os.path.join(repo.hn_dir, "replication", f"publication-{digest}.{suffix}")
+
+
+def running_marker(repo: Repo, remote: str) -> str:
+    return _path(repo, remote, "running")
+
+
+def start(repo: Repo, remote: str, tips: dict[str, str]) -> None:
+    """Start the detached publisher for ``tips`` (ref -> verified tip) and return at once."""
+    from ...hookscripts import git_hn_path
+
+    private.write_private(repo.hn_dir, running_marker(repo, remote), b"", derived=True)
+    data = "".join(f"{ref} {oid}\n" for ref, oid in sorted(tips.items())).encode("ascii")
+    env = {k: v for k, v in os.environ.items() if k != "HN_HOOK_ACTIVE"}
+    proc = subprocess.Popen([git_hn_path(), "hooks", "run", "publish", remote], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                            start_new_session=True, close_fds=True)
+    proc.stdin.write(data)
+    proc.stdin.close()
+    DETACHED.append(proc)  # never waited for: it outlives this hook, in a session of its own
+
+
+DETACHED: list = []
+
+
+def publish_given(repo: Repo, remote: str, data: bytes) -> None:
+    """The publisher: push the given tips that are still the local tips; record a failure."""
+    from ...store.lock import stream_lock
+    from . import publish
+    from .outcomes import PhaseError
+
+    try:
+        given = _parse(data, repo.oid_hex_len)
+        lock = os.path.join(repo.hn_dir, "locks", os.path.basename(_path(repo, remote, "lock")))
+        with stream_lock(repo.hn_dir, lock, f"publication to {remote}", timeout=WAIT):
+            current = publish.current_heads(repo)
+            todo = {ref: oid for ref, oid in given.items() if current.get(ref) == oid}
+            if todo:
+                publish.push(repo, remote, sorted(todo), todo, exact=True)
+        _clear(repo, _path(repo, remote, "failed"))
+    except (PhaseError, ConflictError, HnError) as exc:
+        record = json.dumps({"remote": remote, "message": exc.message}).encode("utf-8")
+        try:
+            private.write_private(repo.hn_dir, _path(repo, remote, "failed"), record, derived=True)
+        except HnError:
+            pass
+    finally:
+        _clear(repo, running_marker(repo, remote))
+
+
+def take_failure(repo: Repo, remote: str) -> str:
+    """The message of a failed background publication to ``remote`` (then forgotten), or ""."""
+    path = _path(repo, remote, "failed")
+    try:
+        data = private.read_private(repo.hn_dir, path, 65_536)
+    except HnError:
+        data = None
+    if data is None:
+        return ""
+    _clear(repo, path)
+    try:
+        doc = json.loads(data)
+        message = doc.get("message") if isinstance(doc, dict) else None
+    except ValueError:
+        message = None
+    from ...core.gostr import one_line
+
+    return one_line(message)[:400] if isinstance(message, str) else "unreadable failure record"
+
+
+def _parse(data: bytes, n: int) -> dict[str, str]:
+    given = {}
+    for line in data.decode("ascii", "replace").splitlines():
+        ref, _sp, oid = line.partition(" ")
+        if parse_local_ref(ref) is None or not is_oid(oid) or len(oid) != n:
+            raise HnError("background publication got a malformed tip list")
+        given[ref] = oid
+    return given
+
+
+def _clear(repo: Repo, path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        pass
