@@ -163,6 +163,14 @@ A failure is reported as one line; it blocks the push only with
 .BR "git config hn.prePush block"
 (the default is
 .BR warn ).
+With
+.BR warn ,
+the publication runs in the background after the checks (the push does not wait for it), and a
+failed publication is reported by the next push, which publishes those streams again; with
+.B block
+it runs before the push goes on. Use
+.B git hn sync
+where the publication must be complete when the command returns.
 .PP
 .B reference\\-transaction
 stands in for the post\\-fetch hook Git does not have: after a committed transaction that
