@@ -120,11 +120,9 @@ def _object(arguments, prefix: str) -> dict:
 
 
 def _show(repo, arguments) -> dict:
-    from . import show
-
-    from ..core.strictjson import read_document
-
     from ..core.gostr import one_line
+    from ..core.strictjson import read_document
+    from . import show
 
     prefix = "show input: "
     doc = _object(read_document(_request_bytes(arguments), prefix=prefix, max_bytes=1_048_576,

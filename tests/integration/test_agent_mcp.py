@@ -236,3 +236,41 @@ def test_calls_do_not_accumulate_open_repositories(inited):
         is_error, body = mcp_server.call(str(inited), "memory_brief", {"version": 0}, allow_write=False)
         assert is_error is False and json.loads(body)["warning"] == WARNING
     assert len(repomod.OPENED) == before
+
+
+def test_the_tools_answer_from_the_verified_state(inited, monkeypatch):
+    """Issue 11: the MCP tools are served by the verified state: once it is current, a call
+    verifies no memory commit again, and answers what a full verification answers."""
+    from git_hn.service import mcp_server, recall, show
+    from git_hn.core import recall as core
+    from git_hn.store import streams
+    from git_hn.store.repo import open_repo
+
+    ids = [hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+              "descendants", "--content", f"state served {i}").json()["memoryId"] for i in range(3)]
+    staged: list = []
+    real = streams.stage_commits
+    monkeypatch.setattr(streams, "stage_commits",
+                        lambda repo, commits, read=None: staged.extend(commits) or real(repo, commits, read))
+    head = git(inited, "rev-parse", "HEAD")
+    calls = {"memory_recall": {"version": 0, "atCommit": head, "includeUntrusted": True},
+             "memory_show": {"memory": ids[1]},
+             "memory_brief": {"version": 0, "includeUntrusted": True}}
+    for name, args in calls.items():
+        is_error, body = mcp_server.call(str(inited), name, args, allow_write=False)
+        assert is_error is False, body
+        calls[name] = json.loads(body)
+    assert staged == []
+    repo = open_repo(str(inited))
+    try:
+        full = core.RecallRequest(at_commit=head, subject="", path="", topic=(), kind=(), actor=(),
+                                  lifecycle=(), trust=(), query="", max_records=core.DEFAULT_MAX_RECORDS,
+                                  max_content_bytes=core.DEFAULT_MAX_CONTENT, cursor="",
+                                  include_untrusted=True)
+        assert calls["memory_recall"] == recall.recall_full(repo, full)
+        assert calls["memory_show"] == show.show_full(repo, ids[1])
+    finally:
+        repo.close()
+    assert {m["id"] for m in calls["memory_recall"]["memories"]} == set(ids)
+    assert staged  # the full verifications above did verify: the count is real
+    assert calls["memory_brief"]["version"] == 0 and calls["memory_brief"]["warning"] == WARNING
