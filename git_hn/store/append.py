@@ -180,27 +180,22 @@ def _record(repo: Repo, ref: str, pos: Position, mem: VerifiedMemory) -> None:
 
     env = mem.envelope
     try:
-        with statedb.locked(repo, exclusive=True, wait=2.0):
-            conn = statedb.open_sealed(repo, readonly=False)
+        with statedb.sealed_for_writing(repo) as conn:
             if conn is None:
                 return
-            try:
-                stored = state.stored_sources(conn, {(env.actor, env.stream)})
-                old = stored.get(ref)
-                if (old.head if old else "") != pos.local_head:
+            stored = state.stored_sources(conn, {(env.actor, env.stream)})
+            old = stored.get(ref)
+            if (old.head if old else "") != pos.local_head:
+                return
+            base = None
+            if pos.parent:
+                base = next((s for s in stored.values() if s.head == pos.parent and s.length == pos.sequence
+                             and (s.actor, s.stream) == (env.actor, env.stream)), None)
+                if base is None:
                     return
-                base = None
-                if pos.parent:
-                    base = next((s for s in stored.values() if s.head == pos.parent and s.length == pos.sequence
-                                 and (s.actor, s.stream) == (env.actor, env.stream)), None)
-                    if base is None:
-                        return
-                change = state.Change(streams.Source(ref, mem.commit, env.actor, env.stream), old,
-                                      base.sid if base else None, pos.sequence, [mem])
-                state.apply(conn, [change], [])
-                statedb.write_seal(repo)
-            finally:
-                conn.close()
+            change = state.Change(streams.Source(ref, mem.commit, env.actor, env.stream), old,
+                                  base.sid if base else None, pos.sequence, [mem])
+            state.apply(conn, [change], [])
     except (HnError, statedb.Unwritable, OSError):
         return  # the state catches up on the next read
     except sqlite3.Error:

@@ -128,7 +128,7 @@ def repair_location(repo: Repo) -> None:
             os.chmod(mem, 0o700)
     if st is None:
         private.ensure_dirs(hn, mem)
-    _sweep_temporaries(mem)
+    private.sweep_temporaries(mem)
     for path in (index, *(os.path.join(mem, n) for n in LEGACY)):
         st = _lstat(path)
         if st is None:
@@ -137,29 +137,6 @@ def repair_location(repo: Repo) -> None:
             shutil.rmtree(path)  # rmtree never follows symlinks inside (it unlinks them)
         elif not stat.S_ISREG(st.st_mode):
             os.unlink(path)
-
-
-STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write
-
-
-def _sweep_temporaries(mem: str) -> None:
-    """Remove the temporary files of writes that were killed (a concurrent write's are younger)."""
-    import time
-
-    try:
-        names = os.listdir(mem)
-    except OSError:
-        return
-    now = time.time()
-    for name in names:
-        if name.startswith(".hn-private-"):
-            path = os.path.join(mem, name)
-            st = _lstat(path)
-            if st is not None and stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMPORARY:
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
 
 
 def _remove(path: str) -> None:

@@ -193,3 +193,27 @@ def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write
+
+
+def sweep_temporaries(directory: str) -> None:
+    """Remove the ``.hn-private-*`` temporaries of writes that were killed in ``directory``
+    (a concurrent write's are younger than ``STALE_TEMPORARY``)."""
+    import time
+
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        if name.startswith(".hn-private-"):
+            path = os.path.join(directory, name)
+            st = _lstat(path)
+            if st is not None and stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMPORARY:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass

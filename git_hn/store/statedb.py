@@ -254,7 +254,7 @@ def create(repo: Repo) -> sqlite3.Connection:
     mem, db, seal = paths(repo)
     _ensure_dirs(repo, mem)
     discard(repo)
-    _sweep(mem)
+    private.sweep_temporaries(mem)
     tmp = os.path.join(mem, ".hn-private-" + os.urandom(8).hex() + ".sqlite")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -276,26 +276,6 @@ def create(repo: Repo) -> sqlite3.Connection:
         raise failure(exc) from None
 
 
-STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write
-
-
-def _sweep(mem: str) -> None:
-    """Remove the temporary files of writes that were killed (a concurrent write's are younger)."""
-    try:
-        names = os.listdir(mem)
-    except OSError:
-        return
-    now = time.time()
-    for name in names:
-        if name.startswith(".hn-private-"):
-            st = _lstat(os.path.join(mem, name))
-            if st is not None and stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMPORARY:
-                try:
-                    os.unlink(os.path.join(mem, name))
-                except OSError:
-                    pass
-
-
 def discard(repo: Repo) -> None:
     """Delete the database and its seal (always safe: the state is rebuilt from streams).
     Nothing is followed: a symlink is removed, never its target."""
@@ -313,6 +293,22 @@ def discard(repo: Repo) -> None:
                 os.unlink(path)
         except OSError as exc:
             raise LocalStateError(f"memory state {path} cannot be removed: {exc.strerror}") from None
+
+
+@contextmanager
+def sealed_for_writing(repo: Repo, wait: float = 2.0):
+    """Under the exclusive lock, the sealed state opened for writing, or None when there is none
+    safe to write to. When the block ends normally having changed it (its own transactions
+    committed), the seal is renewed; the connection is always closed."""
+    with locked(repo, exclusive=True, wait=wait):
+        conn = open_sealed(repo, readonly=False)
+        try:
+            yield conn
+            if conn is not None and conn.total_changes:
+                write_seal(repo)
+        finally:
+            if conn is not None:
+                conn.close()
 
 
 @contextmanager

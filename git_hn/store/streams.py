@@ -73,7 +73,12 @@ def stream_sources(repo: Repo, actor: str, stream: str) -> list[Source]:
 
 def read_parents(repo: Repo, ref: str, commit: str) -> tuple[str, tuple[str, ...]]:
     """(tree, parents) of one commit from its raw header (CONTRACT §10.0: never merge-base)."""
-    obj = repo.git.read_object(commit)
+    return parse_parents(ref, commit, repo.git.read_object(commit))
+
+
+def parse_parents(ref: str, commit: str, obj) -> tuple[str, tuple[str, ...]]:
+    """(tree, parents) from ``obj`` (``read_object``'s answer for ``commit`` of source ``ref``),
+    or the §4.2 error naming the source."""
     if obj is None:
         raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable "
                               "while reading parents: object not found")
@@ -450,15 +455,7 @@ def walk_many(repo: Repo, starts: list[tuple[Source, set]], raw_levels: int = 32
             src, stops, commits, commit = todo[ref]
             try:
                 _refuse(pending, src, commit)
-                if obj is None:
-                    raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable "
-                                          "while reading parents: object not found")
-                if obj[0] != "commit":
-                    raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable or not a commit")
-                try:
-                    tree, parents = chain.parse_commit(commit, obj[1])
-                except ValidationError as exc:
-                    raise ValidationError(f"memory source {ref}: {exc.message}") from None
+                tree, parents = parse_parents(ref, commit, obj)
                 if len(parents) > 1:
                     raise ValidationError(f"memory source {ref} commit {commit} has "
                                           f"{len(parents)} parents; exactly one is allowed")

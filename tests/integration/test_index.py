@@ -15,7 +15,7 @@ import pytest
 from git_hn.core import canonical
 from git_hn.core import recall as core_recall
 from git_hn.service import recall as recall_service
-from git_hn.store import statedb, streams
+from git_hn.store import private, statedb, streams
 from git_hn.store.repo import open_repo
 from helpers import git, hn, hn_file_limited, hn_proc, make_repo, refs_snapshot
 
@@ -502,7 +502,7 @@ def test_a_killed_builds_temporary_files_are_swept(populated):
     old, young = mem / ".hn-private-0123456789abcdef.sqlite", mem / ".hn-private-fedcba9876543210"
     for path in (old, young):
         path.write_bytes(b"partial")
-    past = os.stat(old).st_mtime - statedb.STALE_TEMPORARY - 60
+    past = os.stat(old).st_mtime - private.STALE_TEMPORARY - 60
     os.utime(old, (past, past))
     assert hn(populated, "memory", "index", "rebuild").code == 0
     assert not old.exists() and young.exists()  # a concurrent write's file is left alone

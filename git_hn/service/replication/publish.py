@@ -113,15 +113,9 @@ def remember(repo: Repo, remote: str, heads: dict[str, str]) -> None:
     if not heads:
         return
     try:
-        with statedb.locked(repo, exclusive=True, wait=2.0):
-            conn = statedb.open_sealed(repo, readonly=False)
-            if conn is None:
-                return
-            try:
+        with statedb.sealed_for_writing(repo) as conn:
+            if conn is not None:
                 statemod.record_published(conn, remote, heads)
-                statedb.write_seal(repo)
-            finally:
-                conn.close()
     except (HnError, OSError, sqlite3.Error, statedb.Unwritable):
         pass
 
