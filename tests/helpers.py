@@ -167,3 +167,19 @@ def wait_publication(repo, timeout: float = 60.0) -> None:
     while directory.is_dir() and any(p.name.endswith(".running") for p in directory.iterdir()):
         assert time.monotonic() < deadline, "a background publication did not end"
         time.sleep(0.02)
+
+
+def staged_commits(monkeypatch) -> list:
+    """Every memory commit whose objects are read for verification from now on (a real count:
+    ``streams.stage_commits`` still runs)."""
+    from git_hn.store import streams
+
+    calls: list = []
+    real = streams.stage_commits
+
+    def counting(repo, commits, read=None):
+        calls.extend(c for c, _t in commits)
+        return real(repo, commits, read)
+
+    monkeypatch.setattr(streams, "stage_commits", counting)
+    return calls

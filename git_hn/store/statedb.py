@@ -129,15 +129,20 @@ def _change_counter(db: str) -> int | None:
     """SQLite's file change counter (header bytes 24-27), which every committed write through
     SQLite increments: an edit made with ``sqlite3`` within the same clock tick as git-hn's own
     last write (file times are that coarse on some systems) still changes the seal."""
+    head = _read_start(db, 100)
+    return int.from_bytes(head[24:28], "big") if head is not None and len(head) == 100 else None
+
+
+def _read_start(path: str, n: int) -> bytes | None:
+    """At most the first ``n`` bytes of ``path`` (never through a symbolic link), or None."""
     try:
-        fd = os.open(db, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     try:
-        head = os.read(fd, 100)
+        return os.read(fd, n)
     finally:
         os.close(fd)
-    return int.from_bytes(head[24:28], "big") if len(head) == 100 else None
 
 
 def _lstat(path: str):
@@ -167,16 +172,10 @@ def sealed(repo: Repo) -> bool:
     st, st_seal = _lstat(db), _lstat(seal)
     if not _safe_file(st, MAX_BYTES) or not _safe_file(st_seal, 256):
         return False
-    try:
-        fd = os.open(seal, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return False
-    try:
-        recorded = os.read(fd, 257)
-    finally:
-        os.close(fd)
+    recorded = _read_start(seal, 257)
     counter = _change_counter(db)
-    return counter is not None and recorded == (_seal_of(st, counter) + "\n").encode()
+    return recorded is not None and counter is not None \
+        and recorded == (_seal_of(st, counter) + "\n").encode()
 
 
 def write_seal(repo: Repo) -> None:

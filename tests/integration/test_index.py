@@ -17,7 +17,7 @@ from git_hn.core import recall as core_recall
 from git_hn.service import recall as recall_service
 from git_hn.store import private, statedb, streams
 from git_hn.store.repo import open_repo
-from helpers import git, hn, hn_file_limited, hn_proc, make_repo, refs_snapshot
+from helpers import git, hn, hn_file_limited, hn_proc, make_repo, refs_snapshot, staged_commits
 
 
 def _rec(repo, content, *args, kind="decision", applies="descendants"):
@@ -57,19 +57,6 @@ def _recall(repo, *args):
     r = hn(repo, "memory", "recall", "--json", "--include-untrusted", "--lifecycle", "all", *args)
     assert r.code == 0, r.err
     return r.out
-
-
-def _staged(monkeypatch) -> list:
-    """Commits whose objects are read for verification from now on."""
-    calls: list = []
-    real = streams.stage_commits
-
-    def counting(repo, commits):
-        calls.extend(c for c, _t in commits)
-        return real(repo, commits)
-
-    monkeypatch.setattr(streams, "stage_commits", counting)
-    return calls
 
 
 def test_rebuild_verify_and_determinism(populated):
@@ -204,7 +191,7 @@ def test_a_fresh_state_serves_without_reading_streams(populated, monkeypatch):
         raise AssertionError("streams were re-read although the state is fresh")
 
     monkeypatch.setattr(streams, "collect", forbidden)
-    staged = _staged(monkeypatch)
+    staged = staged_commits(monkeypatch)
     out = json.loads(_recall(populated))
     assert out["matched"] == 4
     other = git(populated, "rev-parse", "HEAD")
@@ -227,7 +214,7 @@ def test_only_new_commits_are_verified_and_a_rewound_ref_costs_none(populated, m
     ref = git(populated, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
     tip = git(populated, "rev-parse", ref)
     git(populated, "update-ref", ref, tip + "~2")
-    staged = _staged(monkeypatch)
+    staged = staged_commits(monkeypatch)
     assert json.loads(_recall(populated))["matched"] == 3  # the retraction and the last record
     assert staged == []  # a prefix of a verified chain: nothing to verify
     git(populated, "update-ref", ref, tip)  # moved forward by two commits
@@ -250,7 +237,7 @@ def test_only_new_commits_are_verified_and_a_rewound_ref_costs_none(populated, m
 
 def test_a_state_written_under_another_checker_is_not_reused(populated, monkeypatch):
     _recall(populated)
-    staged = _staged(monkeypatch)
+    staged = staged_commits(monkeypatch)
     monkeypatch.setattr(statedb, "_checker", "another verification code or library")
     assert json.loads(_recall(populated))["matched"] == 4
     assert len(staged) == 5  # everything verified again, under this checker

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 
-from git_hn.store import streams
-from helpers import git, hn, hn_proc, make_repo, refs_snapshot, wait_publication
+from helpers import git, hn, hn_proc, make_repo, refs_snapshot, staged_commits, wait_publication
 
 STREAMS = ["sha256:" + (f"{i:02d}" * 32) for i in range(1, 6)]
 
@@ -93,7 +92,7 @@ def test_one_fetch_for_many_changed_streams_none_when_nothing_moved(tmp_path, ba
     assert len(sessions) == 2 and _fetch_sessions(sessions) == 1  # the advertisement, one fetch
     assert hn(bob, "memory", "index", "verify").code == 0  # a fresh index after a first sync
     # nothing moved: one advertisement, no fetch, nothing verified, and it says so
-    staged = _staged(monkeypatch)
+    staged = staged_commits(monkeypatch)
     before = refs_snapshot(bob)
     r = hn(bob, "sync")
     assert r.code == 0, r.err
@@ -121,18 +120,6 @@ def test_one_fetch_for_many_changed_streams_none_when_nothing_moved(tmp_path, ba
     out = hn(bob, "memory", "recall", "--include-untrusted", "--json").json()
     assert {n["memoryId"] for n in new} <= {m["id"] for m in out["memories"]}
     assert hn(bob, "memory", "index", "verify").code == 0
-
-
-def _staged(monkeypatch) -> list:
-    calls: list = []
-    real = streams.stage_commits
-
-    def counting(repo, commits, read=None):
-        calls.extend(c for c, _t in commits)
-        return real(repo, commits, read)
-
-    monkeypatch.setattr(streams, "stage_commits", counting)
-    return calls
 
 
 def test_a_stream_budget_bounds_a_remote_advertising_too_many_streams(tmp_path, bare_remote, http_backend):

@@ -13,7 +13,7 @@ from git_hn.store import append as appendmod
 from git_hn.store import statedb, streams
 from git_hn.store.identity import load_active
 from git_hn.store.repo import open_repo
-from helpers import git, hn
+from helpers import git, hn, staged_commits
 
 
 _COUNT = [0]
@@ -47,22 +47,9 @@ def test_shortcut_and_full_verification_sign_identical_envelopes(inited):
     repo.close()
 
 
-def _staged(monkeypatch) -> list:
-    """Every commit whose objects are read for verification from now on."""
-    calls: list = []
-    real = streams.stage_commits
-
-    def counting(repo, commits):
-        calls.extend(c for c, _t in commits)
-        return real(repo, commits)
-
-    monkeypatch.setattr(streams, "stage_commits", counting)
-    return calls
-
-
 def test_append_verifies_only_the_head_not_the_chain(inited, monkeypatch):
     _record_n(inited, 3)
-    staged = _staged(monkeypatch)
+    staged = staged_commits(monkeypatch)
     _record_n(inited, 1)
     assert len(staged) == 1  # the head commit (§4.4), not the three below it
     # without a state the whole chain is verified again, once
