@@ -241,6 +241,7 @@ def _write_commit(repo: Repo, ident: Identity, env: Envelope, payload: bytes, si
 def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writers) -> None:
     """``ref`` from ``old`` (empty: it must not exist) to ``new``, or ``_LostRace``."""
     old = old or "0" * repo.oid_hex_len
+    repo.git.forget_early()  # answers from before this write would be stale after it
     proc = writers.cas.finish(f"update {ref} {new} {old}\n".encode("ascii"))
     if proc.returncode != 0:
         raise _LostRace

@@ -100,13 +100,23 @@ class Git:
         started = self._early[_early_key(args, env)] = self.spawn(args, env=env)
         return started
 
+    def forget_early(self) -> None:
+        """Drop every early answer not yet collected: after this process changed refs, an answer
+        taken before the change is stale (a later question runs afresh)."""
+        for early in self._early.values():
+            early.abandon()
+        self._early.clear()
+
     def run(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
             timeout: float | None = None) -> subprocess.CompletedProcess:
         """Run ``git <args>``; never raises for a non-zero exit (callers decide)."""
-        if input is None and timeout is None and self._early:
-            early = self._early.pop(_early_key(args, env), None)
-            if early is not None:
-                return early.finish()
+        if self._early:
+            if args and args[0] in _WRITERS:
+                self.forget_early()
+            elif input is None and timeout is None:
+                early = self._early.pop(_early_key(args, env), None)
+                if early is not None:
+                    return early.finish()
         full_env = self.env if env is None else {**self.env, **env}
         try:
             proc = subprocess.Popen(["git", *args], stdin=subprocess.PIPE if input is not None
@@ -124,9 +134,11 @@ class Git:
 
     def start(self, args: list[str], *, input: bytes = b"", env: dict | None = None):
         """Start ``git <args>`` with ``input`` on its stdin and return at once; ``.wait()`` on
-        the result gives (exit status, stdout, stderr). For work that can overlap with Python."""
+        the result gives (exit status, stdout, stderr). For work that can overlap with Python
+        (a ref transaction: early answers are dropped, as for every writer)."""
         import threading
 
+        self.forget_early()
         full_env = self.env if env is None else {**self.env, **env}
         try:
             proc = subprocess.Popen(["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -292,9 +304,7 @@ class Git:
             if b is not None:
                 b.close()
         self._batch = self._check = None
-        for early in self._early.values():
-            early.abandon()
-        self._early.clear()
+        self.forget_early()
         if self._early_batch is not None:
             _Batch.end(self._early_batch)
             self._early_batch = None
@@ -328,6 +338,10 @@ class Started:
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+# commands that change refs: early answers do not survive them (``Git.forget_early``)
+_WRITERS = frozenset({"update-ref", "push", "fetch", "pack-refs", "unpack-objects", "symbolic-ref"})
 
 
 def _early_key(args, env: dict | None) -> tuple:

@@ -149,3 +149,16 @@ def test_early_questions_are_answered_once_and_stopped_when_unasked(repo):
     assert leftover.returncode is not None and runner._early == {}
     gitmod.start_early(str(repo), listing=False)
     assert gitmod.take_early(str(repo / "elsewhere")) is None  # another directory: not adopted
+
+
+def test_a_ref_write_drops_early_answers(repo):
+    """An answer started before this process changed refs would be stale after the change."""
+    from git_hn.store import git as gitmod
+
+    runner = gitmod.start_early(str(repo), listing=True)
+    head = runner.run(["rev-parse", "HEAD"]).stdout.decode().strip()
+    assert runner.run(["update-ref", f"refs/hn/memory/{'a' * 64}/{'b' * 64}", head]).returncode == 0
+    listing = runner.run(list(gitmod.MEMORY_LISTING)).stdout.decode()
+    assert f"refs/hn/memory/{'a' * 64}/{'b' * 64}" in listing  # asked afresh, after the write
+    gitmod.close_early()
+    runner.close()
