@@ -193,12 +193,9 @@ def _raw_walk(repo: Repo, src: streams.Source, stops: set[str]) -> list | None:
     while commit:
         if commit in stops:
             return out
-        tree, parents = streams.read_parents(repo, src.ref, commit)
-        if len(parents) > 1:
-            raise ValidationError(f"memory source {src.ref} commit {commit} has "
-                                  f"{len(parents)} parents; exactly one is allowed")
+        tree, parent = streams.parse_link(src.ref, commit, repo.git.read_object(commit))
         out.append((commit, tree))
-        commit = parents[0] if parents else ""
+        commit = parent
     return None
 
 

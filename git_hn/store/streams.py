@@ -76,6 +76,16 @@ def read_parents(repo: Repo, ref: str, commit: str) -> tuple[str, tuple[str, ...
     return parse_parents(ref, commit, repo.git.read_object(commit))
 
 
+def parse_link(ref: str, commit: str, obj) -> tuple[str, str]:
+    """(tree, parent or "") of one chain commit from ``obj``: ``parse_parents`` plus the §4.2
+    rule that a memory commit has at most one parent."""
+    tree, parents = parse_parents(ref, commit, obj)
+    if len(parents) > 1:
+        raise ValidationError(f"memory source {ref} commit {commit} has "
+                              f"{len(parents)} parents; exactly one is allowed")
+    return tree, parents[0] if parents else ""
+
+
 def parse_parents(ref: str, commit: str, obj) -> tuple[str, tuple[str, ...]]:
     """(tree, parents) from ``obj`` (``read_object``'s answer for ``commit`` of source ``ref``),
     or the §4.2 error naming the source."""
@@ -111,12 +121,9 @@ def walk(repo: Repo, source: Source, stop: str | None = None, stops: set | None 
     commit = source.head
     while commit and commit not in stops:
         _refuse(pending, source, commit)
-        tree, parents = read_parents(repo, source.ref, commit)
-        if len(parents) > 1:
-            raise ValidationError(f"memory source {source.ref} commit {commit} has "
-                                  f"{len(parents)} parents; exactly one is allowed")
+        tree, parent = parse_link(source.ref, commit, repo.git.read_object(commit))
         out.append((commit, tree))
-        commit = parents[0] if parents else ""
+        commit = parent
     return out
 
 
@@ -455,16 +462,13 @@ def walk_many(repo: Repo, starts: list[tuple[Source, set]], raw_levels: int = 32
             src, stops, commits, commit = todo[ref]
             try:
                 _refuse(pending, src, commit)
-                tree, parents = parse_parents(ref, commit, obj)
-                if len(parents) > 1:
-                    raise ValidationError(f"memory source {ref} commit {commit} has "
-                                          f"{len(parents)} parents; exactly one is allowed")
+                tree, parent = parse_link(ref, commit, obj)
             except ValidationError as exc:
                 out[ref] = Walk(commits, "", exc)
                 del todo[ref]
                 continue
             commits.append((commit, tree))
-            nxt = parents[0] if parents else ""
+            nxt = parent
             if not nxt or nxt in stops:
                 out[ref] = Walk(commits, nxt, None)
                 del todo[ref]

@@ -26,6 +26,12 @@ def _rec(repo, content, stream=None, kind="decision", extra=()):
 def _world(tmp_path, bare_remote, http_backend):
     remote = bare_remote("team.git")
     url = http_backend(remote)
+    alice, bob = _team(tmp_path, url)
+    return remote, url, alice, bob, http_backend.servers[url]
+
+
+def _team(tmp_path, url):
+    """Alice, whose streams are on the remote at ``url``, and Bob, a fresh clone of it."""
     alice = make_repo(tmp_path / "alice")
     git(alice, "remote", "add", "origin", url)
     git(alice, "push", "-q", "origin", "main")
@@ -36,7 +42,7 @@ def _world(tmp_path, bare_remote, http_backend):
     bob = tmp_path / "bob"
     git(tmp_path, "clone", "-q", url, str(bob))
     assert hn(bob, "init", "--name", "Bob").code == 0
-    return remote, url, alice, bob, http_backend.servers[url]
+    return alice, bob
 
 
 class UploadPacks:
@@ -71,17 +77,8 @@ def _fetch_sessions(sessions) -> int:
 
 
 def test_one_fetch_for_many_changed_streams_none_when_nothing_moved(tmp_path, bare_remote, monkeypatch):
-    remote = bare_remote("team.git")
-    alice = make_repo(tmp_path / "alice")
-    git(alice, "remote", "add", "origin", f"file://{remote}")
-    git(alice, "push", "-q", "origin", "main")
-    assert hn(alice, "init", "--name", "Alice").code == 0
-    for i, stream in enumerate(STREAMS):
-        _rec(alice, f"first memory of stream {i}", stream)
-    assert hn(alice, "sync").code == 0
-    bob = tmp_path / "bob"
-    git(tmp_path, "clone", "-q", f"file://{remote}", str(bob))
-    assert hn(bob, "init", "--name", "Bob").code == 0
+    # file://, so that each upload-pack session is one process trace2 can see
+    alice, bob = _team(tmp_path, f"file://{bare_remote('team.git')}")
     assert hn(bob, "replication", "select", "--all").code == 0
     packs = UploadPacks(tmp_path, monkeypatch)
     r = hn(bob, "sync", "--json")
