@@ -373,9 +373,9 @@ def _check_public_key(public_key: str, actor: str | None) -> bytes:
     if is_weak_public_key(raw):
         raise ValidationError("memory publicKey is weak")
     if actor is not None:
-        import hashlib
+        from . import hashing
 
-        if hashlib.sha256(raw).hexdigest() != actor:
+        if hashing.sha256(raw).hexdigest() != actor:
             raise ValidationError("memory actor does not match publicKey")
     return raw
 

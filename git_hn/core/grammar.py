@@ -10,10 +10,10 @@ a second, distinct ref for the same stream (a ref-spoofing attack).
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from ..errors import InputError
+from . import hashing
 from .gostr import has_control, is_utf8, to_lower, trim_space
 from .limits import KINDS
 
@@ -129,17 +129,17 @@ def is_remote_name(s: str, memory: bool = True) -> bool:
 
 
 def memory_id(payload: bytes) -> str:
-    return "sha256:" + hashlib.sha256(payload).hexdigest()
+    return "sha256:" + hashing.sha256(payload).hexdigest()
 
 
 def content_digest(content: str) -> str:
-    return "sha256:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
+    return "sha256:" + hashing.sha256(content.encode("utf-8")).hexdigest()
 
 
 def default_stream(actor: str) -> str:
     """CONTRACT §3.3."""
     data = b"hn-memory-stream-v0\x00" + actor.encode("ascii") + b"\x00default"
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return "sha256:" + hashing.sha256(data).hexdigest()
 
 
 def local_ref(actor: str, stream: str) -> str:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 
 from ..errors import ValidationError
+from . import hashing
 
 _B64_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -128,7 +128,7 @@ def public_key_from_seed(seed: bytes) -> bytes:
 
 def actor_of(public_key: bytes) -> str:
     """Actor fingerprint: lowercase hex SHA-256 of the raw public key (CONTRACT §1.9)."""
-    return hashlib.sha256(public_key).hexdigest()
+    return hashing.sha256(public_key).hexdigest()
 
 
 def sign(seed: bytes, message: bytes) -> bytes:

@@ -10,15 +10,15 @@ Absence is not trust: without a memory section every memory is ``policy-missing`
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import NamedTuple
 
 from ..errors import PolicyError
+from . import hashing
 from .limits import KINDS, LIMITS
 from .strictjson import JsonFloat, fold_key, json_type, read_document
 
-MISSING_DIGEST = "sha256:" + hashlib.sha256(b"hn-memory-policy-missing-v0").hexdigest()
+MISSING_DIGEST = "sha256:" + hashing.sha256(b"hn-memory-policy-missing-v0").hexdigest()
 _ACTOR_ANY_CASE = re.compile(r"[0-9a-fA-F]{64}")
 _PIPELINE = re.compile(r"[A-Za-z0-9._-]{1,64}")
 INT64_MAX = 2**63 - 1
@@ -38,7 +38,7 @@ class Policy(NamedTuple):
 def digest_of(data: bytes | None) -> str:
     if data is None:
         return MISSING_DIGEST
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return "sha256:" + hashing.sha256(data).hexdigest()
 
 
 def _bind(value, names: tuple[str, ...]) -> dict:

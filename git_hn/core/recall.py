@@ -15,11 +15,10 @@ and the policy, so it cannot be replayed against other filters, bounds, refs or 
 from __future__ import annotations
 
 import base64
-import hashlib
 from typing import NamedTuple
 
 from ..errors import InputError
-from . import canonical
+from . import canonical, hashing
 from .gostr import has_control, tokens
 from .grammar import is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
 from .limits import KINDS, LIMITS, WARNING
@@ -113,7 +112,7 @@ def request_json(req: RecallRequest, with_cursor: bool = True) -> dict:
 
 def source_fingerprint(policy_digest: str, sources: list[tuple[str, str]]) -> str:
     """CONTRACT §8.3: length-prefixed domain, policy digest, then (ref, head) pairs in order."""
-    h = hashlib.sha256()
+    h = hashing.sha256()
     for part in (SOURCE_DOMAIN, policy_digest.encode()):
         h.update(len(part).to_bytes(8, "big"))
         h.update(part)
@@ -127,12 +126,12 @@ def source_fingerprint(policy_digest: str, sources: list[tuple[str, str]]) -> st
 def query_digest(req: RecallRequest, fingerprint: str, policy_digest: str) -> str:
     doc = {"domain": QUERY_DOMAIN, "request": request_json(req, with_cursor=False),
            "sourceFingerprint": fingerprint, "policyDigest": policy_digest}
-    return "sha256:" + hashlib.sha256(canonical.compact(doc)).hexdigest()
+    return "sha256:" + hashing.sha256(canonical.compact(doc)).hexdigest()
 
 
 def encode_cursor(digest: str, last_id: str) -> str:
     payload = canonical.compact({"version": 0, "queryDigest": digest, "lastMemoryId": last_id})
-    check = hashlib.sha256(CURSOR_DOMAIN + b"\x00" + payload).hexdigest()
+    check = hashing.sha256(CURSOR_DOMAIN + b"\x00" + payload).hexdigest()
     return base64.urlsafe_b64encode(payload).decode("ascii").rstrip("=") + "." + check
 
 
@@ -150,7 +149,7 @@ def decode_cursor(cursor: str, digest: str) -> str:
         raise malformed from None
     if len(payload) > LIMITS.max_cursor_payload or base64.urlsafe_b64encode(payload).decode().rstrip("=") != body:
         raise malformed
-    if hashlib.sha256(CURSOR_DOMAIN + b"\x00" + payload).hexdigest() != check:
+    if hashing.sha256(CURSOR_DOMAIN + b"\x00" + payload).hexdigest() != check:
         raise InputError("invalid recall cursor checksum")
     try:
         doc = read_document(payload, prefix="", max_bytes=LIMITS.max_cursor_payload, error=InputError)

@@ -17,14 +17,13 @@ nothing for git-hn's own Git processes (``HN_HOOK_ACTIVE``), so they never recur
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shlex
 import stat
 import sys
 
-from ..core import canonical
+from ..core import canonical, hashing
 from ..errors import HnError, InputError, LocalStateError
 from ..hookscripts import TEMPLATES, git_hn_path
 from ..store import private
@@ -42,7 +41,7 @@ def wrapper_text(name: str, executable: str | None = None) -> bytes:
 def _sha(path: str) -> str | None:
     try:
         with open(path, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()
+            return hashing.sha256(fh.read()).hexdigest()
     except FileNotFoundError:
         return None
 
@@ -119,7 +118,7 @@ def install(loc: Location) -> list[str]:
         mine = record.get(name)
         current = _sha(path)
         if mine is not None and current == mine["wrapper"]:
-            if current == hashlib.sha256(text).hexdigest():
+            if current == hashing.sha256(text).hexdigest():
                 continue  # already installed, unchanged
             plan.append((name, path, text, False))  # our own wrapper, refreshed in place
             continue
@@ -142,7 +141,7 @@ def install(loc: Location) -> list[str]:
             fh.write(text)
         os.chmod(tmp, 0o755)
         os.replace(tmp, path)
-        entry["wrapper"] = hashlib.sha256(text).hexdigest()
+        entry["wrapper"] = hashing.sha256(text).hexdigest()
         record[name] = entry
     loc.save(record)
     return status_lines(loc)

@@ -16,9 +16,9 @@ Commit bytes are transport identity only; memory IDs do not depend on them.
 
 from __future__ import annotations
 
-import hashlib
 import zlib
 
+from ..core import hashing
 from ..errors import GitError
 from .repo import Repo
 
@@ -27,7 +27,7 @@ _CRUD = set(b" .,:;<>\"\\'") | set(range(0, 33))
 
 
 def object_id(kind: str, data: bytes, object_format: str) -> bytes:
-    h = hashlib.sha256() if object_format == "sha256" else hashlib.sha1()
+    h = hashing.sha256() if object_format == "sha256" else hashing.sha1()
     h.update(b"%s %d\x00" % (kind.encode(), len(data)))
     h.update(data)
     return h.digest()
@@ -77,7 +77,7 @@ def _pack_entry(kind: str, data: bytes) -> bytes:
 def build_pack(objects: list[tuple[str, bytes]], object_format: str) -> bytes:
     body = b"PACK" + (2).to_bytes(4, "big") + len(objects).to_bytes(4, "big")
     body += b"".join(_pack_entry(kind, data) for kind, data in objects)
-    trailer = hashlib.sha256(body) if object_format == "sha256" else hashlib.sha1(body)
+    trailer = hashing.sha256(body) if object_format == "sha256" else hashing.sha1(body)
     return body + trailer.digest()
 
 

@@ -195,7 +195,7 @@ def load_pending(repo: Repo) -> Pending:
 
 
 def _memo_key(repo: Repo) -> str | None:
-    import hashlib
+    from ..core import hashing
 
     parts = []
     for directory in ("transactions", "anchors"):
@@ -209,7 +209,7 @@ def _memo_key(repo: Repo) -> str | None:
                 parts.append(f"{directory}/{name}\0{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
         except (OSError, HnError):
             return None  # unreadable or unsafe: computed (and reported) the long way
-    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+    return hashing.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _memo(repo: Repo) -> str | None:

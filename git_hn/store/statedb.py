@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
 import os
 import sqlite3
 import stat
 import time
 from contextlib import contextmanager
 
+from ..core import hashing
 from ..errors import ConflictError, LocalStateError, StateUnwritable, StateWriteFailed
 from . import private
 from .repo import Repo
@@ -92,7 +92,7 @@ def checker() -> str:
         from importlib.machinery import PathFinder
 
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        h = hashlib.sha256()
+        h = hashing.sha256()
         for name in _CODE:
             st = os.stat(os.path.join(root, name))
             h.update(f"{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
@@ -107,7 +107,7 @@ def checker() -> str:
                     lib += f"{n}:{st.st_size}:{st.st_mtime_ns};"
             except OSError:
                 lib = ""
-        _checker = h.hexdigest() + "/" + hashlib.sha256(lib.encode()).hexdigest()[:16]
+        _checker = h.hexdigest() + "/" + hashing.sha256(lib.encode()).hexdigest()[:16]
     return _checker
 
 

@@ -19,12 +19,11 @@ the full collection reports commit by commit); callers then use the full collect
 
 from __future__ import annotations
 
-import hashlib
 from contextlib import contextmanager
 
 from ..core import envelope as envmod
+from ..core import hashing
 from ..core.chain import VerifiedMemory
-from ..core.projection import project
 from ..errors import StateCorrupt, StateUnavailable, ValidationError
 from . import state, statedb, streams
 from .repo import Repo
@@ -238,7 +237,7 @@ class View:
                 payload, signature = objs[2 * n], objs[2 * n + 1]
                 if payload is None or signature is None or payload[0] != "blob" or signature[0] != "blob":
                     raise Corrupt(i.id)
-                if "sha256:" + hashlib.sha256(payload[1]).hexdigest() != i.id \
+                if "sha256:" + hashing.sha256(payload[1]).hexdigest() != i.id \
                         or signature[1].decode("ascii", "replace") != sigs.get(i.commit):
                     raise Corrupt(i.id)
                 try:
@@ -262,6 +261,8 @@ class View:
         cited = {e[len("memory:"):] for m in mems.values() if m.envelope.record is not None
                  for e in m.envelope.record.evidence or () if e.startswith("memory:")}
         known = self.present(cited) | set(mems)
+        from ..core.projection import project  # not loaded by commands that only append
+
         proj = project(list(mems.values()), ctx, resolver, known=known)
         stored = self.lifecycles(ids)
         for rid in ids:

@@ -16,11 +16,11 @@ flight.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
 
+from ...core import hashing
 from ...core.grammar import is_oid, parse_local_ref
 from ...errors import ConflictError, HnError
 from ...store import private
@@ -30,7 +30,7 @@ WAIT = 600.0  # seconds a publisher waits for an earlier one to the same remote
 
 
 def _path(repo: Repo, remote: str, suffix: str) -> str:
-    digest = hashlib.sha256(remote.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    digest = hashing.sha256(remote.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return os.path.join(repo.hn_dir, "replication", f"publication-{digest}.{suffix}")
 
 
