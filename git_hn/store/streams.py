@@ -293,7 +293,7 @@ def signature_checker() -> str:
     """What the outcome of a signature check depends on besides its bytes: the code of
     ``core.keys`` (weak-key rules, ``verify``) and the cryptography and OpenSSL versions. Earlier
     checks are reused only under the same value; "" (unknown) reuses nothing."""
-    import hashlib
+    from ..core import hashing
 
     from ..core import keys
 
@@ -302,7 +302,7 @@ def signature_checker() -> str:
         from cryptography.hazmat.backends.openssl.backend import backend
 
         with open(keys.__file__, "rb") as fh:
-            code = hashlib.sha256(fh.read()).hexdigest()
+            code = hashing.sha256(fh.read()).hexdigest()
         return f"{code} cryptography/{cryptography.__version__} {backend.openssl_version_text()}"
     except (OSError, ImportError, AttributeError):  # pragma: no cover - nothing reused then
         return ""
@@ -566,6 +566,44 @@ class Collection(NamedTuple):
         return {m.memory_id: m for m in self.memories}
 
 
+def _checked_chain(source: Source, plan, results: dict, queue) -> list[VerifiedMemory]:
+    """The verified chain of one source, root first (``collect``'s per-source checks)."""
+    if isinstance(plan, ValidationError):
+        raise plan
+    memories: list[VerifiedMemory] = []
+    prev = None
+    for i, (commit, _tree) in enumerate(plan):
+        while commit not in results:
+            fresh, staged, ticket = next(queue)
+            for (c, _t), item, ok in zip(fresh, staged, Verifier.results(ticket)):
+                try:
+                    results[c] = finish_commit(c, item, ok)
+                except ValidationError as exc:
+                    results[c] = exc
+        mem = results[commit]
+        if isinstance(mem, ValidationError):
+            raise ValidationError(f"memory source {source.ref}: {mem.message}")
+        chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
+        memories.append(mem)
+        prev = mem
+    return memories
+
+
+def _consistent(chains: dict, sources: list[Source], failed: set) -> list[Source]:
+    """The sources of streams that verified and whose sources are prefix-consistent; the other
+    streams go into ``failed``."""
+    groups: dict[tuple[str, str], list[Source]] = {}
+    for s in sources:
+        groups.setdefault((s.actor, s.stream), []).append(s)
+    for key, group in groups.items():
+        if key not in failed:
+            try:
+                check_divergence(chains, group)
+            except ValidationError:
+                failed.add(key)
+    return [s for s in sources if (s.actor, s.stream) not in failed]
+
+
 def check_divergence(chains: dict[str, list[VerifiedMemory]], sources: list[Source]) -> None:
     groups: dict[tuple[str, str], dict[str, list[str]]] = {}
     for s in sources:
@@ -575,8 +613,12 @@ def check_divergence(chains: dict[str, list[VerifiedMemory]], sources: list[Sour
             chain.check_prefix_consistent(group, actor, stream)
 
 
-def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | None = None) -> Collection:
+def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | None = None,
+            failed: set | None = None) -> Collection:
     """CONTRACT §4.3 and §11(a) item 2: every source verified, or the whole collection fails.
+
+    With ``failed`` (a set to fill), a stream with an invalid source is left out instead, and its
+    (actor, stream) added to ``failed``: publication (§9.13) still pushes the valid streams.
 
     All sources are walked and staged first, with signature verification of each source's new
     commits submitted as soon as they are staged; the checks then run source by source (name
@@ -626,28 +668,19 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
         queue = iter(pending)
         chains: dict[str, list[VerifiedMemory]] = {}
         for source, plan in plans:
-            if isinstance(plan, ValidationError):
-                raise plan
-            memories = []
-            prev = None
-            for i, (commit, _tree) in enumerate(plan):
-                while commit not in results:
-                    fresh, staged, ticket = next(queue)
-                    for (c, _t), item, ok in zip(fresh, staged, Verifier.results(ticket)):
-                        try:
-                            results[c] = finish_commit(c, item, ok)
-                        except ValidationError as exc:
-                            results[c] = exc
-                mem = results[commit]
-                if isinstance(mem, ValidationError):
-                    raise ValidationError(f"memory source {source.ref}: {mem.message}")
-                chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
-                memories.append(mem)
-                prev = mem
-            chains[source.ref] = memories
+            try:
+                chains[source.ref] = _checked_chain(source, plan, results, queue)
+            except ValidationError:
+                if failed is None:
+                    raise
+                failed.add((source.actor, source.stream))
     finally:
         verifier.close()
-    check_divergence(chains, sources)
+    if failed is None:
+        check_divergence(chains, sources)
+    else:
+        sources = _consistent(chains, sources, failed)
+        chains = {s.ref: chains[s.ref] for s in sources}
     unique: dict[str, VerifiedMemory] = {}
     for memories in chains.values():
         for m in memories:

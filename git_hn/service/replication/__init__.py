@@ -77,6 +77,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             result.published = publish_streams(repo, remote, advertised)
         except PhaseError as exc:
             result.publication_error = exc.message
+            result.published = exc.published
     return result
 
 

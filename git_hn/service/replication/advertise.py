@@ -78,14 +78,14 @@ def accepted_heads(repo: Repo, remote: str) -> dict[tuple[str, str], str]:
 def requests(sel, advertised: dict, others: set, accepted: dict, result, remote: str) -> list[Outcome]:
     """Outcomes for every selector (§9.4, §11(c)); returns the streams to fetch."""
     for actor in sel.actors:
-        result.outcomes.append(Outcome("actor", actor, "skipped"))
+        result.outcomes.append(Outcome.skipped("actor", actor))
     for proposal in sel.proposals:
-        result.outcomes.append(Outcome("proposal", proposal, "skipped"))
+        result.outcomes.append(Outcome.skipped("proposal", proposal))
     if sel.all:
         seen = {(o.kind, o.id) for o in result.outcomes}
         for kind, ident in sorted(others):
             if (kind, ident) not in seen:
-                result.outcomes.append(Outcome(kind, ident, "skipped"))
+                result.outcomes.append(Outcome.skipped(kind, ident))
     wanted = []
     for stream in (sorted(advertised) if sel.all else list(sel.memories)):
         out = Outcome("memory", stream)

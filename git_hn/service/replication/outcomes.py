@@ -18,11 +18,16 @@ EQUIVOCATION_RECOVERY = "inspect both chains; accepted memory history is never r
 
 
 class PhaseError(HnError):
-    """A replication phase failed as a whole (§9.16)."""
+    """A replication phase failed as a whole (§9.16). ``published``: for the publication phase,
+    the refs that were pushed before it failed (§9.13 pushes the valid refs regardless)."""
+
+    def __init__(self, message: str, published: int = 0):
+        super().__init__(message)
+        self.published = published
 
 
-def phase(name: str, remote: str) -> PhaseError:
-    return PhaseError(f"replication {name} failed for remote {remote}")
+def phase(name: str, remote: str, published: int = 0) -> PhaseError:
+    return PhaseError(f"replication {name} failed for remote {remote}", published)
 
 
 def residue(what: str, remote: str) -> PhaseError:
@@ -64,6 +69,13 @@ class Outcome:
         self.base = ("", 0)
         self.reachable: list[str] | None = None
         self.root_type = ""
+
+    @classmethod
+    def skipped(cls, kind: str, ident: str) -> Outcome:
+        """An actor or proposal selector or advertisement, which git-hn does not import (§11(c))."""
+        out = cls(kind, ident, "skipped")
+        out.fields["diagnostic"] = "unsupported"
+        return out
 
     @property
     def alive(self) -> bool:

@@ -16,7 +16,7 @@ from ...store import state as statemod
 from ...store import statedb, stateview, streams
 from ...store.transport import remote_env
 from ...store.repo import Repo
-from .outcomes import phase
+from .outcomes import PhaseError, phase
 
 SLICE = 1000  # refspecs per push command line
 
@@ -51,14 +51,35 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None) -> 
     refs = local_refs(repo, remote)
     if not refs:
         return 0
+    valid = valid_refs(repo, refs)
+    heads = _heads(repo, valid)
+    todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
+    try:
+        published = push(repo, remote, todo, heads) + (len(valid) - len(todo))
+    except PhaseError as exc:
+        raise phase("memory publication", remote, exc.published + len(valid) - len(todo)) from None
+    if len(valid) < len(refs):
+        raise phase("memory publication", remote, published)  # §9.13: the valid refs still go
+    return published
+
+
+def valid_refs(repo: Repo, refs: list[str]) -> list[str]:
+    """``refs`` whose streams verify (§9.13: an invalid local stream is not published, and does
+    not stop the others). The common case costs the incremental check of ``verified``; only when
+    a stream is invalid are the streams verified in full, each on its own."""
     try:
         verified(repo, refs)
+        return refs
     except HnError:
-        raise phase("memory publication", remote) from None
-    heads = _heads(repo, refs)
-    todo = [r for r in refs if advertised is None or advertised.get(r) != heads.get(r)]
-    published = push(repo, remote, todo, heads)
-    return published + (len(refs) - len(todo))
+        pass
+    mine = {parse_local_ref(r) for r in refs}
+    failed: set = set()
+    try:
+        streams.collect(repo, [s for s in streams.list_sources(repo) if (s.actor, s.stream) in mine],
+                        failed=failed)
+    except HnError:
+        return []
+    return [r for r in refs if parse_local_ref(r) not in failed] if failed else []
 
 
 def current_heads(repo: Repo) -> dict[str, str]:
@@ -102,7 +123,7 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
             rejected = True
     remember(repo, remote, done)
     if rejected:
-        raise phase("memory publication", remote)
+        raise phase("memory publication", remote, published)
     return published
 
 
