@@ -29,9 +29,7 @@ except ImportError:  # pragma: no cover
     pass
 
 
-@pytest.fixture(autouse=True)
-def hermetic_git(tmp_path_factory, monkeypatch):
-    home = tmp_path_factory.mktemp("home")
+def _hermetic(monkeypatch, home: Path) -> Path:
     cfg = home / ".gitconfig"
     cfg.write_text("[user]\n\tname = Test User\n\temail = test@example.invalid\n"
                    "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n")
@@ -40,9 +38,26 @@ def hermetic_git(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-                "GIT_ALTERNATE_OBJECT_DIRECTORIES", "HN_HOOK_ACTIVE", "GIT_HN_DEBUG"):
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES", "HN_HOOK_ACTIVE", "GIT_HN_DEBUG", "XDG_CONFIG_HOME"):
         monkeypatch.delenv(var, raising=False)
-    yield home
+    return home
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hermetic_session(tmp_path_factory):
+    """The same hermetic Git for fixtures wider than one test (module- and session-scoped ones
+    run before the per-test ``hermetic_git``): without it they would see the machine's HOME,
+    which on a fresh machine has no Git identity."""
+    patch = pytest.MonkeyPatch()
+    try:
+        yield _hermetic(patch, tmp_path_factory.mktemp("session-home"))
+    finally:
+        patch.undo()
+
+
+@pytest.fixture(autouse=True)
+def hermetic_git(tmp_path_factory, monkeypatch):
+    yield _hermetic(monkeypatch, tmp_path_factory.mktemp("home"))
 
 
 @pytest.fixture

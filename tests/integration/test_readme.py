@@ -73,3 +73,11 @@ def test_workflow_blocks_run_as_written(tmp_path):
     refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/hn/remotes/origin/memory"],
                           cwd=project, env=env, capture_output=True, text=True, check=True).stdout
     assert refs.count("refs/hn/remotes/origin/memory/") == 1
+
+
+def test_ci_runs_the_suite_with_an_empty_temporary_home():
+    """Issue 12 item 8: a fresh machine has no global Git identity; CI runs like one."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert 'home=$(mktemp -d)' in ci and 'export HOME="$home"' in ci
+    assert "unset GIT_CONFIG_GLOBAL" in ci
+    assert ci.index('export HOME="$home"') < ci.index("./install.sh --dev && .venv/bin/python -m pytest")

@@ -5,6 +5,10 @@ stale locks, odd refs and commits Git itself would refuse to transfer."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+
+import pytest
 
 from helpers import actor_of, git, hn, make_repo
 
@@ -45,3 +49,19 @@ def test_an_invalid_local_stream_does_not_stop_the_valid_ones_from_being_publish
     on_remote = git(remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn")
     good_ref = f"refs/hn/memory/{actor}/{good['stream'].split(':')[1]}"
     assert on_remote.split() == [good_ref, git(alice, "rev-parse", good_ref).strip()]
+
+
+@pytest.fixture(scope="module")
+def module_scoped_home():
+    """A fixture wider than one test runs before the per-test ``hermetic_git``; it must still
+    see the suite's hermetic Git, not the machine's HOME (which may have no identity at all)."""
+    email = subprocess.run(["git", "config", "--global", "--get", "user.email"], capture_output=True,
+                           text=True).stdout.strip()
+    return os.environ["HOME"], email
+
+
+def test_module_scoped_fixtures_are_hermetic(module_scoped_home):
+    home, email = module_scoped_home
+    assert email == "test@example.invalid"
+    assert os.environ.get("GIT_CONFIG_NOSYSTEM") == "1"
+    assert "session-home" in home
