@@ -19,6 +19,7 @@ Attacks and races handled here:
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import NamedTuple
 
@@ -65,10 +66,32 @@ class Appended(NamedTuple):
 
 
 class _LostRace(ConflictError):
-    """Internal: the stream head moved under the compare-and-swap; the append is retried."""
+    """Internal: the stream head moved under the compare-and-swap, or Git could not take the
+    ref's lock (``lock``: the lock file Git named); the append is retried."""
 
-    def __init__(self, message: str = "memory stream head moved during append"):
-        super().__init__(message)
+    def __init__(self, lock: str = ""):
+        super().__init__("memory stream head moved during append")
+        self.lock = lock
+
+
+_LOCK_EXISTS = re.compile(r"Unable to create '([^'\n]+\.lock)': File exists")
+
+
+def _held_lock(stderr: bytes) -> str:
+    """The lock file a failed ``update-ref`` could not create, if that was why."""
+    m = _LOCK_EXISTS.search(stderr.decode("utf-8", "replace"))
+    return m.group(1) if m else ""
+
+
+def lost_race_error(ref: str, lock: str) -> ConflictError:
+    """The error after the last attempt. A lock file that is still there after every retry will
+    not go away by retrying: it is named, with what to do (CONTRACT §0.5: one line)."""
+    if lock and os.path.lexists(lock):
+        return ConflictError(f"append memory stream {ref}: the lock file {lock} exists: another Git "
+                             "process is updating this ref, or one was killed; if no Git process is "
+                             "running in this repository, remove that file and retry")
+    return ConflictError(f"append memory stream {ref}: compare-and-swap failed; "
+                         "reload and retry with a newly signed envelope")
 
 
 def _wrap(head: str, exc: ValidationError) -> ValidationError:
@@ -244,7 +267,7 @@ def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writer
     repo.git.forget_early()  # answers from before this write would be stale after it
     proc = writers.cas.finish(f"update {ref} {new} {old}\n".encode("ascii"))
     if proc.returncode != 0:
-        raise _LostRace
+        raise _LostRace(_held_lock(proc.stderr or b""))
 
 
 def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None,
@@ -279,9 +302,8 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                 commit = _write_commit(repo, ident, env, payload, signature, pos.parent, writers)
                 try:
                     _compare_and_swap(repo, ref, commit, pos.local_head, writers)
-                except _LostRace:
-                    last_error = ConflictError(f"append memory stream {ref}: compare-and-swap failed; "
-                                               "reload and retry with a newly signed envelope")
+                except _LostRace as lost:
+                    last_error = lost_race_error(ref, lost.lock)
                     continue
             finally:
                 writers.close()

@@ -11,6 +11,7 @@ reader that silently skipped it would show a partial history as if it were compl
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 from ..core import chain
@@ -60,7 +61,40 @@ def _parse_listing(text: str) -> list[Source]:
 def list_sources(repo: Repo) -> list[Source]:
     """Every local and accepted memory ref, sorted by name (CONTRACT §4.3 steps 1–3)."""
     out = repo.git.out(list(MEMORY_LISTING))  # often started early by the command (git.start_early)
-    return _parse_listing(out)
+    sources = _parse_listing(out)
+    for ref in unlisted_local_refs(repo.common_dir, {s.ref for s in sources if s.remote is None}):
+        if repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref]).returncode == 0:
+            continue  # created after the listing (a concurrent append): readable
+        raise ValidationError(f"memory ref {ref} is unreadable (a symbolic ref loop or a broken value), "
+                              f"so Git does not list it; remove it with: git update-ref -d --no-deref {ref}")
+    return sources
+
+
+def unlisted_local_refs(common_dir: str, listed: set[str]) -> list[str]:
+    """Loose files under ``refs/hn/memory/<actor>/`` that ``for-each-ref`` did not list: a
+    symbolic ref that loops, or a file that holds no object ID. Git skips such refs silently, so
+    without this check their stream would silently vanish from every answer. Only the user's own
+    streams are looked at (a directory listing each; git-hn itself never writes symbolic refs);
+    packed refs cannot be symbolic, and other ref backends keep no loose files."""
+    root = os.path.join(common_dir, "refs", "hn", "memory")
+    out = []
+    try:
+        with os.scandir(root) as actors:
+            dirs = [a.name for a in actors if a.is_dir(follow_symlinks=False)]
+    except OSError:
+        return out
+    for actor in sorted(dirs):
+        try:
+            with os.scandir(os.path.join(root, actor)) as entries:
+                names = sorted(e.name for e in entries
+                               if not e.name.endswith(".lock") and not e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+        for name in names:
+            ref = f"{LOCAL_PREFIX}{actor}/{name}"
+            if ref not in listed and parse_local_ref(ref) is not None:
+                out.append(ref)
+    return out
 
 
 def stream_sources(repo: Repo, actor: str, stream: str) -> list[Source]:

@@ -65,3 +65,39 @@ def test_module_scoped_fixtures_are_hermetic(module_scoped_home):
     assert email == "test@example.invalid"
     assert os.environ.get("GIT_CONFIG_NOSYSTEM") == "1"
     assert "session-home" in home
+
+
+def test_a_stale_ref_lock_is_named_with_what_to_do(inited):
+    """A ``<ref>.lock`` left by a killed Git process: retrying never helps, so say which file."""
+    first = _record(inited, "before the crash")
+    ref = f"refs/hn/memory/{actor_of(inited)}/{first['stream'].split(':')[1]}"
+    lock = inited / ".git" / (ref + ".lock")
+    lock.write_bytes(b"")
+    before = git(inited, "for-each-ref", "refs/hn")
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--content", "after the crash")
+    assert r.code == 1 and r.out == ""
+    assert r.err == (f"git-hn: append memory stream {ref}: the lock file {lock} exists: another Git "
+                     "process is updating this ref, or one was killed; if no Git process is running in "
+                     "this repository, remove that file and retry\n")
+    assert git(inited, "for-each-ref", "refs/hn") == before
+    lock.unlink()
+    assert hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "after the crash").code == 0
+
+
+def test_a_memory_ref_that_is_a_symbolic_ref_loop_is_reported_not_silently_left_out(inited):
+    """Git's listing skips a symbolic ref that points at itself; recall would silently omit its
+    stream. Every read names it, with the command that removes it."""
+    first = _record(inited, "a memory")
+    loop = f"refs/hn/memory/{actor_of(inited)}/{'cd' * 32}"
+    git(inited, "symbolic-ref", loop, loop)
+    assert loop not in git(inited, "for-each-ref", "refs/hn")
+    expected = (f"git-hn: memory ref {loop} is unreadable (a symbolic ref loop or a broken value), so Git "
+                f"does not list it; remove it with: git update-ref -d --no-deref {loop}\n")
+    for args in (("recall", "--json"), ("brief", "--json"), ("show", first["memoryId"]), ("digest", "--json")):
+        r = hn(inited, "memory", *args)
+        assert (r.code, r.out, r.err) == (1, "", expected), args
+    git(inited, "update-ref", "-d", "--no-deref", loop)  # the printed repair works
+    r = hn(inited, "memory", "recall", "--json", "--include-untrusted")
+    assert r.code == 0 and [m["id"] for m in r.json()["memories"]] == [first["memoryId"]]
