@@ -31,6 +31,90 @@ class VerifiedMemory(NamedTuple):
     signature: str
 
 
+_HEX = frozenset(b"0123456789abcdef")
+_DIGITS = frozenset(b"0123456789")
+
+
+def _oid_line(buf: bytes, pos: int) -> int:
+    """The position after ``<hex oid>\n`` at ``pos`` (40 or 64 hex digits), or -1."""
+    for n in (40, 64):
+        if buf[pos + n:pos + n + 1] == b"\n" and all(c in _HEX for c in buf[pos:pos + n]):
+            return pos + n + 1
+    return -1
+
+
+def _ident(buf: bytes, pos: int) -> tuple[str, int]:
+    """Git's ``fsck_ident`` over the ident at ``pos``: (message ID or "", start of next line)."""
+    end = buf.find(b"\n", pos)
+    nxt = len(buf) if end < 0 else end + 1
+    line = buf[pos:nxt]
+    if line[:1] == b"<":
+        return "missingNameBeforeEmail", nxt
+    i = 0
+    while i < len(line) and line[i] not in b"<>\n":
+        i += 1
+    if line[i:i + 1] == b">":
+        return "badName", nxt
+    if line[i:i + 1] != b"<":
+        return "missingEmail", nxt
+    if i == 0 or line[i - 1:i] != b" ":
+        return "missingSpaceBeforeEmail", nxt
+    i += 1
+    while i < len(line) and line[i] not in b"<>\n":
+        i += 1
+    if line[i:i + 1] != b">":
+        return "badEmail", nxt
+    i += 1
+    if line[i:i + 1] != b" ":
+        return "missingSpaceBeforeDate", nxt
+    i += 1
+    if line[i:i + 1] == b"0" and line[i + 1:i + 2] != b" ":
+        return "zeroPaddedDate", nxt
+    j = i
+    while j < len(line) and line[j] in _DIGITS:
+        j += 1
+    if j > i and int(line[i:j]) >= 1 << 63:
+        return "badDateOverflow", nxt
+    if j == i or line[j:j + 1] != b" ":
+        return "badDate", nxt
+    tz = line[j + 1:j + 7]
+    if len(tz) != 6 or tz[:1] not in (b"+", b"-") or not all(c in _DIGITS for c in tz[1:5]) or tz[5:] != b"\n":
+        return "badTimezone", nxt
+    return "", nxt
+
+
+def fsck_commit_error(raw: bytes) -> str:
+    """The first error Git's fsck reports for a commit object's header (``fsck_commit`` in Git's
+    fsck.c, error-level messages only), or "". A fetch with ``transfer.fsckObjects`` refuses such
+    a commit, so a memory on one could verify locally and never replicate (issue 12 item 9e)."""
+    end = raw.find(b"\n\n")
+    header = raw if end < 0 else raw[:end + 1]
+    if b"\x00" in header:
+        return "nulInHeader"
+    if end < 0 and not raw.endswith(b"\n"):
+        return "unterminatedHeader"
+    if not raw.startswith(b"tree "):
+        return "missingTree"
+    pos = _oid_line(raw, 5)
+    if pos < 0:
+        return "badTreeSha1"
+    while raw.startswith(b"parent ", pos):
+        pos = _oid_line(raw, pos + 7)
+        if pos < 0:
+            return "badParentSha1"
+    authors = 0
+    while raw.startswith(b"author ", pos):
+        authors += 1
+        err, pos = _ident(raw, pos + 7)
+        if err:
+            return err
+    if authors != 1:
+        return "missingAuthor" if authors == 0 else "multipleAuthors"
+    if not raw.startswith(b"committer ", pos):
+        return "missingCommitter"
+    return _ident(raw, pos + 10)[0]
+
+
 def parse_commit(commit: str, raw: bytes) -> tuple[str, tuple[str, ...]]:
     """(tree, parents) from a raw commit object's header lines."""
     tree = ""

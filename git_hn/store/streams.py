@@ -227,10 +227,12 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None 
     want = [t for _c, t in commits if read is None or t not in read]
     got = dict(zip(want, repo.git.read_objects_bounded(want, 4096))) if want else {}
     trees = [got[t] if t in got else read[t] for _c, t in commits]
+    raws = repo.git.read_objects_bounded([c for c, _t in commits], MAX_COMMIT_BYTES) if commits else []
     parsed: list = []
     blob_oids: list[str] = []
-    for (commit, _tree), obj in zip(commits, trees):
+    for (commit, _tree), obj, raw in zip(commits, trees, raws):
         try:
+            _fsck_commit(commit, raw)
             if obj is None or obj[0] != "tree":
                 raise ValidationError(f"memory commit {commit} is unavailable or not a commit")
             if obj[2] is None:
@@ -260,6 +262,21 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None 
         except ValidationError as exc:
             staged.append(exc)
     return staged
+
+
+MAX_COMMIT_BYTES = 1 << 20  # a memory commit is a few hundred bytes; a larger one is refused unread
+
+
+def _fsck_commit(commit: str, raw) -> None:
+    """The header of a memory commit must pass Git's fsck, or it could verify here and never
+    replicate (every fetch runs with ``transfer.fsckObjects``)."""
+    if raw is None or raw[0] != "commit":
+        raise ValidationError(f"memory commit {commit} is unavailable or not a commit")
+    if raw[2] is None:
+        raise ValidationError(f"memory commit {commit} is malformed (larger than {MAX_COMMIT_BYTES} bytes)")
+    error = chain.fsck_commit_error(raw[2])
+    if error:
+        raise ValidationError(f"memory commit {commit} is malformed ({error}): Git refuses to transfer it")
 
 
 def finish_commit(commit: str, item, ok) -> VerifiedMemory:
