@@ -12,7 +12,15 @@ Every process runs with ``GIT_NO_REPLACE_OBJECTS=1`` (replace refs must never ch
 an attacker who can write ``refs/replace/*`` could otherwise substitute memory objects) and
 ``GIT_LITERAL_PATHSPECS=1`` (paths are bytes, never pathspec magic such as ``:(glob)``).
 A scrubbed runner (quarantine work) also drops every inherited variable that could redirect Git
-to another repository, object store or configuration.
+to another repository, object store, hook or configuration: those Git itself sets for hooks
+(``GIT_DIR``, ``GIT_OBJECT_DIRECTORY``, ``GIT_QUARANTINE_PATH``…) and ``git -c`` settings
+(``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT``/``KEY_n``/``VALUE_n``), which would outrank the
+quarantine's own configuration. It keeps the user's transport and credential settings
+(``GIT_SSH``, ``GIT_SSH_COMMAND``, ``GIT_SSH_VARIANT``, ``GIT_PROXY_COMMAND``, ``GIT_ASKPASS``,
+``SSH_AUTH_SOCK``, proxy variables) and the choice of the user's own configuration files
+(``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG_NOSYSTEM``, as ``HOME`` is kept): they
+say how to reach a remote, not which repository, objects or hooks Git uses, and the advertisement
+runs with them anyway.
 """
 
 from __future__ import annotations
@@ -28,11 +36,13 @@ _FORCED = {
     "GIT_TERMINAL_PROMPT": "0",
     "LC_ALL": "C",
 }
-_SCRUBBED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-             "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
-             "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER", "GIT_SSH", "GIT_SSH_COMMAND",
-             "GIT_EXEC_PATH", "GIT_TRACE", "GIT_QUARANTINE_PATH", "GIT_REPLACE_REF_BASE",
-             "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE")
+_SCRUBBED = frozenset({
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
+    "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER", "GIT_EXEC_PATH", "GIT_TRACE",
+    "GIT_QUARANTINE_PATH", "GIT_REPLACE_REF_BASE", "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE"})
+# which configuration files are the user's own: kept, unlike every other GIT_CONFIG* variable
+_CONFIG_FILES = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"})
 
 
 # The questions almost every command asks first, started early when the command is known.
@@ -41,11 +51,16 @@ MEMORY_LISTING = ("for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/
                   "refs/hn/remotes")
 
 
+def scrubbed(name: str) -> bool:
+    """Whether a scrubbed runner drops the inherited variable ``name``."""
+    return name in _SCRUBBED or (name.startswith("GIT_CONFIG") and name not in _CONFIG_FILES)
+
+
 def git_environment(extra: dict | None = None, scrub: bool = False) -> dict:
     env = dict(os.environ)
     if scrub:
         for key in list(env):
-            if key in _SCRUBBED or key.startswith("GIT_CONFIG"):
+            if scrubbed(key):
                 del env[key]
     env.update(_FORCED)
     if extra:

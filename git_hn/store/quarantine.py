@@ -6,10 +6,18 @@ remote or reads fetched data with a scrubbed environment, fetching exact refs un
 watchdog and a stall timeout, copying exactly the accepted objects into the main repository, and
 removing the quarantine (only ever a ``txn-*`` directory directly under the quarantine root).
 
-Trusts: nothing fetched. Attacks defended against:
-- *environment injection*: ``GIT_DIR``, ``GIT_OBJECT_DIRECTORY``, alternates, ``GIT_CONFIG_*`` and
-  similar variables are dropped, so a hostile environment cannot point the fetch at the main
-  repository or add configuration;
+Trusts: nothing fetched; the user's transport and credential settings, which the advertisement
+(run in the main repository) already used: the environment keeps ``GIT_SSH``,
+``GIT_SSH_COMMAND``, ``SSH_AUTH_SOCK``, proxy variables and the user's global and system config
+files (``store.git``), and before the first fetch from a remote that is not local the transport
+keys (``core.sshCommand``, ``ssh.variant``, ``core.gitProxy``, ``core.askPass``, ``http.*``,
+``credential.*``: ``transport.TRANSPORT_CONFIG``) of the main repository's own config and of
+``git -c`` are copied into the quarantine's config, read by one ``git config`` process. Attacks
+defended against:
+- *environment injection*: ``GIT_DIR``, ``GIT_OBJECT_DIRECTORY``, alternates, ``git -c``
+  settings (``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT``…) and similar variables are dropped,
+  so a hostile environment cannot point the fetch at the main repository or another store, or
+  outrank the quarantine's hook and fsck settings; only allow-listed transport keys are copied;
 - *hook execution*: ``core.hooksPath`` points at an empty directory;
 - *malformed objects*: ``transfer.fsckObjects`` makes Git refuse them while receiving;
 - *pack bombs and endless streams*: a watchdog kills a fetch whose objects grow past the byte
@@ -31,7 +39,7 @@ from . import private
 from .git import Git
 from .repo import Repo
 from .replication import is_txn, quarantine_root
-from .transport import remote_env
+from .transport import is_local, remote_env, transport_config_question, transport_settings
 
 
 
@@ -60,9 +68,7 @@ class Quarantine:
                     ("fetch", "fsckObjects", "true"), ("receive", "fsckObjects", "true"),
                     ("gc", "auto", "0"), ("core", "commitGraph", "false"),
                     ("fetch", "writeCommitGraph", "false"))
-        with open(os.path.join(self.path, "config"), "a", encoding="utf-8") as fh:
-            for section, key, value in settings:
-                fh.write(f"[{section}]\n\t{key} = {_config_value(value)}\n")
+        self._append_config([(section, None, key, value) for section, key, value in settings])
         main_objects = os.path.join(main.common_dir, "objects")
         info = os.path.join(self.path, "objects", "info")
         os.makedirs(info, exist_ok=True)
@@ -77,6 +83,29 @@ class Quarantine:
             shutil.copyfile(shallow, os.path.join(self.path, "shallow"))
         self.repo = Repo(self.git, self.path, self.path, main.object_format)
         self.repo.quarantine = True
+
+    carried = False  # the main repository's transport settings are in this config
+
+    def _append_config(self, entries) -> None:
+        """Append (section, subsection, name, value) entries to this repository's config file
+        in one write; value None is a bare boolean."""
+        text = "".join(_config_entry(*entry) for entry in entries)
+        with open(os.path.join(self.path, "config"), "a", encoding="utf-8",
+                  errors="surrogateescape") as fh:
+            fh.write(text)
+
+    def carry_transport(self) -> None:
+        """Copy the transport and credential settings of the main repository's own config,
+        its worktree config and ``git -c`` (``transport.TRANSPORT_CONFIG``) into this config,
+        once, so that the fetch reaches the remote as the advertisement did; the global and
+        system files are read here as they are there. Nothing else is copied. Best effort: a
+        config that cannot be read copies nothing."""
+        if self.carried:
+            return
+        self.carried = True
+        proc = self.main.git.run(list(transport_config_question()))
+        if proc.returncode == 0:
+            self._append_config(transport_settings(proc.stdout))
 
     def __enter__(self):
         return self
@@ -116,6 +145,8 @@ class Quarantine:
         """Fetch exact objects (the advertised tips) under the watchdog, in one ``git fetch``
         (on its standard input, so that any number fits): "" on success, else "size" or "stall"
         or "failed"."""
+        if not is_local(url):
+            self.carry_transport()
         args = ["git", "fetch", "--no-tags", "--no-write-fetch-head", "--progress", "--stdin",
                 "--end-of-options", url]
         limit = max_total + max(1 << 20, max_total // 8)
@@ -237,6 +268,17 @@ class Quarantine:
                 shutil.copyfile(src, tmp)
                 os.chmod(tmp, 0o444)
             os.replace(tmp, os.path.join(main_pack, name + ext))
+
+
+def _config_entry(section: str, subsection: str | None, name: str, value: str | None) -> str:
+    """One configuration entry under its own section header (a subsection is quoted with ``\\``
+    and ``"`` escaped; Git allows no newline in one)."""
+    head = section
+    if subsection is not None:
+        head += ' "' + subsection.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if value is None:
+        return f"[{head}]\n\t{name}\n"
+    return f"[{head}]\n\t{name} = {_config_value(value)}\n"
 
 
 def _config_value(value: str) -> str:

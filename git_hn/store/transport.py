@@ -5,9 +5,16 @@ advertisement before it imports anything else: the advertisement's round trip th
 the imports (see ``store.git.start_early``).
 
 Owns: the transport check (a local path, scp-like ssh, or file/git/http/https/ssh URLs; every
-``<helper>::`` form refused before any process contacts the remote), the environment every
-remote-facing Git process runs with (``GIT_ALLOW_PROTOCOL`` limits Git itself, prompts are off),
-and the exact arguments of the advertisement and of the remote URL question.
+``<helper>::`` form refused before any process contacts the remote), the variables every
+remote-facing Git process runs with (``GIT_ALLOW_PROTOCOL`` limits Git itself, prompts are off;
+everything else the user set, ``GIT_SSH_COMMAND``, ``SSH_AUTH_SOCK``, proxies, is kept, see
+``store.git``), the exact arguments of the advertisement and of the remote URL question, and which
+configuration says how to reach a remote and authenticate to it (``TRANSPORT_CONFIG``): the only
+settings a quarantine takes over from the main repository, so that its fetch reaches the remote
+as the advertisement did.
+
+Trusts: the user's transport and credential settings (they run as the user's own ssh, proxy and
+credential helpers for the advertisement anyway); nothing a remote sends.
 """
 
 from __future__ import annotations
@@ -33,6 +40,16 @@ def transport_allowed(url: str) -> bool:
     return True  # a local path, or scp-like [user@]host:path (ssh)
 
 
+def is_local(url: str) -> bool:
+    """A local path or ``file://`` URL: no ssh, proxy or credential setting applies to it (Git's
+    own rule: a colon before any slash makes ``host:path`` scp-like ssh)."""
+    m = _SCHEME.match(url)
+    if m:
+        return m.group(1).lower() == "file"
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or 0 <= slash < colon
+
+
 def remote_env() -> dict:
     return {"GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, "GIT_TERMINAL_PROMPT": "0"}
 
@@ -47,3 +64,36 @@ def advertisement(url: str) -> tuple[str, ...]:
     and proposal refs §11(c) reports as skipped."""
     return ("ls-remote", "--refs", "--", url, "refs/hn/actors/*", "refs/hn/proposals/*",
             "refs/hn/memory/*/*")
+
+
+# How a remote is reached and authenticated to: the ssh command and variant, the git:// proxy,
+# askpass, and every http.* and credential.* key (also URL-specific ones). Nothing here names a
+# repository, object store, hook or fsck setting. Matched against Git's canonical key names.
+TRANSPORT_CONFIG = r"^(core\.(sshcommand|gitproxy|askpass)|ssh\.variant|http\..+|credential\..+)$"
+# the scopes a quarantine does not read itself (it reads the global and system files)
+_CARRIED_SCOPES = frozenset({"local", "worktree", "command"})
+_SECTIONS = frozenset({"core", "ssh", "http", "credential"})
+_NAME = re.compile(r"[a-z][a-z0-9-]*")
+
+
+def transport_config_question() -> tuple[str, ...]:
+    """The arguments that list the transport configuration a repository sees, every scope in
+    Git's order (``git -c`` last), each entry NUL-terminated after its scope."""
+    return ("config", "-z", "--show-scope", "--get-regexp", TRANSPORT_CONFIG)
+
+
+def transport_settings(listing: bytes) -> list[tuple[str, str | None, str, str | None]]:
+    """(section, subsection, name, value) of the repository-local, worktree and ``git -c``
+    entries of ``transport_config_question``'s answer, in order; value None is a bare boolean.
+    Global and system entries are left out (a quarantine reads those files itself, and a copy
+    would add list-valued keys such as ``credential.helper`` twice), as is anything that is not
+    a well-formed transport key."""
+    fields = listing.decode("utf-8", "surrogateescape").split("\0")
+    out = []
+    for scope, entry in zip(fields[0::2], fields[1::2]):
+        key, nl, value = entry.partition("\n")
+        section, _, rest = key.partition(".")
+        sub, dot, name = rest.rpartition(".")
+        if scope in _CARRIED_SCOPES and section in _SECTIONS and _NAME.fullmatch(name):
+            out.append((section, sub if dot else None, name, value if nl else None))
+    return out

@@ -1,0 +1,227 @@
+"""ssh users can sync (issue 12, item 7): the quarantine keeps the user's transport and credential
+settings (``GIT_SSH``, ``GIT_SSH_COMMAND``, ``GIT_SSH_VARIANT``, the user's global config file, the
+main repository's ``core.sshCommand``, ``http.*`` and ``credential.*``, ``git -c``) while it still
+drops what could redirect its repository, object store, configuration or hooks.
+
+No sshd can be started here, so "ssh" is a stand-in (the fallback the issue allows): a script
+that records each call, with the directory it was started in, and runs the remote command
+locally. A call from a directory inside ``hn/replication/quarantine/txn-*`` is the quarantine's
+fetch; without the settings that fetch would run the real ``ssh localhost`` and fail.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from git_hn.store.git import git_environment
+from git_hn.store.quarantine import Quarantine
+from git_hn.store.repo import open_repo
+from helpers import Result, git, hn, make_repo
+
+QUARANTINE_DIR = os.sep + os.path.join("hn", "replication", "quarantine", "txn-")
+
+WRAPPER = """#!/bin/sh
+# ssh stand-in: record the call, then run the remote command (the last argument) here
+if [ "$1" = "-G" ]; then exit 1; fi  # the OpenSSH probe: answer "not OpenSSH"
+printf '%s\\t%s\\n' "$(pwd -P)" "$*" >> '{log}'
+for last; do :; done
+exec sh -c "$last"
+"""
+
+
+class Ssh:
+    """The stand-in's path and what it recorded: (directory, arguments) per call."""
+
+    def __init__(self, tmp_path: Path):
+        self.log = tmp_path / "ssh.log"
+        self.path = tmp_path / "fake-ssh"
+        self.path.write_text(WRAPPER.format(log=self.log))
+        self.path.chmod(0o755)
+
+    def calls(self) -> list[tuple[str, str]]:
+        if not self.log.exists():
+            return []
+        return [tuple(line.split("\t", 1)) for line in self.log.read_text().splitlines()]
+
+    def quarantine_fetches(self) -> list[str]:
+        """The arguments of every upload-pack session the quarantine started."""
+        return [args for where, args in self.calls()
+                if QUARANTINE_DIR in where and "git-upload-pack" in args]
+
+
+@pytest.fixture
+def ssh(tmp_path) -> Ssh:
+    return Ssh(tmp_path)
+
+
+def _team(tmp_path, bare_remote) -> tuple[Path, Path, str]:
+    """Bob's clone, whose ``origin`` is reached over ssh (``ssh://localhost/<path>``), the bare
+    remote, and the ID of a memory Alice published there (over a local path)."""
+    remote = bare_remote("team.git")
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", str(remote))
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+           "--applies", "descendants", "--content", "carried over ssh")
+    assert r.code == 0, r.err
+    memory = r.json()["memoryId"]
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", "--no-local", str(remote), str(bob))  # no memory objects
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    git(bob, "remote", "set-url", "origin", f"ssh://localhost{remote}")
+    return bob, remote, memory
+
+
+def _arrived(bob, memory: str) -> bool:
+    return hn(bob, "memory", "show", memory, "--json").code == 0
+
+
+def _synced(r: Result) -> None:
+    assert r.code == 0, r.err
+    assert "fail" not in r.out.lower(), r.out
+
+
+def test_scrubbing_keeps_transport_settings_and_drops_redirections(monkeypatch, tmp_path):
+    kept = {"GIT_SSH": "/bin/my-ssh", "GIT_SSH_COMMAND": "ssh -i key", "GIT_SSH_VARIANT": "ssh",
+            "GIT_PROXY_COMMAND": "corkscrew", "GIT_ASKPASS": "/bin/askpass",
+            "SSH_AUTH_SOCK": "/run/agent.sock", "SSH_AGENT_PID": "42",
+            "http_proxy": "http://proxy:3128", "HTTPS_PROXY": "http://proxy:3128",
+            "ALL_PROXY": "socks5://proxy", "NO_PROXY": "localhost",
+            "GIT_CONFIG_GLOBAL": str(tmp_path / "ci.gitconfig"), "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_SYSTEM": "/dev/null"}
+    dropped = {"GIT_DIR": "/x", "GIT_WORK_TREE": "/x", "GIT_OBJECT_DIRECTORY": "/x",
+               "GIT_ALTERNATE_OBJECT_DIRECTORIES": "/x", "GIT_INDEX_FILE": "/x",
+               "GIT_COMMON_DIR": "/x", "GIT_NAMESPACE": "x", "GIT_EXEC_PATH": "/x",
+               "GIT_QUARANTINE_PATH": "/x", "GIT_REPLACE_REF_BASE": "refs/x/",
+               "GIT_GRAFT_FILE": "/x", "GIT_SHALLOW_FILE": "/x", "GIT_ALLOW_PROTOCOL": "ext",
+               "GIT_PROTOCOL_FROM_USER": "1", "GIT_CONFIG": "/x",
+               "GIT_CONFIG_PARAMETERS": "'core.hookspath'='/x'", "GIT_CONFIG_COUNT": "1",
+               "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": "/x"}
+    for key, value in {**kept, **dropped}.items():
+        monkeypatch.setenv(key, value)
+    env = git_environment({"GIT_ALLOW_PROTOCOL": "ssh"}, scrub=True)
+    assert {k: env.get(k) for k in kept} == kept
+    assert [k for k in dropped if k in env] == ["GIT_ALLOW_PROTOCOL"]
+    assert env["GIT_ALLOW_PROTOCOL"] == "ssh"
+    assert git_environment()["GIT_DIR"] == "/x"  # an unscrubbed runner keeps everything
+
+
+def test_sync_over_ssh_uses_git_ssh_command(tmp_path, bare_remote, ssh, monkeypatch):
+    bob, _remote, memory = _team(tmp_path, bare_remote)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh.path))
+    _synced(hn(bob, "sync"))
+    assert ssh.calls(), "the ssh stand-in was never used"
+    assert ssh.quarantine_fetches(), ssh.calls()
+    assert _arrived(bob, memory)
+
+
+def test_sync_over_scp_like_ssh_uses_git_ssh_and_its_variant(tmp_path, bare_remote, ssh, monkeypatch):
+    bob, remote, memory = _team(tmp_path, bare_remote)
+    git(bob, "remote", "set-url", "origin", f"localhost:{remote}")
+    monkeypatch.setenv("GIT_SSH", str(ssh.path))
+    monkeypatch.setenv("GIT_SSH_VARIANT", "ssh")  # OpenSSH: protocol v2 is asked for by SendEnv
+    _synced(hn(bob, "sync"))
+    fetches = ssh.quarantine_fetches()
+    assert fetches and all("SendEnv=GIT_PROTOCOL" in args for args in fetches), ssh.calls()
+    assert _arrived(bob, memory)
+
+
+def test_core_ssh_command_of_the_main_repository_reaches_the_quarantine(tmp_path, bare_remote, ssh):
+    bob, _remote, memory = _team(tmp_path, bare_remote)
+    git(bob, "config", "core.sshCommand", str(ssh.path))
+    _synced(hn(bob, "sync"))
+    assert ssh.quarantine_fetches(), ssh.calls()
+    assert _arrived(bob, memory)
+
+
+def test_git_c_ssh_command_reaches_the_quarantine(tmp_path, bare_remote, ssh):
+    """``git -c core.sshCommand=… hn sync``: the quarantine drops ``GIT_CONFIG_PARAMETERS``
+    but takes over its transport keys."""
+    bob, _remote, memory = _team(tmp_path, bare_remote)
+    proc = subprocess.run(["git", "-c", f"core.sshCommand={ssh.path}", "hn", "sync"], cwd=bob,
+                          capture_output=True, timeout=120)
+    _synced(Result(proc.returncode, proc.stdout, proc.stderr))
+    assert ssh.quarantine_fetches(), ssh.calls()
+    assert _arrived(bob, memory)
+
+
+def test_http_extra_header_of_the_main_repository_reaches_the_fetch(tmp_path, bare_remote, http_backend):
+    """As CI checkouts configure it: a URL-specific ``http.extraHeader`` in the clone's own
+    config is sent with every request of the sync, the quarantine's fetch included."""
+    bob, remote, memory = _team(tmp_path, bare_remote)
+    url = http_backend(remote)
+    server = http_backend.servers[url]
+    git(bob, "remote", "set-url", "origin", url)
+    git(bob, "config", f"http.{url.rsplit('/', 1)[0]}/.extraHeader", "X-Hn-Test: carried")
+    start = len(server.requests)
+    _synced(hn(bob, "sync"))
+    requests = server.requests[start:]
+    posts = [r for r in requests if r["method"] == "POST" and r["path"].endswith("/git-upload-pack")]
+    assert len(posts) >= 2  # the advertisement and the fetch
+    assert [r["path"] for r in requests if r["headers"].get("x-hn-test") != "carried"] == []
+    assert _arrived(bob, memory)
+
+
+@pytest.mark.parametrize("how", ["parameters", "count"])
+def test_a_hostile_environment_still_cannot_configure_the_quarantine(tmp_path, bare_remote, ssh,
+                                                                     monkeypatch, how):
+    """A caller's environment as a hook's (``GIT_DIR``, ``GIT_WORK_TREE``) with ``git -c``
+    settings that are not transport keys: the ssh stand-in is kept, the settings never reach the
+    quarantine. ``core.alternateRefsCommand`` would run while the quarantine's fetch negotiates
+    against its alternate (the main store); the main repository has no alternates, so only the
+    quarantine could run it."""
+    bob, _remote, memory = _team(tmp_path, bare_remote)
+    marker = tmp_path / "alternate-refs-command-ran"
+    command = f"touch {marker}"
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh.path))
+    monkeypatch.setenv("GIT_DIR", str(bob / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(bob))
+    if how == "parameters":
+        monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'core.alternaterefscommand'='{command}'")
+    else:
+        monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+        monkeypatch.setenv("GIT_CONFIG_KEY_0", "core.alternateRefsCommand")
+        monkeypatch.setenv("GIT_CONFIG_VALUE_0", command)
+    assert git(bob, "config", "core.alternateRefsCommand") == command  # main Git sees it
+    _synced(hn(bob, "sync"))
+    assert ssh.quarantine_fetches(), ssh.calls()
+    assert not marker.exists()
+    assert _arrived(bob, memory)
+
+
+def test_only_transport_keys_of_the_main_repository_are_carried(tmp_path, monkeypatch):
+    """The copy: the main repository's own and ``git -c`` transport keys, in order, once (the
+    global file is read by the quarantine itself); hooks, fsck, remotes never."""
+    path = make_repo(tmp_path / "main")
+    git(path, "config", "--global", "credential.helper", "global-helper")
+    git(path, "config", "--global", "core.sshCommand", "global-ssh")
+    for key, value in (("core.sshCommand", "ssh -i 'deploy key'"), ("credential.helper", "local-helper"),
+                       ('http.https://ci.example/a"b\\.extraHeader', "Authorization: basic x"),
+                       ("core.hooksPath", str(tmp_path)), ("transfer.fsckObjects", "false"),
+                       ("remote.origin.uploadpack", "touch /tmp/never"), ("http.sslVerify", "true")):
+        git(path, "config", key, value)
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'http.proxy'='http://proxy.invalid:3128' "
+                                                "'core.bigfilethreshold'='1k'")
+    q = Quarantine(open_repo(str(path)))
+    try:
+        q.carry_transport()
+        q.carry_transport()  # once only
+        ask = lambda *a: q.git.run(["config", *a]).stdout.decode().splitlines()  # noqa: E731
+        assert ask("--get-all", "credential.helper") == ["global-helper", "local-helper"]
+        assert ask("--get-all", "core.sshCommand") == ["global-ssh", "ssh -i 'deploy key'"]
+        assert ask("--get", "http.https://ci.example/a\"b\\.extraHeader") == ["Authorization: basic x"]
+        assert ask("--get", "http.proxy") == ["http://proxy.invalid:3128"]
+        assert ask("--get", "http.sslVerify") == ["true"]
+        assert ask("--get", "core.hooksPath") == [q.hooks]
+        assert ask("--get", "transfer.fsckObjects") == ["true"]
+        assert ask("--get", "remote.origin.uploadpack") == []
+        assert ask("--get", "core.bigFileThreshold") == []
+    finally:
+        q.remove()
