@@ -1,17 +1,25 @@
 """Secret lint: refuse credential-shaped text before it is signed (CONTRACT §10.6).
 
 Everything signed is permanent and replicated, so a pasted credential cannot be taken back once a
-memory carrying it is published. This module decides, for the normalized fields of a request (or
-of a verified envelope, for the pre-push hook), whether any field holds text shaped like a
-credential, and which finding comes first.
+memory carrying it is published. This module decides, for the author fields of a request (or of a
+verified envelope, for the pre-push hook), whether any field holds text shaped like a credential,
+and which finding comes first.
 
-Pure. The five named detectors are small regular expressions here. The detector library
-(detect-secrets) is reached only through an injected ``library(text)`` callable, which the
-service layer provides (``git_hn.service.secretscan``); the library is consulted only for a field
-whose text passes ``library_gate``, a cheap over-approximation of what the library's enabled
-plugins can match. Importing the library costs about 100 ms, more than the whole budget of
-``git hn memory record``; the gate keeps ordinary prose off that path, and a unit test checks
-that the gate is never false where the library finds something.
+A field is linted on the text the author gave, before any normalization, and then on its
+normalized form: topics and lifecycle reasons are trimmed and lowercased before they are signed,
+and a lowercased credential no longer matches a case-sensitive detector (``AKIA…`` as a topic was
+signed as ``akia…`` while the same text as content was refused). Within one field the text as
+given is checked first, then the same text without zero-width characters, then a GitHub token
+split by single spaces or tabs (a pasted token broken by a terminal or a chat client).
+
+Pure. The named detectors are small regular expressions here, for what the library does not
+cover (or covers only in one spelling). The detector library (detect-secrets) is reached only
+through an injected ``library(text)`` callable, which the service layer provides
+(``git_hn.service.secretscan``); the library is consulted only for a field whose text passes
+``library_gate``, a cheap over-approximation of what the library's enabled plugins can match.
+Importing the library costs about 100 ms, more than the whole budget of ``git hn memory record``;
+the gate keeps ordinary prose off that path, and a unit test checks that the gate is never false
+where the library finds something.
 
 Findings never carry the value, its length or its position beyond this module: the refusal names
 the field and the detector only, so that the error line cannot leak what it refuses (*secret
@@ -24,11 +32,15 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable, NamedTuple
 
+from .grammar import normalize_topic
 from .limits import HANDOFF_LISTS
 
 # Named detectors, in rank order (CONTRACT §10.6). A library finding of a plugin that one of them
-# covers is reported under the named detector.
-NAMED = ("github-token", "aws-access-key", "private-key-block", "jwt", "password-assignment")
+# covers is reported under the named detector. The provider-specific detectors rank before
+# ``password-assignment``: in ``OPENAI_API_KEY=sk-proj-…`` both start at the value, and the more
+# specific name wins (as ``aws-access-key`` does for ``aws_access_key_id=AKIA…``).
+NAMED = ("github-token", "aws-access-key", "private-key-block", "jwt", "gcp-api-key",
+         "openai-api-key", "anthropic-api-key", "npm-token", "url-password", "password-assignment")
 _RANK = {name: i for i, name in enumerate(NAMED)}
 LIBRARY_RANK = len(NAMED)
 
@@ -39,6 +51,8 @@ LIBRARY_NAMES = {
     "PrivateKeyDetector": "private-key-block",
     "JwtTokenDetector": "jwt",
     "KeywordDetector": "password-assignment",
+    "OpenAIDetector": "openai-api-key",
+    "NpmDetector": "npm-token",
 }
 
 # The library plugins the gate below was written for. ``IPPublicDetector`` is not enabled: an IP
@@ -56,9 +70,14 @@ LIBRARY_PLUGINS = (
 )
 LIBRARY_DISABLED = ("IPPublicDetector",)
 
+# ``pass`` alone only as the last segment of the name (``DB_PASS``, ``SMTP_PASS2``, ``pass``), not
+# inside a word (``bypass``, ``compass``, ``passes``) nor before another segment
+# (``--pass-through``, ``PASS_FILE``)
 _KEYWORD = (r"(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|"
-            r"auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?)")
+            r"account[_-]?key|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?|"
+            r"(?<![a-z])pass(?![a-z_.-]))")
 # a value that names another value instead of being one: $VAR, ${VAR}, {{ var }}, <redacted>, %VAR%
+# (and see _value_is_indirect)
 _INDIRECT = ("$", "{", "<", "%", "*")
 
 # The named detectors: (name, cheap precondition on (text, lowercased text), pattern). Every
@@ -82,6 +101,30 @@ _DETECTORS = (
     ("jwt",
      lambda t, low: "eyJ" in t,
      r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}={0,2}\.eyJ[A-Za-z0-9_-]{5,}={0,2}\.[A-Za-z0-9_=-]*"),
+    # Google Cloud API keys: always 39 characters
+    ("gcp-api-key",
+     lambda t, low: "AIza" in t,
+     r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+    # OpenAI project, service-account and admin keys. The library's OpenAIDetector needs the
+    # ``T3BlbkFJ`` marker between two runs of exactly 20 alphanumerics, which the current key
+    # formats (with ``-`` and ``_`` in the body) do not always have. The value must look generated
+    # (letters of both cases and a digit), so a prose slug such as ``sk-proj-keys-are-…`` passes.
+    ("openai-api-key",
+     lambda t, low: "sk-" in t and any(p in t for p in _OPENAI_PREFIXES),
+     r"(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin|None)-(?P<generated>[A-Za-z0-9_-]{32,})"),
+    ("anthropic-api-key",
+     lambda t, low: "sk-ant-" in t,
+     r"(?<![A-Za-z0-9_-])sk-ant-(?P<generated>[A-Za-z0-9_-]{32,})"),
+    # npm access tokens (``npm_`` and 36 alphanumerics); the library finds them only inside an
+    # ``.npmrc`` ``_authToken=`` line
+    ("npm-token",
+     lambda t, low: "npm_" in t,
+     r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"),
+    # a URL with a password and an empty user name (``redis://:pw@host``); with a user name the
+    # library's BasicAuthDetector reports it
+    ("url-password",
+     lambda t, low: "://:" in t,
+     r"://:(?P<value>[^:/?#\[\]@!$&'()*+,;=\s{}]+)@"),
     # key = value, key := value: at least 8 characters of value
     ("password-assignment",
      lambda t, low: "=" in t and any(k in low for k in _KEYWORD_ROOTS),
@@ -96,6 +139,7 @@ _DETECTORS = (
      r"[^\s\"'`,;]{16,})"),
 )
 _KEYWORD_ROOTS = ("pass", "pwd", "secret", "token", "key", "credential")
+_OPENAI_PREFIXES = ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-")
 _compiled: dict[str, re.Pattern] = {}
 
 
@@ -211,8 +255,73 @@ def _is_object_id_value(text: str, start: int, end: int) -> bool:
     return is_object_id_span(text, start, end)
 
 
+# A value that is code reading a value (``os.environ["X"]``, ``get_token()``, ``cfg["KEY"]``): a
+# dotted or snake_case name then ``(`` or ``[``, or any name called without arguments or indexed
+# by a quoted key (the value then ends at the quote).
+_CODE_VALUE = r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?P<open>[(\[])"
+# A value that is a file-system path of lowercase segments (``PWD=/work/main``,
+# ``password_file=~/.config/db``); a credential of that shape would be a lowercase-only run
+# between slashes, which generated secrets are not.
+_PATH_VALUE = r"(?:~|\.{1,2})?(?:/[a-z0-9._-]+)+/?"
+
+
 def _value_is_indirect(value: str) -> bool:
-    return value.startswith(_INDIRECT)
+    """True for a value that names another value instead of being one: ``$VAR``, ``${VAR}``,
+    ``{{ var }}``, ``<redacted>``, ``%VAR%``, ``*…``, a call or subscript in code, a path."""
+    if value.startswith(_INDIRECT):
+        return True
+    if "(" in value or "[" in value:
+        m = _re(_CODE_VALUE).match(value)
+        if m is not None and ("." in m["name"] or "_" in m["name"]
+                              or value[m.end():] in ("", ")" if m["open"] == "(" else "")):
+            return True
+    return value.startswith(("/", "~", ".")) and _re(_PATH_VALUE).fullmatch(value) is not None
+
+
+def _looks_generated(value: str) -> bool:
+    """A key body rather than a word: letters of both cases and a digit."""
+    return (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
+            and any(c.islower() for c in value))
+
+
+# Characters that render as nothing, and so survive a copy and paste inside a token unseen: soft
+# hyphen, combining grapheme joiner, Mongolian vowel separator, zero-width space, non-joiner and
+# joiner, word joiner and the invisible operators, zero-width no-break space (byte-order mark).
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u034f\u180e\u200b\u200c\u200d\u2060\u2061\u2062"
+                                    "\u2063\u2064\ufeff"))
+
+# A GitHub token broken by single spaces or tabs (at most three breaks), for example by a terminal
+# that wrapped it or by a chat client. Its pieces, joined, must be exactly a token body (36
+# characters, or at least 82 for ``github_pat_``) that looks generated, so that prose after a
+# ``ghp_`` prefix is not joined into a finding.
+_SPLIT_GITHUB = (r"(?<![A-Za-z0-9_])(?P<prefix>gh[pousr]_|github_pat_)[ \t]?"
+                 r"(?P<body>[A-Za-z0-9_]+(?:[ \t][A-Za-z0-9_]+){0,3})")
+
+
+def _split_github_token(text: str) -> bool:
+    if not any(p in text for p in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")):
+        return False
+    for m in _re(_SPLIT_GITHUB).finditer(text):
+        joined = ""
+        for piece in m.group("body").replace("\t", " ").split(" "):
+            joined += piece
+            if m.group("prefix") == "github_pat_":
+                if len(joined) >= 82 and _looks_generated(joined):
+                    return True
+            elif len(joined) == 36 and _looks_generated(joined):
+                return True
+            elif len(joined) > 36:
+                break
+    return False
+
+
+def variants(text: str) -> list[str]:
+    """The spellings of one field's text that the lint checks, in order: the text itself, then
+    the text without invisible characters (when it has any)."""
+    if text.isascii():
+        return [text]
+    folded = text.translate(_INVISIBLE)
+    return [text] if folded == text else [text, folded]
 
 
 def named_findings(text: str) -> list[tuple[int, int]]:
@@ -224,6 +333,8 @@ def named_findings(text: str) -> list[tuple[int, int]]:
             continue
         pattern = _re(source)
         for m in pattern.finditer(text):
+            if "generated" in pattern.groupindex and not _looks_generated(m.group("generated")):
+                continue
             if "value" in pattern.groupindex:
                 # an assignment starts where its value starts, as library findings do (the
                 # library reports values): a more specific detector for the same value wins
@@ -252,7 +363,25 @@ def _library_findings(text: str, library: Library) -> list[tuple[int, int, str]]
 
 
 def first_in_text(text: str, library: Library | None) -> str | None:
-    """The detector of the first finding in one field's text, or None."""
+    """The detector of the first finding in one field's text, or None.
+
+    The text as given comes first; only if it has no finding are its spelling without invisible
+    characters and a GitHub token split by spaces considered.
+    """
+    found = _first_in_spelling(text, library)
+    if found is not None:
+        return found
+    spellings = variants(text)
+    for spelling in spellings[1:]:
+        found = _first_in_spelling(spelling, library)
+        if found is not None:
+            return found
+    if _split_github_token(spellings[-1]):
+        return "github-token"
+    return None
+
+
+def _first_in_spelling(text: str, library: Library | None) -> str | None:
     best: tuple | None = None
     for start, rank in named_findings(text):
         key = (start, rank, NAMED[rank])
@@ -265,25 +394,46 @@ def first_in_text(text: str, library: Library | None) -> str | None:
     return None if best is None else best[2]
 
 
-def record_fields(record, reason: str = "") -> list[tuple[str, str]]:
-    """(JSON path, text) of every linted field, in the order of CONTRACT §10.6."""
+def record_fields(record, reason: str = "", *, raw_topics: Iterable[str] = (),
+                  raw_reason: str | None = None) -> list[tuple[str, str]]:
+    """(JSON path, text) of every linted field, in the order of CONTRACT §10.6.
+
+    A field whose text was normalized before signing appears twice, as given (``raw_topics`` in
+    any order, ``raw_reason``) and then as normalized; its index is the normalized one.
+    """
     fields: list[tuple[str, str]] = []
     if record is not None:
         fields.append(("record.content", record.content))
-        fields += [(f"record.topics[{i}]", t) for i, t in enumerate(record.topics or ())]
+        raw_of: dict[str, list[str]] = {}
+        for raw in raw_topics:
+            normalized = normalize_topic(raw)
+            if raw != normalized and raw not in raw_of.setdefault(normalized, []):
+                raw_of[normalized].append(raw)
+        for i, topic in enumerate(record.topics or ()):
+            fields += [(f"record.topics[{i}]", raw) for raw in raw_of.get(topic, ())]
+            fields.append((f"record.topics[{i}]", topic))
         if record.handoff is not None:
             for name, items in zip(HANDOFF_LISTS, record.handoff.lists()):
                 fields += [(f"record.handoff.{name}[{i}]", t) for i, t in enumerate(items or ())]
         fields += [(f"record.anchor.paths[{i}].path", p.path)
                    for i, p in enumerate(record.anchor.paths or ())]
+        if record.attempt_outcome:
+            fields.append(("record.attemptOutcome", record.attempt_outcome))
+    if raw_reason is not None and raw_reason != reason:
+        fields.append(("reason", raw_reason))
     if reason:
         fields.append(("reason", reason))
     return fields
 
 
-def lint(record, reason: str = "", library: Library | None = None) -> Finding | None:
-    """The first finding over the fields of a record and a reason, or None."""
-    for field, text in record_fields(record, reason):
+def lint(record, reason: str = "", library: Library | None = None, *,
+         raw_topics: Iterable[str] = (), raw_reason: str | None = None) -> Finding | None:
+    """The first finding over the author fields of a record and a reason, or None.
+
+    ``raw_topics`` and ``raw_reason`` are the topics and the reason exactly as the author gave
+    them (flags or ``--input``), before trimming and lowercasing.
+    """
+    for field, text in record_fields(record, reason, raw_topics=raw_topics, raw_reason=raw_reason):
         detector = first_in_text(text, library)
         if detector is not None:
             return Finding(field, detector)

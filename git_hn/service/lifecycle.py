@@ -87,7 +87,7 @@ def _append(repo: Repo, ident, draft: Draft, operation: str, target: str) -> App
 
 def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False,
               allow_secret_shaped: bool = False) -> Appended:
-    lint(req.record, allow_secret_shaped=allow_secret_shaped)
+    lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
     ident = identmod.load_active(repo)
     if req.actor is not None and req.actor != ident.actor:
         raise InputError("record input actor does not match the active identity")
@@ -99,8 +99,8 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
 
 def retract(repo: Repo, target: str, reason: str, stream: str | None, *,
             allow_secret_shaped: bool = False) -> Appended:
-    reason = normalize_reason("retract", reason)
-    lint(None, reason, allow_secret_shaped=allow_secret_shaped)
+    raw_reason, reason = reason, normalize_reason("retract", reason)
+    lint(None, reason, allow_secret_shaped=allow_secret_shaped, raw_reason=raw_reason)
     ident = identmod.load_active(repo)
     draft = Draft("retract", _stream(ident, stream), None, target=target, reason=reason)
     return _append(repo, ident, draft, "retract", target)
@@ -108,12 +108,12 @@ def retract(repo: Repo, target: str, reason: str, stream: str | None, *,
 
 def challenge(repo: Repo, target: str, reason: str, evidence: list[str], stream: str | None, *,
               allow_secret_shaped: bool = False) -> Appended:
-    reason = normalize_reason("challenge", reason)
+    raw_reason, reason = reason, normalize_reason("challenge", reason)
     items = tuple(evidence)
     if (len(items) > LIMITS.max_evidence or len(set(items)) != len(items)
             or not all(grammar.is_typed_evidence(e) for e in items)):
         raise ValidationError("memory challenge evidence is invalid")
-    lint(None, reason, allow_secret_shaped=allow_secret_shaped)
+    lint(None, reason, allow_secret_shaped=allow_secret_shaped, raw_reason=raw_reason)
     ident = identmod.load_active(repo)
     draft = Draft("challenge", _stream(ident, stream), None, target=target, reason=reason,
                   evidence=items or None)

@@ -24,14 +24,21 @@ def _library(text: str):
     return scan(text)
 
 
-def lint(record, reason: str = "", *, allow_secret_shaped: bool = False) -> None:
-    """CONTRACT §10.4 step 1 (end): the secret lint of §10.6, unless deliberately skipped."""
+def lint(record, reason: str = "", *, allow_secret_shaped: bool = False,
+         raw_topics=(), raw_reason: str | None = None) -> None:
+    """CONTRACT §10.4 step 1 (end): the secret lint of §10.6, unless deliberately skipped.
+
+    ``raw_topics`` and ``raw_reason`` are the author's text before normalization (trimming,
+    lowercasing): a credential is refused in the spelling it was given, not only in the spelling
+    that would be signed.
+    """
     if allow_secret_shaped:
         return
     from ..core import secretlint
     from ..errors import SecretShapedError
 
-    finding = secretlint.lint(record, reason, _library)
+    finding = secretlint.lint(record, reason, _library, raw_topics=raw_topics,
+                              raw_reason=raw_reason)
     if finding is not None:
         raise SecretShapedError(secretlint.refusal(finding), finding)
 
@@ -39,7 +46,7 @@ def lint(record, reason: str = "", *, allow_secret_shaped: bool = False) -> None
 def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
            allow_secret_shaped: bool = False) -> Appended:
     """Append a ``record`` memory (CONTRACT §10.4), or return the head it would repeat (§7.14)."""
-    lint(req.record, allow_secret_shaped=allow_secret_shaped)
+    lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
     ident = identmod.load_active(repo)
     if req.actor is not None and req.actor != ident.actor:
         raise InputError("record input actor does not match the active identity")

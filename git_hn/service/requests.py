@@ -52,6 +52,9 @@ class RecordRequest(NamedTuple):
     record: Record
     stream: str | None
     actor: str | None
+    # the topics exactly as given, before TrimSpace/ToLower/dedupe: the secret lint sees them
+    # (CONTRACT §10.6), since a lowercased credential no longer looks like one
+    raw_topics: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,7 +169,7 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
         topics=topics, evidence=tuple(flags.evidence), attempt_outcome=flags.outcome or "",
         handoff=handoff)
     envmod.check_record(record)
-    return RecordRequest(record, flags.stream, flags.actor)
+    return RecordRequest(record, flags.stream, flags.actor, tuple(flags.topic))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,11 +226,12 @@ class _Doc:
         return _Doc(v, keys, f"{self.where}.{key}")
 
 
-def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict]:
+def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict, tuple[str, ...]]:
     """Bind and normalize a version-0 record request; anchors are not resolved yet.
 
-    Returns (record, stream, actor, presence) where presence tells which anchor fields the
-    document supplied (for ``handoff --input`` filling, §10.3).
+    Returns (record, stream, actor, presence, raw topics) where presence tells which anchor
+    fields the document supplied (for ``handoff --input`` filling, §10.3) and raw topics are the
+    document's topics before normalization (for the secret lint).
     """
     doc = _Doc(read_document(data, prefix=_PREFIX, max_bytes=LIMITS.max_request, error=InputError),
                _TOP, "request")
@@ -270,7 +274,7 @@ def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict]:
         applicability=Applicability(mode, app_subject), topics=norm_topics, evidence=tuple(evidence),
         attempt_outcome=doc.text("attemptOutcome"), handoff=handoff)
     presence = {"commit": bool(commit), "mode": bool(mode)}
-    return record, stream, actor, presence
+    return record, stream, actor, presence, tuple(topics)
 
 
 def check_input_anchor(repo: Repo, record: Record) -> None:
@@ -287,7 +291,7 @@ def check_input_anchor(repo: Repo, record: Record) -> None:
 def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None,
                        handoff_applies: str | None = None, handoff: bool = False) -> RecordRequest:
     """CONTRACT §10.5 (and §10.3 for ``handoff --input``)."""
-    record, stream, actor, presence = parse_input(data)
+    record, stream, actor, presence, raw_topics = parse_input(data)
     if handoff:
         if record.kind != "handoff":
             raise InputError("handoff input field kind must be handoff")
@@ -306,4 +310,4 @@ def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None
         record = Record(record.kind, record.content, anchor, app, record.topics, record.evidence,
                         record.attempt_outcome, record.handoff)
     envmod.check_record(record)
-    return RecordRequest(record, stream, actor)
+    return RecordRequest(record, stream, actor, raw_topics)

@@ -79,8 +79,7 @@ def test_the_field_path_names_topics_handoff_lists_and_paths(inited):
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "record", "--kind", "decision", *BASE, "--content", "fine",
            "--topic", "zeta", "--topic", f"Alpha {GITHUB}")
-    # topics are normalized (lowercased, sorted) before the lint: "alpha …" sorts first, and the
-    # lowercased token is still token-shaped
+    # the index is the normalized one (lowercased, sorted): "alpha …" sorts first
     assert_refused(inited, r, "record.topics[0]", "github-token", before)
     r = hn(inited, "memory", "handoff", *BASE, "--content", "end of session",
            "--completed", "codec", "--blocker", "none", "--next-action", "run tests",
@@ -98,7 +97,7 @@ def test_the_field_path_names_topics_handoff_lists_and_paths(inited):
     assert_refused(inited, r, "record.content", "aws-access-key", before)
 
 
-def test_topics_are_linted_after_normalization(inited):
+def test_topics_are_indexed_in_normalized_order(inited):
     before = refs_snapshot(inited)
     token = "xoxb-" + rs("0123456789", 12) + "-" + rs("abcdefghij0123456789", 24)
     r = hn(inited, "memory", "record", "--kind", "decision", *BASE, "--content", "fine",
@@ -191,3 +190,153 @@ def test_sha256_repository_object_ids_are_not_secrets(tmp_path):
     assert len(head) == 64
     out = record(repo, content=f"anchored at {head}; token={head}")
     assert out["anchor"]["commit"] == head
+
+
+# -- issue 12, item 9a: lint what the author gave, before normalization; what users paste most ---
+
+AWS_FAKE = "AKIAQW3ERTY7UIOP4ASD"  # the issue's example: well-formed, not a real key
+TWILIO = "SK" + rs("0123456789abcdef", 32)
+SENDGRID = "SG." + rs(ALNUM, 22) + "." + rs(ALNUM, 43)
+
+
+def assert_refused_quietly(repo, result, field, detector, before, *values):
+    """Exit 1, exactly one line on stderr naming the field, no value (in any case) anywhere in
+    the output, and nothing appended."""
+    assert result.code == 1, result
+    assert result.err == refusal(field, detector)
+    assert result.err.count("\n") == 1
+    assert result.out == ""
+    assert refs_snapshot(repo) == before, "a refused request appended something"
+    for value in values:
+        for piece in value.replace("\u200b", " ").split():
+            if len(piece) >= 8:
+                for spelling in (piece, piece.lower(), piece.upper()):
+                    assert spelling not in result.err and spelling not in result.out
+
+
+@pytest.mark.parametrize("secret,detector", [
+    (AWS_FAKE, "aws-access-key"),
+    (TWILIO, "TwilioKeyDetector"),
+    (SENDGRID, "SendGridDetector"),
+])
+def test_a_credential_as_a_topic_is_refused_before_lowercasing(inited, secret, detector):
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "record", "--kind", "decision", *BASE, "--content", "fine",
+           "--topic", "zzz", "--topic", secret)
+    assert_refused_quietly(inited, r, "record.topics[0]", detector, before, secret)
+    head = git(inited, "rev-parse", "HEAD")
+    req = {"version": 0, "kind": "observation", "content": "fine", "anchor": {"commit": head},
+           "applicability": {"mode": "exact"}, "topics": ["aaa", f"  {secret} "], "evidence": []}
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(req).encode())
+    assert_refused_quietly(inited, r, "record.topics[1]", detector, before, secret)
+    r = hn(inited, "memory", "handoff", *BASE, "--content", "end", "--topic", secret,
+           "--completed", "codec", "--blocker", "none")
+    assert_refused_quietly(inited, r, "record.topics[0]", detector, before, secret)
+    target = record(inited, content="original")["memoryId"]
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "supersede", target, "--kind", "decision", *BASE, "--content", "fix",
+           "--topic", secret)
+    assert_refused_quietly(inited, r, "record.topics[0]", detector, before, secret)
+    # deliberately overridden: signed, lowercased as the contract normalizes topics
+    out = record(inited, "--topic", secret, "--allow-secret-shaped", content="fine")
+    commit = hn(inited, "memory", "show", out["memoryId"], "--json").json()["commit"]
+    signed = json.loads(git(inited, "show", f"{commit}:memory.json"))
+    assert signed["record"]["topics"] == [secret.lower()]
+
+
+@pytest.mark.parametrize("reason,detector", [
+    (AWS_FAKE, "aws-access-key"),
+    (f"  {AWS_FAKE} ", "aws-access-key"),
+    (TWILIO, "TwilioKeyDetector"),
+])
+def test_a_credential_as_a_retract_or_challenge_reason_is_refused(inited, reason, detector):
+    target = record(inited, content="original")["memoryId"]
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "retract", target, "--reason", reason)
+    assert_refused_quietly(inited, r, "reason", detector, before, reason)
+    bob = second_identity(inited)
+    alice = actor(inited)
+    switch(inited, bob)
+    r = hn(inited, "memory", "challenge", target, "--reason", reason)
+    assert_refused_quietly(inited, r, "reason", detector, before, reason)
+    r = hn(inited, "memory", "challenge", target, "--reason", reason,
+           "--evidence", "git:" + git(inited, "rev-parse", "HEAD"))
+    assert_refused_quietly(inited, r, "reason", detector, before, reason)
+    # --allow-secret-shaped keeps working
+    r = hn(inited, "memory", "challenge", target, "--reason", reason, "--allow-secret-shaped",
+           "--json")
+    assert r.code == 0, r.err
+    switch(inited, alice)
+    r = hn(inited, "memory", "retract", target, "--reason", reason, "--allow-secret-shaped")
+    assert r.code == 0, r.err
+
+
+def test_a_credential_as_an_attempt_outcome_is_refused(inited):
+    slack = "xoxb-" + rs("0123456789", 12) + "-" + rs("abcdefghij0123456789", 24)
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "record", "--kind", "attempt", *BASE, "--content", "tried",
+           "--outcome", slack)
+    assert_refused_quietly(inited, r, "record.attemptOutcome", "SlackDetector", before, slack)
+    record(inited, "--outcome", "failed", kind="attempt", content="tried")
+
+
+GITHUB_SPLIT = GITHUB[:17] + " " + GITHUB[17:]
+GITHUB_ZW = GITHUB[:17] + "\u200b" + GITHUB[17:]
+NEW_KINDS = {
+    "gcp": ("AIza" + "Sy" + rs(ALNUM + "_-", 30) + "Q0x", "gcp-api-key"),
+    "openai": ("OPENAI_API_KEY=sk-proj-" + rs(ALNUM + "_-", 120) + "aA1", "openai-api-key"),
+    "anthropic": ("sk-ant-api03-" + rs(ALNUM + "_-", 90) + "bB2-AA", "anthropic-api-key"),
+    "npm": ("npm publish with npm_" + rs(ALNUM, 33) + "cC3", "npm-token"),
+    "env-db-pass": ("export DB_PASS=" + rs(ALNUM, 14), "password-assignment"),
+    "azure": ("DefaultEndpointsProtocol=https;AccountName=demo;AccountKey="
+              + rs(ALNUM + "+/", 86) + "==;EndpointSuffix=core.windows.net",
+              "AzureStorageKeyDetector"),
+    "postgres-url": ("postgres://app:" + rs(ALNUM, 14) + "@db.internal:5432/app",
+                     "BasicAuthDetector"),
+    "redis-url": ("REDIS_URL=redis://:" + rs(ALNUM, 14) + "@cache:6379/0", "url-password"),
+    "ado-net": ("Server=db;Database=app;User Id=sa;Password=" + rs(ALNUM, 14) + ";",
+                "password-assignment"),
+    "github-split-by-space": (f"token {GITHUB_SPLIT} from CI", "github-token"),
+    "github-split-by-zero-width": (f"token {GITHUB_ZW} from CI", "github-token"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NEW_KINDS))
+def test_what_users_paste_most_is_refused(inited, kind):
+    content, detector = NEW_KINDS[kind]
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "record", "--kind", "observation", *BASE, "--content", content)
+    assert_refused_quietly(inited, r, "record.content", detector, before, content)
+    r = hn(inited, "memory", "handoff", *BASE, "--content", "end of session",
+           "--next-action", "deploy", "--next-action", content)
+    assert_refused_quietly(inited, r, "record.handoff.nextActions[1]", detector, before, content)
+    r = hn(inited, "memory", "record", "--kind", "observation", *BASE, "--content", content,
+           "--allow-secret-shaped")
+    assert r.code == 0, r.err
+
+
+def test_ordinary_memories_with_ids_paths_and_code_are_signed(inited):
+    head = git(inited, "rev-parse", "HEAD")
+    blob = git(inited, "rev-parse", "HEAD:README.md")
+    me = actor(inited)
+    first = record(inited, "--topic", "Auth-Tokens", "--topic", "  Secret-Rotation ",
+                   "--topic", me, "--path", "README.md", content=(
+                       f"Actor {me} anchored at {head} (blob {blob}).\n"
+                       'password = os.environ["DB_PASSWORD"]  # never logged\n'
+                       "token = get_token(); export PWD=/work/main; DB_PASS=${DB_PASS}\n"
+                       "OpenAI keys start with sk-proj-, GCP keys with AIza, npm with npm_."))
+    mem = first["memoryId"]
+    second = record(inited, "--evidence", f"git:{head}", "--evidence", f"memory:{mem}",
+                    kind="verification", content=f"verified {mem} against {head}")
+    r = hn(inited, "memory", "handoff", *BASE, "--content", f"see {second['memoryId']}",
+           "--completed", "secret lint: raw topics", "--blocker", "none",
+           "--next-action", "run `pytest tests/unit/test_secretlint.py -q`",
+           "--assumption", "api_key = settings[\"API_KEY\"] stays in code", "--json")
+    assert r.code == 0, r.err
+    r = hn(inited, "memory", "retract", mem, "--reason", "  Obsolete ", "--json")
+    assert r.code == 0, r.err
+    bob = second_identity(inited)
+    switch(inited, bob)
+    r = hn(inited, "memory", "challenge", second["memoryId"], "--reason", "Evidence-Mismatch",
+           "--evidence", f"git:{head}", "--json")
+    assert r.code == 0, r.err

@@ -275,3 +275,184 @@ def test_first_memory_finding_names_the_memory():
     assert secretscan.first_memory_finding([clean]) is None
     assert secretscan.first_memory_finding([clean, dirty, dirty]) == \
         ("sha256:" + "b" * 64, ("record.content", "jwt"))
+
+
+# -- issue 12, item 9a: the text as given, and what users paste most ---------------------------
+
+AWS_FAKE = "AKIAQW3ERTY7UIOP4ASD"  # the issue's example: well-formed, not a real key
+TWILIO = "SK" + rs(HEXC, 32)
+SENDGRID = "SG." + rs(ALNUM, 22) + "." + rs(ALNUM, 43)
+ACTOR = "9c1185a5c5e9fc54612808977ee8f548b2258d31c1b4aa9ab3bc6b0d1c3e1f0a"
+
+
+def raw_topic_record(raw_topics):
+    """A record whose topics are normalized as requests normalize them."""
+    from git_hn.core.grammar import normalize_topic
+
+    topics = tuple(sorted({normalize_topic(t) for t in raw_topics}, key=str.encode))
+    return record(topics=topics)
+
+
+@pytest.mark.parametrize("secret,detector", [
+    (AWS_FAKE, "aws-access-key"),
+    (TWILIO, "TwilioKeyDetector"),
+    (SENDGRID, "SendGridDetector"),
+    (f"  Deploy {GITHUB} ", "github-token"),
+])
+def test_topics_are_linted_as_given_before_lowercasing(secret, detector):
+    raw = ["zeta", secret, "alpha"]
+    rec = raw_topic_record(raw)
+    # the normalized (lowercased) topic alone is no longer credential-shaped
+    if detector != "github-token":
+        assert lint(rec) is None
+    index = rec.topics.index(secret.strip().lower())
+    assert secretlint.lint(rec, "", secretscan.scan, raw_topics=raw) == \
+        (f"record.topics[{index}]", detector)
+
+
+def test_a_topic_given_twice_in_two_spellings_is_linted_in_both():
+    raw = [AWS_FAKE.lower(), AWS_FAKE]
+    rec = raw_topic_record(raw)
+    assert len(rec.topics) == 1
+    assert secretlint.lint(rec, "", secretscan.scan, raw_topics=raw) == \
+        ("record.topics[0]", "aws-access-key")
+
+
+@pytest.mark.parametrize("raw,detector", [
+    (AWS_FAKE, "aws-access-key"),
+    (f"  {AWS_FAKE}\t", "aws-access-key"),
+    (TWILIO, "TwilioKeyDetector"),
+])
+def test_reasons_are_linted_as_given_before_lowercasing(raw, detector):
+    normalized = raw.strip().lower()
+    assert lint(None, normalized) is None
+    found = secretlint.lint(None, normalized, secretscan.scan, raw_reason=raw)
+    assert found == ("reason", detector)
+    assert secretlint.lint(None, "obsolete", secretscan.scan, raw_reason="Obsolete") is None
+
+
+def test_attempt_outcome_is_linted_after_the_other_record_fields():
+    slack = "xoxb-" + rs(DIG, 12) + "-" + rs(AZL + DIG, 24)
+    rec = record(paths=("docs",))._replace(kind="attempt", attempt_outcome=slack)
+    assert lint(rec) == ("record.attemptOutcome", "SlackDetector")
+    assert lint(rec._replace(attempt_outcome="failed")) is None
+
+
+GCP = "AIza" + "Sy" + rs(ALNUM + "_-", 30) + "Q0x"  # 39 characters
+OPENAI_PROJECT = "sk-proj-" + rs(ALNUM, 40) + "_" + rs(ALNUM, 40) + "-" + rs(ALNUM, 30) + "aA1"
+OPENAI_SVC = "sk-svcacct-" + rs(ALNUM + "_-", 60) + "bB2"
+OPENAI_LEGACY = "sk-" + rs(ALNUM, 20) + "T3BlbkFJ" + rs(ALNUM, 20)
+ANTHROPIC = "sk-ant-api03-" + rs(ALNUM + "_-", 90) + "cC3-AA"
+NPM = "npm_" + rs(ALNUM, 33) + "dD4"
+AZURE_KEY = rs(ALNUM + "+/", 86) + "=="
+PG_PASSWORD = rs(ALNUM, 14)
+
+
+@pytest.mark.parametrize("text,detector", [
+    (f"maps key {GCP} for the demo", "gcp-api-key"),
+    (f"OPENAI_API_KEY={OPENAI_PROJECT}", "openai-api-key"),
+    (f"key {OPENAI_SVC}", "openai-api-key"),
+    (f"old key {OPENAI_LEGACY}", "openai-api-key"),  # the library's OpenAIDetector, renamed
+    (f"ANTHROPIC_API_KEY={ANTHROPIC}", "anthropic-api-key"),
+    (f"publish with {NPM}", "npm-token"),
+    (f"//registry.npmjs.org/:_authToken={NPM}", "npm-token"),
+    ("export DB_PASS=" + rs(ALNUM, 12), "password-assignment"),
+    ("SMTP_PASS2=" + rs(ALNUM, 12), "password-assignment"),
+    ("DefaultEndpointsProtocol=https;AccountName=demo;AccountKey=" + AZURE_KEY
+     + ";EndpointSuffix=core.windows.net", "AzureStorageKeyDetector"),
+    ("AccountKey=" + rs(ALNUM, 30), "password-assignment"),  # not the library's 88 characters
+    (f"DATABASE_URL postgres://app:{PG_PASSWORD}@db.internal:5432/app", "BasicAuthDetector"),
+    (f"mongodb+srv://svc:{PG_PASSWORD}@cluster0.example.net/db", "BasicAuthDetector"),
+    (f"REDIS_URL redis://:{PG_PASSWORD}@cache:6379/0", "url-password"),
+    (f"Server=db;Database=app;User Id=sa;Password={PG_PASSWORD};", "password-assignment"),
+    (f"jdbc:mysql://db/app?user=app&password={PG_PASSWORD}", "password-assignment"),
+])
+def test_what_users_paste_most_is_refused(text, detector):
+    assert lint(record(content=text)) == ("record.content", detector)
+
+
+SPLIT_AT = 17
+
+
+@pytest.mark.parametrize("text", [
+    f"token {GITHUB[:SPLIT_AT]} {GITHUB[SPLIT_AT:]} in CI",
+    f"token {GITHUB[:SPLIT_AT]}\t{GITHUB[SPLIT_AT:]}",
+    f"token {GITHUB[:4]} {GITHUB[4:]}",
+    f"{GITHUB[:10]} {GITHUB[10:25]} {GITHUB[25:]}.",
+    f"token {GITHUB[:SPLIT_AT]}\u200b{GITHUB[SPLIT_AT:]} in CI",
+    f"token {GITHUB[:SPLIT_AT]}\u2060{GITHUB[SPLIT_AT:30]}\ufeff{GITHUB[30:]}",
+    f"token {GITHUB[:SPLIT_AT]}\u00ad {GITHUB[SPLIT_AT:]}",
+])
+def test_a_github_token_split_by_a_space_or_an_invisible_character_is_refused(text):
+    assert lint(record(content=text)) == ("record.content", "github-token")
+    assert secretlint.first_in_text(text, None) == "github-token"  # no library needed
+
+
+def test_invisible_characters_are_removed_before_every_detector():
+    hidden = f"id {AWS_FAKE[:6]}\u200b{AWS_FAKE[6:]}"
+    assert lint(record(content=hidden)).detector == "aws-access-key"
+    assert lint(record(content=f"{TWILIO[:9]}\u200c{TWILIO[9:]}")).detector == "TwilioKeyDetector"
+
+
+ORDINARY = [
+    f"actor {ACTOR} signed memory sha256:{OID64} at commit {OID40}.",
+    f"evidence git:{OID40} and memory:sha256:{OID64}; subject issue:sha256:{OID64}",
+    "Paths: git_hn/core/secretlint.py, tests/unit/test_secretlint.py, docs/decisions.md",
+    'password = os.environ["DB_PASSWORD"]  # read at start-up, never logged',
+    "api_key = settings[\"API_KEY\"]",
+    "token = get_token()",
+    "secret = vault.read('db')",
+    "export PWD=/work/main && make test",
+    "password_file=~/.config/app/db.pass",
+    "DB_PASS=${DB_PASS} comes from the environment",
+    "Do not bypass=cache-warming-step in CI; use --pass-through=enabled-mode instead.",
+    "OpenAI keys start with sk-proj- and Anthropic keys with sk-ant-; GCP keys with AIza.",
+    "keys look like sk-proj-keys-are-rotated-every-ninety-days-by-operations",
+    "npm_config_registry=https://registry.npmjs.org/ is set in CI",
+    "rotate ghp_ tokens every quarter and keep them out of memories",
+    "see https://github.com/example/repo/pull/12 and postgres://localhost:5432/app",
+    "Server=db;Database=app;Integrated Security=true;",
+    "The emoji \U0001F469\u200d\U0001F4BB marks pairing notes.",
+    "def check(password: str) -> bool:\n    return hmac.compare_digest(password, expected)",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_memories_with_ids_paths_and_code_are_accepted(text):
+    assert lint(record(content=text)) is None
+    assert lint(record(handoff=Handoff((text,), (), (), ()))) is None
+
+
+def test_hex_and_digest_ids_as_topics_and_reasons_are_accepted():
+    raw = [ACTOR, f"sha256:{OID64}", OID40, "Auth-Tokens", "  Secret-Rotation "]
+    assert secretlint.lint(raw_topic_record(raw), "", secretscan.scan, raw_topics=raw) is None
+    assert secretlint.lint(None, "obsolete", secretscan.scan, raw_reason="  Obsolete  ") is None
+
+
+def test_without_raw_text_the_lint_is_unchanged():
+    # the pre-push hook has only the signed (normalized) envelope
+    rec = raw_topic_record([AWS_FAKE])
+    assert secretlint.record_fields(rec) == [("record.content", "ok"),
+                                             ("record.topics[0]", AWS_FAKE.lower())]
+    assert secretlint.record_fields(rec, raw_topics=[AWS_FAKE]) == [
+        ("record.content", "ok"), ("record.topics[0]", AWS_FAKE),
+        ("record.topics[0]", AWS_FAKE.lower())]
+
+
+def test_new_findings_never_carry_the_value():
+    for text in (GCP, OPENAI_PROJECT, ANTHROPIC, NPM, AWS_FAKE, TWILIO, SENDGRID):
+        finding = secretlint.lint(raw_topic_record([text]), "", secretscan.scan, raw_topics=[text])
+        assert finding is not None, text
+        message = secretlint.refusal(finding)
+        assert text not in message and text.lower() not in message
+
+
+def test_ordinary_text_still_does_not_load_the_library():
+    # (a run of 24 token characters, such as an object ID, does pass the gate: several library
+    # plugins match such runs)
+    for text in ("Paths: git_hn/core/secretlint.py, tests/unit/test_secretlint.py",
+                 "token = get_token()", "export PWD=/work/main && make test",
+                 "Do not bypass=cache-warming-step in CI; use --pass-through=enabled-mode instead.",
+                 ORDINARY[11],
+                 "The emoji \U0001F469\u200d\U0001F4BB marks pairing notes."):
+        assert not secretlint.library_gate(text), text
