@@ -5,6 +5,10 @@
 #                         git-hn into $GIT_HN_BIN (default ~/.local/bin), with man pages and
 #                         shell completion when they exist
 #   ./install.sh --dev    also: an editable install with the test tools in ./.venv (for pytest)
+#   ./install.sh --uninstall [--hooks]
+#                         remove what ./install.sh put in place (the environment, the link, man
+#                         pages, completion); with --hooks, first remove the hooks git-hn
+#                         installed in the repository of the current directory
 #
 # Needs Python 3.11+ (python3.11, python3.12, python3.13 or python3 on PATH, or $PYTHON) and
 # Git 2.30+. Network access to the Python package index is needed for the dependencies.
@@ -12,13 +16,58 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 dev=0
+uninstall=0
+hooks=0
 for arg in "$@"; do
   case "$arg" in
     --dev) dev=1 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --uninstall) uninstall=1 ;;
+    --hooks) hooks=1 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
+if [ "$hooks" = 1 ] && [ "$uninstall" = 0 ]; then
+  echo "install.sh: --hooks goes with --uninstall" >&2
+  exit 2
+fi
+
+home=${GIT_HN_HOME:-$HOME/.local/share/git-hn}
+bin=${GIT_HN_BIN:-$HOME/.local/bin}
+venv="$home/venv"
+prefix=$(dirname "$bin")
+mandir=${GIT_HN_MAN:-$prefix/share/man}
+bashdir=${GIT_HN_BASH_COMPLETION:-${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions}
+zshdir=${GIT_HN_ZSH_COMPLETION:-$prefix/share/zsh/site-functions}
+
+if [ "$uninstall" = 1 ]; then
+  if [ "$hooks" = 1 ]; then
+    if [ ! -x "$venv/bin/git-hn" ]; then
+      echo "install.sh: no git-hn in $venv to remove the hooks with; nothing was removed" >&2
+      exit 1
+    fi
+    "$venv/bin/git-hn" hooks uninstall || {
+      echo "install.sh: the hooks were not removed, so nothing else was; see the line above" >&2
+      exit 1
+    }
+  elif [ -x "$venv/bin/git-hn" ] && "$venv/bin/git-hn" hooks status 2>/dev/null | grep -q ': installed'; then
+    echo "note: the hooks in this repository stay (push and fetch go on without git-hn, with a warning);" \
+         "remove them with ./install.sh --uninstall --hooks"
+  fi
+  if [ -L "$bin/git-hn" ] && [ "$(readlink "$bin/git-hn")" = "$venv/bin/git-hn" ]; then
+    rm -f "$bin/git-hn"
+  fi
+  for page in "$here"/man/*.[1-9]; do
+    [ -e "$page" ] || continue
+    sec=${page##*.}
+    rm -f "$mandir/man$sec/$(basename "$page")"
+  done
+  rm -f "$bashdir/git-hn" "$zshdir/_git-hn"
+  rm -rf "$venv"
+  rmdir "$home" 2>/dev/null || :
+  echo "removed git-hn from $home and $bin/git-hn"
+  exit 0
+fi
 
 find_python() {
   local c
@@ -52,10 +101,7 @@ if [ "$dev" = 1 ]; then
   exit 0
 fi
 
-home=${GIT_HN_HOME:-$HOME/.local/share/git-hn}
-bin=${GIT_HN_BIN:-$HOME/.local/bin}
 mkdir -p "$home" "$bin"
-venv="$home/venv"
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
 # A fresh copy of the source, so that a re-run installs exactly this checkout.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade --force-reinstall \
@@ -65,9 +111,7 @@ ln -sf "$venv/bin/git-hn" "$bin/git-hn"
 
 # Man pages, where `man` and `git help hn` look: man-db derives <prefix>/share/man from a
 # <prefix>/bin directory on PATH, so the pages go beside the linked executable.
-prefix=$(dirname "$bin")
 if [ -d "$here/man" ] && ls "$here"/man/*.[1-9] >/dev/null 2>&1; then
-  mandir=${GIT_HN_MAN:-$prefix/share/man}
   for page in "$here"/man/*.[1-9]; do
     sec=${page##*.}
     mkdir -p "$mandir/man$sec"
@@ -77,8 +121,6 @@ fi
 
 # Shell completion: bash-completion loads git-hn on demand (also for `git hn`), zsh from fpath.
 if [ -d "$here/completion" ]; then
-  bashdir=${GIT_HN_BASH_COMPLETION:-${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion/completions}
-  zshdir=${GIT_HN_ZSH_COMPLETION:-$prefix/share/zsh/site-functions}
   mkdir -p "$bashdir" "$zshdir"
   install -m 0644 "$here/completion/git-hn.bash" "$bashdir/git-hn"
   install -m 0644 "$here/completion/_git-hn" "$zshdir/_git-hn"

@@ -153,9 +153,16 @@ Exit status is 1 when any selection failed; the message says which phase.
 .SH DESCRIPTION
 .B git hn hooks install
 writes two wrappers into the repository's hooks directory (honouring core.hooksPath), or
-into the global core.hooksPath with \\-\\-global. An existing hook is renamed
-.B <hook>.hn\\-chained
-and run first with the same arguments and input; its status is honoured.
+into the global core.hooksPath with \\-\\-global. An existing hook moves to
+.B hn\\-chained/<hook>
+in the same directory and runs first with the same arguments and input; its status is honoured.
+A chained shell script runs with
+.B $0
+set to the hook's own path, as Git would have run it, so hook managers that find their files
+from
+.B $0
+keep working. Git\\-hn's own publication push does not run the chained pre\\-push hook a second
+time.
 .PP
 .B pre\\-push
 validates, lints and publishes your local memory streams to the remote you push to.
@@ -185,8 +192,36 @@ rebuilds it (incrementally). A problem is one line on stderr naming
 .BR "git hn sync <remote>" ,
 which retries the import and reports every outcome.
 .PP
-Uninstall removes the wrappers and renames chained hooks back, only if nothing changed since
+Uninstall removes the wrappers and moves chained hooks back, only if nothing changed since
 install.
+.PP
+When the recorded
+.B git\\-hn
+is gone, the wrappers use
+.B git\\-hn
+on PATH; when there is none, they say so once and let the push or fetch go on.
+.SH HOOK MANAGERS
+husky v9 generates
+.B .husky/_
+(ignored by Git): install chains its stubs and the team's scripts in
+.B .husky/
+keep running. Install refuses to write into a hooks directory whose files are tracked or would
+show in
+.B git status
+(a committed core.hooksPath such as
+.BR .husky ),
+because those files are the team's. Call git\\-hn from the team's own pre\\-push hook instead,
+where that is agreed, so that teammates without git\\-hn are not blocked:
+.PP
+.nf
+command \\-v git\\-hn >/dev/null && git hn hooks run pre\\-push "$@"
+.fi
+.PP
+or run
+.B git hn sync
+after pushing. The reference\\-transaction wrapper has no such stand\\-in: run
+.B git hn sync
+to import.
 """,
 }
 

@@ -3,11 +3,22 @@
 They are plain POSIX sh so that the common case costs no Python start-up: a
 ``reference-transaction`` that touches no ``refs/remotes/*`` ref (every commit, checkout or
 branch update) exits after one ``grep``. Each wrapper reads stdin once into a private temporary
-file and gives the chained user hook the same arguments and bytes. ``@GIT_HN@`` is replaced by the
-shell-quoted path of the installed ``git-hn`` executable. The top-level ``hooks/`` directory of the
-source tree holds these same scripts (a test keeps them identical).
-"""
+file and gives the chained user hook the same arguments and bytes.
 
+*Chaining.* A hook that was there before install lives in ``hn-chained/<name>`` next to the
+wrapper and runs first. Hook managers find their own files from ``$0`` (husky's stub sources
+``${0%/*}/h``, which runs ``.husky/$(basename "$0")``; pre-commit looks for
+``$(dirname "$0")/<name>.legacy``), so a chained shell script (``sh``, ``bash``, ``dash``,
+``ash``, directly or through ``env``) runs with ``$0`` set to the wrapper's own path, exactly as
+Git would have run it; any other program is executed directly.
+
+*A missing git-hn never blocks Git.* ``@GIT_HN@`` is replaced by the shell-quoted path of the
+``git-hn`` that installed the wrapper; when that is gone, ``git-hn`` on ``PATH`` is used, and
+when there is none the wrapper says so in one line and lets the push or fetch go on.
+
+The top-level ``hooks/`` directory of the source tree holds these same scripts (a test keeps them
+identical).
+"""
 from __future__ import annotations
 
 import os
@@ -20,28 +31,81 @@ def git_hn_path() -> str:
     return os.path.abspath(found) if found else "git-hn"
 
 
+_PRELUDE = """hook_dir=$(dirname -- "$0")
+chained="$hook_dir/hn-chained/@NAME@"
+run_chained() {
+    # a shell script runs with $0 = this hook's path, as Git ran it (hook managers rely on it)
+    line=$(head -c 256 -- "$chained" 2>/dev/null | head -n 1)
+    set -- "$chained" "$@"
+    case "$line" in
+        "#!"*) line=${line#??} ;;
+        *) line= ;;
+    esac
+    interp=${line%% *}
+    arg=
+    [ "$interp" = "$line" ] || arg=${line#* }
+    shell=${interp##*/}
+    if [ "$shell" = env ]; then shell=$arg; fi
+    case "$shell" in
+        sh|bash|dash|ash) ;;
+        *) shell= ;;
+    esac
+    case "$arg" in
+        *" "*) shell= ;;
+    esac
+    if [ -n "$shell" ] && [ -x "$interp" ]; then
+        HN_CHAINED_HOOK=$1
+        export HN_CHAINED_HOOK
+        shift
+        if [ -n "$arg" ]; then
+            "$interp" "$arg" -c '. "$HN_CHAINED_HOOK"' "$0" "$@"
+        else
+            "$interp" -c '. "$HN_CHAINED_HOOK"' "$0" "$@"
+        fi
+    else
+        "$@"
+    fi
+}
+find_git_hn() {
+    recorded=@GIT_HN@
+    hn=$recorded
+    [ -x "$hn" ] || hn=$(command -v git-hn 2>/dev/null) || hn=
+    [ -n "$hn" ] && return 0
+    # said once per Git command: a push runs pre-push and then reference-transaction
+    stamp="$(git rev-parse --git-common-dir 2>/dev/null)/hn/missing-git-hn"
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$PPID" ]; then
+        echo "git-hn: warning: git-hn is not installed (not at $recorded nor on PATH); @WHAT@; install it, or run git hn hooks uninstall" >&2
+        echo "$PPID" > "$stamp" 2>/dev/null
+    fi
+    return 1
+}
+"""
+
 PRE_PUSH = """#!/bin/sh
 # git-hn pre-push wrapper (installed by `git hn hooks install`; see git-hn-hooks(1)).
 # Runs the chained hook, if any, with the same arguments and stdin, honours its status,
 # then lets git-hn validate, lint and publish local memory streams to the pushed remote.
-hook_dir=$(dirname -- "$0")
-chained="$hook_dir/pre-push.hn-chained"
+""" + _PRELUDE.replace("@NAME@", "pre-push").replace("@WHAT@", "memory was not published") + """\
 input=$(mktemp "${TMPDIR:-/tmp}/git-hn-pre-push.XXXXXX") || exit 1
 trap 'rm -f -- "$input"' EXIT
 cat > "$input"
-if [ -x "$chained" ]; then
-    "$chained" "$@" < "$input" || exit $?
+# git-hn's own publication push, started by this hook after the chained hook approved the user's
+# push to the same remote, does not run the chained hook (the team's tests) a second time
+if [ -x "$chained" ] && { [ -z "$HN_HOOK_ACTIVE" ] || [ -z "$HN_PRE_PUSH_CHECKED" ]; }; then
+    run_chained "$@" < "$input" || exit $?
 fi
 [ -n "$HN_HOOK_ACTIVE" ] && exit 0
-@GIT_HN@ hooks run pre-push "$@" < "$input"
+HN_PRE_PUSH_CHECKED=1
+export HN_PRE_PUSH_CHECKED
+find_git_hn || exit 0
+"$hn" hooks run pre-push "$@" < "$input"
 """
 
 REFERENCE_TRANSACTION = """#!/bin/sh
 # git-hn reference-transaction wrapper (installed by `git hn hooks install`; see git-hn-hooks(1)).
 # Git has no post-fetch hook: a committed transaction that updates refs/remotes/<remote>/*
 # makes git-hn import the remote's selected memory streams. It never fails the transaction.
-hook_dir=$(dirname -- "$0")
-chained="$hook_dir/reference-transaction.hn-chained"
+""" + _PRELUDE.replace("@NAME@", "reference-transaction").replace("@WHAT@", "memory was not imported") + """\
 if [ ! -x "$chained" ] && { [ "$1" != committed ] || [ -n "$HN_HOOK_ACTIVE" ]; }; then
     cat > /dev/null
     exit 0
@@ -51,14 +115,15 @@ trap 'rm -f -- "$input"' EXIT
 cat > "$input"
 status=0
 if [ -x "$chained" ]; then
-    "$chained" "$@" < "$input"
+    run_chained "$@" < "$input"
     status=$?
 fi
 if [ "$1" = prepared ]; then
     exit $status
 fi
 if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ] && grep -q ' refs/remotes/' "$input"; then
-    HN_HOOK_ACTIVE=1 @GIT_HN@ hooks run reference-transaction committed < "$input" || :
+    find_git_hn || exit 0
+    HN_HOOK_ACTIVE=1 "$hn" hooks run reference-transaction committed < "$input" || :
 fi
 exit 0
 """

@@ -433,8 +433,12 @@ def hooks_command(which: str, global_: bool) -> int:
 
     repo = None if global_ else open_repo()
     loc = hooks.locate(repo, global_)
-    action = {"install": hooks.install, "uninstall": hooks.uninstall, "status": hooks.status_lines}[which]
-    render.lines(action(loc))
+    if which == "install":
+        render.lines(hooks.install(loc, repo))
+    else:
+        render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
+    if repo is not None:
+        repo.close()
     return 0
 
 

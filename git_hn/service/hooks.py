@@ -1,10 +1,13 @@
 """Git hooks: install, uninstall, status, and what the wrappers run (CONTRACT §10.7).
 
-Install never replaces a user's hook: an existing ``<hook>`` is renamed ``<hook>.hn-chained`` and
-the wrapper runs it first with the same arguments and stdin, honouring its status. Every file
-git-hn writes or renames is recorded with its SHA-256 and mode, and uninstall refuses unless both
-the wrapper and the chained hook are still exactly what was recorded, so it can restore the
-directory byte for byte and never deletes a hook it did not write.
+Install never replaces a user's hook: an existing ``<hook>`` moves to ``hn-chained/<hook>`` in the
+same directory, under its own name, and the wrapper runs it first with the same arguments, stdin
+and ``$0`` (see ``hookscripts``), honouring its status. Every file git-hn writes or moves is
+recorded with its SHA-256 and mode, and uninstall refuses unless both the wrapper and the chained
+hook are still exactly what was recorded, so it can restore the directory byte for byte and never
+deletes a hook it did not write. Install never writes into files Git tracks or shows in
+``git status`` (a committed ``core.hooksPath`` such as ``.husky``): it refuses, and says how to call
+git-hn from the team's own hook instead.
 
 The wrappers: ``pre-push`` validates, lints and publishes local streams to the pushed remote
 (with ``hn.prePush`` at its default, ``warn``, the publication runs in the background after the
@@ -31,7 +34,8 @@ from ..store.repo import Repo
 
 HOOKS = ("pre-push", "reference-transaction")
 PUBLISHER = "publish"  # internal: ``git hn hooks run publish REMOTE``, the background publication
-CHAINED = ".hn-chained"
+CHAINED_DIR = "hn-chained"  # chained hooks keep their names in this folder of the hooks directory
+LEGACY = ".hn-chained"  # where git-hn before this layout put them (``<hook>.hn-chained``)
 
 
 def wrapper_text(name: str, executable: str | None = None) -> bytes:
@@ -54,6 +58,16 @@ class Location:
 
     def path(self, name: str) -> str:
         return os.path.join(self.dir, name)
+
+    def chained(self, name: str) -> str:
+        return os.path.join(self.dir, CHAINED_DIR, name)
+
+    def current_chained(self, name: str) -> str | None:
+        """Where ``name``'s chained hook is now (this layout, or the legacy one), if anywhere."""
+        for path in (self.chained(name), self.path(name) + LEGACY):
+            if os.path.lexists(path):
+                return path
+        return None
 
     def load(self) -> dict:
         try:
@@ -108,7 +122,42 @@ def locate(repo: Repo | None, global_: bool) -> Location:
     return Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir)
 
 
-def install(loc: Location) -> list[str]:
+def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
+    """Item 2 of issue 12: a hooks directory inside the working tree (a committed
+    ``core.hooksPath``) is the team's. Refuse, before writing anything, when a file install would
+    write or move is tracked, or would show in ``git status`` (not ignored). Husky's generated
+    ``.husky/_`` ignores itself and is accepted."""
+    if repo is None:
+        return
+    top = repo.git.run(["rev-parse", "--show-toplevel"])
+    if top.returncode != 0 or not top.stdout.strip():
+        return  # a bare repository has no working tree
+    root = os.path.realpath(top.stdout.decode("utf-8", "surrogateescape").strip())
+    hook_dir = os.path.realpath(loc.dir)
+    if hook_dir != root and not hook_dir.startswith(root + os.sep):
+        return
+    for git_dir in {os.path.realpath(repo.git_dir), os.path.realpath(repo.common_dir)}:
+        if hook_dir == git_dir or hook_dir.startswith(git_dir + os.sep):
+            return  # .git/hooks: never part of the working tree
+    rel = [os.path.relpath(os.path.join(hook_dir, p), root)
+           for name in HOOKS for p in (name, os.path.join(CHAINED_DIR, name))]
+    listed = repo.git.run(["ls-files", "-z", "--", *rel]).stdout.split(b"\0")
+    tracked = {p.decode("utf-8", "surrogateescape") for p in listed if p}
+    data = "\0".join(rel).encode("utf-8", "surrogateescape") + b"\0"
+    # check-ignore refuses literal pathspecs; these are plain paths of our own making
+    answer = repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], input=data,
+                          env={"GIT_LITERAL_PATHSPECS": "0"}).stdout
+    ignored = {p.decode("utf-8", "surrogateescape") for p in answer.split(b"\0") if p}
+    shown = [p for p in rel if p in tracked or p not in ignored]
+    if shown:
+        where = os.path.relpath(hook_dir, root)
+        raise InputError(f"refusing to install into {where} (core.hooksPath): {shown[0]} is tracked or "
+                         "would show in git status; call git-hn from the team's own hook instead "
+                         "(see git-hn-hooks(1), HOOK MANAGERS)")
+
+
+def install(loc: Location, repo: Repo | None = None) -> list[str]:
+    refuse_worktree_files(repo, loc)
     os.makedirs(loc.dir, exist_ok=True)
     record = loc.load()
     plan = []
@@ -118,24 +167,29 @@ def install(loc: Location) -> list[str]:
         mine = record.get(name)
         current = _sha(path)
         if mine is not None and current == mine["wrapper"]:
-            if current == hashing.sha256(text).hexdigest():
+            legacy = os.path.lexists(path + LEGACY) and mine.get("chained") is not None
+            if current == hashing.sha256(text).hexdigest() and not legacy:
                 continue  # already installed, unchanged
-            plan.append((name, path, text, False))  # our own wrapper, refreshed in place
+            if legacy and os.path.lexists(loc.chained(name)):
+                raise InputError(f"hook {loc.chained(name)} already exists; refusing to install")
+            plan.append((name, path, text, path + LEGACY if legacy else None))  # refreshed in place
             continue
-        chained = path + CHAINED
         if current is not None:
-            if os.path.lexists(chained):
-                raise InputError(f"hook {path}{CHAINED} already exists; refusing to install")
-            plan.append((name, path, text, True))
+            if os.path.lexists(loc.chained(name)):
+                raise InputError(f"hook {loc.chained(name)} already exists; refusing to install")
+            plan.append((name, path, text, path))
         else:
-            plan.append((name, path, text, False))
+            plan.append((name, path, text, None))
     for name, path, text, chain in plan:
         entry = record.get(name, {"name": name, "chained": None, "chainedMode": None})
         if chain:
-            os.rename(path, path + CHAINED)
-            st = os.lstat(path + CHAINED)
-            entry["chained"] = _sha(path + CHAINED)
-            entry["chainedMode"] = stat.S_IMODE(st.st_mode)
+            target = loc.chained(name)
+            os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+            os.rename(chain, target)
+            if chain == path:
+                st = os.lstat(target)
+                entry["chained"] = _sha(target)
+                entry["chainedMode"] = stat.S_IMODE(st.st_mode)
         tmp = path + ".hn-tmp"
         with open(tmp, "wb") as fh:
             fh.write(text)
@@ -156,8 +210,9 @@ def uninstall(loc: Location) -> list[str]:
         path = loc.path(name)
         if _sha(path) != mine["wrapper"]:
             raise InputError(f"hook {path} changed since install; refusing to uninstall")
-        if mine.get("chained") is not None and _sha(path + CHAINED) != mine["chained"]:
-            raise InputError(f"hook {path}{CHAINED} changed since install; refusing to uninstall")
+        chained = loc.current_chained(name) or loc.chained(name)
+        if mine.get("chained") is not None and _sha(chained) != mine["chained"]:
+            raise InputError(f"hook {chained} changed since install; refusing to uninstall")
     for name in HOOKS:
         mine = record.pop(name, None)
         if mine is None:
@@ -165,7 +220,11 @@ def uninstall(loc: Location) -> list[str]:
         path = loc.path(name)
         os.unlink(path)
         if mine.get("chained") is not None:
-            os.rename(path + CHAINED, path)
+            os.rename(loc.current_chained(name), path)
+    try:
+        os.rmdir(os.path.join(loc.dir, CHAINED_DIR))  # only when empty: never anyone else's files
+    except OSError:
+        pass
     loc.save(record)
     return status_lines(loc)
 
@@ -178,8 +237,9 @@ def status_lines(loc: Location) -> list[str]:
         mine = record.get(name)
         if mine is None or _sha(path) != mine["wrapper"]:
             lines.append(f"{name}: not installed")
-        elif os.path.lexists(path + CHAINED):
-            lines.append(f"{name}: installed (chains {name}{CHAINED})")
+        elif loc.current_chained(name) is not None:
+            chained = os.path.relpath(loc.current_chained(name), loc.dir)
+            lines.append(f"{name}: installed (chains {chained})")
         else:
             lines.append(f"{name}: installed")
     return lines

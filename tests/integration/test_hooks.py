@@ -81,10 +81,10 @@ def test_existing_pre_push_hook_is_chained_and_restored(tmp_path):
     os.chmod(hook, 0o750)
     assert hn(a, "init").code == 0
     r = hn(a, "hooks", "install")
-    assert r.out.splitlines()[0] == "pre-push: installed (chains pre-push.hn-chained)"
-    assert (a / ".git" / "hooks" / "pre-push.hn-chained").read_bytes() == original
+    assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
+    assert (a / ".git" / "hooks" / "hn-chained" / "pre-push").read_bytes() == original
     assert hn(a, "hooks", "install").code == 0  # idempotent over its own wrappers
-    assert (a / ".git" / "hooks" / "pre-push.hn-chained").read_bytes() == original
+    assert (a / ".git" / "hooks" / "hn-chained" / "pre-push").read_bytes() == original
     proc = subprocess.run(["git", "push", "origin", "main"], cwd=a, capture_output=True, text=True,
                           env={**os.environ, "REFUSE": "1"})
     assert proc.returncode != 0 and "user-hook-ran origin" in proc.stderr
@@ -110,9 +110,10 @@ def test_install_refuses_an_existing_chained_name(tmp_path):
     a = make_repo(tmp_path / "a")
     hooks = a / ".git" / "hooks"
     (hooks / "pre-push").write_text("#!/bin/sh\nexit 0\n")
-    (hooks / "pre-push.hn-chained").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "hn-chained").mkdir()
+    (hooks / "hn-chained" / "pre-push").write_text("#!/bin/sh\nexit 0\n")
     r = hn(a, "hooks", "install")
-    assert r.err == f"git-hn: hook {hooks / 'pre-push'}.hn-chained already exists; refusing to install\n"
+    assert r.err == f"git-hn: hook {hooks / 'hn-chained' / 'pre-push'} already exists; refusing to install\n"
     assert (hooks / "pre-push").read_text() == "#!/bin/sh\nexit 0\n"
 
 

@@ -48,3 +48,34 @@ def test_install_into_empty_environment_then_demo(tmp_path):
                             "import git_hn, os; print(os.path.dirname(git_hn.__file__))"],
                            env=env, capture_output=True, text=True, cwd=tmp_path)
     assert where.stdout.strip().startswith(str(tmp_path / "hn" / "venv"))
+    _uninstall(tmp_path, env)
+
+
+def _uninstall(tmp_path, env):
+    """``./install.sh --uninstall`` removes what the install put in place; ``--hooks`` first
+    removes the hooks git-hn installed in the current repository (issue 12 item 3)."""
+    repo = tmp_path / "project"
+    for args in (["init", "-q", str(repo)], ["-C", str(repo), "commit", "-q", "--allow-empty", "-m", "c"]):
+        subprocess.run(["git", *args], env=env, check=True, capture_output=True)
+    hooks = repo / ".git" / "hooks"
+    (hooks / "pre-push").write_text("#!/bin/sh\nexit 0\n")
+    assert subprocess.run(["git", "hn", "hooks", "install"], env=env, cwd=repo, capture_output=True).returncode == 0
+    kept = subprocess.run([str(ROOT / "install.sh"), "--uninstall"], env=env, cwd=repo, capture_output=True,
+                          text=True, timeout=120)
+    assert kept.returncode == 0, kept.stderr
+    assert "note: the hooks in this repository stay" in kept.stdout
+    assert not (tmp_path / "bin" / "git-hn").exists() and not (tmp_path / "hn").exists()
+    assert not (tmp_path / "share" / "man" / "man1" / "git-hn.1").exists()
+    assert not (tmp_path / "share" / "zsh" / "site-functions" / "_git-hn").exists()
+    assert (hooks / "hn-chained" / "pre-push").exists()  # without --hooks, the hooks stay
+    refused = subprocess.run([str(ROOT / "install.sh"), "--uninstall", "--hooks"], env=env, cwd=repo,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and "nothing was removed" in refused.stderr
+    proc = subprocess.run([str(ROOT / "install.sh")], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    gone = subprocess.run([str(ROOT / "install.sh"), "--uninstall", "--hooks"], env=env, cwd=repo,
+                          capture_output=True, text=True, timeout=120)
+    assert gone.returncode == 0, gone.stderr
+    assert sorted(p.name for p in hooks.iterdir() if not p.name.endswith(".sample")) == ["pre-push"]
+    assert (hooks / "pre-push").read_text() == "#!/bin/sh\nexit 0\n"
+    assert not (tmp_path / "bin" / "git-hn").exists() and not (tmp_path / "hn").exists()

@@ -1,0 +1,270 @@
+"""Hooks in a team (issue 12 items 1-3): hook managers keep working, tracked files are never
+written, and a missing git-hn never blocks Git. Real repositories, a real bare remote, real
+``git push`` running real hooks; the hook managers' files are built with their real layouts
+(husky v9's ``.husky/_`` stubs and ``h`` runner, a pre-commit-style bash dispatcher that finds
+``<hook>.legacy`` from ``$0``, a lefthook-style dispatcher keyed by ``basename "$0"``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import git, hn, make_repo, wait_publication
+
+# husky v9: `husky` writes these into .husky/_ (index.js: one stub per hook, `h` from husky.sh)
+HUSKY_STUB = '#!/usr/bin/env sh\n. "${0%/*}/h"'
+HUSKY_H = r'''#!/usr/bin/env sh
+[ "$HUSKY" = "2" ] && set -x
+n=$(basename "$0")
+s=$(dirname "$(dirname "$0")")/$n
+
+[ ! -f "$s" ] && exit 0
+
+if [ -f "$HOME/.huskyrc" ]; then
+	echo "husky - '~/.huskyrc' is DEPRECATED, please move your code to ~/.config/husky/init.sh"
+fi
+i="${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh"
+[ -f "$i" ] && . "$i"
+
+[ "${HUSKY-}" = "0" ] && exit 0
+
+export PATH="node_modules/.bin:$PATH"
+sh -e "$s" "$@"
+c=$?
+
+[ $c != 0 ] && echo "husky - $n script failed (code $c)"
+[ $c = 127 ] && echo "husky - command not found in PATH=$PATH"
+exit $c
+'''
+HUSKY_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase",
+               "post-rewrite", "post-checkout", "post-merge", "pre-push", "pre-auto-gc")
+
+
+def _team(tmp_path):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", str(remote))
+    assert hn(a, "init", "--name", "A").code == 0
+    return remote, a
+
+
+def _memory_and_commit(repo) -> dict:
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "descendants", "--content", "travels with the push")
+    assert r.code == 0, r.err
+    (repo / "work.txt").write_text("work\n")
+    git(repo, "add", "work.txt")
+    git(repo, "commit", "-q", "-m", "work")
+    return r.json()
+
+
+def _push(repo, env=None):
+    proc = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+    wait_publication(repo)
+    return proc
+
+
+def _published(remote, mem) -> bool:
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    return subprocess.run(["git", "rev-parse", "-q", "--verify", ref], cwd=remote,
+                          capture_output=True).returncode == 0
+
+
+def _executable(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def test_husky_v9_keeps_running_the_teams_pre_push(tmp_path):
+    remote, a = _team(tmp_path)
+    marker = tmp_path / "marker"
+    _executable(a / ".husky" / "pre-push", 'echo "team pre-push ran for $1" >> "$MARKER"\n')
+    git(a, "add", ".husky/pre-push")
+    git(a, "commit", "-q", "-m", "husky hook")
+    generated = a / ".husky" / "_"
+    generated.mkdir()
+    (generated / ".gitignore").write_text("*")
+    (generated / "husky.sh").write_text("")
+    _executable(generated / "h", HUSKY_H)
+    for name in HUSKY_HOOKS:
+        _executable(generated / name, HUSKY_STUB)
+    git(a, "config", "core.hooksPath", ".husky/_")
+    assert git(a, "status", "--porcelain") == ""
+    r = hn(a, "hooks", "install")
+    assert r.code == 0, r.err
+    assert r.out.splitlines() == ["pre-push: installed (chains hn-chained/pre-push)",
+                                  "reference-transaction: installed"]
+    assert (generated / "hn-chained" / "pre-push").read_text() == HUSKY_STUB
+    assert git(a, "status", "--porcelain", "--untracked-files=all") == ""
+    mem = _memory_and_commit(a)
+    proc = _push(a, {"MARKER": str(marker)})
+    assert proc.returncode == 0, proc.stderr
+    assert marker.read_text() == "team pre-push ran for origin\n"  # husky found its script by $0
+    assert _published(remote, mem)
+    # the team's hook refusing still stops the push (its status is honoured through husky)
+    _executable(a / ".husky" / "pre-push", "echo refused >&2\nexit 3\n")
+    (a / "more.txt").write_text("more\n")
+    git(a, "add", "more.txt")
+    git(a, "commit", "-q", "-m", "more")
+    proc = _push(a)
+    assert proc.returncode != 0 and "husky - pre-push script failed (code 3)" in proc.stdout + proc.stderr
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (generated / "pre-push").read_text() == HUSKY_STUB
+    assert not (generated / "hn-chained").exists()
+
+
+def test_a_pre_commit_style_dispatcher_still_finds_its_legacy_hook_from_dollar_zero(tmp_path):
+    remote, a = _team(tmp_path)
+    marker = tmp_path / "marker"
+    hooks = a / ".git" / "hooks"
+    _executable(hooks / "pre-push", '#!/usr/bin/env bash\n'
+                '# File generated by pre-commit: https://pre-commit.com\n'
+                'HERE="$(cd "$(dirname "$0")" && pwd)"\n'
+                'echo "dispatcher $(basename "$0") in $HERE" >> "$MARKER"\n'
+                'if [ -x "$HERE/pre-push.legacy" ]; then "$HERE/pre-push.legacy" "$@" || exit $?; fi\n')
+    _executable(hooks / "pre-push.legacy", '#!/bin/sh\necho "legacy ran for $1" >> "$MARKER"\n')
+    assert hn(a, "hooks", "install").code == 0
+    mem = _memory_and_commit(a)
+    proc = _push(a, {"MARKER": str(marker)})
+    assert proc.returncode == 0, proc.stderr
+    assert marker.read_text() == f"dispatcher pre-push in {hooks.resolve()}\nlegacy ran for origin\n"
+    assert _published(remote, mem)
+
+
+def test_a_lefthook_style_dispatcher_keyed_by_basename_still_runs_its_commands(tmp_path):
+    remote, a = _team(tmp_path)
+    marker = tmp_path / "marker"
+    _executable(a / ".git" / "hooks" / "pre-push", '#!/bin/sh\n'
+                'if [ "$LEFTHOOK" = "0" ]; then exit 0; fi\n'
+                'name=$(basename "$0")\n'
+                'for cmd in "$(git rev-parse --show-toplevel)/.lefthook/$name"/*; do\n'
+                '    [ -x "$cmd" ] && { "$cmd" "$@" || exit $?; }\n'
+                'done\n')
+    _executable(a / ".lefthook" / "pre-push" / "lint", '#!/bin/sh\necho "lint ran for $1" >> "$MARKER"\n')
+    assert hn(a, "hooks", "install").code == 0
+    mem = _memory_and_commit(a)
+    proc = _push(a, {"MARKER": str(marker)})
+    assert proc.returncode == 0, proc.stderr
+    assert marker.read_text() == "lint ran for origin\n"
+    assert _published(remote, mem)
+
+
+def test_a_chained_program_that_is_not_a_shell_script_runs_directly(tmp_path):
+    remote, a = _team(tmp_path)
+    marker = tmp_path / "marker"
+    python = shutil.which("python3")
+    _executable(a / ".git" / "hooks" / "pre-push", f"#!{python}\nimport os, sys\n"
+                "open(os.environ['MARKER'], 'a').write('python hook ' + sys.argv[1] + '\\n')\n")
+    assert hn(a, "hooks", "install").code == 0
+    mem = _memory_and_commit(a)
+    proc = _push(a, {"MARKER": str(marker)})
+    assert proc.returncode == 0, proc.stderr
+    assert marker.read_text() == "python hook origin\n" and _published(remote, mem)
+
+
+def test_install_never_writes_into_a_tracked_hooks_directory(tmp_path):
+    _remote, a = _team(tmp_path)
+    team_hook = "#!/bin/sh\necho lint\n"
+    _executable(a / ".husky" / "pre-push", team_hook)
+    git(a, "add", ".husky")
+    git(a, "commit", "-q", "-m", "team hooks")
+    git(a, "config", "core.hooksPath", ".husky")
+    r = hn(a, "hooks", "install")
+    assert (r.code, r.out) == (1, "")
+    assert r.err == ("git-hn: refusing to install into .husky (core.hooksPath): .husky/pre-push is tracked "
+                     "or would show in git status; call git-hn from the team's own hook instead "
+                     "(see git-hn-hooks(1), HOOK MANAGERS)\n")
+    assert git(a, "status", "--porcelain", "--untracked-files=all") == ""
+    assert sorted(os.listdir(a / ".husky")) == ["pre-push"]
+    assert (a / ".husky" / "pre-push").read_text() == team_hook
+    # an untracked but not ignored hooks directory in the worktree would show up too
+    git(a, "config", "core.hooksPath", "githooks")
+    r = hn(a, "hooks", "install")
+    assert r.code == 1 and "githooks/pre-push is tracked or would show in git status" in r.err
+    assert not (a / "githooks").exists() and git(a, "status", "--porcelain") == ""
+
+
+@pytest.fixture
+def stand_in_git_hn(tmp_path, monkeypatch):
+    """A ``git-hn`` on PATH that install records and the test can then remove."""
+    real = shutil.which("git-hn")
+    bin_dir = tmp_path / "stand-in-bin"
+    bin_dir.mkdir()
+    (bin_dir / "git-hn").symlink_to(real)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return bin_dir / "git-hn"
+
+
+def test_a_moved_git_hn_is_found_on_path(tmp_path, stand_in_git_hn):
+    remote, a = _team(tmp_path)
+    assert hn(a, "hooks", "install").code == 0
+    assert str(stand_in_git_hn) in (a / ".git" / "hooks" / "pre-push").read_text()
+    stand_in_git_hn.unlink()  # the recorded path is gone; the real git-hn is still on PATH
+    mem = _memory_and_commit(a)
+    proc = _push(a)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert _published(remote, mem)
+
+
+def test_without_any_git_hn_push_and_fetch_go_on_with_one_warning(tmp_path, stand_in_git_hn):
+    remote, a = _team(tmp_path)
+    assert hn(a, "hooks", "install").code == 0
+    mem = _memory_and_commit(a)
+    stand_in_git_hn.unlink()
+    git_dir = os.path.dirname(shutil.which("git"))
+    bare_path = os.pathsep.join(dict.fromkeys([git_dir, "/usr/bin", "/bin"]))
+    proc = _push(a, {"PATH": bare_path})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (f"git-hn: warning: git-hn is not installed (not at {stand_in_git_hn} nor on PATH); "
+                           "memory was not published; install it, or run git hn hooks uninstall\n")
+    assert git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")  # the push went through
+    assert not _published(remote, mem)
+    fetch = subprocess.run(["git", "fetch", "-q", "origin"], cwd=a, capture_output=True, text=True,
+                           env={**os.environ, "PATH": bare_path})
+    assert fetch.returncode == 0, fetch.stderr
+    git(remote, "update-ref", "refs/heads/other", "main")
+    fetch = subprocess.run(["git", "fetch", "-q", "origin"], cwd=a, capture_output=True, text=True,
+                           env={**os.environ, "PATH": bare_path})
+    assert fetch.returncode == 0
+    assert fetch.stderr == (f"git-hn: warning: git-hn is not installed (not at {stand_in_git_hn} nor on "
+                            "PATH); memory was not imported; install it, or run git hn hooks uninstall\n")
+
+
+def test_an_install_of_the_old_layout_moves_its_chained_hook_into_the_folder(tmp_path):
+    _remote, a = _team(tmp_path)
+    hooks = a / ".git" / "hooks"
+    original = "#!/bin/sh\necho mine\n"
+    _executable(hooks / "pre-push", original)
+    assert hn(a, "hooks", "install").code == 0
+    # what git-hn before the folder layout left behind: <hook>.hn-chained
+    os.rename(hooks / "hn-chained" / "pre-push", hooks / "pre-push.hn-chained")
+    os.rmdir(hooks / "hn-chained")
+    assert hn(a, "hooks", "status").out.splitlines()[0] == "pre-push: installed (chains pre-push.hn-chained)"
+    r = hn(a, "hooks", "install")
+    assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)", r.err
+    assert (hooks / "hn-chained" / "pre-push").read_text() == original
+    assert not (hooks / "pre-push.hn-chained").exists()
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks / "pre-push").read_text() == original
+
+
+def test_the_documented_line_in_a_tracked_team_hook_publishes(tmp_path):
+    """What git-hn-hooks(1) says to do instead of installing into a tracked hooks directory."""
+    remote, a = _team(tmp_path)
+    _executable(a / ".husky" / "pre-push",
+                '#!/bin/sh\ncommand -v git-hn >/dev/null && git hn hooks run pre-push "$@"\n')
+    git(a, "add", ".husky")
+    git(a, "commit", "-q", "-m", "team hooks")
+    git(a, "config", "core.hooksPath", ".husky")
+    assert hn(a, "hooks", "install").code == 1
+    mem = _memory_and_commit(a)
+    proc = _push(a)
+    assert proc.returncode == 0, proc.stderr
+    assert _published(remote, mem)
