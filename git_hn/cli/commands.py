@@ -273,17 +273,28 @@ def select_command(values: dict, positional: list[str]) -> int:
     remote = positional[0] if positional else "origin"
     if not is_remote_name(remote):
         raise InputError("invalid replication remote name")
-    budgets = dict(selmod.DEFAULT_BUDGETS)
-    for flag, key, _default in selmod.BUDGETS:
-        value = parse_int(values.get(flag.replace("-", "_")), SELECT_USAGE)
-        if value is not None:
-            budgets[key] = value
+    given = {key: parse_int(values.get(flag.replace("-", "_")), SELECT_USAGE)
+             for flag, key, _default in selmod.BUDGETS}
+    given = {key: value for key, value in given.items() if value is not None}
     streams = parse_int(values.get("max_streams"), SELECT_USAGE)
-    sel = selmod.Selection(remote, tuple(values.get("actor") or ()), tuple(values.get("proposal") or ()),
-                           tuple(values.get("memory") or ()), bool(values.get("all")), budgets,
-                           max_streams=selmod.DEFAULT_MAX_STREAMS if streams is None else streams)
+    selectors = (tuple(values.get("actor") or ()), tuple(values.get("proposal") or ()),
+                 tuple(values.get("memory") or ()), bool(values.get("all")))
+    repo = None
+    if not any(selectors) and (given or streams is not None):
+        # git-hn: budgets alone change the saved selection's budgets and keep its selectors (the
+        # command an over-budget outcome names); without a saved selection, the usual error
+        repo = open_repo()
+        saved = replication.load_selection(repo, remote)
+        if saved.saved:
+            sel = saved._replace(budgets={**saved.budgets, **given},
+                                 max_streams=saved.max_streams if streams is None else streams)
+        else:
+            sel = selmod.Selection(remote, budgets={**selmod.DEFAULT_BUDGETS, **given})
+    else:
+        sel = selmod.Selection(remote, *selectors, {**selmod.DEFAULT_BUDGETS, **given},
+                               max_streams=selmod.DEFAULT_MAX_STREAMS if streams is None else streams)
     sel = selmod.check(sel)
-    repo = open_repo()
+    repo = repo or open_repo()
     replication.save_selection(repo, sel)
     render.lines([f"Saved replication selection for {remote}", *selmod.show_lines(sel)])
     return 0
@@ -348,11 +359,19 @@ def sync_command(args: list[str]) -> int:
     status = progress = None
     if not as_json and sys.stderr.isatty():
         from rich.console import Console
+        from rich.live import Live
+        from rich.spinner import Spinner
 
         console = Console(stderr=True, markup=False, emoji=False, highlight=False)
-        status = console.status("git hn sync")
+        spinner = Spinner("dots", text="git hn sync")
+        status = Live(spinner, console=console, transient=True, refresh_per_second=12.5)
         status.start()
-        progress = lambda text: status.update(f"git hn sync {remote}: {text}")  # noqa: E731
+
+        def draw(text: str) -> None:  # every step is drawn, however short
+            spinner.update(text=f"git hn sync {remote}: {text}")
+            status.refresh()
+
+        progress = draw
     try:
         result = service.sync(repo, remote, recover_shallow=recover, progress=progress,
                               interrupt_after=interrupt_after())

@@ -548,11 +548,13 @@ def _parent_of(repo: Repo, commit: str) -> str:
     return parents[0] if len(parents) == 1 else ""
 
 
-def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = None) -> dict[str, object]:
+def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = None,
+                progress=None) -> dict[str, object]:
     """Verify the commits (root first) of many refs with one pipeline: per ref, the list of
     ``VerifiedMemory`` or the first ``ValidationError`` in chain order (prefixed with the ref,
     as ``verify_commits`` words it). Signatures of all refs share the verifier's workers.
-    ``trees`` are trees already read (``stage_commits``)."""
+    ``trees`` are trees already read (``stage_commits``); ``progress(done, total)`` is told
+    after each batch."""
     total = sum(len(c) for _r, c in items)
     verifier = Verifier(total)
     if verifier.kind != "inline":
@@ -561,6 +563,7 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = 
         load_fast_codec()
     out: dict[str, object] = {}
     tickets = []
+    done = 0
     try:
         batch: list = []
         size = 0
@@ -592,6 +595,9 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = 
                     except ValidationError as exc:
                         failed = ValidationError(f"memory source {ref}: {exc.message}")
                 out[ref] = failed if failed is not None else memories
+                done += len(commits)
+            if progress is not None:
+                progress(done, total)
     finally:
         verifier.close()
     return out

@@ -51,16 +51,16 @@ def test_two_actors_exchange_memories_and_trust_follows_policy(world):
     b = _rec(bob, "bob observes", kind="observation")
     r = hn(alice, "sync")  # nothing to import yet; publishes Alice's stream
     assert r.code == 0, r.err
-    assert r.out.splitlines() == ["Synchronized 0 verified events with origin; promoted 0 selections"]
+    assert r.out.splitlines() == ["Synchronized with origin: up to date"]
     r = hn(bob, "sync")  # no saved selection: compatibility-all imports Alice's stream
     assert r.code == 0, r.err
-    assert r.out.splitlines()[-1] == "Synchronized 0 verified events with origin; promoted 1 selections"
+    assert r.out.splitlines()[-1] == "Synchronized with origin: imported 1 memory, promoted 1 selection"
     assert hn(alice, "replication", "select", "origin", "--memory", b["stream"]).code == 0
     assert hn(bob, "replication", "select", "origin", "--memory", a["stream"]).code == 0
     r = hn(alice, "sync")
     assert r.code == 0, r.err
     assert r.out.splitlines() == [f"Replication memory {b['stream']}: promoted",
-                                  "Synchronized 0 verified events with origin; promoted 1 selections"]
+                                  "Synchronized with origin: imported 1 memory, promoted 1 selection"]
     assert hn(bob, "sync").code == 0
     accepted = f"refs/hn/remotes/origin/memory/{_actor(bob)}/{b['stream'][7:]}"
     assert git(alice, "rev-parse", accepted) == git(bob, "rev-parse", f"refs/hn/memory/{_actor(bob)}/{b['stream'][7:]}")
@@ -164,7 +164,8 @@ def test_json_output_and_independent_outcomes(world):
     assert r.err == ("git-hn: replication import phase failed for one or more exact selections; "
                      "independently valid selections were promoted\n")
     doc = json.loads(r.out)
-    assert list(doc) == ["version", "remote", "outcomes", "verifiedEvents", "promoted", "published", "error"]
+    assert list(doc) == ["version", "remote", "outcomes", "verifiedEvents", "promoted", "importedMemories",
+                         "published", "error"]
     kinds = [(o["kind"], o["id"], o["status"]) for o in doc["outcomes"]]
     assert kinds == sorted(kinds)
     by_id = {o["id"]: o for o in doc["outcomes"]}
@@ -178,7 +179,7 @@ def test_json_output_and_independent_outcomes(world):
     assert by_id[missing]["recovery"] == "verify the full selection ID and retry when the exact ref is advertised"
     assert by_id[_actor(alice)] == {"kind": "actor", "id": _actor(alice), "status": "skipped",
                                     "diagnostic": "unsupported"}
-    assert doc["promoted"] == 1 and doc["verifiedEvents"] == 0
+    assert doc["promoted"] == 1 and doc["verifiedEvents"] == 0 and doc["importedMemories"] == 1
     human = hn(bob, "sync")
     assert f"Replication actor {_actor(alice)}: skipped (unsupported)" in human.out
 

@@ -101,3 +101,129 @@ def test_a_memory_ref_that_is_a_symbolic_ref_loop_is_reported_not_silently_left_
     git(inited, "update-ref", "-d", "--no-deref", loop)  # the printed repair works
     r = hn(inited, "memory", "recall", "--json", "--include-untrusted")
     assert r.code == 0 and [m["id"] for m in r.json()["memories"]] == [first["memoryId"]]
+
+
+def _bob(tmp_path, remote):
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(bob))
+    return bob
+
+
+def test_sync_results_say_what_happened_in_counts(tmp_path, bare_remote):
+    """Issue 12 item 5: a no-op says up to date; the summary counts the imported memories."""
+    remote, alice = _alice(tmp_path, bare_remote)
+    first = _record(alice, "one")
+    _record(alice, "two")
+    assert hn(alice, "sync").code == 0
+    bob = _bob(tmp_path, remote)
+    assert hn(bob, "replication", "select", "--memory", first["stream"]).code == 0
+    r = hn(bob, "sync")
+    assert (r.code, r.out.splitlines()) == (0, [f"Replication memory {first['stream']}: promoted",
+                                                "Synchronized with origin: imported 2 memories, promoted 1 selection"])
+    r = hn(bob, "sync")
+    assert (r.code, r.out.splitlines()) == (0, ["Replication from origin: 1 selection up to date",
+                                                "Synchronized with origin: up to date"])
+    _record(alice, "three")
+    assert hn(alice, "sync").code == 0
+    doc = hn(bob, "sync", "--json").json()
+    assert (doc["promoted"], doc["importedMemories"]) == (1, 1)
+
+
+def test_a_failed_sync_that_promoted_nothing_does_not_say_it_promoted(tmp_path, bare_remote):
+    remote, alice = _alice(tmp_path, bare_remote)
+    mem = _record(alice, "one")
+    assert hn(alice, "sync").code == 0
+    bob = _bob(tmp_path, remote)
+    assert hn(bob, "replication", "select", "--memory", mem["stream"], "--max-total-bytes", "10").code == 0
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert r.err == ("git-hn: replication import phase failed for one or more exact selections; "
+                     "no selection was promoted\n")
+    line = r.out.splitlines()[0]
+    assert line.startswith(f"Replication memory {mem['stream']}: failed (over-budget): selection memory "
+                           f"{mem['stream']} exceeded max-total-bytes budget: configured=10 measured=")
+    assert line.endswith("; raise it above 10 with git hn replication select origin --max-total-bytes N")
+    assert r.out.splitlines()[1] == "Synchronized with origin: imported 0 memories, promoted 0 selections"
+    # the named command raises the budget and keeps the selection's streams
+    r = hn(bob, "replication", "select", "origin", "--max-total-bytes", "1000000")
+    assert r.code == 0, r.err
+    assert f"memory: {mem['stream']}" in r.out and "max-total-bytes: 1000000" in r.out
+    assert hn(bob, "sync").code == 0
+
+
+def _long_stream(remote, count: int):
+    """One actor's stream of ``count`` validly signed memories written straight into the bare
+    remote (bench/memgen's writer: one fast-import, not ``count`` record processes)."""
+    import random
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+    import memgen
+
+    actor = memgen.Actor(bytes(range(32)), "Long Writer")
+    anchor = git(remote, "rev-parse", "main")
+    memgen.write_streams(str(remote), dict(os.environ), [actor], count, anchor, random.Random(7))
+    return actor, f"refs/hn/memory/{actor.actor}/{actor.stream[7:]}"
+
+
+def test_a_stream_that_grows_past_max_events_keeps_replicating(tmp_path, bare_remote):
+    """max-events counts the events new in a sync (git-hn extension): a 10,500-memory stream
+    that was 9,000 when first selected goes on replicating with the default budget of 10,000;
+    a fresh clone's first sync of all 10,500 is over budget and names the command."""
+    remote, _alice_repo = _alice(tmp_path, bare_remote)
+    actor, ref = _long_stream(remote, 10_500)
+    tip = git(remote, "rev-parse", ref)
+    git(remote, "update-ref", ref, git(remote, "rev-list", "--skip=1500", "-n1", tip))
+    bob = _bob(tmp_path, remote)
+    assert hn(bob, "replication", "select", "--memory", actor.stream).code == 0
+    doc = hn(bob, "sync", "--json").json()
+    assert (doc["promoted"], doc["importedMemories"]) == (1, 9_000)
+    git(remote, "update-ref", ref, tip)  # the stream grows past the budget
+    doc = hn(bob, "sync", "--json").json()
+    assert (doc["promoted"], doc["importedMemories"]) == (1, 1_500)
+    assert doc["outcomes"][0]["measurements"]["Events"] == 10_500
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(carol))
+    assert hn(carol, "replication", "select", "--memory", actor.stream).code == 0
+    r = hn(carol, "sync", "--json")
+    out = json.loads(r.out)["outcomes"][0]
+    assert (r.code, out["status"]) == (1, "over-budget")
+    assert out["diagnostic"] == (f"selection memory {actor.stream} exceeded max-events budget: "
+                                 "configured=10000 measured=10500")
+    assert out["recovery"] == "raise it above 10000 with git hn replication select origin --max-events N"
+
+
+def test_the_progress_display_on_a_terminal_counts(tmp_path, bare_remote):
+    """On a terminal, sync draws its progress on stderr, with counts (here its last state)."""
+    import pty
+    import select
+
+    remote, alice = _alice(tmp_path, bare_remote)
+    mem = _record(alice, "one")
+    assert hn(alice, "sync").code == 0
+    bob = _bob(tmp_path, remote)
+    assert hn(bob, "replication", "select", "--memory", mem["stream"]).code == 0
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(["git", "hn", "sync"], cwd=bob, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=slave, env={**os.environ, "TERM": "xterm", "COLUMNS": "200"})
+    os.close(slave)
+    drawn = b""
+    while True:
+        ready, _w, _x = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        elif proc.poll() is not None:
+            break
+    out = proc.stdout.read().decode()
+    assert proc.wait() == 0
+    shown = drawn.decode("utf-8", "replace")
+    for step in ("1 of 1 stream changed", "verify 1 new memory in 1 stream", "verified 1/1 memories",
+                 "promote 1 stream"):
+        assert f"git hn sync origin: {step}" in shown, shown
+    assert "promote 1 stream" not in out and out.splitlines()[-1].startswith("Synchronized with origin")

@@ -10,6 +10,11 @@ commits all carry the two-blob memory tree is then exactly commits + trees + blo
 accepted tip, or a new object the main store already has, which could be reachable from that tip)
 is measured the contract's way with ``git rev-list`` for that stream alone, so a hostile chain
 gets exactly the measurements and budget verdicts it always got.
+
+git-hn extension (issue 12): ``max-events`` bounds the events *new in this sync* (above the
+accepted tip), not the chain's length, so a stream that grows past the budget keeps replicating
+for everyone who selected it; a first sync still counts the whole chain. ``Events`` stays the
+chain's length. An over-budget outcome names the command that raises the budget.
 """
 
 from __future__ import annotations
@@ -77,14 +82,14 @@ def measure_all(run, wanted: list[Outcome]) -> None:
         if oids is None:
             exact(run, o)
             continue
-        events = len(o.walked)
+        new = events = len(o.walked)
         if o.old:
             below = run.accepted_length(o)
             if below is None:  # the accepted chain is not verified here: count it the slow way
                 exact(run, o)
                 continue
             events += below
-        _check(run, o, events, oids, [sizes[x] for x in oids], budgets)
+        _check(run, o, events, new, oids, [sizes[x] for x in oids], budgets)
 
 
 def _memory_tree(obj, oid_bytes: int) -> list[str] | None:
@@ -100,14 +105,14 @@ def _memory_tree(obj, oid_bytes: int) -> list[str] | None:
     return [e[2] for e in entries]
 
 
-def _check(run, o: Outcome, events: int, oids: list[str], sizes: list[int], budgets: dict) -> None:
+def _check(run, o: Outcome, events: int, new: int, oids: list[str], sizes: list[int], budgets: dict) -> None:
     m = o.measurements
     m["Events"] = events
-    if _over(o, "max-events", budgets["maxEvents"], events):
+    if _over(run, o, "max-events", budgets["maxEvents"], new):
         return
     m["Objects"] = len(oids)
     o.reachable = oids
-    if _over(o, "max-objects", budgets["maxObjects"], len(oids)):
+    if _over(run, o, "max-objects", budgets["maxObjects"], len(oids)):
         return
     total = sum(sizes)
     if total <= budgets["maxTotalBytes"] and max(sizes, default=0) <= budgets["maxObjectBytes"]:
@@ -117,15 +122,15 @@ def _check(run, o: Outcome, events: int, oids: list[str], sizes: list[int], budg
     for size in sizes:  # over a budget: find the object where it was first exceeded
         m["TotalBytes"] += size
         m["LargestObjectBytes"] = max(m["LargestObjectBytes"], size)
-        if _over(o, "max-object-bytes", budgets["maxObjectBytes"], m["LargestObjectBytes"]):
+        if _over(run, o, "max-object-bytes", budgets["maxObjectBytes"], m["LargestObjectBytes"]):
             return
-        if _over(o, "max-total-bytes", budgets["maxTotalBytes"], m["TotalBytes"]):
+        if _over(run, o, "max-total-bytes", budgets["maxTotalBytes"], m["TotalBytes"]):
             return
 
 
-def _over(o: Outcome, flag: str, limit: int, measured: int) -> bool:
+def _over(run, o: Outcome, flag: str, limit: int, measured: int) -> bool:
     if measured > limit:
-        o.over(flag, limit, measured)
+        o.over(flag, limit, measured, run.remote)
         return True
     return False
 
@@ -136,8 +141,10 @@ def exact(run, o: Outcome) -> None:
     root = o.advertised
     args = ["rev-list", "--objects", "--end-of-options", root]
     old = o.old
+    below = None
     if old and q.object_info(old) is not None:
         args.append("^" + old)
+        below = q.run(["rev-list", "--count", "--end-of-options", root, "^" + old])
     box: dict = {}
     lister = threading.Thread(target=lambda: box.setdefault("p", q.run(args)), daemon=True)
     lister.start()
@@ -150,7 +157,10 @@ def exact(run, o: Outcome) -> None:
         o.invalid(f"selected root {root} is not a commit")
         return
     o.measurements["Events"] = events
-    if _over(o, "max-events", run.budgets["maxEvents"], events):
+    new = events
+    if below is not None and below.returncode == 0 and below.stdout.strip():
+        new = int(below.stdout.decode().strip())
+    if _over(run, o, "max-events", run.budgets["maxEvents"], new):
         return
     if listing.returncode != 0:
         o.invalid("objects are unavailable")
@@ -158,7 +168,7 @@ def exact(run, o: Outcome) -> None:
     oids = sorted({line.split(" ", 1)[0] for line in listing.stdout.decode().splitlines() if line})
     run.probe_main(oids)
     sizes = [info[2] if info else 0 for info in q.infos_bulk(oids)]
-    _check(run, o, events, oids, sizes, run.budgets)
+    _check(run, o, events, new, oids, sizes, run.budgets)
 
 
 def accepted_name(remote: str, o: Outcome) -> str:

@@ -78,6 +78,11 @@ class Outcome:
         return out
 
     @property
+    def imported(self) -> int:
+        """Memories this sync brought for the stream (above its accepted tip)."""
+        return len(self.walked) if self.walked is not None else len(self.memories)
+
+    @property
     def alive(self) -> bool:
         return self.status in ("fetched", "promotable")
 
@@ -88,9 +93,10 @@ class Outcome:
     def invalid(self, cause: str) -> None:
         self.fail("structurally-invalid", f"selection memory {self.id} is structurally invalid: {cause}")
 
-    def over(self, flag: str, configured: int, measured: int) -> None:
+    def over(self, flag: str, configured: int, measured: int, remote: str) -> None:
         self.fail("over-budget", f"selection memory {self.id} exceeded {flag} budget: "
-                  f"configured={configured} measured={measured}")
+                  f"configured={configured} measured={measured}",
+                  recovery=f"raise it above {configured} with git hn replication select {remote} --{flag} N")
 
     def fetch_failed(self, remote: str) -> None:
         self.fail("structurally-invalid", f"selection memory {self.id} failed exact fetch from remote {remote}")
@@ -131,9 +137,16 @@ class SyncResult:
         if self.publication_error:
             return f"publication phase failed after replication: {self.publication_error}"
         if any(o.status not in ("promoted", "skipped", UP_TO_DATE) for o in self.outcomes):
+            if not self.promoted:  # git-hn: do not claim promotions that did not happen
+                return ("replication import phase failed for one or more exact selections; "
+                        "no selection was promoted")
             return ("replication import phase failed for one or more exact selections; "
                     "independently valid selections were promoted")
         return ""
+
+    @property
+    def imported(self) -> int:
+        return sum(o.imported for o in self.outcomes if o.status == "promoted")
 
     def lines(self) -> list[str]:
         """§9.15 lines; selections that were already up to date are counted in one line."""
@@ -147,20 +160,35 @@ class SyncResult:
             elif o.status == UP_TO_DATE:
                 current += 1
             else:
+                recovery = o.fields.get("recovery")
                 out.append(f"Replication {o.kind} {o.id}: failed ({o.status}): "
-                           f"{one_line(o.fields.get('diagnostic', ''))}")
+                           f"{one_line(o.fields.get('diagnostic', ''))}"
+                           + (f"; {one_line(recovery)}" if recovery else ""))
         if current:
-            out.append(f"Replication from {self.remote}: {current} selections up to date")
+            out.append(f"Replication from {self.remote}: {counted(current, 'selection', 'selections')} up to date")
         return out
 
     def summary(self) -> str:
-        return f"Synchronized 0 verified events with {self.remote}; promoted {self.promoted} selections"
+        """git-hn (issue 12): what this sync did, in counts a person can read."""
+        current = sum(o.status == UP_TO_DATE for o in self.outcomes)
+        if not self.promoted and not self.import_error and \
+                not any(o.status not in ("skipped", UP_TO_DATE) for o in self.outcomes):
+            return f"Synchronized with {self.remote}: up to date"
+        parts = [f"imported {counted(self.imported, 'memory', 'memories')}",
+                 f"promoted {counted(self.promoted, 'selection', 'selections')}"]
+        if current:
+            parts.append(f"{current} up to date")
+        return f"Synchronized with {self.remote}: " + ", ".join(parts)
 
     def to_json(self) -> dict:
         doc = {"version": 0, "remote": self.remote,
                "outcomes": [o.to_json() for o in self.sorted_outcomes()], "verifiedEvents": 0,
-               "promoted": self.promoted, "published": self.published}
+               "promoted": self.promoted, "importedMemories": self.imported, "published": self.published}
         message = self.exit_message()
         if message:
             doc["error"] = message
         return doc
+
+
+def counted(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"

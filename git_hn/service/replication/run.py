@@ -23,7 +23,7 @@ from ...store.quarantine import Quarantine
 from ...store.resolver import Resolver
 from . import accepted as acceptedmod
 from . import advertise, measure, promote, transfer
-from .outcomes import SEAMS, Outcome, phase, redact, residue
+from .outcomes import SEAMS, Outcome, counted, phase, redact, residue
 
 
 class Import:
@@ -73,6 +73,8 @@ class Import:
         wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
         if not wanted:
             return  # every selection is up to date: no transaction, no receipt
+        selected = sum(o.kind == "memory" for o in self.result.outcomes)
+        self.say(f"{len(wanted)} of {counted(selected, 'stream', 'streams')} changed")
         try:
             self.q = Quarantine(self.repo)
         except (OSError, HnError):
@@ -85,7 +87,10 @@ class Import:
                 self.say("measure")
                 measure.measure_all(self, wanted)
                 self.seam("after-measure", "quarantine measurement")
-                self.say("verify")
+                news = sum(len(o.walked) for o in wanted if o.alive and o.walked is not None)
+                alive = sum(o.alive for o in wanted)
+                self.say(f"verify {counted(news, 'new memory', 'new memories')} in "
+                         f"{counted(alive, 'stream', 'streams')}")
                 self.validate(wanted)
                 self.continuity(wanted)
                 self.classify(wanted)
@@ -102,6 +107,7 @@ class Import:
                         except (HnError, OSError):
                             o.fields["diagnostic"] += "; durable shallow gap recording failed"
             if promotable:
+                self.say(f"promote {counted(len(promotable), 'stream', 'streams')}")
                 promote.accept(self, promotable)
         finally:
             try:
@@ -221,7 +227,8 @@ class Import:
                         commits = commits[k:]
             plans.append((o, commits, base))
         results = streams.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans],
-                                      getattr(self, "trees", None))
+                                      getattr(self, "trees", None),
+                                      progress=lambda done, total: self.say(f"verified {done}/{total} memories"))
         for o, commits, (base_commit, base_seq, base_id) in plans:
             got = results[quarantine_ref(o.actor, o.id)]
             if isinstance(got, ValidationError):

@@ -43,7 +43,7 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
             verdict = q.fetch(url, [out.advertised], max_total, stall)
             if verdict == "size":
                 out.measurements["TotalBytes"] = q.measured
-                out.over("max-total-bytes", max_total, q.measured)
+                out.over("max-total-bytes", max_total, q.measured, remote)
             elif verdict:
                 out.fetch_failed(remote)
     alive = [o for o in wanted if o.alive]
