@@ -97,5 +97,15 @@ class StateWriteFailed(StateError):
         self.cause = cause
 
 
+class Signalled(BaseException):
+    """A termination signal (SIGTERM, SIGINT, SIGHUP) arrived during a command that cleans up
+    before it ends (``sync``). Like ``KeyboardInterrupt`` it is not an ``HnError``: no handler
+    that turns errors into outcomes may catch it, so every ``finally`` runs on the way out."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
 class Interrupted(HnError):
     """A crash seam stopped a replication transaction (only under the testing switch, §9.19)."""

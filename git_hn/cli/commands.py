@@ -347,10 +347,33 @@ def interrupt_after() -> str | None:
     return os.environ.get("HN_TEST_REPLICATION_INTERRUPT_AFTER") or None
 
 
+def _signals_raise():
+    """SIGTERM, SIGINT and SIGHUP raise ``Signalled`` for the duration (then the previous
+    handlers come back), so that a stopped sync removes its quarantine and says so."""
+    import signal
+    from contextlib import contextmanager
+
+    from ..errors import Signalled
+
+    @contextmanager
+    def scope():
+        def stop(signum, _frame):
+            raise Signalled(signum)
+
+        previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+        try:
+            yield
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+    return scope()
+
+
 def sync_command(args: list[str]) -> int:
     import sys
 
-    from ..errors import HnError
+    from ..errors import HnError, Signalled
     from ..service import replication as service
     from ..store.repo import open_repo
 
@@ -373,8 +396,18 @@ def sync_command(args: list[str]) -> int:
 
         progress = draw
     try:
-        result = service.sync(repo, remote, recover_shallow=recover, progress=progress,
-                              interrupt_after=interrupt_after())
+        with _signals_raise():
+            result = service.sync(repo, remote, recover_shallow=recover, progress=progress,
+                                  interrupt_after=interrupt_after())
+    except Signalled as stop:
+        import signal
+
+        if status is not None:
+            status.stop()
+            status = None
+        render.error(f"sync with {remote} stopped by {signal.Signals(stop.signum).name}; its quarantine "
+                     f"was removed and nothing was half promoted: run git hn sync {remote} again")
+        return 128 + stop.signum
     finally:
         if status is not None:
             status.stop()

@@ -397,6 +397,16 @@ def close_early() -> None:
         _early_runner = None
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    """Kill and reap a child whose caller is unwinding (a signal arrived while it ran), so that
+    it writes nothing after the caller has cleaned up."""
+    try:
+        proc.kill()
+        proc.wait(timeout=10)
+    except (OSError, subprocess.TimeoutExpired):  # pragma: no cover - already gone, or stuck
+        pass
+
+
 def _exchange(proc: subprocess.Popen, data: bytes | None, timeout: float) -> tuple[bytes, bytes]:
     """``proc.communicate(data, timeout)`` without its exit poll: ``communicate`` waits for
     the exit by sleeping in growing steps (half a millisecond, then one, then two…), which costs
@@ -451,6 +461,10 @@ def _exchange(proc: subprocess.Popen, data: bytes | None, timeout: float) -> tup
                     else:
                         poller.unregister(fd)
                         done[fd] = b"".join(reading.pop(fd))
+    except BaseException as exc:
+        if not isinstance(exc, subprocess.TimeoutExpired):  # a signal: the child stops with us
+            _stop(proc)
+        raise
     finally:
         if pidfd >= 0:
             os.close(pidfd)
@@ -570,6 +584,11 @@ class _Batch:
         thread.start()
         try:
             return [self._read_one(n, max_size, info) for n in names]
+        except BaseException:
+            # out of step now (a signal, or a broken answer): stop it, which also unblocks the
+            # writer, and let every later use fail rather than wait forever
+            self.proc.kill()
+            raise
         finally:
             thread.join()
 

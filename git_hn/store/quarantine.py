@@ -41,6 +41,43 @@ from .repo import Repo
 from .replication import is_txn, quarantine_root
 from .transport import is_local, remote_env, transport_config_question, transport_settings
 
+SWEEP_AGE = 60.0  # seconds: a quarantine younger than this is never swept (it may be starting)
+
+
+def sweep(main: Repo, min_age: float = SWEEP_AGE) -> int:
+    """Remove quarantines that no live sync holds (issue 12): a sync killed with SIGKILL, or by a
+    crash, leaves its ``txn-*`` directory behind. Every live quarantine holds an exclusive
+    ``flock`` on its directory for its whole life (released by the kernel when its process
+    dies), so a directory whose lock can be taken, and which is older than ``min_age``, is
+    abandoned. Only ``txn-*`` directories directly under the quarantine root, never a symlink.
+    Returns how many were removed; errors leave a directory for the next sweep."""
+    import fcntl
+
+    root = quarantine_root(main)
+    try:
+        entries = [e for e in os.scandir(root) if is_txn(e.name) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return 0
+    removed = 0
+    now = time.time()
+    for entry in entries:
+        try:
+            if now - entry.stat(follow_symlinks=False).st_mtime < min_age:
+                continue
+            fd = os.open(entry.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # a live sync holds it
+        try:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed += not os.path.lexists(entry.path)
+        finally:
+            os.close(fd)
+    return removed
 
 
 class Quarantine:
@@ -53,6 +90,14 @@ class Quarantine:
         self.txn = "txn-" + os.urandom(12).hex()
         self.path = os.path.join(self.root, self.txn)
         os.mkdir(self.path, 0o700)
+        self._held = _hold(self.path)  # until removed: ``sweep`` leaves a held quarantine alone
+        try:
+            self._set_up(main)
+        except BaseException:  # a failure or a signal while setting up: nothing is left behind
+            self._discard()
+            raise
+
+    def _set_up(self, main: Repo) -> None:
         self.hooks = os.path.join(self.path, "no-hooks")
         env = {**remote_env(), "GIT_DIR": self.path}
         self.git = Git(self.path, extra_env=env, scrub=True)
@@ -115,10 +160,16 @@ class Quarantine:
 
     def remove(self) -> None:
         self.repo.close()
+        self._discard()
+
+    def _discard(self) -> None:
         parent, name = os.path.split(self.path)
         if parent != self.root or not is_txn(name) or os.path.islink(self.path):
             raise LocalStateError("quarantine cleanup refused an unexpected path")
         shutil.rmtree(self.path, ignore_errors=True)
+        if self._held is not None:
+            os.close(self._held)
+            self._held = None
         if os.path.lexists(self.path):
             raise LocalStateError("quarantine cleanup failed")
 
@@ -268,6 +319,22 @@ class Quarantine:
                 shutil.copyfile(src, tmp)
                 os.chmod(tmp, 0o444)
             os.replace(tmp, os.path.join(main_pack, name + ext))
+
+
+def _hold(path: str) -> int | None:
+    """An exclusive lock on a quarantine directory, held by an open (non-inherited) descriptor."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def _config_entry(section: str, subsection: str | None, name: str, value: str | None) -> str:

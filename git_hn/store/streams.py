@@ -373,6 +373,16 @@ def _check_signature(item) -> bool:
         return False
 
 
+def _worker_signals() -> None:
+    """A forked worker ends quietly when the pool stops it: the parent's handlers (which turn a
+    signal into an exception that cleans up, ``cli.commands``) are the parent's alone."""
+    import signal
+
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
+
+
 def _check_chunk(chunk: list) -> list[bool]:
     return [_check_signature(i) for i in chunk]
 
@@ -410,7 +420,7 @@ class Verifier:
                 import multiprocessing
 
                 try:
-                    self.pool = multiprocessing.get_context("fork").Pool(2)
+                    self.pool = multiprocessing.get_context("fork").Pool(2, initializer=_worker_signals)
                 except (OSError, ValueError):
                     self.kind = "threads"
             if self.kind == "threads":

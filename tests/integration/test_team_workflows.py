@@ -227,3 +227,62 @@ def test_the_progress_display_on_a_terminal_counts(tmp_path, bare_remote):
                  "promote 1 stream"):
         assert f"git hn sync origin: {step}" in shown, shown
     assert "promote 1 stream" not in out and out.splitlines()[-1].startswith("Synchronized with origin")
+
+
+def _quarantines(repo):
+    root = repo / ".git" / "hn" / "replication" / "quarantine"
+    return sorted(p for p in root.iterdir() if p.name.startswith("txn-")) if root.exists() else []
+
+
+def _sync_until_quarantine(repo):
+    """A ``git hn sync`` started in the background, returned once its quarantine exists."""
+    import time
+
+    proc = subprocess.Popen(["git-hn", "sync"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 60
+    while not _quarantines(repo):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.005)
+    return proc
+
+
+def test_a_stopped_sync_removes_its_quarantine_and_says_so(tmp_path, bare_remote):
+    """Issue 12 item 9b: SIGTERM (or Ctrl-C) cleans up and prints one line; SIGKILL cannot, and
+    the next sync sweeps what it left, never a quarantine a live sync holds."""
+    import fcntl
+    import signal
+    import time
+
+    remote, _alice_repo = _alice(tmp_path, bare_remote)
+    actor, ref = _long_stream(remote, 6_000)
+    bob = _bob(tmp_path, remote)
+    assert hn(bob, "replication", "select", "--memory", actor.stream).code == 0
+    before = git(bob, "for-each-ref", "refs/hn")
+    proc = _sync_until_quarantine(bob)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert err == ("git-hn: sync with origin stopped by SIGTERM; its quarantine was removed and nothing "
+                   "was half promoted: run git hn sync origin again\n")
+    assert _quarantines(bob) == [] and git(bob, "for-each-ref", "refs/hn") == before
+    proc = _sync_until_quarantine(bob)
+    proc.kill()
+    proc.communicate(timeout=60)
+    left = _quarantines(bob)
+    assert len(left) == 1
+    old = time.time() - 120
+    os.utime(left[0], (old, old))
+    held = left[0].parent / "txn-heldbyalivesync"  # what a live sync looks like: locked
+    held.mkdir()
+    os.utime(held, (old, old))
+    fd = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        r = hn(bob, "sync", "--json")
+        assert r.code == 0, r.err
+        assert json.loads(r.out)["importedMemories"] == 6_000
+        assert _quarantines(bob) == [held]  # the abandoned one is gone, the held one is not
+    finally:
+        os.close(fd)
+    assert hn(bob, "sync").code == 0 and _quarantines(bob) == []  # released: swept by a no-op sync too

@@ -18,7 +18,7 @@ from ...core.chain import VerifiedMemory, check_link
 from ...core.grammar import accepted_ref, quarantine_ref
 from ...core.projection import Context, project
 from ...errors import HnError, Interrupted, ValidationError
-from ...store import streams
+from ...store import quarantine, streams
 from ...store.quarantine import Quarantine
 from ...store.resolver import Resolver
 from . import accepted as acceptedmod
@@ -65,6 +65,7 @@ class Import:
         from . import shallow
 
         promote.repair_pending(self.repo, self.remote)
+        quarantine.sweep(self.repo)  # what a killed sync left behind (never a live one's)
         self.say("advertisement")
         advertised, others = advertise.advertise(self.repo, self.url, self.remote)
         self.advertised_refs = {f"refs/hn/memory/{actor}/{stream[len('sha256:'):]}": oid
