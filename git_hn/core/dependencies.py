@@ -35,9 +35,14 @@ class Candidate(NamedTuple):
 
 
 class Failure(NamedTuple):
+    """Why a candidate cannot be promoted whole. ``prefix``: how many of its memories, from the
+    start of its new chain, can still be promoted (a missing dependency stops the chain at the
+    first memory that has one, never the memories before it; issue 12)."""
+
     status: str
     diagnostic: str
     fields: dict
+    prefix: int = 0
 
 
 def exact_needs(memories) -> dict[str, str]:
@@ -104,26 +109,64 @@ def classify(live: list[Candidate], proj, present, holders: dict[str, Candidate]
         mine = {m.memory_id for m in c.memories}
         got = _first_failure(c, mine, proj, present, holders, remote, shallow)
         if got is not None:
-            failed[c.stream] = got
-    owner = {m.memory_id: c for c in live for m in c.memories}
+            failed[c.stream] = _with_prefix(c, got, proj, present, holders, remote, shallow)
+    owner = {m.memory_id: (c, i) for c in live for i, m in enumerate(c.memories)}
+
+    def refused(memory_id: str) -> Candidate | None:
+        """The candidate holding ``memory_id`` if that memory is not promoted."""
+        got = owner.get(memory_id)
+        if got is None:
+            return None
+        c, i = got
+        f = failed.get(c.stream)
+        return c if f is not None and i >= f.prefix else None
+
     changed = True
-    while changed:  # propagation: lifecycle targets and memory evidence in failed candidates
+    while changed:  # propagation: lifecycle targets and memory evidence in refused memories
         changed = False
         for c in live:
-            if c.stream in failed:
-                continue
-            for m in c.memories:
-                for t in memory_needs(m):
-                    dep = owner.get(t)
-                    if dep is not None and dep is not c and dep.stream in failed:
-                        failed[c.stream] = Failure(
-                            "dependency-missing", f"selection memory {c.stream} depends on failed memory {t}",
-                            {"missingId": t, "recovery": f"repair or replace exact selection {dep.stream}"})
-                        changed = True
-                        break
-                if c.stream in failed:
+            f = failed.get(c.stream)
+            limit = len(c.memories) if f is None else f.prefix
+            for i, m in enumerate(c.memories[:limit]):
+                hit = next(((t, d) for t in memory_needs(m) for d in [refused(t)] if d is not None and d is not c),
+                           None)
+                if hit is not None:
+                    t, dep = hit
+                    failed[c.stream] = Failure(
+                        "dependency-missing", f"selection memory {c.stream} depends on failed memory {t}",
+                        {"missingId": t, "recovery": f"repair or replace exact selection {dep.stream}"},
+                        prefix=i)
+                    changed = True
                     break
     return failed
+
+
+def _with_prefix(c: Candidate, f: Failure, proj, present, holders, remote: str, shallow: bool) -> Failure:
+    """``f`` with the number of memories before the first one whose dependency is missing, when
+    those memories pass every check on their own (a relationship error refuses the whole chain:
+    it is wrong, not missing)."""
+    if f.status != "dependency-missing":
+        return f
+    first = _first_missing(c, proj, present)
+    if first <= 0:
+        return f
+    head = c._replace(memories=c.memories[:first])
+    if _first_failure(head, {m.memory_id for m in head.memories}, proj, present, holders, remote,
+                      shallow) is not None:
+        return f
+    return f._replace(prefix=first)
+
+
+def _first_missing(c: Candidate, proj, present) -> int:
+    """The chain index of the first memory of ``c`` with a missing dependency (or -1)."""
+    index = {m.memory_id: i for i, m in enumerate(c.memories)}
+    firsts = [index[d["ownerId"]] for d in proj.dependencies
+              if d["ownerId"] in index and d["kind"] != "evidence-event"]
+    for i, m in enumerate(c.memories):
+        if any(not present(oid) for oid in exact_needs([m])):
+            firsts.append(i)
+            break
+    return min(firsts, default=-1)
 
 
 def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str, shallow: bool):

@@ -286,3 +286,38 @@ def test_a_stopped_sync_removes_its_quarantine_and_says_so(tmp_path, bare_remote
     finally:
         os.close(fd)
     assert hn(bob, "sync").code == 0 and _quarantines(bob) == []  # released: swept by a no-op sync too
+
+
+def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_remote):
+    """Issue 12 item 4, receiving side: a stream is promoted up to the first memory whose
+    dependency is missing; the rest follows once the dependency is there."""
+    remote, alice = _alice(tmp_path, bare_remote)
+    first = _record(alice, "anchored on the shared main")
+    git(alice, "checkout", "-q", "-b", "local-only")
+    (alice / "local.txt").write_text("not pushed\n")
+    git(alice, "add", "local.txt")
+    git(alice, "commit", "-q", "-m", "local work")
+    local = git(alice, "rev-parse", "HEAD")
+    second = _record(alice, "anchored on a commit only alice has")
+    git(alice, "checkout", "-q", "main")
+    third = _record(alice, "anchored on main again")
+    ref = f"refs/hn/memory/{actor_of(alice)}/{first['stream'][7:]}"
+    git(alice, "push", "-q", "origin", f"{ref}:{ref}")  # published by hand, anchor and all
+    bob = _bob(tmp_path, remote)
+    assert hn(bob, "replication", "select", "--memory", first["stream"]).code == 0
+    r = hn(bob, "sync", "--json")
+    assert r.code == 1
+    doc = json.loads(r.out)
+    out = doc["outcomes"][0]
+    assert (out["status"], out["dependencyKind"], out["missingId"]) == ("dependency-missing", "anchor-commit", local)
+    assert out["diagnostic"].endswith("; promoted the 1 memory before it")
+    assert (doc["promoted"], doc["importedMemories"]) == (1, 1)
+    assert hn(bob, "memory", "show", first["memoryId"]).code == 0
+    assert hn(bob, "memory", "show", second["memoryId"]).code == 1
+    assert git(bob, "rev-parse", f"refs/hn/remotes/origin/memory/{actor_of(alice)}/{first['stream'][7:]}") == \
+        git(alice, "rev-parse", f"{ref}~2")
+    git(alice, "push", "-q", "origin", "local-only")
+    git(bob, "fetch", "-q", "origin")  # what the recovery says: fetch a branch that contains it
+    doc = hn(bob, "sync", "--json").json()
+    assert (doc["promoted"], doc["importedMemories"]) == (1, 2)
+    assert hn(bob, "memory", "show", third["memoryId"]).code == 0

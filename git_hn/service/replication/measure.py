@@ -92,6 +92,11 @@ def measure_all(run, wanted: list[Outcome]) -> None:
         _check(run, o, events, new, oids, [sizes[x] for x in oids], budgets)
 
 
+def memory_blobs(obj, oid_bytes: int) -> list[str] | None:
+    """The two blob IDs of a well-formed memory tree (as read by ``measure_all``), else None."""
+    return _memory_tree(obj, oid_bytes)
+
+
 def _memory_tree(obj, oid_bytes: int) -> list[str] | None:
     """The two blob IDs of a well-formed memory tree, else None."""
     if obj is None or obj[0] != "tree" or obj[2] is None:

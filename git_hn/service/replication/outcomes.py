@@ -69,6 +69,7 @@ class Outcome:
         self.base = ("", 0)
         self.reachable: list[str] | None = None
         self.root_type = ""
+        self.prefix = 0  # memories promoted although the stream failed (before a missing dependency)
 
     @classmethod
     def skipped(cls, kind: str, ident: str) -> Outcome:
@@ -146,7 +147,7 @@ class SyncResult:
 
     @property
     def imported(self) -> int:
-        return sum(o.imported for o in self.outcomes if o.status == "promoted")
+        return sum(o.imported for o in self.outcomes if o.status == "promoted" or o.prefix)
 
     def lines(self) -> list[str]:
         """§9.15 lines; selections that were already up to date are counted in one line."""

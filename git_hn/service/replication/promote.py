@@ -121,7 +121,8 @@ def accept(run, promotable: list) -> None:
     if not ok:
         raise residue("accepted-ref transaction failed", remote)
     for o in promotable:
-        o.status = "promoted"
+        if not o.prefix:  # a stream promoted up to a missing dependency stays failed
+            o.status = "promoted"
     run.result.promoted = n = len(promotable)
     if sum(1 for p in promotions if "oldOid" not in p) >= PACK_REFS_FROM:
         # as many new loose ref files as that make every later listing of refs slow (each is a

@@ -100,6 +100,9 @@ class Import:
             promotable = [o for o in wanted if o.alive]
             for o in promotable:
                 o.status = "promotable"
+            partial = [o for o in wanted if o.prefix and o.status == "dependency-missing"]
+            for o in partial:  # the memories before the first missing dependency (issue 12)
+                self.truncate(o)
             if shallow.is_shallow(self.repo):
                 for o in wanted:
                     if o.status == "dependency-missing" and o.fields.get("dependencyKind"):
@@ -107,15 +110,42 @@ class Import:
                             shallow.record_gap(self.repo, self.remote, o)
                         except (HnError, OSError):
                             o.fields["diagnostic"] += "; durable shallow gap recording failed"
-            if promotable:
-                self.say(f"promote {counted(len(promotable), 'stream', 'streams')}")
-                promote.accept(self, promotable)
+            if promotable or partial:
+                self.say(f"promote {counted(len(promotable) + len(partial), 'stream', 'streams')}")
+                promote.accept(self, promotable + partial)
         finally:
             try:
                 self.q.remove()
             except HnError:
                 if not self.result.import_error:
                     raise residue("quarantine cleanup failed", self.remote) from None
+
+    def truncate(self, o: Outcome) -> None:
+        """Make ``o`` promote only its first ``o.prefix`` new memories: the tip, the walked
+        commits, the memories and the accepted objects end at the last of them. Its outcome
+        stays ``dependency-missing`` (the stream is not complete), with a note of what was
+        promoted."""
+        keep = o.memories[:o.prefix]
+        tip = keep[-1].commit
+        root_first = list(reversed(o.walked or []))
+        at = next(i for i, (c, _t) in enumerate(root_first) if c == tip)
+        walked = root_first[:at + 1]
+        objects = []
+        oid_bytes = self.q.repo.oid_hex_len // 2
+        trees = getattr(self, "trees", None) or {}
+        for commit, tree in walked:
+            blobs = measure.memory_blobs(trees.get(tree), oid_bytes)
+            if blobs is None:
+                objects = None
+                break
+            objects += [commit, tree, *blobs]
+        if objects is None:  # not measured the fast way: ask Git for exactly that range
+            args = ["rev-list", "--objects", "--end-of-options", tip] + (["^" + o.old] if o.old else [])
+            listing = self.q.git.run(args)
+            objects = [line.split(" ", 1)[0] for line in listing.stdout.decode().splitlines() if line]
+        o.memories, o.walked, o.advertised = keep, list(reversed(walked)), tip
+        o.reachable = sorted(set(objects))
+        o.fields["diagnostic"] += f"; promoted the {counted(len(keep), 'memory', 'memories')} before it"
 
     # -- the accepted set ----------------------------------------------------------------------
 
@@ -325,4 +355,5 @@ class Import:
             f = failed.get(o.id)
             if f is not None:
                 o.fail(f.status, f.diagnostic, **f.fields)
+                o.prefix = f.prefix if o.memories and o.walked is not None else 0
 
