@@ -98,7 +98,7 @@ fi
 HN_PRE_PUSH_CHECKED=1
 export HN_PRE_PUSH_CHECKED
 find_git_hn || exit 0
-"$hn" hooks run pre-push "$@" < "$input"
+HN_PUSH_PID=$PPID "$hn" hooks run pre-push "$@" < "$input"
 """
 
 REFERENCE_TRANSACTION = """#!/bin/sh

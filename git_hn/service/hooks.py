@@ -289,13 +289,20 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     earlier = background.take_failure(repo, remote)
     if earlier:  # a background publication failed: said once, and its streams go again now
         sys.stderr.write(f"git-hn: the last background publication to {remote} failed: {earlier}\n")
+    push_pid = os.environ.get("HN_PUSH_PID", "")  # the git push this hook runs in (the wrapper says)
     if publishable and block:
+        # what is anchored on commits the remote already has goes now; the rest waits for this
+        # push to succeed (publication after it, in the background, as with warn)
+        allowed, held = publish.gate(repo, remote, {r: heads[r] for r in publishable}, given)
+        ready = sorted(r for r in allowed if given.get(r) != allowed[r])
         try:
-            publish.push(repo, remote, publishable, heads)
+            publish.push(repo, remote, ready, allowed, exact=True)
         except PhaseError as exc:
             problems.append(exc.message)
+        if held:
+            background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid)
     elif publishable:
-        background.start(repo, remote, {r: heads[r] for r in publishable})
+        background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid)
     if not problems:
         return 0
     for problem in problems:
@@ -303,11 +310,11 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     return 1 if block else 0
 
 
-def run_background_publication(repo: Repo, remote: str, data: bytes) -> int:
-    """The background half of ``pre-push`` (``git hn hooks run publish REMOTE``)."""
+def run_background_publication(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> int:
+    """The background half of ``pre-push`` (``git hn hooks run publish REMOTE [PID]``)."""
     from .replication import background
 
-    background.publish_given(repo, remote, data)
+    background.publish_given(repo, remote, data, push_pid)
     return 0
 
 

@@ -42,15 +42,18 @@ from .replication import is_txn, quarantine_root
 from .transport import is_local, remote_env, transport_config_question, transport_settings
 
 SWEEP_AGE = 60.0  # seconds: a quarantine younger than this is never swept (it may be starting)
+LOCK = "hn-quarantine.lock"  # locked by the sync that owns the quarantine, for its whole life
 
 
 def sweep(main: Repo, min_age: float = SWEEP_AGE) -> int:
     """Remove quarantines that no live sync holds (issue 12): a sync killed with SIGKILL, or by a
-    crash, leaves its ``txn-*`` directory behind. Every live quarantine holds an exclusive
-    ``flock`` on its directory for its whole life (released by the kernel when its process
-    dies), so a directory whose lock can be taken, and which is older than ``min_age``, is
-    abandoned. Only ``txn-*`` directories directly under the quarantine root, never a symlink.
-    Returns how many were removed; errors leave a directory for the next sweep."""
+    crash, leaves its ``txn-*`` directory behind. Every live quarantine holds an exclusive POSIX
+    record lock on its ``LOCK`` file for its whole life (released by the kernel when its process
+    dies, and, unlike ``flock``, not inherited by the verifier's forked workers, which may
+    outlive a killed parent for a moment), so a directory whose lock can be taken, or that has no
+    lock file, and which is older than ``min_age``, is abandoned. Only ``txn-*`` directories
+    directly under the quarantine root, never a symlink. Returns how many were removed; errors
+    leave a directory for the next sweep."""
     import fcntl
 
     root = quarantine_root(main)
@@ -64,11 +67,14 @@ def sweep(main: Repo, min_age: float = SWEEP_AGE) -> int:
         try:
             if now - entry.stat(follow_symlinks=False).st_mtime < min_age:
                 continue
-            fd = os.open(entry.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            fd = os.open(os.path.join(entry.path, LOCK), os.O_RDWR | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            fd = -1  # killed before it took its lock
         except OSError:
             continue
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if fd >= 0:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
             continue  # a live sync holds it
@@ -76,7 +82,8 @@ def sweep(main: Repo, min_age: float = SWEEP_AGE) -> int:
             shutil.rmtree(entry.path, ignore_errors=True)
             removed += not os.path.lexists(entry.path)
         finally:
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)
     return removed
 
 
@@ -322,15 +329,15 @@ class Quarantine:
 
 
 def _hold(path: str) -> int | None:
-    """An exclusive lock on a quarantine directory, held by an open (non-inherited) descriptor."""
+    """An exclusive POSIX record lock on a quarantine's ``LOCK`` file, held by this process."""
     import fcntl
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        fd = os.open(os.path.join(path, LOCK), os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except OSError:
         return None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
         return None

@@ -112,6 +112,7 @@ def test_publication_is_non_forced(bare_remote, git_daemon, http_backend, tmp_pa
     url = git_daemon(bare) if transport == "daemon" else http_backend(bare)
     alice = make_repo(tmp_path / "alice")
     git(alice, "remote", "add", "origin", url)
+    git(alice, "push", "-q", "origin", "main")  # memory is published once its anchor is there
     assert hn(alice, "init").code == 0
     rec = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
              "exact", "--content", "one").json()

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from helpers import actor_of, git, hn, make_repo
+from helpers import actor_of, git, hn, hn_proc, make_repo
 
 OTHER_STREAM = "sha256:" + "ab" * 32
 
@@ -271,15 +271,16 @@ def test_a_stopped_sync_removes_its_quarantine_and_says_so(tmp_path, bare_remote
     proc.communicate(timeout=60)
     left = _quarantines(bob)
     assert len(left) == 1
+    time.sleep(1.0)  # a Git child of the killed sync (git init) may still write into it for a moment
     old = time.time() - 120
     os.utime(left[0], (old, old))
     held = left[0].parent / "txn-heldbyalivesync"  # what a live sync looks like: locked
     held.mkdir()
+    fd = os.open(held / "hn-quarantine.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     os.utime(held, (old, old))
-    fd = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     try:
-        r = hn(bob, "sync", "--json")
+        r = hn_proc(bob, "sync", "--json")  # another process than the lock's holder (this one)
         assert r.code == 0, r.err
         assert json.loads(r.out)["importedMemories"] == 6_000
         assert _quarantines(bob) == [held]  # the abandoned one is gone, the held one is not

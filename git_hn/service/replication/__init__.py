@@ -74,7 +74,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     if publish:
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
         try:
-            result.published = publish_streams(repo, remote, advertised)
+            result.published = publish_streams(repo, remote, advertised, result.held)
         except PhaseError as exc:
             result.publication_error = exc.message
             result.published = exc.published

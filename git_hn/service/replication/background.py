@@ -2,8 +2,11 @@
 what its checks cost, not a second push).
 
 The hook verifies and lints the streams that moved, then hands their exact tips to a detached
-``git hn hooks run publish REMOTE`` and returns: the user's push goes on at once. The publisher
-takes a per-remote lock (publications to one remote run one after another), pushes each tip it
+``git hn hooks run publish REMOTE PID`` and returns: the user's push goes on at once. The publisher
+waits for that push (process ``PID``) to end, so that it sees whether the anchors of the new
+memories reached the remote (a successful push moves ``refs/remotes/<remote>/*``; a rejected one
+does not), publishes each stream only up to its first memory whose anchor the remote lacks
+(issue 12), takes a per-remote lock (publications to one remote run one after another), pushes each tip it
 was given whose local ref still names it (a newer tip was not checked by this hook, and the push
 that made it publishes it), and remembers what the remote got. A failure is written to
 ``<common-gitdir>/hn/replication/publication-<remote digest>.failed`` and said by the next
@@ -38,14 +41,16 @@ def running_marker(repo: Repo, remote: str) -> str:
     return _path(repo, remote, "running")
 
 
-def start(repo: Repo, remote: str, tips: dict[str, str]) -> None:
-    """Start the detached publisher for ``tips`` (ref -> verified tip) and return at once."""
+def start(repo: Repo, remote: str, tips: dict[str, str], push_pid: str = "") -> None:
+    """Start the detached publisher for ``tips`` (ref -> verified tip) and return at once; it
+    waits for the ``git push`` with process ID ``push_pid`` (if given) to end first."""
     from ...hookscripts import git_hn_path
 
     private.write_private(repo.hn_dir, running_marker(repo, remote), b"", derived=True)
     data = "".join(f"{ref} {oid}\n" for ref, oid in sorted(tips.items())).encode("ascii")
     env = {k: v for k, v in os.environ.items() if k != "HN_HOOK_ACTIVE"}
-    proc = subprocess.Popen([git_hn_path(), "hooks", "run", "publish", remote], stdin=subprocess.PIPE,
+    pid = [push_pid] if push_pid.isdigit() else []
+    proc = subprocess.Popen([git_hn_path(), "hooks", "run", "publish", remote, *pid], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True, close_fds=True)
     proc.stdin.write(data)
@@ -56,20 +61,28 @@ def start(repo: Repo, remote: str, tips: dict[str, str]) -> None:
 DETACHED: list = []
 
 
-def publish_given(repo: Repo, remote: str, data: bytes) -> None:
-    """The publisher: push the given tips that are still the local tips; record a failure."""
+def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> None:
+    """The publisher: once the user's push has ended, push the given tips that are still the
+    local tips, each up to its first memory anchored on a commit the remote does not have
+    (``publish.gate``: a rejected push publishes nothing it anchors); record a failure."""
     from ...store.lock import stream_lock
     from . import publish
     from .outcomes import PhaseError
 
     try:
         given = _parse(data, repo.oid_hex_len)
+        if push_pid.isdigit():
+            _wait_for(int(push_pid), WAIT)
         lock = os.path.join(repo.hn_dir, "locks", os.path.basename(_path(repo, remote, "lock")))
         with stream_lock(repo.hn_dir, lock, f"publication to {remote}", timeout=WAIT):
             current = publish.current_heads(repo)
             todo = {ref: oid for ref, oid in given.items() if current.get(ref) == oid}
             if todo:
-                publish.push(repo, remote, sorted(todo), todo, exact=True)
+                bases = publish.published_heads(repo, remote)
+                allowed, _held = publish.gate(repo, remote, todo, bases)
+                ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
+                if ready:
+                    publish.push(repo, remote, ready, allowed, exact=True)
         _clear(repo, _path(repo, remote, "failed"))
     except (PhaseError, ConflictError, HnError) as exc:
         record = json.dumps({"remote": remote, "message": exc.message}).encode("utf-8")
@@ -79,6 +92,32 @@ def publish_given(repo: Repo, remote: str, data: bytes) -> None:
             pass
     finally:
         _clear(repo, running_marker(repo, remote))
+
+
+def _wait_for(pid: int, timeout: float) -> None:
+    """Until process ``pid`` (the user's ``git push``, not our child) has ended, or ``timeout``."""
+    import select
+    import time
+
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # gone already, or no pidfd: poll its existence
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            except PermissionError:
+                pass
+            time.sleep(0.02)
+        return
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        poller.poll(timeout * 1000)
+    finally:
+        os.close(fd)
 
 
 def take_failure(repo: Repo, remote: str) -> str:

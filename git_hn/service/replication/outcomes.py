@@ -125,6 +125,7 @@ class SyncResult:
         self.import_error = ""
         self.publication_error = ""
         self.repaired_only = False
+        self.held: list = []  # publish.Held: streams published only up to an anchor the remote lacks
 
     def sorted_outcomes(self) -> list[Outcome]:
         return sorted(self.outcomes, key=lambda o: (o.kind, o.id))
@@ -167,6 +168,9 @@ class SyncResult:
                            + (f"; {one_line(recovery)}" if recovery else ""))
         if current:
             out.append(f"Replication from {self.remote}: {counted(current, 'selection', 'selections')} up to date")
+        for h in self.held:
+            out.append(f"Publication {h.ref}: {counted(h.waiting, 'memory waits', 'memories wait')} until "
+                       f"commit {h.commit} is on {self.remote} (push it, then git hn sync {self.remote})")
         return out
 
     def summary(self) -> str:
@@ -185,6 +189,9 @@ class SyncResult:
         doc = {"version": 0, "remote": self.remote,
                "outcomes": [o.to_json() for o in self.sorted_outcomes()], "verifiedEvents": 0,
                "promoted": self.promoted, "importedMemories": self.imported, "published": self.published}
+        if self.held:
+            doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting}
+                               for h in self.held]
         message = self.exit_message()
         if message:
             doc["error"] = message

@@ -1,7 +1,12 @@
-"""Publishing local memory streams to a remote (CONTRACT §9.13, §10.7; issue 11).
+"""Publishing local memory streams to a remote (CONTRACT §9.13, §10.7; issues 11 and 12).
 
 Only local streams (``refs/hn/memory/*``) are published, never accepted copies or branches, and
 only after their chains verified (through the verified state, which checks only what moved).
+A memory is published only once its anchor commit is on the remote (reachable from
+``refs/remotes/<remote>/*``, which a successful push moves): a stream goes up to the memory before
+the first one whose anchor is not there yet, and the rest waits (``gate``). A push the server
+rejected, followed by a rebase, therefore never leaves a published memory anchored on a commit
+that exists nowhere but in the author's old history; git-hn never pushes a code commit itself.
 A stream the remote already holds at the same tip is counted as published without being pushed;
 the rest go in one ``git push --porcelain`` with one explicit, non-forced refspec per ref (in
 slices, so that any number of refs fits on a command line). What was given to each remote is
@@ -9,6 +14,8 @@ remembered in the state, so that the pre-push hook pushes only what moved since.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from ...core.grammar import parse_local_ref
 from ...errors import HnError, ValidationError
@@ -45,19 +52,28 @@ def verified(repo: Repo, refs: list[str], on_view=None):
         return None
 
 
-def publish_streams(repo: Repo, remote: str, advertised: dict | None = None) -> int:
-    """The publication phase of ``git hn sync``: every verified local stream; ``advertised``
-    (ref -> tip, from this run's advertisement) spares pushing what the remote already has."""
+def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
+                    held: list | None = None) -> int:
+    """The publication phase of ``git hn sync``: every verified local stream, each up to its
+    first memory anchored on a commit the remote does not have (those go to ``held``);
+    ``advertised`` (ref -> tip, from this run's advertisement) spares pushing what the remote
+    already has."""
     refs = local_refs(repo, remote)
     if not refs:
         return 0
     valid = valid_refs(repo, refs)
     heads = _heads(repo, valid)
     todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
+    bases = {r: advertised[r] for r in todo if advertised and r in advertised}
+    allowed, waiting = gate(repo, remote, {r: heads[r] for r in todo}, bases) if todo else ({}, [])
+    if held is not None:
+        held.extend(waiting)
+    ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
+    done = len(valid) - len(todo)
     try:
-        published = push(repo, remote, todo, heads) + (len(valid) - len(todo))
+        published = push(repo, remote, ready, allowed, exact=True) + done
     except PhaseError as exc:
-        raise phase("memory publication", remote, exc.published + len(valid) - len(todo)) from None
+        raise phase("memory publication", remote, exc.published + done) from None
     if len(valid) < len(refs):
         raise phase("memory publication", remote, published)  # §9.13: the valid refs still go
     return published
@@ -80,6 +96,91 @@ def valid_refs(repo: Repo, refs: list[str]) -> list[str]:
     except HnError:
         return []
     return [r for r in refs if parse_local_ref(r) not in failed] if failed else []
+
+
+class Held(NamedTuple):
+    """A stream published only up to the memory before ``memory`` (or not at all), because the
+    anchor ``commit`` of that memory is not on the remote yet; ``waiting`` memories wait."""
+
+    ref: str
+    memory: str
+    commit: str
+    waiting: int
+
+
+def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str]) -> tuple[dict[str, str], list[Held]]:
+    """For each ``ref -> tip`` (verified), the newest commit of its chain that may be published
+    to ``remote``: every memory above ``bases[ref]`` (what the remote already has, if anything)
+    up to it is anchored on a commit reachable from ``refs/remotes/<remote>/*``. Refs with nothing
+    publishable are left out; those held back are listed. Two Git processes for all streams
+    (the remote-tracking tips, one ``rev-list``), none when nothing is above its base."""
+    chains = _chains_above(repo, tips, bases)
+    anchors = {m.envelope.record.anchor.commit for ms in chains.values() for m in ms
+               if m.envelope.record is not None}
+    missing = _not_on_remote(repo, remote, anchors) if anchors else set()
+    allowed: dict[str, str] = {}
+    held: list[Held] = []
+    for ref, mems in sorted(chains.items()):
+        k = next((i for i, m in enumerate(mems) if m.envelope.record is not None
+                  and m.envelope.record.anchor.commit in missing), len(mems))
+        if k:
+            allowed[ref] = mems[k - 1].commit
+        if k < len(mems):
+            held.append(Held(ref, mems[k].memory_id, mems[k].envelope.record.anchor.commit, len(mems) - k))
+    return allowed, held
+
+
+def _chains_above(repo: Repo, tips: dict[str, str], bases: dict[str, str]) -> dict[str, list]:
+    """ref -> its verified memories above ``bases[ref]`` up to ``tips[ref]``, root first (from
+    the verified state, else a full collection of those streams)."""
+    mine = {parse_local_ref(r) for r in tips}
+    listing = [s for s in streams.list_sources(repo) if (s.actor, s.stream) in mine]
+
+    def cut(ref: str, ordered: list) -> list:
+        commits = [c for c, _i in ordered]
+        tip, base = tips[ref], bases.get(ref, "")
+        if tip not in commits:
+            return []
+        start = commits.index(base) + 1 if base in commits else 0
+        return ordered[start:commits.index(tip) + 1]
+
+    try:
+        with stateview.current(repo, listing=listing, scope=mine) as view:
+            out = {}
+            for ref in tips:
+                rows = view.conn.execute('SELECT c."commit", c.id FROM chain c JOIN sources s ON s.sid = c.sid '
+                                         "WHERE s.ref = ? ORDER BY c.seq", (ref,)).fetchall()
+                out[ref] = cut(ref, [(c, i) for c, i in rows])
+            mems = view.load([i for part in out.values() for _c, i in part])
+            return {ref: [mems[i] for _c, i in part] for ref, part in out.items()}
+    except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
+        collection = streams.collect(repo, listing)
+        out = {}
+        for ref in tips:
+            chain = collection.chains.get(ref, [])
+            by_commit = {m.commit: m for m in chain}
+            out[ref] = [by_commit[c] for c, _i in cut(ref, [(m.commit, m.memory_id) for m in chain])]
+        return out
+
+
+def _not_on_remote(repo: Repo, remote: str, anchors: set[str]) -> set[str]:
+    """The ``anchors`` that are not reachable from ``remote``'s remote-tracking refs (or are not
+    in this repository at all). One listing and one ``rev-list`` for all of them."""
+    proc = repo.git.run(["for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}/"])
+    remote_tips = sorted(set(proc.stdout.decode("ascii", "replace").split())) if proc.returncode == 0 else []
+    ordered = sorted(anchors)
+    infos = repo.git.infos_bulk(ordered)
+    present = [a for a, info in zip(ordered, infos) if info is not None and info[1] == "commit"]
+    absent = set(ordered) - set(present)
+    if not remote_tips:
+        return set(ordered)
+    walk = repo.git.run(["rev-list", "--stdin"],
+                        input="".join(f"{a}\n" for a in present).encode()
+                        + "".join(f"^{t}\n" for t in remote_tips).encode())
+    if walk.returncode != 0:
+        return set(ordered)
+    beyond = set(walk.stdout.decode("ascii", "replace").split())
+    return absent | {a for a in present if a in beyond}
 
 
 def current_heads(repo: Repo) -> dict[str, str]:
