@@ -152,7 +152,7 @@ Exit status is 1 when any selection failed; the message says which phase.
     "git-hn-hooks": """\
 .SH DESCRIPTION
 .B git hn hooks install
-writes two wrappers into the repository's hooks directory (honouring core.hooksPath), or
+writes three wrappers into the repository's hooks directory (honouring core.hooksPath), or
 into the global core.hooksPath with \\-\\-global. An existing hook moves to
 .B hn\\-chained/<hook>
 in the same directory and runs first with the same arguments and input; its status is honoured.
@@ -194,6 +194,16 @@ which retries the import and reports every outcome.
 .PP
 Uninstall removes the wrappers and moves chained hooks back, only if nothing changed since
 install.
+.PP
+.B post\\-rewrite
+re\\-anchors, after
+.B git commit \\-\\-amend
+or
+.BR "git rebase" ,
+your memories that were never published and are anchored on a rewritten commit, on its
+replacement (signed anew). A memory is published only once its anchor commit is on the remote
+(reachable from its remote\\-tracking refs): after a rejected push nothing anchored on the
+rejected commits goes out, and after the rebase and the next push the re\\-anchored memories do.
 .PP
 When the recorded
 .B git\\-hn

@@ -128,4 +128,21 @@ fi
 exit 0
 """
 
-TEMPLATES = {"pre-push": PRE_PUSH, "reference-transaction": REFERENCE_TRANSACTION}
+POST_REWRITE = """#!/bin/sh
+# git-hn post-rewrite wrapper (installed by `git hn hooks install`; see git-hn-hooks(1)).
+# After `git commit --amend` or `git rebase`, memories that were never published and are
+# anchored on a rewritten commit are re-anchored on its replacement. Never fails Git.
+""" + _PRELUDE.replace("@NAME@", "post-rewrite").replace("@WHAT@", "memory was not re-anchored") + """\
+input=$(mktemp "${TMPDIR:-/tmp}/git-hn-post-rewrite.XXXXXX") || { cat > /dev/null; exit 0; }
+trap 'rm -f -- "$input"' EXIT
+cat > "$input"
+if [ -x "$chained" ]; then
+    run_chained "$@" < "$input"
+fi
+[ -n "$HN_HOOK_ACTIVE" ] && exit 0
+find_git_hn || exit 0
+HN_HOOK_ACTIVE=1 "$hn" hooks run post-rewrite "$@" < "$input" || :
+exit 0
+"""
+
+TEMPLATES = {"pre-push": PRE_PUSH, "reference-transaction": REFERENCE_TRANSACTION, "post-rewrite": POST_REWRITE}

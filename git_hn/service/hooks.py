@@ -32,7 +32,7 @@ from ..hookscripts import TEMPLATES, git_hn_path
 from ..store import private
 from ..store.repo import Repo
 
-HOOKS = ("pre-push", "reference-transaction")
+HOOKS = ("pre-push", "reference-transaction", "post-rewrite")
 PUBLISHER = "publish"  # internal: ``git hn hooks run publish REMOTE``, the background publication
 CHAINED_DIR = "hn-chained"  # chained hooks keep their names in this folder of the hooks directory
 LEGACY = ".hn-chained"  # where git-hn before this layout put them (``<hook>.hn-chained``)
@@ -404,6 +404,28 @@ def _check_full(repo: Repo, listing: list, refs: list[str], found: list) -> dict
         out[ref] = [(m.memory_id, *hit) for m in collection.chains.get(ref, [])
                     for hit in [lint_envelope(m.envelope)] if hit]
     return out
+
+
+def run_post_rewrite(repo: Repo, data: bytes) -> int:
+    """After ``git commit --amend`` or ``git rebase``: re-anchor the active identity's memories
+    that were never published and name a rewritten commit (``store.reanchor``). Never fails
+    the user's command; what it did is one line per stream."""
+    from ..store import identity as identmod
+    from ..store import reanchor
+
+    try:
+        ident = identmod.load_active(repo)
+    except HnError:
+        return 0  # no identity here: no memory of ours to re-anchor
+    try:
+        done = reanchor.reanchor(repo, ident, reanchor.parse_mapping(data, repo.oid_hex_len))
+    except HnError as exc:
+        sys.stderr.write(f"git-hn: memories on rewritten commits were not re-anchored: {exc.message}\n")
+        return 0
+    for r in done:
+        n = f"{r.memories} unpublished {'memory' if r.memories == 1 else 'memories'}"
+        sys.stderr.write(f"git-hn: re-anchored {n} of {r.ref} on the rewritten commits\n")
+    return 0
 
 
 def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:

@@ -100,7 +100,8 @@ def test_husky_v9_keeps_running_the_teams_pre_push(tmp_path):
     r = hn(a, "hooks", "install")
     assert r.code == 0, r.err
     assert r.out.splitlines() == ["pre-push: installed (chains hn-chained/pre-push)",
-                                  "reference-transaction: installed"]
+                                  "reference-transaction: installed",
+                                  "post-rewrite: installed (chains hn-chained/post-rewrite)"]
     assert (generated / "hn-chained" / "pre-push").read_text() == HUSKY_STUB
     assert git(a, "status", "--porcelain", "--untracked-files=all") == ""
     mem = _memory_and_commit(a)
@@ -268,3 +269,104 @@ def test_the_documented_line_in_a_tracked_team_hook_publishes(tmp_path):
     proc = _push(a)
     assert proc.returncode == 0, proc.stderr
     assert _published(remote, mem)
+
+
+def _recall_ids(repo) -> dict[str, str]:
+    out = hn(repo, "memory", "recall", "--include-untrusted", "--json", "--max-records", "50",
+             "--lifecycle", "active", "--lifecycle", "superseded").json()
+    return {m["data"]["content"]: m["id"] for m in out["memories"]}
+
+
+def test_memory_survives_a_rejected_push_and_a_rebase(tmp_path):
+    """Issue 12 item 4, end to end: record at a local commit, the push is rejected (a teammate
+    pushed first), pull --rebase rewrites the commit, push again: the teammate's sync promotes
+    the whole stream, and the memory recorded at the rewritten commit reaches them."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", str(remote))
+    git(a, "push", "-q", "-u", "origin", "main")
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(remote), str(b))
+    for repo, name in ((a, "A"), (b, "B")):
+        assert hn(repo, "init", "--name", name).code == 0
+        assert hn(repo, "hooks", "install").code == 0
+    first = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+               "descendants", "--content", "on the shared history").json()
+    # the teammate pushes first
+    (b / "theirs.txt").write_text("theirs\n")
+    git(b, "add", "theirs.txt")
+    git(b, "commit", "-q", "-m", "theirs")
+    assert _push(b).returncode == 0
+    # Alice works on a commit of her own and records a memory at it
+    (a / "mine.txt").write_text("mine\n")
+    git(a, "add", "mine.txt")
+    git(a, "commit", "-q", "-m", "mine")
+    local = git(a, "rev-parse", "HEAD")
+    hn(a, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+       "--content", "made at the commit that gets rebased")
+    rejected = _push(a)
+    assert rejected.returncode != 0 and "rejected" in rejected.stderr
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    # nothing anchored on the rejected commit went out; what was anchored on shared history did
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", f"{ref}~1")
+    pulled = subprocess.run(["git", "pull", "-q", "--rebase", "origin", "main"], cwd=a, capture_output=True,
+                            text=True)
+    assert pulled.returncode == 0, pulled.stderr
+    rebased = git(a, "rev-parse", "HEAD")
+    assert rebased != local
+    assert "git-hn: re-anchored 1 unpublished memory of " in pulled.stderr
+    shown = hn(a, "memory", "show", _recall_ids(a)["made at the commit that gets rebased"], "--json").json()
+    assert shown["projection"]["anchor"]["commit"] == rebased
+    assert _push(a).returncode == 0
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    assert subprocess.run(["git", "cat-file", "-e", local], cwd=remote).returncode != 0  # never smuggled
+    # the teammate gets the whole stream, including the re-anchored memory
+    git(b, "pull", "-q", "--ff-only", "origin", "main")
+    assert hn(b, "replication", "select", "origin", "--memory", first["stream"]).code == 0
+    doc = hn(b, "sync", "--json").json()
+    assert [o["status"] for o in doc["outcomes"]] == ["promoted"]
+    ids = _recall_ids(b)
+    assert set(ids) == {"on the shared history", "made at the commit that gets rebased"}
+    there = hn(b, "memory", "show", ids["made at the commit that gets rebased"], "--json").json()
+    assert there["projection"]["anchor"]["commit"] == rebased
+    # a published memory is never rewritten, even when its commit is amended afterwards
+    tip = git(a, "rev-parse", ref)
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "mine, reworded"], cwd=a,
+                             capture_output=True, text=True)
+    assert amended.returncode == 0 and "re-anchored" not in amended.stderr
+    assert git(a, "rev-parse", ref) == tip
+
+
+def test_an_amend_re_anchors_the_unpublished_tail_with_paths_and_references(tmp_path):
+    """Anchored paths are read again at the new commit; a memory that supersedes a rebuilt one
+    follows its new ID; the state stays exact (index verify)."""
+    _remote, a = _team(tmp_path)
+    assert hn(a, "hooks", "install").code == 0
+    (a / "app.py").write_text("print(1)\n")
+    git(a, "add", "app.py")
+    git(a, "commit", "-q", "-m", "app")
+    old = git(a, "rev-parse", "HEAD")
+    m1 = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+            "--path", "app.py", "--evidence", f"git:{old}", "--content", "print once").json()
+    m2 = hn(a, "memory", "supersede", m1["memoryId"], "--json", "--kind", "decision", "--at", "HEAD",
+            "--applies", "descendants", "--content", "print once, said better")
+    assert m2.code == 0, m2.err
+    (a / "app.py").write_text("print(2)\n")
+    git(a, "add", "app.py")
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "app, fixed"], cwd=a, capture_output=True,
+                             text=True)
+    assert amended.returncode == 0, amended.stderr
+    assert "git-hn: re-anchored 2 unpublished memories of " in amended.stderr
+    new = git(a, "rev-parse", "HEAD")
+    ids = _recall_ids(a)
+    first = hn(a, "memory", "show", ids["print once"], "--json").json()
+    assert first["projection"]["anchor"] == {"commit": new, "paths": [
+        {"path": "app.py", "blob": git(a, "rev-parse", f"{new}:app.py")}]}
+    assert first["projection"]["data"]["evidence"] == [f"git:{new}"]
+    assert first["projection"]["lifecycle"] == "superseded"
+    second = hn(a, "memory", "show", ids["print once, said better"], "--json").json()
+    assert second["envelope"]["operation"] == "supersede"
+    assert second["envelope"]["target"] == ids["print once"]
+    assert m1["memoryId"] not in ids.values()  # the old ID is gone from the stream
+    assert hn(a, "memory", "index", "verify").code == 0

@@ -41,7 +41,8 @@ def clones(tmp_path):
         assert hn(repo, "init", "--name", name).code == 0
         r = hn(repo, "hooks", "install")
         assert r.code == 0, r.err
-        assert r.out.splitlines() == ["pre-push: installed", "reference-transaction: installed"]
+        assert r.out.splitlines() == ["pre-push: installed", "reference-transaction: installed",
+                                        "post-rewrite: installed"]
     return remote, a, b
 
 
@@ -92,7 +93,8 @@ def test_existing_pre_push_hook_is_chained_and_restored(tmp_path):
     proc = _push(a, "origin", "main")
     assert "user-hook-ran origin" in proc.stderr
     r = hn(a, "hooks", "uninstall")
-    assert r.out.splitlines() == ["pre-push: not installed", "reference-transaction: not installed"]
+    assert r.out.splitlines() == ["pre-push: not installed", "reference-transaction: not installed",
+                                  "post-rewrite: not installed"]
     assert hook.read_bytes() == original and stat.S_IMODE(os.stat(hook).st_mode) == 0o750
     assert sorted(p.name for p in hook.parent.iterdir() if not p.name.endswith(".sample")) == ["pre-push"]
 
@@ -126,7 +128,8 @@ def test_shared_hooks_path(tmp_path):
     assert (shared / "pre-push").exists() and (shared / "reference-transaction").exists()
     assert not (a / ".git" / "hooks" / "pre-push").exists()
     assert hn(a, "hooks", "status").out.splitlines() == ["pre-push: installed",
-                                                         "reference-transaction: installed"]
+                                                         "reference-transaction: installed",
+                                                         "post-rewrite: installed"]
 
 
 def test_global_install(tmp_path):

@@ -1,0 +1,191 @@
+"""Re-anchoring unpublished memories when Git rewrites their commits (issue 12, item 4).
+
+``git commit --amend`` and ``git rebase`` (also through ``git pull --rebase``) replace commits and
+tell the ``post-rewrite`` hook which old commit became which new one, as ``notes.rewrite`` uses it
+for git notes. A memory anchored on a replaced commit that was never published would otherwise
+point at history that exists nowhere but in the author's reflog: the push of the rewritten branch
+cannot carry it, and its stream could never be published past it.
+
+Owns: rebuilding the *unpublished tail* of the active identity's own local streams: from the first
+memory above everything any remote was given (the state's record of publications, and the
+accepted copies of the stream) that names a rewritten commit (its anchor, or ``git:`` evidence) or
+a memory rebuilt before it, to the tip. Each rebuilt memory keeps its operation, content,
+sequence and timestamp; anchors and ``git:`` evidence move to the new commits (anchored paths are
+read again at the new commit), ``previous``, lifecycle targets and ``memory:`` evidence follow the
+rebuilt IDs; every envelope is signed anew. The stream ref moves from the tip that was read to the
+new tip in one compare-and-swap under the stream lock. A published memory is never rewritten.
+
+Trusts: the active identity (it signs), and the chains, which the verified state checked.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..core import envelope as envmod
+from ..core import keys
+from ..core.envelope import Anchor, PathAnchor
+from ..core.gostr import short_id
+from ..core.grammar import LOCAL_PREFIX, memory_id
+from ..errors import HnError
+from . import objects, statedb, stateview, streams
+from .identity import Identity
+from .lock import stream_lock
+from .repo import Repo
+
+
+class Rewritten(NamedTuple):
+    ref: str
+    memories: int  # memories rebuilt (the first one named a rewritten commit)
+
+
+def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
+    """``old new [extra]`` lines of ``post-rewrite``'s input; anything else is ignored."""
+    out = {}
+    for line in data.decode("ascii", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) >= 2 and all(len(p) == oid_len and all(c in "0123456789abcdef" for c in p)
+                                   for p in parts[:2]):
+            out[parts[0]] = parts[1]
+    return out
+
+
+def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str]) -> list[Rewritten]:
+    """Rebuild the unpublished tails of ``ident``'s local streams that name rewritten commits."""
+    if not mapping:
+        return []
+    listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
+    local = [s for s in listing if s.remote is None]
+    if not local:
+        return []
+    published = _published_tips(repo, listing)
+    done = []
+    for src in local:
+        if src.head in published.get(src.ref, set()):
+            continue  # everything in it was published: nothing may be rewritten
+        with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, src.stream), src.ref):
+            got = _rebuild(repo, ident, src, listing, published.get(src.ref, set()), mapping)
+        if got:
+            done.append(Rewritten(src.ref, got))
+    return done
+
+
+def _published_tips(repo: Repo, listing: list) -> dict[str, set[str]]:
+    """ref -> tips some remote holds: what publication recorded, and the accepted copies."""
+    out: dict[str, set[str]] = {}
+    for s in listing:
+        if s.remote is not None:
+            out.setdefault(f"{LOCAL_PREFIX}{s.actor}/{s.stream[len('sha256:'):]}", set()).add(s.head)
+    try:
+        with statedb.locked(repo, exclusive=False, wait=2.0):
+            conn = statedb.open_sealed(repo, readonly=True)
+            if conn is not None:
+                try:
+                    for ref, head in conn.execute("SELECT ref, head FROM published"):
+                        out.setdefault(ref, set()).add(head)
+                finally:
+                    conn.close()
+    except (HnError, OSError, statedb.Unwritable):
+        pass
+    return out
+
+
+def _chain(repo: Repo, src, listing: list) -> list:
+    """The verified memories of ``src``, root first."""
+    scope = {(src.actor, src.stream)}
+    sources = [s for s in listing if (s.actor, s.stream) in scope]
+    try:
+        with stateview.current(repo, listing=sources, scope=scope) as view:
+            rows = view.conn.execute('SELECT c.id FROM chain c JOIN sources s ON s.sid = c.sid '
+                                     "WHERE s.ref = ? ORDER BY c.seq", (src.ref,)).fetchall()
+            ids = [r[0] for r in rows]
+            mems = view.load(ids)
+            return [mems[i] for i in ids]
+    except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
+        return streams.collect(repo, sources).chains.get(src.ref, [])
+
+
+def _rebuild(repo: Repo, ident: Identity, src, listing: list, published: set[str],
+             mapping: dict[str, str]) -> int:
+    chain = _chain(repo, src, listing)
+    if not chain or chain[-1].commit != src.head:
+        return 0  # moved since it was listed: the next rewrite (or a retry) sees it
+    floor = max((i + 1 for i, m in enumerate(chain) if m.commit in published), default=0)
+    start = next((i for i in range(floor, len(chain)) if _names_rewritten(chain[i], mapping)), None)
+    if start is None:
+        return 0
+    rebuilt = _envelopes(repo, chain[start:], mapping, chain[start - 1].memory_id if start else "")
+    parent = chain[start - 1].commit if start else ""
+    written = []
+    seed = ident.seed()
+    for env in rebuilt:
+        envmod.check_envelope(env)
+        payload = envmod.encode(env)
+        signature = keys.b64_encode(keys.sign(seed, payload))
+        commit, objs = objects.memory_commit_objects(
+            payload, signature, parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
+            objects.timestamp_seconds(env.timestamp), f"hn memory {memory_id(payload)}", repo.object_format)
+        written += objs
+        parent = commit
+    objects.write_objects(repo, written)
+    repo.git.forget_early()
+    proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
+                        input=f"update {src.ref} {parent} {src.head}\n".encode("ascii"),
+                        env={"HN_HOOK_ACTIVE": "1"})
+    return len(rebuilt) if proc.returncode == 0 else 0
+
+
+def _names_rewritten(mem, mapping: dict[str, str]) -> bool:
+    env = mem.envelope
+    rec = env.record
+    gits = [e[4:] for e in (rec.evidence if rec else None) or () if e.startswith("git:")]
+    gits += [e[4:] for e in env.evidence or () if e.startswith("git:")]
+    return (rec is not None and rec.anchor.commit in mapping) or any(g in mapping for g in gits)
+
+
+def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str) -> list:
+    """The tail's envelopes with rewritten commits and rebuilt IDs replaced, chained from
+    ``previous`` (the IDs are computed as they are built)."""
+    need = []
+    for m in tail:
+        rec = m.envelope.record
+        if rec is not None and rec.anchor.commit in mapping:
+            need += [f"{mapping[rec.anchor.commit]}:{p.path}" for p in rec.anchor.paths]
+    blobs = dict(zip(need, repo.git.infos_bulk(need))) if need else {}
+    renamed: dict[str, str] = {}
+    out = []
+    for m in tail:
+        env = m.envelope
+        rec = env.record
+        if rec is not None:
+            commit = mapping.get(rec.anchor.commit, rec.anchor.commit)
+            paths = rec.anchor.paths
+            if commit != rec.anchor.commit:
+                paths = tuple(PathAnchor(p.path, _blob(blobs.get(f"{commit}:{p.path}"))) for p in paths)
+            rec = rec._replace(anchor=Anchor(commit, paths, rec.anchor.subject),
+                               evidence=_evidence(rec.evidence, mapping, renamed))
+        new = env._replace(previous=previous, record=rec, target=renamed.get(env.target, env.target),
+                           evidence=_evidence(env.evidence, mapping, renamed))
+        mid = memory_id(envmod.encode(new))
+        renamed[m.memory_id] = mid
+        previous = mid
+        out.append(new)
+    return out
+
+
+def _blob(info) -> str:
+    return info[0] if info is not None and info[1] == "blob" else "absent"
+
+
+def _evidence(items, mapping: dict[str, str], renamed: dict[str, str]):
+    if not items:
+        return items
+    out = []
+    for e in items:
+        if e.startswith("git:") and e[4:] in mapping:
+            e = "git:" + mapping[e[4:]]
+        elif e.startswith("memory:") and e[7:] in renamed:
+            e = "memory:" + renamed[e[7:]]
+        if e not in out:  # two rewritten commits can become one (a squash)
+            out.append(e)
+    return tuple(out)
