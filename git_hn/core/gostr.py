@@ -71,14 +71,20 @@ def escape_bidi(s: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """The lexical tokenizer of CONTRACT §7.9: sorted unique lowercased letter/number runs."""
+    return sorted(set(token_sequence(text)))
+
+
+def token_sequence(text: str) -> list[str]:
+    """The §7.9 tokens in text order, repeats kept (``tokens`` is its sorted set): what recall's
+    phrases and relevance order read (``core.search``)."""
     if text.isascii():  # the same answer, without the large Unicode character class
-        return sorted(set(_ASCII_WORD.findall(text.lower())))
+        return _ASCII_WORD.findall(text.lower())
     global _word
     if _word is None:
         _word = re.compile("[" + _unicode15.LETTER_NUMBER_CLASS + "]+")
     # Lowercasing first is equivalent (the simple mapping never moves a rune in or out of L*/N*,
     # pinned by a test over the tables) and costs one translate per text instead of per word.
-    return sorted(set(_word.findall(to_lower(text))))
+    return _word.findall(to_lower(text))
 
 
 def utf8_len(s: str) -> int:

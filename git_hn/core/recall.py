@@ -18,8 +18,8 @@ import base64
 from typing import NamedTuple
 
 from ..errors import InputError
-from . import canonical, hashing
-from .gostr import has_control, tokens
+from . import canonical, hashing, search
+from .gostr import has_control, token_sequence
 from .grammar import is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
 from .limits import KINDS, LIMITS, WARNING
 from .projection import APPLICABILITY_RANK, LIFECYCLE_RANK, LIFECYCLES, TRUSTS
@@ -46,6 +46,7 @@ class RecallRequest(NamedTuple):
     max_content_bytes: int = DEFAULT_MAX_CONTENT
     cursor: str = ""
     include_untrusted: bool = False
+    rank: str = ""  # git-hn: "" (the §7.7 order) or "relevance" (core.search)
 
 
 def _sorted_unique(items) -> tuple[str, ...]:
@@ -85,7 +86,11 @@ def normalize(req: RecallRequest) -> RecallRequest:
         req.query.encode("utf-8")
     except UnicodeEncodeError:
         raise InputError("recall query must be valid UTF-8") from None
-    return req._replace(topic=topics, kind=kinds, actor=actors, lifecycle=lifecycles, trust=trusts)
+    rank = search.check_rank(req.rank)
+    if rank and not req.query:
+        raise InputError("relevance ranking needs a query")
+    return req._replace(topic=topics, kind=kinds, actor=actors, lifecycle=lifecycles, trust=trusts,
+                        rank=rank)
 
 
 def request_json(req: RecallRequest, with_cursor: bool = True) -> dict:
@@ -101,6 +106,8 @@ def request_json(req: RecallRequest, with_cursor: bool = True) -> dict:
             out[key] = list(value)
     if req.query:
         out["query"] = req.query
+    if req.rank:  # git-hn: absent for the contract's order, so its digests are unchanged
+        out["rank"] = req.rank
     out["maxRecords"] = req.max_records
     out["maxContentBytes"] = req.max_content_bytes
     if with_cursor and req.cursor:
@@ -166,9 +173,15 @@ def decode_cursor(cursor: str, digest: str) -> str:
     return last
 
 
-def row_tokens(row: dict) -> list[str]:
+def row_text(row: dict) -> str:
+    """The searchable text of a row (§7.9): its content, then its topics."""
     data = row["data"]
-    return tokens(data["content"] + "\n" + "\n".join(data["topics"]))
+    return data["content"] + "\n" + "\n".join(data["topics"])
+
+
+def row_sequence(row: dict) -> str:
+    """The row's wrapped token sequence (``core.search``)."""
+    return search.wrap(token_sequence(row_text(row)))
 
 
 def context_free_order_key(row: dict):
@@ -187,8 +200,9 @@ def order(rows: list[dict]) -> list[dict]:
     return sorted(rows, key=order_key)
 
 
-def matches(row: dict, req: RecallRequest, query_tokens: list[str] | None, row_toks=None) -> bool:
-    """CONTRACT §7.6 step 3 and §7.8 for one row."""
+def matches(row: dict, req: RecallRequest, query: search.Query | None, wrapped: str | None = None) -> bool:
+    """CONTRACT §7.6 step 3 and §7.8 for one row (the query in ``core.search``'s language;
+    ``wrapped`` is the row's wrapped token sequence when the caller has it)."""
     if row["applicability"] != "applicable" or row["evidence"] != "resolved":
         return False
     data = row["data"]
@@ -207,20 +221,35 @@ def matches(row: dict, req: RecallRequest, query_tokens: list[str] | None, row_t
         return False
     if req.path and req.path not in {p["path"] for p in data["anchor"].get("paths", ())}:
         return False
-    if query_tokens:
-        toks = row_toks if row_toks is not None else row_tokens(row)
-        if not set(query_tokens) <= set(toks):
+    if query is not None:
+        if not search.matches(query, wrapped if wrapped is not None else row_sequence(row)):
             return False
     return True
 
 
-def query_terms(query: str) -> list[str] | None:
-    if not query:
-        return None
-    terms = tokens(query)
-    if not terms:
-        raise InputError("memory index query has no lexical terms")
-    return terms
+def parse_query(query: str) -> search.Query | None:
+    """The request's query (None when empty); a query without terms is the §7.8 error."""
+    return search.parse(query)
+
+
+def relevance(rows: list[dict], corpus: list[str], query: search.Query) -> dict[str, float]:
+    """Each row's BM25 score (``core.search``), the statistics taken over ``corpus``: the wrapped
+    token sequences of every memory row of the verified set. The full reference's path; the
+    state computes the same numbers from its stored sequences."""
+    leaves = query.leaves()
+    df = [0] * len(leaves)
+    total = 0
+    for wrapped in corpus:
+        total += search.length(wrapped)
+        for i, leaf in enumerate(leaves):
+            if leaf.pattern in wrapped:
+                df[i] += 1
+    score = search.scorer(search.Stats(len(corpus), total, tuple(df)))
+    out = {}
+    for row in rows:
+        wrapped = row_sequence(row)
+        out[row["id"]] = score(search.frequencies(leaves, wrapped), search.length(wrapped))
+    return out
 
 
 def encoded_content_size(row: dict) -> int:
@@ -251,9 +280,12 @@ def fill(req: RecallRequest, sized) -> tuple[list, bool]:
     return out, False
 
 
-def page(req: RecallRequest, rows: list[dict], digest: str) -> dict:
-    """§7.6 steps 4–9 over rows that already passed the filters; returns the output document."""
+def page(req: RecallRequest, rows: list[dict], digest: str, scores: dict[str, float] | None = None) -> dict:
+    """§7.6 steps 4–9 over rows that already passed the filters; returns the output document.
+    With ``scores`` (relevance, git-hn), higher scores come first, then the §7.7 order."""
     ordered = order(rows)
+    if scores is not None:
+        ordered = search.rank(ordered, lambda row: scores[row["id"]])
     sizes = []
     for row in ordered:
         n = encoded_content_size(row)
@@ -290,7 +322,7 @@ def document(digest: str, matched: int, rows: list[dict], truncated: bool) -> di
 # -- strict --input (§7.3) ---------------------------------------------------------------------
 
 _KEYS = ("version", "atCommit", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust",
-         "query", "maxRecords", "maxContentBytes", "cursor", "includeUntrusted")
+         "query", "rank", "maxRecords", "maxContentBytes", "cursor", "includeUntrusted")
 
 
 def parse_request(data: bytes) -> tuple[RecallRequest, str]:
@@ -342,7 +374,8 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
     req = RecallRequest(at, text("subject"), text("path"), texts("topic"), texts("kind"),
                         texts("actor"), texts("lifecycle"), texts("trust"), text("query"),
                         bound("maxRecords", DEFAULT_MAX_RECORDS),
-                        bound("maxContentBytes", DEFAULT_MAX_CONTENT), text("cursor"), include)
+                        bound("maxContentBytes", DEFAULT_MAX_CONTENT), text("cursor"), include,
+                        text("rank"))
     return req, at
 
 
@@ -361,4 +394,4 @@ def human_lines(doc: dict) -> list[str]:
 
 
 __all__ = ["RecallRequest", "normalize", "query_digest", "source_fingerprint", "page", "matches",
-           "parse_request", "has_control"]
+           "parse_query", "relevance", "parse_request", "has_control"]

@@ -151,6 +151,7 @@ _DUMPS = {
             "a.mode, a.app_subject, a.anchor_subject, a.paths, a.git, a.event, r.ev_memory, r.actor, "
             "r.stream, r.seq, r.outcome, r.topics, r.pathset, r.tokens FROM rows r JOIN akeys a "
             "ON a.akey = r.akey ORDER BY r.id",
+    "texts": "SELECT id, length, seq FROM texts ORDER BY id",
 }
 
 

@@ -45,6 +45,13 @@ def projected_rows(repo: Repo, at: str, subject: str, path: str, sources=None):
 
 def recall(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> dict:
     """CONTRACT §7.6, served from the verified state (§11(d))."""
+    return recall_counted(repo, req, from_input=from_input)[0]
+
+
+def recall_counted(repo: Repo, req: core.RecallRequest, *,
+                   from_input: bool = False) -> tuple[dict, dict[str, int]]:
+    """``recall``, and how many memories the default trust filter hid, by trust class (the
+    CLI's hint, issue 13): those the same request with ``--include-untrusted`` adds."""
     from ..store import stateview
 
     req, at, terms = _prepare(repo, req, from_input)
@@ -53,7 +60,11 @@ def recall(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> 
                            lambda: _recall_full(repo, req, at, terms, listing), listing)
 
 
-def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms) -> dict:
+def _hides_untrusted(req: core.RecallRequest) -> bool:
+    return req.trust == ("qualified",) and not req.include_untrusted
+
+
+def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
     from . import rows as select
 
     resolver = Resolver(repo)
@@ -66,13 +77,20 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms) -> d
     where, args = _where(view, req, terms, grouping=False)
     classes = select.Classes(ctx, resolver)
     classes.prefetch(groups)
-    keep, matched, biggest = set(), 0, 0
+    keep, matched, biggest, hidden = set(), 0, 0, {}
+    counting = _hides_untrusted(req)
     for g in groups:
-        if not classes.candidate(g) or (req.trust and classes.trust(g) not in req.trust):
+        if not classes.candidate(g):
+            continue
+        if req.trust and classes.trust(g) not in req.trust:
+            if counting:
+                hidden[classes.trust(g)] = hidden.get(classes.trust(g), 0) + g.count
             continue
         keep.add(g.key)
         matched += g.count
         biggest = max(biggest, g.biggest)
+    if req.rank:  # git-hn: the relevance order (core.search)
+        return _ranked_view(view, req, ctx, resolver, where, args, keep, terms, digest, matched), hidden
     if biggest > req.max_content_bytes:  # the first such row in order names the error (§7.6)
         first = select.ordered(view, where + ["r.size > ?"], args + [req.max_content_bytes], keep,
                                "r.id", limit=1)[0]
@@ -93,6 +111,41 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms) -> d
         from ..store.stateview import Corrupt
 
         raise Corrupt("a row's columns disagree with its projection")
+    return core.document(digest, matched, out, more), hidden
+
+
+def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep, query, digest: str,
+                 matched: int) -> dict:
+    """§7.6 steps 5–9 in relevance order (git-hn, ``core.search``): every kept row is scored
+    from the state's token sequences and corpus statistics, then paged as in ``core.page``. Each
+    served row must match the query when read from Git, with the token count and leaf
+    frequencies the state scored it by; otherwise the state is corrupt and is not used."""
+    from ..core import search
+    from ..store.stateview import Corrupt
+    from . import rows as select
+
+    ranked = select.ranked(view, where, args, keep, query) if matched else []
+    if len(ranked) != matched:
+        raise Corrupt("ranked rows disagree with their groups")
+    for rid, size, *_rest in ranked:
+        if size > req.max_content_bytes:  # the first such row in order names the error (§7.6)
+            raise core.too_large(rid)
+    start = 0
+    if req.cursor:
+        last = core.decode_cursor(req.cursor, digest)
+        start = next((i + 1 for i, item in enumerate(ranked) if item[0] == last), None)
+        if start is None:
+            raise core.cursor_gone()
+    page, more = core.fill(req, ((item, item[1]) for item in ranked[start:]))
+    proj, _mems = view.project([item[0] for item in page], ctx, resolver)
+    leaves, out = query.leaves(), []
+    for rid, _size, length, freqs, _score in page:
+        row = row_index_json(proj.rows[rid])
+        wrapped = core.row_sequence(row)
+        if not core.matches(row, req, query, wrapped) or search.length(wrapped) != length \
+                or search.frequencies(leaves, wrapped) != tuple(freqs):
+            raise Corrupt("a row's columns disagree with its projection")
+        out.append(row)
     return core.document(digest, matched, out, more)
 
 
@@ -120,21 +173,29 @@ def _where(view, req: core.RecallRequest, terms, grouping: bool) -> tuple[list[s
     if req.path:
         where.append("instr(r.pathset, ?) > 0")
         args.append(f"\n{req.path}\n")
-    more, more_args = select.term_clauses(view, terms)
+    more, more_args = select.query_clauses(view, terms)
     return where + more, args + more_args
 
 
 def recall_full(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> dict:
     """The same answer from a full projection of verified streams (the reference; tests)."""
     req, at, terms = _prepare(repo, req, from_input)
-    return _recall_full(repo, req, at, terms)
+    return _recall_full(repo, req, at, terms)[0]
 
 
-def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=None) -> dict:
+def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=None):
     rows, policy, sources = projected_rows(repo, at, req.subject, req.path, sources)
-    kept = [r for r in rows if core.matches(r, req, terms)]
+    kept, hidden = [], {}
+    loose = req._replace(trust=()) if _hides_untrusted(req) else req
+    for r in rows:
+        if core.matches(r, loose, terms):
+            if r["trust"] in req.trust or not req.trust:
+                kept.append(r)
+            else:
+                hidden[r["trust"]] = hidden.get(r["trust"], 0) + 1
     fingerprint = core.source_fingerprint(policy.digest, [(s.ref, s.head) for s in sources])
-    return core.page(req, kept, core.query_digest(req, fingerprint, policy.digest))
+    scores = core.relevance(kept, [core.row_sequence(r) for r in rows], terms) if req.rank else None
+    return core.page(req, kept, core.query_digest(req, fingerprint, policy.digest), scores), hidden
 
 
 def _prepare(repo: Repo, req: core.RecallRequest, from_input: bool):
@@ -143,7 +204,7 @@ def _prepare(repo: Repo, req: core.RecallRequest, from_input: bool):
     else:
         at = repo.resolve_commit(req.at_commit or "HEAD")
     req = core.normalize(req._replace(at_commit=at))
-    return req, at, core.query_terms(req.query)
+    return req, at, core.parse_query(req.query)
 
 
 def policy_show(repo: Repo, rev: str) -> dict:

@@ -67,19 +67,20 @@ def keep_clause(view, keep: set) -> tuple[str, list]:
 
 
 def ordered(view, where: list[str], args: list, keep: set, columns: str = "r.id, r.size",
-            order: str = ORDER, after: tuple | None = None, limit: int | None = None):
+            order: str = ORDER, after: tuple | None = None, limit: int | None = None,
+            column_args: tuple = (), join: str = ""):
     """Rows passing ``where`` whose group key is in ``keep``, in ``order``: a cursor, or a list
     of at most ``limit`` rows. Nothing is kept from an empty ``keep``."""
     if not keep:
         return [] if limit is not None else iter(())
     clause, clause_args = keep_clause(view, keep)
     clauses = list(where) + [clause]
-    args = list(args) + clause_args
+    args = list(column_args) + list(args) + clause_args
     if after is not None:  # strictly after (lrank, ts, id) in §7.7 order
         lrank, ts, ident = after
         clauses.append("(r.lrank > ? OR (r.lrank = ? AND (r.ts < ? OR (r.ts = ? AND r.id > ?))))")
         args += [lrank, lrank, ts, ts, ident]
-    sql = f"SELECT {columns} {FROM} WHERE {' AND '.join(clauses)} ORDER BY {order}"
+    sql = f"SELECT {columns} {FROM}{join} WHERE {' AND '.join(clauses)} ORDER BY {order}"
     if limit is not None:
         return view.conn.execute(sql + f" LIMIT {int(limit)}", args).fetchall()
     return view.conn.execute(sql, args)
@@ -94,6 +95,93 @@ def term_clauses(view, terms) -> tuple[list[str], list]:
         view.conn.create_function("hn_terms", 1, lambda toks: all(t in toks for t in rest), deterministic=True)
         where.append("hn_terms(r.tokens)")
     return where, args
+
+
+# A row's wrapped token sequence (``core.search``), for the leaves that need it (phrases).
+SEQ = "(SELECT seq FROM texts WHERE texts.id = r.id)"
+TEXTS = " JOIN texts t ON t.id = r.id"
+
+
+def query_clauses(view, query) -> tuple[list[str], list]:
+    """SQL for a parsed query (``core.search``) over ``rows r``. A query in the contract's own
+    syntax gives the clauses it always gave. Otherwise each leaf is one ``instr`` over the row's
+    tokens (terms, prefixes) or its token sequence (phrases): the same substring tests
+    ``core.search.matches`` makes. Groups beyond ``SQL_TERMS`` leaves are decided by one
+    registered function per row (SQLite's expression depth is bounded)."""
+    if query is None:
+        return [], []
+    plain = query.plain_terms()
+    if plain is not None:
+        return term_clauses(view, plain)
+    where, args, used, rest = [], [], 0, []
+    for group in query.groups:
+        n = sum(len(leaf.tokens) + (leaf.kind == "phrase") for alt in group for leaf in alt)
+        if used + n > SQL_TERMS:
+            rest.append(group)
+            continue
+        used += n
+        alts = []
+        for alt in group:
+            tests = []
+            for leaf in alt:
+                if leaf.kind == "phrase":  # its tokens first: the sequence is read only if they are there
+                    tests += ["instr(r.tokens, ?) > 0"] * len(set(leaf.tokens)) + [f"instr({SEQ}, ?) > 0"]
+                    args += [f" {t} " for t in dict.fromkeys(leaf.tokens)] + [leaf.pattern]
+                else:
+                    tests.append("instr(r.tokens, ?) > 0")
+                    args.append(leaf.pattern)
+            alts.append(" AND ".join(tests))
+        where.append(alts[0] if len(alts) == 1 else "(" + " OR ".join(f"({a})" for a in alts) + ")")
+    if rest:
+        from ..core import search
+
+        tail = search.Query(tuple(rest))
+        view.conn.create_function("hn_query", 1, lambda text: search.matches(tail, text), deterministic=True)
+        where.append(f"hn_query({SEQ if tail.needs_sequence() else 'r.tokens'})")
+    return where, args
+
+
+def corpus_stats(view, leaves):
+    """BM25's statistics (``core.search.Stats``) over every row of the state: the counts from
+    the length index, each term's and prefix's document count from one scan of the rows' token
+    sets, each phrase's from one scan of the token sequences (only when there is a phrase)."""
+    from ..core import search
+
+    docs, total = view.conn.execute("SELECT count(*), total(length) FROM texts").fetchone()
+    df = {}
+    for table, column, wanted in (("rows", "tokens", [x for x in leaves if x.kind != "phrase"]),
+                                  ("texts", "seq", [x for x in leaves if x.kind == "phrase"])):
+        if wanted:
+            sums = ", ".join(f"total(instr({column}, ?) > 0)" for _ in wanted)
+            got = view.conn.execute(f"SELECT {sums} FROM {table}", [x.pattern for x in wanted]).fetchone()
+            df.update(zip(wanted, got))
+    return search.Stats(docs, int(total), tuple(int(df[x]) for x in leaves))
+
+
+def ranked(view, where: list[str], args: list, keep: set, query) -> list[tuple]:
+    """Every row passing ``where`` whose group key is in ``keep``, as ``(id, size, length,
+    frequencies, score)`` in relevance order (``core.search``): BM25 descending, then §7.7.
+    The rows are read in ID order (the table's own order: no random reads) and sorted here."""
+    from ..core import search
+
+    leaves = query.leaves()
+    score = search.scorer(corpus_stats(view, leaves))
+    freq = "".join(", (length(t.seq) - length(replace(t.seq, ?, ''))) / ?" for _ in leaves)
+    column_args = [x for leaf in leaves for x in (leaf.pattern, len(leaf.pattern))]
+    memo: dict = {}  # most rows share a few (frequencies, length) pairs
+    out = []
+    for row in ordered(view, where, args, keep, columns=f"r.id, r.size, r.lrank, r.ts, t.length{freq}",
+                       order="r.id", column_args=column_args, join=TEXTS):
+        key = row[4:]
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = score(row[5:], row[4])
+        out.append((row[0], row[1], row[4], row[5:], got, row[2], row[3]))
+    # stable sorts from the last key to the first: ID (as read), ts descending, lifecycle rank,
+    # then score descending — §7.7 within equal scores
+    out.sort(key=lambda item: item[6], reverse=True)
+    out.sort(key=lambda item: (-item[4], item[5]))
+    return [item[:5] for item in out]
 
 
 class Classes:

@@ -3,8 +3,9 @@
 Owns the contents of ``state-v0.sqlite`` (the file itself is ``statedb``'s): for every source
 ref the tip it was verified at and its verified chain, every verified memory once, and the
 context-free part of the projection that the read commands filter and order on (lifecycle
-classes, the memory-evidence status, the anchor and evidence keys, tokens). Git is the source of
-truth; this is a cache of it, like Git's own commit-graph.
+classes, the memory-evidence status, the anchor and evidence keys, tokens), and each row's token
+sequence (``texts``: what recall's phrases and relevance order read, ``core.search``). Git is the
+source of truth; this is a cache of it, like Git's own commit-graph.
 
 The invariant: the state is exactly what a full collection of its recorded tips gives. It moves
 from tips to tips by verifying only commits it has not verified before: a ref that moved forward
@@ -24,9 +25,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..core import canonical
+from ..core import canonical, search
 from ..core.chain import VerifiedMemory, check_link
-from ..core.gostr import tokens
+from ..core.gostr import token_sequence
 from ..core.projection import LIFECYCLE_RANK, Node, graph_of, normalized_record_json
 from ..errors import ValidationError
 from . import streams
@@ -322,7 +323,7 @@ def _memories(conn, new_mems: dict[str, VerifiedMemory], gone_ids: set[str]) -> 
                 if row is not None:
                     removed[mid] = row[0]
     for part in chunks(removed):
-        for table, column in (("memories", "id"), ("rows", "id"), ("evref", "owner")):
+        for table, column in (("memories", "id"), ("rows", "id"), ("texts", "id"), ("evref", "owner")):
             conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks(len(part))})", part)
     insert_memories(conn, list(added.values()))
     derive(conn, added, removed)
@@ -335,13 +336,14 @@ def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
                      [(m.memory_id, m.commit, m.envelope.actor, m.envelope.stream, m.envelope.sequence,
                        m.envelope.operation, m.envelope.target, m.envelope.timestamp) for m in mems])
     akeys: dict[tuple, int] = {}
-    rows, refs = [], []
+    rows, refs, texts = [], [], []
     postings = content = 0
     for m in mems:
         env = m.envelope
         if env.operation not in ROW_OPS or env.record is None:
             continue
-        cols, key, evrefs, n_tokens = row_columns(m)
+        cols, key, evrefs, n_tokens, seq = row_columns(m)
+        texts.append((m.memory_id, len(seq), search.wrap(seq)))
         postings += n_tokens
         content += len(env.record.content)
         akey = akeys.get(key)
@@ -355,13 +357,14 @@ def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
         rows.append(cols[:8] + (akey,) + cols[8:])
         refs += [(m.memory_id, typ, ref) for typ, ref in evrefs]
     conn.executemany("INSERT INTO rows VALUES (" + marks(17) + ")", rows)
+    conn.executemany("INSERT INTO texts VALUES (?, ?, ?)", texts)
     conn.executemany("INSERT OR IGNORE INTO evref VALUES (?, ?, ?)", refs)
     return Totals(len(rows), postings, content)
 
 
 def row_columns(m: VerifiedMemory):
     """(row columns without ``akey``, the anchor/evidence key, typed evidence references, the
-    number of §7.9 tokens)."""
+    number of §7.9 tokens, the token sequence)."""
     from ..core.grammar import utc_timestamp
 
     env = m.envelope
@@ -377,12 +380,13 @@ def row_columns(m: VerifiedMemory):
             if e.startswith("memory:") or e.startswith("event:")]
     topics = "\n" + "".join(t + "\n" for t in data["topics"])
     pathset = "\n" + "".join(p["path"] + "\n" for p in anchor.get("paths", ()))
-    toks = tokens(data["content"] + "\n" + "\n".join(data["topics"]))
+    seq = token_sequence(data["content"] + "\n" + "\n".join(data["topics"]))
+    toks = sorted(set(seq))  # = gostr.tokens of the same text
     size = len(canonical.compact_plain(rec.content))
     cols = (m.memory_id, rec.kind, "active", 0, 0, env.timestamp, utc_timestamp(env.timestamp), size,
             "", env.actor, env.stream, env.sequence, rec.attempt_outcome, topics, pathset,
             " " + " ".join(toks) + " ")
-    return cols, key, refs, len(toks)
+    return cols, key, refs, len(toks), seq
 
 
 def derive(conn, added: dict[str, VerifiedMemory], removed: dict[str, str], all_rows: bool = False) -> None:

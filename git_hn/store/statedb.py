@@ -33,7 +33,7 @@ from ..errors import ConflictError, LocalStateError, StateUnwritable, StateWrite
 from . import private
 from .repo import Repo
 
-VERSION = "4"
+VERSION = "5"
 NAME = "state-v0.sqlite"
 SEAL = "state-v0.seal"
 MAX_BYTES = 8 << 30
@@ -70,6 +70,8 @@ CREATE INDEX rows_kind ON rows(kind, lrank, ts DESC, id);
 CREATE INDEX rows_challenged ON rows(lrank, ts DESC, id) WHERE challenged = 1;
 CREATE INDEX rows_groups ON rows(lifecycle, akey, ev_memory, actor, kind, size);
 CREATE INDEX rows_utc ON rows(utc);
+CREATE TABLE texts(id TEXT PRIMARY KEY, length INTEGER NOT NULL, seq TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX texts_length ON texts(length);
 CREATE TABLE published(remote TEXT NOT NULL, ref TEXT NOT NULL, head TEXT NOT NULL,
                        PRIMARY KEY(remote, ref)) WITHOUT ROWID;
 """
@@ -78,7 +80,8 @@ CREATE TABLE published(remote TEXT NOT NULL, ref TEXT NOT NULL, head TEXT NOT NU
 # the code that decides them. A state written by other code is discarded, never reused.
 _CODE = ("core/canonical.py", "core/chain.py", "core/envelope.py", "core/gostr.py",
          "core/grammar.py", "core/keys.py", "core/limits.py", "core/projection.py",
-         "core/strictjson.py", "store/state.py", "store/statedb.py", "store/streams.py")
+         "core/search.py", "core/strictjson.py", "store/state.py", "store/statedb.py",
+         "store/streams.py")
 _checker: str | None = None
 
 
