@@ -101,6 +101,12 @@ def load_record(repo: Repo, actor: str) -> Identity | None:
     data = private.read_private(repo.hn_dir, path)
     if data is None:
         return None
+    return parse_record(data, actor)
+
+
+def parse_record(data: bytes, actor: str | None = None) -> Identity:
+    """An identity record's bytes (CONTRACT §2.2, §2.3); ``actor`` is the one its keyring path
+    names (None for a record outside the keyring: an export file)."""
     doc = _read_record(data, ("version", "actor", "name", "publicKey", "privateKey", "lifecycle"))
     version = doc.get("version", 0)
     if isinstance(version, bool) or not isinstance(version, int):
@@ -114,8 +120,10 @@ def load_record(repo: Repo, actor: str) -> Identity | None:
         raise LocalStateError(f'unsupported local identity lifecycle "{one_line(lifecycle)}"')
     ident = Identity(_text(doc, "actor"), _text(doc, "name"), _text(doc, "publicKey"),
                      _text(doc, "privateKey"))
-    if ident.actor != actor:
+    if actor is not None and ident.actor != actor:
         raise LocalStateError("identity record actor does not match its path")
+    if not is_actor(ident.actor):
+        raise LocalStateError("identity actor does not match its public key")
     check_key_pair(ident.actor, ident.public_key, ident.private_key)
     return ident
 
@@ -204,6 +212,29 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     return ident, path
 
 
+def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str, bool, bool]:
+    """``git hn identity import``: store a validated identity in this keyring and make it active
+    when there is no active identity (or, with ``activate``, in place of the active one).
+
+    Returns (record path, whether the record is new, whether it is now the active identity). A
+    record already stored for the actor must be identical: an import never replaces a key."""
+    check_key_pair(ident.actor, ident.public_key, ident.private_key)
+    existing = load_record(repo, ident.actor)
+    if existing is not None and existing != ident:
+        raise InputError(f"identity {ident.actor} is already in this keyring with a different name or "
+                         "key; the import would replace it, so it is refused")
+    try:
+        current = load_active(repo).actor
+    except NoIdentity:
+        current = None
+    path = _store_record(repo, ident)
+    if current is None:
+        _write_active(repo, ident.actor)
+    elif current != ident.actor and activate:
+        private.write_private(repo.hn_dir, repo.active_path(), (ident.actor + "\n").encode("ascii"))
+    return path, existing is None, current is None or activate or current == ident.actor
+
+
 def list_identities(repo: Repo) -> list[tuple[Identity, bool]]:
     """Every stored record, sorted by actor, with whether it is the active one."""
     directory = repo.identities_dir()
@@ -220,4 +251,4 @@ def list_identities(repo: Repo) -> list[tuple[Identity, bool]]:
     return out
 
 
-__all__ = ["Identity", "NoIdentity", "create", "list_identities", "load_active", "HnError"]
+__all__ = ["Identity", "NoIdentity", "create", "install", "list_identities", "load_active", "HnError"]

@@ -1,0 +1,155 @@
+"""Command bodies of trust onboarding (issue 13): ``git hn policy init|trust|untrust``,
+``git hn identity export|import``, and the one-line hint recall and brief print when the trust
+policy hides memories.
+
+Like ``commands``, each body turns parsed values into one service call and renders the result;
+typer (``app``) registers them. The hint goes to stderr, after the output, as
+``git-hn: hint: …``: stdout keeps the contract's line formats and the brief's byte bound, and
+``--json`` output is unchanged (the brief's JSON already carries ``excludedUntrusted``).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import UsageError
+from . import render
+
+POLICY_INIT_USAGE = "usage: git hn policy init"
+TRUST_USAGE = "usage: git hn policy trust [ACTOR] [--kind KIND]..."
+UNTRUST_USAGE = "usage: git hn policy untrust ACTOR | --kind KIND..."
+EXPORT_USAGE = "usage: git hn identity export --output FILE"
+IMPORT_USAGE = "usage: git hn identity import FILE [--activate]"
+COMMIT_HINT = ("Commit .hn/policy.json to apply it: recall and brief read the policy at the query "
+               "commit, never the working tree")
+
+
+def policy_init_command(extra: list[str]) -> int:
+    from ..core.policyedit import label
+    from ..service import policy_edit
+    from ..store.repo import open_repo
+
+    if extra:
+        raise UsageError(POLICY_INIT_USAGE)
+    who, kinds = policy_edit.init(open_repo())
+    render.lines([f"Created .hn/policy.json trusting {label(who)} for {', '.join(kinds)}", COMMIT_HINT])
+    return 0
+
+
+def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) -> int:
+    from ..service import policy_edit
+    from ..store.repo import open_repo
+
+    usage = TRUST_USAGE if trust else UNTRUST_USAGE
+    if len(positional) > 1 or (not positional and not kinds):
+        raise UsageError(usage)
+    if not trust and positional and kinds:
+        # the format has no per-actor kinds: "untrust ACTOR --kind K" cannot mean "only K of
+        # ACTOR", and removing both would remove more than the user may have meant
+        from ..errors import InputError
+
+        raise InputError("untrust takes ACTOR or --kind, not both: trusted kinds apply to every "
+                         "trusted actor")
+    outcome = policy_edit.change(open_repo(), trust=trust, actor=positional[0] if positional else None,
+                                 kinds=kinds)
+    render.lines(change_lines(outcome, trust))
+    return 0
+
+
+def change_lines(outcome, trust: bool) -> list[str]:
+    from ..core.policyedit import label
+
+    edit = outcome.edit
+    lines = ["Added a memory section to .hn/policy.json"] if edit.created_section else []
+    for change in edit.changes:
+        if change.what == "actor":
+            who = label(outcome.who)
+            if trust and change.done:
+                kinds = ", ".join(edit.kinds) if edit.kinds else "no kinds yet (add them with --kind KIND)"
+                lines.append(f"Trusted {who} for {kinds}")
+            elif trust:
+                lines.append(f"Unchanged: {who} is already trusted")
+            else:
+                lines.append(f"Untrusted {who}" if change.done else f"Unchanged: {who} is not trusted")
+        elif trust:
+            lines.append(f"Trusted kind {change.value} for every trusted actor" if change.done
+                         else f"Unchanged: kind {change.value} is already trusted")
+        else:
+            lines.append(f"Untrusted kind {change.value} for every actor" if change.done
+                         else f"Unchanged: kind {change.value} is not trusted")
+    if edit.data is not None:
+        lines.append(COMMIT_HINT)
+    return lines
+
+
+def identity_export_command(output: str | None, extra: list[str]) -> int:
+    from ..core.gostr import one_line, short_id
+    from ..service import identity_transfer
+    from ..store.repo import open_repo
+
+    if extra or output is None:
+        raise UsageError(EXPORT_USAGE)
+    ident, path = identity_transfer.export_active(open_repo(), output)
+    render.lines([f"Exported identity {one_line(ident.name)} ({short_id(ident.actor)}) to {one_line(path)}",
+                  "The file holds your private key: keep it private, import it with git hn identity "
+                  "import FILE, then delete it"])
+    return 0
+
+
+def identity_import_command(positional: list[str], activate: bool) -> int:
+    from ..core.gostr import one_line, short_id
+    from ..service import identity_transfer
+    from ..store.repo import open_repo
+
+    if len(positional) != 1:
+        raise UsageError(IMPORT_USAGE)
+    ident, record, new, active = identity_transfer.import_file(open_repo(), positional[0], activate)
+    who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
+    lines = [f"Imported identity {who} into {record}" if new
+             else f"Identity {who} is already in this keyring"]
+    lines.append(f"Active identity: {who}" if active else
+                 "Active identity unchanged; add --activate to sign with the imported one")
+    render.lines(lines)
+    return 0
+
+
+# -- the hint ----------------------------------------------------------------------------------
+
+
+def hidden_hint(hidden: dict[str, int]) -> str | None:
+    """One line for memories default recall or the brief left out for trust, by trust class."""
+    count = sum(hidden.values())
+    if not count:
+        return None
+    what = f"{count} {'memory' if count == 1 else 'memories'}"
+    see = "see them with --include-untrusted"
+    if hidden.get("policy-missing"):
+        return (f"{what} hidden: no memory trust policy at this commit; {see}, or create one with "
+                "git hn policy init and commit it")
+    classes = {c for c, n in hidden.items() if n}
+    if classes == {"actor-untrusted"}:
+        how = "trust their authors with git hn policy trust ACTOR"
+    elif classes == {"kind-untrusted"}:
+        how = "trust their kinds with git hn policy trust --kind KIND"
+    else:
+        how = "trust their authors or kinds with git hn policy trust ACTOR|--kind KIND"
+    return f"{what} hidden by the trust policy; {see}, or {how}"
+
+
+def brief_hint(repo, doc: dict) -> None:
+    """The hint after a Markdown brief, from its ``excludedUntrusted`` count."""
+    count = doc.get("excludedUntrusted", 0)
+    if count:
+        from ..service.policy_edit import policy_present
+
+        present = policy_present(repo, doc["atCommit"])
+        hint({"untrusted" if present else "policy-missing": count})
+
+
+def hint(hidden: dict[str, int]) -> None:
+    from ..core.gostr import one_line
+
+    text = hidden_hint(hidden)
+    if text:
+        sys.stderr.write("git-hn: hint: " + one_line(text) + "\n")
+        sys.stderr.flush()

@@ -1,0 +1,185 @@
+"""Editing ``.hn/policy.json`` without hand-written JSON (issue 13): the document ``git hn policy
+init`` writes, the canonical form every edit writes, the trust and untrust edits, and resolving an
+ACTOR argument (full ID, hex prefix or display name) against the actors git-hn knows.
+
+Pure: takes the file's bytes and the known actors, returns the new bytes and what changed. Every
+document written here is first read back through ``policy.parse_policy``, the validation ``git hn
+policy show`` and recall use, so an edit can never produce a policy they refuse. An edit only
+ever touches the ``memory`` section; the rest of the document keeps its values (in the canonical
+key order and layout, Go's ``MarshalIndent``).
+
+The format has no per-actor kinds: ``trustedKinds`` applies to every trusted actor, so ``--kind``
+edits that one global list. Resolving a name or prefix refuses anything ambiguous rather than
+guess: trusting the wrong actor because two share a name (*name squatting*: display names are
+chosen by their authors and are not unique) would silently qualify someone else's memories.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from ..errors import InputError, PolicyError
+from . import canonical
+from .gostr import one_line, short_id
+from .limits import KINDS, LIMITS
+from .policy import parse_policy
+from .strictjson import fold_key, read_document
+
+DEFAULT_KINDS = tuple(sorted(KINDS))  # a trusted actor's memories are all recalled by default
+MIN_PREFIX = 8
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_TOP = ("version", "maintainers", "proposals", "pipelines", "memory")
+_PROPOSALS = ("requiredApprovals", "requiredAccepts", "trustedReviewers", "allowAuthorApproval")
+_PIPELINE = ("requiredResults", "trustedRunners")
+
+
+class Known(NamedTuple):
+    """An actor git-hn knows of, with the display names it was seen with (newest first)."""
+
+    actor: str
+    names: tuple[str, ...] = ()
+
+
+class Change(NamedTuple):
+    """One effect of an edit: ``what`` is ``actor`` or ``kind``; ``done`` False means unchanged."""
+
+    what: str
+    value: str
+    done: bool
+
+
+class Edit(NamedTuple):
+    data: bytes | None  # the new file bytes; None when nothing changed
+    changes: tuple[Change, ...]
+    created_section: bool
+    kinds: tuple[str, ...]  # trustedKinds after the edit
+
+
+def initial(actor: str) -> bytes:
+    """The smallest valid policy (CONTRACT §6.3) trusting ``actor`` for the default kinds."""
+    return _checked({"version": "hn.policy/0", "maintainers": [actor],
+                     "proposals": {"requiredAccepts": 1},
+                     "memory": {"trustedActors": [actor], "trustedKinds": list(DEFAULT_KINDS)}})
+
+
+def check_kinds(kinds) -> tuple[str, ...]:
+    for k in kinds:
+        if k not in KINDS:
+            raise InputError(f'invalid kind "{one_line(k)}"; use one of {", ".join(DEFAULT_KINDS)}')
+    return tuple(sorted(set(kinds)))
+
+
+def canonical_document(data: bytes) -> dict:
+    """The validated document with canonical key names and order, nulls dropped (their zero
+    values), pipelines by name and the memory lists sorted. Raises ``PolicyError`` as
+    ``policy show`` would."""
+    parse_policy(data)
+    doc = read_document(data, prefix="parse policy: ", max_bytes=LIMITS.max_policy, fold_keys=True,
+                        error=PolicyError) or {}
+    top = _bind(doc, _TOP)
+    out = {"version": top["version"], "maintainers": list(top["maintainers"])}
+    proposals = _bind(top.get("proposals"), _PROPOSALS)
+    if proposals:
+        out["proposals"] = proposals
+    pipelines = top.get("pipelines")
+    if pipelines:
+        out["pipelines"] = {name: _bind(pipelines[name], _PIPELINE) for name in sorted(pipelines)}
+    memory = _bind(top.get("memory"), ("trustedActors", "trustedKinds"))
+    if top.get("memory") is not None:
+        out["memory"] = {"trustedActors": sorted(memory["trustedActors"]),
+                         "trustedKinds": sorted(memory["trustedKinds"])}
+    return out
+
+
+def _bind(value, names: tuple[str, ...]) -> dict:
+    """Keys folded to their field names (the document is already valid), in ``names`` order."""
+    if value is None:
+        return {}
+    fields = {n.lower(): n for n in names}
+    bound = {fields[fold_key(k)]: v for k, v in value.items()}
+    return {n: bound[n] for n in names if bound.get(n) is not None}
+
+
+def _checked(doc: dict) -> bytes:
+    data = canonical.indented(doc)
+    parse_policy(data)  # what is written is exactly what policy show and recall accept
+    return data
+
+
+def edit(data: bytes, *, trust: bool, actor: str | None = None, kinds=()) -> Edit:
+    """Add (``trust``) or remove ``actor`` and ``kinds`` in the memory section of ``data``.
+
+    Trusting into a document without a memory section creates one: with ``kinds`` if given,
+    else the default kinds. Untrusting from a document without one changes nothing."""
+    doc = canonical_document(data)
+    kinds = check_kinds(kinds)
+    memory = doc.get("memory")
+    created = memory is None and trust
+    if created:  # the kinds named, else the default ones
+        memory = doc["memory"] = {"trustedActors": [],
+                                  "trustedKinds": [] if kinds else list(DEFAULT_KINDS)}
+    changes = []
+    if actor is not None:
+        changes.append(_apply(memory["trustedActors"], actor, trust, "actor") if memory is not None
+                       else Change("actor", actor, False))
+    for k in kinds:
+        changes.append(_apply(memory["trustedKinds"], k, trust, "kind") if memory is not None
+                       else Change("kind", k, False))
+    after = tuple(memory["trustedKinds"]) if memory is not None else ()
+    if not created and not any(c.done for c in changes):
+        return Edit(None, tuple(changes), False, after)
+    return Edit(_checked(doc), tuple(changes), created, after)
+
+
+def _apply(items: list, value: str, add: bool, what: str) -> Change:
+    present = value in items
+    if add and not present:
+        items.append(value)
+    elif not add and present:
+        items.remove(value)
+    items.sort()
+    return Change(what, value, add != present)
+
+
+# -- ACTOR arguments ----------------------------------------------------------------------------
+
+
+def resolve_actor(query: str, known: list[Known]) -> Known:
+    """A full actor ID (any case; it need not be known), a unique prefix of at least eight hex
+    characters, or a display name that exactly one known actor was seen with (an exact match
+    first, else a case-insensitive one)."""
+    by_actor = {k.actor: k for k in known}
+    if _HEX.fullmatch(query) and len(query) == 64:
+        actor = query.lower()
+        return by_actor.get(actor, Known(actor))
+    found = set()
+    if _HEX.fullmatch(query) and len(query) >= MIN_PREFIX:
+        found |= {a for a in by_actor if a.startswith(query.lower())}
+    named = {k.actor for k in known if query in k.names}
+    if not named:
+        folded = query.casefold()
+        named = {k.actor for k in known if any(n.casefold() == folded for n in k.names)}
+    found |= named
+    shown = one_line(query)
+    if len(found) > 1:
+        raise InputError(f"actor {shown} is ambiguous: it matches {len(found)} known actors; "
+                         "use a longer prefix or the full actor ID")
+    if found:
+        return by_actor[found.pop()]
+    if _HEX.fullmatch(query) and len(query) < MIN_PREFIX:
+        raise InputError(f"actor prefix {shown} is shorter than {MIN_PREFIX} hex characters; "
+                         "use a longer prefix or the full actor ID")
+    raise InputError(f"no known actor matches {shown}; use the full actor ID (git hn identity "
+                     "public prints it)")
+
+
+def label(known: Known) -> str:
+    """``Name (short ID)``, or the short ID alone for an actor seen with no name."""
+    if known.names:
+        return f"{one_line(known.names[0])} ({short_id(known.actor)})"
+    return short_id(known.actor)
+
+
+__all__ = ["DEFAULT_KINDS", "Known", "Change", "Edit", "initial", "edit", "canonical_document",
+           "check_kinds", "resolve_actor", "label"]

@@ -1,0 +1,116 @@
+"""``git hn policy init|trust|untrust`` (issue 13): trust without hand-written JSON.
+
+Each command reads the working tree's ``.hn/policy.json`` (``store.worktree``), refuses a file
+that ``policy show`` would refuse (same validation, ``core.policy``), applies one edit
+(``core.policyedit``) and writes the canonical result atomically. The commit stays the user's:
+nothing is staged or committed, and recall keeps reading the policy at the query commit until the
+edit is committed.
+
+An ACTOR argument is resolved against the actors git-hn knows: the local identities, the authors
+of verified memory (from the verified state, one newest memory per stream for its name) and the
+actors the file already lists. Trusts: the verified state for who authored what; the names are
+the authors' own and are only ever used when they identify exactly one actor.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..core import policyedit
+from ..core.policyedit import Edit, Known
+from ..errors import InputError, PolicyError
+from ..store import worktree
+from ..store.repo import Repo
+
+
+class Outcome(NamedTuple):
+    who: Known | None
+    edit: Edit
+
+
+def _top(repo: Repo) -> str:
+    top = worktree.toplevel(repo)
+    if top is None:
+        raise InputError(f"git hn policy edits {worktree.POLICY} in a working tree; this repository "
+                         "has none")
+    return top
+
+
+def init(repo: Repo) -> tuple[Known, tuple[str, ...]]:
+    """Create the policy trusting the active identity (also its only maintainer) for the
+    default kinds; refuses to overwrite any existing file."""
+    from ..store import identity
+
+    ident = identity.load_active(repo)
+    top = _top(repo)
+    worktree.check_dir(top)
+    if worktree.read_policy(top) is not None:
+        raise InputError(f"{worktree.POLICY} already exists in the working tree; change it with "
+                         "git hn policy trust|untrust")
+    worktree.write_policy(top, policyedit.initial(ident.actor), expected=None)
+    return Known(ident.actor, (ident.name,)), policyedit.DEFAULT_KINDS
+
+
+def change(repo: Repo, *, trust: bool, actor: str | None, kinds) -> Outcome:
+    """Trust or untrust one actor and/or kinds in the working-tree policy."""
+    top = _top(repo)
+    found = worktree.read_policy(top)
+    if found is None:
+        raise InputError(f"no {worktree.POLICY} in the working tree; create one with git hn policy init")
+    data, mode = found
+    try:
+        doc = policyedit.canonical_document(data)
+    except PolicyError as exc:
+        raise PolicyError(f"{worktree.POLICY} in the working tree is invalid: {exc.message}") from None
+    kinds = policyedit.check_kinds(kinds)
+    who = None
+    if actor is not None:
+        listed = list(doc.get("memory", {}).get("trustedActors", ())) + list(doc["maintainers"])
+        who = policyedit.resolve_actor(actor, known_actors(repo, listed))
+    result = policyedit.edit(data, trust=trust, actor=who.actor if who else None, kinds=kinds)
+    if result.data is not None:
+        worktree.write_policy(top, result.data, expected=data, mode=mode)
+    return Outcome(who, result)
+
+
+def known_actors(repo: Repo, listed=()) -> list[Known]:
+    """Local identities first, then authors of verified memory (newest name first), then the
+    actors ``listed`` (by the policy file itself, with no name)."""
+    from ..store import identity, stateview, streams
+
+    names: dict[str, list[str]] = {}
+    for ident, _active in identity.list_identities(repo):
+        names.setdefault(ident.actor, []).append(ident.name)
+    listing = streams.list_sources(repo)
+    seen = stateview.serve(repo, _authors_from_state, lambda: _authors_from_collection(repo, listing),
+                           listing)
+    for actor, name, _ts in sorted(seen, key=lambda s: s[2], reverse=True):
+        have = names.setdefault(actor, [])
+        if name not in have:
+            have.append(name)
+    for actor in listed:
+        names.setdefault(actor, [])
+    return [Known(actor, tuple(n)) for actor, n in names.items()]
+
+
+def _authors_from_state(view) -> list[tuple[str, str, str]]:
+    """(actor, name, timestamp) of the newest memory of every stream in the verified state."""
+    ids = [r[0] for r in view.conn.execute(
+        "SELECT c.id FROM sources s JOIN chain c ON c.sid = s.sid AND c.seq = s.length")]
+    mems = view.load(ids)
+    return [(m.envelope.actor, m.envelope.actor_name, m.envelope.timestamp) for m in mems.values()]
+
+
+def _authors_from_collection(repo: Repo, listing) -> list[tuple[str, str, str]]:
+    from ..store import streams
+
+    collection = streams.collect(repo, listing)
+    return [(m.envelope.actor, m.envelope.actor_name, m.envelope.timestamp)
+            for m in collection.memories]
+
+
+def policy_present(repo: Repo, commit: str) -> bool:
+    """Whether the policy at ``commit`` has a memory section (for the trust hint)."""
+    from ..store.resolver import Resolver, load_policy
+
+    return load_policy(repo, Resolver(repo), commit).memory is not None

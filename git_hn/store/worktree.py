@@ -1,0 +1,175 @@
+"""The working tree's ``.hn/policy.json``, for the commands that edit it (issue 13).
+
+Owns: finding the working tree, reading the file there (bounded, regular files only) and
+replacing it atomically. Trusts: nothing in the file; the caller validates every byte. Recall never
+reads this file: trust is read from the query commit (CONTRACT §6.1), so an edit here changes
+nothing until the user commits it, and nothing here stages or commits.
+
+Attacks defended against: a symlink planted at ``.hn`` or ``.hn/policy.json`` redirecting the
+write outside the repository (*symlink redirection*: both are refused, and files are opened with
+``O_NOFOLLOW``); a FIFO or device at the path blocking the reader (*non-regular file*); a crash or
+full disk halfway through leaving a truncated policy (*torn write*: the new bytes are written to a
+temporary file and renamed over the old one); an edit racing another edit or an editor and
+silently undoing it (*lost update*: the file is read again just before the rename and must still
+hold the bytes the edit started from).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from ..core.limits import LIMITS
+from ..errors import ConflictError, InputError, LocalStateError, PolicyError
+from .repo import Repo
+
+POLICY = ".hn/policy.json"  # as named in messages (relative to the working tree)
+
+
+def toplevel(repo: Repo) -> str | None:
+    """The working tree's top directory, or None (a bare repository)."""
+    proc = repo.git.run(["rev-parse", "--show-toplevel"])
+    out = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+    return out if proc.returncode == 0 and out else None
+
+
+def policy_dir(top: str) -> str:
+    return os.path.join(top, ".hn")
+
+
+def policy_path(top: str) -> str:
+    return os.path.join(top, ".hn", "policy.json")
+
+
+def _lstat(path: str):
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise LocalStateError(f"{POLICY} cannot be read: {exc.strerror}") from None
+
+
+def check_dir(top: str) -> bool:
+    """True if ``.hn`` is a real directory, False if absent; refuses a symlink or another kind."""
+    st = _lstat(policy_dir(top))
+    if st is None:
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        raise InputError(".hn in the working tree is a symbolic link; git hn edits only a real "
+                         f"{POLICY}")
+    if not stat.S_ISDIR(st.st_mode):
+        raise InputError(".hn in the working tree is not a directory")
+    return True
+
+
+def read_policy(top: str) -> tuple[bytes, int] | None:
+    """The working-tree policy's bytes and permission bits, or None when there is no file."""
+    if not check_dir(top):
+        return None
+    path = policy_path(top)
+    st = _lstat(path)
+    if st is None:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise InputError(f"{POLICY} in the working tree is a symbolic link; git hn edits only a "
+                         "regular file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{POLICY} in the working tree is not a regular file")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise LocalStateError(f"{POLICY} cannot be read: {exc.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError(f"{POLICY} in the working tree is not a regular file")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, 65_536)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > LIMITS.max_policy:
+                raise PolicyError(f"policy exceeds {LIMITS.max_policy} bytes")
+            chunks.append(chunk)
+    except OSError as exc:
+        raise LocalStateError(f"{POLICY} cannot be read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks), stat.S_IMODE(st.st_mode)
+
+
+def write_policy(top: str, data: bytes, expected: bytes | None, mode: int | None = None) -> str:
+    """Write ``data`` to the working-tree policy atomically and return its path.
+
+    ``expected`` None: create the file, refusing if one exists (also one created meanwhile:
+    the new file is linked into place, which never replaces anything). Else: replace the file,
+    which must still hold exactly ``expected``; ``mode`` keeps its permission bits."""
+    directory = policy_dir(top)
+    if not check_dir(top):
+        try:
+            os.mkdir(directory)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise LocalStateError(f".hn cannot be created in the working tree: {exc.strerror}") from None
+        check_dir(top)
+    path = policy_path(top)
+    fd, tmp = -1, ""
+    try:
+        for _ in range(16):
+            tmp = os.path.join(directory, ".policy.json.hn-" + os.urandom(8).hex())
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+                break
+            except FileExistsError:
+                tmp = ""
+        if fd < 0:
+            raise OSError(17, "no unique temporary name")
+        if mode is not None:
+            os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        if expected is None:
+            _link_new(tmp, path)
+        else:
+            now = read_policy(top)
+            if now is None or now[0] != expected:
+                raise ConflictError(f"{POLICY} changed while git hn was editing it; run the command again")
+            os.rename(tmp, path)
+        tmp = ""
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError as exc:
+        raise LocalStateError(f"{POLICY} cannot be written: {exc.strerror}") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return path
+
+
+def _link_new(tmp: str, path: str) -> None:
+    try:
+        os.link(tmp, path)  # fails if the path exists, whatever it is: nothing is overwritten
+    except FileExistsError:
+        raise InputError(f"{POLICY} already exists in the working tree; change it with "
+                         "git hn policy trust|untrust") from None
+    except OSError:  # a file system without hard links: rename, after checking once more
+        if os.path.lexists(path):
+            raise InputError(f"{POLICY} already exists in the working tree; change it with "
+                             "git hn policy trust|untrust") from None
+        os.rename(tmp, path)
+        return
+    os.unlink(tmp)

@@ -1,0 +1,509 @@
+"""Trust without hand-written JSON (issue 13, item 3): ``git hn policy init|trust|untrust``, the
+hint default recall and brief print when the trust policy hides memories, and ``git hn identity
+export|import``, on real repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from git_hn.core.limits import KINDS
+from git_hn.errors import InputError
+from helpers import actor_of, git, hn, make_repo, record_id
+
+ALL_KINDS = sorted(KINDS)
+COMMIT_HINT = ("Commit .hn/policy.json to apply it: recall and brief read the policy at the query "
+               "commit, never the working tree")
+
+
+def _policy_file(repo) -> Path:
+    return Path(repo) / ".hn" / "policy.json"
+
+
+def _commit(repo, message="trust"):
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def _recall_ids(repo, *args) -> list[str]:
+    r = hn(repo, "memory", "recall", "--json", *args)
+    assert r.code == 0, r.err
+    return sorted(m["id"] for m in r.json()["memories"])
+
+
+def _show(repo) -> dict:
+    r = hn(repo, "policy", "show", "--json")
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _canonical(doc: dict) -> str:
+    return json.dumps(doc, indent=2) + "\n"
+
+
+@pytest.fixture
+def team(tmp_path):
+    """Alice's repository with Bob's streams fetched as accepted refs (Bob works in a clone)."""
+    alice = make_repo(tmp_path / "alice")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(alice), str(bob))
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    git(alice, "remote", "add", "bob", str(bob))
+
+    def exchange():
+        git(alice, "fetch", "-q", "bob", "+refs/hn/memory/*:refs/hn/remotes/bob/memory/*")
+
+    return alice, bob, exchange
+
+
+# -- policy init -------------------------------------------------------------------------------
+
+
+def test_policy_init_trusts_the_active_identity_and_recall_follows_once_committed(inited):
+    a = actor_of(inited)
+    mine = record_id(inited, content="keep the index canonical")
+    assert _recall_ids(inited) == []  # no policy: policy-missing
+
+    r = hn(inited, "policy", "init")
+    assert r.code == 0, r.err
+    assert r.out.splitlines() == [
+        f"Created .hn/policy.json trusting Alice Agent ({a[:12]}) for {', '.join(ALL_KINDS)}", COMMIT_HINT]
+    expected = {"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1},
+                "memory": {"trustedActors": [a], "trustedKinds": ALL_KINDS}}
+    assert _policy_file(inited).read_text() == _canonical(expected)
+    # the commit stays the user's: nothing staged, and recall reads the committed policy only
+    assert git(inited, "status", "--porcelain") == "?? .hn/"
+    assert _recall_ids(inited) == []
+
+    _commit(inited)
+    shown = _show(inited)
+    assert shown["memory"] == {"trustedActors": [a], "trustedKinds": ALL_KINDS}
+    assert _recall_ids(inited) == [mine]
+    r = hn(inited, "memory", "recall")
+    assert r.code == 0 and r.err == ""  # nothing hidden, no hint
+
+
+def test_policy_init_refuses_to_overwrite_and_needs_an_identity(repo):
+    r = hn(repo, "policy", "init")
+    assert (r.code, r.err) == (1, "git-hn: no identity; run 'git hn init'\n")
+    assert not (repo / ".hn").exists()
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    (repo / ".hn").mkdir()
+    _policy_file(repo).write_text("{ hand written }")
+    r = hn(repo, "policy", "init")
+    assert (r.code, r.err) == (1, "git-hn: .hn/policy.json already exists in the working tree; change "
+                                  "it with git hn policy trust|untrust\n")
+    assert _policy_file(repo).read_text() == "{ hand written }"
+    assert hn(repo, "policy", "init", "extra").err == "git-hn: usage: git hn policy init\n"
+
+
+def test_policy_init_refuses_a_symlinked_policy_directory(inited, tmp_path):
+    """*Symlink redirection*: a planted ``.hn`` symlink must not make git-hn write elsewhere."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (inited / ".hn").symlink_to(elsewhere)
+    r = hn(inited, "policy", "init")
+    assert r.code == 1 and "symbolic link" in r.err
+    assert list(elsewhere.iterdir()) == []
+
+
+# -- policy trust / untrust --------------------------------------------------------------------
+
+
+def test_trust_and_untrust_by_name_prefix_and_id_change_what_recall_returns(team):
+    alice, bob, exchange = team
+    a, b = actor_of(alice), actor_of(bob)
+    mine = record_id(alice, content="alice decides")
+    decision = record_id(bob, content="bob decides")
+    observation = record_id(bob, kind="observation", content="bob observes")
+    exchange()
+    assert hn(alice, "policy", "init").code == 0
+    _commit(alice)
+    assert _recall_ids(alice) == [mine]
+
+    r = hn(alice, "policy", "trust", "Bob")
+    assert r.code == 0, r.err
+    assert r.out.splitlines() == [f"Trusted Bob ({b[:12]}) for {', '.join(ALL_KINDS)}", COMMIT_HINT]
+    assert git(alice, "diff", "--cached", "--name-only") == ""  # never staged
+    assert _recall_ids(alice) == [mine]  # not committed yet
+    _commit(alice)
+    assert _show(alice)["memory"]["trustedActors"] == sorted([a, b])
+    assert _recall_ids(alice) == sorted([mine, decision, observation])
+
+    before = _policy_file(alice).read_bytes()
+    r = hn(alice, "policy", "trust", "bob")  # names match case-insensitively when none matches exactly
+    assert r.out.splitlines() == [f"Unchanged: Bob ({b[:12]}) is already trusted"]
+    assert _policy_file(alice).read_bytes() == before
+
+    r = hn(alice, "policy", "untrust", "--kind", "observation")
+    assert r.out.splitlines() == ["Untrusted kind observation for every actor", COMMIT_HINT]
+    _commit(alice)
+    assert _show(alice)["memory"]["trustedKinds"] == [k for k in ALL_KINDS if k != "observation"]
+    assert _recall_ids(alice) == sorted([mine, decision])
+    assert hn(alice, "policy", "untrust", "--kind", "observation").out == \
+        "Unchanged: kind observation is not trusted\n"
+
+    r = hn(alice, "policy", "untrust", b[:10])
+    assert r.out.splitlines() == [f"Untrusted Bob ({b[:12]})", COMMIT_HINT]
+    _commit(alice)
+    assert _recall_ids(alice) == [mine]
+
+    r = hn(alice, "policy", "trust", b.upper(), "--kind", "observation")
+    assert r.out.splitlines() == [
+        f"Trusted Bob ({b[:12]}) for {', '.join(ALL_KINDS)}",
+        "Trusted kind observation for every trusted actor", COMMIT_HINT]
+    _commit(alice)
+    assert _show(alice)["memory"] == {"trustedActors": sorted([a, b]), "trustedKinds": ALL_KINDS}
+    assert _recall_ids(alice) == sorted([mine, decision, observation])
+
+
+def test_actor_arguments_that_are_short_unknown_or_ambiguous_are_refused(tmp_path):
+    """*Name squatting*: two actors may pick the same display name; a name that matches more
+    than one known actor is refused instead of trusting either."""
+    alice = make_repo(tmp_path / "alice")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    twin = tmp_path / "twin"
+    git(tmp_path, "clone", "-q", str(alice), str(twin))
+    assert hn(twin, "init", "--name", "Alice").code == 0
+    record_id(twin, content="I am Alice too")
+    git(alice, "remote", "add", "twin", str(twin))
+    git(alice, "fetch", "-q", "twin", "+refs/hn/memory/*:refs/hn/remotes/twin/memory/*")
+    assert hn(alice, "policy", "init").code == 0
+    before = _policy_file(alice).read_bytes()
+
+    cases = {
+        ("trust", "Alice"): "actor Alice is ambiguous: it matches 2 known actors; use a longer prefix or "
+                            "the full actor ID",
+        ("trust", "abc123"): "actor prefix abc123 is shorter than 8 hex characters; use a longer prefix "
+                             "or the full actor ID",
+        ("trust", "Mallory"): "no known actor matches Mallory; use the full actor ID (git hn identity "
+                              "public prints it)",
+        ("trust", "0" * 12): "no known actor matches 000000000000; use the full actor ID (git hn "
+                             "identity public prints it)",
+        ("trust", actor_of(twin)[:8], "--kind", "secret"): 'invalid kind "secret"; use one of '
+                                                            + ", ".join(ALL_KINDS),
+        ("untrust", actor_of(twin), "--kind", "decision"): "untrust takes ACTOR or --kind, not both: "
+                                                            "trusted kinds apply to every trusted actor",
+    }
+    for args, message in cases.items():
+        r = hn(alice, "policy", *args)
+        assert (r.code, r.err) == (1, f"git-hn: {message}\n"), args
+    assert hn(alice, "policy", "trust").err == "git-hn: usage: git hn policy trust [ACTOR] [--kind KIND]...\n"
+    assert hn(alice, "policy", "untrust", "x", "y").err == \
+        "git-hn: usage: git hn policy untrust ACTOR | --kind KIND...\n"
+    assert _policy_file(alice).read_bytes() == before
+    # a full ID is accepted even for an actor git-hn has not seen (a teammate yet to record)
+    stranger = "ab" * 32
+    r = hn(alice, "policy", "trust", stranger)
+    assert r.out.splitlines()[0] == f"Trusted {stranger[:12]} for {', '.join(ALL_KINDS)}"
+    # a unique prefix of the other Alice works where her name does not
+    r = hn(alice, "policy", "trust", actor_of(twin)[:8])
+    assert r.out.splitlines()[0] == f"Trusted Alice ({actor_of(twin)[:12]}) for {', '.join(ALL_KINDS)}"
+
+
+def test_an_ambiguous_hex_prefix_is_refused():
+    from git_hn.core.policyedit import Known, resolve_actor
+
+    known = [Known("abcdef01" + "1" * 56, ("One",)), Known("abcdef01" + "2" * 56, ("Two",))]
+    with pytest.raises(InputError) as exc:
+        resolve_actor("abcdef01", known)
+    assert exc.value.message == ("actor abcdef01 is ambiguous: it matches 2 known actors; use a "
+                                 "longer prefix or the full actor ID")
+    assert resolve_actor("abcdef012", known).names == ("Two",)
+    # a string that is one actor's name and another's prefix matches both: refused
+    squatter = [Known("deadbeef" + "0" * 56, ()), Known("1" * 64, ("deadbeef",))]
+    with pytest.raises(InputError):
+        resolve_actor("deadbeef", squatter)
+
+
+def test_edits_keep_the_rest_of_the_policy_and_write_it_canonical_and_sorted(inited):
+    a = actor_of(inited)
+    other = "f" * 64
+    (inited / ".hn").mkdir()
+    hand = ('{"Version":"hn.policy/0","maintainers":["%s"],'
+            '"proposals":{"allowAuthorApproval":false,"requiredAccepts":1,"trustedReviewers":null},'
+            '"pipelines":{"zeta":{"trustedRunners":["%s"],"requiredResults":1},'
+            '"alpha":{"requiredResults":1,"trustedRunners":["%s"]}},'
+            '"Memory":{"trustedKinds":["decision"],"trustedActors":["%s"]}}' % (a, a, a, other))
+    _policy_file(inited).write_text(hand)
+    os.chmod(_policy_file(inited), 0o640)
+    r = hn(inited, "policy", "trust", a)
+    assert r.out.splitlines() == [f"Trusted Alice Agent ({a[:12]}) for decision", COMMIT_HINT]
+    assert _policy_file(inited).read_text() == _canonical({
+        "version": "hn.policy/0", "maintainers": [a],
+        "proposals": {"requiredAccepts": 1, "allowAuthorApproval": False},
+        "pipelines": {"alpha": {"requiredResults": 1, "trustedRunners": [a]},
+                      "zeta": {"requiredResults": 1, "trustedRunners": [a]}},
+        "memory": {"trustedActors": sorted([a, other]), "trustedKinds": ["decision"]}})
+    assert stat.S_IMODE(os.stat(_policy_file(inited)).st_mode) == 0o640  # mode kept
+    assert [p.name for p in (inited / ".hn").iterdir()] == ["policy.json"]  # no temporary left
+    _commit(inited)
+    assert _show(inited)["memory"] == {"trustedActors": sorted([a, other]), "trustedKinds": ["decision"]}
+
+
+def test_edits_refuse_a_missing_invalid_or_symlinked_policy(inited, tmp_path):
+    a = actor_of(inited)
+    r = hn(inited, "policy", "trust", a)
+    assert r.err == "git-hn: no .hn/policy.json in the working tree; create one with git hn policy init\n"
+    (inited / ".hn").mkdir()
+    unsorted = json.dumps({"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1},
+                           "memory": {"trustedActors": ["f" * 64, a], "trustedKinds": ["decision"]}})
+    _policy_file(inited).write_text(unsorted)
+    r = hn(inited, "policy", "untrust", "--kind", "decision")
+    assert r.err == ("git-hn: .hn/policy.json in the working tree is invalid: memory trustedActors must "
+                     "be sorted\n")
+    assert _policy_file(inited).read_text() == unsorted
+    # *symlink redirection*: the edit never writes through a link
+    target = tmp_path / "outside.json"
+    target.write_text(_canonical({"version": "hn.policy/0", "maintainers": [a],
+                                  "proposals": {"requiredAccepts": 1}}))
+    _policy_file(inited).unlink()
+    _policy_file(inited).symlink_to(target)
+    before = target.read_bytes()
+    r = hn(inited, "policy", "trust", a)
+    assert r.code == 1 and r.err == ("git-hn: .hn/policy.json in the working tree is a symbolic link; "
+                                     "git hn edits only a regular file\n")
+    assert target.read_bytes() == before
+
+
+def test_trust_adds_a_memory_section_to_a_policy_without_one(inited):
+    a = actor_of(inited)
+    (inited / ".hn").mkdir()
+    _policy_file(inited).write_text(json.dumps({"version": "hn.policy/0", "maintainers": [a],
+                                                "proposals": {"requiredAccepts": 1}}))
+    assert hn(inited, "policy", "untrust", a).out == f"Unchanged: Alice Agent ({a[:12]}) is not trusted\n"
+    r = hn(inited, "policy", "trust", "--kind", "handoff", "--kind", "decision")
+    assert r.out.splitlines() == ["Added a memory section to .hn/policy.json",
+                                  "Trusted kind decision for every trusted actor",
+                                  "Trusted kind handoff for every trusted actor", COMMIT_HINT]
+    r = hn(inited, "policy", "trust", "Alice Agent")
+    assert r.out.splitlines() == [f"Trusted Alice Agent ({a[:12]}) for decision, handoff", COMMIT_HINT]
+    _commit(inited)
+    assert _show(inited)["memory"] == {"trustedActors": [a], "trustedKinds": ["decision", "handoff"]}
+
+
+# -- the hint ----------------------------------------------------------------------------------
+
+
+def _hint(text: str) -> str:
+    return f"git-hn: hint: {text}\n"
+
+
+def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
+    alice, bob, exchange = team
+    a = actor_of(alice)
+    record_id(alice, content="alice decides")
+    record_id(alice, kind="observation", content="alice observes")
+    record_id(bob, content="bob decides")
+    exchange()
+
+    missing = _hint("3 memories hidden: no memory trust policy at this commit; see them with "
+                    "--include-untrusted, or create one with git hn policy init and commit it")
+    assert hn(alice, "memory", "recall").err == missing
+    assert hn(alice, "memory", "brief").err == missing
+    # machine output and explicit choices carry no hint; recall's JSON keeps its keys
+    r = hn(alice, "memory", "recall", "--json")
+    assert r.err == "" and list(r.json()) == ["version", "warning", "queryDigest", "matched", "returned",
+                                              "truncated", "memories", "missingDependencies"]
+    assert hn(alice, "memory", "brief", "--json").err == ""
+    assert hn(alice, "memory", "recall", "--include-untrusted").err == ""
+    assert hn(alice, "memory", "recall", "--trust", "policy-missing").err == ""
+    assert hn(alice, "memory", "brief", "--include-untrusted").err == ""
+
+    assert hn(alice, "policy", "init").code == 0
+    _commit(alice)
+    authors = _hint("1 memory hidden by the trust policy; see them with --include-untrusted, or trust "
+                    "their authors with git hn policy trust ACTOR")
+    assert hn(alice, "memory", "recall").err == authors
+    assert hn(alice, "memory", "recall", "--kind", "observation").err == ""  # filters apply first
+
+    assert hn(alice, "policy", "untrust", "--kind", "observation").code == 0
+    _commit(alice)
+    both = "2 memories hidden by the trust policy; see them with --include-untrusted, or trust their " \
+           "authors or kinds with git hn policy trust ACTOR|--kind KIND"
+    assert hn(alice, "memory", "recall").err == _hint(both)
+    assert hn(alice, "memory", "brief").err == _hint(both)
+    assert hn(alice, "memory", "recall", "--actor", a).err == _hint(
+        "1 memory hidden by the trust policy; see them with --include-untrusted, or trust their kinds "
+        "with git hn policy trust --kind KIND")
+
+
+def test_the_hint_counts_the_same_from_the_state_and_from_a_full_collection(team, monkeypatch):
+    """The count is derived from the verified state's groups; a full collection must agree."""
+    from git_hn.store import stateview
+
+    alice, bob, exchange = team
+    record_id(alice, kind="observation", content="alice observes")
+    record_id(bob, content="bob decides")
+    record_id(bob, "--outcome", "failed", kind="attempt", content="bob tried")
+    exchange()
+    assert hn(alice, "policy", "init").code == 0
+    assert hn(alice, "policy", "untrust", "--kind", "observation").code == 0
+    _commit(alice)
+    from_state = hn(alice, "memory", "recall").err
+
+    def unavailable(*_a, **_k):
+        raise stateview.Unavailable
+
+    monkeypatch.setattr(stateview, "current", unavailable)
+    assert hn(alice, "memory", "recall").err == from_state == _hint(
+        "3 memories hidden by the trust policy; see them with --include-untrusted, or trust their "
+        "authors or kinds with git hn policy trust ACTOR|--kind KIND")
+
+
+# -- identity export / import ------------------------------------------------------------------
+
+
+def _record_bytes(repo) -> bytes:
+    a = actor_of(repo)
+    return (Path(repo) / ".git" / "hn" / "identities" / f"{a}.json").read_bytes()
+
+
+def test_identity_export_import_round_trip_keeps_one_actor(inited, tmp_path, monkeypatch):
+    a = actor_of(inited)
+    secret = json.loads(_record_bytes(inited))["privateKey"]
+    out = tmp_path / "alice.identity"
+    r = hn(inited, "identity", "export", "--output", str(out))
+    assert r.code == 0, r.err
+    assert r.out.splitlines() == [
+        f"Exported identity Alice Agent ({a[:12]}) to {out}",
+        "The file holds your private key: keep it private, import it with git hn identity import FILE, "
+        "then delete it"]
+    assert secret not in r.out
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
+    assert out.read_bytes() == _record_bytes(inited)  # exactly a keyring record
+
+    # another machine: its own HOME and a clone without any identity
+    other_home = tmp_path / "other-home"
+    other_home.mkdir()
+    (other_home / ".gitconfig").write_text("[user]\n\tname = Other\n\temail = o@example.invalid\n")
+    monkeypatch.setenv("HOME", str(other_home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(other_home / ".gitconfig"))
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(inited), str(clone))
+    record_path = clone / ".git" / "hn" / "identities" / f"{a}.json"
+    r = hn(clone, "identity", "import", str(out))
+    assert r.code == 0, r.err
+    assert r.out.splitlines() == [f"Imported identity Alice Agent ({a[:12]}) into {record_path}",
+                                  f"Active identity: Alice Agent ({a[:12]})"]
+    assert actor_of(clone) == a
+    assert stat.S_IMODE(os.stat(record_path).st_mode) == 0o600
+    assert record_path.read_bytes() == _record_bytes(inited)
+    mid = record_id(clone, content="recorded on the other machine")
+    shown = hn(clone, "memory", "show", mid, "--json").json()
+    assert shown["envelope"]["actor"] == a
+    # importing the same identity again changes nothing
+    r = hn(clone, "identity", "import", str(out))
+    assert r.out.splitlines() == [f"Identity Alice Agent ({a[:12]}) is already in this keyring",
+                                  f"Active identity: Alice Agent ({a[:12]})"]
+
+
+def test_identity_export_refuses_stdout_existing_files_and_the_working_tree(inited, tmp_path):
+    """*Key disclosure*: never to a terminal or log, never over or through an existing file,
+    never where a commit could publish it."""
+    secret = json.loads(_record_bytes(inited))["privateKey"]
+    results = []
+    for args in (["--output", "-"], []):
+        results.append(hn(inited, "identity", "export", *args))
+    assert results[0].err == ("git-hn: identity export never uses standard output: a private key "
+                              "belongs in a file only you can read; name one\n")
+    assert results[1].err == "git-hn: usage: git hn identity export --output FILE\n"
+    existing = tmp_path / "existing"
+    existing.write_text("keep me")
+    results.append(hn(inited, "identity", "export", "--output", str(existing)))
+    assert results[-1].err == (f"git-hn: identity export file {existing} already exists; an export "
+                               "never overwrites a file, so name a new one\n")
+    assert existing.read_text() == "keep me"
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "target")
+    results.append(hn(inited, "identity", "export", "--output", str(link)))
+    assert results[-1].code == 1 and not (tmp_path / "target").exists()
+    inside = inited / "alice.identity"
+    results.append(hn(inited, "identity", "export", "--output", str(inside)))
+    assert results[-1].err == (f"git-hn: identity export file {inside} would be inside the working tree, "
+                               "where a commit could publish the private key; write it outside the "
+                               "repository\n")
+    assert not inside.exists()
+    results.append(hn(inited, "identity", "export", "--output", str(tmp_path / "no" / "such" / "dir")))
+    assert results[-1].err.startswith(f"git-hn: identity export file {tmp_path / 'no' / 'such' / 'dir'} "
+                                      "cannot be created: ")
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        results.append(hn(inited, "identity", "export", "--output", str(locked / "x")))
+        assert results[-1].err == (f"git-hn: identity export file {locked / 'x'} cannot be created: "
+                                   "Permission denied\n")
+    for r in results:
+        assert r.code == 1 and r.out == "" and secret not in r.err
+
+
+def test_identity_import_checks_the_file_and_never_replaces_a_key(inited, tmp_path):
+    a = actor_of(inited)
+    export = tmp_path / "alice.identity"
+    assert hn(inited, "identity", "export", "--output", str(export)).code == 0
+    record = json.loads(export.read_text())
+    target = make_repo(tmp_path / "target")
+    errors = []
+
+    def refused(path, message):
+        r = hn(target, "identity", "import", str(path))
+        assert (r.code, r.err) == (1, f"git-hn: {message}\n"), r
+        errors.append(r.err)
+
+    # *key disclosure*: a file others could read (or have replaced) is refused
+    os.chmod(export, 0o644)
+    refused(export, f"identity file {export} has unsafe permissions: it must be yours and readable by "
+                    "you alone (mode 0600)")
+    os.chmod(export, 0o600)
+    link = tmp_path / "link.identity"
+    link.symlink_to(export)
+    refused(link, f"identity file {link} is a symbolic link; name the file itself")
+    refused(tmp_path / "absent", f"identity file {tmp_path / 'absent'} does not exist")
+    assert hn(target, "identity", "import", "-").err == (
+        "git-hn: identity import never uses standard input: a private key belongs in a file only you "
+        "can read; name one\n")
+    assert hn(target, "identity", "import").err == "git-hn: usage: git hn identity import FILE [--activate]\n"
+
+    # *key substitution*: a private key that is not the actor's own is refused
+    forged = tmp_path / "forged.identity"
+    other = json.loads(_record_bytes(make_identity(tmp_path / "mallory")))
+    fd = os.open(forged, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, json.dumps({**record, "privateKey": other["privateKey"]}, indent=2).encode())
+    os.close(fd)
+    refused(forged, f"identity file {forged} is not a valid identity: identity key pair does not match")
+    for err in errors:
+        assert record["privateKey"] not in err and other["privateKey"] not in err
+    assert not (target / ".git" / "hn" / "identities").exists() or \
+        os.listdir(target / ".git" / "hn" / "identities") == []
+
+    # a target with its own active identity keeps it unless --activate
+    assert hn(target, "init", "--name", "Target").code == 0
+    mine = actor_of(target)
+    r = hn(target, "identity", "import", str(export))
+    assert r.out.splitlines()[1] == "Active identity unchanged; add --activate to sign with the imported one"
+    assert actor_of(target) == mine
+    assert hn(target, "identity", "list").out.splitlines() == sorted(
+        [f"{a}  stored   Alice Agent", f"{mine}  active   Target"])
+    r = hn(target, "identity", "import", str(export), "--activate")
+    assert r.out.splitlines()[1] == f"Active identity: Alice Agent ({a[:12]})"
+    assert actor_of(target) == a
+
+    # the same actor with a different name (or key) never replaces the stored record
+    renamed = tmp_path / "renamed.identity"
+    fd = os.open(renamed, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, json.dumps({**record, "name": "Mallory"}, indent=2).encode())
+    os.close(fd)
+    refused(renamed, f"identity {a} is already in this keyring with a different name or key; the import "
+                     "would replace it, so it is refused")
+    assert json.loads(_record_bytes(target))["name"] == "Alice Agent"
+
+
+def make_identity(path: Path) -> Path:
+    repo = make_repo(path)
+    assert hn(repo, "init", "--name", "Mallory").code == 0
+    return repo
