@@ -445,9 +445,11 @@ def lint_envelope(envelope, library: Library | None = None) -> Finding | None:
     return lint(envelope.record, envelope.reason, library)
 
 
-def refusal(finding: Finding) -> str:
+def refusal(finding: Finding, override: str = "--allow-secret-shaped") -> str:
+    """The refusal text; ``override`` names how the caller's interface skips the lint (the MCP
+    server says ``"allowSecretShaped": true``, since its clients have no flags)."""
     return (f"secret-shaped text in {finding.field} ({finding.detector}); not signed; "
-            "use --allow-secret-shaped to override")
+            f"use {override} to override")
 
 
 __all__ = ["Finding", "NAMED", "lint", "lint_envelope", "record_fields", "refusal",

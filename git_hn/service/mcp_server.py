@@ -1,230 +1,62 @@
-"""``git hn mcp [--allow-write]``: memory tools for agents over MCP stdio (CONTRACT §10.6).
+"""``git hn mcp [--allow-write] [--repo PATH]``: memory tools, the brief resource and the handoff
+prompt for agents over MCP stdio (CONTRACT §10.6), on the official Python MCP SDK's low-level
+server. What is offered is declared in ``mcp_tools``; how each call binds its arguments is in
+``mcp_calls``; this module decides what may run, serves it and speaks MCP.
 
-Built on the official Python MCP SDK's low-level server: the tools are declared with JSON
-Schemas for the client's benefit, but the server validates every call itself, by re-encoding the
-arguments as JSON and reading them with the same strict readers as ``--input`` (unknown keys,
-wrong types, bad versions are refused with the same texts). Each result is one text item holding
-the command's ``--json`` document; every document carries the constant warning at top level and
-nests author text as inert data. An error is a tool error whose text is the one line
-``git-hn: <message>``.
+Each result is one text item holding the command's ``--json`` document; every document carries
+the constant warning at top level and nests author text as inert data. An error is a tool error
+whose text is the one line ``git-hn: <message>``; a secret refusal names the argument
+``allowSecretShaped``, not the CLI flag an MCP client cannot pass.
 
-Trust boundary: tool arguments come from a model that may have read hostile memory, so nothing
-here executes, fetches or follows anything an argument says; write tools exist only when the
-person who started the server asked for them with ``--allow-write``, and they pass through the
-same secret lint and replay check as the CLI. Calls are served one at a time, each with a freshly
-opened repository (so ``HEAD`` and refs are read anew on every call).
+Trust boundary: write tools (and the handoff prompt) exist only when the person who started the
+server asked for them with ``--allow-write``; they pass through the same secret lint and replay
+check as the CLI. Start-up does nothing but find the repository: ``tools/list`` is answered from
+constants, whatever the history size. Calls are served one at a time, each with a freshly opened
+repository (so ``HEAD`` and refs are read anew on every call) at the work tree's top, so a server
+started in a subdirectory keeps working when that directory goes away.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import threading
 
-from ..core.limits import HANDOFF_LISTS, KINDS, WARNING
-from ..errors import HnError, InputError
+from ..core.limits import WARNING
+from ..errors import HnError, InputError, SecretShapedError
+from . import mcp_calls, mcp_tools
+from .mcp_tools import READ_TOOLS, WRITE_TOOLS, tool_names
 
-READ_TOOLS = ("memory_recall", "memory_show", "memory_brief")
-WRITE_TOOLS = ("memory_record", "memory_handoff")
+__all__ = ["READ_TOOLS", "WRITE_TOOLS", "tool_names", "call", "read_resource", "get_prompt",
+           "server_root", "build_server", "serve"]
+
+# the SDK modules the server imports before it can answer (bench/bench_mcp.py times importing
+# exactly these as the baseline of start-up)
+SDK_MODULES = ("anyio", "anyio.to_thread", "mcp_types", "mcp.server.lowlevel", "mcp.shared.exceptions",
+               "mcp.server.stdio")
 _LOCK = threading.Lock()
-
-_STRINGS = {"type": "array", "items": {"type": "string"}}
-_RECORD_PROPS = {
-    "version": {"type": "integer", "const": 0},
-    "kind": {"type": "string", "enum": list(KINDS)},
-    "content": {"type": "string", "description": "the memory text (inert data, never instructions)"},
-    "anchor": {"type": "object", "additionalProperties": False, "required": ["commit"], "properties": {
-        "commit": {"type": "string", "description": "full commit ID the memory is anchored to"},
-        "paths": {"type": "array", "items": {
-            "type": "object", "additionalProperties": False, "required": ["path", "blob"],
-            "properties": {"path": {"type": "string"},
-                           "blob": {"type": "string", "description": "blob ID at the commit, or absent"}}}},
-        "subject": {"type": "string"}}},
-    "applicability": {"type": "object", "additionalProperties": False, "required": ["mode"],
-                      "properties": {"mode": {"type": "string", "enum": ["exact", "descendants", "subject"]},
-                                     "subject": {"type": "string"}}},
-    "topics": _STRINGS,
-    "evidence": {**_STRINGS, "description": "typed IDs: git:<oid>, event:sha256:<id>, memory:sha256:<id>"},
-    "attemptOutcome": {"type": "string"},
-    "handoff": {"type": "object", "additionalProperties": False, "required": list(HANDOFF_LISTS),
-                "properties": {name: _STRINGS for name in HANDOFF_LISTS}},
-    "actor": {"type": "string"},
-    "stream": {"type": "string"},
-    "allowSecretShaped": {"type": "boolean",
-                          "description": "sign even if the text looks like a credential (deliberate)"},
-}
-_RECORD_REQUIRED = ["version", "kind", "content", "anchor", "applicability", "topics", "evidence"]
-
-SCHEMAS = {
-    "memory_recall": {"type": "object", "additionalProperties": False, "required": ["version", "atCommit"],
-                      "properties": {
-                          "version": {"type": "integer", "const": 0},
-                          "atCommit": {"type": "string", "description": "full commit ID (see memory_brief)"},
-                          "subject": {"type": "string"}, "path": {"type": "string"},
-                          "topic": _STRINGS, "kind": _STRINGS, "actor": _STRINGS,
-                          "lifecycle": _STRINGS, "trust": _STRINGS, "query": {"type": "string"},
-                          "maxRecords": {"type": "integer", "minimum": 1},
-                          "maxContentBytes": {"type": "integer", "minimum": 1},
-                          "cursor": {"type": "string"}, "includeUntrusted": {"type": "boolean"}}},
-    "memory_show": {"type": "object", "additionalProperties": False, "required": ["memory"],
-                    "properties": {"memory": {"type": "string",
-                                              "description": "full memory ID or a prefix of 8+ hex"}}},
-    "memory_brief": {"type": "object", "additionalProperties": False, "required": ["version"],
-                     "properties": {
-                         "version": {"type": "integer", "const": 0},
-                         "atCommit": {"type": "string", "description": "full commit ID; default HEAD"},
-                         "maxBytes": {"type": "integer", "minimum": 1},
-                         "includeUntrusted": {"type": "boolean"}}},
-    "memory_record": {"type": "object", "additionalProperties": False, "required": _RECORD_REQUIRED,
-                      "properties": _RECORD_PROPS},
-    "memory_handoff": {"type": "object", "additionalProperties": False,
-                       "required": _RECORD_REQUIRED + ["handoff"], "properties": _RECORD_PROPS},
-}
-
-DESCRIPTIONS = {
-    "memory_recall": "Recall signed project memories (filters and bounds of git hn memory recall).",
-    "memory_show": "Show one verified memory with its projection (git hn memory show).",
-    "memory_brief": "The start-of-work brief: latest handoffs, active decisions and assumptions, "
-                    "recent failed attempts, open challenges, stale flags (git hn memory brief --json).",
-    "memory_record": "Sign and append one memory record (the strict request of git hn memory "
-                     "record --input). Refused if the text looks like a credential.",
-    "memory_handoff": "Sign and append a session handoff (kind handoff; the four lists are required).",
-}
+OVERRIDE = '"allowSecretShaped": true'  # what a secret refusal tells an MCP client to send
 
 
-def tool_names(allow_write: bool) -> tuple[str, ...]:
-    return READ_TOOLS + (WRITE_TOOLS if allow_write else ())
+# -- serving ------------------------------------------------------------------------------------
 
 
-def _request_bytes(arguments) -> bytes:
-    # ASCII with \u escapes: the strict reader then sees exactly what a client sent, lone
-    # surrogates included, and refuses what --input would refuse
-    return json.dumps(arguments, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
-
-
-def _jtype(v) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    return "null" if v is None else "object"
-
-
-def _object(arguments, prefix: str) -> dict:
-    if not isinstance(arguments, dict):
-        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(arguments)} into request")
-    return arguments
-
-
-def _show(repo, arguments) -> dict:
-    from ..core.gostr import one_line
-    from ..core.strictjson import read_document
-    from . import show
-
-    prefix = "show input: "
-    doc = _object(read_document(_request_bytes(arguments), prefix=prefix, max_bytes=1_048_576,
-                                error=InputError), prefix)
-    for key in doc:
-        if key != "memory":
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{one_line(key)}"')
-    memory = doc.get("memory")
-    if not isinstance(memory, str):
-        raise InputError("show input field memory must be a string")
-    return show.show(repo, memory)
-
-
-def _brief(repo, arguments) -> dict:
-    from ..core.brief import DEFAULT_MAX_BYTES
-    from ..core.strictjson import JsonFloat, read_document
-    from ..core.gostr import one_line
-    from . import brief
-
-    prefix = "brief input: "
-    doc = _object(read_document(_request_bytes(arguments), prefix=prefix, max_bytes=1_048_576,
-                                error=InputError), prefix)
-    for key in doc:
-        if key not in ("version", "atCommit", "maxBytes", "includeUntrusted"):
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{one_line(key)}"')
-    version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
-            or version != 0:
-        raise InputError("brief input field version must be integer 0")
-    at = doc.get("atCommit")
-    if at is not None and not isinstance(at, str):
-        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(at)} into field "
-                         "atCommit of type string")
-    bound = doc.get("maxBytes", DEFAULT_MAX_BYTES)
-    if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
-        raise InputError("brief input field maxBytes must be an integer")
-    include = doc.get("includeUntrusted", False)
-    if include is None:
-        include = False
-    if not isinstance(include, bool):
-        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(include)} into field "
-                         "includeUntrusted of type bool")
-    if at:
-        result, _data = brief.brief(repo, at, max_bytes=bound, include_untrusted=include, fmt="json",
-                                    from_input=True)
-    else:
-        head = repo.head_commit()
-        if not head:
-            raise InputError("revision HEAD is not a commit")
-        result, _data = brief.brief(repo, head, max_bytes=bound, include_untrusted=include, fmt="json")
-    return result
-
-
-def _recall(repo, arguments) -> dict:
-    from ..core import recall as core
-    from . import recall
-
-    req, _at = core.parse_request(_request_bytes(_object(arguments, "recall input: ")))
-    return recall.recall(repo, req, from_input=True)
-
-
-def _write(repo, arguments, handoff: bool) -> dict:
-    from . import memory
-    from .requests import request_from_input
-
-    args = dict(_object(arguments, "record input: "))
-    allow = args.pop("allowSecretShaped", False)
-    if allow is None:
-        allow = False
-    if not isinstance(allow, bool):
-        raise InputError(f"record input: invalid JSON: json: cannot unmarshal {_jtype(allow)} into "
-                         "field request.allowSecretShaped of type bool")
-    req = request_from_input(repo, _request_bytes(args), handoff=handoff)
-    result = memory.record(repo, req, from_input=True, allow_secret_shaped=allow)
-    return {"version": 0, "warning": WARNING, "result": memory.result_json(result)}
-
-
-def call(cwd: str, name: str, arguments, *, allow_write: bool) -> tuple[bool, str]:
-    """Run one tool call: (is_error, text). Text is the compact JSON document, or one line
-    ``git-hn: <message>``. Synchronous; serialized by a lock."""
-    from ..core import canonical
+def _serve_one(root: str, work) -> tuple[bool, str]:
+    """``work(repo)`` under the lock with a freshly opened repository: (is_error, text), text
+    being ``work``'s answer or one line ``git-hn: <message>``."""
     from ..core.gostr import one_line
     from ..store.repo import open_repo
 
     with _LOCK:
         repo = None
         try:
-            if name not in READ_TOOLS + WRITE_TOOLS:
-                raise InputError(f'unknown tool "{one_line(name)}"')
-            if name in WRITE_TOOLS and not allow_write:
-                raise InputError(f"tool {name} is not enabled; start git hn mcp --allow-write")
-            arguments = {} if arguments is None else arguments
-            repo = open_repo(cwd)
-            if name == "memory_recall":
-                doc = _recall(repo, arguments)
-            elif name == "memory_show":
-                doc = _show(repo, arguments)
-            elif name == "memory_brief":
-                doc = _brief(repo, arguments)
-            else:
-                doc = _write(repo, arguments, handoff=(name == "memory_handoff"))
-            return False, canonical.compact(doc).decode("utf-8")
+            repo = open_repo(root)
+            return False, work(repo)
+        except SecretShapedError as exc:
+            if exc.finding is None:
+                return True, "git-hn: " + one_line(exc.message)
+            from ..core import secretlint
+
+            return True, "git-hn: " + one_line(secretlint.refusal(exc.finding, override=OVERRIDE))
         except HnError as exc:
             return True, "git-hn: " + one_line(exc.message)
         except Exception as exc:  # noqa: BLE001 - like main(): no traceback, no locals, no text
@@ -232,6 +64,48 @@ def call(cwd: str, name: str, arguments, *, allow_write: bool) -> tuple[bool, st
         finally:
             if repo is not None:
                 _release(repo)
+
+
+def call(root: str, name: str, arguments, *, allow_write: bool) -> tuple[bool, str]:
+    """Run one tool call: (is_error, text). Text is the compact JSON document, or one line
+    ``git-hn: <message>``. Synchronous; serialized by a lock."""
+    from ..core import canonical
+    from ..core.gostr import one_line
+
+    if name not in mcp_calls.CALLS:
+        return True, f'git-hn: unknown tool "{one_line(name)}"'
+    if name in WRITE_TOOLS and not allow_write:
+        return True, f"git-hn: tool {name} is not enabled; start git hn mcp --allow-write"
+    arguments = {} if arguments is None else arguments
+    return _serve_one(root, lambda repo: canonical.compact(mcp_calls.CALLS[name](repo, arguments)).decode("utf-8"))
+
+
+def read_resource(root: str, uri: str) -> tuple[bool, str]:
+    """The Markdown brief at ``HEAD`` (``hn://brief``): (is_error, text)."""
+    from ..core.gostr import one_line
+
+    if uri != mcp_tools.BRIEF_URI:
+        return True, f'git-hn: unknown resource "{one_line(uri)}"'
+
+    def work(repo):
+        from . import brief
+
+        _doc, data = brief.brief(repo, "HEAD", fmt="markdown")
+        return data.decode("utf-8", "replace")
+
+    return _serve_one(root, work)
+
+
+def get_prompt(name: str, arguments, *, allow_write: bool) -> tuple[bool, str]:
+    """The handoff prompt's text: (is_error, text). It is offered with the write tools only."""
+    from ..core.gostr import one_line
+
+    if name != mcp_tools.HANDOFF_PROMPT:
+        return True, f'git-hn: unknown prompt "{one_line(name)}"'
+    if not allow_write:
+        return True, f"git-hn: prompt {name} is not enabled; start git hn mcp --allow-write"
+    notes = (arguments or {}).get(mcp_tools.HANDOFF_ARGUMENT[0]) or ""
+    return False, mcp_tools.handoff_prompt(notes if isinstance(notes, str) else "")
 
 
 def _release(repo) -> None:
@@ -245,34 +119,85 @@ def _release(repo) -> None:
         opened.remove(repo)
 
 
-def build_server(cwd: str, *, allow_write: bool):
+def server_root(path: str | None = None) -> str:
+    """The directory every call opens the repository from: the top of the work tree around
+    ``path`` (``--repo``; default the current directory), or the directory itself in a bare
+    repository. Outside a repository this fails before the server speaks MCP."""
+    from ..core.gostr import one_line
+    from ..store.repo import open_repo
+
+    start = os.path.abspath(os.getcwd() if path is None else path)
+    if path is not None and not os.path.isdir(start):
+        raise InputError(f"--repo {one_line(path)} is not a directory")
+    repo = open_repo(start)
+    try:
+        proc = repo.git.run(["rev-parse", "--show-toplevel"])
+        top = proc.stdout.decode("utf-8", "surrogateescape").removesuffix("\n")
+        return top if proc.returncode == 0 and top and os.path.isdir(top) else start
+    finally:
+        _release(repo)
+
+
+def build_server(root: str, *, allow_write: bool):
     """The low-level MCP server (separate from ``serve`` so tests could run it in-process)."""
     import anyio.to_thread
     import mcp_types as types
     from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
 
     from ..version import VERSION
 
+    tools = [types.Tool(name=n, description=mcp_tools.DESCRIPTIONS[n] + " " + WARNING,
+                        input_schema=mcp_tools.SCHEMAS[n],
+                        annotations=types.ToolAnnotations(**mcp_tools.annotations(n)))
+             for n in tool_names(allow_write)]
+
     async def list_tools(_ctx, _params):
-        return types.ListToolsResult(tools=[
-            types.Tool(name=n, description=DESCRIPTIONS[n] + " " + WARNING, input_schema=SCHEMAS[n])
-            for n in tool_names(allow_write)])
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(_ctx, params):
         is_error, text = await anyio.to_thread.run_sync(
-            lambda: call(cwd, params.name, params.arguments, allow_write=allow_write))
+            lambda: call(root, params.name, params.arguments, allow_write=allow_write))
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
+    async def list_resources(_ctx, _params):
+        return types.ListResourcesResult(resources=[types.Resource(**mcp_tools.BRIEF_RESOURCE)])
+
+    async def read(_ctx, params):
+        uri = str(params.uri)
+        is_error, text = await anyio.to_thread.run_sync(lambda: read_resource(root, uri))
+        if is_error:
+            raise MCPError(code=types.INVALID_PARAMS, message=text)
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=uri, mime_type=mcp_tools.BRIEF_RESOURCE["mime_type"], text=text)])
+
+    async def list_prompts(_ctx, _params):
+        prompts = []
+        if allow_write:
+            arg, about = mcp_tools.HANDOFF_ARGUMENT
+            prompts.append(types.Prompt(name=mcp_tools.HANDOFF_PROMPT, description=mcp_tools.HANDOFF_DESCRIPTION,
+                                        arguments=[types.PromptArgument(name=arg, description=about,
+                                                                        required=False)]))
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def prompt(_ctx, params):
+        is_error, text = get_prompt(params.name, params.arguments, allow_write=allow_write)
+        if is_error:
+            raise MCPError(code=types.INVALID_PARAMS, message=text)
+        return types.GetPromptResult(description=mcp_tools.HANDOFF_DESCRIPTION, messages=[
+            types.PromptMessage(role="user", content=types.TextContent(text=text))])
+
     return Server("git-hn", version=VERSION, instructions=WARNING, on_list_tools=list_tools,
-                  on_call_tool=call_tool)
+                  on_call_tool=call_tool, on_list_resources=list_resources, on_read_resource=read,
+                  on_list_prompts=list_prompts, on_get_prompt=prompt)
 
 
-def serve(cwd: str, *, allow_write: bool) -> None:
+def serve(root: str, *, allow_write: bool) -> None:
     """Serve MCP over stdin/stdout until the client closes stdin."""
     import anyio
     from mcp.server.stdio import stdio_server
 
-    server = build_server(cwd, allow_write=allow_write)
+    server = build_server(root, allow_write=allow_write)
 
     async def main():
         async with stdio_server() as (read, write):

@@ -1,0 +1,259 @@
+"""The tool calls of ``git hn mcp`` (CONTRACT §10.6): each binds its MCP arguments strictly and
+calls one service, returning the result document.
+
+Arguments are re-encoded as JSON and read with the same strict readers as ``--input`` (unknown
+keys, wrong types, bad versions are refused with the same texts). On top of that an agent needs no
+manual: a missing or null argument takes the CLI's default (``version`` 0, ``atCommit`` ``HEAD``,
+applicability ``descendants``, no topics or evidence, empty handoff lists), and ``atCommit`` is
+any revision, resolved as ``--at`` is (``rev-parse --verify`` after ``--end-of-options``).
+
+Trust boundary: arguments come from a model that may have read hostile memory; nothing here
+executes, fetches or follows anything an argument says. Whether a write tool may run at all is
+decided by the caller (``mcp_server.call``), before any of this.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..core.limits import HANDOFF_LISTS, LIMITS, WARNING
+from ..errors import InputError
+
+
+def _request_bytes(arguments) -> bytes:
+    # ASCII with \u escapes: the strict reader then sees exactly what a client sent, lone
+    # surrogates included, and refuses what --input would refuse
+    return json.dumps(arguments, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+def _jtype(v) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "null" if v is None else "object"
+
+
+def _object(arguments, prefix: str) -> dict:
+    if not isinstance(arguments, dict):
+        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(arguments)} into request")
+    return arguments
+
+
+def _bind(arguments, prefix: str, fields: dict[str, str]) -> dict:
+    """Strict binding of a flat argument object: the strict reader first (so what ``--input``
+    refuses is refused), then known keys only, each of its declared type (``string``,
+    ``strings``, ``bool``; ``any`` is checked by the caller). A null value counts as absent."""
+    from ..core.gostr import one_line
+    from ..core.strictjson import JsonFloat, read_document
+
+    doc = _object(read_document(_request_bytes(arguments), prefix=prefix, max_bytes=LIMITS.max_request,
+                                error=InputError), prefix)
+    out = {}
+    for key, value in doc.items():
+        kind = fields.get(key)
+        if kind is None:
+            raise InputError(f'{prefix}invalid JSON: json: unknown field "{one_line(key)}"')
+        if value is None:
+            continue
+        ok = {"string": lambda v: isinstance(v, str) and not isinstance(v, JsonFloat),
+              "strings": lambda v: isinstance(v, list) and all(
+                  isinstance(x, str) and not isinstance(x, JsonFloat) for x in v),
+              "bool": lambda v: isinstance(v, bool), "any": lambda v: True}[kind](value)
+        if not ok:
+            go = {"string": "string", "strings": "[]string", "bool": "bool"}[kind]
+            raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(value)} into field "
+                             f"{key} of type {go}")
+        out[key] = value
+    return out
+
+
+def _version(doc: dict, what: str) -> None:
+    """``version`` may be left out (it means 0); given, it must be the integer 0."""
+    from ..core.strictjson import JsonFloat
+
+    version = doc.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
+            or version != 0:
+        raise InputError(f"{what} input field version must be integer 0")
+
+
+def _commit(repo, rev: str) -> str:
+    """``atCommit``: any revision, resolved as the CLI resolves ``--at`` (CONTRACT §10.0)."""
+    from ..core.gostr import one_line
+
+    if "\x00" in rev:  # not expressible as an argv element: no revision of Git has one
+        raise InputError(f"revision {one_line(rev)} is not a commit")
+    return repo.resolve_commit(rev or "HEAD")
+
+
+# -- read tools ---------------------------------------------------------------------------------
+
+
+def _show(repo, arguments) -> dict:
+    from . import show
+
+    doc = _bind(arguments, "show input: ", {"memory": "any"})
+    memory = doc.get("memory")
+    if not isinstance(memory, str):
+        raise InputError("show input field memory must be a string")
+    return show.show(repo, memory)
+
+
+def _brief(repo, arguments) -> dict:
+    from ..core.brief import DEFAULT_MAX_BYTES
+    from ..core.strictjson import JsonFloat
+    from . import brief
+
+    doc = _bind(arguments, "brief input: ", {"version": "any", "atCommit": "string", "maxBytes": "any",
+                                             "includeUntrusted": "bool"})
+    _version(doc, "brief")
+    bound = doc.get("maxBytes", DEFAULT_MAX_BYTES)
+    if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
+        raise InputError("brief input field maxBytes must be an integer")
+    if bound <= 0:
+        raise InputError("brief bound must be positive")
+    commit = _commit(repo, doc.get("atCommit", "HEAD"))
+    result, _data = brief.brief(repo, commit, max_bytes=bound, from_input=True,  # exact by now
+                                include_untrusted=doc.get("includeUntrusted", False), fmt="json")
+    return result
+
+
+def _digest(repo, arguments) -> dict:
+    from . import brief
+
+    doc = _bind(arguments, "digest input: ", {"version": "any", "month": "string",
+                                              "includeUntrusted": "bool"})
+    _version(doc, "digest")
+    return brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False))
+
+
+def _recall(repo, arguments) -> dict:
+    from ..core import recall as core
+    from . import recall
+
+    args = dict(_object(arguments, "recall input: "))
+    _bind(args, "recall input: ", {k: "any" for k in args})  # the strict reader's refusals first
+    if args.get("version") is None:
+        args["version"] = 0
+    at = args.get("atCommit")
+    if isinstance(at, str):  # another type is refused by the strict reader, with its text
+        args["atCommit"] = _commit(repo, at)
+    elif at is None:
+        args.pop("atCommit", None)
+    req, at = core.parse_request(_request_bytes(args))
+    return recall.recall(repo, req._replace(at_commit=at or repo.resolve_commit("HEAD")), from_input=True)
+
+
+# -- write tools --------------------------------------------------------------------------------
+
+
+def _allow(value, prefix: str) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(value)} into "
+                         "field request.allowSecretShaped of type bool")
+    return value
+
+
+def _record_request(repo, args: dict, *, handoff: bool):
+    """The strict record request of CONTRACT §10.5 from MCP arguments: MCP-only keys taken out,
+    the CLI's defaults filled in where an argument is missing or null, then the ``--input``
+    reader and its checks."""
+    from .requests import request_from_input
+
+    prefix = "record input: "
+    _bind(args, prefix, {k: "any" for k in args})  # the strict reader's refusals come first
+    allow = _allow(args.pop("allowSecretShaped", None), prefix)
+    at = args.pop("atCommit", None)
+    if at is not None and not isinstance(at, str):
+        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(at)} into field "
+                         "request.atCommit of type string")
+    defaults = {"version": 0, "topics": [], "evidence": [], "applicability": {"mode": "descendants"}}
+    if handoff:
+        defaults["kind"] = "handoff"
+    for key, value in defaults.items():
+        if args.get(key) is None:
+            args[key] = value
+    if isinstance(args["applicability"], dict) and args["applicability"].get("mode") is None:
+        args["applicability"] = {**args["applicability"], "mode": "descendants"}
+    anchor = {} if args.get("anchor") is None else args["anchor"]
+    if isinstance(anchor, dict):
+        if anchor.get("commit") is None:
+            anchor = {**anchor, "commit": _commit(repo, at or "HEAD")}
+        elif at and isinstance(anchor["commit"], str) and _commit(repo, at) != anchor["commit"]:
+            raise InputError("record input field anchor.commit conflicts with atCommit")
+        args["anchor"] = anchor
+    if handoff:
+        lists = {} if args.get("handoff") is None else args["handoff"]
+        if isinstance(lists, dict):
+            args["handoff"] = {**lists, **{n: [] for n in HANDOFF_LISTS if lists.get(n) is None}}
+    return request_from_input(repo, _request_bytes(args), handoff=handoff), allow
+
+
+def _target(value, what: str) -> str:
+    from ..core.grammar import is_digest_id
+
+    if not isinstance(value, str) or not is_digest_id(value):
+        raise InputError(f"{what} input field memory must be a full memory ID")
+    return value
+
+
+def _written(result) -> dict:
+    from . import memory
+
+    return {"version": 0, "warning": WARNING, "result": memory.result_json(result)}
+
+
+def _record(repo, arguments, handoff: bool) -> dict:
+    from . import memory
+
+    req, allow = _record_request(repo, dict(_object(arguments, "record input: ")), handoff=handoff)
+    return _written(memory.record(repo, req, from_input=True, allow_secret_shaped=allow))
+
+
+def _supersede(repo, arguments) -> dict:
+    from . import lifecycle
+
+    args = dict(_object(arguments, "supersede input: "))
+    target = _target(args.pop("memory", None), "supersede")
+    req, allow = _record_request(repo, args, handoff=False)
+    return _written(lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow))
+
+
+def _lifecycle(repo, arguments, operation: str) -> dict:
+    from . import lifecycle
+
+    fields = {"memory": "any", "reason": "any", "stream": "string", "allowSecretShaped": "any"}
+    if operation == "challenge":
+        fields["evidence"] = "strings"
+    doc = _bind(arguments, f"{operation} input: ", fields)
+    target = _target(doc.get("memory"), operation)
+    reason = doc.get("reason")
+    if not isinstance(reason, str):
+        raise InputError(f"{operation} input field reason must be a string such as incorrect")
+    allow = _allow(doc.get("allowSecretShaped"), f"{operation} input: ")
+    if operation == "retract":
+        result = lifecycle.retract(repo, target, reason, doc.get("stream"), allow_secret_shaped=allow)
+    else:
+        result = lifecycle.challenge(repo, target, reason, doc.get("evidence", []), doc.get("stream"),
+                                     allow_secret_shaped=allow)
+    return _written(result)
+
+
+CALLS = {
+    "memory_recall": _recall,
+    "memory_show": _show,
+    "memory_brief": _brief,
+    "memory_digest": _digest,
+    "memory_record": lambda repo, a: _record(repo, a, handoff=False),
+    "memory_handoff": lambda repo, a: _record(repo, a, handoff=True),
+    "memory_supersede": _supersede,
+    "memory_retract": lambda repo, a: _lifecycle(repo, a, "retract"),
+    "memory_challenge": lambda repo, a: _lifecycle(repo, a, "challenge"),
+}
