@@ -1,0 +1,26 @@
+"""``git hn setup AGENT [--remove] [--print]``: parse, call ``service.setup.run``, print its lines.
+
+Kept out of ``commands`` so that the typer app imports it only when the command runs.
+"""
+
+from __future__ import annotations
+
+from ..errors import UsageError
+from . import render
+
+SETUP_USAGE = "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]"
+
+
+def setup_command(agent: str | None, remove: bool, print_only: bool) -> int:
+    from ..service import setup
+    from ..store.repo import open_repo
+
+    if not agent:
+        raise UsageError(SETUP_USAGE)
+    setup.check_agent(agent)
+    repo = open_repo()
+    try:
+        render.lines(setup.run(repo, agent, remove=remove, dry_run=print_only))
+    finally:
+        repo.close()
+    return 0

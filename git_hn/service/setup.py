@@ -1,0 +1,389 @@
+"""``git hn setup AGENT [--remove] [--print]``: make a coding agent use git-hn unaided (issue 13).
+
+Owns: reading and writing the agent files of the working tree (``setup_content`` says which,
+``setup_edits`` computes their new bytes) and the private record that lets ``--remove`` put every
+file back byte for byte, ``<common-gitdir>/hn/setup/record-v0.json``. Trusts: Git's answer about
+the working tree; nothing in the files it edits.
+
+The record holds, per file (by real path), the bytes before git-hn first changed it (or that it
+did not exist), the SHA-256 of what setup last wrote, the agents that rely on it (``AGENTS.md``
+serves both ``codex`` and ``agents-md``) and the directories setup created. ``--remove`` restores
+those bytes when the file is still exactly what setup wrote; when someone changed it since, it
+takes out only git-hn's entries and keeps the rest (and says so). A file still used by another
+agent's setup is kept. The record is written before the files, so a crash in between leaves a
+record that no file matches: ``--remove`` then falls back to taking git-hn's entries out.
+
+Attacks defended against: a committed symbolic link (``.claude`` -> ``~/.config/...``, or
+``AGENTS.md`` -> a file in ``.git``) that would make setup write outside the working tree or
+into the git directory (*symlink redirection*): every path is resolved first and refused unless
+it stays in the working tree, outside the git directories; files are replaced by rename, never
+written through a link. A FIFO or device in place of a configuration file (*non-regular file*)
+and a huge file are refused before reading.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import fcntl
+import json
+import os
+import stat
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from ..core import canonical, hashing
+from ..errors import ConflictError, InputError, LocalStateError
+from ..store import private
+from ..store.repo import Repo
+from . import setup_content as content
+from .setup_edits import MAX_BYTES, Edit, edit_for
+
+MAX_RECORD = 16 << 20
+
+
+def record_path(repo: Repo) -> str:
+    return os.path.join(repo.hn_dir, "setup", "record-v0.json")
+
+
+def lock_path(repo: Repo) -> str:
+    return os.path.join(repo.hn_dir, "locks", "setup.lock")
+
+
+def check_agent(agent: str) -> str:
+    if agent not in content.AGENTS:
+        from ..core.gostr import one_line
+
+        raise InputError(f"unknown agent \"{one_line(agent)[:40]}\"; use claude, codex, cursor or "
+                         "agents-md")
+    return agent
+
+
+@dataclass
+class Planned:
+    rel: str
+    real: str
+    before: bytes | None
+    after: bytes | None
+    edit: Edit
+    line: str = ""
+
+
+def _sha(data: bytes | None) -> str | None:
+    return None if data is None else hashing.sha256_hex(data)
+
+
+# -- where files are ---------------------------------------------------------------------------
+
+
+def _worktree(repo: Repo) -> str:
+    proc = repo.git.run(["rev-parse", "--show-toplevel"])
+    top = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    if proc.returncode != 0 or not top:
+        raise InputError("git hn setup needs a working tree")
+    return os.path.realpath(top)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _resolve(repo: Repo, top: str, rel: str) -> str:
+    real = os.path.realpath(os.path.join(top, *rel.split("/")))
+    guards = {os.path.realpath(repo.git_dir), os.path.realpath(repo.common_dir)}
+    if not _inside(real, top) or any(_inside(real, g) for g in guards):
+        raise InputError(f"{rel} resolves outside the working tree; not changed")
+    return real
+
+
+def _read(real: str, rel: str) -> bytes | None:
+    try:
+        st = os.lstat(real)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        raise InputError(f"{rel}: a parent is not a directory; not changed") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{rel} is not a regular file; not changed")
+    if st.st_size > MAX_BYTES:
+        raise InputError(f"{rel} is larger than 1 MiB; not changed")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{rel} cannot be read: {exc.strerror}; not changed") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"{rel} is larger than 1 MiB; not changed")
+    return data
+
+
+def _missing_dirs(real: str, top: str) -> list[str]:
+    out, cur = [], os.path.dirname(real)
+    while cur != top and _inside(cur, top) and not os.path.isdir(cur):
+        out.append(cur)
+        cur = os.path.dirname(cur)
+    return out[::-1]
+
+
+def _write(real: str, rel: str, data: bytes | None) -> None:
+    try:
+        if data is None:
+            try:
+                os.unlink(real)
+            except FileNotFoundError:
+                pass
+            return
+        directory = os.path.dirname(real)
+        os.makedirs(directory, exist_ok=True)
+        try:
+            mode = stat.S_IMODE(os.lstat(real).st_mode)
+        except FileNotFoundError:
+            mode = None
+        tmp = os.path.join(directory, f".{os.path.basename(real)}.git-hn-{os.urandom(6).hex()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                if mode is not None:
+                    os.fchmod(fh.fileno(), mode)
+                os.fsync(fh.fileno())
+            os.replace(tmp, real)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as exc:
+        raise InputError(f"{rel} cannot be written: {exc.strerror}") from None
+
+
+def _remove_dirs(dirs: list[str]) -> None:
+    for d in sorted(dirs, key=len, reverse=True):
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass  # not empty (someone else's files) or already gone
+
+
+# -- the record --------------------------------------------------------------------------------
+
+
+def _check_entry(entry) -> bool:
+    return (isinstance(entry, dict) and set(entry) == {"original", "exact", "written", "owners",
+                                                       "createdDirs"}
+            and (entry["original"] is None or isinstance(entry["original"], str))
+            and isinstance(entry["exact"], bool) and isinstance(entry["written"], str)
+            and isinstance(entry["owners"], list)
+            and all(isinstance(o, str) and o in content.AGENTS for o in entry["owners"])
+            and isinstance(entry["createdDirs"], list)
+            and all(isinstance(d, str) for d in entry["createdDirs"]))
+
+
+def load_record(repo: Repo) -> dict:
+    path = record_path(repo)
+    data = private.read_private(repo.hn_dir, path, max_bytes=MAX_RECORD)
+    if data is None:
+        return {}
+    try:
+        doc = json.loads(data)
+        files = doc["files"]
+        ok = doc.get("version") == 0 and isinstance(files, dict) and all(
+            isinstance(k, str) and _check_entry(v) for k, v in files.items())
+    except (ValueError, KeyError, TypeError, AttributeError):
+        ok = False
+    if not ok:
+        raise LocalStateError(f"setup record {path} is invalid")
+    return files
+
+
+def _save_record(repo: Repo, files: dict) -> None:
+    path = record_path(repo)
+    if not files:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        return
+    private.write_private(repo.hn_dir, path, canonical.indented({"version": 0, "files": files}))
+
+
+def _original(entry: dict) -> bytes | None:
+    return None if entry["original"] is None else base64.b64decode(entry["original"])
+
+
+@contextmanager
+def _locked(repo: Repo, timeout: float = 10.0):
+    path = lock_path(repo)
+    private.ensure_dirs(repo.hn_dir, os.path.dirname(path))
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise LocalStateError(f"setup lock {path} cannot be opened: {exc.strerror}") from None
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ConflictError("another git hn setup is running; retry") from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)
+
+
+# -- setup and remove --------------------------------------------------------------------------
+
+
+def _targets(repo: Repo, top: str, agent: str) -> list[tuple[content.Target, str, str, bytes | None]]:
+    out, seen = [], {}
+    for target in content.TARGETS[agent]:
+        rel = target.path
+        real = _resolve(repo, top, rel)
+        if real in seen:
+            raise InputError(f"{rel} and {seen[real]} are the same file; not changed")
+        seen[real] = rel
+        out.append((target, rel, real, _read(real, rel)))
+    return out
+
+
+def _plan_add(agent: str, targets, record: dict) -> list[Planned]:
+    plans = []
+    for target, rel, real, before in targets:
+        edit = edit_for(target)
+        entry = record.get(real)
+        if (target.kind == content.WHOLE and before is not None and before != edit.add(None, rel)
+                and not (entry is not None and entry["written"] == _sha(before))):
+            raise InputError(f"{rel} exists and was not written by git hn setup; not changed")
+        after = edit.add(before, rel)
+        if after == before:
+            line = f"{rel}: unchanged" + (f" ({edit.note})" if edit.note else "")
+        else:
+            line = f"{rel}: " + ("created" if before is None else "updated")
+        plans.append(Planned(rel, real, before, after, edit, line))
+    return plans
+
+
+def _clean(edit: Edit, data: bytes | None, rel: str) -> bool:
+    """True if ``data`` holds nothing of git-hn's: then it is the bytes --remove restores."""
+    if data is None:
+        return True
+    try:
+        return edit.strip(data, rel, created=False) == data
+    except InputError:
+        return False
+
+
+def _apply_add(repo: Repo, top: str, agent: str, plans: list[Planned], record: dict) -> int:
+    writes = []
+    for p in plans:
+        entry = record.get(p.real)
+        if p.after == p.before:
+            if entry is not None and agent not in entry["owners"]:
+                entry["owners"] = sorted({*entry["owners"], agent})
+            continue
+        if entry is not None and entry["written"] == _sha(p.before):
+            original, exact = _original(entry), entry["exact"]  # a newer version of git-hn's part
+            owners, dirs = {*entry["owners"], agent}, list(entry["createdDirs"])
+        else:
+            exact = _clean(p.edit, p.before, p.rel)
+            original = p.before if exact else None
+            owners = {*entry["owners"], agent} if entry is not None and not exact else {agent}
+            dirs = []
+        dirs += _missing_dirs(p.real, top)
+        record[p.real] = {"original": None if original is None else
+                          base64.b64encode(original).decode("ascii"),
+                          "exact": exact, "written": _sha(p.after), "owners": sorted(owners),
+                          "createdDirs": dirs}
+        writes.append(p)
+    _save_record(repo, record)
+    for p in writes:
+        _write(p.real, p.rel, p.after)
+    return len(writes)
+
+
+def _plan_remove(agent: str, targets, record: dict) -> tuple[list[Planned], dict]:
+    plans, updates = [], {}
+    for target, rel, real, before in targets:
+        edit = edit_for(target)
+        entry = record.get(real)
+        others = sorted(set(entry["owners"]) - {agent}) if entry is not None else []
+        if others:
+            updates[real] = {**entry, "owners": others}
+            plans.append(Planned(rel, real, before, before, edit,
+                                 f"{rel}: kept (git hn setup {' and '.join(others)} uses it)"))
+            continue
+        if entry is not None:
+            updates[real] = None
+        if entry is not None and entry["exact"] and entry["written"] == _sha(before):
+            after = _original(entry)
+            line = f"{rel}: " + ("restored" if after is not None else "removed")
+        elif before is None:
+            after, line = None, f"{rel}: absent"
+        else:
+            created = entry is not None and entry["exact"] and entry["original"] is None
+            after = edit.strip(before, rel, created)
+            if after == before:  # a whole file of git-hn's that someone edited stays theirs
+                line = f"{rel}: changed since setup; left as is" if (
+                    target.kind == content.WHOLE and entry is not None) else f"{rel}: nothing of git-hn's"
+            elif entry is not None:
+                line = f"{rel}: git-hn's entries removed (the file changed since setup; the rest is kept)"
+            else:
+                line = f"{rel}: git-hn's entries removed"
+        plans.append(Planned(rel, real, before, after, edit, line))
+    return plans, updates
+
+
+def _diff(p: Planned) -> list[str]:
+    def lines(data):
+        return [] if data is None else data.decode("utf-8", "replace").splitlines(keepends=True)
+
+    out = difflib.unified_diff(lines(p.before), lines(p.after),
+                               "/dev/null" if p.before is None else f"a/{p.rel}",
+                               "/dev/null" if p.after is None else f"b/{p.rel}")
+    return [line.rstrip("\r\n") for line in out]
+
+
+def run(repo: Repo, agent: str, *, remove: bool = False, dry_run: bool = False) -> list[str]:
+    """Set ``agent`` up (or take it out with ``remove``) and return the lines to print; with
+    ``dry_run``, return the unified diff of what would change and write nothing."""
+    check_agent(agent)
+    top = _worktree(repo)
+    name = f"git hn setup {agent}" + (" --remove" if remove else "")
+    with _locked(repo):
+        record = load_record(repo)
+        targets = _targets(repo, top, agent)
+        if remove:
+            plans, updates = _plan_remove(agent, targets, record)
+        else:
+            plans, updates = _plan_add(agent, targets, record), {}
+        changing = [p for p in plans if p.after != p.before]
+        if dry_run:
+            diff = [line for p in changing for line in _diff(p)]
+            return diff or [f"{name}: nothing would change"]
+        if not remove:
+            _apply_add(repo, top, agent, plans, record)
+        else:
+            dirs = [d for real, entry in updates.items() if entry is None
+                    for d in record[real]["createdDirs"]]
+            for real, entry in updates.items():
+                if entry is None:
+                    del record[real]
+                else:
+                    record[real] = entry
+            _save_record(repo, record)
+            for p in changing:
+                _write(p.real, p.rel, p.after)
+            _remove_dirs(dirs)
+        lines = [p.line for p in plans]
+    if not changing:
+        return lines + [f"{name}: " + ("nothing to remove" if remove else
+                                       "already set up; nothing changed")]
+    note = content.NOTES.get(agent) if not remove else None
+    return lines + [f"{name}: done" + (f" ({note})" if note else "")]

@@ -1,0 +1,510 @@
+"""``git hn setup claude|codex|cursor|agents-md`` (issue 13, item 1) on real repositories.
+
+Each agent is set up in a fresh repository and in one holding realistic configuration of its own
+(other MCP servers, other hooks, a commented ``config.toml``, user text in CLAUDE.md/AGENTS.md,
+another Cursor rule). Setup must merge without touching that content, be idempotent, write
+nothing with ``--print``, and ``--remove`` must give the working tree back byte for byte, or,
+when the user changed a file since, take out only git-hn's entries. The hooks it writes are run
+the way the agents run them (``sh -c`` in the repository) and must print the brief.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from git_hn.service import setup_content as content
+from helpers import hn, hn_proc
+
+PRE = {  # what the agents' own tools write, with the user's content around git-hn's part
+    ".mcp.json": b"""{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-github"
+      ],
+      "env": {
+        "GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"
+      }
+    }
+  }
+}
+""",
+    ".claude/settings.json": b"""{
+  "permissions": {
+    "allow": [
+      "Bash(npm run lint)"
+    ]
+  },
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "npx prettier --write ."
+          }
+        ]
+      }
+    ],
+    "SessionStart": [
+      {
+        "matcher": "startup",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "echo welcome"
+          }
+        ]
+      }
+    ]
+  },
+  "model": "opus"
+}
+""",
+    "CLAUDE.md": "# Project\n\nUse pnpm, never npm. Caf\u00e9 \u2014 keep it short.\n".encode(),
+    ".codex/config.toml": b"""# Project-scoped Codex settings
+model = "gpt-5-codex"   # the team default
+approval_policy = "on-request"
+
+[mcp_servers.docs]
+# documentation lookups
+command = "npx"
+args = ["-y", "docs-mcp"]
+
+[profiles.ci]
+model = "o4-mini"
+""",
+    ".codex/hooks.json": b"""{
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "python3 .codex/hooks/check.py",
+                        "timeout": 30
+                    }
+                ]
+            }
+        ]
+    }
+}
+""",
+    "AGENTS.md": b"# AGENTS.md\n\n## Build\n\nRun `make test` before committing.",  # no final newline
+    ".cursor/mcp.json": b"""{
+  "mcpServers": {
+    "postgres": {
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-postgres",
+        "postgresql://localhost/app"
+      ]
+    }
+  }
+}
+""",
+    ".cursor/rules/style.mdc": b"---\ndescription: Code style\nglobs: src/**/*.ts\nalwaysApply: false\n---\n"
+                               b"Use tabs.\n",
+}
+FILES = {agent: [t.path for t in targets] for agent, targets in content.TARGETS.items()}
+AGENTS = list(content.AGENTS)
+
+
+def tree(repo: Path) -> dict:
+    """Every path of the working tree (not .git) with its bytes, mode or link target."""
+    out = {}
+    for root, dirs, files in os.walk(repo):
+        dirs[:] = [d for d in dirs if not (root == str(repo) and d == ".git")]
+        for name in dirs + files:
+            p = Path(root, name)
+            rel = str(p.relative_to(repo))
+            if p.is_symlink():
+                out[rel] = ("link", os.readlink(p))
+            elif p.is_dir():
+                out[rel] = ("dir",)
+            elif not p.is_file():
+                out[rel] = ("special", p.stat().st_mode)
+            else:
+                out[rel] = (p.read_bytes(), p.stat().st_mode)
+    return out
+
+
+def seed(repo: Path, agent: str) -> None:
+    for rel in FILES[agent] + ([".cursor/rules/style.mdc"] if agent == "cursor" else []):
+        if rel in PRE:
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            (repo / rel).write_bytes(PRE[rel])
+
+
+def load_json(repo, rel):
+    return json.loads((repo / rel).read_bytes())
+
+
+def setup(repo, *args):
+    r = hn(repo, "setup", *args)
+    assert r.code == 0, r.err
+    assert r.err == ""
+    return r.out
+
+
+def check_written(repo: Path, agent: str) -> None:
+    """git-hn's part is in every file of ``agent``, in that agent's format."""
+    server = {"type": "stdio", "command": "git", "args": ["hn", "mcp"]}
+    if agent == "claude":
+        assert load_json(repo, ".mcp.json")["mcpServers"]["git-hn"] == server
+    if agent == "cursor":
+        assert load_json(repo, ".cursor/mcp.json")["mcpServers"]["git-hn"] == {
+            "command": "git", "args": ["-C", "${workspaceFolder}", "hn", "mcp"]}
+        rule = (repo / ".cursor/rules/git-hn.mdc").read_text()
+        front, body = rule.split("---\n")[1], rule.split("---\n", 2)[2]
+        assert "alwaysApply: true\n" in front and "description: " in front and "globs:" in front
+        assert "git hn memory brief --markdown" in body and "untrusted" in body
+    if agent == "codex":
+        doc = tomllib.loads((repo / ".codex/config.toml").read_text())
+        assert doc["mcp_servers"]["git-hn"] == {"command": "git", "args": ["hn", "mcp"]}
+    for rel in {"claude": [".claude/settings.json"], "codex": [".codex/hooks.json"]}.get(agent, []):
+        hooks = load_json(repo, rel)["hooks"]
+        start = [h["command"] for g in hooks["SessionStart"] for h in g["hooks"]]
+        assert content.BRIEF_COMMAND in start and content.COMPACTED_COMMAND in start
+        assert [g["matcher"] for g in hooks["SessionStart"]
+                if g["hooks"][0]["command"] == content.COMPACTED_COMMAND] == ["compact"]
+        assert [h["command"] for g in hooks["PreCompact"] for h in g["hooks"]] == [
+            content.PRECOMPACT_COMMAND]
+    for rel in {"claude": ["CLAUDE.md"], "codex": ["AGENTS.md"], "agents-md": ["AGENTS.md"]}.get(agent, []):
+        text = (repo / rel).read_text()
+        assert text.count(content.BEGIN) == 1 and text.count(content.END) == 1
+        assert text.endswith(content.SECTION)
+        section = content.SECTION
+        assert 10 <= section.count("\n") <= 22
+        for needle in ("git hn memory brief --markdown", "memory_recall", "git hn memory recall",
+                       "--kind decision", "--kind assumption", "--outcome failed",
+                       "git hn memory handoff", "untrusted"):
+            assert needle in section
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_fresh_setup_idempotent_and_remove_restores_the_tree(inited, agent):
+    before = tree(inited)
+    out = setup(inited, agent)
+    for rel in FILES[agent]:
+        assert f"{rel}: created" in out
+    check_written(inited, agent)
+    after = tree(inited)
+    again = setup(inited, agent)
+    assert tree(inited) == after
+    assert f"git hn setup {agent}: already set up; nothing changed" in again
+    out = setup(inited, agent, "--remove")
+    for rel in FILES[agent]:
+        assert f"{rel}: removed" in out
+    assert tree(inited) == before  # the directories setup created are gone too
+    assert not (inited / ".git/hn/setup/record-v0.json").exists()
+    assert not (Path.home() / ".codex").exists() and not (Path.home() / ".claude").exists()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_setup_merges_into_existing_files_and_remove_restores_bytes(inited, agent):
+    seed(inited, agent)
+    before = tree(inited)
+    out = setup(inited, agent)
+    for rel in FILES[agent]:
+        assert f"{rel}: " + ("updated" if rel in PRE else "created") in out
+    check_written(inited, agent)
+    # the user's content is untouched: same keys, same order, same values, same text
+    if agent == "claude":
+        servers = load_json(inited, ".mcp.json")["mcpServers"]
+        assert list(servers) == ["github", "git-hn"]
+        assert servers["github"] == json.loads(PRE[".mcp.json"])["mcpServers"]["github"]
+        settings = load_json(inited, ".claude/settings.json")
+        old = json.loads(PRE[".claude/settings.json"])
+        assert list(settings) == list(old) and settings["permissions"] == old["permissions"]
+        assert settings["hooks"]["PostToolUse"] == old["hooks"]["PostToolUse"]
+        assert settings["hooks"]["SessionStart"][0] == old["hooks"]["SessionStart"][0]
+        assert (inited / "CLAUDE.md").read_bytes() == PRE["CLAUDE.md"] + b"\n" + content.SECTION.encode()
+    if agent == "codex":
+        toml = (inited / ".codex/config.toml").read_bytes()
+        assert toml.startswith(PRE[".codex/config.toml"] + b"\n# git-hn:begin")
+        doc = tomllib.loads(toml.decode())
+        old = tomllib.loads(PRE[".codex/config.toml"].decode())
+        assert doc["mcp_servers"].pop("git-hn") and doc == old
+        hooks = load_json(inited, ".codex/hooks.json")
+        assert hooks["hooks"]["PreToolUse"] == json.loads(PRE[".codex/hooks.json"])["hooks"]["PreToolUse"]
+        text = (inited / ".codex/hooks.json").read_text()
+        assert text.startswith('{\n    "hooks": {\n        "PreToolUse"')
+    if agent in ("codex", "agents-md"):
+        assert (inited / "AGENTS.md").read_bytes() == PRE["AGENTS.md"] + b"\n\n" + content.SECTION.encode()
+    if agent == "cursor":
+        servers = load_json(inited, ".cursor/mcp.json")["mcpServers"]
+        assert list(servers) == ["postgres", "git-hn"]
+        assert (inited / ".cursor/rules/style.mdc").read_bytes() == PRE[".cursor/rules/style.mdc"]
+    after = tree(inited)
+    assert "already set up; nothing changed" in setup(inited, agent)
+    assert tree(inited) == after
+    out = setup(inited, agent, "--remove")
+    for rel in FILES[agent]:
+        assert f"{rel}: " + ("restored" if rel in PRE else "removed") in out
+    assert tree(inited) == before
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_print_writes_nothing(inited, agent):
+    seed(inited, agent)
+    before = tree(inited)
+    out = setup(inited, agent, "--print")
+    assert tree(inited) == before
+    assert not (inited / ".git/hn/setup").exists()
+    for rel in FILES[agent]:
+        assert f"+++ b/{rel}" in out
+    assert "+" + content.BEGIN in out or agent == "cursor"
+    setup(inited, agent)
+    written = tree(inited)
+    assert setup(inited, agent, "--print").strip() == f"git hn setup {agent}: nothing would change"
+    out = setup(inited, agent, "--remove", "--print")
+    assert tree(inited) == written
+    for rel in FILES[agent]:
+        assert f"--- a/{rel}" in out
+
+
+def test_remove_after_the_user_edited_keeps_the_edit(inited):
+    seed(inited, "claude")
+    setup(inited, "claude")
+    mcp = load_json(inited, ".mcp.json")
+    mcp["mcpServers"]["sentry"] = {"command": "npx", "args": ["-y", "sentry-mcp"]}
+    (inited / ".mcp.json").write_text(json.dumps(mcp, indent=2) + "\n")
+    with open(inited / "CLAUDE.md", "a") as fh:
+        fh.write("\nAdded by hand after setup.\n")
+    out = setup(inited, "claude", "--remove")
+    assert ".mcp.json: git-hn's entries removed (the file changed since setup; the rest is kept)" in out
+    assert "CLAUDE.md: git-hn's entries removed (the file changed since setup; the rest is kept)" in out
+    assert ".claude/settings.json: restored" in out
+    servers = load_json(inited, ".mcp.json")["mcpServers"]
+    assert list(servers) == ["github", "sentry"]
+    text = (inited / "CLAUDE.md").read_text()
+    assert content.BEGIN not in text and "Added by hand after setup." in text
+    assert text.startswith(PRE["CLAUDE.md"].decode())
+    assert (inited / ".claude/settings.json").read_bytes() == PRE[".claude/settings.json"]
+
+
+def test_remove_without_record_takes_out_only_git_hn_entries(inited):
+    """A clone where the team committed setup's files: no private record, so --remove strips."""
+    seed(inited, "codex")
+    setup(inited, "codex")
+    (inited / ".git/hn/setup/record-v0.json").unlink()
+    out = setup(inited, "codex", "--remove")
+    assert ".codex/config.toml: git-hn's entries removed" in out
+    assert (inited / ".codex/config.toml").read_bytes() == PRE[".codex/config.toml"]
+    assert (inited / "AGENTS.md").read_bytes() == PRE["AGENTS.md"] + b"\n"
+    hooks = load_json(inited, ".codex/hooks.json")
+    assert hooks == json.loads(PRE[".codex/hooks.json"])
+
+
+def _hook_commands(repo: Path, rel: str) -> dict:
+    hooks = load_json(repo, rel)["hooks"]
+    return {(event, g.get("matcher")): g["hooks"][0]["command"]
+            for event in ("SessionStart", "PreCompact") for g in hooks[event]
+            if g["hooks"][0]["command"] in {c for _e, _m, c in content.SESSION_HOOKS}}
+
+
+@pytest.mark.parametrize("agent,rel", [("claude", ".claude/settings.json"), ("codex", ".codex/hooks.json")])
+def test_session_start_hook_prints_the_brief(inited, agent, rel):
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "Keep the parser strict.")
+    assert r.code == 0, r.err
+    seed(inited, agent)
+    setup(inited, agent)
+    commands = _hook_commands(inited, rel)
+    assert set(commands) == {("SessionStart", None), ("SessionStart", "compact"), ("PreCompact", None)}
+    sub = inited / "src" / "deep"
+    sub.mkdir(parents=True)
+    expected = hn_proc(inited, "memory", "brief", "--markdown")
+    assert expected.code == 0 and expected.out.strip()
+    for cwd in (inited, sub):  # as the agent runs it: a shell, anywhere in the repository
+        proc = subprocess.run(["sh", "-c", commands[("SessionStart", None)]], cwd=cwd,
+                              capture_output=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.decode() == expected.out
+        assert proc.stdout.lstrip()[:1] not in (b"{", b"[")  # Codex: JSON-looking stdout must be hook JSON
+    proc = subprocess.run(["sh", "-c", commands[("SessionStart", "compact")]], cwd=sub,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "git hn memory handoff --at HEAD" in proc.stdout
+    assert proc.stdout.count("\n") == 1
+    proc = subprocess.run(["sh", "-c", commands[("PreCompact", None)]], cwd=sub, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0
+    message = json.loads(proc.stdout)
+    assert list(message) == ["systemMessage"] and "handoff" in message["systemMessage"]
+
+
+def test_nothing_from_the_environment_is_written(inited, monkeypatch):
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    monkeypatch.setenv("GITHUB_TOKEN", token)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-secretsecretsecret")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-secretsecretsecret")
+    for agent in AGENTS:
+        r = hn_proc(inited, "setup", agent)
+        assert r.code == 0, r.err
+    written = [p for p in inited.rglob("*") if p.is_file() and ".git/objects" not in str(p)]
+    assert any(p.name == "record-v0.json" for p in written)
+    for p in written:
+        data = p.read_bytes()
+        for secret in (token, "secretsecret", str(Path.home())):
+            assert secret.encode() not in data, p
+
+
+def test_agents_md_is_shared_by_codex_and_agents_md(inited):
+    seed(inited, "codex")
+    before = tree(inited)
+    setup(inited, "codex")
+    assert "AGENTS.md: unchanged" in setup(inited, "agents-md")
+    out = setup(inited, "codex", "--remove")
+    assert "AGENTS.md: kept (git hn setup agents-md uses it)" in out
+    assert content.BEGIN in (inited / "AGENTS.md").read_text()
+    assert "AGENTS.md: restored" in setup(inited, "agents-md", "--remove")
+    assert tree(inited) == before
+
+
+def test_claude_md_linked_to_agents_md_is_edited_through_the_link(inited):
+    (inited / "AGENTS.md").write_bytes(PRE["AGENTS.md"])
+    os.symlink("AGENTS.md", inited / "CLAUDE.md")
+    before = tree(inited)
+    setup(inited, "claude")
+    assert (inited / "CLAUDE.md").is_symlink()
+    assert (inited / "AGENTS.md").read_text().endswith(content.SECTION)
+    assert "AGENTS.md: unchanged" in setup(inited, "codex")
+    assert "CLAUDE.md: kept (git hn setup codex uses it)" in setup(inited, "claude", "--remove")
+    setup(inited, "codex", "--remove")
+    assert tree(inited) == before
+
+
+def test_existing_git_hn_server_of_the_user_is_left_as_is(inited):
+    mine = {"mcpServers": {"git-hn": {"command": "git", "args": ["hn", "mcp", "--allow-write"]}}}
+    (inited / ".cursor").mkdir()
+    (inited / ".cursor/mcp.json").write_text(json.dumps(mine, indent=2) + "\n")
+    out = setup(inited, "cursor")
+    assert (".cursor/mcp.json: unchanged (an MCP server named git-hn is already configured; "
+            "left as is)") in out
+    assert load_json(inited, ".cursor/mcp.json") == mine
+    setup(inited, "cursor", "--remove")
+    assert load_json(inited, ".cursor/mcp.json") == mine
+    assert not (inited / ".cursor/rules").exists()
+
+
+@pytest.mark.parametrize("rel,data,message", [
+    (".mcp.json", b'{"mcpServers": {', ".mcp.json is not valid JSON (line 1); not changed"),
+    (".mcp.json", b'{"a": 1, "a": 2}\n', '.mcp.json has the key "a" twice; not changed'),
+    (".mcp.json", b'{"mcpServers": []}\n', '.mcp.json: "mcpServers" is not a JSON object; not changed'),
+    (".claude/settings.json", b'{"hooks": {"SessionStart": {}}}\n',
+     '.claude/settings.json: "hooks.SessionStart" is not a JSON array; not changed'),
+    ("CLAUDE.md", None, "CLAUDE.md is not a regular file; not changed"),
+])
+def test_invalid_files_are_refused_before_anything_is_written(inited, rel, data, message):
+    path = inited / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if data is None:
+        os.mkfifo(path)
+    else:
+        path.write_bytes(data)
+    before = tree(inited)
+    r = hn(inited, "setup", "claude")
+    assert r.code == 1 and r.out == ""
+    assert r.err == f"git-hn: {message}\n"
+    assert tree(inited) == before
+
+
+def test_toml_that_cannot_take_the_table_is_refused(inited):
+    (inited / ".codex").mkdir()
+    inline = b'mcp_servers = { docs = { command = "npx" } }\n'
+    (inited / ".codex/config.toml").write_bytes(inline)
+    r = hn(inited, "setup", "codex")
+    assert r.code == 1
+    assert r.err == ("git-hn: .codex/config.toml: [mcp_servers.git-hn] cannot be appended safely; "
+                     "not changed\n")
+    assert (inited / ".codex/config.toml").read_bytes() == inline
+    assert not (inited / "AGENTS.md").exists()
+
+
+def test_foreign_cursor_rule_is_refused(inited):
+    (inited / ".cursor/rules").mkdir(parents=True)
+    (inited / ".cursor/rules/git-hn.mdc").write_text("---\nalwaysApply: true\n---\nmine\n")
+    r = hn(inited, "setup", "cursor")
+    assert r.code == 1
+    assert r.err == ("git-hn: .cursor/rules/git-hn.mdc exists and was not written by git hn setup; "
+                     "not changed\n")
+    assert not (inited / ".cursor/mcp.json").exists()
+
+
+def test_symlink_redirection_outside_the_worktree_is_refused(inited, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, inited / ".claude")
+    r = hn(inited, "setup", "claude")
+    assert r.code == 1
+    assert r.err == "git-hn: .claude/settings.json resolves outside the working tree; not changed\n"
+    assert list(outside.iterdir()) == [] and not (inited / ".mcp.json").exists()
+
+
+def test_symlink_redirection_into_the_git_directory_is_refused(inited):
+    os.symlink(".git", inited / ".cursor")
+    r = hn(inited, "setup", "cursor")
+    assert r.code == 1 and "resolves outside the working tree" in r.err
+    assert not (inited / ".git/mcp.json").exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]"),
+    (["vim"], 'unknown agent "vim"; use claude, codex, cursor or agents-md'),
+    (["claude", "--frob"], "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]"),
+])
+def test_usage_errors_are_one_line(inited, args, message):
+    r = hn(inited, "setup", *args)
+    assert (r.code, r.out, r.err) == (1, "", f"git-hn: {message}\n")
+
+
+def test_setup_needs_a_working_tree(tmp_path):
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    r = hn(bare, "setup", "agents-md")
+    assert (r.code, r.err) == (1, "git-hn: git hn setup needs a working tree\n")
+
+
+def test_edited_cursor_rule_stays_on_remove(inited):
+    setup(inited, "cursor")
+    rule = inited / ".cursor/rules/git-hn.mdc"
+    edited = rule.read_text() + "\nAlso run the linter.\n"
+    rule.write_text(edited)
+    out = setup(inited, "cursor", "--remove")
+    assert ".cursor/rules/git-hn.mdc: changed since setup; left as is" in out
+    assert ".cursor/mcp.json: removed" in out
+    assert rule.read_text() == edited and not (inited / ".cursor/mcp.json").exists()
+
+
+def test_an_older_section_is_replaced_in_place(inited):
+    old = (b"# Notes\n\n" + content.BEGIN.encode() + b"\n## Project memory (git-hn)\n\nOld text.\n"
+           + content.END.encode() + b"\n\n## After\n\nKept.\n")
+    (inited / "AGENTS.md").write_bytes(old)
+    assert "AGENTS.md: updated" in setup(inited, "agents-md")
+    text = (inited / "AGENTS.md").read_bytes()
+    assert text == b"# Notes\n\n" + content.SECTION.encode() + b"\n## After\n\nKept.\n"
+    assert "AGENTS.md: git-hn's entries removed" in setup(inited, "agents-md", "--remove")
+    assert (inited / "AGENTS.md").read_bytes() == b"# Notes\n\n## After\n\nKept.\n"
+
+
+def test_crlf_markdown_keeps_its_line_endings(inited):
+    original = b"# Team rules\r\n\r\nReview every change.\r\n"
+    (inited / "CLAUDE.md").write_bytes(original)
+    setup(inited, "claude")
+    text = (inited / "CLAUDE.md").read_bytes()
+    assert text == original + b"\r\n" + content.SECTION.encode().replace(b"\n", b"\r\n")
+    assert text.count(b"\n") == text.count(b"\r\n")
+    setup(inited, "claude", "--remove")
+    assert (inited / "CLAUDE.md").read_bytes() == original
