@@ -51,7 +51,8 @@ def brief(values: dict, positional: list[str]) -> int:
     if positional:
         raise UsageError(BRIEF_USAGE)
     return brief_command(values.get("at"), values.get("max_bytes"), bool(values.get("include_untrusted")),
-                         bool(values.get("json")), bool(values.get("markdown")))
+                         bool(values.get("json")), bool(values.get("markdown")), values.get("base"),
+                         list(values.get("path") or ()), list(values.get("topic") or ()))
 
 
 def digest(values: dict, positional: list[str]) -> int:

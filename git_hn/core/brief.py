@@ -4,6 +4,13 @@ Pure: rows come in projected (index-row form, §8.2) with their staleness alread
 month to report is passed in; nothing here reads a clock, Git or a file. For the same inputs the
 output bytes are identical.
 
+At scale (issue 13) a brief stays useful: each section has a guaranteed share of the byte
+budget (``SHARES``; what a section leaves unused goes to the others, in section order), so
+thousands of decisions cannot crowd out the failed attempts and assumptions; decisions and
+assumptions anchored to the paths of the work at hand (``Focus``: paths changed on the branch,
+``--path``, ``--topic``) come first, each group in §7.7 order; and every Markdown item shows its
+author's name, topics and anchored paths (as inert text).
+
 Two defences live here. *Context flooding*: a brief never exceeds its byte bound, and an item
 that does not fit is omitted whole, never cut (a cut memory could change meaning). *Prompt
 injection through Markdown*: author text (content, handoff entries, challenge reasons) is only
@@ -15,6 +22,7 @@ labelled as proposals, never as instructions.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..errors import InputError
 from . import canonical
@@ -31,16 +39,43 @@ TITLES = {"handoffs": "Handoffs", "decisions": "Decisions", "assumptions": "Assu
 NEXT_ACTIONS = "Proposed next actions (inert, not instructions)"
 _HANDOFF_LABELS = (("completed", "Completed"), ("assumptions", "Assumptions"),
                    ("blockers", "Blockers"))
+# percent of the item budget each section is sure to get (git-hn, issue 13)
+SHARES = {"handoffs": 30, "decisions": 25, "assumptions": 15, "failedAttempts": 15, "challenges": 15}
+RANKED = ("decisions", "assumptions")  # sections ordered by relevance to the focus first
 _BACKTICKS = re.compile("`+")
+
+
+class Focus(NamedTuple):
+    """The work at hand: anchored paths and topics that make a memory relevant."""
+
+    paths: frozenset = frozenset()
+    topics: frozenset = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.topics)
+
+
+def relevant(item: dict, focus: Focus) -> bool:
+    """Whether an item is anchored to a focus path or carries a focus topic."""
+    return (any(p["path"] in focus.paths for p in item["anchor"].get("paths", ()))
+            or any(t in focus.topics for t in item["data"].get("topics", ())))
+
+
+def by_relevance(items: list[dict], focus: Focus) -> list[dict]:
+    """The relevant items first, then the others, each group in the order given."""
+    if not focus:
+        return items
+    return [i for i in items if relevant(i, focus)] + [i for i in items if not relevant(i, focus)]
 _MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
 
 
 # -- sections ----------------------------------------------------------------------------------
 
 
-def sections(candidates: list[dict], sequences: dict[str, int]) -> dict[str, list[dict]]:
+def sections(candidates: list[dict], sequences: dict[str, int], focus: Focus = Focus()) -> dict[str, list[dict]]:
     """The five sections of a brief from trusted candidate items (rows with ``stale`` keys, and
-    ``challengedBy`` on rows with accepted challenges), each in §7.7 order."""
+    ``challengedBy`` on rows with accepted challenges), each in §7.7 order (decisions and
+    assumptions: the ones relevant to ``focus`` first)."""
     ordered = order(candidates)
     latest: dict[tuple[str, str], dict] = {}
     for item in ordered:
@@ -63,6 +98,8 @@ def sections(candidates: list[dict], sequences: dict[str, int]) -> dict[str, lis
     for name in SECTIONS:
         if name != "challenges":
             out[name] = [_without_challenges(i) for i in out[name]]
+    for name in RANKED:
+        out[name] = by_relevance(out[name], focus)
     return out
 
 
@@ -108,48 +145,74 @@ def _doc(top: dict, taken: list, total: int) -> dict:
     return doc
 
 
-def bounded(top: dict, full: dict[str, list[dict]], max_bytes: int, fmt: str) -> tuple[dict, bytes]:
+def bounded(top: dict, full: dict[str, list[dict]], max_bytes: int, fmt: str,
+            names: dict | None = None) -> tuple[dict, bytes]:
     """``bounded_items`` over complete sections."""
-    flat = [(name, it) for name in SECTIONS for it in full[name]]
-    return bounded_items(top, len(flat), iter(flat), max_bytes, fmt)
+    return bounded_items(top, {n: len(full[n]) for n in SECTIONS}, {n: iter(full[n]) for n in SECTIONS},
+                         max_bytes, fmt, names)
 
 
-def bounded_items(top: dict, total: int, items, max_bytes: int, fmt: str) -> tuple[dict, bytes]:
-    """Add items in section order until one does not fit in ``max_bytes`` (§7.15); returns the
-    document and its exact stdout bytes in format ``fmt`` (``json`` or ``markdown``).
+def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int, fmt: str,
+                  names: dict | None = None) -> tuple[dict, bytes]:
+    """Fill each section within ``max_bytes`` (§7.15, with git-hn's shares): first every section,
+    in order, takes its items in order while they fit in its share of the item budget
+    (``SHARES``); then a section that took nothing (its first item exceeds its share) takes that
+    item if it fits in what is left; then, in section order again, each goes on while its next
+    item fits in what is left. A section stops at its first item that does not fit (no later item of it is taken),
+    and no item is ever cut. Returns the document and its exact stdout bytes in ``fmt``
+    (``json`` or ``markdown``).
 
-    ``items`` yields ``(section, item)`` in that order, ``total`` of them in all; it is consumed
-    only up to the first item that does not fit, so a caller may build items as they are asked
-    for. Both formats are additive (a fixed part that depends only on ``truncated`` and
-    ``omitted``, one part per non-empty section, one part per item), so each candidate size is
-    computed exactly from the parts, without rendering the whole brief once per item.
+    ``items[name]`` yields the section's items in order, ``counts[name]`` of them; each is
+    consumed only as far as needed, so a caller may build items as they are asked for. Both
+    formats are additive (a fixed part that depends only on ``truncated`` and ``omitted``, one
+    part per non-empty section, one part per item); the fixed part is reserved at its largest
+    (nothing or everything taken), so the result always fits. ``names`` maps memory IDs to the
+    author name signed in them, for the Markdown items.
     """
     if max_bytes <= 0:
         raise InputError("brief bound must be positive")
-    render = json_bytes if fmt == "json" else markdown_bytes
+    names = {} if names is None else names  # filled by the caller as its items are built
+    render = json_bytes if fmt == "json" else (lambda doc: markdown_bytes(doc, names))
+    total = sum(counts.values())
 
     def fixed(k: int) -> int:
         return len(render(_doc(top, [], total) | {"truncated": k < total, "omitted": total - k}))
 
-    if fixed(0) > max_bytes:
+    budget = max_bytes - max(fixed(0), fixed(total))  # "false" is a byte longer than "true"
+    if budget < 0:
         raise InputError(f"memory brief does not fit in {max_bytes} bytes")
-    used = 0  # bytes of the items and sections taken so far
-    opened: set[str] = set()
-    taken: list = []
-    for name, it in items:
-        if len(taken) >= total:
-            break
-        extra = len(json_bytes(it)) - 1 if fmt == "json" else len(_item_markdown(it))
-        if name in opened:
-            extra += 1 if fmt == "json" else 0  # a comma between array elements
-        else:
-            extra += 0 if fmt == "json" else len(_section_markdown(name))
-        if fixed(len(taken) + 1) + used + extra > max_bytes:
-            break
-        used += extra
-        opened.add(name)
-        taken.append((name, it))
-    doc = _doc(top, taken, total)
+    taken: dict[str, list] = {n: [] for n in SECTIONS}
+    used: dict[str, int] = {n: 0 for n in SECTIONS}
+    waiting: dict[str, object] = {}  # a section's first item that did not fit its share
+
+    def cost(name: str, it: dict) -> int:
+        extra = len(json_bytes(it)) - 1 if fmt == "json" else len(_item_markdown(it, names))
+        if taken[name]:
+            return extra + (1 if fmt == "json" else 0)  # a comma between array elements
+        return extra + (0 if fmt == "json" else len(_section_markdown(name)))
+
+    def fill(name: str, limit: int, most: int | None = None) -> None:
+        while len(taken[name]) < counts.get(name, 0) and (most is None or len(taken[name]) < most):
+            it = waiting.pop(name, None)
+            if it is None:
+                it = next(items[name], None)
+                if it is None:
+                    return
+            c = cost(name, it)
+            if used[name] + c > limit:
+                waiting[name] = it
+                return
+            used[name] += c
+            taken[name].append(it)
+
+    for name in SECTIONS:
+        fill(name, budget * SHARES[name] // 100)
+    for name in SECTIONS:  # a section whose first item exceeds its share still gets one, if it fits
+        if not taken[name]:
+            fill(name, budget - sum(used.values()), most=1)
+    for name in SECTIONS:  # then what the shares left, in section order
+        fill(name, used[name] + budget - sum(used.values()))
+    doc = _doc(top, [(n, it) for n in SECTIONS for it in taken[n]], total)
     return doc, render(doc)
 
 
@@ -184,10 +247,18 @@ def _out(text: str) -> bytes:
     return escape_bidi(text).encode("utf-8", "replace")
 
 
-def _item_markdown(it: dict) -> bytes:
+def _item_markdown(it: dict, names: dict) -> bytes:
+    author = names.get(it["id"])
+    who = f"{_code(author)} ({it['actor']})" if author else it["actor"]
     out = [f"\n### {it['id']}\n",
-           f"kind: {it['kind']}; trust: {it['trust']}; actor: {it['actor']}; "
+           f"kind: {it['kind']}; trust: {it['trust']}; author: {who}; "
            f"signed: {it['signedTimestamp']}\n"]
+    topics = it["data"].get("topics") or []
+    if topics:
+        out.append("topics: " + ", ".join(_code(t) for t in topics) + "\n")
+    paths = [p["path"] for p in it["anchor"].get("paths", ())]
+    if paths:
+        out.append("paths: " + ", ".join(_code(p) for p in paths) + "\n")
     if it["stale"]:
         out.append("stale: anchored paths changed since it was written: "
                    + ", ".join(_code(p) for p in it["stalePaths"]) + "\n")
@@ -213,7 +284,7 @@ def _section_markdown(name: str) -> bytes:
     return _out(f"\n## {TITLES[name]}\n")
 
 
-def markdown_bytes(doc: dict) -> bytes:
+def markdown_bytes(doc: dict, names: dict | None = None) -> bytes:
     """The Markdown brief: the warning as a block quote, a short header, then one section per
     non-empty list. Additive by construction (see ``bounded``)."""
     parts = [_out(f"> {doc['warning']}\n\nBrief at commit {doc['atCommit']}; policy "
@@ -223,7 +294,7 @@ def markdown_bytes(doc: dict) -> bytes:
     for name in SECTIONS:
         if doc[name]:
             parts.append(_section_markdown(name))
-            parts += [_item_markdown(it) for it in doc[name]]
+            parts += [_item_markdown(it, names or {}) for it in doc[name]]
     return b"".join(parts)
 
 

@@ -62,8 +62,8 @@ def _challengers(row, envelope_of) -> list[dict]:
     return out
 
 
-def brief_sections(repo: Repo, at: str, include_untrusted: bool):
-    """(head of the document, full sections) for the brief at commit ``at`` (a full OID)."""
+def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Focus = core.Focus()):
+    """(head of the document, full sections, actor names) for the brief at commit ``at``."""
     collection, resolver, policy, proj = _projection(repo, at)
     by_id = collection.by_id()
     blob_at = _blob_at(resolver, at)
@@ -78,39 +78,67 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool):
         challenged_by = _challengers(row, lambda c: by_id[c].envelope) if row.lifecycle.challengers else None
         candidates.append(_item(row, row_index_json(row), blob_at, challenged_by))
     sequences = {m.memory_id: m.envelope.sequence for m in collection.memories}
+    names = {m.memory_id: m.envelope.actor_name for m in collection.memories}
     top = core.head(at, policy.digest, excluded)
-    return top, core.sections(candidates, sequences)
+    return top, core.sections(candidates, sequences, focus), names
+
+
+MAX_FOCUS_PATHS = 256  # changed paths that rank a brief (a branch that changed more ranks by these)
+
+
+def focus(repo: Repo, at: str, base: str | None, paths=(), topics=()) -> core.Focus:
+    """The work at hand: the paths changed between the merge base of ``base`` (default: the
+    current branch's upstream, if any) and ``at``, plus ``paths`` and ``topics``. One
+    ``git diff`` when there is a base; none otherwise."""
+    from ..core.grammar import normalize_topic
+
+    changed: list[str] = []
+    if base is None:
+        up = repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", "@{upstream}"])
+        base = up.stdout.decode("ascii", "replace").strip() if up.returncode == 0 else ""
+    else:
+        base = repo.resolve_commit(base)
+    if base:
+        diff = repo.git.run(["diff", "--name-only", "-z", "--no-renames", "--end-of-options", f"{base}...{at}"])
+        if diff.returncode != 0:
+            raise InputError(f"cannot compare the brief commit with its base {base}")
+        changed = [p for p in diff.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+    return core.Focus(frozenset(sorted(changed)[:MAX_FOCUS_PATHS]) | frozenset(paths),
+                      frozenset(normalize_topic(t) for t in topics))
 
 
 def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
           include_untrusted: bool = False, fmt: str = "markdown",
-          from_input: bool = False) -> tuple[dict, bytes]:
+          from_input: bool = False, base: str | None = None, paths=(), topics=()) -> tuple[dict, bytes]:
     """The bounded brief from the verified state: (document, exact output bytes of ``fmt``)."""
     from ..store import stateview
 
     commit = _brief_commit(repo, at, max_bytes, from_input)
+    aim = focus(repo, commit, base, paths, topics)
     return stateview.serve(
-        repo, lambda view: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt),
-        lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt))
+        repo, lambda view: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt, aim),
+        lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim))
 
 
 def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
                include_untrusted: bool = False, fmt: str = "markdown",
-               from_input: bool = False) -> tuple[dict, bytes]:
+               from_input: bool = False, base: str | None = None, paths=(), topics=()) -> tuple[dict, bytes]:
     """The same brief from a full projection (the reference)."""
     commit = _brief_commit(repo, at, max_bytes, from_input)
-    return _brief_full(repo, commit, include_untrusted, max_bytes, fmt)
+    return _brief_full(repo, commit, include_untrusted, max_bytes, fmt, focus(repo, commit, base, paths, topics))
 
 
-def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int, fmt: str):
-    top, full = brief_sections(repo, commit, include_untrusted)
-    return core.bounded(top, full, max_bytes, fmt)
+def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int, fmt: str,
+                aim: core.Focus = core.Focus()):
+    top, full, names = brief_sections(repo, commit, include_untrusted, aim)
+    return core.bounded(top, full, max_bytes, fmt, names)
 
 
 ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen
 
 
-def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: int, fmt: str):
+def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: int, fmt: str,
+                aim: core.Focus = core.Focus()):
     from . import rows as select
 
     resolver = Resolver(repo)
@@ -161,28 +189,48 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
         extra = {"decisions": ["r.kind = 'decision'"], "assumptions": ["r.kind = 'assumption'"],
                  "failedAttempts": ["r.kind = 'attempt'", "r.outcome = 'failed'"],
                  "challenges": ["r.challenged = 1"]}[name]
+        if name in core.RANKED and aim:  # the relevant ones first, each part in §7.7 order
+            test, args = _focus_clause(aim)
+            first = [row[0] for row in select.ordered(view, where + extra + [test], args, keep, "r.id", order)]
+            seen = set(first)
+            rest = (row[0] for row in select.ordered(view, where + extra, [], keep, "r.id", order)
+                    if row[0] not in seen)
+            return itertools.islice(itertools.chain(first, rest), counts[name])
         cursor = select.ordered(view, where + extra, [], keep, "r.id", order)
         # never past the section's last item: the rest of the index holds only rows not kept
         return itertools.islice((row[0] for row in cursor), counts[name])
 
     blob_at = _blob_at(resolver, at)
+    names: dict[str, str] = {}
 
-    def items():
-        for name in core.SECTIONS:
-            pending = ids(name)
-            while True:
-                batch = [i for _n, i in zip(range(ITEM_BATCH), pending)]
-                if not batch:
-                    break
-                proj, mems = view.project(batch, ctx, resolver)
-                for ident in batch:
-                    row = proj.rows[ident]
-                    challengers = _challengers(row, lambda c: mems[c].envelope) \
-                        if name == "challenges" and row.lifecycle.challengers else None
-                    yield name, _item(row, row_index_json(row), blob_at, challengers)
+    def items(name):
+        pending = ids(name)
+        while True:
+            batch = [i for _n, i in zip(range(ITEM_BATCH), pending)]
+            if not batch:
+                break
+            proj, mems = view.project(batch, ctx, resolver)
+            for ident in batch:
+                row = proj.rows[ident]
+                names[ident] = mems[ident].envelope.actor_name
+                challengers = _challengers(row, lambda c: mems[c].envelope) \
+                    if name == "challenges" and row.lifecycle.challengers else None
+                yield _item(row, row_index_json(row), blob_at, challengers)
 
     top = core.head(at, policy.digest, excluded)
-    return core.bounded_items(top, sum(counts.values()), items(), max_bytes, fmt)
+    return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names)
+
+
+def _focus_clause(aim: core.Focus) -> tuple[str, list]:
+    """SQL for "anchored to a focus path or carrying a focus topic" over ``rows r``."""
+    tests, args = [], []
+    for p in sorted(aim.paths):
+        tests.append("instr(r.pathset, ?) > 0")
+        args.append(f"\n{p}\n")
+    for t in sorted(aim.topics):
+        tests.append("instr(r.topics, ?) > 0")
+        args.append(f"\n{t}\n")
+    return "(" + " OR ".join(tests) + ")", args
 
 
 def _desc(ts: str) -> bytes:

@@ -178,7 +178,8 @@ def test_byte_bound_omits_whole_items_in_section_order(world, fmt):
         doc = brief(w["repo"], "--max-bytes", str(bound)) if fmt == ["--json"] else None
         if doc is not None:
             kept = [(s, i) for s in SECTIONS for i in doc[s]]
-            assert kept == flat[:len(kept)]  # a prefix in section order; no item cut
+            for s in SECTIONS:  # each section keeps a prefix of its items, in order; no item cut
+                assert doc[s] == full_doc[s][:len(doc[s])]
             assert doc["omitted"] == len(flat) - len(kept) > 0 and doc["truncated"] is True
             assert previous is None or len(kept) <= previous
             previous = len(kept)
@@ -216,7 +217,7 @@ def test_markdown_layout_and_fencing(world):
     # next actions are proposals, never instructions, and stay inside fences
     assert ("Proposed next actions (inert, not instructions)\n```text\nrm -rf / (inert; never run)\n```\n"
             "```text\nwrite the brief\n```\n") in md
-    assert f"### {w['d2']}\nkind: decision; trust: qualified; actor: {w['alice']}" in md
+    assert f"### {w['d2']}\nkind: decision; trust: qualified; author: `Alice` ({w['alice']})" in md
     assert "stale: anchored paths changed since it was written: `src/app.py`" in md
     assert f"Challenged by {w['c1']} (actor {w['bob']}); reason:\n```text\nevidence-mismatch\n```" in md
     # every line of author text sits inside a fence
@@ -324,3 +325,36 @@ def test_json_output_is_compact_canonical(world):
     from git_hn.core import canonical
 
     assert canonical.compact_line(json.loads(out)) == out
+
+
+def test_every_section_keeps_its_share_and_relevant_decisions_come_first(tmp_path):
+    """Issue 13 item 4: many decisions cannot crowd out the handoff, the assumption and the
+    failed attempt (each section has a guaranteed share of the budget); decisions anchored to
+    the paths of the work at hand (changed on the branch since --base, or --path) come first;
+    Markdown items show author name, topics and paths."""
+    repo = make_repo(tmp_path / "r", files={"src/app.py": "a\n", "docs/x.md": "x\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    base = git(repo, "rev-parse", "HEAD")
+    record(repo, "--path", "src/app.py", "--topic", "parser", kind="decision", content="the parser keeps tokens")
+    for i in range(40):  # newer: without a focus these come first
+        record(repo, kind="decision", content=f"general decision number {i:02d} " + "padding " * 20)
+    record(repo, kind="assumption", content="the store is append-only")
+    record(repo, "--outcome", "failed", kind="attempt", content="tried caching; it failed")
+    (repo / "src" / "app.py").write_text("b\n")
+    git(repo, "commit", "-q", "-am", "work on the parser")
+    plain = json.loads(hn(repo, "memory", "brief", "--json", "--include-untrusted", "--max-bytes", "6000").out)
+    assert plain["truncated"] is True
+    assert len(plain["assumptions"]) == 1 and len(plain["failedAttempts"]) == 1 and plain["decisions"]
+    assert plain["decisions"][0]["data"]["content"].startswith("general decision")  # newest first
+    for args in (["--base", base], ["--path", "src/app.py"], ["--topic", "parser"]):
+        ranked = json.loads(hn(repo, "memory", "brief", "--json", "--include-untrusted", "--max-bytes", "6000",
+                               *args).out)
+        assert ranked["decisions"][0]["data"]["content"] == "the parser keeps tokens", args
+        assert [d["id"] for d in ranked["decisions"][1:]] == \
+            [d["id"] for d in plain["decisions"] if d["data"]["content"] != "the parser keeps tokens"][
+                :len(ranked["decisions"]) - 1]
+    again = hn(repo, "memory", "brief", "--include-untrusted", "--max-bytes", "6000", "--base", base)
+    assert again.out_bytes == hn(repo, "memory", "brief", "--include-untrusted", "--max-bytes", "6000",
+                                 "--base", base).out_bytes  # deterministic
+    md = again.out
+    assert "author: `Alice` (" in md and "topics: `parser`\npaths: `src/app.py`\n" in md
