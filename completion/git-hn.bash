@@ -2,36 +2,42 @@
 # Loaded by git's completion for `git hn` (function _git_hn) and for the git-hn executable.
 _git_hn_words() {
     case "$1" in
-        "") words="sync init mcp demo hooks replication identity memory policy" ;;
+        "") words="sync init mcp setup demo hooks replication identity memory policy" ;;
         "demo") words="" ;;
         "hooks") words="install uninstall status" ;;
         "hooks install") words="--global" ;;
         "hooks status") words="--global" ;;
         "hooks uninstall") words="--global" ;;
-        "identity") words="show list public" ;;
+        "identity") words="show list public export import" ;;
+        "identity export") words="--output" ;;
+        "identity import") words="--activate" ;;
         "identity list") words="" ;;
         "identity public") words="" ;;
         "identity show") words="" ;;
         "init") words="--name" ;;
-        "mcp") words="--allow-write" ;;
+        "mcp") words="--allow-write --repo" ;;
         "memory") words="record handoff supersede retract challenge recall show brief digest index" ;;
-        "memory brief") words="--at --max-bytes --include-untrusted --json --markdown" ;;
+        "memory brief") words="--at --max-bytes --base --path --topic --include-untrusted --json --markdown" ;;
         "memory challenge") words="--reason --evidence --stream --json --allow-secret-shaped" ;;
         "memory digest") words="--month --include-untrusted --json" ;;
         "memory handoff") words="--at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped" ;;
         "memory index") words="rebuild verify" ;;
         "memory index rebuild") words="" ;;
         "memory index verify") words="" ;;
-        "memory recall") words="--at --subject --path --topic --kind --actor --lifecycle --trust --query --max-records --max-content-bytes --cursor --include-untrusted --json --input" ;;
+        "memory recall") words="--at --subject --path --topic --kind --actor --lifecycle --trust --query --rank --max-records --max-content-bytes --cursor --include-untrusted --json --input" ;;
         "memory record") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped" ;;
         "memory retract") words="--reason --stream --json --allow-secret-shaped" ;;
         "memory show") words="--json" ;;
         "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped" ;;
-        "policy") words="show" ;;
+        "policy") words="show init trust untrust" ;;
+        "policy init") words="" ;;
         "policy show") words="--json" ;;
+        "policy trust") words="--kind" ;;
+        "policy untrust") words="--kind" ;;
         "replication") words="select show" ;;
         "replication select") words="--actor --proposal --memory --all --max-events --max-objects --max-object-bytes --max-attachment-bytes --max-total-bytes --max-streams" ;;
         "replication show") words="" ;;
+        "setup") words="--remove --print" ;;
         "sync") words="--recover-shallow --json" ;;
         *) words="" ;;
     esac

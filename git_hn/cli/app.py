@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import UsageError
-from . import commands, fast, options
+from . import commands, fast, options, trust
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -26,9 +26,9 @@ def _typer(**kw) -> typer.Typer:
 
 
 app = _typer(help="Signed, verifiable project memory carried by Git (hn-memory/0).")
-identity_app = _typer(help="Show and list local identities.")
+identity_app = _typer(help="Show, list, export and import local identities.")
 memory_app = _typer(help="Record, correct, inspect and recall memory.")
-policy_app = _typer(help="Show the trust policy at a commit.")
+policy_app = _typer(help="Show the trust policy at a commit, or edit it in the working tree.")
 index_app = _typer(help="Rebuild or verify the private recall index.")
 replication_app = _typer(help="Choose which remote memory streams sync may import, with budgets.")
 hooks_app = _typer(help="Install the pre-push and post-fetch (reference-transaction) hooks.")
@@ -68,7 +68,13 @@ USAGE = {
     "git hn mcp": commands.MCP_USAGE,
     "git hn policy": "usage: git hn policy show [REV] [--json]",
     "git hn policy show": "usage: git hn policy show [REV] [--json]",
+    "git hn policy init": trust.POLICY_INIT_USAGE,
+    "git hn policy trust": trust.TRUST_USAGE,
+    "git hn policy untrust": trust.UNTRUST_USAGE,
+    "git hn identity export": trust.EXPORT_USAGE,
+    "git hn identity import": trust.IMPORT_USAGE,
     "git hn demo": "usage: git hn demo",
+    "git hn setup": "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]",
 }
 
 
@@ -191,6 +197,45 @@ def policy_show(rev: Optional[str] = typer.Argument(None, metavar="REV", help="c
     return commands.policy_show_command(rev, json)
 
 
+@policy_app.command("init", context_settings=CTX)
+def policy_init(extra: Optional[List[str]] = typer.Argument(None, hidden=True)) -> int:
+    """Create .hn/policy.json trusting your active identity for every kind (never overwrites).
+
+    The file is written in the working tree only: commit it to apply it, since recall reads the
+    policy at the query commit."""
+    return trust.policy_init_command(extra or [])
+
+
+_KIND_HELP = ("kind to trust or untrust (repeatable); trusted kinds apply to every trusted actor, "
+              "since the policy has no per-actor kinds")
+
+
+@policy_app.command("trust", context_settings=CTX)
+def policy_trust(actor: Optional[str] = typer.Argument(
+                     None, metavar="ACTOR", show_default=False,
+                     help="full actor ID, a unique prefix of at least 8 hex characters, or a display "
+                          "name unique among known actors"),
+                 kind: Optional[List[str]] = typer.Option(None, "--kind", metavar="KIND", help=_KIND_HELP,
+                                                          show_default=False)) -> int:
+    """Add ACTOR (and/or kinds) to the memory section of .hn/policy.json in the working tree.
+
+    Rewrites the file in canonical, sorted form and prints what changed; commit it to apply it."""
+    return trust.policy_change_command(True, [actor] if actor is not None else [], kind or [])
+
+
+@policy_app.command("untrust", context_settings=CTX)
+def policy_untrust(actor: Optional[str] = typer.Argument(
+                       None, metavar="ACTOR", show_default=False,
+                       help="full actor ID, a unique prefix of at least 8 hex characters, or a "
+                            "display name unique among known actors"),
+                   kind: Optional[List[str]] = typer.Option(None, "--kind", metavar="KIND", help=_KIND_HELP,
+                                                            show_default=False)) -> int:
+    """Remove ACTOR, or kinds, from the memory section of .hn/policy.json in the working tree.
+
+    Rewrites the file in canonical, sorted form and prints what changed; commit it to apply it."""
+    return trust.policy_change_command(False, [actor] if actor is not None else [], kind or [])
+
+
 _table_command(memory_app, "show", options.SHOW_OPTS,
                "Show one verified memory (full ID or a hex prefix of at least 8 characters) with its "
                "projection.", fast.show, metavar="MEMORY")
@@ -222,6 +267,34 @@ def identity_public() -> int:
     return commands.identity_command("public")
 
 
+@identity_app.command("export", context_settings=CTX)
+def identity_export(extra: Optional[List[str]] = typer.Argument(None, hidden=True),
+                    output: Optional[str] = typer.Option(
+                        None, "--output", metavar="FILE", show_default=False,
+                        help="new file for the private identity, created with mode 0600 (never "
+                             "standard output, never an existing file, never inside the working tree)")
+                    ) -> int:
+    """Write the active identity, private key included, to a new private file.
+
+    Import it in another clone or on another machine with git hn identity import FILE, so that
+    one person keeps one actor everywhere; then delete the file."""
+    return trust.identity_export_command(output, extra or [])
+
+
+@identity_app.command("import", context_settings=CTX)
+def identity_import(file: Optional[str] = typer.Argument(None, metavar="FILE", show_default=False,
+                                                        help="a file written by git hn identity export"),
+                    activate: bool = typer.Option(False, "--activate",
+                                                  help="make it the active identity even if another is")
+                    ) -> int:
+    """Add an identity exported by git hn identity export to this repository's keyring.
+
+    The file must be readable by its owner alone (mode 0600). The identity becomes active when
+    there is no active identity, or with --activate; a different key already stored for the same
+    actor is never replaced."""
+    return trust.identity_import_command([file] if file is not None else [], activate)
+
+
 _table_command(memory_app, "brief", options.BRIEF_OPTS,
                "What an agent starting work needs: handoffs, decisions, assumptions, failures, challenges.",
                fast.brief, metavar="")
@@ -231,9 +304,27 @@ _table_command(memory_app, "digest", options.DIGEST_OPTS, "The handoffs and deci
 
 @app.command("mcp", context_settings=CTX)
 def mcp(allow_write: bool = typer.Option(False, "--allow-write",
-                                         help="also offer memory_record and memory_handoff")) -> int:
+                                         help="also offer the write tools (record, handoff, supersede, "
+                                              "retract, challenge)"),
+        repo: Optional[str] = typer.Option(None, "--repo", metavar="PATH",
+                                           help="serve the repository at PATH (default: the current "
+                                                "directory)")) -> int:
     """Serve memory tools to an agent over MCP (stdio); read-only unless --allow-write."""
-    return commands.mcp_command(allow_write)
+    return commands.mcp_command(allow_write, repo)
+
+
+@app.command("setup", context_settings=CTX)
+def setup(agent: Optional[str] = typer.Argument(None, metavar="AGENT",
+                                                help="claude, codex, cursor or agents-md"),
+          remove: bool = typer.Option(False, "--remove",
+                                      help="take git-hn out again (restores the files byte for byte "
+                                           "when nothing else changed them)"),
+          print_: bool = typer.Option(False, "--print",
+                                      help="show the diff of what would change; write nothing")) -> int:
+    """Make an agent use git-hn: its MCP server, a session-start brief hook, instructions."""
+    from .setup_cmd import setup_command
+
+    return setup_command(agent, remove, print_)
 
 
 @app.command("demo", context_settings=CTX)

@@ -178,7 +178,7 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
     return _emit_result(result, as_json)
 
 
-RECALL_FILTERS = ("at", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust", "query",
+RECALL_FILTERS = ("at", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust", "query", "rank",
                   "max_records", "max_content_bytes", "cursor", "include_untrusted")
 
 
@@ -194,7 +194,7 @@ def recall_command(values: dict) -> int:
             raise InputError("--input requires --json and cannot be combined with recall flags")
         repo = open_repo()
         req, _at = core.parse_request(read_explicit(values["input"], LIMITS.max_request))
-        doc = service.recall(repo, req, from_input=True)
+        doc, hidden = service.recall_counted(repo, req, from_input=True)
     else:
         max_records = parse_int(values.get("max_records"), RECALL_USAGE)
         max_content = parse_int(values.get("max_content_bytes"), RECALL_USAGE)
@@ -206,13 +206,17 @@ def recall_command(values: dict) -> int:
             query=values.get("query") or "",
             max_records=core.DEFAULT_MAX_RECORDS if max_records is None else max_records,
             max_content_bytes=core.DEFAULT_MAX_CONTENT if max_content is None else max_content,
-            cursor=values.get("cursor") or "", include_untrusted=bool(values.get("include_untrusted")))
+            cursor=values.get("cursor") or "", include_untrusted=bool(values.get("include_untrusted")),
+            rank=values.get("rank") or "")
         repo = open_repo()
-        doc = service.recall(repo, req)
+        doc, hidden = service.recall_counted(repo, req)
     if values.get("json"):
         render.json_line(doc)
     else:
         render.lines(core.human_lines(doc))
+        from .trust import hint
+
+        hint(hidden)  # issue 13: say what the trust policy hid, on stderr
     return 0
 
 
@@ -430,11 +434,12 @@ def sync_command(args: list[str]) -> int:
 BRIEF_USAGE = ("usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] "
                "[--json|--markdown]")
 DIGEST_USAGE = "usage: git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]"
-MCP_USAGE = "usage: git hn mcp [--allow-write]"
+MCP_USAGE = "usage: git hn mcp [--allow-write] [--repo PATH]"
 
 
 def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool, as_json: bool,
-                  as_markdown: bool) -> int:
+                  as_markdown: bool, base: str | None = None, paths: list | None = None,
+                  topics: list | None = None) -> int:
     import sys
 
     from ..core.brief import DEFAULT_MAX_BYTES
@@ -448,10 +453,15 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     _doc, data = brief.brief(repo, at or "HEAD",
                              max_bytes=DEFAULT_MAX_BYTES if bound is None else bound,
                              include_untrusted=include_untrusted,
-                             fmt="json" if as_json else "markdown")
+                             fmt="json" if as_json else "markdown", base=base, paths=tuple(paths or ()),
+                             topics=tuple(topics or ()))
     # written as bytes, never through rich: the bound counts these exact bytes
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
+    if not as_json:
+        from .trust import brief_hint
+
+        brief_hint(repo, _doc)  # issue 13: say what the trust policy hid, on stderr
     return 0
 
 
@@ -468,14 +478,29 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool) ->
     return 0
 
 
-def mcp_command(allow_write: bool) -> int:
-    import os
+def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
+    """``git hn mcp``: at most one ``--allow-write`` and one ``--repo PATH``; nothing else."""
+    allow_write, repo = False, None
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--allow-write" and not allow_write:
+            allow_write = True
+        elif arg == "--repo" and repo is None:
+            repo = next(rest, None)
+            if not repo:
+                raise UsageError(MCP_USAGE)
+        elif arg.startswith("--repo=") and len(arg) > 7 and repo is None:
+            repo = arg[7:]
+        else:
+            raise UsageError(MCP_USAGE)
+    return allow_write, repo
 
+
+def mcp_command(allow_write: bool, repo: str | None = None) -> int:
     from ..service import mcp_server
-    from ..store.repo import open_repo
 
-    open_repo().close()  # outside a repository, fail before speaking MCP
-    mcp_server.serve(os.getcwd(), allow_write=allow_write)
+    root = mcp_server.server_root(repo)  # outside a repository, fail before speaking MCP
+    mcp_server.serve(root, allow_write=allow_write)
     return 0
 
 

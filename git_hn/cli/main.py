@@ -21,6 +21,7 @@ usage: git hn <command> [options]
 
 git hn init [--name NAME]
 git hn identity show|list|public
+git hn identity export --output FILE | import FILE [--activate]
 git hn memory record --kind KIND --at REV --applies MODE [record fields]
 git hn memory record --input FILE|- --json
 git hn memory handoff --at REV --applies MODE --input FILE|- --json
@@ -36,7 +37,9 @@ git hn hooks install|uninstall|status [--global]
 git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
 git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]
 git hn policy show [REV] [--json]
-git hn mcp [--allow-write]
+git hn policy init | trust [ACTOR] [--kind KIND]... | untrust ACTOR|--kind KIND...
+git hn mcp [--allow-write] [--repo PATH]
+git hn setup claude|codex|cursor|agents-md [--remove] [--print]
 git hn demo
 git hn version
 
@@ -44,14 +47,15 @@ Run 'git hn <command> -h' for the options of a command.
 """
 
 GROUPS = {
-    "identity": ({"show", "list", "public"}, "usage: git hn identity <show|list|public>",
-                 'unknown identity command "{}"'),
+    "identity": ({"show", "list", "public", "export", "import"},
+                 "usage: git hn identity <show|list|public>", 'unknown identity command "{}"'),
     "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index",
                 "brief", "digest"},
                "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|"
                "digest|index>",
                'unknown memory command "{}"'),
-    "policy": ({"show"}, "usage: git hn policy show [REV] [--json]", 'unknown policy command "{}"'),
+    "policy": ({"show", "init", "trust", "untrust"}, "usage: git hn policy show [REV] [--json]",
+               'unknown policy command "{}"'),
     "replication": ({"select", "show"}, "usage: git hn replication <select|show> [REMOTE]",
                     'unknown replication command "{}"'),
     "hooks": ({"install", "uninstall", "status"}, "usage: git hn hooks install|uninstall|status [--global]",
@@ -59,7 +63,7 @@ GROUPS = {
 }
 FAST_MEMORY = ("show", "brief", "digest", "retract", "challenge", "supersede")  # parsed without typer
 TOP = {"init", "identity", "memory", "policy", "replication", "sync", "hooks", "demo", "version", "help",
-       "mcp"}
+       "mcp", "setup"}
 HELP = ("-h", "--help")
 
 
@@ -170,6 +174,10 @@ def dispatch(argv: list[str]) -> int:
         from .commands import sync_command
 
         return sync_command(argv[1:])
+    if cmd == "mcp" and not _wants_help(argv[1:]):  # typer-free: tools/list is answered sooner
+        from .commands import mcp_command, parse_mcp_args
+
+        return mcp_command(*parse_mcp_args(argv[1:]))
     if cmd not in TOP:
         from ..core.gostr import one_line
 

@@ -99,6 +99,10 @@ SHOW_OPTS = (Opt("--json", "json", help="print one line of JSON"),)
 BRIEF_OPTS = (
     Opt("--at", "at", "REV", help="query commit (default HEAD)"),
     Opt("--max-bytes", "max_bytes", "N", help="bound on the output bytes (default 16384)"),
+    Opt("--base", "base", "REV", help="rank first what is anchored to paths changed since REV "
+        "(default: the branch's upstream)"),
+    Opt("--path", "path", "P", multiple=True, help="rank first what is anchored to P (repeatable)"),
+    Opt("--topic", "topic", "T", multiple=True, help="rank first what carries topic T (repeatable)"),
     Opt("--include-untrusted", "include_untrusted", help="also list memories the policy does not qualify"),
     Opt("--json", "json", help="print one line of JSON"),
     Opt("--markdown", "markdown", help="print Markdown (the default)"),
@@ -128,7 +132,9 @@ RECALL_OPTS = (
     Opt("--lifecycle", "lifecycle", "L", multiple=True,
         help="lifecycle class (repeatable), or the single value all"),
     Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable)"),
-    Opt("--query", "query", "TEXT", help="lexical terms (all must match)"),
+    Opt("--query", "query", "TEXT",
+        help='terms (all must match); also prefix*, "a phrase", and a OR b (binds tighter than AND)'),
+    Opt("--rank", "rank", "ORDER", help="default (newest first) or relevance (BM25; needs --query)"),
     Opt("--max-records", "max_records", "N", help="at most N records (default 20)"),
     Opt("--max-content-bytes", "max_content_bytes", "N",
         help="at most N bytes of encoded content (default 65536)"),
