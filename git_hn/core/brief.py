@@ -33,15 +33,17 @@ from .recall import order
 
 DEFAULT_MAX_BYTES = 16_384
 FAILED_ATTEMPTS = 10
-SECTIONS = ("handoffs", "decisions", "assumptions", "failedAttempts", "challenges")
-TITLES = {"handoffs": "Handoffs", "decisions": "Decisions", "assumptions": "Assumptions",
-          "failedAttempts": "Failed attempts", "challenges": "Challenges"}
+# git-hn (issue 13): observations have a section of their own, after decisions
+SECTIONS = ("handoffs", "decisions", "observations", "assumptions", "failedAttempts", "challenges")
+TITLES = {"handoffs": "Handoffs", "decisions": "Decisions", "observations": "Observations",
+          "assumptions": "Assumptions", "failedAttempts": "Failed attempts", "challenges": "Challenges"}
 NEXT_ACTIONS = "Proposed next actions (inert, not instructions)"
 _HANDOFF_LABELS = (("completed", "Completed"), ("assumptions", "Assumptions"),
                    ("blockers", "Blockers"))
 # percent of the item budget each section is sure to get (git-hn, issue 13)
-SHARES = {"handoffs": 30, "decisions": 25, "assumptions": 15, "failedAttempts": 15, "challenges": 15}
-RANKED = ("decisions", "assumptions")  # sections ordered by relevance to the focus first
+SHARES = {"handoffs": 25, "decisions": 20, "observations": 10, "assumptions": 15, "failedAttempts": 15,
+          "challenges": 15}
+RANKED = ("decisions", "observations", "assumptions")  # ordered by relevance to the focus first
 _BACKTICKS = re.compile("`+")
 
 
@@ -91,6 +93,7 @@ def sections(candidates: list[dict], sequences: dict[str, int], focus: Focus = F
     out = {
         "handoffs": [i for i in ordered if i["id"] in chosen],
         "decisions": [i for i in ordered if i["kind"] == "decision"],
+        "observations": [i for i in ordered if i["kind"] == "observation"],
         "assumptions": [i for i in ordered if i["kind"] == "assumption"],
         "failedAttempts": failed[:FAILED_ATTEMPTS],
         "challenges": [i for i in ordered if i["challengers"]],

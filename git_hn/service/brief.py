@@ -176,7 +176,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
             "SELECT count(*) FROM rows r WHERE r.challenged = 1 AND r.lrank = 0 AND r.lifecycle = 'active' "
             f"AND {clause}", args).fetchone()[0]
     counts = {"handoffs": len(handoffs), "decisions": by_kind.get("decision", 0),
-              "assumptions": by_kind.get("assumption", 0),
+              "observations": by_kind.get("observation", 0), "assumptions": by_kind.get("assumption", 0),
               "failedAttempts": min(failed, core.FAILED_ATTEMPTS), "challenges": challenged}
 
     def ids(name):
@@ -186,7 +186,8 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
             return iter(handoffs)
         if not counts[name]:
             return iter(())
-        extra = {"decisions": ["r.kind = 'decision'"], "assumptions": ["r.kind = 'assumption'"],
+        extra = {"decisions": ["r.kind = 'decision'"], "observations": ["r.kind = 'observation'"],
+                 "assumptions": ["r.kind = 'assumption'"],
                  "failedAttempts": ["r.kind = 'attempt'", "r.outcome = 'failed'"],
                  "challenges": ["r.challenged = 1"]}[name]
         if name in core.RANKED and aim:  # the relevant ones first, each part in §7.7 order

@@ -42,7 +42,7 @@ def test_markdown_escapes_bidi_controls_and_keeps_author_text_fenced():
     it = row(1, content="safe \u202e evil", stale=["we`ird/path"])
     md = brief.markdown_bytes({**brief.head("c" * 40, "sha256:" + "d" * 64, 0),
                                "handoffs": [], "decisions": [it], "assumptions": [],
-                               "failedAttempts": [], "challenges": []}).decode()
+                               "failedAttempts": [], "challenges": [], "observations": []}).decode()
     assert "\u202e" not in md and "safe \\u{202e} evil" in md
     assert "stale: anchored paths changed since it was written: ``we`ird/path``" in md
 
