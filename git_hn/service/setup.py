@@ -25,16 +25,13 @@ from __future__ import annotations
 
 import base64
 import difflib
-import fcntl
 import json
 import os
 import stat
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..core import canonical, hashing
-from ..errors import ConflictError, InputError, LocalStateError
+from ..errors import InputError, LocalStateError
 from ..store import private
 from ..store.repo import Repo
 from . import setup_content as content
@@ -215,27 +212,11 @@ def _original(entry: dict) -> bytes | None:
     return None if entry["original"] is None else base64.b64decode(entry["original"])
 
 
-@contextmanager
 def _locked(repo: Repo, timeout: float = 10.0):
-    path = lock_path(repo)
-    private.ensure_dirs(repo.hn_dir, os.path.dirname(path))
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    except OSError as exc:
-        raise LocalStateError(f"setup lock {path} cannot be opened: {exc.strerror}") from None
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise ConflictError("another git hn setup is running; retry") from None
-                time.sleep(0.01)
-        yield
-    finally:
-        os.close(fd)
+    from ..store.lock import stream_lock
+
+    return stream_lock(repo.hn_dir, lock_path(repo), "setup", timeout,
+                       busy="another git hn setup is running; retry")
 
 
 # -- setup and remove --------------------------------------------------------------------------

@@ -19,7 +19,9 @@ from . import private
 
 
 @contextmanager
-def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0):
+def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: str = ""):
+    """The exclusive lock at ``path``; ``busy`` is the error when it stays taken (default: the
+    stream ``ref`` is busy). Also the lock of other one-at-a-time work (publication, setup)."""
     private.ensure_dirs(hn_dir, os.path.dirname(path))
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
@@ -36,7 +38,7 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0):
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise ConflictError(f"memory stream {ref} is busy; retry") from None
+                    raise ConflictError(busy or f"memory stream {ref} is busy; retry") from None
                 time.sleep(0.005)
         yield
     finally:
