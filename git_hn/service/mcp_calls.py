@@ -110,7 +110,8 @@ def _brief(repo, arguments) -> dict:
     from . import brief
 
     doc = _bind(arguments, "brief input: ", {"version": "any", "atCommit": "string", "maxBytes": "any",
-                                             "includeUntrusted": "bool"})
+                                             "includeUntrusted": "bool", "base": "string",
+                                             "paths": "strings", "topics": "strings"})
     _version(doc, "brief")
     bound = doc.get("maxBytes", DEFAULT_MAX_BYTES)
     if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
@@ -119,7 +120,9 @@ def _brief(repo, arguments) -> dict:
         raise InputError("brief bound must be positive")
     commit = _commit(repo, doc.get("atCommit", "HEAD"))
     result, _data = brief.brief(repo, commit, max_bytes=bound, from_input=True,  # exact by now
-                                include_untrusted=doc.get("includeUntrusted", False), fmt="json")
+                                include_untrusted=doc.get("includeUntrusted", False), fmt="json",
+                                base=doc.get("base"), paths=tuple(doc.get("paths", ())),
+                                topics=tuple(doc.get("topics", ())))
     return result
 
 

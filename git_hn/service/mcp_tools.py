@@ -91,7 +91,11 @@ SCHEMAS = {
                            ["memory"]),
     "memory_brief": _object({"version": _VERSION, "atCommit": _AT_READ,
                              "maxBytes": {"type": "integer", "minimum": 1, "description": "default 16384"},
-                             "includeUntrusted": {"type": "boolean"}}),
+                             "includeUntrusted": {"type": "boolean"},
+                             "base": {"type": "string", "description": "rank first what is anchored to "
+                                      "paths changed since this revision (default: the upstream)"},
+                             "paths": {**_STRINGS, "description": "rank first what is anchored to these"},
+                             "topics": {**_STRINGS, "description": "rank first what carries these topics"}}),
     "memory_digest": _object({"version": _VERSION,
                               "month": {"type": "string", "description": "YYYY-MM, UTC (default: this month)"},
                               "includeUntrusted": {"type": "boolean"}}),

@@ -581,3 +581,20 @@ def test_tools_list_does_not_wait_for_the_history(inited, tmp_path):
     ran = [line.split("built-in: git ", 1)[1].split()[0] for line in trace.read_text().splitlines()
            if "built-in: git " in line]
     assert ran and set(ran) <= {"rev-parse", "version"}, ran
+
+
+def test_memory_brief_ranks_by_the_focus_like_the_cli(inited):
+    """memory_brief takes the brief's focus (issue 13 item 4): paths, topics, a base revision."""
+    focused = record(inited, "--topic", "parser", content="the parser keeps tokens")["memoryId"]
+    for i in range(3):
+        record(inited, content=f"a newer decision {i}")
+
+    async def body(client):
+        return (await client.call_tool("memory_brief", {"includeUntrusted": True}),
+                await client.call_tool("memory_brief", {"includeUntrusted": True, "topics": ["parser"]}))
+
+    plain, ranked = (document(r) for r in run(inited, body))
+    assert plain["decisions"][0]["id"] != focused
+    assert ranked["decisions"][0]["id"] == focused
+    cli = hn(inited, "memory", "brief", "--json", "--include-untrusted", "--topic", "parser").json()
+    assert ranked == cli
