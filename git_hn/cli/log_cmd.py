@@ -1,0 +1,147 @@
+"""``git hn memory log``: parse, call ``service.log``, render, page (issue 14).
+
+Output: ``--json`` is one canonical JSON line, never paged. Human output is the plain lines of
+``core.log`` when stdout is not a terminal (a pipe, a file: never paged, never cut, no colour).
+On a terminal each line is cut to the terminal's width (the summary first, then the author name;
+never the short ID), coloured through rich unless ``NO_COLOR`` is set or ``TERM=dumb``, and
+written through Git's pager like ``git log``: ``git var GIT_PAGER`` (``GIT_PAGER``,
+``core.pager``, ``PAGER``, then less), nothing when that is ``cat`` or empty or with
+``--no-pager``, and ``LESS=FRX``/``LV=-c`` unless set, as Git does. The pager command is user
+configuration that Git itself runs through the shell, so it is run the same way (``sh -c``);
+what it reads is the already inert text. rich always runs with markup, emoji and highlighting off:
+author text is never interpreted (*markup injection*).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import UsageError
+from . import render
+
+LOG_USAGE = ("usage: git hn memory log [--kind K] [--actor A] [--topic T] [--path P] [--subject ID] "
+             "[--lifecycle L] [--trust T] [--query TEXT] [-n N] [--graph] [--no-pager] [--json]")
+
+
+def log(values: dict, positional: list[str]) -> int:
+    """The body shared by the fast dispatcher and the typer command."""
+    from .commands import parse_int
+
+    if positional:
+        raise UsageError(LOG_USAGE)
+    counts = [c for c in (values.get("max_count"), values.get("n")) if c is not None]
+    if len(counts) > 1:
+        raise UsageError(LOG_USAGE)
+    max_count = parse_int(counts[0], LOG_USAGE) if counts else None
+    if max_count is not None and max_count < 0:
+        raise UsageError(LOG_USAGE)
+    from ..service import log as service
+    from ..store.repo import open_repo
+
+    req = service.request(kind=values.get("kind") or (), actor=values.get("actor") or (),
+                          topic=values.get("topic") or (), path=values.get("path"),
+                          subject=values.get("subject"), lifecycle=values.get("lifecycle") or (),
+                          trust_=values.get("trust") or (), query=values.get("query"))
+    repo = open_repo()
+    items = service.log(repo, req, max_count)
+    from ..core import log as core
+
+    if values.get("json"):
+        render.json_line(core.document(items))
+        return 0
+    graph = bool(values.get("graph"))
+    if not sys.stdout.isatty():
+        render.lines(core.lines(items, graph))
+        return 0
+    text = terminal_text(items, graph, _width())
+    pager = None if values.get("no_pager") else _pager(repo)
+    if pager is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    _page(pager, text)
+    return 0
+
+
+def _width() -> int:
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
+    except (OSError, ValueError):
+        return 80
+
+
+def _plain_terminal() -> bool:
+    return bool(os.environ.get("NO_COLOR")) or os.environ.get("TERM", "") in ("dumb", "")
+
+
+STYLE_LIFECYCLE = {"active": "green", "superseded": "yellow", "retracted": "red",
+                   "branching": "magenta", "dependency-missing": "magenta"}
+
+
+def terminal_text(items, graph: bool, width: int) -> str:
+    """The log as a terminal shows it: each line fitted to ``width`` columns, coloured unless
+    the environment asks for plain text."""
+    from rich.cells import cell_len
+
+    from ..core import log as core
+
+    if _plain_terminal():
+        return "".join(line + "\n" for line in core.lines(items, graph, width, cell_len))
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, color_system="standard", width=max(width, 1),
+                      markup=False, emoji=False, highlight=False, soft_wrap=True, no_color=False)
+    for it in items:
+        f = core.fit(core.fields(it), width, cell_len)
+        line = Text(no_wrap=True, overflow="ignore")
+        for part, style in ((f.short, "yellow"), (f.date, "blue"), (f.name, "bold"), (f.kind, "cyan"),
+                            (f.lifecycle, STYLE_LIFECYCLE.get(f.lifecycle, "")),
+                            (f.trust, "green" if f.trust == "qualified" else "red"), (f.summary, "")):
+            if part:
+                if len(line):
+                    line.append(" ")
+                line.append(part, style=style or None)
+        console.print(line, markup=False, emoji=False, highlight=False, soft_wrap=True)
+        if graph:
+            for rel in core.relation_lines(it):
+                console.print(Text(rel, style="dim"), markup=False, emoji=False, highlight=False,
+                              soft_wrap=True)
+    return buf.getvalue()
+
+
+def _pager(repo) -> str | None:
+    got = repo.git.run(["var", "GIT_PAGER"])
+    pager = got.stdout.decode("utf-8", "replace").strip() if got.returncode == 0 else ""
+    return None if pager in ("", "cat") else pager
+
+
+def _page(pager: str, text: str) -> None:
+    import subprocess
+
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    env.setdefault("LV", "-c")
+    try:
+        proc = subprocess.Popen(["sh", "-c", pager], stdin=subprocess.PIPE, env=env)
+    except OSError:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    import signal
+
+    # as Git does: an interrupt typed in the pager is the pager's, never ends git-hn under it
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        try:
+            proc.stdin.write(text.encode("utf-8", "replace"))
+            proc.stdin.close()
+        except BrokenPipeError:  # the reader quit (q in less): not an error, as in git log
+            pass
+        proc.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,169 @@
+"""``git hn memory log``: the timeline's items, relations, JSON document and human lines (issue 14).
+
+Pure: items are built from projected rows (index-row form, §8.2) plus the author name their
+signed envelope carries; nothing here reads Git, the state or the clock. Ordering is newest first
+by the signed timestamp in UTC, then by ID, so two clones holding the same memories print the same
+log (*ordering attacks* cannot choose what looks newest beyond what the signatures say).
+
+Every author string (name, content) reaching a human line passes ``inert`` (``safe_text``,
+``one_line``, ``escape_bidi``) (*Trojan Source*, terminal control injection) and is only ever the last,
+truncatable part of its column; the short ID is never truncated. JSON carries the same strings
+unmodified (canonical JSON escapes them).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .gostr import escape_bidi, one_line, safe_text, short_id
+from .grammar import utc_timestamp
+
+MAX_SUMMARY = 200  # characters of the content's first line kept in an item (human and JSON)
+MIN_NAME = 4  # columns the author name keeps before the summary is cut to nothing
+MIN_SUMMARY = 10  # summary columns kept, when the width allows, before the author name is cut
+ELLIPSIS = "..."
+
+# relation types, in the order they are listed under a memory
+RELATIONS = ("supersedes", "supersededBy", "retractedBy", "challengedBy")
+RELATION_TEXT = {"supersedes": "supersedes", "supersededBy": "superseded by",
+                 "retractedBy": "retracted by", "challengedBy": "challenged by"}
+
+
+class Item(NamedTuple):
+    id: str
+    stream: str
+    actor: str
+    actor_name: str
+    signed_timestamp: str
+    utc: str
+    kind: str
+    lifecycle: str
+    trust: str
+    summary: str
+    relations: tuple[tuple[str, str], ...]
+
+
+def summary(content: str) -> str:
+    """The content's first non-blank line, stripped and bounded (never a second line)."""
+    for line in content.split("\n"):
+        if line.strip():
+            line = line.strip()
+            return line[:MAX_SUMMARY]
+    return ""
+
+
+def relations(row: dict, target: str) -> tuple[tuple[str, str], ...]:
+    """The accepted lifecycle edges of one row (``target``: what it supersedes, or "")."""
+    out = [("supersedes", target)] if target else []
+    out += [("supersededBy", i) for i in row["successors"]]
+    out += [("retractedBy", i) for i in row["retractions"]]
+    out += [("challengedBy", i) for i in row["challengers"]]
+    return tuple(sorted(out, key=lambda r: (RELATIONS.index(r[0]), r[1])))
+
+
+def item(row: dict, actor_name: str, content: str, target: str) -> Item:
+    return Item(row["id"], row["stream"], row["actor"], actor_name, row["signedTimestamp"],
+                utc_timestamp(row["signedTimestamp"]), row["kind"], row["lifecycle"], row["trust"],
+                summary(content), relations(row, target))
+
+
+def order_key(utc: str) -> str:
+    """A UTC timestamp of §1.8 as text that sorts as the instant: without its ``Z``, the form
+    without a fraction is a prefix of (so sorts before) every form with one, and fractions with
+    trailing zeros removed compare digit by digit. The state's SQL uses the same key (``KEY_SQL``)."""
+    return utc.removesuffix("Z")
+
+
+KEY_SQL = "rtrim(r.utc, 'Z')"
+
+
+def ordered(items: list[Item]) -> list[Item]:
+    out = sorted(items, key=lambda it: it.id)
+    out.sort(key=lambda it: order_key(it.utc), reverse=True)
+    return out
+
+
+def document(items: list[Item]) -> dict:
+    return {"version": 0, "memories": [
+        {"id": it.id, "stream": it.stream, "actor": it.actor, "actorName": it.actor_name,
+         "signedTimestamp": it.signed_timestamp, "kind": it.kind, "lifecycle": it.lifecycle,
+         "trust": it.trust, "summary": it.summary,
+         "relations": [{"type": t, "memoryId": m} for t, m in it.relations]} for it in items]}
+
+
+class Fields(NamedTuple):
+    """One memory's human line, split into its columns (all already inert)."""
+
+    short: str
+    date: str
+    name: str
+    kind: str
+    lifecycle: str
+    trust: str
+    summary: str
+
+
+def fields(it: Item) -> Fields:
+    return Fields(short_id(it.id), it.utc[:10], inert(it.actor_name).strip() or "?",
+                  it.kind, it.lifecycle, it.trust, inert(it.summary))
+
+
+def inert(text: str) -> str:
+    """Author text for one human line: control characters shown as U+FFFD as in recall's lines
+    (``safe_text``), line breaks and tabs as spaces, bidirectional controls escaped."""
+    return escape_bidi(one_line(safe_text(text)))
+
+
+def fit(f: Fields, width: int | None, cells=len) -> Fields:
+    """Cut the summary, then the author name (to ``MIN_NAME`` columns), so that the line fits in
+    ``width`` columns (``cells`` measures terminal columns). The ID, date and classes are never
+    cut: on a terminal too narrow for them the line is longer than the width."""
+    if width is None:
+        return f
+    # five spaces between the six fixed columns (the name among them), one before the summary
+    fixed = sum(cells(x) for x in (f.short, f.date, f.kind, f.lifecycle, f.trust)) + 5
+    room = width - fixed - 1  # the name's and the summary's columns
+    name = f.name
+    keep = min(cells(f.summary), MIN_SUMMARY)  # summary columns kept before the name is cut
+    if cells(name) > room - keep:
+        name = _cut(name, max(MIN_NAME, room - keep), cells)
+    text = _cut(f.summary, max(room - cells(name), 0), cells)
+    return f._replace(name=name, summary=text)
+
+
+def _cut(text: str, limit: int, cells) -> str:
+    if cells(text) <= limit:
+        return text
+    if limit <= len(ELLIPSIS):
+        return ""
+    out, used = [], 0
+    for ch in text:
+        w = cells(ch)
+        if used + w > limit - len(ELLIPSIS):
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + ELLIPSIS
+
+
+def join(f: Fields) -> str:
+    parts = [f.short, f.date, f.name, f.kind, f.lifecycle, f.trust]
+    if f.summary:
+        parts.append(f.summary)
+    return " ".join(parts)
+
+
+def relation_lines(it: Item) -> list[str]:
+    """``--graph``: one indented ASCII line per relation, in ``RELATIONS`` order then by ID."""
+    return [f"    {'|-' if n < len(it.relations) - 1 else '`-'} {RELATION_TEXT[t]} {short_id(m)}"
+            for n, (t, m) in enumerate(it.relations)]
+
+
+def lines(items: list[Item], graph: bool, width: int | None = None, cells=len) -> list[str]:
+    """The plain human log: one line per memory, and with ``graph`` its relations below it."""
+    out = []
+    for it in items:
+        out.append(join(fit(fields(it), width, cells)))
+        if graph:
+            out += relation_lines(it)
+    return out

@@ -1,0 +1,122 @@
+"""``git hn memory log``: the timeline of memory records, newest first (issue 14).
+
+Served from the verified state: recall's context-free filters (kind, actor, lifecycle, topics,
+subject, path, query terms) run in SQLite over the rows table, trust is decided once per
+(actor, kind) pair with the policy at HEAD, and SQLite orders the matching IDs by signed UTC time
+(``core.log.KEY_SQL``) and limits them to ``--max-count``. Only the rows printed are projected,
+in batches, from their closure (``View.project``: payloads read from Git and re-checked), which
+also gives each one's author name and content. ``log_full`` answers from a full projection of
+verified streams; a test compares the two.
+
+Unlike recall, the log is a history: by default every lifecycle and every trust class is listed,
+and applicability at HEAD is not a filter (the filters narrow it). Retractions and challenges
+are not records, so they are not lines of their own: they appear as relations of their target.
+Read-only: it writes only the private state.
+"""
+
+from __future__ import annotations
+
+from ..core import log as core
+from ..core import recall as recall_core
+from ..core.projection import Context, project, row_index_json, trust
+from ..store import streams
+from ..store.repo import Repo
+from ..store.resolver import Resolver, load_policy
+
+BATCH = 256
+
+
+def request(*, kind=(), actor=(), topic=(), path="", subject="", lifecycle=(), trust_=(),
+            query="") -> recall_core.RecallRequest:
+    """Recall's request model with the log's defaults: every lifecycle, every trust class."""
+    req = recall_core.RecallRequest("", subject=subject or "", path=path or "", topic=tuple(topic),
+                                    kind=tuple(kind), actor=tuple(actor),
+                                    lifecycle=tuple(lifecycle) or ("all",), trust=tuple(trust_),
+                                    query=query or "", include_untrusted=not trust_)
+    return recall_core.normalize(req)
+
+
+def log(repo: Repo, req: recall_core.RecallRequest, max_count: int | None = None) -> list[core.Item]:
+    from ..store import stateview
+
+    terms = recall_core.parse_query(req.query)
+    listing = streams.list_sources(repo)
+    return stateview.serve(repo, lambda view: _log_view(repo, view, req, terms, max_count),
+                           lambda: _log_full(repo, req, terms, max_count, listing), listing)
+
+
+def log_full(repo: Repo, req: recall_core.RecallRequest, max_count: int | None = None) -> list[core.Item]:
+    """The same log from a full projection of verified streams (the reference; tests)."""
+    return _log_full(repo, req, recall_core.parse_query(req.query), max_count)
+
+
+def _context(repo: Repo):
+    head = repo.head_commit()
+    resolver = Resolver(repo)
+    policy = load_policy(repo, resolver, head)
+    return Context(head, "", "", policy.memory, policy.digest), resolver
+
+
+def _log_view(repo: Repo, view, req, terms, max_count):
+    from ..store.stateview import Corrupt
+    from .recall import _where
+    from .rows import FROM
+
+    if max_count == 0:
+        return []
+    ctx, resolver = _context(repo)
+    where, args = _where(view, req, terms, grouping=False)
+    if req.trust:  # trust depends only on (actor, kind): decided once per pair
+        cond = (" WHERE " + " AND ".join(where)) if where else ""
+        pairs = [(a, k) for a, k in view.conn.execute(f"SELECT DISTINCT r.actor, r.kind {FROM}{cond}", args)
+                 if trust(a, k, ctx.policy) in req.trust]
+        if not pairs:
+            return []
+        where = where + ["(r.actor, r.kind) IN (VALUES " + ", ".join(["(?, ?)"] * len(pairs)) + ")"]
+        args = args + [x for p in pairs for x in p]
+    sql = f"SELECT r.id {FROM}"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += f" ORDER BY {core.KEY_SQL} DESC, r.id"
+    if max_count is not None:
+        sql += f" LIMIT {int(max_count)}"
+    ids = [r[0] for r in view.conn.execute(sql, args)]
+    out = []
+    for i in range(0, len(ids), BATCH):
+        batch = ids[i:i + BATCH]
+        proj, mems = view.project(batch, ctx, resolver)
+        for ident in batch:
+            row = row_index_json(proj.rows[ident])
+            if not recall_core.matches(_as_candidate(row), req, terms) or mems.get(ident) is None:
+                raise Corrupt("a row's columns disagree with its projection")
+            out.append(_item(row, mems[ident].envelope))
+    return out
+
+
+def _log_full(repo: Repo, req, terms, max_count, sources=None):
+    if max_count == 0:
+        return []
+    collection = streams.collect(repo, sources)
+    ctx, resolver = _context(repo)
+    resolver.prefetch_types({m.envelope.record.anchor.commit for m in collection.memories
+                             if m.envelope.record is not None})
+    proj = project(list(collection.memories), ctx, resolver)
+    envelopes = {m.memory_id: m.envelope for m in collection.memories}
+    items = []
+    for r in proj.rows.values():
+        row = row_index_json(r)
+        if recall_core.matches(_as_candidate(row), req, terms):
+            items.append(_item(row, envelopes[row["id"]]))
+    items = core.ordered(items)
+    return items if max_count is None else items[:max_count]
+
+
+def _as_candidate(row: dict) -> dict:
+    """Recall's row test without its context filter: the log lists memories whatever their
+    applicability or evidence at HEAD."""
+    return {**row, "applicability": "applicable", "evidence": "resolved"}
+
+
+def _item(row: dict, env) -> core.Item:
+    target = env.target if env.operation == "supersede" else ""
+    return core.item(row, env.actor_name, env.record.content, target)

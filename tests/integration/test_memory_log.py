@@ -1,0 +1,257 @@
+"""``git hn memory log`` (issue 14, item 2): a timeline like ``git log --oneline``.
+
+Plain output when piped, one JSON line with ``--json``, and on a real pseudo-terminal (``pty``)
+lines fitted to 80 and 160 columns, coloured unless ``NO_COLOR``/``TERM=dumb``, and paged
+through Git's pager settings. Author text stays inert everywhere (*terminal escape injection*,
+*Trojan Source*, *markup injection*).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+
+import pytest
+
+from helpers import git, hn, make_repo
+from helpers import actor_of as _actor, record_id as _rec
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+LONG = "A very long decision summary " * 12
+
+
+def _short(mid: str) -> str:
+    return mid[len("sha256:"):][:12]
+
+
+@pytest.fixture
+def history(tmp_path):
+    """A record, its supersession, a retracted observation, a long decision; returns the IDs."""
+    repo = make_repo(tmp_path / "r", files={"README.md": "hello\n"})
+    assert hn(repo, "init", "--name", "Alice Example").code == 0
+    d1 = _rec(repo, content="Use JSON for the index\nsecond line is not shown")
+    r = hn(repo, "memory", "supersede", d1, "--json", "--kind", "decision", "--at", "HEAD",
+           "--applies", "descendants", "--content", "Use canonical JSON")
+    assert r.code == 0, r.err
+    d2 = r.json()["memoryId"]
+    obs = _rec(repo, kind="observation", content="flaky test seen once")
+    r = hn(repo, "memory", "retract", obs, "--reason", "incorrect", "--json")
+    assert r.code == 0, r.err
+    retraction = r.json()["memoryId"]
+    long_ = _rec(repo, content=LONG)
+    return repo, {"d1": d1, "d2": d2, "obs": obs, "retraction": retraction, "long": long_}
+
+
+def _log_json(repo, *args) -> dict:
+    r = hn(repo, "memory", "log", "--json", *args)
+    assert r.code == 0, r.err
+    assert r.out.count("\n") == 1
+    return r.json()
+
+
+def _timestamps_and_ids(doc):
+    return [(m["signedTimestamp"], m["id"]) for m in doc["memories"]]
+
+
+def test_log_lists_every_lifecycle_newest_first_with_relations(history):
+    repo, ids = history
+    doc = _log_json(repo)
+    assert list(doc) == ["version", "memories"] and doc["version"] == 0
+    got = [m["id"] for m in doc["memories"]]
+    assert set(got) == {ids["d1"], ids["d2"], ids["obs"], ids["long"]}  # the retraction is no record
+    assert got[0] == ids["long"] and got[-1] == ids["d1"]
+    stamps = [m["signedTimestamp"] for m in doc["memories"]]
+    assert stamps == sorted(stamps, reverse=True)
+    by = {m["id"]: m for m in doc["memories"]}
+    first = by[ids["d1"]]
+    assert list(first) == ["id", "stream", "actor", "actorName", "signedTimestamp", "kind", "lifecycle",
+                           "trust", "summary", "relations"]
+    assert first["actorName"] == "Alice Example" and first["actor"] == _actor(repo)
+    assert first["summary"] == "Use JSON for the index"
+    assert (first["lifecycle"], first["trust"]) == ("superseded", "policy-missing")
+    assert first["relations"] == [{"type": "supersededBy", "memoryId": ids["d2"]}]
+    assert by[ids["d2"]]["relations"] == [{"type": "supersedes", "memoryId": ids["d1"]}]
+    assert by[ids["obs"]]["relations"] == [{"type": "retractedBy", "memoryId": ids["retraction"]}]
+    assert by[ids["obs"]]["lifecycle"] == "retracted"
+
+
+def test_log_plain_lines_and_graph_when_piped(history):
+    repo, ids = history
+    r = hn(repo, "memory", "log")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert len(lines) == 4 and "\x1b" not in r.out
+    date = _log_json(repo)["memories"][0]["signedTimestamp"][:10]
+    assert lines[-1] == f"{_short(ids['d1'])} {date} Alice Example decision superseded policy-missing " \
+                        "Use JSON for the index"
+    assert lines[0].endswith(" " + LONG.strip()[:200])  # bounded, but never cut to a width on a pipe
+    graph = hn(repo, "memory", "log", "--graph").out.splitlines()
+    at = graph.index(next(line for line in graph if line.startswith(_short(ids["d2"]))))
+    assert graph[at + 1] == f"    `- supersedes {_short(ids['d1'])}"
+    at = graph.index(next(line for line in graph if line.startswith(_short(ids["obs"]))))
+    assert graph[at + 1] == f"    `- retracted by {_short(ids['retraction'])}"
+    assert graph[-1] == f"    `- superseded by {_short(ids['d2'])}"
+    assert all(line.isascii() for line in graph)
+
+
+def test_log_filters_max_count_and_usage(history):
+    repo, ids = history
+    assert [m["id"] for m in _log_json(repo, "-n", "2")["memories"]] == \
+        [m["id"] for m in _log_json(repo)["memories"][:2]]
+    assert [m["id"] for m in _log_json(repo, "--max-count", "1")["memories"]] == [ids["long"]]
+    assert _log_json(repo, "-n", "0")["memories"] == []
+    assert [m["id"] for m in _log_json(repo, "--kind", "observation")["memories"]] == [ids["obs"]]
+    assert [m["id"] for m in _log_json(repo, "--lifecycle", "superseded", "--lifecycle", "retracted")
+            ["memories"]] == [ids["obs"], ids["d1"]]
+    assert _log_json(repo, "--trust", "qualified")["memories"] == []
+    assert len(_log_json(repo, "--trust", "policy-missing")["memories"]) == 4
+    assert [m["id"] for m in _log_json(repo, "--query", "canonical")["memories"]] == [ids["d2"]]
+    assert _log_json(repo, "--actor", "0" * 64)["memories"] == []
+    for bad in (["-n", "x"], ["-n", "-1"], ["-n", "1", "--max-count", "1"], ["extra"],
+                ["--unknown"]):
+        r = hn(repo, "memory", "log", *bad)
+        assert r.code == 1 and r.err.startswith("git-hn: usage: git hn memory log"), (bad, r.err)
+    r = hn(repo, "memory", "log", "--kind", "nope")
+    assert (r.code, r.err) == (1, "git-hn: invalid kind filter; valid: observation, decision, assumption, "
+                                  "attempt, verification, handoff\n")
+    assert "log" in hn(repo, "help").out
+
+
+def test_log_policy_trust_and_untrusted_are_listed(tmp_path):
+    repo = make_repo(tmp_path / "r", files={"README.md": "x\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    me = _actor(repo)
+    (repo / ".hn").mkdir()
+    (repo / ".hn" / "policy.json").write_text(json.dumps(
+        {"version": "hn.policy/0", "maintainers": [me], "proposals": {"requiredAccepts": 1},
+         "memory": {"trustedActors": [me], "trustedKinds": ["decision"]}}) + "\n")
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "policy")
+    dec = _rec(repo, content="trusted")
+    obs = _rec(repo, kind="observation", content="untrusted kind")
+    assert {m["id"]: m["trust"] for m in _log_json(repo)["memories"]} == \
+        {dec: "qualified", obs: "kind-untrusted"}
+    assert [m["id"] for m in _log_json(repo, "--trust", "qualified")["memories"]] == [dec]
+
+
+def test_log_from_state_equals_full_projection(history, monkeypatch):
+    from git_hn.service import log as service
+    from git_hn.store.repo import open_repo
+
+    repo, _ids = history
+    old = os.getcwd()
+    os.chdir(repo)
+    try:
+        r = open_repo()
+        cases = (({}, None), ({"kind": ["decision"]}, None), ({}, 2), ({"lifecycle": ["active"]}, 1),
+                 ({"query": "json"}, None), ({"trust_": ["policy-missing"]}, None))
+        full = {i: service.log_full(r, service.request(**args), n) for i, (args, n) in enumerate(cases)}
+
+        def no_fallback(*_a, **_k):
+            raise AssertionError("the state did not answer")
+
+        monkeypatch.setattr(service, "_log_full", no_fallback)
+        for i, (args, n) in enumerate(cases):
+            assert service.log(r, service.request(**args), n) == full[i], (args, n)
+    finally:
+        os.chdir(old)
+
+
+def test_log_hostile_author_text_is_inert(tmp_path):
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Mallory").code == 0
+    hostile = "\x1b[31mred\x1b[0m [bold]x[/bold] \u202etxt.exe\ttab\nsecond line"
+    mid = _rec(repo, content=hostile)
+    doc = _log_json(repo)
+    assert doc["memories"][0]["summary"] == "\x1b[31mred\x1b[0m [bold]x[/bold] \u202etxt.exe\ttab"
+    human = hn(repo, "memory", "log").out
+    assert "\x1b" not in human and "\u202e" not in human and "second line" not in human
+    assert human.rstrip("\n").endswith("\ufffd[31mred\ufffd[0m [bold]x[/bold] \\u{202e}txt.exe tab")
+    out = _pty(repo, 160, {"GIT_PAGER": "cat"})
+    assert "[bold]x[/bold]" in ANSI.sub("", out) and "\u202e" not in out
+    assert "\x1b[31mred" not in out and _short(mid) in out
+
+
+# -- a real terminal ---------------------------------------------------------------------------
+
+
+def _pty(repo, columns: int, env: dict, *args, drop=("NO_COLOR", "LESS")) -> str:
+    """Run ``git-hn memory log`` with stdout on a pseudo-terminal of ``columns`` columns."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    full = {k: v for k, v in os.environ.items() if k not in drop}
+    full.update({"TERM": "xterm-256color", **env})
+    proc = subprocess.Popen([sys.executable, "-m", "git_hn", "memory", "log", *args], cwd=repo,
+                            stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE, env=full)
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            proc.kill()
+            raise AssertionError("git-hn memory log hung on a terminal")
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    err = proc.stderr.read()
+    assert proc.wait(60) == 0, err
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_log_on_a_terminal_fits_the_width(history, columns):
+    from rich.cells import cell_len
+
+    repo, ids = history
+    out = _pty(repo, columns, {"GIT_PAGER": "cat"}, "--graph")
+    assert "\x1b[" in out  # coloured on a terminal
+    lines = ANSI.sub("", out).splitlines()
+    assert lines and all(cell_len(line) <= columns for line in lines), lines
+    shorts = [line.split(" ")[0] for line in lines if not line.startswith(" ")]
+    assert shorts == [_short(m["id"]) for m in _log_json(repo)["memories"]]  # never cut
+    long_line = next(line for line in lines if line.startswith(_short(ids["long"])))
+    if columns == 80:
+        assert long_line.endswith("...") and cell_len(long_line) == 80
+    else:
+        assert long_line.endswith("...") and cell_len(long_line) == 160
+    assert any(line == f"    `- supersedes {_short(ids['d1'])}" for line in lines)
+
+
+@pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
+def test_log_on_a_terminal_without_colour(history, env):
+    repo, _ids = history
+    out = _pty(repo, 80, {"GIT_PAGER": "cat", **env})
+    assert "\x1b" not in out and len(out.splitlines()) == 4
+    assert all(len(line) <= 80 for line in out.splitlines())
+
+
+def test_log_pages_through_git_pager_settings(history):
+    repo, _ids = history
+    paged = _pty(repo, 80, {"GIT_PAGER": "sed s/^/PAGED:/"})
+    assert ANSI.sub("", paged).splitlines()[0].startswith("PAGED:")
+    assert all(line.startswith("PAGED:") for line in ANSI.sub("", paged).splitlines())
+    # LESS=FRX and LV=-c as Git sets them when unset; an explicit LESS is kept
+    assert _pty(repo, 80, {"GIT_PAGER": "printenv LESS LV; cat >/dev/null"}).split() == ["FRX", "-c"]
+    assert _pty(repo, 80, {"GIT_PAGER": "printenv LESS; cat >/dev/null", "LESS": "S"}).split() == ["S"]
+    git(repo, "config", "core.pager", "sed s/^/CORE:/")
+    out = _pty(repo, 80, {}, "-n", "1", drop=("NO_COLOR", "LESS", "GIT_PAGER", "PAGER"))
+    assert ANSI.sub("", out).startswith("CORE:")
+    for args in (["--no-pager"], ["--json"]):
+        out = _pty(repo, 80, {"GIT_PAGER": "sed s/^/PAGED:/"}, *args)
+        assert "PAGED:" not in out and out.strip()
+    piped = subprocess.run([sys.executable, "-m", "git_hn", "memory", "log"], cwd=repo, capture_output=True,
+                           env={**os.environ, "GIT_PAGER": "sed s/^/PAGED:/"})
+    assert piped.returncode == 0 and b"PAGED:" not in piped.stdout and len(piped.stdout.splitlines()) == 4
