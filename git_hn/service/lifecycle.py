@@ -4,9 +4,15 @@ Who may do what is decided against the verified memory set, under the stream loc
 append attempt: supersede and retract only by the target's author, challenge only by another
 actor. A corrected memory is never rewritten; its history stays, and projection derives the
 lifecycle class from the new relationship.
+
+Corrections without retyping (issue 14): ``supersede`` fills every record field the caller leaves
+out from the target's record (``inherit``), and ``retract`` of a memory that already carries an
+accepted retraction appends nothing and answers ``AlreadyRetracted``.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from ..core import grammar
 from ..core.gostr import to_lower, trim_space
@@ -18,7 +24,7 @@ from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
 from .memory import lint
-from .requests import RecordRequest, check_input_anchor
+from .requests import RecordFlags, RecordRequest, check_input_anchor, content_from_flags
 
 
 def _not_found(target: str) -> InputError:
@@ -41,21 +47,24 @@ def target_of(repo: Repo, target: str) -> tuple[str, str] | None:
     return stateview.serve(repo, from_view, full)
 
 
+def _check_target(operation: str, target: str, actor: str, found: tuple[str, str] | None) -> None:
+    if found is None:
+        raise _not_found(target)
+    op, author = found
+    if op not in ("record", "supersede"):
+        if operation == "supersede":
+            raise InputError(f"supersession target {target} is not a memory record")
+        raise InputError(f"lifecycle target {target} is not a memory record")
+    if operation == "challenge":
+        if author == actor:
+            raise InputError(f"an author cannot challenge their own memory {target}")
+    elif author != actor:
+        raise InputError(f"only the target author may {operation} memory {target}")
+
+
 def _target_check(repo: Repo, operation: str, target: str, actor: str):
     def check(_position):
-        found = target_of(repo, target)
-        if found is None:
-            raise _not_found(target)
-        op, author = found
-        if op not in ("record", "supersede"):
-            if operation == "supersede":
-                raise InputError(f"supersession target {target} is not a memory record")
-            raise InputError(f"lifecycle target {target} is not a memory record")
-        if operation == "challenge":
-            if author == actor:
-                raise InputError(f"an author cannot challenge their own memory {target}")
-        elif author != actor:
-            raise InputError(f"only the target author may {operation} memory {target}")
+        _check_target(operation, target, actor, target_of(repo, target))
 
     return check
 
@@ -76,13 +85,65 @@ def _stream(ident, stream: str | None) -> str:
     return stream
 
 
-def _append(repo: Repo, ident, draft: Draft, operation: str, target: str) -> Appended:
+def _append(repo: Repo, ident, draft: Draft, operation: str, target: str, check=None) -> Appended:
     """Append under the target checks, or return the head this request repeats (§7.14)."""
-    result = append(repo, ident, draft, check=_target_check(repo, operation, target, ident.actor),
+    result = append(repo, ident, draft, check=check or _target_check(repo, operation, target, ident.actor),
                     replay=replay_head(ident, draft))
     if not result.replayed:
         index_refresh.after_ref_change(repo)
     return result
+
+
+def target_memory(repo: Repo, target: str):
+    """The verified memory ``target`` (full ID), or None."""
+    from ..store import stateview
+
+    return stateview.serve(repo, lambda view: view.load([target]).get(target),
+                           lambda: streams.collect(repo).by_id().get(target))
+
+
+_HANDOFF_FLAGS = ("completed", "assumption", "blocker", "next_action")
+
+
+def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit: bool = False) -> RecordFlags:
+    """The record flags of ``supersede TARGET``: every field the caller did not give is the
+    target's (kind, anchor commit, applicability, subject, topics, paths, evidence, and the
+    attempt outcome and handoff lists while the kind stays the same). Inherited paths are resolved
+    again at the new anchor commit. New content is required: from the flags, or from the editor
+    (``edit``), which starts from the target's content. The target checks run first, so no one
+    edits text that cannot be signed."""
+    given = content_from_flags(flags)
+    if edit and given is not None:
+        raise InputError("--edit cannot be combined with --content, --content-file or positional content")
+    if not edit and given is None:
+        raise InputError("supersede needs new content: --content TEXT, --content-file PATH or --edit")
+    ident = identmod.load_active(repo)
+    mem = target_memory(repo, target)
+    _check_target("supersede", target, ident.actor,
+                  None if mem is None else (mem.envelope.operation, mem.envelope.actor))
+    rec = mem.envelope.record
+    out = RecordFlags(**flags.items())
+    if given is not None:  # read once: a --content-file of - is stdin
+        out.content, out.positional, out.content_file = [given], [], []
+    out.kind = out.kind or rec.kind
+    out.at = out.at or rec.anchor.commit
+    out.applies = out.applies or rec.applicability.mode
+    if out.subject is None:
+        out.subject = rec.anchor.subject or rec.applicability.subject or None
+    out.topic = out.topic or list(rec.topics)
+    out.path = out.path or [p.path for p in rec.anchor.paths]
+    out.evidence = out.evidence or list(rec.evidence or ())
+    if out.kind == rec.kind:
+        if out.outcome is None:
+            out.outcome = rec.attempt_outcome or None
+        if rec.handoff is not None:
+            for name, items in zip(_HANDOFF_FLAGS, rec.handoff.lists()):
+                setattr(out, name, getattr(out, name) or list(items or ()))
+    if edit:
+        from .editor import edit_text
+
+        out.content, out.positional, out.content_file = [edit_text(repo, rec.content)], [], []
+    return out
 
 
 def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False,
@@ -97,13 +158,79 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
     return _append(repo, ident, draft, "supersede", target)
 
 
+class AlreadyRetracted(NamedTuple):
+    """``retract`` of a memory that is already retracted: nothing was appended."""
+    target: str
+    retraction: Appended  # the accepted retraction with the lowest ID
+
+
+class _Retracted(Exception):
+    def __init__(self, mem):
+        super().__init__(mem.memory_id)
+        self.mem = mem
+
+
+def retraction_of(repo: Repo, target: str):
+    """The accepted retraction (§5.3: a retract by the target's author) of ``target`` with the
+    lowest ID, as a verified memory; None when ``target`` is not retracted."""
+    from ..store import stateview
+
+    def from_view(view):
+        author = view.info([target]).get(target)
+        infos = view.info(view.targeting({target}))
+        rids = sorted(i for i, inf in infos.items()
+                      if author is not None and inf.operation == "retract" and inf.actor == author.actor)
+        return view.load(rids[:1]).get(rids[0]) if rids else None
+
+    def full():
+        by_id = streams.collect(repo).by_id()
+        mem = by_id.get(target)
+        found = sorted((m for m in by_id.values() if mem is not None and m.envelope.operation == "retract"
+                        and m.envelope.target == target and m.envelope.actor == mem.envelope.actor),
+                       key=lambda m: m.memory_id)
+        return found[0] if found else None
+
+    return stateview.serve(repo, from_view, full)
+
+
 def retract(repo: Repo, target: str, reason: str, stream: str | None, *,
-            allow_secret_shaped: bool = False) -> Appended:
+            allow_secret_shaped: bool = False) -> Appended | AlreadyRetracted:
+    """Retract ``target``. A request that repeats the stream head is a replay (§7.14); any other
+    retraction of a memory that is already retracted appends nothing (``AlreadyRetracted``)."""
     raw_reason, reason = reason, normalize_reason("retract", reason)
     lint(None, reason, allow_secret_shaped=allow_secret_shaped, raw_reason=raw_reason)
     ident = identmod.load_active(repo)
     draft = Draft("retract", _stream(ident, stream), None, target=target, reason=reason)
-    return _append(repo, ident, draft, "retract", target)
+    targets, replay = _target_check(repo, "retract", target, ident.actor), replay_head(ident, draft)
+
+    def check(pos):
+        targets(pos)
+        if replay(pos) is None:
+            mem = retraction_of(repo, target)
+            if mem is not None:
+                raise _Retracted(mem)
+
+    try:
+        return _append(repo, ident, draft, "retract", target, check=check)
+    except _Retracted as done:
+        return AlreadyRetracted(target, Appended(done.mem.memory_id, done.mem.commit, done.mem.envelope))
+
+
+def result_json(result: Appended | AlreadyRetracted) -> dict:
+    from .memory import result_json as appended_json
+
+    if isinstance(result, AlreadyRetracted):
+        return {**appended_json(result.retraction), "alreadyRetracted": True, "target": result.target}
+    return appended_json(result)
+
+
+def result_lines(result: Appended | AlreadyRetracted) -> list[str]:
+    from .memory import result_lines as appended_lines
+
+    if isinstance(result, AlreadyRetracted):
+        return [f"memory {result.target} is already retracted by {result.retraction.memory_id}; "
+                "nothing appended"]
+    return appended_lines(result)
 
 
 def challenge(repo: Repo, target: str, reason: str, evidence: list[str], stream: str | None, *,

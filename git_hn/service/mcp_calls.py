@@ -246,7 +246,7 @@ def _lifecycle(repo, arguments, operation: str) -> dict:
     else:
         result = lifecycle.challenge(repo, target, reason, doc.get("evidence", []), doc.get("stream"),
                                      allow_secret_shaped=allow)
-    return _written(result)
+    return {"version": 0, "warning": WARNING, "result": lifecycle.result_json(result)}
 
 
 CALLS = {

@@ -41,6 +41,21 @@ def _one(query: str, matches: list):
     return matches[0]
 
 
+def is_query(text: str) -> bool:
+    """A full memory ID or a prefix ``show`` accepts: optional ``sha256:``, 8-64 lowercase hex."""
+    q = text[len("sha256:"):] if text.startswith("sha256:") else text
+    return _QUERY.fullmatch(q) is not None
+
+
+def resolve(repo: Repo, query: str) -> str:
+    """The one verified memory ID ``query`` names, found exactly as ``show`` finds it (unknown
+    and ambiguous prefixes fail with ``show``'s errors). Corrections use it for their targets."""
+    from ..store import stateview
+
+    return stateview.serve(repo, lambda view: _one(query, view.find(_hex(query))),
+                           lambda: find(streams.collect(repo), query).memory_id)
+
+
 def find(collection: streams.Collection, query: str):
     q = _hex(query)
     return _one(query, [m for m in collection.memories if m.memory_id[len("sha256:"):].startswith(q)])

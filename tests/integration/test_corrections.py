@@ -1,0 +1,190 @@
+"""Corrections without retyping (issue 14, item 5): ``supersede`` inherits what it is not given,
+``--edit`` starts from the target's content, ``retract``/``challenge``/``supersede`` take the
+prefixes ``show`` takes, and retracting a retracted memory appends nothing."""
+
+from __future__ import annotations
+
+from agent_helpers import actor, record, second_identity, switch
+from helpers import git, hn, refs_snapshot
+
+def _data(repo, mid) -> dict:
+    return hn(repo, "memory", "show", mid, "--json").json()["projection"]["data"]
+
+
+def _rich(repo) -> str:
+    """A memory with every inheritable field set, anchored one commit back."""
+    (repo / "app.py").write_text("print(1)\n")
+    git(repo, "add", "app.py")
+    git(repo, "commit", "-q", "-m", "app")
+    head = git(repo, "rev-parse", "HEAD")
+    return record(repo, "--topic", "architecture", "--topic", "Cache", "--path", "app.py",
+                  "--subject", "issue:sha256:" + "4" * 64, "--evidence", f"git:{head}", kind="assumption",
+                  applies="subject", content="the cache is warm")["memoryId"]
+
+
+def test_supersede_inherits_every_field_not_given(inited):
+    old = _rich(inited)
+    r = hn(inited, "memory", "supersede", old, "--json", "--content", "the cache is cold")
+    assert r.code == 0, r.err
+    new, before = _data(inited, r.json()["memoryId"]), _data(inited, old)
+    assert new["content"] == "the cache is cold"
+    assert {k: v for k, v in new.items() if k != "content"} == \
+        {k: v for k, v in before.items() if k != "content"}
+    assert new["anchor"]["paths"][0]["path"] == "app.py" and new["topics"] == ["architecture", "cache"]
+    assert hn(inited, "memory", "show", old, "--json").json()["projection"]["lifecycle"] == "superseded"
+
+
+def test_supersede_given_fields_win_and_inherited_paths_follow_a_new_anchor(inited):
+    old = _rich(inited)
+    (inited / "app.py").write_text("print(2)\n")
+    git(inited, "commit", "-q", "-am", "change app")
+    r = hn(inited, "memory", "supersede", old, "--json", "--at", "HEAD", "--kind", "decision",
+           "--applies", "descendants", "--content", "decided: cold cache")
+    assert r.code == 0, r.err
+    new = _data(inited, r.json()["memoryId"])
+    assert new["kind"] == "decision" and new["applicability"]["mode"] == "descendants"
+    assert new["anchor"]["commit"] == git(inited, "rev-parse", "HEAD")
+    assert new["anchor"]["paths"] == [{"path": "app.py", "blob": git(inited, "rev-parse", "HEAD:app.py")}]
+    assert new["topics"] == ["architecture", "cache"]  # still inherited
+
+
+def test_supersede_without_new_content_names_the_options_and_appends_nothing(inited):
+    old = record(inited)["memoryId"]
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "supersede", old, "--topic", "x")
+    assert (r.code, r.err) == (1, "git-hn: supersede needs new content: --content TEXT, "
+                                  "--content-file PATH or --edit\n")
+    r = hn(inited, "memory", "supersede", old, "--edit", "--content", "y")
+    assert r.code == 1 and "--edit cannot be combined" in r.err
+    assert refs_snapshot(inited) == before
+
+
+def _editor(tmp_path, body: str) -> str:
+    script = tmp_path / "editor.sh"
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_supersede_edit_opens_the_editor_on_the_target_content(inited, tmp_path, monkeypatch):
+    old = _rich(inited)
+    seen = tmp_path / "seen"
+    # the editor value is a shell command with an argument, as Git allows
+    script = _editor(tmp_path, f'cp "$2" {seen}; stat -c %a "$2" >> {seen}.mode\n'
+                               'printf "the cache is %s\\n" "$1" > "$2"\n')
+    monkeypatch.delenv("GIT_EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", f"{script} lukewarm")
+    r = hn(inited, "memory", "supersede", old[7:19], "--edit", "--json")
+    assert r.code == 0, r.err
+    assert seen.read_text() == "the cache is warm\n"
+    assert (tmp_path / "seen.mode").read_text() == "600\n"
+    new = _data(inited, r.json()["memoryId"])
+    assert new["content"] == "the cache is lukewarm"  # the editor's final newline is dropped
+    assert new["anchor"]["paths"][0]["path"] == "app.py"
+
+
+def test_supersede_edit_to_empty_aborts_without_appending(inited, tmp_path, monkeypatch):
+    old = record(inited)["memoryId"]
+    monkeypatch.delenv("GIT_EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, 'printf "\\n \\n" > "$1"\n'))
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    assert (r.code, r.err) == (1, "git-hn: edited content is empty; nothing appended\n")
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, "exit 3\n"))
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    assert r.code == 1 and r.err.endswith("failed; nothing appended\n")
+    assert refs_snapshot(inited) == before
+
+
+def test_retract_challenge_and_supersede_accept_the_prefixes_show_accepts(inited):
+    a = record(inited, content="a")["memoryId"]
+    b = record(inited, content="b")["memoryId"]
+    prefix = a[7:19]
+    r = hn(inited, "memory", "retract", prefix, "--reason", "obsolete", "--json")
+    assert r.code == 0, r.err
+    assert hn(inited, "memory", "show", a, "--json").json()["projection"]["lifecycle"] == "retracted"
+    r = hn(inited, "memory", "supersede", "sha256:" + b[7:17], "--content", "b2", "--json")
+    assert r.code == 0, r.err
+    assert hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()["envelope"]["target"] == b
+    alice = actor(inited)
+    switch(inited, second_identity(inited))
+    r = hn(inited, "memory", "challenge", b[7:15], "--reason", "evidence-mismatch", "--json")
+    assert r.code == 0, r.err
+    switch(inited, alice)
+    # an unknown prefix fails exactly as show fails
+    unknown = "0123abcd" if not any(m.startswith("sha256:0123abcd") for m in (a, b)) else "fedc9876"
+    shown = hn(inited, "memory", "show", unknown)
+    for op in (["retract", unknown, "--reason", "x"], ["challenge", unknown, "--reason", "x"],
+               ["supersede", unknown, "--content", "x"]):
+        r = hn(inited, "memory", *op)
+        assert (r.code, r.err) == (shown.code, shown.err), op
+    assert shown.err == f"git-hn: memory {unknown} was not found in verified local or accepted streams\n"
+
+
+def test_ambiguous_prefix_fails_as_show_does(inited, monkeypatch):
+    """Two IDs sharing 8 hex digits cannot be made on demand; the lookup is made to see two."""
+    from git_hn.store import stateview
+
+    a = record(inited, content="a")["memoryId"]
+    b = record(inited, content="b")["memoryId"]
+    monkeypatch.setattr(stateview.View, "find", lambda self, hexprefix: sorted([a, b]))
+    shown = hn(inited, "memory", "show", a[7:17])
+    assert shown.err == f"git-hn: memory lookup {a[7:17]} is ambiguous; use the full memory ID\n"
+    before = refs_snapshot(inited)
+    for op in (["retract", a[7:17], "--reason", "x"], ["supersede", a[7:17], "--content", "x"]):
+        assert hn(inited, "memory", *op).err == shown.err
+    assert refs_snapshot(inited) == before
+
+
+def test_retracting_a_retracted_memory_says_so_and_appends_nothing(inited):
+    mid = record(inited, content="wrong")["memoryId"]
+    first = hn(inited, "memory", "retract", mid, "--reason", "incorrect", "--json").json()
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "retract", mid, "--reason", "obsolete")
+    assert (r.code, r.out, r.err) == (
+        0, f"memory {mid} is already retracted by {first['memoryId']}; nothing appended\n", "")
+    r = hn(inited, "memory", "retract", mid[7:19], "--reason", "obsolete", "--json")
+    assert r.json() == {**first, "alreadyRetracted": True, "target": mid}
+    assert refs_snapshot(inited) == before
+    # the same request again is still a replay of the head (CONTRACT §7.14)
+    assert hn(inited, "memory", "retract", mid, "--reason", "incorrect", "--json").json() == \
+        {**first, "replayed": True}
+    assert refs_snapshot(inited) == before
+
+
+def test_mcp_retract_of_a_retracted_memory_appends_nothing(inited):
+    """The MCP tool calls the same service: a second, different retraction is not signed."""
+    from git_hn.service.mcp_calls import CALLS
+    from git_hn.store.repo import open_repo
+
+    mid = record(inited, content="wrong")["memoryId"]
+    first = CALLS["memory_retract"](open_repo(str(inited)), {"memory": mid, "reason": "incorrect"})
+    before = refs_snapshot(inited)
+    again = CALLS["memory_retract"](open_repo(str(inited)), {"memory": mid, "reason": "obsolete"})
+    assert again["result"] == {**first["result"], "alreadyRetracted": True, "target": mid}
+    assert refs_snapshot(inited) == before
+
+
+def test_supersede_edit_checks_the_target_before_the_editor_runs(inited, tmp_path, monkeypatch):
+    old = record(inited)["memoryId"]
+    marker = tmp_path / "ran"
+    monkeypatch.delenv("GIT_EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, f'touch {marker}\n'))
+    switch(inited, second_identity(inited))
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    assert r.err == f"git-hn: only the target author may supersede memory {old}\n"
+    assert not marker.exists()
+
+
+def test_supersede_of_a_handoff_keeps_its_lists(inited):
+    h = hn(inited, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "descendants",
+           "--content", "end of day", "--completed", "codec", "--next-action", "tests").json()["memoryId"]
+    r = hn(inited, "memory", "supersede", h, "--json", "--blocker", "review", "--content", "end of day, really")
+    assert r.code == 0, r.err
+    data = _data(inited, r.json()["memoryId"])
+    assert data["kind"] == "handoff"
+    assert data["handoff"] == {"completed": ["codec"], "assumptions": [], "blockers": ["review"],
+                               "nextActions": ["tests"]}
