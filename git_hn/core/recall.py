@@ -18,7 +18,7 @@ import base64
 from typing import NamedTuple
 
 from ..errors import InputError
-from . import canonical, hashing, search
+from . import canonical, hashing, hints, search
 from .gostr import has_control, token_sequence
 from .grammar import is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
 from .limits import KINDS, LIMITS, WARNING
@@ -53,6 +53,12 @@ def _sorted_unique(items) -> tuple[str, ...]:
     return tuple(sorted(set(items), key=lambda s: s.encode("utf-8", "surrogatepass")))
 
 
+def _filter_error(name: str, given, valid) -> str:
+    """``invalid kind filter`` (CONTRACT §7.4), then the closest valid value and all of them."""
+    bad = next(v for v in given if v not in valid)
+    return hints.append(f"invalid {name} filter", hints.choice(bad, valid))
+
+
 def normalize(req: RecallRequest) -> RecallRequest:
     """CONTRACT §7.4, in order."""
     if req.max_records <= 0 or req.max_content_bytes <= 0:
@@ -65,19 +71,19 @@ def normalize(req: RecallRequest) -> RecallRequest:
     elif not lifecycles:
         lifecycles = ("active",)
     elif "all" in lifecycles:
-        raise InputError("invalid lifecycle filter")
+        raise InputError("invalid lifecycle filter; all cannot be combined with other lifecycles")
     if not trusts and not req.include_untrusted:
         trusts = ("qualified",)
     if not all(is_topic(t, LIMITS.max_topic) for t in topics):
         raise InputError("invalid topic filter")
     if not all(k in KINDS for k in kinds):
-        raise InputError("invalid kind filter")
+        raise InputError(_filter_error("kind", kinds, KINDS))
     if not all(is_actor(a) for a in actors):
         raise InputError("invalid actor filter")
     if not all(lc in LIFECYCLES for lc in lifecycles):
-        raise InputError("invalid lifecycle filter")
+        raise InputError(_filter_error("lifecycle", lifecycles, LIFECYCLES + ("all",)))
     if not all(t in TRUSTS for t in trusts):
-        raise InputError("invalid trust filter")
+        raise InputError(_filter_error("trust", trusts, TRUSTS))
     if req.subject and not is_typed_subject(req.subject):
         raise InputError("invalid subject filter")
     if req.path and not is_path(req.path, LIMITS.max_path):

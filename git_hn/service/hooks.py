@@ -254,6 +254,10 @@ def _remotes(repo: Repo) -> set[str]:
     return set(proc.stdout.decode("utf-8", "replace").split())
 
 
+WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush warn "
+            "(publish in the background), or git push --no-verify (this push only)")
+
+
 def run_pre_push(repo: Repo, remote: str) -> int:
     """Verify, lint and publish the local streams that moved since ``remote`` last got them;
     the exit status per hn.prePush. Imported streams are never published; a stream whose tip the
@@ -297,8 +301,8 @@ def run_pre_push(repo: Repo, remote: str) -> int:
         ready = sorted(r for r in allowed if given.get(r) != allowed[r])
         try:
             publish.push(repo, remote, ready, allowed, exact=True)
-        except PhaseError as exc:
-            problems.append(exc.message)
+        except PhaseError as exc:  # this push stops here: say how to go on (issue 14)
+            problems.append(f"{exc.message}; {WAYS_OUT}")
         if held:
             background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid)
     elif publishable:

@@ -15,7 +15,7 @@ from ..store import identity as identmod
 from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
-from .requests import RecordRequest, check_input_anchor
+from .requests import RecordRequest, check_flag_outcome, check_input_anchor
 
 
 def _library(text: str):
@@ -47,6 +47,8 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
            allow_secret_shaped: bool = False) -> Appended:
     """Append a ``record`` memory (CONTRACT §10.4), or return the head it would repeat (§7.14)."""
     lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
+    if not from_input:
+        check_flag_outcome(req.record)
     ident = identmod.load_active(repo)
     if req.actor is not None and req.actor != ident.actor:
         raise InputError("record input actor does not match the active identity")

@@ -20,7 +20,8 @@ from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
 from ..core.gostr import one_line
 from ..core.grammar import is_actor, is_digest_id, is_oid, is_path, normalize_topic
-from ..core.limits import HANDOFF_LISTS, LIMITS
+from ..core import hints
+from ..core.limits import APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS
 from ..core.strictjson import JsonFloat, json_type, read_document
 from ..errors import InputError, UsageError, ValidationError
 from ..store.repo import Repo
@@ -148,7 +149,11 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
     kind = kind or flags.kind
     content = content_from_flags(flags)
     if not kind or not flags.at or not flags.applies or content is None:
-        raise UsageError(RECORD_USAGE)
+        missing = [name for name, value in (("--kind", kind), ("--at", flags.at), ("--applies", flags.applies))
+                   if not value]
+        if content is None:
+            missing.append("content (--content TEXT, --content-file PATH or one positional argument)")
+        raise UsageError(f"{RECORD_USAGE}; missing {', '.join(missing)}")
     if flags.stream is not None and not is_digest_id(flags.stream):
         raise ValidationError("memory stream is invalid")
     if flags.actor is not None and not is_actor(flags.actor):
@@ -168,8 +173,44 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
         applicability=Applicability(flags.applies, subject if flags.applies == "subject" else ""),
         topics=topics, evidence=tuple(flags.evidence), attempt_outcome=flags.outcome or "",
         handoff=handoff)
-    envmod.check_record(record)
+    try:
+        envmod.check_record(record)
+    except ValidationError as exc:
+        raise ValidationError(hints.append(exc.message, flag_hint(exc.message, record))) from None
     return RecordRequest(record, flags.stream, flags.actor, tuple(flags.topic))
+
+
+def check_flag_outcome(record: Record) -> None:
+    """``record --outcome`` takes one of git-hn's attempt outcomes (issue 14): a typo such as
+    ``maybe`` or ``fail`` would otherwise be signed for good, and the brief would miss a failed
+    attempt. Called after the secret lint, which names a pasted credential first. ``--input``
+    documents keep the protocol's rule (any token), as records from other implementations do."""
+    if record.kind == "attempt" and record.attempt_outcome not in ATTEMPT_OUTCOMES:
+        raise InputError("memory attempt outcome is unsupported; "
+                         + hints.choice(record.attempt_outcome, ATTEMPT_OUTCOMES))
+
+
+def flag_hint(message: str, record: Record) -> str:
+    """What to change on the command line after ``check_record`` refused a record built from
+    flags (issue 14): the valid kinds or modes with the closest one, or the flag a kind needs."""
+    kind, app = record.kind, record.applicability
+    if message == "memory record kind is unsupported":
+        return hints.choice(kind, KINDS)
+    if message == "memory applicability mode is unsupported":
+        return hints.choice(app.mode, APPLICABILITY_MODES)
+    if message == "memory applicability subject must match anchor":
+        return "--applies subject needs --subject ID"
+    if message != f"memory {kind} record has invalid fields":
+        return ""
+    if kind == "attempt" and not record.attempt_outcome:
+        return "kind attempt needs --outcome (" + ", ".join(ATTEMPT_OUTCOMES) + ")"
+    if kind != "attempt" and record.attempt_outcome:
+        return "--outcome is only for kind attempt"
+    if kind == "verification" and not record.evidence:
+        return "kind verification needs --evidence TYPED-ID"
+    if kind != "handoff" and record.handoff is not None:
+        return "--completed, --assumption, --blocker and --next-action are only for kind handoff"
+    return ""
 
 
 # ---------------------------------------------------------------------------------------------

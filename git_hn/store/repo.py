@@ -92,13 +92,21 @@ class Repo:
         if rev == "HEAD":
             head = self.head_commit()
             if not head:
-                raise InputError("revision HEAD is not a commit")
+                raise InputError(self._head_error())
             return head
         proc = self.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"])
         out = proc.stdout.decode("ascii", "replace").strip()
         if proc.returncode != 0 or len(out) != self.oid_hex_len:
             raise InputError(f"revision {one_line(rev)} is not a commit")
         return out
+
+    def _head_error(self) -> str:
+        """``revision HEAD is not a commit`` (CONTRACT §10.0), and what to do when HEAD is unborn
+        (a new repository): no object at all, not a damaged or foreign one (issue 14)."""
+        proc = self.git.run(["rev-parse", "--verify", "--quiet", "HEAD"])
+        if proc.returncode != 0:
+            return "revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)"
+        return "revision HEAD is not a commit"
 
     def head_commit(self) -> str:
         """The commit of HEAD, or "" when HEAD is unborn."""

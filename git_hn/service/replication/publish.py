@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ...core.gostr import one_line
 from ...core.grammar import parse_local_ref
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
@@ -72,8 +73,8 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     done = len(valid) - len(todo)
     try:
         published = push(repo, remote, ready, allowed, exact=True) + done
-    except PhaseError as exc:
-        raise phase("memory publication", remote, exc.published + done) from None
+    except PhaseError as exc:  # the same text (the server's reason included), with this count
+        raise PhaseError(exc.message, exc.published + done) from None
     if len(valid) < len(refs):
         raise phase("memory publication", remote, published)  # §9.13: the valid refs still go
     return published
@@ -204,6 +205,7 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
     verified and linted) rather than whatever the ref names when the push runs. A rejected ref or
     a failed push is a phase error after every slice was tried."""
     published, rejected = 0, False
+    reason = ""  # the server's word on the first refused ref (issue 14)
     done: dict[str, str] = {}
     for i in range(0, len(refs), SLICE):
         part = refs[i:i + SLICE]
@@ -216,6 +218,8 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
                 ref = parts[1].split(":", 1)[1]
                 if parts[0] == "!":
                     rejected = True
+                    reason = reason or refusal(parts[2] if len(parts) > 2 else "",
+                                               proc.stderr.decode("utf-8", "replace"))
                 else:
                     published += 1
                     if ref in heads:
@@ -224,8 +228,31 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
             rejected = True
     remember(repo, remote, done)
     if rejected:
-        raise phase("memory publication", remote, published)
+        error = phase("memory publication", remote, published)
+        if reason:
+            error = PhaseError(f"{error.message}: {reason}", published)
+        raise error
     return published
+
+
+REASON_MAX = 200  # bytes of server text in one error line
+
+
+def refusal(status: str, stderr: str) -> str:
+    """The server's reason for refusing a ref, in one bounded line: the porcelain status
+    (``[remote rejected] (pre-receive hook declined)``) and the first message the server's hook
+    printed (``remote: …``). Server text is hostile: control characters become spaces (no
+    terminal escapes) and it is cut at ``REASON_MAX``. Only ``remote:`` lines are read from
+    stderr, never git's own lines, which name the URL (and any credentials in it)."""
+    said = ""
+    for line in stderr.splitlines():
+        if line.startswith("remote: ") and line[8:].strip():
+            said = line[8:].strip()
+            break
+    text = one_line(status.strip())
+    if said:
+        text = f"{text}; the server said: {one_line(said)}" if text else f"the server said: {one_line(said)}"
+    return text if len(text) <= REASON_MAX else text[:REASON_MAX] + "..."
 
 
 def remember(repo: Repo, remote: str, heads: dict[str, str]) -> None:

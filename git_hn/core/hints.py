@@ -1,0 +1,56 @@
+"""Remediation text appended to error messages: what was wrong and what would be right.
+
+Pure. Owns only the wording of suggestions (issue 14 item 4, "errors that say what to do"); the
+error text the contract fixes stays first, and the help is appended to it after ``; ``, so a
+message still starts with its contract text and stays one line (CONTRACT §0.5). A suggestion only
+ever names values from a fixed vocabulary (option names, kinds, modes); of the user's input it
+repeats only an option name that looks like one, never a value.
+"""
+
+from __future__ import annotations
+
+import re
+
+# what a mistyped option name looks like; anything else that starts with "-" (content, a pasted
+# token) is never echoed into a terminal log or CI output
+_OPTION_SHAPED = re.compile(r"--?[a-z][a-z0-9-]{0,30}")
+
+
+def closest(value: str, choices) -> str | None:
+    """The choice closest to ``value`` (difflib's ratio, cutoff 0.6), or None."""
+    import difflib  # only on the error path: the record hot path never pays for it
+
+    found = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def did_you_mean(value: str, choices) -> str:
+    """``did you mean X?`` for the closest choice, or "" when nothing is close."""
+    best = closest(value, choices)
+    return f"did you mean {best}?" if best else ""
+
+
+def unknown_option(name: str, choices) -> str:
+    """``unknown option --qurey; did you mean --query?`` (the suggestion only when one is close)."""
+    if not _OPTION_SHAPED.fullmatch(name):
+        return "unknown option; an argument that starts with - goes after --"
+    text = f"unknown option {name}"
+    # compared without the dashes, which every name shares and which would make "--bogus" look
+    # like "--base"
+    bare = {c.lstrip("-"): c for c in choices}
+    best = closest(name.lstrip("-"), bare)
+    hint = f"did you mean {bare[best]}?" if best else ""
+    return f"{text}; {hint}" if hint else text
+
+
+def choice(value: str, choices) -> str:
+    """``did you mean decision?; valid: a, b, c`` (the suggestion only when one is close). The
+    value itself is not repeated: it is on the user's command line, and need not reach a log."""
+    hint = did_you_mean(value, choices)
+    valid = "valid: " + ", ".join(choices)
+    return f"{hint}; {valid}" if hint else valid
+
+
+def append(message: str, hint: str) -> str:
+    """The contract's ``message`` with ``hint`` appended after ``; `` (nothing when empty)."""
+    return f"{message}; {hint}" if hint else message

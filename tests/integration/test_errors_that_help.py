@@ -1,0 +1,207 @@
+"""Errors that say what to do (issue 14 item 4; CONTRACT §0.5, §10.1).
+
+Each error keeps the text the contract fixes first and appends the help after ``; ``: the unknown
+option and the closest known one, the missing option, the valid values of an enumeration with the
+closest one, the server's reason for refusing a publication and the ways out. Every error stays
+one line on stderr with exit status 1, and echoes no secret the user typed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from helpers import git, hn, refs_snapshot
+
+RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
+RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
+SUPERSEDE_USAGE = "usage: git hn memory supersede MEMORY [record fields]"
+KINDS = "observation, decision, assumption, attempt, verification, handoff"
+OUTCOMES = "succeeded, failed, partial, abandoned"
+BASE = ["memory", "record", "--at", "HEAD", "--content", "x"]
+
+
+def _fails_with(repo, args, message):
+    before = refs_snapshot(repo)
+    r = hn(repo, *args)
+    assert (r.code, r.out, r.err) == (1, "", f"git-hn: {message}\n"), args
+    assert refs_snapshot(repo) == before
+    return r
+
+
+@pytest.mark.parametrize("args,message", [
+    (["memory", "recall", "--qurey", "x"], f"{RECALL_USAGE}; unknown option --qurey; did you mean --query?"),
+    (["memory", "record", "--kidn", "decision"], f"{RECORD_USAGE}; unknown option --kidn; did you mean --kind?"),
+    (["memory", "show", "--jsn"], "usage: git hn memory show MEMORY [--json]; unknown option --jsn; "
+                                  "did you mean --json?"),
+    (["memory", "brief", "--bogus"], "usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] "
+                                     "[--json|--markdown]; unknown option --bogus"),
+    (["sync", "--recover-shalow"], "usage: git hn sync [REMOTE] [--recover-shallow] [--json]; unknown option "
+                                   "--recover-shalow; did you mean --recover-shallow?"),
+])
+def test_unknown_option_is_named_with_the_closest_known_one(inited, args, message):
+    _fails_with(inited, args, message)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["policy", "show", "--jsn"], "usage: git hn policy show [REV] [--json]; unknown option --jsn; "
+                                  "did you mean --json?"),
+    (["init", "--nmae", "x"], "usage: git hn init [--name NAME]; unknown option --nmae; did you mean --name?"),
+    (["replication", "select", "--al"], "usage: git hn replication select [REMOTE] [--actor ACTOR]... "
+     "[--proposal ID]... [--memory STREAM]... [--all] [budgets]; unknown option --al; did you mean --all?"),
+    (["init", "--name"], "usage: git hn init [--name NAME]; --name needs a value NAME"),
+])
+def test_commands_parsed_by_typer_say_the_same_in_one_line(inited, args, message):
+    _fails_with(inited, args, message)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["memroy", "recall"], "unknown command \"memroy\"; run 'git hn help'; did you mean memory?"),
+    (["memory", "recal"], 'unknown memory command "recal"; did you mean recall?'),
+    (["policy", "shwo"], 'unknown policy command "shwo"; did you mean show?'),
+    (["memory", "frob"], 'unknown memory command "frob"'),  # nothing close: nothing suggested
+])
+def test_unknown_commands_suggest_the_closest(inited, args, message):
+    _fails_with(inited, args, message)
+
+
+def test_an_unknown_option_never_echoes_its_value(inited):
+    """A token pasted as ``--tokn=<secret>`` is not repeated into a terminal log or CI output."""
+    secret = "ghp_" + "A1b2C3d4" * 5
+    r = _fails_with(inited, ["memory", "recall", f"--tokn={secret}"], f"{RECALL_USAGE}; unknown option --tokn")
+    assert secret not in r.err
+    r = hn(inited, "policy", "show", f"--jsn={secret}")
+    assert r.code == 1 and secret not in r.err and r.err.count("\n") == 1
+    # content or a token that starts with "-" is not an option name: not echoed, and the way to
+    # pass it is said
+    r = _fails_with(inited, [*BASE, "--kind", "decision", "--applies", "exact", "-" + secret],
+                    f"{RECORD_USAGE}; unknown option; an argument that starts with - goes after --")
+    assert secret not in r.err
+
+
+def test_an_option_value_problem_names_the_option(inited):
+    _fails_with(inited, ["memory", "record", "--kind"], f"{RECORD_USAGE}; --kind needs a value KIND")
+    _fails_with(inited, ["memory", "record", "--json=yes"], f"{RECORD_USAGE}; --json takes no value")
+
+
+def test_missing_required_options_are_named(inited):
+    _fails_with(inited, [*BASE, "--kind", "decision"], f"{RECORD_USAGE}; missing --applies")
+    _fails_with(inited, ["memory", "record", "--content", "x"], f"{RECORD_USAGE}; missing --kind, --at, --applies")
+    _fails_with(inited, ["memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact"],
+                f"{RECORD_USAGE}; missing content (--content TEXT, --content-file PATH or one positional "
+                "argument)")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--kind", "decison", "--applies", "exact"],
+     f"memory record kind is unsupported; did you mean decision?; valid: {KINDS}"),
+    (["--kind", "rumour", "--applies", "exact"], f"memory record kind is unsupported; valid: {KINDS}"),
+    (["--kind", "decision", "--applies", "descendant"],
+     "memory applicability mode is unsupported; did you mean descendants?; valid: exact, descendants, subject"),
+    (["--kind", "attempt", "--applies", "exact", "--outcome", "maybe"],
+     f"memory attempt outcome is unsupported; valid: {OUTCOMES}"),
+    (["--kind", "attempt", "--applies", "exact", "--outcome", "fail"],
+     f"memory attempt outcome is unsupported; did you mean failed?; valid: {OUTCOMES}"),
+    (["--kind", "decision", "--applies", "exact", "--outcome", "failed"],
+     "memory decision record has invalid fields; --outcome is only for kind attempt"),
+    (["--kind", "verification", "--applies", "exact"],
+     "memory verification record has invalid fields; kind verification needs --evidence TYPED-ID"),
+])
+def test_record_enumerations_list_the_valid_values_and_suggest(inited, args, message):
+    _fails_with(inited, [*BASE, *args], message)
+
+
+def test_attempt_without_outcome_says_so(inited):
+    _fails_with(inited, [*BASE, "--kind", "attempt", "--applies", "exact"],
+                f"memory attempt record has invalid fields; kind attempt needs --outcome ({OUTCOMES})")
+    ok = hn(inited, *BASE, "--kind", "attempt", "--applies", "exact", "--outcome", "failed")
+    assert ok.code == 0, ok.err
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--kind", "decison"], f"invalid kind filter; did you mean decision?; valid: {KINDS}"),
+    (["--lifecycle", "activ"], "invalid lifecycle filter; did you mean active?; valid: active, superseded, "
+                               "retracted, branching, dependency-missing, all"),
+    (["--trust", "qualifed"], "invalid trust filter; did you mean qualified?; valid: qualified, "
+                              "actor-untrusted, kind-untrusted, policy-missing"),
+])
+def test_recall_filters_list_the_valid_values_and_suggest(inited, args, message):
+    _fails_with(inited, ["memory", "recall", *args], message)
+
+
+def test_supersede_errors_show_the_supersede_usage(inited):
+    target = hn(inited, *BASE, "--kind", "decision", "--applies", "exact", "--json").json()["memoryId"]
+    for args in ([target, "--kind", "decision"], [target, "--kidn", "decision"], ["abc"]):
+        r = hn(inited, "memory", "supersede", *args)
+        assert r.code == 1 and r.err.count("\n") == 1, args
+        assert "memory record" not in r.err, (args, r.err)
+    _fails_with(inited, ["memory", "supersede", target, "--kidn", "decision"],
+                f"{SUPERSEDE_USAGE}; unknown option --kidn; did you mean --kind?")
+
+
+def test_unborn_head_says_to_make_a_first_commit(tmp_path):
+    repo = tmp_path / "new"
+    git(tmp_path, "init", "-q", str(repo))
+    assert hn(repo, "init").code == 0
+    message = "revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)"
+    _fails_with(repo, [*BASE, "--kind", "decision", "--applies", "exact"], message)
+    _fails_with(repo, ["memory", "recall"], message)
+    git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+    assert hn(repo, *BASE, "--kind", "decision", "--applies", "exact").code == 0
+    # a revision that does not resolve keeps the contract's text alone: HEAD is born
+    _fails_with(repo, [*BASE, "--kind", "decision", "--applies", "exact", "--at", "nope"],
+                "revision nope is not a commit")
+
+
+@pytest.fixture
+def refusing_remote(tmp_path):
+    """A clone with git-hn's hooks in block mode, and a server whose pre-receive hook refuses
+    memory refs with a message of its own."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    guard = remote / "hooks" / "pre-receive"
+    guard.write_text("#!/bin/sh\nwhile read old new ref; do\n  case $ref in refs/hn/*)\n"
+                     "    echo \"memory refs need approval from \\033[31mops\\033[0m\"; exit 1;;\n"
+                     "  esac\ndone\nexit 0\n")
+    guard.chmod(0o755)
+    work = tmp_path / "work"
+    git(tmp_path, "init", "-q", str(work))
+    git(work, "commit", "-q", "--allow-empty", "-m", "first")
+    git(work, "remote", "add", "origin", str(remote))
+    git(work, "push", "-q", "-u", "origin", "main")
+    assert hn(work, "init", "--name", "A").code == 0
+    assert hn(work, "hooks", "install").code == 0
+    git(work, "config", "hn.prePush", "block")
+    assert hn(work, *BASE, "--kind", "decision", "--applies", "exact").code == 0
+    git(work, "commit", "-q", "--allow-empty", "-m", "second")
+    return remote, work
+
+
+def test_a_refused_publication_says_why_and_the_ways_out(refusing_remote):
+    remote, work = refusing_remote
+    proc = subprocess.run(["git", "push", "origin", "main"], cwd=work, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode != 0  # block: the refusal stops the push
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("git-hn: ")]
+    assert lines == [
+        "git-hn: replication memory publication failed for remote origin: [remote rejected] "
+        "(pre-receive hook declined); the server said: memory refs need approval from  [31mops [0m; "
+        "to push the code without publishing memory: git config hn.prePush warn (publish in the "
+        "background), or git push --no-verify (this push only)"], proc.stderr
+    assert "\x1b" not in lines[0]  # the server's terminal escapes are not passed on
+    assert git(remote, "for-each-ref", "refs/heads") .count("refs/heads/main") == 1
+    assert git(remote, "rev-parse", "main") != git(work, "rev-parse", "main")
+    # the ways out work as they say
+    assert subprocess.run(["git", "push", "--no-verify", "origin", "main"], cwd=work,
+                          capture_output=True).returncode == 0
+    assert git(remote, "rev-parse", "main") == git(work, "rev-parse", "main")
+
+
+def test_sync_publication_refused_by_the_server_says_why(refusing_remote):
+    _remote, work = refusing_remote
+    r = hn(work, "sync")
+    assert r.code == 1 and r.err.count("\n") == 1
+    assert r.err.startswith("git-hn: publication phase failed after replication: replication memory "
+                            "publication failed for remote origin: [remote rejected] (pre-receive hook "
+                            "declined); the server said: memory refs need approval from"), r.err
