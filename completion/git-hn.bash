@@ -16,7 +16,7 @@ _git_hn_words() {
         "identity show") words="" ;;
         "init") words="--name" ;;
         "mcp") words="--allow-write --repo" ;;
-        "memory") words="record handoff supersede retract challenge recall show brief digest index" ;;
+        "memory") words="record handoff supersede retract challenge recall show brief digest log index" ;;
         "memory brief") words="--at --max-bytes --base --path --topic --include-untrusted --json --markdown" ;;
         "memory challenge") words="--reason --evidence --stream --json --allow-secret-shaped" ;;
         "memory digest") words="--month --include-untrusted --json" ;;
@@ -24,11 +24,12 @@ _git_hn_words() {
         "memory index") words="rebuild verify" ;;
         "memory index rebuild") words="" ;;
         "memory index verify") words="" ;;
+        "memory log") words="--kind --actor --topic --path --subject --lifecycle --trust --query --max-count -n --graph --no-pager --json" ;;
         "memory recall") words="--at --subject --path --topic --kind --actor --lifecycle --trust --query --rank --max-records --max-content-bytes --cursor --include-untrusted --json --input" ;;
         "memory record") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped" ;;
         "memory retract") words="--reason --stream --json --allow-secret-shaped" ;;
         "memory show") words="--json" ;;
-        "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped" ;;
+        "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --edit" ;;
         "policy") words="show init trust untrust" ;;
         "policy init") words="" ;;
         "policy show") words="--json" ;;

@@ -13,8 +13,9 @@ from typing import List, Optional
 
 import typer
 
+from ..core import hints
 from ..errors import UsageError
-from . import commands, fast, options, trust
+from . import commands, fast, log_cmd, options, trust
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -65,6 +66,7 @@ USAGE = {
     "git hn hooks status": "usage: git hn hooks install|uninstall|status [--global]",
     "git hn memory brief": commands.BRIEF_USAGE,
     "git hn memory digest": commands.DIGEST_USAGE,
+    "git hn memory log": log_cmd.LOG_USAGE,
     "git hn mcp": commands.MCP_USAGE,
     "git hn policy": "usage: git hn policy show [REV] [--json]",
     "git hn policy show": "usage: git hn policy show [REV] [--json]",
@@ -118,7 +120,7 @@ _table_command(memory_app, "handoff", options.HANDOFF_OPTS,
                lambda v, p: commands.record_command(v, p, handoff=True))
 
 
-_table_command(memory_app, "supersede", options.RECORD_OPTS,
+_table_command(memory_app, "supersede", options.SUPERSEDE_OPTS,
                "Replace one of your memories with a corrected record (the old one stays in history).",
                commands.supersede_command, metavar="MEMORY [CONTENT]")
 
@@ -300,6 +302,9 @@ _table_command(memory_app, "brief", options.BRIEF_OPTS,
                fast.brief, metavar="")
 _table_command(memory_app, "digest", options.DIGEST_OPTS, "The handoffs and decisions signed in one month.",
                fast.digest, metavar="")
+_table_command(memory_app, "log", options.LOG_OPTS,
+               "A timeline of memories, newest first, like git log --oneline (--graph: relations).",
+               log_cmd.log, metavar="")
 
 
 @app.command("mcp", context_settings=CTX)
@@ -348,15 +353,43 @@ def _command_path(cmd, argv: list[str]) -> str:
     return path
 
 
+def _click_hint(exc, cmd, argv: list[str]) -> str:
+    """What click found wrong, as one short clause: the unknown option and the closest known one,
+    an option without its value, or the missing option. Never click's own text (multi-line,
+    with a "Try" hint). click's error context may be absent: the command is found from argv."""
+    from typer import _click
+
+    for word in argv:
+        sub = getattr(cmd, "commands", {}).get(word)
+        if sub is None:
+            break
+        cmd = sub
+    params = list(getattr(cmd, "params", ()))
+    if isinstance(exc, _click.exceptions.NoSuchOption):
+        known = [n for p in params for n in getattr(p, "opts", ()) if n.startswith("--")]
+        return hints.unknown_option(exc.option_name.partition("=")[0], known)
+    if isinstance(exc, _click.exceptions.BadOptionUsage):
+        param = next((p for p in params if exc.option_name in getattr(p, "opts", ())), None)
+        if param is None:
+            return ""
+        if getattr(param, "is_flag", False):
+            return f"{exc.option_name} takes no value"
+        return f"{exc.option_name} needs a value {param.metavar or param.name.upper()}"
+    if isinstance(exc, _click.exceptions.MissingParameter) and exc.param is not None:
+        names = [n for n in getattr(exc.param, "opts", ()) if n.startswith("--")]
+        return f"missing {names[0]}" if names else ""
+    return ""
+
+
 def run_app(argv: list[str]) -> int:
     from typer import _click
 
     cmd = click_command()
     try:
         rv = cmd.main(args=argv, prog_name="git hn", standalone_mode=False)
-    except _click.exceptions.UsageError:
+    except _click.exceptions.UsageError as exc:
         path = _command_path(cmd, argv)
-        raise UsageError(USAGE.get(path, "usage: " + path)) from None
+        raise UsageError(hints.append(USAGE.get(path, "usage: " + path), _click_hint(exc, cmd, argv))) from None
     except _click.exceptions.ClickException as exc:
         raise UsageError(exc.format_message()) from None
     except typer.Exit as exc:

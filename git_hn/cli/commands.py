@@ -131,28 +131,39 @@ def parse_int(value: str | None, usage: str) -> int | None:
     return n
 
 
-def supersede_command(values: dict, positional: list[str]) -> int:
+def _target(repo, query: str) -> str:
+    """A full memory ID, or the memory a unique prefix names (as ``show`` resolves it)."""
     from ..core.grammar import is_digest_id
+    from ..service import show
+
+    return query if is_digest_id(query) else show.resolve(repo, query)
+
+
+def supersede_command(values: dict, positional: list[str]) -> int:
     from ..service import lifecycle
     from ..service.requests import RecordFlags, read_explicit, request_from_flags, request_from_input
+    from ..service.show import is_query
     from ..store.repo import open_repo
 
-    if not positional or not is_digest_id(positional[0]):
+    if not positional or not is_query(positional[0]):
         raise UsageError(SUPERSEDE_USAGE)
-    target, rest = positional[0], positional[1:]
+    query, rest = positional[0], positional[1:]
     flags = RecordFlags(**{k: values[k] for k in RECORD_FIELD_DESTS if k in values}, positional=rest)
     if values.get("input") is not None:
         extra = flags.items()
-        if any(v not in (None, []) for v in extra.values()):
+        if values.get("edit") or any(v not in (None, []) for v in extra.values()):
             raise InputError("--input cannot be combined with record flags or positional content")
         if not values.get("json"):
             raise InputError("--input requires --json")
         repo = open_repo()
+        target = _target(repo, query)
         req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request))
         result = lifecycle.supersede(repo, target, req, from_input=True,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
     else:
         repo = open_repo()
+        target = _target(repo, query)
+        flags = lifecycle.inherit(repo, target, flags, edit=bool(values.get("edit")))
         req = request_from_flags(repo, flags)
         result = lifecycle.supersede(repo, target, req,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
@@ -161,21 +172,26 @@ def supersede_command(values: dict, positional: list[str]) -> int:
 
 def lifecycle_command(operation: str, target: str | None, reason: str | None, evidence: list[str],
                       stream: str | None, as_json: bool, allow_secret_shaped: bool = False) -> int:
-    from ..core.grammar import is_digest_id
     from ..service import lifecycle
+    from ..service.show import is_query
     from ..store.repo import open_repo
 
     usage = f"usage: git hn memory {operation} MEMORY --reason REASON [--evidence TYPED-ID]"
-    if target is None or not is_digest_id(target) or reason is None:
+    if target is None or not is_query(target) or reason is None:
         raise UsageError(usage)
     repo = open_repo()
+    target = _target(repo, target)
     if operation == "retract":
         result = lifecycle.retract(repo, target, reason, stream,
                                    allow_secret_shaped=allow_secret_shaped)
     else:
         result = lifecycle.challenge(repo, target, reason, evidence, stream,
                                      allow_secret_shaped=allow_secret_shaped)
-    return _emit_result(result, as_json)
+    if as_json:
+        render.json_line(lifecycle.result_json(result))
+    else:
+        render.lines(lifecycle.result_lines(result))
+    return 0
 
 
 RECALL_FILTERS = ("at", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust", "query", "rank",
@@ -335,6 +351,10 @@ def parse_sync_args(args: list[str]) -> tuple[str, bool, bool]:
             as_json = True
         elif (dashdash or not arg.startswith("-")) and remote is None:
             remote = arg
+        elif not dashdash and arg.startswith("--") and arg not in ("--json", "--recover-shallow"):
+            from ..core import hints
+
+            raise UsageError(f"{SYNC_USAGE}; {hints.unknown_option(arg.partition('=')[0], ('--json', '--recover-shallow'))}")
         else:
             raise UsageError(SYNC_USAGE)
     return remote or "origin", recover, as_json

@@ -91,8 +91,15 @@ TABLES = {
     "digest": ("DIGEST_OPTS", digest, None),
     "retract": ("RETRACT_OPTS", lifecycle("retract"), None),
     "challenge": ("CHALLENGE_OPTS", lifecycle("challenge"), None),
-    "supersede": ("RECORD_OPTS", supersede, None),
+    "supersede": ("SUPERSEDE_OPTS", supersede, None),
+    "log": ("LOG_OPTS", lambda values, positional: _log(values, positional), None),
 }
+
+
+def _log(values: dict, positional: list[str]) -> int:
+    from .log_cmd import log
+
+    return log(values, positional)
 
 
 def usage_of(sub: str) -> str:
@@ -101,7 +108,13 @@ def usage_of(sub: str) -> str:
     return {"show": SHOW_USAGE, "brief": commands.BRIEF_USAGE, "digest": commands.DIGEST_USAGE,
             "retract": "usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]",
             "challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]",
-            "supersede": commands.SUPERSEDE_USAGE}[sub]
+            "supersede": commands.SUPERSEDE_USAGE, "log": _log_usage()}[sub]
+
+
+def _log_usage() -> str:
+    from .log_cmd import LOG_USAGE
+
+    return LOG_USAGE
 
 
 def run_memory(sub: str, args: list[str]) -> int:

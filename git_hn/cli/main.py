@@ -36,6 +36,7 @@ git hn sync [REMOTE] [--recover-shallow] [--json]
 git hn hooks install|uninstall|status [--global]
 git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
 git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]
+git hn memory log [filters] [-n N] [--graph] [--no-pager] [--json]
 git hn policy show [REV] [--json]
 git hn policy init | trust [ACTOR] [--kind KIND]... | untrust ACTOR|--kind KIND...
 git hn mcp [--allow-write] [--repo PATH]
@@ -50,9 +51,9 @@ GROUPS = {
     "identity": ({"show", "list", "public", "export", "import"},
                  "usage: git hn identity <show|list|public>", 'unknown identity command "{}"'),
     "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index",
-                "brief", "digest"},
+                "brief", "digest", "log"},
                "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|"
-               "digest|index>",
+               "digest|log|index>",
                'unknown memory command "{}"'),
     "policy": ({"show", "init", "trust", "untrust"}, "usage: git hn policy show [REV] [--json]",
                'unknown policy command "{}"'),
@@ -61,7 +62,7 @@ GROUPS = {
     "hooks": ({"install", "uninstall", "status"}, "usage: git hn hooks install|uninstall|status [--global]",
               'unknown hooks command "{}"'),
 }
-FAST_MEMORY = ("show", "brief", "digest", "retract", "challenge", "supersede")  # parsed without typer
+FAST_MEMORY = ("show", "brief", "digest", "retract", "challenge", "supersede", "log")  # parsed without typer
 TOP = {"init", "identity", "memory", "policy", "replication", "sync", "hooks", "demo", "version", "help",
        "mcp", "setup"}
 HELP = ("-h", "--help")
@@ -181,7 +182,10 @@ def dispatch(argv: list[str]) -> int:
     if cmd not in TOP:
         from ..core.gostr import one_line
 
-        raise HnError(f"unknown command \"{one_line(cmd)}\"; run 'git hn help'")
+        from ..core.hints import append, did_you_mean
+
+        raise HnError(append(f"unknown command \"{one_line(cmd)}\"; run 'git hn help'",
+                             did_you_mean(cmd, sorted(TOP))))
     if cmd in GROUPS:
         subs, usage, unknown = GROUPS[cmd]
         if len(argv) == 1:
@@ -189,8 +193,9 @@ def dispatch(argv: list[str]) -> int:
         sub = argv[1]
         if sub not in subs and sub not in HELP:
             from ..core.gostr import one_line
+            from ..core.hints import append, did_you_mean
 
-            raise HnError(unknown.format(one_line(sub)))
+            raise HnError(append(unknown.format(one_line(sub)), did_you_mean(sub, sorted(subs))))
         if cmd == "memory" and sub == "index" and (len(argv) == 2 or argv[2] not in ("rebuild", "verify", *HELP)):
             raise UsageError("usage: git hn memory index rebuild|verify")
         if cmd == "memory" and sub in ("record", "handoff", "recall", *FAST_MEMORY) \

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..core import hints
 from ..errors import UsageError
 
 
@@ -31,7 +32,7 @@ RECORD_FIELDS = (
         help="read the content bytes from PATH, or from stdin for -"),
     Opt("--subject", "subject", "ID", help="typed subject anchor (issue:, proposal:, event:, policy:, "
                                           "pipeline:, run:)"),
-    Opt("--outcome", "outcome", "TOKEN", help="attempt outcome token"),
+    Opt("--outcome", "outcome", "TOKEN", help="attempt outcome: succeeded, failed, partial or abandoned"),
     Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)"),
     Opt("--actor", "actor", "A", help="must equal the active identity's actor"),
     Opt("--topic", "topic", "T", multiple=True, help="topic label (repeatable)"),
@@ -53,6 +54,9 @@ COMMON = (
 )
 RECORD_OPTS = RECORD_FIELDS + COMMON
 HANDOFF_OPTS = tuple(o for o in RECORD_FIELDS if o.name != "--kind") + COMMON
+SUPERSEDE_OPTS = RECORD_OPTS + (
+    Opt("--edit", "edit", help="write the new content in your editor, starting from the target's"),
+)
 
 
 def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, list[str]]:
@@ -76,15 +80,15 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             name, eq, inline = arg.partition("=")
             opt = table.get(name)
             if opt is None:
-                raise UsageError(usage)
+                raise UsageError(f"{usage}; {hints.unknown_option(name, table)}")
             if opt.metavar is None:
                 if eq:
-                    raise UsageError(usage)
+                    raise UsageError(f"{usage}; {name} takes no value")
                 values[opt.dest] = True
                 continue
             if not eq:
                 if i >= len(argv):
-                    raise UsageError(usage)
+                    raise UsageError(f"{usage}; {name} needs a value {opt.metavar}")
                 inline = argv[i]
                 i += 1
             if opt.multiple:
@@ -110,6 +114,21 @@ BRIEF_OPTS = (
 DIGEST_OPTS = (
     Opt("--month", "month", "YYYY-MM", help="UTC month (default: the current one)"),
     Opt("--include-untrusted", "include_untrusted", help="also list memories the policy does not qualify"),
+    Opt("--json", "json", help="print one line of JSON"),
+)
+LOG_OPTS = (
+    Opt("--kind", "kind", "K", multiple=True, help="kind (repeatable)"),
+    Opt("--actor", "actor", "A", multiple=True, help="full actor fingerprint (repeatable)"),
+    Opt("--topic", "topic", "T", multiple=True, help="topic (repeatable; all must match)"),
+    Opt("--path", "path", "P", help="anchored repository-relative path"),
+    Opt("--subject", "subject", "ID", help="typed subject"),
+    Opt("--lifecycle", "lifecycle", "L", multiple=True, help="lifecycle class (repeatable; default: all)"),
+    Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable; default: all)"),
+    Opt("--query", "query", "TEXT", help="terms (all must match), as in recall"),
+    Opt("--max-count", "max_count", "N", help="at most N memories, newest first"),
+    Opt("-n", "n", "N", help="the same as --max-count"),
+    Opt("--graph", "graph", help="list each memory's supersede, retract and challenge relations"),
+    Opt("--no-pager", "no_pager", help="never page (a pipe, a file or --json never page anyway)"),
     Opt("--json", "json", help="print one line of JSON"),
 )
 _LIFECYCLE_TAIL = (

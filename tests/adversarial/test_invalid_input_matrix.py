@@ -118,10 +118,10 @@ def test_unsorted_duplicate_topics_are_normalized_not_refused(inited, tmp_path):
     (["--evidence", "sha1:" + "a" * 40], "memory record evidence is invalid"),
     (["--topic", "a" * 129], "memory record topics are invalid"),
     (["--topic", "é" * 64 + "x"], "memory record topics are invalid"),
-    (["--applies", "sometimes"], "memory applicability mode is unsupported"),
+    (["--applies", "sometimes"], "memory applicability mode is unsupported; valid: exact, descendants, subject"),
     (["--stream", "sha256:ABC"], "memory stream is invalid"),
     (["--subject", "issue:123"], "memory anchor subject is invalid"),
-    (["--outcome", "Failed"], "memory decision record has invalid fields"),
+    (["--outcome", "Failed"], "memory decision record has invalid fields; --outcome is only for kind attempt"),
 ])
 def test_invalid_flags_change_nothing(inited, args, message):
     before = refs_snapshot(inited)

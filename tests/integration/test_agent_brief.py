@@ -254,7 +254,7 @@ def test_brief_on_an_unborn_head(tmp_path):
     repo.mkdir()
     git(repo, "init", "-q")
     r = hn(repo, "memory", "brief")
-    assert r.err == "git-hn: revision HEAD is not a commit\n"
+    assert r.err == "git-hn: revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)\n"
 
 
 # -- digest ------------------------------------------------------------------------------------
@@ -311,7 +311,7 @@ def test_digest_errors_and_unborn_head(world, tmp_path):
     doc = digest(empty, "--month", "2026-01")
     assert doc["memories"] == []
     assert hn(repo, "memory", "digest", "--bogus").err == \
-        "git-hn: usage: git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]\n"
+        "git-hn: usage: git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]; unknown option --bogus\n"
 
 
 def test_digest_default_month_is_the_current_utc_month(world):

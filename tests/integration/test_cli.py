@@ -41,16 +41,17 @@ def test_command_help_lists_options(repo):
 
 @pytest.mark.parametrize("args,message", [
     (["frobnicate"], "unknown command \"frobnicate\"; run 'git hn help'"),
-    (["memory"], "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|digest|index>"),
+    (["memory"], "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|digest|log|index>"),
     (["memory", "frob"], 'unknown memory command "frob"'),
-    (["memory", "show", "--bogus"], "usage: git hn memory show MEMORY [--json]"),
+    (["memory", "show", "--bogus"], "usage: git hn memory show MEMORY [--json]; unknown option --bogus"),
     (["memory", "show", "a", "b"], "usage: git hn memory show MEMORY [--json]"),
-    (["memory", "record", "--bogus"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"),
-    (["memory", "record", "--kind"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"),
-    (["memory", "record", "--json=yes"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"),
-    (["memory", "handoff", "--kind", "x"], "usage: git hn memory handoff --at REV --applies MODE --input FILE|- --json"),
-    (["init", "--name"], "usage: git hn init [--name NAME]"),
-    (["identity", "list", "--x"], "usage: git hn identity list"),
+    (["memory", "record", "--bogus"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; unknown option --bogus"),
+    (["memory", "record", "--kind"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; --kind needs a value KIND"),
+    (["memory", "record", "--json=yes"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; --json takes no value"),
+    (["memory", "handoff", "--kind", "x"], "usage: git hn memory handoff --at REV --applies MODE --input FILE|- --json; "
+                                           "unknown option --kind"),
+    (["init", "--name"], "usage: git hn init [--name NAME]; --name needs a value NAME"),
+    (["identity", "list", "--x"], "usage: git hn identity list; unknown option --x"),
 ])
 def test_usage_errors_are_one_line(inited, args, message):
     before = refs_snapshot(inited)
@@ -61,7 +62,7 @@ def test_usage_errors_are_one_line(inited, args, message):
 
 def test_usage_error_through_real_process_has_no_click_hint(inited):
     r = hn_proc(inited, "memory", "show", "--bogus")
-    assert (r.code, r.err) == (1, "git-hn: usage: git hn memory show MEMORY [--json]\n")
+    assert (r.code, r.err) == (1, "git-hn: usage: git hn memory show MEMORY [--json]; unknown option --bogus\n")
     assert b"Try" not in r.err_bytes and b"Usage:" not in r.err_bytes
 
 
@@ -97,7 +98,7 @@ def test_fast_parser_matches_typer(argv):
 TABLES = {"record": options.RECORD_OPTS, "handoff": options.HANDOFF_OPTS, "recall": options.RECALL_OPTS,
           "show": options.SHOW_OPTS, "brief": options.BRIEF_OPTS, "digest": options.DIGEST_OPTS,
           "retract": options.RETRACT_OPTS, "challenge": options.CHALLENGE_OPTS,
-          "supersede": options.RECORD_OPTS}
+          "supersede": options.SUPERSEDE_OPTS}
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))

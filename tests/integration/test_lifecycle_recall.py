@@ -284,11 +284,12 @@ def test_recall_filters_and_normalization_errors(tmp_path):
     assert _ids(_recall(repo, *u, "--actor", _actor(repo), "--kind", "observation")) == [two]
     errors = [
         (["--query", "!!!"], "memory index query has no lexical terms"),
-        (["--lifecycle", "all", "--lifecycle", "active"], "invalid lifecycle filter"),
-        (["--lifecycle", "zombie"], "invalid lifecycle filter"),
-        (["--kind", "rumour"], "invalid kind filter"),
+        (["--lifecycle", "all", "--lifecycle", "active"],
+         "invalid lifecycle filter; all cannot be combined with other lifecycles"),
+        (["--lifecycle", "zombie"], "invalid lifecycle filter; valid: active, superseded, retracted, branching, dependency-missing, all"),
+        (["--kind", "rumour"], "invalid kind filter; valid: observation, decision, assumption, attempt, verification, handoff"),
         (["--actor", "ABC"], "invalid actor filter"),
-        (["--trust", "maybe"], "invalid trust filter"),
+        (["--trust", "maybe"], "invalid trust filter; valid: qualified, actor-untrusted, kind-untrusted, policy-missing"),
         (["--subject", "issue:1"], "invalid subject filter"),
         (["--path", "../x"], "invalid path filter"),
         (["--max-records", "0"], "recall bounds must be positive"),
@@ -390,13 +391,13 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
     r = hn(alice, "memory", "challenge", target, "--reason", "ok", "--evidence", "nope:1")
     assert r.err == "git-hn: memory challenge evidence is invalid\n"
     assert hn(alice, "memory", "retract", target, "--reason", "x", "--evidence", "git:1").err == \
-        "git-hn: usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]\n"
-    assert hn(alice, "memory", "retract", target[7:19], "--reason", "x").err == \
+        "git-hn: usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]; unknown option --evidence\n"
+    assert hn(alice, "memory", "retract", target[7:19].upper(), "--reason", "x").err == \
         "git-hn: usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]\n"
     assert hn(alice, "memory", "supersede", "abc", "--kind", "decision").err == \
         "git-hn: usage: git hn memory supersede MEMORY [record fields]\n"
     assert hn(alice, "memory", "supersede", target, "--kind", "decision").err == \
-        "git-hn: usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT\n"
+        "git-hn: supersede needs new content: --content TEXT, --content-file PATH or --edit\n"
     assert refs_snapshot(alice) == before
     req = {"version": 0, "kind": "decision", "content": "replacement via input",
            "anchor": {"commit": git(alice, "rev-parse", "HEAD")}, "applicability": {"mode": "exact"},

@@ -109,7 +109,8 @@ def test_content_sources(inited, tmp_path):
     assert two.err == "git-hn: record content must have exactly one explicit source\n"
     none = hn(inited, "memory", "record", *base)
     assert none.err == ("git-hn: usage: git hn memory record --kind KIND --at REV --applies MODE "
-                        "--content TEXT\n")
+                        "--content TEXT; missing content (--content TEXT, --content-file PATH or one "
+                        "positional argument)\n")
     big = tmp_path / "big.txt"
     big.write_bytes(b"x" * 65537)
     r = hn(inited, "memory", "record", *base, "--content-file", str(big))

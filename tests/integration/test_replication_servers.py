@@ -126,5 +126,5 @@ def test_publication_is_non_forced(bare_remote, git_daemon, http_backend, tmp_pa
     r = hn(alice, "sync")
     assert r.code == 1
     assert r.err == "git-hn: publication phase failed after replication: replication memory publication " \
-                    "failed for remote origin\n"
+                    "failed for remote origin: [rejected] (non-fast-forward)\n"  # the server's reason
     assert git(bare, "rev-parse", ref) == other

@@ -87,7 +87,7 @@ def test_unborn_head(tmp_path):
     assert hn(repo, "init").code == 0
     r = hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--content", "x")
-    assert r.err == "git-hn: revision HEAD is not a commit\n"
+    assert r.err == "git-hn: revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)\n"
     assert git(repo, "for-each-ref") == ""
     assert json.loads((repo / ".git" / "hn" / "identities" / os.listdir(
         repo / ".git" / "hn" / "identities")[0]).read_text())["version"] == 1
