@@ -165,6 +165,10 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         target = _target(repo, query)
         flags = lifecycle.inherit(repo, target, flags, edit=bool(values.get("edit")))
         req = request_from_flags(repo, flags)
+        if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
+            from ..service.requests import check_flag_outcome
+
+            check_flag_outcome(req.record)
         result = lifecycle.supersede(repo, target, req,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
     return _emit_result(result, bool(values.get("json")))

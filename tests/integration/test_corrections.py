@@ -188,3 +188,16 @@ def test_supersede_of_a_handoff_keeps_its_lists(inited):
     assert data["kind"] == "handoff"
     assert data["handoff"] == {"completed": ["codec"], "assumptions": [], "blockers": ["review"],
                                "nextActions": ["tests"]}
+
+
+def test_supersede_checks_a_typed_outcome_like_record(inited):
+    """An attempt's outcome given on the command line must be one of the known ones, as for
+    record; an inherited outcome (perhaps from another implementation) is kept as it is."""
+    first = hn(inited, "memory", "record", "--json", "--kind", "attempt", "--outcome", "failed", "--at", "HEAD",
+               "--applies", "descendants", "--content", "tried caching").json()
+    before = git(inited, "for-each-ref", "refs/hn")
+    r = hn(inited, "memory", "supersede", first["memoryId"], "--outcome", "maybe", "--content", "tried again")
+    assert r.code == 1 and r.err.startswith("git-hn: memory attempt outcome is unsupported; ")
+    assert "maybe" not in r.err and git(inited, "for-each-ref", "refs/hn") == before
+    ok = hn(inited, "memory", "supersede", first["memoryId"], "--content", "tried again, same outcome", "--json")
+    assert ok.code == 0, ok.err
