@@ -171,15 +171,15 @@ def wait_publication(repo, timeout: float = 60.0) -> None:
 
 def staged_commits(monkeypatch) -> list:
     """Every memory commit whose objects are read for verification from now on (a real count:
-    ``streams.stage_commits`` still runs)."""
-    from git_hn.store import streams
+    ``verify.stage_commits`` still runs)."""
+    from git_hn.store import verify
 
     calls: list = []
-    real = streams.stage_commits
+    real = verify.stage_commits
 
     def counting(repo, commits, read=None):
         calls.extend(c for c, _t in commits)
         return real(repo, commits, read)
 
-    monkeypatch.setattr(streams, "stage_commits", counting)
+    monkeypatch.setattr(verify, "stage_commits", counting)
     return calls

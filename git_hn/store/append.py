@@ -31,7 +31,7 @@ from ..core.gostr import short_id
 from ..core.grammar import format_timestamp, local_ref, memory_id
 from ..core.limits import PROTOCOL
 from ..errors import ConflictError, HnError, ValidationError
-from . import objects, streams
+from . import objects, streams, verify
 from .identity import Identity
 from .lock import stream_lock
 from .repo import Repo
@@ -124,7 +124,7 @@ def _from_state(repo: Repo, actor: str, stream: str, sources: list[streams.Sourc
         tree, parents = streams.read_parents(repo, local.ref if local else "", head)
         if len(parents) > 1 or (seq == 1) != (not parents):
             return None
-        mem = streams.verify_commits(repo, "", [(head, tree)])[0]
+        mem = verify.verify_commits(repo, "", [(head, tree)])[0]
     except ValidationError:
         return None
     env = mem.envelope

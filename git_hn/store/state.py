@@ -30,7 +30,7 @@ from ..core.chain import VerifiedMemory, check_link
 from ..core.gostr import token_sequence
 from ..core.projection import LIFECYCLE_RANK, Node, graph_of, normalized_record_json
 from ..errors import ValidationError
-from . import streams
+from . import streams, verify
 from .repo import Repo
 
 CHUNK = 900  # bound parameters per SQL statement (SQLite's historic limit is 999)
@@ -144,7 +144,7 @@ def _change(repo: Repo, conn, src: streams.Source, old: Stored | None) -> Change
             base = (old.sid, old.length)
     if walked is None:
         walked, base = _walk_to_known(repo, conn, src)
-    new = streams.verify_commits(repo, src.ref, list(reversed(walked))) if walked else []
+    new = verify.verify_commits(repo, src.ref, list(reversed(walked))) if walked else []
     base_sid, base_seq = base if base else (None, 0)
     prev = None
     if base_sid is not None:

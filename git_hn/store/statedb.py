@@ -81,7 +81,7 @@ CREATE TABLE published(remote TEXT NOT NULL, ref TEXT NOT NULL, head TEXT NOT NU
 _CODE = ("core/canonical.py", "core/chain.py", "core/envelope.py", "core/gostr.py",
          "core/grammar.py", "core/keys.py", "core/limits.py", "core/projection.py",
          "core/search.py", "core/strictjson.py", "store/state.py", "store/statedb.py",
-         "store/streams.py")
+         "store/streams.py", "store/verify.py")
 _checker: str | None = None
 
 

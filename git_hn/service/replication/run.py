@@ -18,7 +18,7 @@ from ...core.chain import VerifiedMemory, check_link
 from ...core.grammar import accepted_ref, quarantine_ref
 from ...core.projection import Context, project
 from ...errors import HnError, Interrupted, ValidationError
-from ...store import quarantine, streams
+from ...store import quarantine, streams, verify
 from ...store.quarantine import Quarantine
 from ...store.resolver import Resolver
 from . import accepted as acceptedmod
@@ -257,7 +257,7 @@ class Import:
                         base = (commits[k - 1][0], k, mid)
                         commits = commits[k:]
             plans.append((o, commits, base))
-        results = streams.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans],
+        results = verify.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans],
                                       getattr(self, "trees", None),
                                       progress=lambda done, total: self.say(f"verified {done}/{total} memories"))
         for o, commits, (base_commit, base_seq, base_id) in plans:

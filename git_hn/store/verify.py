@@ -1,0 +1,338 @@
+"""Verifying memory commits (CONTRACT §4.2 steps 1–4, §11(e)): the signature pipeline.
+
+Owns: reading a memory commit's objects in pipelined batches (``stage_commits``: Git's fsck
+header rules, tree shape, sizes, the bounded public-key scan), the Ed25519 checks, run inline for
+a few commits and on two workers (threads, or forked processes for large batches) for many
+(``Verifier``), and finishing each commit into a ``VerifiedMemory`` once its signature verified
+(``finish_commit``; nothing unsigned reaches the JSON parser). ``verify_commits`` verifies one
+chain, ``verify_many`` many chains through one pipeline. Walking chains and collecting sources is
+``streams``'s; the rules themselves are ``core.chain``'s.
+
+Trusts: nothing read from Git; the caller walked the commits.
+"""
+
+from __future__ import annotations
+
+from ..core import chain
+from ..core.chain import VerifiedMemory
+from ..core.limits import LIMITS
+from ..errors import ValidationError
+from .repo import Repo
+
+
+def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None = None) -> list:
+    """§4.2 steps 1–4 and the §11(e) key scan for each (commit, tree): per commit, either a
+    ``ValidationError`` or ``(payload, signature blob, public key, signature)``.
+
+    Objects are fetched in two pipelined batches (trees, then blobs); sizes come from the batch
+    headers and an oversize blob is drained, never buffered (§4.2 step 3). ``read`` holds trees
+    already read the same way (bounded at 4,096 bytes), by object ID.
+    """
+    oid_bytes = repo.oid_hex_len // 2
+    # a memory tree is two entries (~100 bytes); a larger "tree" cannot be valid and is not read
+    want = [t for _c, t in commits if read is None or t not in read]
+    got = dict(zip(want, repo.git.read_objects_bounded(want, 4096))) if want else {}
+    trees = [got[t] if t in got else read[t] for _c, t in commits]
+    raws = repo.git.read_objects_bounded([c for c, _t in commits], MAX_COMMIT_BYTES) if commits else []
+    parsed: list = []
+    blob_oids: list[str] = []
+    for (commit, _tree), obj, raw in zip(commits, trees, raws):
+        try:
+            _fsck_commit(commit, raw)
+            if obj is None or obj[0] != "tree":
+                raise ValidationError(f"memory commit {commit} is unavailable or not a commit")
+            if obj[2] is None:
+                raise ValidationError(f"memory commit {commit} has invalid tree entry")
+            try:
+                entries = chain.parse_tree(obj[2], oid_bytes)
+            except ValueError:
+                raise ValidationError(f"memory commit {commit} has invalid tree entry") from None
+            m, s = chain.check_tree(commit, entries)
+            parsed.append((m, s))
+            blob_oids += [m, s]
+        except ValidationError as exc:
+            parsed.append(exc)
+    blobs = iter(repo.git.read_objects_bounded(blob_oids, LIMITS.max_memory_blob))
+    staged: list = []
+    for (commit, _tree), item in zip(commits, parsed):
+        if isinstance(item, ValidationError):
+            staged.append(item)
+            continue
+        payload, signature = next(blobs), next(blobs)
+        try:
+            if payload is None or signature is None or payload[0] != "blob" or signature[0] != "blob":
+                raise ValidationError(f"memory commit {commit} has invalid tree entry")
+            chain.check_sizes(commit, payload[1], signature[1])
+            key, sig = chain.precheck_memory(commit, payload[2], signature[2])
+            staged.append((payload[2], signature[2], key, sig))
+        except ValidationError as exc:
+            staged.append(exc)
+    return staged
+
+
+MAX_COMMIT_BYTES = 1 << 20  # a memory commit is a few hundred bytes; a larger one is refused unread
+
+
+def _fsck_commit(commit: str, raw) -> None:
+    """The header of a memory commit must pass Git's fsck, or it could verify here and never
+    replicate (every fetch runs with ``transfer.fsckObjects``)."""
+    if raw is None or raw[0] != "commit":
+        raise ValidationError(f"memory commit {commit} is unavailable or not a commit")
+    if raw[2] is None:
+        raise ValidationError(f"memory commit {commit} is malformed (larger than {MAX_COMMIT_BYTES} bytes)")
+    error = chain.fsck_commit_error(raw[2])
+    if error:
+        raise ValidationError(f"memory commit {commit} is malformed ({error}): Git refuses to transfer it")
+
+
+def finish_commit(commit: str, item, ok) -> VerifiedMemory:
+    """§11(e) items 3–4 for one staged commit, after its signature was checked.
+
+    ``ok`` is the verification result; the payload is parsed only when it is true.
+    """
+    if isinstance(item, ValidationError):
+        raise item
+    if not ok:
+        raise ValidationError(f"verify memory commit {commit}: invalid memory signature")
+    return chain.finish_memory(commit, item[0], item[1], item[2])
+
+
+def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list[VerifiedMemory]:
+    """Verify memory commits (root first); the first error in chain order is raised.
+
+    Commits are staged in slices, and each slice's signatures are submitted to the verifier as
+    soon as it is staged, so reading the next slice overlaps with verifying this one.
+    """
+    verifier = Verifier(len(commits))
+    if verifier.kind != "inline":
+        from ..core.canonical import load_fast_codec
+
+        load_fast_codec()  # many payloads to decode: worth orjson's import
+    tickets = []
+    # slices grow from 256 to 2,048 commits, so the workers start early and stay busy
+    step = 256 if verifier.kind == "processes" else max(len(commits), 1)
+    try:
+        i = 0
+        while i < len(commits):
+            part = commits[i:i + step]
+            i += step
+            step = min(step * 2, 2048)
+            staged = stage_commits(repo, part)
+            tickets.append((part, staged, verifier.submit(staged)))
+        out = []
+        for part, staged, ticket in tickets:
+            for (commit, _tree), item, ok in zip(part, staged, verifier.results(ticket)):
+                try:
+                    out.append(finish_commit(commit, item, ok))
+                except ValidationError as exc:
+                    raise ValidationError(f"memory source {ref}: {exc.message}") from None
+    finally:
+        verifier.close()
+    return out
+
+
+def unverified(commits: list[tuple[str, str]], staged: list, verified: dict) -> list:
+    """``staged`` with None for each item whose exact payload and signature were verified before
+    (``_check_signature`` accepts None unread)."""
+    from ..core.grammar import memory_id
+
+    out = []
+    for (commit, _tree), item in zip(commits, staged):
+        known = verified.get(commit)
+        if known is not None and not isinstance(item, ValidationError) \
+                and known == (memory_id(item[0]), item[1].decode("ascii", "replace")):
+            item = None
+        out.append(item)
+    return out
+
+
+def signature_checker() -> str:
+    """What the outcome of a signature check depends on besides its bytes: the code of
+    ``core.keys`` (weak-key rules, ``verify``) and the cryptography and OpenSSL versions. Earlier
+    checks are reused only under the same value; "" (unknown) reuses nothing."""
+    from ..core import hashing
+
+    from ..core import keys
+
+    try:
+        import cryptography
+        from cryptography.hazmat.backends.openssl.backend import backend
+
+        with open(keys.__file__, "rb") as fh:
+            code = hashing.sha256(fh.read()).hexdigest()
+        return f"{code} cryptography/{cryptography.__version__} {backend.openssl_version_text()}"
+    except (OSError, ImportError, AttributeError):  # pragma: no cover - nothing reused then
+        return ""
+
+
+def _check_signature(item) -> bool:
+    from ..core.keys import verify
+
+    if item is None:  # the same bytes were verified by an earlier collection (``collect``)
+        return True
+    if isinstance(item, ValidationError):
+        return False
+    try:
+        verify(item[2], item[3], item[0])
+        return True
+    except ValidationError:
+        return False
+
+
+def _worker_signals() -> None:
+    """A forked worker ends quietly when the pool stops it: the parent's handlers (which turn a
+    signal into an exception that cleans up, ``cli.commands``) are the parent's alone."""
+    import signal
+
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
+
+
+def _check_chunk(chunk: list) -> list[bool]:
+    return [_check_signature(i) for i in chunk]
+
+
+def _check_and_decode_chunk(chunk: list) -> list:
+    """In a worker process: each (commit, staged item)'s signature, and only then its payload
+    (§11(e) order): a ``VerifiedMemory``, or the ``ValidationError`` that commit gets."""
+    out = []
+    for commit, item in chunk:
+        try:
+            out.append(finish_commit(commit, item, _check_signature(item)))
+        except ValidationError as exc:
+            out.append(exc)
+    return out
+
+
+class Verifier:
+    """Ed25519 over the exact payload bytes of staged memories, possibly in parallel.
+
+    Small batches run inline. Larger ones run in chunks on two workers while the caller keeps
+    reading and parsing: threads for medium batches (``cryptography`` releases the GIL), forked
+    processes for large ones (no GIL contention with the parsing thread). A payload is still
+    parsed only after its own signature verified (§11(e)); results equal a sequential loop.
+    """
+
+    CHUNK = 256
+
+    def __init__(self, expected: int):
+        self.pool = None
+        self.kind = "inline" if expected < 256 else "threads" if expected < 2048 else "processes"
+
+    def _pool(self):
+        if self.pool is None:
+            if self.kind == "processes":
+                import multiprocessing
+
+                try:
+                    self.pool = multiprocessing.get_context("fork").Pool(2, initializer=_worker_signals)
+                except (OSError, ValueError):
+                    self.kind = "threads"
+            if self.kind == "threads":
+                from concurrent.futures import ThreadPoolExecutor
+
+                self.pool = ThreadPoolExecutor(max_workers=2)
+        return self.pool
+
+    def submit(self, staged: list):
+        if self.kind == "inline":
+            return [("done", [_check_signature(i) for i in staged])]
+        pool = self._pool()
+        chunks = [staged[i:i + self.CHUNK] for i in range(0, len(staged), self.CHUNK)]
+        if self.kind == "processes":
+            return [("async", pool.apply_async(_check_chunk, (c,))) for c in chunks]
+        return [("future", pool.submit(_check_chunk, c)) for c in chunks]
+
+    def submit_decoding(self, pairs: list):
+        """``submit`` for worker processes that also decode what verified (the parent then has
+        only results to collect); None for other kinds of verifier."""
+        if self.kind != "processes":
+            return None
+        pool = self._pool()
+        if self.kind != "processes":
+            return None
+        chunks = [pairs[i:i + self.CHUNK] for i in range(0, len(pairs), self.CHUNK)]
+        return [("async", pool.apply_async(_check_and_decode_chunk, (c,))) for c in chunks]
+
+    @staticmethod
+    def results(ticket):
+        for how, handle in ticket:
+            if how == "done":
+                yield from handle
+            elif how == "async":
+                yield from handle.get()
+            else:
+                yield from handle.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            if self.kind == "processes":
+                self.pool.terminate()
+                self.pool.join()
+            else:
+                self.pool.shutdown(wait=True)
+            self.pool = None
+
+def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = None,
+                progress=None) -> dict[str, object]:
+    """Verify the commits (root first) of many refs with one pipeline: per ref, the list of
+    ``VerifiedMemory`` or the first ``ValidationError`` in chain order (prefixed with the ref,
+    as ``verify_commits`` words it). Signatures of all refs share the verifier's workers.
+    ``trees`` are trees already read (``stage_commits``); ``progress(done, total)`` is told
+    after each batch."""
+    total = sum(len(c) for _r, c in items)
+    verifier = Verifier(total)
+    if verifier.kind != "inline":
+        from ..core.canonical import load_fast_codec
+
+        load_fast_codec()
+    out: dict[str, object] = {}
+    tickets = []
+    done = 0
+    try:
+        batch: list = []
+        size = 0
+        for ref, commits in items:
+            batch.append((ref, commits))
+            size += len(commits)
+            if size >= 2048:
+                tickets.append(_submit(repo, verifier, batch, trees))
+                batch, size = [], 0
+        if batch:
+            tickets.append(_submit(repo, verifier, batch, trees))
+        for batch, staged, (decoded, ticket) in tickets:
+            results = iter(Verifier.results(ticket))
+            pos = iter(staged)
+            for ref, commits in batch:
+                memories = []
+                failed = None
+                for commit, _tree in commits:
+                    item, ok = next(pos), next(results)
+                    if failed is not None:
+                        continue
+                    try:
+                        if decoded:  # the worker verified, then decoded (or refused)
+                            if isinstance(ok, ValidationError):
+                                raise ok
+                            memories.append(ok)
+                        else:
+                            memories.append(finish_commit(commit, item, ok))
+                    except ValidationError as exc:
+                        failed = ValidationError(f"memory source {ref}: {exc.message}")
+                out[ref] = failed if failed is not None else memories
+                done += len(commits)
+            if progress is not None:
+                progress(done, total)
+    finally:
+        verifier.close()
+    return out
+
+
+def _submit(repo: Repo, verifier, batch: list, trees: dict | None = None):
+    flat = [c for _r, commits in batch for c in commits]
+    staged = stage_commits(repo, flat, trees) if flat else []
+    ticket = verifier.submit_decoding([(c, item) for (c, _t), item in zip(flat, staged)])
+    if ticket is not None:
+        return batch, staged, (True, ticket)
+    return batch, staged, (False, verifier.submit(staged))
