@@ -16,11 +16,13 @@ _git_hn_words() {
         "identity show") words="" ;;
         "init") words="--name" ;;
         "mcp") words="--allow-write --repo" ;;
-        "memory") words="record handoff supersede retract challenge recall show brief digest log index" ;;
+        "memory") words="record handoff supersede retract challenge recall show brief digest log export import view index" ;;
         "memory brief") words="--at --max-bytes --base --path --topic --include-untrusted --json --markdown" ;;
         "memory challenge") words="--reason --evidence --stream --json --allow-secret-shaped" ;;
         "memory digest") words="--month --include-untrusted --json" ;;
+        "memory export") words="--format --at --subject --path --topic --kind --actor --lifecycle --trust --query --include-untrusted --output" ;;
         "memory handoff") words="--at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped" ;;
+        "memory import") words="--stream --allow-secret-shaped --json" ;;
         "memory index") words="rebuild verify" ;;
         "memory index rebuild") words="" ;;
         "memory index verify") words="" ;;
@@ -30,6 +32,7 @@ _git_hn_words() {
         "memory retract") words="--reason --stream --json --allow-secret-shaped" ;;
         "memory show") words="--json" ;;
         "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --edit" ;;
+        "memory view") words="--at --output --open" ;;
         "policy") words="show init trust untrust" ;;
         "policy init") words="" ;;
         "policy show") words="--json" ;;

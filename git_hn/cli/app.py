@@ -15,7 +15,7 @@ import typer
 
 from ..core import hints
 from ..errors import UsageError
-from . import commands, fast, log_cmd, options, trust
+from . import commands, export_cmd, fast, log_cmd, options, trust, view_cmd
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -67,6 +67,9 @@ USAGE = {
     "git hn memory brief": commands.BRIEF_USAGE,
     "git hn memory digest": commands.DIGEST_USAGE,
     "git hn memory log": log_cmd.LOG_USAGE,
+    "git hn memory export": export_cmd.EXPORT_USAGE,
+    "git hn memory import": export_cmd.IMPORT_USAGE,
+    "git hn memory view": view_cmd.VIEW_USAGE,
     "git hn mcp": commands.MCP_USAGE,
     "git hn policy": "usage: git hn policy show [REV] [--json]",
     "git hn policy show": "usage: git hn policy show [REV] [--json]",
@@ -305,6 +308,15 @@ _table_command(memory_app, "digest", options.DIGEST_OPTS, "The handoffs and deci
 _table_command(memory_app, "log", options.LOG_OPTS,
                "A timeline of memories, newest first, like git log --oneline (--graph: relations).",
                log_cmd.log, metavar="")
+_table_command(memory_app, "export", options.EXPORT_OPTS,
+               "Write verified memories as JSON Lines (re-verifiable) or Markdown (for people).",
+               export_cmd.export, metavar="")
+_table_command(memory_app, "import", options.IMPORT_OPTS,
+               "Record a JSON Lines file of drafts under your identity as one append (all or nothing).",
+               export_cmd.import_, metavar="FILE")
+_table_command(memory_app, "view", options.VIEW_OPTS,
+               "Write a self-contained HTML page of the memory timeline and relations; --open shows it.",
+               view_cmd.view, metavar="")
 
 
 @app.command("mcp", context_settings=CTX)

@@ -93,7 +93,22 @@ TABLES = {
     "challenge": ("CHALLENGE_OPTS", lifecycle("challenge"), None),
     "supersede": ("SUPERSEDE_OPTS", supersede, None),
     "log": ("LOG_OPTS", lambda values, positional: _log(values, positional), None),
+    "export": ("EXPORT_OPTS", lambda values, positional: _export("export", values, positional), None),
+    "import": ("IMPORT_OPTS", lambda values, positional: _export("import_", values, positional), None),
+    "view": ("VIEW_OPTS", lambda values, positional: _view(values, positional), None),
 }
+
+
+def _export(name: str, values: dict, positional: list[str]) -> int:
+    from . import export_cmd
+
+    return getattr(export_cmd, name)(values, positional)
+
+
+def _view(values: dict, positional: list[str]) -> int:
+    from .view_cmd import view
+
+    return view(values, positional)
 
 
 def _log(values: dict, positional: list[str]) -> int:
@@ -108,7 +123,14 @@ def usage_of(sub: str) -> str:
     return {"show": SHOW_USAGE, "brief": commands.BRIEF_USAGE, "digest": commands.DIGEST_USAGE,
             "retract": "usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]",
             "challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]",
-            "supersede": commands.SUPERSEDE_USAGE, "log": _log_usage()}[sub]
+            "supersede": commands.SUPERSEDE_USAGE, "log": _log_usage(), "export": _usage("export_cmd", "EXPORT_USAGE"),
+            "import": _usage("export_cmd", "IMPORT_USAGE"), "view": _usage("view_cmd", "VIEW_USAGE")}[sub]
+
+
+def _usage(module: str, name: str) -> str:
+    import importlib
+
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
 
 
 def _log_usage() -> str:

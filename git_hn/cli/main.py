@@ -37,6 +37,9 @@ git hn hooks install|uninstall|status [--global]
 git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
 git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]
 git hn memory log [filters] [-n N] [--graph] [--no-pager] [--json]
+git hn memory export [--format jsonl|markdown] [filters] [--output FILE]
+git hn memory import FILE|- [--stream ID] [--json]
+git hn memory view [--at REV] [--output FILE] [--open]
 git hn policy show [REV] [--json]
 git hn policy init | trust [ACTOR] [--kind KIND]... | untrust ACTOR|--kind KIND...
 git hn mcp [--allow-write] [--repo PATH]
@@ -51,9 +54,9 @@ GROUPS = {
     "identity": ({"show", "list", "public", "export", "import"},
                  "usage: git hn identity <show|list|public>", 'unknown identity command "{}"'),
     "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index",
-                "brief", "digest", "log"},
+                "brief", "digest", "log", "export", "import", "view"},
                "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|"
-               "digest|log|index>",
+               "digest|log|export|import|view|index>",
                'unknown memory command "{}"'),
     "policy": ({"show", "init", "trust", "untrust"}, "usage: git hn policy show [REV] [--json]",
                'unknown policy command "{}"'),
@@ -62,7 +65,8 @@ GROUPS = {
     "hooks": ({"install", "uninstall", "status"}, "usage: git hn hooks install|uninstall|status [--global]",
               'unknown hooks command "{}"'),
 }
-FAST_MEMORY = ("show", "brief", "digest", "retract", "challenge", "supersede", "log")  # parsed without typer
+FAST_MEMORY = ("show", "brief", "digest", "retract", "challenge", "supersede", "log", "export", "import",
+               "view")  # parsed without typer
 TOP = {"init", "identity", "memory", "policy", "replication", "sync", "hooks", "demo", "version", "help",
        "mcp", "setup"}
 HELP = ("-h", "--help")

@@ -164,6 +164,27 @@ RECALL_OPTS = (
     Opt("--input", "input", "FILE|-", help="strict version-0 recall request (needs --json)"),
 )
 
+_EXPORT_FILTERS = tuple(o for o in RECALL_OPTS if o.name in (
+    "--at", "--subject", "--path", "--topic", "--kind", "--actor", "--lifecycle", "--trust", "--query",
+    "--include-untrusted"))
+EXPORT_OPTS = (
+    Opt("--format", "format", "FORMAT", help="jsonl (default: one verified memory per line, enough to "
+        "re-verify it) or markdown (for people)"),
+) + _EXPORT_FILTERS + (
+    Opt("--output", "output", "FILE", help="write to FILE, a new file (default: standard output)"),
+)
+IMPORT_OPTS = (
+    Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)"),
+    Opt("--allow-secret-shaped", "allow_secret_shaped", help="sign even if a draft looks like a credential"),
+    Opt("--json", "json", help="print the result as one line of JSON"),
+)
+VIEW_OPTS = (
+    Opt("--at", "at", "REV", help="query commit (default HEAD)"),
+    Opt("--output", "output", "FILE", help="write the page to FILE (default: hn-memory.html in the "
+        "repository's private git directory)"),
+    Opt("--open", "open", help="open the page in a browser"),
+)
+
 SELECT_OPTS = (
     Opt("--actor", "actor", "ACTOR", multiple=True,
         help="actor selector (stored; actor streams are not imported by git-hn)"),
