@@ -66,6 +66,13 @@ def compare(path) -> dict:
                 full = _call(path, brief_service.brief_full, "HEAD", **kw)
                 assert _call(path, brief_service.brief, "HEAD", **kw) == full, kw
                 seen.setdefault("brief", []).append(full[0])
+                if full[0] == "ok":
+                    seen.setdefault("briefDocs", []).append(full[1][0])
+            # ranked by a focus (issue 13): relevant rows and stale anchors first, both ways
+            kw = {"include_untrusted": include, "fmt": fmt, "max_bytes": 3000,
+                  "paths": ("docs/a.md", "app.py"), "topics": ("architecture",)}
+            full = _call(path, brief_service.brief_full, "HEAD", **kw)
+            assert _call(path, brief_service.brief, "HEAD", **kw) == full, kw
         for month in (MONTH, None, "2025-01"):
             full = _call(path, brief_service.digest_full, month, include_untrusted=include)
             assert _call(path, brief_service.digest, month, include_untrusted=include) == full

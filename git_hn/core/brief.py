@@ -33,17 +33,23 @@ from .recall import order
 
 DEFAULT_MAX_BYTES = 16_384
 FAILED_ATTEMPTS = 10
-# git-hn (issue 13): observations have a section of their own, after decisions
-SECTIONS = ("handoffs", "decisions", "observations", "assumptions", "failedAttempts", "challenges")
-TITLES = {"handoffs": "Handoffs", "decisions": "Decisions", "observations": "Observations",
-          "assumptions": "Assumptions", "failedAttempts": "Failed attempts", "challenges": "Challenges"}
+# git-hn (issue 13): observations have a section of their own, after decisions; the latest handoffs'
+# next actions and blockers have theirs after the handoffs; stale anchors are gathered at the end
+SECTIONS = ("handoffs", "nextActions", "blockers", "decisions", "observations", "assumptions",
+            "failedAttempts", "challenges", "staleAnchors")
 NEXT_ACTIONS = "Proposed next actions (inert, not instructions)"
+TITLES = {"handoffs": "Handoffs", "nextActions": NEXT_ACTIONS, "blockers": "Blockers",
+          "decisions": "Decisions", "observations": "Observations", "assumptions": "Assumptions",
+          "failedAttempts": "Failed attempts", "challenges": "Challenges",
+          "staleAnchors": "Stale anchors (anchored paths changed since written)"}
 _HANDOFF_LABELS = (("completed", "Completed"), ("assumptions", "Assumptions"),
                    ("blockers", "Blockers"))
 # percent of the item budget each section is sure to get (git-hn, issue 13)
-SHARES = {"handoffs": 25, "decisions": 20, "observations": 10, "assumptions": 15, "failedAttempts": 15,
-          "challenges": 15}
-RANKED = ("decisions", "observations", "assumptions")  # ordered by relevance to the focus first
+SHARES = {"handoffs": 15, "nextActions": 10, "blockers": 10, "decisions": 15, "observations": 8,
+          "assumptions": 12, "failedAttempts": 12, "challenges": 10, "staleAnchors": 8}
+RANKED = ("decisions", "observations", "assumptions", "staleAnchors")  # relevant to the focus first
+DERIVED = {"nextActions": "nextActions", "blockers": "blockers"}  # section -> handoff entry list
+FROM_HANDOFFS = 10  # the latest handoffs whose next actions and blockers get their own sections
 _BACKTICKS = re.compile("`+")
 
 
@@ -75,9 +81,9 @@ _MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
 
 
 def sections(candidates: list[dict], sequences: dict[str, int], focus: Focus = Focus()) -> dict[str, list[dict]]:
-    """The five sections of a brief from trusted candidate items (rows with ``stale`` keys, and
-    ``challengedBy`` on rows with accepted challenges), each in §7.7 order (decisions and
-    assumptions: the ones relevant to ``focus`` first)."""
+    """The sections of a brief from trusted candidate items (rows with ``stale`` keys, and
+    ``challengedBy`` on rows with accepted challenges), each in §7.7 order (the ranked ones:
+    those relevant to ``focus`` first)."""
     ordered = order(candidates)
     latest: dict[tuple[str, str], dict] = {}
     for item in ordered:
@@ -90,20 +96,42 @@ def sections(candidates: list[dict], sequences: dict[str, int], focus: Focus = F
     chosen = {item["id"] for item in latest.values()}
     failed = [i for i in ordered
               if i["kind"] == "attempt" and i["data"].get("attemptOutcome") == "failed"]
+    handoffs = [i for i in ordered if i["id"] in chosen]
     out = {
-        "handoffs": [i for i in ordered if i["id"] in chosen],
+        "handoffs": handoffs,
         "decisions": [i for i in ordered if i["kind"] == "decision"],
         "observations": [i for i in ordered if i["kind"] == "observation"],
         "assumptions": [i for i in ordered if i["kind"] == "assumption"],
         "failedAttempts": failed[:FAILED_ATTEMPTS],
         "challenges": [i for i in ordered if i["challengers"]],
+        "staleAnchors": [i for i in ordered if i["stale"]],
     }
     for name in SECTIONS:
-        if name != "challenges":
+        if name in out and name != "challenges":
             out[name] = [_without_challenges(i) for i in out[name]]
     for name in RANKED:
         out[name] = by_relevance(out[name], focus)
+    out["staleAnchors"] = [stale_anchor(i) for i in out["staleAnchors"]]
+    for name in DERIVED:
+        out[name] = derived(name, handoffs[:FROM_HANDOFFS])
     return out
+
+
+def derived(name: str, handoffs: list[dict]) -> list[dict]:
+    """The ``nextActions`` or ``blockers`` section: the entries of the latest handoffs (the first
+    ``FROM_HANDOFFS`` of the handoffs section), in handoff order, then entry order; each names the
+    handoff it comes from. Author text, like every entry of a handoff."""
+    key = DERIVED[name]
+    return [{"memoryId": h["id"], "actor": h["actor"], "text": text}
+            for h in handoffs for text in h["data"]["handoff"][key]]
+
+
+def stale_anchor(item: dict) -> dict:
+    """A ``staleAnchors`` entry: which memory, of what kind and by whom, and which of its anchored
+    paths changed since it was written (the memory itself may also appear in its kind's
+    section)."""
+    return {"id": item["id"], "kind": item["kind"], "actor": item["actor"],
+            "stalePaths": list(item["stalePaths"])}
 
 
 def _without_challenges(item: dict) -> dict:
@@ -189,7 +217,7 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
     waiting: dict[str, object] = {}  # a section's first item that did not fit its share
 
     def cost(name: str, it: dict) -> int:
-        extra = len(json_bytes(it)) - 1 if fmt == "json" else len(_item_markdown(it, names))
+        extra = len(json_bytes(it)) - 1 if fmt == "json" else len(_item_markdown(it, names, name, len(taken[name])))
         if taken[name]:
             return extra + (1 if fmt == "json" else 0)  # a comma between array elements
         return extra + (0 if fmt == "json" else len(_section_markdown(name)))
@@ -250,9 +278,17 @@ def _out(text: str) -> bytes:
     return escape_bidi(text).encode("utf-8", "replace")
 
 
-def _item_markdown(it: dict, names: dict) -> bytes:
+def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> bytes:
+    """One item of section ``name`` at position ``index`` of its section."""
+    if name in DERIVED:
+        author = names.get(it["memoryId"])
+        who = f"{_code(author)} ({it['actor']})" if author else it["actor"]
+        return _out(f"\nFrom handoff {it['memoryId']}, author: {who}:\n" + fence(it["text"]))
     author = names.get(it["id"])
     who = f"{_code(author)} ({it['actor']})" if author else it["actor"]
+    if name == "staleAnchors":
+        return _out(f"\n- {it['id']} ({it['kind']}; author: {who}) changed: "
+                    + ", ".join(_code(p) for p in it["stalePaths"]) + "\n")
     out = [f"\n### {it['id']}\n",
            f"kind: {it['kind']}; trust: {it['trust']}; author: {who}; "
            f"signed: {it['signedTimestamp']}\n"]
@@ -269,12 +305,19 @@ def _item_markdown(it: dict, names: dict) -> bytes:
     out += ["Content (inert):\n", fence(data["content"])]
     handoff = data.get("handoff")
     if handoff is not None:
-        for key, label in _HANDOFF_LABELS:
+        # a handoff beyond the latest ones (or in another section) keeps its entries with it
+        inline = name != "handoffs" or index >= FROM_HANDOFFS
+        for key, label in _HANDOFF_LABELS if inline else _HANDOFF_LABELS[:2]:
             for entry in handoff[key]:
                 out += [f"{label}:\n", fence(entry)]
-        if handoff["nextActions"]:
+        if inline and handoff["nextActions"]:
             out.append(NEXT_ACTIONS + "\n")
             out += [fence(entry) for entry in handoff["nextActions"]]
+        moved = [] if inline else [f"{len(handoff[k])} {label}{'' if len(handoff[k]) == 1 else 's'}"
+                                   for k, label in (("blockers", "blocker"), ("nextActions", "proposed next action"))
+                                   if handoff[k]]
+        if moved:  # listed in their own sections (this handoff is among the latest ones)
+            out.append("Its " + " and ".join(moved) + " are listed in their sections below.\n")
     for ch in it.get("challengedBy", ()):
         out.append(f"Challenged by {ch['memoryId']} (actor {ch['actor']}); reason:\n")
         out.append(fence(ch["reason"]))
@@ -297,7 +340,7 @@ def markdown_bytes(doc: dict, names: dict | None = None) -> bytes:
     for name in SECTIONS:
         if doc[name]:
             parts.append(_section_markdown(name))
-            parts += [_item_markdown(it, names or {}) for it in doc[name]]
+            parts += [_item_markdown(it, names or {}, name, k) for k, it in enumerate(doc[name])]
     return b"".join(parts)
 
 

@@ -175,17 +175,49 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
         challenged = view.conn.execute(
             "SELECT count(*) FROM rows r WHERE r.challenged = 1 AND r.lrank = 0 AND r.lifecycle = 'active' "
             f"AND {clause}", args).fetchone()[0]
+    blob_at = _blob_at(resolver, at)
+    stale_keys = {g.key for g in groups if g.key in keep and _stale_group(g, blob_at)}
     counts = {"handoffs": len(handoffs), "decisions": by_kind.get("decision", 0),
               "observations": by_kind.get("observation", 0), "assumptions": by_kind.get("assumption", 0),
-              "failedAttempts": min(failed, core.FAILED_ATTEMPTS), "challenges": challenged}
+              "failedAttempts": min(failed, core.FAILED_ATTEMPTS), "challenges": challenged,
+              "staleAnchors": sum(g.count for g in groups if g.key in stale_keys)}
+    names: dict[str, str] = {}
+
+    def project(batch: list[str], with_challengers: bool):
+        proj, mems = view.project(batch, ctx, resolver)
+        for ident in batch:
+            row = proj.rows[ident]
+            names[ident] = mems[ident].envelope.actor_name
+            challengers = _challengers(row, lambda c: mems[c].envelope) \
+                if with_challengers and row.lifecycle.challengers else None
+            yield _item(row, row_index_json(row), blob_at, challengers)
+
+    latest_items = list(project(handoffs[:core.FROM_HANDOFFS], False))  # their entries are counted
+    for name in core.DERIVED:
+        counts[name] = len(core.derived(name, latest_items))
 
     def ids(name):
         import itertools
 
         if name == "handoffs":
-            return iter(handoffs)
+            return iter(handoffs[len(latest_items):])
         if not counts[name]:
             return iter(())
+        if name == "staleAnchors":  # rows of the stale groups, the relevant ones first
+            columns = "r.id, r.akey, r.ev_memory, r.actor, r.kind"
+            tests = [_focus_clause(aim)] if aim else []
+            parts = [select.ordered(view, where + [test], args, keep, columns, order) for test, args in tests]
+            parts.append(select.ordered(view, where, [], keep, columns, order))
+            seen: set = set()
+
+            def stale_ids():
+                for part in parts:
+                    for ident, *key in part:
+                        if tuple(key) in stale_keys and ident not in seen:
+                            seen.add(ident)
+                            yield ident
+
+            return itertools.islice(stale_ids(), counts[name])
         extra = {"decisions": ["r.kind = 'decision'"], "observations": ["r.kind = 'observation'"],
                  "assumptions": ["r.kind = 'assumption'"],
                  "failedAttempts": ["r.kind = 'attempt'", "r.outcome = 'failed'"],
@@ -201,25 +233,32 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
         # never past the section's last item: the rest of the index holds only rows not kept
         return itertools.islice((row[0] for row in cursor), counts[name])
 
-    blob_at = _blob_at(resolver, at)
-    names: dict[str, str] = {}
-
     def items(name):
+        if name in core.DERIVED:
+            yield from core.derived(name, latest_items)
+            return
+        if name == "handoffs":
+            yield from latest_items
         pending = ids(name)
         while True:
             batch = [i for _n, i in zip(range(ITEM_BATCH), pending)]
             if not batch:
                 break
-            proj, mems = view.project(batch, ctx, resolver)
-            for ident in batch:
-                row = proj.rows[ident]
-                names[ident] = mems[ident].envelope.actor_name
-                challengers = _challengers(row, lambda c: mems[c].envelope) \
-                    if name == "challenges" and row.lifecycle.challengers else None
-                yield _item(row, row_index_json(row), blob_at, challengers)
+            for it in project(batch, name == "challenges"):
+                yield core.stale_anchor(it) if name == "staleAnchors" else it
 
     top = core.head(at, policy.digest, excluded)
     return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names)
+
+
+def _stale_group(group, blob_at) -> bool:
+    """Whether a group's anchored paths (``path<TAB>blob`` lines) changed at the query commit:
+    the test ``core.stale_paths`` makes for each of its rows."""
+    for line in group.paths.splitlines():
+        path, _tab, blob = line.rpartition("\t")
+        if blob_at(path) != blob:
+            return True
+    return False
 
 
 def _focus_clause(aim: core.Focus) -> tuple[str, list]:

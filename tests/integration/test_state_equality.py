@@ -71,9 +71,14 @@ def test_state_answers_equal_full_verification_after_every_kind_of_change(world)
     d = _rec(repo, "bob disagrees about isolation", kind="assumption")
     _ok(hn(repo, "memory", "challenge", c, "--reason", "unverified"))
     hn(repo, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "end",
-       "--completed", "codec", "--next-action", "write recall")
+       "--completed", "codec", "--next-action", "write recall", "--blocker", "no CI")
     switch(repo, alice)
     compare(repo)
+    # an anchored path changes: the brief's stale anchors (issue 13)
+    (repo / "docs" / "a.md").write_text("changed\n")
+    git(repo, "commit", "-q", "-am", "change docs/a.md")
+    summary = compare(repo)
+    assert any(doc["staleAnchors"] for doc in summary["briefDocs"]), "no brief saw the changed anchor"
     # a policy change (trust at the query commit), then a new commit
     commit_policy(repo, policy([alice], ["decision", "handoff"], alice))
     compare(repo)

@@ -41,8 +41,7 @@ def test_fence_sanitizes_controls_but_keeps_newlines():
 def test_markdown_escapes_bidi_controls_and_keeps_author_text_fenced():
     it = row(1, content="safe \u202e evil", stale=["we`ird/path"])
     md = brief.markdown_bytes({**brief.head("c" * 40, "sha256:" + "d" * 64, 0),
-                               "handoffs": [], "decisions": [it], "assumptions": [],
-                               "failedAttempts": [], "challenges": [], "observations": []}).decode()
+                               **{s: [] for s in brief.SECTIONS}, "decisions": [it]}).decode()
     assert "\u202e" not in md and "safe \\u{202e} evil" in md
     assert "stale: anchored paths changed since it was written: ``we`ird/path``" in md
 
@@ -65,6 +64,19 @@ def test_sections_pick_latest_handoff_per_stream_and_limit_failures():
     assert out["challenges"][0]["challengedBy"][0]["reason"] == "x"
 
 
+def entry(section: str, n: int, content: str, stale) -> dict:
+    """An item of the shape ``section`` holds."""
+    if section in brief.DERIVED:
+        return {"memoryId": f"sha256:{n:064x}", "actor": "1" * 64, "text": content}
+    if section == "staleAnchors":
+        return brief.stale_anchor(row(n, content=content, stale=stale or ["a"]))
+    if section == "handoffs":
+        return row(n, "handoff", content=content, stale=stale,
+                   handoff={"completed": [content], "assumptions": [], "blockers": [content],
+                            "nextActions": [content]})
+    return row(n, content=content, stale=stale)
+
+
 @given(st.lists(st.tuples(st.sampled_from(brief.SECTIONS), st.text(max_size=300),
                           st.lists(st.sampled_from(["a", "b/c", "d`e"]), max_size=2)),
                 max_size=12),
@@ -76,7 +88,7 @@ def test_bounded_size_is_exact_and_a_prefix(items, bound, fmt, excluded):
     (up to the few bytes the fixed part is reserved at its largest)."""
     full = {name: [] for name in brief.SECTIONS}
     for n, (section, content, stale) in enumerate(items):
-        full[section].append(row(n + 1, content=content, stale=stale))
+        full[section].append(entry(section, n + 1, content, stale))
     top = brief.head("c" * 40, "sha256:" + "d" * 64, excluded)
     try:
         doc, data = brief.bounded(top, full, bound, fmt)
