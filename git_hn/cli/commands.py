@@ -42,11 +42,7 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
         repo = open_repo()
         req = request_from_flags(repo, flags, kind="handoff" if handoff else None)
         result = service.record(repo, req, allow_secret_shaped=allow)
-    if values.get("json"):
-        render.json_line(service.result_json(result))
-    else:
-        render.lines(service.result_lines(result))
-    return 0
+    return _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
 
 
 def init_command(name: str | None, extra: list[str]) -> int:
@@ -63,12 +59,20 @@ def init_command(name: str | None, extra: list[str]) -> int:
     return 0
 
 
-def identity_command(which: str) -> int:
+def identity_command(which: str, no_color: bool = False) -> int:
     from ..core.gostr import one_line
     from ..store import identity
     from ..store.repo import open_repo
 
     repo = open_repo()
+    if render.on_terminal():
+        from . import terminal
+
+        if which == "list":
+            render.write(terminal.identities(identity.list_identities(repo), no_color))
+        else:
+            render.write(terminal.identity(identity.load_active(repo), which, no_color))
+        return 0
     if which == "list":
         render.lines([f"{ident.actor}  {('active' if active else 'stored'):<7}  {one_line(ident.name)}"
                       for ident, active in identity.list_identities(repo)])
@@ -83,7 +87,7 @@ def identity_command(which: str) -> int:
     return 0
 
 
-def show_command(query: str, as_json: bool) -> int:
+def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     from ..service import show
     from ..store.repo import open_repo
 
@@ -91,6 +95,10 @@ def show_command(query: str, as_json: bool) -> int:
     doc = show.show(repo, query)
     if as_json:
         render.json_line(doc)
+    elif render.on_terminal():
+        from . import terminal
+
+        render.write(terminal.show(doc, no_color))
     else:
         render.lines(show.human_lines(doc))
     return 0
@@ -104,14 +112,22 @@ def demo_command() -> int:
 
 
 SUPERSEDE_USAGE = "usage: git hn memory supersede MEMORY [record fields]"
+LIFECYCLE_USAGE = {  # retract takes no --evidence, so its usage names none (issue 14)
+    "retract": "usage: git hn memory retract MEMORY --reason REASON",
+    "challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]",
+}
 RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
 
 
-def _emit_result(result, as_json: bool) -> int:
+def _emit_result(result, as_json: bool, no_color: bool = False) -> int:
     from ..service import memory as service
 
     if as_json:
         render.json_line(service.result_json(result))
+    elif render.on_terminal():
+        from . import terminal
+
+        render.write(terminal.result(result.memory_id, result.envelope, result.replayed, no_color))
     else:
         render.lines(service.result_lines(result))
     return 0
@@ -171,16 +187,17 @@ def supersede_command(values: dict, positional: list[str]) -> int:
             check_flag_outcome(req.record)
         result = lifecycle.supersede(repo, target, req,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
-    return _emit_result(result, bool(values.get("json")))
+    return _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
 
 
 def lifecycle_command(operation: str, target: str | None, reason: str | None, evidence: list[str],
-                      stream: str | None, as_json: bool, allow_secret_shaped: bool = False) -> int:
+                      stream: str | None, as_json: bool, allow_secret_shaped: bool = False,
+                      no_color: bool = False) -> int:
     from ..service import lifecycle
     from ..service.show import is_query
     from ..store.repo import open_repo
 
-    usage = f"usage: git hn memory {operation} MEMORY --reason REASON [--evidence TYPED-ID]"
+    usage = LIFECYCLE_USAGE[operation]
     if target is None or not is_query(target) or reason is None:
         raise UsageError(usage)
     repo = open_repo()
@@ -193,6 +210,13 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
                                      allow_secret_shaped=allow_secret_shaped)
     if as_json:
         render.json_line(lifecycle.result_json(result))
+    elif render.on_terminal():
+        from . import terminal
+
+        if isinstance(result, lifecycle.AlreadyRetracted):
+            render.write(terminal.already_retracted(result.target, result.retraction.memory_id, no_color))
+        else:
+            render.write(terminal.result(result.memory_id, result.envelope, result.replayed, no_color))
     else:
         render.lines(lifecycle.result_lines(result))
     return 0
@@ -233,7 +257,13 @@ def recall_command(values: dict) -> int:
     if values.get("json"):
         render.json_line(doc)
     else:
-        render.lines(core.human_lines(doc))
+        if render.on_terminal():
+            from . import terminal
+
+            names = terminal.names(repo, [row["id"] for row in doc["memories"]])
+            render.write(terminal.recall(doc, names, bool(values.get("no_color"))))
+        else:
+            render.lines(core.human_lines(doc))
         from .trust import hint
 
         hint(hidden)  # issue 13: say what the trust policy hid, on stderr
@@ -447,6 +477,10 @@ def sync_command(args: list[str]) -> int:
         return 0
     if as_json:
         render.json_line(result.to_json())
+    elif render.on_terminal():
+        from . import terminal
+
+        render.write(terminal.shortened_lines(result.lines() + [result.summary()]))
     else:
         render.lines(result.lines() + [result.summary()])
     message = result.exit_message()
@@ -489,7 +523,8 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     return 0
 
 
-def digest_command(month: str | None, include_untrusted: bool, as_json: bool) -> int:
+def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
+                   no_color: bool = False) -> int:
     from ..service import brief
     from ..store.repo import open_repo
 
@@ -497,6 +532,11 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool) ->
     doc = brief.digest(repo, month, include_untrusted=include_untrusted)
     if as_json:
         render.json_line(doc)
+    elif render.on_terminal():
+        from . import terminal
+
+        names = terminal.names(repo, [row["id"] for row in doc["memories"]])
+        render.write(terminal.digest(doc, names, no_color))
     else:
         render.lines(brief.digest_lines(doc))
     return 0

@@ -3,7 +3,8 @@
 Output: ``--json`` is one canonical JSON line, never paged. Human output is the plain lines of
 ``core.log`` when stdout is not a terminal (a pipe, a file: never paged, never cut, no colour).
 On a terminal each line is cut to the terminal's width (the summary first, then the author name;
-never the short ID), coloured through rich unless ``NO_COLOR`` is set or ``TERM=dumb``, and
+never the short ID), coloured through rich in the styles every command shares (``terminal``)
+unless ``--no-color``, ``NO_COLOR`` or ``TERM=dumb``, and
 written through Git's pager like ``git log``: ``git var GIT_PAGER`` (``GIT_PAGER``,
 ``core.pager``, ``PAGER``, then less), nothing when that is ``cat`` or empty or with
 ``--no-pager``, and ``LESS=FRX``/``LV=-c`` unless set, as Git does. The pager command is user
@@ -54,7 +55,7 @@ def log(values: dict, positional: list[str]) -> int:
     if not sys.stdout.isatty():
         render.lines(core.lines(items, graph))
         return 0
-    text = terminal_text(items, graph, _width())
+    text = terminal_text(items, graph, no_color=bool(values.get("no_color")))
     pager = None if values.get("no_pager") else _pager(repo)
     if pager is None:
         sys.stdout.write(text)
@@ -64,54 +65,23 @@ def log(values: dict, positional: list[str]) -> int:
     return 0
 
 
-def _width() -> int:
-    try:
-        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
-    except (OSError, ValueError):
-        return 80
-
-
-def _plain_terminal() -> bool:
-    return bool(os.environ.get("NO_COLOR")) or os.environ.get("TERM", "") in ("dumb", "")
-
-
-STYLE_LIFECYCLE = {"active": "green", "superseded": "yellow", "retracted": "red",
-                   "branching": "magenta", "dependency-missing": "magenta"}
-
-
-def terminal_text(items, graph: bool, width: int) -> str:
-    """The log as a terminal shows it: each line fitted to ``width`` columns, coloured unless
-    the environment asks for plain text."""
+def terminal_text(items, graph: bool, width: int | None = None, no_color: bool = False) -> str:
+    """The log as a terminal shows it: each line fitted to ``width`` columns, in the styles of
+    ``terminal`` (shared by every command), coloured unless ``--no-color``, ``NO_COLOR`` or
+    ``TERM=dumb``."""
     from rich.cells import cell_len
-
-    from ..core import log as core
-
-    if _plain_terminal():
-        return "".join(line + "\n" for line in core.lines(items, graph, width, cell_len))
-    import io
-
-    from rich.console import Console
     from rich.text import Text
 
-    buf = io.StringIO()
-    console = Console(file=buf, force_terminal=True, color_system="standard", width=max(width, 1),
-                      markup=False, emoji=False, highlight=False, soft_wrap=True, no_color=False)
+    from ..core import log as core
+    from . import terminal
+
+    screen = terminal.Screen(no_color, width)
     for it in items:
-        f = core.fit(core.fields(it), width, cell_len)
-        line = Text(no_wrap=True, overflow="ignore")
-        for part, style in ((f.short, "yellow"), (f.date, "blue"), (f.name, "bold"), (f.kind, "cyan"),
-                            (f.lifecycle, STYLE_LIFECYCLE.get(f.lifecycle, "")),
-                            (f.trust, "green" if f.trust == "qualified" else "red"), (f.summary, "")):
-            if part:
-                if len(line):
-                    line.append(" ")
-                line.append(part, style=style or None)
-        console.print(line, markup=False, emoji=False, highlight=False, soft_wrap=True)
+        screen.line(terminal.memory_line(core.fit(core.fields(it), screen.width, cell_len)))
         if graph:
             for rel in core.relation_lines(it):
-                console.print(Text(rel, style="dim"), markup=False, emoji=False, highlight=False,
-                              soft_wrap=True)
-    return buf.getvalue()
+                screen.line(Text(rel, style=terminal.LABEL))
+    return screen.text()
 
 
 def _pager(repo) -> str | None:

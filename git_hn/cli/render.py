@@ -1,8 +1,10 @@
 """Output: machine JSON lines, human lines, and the one error line (CONTRACT §0.5).
 
-Human output is written exactly as the contract's line formats when stdout is not a terminal; on a
-terminal the same lines go through rich with markup, emoji and highlighting off, so that author
-text can never be interpreted as rich markup (*markup injection*). Every author string reaching a
+Human output is written exactly as the contract's line formats when stdout is not a terminal (a
+pipe, a file: scripts and other implementations read these lines). On a terminal, the commands
+that have a readable view (``terminal``: short IDs, author names, fitted lines, colour) use it;
+the others send the same lines through rich with markup, emoji and highlighting off, so that
+author text can never be interpreted as rich markup (*markup injection*). Every author string reaching a
 human line has already passed ``one_line``/``safe_text``; bidirectional controls are shown as
 ``\\u{…}`` so that a memory cannot visually reorder a terminal line (*Trojan Source*).
 """
@@ -17,6 +19,20 @@ from ..core.gostr import escape_bidi, one_line
 
 def json_line(value) -> None:
     sys.stdout.buffer.write(canonical.compact_line(value))
+    sys.stdout.flush()
+
+
+def on_terminal() -> bool:
+    """Whether human output gets the terminal views (``terminal``) rather than contract lines."""
+    try:
+        return sys.stdout.isatty()
+    except ValueError:  # closed
+        return False
+
+
+def write(text: str) -> None:
+    """Text a terminal view has already made inert and fitted."""
+    sys.stdout.write(text)
     sys.stdout.flush()
 
 

@@ -95,7 +95,7 @@ def test_terminal_output_never_carries_author_escapes(inited):
     _pid, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     text = out.decode("utf-8", "replace")
-    assert "Content (inert):" in text
+    assert "Full ID" in text and mid in text  # the terminal view of show (issue 14)
     assert "\x1b[2J" not in text and "\x1b]8" not in text and "\x07" not in text
     assert "[bold]markup[/bold] :smile:" in text  # shown literally, never interpreted
 

@@ -1,0 +1,341 @@
+"""Human output on a terminal (issue 14): short IDs, author names, lines fitted to the width, colour.
+
+Only used when stdout is a terminal; piped or redirected output keeps the contract's line formats
+(``render.lines``) and never comes here, so rich is imported only on a terminal. Colour is off
+when ``NO_COLOR`` is set (any non-empty value), ``TERM`` is ``dumb`` or unset, or ``--no-color``
+is given; the layout stays the readable one.
+
+Trust boundary: every string taken from a memory, an identity name, a remote or a ref is author
+text. It reaches the terminal only as the plain text of a rich ``Text`` span built here, after
+``core.log.inert`` (C0/C1 controls shown as U+FFFD or a space, bidirectional controls as
+``\\u{…}``), with rich's markup, emoji and highlighting off (*markup injection*, *terminal
+escape injection*, *Trojan Source*). The only escape sequences written are the SGR codes of the
+fixed styles below, chosen by protocol class, never by author text. Every line is cut to the
+terminal's width (display cells, wide characters counted as two) rather than wrapped inside an
+identifier; only free text (content, the warning) is wrapped.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+
+from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
+
+from ..core import log as logcore
+from ..core.gostr import escape_bidi, safe_text, short_id
+from ..core.grammar import utc_timestamp
+
+# -- styles: one table for every command (and ``memory log``) ----------------------------------
+
+ID = "yellow"
+DATE = "blue"
+NAME = "bold"
+LABEL = "dim"
+WARNING = "dim"
+KIND = "cyan"
+LIFECYCLE = {"active": "green", "superseded": "yellow", "retracted": "red", "branching": "magenta",
+             "dependency-missing": "magenta"}
+TRUST = {"qualified": "green"}  # every other trust class: red
+QUIET = {"applicable", "resolved"}  # recall's usual classes, not shown on its short lines
+VERB = {"record": "Recorded", "supersede": "Recorded", "retract": "Retracted with",
+        "challenge": "Challenged with"}
+TARGET_LABEL = {"supersede": "Supersedes", "retract": "Retracts", "challenge": "Challenges"}
+
+
+def trust_style(trust: str) -> str:
+    return TRUST.get(trust, "red")
+
+
+def wants_colour(no_color: bool = False) -> bool:
+    """Colour on a terminal unless ``--no-color``, ``NO_COLOR`` (non-empty) or a dumb terminal."""
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    return os.environ.get("TERM", "") not in ("", "dumb")
+
+
+def width() -> int:
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
+    except (OSError, ValueError):
+        return 80
+
+
+class Screen:
+    """A rich console writing into a buffer at the terminal's width (``text``: what it wrote)."""
+
+    def __init__(self, no_color: bool = False, columns: int | None = None):
+        self.width = max(columns or width(), 20)
+        self.colour = wants_colour(no_color)
+        self.buf = io.StringIO()
+        self.console = Console(file=self.buf, width=self.width, force_terminal=self.colour,
+                               color_system="standard" if self.colour else None, no_color=not self.colour,
+                               markup=False, emoji=False, highlight=False, legacy_windows=False)
+
+    def line(self, text: Text) -> None:
+        """One line, never wider than the terminal (cut with an ellipsis, never wrapped)."""
+        self.console.print(text, markup=False, emoji=False, highlight=False, no_wrap=True,
+                           overflow="ellipsis", crop=True, soft_wrap=False)
+
+    def wrapped(self, text: Text) -> None:
+        """Free text, wrapped at the width (long words folded)."""
+        text.no_wrap, text.overflow = False, "fold"
+        self.console.print(text, markup=False, emoji=False, highlight=False, soft_wrap=False)
+
+    def text(self) -> str:
+        return self.buf.getvalue()
+
+
+def span(*parts) -> Text:
+    """A line from (text, style) pairs joined by one space; empty parts are left out."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    for part, style in parts:
+        if part:
+            if len(out):
+                out.append(" ")
+            out.append(part, style=style or None)
+    return out
+
+
+def inert(text: str) -> str:
+    return logcore.inert(text)
+
+
+def who(name: str, actor: str, room: int | None = None) -> Text:
+    """``Name (actor12)``; with ``room`` columns, the name gives way, never the actor."""
+    tail = f" ({short_id(actor)})"
+    out = Text(inert(name).strip() or "?", style=NAME, no_wrap=True, overflow="ellipsis")
+    if room is not None and out.cell_len + len(tail) > room:
+        out.truncate(max(room - len(tail), 4), overflow="ellipsis")
+    out.append(tail, style=LABEL)
+    return out
+
+
+def labelled(label: str, value, style: str | None = None, pad: int = 10) -> Text:
+    """``Label     value``: the label padded to ``pad`` columns (at least one space after it)."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(label.ljust(pad) if len(label) < pad else label + " ", style=LABEL)
+    if isinstance(value, Text):
+        out.append_text(value)
+    else:
+        out.append(value, style=style)
+    return out
+
+
+def memory_line(f: logcore.Fields) -> Text:
+    """One memory as ``memory log`` shows it: short ID, date, name, kind, lifecycle, trust, summary."""
+    return span((f.short, ID), (f.date, DATE), (f.name, NAME), (f.kind, KIND),
+                (f.lifecycle, LIFECYCLE.get(f.lifecycle, "")), (f.trust, trust_style(f.trust)), (f.summary, ""))
+
+
+def first_line(content: str) -> tuple[str, int]:
+    """The content's first non-blank line (inert) and how many non-blank lines follow it."""
+    lines = [line for line in content.split("\n") if line.strip()]
+    if not lines:
+        return "", 0
+    return inert(lines[0].strip()), len(lines) - 1
+
+
+def header(screen: Screen, short: str, date: str, name: str, kind: str, lifecycle: str, trust: str,
+           extra: tuple[str, ...] = ()) -> None:
+    """A memory's first line in recall and digest blocks; only the author name is ever cut."""
+    tail = sum(cell_len(x) + 1 for x in extra)
+    f = logcore.fit(logcore.Fields(short, date, inert(name).strip() or "?", kind, lifecycle, trust, ""),
+                    screen.width - tail, cell_len)
+    line = memory_line(f)
+    for x in extra:
+        line.append(" ")
+        line.append(x, style="red")
+    screen.line(line)
+
+
+def content_line(screen: Screen, content: str) -> None:
+    text, more = first_line(content)
+    line = Text("    ", no_wrap=True, overflow="ellipsis")
+    line.append(text)
+    if more:
+        suffix = f"  (+{more} {'line' if more == 1 else 'lines'})"
+        room = screen.width - cell_len(suffix)
+        if line.cell_len > room:
+            line.truncate(max(room, 8), overflow="ellipsis")
+        line.append(suffix, style=LABEL)
+    screen.line(line)
+
+
+def names(repo, ids) -> dict[str, str]:
+    """The signed author name of each memory in ``ids``, read from the verified state (payloads
+    re-checked by ``View.load``), or from a full collection when the state cannot answer."""
+    from ..store import stateview, streams
+
+    want = list(dict.fromkeys(ids))
+    if not want:
+        return {}
+
+    def with_view(view) -> dict[str, str]:
+        return {i: m.envelope.actor_name for i, m in view.load(want).items()}
+
+    def full() -> dict[str, str]:
+        keep = set(want)
+        return {m.memory_id: m.envelope.actor_name for m in streams.collect(repo).memories
+                if m.memory_id in keep}
+
+    return stateview.serve(repo, with_view, full)
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+def recall(doc: dict, names: dict[str, str], no_color: bool = False, columns: int | None = None) -> str:
+    """``memory recall``: the warning, a count, then two lines per memory."""
+    screen = Screen(no_color, columns)
+    screen.wrapped(Text(doc["warning"], style=WARNING))
+    rows = doc["memories"]
+    matched, returned = doc["matched"], doc["returned"]
+    count = f"{matched} {'memory' if matched == 1 else 'memories'} matched"
+    if doc["truncated"] or returned != matched:
+        count += f", {returned} shown"
+    screen.line(Text(count, style=LABEL))
+    for row in rows:
+        extra = tuple(x for x in (row["applicability"], row["evidence"]) if x not in QUIET)
+        header(screen, short_id(row["id"]), utc_timestamp(row["signedTimestamp"])[:10],
+               names.get(row["id"], ""), row["kind"], row["lifecycle"], row["trust"], extra)
+        content_line(screen, row["data"]["content"])
+    if "nextCursor" in doc:
+        # the cursor itself (hundreds of characters) is not printed here: it is for scripts
+        screen.wrapped(Text("More memories match: raise --max-records or --max-content-bytes, or page "
+                            "with the cursor that --json (nextCursor) or piped output prints", style=LABEL))
+    return screen.text()
+
+
+def digest(doc: dict, names: dict[str, str], no_color: bool = False, columns: int | None = None) -> str:
+    screen = Screen(no_color, columns)
+    screen.wrapped(Text(doc["warning"], style=WARNING))
+    screen.line(Text(f"Handoffs and decisions of {doc['month']}: {len(doc['memories'])}", style=LABEL))
+    for row in doc["memories"]:
+        header(screen, short_id(row["id"]), utc_timestamp(row["signedTimestamp"])[:10],
+               names.get(row["id"], ""), row["kind"], row["lifecycle"], row["trust"])
+        content_line(screen, row["data"]["content"])
+    return screen.text()
+
+
+def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
+    screen = Screen(no_color, columns)
+    env = doc["envelope"]
+    screen.wrapped(Text(doc["warning"], style=WARNING))
+    proj = doc.get("projection")
+    operation = "" if env["operation"] == "record" else env["operation"]
+    first = span((short_id(doc["memoryId"]), ID), (operation, ""),
+                 *(((proj["kind"], KIND), (proj["lifecycle"], LIFECYCLE.get(proj["lifecycle"], "")),
+                    (proj["trust"], trust_style(proj["trust"]))) if proj else ()))
+    screen.line(labelled("Memory", first))
+    screen.line(labelled("Author", who(env["actorName"], env["actor"], screen.width - 10)))
+    screen.line(labelled("Signed", utc_timestamp(env["timestamp"]), DATE))
+    screen.line(labelled("Stream", f"{short_id(env['stream'])} #{env['sequence']}"))
+    screen.line(labelled("Commit", short_id(doc["commit"])))
+    if env.get("target") and "targetProjection" not in doc:
+        screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), short_id(env["target"]), ID))
+    if env.get("reason"):
+        screen.line(labelled("Reason", inert(env["reason"])))
+    for item in env.get("evidence", ()):
+        screen.line(labelled("Evidence", inert(item)))
+    if proj:
+        _projection(screen, proj)
+    if "targetProjection" in doc:
+        target = doc["targetProjection"]
+        classes = span((short_id(target["id"]), ID), (target["kind"], KIND),
+                       (target["lifecycle"], LIFECYCLE.get(target["lifecycle"], "")),
+                       (target["trust"], trust_style(target["trust"])))
+        screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), classes))
+        _content(screen, target["data"]["content"])
+    screen.line(labelled("Full ID", doc["memoryId"], pad=9))  # 80 columns: the one line to copy
+    return screen.text()
+
+
+RELATION_LABEL = (("successors", "Superseded by"), ("retractions", "Retracted by"),
+                  ("challengers", "Challenged by"))
+
+
+def _projection(screen: Screen, row: dict) -> None:
+    screen.line(labelled("Applies", f"{row['applicability']} ({row['anchor']['commit'][:12]})"))
+    screen.line(labelled("Evidence", row["evidence"]))
+    for key, label in RELATION_LABEL:
+        for other in row.get(key, ()):
+            screen.line(labelled(label, short_id(other), ID))
+    topics = row["data"].get("topics") or []
+    if topics:
+        screen.line(labelled("Topics", inert(", ".join(topics))))
+    _content(screen, row["data"]["content"])
+
+
+def _content(screen: Screen, content: str) -> None:
+    screen.line(Text("Content (inert)", style=LABEL))
+    for line in escape_bidi(safe_text(content)).expandtabs(4).split("\n"):
+        screen.wrapped(Text("  " + line))
+
+
+def result(memory_id: str, env, replayed: bool = False, no_color: bool = False,
+           columns: int | None = None) -> str:
+    """What record, handoff, supersede, retract and challenge appended."""
+    screen = Screen(no_color, columns)
+    kind = env.record.kind if env.record is not None else (inert(env.reason) if env.reason else "")
+    screen.line(span((VERB.get(env.operation, "Appended"), "bold"), (short_id(memory_id), ID),
+                     (kind, KIND if env.record is not None else "")))
+    if env.target:
+        screen.line(labelled(TARGET_LABEL.get(env.operation, "Target"), short_id(env.target), ID))
+    screen.line(labelled("Author", who(env.actor_name, env.actor, screen.width - 10)))
+    screen.line(labelled("Stream", short_id(env.stream)))
+    if env.record is not None:
+        screen.line(labelled("Anchor", env.record.anchor.commit[:12]))
+    if replayed:
+        screen.line(Text("Replayed: existing memory returned; nothing appended", style="yellow"))
+    return screen.text()
+
+
+def already_retracted(target: str, retraction: str, no_color: bool = False) -> str:
+    screen = Screen(no_color)
+    screen.line(span(("Memory", ""), (short_id(target), ID), ("is already retracted by", ""),
+                     (short_id(retraction), ID), ("; nothing appended", "")))
+    return screen.text()
+
+
+def identities(rows, no_color: bool = False, columns: int | None = None) -> str:
+    """``identity list`` as a table: name, short actor, active or stored."""
+    from rich.table import Table
+
+    screen = Screen(no_color, columns)
+    table = Table(box=None, show_header=True, header_style=LABEL, pad_edge=False, expand=False)
+    # the name is the only column that gives way: the short actor and the status are never cut
+    table.add_column("Name", overflow="ellipsis", no_wrap=True, max_width=max(screen.width - 24, 4))
+    table.add_column("Actor", no_wrap=True, width=12)
+    table.add_column("Status", no_wrap=True, width=6)
+    for ident, active in rows:
+        table.add_row(Text(inert(ident.name).strip() or "?", style=NAME), Text(short_id(ident.actor), style=ID),
+                      Text("active", style="green") if active else Text("stored", style=LABEL))
+    screen.console.print(table, markup=False, emoji=False, highlight=False, crop=True)
+    return screen.text()
+
+
+def identity(ident, which: str, no_color: bool = False) -> str:
+    screen = Screen(no_color)
+    screen.line(labelled("Name", Text(inert(ident.name), style=NAME)))
+    screen.line(labelled("Actor", short_id(ident.actor), ID))
+    if which == "public":
+        screen.wrapped(labelled("Public key", ident.public_key))
+    screen.line(labelled("Full actor", ident.actor))
+    return screen.text()
+
+
+LONG_ID = re.compile(r"\bsha256:([0-9a-f]{12})[0-9a-f]{52}\b")
+
+
+def shortened_lines(lines: list[str]) -> str:
+    """Lines without a layout of their own (``sync``): inert, every ``sha256:`` ID shortened to
+    its 12 hex, wrapped at the width (a diagnostic is never cut), uncoloured."""
+    screen = Screen(no_color=True)
+    for line in lines:
+        screen.wrapped(Text(LONG_ID.sub(r"\1", inert(line))))
+    return screen.text()

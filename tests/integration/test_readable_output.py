@@ -1,0 +1,323 @@
+"""Readable output on a terminal (issue 14, item 1), through a real pseudo-terminal.
+
+On a terminal (``pty``, window 80 and 160 columns) recall, show, digest, the record-producing
+commands, ``identity list|show`` and ``memory log`` print 12-hex short IDs and the signed author
+names, each line fitted to the width, coloured unless ``NO_COLOR``, ``TERM=dumb`` or
+``--no-color``. Piped output keeps the contract's line formats (full IDs, no colour).
+
+Author text stays inert everywhere: rich markup in contents and names is printed literally
+(*markup injection*), ESC, OSC and C1 controls of the author never reach the terminal
+(*terminal escape injection*), and bidirectional controls are shown as ``\\u{…}`` (*Trojan
+Source*).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from helpers import git, hn, make_repo, record_id
+
+GIT_HN = str(Path(sys.executable).parent / "git-hn")
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+FULL_ID = re.compile(r"sha256:[0-9a-f]{64}")
+HEX64 = re.compile(r"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
+
+HOSTILE = ("Use JSON \x1b[31mred\x1b[0m [bold]x[/bold] \x1b]0;pwned\x07 \x9b2J \u202etxt.exe\ttab"
+           "\nsecond line")
+MALLORY = "[bold]Mallory[/bold] \u202eevil \u4e2d\u6587\u540d\u5b57 with a display name long enough to be cut"
+LONG = "A very long decision summary " * 12
+WIDE = "\u5168\u89d2\u30c6\u30ad\u30b9\u30c8" * 30  # double-width characters, far wider than 160
+
+
+def _short(mid: str) -> str:
+    return mid[len("sha256:"):][:12]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """Alice's memories (hostile, long, wide) and Mallory's (hostile name) who challenges one."""
+    root = tmp_path_factory.mktemp("readable")
+    repo = make_repo(root / "repo")
+    assert hn(repo, "init", "--name", "Alice Example").code == 0
+    ids = {"hostile": record_id(repo, content=HOSTILE), "long": record_id(repo, content=LONG),
+           "wide": record_id(repo, kind="observation", content=WIDE)}
+    other = make_repo(root / "other")
+    assert hn(other, "init", "--name", MALLORY).code == 0
+    exported = root / "mallory.json"
+    assert hn(other, "identity", "export", "--output", str(exported)).code == 0
+    assert hn(repo, "identity", "import", str(exported), "--activate").code == 0
+    ids["mallory"] = record_id(repo, content="mallory's [red]decision[/red]")
+    r = hn(repo, "memory", "challenge", ids["hostile"], "--reason", "evidence-mismatch", "--json")
+    assert r.code == 0, r.err
+    ids["challenge"] = r.json()["memoryId"]
+    return repo, ids
+
+
+def _pty(repo, columns: int, *args, env: dict | None = None) -> str:
+    """``git-hn ARGS`` with stdout on a pseudo-terminal of ``columns`` columns (COLUMNS unset)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES", "FORCE_COLOR")}
+    full.update({"TERM": "xterm-256color", "GIT_PAGER": "cat", **(env or {})})
+    proc = subprocess.Popen([GIT_HN, *args], cwd=repo, stdin=subprocess.DEVNULL, stdout=slave,
+                            stderr=subprocess.PIPE, env=full)
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            proc.kill()
+            raise AssertionError(f"git-hn {args} hung on a terminal")
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    err = proc.stderr.read()
+    assert proc.wait(60) == 0, err
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+def _screen(out: str, columns: int) -> list[str]:
+    """The lines a person sees: our SGR codes removed. No other escape may remain (the author's
+    never reach the terminal), and no line may be wider than the terminal."""
+    text = SGR.sub("", out)
+    assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text, text
+    assert "\u202e" not in text
+    lines = text.splitlines()
+    wide = [line for line in lines if cell_len(line) > columns]
+    assert not wide, wide
+    return lines
+
+
+def _readable(text: str) -> None:
+    """No full memory ID and no 64-hex actor, except on the one ``Full ID`` or ``Full actor`` line."""
+    rest = "\n".join(line for line in text.splitlines() if not line.startswith(("Full ID", "Full actor")))
+    assert not FULL_ID.search(rest) and not HEX64.search(rest), rest
+
+
+# -- recall -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_recall_on_a_terminal_has_short_ids_names_and_fits(world, columns):
+    repo, ids = world
+    out = _pty(repo, columns, "memory", "recall", "--include-untrusted")
+    assert "\x1b[" in out  # coloured by default
+    lines = _screen(out, columns)
+    text = "\n".join(lines)
+    _readable(text)
+    for key in ("hostile", "long", "wide", "mallory"):
+        assert any(line.startswith(_short(ids[key]) + " ") for line in lines), key
+    assert "Alice Example" in text and "[bold]Mallory[/bold]" in text  # names, markup literal
+    # the author's markup printed literally, its ESC bytes replaced, its bidi control escaped
+    hostile = next(lines[i + 1] for i, line in enumerate(lines) if line.startswith(_short(ids["hostile"])))
+    assert "[bold]x[/bold]" in hostile and "\ufffd[31mred\ufffd[0m" in hostile
+    assert "\\u{202e}" in hostile and hostile.endswith("(+1 line)")
+    assert "second line" not in text
+    assert "[red]decision[/red]" in text
+    assert "4 memories matched" in lines
+    long_line = next(lines[i + 1] for i, line in enumerate(lines) if line.startswith(_short(ids["long"])))
+    assert long_line.endswith("\u2026") and cell_len(long_line) == columns
+    wide_line = next(lines[i + 1] for i, line in enumerate(lines) if line.startswith(_short(ids["wide"])))
+    assert cell_len(wide_line) in (columns - 1, columns)  # a double-width character never split
+
+
+def test_recall_on_a_terminal_explains_the_next_page(world):
+    repo, ids = world
+    out = _pty(repo, 80, "memory", "recall", "--include-untrusted", "--max-records", "1")
+    lines = _screen(out, 80)
+    assert "4 memories matched, 1 shown" in lines
+    text = " ".join(lines)
+    assert "Next cursor" not in text and "--max-records" in text and "nextCursor" in text
+
+
+@pytest.mark.parametrize("env,args", [({"NO_COLOR": "1"}, ()), ({"TERM": "dumb"}, ()), ({}, ("--no-color",))])
+def test_no_colour_keeps_the_readable_layout(world, env, args):
+    repo, ids = world
+    for command in (["memory", "recall", "--include-untrusted"], ["memory", "show", _short(ids["hostile"])],
+                    ["memory", "digest", "--include-untrusted", "--month", _month(repo, ids)],
+                    ["memory", "log"]):
+        out = _pty(repo, 80, *command, *args, env=env)
+        assert "\x1b" not in out, command  # no SGR at all
+        lines = _screen(out, 80)
+        _readable("\n".join(lines))
+        assert _short(ids["hostile"]) in out, command
+
+
+def test_colour_marks_kind_lifecycle_and_trust(world):
+    repo, ids = world
+    out = _pty(repo, 160, "memory", "recall", "--include-untrusted")
+    assert "\x1b[36mdecision\x1b[0m" in out  # kind
+    assert "\x1b[32mactive\x1b[0m" in out  # lifecycle
+    assert "\x1b[31mpolicy-missing\x1b[0m" in out  # trust: not qualified
+    assert f"\x1b[33m{_short(ids['mallory'])}\x1b[0m" in out
+
+
+# -- show, digest, log ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_show_on_a_terminal(world, columns):
+    repo, ids = world
+    lines = _screen(_pty(repo, columns, "memory", "show", _short(ids["hostile"])), columns)
+    text = "\n".join(lines)
+    _readable(text)
+    assert f"Full ID  {ids['hostile']}" in lines  # the one full ID, to copy
+    assert any(line.startswith("Author    Alice Example (") for line in lines)
+    assert f"Challenged by {_short(ids['challenge'])}" in lines
+    assert "  second line" in lines  # the whole content, line by line
+    assert any("[bold]x[/bold]" in line and "\\u{202e}txt.exe" in line for line in lines)
+    challenge = _screen(_pty(repo, columns, "memory", "show", _short(ids["challenge"])), columns)
+    author = next(line for line in challenge if line.startswith("Author"))
+    assert "[bold]Mallory[/bold] \\u{202e}evil" in author and author.endswith(")")  # actor never cut
+    assert any(line.startswith(f"Challenges {_short(ids['hostile'])}") for line in challenge)
+
+
+def _month(repo, ids) -> str:
+    r = hn(repo, "memory", "show", ids["hostile"], "--json")
+    return r.json()["envelope"]["timestamp"][:7]
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_digest_and_log_on_a_terminal(world, columns):
+    repo, ids = world
+    out = _pty(repo, columns, "memory", "digest", "--include-untrusted", "--month", _month(repo, ids))
+    lines = _screen(out, columns)
+    _readable("\n".join(lines))
+    assert any(line.startswith(_short(ids["mallory"])) and "[bold]Mallory" in line for line in lines)
+    assert any(line.startswith(_short(ids["long"])) and "Alice Example" in line for line in lines)
+    out = _pty(repo, columns, "memory", "log")
+    assert "\x1b[" in out
+    lines = _screen(out, columns)
+    assert [line[:12] for line in lines] == [_short(ids[k]) for k in ("mallory", "wide", "long", "hostile")]
+
+
+# -- identities and record results ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_identity_list_and_show_on_a_terminal(world, columns):
+    repo, _ids = world
+    lines = _screen(_pty(repo, columns, "identity", "list"), columns)
+    assert lines[0].split() == ["Name", "Actor", "Status"]
+    alice = next(line for line in lines if line.startswith("Alice Example"))
+    mallory = next(line for line in lines if line.startswith("[bold]Mallory[/bold]"))
+    assert alice.split()[-1] == "stored" and mallory.split()[-1] == "active"
+    assert re.fullmatch(r"[0-9a-f]{12}", mallory.split()[-2])
+    _readable("\n".join(lines))
+    lines = _screen(_pty(repo, columns, "identity", "show"), columns)
+    assert lines[0].startswith("Name") and "[bold]Mallory[/bold] \\u{202e}evil" in lines[0]
+    assert re.fullmatch(r"Full actor [0-9a-f]{64}", lines[-1])
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_record_results_on_a_terminal(tmp_path, columns):
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Bob [i]Builder[/i]").code == 0
+    out = _pty(repo, columns, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies",
+               "descendants", "--content", "first")
+    lines = _screen(out, columns)
+    _readable("\n".join(lines))
+    first = re.fullmatch(r"Recorded ([0-9a-f]{12}) decision", lines[0])
+    assert first and lines[1].startswith("Author    Bob [i]Builder[/i] (")
+    mid = hn(repo, "memory", "show", first.group(1), "--json").json()["memoryId"]
+    out = _pty(repo, columns, "memory", "supersede", _short(mid), "--content", "second")
+    lines = _screen(out, columns)
+    assert re.fullmatch(r"Recorded [0-9a-f]{12} decision", lines[0]) and lines[1] == f"Supersedes {_short(mid)}"
+    new = hn(repo, "memory", "recall", "--json", "--include-untrusted").json()["memories"][0]["id"]
+    lines = _screen(_pty(repo, columns, "memory", "retract", _short(new), "--reason", "obsolete",
+                         "--no-color"), columns)
+    assert re.fullmatch(r"Retracted with [0-9a-f]{12} obsolete", lines[0]) and lines[1] == f"Retracts  {_short(new)}"
+    _readable("\n".join(lines))
+
+
+def test_sync_lines_on_a_terminal_have_short_ids(tmp_path, bare_remote):
+    remote = bare_remote("team.git")
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", remote.as_uri())
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    mid = record_id(alice, content="shared")
+    stream = hn(alice, "memory", "show", mid, "--json").json()["envelope"]["stream"]
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(bob))
+    assert hn(bob, "replication", "select", "--memory", stream).code == 0
+    lines = _screen(_pty(bob, 80, "sync"), 80)
+    assert lines[0] == f"Replication memory {_short(stream)}: promoted"
+    assert lines[-1].startswith("Synchronized with origin: imported 1 memory")
+    _readable("\n".join(lines))
+
+
+# -- piped output keeps the contract ----------------------------------------------------------
+
+
+def _piped(repo, *args) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR",)}
+    env["TERM"] = "xterm-256color"
+    proc = subprocess.run([GIT_HN, *args], cwd=repo, capture_output=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.decode("utf-8")
+
+
+def test_piped_output_keeps_the_contract_lines(world):
+    repo, ids = world
+    out = _piped(repo, "memory", "recall", "--include-untrusted")
+    assert "\x1b" not in out
+    doc = hn(repo, "memory", "recall", "--json", "--include-untrusted").json()
+    lines = out.splitlines()
+    assert lines[1] == "Matched: 4; returned: 4; truncated: false"
+    for n, row in enumerate(doc["memories"]):
+        assert lines[2 + 2 * n] == (f"{row['id']}  actor={row['actor']}  kind={row['kind']}  "
+                                    f"lifecycle={row['lifecycle']}  applicability={row['applicability']}  "
+                                    f"evidence={row['evidence']}  trust={row['trust']}")
+    assert "  Use JSON \ufffd[31mred\ufffd[0m [bold]x[/bold] \ufffd]0;pwned\ufffd \ufffd2J \\u{202e}txt.exe\ttab" in lines
+    # --no-color changes nothing in a pipe
+    assert _piped(repo, "memory", "recall", "--include-untrusted", "--no-color") == out
+    show = _piped(repo, "memory", "show", _short(ids["hostile"]), "--no-color").splitlines()
+    assert show[1] == f"Memory: {ids['hostile']}" and show[3].startswith("Actor: ") and len(show[3]) == 71
+    listed = _piped(repo, "identity", "list").splitlines()
+    assert all(re.fullmatch(r"[0-9a-f]{64}  (active|stored)   .*", line) for line in listed), listed
+    digest = _piped(repo, "memory", "digest", "--include-untrusted", "--month", _month(repo, ids), "--no-color")
+    assert any(re.fullmatch(r"\S+Z  sha256:[0-9a-f]{64}  kind=decision  lifecycle=active  trust=policy-missing",
+                            line) for line in digest.splitlines())
+    assert _piped(repo, "memory", "log", "--no-color") == _piped(repo, "memory", "log")
+
+
+def test_no_color_is_an_option_of_every_human_output_table():
+    from git_hn.cli import options
+
+    for table in ("RECORD_OPTS", "HANDOFF_OPTS", "SUPERSEDE_OPTS", "RETRACT_OPTS", "CHALLENGE_OPTS",
+                  "SHOW_OPTS", "RECALL_OPTS", "DIGEST_OPTS", "LOG_OPTS"):
+        assert "--no-color" in [o.name for o in getattr(options, table)], table
+    values, _ = options.parse(["--no-color"], options.RECALL_OPTS, "usage")
+    assert values["no_color"] is True
+    assert "--no-color" not in [o.name for o in options.BRIEF_OPTS]  # Markdown for agents, never coloured
+
+
+def test_piped_output_never_imports_rich(world):
+    """The hot path stays cheap: rich and the terminal views load only for a terminal."""
+    repo, ids = world
+    probe = ("import sys\nfrom git_hn.cli.main import main\n"
+             "code = main(sys.argv[1:])\n"
+             "sys.stderr.write(repr(sorted(m for m in ('rich', 'git_hn.cli.terminal') if m in sys.modules)))\n")
+    for args in (["memory", "recall", "--include-untrusted"], ["memory", "show", ids["hostile"]],
+                 ["memory", "log"]):
+        proc = subprocess.run([sys.executable, "-c", probe, *args], cwd=repo, capture_output=True, timeout=120)
+        assert proc.returncode == 0 and proc.stderr.decode().endswith("[]"), (args, proc.stderr)
