@@ -11,27 +11,27 @@ _git_hn_words() {
         "identity") words="show list public export import" ;;
         "identity export") words="--output" ;;
         "identity import") words="--activate" ;;
-        "identity list") words="" ;;
-        "identity public") words="" ;;
-        "identity show") words="" ;;
+        "identity list") words="--no-color" ;;
+        "identity public") words="--no-color" ;;
+        "identity show") words="--no-color" ;;
         "init") words="--name" ;;
         "mcp") words="--allow-write --repo" ;;
         "memory") words="record handoff supersede retract challenge recall show brief digest log export import view index" ;;
         "memory brief") words="--at --max-bytes --base --path --topic --include-untrusted --json --markdown" ;;
-        "memory challenge") words="--reason --evidence --stream --json --allow-secret-shaped" ;;
-        "memory digest") words="--month --include-untrusted --json" ;;
-        "memory export") words="--format --at --subject --path --topic --kind --actor --lifecycle --trust --query --include-untrusted --output" ;;
-        "memory handoff") words="--at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped" ;;
+        "memory challenge") words="--reason --evidence --stream --json --allow-secret-shaped --no-color" ;;
+        "memory digest") words="--month --include-untrusted --json --no-color" ;;
+        "memory export") words="--format --at --subject --path --topic --kind --actor --lifecycle --trust --query --output" ;;
+        "memory handoff") words="--at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
         "memory import") words="--stream --allow-secret-shaped --json" ;;
         "memory index") words="rebuild verify" ;;
         "memory index rebuild") words="" ;;
         "memory index verify") words="" ;;
-        "memory log") words="--kind --actor --topic --path --subject --lifecycle --trust --query --max-count -n --graph --no-pager --json" ;;
-        "memory recall") words="--at --subject --path --topic --kind --actor --lifecycle --trust --query --rank --max-records --max-content-bytes --cursor --include-untrusted --json --input" ;;
-        "memory record") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped" ;;
-        "memory retract") words="--reason --stream --json --allow-secret-shaped" ;;
-        "memory show") words="--json" ;;
-        "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --edit" ;;
+        "memory log") words="--kind --actor --topic --path --subject --lifecycle --trust --query --max-count -n --graph --no-pager --no-color --json" ;;
+        "memory recall") words="--at --subject --path --topic --kind --actor --lifecycle --trust --query --rank --max-records --max-content-bytes --cursor --include-untrusted --no-color --json --input" ;;
+        "memory record") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
+        "memory retract") words="--reason --stream --json --allow-secret-shaped --no-color" ;;
+        "memory show") words="--json --no-color" ;;
+        "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color --edit" ;;
         "memory view") words="--at --output --open" ;;
         "policy") words="show init trust untrust" ;;
         "policy init") words="" ;;
@@ -46,17 +46,122 @@ _git_hn_words() {
         *) words="" ;;
     esac
 }
-_git_hn_complete() {
-    local cur="${COMP_WORDS[COMP_CWORD]}" path="" w i words
-    for ((i = $1; i < COMP_CWORD; i++)); do
-        w="${COMP_WORDS[i]}"
-        case "$w" in -*) continue ;; esac
-        _git_hn_words "$path"
-        case " $words " in *" $w "*) path="${path:+$path }$w" ;; esac
-    done
-    _git_hn_words "$path"
-    COMPREPLY=($(compgen -W "$words" -- "$cur"))
+# Option $2 of command $1: 0 when it takes a value, with its known values in $values.
+_git_hn_value() {
+    values=""
+    case "$1 $2" in
+        "identity export --output"|"init --name"|"mcp --repo"|"memory brief --at"|\
+            "memory brief --base"|"memory brief --max-bytes"|"memory brief --path"|\
+            "memory brief --topic"|"memory challenge --evidence"|"memory challenge --reason"|\
+            "memory challenge --stream"|"memory digest --month"|"memory export --actor"|\
+            "memory export --at"|"memory export --output"|"memory export --path"|\
+            "memory export --query"|"memory export --subject"|"memory export --topic"|\
+            "memory handoff --actor"|"memory handoff --assumption"|"memory handoff --at"|\
+            "memory handoff --blob"|"memory handoff --blocker"|"memory handoff --completed"|\
+            "memory handoff --content"|"memory handoff --content-file"|"memory handoff --evidence"|\
+            "memory handoff --input"|"memory handoff --next-action"|"memory handoff --path"|\
+            "memory handoff --stream"|"memory handoff --subject"|"memory handoff --topic"|\
+            "memory import --stream"|"memory log --actor"|"memory log --max-count"|\
+            "memory log --path"|"memory log --query"|"memory log --subject"|"memory log --topic"|\
+            "memory log -n"|"memory recall --actor"|"memory recall --at"|"memory recall --cursor"|\
+            "memory recall --input"|"memory recall --max-content-bytes"|\
+            "memory recall --max-records"|"memory recall --path"|"memory recall --query"|\
+            "memory recall --subject"|"memory recall --topic"|"memory record --actor"|\
+            "memory record --assumption"|"memory record --at"|"memory record --blob"|\
+            "memory record --blocker"|"memory record --completed"|"memory record --content"|\
+            "memory record --content-file"|"memory record --evidence"|"memory record --input"|\
+            "memory record --next-action"|"memory record --path"|"memory record --stream"|\
+            "memory record --subject"|"memory record --topic"|"memory retract --reason"|\
+            "memory retract --stream"|"memory supersede --actor"|"memory supersede --assumption"|\
+            "memory supersede --at"|"memory supersede --blob"|"memory supersede --blocker"|\
+            "memory supersede --completed"|"memory supersede --content"|\
+            "memory supersede --content-file"|"memory supersede --evidence"|\
+            "memory supersede --input"|"memory supersede --next-action"|"memory supersede --path"|\
+            "memory supersede --stream"|"memory supersede --subject"|"memory supersede --topic"|\
+            "memory view --at"|"memory view --output"|"replication select --actor"|\
+            "replication select --max-attachment-bytes"|"replication select --max-events"|\
+            "replication select --max-object-bytes"|"replication select --max-objects"|\
+            "replication select --max-streams"|"replication select --max-total-bytes"|\
+            "replication select --memory"|"replication select --proposal") values="" ;;
+        "memory export --format") values="jsonl markdown" ;;
+        "memory export --kind"|"memory log --kind"|"memory recall --kind"|"memory record --kind"|\
+            "memory supersede --kind"|"policy trust --kind"|"policy untrust --kind") values="observation decision assumption attempt verification handoff" ;;
+        "memory export --lifecycle"|"memory log --lifecycle") values="active superseded retracted branching dependency-missing" ;;
+        "memory export --trust"|"memory log --trust"|"memory recall --trust") values="qualified actor-untrusted kind-untrusted policy-missing" ;;
+        "memory handoff --applies"|"memory record --applies"|"memory supersede --applies") values="exact descendants subject" ;;
+        "memory handoff --outcome"|"memory record --outcome"|"memory supersede --outcome") values="succeeded failed partial abandoned" ;;
+        "memory recall --lifecycle") values="active superseded retracted branching dependency-missing all" ;;
+        "memory recall --rank") values="default relevance" ;;
+        *) return 1 ;;
+    esac
 }
-_git_hn() { _git_hn_complete 2; }
-_git_hn_standalone() { _git_hn_complete 1; }
-complete -F _git_hn_standalone git-hn
+_git_hn_operand() {
+    operand=""
+    case "$1" in
+        "memory challenge") operand=memory-targets ;;
+        "memory retract") operand=memory-targets ;;
+        "memory show") operand=memory-ids ;;
+        "memory supersede") operand=memory-targets ;;
+        "setup") operand=agents ;;
+    esac
+}
+# $1: index of the first word after the command; $2...: how to run git-hn.
+_git_hn_complete() {
+    local start=$1 cur="${COMP_WORDS[COMP_CWORD]}" prev="" path="" w i words values operand given=0
+    shift
+    for ((i = start; i < COMP_CWORD; i++)); do
+        w="${COMP_WORDS[i]}"
+        case "$w" in
+            -*) if _git_hn_value "$path" "$w"; then
+                    [[ ${COMP_WORDS[i + 1]} == "=" ]] && ((i++))  # --opt=VALUE: bash splits at =
+                    ((i++))
+                fi
+                continue ;;
+        esac
+        _git_hn_words "$path"
+        case " $words " in
+            *" $w "*) path="${path:+$path }$w" ;;
+            *) [[ $w == sha256 || $w == ":" ]] || ((given++)) ;;  # an operand (sha256:ID is three words)
+        esac
+    done
+    ((COMP_CWORD > start)) && prev="${COMP_WORDS[COMP_CWORD - 1]}"
+    if [[ $cur == "=" ]] && _git_hn_value "$path" "$prev"; then
+        cur=""  # right after --opt=: complete the value, which follows the =
+    elif [[ $prev == "=" ]] && ((COMP_CWORD - 2 >= start)) && _git_hn_value "$path" "${COMP_WORDS[COMP_CWORD - 2]}"; then
+        :
+    elif [[ $prev == -* ]] && _git_hn_value "$path" "$prev"; then
+        :
+    else
+        _git_hn_words "$path"
+        _git_hn_operand "$path"
+        if [[ $cur != -* && -n $operand ]] && ((given == 0)); then
+            case "$operand" in
+                agents) words="claude codex cursor agents-md" ;;
+                memory-*)
+                    local -a ids=() targets=()
+                    [[ $operand == memory-targets ]] && targets=(--targets)
+                    [[ $cur == ":" && $prev == sha256 ]] && cur=""  # bash splits sha256: at the :
+                    [[ $cur == *[!0-9a-f]* ]] || mapfile -t ids < <("$@" __complete memory-ids \
+                        "${targets[@]}" "$cur" 2>/dev/null)
+                    COMPREPLY=("${ids[@]}")
+                    return 0 ;;
+            esac
+        fi
+        COMPREPLY=($(compgen -W "$words" -- "$cur"))
+        return 0
+    fi
+    COMPREPLY=($(compgen -W "$values" -- "$cur"))
+}
+# `git hn ...` (git's completion calls _git_hn, with -o nospace: completed words get their space)
+_git_hn() {
+    local i=1
+    while ((i < COMP_CWORD)) && [[ ${COMP_WORDS[i]} != hn ]]; do ((i++)); done
+    compopt +o nospace 2>/dev/null
+    if declare -F __git >/dev/null; then
+        _git_hn_complete $((i + 1)) __git hn  # git's own runner: honours -C and --git-dir
+    else
+        _git_hn_complete $((i + 1)) git hn
+    fi
+}
+_git_hn_standalone() { _git_hn_complete 1 "$1"; }
+complete -o bashdefault -o default -F _git_hn_standalone git-hn

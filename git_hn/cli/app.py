@@ -3,7 +3,9 @@
 Commands are thin: they collect parsed values and call one function of ``commands``. Options of
 ``record`` and ``handoff`` are generated from ``options`` so that the fast path and typer cannot
 drift apart. Help output never interprets markup (``rich_markup_mode=None``), and typer's pretty
-exceptions are off: ``main`` handles every error itself, without locals.
+exceptions are off: ``main`` handles every error itself, without locals. Every command is an
+``HnCommand`` and every group an ``HnGroup``, whose help shows exactly the declared operands
+(a test runs ``-h`` of every command).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import inspect
 from typing import List, Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from ..core import hints
 from ..errors import UsageError
@@ -20,9 +23,53 @@ from . import commands, export_cmd, fast, log_cmd, options, trust, view_cmd
 CTX = {"help_option_names": ["-h", "--help"]}
 
 
+class HnCommand(TyperCommand):
+    """A command whose help shows its arguments as declared: the usage line lists each visible
+    argument's metavar verbatim (``MEMORY``, ``[REMOTE]``, ``MEMORY [CONTENT]``), and the
+    Arguments section gives metavar and help, without typer's type labels (``<list[str]>``).
+    A hidden catch-all argument (kept so that a stray word is a usage error, not click's) shows
+    nowhere."""
+
+    def _arguments(self, ctx):
+        return [p for p in self.get_params(ctx)
+                if p.param_type_name == "argument" and not p.hidden and p.metavar]
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        return [self.options_metavar, *(p.metavar for p in self._arguments(ctx))]
+
+    def format_options(self, ctx, formatter) -> None:
+        args = [(p.metavar, p.help or "") for p in self._arguments(ctx)]
+        opts = [rv for p in self.get_params(ctx) if p.param_type_name == "option"
+                for rv in [p.get_help_record(ctx)] if rv is not None]
+        if args:
+            with formatter.section("Arguments"):
+                formatter.write_dl(args)
+        if opts:
+            with formatter.section("Options"):
+                formatter.write_dl(opts)
+
+
+class HnGroup(TyperGroup):
+    """A command group (``git hn memory``): usage ``<command> [options]`` and every subcommand
+    with the first paragraph of its help, wrapped rather than cut off."""
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        return ["<command>", "[options]"]
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = [(name, (cmd.help or "").strip().split("\n\n")[0].replace("\n", " "))
+                for name, cmd in self.commands.items() if not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+CMD = {"context_settings": CTX, "cls": HnCommand}
+
+
 def _typer(**kw) -> typer.Typer:
     return typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False,
-                       pretty_exceptions_show_locals=False, no_args_is_help=False,
+                       pretty_exceptions_show_locals=False, no_args_is_help=False, cls=HnGroup,
                        context_settings=CTX, **kw)
 
 
@@ -50,7 +97,7 @@ USAGE = {
     "git hn memory handoff": "usage: git hn memory handoff --at REV --applies MODE --input FILE|- --json",
     "git hn memory show": "usage: git hn memory show MEMORY [--json]",
     "git hn memory supersede": "usage: git hn memory supersede MEMORY [record fields]",
-    "git hn memory retract": "usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]",
+    "git hn memory retract": "usage: git hn memory retract MEMORY --reason REASON",
     "git hn memory challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]",
     "git hn memory recall": "usage: git hn memory recall [filters] [bounds] [--json]",
     "git hn memory index": "usage: git hn memory index rebuild|verify",
@@ -83,12 +130,28 @@ USAGE = {
 }
 
 
+_CONTENT_HELP = "the content, if neither --content nor --content-file gives it"
+_MEMORY_HELP = "full memory ID, or a unique hex prefix of at least 8 characters"
+
+# The man pages' synopsis lines of commands with more than one form (else the usage text's);
+# the same lines as the usage summary (``main.SUMMARY``).
+SYNOPSIS = {
+    "git hn memory record": ("git hn memory record --kind KIND --at REV --applies MODE [record fields]",
+                             "git hn memory record --input FILE|- --json"),
+    "git hn memory handoff": ("git hn memory handoff --at REV --applies MODE [record fields]",
+                              "git hn memory handoff --at REV --applies MODE --input FILE|- --json"),
+}
+
+
 def _table_command(group: typer.Typer, name: str, opts, help_text: str, body,
-                   metavar: str = "[CONTENT]"):
-    """Register a command whose options come from an ``options`` table."""
+                   metavar: str = "[CONTENT]", arg_help: str = _CONTENT_HELP):
+    """Register a command whose options come from an ``options`` table. Its positional words
+    are collected as a list and checked by ``body``; with ``metavar=""`` the command takes none,
+    and the (hidden) list only lets ``body`` report a stray word with the command's usage."""
+    positional = typer.Argument(None, metavar=metavar or None, help=arg_help if metavar else None,
+                                hidden=not metavar, show_default=False)
     params = [inspect.Parameter("positional", inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                default=typer.Argument(None, metavar=metavar, show_default=False),
-                                annotation=Optional[List[str]])]
+                                default=positional, annotation=Optional[List[str]])]
     for o in opts:
         if o.metavar is None:
             default, ann = typer.Option(False, o.name, help=o.help), bool
@@ -112,7 +175,7 @@ def _table_command(group: typer.Typer, name: str, opts, help_text: str, body,
     command.__annotations__ = {p.name: p.annotation for p in params}
     command.__name__ = name
     command.__doc__ = help_text
-    group.command(name, context_settings=CTX)(command)
+    group.command(name, **CMD)(command)
 
 
 _table_command(memory_app, "record", options.RECORD_OPTS,
@@ -125,14 +188,15 @@ _table_command(memory_app, "handoff", options.HANDOFF_OPTS,
 
 _table_command(memory_app, "supersede", options.SUPERSEDE_OPTS,
                "Replace one of your memories with a corrected record (the old one stays in history).",
-               commands.supersede_command, metavar="MEMORY [CONTENT]")
+               commands.supersede_command, metavar="MEMORY [CONTENT]",
+               arg_help=f"the memory to replace ({_MEMORY_HELP}), then its new content if given here")
 
 
 _table_command(memory_app, "retract", options.RETRACT_OPTS, "Retract one of your memories.",
-               fast.lifecycle("retract"), metavar="MEMORY")
+               fast.lifecycle("retract"), metavar="MEMORY", arg_help=_MEMORY_HELP)
 _table_command(memory_app, "challenge", options.CHALLENGE_OPTS,
                "Challenge another actor's memory; the challenge stays visible beside it.",
-               fast.lifecycle("challenge"), metavar="MEMORY")
+               fast.lifecycle("challenge"), metavar="MEMORY", arg_help=_MEMORY_HELP)
 
 
 def _recall(values: dict, positional: list[str]) -> int:
@@ -148,16 +212,17 @@ _table_command(memory_app, "recall", options.RECALL_OPTS,
 
 _table_command(replication_app, "select", options.SELECT_OPTS,
                "Save which streams (and budgets) git hn sync imports from REMOTE (default origin).",
-               commands.select_command, metavar="[REMOTE]")
+               commands.select_command, metavar="[REMOTE]", arg_help="remote (default origin)")
 
 
-@replication_app.command("show", context_settings=CTX)
-def replication_show(remote: Optional[List[str]] = typer.Argument(None, metavar="[REMOTE]")) -> int:
+@replication_app.command("show", **CMD)
+def replication_show(remote: Optional[List[str]] = typer.Argument(None, metavar="[REMOTE]",
+                                                                  help="remote (default origin)")) -> int:
     """Show the saved replication selection for REMOTE (default origin)."""
     return commands.show_selection_command(remote or [])
 
 
-@app.command("sync", context_settings=CTX)
+@app.command("sync", **CMD)
 def sync(remote: Optional[str] = typer.Argument(None, metavar="[REMOTE]", help="remote (default origin)"),
          recover_shallow: bool = typer.Option(False, "--recover-shallow",
                                               help="fetch exactly the missing anchors of saved selectors"),
@@ -175,7 +240,7 @@ def _hooks_command(name: str, doc: str):
 
     command.__doc__ = doc
     command.__name__ = f"hooks_{name}"
-    hooks_app.command(name, context_settings=CTX)(command)
+    hooks_app.command(name, **CMD)(command)
 
 
 _hooks_command("install", "Install the wrappers, chaining to any existing hook (never replacing it).")
@@ -183,26 +248,26 @@ _hooks_command("uninstall", "Remove the wrappers and restore the chained hooks b
 _hooks_command("status", "Show whether each wrapper is installed and what it chains.")
 
 
-@index_app.command("rebuild", context_settings=CTX)
+@index_app.command("rebuild", **CMD)
 def index_rebuild() -> int:
     """Rebuild the private index and recall database from verified streams (atomic)."""
     return commands.index_command("rebuild")
 
 
-@index_app.command("verify", context_settings=CTX)
+@index_app.command("verify", **CMD)
 def index_verify() -> int:
     """Re-derive the index and recall database from verified streams and compare (non-zero if stale)."""
     return commands.index_command("verify")
 
 
-@policy_app.command("show", context_settings=CTX)
-def policy_show(rev: Optional[str] = typer.Argument(None, metavar="REV", help="commit (default HEAD)"),
+@policy_app.command("show", **CMD)
+def policy_show(rev: Optional[str] = typer.Argument(None, metavar="[REV]", help="commit (default HEAD)"),
                 json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
     """Print the memory section of .hn/policy.json at a commit, and its digest."""
     return commands.policy_show_command(rev, json)
 
 
-@policy_app.command("init", context_settings=CTX)
+@policy_app.command("init", **CMD)
 def policy_init(extra: Optional[List[str]] = typer.Argument(None, hidden=True)) -> int:
     """Create .hn/policy.json trusting your active identity for every kind (never overwrites).
 
@@ -215,9 +280,9 @@ _KIND_HELP = ("kind to trust or untrust (repeatable); trusted kinds apply to eve
               "since the policy has no per-actor kinds")
 
 
-@policy_app.command("trust", context_settings=CTX)
+@policy_app.command("trust", **CMD)
 def policy_trust(actor: Optional[str] = typer.Argument(
-                     None, metavar="ACTOR", show_default=False,
+                     None, metavar="[ACTOR]", show_default=False,
                      help="full actor ID, a unique prefix of at least 8 hex characters, or a display "
                           "name unique among known actors"),
                  kind: Optional[List[str]] = typer.Option(None, "--kind", metavar="KIND", help=_KIND_HELP,
@@ -228,9 +293,9 @@ def policy_trust(actor: Optional[str] = typer.Argument(
     return trust.policy_change_command(True, [actor] if actor is not None else [], kind or [])
 
 
-@policy_app.command("untrust", context_settings=CTX)
+@policy_app.command("untrust", **CMD)
 def policy_untrust(actor: Optional[str] = typer.Argument(
-                       None, metavar="ACTOR", show_default=False,
+                       None, metavar="[ACTOR]", show_default=False,
                        help="full actor ID, a unique prefix of at least 8 hex characters, or a "
                             "display name unique among known actors"),
                    kind: Optional[List[str]] = typer.Option(None, "--kind", metavar="KIND", help=_KIND_HELP,
@@ -243,10 +308,10 @@ def policy_untrust(actor: Optional[str] = typer.Argument(
 
 _table_command(memory_app, "show", options.SHOW_OPTS,
                "Show one verified memory (full ID or a hex prefix of at least 8 characters) with its "
-               "projection.", fast.show, metavar="MEMORY")
+               "projection.", fast.show, metavar="MEMORY", arg_help=_MEMORY_HELP)
 
 
-@app.command("init", context_settings=CTX)
+@app.command("init", **CMD)
 def init(extra: Optional[List[str]] = typer.Argument(None, hidden=True),
          name: Optional[str] = typer.Option(None, "--name", metavar="NAME",
                                             help="identity name (default: git config user.name)")) -> int:
@@ -254,25 +319,25 @@ def init(extra: Optional[List[str]] = typer.Argument(None, hidden=True),
     return commands.init_command(name, extra or [])
 
 
-@identity_app.command("show", context_settings=CTX)
-def identity_show() -> int:
+@identity_app.command("show", **CMD)
+def identity_show(no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP)) -> int:
     """Show the active identity."""
-    return commands.identity_command("show")
+    return commands.identity_command("show", no_color)
 
 
-@identity_app.command("list", context_settings=CTX)
-def identity_list() -> int:
+@identity_app.command("list", **CMD)
+def identity_list(no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP)) -> int:
     """List stored identities."""
-    return commands.identity_command("list")
+    return commands.identity_command("list", no_color)
 
 
-@identity_app.command("public", context_settings=CTX)
-def identity_public() -> int:
+@identity_app.command("public", **CMD)
+def identity_public(no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP)) -> int:
     """Show the active identity's public key."""
-    return commands.identity_command("public")
+    return commands.identity_command("public", no_color)
 
 
-@identity_app.command("export", context_settings=CTX)
+@identity_app.command("export", **CMD)
 def identity_export(extra: Optional[List[str]] = typer.Argument(None, hidden=True),
                     output: Optional[str] = typer.Option(
                         None, "--output", metavar="FILE", show_default=False,
@@ -286,7 +351,7 @@ def identity_export(extra: Optional[List[str]] = typer.Argument(None, hidden=Tru
     return trust.identity_export_command(output, extra or [])
 
 
-@identity_app.command("import", context_settings=CTX)
+@identity_app.command("import", **CMD)
 def identity_import(file: Optional[str] = typer.Argument(None, metavar="FILE", show_default=False,
                                                         help="a file written by git hn identity export"),
                     activate: bool = typer.Option(False, "--activate",
@@ -313,13 +378,14 @@ _table_command(memory_app, "export", options.EXPORT_OPTS,
                export_cmd.export, metavar="")
 _table_command(memory_app, "import", options.IMPORT_OPTS,
                "Record a JSON Lines file of drafts under your identity as one append (all or nothing).",
-               export_cmd.import_, metavar="FILE")
+               export_cmd.import_, metavar="FILE",
+               arg_help="JSON Lines file of drafts, or - for standard input")
 _table_command(memory_app, "view", options.VIEW_OPTS,
                "Write a self-contained HTML page of the memory timeline and relations; --open shows it.",
                view_cmd.view, metavar="")
 
 
-@app.command("mcp", context_settings=CTX)
+@app.command("mcp", **CMD)
 def mcp(allow_write: bool = typer.Option(False, "--allow-write",
                                          help="also offer the write tools (record, handoff, supersede, "
                                               "retract, challenge)"),
@@ -330,7 +396,7 @@ def mcp(allow_write: bool = typer.Option(False, "--allow-write",
     return commands.mcp_command(allow_write, repo)
 
 
-@app.command("setup", context_settings=CTX)
+@app.command("setup", **CMD)
 def setup(agent: Optional[str] = typer.Argument(None, metavar="AGENT",
                                                 help="claude, codex, cursor or agents-md"),
           remove: bool = typer.Option(False, "--remove",
@@ -344,7 +410,7 @@ def setup(agent: Optional[str] = typer.Argument(None, metavar="AGENT",
     return setup_command(agent, remove, print_)
 
 
-@app.command("demo", context_settings=CTX)
+@app.command("demo", **CMD)
 def demo() -> int:
     """Run a walkthrough in a throwaway repository and print what it did."""
     return commands.demo_command()

@@ -41,7 +41,7 @@ def show(values: dict, positional: list[str]) -> int:
 
     if len(positional) != 1:
         raise UsageError(SHOW_USAGE)
-    return show_command(positional[0], bool(values.get("json")))
+    return show_command(positional[0], bool(values.get("json")), bool(values.get("no_color")))
 
 
 def brief(values: dict, positional: list[str]) -> int:
@@ -61,19 +61,21 @@ def digest(values: dict, positional: list[str]) -> int:
 
     if positional:
         raise UsageError(DIGEST_USAGE)
-    return digest_command(values.get("month"), bool(values.get("include_untrusted")), bool(values.get("json")))
+    return digest_command(values.get("month"), bool(values.get("include_untrusted")), bool(values.get("json")),
+                          bool(values.get("no_color")))
 
 
 def lifecycle(operation: str):
     def body(values: dict, positional: list[str]) -> int:
         from ..errors import UsageError
-        from .commands import lifecycle_command
+        from .commands import LIFECYCLE_USAGE, lifecycle_command
 
         if len(positional) > 1:
-            raise UsageError(f"usage: git hn memory {operation} MEMORY --reason REASON [--evidence TYPED-ID]")
+            raise UsageError(LIFECYCLE_USAGE[operation])
         return lifecycle_command(operation, positional[0] if positional else None, values.get("reason"),
                                  list(values.get("evidence") or []), values.get("stream"),
-                                 bool(values.get("json")), bool(values.get("allow_secret_shaped")))
+                                 bool(values.get("json")), bool(values.get("allow_secret_shaped")),
+                                 bool(values.get("no_color")))
 
     return body
 
@@ -121,8 +123,7 @@ def usage_of(sub: str) -> str:
     from . import commands
 
     return {"show": SHOW_USAGE, "brief": commands.BRIEF_USAGE, "digest": commands.DIGEST_USAGE,
-            "retract": "usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]",
-            "challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]",
+            "retract": commands.LIFECYCLE_USAGE["retract"], "challenge": commands.LIFECYCLE_USAGE["challenge"],
             "supersede": commands.SUPERSEDE_USAGE, "log": _log_usage(), "export": _usage("export_cmd", "EXPORT_USAGE"),
             "import": _usage("export_cmd", "IMPORT_USAGE"), "view": _usage("view_cmd", "VIEW_USAGE")}[sub]
 

@@ -4,7 +4,8 @@
 mapping every error (click's usage errors included) to exactly one ``git-hn: …`` line on stderr
 with exit status 1, and never letting a traceback or a local variable reach the terminal. Unknown
 exceptions print only their type name: their text could carry data (a payload, a key) that must
-not be echoed.
+not be echoed. It also answers the shell completion scripts' hidden ``__complete memory-ids``
+(``complete``), which prints verified memory IDs and nothing else.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ git hn identity show|list|public
 git hn identity export --output FILE | import FILE [--activate]
 git hn memory record --kind KIND --at REV --applies MODE [record fields]
 git hn memory record --input FILE|- --json
+git hn memory handoff --at REV --applies MODE [record fields]
 git hn memory handoff --at REV --applies MODE --input FILE|- --json
 git hn memory supersede MEMORY [record fields]
 git hn memory retract MEMORY --reason REASON
@@ -55,8 +57,7 @@ GROUPS = {
                  "usage: git hn identity <show|list|public>", 'unknown identity command "{}"'),
     "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index",
                 "brief", "digest", "log", "export", "import", "view"},
-               "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|"
-               "digest|log|export|import|view|index>",
+               None,  # bare, it prints the group's help (GROUP_HELP)
                'unknown memory command "{}"'),
     "policy": ({"show", "init", "trust", "untrust"}, "usage: git hn policy show [REV] [--json]",
                'unknown policy command "{}"'),
@@ -70,6 +71,8 @@ FAST_MEMORY = ("show", "brief", "digest", "retract", "challenge", "supersede", "
 TOP = {"init", "identity", "memory", "policy", "replication", "sync", "hooks", "demo", "version", "help",
        "mcp", "setup"}
 HELP = ("-h", "--help")
+GROUP_HELP = {"memory"}  # bare groups that print their help (the others: a usage error)
+COMPLETE = "__complete"  # hidden entry point of the shell completion scripts, never in help
 
 
 def _wants_help(args: list[str]) -> bool:
@@ -159,11 +162,70 @@ def _ask_remote_early(runner, remote: str) -> None:
         runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
 
 
+def complete(args: list[str]) -> int:
+    """``git-hn __complete memory-ids [--targets] [PREFIX]``: the verified memory IDs that start
+    with PREFIX, one per line, for the shell completion scripts (``docgen``).
+
+    PREFIX is lowercase hex, optionally after ``sha256:``; each ID is printed in the same form
+    (bare 64-hex IDs complete within one shell word, since ``:`` splits words in bash). With
+    ``--targets`` only records and supersedes are listed: what ``supersede``, ``retract`` and
+    ``challenge`` can target. Only IDs are printed, never author text. The IDs come from the
+    verified state (``stateview``: one ``for-each-ref`` and one SQL query when it is current),
+    or from the full collection when the state cannot answer, exactly as ``show`` finds them.
+    Anything unusual (no repository, a bad prefix, an invalid stream, a lock) prints nothing
+    and exits 0: completion must never write into the user's command line or terminal."""
+    import contextlib
+
+    targets = "--targets" in args
+    words = [a for a in args if a != "--targets"]
+    if not words or words[0] != "memory-ids" or len(words) > 2:
+        return 0
+    prefix = words[1] if len(words) == 2 else ""
+    form = "sha256:" if prefix.startswith("sha256:") else ""
+    hexpart = prefix[len(form):]
+    if len(hexpart) > 64 or hexpart.strip("0123456789abcdef"):
+        return 0
+    with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):
+        try:
+            ids = _memory_ids("sha256:" + hexpart, targets)
+        except Exception:  # noqa: BLE001 - see the docstring: nothing, whatever went wrong
+            return 0
+    sys.stdout.write("".join(f"{form}{mid[len('sha256:'):]}\n" for mid in ids))
+    return 0
+
+
+def _memory_ids(low: str, targets: bool) -> list[str]:
+    """Sorted verified memory IDs starting with ``low`` (``sha256:<hex>``)."""
+    from ..store import stateview, streams
+    from ..store.repo import open_repo
+    from ..store.state import ROW_OPS
+
+    repo = open_repo()
+    ops = ROW_OPS if targets else None
+
+    def from_view(view) -> list[str]:
+        # the state's memories table, as View.find reads it, without find's limit of two
+        sql = "SELECT id FROM memories WHERE id >= ? AND id < ?"
+        params: tuple = (low, low + "g")  # "g" sorts after every hex digit
+        if ops:
+            sql += f" AND operation IN ({','.join('?' * len(ops))})"
+            params += tuple(ops)
+        return [row[0] for row in view.conn.execute(sql + " ORDER BY id", params)]
+
+    def from_full() -> list[str]:
+        return sorted(m.memory_id for m in streams.collect(repo).memories
+                      if m.memory_id.startswith(low) and (ops is None or m.envelope.operation in ops))
+
+    return stateview.serve(repo, from_view, from_full)
+
+
 def dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("help", *HELP):
         sys.stdout.write(SUMMARY)
         return 0
     cmd = argv[0]
+    if cmd == COMPLETE:
+        return complete(argv[1:])
     if cmd in ("version", "--version"):
         sys.stdout.write(f"git-hn {VERSION}\n")
         return 0
@@ -193,7 +255,11 @@ def dispatch(argv: list[str]) -> int:
     if cmd in GROUPS:
         subs, usage, unknown = GROUPS[cmd]
         if len(argv) == 1:
-            raise UsageError(usage)
+            if cmd not in GROUP_HELP:
+                raise UsageError(usage)
+            from .app import run_app
+
+            return run_app([cmd, "--help"])
         sub = argv[1]
         if sub not in subs and sub not in HELP:
             from ..core.gostr import one_line

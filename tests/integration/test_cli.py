@@ -41,7 +41,7 @@ def test_command_help_lists_options(repo):
 
 @pytest.mark.parametrize("args,message", [
     (["frobnicate"], "unknown command \"frobnicate\"; run 'git hn help'"),
-    (["memory"], "usage: git hn memory <record|handoff|supersede|retract|challenge|show|recall|brief|digest|log|export|import|view|index>"),
+    (["identity"], "usage: git hn identity <show|list|public>"),
     (["memory", "frob"], 'unknown memory command "frob"'),
     (["memory", "show", "--bogus"], "usage: git hn memory show MEMORY [--json]; unknown option --bogus"),
     (["memory", "show", "a", "b"], "usage: git hn memory show MEMORY [--json]"),

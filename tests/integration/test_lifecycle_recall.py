@@ -391,9 +391,9 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
     r = hn(alice, "memory", "challenge", target, "--reason", "ok", "--evidence", "nope:1")
     assert r.err == "git-hn: memory challenge evidence is invalid\n"
     assert hn(alice, "memory", "retract", target, "--reason", "x", "--evidence", "git:1").err == \
-        "git-hn: usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]; unknown option --evidence\n"
+        "git-hn: usage: git hn memory retract MEMORY --reason REASON; unknown option --evidence\n"
     assert hn(alice, "memory", "retract", target[7:19].upper(), "--reason", "x").err == \
-        "git-hn: usage: git hn memory retract MEMORY --reason REASON [--evidence TYPED-ID]\n"
+        "git-hn: usage: git hn memory retract MEMORY --reason REASON\n"
     assert hn(alice, "memory", "supersede", "abc", "--kind", "decision").err == \
         "git-hn: usage: git hn memory supersede MEMORY [record fields]\n"
     assert hn(alice, "memory", "supersede", target, "--kind", "decision").err == \
