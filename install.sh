@@ -4,7 +4,9 @@
 #   ./install.sh          install into $GIT_HN_HOME/venv (default ~/.local/share/git-hn) and link
 #                         git-hn into $GIT_HN_BIN (default ~/.local/bin), with man pages and
 #                         shell completion when they exist
-#   ./install.sh --dev    also: an editable install with the test tools in ./.venv (for pytest)
+#   ./install.sh --dev    also: an editable install with the test tools in ./.venv (for pytest),
+#                         and the OS packages chromium and zsh the tests use (apt-get, as root
+#                         or with passwordless sudo; Playwright drives that Chromium)
 #   ./install.sh --uninstall [--hooks]
 #                         remove what ./install.sh put in place (the environment, the link, man
 #                         pages, completion); with --hooks, first remove the hooks git-hn
@@ -23,7 +25,7 @@ for arg in "$@"; do
     --dev) dev=1 ;;
     --uninstall) uninstall=1 ;;
     --hooks) hooks=1 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -92,7 +94,38 @@ fi
 # pip compiles bytecode at install time; keep it even where PYTHONDONTWRITEBYTECODE is set.
 unset PYTHONDONTWRITEBYTECODE
 
+# --dev: the OS packages the tests drive, when missing: Chromium for the browser tests of
+# `git hn memory view` (tests/browser: Playwright starts this browser; it never downloads one) and
+# zsh for the completion tests. Installed with apt-get as root or through passwordless sudo;
+# otherwise (or without apt-get) a note says what to install. Already present: nothing is done.
+dev_os_packages() {
+  local missing=() name sudo=()
+  for name in chromium zsh; do
+    command -v "$name" >/dev/null 2>&1 || missing+=("$name")
+  done
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "note: install ${missing[*]} with your package manager for the browser and completion tests" >&2
+    return 0
+  fi
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      sudo=(sudo -n)
+    else
+      echo "note: the browser and completion tests need ${missing[*]}: sudo apt-get install ${missing[*]}" >&2
+      return 0
+    fi
+  fi
+  local apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -y)
+  # a fresh image has no package lists: update them only when the install needs it
+  "${apt[@]}" install --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+    { "${apt[@]}" update >/dev/null 2>&1 &&
+      "${apt[@]}" install --no-install-recommends "${missing[@]}" >/dev/null 2>&1; } ||
+    echo "install.sh: apt-get could not install ${missing[*]}; the browser and completion tests need them" >&2
+}
+
 if [ "$dev" = 1 ]; then
+  dev_os_packages
   venv="$here/.venv"
   [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$here[dev]"

@@ -1,8 +1,15 @@
-"""``git hn memory view`` (issue 14 item 3): parse, call one service function, write the page."""
+"""``git hn memory view`` (issue 14 item 3): parse, call one service function, write the page.
+
+Prints the path written, one line on stdout. ``--open`` then hands the page's ``file://`` URL to
+Python's ``webbrowser`` (which honours ``BROWSER``); when no browser can be started the page is
+still written and a warning says where it is.
+"""
 
 from __future__ import annotations
 
-from ..errors import HnError, UsageError
+import sys
+
+from ..errors import UsageError
 
 VIEW_USAGE = "usage: git hn memory view [--at REV] [--output FILE] [--open]"
 
@@ -10,4 +17,26 @@ VIEW_USAGE = "usage: git hn memory view [--at REV] [--output FILE] [--open]"
 def view(values: dict, positional: list[str]) -> int:
     if positional:
         raise UsageError(VIEW_USAGE)
-    raise HnError("memory view is not built yet")
+    output = values.get("output")
+    if output is not None and output == "":
+        raise UsageError(VIEW_USAGE)
+    from ..core.gostr import one_line
+    from ..service import view as service
+    from ..store.repo import open_repo
+
+    repo = open_repo()
+    page = service.render(service.document(repo, values.get("at") or "HEAD"))
+    path = service.write_output(output, page) if output else service.write_default(repo, page)
+    sys.stdout.write(one_line(path) + "\n")
+    sys.stdout.flush()
+    if values.get("open"):
+        import pathlib
+        import webbrowser
+
+        try:
+            opened = webbrowser.open(pathlib.Path(path).as_uri())
+        except webbrowser.Error:
+            opened = False
+        if not opened:
+            sys.stderr.write(f"git-hn: warning: no browser could be opened; the page is {one_line(path)}\n")
+    return 0

@@ -1,0 +1,218 @@
+// git hn memory view: builds the timeline, the filters and the relations from the page's JSON
+// data block. Author text is hostile: it is only ever set with textContent (never parsed as HTML,
+// never an attribute that is a URL or a handler); in-page links are built from checked IDs only.
+"use strict";
+(function () {
+  const doc = JSON.parse(document.getElementById("hn-data").textContent);
+  const memories = doc.memories;
+  const events = new Map(doc.events.map((e) => [e.id, e]));
+  const byId = new Map(memories.map((m) => [m.id, m]));
+  const HEX_ID = /^sha256:([0-9a-f]{64})$/;
+  const LIFECYCLES = ["active", "superseded", "retracted", "branching", "dependency-missing"];
+  const RELATION_TEXT = {supersedes: "supersedes", supersededBy: "superseded by",
+    retractedBy: "retracted by", challengedBy: "challenged by"};
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // A class name derived from a value only when the value is one the page knows.
+  function known(prefix, value, list) {
+    return list.indexOf(value) >= 0 ? prefix + value : prefix + "other";
+  }
+
+  function anchorFor(id) {
+    const m = HEX_ID.exec(id);
+    return m ? "m-" + m[1] : null;
+  }
+
+  // A reference to another memory: an in-page link when it is on this page, plain text otherwise.
+  function ref(id, short) {
+    const target = anchorFor(id);
+    if (target && byId.has(id)) {
+      const a = el("a", "ref", short);
+      a.href = "#" + target;
+      return a;
+    }
+    return el("code", "ref", short);
+  }
+
+  function field(dl, name, value) {
+    dl.appendChild(el("dt", null, name));
+    const dd = el("dd");
+    if (value instanceof Node) dd.appendChild(value); else dd.textContent = value;
+    dl.appendChild(dd);
+  }
+
+  function list(values) {
+    const ul = el("ul", "values");
+    for (const v of values) ul.appendChild(el("li", "t", v));
+    return ul;
+  }
+
+  function relationItem(r) {
+    const li = el("li", "relation");
+    li.appendChild(el("span", "rel-type", RELATION_TEXT[r.type] || "related to"));
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(ref(r.memoryId, r.short));
+    const e = events.get(r.memoryId);
+    if (e) {
+      li.appendChild(document.createTextNode(" by "));
+      li.appendChild(el("span", "name t", e.actorName));
+      if (e.reason) {
+        li.appendChild(document.createTextNode(": "));
+        li.appendChild(el("span", "reason t", e.reason));
+      }
+    }
+    return li;
+  }
+
+  function memoryItem(m) {
+    const li = el("li", "memory " + known("lc-", m.lifecycle, LIFECYCLES));
+    const anchor = anchorFor(m.id);
+    if (anchor) li.id = anchor;
+    const head = el("div", "head");
+    head.appendChild(el("code", "short", m.short));
+    head.appendChild(el("time", "date", m.date));
+    head.appendChild(el("span", "name t", m.actorName));
+    head.appendChild(el("span", "badge kind", m.kind));
+    head.appendChild(el("span", "badge lifecycle", m.lifecycle));
+    head.appendChild(el("span", "badge " + (m.trust === "qualified" ? "trusted" : "untrusted"), m.trust));
+    head.appendChild(el("code", "anchor", "@" + m.anchor.commit.slice(0, 12) + " " + m.applies.mode));
+    li.appendChild(head);
+    li.appendChild(el("p", "summary t", m.summary));
+    if (m.relations.length) {
+      const ul = el("ul", "relations-of");
+      for (const r of m.relations) ul.appendChild(relationItem(r));
+      li.appendChild(ul);
+    }
+    const details = el("details");
+    details.appendChild(el("summary", null, "Details"));
+    const dl = el("dl");
+    field(dl, "ID", m.id);
+    field(dl, "Actor", m.actor);
+    field(dl, "Stream", m.stream);
+    field(dl, "Signed", m.signedTimestamp);
+    field(dl, "Anchor commit", m.anchor.commit);
+    if (m.anchor.subject) field(dl, "Anchor subject", m.anchor.subject);
+    field(dl, "Applies", m.applies.mode + (m.applies.subject ? " " + m.applies.subject : ""));
+    field(dl, "Applicability here", m.applicability);
+    field(dl, "Evidence", m.evidence);
+    if (m.topics.length) field(dl, "Topics", list(m.topics));
+    if (m.paths.length) field(dl, "Paths", list(m.paths));
+    if (m.evidenceRefs.length) field(dl, "Evidence refs", list(m.evidenceRefs));
+    details.appendChild(dl);
+    details.appendChild(el("pre", "content t", m.content));
+    li.appendChild(details);
+    return li;
+  }
+
+  // -- timeline and filters ------------------------------------------------------------------
+
+  const timeline = document.getElementById("timeline");
+  const rows = memories.map((m) => {
+    const li = memoryItem(m);
+    timeline.appendChild(li);
+    return [m, li];
+  });
+
+  const names = new Map();  // actor -> the name on its newest memory (memories are newest first)
+  for (const m of memories) if (!names.has(m.actor)) names.set(m.actor, m.actorName);
+
+  const FILTERS = {
+    kind: (m) => [m.kind],
+    actor: (m) => [m.actor],
+    topic: (m) => m.topics,
+    path: (m) => m.paths,
+    lifecycle: (m) => [m.lifecycle],
+    trust: (m) => [m.trust],
+  };
+  function label(name, value) {
+    return name === "actor" ? names.get(value) + " (" + value.slice(0, 12) + ")" : value;
+  }
+
+  const selects = {};
+  for (const name of Object.keys(FILTERS)) {
+    const select = document.getElementById("f-" + name);
+    const counts = new Map();
+    for (const m of memories) for (const v of new Set(FILTERS[name](m))) counts.set(v, (counts.get(v) || 0) + 1);
+    const all = el("option", null, "all (" + memories.length + ")");
+    all.value = "";
+    select.appendChild(all);
+    const values = Array.from(counts.keys()).sort((a, b) => {
+      const x = label(name, a), y = label(name, b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    for (const v of values) {
+      const option = el("option", null, label(name, v) + " (" + counts.get(v) + ")");
+      option.value = v;
+      select.appendChild(option);
+    }
+    select.addEventListener("change", apply);
+    selects[name] = select;
+  }
+
+  const count = document.getElementById("count");
+  function apply() {
+    let shown = 0;
+    for (const [m, li] of rows) {
+      let ok = true;
+      for (const name of Object.keys(selects)) {
+        const want = selects[name].value;
+        if (want !== "" && FILTERS[name](m).indexOf(want) < 0) ok = false;
+      }
+      li.hidden = !ok;
+      if (ok) shown += 1;
+    }
+    count.textContent = shown + " of " + memories.length + " memories shown";
+    count.dataset.shown = String(shown);
+  }
+  document.getElementById("reset").addEventListener("click", () => {
+    for (const name of Object.keys(selects)) selects[name].value = "";
+    apply();
+  });
+  document.getElementById("filters").addEventListener("submit", (e) => e.preventDefault());
+  apply();
+
+  // -- relations: supersession chains from their oldest record, retractions and challenges ----
+
+  function node(m, seen) {
+    const li = el("li", "node");
+    li.appendChild(ref(m.id, m.short));
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(el("span", "badge kind", m.kind));
+    li.appendChild(el("span", "badge lifecycle", m.lifecycle));
+    li.appendChild(el("span", "name t", m.actorName));
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(el("span", "summary t", m.summary));
+    const ul = el("ul");
+    for (const r of m.relations) {
+      if (r.type === "supersedes") continue;
+      const next = byId.get(r.memoryId);
+      if (r.type === "supersededBy" && next && !seen.has(next.id)) {
+        seen.add(next.id);
+        const child = node(next, seen);
+        child.insertBefore(el("span", "rel-type", "superseded by "), child.firstChild);
+        ul.appendChild(child);
+      } else {
+        ul.appendChild(relationItem(r));
+      }
+    }
+    if (ul.childNodes.length) li.appendChild(ul);
+    return li;
+  }
+  const relations = document.getElementById("relations");
+  // the oldest first: memories are newest first, so walk them backwards
+  for (let i = memories.length - 1; i >= 0; i -= 1) {
+    const m = memories[i];
+    const supersedes = m.relations.find((r) => r.type === "supersedes");
+    const root = !supersedes || !byId.has(supersedes.memoryId);
+    if (root && m.relations.some((r) => r.type !== "supersedes")) {
+      relations.appendChild(node(m, new Set([m.id])));
+    }
+  }
+  if (!relations.childNodes.length) relations.appendChild(el("li", "none", "No memory has relations."));
+})();

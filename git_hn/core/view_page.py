@@ -1,0 +1,174 @@
+"""``git hn memory view``: the page's data document and the self-contained HTML around it (issue 14).
+
+Pure: projected rows (index-row form, §8.2), the author names their signed envelopes carry and
+the retractions and challenges that target them go in; one HTML string comes out. Nothing here
+reads Git, files or the clock (the page's script and style are passed in, as text).
+
+Trust boundary: every author string (names, content, topics, paths, subjects, reasons) is hostile.
+It reaches the page only as data, never as markup (*HTML injection*, *stored XSS*):
+
+- the document is JSON inside ``<script type="application/json">``, with ``<``, ``>``, ``&`` and
+  every non-ASCII character escaped as ``\\uXXXX`` (so ``</script>``, ``<!--`` and U+2028/2029
+  cannot end or change the block); the page's own script reads it with ``textContent`` and
+  ``JSON.parse`` and builds the DOM only with ``createElement``/``textContent``;
+- a Content-Security-Policy in the first ``<meta>`` of ``<head>`` allows nothing by default and
+  only the page's one script and one style, by their SHA-256 hashes: an injected ``<script>``,
+  event handler attribute, ``javascript:`` URL or style could not run even if it reached the DOM,
+  and no URL outside the file is ever fetched (*data exfiltration*, *tracking pixels*);
+- author text is made inert before it is embedded (``inert``): control characters other than
+  newline and tab become U+FFFD (ANSI escapes included), and bidirectional controls are shown as
+  ``\\u{202e}`` text (*Trojan Source*); the style also isolates each author string's direction.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+
+from . import log as logcore
+from .gostr import escape_bidi, one_line, safe_text, short_id
+from .grammar import utc_timestamp
+
+GENERATOR = "git-hn memory view"
+MARKER = f'<meta name="generator" content="{GENERATOR}">'
+# marks a file this command wrote (``is_page``): found within the first bytes of the file
+MARKER_WITHIN = 1024
+
+# direction marks that are not in the contract's bidi set (§0.5) but still reorder text invisibly
+_MARKS = re.compile("[\u061c\u200e\u200f]")
+_HEX_ID = re.compile(r"sha256:[0-9a-f]{64}\Z")
+
+
+def inert(text: str) -> str:
+    """Multi-line author text as the page shows it: ``safe_text`` and visible direction controls."""
+    return _MARKS.sub(lambda m: "\\u{%x}" % ord(m.group()), escape_bidi(safe_text(text)))
+
+
+def inert_line(text: str) -> str:
+    """One-line author text (names, topics, paths, subjects, reasons): ``inert`` on one line."""
+    return inert(one_line(text))
+
+
+def memory_entry(row: dict, actor_name: str, target: str) -> dict:
+    """One record of the timeline (``row``: its index row; ``target``: what it supersedes)."""
+    data = row["data"]
+    anchor = data["anchor"]
+    applies = data["applicability"]
+    utc = utc_timestamp(row["signedTimestamp"])
+    return {
+        "id": row["id"], "short": short_id(row["id"]), "stream": row["stream"], "actor": row["actor"],
+        "actorName": inert_line(actor_name).strip() or "?", "signedTimestamp": row["signedTimestamp"],
+        "utc": utc, "date": utc[:10], "kind": row["kind"], "lifecycle": row["lifecycle"],
+        "trust": row["trust"], "applicability": row["applicability"], "evidence": row["evidence"],
+        "summary": inert_line(logcore.summary(data["content"])), "content": inert(data["content"]),
+        "topics": [inert_line(t) for t in data["topics"]],
+        "paths": [inert_line(p["path"]) for p in anchor.get("paths", ())],
+        "anchor": {"commit": anchor["commit"], "subject": inert_line(anchor.get("subject", ""))},
+        "applies": {"mode": applies["mode"], "subject": inert_line(applies.get("subject", ""))},
+        "evidenceRefs": [inert_line(e) for e in data["evidence"]],
+        "relations": [{"type": t, "memoryId": m, "short": short_id(m)}
+                      for t, m in logcore.relations(row, target)],
+    }
+
+
+def event_entry(memory_id: str, env) -> dict:
+    """A retraction or challenge shown under its target (they are not records of their own)."""
+    return {"id": memory_id, "short": short_id(memory_id), "operation": env.operation,
+            "actor": env.actor, "actorName": inert_line(env.actor_name).strip() or "?",
+            "signedTimestamp": env.timestamp, "target": env.target, "reason": inert_line(env.reason)}
+
+
+def document(entries: list[dict], events: list[dict], at_commit: str) -> dict:
+    """The page's data: records newest first (as ``memory log``), events by ID."""
+    ordered = sorted(entries, key=lambda e: e["id"])
+    ordered.sort(key=lambda e: logcore.order_key(e["utc"]), reverse=True)
+    return {"version": 0, "atCommit": at_commit, "memories": ordered,
+            "events": sorted(events, key=lambda e: e["id"])}
+
+
+def embed_json(doc: dict) -> str:
+    """JSON that is inert inside a ``<script>`` data block: ASCII only, and none of ``<``,
+    ``>``, ``&`` (so no ``</script>``, ``<!--`` or entity can appear; U+2028/2029 are escaped by
+    ``ensure_ascii``)."""
+    text = json.dumps(doc, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def source_hash(text: str) -> str:
+    """A CSP source expression for an inline block with exactly this text."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+def csp(script: str, style: str) -> str:
+    """Nothing by default; the page's own script and style by hash. ``base-uri`` and
+    ``form-action`` do not fall back to ``default-src``, so they are closed explicitly."""
+    return ("default-src 'none'; script-src " + source_hash(script) + "; style-src " + source_hash(style)
+            + "; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'")
+
+
+_CLOSERS = re.compile(r"</|<!--|<script|]]>", re.IGNORECASE)
+
+
+def check_asset(text: str) -> str:
+    """The page's own script or style must not be able to end its element early."""
+    if _CLOSERS.search(text):
+        raise ValueError("a page asset holds a sequence that ends its element")
+    return text
+
+
+def render(doc: dict, script: str, style: str) -> str:
+    """The whole page. ``script`` and ``style`` are the page's own assets (trusted, checked)."""
+    script, style = check_asset(script), check_asset(style)
+    at = doc["atCommit"]
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", at):
+        raise ValueError("the query commit is not an object ID")
+    for m in doc["memories"]:
+        if not _HEX_ID.match(m["id"]):
+            raise ValueError("a memory ID is not a sha256 ID")
+    total = len(doc["memories"])
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en" dir="ltr">\n<head>\n'
+        '<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp(script, style)}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        f"{MARKER}\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>git-hn memory at {at[:12]}</title>\n"
+        f"<style>{style}</style>\n"
+        "</head>\n<body>\n"
+        "<header>\n"
+        "<h1>git-hn memory</h1>\n"
+        f'<p class="at">{total} verified memor{"y" if total == 1 else "ies"} '
+        f"as seen at commit <code>{at}</code> (trust by the policy at that commit)</p>\n"
+        "<noscript><p>This page builds its lists with its own script; "
+        "it runs nothing else and loads nothing.</p></noscript>\n"
+        "</header>\n"
+        '<form id="filters" class="filters">\n'
+        + "".join(f'<label>{label} <select id="f-{name}" name="{name}"></select></label>\n'
+                  for name, label in FILTERS)
+        + '<button type="button" id="reset">Show all</button>\n'
+        '<output id="count" aria-live="polite"></output>\n'
+        "</form>\n"
+        '<main>\n<section aria-labelledby="h-timeline">\n<h2 id="h-timeline">Timeline</h2>\n'
+        '<ol id="timeline" class="timeline"></ol>\n</section>\n'
+        '<section aria-labelledby="h-relations">\n<h2 id="h-relations">Relations</h2>\n'
+        '<p class="note">Supersession chains from the oldest record, with the retractions and '
+        "challenges of each record (every memory, whatever the filters).</p>\n"
+        '<ul id="relations" class="relations"></ul>\n</section>\n</main>\n'
+        f'<script type="application/json" id="hn-data">{embed_json(doc)}</script>\n'
+        f"<script>{script}</script>\n"
+        "</body>\n</html>\n"
+    )
+
+
+# the client-side filters, in the order shown: (field, label)
+FILTERS = (("kind", "Kind"), ("actor", "Actor"), ("topic", "Topic"), ("path", "Path"),
+           ("lifecycle", "Lifecycle"), ("trust", "Trust"))
+
+
+def is_page(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is a page this command wrote (it may be replaced)."""
+    return MARKER.encode() in head[:MARKER_WITHIN]
