@@ -1,21 +1,73 @@
 """``git hn memory export`` and ``git hn memory import`` (issue 14 item 6): parse, call one service
-function, write the result."""
+function, write the result.
+
+Export writes bytes, never through rich: JSON Lines are canonical JSON, and Markdown has already
+made author text inert (``core.export``). ``--output FILE`` creates a new file and never
+overwrites one.
+"""
 
 from __future__ import annotations
+
+import sys
 
 from ..errors import HnError, UsageError
 
 EXPORT_USAGE = ("usage: git hn memory export [--format jsonl|markdown] [filters] [--output FILE]")
 IMPORT_USAGE = "usage: git hn memory import FILE|- [--stream ID] [--allow-secret-shaped] [--json]"
 
+__all__ = ["EXPORT_USAGE", "IMPORT_USAGE", "export", "import_", "HnError"]
+
 
 def export(values: dict, positional: list[str]) -> int:
     if positional:
         raise UsageError(EXPORT_USAGE)
-    raise HnError("memory export is not built yet")
+    from ..core import export as core
+    from ..core import hints
+    from ..errors import InputError
+
+    fmt = values.get("format") or "jsonl"
+    if fmt not in core.FORMATS:
+        raise InputError("memory export format is unsupported; " + hints.choice(fmt, core.FORMATS))
+    output = values.get("output")
+    if output is not None and output == "":
+        raise UsageError(EXPORT_USAGE)
+    from ..service import export as service
+    from ..store.repo import open_repo
+
+    req = service.request(kind=values.get("kind") or (), actor=values.get("actor") or (),
+                          topic=values.get("topic") or (), path=values.get("path"),
+                          subject=values.get("subject"), lifecycle=values.get("lifecycle") or (),
+                          trust_=values.get("trust") or (), query=values.get("query"))
+    repo = open_repo()
+    at = repo.resolve_commit(values.get("at") or "HEAD")
+    items = service.export(repo, req, at)
+    if fmt == "jsonl":
+        chunks = (core.export_line(it, at) for it in items)
+    else:
+        chunks = ((line + "\n").encode("utf-8") for line in core.markdown(items))
+    if output is not None:
+        service.write_new_file(output, chunks)
+        return 0
+    out = sys.stdout.buffer
+    for chunk in chunks:
+        out.write(chunk)
+    out.flush()
+    return 0
 
 
 def import_(values: dict, positional: list[str]) -> int:
-    if len(positional) != 1:
+    if len(positional) != 1 or positional[0] == "":
         raise UsageError(IMPORT_USAGE)
-    raise HnError("memory import is not built yet")
+    from ..service import import_drafts as service
+    from ..store.repo import open_repo
+    from . import render
+
+    repo = open_repo()
+    data = service.read_file(positional[0])
+    result = service.import_drafts(repo, data, stream=values.get("stream"),
+                                   allow_secret_shaped=bool(values.get("allow_secret_shaped")))
+    if values.get("json"):
+        render.json_line(service.result_json(result))
+    else:
+        render.lines(service.result_lines(result))
+    return 0

@@ -14,6 +14,9 @@ from ..core import hints
 from ..errors import UsageError
 
 
+NO_COLOR_HELP = "never colour the output on a terminal (also: NO_COLOR set, TERM=dumb)"
+
+
 class Opt(NamedTuple):
     name: str
     dest: str
@@ -51,6 +54,7 @@ COMMON = (
     Opt("--input", "input", "FILE|-", help="strict version-0 JSON request from FILE or stdin"),
     Opt("--allow-secret-shaped", "allow_secret_shaped",
         help="sign even if the text looks like a credential"),
+    Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
 RECORD_OPTS = RECORD_FIELDS + COMMON
 HANDOFF_OPTS = tuple(o for o in RECORD_FIELDS if o.name != "--kind") + COMMON
@@ -99,7 +103,8 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
         positional.append(arg)
     return values, positional
 
-SHOW_OPTS = (Opt("--json", "json", help="print one line of JSON"),)
+SHOW_OPTS = (Opt("--json", "json", help="print one line of JSON"),
+             Opt("--no-color", "no_color", help=NO_COLOR_HELP))
 BRIEF_OPTS = (
     Opt("--at", "at", "REV", help="query commit (default HEAD)"),
     Opt("--max-bytes", "max_bytes", "N", help="bound on the output bytes (default 16384)"),
@@ -115,6 +120,7 @@ DIGEST_OPTS = (
     Opt("--month", "month", "YYYY-MM", help="UTC month (default: the current one)"),
     Opt("--include-untrusted", "include_untrusted", help="also list memories the policy does not qualify"),
     Opt("--json", "json", help="print one line of JSON"),
+    Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
 LOG_OPTS = (
     Opt("--kind", "kind", "K", multiple=True, help="kind (repeatable)"),
@@ -129,12 +135,14 @@ LOG_OPTS = (
     Opt("-n", "n", "N", help="the same as --max-count"),
     Opt("--graph", "graph", help="list each memory's supersede, retract and challenge relations"),
     Opt("--no-pager", "no_pager", help="never page (a pipe, a file or --json never page anyway)"),
+    Opt("--no-color", "no_color", help=NO_COLOR_HELP),
     Opt("--json", "json", help="print one line of JSON"),
 )
 _LIFECYCLE_TAIL = (
     Opt("--stream", "stream", "ID", help="full stream ID"),
     Opt("--json", "json", help="print one line of JSON"),
     Opt("--allow-secret-shaped", "allow_secret_shaped", help="sign even if the text looks like a credential"),
+    Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
 RETRACT_OPTS = (Opt("--reason", "reason", "REASON", help="token such as incorrect or obsolete"),) + _LIFECYCLE_TAIL
 CHALLENGE_OPTS = (Opt("--reason", "reason", "REASON", help="token such as evidence-mismatch"),
@@ -160,13 +168,13 @@ RECALL_OPTS = (
     Opt("--cursor", "cursor", "C", help="continuation cursor"),
     Opt("--include-untrusted", "include_untrusted",
         help="also return memories the policy does not qualify (their real trust class is shown)"),
+    Opt("--no-color", "no_color", help=NO_COLOR_HELP),
     Opt("--json", "json", help="print one line of JSON"),
     Opt("--input", "input", "FILE|-", help="strict version-0 recall request (needs --json)"),
 )
 
 _EXPORT_FILTERS = tuple(o for o in RECALL_OPTS if o.name in (
-    "--at", "--subject", "--path", "--topic", "--kind", "--actor", "--lifecycle", "--trust", "--query",
-    "--include-untrusted"))
+    "--at", "--subject", "--path", "--topic", "--kind", "--actor", "--lifecycle", "--trust", "--query"))
 EXPORT_OPTS = (
     Opt("--format", "format", "FORMAT", help="jsonl (default: one verified memory per line, enough to "
         "re-verify it) or markdown (for people)"),
@@ -180,8 +188,8 @@ IMPORT_OPTS = (
 )
 VIEW_OPTS = (
     Opt("--at", "at", "REV", help="query commit (default HEAD)"),
-    Opt("--output", "output", "FILE", help="write the page to FILE (default: hn-memory.html in the "
-        "repository's private git directory)"),
+    Opt("--output", "output", "FILE", help="write the page to FILE (an existing FILE is replaced only if it "
+        "is an earlier page; default: hn-memory.html in the repository's private git directory)"),
     Opt("--open", "open", help="open the page in a browser"),
 )
 

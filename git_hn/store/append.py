@@ -4,8 +4,9 @@
 Owns: computing the next position (from the verified state, or by full verification of the
 stream), signing a fresh envelope, writing the four objects, the compare-and-swap on the local
 stream ref, with bounded retries under the stream lock, and recording the new memory in the
-verified state. Trusts: the active identity handed in, and chains only after ``streams`` (directly
-or through the state) verified them.
+verified state. ``append`` appends one memory; ``append_all`` appends several as one commit
+chain with one compare-and-swap (``memory import``: all or none). Trusts: the active identity
+handed in, and chains only after ``streams`` (directly or through the state) verified them.
 
 Attacks and races handled here:
 - *lost update*: two writers read the same head; ``update-ref`` with the expected old value lets
@@ -135,6 +136,11 @@ def _from_state(repo: Repo, actor: str, stream: str, sources: list[streams.Sourc
 
 def full_position(repo: Repo, actor: str, stream: str, sources: list[streams.Source]) -> Position:
     """Verify every source of the stream and continue the longest chain (§11(a) item 3)."""
+    return _longest_chain(repo, sources)[0]
+
+
+def _longest_chain(repo: Repo, sources: list[streams.Source]) -> tuple[Position, list[VerifiedMemory]]:
+    """``full_position``, and the verified chain it continues (root first)."""
     chains: dict[str, list[VerifiedMemory]] = {}
     for src in sources:
         try:
@@ -149,9 +155,9 @@ def full_position(repo: Repo, actor: str, stream: str, sources: list[streams.Sou
         if len(memories) > len(best):
             best = memories
     if not best:
-        return Position(local.head if local else "", "", 0, "", None)
+        return Position(local.head if local else "", "", 0, "", None), []
     head = best[-1]
-    return Position(local.head if local else "", head.commit, len(best), head.memory_id, head)
+    return Position(local.head if local else "", head.commit, len(best), head.memory_id, head), best
 
 
 def position(repo: Repo, actor: str, stream: str, use_cache: bool = True) -> Position:
@@ -194,13 +200,16 @@ def replay_head(ident: Identity, draft: Draft):
     return replay
 
 
-def _record(repo: Repo, ref: str, pos: Position, mem: VerifiedMemory) -> None:
-    """Add the appended memory to the verified state, if the state is exactly where this append
-    read it (else the next command's refresh verifies it like any new commit)."""
+def _record(repo: Repo, ref: str, pos: Position, mem: VerifiedMemory | list[VerifiedMemory]) -> None:
+    """Add the appended memory (or memories, root first) to the verified state, if the state is
+    exactly where this append read it (else the next command's refresh verifies it like any new
+    commit)."""
     import sqlite3
 
     from . import state, statedb, stateview
 
+    mems = mem if isinstance(mem, list) else [mem]
+    mem = mems[-1]
     env = mem.envelope
     try:
         with statedb.sealed_for_writing(repo) as conn:
@@ -217,7 +226,7 @@ def _record(repo: Repo, ref: str, pos: Position, mem: VerifiedMemory) -> None:
                 if base is None:
                     return
             change = state.Change(streams.Source(ref, mem.commit, env.actor, env.stream), old,
-                                  base.sid if base else None, pos.sequence, [mem])
+                                  base.sid if base else None, pos.sequence, mems)
             state.apply(conn, [change], [])
     except (HnError, statedb.Unwritable, OSError):
         return  # the state catches up on the next read
@@ -313,5 +322,62 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
     raise last_error
 
 
-__all__ = ["Draft", "Position", "Appended", "append", "position", "full_position", "replay_head",
-           "HnError"]
+def append_all(repo: Repo, ident: Identity, stream: str, select, *,
+               clock=now_timestamp) -> list[Appended]:
+    """Append several drafts to ``refs/hn/memory/<actor>/<stream>`` as one commit chain with one
+    compare-and-swap (``git hn memory import``): all of them or none.
+
+    ``select(chain)`` gets the verified chain being continued (root first, fully verified: no
+    §4.4 shortcut, since the caller compares the drafts with every memory of the stream) and
+    returns the drafts to append, in order; none means nothing is written. It runs under the
+    stream lock on every attempt, like ``append``'s replay check. Each memory gets its own
+    ``clock()`` timestamp; every envelope is checked and signed before any object is written,
+    all objects go to Git in one pack, and the ref moves once. A lost race is retried from a
+    fresh read (and a fresh ``select``) like ``append``; after the last attempt nothing of this
+    call is referenced.
+    """
+    ref = local_ref(ident.actor, stream)
+    seed = ident.seed()
+    last_error = None
+    with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, stream), ref):
+        for attempt in range(ATTEMPTS):
+            if attempt:
+                time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)
+            pos, chain = _longest_chain(repo, streams.stream_sources(repo, ident.actor, stream))
+            drafts = list(select(chain))
+            if not drafts:
+                return []
+            at, done, objs = pos, [], []
+            for draft in drafts:
+                if draft.stream != stream:
+                    raise ValidationError("memory stream does not match the append")
+                env = build_envelope(ident, draft, at, clock())
+                envmod.check_envelope(env)
+                if env.public_key != ident.public_key or env.actor != ident.actor:
+                    raise ValidationError("memory identity does not match its signer")
+                payload = envmod.encode(env)
+                signature = keys.b64_encode(keys.sign(seed, payload))
+                mid = memory_id(payload)
+                commit, more = objects.memory_commit_objects(
+                    payload, signature, at.parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
+                    objects.timestamp_seconds(env.timestamp), f"hn memory {mid}", repo.object_format)
+                objs += more
+                done.append(VerifiedMemory(mid, commit, env, payload, signature))
+                at = Position(at.local_head, commit, at.sequence + 1, mid, None)
+            writers = _Writers(repo)
+            try:
+                objects.write_objects(repo, objs, writers.unpack)
+                try:
+                    _compare_and_swap(repo, ref, at.parent, pos.local_head, writers)
+                except _LostRace as lost:
+                    last_error = lost_race_error(ref, lost.lock)
+                    continue
+            finally:
+                writers.close()
+            _record(repo, ref, pos, done)
+            return [Appended(m.memory_id, m.commit, m.envelope) for m in done]
+    raise last_error
+
+
+__all__ = ["Draft", "Position", "Appended", "append", "append_all", "position", "full_position",
+           "replay_head", "HnError"]

@@ -1,0 +1,141 @@
+"""``git hn memory export``: the verified record memories that pass recall's filters (issue 14
+item 6), each with its signed bytes, commit, source ref and projection.
+
+Served from the verified state like ``memory log``: the context-free filters run in SQLite over
+the rows table, trust is decided once per (actor, kind) pair with the policy at ``--at``, and the
+matching memories are projected in batches from their closure (``View.project``: payloads read
+from Git in one batch per 256 memories and re-checked against the state). ``export_full``
+answers from a full projection of verified streams; a test compares the two.
+
+Selection: recall's filters with ``memory log``'s defaults. An export is a copy of memory, not an
+answer about one commit, so every lifecycle and every trust class is included unless a filter
+narrows it, and applicability and evidence at ``--at`` are reported in each memory's projection,
+never used to drop it. ``--at`` (default ``HEAD``) is the commit whose policy decides trust and at
+which those classes are computed. There is no record limit. Retractions and challenges are not
+records: they appear as the ``retractedBy``/``challengedBy`` IDs of their targets.
+
+Order: (actor, stream, sequence), the order in which a reader re-verifies each chain. Read-only:
+it writes only the private state.
+"""
+
+from __future__ import annotations
+
+from ..core import export as core
+from ..core import recall as recall_core
+from ..core.projection import Context, project, row_index_json, trust
+from ..store import streams
+from ..store.repo import Repo
+from ..store.resolver import Resolver, load_policy
+from .log import _as_candidate, request
+
+BATCH = 256
+
+__all__ = ["request", "export", "export_full"]
+
+
+def export(repo: Repo, req: recall_core.RecallRequest, at: str) -> list[core.Exported]:
+    """``at`` is a resolved commit OID."""
+    from ..store import stateview
+
+    terms = recall_core.parse_query(req.query)
+    listing = streams.list_sources(repo)
+    return stateview.serve(repo, lambda view: _export_view(repo, view, req, at, terms),
+                           lambda: _export_full(repo, req, at, terms, listing), listing)
+
+
+def export_full(repo: Repo, req: recall_core.RecallRequest, at: str) -> list[core.Exported]:
+    """The same export from a full projection of verified streams (the reference; tests)."""
+    return _export_full(repo, req, at, recall_core.parse_query(req.query))
+
+
+def _context(repo: Repo, at: str):
+    resolver = Resolver(repo)
+    policy = load_policy(repo, resolver, at)
+    return Context(at, "", "", policy.memory, policy.digest), resolver
+
+
+def _export_view(repo: Repo, view, req, at: str, terms) -> list[core.Exported]:
+    from ..store.state import chunks, marks
+    from ..store.stateview import Corrupt
+    from .recall import _where
+    from .rows import FROM
+
+    ctx, resolver = _context(repo, at)
+    where, args = _where(view, req, terms, grouping=False)
+    if req.trust:  # trust depends only on (actor, kind): decided once per pair
+        cond = (" WHERE " + " AND ".join(where)) if where else ""
+        pairs = [(a, k) for a, k in view.conn.execute(f"SELECT DISTINCT r.actor, r.kind {FROM}{cond}", args)
+                 if trust(a, k, ctx.policy) in req.trust]
+        if not pairs:
+            return []
+        where = where + ["(r.actor, r.kind) IN (VALUES " + ", ".join(["(?, ?)"] * len(pairs)) + ")"]
+        args = args + [x for p in pairs for x in p]
+    sql = f"SELECT r.id {FROM}" + (" WHERE " + " AND ".join(where) if where else "")
+    sql += " ORDER BY r.actor, r.stream, r.seq, r.id"
+    ids = [r[0] for r in view.conn.execute(sql, args)]
+    out = []
+    for i in range(0, len(ids), BATCH):
+        batch = ids[i:i + BATCH]
+        proj, mems = view.project(batch, ctx, resolver)
+        commits = [mems[x].commit for x in batch if x in mems]
+        refs: dict[str, str] = {}
+        for part in chunks(commits):
+            for commit, ref in view.conn.execute(
+                    f'SELECT c."commit", s.ref FROM chain c JOIN sources s ON s.sid = c.sid '
+                    f'WHERE c."commit" IN ({marks(len(part))}) ORDER BY s.ref', part):
+                refs.setdefault(commit, ref)
+        for ident in batch:
+            mem = mems.get(ident)
+            row = row_index_json(proj.rows[ident])
+            if mem is None or mem.commit not in refs or not recall_core.matches(_as_candidate(row), req, terms):
+                raise Corrupt("a row's columns disagree with its projection")
+            out.append(core.Exported(mem, refs[mem.commit], row))
+    return out
+
+
+def _export_full(repo: Repo, req, at: str, terms, sources=None) -> list[core.Exported]:
+    collection = streams.collect(repo, sources)
+    ctx, resolver = _context(repo, at)
+    resolver.prefetch_types({m.envelope.record.anchor.commit for m in collection.memories
+                             if m.envelope.record is not None})
+    proj = project(list(collection.memories), ctx, resolver)
+    refs: dict[str, str] = {}
+    for ref in sorted(collection.chains):
+        for m in collection.chains[ref]:
+            refs.setdefault(m.commit, ref)
+    out = []
+    for mem in collection.memories:  # (actor, stream, sequence, ID)
+        r = proj.rows.get(mem.memory_id)
+        if r is None:
+            continue
+        row = row_index_json(r)
+        if recall_core.matches(_as_candidate(row), req, terms):
+            out.append(core.Exported(mem, refs[mem.commit], row))
+    return out
+
+
+def write_new_file(path: str, chunks) -> None:
+    """Write ``chunks`` (bytes) to ``path``, which must not exist: ``O_CREAT | O_EXCL`` refuses an
+    existing file and any symlink there, dangling or not (*clobbering*, *symlink redirection*).
+    A failed write removes the half-written file; an existing file is never touched."""
+    import os
+
+    from ..core.gostr import one_line
+    from ..errors import InputError, LocalStateError
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except FileExistsError:
+        raise InputError(f"export output {one_line(path)} already exists; choose a new file") from None
+    except OSError as exc:
+        raise LocalStateError(f"export output {one_line(path)}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for chunk in chunks:
+                fh.write(chunk)
+    except OSError as exc:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        raise LocalStateError(f"export output {one_line(path)}: {exc.strerror}") from None

@@ -1,0 +1,163 @@
+"""``git hn memory import FILE``: record a JSON Lines file of drafts as one append (issue 14 item 6).
+
+Each non-blank line is a strict version-0 record request, exactly what
+``git hn memory record --input FILE --json`` takes (CONTRACT §10.5, ``service.requests``), and is
+validated and secret-linted (§10.6) like one. The whole file is one request, in the check order of
+§10.4: every draft is validated and linted first (the first failure in file order is reported with
+its line number), then the active identity, each draft's ``actor``, its anchor (one batch for all
+commits and paths) and the stream. Nothing is signed until every draft passed; then every record
+is signed and the chain is written with one compare-and-swap (``store.append.append_all``): all
+drafts become memories, or none does. A lost race is retried from a fresh read; after the last
+attempt the stream is as it was.
+
+Replay (git-hn, following §7.14). A draft is skipped when the envelope it would sign equals a
+memory already in the target stream, or an earlier draft of the same file, in every field except
+``timestamp``, ``sequence`` and ``previous``. Unlike a single ``record``, whose replay check looks
+only at the head, the whole stream is compared: an import is a bulk copy, and importing the same
+file again (after other memories were recorded, too) must add nothing. Trusts: nothing in the file.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..core import export as core
+from ..core.envelope import Record
+from ..core.gostr import one_line
+from ..core.grammar import default_stream, is_oid
+from ..errors import HnError, InputError
+from ..store import identity as identmod
+from ..store.append import Draft, Position, append_all, build_envelope, now_timestamp
+from ..store.repo import Repo
+from . import index_refresh
+from .memory import lint
+from .requests import read_explicit, request_from_input, tree_entry
+
+
+class Line(NamedTuple):
+    number: int
+    memory_id: str
+    replayed: bool
+
+
+class Imported(NamedTuple):
+    actor: str
+    stream: str
+    lines: list[Line]
+    appended: int
+
+
+def read_file(path: str) -> bytes:
+    """The import file (``-``: stdin), bounded (CONTRACT §10.5's source rule)."""
+    return read_explicit(path, core.MAX_IMPORT_BYTES)
+
+
+def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
+                  allow_secret_shaped: bool = False, clock=now_timestamp) -> Imported:
+    numbered = []
+    for number, line in core.split_drafts(data):
+        try:
+            req = request_from_input(repo, line)
+            lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
+        except HnError as exc:
+            raise core.line_error(number, exc) from None
+        numbered.append((number, req))
+    ident = identmod.load_active(repo)
+    for number, req in numbered:
+        if req.actor is not None and req.actor != ident.actor:
+            raise InputError(f"import line {number}: record input actor does not match the active identity")
+    check_anchors(repo, [(n, req.record) for n, req in numbered])
+    target = _target_stream(stream, numbered) or default_stream(ident.actor)
+    drafts = [(n, Draft("record", target, req.record)) for n, req in numbered]
+    # the replay key of each draft: its envelope at any position and time (those are not compared)
+    origin = Position("", "", 0, "", None)
+    keys = [core.replay_key(build_envelope(ident, d, origin, "1970-01-01T00:00:00Z")) for _n, d in drafts]
+    chosen: dict = {}
+
+    def select(chain):
+        existing = {core.replay_key(m.envelope): m.memory_id for m in chain}
+        todo, first = [], {}
+        for (number, draft), key in zip(drafts, keys):
+            if key in existing or key in first:
+                continue
+            first[key] = len(todo)
+            todo.append(draft)
+        chosen.update(existing=existing, first=first)
+        return todo
+
+    appended = append_all(repo, ident, target, select, clock=clock)
+    if appended:
+        index_refresh.after_ref_change(repo)
+    new_ids = [a.memory_id for a in appended]
+    lines, seen = [], set()
+    for (number, _draft), key in zip(drafts, keys):
+        if key in chosen["existing"]:
+            lines.append(Line(number, chosen["existing"][key], True))
+        else:
+            lines.append(Line(number, new_ids[chosen["first"][key]], key in seen))
+        seen.add(key)
+    return Imported(ident.actor, target, lines, len(appended))
+
+
+def _target_stream(given: str | None, numbered) -> str | None:
+    """``--stream``, else the stream the drafts name; a draft naming another stream is refused
+    (one import is one append to one stream)."""
+    from ..core.grammar import is_digest_id
+
+    if given is not None and not is_digest_id(given):
+        raise InputError("memory stream is invalid")
+    target = given
+    for number, req in numbered:
+        if req.stream is None:
+            continue
+        if target is None:
+            target = req.stream
+        elif req.stream != target:
+            raise InputError(f"import line {number}: record input field stream {req.stream} "
+                             f"does not match the import stream {target}")
+    return target
+
+
+def check_anchors(repo: Repo, records: list[tuple[int, Record]]) -> None:
+    """CONTRACT §10.5's anchor rule for every draft, with one ``cat-file --batch-check`` for all
+    commits and one for all ``commit:path`` entries (no process per draft). An entry the batch
+    does not find, or a path with a space (which the batch answer cannot delimit), is resolved
+    by ``ls-tree`` like ``record --input`` does, so absent paths and gitlinks get its answers."""
+    commits = sorted({r.anchor.commit for _n, r in records
+                      if is_oid(r.anchor.commit) and len(r.anchor.commit) == repo.oid_hex_len})
+    infos = dict(zip(commits, repo.git.infos_bulk(commits)))
+    for number, r in records:
+        info = infos.get(r.anchor.commit)
+        if info is None or info[1] != "commit" or info[0] != r.anchor.commit:
+            raise InputError(f"import line {number}: anchor.commit must be an exact available commit")
+    names = sorted({f"{r.anchor.commit}:{p.path}" for _n, r in records for p in r.anchor.paths
+                    if " " not in p.path})
+    entries = dict(zip(names, repo.git.infos_bulk(names)))
+    for number, r in records:
+        for p in r.anchor.paths:
+            info = entries.get(f"{r.anchor.commit}:{p.path}")
+            try:
+                blob = info[0] if info is not None and info[1] == "blob" else tree_entry(repo, r.anchor.commit, p.path)
+            except HnError as exc:
+                raise core.line_error(number, exc) from None
+            if blob != p.blob:
+                raise InputError(f"import line {number}: anchor.paths blob for {one_line(p.path)} "
+                                 f"does not match commit {r.anchor.commit}")
+
+
+def result_json(result: Imported) -> dict:
+    return {"version": 0, "actor": result.actor, "stream": result.stream, "appended": result.appended,
+            "memories": [{"line": ln.number, "memoryId": ln.memory_id, "replayed": ln.replayed}
+                         for ln in result.lines]}
+
+
+def result_lines(result: Imported) -> list[str]:
+    """Human output: the stream and a count (``--json`` lists every line's memory ID)."""
+    replayed = len(result.lines) - result.appended
+    out = [f"Stream: {result.stream}", f"Actor: {result.actor}"]
+    if result.appended == 0:
+        out.append(f"Replayed: all {len(result.lines)} drafts are already in the stream; nothing appended")
+    else:
+        out.append(f"Imported: {result.appended} memories appended"
+                   + (f", {replayed} drafts already present" if replayed else ""))
+    return out
