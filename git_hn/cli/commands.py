@@ -258,9 +258,10 @@ def recall_command(values: dict) -> int:
         render.json_line(doc)
     else:
         if render.on_terminal():
+            from ..service.names import author_names
             from . import terminal
 
-            names = terminal.names(repo, [row["id"] for row in doc["memories"]])
+            names = author_names(repo, [row["id"] for row in doc["memories"]])
             render.write(terminal.recall(doc, names, bool(values.get("no_color"))))
         else:
             render.lines(core.human_lines(doc))
@@ -533,9 +534,10 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
     if as_json:
         render.json_line(doc)
     elif render.on_terminal():
+        from ..service.names import author_names
         from . import terminal
 
-        names = terminal.names(repo, [row["id"] for row in doc["memories"]])
+        names = author_names(repo, [row["id"] for row in doc["memories"]])
         render.write(terminal.digest(doc, names, no_color))
     else:
         render.lines(brief.digest_lines(doc))

@@ -187,36 +187,14 @@ def complete(args: list[str]) -> int:
         return 0
     with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):
         try:
-            ids = _memory_ids("sha256:" + hexpart, targets)
+            from ..service.names import memory_ids
+            from ..store.repo import open_repo
+
+            ids = memory_ids(open_repo(), hexpart, targets)
         except Exception:  # noqa: BLE001 - see the docstring: nothing, whatever went wrong
             return 0
     sys.stdout.write("".join(f"{form}{mid[len('sha256:'):]}\n" for mid in ids))
     return 0
-
-
-def _memory_ids(low: str, targets: bool) -> list[str]:
-    """Sorted verified memory IDs starting with ``low`` (``sha256:<hex>``)."""
-    from ..store import stateview, streams
-    from ..store.repo import open_repo
-    from ..store.state import ROW_OPS
-
-    repo = open_repo()
-    ops = ROW_OPS if targets else None
-
-    def from_view(view) -> list[str]:
-        # the state's memories table, as View.find reads it, without find's limit of two
-        sql = "SELECT id FROM memories WHERE id >= ? AND id < ?"
-        params: tuple = (low, low + "g")  # "g" sorts after every hex digit
-        if ops:
-            sql += f" AND operation IN ({','.join('?' * len(ops))})"
-            params += tuple(ops)
-        return [row[0] for row in view.conn.execute(sql + " ORDER BY id", params)]
-
-    def from_full() -> list[str]:
-        return sorted(m.memory_id for m in streams.collect(repo).memories
-                      if m.memory_id.startswith(low) and (ops is None or m.envelope.operation in ops))
-
-    return stateview.serve(repo, from_view, from_full)
 
 
 def dispatch(argv: list[str]) -> int:

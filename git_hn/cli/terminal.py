@@ -166,26 +166,6 @@ def content_line(screen: Screen, content: str) -> None:
     screen.line(line)
 
 
-def names(repo, ids) -> dict[str, str]:
-    """The signed author name of each memory in ``ids``, read from the verified state (payloads
-    re-checked by ``View.load``), or from a full collection when the state cannot answer."""
-    from ..store import stateview, streams
-
-    want = list(dict.fromkeys(ids))
-    if not want:
-        return {}
-
-    def with_view(view) -> dict[str, str]:
-        return {i: m.envelope.actor_name for i, m in view.load(want).items()}
-
-    def full() -> dict[str, str]:
-        keep = set(want)
-        return {m.memory_id: m.envelope.actor_name for m in streams.collect(repo).memories
-                if m.memory_id in keep}
-
-    return stateview.serve(repo, with_view, full)
-
-
 # -- commands --------------------------------------------------------------------------------
 
 

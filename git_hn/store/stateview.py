@@ -186,6 +186,16 @@ class View:
         return [r[0] for r in self.conn.execute(
             "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 2", (low, low + "g"))]
 
+    def ids(self, hexprefix: str, operations=None) -> list[str]:
+        """Every ID starting with ``sha256:<hexprefix>``, sorted; only memories whose operation
+        is in ``operations`` when it is given (shell completion)."""
+        low = "sha256:" + hexprefix
+        sql, params = "SELECT id FROM memories WHERE id >= ? AND id < ?", [low, low + "g"]
+        if operations:
+            sql += f" AND operation IN ({marks(len(operations))})"
+            params += list(operations)
+        return [r[0] for r in self.conn.execute(sql + " ORDER BY id", params)]
+
     def present(self, ids) -> set[str]:
         out: set[str] = set()
         for part in chunks(ids):
