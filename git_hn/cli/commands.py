@@ -417,6 +417,10 @@ def _signals_raise():
     @contextmanager
     def scope():
         def stop(signum, _frame):
+            from ..store import git
+
+            if git.defer_signal(signum):  # a child is being started: raised once it exists
+                return
             raise Signalled(signum)
 
         previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}

@@ -90,9 +90,9 @@ class Git:
         ``unpack-objects``): a writer that is never fed is ``abandon``ed without effect."""
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            proc = subprocess.Popen(["git", *args], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.cwd,
-                                    env=full_env)
+            proc = popen(["git", *args], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.cwd,
+                         env=full_env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         return Started(proc, args, self.timeout)
@@ -134,9 +134,9 @@ class Git:
                     return early.finish()
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            proc = subprocess.Popen(["git", *args], stdin=subprocess.PIPE if input is not None
-                                    else subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, cwd=self.cwd, env=full_env)
+            proc = popen(["git", *args], stdin=subprocess.PIPE if input is not None
+                         else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=self.cwd, env=full_env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         try:
@@ -156,8 +156,8 @@ class Git:
         self.forget_early()
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            proc = subprocess.Popen(["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, cwd=self.cwd, env=full_env)
+            proc = popen(["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=self.cwd, env=full_env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         box: dict = {}
@@ -176,8 +176,8 @@ class Git:
         """(exit status, stdout) of ``git <args>`` with stderr discarded: one blocking read, for
         large listings (``run`` multiplexes two pipes in small reads)."""
         try:
-            proc = subprocess.Popen(["git", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, cwd=self.cwd, env=self.env)
+            proc = popen(["git", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, cwd=self.cwd, env=self.env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         with proc:
@@ -198,8 +198,8 @@ class Git:
         For answers that are usually found early in a long listing (a recent commit in a long
         chain), so that the rest is never produced.
         """
-        proc = subprocess.Popen(["git", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                cwd=self.cwd, env=self.env)
+        proc = popen(["git", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                     cwd=self.cwd, env=self.env)
         try:
             for line in proc.stdout:
                 yield line.rstrip(b"\n").decode("ascii", "replace")
@@ -397,6 +397,48 @@ def close_early() -> None:
         _early_runner = None
 
 
+_spawning = 0  # children being started right now (in ``popen``)
+_deferred: list[int] = []  # signals that arrived meanwhile
+
+
+def popen(args, **kw) -> subprocess.Popen:
+    """``subprocess.Popen``, with a stopping signal that arrives while the child is being started
+    held back until the child exists: the child is then killed and reaped, and the signal raised
+    (``errors.Signalled``). Raised in the middle of ``Popen``, it would leave a child that no one
+    knows, still writing (into a quarantine being removed, say)."""
+    global _spawning
+    _spawning += 1
+    try:
+        proc = subprocess.Popen(args, **kw)
+    except BaseException:
+        _spawning -= 1
+        _raise_deferred()
+        raise
+    _spawning -= 1
+    if _deferred and not _spawning:
+        _stop(proc)
+        _raise_deferred()
+    return proc
+
+
+def defer_signal(signum: int) -> bool:
+    """For a signal handler: whether a child is being started; the signal is then raised by
+    ``popen`` as soon as the child exists (and has been stopped)."""
+    if _spawning:
+        _deferred.append(signum)
+        return True
+    return False
+
+
+def _raise_deferred() -> None:
+    if _deferred and not _spawning:
+        from ..errors import Signalled
+
+        signum = _deferred[0]
+        _deferred.clear()
+        raise Signalled(signum)
+
+
 def _stop(proc: subprocess.Popen) -> None:
     """Kill and reap a child whose caller is unwinding (a signal arrived while it ran), so that
     it writes nothing after the caller has cleaned up."""
@@ -501,9 +543,9 @@ class _Batch:
     @staticmethod
     def popen(git: Git, mode: str) -> subprocess.Popen:
         try:
-            return subprocess.Popen(["git", "cat-file", mode], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                    cwd=git.cwd, env=git.env)
+            return popen(["git", "cat-file", mode], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         cwd=git.cwd, env=git.env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
 

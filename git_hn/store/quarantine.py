@@ -36,7 +36,7 @@ import time
 
 from ..errors import GitError, LocalStateError
 from . import private
-from .git import Git
+from .git import Git, popen
 from .repo import Repo
 from .replication import is_txn, quarantine_root
 from .transport import is_local, remote_env, transport_config_question, transport_settings
@@ -174,6 +174,11 @@ class Quarantine:
         if parent != self.root or not is_txn(name) or os.path.islink(self.path):
             raise LocalStateError("quarantine cleanup refused an unexpected path")
         shutil.rmtree(self.path, ignore_errors=True)
+        for _ in range(40):  # a Git child still finishing its last write: gone within moments
+            if not os.path.lexists(self.path):
+                break
+            time.sleep(0.025)
+            shutil.rmtree(self.path, ignore_errors=True)
         if self._held is not None:
             os.close(self._held)
             self._held = None
@@ -210,9 +215,9 @@ class Quarantine:
         limit = max_total + max(1 << 20, max_total // 8)
         start_size = self.objects_size()
         # its own process group, so that a kill reaches the transport helper and index-pack too
-        proc = subprocess.Popen(args, cwd=self.path, env=self.git.env, stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                start_new_session=True)
+        proc = popen(args, cwd=self.path, env=self.git.env, stdin=subprocess.PIPE,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     start_new_session=True)
         try:
             proc.stdin.write("".join(r + "\n" for r in wants).encode())
             proc.stdin.close()

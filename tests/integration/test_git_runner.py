@@ -162,3 +162,30 @@ def test_a_ref_write_drops_early_answers(repo):
     assert f"refs/hn/memory/{'a' * 64}/{'b' * 64}" in listing  # asked afresh, after the write
     gitmod.close_early()
     runner.close()
+
+
+def test_a_signal_while_a_child_starts_stops_that_child_then_raises(tmp_path):
+    """A stopping signal that arrives while ``popen`` starts a child is held back until the child
+    exists; the child is then killed and reaped before ``Signalled`` is raised, so that nothing
+    keeps writing after the caller cleaned up (a quarantine being removed, issue 12 item 9b)."""
+    import signal
+
+    from git_hn.cli.commands import _signals_raise
+    from git_hn.errors import Signalled
+    from git_hn.store import git
+
+    marker = tmp_path / "written-late"
+    with _signals_raise():
+        git._spawning += 1  # as if the signal came in the middle of Popen
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs now: deferred, not raised
+        finally:
+            git._spawning -= 1
+        assert git._deferred == [signal.SIGTERM]
+        with pytest.raises(Signalled) as stopped:
+            git.popen(["sh", "-c", f"sleep 0.3; touch {marker}"])
+    assert stopped.value.signum == signal.SIGTERM and git._deferred == []
+    time.sleep(0.6)
+    assert not marker.exists()  # the child was killed before it could write
+    with _signals_raise():  # and nothing is left pending: the next child starts normally
+        assert git.popen(["true"]).wait() == 0
