@@ -455,9 +455,11 @@ _git_hn_complete() {
                     local -a ids=() targets=()
                     [[ $operand == memory-targets ]] && targets=(--targets)
                     [[ $cur == ":" && $prev == sha256 ]] && cur=""  # bash splits sha256: at the :
-                    [[ $cur == *[!0-9a-f]* ]] || mapfile -t ids < <("$@" __complete memory-ids \
-                        "${targets[@]}" "$cur" 2>/dev/null)
+                    # IDs are hex words: plain word splitting reads them (no mapfile: bash 3.2)
+                    [[ $cur == *[!0-9a-f]* ]] || ids=($("$@" __complete memory-ids \
+                        "${targets[@]}" "$cur" 2>/dev/null))
                     COMPREPLY=("${ids[@]}")
+                    compopt +o default +o bashdefault 2>/dev/null  # no file names in place of an ID
                     return 0 ;;
             esac
         fi

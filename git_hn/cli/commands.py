@@ -447,14 +447,16 @@ def sync_command(args: list[str]) -> int:
         from rich.console import Console
         from rich.live import Live
         from rich.spinner import Spinner
+        from rich.text import Text
 
         console = Console(stderr=True, markup=False, emoji=False, highlight=False)
-        spinner = Spinner("dots", text="git hn sync")
+        # Text, never a str: rich reads a str given to Spinner as markup
+        spinner = Spinner("dots", text=Text("git hn sync"))
         status = Live(spinner, console=console, transient=True, refresh_per_second=12.5)
         status.start()
 
         def draw(text: str) -> None:  # every step is drawn, however short
-            spinner.update(text=f"git hn sync {remote}: {text}")
+            spinner.update(text=Text(f"git hn sync {remote}: {text}"))
             status.refresh()
 
         progress = draw

@@ -81,6 +81,15 @@ class Screen:
         self.console.print(text, markup=False, emoji=False, highlight=False, no_wrap=True,
                            overflow="ellipsis", crop=True, soft_wrap=False)
 
+    def copyable(self, text: Text) -> None:
+        """A line someone copies a value from (a full ID, a key): never cut; wider than the
+        terminal, it is left to the terminal to wrap (no newline inserted), so that selecting it
+        still copies the whole value."""
+        if text.cell_len <= self.width:
+            self.line(text)
+        else:
+            self.console.print(text, markup=False, emoji=False, highlight=False, soft_wrap=True)
+
     def wrapped(self, text: Text) -> None:
         """Free text, wrapped at the width (long words folded)."""
         text.no_wrap, text.overflow = False, "fold"
@@ -231,12 +240,16 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
                        (target["trust"], trust_style(target["trust"])))
         screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), classes))
         _content(screen, target["data"]["content"])
-    screen.line(labelled("Full ID", doc["memoryId"], pad=9))  # 80 columns: the one line to copy
+    screen.copyable(labelled("Full ID", doc["memoryId"], pad=9))  # 80 columns: the one line to copy
     return screen.text()
 
 
 RELATION_LABEL = (("successors", "Superseded by"), ("retractions", "Retracted by"),
                   ("challengers", "Challenged by"))
+
+
+HANDOFF_PARTS = (("completed", "Completed"), ("assumptions", "Assumptions"), ("blockers", "Blockers"),
+                 ("nextActions", "Proposed next actions (inert, not instructions)"))
 
 
 def _projection(screen: Screen, row: dict) -> None:
@@ -245,10 +258,27 @@ def _projection(screen: Screen, row: dict) -> None:
     for key, label in RELATION_LABEL:
         for other in row.get(key, ()):
             screen.line(labelled(label, short_id(other), ID))
-    topics = row["data"].get("topics") or []
+    data = row["data"]
+    topics = data.get("topics") or []
     if topics:
         screen.line(labelled("Topics", inert(", ".join(topics))))
-    _content(screen, row["data"]["content"])
+    paths = [p["path"] for p in row["anchor"].get("paths", ())]
+    if paths:
+        screen.line(labelled("Paths", inert(", ".join(paths))))
+    if row["anchor"].get("subject"):
+        screen.line(labelled("Subject", inert(row["anchor"]["subject"])))
+    for item in data.get("evidence", ()):
+        screen.line(labelled("Evidence", inert(item)))
+    if data.get("attemptOutcome"):
+        screen.line(labelled("Outcome", data["attemptOutcome"]))
+    _content(screen, data["content"])
+    handoff = data.get("handoff")
+    for key, title in HANDOFF_PARTS if handoff else ():
+        if handoff[key]:
+            screen.line(Text(title, style=LABEL))
+            for entry in handoff[key]:
+                for n, line in enumerate(escape_bidi(safe_text(entry)).expandtabs(4).split("\n")):
+                    screen.wrapped(Text(("  - " if n == 0 else "    ") + line))
 
 
 def _content(screen: Screen, content: str) -> None:
@@ -304,8 +334,8 @@ def identity(ident, which: str, no_color: bool = False) -> str:
     screen.line(labelled("Name", Text(inert(ident.name), style=NAME)))
     screen.line(labelled("Actor", short_id(ident.actor), ID))
     if which == "public":
-        screen.wrapped(labelled("Public key", ident.public_key))
-    screen.line(labelled("Full actor", ident.actor))
+        screen.copyable(labelled("Public key", ident.public_key))
+    screen.copyable(labelled("Full actor", ident.actor))
     return screen.text()
 
 

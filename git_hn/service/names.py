@@ -1,9 +1,10 @@
 """Small lookups for people and shells: the signed author name of memories (terminal output) and
-the verified memory IDs under a prefix (shell completion).
+the memory IDs under a prefix (shell completion).
 
-Both read the verified state (``stateview.serve``), or a full collection when the state cannot
-answer, exactly as ``show`` finds memories. Trusts: what the state serves (payloads re-checked by
-``View.load``; IDs from its sealed ``memories`` table).
+Author names come from the verified state (``stateview.serve``), or a full collection when the
+state cannot answer, exactly as ``show`` finds memories; completion reads the sealed state as last
+verified and nothing else (it must answer at once). Trusts: what the state serves (payloads
+re-checked by ``View.load``; IDs from its sealed ``memories`` table, checked for their form).
 """
 
 from __future__ import annotations
@@ -30,15 +31,18 @@ def author_names(repo: Repo, ids) -> dict[str, str]:
 
 
 def memory_ids(repo: Repo, hexprefix: str, targets: bool = False) -> list[str]:
-    """Sorted verified memory IDs starting with ``sha256:<hexprefix>``; with ``targets``, only
-    records and supersedes (what ``supersede``, ``retract`` and ``challenge`` can name)."""
+    """Sorted memory IDs starting with ``sha256:<hexprefix>`` from the state as last verified
+    (``stateview.last_verified``: it may miss what arrived since the last command, and it is
+    never rebuilt or waited for here: completion must answer at once); with ``targets``, only
+    records and supersedes (what ``supersede``, ``retract`` and ``challenge`` can name). Only
+    well-formed IDs are returned. No state, or a busy one: nothing."""
+    import re
+
     from ..store.state import ROW_OPS
 
-    ops = tuple(ROW_OPS) if targets else None
-    low = "sha256:" + hexprefix
-
-    def full() -> list[str]:
-        return sorted(m.memory_id for m in streams.collect(repo).memories
-                      if m.memory_id.startswith(low) and (ops is None or m.envelope.operation in ops))
-
-    return stateview.serve(repo, lambda view: view.ids(hexprefix, ops), full)
+    well_formed = re.compile(r"sha256:[0-9a-f]{64}")
+    with stateview.last_verified(repo) as view:
+        if view is None:
+            return []
+        found = view.ids(hexprefix, tuple(ROW_OPS) if targets else None)
+    return [i for i in found if well_formed.fullmatch(i)]

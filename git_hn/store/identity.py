@@ -201,6 +201,7 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
         configured = repo.git.run(["config", "--get", "user.name"]).stdout.decode("utf-8", "replace")
         configured = configured[:-1] if configured.endswith("\n") else configured
         name = configured if not is_blank(configured) else "anonymous"
+    check_signing_name(name)
     while True:
         seed = os.urandom(32)
         pub = public_key_from_seed(seed)
@@ -212,6 +213,22 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     return ident, path
 
 
+def check_signing_name(name: str, fix: str = "choose another with --name NAME") -> None:
+    """Refuse a name no envelope could carry (§1.5: control characters, more than 256 bytes,
+    blank, not UTF-8), which would make every later append fail with ``memory actorName is
+    invalid`` (§2.6 describes that failure; git-hn stops it at ``init`` and ``identity import``
+    instead, where the cause is still in view). The name itself is not echoed."""
+    from ..core.gostr import has_control, is_blank, is_utf8, utf8_len
+    from ..core.limits import LIMITS
+
+    if not is_utf8(name) or is_blank(name) or has_control(name):
+        raise InputError(f"identity name cannot be signed: it holds control characters or no "
+                         f"visible text; {fix}")
+    if utf8_len(name) > LIMITS.max_actor_name:
+        raise InputError(f"identity name cannot be signed: it is longer than {LIMITS.max_actor_name} "
+                         f"bytes; {fix}")
+
+
 def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str, bool, bool]:
     """``git hn identity import``: store a validated identity in this keyring and make it active
     when there is no active identity (or, with ``activate``, in place of the active one).
@@ -219,6 +236,7 @@ def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str
     Returns (record path, whether the record is new, whether it is now the active identity). A
     record already stored for the actor must be identical: an import never replaces a key."""
     check_key_pair(ident.actor, ident.public_key, ident.private_key)
+    check_signing_name(ident.name, "no memory could be recorded with this identity, so it is not imported")
     existing = load_record(repo, ident.actor)
     if existing is not None and existing != ident:
         raise InputError(f"identity {ident.actor} is already in this keyring with a different name or "

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from ..core import envelope as envmod
 from ..core import hashing
 from ..core.chain import VerifiedMemory
-from ..errors import StateCorrupt, StateUnavailable, ValidationError
+from ..errors import ConflictError, StateCorrupt, StateUnavailable, ValidationError
 from . import state, statedb, streams
 from .repo import Repo
 from .state import chunks, marks
@@ -60,6 +60,28 @@ def current(repo: Repo, listing: list | None = None, scope: set | None = None):
             yield View(repo, conn, listing)
         finally:
             conn.close()
+
+
+@contextmanager
+def last_verified(repo: Repo, wait: float = 0.2):
+    """The sealed state as it was last verified, without bringing it up to date (no listing, no
+    verification, no rebuild), or None when there is none or it is busy for ``wait`` seconds.
+    For answers that must come at once and may miss what changed since the last command (shell
+    completion); never for an answer a command serves as verified."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(statedb.locked(repo, exclusive=False, wait=wait))
+        except (ConflictError, statedb.Unwritable):
+            yield None
+            return
+        conn = statedb.open_sealed(repo, readonly=True)
+        if conn is None:
+            yield None
+            return
+        stack.callback(conn.close)
+        yield View(repo, conn, [])
 
 
 def _current(conn, listing, scope) -> bool:

@@ -312,8 +312,10 @@ def test_bash_standalone_completes_words_with_their_space(memories, tmp_path):
 def test_bash_completion_prints_nothing_outside_a_repository(tmp_path):
     outside = tmp_path / "plain"
     outside.mkdir()
+    (outside / "0-notes.txt").write_text("a file whose name starts like an ID\n")
     term = bash(outside, tmp_path)
     try:
+        # no ID matches, and bash's file-name fallback is off where a memory ID goes
         assert term.line_after("git-hn memory show 0\t") == "git-hn memory show 0"
         assert term.line_after("git-hn memory reco\t") == "git-hn memory record "
         assert b"git-hn:" not in term.screen and b"Traceback" not in term.screen
@@ -369,3 +371,32 @@ def test_zsh_completes_git_hn_and_git_hn_subcommand(memories, tmp_path):
         assert term.line_after(f"git hn memory retract {pre}\t") == f"git hn memory retract {records[2]} "
     finally:
         term.close()
+
+
+def test_memory_id_completion_never_waits_nor_builds(memories):
+    """Completion answers at once: a state another process holds (a long sync, a first build)
+    gives nothing rather than a frozen shell, and a missing state is not built for a TAB."""
+    import fcntl
+    import time
+
+    repo, records, retraction = memories
+    assert _complete(repo, "").stdout.decode().splitlines() == sorted(records + [retraction])
+    lock = repo / ".git" / "hn" / "locks" / "state.lock"
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        started = time.monotonic()
+        r = _complete(repo, "")
+        assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
+        assert time.monotonic() - started < 5  # not the state's 120 s lock wait
+    finally:
+        os.close(fd)
+    memory = repo / ".git" / "hn" / "memory"
+    for name in os.listdir(memory):
+        if name.startswith("state-"):
+            os.unlink(memory / name)
+    r = _complete(repo, "")
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
+    assert not any(n.startswith("state-") for n in os.listdir(memory))  # nothing was built
+    assert hn(repo, "memory", "recall", "--json").code == 0  # the next command builds it
+    assert _complete(repo, "").stdout.decode().splitlines() == sorted(records + [retraction])

@@ -6,7 +6,9 @@ import json
 import os
 import stat
 
-from helpers import git, hn, refs_snapshot
+import pytest
+
+from helpers import git, hn, make_repo, refs_snapshot
 
 
 def _modes(path):
@@ -181,3 +183,33 @@ def test_legacy_single_identity_file_is_migrated(inited):
     assert f"Actor:  {actor}" in r.out
     assert (hn_dir / "active").read_text() == actor + "\n"
     assert json.loads((hn_dir / "identities" / f"{actor}.json").read_text()) == record
+
+
+@pytest.mark.parametrize("name,why", [("A\x1bB", "it holds control characters or no visible text"),
+                                      ("tab\there", "it holds control characters or no visible text"),
+                                      ("x" * 257, "it is longer than 256 bytes")])
+def test_init_refuses_a_name_no_envelope_could_carry(repo, name, why):
+    """§2.6 says such a name makes every later append fail with `memory actorName is invalid`;
+    git-hn refuses it at init, where the cause is in view, and writes nothing."""
+    before = sorted(p.name for p in (repo / ".git").iterdir())
+    r = hn(repo, "init", "--name", name)
+    assert (r.code, r.out) == (1, "")
+    assert r.err == f"git-hn: identity name cannot be signed: {why}; choose another with --name NAME\n"
+    assert sorted(p.name for p in (repo / ".git").iterdir()) == before  # no keyring, no .git/hn
+    assert hn(repo, "init", "--name", "x" * 256).code == 0  # the bound itself is fine
+
+
+def test_import_refuses_an_identity_whose_name_cannot_be_signed(inited, tmp_path):
+    out = tmp_path / "me.json"
+    assert hn(inited, "identity", "export", "--output", str(out)).code == 0
+    record = json.loads(out.read_text())
+    record["name"] = "Mallory\x07"
+    out.write_text(json.dumps(record))
+    out.chmod(0o600)
+    other = make_repo(tmp_path / "other")
+    r = hn(other, "identity", "import", str(out))
+    assert r.code == 1 and r.err == ("git-hn: identity name cannot be signed: it holds control characters or "
+                                     "no visible text; no memory could be recorded with this identity, so it "
+                                     "is not imported\n")
+    keyring = other / ".git" / "hn" / "identities"
+    assert not keyring.exists() or not any(keyring.iterdir())

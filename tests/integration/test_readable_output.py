@@ -321,3 +321,29 @@ def test_piped_output_never_imports_rich(world):
                  ["memory", "log"]):
         proc = subprocess.run([sys.executable, "-c", probe, *args], cwd=repo, capture_output=True, timeout=120)
         assert proc.returncode == 0 and proc.stderr.decode().endswith("[]"), (args, proc.stderr)
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_show_on_a_terminal_lists_a_handoffs_parts_and_paths(tmp_path, columns):
+    """The terminal view of a handoff shows what it hands off (completed, assumptions, blockers,
+    next actions as proposals), its anchored paths and evidence, each entry inert."""
+    repo = make_repo(tmp_path / "r", files={"app.py": "x\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    r = hn(repo, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "end of day",
+           "--completed", "codec", "--assumption", "CI is green", "--blocker", "review \x1b[31mpending",
+           "--next-action", "ship [bold]it[/bold]", "--path", "app.py", "--json")
+    assert r.code == 0, r.err
+    lines = _screen(_pty(repo, columns, "memory", "show", r.json()["memoryId"]), columns)
+    at = {line: n for n, line in enumerate(lines)}
+    assert "Paths     app.py" in at
+    for title, entry in (("Completed", "  - codec"), ("Assumptions", "  - CI is green"),
+                         ("Blockers", "  - review \ufffd[31mpending"),
+                         ("Proposed next actions (inert, not instructions)", "  - ship [bold]it[/bold]")):
+        assert at[title] + 1 == at[entry], (title, lines)
+
+
+def test_a_full_id_is_never_cut_on_a_narrow_terminal(world):
+    """Below 80 columns the one line to copy is left to the terminal to wrap, never cut."""
+    repo, ids = world
+    out = SGR.sub("", _pty(repo, 60, "memory", "show", _short(ids["hostile"])))
+    assert f"Full ID  {ids['hostile']}" in out.splitlines() and "\u2026" not in out.splitlines()[-1]
