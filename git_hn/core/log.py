@@ -13,6 +13,8 @@ unmodified (canonical JSON escapes them).
 
 from __future__ import annotations
 
+import re
+
 from typing import NamedTuple
 
 from .gostr import escape_bidi, one_line, safe_text, short_id
@@ -108,10 +110,17 @@ def fields(it: Item) -> Fields:
                   it.kind, it.lifecycle, it.trust, inert(it.summary))
 
 
+# git-hn's own views (log, the terminal views, the page) also spell out the bidirectional marks
+# and the invisible characters that can hide a difference (not ZWJ/ZWNJ: scripts and emoji use them)
+_INVISIBLE = re.compile("[\u061c\u200b\u200e\u200f\u2060\ufeff]")
+
+
 def inert(text: str) -> str:
     """Author text for one human line: control characters shown as U+FFFD as in recall's lines
-    (``safe_text``), line breaks and tabs as spaces, bidirectional controls escaped."""
-    return escape_bidi(one_line(safe_text(text)))
+    (``safe_text``), line breaks and tabs as spaces, bidirectional controls, bidirectional marks
+    and invisible characters escaped as ``\\u{…}``."""
+    out = escape_bidi(one_line(safe_text(text)))
+    return _INVISIBLE.sub(lambda m: "\\u{%x}" % ord(m.group()), out)
 
 
 def fit(f: Fields, width: int | None, cells=len) -> Fields:

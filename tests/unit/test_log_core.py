@@ -56,3 +56,15 @@ def test_graph_lines_are_ascii_and_ordered():
                                       "    `- challenged by 111111111111"]
     doc = log.document([it])
     assert doc["memories"][0]["relations"][0] == {"type": "supersedes", "memoryId": "sha256:" + "3" * 64}
+
+
+def test_inert_spells_out_bidi_marks_and_invisible_characters_but_keeps_joiners():
+    """git-hn's views show what could hide a difference or reorder text; ZWJ/ZWNJ stay (emoji and
+    several scripts need them)."""
+    from git_hn.core.log import inert
+
+    assert inert("a\u200eb\u200fc\u061cd") == "a\\u{200e}b\\u{200f}c\\u{61c}d"
+    assert inert("pay\u200bpal\u2060x\ufeff") == "pay\\u{200b}pal\\u{2060}x\\u{feff}"
+    assert inert("\u202eevil\u2066") == "\\u{202e}evil\\u{2066}"
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"
+    assert inert(family) == family and inert("\u0645\u200c\u0647") == "\u0645\u200c\u0647"
