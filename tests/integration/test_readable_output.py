@@ -347,3 +347,11 @@ def test_a_full_id_is_never_cut_on_a_narrow_terminal(world):
     repo, ids = world
     out = SGR.sub("", _pty(repo, 60, "memory", "show", _short(ids["hostile"])))
     assert f"Full ID  {ids['hostile']}" in out.splitlines() and "\u2026" not in out.splitlines()[-1]
+
+
+def test_columns_in_the_environment_is_honoured_as_git_does(world):
+    repo, _ids = world
+    out = SGR.sub("", _pty(repo, 160, "memory", "recall", "--include-untrusted", env={"COLUMNS": "70"}))
+    lines = out.splitlines()
+    assert max(cell_len(line) for line in lines) <= 70 < max(
+        cell_len(line) for line in SGR.sub("", _pty(repo, 160, "memory", "recall", "--include-untrusted")).splitlines())
