@@ -157,18 +157,24 @@
 
   const count = document.getElementById("count");
   function apply() {
-    let shown = 0;
+    // the matching items are put back in order and the others taken out of the list: hiding a
+    // long run of list items one by one costs Chromium time quadratic in their number
+    const shown = document.createDocumentFragment();
+    let n = 0;
     for (const [m, li] of rows) {
       let ok = true;
       for (const name of Object.keys(selects)) {
         const want = selects[name].value;
         if (want !== "" && FILTERS[name](m).indexOf(want) < 0) ok = false;
       }
-      li.hidden = !ok;
-      if (ok) shown += 1;
+      if (ok) {
+        shown.appendChild(li);
+        n += 1;
+      }
     }
-    count.textContent = shown + " of " + memories.length + " memories shown";
-    count.dataset.shown = String(shown);
+    timeline.replaceChildren(shown);
+    count.textContent = n + " of " + memories.length + " memories shown";
+    count.dataset.shown = String(n);
   }
   document.getElementById("reset").addEventListener("click", () => {
     for (const name of Object.keys(selects)) selects[name].value = "";
@@ -179,8 +185,12 @@
 
   // -- relations: supersession chains from their oldest record, retractions and challenges ----
 
-  function node(m, seen) {
+  // A chain is one flat list, oldest first, each successor after what it supersedes: its length
+  // never becomes depth (a peer's 1,500 supersedes would otherwise nest 3,000 levels and crash
+  // the renderer). Retractions and challenges are the one nested level under each member.
+  function member(m, supersedes) {
     const li = el("li", "node");
+    if (supersedes) li.appendChild(el("span", "rel-type", "supersedes " + supersedes.short + ": "));
     li.appendChild(ref(m.id, m.short));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(el("span", "badge kind", m.kind));
@@ -190,19 +200,29 @@
     li.appendChild(el("span", "summary t", m.summary));
     const ul = el("ul");
     for (const r of m.relations) {
-      if (r.type === "supersedes") continue;
-      const next = byId.get(r.memoryId);
-      if (r.type === "supersededBy" && next && !seen.has(next.id)) {
-        seen.add(next.id);
-        const child = node(next, seen);
-        child.insertBefore(el("span", "rel-type", "superseded by "), child.firstChild);
-        ul.appendChild(child);
-      } else {
-        ul.appendChild(relationItem(r));
-      }
+      if (r.type === "supersedes" || (r.type === "supersededBy" && byId.has(r.memoryId))) continue;
+      ul.appendChild(relationItem(r));
     }
     if (ul.childNodes.length) li.appendChild(ul);
     return li;
+  }
+  function chain(root) {
+    const item = el("li", "chain");
+    const members = el("ol", "members");
+    const seen = new Set([root.id]);
+    const stack = [[root, null]];
+    while (stack.length) {
+      const [m, before] = stack.pop();
+      members.appendChild(member(m, before));
+      const next = m.relations.filter((r) => r.type === "supersededBy" && byId.has(r.memoryId)
+                                             && !seen.has(r.memoryId));
+      for (let i = next.length - 1; i >= 0; i -= 1) {
+        seen.add(next[i].memoryId);
+        stack.push([byId.get(next[i].memoryId), m]);
+      }
+    }
+    item.appendChild(members);
+    return item;
   }
   const relations = document.getElementById("relations");
   // the oldest first: memories are newest first, so walk them backwards
@@ -210,9 +230,7 @@
     const m = memories[i];
     const supersedes = m.relations.find((r) => r.type === "supersedes");
     const root = !supersedes || !byId.has(supersedes.memoryId);
-    if (root && m.relations.some((r) => r.type !== "supersedes")) {
-      relations.appendChild(node(m, new Set([m.id])));
-    }
+    if (root && m.relations.some((r) => r.type !== "supersedes")) relations.appendChild(chain(m));
   }
   if (!relations.childNodes.length) relations.appendChild(el("li", "none", "No memory has relations."));
 })();
