@@ -278,6 +278,14 @@ def _dispatch_and_close(args: list[str]) -> int:
             git_module.close_early()
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the exit's flush does not fail again on what is left."""
+    try:
+        sys.stdout = open(os.devnull, "w")
+    except OSError:  # pragma: no cover
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -289,10 +297,18 @@ def main(argv: list[str] | None = None) -> int:
         render.error("interrupted")
         return 1
     except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:  # pragma: no cover
-            pass
+        _quiet_stdout()
+        return 1
+    except OSError as exc:
+        # what the services do not word themselves is the output: a full disk or a closed
+        # terminal under stdout (the system's fixed text only: never a path or data)
+        if os.environ.get("GIT_HN_DEBUG") == "1":
+            import traceback
+
+            traceback.print_exception(type(exc), exc, None)
+        _quiet_stdout()
+        render.error(f"cannot write the output: {exc.strerror}" if exc.strerror else
+                     f"internal error: {type(exc).__name__}")
         return 1
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback, no locals
         if os.environ.get("GIT_HN_DEBUG") == "1":

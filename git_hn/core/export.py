@@ -61,6 +61,10 @@ def projection_json(row: dict, at: str) -> dict:
             "challengedBy": list(row["challengers"])}
 
 
+LINE_KEYS = ("version", "memoryId", "commit", "ref", "payload", "signature", "envelope", "projection")
+EXPORT_LINE_BYTES = 4 << 20  # a line holds one memory (at most 1 MiB of JSON) twice, in base64 and decoded
+
+
 def export_line(item: Exported, at: str) -> bytes:
     """One JSON Lines record: canonical compact JSON and ``\\n``."""
     mem = item.memory
@@ -74,16 +78,23 @@ def check_export_line(line: bytes) -> VerifiedMemory:
     """Re-verify one export line without Git: the payload's signature, canonical form and
     envelope rules (``chain.check_memory``), and that ``memoryId`` is the payload's SHA-256 and
     ``envelope`` its decoded form. Raises ``ValidationError``; never returns a partial answer."""
-    import json
+    from .strictjson import read_document
 
-    try:
-        doc = json.loads(line)
-        payload = base64.b64decode(doc["payload"], validate=True)
-        commit, signature, mid = doc["commit"], doc["signature"], doc["memoryId"]
-    except (ValueError, KeyError, TypeError, binascii.Error):
+    try:  # strict: a duplicate key (a second, forged envelope) is refused, not "last one wins"
+        doc = read_document(line.rstrip(b"\n"), prefix="export line: ", max_bytes=EXPORT_LINE_BYTES,
+                            error=ValidationError)
+    except ValidationError:
         raise ValidationError("export line is not an export record") from None
-    if not isinstance(commit, str) or not is_oid(commit) or not isinstance(signature, str):
+    if not isinstance(doc, dict) or sorted(doc) != sorted(LINE_KEYS) or doc["version"] != 0:
         raise ValidationError("export line is not an export record")
+    commit, signature, mid = doc["commit"], doc["signature"], doc["memoryId"]
+    if not isinstance(commit, str) or not is_oid(commit) or not isinstance(signature, str) \
+            or not isinstance(mid, str) or not isinstance(doc["payload"], str):
+        raise ValidationError("export line is not an export record")
+    try:
+        payload = base64.b64decode(doc["payload"], validate=True)
+    except (ValueError, binascii.Error):
+        raise ValidationError("export line is not an export record") from None
     mem = check_memory(commit, payload, signature.encode("ascii", "replace"))
     if mem.memory_id != mid or memory_id(payload) != mid:
         raise ValidationError("export line memoryId does not match its payload")

@@ -132,17 +132,55 @@ def check_anchors(repo: Repo, records: list[tuple[int, Record]]) -> None:
             raise InputError(f"import line {number}: anchor.commit must be an exact available commit")
     names = sorted({f"{r.anchor.commit}:{p.path}" for _n, r in records for p in r.anchor.paths
                     if " " not in p.path})
-    entries = dict(zip(names, repo.git.infos_bulk(names)))
+    entries = {name: info[0] for name, info in zip(names, repo.git.infos_bulk(names))
+               if info is not None and info[1] == "blob"}
+    rest: dict[str, set[str]] = {}  # what the batch could not settle, per commit
+    for _n, r in records:
+        for p in r.anchor.paths:
+            if f"{r.anchor.commit}:{p.path}" not in entries:
+                rest.setdefault(r.anchor.commit, set()).add(p.path)
+    listed = {(commit, path): blob for commit, paths in sorted(rest.items())
+              for path, blob in _tree_entries(repo, commit, sorted(paths)).items()}
     for number, r in records:
         for p in r.anchor.paths:
-            info = entries.get(f"{r.anchor.commit}:{p.path}")
-            try:
-                blob = info[0] if info is not None and info[1] == "blob" else tree_entry(repo, r.anchor.commit, p.path)
-            except HnError as exc:
-                raise core.line_error(number, exc) from None
+            blob = entries.get(f"{r.anchor.commit}:{p.path}") or listed[(r.anchor.commit, p.path)]
+            if blob is None:  # not a blob: record --input's own words
+                raise InputError(f"import line {number}: anchor path {one_line(p.path)} is not a blob at "
+                                 f"commit {r.anchor.commit}")
             if blob != p.blob:
                 raise InputError(f"import line {number}: anchor.paths blob for {one_line(p.path)} "
                                  f"does not match commit {r.anchor.commit}")
+
+
+PATHS_PER_LISTING = 512  # paths per ls-tree (an argument list stays far below the system's limit)
+
+
+def _tree_entries(repo: Repo, commit: str, paths: list[str]) -> dict[str, str | None]:
+    """What ``requests.tree_entry`` answers for each path (the blob, ``absent``, or None for an
+    entry that is not a blob), with one ``ls-tree`` per commit and 512 paths, not one per draft:
+    paths the batch lookup could not settle (absent ones, gitlinks, names with a space)."""
+    out: dict[str, str | None] = {}
+    for i in range(0, len(paths), PATHS_PER_LISTING):
+        part = paths[i:i + PATHS_PER_LISTING]
+        proc = repo.git.run(["--literal-pathspecs", "ls-tree", "--full-tree", "-z", "--end-of-options",
+                             commit, "--", *part])
+        if proc.returncode != 0:  # rare: ask path by path, for record --input's own answer
+            for path in part:
+                try:
+                    out[path] = tree_entry(repo, commit, path)
+                except HnError:
+                    out[path] = None
+            continue
+        found: dict[str, str | None] = {}
+        for item in proc.stdout.split(b"\x00"):
+            meta, _, name = item.partition(b"\t")
+            if not name:
+                continue
+            _mode, otype, oid = meta.decode("ascii").split(" ")
+            found[name.decode("utf-8", "surrogateescape")] = oid if otype == "blob" else None
+        for path in part:
+            out[path] = found.get(path, "absent")
+    return out
 
 
 def result_json(result: Imported) -> dict:

@@ -184,3 +184,12 @@ def test_recall_fast_and_typer_option_tables_agree():
         if o.multiple:
             params[o.dest] = list(params[o.dest] or [])
     assert fast == params and pos == []
+
+
+@pytest.mark.parametrize("args", [("memory", "recall", "--json"), ("memory", "export"), ("memory", "log")])
+def test_a_full_output_device_is_one_line_not_an_internal_error(inited, args):
+    assert hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "something to print").code == 0
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(["git-hn", *args], cwd=inited, stdout=full, stderr=subprocess.PIPE, timeout=60)
+    assert (proc.returncode, proc.stderr) == (1, b"git-hn: cannot write the output: No space left on device\n")

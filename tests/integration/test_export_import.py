@@ -113,6 +113,17 @@ def test_tampered_export_line_fails_reverification(history):
     other = dict(doc, memoryId="sha256:" + "0" * 64)
     with pytest.raises(ValidationError, match="memoryId does not match"):
         core.check_export_line(json.dumps(other).encode())
+    # a reader that takes the first of two keys must not be shown a forged envelope: strict JSON
+    line = next(x for x in _export(repo) if json.loads(x)["memoryId"] == ids["d1"])
+    assert core.check_export_line(line).memory_id == ids["d1"]
+    fake = json.dumps(dict(doc["envelope"], record=dict(doc["envelope"]["record"], content="FORGED")))
+    for twice in (b'{"envelope":' + fake.encode() + b"," + line[1:],
+                  b'{"memoryId":"sha256:' + b"1" * 64 + b'",' + line[1:]):
+        with pytest.raises(ValidationError, match="^export line is not an export record$"):
+            core.check_export_line(twice)
+    for changed in (dict(doc, version=1), {k: v for k, v in doc.items() if k != "ref"}, dict(doc, extra=1)):
+        with pytest.raises(ValidationError, match="^export line is not an export record$"):
+            core.check_export_line(json.dumps(changed).encode())
 
 
 def test_export_equals_the_full_projection_and_filters_narrow_it(history):
@@ -497,3 +508,34 @@ def test_a_lost_race_changes_nothing(pair, tmp_path):
     # without the racer the same import goes through, once
     r = hn(b, "memory", "import", "-", "--json", input=data)
     assert r.code == 0 and r.json()["appended"] == 2
+
+
+def test_anchor_checks_cost_a_few_git_processes_not_one_per_draft(pair, tmp_path):
+    """Paths the batch lookup cannot settle (absent ones, names with a space) are listed with one
+    ``ls-tree`` per commit, however many drafts name them."""
+
+    a, b, _ids = pair
+    head = git(b, "rev-parse", "HEAD")
+    (b / "d d").mkdir()
+    (b / "d d" / "f f.txt").write_text("spaced\n")
+    git(b, "add", "d d")
+    git(b, "commit", "-q", "-m", "a spaced path")
+    spaced_head = git(b, "rev-parse", "HEAD")
+    spaced_blob = git(b, "rev-parse", "HEAD:d d/f f.txt")
+    drafts = []
+    for i in range(120):
+        at, paths = (head, [{"path": "gone.txt", "blob": "absent"}]) if i % 2 else \
+            (spaced_head, [{"path": "d d/f f.txt", "blob": spaced_blob}, {"path": f"gone-{i}", "blob": "absent"}])
+        drafts.append({"version": 0, "kind": "observation", "content": f"draft {i}",
+                       "anchor": {"commit": at, "paths": paths}, "applicability": {"mode": "descendants"},
+                       "topics": [], "evidence": []})
+    trace = tmp_path / "trace"
+    r = hn_proc(b, "memory", "import", str(_write(tmp_path / "drafts.jsonl", drafts)), "--json",
+                env={"GIT_TRACE": str(trace)})
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["appended"] == 120
+    assert trace.read_text().count("trace: built-in: git ls-tree") == 2  # one per commit
+    bad = dict(drafts[1], anchor={"commit": head, "paths": [{"path": "gone.txt", "blob": "0" * 40}]})
+    r = hn(b, "memory", "import", str(_write(tmp_path / "bad.jsonl", [bad])))
+    assert r.code == 1 and r.err == (f"git-hn: import line 1: anchor.paths blob for gone.txt does not match "
+                                     f"commit {head}\n")
