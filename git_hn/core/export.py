@@ -45,12 +45,23 @@ MAX_IMPORT_DRAFTS = 10_000
 
 
 class Exported(NamedTuple):
-    """One record memory as exported: the verified memory, the source ref whose chain holds its
-    commit, and its projected row (index form, CONTRACT §8.2) at ``at``."""
+    """One memory as exported: the verified memory, the source ref whose chain holds its commit,
+    and its projected row (index form, CONTRACT §8.2) at ``at``; ``row`` is None for a retraction
+    or challenge of an exported record (not a record: no row of its own)."""
 
     memory: VerifiedMemory
     ref: str
-    row: dict
+    row: dict | None
+
+
+def with_lifecycle(records: list[Exported], lifecycle: list[Exported]) -> list[Exported]:
+    """The exported records and the retractions and challenges accepted against them, in
+    (actor, stream, sequence) order: the order a reader re-verifies each chain in."""
+    def key(it: Exported):
+        env = it.memory.envelope
+        return env.actor, env.stream, env.sequence, it.memory.memory_id
+
+    return sorted(records + lifecycle, key=key)
 
 
 def projection_json(row: dict, at: str) -> dict:
@@ -70,7 +81,8 @@ def export_line(item: Exported, at: str) -> bytes:
     mem = item.memory
     doc = {"version": 0, "memoryId": mem.memory_id, "commit": mem.commit, "ref": item.ref,
            "payload": base64.b64encode(mem.payload).decode("ascii"), "signature": mem.signature,
-           "envelope": envelope_json(mem.envelope), "projection": projection_json(item.row, at)}
+           "envelope": envelope_json(mem.envelope),
+           "projection": None if item.row is None else projection_json(item.row, at)}
     return canonical.compact(doc) + b"\n"
 
 
@@ -132,6 +144,7 @@ def markdown(items: list[Exported]) -> list[str]:
     listed once; its other topics are shown with it), newest first within a group."""
     from .limits import KINDS
 
+    items = [it for it in items if it.row is not None]  # a record's retractions show with it
     groups: dict[str, dict[str, list[Exported]]] = {}
     for it in items:
         env = it.memory.envelope
@@ -233,6 +246,6 @@ def replay_key(env: Envelope) -> bytes:
     return encode(env._replace(timestamp=_REPLAY_TS, sequence=1, previous=""))
 
 
-__all__ = ["FORMATS", "MAX_IMPORT_BYTES", "MAX_IMPORT_DRAFTS", "Exported", "export_line",
+__all__ = ["FORMATS", "MAX_IMPORT_BYTES", "MAX_IMPORT_DRAFTS", "Exported", "export_line", "with_lifecycle",
            "check_export_line", "markdown", "md_inline", "md_block", "split_drafts", "line_error",
            "replay_key", "projection_json"]

@@ -12,7 +12,9 @@ answer about one commit, so every lifecycle and every trust class is included un
 narrows it, and applicability and evidence at ``--at`` are reported in each memory's projection,
 never used to drop it. ``--at`` (default ``HEAD``) is the commit whose policy decides trust and at
 which those classes are computed. There is no record limit. Retractions and challenges are not
-records: they appear as the ``retractedBy``/``challengedBy`` IDs of their targets.
+records and pass no filter of their own: the ones accepted against an exported record are
+exported with it (``projection`` null), so that a reader can re-verify the
+``retractedBy``/``challengedBy`` IDs it is given, signature and all.
 
 Order: (actor, stream, sequence), the order in which a reader re-verifies each chain. Read-only:
 it writes only the private state.
@@ -90,7 +92,23 @@ def _export_view(repo: Repo, view, req, at: str, terms) -> list[core.Exported]:
             if mem is None or mem.commit not in refs or not recall_core.matches(_as_candidate(row), req, terms):
                 raise Corrupt("a row's columns disagree with its projection")
             out.append(core.Exported(mem, refs[mem.commit], row))
-    return out
+    events = sorted({e for it in out for e in (*it.row["retractions"], *it.row["challengers"])})
+    lifecycle = []
+    for i in range(0, len(events), BATCH):
+        batch = events[i:i + BATCH]
+        mems = view.load(batch)
+        refs = {}
+        for part in chunks([mems[x].commit for x in batch if x in mems]):
+            for commit, ref in view.conn.execute(
+                    f'SELECT c."commit", s.ref FROM chain c JOIN sources s ON s.sid = c.sid '
+                    f'WHERE c."commit" IN ({marks(len(part))}) ORDER BY s.ref', part):
+                refs.setdefault(commit, ref)
+        for ident in batch:
+            mem = mems.get(ident)
+            if mem is None or mem.commit not in refs:
+                raise Corrupt("an accepted retraction or challenge is missing from the state")
+            lifecycle.append(core.Exported(mem, refs[mem.commit], None))
+    return core.with_lifecycle(out, lifecycle)
 
 
 def _export_full(repo: Repo, req, at: str, terms, sources=None) -> list[core.Exported]:
@@ -111,7 +129,10 @@ def _export_full(repo: Repo, req, at: str, terms, sources=None) -> list[core.Exp
         row = row_index_json(r)
         if recall_core.matches(_as_candidate(row), req, terms):
             out.append(core.Exported(mem, refs[mem.commit], row))
-    return out
+    by_id = collection.by_id()
+    events = sorted({e for it in out for e in (*it.row["retractions"], *it.row["challengers"])})
+    lifecycle = [core.Exported(by_id[e], refs[by_id[e].commit], None) for e in events]
+    return core.with_lifecycle(out, lifecycle)
 
 
 def write_new_file(path: str, chunks) -> None:

@@ -69,8 +69,14 @@ def test_jsonl_export_reverifies_without_git_and_carries_the_projection(history)
     repo, ids = history
     lines = _export(repo)
     docs = [json.loads(line) for line in lines]
-    # every record memory, every lifecycle and trust class; retractions and challenges are not rows
-    assert {d["memoryId"] for d in docs} == {ids["d1"], ids["d2"], ids["obs"], ids["b1"]}
+    # every record memory, every lifecycle and trust class, and the retractions and challenges
+    # accepted against them (no row of their own: projection null), so that they too re-verify
+    assert {d["memoryId"] for d in docs} == {ids["d1"], ids["d2"], ids["obs"], ids["b1"],
+                                             ids["retraction"], ids["challenge"]}
+    events = {d["memoryId"]: d for d in docs if d["projection"] is None}
+    assert set(events) == {ids["retraction"], ids["challenge"]}
+    assert events[ids["retraction"]]["envelope"]["operation"] == "retract"
+    assert events[ids["challenge"]]["envelope"]["target"] == ids["d2"]
     for line, doc in zip(lines, docs):
         assert list(doc) == ["version", "memoryId", "commit", "ref", "payload", "signature",
                              "envelope", "projection"]
@@ -88,7 +94,7 @@ def test_jsonl_export_reverifies_without_git_and_carries_the_projection(history)
         assert doc["ref"] == f"refs/hn/memory/{env['actor']}/{env['stream'][len('sha256:'):]}"
         git(repo, "merge-base", "--is-ancestor", doc["commit"], doc["ref"])  # raises if not
         assert line == canonical.compact(doc) + b"\n"  # canonical compact JSON, one line
-    by = {d["memoryId"]: d["projection"] for d in docs}
+    by = {d["memoryId"]: d["projection"] for d in docs if d["projection"] is not None}
     head = git(repo, "rev-parse", "HEAD")
     assert by[ids["d1"]]["lifecycle"] == "superseded" and by[ids["d1"]]["supersededBy"] == [ids["d2"]]
     assert by[ids["d2"]]["challengedBy"] == [ids["challenge"]]
@@ -144,9 +150,13 @@ def test_export_equals_the_full_projection_and_filters_narrow_it(history):
             assert served == [core.export_line(it, at) for it in service.export_full(r, req, at)]
     finally:
         os.chdir(cwd)
-    got = lambda *a: {json.loads(x)["memoryId"] for x in _export(repo, *a)}  # noqa: E731
+    got = lambda *a: {json.loads(x)["memoryId"] for x in _export(repo, *a)  # noqa: E731
+                      if json.loads(x)["projection"] is not None}
     assert got("--kind", "decision") == {ids["d1"], ids["d2"]}
     assert got("--lifecycle", "active") == {ids["d2"], ids["b1"]}
+    # a record's challenge comes with it, whatever the filter (it passes none of its own)
+    assert {json.loads(x)["memoryId"] for x in _export(repo, "--kind", "decision")} == \
+        {ids["d1"], ids["d2"], ids["challenge"]}
     assert got("--actor", ids["bob"]) == {ids["b1"]}
     assert got("--topic", "ci", "--topic", "build") == {ids["b1"]}
     assert got("--trust", "qualified") == set()  # no policy: nothing is qualified
@@ -291,6 +301,8 @@ def test_exported_memories_round_trip_as_drafts_into_another_repository(pair, tm
     a, b, ids = pair
     drafts = []
     for line in _export(a, "--lifecycle", "active"):
+        if json.loads(line)["projection"] is None:
+            continue  # a challenge of an exported record: not a draft
         rec = json.loads(line)["envelope"]["record"]
         drafts.append({"version": 0, **rec})
     assert len(drafts) == 2
