@@ -221,6 +221,16 @@ _TOP = ("version", "kind", "content", "anchor", "applicability", "topics", "evid
         "attemptOutcome", "handoff", "actor", "stream")
 
 
+def _shown_key(key: str) -> str:
+    """An unknown key as an error names it, unless it looks like a credential (a token pasted as
+    a key): then only its length (CONTRACT §0.5: no secret in an error)."""
+    from ..core.secretlint import first_in_text
+
+    if first_in_text(key, None) is not None:
+        return f"<secret-shaped key of {len(key)} characters>"
+    return one_line(key)
+
+
 class _Doc:
     """Strict binding of one JSON object: exact-case keys only (CONTRACT §13.12)."""
 
@@ -229,7 +239,7 @@ class _Doc:
             raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(value)} into {where}")
         for key in value:
             if key not in keys:
-                raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{one_line(key)}"')
+                raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{_shown_key(key)}"')
         self.value = value
         self.where = where
 

@@ -140,3 +140,21 @@ def test_limits_at_the_edge_through_flags(inited):
     over = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
               "--content", "é" * 32768 + "a")
     assert over.err == "git-hn: memory record content is invalid\n"
+
+
+def test_an_unknown_key_that_looks_like_a_credential_is_not_echoed(inited, tmp_path):
+    """§0.5: no secret in an error. A token pasted as a key is named by its length only."""
+    import json as _json
+
+    from helpers import git, hn
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    request = {"version": 0, "kind": "decision", "content": "x",
+               "anchor": {"commit": git(inited, "rev-parse", "HEAD")},
+               "applicability": {"mode": "descendants"}, "topics": [], "evidence": [], token: 1}
+    path = tmp_path / "req.json"
+    path.write_text(_json.dumps(request))
+    r = hn(inited, "memory", "record", "--input", str(path), "--json")
+    assert r.code == 1 and token not in r.err and token[4:] not in r.err
+    assert r.err == ('git-hn: record input: invalid JSON: json: unknown field "<secret-shaped key of 40 '
+                     'characters>"\n')
