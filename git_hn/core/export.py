@@ -35,8 +35,8 @@ FORMATS = ("jsonl", "markdown")
 
 # An import is one append: every draft is held, signed and written in one pack before the single
 # compare-and-swap. These bounds keep that in memory. 10 000 is also replication's default budget
-# of memories per stream (--max-events), so one import never makes a stream that a peer's default
-# sync refuses to take in one go.
+# of new memories per stream and sync (--max-events), so a peer's default sync takes one import's
+# memories in one go.
 MAX_IMPORT_BYTES = 16 * 1_048_576
 MAX_IMPORT_DRAFTS = 10_000
 
@@ -121,18 +121,25 @@ def check_export_line(line: bytes) -> VerifiedMemory:
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 
 
+def _marks(text: str) -> str:
+    """Bidirectional marks and invisible characters spelled out, as in git-hn's other views."""
+    from .log import INVISIBLE
+
+    return INVISIBLE.sub(lambda m: "\\u{%x}" % ord(m.group()), text)
+
+
 def md_inline(text: str) -> str:
     """Author text as literal Markdown on one line: controls become spaces, bidirectional
     controls are spelled out, and every ASCII punctuation character is backslash-escaped
     (CommonMark makes any escaped punctuation literal), so no heading, emphasis, link, image,
     autolink, entity or HTML tag can start."""
-    return _PUNCT.sub(r"\\\1", escape_bidi(one_line(text)))
+    return _PUNCT.sub(r"\\\1", _marks(escape_bidi(one_line(text))))
 
 
 def md_block(text: str) -> list[str]:
     """Content as an indented code block: every line starts with four spaces, so the block ends
     only where the exporter ends it."""
-    lines = escape_bidi(safe_text(text)).replace("\t", "    ").split("\n")
+    lines = _marks(escape_bidi(safe_text(text))).replace("\t", "    ").split("\n")
     return ["    " + line.replace("\r", "\ufffd") for line in lines]
 
 

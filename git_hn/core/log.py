@@ -112,7 +112,7 @@ def fields(it: Item) -> Fields:
 
 # git-hn's own views (log, the terminal views, the page) also spell out the bidirectional marks
 # and the invisible characters that can hide a difference (not ZWJ/ZWNJ: scripts and emoji use them)
-_INVISIBLE = re.compile("[\u061c\u200b\u200e\u200f\u2060\ufeff]")
+INVISIBLE = re.compile("[\u061c\u200b\u200e\u200f\u2060\ufeff]")
 
 
 def inert(text: str) -> str:
@@ -120,7 +120,7 @@ def inert(text: str) -> str:
     (``safe_text``), line breaks and tabs as spaces, bidirectional controls, bidirectional marks
     and invisible characters escaped as ``\\u{…}``."""
     out = escape_bidi(one_line(safe_text(text)))
-    return _INVISIBLE.sub(lambda m: "\\u{%x}" % ord(m.group()), out)
+    return INVISIBLE.sub(lambda m: "\\u{%x}" % ord(m.group()), out)
 
 
 def fit(f: Fields, width: int | None, cells=len) -> Fields:
