@@ -10,24 +10,17 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import HnError, UsageError
+from ..errors import UsageError
 
 EXPORT_USAGE = ("usage: git hn memory export [--format jsonl|markdown] [filters] [--output FILE]")
 IMPORT_USAGE = "usage: git hn memory import FILE|- [--stream ID] [--allow-secret-shaped] [--json]"
 
-__all__ = ["EXPORT_USAGE", "IMPORT_USAGE", "export", "import_", "HnError"]
+__all__ = ["EXPORT_USAGE", "IMPORT_USAGE", "export", "import_"]
 
 
 def export(values: dict, positional: list[str]) -> int:
     if positional:
         raise UsageError(EXPORT_USAGE)
-    from ..core import export as core
-    from ..core import hints
-    from ..errors import InputError
-
-    fmt = values.get("format") or "jsonl"
-    if fmt not in core.FORMATS:
-        raise InputError("memory export format is unsupported; " + hints.choice(fmt, core.FORMATS))
     output = values.get("output")
     if output is not None and output == "":
         raise UsageError(EXPORT_USAGE)
@@ -38,13 +31,7 @@ def export(values: dict, positional: list[str]) -> int:
                           topic=values.get("topic") or (), path=values.get("path"),
                           subject=values.get("subject"), lifecycle=values.get("lifecycle") or (),
                           trust_=values.get("trust") or (), query=values.get("query"))
-    repo = open_repo()
-    at = repo.resolve_commit(values.get("at") or "HEAD")
-    items = service.export(repo, req, at)
-    if fmt == "jsonl":
-        chunks = (core.export_line(it, at) for it in items)
-    else:
-        chunks = ((line + "\n").encode("utf-8") for line in core.markdown(items))
+    chunks = service.chunks_of(open_repo(), req, values.get("at") or "HEAD", values.get("format") or "jsonl")
     if output is not None:
         service.write_new_file(output, chunks)
         return 0

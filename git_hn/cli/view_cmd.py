@@ -24,9 +24,7 @@ def view(values: dict, positional: list[str]) -> int:
     from ..service import view as service
     from ..store.repo import open_repo
 
-    repo = open_repo()
-    page = service.render(service.document(repo, values.get("at") or "HEAD"))
-    path = service.write_output(output, page) if output else service.write_default(repo, page)
+    path = service.write_page(open_repo(), values.get("at") or "HEAD", output)
     sys.stdout.write(one_line(path) + "\n")
     sys.stdout.flush()
     if values.get("open"):

@@ -32,7 +32,22 @@ from .log import _as_candidate, request
 
 BATCH = 256
 
-__all__ = ["request", "export", "export_full"]
+__all__ = ["request", "export", "export_full", "chunks_of"]
+
+
+def chunks_of(repo: Repo, req: recall_core.RecallRequest, at: str, fmt: str):
+    """``git hn memory export``: the verified memories at revision ``at`` as the bytes of
+    ``fmt`` (``jsonl`` or ``markdown``), in chunks; a bad format or revision fails first."""
+    from ..core import hints
+    from ..errors import InputError
+
+    if fmt not in core.FORMATS:
+        raise InputError("memory export format is unsupported; " + hints.choice(fmt, core.FORMATS))
+    commit = repo.resolve_commit(at)
+    items = export(repo, req, commit)
+    if fmt == "jsonl":
+        return [core.export_line(it, commit) for it in items]
+    return [(line + "\n").encode("utf-8") for line in core.markdown(items)]
 
 
 def export(repo: Repo, req: recall_core.RecallRequest, at: str) -> list[core.Exported]:

@@ -180,3 +180,10 @@ def _shown(path: str) -> str:
     from ..core.gostr import one_line
 
     return one_line(path)
+
+
+def write_page(repo: Repo, at: str, output: str | None) -> str:
+    """``git hn memory view``: the page at revision ``at`` written to ``output`` (or the private
+    default); returns the path written."""
+    page = render(document(repo, at))
+    return write_output(output, page) if output else write_default(repo, page)
