@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ..core import export as core
 from ..core import recall as recall_core
-from ..core.projection import Context, project, row_index_json, trust
+from ..core.projection import Context, project, row_index_json
 from ..store import streams
 from ..store.repo import Repo
 from ..store.resolver import Resolver, load_policy
@@ -72,21 +72,17 @@ def _context(repo: Repo, at: str):
 
 
 def _export_view(repo: Repo, view, req, at: str, terms) -> list[core.Exported]:
-    from ..store.state import chunks, marks
     from ..store.stateview import Corrupt
     from .recall import _where
-    from .rows import FROM
+    from .rows import FROM, trust_filter
 
     ctx, resolver = _context(repo, at)
     where, args = _where(view, req, terms, grouping=False)
-    if req.trust:  # trust depends only on (actor, kind): decided once per pair
-        cond = (" WHERE " + " AND ".join(where)) if where else ""
-        pairs = [(a, k) for a, k in view.conn.execute(f"SELECT DISTINCT r.actor, r.kind {FROM}{cond}", args)
-                 if trust(a, k, ctx.policy) in req.trust]
-        if not pairs:
+    if req.trust:
+        narrowed = trust_filter(view, where, args, req.trust, ctx.policy)
+        if narrowed is None:
             return []
-        where = where + ["(r.actor, r.kind) IN (VALUES " + ", ".join(["(?, ?)"] * len(pairs)) + ")"]
-        args = args + [x for p in pairs for x in p]
+        where, args = narrowed
     sql = f"SELECT r.id {FROM}" + (" WHERE " + " AND ".join(where) if where else "")
     sql += " ORDER BY r.actor, r.stream, r.seq, r.id"
     ids = [r[0] for r in view.conn.execute(sql, args)]
@@ -94,13 +90,7 @@ def _export_view(repo: Repo, view, req, at: str, terms) -> list[core.Exported]:
     for i in range(0, len(ids), BATCH):
         batch = ids[i:i + BATCH]
         proj, mems = view.project(batch, ctx, resolver)
-        commits = [mems[x].commit for x in batch if x in mems]
-        refs: dict[str, str] = {}
-        for part in chunks(commits):
-            for commit, ref in view.conn.execute(
-                    f'SELECT c."commit", s.ref FROM chain c JOIN sources s ON s.sid = c.sid '
-                    f'WHERE c."commit" IN ({marks(len(part))}) ORDER BY s.ref', part):
-                refs.setdefault(commit, ref)
+        refs = _source_refs(view, [mems[x].commit for x in batch if x in mems])
         for ident in batch:
             mem = mems.get(ident)
             row = row_index_json(proj.rows[ident])
@@ -112,18 +102,26 @@ def _export_view(repo: Repo, view, req, at: str, terms) -> list[core.Exported]:
     for i in range(0, len(events), BATCH):
         batch = events[i:i + BATCH]
         mems = view.load(batch)
-        refs = {}
-        for part in chunks([mems[x].commit for x in batch if x in mems]):
-            for commit, ref in view.conn.execute(
-                    f'SELECT c."commit", s.ref FROM chain c JOIN sources s ON s.sid = c.sid '
-                    f'WHERE c."commit" IN ({marks(len(part))}) ORDER BY s.ref', part):
-                refs.setdefault(commit, ref)
+        refs = _source_refs(view, [mems[x].commit for x in batch if x in mems])
         for ident in batch:
             mem = mems.get(ident)
             if mem is None or mem.commit not in refs:
                 raise Corrupt("an accepted retraction or challenge is missing from the state")
             lifecycle.append(core.Exported(mem, refs[mem.commit], None))
     return core.with_lifecycle(out, lifecycle)
+
+
+def _source_refs(view, commits: list[str]) -> dict[str, str]:
+    """The first source ref (by name) whose verified chain holds each commit."""
+    from ..store.state import chunks, marks
+
+    refs: dict[str, str] = {}
+    for part in chunks(commits):
+        for commit, ref in view.conn.execute(
+                f'SELECT c."commit", s.ref FROM chain c JOIN sources s ON s.sid = c.sid '
+                f'WHERE c."commit" IN ({marks(len(part))}) ORDER BY s.ref', part):
+            refs.setdefault(commit, ref)
+    return refs
 
 
 def _export_full(repo: Repo, req, at: str, terms, sources=None) -> list[core.Exported]:

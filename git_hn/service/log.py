@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..core import log as core
 from ..core import recall as recall_core
-from ..core.projection import Context, project, row_index_json, trust
+from ..core.projection import Context, project, row_index_json
 from ..store import streams
 from ..store.repo import Repo
 from ..store.resolver import Resolver, load_policy
@@ -60,20 +60,17 @@ def _context(repo: Repo):
 def _log_view(repo: Repo, view, req, terms, max_count):
     from ..store.stateview import Corrupt
     from .recall import _where
-    from .rows import FROM
+    from .rows import FROM, trust_filter
 
     if max_count == 0:
         return []
     ctx, resolver = _context(repo)
     where, args = _where(view, req, terms, grouping=False)
-    if req.trust:  # trust depends only on (actor, kind): decided once per pair
-        cond = (" WHERE " + " AND ".join(where)) if where else ""
-        pairs = [(a, k) for a, k in view.conn.execute(f"SELECT DISTINCT r.actor, r.kind {FROM}{cond}", args)
-                 if trust(a, k, ctx.policy) in req.trust]
-        if not pairs:
+    if req.trust:
+        narrowed = trust_filter(view, where, args, req.trust, ctx.policy)
+        if narrowed is None:
             return []
-        where = where + ["(r.actor, r.kind) IN (VALUES " + ", ".join(["(?, ?)"] * len(pairs)) + ")"]
-        args = args + [x for p in pairs for x in p]
+        where, args = narrowed
     sql = f"SELECT r.id {FROM}"
     if where:
         sql += " WHERE " + " AND ".join(where)

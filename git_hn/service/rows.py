@@ -86,6 +86,19 @@ def ordered(view, where: list[str], args: list, keep: set, columns: str = "r.id,
     return view.conn.execute(sql, args)
 
 
+def trust_filter(view, where: list[str], args: list, trusts, policy):
+    """``where``/``args`` narrowed to the rows whose trust class is in ``trusts`` under ``policy``,
+    or None when none can be: trust depends only on (actor, kind), so it is decided once per
+    pair present among the rows ``where`` keeps (``memory log`` and ``memory export``)."""
+    cond = (" WHERE " + " AND ".join(where)) if where else ""
+    pairs = [(a, k) for a, k in view.conn.execute(f"SELECT DISTINCT r.actor, r.kind {FROM}{cond}", args)
+             if trust(a, k, policy) in trusts]
+    if not pairs:
+        return None
+    return (where + ["(r.actor, r.kind) IN (VALUES " + ", ".join(["(?, ?)"] * len(pairs)) + ")"],
+            args + [x for p in pairs for x in p])
+
+
 def term_clauses(view, terms) -> tuple[list[str], list]:
     terms = list(terms or ())
     where = ["instr(r.tokens, ?) > 0" for _ in terms[:SQL_TERMS]]

@@ -118,37 +118,14 @@ def write_output(path: str, page: str) -> str:
     """Write ``page`` to a user-named file (see the module docstring for what is refused)."""
     path = os.path.abspath(path)
     _check_replaceable(path)
-    directory = os.path.dirname(path)
-    data = page.encode("utf-8")
-    fd, tmp = -1, ""
-    try:
-        for _ in range(16):
-            tmp = os.path.join(directory, ".hn-view-" + os.urandom(8).hex())
-            try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-                break
-            except FileExistsError:
-                tmp = ""
-        if fd < 0:
-            raise OSError(17, "no unique temporary name")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.close(fd)
-        fd = -1
+    def place(tmp: str) -> None:
         _check_replaceable(path)  # again, just before the rename: the narrowest window we can give
         os.rename(tmp, path)
-        tmp = ""
+
+    try:
+        private.write_beside(os.path.dirname(path), ".hn-view-", page.encode("utf-8"), place)
     except OSError as exc:
         raise LocalStateError(f"cannot write {_shown(path)}: {exc.strerror}") from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
     return path
 
 

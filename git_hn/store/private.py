@@ -154,28 +154,47 @@ def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived
             st = None
     if st is not None:
         check_file(path, st, max(st.st_size, 1))
+    try:
+        write_beside(directory, ".hn-private-", data, lambda tmp: os.rename(tmp, path), mode=FILE_MODE,
+                     fsync=fsync)
+    except OSError as exc:
+        raise LocalStateError(f"private identity file {path} cannot be written: {exc.strerror}") from None
+
+
+STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write
+
+
+def write_beside(directory: str, prefix: str, data: bytes, place, *, mode: int | None = None,
+                 fsync: bool = False) -> None:
+    """Write ``data`` to a new temporary file in ``directory`` (a fresh random name after
+    ``prefix``, created exclusively, never through a symbolic link), then call ``place(tmp)``,
+    which moves it into place (a rename, a link, after any last check). ``mode`` sets its
+    permission bits; ``fsync`` syncs the file, then the directory. Whatever fails, the temporary
+    file does not stay behind; ``OSError`` (and what ``place`` raises) propagates."""
     fd, tmp = -1, ""
     try:
         for _ in range(16):
-            tmp = os.path.join(directory, ".hn-private-" + os.urandom(8).hex())
+            tmp = os.path.join(directory, prefix + os.urandom(8).hex())
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+                # created with ``mode`` itself: a private file is never readable by others,
+                # not even for a moment
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                             0o666 if mode is None else mode)
                 break
             except FileExistsError:
                 tmp = ""
         if fd < 0:
             raise OSError(17, "no unique temporary name")
-        os.fchmod(fd, FILE_MODE)
+        if mode is not None:
+            os.fchmod(fd, mode)  # exactly, whatever the umask
         view = memoryview(data)
         while view:
-            n = os.write(fd, view)
-            view = view[n:]
+            view = view[os.write(fd, view):]
         if fsync:
             os.fsync(fd)
         os.close(fd)
         fd = -1
-        os.chmod(tmp, FILE_MODE)
-        os.rename(tmp, path)
+        place(tmp)
         tmp = ""
         if fsync:
             dfd = os.open(directory, os.O_RDONLY)
@@ -183,8 +202,6 @@ def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived
                 os.fsync(dfd)
             finally:
                 os.close(dfd)
-    except OSError as exc:
-        raise LocalStateError(f"private identity file {path} cannot be written: {exc.strerror}") from None
     finally:
         if fd >= 0:
             os.close(fd)
@@ -193,9 +210,6 @@ def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived
                 os.unlink(tmp)
             except OSError:
                 pass
-
-
-STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write
 
 
 def sweep_temporaries(directory: str) -> None:

@@ -21,6 +21,7 @@ import stat
 
 from ..core.limits import LIMITS
 from ..errors import ConflictError, InputError, LocalStateError, PolicyError
+from . import private
 from .repo import Repo
 
 POLICY = ".hn/policy.json"  # as named in messages (relative to the working tree)
@@ -115,48 +116,20 @@ def write_policy(top: str, data: bytes, expected: bytes | None, mode: int | None
             raise LocalStateError(f".hn cannot be created in the working tree: {exc.strerror}") from None
         check_dir(top)
     path = policy_path(top)
-    fd, tmp = -1, ""
-    try:
-        for _ in range(16):
-            tmp = os.path.join(directory, ".policy.json.hn-" + os.urandom(8).hex())
-            try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-                break
-            except FileExistsError:
-                tmp = ""
-        if fd < 0:
-            raise OSError(17, "no unique temporary name")
-        if mode is not None:
-            os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
+
+    def place(tmp: str) -> None:
         if expected is None:
             _link_new(tmp, path)
-        else:
-            now = read_policy(top)
-            if now is None or now[0] != expected:
-                raise ConflictError(f"{POLICY} changed while git hn was editing it; run the command again")
-            os.rename(tmp, path)
-        tmp = ""
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+            return
+        now = read_policy(top)
+        if now is None or now[0] != expected:
+            raise ConflictError(f"{POLICY} changed while git hn was editing it; run the command again")
+        os.rename(tmp, path)
+
+    try:
+        private.write_beside(directory, ".policy.json.hn-", data, place, mode=mode, fsync=True)
     except OSError as exc:
         raise LocalStateError(f"{POLICY} cannot be written: {exc.strerror}") from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
     return path
 
 
