@@ -183,3 +183,40 @@ def staged_commits(monkeypatch) -> list:
 
     monkeypatch.setattr(verify, "stage_commits", counting)
     return calls
+
+
+def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR", "COLUMNS", "LINES", "FORCE_COLOR"),
+                timeout: float = 60) -> str:
+    """Run ``argv`` with stdout on a real pseudo-terminal of ``columns`` columns (24 rows; the
+    variables in ``drop`` removed, TERM=xterm-256color unless ``env`` says otherwise) and return
+    what it wrote, with the terminal's CRLF as LF. Its stderr is a pipe; it must exit 0."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    full = {k: v for k, v in os.environ.items() if k not in drop}
+    full.update({"TERM": "xterm-256color", **env})
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE,
+                            env=full)
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], timeout)
+        if not ready:
+            proc.kill()
+            raise AssertionError(f"{argv[1:]} hung on a terminal")
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    err = proc.stderr.read()
+    assert proc.wait(timeout) == 0, err
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")

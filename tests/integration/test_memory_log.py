@@ -8,20 +8,15 @@ through Git's pager settings. Author text stays inert everywhere (*terminal esca
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
 import re
-import select
-import struct
 import subprocess
 import sys
-import termios
 
 import pytest
 
-from helpers import git, hn, make_repo
+from helpers import git, hn, make_repo, on_terminal
 from helpers import actor_of as _actor, record_id as _rec
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -185,30 +180,7 @@ def test_log_hostile_author_text_is_inert(tmp_path):
 
 def _pty(repo, columns: int, env: dict, *args, drop=("NO_COLOR", "LESS")) -> str:
     """Run ``git-hn memory log`` with stdout on a pseudo-terminal of ``columns`` columns."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    full = {k: v for k, v in os.environ.items() if k not in drop}
-    full.update({"TERM": "xterm-256color", **env})
-    proc = subprocess.Popen([sys.executable, "-m", "git_hn", "memory", "log", *args], cwd=repo,
-                            stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE, env=full)
-    os.close(slave)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([master], [], [], 60)
-        if not ready:
-            proc.kill()
-            raise AssertionError("git-hn memory log hung on a terminal")
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: every writer closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    err = proc.stderr.read()
-    assert proc.wait(60) == 0, err
-    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    return on_terminal(repo, [sys.executable, "-m", "git_hn", "memory", "log", *args], columns, env, drop)
 
 
 @pytest.mark.parametrize("columns", [80, 160])

@@ -13,21 +13,16 @@ Source*).
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import re
-import select
-import struct
 import subprocess
 import sys
-import termios
 from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 
-from helpers import git, hn, make_repo, record_id
+from helpers import git, hn, make_repo, on_terminal, record_id
 
 GIT_HN = str(Path(sys.executable).parent / "git-hn")
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -67,30 +62,7 @@ def world(tmp_path_factory):
 
 def _pty(repo, columns: int, *args, env: dict | None = None) -> str:
     """``git-hn ARGS`` with stdout on a pseudo-terminal of ``columns`` columns (COLUMNS unset)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES", "FORCE_COLOR")}
-    full.update({"TERM": "xterm-256color", "GIT_PAGER": "cat", **(env or {})})
-    proc = subprocess.Popen([GIT_HN, *args], cwd=repo, stdin=subprocess.DEVNULL, stdout=slave,
-                            stderr=subprocess.PIPE, env=full)
-    os.close(slave)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([master], [], [], 60)
-        if not ready:
-            proc.kill()
-            raise AssertionError(f"git-hn {args} hung on a terminal")
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: every writer closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    err = proc.stderr.read()
-    assert proc.wait(60) == 0, err
-    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    return on_terminal(repo, [GIT_HN, *args], columns, {"GIT_PAGER": "cat", **(env or {})})
 
 
 def _screen(out: str, columns: int) -> list[str]:
