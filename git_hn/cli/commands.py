@@ -69,7 +69,9 @@ def identity_command(which: str, no_color: bool = False) -> int:
         from . import terminal
 
         if which == "list":
-            render.write(terminal.identities(identity.list_identities(repo), no_color))
+            rows = identity.list_identities(repo)
+            if rows:  # no keyring: nothing, as off a terminal (not a bare header)
+                render.write(terminal.identities(rows, no_color))
         else:
             render.write(terminal.identity(identity.load_active(repo), which, no_color))
         return 0

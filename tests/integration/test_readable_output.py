@@ -327,3 +327,8 @@ def test_columns_in_the_environment_is_honoured_as_git_does(world):
     lines = out.splitlines()
     assert max(cell_len(line) for line in lines) <= 70 < max(
         cell_len(line) for line in SGR.sub("", _pty(repo, 160, "memory", "recall", "--include-untrusted")).splitlines())
+
+
+def test_identity_list_without_a_keyring_prints_nothing_on_a_terminal(tmp_path):
+    repo = make_repo(tmp_path / "plain")
+    assert _pty(repo, 80, "identity", "list") == ""
