@@ -100,6 +100,14 @@ class Screen:
         text.no_wrap, text.overflow = False, "fold"
         self.console.print(text, markup=False, emoji=False, highlight=False, soft_wrap=False)
 
+    def indented(self, text: Text, indent: int) -> None:
+        """Free text wrapped at the width, every line of it (continuations too) indented."""
+        from rich.padding import Padding
+
+        text.no_wrap, text.overflow = False, "fold"
+        self.console.print(Padding(text, (0, 0, 0, indent), expand=False), markup=False, emoji=False, highlight=False,
+                           soft_wrap=False)
+
     def text(self) -> str:
         return self.buf.getvalue()
 
@@ -282,14 +290,14 @@ def _projection(screen: Screen, row: dict) -> None:
         if handoff[key]:
             screen.line(Text(title, style=LABEL))
             for entry in handoff[key]:
-                for n, line in enumerate(escape_bidi(safe_text(entry)).expandtabs(4).split("\n")):
-                    screen.wrapped(Text(("  - " if n == 0 else "    ") + line))
+                text = escape_bidi(safe_text(entry)).expandtabs(4)
+                screen.indented(Text("- " + text.replace("\n", "\n  ")), 2)
 
 
 def _content(screen: Screen, content: str) -> None:
     screen.line(Text("Content (inert)", style=LABEL))
     for line in escape_bidi(safe_text(content)).expandtabs(4).split("\n"):
-        screen.wrapped(Text("  " + line))
+        screen.indented(Text(line), 2)
 
 
 def result(memory_id: str, env, replayed: bool = False, no_color: bool = False,
