@@ -168,3 +168,19 @@ def test_compact_plain_refuses_lone_surrogates_like_compact():
     for encode in (compact, compact_plain):
         with pytest.raises(UnicodeEncodeError):
             encode({"s": "\ud800"})
+
+
+def test_replication_state_files_are_the_same_bytes_with_either_encoder():
+    """Receipts and anchors below ``LARGE_DOCUMENT`` IDs use the stdlib encoder (orjson's import
+    costs more than they do); the bytes must not depend on which one wrote them."""
+    from git_hn.core import canonical
+    from git_hn.store.replication import LARGE_DOCUMENT
+
+    ids = [f"{i:040x}" for i in range(LARGE_DOCUMENT + 3)]
+    doc = {"version": 2, "id": "txn-" + "a" * 24, "remote": "origin", "state": "promoted",
+           "outcomes": [{"kind": "memory", "id": "sha256:" + "b" * 64, "status": "promoted",
+                         "diagnostic": "<&> \u2028 quote\" back\\\\ \u00e9"}],
+           "promotions": [{"ref": "refs/hn/remotes/origin/memory/x/y", "old": "", "new": "c" * 40}],
+           "pendingObjects": ids[:7], "acceptedObjects": ids}
+    assert canonical.indented(doc) == canonical.indented_large(doc)
+    assert canonical.indented({**doc, "acceptedObjects": []}) == canonical.indented_large({**doc, "acceptedObjects": []})
