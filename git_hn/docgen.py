@@ -540,7 +540,9 @@ _git-hn() {
   else
     _git_hn_operand "$cmdpath"
     if [[ $cur != -* && $REPLY == memory-* ]] && (( given == 0 )); then
-      if [[ $words[1] == git-hn ]]; then runner=(git-hn); else runner=(git hn); fi
+      # git-hn by any path; under `git hn`, the -C of the git command line (zsh's _git keeps it)
+      if [[ $words[1] == (*/|)git-hn ]]; then runner=($words[1])
+      else runner=(git ${opt_args[-C]:+-C} ${opt_args[-C]:+${(Q)${~opt_args[-C]}}} hn); fi
       [[ $REPLY == memory-targets ]] && targets=(--targets)
       [[ $cur == (sha256:|)[0-9a-f]# ]] && ids=(${(f)"$($runner __complete memory-ids \
           $targets $cur 2>/dev/null)"})

@@ -369,6 +369,16 @@ def test_zsh_completes_git_hn_and_git_hn_subcommand(memories, tmp_path):
         assert term.line_after("git hn memory record --applies desc\t") == \
             "git hn memory record --applies descendants "
         assert term.line_after(f"git hn memory retract {pre}\t") == f"git hn memory retract {records[2]} "
+        git_hn = shutil.which("git-hn")  # git-hn by its full path
+        assert term.line_after(f"{git_hn} memory show {pre}\t") == f"{git_hn} memory show {records[2]} "
+    finally:
+        term.close()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    term = zsh(elsewhere, tmp_path)
+    try:  # IDs of the repository `git -C` names
+        assert term.line_after(f"git -C {repo} hn memory show {pre}\t") == \
+            f"git -C {repo} hn memory show {records[2]} "
     finally:
         term.close()
 
