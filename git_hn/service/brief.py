@@ -205,9 +205,10 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
             return iter(())
         if name == "staleAnchors":  # rows of the stale groups, the relevant ones first
             columns = "r.id, r.akey, r.ev_memory, r.actor, r.kind"
+            anchored = where + ["a.paths != ''"]  # only rows with anchored paths can be stale
             tests = [_focus_clause(aim)] if aim else []
-            parts = [select.ordered(view, where + [test], args, keep, columns, order) for test, args in tests]
-            parts.append(select.ordered(view, where, [], keep, columns, order))
+            parts = [select.ordered(view, anchored + [test], args, keep, columns, order) for test, args in tests]
+            parts.append(select.ordered(view, anchored, [], keep, columns, order))
             seen: set = set()
 
             def stale_ids():
