@@ -8,9 +8,8 @@ tables, and a test checks that both parsers accept the same options and produce 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..core import hints
+from ..core.tuples import NamedTuple
 from ..errors import UsageError
 
 

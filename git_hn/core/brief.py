@@ -22,7 +22,6 @@ labelled as proposals, never as instructions.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from ..errors import InputError
 from . import canonical
@@ -30,6 +29,7 @@ from .gostr import escape_bidi, one_line, safe_text
 from .limits import WARNING
 from .grammar import utc_instant, utc_timestamp
 from .recall import order
+from .tuples import NamedTuple
 
 DEFAULT_MAX_BYTES = 16_384
 FAILED_ATTEMPTS = 10

@@ -10,13 +10,12 @@ JSON parser of a stream reader.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..errors import ValidationError
 from . import envelope as envmod
 from .grammar import memory_id
 from .keys import b64_decode_go, b64_encode, is_weak_public_key, verify
 from .limits import LIMITS
+from .tuples import NamedTuple
 
 _PK_KEY = b'"publicKey":"'
 

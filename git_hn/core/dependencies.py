@@ -18,7 +18,7 @@ promoted memory depends on one that was refused (*transitive acceptance*).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from .tuples import NamedTuple
 
 REASONS = {"anchor-commit": "anchor-commit-unavailable", "anchor-path": "anchor-path-object-unavailable",
            "evidence-git": "object-unavailable"}

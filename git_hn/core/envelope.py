@@ -13,14 +13,13 @@ a duplicate key is refused at parse time (§11(e)).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..errors import ValidationError
 from . import canonical, grammar
 from .gostr import has_control, is_blank, is_utf8, utf8_len
 from .keys import b64_decode_go, b64_encode, is_weak_public_key
 from .limits import HANDOFF_LISTS, LIMITS, PROTOCOL
 from .strictjson import JsonFloat, PayloadError, fold_key, parse_payload
+from .tuples import NamedTuple
 
 
 class PathAnchor(NamedTuple):

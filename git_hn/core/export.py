@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import NamedTuple
 
 from . import canonical
 from .chain import VerifiedMemory, check_memory
@@ -30,6 +29,7 @@ from .envelope import Envelope, encode, envelope_json
 from .gostr import escape_bidi, one_line, safe_text, short_id
 from .grammar import is_oid, memory_id, utc_timestamp
 from ..errors import InputError, ValidationError
+from .tuples import NamedTuple
 
 FORMATS = ("jsonl", "markdown")
 

@@ -120,10 +120,37 @@ def _is_weak(raw: bytes) -> bool:
     return px % _P == 0 and (py - pz) % _P == 0
 
 
-def public_key_from_seed(seed: bytes) -> bytes:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+_ED25519 = None
 
-    return Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes_raw()
+
+def _ed25519():
+    """cryptography's Ed25519 constructors (``from_private_bytes``, ``from_public_bytes``).
+
+    They are taken from the library's Rust module, which its public ``ed25519`` module wraps
+    without changing what they compute; importing the public module's Python layer (enum,
+    typing, serialization) costs a signing command ~4 ms more. A library without that module
+    (an older or a future layout) is used through its public API instead.
+    """
+    global _ED25519
+    if _ED25519 is None:
+        try:
+            from cryptography.hazmat.bindings._rust import openssl as rust_openssl
+
+            ed = rust_openssl.ed25519
+            _ED25519 = (ed.from_private_bytes, ed.from_public_bytes)
+        except (ImportError, AttributeError):
+            _ED25519 = _public_api()
+    return _ED25519
+
+
+def _public_api():
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+    return (Ed25519PrivateKey.from_private_bytes, Ed25519PublicKey.from_public_bytes)
+
+
+def public_key_from_seed(seed: bytes) -> bytes:
+    return _ed25519()[0](seed).public_key().public_bytes_raw()
 
 
 def actor_of(public_key: bytes) -> str:
@@ -132,9 +159,7 @@ def actor_of(public_key: bytes) -> str:
 
 
 def sign(seed: bytes, message: bytes) -> bytes:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-    return Ed25519PrivateKey.from_private_bytes(seed).sign(message)
+    return _ed25519()[0](seed).sign(message)
 
 
 def verify(public_key: bytes, signature: bytes, message: bytes) -> None:
@@ -145,16 +170,19 @@ def verify(public_key: bytes, signature: bytes, message: bytes) -> None:
     """
     if len(signature) != 64 or is_weak_public_key(public_key):
         raise ValidationError("invalid memory signature")
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
     try:
         key = _KEY_MEMO.get(public_key)
         if key is None:
-            key = Ed25519PublicKey.from_public_bytes(public_key)
+            key = _ed25519()[1](public_key)
             if len(_KEY_MEMO) > 4096:
                 _KEY_MEMO.clear()
             _KEY_MEMO[public_key] = key
         key.verify(signature, message)
-    except (InvalidSignature, ValueError):
+    except ValueError:
         raise ValidationError("invalid memory signature") from None
+    except Exception as exc:  # the library imports its exception module only to raise one
+        from cryptography.exceptions import InvalidSignature
+
+        if isinstance(exc, InvalidSignature):
+            raise ValidationError("invalid memory signature") from None
+        raise

@@ -6,7 +6,7 @@ bound. All lengths are UTF-8 byte counts.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from .tuples import NamedTuple
 
 
 class Limits(NamedTuple):

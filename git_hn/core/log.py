@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import re
 
-from typing import NamedTuple
-
 from .gostr import escape_bidi, one_line, safe_text, short_id
 from .grammar import utc_timestamp
+from .tuples import NamedTuple
 
 MAX_SUMMARY = 200  # characters of the content's first line kept in an item (human and JSON)
 MIN_NAME = 4  # columns the author name keeps before the summary is cut to nothing

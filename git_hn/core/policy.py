@@ -11,12 +11,12 @@ Absence is not trust: without a memory section every memory is ``policy-missing`
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from ..errors import PolicyError
 from . import hashing
 from .limits import KINDS, LIMITS
 from .strictjson import JsonFloat, fold_key, json_type, read_document
+from .tuples import NamedTuple
 
 MISSING_DIGEST = "sha256:" + hashing.sha256(b"hn-memory-policy-missing-v0").hexdigest()
 _ACTOR_ANY_CASE = re.compile(r"[0-9a-fA-F]{64}")

@@ -17,7 +17,6 @@ chosen by their authors and are not unique) would silently qualify someone else'
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from ..errors import InputError, PolicyError
 from . import canonical
@@ -25,6 +24,7 @@ from .gostr import one_line, short_id
 from .limits import KINDS, LIMITS
 from .policy import parse_policy
 from .strictjson import fold_key, read_document
+from .tuples import NamedTuple
 
 DEFAULT_KINDS = tuple(sorted(KINDS))  # a trusted actor's memories are all recalled by default
 MIN_PREFIX = 8

@@ -15,13 +15,12 @@ granted here.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from .chain import VerifiedMemory
 from .envelope import Record, anchor_json, record_json
 from .grammar import content_digest
 from ..errors import HnError
 from .policy import MemoryPolicy
+from .tuples import NamedTuple
 
 LIFECYCLE_RANK = {"active": 0, "superseded": 1, "retracted": 2, "branching": 3}
 APPLICABILITY_RANK = {"applicable": 0, "inapplicable": 1, "anchor-missing": 2}

@@ -15,7 +15,6 @@ and the policy, so it cannot be replayed against other filters, bounds, refs or 
 from __future__ import annotations
 
 import base64
-from typing import NamedTuple
 
 from ..errors import InputError
 from . import canonical, hashing, hints, search
@@ -24,6 +23,7 @@ from .grammar import is_actor, is_digest_id, is_path, is_topic, is_typed_subject
 from .limits import KINDS, LIMITS, WARNING
 from .projection import APPLICABILITY_RANK, LIFECYCLE_RANK, LIFECYCLES, TRUSTS
 from .strictjson import JsonFloat, read_document
+from .tuples import NamedTuple
 
 DEFAULT_MAX_RECORDS = 20
 DEFAULT_MAX_CONTENT = 65_536

@@ -42,10 +42,10 @@ both give the same order bit for bit.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 from ..errors import InputError
 from .gostr import _SPACE, token_sequence
+from .tuples import NamedTuple
 
 K1 = 1.2
 B = 0.75

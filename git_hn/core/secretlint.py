@@ -30,10 +30,11 @@ IDs, with or without ``sha256:``) are never findings.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, NamedTuple
+from collections.abc import Callable, Iterable
 
 from .grammar import normalize_topic
 from .limits import HANDOFF_LISTS
+from .tuples import NamedTuple
 
 # Named detectors, in rank order (CONTRACT §10.6). A library finding of a plugin that one of them
 # covers is reported under the named detector. The provider-specific detectors rank before

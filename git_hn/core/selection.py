@@ -9,12 +9,12 @@ remote*).
 from __future__ import annotations
 
 import base64
-from typing import NamedTuple
 
 from ..errors import InputError
 from . import canonical
 from .grammar import is_actor, is_digest_id, is_remote_name
 from .strictjson import JsonFloat, read_document
+from .tuples import NamedTuple
 
 VERSION = 1
 MAX_FILE = 65_536

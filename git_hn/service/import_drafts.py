@@ -19,12 +19,11 @@ file again (after other memories were recorded, too) must add nothing. Trusts: n
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..core import export as core
 from ..core.envelope import Record
 from ..core.gostr import one_line
 from ..core.grammar import default_stream, is_oid
+from ..core.tuples import NamedTuple
 from ..errors import HnError, InputError
 from ..store import identity as identmod
 from ..store.append import Draft, Position, append_all, build_envelope, now_timestamp

@@ -16,12 +16,12 @@ present) byte for byte.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from ..core import index as core_index
 from ..core import recall as core_recall
 from ..core.gostr import tokens
 from ..core.projection import Context, project, row_index_json
+from ..core.tuples import NamedTuple
 from ..errors import LocalStateError
 from ..store import index as store_index
 from ..store import state, statedb, stateview, streams

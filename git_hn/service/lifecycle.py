@@ -12,11 +12,10 @@ accepted retraction appends nothing and answers ``AlreadyRetracted``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..core import grammar
 from ..core.gostr import to_lower, trim_space
 from ..core.limits import LIMITS
+from ..core.tuples import NamedTuple
 from ..errors import InputError, ValidationError
 from ..store import identity as identmod
 from ..store import streams

@@ -14,10 +14,9 @@ the authors' own and are only ever used when they identify exactly one actor.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..core import policyedit
 from ..core.policyedit import Edit, Known
+from ..core.tuples import NamedTuple
 from ..errors import InputError, PolicyError
 from ..store import worktree
 from ..store.repo import Repo

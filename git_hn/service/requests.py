@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import NamedTuple
 
 from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
@@ -23,6 +22,7 @@ from ..core.grammar import is_actor, is_digest_id, is_oid, is_path, normalize_to
 from ..core import hints
 from ..core.limits import APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS
 from ..core.strictjson import JsonFloat, json_type, read_document
+from ..core.tuples import NamedTuple
 from ..errors import InputError, UsageError, ValidationError
 from ..store.repo import Repo
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import re
 import time
-from typing import NamedTuple
 
 from ..core import envelope as envmod
 from ..core import keys
@@ -31,6 +30,7 @@ from ..core.envelope import Envelope, Record
 from ..core.gostr import short_id
 from ..core.grammar import format_timestamp, local_ref, memory_id
 from ..core.limits import PROTOCOL
+from ..core.tuples import NamedTuple
 from ..errors import ConflictError, HnError, ValidationError
 from . import objects, streams, verify
 from .identity import Identity

@@ -8,8 +8,7 @@ anchors when there are any.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from ..core.tuples import NamedTuple
 from ..errors import ValidationError
 
 

@@ -20,13 +20,12 @@ Trusts: the active identity (it signs), and the chains, which the verified state
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..core import envelope as envmod
 from ..core import keys
 from ..core.envelope import Anchor, PathAnchor
 from ..core.gostr import short_id
 from ..core.grammar import LOCAL_PREFIX, memory_id
+from ..core.tuples import NamedTuple
 from ..errors import HnError
 from . import objects, statedb, stateview, streams
 from .identity import Identity

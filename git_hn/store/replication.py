@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
-
 from ..core import canonical
 from ..core import selection as selmod
 from ..core.grammar import is_oid, parse_accepted_ref
@@ -26,6 +24,7 @@ from ..errors import HnError, InputError, LocalStateError
 from . import private
 from .pending import NONE, Pending
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (core.tuples)
 if TYPE_CHECKING:  # only for annotations: Repo.pending() loads this module
     from .repo import Repo
 

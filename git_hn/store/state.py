@@ -23,12 +23,11 @@ and the state keeps its previous (still consistent) tips.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..core import canonical, search
 from ..core.chain import VerifiedMemory, check_link
 from ..core.gostr import token_sequence
 from ..core.projection import LIFECYCLE_RANK, Node, graph_of, normalized_record_json
+from ..core.tuples import NamedTuple
 from ..errors import ValidationError
 from . import streams, verify
 from .repo import Repo

@@ -13,12 +13,12 @@ publication asks for the valid streams of a set with an invalid one (``collect(f
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from ..core import chain
 from ..core.chain import VerifiedMemory
 from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, local_ref,
                             parse_accepted_ref, parse_local_ref)
+from ..core.tuples import NamedTuple
 from ..errors import ValidationError
 from . import verify
 from .git import MEMORY_LISTING

@@ -423,3 +423,25 @@ def test_speccheck_weak_key_cases_are_accepted_by_the_library_alone():
         with pytest.raises(InvalidSignature):
             Ed25519PublicKey.from_public_bytes(bytes.fromhex(case["pub_key"])).verify(
                 bytes.fromhex(case["signature"]), bytes.fromhex(case["message"]))
+
+
+def test_the_rust_constructors_and_the_public_api_agree():
+    """``core.keys`` signs and verifies through cryptography's Rust module (a faster import); the
+    public API it falls back to must compute the same keys, signatures and verdicts."""
+    seeds = [bytes([i]) * 32 for i in (1, 7, 200)] + [hashlib.sha256(b"seed").digest()]
+    fast_priv, fast_pub = keys._ed25519()
+    slow_priv, slow_pub = keys._public_api()
+    for seed in seeds:
+        message = b"hn-memory/0 " + seed
+        pub = keys.public_key_from_seed(seed)
+        assert pub == Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes_raw()
+        assert fast_priv(seed).public_key().public_bytes_raw() == slow_priv(seed).public_key().public_bytes_raw()
+        sig = keys.sign(seed, message)
+        assert sig == slow_priv(seed).sign(message) == fast_priv(seed).sign(message)
+        keys.verify(pub, sig, message)
+        slow_pub(pub).verify(sig, message)
+        bad = bytes([sig[0] ^ 1]) + sig[1:]
+        with pytest.raises(ValidationError, match="invalid memory signature"):
+            keys.verify(pub, bad, message)
+        with pytest.raises(InvalidSignature):
+            fast_pub(pub).verify(bad, message)

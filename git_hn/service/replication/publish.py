@@ -15,10 +15,9 @@ remembered in the state, so that the pre-push hook pushes only what moved since.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ...core.gostr import one_line
 from ...core.grammar import parse_local_ref
+from ...core.tuples import NamedTuple
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
 from ...store import statedb, stateview, streams
