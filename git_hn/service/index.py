@@ -162,7 +162,7 @@ def _dump(conn) -> dict:
 def _stored_tables(repo: Repo) -> dict | None:
     """The state's tables as stored, or None when there is no state; an unsafe, changed or
     foreign state is reported as corrupt or incompatible (§8.5 kinds)."""
-    import sqlite3
+    from ..store.statedb import sqlite3
 
     _mem, db, _seal = statedb.paths(repo)
     if not os.path.lexists(db):
@@ -192,7 +192,7 @@ def _totals(repo: Repo, collection) -> state.Totals:
 
 
 def _in_memory(collection, fn, totals: bool = False):
-    import sqlite3
+    from ..store.statedb import sqlite3
 
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core.envelope import anchor_json
 from ..core.grammar import default_stream
-from ..errors import InputError
+from ..errors import HnError, InputError
 from ..store import identity as identmod
 from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
@@ -49,6 +49,7 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
     lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
     if not from_input:
         check_flag_outcome(req.record)
+    _list_sources_early(repo, req.stream)
     ident = identmod.load_active(repo)
     if req.actor is not None and req.actor != ident.actor:
         raise InputError("record input actor does not match the active identity")
@@ -60,6 +61,21 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
     if not result.replayed:
         index_refresh.after_ref_change(repo)
     return result
+
+
+def _list_sources_early(repo: Repo, stream: str | None) -> None:
+    """Let Git list the stream's refs while the signing key loads (the library's import is the
+    longest step of a record); ``append`` collects the answer."""
+    from ..core.grammar import is_digest_id
+    from ..store import streams
+
+    actor = identmod.active_actor(repo)
+    stream = stream or (default_stream(actor) if actor else None)
+    if actor is not None and stream is not None and is_digest_id(stream):
+        try:
+            streams.ask_sources_early(repo, actor, stream)
+        except HnError:
+            pass  # the append lists them itself
 
 
 def result_json(result: Appended) -> dict:

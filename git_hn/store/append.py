@@ -204,9 +204,8 @@ def _record(repo: Repo, ref: str, pos: Position, mem: VerifiedMemory | list[Veri
     """Add the appended memory (or memories, root first) to the verified state, if the state is
     exactly where this append read it (else the next command's refresh verifies it like any new
     commit)."""
-    import sqlite3
-
     from . import state, statedb, stateview
+    from .statedb import sqlite3
 
     mems = mem if isinstance(mem, list) else [mem]
     mem = mems[-1]

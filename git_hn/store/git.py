@@ -26,8 +26,8 @@ runs with them anyway.
 from __future__ import annotations
 
 import os
-import subprocess
 
+from ..core.tuples import NamedTuple
 from ..errors import GitError
 
 _FORCED = {
@@ -68,6 +68,164 @@ def git_environment(extra: dict | None = None, scrub: bool = False) -> dict:
     return env
 
 
+PIPE, DEVNULL = -1, -3  # as in ``subprocess``
+
+
+class Completed(NamedTuple):
+    """A finished process (``subprocess.CompletedProcess``'s fields)."""
+
+    args: list
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+class Timeout(Exception):
+    """A process did not end within its time (``subprocess.TimeoutExpired``)."""
+
+
+class Child:
+    """A child process started with ``os.posix_spawn``: what git-hn uses of ``subprocess.Popen``
+    (pipes, ``wait``/``poll``/``kill``, ``communicate``) without importing ``subprocess``
+    (~2 ms of every command's start-up with the modules it pulls in, issue 11).
+
+    Like ``Popen`` with its defaults, the child gets SIGPIPE and SIGXFSZ back at their default
+    actions, a new session with ``start_new_session``, and no descriptor of this process beyond
+    its standard three (Python opens every descriptor non-inheritable; those inherited from
+    this process's own parent are made so before the first child starts). A working directory
+    is given to Git as ``git -C DIR``, which starts Git exactly as in that directory.
+    """
+
+    def __init__(self, args, *, stdin=None, stdout=None, stderr=None, cwd=None, env=None,
+                 executable=None, start_new_session=False):
+        import signal
+        import threading
+
+        _seal_inherited()
+        self.args = args
+        self.returncode = None
+        self._lock = threading.Lock()
+        argv = list(args)
+        if cwd is not None:
+            if argv[0] != "git":
+                raise ValueError("a working directory is supported for git only")
+            argv[1:1] = ["-C", os.fspath(cwd)]
+        env = os.environ if env is None else env
+        path = executable or _executable(argv[0], env)
+        actions, ours, theirs = [], [None, None, None], []
+        try:
+            for fd, how in ((0, stdin), (1, stdout), (2, stderr)):
+                if how == PIPE:
+                    r, w = os.pipe()
+                    mine, child = (w, r) if fd == 0 else (r, w)
+                    ours[fd] = mine
+                    theirs.append(child)
+                    actions.append((os.POSIX_SPAWN_DUP2, child, fd))
+                elif how == DEVNULL:
+                    actions.append((os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY, 0))
+                elif how is not None:
+                    raise ValueError("stdio must be PIPE, DEVNULL or None")
+            spawn = os.posix_spawn if os.sep in path else os.posix_spawnp
+            self.pid = spawn(path, argv, env, file_actions=actions, setsid=bool(start_new_session),
+                             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
+        except BaseException:
+            for fd in ours + theirs:
+                if fd is not None:
+                    os.close(fd)
+            raise
+        for fd in theirs:
+            os.close(fd)
+        self.stdin = os.fdopen(ours[0], "wb") if ours[0] is not None else None
+        self.stdout = os.fdopen(ours[1], "rb") if ours[1] is not None else None
+        self.stderr = os.fdopen(ours[2], "rb") if ours[2] is not None else None
+
+    def _reaped(self, status: int) -> None:
+        self.returncode = os.waitstatus_to_exitcode(status)
+
+    def poll(self):
+        if self.returncode is None and self._lock.acquire(blocking=False):
+            try:
+                if self.returncode is None:
+                    pid, status = os.waitpid(self.pid, os.WNOHANG)
+                    if pid == self.pid:
+                        self._reaped(status)
+            except ChildProcessError:
+                self.returncode = self.returncode if self.returncode is not None else 0
+            finally:
+                self._lock.release()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is not None:
+            return self.returncode
+        if timeout is None:
+            with self._lock:
+                if self.returncode is None:
+                    try:
+                        _pid, status = os.waitpid(self.pid, 0)
+                        self._reaped(status)
+                    except ChildProcessError:
+                        self.returncode = 0
+            return self.returncode
+        import time
+
+        deadline, delay = time.monotonic() + timeout, 0.0005
+        while self.poll() is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout(f"{self.args[0]} did not end within {timeout} seconds")
+            time.sleep(min(delay, left))
+            delay = min(delay * 2, 0.05)
+        return self.returncode
+
+    def kill(self) -> None:
+        import signal
+
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def communicate(self, data: bytes | None = None) -> tuple[bytes, bytes]:
+        return _exchange(self, data, 10**6)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        for stream in (self.stdout, self.stderr, self.stdin):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self.wait()
+
+
+_sealed = False
+
+
+def _seal_inherited() -> None:
+    """Make every descriptor this process inherited above 2 non-inheritable, once, so that no
+    child gets one (``Popen``'s ``close_fds``)."""
+    global _sealed
+    if _sealed:
+        return
+    _sealed = True
+    try:
+        fds = [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = list(range(3, 256))
+    for fd in fds:
+        if fd > 2:
+            try:
+                if os.get_inheritable(fd):
+                    os.set_inheritable(fd, False)
+            except OSError:
+                pass
+
+
 class Git:
     """Runs ``git`` in one directory with one environment."""
 
@@ -80,7 +238,7 @@ class Git:
         self._batch: _Batch | None = None
         self._check: _Batch | None = None
         self._early: dict[tuple, Started] = {}
-        self._early_batch: subprocess.Popen | None = None
+        self._early_batch: Child | None = None
 
     # -- processes started ahead of need ---------------------------------------------------------
 
@@ -90,8 +248,8 @@ class Git:
         ``unpack-objects``): a writer that is never fed is ``abandon``ed without effect."""
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            proc = popen(["git", *args], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.cwd,
+            proc = popen(["git", *args], stdin=PIPE if stdin else DEVNULL,
+                         stdout=PIPE, stderr=PIPE, cwd=self.cwd,
                          env=full_env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
@@ -105,7 +263,7 @@ class Git:
         if batch:  # --batch-command needs Git 2.36; an older git's refusal is simply discarded
             self._early_batch = _Batch.popen(self, "--batch-command")
 
-    def early_answer(self, args, env: dict | None = None) -> subprocess.CompletedProcess | None:
+    def early_answer(self, args, env: dict | None = None) -> Completed | None:
         """The answer of an early question, now (it stays there for ``run`` to collect)."""
         started = self._early.get(_early_key(args, env))
         return started.finish() if started is not None else None
@@ -123,7 +281,7 @@ class Git:
         self._early.clear()
 
     def run(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
-            timeout: float | None = None) -> subprocess.CompletedProcess:
+            timeout: float | None = None) -> Completed:
         """Run ``git <args>``; never raises for a non-zero exit (callers decide)."""
         if self._early:
             if args and args[0] in _WRITERS:
@@ -134,18 +292,18 @@ class Git:
                     return early.finish()
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            proc = popen(["git", *args], stdin=subprocess.PIPE if input is not None
-                         else subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, cwd=self.cwd, env=full_env)
+            proc = popen(["git", *args], stdin=PIPE if input is not None
+                         else DEVNULL, stdout=PIPE,
+                         stderr=PIPE, cwd=self.cwd, env=full_env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         try:
             out, err = _exchange(proc, input, timeout or self.timeout)
-        except subprocess.TimeoutExpired:
+        except Timeout:
             proc.kill()
             proc.wait()
             raise GitError(f"git {args[0]} timed out") from None
-        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        return Completed(proc.args, proc.returncode, out, err)
 
     def start(self, args: list[str], *, input: bytes = b"", env: dict | None = None):
         """Start ``git <args>`` with ``input`` on its stdin and return at once; ``.wait()`` on
@@ -156,8 +314,8 @@ class Git:
         self.forget_early()
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            proc = popen(["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, cwd=self.cwd, env=full_env)
+            proc = popen(["git", *args], stdin=PIPE, stdout=PIPE,
+                         stderr=PIPE, cwd=self.cwd, env=full_env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         box: dict = {}
@@ -176,8 +334,8 @@ class Git:
         """(exit status, stdout) of ``git <args>`` with stderr discarded: one blocking read, for
         large listings (``run`` multiplexes two pipes in small reads)."""
         try:
-            proc = popen(["git", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, cwd=self.cwd, env=self.env)
+            proc = popen(["git", *args], stdin=DEVNULL, stdout=PIPE,
+                         stderr=DEVNULL, cwd=self.cwd, env=self.env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         with proc:
@@ -198,7 +356,7 @@ class Git:
         For answers that are usually found early in a long listing (a recent commit in a long
         chain), so that the rest is never produced.
         """
-        proc = popen(["git", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        proc = popen(["git", *args], stdout=PIPE, stderr=DEVNULL,
                      cwd=self.cwd, env=self.env)
         try:
             for line in proc.stdout:
@@ -328,21 +486,21 @@ class Git:
 class Started:
     """A git process started before its answer is needed (``Git.spawn``)."""
 
-    def __init__(self, proc: subprocess.Popen, args, timeout: float):
+    def __init__(self, proc: Child, args, timeout: float):
         self.proc, self.args, self.timeout = proc, args, timeout
-        self.result: subprocess.CompletedProcess | None = None
+        self.result: Completed | None = None
 
-    def finish(self, data: bytes | None = None) -> subprocess.CompletedProcess:
+    def finish(self, data: bytes | None = None) -> Completed:
         """Feed ``data`` (if stdin is a pipe), then collect the exit status and output (once:
         asking again returns the same result)."""
         if self.result is not None:
             return self.result
         try:
             out, err = _exchange(self.proc, data, self.timeout)
-        except subprocess.TimeoutExpired:
+        except Timeout:
             self.abandon()
             raise GitError(f"git {self.args[0]} timed out") from None
-        self.result = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
+        self.result = Completed(self.proc.args, self.proc.returncode, out, err)
         return self.result
 
     def abandon(self) -> None:
@@ -401,7 +559,7 @@ _spawning = 0  # children being started right now (in ``popen``)
 _deferred: list[int] = []  # signals that arrived meanwhile
 
 
-def popen(args, **kw) -> subprocess.Popen:
+def popen(args, **kw) -> Child:
     """``subprocess.Popen``, with a stopping signal that arrives while the child is being started
     held back until the child exists: the child is then killed and reaped, and the signal raised
     (``errors.Signalled``). Raised in the middle of ``Popen``, it would leave a child that no one
@@ -409,7 +567,7 @@ def popen(args, **kw) -> subprocess.Popen:
     global _spawning
     _spawning += 1
     try:
-        proc = subprocess.Popen(args, **kw)
+        proc = Child(args, **kw)
     except BaseException:
         _spawning -= 1
         _raise_deferred()
@@ -419,6 +577,33 @@ def popen(args, **kw) -> subprocess.Popen:
         _stop(proc)
         _raise_deferred()
     return proc
+
+
+_found: dict[tuple[str, str], str] = {}
+
+
+def _executable(name: str, env) -> str:
+    """The file ``name`` runs as, searched in the child's PATH once per PATH (as ``Popen``
+    searches it): the spawn then makes one ``execve``. ``name`` itself when it is a path or a
+    relative PATH entry comes first (``posix_spawnp`` then searches); FileNotFoundError when no
+    entry has it."""
+    if os.sep in name:
+        return name
+    path = env.get("PATH", os.defpath)
+    got = _found.get((name, path))
+    if got is None:
+        for d in path.split(os.pathsep):
+            if not os.path.isabs(d):
+                got = name  # relative to the child's directory: left to posix_spawnp
+                break
+            candidate = os.path.join(d, name)
+            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                got = candidate
+                break
+        if got is None:
+            raise FileNotFoundError(2, f"{name} not found on PATH")
+        _found[(name, path)] = got
+    return got
 
 
 def defer_signal(signum: int) -> bool:
@@ -439,22 +624,22 @@ def _raise_deferred() -> None:
         raise Signalled(signum)
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: Child) -> None:
     """Kill and reap a child whose caller is unwinding (a signal arrived while it ran), so that
     it writes nothing after the caller has cleaned up."""
     try:
         proc.kill()
         proc.wait(timeout=10)
-    except (OSError, subprocess.TimeoutExpired):  # pragma: no cover - already gone, or stuck
+    except (OSError, Timeout):  # pragma: no cover - already gone, or stuck
         pass
 
 
-def _exchange(proc: subprocess.Popen, data: bytes | None, timeout: float) -> tuple[bytes, bytes]:
+def _exchange(proc: Child, data: bytes | None, timeout: float) -> tuple[bytes, bytes]:
     """``proc.communicate(data, timeout)`` without its exit poll: ``communicate`` waits for
     the exit by sleeping in growing steps (half a millisecond, then one, then two…), which costs
     about a millisecond for every short git process. Here one poll set holds the pipes and, on
     Linux, a pidfd of the process, so the exit is noticed the moment it happens. Raises
-    ``TimeoutExpired`` (the caller kills) when ``timeout`` seconds pass."""
+    ``Timeout`` (the caller kills) when ``timeout`` seconds pass."""
     import select
     import time
 
@@ -482,7 +667,7 @@ def _exchange(proc: subprocess.Popen, data: bytes | None, timeout: float) -> tup
         while reading or stdin is not None or not exited:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise subprocess.TimeoutExpired(proc.args, timeout)
+                raise Timeout(f"{proc.args[0]} did not end within {timeout} seconds")
             for fd, _event in poller.poll(left * 1000):
                 if fd == pidfd:
                     exited = True
@@ -504,7 +689,7 @@ def _exchange(proc: subprocess.Popen, data: bytes | None, timeout: float) -> tup
                         poller.unregister(fd)
                         done[fd] = b"".join(reading.pop(fd))
     except BaseException as exc:
-        if not isinstance(exc, subprocess.TimeoutExpired):  # a signal: the child stops with us
+        if not isinstance(exc, Timeout):  # a signal: the child stops with us
             _stop(proc)
         raise
     finally:
@@ -536,21 +721,21 @@ class _Batch:
     newline in a name would desynchronise the protocol, so names containing one are refused.
     """
 
-    def __init__(self, git: Git, mode: str, proc: subprocess.Popen | None = None):
+    def __init__(self, git: Git, mode: str, proc: Child | None = None):
         self.mode = mode
         self.proc = proc if proc is not None else self.popen(git, mode)
 
     @staticmethod
-    def popen(git: Git, mode: str) -> subprocess.Popen:
+    def popen(git: Git, mode: str) -> Child:
         try:
-            return popen(["git", "cat-file", mode], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            return popen(["git", "cat-file", mode], stdin=PIPE,
+                         stdout=PIPE, stderr=DEVNULL,
                          cwd=git.cwd, env=git.env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
 
     @staticmethod
-    def end(proc: subprocess.Popen) -> None:
+    def end(proc: Child) -> None:
         """Stop a batch process that was never used (started early, then not needed)."""
         proc.kill()
         proc.wait()

@@ -128,6 +128,15 @@ def parse_record(data: bytes, actor: str | None = None) -> Identity:
     return ident
 
 
+def active_actor(repo: Repo) -> str | None:
+    """The active identity's actor as the keyring names it, or None (no identity, or anything
+    wrong: ``load_active`` reports that). Reads one small file; checks no key."""
+    try:
+        return _read_active(repo)
+    except (HnError, OSError):
+        return None
+
+
 def _read_active(repo: Repo) -> str | None:
     data = private.read_private(repo.hn_dir, repo.active_path())
     if data is None:

@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import threading
 import time
 
 from ..errors import GitError, LocalStateError
 from . import private
-from .git import Git, popen
+from .git import DEVNULL, PIPE, Child, Git, Timeout, popen
 from .repo import Repo
 from .replication import is_txn, quarantine_root
 from .transport import is_local, remote_env, transport_config_question, transport_settings
@@ -215,8 +214,8 @@ class Quarantine:
         limit = max_total + max(1 << 20, max_total // 8)
         start_size = self.objects_size()
         # its own process group, so that a kill reaches the transport helper and index-pack too
-        proc = popen(args, cwd=self.path, env=self.git.env, stdin=subprocess.PIPE,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        proc = popen(args, cwd=self.path, env=self.git.env, stdin=PIPE,
+                     stdout=DEVNULL, stderr=PIPE,
                      start_new_session=True)
         try:
             proc.stdin.write("".join(r + "\n" for r in wants).encode())
@@ -383,7 +382,7 @@ def _idx_names(path: str, oid_bytes: int) -> list[str] | None:
     return [hexed[i:i + step] for i in range(0, len(hexed), step)]
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: Child) -> None:
     """Stop a fetch and every helper it started (remote-https, index-pack)."""
     import signal
 
@@ -396,5 +395,5 @@ def _kill(proc: subprocess.Popen) -> None:
             pass
     try:
         proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:  # pragma: no cover
+    except Timeout:  # pragma: no cover
         pass

@@ -93,7 +93,7 @@ def _current(conn, listing, scope) -> bool:
 
 def update(repo: Repo, listing: list, scope: set | None = None):
     """Bring the state to ``listing`` (under the exclusive lock); returns an open connection."""
-    import sqlite3
+    from .statedb import sqlite3
 
     conn = statedb.open_sealed(repo, readonly=False)
     if conn is not None:
@@ -125,7 +125,7 @@ def update(repo: Repo, listing: list, scope: set | None = None):
 def build(repo: Repo, collection, with_totals: bool = False):
     """Replace the state with one loaded from a full collection; returns an open connection
     (and, ``with_totals``, the ``state.Totals`` of what was loaded)."""
-    import sqlite3
+    from .statedb import sqlite3
 
     conn = statedb.create(repo)
     try:
@@ -148,7 +148,7 @@ def discard(repo: Repo) -> None:
 def serve(repo: Repo, with_view, full, listing: list | None = None):
     """``with_view(view)`` on the current state; ``full()`` (the answer from a full collection)
     when the state cannot answer. A state that disagrees with Git is discarded and rebuilt once."""
-    import sqlite3
+    from .statedb import sqlite3
 
     for _attempt in range(2):
         try:

@@ -100,10 +100,20 @@ def unlisted_local_refs(common_dir: str, listed: set[str]) -> list[str]:
 
 def stream_sources(repo: Repo, actor: str, stream: str) -> list[Source]:
     """The local ref and every accepted ref of one (actor, stream)."""
-    hexpart = stream[len("sha256:"):]
-    out = repo.git.out(["for-each-ref", "--format=%(refname) %(objectname)",
-                        local_ref(actor, stream), f"{REMOTES_PREFIX}*/memory/{actor}/{hexpart}"])
+    out = repo.git.out(_sources_question(actor, stream))
     return [s for s in _parse_listing(out) if s.actor == actor and s.stream == stream]
+
+
+def ask_sources_early(repo: Repo, actor: str, stream: str) -> None:
+    """Start ``stream_sources``'s listing now, for its next call to collect (an append, while
+    it loads the signing key). The answer is taken once: a retry lists again, and the
+    compare-and-swap refuses a position that moved in between."""
+    repo.git.ask_early(_sources_question(actor, stream))
+
+
+def _sources_question(actor: str, stream: str) -> list[str]:
+    return ["for-each-ref", "--format=%(refname) %(objectname)", local_ref(actor, stream),
+            f"{REMOTES_PREFIX}*/memory/{actor}/{stream[len('sha256:'):]}"]
 
 
 def read_parents(repo: Repo, ref: str, commit: str) -> tuple[str, tuple[str, ...]]:

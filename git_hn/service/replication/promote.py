@@ -173,9 +173,8 @@ def state_promotion(run, promotable: list):
     that only if the refs were promoted. Nothing happens when the state did not record exactly
     the tips they continue (its next refresh verifies what it lacks). Never changes the sync's
     outcome: a failure is the §8.4 warning."""
-    import sqlite3
-
     from ...store import state, statedb
+    from ...store.statedb import sqlite3
 
     repo = run.repo
     held = {"conn": None}

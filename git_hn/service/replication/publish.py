@@ -256,7 +256,7 @@ def refusal(status: str, stderr: str) -> str:
 
 def remember(repo: Repo, remote: str, heads: dict[str, str]) -> None:
     """Record the tips ``remote`` now holds (bookkeeping: a failure only costs a push later)."""
-    import sqlite3
+    from ...store.statedb import sqlite3
 
     if not heads:
         return
