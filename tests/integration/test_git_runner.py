@@ -190,3 +190,44 @@ def test_a_signal_while_a_child_starts_stops_that_child_then_raises(tmp_path):
     assert not marker.exists()  # the child was killed before it could write
     with _signals_raise():  # and nothing is left pending: the next child starts normally
         assert git.popen(["true"]).wait() == 0
+
+
+def test_children_get_only_their_three_descriptors_and_default_signal_actions(tmp_path):
+    """``store.git.Child`` (posix_spawn) gives a child what ``Popen``'s defaults gave it: no
+    descriptor of this process beyond stdin/stdout/stderr (an inherited one included) and
+    SIGPIPE at its default action (Python ignores it), and runs Git in the runner's directory."""
+    import subprocess
+    import sys
+
+    code = r"""
+import os, sys
+from git_hn.store import git
+fd = os.dup2(os.open(os.devnull, os.O_RDONLY), 50, inheritable=True)  # as if inherited
+child = git.popen(["sh", "-c", "ls /proc/self/fd; grep SigIgn /proc/self/status"], stdout=git.PIPE)
+out = child.stdout.read().decode()
+child.wait()
+listing, status = out.split("SigIgn:")
+fds = sorted(int(x) for x in listing.split() if x.isdigit())
+ignored = int(status.split()[0], 16)
+runner = git.Git(sys.argv[1])
+top = runner.out(["rev-parse", "--show-toplevel"])
+import json
+print(json.dumps([fd, fds, ignored & (1 << 12), top]))
+"""
+    sub = tmp_path / "work" / "sub"
+    sub.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(tmp_path / "work")], check=True)
+    fd, listed, sigpipe_ignored, top = json.loads(subprocess.run(
+        [sys.executable, "-c", code, str(sub)], capture_output=True, text=True, check=True).stdout)
+    assert fd == 50 and set(listed) <= {0, 1, 2, 3}  # 3: ls's own directory handle
+    assert sigpipe_ignored == 0
+    assert os.path.realpath(top.strip()) == os.path.realpath(tmp_path / "work")
+
+
+def test_a_missing_git_is_named(tmp_path):
+    from git_hn.errors import GitError
+    from git_hn.store import git
+
+    runner = git.Git(str(tmp_path), extra_env={"PATH": str(tmp_path / "nowhere")})
+    with pytest.raises(GitError, match="git is not installed or not on PATH"):
+        runner.run(["version"])
