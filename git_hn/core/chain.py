@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..errors import ValidationError
 from . import envelope as envmod
 from .grammar import memory_id
-from .keys import b64_decode_go, b64_encode, is_weak_public_key, verify
+from .keys import b64_decode_go, b64_encode, is_weak_before_decoding, is_weak_public_key, verify
 from .limits import LIMITS
 from .tuples import NamedTuple
 
@@ -186,9 +186,19 @@ def scan_public_key(payload: bytes) -> bytes:
     raw = b64_decode_go(text)
     if raw is None or len(raw) != 32 or b64_encode(raw) != text:
         raise ValidationError("memory publicKey is invalid")
-    if is_weak_public_key(raw):
+    if is_weak_before_decoding(raw):  # the curve check follows a failed signature (signature_failure)
         raise ValidationError("memory publicKey is weak")
     return raw
+
+
+def signature_failure(commit: str, public_key: bytes) -> ValidationError:
+    """The error of a memory whose signature did not verify. ``scan_public_key`` admits a key
+    after the quick part of the weak-key check; a key that is not a curve point passes it, no
+    signature verifies under it, and it is refused here as weak, the error the full check in the
+    scan gives: the outcome and its wording are those of checking the key completely first."""
+    if is_weak_public_key(public_key):
+        return ValidationError(f"verify memory commit {commit}: memory publicKey is weak")
+    return ValidationError(f"verify memory commit {commit}: invalid memory signature")
 
 
 def precheck_memory(commit: str, payload: bytes, signature_blob: bytes) -> tuple[bytes, bytes]:
@@ -219,8 +229,8 @@ def check_memory(commit: str, payload: bytes, signature_blob: bytes) -> Verified
     public_key, signature = precheck_memory(commit, payload, signature_blob)
     try:
         verify(public_key, signature, payload)
-    except ValidationError as exc:
-        raise ValidationError(f"verify memory commit {commit}: {exc.message}") from None
+    except ValidationError:
+        raise signature_failure(commit, public_key) from None
     return finish_memory(commit, payload, signature_blob, public_key)
 
 

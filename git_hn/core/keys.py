@@ -83,6 +83,35 @@ def _add(p, q):
 _WEAK_MEMO: dict[bytes, bool] = {}
 _KEY_MEMO: dict = {}
 
+# The y coordinates of the eight points of order dividing 8 (each point with either sign bit):
+# the identity, (0, -1), (±sqrt(-1), 0) and the four points of order 8.
+_SMALL_Y = frozenset(int.from_bytes(bytes.fromhex(h), "little") for h in (
+    "0100000000000000000000000000000000000000000000000000000000000000",
+    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    "0000000000000000000000000000000000000000000000000000000000000000",
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"))
+
+
+def is_weak_before_decoding(raw: bytes) -> bool:
+    """The part of ``is_weak_public_key`` that needs no square root: a wrong length, an unreduced
+    ``y`` (``y >= p``), or a point of small order (its ``y`` is one of five torsion values; the
+    non-canonical "negative zero" encodings have one of them too).
+
+    Every forgeable key is refused here. A key that passes and is still weak is not a curve
+    point at all, and no signature verifies under it (OpenSSL decodes the key before anything
+    else), so signature checks use this alone: a signature that verifies proves the rest
+    (``verify`` remembers that), and one that fails is judged by ``is_weak_public_key`` for the
+    error's wording (``chain.signature_failure``). The full check costs ~0.1 ms per new key.
+    """
+    got = _WEAK_MEMO.get(raw)
+    if got is not None:
+        return got
+    if len(raw) != 32:
+        return True
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    return y >= _P or y in _SMALL_Y
+
 
 def is_weak_public_key(raw: bytes) -> bool:
     """True for a key that must never be admitted (CONTRACT §11(e)).
@@ -165,10 +194,11 @@ def sign(seed: bytes, message: bytes) -> bytes:
 def verify(public_key: bytes, signature: bytes, message: bytes) -> None:
     """Raise ``ValidationError('invalid memory signature')`` unless the signature verifies.
 
-    The key must already have been admitted (not weak); this function refuses weak keys again so
-    that no caller can verify under one by mistake.
+    The key must already have been admitted (not weak); this function refuses forgeable keys
+    again (``is_weak_before_decoding``) so that no caller can verify under one by mistake. A
+    signature that verifies proves the key a curve point, so the key is remembered as not weak.
     """
-    if len(signature) != 64 or is_weak_public_key(public_key):
+    if len(signature) != 64 or is_weak_before_decoding(public_key):
         raise ValidationError("invalid memory signature")
     try:
         key = _KEY_MEMO.get(public_key)
@@ -178,6 +208,10 @@ def verify(public_key: bytes, signature: bytes, message: bytes) -> None:
                 _KEY_MEMO.clear()
             _KEY_MEMO[public_key] = key
         key.verify(signature, message)
+        if public_key not in _WEAK_MEMO:
+            if len(_WEAK_MEMO) > 4096:
+                _WEAK_MEMO.clear()
+            _WEAK_MEMO[public_key] = False
     except ValueError:
         raise ValidationError("invalid memory signature") from None
     except Exception as exc:  # the library imports its exception module only to raise one

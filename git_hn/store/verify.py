@@ -93,7 +93,7 @@ def finish_commit(commit: str, item, ok) -> VerifiedMemory:
     if isinstance(item, ValidationError):
         raise item
     if not ok:
-        raise ValidationError(f"verify memory commit {commit}: invalid memory signature")
+        raise chain.signature_failure(commit, item[2])
     return chain.finish_memory(commit, item[0], item[1], item[2])
 
 

@@ -445,3 +445,51 @@ def test_the_rust_constructors_and_the_public_api_agree():
             keys.verify(pub, bad, message)
         with pytest.raises(InvalidSignature):
             fast_pub(pub).verify(bad, message)
+
+
+def test_the_quick_weak_check_is_the_full_one_for_every_curve_point():
+    """``keys.is_weak_before_decoding`` (what signature checks use) differs from the full check
+    only on encodings that are not curve points, under which no signature verifies: weak =
+    quick-weak or off-curve, for the small-order encodings, their aliases, every vector key and
+    random bytes."""
+    import random
+
+    rng = random.Random(7)
+    samples = [bytes.fromhex(h) for h in SMALL_ORDER] + sorted(small_order_aliases())
+    samples += [bytes.fromhex(g["publicKey"]["pk"]) for g in WYCHEPROOF["testGroups"]]
+    samples += [bytes.fromhex(c["pub_key"]) for c in SPECCHECK]
+    samples += [rng.randbytes(32) for _ in range(400)]
+    samples += [(P + k).to_bytes(32, "little") for k in range(3)]
+    for raw in samples:
+        keys._WEAK_MEMO.pop(raw, None)
+        quick = keys.is_weak_before_decoding(raw)  # before the full check fills the memo
+        off_curve = ed_decode_lenient(raw) is None
+        assert keys.is_weak_public_key(raw) == (quick or off_curve), raw.hex()
+        if not off_curve and ed_order_class(raw) == "small":
+            assert quick, raw.hex()
+
+
+def test_an_off_curve_key_admitted_quickly_is_refused_as_weak_after_its_signature_fails():
+    """The scan admits an off-curve key on the quick check; its signature cannot verify, and the
+    error is the weak-key one the full check would have given first."""
+    off = next(bytes([i]) + bytes(31) for i in range(2, 256) if ed_decode_lenient(bytes([i]) + bytes(31)) is None)
+    keys._WEAK_MEMO.pop(off, None)
+    assert not keys.is_weak_before_decoding(off)
+    payload = b'{"publicKey":"' + keys.b64_encode(off).encode() + b'"}'
+    got = chain.scan_public_key(payload)
+    assert got == off
+    with pytest.raises(ValidationError, match="invalid memory signature"):
+        keys.verify(off, bytes(64), payload)
+    keys._WEAK_MEMO.pop(off, None)
+    err = chain.signature_failure("c0ffee", off)
+    assert err.message == "verify memory commit c0ffee: memory publicKey is weak"
+    good = keys.public_key_from_seed(bytes([9]) * 32)
+    assert chain.signature_failure("c0ffee", good).message == "verify memory commit c0ffee: invalid memory signature"
+
+
+def test_a_verified_signature_remembers_its_key_as_not_weak():
+    seed = hashlib.sha256(b"remember").digest()
+    pub = keys.public_key_from_seed(seed)
+    keys._WEAK_MEMO.pop(pub, None)
+    keys.verify(pub, keys.sign(seed, b"m"), b"m")
+    assert keys._WEAK_MEMO[pub] is False and not keys.is_weak_public_key(pub)
