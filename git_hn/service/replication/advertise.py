@@ -11,6 +11,7 @@ requested. The number requested in one sync is bounded by the selection's ``max-
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from ...core.grammar import REMOTES_PREFIX, is_oid, parse_local_ref
 from ...store.transport import advertisement, remote_env
@@ -21,15 +22,31 @@ _ACTOR_REF = re.compile(r"refs/hn/actors/[0-9a-f]{64}")
 _PROPOSAL_REF = re.compile(r"refs/hn/proposals/[0-9a-f]{64}")
 
 
-def advertise(repo: Repo, url: str, remote: str) -> tuple[dict, set]:
+def advertise(repo: Repo, url: str, remote: str) -> tuple[Mapping, set]:
     """({stream: [(actor, oid)]}, {(kind, id)} of well-formed actor and proposal refs)."""
     proc = repo.git.run(list(advertisement(url)), env=remote_env())  # often started early
     if proc.returncode != 0:
         raise phase("advertisement", remote)
+    got = parse(proc.stdout, repo.oid_hex_len)
+    if got is None:
+        raise phase("advertisement validation", remote)
+    return got
+
+
+def parse(data: bytes, n: int) -> tuple[Mapping, set] | None:
+    """``advertise``'s answer from ``git ls-remote``'s output (object IDs of ``n`` hex digits);
+    None when a line is not ``<oid>\t<ref>``."""
+    fast = _Lines.read(data, n)
+    if fast is not None:
+        return fast, set()
+    return parse_lines(data, n)
+
+
+def parse_lines(data: bytes, n: int) -> tuple[dict, set] | None:
+    """``parse`` line by line (any advertisement)."""
     memory: dict[str, list[tuple[str, str]]] = {}
     others: set[tuple[str, str]] = set()
-    text = proc.stdout.decode("utf-8", "replace")
-    n = repo.oid_hex_len
+    text = data.decode("utf-8", "replace")
     # every line must be "<oid>\t<ref>"; the memory refs, nearly all of them, are taken in one
     # C-speed pass, and only the other lines are looked at one by one
     lines = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
@@ -41,7 +58,7 @@ def advertise(repo: Repo, url: str, remote: str) -> tuple[dict, set]:
         for line in text.splitlines():
             parts = line.split("\t")
             if len(parts) != 2 or not is_oid(parts[0]) or len(parts[0]) != n:
-                raise phase("advertisement validation", remote)
+                return None
             oid, ref = parts
             if parse_local_ref(ref) is not None:
                 continue  # taken above
@@ -50,6 +67,77 @@ def advertise(repo: Repo, url: str, remote: str) -> tuple[dict, set]:
             elif _PROPOSAL_REF.fullmatch(ref):
                 others.add(("proposal", "sha256:" + ref.rsplit("/", 1)[1]))
     return memory, others
+
+
+class _Lines(Mapping):
+    """{stream: [(actor, oid)]} of an advertisement whose every line is a well-formed memory ref
+    and whose streams each have one owner (what a git-hn remote sends), read without a regular
+    expression or a 10,000-entry structure: the lines have one width, so they are checked all at
+    once (every hex digit mapped to one byte, the text compared with the expected line repeated,
+    and the fixed characters compared column by column), and entries are sliced out when asked
+    for. ``read`` gives None for anything else: the careful path reads that line by line."""
+
+    _HEX = bytes(ord("x") if chr(b) in "0123456789abcdef" else b for b in range(256))
+    _FIXED = b"\trefs/hn/memory/"
+
+    def __init__(self, text: str, n: int, width: int, index: dict):
+        self.text, self.n, self.width, self.index = text, n, width, index
+
+    @classmethod
+    def read(cls, data: bytes, n: int):
+        width = n + len(cls._FIXED) + 64 + 1 + 64 + 1
+        if not data or len(data) % width:
+            return None
+        count = len(data) // width
+        line = b"0" * n + cls._FIXED + b"0" * 64 + b"/" + b"0" * 64 + b"\n"
+        if data.translate(cls._HEX) != line.translate(cls._HEX) * count:
+            return None
+        for column in range(n, n + len(cls._FIXED)):  # hex letters of "refs/hn/memory" too
+            if data[column::width] != line[column:column + 1] * count:
+                return None
+        if data[n + len(cls._FIXED) + 64::width] != b"/" * count or data[width - 1::width] != b"\n" * count:
+            return None
+        text = data.decode("ascii")
+        at = n + len(cls._FIXED) + 65
+        index = {text[i:i + 64]: i - at for i in range(at, len(text), width)}
+        return cls(text, n, width, index) if len(index) == count else None
+
+    def __getitem__(self, stream: str) -> list[tuple[str, str]]:
+        i = self.index[stream[len("sha256:"):]] if stream.startswith("sha256:") else None
+        if i is None:
+            raise KeyError(stream)
+        actor = i + self.n + len(self._FIXED)
+        return [(self.text[actor:actor + 64], self.text[i:i + self.n])]
+
+    def __iter__(self):
+        return ("sha256:" + s for s in self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
+class AdvertisedRefs(Mapping):
+    """ref -> advertised tip over ``advertise``'s {stream: [(actor, oid)]}, looked up when asked
+    (publication asks about the user's own few streams, not all 10,000)."""
+
+    def __init__(self, advertised: Mapping):
+        self.advertised = advertised
+
+    def __getitem__(self, ref: str) -> str:
+        parsed = parse_local_ref(ref)
+        if parsed is not None:
+            actor, stream = parsed
+            for owner, oid in self.advertised.get(stream, ()):
+                if owner == actor:
+                    return oid
+        raise KeyError(ref)
+
+    def __iter__(self):
+        return (f"refs/hn/memory/{actor}/{stream[len('sha256:'):]}"
+                for stream, owners in self.advertised.items() for actor, _oid in owners)
+
+    def __len__(self) -> int:
+        return sum(len(owners) for owners in self.advertised.values())
 
 
 _LINES: dict = {}

@@ -67,19 +67,25 @@ class Import:
         promote.repair_pending(self.repo, self.remote)
         quarantine.sweep(self.repo)  # what a killed sync left behind (never a live one's)
         self.say("advertisement")
-        advertised, others = advertise.advertise(self.repo, self.url, self.remote)
-        self.advertised_refs = {f"refs/hn/memory/{actor}/{stream[len('sha256:'):]}": oid
-                                for stream, owners in advertised.items() for actor, oid in owners}
-        heads = advertise.accepted_heads(self.repo, self.remote)
-        wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
+        try:  # made while the advertisement (started early) is on its way; used only if needed
+            self.q = Quarantine(self.repo)
+        except (OSError, HnError):
+            self.q = None
+        try:
+            advertised, others = advertise.advertise(self.repo, self.url, self.remote)
+            self.advertised_refs = advertise.AdvertisedRefs(advertised)
+            heads = advertise.accepted_heads(self.repo, self.remote)
+            wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
+        except BaseException:
+            self._drop_quarantine()
+            raise
         if not wanted:
+            self._drop_quarantine()
             return  # every selection is up to date: no transaction, no receipt
         selected = sum(o.kind == "memory" for o in self.result.outcomes)
         self.say(f"{len(wanted)} of {counted(selected, 'stream', 'streams')} changed")
-        try:
-            self.q = Quarantine(self.repo)
-        except (OSError, HnError):
-            raise phase("quarantine setup", self.remote) from None
+        if self.q is None:
+            raise phase("quarantine setup", self.remote)
         try:
             self.fetches = transfer.fetch_all(self.q, self.repo, self.url, self.remote, wanted,
                                               self.budgets["maxTotalBytes"], self.say)
@@ -119,6 +125,15 @@ class Import:
             except HnError:
                 if not self.result.import_error:
                     raise residue("quarantine cleanup failed", self.remote) from None
+
+    def _drop_quarantine(self) -> None:
+        """Remove the quarantine made ahead of a transaction that did not start."""
+        q, self.q = self.q, None
+        if q is not None:
+            try:
+                q.remove()
+            except HnError:
+                raise residue("quarantine cleanup failed", self.remote) from None
 
     def truncate(self, o: Outcome) -> None:
         """Make ``o`` promote only its first ``o.prefix`` new memories: the tip, the walked

@@ -1,0 +1,82 @@
+"""The advertisement's fast reading (one width for every line, checked all at once) answers
+exactly what the line-by-line reading answers, and gives way to it for anything else: other
+refs, two owners of a stream, a malformed line (uppercase hex, a wrong length, a stray
+character in the fixed part, a missing newline), SHA-256 object IDs."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from git_hn.service.replication import advertise
+
+
+def _hex(rng, n):
+    return "".join(rng.choice("0123456789abcdef") for _ in range(n))
+
+
+def _advertisement(rng, n, count, owners=None):
+    lines = []
+    for _ in range(count):
+        stream = _hex(rng, 64)
+        for actor in owners or [_hex(rng, 64)]:
+            lines.append(f"{_hex(rng, n)}\trefs/hn/memory/{actor}/{stream}\n")
+    return lines
+
+
+def _same(data: bytes, n: int):
+    fast = advertise.parse(data, n)
+    slow = advertise.parse_lines(data, n)
+    if slow is None:
+        assert fast is None
+        return None
+    assert fast is not None
+    memory, others = fast
+    assert dict(memory.items()) == slow[0] and others == slow[1]
+    assert sorted(memory) == sorted(slow[0]) and len(memory) == len(slow[0])
+    for stream in slow[0]:
+        assert memory.get(stream) == slow[0][stream] and stream in memory
+    assert memory.get("sha256:" + "0" * 64) is None and memory.get("nonsense") is None
+    refs = advertise.AdvertisedRefs(memory)
+    for stream, owned in slow[0].items():
+        for actor, oid in owned:
+            ref = f"refs/hn/memory/{actor}/{stream[7:]}"
+            assert refs.get(ref) == oid and ref in refs and refs[ref] == oid
+    assert refs.get("refs/hn/memory/" + "0" * 64 + "/" + "1" * 64) is None
+    assert len(refs) == sum(len(o) for o in slow[0].values())
+    return fast
+
+
+@pytest.mark.parametrize("n", [40, 64])
+def test_well_formed_advertisements_read_fast_and_equal(n):
+    rng = random.Random(n)
+    for count in (1, 2, 17, 300):
+        data = "".join(_advertisement(rng, n, count)).encode()
+        got = _same(data, n)
+        assert isinstance(got[0], advertise._Lines)
+
+
+@pytest.mark.parametrize("n", [40, 64])
+def test_anything_else_takes_the_careful_path_with_the_same_answer(n):
+    rng = random.Random(7 + n)
+    base = _advertisement(rng, n, 20)
+    variants = {
+        "two owners": base + _advertisement(rng, n, 1, owners=[_hex(rng, 64), _hex(rng, 64)]),
+        "actor ref": base + [f"{_hex(rng, n)}\trefs/hn/actors/{_hex(rng, 64)}\n"],
+        "proposal ref": base + [f"{_hex(rng, n)}\trefs/hn/proposals/{_hex(rng, 64)}\n"],
+        "branch": base + [f"{_hex(rng, n)}\trefs/heads/main\n"],
+        "uppercase": base[:-1] + [base[-1].upper()],
+        "short oid": base + [f"{_hex(rng, n - 1)}\trefs/hn/memory/{_hex(rng, 64)}/{_hex(rng, 64)}\n"],
+        "fixed part": base[:-1] + [base[-1].replace("refs/hn/memory", "refs/hn/memorx")],
+        "hex letter in fixed part": base[:-1] + [base[-1].replace("refs/", "rafs/")],
+        "slash": base[:-1] + [base[-1][:n + 16 + 64] + "x" + base[-1][n + 16 + 65:]],
+        "no final newline": base[:-1] + [base[-1][:-1]],
+        "space": base[:-1] + [base[-1].replace("\t", " ")],
+        "empty": [],
+    }
+    for name, lines in variants.items():
+        data = "".join(lines).encode()
+        got = _same(data, n)
+        if got is not None:
+            assert not isinstance(got[0], advertise._Lines), name
