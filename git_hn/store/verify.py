@@ -104,13 +104,13 @@ def verify_commits(repo: Repo, ref: str, commits: list[tuple[str, str]]) -> list
     soon as it is staged, so reading the next slice overlaps with verifying this one.
     """
     verifier = Verifier(len(commits))
-    if verifier.kind != "inline":
+    if len(commits) >= 256:
         from ..core.canonical import load_fast_codec
 
         load_fast_codec()  # many payloads to decode: worth orjson's import
     tickets = []
     # slices grow from 256 to 2,048 commits, so the workers start early and stay busy
-    step = 256 if verifier.kind == "processes" else max(len(commits), 1)
+    step = {"processes": 256, "threads": 64}.get(verifier.kind, max(len(commits), 1))
     try:
         i = 0
         while i < len(commits):
@@ -209,16 +209,18 @@ class Verifier:
     """Ed25519 over the exact payload bytes of staged memories, possibly in parallel.
 
     Small batches run inline. Larger ones run in chunks on two workers while the caller keeps
-    reading and parsing: threads for medium batches (``cryptography`` releases the GIL), forked
-    processes for large ones (no GIL contention with the parsing thread). A payload is still
-    parsed only after its own signature verified (§11(e)); results equal a sequential loop.
+    reading and parsing: threads for medium batches (``cryptography`` releases the GIL while it
+    verifies), forked processes for large ones (no GIL contention with the parsing thread). A
+    payload is still parsed only after its own signature verified (§11(e)); results equal a
+    sequential loop.
     """
 
     CHUNK = 256
+    THREAD_CHUNK = 32  # small, so that the caller decodes the first while the next verify
 
     def __init__(self, expected: int):
         self.pool = None
-        self.kind = "inline" if expected < 256 else "threads" if expected < 2048 else "processes"
+        self.kind = "inline" if expected < 32 else "threads" if expected < 2048 else "processes"
 
     def _pool(self):
         if self.pool is None:
@@ -230,19 +232,18 @@ class Verifier:
                 except (OSError, ValueError):
                     self.kind = "threads"
             if self.kind == "threads":
-                from concurrent.futures import ThreadPoolExecutor
-
-                self.pool = ThreadPoolExecutor(max_workers=2)
+                self.pool = _Threads(2)
         return self.pool
 
     def submit(self, staged: list):
         if self.kind == "inline":
             return [("done", [_check_signature(i) for i in staged])]
         pool = self._pool()
-        chunks = [staged[i:i + self.CHUNK] for i in range(0, len(staged), self.CHUNK)]
         if self.kind == "processes":
+            chunks = [staged[i:i + self.CHUNK] for i in range(0, len(staged), self.CHUNK)]
             return [("async", pool.apply_async(_check_chunk, (c,))) for c in chunks]
-        return [("future", pool.submit(_check_chunk, c)) for c in chunks]
+        step = self.THREAD_CHUNK
+        return [("job", pool.submit(staged[i:i + step])) for i in range(0, len(staged), step)]
 
     def submit_decoding(self, pairs: list):
         """``submit`` for worker processes that also decode what verified (the parent then has
@@ -260,10 +261,8 @@ class Verifier:
         for how, handle in ticket:
             if how == "done":
                 yield from handle
-            elif how == "async":
-                yield from handle.get()
             else:
-                yield from handle.result()
+                yield from handle.get()
 
     def close(self) -> None:
         if self.pool is not None:
@@ -271,8 +270,68 @@ class Verifier:
                 self.pool.terminate()
                 self.pool.join()
             else:
-                self.pool.shutdown(wait=True)
+                self.pool.close()
             self.pool = None
+
+
+class _Job:
+    def __init__(self, items: list):
+        import threading
+
+        self.items, self.result, self.error = items, None, None
+        self.done = threading.Event()
+
+    def get(self) -> list:
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+class _Threads:
+    """Worker threads that check the signatures of submitted chunks, oldest first, while the
+    caller reads and decodes (``concurrent.futures`` would cost ~3 ms to import)."""
+
+    def __init__(self, n: int):
+        import threading
+        from collections import deque
+
+        self._jobs: deque = deque()
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._threads = [threading.Thread(target=self._run, daemon=True, name="hn-verify") for _ in range(n)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, items: list) -> _Job:
+        job = _Job(items)
+        with self._cond:
+            self._jobs.append(job)
+            self._cond.notify()
+        return job
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._jobs and not self._stopping:
+                    self._cond.wait()
+                if not self._jobs:
+                    return
+                job = self._jobs.popleft()
+            try:
+                job.result = [_check_signature(i) for i in job.items]
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller, raised by get()
+                job.error = exc
+            job.done.set()
+
+    def close(self) -> None:
+        with self._cond:
+            self._stopping = True
+            self._jobs.clear()
+            self._cond.notify_all()
+        for thread in self._threads:
+            thread.join()
+
 
 def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = None,
                 progress=None) -> dict[str, object]:
@@ -283,7 +342,7 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = 
     after each batch."""
     total = sum(len(c) for _r, c in items)
     verifier = Verifier(total)
-    if verifier.kind != "inline":
+    if total >= 256:
         from ..core.canonical import load_fast_codec
 
         load_fast_codec()
@@ -296,7 +355,7 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = 
         for ref, commits in items:
             batch.append((ref, commits))
             size += len(commits)
-            if size >= 2048:
+            if size >= (64 if verifier.kind == "threads" else 2048):  # threads: verify while reading on
                 tickets.append(_submit(repo, verifier, batch, trees))
                 batch, size = [], 0
         if batch:

@@ -1,0 +1,74 @@
+"""The signature verifier's kinds (inline, worker threads, forked processes) give exactly the
+answers of a sequential loop, in order, for good signatures, bad ones and staging errors; a real
+chain verifies the same way whichever kind runs, and a corrupted signature is refused with the
+same error at the same position."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from git_hn.core import keys
+from git_hn.errors import ValidationError
+from git_hn.store import verify
+from helpers import git, hn, make_repo
+
+
+def _staged(n: int) -> list:
+    out = []
+    for i in range(n):
+        seed = bytes([i % 7 + 1]) * 32
+        payload = b'{"n":%d}' % i
+        sig = keys.sign(seed, payload)
+        pub = keys.public_key_from_seed(seed)
+        if i % 11 == 5:
+            sig = bytes([sig[0] ^ 1]) + sig[1:]  # a bad signature
+        if i % 13 == 7:
+            out.append(ValidationError(f"staging error {i}"))
+            continue
+        out.append((payload, keys.b64_encode(sig).encode(), pub, sig))
+    return out
+
+
+@pytest.mark.parametrize("n", [5, 31, 32, 100, 700, 2100])
+def test_every_kind_answers_as_a_sequential_loop(n):
+    staged = _staged(n)
+    expected = [verify._check_signature(i) for i in staged]
+    verifier = verify.Verifier(n)
+    assert verifier.kind == ("inline" if n < 32 else "threads" if n < 2048 else "processes")
+    try:
+        got = list(verify.Verifier.results(verifier.submit(staged)))
+        # a second submission on the same verifier keeps its own order too
+        got2 = list(verify.Verifier.results(verifier.submit(staged[::-1])))
+    finally:
+        verifier.close()
+    assert got == expected and got2 == expected[::-1]
+    assert True in expected and (False in expected or n < 6)
+
+
+def test_a_chain_verifies_the_same_with_threads_and_inline(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    head = git(repo, "rev-parse", "HEAD")
+    lines = [json.dumps({"version": 0, "kind": "observation", "content": f"note {i}",
+                         "anchor": {"commit": head}, "applicability": {"mode": "descendants"},
+                         "topics": [], "evidence": []}) for i in range(90)]
+    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
+    assert hn(repo, "memory", "import", str(tmp_path / "d.jsonl")).code == 0
+    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    commits = [tuple(line.split()) for line in git(repo, "log", "--reverse", "--format=%H %T", ref).splitlines()]
+    assert len(commits) == 90
+    from git_hn.store.repo import open_repo
+
+    monkeypatch.chdir(repo)
+    r = open_repo()
+    threaded = verify.verify_commits(r, ref, commits)
+    many = verify.verify_many(r, [(ref, commits)])[ref]
+    monkeypatch.setattr(verify.Verifier, "__init__", lambda self, expected: (setattr(self, "pool", None), setattr(self, "kind", "inline"))[0])
+    inline = verify.verify_commits(r, ref, commits)
+    assert [m.memory_id for m in threaded] == [m.memory_id for m in inline] == [m.memory_id for m in many]
+    assert threaded == inline
+    r.git.close()
+    os.chdir(tmp_path)
