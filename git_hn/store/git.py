@@ -213,9 +213,13 @@ def _seal_inherited() -> None:
     if _sealed:
         return
     _sealed = True
-    try:
-        fds = [int(n) for n in os.listdir("/proc/self/fd")]
-    except OSError:
+    for listing in ("/proc/self/fd", "/dev/fd"):  # Linux, then the BSDs and macOS
+        try:
+            fds = [int(n) for n in os.listdir(listing)]
+            break
+        except (OSError, ValueError):
+            continue
+    else:
         fds = list(range(3, 256))
     for fd in fds:
         if fd > 2:
