@@ -8,7 +8,6 @@ tables, and a test checks that both parsers accept the same options and produce 
 
 from __future__ import annotations
 
-from ..core import hints
 from ..core.tuples import NamedTuple
 from ..errors import UsageError
 
@@ -83,6 +82,8 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             name, eq, inline = arg.partition("=")
             opt = table.get(name)
             if opt is None:
+                from ..core import hints  # error paths only
+
                 raise UsageError(f"{usage}; {hints.unknown_option(name, table)}")
             if opt.metavar is None:
                 if eq:

@@ -19,8 +19,11 @@ from .chain import VerifiedMemory
 from .envelope import Record, anchor_json, record_json
 from .grammar import content_digest
 from ..errors import HnError
-from .policy import MemoryPolicy
 from .tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (core.tuples)
+if TYPE_CHECKING:  # annotations only: a command that projects without a policy never loads it
+    from .policy import MemoryPolicy
 
 LIFECYCLE_RANK = {"active": 0, "superseded": 1, "retracted": 2, "branching": 3}
 APPLICABILITY_RANK = {"applicable": 0, "inapplicable": 1, "anchor-missing": 2}

@@ -19,7 +19,6 @@ from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
 from ..core.gostr import one_line
 from ..core.grammar import is_actor, is_digest_id, is_oid, is_path, normalize_topic
-from ..core import hints
 from ..core.limits import APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS
 from ..core.strictjson import JsonFloat, json_type, read_document
 from ..core.tuples import NamedTuple
@@ -176,6 +175,8 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
     try:
         envmod.check_record(record)
     except ValidationError as exc:
+        from ..core import hints  # error paths only
+
         raise ValidationError(hints.append(exc.message, flag_hint(exc.message, record))) from None
     return RecordRequest(record, flags.stream, flags.actor, tuple(flags.topic))
 
@@ -186,6 +187,8 @@ def check_flag_outcome(record: Record) -> None:
     attempt. Called after the secret lint, which names a pasted credential first. ``--input``
     documents keep the protocol's rule (any token), as records from other implementations do."""
     if record.kind == "attempt" and record.attempt_outcome not in ATTEMPT_OUTCOMES:
+        from ..core import hints  # error paths only
+
         raise InputError("memory attempt outcome is unsupported; "
                          + hints.choice(record.attempt_outcome, ATTEMPT_OUTCOMES))
 
@@ -193,6 +196,8 @@ def check_flag_outcome(record: Record) -> None:
 def flag_hint(message: str, record: Record) -> str:
     """What to change on the command line after ``check_record`` refused a record built from
     flags (issue 14): the valid kinds or modes with the closest one, or the flag a kind needs."""
+    from ..core import hints  # error paths only
+
     kind, app = record.kind, record.applicability
     if message == "memory record kind is unsupported":
         return hints.choice(kind, KINDS)
