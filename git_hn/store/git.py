@@ -149,8 +149,8 @@ class Child:
                     pid, status = os.waitpid(self.pid, os.WNOHANG)
                     if pid == self.pid:
                         self._reaped(status)
-            except ChildProcessError:
-                self.returncode = self.returncode if self.returncode is not None else 0
+            except ChildProcessError:  # reaped already (as Popen, taken as success)
+                self.returncode = 0
             finally:
                 self._lock.release()
         return self.returncode
