@@ -215,3 +215,28 @@ def test_pre_push_publishes_only_the_streams_that_moved(tmp_path, bare_remote, h
     wait_publication(alice)
     updated = [ref for req in server.requests[start:] for ref in req.get("updated", [])]
     assert [ref for ref in updated if ref.startswith("refs/hn/")] == []
+
+
+def test_a_quarantine_that_cannot_be_made_fails_only_a_sync_with_work(tmp_path, bare_remote):
+    """The quarantine is made while the advertisement arrives: when it cannot be made, a sync
+    with nothing to fetch still succeeds (and leaves nothing), and one with work fails with the
+    phase's one line and changes no ref."""
+    alice, bob = _team(tmp_path, f"file://{bare_remote('team.git')}")
+    assert hn(bob, "replication", "select", "--memory", STREAMS[0]).code == 0
+    assert hn(bob, "sync").code == 0  # the stream is accepted
+    root = bob / ".git" / "hn" / "replication" / "quarantine"
+    for entry in root.iterdir() if root.exists() else ():
+        entry.rmdir()
+    if root.exists():
+        root.rmdir()
+    root.write_text("not a directory\n")  # nothing can be made under it
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    assert "Synchronized with origin: up to date" in r.out
+    _rec(alice, "second memory", STREAMS[0])
+    assert hn(alice, "sync").code == 0
+    before = refs_snapshot(bob)
+    r = hn(bob, "sync")
+    assert r.code != 0
+    assert "replication quarantine setup failed for remote origin" in r.err
+    assert refs_snapshot(bob) == before and root.read_text() == "not a directory\n"
