@@ -238,5 +238,6 @@ def test_a_quarantine_that_cannot_be_made_fails_only_a_sync_with_work(tmp_path, 
     before = refs_snapshot(bob)
     r = hn(bob, "sync")
     assert r.code != 0
-    assert "replication quarantine setup failed for remote origin" in r.err
+    assert r.err == ("git-hn: import phase failed (publication phase completed): "
+                     "replication quarantine setup failed for remote origin\n")
     assert refs_snapshot(bob) == before and root.read_text() == "not a directory\n"
