@@ -218,9 +218,9 @@ def test_pre_push_publishes_only_the_streams_that_moved(tmp_path, bare_remote, h
 
 
 def test_a_quarantine_that_cannot_be_made_fails_only_a_sync_with_work(tmp_path, bare_remote):
-    """The quarantine is made while the advertisement arrives: when it cannot be made, a sync
-    with nothing to fetch still succeeds (and leaves nothing), and one with work fails with the
-    phase's one line and changes no ref."""
+    """The quarantine is made only when something is to be fetched: when it cannot be made, a
+    sync with nothing to fetch still succeeds, and one with work fails with the phase's one line
+    and changes no ref."""
     alice, bob = _team(tmp_path, f"file://{bare_remote('team.git')}")
     assert hn(bob, "replication", "select", "--memory", STREAMS[0]).code == 0
     assert hn(bob, "sync").code == 0  # the stream is accepted

@@ -67,25 +67,18 @@ class Import:
         promote.repair_pending(self.repo, self.remote)
         quarantine.sweep(self.repo)  # what a killed sync left behind (never a live one's)
         self.say("advertisement")
-        try:  # made while the advertisement (started early) is on its way; used only if needed
-            self.q = Quarantine(self.repo)
-        except (OSError, HnError):
-            self.q = None
-        try:
-            advertised, others = advertise.advertise(self.repo, self.url, self.remote)
-            self.advertised_refs = advertise.AdvertisedRefs(advertised)
-            heads = advertise.accepted_heads(self.repo, self.remote)
-            wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
-        except BaseException:
-            self._drop_quarantine()
-            raise
+        advertised, others = advertise.advertise(self.repo, self.url, self.remote)
+        self.advertised_refs = advertise.AdvertisedRefs(advertised)
+        heads = advertise.accepted_heads(self.repo, self.remote)
+        wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
         if not wanted:
-            self._drop_quarantine()
             return  # every selection is up to date: no transaction, no receipt
         selected = sum(o.kind == "memory" for o in self.result.outcomes)
         self.say(f"{len(wanted)} of {counted(selected, 'stream', 'streams')} changed")
-        if self.q is None:
-            raise phase("quarantine setup", self.remote)
+        try:  # only now: a sync with nothing to fetch (the fetch hook's usual case) costs none
+            self.q = Quarantine(self.repo)
+        except (OSError, HnError):
+            raise phase("quarantine setup", self.remote) from None
         try:
             self.fetches = transfer.fetch_all(self.q, self.repo, self.url, self.remote, wanted,
                                               self.budgets["maxTotalBytes"], self.say)
@@ -125,15 +118,6 @@ class Import:
             except HnError:
                 if not self.result.import_error:
                     raise residue("quarantine cleanup failed", self.remote) from None
-
-    def _drop_quarantine(self) -> None:
-        """Remove the quarantine made ahead of a transaction that did not start."""
-        q, self.q = self.q, None
-        if q is not None:
-            try:
-                q.remove()
-            except HnError:
-                raise residue("quarantine cleanup failed", self.remote) from None
 
     def truncate(self, o: Outcome) -> None:
         """Make ``o`` promote only its first ``o.prefix`` new memories: the tip, the walked
