@@ -80,3 +80,22 @@ def test_anything_else_takes_the_careful_path_with_the_same_answer(n):
         got = _same(data, n)
         if got is not None:
             assert not isinstance(got[0], advertise._Lines), name
+
+
+@pytest.mark.parametrize("n", [40, 64])
+def test_uniform_lines_takes_only_lines_of_the_one_expected_shape(n):
+    rng = random.Random(3 * n)
+    fixed = b" refs/hn/remotes/origin-2.x/memory/"
+    good = [f"{_hex(rng, n)}{fixed.decode()}{_hex(rng, 64)}/{_hex(rng, 64)}\n" for _ in range(50)]
+    assert advertise.uniform_lines("".join(good).encode(), n, fixed) == "".join(good)
+    bad = {
+        "other remote": good[-1].replace("origin-2.x", "origin-2.y"),
+        "uppercase": good[-1].upper(),
+        "no newline": good[-1][:-1],
+        "tab": good[-1].replace(" ", "\t", 1),
+        "letter in the fixed part": good[-1].replace("refs/", "rafs/"),
+        "no slash": good[-1][:n + len(fixed) + 64] + "0" + good[-1][n + len(fixed) + 65:],
+    }
+    for name, line in bad.items():
+        assert advertise.uniform_lines("".join(good[:-1] + [line]).encode(), n, fixed) is None, name
+    assert advertise.uniform_lines(b"", n, fixed) is None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ...core.grammar import REMOTES_PREFIX, is_oid, parse_local_ref
+from ...core.grammar import REMOTES_PREFIX, is_oid, is_remote_name, parse_local_ref
 from ...store.transport import advertisement, remote_env
 from ...store.repo import Repo
 from .outcomes import UP_TO_DATE, Outcome, PhaseError, phase
@@ -69,6 +69,29 @@ def parse_lines(data: bytes, n: int) -> tuple[dict, set] | None:
     return memory, others
 
 
+_HEX = bytes(ord("x") if chr(b) in "0123456789abcdef" else b for b in range(256))
+
+
+def uniform_lines(data: bytes, n: int, fixed: bytes) -> str | None:
+    """``data`` as text when every line is exactly ``<oid><fixed><actor>/<stream>\\n`` (object
+    IDs of ``n`` lowercase hex digits, 64-digit actor and stream), else None. Checked all at
+    once: the lines have one width, every hex digit is mapped to one byte and the whole compared
+    with the expected line repeated, and each fixed character is compared down its column."""
+    width = n + len(fixed) + 64 + 1 + 64 + 1
+    if not data or len(data) % width:
+        return None
+    count = len(data) // width
+    line = b"0" * n + fixed + b"0" * 64 + b"/" + b"0" * 64 + b"\n"
+    if data.translate(_HEX) != line.translate(_HEX) * count:
+        return None
+    for column in range(n, n + len(fixed)):  # fixed text may hold hex letters ("refs")
+        if data[column::width] != line[column:column + 1] * count:
+            return None
+    if data[n + len(fixed) + 64::width] != b"/" * count or data[width - 1::width] != b"\n" * count:
+        return None
+    return data.decode("ascii")
+
+
 class _Lines(Mapping):
     """{stream: [(actor, oid)]} of an advertisement whose every line is a well-formed memory ref
     and whose streams each have one owner (what a git-hn remote sends), read without a regular
@@ -77,7 +100,6 @@ class _Lines(Mapping):
     and the fixed characters compared column by column), and entries are sliced out when asked
     for. ``read`` gives None for anything else: the careful path reads that line by line."""
 
-    _HEX = bytes(ord("x") if chr(b) in "0123456789abcdef" else b for b in range(256))
     _FIXED = b"\trefs/hn/memory/"
 
     def __init__(self, text: str, n: int, width: int, index: dict):
@@ -85,22 +107,22 @@ class _Lines(Mapping):
 
     @classmethod
     def read(cls, data: bytes, n: int):
-        width = n + len(cls._FIXED) + 64 + 1 + 64 + 1
-        if not data or len(data) % width:
+        text = uniform_lines(data, n, cls._FIXED)
+        if text is None:
             return None
-        count = len(data) // width
-        line = b"0" * n + cls._FIXED + b"0" * 64 + b"/" + b"0" * 64 + b"\n"
-        if data.translate(cls._HEX) != line.translate(cls._HEX) * count:
-            return None
-        for column in range(n, n + len(cls._FIXED)):  # hex letters of "refs/hn/memory" too
-            if data[column::width] != line[column:column + 1] * count:
-                return None
-        if data[n + len(cls._FIXED) + 64::width] != b"/" * count or data[width - 1::width] != b"\n" * count:
-            return None
-        text = data.decode("ascii")
+        width = n + len(cls._FIXED) + 130
         at = n + len(cls._FIXED) + 65
         index = {text[i:i + 64]: i - at for i in range(at, len(text), width)}
-        return cls(text, n, width, index) if len(index) == count else None
+        return cls(text, n, width, index) if len(index) * width == len(text) else None
+
+    def sorted_entries(self):
+        """(stream, actor, tip, ``<actor>/<stream hex>``) of every line, in stream order."""
+        text, n, index = self.text, self.n, self.index
+        actor_at = n + len(self._FIXED)
+        for s in sorted(index):
+            i = index[s]
+            a = i + actor_at
+            yield "sha256:" + s, text[a:a + 64], text[i:i + n], text[a:a + 129]
 
     def __getitem__(self, stream: str) -> list[tuple[str, str]]:
         i = self.index[stream[len("sha256:"):]] if stream.startswith("sha256:") else None
@@ -152,15 +174,21 @@ def _memory_line(n: int):
     return got
 
 
-def accepted_heads(repo: Repo, remote: str) -> dict[tuple[str, str], str]:
-    """(actor, stream) -> accepted tip of every accepted memory ref of ``remote`` (one
-    ``for-each-ref``)."""
+def accepted_heads(repo: Repo, remote: str) -> dict[str, str]:
+    """``<actor>/<stream hex>`` -> accepted tip of every accepted memory ref of ``remote`` (one
+    ``for-each-ref``; its usual output, one shape per line, is read without a regular
+    expression, as ``uniform_lines`` checks it)."""
     prefix = f"{REMOTES_PREFIX}{remote}/memory/"
     out = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", prefix])  # often early
-    pattern = re.compile(rf"^([0-9a-f]{{{repo.oid_hex_len}}}) {re.escape(prefix)}([0-9a-f]{{64}})/([0-9a-f]{{64}})$",
+    n = repo.oid_hex_len
+    text = uniform_lines(out.stdout, n, f" {prefix}".encode()) if is_remote_name(remote) else None
+    if text is not None:
+        at = n + 1 + len(prefix)
+        width = at + 130
+        return {text[i + at:i + width - 1]: text[i:i + n] for i in range(0, len(text), width)}
+    pattern = re.compile(rf"^([0-9a-f]{{{n}}}) {re.escape(prefix)}([0-9a-f]{{64}}/[0-9a-f]{{64}})$",
                          re.MULTILINE)
-    return {(actor, "sha256:" + hexs): oid
-            for oid, actor, hexs in pattern.findall(out.stdout.decode("utf-8", "replace"))}
+    return {key: oid for oid, key in pattern.findall(out.stdout.decode("utf-8", "replace"))}
 
 
 def requests(sel, advertised: dict, others: set, accepted: dict, result, remote: str) -> list[Outcome]:
@@ -175,6 +203,18 @@ def requests(sel, advertised: dict, others: set, accepted: dict, result, remote:
             if (kind, ident) not in seen:
                 result.outcomes.append(Outcome.skipped(kind, ident))
     wanted = []
+    if sel.all and isinstance(advertised, _Lines):  # one owner each: no lookups (10,000 streams)
+        for stream, actor, oid, key in advertised.sorted_entries():
+            out = Outcome("memory", stream)
+            result.outcomes.append(out)
+            out.actor, out.advertised = actor, oid
+            old = accepted.get(key, "")
+            if old == oid:
+                out.old, out.status = old, UP_TO_DATE
+            else:
+                out.old = old
+                wanted.append(out)
+        return _within_budget(sel, wanted, remote)
     for stream in (sorted(advertised) if sel.all else list(sel.memories)):
         out = Outcome("memory", stream)
         owners = advertised.get(stream, [])
@@ -188,11 +228,15 @@ def requests(sel, advertised: dict, others: set, accepted: dict, result, remote:
                      recovery="verify the full selection ID and retry when the exact ref is advertised")
         else:
             out.actor, out.advertised = owners[0]
-            out.old = accepted.get((out.actor, stream), "")
+            out.old = accepted.get(f"{out.actor}/{stream[len('sha256:'):]}", "")
             if out.old == out.advertised:
                 out.status = UP_TO_DATE
             else:
                 wanted.append(out)
+    return _within_budget(sel, wanted, remote)
+
+
+def _within_budget(sel, wanted: list[Outcome], remote: str) -> list[Outcome]:
     limit = sel.max_streams
     if len(wanted) > limit:
         raise PhaseError(f"replication max-streams budget exceeded for remote {remote}: configured={limit} "

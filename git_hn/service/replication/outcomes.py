@@ -55,21 +55,40 @@ class Outcome:
     ``walked`` the fetched commits above it (head first), ``memories`` the verified memories of
     those commits (root first) and ``base`` the (commit, sequence) they continue."""
 
+    # A sync of 10,000 up-to-date streams makes 10,000 outcomes: slots, and the two dicts made
+    # only when asked for, keep that a small part of a no-op sync.
+    __slots__ = ("kind", "id", "status", "actor", "advertised", "old", "walked", "stopped",
+                 "descends", "memories", "base", "reachable", "root_type", "prefix", "_fields",
+                 "_measurements")
+
     def __init__(self, kind: str, ident: str, status: str = "fetched"):
         self.kind, self.id, self.status = kind, ident, status
-        self.fields: dict = {}
-        self.measurements = {k: 0 for k in MEASURE_KEYS}
-        self.actor = ""
-        self.advertised = ""
-        self.old = ""
+        self.actor = self.advertised = self.old = self.stopped = self.root_type = ""
         self.walked: list | None = None
-        self.stopped = ""
         self.descends = False
-        self.memories: list = []
+        self.memories: list | tuple = ()
         self.base = ("", 0)
         self.reachable: list[str] | None = None
-        self.root_type = ""
         self.prefix = 0  # memories promoted although the stream failed (before a missing dependency)
+        self._fields = self._measurements = None
+
+    @property
+    def fields(self) -> dict:
+        """The outcome's diagnostic fields (made when first asked for)."""
+        if self._fields is None:
+            self._fields = {}
+        return self._fields
+
+    @fields.setter
+    def fields(self, value: dict) -> None:
+        self._fields = value
+
+    @property
+    def measurements(self) -> dict:
+        """§9.6 measurements (made when first asked for: an up-to-date stream has none)."""
+        if self._measurements is None:
+            self._measurements = {k: 0 for k in MEASURE_KEYS}
+        return self._measurements
 
     @classmethod
     def skipped(cls, kind: str, ident: str) -> Outcome:
