@@ -478,7 +478,7 @@ def sync_command(args: list[str]) -> int:
     finally:
         if status is not None:
             status.stop()
-    if result.repaired_only and not result.outcomes:
+    if result.repaired_only and not result.outcomes and not result.current:
         if as_json:
             render.json_line(result.to_json())
         else:

@@ -99,3 +99,26 @@ def test_uniform_lines_takes_only_lines_of_the_one_expected_shape(n):
     for name, line in bad.items():
         assert advertise.uniform_lines("".join(good[:-1] + [line]).encode(), n, fixed) is None, name
     assert advertise.uniform_lines(b"", n, fixed) is None
+
+
+def test_mirrors_is_true_only_for_exactly_the_accepted_refs_at_their_tips():
+    rng = random.Random(11)
+    lines = sorted(_advertisement(rng, 40, 30), key=lambda line: line.split("\t")[1])
+    adv = advertise.parse("".join(lines).encode(), 40)[0]
+    fixed = " refs/hn/remotes/origin/memory/"
+
+    def listing(ls):
+        return "".join(line.replace("\trefs/hn/memory/", fixed) for line in ls)
+
+    assert adv.mirrors(listing(lines), fixed)
+    moved = lines[:5] + [_hex(rng, 40) + lines[5][40:]] + lines[6:]
+    assert not adv.mirrors(listing(moved), fixed)
+    assert not adv.mirrors(listing(lines[:-1]), fixed)
+    assert not adv.mirrors(listing(lines), " refs/hn/remotes/other/memory/")
+    assert not adv.mirrors(None, fixed)
+    heads = advertise._Heads(listing(lines), 40, 40 + len(fixed))
+    for line in lines:
+        oid, ref = line.rstrip("\n").split("\t")
+        key = ref[len("refs/hn/memory/"):]
+        assert heads.get(key) == oid and heads[key] == oid and key in heads
+    assert len(heads) == 30 and heads.get("nope", "") == ""

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from ...core.grammar import REMOTES_PREFIX, is_oid, is_remote_name, parse_local_ref
 from ...store.transport import advertisement, remote_env
 from ...store.repo import Repo
-from .outcomes import UP_TO_DATE, Outcome, PhaseError, phase
+from .outcomes import Outcome, PhaseError, phase
 
 _ACTOR_REF = re.compile(r"refs/hn/actors/[0-9a-f]{64}")
 _PROPOSAL_REF = re.compile(r"refs/hn/proposals/[0-9a-f]{64}")
@@ -115,6 +115,12 @@ class _Lines(Mapping):
         index = {text[i:i + 64]: i - at for i in range(at, len(text), width)}
         return cls(text, n, width, index) if len(index) * width == len(text) else None
 
+    def mirrors(self, listing: str | None, fixed: str) -> bool:
+        """Whether ``listing`` (``for-each-ref`` lines ``<oid><fixed><actor>/<stream>``, in ref
+        order) names exactly these refs at these tips: the advertisement, in ref order too,
+        rewritten to that form and compared whole."""
+        return listing is not None and self.text.replace(self._FIXED.decode(), fixed) == listing
+
     def sorted_entries(self):
         """(stream, actor, tip, ``<actor>/<stream hex>``) of every line, in stream order."""
         text, n, index = self.text, self.n, self.index
@@ -174,7 +180,35 @@ def _memory_line(n: int):
     return got
 
 
-def accepted_heads(repo: Repo, remote: str) -> dict[str, str]:
+class _Heads(Mapping):
+    """``accepted_heads`` of a uniform listing: the text, and the dict made only when a stream
+    is looked up (a sync where nothing moved compares the texts whole: ``_Lines.mirrors``)."""
+
+    def __init__(self, text: str, n: int, at: int):
+        self.text, self._n, self._at = text, n, at
+        self._dict: dict | None = None
+
+    def _heads(self) -> dict:
+        if self._dict is None:
+            text, n, at = self.text, self._n, self._at
+            width = at + 130
+            self._dict = {text[i + at:i + width - 1]: text[i:i + n] for i in range(0, len(text), width)}
+        return self._dict
+
+    def __getitem__(self, key: str) -> str:
+        return self._heads()[key]
+
+    def get(self, key, default=None):
+        return self._heads().get(key, default)
+
+    def __iter__(self):
+        return iter(self._heads())
+
+    def __len__(self) -> int:
+        return len(self._heads())
+
+
+def accepted_heads(repo: Repo, remote: str) -> Mapping:
     """``<actor>/<stream hex>`` -> accepted tip of every accepted memory ref of ``remote`` (one
     ``for-each-ref``; its usual output, one shape per line, is read without a regular
     expression, as ``uniform_lines`` checks it)."""
@@ -183,9 +217,7 @@ def accepted_heads(repo: Repo, remote: str) -> dict[str, str]:
     n = repo.oid_hex_len
     text = uniform_lines(out.stdout, n, f" {prefix}".encode()) if is_remote_name(remote) else None
     if text is not None:
-        at = n + 1 + len(prefix)
-        width = at + 130
-        return {text[i + at:i + width - 1]: text[i:i + n] for i in range(0, len(text), width)}
+        return _Heads(text, n, n + 1 + len(prefix))
     pattern = re.compile(rf"^([0-9a-f]{{{n}}}) {re.escape(prefix)}([0-9a-f]{{64}}/[0-9a-f]{{64}})$",
                          re.MULTILINE)
     return {key: oid for oid, key in pattern.findall(out.stdout.decode("utf-8", "replace"))}
@@ -203,21 +235,30 @@ def requests(sel, advertised: dict, others: set, accepted: dict, result, remote:
             if (kind, ident) not in seen:
                 result.outcomes.append(Outcome.skipped(kind, ident))
     wanted = []
+    current = result.current
     if sel.all and isinstance(advertised, _Lines):  # one owner each: no lookups (10,000 streams)
+        if advertised.mirrors(getattr(accepted, "text", None), f" {REMOTES_PREFIX}{remote}/memory/"):
+            current.extend("sha256:" + s for s in advertised.index)  # nothing moved: one comparison
+            return []
         for stream, actor, oid, key in advertised.sorted_entries():
-            out = Outcome("memory", stream)
-            result.outcomes.append(out)
-            out.actor, out.advertised = actor, oid
             old = accepted.get(key, "")
             if old == oid:
-                out.old, out.status = old, UP_TO_DATE
-            else:
-                out.old = old
-                wanted.append(out)
+                current.append(stream)
+                continue
+            out = Outcome("memory", stream)
+            result.outcomes.append(out)
+            out.actor, out.advertised, out.old = actor, oid, old
+            wanted.append(out)
         return _within_budget(sel, wanted, remote)
     for stream in (sorted(advertised) if sel.all else list(sel.memories)):
-        out = Outcome("memory", stream)
         owners = advertised.get(stream, [])
+        if len(owners) == 1:
+            actor, oid = owners[0]
+            old = accepted.get(f"{actor}/{stream[len('sha256:'):]}", "")
+            if old == oid:
+                current.append(stream)
+                continue
+        out = Outcome("memory", stream)
         result.outcomes.append(out)
         if len(owners) > 1:
             text = "advertised" if sel.all else "selected"
@@ -228,11 +269,8 @@ def requests(sel, advertised: dict, others: set, accepted: dict, result, remote:
                      recovery="verify the full selection ID and retry when the exact ref is advertised")
         else:
             out.actor, out.advertised = owners[0]
-            out.old = accepted.get(f"{out.actor}/{stream[len('sha256:'):]}", "")
-            if out.old == out.advertised:
-                out.status = UP_TO_DATE
-            else:
-                wanted.append(out)
+            out.old = old
+            wanted.append(out)
     return _within_budget(sel, wanted, remote)
 
 

@@ -139,6 +139,9 @@ class SyncResult:
     def __init__(self, remote: str):
         self.remote = remote
         self.outcomes: list[Outcome] = []
+        # memory streams whose advertised tip is the accepted tip: only counted, unless the JSON
+        # document lists them (a no-op sync of 10,000 streams makes no outcome objects)
+        self.current: list[str] = []
         self.promoted = 0
         self.published = 0
         self.import_error = ""
@@ -146,8 +149,15 @@ class SyncResult:
         self.repaired_only = False
         self.held: list = []  # publish.Held: streams published only up to an anchor the remote lacks
 
-    def sorted_outcomes(self) -> list[Outcome]:
-        return sorted(self.outcomes, key=lambda o: (o.kind, o.id))
+    def sorted_outcomes(self, current: bool = True) -> list[Outcome]:
+        """Every outcome in (kind, id) order; with ``current`` the up-to-date streams too."""
+        everything = self.outcomes
+        if current and self.current:
+            everything = [*everything, *(Outcome("memory", s, UP_TO_DATE) for s in self.current)]
+        return sorted(everything, key=lambda o: (o.kind, o.id))
+
+    def up_to_date(self) -> int:
+        return len(self.current) + sum(o.status == UP_TO_DATE for o in self.outcomes)
 
     def exit_message(self) -> str:
         if self.import_error and self.publication_error:
@@ -172,8 +182,8 @@ class SyncResult:
     def lines(self) -> list[str]:
         """§9.15 lines; selections that were already up to date are counted in one line."""
         out = []
-        current = 0
-        for o in self.sorted_outcomes():
+        current = len(self.current)
+        for o in self.sorted_outcomes(current=False):
             if o.status == "promoted":
                 out.append(f"Replication {o.kind} {o.id}: promoted")
             elif o.status == "skipped":
@@ -194,7 +204,7 @@ class SyncResult:
 
     def summary(self) -> str:
         """git-hn (issue 12): what this sync did, in counts a person can read."""
-        current = sum(o.status == UP_TO_DATE for o in self.outcomes)
+        current = self.up_to_date()
         if not self.promoted and not self.import_error and \
                 not any(o.status not in ("skipped", UP_TO_DATE) for o in self.outcomes):
             return f"Synchronized with {self.remote}: up to date"

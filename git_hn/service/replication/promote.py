@@ -76,7 +76,7 @@ def accept(run, promotable: list) -> None:
     accepted_objs = sorted(accepted_objs | set(extra))
     pending = run.absent_from_main(accepted_objs)
     txn = q.txn
-    outcomes = [o.to_json() for o in run.result.sorted_outcomes() if o.kind == "memory" and o.status != "up-to-date"]
+    outcomes = [o.to_json() for o in run.result.sorted_outcomes(current=False) if o.kind == "memory" and o.status != "up-to-date"]
     try:
         rstate.write_anchor(repo, txn, remote, pending)
     except (HnError, OSError):
@@ -137,7 +137,7 @@ def accept(run, promotable: list) -> None:
     except Interrupted:
         run.seam_error = completion_failed(n, remote).message
         raise
-    outcomes = [o.to_json() for o in run.result.sorted_outcomes() if o.kind == "memory" and o.status != "up-to-date"]
+    outcomes = [o.to_json() for o in run.result.sorted_outcomes(current=False) if o.kind == "memory" and o.status != "up-to-date"]
     try:
         rstate.write_receipt(repo, txn, remote, "complete", outcomes, promotions, pending, accepted_objs)
     except (HnError, OSError):

@@ -73,7 +73,7 @@ class Import:
         wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
         if not wanted:
             return  # every selection is up to date: no transaction, no receipt
-        selected = sum(o.kind == "memory" for o in self.result.outcomes)
+        selected = sum(o.kind == "memory" for o in self.result.outcomes) + len(self.result.current)
         self.say(f"{len(wanted)} of {counted(selected, 'stream', 'streams')} changed")
         try:  # only now: a sync with nothing to fetch (the fetch hook's usual case) costs none
             self.q = Quarantine(self.repo)
