@@ -75,11 +75,30 @@ def test_anything_else_takes_the_careful_path_with_the_same_answer(n):
         "space": base[:-1] + [base[-1].replace("\t", " ")],
         "empty": [],
     }
+    # a uniform run of memory refs, then other refs (a name that only looks like one is another ref)
+    mixed = {"actor ref", "proposal ref", "branch", "fixed part", "hex letter in fixed part"}
     for name, lines in variants.items():
         data = "".join(lines).encode()
         got = _same(data, n)
         if got is not None:
-            assert not isinstance(got[0], advertise._Lines), name
+            assert isinstance(got[0], advertise._Lines) == (name in mixed), name
+
+
+@pytest.mark.parametrize("n", [40, 64])
+def test_the_memory_run_among_other_refs_reads_fast_and_equal(n):
+    """The advertisement is every ref in name order: branches and tags before the memory refs,
+    actor and proposal refs around them; a memory ref outside the run sends everything to the
+    careful path, with the same answer."""
+    rng = random.Random(5 * n)
+    memory = sorted(_advertisement(rng, n, 40), key=lambda line: line.split("\t")[1])
+    before = [f"{_hex(rng, n)}\trefs/heads/main\n", f"{_hex(rng, n)}\trefs/hn/actors/{_hex(rng, 64)}\n"]
+    after = [f"{_hex(rng, n)}\trefs/hn/proposals/{_hex(rng, 64)}\n", f"{_hex(rng, n)}\trefs/tags/v1\n"]
+    got = _same("".join(before + memory + after).encode(), n)
+    assert isinstance(got[0], advertise._Lines) and len(got[1]) == 2
+    interleaved = memory[:10] + before[:1] + memory[10:]
+    got = _same("".join(interleaved).encode(), n)
+    assert not isinstance(got[0], advertise._Lines) and len(got[0]) == 40
+    assert advertise.parse(b"", n) == ({}, set())
 
 
 @pytest.mark.parametrize("n", [40, 64])

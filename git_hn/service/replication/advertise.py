@@ -35,10 +35,23 @@ def advertise(repo: Repo, url: str, remote: str) -> tuple[Mapping, set]:
 
 def parse(data: bytes, n: int) -> tuple[Mapping, set] | None:
     """``advertise``'s answer from ``git ls-remote``'s output (object IDs of ``n`` hex digits);
-    None when a line is not ``<oid>\t<ref>``."""
-    fast = _Lines.read(data, n)
-    if fast is not None:
-        return fast, set()
+    None when a line is not ``<oid>\t<ref>``.
+
+    Refs come in name order, so the memory refs are one run of lines: that run is read by
+    ``_Lines`` when it is uniform, and the few other lines (branches, tags, actor and proposal
+    refs) line by line. Anything else (a memory ref outside the run, a line of another shape
+    inside it) is read line by line as a whole."""
+    marker = b"\trefs/hn/memory/"
+    first = data.find(marker)
+    if first >= 0:
+        start = data.rfind(b"\n", 0, first) + 1
+        end = data.find(b"\n", data.rfind(marker)) + 1 or len(data)
+        rest = data[:start] + data[end:]
+        if b"refs/hn/memory/" not in rest:
+            fast = _Lines.read(data[start:end], n)
+            if fast is not None:
+                other = parse_lines(rest, n)
+                return None if other is None else (fast, other[1])
     return parse_lines(data, n)
 
 
