@@ -419,9 +419,9 @@ def _signals_raise():
     @contextmanager
     def scope():
         def stop(signum, _frame):
-            from ..store import git
+            from ..store import process
 
-            if git.defer_signal(signum):  # a child is being started: raised once it exists
+            if process.defer_signal(signum):  # a child is being started: raised once it exists
                 return
             raise Signalled(signum)
 

@@ -1,4 +1,5 @@
-"""The one Git runner: every Git process git-hn starts goes through here (CONTRACT §10.0).
+"""The one Git runner: every Git process git-hn starts goes through here (CONTRACT §10.0); the
+child process itself (spawning, pipes, waiting, signals) is ``store.process``'s.
 
 Owns: argv construction (lists only, never a shell), the process environment, timeouts, the
 reusable batch processes (``cat-file --batch-command``, or ``--batch``/``--batch-check`` before
@@ -27,8 +28,8 @@ from __future__ import annotations
 
 import os
 
-from ..core.tuples import NamedTuple
 from ..errors import GitError
+from .process import DEVNULL, PIPE, Child, Completed, Timeout, exchange, popen
 
 _FORCED = {
     "GIT_NO_REPLACE_OBJECTS": "1",
@@ -66,168 +67,6 @@ def git_environment(extra: dict | None = None, scrub: bool = False) -> dict:
     if extra:
         env.update(extra)
     return env
-
-
-PIPE, DEVNULL = -1, -3  # as in ``subprocess``
-
-
-class Completed(NamedTuple):
-    """A finished process (``subprocess.CompletedProcess``'s fields)."""
-
-    args: list
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-
-
-class Timeout(Exception):
-    """A process did not end within its time (``subprocess.TimeoutExpired``)."""
-
-
-class Child:
-    """A child process started with ``os.posix_spawn``: what git-hn uses of ``subprocess.Popen``
-    (pipes, ``wait``/``poll``/``kill``, ``communicate``) without importing ``subprocess``
-    (~2 ms of every command's start-up with the modules it pulls in, issue 11).
-
-    Like ``Popen`` with its defaults, the child gets SIGPIPE and SIGXFSZ back at their default
-    actions, a new session with ``start_new_session``, and no descriptor of this process beyond
-    its standard three (Python opens every descriptor non-inheritable; those inherited from
-    this process's own parent are made so before the first child starts). A working directory
-    is given to Git as ``git -C DIR``, which starts Git exactly as in that directory.
-    """
-
-    def __init__(self, args, *, stdin=None, stdout=None, stderr=None, cwd=None, env=None,
-                 executable=None, start_new_session=False):
-        import signal
-        import threading
-
-        _seal_inherited()
-        self.args = args
-        self.returncode = None
-        self._lock = threading.Lock()
-        argv = list(args)
-        if cwd is not None:
-            if argv[0] != "git":
-                raise ValueError("a working directory is supported for git only")
-            argv[1:1] = ["-C", os.fspath(cwd)]
-        env = os.environ if env is None else env
-        path = executable or _executable(argv[0], env)
-        actions, ours, theirs = [], [None, None, None], []
-        try:
-            for fd, how in ((0, stdin), (1, stdout), (2, stderr)):
-                if how == PIPE:
-                    r, w = os.pipe()
-                    mine, child = (w, r) if fd == 0 else (r, w)
-                    ours[fd] = mine
-                    theirs.append(child)
-                    actions.append((os.POSIX_SPAWN_DUP2, child, fd))
-                elif how == DEVNULL:
-                    actions.append((os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY, 0))
-                elif how is not None:
-                    raise ValueError("stdio must be PIPE, DEVNULL or None")
-            spawn = os.posix_spawn if os.sep in path else os.posix_spawnp
-            self.pid = spawn(path, argv, env, file_actions=actions, setsid=bool(start_new_session),
-                             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
-        except BaseException:
-            for fd in ours + theirs:
-                if fd is not None:
-                    os.close(fd)
-            raise
-        for fd in theirs:
-            os.close(fd)
-        self.stdin = os.fdopen(ours[0], "wb") if ours[0] is not None else None
-        self.stdout = os.fdopen(ours[1], "rb") if ours[1] is not None else None
-        self.stderr = os.fdopen(ours[2], "rb") if ours[2] is not None else None
-
-    def _reaped(self, status: int) -> None:
-        self.returncode = os.waitstatus_to_exitcode(status)
-
-    def poll(self):
-        if self.returncode is None and self._lock.acquire(blocking=False):
-            try:
-                if self.returncode is None:
-                    pid, status = os.waitpid(self.pid, os.WNOHANG)
-                    if pid == self.pid:
-                        self._reaped(status)
-            except ChildProcessError:  # reaped already (as Popen, taken as success)
-                self.returncode = 0
-            finally:
-                self._lock.release()
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        if self.returncode is not None:
-            return self.returncode
-        if timeout is None:
-            with self._lock:
-                if self.returncode is None:
-                    try:
-                        _pid, status = os.waitpid(self.pid, 0)
-                        self._reaped(status)
-                    except ChildProcessError:
-                        self.returncode = 0
-            return self.returncode
-        import time
-
-        deadline, delay = time.monotonic() + timeout, 0.0005
-        while self.poll() is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Timeout(f"{self.args[0]} did not end within {timeout} seconds")
-            time.sleep(min(delay, left))
-            delay = min(delay * 2, 0.05)
-        return self.returncode
-
-    def kill(self) -> None:
-        import signal
-
-        if self.returncode is None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-    def communicate(self, data: bytes | None = None) -> tuple[bytes, bytes]:
-        return _exchange(self, data, 10**6)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        for stream in (self.stdout, self.stderr, self.stdin):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-        self.wait()
-
-
-_sealed = False
-
-
-def _seal_inherited() -> None:
-    """Make every descriptor this process inherited above 2 non-inheritable, once, so that no
-    child gets one (``Popen``'s ``close_fds``)."""
-    global _sealed
-    if _sealed:
-        return
-    _sealed = True
-    for listing in ("/proc/self/fd", "/dev/fd"):  # Linux, then the BSDs and macOS
-        try:
-            fds = [int(n) for n in os.listdir(listing)]
-            break
-        except (OSError, ValueError):
-            continue
-    else:
-        fds = list(range(3, 256))
-    for fd in fds:
-        if fd > 2:
-            try:
-                if os.get_inheritable(fd):
-                    os.set_inheritable(fd, False)
-            except OSError:
-                pass
 
 
 class Git:
@@ -302,7 +141,7 @@ class Git:
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         try:
-            out, err = _exchange(proc, input, timeout or self.timeout)
+            out, err = exchange(proc, input, timeout or self.timeout)
         except Timeout:
             proc.kill()
             proc.wait()
@@ -500,7 +339,7 @@ class Started:
         if self.result is not None:
             return self.result
         try:
-            out, err = _exchange(self.proc, data, self.timeout)
+            out, err = exchange(self.proc, data, self.timeout)
         except Timeout:
             self.abandon()
             raise GitError(f"git {self.args[0]} timed out") from None
@@ -557,152 +396,6 @@ def close_early() -> None:
     if _early_runner is not None:
         _early_runner.close()
         _early_runner = None
-
-
-_spawning = 0  # children being started right now (in ``popen``)
-_deferred: list[int] = []  # signals that arrived meanwhile
-
-
-def popen(args, **kw) -> Child:
-    """``subprocess.Popen``, with a stopping signal that arrives while the child is being started
-    held back until the child exists: the child is then killed and reaped, and the signal raised
-    (``errors.Signalled``). Raised in the middle of ``Popen``, it would leave a child that no one
-    knows, still writing (into a quarantine being removed, say)."""
-    global _spawning
-    _spawning += 1
-    try:
-        proc = Child(args, **kw)
-    except BaseException:
-        _spawning -= 1
-        _raise_deferred()
-        raise
-    _spawning -= 1
-    if _deferred and not _spawning:
-        _stop(proc)
-        _raise_deferred()
-    return proc
-
-
-_found: dict[tuple[str, str], str] = {}
-
-
-def _executable(name: str, env) -> str:
-    """The file ``name`` runs as, searched in the child's PATH once per PATH (as ``Popen``
-    searches it): the spawn then makes one ``execve``. ``name`` itself when it is a path or a
-    relative PATH entry comes first (``posix_spawnp`` then searches); FileNotFoundError when no
-    entry has it."""
-    if os.sep in name:
-        return name
-    path = env.get("PATH", os.defpath)
-    got = _found.get((name, path))
-    if got is None:
-        for d in path.split(os.pathsep):
-            if not os.path.isabs(d):
-                got = name  # relative to the child's directory: left to posix_spawnp
-                break
-            candidate = os.path.join(d, name)
-            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-                got = candidate
-                break
-        if got is None:
-            raise FileNotFoundError(2, f"{name} not found on PATH")
-        _found[(name, path)] = got
-    return got
-
-
-def defer_signal(signum: int) -> bool:
-    """For a signal handler: whether a child is being started; the signal is then raised by
-    ``popen`` as soon as the child exists (and has been stopped)."""
-    if _spawning:
-        _deferred.append(signum)
-        return True
-    return False
-
-
-def _raise_deferred() -> None:
-    if _deferred and not _spawning:
-        from ..errors import Signalled
-
-        signum = _deferred[0]
-        _deferred.clear()
-        raise Signalled(signum)
-
-
-def _stop(proc: Child) -> None:
-    """Kill and reap a child whose caller is unwinding (a signal arrived while it ran), so that
-    it writes nothing after the caller has cleaned up."""
-    try:
-        proc.kill()
-        proc.wait(timeout=10)
-    except (OSError, Timeout):  # pragma: no cover - already gone, or stuck
-        pass
-
-
-def _exchange(proc: Child, data: bytes | None, timeout: float) -> tuple[bytes, bytes]:
-    """``proc.communicate(data, timeout)`` without its exit poll: ``communicate`` waits for
-    the exit by sleeping in growing steps (half a millisecond, then one, then two…), which costs
-    about a millisecond for every short git process. Here one poll set holds the pipes and, on
-    Linux, a pidfd of the process, so the exit is noticed the moment it happens. Raises
-    ``Timeout`` (the caller kills) when ``timeout`` seconds pass."""
-    import select
-    import time
-
-    deadline = time.monotonic() + timeout
-    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-    reading: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
-    done: dict[int, bytes] = {}
-    poller = select.poll()
-    for fd in reading:
-        poller.register(fd, select.POLLIN)
-    view, offset, stdin = memoryview(data or b""), 0, None
-    if proc.stdin is not None:
-        if data:
-            stdin = proc.stdin.fileno()
-            poller.register(stdin, select.POLLOUT)
-        else:
-            proc.stdin.close()
-    try:
-        pidfd = os.pidfd_open(proc.pid)
-        poller.register(pidfd, select.POLLIN)
-    except (AttributeError, OSError):  # not Linux, or an old kernel: wait() below blocks
-        pidfd = -1
-    exited = pidfd < 0
-    try:
-        while reading or stdin is not None or not exited:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Timeout(f"{proc.args[0]} did not end within {timeout} seconds")
-            for fd, _event in poller.poll(left * 1000):
-                if fd == pidfd:
-                    exited = True
-                    poller.unregister(pidfd)
-                elif fd == stdin:
-                    try:
-                        offset += os.write(stdin, view[offset:offset + select.PIPE_BUF])
-                    except BrokenPipeError:
-                        offset = len(view)
-                    if offset >= len(view):
-                        poller.unregister(stdin)
-                        proc.stdin.close()
-                        stdin = None
-                else:
-                    chunk = os.read(fd, 65536)
-                    if chunk:
-                        reading[fd].append(chunk)
-                    else:
-                        poller.unregister(fd)
-                        done[fd] = b"".join(reading.pop(fd))
-    except BaseException as exc:
-        if not isinstance(exc, Timeout):  # a signal: the child stops with us
-            _stop(proc)
-        raise
-    finally:
-        if pidfd >= 0:
-            os.close(pidfd)
-    proc.wait()
-    proc.stdout.close()
-    proc.stderr.close()
-    return done[out_fd], done[err_fd]
 
 
 def first_line(stderr: bytes) -> str:

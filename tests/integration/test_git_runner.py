@@ -64,7 +64,7 @@ def _versions_started(trace: Path) -> int:
     starts = [json.loads(line)["argv"] for line in trace.read_text().splitlines()
               if '"event":"start"' in line]
     trace.unlink()
-    # a runner with a directory starts ``git -C DIR version`` (store.git.Child)
+    # a runner with a directory starts ``git -C DIR version`` (store.process.Child)
     return sum(1 for argv in starts if argv[1:] == ["version"] or (argv[1:2] == ["-C"] and argv[3:] == ["version"]))
 
 
@@ -173,27 +173,27 @@ def test_a_signal_while_a_child_starts_stops_that_child_then_raises(tmp_path):
 
     from git_hn.cli.commands import _signals_raise
     from git_hn.errors import Signalled
-    from git_hn.store import git
+    from git_hn.store import process
 
     marker = tmp_path / "written-late"
     with _signals_raise():
-        git._spawning += 1  # as if the signal came in the middle of Popen
+        process._spawning += 1  # as if the signal came in the middle of Popen
         try:
             os.kill(os.getpid(), signal.SIGTERM)  # the handler runs now: deferred, not raised
         finally:
-            git._spawning -= 1
-        assert git._deferred == [signal.SIGTERM]
+            process._spawning -= 1
+        assert process._deferred == [signal.SIGTERM]
         with pytest.raises(Signalled) as stopped:
-            git.popen(["sh", "-c", f"sleep 0.3; touch {marker}"])
-    assert stopped.value.signum == signal.SIGTERM and git._deferred == []
+            process.popen(["sh", "-c", f"sleep 0.3; touch {marker}"])
+    assert stopped.value.signum == signal.SIGTERM and process._deferred == []
     time.sleep(0.6)
     assert not marker.exists()  # the child was killed before it could write
     with _signals_raise():  # and nothing is left pending: the next child starts normally
-        assert git.popen(["true"]).wait() == 0
+        assert process.popen(["true"]).wait() == 0
 
 
 def test_children_get_only_their_three_descriptors_and_default_signal_actions(tmp_path):
-    """``store.git.Child`` (posix_spawn) gives a child what ``Popen``'s defaults gave it: no
+    """``store.process.Child`` (posix_spawn) gives a child what ``Popen``'s defaults gave it: no
     descriptor of this process beyond stdin/stdout/stderr (an inherited one included) and
     SIGPIPE at its default action (Python ignores it), and runs Git in the runner's directory."""
     import subprocess
@@ -201,9 +201,9 @@ def test_children_get_only_their_three_descriptors_and_default_signal_actions(tm
 
     code = r"""
 import os, sys
-from git_hn.store import git
+from git_hn.store import git, process
 fd = os.dup2(os.open(os.devnull, os.O_RDONLY), 50, inheritable=True)  # as if inherited
-child = git.popen(["sh", "-c", "ls /proc/self/fd; grep SigIgn /proc/self/status"], stdout=git.PIPE)
+child = process.popen(["sh", "-c", "ls /proc/self/fd; grep SigIgn /proc/self/status"], stdout=process.PIPE)
 out = child.stdout.read().decode()
 child.wait()
 listing, status = out.split("SigIgn:")
