@@ -392,7 +392,10 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
     assert r.err == "git-hn: memory challenge evidence is invalid\n"
     assert hn(alice, "memory", "retract", target, "--reason", "x", "--evidence", "git:1").err == \
         "git-hn: usage: git hn memory retract MEMORY --reason REASON; unknown option --evidence\n"
-    assert hn(alice, "memory", "retract", target[7:19].upper(), "--reason", "x").err == \
+    upper = target[7:19].upper()
+    if upper.isdigit():  # twelve hex digits without a letter (1 in ~280): give it an uppercase one
+        upper = upper[:-1] + "A"
+    assert hn(alice, "memory", "retract", upper, "--reason", "x").err == \
         "git-hn: usage: git hn memory retract MEMORY --reason REASON\n"
     assert hn(alice, "memory", "supersede", "abc", "--kind", "decision").err == \
         "git-hn: usage: git hn memory supersede MEMORY [record fields]\n"
