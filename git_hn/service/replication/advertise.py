@@ -106,12 +106,9 @@ def uniform_lines(data: bytes, n: int, fixed: bytes) -> str | None:
 
 
 class _Lines(Mapping):
-    """{stream: [(actor, oid)]} of an advertisement whose every line is a well-formed memory ref
-    and whose streams each have one owner (what a git-hn remote sends), read without a regular
-    expression or a 10,000-entry structure: the lines have one width, so they are checked all at
-    once (every hex digit mapped to one byte, the text compared with the expected line repeated,
-    and the fixed characters compared column by column), and entries are sliced out when asked
-    for. ``read`` gives None for anything else: the careful path reads that line by line."""
+    """{stream: [(actor, oid)]} of a run of memory ref lines that ``uniform_lines`` accepts and
+    whose streams each have one owner (what a git-hn remote sends): entries are sliced out of
+    the text when asked for. ``read`` gives None for anything else (then ``parse_lines``)."""
 
     _FIXED = b"\trefs/hn/memory/"
 
