@@ -353,6 +353,9 @@ def select_command(values: dict, positional: list[str]) -> int:
     sel = selmod.check(sel)
     repo = repo or open_repo()
     replication.save_selection(repo, sel)
+    from ..service.replication import learn_owners
+
+    learn_owners(repo, sel)
     render.lines([f"Saved replication selection for {remote}", *selmod.show_lines(sel)])
     return 0
 

@@ -156,10 +156,32 @@ def _ask_remote_early(runner, remote: str) -> None:
     got = runner.ask_early(transport.url_question(remote)).finish()
     url = got.stdout.decode("utf-8", "surrogateescape").strip()
     if got.returncode == 0 and transport.transport_allowed(url):
-        runner.ask_early(transport.advertisement(url), env=transport.remote_env())
+        if not _selects_exact_streams(runner, remote):  # else the sync fetches them by name
+            runner.ask_early(transport.advertisement(url), env=transport.remote_env())
         runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)",
                           f"{REMOTES_PREFIX}{remote}/memory/"))
         runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
+
+
+def _selects_exact_streams(runner, remote: str) -> bool:
+    """Whether ``remote``'s saved selection names memory streams only: a sync that knows their
+    owners then fetches exactly their refs and needs no advertisement (``run._fetch_exact``).
+    A hint read before the sync loads the selection properly; anything unusual says False."""
+    from ..core import selection
+    from ..store import git
+
+    found = runner.early_answer(git.DISCOVERY)
+    lines = found.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if found.returncode != 0 or len(lines) != 3:
+        return False
+    path = os.path.join(os.path.abspath(os.getcwd()), lines[1], "hn", "replication", "selections",
+                        selection.file_name(remote))
+    try:
+        with open(path, "rb") as fh:
+            sel = selection.decode(fh.read(selection.MAX_FILE + 1), remote)
+    except (OSError, HnError):
+        return False
+    return bool(sel.memories) and not (sel.all or sel.actors or sel.proposals)
 
 
 def complete(args: list[str]) -> int:

@@ -204,14 +204,16 @@ class Quarantine:
                 continue
         return total
 
-    def fetch(self, url: str, wants: list[str], max_total: int, stall_seconds: float) -> str:
+    def fetch(self, url: str, wants: list[str], max_total: int, stall_seconds: float,
+              fetch_head: bool = False) -> str:
         """Fetch exact objects (the advertised tips) under the watchdog, in one ``git fetch``
         (on its standard input, so that any number fits): "" on success, else "size" or "stall"
-        or "failed"."""
+        or "failed". With ``fetch_head``, ``wants`` are exact refspecs and the tips Git fetched
+        are left in ``FETCH_HEAD`` (``fetch_head()``)."""
         if not is_local(url):
             self.carry_transport()
-        args = ["git", "fetch", "--no-tags", "--no-write-fetch-head", "--progress", "--stdin",
-                "--end-of-options", url]
+        args = ["git", "fetch", "--no-tags", *(() if fetch_head else ("--no-write-fetch-head",)),
+                "--progress", "--stdin", "--end-of-options", url]
         limit = max_total + max(1 << 20, max_total // 8)
         start_size = self.objects_size()
         # its own process group, so that a kill reaches the transport helper and index-pack too
@@ -264,6 +266,18 @@ class Quarantine:
         return "" if proc.returncode == 0 else "failed"
 
     measured = 0
+
+    FETCH_HEAD_MAX = 16 << 20
+
+    def fetch_head(self) -> bytes:
+        """The ``FETCH_HEAD`` the last ``fetch(..., fetch_head=True)`` wrote (b"" if none; a file
+        Git wrote here, bounded all the same)."""
+        try:
+            with open(os.path.join(self.path, "FETCH_HEAD"), "rb") as fh:
+                data = fh.read(self.FETCH_HEAD_MAX + 1)
+        except OSError:
+            return b""
+        return b"" if len(data) > self.FETCH_HEAD_MAX else data
 
     # -- object copy (§9.10) -------------------------------------------------------------------
 

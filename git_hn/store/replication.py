@@ -70,6 +70,43 @@ def save_selection(repo: Repo, sel: selmod.Selection) -> None:
     private.write_private(repo.hn_dir, selection_path(repo, sel.remote), selmod.encode(sel))
 
 
+# -- learnt owners (git-hn, issue 11) ----------------------------------------------------------
+
+OWNERS_MAX = 1 << 20  # a selection file holds at most ~900 streams (65,536 bytes)
+
+
+def owners_path(repo: Repo, remote: str) -> str:
+    return os.path.join(root(repo), "owners", selmod.file_name(remote))
+
+
+def load_owners(repo: Repo, remote: str) -> dict[str, str]:
+    """Selected stream -> the one actor ``remote`` advertised it under when ``replication
+    select`` asked (``service.replication.learn_owners``). A cache that only chooses which
+    exact refs a sync asks for (what arrives is validated as ever): anything absent, unsafe or
+    malformed reads as {} (the sync then lists the whole advertisement)."""
+    from ..core.grammar import is_actor, is_digest_id
+
+    try:
+        data = private.read_private(repo.hn_dir, owners_path(repo, remote), max_bytes=OWNERS_MAX)
+        doc = read_document(data, prefix="", max_bytes=OWNERS_MAX, error=LocalStateError) if data else None
+    except (HnError, OSError):
+        return {}
+    if not isinstance(doc, dict) or doc.get("version") != 0 or doc.get("remote") != remote \
+            or not isinstance(doc.get("owners"), dict):
+        return {}
+    owners = doc["owners"]
+    if not all(is_digest_id(s) and is_actor(a) for s, a in owners.items()):
+        return {}
+    return owners
+
+
+def save_owners(repo: Repo, remote: str, owners: dict[str, str]) -> None:
+    """Replace the learnt owners of ``remote`` (a derived file: not fsynced; losing it only
+    costs the next sync a whole advertisement)."""
+    doc = {"version": 0, "remote": remote, "owners": dict(sorted(owners.items()))}
+    private.write_private(repo.hn_dir, owners_path(repo, remote), canonical.indented(doc), derived=True)
+
+
 # -- receipts and anchors ----------------------------------------------------------------------
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import git, hn, hn_proc, make_repo, refs_snapshot, staged_commits, wait_publication
+from helpers import actor_of, git, hn, hn_proc, make_repo, refs_snapshot, staged_commits, wait_publication
 
 STREAMS = ["sha256:" + (f"{i:02d}" * 32) for i in range(1, 6)]
 
@@ -241,3 +241,140 @@ def test_a_quarantine_that_cannot_be_made_fails_only_a_sync_with_work(tmp_path, 
     assert r.err == ("git-hn: import phase failed (publication phase completed): "
                      "replication quarantine setup failed for remote origin\n")
     assert refs_snapshot(bob) == before and root.read_text() == "not a directory\n"
+
+
+def _receive_packs(packs) -> int:
+    """receive-pack sessions (pushes) among the trace2 files not yet read by ``sessions``."""
+    count = 0
+    for path in sorted(packs.dir.iterdir()):
+        if path.name in packs.seen:
+            continue
+        events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        if any(e.get("event") == "cmd_name" and e.get("name") == "receive-pack" for e in events):
+            count += 1
+    return count
+
+
+def _owners(repo) -> dict:
+    path = repo / ".git" / "hn" / "replication" / "owners" / "b3JpZ2lu.json"
+    return json.loads(path.read_text())["owners"] if path.exists() else {}
+
+
+def test_an_exact_selection_is_fetched_by_name_in_one_session(tmp_path, bare_remote, monkeypatch):
+    """``replication select`` learns each selected stream's owner; a sync then asks for exactly
+    those refs in one fetch (no listing of the remote's other refs: one upload-pack session in
+    all), a no-op sync fetches nothing, and a moved stream is the only one verified."""
+    alice, bob = _team(tmp_path, f"file://{bare_remote('team.git')}")
+    chosen = STREAMS[:3]
+    assert hn(bob, "replication", "select", *[a for s in chosen for a in ("--memory", s)]).code == 0
+    assert _owners(bob) == {s: actor_of(alice) for s in chosen}
+    packs = UploadPacks(tmp_path, monkeypatch)
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.err
+    assert {o["id"]: o["status"] for o in r.json()["outcomes"]} == {s: "promoted" for s in chosen}
+    sessions = packs.sessions()
+    assert len(sessions) == 1 and _fetch_sessions(sessions) == 1  # no advertisement of its own
+    assert hn(bob, "memory", "index", "verify").code == 0
+    staged = staged_commits(monkeypatch)
+    before = refs_snapshot(bob)
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    sessions = packs.sessions()
+    assert len(sessions) == 1 and _fetch_sessions(sessions) == 0  # the refs' names only
+    assert "Replication from origin: 3 selections up to date" in r.out.splitlines()
+    assert staged == [] and refs_snapshot(bob) == before
+    assert list((bob / ".git" / "hn" / "replication" / "quarantine").iterdir()) == []
+    new = _rec(alice, "second memory", chosen[1])
+    _rec(alice, "a stream bob did not select", STREAMS[4])
+    assert hn(alice, "sync").code == 0
+    packs.sessions()
+    staged.clear()
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.err
+    assert {o["id"]: o["status"] for o in r.json()["outcomes"]} == \
+        {s: ("promoted" if s == chosen[1] else "up-to-date") for s in chosen}
+    sessions = packs.sessions()
+    assert len(sessions) == 1 and _fetch_sessions(sessions) == 1
+    assert len(staged) == 1
+    out = hn(bob, "memory", "show", new["memoryId"], "--json")
+    assert out.code == 0, out.err
+    assert hn(bob, "memory", "index", "verify").code == 0
+
+
+def test_a_sync_without_known_owners_reads_the_advertisement(tmp_path, bare_remote, monkeypatch):
+    """Owners not learnt (or a damaged owners file): the whole advertisement, as the contract
+    words it; once accepted, the accepted ref names the owner. A stream gone from the remote
+    makes the fetch by name fail: the sync falls back and says it is not advertised."""
+    remote = bare_remote("team.git")
+    alice, bob = _team(tmp_path, f"file://{remote}")
+    assert hn(bob, "replication", "select", "--memory", STREAMS[0], "--memory", STREAMS[1]).code == 0
+    owners = bob / ".git" / "hn" / "replication" / "owners" / "b3JpZ2lu.json"
+    owners.write_text('{"version":0,"remote":"origin","owners":{"x":"y"}}\n')
+    packs = UploadPacks(tmp_path, monkeypatch)
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    sessions = packs.sessions()
+    assert len(sessions) == 2 and _fetch_sessions(sessions) == 1  # the advertisement, one fetch
+    owners.unlink()
+    r = hn(bob, "sync")  # the accepted refs name the owners
+    assert r.code == 0, r.err
+    assert len(packs.sessions()) == 1
+    git(remote, "update-ref", "-d", f"refs/hn/memory/{actor_of(alice)}/{STREAMS[1][7:]}")
+    before = refs_snapshot(bob)
+    r = hn(bob, "sync", "--json")
+    assert r.code == 1
+    outcomes = {o["id"]: o for o in json.loads(r.out)["outcomes"]}
+    assert outcomes[STREAMS[0]]["status"] == "up-to-date"
+    assert outcomes[STREAMS[1]]["status"] == "dependency-missing"
+    assert outcomes[STREAMS[1]]["diagnostic"] == f"selected memory {STREAMS[1]} is not advertised by remote origin"
+    assert refs_snapshot(bob) == before
+    assert list((bob / ".git" / "hn" / "replication" / "quarantine").iterdir()) == []
+
+
+def test_select_learns_no_owner_for_an_ambiguous_stream(tmp_path, bare_remote):
+    """Two actors advertise one stream: ``select`` records no owner for it, and the sync reports
+    the ambiguity exactly as before (CONTRACT §9.4)."""
+    url = f"file://{bare_remote('team.git')}"
+    alice, bob = _team(tmp_path, url)
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", url, str(carol))
+    assert hn(carol, "init", "--name", "Carol").code == 0
+    _rec(carol, "carol's memory in alice's stream", STREAMS[0])
+    assert hn(carol, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", STREAMS[0], "--memory", STREAMS[1]).code == 0
+    assert _owners(bob) == {STREAMS[1]: actor_of(alice)}
+    r = hn(bob, "sync", "--json")
+    assert r.code == 1
+    outcomes = {o["id"]: o for o in json.loads(r.out)["outcomes"]}
+    assert outcomes[STREAMS[0]]["status"] == "structurally-invalid"
+    assert outcomes[STREAMS[0]]["diagnostic"] == f"selected memory {STREAMS[0]} has ambiguous owners on remote origin"
+    assert outcomes[STREAMS[1]]["status"] == "promoted"
+
+
+def test_a_sync_by_name_still_publishes_the_users_own_streams(tmp_path, bare_remote, monkeypatch):
+    """The fetch by name also reads the remote's copies of the user's own streams (one ref
+    prefix per local actor), so publication pushes what moved and nothing else."""
+    remote = bare_remote("team.git")
+    alice, bob = _team(tmp_path, f"file://{remote}")
+    assert hn(bob, "replication", "select", "--memory", STREAMS[0]).code == 0
+    mine = _rec(bob, "bob's own memory")
+    packs = UploadPacks(tmp_path, monkeypatch)
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["published"] == 1
+    ref = git(bob, "for-each-ref", "--format=%(refname) %(objectname)", f"refs/hn/memory/{actor_of(bob)}")
+    assert ref and git(remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory/" + actor_of(bob)) == ref
+    assert _receive_packs(packs) == 1
+    packs.sessions()
+    r = hn(bob, "sync", "--json")  # nothing moved on either side
+    assert r.code == 0, r.err
+    assert r.json()["published"] == 1 and _receive_packs(packs) == 0
+    sessions = packs.sessions()
+    assert len(sessions) == 1 and _fetch_sessions(sessions) == 0
+    second = _rec(bob, "bob's second memory")
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0 and r.json()["published"] == 1 and _receive_packs(packs) == 1
+    assert hn(alice, "sync").code == 0
+    shown = hn(alice, "memory", "show", second["memoryId"], "--json")
+    assert shown.code == 0, shown.err
+    assert mine["memoryId"] != second["memoryId"]

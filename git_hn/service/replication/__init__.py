@@ -36,6 +36,40 @@ def resolve_remote(repo: Repo, remote: str) -> str:
     return url
 
 
+LEARN_TIMEOUT = 20.0  # seconds ``replication select`` waits for the remote's advertisement
+
+
+def learn_owners(repo: Repo, sel) -> None:
+    """``replication select`` (git-hn, issue 11): when the remote answers, remember the one actor
+    that advertises each selected stream, so that later syncs ask for exactly those refs in one
+    fetch (protocol v2 then lists only them, as a plain fetch of those refs does) instead of
+    listing every memory ref of the remote. Best effort and silent: a remote that is missing,
+    refused, unreachable or slow, an ambiguous or absent stream, all leave that stream's owner
+    unknown, and a sync that lacks an owner lists the whole advertisement as before."""
+    from ...store.transport import advertisement, remote_env
+    from .advertise import parse
+
+    if sel.all or not sel.memories:
+        return
+    try:
+        url = resolve_remote(repo, sel.remote)
+        proc = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=LEARN_TIMEOUT)
+    except HnError:
+        return
+    got = parse(proc.stdout, repo.oid_hex_len) if proc.returncode == 0 else None
+    if got is None:
+        return
+    owners = {}
+    for stream in sel.memories:
+        found = got[0].get(stream, [])
+        if len(found) == 1:
+            owners[stream] = found[0][0]
+    try:
+        rstate.save_owners(repo, sel.remote, owners)
+    except (HnError, OSError):
+        pass
+
+
 def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=None,
          publish: bool = True, interrupt_after: str | None = None) -> SyncResult:
     """Run the import and (unless ``publish`` is False, as in the fetch hook) publication.
@@ -59,7 +93,8 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
 
             if shallow.before_recovery(repo, remote, selection, result, repair_pending):
                 return result
-        run = Import(repo, remote, url, selection, result, progress, recover_shallow, interrupt_after)
+        run = Import(repo, remote, url, selection, result, progress, recover_shallow, interrupt_after,
+                     publish=publish)
         try:
             run.run()
         except PhaseError as exc:

@@ -284,6 +284,52 @@ def requests(sel, advertised: dict, others: set, accepted: dict, result, remote:
     return _within_budget(sel, wanted, remote)
 
 
+def exact_owners(sel, accepted: Mapping, learnt: dict[str, str]) -> dict[str, str] | None:
+    """stream -> owner for every selected stream of an exact, memory-only selection whose owners
+    are all known (git-hn, issue 11): from this remote's accepted refs (verified), else from what
+    ``replication select`` learnt. None when any owner is unknown or the two disagree, or for
+    ``--all``, compatibility-all and actor or proposal selectors: the sync then reads the whole
+    advertisement."""
+    if sel.all or not sel.saved or sel.actors or sel.proposals or not sel.memories:
+        return None
+    held: dict[str, list[str]] = {}
+    for key in accepted:
+        actor, hexs = key.split("/", 1)
+        held.setdefault("sha256:" + hexs, []).append(actor)
+    owners = {}
+    for stream in sel.memories:
+        mine = held.get(stream, ())
+        if len(mine) > 1:
+            return None
+        actor = mine[0] if mine else learnt.get(stream)
+        if actor is None or learnt.get(stream, actor) != actor:
+            return None
+        owners[stream] = actor
+    return owners
+
+
+def fetched_tips(data: bytes, n: int, exact: set[str], actors: set[str]) -> dict[str, str] | None:
+    """ref -> tip from the ``FETCH_HEAD`` of a fetch of the ``exact`` refs and of the memory refs
+    of ``actors`` (lines ``<oid>\t[not-for-merge]\t'<ref>' of <url>``; a ref name holds no
+    space, so its end is certain). None when a line has another shape, a ref appears twice with
+    two tips, or an exact ref is missing: the caller then reads the whole advertisement."""
+    tips: dict[str, str] = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        parts = line.split("\t", 2)
+        if len(parts) != 3 or len(parts[0]) != n or not is_oid(parts[0]) \
+                or parts[1] not in ("", "not-for-merge") or not parts[2].startswith("'"):
+            return None
+        end = parts[2].find("' of ")
+        ref = parts[2][1:end] if end > 0 else ""
+        if ref not in exact:
+            parsed = parse_local_ref(ref)
+            if parsed is None or parsed[0] not in actors:
+                continue  # nothing asked for this name: not looked at
+        if tips.setdefault(ref, parts[0]) != parts[0]:
+            return None
+    return tips if exact <= set(tips) else None
+
+
 def _within_budget(sel, wanted: list[Outcome], remote: str) -> list[Outcome]:
     limit = sel.max_streams
     if len(wanted) > limit:

@@ -28,7 +28,7 @@ from .outcomes import SEAMS, Outcome, counted, phase, redact, residue
 
 class Import:
     def __init__(self, repo, remote: str, url: str, selection, result, progress, recover_shallow: bool,
-                 interrupt_after: str | None = None):
+                 interrupt_after: str | None = None, publish: bool = False):
         self.repo, self.remote, self.url, self.sel = repo, remote, url, selection
         self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
         self.interrupt_after = interrupt_after if interrupt_after in SEAMS else None
@@ -41,6 +41,7 @@ class Import:
         self.extra_roots: list[str] = []
         self.advertised_refs: dict | None = None
         self.q = None
+        self.publish = publish  # the publication phase follows (it reads ``advertised_refs``)
 
     def say(self, text: str) -> None:
         if self.progress is not None:
@@ -66,22 +67,28 @@ class Import:
 
         promote.repair_pending(self.repo, self.remote)
         quarantine.sweep(self.repo)  # what a killed sync left behind (never a live one's)
-        self.say("advertisement")
-        advertised, others = advertise.advertise(self.repo, self.url, self.remote)
-        self.advertised_refs = advertise.AdvertisedRefs(advertised)
         heads = advertise.accepted_heads(self.repo, self.remote)
-        wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
+        wanted = self._fetch_exact(heads)
+        if wanted is None:  # an owner is unknown, or that fetch failed: the whole advertisement
+            self.say("advertisement")
+            advertised, others = advertise.advertise(self.repo, self.url, self.remote)
+            self.advertised_refs = advertise.AdvertisedRefs(advertised)
+            wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
         if not wanted:
             return  # every selection is up to date: no transaction, no receipt
         selected = sum(o.kind == "memory" for o in self.result.outcomes) + len(self.result.current)
         self.say(f"{len(wanted)} of {counted(selected, 'stream', 'streams')} changed")
-        try:  # only now: a sync with nothing to fetch (the fetch hook's usual case) costs none
-            self.q = Quarantine(self.repo)
-        except (OSError, HnError):
-            raise phase("quarantine setup", self.remote) from None
+        if self.q is None:
+            try:  # only now: a sync with nothing to fetch (the fetch hook's usual case) costs none
+                self.q = Quarantine(self.repo)
+            except (OSError, HnError):
+                raise phase("quarantine setup", self.remote) from None
         try:
-            self.fetches = transfer.fetch_all(self.q, self.repo, self.url, self.remote, wanted,
-                                              self.budgets["maxTotalBytes"], self.say)
+            if self.fetches:  # fetched by ``_fetch_exact``
+                transfer.check_fetched(self.q, wanted, self.remote)
+            else:
+                self.fetches = transfer.fetch_all(self.q, self.repo, self.url, self.remote, wanted,
+                                                  self.budgets["maxTotalBytes"], self.say)
             self.seam("after-fetch", "quarantine fetch")
             with self._accepted_set():  # the state's lock is held from here, never over the network
                 self.say("measure")
@@ -118,6 +125,68 @@ class Import:
             except HnError:
                 if not self.result.import_error:
                     raise residue("quarantine cleanup failed", self.remote) from None
+
+    def _fetch_exact(self, heads) -> list[Outcome] | None:
+        """When every selected stream's owner is known (``advertise.exact_owners``), fetch exactly
+        their refs in one ``git fetch`` into a quarantine, without listing the remote's other
+        refs (protocol v2 asks for those names alone), and return the streams whose fetched tip
+        is not their accepted tip (the quarantine is removed when there are none). When the
+        publication phase follows, the same fetch reads the remote's copies of the user's own
+        streams (one ref prefix per local actor), which that phase compares with.
+
+        None, with no outcome recorded and no quarantine left, when an owner is unknown or that
+        fetch fails in any way (a ref gone from the remote, a budget, a stall): the sync then
+        reads the whole advertisement and words each outcome as it always does."""
+        from ...core.grammar import LOCAL_PREFIX, parse_local_ref
+        from ...store import replication as rstate
+
+        if self.recover_shallow:
+            return None
+        owners = advertise.exact_owners(self.sel, heads, rstate.load_owners(self.repo, self.remote))
+        if owners is None:
+            return None
+        refs = {stream: f"{LOCAL_PREFIX}{actor}/{stream[len('sha256:'):]}" for stream, actor in owners.items()}
+        actors: set[str] = set()
+        if self.publish:
+            listing = self.repo.git.run(["for-each-ref", "--format=%(refname)", LOCAL_PREFIX])
+            local = [parse_local_ref(r) for r in listing.stdout.decode("utf-8", "replace").split()]
+            if listing.returncode != 0 or None in local:
+                return None  # the publication phase reports it
+            actors = {actor for actor, _stream in local}
+        specs = sorted(set(refs.values())) + [f"+{LOCAL_PREFIX}{a}/*:refs/hn/quarantine/own/{a}/*"
+                                               for a in sorted(actors)]
+        self.say(f"fetch {counted(len(refs), 'stream', 'streams')}")
+        try:
+            self.q = Quarantine(self.repo)
+        except (OSError, HnError):
+            return None  # the advertisement may yet show nothing to fetch (no quarantine needed)
+        tips = None
+        try:
+            verdict = self.q.fetch(self.url, specs, self.budgets["maxTotalBytes"] * len(refs),
+                                   transfer.stall_timeout(self.repo), fetch_head=True)
+            if not verdict:
+                tips = advertise.fetched_tips(self.q.fetch_head(), self.repo.oid_hex_len,
+                                              set(refs.values()), actors)
+        finally:
+            if tips is None:
+                self._drop_quarantine()
+        if tips is None:
+            return None
+        self.fetches = 1
+        self.advertised_refs = tips  # ref -> tip: what publication compares the user's streams with
+        advertised = {stream: [(owners[stream], tips[ref])] for stream, ref in refs.items()}
+        wanted = advertise.requests(self.sel, advertised, set(), heads, self.result, self.remote)
+        if not wanted:
+            self._drop_quarantine()
+        return wanted
+
+    def _drop_quarantine(self) -> None:
+        q, self.q = self.q, None
+        if q is not None:
+            try:
+                q.remove()
+            except HnError:
+                raise residue("quarantine cleanup failed", self.remote) from None
 
     def truncate(self, o: Outcome) -> None:
         """Make ``o`` promote only its first ``o.prefix`` new memories: the tip, the walked

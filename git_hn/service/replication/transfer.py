@@ -9,6 +9,10 @@ refspecs with one another; what is then measured and validated is the advertised
 Under a watchdog bounded by the sum of the streams' ``max-total-bytes``. If that fetch fails,
 stalls or is killed, the same streams are fetched again one at a time with each stream's own
 watchdog, so that one bad stream never fails a good one beside it.
+
+When every selected stream's owner is known (``advertise.exact_owners``), ``run`` skips the
+advertisement: one ``git fetch`` of exactly those refs (no destination: the tips are read from
+``FETCH_HEAD``), which protocol v2 lists alone, as a plain fetch of them does.
 """
 
 from __future__ import annotations
@@ -46,10 +50,15 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
                 out.over("max-total-bytes", max_total, q.measured, remote)
             elif verdict:
                 out.fetch_failed(remote)
+    check_fetched(q, wanted, remote)
+    return runs
+
+
+def check_fetched(q, wanted: list[Outcome], remote: str) -> None:
+    """Each live stream's tip must be in the quarantine (or the main store it borrows from)."""
     alive = [o for o in wanted if o.alive]
     for out, info in zip(alive, q.git.infos_bulk([o.advertised for o in alive])):
         if info is None:  # the fetch ended well but the object is not there
             out.fetch_failed(remote)
         else:
             out.root_type = info[1]
-    return runs
