@@ -37,6 +37,11 @@ def _bulk():
     return _hashlib
 
 
+def load_bulk() -> None:
+    """Switch to ``hashlib`` now: for a caller about to hash much, with time to spare."""
+    _bulk()
+
+
 def _small(data) -> bool:
     global _calls
     if _hashlib is not None:

@@ -172,6 +172,15 @@ def _ed25519():
     return _ED25519
 
 
+def load() -> None:
+    """Load the Ed25519 backend now (~14 ms of imports), for a caller that is only waiting, such
+    as a sync while its fetch runs; what fails to load fails again, and is reported, when used."""
+    try:
+        _ed25519()
+    except Exception:  # noqa: BLE001 - reported by the first real use
+        pass
+
+
 def _public_api():
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 

@@ -205,11 +205,12 @@ class Quarantine:
         return total
 
     def fetch(self, url: str, wants: list[str], max_total: int, stall_seconds: float,
-              fetch_head: bool = False) -> str:
+              fetch_head: bool = False, meanwhile=None) -> str:
         """Fetch exact objects (the advertised tips) under the watchdog, in one ``git fetch``
         (on its standard input, so that any number fits): "" on success, else "size" or "stall"
         or "failed". With ``fetch_head``, ``wants`` are exact refspecs and the tips Git fetched
-        are left in ``FETCH_HEAD`` (``fetch_head()``)."""
+        are left in ``FETCH_HEAD`` (``fetch_head()``). ``meanwhile()`` runs once the fetch has
+        started (the caller's preparations, briefer than the watchdog's period)."""
         if not is_local(url):
             self.carry_transport()
         args = ["git", "fetch", "--no-tags", *(() if fetch_head else ("--no-write-fetch-head",)),
@@ -225,6 +226,13 @@ class Quarantine:
             proc.stdin.close()
         except OSError:  # the fetch ended early; its status says why
             pass
+        if meanwhile is not None:
+            try:
+                meanwhile()
+            except BaseException:
+                _kill(proc)
+                proc.stderr.close()
+                raise
         activity = {"t": time.monotonic()}
 
         def drain():

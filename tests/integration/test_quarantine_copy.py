@@ -116,3 +116,28 @@ def test_quarantine_git_ignores_the_callers_environment(main, monkeypatch, tmp_p
         assert q.git.object_info(only_there) is None
     finally:
         q.remove()
+
+
+def test_the_fetch_runs_the_callers_preparations_while_it_fetches(main, tmp_path):
+    """``meanwhile`` runs once, after the fetch started and before it is waited for; when it
+    fails, the fetch is stopped and the error propagates (nothing is left running)."""
+    path, repo = main
+    remote = make_repo(tmp_path / "remote")
+    git(remote, "update-ref", "refs/hn/memory/x", "HEAD")
+    url = "file://" + str(remote)
+    calls = []
+    q = Quarantine(repo)
+    try:
+        verdict = q.fetch(url, ["refs/hn/memory/x"], 1 << 20, 30.0, fetch_head=True,
+                          meanwhile=lambda: calls.append("prepared"))
+        assert verdict == "" and calls == ["prepared"]
+        assert q.fetch_head().split(b"\t")[0].decode() == git(remote, "rev-parse", "HEAD")
+
+        def fails():
+            raise RuntimeError("preparation failed")
+
+        with pytest.raises(RuntimeError, match="preparation failed"):
+            q.fetch(url, ["refs/hn/memory/x"], 1 << 20, 30.0, meanwhile=fails)
+    finally:
+        q.remove()
+    assert not os.path.exists(q.path)

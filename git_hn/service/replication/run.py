@@ -26,6 +26,17 @@ from . import advertise, measure, promote, transfer
 from .outcomes import SEAMS, Outcome, counted, phase, redact, residue
 
 
+def prepare_validation() -> None:
+    """What validating fetched memories loads, loaded while the fetch runs (the main thread only
+    waits then): the Ed25519 backend (~14 ms of imports) and ``hashlib`` (each memory ID is a
+    hash), and the modules promotion uses."""
+    from ...core import hashing, keys
+    from .. import index_refresh  # noqa: F401 - imported for promotion
+
+    keys.load()
+    hashing.load_bulk()
+
+
 class Import:
     def __init__(self, repo, remote: str, url: str, selection, result, progress, recover_shallow: bool,
                  interrupt_after: str | None = None, publish: bool = False):
@@ -163,7 +174,8 @@ class Import:
         tips = None
         try:
             verdict = self.q.fetch(self.url, specs, self.budgets["maxTotalBytes"] * len(refs),
-                                   transfer.stall_timeout(self.repo), fetch_head=True)
+                                   transfer.stall_timeout(self.repo), fetch_head=True,
+                                   meanwhile=prepare_validation)
             if not verdict:
                 tips = advertise.fetched_tips(self.q.fetch_head(), self.repo.oid_hex_len,
                                               set(refs.values()), actors)

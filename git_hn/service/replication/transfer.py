@@ -38,7 +38,10 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
         return 0
     stall = stall_timeout(repo)
     say(f"fetch {len(wanted)} streams")
-    verdict = q.fetch(url, sorted({o.advertised for o in wanted}), max_total * len(wanted), stall)
+    from .run import prepare_validation
+
+    verdict = q.fetch(url, sorted({o.advertised for o in wanted}), max_total * len(wanted), stall,
+                      meanwhile=prepare_validation)
     runs = 1
     if verdict:  # fall back: one stream at a time, each under its own watchdog
         for out in wanted:
