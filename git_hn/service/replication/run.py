@@ -29,9 +29,8 @@ from .outcomes import SEAMS, Outcome, counted, phase, redact, residue
 def prepare_validation() -> None:
     """What validating fetched memories loads, loaded while the fetch runs (the main thread only
     waits then): the Ed25519 backend (~14 ms of imports) and ``hashlib`` (each memory ID is a
-    hash), and the modules promotion uses."""
+    hash)."""
     from ...core import hashing, keys
-    from .. import index_refresh  # noqa: F401 - imported for promotion
 
     keys.load()
     hashing.load_bulk()
