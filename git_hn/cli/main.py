@@ -109,7 +109,8 @@ def _start_sync_early(args: list[str]) -> None:
         remote = parse_sync_args(args)[0]
         if not is_remote_name(remote):
             return
-        _ask_remote_early(git.start_early(os.path.abspath(os.getcwd()), listing=False), remote)
+        _ask_remote_early(git.start_early(os.path.abspath(os.getcwd()), listing=False), remote,
+                          publishing=True)
     except (OSError, HnError):
         pass
 
@@ -147,10 +148,13 @@ def _start_import_early(data: bytes) -> None:
         pass
 
 
-def _ask_remote_early(runner, remote: str) -> None:
-    """Start ``remote``'s advertisement, accepted-ref listing and stall setting on ``runner``
-    once its URL is known and its transport allowed (else nothing: the sync reports it)."""
+def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
+    """Start ``remote``'s advertisement (or, for a selection of exact streams and a sync that
+    publishes, the listing of the user's own streams), accepted-ref listing and stall setting on
+    ``runner`` once its URL is known and its transport allowed (else nothing: the sync reports
+    it)."""
     from ..core.grammar import REMOTES_PREFIX
+    from ..store.git import LOCAL_LISTING
     from ..store import transport
 
     got = runner.ask_early(transport.url_question(remote)).finish()
@@ -158,6 +162,8 @@ def _ask_remote_early(runner, remote: str) -> None:
     if got.returncode == 0 and transport.transport_allowed(url):
         if not _selects_exact_streams(runner, remote):  # else the sync fetches them by name
             runner.ask_early(transport.advertisement(url), env=transport.remote_env())
+        elif publishing:  # and learns the user's own streams' names (``run._fetch_exact``)
+            runner.ask_early(LOCAL_LISTING)
         runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)",
                           f"{REMOTES_PREFIX}{remote}/memory/"))
         runner.ask_early(("config", "--get", "hn.syncStallTimeout"))

@@ -50,6 +50,7 @@ _CONFIG_FILES = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG
 DISCOVERY = ("rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-object-format")
 MEMORY_LISTING = ("for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory",
                   "refs/hn/remotes")
+LOCAL_LISTING = ("for-each-ref", "--format=%(refname)", "refs/hn/memory/")  # the user's own streams
 
 
 def scrubbed(name: str) -> bool:

@@ -108,11 +108,7 @@ class Quarantine:
         self.hooks = os.path.join(self.path, "no-hooks")
         env = {**remote_env(), "GIT_DIR": self.path}
         self.git = Git(self.path, extra_env=env, scrub=True)
-        # an empty template: no sample hooks or other files to copy (and none to trust)
-        init = self.git.run(["init", "--bare", "--quiet", "--template=",
-                             f"--object-format={main.object_format}", self.path])
-        if init.returncode != 0:
-            raise GitError("quarantine setup failed")
+        _init_bare(self.path, main.object_format)
         os.mkdir(self.hooks, 0o700)
         # the settings every process here must run with, appended to the fresh repository's own
         # configuration (one file write instead of one git config process per setting)
@@ -123,7 +119,6 @@ class Quarantine:
         self._append_config([(section, None, key, value) for section, key, value in settings])
         main_objects = os.path.join(main.common_dir, "objects")
         info = os.path.join(self.path, "objects", "info")
-        os.makedirs(info, exist_ok=True)
         # Alternates let the fetch negotiate with what the main repository already has, so
         # objects are never transferred twice; nothing is ever written to the main store here.
         with open(os.path.join(info, "alternates"), "w", encoding="utf-8") as fh:
@@ -353,6 +348,22 @@ class Quarantine:
                 shutil.copyfile(src, tmp)
                 os.chmod(tmp, 0o444)
             os.replace(tmp, os.path.join(main_pack, name + ext))
+
+
+def _init_bare(path: str, object_format: str) -> None:
+    """What ``git init --bare --template= --object-format=<f>`` writes into the empty directory
+    ``path`` (no sample hooks or other template files to trust), without starting Git: the
+    directories, ``HEAD`` and the core configuration (format version 1 and the extension for
+    SHA-256, as Git writes them). Raises ``OSError``."""
+    for d in ("objects", "objects/info", "objects/pack", "refs", "refs/heads", "refs/tags"):
+        os.mkdir(os.path.join(path, d), 0o700)
+    config = "[core]\n\trepositoryformatversion = {}\n\tfilemode = true\n\tbare = true\n".format(
+        0 if object_format == "sha1" else 1)
+    if object_format != "sha1":
+        config += f"[extensions]\n\tobjectformat = {object_format}\n"
+    for name, text in (("HEAD", "ref: refs/heads/main\n"), ("config", config)):
+        with open(os.path.join(path, name), "x", encoding="ascii") as fh:
+            fh.write(text)
 
 
 def _hold(path: str) -> int | None:

@@ -141,3 +141,23 @@ def test_the_fetch_runs_the_callers_preparations_while_it_fetches(main, tmp_path
     finally:
         q.remove()
     assert not os.path.exists(q.path)
+
+
+@pytest.mark.parametrize("fmt", ["sha1", "sha256"])
+def test_a_quarantine_is_the_bare_repository_git_init_makes(tmp_path, fmt):
+    """The quarantine is laid out by hand (no ``git init`` process): Git must read it as the
+    bare repository of the main one's object format that ``git init --bare --template=`` makes."""
+    path = make_repo(tmp_path / "main", object_format=fmt)
+    reference = tmp_path / "reference"
+    git(tmp_path, "init", "--bare", "--quiet", "--template=", f"--object-format={fmt}", str(reference))
+    q = Quarantine(open_repo(str(path)))
+    try:
+        for args in (["rev-parse", "--is-bare-repository", "--show-object-format"],
+                     ["config", "core.repositoryformatversion"], ["config", "core.bare"]):
+            assert git(q.path, *args) == git(reference, *args)
+        blob = q.git.out(["hash-object", "-w", "--stdin"], input=b"quarantined\n")
+        assert len(blob) == (64 if fmt == "sha256" else 40)
+        assert git(q.path, "fsck", "--no-dangling") == ""
+        assert sorted(os.listdir(os.path.join(q.path, "refs"))) == ["heads", "tags"]
+    finally:
+        q.remove()

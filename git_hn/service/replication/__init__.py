@@ -21,7 +21,6 @@ from ...store import replication as rstate
 from ...store.transport import transport_allowed, url_question
 from ...store.repo import Repo
 from .outcomes import PhaseError, SyncResult, redact
-from .publish import publish_streams
 
 
 def resolve_remote(repo: Repo, remote: str) -> str:
@@ -107,6 +106,8 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             if o.alive and result.import_error:
                 o.fields.setdefault("diagnostic", result.import_error)
     if publish:
+        from .publish import publish_streams
+
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
         try:
             result.published = publish_streams(repo, remote, advertised, result.held)

@@ -13,27 +13,31 @@ from __future__ import annotations
 
 import os
 
-from ...core import dependencies
-from ...core.chain import VerifiedMemory, check_link
 from ...core.grammar import accepted_ref, quarantine_ref
-from ...core.projection import Context, project
 from ...errors import HnError, Interrupted, ValidationError
-from ...store import quarantine, streams, verify
+from ...store import quarantine
 from ...store.quarantine import Quarantine
-from ...store.resolver import Resolver
-from . import accepted as acceptedmod
-from . import advertise, measure, promote, transfer
+from . import advertise, promote, transfer
 from .outcomes import SEAMS, Outcome, counted, phase, redact, residue
+
+
+_LATER = ("...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
+          "...store.stateview", "...store.streams", "...store.verify", ".accepted", ".measure", ".publish")
 
 
 def prepare_validation() -> None:
     """What validating fetched memories loads, loaded while the fetch runs (the main thread only
     waits then): the Ed25519 backend (~14 ms of imports) and ``hashlib`` (each memory ID is a
-    hash)."""
+    hash), and the modules that measurement, validation, classification and publication use
+    (imported only now, so that the fetch starts sooner)."""
+    from importlib import import_module
+
     from ...core import hashing, keys
 
     keys.load()
     hashing.load_bulk()
+    for name in _LATER:
+        import_module(name, __package__)
 
 
 class Import:
@@ -73,7 +77,7 @@ class Import:
     # -- the transaction -----------------------------------------------------------------------
 
     def run(self) -> None:
-        from . import shallow
+        from . import measure, shallow
 
         promote.repair_pending(self.repo, self.remote)
         quarantine.sweep(self.repo)  # what a killed sync left behind (never a live one's)
@@ -149,6 +153,7 @@ class Import:
         reads the whole advertisement and words each outcome as it always does."""
         from ...core.grammar import LOCAL_PREFIX, parse_local_ref
         from ...store import replication as rstate
+        from ...store.git import LOCAL_LISTING
 
         if self.recover_shallow:
             return None
@@ -158,7 +163,7 @@ class Import:
         refs = {stream: f"{LOCAL_PREFIX}{actor}/{stream[len('sha256:'):]}" for stream, actor in owners.items()}
         actors: set[str] = set()
         if self.publish:
-            listing = self.repo.git.run(["for-each-ref", "--format=%(refname)", LOCAL_PREFIX])
+            listing = self.repo.git.run(list(LOCAL_LISTING))  # often started early (cli.main)
             local = [parse_local_ref(r) for r in listing.stdout.decode("utf-8", "replace").split()]
             if listing.returncode != 0 or None in local:
                 return None  # the publication phase reports it
@@ -204,6 +209,8 @@ class Import:
         commits, the memories and the accepted objects end at the last of them. Its outcome
         stays ``dependency-missing`` (the stream is not complete), with a note of what was
         promoted."""
+        from . import measure
+
         keep = o.memories[:o.prefix]
         tip = keep[-1].commit
         root_first = list(reversed(o.walked or []))
@@ -234,7 +241,8 @@ class Import:
         answer; None when the accepted set does not verify (then nothing can be classified)."""
         from contextlib import contextmanager
 
-        from ...store import statedb, stateview
+        from ...store import statedb, stateview, streams
+        from . import accepted as acceptedmod
 
         @contextmanager
         def opened():
@@ -309,6 +317,9 @@ class Import:
 
     def validate(self, wanted: list[Outcome]) -> None:
         """Verify each stream's new commits (all streams in one pipeline), then its links."""
+        from ...core.chain import VerifiedMemory, check_link
+        from ...store import verify
+
         plans = []
         for o in wanted:
             if not o.alive:
@@ -360,6 +371,8 @@ class Import:
 
     def _validate_full(self, o: Outcome) -> None:
         """§4.2 over the whole fetched chain (a chain the fast walk could not follow)."""
+        from ...store import streams
+
         source = streams.Source(quarantine_ref(o.actor, o.id), o.advertised, o.actor, o.id)
         try:
             o.memories = streams.read_chain(self.q.repo, source)
@@ -399,6 +412,10 @@ class Import:
     # -- dependencies (§9.9) -------------------------------------------------------------------
 
     def classify(self, wanted: list[Outcome], targets: list[Outcome] | None = None) -> None:
+        from ...core import dependencies
+        from ...core.projection import Context, project
+        from ...store.resolver import Resolver
+
         live = [o for o in (targets if targets is not None else wanted) if o.alive]
         if not live:
             return
