@@ -130,11 +130,23 @@ A selection authorizes transport, never trust. It is saved under
 .B .git/hn/replication/selections/
 and lists exact memory streams (or \\-\\-all) and the budgets a remote must stay within.
 Actor and proposal selectors are stored for compatibility but never imported.
+.PP
+With exact memory streams,
+.B select
+asks the remote once which actor owns each (nothing is said when it cannot answer) and keeps
+that under
+.BR .git/hn/replication/owners/ ,
+so that each later sync fetches exactly those refs in one round trip instead of listing every
+memory ref of the remote.
 """,
     "git-hn-sync": """\
 .SH DESCRIPTION
-Each selected stream is fetched with an exact refspec into a fresh bare quarantine
-repository, measured against its budgets, fully verified, checked for rollback and divergence,
+Selected streams whose tips moved are fetched into a fresh bare quarantine repository in one
+.BR "git fetch" :
+by name when every selected stream's owner is known (learnt by
+.B replication select
+or from earlier syncs), else after one listing of the remote's memory refs. Each is measured
+against its budgets, fully verified, checked for rollback and divergence,
 classified against the accepted memory set, and promoted to
 .B refs/hn/remotes/<remote>/memory/*
 in one atomic ref transaction. A valid stream promotes while an invalid one beside it fails.

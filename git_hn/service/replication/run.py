@@ -102,7 +102,8 @@ class Import:
                 transfer.check_fetched(self.q, wanted, self.remote)
             else:
                 self.fetches = transfer.fetch_all(self.q, self.repo, self.url, self.remote, wanted,
-                                                  self.budgets["maxTotalBytes"], self.say)
+                                                  self.budgets["maxTotalBytes"], self.say,
+                                                  meanwhile=prepare_validation)
             self.seam("after-fetch", "quarantine fetch")
             with self._accepted_set():  # the state's lock is held from here, never over the network
                 self.say("measure")

@@ -32,16 +32,16 @@ def stall_timeout(repo) -> float:
         return 60.0
 
 
-def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: int, say) -> int:
-    """Fetch ``wanted`` into quarantine ``q``; returns the number of fetch processes run."""
+def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: int, say,
+              meanwhile=None) -> int:
+    """Fetch ``wanted`` into quarantine ``q``; returns the number of fetch processes run.
+    ``meanwhile()`` runs once while the first fetch does (``Quarantine.fetch``)."""
     if not wanted:
         return 0
     stall = stall_timeout(repo)
     say(f"fetch {len(wanted)} streams")
-    from .run import prepare_validation
-
     verdict = q.fetch(url, sorted({o.advertised for o in wanted}), max_total * len(wanted), stall,
-                      meanwhile=prepare_validation)
+                      meanwhile=meanwhile)
     runs = 1
     if verdict:  # fall back: one stream at a time, each under its own watchdog
         for out in wanted:
