@@ -253,13 +253,15 @@ class Walk(NamedTuple):
     error: ValidationError | None
 
 
-def walk_many(repo: Repo, starts: list[tuple[Source, set]], raw_levels: int = 32) -> dict[str, Walk]:
+def walk_many(repo: Repo, starts: list[tuple[Source, set]], raw_levels: int = 32,
+              raws: dict | None = None) -> dict[str, Walk]:
     """``walk`` of many sources at once, each down to the first commit in its stop set.
 
     Commits are read level by level, every level in one pipelined ``cat-file --batch`` exchange,
     so thousands of short streams cost a few round trips instead of a process or a round trip
     each; a stream still walking after ``raw_levels`` commits is finished with one hinted
     ``git log`` (as ``walk`` does), falling back to the raw walk. Errors are ``walk``'s.
+    ``raws`` (when given) receives each commit read that way, ``commit -> (type, content)``.
     """
     out: dict[str, Walk] = {}
     todo = {}  # ref -> (source, stops, commits so far, next commit)
@@ -276,6 +278,8 @@ def walk_many(repo: Repo, starts: list[tuple[Source, set]], raw_levels: int = 32
             break
         refs = list(todo)
         objs = repo.git.read_objects([todo[r][3] for r in refs])
+        if raws is not None:
+            raws.update(zip((todo[r][3] for r in refs), objs))
         for ref, obj in zip(refs, objs):
             src, stops, commits, commit = todo[ref]
             try:

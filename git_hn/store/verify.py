@@ -24,16 +24,16 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None 
     """§4.2 steps 1–4 and the §11(e) key scan for each (commit, tree): per commit, either a
     ``ValidationError`` or ``(payload, signature blob, public key, signature)``.
 
-    Objects are fetched in two pipelined batches (trees, then blobs); sizes come from the batch
-    headers and an oversize blob is drained, never buffered (§4.2 step 3). ``read`` holds trees
-    already read the same way (bounded at 4,096 bytes), by object ID.
+    Objects are fetched in pipelined batches (trees, commits, then blobs); sizes come from the
+    batch headers and an oversize blob is drained, never buffered (§4.2 step 3). ``read`` holds
+    objects already read, by object ID, as ``(type, size, content)``: trees read the same way
+    (bounded at 4,096 bytes), and commits and blobs whole (content never None), which the
+    bounded reads below would return unchanged.
     """
     oid_bytes = repo.oid_hex_len // 2
     # a memory tree is two entries (~100 bytes); a larger "tree" cannot be valid and is not read
-    want = [t for _c, t in commits if read is None or t not in read]
-    got = dict(zip(want, repo.git.read_objects_bounded(want, 4096))) if want else {}
-    trees = [got[t] if t in got else read[t] for _c, t in commits]
-    raws = repo.git.read_objects_bounded([c for c, _t in commits], MAX_COMMIT_BYTES) if commits else []
+    trees = _read_bounded(repo, [t for _c, t in commits], 4096, read)
+    raws = _read_bounded(repo, [c for c, _t in commits], MAX_COMMIT_BYTES, read)
     parsed: list = []
     blob_oids: list[str] = []
     for (commit, _tree), obj, raw in zip(commits, trees, raws):
@@ -52,7 +52,7 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None 
             blob_oids += [m, s]
         except ValidationError as exc:
             parsed.append(exc)
-    blobs = iter(repo.git.read_objects_bounded(blob_oids, LIMITS.max_memory_blob))
+    blobs = iter(_read_bounded(repo, blob_oids, LIMITS.max_memory_blob, read))
     staged: list = []
     for (commit, _tree), item in zip(commits, parsed):
         if isinstance(item, ValidationError):
@@ -71,6 +71,17 @@ def stage_commits(repo: Repo, commits: list[tuple[str, str]], read: dict | None 
 
 
 MAX_COMMIT_BYTES = 1 << 20  # a memory commit is a few hundred bytes; a larger one is refused unread
+
+
+def _read_bounded(repo: Repo, oids: list[str], bound: int, read: dict | None) -> list:
+    """``read_objects_bounded(oids, bound)``, taking what ``read`` holds instead of asking Git."""
+    if not oids:
+        return []
+    if not read:
+        return repo.git.read_objects_bounded(oids, bound)
+    want = [o for o in oids if o not in read]
+    got = dict(zip(want, repo.git.read_objects_bounded(want, bound))) if want else {}
+    return [read[o] if o in read else got[o] for o in oids]
 
 
 def _fsck_commit(commit: str, raw) -> None:
@@ -338,8 +349,8 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = 
     """Verify the commits (root first) of many refs with one pipeline: per ref, the list of
     ``VerifiedMemory`` or the first ``ValidationError`` in chain order (prefixed with the ref,
     as ``verify_commits`` words it). Signatures of all refs share the verifier's workers.
-    ``trees`` are trees already read (``stage_commits``); ``progress(done, total)`` is told
-    after each batch."""
+    ``trees`` are objects already read (``stage_commits``'s ``read``); ``progress(done, total)``
+    is told after each batch."""
     total = sum(len(c) for _r, c in items)
     verifier = Verifier(total)
     if total >= 256:

@@ -40,7 +40,8 @@ def measure_all(run, wanted: list[Outcome]) -> None:
     alive = [o for o in alive if o.alive]
     starts = [(streams.Source(quarantine_ref(o.actor, o.id), o.advertised, o.actor, o.id),
                {o.old} if o.old else set()) for o in alive]
-    walks = streams.walk_many(q.repo, starts)
+    raws: dict = {}
+    walks = streams.walk_many(q.repo, starts, raws=raws)
     fast: list[tuple[Outcome, list]] = []
     for o in alive:
         w = walks[quarantine_ref(o.actor, o.id)]
@@ -52,7 +53,7 @@ def measure_all(run, wanted: list[Outcome]) -> None:
     # the trees of every new commit, in one batch: a memory tree names exactly two blobs
     trees = [t for _o, commits in fast if commits is not None for _c, t in commits]
     tree_objs = dict(zip(trees, q.git.read_objects_bounded(trees, 4096))) if trees else {}
-    run.trees = tree_objs  # validation reads the same trees
+    run.trees = read = dict(tree_objs)  # validation reads the same objects: see below
     oid_bytes = q.repo.oid_hex_len // 2
     objects: dict[str, list[str]] = {}
     for o, commits in fast:
@@ -72,7 +73,7 @@ def measure_all(run, wanted: list[Outcome]) -> None:
     # ones it has is asked in the background (acceptance needs the answer too, §9.10 step 2)
     everything = sorted({oid for oids in objects.values() for oid in oids})
     run.probe_main_later(everything)
-    sizes = dict(zip(everything, (i[2] if i else 0 for i in q.git.infos_bulk(everything))))
+    sizes = _sizes(q, everything, raws, tree_objs, read)
     descending = [oids for o, _c in fast if o.old for oids in [objects.get(o.id)] if oids is not None]
     in_main = run.probe_main([x for oids in descending for x in oids]) if descending else {}
     for o, _commits in fast:
@@ -90,6 +91,36 @@ def measure_all(run, wanted: list[Outcome]) -> None:
                 continue
             events += below
         _check(run, o, events, new, oids, [sizes[x] for x in oids], budgets)
+
+
+PREREAD_BYTES = 4096  # blobs up to this size are read whole while measuring (one read, not two)
+PREREAD_MAX = 8192  # ... when a sync has at most this many blobs (at most 32 MiB held)
+
+
+def _sizes(q, oids: list[str], raws: dict, trees: dict, read: dict) -> dict[str, int]:
+    """The size of each object (0 when missing): commits from the walk, trees from their read,
+    blobs read now, bounded at ``PREREAD_BYTES`` (a header gives the size of a larger one);
+    whole objects go into ``read`` for validation. More blobs than ``PREREAD_MAX``: one
+    ``--batch-check`` for all, as before."""
+    from ...store.verify import MAX_COMMIT_BYTES
+
+    blobs = [o for o in oids if o not in raws and o not in trees]
+    if len(blobs) > PREREAD_MAX:
+        return dict(zip(oids, (i[2] if i else 0 for i in q.git.infos_bulk(oids))))
+    sizes = {}
+    for oid, obj in zip(blobs, q.git.read_objects_bounded(blobs, PREREAD_BYTES)):
+        sizes[oid] = obj[1] if obj else 0
+        if obj is not None and obj[2] is not None:
+            read[oid] = obj
+    for oid in oids:
+        if oid in raws:
+            obj = raws[oid]
+            sizes[oid] = len(obj[1]) if obj else 0
+            if obj is not None and len(obj[1]) <= MAX_COMMIT_BYTES:
+                read[oid] = (obj[0], len(obj[1]), obj[1])
+        elif oid in trees:
+            sizes[oid] = trees[oid][1] if trees[oid] else 0
+    return sizes
 
 
 def memory_blobs(obj, oid_bytes: int) -> list[str] | None:
