@@ -366,11 +366,16 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = 
         for ref, commits in items:
             batch.append((ref, commits))
             size += len(commits)
-            if size >= (64 if verifier.kind == "threads" else 2048):  # threads: verify while reading on
+            if size >= 2048:  # the worker processes verify one batch while the next is read
                 tickets.append(_submit(repo, verifier, batch, trees))
                 batch, size = [], 0
         if batch:
             tickets.append(_submit(repo, verifier, batch, trees))
+        if verifier.kind == "threads":
+            # staged at once (the worker threads would wait for the GIL while this thread parses)
+            # and every signature checked before decoding, for the same reason: a worker that
+            # finished a check waits for the interpreter's switch interval (5 ms) to go on
+            tickets = [(b, st, (d, [("done", list(Verifier.results(t)))])) for b, st, (d, t) in tickets]
         for batch, staged, (decoded, ticket) in tickets:
             results = iter(Verifier.results(ticket))
             pos = iter(staged)
