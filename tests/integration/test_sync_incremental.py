@@ -378,3 +378,20 @@ def test_a_sync_by_name_still_publishes_the_users_own_streams(tmp_path, bare_rem
     shown = hn(alice, "memory", "show", second["memoryId"], "--json")
     assert shown.code == 0, shown.err
     assert mine["memoryId"] != second["memoryId"]
+
+
+def test_an_exact_selection_over_its_stream_budget_fetches_nothing(tmp_path, bare_remote, monkeypatch):
+    """More selected streams than ``max-streams``: no fetch by name (it would fetch them all);
+    the advertisement counts the changed ones and the budget's line names the command."""
+    alice, bob = _team(tmp_path, f"file://{bare_remote('team.git')}")
+    assert hn(bob, "replication", "select", *[a for s in STREAMS[:3] for a in ("--memory", s)],
+              "--max-streams", "2").code == 0
+    assert len(_owners(bob)) == 3
+    packs = UploadPacks(tmp_path, monkeypatch)
+    before = refs_snapshot(bob)
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert "replication max-streams budget exceeded for remote origin: configured=2 requested=3" in r.err
+    sessions = packs.sessions()
+    assert len(sessions) == 1 and _fetch_sessions(sessions) == 0  # the advertisement only
+    assert refs_snapshot(bob) == before

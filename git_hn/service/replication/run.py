@@ -159,8 +159,8 @@ class Import:
         if self.recover_shallow:
             return None
         owners = advertise.exact_owners(self.sel, heads, rstate.load_owners(self.repo, self.remote))
-        if owners is None:
-            return None
+        if owners is None or len(owners) > self.sel.max_streams:
+            return None  # (over max-streams: the advertisement tells how many actually changed)
         refs = {stream: f"{LOCAL_PREFIX}{actor}/{stream[len('sha256:'):]}" for stream, actor in owners.items()}
         actors: set[str] = set()
         if self.publish:
