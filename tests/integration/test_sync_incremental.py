@@ -395,3 +395,21 @@ def test_an_exact_selection_over_its_stream_budget_fetches_nothing(tmp_path, bar
     sessions = packs.sessions()
     assert len(sessions) == 1 and _fetch_sessions(sessions) == 0  # the advertisement only
     assert refs_snapshot(bob) == before
+
+
+def test_an_exact_selection_over_http_is_one_listing_of_its_refs_then_the_fetch(tmp_path, bare_remote, http_backend):
+    """Over smart HTTP (protocol v2): a sync by name sends one ``ls-refs`` (the selected refs'
+    prefixes only), then its fetch; a no-op sends the ``ls-refs`` alone."""
+    _remote, _url, alice, bob, server = _world(tmp_path, bare_remote, http_backend)
+    assert hn(bob, "replication", "select", "--memory", STREAMS[0], "--memory", STREAMS[2]).code == 0
+    assert set(_owners(bob)) == {STREAMS[0], STREAMS[2]}
+    start = len(server.requests)
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.err
+    assert [o["status"] for o in r.json()["outcomes"]] == ["promoted", "promoted"]
+    commands = [q.get("command") for q in server.requests[start:] if q.get("command")]
+    # one listing, then the fetch's requests (stateless HTTP negotiates in more than one)
+    assert commands[0] == "command=ls-refs" and set(commands[1:]) == {"command=fetch"}
+    start = len(server.requests)
+    assert hn(bob, "sync").code == 0
+    assert [q.get("command") for q in server.requests[start:] if q.get("command")] == ["command=ls-refs"]

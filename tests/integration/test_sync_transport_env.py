@@ -20,7 +20,8 @@ import pytest
 from git_hn.store.git import git_environment
 from git_hn.store.quarantine import Quarantine
 from git_hn.store.repo import open_repo
-from helpers import Result, git, hn, make_repo
+from git_hn.core.grammar import default_stream
+from helpers import Result, actor_of, git, hn, make_repo
 
 QUARANTINE_DIR = os.sep + os.path.join("hn", "replication", "quarantine", "txn-")
 
@@ -225,3 +226,21 @@ def test_only_transport_keys_of_the_main_repository_are_carried(tmp_path, monkey
         assert ask("--get", "core.bigFileThreshold") == []
     finally:
         q.remove()
+
+
+def test_an_exact_selection_over_ssh_is_learnt_then_fetched_by_name(tmp_path, bare_remote, ssh, monkeypatch):
+    """``replication select`` asks the remote over ssh which actor owns the stream; the sync then
+    fetches that ref by name through the quarantine, in one ssh session (no advertisement of
+    its own)."""
+    bob, _remote, memory = _team(tmp_path, bare_remote)
+    stream = default_stream(actor_of(tmp_path / "alice"))
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh.path))
+    assert hn(bob, "replication", "select", "--memory", stream).code == 0
+    owners = bob / ".git" / "hn" / "replication" / "owners" / "b3JpZ2lu.json"
+    assert stream in owners.read_text()
+    learnt = len(ssh.calls())
+    assert learnt == 1  # select's one advertisement
+    _synced(hn(bob, "sync"))
+    assert _arrived(bob, memory)
+    later = ssh.calls()[learnt:]
+    assert len(later) == 1 and QUARANTINE_DIR in later[0][0] and "git-upload-pack" in later[0][1]
