@@ -92,6 +92,31 @@ def fsck_commit_error(raw: bytes) -> str:
         return "nulInHeader"
     if end < 0 and not raw.endswith(b"\n"):
         return "unterminatedHeader"
+    if _well_formed_header().match(raw) is not None:
+        return ""  # what the checks below accept, in one C-speed match (the usual commit)
+    return _header_error(raw)
+
+
+_WELL_FORMED = None
+
+
+def _well_formed_header():
+    """A header the checks of ``_header_error`` all pass: tree, parents, one author, committer,
+    each ident ``name <email> date tz`` with a date of at most 18 digits (below 2^63, no zero
+    padding). Anything else is judged by those checks; the two agree (tested on every case)."""
+    global _WELL_FORMED
+    if _WELL_FORMED is None:
+        import re
+
+        oid = rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\n"
+        ident = rb"[^<>\n]* <[^<>\n]*> (?:0|[1-9][0-9]{0,17}) [+-][0-9]{4}\n"
+        _WELL_FORMED = re.compile(rb"tree " + oid + rb"(?:parent " + oid + rb")*author " + ident
+                                  + rb"committer " + ident)
+    return _WELL_FORMED
+
+
+def _header_error(raw: bytes) -> str:
+    """``fsck_commit_error`` after the NUL and termination checks, one rule at a time."""
     if not raw.startswith(b"tree "):
         return "missingTree"
     pos = _oid_line(raw, 5)
