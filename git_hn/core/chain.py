@@ -86,15 +86,21 @@ def fsck_commit_error(raw: bytes) -> str:
     """The first error Git's fsck reports for a commit object's header (``fsck_commit`` in Git's
     fsck.c, error-level messages only), or "". A fetch with ``transfer.fsckObjects`` refuses such
     a commit, so a memory on one could verify locally and never replicate (issue 12 item 9e)."""
+    error = _framing_error(raw)
+    if error or _well_formed_header().match(raw) is not None:
+        return error  # "" when well formed: what ``_header_error`` accepts, in one C-speed match
+    return _header_error(raw)
+
+
+def _framing_error(raw: bytes) -> str:
+    """A NUL in the header, or a header without its terminating newline; else ""."""
     end = raw.find(b"\n\n")
     header = raw if end < 0 else raw[:end + 1]
     if b"\x00" in header:
         return "nulInHeader"
     if end < 0 and not raw.endswith(b"\n"):
         return "unterminatedHeader"
-    if _well_formed_header().match(raw) is not None:
-        return ""  # what the checks below accept, in one C-speed match (the usual commit)
-    return _header_error(raw)
+    return ""
 
 
 _WELL_FORMED = None
@@ -116,7 +122,7 @@ def _well_formed_header():
 
 
 def _header_error(raw: bytes) -> str:
-    """``fsck_commit_error`` after the NUL and termination checks, one rule at a time."""
+    """``fsck_commit_error`` after ``_framing_error``, one rule at a time."""
     if not raw.startswith(b"tree "):
         return "missingTree"
     pos = _oid_line(raw, 5)
