@@ -82,3 +82,46 @@ def test_no_command_path_imports_typing():
             "print('typing' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("fields,defaults", [(["v"], None), (["v"], (1,)), (["a", "b", "c"], None),
+                                             (["a", "b", "c"], (2, 3)), ([f"f{i}" for i in range(40)], (0,) * 7)])
+def test_the_class_factory_makes_what_collections_namedtuple_makes(fields, defaults):
+    import collections
+    import inspect
+
+    from git_hn.core.tuples import namedtuple
+
+    ours = namedtuple("Shape", fields, defaults=defaults, module=__name__)
+    theirs = collections.namedtuple("Shape", fields, defaults=defaults, module=__name__)
+    for attr in ("__doc__", "_fields", "_field_defaults", "__match_args__", "__slots__", "__module__",
+                 "__qualname__"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    for name in ("__new__", "_make", "_replace", "__repr__", "_asdict", "__getnewargs__"):
+        a, b = getattr(ours, name), getattr(theirs, name)
+        assert (a.__name__, a.__qualname__, a.__doc__) == (b.__name__, b.__qualname__, b.__doc__), name
+    assert inspect.signature(ours.__new__) == inspect.signature(theirs.__new__)
+    assert [getattr(ours, f).__doc__ for f in fields] == [getattr(theirs, f).__doc__ for f in fields]
+    values = list(range(len(fields)))
+    a, b = ours(*values), theirs(*values)
+    assert a == b and repr(a) == repr(b) and a._asdict() == b._asdict()
+    assert a._replace(**{fields[-1]: "x"}) == b._replace(**{fields[-1]: "x"})
+    assert ours._make(values) == a and a.__getnewargs__() == tuple(values)
+    if defaults:
+        assert ours(*values[:len(values) - len(defaults)]) == theirs(*values[:len(values) - len(defaults)])
+    for wrong in (lambda c: c(*values, 1), lambda c: c._make(values + [1]), lambda c: c(*values)._replace(zz=1)):
+        with pytest.raises((TypeError, ValueError)) as mine:
+            wrong(ours)
+        with pytest.raises((TypeError, ValueError)) as std:
+            wrong(theirs)
+        assert (type(mine.value), str(mine.value)) == (type(std.value), str(std.value))
+
+
+def test_the_class_factory_refuses_what_collections_refuses():
+    from git_hn.core.tuples import namedtuple
+
+    for fields in (["a", "a"], ["_a"], ["class"], ["1a"]):
+        with pytest.raises(ValueError):
+            namedtuple("Bad", fields)
+    with pytest.raises(TypeError):
+        namedtuple("Bad", ["a"], defaults=(1, 2))
