@@ -47,15 +47,24 @@ class _Maker(type):
 
 _NEW_CODE: dict[int, object] = {}  # number of fields -> the code of a ``__new__`` taking that many
 
+# ``n -> code`` of ``lambda _cls, _0, …, _n-1: _tuple_new(_cls, (_0, …, _n-1))``, installed by the
+# package (``git_hn/__init__.py``): the core compiles no code itself. Without it, classes are made
+# by ``collections.namedtuple`` (the same classes, slower to make).
+compile_new = None
+
 
 def namedtuple(typename: str, field_names, *, defaults=None, module=None):
     """``collections.namedtuple(typename, field_names, defaults=defaults, module=module)``: the same
     class (methods, docstrings, qualified names, ``__match_args__``, errors), made in about a
     third of the time. ``collections`` compiles each class's ``__new__`` from source with
-    ``eval``; here the code for a number of fields is compiled once and given the fields' names
-    (``CodeType.replace``: the body reads its arguments by position, so only their names change).
-    Field names come from the class body, where the same rules hold (identifiers, no keyword, no
-    leading underscore, no repeat); they are checked all the same."""
+    ``eval``; here the code for a number of fields is compiled once (``compile_new``) and given
+    the fields' names (``CodeType.replace``: the body reads its arguments by position, so only
+    their names change). Field names come from the class body, where the same rules hold
+    (identifiers, no keyword, no leading underscore, no repeat); they are checked all the same."""
+    if compile_new is None:
+        from collections import namedtuple as made_by_collections
+
+        return made_by_collections(typename, field_names, defaults=defaults, module=module)
     field_names = tuple(field_names)
     for name in (typename, *field_names):
         if type(name) is not str or not name.isidentifier() or iskeyword(name):
@@ -74,9 +83,7 @@ def namedtuple(typename: str, field_names, *, defaults=None, module=None):
     tuple_new = tuple.__new__
     code = _NEW_CODE.get(num_fields)
     if code is None:
-        args = ", ".join(f"_{i}" for i in range(num_fields)) + ("," if num_fields == 1 else "")
-        code = _NEW_CODE[num_fields] = eval(f"lambda _cls, {args}: _tuple_new(_cls, ({args}))",
-                                            {"_tuple_new": tuple_new, "__builtins__": {}}).__code__
+        code = _NEW_CODE[num_fields] = compile_new(num_fields)
     __new__ = type(_tuple_len)(code.replace(co_varnames=("_cls", *field_names) + code.co_varnames[num_fields + 1:]),
                                {"_tuple_new": tuple_new, "__builtins__": {}, "__name__": f"namedtuple_{typename}"})
     __new__.__name__ = "__new__"

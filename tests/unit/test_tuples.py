@@ -125,3 +125,18 @@ def test_the_class_factory_refuses_what_collections_refuses():
             namedtuple("Bad", fields)
     with pytest.raises(TypeError):
         namedtuple("Bad", ["a"], defaults=(1, 2))
+
+
+def test_without_the_packages_compiler_the_classes_come_from_collections(monkeypatch):
+    """The core compiles no code: the constructor's compiler is installed by ``git_hn/__init__``;
+    without it the factory hands over to ``collections.namedtuple``, whose classes are the same."""
+    import git_hn
+    from git_hn.core import tuples
+
+    assert tuples.compile_new is git_hn._compile_new
+    made = tuples.namedtuple("Pair", ["a", "b"], defaults=(2,), module=__name__)
+    monkeypatch.setattr(tuples, "compile_new", None)
+    slow = tuples.namedtuple("Pair", ["a", "b"], defaults=(2,), module=__name__)
+    assert made.__new__.__code__ is not slow.__new__.__code__
+    assert (made(1), made._fields, made.__doc__, made._field_defaults) == \
+        (slow(1), slow._fields, slow.__doc__, slow._field_defaults)
