@@ -344,13 +344,13 @@ class _Threads:
             thread.join()
 
 
-def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = None,
+def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = None,
                 progress=None) -> dict[str, object]:
     """Verify the commits (root first) of many refs with one pipeline: per ref, the list of
     ``VerifiedMemory`` or the first ``ValidationError`` in chain order (prefixed with the ref,
     as ``verify_commits`` words it). Signatures of all refs share the verifier's workers.
-    ``trees`` are objects already read (``stage_commits``'s ``read``); ``progress(done, total)``
-    is told after each batch."""
+    ``read`` holds objects already read (``stage_commits``); ``progress(done, total)`` is told
+    after each batch."""
     total = sum(len(c) for _r, c in items)
     verifier = Verifier(total)
     if total >= 256:
@@ -367,10 +367,10 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = 
             batch.append((ref, commits))
             size += len(commits)
             if size >= 2048:  # the worker processes verify one batch while the next is read
-                tickets.append(_submit(repo, verifier, batch, trees))
+                tickets.append(_submit(repo, verifier, batch, read))
                 batch, size = [], 0
         if batch:
-            tickets.append(_submit(repo, verifier, batch, trees))
+            tickets.append(_submit(repo, verifier, batch, read))
         if verifier.kind == "threads":
             # staged at once (the worker threads would wait for the GIL while this thread parses)
             # and every signature checked before decoding, for the same reason: a worker that
@@ -404,9 +404,9 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], trees: dict | None = 
     return out
 
 
-def _submit(repo: Repo, verifier, batch: list, trees: dict | None = None):
+def _submit(repo: Repo, verifier, batch: list, read: dict | None = None):
     flat = [c for _r, commits in batch for c in commits]
-    staged = stage_commits(repo, flat, trees) if flat else []
+    staged = stage_commits(repo, flat, read) if flat else []
     ticket = verifier.submit_decoding([(c, item) for (c, _t), item in zip(flat, staged)])
     if ticket is not None:
         return batch, staged, (True, ticket)

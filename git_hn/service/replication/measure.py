@@ -53,7 +53,7 @@ def measure_all(run, wanted: list[Outcome]) -> None:
     # the trees of every new commit, in one batch: a memory tree names exactly two blobs
     trees = [t for _o, commits in fast if commits is not None for _c, t in commits]
     tree_objs = dict(zip(trees, q.git.read_objects_bounded(trees, 4096))) if trees else {}
-    run.trees = read = dict(tree_objs)  # validation reads the same objects: see below
+    run.prefetched = read = dict(tree_objs)  # objects validation need not read again (see ``_sizes``)
     oid_bytes = q.repo.oid_hex_len // 2
     objects: dict[str, list[str]] = {}
     for o, commits in fast:

@@ -219,7 +219,7 @@ class Import:
         walked = root_first[:at + 1]
         objects = []
         oid_bytes = self.q.repo.oid_hex_len // 2
-        trees = getattr(self, "trees", None) or {}
+        trees = getattr(self, "prefetched", None) or {}
         for commit, tree in walked:
             blobs = measure.memory_blobs(trees.get(tree), oid_bytes)
             if blobs is None:
@@ -349,7 +349,7 @@ class Import:
                         commits = commits[k:]
             plans.append((o, commits, base))
         results = verify.verify_many(self.q.repo, [(quarantine_ref(o.actor, o.id), c) for o, c, _b in plans],
-                                      getattr(self, "trees", None),
+                                      getattr(self, "prefetched", None),
                                       progress=lambda done, total: self.say(f"verified {done}/{total} memories"))
         for o, commits, (base_commit, base_seq, base_id) in plans:
             got = results[quarantine_ref(o.actor, o.id)]
