@@ -187,7 +187,7 @@ def _selects_exact_streams(runner, remote: str) -> bool:
             sel = selection.decode(fh.read(selection.MAX_FILE + 1), remote)
     except (OSError, HnError):
         return False
-    return bool(sel.memories) and not (sel.all or sel.actors or sel.proposals)
+    return sel.streams_only
 
 
 def complete(args: list[str]) -> int:

@@ -45,6 +45,12 @@ class Selection(NamedTuple):
     def compatibility_all(self) -> bool:
         return not self.saved
 
+    @property
+    def streams_only(self) -> bool:
+        """A saved selection of exact memory streams and nothing else: what a sync can fetch by
+        name once it knows the streams' owners (git-hn, issue 11)."""
+        return self.saved and bool(self.memories) and not (self.all or self.actors or self.proposals)
+
 
 def compatibility_all(remote: str) -> Selection:
     """No saved file: everything advertised, default budgets (§9.1)."""

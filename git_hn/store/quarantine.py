@@ -205,7 +205,7 @@ class Quarantine:
         (on its standard input, so that any number fits): "" on success, else "size" or "stall"
         or "failed". With ``fetch_head``, ``wants`` are exact refspecs and the tips Git fetched
         are left in ``FETCH_HEAD`` (``fetch_head()``). ``meanwhile()`` runs once the fetch has
-        started (the caller's preparations, briefer than the watchdog's period)."""
+        started (the caller's preparations: they delay the watchdog's first look)."""
         if not is_local(url):
             self.carry_transport()
         args = ["git", "fetch", "--no-tags", *(() if fetch_head else ("--no-write-fetch-head",)),

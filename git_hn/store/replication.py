@@ -18,7 +18,7 @@ import os
 import re
 from ..core import canonical
 from ..core import selection as selmod
-from ..core.grammar import is_oid, parse_accepted_ref
+from ..core.grammar import is_actor, is_digest_id, is_oid, parse_accepted_ref
 from ..core.strictjson import read_document
 from ..errors import HnError, InputError, LocalStateError
 from . import private
@@ -84,8 +84,6 @@ def load_owners(repo: Repo, remote: str) -> dict[str, str]:
     select`` asked (``service.replication.learn_owners``). A cache that only chooses which
     exact refs a sync asks for (what arrives is validated as ever): anything absent, unsafe or
     malformed reads as {} (the sync then lists the whole advertisement)."""
-    from ..core.grammar import is_actor, is_digest_id
-
     try:
         data = private.read_private(repo.hn_dir, owners_path(repo, remote), max_bytes=OWNERS_MAX)
         doc = read_document(data, prefix="", max_bytes=OWNERS_MAX, error=LocalStateError) if data else None

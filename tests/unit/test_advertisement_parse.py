@@ -141,3 +141,19 @@ def test_mirrors_is_true_only_for_exactly_the_accepted_refs_at_their_tips():
         key = ref[len("refs/hn/memory/"):]
         assert heads.get(key) == oid and heads[key] == oid and key in heads
     assert len(heads) == 30 and heads.get("nope", "") == ""
+
+
+def test_only_a_saved_selection_of_exact_streams_is_fetched_by_name():
+    from git_hn.core import selection
+    from git_hn.service.replication.advertise import exact_owners
+
+    stream, actor = "sha256:" + "1" * 64, "a" * 64
+    accepted = {f"{actor}/{'1' * 64}": "f" * 40}
+    exact = selection.Selection("origin", memories=(stream,))
+    assert exact.streams_only and exact_owners(exact, accepted, {}) == {stream: actor}
+    assert exact_owners(exact, {}, {stream: actor}) == {stream: actor}  # learnt by select
+    assert exact_owners(exact, {}, {}) is None  # owner unknown
+    assert exact_owners(exact, accepted, {stream: "b" * 64}) is None  # the two disagree
+    for other in (exact._replace(actors=(actor,)), exact._replace(proposals=("sha256:" + "2" * 64,)),
+                  selection.Selection("origin", all=True), selection.compatibility_all("origin")):
+        assert not other.streams_only and exact_owners(other, accepted, {stream: actor}) is None

@@ -45,22 +45,18 @@ def learn_owners(repo: Repo, sel) -> None:
     listing every memory ref of the remote. Best effort and silent: a remote that is missing,
     refused, unreachable or slow, an ambiguous or absent stream, all leave that stream's owner
     unknown, and a sync that lacks an owner lists the whole advertisement as before."""
-    from ...store.transport import advertisement, remote_env
-    from .advertise import parse
+    from .advertise import advertise
 
-    if sel.all or not sel.memories:
+    if not sel.streams_only:
         return
     try:
-        url = resolve_remote(repo, sel.remote)
-        proc = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=LEARN_TIMEOUT)
+        advertised, _others = advertise(repo, resolve_remote(repo, sel.remote), sel.remote,
+                                        timeout=LEARN_TIMEOUT)
     except HnError:
-        return
-    got = parse(proc.stdout, repo.oid_hex_len) if proc.returncode == 0 else None
-    if got is None:
         return
     owners = {}
     for stream in sel.memories:
-        found = got[0].get(stream, [])
+        found = advertised.get(stream, [])
         if len(found) == 1:
             owners[stream] = found[0][0]
     try:

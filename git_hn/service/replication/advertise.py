@@ -22,9 +22,9 @@ _ACTOR_REF = re.compile(r"refs/hn/actors/[0-9a-f]{64}")
 _PROPOSAL_REF = re.compile(r"refs/hn/proposals/[0-9a-f]{64}")
 
 
-def advertise(repo: Repo, url: str, remote: str) -> tuple[Mapping, set]:
+def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None) -> tuple[Mapping, set]:
     """({stream: [(actor, oid)]}, {(kind, id)} of well-formed actor and proposal refs)."""
-    proc = repo.git.run(list(advertisement(url)), env=remote_env())  # often started early
+    proc = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=timeout)  # often early
     if proc.returncode != 0:
         raise phase("advertisement", remote)
     got = parse(proc.stdout, repo.oid_hex_len)
@@ -290,7 +290,7 @@ def exact_owners(sel, accepted: Mapping, learnt: dict[str, str]) -> dict[str, st
     ``replication select`` learnt. None when any owner is unknown or the two disagree, or for
     ``--all``, compatibility-all and actor or proposal selectors: the sync then reads the whole
     advertisement."""
-    if sel.all or not sel.saved or sel.actors or sel.proposals or not sel.memories:
+    if not sel.streams_only:
         return None
     held: dict[str, list[str]] = {}
     for key in accepted:

@@ -152,7 +152,7 @@ class Import:
         None, with no outcome recorded and no quarantine left, when an owner is unknown or that
         fetch fails in any way (a ref gone from the remote, a budget, a stall): the sync then
         reads the whole advertisement and words each outcome as it always does."""
-        from ...core.grammar import LOCAL_PREFIX, parse_local_ref
+        from ...core.grammar import LOCAL_PREFIX, local_ref, parse_local_ref
         from ...store import replication as rstate
         from ...store.git import LOCAL_LISTING
 
@@ -161,7 +161,7 @@ class Import:
         owners = advertise.exact_owners(self.sel, heads, rstate.load_owners(self.repo, self.remote))
         if owners is None or len(owners) > self.sel.max_streams:
             return None  # (over max-streams: the advertisement tells how many actually changed)
-        refs = {stream: f"{LOCAL_PREFIX}{actor}/{stream[len('sha256:'):]}" for stream, actor in owners.items()}
+        refs = {stream: local_ref(actor, stream) for stream, actor in owners.items()}
         actors: set[str] = set()
         if self.publish:
             listing = self.repo.git.run(list(LOCAL_LISTING))  # often started early (cli.main)
