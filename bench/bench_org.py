@@ -8,7 +8,8 @@ Reported (median of paired runs; targets from the incremental issue):
 - ``sync-noop``: the same sync again (nothing changed), against a plain
   ``git fetch origin '+refs/hn/memory/*:refs/scratch/*'`` that already fetched once (<= 3);
 - ``sync-100``: a first sync of 100 selected streams into a fresh clone, against a plain fetch of
-  exactly those 100 refs plus verifying their 200 signatures (<= 1.5);
+  exactly those 100 refs plus verifying their 200 signatures (<= 1.5); with it, the floor: what
+  any implementation of that sync must spend in Git and in starting Python (``floor_100``);
 - ``push-hooks``: ``git push`` of a new commit with the hooks installed, 10,000 local streams and
   one new memory, against ``git push --no-verify`` (<= 200 ms more);
 - ``fetch-hooks``: a ``git fetch`` that moves a branch and brings no memory, in a clone holding
@@ -137,7 +138,7 @@ def bench_sync(root, env, actors, runs, timeout, only):
         rng = random.Random(5)
         chosen = sorted(rng.sample(streams, 100))
         t_verify = verify_cost(remote, [r for r, _ in chosen], env)
-        hn, base = [], []
+        hn, base, floor = [], [], []
         for i in range(runs):
             plain = os.path.join(root, f"plain-100-{i}")
             git(["init", "-q", "--bare", plain], root, env)
@@ -149,10 +150,43 @@ def bench_sync(root, env, actors, runs, timeout, only):
                 sel += ["--memory", s]
             run(sel, c, env)
             hn.append(run(["git", "hn", "sync"], c, env, timeout))
+            floor.append(floor_100(remote, chosen, os.path.join(root, f"floor-100-{i}"), env))
         r = pair("sync-100", hn, base, t_verify)
         r["verifyMs"] = round(t_verify * 1000, 1)
+        f = statistics.median(floor)
+        r.update(floorMs=round(f * 1000, 1), floorRatio=round(f / (statistics.median(base) + t_verify), 2))
         results.append(r)
     return results
+
+
+def floor_100(remote, chosen, path, env) -> float:
+    """Seconds of the work no implementation of this sync can skip, each step timed alone: a
+    quarantine fetch of the selected refs (alternates to the clone, no ref written),
+    ``update-ref --stdin`` of the accepted refs in the clone, and starting the interpreter
+    (``python -c pass``). Signatures are left out: the baseline counts them on one core, and an
+    implementation may use both. What remains of ``1.5 x baseline`` after the floor is what
+    git-hn's own work (measurement, validation, the state, receipts) could ever spend."""
+    clone(remote, path, env)
+    gitdir = os.path.join(path, ".git")
+    q = os.path.join(gitdir, "floor-quarantine")
+    git(["init", "-q", "--bare", "--template=", q], path, env)
+    with open(os.path.join(q, "objects", "info", "alternates"), "w") as f:
+        f.write(os.path.join(gitdir, "objects") + "\n")
+    t = run(["git", "fetch", "-q", "--no-tags", "file://" + remote, *[r for r, _ in chosen]], q, env)
+    pack = os.path.join(q, "objects", "pack")
+    for name in os.listdir(pack):
+        os.rename(os.path.join(pack, name), os.path.join(gitdir, "objects", "pack", name))
+    tips = {}
+    with open(os.path.join(q, "FETCH_HEAD")) as f:
+        for line in f:
+            oid, _flag, rest = line.rstrip("\n").split("\t", 2)
+            tips[rest.split("'")[1]] = oid
+    lines = "".join(f"create {r.replace('refs/hn/memory/', 'refs/hn/remotes/origin/memory/')} {tips[r]}\n"
+                    for r, _ in chosen)
+    t0 = time.perf_counter()
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=path, env=env, input=lines.encode(), check=True)
+    t += time.perf_counter() - t0
+    return t + run([sys.executable, "-c", "pass"], path, env)
 
 
 def bench_push(root, env, runs, timeout, streams=10_000):
