@@ -282,6 +282,66 @@ class Git:
                 raise GitError("git cat-file answered unexpectedly")
         return out
 
+    # Asked about an object it lacks, ``cat-file --batch-check`` rescans the pack directory
+    # before it answers "missing" (about 17 us a miss here, 2.4 us a hit); listing a whole store
+    # costs about 0.7 us an object. A fresh clone's first sync asks about every fetched object,
+    # nearly all missing: 40,000 of them cost 0.6-0.8 s of Git asked one by one, 30 ms listed.
+    LIST_FROM = 512  # questions from which listing the store may be cheaper
+    LIST_RATIO = 8  # ... when the store holds at most this many objects per question
+
+    def presence(self, oids: list[str]) -> list[bool]:
+        """Whether the repository has each of ``oids`` (full object IDs), in one or two
+        processes: one ``cat-file --batch-check`` (``infos_bulk``), or, when many are asked of a
+        store that is small against them (``count-objects -v``; no alternates), one listing of
+        the store (``cat-file --batch-all-objects``) compared with them. Both give the same
+        answer (tested); the listing never looks an object up, so it never rescans."""
+        if len(oids) >= self.LIST_FROM:
+            listed = self._listed_presence(oids)
+            if listed is not None:
+                return listed
+        return [info is not None for info in self.infos_bulk(oids, oneshot=True)]
+
+    def _listed_presence(self, oids: list[str]) -> list[bool] | None:
+        """``presence`` by listing the store, or None when that is not the cheaper way (or an
+        answer is unusual: the caller then asks object by object)."""
+        wanted = {o.encode("ascii", "replace") for o in oids}
+        if any(len(o) not in (40, 64) or o.strip(b"0123456789abcdef") for o in wanted):
+            return None  # only full lowercase object IDs compare equal to the listing's lines
+        proc = self.run(["count-objects", "-v"])
+        if proc.returncode != 0:
+            return None
+        counts = {}
+        for line in proc.stdout.decode("ascii", "replace").splitlines():
+            key, _sep, value = line.partition(": ")
+            if key == "alternate":
+                return None  # their objects are not counted: their size is unknown
+            counts[key] = value
+        try:
+            stored = int(counts["count"]) + int(counts["in-pack"])
+        except (KeyError, ValueError):
+            return None
+        if stored > self.LIST_RATIO * len(oids):
+            return None
+        found: set[bytes] = set()
+        try:
+            proc = popen(["git", "cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
+                          "--unordered"], stdin=DEVNULL, stdout=PIPE, stderr=DEVNULL, cwd=self.cwd,
+                         env=self.env)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        with proc:
+            rest = b""
+            while True:
+                chunk = proc.stdout.read(1 << 20)
+                if not chunk:
+                    break
+                lines = (rest + chunk).split(b"\n")
+                rest = lines.pop()
+                found.update(wanted.intersection(lines))
+        if proc.returncode != 0 or rest:
+            return None
+        return [o.encode("ascii", "replace") in found for o in oids]
+
     def read_bulk(self, names: list[str], max_size: int, chunk_bytes: int = 32 << 20):
         """(type, size, content or None) per name; content is None above ``max_size``.
 

@@ -231,3 +231,70 @@ def test_a_missing_git_is_named(tmp_path):
     runner = git.Git(str(tmp_path), extra_env={"PATH": str(tmp_path / "nowhere")})
     with pytest.raises(GitError, match="git is not installed or not on PATH"):
         runner.run(["version"])
+
+
+def _objects(g: Git, n: int, prefix: bytes) -> list[str]:
+    """``n`` new blobs written loose (one ``hash-object -w --stdin-paths``)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        paths = []
+        for i in range(n):
+            p = os.path.join(d, str(i))
+            Path(p).write_bytes(prefix + str(i).encode())
+            paths.append(p)
+        out = g.run(["hash-object", "-w", "--stdin-paths"], input="\n".join(paths).encode() + b"\n")
+    assert out.returncode == 0
+    return out.stdout.decode().split()
+
+
+def _missing(n: int, width: int) -> list[str]:
+    import hashlib
+
+    return [hashlib.sha256(b"absent %d" % i).hexdigest()[:width] for i in range(n)]
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_presence_by_listing_agrees_with_asking_each_object(tmp_path, object_format):
+    """Many questions of a small store: ``presence`` lists the store instead of asking object
+    by object (a miss costs Git a pack-directory rescan), and answers exactly what
+    ``cat-file --batch-check`` answers, for packed and loose objects alike."""
+    repo = tmp_path / "r"
+    assert Git(str(tmp_path)).run(["init", "-q", f"--object-format={object_format}", str(repo)]).returncode == 0
+    g = Git(str(repo))
+    packed = _objects(g, 300, b"packed ")
+    assert g.run(["repack", "-q", "-a", "-d"]).returncode == 0
+    loose = _objects(g, 200, b"loose ")
+    width = 40 if object_format == "sha1" else 64
+    asked = packed[::2] + loose[::3] + _missing(600, width)
+    expected = [info is not None for info in g.infos_bulk(asked, oneshot=True)]
+    assert sum(expected) == 150 + 67
+    listed = g._listed_presence(asked)
+    assert listed == expected  # the listing was the cheaper way here, and it agrees
+    assert g.presence(asked) == expected
+    assert g.presence(asked[:10]) == expected[:10]  # few questions: asked one by one
+
+
+def test_presence_asks_object_by_object_when_listing_would_cost_more(tmp_path):
+    repo = tmp_path / "r"
+    assert Git(str(tmp_path)).run(["init", "-q", str(repo)]).returncode == 0
+    g = Git(str(repo))
+    stored = _objects(g, 600, b"x ")
+    few = stored[:5] + _missing(Git.LIST_FROM, 40)
+    # 600 stored objects, 517 questions: within the ratio, listed
+    assert g._listed_presence(few) is not None
+    big = Git(str(repo))
+    big.LIST_RATIO = 1  # the store is now "large" against the questions
+    assert big._listed_presence(few) is None  # 600 stored objects > 1 x 517 questions
+    # an abbreviated or uppercase name never compares equal to the listing: asked one by one
+    odd = stored[:1] + [stored[1][:12], stored[2].upper()] + _missing(Git.LIST_FROM, 40)
+    assert g._listed_presence(odd) is None
+    assert g.presence(odd)[:3] == [True, True, True]
+    # a store with alternates: their objects are not counted, so they are never listed
+    other = tmp_path / "o"
+    assert Git(str(tmp_path)).run(["init", "-q", str(other)]).returncode == 0
+    (other / ".git" / "objects" / "info" / "alternates").write_text(str(repo / ".git" / "objects") + "\n")
+    go = Git(str(other))
+    asked = stored[:50] + _missing(Git.LIST_FROM, 40)
+    assert go._listed_presence(asked) is None
+    assert go.presence(asked) == [True] * 50 + [False] * Git.LIST_FROM

@@ -279,7 +279,7 @@ class Import:
         self._join_probe()
         todo = [o for o in oids if o not in self.known_main]
         if todo:
-            self.known_main.update(zip(todo, (i is not None for i in self.repo.git.infos_bulk(todo, oneshot=True))))
+            self.known_main.update(zip(todo, self.repo.git.presence(todo)))
         return self.known_main
 
     def probe_main_later(self, oids: list[str]) -> None:
@@ -294,8 +294,7 @@ class Import:
 
         def work():
             try:
-                box["got"] = dict(zip(todo, (i is not None for i in
-                                             self.repo.git.infos_bulk(todo, oneshot=True))))
+                box["got"] = dict(zip(todo, self.repo.git.presence(todo)))
             except HnError:
                 pass  # asked again when needed
 
