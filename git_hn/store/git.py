@@ -304,9 +304,10 @@ class Git:
     def _listed_presence(self, oids: list[str]) -> list[bool] | None:
         """``presence`` by listing the store, or None when that is not the cheaper way (or an
         answer is unusual: the caller then asks object by object)."""
-        wanted = {o.encode("ascii", "replace") for o in oids}
-        if any(len(o) not in (40, 64) or o.strip(b"0123456789abcdef") for o in wanted):
+        encoded = [o.encode("ascii", "replace") for o in oids]
+        if {len(e) for e in encoded} - {40, 64} or b"".join(encoded).translate(None, b"0123456789abcdef"):
             return None  # only full lowercase object IDs compare equal to the listing's lines
+        wanted = set(encoded)
         proc = self.run(["count-objects", "-v"])
         if proc.returncode != 0:
             return None
@@ -340,7 +341,7 @@ class Git:
                 found.update(wanted.intersection(lines))
         if proc.returncode != 0 or rest:
             return None
-        return [o.encode("ascii", "replace") in found for o in oids]
+        return [e in found for e in encoded]
 
     def read_bulk(self, names: list[str], max_size: int, chunk_bytes: int = 32 << 20):
         """(type, size, content or None) per name; content is None above ``max_size``.

@@ -94,8 +94,8 @@ def accept(run, promotable: list) -> None:
             raise phase("object copy", remote) from None
     repo.git.close()  # a fresh batch process sees the new pack
     shallow.add_shallow(repo, new_shallow)
-    for oid, info in zip(accepted_objs, repo.git.infos_bulk(accepted_objs)):
-        if info is None:
+    for oid, present in zip(accepted_objs, repo.git.presence(accepted_objs)):
+        if not present:
             raise residue(f"object verification failed at {oid}", remote)
     run.residue_seam("after-object-copy", "interrupted after object copy")
     try:
