@@ -414,13 +414,20 @@ def derive(conn, added: dict[str, VerifiedMemory], removed: dict[str, str], all_
     affected |= {t for t in removed.values() if t}
     for part in chunks(delta):
         affected.update(r[0] for r in conn.execute(
-            f"SELECT id FROM memories WHERE target IN ({marks(len(part))})", part))
+            targeting_sql(len(part)), part))
     cites = {mid for mid, m in added.items() if m.envelope.operation in ROW_OPS}
     for part in chunks(delta):
         cites.update(r[0] for r in conn.execute(
             f"SELECT owner FROM evref WHERE type = 'memory' AND ref IN ({marks(len(part))})", part))
     update_lifecycles(conn, affected, fresh=added)
     update_evidence(conn, cites, fresh=added)
+
+
+def targeting_sql(n: int) -> str:
+    """The memories that target one of ``n`` IDs. ``target != ''`` lets SQLite use the partial
+    index ``memories_target`` (an ``IN`` list alone does not imply the index's condition: each
+    query would scan every memory, a cost that grows with history on every write)."""
+    return f"SELECT id FROM memories WHERE target IN ({marks(n)}) AND target != ''"
 
 
 def nodes(conn, ids) -> dict[str, Node]:
@@ -440,7 +447,7 @@ def closure(conn, ids: set[str]) -> dict[str, Node]:
     more: set[str] = set()
     for part in chunks(ids):
         more.update(r[0] for r in conn.execute(
-            f"SELECT id FROM memories WHERE target IN ({marks(len(part))})", part))
+            targeting_sql(len(part)), part))
     more |= {n.target for n in got.values() if n.target}
     got.update(nodes(conn, more - set(got)))
     return got

@@ -27,7 +27,7 @@ from ..core.chain import VerifiedMemory
 from ..errors import ConflictError, StateCorrupt, StateUnavailable, ValidationError
 from . import state, statedb, streams
 from .repo import Repo
-from .state import chunks, marks
+from .state import chunks, marks, targeting_sql
 
 
 Unavailable = StateUnavailable
@@ -229,7 +229,7 @@ class View:
         out: set[str] = set()
         for part in chunks(ids):
             out.update(r[0] for r in self.conn.execute(
-                f"SELECT id FROM memories WHERE target IN ({marks(len(part))})", part))
+                targeting_sql(len(part)), part))
         return out
 
     def citing(self, refs, types=("memory", "event")) -> set[str]:

@@ -1,0 +1,44 @@
+"""The state's lookups by memory ID use an index, whatever the state's size: a query that
+scans every memory would make each write cost more as history grows (issue 11)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from git_hn.store import state, statedb
+
+
+@pytest.fixture()
+def conn():
+    c = sqlite3.connect(":memory:")
+    c.executescript(statedb.SCHEMA)
+    yield c
+    c.close()
+
+
+def _plan(conn, sql: str, n: int) -> str:
+    return " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, ["x"] * n))
+
+
+@pytest.mark.parametrize("n", [1, 2, state.CHUNK])
+def test_targeting_searches_the_partial_target_index(conn, n):
+    plan = _plan(conn, state.targeting_sql(n), n)
+    assert "SEARCH memories USING COVERING INDEX memories_target" in plan
+    assert "SCAN" not in plan
+
+
+def test_an_in_list_alone_would_scan_every_memory(conn):
+    """Why ``targeting_sql`` repeats the partial index's condition: without it SQLite scans."""
+    plan = _plan(conn, "SELECT id FROM memories WHERE target IN (?, ?)", 2)
+    assert "SCAN memories" in plan
+
+
+def test_targeting_finds_exactly_the_memories_that_target_the_ids(conn):
+    rows = [("m1", "c1", "a", "s", 1, "record", "", "t"), ("m2", "c2", "a", "s", 2, "supersede", "m1", "t"),
+            ("m3", "c3", "a", "s", 3, "retract", "m1", "t"), ("m4", "c4", "a", "s", 4, "challenge", "m2", "t")]
+    conn.executemany("INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    assert {r[0] for r in conn.execute(state.targeting_sql(2), ["m1", "m9"])} == {"m2", "m3"}
+    assert {r[0] for r in conn.execute(state.targeting_sql(1), ["m2"])} == {"m4"}
+    assert {r[0] for r in conn.execute(state.targeting_sql(1), [""])} == set()
