@@ -38,7 +38,7 @@ try:  # the C module the sqlite3 package re-exports (connect, Connection and Err
 except ImportError:  # pragma: no cover - an interpreter without it
     import sqlite3
 
-VERSION = "5"
+VERSION = "6"  # 6: the rows_log index
 NAME = "state-v0.sqlite"
 SEAL = "state-v0.seal"
 MAX_BYTES = 8 << 30
@@ -75,6 +75,7 @@ CREATE INDEX rows_kind ON rows(kind, lrank, ts DESC, id);
 CREATE INDEX rows_challenged ON rows(lrank, ts DESC, id) WHERE challenged = 1;
 CREATE INDEX rows_groups ON rows(lifecycle, akey, ev_memory, actor, kind, size);
 CREATE INDEX rows_utc ON rows(utc);
+CREATE INDEX rows_log ON rows(rtrim(utc, 'Z') DESC, id);  -- memory log's order (core.log.KEY_SQL)
 CREATE TABLE texts(id TEXT PRIMARY KEY, length INTEGER NOT NULL, seq TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX texts_length ON texts(length);
 CREATE TABLE published(remote TEXT NOT NULL, ref TEXT NOT NULL, head TEXT NOT NULL,

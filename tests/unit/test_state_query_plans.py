@@ -42,3 +42,14 @@ def test_targeting_finds_exactly_the_memories_that_target_the_ids(conn):
     assert {r[0] for r in conn.execute(state.targeting_sql(2), ["m1", "m9"])} == {"m2", "m3"}
     assert {r[0] for r in conn.execute(state.targeting_sql(1), ["m2"])} == {"m4"}
     assert {r[0] for r in conn.execute(state.targeting_sql(1), [""])} == set()
+
+
+def test_the_newest_memories_of_the_log_are_read_from_an_index(conn):
+    """``memory log -n N`` orders by the instant (``core.log.KEY_SQL``): an index on that
+    expression lets SQLite stop after N rows instead of sorting every row (95 ms at 100,000)."""
+    from git_hn.core.log import KEY_SQL
+    from git_hn.service.rows import FROM
+
+    sql = f"SELECT r.id {FROM} ORDER BY {KEY_SQL} DESC, r.id LIMIT 5"
+    plan = _plan(conn, sql, 0)
+    assert "USING INDEX rows_log" in plan and "TEMP B-TREE" not in plan
