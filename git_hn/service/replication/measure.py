@@ -101,17 +101,20 @@ def _sizes(q, oids: list[str], raws: dict, trees: dict, read: dict) -> dict[str,
     """The size of each object (0 when missing): commits from the walk, trees from their read,
     blobs read now, bounded at ``PREREAD_BYTES`` (a header gives the size of a larger one);
     whole objects go into ``read`` for validation. More blobs than ``PREREAD_MAX``: one
-    ``--batch-check`` for all, as before."""
+    ``--batch-check`` sizes the objects not read yet (the walk's commits and the trees are
+    still handed on)."""
     from ...store.verify import MAX_COMMIT_BYTES
 
-    blobs = [o for o in oids if o not in raws and o not in trees]
-    if len(blobs) > PREREAD_MAX:
-        return dict(zip(oids, (i[2] if i else 0 for i in q.git.infos_bulk(oids))))
+    # the blobs, and any commit past the walk's raw levels (read by ``git log``)
+    unread = [o for o in oids if o not in raws and o not in trees]
     sizes = {}
-    for oid, obj in zip(blobs, q.git.read_objects_bounded(blobs, PREREAD_BYTES)):
-        sizes[oid] = obj[1] if obj else 0
-        if obj is not None and obj[2] is not None:
-            read[oid] = obj
+    if len(unread) > PREREAD_MAX:
+        sizes.update(zip(unread, (i[2] if i else 0 for i in q.git.infos_bulk(unread))))
+    else:
+        for oid, obj in zip(unread, q.git.read_objects_bounded(unread, PREREAD_BYTES)):
+            sizes[oid] = obj[1] if obj else 0
+            if obj is not None and obj[2] is not None:
+                read[oid] = obj
     for oid in oids:
         if oid in raws:
             obj = raws[oid]

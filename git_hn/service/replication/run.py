@@ -22,7 +22,8 @@ from .outcomes import SEAMS, Outcome, counted, phase, redact, residue
 
 
 _LATER = ("...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
-          "...store.stateview", "...store.streams", "...store.verify", ".accepted", ".measure", ".publish")
+          "...store.stateview", "...store.streams", "...store.verify", ".accepted", ".measure", ".publish",
+          ".shallow")
 
 
 def prepare_validation() -> None:
@@ -77,8 +78,6 @@ class Import:
     # -- the transaction -----------------------------------------------------------------------
 
     def run(self) -> None:
-        from . import measure, shallow
-
         promote.repair_pending(self.repo, self.remote)
         quarantine.sweep(self.repo)  # what a killed sync left behind (never a live one's)
         heads = advertise.accepted_heads(self.repo, self.remote)
@@ -105,6 +104,8 @@ class Import:
                                                   self.budgets["maxTotalBytes"], self.say,
                                                   meanwhile=prepare_validation)
             self.seam("after-fetch", "quarantine fetch")
+            from . import measure, shallow  # loaded while the fetch ran (``prepare_validation``)
+
             with self._accepted_set():  # the state's lock is held from here, never over the network
                 self.say("measure")
                 measure.measure_all(self, wanted)
