@@ -174,6 +174,31 @@ class Git:
 
         return Overlapped()
 
+    def prepare(self, updates: list[str], *, env: dict | None = None) -> Prepared:
+        """Start a ref transaction and return at once: ``update-ref --stdin`` reads ``start``,
+        the ``updates`` (``create``/``update`` lines) and ``prepare``, then locks and checks
+        every ref while Python works. Nothing is written before ``Prepared.commit``; ``abort``,
+        or the end of this process (Git aborts a started transaction at the end of its input),
+        leaves every ref as it was."""
+        import threading
+
+        full_env = self.env if env is None else {**self.env, **env}
+        try:
+            proc = popen(["git", "-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin"],
+                         stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=self.cwd, env=full_env)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        err: list[bytes] = []  # drained meanwhile: a hook's chatter must never block Git
+        drain = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)
+        drain.start()
+        prepared = Prepared(self, proc, updates, drain, err)
+        try:
+            proc.stdin.write(("start\n" + "".join(u + "\n" for u in updates) + "prepare\n").encode())
+            proc.stdin.flush()
+        except OSError:  # it ended early: ``ready`` says so
+            pass
+        return prepared
+
     def stdout_only(self, args: list[str]) -> tuple[int, bytes]:
         """(exit status, stdout) of ``git <args>`` with stderr discarded: one blocking read, for
         large listings (``run`` multiplexes two pipes in small reads)."""
@@ -416,6 +441,63 @@ class Started:
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+class Prepared:
+    """A ref transaction Git prepares while Python works (``Git.prepare``)."""
+
+    def __init__(self, git: Git, proc: Child, updates: list[str], drain, err: list[bytes]):
+        self.git, self.proc, self.updates = git, proc, tuple(updates)
+        self._drain, self._err = drain, err
+        self._answer: bool | None = None
+        self._result: tuple[int, bytes, bytes] | None = None
+
+    def ready(self) -> bool:
+        """Wait for Git's answer to ``prepare``: True when every ref is locked and its old
+        value checked (then only ``commit`` writes them); False when Git refused (nothing was
+        written: ``abort`` it)."""
+        if self._answer is None:
+            answers = [self.proc.stdout.readline() for _ in range(2)]
+            self._answer = answers == [b"start: ok\n", b"prepare: ok\n"]
+        return self._answer
+
+    def commit(self) -> Prepared:
+        """Write the refs (Git renames its lock files); ``wait`` gives the outcome."""
+        self.git.forget_early()  # answers taken before the refs moved are stale
+        try:
+            self.proc.stdin.write(b"commit\n")
+        except (OSError, ValueError):
+            pass  # Git ended: its status says so
+        self._close_stdin()
+        return self
+
+    def wait(self) -> tuple[int, bytes, bytes]:
+        """(exit status, the rest of stdout, stderr), once Git has ended."""
+        if self._result is None:
+            self._close_stdin()
+            out = self.proc.stdout.read()
+            self._drain.join()
+            self.proc.wait()
+            for stream in (self.proc.stdout, self.proc.stderr):
+                stream.close()
+            self._result = (self.proc.returncode, out, b"".join(self._err))
+        return self._result
+
+    def abort(self) -> None:
+        """Release every lock unwritten (Git aborts at the end of its input) and wait for it:
+        never a kill, which would leave Git's lock files behind."""
+        if self._result is None:
+            try:
+                self.proc.stdin.write(b"abort\n")
+            except (OSError, ValueError):
+                pass
+        self.wait()
+
+    def _close_stdin(self) -> None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
 
 
 # commands that change refs: early answers do not survive them (``Git.forget_early``)

@@ -256,6 +256,7 @@ def test_interruption_at_each_seam_then_rerun_converges(world, seam, tmp_path):
         assert "accepted refs and trust projection are unchanged" in r.err
     quarantine = bob / ".git" / "hn" / "replication" / "quarantine"
     assert not quarantine.exists() or os.listdir(quarantine) == []
+    assert list((bob / ".git" / "refs").rglob("*.lock")) == []  # the prepared transaction aborted
     # a rerun converges to the uninterrupted result
     r = hn(bob, "sync")
     assert r.code == 0, r.err

@@ -10,6 +10,7 @@ Free functions over a ``run`` (the import in progress): promotion has one entry 
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 
 from ...core.grammar import accepted_ref
@@ -63,12 +64,7 @@ def accept(run, promotable: list) -> None:
     from . import shallow
 
     repo, q, remote = run.repo, run.q, run.remote
-    promotions = []
-    for o in sorted(promotable, key=lambda o: (o.kind, o.id)):
-        p = {"ref": accepted_ref(remote, o.actor, o.id), "newOid": o.advertised}
-        if o.old:
-            p["oldOid"] = o.old
-        promotions.append(p)
+    promotions = _promotions(remote, promotable)
     # the objects this transaction accepts: reachable from the promoted roots, not from the
     # accepted tips they continue (those were accepted before)
     accepted_objs = {oid for o in promotable for oid in (o.reachable or ())}
@@ -103,17 +99,14 @@ def accept(run, promotable: list) -> None:
     except HnError:
         raise residue("quarantine cleanup failed", remote) from None
     run.residue_seam("before-promotion", "interrupted immediately before accepted-ref transaction")
-    lines = ["start"]
-    for p in sorted(promotions, key=lambda p: p["ref"]):
-        if "oldOid" in p:
-            lines.append(f"update {p['ref']} {p['newOid']} {p['oldOid']}")
-        else:
-            lines.append(f"create {p['ref']} {p['newOid']}")
-    lines += ["prepare", "commit"]
-    # full object IDs only: without the ambiguity check Git does not look each one up as a ref
-    # name (a dozen stats per promoted ref at 10,000 refs)
-    tx = repo.git.start(["-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin"],
-                        input=("\n".join(lines) + "\n").encode(), env={"HN_HOOK_ACTIVE": "1"})
+    updates = _updates(promotions)
+    tx = _prepared(run, updates)
+    if tx is None:
+        lines = ["start", *updates, "prepare", "commit"]
+        # full object IDs only: without the ambiguity check Git does not look each one up as a
+        # ref name (a dozen stats per promoted ref at 10,000 refs)
+        tx = repo.git.start(["-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin"],
+                            input=("\n".join(lines) + "\n").encode(), env={"HN_HOOK_ACTIVE": "1"})
     # meanwhile the state takes the promoted memories, committed only if the refs are
     with state_promotion(run, promotable) as finish:
         ok = tx.wait()[0] == 0
@@ -149,6 +142,64 @@ def accept(run, promotable: list) -> None:
                          f"pending-anchor cleanup failed for remote {remote}: {exc.strerror}") from None
     reconcile(repo, remote, txn, set(accepted_objs), n)
     repo.forget_pending()
+
+
+def _promotions(remote: str, outcomes: list) -> list[dict]:
+    promotions = []
+    for o in sorted(outcomes, key=lambda o: (o.kind, o.id)):
+        p = {"ref": accepted_ref(remote, o.actor, o.id), "newOid": o.advertised}
+        if o.old:
+            p["oldOid"] = o.old
+        promotions.append(p)
+    return promotions
+
+
+def _updates(promotions: list[dict]) -> list[str]:
+    """The ref transaction's lines for ``promotions``, in ref order."""
+    return [f"update {p['ref']} {p['newOid']} {p['oldOid']}" if "oldOid" in p
+            else f"create {p['ref']} {p['newOid']}"
+            for p in sorted(promotions, key=lambda p: p["ref"])]
+
+
+def prepare(run, wanted: list) -> None:
+    """Right after the fetch, start the ref transaction that promotes every fetched stream
+    (``Git.prepare``): Git creates and checks the lock files of the accepted refs (for 100 new
+    refs, tens of milliseconds of directory and file creation) while Python measures and
+    validates, and ``accept`` commits it only if validation promotes exactly those refs, after
+    the objects are in the main store. Nothing is written before that commit: a transaction that
+    does not match, or a sync that fails or is interrupted, aborts it (``discard_prepared``).
+    Git reads the new tips from the quarantine's store to check them (an alternate of that one
+    process only, as ``receive-pack`` lets its hooks read a push's quarantine)."""
+    alive = [o for o in wanted if o.alive]
+    objects = os.path.join(run.q.path, "objects")
+    if not alive or ":" in objects or objects.startswith('"'):
+        return  # (a path Git would split or unquote as an alternate: the usual transaction)
+    inherited = run.repo.git.env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+    env = {"HN_HOOK_ACTIVE": "1",
+           "GIT_ALTERNATE_OBJECT_DIRECTORIES": objects + (":" + inherited if inherited else "")}
+    try:
+        run.prepared = run.repo.git.prepare(_updates(_promotions(run.remote, alive)), env=env)
+    except HnError:
+        run.prepared = None  # ``accept`` starts the transaction itself
+
+
+def _prepared(run, updates: list[str]):
+    """The transaction ``prepare`` started, committed now, when it holds exactly ``updates``
+    and Git prepared it; else None (it is aborted: nothing was written)."""
+    prepared, run.prepared = run.prepared, None
+    if prepared is None:
+        return None
+    if prepared.updates == tuple(updates) and prepared.ready():
+        return prepared.commit()
+    prepared.abort()
+    return None
+
+
+def discard_prepared(run) -> None:
+    """Abort a prepared transaction that was not committed (nothing is written)."""
+    prepared, run.prepared = run.prepared, None
+    if prepared is not None:
+        prepared.abort()
 
 
 def reconcile(repo, remote: str, txn: str, accepted: set, n: int) -> None:

@@ -56,6 +56,7 @@ class Import:
         self.extra_roots: list[str] = []
         self.advertised_refs: dict | None = None
         self.q = None
+        self.prepared = None  # the promotion's ref transaction, prepared while validating
         self.publish = publish  # the publication phase follows (it reads ``advertised_refs``)
 
     def say(self, text: str) -> None:
@@ -104,6 +105,7 @@ class Import:
                                                   self.budgets["maxTotalBytes"], self.say,
                                                   meanwhile=prepare_validation)
             self.seam("after-fetch", "quarantine fetch")
+            promote.prepare(self, wanted)
             from . import measure, shallow  # loaded while the fetch ran (``prepare_validation``)
 
             with self._accepted_set():  # the state's lock is held from here, never over the network
@@ -136,6 +138,7 @@ class Import:
                 self.say(f"promote {counted(len(promotable) + len(partial), 'stream', 'streams')}")
                 promote.accept(self, promotable + partial)
         finally:
+            promote.discard_prepared(self)
             try:
                 self.q.remove()
             except HnError:
