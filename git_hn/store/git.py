@@ -314,13 +314,15 @@ class Git:
     LIST_FROM = 512  # questions from which listing the store may be cheaper
     LIST_RATIO = 8  # ... when the store holds at most this many objects per question
 
-    def presence(self, oids: list[str]) -> list[bool]:
+    def presence(self, oids: list[str], expected: bool = False) -> list[bool]:
         """Whether the repository has each of ``oids`` (full object IDs), in one or two
         processes: one ``cat-file --batch-check`` (``infos_bulk``), or, when many are asked of a
         store that is small against them (``count-objects -v``; no alternates), one listing of
         the store (``cat-file --batch-all-objects``) compared with them. Both give the same
-        answer (tested); the listing never looks an object up, so it never rescans."""
-        if len(oids) >= self.LIST_FROM:
+        answer (tested); the listing never looks an object up, so it never rescans. A missing
+        object is what makes asking costly (Git rescans its packs for each): when they are
+        ``expected`` to be there (a check after a copy), they are asked."""
+        if len(oids) >= self.LIST_FROM and not expected:
             listed = self._listed_presence(oids)
             if listed is not None:
                 return listed

@@ -18,7 +18,7 @@ defended against:
   settings (``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT``…) and similar variables are dropped,
   so a hostile environment cannot point the fetch at the main repository or another store, or
   outrank the quarantine's hook and fsck settings; only allow-listed transport keys are copied;
-- *hook execution*: ``core.hooksPath`` points at an empty directory;
+- *hook execution*: ``core.hooksPath`` is the null device, under which no hook can exist;
 - *malformed objects*: ``transfer.fsckObjects`` makes Git refuse them while receiving;
 - *pack bombs and endless streams*: a watchdog kills a fetch whose objects grow past the byte
   budget, and a stall timeout kills one that stops making progress;
@@ -105,16 +105,17 @@ class Quarantine:
             raise
 
     def _set_up(self, main: Repo) -> None:
-        self.hooks = os.path.join(self.path, "no-hooks")
+        # no hook can exist under a device file: none ever runs here
+        self.hooks = os.devnull
         env = {**remote_env(), "GIT_DIR": self.path}
         self.git = Git(self.path, extra_env=env, scrub=True)
         _init_bare(self.path, main.object_format)
-        os.mkdir(self.hooks, 0o700)
         # the settings every process here must run with, appended to the fresh repository's own
-        # configuration (one file write instead of one git config process per setting)
+        # configuration (one file write instead of one git config process per setting); no
+        # maintenance either (a fetch would start ``git maintenance run --auto`` and wait for it)
         settings = (("core", "hooksPath", self.hooks), ("transfer", "fsckObjects", "true"),
                     ("fetch", "fsckObjects", "true"), ("receive", "fsckObjects", "true"),
-                    ("gc", "auto", "0"), ("core", "commitGraph", "false"),
+                    ("gc", "auto", "0"), ("maintenance", "auto", "false"), ("core", "commitGraph", "false"),
                     ("fetch", "writeCommitGraph", "false"))
         self._append_config([(section, None, key, value) for section, key, value in settings])
         main_objects = os.path.join(main.common_dir, "objects")
@@ -353,9 +354,11 @@ class Quarantine:
 def _init_bare(path: str, object_format: str) -> None:
     """What ``git init --bare --template= --object-format=<f>`` writes into the empty directory
     ``path`` (no sample hooks or other template files to trust), without starting Git: the
-    directories, ``HEAD`` and the core configuration (format version 1 and the extension for
+    directories Git needs (not ``refs/heads`` or ``refs/tags``, which it creates when it
+    writes a branch or a tag: each new file or directory is a fraction of a millisecond on some
+    file systems), ``HEAD`` and the core configuration (format version 1 and the extension for
     SHA-256, as Git writes them). Raises ``OSError``."""
-    for d in ("objects", "objects/info", "objects/pack", "refs", "refs/heads", "refs/tags"):
+    for d in ("objects", "objects/info", "objects/pack", "refs"):
         os.mkdir(os.path.join(path, d), 0o700)
     config = "[core]\n\trepositoryformatversion = {}\n\tfilemode = true\n\tbare = true\n".format(
         0 if object_format == "sha1" else 1)

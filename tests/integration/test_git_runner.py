@@ -273,6 +273,7 @@ def test_presence_by_listing_agrees_with_asking_each_object(tmp_path, object_for
     assert listed == expected  # the listing was the cheaper way here, and it agrees
     assert g.presence(asked) == expected
     assert g.presence(asked[:10]) == expected[:10]  # few questions: asked one by one
+    assert g.presence(asked, expected=True) == expected  # asked one by one: the same answer
 
 
 def test_presence_asks_object_by_object_when_listing_would_cost_more(tmp_path):

@@ -89,7 +89,7 @@ def test_loose_quarantine_objects_are_packed_for_the_main_store(main):
 
 def test_quarantine_git_ignores_the_callers_environment(main, monkeypatch, tmp_path):
     """§9.5 hygiene: inherited variables cannot point quarantine Git elsewhere, add alternates,
-    configuration or an index, and hooks come from an empty directory whatever is configured."""
+    configuration or an index, and no hook runs whatever is configured."""
     path, repo = main
     elsewhere = make_repo(tmp_path / "elsewhere")
     hooks = tmp_path / "global-hooks"
@@ -107,13 +107,25 @@ def test_quarantine_git_ignores_the_callers_environment(main, monkeypatch, tmp_p
         assert os.path.realpath(q.git.out(["rev-parse", "--absolute-git-dir"])) == os.path.realpath(q.path)
         assert os.path.realpath(q.git.out(["rev-parse", "--git-path", "objects"])) == \
             os.path.realpath(os.path.join(q.path, "objects"))
-        assert q.git.out(["config", "core.hooksPath"]) == q.hooks and os.listdir(q.hooks) == []
+        assert q.git.out(["config", "core.hooksPath"]) == os.devnull
+        assert q.git.out(["config", "maintenance.auto"]) == "false"
         assert q.git.out(["config", "transfer.fsckObjects"]) == "true"
         with open(os.path.join(q.path, "objects", "info", "alternates"), encoding="utf-8") as fh:
             assert fh.read() == os.path.join(repo.common_dir, "objects") + "\n"
         # an object only the hostile alternate has stays invisible
         only_there = git(elsewhere, "hash-object", "-w", "--stdin", input=b"elsewhere only\n")
         assert q.git.object_info(only_there) is None
+        # a hook the user's configuration names is never run here
+        marker = tmp_path / "hook-ran"
+        hook = hooks / "reference-transaction"
+        hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+        hook.chmod(0o755)
+        blob = q.git.out(["hash-object", "-w", "--stdin"], input=b"x\n")
+        assert q.git.run(["-c", f"core.hooksPath={hooks}", "update-ref", "refs/probe", blob]).returncode == 0
+        assert marker.exists()  # (the hook runs where it is configured)
+        marker.unlink()
+        assert q.git.run(["update-ref", "-d", "refs/probe"]).returncode == 0
+        assert not marker.exists()
     finally:
         q.remove()
 
@@ -158,6 +170,6 @@ def test_a_quarantine_is_the_bare_repository_git_init_makes(tmp_path, fmt):
         blob = q.git.out(["hash-object", "-w", "--stdin"], input=b"quarantined\n")
         assert len(blob) == (64 if fmt == "sha256" else 40)
         assert git(q.path, "fsck", "--no-dangling") == ""
-        assert sorted(os.listdir(os.path.join(q.path, "refs"))) == ["heads", "tags"]
+        assert os.listdir(os.path.join(q.path, "refs")) == []  # Git makes heads/ and tags/ when needed
     finally:
         q.remove()

@@ -90,7 +90,7 @@ def accept(run, promotable: list) -> None:
             raise phase("object copy", remote) from None
     repo.git.close()  # a fresh batch process sees the new pack
     shallow.add_shallow(repo, new_shallow)
-    for oid, present in zip(accepted_objs, repo.git.presence(accepted_objs)):
+    for oid, present in zip(accepted_objs, repo.git.presence(accepted_objs, expected=True)):
         if not present:
             raise residue(f"object verification failed at {oid}", remote)
     run.residue_seam("after-object-copy", "interrupted after object copy")
