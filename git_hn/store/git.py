@@ -453,14 +453,28 @@ class Prepared:
         self._drain, self._err = drain, err
         self._answer: bool | None = None
         self._result: tuple[int, bytes, bytes] | None = None
+        self._out = b""  # stdout so far, read from its descriptor (never through a buffer)
 
-    def ready(self) -> bool:
-        """Wait for Git's answer to ``prepare``: True when every ref is locked and its old
-        value checked (then only ``commit`` writes them); False when Git refused (nothing was
-        written: ``abort`` it)."""
-        if self._answer is None:
-            answers = [self.proc.stdout.readline() for _ in range(2)]
-            self._answer = answers == [b"start: ok\n", b"prepare: ok\n"]
+    PREPARED = b"start: ok\nprepare: ok\n"
+
+    def ready(self, block: bool = True) -> bool | None:
+        """Git's answer to ``prepare``: True when every ref is locked and its old value checked
+        (then only ``commit`` writes them); False when Git refused (nothing was written:
+        ``abort`` it). With ``block`` False, None while Git is still preparing."""
+        import select
+
+        fd = self.proc.stdout.fileno()
+        while self._answer is None:
+            if len(self._out) >= len(self.PREPARED) or b"\n" in self._out[len(b"start: ok\n"):]:
+                self._answer = self._out.startswith(self.PREPARED)
+                break
+            if not block and not select.select([fd], [], [], 0)[0]:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:  # Git ended without preparing
+                self._answer = False
+                break
+            self._out += chunk
         return self._answer
 
     def commit(self) -> Prepared:
@@ -477,7 +491,15 @@ class Prepared:
         """(exit status, the rest of stdout, stderr), once Git has ended."""
         if self._result is None:
             self._close_stdin()
-            out = self.proc.stdout.read()
+            fd, rest = self.proc.stdout.fileno(), [self._out]
+            while True:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                rest.append(chunk)
+            out = b"".join(rest)
+            if self._answer:
+                out = out[len(self.PREPARED):]  # what follows the answers ``ready`` read
             self._drain.join()
             self.proc.wait()
             for stream in (self.proc.stdout, self.proc.stderr):

@@ -70,6 +70,35 @@ def test_a_refused_prepare_is_reported_and_writes_nothing(repo):
     assert _locks(repo) == [str(lock.relative_to(repo))]  # only the one that was there
 
 
+def _hook(repo: Path, body: str) -> None:
+    hook = repo / ".git" / "hooks" / "reference-transaction"
+    hook.write_text("#!/bin/sh\ncat >/dev/null\n" + body)
+    hook.chmod(0o755)
+
+
+def test_readiness_can_be_asked_without_waiting(repo):
+    """While Git prepares (a reference-transaction hook that takes its time), the question
+    without waiting answers None; waiting answers True, and the commit writes the ref."""
+    head, _ = _two_commits(repo)
+    _hook(repo, 'if [ "$1" = prepared ]; then sleep 1; fi\n')
+    tx = Git(str(repo)).prepare([f"create refs/hn/remotes/o/memory/a/{'1' * 64} {head}"])
+    assert tx.ready(block=False) is None
+    assert tx.ready() is True and tx.ready(block=False) is True
+    assert tx.commit().wait() == (0, b"commit: ok\n", b"")
+    assert git(repo, "rev-parse", f"refs/hn/remotes/o/memory/a/{'1' * 64}") == head
+
+
+def test_a_hook_that_refuses_the_prepared_transaction_writes_nothing(repo):
+    head, _ = _two_commits(repo)
+    _hook(repo, 'if [ "$1" = prepared ]; then echo refused >&2; exit 1; fi\n')
+    tx = Git(str(repo)).prepare([f"create refs/hn/remotes/o/memory/a/{'1' * 64} {head}"])
+    assert tx.ready() is False
+    tx.abort()
+    status, _out, err = tx.wait()
+    assert status != 0 and b"refused" in err
+    assert git(repo, "for-each-ref", "refs/hn") == "" and _locks(repo) == []
+
+
 def test_an_old_value_that_moved_is_refused_at_prepare(repo):
     head, second = _two_commits(repo)
     ref = f"refs/hn/remotes/o/memory/a/{'1' * 64}"

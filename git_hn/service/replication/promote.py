@@ -100,15 +100,16 @@ def accept(run, promotable: list) -> None:
         raise residue("quarantine cleanup failed", remote) from None
     run.residue_seam("before-promotion", "interrupted immediately before accepted-ref transaction")
     updates = _updates(promotions)
-    tx = _prepared(run, updates)
-    if tx is None:
-        lines = ["start", *updates, "prepare", "commit"]
-        # full object IDs only: without the ambiguity check Git does not look each one up as a
-        # ref name (a dozen stats per promoted ref at 10,000 refs)
-        tx = repo.git.start(["-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin"],
-                            input=("\n".join(lines) + "\n").encode(), env={"HN_HOOK_ACTIVE": "1"})
+    prepared, tx = _matching(run, updates), None
+    if prepared is None:
+        tx = _transaction(repo, updates)
+    elif prepared.ready(block=False):
+        tx, run.prepared = prepared.commit(), None
     # meanwhile the state takes the promoted memories, committed only if the refs are
     with state_promotion(run, promotable) as finish:
+        if tx is None:  # Git was still preparing when the state began; or it refused
+            tx = prepared.commit() if prepared.ready() else _restart(run, repo, updates)
+            run.prepared = None
         ok = tx.wait()[0] == 0
         finish(ok)
     if not ok:
@@ -183,16 +184,31 @@ def prepare(run, wanted: list) -> None:
         run.prepared = None  # ``accept`` starts the transaction itself
 
 
-def _prepared(run, updates: list[str]):
-    """The transaction ``prepare`` started, committed now, when it holds exactly ``updates``
-    and Git prepared it; else None (it is aborted: nothing was written)."""
-    prepared, run.prepared = run.prepared, None
-    if prepared is None:
+def _matching(run, updates: list[str]):
+    """The transaction ``prepare`` started, when it holds exactly ``updates`` (it stays the
+    run's, which aborts it unless it is committed); else None (it is aborted: nothing was
+    written)."""
+    prepared = run.prepared
+    if prepared is not None and prepared.updates != tuple(updates):
+        discard_prepared(run)
         return None
-    if prepared.updates == tuple(updates) and prepared.ready():
-        return prepared.commit()
-    prepared.abort()
-    return None
+    return prepared
+
+
+def _transaction(repo, updates: list[str]):
+    """The promotion's ref transaction (§9.11), started now."""
+    lines = ["start", *updates, "prepare", "commit"]
+    # full object IDs only: without the ambiguity check Git does not look each one up as a ref
+    # name (a dozen stats per promoted ref at 10,000 refs)
+    return repo.git.start(["-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin"],
+                          input=("\n".join(lines) + "\n").encode(), env={"HN_HOOK_ACTIVE": "1"})
+
+
+def _restart(run, repo, updates: list[str]):
+    """Git refused the prepared transaction (nothing was written): the contract's transaction,
+    which fails or succeeds as it would have."""
+    discard_prepared(run)
+    return _transaction(repo, updates)
 
 
 def discard_prepared(run) -> None:
