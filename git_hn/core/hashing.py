@@ -1,10 +1,11 @@
 """SHA-256 and SHA-1 for the whole program, without loading OpenSSL for a handful of hashes.
 
-``hashlib`` loads OpenSSL's ``libcrypto`` on import (about 3 ms, a tenth of a one-memory
+``hashlib`` loads OpenSSL's ``libcrypto`` on import (3–6 ms, a tenth of a one-memory
 ``record``), while the interpreter's built-in implementations cost nothing to load but are ~3x
-slower per byte. A command that hashes little (record, recall, show: a few IDs) uses the
-built-ins; the first command to hash much (a rebuild, a large sync) switches to ``hashlib`` after
-``_SWITCH_AFTER`` calls or one large input. Both give the same digests; nothing else differs.
+slower per byte. A command that hashes little (record, recall, show, a sync of a few hundred
+memories: well under a megabyte) uses the built-ins; one that hashes much (a rebuild, a large
+sync) switches to ``hashlib`` once ``_SWITCH_BYTES`` have been hashed, or at one large input,
+where loading it has paid for itself. Both give the same digests; nothing else differs.
 Pure: no I/O.
 """
 
@@ -22,9 +23,9 @@ try:
 except ImportError:  # pragma: no cover - version dependent
     _small_sha1 = None
 
-_SWITCH_AFTER = 256
+_SWITCH_BYTES = 2 << 20  # hashed by the built-ins, at ~3x the time: more than loading OpenSSL
 _LARGE = 1 << 16
-_calls = 0
+_hashed = 0
 _hashlib = None
 
 
@@ -43,11 +44,11 @@ def load_bulk() -> None:
 
 
 def _small(data) -> bool:
-    global _calls
+    global _hashed
     if _hashlib is not None:
         return False
-    _calls += 1
-    if _calls > _SWITCH_AFTER or len(data) > _LARGE:
+    _hashed += len(data)
+    if _hashed > _SWITCH_BYTES or len(data) > _LARGE:
         _bulk()
         return False
     return True

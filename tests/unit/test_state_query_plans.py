@@ -53,3 +53,30 @@ def test_the_newest_memories_of_the_log_are_read_from_an_index(conn):
     sql = f"SELECT r.id {FROM} ORDER BY {KEY_SQL} DESC, r.id LIMIT 5"
     plan = _plan(conn, sql, 0)
     assert "USING INDEX rows_log" in plan and "TEMP B-TREE" not in plan
+
+
+@pytest.mark.parametrize("n", [1, 3, state.CHUNK // 2])
+def test_the_other_sources_of_many_streams_are_found_by_the_stream_index(conn, n):
+    from git_hn.service.replication.accepted import others_sql
+
+    plan = _plan(conn, others_sql(n), 2 * n)
+    assert "SEARCH s USING INDEX sources_stream (actor=? AND stream=?)" in plan
+    assert "SCAN sources" not in plan and "SCAN s " not in plan + " "
+
+
+def test_the_other_sources_of_many_streams_answer_as_one_stream_at_a_time(conn):
+    from types import SimpleNamespace
+
+    from git_hn.service.replication.accepted import FromState
+
+    rows = [("refs/hn/memory/a/s1", "a", "s1"), ("refs/hn/remotes/o/memory/a/s1", "a", "s1"),
+            ("refs/hn/remotes/p/memory/a/s1", "a", "s1"), ("refs/hn/remotes/o/memory/b/s2", "b", "s2"),
+            ("refs/hn/remotes/o/memory/b/s1", "b", "s1")]
+    conn.executemany("INSERT INTO sources(ref, head, actor, stream, length) VALUES (?, 'h', ?, ?, 1)", rows)
+    accepted = FromState(SimpleNamespace(conn=conn))
+    asked = [("a", "s1", "refs/hn/remotes/o/memory/a/s1"), ("b", "s2", "refs/hn/remotes/o/memory/b/s2"),
+             ("c", "s3", "refs/hn/remotes/o/memory/c/s3")]
+    got = accepted.others_of(asked)
+    assert got == {(a, st): accepted.others(a, st, ref) for a, st, ref in asked}
+    assert got[("a", "s1")] == ["refs/hn/memory/a/s1", "refs/hn/remotes/p/memory/a/s1"]
+    assert got[("b", "s2")] == [] and got[("c", "s3")] == []

@@ -16,6 +16,14 @@ from ...store import state as statemod
 from ...store.state import chunks, marks
 
 
+def others_sql(n: int) -> str:
+    """The sources of ``n`` (actor, stream) pairs (2n parameters), each found by the
+    ``sources_stream`` index (an ``IN`` list of row values would scan every source)."""
+    values = ", ".join("(?, ?)" for _ in range(n))
+    return (f"WITH w(actor, stream) AS (VALUES {values}) SELECT s.ref, s.actor, s.stream FROM w "
+            "JOIN sources s ON s.actor = w.actor AND s.stream = w.stream")
+
+
 class FromState:
     def __init__(self, view):
         self.view = view
@@ -35,6 +43,16 @@ class FromState:
         """The other verified sources of one stream, by ref name."""
         return sorted(r[0] for r in self.conn.execute(
             "SELECT ref FROM sources WHERE actor = ? AND stream = ? AND ref != ?", (actor, stream, own_ref)))
+
+    def others_of(self, streams: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[str]]:
+        """``others`` for many (actor, stream, own ref) at once (one query per chunk)."""
+        own = {(a, st): ref for a, st, ref in streams}
+        out: dict[tuple[str, str], list[str]] = {key: [] for key in own}
+        for part in chunks(sorted(own), statemod.CHUNK // 2):
+            for ref, actor, stream in self.conn.execute(others_sql(len(part)), [v for key in part for v in key]):
+                if ref != own[(actor, stream)]:
+                    out[(actor, stream)].append(ref)
+        return {key: sorted(refs) for key, refs in out.items()}
 
     def ids_at(self, ref: str, seqs: list[int]) -> dict[int, str]:
         out: dict[int, str] = {}
@@ -71,6 +89,9 @@ class FromCollection:
     def others(self, actor: str, stream: str, own_ref: str) -> list[str]:
         return sorted(ref for ref, s in self.by_ref.items()
                       if (s.actor, s.stream) == (actor, stream) and ref != own_ref)
+
+    def others_of(self, streams: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[str]]:
+        return {(a, st): self.others(a, st, ref) for a, st, ref in streams}
 
     def ids_at(self, ref: str, seqs: list[int]) -> dict[int, str]:
         chain = self.collection.chains.get(ref, [])

@@ -26,17 +26,23 @@ _LATER = ("...core.dependencies", "...core.projection", "...store.resolver", "..
           ".shallow")
 
 
-def prepare_validation() -> None:
-    """What validating fetched memories loads, loaded while the fetch runs (the main thread only
-    waits then): the Ed25519 backend (~14 ms of imports) and ``hashlib`` (each memory ID is a
-    hash), and the modules that measurement, validation, classification and publication use
-    (imported only now, so that the fetch starts sooner)."""
+BULK_HASHING_FROM = 1024  # streams fetched: enough memories for ``hashlib`` to pay for itself
+
+
+def prepare_validation(streams: int) -> None:
+    """What validating the memories of ``streams`` fetched streams loads, loaded while the
+    fetch runs (the main thread only waits then): the Ed25519 backend (~14 ms of imports), for
+    many streams ``hashlib`` (each memory ID is a hash; for a few hundred memories the built-in
+    hashes cost less than loading OpenSSL: ``core.hashing``), and the modules that measurement,
+    validation, classification and publication use (imported only now, so that the fetch starts
+    sooner)."""
     from importlib import import_module
 
     from ...core import hashing, keys
 
     keys.load()
-    hashing.load_bulk()
+    if streams >= BULK_HASHING_FROM:
+        hashing.load_bulk()
     for name in _LATER:
         import_module(name, __package__)
 
@@ -103,7 +109,7 @@ class Import:
             else:
                 self.fetches = transfer.fetch_all(self.q, self.repo, self.url, self.remote, wanted,
                                                   self.budgets["maxTotalBytes"], self.say,
-                                                  meanwhile=prepare_validation)
+                                                  meanwhile=lambda: prepare_validation(len(wanted)))
             self.seam("after-fetch", "quarantine fetch")
             promote.prepare(self, wanted)
             from . import measure, shallow  # loaded while the fetch ran (``prepare_validation``)
@@ -184,7 +190,7 @@ class Import:
         try:
             verdict = self.q.fetch(self.url, specs, self.budgets["maxTotalBytes"] * len(refs),
                                    transfer.stall_timeout(self.repo), fetch_head=True,
-                                   meanwhile=prepare_validation)
+                                   meanwhile=lambda: prepare_validation(len(refs)))
             if not verdict:
                 tips = advertise.fetched_tips(self.q.fetch_head(), self.repo.oid_hex_len,
                                               set(refs.values()), actors)
@@ -325,6 +331,9 @@ class Import:
         from ...store import verify
 
         plans = []
+        # commits of new streams already verified here (a local stream imported back), asked at once
+        known_all = self.accepted.known([c for o in wanted if o.alive and o.walked is not None and not o.old
+                                         for c, _t in o.walked]) if self.accepted is not None else {}
         for o in wanted:
             if not o.alive:
                 continue
@@ -341,7 +350,7 @@ class Import:
                 base = (o.old, got[0], got[1])
             elif not o.old and self.accepted is not None:
                 # already verified here (a local stream imported back): only what is above
-                known = self.accepted.known([c for c, _t in commits])
+                known = known_all
                 k = 0
                 while k < len(commits) and commits[k][0] in known:
                     k += 1
@@ -400,13 +409,14 @@ class Import:
         """Every other verified source of the same stream must agree at every common sequence."""
         if self.accepted is None:
             return
+        others = self.accepted.others_of([(o.actor, o.id, accepted_ref(self.remote, o.actor, o.id))
+                                          for o in wanted if o.alive])
         for o in wanted:
             if not o.alive:
                 continue
-            mine = accepted_ref(self.remote, o.actor, o.id)
             base_seq = o.base[1]
             ids = {base_seq + i: m.memory_id for i, m in enumerate(o.memories, 1)}
-            for ref in self.accepted.others(o.actor, o.id, mine):
+            for ref in others[(o.actor, o.id)]:
                 theirs = self.accepted.ids_at(ref, sorted(ids))
                 diff = [n for n in sorted(theirs) if theirs[n] != ids[n]]
                 if diff:
