@@ -29,7 +29,6 @@ defended against:
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 import time
 
@@ -79,6 +78,8 @@ def sweep(main: Repo, min_age: float = SWEEP_AGE) -> int:
             os.close(fd)
             continue  # a live sync holds it
         try:
+            import shutil  # (imported when needed: a sync loads it while its fetch runs)
+
             shutil.rmtree(entry.path, ignore_errors=True)
             removed += not os.path.lexists(entry.path)
         finally:
@@ -128,6 +129,8 @@ class Quarantine:
         if os.path.exists(shallow):
             # the borrowed history stops at the main repository's shallow boundary; Git must know
             # that, or it reads past it while negotiating and fails on the missing parents
+            import shutil
+
             shutil.copyfile(shallow, os.path.join(self.path, "shallow"))
         self.repo = Repo(self.git, self.path, self.path, main.object_format)
         self.repo.quarantine = True
@@ -169,6 +172,8 @@ class Quarantine:
         parent, name = os.path.split(self.path)
         if parent != self.root or not is_txn(name) or os.path.islink(self.path):
             raise LocalStateError("quarantine cleanup refused an unexpected path")
+        import shutil
+
         shutil.rmtree(self.path, ignore_errors=True)
         for _ in range(40):  # a Git child still finishing its last write: gone within moments
             if not os.path.lexists(self.path):
@@ -346,6 +351,8 @@ class Quarantine:
             try:
                 os.link(src, tmp)
             except OSError:
+                import shutil
+
                 shutil.copyfile(src, tmp)
                 os.chmod(tmp, 0o444)
             os.replace(tmp, os.path.join(main_pack, name + ext))

@@ -21,7 +21,7 @@ from . import advertise, promote, transfer
 from .outcomes import SEAMS, Outcome, counted, phase, redact, residue
 
 
-_LATER = ("...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
+_LATER = ("shutil", "...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
           "...store.stateview", "...store.streams", "...store.verify", ".accepted", ".measure", ".publish",
           ".shallow")
 
@@ -44,7 +44,7 @@ def prepare_validation(streams: int) -> None:
     if streams >= BULK_HASHING_FROM:
         hashing.load_bulk()
     for name in _LATER:
-        import_module(name, __package__)
+        import_module(name, __package__ if name.startswith(".") else None)
 
 
 class Import:
