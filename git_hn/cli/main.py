@@ -149,24 +149,44 @@ def _start_import_early(data: bytes) -> None:
 
 
 def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
-    """Start ``remote``'s advertisement (or, for a selection of exact streams and a sync that
-    publishes, the listing of the user's own streams), accepted-ref listing and stall setting on
-    ``runner`` once its URL is known and its transport allowed (else nothing: the sync reports
-    it)."""
+    """Start what the sync of ``remote`` asks first on ``runner``: its URL, and the local
+    questions (the accepted-ref listing, the stall setting, for a selection of exact streams
+    and a sync that publishes the listing of the user's own streams, and the Git version when
+    it is not remembered yet), then, once the URL is known and its transport allowed, the
+    advertisement when the sync needs one (else nothing more: the sync reports it)."""
     from ..core.grammar import REMOTES_PREFIX
     from ..store.git import LOCAL_LISTING
     from ..store import transport
 
-    got = runner.ask_early(transport.url_question(remote)).finish()
+    url_question = runner.ask_early(transport.url_question(remote))
+    exact = _selects_exact_streams(runner, remote)  # else the sync fetches them by name
+    if exact and publishing:  # and learns the user's own streams' names (``run._fetch_exact``)
+        runner.ask_early(LOCAL_LISTING)
+    runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)", f"{REMOTES_PREFIX}{remote}/memory/"))
+    runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
+    _ask_version_early(runner)
+    got = url_question.finish()
     url = got.stdout.decode("utf-8", "surrogateescape").strip()
-    if got.returncode == 0 and transport.transport_allowed(url):
-        if not _selects_exact_streams(runner, remote):  # else the sync fetches them by name
-            runner.ask_early(transport.advertisement(url), env=transport.remote_env())
-        elif publishing:  # and learns the user's own streams' names (``run._fetch_exact``)
-            runner.ask_early(LOCAL_LISTING)
-        runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)",
-                          f"{REMOTES_PREFIX}{remote}/memory/"))
-        runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
+    if got.returncode == 0 and transport.transport_allowed(url) and not exact:
+        runner.ask_early(transport.advertisement(url), env=transport.remote_env())
+
+
+def _ask_version_early(runner) -> None:
+    """``git version`` now, when the repository does not remember this Git's version yet (a
+    fresh clone's first command): ``open_repo`` collects the answer."""
+    common = _common_dir(runner)
+    if common is not None and not os.path.exists(os.path.join(common, "hn", "git-version-v0")):
+        runner.ask_early(("version",))
+
+
+def _common_dir(runner) -> str | None:
+    from ..store import git
+
+    found = runner.early_answer(git.DISCOVERY)
+    lines = found.stdout.decode("utf-8", "surrogateescape").splitlines() if found else []
+    if found is None or found.returncode != 0 or len(lines) != 3:
+        return None
+    return os.path.join(os.path.abspath(os.getcwd()), lines[1])
 
 
 def _selects_exact_streams(runner, remote: str) -> bool:
@@ -174,14 +194,11 @@ def _selects_exact_streams(runner, remote: str) -> bool:
     owners then fetches exactly their refs and needs no advertisement (``run._fetch_exact``).
     A hint read before the sync loads the selection properly; anything unusual says False."""
     from ..core import selection
-    from ..store import git
 
-    found = runner.early_answer(git.DISCOVERY)
-    lines = found.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if found.returncode != 0 or len(lines) != 3:
+    common = _common_dir(runner)
+    if common is None:
         return False
-    path = os.path.join(os.path.abspath(os.getcwd()), lines[1], "hn", "replication", "selections",
-                        selection.file_name(remote))
+    path = os.path.join(common, "hn", "replication", "selections", selection.file_name(remote))
     try:
         with open(path, "rb") as fh:
             sel = selection.decode(fh.read(selection.MAX_FILE + 1), remote)
