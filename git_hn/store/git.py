@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 
 from ..errors import GitError
-from .process import DEVNULL, PIPE, Child, Completed, Timeout, exchange, popen
+from .process import DEVNULL, PIPE, Background, Child, Completed, Timeout, exchange, popen
 
 _FORCED = {
     "GIT_NO_REPLACE_OBJECTS": "1",
@@ -153,8 +153,6 @@ class Git:
         """Start ``git <args>`` with ``input`` on its stdin and return at once; ``.wait()`` on
         the result gives (exit status, stdout, stderr). For work that can overlap with Python
         (a ref transaction: early answers are dropped, as for every writer)."""
-        import threading
-
         self.forget_early()
         full_env = self.env if env is None else {**self.env, **env}
         try:
@@ -163,8 +161,7 @@ class Git:
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         box: dict = {}
-        thread = threading.Thread(target=lambda: box.setdefault("io", proc.communicate(input)), daemon=True)
-        thread.start()
+        thread = Background(lambda: box.setdefault("io", proc.communicate(input)))
 
         class Overlapped:
             def wait(self_inner):
@@ -180,8 +177,6 @@ class Git:
         every ref while Python works. Nothing is written before ``Prepared.commit``; ``abort``,
         or the end of this process (Git aborts a started transaction at the end of its input),
         leaves every ref as it was."""
-        import threading
-
         full_env = self.env if env is None else {**self.env, **env}
         try:
             proc = popen(["git", "-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin"],
@@ -189,8 +184,7 @@ class Git:
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         err: list[bytes] = []  # drained meanwhile: a hook's chatter must never block Git
-        drain = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)
-        drain.start()
+        drain = Background(lambda: err.append(proc.stderr.read()))
         prepared = Prepared(self, proc, updates, drain, err)
         try:
             proc.stdin.write(("start\n" + "".join(u + "\n" for u in updates) + "prepare\n").encode())
@@ -670,10 +664,7 @@ class _Batch:
             except (BrokenPipeError, OSError) as exc:  # pragma: no cover - process died
                 errors.append(exc)
 
-        import threading
-
-        thread = threading.Thread(target=writer, daemon=True)
-        thread.start()
+        thread = Background(writer)
         try:
             return [self._read_one(n, max_size, info) for n in names]
         except BaseException:

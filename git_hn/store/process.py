@@ -322,3 +322,44 @@ def exchange(proc: Child, data: bytes | None, timeout: float) -> tuple[bytes, by
     proc.stdout.close()
     proc.stderr.close()
     return done[out_fd], done[err_fd]
+
+
+class Background:
+    """``fn(*args)`` in a thread of its own, for the threads that serve a child process or a
+    batch of work (draining a pipe, waiting for an exit, feeding a batch, checking signatures).
+
+    ``threading.Thread.start`` returns only once the new thread has run, which needs the GIL:
+    while another thread computes, that is one or two of the interpreter's 5 ms switch intervals
+    (a sync started a dozen threads and spent 13 ms of its critical path in ``start``). This
+    returns at once (``_thread.start_new_thread``); ``join`` waits for the end. Like a daemon
+    thread, it never keeps the interpreter alive; an exception ends it and is kept in
+    ``error`` (the callers catch what they expect themselves)."""
+
+    def __init__(self, fn, *args):
+        import _thread
+
+        self.error: BaseException | None = None
+        self._done = _thread.allocate_lock()
+        self._done.acquire()
+        _thread.start_new_thread(self._run, (fn, args))
+
+    def _run(self, fn, args) -> None:
+        try:
+            fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - kept for the owner, as a thread would lose it
+            self.error = exc
+        finally:
+            self._done.release()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the end (at most ``timeout`` seconds); whether it ended."""
+        if not self._done.acquire(timeout=-1 if timeout is None else timeout):
+            return False
+        self._done.release()
+        return True
+
+    def is_alive(self) -> bool:
+        if self._done.acquire(blocking=False):
+            self._done.release()
+            return False
+        return True

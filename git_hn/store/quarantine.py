@@ -35,7 +35,7 @@ import time
 from ..errors import GitError, LocalStateError
 from . import private
 from .git import Git
-from .process import DEVNULL, PIPE, Child, Timeout, popen
+from .process import DEVNULL, PIPE, Background, Child, Timeout, popen
 from .repo import Repo
 from .replication import is_txn, quarantine_root
 from .transport import is_local, remote_env, transport_config_question, transport_settings
@@ -243,10 +243,9 @@ class Quarantine:
                     break
                 activity["t"] = time.monotonic()
 
-        reader = threading.Thread(target=drain, daemon=True)
-        reader.start()
+        reader = Background(drain)
         ended = threading.Event()
-        threading.Thread(target=lambda: (proc.wait(), ended.set()), daemon=True).start()
+        Background(lambda: (proc.wait(), ended.set()))
         last_size = start_size
         verdict = ""
         try:

@@ -307,12 +307,12 @@ class _Threads:
         import threading
         from collections import deque
 
+        from .process import Background
+
         self._jobs: deque = deque()
         self._cond = threading.Condition()
         self._stopping = False
-        self._threads = [threading.Thread(target=self._run, daemon=True, name="hn-verify") for _ in range(n)]
-        for thread in self._threads:
-            thread.start()
+        self._threads = [Background(self._run) for _ in range(n)]
 
     def submit(self, items: list) -> _Job:
         job = _Job(items)

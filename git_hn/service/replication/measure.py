@@ -19,11 +19,10 @@ chain's length. An over-budget outcome names the command that raises the budget.
 
 from __future__ import annotations
 
-import threading
-
 from ...core import chain
 from ...core.grammar import accepted_ref, quarantine_ref
 from ...store import streams
+from ...store.process import Background
 from .outcomes import Outcome
 
 MEMORY_TREE = {b"memory.json", b"signature"}
@@ -185,8 +184,7 @@ def exact(run, o: Outcome) -> None:
         args.append("^" + old)
         below = q.run(["rev-list", "--count", "--end-of-options", root, "^" + old])
     box: dict = {}
-    lister = threading.Thread(target=lambda: box.setdefault("p", q.run(args)), daemon=True)
-    lister.start()
+    lister = Background(lambda: box.setdefault("p", q.run(args)))
     count = q.run(["rev-list", "--count", "--end-of-options", root])
     lister.join()
     listing = box["p"]

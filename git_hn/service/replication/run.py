@@ -294,7 +294,7 @@ class Import:
 
     def probe_main_later(self, oids: list[str]) -> None:
         """``probe_main`` in a background thread (the Git process works while Python does)."""
-        import threading
+        from ...store.process import Background
 
         self._join_probe()
         todo = [o for o in oids if o not in self.known_main]
@@ -308,9 +308,7 @@ class Import:
             except HnError:
                 pass  # asked again when needed
 
-        thread = threading.Thread(target=work, daemon=True)
-        thread.start()
-        self._probe = (thread, box)
+        self._probe = (Background(work), box)
 
     def _join_probe(self) -> None:
         probe = getattr(self, "_probe", None)
