@@ -110,6 +110,7 @@ class Quarantine:
         self.hooks = os.devnull
         env = {**remote_env(), "GIT_DIR": self.path}
         self.git = Git(self.path, extra_env=env, scrub=True)
+        self.git.version = main.git.version  # the same executable: one batch process answers all
         _init_bare(self.path, main.object_format)
         # the settings every process here must run with, appended to the fresh repository's own
         # configuration (one file write instead of one git config process per setting); no
