@@ -109,7 +109,9 @@ def _start_sync_early(args: list[str]) -> None:
         remote = parse_sync_args(args)[0]
         if not is_remote_name(remote):
             return
-        _ask_remote_early(git.start_early(os.path.abspath(os.getcwd()), listing=False), remote,
+        # no object reader: a sync reads the main store's objects rarely, and late (it reads
+        # what it fetched through the quarantine's own)
+        _ask_remote_early(git.start_early(os.path.abspath(os.getcwd()), listing=False, batch=False), remote,
                           publishing=True)
     except (OSError, HnError):
         pass
@@ -134,7 +136,7 @@ def _start_import_early(data: bytes) -> None:
 
     try:
         cwd = os.path.abspath(os.getcwd())
-        runner = git.start_early(cwd, listing=False)
+        runner = git.start_early(cwd, listing=False, batch=False)
         found = runner.early_answer(git.DISCOVERY)
         lines = found.stdout.decode("utf-8", "surrogateescape").splitlines()
         if found.returncode != 0 or len(lines) != 3:

@@ -534,14 +534,14 @@ def _early_key(args, env: dict | None) -> tuple:
 _early_runner: Git | None = None
 
 
-def start_early(cwd: str, listing: bool) -> Git:
-    """Start discovery, the object reader and (``listing``) the memory ref listing in ``cwd``
-    before the command imports the rest of git-hn; ``open_repo`` adopts the runner, which is
-    returned for more early questions."""
+def start_early(cwd: str, listing: bool, batch: bool = True) -> Git:
+    """Start discovery, (``batch``) the object reader and (``listing``) the memory ref listing
+    in ``cwd`` before the command imports the rest of git-hn; ``open_repo`` adopts the runner,
+    which is returned for more early questions."""
     global _early_runner
     close_early()
     runner = Git(cwd)
-    runner.start_early((DISCOVERY, MEMORY_LISTING) if listing else (DISCOVERY,))
+    runner.start_early((DISCOVERY, MEMORY_LISTING) if listing else (DISCOVERY,), batch=batch)
     _early_runner = runner
     return runner
 
