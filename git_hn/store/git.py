@@ -51,6 +51,9 @@ DISCOVERY = ("rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-obje
 MEMORY_LISTING = ("for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory",
                   "refs/hn/remotes")
 LOCAL_LISTING = ("for-each-ref", "--format=%(refname)", "refs/hn/memory/")  # the user's own streams
+# a ref transaction of full object IDs: without the ambiguity check Git does not look each one up
+# as a ref name (a dozen stats per ref at 10,000 refs)
+REF_TRANSACTION = ("-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin")
 
 
 def scrubbed(name: str) -> bool:
@@ -179,7 +182,7 @@ class Git:
         leaves every ref as it was."""
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            proc = popen(["git", "-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin"],
+            proc = popen(["git", *REF_TRANSACTION],
                          stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=self.cwd, env=full_env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None

@@ -197,11 +197,11 @@ def _matching(run, updates: list[str]):
 
 def _transaction(repo, updates: list[str]):
     """The promotion's ref transaction (§9.11), started now."""
+    from ...store.git import REF_TRANSACTION
+
     lines = ["start", *updates, "prepare", "commit"]
-    # full object IDs only: without the ambiguity check Git does not look each one up as a ref
-    # name (a dozen stats per promoted ref at 10,000 refs)
-    return repo.git.start(["-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin"],
-                          input=("\n".join(lines) + "\n").encode(), env={"HN_HOOK_ACTIVE": "1"})
+    return repo.git.start(list(REF_TRANSACTION), input=("\n".join(lines) + "\n").encode(),
+                          env={"HN_HOOK_ACTIVE": "1"})
 
 
 def _restart(run, repo, updates: list[str]):
