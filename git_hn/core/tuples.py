@@ -21,7 +21,6 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import sys
 from _collections import _tuplegetter
 
 _SPECIAL = frozenset({"__module__", "__qualname__", "__annotations__", "__doc__", "__orig_bases__",
@@ -82,13 +81,15 @@ def _make(cls, iterable):
     return result
 
 
-_REPLACE_ERROR = TypeError if sys.version_info >= (3, 13) else ValueError  # as ``namedtuple``'s
+class _UnexpectedFields(TypeError, ValueError):
+    """``_replace`` with a name that is not a field: ``namedtuple`` raises ValueError before
+    Python 3.13 and TypeError since; this is both."""
 
 
 def _replace(self, /, **kwds):
     result = self._make(map(kwds.pop, self._fields, self))
     if kwds:
-        raise _REPLACE_ERROR(f"Got unexpected field names: {list(kwds)!r}")
+        raise _UnexpectedFields(f"Got unexpected field names: {list(kwds)!r}")
     return result
 
 
