@@ -22,11 +22,8 @@ _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")
 _SUBJECT_TYPES = ("issue:", "proposal:", "event:", "policy:", "pipeline:", "run:")
-_TIMESTAMP = re.compile(
-    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})"
-    r"(\.[0-9]{0,8}[1-9])?(Z|[+-]([0-9]{2}):([0-9]{2}))"
-)
 _REMOTE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_DECIMAL = "0123456789"
 _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 LOCAL_PREFIX = "refs/hn/memory/"
@@ -94,10 +91,10 @@ def is_blob(s: str) -> bool:
 
 def is_timestamp(s: str) -> bool:
     """RFC 3339 that re-formats to itself under Go's ``RFC3339Nano`` (CONTRACT §1.8)."""
-    m = _TIMESTAMP.fullmatch(s)
-    if m is None:
+    parts = split_timestamp(s, writer=True)
+    if parts is None:
         return False
-    year, month, day, hour, minute, second = (int(m.group(i)) for i in range(1, 7))
+    year, month, day, hour, minute, second, _fraction, sign, oh, om = parts
     if not 1 <= month <= 12 or hour > 23 or minute > 59 or second > 59:
         return False
     days = _DAYS[month - 1]
@@ -105,11 +102,42 @@ def is_timestamp(s: str) -> bool:
         days = 29
     if not 1 <= day <= days:
         return False
-    if m.group(8) != "Z":
-        oh, om = int(m.group(9)), int(m.group(10))
-        if oh > 23 or om > 59 or (oh == 0 and om == 0):
-            return False
+    if sign and (oh > 23 or om > 59 or (oh == 0 and om == 0)):
+        return False
     return True
+
+
+def _is_digits(s: str) -> bool:
+    return s.isascii() and s.isdigit()  # ASCII 0-9 only ("" is not)
+
+
+def split_timestamp(s: str, writer: bool):
+    """The fields of ``YYYY-MM-DDTHH:MM:SS[.F](Z|±HH:MM)`` (digits 0-9 only), or None: (year,
+    month, day, hour, minute, second, fraction digits, zone sign ("" for Z), zone hours, zone
+    minutes), ranges unchecked. The fraction has 1 to 9 digits; with ``writer``, it does not end
+    in 0 (RFC3339Nano's form, §1.8). Read by hand rather than by a regular expression: the two
+    expressions it replaces cost 3 M instructions to compile, ~0.7 ms of every command (the
+    tests hold it to them)."""
+    if len(s) < 20 or s[4] != "-" or s[7] != "-" or s[10] != "T" or s[13] != ":" or s[16] != ":":
+        return None
+    if not _is_digits(s[0:4] + s[5:7] + s[8:10] + s[11:13] + s[14:16] + s[17:19]):
+        return None
+    rest, fraction = s[19:], ""
+    if rest[:1] == ".":
+        end = 1
+        while end < len(rest) and rest[end] in _DECIMAL:
+            end += 1
+        fraction, rest = rest[1:end], rest[end:]
+        if not 1 <= len(fraction) <= 9 or (writer and fraction[-1] == "0"):
+            return None
+    if rest == "Z":
+        sign, oh, om = "", 0, 0
+    elif len(rest) == 6 and rest[0] in "+-" and rest[3] == ":" and _is_digits(rest[1:3] + rest[4:6]):
+        sign, oh, om = rest[0], int(rest[1:3]), int(rest[4:6])
+    else:
+        return None
+    return (int(s[0:4]), int(s[5:7]), int(s[8:10]), int(s[11:13]), int(s[14:16]), int(s[17:19]),
+            fraction, sign, oh, om)
 
 
 def format_timestamp(seconds: int, nanos: int) -> str:
@@ -177,8 +205,6 @@ def parse_accepted_ref(ref: str) -> tuple[str, str, str] | None:
 
 # -- UTC instants of §1.8 timestamps (brief and digest order, the state's UTC column) ----------
 
-_UTC_TS = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?"
-                 r"(?:Z|([+-])([0-9]{2}):([0-9]{2}))")
 
 
 def _days_from_civil(y: int, m: int, d: int) -> int:
@@ -205,15 +231,14 @@ def _civil_from_days(z: int) -> tuple[int, int, int]:
 
 def utc_instant(ts: str) -> tuple[int, int]:
     """(seconds since the epoch, nanoseconds) of a §1.8 timestamp."""
-    m = _UTC_TS.fullmatch(ts)
-    if m is None:
+    parts = split_timestamp(ts, writer=False)
+    if parts is None:
         raise InputError("memory timestamp is invalid")  # pragma: no cover - verified rows only
-    y, mo, d, hh, mi, ss = (int(m.group(i)) for i in range(1, 7))
-    nanos = int((m.group(7) or "").ljust(9, "0"))
+    y, mo, d, hh, mi, ss, fraction, sign, oh, om = parts
+    nanos = int(fraction.ljust(9, "0"))
     seconds = _days_from_civil(y, mo, d) * 86400 + hh * 3600 + mi * 60 + ss
-    if m.group(8):
-        sign = 1 if m.group(8) == "+" else -1
-        seconds -= sign * (int(m.group(9)) * 3600 + int(m.group(10)) * 60)
+    if sign:
+        seconds -= (1 if sign == "+" else -1) * (oh * 3600 + om * 60)
     return seconds, nanos
 
 

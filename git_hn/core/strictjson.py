@@ -24,13 +24,14 @@ import json
 import re
 
 from ..errors import HnError
+from .gostr import is_utf8
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 _WS = " \t\n\r"
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
 _BRACKETS = bytes(range(256)).translate(None, b"[]{}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATES = "[\ud800-\udfff]"  # compiled only to replace them (``gostr.is_utf8`` finds them)
 
 
 class JsonFloat(str):
@@ -167,10 +168,10 @@ def _decode_cause(exc: json.JSONDecodeError) -> str:
 def _walk_strings(value, fix: bool):
     """Find (or replace with U+FFFD) lone surrogates in every string and key."""
     if isinstance(value, str):
-        if _SURROGATE.search(value):
+        if not is_utf8(value):
             if not fix:
                 raise JsonSyntaxError("lone surrogate escape in string")
-            return _SURROGATE.sub("\ufffd", value)
+            return re.sub(_SURROGATES, "\ufffd", value)
         return value
     if isinstance(value, list):
         return [_walk_strings(v, fix) for v in value]
@@ -210,7 +211,7 @@ def parse_payload(data: bytes, max_depth: int = 64):
         value, rest = _parse(text, fold=True)
     except JsonSyntaxError:
         raise PayloadError("json") from None
-    if _SURROGATE.search(text) is not None or "\\u" in text:
+    if "\\u" in text or not is_utf8(text):
         try:
             value = _walk_strings(value, fix=True)
         except JsonSyntaxError:

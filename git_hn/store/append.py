@@ -75,12 +75,12 @@ class _LostRace(ConflictError):
         self.lock = lock
 
 
-_LOCK_EXISTS = re.compile(r"Unable to create '([^'\n]+\.lock)': File exists")
+_LOCK_EXISTS = r"Unable to create '([^'\n]+\.lock)': File exists"  # compiled on a failure only
 
 
 def _held_lock(stderr: bytes) -> str:
     """The lock file a failed ``update-ref`` could not create, if that was why."""
-    m = _LOCK_EXISTS.search(stderr.decode("utf-8", "replace"))
+    m = re.search(_LOCK_EXISTS, stderr.decode("utf-8", "replace"))
     return m.group(1) if m else ""
 
 

@@ -57,3 +57,19 @@ def test_the_fast_path_answers_the_usual_header():
     assert chain._well_formed_header().match(BASES[0]) is not None
     assert chain._well_formed_header().match(BASES[5]) is None  # 19 digits: the rules decide
     assert chain.fsck_commit_error(BASES[5]) == "badDateOverflow"
+
+
+def test_a_few_headers_are_judged_without_compiling_the_expression():
+    """Compiling the expression costs about what the rules spend on a hundred headers; a
+    command that reads one commit (a record) never compiles it, a bulk read does."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom git_hn.core import chain\n"
+            "raw = sys.stdin.buffer.read()\n"
+            "first = [chain.fsck_commit_error(raw) for _ in range(chain._WELL_FORMED_AFTER)]\n"
+            "before = chain._WELL_FORMED is None\n"
+            "more = [chain.fsck_commit_error(raw) for _ in range(3)]\n"
+            "print(set(first + more) == {''}, before, chain._WELL_FORMED is not None)\n")
+    out = subprocess.run([sys.executable, "-c", code], input=BASES[0], capture_output=True, check=True)
+    assert out.stdout.split() == [b"True", b"True", b"True"]

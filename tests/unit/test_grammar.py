@@ -407,3 +407,71 @@ def test_memory_id_and_content_digest():
     assert grammar.memory_id(payload) == VECTORS["hn-record"]["memoryId"]
     assert grammar.content_digest("é") == \
         "sha256:" + __import__("hashlib").sha256("é".encode()).hexdigest()
+
+
+# -- the hand-written timestamp reader against the regular expressions it replaced ----------------
+
+import re  # noqa: E402
+
+from hypothesis import example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+WRITER_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})"
+                       r"(\.[0-9]{0,8}[1-9])?(Z|[+-]([0-9]{2}):([0-9]{2}))")
+READER_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})"
+                       r"(?:\.([0-9]{1,9}))?(?:Z|([+-])([0-9]{2}):([0-9]{2}))")
+
+
+def _oracle(s: str, writer: bool):
+    m = (WRITER_RE if writer else READER_RE).fullmatch(s)
+    if m is None:
+        return None
+    fields = [int(m.group(i)) for i in range(1, 7)]
+    if writer:
+        fraction = (m.group(7) or ".")[1:]
+        sign = "" if m.group(8) == "Z" else m.group(8)[0]
+        zone = (int(m.group(9)), int(m.group(10))) if sign else (0, 0)
+    else:
+        fraction, sign = m.group(7) or "", m.group(8) or ""
+        zone = (int(m.group(9)), int(m.group(10))) if sign else (0, 0)
+    return (*fields, fraction, sign, *zone)
+
+
+_PIECES = st.sampled_from(["0", "1", "9", "00", "12", "2026", "-", "T", ":", ".", "Z", "+", "-05:30",
+                           "+00:00", "\u0663", "\u00b2", "a", " ", "\n", "5", "000000000", "1234567891"])
+
+
+@st.composite
+def _near_timestamps(draw):
+    """Timestamps and strings a few edits away from one (digits that are not ASCII, a missing
+    or extra character, fractions of every length, zones)."""
+    base = draw(st.sampled_from([
+        "2026-12-02T07:31:13Z", "2026-12-02T07:31:13.5Z", "2026-12-02T07:31:13.123456789Z",
+        "2026-12-02T07:31:13.120Z", "2026-12-02T07:31:13+05:30", "2026-12-02T07:31:13.000000001-00:01",
+        "0000-00-00T00:00:00Z", "9999-99-99T99:99:99.9999999999Z"]))
+    for _ in range(draw(st.integers(0, 3))):
+        i = draw(st.integers(0, len(base)))
+        how = draw(st.sampled_from(["insert", "delete", "replace"]))
+        piece = draw(_PIECES)
+        if how == "insert":
+            base = base[:i] + piece + base[i:]
+        elif how == "delete":
+            base = base[:i] + base[i + 1:]
+        else:
+            base = base[:i] + piece + base[i + len(piece):]
+    return base
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(_near_timestamps(), st.text(max_size=40)), st.booleans())
+@example("2026-12-02T07:31:13.Z", True)
+@example("2026-12-02T07:31:13.1234567890Z", False)
+@example("2026-12-02T07:31:13\u0663Z", False)
+def test_split_timestamp_reads_what_the_regular_expressions_read(s, writer):
+    assert grammar.split_timestamp(s, writer=writer) == _oracle(s, writer)
+
+
+def test_utc_instants_of_reader_forms():
+    assert grammar.utc_instant("1970-01-01T01:00:00.5+01:00") == (0, 500_000_000)
+    assert grammar.utc_instant("1970-01-01T00:00:00.000000001-00:01") == (60, 1)
+    assert grammar.utc_timestamp("2026-12-02T07:31:13.120+00:30") == "2026-12-02T07:01:13.12Z"
