@@ -137,9 +137,8 @@ def _start_import_early(data: bytes) -> None:
     try:
         cwd = os.path.abspath(os.getcwd())
         runner = git.start_early(cwd, listing=False, batch=False)
-        found = runner.early_answer(git.DISCOVERY)
-        lines = found.stdout.decode("utf-8", "surrogateescape").splitlines()
-        if found.returncode != 0 or len(lines) != 3:
+        lines = git.discovery(runner)
+        if lines is None:
             return
         selections = os.path.join(os.path.normpath(os.path.join(cwd, lines[1])), "hn", "replication",
                                   "selections")
@@ -184,11 +183,8 @@ def _ask_version_early(runner) -> None:
 def _common_dir(runner) -> str | None:
     from ..store import git
 
-    found = runner.early_answer(git.DISCOVERY)
-    lines = found.stdout.decode("utf-8", "surrogateescape").splitlines() if found else []
-    if found is None or found.returncode != 0 or len(lines) != 3:
-        return None
-    return os.path.join(os.path.abspath(os.getcwd()), lines[1])
+    lines = git.discovery(runner)
+    return os.path.join(os.path.abspath(os.getcwd()), lines[1]) if lines is not None else None
 
 
 def _selects_exact_streams(runner, remote: str) -> bool:

@@ -86,6 +86,7 @@ class Git:
         self._check: _Batch | None = None
         self._early: dict[tuple, Started] = {}
         self._early_batch: Child | None = None
+        self.found: tuple[str, str, str] | None = None  # ``discover.find``'s answer, if it had one
 
     # -- processes started ahead of need ---------------------------------------------------------
 
@@ -543,10 +544,25 @@ def start_early(cwd: str, listing: bool, batch: bool = True) -> Git:
     which is returned for more early questions."""
     global _early_runner
     close_early()
+    from .discover import find
+
     runner = Git(cwd)
-    runner.start_early((DISCOVERY, MEMORY_LISTING) if listing else (DISCOVERY,), batch=batch)
+    runner.found = find(cwd, runner.env)
+    questions = () if runner.found is not None else (DISCOVERY,)
+    runner.start_early(questions + ((MEMORY_LISTING,) if listing else ()), batch=batch)
     _early_runner = runner
     return runner
+
+
+def discovery(runner: Git) -> list[str] | None:
+    """What discovery found for an early runner (Git directory, common directory, object
+    format: the lines of ``DISCOVERY``), from the file system or Git's early answer; None when
+    Git found no repository or was not asked."""
+    if runner.found is not None:
+        return list(runner.found)
+    found = runner.early_answer(DISCOVERY)
+    lines = found.stdout.decode("utf-8", "surrogateescape").splitlines() if found else []
+    return lines if found is not None and found.returncode == 0 and len(lines) == 3 else None
 
 
 def take_early(cwd: str) -> Git | None:

@@ -14,6 +14,7 @@ import stat
 
 from ..core.gostr import one_line
 from ..errors import GitError, HnError, InputError
+from .discover import find
 from .git import DISCOVERY, Git, take_early
 
 MIN_GIT = (2, 30)
@@ -194,13 +195,16 @@ def open_repo(cwd: str | None = None) -> Repo:
     """Discover the repository around ``cwd`` (default: the current directory)."""
     cwd = os.path.abspath(cwd or os.getcwd())
     git = take_early(cwd) or Git(cwd)
-    proc = git.run(list(DISCOVERY))
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if proc.returncode != 0 or len(lines) != 3:
-        check_git_version(git)  # a git too old for these options is named as such
-        raise InputError("not a git repository")
-    git_dir, common, fmt = lines
-    common_dir = os.path.normpath(os.path.join(cwd, common))
+    found = git.found or find(cwd, git.env)
+    if found is None:
+        proc = git.run(list(DISCOVERY))
+        found = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+        if proc.returncode != 0 or len(found) != 3:
+            check_git_version(git)  # a git too old for these options is named as such
+            raise InputError("not a git repository")
+    git_dir, common, fmt = found
+    # relative to the physical directory Git ran in (``cwd`` may be reached through a link)
+    common_dir = os.path.normpath(os.path.join(os.path.realpath(cwd), common))
     if fmt not in ("sha1", "sha256"):
         raise GitError(f"unsupported object format {one_line(fmt)}")
     repo = Repo(git=git, git_dir=git_dir, common_dir=common_dir, object_format=fmt)
