@@ -14,7 +14,6 @@ and the policy, so it cannot be replayed against other filters, bounds, refs or 
 
 from __future__ import annotations
 
-import base64
 
 from ..errors import InputError
 from . import canonical, hashing, hints, search
@@ -143,6 +142,8 @@ def query_digest(req: RecallRequest, fingerprint: str, policy_digest: str) -> st
 
 
 def encode_cursor(digest: str, last_id: str) -> str:
+    import base64  # here: only a paged answer has a cursor (the import costs every recall ~1.3 M instructions)
+
     payload = canonical.compact({"version": 0, "queryDigest": digest, "lastMemoryId": last_id})
     check = hashing.sha256(CURSOR_DOMAIN + b"\x00" + payload).hexdigest()
     return base64.urlsafe_b64encode(payload).decode("ascii").rstrip("=") + "." + check
@@ -150,6 +151,8 @@ def encode_cursor(digest: str, last_id: str) -> str:
 
 def decode_cursor(cursor: str, digest: str) -> str:
     """The ``lastMemoryId`` of a cursor made for exactly this query (CONTRACT §7.10)."""
+    import base64
+
     malformed = InputError("malformed recall cursor")
     body, dot, check = cursor.partition(".")
     if not dot or len(check) != 64:

@@ -16,9 +16,10 @@ import sys
 from helpers import hn
 
 # never on these paths: the CLI framework and its models, GitPython, and standard modules that
-# the C modules under them replace (``_thread``, ``_signal``, ``posix_spawn``, ``_sqlite3``)
+# the C modules under them replace (``_thread``, ``_signal``, ``posix_spawn``, ``_sqlite3``,
+# ``binascii``)
 NEVER = ("typer", "click", "pydantic", "git", "typing", "subprocess", "signal", "threading",
-         "datetime", "sqlite3", "rich")
+         "datetime", "sqlite3", "rich", "base64", "struct")
 
 PROBE = ("import json, os, sys\n"
          "exit = os._exit\n"
