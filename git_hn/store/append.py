@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from contextlib import contextmanager
 
 from ..core import envelope as envmod
 from ..core import keys
@@ -200,40 +201,90 @@ def replay_head(ident: Identity, draft: Draft):
     return replay
 
 
-def _record(repo: Repo, ref: str, pos: Position, mem: VerifiedMemory | list[VerifiedMemory]) -> None:
-    """Add the appended memory (or memories, root first) to the verified state, if the state is
-    exactly where this append read it (else the next command's refresh verifies it like any new
-    commit)."""
-    from . import state, statedb, stateview
+@contextmanager
+def _state_append(repo: Repo, ref: str, pos: Position, mems: list[VerifiedMemory]):
+    """The verified state's part of an append (the memories, root first): applied in an open
+    transaction under the state's exclusive lock while Git writes the objects and moves the ref,
+    committed (and the seal renewed) when the caller calls what this yields, once the ref moved;
+    rolled back otherwise. The lock is held across the compare-and-swap, as promotion holds it
+    across its ref transaction. Nothing is recorded when the state is not exactly where this
+    append read it: the next command's refresh verifies the append like any new commit. A state
+    that cannot be written never fails the append; one left half written is discarded."""
+    from . import state, statedb
     from .statedb import sqlite3
 
-    mems = mem if isinstance(mem, list) else [mem]
-    mem = mems[-1]
-    env = mem.envelope
-    try:
-        with statedb.sealed_for_writing(repo) as conn:
-            if conn is None:
-                return
-            stored = state.stored_sources(conn, {(env.actor, env.stream)})
-            old = stored.get(ref)
-            if (old.head if old else "") != pos.local_head:
-                return
-            base = None
-            if pos.parent:
-                base = next((s for s in stored.values() if s.head == pos.parent and s.length == pos.sequence
-                             and (s.actor, s.stream) == (env.actor, env.stream)), None)
-                if base is None:
-                    return
-            change = state.Change(streams.Source(ref, mem.commit, env.actor, env.stream), old,
-                                  base.sid if base else None, pos.sequence, mems)
-            state.apply(conn, [change], [])
-    except (HnError, statedb.Unwritable, OSError):
-        return  # the state catches up on the next read
-    except sqlite3.Error:
+    held = {"conn": None}
+
+    def finish(ok: bool = True) -> None:
+        conn, held["conn"] = held["conn"], None
+        if conn is None:
+            return
         try:
-            stateview.discard(repo)  # half written: never served (its seal no longer matches)
-        except (HnError, statedb.Unwritable, OSError):
+            conn.execute("COMMIT" if ok else "ROLLBACK")
+            if ok:
+                statedb.write_seal(repo)
+        except (HnError, OSError):
+            pass  # the state catches up on the next read
+        except sqlite3.Error:
+            _discard(repo)
+        finally:
+            conn.close()
+
+    try:
+        lock = statedb.locked(repo, exclusive=True, wait=2.0)
+        lock.__enter__()
+    except (HnError, OSError, statedb.Unwritable):
+        yield finish
+        return
+    try:
+        conn = None
+        try:
+            conn = statedb.open_sealed(repo, readonly=False)
+            change = _change(conn, ref, pos, mems) if conn is not None else None
+            if change is not None:
+                state.apply(conn, [change], [], commit=False)
+                held["conn"], conn = conn, None
+        except (HnError, OSError):
             pass
+        except sqlite3.Error:
+            _discard(repo)
+        finally:
+            if conn is not None:
+                conn.close()
+        yield finish
+    finally:
+        finish(False)  # an append that did not move the ref records nothing
+        lock.__exit__(None, None, None)
+
+
+def _discard(repo: Repo) -> None:
+    """Under the state's exclusive lock: a state half written is never served (its seal no
+    longer matches); the next command rebuilds it."""
+    from . import statedb
+
+    try:
+        statedb.discard(repo)
+    except (HnError, OSError):
+        pass
+
+
+def _change(conn, ref: str, pos: Position, mems: list[VerifiedMemory]):
+    """The state change of this append, or None when the state is not where it read it."""
+    from . import state
+
+    env = mems[-1].envelope
+    stored = state.stored_sources(conn, {(env.actor, env.stream)})
+    old = stored.get(ref)
+    if (old.head if old else "") != pos.local_head:
+        return None
+    base = None
+    if pos.parent:
+        base = next((s for s in stored.values() if s.head == pos.parent and s.length == pos.sequence
+                     and (s.actor, s.stream) == (env.actor, env.stream)), None)
+        if base is None:
+            return None
+    return state.Change(streams.Source(ref, mems[-1].commit, env.actor, env.stream), old,
+                        base.sid if base else None, pos.sequence, mems)
 
 
 def now_timestamp() -> str:
@@ -258,15 +309,14 @@ class _Writers:
         self.cas.abandon()
 
 
-def _write_commit(repo: Repo, ident: Identity, env: Envelope, payload: bytes, signature: str,
-                  parent: str, writers: _Writers) -> str:
-    """§4.1 steps 3–6 with one object-writing process (see ``objects``)."""
-    commit, objs = objects.memory_commit_objects(
+def _commit_objects(repo: Repo, ident: Identity, env: Envelope, payload: bytes, signature: str,
+                    parent: str) -> tuple[str, list]:
+    """§4.1 steps 3–6: the commit's OID and its objects, for one object-writing process (see
+    ``objects``)."""
+    return objects.memory_commit_objects(
         payload, signature, parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
         objects.timestamp_seconds(env.timestamp), f"hn memory {memory_id(payload)}",
         repo.object_format)
-    objects.write_objects(repo, objs, writers.unpack)
-    return commit
 
 
 def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writers) -> None:
@@ -307,16 +357,24 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                     raise ValidationError("memory identity does not match its signer")
                 payload = envmod.encode(env)
                 signature = keys.b64_encode(keys.sign(seed, payload))
-                commit = _write_commit(repo, ident, env, payload, signature, pos.parent, writers)
-                try:
-                    _compare_and_swap(repo, ref, commit, pos.local_head, writers)
-                except _LostRace as lost:
-                    last_error = lost_race_error(ref, lost.lock)
-                    continue
+                mid = memory_id(payload)
+                commit, objs = _commit_objects(repo, ident, env, payload, signature, pos.parent)
+                fed = objects.start_writing(repo, objs, writers.unpack)
+                # the state's part is prepared while Git writes the objects, committed once the
+                # ref moved (rolled back otherwise)
+                with _state_append(repo, ref, pos, [VerifiedMemory(mid, commit, env, payload, signature)]) as done:
+                    if fed:
+                        objects.checked(writers.unpack.finish())
+                    else:
+                        objects.write_objects(repo, objs, writers.unpack)
+                    try:
+                        _compare_and_swap(repo, ref, commit, pos.local_head, writers)
+                    except _LostRace as lost:
+                        last_error = lost_race_error(ref, lost.lock)
+                        continue
+                    done()
             finally:
                 writers.close()
-            mid = memory_id(payload)
-            _record(repo, ref, pos, VerifiedMemory(mid, commit, env, payload, signature))
             return Appended(mid, commit, env)
     raise last_error
 
@@ -365,15 +423,20 @@ def append_all(repo: Repo, ident: Identity, stream: str, select, *,
                 at = Position(at.local_head, commit, at.sequence + 1, mid, None)
             writers = _Writers(repo)
             try:
-                objects.write_objects(repo, objs, writers.unpack)
-                try:
-                    _compare_and_swap(repo, ref, at.parent, pos.local_head, writers)
-                except _LostRace as lost:
-                    last_error = lost_race_error(ref, lost.lock)
-                    continue
+                fed = objects.start_writing(repo, objs, writers.unpack)
+                with _state_append(repo, ref, pos, done) as recorded:
+                    if fed:
+                        objects.checked(writers.unpack.finish())
+                    else:
+                        objects.write_objects(repo, objs, writers.unpack)
+                    try:
+                        _compare_and_swap(repo, ref, at.parent, pos.local_head, writers)
+                    except _LostRace as lost:
+                        last_error = lost_race_error(ref, lost.lock)
+                        continue
+                    recorded()
             finally:
                 writers.close()
-            _record(repo, ref, pos, done)
             return [Appended(m.memory_id, m.commit, m.envelope) for m in done]
     raise last_error
 

@@ -106,7 +106,18 @@ def write_objects(repo: Repo, objects: list[tuple[str, bytes]], writer=None) -> 
     """Write ``objects`` with one ``unpack-objects`` process: ``writer`` when the caller started
     it early (``repo.git.spawn(UNPACK, stdin=True)``), else a new one."""
     pack = build_pack(objects, repo.object_format)
-    proc = writer.finish(pack) if writer is not None else repo.git.run(list(UNPACK), input=pack)
+    checked(writer.finish(pack) if writer is not None else repo.git.run(list(UNPACK), input=pack))
+
+
+def start_writing(repo: Repo, objects: list[tuple[str, bytes]], writer) -> bool:
+    """Hand ``objects`` to the early ``writer`` and return while Git writes them (a small pack:
+    see ``Started.feed``); ``checked(writer.finish())`` then waits. False when the pack is too
+    large to hand over at once: ``write_objects`` then writes it."""
+    return writer.feed(build_pack(objects, repo.object_format))
+
+
+def checked(proc) -> None:
+    """``unpack-objects``' result, or the error it ended with."""
     if proc.returncode != 0:
         from .git import first_line
 
