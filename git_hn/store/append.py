@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import re
 import time
-from contextlib import contextmanager
 
 from ..core import envelope as envmod
 from ..core import keys
@@ -201,60 +200,25 @@ def replay_head(ident: Identity, draft: Draft):
     return replay
 
 
-@contextmanager
 def _state_append(repo: Repo, ref: str, pos: Position, mems: list[VerifiedMemory]):
-    """The verified state's part of an append (the memories, root first): applied in an open
-    transaction under the state's exclusive lock while Git writes the objects and moves the ref,
-    committed (and the seal renewed) when the caller calls what this yields, once the ref moved;
-    rolled back otherwise. The lock is held across the compare-and-swap, as promotion holds it
-    across its ref transaction. Nothing is recorded when the state is not exactly where this
-    append read it: the next command's refresh verifies the append like any new commit. A state
-    that cannot be written never fails the append; one left half written is discarded."""
-    from . import state, statedb
+    """The verified state's part of an append (the memories, root first), staged while Git writes
+    the objects and moves the ref (``stateview.staged``: committed by the ``finish()`` this
+    yields once the ref moved, rolled back otherwise). Nothing is recorded when the state is not
+    exactly where this append read it: the next command's refresh verifies the append like any
+    new commit. A state that cannot be written never fails the append; one left half written is
+    discarded."""
+    from . import stateview
     from .statedb import sqlite3
 
-    held = {"conn": None}
+    def failed(exc: BaseException) -> None:
+        if isinstance(exc, sqlite3.Error):
+            _discard(repo)  # else the state catches up on the next read
 
-    def finish(ok: bool = True) -> None:
-        conn, held["conn"] = held["conn"], None
-        if conn is None:
-            return
-        try:
-            conn.execute("COMMIT" if ok else "ROLLBACK")
-            if ok:
-                statedb.write_seal(repo)
-        except (HnError, OSError):
-            pass  # the state catches up on the next read
-        except sqlite3.Error:
-            _discard(repo)
-        finally:
-            conn.close()
+    def changes_of(conn):
+        change = _change(conn, ref, pos, mems)
+        return None if change is None else [change]
 
-    try:
-        lock = statedb.locked(repo, exclusive=True, wait=2.0)
-        lock.__enter__()
-    except (HnError, OSError, statedb.Unwritable):
-        yield finish
-        return
-    try:
-        conn = None
-        try:
-            conn = statedb.open_sealed(repo, readonly=False)
-            change = _change(conn, ref, pos, mems) if conn is not None else None
-            if change is not None:
-                state.apply(conn, [change], [], commit=False)
-                held["conn"], conn = conn, None
-        except (HnError, OSError):
-            pass
-        except sqlite3.Error:
-            _discard(repo)
-        finally:
-            if conn is not None:
-                conn.close()
-        yield finish
-    finally:
-        finish(False)  # an append that did not move the ref records nothing
-        lock.__exit__(None, None, None)
+    return stateview.staged(repo, changes_of, failed, wait=2.0)
 
 
 def _discard(repo: Repo) -> None:

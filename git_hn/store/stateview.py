@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from ..core import envelope as envmod
 from ..core import hashing
 from ..core.chain import VerifiedMemory
-from ..errors import ConflictError, StateCorrupt, StateUnavailable, ValidationError
+from ..errors import ConflictError, HnError, StateCorrupt, StateUnavailable, ValidationError
 from . import state, statedb, streams
 from .repo import Repo
 from .state import chunks, marks, targeting_sql
@@ -143,6 +143,57 @@ def build(repo: Repo, collection, with_totals: bool = False):
 def discard(repo: Repo) -> None:
     with statedb.locked(repo, exclusive=True):
         statedb.discard(repo)
+
+
+@contextmanager
+def staged(repo: Repo, changes_of, failed, wait: float):
+    """The state's part of a ref change, staged while Git moves the refs (an append, a
+    promotion). Under the state's exclusive lock (waited for at most ``wait`` seconds; held
+    until the block ends, across the ref change), ``changes_of(conn)`` (None: nothing to record,
+    the state is not where the caller read it) is applied in an open transaction. The block gets
+    ``finish(ok)``: it commits the transaction and renews the seal once the refs moved (``ok``),
+    else rolls it back; a block left without it rolls back. A state error never reaches the
+    caller: ``failed(exc)`` hears of it, under the lock (to discard the state, or warn)."""
+    from .statedb import sqlite3
+
+    held = {"conn": None}
+
+    def finish(ok: bool = True) -> None:
+        conn, held["conn"] = held["conn"], None
+        if conn is None:
+            return
+        try:
+            conn.execute("COMMIT" if ok else "ROLLBACK")
+            if ok:
+                statedb.write_seal(repo)
+        except (HnError, OSError, sqlite3.Error) as exc:
+            failed(exc)
+        finally:
+            conn.close()
+
+    try:
+        lock = statedb.locked(repo, exclusive=True, wait=wait)
+        lock.__enter__()
+    except (HnError, OSError, statedb.Unwritable):
+        yield finish
+        return
+    try:
+        conn = None
+        try:
+            conn = statedb.open_sealed(repo, readonly=False)
+            changes = changes_of(conn) if conn is not None else None
+            if changes is not None:
+                state.apply(conn, changes, [], commit=False)
+                held["conn"], conn = conn, None
+        except (HnError, OSError, sqlite3.Error) as exc:
+            failed(exc)
+        finally:
+            if conn is not None:
+                conn.close()
+        yield finish
+    finally:
+        finish(False)  # a block that did not finish records nothing
+        lock.__exit__(None, None, None)
 
 
 def serve(repo: Repo, with_view, full, listing: list | None = None):

@@ -11,7 +11,6 @@ Free functions over a ``run`` (the import in progress): promotion has one entry 
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 
 from ...core.grammar import accepted_ref
 from ...errors import HnError, Interrupted
@@ -233,55 +232,16 @@ def reconcile(repo, remote: str, txn: str, accepted: set, n: int) -> None:
                          f"transaction reconciliation failed for remote {remote}: {exc}") from None
 
 
-@contextmanager
 def state_promotion(run, promotable: list):
     """Give the verified state the promoted memories as verified in quarantine (the commits are
-    the same objects in the main store), while the ref transaction runs; ``finish(ok)`` commits
-    that only if the refs were promoted. Nothing happens when the state did not record exactly
-    the tips they continue (its next refresh verifies what it lacks). Never changes the sync's
-    outcome: a failure is the §8.4 warning."""
-    from ...store import state, statedb
-    from ...store.statedb import sqlite3
+    the same objects in the main store), while the ref transaction runs
+    (``stateview.staged``): ``finish(ok)`` commits that only if the refs were promoted. Nothing
+    happens when the state did not record exactly the tips they continue (its next refresh
+    verifies what it lacks). Never changes the sync's outcome: a failure is the §8.4 warning."""
+    from ...store import stateview
 
-    repo = run.repo
-    held = {"conn": None}
-
-    def finish(ok: bool) -> None:
-        conn, held["conn"] = held["conn"], None
-        if conn is None:
-            return
-        try:
-            conn.execute("COMMIT" if ok else "ROLLBACK")
-            if ok:
-                statedb.write_seal(repo)
-        except (HnError, OSError, sqlite3.Error) as exc:
-            _failed(repo, exc)
-        finally:
-            conn.close()
-
-    try:
-        lock = statedb.locked(repo, exclusive=True, wait=10.0)
-        lock.__enter__()
-    except (HnError, OSError, statedb.Unwritable):
-        yield finish
-        return
-    try:
-        conn = None
-        try:
-            conn = statedb.open_sealed(repo, readonly=False)
-            changes = _changes(run, conn, promotable) if conn is not None else None
-            if changes is not None:
-                state.apply(conn, changes, [], commit=False)
-                held["conn"], conn = conn, None
-        except (HnError, OSError, sqlite3.Error) as exc:
-            _failed(repo, exc)
-        finally:
-            if conn is not None:
-                conn.close()
-        yield finish
-    finally:
-        finish(False)  # a caller that never finished commits nothing
-        lock.__exit__(None, None, None)
+    return stateview.staged(run.repo, lambda conn: _changes(run, conn, promotable),
+                            lambda exc: _failed(run.repo, exc), wait=10.0)
 
 
 def _changes(run, conn, promotable: list):
