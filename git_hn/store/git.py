@@ -1,9 +1,9 @@
 """The one Git runner: every Git process git-hn starts goes through here (CONTRACT §10.0); the
 child process itself (spawning, pipes, waiting, signals) is ``store.process``'s.
 
-Owns: argv construction (lists only, never a shell), the process environment, timeouts, the
-reusable batch processes (``cat-file --batch-command``, or ``--batch``/``--batch-check`` before
-Git 2.36), and processes started early: a command that knows which read-only questions it will
+Owns: argv construction (lists only, never a shell), the process environment, timeouts, when to use
+the reusable object readers (``store.reader``: ``cat-file --batch-command``, or
+``--batch``/``--batch-check`` before Git 2.36), and processes started early: a command that knows which read-only questions it will
 ask starts them first (``start_early``), so that Git's start-up overlaps with Python's imports,
 and ``run`` with the same arguments collects the answer. Trusts: the ``git`` found on
 PATH. Does not trust: object names, ref names or paths supplied by users or remotes; callers put
@@ -30,6 +30,7 @@ import os
 
 from ..errors import GitError
 from .process import DEVNULL, PIPE, Background, Child, Completed, Timeout, exchange, popen
+from .reader import Reader, object_name
 
 _FORCED = {
     "GIT_NO_REPLACE_OBJECTS": "1",
@@ -82,8 +83,8 @@ class Git:
         self.env = git_environment(extra_env, scrub)
         self.timeout = timeout
         self.version = (0, 0)  # (major, minor), set by the repository's version check
-        self._batch: _Batch | None = None
-        self._check: _Batch | None = None
+        self._batch: Reader | None = None
+        self._check: Reader | None = None
         self._early: dict[tuple, Started] = {}
         self._early_batch: Child | None = None
         self.found: tuple[str, str, str] | None = None  # ``discover.find``'s answer, if it had one
@@ -109,7 +110,7 @@ class Git:
         for args in questions:
             self.ask_early(args)
         if batch:  # --batch-command needs Git 2.36; an older git's refusal is simply discarded
-            self._early_batch = _Batch.popen(self, "--batch-command")
+            self._early_batch = Reader.popen(self, "--batch-command")
 
     def early_answer(self, args, env: dict | None = None) -> Completed | None:
         """The answer of an early question, now (it stays there for ``run`` to collect)."""
@@ -236,23 +237,23 @@ class Git:
 
     # -- batch processes -----------------------------------------------------------------------
 
-    def _reader(self) -> _Batch:
+    def _reader(self) -> Reader:
         """The persistent process for object contents: with Git 2.36 or newer one
         ``--batch-command`` process answers contents and info questions alike."""
         if self._batch is None:
             mode = "--batch-command" if self.version >= (2, 36) else "--batch"
             early, self._early_batch = self._early_batch, None
             if early is not None and mode != "--batch-command":
-                _Batch.end(early)
+                Reader.end(early)
                 early = None
-            self._batch = _Batch(self, mode, early)
+            self._batch = Reader(self, mode, early)
         return self._batch
 
-    def _checker(self) -> _Batch:
+    def _checker(self) -> Reader:
         if self.version >= (2, 36):
             return self._reader()
         if self._check is None:
-            self._check = _Batch(self, "--batch-check")
+            self._check = Reader(self, "--batch-check")
         return self._check
 
     def read_object(self, oid: str) -> tuple[str, bytes] | None:
@@ -294,7 +295,7 @@ class Git:
             return []
         if not oneshot and (len(names) < 8 or (self.version >= (2, 36) and len(names) <= self.INFOS_BY_READER)):
             return self.object_infos(names)
-        data = b"".join(_name(n) for n in names)
+        data = b"".join(object_name(n) for n in names)
         proc = self.run(["cat-file", "--batch-check", "--buffer"], input=data)
         if proc.returncode != 0:
             raise GitError("git cat-file failed")
@@ -391,7 +392,7 @@ class Git:
                 total += infos[todo[end]][2]
                 end += 1
             batch = todo[start:end]
-            data = b"".join(_name(infos[i][0]) for i in batch)
+            data = b"".join(object_name(infos[i][0]) for i in batch)
             proc = self.run(["cat-file", "--batch", "--buffer"], input=data)
             if proc.returncode != 0:
                 raise GitError("git cat-file failed")
@@ -414,7 +415,7 @@ class Git:
         self._batch = self._check = None
         self.forget_early()
         if self._early_batch is not None:
-            _Batch.end(self._early_batch)
+            Reader.end(self._early_batch)
             self._early_batch = None
 
 
@@ -608,130 +609,3 @@ def first_line(stderr: bytes) -> str:
     from ..core.gostr import one_line
 
     return one_line(line)[:240]
-
-
-class _Batch:
-    """A persistent ``git cat-file --batch``, ``--batch-check`` or ``--batch-command`` process
-    (the last answers both: ``contents NAME`` as ``--batch`` would, ``info NAME`` as
-    ``--batch-check`` would).
-
-    Object names written to it are validated hex object IDs or names git-hn built itself; a
-    newline in a name would desynchronise the protocol, so names containing one are refused.
-    """
-
-    def __init__(self, git: Git, mode: str, proc: Child | None = None):
-        self.mode = mode
-        self.proc = proc if proc is not None else self.popen(git, mode)
-
-    @staticmethod
-    def popen(git: Git, mode: str) -> Child:
-        try:
-            return popen(["git", "cat-file", mode], stdin=PIPE,
-                         stdout=PIPE, stderr=DEVNULL,
-                         cwd=git.cwd, env=git.env)
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
-
-    @staticmethod
-    def end(proc: Child) -> None:
-        """Stop a batch process that was never used (started early, then not needed); a thread
-        reaps it."""
-        proc.kill()
-        proc.stdin.close()
-        proc.stdout.close()
-        Background(proc.wait)
-
-    def _send(self, names: list[str], info: bool = False) -> None:
-        if self.mode == "--batch-command":
-            verb = b"info " if info else b"contents "
-            data = b"".join(verb + _name(n) for n in names)
-        else:
-            data = b"".join(_name(n) for n in names)
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def _header(self, name: str) -> list[bytes] | None:
-        line = self.proc.stdout.readline()
-        if not line:
-            raise GitError("git cat-file stopped unexpectedly")
-        parts = line.rstrip(b"\n").split(b" ")
-        if len(parts) == 2 and parts[1] in (b"missing", b"ambiguous"):
-            return None
-        if len(parts) != 3:
-            raise GitError(f"git cat-file answered unexpectedly for {name}")
-        return parts
-
-    def _read_one(self, name: str, max_size: int | None = None, info: bool = False):
-        parts = self._header(name)
-        if parts is None:
-            return None
-        if info or self.mode == "--batch-check":
-            return parts[0].decode("ascii"), parts[1].decode("ascii"), int(parts[2])
-        size = int(parts[2])
-        kind = parts[1].decode("ascii")
-        if max_size is not None and size > max_size:
-            left = size + 1
-            while left:
-                chunk = self.proc.stdout.read(min(left, 1 << 20))
-                if not chunk:
-                    raise GitError("git cat-file stopped unexpectedly")
-                left -= len(chunk)
-            return kind, size, None
-        data = self.proc.stdout.read(size + 1)
-        if len(data) != size + 1:
-            raise GitError("git cat-file stopped unexpectedly")
-        if max_size is not None:
-            return kind, size, data[:size]
-        return kind, data[:size]
-
-    def read(self, name: str, max_size: int | None = None, info: bool = False):
-        self._send([name], info)
-        return self._read_one(name, max_size, info)
-
-    def info(self, name: str):
-        return self.read(name, info=self.mode == "--batch-command")
-
-    def read_many(self, names: list[str], max_size: int | None = None, info: bool = False) -> list:
-        if len(names) <= 1:
-            return [self.read(n, max_size, info) for n in names]
-        # A writer thread keeps both pipes moving so that neither side blocks on a full buffer.
-        errors = []
-
-        def writer():
-            try:
-                for i in range(0, len(names), 512):
-                    self._send(names[i:i + 512], info)
-            except (BrokenPipeError, OSError) as exc:  # pragma: no cover - process died
-                errors.append(exc)
-
-        thread = Background(writer)
-        try:
-            return [self._read_one(n, max_size, info) for n in names]
-        except BaseException:
-            # out of step now (a signal, or a broken answer): stop it, which also unblocks the
-            # writer, and let every later use fail rather than wait forever
-            self.proc.kill()
-            raise
-        finally:
-            thread.join()
-
-    def info_many(self, names: list[str]) -> list:
-        return self.read_many(names, info=self.mode == "--batch-command")
-
-    def close(self) -> None:
-        """End the reader: its input and output close, so it exits on its own at once (it only
-        reads: nothing of it has to finish before the command does), and a thread reaps it. A
-        command's exit then does not wait for it (half a millisecond of every command), and a
-        long-running server leaves no zombie."""
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()
-            except OSError:  # pragma: no cover
-                pass
-        Background(self.proc.wait)
-
-
-def _name(name: str) -> bytes:
-    if "\n" in name or "\r" in name:
-        raise GitError("object name contains a newline")
-    return name.encode("utf-8", "surrogateescape") + b"\n"

@@ -1,0 +1,141 @@
+"""The persistent object readers: one ``git cat-file --batch``, ``--batch-check`` or
+``--batch-command`` process, asked many questions over its pipes (``store.git`` decides when to
+start one, and starts them in its runner's directory and environment).
+
+Owns: the batch protocol (names in, headers and contents out, bounded reads), and ending a
+reader (its pipes close; a thread reaps it). Trusts: the ``git`` found on PATH, and its answers
+only as far as the protocol's framing. Does not trust the names it is asked for: a newline in
+one would desynchronise the protocol, so such a name is refused.
+"""
+
+from __future__ import annotations
+
+from ..errors import GitError
+from .process import DEVNULL, PIPE, Background, Child, popen
+
+
+class Reader:
+    """A persistent ``git cat-file --batch``, ``--batch-check`` or ``--batch-command`` process
+    (the last answers both: ``contents NAME`` as ``--batch`` would, ``info NAME`` as
+    ``--batch-check`` would).
+
+    Object names written to it are validated hex object IDs or names git-hn built itself; a
+    newline in a name would desynchronise the protocol, so names containing one are refused.
+    """
+
+    def __init__(self, git, mode: str, proc: Child | None = None):  # git: a store.git.Git
+        self.mode = mode
+        self.proc = proc if proc is not None else self.popen(git, mode)
+
+    @staticmethod
+    def popen(git, mode: str) -> Child:  # started in the runner's directory and environment
+        try:
+            return popen(["git", "cat-file", mode], stdin=PIPE,
+                         stdout=PIPE, stderr=DEVNULL,
+                         cwd=git.cwd, env=git.env)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+
+    @staticmethod
+    def end(proc: Child) -> None:
+        """Stop a batch process that was never used (started early, then not needed); a thread
+        reaps it."""
+        proc.kill()
+        proc.stdin.close()
+        proc.stdout.close()
+        Background(proc.wait)
+
+    def _send(self, names: list[str], info: bool = False) -> None:
+        if self.mode == "--batch-command":
+            verb = b"info " if info else b"contents "
+            data = b"".join(verb + object_name(n) for n in names)
+        else:
+            data = b"".join(object_name(n) for n in names)
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def _header(self, name: str) -> list[bytes] | None:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise GitError("git cat-file stopped unexpectedly")
+        parts = line.rstrip(b"\n").split(b" ")
+        if len(parts) == 2 and parts[1] in (b"missing", b"ambiguous"):
+            return None
+        if len(parts) != 3:
+            raise GitError(f"git cat-file answered unexpectedly for {name}")
+        return parts
+
+    def _read_one(self, name: str, max_size: int | None = None, info: bool = False):
+        parts = self._header(name)
+        if parts is None:
+            return None
+        if info or self.mode == "--batch-check":
+            return parts[0].decode("ascii"), parts[1].decode("ascii"), int(parts[2])
+        size = int(parts[2])
+        kind = parts[1].decode("ascii")
+        if max_size is not None and size > max_size:
+            left = size + 1
+            while left:
+                chunk = self.proc.stdout.read(min(left, 1 << 20))
+                if not chunk:
+                    raise GitError("git cat-file stopped unexpectedly")
+                left -= len(chunk)
+            return kind, size, None
+        data = self.proc.stdout.read(size + 1)
+        if len(data) != size + 1:
+            raise GitError("git cat-file stopped unexpectedly")
+        if max_size is not None:
+            return kind, size, data[:size]
+        return kind, data[:size]
+
+    def read(self, name: str, max_size: int | None = None, info: bool = False):
+        self._send([name], info)
+        return self._read_one(name, max_size, info)
+
+    def info(self, name: str):
+        return self.read(name, info=self.mode == "--batch-command")
+
+    def read_many(self, names: list[str], max_size: int | None = None, info: bool = False) -> list:
+        if len(names) <= 1:
+            return [self.read(n, max_size, info) for n in names]
+        # A writer thread keeps both pipes moving so that neither side blocks on a full buffer.
+        errors = []
+
+        def writer():
+            try:
+                for i in range(0, len(names), 512):
+                    self._send(names[i:i + 512], info)
+            except (BrokenPipeError, OSError) as exc:  # pragma: no cover - process died
+                errors.append(exc)
+
+        thread = Background(writer)
+        try:
+            return [self._read_one(n, max_size, info) for n in names]
+        except BaseException:
+            # out of step now (a signal, or a broken answer): stop it, which also unblocks the
+            # writer, and let every later use fail rather than wait forever
+            self.proc.kill()
+            raise
+        finally:
+            thread.join()
+
+    def info_many(self, names: list[str]) -> list:
+        return self.read_many(names, info=self.mode == "--batch-command")
+
+    def close(self) -> None:
+        """End the reader: its input and output close, so it exits on its own at once (it only
+        reads: nothing of it has to finish before the command does), and a thread reaps it. A
+        command's exit then does not wait for it (half a millisecond of every command), and a
+        long-running server leaves no zombie."""
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:  # pragma: no cover
+                pass
+        Background(self.proc.wait)
+
+
+def object_name(name: str) -> bytes:
+    if "\n" in name or "\r" in name:
+        raise GitError("object name contains a newline")
+    return name.encode("utf-8", "surrogateescape") + b"\n"
