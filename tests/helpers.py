@@ -102,6 +102,24 @@ def make_repo(path: Path, object_format: str = "sha1", files: dict | None = None
     return path
 
 
+def shared_remote(root: Path, *names: str) -> tuple[Path, list[Path]]:
+    """A bare remote ``root/remote.git`` whose main branch comes from the first repository
+    (``make_repo``), and a clone of it for each further name; each repository is
+    ``root/<name lowercased>`` with a git-hn identity of that name: (remote, repositories)."""
+    remote = root / "remote.git"
+    git(root, "init", "-q", "--bare", str(remote))
+    first = make_repo(root / names[0].lower())
+    git(first, "remote", "add", "origin", str(remote))
+    git(first, "push", "-q", "origin", "main")
+    repos = [first]
+    for name in names[1:]:
+        git(root, "clone", "-q", str(remote), str(root / name.lower()))
+        repos.append(root / name.lower())
+    for repo, name in zip(repos, names):
+        assert hn(repo, "init", "--name", name).code == 0
+    return remote, repos
+
+
 def refs_snapshot(path) -> str:
     return git(path, "for-each-ref", "--format=%(refname) %(objectname)")
 

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from helpers import git, hn, make_repo
+from helpers import git, hn, shared_remote
 from independent import Writer, b64, canonical
 
 EVIL_SEED = bytes([7]) * 32
@@ -77,12 +77,7 @@ class Forge:
 
 @pytest.fixture
 def arena(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    alice = make_repo(tmp_path / "alice")
-    git(alice, "remote", "add", "origin", str(remote))
-    git(alice, "push", "-q", "origin", "main")
-    assert hn(alice, "init", "--name", "Alice").code == 0
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
     good = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
               "descendants", "--content", "a valid memory").json()
     assert hn(alice, "sync").code == 0

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from git_hn.store.git import Git
-from helpers import forged_commit, git, hn, make_repo, read_blob, tree_entries
+from helpers import actor_of, forged_commit, git, hn, make_repo, read_blob, shared_remote, tree_entries
 
 
 def _locks(repo: Path) -> list[str]:
@@ -151,10 +151,6 @@ def test_a_process_that_dies_after_prepare_leaves_refs_and_locks_as_they_were(re
 # -- whole syncs -------------------------------------------------------------------------------
 
 
-def _actor(repo):
-    return (repo / ".git" / "hn" / "active").read_text()[:-1]
-
-
 def _rec(repo, content):
     r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
            "descendants", "--content", content)
@@ -163,17 +159,7 @@ def _rec(repo, content):
 
 
 def _world(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    alice = make_repo(tmp_path / "alice")
-    git(alice, "remote", "add", "origin", str(remote))
-    git(alice, "push", "-q", "origin", "main")
-    carol = tmp_path / "carol"
-    bob = tmp_path / "bob"
-    git(tmp_path, "clone", "-q", str(remote), str(carol))
-    git(tmp_path, "clone", "-q", str(remote), str(bob))
-    for who, name in ((alice, "Alice"), (carol, "Carol"), (bob, "Bob")):
-        assert hn(who, "init", "--name", name).code == 0
+    remote, (alice, carol, bob) = shared_remote(tmp_path, "Alice", "Carol", "Bob")
     return remote, alice, carol, bob
 
 
@@ -185,7 +171,7 @@ def test_a_stream_that_fails_validation_leaves_the_others_promoted_and_no_lock(t
     c = _rec(carol, "carol decides")
     assert hn(alice, "sync").code == 0 and hn(carol, "sync").code == 0
     # Carol's published stream is replaced on the remote by a commit whose payload was altered
-    local = f"refs/hn/memory/{_actor(carol)}/{c['stream'][7:]}"
+    local = f"refs/hn/memory/{actor_of(carol)}/{c['stream'][7:]}"
     head = git(carol, "rev-parse", local)
     entries = tree_entries(carol, head)
     payload = read_blob(carol, entries["memory.json"]).replace(b"carol decides", b"carol decided")
@@ -198,7 +184,7 @@ def test_a_stream_that_fails_validation_leaves_the_others_promoted_and_no_lock(t
     outcomes = {o["id"]: o["status"] for o in json.loads(r.out)["outcomes"]}
     assert outcomes == {a["stream"]: "promoted", c["stream"]: "structurally-invalid"}, r.out
     accepted = git(bob, "for-each-ref", "--format=%(refname)", "refs/hn/remotes").split()
-    assert accepted == [f"refs/hn/remotes/origin/memory/{_actor(alice)}/{a['stream'][7:]}"]
+    assert accepted == [f"refs/hn/remotes/origin/memory/{actor_of(alice)}/{a['stream'][7:]}"]
     assert _locks(bob) == []
     assert hn(bob, "memory", "index", "verify").code == 0
 
@@ -211,7 +197,7 @@ def test_a_locked_accepted_ref_fails_the_promotion_whole_and_a_rerun_converges(t
     c = _rec(carol, "carol decides")
     assert hn(alice, "sync").code == 0 and hn(carol, "sync").code == 0
     assert hn(bob, "replication", "select", "--memory", a["stream"], "--memory", c["stream"]).code == 0
-    held = f"refs/hn/remotes/origin/memory/{_actor(carol)}/{c['stream'][7:]}"
+    held = f"refs/hn/remotes/origin/memory/{actor_of(carol)}/{c['stream'][7:]}"
     lock = bob / ".git" / (held + ".lock")
     lock.parent.mkdir(parents=True)
     lock.write_bytes(b"")

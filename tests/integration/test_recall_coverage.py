@@ -24,7 +24,7 @@ import json
 import os
 import struct
 
-from helpers import git, hn, hn_proc, make_repo
+from helpers import git, hn, hn_proc, make_repo, shared_remote
 from helpers import actor_of as _actor, ids as _ids, recall_json as _recall, record_id as _rec
 from independent import Writer, canonical
 
@@ -341,12 +341,7 @@ def test_evidence_classes(tmp_path):
 # --- §5.3 diagnostics, observed through replication (§9.9) ---------------------------------------
 
 def test_wrong_target_kind_and_actor_mismatch_diagnostics(tmp_path):
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    alice = make_repo(tmp_path / "alice")
-    git(alice, "remote", "add", "origin", str(remote))
-    git(alice, "push", "-q", "origin", "main")
-    assert hn(alice, "init", "--name", "Alice").code == 0
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
     good = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
               "descendants", "--content", "alice's memory").json()
     assert hn(alice, "sync").code == 0

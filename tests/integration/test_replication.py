@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from helpers import git, hn, make_repo, refs_snapshot
+from helpers import git, hn, make_repo, refs_snapshot, shared_remote
 
 
 def _actor(repo):
@@ -33,15 +33,7 @@ def _policy(*actors):
 @pytest.fixture
 def world(tmp_path):
     """A bare remote with a main branch, Alice's clone and Bob's clone, each with an identity."""
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    alice = make_repo(tmp_path / "alice")
-    git(alice, "remote", "add", "origin", str(remote))
-    git(alice, "push", "-q", "origin", "main")
-    bob = tmp_path / "bob"
-    git(tmp_path, "clone", "-q", str(remote), str(bob))
-    assert hn(alice, "init", "--name", "Alice").code == 0
-    assert hn(bob, "init", "--name", "Bob").code == 0
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
     return remote, alice, bob
 
 

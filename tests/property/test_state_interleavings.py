@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import git, hn, make_repo
+from helpers import git, hn, shared_remote
 from state_compare import compare
 
 STREAM = "sha256:" + "5e" * 32
@@ -77,15 +77,8 @@ def template(tmp_path_factory):
     """Two initialised clones of one bare remote, made once per test (the hermetic HOME holding
     their keys is function-scoped, and hypothesis reuses it for every example)."""
     root = tmp_path_factory.mktemp("interleavings")
-    remote = root / "remote.git"
-    git(root, "init", "-q", "--bare", str(remote))
-    alice = make_repo(root / "alice")
-    git(alice, "remote", "add", "origin", str(remote))
-    git(alice, "push", "-q", "origin", "main")
-    bob = root / "bob"
-    git(root, "clone", "-q", str(remote), str(bob))
-    for repo, name in ((alice, "Alice"), (bob, "Bob")):
-        assert hn(repo, "init", "--name", name).code == 0
+    _remote, repos = shared_remote(root, "Alice", "Bob")
+    for repo in repos:
         assert hn(repo, "replication", "select", "--all").code == 0
     return root
 
