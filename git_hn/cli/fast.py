@@ -120,24 +120,26 @@ def _log(values: dict, positional: list[str]) -> int:
 
 
 def usage_of(sub: str) -> str:
+    """The usage line of one fast-path command (only its own module is loaded for it)."""
     from . import commands
 
-    return {"show": SHOW_USAGE, "brief": commands.BRIEF_USAGE, "digest": commands.DIGEST_USAGE,
-            "retract": commands.LIFECYCLE_USAGE["retract"], "challenge": commands.LIFECYCLE_USAGE["challenge"],
-            "supersede": commands.SUPERSEDE_USAGE, "log": _log_usage(), "export": _usage("export_cmd", "EXPORT_USAGE"),
-            "import": _usage("export_cmd", "IMPORT_USAGE"), "view": _usage("view_cmd", "VIEW_USAGE")}[sub]
+    if sub in commands.LIFECYCLE_USAGE:
+        return commands.LIFECYCLE_USAGE[sub]
+    if sub == "show":
+        return SHOW_USAGE
+    if sub in ("brief", "digest", "supersede"):
+        return getattr(commands, f"{sub.upper()}_USAGE")
+    if sub == "log":
+        from .log_cmd import LOG_USAGE
 
+        return LOG_USAGE
+    if sub in ("export", "import"):
+        from . import export_cmd
 
-def _usage(module: str, name: str) -> str:
-    import importlib
+        return getattr(export_cmd, f"{sub.upper()}_USAGE")
+    from .view_cmd import VIEW_USAGE
 
-    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
-
-
-def _log_usage() -> str:
-    from .log_cmd import LOG_USAGE
-
-    return LOG_USAGE
+    return VIEW_USAGE
 
 
 def run_memory(sub: str, args: list[str]) -> int:
