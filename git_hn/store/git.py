@@ -91,15 +91,16 @@ class Git:
 
     # -- processes started ahead of need ---------------------------------------------------------
 
-    def spawn(self, args, *, stdin: bool = False, env: dict | None = None) -> Started:
+    def spawn(self, args, *, stdin: bool = False, env: dict | None = None, stdout_bytes: int = 0) -> Started:
         """Start ``git <args>`` now; ``finish`` gives its result. For read-only questions, and
         for writers that do nothing until fed on stdin (``update-ref --stdin``,
-        ``unpack-objects``): a writer that is never fed is ``abandon``ed without effect."""
+        ``unpack-objects``): a writer that is never fed is ``abandon``ed without effect.
+        ``stdout_bytes``: what its output pipe holds unread (``process.Child``)."""
         full_env = self.env if env is None else {**self.env, **env}
         try:
             proc = popen(["git", *args], stdin=PIPE if stdin else DEVNULL,
                          stdout=PIPE, stderr=PIPE, cwd=self.cwd,
-                         env=full_env)
+                         env=full_env, stdout_bytes=stdout_bytes)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         return Started(proc, args, self.timeout)
@@ -117,9 +118,14 @@ class Git:
         started = self._early.get(_early_key(args, env))
         return started.finish() if started is not None else None
 
+    EARLY_PIPE_BYTES = 1 << 20  # an early answer up to this size is written while the command
+    # imports (a listing of 10,000 refs is ~1 MB; with the default 64 KiB pipe, Git stopped
+    # there and wrote the rest only when the answer was collected)
+
     def ask_early(self, args, env: dict | None = None) -> Started:
         """Start one read-only question now; ``run(args, env=env)`` later collects its answer."""
-        started = self._early[_early_key(args, env)] = self.spawn(args, env=env)
+        started = self._early[_early_key(args, env)] = self.spawn(args, env=env,
+                                                                   stdout_bytes=self.EARLY_PIPE_BYTES)
         return started
 
     def forget_early(self) -> None:

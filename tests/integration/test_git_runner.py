@@ -152,6 +152,28 @@ def test_early_questions_are_answered_once_and_stopped_when_unasked(repo):
     assert gitmod.take_early(str(repo / "elsewhere")) is None  # another directory: not adopted
 
 
+def test_an_early_answer_larger_than_a_default_pipe_is_written_before_it_is_collected(repo):
+    """An early question's output pipe holds 1 MiB (Linux): Git writes a listing of thousands
+    of refs and exits while the command imports, instead of stopping at 64 KiB until the
+    answer is collected. The answer is the same either way."""
+    import fcntl
+
+    runner = Git(str(repo))
+    head = runner.run(["rev-parse", "HEAD"]).stdout.decode().strip()
+    refs = "".join(f"create refs/hn/memory/{i:064x}/{i:064x} {head}\n" for i in range(2_500))
+    assert runner.run(["update-ref", "--stdin"], input=refs.encode()).returncode == 0
+    question = ["for-each-ref", "--format=%(objectname) %(refname)", "refs/hn/memory/"]
+    expected = runner.run(question).stdout
+    assert len(expected) > 4 * 65_536
+    started = runner.ask_early(tuple(question))
+    deadline = time.monotonic() + 30
+    while hasattr(fcntl, "F_SETPIPE_SZ") and started.proc.poll() is None:
+        assert time.monotonic() < deadline, "the early question stopped at a full pipe"
+        time.sleep(0.01)
+    assert runner.run(question).stdout == expected
+    runner.close()
+
+
 def test_a_ref_write_drops_early_answers(repo):
     """An answer started before this process changed refs would be stale after the change."""
     from git_hn.store import git as gitmod
