@@ -2,8 +2,10 @@
 
 They are plain POSIX sh so that the common case costs no Python start-up: a
 ``reference-transaction`` that touches no ``refs/remotes/*`` ref (every commit, checkout or
-branch update) exits after one ``grep``. Each wrapper reads stdin once into a private temporary
-file and gives the chained user hook the same arguments and bytes.
+branch update) starts one ``cat`` at most (none for its ``prepared`` and ``aborted`` calls when no
+hook is chained). The ``pre-push`` and ``post-rewrite`` wrappers read stdin once into a private
+temporary file, the ``reference-transaction`` wrapper into a variable (its lines are text), and
+each gives the chained user hook the same arguments and bytes.
 
 *Chaining.* A hook that was there before install lives in ``hn-chained/<name>`` next to the
 wrapper and runs first. Hook managers find their own files from ``$0`` (husky's stub sources
@@ -31,7 +33,10 @@ def git_hn_path() -> str:
     return os.path.abspath(found) if found else "git-hn"
 
 
-_PRELUDE = """hook_dir=$(dirname -- "$0")
+_PRELUDE = """case $0 in  # dirname "$0", without a process
+    */*) hook_dir=${0%/*}; hook_dir=${hook_dir:-/} ;;
+    *) hook_dir=. ;;
+esac
 chained="$hook_dir/hn-chained/@NAME@"
 run_chained() {
     # a shell script runs with $0 = this hook's path, as Git ran it (hook managers rely on it)
@@ -107,24 +112,26 @@ REFERENCE_TRANSACTION = """#!/bin/sh
 # makes git-hn import the remote's selected memory streams. It never fails the transaction.
 """ + _PRELUDE.replace("@NAME@", "reference-transaction").replace("@WHAT@", "memory was not imported") + """\
 if [ ! -x "$chained" ] && { [ "$1" != committed ] || [ -n "$HN_HOOK_ACTIVE" ]; }; then
-    cat > /dev/null
-    exit 0
+    exit 0  # (unread input is fine: Git ignores a hook that does not read all of it)
 fi
-input=$(mktemp "${TMPDIR:-/tmp}/git-hn-ref-tx.XXXXXX") || { cat > /dev/null; exit 0; }
-trap 'rm -f -- "$input"' EXIT
-cat > "$input"
+# the updates, one "<old> <new> <ref>" line each, in a variable (no temporary file): each reader
+# below gets the same lines on a pipe, as from Git
+input=$(cat)
 status=0
 if [ -x "$chained" ]; then
-    run_chained "$@" < "$input"
+    if [ -n "$input" ]; then printf '%s\\n' "$input"; fi | run_chained "$@"
     status=$?
 fi
 if [ "$1" = prepared ]; then
     exit $status
 fi
-if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ] && grep -q ' refs/remotes/' "$input"; then
-    find_git_hn || exit 0
-    HN_HOOK_ACTIVE=1 "$hn" hooks run reference-transaction committed < "$input" || :
-fi
+case $input in
+    *" refs/remotes/"*)
+        if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ]; then
+            find_git_hn || exit 0
+            printf '%s\\n' "$input" | HN_HOOK_ACTIVE=1 "$hn" hooks run reference-transaction committed || :
+        fi ;;
+esac
 exit 0
 """
 

@@ -175,6 +175,34 @@ def test_fetch_hook_never_fails_the_fetch(clones, tmp_path):
     assert proc.returncode == 0 and "git-hn" not in proc.stderr
 
 
+def test_a_chained_reference_transaction_hook_gets_gits_lines_and_can_refuse(tmp_path):
+    """The wrapper keeps the transaction's lines in a variable (no temporary file) and hands
+    the chained hook the same arguments, ``$0`` and bytes as Git does, for each state; a
+    refusal at ``prepared`` still aborts the transaction."""
+    a = make_repo(tmp_path / "a")
+    log = tmp_path / "seen"
+    hook = a / ".git" / "hooks" / "reference-transaction"
+    hook.write_text('#!/bin/sh\n{ printf "%s %s\\n" "${0##*/}" "$1"; cat; } >> "$SEEN"\n'
+                    '[ "$1" = prepared ] && [ -n "$REFUSE" ] && exit 1\nexit 0\n')
+    os.chmod(hook, 0o755)
+    assert hn(a, "init").code == 0
+    assert hn(a, "hooks", "install").out.splitlines()[1] == \
+        "reference-transaction: installed (chains hn-chained/reference-transaction)"
+    env = {**os.environ, "SEEN": str(log)}
+    head = git(a, "rev-parse", "HEAD")
+    zero = "0" * len(head)
+    updates = f"create refs/heads/x {head}\ncreate refs/tags/y {head}\n"
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=a, input=updates, text=True, env=env, check=True)
+    lines = f"{zero} {head} refs/heads/x\n{zero} {head} refs/tags/y\n"
+    assert log.read_text() == f"reference-transaction prepared\n{lines}reference-transaction committed\n{lines}"
+    log.unlink()
+    proc = subprocess.run(["git", "update-ref", "refs/heads/z", head], cwd=a, capture_output=True, text=True,
+                          env={**env, "REFUSE": "1"})
+    assert proc.returncode != 0 and git(a, "for-each-ref", "refs/heads/z") == ""
+    assert log.read_text() == (f"reference-transaction prepared\n{zero} {head} refs/heads/z\n"
+                               f"reference-transaction aborted\n{zero} {head} refs/heads/z\n")
+
+
 def test_hook_scripts_in_the_source_tree_match_what_is_installed():
     for name, text in TEMPLATES.items():
         assert (ROOT / "hooks" / name).read_text() == text
