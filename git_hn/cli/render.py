@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import sys
 
-from ..core import canonical
-from ..core.gostr import escape_bidi, one_line
+# ``core.canonical`` (and ``json`` under it) and ``core.gostr`` are imported where they are used:
+# ``cli.main`` imports this module first, and a command that starts Git processes early (sync,
+# the fetch-side hook) starts them before loading what its output needs
 
 
 def json_line(value) -> None:
+    from ..core import canonical
+
     sys.stdout.buffer.write(canonical.compact_line(value))
     sys.stdout.flush()
 
@@ -37,6 +40,8 @@ def write(text: str) -> None:
 
 
 def lines(items: list[str]) -> None:
+    from ..core.gostr import escape_bidi
+
     text = [escape_bidi(line) for line in items]
     if sys.stdout.isatty():
         from rich.console import Console
@@ -52,5 +57,7 @@ def lines(items: list[str]) -> None:
 
 
 def error(message: str) -> None:
+    from ..core.gostr import one_line
+
     sys.stderr.write("git-hn: " + one_line(message) + "\n")
     sys.stderr.flush()
