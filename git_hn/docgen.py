@@ -197,7 +197,8 @@ updated
 .B refs/remotes/<remote>/*
 for a remote with a saved selection, it imports that remote's selected streams. It never fails
 the fetch. A fetch that updates no ref runs no transaction and therefore no import, and the
-remote\\-tracking updates of a push trigger it too (an import after a push is harmless). The
+remote\\-tracking updates of a push trigger it too (an import after a push is harmless); in a
+repository with no saved selection the wrapper does not start git\\-hn at all. The
 import runs inside the fetch, so a fetch that brings new memory takes as long as the import;
 after a promotion it deletes the recall index rather than rebuilding it, and the next recall
 rebuilds it (incrementally). A problem is one line on stderr naming

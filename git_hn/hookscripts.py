@@ -3,7 +3,9 @@
 They are plain POSIX sh so that the common case costs no Python start-up: a
 ``reference-transaction`` that touches no ``refs/remotes/*`` ref (every commit, checkout or
 branch update) starts one ``cat`` at most (none for its ``prepared`` and ``aborted`` calls when no
-hook is chained). The ``pre-push`` and ``post-rewrite`` wrappers read stdin once into a private
+hook is chained), and one that does (a fetch, a push) starts git-hn only when the repository has
+a saved replication selection (one ``git rev-parse`` tells where): a repository that selects
+nothing imports nothing, and its pushes and fetches start no Python. The ``pre-push`` and ``post-rewrite`` wrappers read stdin once into a private
 temporary file, the ``reference-transaction`` wrapper into a variable (its lines are text), and
 each gives the chained user hook the same arguments and bytes.
 
@@ -125,9 +127,16 @@ fi
 if [ "$1" = prepared ]; then
     exit $status
 fi
+has_selection() {  # a saved replication selection: without one there is nothing to import
+    common=$(git rev-parse --git-common-dir 2>/dev/null) || return 0  # (git-hn decides)
+    for f in "$common"/hn/replication/selections/*; do
+        [ -e "$f" ] && return 0
+    done
+    return 1
+}
 case $input in
     *" refs/remotes/"*)
-        if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ]; then
+        if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ] && has_selection; then
             find_git_hn || exit 0
             printf '%s\\n' "$input" | HN_HOOK_ACTIVE=1 "$hn" hooks run reference-transaction committed || :
         fi ;;

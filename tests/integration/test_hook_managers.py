@@ -233,6 +233,11 @@ def test_without_any_git_hn_push_and_fetch_go_on_with_one_warning(tmp_path, stan
     git(remote, "update-ref", "refs/heads/other", "main")
     fetch = subprocess.run(["git", "fetch", "-q", "origin"], cwd=a, capture_output=True, text=True,
                            env={**os.environ, "PATH": bare_path})
+    assert fetch.returncode == 0 and fetch.stderr == ""  # no selection: nothing to import, no git-hn
+    assert hn(a, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0
+    git(remote, "update-ref", "refs/heads/another", "main")
+    fetch = subprocess.run(["git", "fetch", "-q", "origin"], cwd=a, capture_output=True, text=True,
+                           env={**os.environ, "PATH": bare_path})
     assert fetch.returncode == 0
     assert fetch.stderr == (f"git-hn: warning: git-hn is not installed (not at {stand_in_git_hn} nor on "
                             "PATH); memory was not imported; install it, or run git hn hooks uninstall\n")

@@ -162,6 +162,37 @@ def test_pre_push_withholds_an_invalid_stream_and_reports(clones):
     assert git(remote, "rev-parse", "main") != git(a, "rev-parse", "main")
 
 
+def test_the_fetch_hook_starts_git_hn_only_with_a_saved_selection(clones, tmp_path):
+    """A repository that selects nothing has nothing to import: its fetches and pushes (which
+    move remote-tracking refs) start no git-hn from the reference-transaction wrapper; once a
+    selection is saved they do. The wrapper's git-hn is swapped for a stub that logs its runs."""
+    remote, a, b = clones
+    log = tmp_path / "runs"
+    stub = tmp_path / "git-hn-stub"
+    stub.write_text(f'#!/bin/sh\ncat > /dev/null\necho "$*" >> {log}\n')
+    os.chmod(stub, 0o755)
+    wrapper = b / ".git" / "hooks" / "reference-transaction"
+    recorded = next(line.split("=", 1)[1] for line in wrapper.read_text().splitlines()
+                    if line.strip().startswith("recorded="))
+    wrapper.write_text(wrapper.read_text().replace(f"recorded={recorded}", f"recorded={stub}"))
+
+    def moved_fetch():
+        git(a, "commit", "-q", "--allow-empty", "-m", "moves origin/main")
+        _push(a, "origin", "main")
+        proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert git(b, "rev-parse", "origin/main") == git(a, "rev-parse", "main")
+
+    moved_fetch()
+    assert not log.exists()  # no selection: no git-hn
+    git(b, "commit", "-q", "--allow-empty", "-m", "b's work")
+    _push(b, "origin", "HEAD:refs/heads/b-work")  # moves refs/remotes/origin/b-work
+    assert not log.exists()
+    assert hn(b, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0
+    moved_fetch()
+    assert log.read_text() == "hooks run reference-transaction committed\n"
+
+
 def test_fetch_hook_never_fails_the_fetch(clones, tmp_path):
     remote, a, b = clones
     assert hn(b, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0
