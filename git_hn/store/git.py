@@ -118,14 +118,16 @@ class Git:
         started = self._early.get(_early_key(args, env))
         return started.finish() if started is not None else None
 
-    EARLY_PIPE_BYTES = 1 << 20  # an early answer up to this size is written while the command
-    # imports (a listing of 10,000 refs is ~1 MB; with the default 64 KiB pipe, Git stopped
-    # there and wrote the rest only when the answer was collected)
+    LISTING_PIPE_BYTES = 1 << 20  # an early ref listing up to this size is written while the
+    # command imports (10,000 refs are ~1 MB; with the default 64 KiB pipe, Git stopped there and
+    # wrote the rest only when the answer was collected). Only listings: a larger pipe counts
+    # against the user's pipe quota while it exists (a few milliseconds)
+    LISTINGS = ("for-each-ref", "ls-remote")
 
     def ask_early(self, args, env: dict | None = None) -> Started:
         """Start one read-only question now; ``run(args, env=env)`` later collects its answer."""
-        started = self._early[_early_key(args, env)] = self.spawn(args, env=env,
-                                                                   stdout_bytes=self.EARLY_PIPE_BYTES)
+        size = self.LISTING_PIPE_BYTES if args and args[0] in self.LISTINGS else 0
+        started = self._early[_early_key(args, env)] = self.spawn(args, env=env, stdout_bytes=size)
         return started
 
     def forget_early(self) -> None:
