@@ -240,6 +240,9 @@ def complete(args: list[str]) -> int:
     return 0
 
 
+PUBLISHER_WAIT = 600.0  # seconds: ``service.replication.background.WAIT`` (a test holds them equal)
+
+
 def dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("help", *HELP):
         sys.stdout.write(SUMMARY)
@@ -252,6 +255,12 @@ def dispatch(argv: list[str]) -> int:
         return 0
     if cmd == "hooks" and argv[1:2] == ["run"]:
         data = sys.stdin.buffer.read()
+        if argv[2:3] == ["publish"] and len(argv) == 5 and argv[4].isdigit():
+            # the background publisher: the user's push it waits for ends first, before this
+            # process loads the rest of git-hn (its imports would compete with that push for CPU)
+            from ..store.process import wait_for_exit
+
+            wait_for_exit(int(argv[4]), PUBLISHER_WAIT)
         if argv[2:4] == ["reference-transaction", "committed"]:
             _start_import_early(data)
         from .commands import hooks_run_command

@@ -201,6 +201,33 @@ def _grow_pipe(fd: int, size: int) -> None:
             pass
 
 
+def wait_for_exit(pid: int, timeout: float) -> None:
+    """Until process ``pid`` (not necessarily a child: the user's ``git push`` a background
+    publisher waits for) has ended, or ``timeout`` seconds."""
+    import select
+    import time
+
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # gone already, or no pidfd: poll its existence
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            except PermissionError:
+                pass
+            time.sleep(0.02)
+        return
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        poller.poll(timeout * 1000)
+    finally:
+        os.close(fd)
+
+
 def popen(args, **kw) -> Child:
     """``subprocess.Popen``, with a stopping signal that arrives while the child is being started
     held back until the child exists: the child is then killed and reaped, and the signal raised

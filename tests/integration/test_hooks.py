@@ -193,6 +193,46 @@ def test_the_fetch_hook_starts_git_hn_only_with_a_saved_selection(clones, tmp_pa
     assert log.read_text() == "hooks run reference-transaction committed\n"
 
 
+def test_the_background_publisher_waits_for_the_push_before_loading_git_hn(clones):
+    """The publisher a pre-push starts waits for the user's ``git push`` to end before it
+    imports the rest of git-hn, so its start-up does not compete with that push for CPU."""
+    import json
+    import sys
+    import time
+
+    from git_hn.cli.main import PUBLISHER_WAIT
+    from git_hn.service.replication.background import WAIT
+
+    assert PUBLISHER_WAIT == WAIT
+    _remote, a, _b = clones
+    push = subprocess.Popen(["sleep", "60"])  # stands in for the user's git push
+    probe = ("import json, sys\n"
+             "from git_hn.store import process\n"
+             "real = process.wait_for_exit\n"
+             "def waiting(pid, timeout):\n"
+             "    sys.stderr.write('LOADED ' + json.dumps(sorted(sys.modules)) + '\\n')\n"
+             "    sys.stderr.flush()\n"
+             "    return real(pid, timeout)\n"
+             "process.wait_for_exit = waiting\n"
+             "sys.argv = ['git-hn', 'hooks', 'run', 'publish', 'origin', sys.argv[1]]\n"
+             "from git_hn.cli.main import run\n"
+             "run()\n")
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", probe, str(push.pid)], cwd=a, stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc.stdin.close()
+        time.sleep(1.0)
+        assert proc.poll() is None  # still waiting for the push
+    finally:
+        push.kill()
+        push.wait()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0, err
+    first = json.loads(err.decode().split("LOADED ", 1)[1].split("\n", 1)[0])
+    assert "git_hn.store.process" in first
+    assert not {"git_hn.service.hooks", "git_hn.service.replication", "subprocess"} & set(first)
+
+
 def test_fetch_hook_never_fails_the_fetch(clones, tmp_path):
     remote, a, b = clones
     assert hn(b, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0

@@ -27,6 +27,7 @@ from ...core import hashing
 from ...core.grammar import is_oid, parse_local_ref
 from ...errors import ConflictError, HnError
 from ...store import private
+from ...store.process import wait_for_exit
 from ...store.repo import Repo
 
 WAIT = 600.0  # seconds a publisher waits for an earlier one to the same remote
@@ -72,7 +73,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
     try:
         given = _parse(data, repo.oid_hex_len)
         if push_pid.isdigit():
-            _wait_for(int(push_pid), WAIT)
+            wait_for_exit(int(push_pid), WAIT)
         lock = os.path.join(repo.hn_dir, "locks", os.path.basename(_path(repo, remote, "lock")))
         with stream_lock(repo.hn_dir, lock, f"publication to {remote}", timeout=WAIT):
             current = publish.current_heads(repo)
@@ -92,32 +93,6 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
             pass
     finally:
         _clear(repo, running_marker(repo, remote))
-
-
-def _wait_for(pid: int, timeout: float) -> None:
-    """Until process ``pid`` (the user's ``git push``, not our child) has ended, or ``timeout``."""
-    import select
-    import time
-
-    try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):  # gone already, or no pidfd: poll its existence
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                return
-            except PermissionError:
-                pass
-            time.sleep(0.02)
-        return
-    try:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        poller.poll(timeout * 1000)
-    finally:
-        os.close(fd)
 
 
 def take_failure(repo: Repo, remote: str) -> str:
