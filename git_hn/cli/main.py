@@ -117,6 +117,19 @@ def _start_sync_early(args: list[str]) -> None:
         pass
 
 
+def _start_pre_push_early() -> None:
+    """The pre-push hook: the memory ref listing (10,000 streams: ~15 ms of Git), the object
+    reader, the remote names and ``hn.prePush``, started before the rest of git-hn is imported."""
+    from ..store import git
+
+    try:
+        runner = git.start_early(os.path.abspath(os.getcwd()), listing=True)
+        for question in git.PRE_PUSH_QUESTIONS:
+            runner.ask_early(question)
+    except (OSError, HnError):
+        pass  # the hook asks them itself and reports what fails
+
+
 def _start_import_early(data: bytes) -> None:
     """The fetch-side hook: when a committed transaction moved remote-tracking refs of a remote
     with a saved selection, start that remote's advertisement (as ``git hn sync`` does) before
@@ -263,6 +276,8 @@ def dispatch(argv: list[str]) -> int:
             wait_for_exit(int(argv[4]), PUBLISHER_WAIT)
         if argv[2:4] == ["reference-transaction", "committed"]:
             _start_import_early(data)
+        elif argv[2:3] == ["pre-push"] and not os.environ.get("HN_HOOK_ACTIVE"):
+            _start_pre_push_early()
         from .commands import hooks_run_command
 
         return hooks_run_command(argv[2:], data)

@@ -30,6 +30,7 @@ from ..core import canonical, hashing
 from ..errors import HnError, InputError, LocalStateError
 from ..hookscripts import TEMPLATES, git_hn_path
 from ..store import private
+from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
 
 HOOKS = ("pre-push", "reference-transaction", "post-rewrite")
@@ -250,7 +251,7 @@ def status_lines(loc: Location) -> list[str]:
 
 
 def _remotes(repo: Repo) -> set[str]:
-    proc = repo.git.run(["remote"])
+    proc = repo.git.run(list(PRE_PUSH_QUESTIONS[0]))  # often started early (cli.main)
     return set(proc.stdout.decode("utf-8", "replace").split())
 
 
@@ -289,7 +290,7 @@ def run_pre_push(repo: Repo, remote: str) -> int:
             if not findings[ref]:
                 publishable.append(ref)
     problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
-    block = repo.git.run(["config", "--get", "hn.prePush"]).stdout.decode().strip() == "block"
+    block = repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode().strip() == "block"
     earlier = background.take_failure(repo, remote)
     if earlier:  # a background publication failed: said once, and its streams go again now
         sys.stderr.write(f"git-hn: the last background publication to {remote} failed: {earlier}\n")

@@ -52,6 +52,7 @@ DISCOVERY = ("rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-obje
 MEMORY_LISTING = ("for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory",
                   "refs/hn/remotes")
 LOCAL_LISTING = ("for-each-ref", "--format=%(refname)", "refs/hn/memory/")  # the user's own streams
+PRE_PUSH_QUESTIONS = (("remote",), ("config", "--get", "hn.prePush"))  # besides the listing
 # a ref transaction of full object IDs: without the ambiguity check Git does not look each one up
 # as a ref name (a dozen stats per ref at 10,000 refs)
 REF_TRANSACTION = ("-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin")

@@ -233,6 +233,36 @@ def test_the_background_publisher_waits_for_the_push_before_loading_git_hn(clone
     assert not {"git_hn.service.hooks", "git_hn.service.replication", "subprocess"} & set(first)
 
 
+def test_pre_push_asks_its_git_questions_before_loading_git_hn(clones):
+    """The pre-push hook starts the memory ref listing, the remote names and ``hn.prePush``
+    before it imports the rest of git-hn (at 10,000 streams the listing is ~15 ms of Git)."""
+    import json
+    import sys
+
+    _remote, a, _b = clones
+    probe = ("import json, sys\n"
+             "from git_hn.store import process\n"
+             "real = process.popen\n"
+             "def logged(args, **kw):\n"
+             "    sys.stderr.write('SPAWN ' + json.dumps([args[1:], 'git_hn.service.hooks' in sys.modules]) + '\\n')\n"
+             "    return real(args, **kw)\n"
+             "process.popen = logged\n"
+             "sys.argv = ['git-hn', 'hooks', 'run', 'pre-push', 'origin', sys.argv[1]]\n"
+             "from git_hn.cli.main import run\n"
+             "run()\n")
+    head = git(a, "rev-parse", "HEAD")
+    proc = subprocess.run([sys.executable, "-c", probe, "unused-url"], cwd=a, capture_output=True,
+                          input=f"refs/heads/main {head} refs/heads/main {head}\n".encode(), timeout=120,
+                          env={k: v for k, v in os.environ.items() if k != "HN_HOOK_ACTIVE"})
+    assert proc.returncode == 0, proc.stderr
+    spawns = [json.loads(line[6:]) for line in proc.stderr.decode().splitlines() if line.startswith("SPAWN ")]
+    early = [args for args, loaded in spawns if not loaded]
+    for question in (["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory", "refs/hn/remotes"],
+                     ["remote"], ["config", "--get", "hn.prePush"]):
+        assert any(args[-len(question):] == question for args in early), (question, spawns)
+        assert sum(args[-len(question):] == question for args, _l in spawns) == 1  # asked once
+
+
 def test_fetch_hook_never_fails_the_fetch(clones, tmp_path):
     remote, a, b = clones
     assert hn(b, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0
