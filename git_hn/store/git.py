@@ -119,10 +119,10 @@ class Git:
         started = self._early.get(_early_key(args, env))
         return started.finish() if started is not None else None
 
-    LISTING_PIPE_BYTES = 1 << 20  # an early ref listing up to this size is written while the
-    # command imports (10,000 refs are ~1 MB; with the default 64 KiB pipe, Git stopped there and
-    # wrote the rest only when the answer was collected). Only listings: a larger pipe counts
-    # against the user's pipe quota while it exists (a few milliseconds)
+    LISTING_PIPE_BYTES = 1 << 20  # an early ref listing up to this size (Linux's limit for a
+    # user; ~5,000 memory refs) is written while the command imports: with the default 64 KiB
+    # pipe, Git stopped there and wrote the rest only when the answer was collected. Only
+    # listings: a larger pipe counts against the user's pipe quota while it exists (milliseconds)
     LISTINGS = ("for-each-ref", "ls-remote")
 
     def ask_early(self, args, env: dict | None = None) -> Started:
