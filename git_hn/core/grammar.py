@@ -250,3 +250,33 @@ def utc_timestamp(ts: str) -> str:
     base = f"{y:04d}-{mo:02d}-{d:02d}T{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
     frac = f"{nanos:09d}".rstrip("0")
     return f"{base}.{frac}Z" if frac else f"{base}Z"
+
+
+_HEX_MARK = bytes(ord("x") if chr(b) in "0123456789abcdef" else b for b in range(256))
+
+
+def uniform_lines(data: bytes, parts: tuple) -> int | None:
+    """How many lines ``data`` holds when each is exactly the line ``parts`` describe, else None
+    (also for no lines). ``parts`` are the line's pieces in order: an integer is that many
+    lowercase hex digits, bytes are themselves. Checked all at once rather than line by line
+    (a listing of 10,000 refs): the lines have one width, every hex digit maps to one byte and
+    the whole equals the expected line so mapped, repeated, and each hex character that is
+    text (the "e" of "refs") is compared down its column."""
+    line = b"".join(b"0" * p if isinstance(p, int) else p for p in parts)
+    width = len(line)
+    if not data or not width or len(data) % width:
+        return None
+    count = len(data) // width
+    if data.translate(_HEX_MARK) != line.translate(_HEX_MARK) * count:
+        return None
+    column = 0
+    for part in parts:
+        if isinstance(part, int):
+            column += part
+            continue
+        for i, byte in enumerate(part):
+            if _HEX_MARK[byte] != byte and data[column + i::width] != part[i:i + 1] * count:
+                return None
+        column += len(part)
+    return count
+

@@ -475,3 +475,18 @@ def test_utc_instants_of_reader_forms():
     assert grammar.utc_instant("1970-01-01T01:00:00.5+01:00") == (0, 500_000_000)
     assert grammar.utc_instant("1970-01-01T00:00:00.000000001-00:01") == (60, 1)
     assert grammar.utc_timestamp("2026-12-02T07:31:13.120+00:30") == "2026-12-02T07:01:13.12Z"
+
+
+def test_uniform_lines_checks_hex_places_and_literal_text_of_every_line():
+    from git_hn.core.grammar import uniform_lines
+
+    parts = (b"refs/hn/remotes/origin0/memory/", 4, b" ", 3, b"\n")
+    good = b"refs/hn/remotes/origin0/memory/0a9f 12c\n"
+    assert uniform_lines(good * 3, parts) == 3
+    assert uniform_lines(b"", parts) is None
+    for bad in (good.replace(b"refs", b"rafs"),  # a hex letter of the text
+                good.replace(b"origin0", b"origin5"),  # a digit of the text
+                good.replace(b"0a9f", b"0A9f"),  # not lowercase hex
+                good.replace(b" 12c", b"-12c"), good[:-1] + b"\r"):
+        assert uniform_lines(good + bad + good, parts) is None, bad
+    assert uniform_lines(good + good[:-2] + b"\n", parts) is None  # another width

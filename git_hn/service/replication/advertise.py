@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 
 from ...core.grammar import REMOTES_PREFIX, is_oid, is_remote_name, parse_local_ref
+from ...core.grammar import uniform_lines as uniform
 from ...store.transport import advertisement, remote_env
 from ...store.repo import Repo
 from .outcomes import Outcome, PhaseError, phase
@@ -82,25 +83,11 @@ def parse_lines(data: bytes, n: int) -> tuple[dict, set] | None:
     return memory, others
 
 
-_HEX = bytes(ord("x") if chr(b) in "0123456789abcdef" else b for b in range(256))
-
-
 def uniform_lines(data: bytes, n: int, fixed: bytes) -> str | None:
     """``data`` as text when every line is exactly ``<oid><fixed><actor>/<stream>\\n`` (object
-    IDs of ``n`` lowercase hex digits, 64-digit actor and stream), else None. Checked all at
-    once: the lines have one width, every hex digit is mapped to one byte and the whole compared
-    with the expected line repeated, and each fixed character is compared down its column."""
-    width = n + len(fixed) + 64 + 1 + 64 + 1
-    if not data or len(data) % width:
-        return None
-    count = len(data) // width
-    line = b"0" * n + fixed + b"0" * 64 + b"/" + b"0" * 64 + b"\n"
-    if data.translate(_HEX) != line.translate(_HEX) * count:
-        return None
-    for column in range(n, n + len(fixed)):  # fixed text may hold hex letters ("refs")
-        if data[column::width] != line[column:column + 1] * count:
-            return None
-    if data[n + len(fixed) + 64::width] != b"/" * count or data[width - 1::width] != b"\n" * count:
+    IDs of ``n`` lowercase hex digits, 64-digit actor and stream), else None
+    (``grammar.uniform_lines``)."""
+    if uniform(data, (n, fixed, 64, b"/", 64, b"\n")) is None:
         return None
     return data.decode("ascii")
 
