@@ -5,9 +5,10 @@ They are plain POSIX sh so that the common case costs no Python start-up: a
 branch update) starts one ``cat`` at most (none for its ``prepared`` and ``aborted`` calls when no
 hook is chained), and one that does (a fetch, a push) starts git-hn only when the repository has
 a saved replication selection (one ``git rev-parse`` tells where): a repository that selects
-nothing imports nothing, and its pushes and fetches start no Python. The ``pre-push`` and ``post-rewrite`` wrappers read stdin once into a private
-temporary file, the ``reference-transaction`` wrapper into a variable (its lines are text), and
-each gives the chained user hook the same arguments and bytes.
+nothing imports nothing, and its pushes and fetches start no Python. The ``pre-push`` and
+``post-rewrite`` wrappers read stdin once into a private temporary file, the
+``reference-transaction`` wrapper into a variable (its lines are text), and each gives the
+chained user hook the same arguments and bytes.
 
 *Chaining.* A hook that was there before install lives in ``hn-chained/<name>`` next to the
 wrapper and runs first. Hook managers find their own files from ``$0`` (husky's stub sources
