@@ -13,13 +13,16 @@ import pytest
 from git_hn.core import canonical
 
 _STDLIB = json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False)
+# Go's HTML escaping, as the encoder spelled it before it escaped the bytes instead
+_HTML = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
+                       "\u2029": "\\u2029"})
 _ALPHABET = ["a", "é", "\u2028", "\u2029", "<", ">", "&", "\x00", "\x1f", '"', "\\", "\ud800", "😀",
              "\x7f", " ", "\n", "\t"]
 
 
 def _stdlib(value):
     try:
-        return (_STDLIB.encode(value).translate(canonical._HTML) + "\n").encode("utf-8")
+        return (_STDLIB.encode(value).translate(_HTML) + "\n").encode("utf-8")
     except UnicodeEncodeError:
         return UnicodeEncodeError
 
