@@ -105,8 +105,9 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         from .publish import publish_streams
 
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
+        local = getattr(run, "local_refs", None) if run is not None else None
         try:
-            result.published = publish_streams(repo, remote, advertised, result.held)
+            result.published = publish_streams(repo, remote, advertised, result.held, local)
         except PhaseError as exc:
             result.publication_error = exc.message
             result.published = exc.published

@@ -53,12 +53,15 @@ def verified(repo: Repo, refs: list[str], on_view=None):
 
 
 def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
-                    held: list | None = None) -> int:
+                    held: list | None = None, local: list[str] | None = None) -> int:
     """The publication phase of ``git hn sync``: every verified local stream, each up to its
     first memory anchored on a commit the remote does not have (those go to ``held``);
     ``advertised`` (ref -> tip, from this run's advertisement) spares pushing what the remote
-    already has."""
-    refs = local_refs(repo, remote)
+    already has. ``local`` is the listing of the user's own stream refs when the import already
+    read it (its exact fetch asked the remote for those streams' copies, ``run._fetch_exact``):
+    a stream created after that listing waits for the next sync or push, as one created after
+    this phase would."""
+    refs = local if local is not None else local_refs(repo, remote)
     if not refs:
         return 0
     valid = valid_refs(repo, refs)

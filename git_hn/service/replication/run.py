@@ -61,6 +61,7 @@ class Import:
         self.fetches = 0
         self.extra_roots: list[str] = []
         self.advertised_refs: dict | None = None
+        self.local_refs: list[str] | None = None  # the user's own stream refs, when listed here
         self.q = None
         self.prepared = None  # the promotion's ref transaction, prepared while validating
         self.publish = publish  # the publication phase follows (it reads ``advertised_refs``)
@@ -179,6 +180,7 @@ class Import:
             if listing.returncode != 0 or None in local:
                 return None  # the publication phase reports it
             actors = {actor for actor, _stream in local}
+            self.local_refs = listing.stdout.decode("utf-8", "replace").split()
         specs = sorted(set(refs.values())) + [f"+{LOCAL_PREFIX}{a}/*:refs/hn/quarantine/own/{a}/*"
                                                for a in sorted(actors)]
         self.say(f"fetch {counted(len(refs), 'stream', 'streams')}")
