@@ -298,7 +298,7 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     if publishable and block:
         # what is anchored on commits the remote already has goes now; the rest waits for this
         # push to succeed (publication after it, in the background, as with warn)
-        allowed, held = publish.gate(repo, remote, {r: heads[r] for r in publishable}, given)
+        allowed, held = publish.gate(repo, remote, {r: heads[r] for r in publishable}, given, listing)
         ready = sorted(r for r in allowed if given.get(r) != allowed[r])
         try:
             publish.push(repo, remote, ready, allowed, exact=True)

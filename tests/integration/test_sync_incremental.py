@@ -380,9 +380,11 @@ def test_a_sync_by_name_still_publishes_the_users_own_streams(tmp_path, bare_rem
     assert mine["memoryId"] != second["memoryId"]
 
 
-def test_a_sync_by_name_lists_the_users_own_streams_once(tmp_path, bare_remote, monkeypatch):
-    """The listing of the user's own streams that the fetch by name read is the one publication
-    uses: one ``for-each-ref`` of ``refs/hn/memory`` per sync, not one per phase."""
+def test_a_publishing_sync_lists_the_memory_refs_once_per_phase(tmp_path, bare_remote, monkeypatch):
+    """The refs under ``refs/hn/memory`` are listed three times in a sync by name that imports and
+    publishes: the user's own streams' names (for the exact fetch), the import's state listing,
+    and the publication's, which serves its verification, its tips and its gate (each of those
+    listed again before, and publication listed the user's streams' names a second time)."""
     remote = bare_remote("team.git")
     alice, bob = _team(tmp_path, f"file://{remote}")
     assert hn(bob, "replication", "select", "--memory", STREAMS[0]).code == 0
@@ -391,15 +393,16 @@ def test_a_sync_by_name_lists_the_users_own_streams_once(tmp_path, bare_remote, 
     r = hn(bob, "sync", "--json")
     assert r.code == 0, r.err
     assert r.json()["published"] == 1 and _receive_packs(packs) == 1
+    assert r.json()["promoted"] == 1
     listings = []
     for path in packs.dir.iterdir():
         for line in path.read_text().splitlines():
             event = json.loads(line) if line.strip() else {}
             argv = event.get("argv", []) if event.get("event") == "start" else []
-            if "for-each-ref" in argv and "--format=%(refname)" in argv and any(
-                    a.rstrip("/") == "refs/hn/memory" for a in argv):
-                listings.append(argv)
-    assert len(listings) == 1, [a[3:] for a in listings]
+            if "for-each-ref" in argv and any(a.startswith("refs/hn/memory") for a in argv):
+                listings.append(argv[argv.index("for-each-ref"):])
+    names = [a for a in listings if "--format=%(refname)" in a]
+    assert len(listings) == 3 and len(names) == 1, listings
 
 
 def test_an_exact_selection_over_its_stream_budget_fetches_nothing(tmp_path, bare_remote, monkeypatch):

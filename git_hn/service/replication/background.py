@@ -66,6 +66,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
     """The publisher: once the user's push has ended, push the given tips that are still the
     local tips, each up to its first memory anchored on a commit the remote does not have
     (``publish.gate``: a rejected push publishes nothing it anchors); record a failure."""
+    from ...store import streams
     from ...store.lock import stream_lock
     from . import publish
     from .outcomes import PhaseError
@@ -76,11 +77,12 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
             wait_for_exit(int(push_pid), WAIT)
         lock = os.path.join(repo.hn_dir, "locks", os.path.basename(_path(repo, remote, "lock")))
         with stream_lock(repo.hn_dir, lock, f"publication to {remote}", timeout=WAIT):
-            current = publish.current_heads(repo)
+            listing = streams.list_sources(repo)  # one listing: the tips and the gate's chains
+            current = {s.ref: s.head for s in listing if s.remote is None}
             todo = {ref: oid for ref, oid in given.items() if current.get(ref) == oid}
             if todo:
                 bases = publish.published_heads(repo, remote)
-                allowed, _held = publish.gate(repo, remote, todo, bases)
+                allowed, _held = publish.gate(repo, remote, todo, bases, listing)
                 ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
                 if ready:
                     publish.push(repo, remote, ready, allowed, exact=True)

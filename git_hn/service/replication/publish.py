@@ -38,12 +38,14 @@ def local_refs(repo: Repo, remote: str) -> list[str]:
     return refs
 
 
-def verified(repo: Repo, refs: list[str], on_view=None):
+def verified(repo: Repo, refs: list[str], on_view=None, listing: list | None = None):
     """Bring the state up to date for the streams of ``refs`` (and their accepted copies, for
     §11(a)); ``on_view(view)`` runs while it is current. Raises ``ValidationError`` (the full
-    verification's) when one of those streams is invalid."""
+    verification's) when one of those streams is invalid. ``listing``: the memory sources, when
+    the caller listed them."""
     mine = {parse_local_ref(r) for r in refs}
-    listing = [s for s in streams.list_sources(repo) if (s.actor, s.stream) in mine]
+    listing = [s for s in (streams.list_sources(repo) if listing is None else listing)
+               if (s.actor, s.stream) in mine]
     try:
         with stateview.current(repo, listing=listing, scope=mine) as view:
             return on_view(view) if on_view else None
@@ -60,15 +62,20 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     already has. ``local`` is the listing of the user's own stream refs when the import already
     read it (its exact fetch asked the remote for those streams' copies, ``run._fetch_exact``):
     a stream created after that listing waits for the next sync or push, as one created after
-    this phase would."""
+    this phase would. One listing of the memory refs serves verification, the tips and the gate
+    (the tips pushed are the ones verified)."""
     refs = local if local is not None else local_refs(repo, remote)
     if not refs:
         return 0
-    valid = valid_refs(repo, refs)
-    heads = _heads(repo, valid)
+    try:
+        listing = streams.list_sources(repo)
+    except HnError:
+        listing = None  # ``valid_refs`` names what is wrong, stream by stream
+    valid = valid_refs(repo, refs, listing)
+    heads = _heads(repo, valid, listing)
     todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
     bases = {r: advertised[r] for r in todo if advertised and r in advertised}
-    allowed, waiting = gate(repo, remote, {r: heads[r] for r in todo}, bases) if todo else ({}, [])
+    allowed, waiting = gate(repo, remote, {r: heads[r] for r in todo}, bases, listing) if todo else ({}, [])
     if held is not None:
         held.extend(waiting)
     ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
@@ -82,12 +89,13 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     return published
 
 
-def valid_refs(repo: Repo, refs: list[str]) -> list[str]:
+def valid_refs(repo: Repo, refs: list[str], listing: list | None = None) -> list[str]:
     """``refs`` whose streams verify (§9.13: an invalid local stream is not published, and does
     not stop the others). The common case costs the incremental check of ``verified``; only when
-    a stream is invalid are the streams verified in full, each on its own."""
+    a stream is invalid are the streams verified in full, each on its own. ``listing``: the
+    memory sources, when the caller listed them."""
     try:
-        verified(repo, refs)
+        verified(repo, refs, listing=listing)
         return refs
     except HnError:
         pass
@@ -111,13 +119,15 @@ class Held(NamedTuple):
     waiting: int
 
 
-def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str]) -> tuple[dict[str, str], list[Held]]:
+def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
+         listing: list | None = None) -> tuple[dict[str, str], list[Held]]:
     """For each ``ref -> tip`` (verified), the newest commit of its chain that may be published
     to ``remote``: every memory above ``bases[ref]`` (what the remote already has, if anything)
     up to it is anchored on a commit reachable from ``refs/remotes/<remote>/*``. Refs with nothing
     publishable are left out; those held back are listed. Two Git processes for all streams
-    (the remote-tracking tips, one ``rev-list``), none when nothing is above its base."""
-    chains = _chains_above(repo, tips, bases)
+    (the remote-tracking tips, one ``rev-list``), none when nothing is above its base.
+    ``listing``: the memory sources, when the caller listed them."""
+    chains = _chains_above(repo, tips, bases, listing)
     anchors = {m.envelope.record.anchor.commit for ms in chains.values() for m in ms
                if m.envelope.record is not None}
     missing = _not_on_remote(repo, remote, anchors) if anchors else set()
@@ -133,11 +143,13 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str]) -
     return allowed, held
 
 
-def _chains_above(repo: Repo, tips: dict[str, str], bases: dict[str, str]) -> dict[str, list]:
+def _chains_above(repo: Repo, tips: dict[str, str], bases: dict[str, str],
+                  listing: list | None = None) -> dict[str, list]:
     """ref -> its verified memories above ``bases[ref]`` up to ``tips[ref]``, root first (from
     the verified state, else a full collection of those streams)."""
     mine = {parse_local_ref(r) for r in tips}
-    listing = [s for s in streams.list_sources(repo) if (s.actor, s.stream) in mine]
+    listing = [s for s in (streams.list_sources(repo) if listing is None else listing)
+               if (s.actor, s.stream) in mine]
 
     def cut(ref: str, ordered: list) -> list:
         commits = [c for c, _i in ordered]
@@ -196,8 +208,9 @@ def current_heads(repo: Repo) -> dict[str, str]:
     return out
 
 
-def _heads(repo: Repo, refs: list[str]) -> dict[str, str]:
-    out = current_heads(repo)
+def _heads(repo: Repo, refs: list[str], listing: list | None = None) -> dict[str, str]:
+    """ref -> tip ("" when gone) of ``refs``: from ``listing`` (the tips just verified) when given."""
+    out = current_heads(repo) if listing is None else {s.ref: s.head for s in listing if s.remote is None}
     return {r: out.get(r, "") for r in refs}
 
 
