@@ -80,3 +80,30 @@ def test_the_other_sources_of_many_streams_answer_as_one_stream_at_a_time(conn):
     assert got == {(a, st): accepted.others(a, st, ref) for a, st, ref in asked}
     assert got[("a", "s1")] == ["refs/hn/memory/a/s1", "refs/hn/remotes/p/memory/a/s1"]
     assert got[("b", "s2")] == [] and got[("c", "s3")] == []
+
+
+@pytest.mark.parametrize("size", [0, 1, state.SCOPE_QUERIES, state.SCOPE_QUERIES + 1, 300])
+def test_stored_sources_of_a_scope_are_the_same_by_query_or_by_one_pass(conn, size):
+    """A scope of a few streams is asked one indexed query each, a larger one reads the table
+    once (a publication of 10,000 streams asked 10,000 queries); both give exactly the scope's
+    sources, accepted copies included, and nothing of a stream outside it."""
+    actors = [f"{i:064x}" for i in range(3)]
+    streams = [f"sha256:{i:064x}" for i in range(700)]
+    rows = []
+    for n, stream in enumerate(streams):
+        actor = actors[n % 3]
+        rows.append((f"refs/hn/memory/{actor}/{stream[7:]}", actor, stream))
+        if n % 2:
+            rows.append((f"refs/hn/remotes/origin/memory/{actor}/{stream[7:]}", actor, stream))
+    conn.executemany("INSERT INTO sources(ref, head, actor, stream, length) VALUES (?, ?, ?, ?, 1)",
+                     [(ref, f"{len(ref):040x}", actor, stream) for ref, actor, stream in rows])
+    scope = {(actors[n % 3], streams[n]) for n in range(0, 2 * size, 2)} | (
+        {(actors[1], streams[1])} if size else set())  # a stream with an accepted copy
+    got = state.stored_sources(conn, scope)
+    want = {ref for ref, actor, stream in rows if (actor, stream) in scope}
+    assert set(got) == want
+    assert all((s.actor, s.stream) in scope for s in got.values())
+    by_query = {}
+    for actor, stream in scope:  # the per-stream query, whatever the size
+        by_query.update(state.stored_sources(conn, {(actor, stream)}))
+    assert got == by_query
