@@ -16,7 +16,7 @@ import os
 
 from ..core import chain
 from ..core.chain import VerifiedMemory
-from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, local_ref,
+from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, is_remote_name, local_ref,
                             parse_accepted_ref, parse_local_ref, uniform_lines)
 from ..core.tuples import NamedTuple
 from ..errors import ValidationError
@@ -37,11 +37,16 @@ class Source(NamedTuple):
 
 def _parse_listing(text: str) -> list[Source]:
     """The sources of a ``MEMORY_LISTING`` answer, sorted by ref. The user's own refs come first
-    (Git sorts by name, and ``refs/hn/memory/`` sorts before ``refs/hn/remotes/``); when they all
-    have the usual shape they are read as one block (``_local_block``), else line by line."""
+    (Git sorts by name, and ``refs/hn/memory/`` sorts before ``refs/hn/remotes/``); each part is
+    read as one block when all its lines have the usual shape (``_local_block``, and
+    ``_accepted_block`` for the accepted copies of one remote), else line by line."""
     cut = 0 if text.startswith(REMOTES_PREFIX) else text.find("\n" + REMOTES_PREFIX) + 1 or len(text)
     local = _local_block(text[:cut]) if cut else []
-    sources = _parse_lines(text) if local is None else local + _parse_lines(text[cut:])
+    if local is None:
+        local = _parse_lines(text[:cut])
+    rest = text[cut:]
+    accepted = _accepted_block(rest) if rest else []
+    sources = local + (_parse_lines(rest) if accepted is None else accepted)
     sources.sort(key=_ref_of)
     return sources
 
@@ -69,6 +74,31 @@ def _local_block(block: str) -> list[Source] | None:
     lines.pop()  # (after the last newline)
     a, s = len(LOCAL_PREFIX), len(LOCAL_PREFIX) + 65  # where the actor and the stream start
     return [Source(line[:_LOCAL_WIDTH - 1], line[_LOCAL_WIDTH:], line[a:a + 64], "sha256:" + line[s:s + 64])
+            for line in lines]
+
+
+def _accepted_block(block: str) -> list[Source] | None:
+    """The sources of lines that are each exactly ``refs/hn/remotes/<remote>/memory/<64 hex>/<64
+    hex> <object ID>``, one remote and one object ID length, checked all at once as
+    ``_local_block`` does, or None for anything else (several remotes, another namespace, a
+    damaged line: ``_parse_lines`` then decides). 10,000 accepted streams: a sync, a hook or a
+    read command that lists them no longer parses each ref."""
+    remote = block[len(REMOTES_PREFIX):block.find("/", len(REMOTES_PREFIX))]
+    if not block.startswith(REMOTES_PREFIX) or not is_remote_name(remote):
+        return None
+    try:
+        data = block.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    prefix = f"{REMOTES_PREFIX}{remote}/memory/"
+    width = len(prefix) + 64 + 1 + 64 + 1  # up to the object ID
+    n = data.find(b"\n") - width
+    if n not in (40, 64) or uniform_lines(data, (prefix.encode("ascii"), 64, b"/", 64, b" ", n, b"\n")) is None:
+        return None
+    lines = block.split("\n")
+    lines.pop()  # (after the last newline)
+    a, s = len(prefix), len(prefix) + 65  # where the actor and the stream start
+    return [Source(line[:width - 1], line[width:], line[a:a + 64], "sha256:" + line[s:s + 64], remote)
             for line in lines]
 
 

@@ -1,6 +1,7 @@
-"""The memory ref listing read as one block (``streams._local_block``) gives exactly what reading
-it line by line gives (``streams._parse_lines``, sorted), errors included, for listings of valid
-and damaged lines in any order.
+"""The memory ref listing read in blocks (``streams._local_block`` for the user's own refs,
+``streams._accepted_block`` for one remote's accepted copies) gives exactly what reading it line
+by line gives (``streams._parse_lines``, sorted), errors included, for listings of valid and
+damaged lines in any order.
 
 Runs under the fixed "ci" hypothesis profile of tests/conftest.py (200 examples, derandomized).
 """
@@ -21,15 +22,18 @@ hex64 = st.text(HEX, min_size=64, max_size=64)
 @st.composite
 def line(draw) -> str:
     oid = draw(st.text(HEX, min_size=40, max_size=40) | st.text(HEX, min_size=64, max_size=64))
-    kind = draw(st.sampled_from(["local", "local", "local", "accepted", "other", "damaged"]))
+    kind = draw(st.sampled_from(["local", "local", "local", "accepted", "accepted", "other", "damaged",
+                                 "damaged accepted"]))
     if kind == "local":
         return f"refs/hn/memory/{draw(hex64)}/{draw(hex64)} {oid}"
     if kind == "accepted":
-        remote = draw(st.sampled_from(["origin", "up", "team-a"]))
+        remote = draw(st.sampled_from(["origin", "origin", "up", "team-a", "cafe"]))
         return f"refs/hn/remotes/{remote}/memory/{draw(hex64)}/{draw(hex64)} {oid}"
     if kind == "other":
         return f"refs/hn/remotes/origin/actors/{draw(hex64)} {oid}"
     good = f"refs/hn/memory/{draw(hex64)}/{draw(hex64)} {oid}"
+    if kind == "damaged accepted":
+        good = f"refs/hn/remotes/origin/memory/{draw(hex64)}/{draw(hex64)} {oid}"
     at = draw(st.integers(0, len(good) - 1))
     return good[:at] + draw(st.sampled_from(["A", "g", " ", "/", "é", "", "0"])) + good[at + 1:]
 
@@ -63,3 +67,17 @@ def test_a_uniform_block_is_read_as_one():
     assert block[7] == streams.Source(lines[7].split(" ")[0], "b" * 40, "a" * 64, f"sha256:{7:064x}")
     assert streams._parse_listing(text) == _slow(text)
     assert streams._local_block(lines[0] + "\n" + lines[1][:-1] + "\n") is None  # two widths
+
+
+def test_one_remotes_uniform_block_is_read_as_one():
+    lines = [f"refs/hn/remotes/team-a/memory/{'a' * 64}/{i:064x} {'b' * 64}" for i in range(50)]
+    text = "".join(f"{x}\n" for x in lines)
+    block = streams._accepted_block(text)
+    assert block is not None and len(block) == 50
+    assert block[7] == streams.Source(lines[7].split(" ")[0], "b" * 64, "a" * 64, f"sha256:{7:064x}", "team-a")
+    assert streams._parse_listing(text) == _slow(text)
+    two = text + f"refs/hn/remotes/up/memory/{'a' * 64}/{'c' * 64} {'b' * 64}\n"
+    assert streams._accepted_block(two) is None  # two remotes: line by line
+    assert streams._parse_listing(two) == _slow(two)
+    other = text + f"refs/hn/remotes/team-a/actors/{'a' * 64} {'b' * 64}\n"
+    assert streams._accepted_block(other) is None and streams._parse_listing(other) == _slow(other)
