@@ -438,3 +438,19 @@ def test_an_exact_selection_over_http_is_one_listing_of_its_refs_then_the_fetch(
     start = len(server.requests)
     assert hn(bob, "sync").code == 0
     assert [q.get("command") for q in server.requests[start:] if q.get("command")] == ["command=ls-refs"]
+
+
+def test_a_malformed_local_ref_stops_publication_with_one_error(tmp_path, bare_remote):
+    """Publication reads the user's refs as one block when they all have the usual shape; any
+    other name under ``refs/hn/memory`` is still caught ref by ref, and nothing is pushed."""
+    remote = bare_remote("team.git")
+    _alice, bob = _team(tmp_path, f"file://{remote}")
+    _rec(bob, "bob's own memory")
+    git(bob, "update-ref", f"refs/hn/memory/{actor_of(bob)}/NOTHEX", git(bob, "rev-parse", "HEAD").strip())
+    r = hn(bob, "sync", "--json")
+    assert r.code == 1
+    doc = json.loads(r.out)
+    assert doc["error"] == ("publication phase failed after replication: replication memory "
+                            "publication inspection failed for remote origin")
+    assert doc["published"] == 0 and r.err == f"git-hn: {doc['error']}\n"
+    assert git(remote, "for-each-ref", f"refs/hn/memory/{actor_of(bob)}") == ""

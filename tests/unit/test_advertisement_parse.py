@@ -44,6 +44,13 @@ def _same(data: bytes, n: int):
             ref = f"refs/hn/memory/{actor}/{stream[7:]}"
             assert refs.get(ref) == oid and ref in refs and refs[ref] == oid
     assert refs.get("refs/hn/memory/" + "0" * 64 + "/" + "1" * 64) is None
+    for stream, owned in list(slow[0].items())[:3]:  # a malformed name for an advertised stream
+        actor, h = owned[0][0], stream[7:]
+        for bad in (f"refs/hn/memory/{actor}/{h}/x", f"refs/hn/memory/{actor.upper()}/{h}",
+                    f"refs/hn/memory/{actor}/{h.upper()}", f"refs/hn/memory/{actor}", f"refs/hn/memory/{h}",
+                    f"refs/hn/memoryx/{actor}/{h}", f"refs/hn/memory//{actor}/{h}", f"refs/hn/memory/{actor}//{h}"):
+            if bad != f"refs/hn/memory/{actor}/{h}":
+                assert refs.get(bad) is None and bad not in refs
     assert len(refs) == sum(len(o) for o in slow[0].values())
     return fast
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ...core.grammar import REMOTES_PREFIX, is_oid, is_remote_name, parse_local_ref
+from ...core.grammar import LOCAL_PREFIX, REMOTES_PREFIX, is_oid, is_remote_name, parse_local_ref
 from ...core.grammar import uniform_lines as uniform
 from ...store.transport import advertisement, remote_env
 from ...store.repo import Repo
@@ -149,10 +149,11 @@ class AdvertisedRefs(Mapping):
         self.advertised = advertised
 
     def __getitem__(self, ref: str) -> str:
-        parsed = parse_local_ref(ref)
-        if parsed is not None:
-            actor, stream = parsed
-            for owner, oid in self.advertised.get(stream, ()):
+        # a lookup needs no validation: the advertised actors and streams were validated, so a
+        # malformed ref matches none of them
+        if ref.startswith(LOCAL_PREFIX):
+            actor, _sep, stream = ref[len(LOCAL_PREFIX):].partition("/")
+            for owner, oid in self.advertised.get("sha256:" + stream, ()):
                 if owner == actor:
                     return oid
         raise KeyError(ref)

@@ -16,7 +16,7 @@ remembered in the state, so that the pre-push hook pushes only what moved since.
 from __future__ import annotations
 
 from ...core.gostr import one_line
-from ...core.grammar import parse_local_ref
+from ...core.grammar import LOCAL_PREFIX, parse_local_ref, uniform_lines
 from ...core.tuples import NamedTuple
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
@@ -32,10 +32,14 @@ def local_refs(repo: Repo, remote: str) -> list[str]:
     proc = repo.git.run(["for-each-ref", "--format=%(refname)", "refs/hn/memory"])
     if proc.returncode != 0:
         raise phase("memory publication inspection", remote)
-    refs = proc.stdout.decode("utf-8", "replace").split()
-    if any(parse_local_ref(r) is None for r in refs):
-        raise phase("memory publication inspection", remote)
+    data = proc.stdout
+    refs = data.decode("utf-8", "replace").split()
+    if uniform_lines(data, _LOCAL_REF_LINE) is None and any(parse_local_ref(r) is None for r in refs):
+        raise phase("memory publication inspection", remote)  # (each ref is parsed only then)
     return refs
+
+
+_LOCAL_REF_LINE = (LOCAL_PREFIX.encode("ascii"), 64, b"/", 64, b"\n")  # ``local_refs``' usual line
 
 
 def verified(repo: Repo, refs: list[str], on_view=None, listing: list | None = None):
@@ -43,9 +47,13 @@ def verified(repo: Repo, refs: list[str], on_view=None, listing: list | None = N
     §11(a)); ``on_view(view)`` runs while it is current. Raises ``ValidationError`` (the full
     verification's) when one of those streams is invalid. ``listing``: the memory sources, when
     the caller listed them."""
-    mine = {parse_local_ref(r) for r in refs}
-    listing = [s for s in (streams.list_sources(repo) if listing is None else listing)
-               if (s.actor, s.stream) in mine]
+    if listing is None:
+        mine = {parse_local_ref(r) for r in refs}
+        listing = streams.list_sources(repo)
+    else:  # the listing parsed them
+        wanted = set(refs)
+        mine = {(s.actor, s.stream) for s in listing if s.remote is None and s.ref in wanted}
+    listing = [s for s in listing if (s.actor, s.stream) in mine]
     try:
         with stateview.current(repo, listing=listing, scope=mine) as view:
             return on_view(view) if on_view else None
