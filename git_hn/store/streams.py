@@ -40,6 +40,8 @@ def _parse_listing(text: str) -> list[Source]:
     (Git sorts by name, and ``refs/hn/memory/`` sorts before ``refs/hn/remotes/``); each part is
     read as one block when all its lines have the usual shape (``_local_block``, and
     ``_accepted_block`` for the accepted copies of one remote), else line by line."""
+    if text and not text.endswith("\n"):
+        text += "\n"  # (``Git.out`` strips the last newline; each block ends with one)
     cut = 0 if text.startswith(REMOTES_PREFIX) else text.find("\n" + REMOTES_PREFIX) + 1 or len(text)
     local = _local_block(text[:cut]) if cut else []
     if local is None:

@@ -81,3 +81,19 @@ def test_one_remotes_uniform_block_is_read_as_one():
     assert streams._parse_listing(two) == _slow(two)
     other = text + f"refs/hn/remotes/team-a/actors/{'a' * 64} {'b' * 64}\n"
     assert streams._accepted_block(other) is None and streams._parse_listing(other) == _slow(other)
+
+
+def test_a_listing_as_git_out_returns_it_is_read_in_blocks(monkeypatch):
+    """``Git.out`` strips the listing's last newline: the blocks are still taken (a listing of
+    only the user's own refs, or ending with one remote's, used to go line by line)."""
+    local = "".join(f"refs/hn/memory/{'a' * 64}/{i:064x} {'b' * 40}\n" for i in range(20))
+    accepted = "".join(f"refs/hn/remotes/origin/memory/{'c' * 64}/{i:064x} {'d' * 40}\n" for i in range(20))
+    expected = {text: _slow(text) for text in (local, accepted, local + accepted)}
+
+    def refuse(_text):
+        raise AssertionError("read line by line")
+
+    monkeypatch.setattr(streams, "_parse_lines", refuse)
+    for text, want in expected.items():
+        assert streams._parse_listing(text.rstrip("\n")) == want
+        assert streams._parse_listing(text) == want
