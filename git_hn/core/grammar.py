@@ -279,4 +279,3 @@ def uniform_lines(data: bytes, parts: tuple) -> int | None:
                 return None
         column += len(part)
     return count
-

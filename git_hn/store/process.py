@@ -5,7 +5,8 @@ Owns: starting a child with ``os.posix_spawn`` (``Child``: pipes, ``wait``/``pol
 actions, no descriptor beyond the standard three), finding its executable on the child's PATH,
 exchanging input and output with it (``exchange``: one poll set with a pidfd, so an exit is seen
 the moment it happens), holding a stopping signal back while a child is being started
-(``popen``, ``defer_signal``), and waiting for another process to end (``wait_for_exit``). What to run, and with which environment, is ``store.git``'s.
+(``popen``, ``defer_signal``), and waiting for another process to end (``wait_for_exit``).
+What to run, and with which environment, is ``store.git``'s.
 
 Trusts: the caller's arguments (argv lists, never a shell).
 """
