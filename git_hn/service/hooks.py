@@ -276,7 +276,7 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     if listing is None:  # name every malformed local ref, and go on with the valid ones
         listing = _valid_sources(repo, found)
     heads = {s.ref: s.head for s in listing if s.remote is None}
-    given = publish.published_heads(repo, remote)
+    given = publish.remote_bases(repo, remote, heads, publish.published_heads(repo, remote))
     moved = sorted(r for r, h in heads.items() if given.get(r) != h)
     publishable = []
     if moved:

@@ -439,3 +439,89 @@ def test_block_publishes_before_the_push_goes_on(clones):
     assert proc.returncode == 0, proc.stderr
     assert not list((a / ".git" / "hn" / "replication").glob("*.running"))
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+
+
+def _traced_push(repo, trace: Path) -> list[list[str]]:
+    """``git push`` with its background publication, traced: the argv of every Git process
+    they ran (the hook's and the publisher's included)."""
+    import json
+
+    trace.mkdir()
+    env = dict(os.environ, GIT_TRACE2_EVENT=str(trace))
+    proc = subprocess.run(["git", "push", "-q"], cwd=repo, capture_output=True, text=True, env=env)
+    wait_publication(repo)
+    assert proc.returncode == 0, proc.stderr
+    runs = []
+    for name in os.listdir(trace):
+        for line in (trace / name).read_text().splitlines():
+            event = json.loads(line)
+            if event["event"] == "start":
+                argv = event["argv"][1:]
+                while argv and (argv[0] in ("-C", "-c") or argv[0].startswith("--git-dir=")):
+                    argv = argv[1:] if argv[0].startswith("--") else argv[2:]
+                runs.append(argv)
+    return runs
+
+
+def test_a_push_after_the_bookkeeping_is_lost_asks_the_remote_instead_of_pushing_again(clones, tmp_path):
+    """What each remote was given lives in the verified state, which a rebuild (a new git-hn, a
+    damaged file) starts empty. With many streams the next push asks the remote once what it
+    holds, remembers what it already has and pushes none of it, where it used to lint and push
+    every stream again (``git push`` matches each explicit refspec against every ref the remote
+    advertises: minutes of Git's CPU at 10,000 streams)."""
+    import random
+    import sys
+
+    from git_hn.service.replication import publish
+    from git_hn.store.repo import open_repo
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import memgen
+
+    remote, a, _b = clones
+    count = publish.ASK_FROM + 6
+    writer = memgen.Actor(bytes(range(1, 33)), "Many Streams")
+    memgen.write_streams(str(a), dict(os.environ, HN_HOOK_ACTIVE="1"), [writer], count,
+                         git(a, "rev-parse", "HEAD"), random.Random(3), streams_per_actor=count)
+    mine = git(a, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory/" + writer.actor)
+    assert len(mine.splitlines()) == count
+    git(a, "commit", "-q", "--allow-empty", "-m", "one")
+    first = _traced_push(a, tmp_path / "first")  # nothing remembered, nothing on the remote yet
+    assert sum(argv[:1] == ["ls-remote"] for argv in first) == 2  # the hook's and the publisher's
+    assert any(argv[:1] == ["push"] and any("refs/hn/memory/" in x for x in argv) for argv in first)
+    assert git(remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory/" + writer.actor) == mine
+    given = {ref: oid for ref, oid in (line.split() for line in mine.splitlines())}
+    assert {r: o for r, o in publish.published_heads(open_repo(str(a)), "origin").items() if r in given} == given
+
+    for name in ("state-v0.sqlite", "state-v0.seal"):  # as a new git-hn's rebuild starts
+        (a / ".git" / "hn" / "memory" / name).unlink()
+    git(a, "commit", "-q", "--allow-empty", "-m", "two")
+    second = _traced_push(a, tmp_path / "second")
+    assert sum(argv[:1] == ["ls-remote"] for argv in second) == 1
+    assert not [argv for argv in second if argv[:1] == ["push"] and any("refs/hn/memory/" in x for x in argv)]
+    # no state to keep the answer in yet (nothing had to be verified); once a command rebuilt
+    # it, the next push asks once more and remembers, and the one after asks nothing
+    assert hn(a, "memory", "recall", "--json").code == 0
+    assert publish.published_heads(open_repo(str(a)), "origin") == {}
+    git(a, "commit", "-q", "--allow-empty", "-m", "three")
+    third = _traced_push(a, tmp_path / "third")
+    assert sum(argv[:1] == ["ls-remote"] for argv in third) == 1
+    assert not [argv for argv in third if argv[:1] == ["push"] and any("refs/hn/memory/" in x for x in argv)]
+    assert {r: o for r, o in publish.published_heads(open_repo(str(a)), "origin").items() if r in given} == given
+    git(a, "commit", "-q", "--allow-empty", "-m", "four")
+    assert not [argv for argv in _traced_push(a, tmp_path / "fourth") if argv[:1] == ["ls-remote"]]
+
+
+def test_the_remote_is_not_asked_for_a_few_streams_or_when_it_cannot_be(clones):
+    """``remote_bases`` asks only when many streams are missing from the bookkeeping, and a
+    push URL it may not use leaves the bookkeeping as it was."""
+    from git_hn.service.replication import publish
+    from git_hn.store.repo import open_repo
+
+    _remote, a, _b = clones
+    heads = {f"refs/hn/memory/{'a' * 64}/{i:064x}": "1" * 40 for i in range(publish.ASK_FROM)}
+    given = {"refs/hn/memory/x": "2" * 40}
+    few = dict(list(heads.items())[:publish.ASK_FROM - 1])
+    assert publish.remote_bases(open_repo(str(a)), "origin", few, given) is given
+    git(a, "config", "remote.origin.pushurl", "ext::sh -c false")
+    assert publish.remote_bases(open_repo(str(a)), "origin", heads, given) is given

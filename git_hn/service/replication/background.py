@@ -81,7 +81,9 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
             current = {s.ref: s.head for s in listing if s.remote is None}
             todo = {ref: oid for ref, oid in given.items() if current.get(ref) == oid}
             if todo:
-                bases = publish.published_heads(repo, remote)
+                bases = publish.remote_bases(repo, remote, todo, publish.published_heads(repo, remote))
+                todo = {ref: oid for ref, oid in todo.items() if bases.get(ref) != oid}
+            if todo:
                 allowed, _held = publish.gate(repo, remote, todo, bases, listing)
                 ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
                 if ready:

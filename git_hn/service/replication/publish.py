@@ -10,7 +10,10 @@ that exists nowhere but in the author's old history; git-hn never pushes a code 
 A stream the remote already holds at the same tip is counted as published without being pushed;
 the rest go in one ``git push --porcelain`` with one explicit, non-forced refspec per ref (in
 slices, so that any number of refs fits on a command line). What was given to each remote is
-remembered in the state, so that the pre-push hook pushes only what moved since.
+remembered in the state, so that the pre-push hook pushes only what moved since; when many
+streams are missing from that bookkeeping (a state rebuilt after an upgrade forgets it), the
+remote is asked once what it holds (``remote_bases``) rather than every stream being checked
+and pushed again.
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ from ...core.tuples import NamedTuple
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
 from ...store import statedb, stateview, streams
-from ...store.transport import remote_env
+from ...store.transport import advertisement, remote_env, transport_allowed
 from ...store.repo import Repo
 from .outcomes import PhaseError, phase
 
 SLICE = 1000  # refspecs per push command line
+ASK_FROM = 64  # streams missing from the bookkeeping from which the remote is asked what it holds
+ASK_TIMEOUT = 20.0  # seconds that question may take (a hook must not hang on a silent remote)
 
 
 def local_refs(repo: Repo, remote: str) -> list[str]:
@@ -292,6 +297,53 @@ def remember(repo: Repo, remote: str, heads: dict[str, str]) -> None:
         pass
 
 
+def remote_bases(repo: Repo, remote: str, heads: dict[str, str], given: dict[str, str]) -> dict[str, str]:
+    """``given`` (ref -> the tip ``remote`` was last given: ``published_heads``) completed from
+    the remote itself when at least ``ASK_FROM`` of ``heads`` (ref -> local tip) are not in it at
+    their tip. The bookkeeping lives in the verified state, which a rebuild (a new git-hn, a
+    damaged file) starts empty; without this, the next push would lint every stream again and
+    push all of them, and ``git push`` matches each explicit refspec against every ref the
+    remote advertises (10,000 streams to a remote of 20,000 refs: minutes of Git's CPU). One
+    advertisement of the push URL answers instead: a stream it holds at the local tip is
+    remembered as given (nothing to check or push), and for the others its tip is the base the
+    gate counts from (a stream the remote lacks keeps no base). The remote's answer only ever
+    spares work: a remote that claims a tip it lacks is not given that stream, as if it had
+    dropped it. Anything unusual (no push URL, a refused transport, no answer in
+    ``ASK_TIMEOUT``, an answer that does not parse) leaves ``given`` as it was."""
+    unknown = [r for r, h in heads.items() if given.get(r) != h]
+    if len(unknown) < ASK_FROM:
+        return given
+    there = _remote_tips(repo, remote)
+    if not there:
+        return given
+    bases, same = dict(given), {}
+    for ref in unknown:
+        tip = there.get(ref)
+        if tip is not None:
+            bases[ref] = tip
+            if tip == heads[ref]:
+                same[ref] = tip
+    remember(repo, remote, same)
+    return bases
+
+
+def _remote_tips(repo: Repo, remote: str):
+    """ref -> tip of the memory refs ``remote``'s push URL advertises (an ``AdvertisedRefs``),
+    or {} when it cannot be asked or does not answer well."""
+    from .advertise import AdvertisedRefs, parse
+
+    proc = repo.git.run(["remote", "get-url", "--push", "--end-of-options", remote])
+    url = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    if proc.returncode != 0 or not transport_allowed(url):
+        return {}
+    try:
+        got = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=ASK_TIMEOUT)
+    except HnError:
+        return {}
+    parsed = parse(got.stdout, repo.oid_hex_len) if got.returncode == 0 else None
+    return AdvertisedRefs(parsed[0]) if parsed is not None else {}
+
+
 def published_heads(repo: Repo, remote: str) -> dict[str, str]:
     try:
         with statedb.locked(repo, exclusive=False, wait=2.0):
@@ -306,4 +358,5 @@ def published_heads(repo: Repo, remote: str) -> dict[str, str]:
         return {}
 
 
-__all__ = ["publish_streams", "push", "verified", "local_refs", "published_heads", "ValidationError"]
+__all__ = ["publish_streams", "push", "verified", "local_refs", "published_heads", "remote_bases",
+           "ValidationError"]
