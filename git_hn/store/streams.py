@@ -435,6 +435,9 @@ def check_divergence(chains: dict[str, list[VerifiedMemory]], sources: list[Sour
             chain.check_prefix_consistent(group, actor, stream)
 
 
+BATCH = 2048  # commits staged together by ``collect``
+
+
 def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | None = None,
             failed: set | None = None) -> Collection:
     """CONTRACT §4.3 and §11(a) item 2: every source verified, or the whole collection fails.
@@ -442,12 +445,13 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
     With ``failed`` (a set to fill), a stream with an invalid source is left out instead, and its
     (actor, stream) added to ``failed``: publication (§9.13) still pushes the valid streams.
 
-    All sources are walked and staged first, with signature verification of each source's new
-    commits submitted as soon as they are staged; the checks then run source by source (name
-    order) and commit by commit (root first), so the error reported is the first one in that
-    order, as a sequential reader would report it. A commit reached by several sources (accepted
-    copies of a stream) is verified once; the chain rules, which depend on the source, run for
-    every source.
+    All sources are walked together first (``walk_many``: a few batched reads for any number of
+    short streams, never a process or a round trip per stream), then staged in batches of
+    ``BATCH`` commits, each batch's signatures submitted as soon as it is staged; the checks then
+    run source by source (name order) and commit by commit (root first), so the error reported
+    is the first one in that order, as a sequential reader would report it. A commit reached by
+    several sources (accepted copies of a stream) is verified once; the chain rules, which depend
+    on the source, run for every source.
 
     ``verified`` maps commits an earlier collection accepted to the memory ID and signature text
     it verified (an incremental index rebuild, under the same ``signature_checker``): the Ed25519
@@ -457,35 +461,48 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
     """
     if sources is None:
         sources = list_sources(repo)
+    raws: dict = {}
+    walks = walk_many(repo, [(s, set()) for s in sources if s.head], raws=raws)
     plans: list = []
     seen: set[str] = set()
     pending: list[tuple[list, list, object]] = []
-    verifier = verify.Verifier(0)
+    total = sum(len(w.commits) for w in walks.values() if w.error is None)
+    verifier = verify.Verifier(total)
+    if total >= 256:
+        from ..core.canonical import load_fast_codec
+
+        load_fast_codec()  # many payloads to decode: worth orjson's import
+    batch: list = []
+
+    def submit() -> None:  # stage a batch of commits and hand their signatures to the verifier
+        read = {}
+        for c, _t in batch:
+            obj = raws.pop(c, None)
+            if obj is not None and len(obj[1]) <= verify.MAX_COMMIT_BYTES:
+                read[c] = (obj[0], len(obj[1]), obj[1])
+        staged = verify.stage_commits(repo, batch, read)
+        checks = verify.unverified(batch, staged, verified) if verified else staged
+        pending.append((list(batch), staged, verifier.submit(checks)))
+        batch.clear()
+
     try:
         for source in sources:
             if not source.head:
                 plans.append((source, ValidationError(f"memory source {source.ref} has no head")))
                 continue
-            try:
-                commits = walk(repo, source)
-            except ValidationError as exc:
-                plans.append((source, exc))
+            walked = walks[source.ref]
+            if walked.error is not None:
+                plans.append((source, walked.error))
                 continue
-            commits.reverse()
+            commits = list(reversed(walked.commits))
             plans.append((source, commits))
             fresh = [(c, t) for c, t in commits if c not in seen]
             seen.update(c for c, _t in fresh)
-            if fresh:
-                staged = verify.stage_commits(repo, fresh)
-                checks = verify.unverified(fresh, staged, verified) if verified else staged
-                if len(staged) >= 256:
-                    from ..core.canonical import load_fast_codec
-
-                    load_fast_codec()  # many payloads to decode: worth orjson's import
-                unverified = sum(i is not None for i in checks)
-                if verifier.kind == "inline" and unverified >= 256:
-                    verifier = verify.Verifier(unverified)
-                pending.append((fresh, staged, verifier.submit(checks)))
+            batch += fresh
+            if len(batch) >= BATCH:  # the workers verify one batch while the next is read
+                submit()
+        if batch:
+            submit()
         results: dict[str, object] = {}  # commit -> VerifiedMemory or ValidationError
         queue = iter(pending)
         chains: dict[str, list[VerifiedMemory]] = {}

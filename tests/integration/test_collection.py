@@ -154,3 +154,47 @@ def test_long_chains_walk_the_same_with_and_without_the_git_log_hint(inited):
     r = hn(inited, "memory", "show", prev)
     assert r.err == f"git-hn: memory source {ref} commit {other} has 2 parents; exactly one is allowed\n"
     repo.close()
+
+
+def test_many_short_streams_are_collected_in_a_few_git_processes(inited, tmp_path, monkeypatch):
+    """A full collection (a state rebuilt after an upgrade, ``index verify``, every fallback)
+    walks all sources together: the number of Git processes does not grow with the number of
+    streams (it started a ``git log`` per stream, ~38 s at 20,000 sources), and the result is
+    the per-source reading's, accepted copies included."""
+    import json
+    import random
+    import sys
+    from pathlib import Path
+
+    from git_hn.store import streams
+    from git_hn.store.repo import open_repo
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import memgen
+
+    head = git(inited, "rev-parse", "HEAD")
+    writers = [memgen.Actor(bytes([i]) * 32, f"Writer {i}") for i in (5, 6)]
+    memgen.write_streams(str(inited), dict(os.environ, HN_HOOK_ACTIVE="1"), writers, 80, head,
+                         random.Random(1), streams_per_actor=40)  # 80 streams of 2 memories
+    for line in git(inited, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory").splitlines()[:30]:
+        ref, oid = line.split()
+        git(inited, "update-ref", ref.replace("refs/hn/memory/", "refs/hn/remotes/origin/memory/"), oid + "~1")
+    trace = tmp_path / "trace2"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    repo = open_repo(str(inited))
+    sources = streams.list_sources(repo)
+    assert len(sources) == 110
+    before = set(os.listdir(trace))
+    collection = streams.collect(repo, sources)
+    started = []
+    for name in set(os.listdir(trace)) - before:
+        started += [json.loads(line)["argv"] for line in (trace / name).read_text().splitlines()
+                    if json.loads(line)["event"] == "start"]
+    assert not [argv for argv in started if "log" in argv]
+    assert len(started) <= 4, started
+    one_by_one = {s.ref: streams.read_chain(repo, s) for s in sources}
+    assert {ref: [m.memory_id for m in chain] for ref, chain in collection.chains.items()} == \
+        {ref: [m.memory_id for m in chain] for ref, chain in one_by_one.items()}
+    assert len(collection.memories) == 160
+    repo.close()
