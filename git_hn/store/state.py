@@ -119,15 +119,64 @@ def plan(repo: Repo, conn, listing: list[streams.Source], scope: set | None = No
     now = {s.ref for s in listing}
     removed = [ref for ref, st in stored.items()
                if ref not in now and in_scope(scope, st.actor, st.stream)]
-    changes = []
+    todo = []
     for src in listing:
         if not in_scope(scope, src.actor, src.stream):
             continue
         old = stored.get(src.ref)
-        if old is not None and old.head == src.head:
+        if old is None or old.head != src.head:
+            todo.append((src, old))
+    if len(todo) >= PLAN_MANY:
+        return _changes_many(repo, conn, todo), removed
+    return [_change(repo, conn, src, old) for src, old in todo], removed
+
+
+PLAN_MANY = 64  # changed sources from which ``plan`` walks and verifies them together
+
+
+def _changes_many(repo: Repo, conn, todo: list) -> list[Change]:
+    """``_change`` of many (source, stored) pairs at once: one batched walk of them all
+    (``streams.walk_many``: a moved ref down to its recorded tip, any other to its root) and one
+    verification pipeline (``verify.verify_many``), where ``_change`` starts a ``git log`` and
+    verifies inline per source (10,000 streams fetched by hand: a process each). A source that
+    is anything else than a forward move or a new chain that verifies (a rewind, a failure of
+    any kind) goes through ``_change`` itself, in listing order, so what it finds or raises is
+    exactly what it always was."""
+    def forward(src, old) -> bool:
+        return old is not None and (old.actor, old.stream) == (src.actor, src.stream)
+
+    raws: dict = {}
+    walks = streams.walk_many(repo, [(src, {old.head} if forward(src, old) else set())
+                                     for src, old in todo if src.head], raws=raws)
+    planned: dict[str, tuple] = {}  # ref -> (new commits head first, base or None)
+    fresh: dict[str, list] = {}  # ref -> a whole chain, head first, to cut at the first known commit
+    for src, old in todo:
+        w = walks.get(src.ref)
+        if w is None or w.error is not None:
             continue
-        changes.append(_change(repo, conn, src, old))
-    return changes, removed
+        if forward(src, old):
+            if w.stopped == old.head:
+                planned[src.ref] = (w.commits, (old.sid, old.length))
+        elif not w.stopped:
+            fresh[src.ref] = w.commits
+    known = known_commits(conn, [c for commits in fresh.values() for c, _t in commits])
+    for ref, commits in fresh.items():
+        at = next((i for i, (c, _t) in enumerate(commits) if c in known), None)
+        planned[ref] = (commits, None) if at is None else \
+            (commits[:at], (known[commits[at][0]][0], known[commits[at][0]][1]))
+    read = {c: (o[0], len(o[1]), o[1]) for c, o in raws.items()
+            if o is not None and len(o[1]) <= verify.MAX_COMMIT_BYTES}
+    checked = verify.verify_many(repo, [(ref, list(reversed(walked))) for ref, (walked, _base) in planned.items()
+                                        if walked], read)
+    changes = []
+    for src, old in todo:
+        got = planned.get(src.ref)
+        new = checked.get(src.ref, []) if got is not None else None
+        if new is None or isinstance(new, ValidationError):
+            changes.append(_change(repo, conn, src, old))
+        else:
+            changes.append(_linked(conn, src, old, got[1], new))
+    return changes
 
 
 def known_commits(conn, commits: list[str]) -> dict[str, tuple[int, int, str]]:
@@ -151,6 +200,12 @@ def _change(repo: Repo, conn, src: streams.Source, old: Stored | None) -> Change
     if walked is None:
         walked, base = _walk_to_known(repo, conn, src)
     new = verify.verify_commits(repo, src.ref, list(reversed(walked))) if walked else []
+    return _linked(conn, src, old, base, new)
+
+
+def _linked(conn, src: streams.Source, old: Stored | None, base, new: list) -> Change:
+    """The change of ``src`` to ``base`` ((sid, seq) of a verified chain, or None) followed by
+    ``new`` (verified now, root first), once its links are checked."""
     base_sid, base_seq = base if base else (None, 0)
     prev = None
     if base_sid is not None:

@@ -198,3 +198,56 @@ def test_many_short_streams_are_collected_in_a_few_git_processes(inited, tmp_pat
         {ref: [m.memory_id for m in chain] for ref, chain in one_by_one.items()}
     assert len(collection.memories) == 160
     repo.close()
+
+
+def test_many_sources_that_moved_together_are_walked_and_verified_together(inited, tmp_path):
+    """The state catching up on many moved sources at once (refs fetched by hand, a state that
+    missed a promotion) walks them in batched reads and verifies them in one pipeline, with no
+    process per source; a rewound source among them still takes the one-by-one path. The state
+    then answers as a full verification does."""
+    import json
+    import random
+    import sys
+    from pathlib import Path
+
+    from git_hn.core import recall as core_recall
+    from git_hn.service import recall as recall_service
+    from git_hn.store import state
+    from git_hn.store.repo import open_repo
+    from helpers import hn_proc
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import memgen
+
+    head = git(inited, "rev-parse", "HEAD")
+    writers = [memgen.Actor(bytes([i]) * 32, f"Writer {i}") for i in (7, 8)]
+    memgen.write_streams(str(inited), dict(os.environ, HN_HOOK_ACTIVE="1"), writers, 80, head,
+                         random.Random(2), streams_per_actor=40)  # 80 streams of 2 memories
+    tips = [line.split() for line in
+            git(inited, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory").splitlines()]
+    for ref, oid in tips[:state.PLAN_MANY]:
+        git(inited, "update-ref", ref, oid + "~1")
+    assert hn(inited, "memory", "recall", "--json").code == 0  # the state, at those tips
+    for ref, oid in tips[:state.PLAN_MANY]:  # forward moves
+        git(inited, "update-ref", ref, oid)
+    for ref, oid in tips[:10]:  # new sources whose commits the state already holds
+        git(inited, "update-ref", ref.replace("refs/hn/memory/", "refs/hn/remotes/origin/memory/"), oid)
+    rewound = tips[-1]
+    git(inited, "update-ref", rewound[0], rewound[1] + "~1")
+    trace = tmp_path / "trace2"
+    trace.mkdir()
+    r = hn_proc(inited, "memory", "recall", "--json", env={"GIT_TRACE2_EVENT": str(trace)})
+    assert r.code == 0, r.err
+    started = [json.loads(line)["argv"] for name in os.listdir(trace)
+               for line in (trace / name).read_text().splitlines() if json.loads(line)["event"] == "start"]
+    logs = [argv for argv in started if "log" in argv]  # the rewound source's, one by one
+    assert len(logs) == 1 and git(inited, "rev-parse", rewound[0]) in logs[0], logs
+    assert len(started) <= 8, started
+    assert hn(inited, "memory", "index", "verify").code == 0
+    repo = open_repo(str(inited))
+    try:
+        req = core_recall.RecallRequest(at_commit="HEAD", include_untrusted=True, max_records=200)
+        assert recall_service.recall(repo, req) == recall_service.recall_full(repo, req)
+        assert len(recall_service.recall(repo, req)["memories"]) == 159
+    finally:
+        repo.close()
