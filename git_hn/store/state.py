@@ -162,8 +162,7 @@ def _changes_many(repo: Repo, conn, todo: list) -> list[Change]:
     known = known_commits(conn, [c for commits in fresh.values() for c, _t in commits])
     for ref, commits in fresh.items():
         at = next((i for i, (c, _t) in enumerate(commits) if c in known), None)
-        planned[ref] = (commits, None) if at is None else \
-            (commits[:at], (known[commits[at][0]][0], known[commits[at][0]][1]))
+        planned[ref] = (commits, None) if at is None else (commits[:at], known[commits[at][0]][:2])
     read = {c: (o[0], len(o[1]), o[1]) for c, o in raws.items()
             if o is not None and len(o[1]) <= verify.MAX_COMMIT_BYTES}
     checked = verify.verify_many(repo, [(ref, list(reversed(walked))) for ref, (walked, _base) in planned.items()

@@ -24,7 +24,7 @@ from ...core.tuples import NamedTuple
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
 from ...store import statedb, stateview, streams
-from ...store.transport import advertisement, remote_env, transport_allowed
+from ...store.transport import remote_env, transport_allowed
 from ...store.repo import Repo
 from .outcomes import PhaseError, phase
 
@@ -330,18 +330,17 @@ def remote_bases(repo: Repo, remote: str, heads: dict[str, str], given: dict[str
 def _remote_tips(repo: Repo, remote: str):
     """ref -> tip of the memory refs ``remote``'s push URL advertises (an ``AdvertisedRefs``),
     or {} when it cannot be asked or does not answer well."""
-    from .advertise import AdvertisedRefs, parse
+    from .advertise import AdvertisedRefs, advertise
 
     proc = repo.git.run(["remote", "get-url", "--push", "--end-of-options", remote])
     url = proc.stdout.decode("utf-8", "surrogateescape").strip()
     if proc.returncode != 0 or not transport_allowed(url):
         return {}
     try:
-        got = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=ASK_TIMEOUT)
-    except HnError:
+        advertised, _others = advertise(repo, url, remote, timeout=ASK_TIMEOUT)
+    except HnError:  # no answer in time, a failed listing, one that does not parse
         return {}
-    parsed = parse(got.stdout, repo.oid_hex_len) if got.returncode == 0 else None
-    return AdvertisedRefs(parsed[0]) if parsed is not None else {}
+    return AdvertisedRefs(advertised)
 
 
 def published_heads(repo: Repo, remote: str) -> dict[str, str]:
