@@ -8,9 +8,10 @@ the first one whose anchor is not there yet, and the rest waits (``gate``). A pu
 rejected, followed by a rebase, therefore never leaves a published memory anchored on a commit
 that exists nowhere but in the author's old history; git-hn never pushes a code commit itself.
 A stream the remote already holds at the same tip is counted as published without being pushed;
-the rest go in one ``git push --porcelain`` with one explicit, non-forced refspec per ref (in
-slices, so that any number of refs fits on a command line). What was given to each remote is
-remembered in the state, so that the pre-push hook pushes only what moved since; when many
+the rest go in one ``git push --porcelain`` with one explicit, non-forced refspec per ref, or,
+from ``OUTBOX_FROM`` refs, one wildcard refspec over an outbox holding the verified tips
+(``store.outbox``: Git matches every explicit refspec against every local ref). What was given
+to each remote is remembered in the state, so that the pre-push hook pushes only what moved since; when many
 streams are missing from that bookkeeping (a state rebuilt after an upgrade forgets it), the
 remote is asked once what it holds (``remote_bases``) rather than every stream being checked
 and pushed again.
@@ -29,6 +30,7 @@ from ...store.repo import Repo
 from .outcomes import PhaseError, phase
 
 SLICE = 1000  # refspecs per push command line
+OUTBOX_FROM = 16  # refs from which a push names them through one wildcard refspec (``push``)
 ASK_FROM = 64  # streams missing from the bookkeeping from which the remote is asked what it holds
 ASK_TIMEOUT = 20.0  # seconds that question may take (a hook must not hang on a silent remote)
 
@@ -228,16 +230,29 @@ def _heads(repo: Repo, refs: list[str], listing: list | None = None) -> dict[str
 
 
 def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool = False) -> int:
-    """``git push --porcelain`` of explicit, non-forced refspecs; the number of refs pushed (or
-    already up to date there). ``exact`` pushes each ref's tip in ``heads`` (the one that was
-    verified and linted) rather than whatever the ref names when the push runs. A rejected ref or
-    a failed push is a phase error after every slice was tried."""
+    """``git push --porcelain`` of non-forced refspecs; the number of refs pushed (or already
+    up to date there). ``exact`` pushes each ref's tip in ``heads`` (the one that was verified and
+    linted) rather than whatever the ref names when the push runs: one explicit refspec per ref
+    for a few, and from ``OUTBOX_FROM`` refs one wildcard over an outbox holding those tips
+    (``store.outbox``: Git matches each explicit refspec against every local ref). A rejected ref
+    or a failed push is a phase error after every slice was tried."""
+    if exact and len(refs) >= OUTBOX_FROM:
+        from ...store import outbox
+
+        with outbox.staged(repo, {r: heads[r] for r in refs}) as spec:
+            if spec is not None:  # (else nothing was written: one refspec per ref)
+                return _push(repo, remote, [[spec]], heads)
+    slices = [[f"{heads[r]}:{r}" if exact else f"{r}:{r}" for r in refs[i:i + SLICE]]
+              for i in range(0, len(refs), SLICE)]
+    return _push(repo, remote, slices, heads)
+
+
+def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str]) -> int:
+    """One ``git push`` per slice of refspecs, their porcelain read (see ``push``)."""
     published, rejected = 0, False
     reason = ""  # the server's word on the first refused ref (issue 14)
     done: dict[str, str] = {}
-    for i in range(0, len(refs), SLICE):
-        part = refs[i:i + SLICE]
-        specs = [f"{heads[r]}:{r}" if exact else f"{r}:{r}" for r in part]
+    for specs in slices:
         proc = repo.git.run(["push", "--porcelain", "--end-of-options", remote, *specs],
                             env={**remote_env(), "HN_HOOK_ACTIVE": "1"})
         for line in proc.stdout.decode("utf-8", "replace").splitlines():
