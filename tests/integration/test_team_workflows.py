@@ -322,3 +322,42 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     doc = hn(bob, "sync", "--json").json()
     assert (doc["promoted"], doc["importedMemories"]) == (1, 2)
     assert hn(bob, "memory", "show", third["memoryId"]).code == 0
+
+
+def test_the_publication_gate_reads_the_state_as_a_full_collection_would(tmp_path, bare_remote, monkeypatch):
+    """``publish.gate`` takes each memory's anchor from the verified state's rows (no memory is
+    read from Git again); with the state unavailable it reads a full collection. Both say the
+    same: a stream goes up to the memory before the first one anchored on a commit the remote
+    lacks, a memory without a record (a retraction) is never held, and a base skips what the
+    remote has."""
+    from git_hn.service.replication import publish
+    from git_hn.store import stateview
+    from git_hn.store.repo import open_repo
+
+    _remote, alice = _alice(tmp_path, bare_remote)
+    first = _record(alice, "anchored on the shared main")
+    git(alice, "checkout", "-q", "-b", "local-only")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "local work")
+    local = git(alice, "rev-parse", "HEAD")
+    second = _record(alice, "anchored on a commit only alice has")
+    git(alice, "checkout", "-q", "main")
+    third = _record(alice, "anchored on main again")
+    assert hn(alice, "memory", "retract", third["memoryId"], "--reason", "stale").code == 0
+    ref = f"refs/hn/memory/{actor_of(alice)}/{first['stream'][7:]}"
+    tip = git(alice, "rev-parse", ref)
+    chain = git(alice, "rev-list", "--reverse", tip).split()
+    assert len(chain) == 4
+    cases = [({}, ({ref: chain[0]}, [publish.Held(ref, second["memoryId"], local, 3)])),
+             ({ref: chain[1]}, ({ref: tip}, [])),
+             ({ref: chain[2]}, ({ref: tip}, []))]
+
+    def answers():
+        return [publish.gate(open_repo(str(alice)), "origin", {ref: tip}, bases) for bases, _want in cases]
+
+    assert answers() == [want for _bases, want in cases]
+
+    def unavailable(*_args, **_kwargs):
+        raise stateview.Unavailable("no state in this test")
+
+    monkeypatch.setattr(stateview, "current", unavailable)
+    assert answers() == [want for _bases, want in cases]
