@@ -176,6 +176,21 @@ def forged_commit(repo, tree_lines: str, parents=()) -> str:
     return git(repo, *args)
 
 
+def git_processes(trace: Path) -> list[list[str]]:
+    """The argv (after ``git`` and its ``-C``/``-c``/``--git-dir`` options) of every Git process
+    that wrote to the ``GIT_TRACE2_EVENT`` directory ``trace``."""
+    runs = []
+    for name in os.listdir(trace):
+        for line in (Path(trace) / name).read_text().splitlines():
+            event = json.loads(line)
+            if event["event"] == "start":
+                argv = event["argv"][1:]
+                while argv and (argv[0] in ("-C", "-c") or argv[0].startswith("--git-dir=")):
+                    argv = argv[1:] if argv[0].startswith("--") else argv[2:]
+                runs.append(argv)
+    return runs
+
+
 def wait_publication(repo, timeout: float = 60.0) -> None:
     """Wait until no background publication (started by the pre-push hook) is in flight."""
     import time

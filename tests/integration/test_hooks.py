@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from git_hn.hookscripts import TEMPLATES
-from helpers import git, hn, make_repo, wait_publication
+from helpers import git, git_processes, hn, make_repo, wait_publication
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -444,23 +444,12 @@ def test_block_publishes_before_the_push_goes_on(clones):
 def _traced_push(repo, trace: Path) -> list[list[str]]:
     """``git push`` with its background publication, traced: the argv of every Git process
     they ran (the hook's and the publisher's included)."""
-    import json
-
     trace.mkdir()
     env = dict(os.environ, GIT_TRACE2_EVENT=str(trace))
     proc = subprocess.run(["git", "push", "-q"], cwd=repo, capture_output=True, text=True, env=env)
     wait_publication(repo)
     assert proc.returncode == 0, proc.stderr
-    runs = []
-    for name in os.listdir(trace):
-        for line in (trace / name).read_text().splitlines():
-            event = json.loads(line)
-            if event["event"] == "start":
-                argv = event["argv"][1:]
-                while argv and (argv[0] in ("-C", "-c") or argv[0].startswith("--git-dir=")):
-                    argv = argv[1:] if argv[0].startswith("--") else argv[2:]
-                runs.append(argv)
-    return runs
+    return git_processes(trace)
 
 
 def test_a_push_after_the_bookkeeping_is_lost_asks_the_remote_instead_of_pushing_again(clones, tmp_path):

@@ -9,7 +9,6 @@ Git's own trace.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import git, make_repo
+from helpers import git, git_processes, make_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 WILDCARD = re.compile(r"refs/hn/outbox/[0-9a-f]{16}/\*:refs/hn/memory/\*")
@@ -46,19 +45,6 @@ def many(tmp_path):
                                              "refs/hn/memory/").splitlines())
     assert len(tips) == count
     return remote, a, tips
-
-
-def _git_processes(trace: Path) -> list[list[str]]:
-    runs = []
-    for name in os.listdir(trace):
-        for line in (trace / name).read_text().splitlines():
-            event = json.loads(line)
-            if event["event"] == "start":
-                argv = event["argv"][1:]
-                while argv and (argv[0] in ("-C", "-c") or argv[0].startswith("--git-dir=")):
-                    argv = argv[1:] if argv[0].startswith("--") else argv[2:]
-                runs.append(argv)
-    return runs
 
 
 def _remote_tips(remote: Path) -> dict[str, str]:
@@ -94,7 +80,7 @@ def test_many_streams_go_in_one_wildcard_push_of_the_tips_named(many, tmp_path, 
     tips = {**tips, older: git(a, "rev-parse", tips[older] + "^")}
     assert _push(a, tips, tmp_path / "trace", monkeypatch) == len(tips)
     assert _remote_tips(remote) == tips
-    pushes = [argv for argv in _git_processes(tmp_path / "trace") if argv[:1] == ["push"]]
+    pushes = [argv for argv in git_processes(tmp_path / "trace") if argv[:1] == ["push"]]
     assert len(pushes) == 1
     assert [x for x in pushes[0] if "refs/hn/" in x] == [pushes[0][-1]]
     assert WILDCARD.fullmatch(pushes[0][-1])
@@ -108,7 +94,7 @@ def test_a_few_streams_go_as_explicit_refspecs(many, tmp_path, monkeypatch):
     few = dict(sorted(tips.items())[:publish.OUTBOX_FROM - 1])
     assert _push(a, few, tmp_path / "trace", monkeypatch) == len(few)
     assert _remote_tips(remote) == few
-    runs = _git_processes(tmp_path / "trace")
+    runs = git_processes(tmp_path / "trace")
     assert not [argv for argv in runs if argv[:1] == ["update-ref"]]
     (push,) = [argv for argv in runs if argv[:1] == ["push"]]
     assert sorted(x for x in push if "refs/hn/" in x) == sorted(f"{t}:{r}" for r, t in few.items())
@@ -178,6 +164,6 @@ def test_no_outbox_where_one_cannot_be_made_and_the_streams_still_go(many, tmp_p
     (a / ".git" / "hn" / "outbox").write_text("")
     assert _push(a, tips, tmp_path / "trace", monkeypatch) == len(tips)
     assert _remote_tips(remote) == tips
-    (push,) = [argv for argv in _git_processes(tmp_path / "trace") if argv[:1] == ["push"]]
+    (push,) = [argv for argv in git_processes(tmp_path / "trace") if argv[:1] == ["push"]]
     assert sorted(x for x in push if "refs/hn/" in x) == sorted(f"{t}:{r}" for r, t in tips.items())
     assert git(a, "for-each-ref", "refs/hn/outbox/") == ""
