@@ -81,6 +81,7 @@ def _make(repo: Repo, tips: dict[str, str]):
     lock_path = os.path.join(directory, name)
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, private.FILE_MODE)
     try:
+        os.fchmod(fd, private.FILE_MODE)  # whatever the umask: ``sweep`` checks the mode
         fcntl.lockf(fd, fcntl.LOCK_EX)
         refs = {f"{PREFIX}{name}/{ref[len(LOCAL_PREFIX):]}": tip for ref, tip in sorted(tips.items())}
         made = repo.git.run(["update-ref", "--stdin"], env=_QUIET,

@@ -11,10 +11,10 @@ A stream the remote already holds at the same tip is counted as published withou
 the rest go in one ``git push --porcelain`` with one explicit, non-forced refspec per ref, or,
 from ``OUTBOX_FROM`` refs, one wildcard refspec over an outbox holding the verified tips
 (``store.outbox``: Git matches every explicit refspec against every local ref). What was given
-to each remote is remembered in the state, so that the pre-push hook pushes only what moved since; when many
-streams are missing from that bookkeeping (a state rebuilt after an upgrade forgets it), the
-remote is asked once what it holds (``remote_bases``) rather than every stream being checked
-and pushed again.
+to each remote is remembered in the state, so that the pre-push hook pushes only what moved
+since; when many streams are missing from that bookkeeping (a state rebuilt after an upgrade
+forgets it), the remote is asked once what it holds (``remote_bases``) rather than every stream
+being checked and pushed again.
 """
 
 from __future__ import annotations
