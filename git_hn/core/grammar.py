@@ -252,6 +252,14 @@ def utc_timestamp(ts: str) -> str:
     return f"{base}.{frac}Z" if frac else f"{base}Z"
 
 
+def utc_of_valid(ts: str) -> str:
+    """``utc_timestamp`` of a timestamp that passed ``is_timestamp`` (a verified memory's): one
+    already in UTC is its own writer form (``is_timestamp`` admits only the writer's spelling
+    and real dates), so only an offset is converted (~25 us a memory, 0.25 s of a
+    10,000-memory sync's state rows)."""
+    return ts if ts[-1:] == "Z" else utc_timestamp(ts)
+
+
 _HEX_MARK = bytes(ord("x") if chr(b) in "0123456789abcdef" else b for b in range(256))
 
 

@@ -434,7 +434,7 @@ def _first(item: tuple):
 def row_columns(m: VerifiedMemory):
     """(row columns without ``akey``, the anchor/evidence key, typed evidence references, the
     number of §7.9 tokens, the token sequence)."""
-    from ..core.grammar import utc_timestamp
+    from ..core.grammar import utc_of_valid
 
     env = m.envelope
     rec = env.record
@@ -452,7 +452,7 @@ def row_columns(m: VerifiedMemory):
     seq = token_sequence(data["content"] + "\n" + "\n".join(data["topics"]))
     toks = sorted(set(seq))  # = gostr.tokens of the same text
     size = len(canonical.compact_plain(rec.content))
-    cols = (m.memory_id, rec.kind, *FRESH_LIFECYCLE, env.timestamp, utc_timestamp(env.timestamp), size,
+    cols = (m.memory_id, rec.kind, *FRESH_LIFECYCLE, env.timestamp, utc_of_valid(env.timestamp), size,
             FRESH_EVIDENCE, env.actor, env.stream, env.sequence, rec.attempt_outcome, topics, pathset,
             " " + " ".join(toks) + " ")
     return cols, key, refs, len(toks), seq

@@ -490,3 +490,24 @@ def test_uniform_lines_checks_hex_places_and_literal_text_of_every_line():
                 good.replace(b" 12c", b"-12c"), good[:-1] + b"\r"):
         assert uniform_lines(good + bad + good, parts) is None, bad
     assert uniform_lines(good + good[:-2] + b"\n", parts) is None  # another width
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(_near_timestamps(), st.text(max_size=40)))
+def test_a_valid_timestamp_in_utc_is_its_own_utc_form(s):
+    """``utc_of_valid`` returns a valid ``Z`` timestamp unchanged: ``utc_timestamp`` agrees."""
+    if grammar.is_timestamp(s):
+        assert grammar.utc_of_valid(s) == grammar.utc_timestamp(s)
+
+
+def test_valid_utc_timestamps_of_every_day_keep_their_spelling():
+    import datetime
+
+    day = datetime.date(1999, 12, 25)
+    for i in range(3 * 366):
+        d = day + datetime.timedelta(days=i)
+        for clock in ("00:00:00", "23:59:59.5", "12:34:56.000000001", "07:08:09.987654321"):
+            ts = f"{d.isoformat()}T{clock}Z"
+            assert grammar.is_timestamp(ts)
+            assert grammar.utc_of_valid(ts) == grammar.utc_timestamp(ts) == ts
+    assert grammar.utc_of_valid("2026-12-02T07:31:13.120+00:30") == "2026-12-02T07:01:13.12Z"
