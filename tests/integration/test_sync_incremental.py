@@ -454,3 +454,44 @@ def test_a_malformed_local_ref_stops_publication_with_one_error(tmp_path, bare_r
                             "publication inspection failed for remote origin")
     assert doc["published"] == 0 and r.err == f"git-hn: {doc['error']}\n"
     assert git(remote, "for-each-ref", f"refs/hn/memory/{actor_of(bob)}") == ""
+
+
+def test_measurement_reads_blobs_in_chunks_and_keeps_at_most_its_byte_budget(tmp_path, monkeypatch):
+    """``measure._sizes`` sizes every object exactly as ``git cat-file -s`` does, hands on the
+    whole content of the small blobs it read while its held-bytes budget lasts (validation then
+    reads nothing twice), and sizes the rest with one batch-check once the budget is spent;
+    a blob over ``PREREAD_BYTES`` is sized, never held."""
+    from types import SimpleNamespace
+
+    from git_hn.service.replication import measure
+    from git_hn.store.git import Git
+
+    repo = tmp_path / "r"
+    assert Git(str(tmp_path)).run(["init", "-q", str(repo)]).returncode == 0
+    g = Git(str(repo))
+    blobs = []
+    for i in range(40):
+        body = (b"%03d " % i) * (2000 if i % 9 == 4 else 10 + i)  # every 9th is 8,000 bytes
+        blobs.append(g.run(["hash-object", "-w", "--stdin"], input=body).stdout.decode().strip())
+    truth = {b: int(g.run(["cat-file", "-s", b]).stdout) for b in blobs}
+    q = SimpleNamespace(git=g)
+
+    read: dict = {}
+    assert measure._sizes(q, blobs, {}, {}, read) == truth  # the defaults: everything read at once
+    assert set(read) == {b for b in blobs if truth[b] <= measure.PREREAD_BYTES}
+    assert all(read[b] == ("blob", truth[b], g.run(["cat-file", "blob", b]).stdout) for b in read)
+
+    monkeypatch.setattr(measure, "PREREAD_CHUNK", 7)
+    monkeypatch.setattr(measure, "PREREAD_HELD", 300)
+    read = {}
+    assert measure._sizes(q, blobs, {}, {}, read) == truth
+    expected, kept, at = [], 0, 0
+    while at < len(blobs) and kept < 300:  # whole chunks of 7 until 300 bytes are held
+        for b in blobs[at:at + 7]:
+            if truth[b] <= measure.PREREAD_BYTES:
+                expected.append(b)
+                kept += truth[b]
+        at += 7
+    assert 0 < at < len(blobs)  # some chunks read, the rest sized by the batch-check
+    assert [b for b in blobs if b in read] == expected
+    assert all(read[b][2] == g.run(["cat-file", "blob", b]).stdout for b in expected)

@@ -93,27 +93,35 @@ def measure_all(run, wanted: list[Outcome]) -> None:
 
 
 PREREAD_BYTES = 4096  # blobs up to this size are read whole while measuring (one read, not two)
-PREREAD_MAX = 8192  # ... when a sync has at most this many blobs (at most 32 MiB held)
+PREREAD_CHUNK = 8192  # blobs read at a time (at most 32 MiB in flight)
+PREREAD_HELD = 32 << 20  # bytes of blob content kept for validation
 
 
 def _sizes(q, oids: list[str], raws: dict, trees: dict, read: dict) -> dict[str, int]:
     """The size of each object (0 when missing): commits from the walk, trees from their read,
     blobs read now, bounded at ``PREREAD_BYTES`` (a header gives the size of a larger one);
-    whole objects go into ``read`` for validation. More blobs than ``PREREAD_MAX``: one
-    ``--batch-check`` sizes the objects not read yet (the walk's commits and the trees are
-    still handed on)."""
+    whole objects go into ``read`` for validation, up to ``PREREAD_HELD`` bytes of them (a
+    memory blob is under a kilobyte: 40,000 of them fit). Blobs are read ``PREREAD_CHUNK`` at a
+    time; once the held bytes are spent, one ``--batch-check`` sizes the rest (validation reads
+    those itself). The commits from the walk and the trees are handed on in any case."""
     from ...store.verify import MAX_COMMIT_BYTES
 
     # the blobs, and any commit past the walk's raw levels (read by ``git log``)
     unread = [o for o in oids if o not in raws and o not in trees]
     sizes = {}
-    if len(unread) > PREREAD_MAX:
-        sizes.update(zip(unread, (i[2] if i else 0 for i in q.git.infos_bulk(unread))))
-    else:
-        for oid, obj in zip(unread, q.git.read_objects_bounded(unread, PREREAD_BYTES)):
+    held = 0
+    at = 0
+    while at < len(unread) and held < PREREAD_HELD:
+        part = unread[at:at + PREREAD_CHUNK]
+        at += len(part)
+        for oid, obj in zip(part, q.git.read_objects_bounded(part, PREREAD_BYTES)):
             sizes[oid] = obj[1] if obj else 0
             if obj is not None and obj[2] is not None:
                 read[oid] = obj
+                held += obj[1]
+    if at < len(unread):
+        rest = unread[at:]
+        sizes.update(zip(rest, (i[2] if i else 0 for i in q.git.infos_bulk(rest))))
     for oid in oids:
         if oid in raws:
             obj = raws[oid]
