@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import stat
 import sys
 
 from ..core import canonical, hashing
 from ..errors import HnError, InputError, LocalStateError
-from ..hookscripts import TEMPLATES, git_hn_path
 from ..store import private
 from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
@@ -40,6 +38,10 @@ LEGACY = ".hn-chained"  # where git-hn before this layout put them (``<hook>.hn-
 
 
 def wrapper_text(name: str, executable: str | None = None) -> bytes:
+    import shlex  # (the templates and ``shlex`` only here: a hook's run never writes a wrapper)
+
+    from ..hookscripts import TEMPLATES, git_hn_path
+
     return TEMPLATES[name].replace("@GIT_HN@", shlex.quote(executable or git_hn_path())).encode()
 
 
