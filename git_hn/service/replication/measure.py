@@ -100,10 +100,11 @@ PREREAD_HELD = 32 << 20  # bytes of blob content kept for validation
 def _sizes(q, oids: list[str], raws: dict, trees: dict, read: dict) -> dict[str, int]:
     """The size of each object (0 when missing): commits from the walk, trees from their read,
     blobs read now, bounded at ``PREREAD_BYTES`` (a header gives the size of a larger one);
-    whole objects go into ``read`` for validation, up to ``PREREAD_HELD`` bytes of them (a
-    memory blob is under a kilobyte: 40,000 of them fit). Blobs are read ``PREREAD_CHUNK`` at a
-    time; once the held bytes are spent, one ``--batch-check`` sizes the rest (validation reads
-    those itself). The commits from the walk and the trees are handed on in any case."""
+    whole objects go into ``read`` for validation. Blobs are read ``PREREAD_CHUNK`` at a time
+    until ``PREREAD_HELD`` bytes are held (the chunk that reaches it is kept whole, so at most
+    64 MiB; a memory blob is under a kilobyte: 40,000 of them fit); one ``--batch-check`` sizes
+    the rest (validation reads those itself). The walk's commits and the trees are handed on in
+    any case."""
     from ...store.verify import MAX_COMMIT_BYTES
 
     # the blobs, and any commit past the walk's raw levels (read by ``git log``)
