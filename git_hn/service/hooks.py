@@ -272,13 +272,21 @@ def run_pre_push(repo: Repo, remote: str) -> int:
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
     try:
-        listing = streams.list_sources(repo)  # one for-each-ref; a malformed ref fails it
+        text = streams.listing_text(repo)  # one for-each-ref (started early: cli.main)
     except HnError:
-        listing = None
-    if listing is None:  # name every malformed local ref, and go on with the valid ones
-        listing = _valid_sources(repo, found)
-    heads = {s.ref: s.head for s in listing if s.remote is None}
-    given = publish.remote_bases(repo, remote, heads, publish.published_heads(repo, remote))
+        text = None
+    quick = publish.moved_since_given(repo, remote, text) if text is not None else None
+    if quick is not None:  # the usual case: only the few streams that moved are read
+        listing, heads, given = quick
+    else:
+        try:
+            listing = streams.list_sources(repo, text)  # a malformed ref fails it
+        except HnError:
+            listing = None
+        if listing is None:  # name every malformed local ref, and go on with the valid ones
+            listing = _valid_sources(repo, found)
+        heads = {s.ref: s.head for s in listing if s.remote is None}
+        given = publish.remote_bases(repo, remote, heads, publish.published_heads(repo, remote))
     moved = sorted(r for r, h in heads.items() if given.get(r) != h)
     publishable = []
     if moved:

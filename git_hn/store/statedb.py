@@ -38,7 +38,7 @@ try:  # the C module the sqlite3 package re-exports (connect, Connection and Err
 except ImportError:  # pragma: no cover - an interpreter without it
     import sqlite3
 
-VERSION = "6"  # 6: the rows_log index
+VERSION = "7"  # 6: the rows_log index; 7: given_lines
 NAME = "state-v0.sqlite"
 SEAL = "state-v0.seal"
 MAX_BYTES = 8 << 30
@@ -80,6 +80,7 @@ CREATE TABLE texts(id TEXT PRIMARY KEY, length INTEGER NOT NULL, seq TEXT NOT NU
 CREATE INDEX texts_length ON texts(length);
 CREATE TABLE published(remote TEXT NOT NULL, ref TEXT NOT NULL, head TEXT NOT NULL,
                        PRIMARY KEY(remote, ref)) WITHOUT ROWID;
+CREATE TABLE given_lines(remote TEXT PRIMARY KEY, lines TEXT NOT NULL) WITHOUT ROWID;  -- published, as text
 """
 
 # What the verification outcome and every derived column are a function of, besides the bytes:

@@ -40,13 +40,10 @@ def _parse_listing(text: str) -> list[Source]:
     (Git sorts by name, and ``refs/hn/memory/`` sorts before ``refs/hn/remotes/``); each part is
     read as one block when all its lines have the usual shape (``_local_block``, and
     ``_accepted_block`` for the accepted copies of one remote), else line by line."""
-    if text and not text.endswith("\n"):
-        text += "\n"  # (``Git.out`` strips the last newline; each block ends with one)
-    cut = 0 if text.startswith(REMOTES_PREFIX) else text.find("\n" + REMOTES_PREFIX) + 1 or len(text)
-    local = _local_block(text[:cut]) if cut else []
+    mine, rest = split_listing(text)
+    local = _local_block(mine) if mine else []
     if local is None:
-        local = _parse_lines(text[:cut])
-    rest = text[cut:]
+        local = _parse_lines(mine)
     accepted = _accepted_block(rest) if rest else []
     sources = local + (_parse_lines(rest) if accepted is None else accepted)
     sources.sort(key=_ref_of)
@@ -55,6 +52,15 @@ def _parse_listing(text: str) -> list[Source]:
 
 def _ref_of(source: Source) -> str:
     return source.ref
+
+
+def split_listing(text: str) -> tuple[str, str]:
+    """A ``MEMORY_LISTING`` answer's two parts, each ending with a newline: the lines of the
+    user's own refs, and those of the accepted copies (``refs/hn/memory/`` sorts first)."""
+    if text and not text.endswith("\n"):
+        text += "\n"  # (``Git.out`` strips the last newline; each block ends with one)
+    cut = 0 if text.startswith(REMOTES_PREFIX) else text.find("\n" + REMOTES_PREFIX) + 1 or len(text)
+    return text[:cut], text[cut:]
 
 
 def _local_block(block: str) -> list[Source] | None:
@@ -116,10 +122,10 @@ def _parse_lines(text: str) -> list[Source]:
     return sources
 
 
-def list_sources(repo: Repo) -> list[Source]:
-    """Every local and accepted memory ref, sorted by name (CONTRACT §4.3 steps 1–3)."""
-    out = repo.git.out(list(MEMORY_LISTING))  # often started early by the command (git.start_early)
-    sources = _parse_listing(out)
+def list_sources(repo: Repo, text: str | None = None) -> list[Source]:
+    """Every local and accepted memory ref, sorted by name (CONTRACT §4.3 steps 1–3); ``text``:
+    the answer of ``listing_text``, when the caller read it."""
+    sources = _parse_listing(listing_text(repo) if text is None else text)
     for ref in unlisted_local_refs(repo.common_dir, {s.ref for s in sources if s.remote is None}):
         if repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref]).returncode == 0:
             continue  # created after the listing (a concurrent append): readable
@@ -128,12 +134,18 @@ def list_sources(repo: Repo) -> list[Source]:
     return sources
 
 
-def unlisted_local_refs(common_dir: str, listed: set[str]) -> list[str]:
+def listing_text(repo: Repo) -> str:
+    """The ``MEMORY_LISTING`` answer (often started early by the command: ``git.start_early``)."""
+    return repo.git.out(list(MEMORY_LISTING))
+
+
+def unlisted_local_refs(common_dir: str, listed) -> list[str]:
     """Loose files under ``refs/hn/memory/<actor>/`` that ``for-each-ref`` did not list: a
     symbolic ref that loops, or a file that holds no object ID. Git skips such refs silently, so
     without this check their stream would silently vanish from every answer. Only the user's own
     streams are looked at (a directory listing each; git-hn itself never writes symbolic refs);
-    packed refs cannot be symbolic, and other ref backends keep no loose files."""
+    packed refs cannot be symbolic, and other ref backends keep no loose files. ``listed``: the
+    listed local refs (anything that answers ``in``)."""
     root = os.path.join(common_dir, "refs", "hn", "memory")
     out = []
     try:

@@ -217,6 +217,74 @@ def test_pre_push_publishes_only_the_streams_that_moved(tmp_path, bare_remote, h
     assert [ref for ref in updated if ref.startswith("refs/hn/")] == []
 
 
+def test_pre_push_finds_what_moved_from_the_listing_text_as_a_full_reading_does(tmp_path, bare_remote,
+                                                                              monkeypatch):
+    """``publish.moved_since_given`` (the pre-push hook's usual case) compares the listing's lines
+    with the bookkeeping's text and reads only what moved: the same sources, tips and bases as
+    the full listing and bookkeeping give for those streams; and it declines (None: the hook
+    then reads everything, which words each problem) for a moved ref that is not a stream's,
+    an unreadable ref, too many moved streams and a missing state."""
+    from git_hn.service.replication import publish
+    from git_hn.store import state as statemod
+    from git_hn.store import statedb, streams
+    from git_hn.store.repo import open_repo
+
+    alice, _bob = _team(tmp_path, f"file://{bare_remote('team.git')}")
+    assert hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "sync").code == 0  # her streams come back as accepted copies too
+
+    def quick():
+        repo = open_repo(str(alice))
+        return publish.moved_since_given(repo, "origin", streams.listing_text(repo))
+
+    def full(moved_streams):
+        repo = open_repo(str(alice))
+        listing = [s for s in streams.list_sources(repo) if s.stream in moved_streams]
+        heads = {s.ref: s.head for s in listing if s.remote is None}
+        published = publish.published_heads(repo, "origin")
+        return listing, heads, {r: h for r, h in published.items() if r in heads}
+
+    def lines_kept():
+        repo = open_repo(str(alice))
+        conn = statedb.open_sealed(repo, readonly=True)
+        try:
+            return statemod.published_lines(conn, "origin") == {
+                f"{r} {h}" for r, h in statemod.published_heads(conn, "origin").items()}
+        finally:
+            conn.close()
+
+    assert quick() == ([], {}, {})  # everything was given at its tip
+    assert lines_kept()
+    _rec(alice, "moved", STREAMS[2])
+    _rec(alice, "moved too", STREAMS[4])
+    got = quick()
+    assert got == full({STREAMS[2], STREAMS[4]})
+    assert len(got[0]) == 4 and sorted(s.remote for s in got[0] if s.remote) == ["origin", "origin"]
+    assert set(got[2]) == set(got[1]) and all(got[1][r] != got[2][r] for r in got[1])
+    assert hn(alice, "sync").code == 0  # publishes both: nothing moved since
+    assert quick() == ([], {}, {}) and lines_kept()
+
+    _rec(alice, "one", STREAMS[0])
+    _rec(alice, "two", STREAMS[1])
+    monkeypatch.setattr(publish, "QUICK_MOVED", 1)
+    assert quick() is None  # too many
+    monkeypatch.setattr(publish, "QUICK_MOVED", 16)
+    assert quick() == full({STREAMS[0], STREAMS[1]})
+    actor = actor_of(alice)
+    head = git(alice, "rev-parse", "HEAD")
+    git(alice, "update-ref", f"refs/hn/memory/{actor}/not-a-stream", head)
+    assert quick() is None  # a moved line that is not a stream's
+    git(alice, "update-ref", "-d", f"refs/hn/memory/{actor}/not-a-stream")
+    broken = alice / ".git" / "refs" / "hn" / "memory" / actor / ("ab" * 32)
+    broken.write_text("not an object ID\n")
+    assert quick() is None  # a ref Git does not list
+    broken.unlink()
+    assert quick() == full({STREAMS[0], STREAMS[1]})
+    for name in ("state-v0.sqlite", "state-v0.seal"):
+        (alice / ".git" / "hn" / "memory" / name).unlink()
+    assert quick() is None  # no state, no bookkeeping
+
+
 def test_a_quarantine_that_cannot_be_made_fails_only_a_sync_with_work(tmp_path, bare_remote):
     """The quarantine is made only when something is to be fetched: when it cannot be made, a
     sync with nothing to fetch still succeeds, and one with work fails with the phase's one line
