@@ -233,6 +233,30 @@ def test_the_background_publisher_waits_for_the_push_before_loading_git_hn(clone
     assert not {"git_hn.service.hooks", "git_hn.service.replication", "subprocess"} & set(first)
 
 
+def test_the_publisher_runs_as_the_git_hn_the_hook_runs_as(tmp_path, monkeypatch):
+    """The background publisher is started as the executable the wrapper ran (its absolute path,
+    without searching PATH); run any other way (a relative name, ``python -m git_hn``), the
+    hook starts the git-hn on PATH, as the wrappers find it."""
+    import sys
+
+    from git_hn.service.replication import background
+
+    def executable(directory):
+        path = tmp_path / directory / "git-hn"
+        path.parent.mkdir()
+        path.write_text("#!/bin/sh\n")
+        path.chmod(0o755)
+        return str(path)
+
+    ran, on_path = executable("ran"), executable("on-path")
+    monkeypatch.setenv("PATH", str(tmp_path / "on-path"))
+    monkeypatch.setattr(sys, "argv", [ran, "hooks", "run", "pre-push", "origin"])
+    assert background._executable() == ran
+    for argv0 in ("git-hn", str(tmp_path / "git_hn" / "__main__.py")):
+        monkeypatch.setattr(sys, "argv", [argv0, "hooks", "run", "pre-push", "origin"])
+        assert background._executable() == on_path
+
+
 def test_pre_push_asks_its_git_questions_before_loading_git_hn(clones):
     """The pre-push hook starts the memory ref listing, the remote names and ``hn.prePush``
     before it imports the rest of git-hn (at 10,000 streams the listing is ~15 ms of Git)."""

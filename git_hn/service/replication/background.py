@@ -45,13 +45,11 @@ def running_marker(repo: Repo, remote: str) -> str:
 def start(repo: Repo, remote: str, tips: dict[str, str], push_pid: str = "") -> None:
     """Start the detached publisher for ``tips`` (ref -> verified tip) and return at once; it
     waits for the ``git push`` with process ID ``push_pid`` (if given) to end first."""
-    from ...hookscripts import git_hn_path
-
     private.write_private(repo.hn_dir, running_marker(repo, remote), b"", derived=True)
     data = "".join(f"{ref} {oid}\n" for ref, oid in sorted(tips.items())).encode("ascii")
     env = {k: v for k, v in os.environ.items() if k != "HN_HOOK_ACTIVE"}
     pid = [push_pid] if push_pid.isdigit() else []
-    proc = subprocess.Popen([git_hn_path(), "hooks", "run", "publish", remote, *pid], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([_executable(), "hooks", "run", "publish", remote, *pid], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True, close_fds=True)
     proc.stdin.write(data)
@@ -60,6 +58,19 @@ def start(repo: Repo, remote: str, tips: dict[str, str], push_pid: str = "") -> 
 
 
 DETACHED: list = []
+
+
+def _executable() -> str:
+    """The git-hn this hook runs as (the wrappers run it by its absolute path), else the one on
+    PATH: no search of PATH and none of ``shutil``'s imports in a push's usual case."""
+    import sys
+
+    own = sys.argv[0] if sys.argv else ""
+    if os.path.isabs(own) and os.path.basename(own) == "git-hn" and os.access(own, os.X_OK):
+        return own
+    from ...hookscripts import git_hn_path
+
+    return git_hn_path()
 
 
 def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> None:
