@@ -604,8 +604,8 @@ def published_heads(conn, remote: str) -> dict[str, str]:
 
 def published_lines(conn, remote: str) -> set[str]:
     """``published_heads`` as the lines a ``MEMORY_LISTING`` gives (``<ref> <head>``), read as
-    one text that ``record_published`` keeps (10,000 streams: ~1 ms, against ~18 ms to read and
-    join the pairs)."""
+    one text that ``record_published`` keeps (10,000 streams: ~6 ms, against ~18 ms to read the
+    pairs)."""
     row = conn.execute("SELECT lines FROM given_lines WHERE remote = ?", (remote,)).fetchone()
     return set(row[0].split("\n")) if row and row[0] else set()
 
