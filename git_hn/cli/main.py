@@ -101,7 +101,7 @@ def _start_sync_early(args: list[str]) -> None:
     allowed, start the advertisement and the accepted-ref listing, so that the remote's round
     trip overlaps with the imports. Anything unusual (a bad command line, a refused or missing
     remote) starts nothing more: the command itself then reports it."""
-    from ..core.grammar import is_remote_name
+    from ..core.remotes import is_remote_name
     from ..store import git
     from .commands import parse_sync_args
 
@@ -133,9 +133,9 @@ def _start_pre_push_early() -> None:
 def _start_import_early(data: bytes) -> None:
     """The fetch-side hook: when a committed transaction moved remote-tracking refs of a remote
     with a saved selection, start that remote's advertisement (as ``git hn sync`` does) before
-    importing the rest of git-hn. A remote without a selection is never contacted."""
-    from ..core.grammar import is_remote_name
-    from ..core.selection import file_name
+    importing the rest of git-hn. A remote without a selection is never contacted. Nothing here
+    loads ``re`` or ``json`` before the advertisement has started (``core.remotes``)."""
+    from ..core.remotes import is_remote_name, selection_file_name
 
     touched = set()
     for line in data.decode("utf-8", "replace").splitlines():
@@ -156,33 +156,35 @@ def _start_import_early(data: bytes) -> None:
         selections = os.path.join(os.path.normpath(os.path.join(cwd, lines[1])), "hn", "replication",
                                   "selections")
         for remote in sorted(touched):
-            if os.path.isfile(os.path.join(selections, file_name(remote))):
+            if os.path.isfile(os.path.join(selections, selection_file_name(remote))):
                 _ask_remote_early(runner, remote)
     except (OSError, HnError):
         pass
 
 
 def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
-    """Start what the sync of ``remote`` asks first on ``runner``: its URL, and the local
-    questions (the accepted-ref listing, the stall setting, for a selection of exact streams
-    and a sync that publishes the listing of the user's own streams, and the Git version when
-    it is not remembered yet), then, once the URL is known and its transport allowed, the
-    advertisement when the sync needs one (else nothing more: the sync reports it)."""
-    from ..core.grammar import REMOTES_PREFIX
+    """Start what the sync of ``remote`` asks first on ``runner``: its URL and the accepted-ref
+    listing; then, once the URL is known and its transport allowed, the advertisement when the
+    sync needs one (else nothing more: the sync reports it); then the other local questions
+    (the stall setting, for a selection of exact streams and a sync that publishes the listing
+    of the user's own streams, and the Git version when it is not remembered yet). The
+    advertisement is the longest of them and the sync waits for it first: it starts before the
+    questions it does not need, and before anything loads ``re`` or ``json``."""
+    from ..core.remotes import REMOTES_PREFIX
     from ..store.git import LOCAL_LISTING
     from ..store import transport
 
     url_question = runner.ask_early(transport.url_question(remote))
-    exact = _selects_exact_streams(runner, remote)  # else the sync fetches them by name
-    if exact and publishing:  # and learns the user's own streams' names (``run._fetch_exact``)
-        runner.ask_early(LOCAL_LISTING)
     runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)", f"{REMOTES_PREFIX}{remote}/memory/"))
-    runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
-    _ask_version_early(runner)
+    exact = _selects_exact_streams(runner, remote)  # else the sync fetches them by name
     got = url_question.finish()
     url = got.stdout.decode("utf-8", "surrogateescape").strip()
     if got.returncode == 0 and transport.transport_allowed(url) and not exact:
         runner.ask_early(transport.advertisement(url), env=transport.remote_env())
+    if exact and publishing:  # and learns the user's own streams' names (``run._fetch_exact``)
+        runner.ask_early(LOCAL_LISTING)
+    runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
+    _ask_version_early(runner)
 
 
 def _ask_version_early(runner) -> None:
@@ -203,19 +205,28 @@ def _common_dir(runner) -> str | None:
 def _selects_exact_streams(runner, remote: str) -> bool:
     """Whether ``remote``'s saved selection names memory streams only: a sync that knows their
     owners then fetches exactly their refs and needs no advertisement (``run._fetch_exact``).
-    A hint read before the sync loads the selection properly; anything unusual says False."""
-    from ..core import selection
+    A hint read before the sync loads the selection properly; anything unusual says False. A
+    file without the key ``"memories"`` names no stream, so it says False unparsed (the JSON
+    parser's imports would delay the advertisement of an ``--all`` or actor selection)."""
+    from ..core.remotes import SELECTION_MAX_BYTES, selection_file_name
 
     common = _common_dir(runner)
     if common is None:
         return False
-    path = os.path.join(common, "hn", "replication", "selections", selection.file_name(remote))
+    path = os.path.join(common, "hn", "replication", "selections", selection_file_name(remote))
     try:
         with open(path, "rb") as fh:
-            sel = selection.decode(fh.read(selection.MAX_FILE + 1), remote)
-    except (OSError, HnError):
+            data = fh.read(SELECTION_MAX_BYTES + 1)
+    except OSError:
         return False
-    return sel.streams_only
+    if b'"memories"' not in data:
+        return False
+    from ..core import selection
+
+    try:
+        return selection.decode(data, remote).streams_only
+    except HnError:
+        return False
 
 
 def complete(args: list[str]) -> int:

@@ -16,18 +16,16 @@ from ..errors import InputError
 from . import hashing
 from .gostr import has_control, is_utf8, to_lower, trim_space
 from .limits import KINDS
+from .remotes import LOCAL_PREFIX, REMOTES_PREFIX, is_remote_name  # noqa: F401 - re-exported
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")
 _SUBJECT_TYPES = ("issue:", "proposal:", "event:", "policy:", "pipeline:", "run:")
-_REMOTE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _DECIMAL = "0123456789"
 _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
-LOCAL_PREFIX = "refs/hn/memory/"
-REMOTES_PREFIX = "refs/hn/remotes/"
 QUARANTINE_PREFIX = "refs/hn/quarantine/memory/"
 
 
@@ -147,13 +145,6 @@ def format_timestamp(seconds: int, nanos: int) -> str:
     base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
     frac = f"{nanos:09d}".rstrip("0")
     return f"{base}.{frac}Z" if frac else f"{base}Z"
-
-
-def is_remote_name(s: str, memory: bool = True) -> bool:
-    """CONTRACT §3.2; memory refs additionally refuse a ``.lock`` suffix."""
-    if _REMOTE.fullmatch(s) is None or s.endswith(".") or ".." in s:
-        return False
-    return not (memory and s.endswith(".lock"))
 
 
 def memory_id(payload: bytes) -> str:

@@ -8,16 +8,17 @@ remote*).
 
 from __future__ import annotations
 
-import base64
 
 from ..errors import InputError
 from . import canonical
 from .grammar import is_actor, is_digest_id, is_remote_name
+from .remotes import SELECTION_MAX_BYTES, selection_file_name
 from .strictjson import JsonFloat, read_document
 from .tuples import NamedTuple
 
 VERSION = 1
-MAX_FILE = 65_536
+MAX_FILE = SELECTION_MAX_BYTES
+file_name = selection_file_name  # (``core.remotes``: the hooks find the file before loading this)
 BUDGETS = (("max-events", "maxEvents", 10_000), ("max-objects", "maxObjects", 100_000),
            ("max-object-bytes", "maxObjectBytes", 67_108_864),
            ("max-attachment-bytes", "maxAttachmentBytes", 16_777_216),
@@ -55,10 +56,6 @@ class Selection(NamedTuple):
 def compatibility_all(remote: str) -> Selection:
     """No saved file: everything advertised, default budgets (§9.1)."""
     return Selection(remote, all=True, budgets=dict(DEFAULT_BUDGETS), saved=False)
-
-
-def file_name(remote: str) -> str:
-    return base64.urlsafe_b64encode(remote.encode("utf-8")).decode("ascii").rstrip("=") + ".json"
 
 
 def check(sel: Selection) -> Selection:

@@ -19,22 +19,30 @@ credential helpers for the advertisement anyway); nothing a remote sends.
 
 from __future__ import annotations
 
-import re
-
 ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
-_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_SCHEME_CHARS = _LETTERS | frozenset("0123456789+.-")
+
+
+def _scheme(url: str, sep: str) -> str | None:
+    """The ``[A-Za-z][A-Za-z0-9+.-]*`` name that starts ``url`` when ``sep`` follows it, else
+    None (what ``re.match`` of that pattern then ``sep`` would find; without ``re``, which costs
+    the fetch hook 5–12 ms before it can ask the remote anything)."""
+    at = url.find(sep)
+    if at < 1 or url[0] not in _LETTERS or not _SCHEME_CHARS.issuperset(url[:at]):
+        return None
+    return url[:at]
 
 
 def transport_allowed(url: str) -> bool:
     """§9.5: a local path, scp-like ssh, or file/git/http/https/ssh URLs; nothing else."""
     if not url or "\n" in url or "\x00" in url:
         return False
-    if _HELPER.match(url):
+    if _scheme(url, "::") is not None:
         return False
-    m = _SCHEME.match(url)
-    if m:
-        return m.group(1).lower() in ("file", "git", "http", "https", "ssh")
+    scheme = _scheme(url, "://")
+    if scheme is not None:
+        return scheme.lower() in ("file", "git", "http", "https", "ssh")
     if "://" in url:
         return False
     return True  # a local path, or scp-like [user@]host:path (ssh)
@@ -43,9 +51,9 @@ def transport_allowed(url: str) -> bool:
 def is_local(url: str) -> bool:
     """A local path or ``file://`` URL: no ssh, proxy or credential setting applies to it (Git's
     own rule: a colon before any slash makes ``host:path`` scp-like ssh)."""
-    m = _SCHEME.match(url)
-    if m:
-        return m.group(1).lower() == "file"
+    scheme = _scheme(url, "://")
+    if scheme is not None:
+        return scheme.lower() == "file"
     colon, slash = url.find(":"), url.find("/")
     return colon < 0 or 0 <= slash < colon
 
@@ -76,7 +84,7 @@ TRANSPORT_CONFIG = r"^(core\.(sshcommand|gitproxy|askpass)|ssh\.variant|http\..+
 # the scopes a quarantine does not read itself (it reads the global and system files)
 _CARRIED_SCOPES = frozenset({"local", "worktree", "command"})
 _SECTIONS = frozenset({"core", "ssh", "http", "credential"})
-_NAME = re.compile(r"[a-z][a-z0-9-]*")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
 def transport_config_question() -> tuple[str, ...]:
@@ -97,6 +105,11 @@ def transport_settings(listing: bytes) -> list[tuple[str, str | None, str, str |
         key, nl, value = entry.partition("\n")
         section, _, rest = key.partition(".")
         sub, dot, name = rest.rpartition(".")
-        if scope in _CARRIED_SCOPES and section in _SECTIONS and _NAME.fullmatch(name):
+        if scope in _CARRIED_SCOPES and section in _SECTIONS and _is_key_name(name):
             out.append((section, sub if dot else None, name, value if nl else None))
     return out
+
+
+def _is_key_name(name: str) -> bool:
+    """``[a-z][a-z0-9-]*``: a configuration key's canonical (lowercase) variable name."""
+    return bool(name) and "a" <= name[0] <= "z" and _NAME_CHARS.issuperset(name)

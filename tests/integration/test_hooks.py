@@ -287,6 +287,40 @@ def test_pre_push_asks_its_git_questions_before_loading_git_hn(clones):
         assert sum(args[-len(question):] == question for args, _l in spawns) == 1  # asked once
 
 
+def test_fetch_hook_asks_for_the_advertisement_before_loading_json_or_the_sync(clones):
+    """For a selection that needs the advertisement (``--all``), the fetch hook asks the remote
+    before anything loads ``json``, the grammar or the sync (``core.remotes``): those imports
+    then overlap with the remote's round trip. It asks once, after the remote's URL."""
+    import ast
+    import sys
+
+    _remote, _a, b = clones
+    assert hn(b, "replication", "select", "origin", "--all").code == 0
+    watched = ("json", "git_hn.core.grammar", "git_hn.core.selection", "git_hn.service.hooks")
+    probe = ("import sys\n"
+             "from git_hn.store import process\n"
+             "real = process.popen\n"
+             f"WATCHED = {watched!r}\n"
+             "def logged(args, **kw):\n"
+             "    loaded = [m for m in WATCHED if m in sys.modules]\n"
+             "    sys.stderr.write('SPAWN ' + repr([list(args[1:]), loaded]) + '\\n')\n"
+             "    return real(args, **kw)\n"
+             "process.popen = logged\n"
+             "sys.argv = ['git-hn', 'hooks', 'run', 'reference-transaction', 'committed']\n"
+             "from git_hn.cli.main import run\n"
+             "run()\n")
+    head = git(b, "rev-parse", "HEAD")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=b, capture_output=True, timeout=120,
+                          input=f"{head} {head} refs/remotes/origin/main\n".encode(),
+                          env={**os.environ, "HN_HOOK_ACTIVE": "1"})
+    assert proc.returncode == 0, proc.stderr
+    spawns = [ast.literal_eval(line[6:]) for line in proc.stderr.decode().splitlines() if line.startswith("SPAWN ")]
+    asked = [i for i, (args, _loaded) in enumerate(spawns) if "ls-remote" in args]
+    url = [i for i, (args, _loaded) in enumerate(spawns) if args[-4:] == ["remote", "get-url", "--end-of-options", "origin"]]
+    assert len(asked) == 1 and len(url) == 1 and url[0] < asked[0], spawns
+    assert spawns[asked[0]][1] == [], spawns  # nothing watched was loaded yet
+
+
 def test_fetch_hook_never_fails_the_fetch(clones, tmp_path):
     remote, a, b = clones
     assert hn(b, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0

@@ -1,0 +1,41 @@
+"""Remote names (CONTRACT §3.2), git-hn's ref namespaces and the file a remote's saved selection
+is kept in: a leaf without ``re``, ``json`` or ``base64`` (issue 11).
+
+The fetch hook and ``git hn sync`` check the remote's name, find its selection file and start the
+remote's advertisement before they import anything else; ``re`` and the modules that bring it
+(``enum``, ``functools``) cost 5–12 ms of a hook's start-up on a 2-core machine, which the
+advertisement's round trip then waited for. ``core.grammar`` and ``core.selection`` re-export
+these names: nothing else about them changes.
+"""
+
+from __future__ import annotations
+
+LOCAL_PREFIX = "refs/hn/memory/"
+REMOTES_PREFIX = "refs/hn/remotes/"
+
+SELECTION_MAX_BYTES = 65_536  # a saved selection file's size limit (``core.selection.MAX_FILE``)
+
+_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_REST = _FIRST | frozenset(".-")
+
+
+def is_remote_name(s: str, memory: bool = True) -> bool:
+    """CONTRACT §3.2: ``[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}``, not ending in ``.``, without ``..``;
+    memory refs additionally refuse a ``.lock`` suffix."""
+    if not isinstance(s, str) or not 1 <= len(s) <= 128 or s[0] not in _FIRST:
+        return False
+    if not _REST.issuperset(s) or s.endswith(".") or ".." in s:
+        return False
+    return not (memory and s.endswith(".lock"))
+
+
+_URLSAFE = str.maketrans("+/", "-_")
+
+
+def selection_file_name(remote: str) -> str:
+    """The file name of ``remote``'s saved selection (and of its learnt owners): the name in
+    unpadded URL-safe base64, then ``.json``."""
+    import binascii
+
+    encoded = binascii.b2a_base64(remote.encode("utf-8"), newline=False).decode("ascii")
+    return encoded.translate(_URLSAFE).rstrip("=") + ".json"
