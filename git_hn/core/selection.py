@@ -8,7 +8,6 @@ remote*).
 
 from __future__ import annotations
 
-
 from ..errors import InputError
 from . import canonical
 from .grammar import is_actor, is_digest_id, is_remote_name
