@@ -21,6 +21,17 @@ Git would have run it; any other program is executed directly.
 ``git-hn`` that installed the wrapper; when that is gone, ``git-hn`` on ``PATH`` is used, and
 when there is none the wrapper says so in one line and lets the push or fetch go on.
 
+*A fetch that brings no memory starts no Python.* When git-hn's last import from a remote found
+every selected stream up to date, it left a *quiet record* (``hn/replication/quiet``: the remote,
+its selection file, its URL and the object ID of ``quiet_input``'s bytes). A committed transaction
+that moves only that remote's remote-tracking refs then asks Git what git-hn would ask (the URL,
+the advertisement, the accepted-ref listing) and hashes the answers with the selection file in
+one ``git hash-object``; when the ID is the recorded one, nothing the import reads has changed and
+it would import nothing again, so git-hn is not started. Anything else (another remote, a changed
+or unreachable remote, a moved or deleted accepted ref, a changed selection or URL, an interrupted
+import's anchor, a record of another shape) runs git-hn as before, which decides and records anew.
+The wrapper only ever contacts the URL git-hn approved when it wrote the record.
+
 The top-level ``hooks/`` directory of the source tree holds these same scripts (a test keeps them
 identical).
 """
@@ -136,10 +147,48 @@ has_selection() {  # a saved replication selection: without one there is nothing
     done
     return 1
 }
+quiet() {  # what git-hn's import would read is what it last found up to date (see git-hn-hooks(1))
+    stamp="$common/hn/replication/quiet"
+    [ -n "$common" ] && [ -f "$stamp" ] && [ ! -L "$stamp" ] || return 1
+    remote=
+    while IFS=' ' read -r _old _new ref; do
+        case $ref in
+            refs/remotes/*/*) moved=${ref#refs/remotes/}; moved=${moved%%/*} ;;
+            *) continue ;;
+        esac
+        [ -n "$moved" ] && { [ -z "$remote" ] || [ "$remote" = "$moved" ]; } || return 1
+        remote=$moved
+    done <<EOF
+$input
+EOF
+    { IFS= read -r magic && IFS= read -r s_remote && IFS= read -r s_file && IFS= read -r s_url &&
+        IFS= read -r s_id; } < "$stamp" || return 1
+    [ "$magic" = hn-quiet/0 ] && [ -n "$remote" ] && [ "$s_remote" = "$remote" ] || return 1
+    case $s_file in
+        *.json) case ${s_file%.json} in ""|*[!A-Za-z0-9_-]*) return 1 ;; esac ;;
+        *) return 1 ;;
+    esac
+    selection="$common/hn/replication/selections/$s_file"
+    [ -f "$selection" ] && [ ! -L "$selection" ] || return 1
+    for f in "$common"/hn/replication/anchors/*; do
+        [ -e "$f" ] && return 1  # an interrupted import: git-hn repairs it
+    done
+    export LC_ALL=C GIT_NO_REPLACE_OBJECTS=1 GIT_LITERAL_PATHSPECS=1 GIT_TERMINAL_PROMPT=0
+    url=$(git remote get-url --end-of-options "$remote" 2>/dev/null) && [ "$url" = "$s_url" ] || return 1
+    # the bytes of quiet_input: each answer followed by its exit status, so a failure never matches
+    id=$({ printf '%s\\000' "$url"
+        GIT_ALLOW_PROTOCOL=file:git:http:https:ssh git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
+        printf '\\000%s\\000' $?
+        git for-each-ref '--format=%(objectname) %(refname)' "refs/hn/remotes/$remote/memory/" 2>/dev/null
+        printf '\\000%s\\000' $?
+        cat -- "$selection"; } | git hash-object --stdin 2>/dev/null) || return 1
+    [ -n "$id" ] && [ "$id" = "$s_id" ]
+}
 case $input in
     *" refs/remotes/"*)
         if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ] && has_selection; then
             find_git_hn || exit 0
+            (quiet) && exit 0
             printf '%s\\n' "$input" | HN_HOOK_ACTIVE=1 "$hn" hooks run reference-transaction committed || :
         fi ;;
 esac
@@ -162,5 +211,18 @@ find_git_hn || exit 0
 HN_HOOK_ACTIVE=1 "$hn" hooks run post-rewrite "$@" < "$input" || :
 exit 0
 """
+
+QUIET_MAGIC = "hn-quiet/0"
+
+
+def quiet_input(url: str, advertisement: bytes, listing: bytes, selection: bytes) -> bytes:
+    """The bytes the ``reference-transaction`` wrapper hashes with ``git hash-object --stdin`` to
+    tell whether a remote is as git-hn's import last found it: the URL, the advertisement's
+    output (``transport.advertisement``), the accepted-ref listing's output
+    (``advertise.accepted_heads``), each of the two followed by its exit status (0 here), and the
+    selection file. A NUL ends each part but the last; no URL, ref name or Git listing holds one."""
+    return b"".join((url.encode("utf-8", "surrogateescape"), b"\0", advertisement, b"\0" b"0" b"\0",
+                     listing, b"\0" b"0" b"\0", selection))
+
 
 TEMPLATES = {"pre-push": PRE_PUSH, "reference-transaction": REFERENCE_TRANSACTION, "post-rewrite": POST_REWRITE}

@@ -70,3 +70,11 @@ def sha1(data: bytes = b""):
 
 def sha256_hex(data: bytes) -> str:
     return sha256(data).hexdigest()
+
+
+def object_id(kind: str, data: bytes, object_format: str) -> bytes:
+    """The Git object ID (raw digest) of an object of ``kind`` with content ``data``."""
+    h = sha256() if object_format == "sha256" else sha1()
+    h.update(b"%s %d\x00" % (kind.encode(), len(data)))
+    h.update(data)
+    return h.digest()

@@ -26,11 +26,7 @@ _TYPES = {"commit": 1, "tree": 2, "blob": 3}
 _CRUD = set(b" .,:;<>\"\\'") | set(range(0, 33))
 
 
-def object_id(kind: str, data: bytes, object_format: str) -> bytes:
-    h = hashing.sha256() if object_format == "sha256" else hashing.sha1()
-    h.update(b"%s %d\x00" % (kind.encode(), len(data)))
-    h.update(data)
-    return h.digest()
+object_id = hashing.object_id
 
 
 def clean_ident_name(name: str) -> bytes:

@@ -60,14 +60,48 @@ def is_txn(name: str) -> bool:
 
 
 def load_selection(repo: Repo, remote: str) -> selmod.Selection:
+    return read_selection(repo, remote)[0]
+
+
+def read_selection(repo: Repo, remote: str) -> tuple[selmod.Selection, bytes | None]:
+    """``remote``'s selection and the file's bytes (None when there is no file: compatibility-all)."""
     data = private.read_private(repo.hn_dir, selection_path(repo, remote), max_bytes=selmod.MAX_FILE)
     if data is None:
-        return selmod.compatibility_all(remote)
-    return selmod.decode(data, remote)
+        return selmod.compatibility_all(remote), None
+    return selmod.decode(data, remote), data
 
 
 def save_selection(repo: Repo, sel: selmod.Selection) -> None:
     private.write_private(repo.hn_dir, selection_path(repo, sel.remote), selmod.encode(sel))
+
+
+# -- the quiet record the fetch hook's wrapper reads (git-hn, issue 11) ------------------------
+
+
+def quiet_path(repo: Repo) -> str:
+    return os.path.join(root(repo), "quiet")
+
+
+def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,
+                selection: bytes) -> None:
+    """Record that an import from ``remote`` at ``url`` found every selected stream up to date,
+    given exactly these answers and selection bytes (``hookscripts.quiet_input``): the
+    ``reference-transaction`` wrapper starts no git-hn while Git gives it the same ones. A
+    derived file (not fsynced; losing it costs one hook run of git-hn)."""
+    from ..core.hashing import object_id
+    from ..hookscripts import QUIET_MAGIC, quiet_input
+
+    oid = object_id("blob", quiet_input(url, advertisement, listing, selection), repo.object_format).hex()
+    text = f"{QUIET_MAGIC}\n{remote}\n{selmod.file_name(remote)}\n{url}\n{oid}\n"
+    private.write_private(repo.hn_dir, quiet_path(repo), text.encode("utf-8", "surrogateescape"), derived=True)
+
+
+def forget_quiet(repo: Repo) -> None:
+    """Drop the quiet record: an import is about to decide anew (best effort)."""
+    try:
+        os.unlink(quiet_path(repo))
+    except OSError:
+        pass
 
 
 # -- learnt owners (git-hn, issue 11) ----------------------------------------------------------

@@ -76,10 +76,10 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     url = resolve_remote(repo, remote)
     result = SyncResult(remote)
     try:
-        selection = rstate.load_selection(repo, remote)
+        selection, selection_bytes = rstate.read_selection(repo, remote)
     except HnError as exc:
         result.import_error = exc.message
-        selection = None
+        selection = selection_bytes = None
     run = None
     if selection is not None:
         if recover_shallow:
@@ -89,7 +89,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             if shallow.before_recovery(repo, remote, selection, result, repair_pending):
                 return result
         run = Import(repo, remote, url, selection, result, progress, recover_shallow, interrupt_after,
-                     publish=publish)
+                     publish=publish, selection_bytes=selection_bytes)
         try:
             run.run()
         except PhaseError as exc:

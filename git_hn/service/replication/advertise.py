@@ -23,11 +23,15 @@ _ACTOR_REF = re.compile(r"refs/hn/actors/[0-9a-f]{64}")
 _PROPOSAL_REF = re.compile(r"refs/hn/proposals/[0-9a-f]{64}")
 
 
-def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None) -> tuple[Mapping, set]:
-    """({stream: [(actor, oid)]}, {(kind, id)} of well-formed actor and proposal refs)."""
+def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
+              answers: dict | None = None) -> tuple[Mapping, set]:
+    """({stream: [(actor, oid)]}, {(kind, id)} of well-formed actor and proposal refs).
+    ``answers["advertisement"]`` gets Git's output as it came (the quiet record hashes it)."""
     proc = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=timeout)  # often early
     if proc.returncode != 0:
         raise phase("advertisement", remote)
+    if answers is not None:
+        answers["advertisement"] = proc.stdout
     got = parse(proc.stdout, repo.oid_hex_len)
     if got is None:
         raise phase("advertisement validation", remote)
@@ -206,12 +210,15 @@ class _Heads(Mapping):
         return len(self._heads())
 
 
-def accepted_heads(repo: Repo, remote: str) -> Mapping:
+def accepted_heads(repo: Repo, remote: str, answers: dict | None = None) -> Mapping:
     """``<actor>/<stream hex>`` -> accepted tip of every accepted memory ref of ``remote`` (one
     ``for-each-ref``; its usual output, one shape per line, is read without a regular
-    expression, as ``uniform_lines`` checks it)."""
+    expression, as ``uniform_lines`` checks it). ``answers["listing"]`` gets Git's output as it
+    came, or None when Git failed (the quiet record hashes it)."""
     prefix = f"{REMOTES_PREFIX}{remote}/memory/"
     out = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", prefix])  # often early
+    if answers is not None:
+        answers["listing"] = out.stdout if out.returncode == 0 else None
     n = repo.oid_hex_len
     text = uniform_lines(out.stdout, n, f" {prefix}".encode()) if is_remote_name(remote) else None
     if text is not None:

@@ -16,9 +16,10 @@ import os
 from ...core.grammar import accepted_ref, quarantine_ref
 from ...errors import HnError, Interrupted, ValidationError
 from ...store import quarantine
+from ...store import replication as rstate
 from ...store.quarantine import Quarantine
 from . import advertise, promote, transfer
-from .outcomes import SEAMS, Outcome, counted, phase, redact, residue
+from .outcomes import SEAMS, UP_TO_DATE, Outcome, counted, phase, redact, residue
 
 
 _LATER = ("shutil", "...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
@@ -49,8 +50,10 @@ def prepare_validation(streams: int) -> None:
 
 class Import:
     def __init__(self, repo, remote: str, url: str, selection, result, progress, recover_shallow: bool,
-                 interrupt_after: str | None = None, publish: bool = False):
+                 interrupt_after: str | None = None, publish: bool = False,
+                 selection_bytes: bytes | None = None):
         self.repo, self.remote, self.url, self.sel = repo, remote, url, selection
+        self.selection_bytes = selection_bytes  # the selection file as read (None: no file)
         self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
         self.interrupt_after = interrupt_after if interrupt_after in SEAMS else None
         self.seam_error = ""
@@ -86,15 +89,19 @@ class Import:
     # -- the transaction -----------------------------------------------------------------------
 
     def run(self) -> None:
+        rstate.forget_quiet(self.repo)  # this import decides anew (``_remember_quiet``)
         promote.repair_pending(self.repo, self.remote)
         quarantine.sweep(self.repo)  # what a killed sync left behind (never a live one's)
-        heads = advertise.accepted_heads(self.repo, self.remote)
+        answers: dict = {}
+        heads = advertise.accepted_heads(self.repo, self.remote, answers)
         wanted = self._fetch_exact(heads)
         if wanted is None:  # an owner is unknown, or that fetch failed: the whole advertisement
             self.say("advertisement")
-            advertised, others = advertise.advertise(self.repo, self.url, self.remote)
+            advertised, others = advertise.advertise(self.repo, self.url, self.remote, answers=answers)
             self.advertised_refs = advertise.AdvertisedRefs(advertised)
             wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
+            if not wanted:
+                self._remember_quiet(answers)
         if not wanted:
             return  # every selection is up to date: no transaction, no receipt
         selected = sum(o.kind == "memory" for o in self.result.outcomes) + len(self.result.current)
@@ -151,6 +158,20 @@ class Import:
             except HnError:
                 if not self.result.import_error:
                     raise residue("quarantine cleanup failed", self.remote) from None
+
+    def _remember_quiet(self, answers: dict) -> None:
+        """After an advertisement that left nothing to fetch and no selector failed: the quiet
+        record (``rstate.write_quiet``), so that the fetch hook's wrapper starts no git-hn while
+        Git's answers and the selection stay exactly these. Best effort."""
+        listing, advertised = answers.get("listing"), answers.get("advertisement")
+        if listing is None or advertised is None or self.selection_bytes is None \
+                or self.recover_shallow or self.interrupt_after is not None \
+                or any(o.status not in ("skipped", UP_TO_DATE) for o in self.result.outcomes):
+            return
+        try:
+            rstate.write_quiet(self.repo, self.remote, self.url, advertised, listing, self.selection_bytes)
+        except (HnError, OSError):
+            pass
 
     def _fetch_exact(self, heads) -> list[Outcome] | None:
         """When every selected stream's owner is known (``advertise.exact_owners``), fetch exactly

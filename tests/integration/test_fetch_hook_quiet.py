@@ -1,0 +1,204 @@
+"""The fetch hook's quiet record (issue 11): once git-hn's import from a remote found every
+selected stream up to date, a fetch whose answers are unchanged starts no git-hn; any change in
+what the import reads starts it again, and it imports what changed. Real repositories, real
+``git fetch`` through the installed wrapper; the wrapper's git-hn is a logging shim that runs the
+real one, so each test sees exactly when git-hn was started."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from git_hn.hookscripts import QUIET_MAGIC, quiet_input
+from helpers import git, hn, make_repo, wait_publication
+
+
+def _push(repo, *args):
+    proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True)
+    wait_publication(repo)
+    assert proc.returncode == 0, proc.stderr
+
+
+class Team:
+    """``a`` publishes memory to ``origin``; ``b`` imports it through its fetch hook, whose git-hn
+    logs each start to ``log``."""
+
+    def __init__(self, tmp_path: Path, object_format: str = "sha1"):
+        self.remote = tmp_path / "remote.git"
+        git(tmp_path, "init", "-q", "--bare", f"--object-format={object_format}", str(self.remote))
+        self.a = make_repo(tmp_path / "a", object_format=object_format)
+        git(self.a, "remote", "add", "origin", str(self.remote))
+        git(self.a, "push", "-q", "-u", "origin", "main")
+        self.b = tmp_path / "b"
+        git(tmp_path, "clone", "-q", str(self.remote), str(self.b))
+        for repo, name in ((self.a, "A"), (self.b, "B")):
+            assert hn(repo, "init", "--name", name).code == 0
+            assert hn(repo, "hooks", "install").code == 0, name
+        self.log = tmp_path / "runs"
+        shim = tmp_path / "git-hn-logged"
+        wrapper = self.b / ".git" / "hooks" / "reference-transaction"
+        recorded = next(line.split("=", 1)[1] for line in wrapper.read_text().splitlines()
+                        if line.strip().startswith("recorded="))
+        shim.write_text(f'#!/bin/sh\necho "$*" >> {self.log}\nexec {recorded} "$@"\n')
+        os.chmod(shim, 0o755)
+        wrapper.write_text(wrapper.read_text().replace(f"recorded={recorded}", f"recorded={shim}"))
+        self.quiet = self.b / ".git" / "hn" / "replication" / "quiet"
+
+    def record(self, content: str) -> dict:
+        rec = hn(self.a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+                 "--applies", "descendants", "--content", content).json()
+        assert hn(self.a, "sync", "origin").code == 0
+        return rec
+
+    def runs(self) -> int:
+        return len(self.log.read_text().splitlines()) if self.log.exists() else 0
+
+    def moved_fetch(self) -> subprocess.CompletedProcess:
+        """A fetch that moves ``origin/main`` (and so runs the hook)."""
+        git(self.a, "commit", "-q", "--allow-empty", "-m", "moves origin/main")
+        _push(self.a, "origin", "main")
+        proc = subprocess.run(["git", "fetch"], cwd=self.b, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert git(self.b, "rev-parse", "origin/main") == git(self.a, "rev-parse", "main")
+        return proc
+
+    def accepted(self, rec: dict) -> str:
+        return git(self.b, "rev-parse", "--verify", "--quiet",
+                   f"refs/hn/remotes/origin/memory/{rec['actor']}/{rec['stream'][7:]}", check=False)
+
+    def quiet_after_two_fetches(self) -> None:
+        """Bring ``b`` to a quiet record: a fetch with git-hn that finds nothing to import."""
+        before = self.runs()
+        self.moved_fetch()
+        assert self.runs() == before + 1 and self.quiet.exists()
+        self.moved_fetch()
+        assert self.runs() == before + 1  # quiet: git-hn not started
+
+
+@pytest.fixture
+def team(tmp_path):
+    return Team(tmp_path)
+
+
+def test_a_fetch_that_changes_nothing_git_hn_reads_starts_no_git_hn(team):
+    rec = team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    proc = team.moved_fetch()
+    assert team.runs() == 1 and team.accepted(rec) == git(team.a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
+    assert not team.quiet.exists()  # it imported: whether the next one is quiet is decided then
+    assert "git-hn" not in proc.stderr
+    team.quiet_after_two_fetches()
+    lines = team.quiet.read_text().splitlines()
+    assert lines[:2] == [QUIET_MAGIC, "origin"] and lines[3] == str(team.remote)
+    # the record is the object ID of exactly what git-hn read (computed here independently)
+    adv = subprocess.run(["git", "ls-remote", "--refs", "--", str(team.remote), "refs/hn/*"], cwd=team.b,
+                         capture_output=True, check=True).stdout
+    listing = subprocess.run(["git", "for-each-ref", "--format=%(objectname) %(refname)",
+                              "refs/hn/remotes/origin/memory/"], cwd=team.b, capture_output=True,
+                             check=True).stdout
+    selection = (team.b / ".git" / "hn" / "replication" / "selections" / lines[2]).read_bytes()
+    data = quiet_input(str(team.remote), adv, listing, selection)
+    oid = subprocess.run(["git", "hash-object", "--stdin"], cwd=team.b, input=data, capture_output=True,
+                         check=True).stdout.decode().strip()
+    assert lines[4] == oid
+    assert hn(team.b, "memory", "index", "verify").code == 0
+
+
+def test_a_new_memory_on_the_remote_is_imported_by_the_next_fetch(team):
+    team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    team.moved_fetch()
+    team.quiet_after_two_fetches()
+    runs = team.runs()
+    second = team.record("second")
+    tip = git(team.a, "rev-parse", f"refs/hn/memory/{second['actor']}/{second['stream'][7:]}")
+    assert team.accepted(second) != tip
+    team.moved_fetch()
+    assert team.runs() == runs + 1
+    assert team.accepted(second) == tip
+    assert not team.quiet.exists()
+
+
+def test_a_lost_accepted_ref_starts_git_hn_which_imports_it_again(team):
+    rec = team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    team.moved_fetch()
+    team.quiet_after_two_fetches()
+    tip = team.accepted(rec)
+    git(team.b, "update-ref", "-d", f"refs/hn/remotes/origin/memory/{rec['actor']}/{rec['stream'][7:]}")
+    runs = team.runs()
+    assert runs == team.runs()  # deleting a memory ref moves no remote-tracking ref: no git-hn
+    team.moved_fetch()
+    assert team.runs() == runs + 1 and team.accepted(rec) == tip
+
+
+@pytest.mark.parametrize("change", ["selection", "url", "anchor", "record", "symlinked-selection"])
+def test_anything_else_git_hn_reads_starting_it_again(team, tmp_path, change):
+    rec = team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    team.moved_fetch()
+    team.quiet_after_two_fetches()
+    runs = team.runs()
+    replication = team.b / ".git" / "hn" / "replication"
+    if change == "selection":
+        assert hn(team.b, "replication", "select", "origin", "--memory", rec["stream"]).code == 0
+    elif change == "url":  # the same repository by another spelling: only git-hn may approve it
+        git(team.b, "remote", "set-url", "origin", "file://" + str(team.remote))
+    elif change == "anchor":  # an interrupted import: git-hn repairs it first
+        (replication / "anchors" / ("txn-" + "0" * 24 + ".json")).write_text("{}")
+    elif change == "record":
+        team.quiet.write_text(team.quiet.read_text().replace(QUIET_MAGIC, "hn-quiet/9"))
+    else:
+        name = team.quiet.read_text().splitlines()[2]
+        target = tmp_path / "selection-copy.json"
+        sel = replication / "selections" / name
+        target.write_bytes(sel.read_bytes())
+        sel.unlink()
+        sel.symlink_to(target)
+    proc = team.moved_fetch()
+    assert team.runs() == runs + 1, change
+    if change == "symlinked-selection":  # git-hn refuses it and says so; the wrapper never decides
+        assert "git-hn: memory import from origin failed" in proc.stderr
+
+
+def test_an_unreachable_remote_starts_git_hn_which_reports_it(team, tmp_path):
+    team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    team.moved_fetch()
+    team.quiet_after_two_fetches()
+    runs = team.runs()
+    team.remote.rename(tmp_path / "gone.git")
+    # a transaction that moves a remote-tracking ref while the remote cannot answer
+    head = git(team.b, "rev-parse", "HEAD")
+    proc = subprocess.run(["git", "update-ref", "refs/remotes/origin/elsewhere", head], cwd=team.b,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert team.runs() == runs + 1
+    assert "git-hn: memory import from origin failed; run git hn sync origin" in proc.stderr
+
+
+def test_a_transaction_that_moves_two_remotes_starts_git_hn(team, tmp_path):
+    team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    team.moved_fetch()
+    team.quiet_after_two_fetches()
+    runs = team.runs()
+    head = git(team.b, "rev-parse", "HEAD")
+    git(team.b, "update-ref", "--stdin",
+        input=f"create refs/remotes/origin/x {head}\ncreate refs/remotes/other/x {head}\n".encode())
+    assert team.runs() == runs + 1
+    runs += 1
+    git(team.b, "update-ref", "refs/remotes/origin/y", head)  # origin alone, unchanged: quiet
+    assert team.runs() == runs
+
+
+def test_sha256_repositories_are_quiet_too(tmp_path):
+    team = Team(tmp_path, object_format="sha256")
+    team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    team.moved_fetch()
+    team.quiet_after_two_fetches()
+    assert len(team.quiet.read_text().splitlines()[4]) == 64
