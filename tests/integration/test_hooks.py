@@ -572,3 +572,35 @@ def test_the_remote_is_not_asked_for_a_few_streams_or_when_it_cannot_be(clones):
     assert publish.remote_bases(open_repo(str(a)), "origin", few, given) is given
     git(a, "config", "remote.origin.pushurl", "ext::sh -c false")
     assert publish.remote_bases(open_repo(str(a)), "origin", heads, given) is given
+
+
+@pytest.mark.parametrize("table", ["given_lines", "published"])
+def test_a_push_over_damaged_publication_bookkeeping_still_publishes(clones, table):
+    """Disk damage the state's seal cannot see (the seal covers size and times, not every
+    byte): the pre-push hook's bookkeeping reads fail with SQLite's error, and the hook takes
+    the slow path (the whole listing; the remote's own tips) instead of failing the push."""
+    import sqlite3
+
+    from git_hn.store import statedb
+    from git_hn.store.repo import open_repo
+
+    remote, a, _b = clones
+    first = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+               "descendants", "--content", "published once").json()
+    _push(a, "origin", "main")
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+       "--content", "then a second")
+    db = a / ".git" / "hn" / "memory" / "state-v0.sqlite"
+    conn = sqlite3.connect(db)
+    conn.execute(f"DROP TABLE {table}")
+    conn.commit()
+    conn.close()
+    repo = open_repo(str(a))
+    statedb.write_seal(repo)  # as if the damage had kept the file's size and times
+    repo.close()
+    git(a, "commit", "-q", "--allow-empty", "-m", "more work")
+    proc = _push(a, "origin", "main")
+    assert "Traceback" not in proc.stderr and "sqlite" not in proc.stderr.lower(), proc.stderr
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)

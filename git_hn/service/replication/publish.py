@@ -378,6 +378,8 @@ def moved_since_given(repo: Repo, remote: str, text: str):
     reading every pair; one slow hour). None when this is not the usual case (a moved line that is
     not a local ref, a local ref Git does not list, no verified state, more than
     ``QUICK_MOVED`` moved): the caller then reads the whole listing, which words each problem."""
+    from ...store.statedb import sqlite3
+
     mine, accepted = streams.split_listing(text)
     lines = mine.split("\n")
     lines.pop()  # (after the last newline)
@@ -396,7 +398,7 @@ def moved_since_given(repo: Repo, remote: str, text: str):
                 given = statemod.published_of(conn, remote, sorted(heads))
             finally:
                 conn.close()
-    except (HnError, OSError, statedb.Unwritable):
+    except (HnError, OSError, sqlite3.Error):  # (damage the seal cannot see: the slow path)
         return None
     loose = streams.unlisted_local_refs(repo.common_dir, _Listed(mine))
     if loose:
@@ -443,6 +445,10 @@ class _Listed:
 
 
 def published_heads(repo: Repo, remote: str) -> dict[str, str]:
+    """ref -> the tip ``remote`` was last given, from the state's bookkeeping; {} when it cannot
+    be read (``remote_bases`` then asks the remote itself)."""
+    from ...store.statedb import sqlite3
+
     try:
         with statedb.locked(repo, exclusive=False, wait=2.0):
             conn = statedb.open_sealed(repo, readonly=True)
@@ -452,7 +458,7 @@ def published_heads(repo: Repo, remote: str) -> dict[str, str]:
                 return statemod.published_heads(conn, remote)
             finally:
                 conn.close()
-    except (HnError, OSError, statedb.Unwritable):
+    except (HnError, OSError, sqlite3.Error):
         return {}
 
 
