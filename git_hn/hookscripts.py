@@ -175,9 +175,11 @@ EOF
     done
     export LC_ALL=C GIT_NO_REPLACE_OBJECTS=1 GIT_LITERAL_PATHSPECS=1 GIT_TERMINAL_PROMPT=0
     url=$(git remote get-url --end-of-options "$remote" 2>/dev/null) && [ "$url" = "$s_url" ] || return 1
+    bound=  # the round trip is bounded as git-hn bounds it (300 s), where timeout(1) exists
+    command -v timeout >/dev/null 2>&1 && bound="timeout 300"
     # the bytes of quiet_input: each answer followed by its exit status, so a failure never matches
     id=$({ printf '%s\\000' "$url"
-        GIT_ALLOW_PROTOCOL=file:git:http:https:ssh git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
+        GIT_ALLOW_PROTOCOL=file:git:http:https:ssh $bound git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
         printf '\\000%s\\000' $?
         git for-each-ref '--format=%(objectname) %(refname)' "refs/hn/remotes/$remote/memory/" 2>/dev/null
         printf '\\000%s\\000' $?
