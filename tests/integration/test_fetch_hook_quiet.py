@@ -69,6 +69,15 @@ class Team:
         return git(self.b, "rev-parse", "--verify", "--quiet",
                    f"refs/hn/remotes/origin/memory/{rec['actor']}/{rec['stream'][7:]}", check=False)
 
+    def quiet_with_all(self) -> dict:
+        """A memory recorded by ``a``, imported by ``b`` with an ``--all`` selection, then a quiet
+        record; returns the memory."""
+        rec = self.record("first")
+        assert hn(self.b, "replication", "select", "origin", "--all").code == 0
+        self.moved_fetch()
+        self.quiet_after_two_fetches()
+        return rec
+
     def quiet_after_two_fetches(self) -> None:
         """Bring ``b`` to a quiet record: a fetch with git-hn that finds nothing to import."""
         before = self.runs()
@@ -108,10 +117,7 @@ def test_a_fetch_that_changes_nothing_git_hn_reads_starts_no_git_hn(team):
 
 
 def test_a_new_memory_on_the_remote_is_imported_by_the_next_fetch(team):
-    team.record("first")
-    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
-    team.moved_fetch()
-    team.quiet_after_two_fetches()
+    team.quiet_with_all()
     runs = team.runs()
     second = team.record("second")
     tip = git(team.a, "rev-parse", f"refs/hn/memory/{second['actor']}/{second['stream'][7:]}")
@@ -123,10 +129,7 @@ def test_a_new_memory_on_the_remote_is_imported_by_the_next_fetch(team):
 
 
 def test_a_lost_accepted_ref_starts_git_hn_which_imports_it_again(team):
-    rec = team.record("first")
-    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
-    team.moved_fetch()
-    team.quiet_after_two_fetches()
+    rec = team.quiet_with_all()
     tip = team.accepted(rec)
     git(team.b, "update-ref", "-d", f"refs/hn/remotes/origin/memory/{rec['actor']}/{rec['stream'][7:]}")
     runs = team.runs()
@@ -137,10 +140,7 @@ def test_a_lost_accepted_ref_starts_git_hn_which_imports_it_again(team):
 
 @pytest.mark.parametrize("change", ["selection", "url", "anchor", "record", "symlinked-selection"])
 def test_anything_else_git_hn_reads_starting_it_again(team, tmp_path, change):
-    rec = team.record("first")
-    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
-    team.moved_fetch()
-    team.quiet_after_two_fetches()
+    rec = team.quiet_with_all()
     runs = team.runs()
     replication = team.b / ".git" / "hn" / "replication"
     if change == "selection":
@@ -165,10 +165,7 @@ def test_anything_else_git_hn_reads_starting_it_again(team, tmp_path, change):
 
 
 def test_an_unreachable_remote_starts_git_hn_which_reports_it(team, tmp_path):
-    team.record("first")
-    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
-    team.moved_fetch()
-    team.quiet_after_two_fetches()
+    team.quiet_with_all()
     runs = team.runs()
     team.remote.rename(tmp_path / "gone.git")
     # a transaction that moves a remote-tracking ref while the remote cannot answer
@@ -181,10 +178,7 @@ def test_an_unreachable_remote_starts_git_hn_which_reports_it(team, tmp_path):
 
 
 def test_a_transaction_that_moves_two_remotes_starts_git_hn(team, tmp_path):
-    team.record("first")
-    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
-    team.moved_fetch()
-    team.quiet_after_two_fetches()
+    team.quiet_with_all()
     runs = team.runs()
     head = git(team.b, "rev-parse", "HEAD")
     git(team.b, "update-ref", "--stdin",
@@ -197,8 +191,5 @@ def test_a_transaction_that_moves_two_remotes_starts_git_hn(team, tmp_path):
 
 def test_sha256_repositories_are_quiet_too(tmp_path):
     team = Team(tmp_path, object_format="sha256")
-    team.record("first")
-    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
-    team.moved_fetch()
-    team.quiet_after_two_fetches()
+    team.quiet_with_all()
     assert len(team.quiet.read_text().splitlines()[4]) == 64
