@@ -590,8 +590,8 @@ def test_a_push_over_damaged_publication_bookkeeping_still_publishes(clones, tab
     _push(a, "origin", "main")
     ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
-    hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-       "--content", "then a second")
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "then a second").code == 0
     db = a / ".git" / "hn" / "memory" / "state-v0.sqlite"
     conn = sqlite3.connect(db)
     conn.execute(f"DROP TABLE {table}")
