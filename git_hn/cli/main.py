@@ -164,9 +164,10 @@ def _start_import_early(data: bytes) -> None:
 
 def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
     """Start what the sync of ``remote`` asks first on ``runner``: its URL, the accepted-ref
-    listing and, for a selection of exact streams and a sync that publishes, the listing of the
-    user's own streams; then, once the URL is known and its transport allowed, the advertisement
-    when the sync needs one (else nothing more: the sync reports it); then the stall setting and
+    listing and, for a selection of exact streams and a sync that publishes (``git hn sync``,
+    which fetches such a selection by name), the listing of the user's own streams; then, once
+    the URL is known and its transport allowed, the advertisement when the sync needs one (the
+    fetch hook's import always does; else nothing more: the sync reports it); then the stall setting and
     the Git version when it is not remembered yet. The advertisement is the longest of them and
     the sync waits for it first: it starts before the questions it does not need yet, and before
     anything loads ``re`` or ``json``."""
@@ -176,8 +177,10 @@ def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
 
     url_question = runner.ask_early(transport.url_question(remote))
     runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)", f"{REMOTES_PREFIX}{remote}/memory/"))
-    exact = _selects_exact_streams(runner, remote)  # else the sync fetches them by name
-    if exact and publishing:  # and learns the user's own streams' names (``run._fetch_exact``)
+    # a sync fetches a selection of exact streams by name; the fetch hook's import reads the
+    # advertisement in any case (``hooks.run_reference_transaction``)
+    exact = publishing and _selects_exact_streams(runner, remote)
+    if exact:  # and learns the user's own streams' names (``run._fetch_exact``)
         runner.ask_early(LOCAL_LISTING)
     got = url_question.finish()
     url = got.stdout.decode("utf-8", "surrogateescape").strip()

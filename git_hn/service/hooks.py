@@ -462,7 +462,10 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
         if not os.path.exists(replication.selection_path(repo, remote)):
             continue
         try:
-            result = sync(repo, remote, publish=False)
+            # by the advertisement even for streams known by name: when it finds nothing to
+            # import (the usual fetch) it leaves the quiet record, and the hooked fetches after
+            # it start no git-hn (``hookscripts``); a fetch by name would leave none
+            result = sync(repo, remote, publish=False, by_name=False)
             failed = bool(result.exit_message())
         except HnError:
             failed = True

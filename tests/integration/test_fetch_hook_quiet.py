@@ -193,3 +193,25 @@ def test_sha256_repositories_are_quiet_too(tmp_path):
     team = Team(tmp_path, object_format="sha256")
     team.quiet_with_all()
     assert len(team.quiet.read_text().splitlines()[4]) == 64
+
+
+def test_a_selection_of_exact_streams_also_gets_a_quiet_record(team):
+    """``git hn sync`` fetches such a selection by name (no advertisement); the fetch hook's
+    import reads the advertisement anyway, so that a fetch that brings nothing leaves the
+    record and the fetches after it start no git-hn; a new memory on that stream is imported."""
+    rec = team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--memory", rec["stream"]).code == 0
+    owners = team.b / ".git" / "hn" / "replication" / "owners"
+    assert owners.is_dir() and any(owners.iterdir())  # the owner is known: sync would fetch by name
+    team.moved_fetch()
+    assert team.runs() == 1 and team.accepted(rec)
+    team.quiet_after_two_fetches()
+    runs = team.runs()
+    second = hn(team.a, "memory", "supersede", rec["memoryId"], "--json", "--kind", "decision", "--at", "HEAD",
+                "--applies", "descendants", "--content", "second").json()
+    assert hn(team.a, "sync", "origin").code == 0
+    tip = git(team.a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
+    assert second["stream"] == rec["stream"] and team.accepted(rec) != tip
+    team.moved_fetch()
+    assert team.runs() == runs + 1 and team.accepted(rec) == tip
+    assert hn(team.b, "memory", "index", "verify").code == 0

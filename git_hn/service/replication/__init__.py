@@ -66,8 +66,10 @@ def learn_owners(repo: Repo, sel) -> None:
 
 
 def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=None,
-         publish: bool = True, interrupt_after: str | None = None) -> SyncResult:
+         publish: bool = True, interrupt_after: str | None = None, by_name: bool = True) -> SyncResult:
     """Run the import and (unless ``publish`` is False, as in the fetch hook) publication.
+    ``by_name``: a selection of streams whose owners are known is fetched by name, without the
+    advertisement (``run.Import._fetch_exact``); False reads the advertisement in any case.
 
     ``interrupt_after`` names a crash seam (§9.19) at which to stop as if the process died; the
     CLI passes it only under the testing switch."""
@@ -89,7 +91,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             if shallow.before_recovery(repo, remote, selection, result, repair_pending):
                 return result
         run = Import(repo, remote, url, selection, result, progress, recover_shallow, interrupt_after,
-                     publish=publish, selection_bytes=selection_bytes)
+                     publish=publish, selection_bytes=selection_bytes, by_name=by_name)
         try:
             run.run()
         except PhaseError as exc:

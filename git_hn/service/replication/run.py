@@ -51,7 +51,7 @@ def prepare_validation(streams: int) -> None:
 class Import:
     def __init__(self, repo, remote: str, url: str, selection, result, progress, recover_shallow: bool,
                  interrupt_after: str | None = None, publish: bool = False,
-                 selection_bytes: bytes | None = None):
+                 selection_bytes: bytes | None = None, by_name: bool = True):
         self.repo, self.remote, self.url, self.sel = repo, remote, url, selection
         self.selection_bytes = selection_bytes  # the selection file as read (None: no file)
         self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
@@ -68,6 +68,7 @@ class Import:
         self.q = None
         self.prepared = None  # the promotion's ref transaction, prepared while validating
         self.publish = publish  # the publication phase follows (it reads ``advertised_refs``)
+        self.by_name = by_name  # an exact selection may be fetched by name (``_fetch_exact``)
 
     def say(self, text: str) -> None:
         if self.progress is not None:
@@ -188,7 +189,7 @@ class Import:
         from ...store import replication as rstate
         from ...store.git import LOCAL_LISTING
 
-        if self.recover_shallow:
+        if self.recover_shallow or not self.by_name:
             return None
         owners = advertise.exact_owners(self.sel, heads, rstate.load_owners(self.repo, self.remote))
         if owners is None or len(owners) > self.sel.max_streams:
