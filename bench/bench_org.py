@@ -16,7 +16,9 @@ Reported (median of paired runs; targets from the incremental issue):
   10,000 accepted memories (500 actors x 10 streams x 2), with the hooks and a saved ``--all``
   selection, against the same fetch without hooks (<= 100 ms more); the fetches after the first
   find git-hn's quiet record and start no git-hn (``hookscripts``), and ``startedOverheadMs`` is
-  the same fetch with the record removed first (the first fetch after any change: git-hn runs).
+  the same fetch with the record removed first (the first fetch after any change: git-hn runs);
+  ``exactSelectionOverheadMs``: a clone that selected 100 streams by name (``--memory``, owners
+  learnt), its hooked fetch against the same clone's fetch with ``core.hooksPath=/dev/null``.
 
 Usage: python bench/bench_org.py [--actors N] [--runs R] [--timeout S] [--only NAME]
 """
@@ -241,20 +243,31 @@ def bench_push(root, env, runs, timeout, streams=10_000):
 
 
 def bench_fetch(root, env, runs, timeout, actors=500):
-    remote, _streams = make_remote(root, env, actors, "team")
+    remote, streams = make_remote(root, env, actors, "team")
     seed = clone(remote, os.path.join(root, "seed"), env)
     hooked = clone(remote, os.path.join(root, "hooked"), env)
     plain = clone(remote, os.path.join(root, "plain"), env)
+    exact = clone(remote, os.path.join(root, "exact"), env)
     run(["git", "hn", "replication", "select", "--all"], hooked, env)
     run(["git", "hn", "sync"], hooked, env, timeout)
     run(["git", "hn", "hooks", "install"], hooked, env)
     run(["git", "hn", "replication", "select", "--all"], plain, env)
     run(["git", "hn", "sync"], plain, env, timeout)
+    select = ["git", "hn", "replication", "select"]
+    for _ref, stream in sorted(random.Random(3).sample(streams, 100)):
+        select += ["--memory", stream]
+    run(select, exact, env)  # learns the owners: git hn sync fetches these by name
+    run(["git", "hn", "sync"], exact, env, timeout)
+    run(["git", "hn", "hooks", "install"], exact, env)
     quiet = os.path.join(hooked, ".git", "hn", "replication", "quiet")
-    a, b, started, started_plain = [], [], [], []
-    for i in range(2 * runs + 1):
+    a, b, started, started_plain, e, e_plain = [], [], [], [], [], []
+
+    def move(i):
         git(["commit", "-q", "--allow-empty", "-m", f"move {i}"], seed, env)
         git(["push", "-q", "origin", "HEAD"], seed, env)
+
+    for i in range(2 * runs + 1):
+        move(i)
         t_plain = run(["git", "fetch", "-q", "origin"], plain, env)
         if i > runs and os.path.exists(quiet):
             os.remove(quiet)  # as after any change: the wrapper starts git-hn, which decides
@@ -265,10 +278,18 @@ def bench_fetch(root, env, runs, timeout, actors=500):
         elif i > runs:
             started.append(t_hooked)
             started_plain.append(t_plain)
+        if i <= runs:  # the exact selection: the same clone with its hooks, then without them
+            t_exact = run(["git", "fetch", "-q", "origin"], exact, env, timeout)
+            move(f"{i}b")
+            t_bare = run(["git", "-c", "core.hooksPath=/dev/null", "fetch", "-q", "origin"], exact, env)
+            if i:
+                e.append(t_exact)
+                e_plain.append(t_bare)
     accepted = git(["for-each-ref", "--format=x", "refs/hn/remotes"], hooked, env).count("\n")
     r = pair("fetch-hooks", a, b, kind="overhead", target=100)
     r.update(acceptedStreams=accepted, memories=accepted * PER_STREAM,
-             startedOverheadMs=round((statistics.median(started) - statistics.median(started_plain)) * 1000, 1))
+             startedOverheadMs=round((statistics.median(started) - statistics.median(started_plain)) * 1000, 1),
+             exactSelectionOverheadMs=round((statistics.median(e) - statistics.median(e_plain)) * 1000, 1))
     return r
 
 
