@@ -186,7 +186,6 @@ class Import:
         fetch fails in any way (a ref gone from the remote, a budget, a stall): the sync then
         reads the whole advertisement and words each outcome as it always does."""
         from ...core.grammar import LOCAL_PREFIX, local_ref, parse_local_ref
-        from ...store import replication as rstate
         from ...store.git import LOCAL_LISTING
 
         if self.recover_shallow or not self.by_name:
