@@ -168,9 +168,9 @@ def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
     which fetches such a selection by name), the listing of the user's own streams; then, once
     the URL is known and its transport allowed, the advertisement when the sync needs one (the
     fetch hook's import always does; else nothing more: the sync reports it); then the stall
-    setting and the Git version when it is not remembered yet. The advertisement is the longest of them and
-    the sync waits for it first: it starts before the questions it does not need yet, and before
-    anything loads ``re`` or ``json``."""
+    setting and the Git version when it is not remembered yet. The advertisement is the longest
+    of them and the sync waits for it first: it starts before the questions it does not need
+    yet, and before anything loads ``re`` or ``json``."""
     from ..core.remotes import REMOTES_PREFIX
     from ..store.git import LOCAL_LISTING
     from ..store import transport
