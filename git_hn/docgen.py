@@ -198,11 +198,12 @@ updated
 for a remote with a saved selection, it imports that remote's selected streams. It never fails
 the fetch. A fetch that updates no ref runs no transaction and therefore no import, and the
 remote\\-tracking updates of a push trigger it too (an import after a push is harmless); in a
-repository with no saved selection the wrapper does not start git\\-hn at all. When the last
-import from that remote found everything up to date, the wrapper asks Git the same questions
-(the remote's URL and memory refs, the accepted refs) and, if the answers and the selection
-file are exactly what that import read, starts no git\\-hn either (the quiet record,
-.BR .git/hn/replication/quiet ;
+repository with no saved selection the wrapper does not start git\\-hn at all, nor for a fetch
+from a remote that has none while another remote has one. When the last import from that
+remote found everything up to date, the wrapper asks Git the same questions (the remote's URL
+and memory refs, the accepted refs) and, if the answers and the selection file are exactly what
+that import read, starts no git\\-hn either (the quiet record, one per remote, in
+.BR .git/hn/replication/quiet/ ;
 any change starts git\\-hn as before). The
 import runs inside the fetch, so a fetch that brings new memory takes as long as the import;
 after a promotion it deletes the recall index rather than rebuilding it, and the next recall

@@ -21,16 +21,21 @@ Git would have run it; any other program is executed directly.
 ``git-hn`` that installed the wrapper; when that is gone, ``git-hn`` on ``PATH`` is used, and
 when there is none the wrapper says so in one line and lets the push or fetch go on.
 
-*A fetch that brings no memory starts no Python.* When git-hn's last import from a remote found
-every selected stream up to date, it left a *quiet record* (``hn/replication/quiet``: the remote,
-its selection file, its URL and the object ID of ``quiet_input``'s bytes). A committed transaction
-that moves only that remote's remote-tracking refs then asks Git what git-hn would ask (the URL,
-the advertisement, the accepted-ref listing) and hashes the answers with the selection file in
-one ``git hash-object``; when the ID is the recorded one, nothing the import reads has changed and
-it would import nothing again, so git-hn is not started. Anything else (another remote, a changed
-or unreachable remote, a moved or deleted accepted ref, a changed selection or URL, an interrupted
-import's anchor, a record of another shape) runs git-hn as before, which decides and records anew.
-The wrapper only ever contacts the URL git-hn approved when it wrote the record.
+*A fetch that brings no memory starts no Python.* A committed transaction that moves the
+remote-tracking refs of one remote finds that remote's selection file (its name is the remote's
+in unpadded URL-safe base64, computed with ``base64`` and ``tr``); when that remote has none, it
+has nothing to import and git-hn is not started (the usual second remote of a fork, while the
+first has a selection). When git-hn's last import from that remote found every selected stream
+up to date, it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
+its selection file, its URL and the object ID of ``quiet_input``'s bytes; one per remote, so
+fetching two remotes in turn keeps both quiet). The wrapper then asks Git what git-hn would ask
+(the URL, the advertisement, the accepted-ref listing) and hashes the answers with the selection
+file in one ``git hash-object``; when the ID is the recorded one, nothing the import reads has
+changed and it would import nothing again, so git-hn is not started. Anything else (several
+remotes in one transaction, no ``base64``, a changed or unreachable remote, a moved or deleted
+accepted ref, a changed selection or URL, an interrupted import's anchor, a record of another
+shape) runs git-hn as before, which decides and records anew. The wrapper only ever contacts the
+URL git-hn approved when it wrote the record.
 
 The top-level ``hooks/`` directory of the source tree holds these same scripts (a test keeps them
 identical).
@@ -147,28 +152,32 @@ has_selection() {  # a saved replication selection: without one there is nothing
     done
     return 1
 }
-quiet() {  # what git-hn's import would read is what it last found up to date (see git-hn-hooks(1))
-    stamp="$common/hn/replication/quiet"
-    [ -n "$common" ] && [ -f "$stamp" ] && [ ! -L "$stamp" ] || return 1
+moved_remote() {  # the one remote whose remote-tracking refs the transaction moved
     remote=
     while IFS=' ' read -r _old _new ref; do
         case $ref in
             refs/remotes/*/*) moved=${ref#refs/remotes/}; moved=${moved%%/*} ;;
             *) continue ;;
         esac
-        [ -n "$moved" ] && { [ -z "$remote" ] || [ "$remote" = "$moved" ]; } || return 1
+        [ -n "$moved" ] && { [ -z "$remote" ] || [ "$remote" = "$moved" ]; } || { remote=; return 1; }
         remote=$moved
     done <<EOF
 $input
 EOF
+    [ -n "$remote" ]
+}
+selection_of() {  # its selection file: the name in unpadded URL-safe base64 (core.remotes)
+    command -v base64 >/dev/null 2>&1 || return 1
+    stem=$(printf '%s' "$remote" | base64 | tr '+/' '-_' | tr -d '=\\n') || return 1
+    case $stem in ""|*[!A-Za-z0-9_-]*) return 1 ;; esac
+    selection="$common/hn/replication/selections/$stem.json"
+}
+quiet() {  # what git-hn's import would read is what it last found up to date (see git-hn-hooks(1))
+    stamp="$common/hn/replication/quiet/$stem"
+    [ -f "$stamp" ] && [ ! -L "$stamp" ] || return 1
     { IFS= read -r magic && IFS= read -r s_remote && IFS= read -r s_file && IFS= read -r s_url &&
         IFS= read -r s_id; } < "$stamp" || return 1
-    [ "$magic" = hn-quiet/0 ] && [ -n "$remote" ] && [ "$s_remote" = "$remote" ] || return 1
-    case $s_file in
-        *.json) case ${s_file%.json} in ""|*[!A-Za-z0-9_-]*) return 1 ;; esac ;;
-        *) return 1 ;;
-    esac
-    selection="$common/hn/replication/selections/$s_file"
+    [ "$magic" = hn-quiet/0 ] && [ "$s_remote" = "$remote" ] && [ "$s_file" = "$stem.json" ] || return 1
     [ -f "$selection" ] && [ ! -L "$selection" ] || return 1
     for f in "$common"/hn/replication/anchors/*; do
         [ -e "$f" ] && return 1  # an interrupted import: git-hn repairs it
@@ -189,8 +198,14 @@ EOF
 case $input in
     *" refs/remotes/"*)
         if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ] && has_selection; then
+            known=
+            if [ -n "$common" ] && moved_remote && selection_of; then
+                # a remote with no saved selection has nothing to import (another remote has one)
+                [ -e "$selection" ] || exit 0
+                known=1
+            fi
             find_git_hn || exit 0
-            (quiet) && exit 0
+            [ -n "$known" ] && (quiet) && exit 0
             printf '%s\\n' "$input" | HN_HOOK_ACTIVE=1 "$hn" hooks run reference-transaction committed || :
         fi ;;
 esac

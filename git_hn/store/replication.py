@@ -78,8 +78,9 @@ def save_selection(repo: Repo, sel: selmod.Selection) -> None:
 # -- the quiet record the fetch hook's wrapper reads (git-hn, issue 11) ------------------------
 
 
-def quiet_path(repo: Repo) -> str:
-    return os.path.join(root(repo), "quiet")
+def quiet_path(repo: Repo, remote: str) -> str:
+    """``remote``'s quiet record: named as its selection file, without ``.json``."""
+    return os.path.join(root(repo), "quiet", selmod.file_name(remote)[:-len(".json")])
 
 
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,
@@ -91,15 +92,31 @@ def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing
     from ..core.hashing import object_id
     from ..hookscripts import QUIET_MAGIC, quiet_input
 
+    _drop_single_record(repo)
     oid = object_id("blob", quiet_input(url, advertisement, listing, selection), repo.object_format).hex()
     text = f"{QUIET_MAGIC}\n{remote}\n{selmod.file_name(remote)}\n{url}\n{oid}\n"
-    private.write_private(repo.hn_dir, quiet_path(repo), text.encode("utf-8", "surrogateescape"), derived=True)
+    private.write_private(repo.hn_dir, quiet_path(repo, remote), text.encode("utf-8", "surrogateescape"),
+                          derived=True)
 
 
-def forget_quiet(repo: Repo) -> None:
-    """Drop the quiet record: an import is about to decide anew (best effort)."""
+def forget_quiet(repo: Repo, remote: str) -> None:
+    """Drop ``remote``'s quiet record: an import from it is about to decide anew (best effort)."""
+    _drop_single_record(repo)
     try:
-        os.unlink(quiet_path(repo))
+        os.unlink(quiet_path(repo, remote))
+    except OSError:
+        pass
+
+
+def _drop_single_record(repo: Repo) -> None:
+    """Remove the one quiet record earlier versions kept for the whole repository (the file
+    ``hn/replication/quiet``, where the records' directory now is)."""
+    import stat
+
+    path = os.path.join(root(repo), "quiet")
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            os.unlink(path)
     except OSError:
         pass
 

@@ -45,7 +45,13 @@ class Team:
         shim.write_text(f'#!/bin/sh\necho "$*" >> {self.log}\nexec {recorded} "$@"\n')
         os.chmod(shim, 0o755)
         wrapper.write_text(wrapper.read_text().replace(f"recorded={recorded}", f"recorded={shim}"))
-        self.quiet = self.b / ".git" / "hn" / "replication" / "quiet"
+        self.quiet = self.b / ".git" / "hn" / "replication" / "quiet" / "b3JpZ2lu"  # origin's
+
+    def add_remote(self, name: str, path: Path) -> None:
+        """A second remote of ``b``: a bare copy of ``origin`` (branches and memory refs)."""
+        git(path.parent, "clone", "-q", "--mirror", str(self.remote), str(path))
+        git(self.b, "remote", "add", name, str(path))
+        git(self.b, "fetch", "-q", name)
 
     def record(self, content: str) -> dict:
         rec = hn(self.a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
@@ -56,13 +62,14 @@ class Team:
     def runs(self) -> int:
         return len(self.log.read_text().splitlines()) if self.log.exists() else 0
 
-    def moved_fetch(self) -> subprocess.CompletedProcess:
-        """A fetch that moves ``origin/main`` (and so runs the hook)."""
-        git(self.a, "commit", "-q", "--allow-empty", "-m", "moves origin/main")
-        _push(self.a, "origin", "main")
-        proc = subprocess.run(["git", "fetch"], cwd=self.b, capture_output=True, text=True)
+    def moved_fetch(self, remote: str = "origin", url: Path | None = None) -> subprocess.CompletedProcess:
+        """A fetch that moves ``<remote>/main`` (and so runs the hook); ``url``: where that
+        remote is, when it is not ``origin``."""
+        git(self.a, "commit", "-q", "--allow-empty", "-m", "moves the remote's main")
+        _push(self.a, str(url) if url else "origin", "main")
+        proc = subprocess.run(["git", "fetch", remote], cwd=self.b, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
-        assert git(self.b, "rev-parse", "origin/main") == git(self.a, "rev-parse", "main")
+        assert git(self.b, "rev-parse", f"{remote}/main") == git(self.a, "rev-parse", "main")
         return proc
 
     def accepted(self, rec: dict) -> str:
@@ -215,3 +222,67 @@ def test_a_selection_of_exact_streams_also_gets_a_quiet_record(team):
     team.moved_fetch()
     assert team.runs() == runs + 1 and team.accepted(rec) == tip
     assert hn(team.b, "memory", "index", "verify").code == 0
+
+
+def test_a_remote_without_a_selection_starts_no_git_hn(team, tmp_path):
+    """The usual second remote of a fork: ``origin`` has a selection, ``upstream`` none. A fetch
+    from ``upstream`` has nothing to import, and the wrapper knows it without git-hn (it finds
+    that remote's selection file by name); ``origin`` still imports as before."""
+    rec = team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    upstream = tmp_path / "upstream.git"
+    team.add_remote("upstream", upstream)
+    runs = team.runs()
+    for _ in range(2):
+        proc = team.moved_fetch("upstream", upstream)
+        assert team.runs() == runs and "git-hn" not in proc.stderr
+    assert not team.accepted(rec)  # nothing imported from upstream (it selects nothing)
+    team.moved_fetch()
+    assert team.runs() == runs + 1 and team.accepted(rec)  # origin: imported by git-hn
+    assert hn(team.b, "replication", "select", "upstream", "--all").code == 0
+    team.moved_fetch("upstream", upstream)  # selected now: git-hn imports from it
+    assert team.runs() == runs + 2
+    assert git(team.b, "rev-parse", "--verify", "--quiet",
+               f"refs/hn/remotes/upstream/memory/{rec['actor']}/{rec['stream'][7:]}", check=False)
+
+
+def test_two_selected_remotes_fetched_in_turn_both_stay_quiet(team, tmp_path):
+    """One quiet record per remote: an import from one remote leaves the other's record, so
+    fetching two remotes in turn starts git-hn only until each found itself up to date; a new
+    memory on one of them is imported by its next fetch, and the other stays quiet."""
+    team.quiet_with_all()
+    mirror = tmp_path / "mirror.git"
+    team.add_remote("mirror", mirror)
+    assert hn(team.b, "replication", "select", "mirror", "--all").code == 0
+    quiet_dir = team.quiet.parent
+    mirror_record = quiet_dir / "bWlycm9y"  # "mirror" in unpadded URL-safe base64
+    runs = team.runs()
+    team.moved_fetch("mirror", mirror)  # imports (its accepted refs were empty)
+    team.moved_fetch("mirror", mirror)  # up to date: leaves mirror's record
+    assert team.runs() == runs + 2 and mirror_record.exists() and team.quiet.exists()
+    for remote, url in (("origin", None), ("mirror", mirror), ("origin", None), ("mirror", mirror)):
+        team.moved_fetch(remote, url)
+    assert team.runs() == runs + 2  # in turn, neither starts git-hn
+    assert mirror_record.read_text().splitlines()[1:3] == ["mirror", "bWlycm9y.json"]
+    second = team.record("second")  # published to origin only
+    team.moved_fetch()
+    assert team.runs() == runs + 3 and team.accepted(second)
+    assert mirror_record.exists()  # origin's import left mirror's record alone
+    team.moved_fetch("mirror", mirror)
+    assert team.runs() == runs + 3
+
+
+def test_the_single_record_of_earlier_versions_is_removed(team):
+    """Earlier versions kept one record for the whole repository at ``hn/replication/quiet``,
+    where the records' directory now is: the next import removes it and records per remote."""
+    team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    team.moved_fetch()
+    legacy = team.quiet.parent
+    legacy.rmdir() if legacy.is_dir() else None
+    legacy.write_text(f"{QUIET_MAGIC}\norigin\nb3JpZ2lu.json\n{team.remote}\n{'0' * 40}\n")
+    runs = team.runs()
+    team.moved_fetch()  # the old file is no record for the wrapper: git-hn runs and replaces it
+    assert team.runs() == runs + 1 and legacy.is_dir() and team.quiet.exists()
+    team.moved_fetch()
+    assert team.runs() == runs + 1

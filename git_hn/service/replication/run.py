@@ -90,7 +90,7 @@ class Import:
     # -- the transaction -----------------------------------------------------------------------
 
     def run(self) -> None:
-        rstate.forget_quiet(self.repo)  # this import decides anew (``_remember_quiet``)
+        rstate.forget_quiet(self.repo, self.remote)  # this import decides anew (``_remember_quiet``)
         promote.repair_pending(self.repo, self.remote)
         quarantine.sweep(self.repo)  # what a killed sync left behind (never a live one's)
         answers: dict = {}
