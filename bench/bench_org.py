@@ -18,7 +18,9 @@ Reported (median of paired runs; targets from the incremental issue):
   find git-hn's quiet record and start no git-hn (``hookscripts``), and ``startedOverheadMs`` is
   the same fetch with the record removed first (the first fetch after any change: git-hn runs);
   ``exactSelectionOverheadMs``: a clone that selected 100 streams by name (``--memory``, owners
-  learnt), its hooked fetch against the same clone's fetch with ``core.hooksPath=/dev/null``.
+  learnt), its hooked fetch against the same clone's fetch with ``core.hooksPath=/dev/null``;
+  ``unselectedRemoteOverheadMs``: the hooked clone's fetch from a second remote that has no
+  selection (a fork's ``upstream``), against the same fetch with ``core.hooksPath=/dev/null``.
 
 Usage: python bench/bench_org.py [--actors N] [--runs R] [--timeout S] [--only NAME]
 """
@@ -259,12 +261,18 @@ def bench_fetch(root, env, runs, timeout, actors=500):
     run(select, exact, env)  # learns the owners: git hn sync fetches these by name
     run(["git", "hn", "sync"], exact, env, timeout)
     run(["git", "hn", "hooks", "install"], exact, env)
-    quiet = os.path.join(hooked, ".git", "hn", "replication", "quiet")
-    a, b, started, started_plain, e, e_plain = [], [], [], [], [], []
+    # origin's quiet record: named as its selection file (unpadded URL-safe base64), no ".json"
+    quiet = os.path.join(hooked, ".git", "hn", "replication", "quiet",
+                         base64.urlsafe_b64encode(b"origin").decode().rstrip("="))
+    upstream = os.path.join(root, "upstream.git")
+    git(["init", "-q", "--bare", upstream], root, env)
+    git(["remote", "add", "upstream", upstream], hooked, env)
+    a, b, started, started_plain, e, e_plain, u, u_plain = [], [], [], [], [], [], [], []
 
     def move(i):
         git(["commit", "-q", "--allow-empty", "-m", f"move {i}"], seed, env)
         git(["push", "-q", "origin", "HEAD"], seed, env)
+        git(["push", "-q", upstream, "HEAD:refs/heads/main"], seed, env)
 
     for i in range(2 * runs + 1):
         move(i)
@@ -285,11 +293,18 @@ def bench_fetch(root, env, runs, timeout, actors=500):
             if i:
                 e.append(t_exact)
                 e_plain.append(t_bare)
+            t_up = run(["git", "fetch", "-q", "upstream"], hooked, env, timeout)
+            move(f"{i}c")
+            t_up_bare = run(["git", "-c", "core.hooksPath=/dev/null", "fetch", "-q", "upstream"], hooked, env)
+            if i:
+                u.append(t_up)
+                u_plain.append(t_up_bare)
     accepted = git(["for-each-ref", "--format=x", "refs/hn/remotes"], hooked, env).count("\n")
     r = pair("fetch-hooks", a, b, kind="overhead", target=100)
     r.update(acceptedStreams=accepted, memories=accepted * PER_STREAM,
              startedOverheadMs=round((statistics.median(started) - statistics.median(started_plain)) * 1000, 1),
-             exactSelectionOverheadMs=round((statistics.median(e) - statistics.median(e_plain)) * 1000, 1))
+             exactSelectionOverheadMs=round((statistics.median(e) - statistics.median(e_plain)) * 1000, 1),
+             unselectedRemoteOverheadMs=round((statistics.median(u) - statistics.median(u_plain)) * 1000, 1))
     return r
 
 
