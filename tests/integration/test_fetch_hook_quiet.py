@@ -286,3 +286,22 @@ def test_the_single_record_of_earlier_versions_is_removed(team):
     assert team.runs() == runs + 1 and legacy.is_dir() and team.quiet.exists()
     team.moved_fetch()
     assert team.runs() == runs + 1
+
+
+def test_publishing_by_push_keeps_the_next_fetch_quiet(team):
+    """A push publishes the pusher's new memory in the background, which changes the
+    advertisement the pusher's quiet record hashes. The publisher then runs the fetch hook's
+    import itself (it finds nothing to import), which renews the record: the pusher's next fetch
+    starts no git-hn."""
+    team.quiet_with_all()
+    runs = team.runs()
+    mine = hn(team.b, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+              "--applies", "descendants", "--content", "from b").json()
+    ref = f"refs/hn/memory/{mine['actor']}/{mine['stream'][7:]}"
+    _push(team.b, "origin", "HEAD:refs/heads/b-work")  # its pre-push hook publishes in the background
+    assert git(team.b, "ls-remote", str(team.remote), ref).split()[0] == git(team.b, "rev-parse", ref)
+    assert team.runs() == runs  # the push's own remote-tracking update found the record current
+    team.moved_fetch()
+    assert team.runs() == runs  # quiet: the publisher renewed the record
+    assert team.quiet.exists()
+    assert hn(team.b, "memory", "index", "verify").code == 0

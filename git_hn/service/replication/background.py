@@ -8,7 +8,9 @@ memories reached the remote (a successful push moves ``refs/remotes/<remote>/*``
 does not), publishes each stream only up to its first memory whose anchor the remote lacks
 (issue 12), takes a per-remote lock (publications to one remote run one after another), pushes each tip it
 was given whose local ref still names it (a newer tip was not checked by this hook, and the push
-that made it publishes it), and remembers what the remote got. A failure is written to
+that made it publishes it), and remembers what the remote got. When the last import from that
+remote had left a quiet record (``hookscripts``), it then runs that import again, so that the
+record describes the remote with the new memory and the user's next fetch starts no git-hn. A failure is written to
 ``<common-gitdir>/hn/replication/publication-<remote digest>.failed`` and said by the next
 pre-push, which publishes those streams again (they were never remembered as given).
 
@@ -82,10 +84,14 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
     from . import publish
     from .outcomes import PhaseError
 
+    from ...store import replication as rstate
+
+    renew = False
     try:
         given = _parse(data, repo.oid_hex_len)
         if push_pid.isdigit():
             wait_for_exit(int(push_pid), WAIT)
+        quiet = os.path.isfile(rstate.quiet_path(repo, remote))  # (the push's own hook is over)
         lock = os.path.join(repo.hn_dir, "locks", os.path.basename(_path(repo, remote, "lock")))
         with stream_lock(repo.hn_dir, lock, f"publication to {remote}", timeout=WAIT):
             listing = streams.list_sources(repo)  # one listing: the tips and the gate's chains
@@ -99,7 +105,10 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
                 ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
                 if ready:
                     publish.push(repo, remote, ready, allowed, exact=True)
+                    renew = quiet
         _clear(repo, _path(repo, remote, "failed"))
+        if renew:
+            _renew_quiet(repo, remote)
     except (PhaseError, ConflictError, HnError) as exc:
         record = json.dumps({"remote": remote, "message": exc.message}).encode("utf-8")
         try:
@@ -108,6 +117,27 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
             pass
     finally:
         _clear(repo, running_marker(repo, remote))
+
+
+def _renew_quiet(repo: Repo, remote: str) -> None:
+    """After publishing to a remote whose last import found every selected stream up to date:
+    that import again, as the fetch hook runs it (reading the advertisement). The publication
+    changed the advertisement the quiet record hashes, so without this the user's next fetch
+    would start git-hn only to find the streams just published; the import finds the remote as
+    this publication left it and renews the record. With a selection that holds the user's own
+    streams, that import first accepts them back (as the next fetch would) and leaves no record,
+    so it runs once more, which finds everything up to date. Best effort: a failure is the next
+    fetch's to report."""
+    from ...store import replication as rstate
+    from . import sync
+
+    for _attempt in range(2):
+        try:
+            result = sync(repo, remote, publish=False, by_name=False)
+        except (HnError, OSError):
+            return
+        if result.exit_message() or os.path.isfile(rstate.quiet_path(repo, remote)):
+            return
 
 
 def take_failure(repo: Repo, remote: str) -> str:
