@@ -286,19 +286,15 @@ def bench_fetch(root, env, runs, timeout, actors=500):
         elif i > runs:
             started.append(t_hooked)
             started_plain.append(t_plain)
-        if i <= runs:  # the exact selection: the same clone with its hooks, then without them
-            t_exact = run(["git", "fetch", "-q", "origin"], exact, env, timeout)
-            move(f"{i}b")
-            t_bare = run(["git", "-c", "core.hooksPath=/dev/null", "fetch", "-q", "origin"], exact, env)
-            if i:
-                e.append(t_exact)
-                e_plain.append(t_bare)
-            t_up = run(["git", "fetch", "-q", "upstream"], hooked, env, timeout)
-            move(f"{i}c")
-            t_up_bare = run(["git", "-c", "core.hooksPath=/dev/null", "fetch", "-q", "upstream"], hooked, env)
-            if i:
-                u.append(t_up)
-                u_plain.append(t_up_bare)
+        if i <= runs:  # the exact selection, and the unselected remote: each in the same clone
+            for repo, name, tag, (with_hooks, without) in ((exact, "origin", "b", (e, e_plain)),
+                                                           (hooked, "upstream", "c", (u, u_plain))):
+                t_with = run(["git", "fetch", "-q", name], repo, env, timeout)
+                move(f"{i}{tag}")
+                t_without = run(["git", "-c", "core.hooksPath=/dev/null", "fetch", "-q", name], repo, env)
+                if i:
+                    with_hooks.append(t_with)
+                    without.append(t_without)
     accepted = git(["for-each-ref", "--format=x", "refs/hn/remotes"], hooked, env).count("\n")
     r = pair("fetch-hooks", a, b, kind="overhead", target=100)
     r.update(acceptedStreams=accepted, memories=accepted * PER_STREAM,
