@@ -10,9 +10,10 @@ does not), publishes each stream only up to its first memory whose anchor the re
 was given whose local ref still names it (a newer tip was not checked by this hook, and the push
 that made it publishes it), and remembers what the remote got. When the last import from that
 remote had left a quiet record (``hookscripts``), it then runs that import again, so that the
-record describes the remote with the new memory and the user's next fetch starts no git-hn. A failure is written to
-``<common-gitdir>/hn/replication/publication-<remote digest>.failed`` and said by the next
-pre-push, which publishes those streams again (they were never remembered as given).
+record describes the remote with the new memory and the user's next fetch starts no git-hn. A
+failure is written to ``<common-gitdir>/hn/replication/publication-<remote digest>.failed`` and
+said by the next pre-push, which publishes those streams again (they were never remembered as
+given).
 
 Owns the marker ``publication-<remote digest>.running`` (created before the publisher starts,
 removed when it ends), which tells a waiting caller (a test, a script) that a publication is in
@@ -79,12 +80,11 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
     """The publisher: once the user's push has ended, push the given tips that are still the
     local tips, each up to its first memory anchored on a commit the remote does not have
     (``publish.gate``: a rejected push publishes nothing it anchors); record a failure."""
+    from ...store import replication as rstate
     from ...store import streams
     from ...store.lock import stream_lock
     from . import publish
     from .outcomes import PhaseError
-
-    from ...store import replication as rstate
 
     renew = False
     try:
