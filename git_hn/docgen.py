@@ -196,8 +196,9 @@ stands in for the post\\-fetch hook Git does not have: after a committed transac
 updated
 .B refs/remotes/<remote>/*
 for a remote with a saved selection, it imports that remote's selected streams. It never fails
-the fetch. A fetch that updates no ref runs no transaction and therefore no import, and the
-remote\\-tracking updates of a push trigger it too (an import after a push is harmless); in a
+the fetch. A fetch that updates no ref runs no transaction and therefore no import, and neither
+does the remote\\-tracking update of a push whose pre\\-push hook git\\-hn ran (it brings
+nothing to import: the hook noted the push's process and the commits it pushes); in a
 repository with no saved selection the wrapper does not start git\\-hn at all, nor for a fetch
 from a remote that has none while another remote has one. When the last import from that
 remote found everything up to date, the wrapper asks Git the same questions (the remote's URL

@@ -25,7 +25,11 @@ when there is none the wrapper says so in one line and lets the push or fetch go
 remote-tracking refs of one remote finds that remote's selection file (its name is the remote's
 in unpadded URL-safe base64, computed with ``base64`` and ``tr``); when that remote has none, it
 has nothing to import and git-hn is not started (the usual second remote of a fork, while the
-first has a selection). When git-hn's last import from that remote found every selected stream
+first has a selection). Nor is it for the remote-tracking update of a ``git push`` whose
+pre-push hook git-hn ran: that hook left a note (``hn/replication/pushing/<that name>``: the
+push's process ID and the object IDs it pushes), and a transaction whose parent is that process
+and whose remote-tracking refs all move to those objects is the push's own (it brings nothing to
+import; the push publishes), so not even the quiet check's round trip to the remote is paid. When git-hn's last import from that remote found every selected stream
 up to date, it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
 its selection file, its URL and the object ID of ``quiet_input``'s bytes; one per remote, so
 fetching two remotes in turn keeps both quiet). The wrapper then asks Git what git-hn would ask
@@ -172,6 +176,24 @@ selection_of() {  # its selection file: the name in unpadded URL-safe base64 (co
     case $stem in ""|*[!A-Za-z0-9_-]*) return 1 ;; esac
     selection="$common/hn/replication/selections/$stem.json"
 }
+own_push() {  # the remote-tracking update of the push running this hook, to what it pushed
+    marker="$common/hn/replication/pushing/$stem"
+    [ -f "$marker" ] && [ ! -L "$marker" ] || return 1
+    { IFS= read -r pid && IFS= read -r pushed; } < "$marker" || return 1
+    [ -n "$pid" ] && [ "$pid" = "$PPID" ] && [ -n "$pushed" ] || return 1
+    while IFS=' ' read -r _old new ref; do
+        case $ref in
+            refs/remotes/*) ;;
+            *) continue ;;
+        esac
+        case " $pushed " in
+            *" $new "*) ;;
+            *) return 1 ;;
+        esac
+    done <<EOF
+$input
+EOF
+}
 quiet() {  # what git-hn's import would read is what it last found up to date (see git-hn-hooks(1))
     stamp="$common/hn/replication/quiet/$stem"
     [ -f "$stamp" ] && [ ! -L "$stamp" ] || return 1
@@ -202,6 +224,7 @@ case $input in
             if [ -n "$common" ] && moved_remote && selection_of; then
                 # a remote with no saved selection has nothing to import (another remote has one)
                 [ -e "$selection" ] || exit 0
+                own_push && exit 0  # a push brings nothing to import (git-hn's pre-push publishes)
                 known=1
             fi
             find_git_hn || exit 0

@@ -608,7 +608,7 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
     if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
         return hooks.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")
     if args[0] == "pre-push":
-        return hooks.run_pre_push(repo, args[1] if len(args) > 1 else "")
+        return hooks.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
     if args[0] == "post-rewrite":
         return hooks.run_post_rewrite(repo, data)
     return hooks.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data)

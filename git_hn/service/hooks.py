@@ -261,12 +261,13 @@ WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush w
             "(publish in the background), or git push --no-verify (this push only)")
 
 
-def run_pre_push(repo: Repo, remote: str) -> int:
+def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     """Verify, lint and publish the local streams that moved since ``remote`` last got them;
     the exit status per hn.prePush. Imported streams are never published; a stream whose tip the
-    remote already has costs nothing (issue 11)."""
+    remote already has costs nothing (issue 11). ``data``: the hook's input (what is pushed)."""
     if os.environ.get("HN_HOOK_ACTIVE") or remote not in _remotes(repo):
         return 0
+    _note_push(repo, remote, data)
     from ..store import streams
     from .replication import PhaseError, background, publish
 
@@ -323,6 +324,35 @@ def run_pre_push(repo: Repo, remote: str) -> int:
     for problem in problems:
         sys.stderr.write(f"git-hn: {problem}\n")
     return 1 if block else 0
+
+
+def _note_push(repo: Repo, remote: str, data: bytes) -> None:
+    """Tell the ``reference-transaction`` wrapper which update is this push's own: when it
+    succeeds, Git moves ``refs/remotes/<remote>/*`` to the commits pushed, in transactions of
+    this same ``git push`` process, and such an update brings nothing to import (this hook
+    publishes). The note (``hn/replication/pushing/<name>``, named as the remote's selection
+    file) holds the push's process ID and the pushed object IDs; the wrapper skips a transaction
+    only when its parent is that process and every remote-tracking ref it moves goes to one of
+    them, so a note that outlives its push matches nothing else. Only for a remote with a saved
+    selection (without one the wrapper imports nothing anyway); best effort."""
+    from ..core.grammar import is_oid
+    from ..store import private
+    from ..store import replication as rstate
+
+    push_pid = os.environ.get("HN_PUSH_PID", "")
+    if not push_pid.isdigit() or not os.path.isfile(rstate.selection_path(repo, remote)):
+        return
+    oids = set()
+    for line in data.decode("ascii", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) != 4 or not is_oid(parts[1]):
+            return  # not Git's pre-push input: no note
+        oids.add(parts[1])
+    try:
+        private.write_private(repo.hn_dir, rstate.pushing_path(repo, remote),
+                              f"{push_pid}\n{' '.join(sorted(oids))}\n".encode("ascii"), derived=True)
+    except (HnError, OSError):
+        pass
 
 
 def run_background_publication(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> int:

@@ -83,6 +83,11 @@ def quiet_path(repo: Repo, remote: str) -> str:
     return os.path.join(root(repo), "quiet", selmod.file_name(remote)[:-len(".json")])
 
 
+def pushing_path(repo: Repo, remote: str) -> str:
+    """The pre-push hook's note of the push to ``remote`` in progress (``hooks._note_push``)."""
+    return os.path.join(root(repo), "pushing", selmod.file_name(remote)[:-len(".json")])
+
+
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,
                 selection: bytes) -> None:
     """Record that an import from ``remote`` at ``url`` found every selected stream up to date,

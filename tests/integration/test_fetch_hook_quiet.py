@@ -305,3 +305,23 @@ def test_publishing_by_push_keeps_the_next_fetch_quiet(team):
     assert team.runs() == runs  # quiet: the publisher renewed the record
     assert team.quiet.exists()
     assert hn(team.b, "memory", "index", "verify").code == 0
+
+
+def test_a_push_s_own_remote_tracking_update_starts_no_import(team):
+    """A push moves ``refs/remotes/origin/*`` to what it pushed: that brings nothing to import,
+    and git-hn's pre-push hook noted it, so the wrapper skips it without even the quiet check's
+    round trip (here the record no longer matches, so the check would start git-hn). Any other
+    transaction on the same refs still goes through the check."""
+    team.quiet_with_all()
+    team.quiet.write_text(team.quiet.read_text().replace(QUIET_MAGIC, "hn-quiet/9"))  # would not match
+    runs = team.runs()
+    git(team.b, "commit", "-q", "--allow-empty", "-m", "b's work")
+    _push(team.b, "origin", "HEAD:refs/heads/b-work")
+    head = git(team.b, "rev-parse", "HEAD")
+    assert git(team.b, "rev-parse", "refs/remotes/origin/b-work") == head
+    assert team.runs() == runs  # the push's own update: no git-hn
+    note = team.b / ".git" / "hn" / "replication" / "pushing" / "b3JpZ2lu"
+    pid, pushed = note.read_text().splitlines()
+    assert pid.isdigit() and head in pushed.split(" ")
+    git(team.b, "update-ref", "refs/remotes/origin/elsewhere", head)  # another process, same commit
+    assert team.runs() == runs + 1
