@@ -78,14 +78,20 @@ def save_selection(repo: Repo, sel: selmod.Selection) -> None:
 # -- the quiet record the fetch hook's wrapper reads (git-hn, issue 11) ------------------------
 
 
+def _per_remote(repo: Repo, directory: str, remote: str) -> str:
+    """``remote``'s file in ``directory``: named as its selection file, without ``.json`` (the
+    name the hook wrappers compute with ``base64``)."""
+    return os.path.join(root(repo), directory, selmod.file_name(remote)[:-len(".json")])
+
+
 def quiet_path(repo: Repo, remote: str) -> str:
-    """``remote``'s quiet record: named as its selection file, without ``.json``."""
-    return os.path.join(root(repo), "quiet", selmod.file_name(remote)[:-len(".json")])
+    """``remote``'s quiet record."""
+    return _per_remote(repo, "quiet", remote)
 
 
 def pushing_path(repo: Repo, remote: str) -> str:
     """The pre-push hook's note of the push to ``remote`` in progress (``hooks._note_push``)."""
-    return os.path.join(root(repo), "pushing", selmod.file_name(remote)[:-len(".json")])
+    return _per_remote(repo, "pushing", remote)
 
 
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,
@@ -93,11 +99,11 @@ def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing
     """Record that an import from ``remote`` at ``url`` found every selected stream up to date,
     given exactly these answers and selection bytes (``hookscripts.quiet_input``): the
     ``reference-transaction`` wrapper starts no git-hn while Git gives it the same ones. A
-    derived file (not fsynced; losing it costs one hook run of git-hn)."""
+    derived file (not fsynced; losing it costs one hook run of git-hn). The import that writes
+    it dropped the record first (``forget_quiet``), an earlier version's single one too."""
     from ..core.hashing import object_id
     from ..hookscripts import QUIET_MAGIC, quiet_input
 
-    _drop_single_record(repo)
     oid = object_id("blob", quiet_input(url, advertisement, listing, selection), repo.object_format).hex()
     text = f"{QUIET_MAGIC}\n{remote}\n{selmod.file_name(remote)}\n{url}\n{oid}\n"
     private.write_private(repo.hn_dir, quiet_path(repo, remote), text.encode("utf-8", "surrogateescape"),
