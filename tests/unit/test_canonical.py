@@ -184,3 +184,34 @@ def test_replication_state_files_are_the_same_bytes_with_either_encoder():
            "pendingObjects": ids[:7], "acceptedObjects": ids}
     assert canonical.indented(doc) == canonical.indented_large(doc)
     assert canonical.indented({**doc, "acceptedObjects": []}) == canonical.indented_large({**doc, "acceptedObjects": []})
+
+
+def test_receipts_under_the_threshold_are_read_without_importing_orjson():
+    """The first command after a sync reads its receipt: below ``OWN_PARSE_FROM`` bytes the strict
+    parser reads it (faster than orjson's import), from it the orjson path; both give the same
+    document. Run in a fresh interpreter, where nothing has imported orjson yet."""
+    import subprocess
+    import sys
+
+    code = r'''
+import sys
+from git_hn.core import canonical
+from git_hn.errors import LocalStateError
+from git_hn.store import replication as r
+
+def doc(n):
+    ids = [f"{i:040x}" for i in range(n)]
+    return {"version": 2, "id": "txn-" + "a" * 24, "remote": "origin", "state": "complete",
+            "outcomes": None, "pendingObjects": [], "acceptedObjects": ids}
+
+small, large = canonical.indented(doc(2000)), canonical.indented(doc(8000))
+assert 65536 < len(small) < r.OWN_PARSE_FROM < len(large) < r.RECEIPT_MAX, (len(small), len(large))
+assert r._read_own(small) is None and "orjson" not in sys.modules
+strict = r.read_document(small, prefix="", max_bytes=r.RECEIPT_MAX, error=LocalStateError)
+assert strict == doc(2000) and "orjson" not in sys.modules
+assert r._read_own(large) == doc(8000) and "orjson" in sys.modules
+assert r._read_own(small) == doc(2000)  # once loaded, orjson reads every large-ish file
+print("ok")
+'''
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
