@@ -328,6 +328,9 @@ class _Forked:
             r, w = os.pipe()
         except OSError:
             return False
+        from .process import grow_pipe
+
+        grow_pipe(r, 1 << 20)  # a chunk's results in one write: the child does not wait for the drain
         try:
             pid = os.fork()
         except OSError:
