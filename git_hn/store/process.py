@@ -69,7 +69,7 @@ class Child:
                 if how == PIPE:
                     r, w = os.pipe()
                     if fd == 1 and stdout_bytes:
-                        grow_pipe(r, stdout_bytes)
+                        _grow_pipe(r, stdout_bytes)
                     mine, child = (w, r) if fd == 0 else (r, w)
                     ours[fd] = mine
                     theirs.append(child)
@@ -187,7 +187,7 @@ _spawning = 0  # children being started right now (in ``popen``)
 _deferred: list[int] = []  # signals that arrived meanwhile
 
 
-def grow_pipe(fd: int, size: int) -> None:
+def _grow_pipe(fd: int, size: int) -> None:
     """Let the pipe ``fd`` hold ``size`` bytes (Linux ``F_SETPIPE_SZ``), so that a child whose
     answer is read later (an early question) writes it all and exits meanwhile instead of
     stopping at the default 64 KiB. Best effort: elsewhere, above the system's limit or the

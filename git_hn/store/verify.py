@@ -2,11 +2,11 @@
 
 Owns: reading a memory commit's objects in pipelined batches (``stage_commits``: Git's fsck
 header rules, tree shape, sizes, the bounded public-key scan), the Ed25519 checks, run inline for
-a few commits and on two workers (threads, or forked children for large batches: ``_Forked``)
-for many (``Verifier``), and finishing each commit into a ``VerifiedMemory`` once its signature
-verified (``finish_commit``; nothing unsigned reaches the JSON parser). ``verify_commits``
-verifies one chain, ``verify_many`` many chains through one pipeline. Walking chains and
-collecting sources is ``streams``'s; the rules themselves are ``core.chain``'s.
+a few commits and on two workers (threads, or forked processes for large batches) for many
+(``Verifier``), and finishing each commit into a ``VerifiedMemory`` once its signature verified
+(``finish_commit``; nothing unsigned reaches the JSON parser). ``verify_commits`` verifies one
+chain, ``verify_many`` many chains through one pipeline. Walking chains and collecting sources is
+``streams``'s; the rules themselves are ``core.chain``'s.
 
 Trusts: nothing read from Git; the caller walked the commits.
 """
@@ -191,7 +191,7 @@ def _check_signature(item) -> bool:
 
 
 def _worker_signals() -> None:
-    """A forked worker ends quietly when it is stopped: the parent's handlers (which turn a
+    """A forked worker ends quietly when the pool stops it: the parent's handlers (which turn a
     signal into an exception that cleans up, ``cli.commands``) are the parent's alone."""
     import signal
 
@@ -219,207 +219,70 @@ def _check_and_decode_chunk(chunk: list) -> list:
 class Verifier:
     """Ed25519 over the exact payload bytes of staged memories, possibly in parallel.
 
-    Small batches run inline. Larger ones run on two workers while the caller keeps reading and
-    parsing: threads for medium batches (``cryptography`` releases the GIL while it verifies),
-    forked children for large ones (``_Forked``: no GIL contention with the parsing thread). A
+    Small batches run inline. Larger ones run in chunks on two workers while the caller keeps
+    reading and parsing: threads for medium batches (``cryptography`` releases the GIL while it
+    verifies), forked processes for large ones (no GIL contention with the parsing thread). A
     payload is still parsed only after its own signature verified (§11(e)); results equal a
-    sequential loop, whatever happens to a worker.
+    sequential loop.
     """
 
-    CHUNK = 256  # memories a forked child hands back at a time
+    CHUNK = 256
     THREAD_CHUNK = 32  # small, so that the caller decodes the first while the next verify
-    CHILDREN = 2  # forked children alive at once (one per core of the machines this targets)
 
     def __init__(self, expected: int):
         self.pool = None
         self.kind = "inline" if expected < 32 else "threads" if expected < 2048 else "processes"
-        self.children: list[_Forked] = []  # started, oldest first (finished ones pruned)
 
     def _pool(self):
         if self.pool is None:
-            self.pool = _Threads(2)
+            if self.kind == "processes":
+                import multiprocessing
+
+                try:
+                    self.pool = multiprocessing.get_context("fork").Pool(2, initializer=_worker_signals)
+                except (OSError, ValueError):
+                    self.kind = "threads"
+            if self.kind == "threads":
+                self.pool = _Threads(2)
         return self.pool
 
     def submit(self, staged: list):
         if self.kind == "inline":
             return [("done", [_check_signature(i) for i in staged])]
-        if self.kind == "processes":
-            return self._fork(_check_chunk, staged)
         pool = self._pool()
+        if self.kind == "processes":
+            chunks = [staged[i:i + self.CHUNK] for i in range(0, len(staged), self.CHUNK)]
+            return [("async", pool.apply_async(_check_chunk, (c,))) for c in chunks]
         step = self.THREAD_CHUNK
         return [("job", pool.submit(staged[i:i + step])) for i in range(0, len(staged), step)]
 
     def submit_decoding(self, pairs: list):
-        """``submit`` for forked children that also decode what verified (the parent then has
+        """``submit`` for worker processes that also decode what verified (the parent then has
         only results to collect); None for other kinds of verifier."""
         if self.kind != "processes":
             return None
-        return self._fork(_check_and_decode_chunk, pairs)
-
-    def _fork(self, fn, items: list) -> list:
-        """``fn`` over ``items`` in chunks of ``CHUNK``, dealt in turn to two children, whose
-        results come back chunk by chunk (decoded here while the children go on); at most
-        ``CHILDREN`` run at once (the oldest is waited for first: its results stay here until
-        collected)."""
-        parts = [items[i:i + self.CHUNK] for i in range(0, len(items), self.CHUNK)]
-        children = []
-        for k in range(min(self.CHILDREN, len(parts))):
-            while len([c for c in self.children if c.running()]) >= self.CHILDREN:
-                self.children = [c for c in self.children if c.running()]
-                self.children[0].wait()
-            child = _Forked(fn, parts[k::self.CHILDREN])
-            if child.start():
-                self.children.append(child)
-            children.append(child)
-        n = len(children)
-        return [("forked", (children[j % n], j // n)) for j in range(len(parts))]
+        pool = self._pool()
+        if self.kind != "processes":
+            return None
+        chunks = [pairs[i:i + self.CHUNK] for i in range(0, len(pairs), self.CHUNK)]
+        return [("async", pool.apply_async(_check_and_decode_chunk, (c,))) for c in chunks]
 
     @staticmethod
     def results(ticket):
         for how, handle in ticket:
             if how == "done":
                 yield from handle
-            elif how == "forked":
-                child, k = handle
-                yield from child.part(k)
             else:
                 yield from handle.get()
 
     def close(self) -> None:
-        for child in self.children:
-            child.stop()
-        self.children = []
         if self.pool is not None:
-            self.pool.close()
+            if self.kind == "processes":
+                self.pool.terminate()
+                self.pool.join()
+            else:
+                self.pool.close()
             self.pool = None
-
-
-class _Forked:
-    """``fn`` over each of ``parts`` in a forked child (``fn`` is ``_check_chunk`` or
-    ``_check_and_decode_chunk``), each part's result handed back as a pickle through a pipe
-    that a thread here drains as it comes, so that the caller takes the first parts while the
-    child works on the next.
-
-    The child holds nothing of this process's but memory: it closes every inherited file
-    descriptor but that pipe (a pipe to a live Git process, such as a prepared ref transaction
-    waiting for the end of its input, a lock file, the state's database), takes the default
-    signal handlers and leaves with ``os._exit`` (nothing of this process is cleaned up twice).
-    A child that fails in any way (killed by the kernel when memory runs out, a broken result)
-    leaves the parts it did not hand back to this process, which computes them itself: the
-    results always equal the sequential loop, and no wait depends on a child that is gone (a
-    worker of ``multiprocessing.Pool`` that dies loses its task, and waiting for it never ends).
-    When no child can be started, every part is computed here."""
-
-    def __init__(self, fn, parts: list[list]):
-        import threading
-
-        self.fn, self.parts = fn, parts
-        self.pid: int | None = None
-        self.status: int | None = None  # the child's wait status, once it ended
-        self._frames: list[bytes] = []  # the pickled result of each part handed back so far
-        self._arrived = threading.Condition()
-        self._ended = True  # no more frames will come (until a child is started)
-        self._drain = None
-
-    def start(self) -> bool:
-        import os
-
-        try:
-            r, w = os.pipe()
-        except OSError:
-            return False
-        from .process import grow_pipe
-
-        grow_pipe(r, 1 << 20)  # a chunk's results in one write: the child does not wait for the drain
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(r)
-            os.close(w)
-            return False
-        if pid == 0:  # pragma: no cover - the child (tested by what it hands back, or fails to)
-            code = 1
-            try:
-                os.closerange(0, w)
-                os.closerange(w + 1, 1 << 20)
-                _worker_signals()
-                import pickle
-
-                for part in self.parts:
-                    data = pickle.dumps(self.fn(part), pickle.HIGHEST_PROTOCOL)
-                    view = memoryview(len(data).to_bytes(8, "big") + data)
-                    while view:
-                        view = view[os.write(w, view):]
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(w)
-        self.pid, self._ended = pid, False
-        from .process import Background
-
-        self._drain = Background(self._read, r)
-        return True
-
-    def _read(self, fd: int) -> None:
-        import os
-
-        buf = bytearray()
-        try:
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                buf += chunk
-                while len(buf) >= 8 and len(buf) >= 8 + int.from_bytes(buf[:8], "big"):
-                    end = 8 + int.from_bytes(buf[:8], "big")
-                    frame = bytes(buf[8:end])
-                    del buf[:end]
-                    with self._arrived:
-                        self._frames.append(frame)
-                        self._arrived.notify_all()
-        finally:
-            os.close(fd)
-            self.status = os.waitpid(self.pid, 0)[1]
-            with self._arrived:
-                self._ended = True
-                self._arrived.notify_all()
-
-    def running(self) -> bool:
-        return self._drain is not None and self._drain.is_alive()
-
-    def wait(self) -> None:
-        if self._drain is not None:
-            self._drain.join()
-
-    def part(self, k: int) -> list:
-        """The result of part ``k``: the child's, or computed here when it did not hand it back."""
-        with self._arrived:
-            while len(self._frames) <= k and not self._ended:
-                self._arrived.wait()
-            frame = self._frames[k] if k < len(self._frames) else None
-        out = None
-        if frame is not None:
-            import pickle
-
-            try:
-                out = pickle.loads(frame)
-            except Exception:  # noqa: BLE001 - a broken result: the part is computed here instead
-                out = None
-        if type(out) is not list or len(out) != len(self.parts[k]):
-            out = self.fn(self.parts[k])
-        return out
-
-    def stop(self) -> None:
-        """End the child now (its results are not wanted: the caller failed or is done)."""
-        import os
-        import signal
-
-        if self.running():
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except OSError:
-                pass
-        self.wait()
 
 
 class _Job:
