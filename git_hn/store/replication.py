@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from ..core import canonical
 from ..core import selection as selmod
 from ..core.grammar import is_actor, is_digest_id, is_oid, parse_accepted_ref
@@ -226,9 +227,7 @@ def _read_own(data: bytes):
     ``dataclasses``, ``inspect``, ``uuid``...), so the receipt of a sync of 100 streams (130 KiB)
     read by the next command cost 20 ms through orjson against 10 ms without it.
     """
-    import sys
-
-    if len(data) > RECEIPT_MAX or len(data) < OWN_PARSE_FROM and "orjson" not in sys.modules:
+    if len(data) > RECEIPT_MAX or (len(data) < OWN_PARSE_FROM and "orjson" not in sys.modules):
         return None  # the strict parser reads it (it is also faster for small files)
     import orjson
 
