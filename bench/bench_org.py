@@ -297,10 +297,14 @@ def bench_fetch(root, env, runs, timeout, actors=500):
                     without.append(t_without)
     accepted = git(["for-each-ref", "--format=x", "refs/hn/remotes"], hooked, env).count("\n")
     r = pair("fetch-hooks", a, b, kind="overhead", target=100)
+
+    def overhead_ms(with_hooks, without):
+        return round((statistics.median(with_hooks) - statistics.median(without)) * 1000, 1)
+
     r.update(acceptedStreams=accepted, memories=accepted * PER_STREAM,
-             startedOverheadMs=round((statistics.median(started) - statistics.median(started_plain)) * 1000, 1),
-             exactSelectionOverheadMs=round((statistics.median(e) - statistics.median(e_plain)) * 1000, 1),
-             unselectedRemoteOverheadMs=round((statistics.median(u) - statistics.median(u_plain)) * 1000, 1))
+             startedOverheadMs=overhead_ms(started, started_plain),
+             exactSelectionOverheadMs=overhead_ms(e, e_plain),
+             unselectedRemoteOverheadMs=overhead_ms(u, u_plain))
     return r
 
 

@@ -29,8 +29,8 @@ first has a selection). Nor is it for the remote-tracking update of a ``git push
 pre-push hook git-hn ran: that hook left a note (``hn/replication/pushing/<that name>``: the
 push's process ID and the object IDs it pushes), and a transaction whose parent is that process
 and whose remote-tracking refs all move to those objects is the push's own (it brings nothing to
-import; the push publishes), so not even the quiet check's round trip to the remote is paid. When git-hn's last import from that remote found every selected stream
-up to date, it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
+import; the push publishes), so not even the quiet check's round trip to the remote is paid.
+When git-hn's last import from that remote found every selected stream up to date, it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
 its selection file, its URL and the object ID of ``quiet_input``'s bytes; one per remote, so
 fetching two remotes in turn keeps both quiet). The wrapper then asks Git what git-hn would ask
 (the URL, the advertisement, the accepted-ref listing) and hashes the answers with the selection
