@@ -221,9 +221,9 @@ class Verifier:
 
     Small batches run inline. Larger ones run in chunks on two workers while the caller keeps
     reading and parsing: threads for medium batches (``cryptography`` releases the GIL while it
-    verifies), forked processes for large ones (no GIL contention with the parsing thread). A
-    payload is still parsed only after its own signature verified (§11(e)); results equal a
-    sequential loop.
+    verifies), forked processes of git-hn's own for large ones (``_Workers``: no GIL contention
+    with the parsing thread). A payload is still parsed only after its own signature verified
+    (§11(e)); results equal a sequential loop, whatever happens to a worker.
     """
 
     CHUNK = 256
@@ -236,11 +236,8 @@ class Verifier:
     def _pool(self):
         if self.pool is None:
             if self.kind == "processes":
-                import multiprocessing
-
-                try:
-                    self.pool = multiprocessing.get_context("fork").Pool(2, initializer=_worker_signals)
-                except (OSError, ValueError):
+                self.pool = _Workers(2)
+                if not self.pool.children:  # no process could be started: threads instead
                     self.kind = "threads"
             if self.kind == "threads":
                 self.pool = _Threads(2)
@@ -251,8 +248,7 @@ class Verifier:
             return [("done", [_check_signature(i) for i in staged])]
         pool = self._pool()
         if self.kind == "processes":
-            chunks = [staged[i:i + self.CHUNK] for i in range(0, len(staged), self.CHUNK)]
-            return [("async", pool.apply_async(_check_chunk, (c,))) for c in chunks]
+            return [pool.submit(_CHECK, staged[i:i + self.CHUNK]) for i in range(0, len(staged), self.CHUNK)]
         step = self.THREAD_CHUNK
         return [("job", pool.submit(staged[i:i + step])) for i in range(0, len(staged), step)]
 
@@ -264,25 +260,250 @@ class Verifier:
         pool = self._pool()
         if self.kind != "processes":
             return None
-        chunks = [pairs[i:i + self.CHUNK] for i in range(0, len(pairs), self.CHUNK)]
-        return [("async", pool.apply_async(_check_and_decode_chunk, (c,))) for c in chunks]
+        return [pool.submit(_CHECK_AND_DECODE, pairs[i:i + self.CHUNK]) for i in range(0, len(pairs), self.CHUNK)]
 
     @staticmethod
     def results(ticket):
         for how, handle in ticket:
             if how == "done":
                 yield from handle
+            elif how == "worker":
+                child, k = handle
+                yield from child.result(k)
             else:
                 yield from handle.get()
 
     def close(self) -> None:
         if self.pool is not None:
-            if self.kind == "processes":
-                self.pool.terminate()
-                self.pool.join()
-            else:
-                self.pool.close()
+            self.pool.close()
             self.pool = None
+
+
+_CHECK, _CHECK_AND_DECODE = 0, 1  # what a worker process computes over a chunk
+_WORK = (_check_chunk, _check_and_decode_chunk)
+
+
+class _Workers:
+    """Worker processes of git-hn's own, forked once per verifier, that compute chunks dealt to
+    them in turn (``multiprocessing.Pool`` is not used: a pool worker that dies, as the kernel's
+    out-of-memory killer ends one, loses its task, and waiting for that result never ends; and
+    its workers keep every descriptor of the parent open)."""
+
+    def __init__(self, n: int):
+        # every child is forked before any thread here starts (a fork copies only the forking
+        # thread: a lock another thread held would stay held in the child)
+        forked = [f for f in (_Child.fork() for _ in range(n)) if f is not None]
+        self.children = [_Child(*f) for f in forked]
+        self._turn = 0
+
+    def submit(self, work: int, chunk: list):
+        child = self.children[self._turn % len(self.children)]
+        self._turn += 1
+        return "worker", (child, child.send(work, chunk))
+
+    def close(self) -> None:
+        for child in self.children:
+            child.stop()
+        for child in self.children:
+            child.wait()
+        self.children = []
+
+
+class _Child:
+    """One forked worker: chunks go to it through one pipe (a thread here writes them, so that
+    the caller never waits for the child to read), each chunk's result comes back as a pickle
+    through another, drained by a second thread as it arrives.
+
+    The child holds nothing of this process's but memory: it closes every inherited file
+    descriptor but its two pipes (a pipe to a live Git process, such as a prepared ref
+    transaction waiting for the end of its input, a lock file, the state's database), takes the
+    default signal handlers, and leaves with ``os._exit`` at the end of its input (nothing of
+    this process is cleaned up twice). A child that fails in any way (killed, a broken result)
+    leaves the chunks it did not hand back to this process, which computes them itself: the
+    results always equal the sequential loop, and no wait depends on a child that is gone."""
+
+    def __init__(self, pid: int, tasks: int, results: int):
+        import threading
+        from collections import deque
+
+        from .process import Background
+
+        self.pid = pid
+        self.status: int | None = None  # the child's wait status, once it ended
+        self._chunks: list = []  # what was sent, by number (None once its result was taken)
+        self._frames: list[bytes] = []  # the pickled result of each chunk handed back so far
+        self._outbox: deque = deque()
+        self._cond = threading.Condition()
+        self._ended = False  # no more results will come
+        self._closing = False
+        self._feeder = Background(self._feed, tasks)
+        self._drain = Background(self._read, results)
+
+    @staticmethod
+    def fork() -> tuple[int, int, int] | None:
+        """Fork a worker: (its process ID, the input to write chunks to, the output its results
+        come from), or None when it cannot be started."""
+        import os
+
+        fds: list[int] = []
+        try:
+            fds += os.pipe()
+            fds += os.pipe()
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            return None
+        task_r, task_w, result_r, result_w = fds
+        from .process import _grow_pipe
+
+        _grow_pipe(result_r, 1 << 20)  # a chunk's results in one write: the child goes on at once
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            return None
+        if pid == 0:  # pragma: no cover - the child (tested by what it hands back, or fails to)
+            code = 1
+            try:
+                keep = sorted((task_r, result_w))
+                os.closerange(0, keep[0])
+                os.closerange(keep[0] + 1, keep[1])
+                os.closerange(keep[1] + 1, 1 << 20)
+                _worker_signals()
+                _serve(task_r, result_w)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(task_r)
+        os.close(result_w)
+        return pid, task_w, result_r
+
+    def send(self, work: int, chunk: list) -> int:
+        """Queue ``chunk`` for the child; the number its result is asked by (``result``)."""
+        import pickle
+
+        frame = pickle.dumps((work, chunk), pickle.HIGHEST_PROTOCOL)
+        with self._cond:
+            k = len(self._chunks)
+            self._chunks.append((work, chunk))
+            self._outbox.append(len(frame).to_bytes(8, "big") + frame)
+            self._cond.notify_all()
+        return k
+
+    def _feed(self, fd: int) -> None:
+        import os
+
+        try:
+            while True:
+                with self._cond:
+                    while not self._outbox and not self._closing:
+                        self._cond.wait()
+                    if not self._outbox:
+                        return
+                    view = memoryview(self._outbox.popleft())
+                while view:
+                    view = view[os.write(fd, view):]
+        except OSError:
+            pass  # the child is gone: what it did not answer is computed here (``result``)
+        finally:
+            os.close(fd)  # the end of its input: the child leaves
+
+    def _read(self, fd: int) -> None:
+        import os
+
+        buf = bytearray()
+        try:
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                buf += chunk
+                while len(buf) >= 8 and len(buf) >= 8 + int.from_bytes(buf[:8], "big"):
+                    end = 8 + int.from_bytes(buf[:8], "big")
+                    frame = bytes(buf[8:end])
+                    del buf[:end]
+                    with self._cond:
+                        self._frames.append(frame)
+                        self._cond.notify_all()
+        finally:
+            os.close(fd)
+            self.status = os.waitpid(self.pid, 0)[1]
+            with self._cond:
+                self._ended = True
+                self._cond.notify_all()
+
+    def result(self, k: int) -> list:
+        """The result of chunk ``k``: the child's, or computed here when it did not hand it back."""
+        with self._cond:
+            while len(self._frames) <= k and not self._ended:
+                self._cond.wait()
+            frame = self._frames[k] if k < len(self._frames) else None
+            if frame is not None:
+                self._frames[k] = b""
+            work, chunk = self._chunks[k]
+            self._chunks[k] = None
+        out = None
+        if frame is not None:
+            import pickle
+
+            try:
+                out = pickle.loads(frame)
+            except Exception:  # noqa: BLE001 - a broken result: the chunk is computed here instead
+                out = None
+        if type(out) is not list or len(out) != len(chunk):
+            out = _WORK[work](chunk)
+        return out
+
+    def stop(self) -> None:
+        """No more chunks; a child still working on some is ended now (its results are not
+        wanted: the caller failed, or took everything it needed)."""
+        import os
+        import signal
+
+        with self._cond:
+            self._closing = True
+            self._outbox.clear()
+            busy = not self._ended and len(self._frames) < len(self._chunks)
+            self._cond.notify_all()
+        if busy:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def wait(self) -> None:
+        self._feeder.join()
+        self._drain.join()
+
+
+def _serve(tasks: int, results: int) -> None:  # pragma: no cover - runs in a worker process
+    """A worker's loop: each chunk read from ``tasks`` is computed and its result written to
+    ``results``, until the end of ``tasks``."""
+    import os
+    import pickle
+
+    def exactly(n: int) -> bytes | None:
+        got = bytearray()
+        while len(got) < n:
+            part = os.read(tasks, n - len(got))
+            if not part:
+                return None
+            got += part
+        return bytes(got)
+
+    while True:
+        head = exactly(8)
+        if head is None:
+            return
+        body = exactly(int.from_bytes(head, "big"))
+        if body is None:
+            return
+        work, chunk = pickle.loads(body)
+        data = pickle.dumps(_WORK[work](chunk), pickle.HIGHEST_PROTOCOL)
+        view = memoryview(len(data).to_bytes(8, "big") + data)
+        while view:
+            view = view[os.write(results, view):]
 
 
 class _Job:

@@ -1,7 +1,9 @@
 """The signature verifier's kinds (inline, worker threads, forked processes) give exactly the
 answers of a sequential loop, in order, for good signatures, bad ones and staging errors; a real
 chain verifies the same way whichever kind runs, and a corrupted signature is refused with the
-same error at the same position."""
+same error at the same position. A worker process that is killed leaves its chunks to the parent
+(the answers do not change, and nothing waits for it forever), and no worker holds a descriptor
+of the parent's."""
 
 from __future__ import annotations
 
@@ -46,6 +48,75 @@ def test_every_kind_answers_as_a_sequential_loop(n):
         verifier.close()
     assert got == expected and got2 == expected[::-1]
     assert True in expected and (False in expected or n < 6)
+
+
+def _children(ticket) -> list:
+    return list({id(c): c for how, (c, _k) in ticket if how == "worker"}.values())
+
+
+def test_a_worker_process_that_is_killed_leaves_its_chunks_to_the_parent():
+    """The kernel's out-of-memory killer (or anyone) ends a worker mid-way: its chunks are
+    checked by the parent and the answers are still the sequential loop's (a worker of
+    ``multiprocessing.Pool`` that died lost its task, and the sync waited for it forever)."""
+    import signal
+
+    staged = _staged(2100)
+    expected = [verify._check_signature(i) for i in staged]
+    verifier = verify.Verifier(len(staged))
+    try:
+        ticket = verifier.submit(staged)
+        children = _children(ticket)
+        assert len(children) == 2 and all(c.pid for c in children)
+        os.kill(children[0].pid, signal.SIGKILL)  # its 1,050 checks take far longer than this
+        got = list(verify.Verifier.results(ticket))
+        killed = children[0].status  # known once its output ended, before its chunks were computed here
+        # the same verifier goes on with the worker that is left (and computes the dead one's share)
+        again = list(verify.Verifier.results(verifier.submit(staged[:600])))
+    finally:
+        verifier.close()
+    assert got == expected and again == expected[:600]
+    assert killed is not None and os.WIFSIGNALED(killed) and os.WTERMSIG(killed) == signal.SIGKILL
+    finished = children[1].status  # asked for nothing more, it left at the end of its input
+    assert finished is not None and os.WIFEXITED(finished) and os.WEXITSTATUS(finished) == 0
+
+
+def test_worker_processes_hold_no_descriptor_of_the_parent():
+    """A pipe the parent holds while workers run (as a prepared ``update-ref --stdin`` waits for
+    the end of its input) ends when the parent closes it: no worker keeps a copy open."""
+    import select
+
+    r, w = os.pipe()
+    staged = _staged(2100)
+    verifier = verify.Verifier(len(staged))
+    try:
+        ticket = verifier.submit(staged)
+        children = _children(ticket)
+        assert len(children) == 2 and all(c.status is None for c in children)
+        os.close(w)
+        # a worker closes what it inherited first thing: the end of input comes at once, while
+        # the workers still have most of their 1,050 checks each ahead of them
+        assert select.select([r], [], [], 10)[0] == [r]
+        assert os.read(r, 1) == b""
+        assert any(c.status is None for c in children)
+        assert list(verify.Verifier.results(ticket)) == [verify._check_signature(i) for i in staged]
+    finally:
+        verifier.close()
+        os.close(r)
+
+
+def test_a_verifier_closed_early_ends_its_busy_workers():
+    """A caller that fails before taking every result (an error, a signal) closes the verifier:
+    workers still computing are ended at once, none is left running."""
+    staged = _staged(4200)
+    verifier = verify.Verifier(len(staged))
+    ticket = verifier.submit(staged)
+    children = _children(ticket)
+    next(iter(verify.Verifier.results(ticket)))  # the first chunk only
+    verifier.close()
+    for child in children:
+        assert child.status is not None  # reaped: no process left behind
+        with pytest.raises(ChildProcessError):
+            os.waitpid(child.pid, os.WNOHANG)
 
 
 def test_a_chain_verifies_the_same_with_every_kind(tmp_path, monkeypatch):
