@@ -1,15 +1,18 @@
 """The replication pending state's value (CONTRACT §9.17): the objects no trust read may use
-while an acceptance is pending, and the refusal it causes.
+while an acceptance is pending, and the refusal it causes; and the remembered answer "nothing is
+pending" (``pending-v0.memo``).
 
-A leaf module, so that every command can hold "nothing is pending" (``NONE``) without loading
-the replication state code: ``store/replication.py`` computes the value from receipts and
-anchors when there are any.
+A leaf module, so that every command can hold "nothing is pending" (``NONE``), and find it
+remembered, without loading the replication state code: ``store/replication.py`` computes the
+value from receipts and anchors when it is not remembered.
 """
 
 from __future__ import annotations
 
+import os
+
 from ..core.tuples import NamedTuple
-from ..errors import ValidationError
+from ..errors import HnError, ValidationError
 
 
 class Pending(NamedTuple):
@@ -50,3 +53,91 @@ def pending_message(txn: str, remote: str, oid: str = "", invalid: bool = False)
                 "repair the local replication transaction record before retrying sync")
     parts.append(f"recovery={recovery}")
     return "; ".join(parts)
+
+
+# -- the remembered answer ---------------------------------------------------------------------
+
+MEMO = "pending-v0.memo"
+
+
+def _replication(repo) -> str:
+    return os.path.join(repo.hn_dir, "replication")
+
+
+def memo_files(repo) -> list[str] | None:
+    """The identity (name, inode, size, mtime, ctime) of every receipt and anchor file: what the
+    remembered answer was computed from. None when they cannot be read safely (the answer is
+    then computed, and any problem reported, the long way)."""
+    from . import private
+
+    parts = []
+    for directory in ("transactions", "anchors"):
+        path = os.path.join(_replication(repo), directory)
+        try:
+            if not private.check_dirs(repo.hn_dir, path):
+                continue
+            for name in sorted(os.listdir(path)):
+                st = os.lstat(os.path.join(path, name))
+                parts.append(f"{directory}/{name}\0{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
+        except (OSError, HnError):
+            return None
+    return parts
+
+
+def memo_key(files: list[str]) -> str:
+    from ..core import hashing
+
+    return hashing.sha256("\n".join(files).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def remembered(repo) -> str | None:
+    """The key under which "nothing is pending" was remembered, if it was."""
+    from . import private
+
+    try:
+        data = private.read_private(repo.hn_dir, os.path.join(_replication(repo), MEMO), max_bytes=128)
+    except HnError:
+        return None
+    return data.decode("ascii", "replace").strip() if data is not None else None
+
+
+def remembers_nothing(repo) -> bool:
+    """Whether "nothing is pending" is remembered for the receipt and anchor files as they are."""
+    files = memo_files(repo)
+    return files is not None and remembered(repo) == memo_key(files)
+
+
+def remember_nothing(repo, files: list[str]) -> None:
+    """Remember "nothing is pending" for ``files`` (``memo_files``). Best effort: a disposable
+    file, not fsynced (losing it costs one reading of the receipts)."""
+    from . import private
+
+    try:
+        private.write_private(repo.hn_dir, os.path.join(_replication(repo), MEMO),
+                              (memo_key(files) + "\n").encode(), derived=True)
+    except HnError:
+        pass
+
+
+def nothing_pending_files(repo) -> list[str] | None:
+    """When "nothing is pending" is remembered, the receipt and anchor files it was remembered
+    for (for ``remember_completed``); else None."""
+    files = memo_files(repo)
+    return files if files is not None and remembered(repo) == memo_key(files) else None
+
+
+def remember_completed(repo, before: list[str] | None, txn: str) -> None:
+    """After transaction ``txn`` completed (its ``complete`` receipt written, its anchor
+    removed): when nothing was pending before it (``before``: ``nothing_pending_files``'s
+    answer then) and the receipt and anchor files are now exactly those plus that receipt,
+    nothing is pending now either (a ``complete`` receipt only accepts objects). Remember that,
+    so that the next command does not read the receipt the sync just wrote. Any other change
+    (another sync's anchor, a reconciled receipt, a file that changed) leaves the answer to be
+    computed the long way."""
+    if before is None:
+        return
+    after = memo_files(repo)
+    mine = f"transactions/{txn}.json\0"
+    if after is None or len(after) != len(before) + 1 or [f for f in after if not f.startswith(mine)] != before:
+        return
+    remember_nothing(repo, after)

@@ -23,6 +23,7 @@ from ..core.grammar import is_actor, is_digest_id, is_oid, parse_accepted_ref
 from ..core.strictjson import read_document
 from ..errors import HnError, InputError, LocalStateError
 from . import private
+from . import pending as pendingmod
 from .pending import NONE, Pending
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (core.tuples)
@@ -280,56 +281,23 @@ def load_receipt(repo: Repo, txn: str) -> dict | None:
     return _read_json(repo, receipt_path(repo, txn))
 
 
-MEMO = "pending-v0.memo"
-
-
 def load_pending(repo: Repo) -> Pending:
     """Compute the denied set; an inconsistent state is reported as invalid, never raised.
 
     Every command asks this, and every completed sync leaves a receipt that lists all the
     objects it accepted (megabytes for a large sync), so the common answer, "nothing pending",
-    is remembered in ``pending-v0.memo`` together with the identity (inode, size, mtime, ctime)
-    of every receipt and anchor file it was computed from; any new, removed or changed file
-    recomputes it. Only that answer is remembered: anything pending is always computed."""
+    is remembered (``pending.remember_nothing``) together with the identity of every receipt
+    and anchor file it was computed from; any new, removed or changed file recomputes it. Only
+    that answer is remembered: anything pending is always computed."""
     if not os.path.lexists(root(repo)):
         return NONE
-    key = _memo_key(repo)
-    if key is not None and _memo(repo) == key:
+    files = pendingmod.memo_files(repo)
+    if files is not None and pendingmod.remembered(repo) == pendingmod.memo_key(files):
         return NONE
     got = _load_pending(repo)
-    if key is not None and got.ok and not got.denied and not got.anchors and _memo_key(repo) == key:
-        try:
-            private.write_private(repo.hn_dir, os.path.join(root(repo), MEMO), (key + "\n").encode(),
-                                  derived=True)
-        except HnError:
-            pass
+    if files is not None and got.ok and not got.denied and not got.anchors and pendingmod.memo_files(repo) == files:
+        pendingmod.remember_nothing(repo, files)
     return got
-
-
-def _memo_key(repo: Repo) -> str | None:
-    from ..core import hashing
-
-    parts = []
-    for directory in ("transactions", "anchors"):
-        path = os.path.join(root(repo), directory)
-        try:
-            if not private.check_dirs(repo.hn_dir, path):
-                continue
-            names = sorted(os.listdir(path))
-            for name in names:
-                st = os.lstat(os.path.join(path, name))
-                parts.append(f"{directory}/{name}\0{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
-        except (OSError, HnError):
-            return None  # unreadable or unsafe: computed (and reported) the long way
-    return hashing.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def _memo(repo: Repo) -> str | None:
-    try:
-        data = private.read_private(repo.hn_dir, os.path.join(root(repo), MEMO), max_bytes=128)
-    except HnError:
-        return None
-    return data.decode("ascii", "replace").strip() if data is not None else None
 
 
 def _load_pending(repo: Repo) -> Pending:

@@ -563,3 +563,66 @@ def test_measurement_reads_blobs_in_chunks_and_keeps_at_most_its_byte_budget(tmp
     assert 0 < at < len(blobs)  # some chunks read, the rest sized by the batch-check
     assert [b for b in blobs if b in read] == expected
     assert all(read[b][2] == g.run(["cat-file", "blob", b]).stdout for b in expected)
+
+
+_PENDING_UNREAD = r'''
+import sys
+from git_hn.store.pending import NONE
+from git_hn.store.repo import open_repo
+got = open_repo().pending()
+# the remembered answer is taken without loading the replication state's code (nor reading receipts)
+print(got is NONE, got.ok, len(got.denied), "git_hn.store.replication" in sys.modules)
+'''
+
+
+def _pending_in_a_new_process(repo) -> str:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _PENDING_UNREAD], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.strip()
+
+
+def test_a_sync_leaves_nothing_pending_remembered_for_the_next_command(tmp_path, bare_remote):
+    """Every command asks whether anything is pending; after a sync the answer ("nothing") is
+    remembered by the sync itself, so the next command does not read the receipt it wrote. The
+    answer is the one the receipts give, and a sync that cannot be sure leaves it uncomputed."""
+    from git_hn.store import pending as pendingmod
+    from git_hn.store.repo import open_repo
+
+    alice, bob = _team(tmp_path, f"file://{bare_remote('team.git')}")
+    assert hn(bob, "replication", "select", "--all").code == 0
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    receipts = list((bob / ".git" / "hn" / "replication" / "transactions").iterdir())
+    assert len(receipts) == 1 and b'"complete"' in receipts[0].read_bytes()
+    # the next command takes the remembered answer, and reading the receipts gives the same one
+    assert _pending_in_a_new_process(bob) == "True True 0 False"
+    memo = bob / ".git" / "hn" / "replication" / pendingmod.MEMO
+    memo.unlink()
+    assert _pending_in_a_new_process(bob) == "False True 0 True"
+    # what the sync checks before it remembers (by hand, on the files as they are now): it started
+    # from a remembered "nothing pending", and only its own receipt came since
+    import os
+
+    os.chdir(bob)
+    memo.unlink()
+    repo = open_repo()
+    txn = receipts[0].name[:-5]
+    assert pendingmod.nothing_pending_files(repo) is None  # no memo: not known to be clean
+    pendingmod.remember_completed(repo, None, txn)
+    assert not memo.exists()
+    pendingmod.remember_completed(repo, [], "txn-" + "0" * 24)  # a receipt that is not this sync's
+    assert not memo.exists()
+    pendingmod.remember_completed(repo, pendingmod.memo_files(repo), txn)  # nothing new at all
+    assert not memo.exists()
+    pendingmod.remember_completed(repo, [], txn)
+    assert memo.exists() and _pending_in_a_new_process(bob) == "True True 0 False"
+    # the next sync, importing more, leaves it remembered too
+    _rec(alice, "second memory", STREAMS[2])
+    assert hn(alice, "sync").code == 0
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    assert len(list((bob / ".git" / "hn" / "replication" / "transactions").iterdir())) == 2
+    assert _pending_in_a_new_process(bob) == "True True 0 False"

@@ -14,6 +14,7 @@ import os
 
 from ...core.grammar import accepted_ref
 from ...errors import HnError, Interrupted
+from ...store import pending as pendingmod
 from ...store import replication as rstate
 from .outcomes import PhaseError, completion_failed, phase, residue
 
@@ -141,6 +142,7 @@ def accept(run, promotable: list) -> None:
         raise PhaseError(f"replication promotion succeeded for {n} selection(s), but completed "
                          f"pending-anchor cleanup failed for remote {remote}: {exc.strerror}") from None
     reconcile(repo, remote, txn, set(accepted_objs), n)
+    pendingmod.remember_completed(repo, run.nothing_pending, txn)
     repo.forget_pending()
 
 

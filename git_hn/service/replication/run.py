@@ -16,6 +16,7 @@ import os
 from ...core.grammar import accepted_ref, quarantine_ref
 from ...errors import HnError, Interrupted, ValidationError
 from ...store import quarantine
+from ...store import pending as pendingmod
 from ...store import replication as rstate
 from ...store.quarantine import Quarantine
 from . import advertise, promote, transfer
@@ -59,6 +60,7 @@ class Import:
         self.seam_error = ""
         self.budgets = selection.budgets
         self.known_main: dict[str, bool] = {}
+        self.nothing_pending: list[str] | None = None  # ``pending.nothing_pending_files`` at the start
         self.accepted = None  # FromState / FromCollection, or None when the collection failed
         self.session = None
         self.fetches = 0
@@ -92,6 +94,9 @@ class Import:
     def run(self) -> None:
         rstate.forget_quiet(self.repo, self.remote)  # this import decides anew (``_remember_quiet``)
         promote.repair_pending(self.repo, self.remote)
+        # nothing pending now (as remembered): then nothing is after this sync's transaction
+        # either, which the sync remembers for the next command (``pending.remember_completed``)
+        self.nothing_pending = pendingmod.nothing_pending_files(self.repo)
         quarantine.sweep(self.repo)  # what a killed sync left behind (never a live one's)
         answers: dict = {}
         heads = advertise.accepted_heads(self.repo, self.remote, answers)
