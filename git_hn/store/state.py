@@ -470,13 +470,19 @@ def derive(conn, added: dict[str, VerifiedMemory], removed: dict[str, str], all_
     delta = set(added) | set(removed)
     if not delta:
         return
-    affected = {mid for mid, m in added.items() if m.envelope.operation in ROW_OPS}
+    # a new row keeps FRESH_LIFECYCLE (what ``graph_of`` gives a row nothing targets) unless
+    # something targets it, or it is a supersede (whose class depends on its target): only
+    # those, the targets of what changed and what targets it are recomputed
+    affected = {mid for mid, m in added.items() if m.envelope.operation == "supersede"}
     affected |= {m.envelope.target for m in added.values() if m.envelope.target}
     affected |= {t for t in removed.values() if t}
     for part in chunks(delta):
-        affected.update(r[0] for r in conn.execute(
-            targeting_sql(len(part)), part))
-    cites = {mid for mid, m in added.items() if m.envelope.operation in ROW_OPS}
+        for mid, target in conn.execute(targeting_sql(len(part), "id, target"), part):
+            affected.add(mid)
+            affected.add(target)
+    # likewise FRESH_EVIDENCE ("") for a new row without ``memory:`` evidence, unless it is cited
+    cites = {mid for mid, m in added.items() if m.envelope.operation in ROW_OPS and m.envelope.record is not None
+             and any(e.startswith("memory:") for e in m.envelope.record.evidence or ())}
     for part in chunks(delta):
         cites.update(r[0] for r in conn.execute(
             f"SELECT owner FROM evref WHERE type = 'memory' AND ref IN ({marks(len(part))})", part))
@@ -484,11 +490,11 @@ def derive(conn, added: dict[str, VerifiedMemory], removed: dict[str, str], all_
     update_evidence(conn, cites, fresh=added)
 
 
-def targeting_sql(n: int) -> str:
+def targeting_sql(n: int, columns: str = "id") -> str:
     """The memories that target one of ``n`` IDs. ``target != ''`` lets SQLite use the partial
     index ``memories_target`` (an ``IN`` list alone does not imply the index's condition: each
     query would scan every memory, a cost that grows with history on every write)."""
-    return f"SELECT id FROM memories WHERE target IN ({marks(n)}) AND target != ''"
+    return f"SELECT {columns} FROM memories WHERE target IN ({marks(n)}) AND target != ''"
 
 
 def nodes(conn, ids) -> dict[str, Node]:
