@@ -163,6 +163,23 @@ class Git:
             raise GitError(f"git {args[0]} timed out") from None
         return Completed(proc.args, proc.returncode, out, err)
 
+    DETACHED: list = []  # processes ``detach`` started, for a caller that must see them end (a test)
+
+    def detach(self, args: list[str], *, env: dict | None = None) -> None:
+        """Start ``git <args>`` in a session of its own, with no input and its output discarded,
+        and return at once: it outlives this command if it must (a thread reaps it when this
+        process lives on). For housekeeping whose result nothing waits for, which Git makes
+        safe to run beside other Git commands (``pack-refs``), as ``git gc --auto`` detaches.
+        Best effort: a git that cannot be started is a no-op."""
+        self.forget_early()
+        try:
+            proc = popen(["git", *args], stdin=DEVNULL, stdout=DEVNULL, stderr=DEVNULL, cwd=self.cwd,
+                         env=self.env if env is None else {**self.env, **env}, start_new_session=True)
+        except OSError:
+            return
+        self.DETACHED.append(proc)
+        Background(proc.wait)
+
     def start(self, args: list[str], *, input: bytes = b"", env: dict | None = None):
         """Start ``git <args>`` with ``input`` on its stdin and return at once; ``.wait()`` on
         the result gives (exit status, stdout, stderr). For work that can overlap with Python

@@ -626,3 +626,39 @@ def test_a_sync_leaves_nothing_pending_remembered_for_the_next_command(tmp_path,
     assert r.code == 0, r.err
     assert len(list((bob / ".git" / "hn" / "replication" / "transactions").iterdir())) == 2
     assert _pending_in_a_new_process(bob) == "True True 0 False"
+
+
+def test_a_promotion_of_many_new_refs_packs_them_in_the_background(tmp_path, bare_remote, monkeypatch):
+    """Past ``PACK_REFS_FROM`` new accepted refs in one promotion, the sync packs the refs (every
+    later listing reads one file instead of one per ref) in a detached ``git pack-refs``, as
+    ``git gc --auto`` would: the sync's answers and refs are the same, and once it ends the
+    accepted refs are all in ``packed-refs``, none left loose."""
+    from git_hn.service.replication import promote
+    from git_hn.store.git import Git
+
+    alice, bob = _team(tmp_path, f"file://{bare_remote('team.git')}")
+    assert hn(bob, "replication", "select", "--all").code == 0
+    monkeypatch.setattr(promote, "PACK_REFS_FROM", len(STREAMS))
+    started = len(Git.DETACHED)
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["promoted"] == len(STREAMS)
+    packing = Git.DETACHED[started:]
+    assert len(packing) == 1 and packing[0].args[:3] == ["git", "pack-refs", "--all"]
+    assert packing[0].wait(timeout=60) == 0
+    accepted = git(bob, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/remotes").splitlines()
+    assert len(accepted) == len(STREAMS)
+    packed = (bob / ".git" / "packed-refs").read_text()
+    assert all(f"{line.split()[1]} {line.split()[0]}" in packed for line in accepted)
+    loose = [p for p in (bob / ".git" / "refs" / "hn").rglob("*") if p.is_file()]
+    assert loose == []
+    assert hn(bob, "memory", "index", "verify").code == 0
+    # a promotion that creates fewer new refs (here: none, one stream moved) packs nothing
+    _rec(alice, "second memory", STREAMS[0])
+    monkeypatch.setattr(promote, "PACK_REFS_FROM", 100)  # (Alice's sync imports her 5 streams back)
+    assert hn(alice, "sync").code == 0
+    monkeypatch.setattr(promote, "PACK_REFS_FROM", 1)
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["promoted"] == 1
+    assert len(Git.DETACHED) == started + 1
