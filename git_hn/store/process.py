@@ -285,6 +285,23 @@ def defer_signal(signum: int) -> bool:
     return False
 
 
+class signals_held:
+    """A stopping signal that arrives inside this block (``defer_signal``) is raised as it
+    ends: for work that must not be cut between two steps, such as forking a worker process and
+    handing it to its owner, or ending every worker."""
+
+    def __enter__(self):
+        global _spawning
+        _spawning += 1
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        global _spawning
+        _spawning -= 1
+        _raise_deferred()
+        return False
+
+
 def _raise_deferred() -> None:
     if _deferred and not _spawning:
         from ..errors import Signalled

@@ -234,19 +234,34 @@ class Verifier:
         self.kind = "inline" if expected < 32 else "threads" if expected < 2048 else "processes"
 
     def _pool(self):
+        """The workers, started at first use: processes, else threads (no process could be
+        started), else none (no thread could either: ``kind`` becomes inline)."""
         if self.pool is None:
             if self.kind == "processes":
-                self.pool = _Workers(2)
-                if not self.pool.children:  # no process could be started: threads instead
-                    self.kind = "threads"
+                from .process import signals_held
+
+                # a stopping signal that arrives meanwhile is raised once the workers are owned
+                # here (``close`` then ends them), never between a fork and its owner
+                with signals_held():
+                    try:
+                        workers = _Workers(2)
+                    except RuntimeError:  # a thread could not start (what was forked has ended)
+                        workers = None
+                    if workers is not None and workers.children:
+                        self.pool = workers
+                    else:
+                        self.kind = "threads"
             if self.kind == "threads":
-                self.pool = _Threads(2)
+                try:
+                    self.pool = _Threads(2)
+                except RuntimeError:
+                    self.kind = "inline"
         return self.pool
 
     def submit(self, staged: list):
+        pool = self._pool() if self.kind != "inline" else None
         if self.kind == "inline":
             return [("done", [_check_signature(i) for i in staged])]
-        pool = self._pool()
         if self.kind == "processes":
             return [pool.submit(_CHECK, staged[i:i + self.CHUNK]) for i in range(0, len(staged), self.CHUNK)]
         step = self.THREAD_CHUNK
@@ -287,26 +302,51 @@ class _Workers:
     """Worker processes of git-hn's own, forked once per verifier, that compute chunks dealt to
     them in turn (``multiprocessing.Pool`` is not used: a pool worker that dies, as the kernel's
     out-of-memory killer ends one, loses its task, and waiting for that result never ends; and
-    its workers keep every descriptor of the parent open)."""
+    its workers keep every descriptor of the parent open). Started and closed with stopping
+    signals held (``process.signals_held``), so that none is left without an owner."""
 
     def __init__(self, n: int):
         # every child is forked before any thread here starts (a fork copies only the forking
         # thread: a lock another thread held would stay held in the child)
-        forked = [f for f in (_Child.fork() for _ in range(n)) if f is not None]
-        self.children = [_Child(*f) for f in forked]
+        self.children: list[_Child] = []
+        for _ in range(n):
+            forked = _Child.fork()
+            if forked is None:
+                break
+            self.children.append(_Child(*forked))
+        started: list[_Child] = []
+        try:
+            for child in self.children:
+                child.start()
+                started.append(child)
+        except BaseException:  # a thread could not start: end every child, own nothing
+            for child in self.children:
+                if child in started:
+                    child.stop(force=True)
+                    child.wait()
+                else:
+                    child.abandon()
+            self.children = []
+            raise
         self._turn = 0
 
     def submit(self, work: int, chunk: list):
-        child = self.children[self._turn % len(self.children)]
+        alive = [c for c in self.children if not c.ended]
+        if not alive:  # every worker is gone: computed here
+            return "done", _WORK[work](chunk)
+        child = alive[self._turn % len(alive)]
         self._turn += 1
         return "worker", (child, child.send(work, chunk))
 
     def close(self) -> None:
-        for child in self.children:
-            child.stop()
-        for child in self.children:
-            child.wait()
-        self.children = []
+        from .process import signals_held
+
+        with signals_held():  # every child is stopped, whatever arrives meanwhile
+            for child in self.children:
+                child.stop()
+            for child in self.children:
+                child.wait()
+            self.children = []
 
 
 class _Child:
@@ -326,18 +366,17 @@ class _Child:
         import threading
         from collections import deque
 
-        from .process import Background
-
         self.pid = pid
-        self.status: int | None = None  # the child's wait status, once it ended
+        self.status: int | None = None  # the child's wait status, once reaped
+        self.ended = False  # no more results will come (its output ended, it was reaped)
+        self._tasks, self._results = tasks, results
         self._chunks: list = []  # what was sent, by number (None once its result was taken)
         self._frames: list[bytes] = []  # the pickled result of each chunk handed back so far
         self._outbox: deque = deque()
         self._cond = threading.Condition()
-        self._ended = False  # no more results will come
         self._closing = False
-        self._feeder = Background(self._feed, tasks)
-        self._drain = Background(self._read, results)
+        self._reaping = False  # its process ID is being (or was) reaped: never signalled after
+        self._feeder = self._drain = None
 
     @staticmethod
     def fork() -> tuple[int, int, int] | None:
@@ -378,6 +417,32 @@ class _Child:
         os.close(task_r)
         os.close(result_w)
         return pid, task_w, result_r
+
+    def start(self) -> None:
+        """Start the feeding and draining threads (each then owns its pipe); when one cannot
+        start, the caller ``abandon``s the child."""
+        from .process import Background
+
+        self._feeder = Background(self._feed, self._tasks)
+        self._drain = Background(self._read, self._results)
+
+    def abandon(self) -> None:
+        """End a child whose threads did not both start, and release what neither owns."""
+        import os
+        import signal
+
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        if self._drain is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            if self._feeder is None:
+                os.close(self._tasks)  # (a feeder that started closes it as it ends)
+            os.close(self._results)
+            self._reap()
 
     def send(self, work: int, chunk: list) -> int:
         """Queue ``chunk`` for the child; the number its result is asked by (``result``)."""
@@ -426,17 +491,30 @@ class _Child:
                     with self._cond:
                         self._frames.append(frame)
                         self._cond.notify_all()
+        except OSError:
+            pass
         finally:
             os.close(fd)
+            self._reap()
+
+    def _reap(self) -> None:
+        import os
+
+        with self._cond:
+            self._reaping = True  # from here its process ID may be another process's: no signal
+        try:
             self.status = os.waitpid(self.pid, 0)[1]
+        except ChildProcessError:  # reaped by the kernel already (SIGCHLD ignored)
+            pass
+        finally:
             with self._cond:
-                self._ended = True
+                self.ended = True
                 self._cond.notify_all()
 
     def result(self, k: int) -> list:
         """The result of chunk ``k``: the child's, or computed here when it did not hand it back."""
         with self._cond:
-            while len(self._frames) <= k and not self._ended:
+            while len(self._frames) <= k and not self.ended:
                 self._cond.wait()
             frame = self._frames[k] if k < len(self._frames) else None
             if frame is not None:
@@ -455,26 +533,26 @@ class _Child:
             out = _WORK[work](chunk)
         return out
 
-    def stop(self) -> None:
-        """No more chunks; a child still working on some is ended now (its results are not
-        wanted: the caller failed, or took everything it needed)."""
+    def stop(self, force: bool = False) -> None:
+        """No more chunks; a child still working on some (or any, with ``force``) is ended now
+        (its results are not wanted: the caller failed, or took everything it needed)."""
         import os
         import signal
 
         with self._cond:
             self._closing = True
             self._outbox.clear()
-            busy = not self._ended and len(self._frames) < len(self._chunks)
             self._cond.notify_all()
-        if busy:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except OSError:
-                pass
+            if not self._reaping and (force or len(self._frames) < len(self._chunks)):
+                try:  # under the lock: the drain thread cannot reap it meanwhile
+                    os.kill(self.pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
     def wait(self) -> None:
-        self._feeder.join()
-        self._drain.join()
+        for thread in (self._feeder, self._drain):
+            if thread is not None:
+                thread.join()
 
 
 def _serve(tasks: int, results: int) -> None:  # pragma: no cover - runs in a worker process
@@ -533,7 +611,13 @@ class _Threads:
         self._jobs: deque = deque()
         self._cond = threading.Condition()
         self._stopping = False
-        self._threads = [Background(self._run) for _ in range(n)]
+        self._threads: list = []
+        try:
+            for _ in range(n):
+                self._threads.append(Background(self._run))
+        except BaseException:  # one could not start: those that did end at once
+            self.close()
+            raise
 
     def submit(self, items: list) -> _Job:
         job = _Job(items)

@@ -155,3 +155,83 @@ def test_a_chain_verifies_the_same_with_every_kind(tmp_path, monkeypatch):
     assert threaded == inline == forked == forked_many == many
     r.git.close()
     os.chdir(tmp_path)
+
+
+def _in_a_new_interpreter(code: str) -> str:
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([here, os.path.dirname(here)])})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.strip()
+
+
+def test_a_stopping_signal_while_workers_are_forked_leaves_none_without_an_owner():
+    """SIGTERM arriving right after a fork (as a sync's handler raises it, ``cli.commands``):
+    it is raised once every worker is owned by the verifier, whose closing ends them all; no
+    process and no descriptor is left behind."""
+    out = _in_a_new_interpreter(r'''
+import os, signal, time
+from git_hn.cli.commands import _signals_raise
+from git_hn.errors import Signalled
+from git_hn.store import verify
+from test_verifier_kinds import _staged
+
+def fds():
+    return sorted(int(n) for n in os.listdir("/proc/self/fd"))
+
+staged = _staged(2100)
+real_fork, pids = os.fork, []
+def fork():
+    pid = real_fork()
+    if pid:
+        pids.append(pid)
+        os.kill(os.getpid(), signal.SIGTERM)  # as if it arrived during the fork
+    return pid
+before = fds()
+with _signals_raise():
+    v = verify.Verifier(len(staged))
+    os.fork = fork
+    try:
+        v.submit(staged)
+        print("no signal")
+    except Signalled as exc:
+        print("raised", exc.signum == signal.SIGTERM, len(pids), len(v.pool.children) if v.pool else 0)
+    finally:
+        os.fork = real_fork
+        v.close()
+gone = []
+for pid in pids:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+        gone.append(False)
+    except ChildProcessError:
+        gone.append(True)  # reaped by the verifier
+print(gone, sorted(set(fds()) - set(before)))
+''')
+    assert out.splitlines() == ["raised True 2 2", "[True, True] []"]
+
+
+def test_workers_are_waited_for_when_sigchld_is_ignored():
+    """A git-hn started by a parent that ignores SIGCHLD (inherited across ``exec``) cannot reap
+    its workers (the kernel does): a killed worker still leaves its chunks to the parent, and
+    the answers come."""
+    out = _in_a_new_interpreter(r'''
+import os, signal
+from git_hn.store import verify
+from test_verifier_kinds import _staged
+
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+staged = _staged(2100)
+expected = [verify._check_signature(i) for i in staged]
+v = verify.Verifier(len(staged))
+try:
+    ticket = v.submit(staged)
+    os.kill(ticket[0][1][0].pid, signal.SIGKILL)
+    print(list(verify.Verifier.results(ticket)) == expected)
+finally:
+    v.close()
+''')
+    assert out == "True"
