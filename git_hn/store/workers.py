@@ -28,8 +28,8 @@ class Processes:
     dealt to them in turn, each by one of the functions of ``work``. ``multiprocessing.Pool``
     is not used: a pool worker that dies, as the kernel's out-of-memory killer ends one, loses
     its task, and waiting for that result never ends; and its workers keep every descriptor of
-    the parent open. Started and closed with stopping signals held (``process.signals_held``),
-    so that none is left without an owner."""
+    the parent open. Closed with stopping signals held (``process.signals_held``), and to be
+    made so (as ``Verifier`` does), so that no worker is ever left without an owner."""
 
     def __init__(self, n: int, work: tuple):
         self.work = work  # the functions a chunk is sent to be computed by, by index
