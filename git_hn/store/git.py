@@ -177,7 +177,7 @@ class Git:
                          env=self.env if env is None else {**self.env, **env}, start_new_session=True)
         except OSError:
             return
-        self.DETACHED.append(proc)
+        self.DETACHED[:] = [p for p in self.DETACHED if p.returncode is None] + [proc]  # (no history kept)
         Background(proc.wait)
 
     def start(self, args: list[str], *, input: bytes = b"", env: dict | None = None):

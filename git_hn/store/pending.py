@@ -103,8 +103,7 @@ def remembered(repo) -> str | None:
 
 def remembers_nothing(repo) -> bool:
     """Whether "nothing is pending" is remembered for the receipt and anchor files as they are."""
-    files = memo_files(repo)
-    return files is not None and remembered(repo) == memo_key(files)
+    return nothing_pending_files(repo) is not None
 
 
 def remember_nothing(repo, files: list[str]) -> None:

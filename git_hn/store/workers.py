@@ -173,13 +173,11 @@ class _Child:
 
     def send(self, work: int, chunk: list) -> int:
         """Queue ``chunk`` for the child; the number its result is asked by (``result``)."""
-        import pickle
-
-        frame = pickle.dumps((work, chunk), pickle.HIGHEST_PROTOCOL)
+        frame = _frame((work, chunk))
         with self._cond:
             k = len(self._chunks)
             self._chunks.append((work, chunk))
-            self._outbox.append(len(frame).to_bytes(8, "big") + frame)
+            self._outbox.append(frame)
             self._cond.notify_all()
         return k
 
@@ -193,9 +191,8 @@ class _Child:
                         self._cond.wait()
                     if not self._outbox:
                         return
-                    view = memoryview(self._outbox.popleft())
-                while view:
-                    view = view[os.write(fd, view):]
+                    frame = self._outbox.popleft()
+                _write_all(fd, frame)
         except OSError:
             pass  # the child is gone: what it did not answer is computed here (``result``)
         finally:
@@ -305,10 +302,23 @@ def _serve(tasks: int, results: int, work: tuple) -> None:  # pragma: no cover -
         if body is None:
             return
         which, chunk = pickle.loads(body)
-        data = pickle.dumps(work[which](chunk), pickle.HIGHEST_PROTOCOL)
-        view = memoryview(len(data).to_bytes(8, "big") + data)
-        while view:
-            view = view[os.write(results, view):]
+        _write_all(results, _frame(work[which](chunk)))
+
+
+def _frame(obj) -> bytes:
+    """``obj`` pickled, after its length (8 bytes, big-endian): one frame of the pipes."""
+    import pickle
+
+    data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+    return len(data).to_bytes(8, "big") + data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    import os
+
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 class Job:
