@@ -5,11 +5,16 @@ pack or stall, which the byte watchdog and the stall timeout stop."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import subprocess
+import time
 
 import pytest
 
 from helpers import git, hn, make_repo
-from servers import assert_no_processes_in
+from servers import assert_no_processes_in, wait_until
 
 
 def _two_actors_over(url, tmp_path):
@@ -88,6 +93,47 @@ def test_endless_pack_is_killed_by_the_byte_watchdog(endless_pack_server, tmp_pa
     assert git(repo, "fsck", "--no-dangling") == ""
     quarantine = repo / ".git" / "hn" / "replication" / "quarantine"
     assert not quarantine.exists() or list(quarantine.iterdir()) == []
+
+
+def _tree_bytes(path) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except FileNotFoundError:
+                pass
+    return total
+
+
+def test_a_sync_killed_during_its_fetch_leaves_no_fetch_running(endless_pack_server, tmp_path):
+    """The byte watchdog lives in the sync, so a sync killed outright (SIGKILL: nothing of it
+    runs) must not leave its fetch filling the disk unwatched. The fetch writes its progress to a
+    pipe only the sync reads: with the sync gone its next progress line meets a closed pipe, on
+    which Git exits (within about a second: progress is written at least once a second), the
+    server sees the client leave, and the quarantine stops growing (a later sync's sweep removes
+    it). Fails if the fetch's output goes anywhere else (checked: to the null device)."""
+    server = endless_pack_server(mode="endless", rate=8 << 20)
+    repo = make_repo(tmp_path / "victim")
+    git(repo, "remote", "add", "evil", server.url)
+    stream = "sha256:" + server.ref.rsplit("/", 1)[1]
+    assert hn(repo, "replication", "select", "evil", "--memory", stream).code == 0  # 1 GiB budget
+    quarantine = repo / ".git" / "hn" / "replication" / "quarantine"
+    sync = subprocess.Popen([shutil.which("git-hn"), "sync", "evil"], cwd=repo, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        server.wait_streaming()
+        wait_until(lambda: _tree_bytes(quarantine) > 2 << 20, 30, what="the fetch to write")
+    finally:
+        os.kill(sync.pid, signal.SIGKILL)
+        sync.wait()
+    server.wait_client_gone()
+    assert_no_processes_in(repo)
+    size = _tree_bytes(quarantine)
+    time.sleep(1.0)
+    assert _tree_bytes(quarantine) == size  # nothing writes there any more
+    assert size < 256 << 20  # of a stream sent at 8 MiB/s: stopped soon after the kill
+    assert git(repo, "for-each-ref", "refs/hn") == ""
 
 
 def test_stalled_fetch_is_stopped(endless_pack_server, tmp_path):
