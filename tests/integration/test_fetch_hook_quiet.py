@@ -224,6 +224,41 @@ def test_a_selection_of_exact_streams_also_gets_a_quiet_record(team):
     assert hn(team.b, "memory", "index", "verify").code == 0
 
 
+def test_a_sync_by_name_that_finds_nothing_new_keeps_the_quiet_record(team):
+    """``git hn sync`` fetches a selection of exact streams by name, without the advertisement
+    the record hashes. When every selected stream is up to date it changes nothing the record
+    describes, so it leaves the record and the next fetch still starts no git-hn (it used to drop
+    it, and the next fetch ran git-hn only to find nothing). A sync by name that imports
+    something drops it (the accepted refs it hashes moved), as does one that publishes (the
+    advertisement moved)."""
+    rec = team.record("first")
+    assert hn(team.b, "replication", "select", "origin", "--memory", rec["stream"]).code == 0
+    team.moved_fetch()
+    team.quiet_after_two_fetches()
+    runs = team.runs()
+    record = team.quiet.read_text()
+    r = hn(team.b, "sync", "origin", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["outcomes"][0]["status"] == "up-to-date" and r.json()["published"] == 0
+    assert team.quiet.read_text() == record
+    team.moved_fetch()
+    assert team.runs() == runs  # quiet: git-hn not started
+    hn(team.a, "memory", "supersede", rec["memoryId"], "--json", "--kind", "decision", "--at", "HEAD",
+       "--applies", "descendants", "--content", "second")
+    assert hn(team.a, "sync", "origin").code == 0
+    r = hn(team.b, "sync", "origin", "--json")
+    assert r.code == 0 and r.json()["promoted"] == 1, r.out
+    assert not team.quiet.exists()
+    team.moved_fetch()  # git-hn finds it up to date and records it again
+    assert team.runs() == runs + 1 and team.quiet.exists()
+    hn(team.b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+       "--content", "from b")
+    r = hn(team.b, "sync", "origin", "--json")
+    assert r.code == 0 and r.json()["published"] == 1, r.out
+    assert not team.quiet.exists()
+    assert hn(team.b, "memory", "index", "verify").code == 0
+
+
 def test_a_remote_without_a_selection_starts_no_git_hn(team, tmp_path):
     """The usual second remote of a fork: ``origin`` has a selection, ``upstream`` none. A fetch
     from ``upstream`` has nothing to import, and the wrapper knows it without git-hn (it finds

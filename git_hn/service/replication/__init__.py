@@ -113,6 +113,8 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         except PhaseError as exc:
             result.publication_error = exc.message
             result.published = exc.published
+        if result.published:  # the remote's advertisement moved: its quiet record no longer matches
+            rstate.forget_quiet(repo, remote)
     return result
 
 

@@ -92,7 +92,6 @@ class Import:
     # -- the transaction -----------------------------------------------------------------------
 
     def run(self) -> None:
-        rstate.forget_quiet(self.repo, self.remote)  # this import decides anew (``_remember_quiet``)
         promote.repair_pending(self.repo, self.remote)
         # nothing pending now (as remembered): then nothing is after this sync's transaction
         # either, which the sync remembers for the next command (``pending.remember_completed``)
@@ -102,6 +101,7 @@ class Import:
         heads = advertise.accepted_heads(self.repo, self.remote, answers)
         wanted = self._fetch_exact(heads)
         if wanted is None:  # an owner is unknown, or that fetch failed: the whole advertisement
+            rstate.forget_quiet(self.repo, self.remote)  # this import decides anew (``_remember_quiet``)
             self.say("advertisement")
             advertised, others = advertise.advertise(self.repo, self.url, self.remote, answers=answers)
             self.advertised_refs = advertise.AdvertisedRefs(advertised)
@@ -109,7 +109,12 @@ class Import:
             if not wanted:
                 self._remember_quiet(answers)
         if not wanted:
-            return  # every selection is up to date: no transaction, no receipt
+            # every selection is up to date: no transaction, no receipt. Fetched by name, the
+            # sync leaves the remote's quiet record as it was: it read no advertisement to renew
+            # it with, and it changed nothing the record hashes (the accepted refs and the
+            # selection; the advertisement the fetch hook's wrapper asks again itself)
+            return
+        rstate.forget_quiet(self.repo, self.remote)  # something changed: what it hashes moves
         selected = sum(o.kind == "memory" for o in self.result.outcomes) + len(self.result.current)
         self.say(f"{len(wanted)} of {counted(selected, 'stream', 'streams')} changed")
         if self.q is None:
