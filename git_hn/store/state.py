@@ -327,9 +327,8 @@ def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) 
             if ch.base_sid is not None and ch.base_sid != (old.sid if old is not None else None):
                 conn.execute("INSERT INTO chain SELECT ?, seq, \"commit\", id, signature FROM lent "
                              "WHERE dest = ?", (sid, src.ref))
-            conn.executemany("INSERT INTO chain VALUES (?, ?, ?, ?, ?)",
-                             [(sid, i, m.commit, m.memory_id, m.signature)
-                              for i, m in enumerate(ch.new, ch.base_seq + 1)])
+            insert_many(conn, "chain", marks(5), [(sid, i, m.commit, m.memory_id, m.signature)
+                                                  for i, m in enumerate(ch.new, ch.base_seq + 1)])
             for m in ch.new:
                 have = new_mems.get(m.memory_id)
                 if have is None or m.commit < have.commit:
@@ -394,9 +393,9 @@ def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
     lifecycle and memory-evidence columns are set by ``derive``)."""
     # every table is inserted into in key order: a B-tree filled at random positions splits and
     # rewrites pages (10,000 rows: about twice the time)
-    conn.executemany("INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     sorted((m.memory_id, m.commit, m.envelope.actor, m.envelope.stream, m.envelope.sequence,
-                             m.envelope.operation, m.envelope.target, m.envelope.timestamp) for m in mems))
+    insert_many(conn, "memories", marks(8),
+                sorted((m.memory_id, m.commit, m.envelope.actor, m.envelope.stream, m.envelope.sequence,
+                        m.envelope.operation, m.envelope.target, m.envelope.timestamp) for m in mems))
     akeys: dict[tuple, int] = {}
     rows, refs, texts = [], [], []
     postings = content = 0
@@ -421,10 +420,36 @@ def insert_memories(conn, mems: list[VerifiedMemory]) -> Totals:
     rows.sort(key=_first)
     texts.sort(key=_first)
     refs.sort()
-    conn.executemany("INSERT INTO rows VALUES (" + marks(17) + ")", rows)
-    conn.executemany("INSERT INTO texts VALUES (?, ?, ?)", texts)
-    conn.executemany("INSERT OR IGNORE INTO evref VALUES (?, ?, ?)", refs)
+    insert_many(conn, "rows", marks(17), rows)
+    insert_many(conn, "texts", marks(3), texts)
+    insert_many(conn, "evref", marks(3), refs, verb="INSERT OR IGNORE")
     return Totals(len(rows), postings, content)
+
+
+BULK_ROWS = 2048  # rows from which an insert may rebuild its table's indexes (``insert_many``)
+
+
+def insert_many(conn, table: str, placeholders: str, rows: list, verb: str = "INSERT",
+                bulk_from: int | None = None) -> None:
+    """Insert ``rows`` into ``table`` (inside the caller's transaction). At least ``bulk_from``
+    rows, and at least as many as the table holds (a first sync of a long stream, a state built
+    from scratch), are inserted with the table's secondary indexes dropped and then created
+    again from their own definitions: SQLite builds an index from sorted keys at once, where
+    each row inserted otherwise updates every index at its own place (one 10,000-memory stream's
+    chain, memories, rows and texts into an empty state: 670 → 460 ms here). A failure rolls the
+    whole transaction back, indexes included."""
+    if not rows:
+        return
+    indexes = []
+    bulk_from = BULK_ROWS if bulk_from is None else bulk_from
+    if len(rows) >= bulk_from and len(rows) >= conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]:
+        indexes = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+                               "AND sql IS NOT NULL ORDER BY name", (table,)).fetchall()
+    for name, _sql in indexes:
+        conn.execute(f'DROP INDEX "{name}"')
+    conn.executemany(f"{verb} INTO {table} VALUES ({placeholders})", rows)
+    for _name, sql in indexes:
+        conn.execute(sql)
 
 
 def _first(item: tuple):

@@ -46,7 +46,19 @@ def world(tmp_path):
     return repo, alice, bob
 
 
-def test_state_answers_equal_full_verification_after_every_kind_of_change(world):
+@pytest.fixture(params=["indexed", "bulk"])
+def inserts(request, monkeypatch):
+    """Both ways ``state.insert_many`` inserts: row by row into the indexes, and (``bulk``:
+    from a single row, as a first sync of a long stream does from 2,048) with the table's
+    indexes dropped and built again."""
+    from git_hn.store import state
+
+    if request.param == "bulk":
+        monkeypatch.setattr(state, "BULK_ROWS", 1)
+    return request.param
+
+
+def test_state_answers_equal_full_verification_after_every_kind_of_change(world, inserts):
     repo, alice, bob = world
     head = git(repo, "rev-parse", "HEAD")
     a = _rec(repo, "stream isolation <matters>", "--topic", "architecture", "--path", "docs/a.md")

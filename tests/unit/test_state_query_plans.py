@@ -107,3 +107,50 @@ def test_stored_sources_of_a_scope_are_the_same_by_query_or_by_one_pass(conn, si
     for actor, stream in scope:  # the per-stream query, whatever the size
         by_query.update(state.stored_sources(conn, {(actor, stream)}))
     assert got == by_query
+
+
+def _schema(conn) -> list:
+    return conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").fetchall()
+
+
+def _texts(n: int, start: int = 0) -> list:
+    return [(f"m{i:05d}", i % 7, f"seq {i}") for i in range(start, start + n)]
+
+
+def test_a_bulk_insert_rebuilds_exactly_the_indexes_it_dropped():
+    """``insert_many``: from ``bulk_from`` rows, and only when they are at least as many as the
+    table holds, the table's indexes are dropped and created again from their definitions; the
+    schema and every index's content end as a row-by-row insert leaves them (SQLite's integrity
+    check compares each index with its table)."""
+    a, b = sqlite3.connect(":memory:", isolation_level=None), sqlite3.connect(":memory:", isolation_level=None)
+    for c in (a, b):
+        c.executescript(statedb.SCHEMA)
+    before = _schema(a)
+    statements: list[str] = []
+    a.set_trace_callback(statements.append)
+    a.execute("BEGIN")
+    state.insert_many(a, "texts", "?, ?, ?", _texts(50), bulk_from=10)
+    a.execute("COMMIT")
+    assert 'DROP INDEX "texts_length"' in statements
+    b.executemany("INSERT INTO texts VALUES (?, ?, ?)", _texts(50))
+    assert _schema(a) == before == _schema(b)
+    assert a.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    by_length = "SELECT id FROM texts INDEXED BY texts_length WHERE length = 3 ORDER BY id"
+    assert a.execute(by_length).fetchall() == b.execute(by_length).fetchall() != []
+    statements.clear()
+    state.insert_many(a, "texts", "?, ?, ?", _texts(20, 50), bulk_from=10)  # fewer than the table holds
+    state.insert_many(a, "texts", "?, ?, ?", _texts(5, 70), bulk_from=10)  # fewer than bulk_from
+    assert not any("DROP" in s for s in statements)
+    assert a.execute("SELECT count(*) FROM texts").fetchone() == (75,)
+
+
+def test_a_failed_bulk_insert_rolls_back_with_its_indexes():
+    c = sqlite3.connect(":memory:", isolation_level=None)
+    c.executescript(statedb.SCHEMA)
+    before = _schema(c)
+    c.execute("BEGIN")
+    with pytest.raises(sqlite3.IntegrityError):
+        state.insert_many(c, "texts", "?, ?, ?", _texts(20) + _texts(1), bulk_from=10)  # a duplicate key
+    c.execute("ROLLBACK")
+    assert _schema(c) == before
+    assert c.execute("SELECT count(*) FROM texts").fetchone() == (0,)
