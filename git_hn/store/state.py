@@ -606,9 +606,8 @@ def load_collection(conn, collection: streams.Collection) -> Totals:
             memories = collection.chains[src.ref]
             sid = conn.execute("INSERT INTO sources(ref, head, actor, stream, length) VALUES (?, ?, ?, ?, ?)",
                                (src.ref, src.head, src.actor, src.stream, len(memories))).lastrowid
-            conn.executemany("INSERT INTO chain VALUES (?, ?, ?, ?, ?)",
-                             [(sid, i, m.commit, m.memory_id, m.signature)
-                              for i, m in enumerate(memories, 1)])
+            insert_many(conn, "chain", marks(5), [(sid, i, m.commit, m.memory_id, m.signature)
+                                                  for i, m in enumerate(memories, 1)])
         totals = insert_memories(conn, list(collection.memories))
         graph = graph_of([Node(m.memory_id, m.envelope.operation, m.envelope.target, m.envelope.actor,
                                m.envelope.stream, m.envelope.operation in ROW_OPS)
