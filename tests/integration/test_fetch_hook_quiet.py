@@ -243,16 +243,16 @@ def test_a_sync_by_name_that_finds_nothing_new_keeps_the_quiet_record(team):
     assert team.quiet.read_text() == record
     team.moved_fetch()
     assert team.runs() == runs  # quiet: git-hn not started
-    hn(team.a, "memory", "supersede", rec["memoryId"], "--json", "--kind", "decision", "--at", "HEAD",
-       "--applies", "descendants", "--content", "second")
+    assert hn(team.a, "memory", "supersede", rec["memoryId"], "--kind", "decision", "--at", "HEAD",
+              "--applies", "descendants", "--content", "second").code == 0
     assert hn(team.a, "sync", "origin").code == 0
     r = hn(team.b, "sync", "origin", "--json")
     assert r.code == 0 and r.json()["promoted"] == 1, r.out
     assert not team.quiet.exists()
     team.moved_fetch()  # git-hn finds it up to date and records it again
     assert team.runs() == runs + 1 and team.quiet.exists()
-    hn(team.b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-       "--content", "from b")
+    assert hn(team.b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "from b").code == 0
     r = hn(team.b, "sync", "origin", "--json")
     assert r.code == 0 and r.json()["published"] == 1, r.out
     assert not team.quiet.exists()
