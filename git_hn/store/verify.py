@@ -159,8 +159,9 @@ def unverified(commits: list[tuple[str, str]], staged: list, verified: dict) -> 
 
 def signature_checker() -> str:
     """What the outcome of a signature check depends on besides its bytes: the code of
-    ``core.keys`` (weak-key rules, ``verify``) and the cryptography and OpenSSL versions. Earlier
-    checks are reused only under the same value; "" (unknown) reuses nothing."""
+    ``core.keys`` (weak-key rules, ``verify``), the cryptography and OpenSSL versions and, when
+    libsodium may accept first, PyNaCl's version. Earlier checks are reused only under the same
+    value; "" (unknown) reuses nothing."""
     from ..core import hashing
 
     from ..core import keys
@@ -171,7 +172,9 @@ def signature_checker() -> str:
 
         with open(keys.__file__, "rb") as fh:
             code = hashing.sha256(fh.read()).hexdigest()
-        return f"{code} cryptography/{cryptography.__version__} {backend.openssl_version_text()}"
+        fast = keys.sodium_version()
+        return (f"{code} cryptography/{cryptography.__version__} {backend.openssl_version_text()}"
+                + (f" {fast}" if fast else ""))
     except (OSError, ImportError, AttributeError):  # pragma: no cover - nothing reused then
         return ""
 

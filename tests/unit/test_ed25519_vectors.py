@@ -493,3 +493,77 @@ def test_a_verified_signature_remembers_its_key_as_not_weak():
     keys._WEAK_MEMO.pop(pub, None)
     keys.verify(pub, keys.sign(seed, b"m"), b"m")
     assert keys._WEAK_MEMO[pub] is False and not keys.is_weak_public_key(pub)
+
+
+# ---------------------------------------------------------------------------------------------
+# libsodium (PyNaCl) as a shortcut to accept: every verdict stays the cryptography library's
+
+
+def _library_accepts(public_key: bytes, sig: bytes, msg: bytes) -> bool:
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(sig, msg)
+        return True
+    except (InvalidSignature, ValueError):
+        return False
+
+
+def _all_vector_cases():
+    cases = [(bytes.fromhex(pk), bytes.fromhex(t["sig"]), bytes.fromhex(t["msg"])) for pk, t in WYCHE_CASES]
+    cases += [(bytes.fromhex(c["pub_key"]), bytes.fromhex(c["signature"]), bytes.fromhex(c["message"]))
+              for c in SPECCHECK]
+    ident = bytes.fromhex(SMALL_ORDER[0])
+    cases += [(ident, ident + bytes(32), b"any message at all")]  # the universal forgery
+    return cases
+
+
+def _verdict(public_key: bytes, sig: bytes, msg: bytes) -> bool:
+    try:
+        keys.verify(public_key, sig, msg)
+        return True
+    except ValidationError:
+        return False
+
+
+def test_libsodium_is_used_where_pynacl_is_installed():
+    """PyNaCl is a declared dependency: a release whose compiled module moved would silently
+    leave every signature to the slower library, so this fails instead."""
+    assert keys._sodium(), "libsodium through nacl._sodium is not available"
+    assert keys.sodium_version().startswith("pynacl/")
+
+
+def test_what_libsodium_accepts_the_cryptography_library_accepts():
+    """The shortcut's premise, on every vector (Wycheproof, speccheck, the forgery) and on
+    random good and tampered signatures."""
+    cases = _all_vector_cases()
+    for _ in range(32):
+        sk = Ed25519PrivateKey.generate()
+        msg = os.urandom(64)
+        sig = sk.sign(msg)
+        pk = sk.public_key().public_bytes_raw()
+        cases += [(pk, sig, msg), (pk, sig, msg + b"x"), (pk, sig[:32] + bytes(32), msg)]
+    sodium_yes = 0
+    for pk, sig, msg in cases:
+        if keys._sodium_accepts(pk, sig, msg):
+            sodium_yes += 1
+            assert _library_accepts(pk, sig, msg), (pk.hex(), sig.hex())
+    assert sodium_yes >= 88 + 32  # the Wycheproof valid cases and the random good signatures
+
+
+def test_verdicts_are_the_same_with_and_without_libsodium(monkeypatch):
+    cases = _all_vector_cases()
+    with_sodium = [_verdict(*c) for c in cases]
+    monkeypatch.setattr(keys, "_SODIUM", False)
+    monkeypatch.setattr(keys, "_WEAK_MEMO", {})
+    without = [_verdict(*c) for c in cases]
+    assert with_sodium == without
+    assert with_sodium.count(True) == 88 + 2  # Wycheproof's valid cases, speccheck 2 and 3
+
+
+def test_a_signature_libsodium_refuses_is_decided_by_the_cryptography_library():
+    """Speccheck case 2 (a small-order R): libsodium refuses it, the cryptography library and
+    Go's verifier accept it, and so does git-hn (the fallback, not a stricter verdict)."""
+    case = SPECCHECK[2]
+    pk, sig, msg = (bytes.fromhex(case[k]) for k in ("pub_key", "signature", "message"))
+    assert not keys._sodium_accepts(pk, sig, msg)
+    assert _library_accepts(pk, sig, msg)
+    keys.verify(pk, sig, msg)
