@@ -174,13 +174,16 @@ def _ed25519():
 
 
 def load() -> None:
-    """Load the Ed25519 backend now (~14 ms of imports), for a caller that is only waiting, such
-    as a sync while its fetch runs; what fails to load fails again, and is reported, when used."""
+    """Load the verifier now, for a caller that is only waiting, such as a sync while its fetch
+    runs: libsodium (~2 ms of imports), else the cryptography library (~14 ms), which is then
+    loaded only if a signature libsodium refused needs its verdict. What fails to load fails
+    again, and is reported, when used."""
+    if _sodium():
+        return
     try:
         _ed25519()
     except Exception:  # noqa: BLE001 - reported by the first real use
         pass
-    _sodium()
 
 
 def _public_api():
