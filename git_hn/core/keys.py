@@ -193,6 +193,9 @@ def _public_api():
 
 
 def public_key_from_seed(seed: bytes) -> bytes:
+    pair = _sodium_pair(seed)
+    if pair is not None:
+        return pair[0]
     return _ed25519()[0](seed).public_key().public_bytes_raw()
 
 
@@ -202,14 +205,43 @@ def actor_of(public_key: bytes) -> str:
 
 
 def sign(seed: bytes, message: bytes) -> bytes:
+    """The Ed25519 signature of ``message`` under the key of ``seed``. Ed25519 signatures are
+    deterministic (RFC 8032), so libsodium's equal the cryptography library's byte for byte
+    (tested); libsodium is used where it is loaded because it loads in ~2 ms against ~9."""
+    pair = _sodium_pair(seed, message)
+    if pair is not None:
+        return pair[1]
     return _ed25519()[0](seed).sign(message)
 
 
-_SODIUM = None  # (ffi, crypto_sign_open) of libsodium, False when not available (``_sodium``)
+def _sodium_pair(seed: bytes, message: bytes | None = None) -> tuple[bytes, bytes | None] | None:
+    """(public key, signature of ``message`` or None) computed by libsodium, or None when it is
+    not available. The expanded secret key is wiped after use."""
+    fast = _SODIUM if _SODIUM is not None else _sodium()
+    if not fast or len(seed) != 32:
+        return None
+    ffi, lib = fast
+    public = ffi.new("unsigned char[32]")
+    secret = ffi.new("unsigned char[64]")
+    try:
+        if lib.crypto_sign_seed_keypair(public, secret, seed) != 0:
+            return None
+        signature = None
+        if message is not None:
+            signed = ffi.new("unsigned char[]", len(message) + 64)
+            if lib.crypto_sign(signed, ffi.NULL, message, len(message), secret) != 0:
+                return None
+            signature = bytes(ffi.buffer(signed, 64))
+        return bytes(ffi.buffer(public, 32)), signature
+    finally:
+        lib.sodium_memzero(secret, 64)
+
+
+_SODIUM = None  # (ffi, lib) of libsodium, False when not available (``_sodium``)
 
 
 def _sodium():
-    """libsodium's ``crypto_sign_open`` through PyNaCl's compiled module, or False.
+    """libsodium (``ffi``, ``lib``) through PyNaCl's compiled module, or False.
 
     Why a second library: on the machines measured, libsodium checks an Ed25519 signature in
     about half the time OpenSSL takes (134 vs 256 us here), and its cffi call releases the GIL,
@@ -230,7 +262,7 @@ def _sodium():
 
             if lib.sodium_init() == -1:
                 raise OSError("libsodium did not initialise")
-            _SODIUM = (ffi, lib.crypto_sign_open)
+            _SODIUM = (ffi, lib)
         except Exception:  # noqa: BLE001 - absent or unusable: the cryptography library alone
             _SODIUM = False
     return _SODIUM
@@ -255,9 +287,9 @@ def _sodium_accepts(public_key: bytes, signature: bytes, message: bytes) -> bool
     fast = _SODIUM if _SODIUM is not None else _sodium()
     if not fast or len(public_key) != 32 or len(signature) != 64:
         return False
-    ffi, sign_open = fast
+    ffi, lib = fast
     signed = signature + message
-    return sign_open(ffi.NULL, ffi.NULL, signed, len(signed), public_key) == 0
+    return lib.crypto_sign_open(ffi.NULL, ffi.NULL, signed, len(signed), public_key) == 0
 
 
 def verify(public_key: bytes, signature: bytes, message: bytes) -> None:

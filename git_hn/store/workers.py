@@ -1,5 +1,5 @@
 """Two workers that compute chunks of work beside the caller: threads (``Threads``, for work
-that releases the GIL, such as ``cryptography``'s signature checks) or forked processes of
+that releases the GIL, such as libsodium's signature checks) or forked processes of
 git-hn's own (``Processes``). ``store.verify`` decides which, and what they compute.
 
 Owns: the workers' lives (started once, ended by ``close`` whatever state they are in), the

@@ -567,3 +567,30 @@ def test_a_signature_libsodium_refuses_is_decided_by_the_cryptography_library():
     assert not keys._sodium_accepts(pk, sig, msg)
     assert _library_accepts(pk, sig, msg)
     keys.verify(pk, sig, msg)
+
+
+RFC8032_TEST1 = ("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+                 "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+                 "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e3970"
+                 "1cf9b46bd25bf5f0595bbe24655141438e7a100b")
+
+
+def _signatures(seeds_messages):
+    return [(keys.public_key_from_seed(seed), keys.sign(seed, msg)) for seed, msg in seeds_messages]
+
+
+def test_libsodium_signs_exactly_as_the_cryptography_library(monkeypatch):
+    """Ed25519 signing is deterministic: the same seed and message give the same bytes whichever
+    library signs (RFC 8032 test 1, and random seeds and messages of several sizes)."""
+    seed, public, sig = (bytes.fromhex(h) for h in RFC8032_TEST1)
+    assert keys._sodium_pair(seed, b"") == (public, sig)
+    cases = [(seed, b"")] + [(os.urandom(32), os.urandom(n)) for n in (0, 1, 64, 800, 10_000) for _ in range(6)]
+    with_sodium = _signatures(cases)
+    assert with_sodium[0] == (public, sig)
+    for (s, msg), (pk, signature) in zip(cases, with_sodium):
+        library = Ed25519PrivateKey.from_private_bytes(s)
+        assert pk == library.public_key().public_bytes_raw()
+        assert signature == library.sign(msg)
+    monkeypatch.setattr(keys, "_SODIUM", False)
+    assert keys._sodium_pair(seed, b"") is None
+    assert _signatures(cases) == with_sodium
