@@ -94,9 +94,9 @@ _checker: str | None = None
 
 def checker() -> str:
     """A digest of the file identities (size, modification time) of the code that verifies and
-    derives, and of the Ed25519 library's binary (it carries OpenSSL), found without importing
-    it. Any reinstall or edit changes it, and the state is then verified again: stat calls, not
-    reading and hashing the code on every command."""
+    derives, and of the Ed25519 libraries' binaries (OpenSSL's, libsodium's: ``_libraries``),
+    found without importing them. Any reinstall or edit changes it, and the state is then
+    verified again: stat calls, not reading and hashing the code on every command."""
     global _checker
     if _checker is None:
         # ``importlib.machinery.PathFinder`` itself, from the module the interpreter always has
@@ -108,19 +108,29 @@ def checker() -> str:
         for name in _CODE:
             st = os.stat(os.path.join(root, name))
             h.update(f"{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-        spec = PathFinder.find_spec("cryptography")
-        lib = ""
-        if spec is not None and spec.submodule_search_locations:
-            base = os.path.join(list(spec.submodule_search_locations)[0], "hazmat", "bindings")
-            try:
-                names = sorted(n for n in os.listdir(base) if n.startswith("_rust"))
-                for n in names:
-                    st = os.stat(os.path.join(base, n))
-                    lib += f"{n}:{st.st_size}:{st.st_mtime_ns};"
-            except OSError:
-                lib = ""
+        lib = _libraries(PathFinder.find_spec)
         _checker = h.hexdigest() + "/" + hashing.sha256(lib.encode()).hexdigest()[:16]
     return _checker
+
+
+def _libraries(find_spec) -> str:
+    """The identities of the Ed25519 libraries' binaries: cryptography's (it carries OpenSSL) and
+    PyNaCl's (it carries libsodium, which ``core.keys`` lets accept first), each file's name,
+    size and modification time; ``find_spec(package)`` locates a package without importing it."""
+    lib = ""
+    for package, inner, prefix in (("cryptography", ("hazmat", "bindings"), "_rust"), ("nacl", (), "_sodium")):
+        spec = find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            lib += f"{package}:absent;"
+            continue
+        base = os.path.join(list(spec.submodule_search_locations)[0], *inner)
+        try:
+            for n in sorted(n for n in os.listdir(base) if n.startswith(prefix)):
+                st = os.stat(os.path.join(base, n))
+                lib += f"{n}:{st.st_size}:{st.st_mtime_ns};"
+        except OSError:
+            lib += f"{package}:unreadable;"
+    return lib
 
 
 def paths(repo: Repo) -> tuple[str, str, str]:
