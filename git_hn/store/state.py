@@ -308,12 +308,19 @@ def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) 
             gone_ids.update(r[0] for r in conn.execute("SELECT id FROM chain WHERE sid = ?", (sid,)))
             conn.execute("DELETE FROM chain WHERE sid = ?", (sid,))
             conn.execute("DELETE FROM sources WHERE sid = ?", (sid,))
+        # new sources and every chain's new links are inserted together after the loop (one
+        # statement each, in key order: 10,000 streams synced at once made 20,000 statements)
+        new_sources: list[tuple] = []
+        links: list[tuple] = []
+        next_sid = None
         for ch in changes:
             src, old = ch.source, ch.old
             length = ch.base_seq + len(ch.new)
             if old is None:
-                sid = conn.execute("INSERT INTO sources(ref, head, actor, stream, length) VALUES (?, ?, ?, ?, ?)",
-                                   (src.ref, src.head, src.actor, src.stream, length)).lastrowid
+                if next_sid is None:  # what SQLite would give: one past the largest
+                    next_sid = (conn.execute("SELECT max(sid) FROM sources").fetchone()[0] or 0) + 1
+                sid, next_sid = next_sid, next_sid + 1
+                new_sources.append((sid, src.ref, src.head, src.actor, src.stream, length))
             else:
                 sid = old.sid
                 conn.execute("UPDATE sources SET head = ?, actor = ?, stream = ?, length = ? WHERE sid = ?",
@@ -327,12 +334,14 @@ def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) 
             if ch.base_sid is not None and ch.base_sid != (old.sid if old is not None else None):
                 conn.execute("INSERT INTO chain SELECT ?, seq, \"commit\", id, signature FROM lent "
                              "WHERE dest = ?", (sid, src.ref))
-            insert_many(conn, "chain", marks(5), [(sid, i, m.commit, m.memory_id, m.signature)
-                                                  for i, m in enumerate(ch.new, ch.base_seq + 1)])
+            links += [(sid, i, m.commit, m.memory_id, m.signature) for i, m in enumerate(ch.new, ch.base_seq + 1)]
             for m in ch.new:
                 have = new_mems.get(m.memory_id)
                 if have is None or m.commit < have.commit:
                     new_mems[m.memory_id] = m
+        insert_many(conn, "sources", marks(6), new_sources)
+        links.sort(key=_first_two)
+        insert_many(conn, "chain", marks(5), links)
         check_agreement(conn, changes)
         _memories(conn, new_mems, gone_ids)
         if commit:
@@ -340,6 +349,10 @@ def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) 
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _first_two(row: tuple):
+    return row[0], row[1]
 
 
 def check_agreement(conn, changes: list[Change]) -> None:
