@@ -1,7 +1,9 @@
 """Ed25519 keys and signatures for hn-memory/0 (CONTRACT §2.1, §1.5 step 4, §11(e)).
 
 Pure functions: no I/O; the signing seed is passed in. Verification raises, it never returns a
-bool.
+bool. Two libraries compute: libsodium (PyNaCl) signs and may accept a signature first, and the
+cryptography library decides every signature libsodium refuses (``_sodium``), so that every
+verdict is the cryptography library's.
 
 Key admission defends against *universal forgery under weak keys*: the ``cryptography`` library
 (OpenSSL, cofactorless like Go's verifier) accepts signatures under small-order public keys that
@@ -192,6 +194,50 @@ def _public_api():
     return (Ed25519PrivateKey.from_private_bytes, Ed25519PublicKey.from_public_bytes)
 
 
+_SODIUM = None  # (ffi, lib) of libsodium, False when not available (``_sodium``)
+
+
+def _sodium():
+    """libsodium (``ffi``, ``lib``) through PyNaCl's compiled module, or False.
+
+    Why a second library: on the machines measured, libsodium checks an Ed25519 signature in
+    about half the time OpenSSL takes (134 vs 256 us here), and its cffi call releases the GIL,
+    so two threads check two signatures at once. It is only ever a shortcut to *accept*:
+    libsodium verifies the same cofactorless equation over the same bytes (``[S]B = R + [k]A``,
+    ``k = SHA-512(R || A || M)``, the computed R compared byte for byte with the sent one) with
+    stricter preconditions (``S < L``, canonical A, neither A nor R of small order), so what it
+    accepts the cryptography library accepts too. What it refuses goes to the cryptography
+    library, whose verdict stands (``verify``): every verdict is the cryptography library's,
+    which the vectors pin (tests/unit/test_ed25519_vectors.py checks the equality on every
+    vector, both ways). The compiled module is used directly because ``nacl.bindings`` imports
+    every binding PyNaCl has (~25 ms, against ~2 ms); a PyNaCl without it (or without
+    libsodium) leaves the cryptography library alone."""
+    global _SODIUM
+    if _SODIUM is None:
+        try:
+            from nacl._sodium import ffi, lib
+
+            if lib.sodium_init() == -1:
+                raise OSError("libsodium did not initialise")
+            _SODIUM = (ffi, lib)
+        except Exception:  # noqa: BLE001 - absent or unusable: the cryptography library alone
+            _SODIUM = False
+    return _SODIUM
+
+
+def sodium_version() -> str:
+    """PyNaCl's version when libsodium is used (each PyNaCl release bundles one libsodium), else
+    "" (what a reused signature check depends on: ``store.verify.signature_checker``)."""
+    if not _sodium():
+        return ""
+    try:
+        import nacl
+
+        return f"pynacl/{nacl.__version__}"
+    except (ImportError, AttributeError):  # pragma: no cover - the module loaded above
+        return "pynacl/unknown"
+
+
 def public_key_from_seed(seed: bytes) -> bytes:
     pair = _sodium_pair(seed)
     if pair is not None:
@@ -235,50 +281,6 @@ def _sodium_pair(seed: bytes, message: bytes | None = None) -> tuple[bytes, byte
         return bytes(ffi.buffer(public, 32)), signature
     finally:
         lib.sodium_memzero(secret, 64)
-
-
-_SODIUM = None  # (ffi, lib) of libsodium, False when not available (``_sodium``)
-
-
-def _sodium():
-    """libsodium (``ffi``, ``lib``) through PyNaCl's compiled module, or False.
-
-    Why a second library: on the machines measured, libsodium checks an Ed25519 signature in
-    about half the time OpenSSL takes (134 vs 256 us here), and its cffi call releases the GIL,
-    so two threads check two signatures at once. It is only ever a shortcut to *accept*:
-    libsodium verifies the same cofactorless equation over the same bytes (``[S]B = R + [k]A``,
-    ``k = SHA-512(R || A || M)``, the computed R compared byte for byte with the sent one) with
-    stricter preconditions (``S < L``, canonical A, neither A nor R of small order), so what it
-    accepts the cryptography library accepts too. What it refuses goes to the cryptography
-    library, whose verdict stands (``verify``): every verdict is the cryptography library's,
-    which the vectors pin (tests/unit/test_ed25519_vectors.py checks the equality on every
-    vector, both ways). The compiled module is used directly because ``nacl.bindings`` imports
-    every binding PyNaCl has (~25 ms, against ~2 ms); a PyNaCl without it (or without
-    libsodium) leaves the cryptography library alone."""
-    global _SODIUM
-    if _SODIUM is None:
-        try:
-            from nacl._sodium import ffi, lib
-
-            if lib.sodium_init() == -1:
-                raise OSError("libsodium did not initialise")
-            _SODIUM = (ffi, lib)
-        except Exception:  # noqa: BLE001 - absent or unusable: the cryptography library alone
-            _SODIUM = False
-    return _SODIUM
-
-
-def sodium_version() -> str:
-    """PyNaCl's version when libsodium is used (each PyNaCl release bundles one libsodium), else
-    "" (what a reused signature check depends on: ``store.verify.signature_checker``)."""
-    if not _sodium():
-        return ""
-    try:
-        import nacl
-
-        return f"pynacl/{nacl.__version__}"
-    except (ImportError, AttributeError):  # pragma: no cover - the module loaded above
-        return "pynacl/unknown"
 
 
 def _sodium_accepts(public_key: bytes, signature: bytes, message: bytes) -> bool:

@@ -213,10 +213,11 @@ class Verifier:
     """Ed25519 over the exact payload bytes of staged memories, possibly in parallel.
 
     Small batches run inline. Larger ones run in chunks on two workers while the caller keeps
-    reading and parsing: threads for medium batches (libsodium, and mostly the cryptography library,
-    release the GIL while they verify: ``core.keys``), forked processes of git-hn's own for large ones (``workers.Processes``: no GIL
-    contention with the parsing thread). A payload is still parsed only after its own signature verified
-    (§11(e)); results equal a sequential loop, whatever happens to a worker.
+    reading and parsing: threads for medium batches (libsodium, and mostly the cryptography
+    library, release the GIL while they verify: ``core.keys``), forked processes of git-hn's own
+    for large ones (``workers.Processes``: no GIL contention with the parsing thread). A payload
+    is still parsed only after its own signature verified (§11(e)); results equal a sequential
+    loop, whatever happens to a worker.
     """
 
     CHUNK = 256
