@@ -615,12 +615,16 @@ def load_collection(conn, collection: streams.Collection) -> Totals:
     """Fill an empty state from a full collection: the same tables an update writes."""
     conn.execute("BEGIN")
     try:
-        for src in collection.sources:
+        # as ``apply`` does: every source, then every chain link, in one statement each and in
+        # key order (the sids SQLite gives an empty table), so the chain's indexes are rebuilt
+        # once, not once per long stream
+        sources, links = [], []
+        for sid, src in enumerate(collection.sources, 1):
             memories = collection.chains[src.ref]
-            sid = conn.execute("INSERT INTO sources(ref, head, actor, stream, length) VALUES (?, ?, ?, ?, ?)",
-                               (src.ref, src.head, src.actor, src.stream, len(memories))).lastrowid
-            insert_many(conn, "chain", marks(5), [(sid, i, m.commit, m.memory_id, m.signature)
-                                                  for i, m in enumerate(memories, 1)])
+            sources.append((sid, src.ref, src.head, src.actor, src.stream, len(memories)))
+            links += [(sid, i, m.commit, m.memory_id, m.signature) for i, m in enumerate(memories, 1)]
+        insert_many(conn, "sources", marks(6), sources)
+        insert_many(conn, "chain", marks(5), links)
         totals = insert_memories(conn, list(collection.memories))
         graph = graph_of([Node(m.memory_id, m.envelope.operation, m.envelope.target, m.envelope.actor,
                                m.envelope.stream, m.envelope.operation in ROW_OPS)
