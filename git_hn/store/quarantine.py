@@ -290,8 +290,9 @@ class Quarantine:
 
     # -- object copy (§9.10) -------------------------------------------------------------------
 
-    def copy_to_main(self, pending: list[str], accepted: set) -> None:
-        """Put the pending objects into the main store, transferring nothing twice.
+    def copy_to_main(self, pending: list[str], accepted: set) -> list[list[str]]:
+        """Put the pending objects into the main store, transferring nothing twice; returns the
+        object IDs of each pack adopted whole (as its index lists them).
 
         A pack the fetch wrote is adopted whole only when every object in it is accepted (the
         usual case: negotiation against the main store kept it to what was missing), so no
@@ -299,12 +300,14 @@ class Quarantine:
         packed from here and indexed by the main repository. Raises ``GitError``.
         """
         remaining = set(pending)
+        adopted = []
         for base, oids in self.own_packs():
             if remaining and not remaining.isdisjoint(oids) and accepted.issuperset(oids):
                 self.adopt_pack(base)
                 remaining.difference_update(oids)
+                adopted.append(oids)
         if not remaining:
-            return
+            return adopted
         # no delta search: the objects are copied as they are, quickly
         pack = self.git.run(["pack-objects", "--stdout", "-q", "--window=0"],
                             input="".join(o + "\n" for o in sorted(remaining)).encode())
@@ -313,6 +316,7 @@ class Quarantine:
         index = self.main.git.run(["index-pack", "--stdin", "--fix-thin"], input=pack.stdout)
         if index.returncode != 0:
             raise GitError("main repository object indexing failed")
+        return adopted
 
     def own_packs(self) -> list[tuple[str, list[str]]]:
         """(path without extension, object IDs) of each complete pack the fetches wrote here."""

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from git_hn.service.replication.promote import first_missing
 from git_hn.store.quarantine import Quarantine
 from git_hn.store.repo import open_repo
 from helpers import git, make_repo
@@ -55,6 +56,44 @@ def test_a_fully_accepted_pack_is_adopted_by_name(main):
         q.remove()
     assert all(_present(path, o) for o in oids)
     assert git(path, "fsck", "--no-dangling") == ""
+
+
+def test_copy_reports_the_packs_it_adopted_and_the_check_after_it_finds_them(main):
+    """``copy_to_main`` names the packs it adopted whole; ``first_missing`` (the check before any
+    ref points at the accepted objects) takes an adopted pack's objects as present when one of
+    them is, and asks every other object itself."""
+    path, repo = main
+    q = Quarantine(repo)
+    try:
+        packed = _blobs(q, ["in a pack 1\n", "in a pack 2\n", "in a pack 3\n"])
+        _pack(q, packed)
+        loose = _blobs(q, ["loose, packed for main\n"])
+        adopted = q.copy_to_main(packed + loose, set(packed + loose))
+    finally:
+        q.remove()
+    assert [sorted(a) for a in adopted] == [sorted(packed)]
+    repo.git.close()
+    assert first_missing(repo, sorted(packed + loose), adopted) is None
+
+
+def test_the_check_after_the_copy_names_the_first_missing_object(main):
+    """Whether the missing object is one asked itself or one of a pack that is not there, every
+    object is then asked and the first missing one (in the order given) is named."""
+    path, repo = main
+    q = Quarantine(repo)
+    try:
+        present = _blobs(q, ["copied\n"])
+        q.copy_to_main(present, set(present))
+    finally:
+        q.remove()
+    repo.git.close()
+    gone = sorted(["1" * 40, "e" * 40, "f" * 40])
+    everything = sorted(present + gone)
+    assert first_missing(repo, everything, []) == gone[0]
+    # a "pack" whose objects the store lacks: its one probe fails, and the answer is the same
+    assert first_missing(repo, everything, [[gone[2], gone[1]]]) == gone[0]
+    assert first_missing(repo, sorted(present + gone[1:]), [gone[1:]]) == gone[1]
+    assert first_missing(repo, present, []) is None
 
 
 def test_a_pack_with_an_unaccepted_object_is_not_adopted(main):

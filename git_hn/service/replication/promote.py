@@ -82,17 +82,18 @@ def accept(run, promotable: list) -> None:
         rstate.write_receipt(repo, txn, remote, "validated", outcomes, promotions, pending, accepted_objs)
     except (HnError, OSError):
         raise phase("validated transaction recording", remote) from None
+    adopted: list[list[str]] = []
     if pending:
         run.say("copy objects")
         try:
-            q.copy_to_main(pending, set(accepted_objs))
+            adopted = q.copy_to_main(pending, set(accepted_objs))
         except (OSError, HnError):
             raise phase("object copy", remote) from None
     repo.git.close()  # a fresh batch process sees the new pack
     shallow.add_shallow(repo, new_shallow)
-    for oid, present in zip(accepted_objs, repo.git.presence(accepted_objs, expected=True)):
-        if not present:
-            raise residue(f"object verification failed at {oid}", remote)
+    missing = first_missing(repo, accepted_objs, adopted)
+    if missing is not None:
+        raise residue(f"object verification failed at {missing}", remote)
     run.residue_seam("after-object-copy", "interrupted after object copy")
     try:
         q.remove()
@@ -147,6 +148,27 @@ def accept(run, promotable: list) -> None:
     reconcile(repo, remote, txn, set(accepted_objs), n)
     pendingmod.remember_completed(repo, run.nothing_pending, txn)
     repo.forget_pending()
+
+
+def first_missing(repo, oids: list[str], adopted: list[list[str]]) -> str | None:
+    """The first of ``oids`` (in their order) that the main store lacks, or None: the check
+    before any ref points at them (§9.10). An object of a pack adopted whole (``adopted``: each
+    pack's object IDs, as the index Git wrote for it lists them) is found through that index,
+    which was linked into the main store with the pack: one object of each such pack is asked,
+    and every other object itself (10,000 memories: 40,000 lookups, ≈ 80 ms, become one). Should
+    any answer be missing, every object is asked, so the one named is the same either way."""
+    in_packs: set[str] = set()
+    probes = []
+    for listed in adopted:
+        in_packs.update(listed)
+        probes.append(listed[0])
+    asked = [o for o in oids if o not in in_packs] + probes
+    if all(repo.git.presence(asked, expected=True)):
+        return None
+    for oid, present in zip(oids, repo.git.presence(oids, expected=True)):
+        if not present:
+            return oid
+    return None
 
 
 def _promotions(remote: str, outcomes: list) -> list[dict]:
