@@ -88,16 +88,7 @@ def verify_cost(repo, refs, env) -> dict:
     (``sigcost.baseline``)."""
     commits = subprocess.run(["git", "rev-list", "--stdin"], cwd=repo, env=env, capture_output=True,
                              text=True, check=True, input="\n".join(refs) + "\n").stdout.split()
-    names = "".join(f"{c}:memory.json\n{c}:signature\n" for c in commits).encode()
-    out = subprocess.run(["git", "cat-file", "--batch"], cwd=repo, env=env, input=names,
-                         capture_output=True, check=True).stdout
-    items, pos = [], 0
-    while pos < len(out):
-        nl = out.index(b"\n", pos)
-        size = int(out[pos:nl].split()[2])
-        items.append(out[nl + 1:nl + 1 + size])
-        pos = nl + 1 + size + 1
-    return sigcost.baseline([(items[i], items[i + 1]) for i in range(0, len(items), 2)])
+    return sigcost.baseline(sigcost.signed_pairs(repo, commits, env))
 
 
 def with_cost(r: dict, cost: dict, hn_times) -> dict:

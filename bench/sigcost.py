@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
 import time
 
 
@@ -54,3 +55,17 @@ def baseline(pairs) -> dict:
     if sodium is None:
         return {"seconds": crypto, "verifier": "cryptography", "cryptographySeconds": crypto}
     return {"seconds": sodium, "verifier": "libsodium", "cryptographySeconds": crypto}
+
+
+def signed_pairs(repo: str, commits: list[str], env: dict) -> list[tuple[bytes, bytes]]:
+    """(memory.json, signature) of each of ``commits`` in ``repo``, read with one ``cat-file``."""
+    names = "".join(f"{c}:memory.json\n{c}:signature\n" for c in commits).encode()
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=repo, env=env, input=names,
+                         capture_output=True, check=True).stdout
+    items, pos = [], 0
+    while pos < len(out):
+        nl = out.index(b"\n", pos)
+        size = int(out[pos:nl].split()[2])
+        items.append(out[nl + 1:nl + 1 + size])
+        pos = nl + 1 + size + 1
+    return [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
