@@ -315,13 +315,7 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                     existing = replay(pos)
                     if existing is not None:
                         return Appended(existing.memory_id, existing.commit, existing.envelope, True)
-                env = build_envelope(ident, draft, pos, clock())
-                envmod.check_envelope(env)
-                if env.public_key != ident.public_key or env.actor != ident.actor:
-                    raise ValidationError("memory identity does not match its signer")
-                payload = envmod.encode(env)
-                signature = keys.b64_encode(keys.sign(seed, payload))
-                mid = memory_id(payload)
+                env, payload, signature, mid = _signed(ident, seed, draft, pos, clock())
                 commit, objs = _commit_objects(repo, ident, env, payload, signature, pos.parent)
                 fed = objects.start_writing(repo, objs, writers.unpack)
                 # the state's part is prepared while Git writes the objects, committed once the
@@ -341,6 +335,17 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                 writers.close()
             return Appended(mid, commit, env)
     raise last_error
+
+
+def _signed(ident: Identity, seed: bytes, draft, pos, timestamp: str):
+    """``draft`` as the memory at ``pos``: its envelope checked as any reader checks it, bound
+    to the signer, encoded and signed; (envelope, payload, signature text, memory ID)."""
+    env = build_envelope(ident, draft, pos, timestamp)
+    envmod.check_envelope(env)
+    if env.public_key != ident.public_key or env.actor != ident.actor:
+        raise ValidationError("memory identity does not match its signer")
+    payload = envmod.encode(env)
+    return env, payload, keys.b64_encode(keys.sign(seed, payload)), memory_id(payload)
 
 
 def append_all(repo: Repo, ident: Identity, stream: str, select, *,
@@ -372,13 +377,7 @@ def append_all(repo: Repo, ident: Identity, stream: str, select, *,
             for draft in drafts:
                 if draft.stream != stream:
                     raise ValidationError("memory stream does not match the append")
-                env = build_envelope(ident, draft, at, clock())
-                envmod.check_envelope(env)
-                if env.public_key != ident.public_key or env.actor != ident.actor:
-                    raise ValidationError("memory identity does not match its signer")
-                payload = envmod.encode(env)
-                signature = keys.b64_encode(keys.sign(seed, payload))
-                mid = memory_id(payload)
+                env, payload, signature, mid = _signed(ident, seed, draft, at, clock())
                 commit, more = objects.memory_commit_objects(
                     payload, signature, at.parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
                     objects.timestamp_seconds(env.timestamp), f"hn memory {mid}", repo.object_format)
