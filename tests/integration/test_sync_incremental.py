@@ -632,20 +632,33 @@ def test_a_promotion_of_many_new_refs_packs_them_in_the_background(tmp_path, bar
     """Past ``PACK_REFS_FROM`` new accepted refs in one promotion, the sync packs the refs (every
     later listing reads one file instead of one per ref) in a detached ``git pack-refs``, as
     ``git gc --auto`` would: the sync's answers and refs are the same, and once it ends the
-    accepted refs are all in ``packed-refs``, none left loose."""
+    accepted refs are all in ``packed-refs``, none left loose. The packing runs no hook: Git
+    deletes each packed loose ref in a transaction of its own, and a reference-transaction
+    hook (git-hn's wrapper or any other) would run twice per ref."""
     from git_hn.service.replication import promote
     from git_hn.store.git import Git
 
     alice, bob = _team(tmp_path, f"file://{bare_remote('team.git')}")
     assert hn(bob, "replication", "select", "--all").code == 0
+    log = tmp_path / "transactions.log"
+    hook = bob / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(f'#!/bin/sh\nwhile read -r old new ref; do echo "$1 $new $ref" >> "{log}"; done\n')
+    hook.chmod(0o755)
     monkeypatch.setattr(promote, "PACK_REFS_FROM", len(STREAMS))
     started = len(Git.DETACHED)
     r = hn(bob, "sync", "--json")
     assert r.code == 0, r.err
     assert r.json()["promoted"] == len(STREAMS)
     packing = Git.DETACHED[started:]
-    assert len(packing) == 1 and packing[0].args[:3] == ["git", "pack-refs", "--all"]
+    assert len(packing) == 1 and packing[0].args[-2:] == ["pack-refs", "--all"]
     assert packing[0].wait(timeout=60) == 0
+    promoted = [line.split() for line in log.read_text().splitlines()]
+    # the promotion's own transaction ran the hook (prepared, committed: one line per ref each);
+    # the packing, which would add a deletion per ref, ran none
+    assert {(state, ref) for state, _new, ref in promoted if ref.startswith("refs/hn/remotes/")} == {
+        (state, ref) for state in ("prepared", "committed")
+        for ref in git(bob, "for-each-ref", "--format=%(refname)", "refs/hn/remotes").split()}
+    assert not [line for line in promoted if set(line[1]) == {"0"}]
     accepted = git(bob, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/remotes").splitlines()
     assert len(accepted) == len(STREAMS)
     packed = (bob / ".git" / "packed-refs").read_text()

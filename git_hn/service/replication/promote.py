@@ -124,8 +124,12 @@ def accept(run, promotable: list) -> None:
         # file to read: 10,000 of them ≈ 3× a packed listing); pack them, as git gc would, and
         # like git gc --auto in the background: packing what this transaction just wrote
         # loose is seconds of file system work (10,000 refs: 2–4 s here) that no answer of
-        # this sync depends on, and Git's locks keep it safe beside later commands
-        repo.git.detach(["pack-refs", "--all"], env={"HN_HOOK_ACTIVE": "1"})
+        # this sync depends on, and Git's locks keep it safe beside later commands. No hook
+        # runs: Git deletes each packed loose ref in a transaction of its own, each running the
+        # reference-transaction hook twice (git-hn's wrapper, any other), so that 5,000 refs
+        # kept the machine busy for many seconds after the sync; packing changes no ref's value
+        repo.git.detach(["-c", f"core.hooksPath={os.devnull}", "pack-refs", "--all"],
+                        env={"HN_HOOK_ACTIVE": "1"})
     from .. import index_refresh
 
     index_refresh.after_ref_change(repo)
