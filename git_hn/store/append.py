@@ -337,7 +337,7 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
     raise last_error
 
 
-def _signed(ident: Identity, seed: bytes, draft, pos, timestamp: str):
+def _signed(ident: Identity, seed: bytes, draft: Draft, pos: Position, timestamp: str):
     """``draft`` as the memory at ``pos``: its envelope checked as any reader checks it, bound
     to the signer, encoded and signed; (envelope, payload, signature text, memory ID)."""
     env = build_envelope(ident, draft, pos, timestamp)
