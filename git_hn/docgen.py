@@ -200,7 +200,10 @@ the fetch. A fetch that updates no ref runs no transaction and therefore no impo
 does the remote\\-tracking update of a push whose pre\\-push hook git\\-hn ran (it brings
 nothing to import: the hook noted the push's process and the commits it pushes); in a
 repository with no saved selection the wrapper does not start git\\-hn at all, nor for a fetch
-from a remote that has none while another remote has one. When the last import from that
+from a remote that has none while another remote has one, nor for a transaction that only
+deletes remote\\-tracking refs (each branch a
+.B git fetch \\-\\-prune
+removes: a deletion brings nothing to import). When the last import from that
 remote found everything up to date, the wrapper asks Git the same questions (the remote's URL
 and memory refs, the accepted refs) and, if the answers and the selection file are exactly what
 that import read, starts no git\\-hn either (the quiet record, one per remote, in

@@ -41,6 +41,11 @@ accepted ref, a changed selection or URL, an interrupted import's anchor, a reco
 shape) runs git-hn as before, which decides and records anew. The wrapper only ever contacts the
 URL git-hn approved when it wrote the record.
 
+*A prune starts nothing.* A transaction whose remote-tracking refs are only deleted brings no
+memory: ``git fetch --prune`` deletes each stale remote-tracking branch in a transaction of its
+own, and each would otherwise pay the quiet check's round trip to the remote (50 pruned branches:
+2.2 s with the hooks against 57 ms without) or start git-hn.
+
 The top-level ``hooks/`` directory of the source tree holds these same scripts (a test keeps them
 identical).
 """
@@ -149,6 +154,20 @@ fi
 if [ "$1" = prepared ]; then
     exit $status
 fi
+moves_remote_ref() {  # a remote-tracking ref gets a value: a deletion (a prune) brings nothing
+    while IFS=' ' read -r _old new ref; do
+        case $ref in
+            refs/remotes/*) ;;
+            *) continue ;;
+        esac
+        case $new in
+            *[!0]*) return 0 ;;
+        esac
+    done <<EOF
+$input
+EOF
+    return 1
+}
 has_selection() {  # a saved replication selection: without one there is nothing to import
     common=$(git rev-parse --git-common-dir 2>/dev/null) || return 0  # (git-hn decides)
     for f in "$common"/hn/replication/selections/*; do
@@ -219,7 +238,7 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
 }
 case $input in
     *" refs/remotes/"*)
-        if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ] && has_selection; then
+        if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ] && moves_remote_ref && has_selection; then
             known=
             if [ -n "$common" ] && moved_remote && selection_of; then
                 # a remote with no saved selection has nothing to import (another remote has one)

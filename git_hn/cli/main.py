@@ -140,7 +140,8 @@ def _start_import_early(data: bytes) -> None:
     touched = set()
     for line in data.decode("utf-8", "replace").splitlines():
         parts = line.split(" ")
-        if len(parts) == 3 and parts[2].startswith("refs/remotes/") and "/" in parts[2][13:]:
+        if len(parts) == 3 and parts[2].startswith("refs/remotes/") and "/" in parts[2][13:] \
+                and parts[1].strip("0"):  # (a deletion brings nothing: ``run_reference_transaction``)
             touched.add(parts[2][13:].split("/", 1)[0])
     touched = {r for r in touched if is_remote_name(r)}
     if not touched:

@@ -475,7 +475,8 @@ def run_post_rewrite(repo: Repo, data: bytes) -> int:
 
 def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
     """After a committed transaction: import for every remote with a saved selection whose
-    remote-tracking refs it updated. Never fails the user's command."""
+    remote-tracking refs it gave a value (a deletion, as ``git fetch --prune`` makes, brings
+    nothing to import). Never fails the user's command."""
     if state != "committed":
         return 0
     from ..store import replication
@@ -484,7 +485,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
     touched = set()
     for line in data.decode("utf-8", "replace").splitlines():
         parts = line.split(" ")
-        if len(parts) == 3 and parts[2].startswith("refs/remotes/"):
+        if len(parts) == 3 and parts[2].startswith("refs/remotes/") and parts[1].strip("0"):
             rest = parts[2][len("refs/remotes/"):]
             if "/" in rest:
                 touched.add(rest.split("/", 1)[0])

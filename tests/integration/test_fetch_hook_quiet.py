@@ -360,3 +360,43 @@ def test_a_push_s_own_remote_tracking_update_starts_no_import(team):
     assert pid.isdigit() and head in pushed.split(" ")
     git(team.b, "update-ref", "refs/remotes/origin/elsewhere", head)  # another process, same commit
     assert team.runs() == runs + 1
+
+
+def test_pruning_remote_tracking_branches_starts_nothing(team, capsys):
+    """``git fetch --prune`` deletes each stale remote-tracking branch in a transaction of its
+    own; a deletion brings nothing to import, so none of them starts git-hn, nor the quiet
+    check's round trip (measured: 50 pruned branches took 2.2 s with the hooks, 57 ms without).
+    With the quiet record removed, any transaction the wrapper took for a change would start
+    git-hn; git-hn itself skips a deletion the same way."""
+    from git_hn.service.hooks import run_reference_transaction
+    from git_hn.store.repo import open_repo
+
+    team.quiet_with_all()
+    branches = [f"topic-{i}" for i in range(4)]
+    for name in branches:
+        git(team.a, "branch", name)
+    _push(team.a, "origin", *branches)
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    _push(team.a, "origin", *[f":{name}" for name in branches])
+    team.quiet.unlink()
+    runs = team.runs()
+    proc = subprocess.run(["git", "fetch", "--prune", "origin"], cwd=team.b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    left = git(team.b, "for-each-ref", "--format=%(refname)", "refs/remotes/origin/")
+    assert not [name for name in branches if f"refs/remotes/origin/{name}" in left.split()]
+    assert team.runs() == runs
+    # a fetch that moves a branch still starts it (there is no quiet record now)
+    team.moved_fetch()
+    assert team.runs() == runs + 1
+    # git-hn itself, handed a deletion (a chained manager may call it directly): no import, so
+    # not even an unreachable remote is reported
+    team.remote.rename(team.remote.with_name("gone.git"))
+    zero = "0" * 40
+    head = git(team.b, "rev-parse", "HEAD")
+    line = f"{head} {zero} refs/remotes/origin/{branches[0]}\n".encode()
+    assert run_reference_transaction(open_repo(str(team.b)), "committed", line) == 0
+    assert "memory import" not in capsys.readouterr().err
+    assert run_reference_transaction(open_repo(str(team.b)), "committed",
+                                     f"{zero} {head} refs/remotes/origin/{branches[0]}\n".encode()) == 0
+    assert "git-hn: memory import from origin failed; run git hn sync origin" in capsys.readouterr().err
