@@ -263,7 +263,7 @@ def sign(seed: bytes, message: bytes) -> bytes:
 def _sodium_pair(seed: bytes, message: bytes | None = None) -> tuple[bytes, bytes | None] | None:
     """(public key, signature of ``message`` or None) computed by libsodium, or None when it is
     not available. The expanded secret key is wiped after use."""
-    fast = _SODIUM if _SODIUM is not None else _sodium()
+    fast = _sodium()
     if not fast or len(seed) != 32:
         return None
     ffi, lib = fast

@@ -340,7 +340,7 @@ def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) 
                 if have is None or m.commit < have.commit:
                     new_mems[m.memory_id] = m
         insert_many(conn, "sources", marks(6), new_sources)
-        links.sort(key=_first_two)
+        links.sort()  # by (sid, seq): unique, so nothing past them is compared
         insert_many(conn, "chain", marks(5), links)
         check_agreement(conn, changes)
         _memories(conn, new_mems, gone_ids)
@@ -349,10 +349,6 @@ def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) 
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-
-
-def _first_two(row: tuple):
-    return row[0], row[1]
 
 
 def check_agreement(conn, changes: list[Change]) -> None:
