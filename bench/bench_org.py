@@ -25,6 +25,10 @@ Reported (median of paired runs; targets from the incremental issue):
   ``unselectedRemoteOverheadMs``: the hooked clone's fetch from a second remote that has no
   selection (a fork's ``upstream``), against the same fetch with ``core.hooksPath=/dev/null``.
 
+Nothing is timed in the minute after a large deletion (a previous benchmark's sandbox, a
+promotion's background ``pack-refs``): on ext4 without a journal, file creation is slow in that minute
+(``settle``), and a ratio measured in it is the deletion's, not the commands'.
+
 Usage: python bench/bench_org.py [--actors N] [--runs R] [--timeout S] [--only NAME]
 """
 
@@ -41,6 +45,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memgen  # noqa: E402
+import settle  # noqa: E402
 import sigcost  # noqa: E402
 from bench_record import in_sandbox  # noqa: E402
 
@@ -120,10 +125,11 @@ def pair(name, hn_times, base_times, extra=0.0, kind="ratio", target=1.5):
     return out
 
 
-def bench_sync(root, env, actors, runs, timeout, only):
+def bench_sync(root, env, actors, runs, timeout, only, quiet):
     remote, streams = make_remote(root, env, actors, "org")
     refs = [r for r, _ in streams]
     results = []
+    settle.settle(root, quiet)  # (what was removed before: a previous benchmark's sandbox)
     if only in (None, "sync-all-fresh", "sync-noop"):
         cost = verify_cost(remote, refs, env)
         t_verify = cost["seconds"]
@@ -137,6 +143,7 @@ def bench_sync(root, env, actors, runs, timeout, only):
             hn.append(run(["git", "hn", "sync"], c, env, timeout))
             wait_packed(c)  # (its detached pack-refs would slow whatever is timed next)
             noop_hn.append(run(["git", "hn", "sync"], c, env, timeout))
+            settle.settle(root, quiet)  # (that packing removed 10,000 loose refs)
         results.append(with_cost(pair("sync-all-fresh", hn, base, t_verify), cost, hn))
         results.append(pair("sync-noop", noop_hn, noop_base, target=3.0))
     if only in (None, "sync-100"):
@@ -217,7 +224,7 @@ def wait_packed(repo, timeout: float = 600.0) -> None:
         time.sleep(0.02)
 
 
-def bench_push(root, env, runs, timeout, streams=10_000):
+def bench_push(root, env, runs, timeout, quiet, streams=10_000):
     remote = os.path.join(root, "push.git")
     git(["init", "-q", "--bare", remote], root, env)
     repo = os.path.join(root, "pusher")
@@ -238,6 +245,7 @@ def bench_push(root, env, runs, timeout, streams=10_000):
     # pack them, as git gc (and any Git server's housekeeping) leaves them
     git(["pack-refs", "--all"], repo, env)
     git(["pack-refs", "--all"], remote, env)
+    settle.settle(root, quiet)  # (the packing removed 20,000 loose refs)
     hooked, plain = [], []
     for i in range(runs + 1):
         run(["git", "hn", "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies",
@@ -256,7 +264,7 @@ def bench_push(root, env, runs, timeout, streams=10_000):
     return r
 
 
-def bench_fetch(root, env, runs, timeout, actors=500):
+def bench_fetch(root, env, runs, timeout, quiet, actors=500):
     remote, streams = make_remote(root, env, actors, "team")
     seed = clone(remote, os.path.join(root, "seed"), env)
     hooked = clone(remote, os.path.join(root, "hooked"), env)
@@ -273,6 +281,9 @@ def bench_fetch(root, env, runs, timeout, actors=500):
     run(select, exact, env)  # learns the owners: git hn sync fetches these by name
     run(["git", "hn", "sync"], exact, env, timeout)
     run(["git", "hn", "hooks", "install"], exact, env)
+    for repo in (hooked, plain):  # each promoted 5,000 streams: packed in the background, then
+        wait_packed(repo)  # the minute after that removal of loose refs is waited out
+    settle.settle(root, quiet)
     # origin's quiet record: named as its selection file (unpadded URL-safe base64), no ".json"
     quiet = os.path.join(hooked, ".git", "hn", "replication", "quiet",
                          base64.urlsafe_b64encode(b"origin").decode().rstrip("="))
@@ -320,7 +331,7 @@ def bench_fetch(root, env, runs, timeout, actors=500):
     return r
 
 
-def bench(root, env, actors, runs, timeout, only):
+def bench(root, env, actors, runs, timeout, only, quiet=settle.WINDOW):
     results = []
 
     def attempt(name, fn):
@@ -333,11 +344,11 @@ def bench(root, env, actors, runs, timeout, only):
             results.append({"name": name, "failed": str(exc)[:300]})
 
     if only in (None, "sync-all-fresh", "sync-noop", "sync-100"):
-        attempt(only or "sync", lambda: bench_sync(root, env, actors, runs, timeout, only))
+        attempt(only or "sync", lambda: bench_sync(root, env, actors, runs, timeout, only, quiet))
     if only in (None, "push-hooks"):
-        attempt("push-hooks", lambda: bench_push(root, env, runs, timeout))
+        attempt("push-hooks", lambda: bench_push(root, env, runs, timeout, quiet))
     if only in (None, "fetch-hooks"):
-        attempt("fetch-hooks", lambda: bench_fetch(root, env, runs, timeout))
+        attempt("fetch-hooks", lambda: bench_fetch(root, env, runs, timeout, quiet))
     return {"name": "org", "actors": actors, "streams": actors * STREAMS, "runs": runs,
             "results": results}
 
@@ -363,9 +374,11 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=0, help="seconds per git-hn command (0: none)")
     ap.add_argument("--only", choices=["sync-all-fresh", "sync-noop", "sync-100", "push-hooks",
                                        "fetch-hooks"])
+    ap.add_argument("--settle", type=float, default=settle.WINDOW,
+                    help="seconds waited after a large deletion on ext4 without a journal (0: none)")
     args = ap.parse_args(argv)
     result = in_sandbox("git-hn-bench-org-", lambda root, env: bench(
-        root, env, args.actors, args.runs, args.timeout or None, args.only))
+        root, env, args.actors, args.runs, args.timeout or None, args.only, args.settle))
     missed = failures(result)
     for line in missed:
         print(line, file=sys.stderr)
