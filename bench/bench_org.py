@@ -26,8 +26,8 @@ Reported (median of paired runs; targets from the incremental issue):
   selection (a fork's ``upstream``), against the same fetch with ``core.hooksPath=/dev/null``.
 
 Nothing is timed in the minute after a large deletion (a previous benchmark's sandbox, a
-promotion's background ``pack-refs``): on ext4 without a journal, file creation is slow in that minute
-(``settle``), and a ratio measured in it is the deletion's, not the commands'.
+promotion's background ``pack-refs``): on ext4 without a journal, creating files is slow in that
+minute (``settle``), and a ratio measured in it is the deletion's, not the commands'.
 
 Usage: python bench/bench_org.py [--actors N] [--runs R] [--timeout S] [--only NAME]
 """
@@ -125,11 +125,11 @@ def pair(name, hn_times, base_times, extra=0.0, kind="ratio", target=1.5):
     return out
 
 
-def bench_sync(root, env, actors, runs, timeout, only, quiet):
+def bench_sync(root, env, actors, runs, timeout, only, settle_seconds):
     remote, streams = make_remote(root, env, actors, "org")
     refs = [r for r, _ in streams]
     results = []
-    settle.settle(root, quiet)  # (what was removed before: a previous benchmark's sandbox)
+    settle.settle(root, settle_seconds)  # (what was removed before: a previous benchmark's sandbox)
     if only in (None, "sync-all-fresh", "sync-noop"):
         cost = verify_cost(remote, refs, env)
         t_verify = cost["seconds"]
@@ -141,9 +141,9 @@ def bench_sync(root, env, actors, runs, timeout, only, quiet):
             c = clone(remote, os.path.join(root, f"hn-all-{i}"), env)
             run(["git", "hn", "replication", "select", "--all"], c, env)
             hn.append(run(["git", "hn", "sync"], c, env, timeout))
-            wait_packed(c)  # (its detached pack-refs would slow whatever is timed next)
+            wait_packed(c, len(streams))  # (its detached pack-refs would slow what is timed next)
             noop_hn.append(run(["git", "hn", "sync"], c, env, timeout))
-            settle.settle(root, quiet)  # (that packing removed 10,000 loose refs)
+            settle.settle(root, settle_seconds)  # (that packing removed 10,000 loose refs)
         results.append(with_cost(pair("sync-all-fresh", hn, base, t_verify), cost, hn))
         results.append(pair("sync-noop", noop_hn, noop_base, target=3.0))
     if only in (None, "sync-100"):
@@ -211,10 +211,16 @@ def wait_publication(repo, timeout: float = 600.0) -> None:
         time.sleep(0.02)
 
 
-def wait_packed(repo, timeout: float = 600.0) -> None:
+PACKED_FROM = 512  # new refs in one promotion from which git-hn packs them (promote.PACK_REFS_FROM)
+
+
+def wait_packed(repo, promoted: int, timeout: float = 600.0) -> None:
     """Until the refs a large promotion wrote are packed: the sync packs them in a detached
     ``git pack-refs`` (seconds of file system work for 10,000 refs), which nothing measured
-    next should share the machine with."""
+    next should share the machine with. A promotion of fewer than ``PACKED_FROM`` new refs
+    leaves them loose: nothing to wait for."""
+    if promoted < PACKED_FROM:
+        return
     refs = os.path.join(repo, ".git", "refs", "hn")
     deadline = time.monotonic() + timeout
     while any(files for _d, _s, files in os.walk(refs)) or \
@@ -224,7 +230,7 @@ def wait_packed(repo, timeout: float = 600.0) -> None:
         time.sleep(0.02)
 
 
-def bench_push(root, env, runs, timeout, quiet, streams=10_000):
+def bench_push(root, env, runs, timeout, settle_seconds, streams=10_000):
     remote = os.path.join(root, "push.git")
     git(["init", "-q", "--bare", remote], root, env)
     repo = os.path.join(root, "pusher")
@@ -245,7 +251,7 @@ def bench_push(root, env, runs, timeout, quiet, streams=10_000):
     # pack them, as git gc (and any Git server's housekeeping) leaves them
     git(["pack-refs", "--all"], repo, env)
     git(["pack-refs", "--all"], remote, env)
-    settle.settle(root, quiet)  # (the packing removed 20,000 loose refs)
+    settle.settle(root, settle_seconds)  # (the packing removed 20,000 loose refs)
     hooked, plain = [], []
     for i in range(runs + 1):
         run(["git", "hn", "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies",
@@ -264,7 +270,7 @@ def bench_push(root, env, runs, timeout, quiet, streams=10_000):
     return r
 
 
-def bench_fetch(root, env, runs, timeout, quiet, actors=500):
+def bench_fetch(root, env, runs, timeout, settle_seconds, actors=500):
     remote, streams = make_remote(root, env, actors, "team")
     seed = clone(remote, os.path.join(root, "seed"), env)
     hooked = clone(remote, os.path.join(root, "hooked"), env)
@@ -281,9 +287,9 @@ def bench_fetch(root, env, runs, timeout, quiet, actors=500):
     run(select, exact, env)  # learns the owners: git hn sync fetches these by name
     run(["git", "hn", "sync"], exact, env, timeout)
     run(["git", "hn", "hooks", "install"], exact, env)
-    for repo in (hooked, plain):  # each promoted 5,000 streams: packed in the background, then
-        wait_packed(repo)  # the minute after that removal of loose refs is waited out
-    settle.settle(root, quiet)
+    for repo in (hooked, plain):  # each promoted every stream: packed in the background, then
+        wait_packed(repo, len(streams))  # the minute after that removal of loose refs is waited out
+    settle.settle(root, settle_seconds)
     # origin's quiet record: named as its selection file (unpadded URL-safe base64), no ".json"
     quiet = os.path.join(hooked, ".git", "hn", "replication", "quiet",
                          base64.urlsafe_b64encode(b"origin").decode().rstrip("="))
@@ -331,7 +337,7 @@ def bench_fetch(root, env, runs, timeout, quiet, actors=500):
     return r
 
 
-def bench(root, env, actors, runs, timeout, only, quiet=settle.WINDOW):
+def bench(root, env, actors, runs, timeout, only, settle_seconds=settle.WINDOW):
     results = []
 
     def attempt(name, fn):
@@ -344,11 +350,11 @@ def bench(root, env, actors, runs, timeout, only, quiet=settle.WINDOW):
             results.append({"name": name, "failed": str(exc)[:300]})
 
     if only in (None, "sync-all-fresh", "sync-noop", "sync-100"):
-        attempt(only or "sync", lambda: bench_sync(root, env, actors, runs, timeout, only, quiet))
+        attempt(only or "sync", lambda: bench_sync(root, env, actors, runs, timeout, only, settle_seconds))
     if only in (None, "push-hooks"):
-        attempt("push-hooks", lambda: bench_push(root, env, runs, timeout, quiet))
+        attempt("push-hooks", lambda: bench_push(root, env, runs, timeout, settle_seconds))
     if only in (None, "fetch-hooks"):
-        attempt("fetch-hooks", lambda: bench_fetch(root, env, runs, timeout, quiet))
+        attempt("fetch-hooks", lambda: bench_fetch(root, env, runs, timeout, settle_seconds))
     return {"name": "org", "actors": actors, "streams": actors * STREAMS, "runs": runs,
             "results": results}
 

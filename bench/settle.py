@@ -7,7 +7,7 @@ written back), looking each one up on the way. For a minute after thousands of f
 (a clone deleted, 10,000 loose refs packed, loose objects pruned), every file or directory created
 in the same block group walks over all of them: measured here, a plain ``git fetch`` of 100 refs
 into a new repository took 230-310 ms right after 20,000 files were removed, 85-100 ms a minute
-later, and a ``git update-ref`` of 100 new refs spent 80 % of its time in that walk. Both sides of
+later, and a ``git update-ref`` of 100 new refs spent 90 % of its time in that walk. Both sides of
 a ratio pay it, each in proportion to the files it creates, and less with every second: a run
 timed in that minute measures the deletion, not the command.
 
