@@ -29,7 +29,7 @@ Nothing is timed in the minute after a large deletion (a previous benchmark's sa
 promotion's background ``pack-refs``): on ext4 without a journal, creating files is slow in that
 minute (``settle``), and a ratio measured in it is the deletion's, not the commands'.
 
-Usage: python bench/bench_org.py [--actors N] [--runs R] [--timeout S] [--only NAME]
+Usage: python bench/bench_org.py [--actors N] [--runs R] [--timeout S] [--only NAME] [--settle S]
 """
 
 from __future__ import annotations
