@@ -295,6 +295,9 @@ _CHECK, _CHECK_AND_DECODE = 0, 1  # what a worker process computes over a chunk
 _WORK = (_check_chunk, _check_and_decode_chunk)
 
 
+FIRST_BATCH = 256  # commits in ``verify_many``'s first batch for worker processes (then doubling)
+
+
 def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = None,
                 progress=None) -> dict[str, object]:
     """Verify the commits (root first) of many refs with one pipeline: per ref, the list of
@@ -311,15 +314,25 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
     out: dict[str, object] = {}
     tickets = []
     done = 0
+    # batches grow from 256 to 2,048 commits (as ``verify_commits``'s slices), a long chain split
+    # across them: the worker processes verify one batch while the next is read, from early on
+    step = FIRST_BATCH if verifier.kind == "processes" else max(total, 1)
     try:
         batch: list = []
         size = 0
         for ref, commits in items:
-            batch.append((ref, commits))
-            size += len(commits)
-            if size >= 2048:  # the worker processes verify one batch while the next is read
-                tickets.append(_submit(repo, verifier, batch, read))
-                batch, size = [], 0
+            at = 0
+            while True:
+                room = step - size
+                part = commits if at == 0 and len(commits) <= room else commits[at:at + room]
+                batch.append((ref, part))
+                size += len(part)
+                at += len(part)
+                if size >= step:
+                    tickets.append(_submit(repo, verifier, batch, read))
+                    batch, size, step = [], 0, max(min(step * 2, 2048), step)
+                if at >= len(commits):
+                    break
         if batch:
             tickets.append(_submit(repo, verifier, batch, read))
         if verifier.kind == "threads":
@@ -330,9 +343,10 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
         for batch, staged, (decoded, ticket) in tickets:
             results = iter(Verifier.results(ticket))
             pos = iter(staged)
-            for ref, commits in batch:
-                memories = []
-                failed = None
+            for ref, commits in batch:  # a ref split across batches goes on where it stopped
+                got = out.setdefault(ref, [])
+                failed = got if isinstance(got, ValidationError) else None
+                memories = got
                 for commit, _tree in commits:
                     item, ok = next(pos), next(results)
                     if failed is not None:
@@ -346,7 +360,8 @@ def verify_many(repo: Repo, items: list[tuple[str, list]], read: dict | None = N
                             memories.append(finish_commit(commit, item, ok))
                     except ValidationError as exc:
                         failed = ValidationError(f"memory source {ref}: {exc.message}")
-                out[ref] = failed if failed is not None else memories
+                if failed is not None:
+                    out[ref] = failed
                 done += len(commits)
             if progress is not None:
                 progress(done, total)

@@ -157,6 +157,68 @@ def test_a_chain_verifies_the_same_with_every_kind(tmp_path, monkeypatch):
     os.chdir(tmp_path)
 
 
+
+def test_verify_many_splits_long_chains_across_batches_with_the_same_answers(tmp_path, monkeypatch):
+    """Worker processes get batches that grow from ``FIRST_BATCH`` commits, a long chain split
+    across them (so they start verifying while the rest is read): every ref's answer is the one
+    an unsplit run gives, memories in chain order, and a failure in a later part of a chain is
+    that chain's first error, worded the same."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    head = git(repo, "rev-parse", "HEAD")
+    lines = [json.dumps({"version": 0, "kind": "observation", "content": f"note {i}",
+                         "anchor": {"commit": head}, "applicability": {"mode": "descendants"},
+                         "topics": [], "evidence": []}) for i in range(40)]
+    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
+    assert hn(repo, "memory", "import", str(tmp_path / "d.jsonl")).code == 0
+    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    commits = [tuple(line.split()) for line in git(repo, "log", "--reverse", "--format=%H %T", ref).splitlines()]
+    assert len(commits) == 40
+    broken = list(commits)
+    broken[29] = (commits[29][1], commits[29][1])  # a tree where a commit should be: refused
+    broken[33] = (commits[33][1], commits[33][1])  # a later error: never reported
+    items = [("refs/x/a", commits[:3]), ("refs/x/b", broken), ("refs/x/c", []), ("refs/x/d", commits)]
+    from git_hn.store.repo import open_repo
+
+    monkeypatch.chdir(repo)
+    r = open_repo()
+    init = verify.Verifier.__init__
+
+    def processes(self, expected):
+        init(self, expected)
+        self.kind = "processes"
+
+    monkeypatch.setattr(verify.Verifier, "__init__", processes)
+    submitted = []
+    real_submit = verify._submit
+
+    def counting(repo_, verifier, batch, read=None):
+        submitted.append([(name, len(part)) for name, part in batch])
+        return real_submit(repo_, verifier, batch, read)
+
+    monkeypatch.setattr(verify, "_submit", counting)
+    monkeypatch.setattr(verify, "FIRST_BATCH", 1 << 20)
+    whole = verify.verify_many(r, items)
+    assert len(submitted) == 1
+    submitted.clear()
+    monkeypatch.setattr(verify, "FIRST_BATCH", 4)
+    split = verify.verify_many(r, items)
+    r.git.close()
+    os.chdir(tmp_path)
+    # batches of 4, 8, 16, 32, 32 commits: chains b and d each span several
+    assert [sum(n for _name, n in b) for b in submitted] == [4, 8, 16, 32, 23]
+    assert sum(1 for b in submitted for name, _n in b if name == "refs/x/d") >= 2
+    assert set(split) == set(whole) == {"refs/x/a", "refs/x/b", "refs/x/c", "refs/x/d"}
+    assert split["refs/x/a"] == whole["refs/x/a"] and len(split["refs/x/a"]) == 3
+    assert split["refs/x/c"] == whole["refs/x/c"] == []
+    assert split["refs/x/d"] == whole["refs/x/d"]
+    assert [m.commit for m in split["refs/x/d"]] == [c for c, _t in commits]
+    for answer in (split["refs/x/b"], whole["refs/x/b"]):
+        assert isinstance(answer, ValidationError)
+        assert answer.message == (f"memory source refs/x/b: memory commit {commits[29][1]} "
+                                  "is unavailable or not a commit")
+
+
 def _in_a_new_interpreter(code: str) -> str:
     import subprocess
     import sys
