@@ -400,9 +400,10 @@ class Import:
                 o.invalid(redact(got.message, self.q.path, self.url, self.repo.git_dir))
                 continue
             prev = VerifiedMemory(base_id, base_commit, None, b"", "") if base_seq else None
+            ref = quarantine_ref(o.actor, o.id)
             try:
                 for i, mem in enumerate(got, base_seq):
-                    check_link(quarantine_ref(o.actor, o.id), o.actor, o.id, i, mem, prev)
+                    check_link(ref, o.actor, o.id, i, mem, prev)
                     prev = mem
             except ValidationError as exc:
                 o.invalid(redact(exc.message, self.q.path, self.url, self.repo.git_dir))
@@ -471,8 +472,10 @@ class Import:
         selected = set(self.sel.memories)
         cands = [dependencies.Candidate(o.id, o.actor, tuple(o.memories), self.sel.all or o.id in selected)
                  for o in live]
-        holders = {m.memory_id: dependencies.Candidate(o.id, o.actor, (), self.sel.all or o.id in selected)
-                   for o in wanted for m in o.memories}
+        holders = {}  # memory ID -> the stream holding it (one value per stream, shared)
+        for o in wanted:
+            holder = dependencies.Candidate(o.id, o.actor, (), self.sel.all or o.id in selected)
+            holders.update(dict.fromkeys((m.memory_id for m in o.memories), holder))
         mine = {m.memory_id: m for c in cands for m in c.memories}
         # the closure the candidates' relationships need: the memories they target, wherever
         names = {m.envelope.target for m in mine.values() if m.envelope.target} - set(mine)
