@@ -112,6 +112,42 @@ def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing
                           derived=True)
 
 
+# -- accepted refs written loose since git-hn last packed refs (git-hn, issue 11) ---------------
+
+LOOSE_REFS = "loose-refs"
+_MAX_LOOSE_COUNT = 10 ** 9  # a count read past this is nonsense: taken as "pack now"
+
+
+def loose_refs_written(repo: Repo, n: int) -> int:
+    """Add ``n`` (accepted refs a promotion just wrote: Git writes each as a loose ref file) to
+    the count kept since git-hn last packed refs, and return the new count. A derived file
+    (``hn/replication/loose-refs``, a decimal number, not fsynced): a missing or unreadable one
+    counts from 0, a damaged one as the limit (packing once more is harmless). Two syncs at the
+    same moment may lose one of their additions, which only delays a packing. Best effort: a
+    count that cannot be written is not an error of the sync."""
+    path = os.path.join(root(repo), LOOSE_REFS)
+    try:
+        raw = private.read_private(repo.hn_dir, path, max_bytes=32)
+        before = int(raw.decode("ascii")) if raw is not None else 0
+        if not 0 <= before < _MAX_LOOSE_COUNT:
+            raise ValueError
+    except (HnError, ValueError, UnicodeDecodeError):
+        before = _MAX_LOOSE_COUNT
+    count = min(before + n, _MAX_LOOSE_COUNT)
+    set_loose_refs(repo, count)
+    return count
+
+
+def set_loose_refs(repo: Repo, count: int) -> None:
+    """Record the count of accepted refs written loose since git-hn last packed refs (0 once it
+    packs them); best effort."""
+    try:
+        private.write_private(repo.hn_dir, os.path.join(root(repo), LOOSE_REFS), b"%d\n" % count,
+                              derived=True)
+    except HnError:
+        pass
+
+
 def forget_quiet(repo: Repo, remote: str) -> None:
     """Drop ``remote``'s quiet record: an import from it is about to decide anew (best effort)."""
     _drop_single_record(repo)

@@ -666,12 +666,40 @@ def test_a_promotion_of_many_new_refs_packs_them_in_the_background(tmp_path, bar
     loose = [p for p in (bob / ".git" / "refs" / "hn").rglob("*") if p.is_file()]
     assert loose == []
     assert hn(bob, "memory", "index", "verify").code == 0
-    # a promotion that creates fewer new refs (here: none, one stream moved) packs nothing
-    _rec(alice, "second memory", STREAMS[0])
-    monkeypatch.setattr(promote, "PACK_REFS_FROM", 100)  # (Alice's sync imports her 5 streams back)
+    # a promotion below the count packs nothing, and what it wrote loose is counted on: the next
+    # promotion that brings the count since the last packing to PACK_REFS_FROM packs (many small
+    # syncs leave no ever-growing set of loose refs behind)
+    count = bob / ".git" / "hn" / "replication" / "loose-refs"
+    assert count.read_text() == "0\n"
+    for n, stream in enumerate(STREAMS[:2], 1):
+        _rec(alice, f"memory {n}", stream)
+        monkeypatch.setattr(promote, "PACK_REFS_FROM", 100)  # (Alice's syncs import her streams back)
+        assert hn(alice, "sync").code == 0
+        monkeypatch.setattr(promote, "PACK_REFS_FROM", 2)
+        before = list(Git.DETACHED)
+        r = hn(bob, "sync", "--json")
+        assert r.code == 0, r.err
+        assert r.json()["promoted"] == 1
+        packing = [p for p in Git.DETACHED if p not in before]
+        loose = [p for p in (bob / ".git" / "refs" / "hn").rglob("*") if p.is_file()]
+        if n == 1:
+            assert packing == [] and count.read_text() == "1\n"
+            assert len(loose) == 1 and loose[0].read_text().strip() == git(bob, "rev-parse", str(
+                loose[0].relative_to(bob / ".git")))
+        else:
+            assert len(packing) == 1 and packing[0].args[-2:] == ["pack-refs", "--all"]
+            assert packing[0].wait(timeout=60) == 0
+            assert count.read_text() == "0\n"
+            assert [p for p in (bob / ".git" / "refs" / "hn").rglob("*") if p.is_file()] == []
+    assert hn(bob, "memory", "index", "verify").code == 0
+    # a count that is not a number packs at the next promotion (once more is harmless)
+    count.write_text("many\n")
+    _rec(alice, "memory 3", STREAMS[2])
+    monkeypatch.setattr(promote, "PACK_REFS_FROM", 100)
     assert hn(alice, "sync").code == 0
-    monkeypatch.setattr(promote, "PACK_REFS_FROM", 1)
+    before = list(Git.DETACHED)
     r = hn(bob, "sync", "--json")
     assert r.code == 0, r.err
-    assert r.json()["promoted"] == 1
-    assert len(Git.DETACHED) == started + 1
+    packing = [p for p in Git.DETACHED if p not in before]
+    assert len(packing) == 1 and packing[0].wait(timeout=60) == 0
+    assert count.read_text() == "0\n"

@@ -19,7 +19,7 @@ from ...store import replication as rstate
 from .outcomes import PhaseError, completion_failed, phase, residue
 
 
-PACK_REFS_FROM = 512  # new accepted refs in one promotion after which refs are packed
+PACK_REFS_FROM = 512  # accepted refs written (loose) since refs were last packed that make a sync pack them
 
 
 def repair_pending(repo, remote: str) -> None:
@@ -119,17 +119,20 @@ def accept(run, promotable: list) -> None:
         if not o.prefix:  # a stream promoted up to a missing dependency stays failed
             o.status = "promoted"
     run.result.promoted = n = len(promotable)
-    if sum(1 for p in promotions if "oldOid" not in p) >= PACK_REFS_FROM:
-        # as many new loose ref files as that make every later listing of refs slow (each is a
-        # file to read: 10,000 of them ≈ 3× a packed listing); pack them, as git gc would, and
-        # like git gc --auto in the background: packing what this transaction just wrote
-        # loose is seconds of file system work (10,000 refs: 2–4 s here) that no answer of
-        # this sync depends on, and Git's locks keep it safe beside later commands. No hook
-        # runs: Git deletes each packed loose ref in a transaction of its own, each running the
-        # reference-transaction hook twice (git-hn's wrapper, any other), so that 5,000 refs
-        # kept the machine busy for many seconds after the sync; packing changes no ref's value
+    if rstate.loose_refs_written(repo, len(promotions)) >= PACK_REFS_FROM:
+        # as many loose ref files as that, written by this promotion or by earlier ones since
+        # git-hn last packed, make every later listing of refs slow (each is a file to read:
+        # 10,000 of them ≈ 3× a packed listing), and a user's own `git gc` or `git pack-refs`
+        # slow too (Git deletes each packed loose ref in a transaction of its own, each running
+        # the reference-transaction hook twice: ≈ 3 ms a ref with git-hn's wrapper, 1.5 s for
+        # 500); pack them, as git gc would, and like git gc --auto in the background: that is
+        # seconds of file system work for 10,000 refs (2–4 s here) that no answer of this sync
+        # depends on, and Git's locks keep it safe beside later commands. No hook runs (for the
+        # reason above: 5,000 refs kept the machine busy for many seconds after the sync);
+        # packing changes no ref's value
         repo.git.detach(["-c", f"core.hooksPath={os.devnull}", "pack-refs", "--all"],
                         env={"HN_HOOK_ACTIVE": "1"})
+        rstate.set_loose_refs(repo, 0)
     from .. import index_refresh
 
     index_refresh.after_ref_change(repo)
