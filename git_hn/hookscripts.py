@@ -144,8 +144,28 @@ if [ ! -x "$chained" ] && { [ "$1" != committed ] || [ -n "$HN_HOOK_ACTIVE" ]; }
     exit 0  # (unread input is fine: Git ignores a hook that does not read all of it)
 fi
 # the updates, one "<old> <new> <ref>" line each, in a variable (no temporary file): each reader
-# below gets the same lines on a pipe, as from Git
-input=$(cat)
+# below gets the same lines on a pipe, as from Git. Without a chained hook the first two lines
+# are read by the shell itself: a transaction of one or two lines (`git pack-refs` and `git gc`
+# delete each loose ref they pack in a transaction of its own) starts no process (`cat`)
+if [ -x "$chained" ]; then
+    input=$(cat)
+elif IFS= read -r first; then
+    if IFS= read -r second; then
+        rest=$(cat)
+        input="$first
+$second${rest:+"
+$rest"}"
+    else
+        input=$first${second:+"
+$second"}
+    fi
+else
+    input=$first
+fi
+case $input in  # no remote-tracking ref: nothing for git-hn (the rest need not even be parsed)
+    *" refs/remotes/"*) ;;
+    *) [ -x "$chained" ] || exit 0 ;;
+esac
 status=0
 if [ -x "$chained" ]; then
     if [ -n "$input" ]; then printf '%s\\n' "$input"; fi | run_chained "$@"

@@ -193,6 +193,55 @@ def test_the_fetch_hook_starts_git_hn_only_with_a_saved_selection(clones, tmp_pa
     assert log.read_text() == "hooks run reference-transaction committed\n"
 
 
+
+def test_the_fetch_hook_hands_git_hn_exactly_gits_lines_however_many(clones, tmp_path):
+    """Without a chained hook the wrapper reads the first two lines itself (a one- or two-line
+    transaction, as `git pack-refs` makes one per ref it packs, starts no process) and the rest
+    with `cat`: git-hn gets exactly the lines Git gave, for one line, two, or many; a transaction
+    that moves no remote-tracking ref starts nothing, nor does each ref `git pack-refs` packs."""
+    _remote, _a, b = clones
+    log = tmp_path / "runs"
+    stub = tmp_path / "git-hn-stub"
+    stub.write_text(f'#!/bin/sh\n{{ echo "run $*"; cat; echo end; }} >> {log}\n')
+    os.chmod(stub, 0o755)
+    wrapper = b / ".git" / "hooks" / "reference-transaction"
+    recorded = next(line.split("=", 1)[1] for line in wrapper.read_text().splitlines()
+                    if line.strip().startswith("recorded="))
+    wrapper.write_text(wrapper.read_text().replace(f"recorded={recorded}", f"recorded={stub}"))
+    assert hn(b, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0
+    zero, one = "0" * 40, "1" * 40
+
+    def run(lines: list[str]) -> str:
+        if log.exists():
+            log.unlink()
+        proc = subprocess.run([str(wrapper), "committed"], cwd=b, input="".join(lines), text=True,
+                              capture_output=True)
+        assert proc.returncode == 0, proc.stderr
+        return log.read_text() if log.exists() else ""
+
+    for n in (1, 2, 3, 7):
+        lines = [f"{zero} {i + 1:040x} refs/remotes/origin/b{i}\n" for i in range(n)]
+        assert run(lines) == "run hooks run reference-transaction committed\n" + "".join(lines) + "end\n"
+    # a deletion brings nothing; with a line that moves a remote-tracking ref, all lines go on
+    deleted = f"{one} {zero} refs/remotes/origin/gone\n"
+    moved = f"{zero} {one} refs/remotes/origin/new\n"
+    assert run([deleted]) == ""
+    assert run([f"{zero} {one} refs/heads/topic\n"]) == ""
+    assert run([deleted, moved]) == "run hooks run reference-transaction committed\n" + deleted + moved + "end\n"
+    # `git pack-refs` gives the hook one transaction per packed loose ref (a deletion: nothing
+    # starts) and, before Git 2.4x, one for packed-refs whose lines read as creations (that one
+    # looks like a fetch to the wrapper, as before)
+    for i in range(3):
+        git(b, "update-ref", f"refs/remotes/origin/p{i}", "HEAD")
+    if log.exists():
+        log.unlink()
+    proc = subprocess.run(["git", "pack-refs", "--all"], cwd=b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    runs = log.read_text().count("run hooks run") if log.exists() else 0
+    assert runs <= 1
+    assert all(f"refs/remotes/origin/p{i}" in (b / ".git" / "packed-refs").read_text() for i in range(3))
+
+
 def test_the_background_publisher_waits_for_the_push_before_loading_git_hn(clones):
     """The publisher a pre-push starts waits for the user's ``git push`` to end before it
     imports the rest of git-hn, so its start-up does not compete with that push for CPU."""
