@@ -195,6 +195,27 @@ has_selection() {  # a saved replication selection: without one there is nothing
     done
     return 1
 }
+packed_refs_only() {  # the transaction `git pack-refs` (and `git gc`) makes for packed-refs:
+    # before Git 2.4x it runs this hook, its lines reading as creations (<zero> <oid> <ref>) of
+    # refs that packed-refs already holds at those values; a fetch writes the refs it creates as
+    # loose files, so a fetch's lines are never all found there
+    [ -n "$common" ] && [ -f "$common/packed-refs" ] || return 1
+    while IFS=' ' read -r old _new ref; do
+        case $ref in
+            refs/remotes/*) ;;
+            *) continue ;;
+        esac
+        case $old in
+            *[!0]*) return 1 ;;  # a ref that existed moved: a fetch (no process started to know)
+        esac
+    done <<EOF
+$input
+EOF
+    printf '%s\\n' "$input" | HN_PACKED="$common/packed-refs" awk '
+        BEGIN { f = ENVIRON["HN_PACKED"]; while ((getline line < f) > 0) held[line] = 1 }
+        index($3, "refs/remotes/") == 1 { n++; if (!(($2 " " $3) in held)) missing = 1 }
+        END { exit (n > 0 && !missing) ? 0 : 1 }' 2>/dev/null
+}
 moved_remote() {  # the one remote whose remote-tracking refs the transaction moved
     remote=
     while IFS=' ' read -r _old _new ref; do
@@ -259,6 +280,7 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
 case $input in
     *" refs/remotes/"*)
         if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ] && moves_remote_ref && has_selection; then
+            packed_refs_only && exit 0  # refs packed, none moved: nothing was fetched
             known=
             if [ -n "$common" ] && moved_remote && selection_of; then
                 # a remote with no saved selection has nothing to import (another remote has one)

@@ -198,8 +198,11 @@ def test_the_fetch_hook_hands_git_hn_exactly_gits_lines_however_many(clones, tmp
     """Without a chained hook the wrapper reads the first two lines itself (a one- or two-line
     transaction, as `git pack-refs` makes one per ref it packs, starts no process) and the rest
     with `cat`: git-hn gets exactly the lines Git gave, for one line, two, or many; a transaction
-    that moves no remote-tracking ref starts nothing, nor does each ref `git pack-refs` packs."""
-    _remote, _a, b = clones
+    that moves no remote-tracking ref starts nothing. `git pack-refs` starts nothing either: not
+    for each loose ref it deletes, nor (before Git 2.4x) for its packed-refs transaction, whose
+    lines read as creations of refs that packed-refs already holds; a fetch that creates a
+    remote-tracking ref still does."""
+    _remote, a, b = clones
     log = tmp_path / "runs"
     stub = tmp_path / "git-hn-stub"
     stub.write_text(f'#!/bin/sh\n{{ echo "run $*"; cat; echo end; }} >> {log}\n')
@@ -228,18 +231,34 @@ def test_the_fetch_hook_hands_git_hn_exactly_gits_lines_however_many(clones, tmp
     assert run([deleted]) == ""
     assert run([f"{zero} {one} refs/heads/topic\n"]) == ""
     assert run([deleted, moved]) == "run hooks run reference-transaction committed\n" + deleted + moved + "end\n"
-    # `git pack-refs` gives the hook one transaction per packed loose ref (a deletion: nothing
-    # starts) and, before Git 2.4x, one for packed-refs whose lines read as creations (that one
-    # looks like a fetch to the wrapper, as before)
+    # `git pack-refs`: one deletion per packed loose ref, and (before Git 2.4x) the packed-refs
+    # transaction, "creating" the refs at the values packed-refs now holds
     for i in range(3):
         git(b, "update-ref", f"refs/remotes/origin/p{i}", "HEAD")
     if log.exists():
         log.unlink()
-    proc = subprocess.run(["git", "pack-refs", "--all"], cwd=b, capture_output=True, text=True)
+    trace = tmp_path / "trace"
+    proc = subprocess.run(["git", "pack-refs", "--all"], cwd=b, capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE": str(trace)})
     assert proc.returncode == 0, proc.stderr
-    runs = log.read_text().count("run hooks run") if log.exists() else 0
-    assert runs <= 1
     assert all(f"refs/remotes/origin/p{i}" in (b / ".git" / "packed-refs").read_text() for i in range(3))
+    assert "reference-transaction" in trace.read_text()  # the wrapper ran, and started nothing
+    assert not log.exists()
+    # the same lines when packed-refs does not hold those values: a fetch's creations, imported
+    held = [f"{zero} {git(b, 'rev-parse', f'refs/remotes/origin/p{i}')} refs/remotes/origin/p{i}\n"
+            for i in range(3)]
+    assert run(held) == ""
+    fresh = [f"{zero} {one} refs/remotes/origin/p0\n"]
+    assert run(fresh) == "run hooks run reference-transaction committed\n" + fresh[0] + "end\n"
+    assert run(held[:2] + fresh) != ""
+    # a real fetch that creates a remote-tracking branch
+    git(a, "commit", "-q", "--allow-empty", "-m", "new branch")
+    _push(a, "origin", "HEAD:refs/heads/brand-new")
+    if log.exists():
+        log.unlink()
+    proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{zero} {git(a, 'rev-parse', 'HEAD')} refs/remotes/origin/brand-new" in log.read_text()
 
 
 def test_the_background_publisher_waits_for_the_push_before_loading_git_hn(clones):
