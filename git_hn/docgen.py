@@ -203,7 +203,11 @@ repository with no saved selection the wrapper does not start git\\-hn at all, n
 from a remote that has none while another remote has one, nor for a transaction that only
 deletes remote\\-tracking refs (each branch a
 .B git fetch \\-\\-prune
-removes: a deletion brings nothing to import). When the last import from that
+removes: a deletion brings nothing to import), nor for what
+.B git pack\\-refs
+and
+.B git gc
+do to refs (their transactions move no ref). When the last import from that
 remote found everything up to date, the wrapper asks Git the same questions (the remote's URL
 and memory refs, the accepted refs) and, if the answers and the selection file are exactly what
 that import read, starts no git\\-hn either (the quiet record, one per remote, in
