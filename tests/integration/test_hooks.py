@@ -162,19 +162,26 @@ def test_pre_push_withholds_an_invalid_stream_and_reports(clones):
     assert git(remote, "rev-parse", "main") != git(a, "rev-parse", "main")
 
 
+
+def _stub_git_hn(repo, tmp_path, body: str):
+    """Point ``repo``'s reference-transaction wrapper at a stub git-hn (a shell script of
+    ``body``) instead of the real one; the wrapper's path."""
+    stub = tmp_path / "git-hn-stub"
+    stub.write_text(f"#!/bin/sh\n{body}\n")
+    os.chmod(stub, 0o755)
+    wrapper = repo / ".git" / "hooks" / "reference-transaction"
+    recorded = next(line.split("=", 1)[1] for line in wrapper.read_text().splitlines()
+                    if line.strip().startswith("recorded="))
+    wrapper.write_text(wrapper.read_text().replace(f"recorded={recorded}", f"recorded={stub}"))
+    return wrapper
+
 def test_the_fetch_hook_starts_git_hn_only_with_a_saved_selection(clones, tmp_path):
     """A repository that selects nothing has nothing to import: its fetches and pushes (which
     move remote-tracking refs) start no git-hn from the reference-transaction wrapper; once a
     selection is saved they do. The wrapper's git-hn is swapped for a stub that logs its runs."""
     remote, a, b = clones
     log = tmp_path / "runs"
-    stub = tmp_path / "git-hn-stub"
-    stub.write_text(f'#!/bin/sh\ncat > /dev/null\necho "$*" >> {log}\n')
-    os.chmod(stub, 0o755)
-    wrapper = b / ".git" / "hooks" / "reference-transaction"
-    recorded = next(line.split("=", 1)[1] for line in wrapper.read_text().splitlines()
-                    if line.strip().startswith("recorded="))
-    wrapper.write_text(wrapper.read_text().replace(f"recorded={recorded}", f"recorded={stub}"))
+    _stub_git_hn(b, tmp_path, f'cat > /dev/null\necho "$*" >> {log}')
 
     def moved_fetch():
         git(a, "commit", "-q", "--allow-empty", "-m", "moves origin/main")
@@ -204,13 +211,7 @@ def test_the_fetch_hook_hands_git_hn_exactly_gits_lines_however_many(clones, tmp
     remote-tracking ref still does."""
     _remote, a, b = clones
     log = tmp_path / "runs"
-    stub = tmp_path / "git-hn-stub"
-    stub.write_text(f'#!/bin/sh\n{{ echo "run $*"; cat; echo end; }} >> {log}\n')
-    os.chmod(stub, 0o755)
-    wrapper = b / ".git" / "hooks" / "reference-transaction"
-    recorded = next(line.split("=", 1)[1] for line in wrapper.read_text().splitlines()
-                    if line.strip().startswith("recorded="))
-    wrapper.write_text(wrapper.read_text().replace(f"recorded={recorded}", f"recorded={stub}"))
+    wrapper = _stub_git_hn(b, tmp_path, f'{{ echo "run $*"; cat; echo end; }} >> {log}')
     assert hn(b, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0
     zero, one = "0" * 40, "1" * 40
 

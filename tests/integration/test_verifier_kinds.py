@@ -119,18 +119,25 @@ def test_a_verifier_closed_early_ends_its_busy_workers():
             os.waitpid(child.pid, os.WNOHANG)
 
 
-def test_a_chain_verifies_the_same_with_every_kind(tmp_path, monkeypatch):
+def _chain(tmp_path, n: int):
+    """A repository with one stream of ``n`` memories: (repo, its ref, its (commit, tree) pairs,
+    root first)."""
     repo = make_repo(tmp_path / "r")
     assert hn(repo, "init", "--name", "A").code == 0
     head = git(repo, "rev-parse", "HEAD")
     lines = [json.dumps({"version": 0, "kind": "observation", "content": f"note {i}",
                          "anchor": {"commit": head}, "applicability": {"mode": "descendants"},
-                         "topics": [], "evidence": []}) for i in range(90)]
+                         "topics": [], "evidence": []}) for i in range(n)]
     (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
     assert hn(repo, "memory", "import", str(tmp_path / "d.jsonl")).code == 0
     ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
     commits = [tuple(line.split()) for line in git(repo, "log", "--reverse", "--format=%H %T", ref).splitlines()]
-    assert len(commits) == 90
+    assert len(commits) == n
+    return repo, ref, commits
+
+
+def test_a_chain_verifies_the_same_with_every_kind(tmp_path, monkeypatch):
+    repo, ref, commits = _chain(tmp_path, 90)
     from git_hn.store.repo import open_repo
 
     monkeypatch.chdir(repo)
@@ -163,17 +170,7 @@ def test_verify_many_splits_long_chains_across_batches_with_the_same_answers(tmp
     across them (so they start verifying while the rest is read): every ref's answer is the one
     an unsplit run gives, memories in chain order, and a failure in a later part of a chain is
     that chain's first error, worded the same."""
-    repo = make_repo(tmp_path / "r")
-    assert hn(repo, "init", "--name", "A").code == 0
-    head = git(repo, "rev-parse", "HEAD")
-    lines = [json.dumps({"version": 0, "kind": "observation", "content": f"note {i}",
-                         "anchor": {"commit": head}, "applicability": {"mode": "descendants"},
-                         "topics": [], "evidence": []}) for i in range(40)]
-    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
-    assert hn(repo, "memory", "import", str(tmp_path / "d.jsonl")).code == 0
-    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
-    commits = [tuple(line.split()) for line in git(repo, "log", "--reverse", "--format=%H %T", ref).splitlines()]
-    assert len(commits) == 40
+    repo, _ref, commits = _chain(tmp_path, 40)
     broken = list(commits)
     broken[29] = (commits[29][1], commits[29][1])  # a tree where a commit should be: refused
     broken[33] = (commits[33][1], commits[33][1])  # a later error: never reported
