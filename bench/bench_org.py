@@ -211,14 +211,15 @@ def wait_publication(repo, timeout: float = 600.0) -> None:
         time.sleep(0.02)
 
 
-PACKED_FROM = 512  # new refs in one promotion from which git-hn packs them (promote.PACK_REFS_FROM)
+PACKED_FROM = 512  # refs written loose since git-hn last packed from which a sync packs (promote.PACK_REFS_FROM)
 
 
 def wait_packed(repo, promoted: int, timeout: float = 600.0) -> None:
     """Until the refs a large promotion wrote are packed: the sync packs them in a detached
     ``git pack-refs`` (seconds of file system work for 10,000 refs), which nothing measured
-    next should share the machine with. A promotion of fewer than ``PACKED_FROM`` new refs
-    leaves them loose: nothing to wait for."""
+    next should share the machine with. ``promoted`` is the number of refs written loose in
+    ``repo`` since it was last packed (each clone here starts from none): fewer than
+    ``PACKED_FROM`` are left loose, nothing to wait for."""
     if promoted < PACKED_FROM:
         return
     refs = os.path.join(repo, ".git", "refs", "hn")
