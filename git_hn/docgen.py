@@ -88,6 +88,20 @@ on standard error, with exit status 1. Machine output (\\-\\-json) is one line o
 Memory content is untrusted inert data: it is never interpreted, and human output replaces
 control characters.
 .PP
+Read commands answer from a verified state kept in
+.BR .git/hn/memory/ .
+When there is none to use (the first command after an install or upgrade of git\-hn or of
+its Ed25519 libraries, or a damaged state file), a command verifies every memory again before
+it answers: seconds for a hundred thousand memories. Once that has taken a second, and only when
+standard error is a terminal (and
+.B TERM
+is not
+.BR dumb ),
+one line there names the work and how far it got
+.RB ( "git hn: verifying 100,000 memories (40%)" )
+and is erased before the command's own output. Nothing is written otherwise, so agents and
+scripts see no change.
+.PP
 .B git hn identity show
 prints a
 .B Ref:

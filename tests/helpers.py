@@ -225,7 +225,6 @@ def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR",
     what it wrote, with the terminal's CRLF as LF. Its stderr is a pipe; it must exit 0."""
     import fcntl
     import pty
-    import select
     import struct
     import termios
 
@@ -236,20 +235,32 @@ def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR",
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE,
                             env=full)
     os.close(slave)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([master], [], [], timeout)
-        if not ready:
-            proc.kill()
-            raise AssertionError(f"{argv[1:]} hung on a terminal")
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: every writer closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
+    written = read_terminal(master, proc, timeout)
     err = proc.stderr.read()
     assert proc.wait(timeout) == 0, err
-    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    return written.decode("utf-8").replace("\r\n", "\n")
+
+
+def read_terminal(master: int, proc, timeout: float = 60) -> bytes:
+    """Everything written to the pseudo-terminal whose ``master`` end this is, until every
+    writer closed it (``proc`` is killed if it writes nothing for ``timeout`` seconds); closes
+    ``master``."""
+    import select
+
+    chunks = []
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], timeout)
+            if not ready:
+                proc.kill()
+                raise AssertionError(f"{proc.args[1:]} hung on a terminal")
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: every writer closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(master)
+    return b"".join(chunks)

@@ -29,7 +29,7 @@ from ..core.gostr import token_sequence
 from ..core.projection import LIFECYCLE_RANK, Node, graph_of, normalized_record_json
 from ..core.tuples import NamedTuple
 from ..errors import ValidationError
-from . import streams, verify
+from . import progress, streams, verify
 from .repo import Repo
 
 CHUNK = 900  # bound parameters per SQL statement (SQLite's historic limit is 999)
@@ -607,8 +607,9 @@ def update_evidence(conn, owners: set[str], fresh=()) -> None:
 # loading a whole verified collection (the first build, and ``index rebuild``)
 
 
-def load_collection(conn, collection: streams.Collection) -> Totals:
-    """Fill an empty state from a full collection: the same tables an update writes."""
+def load_collection(conn, collection: streams.Collection, work: progress.Work = progress.SILENT) -> Totals:
+    """Fill an empty state from a full collection: the same tables an update writes, in
+    ``progress.STORING_STEPS`` steps told to ``work``."""
     conn.execute("BEGIN")
     try:
         # as ``apply`` does: every source, then every chain link, in one statement each and in
@@ -621,15 +622,20 @@ def load_collection(conn, collection: streams.Collection) -> Totals:
             links += [(sid, i, m.commit, m.memory_id, m.signature) for i, m in enumerate(memories, 1)]
         insert_many(conn, "sources", marks(6), sources)
         insert_many(conn, "chain", marks(5), links)
+        work.advance(1)
         totals = insert_memories(conn, list(collection.memories))
+        work.advance(1)
         graph = graph_of([Node(m.memory_id, m.envelope.operation, m.envelope.target, m.envelope.actor,
                                m.envelope.stream, m.envelope.operation in ROW_OPS)
                           for m in collection.memories])
+        work.advance(1)
         every = {m.memory_id for m in collection.memories}  # all rows are new: they hold FRESH_*
         _write_changed(conn, {rid: lifecycle_columns(lc) for rid, lc in graph.lifecycles.items()}, every,
                        FRESH_LIFECYCLE, LIFECYCLE_COLUMNS, SET_LIFECYCLE)
+        work.advance(1)
         owners = [r[0] for r in conn.execute("SELECT DISTINCT owner FROM evref WHERE type = 'memory'")]
         update_evidence(conn, set(owners), fresh=every)
+        work.advance(1)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -25,7 +25,7 @@ from ..core import envelope as envmod
 from ..core import hashing
 from ..core.chain import VerifiedMemory
 from ..errors import ConflictError, HnError, StateCorrupt, StateUnavailable, ValidationError
-from . import state, statedb, streams
+from . import progress, state, statedb, streams
 from .repo import Repo
 from .state import chunks, marks, targeting_sql
 
@@ -128,8 +128,9 @@ def build(repo: Repo, collection, with_totals: bool = False):
     from .statedb import sqlite3
 
     conn = statedb.create(repo)
+    work = progress.storing(len(collection.memories))
     try:
-        totals = state.load_collection(conn, collection)
+        totals = state.load_collection(conn, collection, work)
         statedb.write_seal(repo)
     except BaseException as exc:
         conn.close()
@@ -137,6 +138,8 @@ def build(repo: Repo, collection, with_totals: bool = False):
         if isinstance(exc, (sqlite3.Error, OSError)):
             raise statedb.failure(exc) from None
         raise
+    finally:
+        work.end()
     return (conn, totals) if with_totals else conn
 
 

@@ -20,7 +20,7 @@ from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, is_remot
                             parse_accepted_ref, parse_local_ref, uniform_lines)
 from ..core.tuples import NamedTuple
 from ..errors import ValidationError
-from . import verify
+from . import progress, verify
 from .git import MEMORY_LISTING
 from .repo import Repo
 
@@ -400,6 +400,13 @@ class Collection(NamedTuple):
         return {m.memory_id: m for m in self.memories}
 
 
+def _taken(pending: list, work: progress.Work):
+    """``pending``'s batches in order, each counted as done as ``_checked_chain`` takes it."""
+    for item in pending:
+        work.advance(len(item[0]))
+        yield item
+
+
 def _checked_chain(source: Source, plan, results: dict, queue) -> list[VerifiedMemory]:
     """The verified chain of one source, root first (``collect``'s per-source checks)."""
     if isinstance(plan, ValidationError):
@@ -484,6 +491,8 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
         from ..core.canonical import load_fast_codec
 
         load_fast_codec()  # many payloads to decode: worth orjson's import
+    work = progress.verifying(total, lambda: len({c for w in walks.values() if w.error is None
+                                                  for c, _t in w.commits}))
     batch: list = []
 
     def submit() -> None:  # stage a batch of commits and hand their signatures to the verifier
@@ -495,6 +504,7 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
         staged = verify.stage_commits(repo, batch, read)
         checks = verify.unverified(batch, staged, verified) if verified else staged
         pending.append((list(batch), staged, verifier.submit(checks)))
+        work.advance(len(batch))
         batch.clear()
 
     try:
@@ -516,7 +526,7 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
         if batch:
             submit()
         results: dict[str, object] = {}  # commit -> VerifiedMemory or ValidationError
-        queue = iter(pending)
+        queue = _taken(pending, work)
         chains: dict[str, list[VerifiedMemory]] = {}
         for source, plan in plans:
             try:
@@ -527,6 +537,7 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
                 failed.add((source.actor, source.stream))
     finally:
         verifier.close()
+        work.end()
     if failed is None:
         check_divergence(chains, sources)
     else:

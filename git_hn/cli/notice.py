@@ -1,0 +1,88 @@
+"""One status line on a terminal's stderr while the store verifies every memory again.
+
+A read command that finds no usable verified state (the first command after an install or
+upgrade of git-hn or its Ed25519 libraries, a damaged state file) verifies all memory before
+it answers: seconds at 100,000 memories. Once such work has taken ``AFTER`` seconds, a line
+says what it is and how far it got, redrawn in place at most every ``EVERY`` seconds, and
+erased when the work ends, before the command's own output or error line. Nothing is shown when
+stderr is not a terminal (agents, scripts, pipes) or ``TERM`` is ``dumb``, and rich is imported
+only once the line is due.
+
+No thread: the line is drawn when the store reports progress (``store.progress``), from the
+thread doing the work, so nothing runs beside a fork of the verifier's worker processes. The
+line holds only counts and fixed words, never author text.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from ..store import progress
+
+AFTER = 1.0  # seconds of work before the line shows
+EVERY = 0.1  # seconds between redraws
+GOES_ON = 0.25  # seconds between two pieces of work that make them one wait
+
+
+def install() -> None:
+    """Listen for the store's long work when stderr is a terminal that can erase a line."""
+    try:
+        if not sys.stderr.isatty() or os.environ.get("TERM", "dumb") == "dumb":
+            return
+    except (ValueError, OSError):  # stderr closed
+        return
+    progress.listen(Line)
+
+
+class Line(progress.Work):
+    previous = None  # (started, ended) of the last work, in monotonic seconds
+
+    def __init__(self, what: str, total: int):
+        self.what, self.total = what, max(total, 1)
+        self.done = 0
+        self.started = time.monotonic()
+        if Line.previous is not None and self.started - Line.previous[1] < GOES_ON:
+            # the same wait goes on in another step (verifying, then storing): timed from its start
+            self.started = Line.previous[0]
+        self.drawn_at = 0.0
+        self.console = None
+        self.advance(0)  # drawn at once when the wait already outlasted ``AFTER``
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.started < AFTER or now - self.drawn_at < EVERY:
+            return
+        self.drawn_at = now
+        try:
+            self._draw(f"git hn: {self.what} ({min(100 * self.done // self.total, 99)}%)")
+        except (OSError, ValueError, ImportError):  # a terminal gone: the work goes on unseen
+            self.console = False
+
+    def end(self) -> None:
+        Line.previous = (self.started, time.monotonic())
+        if self.console:
+            try:
+                self._erase()
+            except (OSError, ValueError):
+                pass
+        self.console = False
+
+    def _draw(self, text: str) -> None:
+        if self.console is False:
+            return
+        if self.console is None:
+            from rich.console import Console
+
+            self.console = Console(stderr=True, markup=False, emoji=False, highlight=False)
+        from rich.text import Text
+
+        self._erase()
+        self.console.print(Text(text[: max(self.console.width - 1, 1)]), end="")
+
+    def _erase(self) -> None:
+        from rich.control import Control, ControlType
+
+        self.console.control(Control((ControlType.CARRIAGE_RETURN,), (ControlType.ERASE_IN_LINE, 2)))
