@@ -99,8 +99,8 @@ is not
 .BR dumb ),
 one line there names the work and how far it got
 .RB ( "git hn: verifying 100,000 memories (40%)" )
-and is erased before the command's own output. Nothing is written otherwise, so agents and
-scripts see no change.
+and is erased before the command's own output; the hooks that Git waits on do the same. Nothing
+is written otherwise, so agents and scripts see no change.
 .PP
 .B git hn identity show
 prints a

@@ -138,3 +138,20 @@ def test_a_collection_reports_each_commit_twice_and_ends_once_even_when_it_fails
     Recorder.made.clear()
     assert len(streams.collect(open_repo()).memories) == 40
     assert Recorder.made == []
+
+
+def test_the_hooks_git_waits_on_listen_and_the_background_publisher_does_not(stream, monkeypatch):
+    """A first fetch or push after an upgrade verifies in the hook, with Git (and the person at
+    its terminal) waiting: those hooks draw the line too; the publisher Git does not wait on, whose
+    output could land on a prompt, never does."""
+    from git_hn.cli import commands, notice
+    from git_hn.service import hooks
+
+    installed = []
+    monkeypatch.setattr(notice, "install", lambda: installed.append(True))
+    monkeypatch.setattr(hooks, "run_background_publication", lambda *a: 0)
+    monkeypatch.chdir(stream)
+    assert commands.hooks_run_command([hooks.PUBLISHER, "origin"], b"") == 0
+    assert installed == []
+    assert commands.hooks_run_command(["post-rewrite", "amend"], b"") == 0
+    assert installed == [True]
