@@ -1,7 +1,8 @@
 """One status line on a terminal's stderr while the store verifies every memory again.
 
-A read command that finds no usable verified state (the first command after an install or
-upgrade of git-hn or its Ed25519 libraries, a damaged state file) verifies all memory before
+A read command that finds no usable verified state (the first command after an install, or
+after an upgrade that changes git-hn's verifying code or its Ed25519 libraries, a damaged
+state file) verifies all memory before
 it answers: seconds at 100,000 memories. Once such work has taken ``AFTER`` seconds, a line
 says what it is and how far it got, redrawn in place at most every ``EVERY`` seconds, and
 erased when the work ends, before the command's own output or error line. Nothing is shown when

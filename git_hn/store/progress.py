@@ -1,8 +1,8 @@
 """Telling whoever listens that the store is doing long work of its own accord.
 
 A read command normally answers from the verified state in milliseconds; when it must verify
-every memory again (the state is missing, after an install or upgrade of git-hn or its Ed25519
-libraries, or was damaged, or cannot answer), that is seconds at 100,000 memories, with nothing
+every memory again (the state is missing, after an install or an upgrade that changes git-hn's
+verifying code or its Ed25519 libraries, or was damaged, or cannot answer), that is seconds at 100,000 memories, with nothing
 on the screen. The store announces such work here, as plain counts; it never renders. The CLI
 listens on a terminal (``cli.notice``); hooks, the MCP server, ``sync`` (which draws its own
 progress) and every command whose stderr is not a terminal do not, and then this costs nothing.

@@ -94,43 +94,104 @@ _checker: str | None = None
 
 def checker() -> str:
     """A digest of the file identities (size, modification time) of the code that verifies and
-    derives, and of the Ed25519 libraries' binaries (OpenSSL's, libsodium's: ``_libraries``),
+    derives, and of the Ed25519 libraries' binaries (OpenSSL's, libsodium's: ``_library_files``),
     found without importing them. Any reinstall or edit changes it, and the state is then
-    verified again: stat calls, not reading and hashing the code on every command."""
+    verified again (unless its content is the same: ``content``): stat calls, not reading and
+    hashing the code on every command."""
     global _checker
     if _checker is None:
-        # ``importlib.machinery.PathFinder`` itself, from the module the interpreter always has
-        # loaded: importing ``importlib`` would load ``warnings`` too (~1.3 ms of every command)
-        from _frozen_importlib_external import PathFinder
-
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         h = hashing.sha256()
         for name in _CODE:
             st = os.stat(os.path.join(root, name))
             h.update(f"{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-        lib = _libraries(PathFinder.find_spec)
+        lib = _libraries(_find_spec())
         _checker = h.hexdigest() + "/" + hashing.sha256(lib.encode()).hexdigest()[:16]
     return _checker
 
 
+def _find_spec():
+    # ``importlib.machinery.PathFinder`` itself, from the module the interpreter always has
+    # loaded: importing ``importlib`` would load ``warnings`` too (~1.3 ms of every command)
+    from _frozen_importlib_external import PathFinder
+
+    return PathFinder.find_spec
+
+
 def _libraries(find_spec) -> str:
-    """The identities of the Ed25519 libraries' binaries: cryptography's (it carries OpenSSL) and
-    PyNaCl's (it carries libsodium, which ``core.keys`` lets accept first), each file's name,
-    size and modification time; ``find_spec(package)`` locates a package without importing it."""
+    """The identities (name, size, modification time) of ``_library_files``."""
     lib = ""
+    for name, path in _library_files(find_spec):
+        if path is None:
+            lib += name
+            continue
+        try:
+            st = os.stat(path)
+            lib += f"{name}:{st.st_size}:{st.st_mtime_ns};"
+        except OSError:
+            lib += f"{name}:unreadable;"
+    return lib
+
+
+CONTENT_FROM = 1000  # memories from which a built state records ``content`` (what a rebuild costs more than)
+_content: str | None = None
+
+
+def content() -> str:
+    """A digest of the *bytes* of what ``checker`` identifies by size and time: the code that
+    verifies and derives and the Ed25519 libraries' binaries (tens of milliseconds: the libraries
+    are megabytes). A state built from at least ``CONTENT_FROM`` memories records it, and a state
+    whose ``checker`` differs is kept when this is what it recorded: a reinstall of the same code
+    (pip writes every file anew: new times, same bytes) then costs this, not a full verification
+    (seconds at 100,000 memories). Any changed byte, or a file gone, still discards the state."""
+    global _content
+    if _content is None:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        _content = content_of([(n, os.path.join(root, n)) for n in _CODE] + _library_files(_find_spec()))
+    return _content
+
+
+def content_of(files: list[tuple[str, str | None]]) -> str:
+    """One digest of the names and bytes of ``files`` ((name, path); a None path stands for its
+    name alone; a directory or an unreadable file is named as such): one line per file, its
+    name and the SHA-256 of its bytes."""
+    lines = []
+    for name, path in files:
+        if path is None:
+            lines.append(f"{name}\0-")
+            continue
+        try:
+            with open(path, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    raise IsADirectoryError
+                h = hashing.sha256()
+                while chunk := fh.read(1 << 20):
+                    h.update(chunk)
+            lines.append(f"{name}\0{h.hexdigest()}")
+        except IsADirectoryError:
+            lines.append(f"{name}\0not a file")
+        except OSError:
+            lines.append(f"{name}\0unreadable")
+    return hashing.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def _library_files(find_spec) -> list[tuple[str, str | None]]:
+    """The Ed25519 libraries' binaries: cryptography's (it carries OpenSSL) and PyNaCl's (it
+    carries libsodium, which ``core.keys`` lets accept first), as (name, path) in name order,
+    located by ``find_spec(package)`` without importing them; (what is missing, None) for a
+    package that is absent or unreadable."""
+    out: list[tuple[str, str | None]] = []
     for package, inner, prefix in (("cryptography", ("hazmat", "bindings"), "_rust"), ("nacl", (), "_sodium")):
         spec = find_spec(package)
         if spec is None or not spec.submodule_search_locations:
-            lib += f"{package}:absent;"
+            out.append((f"{package}:absent;", None))
             continue
         base = os.path.join(list(spec.submodule_search_locations)[0], *inner)
         try:
-            for n in sorted(n for n in os.listdir(base) if n.startswith(prefix)):
-                st = os.stat(os.path.join(base, n))
-                lib += f"{n}:{st.st_size}:{st.st_mtime_ns};"
+            out += [(n, os.path.join(base, n)) for n in sorted(n for n in os.listdir(base) if n.startswith(prefix))]
         except OSError:
-            lib += f"{package}:unreadable;"
-    return lib
+            out.append((f"{package}:unreadable;", None))
+    return out
 
 
 def paths(repo: Repo) -> tuple[str, str, str]:
@@ -228,7 +289,9 @@ def _connect(db: str, readonly: bool) -> sqlite3.Connection:
 
 
 def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
-    """The database if it is safe, sealed, of this version and checker; else None."""
+    """The database if it is safe, sealed, of this version and checker; else None. Of another
+    checker but the same ``content``, it is taken over when opened for writing (the checker
+    recorded anew, the seal renewed); read-only, it is None until then."""
     if not _safe_dirs(repo) or not sealed(repo):
         return None
     try:
@@ -240,11 +303,25 @@ def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
     except sqlite3.Error:
         conn.close()
         return None
-    if meta.get("version") != VERSION or meta.get("checker") != checker() \
-            or meta.get("objectFormat") != repo.object_format:
+    if meta.get("version") != VERSION or meta.get("objectFormat") != repo.object_format:
         conn.close()
         return None
+    if meta.get("checker") != checker():
+        if readonly or meta.get("content") is None or meta.get("content") != content():
+            conn.close()
+            return None
+        try:  # the same code and libraries, installed anew
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'checker'", (checker(),))
+            write_seal(repo)
+        except (sqlite3.Error, WriteFailed):
+            conn.close()
+            return None
     return conn
+
+
+def record_content(conn) -> None:
+    """Record ``content`` in a state being built (the caller seals it)."""
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('content', ?)", (content(),))
 
 
 Unwritable = StateUnwritable

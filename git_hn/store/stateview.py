@@ -131,6 +131,8 @@ def build(repo: Repo, collection, with_totals: bool = False):
     work = progress.storing(len(collection.memories))
     try:
         totals = state.load_collection(conn, collection, work)
+        if len(collection.memories) >= statedb.CONTENT_FROM:
+            statedb.record_content(conn)  # a reinstall of the same code then keeps this state
         statedb.write_seal(repo)
     except BaseException as exc:
         conn.close()

@@ -243,6 +243,43 @@ def test_a_state_written_under_another_checker_is_not_reused(populated, monkeypa
     assert len(staged) == 5  # everything verified again, under this checker
 
 
+def _meta(repo) -> dict:
+    with sqlite3.connect(_db(repo)) as conn:
+        return dict(conn.execute("SELECT key, value FROM meta"))
+
+
+def test_a_state_of_the_same_code_installed_anew_is_kept_and_of_other_code_rebuilt(populated, monkeypatch):
+    """A reinstall writes every file anew (new times: another checker) with the same bytes: a
+    state built from enough memories to be worth it records their digest, and is then kept,
+    taken over under the new checker; other bytes (``content``) make it verified again."""
+    monkeypatch.setattr(statedb, "CONTENT_FROM", 1)
+    _db(populated).unlink()  # built again, now recording the content digest
+    expected = _recall(populated)
+    assert _meta(populated)["content"] == statedb.content()
+    inode = _db(populated).stat().st_ino
+    staged = staged_commits(monkeypatch)
+    monkeypatch.setattr(statedb, "_checker", "the same code, installed anew")
+    assert _recall(populated) == expected
+    assert staged == []  # nothing verified again
+    assert _db(populated).stat().st_ino == inode
+    assert _meta(populated)["checker"] == "the same code, installed anew"
+    assert _recall(populated) == expected and staged == []  # served read-only from now on
+    assert hn(populated, "memory", "index", "verify").code == 0  # (a full verification)
+    staged.clear()
+    monkeypatch.setattr(statedb, "_checker", "other code")
+    monkeypatch.setattr(statedb, "_content", "other bytes")
+    assert _recall(populated) == expected
+    assert len(staged) == 5  # everything verified again, under this checker
+    assert _meta(populated)["content"] == "other bytes"
+
+
+def test_a_small_state_records_no_content_digest(populated):
+    """Below ``CONTENT_FROM`` memories a rebuild costs less than the digest (the libraries are
+    megabytes): such a state is verified again after any reinstall."""
+    _recall(populated)
+    assert "content" not in _meta(populated)
+
+
 def test_new_record_and_policy_change_are_followed(populated):
     new = _rec(populated, "brand new memory")
     assert new in _recall(populated)

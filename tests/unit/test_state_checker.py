@@ -39,3 +39,29 @@ def test_the_installed_libraries_are_both_named():
 
     lib = statedb._libraries(PathFinder.find_spec)
     assert "_rust" in lib and "_sodium" in lib, lib
+
+
+def test_the_content_digest_follows_bytes_not_times(tmp_path):
+    """``content`` keeps a state across a reinstall of the same files (new times, same bytes),
+    never across a changed byte, a renamed, missing or replaced file."""
+    code = tmp_path / "chain.py"
+    code.write_bytes(b"rules")
+    lib = tmp_path / "_sodium.abi3.so"
+    lib.write_bytes(b"libsodium")
+    files = [("core/chain.py", str(code)), ("_sodium.abi3.so", str(lib))]
+    before = statedb.content_of(files)
+    os.utime(code, (1, 1))
+    os.utime(lib, (2, 2))
+    assert statedb.content_of(files) == before  # installed anew
+    lib.write_bytes(b"libsodium!")
+    assert statedb.content_of(files) != before
+    lib.write_bytes(b"libsodium")
+    assert statedb.content_of(files) == before
+    assert statedb.content_of([("core/chain2.py", str(code)), files[1]]) != before
+    assert statedb.content_of(files[:1]) != before
+    lib.unlink()
+    assert statedb.content_of(files) != before
+    lib.mkdir()
+    assert statedb.content_of(files) != before
+    # the bytes of one file never pass for another's: each is digested on its own
+    assert statedb.content_of([("a", str(code)), ("b", None)]) != statedb.content_of([("a", None), ("b", str(code))])
