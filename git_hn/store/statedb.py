@@ -134,13 +134,15 @@ def _libraries(find_spec) -> str:
 
 
 CONTENT_FROM = 1000  # memories from which a built state records ``content`` (what a rebuild costs more than)
+CONTENT_FROM_BYTES = 2 << 20  # the size of a state of about that many memories (~2 KB each)
 _content: str | None = None
 
 
 def content() -> str:
     """A digest of the *bytes* of what ``checker`` identifies by size and time: the code that
     verifies and derives and the Ed25519 libraries' binaries (tens of milliseconds: the libraries
-    are megabytes). A state built from at least ``CONTENT_FROM`` memories records it, and a state
+    are megabytes). A state built from at least ``CONTENT_FROM`` memories records it (one that
+    grew to ``CONTENT_FROM_BYTES`` records it when next opened for writing), and a state
     whose ``checker`` differs is kept when this is what it recorded: a reinstall of the same code
     (pip writes every file anew: new times, same bytes) then costs this, not a full verification
     (seconds at 100,000 memories). Any changed byte, or a file gone, still discards the state."""
@@ -316,7 +318,19 @@ def open_sealed(repo: Repo, readonly: bool) -> sqlite3.Connection | None:
         except (sqlite3.Error, WriteFailed):
             conn.close()
             return None
+    elif not readonly and "content" not in meta and _size(repo) >= CONTENT_FROM_BYTES:
+        try:  # a state that grew past ``CONTENT_FROM`` memories since it was built
+            record_content(conn)
+            write_seal(repo)
+        except (sqlite3.Error, WriteFailed):
+            conn.close()
+            return None
     return conn
+
+
+def _size(repo: Repo) -> int:
+    st = _lstat(paths(repo)[1])
+    return st.st_size if st is not None else 0
 
 
 def record_content(conn) -> None:

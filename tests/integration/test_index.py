@@ -273,11 +273,22 @@ def test_a_state_of_the_same_code_installed_anew_is_kept_and_of_other_code_rebui
     assert _meta(populated)["content"] == "other bytes"
 
 
-def test_a_small_state_records_no_content_digest(populated):
+def test_a_state_records_its_content_digest_once_it_is_large(populated, monkeypatch):
     """Below ``CONTENT_FROM`` memories a rebuild costs less than the digest (the libraries are
-    megabytes): such a state is verified again after any reinstall."""
+    megabytes): such a state records none. One that grew to ``CONTENT_FROM_BYTES`` (the common
+    way: built small, then records and syncs added to it) records it when next written, and
+    is then kept across a reinstall."""
     _recall(populated)
     assert "content" not in _meta(populated)
+    _rec(populated, "one more")
+    assert "content" not in _meta(populated)
+    monkeypatch.setattr(statedb, "CONTENT_FROM_BYTES", 1)
+    _rec(populated, "and one more")
+    assert _meta(populated)["content"] == statedb.content()
+    expected = _recall(populated)
+    staged = staged_commits(monkeypatch)
+    monkeypatch.setattr(statedb, "_checker", "the same code, installed anew")
+    assert _recall(populated) == expected and staged == []
 
 
 def test_new_record_and_policy_change_are_followed(populated):
