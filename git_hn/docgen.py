@@ -91,7 +91,7 @@ control characters.
 Read commands answer from a verified state kept in
 .BR .git/hn/memory/ .
 When there is none to use (the first command after an install, or after an upgrade that
-changes git\-hn's verifying code or its Ed25519 libraries, or a damaged state file), a command
+changes git\\-hn's verifying code or its Ed25519 libraries, or a damaged state file), a command
 verifies every memory again before
 it answers: seconds for a hundred thousand memories. Once that has taken a second, and only when
 standard error is a terminal (and
