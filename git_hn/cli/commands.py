@@ -607,9 +607,10 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
     repo = open_repo()
     if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
         return hooks.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")
-    from . import notice
+    if render.stderr_on_terminal():
+        from . import notice
 
-    notice.install()  # Git waits on these hooks, and so does whoever is at its terminal
+        notice.install()  # Git waits on these hooks, and so does whoever is at its terminal
     if args[0] == "pre-push":
         return hooks.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
     if args[0] == "post-rewrite":

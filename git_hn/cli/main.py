@@ -305,9 +305,10 @@ def dispatch(argv: list[str]) -> int:
         from .commands import mcp_command, parse_mcp_args
 
         return mcp_command(*parse_mcp_args(argv[1:]))
-    from . import notice
+    if render.stderr_on_terminal():  # (nothing more is loaded for agents and scripts)
+        from . import notice
 
-    notice.install()  # a person at a terminal sees a full verification that takes a while
+        notice.install()  # a person at a terminal sees a full verification that takes a while
     if cmd not in TOP:
         from ..core.gostr import one_line
 

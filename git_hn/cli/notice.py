@@ -17,7 +17,6 @@ line holds only counts and fixed words, never author text.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from ..store import progress
@@ -29,12 +28,10 @@ GOES_ON = 0.25  # seconds between two pieces of work that make them one wait
 
 def install() -> None:
     """Listen for the store's long work when stderr is a terminal that can erase a line."""
-    try:
-        if not sys.stderr.isatty() or os.environ.get("TERM", "dumb") == "dumb":
-            return
-    except (ValueError, OSError):  # stderr closed
-        return
-    progress.listen(Line)
+    from .render import stderr_on_terminal
+
+    if stderr_on_terminal() and os.environ.get("TERM", "dumb") != "dumb":
+        progress.listen(Line)
 
 
 class Line(progress.Work):

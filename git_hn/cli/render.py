@@ -33,6 +33,14 @@ def on_terminal() -> bool:
         return False
 
 
+def stderr_on_terminal() -> bool:
+    """Whether stderr is a terminal (where ``notice`` may draw its line)."""
+    try:
+        return sys.stderr.isatty()
+    except ValueError:  # closed
+        return False
+
+
 def write(text: str) -> None:
     """Text a terminal view has already made inert and fitted."""
     sys.stdout.write(text)

@@ -284,11 +284,13 @@ def test_no_color_is_an_option_of_every_human_output_table():
 
 
 def test_piped_output_never_imports_rich(world):
-    """The hot path stays cheap: rich and the terminal views load only for a terminal."""
+    """The hot path stays cheap: rich, the terminal views and the status line (stderr) load only
+    for a terminal."""
     repo, ids = world
     probe = ("import sys\nfrom git_hn.cli.main import main\n"
              "code = main(sys.argv[1:])\n"
-             "sys.stderr.write(repr(sorted(m for m in ('rich', 'git_hn.cli.terminal') if m in sys.modules)))\n")
+             "sys.stderr.write(repr(sorted(m for m in ('rich', 'git_hn.cli.terminal', 'git_hn.cli.notice')"
+             " if m in sys.modules)))\n")
     for args in (["memory", "recall", "--include-untrusted"], ["memory", "show", ids["hostile"]],
                  ["memory", "log"]):
         proc = subprocess.run([sys.executable, "-c", probe, *args], cwd=repo, capture_output=True, timeout=120)

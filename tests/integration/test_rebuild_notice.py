@@ -144,10 +144,11 @@ def test_the_hooks_git_waits_on_listen_and_the_background_publisher_does_not(str
     """A first fetch or push after an upgrade verifies in the hook, with Git (and the person at
     its terminal) waiting: those hooks draw the line too; the publisher Git does not wait on, whose
     output could land on a prompt, never does."""
-    from git_hn.cli import commands, notice
+    from git_hn.cli import commands, notice, render
     from git_hn.service import hooks
 
     installed = []
+    monkeypatch.setattr(render, "stderr_on_terminal", lambda: True)
     monkeypatch.setattr(notice, "install", lambda: installed.append(True))
     monkeypatch.setattr(hooks, "run_background_publication", lambda *a: 0)
     monkeypatch.chdir(stream)
