@@ -167,19 +167,20 @@ def _stored_tables(repo: Repo) -> dict | None:
     _mem, db, _seal = statedb.paths(repo)
     if not os.path.lexists(db):
         return None
-    with statedb.locked(repo, exclusive=False):
-        if not statedb.sealed(repo):
-            raise core_index.IndexError_("corrupt", "memory state is unsafe or was changed after it was written")
-        conn = statedb.open_sealed(repo, readonly=True)
-        if conn is None:
-            raise core_index.IndexError_("incompatible", "memory state was written by another version")
-        try:
-            tables = _dump(conn)
-        except sqlite3.Error:
-            raise core_index.IndexError_("corrupt", "memory state is unreadable") from None
-        finally:
-            conn.close()
-    return tables
+    for exclusive in (False, True):  # the second time, a state of the same code installed anew
+        with statedb.locked(repo, exclusive=exclusive):  # is taken over (``open_sealed``)
+            if not statedb.sealed(repo):
+                raise core_index.IndexError_("corrupt", "memory state is unsafe or was changed after it was written")
+            conn = statedb.open_sealed(repo, readonly=not exclusive)
+            if conn is None:
+                continue
+            try:
+                return _dump(conn)
+            except sqlite3.Error:
+                raise core_index.IndexError_("corrupt", "memory state is unreadable") from None
+            finally:
+                conn.close()
+    raise core_index.IndexError_("incompatible", "memory state was written by another version")
 
 
 def _tables_of(repo: Repo, collection) -> dict:

@@ -264,7 +264,10 @@ def test_a_state_of_the_same_code_installed_anew_is_kept_and_of_other_code_rebui
     assert _db(populated).stat().st_ino == inode
     assert _meta(populated)["checker"] == "the same code, installed anew"
     assert _recall(populated) == expected and staged == []  # served read-only from now on
-    assert hn(populated, "memory", "index", "verify").code == 0  # (a full verification)
+    monkeypatch.setattr(statedb, "_checker", "installed anew once more")
+    assert hn(populated, "memory", "index", "verify").code == 0  # takes it over too
+    assert _meta(populated)["checker"] == "installed anew once more"
+    assert _db(populated).stat().st_ino == inode
     staged.clear()
     monkeypatch.setattr(statedb, "_checker", "other code")
     monkeypatch.setattr(statedb, "_content", "other bytes")
