@@ -294,6 +294,15 @@ def test_a_state_records_its_content_digest_once_it_is_large(populated, monkeypa
     assert _recall(populated) == expected and staged == []
 
 
+def test_index_verify_calls_a_state_of_other_code_incompatible_and_leaves_it(populated, monkeypatch):
+    _recall(populated)
+    before = _db(populated).read_bytes()
+    monkeypatch.setattr(statedb, "_checker", "another verification code or library")
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, "git-hn: memory index incompatible: memory state was written by another version\n")
+    assert _db(populated).read_bytes() == before
+
+
 def test_new_record_and_policy_change_are_followed(populated):
     new = _rec(populated, "brand new memory")
     assert new in _recall(populated)
