@@ -2,10 +2,10 @@
 
 A read command that finds no usable verified state (the first command after an install, or
 after an upgrade that changes git-hn's verifying code or its Ed25519 libraries, a damaged
-state file) verifies all memory before
-it answers: seconds at 100,000 memories. Once such work has taken ``AFTER`` seconds, a line
-says what it is and how far it got, redrawn in place at most every ``EVERY`` seconds, and
-erased when the work ends, before the command's own output or error line. Nothing is shown when
+state file) verifies all memory before it answers: seconds at 100,000 memories. Once such work
+has taken ``AFTER`` seconds, a line says what it is and how far it got, redrawn in place at most
+every ``EVERY`` seconds, and erased when the work ends, before the command's own output or error
+line. Nothing is shown when
 stderr is not a terminal (agents, scripts, pipes) or ``TERM`` is ``dumb``, and rich is imported
 only once the line is due.
 

@@ -536,8 +536,8 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
                     raise
                 failed.add((source.actor, source.stream))
     finally:
+        work.end()  # (never raises: the line is erased before anything else is said)
         verifier.close()
-        work.end()
     if failed is None:
         check_divergence(chains, sources)
     else:
