@@ -120,6 +120,19 @@ def shared_remote(root: Path, *names: str) -> tuple[Path, list[Path]]:
     return remote, repos
 
 
+def one_stream(tmp_path: Path, n: int) -> Path:
+    """A repository ``tmp_path/r`` whose one stream holds ``n`` observations (one import)."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    head = git(repo, "rev-parse", "HEAD")
+    lines = [json.dumps({"version": 0, "kind": "observation", "content": f"note {i}",
+                         "anchor": {"commit": head}, "applicability": {"mode": "descendants"},
+                         "topics": [], "evidence": []}) for i in range(n)]
+    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
+    assert hn(repo, "memory", "import", str(tmp_path / "d.jsonl")).code == 0
+    return repo
+
+
 def refs_snapshot(path) -> str:
     return git(path, "for-each-ref", "--format=%(refname) %(objectname)")
 

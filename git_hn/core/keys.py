@@ -227,7 +227,8 @@ def _sodium():
 
 def sodium_version() -> str:
     """PyNaCl's version when libsodium is used (each PyNaCl release bundles one libsodium), else
-    "" (what a reused signature check depends on: ``store.verify.signature_checker``)."""
+    "" (for reports; a reused signature check depends on the libraries' bytes:
+    ``store.statedb.signatures``)."""
     if not _sodium():
         return ""
     try:

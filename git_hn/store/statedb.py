@@ -135,7 +135,10 @@ def _libraries(find_spec) -> str:
 
 CONTENT_FROM = 1000  # memories from which a built state records ``content`` (what a rebuild costs more than)
 CONTENT_FROM_BYTES = 2 << 20  # the size of a state of about that many memories (~2 KB each)
-_content: str | None = None
+# the code an Ed25519 verdict depends on besides the libraries: the key and signature decoding
+# and scan (``core.chain``, ``core.keys``) and the check itself (``core.keys``, ``store.verify``)
+_SIGNATURE_CODE = ("core/chain.py", "core/keys.py", "store/verify.py")
+_lines: dict | None = None
 
 
 def content() -> str:
@@ -146,17 +149,44 @@ def content() -> str:
     whose ``checker`` differs is kept when this is what it recorded: a reinstall of the same code
     (pip writes every file anew: new times, same bytes) then costs this, not a full verification
     (seconds at 100,000 memories). Any changed byte, or a file gone, still discards the state."""
-    global _content
-    if _content is None:
+    lines = _file_lines()
+    return _digest(lines[n] for n in [*_CODE, *lines["libraries"]])
+
+
+def signatures() -> str:
+    """A digest of the bytes an Ed25519 verdict depends on (``_SIGNATURE_CODE`` and the
+    libraries), recorded with ``content``: a state rebuilt after an upgrade that left them alone
+    hands its verdicts to the rebuild (``verified_signatures``), which then checks no signature
+    it already checked (a third of a rebuild's time)."""
+    lines = _file_lines()
+    return _digest(lines[n] for n in [*_SIGNATURE_CODE, *lines["libraries"]])
+
+
+def _file_lines() -> dict:
+    """Each file's line of ``content_of``, by name (``libraries``: the libraries' names), read once."""
+    global _lines
+    if _lines is None:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        _content = content_of([(n, os.path.join(root, n)) for n in _CODE] + _library_files(_find_spec()))
-    return _content
+        libs = _library_files(_find_spec())
+        lines = dict(zip(_CODE, _lines_of([(n, os.path.join(root, n)) for n in _CODE])))
+        lines.update(zip([n for n, _p in libs], _lines_of(libs)))
+        lines["libraries"] = [n for n, _p in libs]
+        _lines = lines
+    return _lines
 
 
 def content_of(files: list[tuple[str, str | None]]) -> str:
     """One digest of the names and bytes of ``files`` ((name, path); a None path stands for its
     name alone; a directory or an unreadable file is named as such): one line per file, its
     name and the SHA-256 of its bytes."""
+    return _digest(_lines_of(files))
+
+
+def _digest(lines) -> str:
+    return hashing.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def _lines_of(files: list[tuple[str, str | None]]) -> list[str]:
     lines = []
     for name, path in files:
         if path is None:
@@ -174,7 +204,7 @@ def content_of(files: list[tuple[str, str | None]]) -> str:
             lines.append(f"{name}\0not a file")
         except OSError:
             lines.append(f"{name}\0unreadable")
-    return hashing.sha256("\n".join(lines).encode()).hexdigest()
+    return lines
 
 
 def _library_files(find_spec) -> list[tuple[str, str | None]]:
@@ -334,8 +364,33 @@ def _size(repo: Repo) -> int:
 
 
 def record_content(conn) -> None:
-    """Record ``content`` in a state being built (the caller seals it)."""
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('content', ?)", (content(),))
+    """Record ``content`` and ``signatures`` in a state being written (the caller seals it)."""
+    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                     [("content", content()), ("signatures", signatures())])
+
+
+def verified_signatures(repo: Repo) -> dict[str, tuple[str, str]] | None:
+    """For a state about to be replaced (under the exclusive lock): the Ed25519 verdicts it
+    holds, when it is sealed and of this version and the bytes that gave them are the current
+    ones (``signatures``): {commit: (memory ID, signature text)}, as ``streams.collect`` takes
+    them (it still reads, scans, decodes and checks every commit, and reuses a verdict only for
+    the exact payload and signature it was given for). Else None."""
+    if not _safe_dirs(repo) or not sealed(repo):
+        return None
+    try:
+        conn = _connect(paths(repo)[1], True)
+    except sqlite3.Error:
+        return None
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("version") != VERSION or meta.get("objectFormat") != repo.object_format \
+                or meta.get("signatures") != signatures():
+            return None
+        return {c: (i, sig) for c, i, sig in conn.execute('SELECT "commit", id, signature FROM chain')}
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
 
 
 Unwritable = StateUnwritable

@@ -118,7 +118,9 @@ def update(repo: Repo, listing: list, scope: set | None = None):
             raise
     else:
         sources = [s for s in listing if state.in_scope(scope, s.actor, s.stream)]
-        collection = streams.collect(repo, sources)
+        # after an upgrade that left the signature code and libraries alone, the state being
+        # replaced still vouches for the signatures it checked (``statedb.verified_signatures``)
+        collection = streams.collect(repo, sources, verified=statedb.verified_signatures(repo))
     return build(repo, collection)
 
 

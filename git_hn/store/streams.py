@@ -473,9 +473,10 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
     on the source, run for every source.
 
     ``verified`` maps commits an earlier collection accepted to the memory ID and signature text
-    it verified (an incremental index rebuild, under the same ``signature_checker``): the Ed25519
-    check of a commit whose payload still hashes to that ID and whose signature text is the same
-    is not repeated, since it is a pure function of those bytes. Everything else (walk, pending
+    it verified (the state being rebuilt, checked under the same signature code and libraries:
+    ``statedb.verified_signatures``): the Ed25519 check of a commit whose payload still hashes
+    to that ID and whose signature text is the same is not repeated, since it is a pure function
+    of those bytes. Everything else (walk, pending
     state, tree shape, sizes, key scan, decoding, chain rules) still runs.
     """
     if sources is None:

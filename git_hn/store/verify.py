@@ -157,32 +157,10 @@ def unverified(commits: list[tuple[str, str]], staged: list, verified: dict) -> 
     return out
 
 
-def signature_checker() -> str:
-    """What the outcome of a signature check depends on besides its bytes: the code of
-    ``core.keys`` (weak-key rules, ``verify``), the cryptography and OpenSSL versions and, when
-    libsodium may accept first, PyNaCl's version. Earlier checks are reused only under the same
-    value; "" (unknown) reuses nothing."""
-    from ..core import hashing
-
-    from ..core import keys
-
-    try:
-        import cryptography
-        from cryptography.hazmat.backends.openssl.backend import backend
-
-        with open(keys.__file__, "rb") as fh:
-            code = hashing.sha256(fh.read()).hexdigest()
-        fast = keys.sodium_version()
-        return (f"{code} cryptography/{cryptography.__version__} {backend.openssl_version_text()}"
-                + (f" {fast}" if fast else ""))
-    except (OSError, ImportError, AttributeError):  # pragma: no cover - nothing reused then
-        return ""
-
-
 def _check_signature(item) -> bool:
     from ..core.keys import verify
 
-    if item is None:  # the same bytes were verified by an earlier collection (``collect``)
+    if item is None:  # the same bytes were verified before, by the same code (``collect``'s ``verified``)
         return True
     if isinstance(item, ValidationError):
         return False

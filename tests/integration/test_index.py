@@ -12,7 +12,7 @@ import sqlite3
 
 import pytest
 
-from git_hn.core import canonical
+from git_hn.core import canonical, keys
 from git_hn.core import recall as core_recall
 from git_hn.service import recall as recall_service
 from git_hn.store import private, statedb, streams
@@ -270,7 +270,7 @@ def test_a_state_of_the_same_code_installed_anew_is_kept_and_of_other_code_rebui
     assert _db(populated).stat().st_ino == inode
     staged.clear()
     monkeypatch.setattr(statedb, "_checker", "other code")
-    monkeypatch.setattr(statedb, "_content", "other bytes")
+    monkeypatch.setattr(statedb, "content", lambda: "other bytes")
     assert _recall(populated) == expected
     assert len(staged) == 5  # everything verified again, under this checker
     assert _meta(populated)["content"] == "other bytes"
@@ -292,6 +292,39 @@ def test_a_state_records_its_content_digest_once_it_is_large(populated, monkeypa
     staged = staged_commits(monkeypatch)
     monkeypatch.setattr(statedb, "_checker", "the same code, installed anew")
     assert _recall(populated) == expected and staged == []
+
+
+def test_a_rebuild_after_an_upgrade_reuses_the_signature_checks_of_unchanged_signature_code(populated, monkeypatch):
+    """An upgrade that changes verifying code but not the signature code or the libraries
+    (``statedb.signatures``) rebuilds the state reading, scanning and decoding every commit
+    again, but checks no signature the replaced state checked; other signature code, or a
+    state whose file was changed, gets every signature checked."""
+    monkeypatch.setattr(statedb, "CONTENT_FROM", 1)
+    _db(populated).unlink()
+    expected = _recall(populated)
+    assert _meta(populated)["signatures"] == statedb.signatures()
+    checks = []
+    real = keys.verify
+    monkeypatch.setattr(keys, "verify", lambda *a: (checks.append(1), real(*a))[1])
+    staged = staged_commits(monkeypatch)
+    monkeypatch.setattr(statedb, "_checker", "upgraded")
+    monkeypatch.setattr(statedb, "content", lambda: "upgraded derivation code")
+    assert _recall(populated) == expected
+    assert (len(staged), len(checks)) == (5, 0)
+    assert _meta(populated)["content"] == "upgraded derivation code"
+    staged.clear()
+    monkeypatch.setattr(statedb, "_checker", "upgraded again")
+    monkeypatch.setattr(statedb, "content", lambda: "upgraded signature code")
+    monkeypatch.setattr(statedb, "signatures", lambda: "upgraded signature code")
+    assert _recall(populated) == expected
+    assert (len(staged), len(checks)) == (5, 5)
+    staged.clear()
+    checks.clear()
+    with sqlite3.connect(_db(populated)) as conn:  # a state changed behind git-hn's back
+        conn.execute("UPDATE meta SET value = 'anything' WHERE key = 'checker'")
+    assert _recall(populated) == expected
+    assert (len(staged), len(checks)) == (5, 5)  # its verdicts are not taken
+    assert hn(populated, "memory", "index", "verify").code == 0
 
 
 def test_index_verify_calls_a_state_of_other_code_incompatible_and_leaves_it(populated, monkeypatch):

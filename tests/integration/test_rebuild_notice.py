@@ -9,7 +9,6 @@ git-hn's real entry point in a subprocess whose stderr is a real pseudo-terminal
 
 from __future__ import annotations
 
-import json
 import os
 import pty
 import subprocess
@@ -20,7 +19,7 @@ import pytest
 from git_hn.store import progress, streams
 from git_hn.store.repo import open_repo
 
-from helpers import forged_commit, git, hn, make_repo, read_terminal
+from helpers import forged_commit, git, hn, one_stream, read_terminal
 
 PROBE = ("import sys\n"
          "from git_hn.cli import notice\n"
@@ -36,14 +35,7 @@ ERASE = "\r\x1b[2K"
 @pytest.fixture
 def stream(tmp_path):
     """A repository with one stream of 40 memories."""
-    repo = make_repo(tmp_path / "r")
-    assert hn(repo, "init", "--name", "A").code == 0
-    head = git(repo, "rev-parse", "HEAD")
-    lines = [json.dumps({"version": 0, "kind": "observation", "content": f"note {i}",
-                         "anchor": {"commit": head}, "applicability": {"mode": "descendants"},
-                         "topics": [], "evidence": []}) for i in range(40)]
-    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
-    assert hn(repo, "memory", "import", str(tmp_path / "d.jsonl")).code == 0
+    repo = one_stream(tmp_path, 40)
     assert hn(repo, "memory", "brief", "--json").code == 0  # the verified state exists
     return repo
 

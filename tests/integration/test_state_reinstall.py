@@ -4,7 +4,8 @@ pip writes every file of a package anew, so a reinstall (or an upgrade that does
 verifying code) changes the state's checker, which identifies that code and the Ed25519
 libraries by size and modification time: before, the next command verified every memory again
 (seconds at 100,000 memories). A state built from ``statedb.CONTENT_FROM`` memories or more also
-records the digest of their bytes, and is kept when only the times moved. Here git-hn runs from
+records the digest of their bytes, and is kept when only the times moved; rebuilt after an
+upgrade that left the signature code alone, it checks no signature twice. Here git-hn runs from
 a copy of its package, whose files are then touched (as a reinstall does) or changed.
 """
 
@@ -20,32 +21,38 @@ import time
 from pathlib import Path
 
 import git_hn
-from helpers import git, hn, make_repo
+from helpers import one_stream
 
 PROBE = ("import sys\n"
          "sys.path.insert(0, sys.argv[1])\n"
+         "from git_hn.core import keys\n"
          "from git_hn.store import statedb, verify\n"
          "assert statedb.__file__.startswith(sys.argv[1]), statedb.__file__\n"
          "statedb.CONTENT_FROM = 1\n"
-         "staged = []\n"
-         "real = verify.stage_commits\n"
-         "def counting(repo, commits, read=None):\n"
+         "staged, checked = [], []\n"
+         "real_stage, real_verify = verify.stage_commits, keys.verify\n"
+         "def stage(repo, commits, read=None):\n"
          "    staged.extend(commits)\n"
-         "    return real(repo, commits, read)\n"
-         "verify.stage_commits = counting\n"
+         "    return real_stage(repo, commits, read)\n"
+         "def check(*args):\n"
+         "    checked.append(1)\n"
+         "    return real_verify(*args)\n"
+         "verify.stage_commits, keys.verify = stage, check\n"
          "from git_hn.cli.main import main\n"
          "code = main(sys.argv[2:])\n"
          "sys.stdout.flush()\n"
-         "sys.stderr.write(f'verified {len(staged)}')\n"
+         "sys.stderr.write(f'verified {len(staged)} {len(checked)}')\n"
          "sys.exit(code)\n")
 
 
-def _run(repo: Path, package: Path) -> tuple[str, int]:
-    """(recall's output, commits verified) with git-hn loaded from ``package``."""
+def _run(repo: Path, package: Path) -> tuple[str, int, int]:
+    """(recall's output, commits read and checked, signatures checked) with git-hn loaded from
+    ``package``."""
     proc = subprocess.run([sys.executable, "-c", PROBE, str(package), "memory", "recall", "--json",
                            "--include-untrusted"], cwd=repo, capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    return proc.stdout.decode(), int(proc.stderr.decode().rsplit("verified ", 1)[1])
+    staged, checked = proc.stderr.decode().rsplit("verified ", 1)[1].split()
+    return proc.stdout.decode(), int(staged), int(checked)
 
 
 def _meta(repo: Path) -> dict:
@@ -54,35 +61,34 @@ def _meta(repo: Path) -> dict:
 
 
 def test_a_reinstall_keeps_the_state_and_a_changed_byte_rebuilds_it(tmp_path):
-    repo = make_repo(tmp_path / "r")
-    assert hn(repo, "init", "--name", "A").code == 0
-    head = git(repo, "rev-parse", "HEAD")
-    lines = [json.dumps({"version": 0, "kind": "observation", "content": f"note {i}",
-                         "anchor": {"commit": head}, "applicability": {"mode": "descendants"},
-                         "topics": [], "evidence": []}) for i in range(6)]
-    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
-    assert hn(repo, "memory", "import", str(tmp_path / "d.jsonl")).code == 0
+    repo = one_stream(tmp_path, 6)
     package = tmp_path / "site"
     shutil.copytree(Path(git_hn.__file__).parent, package / "git_hn",
                     ignore=shutil.ignore_patterns("__pycache__"))
 
-    out, verified = _run(repo, package)  # this package's first command builds the state
-    assert verified == 6 and json.loads(out)["matched"] == 6
+    out, staged, checked = _run(repo, package)  # this package's first command builds the state
+    assert (staged, checked) == (6, 6) and json.loads(out)["matched"] == 6
     first = _meta(repo)
-    assert first["content"]
+    assert first["content"] and first["signatures"]
 
     later = time.time() + 100  # a reinstall: every file written anew, the same bytes
     for root, _dirs, files in os.walk(package):
         for name in files:
             os.utime(os.path.join(root, name), (later, later))
-    again, verified = _run(repo, package)
-    assert (again, verified) == (out, 0)  # kept: nothing verified again
+    assert _run(repo, package) == (out, 0, 0)  # kept: nothing verified again
     second = _meta(repo)
     assert second["checker"] != first["checker"] and second["content"] == first["content"]
-    assert _run(repo, package) == (out, 0)
+    assert _run(repo, package) == (out, 0, 0)
 
-    chain = package / "git_hn" / "core" / "chain.py"  # an upgrade that changes verifying code
+    # an upgrade that changes verifying code but not the signature code: every commit is read,
+    # scanned and decoded again under the new code, no signature is checked twice
+    projection = package / "git_hn" / "core" / "projection.py"
+    projection.write_bytes(projection.read_bytes() + b"\n# one more line\n")
+    assert _run(repo, package) == (out, 6, 0)
+    third = _meta(repo)
+    assert third["content"] != first["content"] and third["signatures"] == first["signatures"]
+
+    chain = package / "git_hn" / "core" / "chain.py"  # one that changes the signature code
     chain.write_bytes(chain.read_bytes() + b"\n# one more line\n")
-    again, verified = _run(repo, package)
-    assert (again, verified) == (out, 6)  # verified again under the new code
-    assert _meta(repo)["content"] not in ("", first["content"])
+    assert _run(repo, package) == (out, 6, 6)  # everything verified again under the new code
+    assert _meta(repo)["signatures"] != first["signatures"]

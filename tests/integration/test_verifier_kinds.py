@@ -7,7 +7,6 @@ of the parent's."""
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from git_hn.core import keys
 from git_hn.errors import ValidationError
 from git_hn.store import verify
-from helpers import git, hn, make_repo
+from helpers import git, one_stream
 
 
 def _staged(n: int) -> list:
@@ -122,14 +121,7 @@ def test_a_verifier_closed_early_ends_its_busy_workers():
 def _chain(tmp_path, n: int):
     """A repository with one stream of ``n`` memories: (repo, its ref, its (commit, tree) pairs,
     root first)."""
-    repo = make_repo(tmp_path / "r")
-    assert hn(repo, "init", "--name", "A").code == 0
-    head = git(repo, "rev-parse", "HEAD")
-    lines = [json.dumps({"version": 0, "kind": "observation", "content": f"note {i}",
-                         "anchor": {"commit": head}, "applicability": {"mode": "descendants"},
-                         "topics": [], "evidence": []}) for i in range(n)]
-    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
-    assert hn(repo, "memory", "import", str(tmp_path / "d.jsonl")).code == 0
+    repo = one_stream(tmp_path, n)
     ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
     commits = [tuple(line.split()) for line in git(repo, "log", "--reverse", "--format=%H %T", ref).splitlines()]
     assert len(commits) == n
