@@ -227,8 +227,8 @@ def _sodium():
 
 def sodium_version() -> str:
     """PyNaCl's version when libsodium is used (each PyNaCl release bundles one libsodium), else
-    "" (for reports; a reused signature check depends on the libraries' bytes:
-    ``store.statedb.signatures``)."""
+    "" (what a test checks to know libsodium is in use; a reused signature check depends on
+    the libraries' bytes instead: ``store.statedb.signatures``)."""
     if not _sodium():
         return ""
     try:
