@@ -10,7 +10,9 @@ Reported (median of paired runs; targets from the incremental issue):
   ``git fetch origin '+refs/hn/memory/*:refs/scratch/*'`` that already fetched once (<= 3);
 - ``sync-100``: a first sync of 100 selected streams into a fresh clone, against a plain fetch of
   exactly those 100 refs plus verifying their 200 signatures (<= 1.5); with it, the floor: what
-  any implementation of that sync must spend in Git and in starting Python (``floor_100``).
+  any implementation of that sync must spend in Git and in starting Python (``floor_100``),
+  and the same sync through ``resident.py``'s fork server (``residentProbeMs``/``Ratio``: what a
+  resident process that keeps git-hn imported would cost at best; a probe, not git-hn).
   Signatures are verified with git-hn's own verifier (``sigcost``: libsodium where installed);
   ``ratioWithCryptography`` is the ratio against the cryptography library's slower time;
 - ``push-hooks``: ``git push`` of a new commit with the hooks installed, 10,000 local streams and
@@ -36,11 +38,14 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -151,24 +156,62 @@ def bench_sync(root, env, actors, runs, timeout, only, settle_seconds):
         chosen = sorted(rng.sample(streams, 100))
         cost = verify_cost(remote, [r for r, _ in chosen], env)
         t_verify = cost["seconds"]
-        hn, base, floor = [], [], []
-        for i in range(runs):
-            plain = os.path.join(root, f"plain-100-{i}")
-            git(["init", "-q", "--bare", plain], root, env)
-            base.append(run(["git", "fetch", "-q", "--no-tags", "file://" + remote,
-                             *[f"+{r}:{r}" for r, _ in chosen]], plain, env))
-            c = clone(remote, os.path.join(root, f"hn-100-{i}"), env)
-            sel = ["git", "hn", "replication", "select"]
-            for _r, s in chosen:
-                sel += ["--memory", s]
-            run(sel, c, env)
-            hn.append(run(["git", "hn", "sync"], c, env, timeout))
-            floor.append(floor_100(remote, chosen, os.path.join(root, f"floor-100-{i}"), env))
+        hn, base, floor, warm = [], [], [], []
+        sel = ["git", "hn", "replication", "select"]
+        for _r, s in chosen:
+            sel += ["--memory", s]
+        with resident_server(root, env) as through_server:
+            for i in range(runs):
+                plain = os.path.join(root, f"plain-100-{i}")
+                git(["init", "-q", "--bare", plain], root, env)
+                base.append(run(["git", "fetch", "-q", "--no-tags", "file://" + remote,
+                                 *[f"+{r}:{r}" for r, _ in chosen]], plain, env))
+                c = clone(remote, os.path.join(root, f"hn-100-{i}"), env)
+                run(sel, c, env)
+                hn.append(run(["git", "hn", "sync"], c, env, timeout))
+                floor.append(floor_100(remote, chosen, os.path.join(root, f"floor-100-{i}"), env))
+                w = clone(remote, os.path.join(root, f"resident-100-{i}"), env)
+                run(sel, w, env)
+                warm.append(run(through_server("sync"), w, env, timeout))
+                if accepted_count(w) != len(chosen):  # the probe's sync did the same work
+                    raise SystemExit("the resident probe's sync did not promote every stream")
         r = with_cost(pair("sync-100", hn, base, t_verify), cost, hn)
-        f = statistics.median(floor)
-        r.update(floorMs=round(f * 1000, 1), floorRatio=round(f / (statistics.median(base) + t_verify), 2))
+        f, b = statistics.median(floor), statistics.median(base) + t_verify
+        r.update(floorMs=round(f * 1000, 1), floorRatio=round(f / b, 2))
+        w = statistics.median(warm)
+        r.update(residentProbeMs=round(w * 1000, 1), residentProbeRatio=round(w / b, 2))
         results.append(r)
     return results
+
+
+@contextlib.contextmanager
+def resident_server(root, env):
+    """``resident.py``'s fork server, started with this interpreter (which must import the
+    git-hn under test) and stopped after; yields the command line of one ``git-hn`` command
+    through it. Its requests wait until its imports are done."""
+    probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resident.py")
+    directory = tempfile.mkdtemp(prefix="hn-probe-")  # (a socket path is short)
+    sock = os.path.join(directory, "s")
+    server = subprocess.Popen([sys.executable, probe, "--serve", sock], env=env, cwd=root,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(sock):
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the resident probe did not start")
+            time.sleep(0.01)
+        yield lambda *args: [sys.executable, "-I", "-S", probe, sock, *args]
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)  # the server sees its socket gone and ends
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def accepted_count(repo) -> int:
+    return len(git(["for-each-ref", "--format=%(refname)", "refs/hn/remotes"], repo, os.environ).split())
 
 
 def floor_100(remote, chosen, path, env) -> float:
