@@ -30,7 +30,9 @@ def client(path: str, args: list) -> int:
 
     s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     s.connect(path)
-    msg = marshal.dumps((["git-hn", *args], os.getcwd(), dict(os.environ), os.umask(0o22)))
+    mask = os.umask(0o077)
+    os.umask(mask)
+    msg = marshal.dumps((["git-hn", *args], os.getcwd(), dict(os.environ), mask))
     fds = (0).to_bytes(4, sys.byteorder) + (1).to_bytes(4, sys.byteorder) + (2).to_bytes(4, sys.byteorder)
     s.sendmsg([msg], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
     code = b""
