@@ -47,6 +47,7 @@ def client(path: str, args: list) -> int:
 def serve(path: str) -> None:
     import array
     import io
+    import marshal
     import signal
     import socket
 
@@ -88,7 +89,7 @@ def serve(path: str) -> None:
         if os.fork() == 0:
             server.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            argv, cwd, env, umask = __import__("marshal").loads(msg)
+            argv, cwd, env, umask = marshal.loads(msg)
             for i, fd in enumerate(fds):
                 os.dup2(fd, i)
                 os.close(fd)
