@@ -313,7 +313,10 @@ class Quarantine:
                             input="".join(o + "\n" for o in sorted(remaining)).encode())
         if pack.returncode != 0:
             raise GitError("quarantine object packing failed")
-        index = self.main.git.run(["index-pack", "--stdin", "--fix-thin"], input=pack.stdout)
+        # named Git directory: run from a subdirectory of the working tree, ``index-pack --stdin``
+        # (Git 2.39) writes its pack under that subdirectory's own ``.git/objects/pack``
+        index = self.main.git.run([f"--git-dir={self.main.git_dir}", "index-pack", "--stdin", "--fix-thin"],
+                                  input=pack.stdout)
         if index.returncode != 0:
             raise GitError("main repository object indexing failed")
         return adopted

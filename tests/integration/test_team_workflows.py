@@ -361,3 +361,29 @@ def test_the_publication_gate_reads_the_state_as_a_full_collection_would(tmp_pat
 
     monkeypatch.setattr(stateview, "current", unavailable)
     assert answers() == [want for _bases, want in cases]
+
+
+
+def test_a_sync_from_a_subdirectory_copies_the_objects_into_the_repository(tmp_path, bare_remote):
+    """A sync run in a subdirectory of the working tree whose fetched pack is not adopted whole
+    (it holds an object the transaction does not accept) copies the accepted objects into the
+    repository's own store (``index-pack --stdin`` run there would write them under the
+    subdirectory), and promotes."""
+    remote, alice = _alice(tmp_path, bare_remote)
+    mem = _record(alice, "one")
+    assert hn(alice, "sync").code == 0
+    bob = _bob(tmp_path, remote)
+    assert hn(bob, "replication", "select", "--all").code == 0
+    sub = bob / "docs" / "deep"
+    sub.mkdir(parents=True)
+    assert hn(sub, "sync").code == 0
+    _record(alice, "two")
+    assert hn(alice, "sync").code == 0
+    r = hn(sub, "sync", "--json")
+    assert r.code == 0, r.err
+    assert (r.json()["promoted"], r.json()["importedMemories"]) == (1, 1)
+    assert not (sub / ".git").exists()
+    assert git(bob, "status", "--porcelain", "--untracked-files=all") == ""
+    ref = f"refs/hn/remotes/origin/memory/{mem['actor']}/{mem['stream'][7:]}"
+    assert git(bob, "rev-parse", ref) == git(alice, "rev-parse", f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}")
+    assert hn(bob, "memory", "index", "verify").code == 0
