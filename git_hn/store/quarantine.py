@@ -216,7 +216,7 @@ class Quarantine:
         if not is_local(url):
             self.carry_transport()
         args = ["git", "fetch", "--no-tags", *(() if fetch_head else ("--no-write-fetch-head",)),
-                "--progress", "--stdin", "--end-of-options", url]
+                "--progress", "--stdin", "--end-of-options", self.remote_url(url)]
         limit = max_total + max(1 << 20, max_total // 8)
         start_size = self.objects_size()
         # its own process group, so that a kill reaches the transport helper and index-pack too
@@ -275,6 +275,22 @@ class Quarantine:
         return "" if proc.returncode == 0 else "failed"
 
     measured = 0
+
+    def remote_url(self, url: str) -> str:
+        """``url`` as Git means it in the main repository, for a Git process that runs here. A
+        relative local path (``git remote add origin ../team.git``) is relative to the directory
+        Git works in there: the top of the working tree, or, where there is none (a bare
+        repository, or inside the Git directory), the directory the command runs in. In this
+        quarantine it would name another path. Every other URL is returned as it is."""
+        if not is_local(url) or "://" in url or os.path.isabs(url):
+            return url
+        if self._base is None:
+            top = self.main.git.run(["rev-parse", "--show-toplevel"])
+            found = top.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+            self._base = found if top.returncode == 0 and found else self.main.git.cwd
+        return os.path.join(self._base, url)
+
+    _base: str | None = None
 
     FETCH_HEAD_MAX = 16 << 20
 

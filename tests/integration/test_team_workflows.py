@@ -387,3 +387,38 @@ def test_a_sync_from_a_subdirectory_copies_the_objects_into_the_repository(tmp_p
     ref = f"refs/hn/remotes/origin/memory/{mem['actor']}/{mem['stream'][7:]}"
     assert git(bob, "rev-parse", ref) == git(alice, "rev-parse", f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}")
     assert hn(bob, "memory", "index", "verify").code == 0
+
+
+@pytest.mark.parametrize("selector", ["--all", "--memory"])
+def test_a_remote_added_by_a_relative_path_replicates_both_ways(tmp_path, bare_remote, selector):
+    """``git remote add origin ../team.git`` (the README's team setup): Git reads that path from
+    the top of the working tree, and so must the quarantine's fetch, which runs in another
+    directory; from the top and from a subdirectory alike."""
+    remote, alice = _alice(tmp_path, bare_remote)
+    mem = _record(alice, "one")
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "work" / "bob"
+    bob.parent.mkdir()
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(bob))
+    relative = os.path.relpath(remote, bob)
+    assert not os.path.isabs(relative)
+    git(bob, "remote", "set-url", "origin", relative)
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    args = ["--memory", mem["stream"]] if selector == "--memory" else ["--all"]
+    assert hn(bob, "replication", "select", *args).code == 0
+    r = hn(bob, "sync")
+    assert (r.code, r.err) == (0, "")
+    assert r.out.splitlines()[-1] == "Synchronized with origin: imported 1 memory, promoted 1 selection"
+    assert git(bob, "for-each-ref", "--format=%(objectname)", f"refs/hn/remotes/origin/memory/{mem['actor']}/"
+               f"{mem['stream'][7:]}") == git(alice, "rev-parse", f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}")
+    _record(alice, "two")
+    assert hn(alice, "sync").code == 0
+    sub = bob / "docs" / "deep"
+    sub.mkdir(parents=True)
+    r = hn(sub, "sync", "--json")
+    assert r.code == 0, r.err
+    assert (r.json()["promoted"], r.json()["importedMemories"]) == (1, 1)
+    # and Bob's own memory reaches the remote through the same relative URL
+    own = _record(bob, "from bob")
+    assert hn(bob, "sync").code == 0
+    assert own["stream"][7:] in git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")

@@ -71,7 +71,7 @@ def fetch_missing(run, wanted) -> None:
         if not oids:
             return  # fetched already and still missing: the outcome stands
         proc = run.q.git.run(["fetch", "--no-tags", "--no-write-fetch-head", "--depth=1",
-                              "--end-of-options", run.url, *oids])
+                              "--end-of-options", run.q.remote_url(run.url), *oids])
         if proc.returncode != 0:
             for o in targets:
                 oid = o.fields["missingId"]
