@@ -43,10 +43,11 @@ def test_two_actors_exchange_memories_and_trust_follows_policy(world):
     b = _rec(bob, "bob observes", kind="observation")
     r = hn(alice, "sync")  # nothing to import yet; publishes Alice's stream
     assert r.code == 0, r.err
-    assert r.out.splitlines() == ["Synchronized with origin: up to date"]
+    assert r.out.splitlines() == ["Synchronized with origin: published 1 stream"]
     r = hn(bob, "sync")  # no saved selection: compatibility-all imports Alice's stream
     assert r.code == 0, r.err
-    assert r.out.splitlines()[-1] == "Synchronized with origin: imported 1 memory, promoted 1 selection"
+    assert r.out.splitlines()[-1] == ("Synchronized with origin: imported 1 memory, promoted 1 selection, "
+                                      "published 1 stream")
     assert hn(alice, "replication", "select", "origin", "--memory", b["stream"]).code == 0
     assert hn(bob, "replication", "select", "origin", "--memory", a["stream"]).code == 0
     r = hn(alice, "sync")

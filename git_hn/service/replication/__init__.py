@@ -109,7 +109,8 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
         local = getattr(run, "local_refs", None) if run is not None else None
         try:
-            result.published = publish_streams(repo, remote, advertised, result.held, local)
+            result.published = publish_streams(repo, remote, advertised, result.held, local,
+                                               result.sent, result.own)
         except PhaseError as exc:
             result.publication_error = exc.message
             result.published = exc.published

@@ -148,6 +148,8 @@ class SyncResult:
         self.publication_error = ""
         self.repaired_only = False
         self.held: list = []  # publish.Held: streams published only up to an anchor the remote lacks
+        self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
+        self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
 
     def sorted_outcomes(self, current: bool = True) -> list[Outcome]:
         """Every outcome in (kind, id) order; with ``current`` the up-to-date streams too."""
@@ -203,16 +205,32 @@ class SyncResult:
         return out
 
     def summary(self) -> str:
-        """git-hn (issue 12): what this sync did, in counts a person can read."""
+        """git-hn (issue 12): what this sync did, in counts a person can read: what it imported
+        (and how much of that is the user's own memory coming back from the remote, as every
+        stream a selection names does once published), promoted and published."""
         current = self.up_to_date()
+        sent = f"published {counted(len(self.sent), 'stream', 'streams')}" if self.sent else ""
         if not self.promoted and not self.import_error and \
                 not any(o.status not in ("skipped", UP_TO_DATE) for o in self.outcomes):
-            return f"Synchronized with {self.remote}: up to date"
-        parts = [f"imported {counted(self.imported, 'memory', 'memories')}",
-                 f"promoted {counted(self.promoted, 'selection', 'selections')}"]
+            return f"Synchronized with {self.remote}: " + (sent or "up to date")
+        imported = f"imported {counted(self.imported, 'memory', 'memories')}"
+        mine = self._own_imported()
+        if mine:
+            imported += " (your own)" if mine == self.imported else f" ({mine} of them your own)"
+        parts = [imported, f"promoted {counted(self.promoted, 'selection', 'selections')}"]
         if current:
             parts.append(f"{current} up to date")
+        if sent:
+            parts.append(sent)
         return f"Synchronized with {self.remote}: " + ", ".join(parts)
+
+    def _own_imported(self) -> int:
+        """How many imported memories are in the user's own streams (``own``)."""
+        if not self.own:
+            return 0
+        mine = {ref.rsplit("/", 1)[-1] for ref in self.own}
+        return sum(o.imported for o in self.outcomes
+                   if (o.status == "promoted" or o.prefix) and o.id.split(":", 1)[-1] in mine)
 
     def to_json(self) -> dict:
         doc = {"version": 0, "remote": self.remote,

@@ -70,7 +70,8 @@ def verified(repo: Repo, refs: list[str], on_view=None, listing: list | None = N
 
 
 def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
-                    held: list | None = None, local: list[str] | None = None) -> int:
+                    held: list | None = None, local: list[str] | None = None,
+                    sent: list | None = None, own: list | None = None) -> int:
     """The publication phase of ``git hn sync``: every verified local stream, each up to its
     first memory anchored on a commit the remote does not have (those go to ``held``);
     ``advertised`` (ref -> tip, from this run's advertisement) spares pushing what the remote
@@ -78,8 +79,11 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     read it (its exact fetch asked the remote for those streams' copies, ``run._fetch_exact``):
     a stream created after that listing waits for the next sync or push, as one created after
     this phase would. One listing of the memory refs serves verification, the tips and the gate
-    (the tips pushed are the ones verified)."""
+    (the tips pushed are the ones verified). For the summary a person reads: ``sent`` gets the
+    refs the push moved on the remote, ``own`` the user's own stream refs."""
     refs = local if local is not None else local_refs(repo, remote)
+    if own is not None:
+        own.extend(refs)
     if not refs:
         return 0
     try:
@@ -96,7 +100,7 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
     done = len(valid) - len(todo)
     try:
-        published = push(repo, remote, ready, allowed, exact=True) + done
+        published = push(repo, remote, ready, allowed, exact=True, sent=sent) + done
     except PhaseError as exc:  # the same text (the server's reason included), with this count
         raise PhaseError(exc.message, exc.published + done) from None
     if len(valid) < len(refs):
@@ -236,9 +240,10 @@ def _heads(repo: Repo, refs: list[str], listing: list | None = None) -> dict[str
     return {r: out.get(r, "") for r in refs}
 
 
-def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool = False) -> int:
+def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool = False,
+         sent: list | None = None) -> int:
     """``git push --porcelain`` of non-forced refspecs; the number of refs pushed (or already
-    up to date there). ``exact`` pushes each ref's tip in ``heads`` (the one that was verified and
+    up to date there); ``sent`` gets those the push moved (created or fast-forwarded). ``exact`` pushes each ref's tip in ``heads`` (the one that was verified and
     linted) rather than whatever the ref names when the push runs: one explicit refspec per ref
     for a few, and from ``OUTBOX_FROM`` refs one wildcard over an outbox holding those tips
     (``store.outbox``: Git matches each explicit refspec against every local ref). A rejected ref
@@ -248,13 +253,14 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
 
         with outbox.staged(repo, {r: heads[r] for r in refs}) as spec:
             if spec is not None:  # (else nothing was written: one refspec per ref)
-                return _push(repo, remote, [[spec]], heads)
+                return _push(repo, remote, [[spec]], heads, sent)
     slices = [[f"{heads[r]}:{r}" if exact else f"{r}:{r}" for r in refs[i:i + SLICE]]
               for i in range(0, len(refs), SLICE)]
-    return _push(repo, remote, slices, heads)
+    return _push(repo, remote, slices, heads, sent)
 
 
-def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str]) -> int:
+def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str],
+          sent: list | None = None) -> int:
     """One ``git push`` per slice of refspecs, their porcelain read (see ``push``)."""
     published, rejected = 0, False
     reason = ""  # the server's word on the first refused ref (issue 14)
@@ -272,6 +278,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                                                proc.stderr.decode("utf-8", "replace"))
                 else:
                     published += 1
+                    if sent is not None and parts[0] in (" ", "*", "+"):  # ("=": already there)
+                        sent.append(ref)
                     if ref in heads:
                         done[ref] = heads[ref]
         if proc.returncode != 0:
