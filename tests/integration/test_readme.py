@@ -67,12 +67,13 @@ def test_workflow_blocks_run_as_written(tmp_path):
     assert "Keep memory streams separate; actor chains carry collaboration only." in out
     assert out.count("promoted 1 selection") >= 2  # Bob's first sync, the CI clone
     assert "Greetings go to the whole world." in out  # reached Bob through git push / git fetch
+    assert "Bob read the team's memory." in out  # and Bob's reached Alice, whose remote is ../team.git
     assert "sync named the missing anchors and the recovery command" in out
     assert "trusted memories" in out
     project = next(tmp.glob("tmp.*/bob"))
     refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/hn/remotes/origin/memory"],
                           cwd=project, env=env, capture_output=True, text=True, check=True).stdout
-    assert refs.count("refs/hn/remotes/origin/memory/") == 1
+    assert refs.count("refs/hn/remotes/origin/memory/") == 2  # Alice's stream, and his own back from the remote
 
 
 def test_ci_runs_the_suite_with_an_empty_temporary_home():
