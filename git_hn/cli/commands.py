@@ -589,6 +589,12 @@ def hooks_command(which: str, global_: bool) -> int:
     loc = hooks.locate(repo, global_)
     if which == "install":
         render.lines(hooks.install(loc, repo))
+        text = hooks.selection_hint(repo)
+        if text:
+            import sys
+
+            sys.stderr.write(f"git-hn: hint: {text}\n")
+            sys.stderr.flush()
     else:
         render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
     if repo is not None:

@@ -204,6 +204,23 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
     return status_lines(loc)
 
 
+def selection_hint(repo: Repo | None) -> str:
+    """After a repository's install: a hint when no remote has a saved selection, since the
+    fetch hook imports only for a remote that has one (CONTRACT §10.7); "" otherwise."""
+    if repo is None:
+        return ""
+    from ..store.replication import root
+
+    try:
+        saved = any(n.endswith(".json") for n in os.listdir(os.path.join(root(repo), "selections")))
+    except OSError:
+        saved = False
+    if saved:
+        return ""
+    return ("no replication selection is saved here, so a fetch imports no memory; choose what to "
+            "import with git hn replication select --all (or --memory sha256:<stream>)")
+
+
 def uninstall(loc: Location) -> list[str]:
     record = loc.load()
     for name in HOOKS:

@@ -673,3 +673,19 @@ def test_a_push_over_damaged_publication_bookkeeping_still_publishes(clones, tab
     proc = _push(a, "origin", "main")
     assert "Traceback" not in proc.stderr and "sqlite" not in proc.stderr.lower(), proc.stderr
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+
+
+def test_install_hints_that_a_fetch_imports_nothing_until_a_selection_is_saved(tmp_path):
+    """The fetch hook imports only for a remote with a saved selection (§10.7): installing where
+    there is none says so, and what to run; with one saved (or ``--global``), no hint."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    r = hn(repo, "hooks", "install")
+    assert r.code == 0
+    assert r.out.splitlines()[0] == "pre-push: installed"
+    assert r.err == ("git-hn: hint: no replication selection is saved here, so a fetch imports no memory; "
+                     "choose what to import with git hn replication select --all (or --memory sha256:<stream>)\n")
+    assert hn(repo, "replication", "select", "--all").code == 0
+    assert hn(repo, "hooks", "uninstall").code == 0
+    r = hn(repo, "hooks", "install")
+    assert (r.code, r.err) == (0, "")
