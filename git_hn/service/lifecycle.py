@@ -69,11 +69,24 @@ def _target_check(repo: Repo, operation: str, target: str, actor: str):
 
 
 def normalize_reason(operation: str, reason: str) -> str:
-    """§10.3: TrimSpace and lowercase, then it must be a token; nothing else is rewritten."""
+    """§10.3: TrimSpace and lowercase, then it must be a token; nothing else is rewritten. The
+    contract's error names no rule; git-hn's goes on with it and a token made of the words given
+    (a person writes a sentence first)."""
     value = to_lower(trim_space(reason))
     if not grammar.is_token(value, LIMITS.max_reason):
-        raise ValidationError(f"memory {operation} operation has invalid fields")
+        raise ValidationError(f"memory {operation} operation has invalid fields; a reason is one token "
+                              f"of a-z and 0-9 joined by -, at most {LIMITS.max_reason} bytes, such as "
+                              f"{_token_like(value)}")
     return value
+
+
+def _token_like(text: str) -> str:
+    """A token made of ``text``'s ASCII letters and digits (``incorrect`` when none)."""
+    import re
+
+    words = re.findall(r"[a-z0-9]+", text)
+    token = "-".join(words)[:LIMITS.max_reason].strip("-")
+    return token if grammar.is_token(token, LIMITS.max_reason) else "incorrect"
 
 
 def _stream(ident, stream: str | None) -> str:
@@ -238,7 +251,11 @@ def challenge(repo: Repo, target: str, reason: str, evidence: list[str], stream:
     items = tuple(evidence)
     if (len(items) > LIMITS.max_evidence or len(set(items)) != len(items)
             or not all(grammar.is_typed_evidence(e) for e in items)):
-        raise ValidationError("memory challenge evidence is invalid")
+        from ..core import hints  # error paths only
+        from .requests import commit_of
+
+        raise ValidationError(hints.append("memory challenge evidence is invalid", hints.evidence(
+            items, LIMITS.max_evidence, grammar.is_typed_evidence, commit_of(repo))))
     lint(None, reason, allow_secret_shaped=allow_secret_shaped, raw_reason=raw_reason)
     ident = identmod.load_active(repo)
     draft = Draft("challenge", _stream(ident, stream), None, target=target, reason=reason,

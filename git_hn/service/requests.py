@@ -177,7 +177,8 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
     except ValidationError as exc:
         from ..core import hints  # error paths only
 
-        raise ValidationError(hints.append(exc.message, flag_hint(exc.message, record))) from None
+        raise ValidationError(hints.append(exc.message, flag_hint(exc.message, record,
+                                                                  commit_of(repo)))) from None
     return RecordRequest(record, flags.stream, flags.actor, tuple(flags.topic))
 
 
@@ -193,12 +194,28 @@ def check_flag_outcome(record: Record) -> None:
                          + hints.choice(record.attempt_outcome, ATTEMPT_OUTCOMES))
 
 
-def flag_hint(message: str, record: Record) -> str:
+def commit_of(repo):
+    """revision -> its full commit ID, or None (for an error's hint: never raises)."""
+    def resolve(rev: str) -> str | None:
+        from ..errors import HnError
+
+        try:
+            return repo.resolve_commit(rev) if rev else None
+        except HnError:
+            return None
+
+    return resolve
+
+
+def flag_hint(message: str, record: Record, resolve=None) -> str:
     """What to change on the command line after ``check_record`` refused a record built from
-    flags (issue 14): the valid kinds or modes with the closest one, or the flag a kind needs."""
-    from ..core import hints  # error paths only
+    flags (issue 14): the valid kinds or modes with the closest one, the flag a kind needs, or
+    the form ``--evidence`` takes (``resolve``: revision -> full commit ID, see ``commit_of``)."""
+    from ..core import grammar, hints  # error paths only
 
     kind, app = record.kind, record.applicability
+    if message == "memory record evidence is invalid":
+        return hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, resolve)
     if message == "memory record kind is unsupported":
         return hints.choice(kind, KINDS)
     if message == "memory applicability mode is unsupported":

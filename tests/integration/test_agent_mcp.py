@@ -218,7 +218,8 @@ def test_arguments_are_validated_like_input(inited):
         "of type bool",
         "git-hn: supersede input field memory must be a full memory ID",
         "git-hn: retract input field reason must be a string such as incorrect",
-        "git-hn: memory retract operation has invalid fields",
+        "git-hn: memory retract operation has invalid fields; a reason is one token of a-z and 0-9 joined by -, "
+        "at most 128 bytes, such as no-longer-true",
         'git-hn: retract input: invalid JSON: json: unknown field "evidence"',
         "git-hn: challenge input: invalid JSON: json: cannot unmarshal array into field evidence of "
         "type []string",

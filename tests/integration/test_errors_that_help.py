@@ -205,3 +205,33 @@ def test_sync_publication_refused_by_the_server_says_why(refusing_remote):
     assert r.err.startswith("git-hn: publication phase failed after replication: replication memory "
                             "publication failed for remote origin: [remote rejected] (pre-receive hook "
                             "declined); the server said: memory refs need approval from"), r.err
+
+
+def test_evidence_errors_say_what_an_evidence_item_is(inited):
+    """``--evidence git:HEAD`` (``--at`` takes a revision) names the full commit ID to give; any
+    other malformed item gets the typed forms; the item itself is not repeated."""
+    head = git(inited, "rev-parse", "HEAD")
+    verification = ["memory", "record", "--kind", "verification", "--at", "HEAD", "--applies", "descendants",
+                    "--content", "Ran the suite"]
+    _fails_with(inited, [*verification, "--evidence", "git:HEAD"],
+                f"memory record evidence is invalid; --evidence takes a full commit ID: git:{head}")
+    typed = ("--evidence is git:<full commit ID>, memory:sha256:<64 hex digits> or "
+             "event:sha256:<64 hex digits>")
+    r = _fails_with(inited, [*verification, "--evidence", "ghp_notarealtoken123"],
+                    f"memory record evidence is invalid; {typed}")
+    assert "ghp_" not in r.err
+    _fails_with(inited, [*verification, "--evidence", "git:no-such-branch"], f"memory record evidence is invalid; {typed}")
+    _fails_with(inited, [*verification, "--evidence", f"git:{head}", "--evidence", f"git:{head}"],
+                "memory record evidence is invalid; each --evidence item once")
+    assert hn(inited, *verification, "--evidence", f"git:{head}").code == 0
+    _fails_with(inited, ["memory", "challenge", "sha256:" + "a" * 64, "--reason", "wrong", "--evidence", "git:HEAD"],
+                f"memory challenge evidence is invalid; --evidence takes a full commit ID: git:{head}")
+
+
+def test_a_reason_that_is_a_sentence_gets_a_token_made_of_its_words(inited):
+    target = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+                "descendants", "--content", "x").json()["memoryId"]
+    _fails_with(inited, ["memory", "retract", target, "--reason", "Not flaky after all."],
+                "memory retract operation has invalid fields; a reason is one token of a-z and 0-9 joined "
+                "by -, at most 128 bytes, such as not-flaky-after-all")
+    assert hn(inited, "memory", "retract", target, "--reason", "not-flaky-after-all").code == 0

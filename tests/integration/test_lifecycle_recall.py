@@ -385,9 +385,11 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
     alice, _bob, _exchange = team
     target = _rec(alice, content="to be replaced")
     before = refs_snapshot(alice)
-    for bad in ("BAD value", "-x", "x" * 129, "   "):
+    for bad, like in (("BAD value", "bad-value"), ("-x", "x"), ("x" * 129, "x" * 128), ("   ", "incorrect"),
+                      ("Not flaky, after all.", "not-flaky-after-all")):
         r = hn(alice, "memory", "retract", target, "--reason", bad)
-        assert r.err == "git-hn: memory retract operation has invalid fields\n", bad
+        assert r.err == ("git-hn: memory retract operation has invalid fields; a reason is one token of a-z "
+                         f"and 0-9 joined by -, at most 128 bytes, such as {like}\n"), bad
     r = hn(alice, "memory", "challenge", target, "--reason", "ok", "--evidence", "nope:1")
     assert r.err == "git-hn: memory challenge evidence is invalid\n"
     assert hn(alice, "memory", "retract", target, "--reason", "x", "--evidence", "git:1").err == \
