@@ -76,14 +76,19 @@ def normalize_reason(operation: str, reason: str) -> str:
     if not grammar.is_token(value, LIMITS.max_reason):
         raise ValidationError(f"memory {operation} operation has invalid fields; a reason is one token "
                               f"of a-z and 0-9 joined by -, at most {LIMITS.max_reason} bytes, such as "
-                              f"{_token_like(value)}")
+                              f"{_token_like(reason, value)}")
     return value
 
 
-def _token_like(text: str) -> str:
-    """A token made of ``text``'s ASCII letters and digits (``incorrect`` when none)."""
+def _token_like(raw: str, text: str) -> str:
+    """A token made of ``text``'s ASCII letters and digits (``incorrect`` when there are none,
+    or when ``raw`` holds secret-shaped text, which an error never repeats)."""
     import re
 
+    from ..core.secretlint import first_in_text
+
+    if first_in_text(raw, None) is not None:
+        return "incorrect"
     words = re.findall(r"[a-z0-9]+", text)
     token = "-".join(words)[:LIMITS.max_reason].strip("-")
     return token if grammar.is_token(token, LIMITS.max_reason) else "incorrect"

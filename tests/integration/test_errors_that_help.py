@@ -234,4 +234,9 @@ def test_a_reason_that_is_a_sentence_gets_a_token_made_of_its_words(inited):
     _fails_with(inited, ["memory", "retract", target, "--reason", "Not flaky after all."],
                 "memory retract operation has invalid fields; a reason is one token of a-z and 0-9 joined "
                 "by -, at most 128 bytes, such as not-flaky-after-all")
+    token = "ghp_" + "aB3" * 12  # secret-shaped: never repeated, not even lowercased
+    r = _fails_with(inited, ["memory", "retract", target, "--reason", token],
+                    "memory retract operation has invalid fields; a reason is one token of a-z and 0-9 joined "
+                    "by -, at most 128 bytes, such as incorrect")
+    assert "ab3ab3" not in r.err.lower()
     assert hn(inited, "memory", "retract", target, "--reason", "not-flaky-after-all").code == 0

@@ -391,7 +391,8 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
         assert r.err == ("git-hn: memory retract operation has invalid fields; a reason is one token of a-z "
                          f"and 0-9 joined by -, at most 128 bytes, such as {like}\n"), bad
     r = hn(alice, "memory", "challenge", target, "--reason", "ok", "--evidence", "nope:1")
-    assert r.err == "git-hn: memory challenge evidence is invalid\n"
+    assert r.err == ("git-hn: memory challenge evidence is invalid; --evidence is git:<full commit ID>, "
+                     "memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>\n")
     assert hn(alice, "memory", "retract", target, "--reason", "x", "--evidence", "git:1").err == \
         "git-hn: usage: git hn memory retract MEMORY --reason REASON; unknown option --evidence\n"
     upper = target[7:19].upper()
