@@ -27,6 +27,9 @@ class Outcome(NamedTuple):
     edit: Edit
 
 
+FIX_BY_HAND = "fix it by hand, or remove it and run git hn policy init"
+
+
 def _top(repo: Repo) -> str:
     top = worktree.toplevel(repo)
     if top is None:
@@ -43,7 +46,13 @@ def init(repo: Repo) -> tuple[Known, tuple[str, ...]]:
     ident = identity.load_active(repo)
     top = _top(repo)
     worktree.check_dir(top)
-    if worktree.read_policy(top) is not None:
+    found = worktree.read_policy(top)
+    if found is not None:
+        try:
+            policyedit.canonical_document(found[0])
+        except PolicyError as exc:
+            raise PolicyError(f"{worktree.POLICY} already exists in the working tree and is invalid: "
+                              f"{exc.message}; {FIX_BY_HAND}") from None
         raise InputError(f"{worktree.POLICY} already exists in the working tree; change it with "
                          "git hn policy trust|untrust")
     worktree.write_policy(top, policyedit.initial(ident.actor), expected=None)
@@ -60,7 +69,8 @@ def change(repo: Repo, *, trust: bool, actor: str | None, kinds) -> Outcome:
     try:
         doc = policyedit.canonical_document(data)
     except PolicyError as exc:
-        raise PolicyError(f"{worktree.POLICY} in the working tree is invalid: {exc.message}") from None
+        raise PolicyError(f"{worktree.POLICY} in the working tree is invalid: {exc.message}; "
+                          f"{FIX_BY_HAND}") from None
     kinds = policyedit.check_kinds(kinds)
     who = None
     if actor is not None:

@@ -167,8 +167,17 @@ def load_policy(repo: Repo, resolver: Resolver, commit: str) -> Policy:
     from ..core.limits import LIMITS
 
     if info[2] > LIMITS.max_policy:
-        raise PolicyError(f"policy exceeds {LIMITS.max_policy} bytes")
+        raise PolicyError(_where(f"policy exceeds {LIMITS.max_policy} bytes", commit))
     data = resolver.read_blob(oid)
     if data is None:
         raise PolicyError(f"policy at commit {commit} is unavailable")
-    return load(data)
+    try:
+        return load(data)
+    except PolicyError as exc:
+        raise PolicyError(_where(exc.message, commit)) from None
+
+
+def _where(message: str, commit: str) -> str:
+    """An invalid committed policy's error (§6.2's text first), with the file and the commit it
+    was read from and what to do: every read command at that commit fails until it is fixed."""
+    return f"{message}; in .hn/policy.json of commit {commit[:12]}: fix the file and commit it"

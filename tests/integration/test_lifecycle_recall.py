@@ -193,9 +193,10 @@ def test_malformed_policy_fails_the_command(tmp_path):
     ]
     for text, message in cases:
         _commit_policy(repo, text, message)
+        where = f"; in .hn/policy.json of commit {git(repo, 'rev-parse', 'HEAD')[:12]}: fix the file and commit it"
         r = hn(repo, "memory", "recall")
-        assert r.err == f"git-hn: {message}\n", text
-        assert hn(repo, "policy", "show").err == f"git-hn: {message}\n"
+        assert r.err == f"git-hn: {message}{where}\n", text
+        assert hn(repo, "policy", "show").err == f"git-hn: {message}{where}\n"
 
 
 def test_applicability_modes(tmp_path):

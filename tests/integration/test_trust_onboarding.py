@@ -96,9 +96,17 @@ def test_policy_init_refuses_to_overwrite_and_needs_an_identity(repo):
     (repo / ".hn").mkdir()
     _policy_file(repo).write_text("{ hand written }")
     r = hn(repo, "policy", "init")
+    assert (r.code, r.err) == (1, "git-hn: .hn/policy.json already exists in the working tree and is invalid: "
+                                  "parse policy: invalid JSON: Expecting property name enclosed in double quotes "
+                                  "at offset 2; fix it by hand, or remove it and run git hn policy init\n")
+    assert _policy_file(repo).read_text() == "{ hand written }"
+    _policy_file(repo).unlink()
+    assert hn(repo, "policy", "init").code == 0
+    written = _policy_file(repo).read_text()
+    r = hn(repo, "policy", "init")  # a valid one is changed with trust|untrust
     assert (r.code, r.err) == (1, "git-hn: .hn/policy.json already exists in the working tree; change "
                                   "it with git hn policy trust|untrust\n")
-    assert _policy_file(repo).read_text() == "{ hand written }"
+    assert _policy_file(repo).read_text() == written
     assert hn(repo, "policy", "init", "extra").err == "git-hn: usage: git hn policy init\n"
 
 
@@ -256,7 +264,12 @@ def test_edits_refuse_a_missing_invalid_or_symlinked_policy(inited, tmp_path):
     _policy_file(inited).write_text(unsorted)
     r = hn(inited, "policy", "untrust", "--kind", "decision")
     assert r.err == ("git-hn: .hn/policy.json in the working tree is invalid: memory trustedActors must "
-                     "be sorted\n")
+                     "be sorted; fix it by hand, or remove it and run git hn policy init\n")
+    assert _policy_file(inited).read_text() == unsorted
+    r = hn(inited, "policy", "init")  # names the problem too, instead of pointing at trust|untrust
+    assert (r.code, r.err) == (1, "git-hn: .hn/policy.json already exists in the working tree and is invalid: "
+                                  "memory trustedActors must be sorted; fix it by hand, or remove it and run "
+                                  "git hn policy init\n")
     assert _policy_file(inited).read_text() == unsorted
     # *symlink redirection*: the edit never writes through a link
     target = tmp_path / "outside.json"
