@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from . import render
 
 LOG_USAGE = ("usage: git hn memory log [--kind K] [--actor A] [--topic T] [--path P] [--subject ID] "
@@ -40,10 +40,17 @@ def log(values: dict, positional: list[str]) -> int:
     from ..service import log as service
     from ..store.repo import open_repo
 
-    req = service.request(kind=values.get("kind") or (), actor=values.get("actor") or (),
-                          topic=values.get("topic") or (), path=values.get("path"),
-                          subject=values.get("subject"), lifecycle=values.get("lifecycle") or (),
-                          trust_=values.get("trust") or (), query=values.get("query"))
+    try:
+        req = service.request(kind=values.get("kind") or (), actor=values.get("actor") or (),
+                              topic=values.get("topic") or (), path=values.get("path"),
+                              subject=values.get("subject"), lifecycle=values.get("lifecycle") or (),
+                              trust_=values.get("trust") or (), query=values.get("query"))
+    except InputError as exc:
+        from ..service.names import ACTOR_FILTER, explain_actor_filter
+
+        if exc.message != ACTOR_FILTER:
+            raise
+        raise InputError(explain_actor_filter(open_repo(), values.get("actor") or ())) from None
     repo = open_repo()
     items = service.log(repo, req, max_count)
     from ..core import log as core

@@ -46,3 +46,27 @@ def memory_ids(repo: Repo, hexprefix: str, targets: bool = False) -> list[str]:
             return []
         found = view.ids(hexprefix, tuple(ROW_OPS) if targets else None)
     return [i for i in found if well_formed.fullmatch(i)]
+
+
+ACTOR_FILTER = "invalid actor filter"  # CONTRACT §7.4's text, which the hint follows
+
+
+def explain_actor_filter(repo: Repo | None, values) -> str:
+    """``invalid actor filter``, with what ``--actor`` takes after ``; ``: a full actor ID, and
+    for a value that names exactly one known actor (``policy trust``'s rule: a unique prefix of
+    at least eight hex characters, or a display name) that actor's ID and name. Error path only."""
+    from ..core import grammar
+    from ..core.policyedit import resolve_actor
+    from ..errors import HnError
+    from .policy_edit import known_actors
+
+    base = "--actor takes a full actor ID (64 lowercase hex digits; git hn identity public prints yours)"
+    bad = next((v for v in values if not grammar.is_actor(v)), None)
+    if bad is None or repo is None:
+        return f"{ACTOR_FILTER}; {base}"
+    try:
+        who = resolve_actor(bad, known_actors(repo))
+    except HnError:
+        return f"{ACTOR_FILTER}; {base}"
+    name = f" ({who.names[0]})" if who.names else ""
+    return f"{ACTOR_FILTER}; --actor takes a full actor ID, such as {who.actor}{name}"

@@ -203,7 +203,14 @@ def _prepare(repo: Repo, req: core.RecallRequest, from_input: bool):
         at = resolve_input_commit(repo, req.at_commit)
     else:
         at = repo.resolve_commit(req.at_commit or "HEAD")
-    req = core.normalize(req._replace(at_commit=at))
+    try:
+        req = core.normalize(req._replace(at_commit=at))
+    except InputError as exc:
+        from .names import ACTOR_FILTER, explain_actor_filter
+
+        if exc.message != ACTOR_FILTER:
+            raise
+        raise InputError(explain_actor_filter(repo, req.actor)) from None
     return req, at, core.parse_query(req.query)
 
 

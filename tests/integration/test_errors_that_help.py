@@ -240,3 +240,23 @@ def test_a_reason_that_is_a_sentence_gets_a_token_made_of_its_words(inited):
                     "by -, at most 128 bytes, such as incorrect")
     assert "ab3ab3" not in r.err.lower()
     assert hn(inited, "memory", "retract", target, "--reason", "not-flaky-after-all").code == 0
+
+
+def test_an_actor_filter_given_a_name_or_a_prefix_names_the_full_actor_id(tmp_path):
+    """``recall``/``log --actor`` take a full actor ID (§7.4); a display name or a unique prefix of
+    a known actor (``policy trust``'s rule) gets that actor's ID in the error, anything else the
+    form to give."""
+    from helpers import actor_of, make_repo
+
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    actor = actor_of(repo)
+    assert hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "x").code == 0
+    such = f"invalid actor filter; --actor takes a full actor ID, such as {actor} (Alice)"
+    for command in (["memory", "recall"], ["memory", "log"]):
+        for given in ("Alice", "alice", actor[:8], actor.upper()):
+            _fails_with(repo, [*command, "--actor", given], such)
+        _fails_with(repo, [*command, "--actor", "Bob"], "invalid actor filter; --actor takes a full actor ID "
+                    "(64 lowercase hex digits; git hn identity public prints yours)")
+        assert hn(repo, *command, "--actor", actor).code == 0

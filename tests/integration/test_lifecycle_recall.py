@@ -289,7 +289,8 @@ def test_recall_filters_and_normalization_errors(tmp_path):
          "invalid lifecycle filter; all cannot be combined with other lifecycles"),
         (["--lifecycle", "zombie"], "invalid lifecycle filter; valid: active, superseded, retracted, branching, dependency-missing, all"),
         (["--kind", "rumour"], "invalid kind filter; valid: observation, decision, assumption, attempt, verification, handoff"),
-        (["--actor", "ABC"], "invalid actor filter"),
+        (["--actor", "ABC"], "invalid actor filter; --actor takes a full actor ID (64 lowercase hex digits; "
+                             "git hn identity public prints yours)"),
         (["--trust", "maybe"], "invalid trust filter; valid: qualified, actor-untrusted, kind-untrusted, policy-missing"),
         (["--subject", "issue:1"], "invalid subject filter"),
         (["--path", "../x"], "invalid path filter"),
