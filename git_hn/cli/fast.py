@@ -144,5 +144,9 @@ def usage_of(sub: str) -> str:
 
 def run_memory(sub: str, args: list[str]) -> int:
     table, body, _usage = TABLES[sub]
+    if sub == "log":
+        from .log_cmd import git_counts
+
+        args = git_counts(args)
     values, positional = options.parse(args, getattr(options, table), usage_of(sub))
     return body(values, positional)

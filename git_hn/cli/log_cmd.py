@@ -22,7 +22,33 @@ from ..errors import InputError, UsageError
 from . import render
 
 LOG_USAGE = ("usage: git hn memory log [--kind K] [--actor A] [--topic T] [--path P] [--subject ID] "
-             "[--lifecycle L] [--trust T] [--query TEXT] [-n N] [--graph] [--no-pager] [--json]")
+             "[--lifecycle L] [--trust T] [--query TEXT] [-n N | -N] [--graph] [--no-pager] [--json]")
+
+
+def git_counts(args: list[str]) -> list[str]:
+    """``git log``'s count spellings as ``-n N``: ``-5`` and ``-n5`` (an option's own value, and
+    anything after ``--``, are left as they are)."""
+    from .options import LOG_OPTS
+
+    takes_value = {o.name for o in LOG_OPTS if o.metavar is not None}
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return out + args[i:]
+        if arg in takes_value and i + 1 < len(args):
+            out += [arg, args[i + 1]]
+            i += 2
+            continue
+        if len(arg) > 1 and arg[0] == "-" and arg[1:].isascii() and arg[1:].isdigit():
+            out += ["-n", arg[1:]]
+        elif arg.startswith("-n") and arg[2:].isascii() and arg[2:].isdigit() and len(arg) > 2:
+            out += ["-n", arg[2:]]
+        else:
+            out.append(arg)
+        i += 1
+    return out
 
 
 def log(values: dict, positional: list[str]) -> int:

@@ -103,6 +103,11 @@ def test_log_filters_max_count_and_usage(history):
         [m["id"] for m in _log_json(repo)["memories"][:2]]
     assert [m["id"] for m in _log_json(repo, "--max-count", "1")["memories"]] == [ids["long"]]
     assert _log_json(repo, "-n", "0")["memories"] == []
+    # git log's spellings of a count
+    assert _log_json(repo, "-2") == _log_json(repo, "-n2") == _log_json(repo, "-n", "2")
+    assert [m["id"] for m in _log_json(repo, "-1")["memories"]] == [ids["long"]]
+    assert _log_json(repo, "-1", "-2") == _log_json(repo, "-2")  # the last one counts, as in git log
+    assert _log_json(repo, "--query", "-5")["memories"] == []  # an option's value is not a count
     assert [m["id"] for m in _log_json(repo, "--kind", "observation")["memories"]] == [ids["obs"]]
     assert [m["id"] for m in _log_json(repo, "--lifecycle", "superseded", "--lifecycle", "retracted")
             ["memories"]] == [ids["obs"], ids["d1"]]
@@ -111,7 +116,7 @@ def test_log_filters_max_count_and_usage(history):
     assert [m["id"] for m in _log_json(repo, "--query", "canonical")["memories"]] == [ids["d2"]]
     assert _log_json(repo, "--actor", "0" * 64)["memories"] == []
     for bad in (["-n", "x"], ["-n", "-1"], ["-n", "1", "--max-count", "1"], ["extra"],
-                ["--unknown"]):
+                ["--unknown"], ["-n1x"]):
         r = hn(repo, "memory", "log", *bad)
         assert r.code == 1 and r.err.startswith("git-hn: usage: git hn memory log"), (bad, r.err)
     r = hn(repo, "memory", "log", "--kind", "nope")
