@@ -466,6 +466,9 @@ def test_shallow_clone_gap_and_recover_shallow(tmp_path):
     assert out["status"] == "dependency-missing"
     assert out["missingId"] == old and len(old) == 40 and out["dependencyKind"] == "anchor-commit"
     assert out["recovery"] == "git hn sync origin --recover-shallow"
+    line = hn(bob, "sync").out.splitlines()[0]  # the human line names the recovery once
+    assert line.endswith(": anchor-commit-unavailable; recovery: git hn sync origin --recover-shallow"), line
+    assert line.count("--recover-shallow") == 1
     gap = json.loads((bob / ".git" / "hn" / "shallow-gap.json").read_text())
     assert gap["version"] == 2 and gap["gap"]["missingID"] == old
     assert gap["gap"]["recovery"] == "git hn sync origin --recover-shallow"

@@ -193,10 +193,12 @@ class SyncResult:
             elif o.status == UP_TO_DATE:
                 current += 1
             else:
-                recovery = o.fields.get("recovery")
-                out.append(f"Replication {o.kind} {o.id}: failed ({o.status}): "
-                           f"{one_line(o.fields.get('diagnostic', ''))}"
-                           + (f"; {one_line(recovery)}" if recovery else ""))
+                recovery = one_line(o.fields.get("recovery") or "")
+                diagnostic = one_line(o.fields.get("diagnostic", ""))
+                if diagnostic.endswith(f"recovery: {recovery}"):  # §9.12's text already ends with it
+                    recovery = ""
+                out.append(f"Replication {o.kind} {o.id}: failed ({o.status}): {diagnostic}"
+                           + (f"; {recovery}" if recovery else ""))
         if current:
             out.append(f"Replication from {self.remote}: {counted(current, 'selection', 'selections')} up to date")
         for h in self.held:
