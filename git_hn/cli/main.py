@@ -329,7 +329,8 @@ def dispatch(argv: list[str]) -> int:
             from ..core.gostr import one_line
             from ..core.hints import append, did_you_mean
 
-            raise HnError(append(unknown.format(one_line(sub)), did_you_mean(sub, sorted(subs))))
+            raise HnError(append(unknown.format(one_line(sub)),
+                                 did_you_mean(sub, sorted(subs)) or f"git hn {cmd} -h lists them"))
         if cmd == "memory" and sub == "index" and (len(argv) == 2 or argv[2] not in ("rebuild", "verify", *HELP)):
             raise UsageError("usage: git hn memory index rebuild|verify")
         if cmd == "memory" and sub in ("record", "handoff", "recall", *FAST_MEMORY) \

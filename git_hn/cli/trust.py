@@ -41,8 +41,10 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
     from ..store.repo import open_repo
 
     usage = TRUST_USAGE if trust else UNTRUST_USAGE
-    if len(positional) > 1 or (not positional and not kinds):
+    if len(positional) > 1:
         raise UsageError(usage)
+    if not positional and not kinds:  # both are optional, one is needed
+        raise UsageError(f"{usage}; give an ACTOR, a --kind, or both" if trust else usage)
     if not trust and positional and kinds:
         # the format has no per-actor kinds: "untrust ACTOR --kind K" cannot mean "only K of
         # ACTOR", and removing both would remove more than the user may have meant

@@ -349,7 +349,7 @@ def markdown_bytes(doc: dict, names: dict | None = None) -> bytes:
 
 def check_month(month: str) -> str:
     if _MONTH.fullmatch(month) is None:
-        raise InputError(f'invalid digest month "{one_line(month)}"')
+        raise InputError(f'invalid digest month "{one_line(month)}"; a month is YYYY-MM, such as 2026-01')
     return month
 
 

@@ -195,6 +195,6 @@ def result_lines(result: Imported) -> list[str]:
     if result.appended == 0:
         out.append(f"Replayed: all {len(result.lines)} drafts are already in the stream; nothing appended")
     else:
-        out.append(f"Imported: {result.appended} memories appended"
+        out.append(f"Imported: {result.appended} {'memory' if result.appended == 1 else 'memories'} appended"
                    + (f", {replayed} drafts already present" if replayed else ""))
     return out

@@ -25,7 +25,10 @@ _QUERY = re.compile(r"[0-9a-f]{8,64}")
 def _hex(query: str) -> str:
     q = query[len("sha256:"):] if query.startswith("sha256:") else query
     if _QUERY.fullmatch(q) is None:
-        raise _not_found(query)
+        from ..core.hints import append  # error paths only
+
+        raise InputError(append(_not_found(query).message, "a memory is named by its ID (sha256: and 64 "
+                                "lowercase hex digits) or by at least 8 of its first ones"))
     return q
 
 

@@ -203,7 +203,8 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     except NoIdentity:
         existing = None
     if existing is not None:
-        raise InputError(f"identity already exists at {repo.identity_path(existing.actor)}")
+        raise InputError(f"identity already exists at {repo.identity_path(existing.actor)}; git hn identity "
+                         "show prints it")
     from ..core.gostr import is_blank
 
     if name is None or is_blank(name):

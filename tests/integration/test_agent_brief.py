@@ -321,7 +321,7 @@ def test_digest_errors_and_unborn_head(world, tmp_path):
     for bad in ("2026-13", "2026-00", "26-01", "2026-1", "2026-01-01", "x\x1b"):
         r = hn(repo, "memory", "digest", "--month", bad)
         shown = bad.replace("\x1b", " ")
-        assert r.err == f'git-hn: invalid digest month "{shown}"\n'
+        assert r.err == f'git-hn: invalid digest month "{shown}"; a month is YYYY-MM, such as 2026-01\n'
     empty = tmp_path / "empty"
     empty.mkdir()
     git(empty, "init", "-q")

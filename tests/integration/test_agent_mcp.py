@@ -203,7 +203,8 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: recall input: invalid JSON: json: cannot unmarshal into field atCommit of type string",
         "git-hn: recall input field maxRecords must be a positive integer",
         'git-hn: recall input: invalid JSON: json: unknown field "bogus"',
-        "git-hn: memory abc was not found in verified local or accepted streams",
+        "git-hn: memory abc was not found in verified local or accepted streams; a memory is named by its ID "
+        "(sha256: and 64 lowercase hex digits) or by at least 8 of its first ones",
         "git-hn: show input field memory must be a string",
         'git-hn: show input: invalid JSON: json: unknown field "id"',
         "git-hn: brief bound must be positive",

@@ -42,7 +42,7 @@ def test_command_help_lists_options(repo):
 @pytest.mark.parametrize("args,message", [
     (["frobnicate"], "unknown command \"frobnicate\"; run 'git hn help'"),
     (["identity"], "usage: git hn identity <show|list|public>"),
-    (["memory", "frob"], 'unknown memory command "frob"'),
+    (["memory", "frob"], 'unknown memory command "frob"; git hn memory -h lists them'),
     (["memory", "show", "--bogus"], "usage: git hn memory show MEMORY [--json]; unknown option --bogus"),
     (["memory", "show", "a", "b"], "usage: git hn memory show MEMORY [--json]"),
     (["memory", "record", "--bogus"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; unknown option --bogus"),

@@ -60,7 +60,7 @@ def test_commands_parsed_by_typer_say_the_same_in_one_line(inited, args, message
     (["memroy", "recall"], "unknown command \"memroy\"; run 'git hn help'; did you mean memory?"),
     (["memory", "recal"], 'unknown memory command "recal"; did you mean recall?'),
     (["policy", "shwo"], 'unknown policy command "shwo"; did you mean show?'),
-    (["memory", "frob"], 'unknown memory command "frob"'),  # nothing close: nothing suggested
+    (["memory", "frob"], 'unknown memory command "frob"; git hn memory -h lists them'),  # nothing close
 ])
 def test_unknown_commands_suggest_the_closest(inited, args, message):
     _fails_with(inited, args, message)

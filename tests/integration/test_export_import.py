@@ -343,6 +343,8 @@ def test_import_is_one_commit_chain_with_one_ref_update(pair, tmp_path):
     assert old == before[0] and git(b, "rev-list", "--count", f"{old}..{new}") == "5"
     after = _stream_commits(b)
     assert after[5:] == before and len(after) == 6
+    one = _write(tmp_path / "one.jsonl", [_draft(head, "one more")])
+    assert hn(b, "memory", "import", str(one)).out.endswith("Imported: 1 memory appended\n")
     # sequences continue the chain, contents keep the file's order
     contents = [json.loads(git(b, "cat-file", "blob", f"{c}:memory.json"))["record"]["content"]
                 for c in reversed(after[:5])]

@@ -43,7 +43,8 @@ def test_init_twice_refuses_and_keeps_keys(inited):
     before = (hn_dir / "identities" / f"{actor}.json").read_bytes()
     r = hn(inited, "init", "--name", "Other")
     assert r.code == 1
-    assert r.err == f"git-hn: identity already exists at {hn_dir / 'identities' / (actor + '.json')}\n"
+    assert r.err == (f"git-hn: identity already exists at {hn_dir / 'identities' / (actor + '.json')}; "
+                     "git hn identity show prints it\n")
     assert (hn_dir / "identities" / f"{actor}.json").read_bytes() == before
     assert len(os.listdir(hn_dir / "identities")) == 1
 
@@ -80,7 +81,8 @@ def test_identity_show_public_list(inited):
 
 def test_identity_usage_and_unknown(inited):
     assert hn(inited, "identity").err == "git-hn: usage: git hn identity <show|list|public>\n"
-    assert hn(inited, "identity", "rotate").err == 'git-hn: unknown identity command "rotate"\n'
+    assert hn(inited, "identity", "rotate").err == \
+        'git-hn: unknown identity command "rotate"; git hn identity -h lists them\n'
     assert hn(inited, "identity", "show", "x").err == "git-hn: usage: git hn identity show\n"
 
 

@@ -201,7 +201,8 @@ def test_actor_arguments_that_are_short_unknown_or_ambiguous_are_refused(tmp_pat
     for args, message in cases.items():
         r = hn(alice, "policy", *args)
         assert (r.code, r.err) == (1, f"git-hn: {message}\n"), args
-    assert hn(alice, "policy", "trust").err == "git-hn: usage: git hn policy trust [ACTOR] [--kind KIND]...\n"
+    assert hn(alice, "policy", "trust").err == ("git-hn: usage: git hn policy trust [ACTOR] [--kind KIND]...; "
+                                                "give an ACTOR, a --kind, or both\n")
     assert hn(alice, "policy", "untrust", "x", "y").err == \
         "git-hn: usage: git hn policy untrust ACTOR | --kind KIND...\n"
     assert _policy_file(alice).read_bytes() == before

@@ -36,5 +36,7 @@ def test_ambiguous_prefix():
 def test_not_found(q):
     with pytest.raises(InputError) as err:
         find(_collection(A), q)
-    assert err.value.message.endswith("was not found in verified local or accepted streams")
+    assert err.value.message.endswith("was not found in verified local or accepted streams; a memory is named "
+                                      "by its ID (sha256: and 64 lowercase hex digits) or by at least 8 of "
+                                      "its first ones")
     assert "\x1b" not in err.value.message
