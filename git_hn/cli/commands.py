@@ -357,6 +357,16 @@ def select_command(values: dict, positional: list[str]) -> int:
 
     learn_owners(repo, sel)
     render.lines([f"Saved replication selection for {remote}", *selmod.show_lines(sel)])
+    from ..store.transport import url_question
+
+    if repo.git.run(list(url_question(remote))).returncode != 0:
+        # §9.2: the remote need not exist, and the selection is saved; a typo would otherwise
+        # show only at the first sync
+        import sys
+
+        sys.stderr.write(f'git-hn: hint: remote "{remote}" does not exist (yet); git hn sync {remote} '
+                         "needs it: git remote add NAME URL\n")
+        sys.stderr.flush()
     return 0
 
 

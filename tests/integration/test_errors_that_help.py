@@ -260,3 +260,17 @@ def test_an_actor_filter_given_a_name_or_a_prefix_names_the_full_actor_id(tmp_pa
         _fails_with(repo, [*command, "--actor", "Bob"], "invalid actor filter; --actor takes a full actor ID "
                     "(64 lowercase hex digits; git hn identity public prints yours)")
         assert hn(repo, *command, "--actor", actor).code == 0
+
+
+def test_selecting_for_a_remote_that_does_not_exist_saves_and_hints(inited):
+    """§9.2: the remote need not exist, so the selection is saved (exit 0, the usual output);
+    one hint line says the sync will need it, so a typo does not wait for the first sync."""
+    r = hn(inited, "replication", "select", "orgin", "--all")
+    assert r.code == 0
+    assert r.out.startswith("Saved replication selection for orgin\n")
+    assert r.err == ('git-hn: hint: remote "orgin" does not exist (yet); git hn sync orgin needs it: '
+                     "git remote add NAME URL\n")
+    assert hn(inited, "replication", "show", "orgin").out.startswith("remote: orgin\n")
+    git(inited, "remote", "add", "orgin", str(inited))
+    r = hn(inited, "replication", "select", "orgin", "--all")
+    assert (r.code, r.err) == (0, "")

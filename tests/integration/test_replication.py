@@ -117,7 +117,8 @@ def test_selection_commands_and_validation(world):
         assert r.err == f"git-hn: {message}\n", args
     assert saved.read_bytes() == before
     assert hn(alice, "replication").err == "git-hn: usage: git hn replication <select|show> [REMOTE]\n"
-    assert hn(alice, "replication", "drop").err == 'git-hn: unknown replication command "drop"\n'
+    assert hn(alice, "replication", "drop").err == \
+        'git-hn: unknown replication command "drop"; git hn replication -h lists them\n'
 
 
 def test_sync_argument_and_remote_errors(world):
