@@ -344,11 +344,12 @@ def identities(rows, no_color: bool = False, columns: int | None = None) -> str:
 
 def identity(ident, which: str, no_color: bool = False) -> str:
     screen = Screen(no_color)
-    screen.line(labelled("Name", Text(inert(ident.name), style=NAME)))
-    screen.line(labelled("Actor", short_id(ident.actor), ID))
+    pad = 11  # "Public key" and "Full actor" are 10 wide: every value starts in one column
+    screen.line(labelled("Name", Text(inert(ident.name), style=NAME), pad=pad))
+    screen.line(labelled("Actor", short_id(ident.actor), ID, pad=pad))
     if which == "public":
-        screen.copyable(labelled("Public key", ident.public_key))
-    screen.copyable(labelled("Full actor", ident.actor))
+        screen.copyable(labelled("Public key", ident.public_key, pad=pad))
+    screen.copyable(labelled("Full actor", ident.actor, pad=pad))
     return screen.text()
 
 

@@ -196,6 +196,7 @@ def test_identity_list_and_show_on_a_terminal(world, columns):
     lines = _screen(_pty(repo, columns, "identity", "show"), columns)
     assert lines[0].startswith("Name") and "[bold]Mallory[/bold] \\u{202e}evil" in lines[0]
     assert re.fullmatch(r"Full actor [0-9a-f]{64}", lines[-1])
+    assert re.fullmatch(r"Actor      [0-9a-f]{12}", lines[1])  # every value in the same column
 
 
 @pytest.mark.parametrize("columns", [80, 160])
