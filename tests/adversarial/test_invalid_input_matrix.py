@@ -115,7 +115,8 @@ def test_unsorted_duplicate_topics_are_normalized_not_refused(inited, tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["--path", "../x"], "memory anchor path is invalid"),
     (["--path", "docs/../README.md"], "memory anchor path is invalid"),
-    (["--evidence", "sha1:" + "a" * 40], "memory record evidence is invalid"),
+    (["--evidence", "sha1:" + "a" * 40], "memory record evidence is invalid; --evidence is git:<full commit ID>, "
+                                         "memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"),
     (["--topic", "a" * 129], "memory record topics are invalid"),
     (["--topic", "é" * 64 + "x"], "memory record topics are invalid"),
     (["--applies", "sometimes"], "memory applicability mode is unsupported; valid: exact, descendants, subject"),
