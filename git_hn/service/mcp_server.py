@@ -192,8 +192,12 @@ def build_server(root: str, *, allow_write: bool):
                   on_list_prompts=list_prompts, on_get_prompt=prompt)
 
 
+DRAIN_SECONDS = 600.0  # after stdin closes, how long requests already received may take to answer
+
+
 def serve(root: str, *, allow_write: bool) -> None:
-    """Serve MCP over stdin/stdout until the client closes stdin."""
+    """Serve MCP over stdin/stdout until the client closes stdin, then answer the requests it
+    had sent (``relay``) and end."""
     import anyio
     from mcp.server.stdio import stdio_server
 
@@ -201,6 +205,71 @@ def serve(root: str, *, allow_write: bool) -> None:
 
     async def main():
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            await relay(read, write, lambda r, w: server.run(r, w, server.create_initialization_options()))
 
     anyio.run(main)
+
+
+async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS) -> None:
+    """``run(read, write)`` between the transport's streams and the server, with two things the
+    SDK's server does not do:
+
+    - *a request sent just before the client closes stdin is answered.* The SDK cancels every
+      handler in flight at end of input, so ``printf '<init>\\n<call>\\n' | git hn mcp`` got no
+      answer to the call, although a write it made was signed (its thread cannot be cancelled).
+      At end of input the server's input stays open until every request received has its
+      response or error written (or was cancelled by the client), for at most
+      ``drain_seconds``;
+    - *a line that is not a JSON-RPC message gets the JSON-RPC error* (``-32700`` parse error, or
+      ``-32600`` invalid request, with ``id`` null) instead of nothing."""
+    import anyio
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    to_server, server_reads = anyio.create_memory_object_stream(0)
+    server_writes, from_server = anyio.create_memory_object_stream(0)
+    pending: set = set()
+    answered = anyio.Event()
+
+    async def inward():
+        nonlocal answered
+        async with to_server:
+            async for item in read:
+                if isinstance(item, Exception):
+                    await write.send(SessionMessage(_malformed(types, item)))
+                    continue
+                message = item.message
+                if isinstance(message, types.JSONRPCRequest):
+                    pending.add(message.id)
+                elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+                    pending.discard((message.params or {}).get("requestId"))
+                await to_server.send(item)
+            with anyio.move_on_after(drain_seconds):
+                while pending:
+                    await answered.wait()
+                    answered = anyio.Event()
+
+    async def outward():
+        async with from_server, write:  # (the transport writes until its stream is closed)
+            async for item in from_server:
+                message = item.message
+                await write.send(item)
+                if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+                    pending.discard(message.id)
+                    answered.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(inward)
+        tg.start_soon(outward)
+        await run(server_reads, server_writes)
+
+
+def _malformed(types, exc: Exception):
+    """The JSON-RPC error for a line the transport could not read as a message."""
+    errors = getattr(exc, "errors", None)
+    kinds = {e.get("type") for e in errors()} if callable(errors) else set()
+    if "json_invalid" in kinds:
+        code, text = types.PARSE_ERROR, "Parse error"
+    else:
+        code, text = types.INVALID_REQUEST, "Invalid Request"
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))

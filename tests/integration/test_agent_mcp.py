@@ -601,3 +601,38 @@ def test_memory_brief_ranks_by_the_focus_like_the_cli(inited):
     assert ranked["decisions"][0]["id"] == focused
     cli = hn(inited, "memory", "brief", "--json", "--include-untrusted", "--topic", "parser").json()
     assert ranked == cli
+
+
+def test_requests_sent_before_stdin_closes_are_answered(inited):
+    """A client that writes its requests and closes stdin (``printf … | git hn mcp``) gets an
+    answer to each: the SDK alone cancelled the calls in flight at end of input, and a write it
+    had already signed was never reported. A line that is not a JSON-RPC message gets the
+    JSON-RPC error (-32700, -32600) with a null id, and the session goes on."""
+    import subprocess
+
+    def line(obj):
+        return json.dumps(obj) + "\n"
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "pipe", "version": "1"}}}
+    calls = [
+        line(init), line({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "{not json\n", "[]\n",
+        line({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "memory_record", "arguments": {"kind": "observation", "content": "written as stdin closed"}}}),
+        line({"jsonrpc": "2.0", "id": "r", "method": "tools/call", "params": {
+            "name": "memory_recall", "arguments": {"includeUntrusted": True}}}),
+    ]
+    proc = subprocess.run(["git", "hn", "mcp", "--allow-write"], cwd=inited, input="".join(calls),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert [a.get("id") for a in answers[:3]] == [1, None, None]  # the calls may finish in any order
+    assert [answers[1]["error"]["code"], answers[2]["error"]["code"]] == [-32700, -32600]
+    by_id = {a["id"]: a for a in answers[3:]}
+    assert sorted(by_id, key=str) == [3, "r"]
+    written = json.loads(by_id[3]["result"]["content"][0]["text"])["result"]
+    assert not by_id[3]["result"].get("isError") and not by_id["r"]["result"].get("isError")
+    logged = json.loads(hn(inited, "memory", "log", "--json").out)["memories"]
+    assert written["memoryId"] in [m["id"] for m in logged]
