@@ -74,16 +74,23 @@ def memory_needs(mem) -> list[str]:
     return needs
 
 
-def recovery_for(dep: dict, holders: dict[str, Candidate], remote: str, shallow: bool):
-    """(recovery text, required selectors, required ref) for one missing dependency (§9.9)."""
+DEEPEN = "deepen"  # ``shallow``: a shallow repository whose selection is not exact (git-hn)
+
+
+def recovery_for(dep: dict, holders: dict[str, Candidate], remote: str, shallow: bool | str):
+    """(recovery text, required selectors, required ref) for one missing dependency (§9.9).
+    ``shallow`` is true in a shallow repository; ``DEEPEN`` when its selection is not exact
+    (``--all`` or none saved), where §9.18 refuses ``--recover-shallow``: the recovery then
+    names what does work, deepening the clone (git-hn)."""
     kind, missing = dep["kind"], dep["missingId"]
-    suffix = " --recover-shallow" if shallow else ""
+    recover = bool(shallow) and shallow != DEEPEN
+    suffix = " --recover-shallow" if recover else ""
     if kind in ("lifecycle-target", "evidence-memory"):
         holder = holders.get(missing)
         if holder is not None:
             ref = f"refs/hn/memory/{holder.actor}/{holder.stream[7:]}"
             if holder.selected:
-                text = (f"git hn sync {remote} --recover-shallow" if shallow else
+                text = (f"git hn sync {remote} --recover-shallow" if recover else
                         f"repair the exact advertised dependency, then git hn sync {remote}")
             else:
                 text = (f"git hn replication select {remote} --memory {holder.stream} (preserve "
@@ -91,13 +98,21 @@ def recovery_for(dep: dict, holders: dict[str, Candidate], remote: str, shallow:
             return text, [f"memory:{holder.stream}"], ref
         return (f"supplier for exact {kind} dependency {missing} is not derivable from signed "
                 "facts; select its exact supplier, then retry"), [], ""
+    return git_recovery(missing, remote, shallow), [], ""
+
+
+def git_recovery(oid: str, remote: str, shallow: bool | str) -> str:
+    """The recovery for a Git object a memory needs and the repository lacks."""
+    if shallow == DEEPEN:
+        return (f"deepen this shallow clone until it has {oid} (git fetch --deepen=N, or "
+                f"--unshallow), then git hn sync {remote}")
     if shallow:
-        return f"git hn sync {remote} --recover-shallow", [], ""
-    return f"fetch a branch that contains {missing}, then git hn sync {remote}", [], ""
+        return f"git hn sync {remote} --recover-shallow"
+    return f"fetch a branch that contains {oid}, then git hn sync {remote}"
 
 
 def classify(live: list[Candidate], proj, present, holders: dict[str, Candidate], *, remote: str,
-             shallow: bool) -> dict[str, Failure]:
+             shallow: bool | str) -> dict[str, Failure]:
     """§9.9 steps 2–6 for the candidates that are still promotable.
 
     ``proj`` projects the accepted set and every memory of ``live``; ``present(oid)`` says
@@ -141,7 +156,8 @@ def classify(live: list[Candidate], proj, present, holders: dict[str, Candidate]
     return failed
 
 
-def _with_prefix(c: Candidate, f: Failure, proj, present, holders, remote: str, shallow: bool) -> Failure:
+def _with_prefix(c: Candidate, f: Failure, proj, present, holders, remote: str,
+                 shallow: bool | str) -> Failure:
     """``f`` with the number of memories before the first one whose dependency is missing, when
     those memories pass every check on their own (a relationship error refuses the whole chain:
     it is wrong, not missing)."""
@@ -169,7 +185,7 @@ def _first_missing(c: Candidate, proj, present) -> int:
     return min(firsts, default=-1)
 
 
-def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str, shallow: bool):
+def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str, shallow: bool | str):
     for d in proj.diagnostics:
         if d["memoryId"] in mine:
             return Failure("relationship-invalid", f"selection memory {c.stream} memory {d['memoryId']} "
@@ -193,8 +209,7 @@ def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str,
         if present(oid):
             continue
         kind = needs[oid]
-        recovery = (f"git hn sync {remote} --recover-shallow" if shallow else
-                    f"fetch a branch that contains {oid}, then git hn sync {remote}")
+        recovery = git_recovery(oid, remote, shallow)
         return Failure("dependency-missing", f"selection memory {c.stream} has unavailable exact Git "
                        f"dependency {oid}; recovery: {recovery}",
                        {"dependencyKind": kind, "missingId": oid, "recovery": recovery, "reason": REASONS[kind]})

@@ -484,3 +484,35 @@ def test_shallow_clone_gap_and_recover_shallow(tmp_path):
     assert (bob / ".git" / "hn" / "replication" / "selections" / "b3JpZ2lu.json").read_bytes() == selection_before
     shown = hn(bob, "memory", "show", a["memoryId"], "--json").json()
     assert shown["projection"]["data"]["anchor"]["commit"] == old
+
+
+@pytest.mark.parametrize("select", [["--all"], None])
+def test_a_shallow_clone_without_an_exact_selection_is_told_to_deepen(tmp_path, select):
+    """§9.18 refuses --recover-shallow for --all and for no saved selection, so the recovery of a
+    missing anchor there names what works (git-hn): deepening the clone, then a plain sync."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    alice = make_repo(tmp_path / "alice")
+    for i in range(3):
+        git(alice, "commit", "-q", "--allow-empty", "-m", f"c{i}")
+    git(alice, "remote", "add", "origin", str(remote))
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init").code == 0
+    old = git(alice, "rev-parse", "HEAD~3")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", old, "--applies", "exact",
+              "--content", "anchored at an old commit").code == 0
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(bob))
+    if select:
+        assert hn(bob, "replication", "select", *select).code == 0
+    r = hn(bob, "sync", "--json")
+    assert r.code == 1
+    recovery = (f"deepen this shallow clone until it has {old} (git fetch --deepen=N, or --unshallow), "
+                "then git hn sync origin")
+    assert json.loads(r.out)["outcomes"][0]["recovery"] == recovery
+    assert "--recover-shallow" not in r.out
+    git(bob, "fetch", "-q", "--deepen=3")
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    assert "promoted 1 selection" in r.out.splitlines()[-1]

@@ -493,8 +493,10 @@ class Import:
             except Exception:  # noqa: BLE001 - a probe error is not "missing"; projection judged it
                 return True
 
-        failed = dependencies.classify(cands, proj, present, holders, remote=self.remote,
-                                       shallow=os.path.exists(os.path.join(self.repo.common_dir, "shallow")))
+        shallow = os.path.exists(os.path.join(self.repo.common_dir, "shallow"))
+        if shallow and (not self.sel.saved or self.sel.all):  # §9.18 refuses --recover-shallow there
+            shallow = dependencies.DEEPEN
+        failed = dependencies.classify(cands, proj, present, holders, remote=self.remote, shallow=shallow)
         for o in live:
             f = failed.get(o.id)
             if f is not None:
