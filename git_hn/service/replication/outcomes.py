@@ -224,7 +224,9 @@ class SyncResult:
             parts.append(f"{current} up to date")
         if sent:
             parts.append(sent)
-        return f"Synchronized with {self.remote}: " + ", ".join(parts)
+        # a sync that exits 1 does not say "Synchronized" above its error line
+        head = f"Sync with {self.remote} incomplete" if self.exit_message() else f"Synchronized with {self.remote}"
+        return f"{head}: " + ", ".join(parts)
 
     def _own_imported(self) -> int:
         """How many imported memories are in the user's own streams (``own``)."""
