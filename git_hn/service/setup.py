@@ -312,7 +312,8 @@ def _plan_remove(agent: str, targets, record: dict) -> tuple[list[Planned], dict
             after = edit.strip(before, rel, created)
             if after == before:  # a whole file of git-hn's that someone edited stays theirs
                 line = f"{rel}: changed since setup; left as is" if (
-                    target.kind == content.WHOLE and entry is not None) else f"{rel}: nothing of git-hn's"
+                    target.kind == content.WHOLE and entry is not None) else \
+                    f"{rel}: {edit.note}" if edit.note else f"{rel}: nothing of git-hn's"
             elif entry is not None:
                 line = f"{rel}: git-hn's entries removed (the file changed since setup; the rest is kept)"
             else:

@@ -38,6 +38,12 @@ TOML_BLOCK = (f"{TOML_BEGIN}\n[mcp_servers.{content.SERVER}]\ncommand = \"git\"\
               f"args = [\"hn\", \"mcp\"]\n{TOML_END}\n")
 
 
+# what --remove says of a server named git-hn that is not exactly what setup wrote (the user may
+# have added --allow-write, or written it themselves): it is theirs, so it stays, and they are told
+DIFFERS = (f"an MCP server named {content.SERVER} differs from what setup writes (changed since, or "
+           "the user's own); left as is: remove it by hand if it should go")
+
+
 class Edit:
     """git-hn's part of one file. ``add`` returns the new bytes (``note`` may then say why an
     existing entry was left as is); ``strip`` returns the bytes without git-hn's part, or None
@@ -128,6 +134,8 @@ class JsonServer(Edit):
         doc, indent, newline = _load_json(data, rel)
         servers = _object(doc, "mcpServers", rel, create=False)
         if servers is None or servers.get(content.SERVER) != self.server:
+            if servers is not None and content.SERVER in servers:
+                self.note = DIFFERS
             return data
         del servers[content.SERVER]
         if not servers:
@@ -257,6 +265,8 @@ class TomlServer(Edit):
         text = _decode(data, rel)
         servers = _load_toml(text, rel).get("mcp_servers")
         if not isinstance(servers, dict) or servers.get(content.SERVER) != TOML_TABLE:
+            if isinstance(servers, dict) and content.SERVER in servers:
+                self.note = DIFFERS
             return data  # absent, or the user's own entry: not git-hn's to take out
         start = text.find(TOML_BEGIN)
         if start < 0 or (start > 0 and text[start - 1] != "\n"):

@@ -394,9 +394,25 @@ def test_existing_git_hn_server_of_the_user_is_left_as_is(inited):
     assert (".cursor/mcp.json: unchanged (an MCP server named git-hn is already configured; "
             "left as is)") in out
     assert load_json(inited, ".cursor/mcp.json") == mine
-    setup(inited, "cursor", "--remove")
+    out = setup(inited, "cursor", "--remove")
+    assert (".cursor/mcp.json: an MCP server named git-hn differs from what setup writes (changed since, or the "
+            "user's own); left as is: remove it by hand if it should go") in out
     assert load_json(inited, ".cursor/mcp.json") == mine
     assert not (inited / ".cursor/rules").exists()
+
+
+@pytest.mark.parametrize("agent,rel", [("claude", ".mcp.json"), ("codex", ".codex/config.toml")])
+def test_remove_names_a_git_hn_server_the_user_changed_and_keeps_it(inited, agent, rel):
+    """The README suggests adding --allow-write to the server setup wrote; --remove then keeps
+    that server (it is the user's now) and says so, instead of "nothing of git-hn's"."""
+    setup(inited, agent)
+    path = inited / rel
+    path.write_text(path.read_text().replace('"mcp"', '"mcp", "--allow-write"', 1))
+    changed = path.read_bytes()
+    out = setup(inited, agent, "--remove")
+    assert (f"{rel}: an MCP server named git-hn differs from what setup writes (changed since, or the "
+            "user's own); left as is: remove it by hand if it should go") in out
+    assert path.read_bytes() == changed
 
 
 @pytest.mark.parametrize("rel,data,message", [
