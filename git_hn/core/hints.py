@@ -56,16 +56,16 @@ def append(message: str, hint: str) -> str:
     return f"{message}; {hint}" if hint else message
 
 
-def evidence(items, max_items: int, is_typed, resolve=None) -> str:
+def evidence(items, max_items: int, is_typed, resolve=None, name: str = "--evidence") -> str:
     """What ``--evidence`` takes, after ``memory <record|challenge> evidence is invalid``: for an
     item ``git:<revision>`` that ``resolve`` (revision -> full commit ID, or None) turns into a
     commit, that commit's full typed ID; else the typed forms. The item given is not repeated."""
     bad = next((e for e in items if not is_typed(e)), None)
     if bad is None:
-        return "each --evidence item once" if len(set(items)) != len(items) \
-            else f"at most {max_items} --evidence items"
+        return f"each {name} item once" if len(set(items)) != len(items) \
+            else f"at most {max_items} {name} items"
     if bad.startswith("git:") and resolve is not None:
         full = resolve(bad[4:])
         if full:
-            return f"--evidence takes a full commit ID: git:{full}"
-    return "--evidence is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"
+            return f"{name} takes a full commit ID: git:{full}"
+    return f"{name} is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"

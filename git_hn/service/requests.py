@@ -216,6 +216,10 @@ def flag_hint(message: str, record: Record, resolve=None) -> str:
     kind, app = record.kind, record.applicability
     if message == "memory record evidence is invalid":
         return hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, resolve)
+    if message == "memory record content is invalid":
+        return f"the content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes"
+    if message == "memory record topics are invalid":
+        return f"at most {LIMITS.max_topics} --topic values, each at most {LIMITS.max_topic} bytes"
     if message == "memory record kind is unsupported":
         return hints.choice(kind, KINDS)
     if message == "memory applicability mode is unsupported":
@@ -382,5 +386,49 @@ def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None
             app = Applicability(handoff_applies, app.subject)
         record = Record(record.kind, record.content, anchor, app, record.topics, record.evidence,
                         record.attempt_outcome, record.handoff)
-    envmod.check_record(record)
+    try:
+        envmod.check_record(record)
+    except ValidationError as exc:
+        from ..core import hints  # error paths only
+
+        raise ValidationError(hints.append(exc.message, input_hint(exc.message, record))) from None
     return RecordRequest(record, stream, actor, raw_topics)
+
+
+def input_hint(message: str, record: Record) -> str:
+    """What to change in a request document (``--input``, the MCP write tools) after
+    ``check_record`` refused it: ``flag_hint``'s help, in the document's field names, and the
+    bounds of the content, topics and anchor (an agent corrects itself from the error)."""
+    from ..core import grammar, hints  # error paths only
+
+    kind, app = record.kind, record.applicability
+    simple = {
+        "memory record kind is unsupported": lambda: hints.choice(kind, KINDS),
+        "memory applicability mode is unsupported": lambda: hints.choice(app.mode, APPLICABILITY_MODES),
+        "memory applicability subject must match anchor":
+            lambda: "mode subject needs applicability.subject equal to anchor.subject (a typed subject)",
+        "memory anchor commit is invalid":
+            lambda: "anchor.commit is a full commit ID (40 hex digits; 64 in a SHA-256 repository)",
+        "memory record content is invalid":
+            lambda: f"content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes",
+        "memory record topics are invalid":
+            lambda: f"at most {LIMITS.max_topics} topics, each at most {LIMITS.max_topic} bytes",
+        "memory record evidence is invalid":
+            lambda: hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, name="evidence"),
+    }
+    if message in simple:
+        return simple[message]()
+    if message != f"memory {kind} record has invalid fields":
+        return ""
+    if kind == "attempt" and not record.attempt_outcome:
+        return "kind attempt needs attemptOutcome (" + ", ".join(ATTEMPT_OUTCOMES) + ")"
+    if kind != "attempt" and record.attempt_outcome:
+        return "attemptOutcome is only for kind attempt"
+    if kind == "verification" and not record.evidence:
+        return "kind verification needs evidence (at least one typed ID)"
+    if kind == "handoff":
+        return ("kind handoff needs handoff with the arrays " + ", ".join(HANDOFF_LISTS)
+                + " (each entry non-blank)")
+    if record.handoff is not None:
+        return "handoff is only for kind handoff"
+    return ""

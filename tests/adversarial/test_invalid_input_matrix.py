@@ -37,15 +37,15 @@ def _cases(head):
         ("encoded surrogate", dump(base).replace(b"valid content", b"\xed\xa0\x80"),
          "record input: JSON is not valid UTF-8"),
         ("content over the limit", dump({**base, "content": "é" * 32768 + "x"}),
-         "memory record content is invalid"),
+         "memory record content is invalid; content is non-blank UTF-8 text of at most 65536 bytes"),
         ("topic over 128 bytes", dump({**base, "topics": ["b", "a" * 129]}),
-         "memory record topics are invalid"),
+         "memory record topics are invalid; at most 32 topics, each at most 128 bytes"),
         ("../x path", dump({**base, "anchor": {"commit": head, "paths": [{"path": "../x", "blob": "absent"}]}}),
          "memory anchor path is invalid"),
         ("bad evidence prefix", dump({**base, "evidence": ["proposal:sha256:" + "a" * 64]}),
-         "memory record evidence is invalid"),
+         "memory record evidence is invalid; evidence is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"),
         ("memory evidence without sha256", dump({**base, "evidence": ["memory:" + "a" * 64]}),
-         "memory record evidence is invalid"),
+         "memory record evidence is invalid; evidence is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"),
         ("wrong version", dump({**base, "version": 1}), "record input field version must be integer 0"),
         ("float version", dump(base).replace(b'"version": 0', b'"version": 0.0'),
          "record input field version must be integer 0"),
@@ -63,10 +63,20 @@ def _cases(head):
          "record input field actor must be a full actor fingerprint"),
         ("stream not an ID", dump({**base, "stream": "default"}),
          "record input field stream must be a full stream ID"),
-        ("attempt without outcome", dump({**base, "kind": "attempt"}), "memory attempt record has invalid fields"),
-        ("unknown kind", dump({**base, "kind": "rumour"}), "memory record kind is unsupported"),
+        ("attempt without outcome", dump({**base, "kind": "attempt"}),
+         "memory attempt record has invalid fields; kind attempt needs attemptOutcome (succeeded, failed, partial, "
+         "abandoned)"),
+        ("unknown kind", dump({**base, "kind": "rumour"}),
+         "memory record kind is unsupported; valid: observation, decision, assumption, attempt, verification, handoff"),
         ("subject mode mismatch", dump({**base, "applicability": {"mode": "subject", "subject": "issue:sha256:" + "a" * 64}}),
-         "memory applicability subject must match anchor"),
+         "memory applicability subject must match anchor; mode subject needs applicability.subject equal to "
+         "anchor.subject (a typed subject)"),
+        ("anchor commit a revision name", dump({**base, "anchor": {"commit": "HEAD"}}),
+         "memory anchor commit is invalid; anchor.commit is a full commit ID (40 hex digits; 64 in a SHA-256 "
+         "repository)"),
+        ("handoff without its lists", dump({**base, "kind": "handoff", "handoff": {"nextActions": ["b"]}}),
+         "memory handoff record has invalid fields; kind handoff needs handoff with the arrays completed, "
+         "assumptions, blockers, nextActions (each entry non-blank)"),
     ]
 
 
@@ -117,8 +127,8 @@ def test_unsorted_duplicate_topics_are_normalized_not_refused(inited, tmp_path):
     (["--path", "docs/../README.md"], "memory anchor path is invalid"),
     (["--evidence", "sha1:" + "a" * 40], "memory record evidence is invalid; --evidence is git:<full commit ID>, "
                                          "memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"),
-    (["--topic", "a" * 129], "memory record topics are invalid"),
-    (["--topic", "é" * 64 + "x"], "memory record topics are invalid"),
+    (["--topic", "a" * 129], "memory record topics are invalid; at most 32 --topic values, each at most 128 bytes"),
+    (["--topic", "é" * 64 + "x"], "memory record topics are invalid; at most 32 --topic values, each at most 128 bytes"),
     (["--applies", "sometimes"], "memory applicability mode is unsupported; valid: exact, descendants, subject"),
     (["--stream", "sha256:ABC"], "memory stream is invalid"),
     (["--subject", "issue:123"], "memory anchor subject is invalid"),
@@ -140,7 +150,8 @@ def test_limits_at_the_edge_through_flags(inited):
     assert ok.code == 0, ok.err
     over = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
               "--content", "é" * 32768 + "a")
-    assert over.err == "git-hn: memory record content is invalid\n"
+    assert over.err == ("git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most "
+                        "65536 bytes\n")
 
 
 def test_an_unknown_key_that_looks_like_a_credential_is_not_echoed(inited, tmp_path):

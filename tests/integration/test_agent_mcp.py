@@ -192,7 +192,7 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: record input: invalid JSON: json: cannot unmarshal string into field "
         "request.allowSecretShaped of type bool",
         "git-hn: anchor.commit must be an exact available commit",
-        "git-hn: memory record content is invalid",
+        "git-hn: memory record content is invalid; content is non-blank UTF-8 text of at most 65536 bytes",
         "git-hn: record input: invalid JSON: json: cannot unmarshal number into field request.atCommit "
         "of type string",
         "git-hn: revision no-such-branch is not a commit",

@@ -158,7 +158,8 @@ def test_lint_runs_before_identity_and_anchor_checks(repo):
     # validation comes first: an invalid request reports its validation error, not the lint
     req["kind"] = "nonsense"
     r = hn(repo, "memory", "record", "--input", "-", "--json", input=json.dumps(req).encode())
-    assert r.err == "git-hn: memory record kind is unsupported\n"
+    assert r.err == ("git-hn: memory record kind is unsupported; valid: observation, decision, assumption, attempt, "
+                     "verification, handoff\n")
 
 
 def test_commit_ids_and_prose_are_signed(inited):

@@ -72,3 +72,36 @@ def test_version_is_the_packages_version():
     assert VERSION == meta["project"]["version"]
     out = hn(ROOT, "--version")
     assert out.out == f"git-hn {VERSION}\n"
+
+
+def _table_keys(text: str, heading: str) -> list[str]:
+    """The first-column keys of the table under ``heading`` in docs/requests.md."""
+    import re
+
+    section = text[text.index(heading):]
+    section = section[:section.index("\n## ", 1)] if "\n## " in section[1:] else section
+    keys = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            keys += re.findall(r"`([A-Za-z]+)`", line.split("|")[1])
+    return keys
+
+
+def test_the_request_reference_lists_exactly_the_keys_the_readers_take(inited):
+    """docs/requests.md names every key a record or recall request may hold, and no other; its
+    record example, given a real commit, records."""
+    import json
+    import re
+
+    from git_hn.core import recall
+    from git_hn.service import requests
+
+    text = (ROOT / "docs" / "requests.md").read_text()
+    assert _table_keys(text, "## Record:") == list(requests._TOP)
+    assert _table_keys(text, "## Recall:") == list(recall._KEYS)
+    example = re.search(r"```json\n(.*?)```", text, re.S).group(1)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=inited, capture_output=True, text=True).stdout.strip()
+    doc = json.loads(re.sub(r'"4f1c…\(40 hex digits\)"', json.dumps(head), example))
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(doc).encode())
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["anchor"]["commit"] == head
