@@ -105,8 +105,8 @@ def _reject_constant(name):
 
 
 def _parse_int(text: str) -> int:
-    if len(text) > 20:
-        raise JsonSyntaxError(f"number {text[:24]} is out of range")
+    if len(text) > 20:  # (its first digits, marked as cut: never a different number)
+        raise JsonSyntaxError(f"number {text[:20]}… ({len(text)} characters) is out of range")
     value = int(text)
     if text == "-0":
         # Go rejects -0 for unsigned fields; keep it distinguishable as a float-like literal.
