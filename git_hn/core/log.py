@@ -17,6 +17,7 @@ import re
 
 from .gostr import escape_bidi, one_line, safe_text, short_id
 from .grammar import utc_timestamp
+from .limits import WARNING
 from .tuples import NamedTuple
 
 MAX_SUMMARY = 200  # characters of the content's first line kept in an item (human and JSON)
@@ -85,7 +86,9 @@ def ordered(items: list[Item]) -> list[Item]:
 
 
 def document(items: list[Item]) -> dict:
-    return {"version": 0, "memories": [
+    """``log --json``: like every document that carries author text (names, summaries), it
+    carries the warning that such text is inert data."""
+    return {"version": 0, "warning": WARNING, "memories": [
         {"id": it.id, "stream": it.stream, "actor": it.actor, "actorName": it.actor_name,
          "signedTimestamp": it.signed_timestamp, "kind": it.kind, "lifecycle": it.lifecycle,
          "trust": it.trust, "summary": it.summary,

@@ -79,14 +79,17 @@ def read_explicit(path: str, max_bytes: int, *, stdin=None) -> bytes:
         raise InputError(f"read explicit input: {exc.strerror}") from None
 
 
+CONTENT_RULE = f"the content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes"
+
+
 def read_content_file(path: str) -> str:
     data = read_explicit(path, LIMITS.max_content)
     if len(data) > LIMITS.max_content:
-        raise ValidationError("memory record content is invalid")
+        raise ValidationError(f"memory record content is invalid; {CONTENT_RULE}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValidationError("memory record content is invalid") from None
+        raise ValidationError(f"memory record content is invalid; {CONTENT_RULE}") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,7 +220,7 @@ def flag_hint(message: str, record: Record, resolve=None) -> str:
     if message == "memory record evidence is invalid":
         return hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, resolve)
     if message == "memory record content is invalid":
-        return f"the content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes"
+        return CONTENT_RULE
     if message == "memory record topics are invalid":
         return f"at most {LIMITS.max_topics} --topic values, each at most {LIMITS.max_topic} bytes"
     if message == "memory record kind is unsupported":
@@ -373,7 +376,10 @@ def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None
         if record.kind != "handoff":
             raise InputError("handoff input field kind must be handoff")
         if record.handoff is None or any(x is None for x in record.handoff.lists()):
-            raise ValidationError("memory handoff record has invalid fields")
+            from ..core import hints  # error paths only
+
+            message = "memory handoff record has invalid fields"
+            raise ValidationError(hints.append(message, input_hint(message, record)))
         anchor, app = record.anchor, record.applicability
         if handoff_at is not None:
             commit = repo.resolve_commit(handoff_at)

@@ -447,5 +447,6 @@ def test_handoff_input_without_mode_or_applies_is_refused(inited, tmp_path):
     f.write_text(json.dumps(HANDOFF_REQUEST))
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "handoff", "--input", str(f), "--json", "--at", "HEAD")
-    assert (r.code, r.out, r.err) == (1, "", "git-hn: memory applicability mode is unsupported\n")
+    assert (r.code, r.out, r.err) == (1, "", "git-hn: memory applicability mode is unsupported; valid: exact, "
+                                             "descendants, subject\n")
     assert refs_snapshot(inited) == before

@@ -114,11 +114,11 @@ def test_content_sources(inited, tmp_path):
     big = tmp_path / "big.txt"
     big.write_bytes(b"x" * 65537)
     r = hn(inited, "memory", "record", *base, "--content-file", str(big))
-    assert r.err == "git-hn: memory record content is invalid\n"
+    assert r.err == "git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes\n"
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\xff\xfe")
     assert hn(inited, "memory", "record", *base, "--content-file", str(bad)).err == \
-        "git-hn: memory record content is invalid\n"
+        "git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes\n"
     assert hn(inited, "memory", "record", *base, "--content-file", str(tmp_path)).err == \
         "git-hn: explicit input must be a regular file\n"
     assert refs_snapshot(inited) == before
@@ -191,7 +191,8 @@ def test_handoff_flags_and_input(inited, tmp_path):
     no_lists = {k: v for k, v in req.items() if k != "handoff"}
     f.write_text(json.dumps(no_lists))
     assert hn(inited, "memory", "handoff", "--input", str(f), "--json", "--at", "HEAD").err == \
-        "git-hn: memory handoff record has invalid fields\n"
+        ("git-hn: memory handoff record has invalid fields; kind handoff needs handoff with the arrays completed, "
+         "assumptions, blockers, nextActions (each entry non-blank)\n")
 
 
 def test_revision_and_path_errors(inited):
