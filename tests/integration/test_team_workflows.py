@@ -451,3 +451,23 @@ def test_the_sync_summary_names_what_it_published_and_the_users_own_memory_comin
            "published 1 stream")
     doc = hn(bob, "sync", "--json").json()  # the JSON document keeps the contract's counts
     assert (doc["importedMemories"], doc["published"]) == (1, 1)
+
+
+def test_sync_withholds_a_stream_with_secret_shaped_text_as_a_push_does(tmp_path, bare_remote):
+    """A memory recorded with --allow-secret-shaped is withheld by the pre-push hook's lint; git hn
+    sync applies the same lint (git-hn), so that neither way of publishing sends it. The error
+    names the memory, the field and the detector, never the value."""
+    remote, alice = _alice(tmp_path, bare_remote)
+    clean = _record(alice, "nothing secret here")
+    assert hn(alice, "sync").code == 0
+    published = git(remote, "for-each-ref", "--format=%(objectname)", "refs/hn/memory/")
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"
+    secret = _record(alice, f"the token is {token}", "--allow-secret-shaped")
+    r = hn(alice, "sync")
+    ref = f"refs/hn/memory/{clean['actor']}/{clean['stream'][7:]}"
+    assert r.code == 1
+    assert r.err == ("git-hn: publication phase failed after replication: replication memory publication failed "
+                     f"for remote origin: secret-shaped text in memory {secret['memoryId']} record.content "
+                     f"(github-token); stream {ref} not published\n")
+    assert token not in r.out + r.err and token[4:] not in r.out + r.err
+    assert git(remote, "for-each-ref", "--format=%(objectname)", "refs/hn/memory/") == published

@@ -94,6 +94,8 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     heads = _heads(repo, valid, listing)
     todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
     bases = {r: advertised[r] for r in todo if advertised and r in advertised}
+    withheld = secret_shaped(repo, listing, todo, bases)
+    todo = [r for r in todo if r not in withheld]
     allowed, waiting = gate(repo, remote, {r: heads[r] for r in todo}, bases, listing) if todo else ({}, [])
     if held is not None:
         held.extend(waiting)
@@ -105,7 +107,30 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
         raise PhaseError(exc.message, exc.published + done) from None
     if len(valid) < len(refs):
         raise phase("memory publication", remote, published)  # §9.13: the valid refs still go
+    if withheld:
+        ref = min(withheld)
+        raise PhaseError(f"{phase('memory publication', remote).message}: {withheld[ref]}", published)
     return published
+
+
+def secret_shaped(repo: Repo, listing: list | None, refs: list[str], bases: dict[str, str]) -> dict[str, str]:
+    """ref -> why it is withheld, for each of ``refs`` with secret-shaped text in a memory the
+    remote does not have yet (above ``bases``): the pre-push hook's lint (§10.6), so that
+    ``git hn sync`` never publishes what a push withholds (git-hn). Only what is new is read."""
+    if not refs:
+        return {}
+    from ..hooks import _check_moved, _valid_sources
+
+    found: list = []
+    if listing is None:
+        listing = _valid_sources(repo, found)
+    findings = _check_moved(repo, listing, sorted(refs), bases, found)
+    out = {}
+    for ref, hits in findings.items():
+        if hits:
+            mid, field, detector = hits[0]
+            out[ref] = f"secret-shaped text in memory {mid} {field} ({detector}); stream {ref} not published"
+    return out
 
 
 def valid_refs(repo: Repo, refs: list[str], listing: list | None = None) -> list[str]:
