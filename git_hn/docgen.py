@@ -269,7 +269,16 @@ where that is agreed, so that teammates without git\\-hn are not blocked:
 command \\-v git\\-hn >/dev/null && git hn hooks run pre\\-push "$@"
 .fi
 .PP
-or run
+git\\-hn publishes memory with a push of its own (in the background, after the checks), which
+runs the team's pre\\-push hook again with
+.B HN_HOOK_ACTIVE=1
+set; a team hook that does slow work (tests, linters) can skip it then:
+.PP
+.nf
+[ \\-n "$HN_HOOK_ACTIVE" ] && exit 0
+.fi
+.PP
+Or run
 .B git hn sync
 after pushing. The reference\\-transaction wrapper has no such stand\\-in: run
 .B git hn sync

@@ -338,6 +338,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid)
     if not problems:
         return 0
+    if block and WAYS_OUT not in problems[-1]:  # this push stops: the last line says how to go on
+        problems[-1] = f"{problems[-1]}; {WAYS_OUT}"
     for problem in problems:
         sys.stderr.write(f"git-hn: {problem}\n")
     return 1 if block else 0

@@ -487,6 +487,10 @@ def test_pre_push_names_every_offending_memory_publishes_clean_streams_and_can_b
     proc = _push(a, "origin", "main", check=False)
     assert proc.returncode != 0
     assert f"git-hn: secret-shaped text in memory {bad[1]['memoryId']}" in proc.stderr
+    last = [l for l in proc.stderr.splitlines() if l.startswith("git-hn:")][-1]
+    assert last.endswith(f"stream {bad_ref} not published; to push the code without publishing memory: git "
+                         "config hn.prePush warn (publish in the background), or git push --no-verify "
+                         "(this push only)")  # a block says how to go on
     assert git(remote, "rev-parse", "main") == before
 
 
