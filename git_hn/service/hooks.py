@@ -286,7 +286,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         return 0
     _note_push(repo, remote, data)
     from ..store import streams
-    from .replication import PhaseError, background, publish
+    from .replication import PhaseError, background, lint, publish
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
     try:
@@ -302,13 +302,13 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         except HnError:
             listing = None
         if listing is None:  # name every malformed local ref, and go on with the valid ones
-            listing = _valid_sources(repo, found)
+            listing = lint.valid_sources(repo, found)
         heads = {s.ref: s.head for s in listing if s.remote is None}
         given = publish.remote_bases(repo, remote, heads, publish.published_heads(repo, remote))
     moved = sorted(r for r, h in heads.items() if given.get(r) != h)
     publishable = []
     if moved:
-        findings = _check_moved(repo, listing, moved, given, found)
+        findings = lint.check_moved(repo, listing, moved, given, found)
         for ref in moved:
             if ref not in findings:
                 continue  # its stream did not verify: already reported
@@ -380,94 +380,6 @@ def run_background_publication(repo: Repo, remote: str, data: bytes, push_pid: s
 
     background.publish_given(repo, remote, data, push_pid)
     return 0
-
-
-def _valid_sources(repo: Repo, found: list) -> list:
-    """The memory sources when some ref does not parse: each malformed local ref is named."""
-    from ..core.grammar import parse_accepted_ref, parse_local_ref
-    from ..store.streams import Source
-
-    proc = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory",
-                         "refs/hn/remotes"])
-    out = []
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        ref, _sp, oid = line.partition(" ")
-        local = parse_local_ref(ref)
-        if local is not None:
-            out.append(Source(ref, oid, local[0], local[1]))
-        elif ref.startswith("refs/hn/memory/"):
-            found.append((ref, f"malformed memory ref {ref}"))
-        else:
-            acc = parse_accepted_ref(ref)
-            if acc is not None:
-                out.append(Source(ref, oid, acc[1], acc[2], acc[0]))
-    return sorted(out, key=lambda s: s.ref)
-
-
-def _check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found: list) -> dict:
-    """ref -> secret-shaped findings above the tip the remote was last given, for every moved
-    stream that verifies (only what is new to the state is verified); each stream that does not
-    is reported with full verification's error and left out."""
-    from ..core.grammar import parse_local_ref
-    from ..store import statedb, stateview
-    from .secretscan import lint_envelope  # the same lint as the commands (§10.6)
-
-    def lint(view, refs):
-        out = {}
-        for ref in refs:
-            rows = view.conn.execute('SELECT c.seq, c."commit", c.id FROM chain c JOIN sources s '
-                                     "ON s.sid = c.sid WHERE s.ref = ? ORDER BY c.seq", (ref,)).fetchall()
-            since = next((seq for seq, commit, _i in rows if commit == given.get(ref)), 0)
-            ids = [mid for seq, _c, mid in rows if seq > since]
-            mems = view.load(ids)
-            hits = []
-            for mid in ids:
-                hit = lint_envelope(mems[mid].envelope)
-                if hit:
-                    hits.append((mid, hit[0], hit[1]))
-            out[ref] = hits
-        return out
-
-    def session(refs):
-        mine = {parse_local_ref(r) for r in refs}
-        scoped = [s for s in listing if (s.actor, s.stream) in mine]
-        with stateview.current(repo, listing=scoped, scope=mine) as view:
-            return lint(view, refs)
-
-    try:
-        return session(moved)
-    except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
-        return _check_full(repo, listing, moved, found)
-    except HnError:
-        pass
-    out = {}
-    for ref in moved:  # one of them is invalid: name each invalid stream
-        try:
-            out.update(session([ref]))
-        except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
-            out.update(_check_full(repo, listing, [ref], found))
-        except HnError as exc:
-            found.append((ref, exc.message))
-    return out
-
-
-def _check_full(repo: Repo, listing: list, refs: list[str], found: list) -> dict:
-    """``_check_moved`` without a state: full verification of those streams, every memory linted."""
-    from ..core.grammar import parse_local_ref
-    from ..store import streams
-    from .secretscan import lint_envelope
-
-    out = {}
-    for ref in refs:
-        mine = {parse_local_ref(ref)}
-        try:
-            collection = streams.collect(repo, [s for s in listing if (s.actor, s.stream) in mine])
-        except HnError as exc:
-            found.append((ref, exc.message))
-            continue
-        out[ref] = [(m.memory_id, *hit) for m in collection.chains.get(ref, [])
-                    for hit in [lint_envelope(m.envelope)] if hit]
-    return out
 
 
 def run_post_rewrite(repo: Repo, data: bytes) -> int:

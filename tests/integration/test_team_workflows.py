@@ -471,3 +471,5 @@ def test_sync_withholds_a_stream_with_secret_shaped_text_as_a_push_does(tmp_path
                      f"(github-token); stream {ref} not published\n")
     assert token not in r.out + r.err and token[4:] not in r.out + r.err
     assert git(remote, "for-each-ref", "--format=%(objectname)", "refs/hn/memory/") == published
+    r = hn(alice, "sync", "--json")
+    assert r.code == 1 and json.loads(r.out)["published"] == 0  # withheld is not counted as published

@@ -100,7 +100,7 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     if held is not None:
         held.extend(waiting)
     ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
-    done = len(valid) - len(todo)
+    done = len(valid) - len(todo) - len(withheld)  # already there (a withheld one is not)
     try:
         published = push(repo, remote, ready, allowed, exact=True, sent=sent) + done
     except PhaseError as exc:  # the same text (the server's reason included), with this count
@@ -119,12 +119,12 @@ def secret_shaped(repo: Repo, listing: list | None, refs: list[str], bases: dict
     ``git hn sync`` never publishes what a push withholds (git-hn). Only what is new is read."""
     if not refs:
         return {}
-    from ..hooks import _check_moved, _valid_sources
+    from .lint import check_moved, valid_sources
 
     found: list = []
     if listing is None:
-        listing = _valid_sources(repo, found)
-    findings = _check_moved(repo, listing, sorted(refs), bases, found)
+        listing = valid_sources(repo, found)
+    findings = check_moved(repo, listing, sorted(refs), bases, found)
     out = {}
     for ref, hits in findings.items():
         if hits:
@@ -268,11 +268,12 @@ def _heads(repo: Repo, refs: list[str], listing: list | None = None) -> dict[str
 def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool = False,
          sent: list | None = None) -> int:
     """``git push --porcelain`` of non-forced refspecs; the number of refs pushed (or already
-    up to date there); ``sent`` gets those the push moved (created or fast-forwarded). ``exact`` pushes each ref's tip in ``heads`` (the one that was verified and
-    linted) rather than whatever the ref names when the push runs: one explicit refspec per ref
-    for a few, and from ``OUTBOX_FROM`` refs one wildcard over an outbox holding those tips
-    (``store.outbox``: Git matches each explicit refspec against every local ref). A rejected ref
-    or a failed push is a phase error after every slice was tried."""
+    up to date there); ``sent`` gets those the push moved (created or fast-forwarded). ``exact``
+    pushes each ref's tip in ``heads`` (the one that was verified and linted) rather than
+    whatever the ref names when the push runs: one explicit refspec per ref for a few, and from
+    ``OUTBOX_FROM`` refs one wildcard over an outbox holding those tips (``store.outbox``: Git
+    matches each explicit refspec against every local ref). A rejected ref or a failed push is a
+    phase error after every slice was tried."""
     if exact and len(refs) >= OUTBOX_FROM:
         from ...store import outbox
 
