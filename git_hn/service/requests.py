@@ -180,8 +180,8 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
     except ValidationError as exc:
         from ..core import hints  # error paths only
 
-        raise ValidationError(hints.append(exc.message, flag_hint(exc.message, record,
-                                                                  commit_of(repo)))) from None
+        raise ValidationError(hints.append(exc.message, record_hint(exc.message, record,
+                                                                    resolve=commit_of(repo)))) from None
     return RecordRequest(record, flags.stream, flags.actor, tuple(flags.topic))
 
 
@@ -210,36 +210,66 @@ def commit_of(repo):
     return resolve
 
 
-def flag_hint(message: str, record: Record, resolve=None) -> str:
-    """What to change on the command line after ``check_record`` refused a record built from
-    flags (issue 14): the valid kinds or modes with the closest one, the flag a kind needs, or
-    the form ``--evidence`` takes (``resolve``: revision -> full commit ID, see ``commit_of``)."""
+class Words(NamedTuple):
+    """How the help after a refused record names things: the flags' words or a document's."""
+
+    evidence: str
+    content: str
+    topics: str
+    subject: str
+    anchor: str
+    outcome: str
+    verification: str
+    handoff_needs: str
+    handoff_only: str
+
+
+FLAG_WORDS = Words(
+    "--evidence", CONTENT_RULE, f"at most {LIMITS.max_topics} --topic values, each at most {LIMITS.max_topic} bytes",
+    "--applies subject needs --subject ID", "", "--outcome", "kind verification needs --evidence TYPED-ID", "",
+    "--completed, --assumption, --blocker and --next-action are only for kind handoff")
+INPUT_WORDS = Words(
+    "evidence", f"content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes",
+    f"at most {LIMITS.max_topics} topics, each at most {LIMITS.max_topic} bytes",
+    "mode subject needs applicability.subject equal to anchor.subject (a typed subject)",
+    "anchor.commit is a full commit ID (40 hex digits; 64 in a SHA-256 repository)", "attemptOutcome",
+    "kind verification needs evidence (at least one typed ID)",
+    "kind handoff needs handoff with the arrays " + ", ".join(HANDOFF_LISTS) + " (each entry non-blank)",
+    "handoff is only for kind handoff")
+
+
+def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve=None) -> str:
+    """What to change after ``check_record`` refused a record (issue 14), in ``words``: those of
+    the flags or those of a request document (``--input``, the MCP write tools, from which an
+    agent corrects itself). The valid kinds or modes with the closest one, the field a kind
+    needs, the bounds, or the form evidence takes (``resolve``: revision -> full commit ID,
+    ``commit_of``)."""
     from ..core import grammar, hints  # error paths only
 
-    kind, app = record.kind, record.applicability
+    kind = record.kind
+    fixed = {"memory record content is invalid": words.content, "memory record topics are invalid": words.topics,
+             "memory applicability subject must match anchor": words.subject,
+             "memory anchor commit is invalid": words.anchor}
+    if message in fixed:
+        return fixed[message]
     if message == "memory record evidence is invalid":
-        return hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, resolve)
-    if message == "memory record content is invalid":
-        return CONTENT_RULE
-    if message == "memory record topics are invalid":
-        return f"at most {LIMITS.max_topics} --topic values, each at most {LIMITS.max_topic} bytes"
+        return hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, resolve,
+                              name=words.evidence)
     if message == "memory record kind is unsupported":
         return hints.choice(kind, KINDS)
     if message == "memory applicability mode is unsupported":
-        return hints.choice(app.mode, APPLICABILITY_MODES)
-    if message == "memory applicability subject must match anchor":
-        return "--applies subject needs --subject ID"
+        return hints.choice(record.applicability.mode, APPLICABILITY_MODES)
     if message != f"memory {kind} record has invalid fields":
         return ""
     if kind == "attempt" and not record.attempt_outcome:
-        return "kind attempt needs --outcome (" + ", ".join(ATTEMPT_OUTCOMES) + ")"
+        return f"kind attempt needs {words.outcome} (" + ", ".join(ATTEMPT_OUTCOMES) + ")"
     if kind != "attempt" and record.attempt_outcome:
-        return "--outcome is only for kind attempt"
+        return f"{words.outcome} is only for kind attempt"
     if kind == "verification" and not record.evidence:
-        return "kind verification needs --evidence TYPED-ID"
-    if kind != "handoff" and record.handoff is not None:
-        return "--completed, --assumption, --blocker and --next-action are only for kind handoff"
-    return ""
+        return words.verification
+    if kind == "handoff":
+        return words.handoff_needs
+    return words.handoff_only if record.handoff is not None else ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,7 +409,7 @@ def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None
             from ..core import hints  # error paths only
 
             message = "memory handoff record has invalid fields"
-            raise ValidationError(hints.append(message, input_hint(message, record)))
+            raise ValidationError(hints.append(message, record_hint(message, record, INPUT_WORDS)))
         anchor, app = record.anchor, record.applicability
         if handoff_at is not None:
             commit = repo.resolve_commit(handoff_at)
@@ -397,44 +427,5 @@ def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None
     except ValidationError as exc:
         from ..core import hints  # error paths only
 
-        raise ValidationError(hints.append(exc.message, input_hint(exc.message, record))) from None
+        raise ValidationError(hints.append(exc.message, record_hint(exc.message, record, INPUT_WORDS))) from None
     return RecordRequest(record, stream, actor, raw_topics)
-
-
-def input_hint(message: str, record: Record) -> str:
-    """What to change in a request document (``--input``, the MCP write tools) after
-    ``check_record`` refused it: ``flag_hint``'s help, in the document's field names, and the
-    bounds of the content, topics and anchor (an agent corrects itself from the error)."""
-    from ..core import grammar, hints  # error paths only
-
-    kind, app = record.kind, record.applicability
-    simple = {
-        "memory record kind is unsupported": lambda: hints.choice(kind, KINDS),
-        "memory applicability mode is unsupported": lambda: hints.choice(app.mode, APPLICABILITY_MODES),
-        "memory applicability subject must match anchor":
-            lambda: "mode subject needs applicability.subject equal to anchor.subject (a typed subject)",
-        "memory anchor commit is invalid":
-            lambda: "anchor.commit is a full commit ID (40 hex digits; 64 in a SHA-256 repository)",
-        "memory record content is invalid":
-            lambda: f"content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes",
-        "memory record topics are invalid":
-            lambda: f"at most {LIMITS.max_topics} topics, each at most {LIMITS.max_topic} bytes",
-        "memory record evidence is invalid":
-            lambda: hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, name="evidence"),
-    }
-    if message in simple:
-        return simple[message]()
-    if message != f"memory {kind} record has invalid fields":
-        return ""
-    if kind == "attempt" and not record.attempt_outcome:
-        return "kind attempt needs attemptOutcome (" + ", ".join(ATTEMPT_OUTCOMES) + ")"
-    if kind != "attempt" and record.attempt_outcome:
-        return "attemptOutcome is only for kind attempt"
-    if kind == "verification" and not record.evidence:
-        return "kind verification needs evidence (at least one typed ID)"
-    if kind == "handoff":
-        return ("kind handoff needs handoff with the arrays " + ", ".join(HANDOFF_LISTS)
-                + " (each entry non-blank)")
-    if record.handoff is not None:
-        return "handoff is only for kind handoff"
-    return ""
