@@ -442,7 +442,9 @@ def test_recover_shallow_checks(world):
         "git-hn: repository is not shallow; run git hn sync origin\n"
 
 
-def test_shallow_clone_gap_and_recover_shallow(tmp_path):
+def _old_anchor_and_shallow_clone(tmp_path):
+    """Alice's memory anchored three commits back, published; Bob's clone of depth 1 lacks that
+    commit: (remote, alice, the anchor, the record's JSON, bob)."""
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
     alice = make_repo(tmp_path / "alice")
@@ -454,10 +456,14 @@ def test_shallow_clone_gap_and_recover_shallow(tmp_path):
     old = git(alice, "rev-parse", "HEAD~3")
     r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", old, "--applies", "exact",
            "--content", "anchored at an old commit")
-    a = r.json()
     assert hn(alice, "sync").code == 0
     bob = tmp_path / "bob"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(bob))
+    return remote, alice, old, r.json(), bob
+
+
+def test_shallow_clone_gap_and_recover_shallow(tmp_path):
+    remote, alice, old, a, bob = _old_anchor_and_shallow_clone(tmp_path)
     assert (bob / ".git" / "shallow").exists()
     assert hn(bob, "sync", "--recover-shallow").err == \
         "git-hn: --recover-shallow requires a saved exact replication selection for origin\n"
@@ -490,20 +496,7 @@ def test_shallow_clone_gap_and_recover_shallow(tmp_path):
 def test_a_shallow_clone_without_an_exact_selection_is_told_to_deepen(tmp_path, select):
     """§9.18 refuses --recover-shallow for --all and for no saved selection, so the recovery of a
     missing anchor there names what works (git-hn): deepening the clone, then a plain sync."""
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    alice = make_repo(tmp_path / "alice")
-    for i in range(3):
-        git(alice, "commit", "-q", "--allow-empty", "-m", f"c{i}")
-    git(alice, "remote", "add", "origin", str(remote))
-    git(alice, "push", "-q", "origin", "main")
-    assert hn(alice, "init").code == 0
-    old = git(alice, "rev-parse", "HEAD~3")
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", old, "--applies", "exact",
-              "--content", "anchored at an old commit").code == 0
-    assert hn(alice, "sync").code == 0
-    bob = tmp_path / "bob"
-    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(bob))
+    _remote, _alice, old, _a, bob = _old_anchor_and_shallow_clone(tmp_path)
     if select:
         assert hn(bob, "replication", "select", *select).code == 0
     r = hn(bob, "sync", "--json")
