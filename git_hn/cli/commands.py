@@ -362,11 +362,8 @@ def select_command(values: dict, positional: list[str]) -> int:
     if repo.git.run(list(url_question(remote))).returncode != 0:
         # §9.2: the remote need not exist, and the selection is saved; a typo would otherwise
         # show only at the first sync
-        import sys
-
-        sys.stderr.write(f'git-hn: hint: remote "{remote}" does not exist (yet); git hn sync {remote} '
-                         "needs it: git remote add NAME URL\n")
-        sys.stderr.flush()
+        render.hint(f'remote "{remote}" does not exist (yet); git hn sync {remote} needs it: '
+                    "git remote add NAME URL")
     return 0
 
 
@@ -601,10 +598,7 @@ def hooks_command(which: str, global_: bool) -> int:
         render.lines(hooks.install(loc, repo))
         text = hooks.selection_hint(repo)
         if text:
-            import sys
-
-            sys.stderr.write(f"git-hn: hint: {text}\n")
-            sys.stderr.flush()
+            render.hint(text)
     else:
         render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
     if repo is not None:

@@ -69,3 +69,12 @@ def error(message: str) -> None:
 
     sys.stderr.write("git-hn: " + one_line(message) + "\n")
     sys.stderr.flush()
+
+
+def hint(text: str) -> None:
+    """One ``git-hn: hint:`` line on stderr: advice beside a command that succeeded (stdout keeps
+    its formats)."""
+    from ..core.gostr import one_line
+
+    sys.stderr.write("git-hn: hint: " + one_line(text) + "\n")
+    sys.stderr.flush()

@@ -10,8 +10,6 @@ typer (``app``) registers them. The hint goes to stderr, after the output, as
 
 from __future__ import annotations
 
-import sys
-
 from ..errors import UsageError
 from . import render
 
@@ -149,9 +147,6 @@ def brief_hint(repo, doc: dict) -> None:
 
 
 def hint(hidden: dict[str, int]) -> None:
-    from ..core.gostr import one_line
-
     text = hidden_hint(hidden)
     if text:
-        sys.stderr.write("git-hn: hint: " + one_line(text) + "\n")
-        sys.stderr.flush()
+        render.hint(text)
