@@ -16,7 +16,7 @@ _git_hn_words() {
         "identity show") words="--no-color" ;;
         "init") words="--name" ;;
         "mcp") words="--allow-write --repo" ;;
-        "memory") words="record handoff supersede retract challenge recall show brief digest log export import view index" ;;
+        "memory") words="record handoff supersede retract challenge recall show brief digest log export import reanchor view index" ;;
         "memory brief") words="--at --max-bytes --base --path --topic --include-untrusted --json --markdown" ;;
         "memory challenge") words="--reason --evidence --stream --json --allow-secret-shaped --no-color" ;;
         "memory digest") words="--month --include-untrusted --json --no-color" ;;
@@ -27,6 +27,7 @@ _git_hn_words() {
         "memory index rebuild") words="" ;;
         "memory index verify") words="" ;;
         "memory log") words="--kind --actor --topic --path --subject --lifecycle --trust --query --max-count -n --graph --no-pager --no-color --json" ;;
+        "memory reanchor") words="--json" ;;
         "memory recall") words="--at --subject --path --topic --kind --actor --lifecycle --trust --query --rank --max-records --max-content-bytes --cursor --include-untrusted --no-color --json --input" ;;
         "memory record") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
         "memory retract") words="--reason --stream --json --allow-secret-shaped --no-color" ;;

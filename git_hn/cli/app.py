@@ -117,6 +117,7 @@ USAGE = {
     "git hn memory export": export_cmd.EXPORT_USAGE,
     "git hn memory import": export_cmd.IMPORT_USAGE,
     "git hn memory view": view_cmd.VIEW_USAGE,
+    "git hn memory reanchor": commands.REANCHOR_USAGE,
     "git hn mcp": commands.MCP_USAGE,
     "git hn policy": "usage: git hn policy show [REV] [--json]",
     "git hn policy show": "usage: git hn policy show [REV] [--json]",
@@ -380,6 +381,24 @@ _table_command(memory_app, "import", options.IMPORT_OPTS,
                "Record a JSON Lines file of drafts under your identity as one append (all or nothing).",
                export_cmd.import_, metavar="FILE",
                arg_help="JSON Lines file of drafts, or - for standard input")
+@memory_app.command("reanchor", **CMD)
+def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", show_default=False,
+                                                        help="the commit your unpublished memories name"),
+                    new: Optional[str] = typer.Argument(None, metavar="NEW", show_default=False,
+                                                        help="the commit they should name instead"),
+                    extra: Optional[List[str]] = typer.Argument(None, hidden=True),
+                    json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+    """Move your unpublished memories from commit OLD to commit NEW (for a discarded commit).
+
+    A memory waits to be published until its anchor commit is on the remote; one anchored on a
+    commit that git reset (or a deleted branch) discarded would wait for ever, with every later
+    memory of its stream. This rebuilds them as git commit --amend and git rebase do through the
+    post-rewrite hook: anchors and git: evidence naming OLD name NEW (anchored paths are read again
+    at NEW), and each rebuilt memory, and every later one of its stream, is signed again under a
+    new ID. Published memories are never rewritten."""
+    return commands.reanchor_command([w for w in (old, new) if w is not None] + (extra or []), json)
+
+
 _table_command(memory_app, "view", options.VIEW_OPTS,
                "Write a self-contained HTML page of the memory timeline and relations; --open shows it.",
                view_cmd.view, metavar="")

@@ -224,6 +224,23 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
     return 0
 
 
+REANCHOR_USAGE = "usage: git hn memory reanchor OLD NEW [--json]"
+
+
+def reanchor_command(words: list[str], as_json: bool) -> int:
+    from ..service import reanchor
+    from ..store.repo import open_repo
+
+    if len(words) != 2:
+        raise UsageError(REANCHOR_USAGE)
+    result = reanchor.reanchor(open_repo(), words[0], words[1])
+    if as_json:
+        render.json_line(reanchor.result_json(result))
+    else:
+        render.lines(reanchor.result_lines(result))
+    return 0
+
+
 RECALL_FILTERS = ("at", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust", "query", "rank",
                   "max_records", "max_content_bytes", "cursor", "include_untrusted")
 

@@ -42,6 +42,7 @@ git hn memory log [filters] [-n N | -N] [--graph] [--no-pager] [--json]
 git hn memory export [--format jsonl|markdown] [filters] [--output FILE]
 git hn memory import FILE|- [--stream ID] [--json]
 git hn memory view [--at REV] [--output FILE] [--open]
+git hn memory reanchor OLD NEW [--json]
 git hn policy show [REV] [--json]
 git hn policy init | trust [ACTOR] [--kind KIND]... | untrust ACTOR|--kind KIND...
 git hn mcp [--allow-write] [--repo PATH]
@@ -56,7 +57,7 @@ GROUPS = {
     "identity": ({"show", "list", "public", "export", "import"},
                  "usage: git hn identity <show|list|public>", 'unknown identity command "{}"'),
     "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index",
-                "brief", "digest", "log", "export", "import", "view"},
+                "brief", "digest", "log", "export", "import", "view", "reanchor"},
                None,  # bare, it prints the group's help (GROUP_HELP)
                'unknown memory command "{}"'),
     "policy": ({"show", "init", "trust", "untrust"}, "usage: git hn policy show [REV] [--json]",

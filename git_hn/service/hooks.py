@@ -307,8 +307,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         given = publish.remote_bases(repo, remote, heads, publish.published_heads(repo, remote))
     moved = sorted(r for r, h in heads.items() if given.get(r) != h)
     publishable = []
+    anchors: dict = {}
     if moved:
-        findings = lint.check_moved(repo, listing, moved, given, found)
+        findings = lint.check_moved(repo, listing, moved, given, found, anchors)
         for ref in moved:
             if ref not in findings:
                 continue  # its stream did not verify: already reported
@@ -318,6 +319,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
             if not findings[ref]:
                 publishable.append(ref)
     problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
+    for line in _held_for_good(repo, remote, {r: anchors.get(r, []) for r in publishable}, data):
+        sys.stderr.write(f"git-hn: {line}\n")  # a warning: the push itself may go on
     block = repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode().strip() == "block"
     earlier = background.take_failure(repo, remote)
     if earlier:  # a background publication failed: said once, and its streams go again now
@@ -343,6 +346,26 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     for problem in problems:
         sys.stderr.write(f"git-hn: {problem}\n")
     return 1 if block else 0
+
+
+def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[str]:
+    """What ``git hn sync`` says of a stream held back by a discarded commit (``publish.Held``),
+    for each stream about to be published whose new memories (``anchors``: ref -> (memory ID,
+    anchor commit or "") above what the remote was given) wait for a commit that no push can
+    carry. An anchor this push sends (a tip in the hook's input ``data``) is not asked about, so
+    the usual push (a memory recorded at the commit pushed) starts no Git process here."""
+    from .replication import publish
+
+    pushed = {parts[1] for line in data.decode("ascii", "replace").splitlines()
+              for parts in [line.split(" ")] if len(parts) == 4}
+    doubtful = {a for links in anchors.values() for _m, a in links if a and a not in pushed}
+    gone = publish.discarded(repo, doubtful) if doubtful else set()
+    out = []
+    for ref, links in sorted(anchors.items()):
+        k = next((i for i, (_m, a) in enumerate(links) if a in gone), None)
+        if k is not None:
+            out.append(publish.Held(ref, links[k][0], links[k][1], len(links) - k, True).line(remote))
+    return out
 
 
 def _note_push(repo: Repo, remote: str, data: bytes) -> None:
@@ -387,20 +410,20 @@ def run_post_rewrite(repo: Repo, data: bytes) -> int:
     that were never published and name a rewritten commit (``store.reanchor``). Never fails
     the user's command; what it did is one line per stream."""
     from ..store import identity as identmod
-    from ..store import reanchor
+    from ..store.reanchor import parse_mapping
+    from . import reanchor
 
     try:
         ident = identmod.load_active(repo)
     except HnError:
         return 0  # no identity here: no memory of ours to re-anchor
     try:
-        done = reanchor.reanchor(repo, ident, reanchor.parse_mapping(data, repo.oid_hex_len))
+        done = reanchor.rewrite(repo, ident, parse_mapping(data, repo.oid_hex_len))
     except HnError as exc:
         sys.stderr.write(f"git-hn: memories on rewritten commits were not re-anchored: {exc.message}\n")
         return 0
     for r in done:
-        n = f"{r.memories} unpublished {'memory' if r.memories == 1 else 'memories'}"
-        sys.stderr.write(f"git-hn: re-anchored {n} of {r.ref} on the rewritten commits\n")
+        sys.stderr.write(f"git-hn: {reanchor.stream_line(r, 'on the rewritten commits')}\n")
     return 0
 
 

@@ -35,7 +35,9 @@ from .repo import Repo
 
 class Rewritten(NamedTuple):
     ref: str
-    memories: int  # memories rebuilt (the first one named a rewritten commit)
+    memories: int  # memories rebuilt (the first one named a rewritten commit), so signed again
+    moved: int  # of those, the memories that named a rewritten commit (anchor or ``git:`` evidence)
+    renamed: tuple  # (old memory ID, new memory ID) of each rebuilt memory, root first
 
 
 def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
@@ -64,8 +66,8 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str]) -> list[Rewri
             continue  # everything in it was published: nothing may be rewritten
         with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, src.stream), src.ref):
             got = _rebuild(repo, ident, src, listing, published.get(src.ref, set()), mapping)
-        if got:
-            done.append(Rewritten(src.ref, got))
+        if got is not None:
+            done.append(got)
     return done
 
 
@@ -105,25 +107,27 @@ def _chain(repo: Repo, src, listing: list) -> list:
 
 
 def _rebuild(repo: Repo, ident: Identity, src, listing: list, published: set[str],
-             mapping: dict[str, str]) -> int:
+             mapping: dict[str, str]) -> Rewritten | None:
     chain = _chain(repo, src, listing)
     if not chain or chain[-1].commit != src.head:
-        return 0  # moved since it was listed: the next rewrite (or a retry) sees it
+        return None  # moved since it was listed: the next rewrite (or a retry) sees it
     floor = max((i + 1 for i, m in enumerate(chain) if m.commit in published), default=0)
     start = next((i for i in range(floor, len(chain)) if _names_rewritten(chain[i], mapping)), None)
     if start is None:
-        return 0
-    rebuilt = _envelopes(repo, chain[start:], mapping, chain[start - 1].memory_id if start else "")
+        return None
+    tail = chain[start:]
+    rebuilt = _envelopes(repo, tail, mapping, chain[start - 1].memory_id if start else "")
     parent = chain[start - 1].commit if start else ""
-    written = []
+    written, new_ids = [], []
     seed = ident.seed()
     for env in rebuilt:
         envmod.check_envelope(env)
         payload = envmod.encode(env)
+        new_ids.append(memory_id(payload))
         signature = keys.b64_encode(keys.sign(seed, payload))
         commit, objs = objects.memory_commit_objects(
             payload, signature, parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
-            objects.timestamp_seconds(env.timestamp), f"hn memory {memory_id(payload)}", repo.object_format)
+            objects.timestamp_seconds(env.timestamp), f"hn memory {new_ids[-1]}", repo.object_format)
         written += objs
         parent = commit
     objects.write_objects(repo, written)
@@ -131,7 +135,10 @@ def _rebuild(repo: Repo, ident: Identity, src, listing: list, published: set[str
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
                         input=f"update {src.ref} {parent} {src.head}\n".encode("ascii"),
                         env={"HN_HOOK_ACTIVE": "1"})
-    return len(rebuilt) if proc.returncode == 0 else 0
+    if proc.returncode != 0:
+        return None
+    return Rewritten(src.ref, len(rebuilt), sum(_names_rewritten(m, mapping) for m in tail),
+                     tuple((m.memory_id, new) for m, new in zip(tail, new_ids)))
 
 
 def _names_rewritten(mem, mapping: dict[str, str]) -> bool:

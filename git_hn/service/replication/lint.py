@@ -37,10 +37,12 @@ def valid_sources(repo: Repo, found: list) -> list:
     return sorted(out, key=lambda s: s.ref)
 
 
-def check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found: list) -> dict:
+def check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found: list,
+                anchors: dict | None = None) -> dict:
     """ref -> secret-shaped findings above the tip the remote was last given, for every moved
     stream that verifies (only what is new to the state is verified); each stream that does not
-    is reported with full verification's error and left out."""
+    is reported with full verification's error and left out. ``anchors`` gets, per stream, the
+    (memory ID, anchor commit or "") of each memory above that tip, root first (``publish.discarded``)."""
     from ...core.grammar import parse_local_ref
     from ...store import statedb, stateview
     from ..secretscan import lint_envelope  # the same lint as the commands (§10.6)
@@ -59,6 +61,8 @@ def check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found:
                 if hit:
                     hits.append((mid, hit[0], hit[1]))
             out[ref] = hits
+            if anchors is not None:
+                anchors[ref] = _anchors([mems[mid] for mid in ids])
         return out
 
     def session(refs):
@@ -70,7 +74,7 @@ def check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found:
     try:
         return session(moved)
     except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
-        return check_full(repo, listing, moved, found)
+        return check_full(repo, listing, moved, found, given, anchors)
     except HnError:
         pass
     out = {}
@@ -78,13 +82,14 @@ def check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found:
         try:
             out.update(session([ref]))
         except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
-            out.update(check_full(repo, listing, [ref], found))
+            out.update(check_full(repo, listing, [ref], found, given, anchors))
         except HnError as exc:
             found.append((ref, exc.message))
     return out
 
 
-def check_full(repo: Repo, listing: list, refs: list[str], found: list) -> dict:
+def check_full(repo: Repo, listing: list, refs: list[str], found: list, given: dict | None = None,
+               anchors: dict | None = None) -> dict:
     """``check_moved`` without a state: full verification of those streams, every memory linted."""
     from ...core.grammar import parse_local_ref
     from ...store import streams
@@ -98,6 +103,15 @@ def check_full(repo: Repo, listing: list, refs: list[str], found: list) -> dict:
         except HnError as exc:
             found.append((ref, exc.message))
             continue
-        out[ref] = [(m.memory_id, *hit) for m in collection.chains.get(ref, [])
-                    for hit in [lint_envelope(m.envelope)] if hit]
+        chain = collection.chains.get(ref, [])
+        out[ref] = [(m.memory_id, *hit) for m in chain for hit in [lint_envelope(m.envelope)] if hit]
+        if anchors is not None:
+            commits = [m.commit for m in chain]
+            base = (given or {}).get(ref)
+            anchors[ref] = _anchors(chain[commits.index(base) + 1:] if base in commits else chain)
     return out
+
+
+def _anchors(memories: list) -> list[tuple[str, str]]:
+    return [(m.memory_id, m.envelope.record.anchor.commit if m.envelope.record is not None else "")
+            for m in memories]

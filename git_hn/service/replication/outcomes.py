@@ -201,9 +201,7 @@ class SyncResult:
                            + (f"; {recovery}" if recovery else ""))
         if current:
             out.append(f"Replication from {self.remote}: {counted(current, 'selection', 'selections')} up to date")
-        for h in self.held:
-            out.append(f"Publication {h.ref}: {counted(h.waiting, 'memory waits', 'memories wait')} until "
-                       f"commit {h.commit} is on {self.remote} (push it, then git hn sync {self.remote})")
+        out += [h.line(self.remote) for h in self.held]
         return out
 
     def summary(self) -> str:
@@ -241,8 +239,8 @@ class SyncResult:
                "outcomes": [o.to_json() for o in self.sorted_outcomes()], "verifiedEvents": 0,
                "promoted": self.promoted, "importedMemories": self.imported, "published": self.published}
         if self.held:
-            doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting}
-                               for h in self.held]
+            doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting,
+                                "discarded": h.discarded} for h in self.held]
         message = self.exit_message()
         if message:
             doc["error"] = message

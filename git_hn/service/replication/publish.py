@@ -27,7 +27,7 @@ from ...store import state as statemod
 from ...store import statedb, stateview, streams
 from ...store.transport import remote_env, transport_allowed
 from ...store.repo import Repo
-from .outcomes import PhaseError, phase
+from .outcomes import PhaseError, counted, phase
 
 SLICE = 1000  # refspecs per push command line
 OUTBOX_FROM = 16  # refs from which a push names them through one wildcard refspec (``push``)
@@ -155,12 +155,25 @@ def valid_refs(repo: Repo, refs: list[str], listing: list | None = None) -> list
 
 class Held(NamedTuple):
     """A stream published only up to the memory before ``memory`` (or not at all), because the
-    anchor ``commit`` of that memory is not on the remote yet; ``waiting`` memories wait."""
+    anchor ``commit`` of that memory is not on the remote yet; ``waiting`` memories wait.
+    ``discarded``: no branch, tag or remote-tracking ref here contains that commit, nor HEAD
+    (``git reset`` left it behind), so no push will carry it: ``git hn memory reanchor``."""
 
     ref: str
     memory: str
     commit: str
     waiting: int
+    discarded: bool = False
+
+    def line(self, remote: str) -> str:
+        """What a person reads about it (``git hn sync`` and the pre-push hook)."""
+        waiting = counted(self.waiting, "memory waits", "memories wait")
+        if self.discarded:
+            return (f"Publication {self.ref}: {waiting} for commit {self.commit}, which no branch, tag or "
+                    f"remote-tracking ref here contains; move them to a commit you push with "
+                    f"git hn memory reanchor {self.commit} NEW")
+        return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} "
+                f"(push it, then git hn sync {remote})")
 
 
 def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
@@ -182,7 +195,32 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
             allowed[ref] = links[k - 1].commit
         if k < len(links):
             held.append(Held(ref, links[k].memory_id, links[k].anchor, len(links) - k))
+    if held:
+        gone = discarded(repo, {h.commit for h in held})
+        held = [h._replace(discarded=h.commit in gone) for h in held]
     return allowed, held
+
+
+def discarded(repo: Repo, anchors: set[str]) -> set[str]:
+    """The ``anchors`` that no push of this repository's history can carry: commits that no
+    branch, tag or remote-tracking ref contains, nor HEAD (or that are not here at all). One
+    ``rev-list`` for all of them; none is named when Git cannot answer (the caller only warns)."""
+    if not anchors:
+        return set()
+    ordered = sorted(anchors)
+    infos = repo.git.infos_bulk(ordered)
+    present = [a for a, info in zip(ordered, infos) if info is not None and info[1] == "commit"]
+    gone = set(ordered) - set(present)
+    if not present:
+        return gone
+    head = repo.head_commit()
+    walk = repo.git.run(["rev-list", "--stdin", "--not", "--branches", "--tags", "--remotes"],
+                        input="".join(f"{a}\n" for a in present).encode()
+                        + (f"^{head}\n".encode() if head else b""))
+    if walk.returncode != 0:
+        return gone
+    beyond = set(walk.stdout.decode("ascii", "replace").split())
+    return gone | {a for a in present if a in beyond}
 
 
 class Link(NamedTuple):

@@ -1,0 +1,101 @@
+"""Moving unpublished memories off a commit: after a rewrite (the ``post-rewrite`` hook) and by
+hand (``git hn memory reanchor OLD NEW``), for a commit Git will never push, such as one a
+``git reset`` discarded (git-hn extension; docs/decisions.md).
+
+Owns: resolving the two revisions, the words of the result (one line per stream, with the new
+IDs of the memories signed again), and keeping the exported index consistent afterwards. The
+rebuilding itself is ``store.reanchor``'s: only the active identity's unpublished memories, from
+the first that names OLD to the tip of its stream, each signed anew.
+"""
+
+from __future__ import annotations
+
+from ..core.gostr import short_id
+from ..core.grammar import is_oid, parse_local_ref
+from ..core.tuples import NamedTuple
+from ..errors import HnError, InputError
+from ..store import identity as identmod
+from ..store import reanchor as store
+from ..store.repo import Repo
+from . import index_refresh
+
+SHOWN_RENAMES = 5  # new IDs named per stream in a human line (``--json`` lists every one)
+
+
+class Reanchored(NamedTuple):
+    old: str  # the commit the memories named
+    new: str  # the commit they name now
+    streams: list  # store.reanchor.Rewritten, one per stream rebuilt
+
+
+def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
+    """Move the active identity's unpublished memories that name commit ``old`` (as anchor or
+    ``git:`` evidence) to commit ``new``; an error when there are none."""
+    ident = identmod.load_active(repo)
+    old_commit, new_commit = _old_commit(repo, old), repo.resolve_commit(new)
+    if old_commit == new_commit:
+        raise InputError(f"{old} and {new} are the same commit {old_commit}: nothing to move")
+    done = rewrite(repo, ident, {old_commit: new_commit})
+    if not done:
+        raise InputError(f"no unpublished memory of yours names commit {old_commit}; a published memory "
+                         "is never rewritten: supersede it with --at to correct it")
+    return Reanchored(old_commit, new_commit, done)
+
+
+def _old_commit(repo: Repo, rev: str) -> str:
+    """OLD as a full commit ID: a revision, or a full ID of a commit that is no longer here at all
+    (``git gc`` pruned it after its reflog expired; ``git hn sync`` names it in full)."""
+    try:
+        return repo.resolve_commit(rev)
+    except InputError:
+        if is_oid(rev) and len(rev) == repo.oid_hex_len and repo.git.object_info(rev) is None:
+            return rev
+        raise
+
+
+def rewrite(repo: Repo, ident, mapping: dict[str, str]) -> list:
+    """``store.reanchor.reanchor``; when it moved refs, the exported index made consistent and
+    the verified state brought to the rebuilt streams (their new commits verified now, as an
+    append records its own), so that the state is exact for ``index verify`` and the next command."""
+    done = store.reanchor(repo, ident, mapping)
+    if done:
+        index_refresh.after_ref_change(repo)
+        _refresh_state(repo, {parse_local_ref(r.ref) for r in done})
+    return done
+
+
+def _refresh_state(repo: Repo, scope: set) -> None:
+    from ..store import stateview, streams
+
+    try:
+        listing = [s for s in streams.list_sources(repo) if (s.actor, s.stream) in scope]
+        with stateview.current(repo, listing=listing, scope=scope):
+            pass
+    except HnError:
+        pass  # the next command's refresh verifies them
+
+
+def stream_line(r, where: str) -> str:
+    """One stream's result: how many memories named a moved commit, and, when later memories of
+    the stream had to be signed again (each names the one before it), how many, with new IDs."""
+    line = f"re-anchored {_count(r.moved)} of {r.ref} {where}"
+    renames = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in r.renamed[:SHOWN_RENAMES])
+    more = len(r.renamed) - SHOWN_RENAMES
+    extra = f" and {more} more" if more > 0 else ""
+    if r.memories > r.moved:
+        return f"{line}; {_count(r.memories)} signed again, new IDs: {renames}{extra}"
+    return f"{line}; new IDs: {renames}{extra}"
+
+
+def _count(n: int) -> str:
+    return f"{n} unpublished {'memory' if n == 1 else 'memories'}"
+
+
+def result_lines(result: Reanchored) -> list[str]:
+    return [stream_line(r, f"from {short_id(result.old)} to {short_id(result.new)}") for r in result.streams]
+
+
+def result_json(result: Reanchored) -> dict:
+    return {"from": result.old, "to": result.new,
+            "streams": [{"ref": r.ref, "reanchored": r.moved, "signed": r.memories,
+                         "renamed": [{"from": a, "to": b} for a, b in r.renamed]} for r in result.streams]}

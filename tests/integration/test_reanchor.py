@@ -1,0 +1,173 @@
+"""Memories anchored on a commit no push will carry (git-hn extension, docs/decisions.md): a
+commit ``git reset`` discarded holds back its stream; ``git hn sync`` and the pre-push hook say
+so, and ``git hn memory reanchor OLD NEW`` moves the unpublished memories to a commit that is
+pushed. Real repositories, a real bare remote, real ``git push`` with the hooks installed."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from helpers import git, hn, refs_snapshot, shared_remote, wait_publication
+
+
+def _push(repo, *extra):
+    proc = subprocess.run(["git", "push", "-q", *extra, "origin", "main"], cwd=repo, capture_output=True,
+                          text=True)
+    wait_publication(repo)
+    return proc
+
+
+def _record(repo, content, at="HEAD") -> dict:
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", at, "--applies", "descendants",
+           "--content", content)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _commit(repo, name):
+    (repo / f"{name}.txt").write_text(f"{name}\n")
+    git(repo, "add", f"{name}.txt")
+    git(repo, "commit", "-q", "-m", name)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def _discarded(tmp_path):
+    """Alice (hooks installed) records at commit B, resets B away and records again at A:
+    (remote, alice, bob, B, first memory, second memory, stream ref)."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(a, "hooks", "install").code == 0
+    gone = _commit(a, "b")
+    first = _record(a, "made at a commit that is reset away")
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    second = _record(a, "made on the history that stays")
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    return remote, a, b, gone, first, second, ref
+
+
+def test_a_discarded_anchor_is_named_and_reanchor_publishes_the_stream(tmp_path):
+    remote, a, b, gone, first, second, ref = _discarded(tmp_path)
+    # sync names the commit and the command, never the impossible "push it"
+    doc = hn(a, "sync", "--json").json()
+    assert doc["heldBack"] == [{"ref": ref, "memoryId": first["memoryId"], "commit": gone, "waiting": 2,
+                                "discarded": True}]
+    human = hn(a, "sync")
+    assert human.code == 0, human.err
+    assert (f"Publication {ref}: 2 memories wait for commit {gone}, which no branch, tag or remote-tracking "
+            f"ref here contains; move them to a commit you push with git hn memory reanchor {gone} NEW") \
+        in human.out
+    assert "push it" not in human.out
+    # the push warns the same way and goes on (warn and block alike); no memory goes out
+    kept = _commit(a, "c")
+    pushed = _push(a)
+    assert pushed.returncode == 0, pushed.stderr
+    assert f"git-hn: Publication {ref}: 2 memories wait for commit {gone}" in pushed.stderr
+    git(a, "config", "hn.prePush", "block")
+    _commit(a, "d")
+    pushed = _push(a)
+    assert pushed.returncode == 0 and f"git hn memory reanchor {gone} NEW" in pushed.stderr
+    assert subprocess.run(["git", "rev-parse", "-q", "--verify", ref], cwd=remote).returncode != 0
+    # moved to a pushed commit: both memories are signed again, under new IDs
+    moved = hn(a, "memory", "reanchor", gone[:10], kept, "--json").json()
+    assert (moved["from"], moved["to"]) == (gone, kept)
+    [stream] = moved["streams"]
+    assert (stream["ref"], stream["reanchored"], stream["signed"]) == (ref, 1, 2)
+    assert [r["from"] for r in stream["renamed"]] == [first["memoryId"], second["memoryId"]]
+    new_first, new_second = (r["to"] for r in stream["renamed"])
+    assert hn(a, "memory", "show", first["memoryId"]).code != 0  # the old ID is gone
+    shown = hn(a, "memory", "show", new_first, "--json").json()
+    assert shown["projection"]["anchor"]["commit"] == kept
+    assert shown["projection"]["data"]["content"] == "made at a commit that is reset away"
+    assert hn(a, "memory", "index", "verify").code == 0
+    # nothing waits now: sync publishes the whole stream, and Bob imports it
+    doc = hn(a, "sync", "--json").json()
+    assert "heldBack" not in doc and doc["published"] == 1
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    git(b, "pull", "-q", "--ff-only", "origin", "main")
+    assert hn(b, "replication", "select", "--memory", first["stream"]).code == 0
+    got = hn(b, "sync", "--json").json()
+    assert [o["status"] for o in got["outcomes"]] == ["promoted"]
+    there = hn(b, "memory", "show", new_second, "--json").json()
+    assert there["projection"]["anchor"]["commit"] == git(a, "rev-parse", "HEAD~2")
+
+
+def test_an_anchor_on_a_branch_or_at_head_waits_for_a_push(tmp_path):
+    """A commit that is only not pushed yet is no discarded commit: the advice stays "push it"."""
+    _remote, a, _b, gone, first, _second, ref = _discarded(tmp_path)
+    git(a, "branch", "keep", gone)  # the commit is on a branch again
+    doc = hn(a, "sync", "--json").json()
+    assert [h["discarded"] for h in doc["heldBack"]] == [False]
+    assert f"until commit {gone} is on origin (push it, then git hn sync origin)" in hn(a, "sync").out
+    git(a, "branch", "-D", "keep")
+    git(a, "checkout", "-q", gone)  # a detached HEAD at it
+    assert [h["discarded"] for h in hn(a, "sync", "--json").json()["heldBack"]] == [False]
+    git(a, "checkout", "-q", "main")
+    assert [h["discarded"] for h in hn(a, "sync", "--json").json()["heldBack"]] == [True]
+    assert first["memoryId"] == hn(a, "sync", "--json").json()["heldBack"][0]["memoryId"]
+    assert ref == hn(a, "sync", "--json").json()["heldBack"][0]["ref"]
+
+
+def test_a_pruned_commit_is_discarded_and_reanchor_takes_its_full_id(tmp_path):
+    _remote, a, _b, gone, first, _second, ref = _discarded(tmp_path)
+    git(a, "reflog", "expire", "--expire=now", "--all")
+    git(a, "gc", "-q", "--prune=now")
+    assert subprocess.run(["git", "cat-file", "-e", gone], cwd=a).returncode != 0
+    doc = hn(a, "sync", "--json").json()
+    assert [(h["commit"], h["discarded"]) for h in doc["heldBack"]] == [(gone, True)]
+    assert hn(a, "memory", "reanchor", gone[:12], "HEAD").err == f"git-hn: revision {gone[:12]} is not a commit\n"
+    moved = hn(a, "memory", "reanchor", gone, "HEAD", "--json").json()
+    assert moved["streams"][0]["ref"] == ref and moved["streams"][0]["reanchored"] == 1
+    assert "heldBack" not in hn(a, "sync", "--json").json()
+    assert first["memoryId"] not in git(a, "log", "--format=%s", ref)
+
+
+@pytest.mark.parametrize("case", ["published", "same", "unknown", "words", "identity"])
+def test_reanchor_refusals_change_nothing(tmp_path, case):
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    head = git(a, "rev-parse", "HEAD")
+    mem = _record(a, "published at once")
+    assert hn(a, "sync").code == 0
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    later = _commit(a, "later")
+    before = refs_snapshot(a)
+    args, expected = {
+        "published": ((head, later), f"git-hn: no unpublished memory of yours names commit {head}; a "
+                                     "published memory is never rewritten: supersede it with --at to correct it\n"),
+        "same": (("HEAD", later), f"git-hn: HEAD and {later} are the same commit {later}: nothing to move\n"),
+        "unknown": (("HEAD", "no-such-branch"), "git-hn: revision no-such-branch is not a commit\n"),
+        "words": ((head,), "git-hn: usage: git hn memory reanchor OLD NEW [--json]\n"),
+        "identity": ((head, later), None),
+    }[case]
+    if case == "identity":
+        (a / ".git" / "hn" / "active").unlink()
+    r = hn(a, "memory", "reanchor", *args)
+    assert r.code == 1 and r.out == ""
+    if expected is not None:
+        assert r.err == expected
+    else:
+        assert r.err.startswith("git-hn: ") and r.err.count("\n") == 1
+    assert refs_snapshot(a) == before
+
+
+def test_a_rebase_names_the_new_ids_of_every_memory_it_signs_again(tmp_path):
+    """The post-rewrite line counts the memories that named a rewritten commit, and names the
+    new ID of each memory signed again after them (their IDs change with their predecessor's)."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    _commit(a, "mine")
+    on_it = _record(a, "made at the commit that is amended")
+    after = _record(a, "anchored on the pushed history", at="HEAD~1")
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "mine, reworded"], cwd=a,
+                             capture_output=True, text=True)
+    assert amended.returncode == 0, amended.stderr
+    line = next(x for x in amended.stderr.splitlines() if "re-anchored" in x)
+    ref = f"refs/hn/memory/{on_it['actor']}/{on_it['stream'][7:]}"
+    assert line.startswith(f"git-hn: re-anchored 1 unpublished memory of {ref} on the rewritten commits; "
+                           "2 unpublished memories signed again, new IDs: ")
+    pairs = line.split("new IDs: ", 1)[1].split(", ")
+    assert [p.split(" -> ")[0] for p in pairs] == [on_it["memoryId"][7:19], after["memoryId"][7:19]]
+    new_ids = [m for m in git(a, "log", "--format=%s", ref).split("\n")][:2]
+    assert {p.split(" -> ")[1] for p in pairs} == {m.removeprefix("hn memory sha256:")[:12] for m in new_ids}
+    assert hn(a, "memory", "index", "verify").code == 0
