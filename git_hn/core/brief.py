@@ -317,7 +317,9 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
                                    for k, label in (("blockers", "blocker"), ("nextActions", "proposed next action"))
                                    if handoff[k]]
         if moved:  # listed in their own sections (this handoff is among the latest ones)
-            out.append("Its " + " and ".join(moved) + " are listed in their sections below.\n")
+            one = len(moved) == 1 and moved[0].startswith("1 ")
+            out.append("Its " + " and ".join(moved) + (" is listed in its section below.\n" if one
+                                                       else " are listed in their sections below.\n"))
     for ch in it.get("challengedBy", ()):
         out.append(f"Challenged by {ch['memoryId']} (actor {ch['actor']}); reason:\n")
         out.append(fence(ch["reason"]))
