@@ -641,5 +641,5 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
     if args[0] == "pre-push":
         return hooks.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
     if args[0] == "post-rewrite":
-        return hooks.run_post_rewrite(repo, data)
+        return hooks.run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
     return hooks.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data)

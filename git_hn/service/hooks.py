@@ -26,7 +26,7 @@ import stat
 import sys
 
 from ..core import canonical, hashing
-from ..errors import HnError, InputError, LocalStateError
+from ..errors import ConflictError, HnError, InputError, LocalStateError
 from ..store import private
 from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
@@ -405,10 +405,18 @@ def run_background_publication(repo: Repo, remote: str, data: bytes, push_pid: s
     return 0
 
 
-def run_post_rewrite(repo: Repo, data: bytes) -> int:
+def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
     """After ``git commit --amend`` or ``git rebase``: re-anchor the active identity's memories
     that were never published and name a rewritten commit (``store.reanchor``). Never fails
-    the user's command; what it did is one line per stream."""
+    the user's command; what it did is one line per stream.
+
+    An ``amend`` while a rebase is in progress (a squash or fixup step, or an amend at an
+    ``edit`` stop) is left to the rebase: its own ``post-rewrite`` at the end maps every commit
+    it replaced to the final one, and if it is aborted nothing was rewritten (re-anchoring at
+    the step left memories on a commit the abort discarded)."""
+    if command == "amend" and any(os.path.isdir(os.path.join(repo.git_dir, d))
+                                  for d in ("rebase-merge", "rebase-apply")):
+        return 0
     from ..store import identity as identmod
     from ..store.reanchor import parse_mapping
     from . import reanchor
@@ -450,8 +458,11 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             # by the advertisement even for streams known by name: when it finds nothing to
             # import (the usual fetch) it leaves the quiet record, and the hooked fetches after
             # it start no git-hn (``hookscripts``); a fetch by name would leave none
-            result = sync(repo, remote, publish=False, by_name=False)
+            result = sync(repo, remote, publish=False, by_name=False, wait=0)  # never holds up Git
             failed = bool(result.exit_message())
+        except ConflictError as exc:  # another sync with that remote is running
+            sys.stderr.write(f"git-hn: {exc.message}\n")
+            continue
         except HnError:
             failed = True
         if failed:

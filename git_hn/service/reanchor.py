@@ -35,10 +35,15 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
     old_commit, new_commit = _old_commit(repo, old), repo.resolve_commit(new)
     if old_commit == new_commit:
         raise InputError(f"{old} and {new} are the same commit {old_commit}: nothing to move")
+    from .replication.publish import discarded
+
+    if discarded(repo, {new_commit}):
+        raise InputError(f"commit {new_commit} is on no branch, tag or remote-tracking ref here either, so "
+                         "no push would carry it: name a commit on a branch you push")
     done = rewrite(repo, ident, {old_commit: new_commit})
     if not done:
-        raise InputError(f"no unpublished memory of yours names commit {old_commit}; a published memory "
-                         "is never rewritten: supersede it with --at to correct it")
+        raise InputError(f"no unpublished memory of yours names commit {old_commit} (a published memory "
+                         "is never rewritten: correct one with git hn memory supersede --at)")
     return Reanchored(old_commit, new_commit, done)
 
 
@@ -53,11 +58,31 @@ def _old_commit(repo: Repo, rev: str) -> str:
         raise
 
 
+PUBLICATION_WAIT = 60.0  # seconds a rewrite waits for a publication that is running
+
+
 def rewrite(repo: Repo, ident, mapping: dict[str, str]) -> list:
     """``store.reanchor.reanchor``; when it moved refs, the exported index made consistent and
     the verified state brought to the rebuilt streams (their new commits verified now, as an
-    append records its own), so that the state is exact for ``index verify`` and the next command."""
-    done = store.reanchor(repo, ident, mapping)
+    append records its own), so that the state is exact for ``index verify`` and the next command.
+
+    Under the publication lock of every remote (``replication.serial``): a push's background
+    publisher that is still running may be sending a memory this would take for unpublished,
+    and re-signing a memory the remote has splits the stream for good (the remote refuses the
+    rebuilt one as a non-fast-forward). So the rewrite waits for it, and then knows what it
+    published; a publisher that starts later finds the tips it was given replaced and sends
+    nothing of them."""
+    from contextlib import ExitStack
+
+    from .replication import serial
+
+    if not mapping:
+        return []
+    proc = repo.git.run(["remote"])
+    with ExitStack() as stack:
+        for remote in sorted(set(proc.stdout.decode("utf-8", "surrogateescape").split())):
+            stack.enter_context(serial.publishing(repo, remote, PUBLICATION_WAIT))
+        done = store.reanchor(repo, ident, mapping)
     if done:
         index_refresh.after_ref_change(repo)
         _refresh_state(repo, {parse_local_ref(r.ref) for r in done})

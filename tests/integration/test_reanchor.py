@@ -55,7 +55,8 @@ def test_a_discarded_anchor_is_named_and_reanchor_publishes_the_stream(tmp_path)
     human = hn(a, "sync")
     assert human.code == 0, human.err
     assert (f"Publication {ref}: 2 memories wait for commit {gone}, which no branch, tag or remote-tracking "
-            f"ref here contains; move them to a commit you push with git hn memory reanchor {gone} NEW") \
+            f"ref here contains; move them to a commit you push with git hn memory reanchor {gone} NEW, NEW being "
+            "the commit to name instead") \
         in human.out
     assert "push it" not in human.out
     # the push warns the same way and goes on (warn and block alike); no memory goes out
@@ -122,7 +123,7 @@ def test_a_pruned_commit_is_discarded_and_reanchor_takes_its_full_id(tmp_path):
     assert first["memoryId"] not in git(a, "log", "--format=%s", ref)
 
 
-@pytest.mark.parametrize("case", ["published", "same", "unknown", "words", "identity"])
+@pytest.mark.parametrize("case", ["published", "same", "unknown", "words", "nowhere", "identity"])
 def test_reanchor_refusals_change_nothing(tmp_path, case):
     remote, (a,) = shared_remote(tmp_path, "Alice")
     head = git(a, "rev-parse", "HEAD")
@@ -130,19 +131,26 @@ def test_reanchor_refusals_change_nothing(tmp_path, case):
     assert hn(a, "sync").code == 0
     ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    gone = _commit(a, "gone")
+    git(a, "reset", "-q", "--hard", "HEAD~1")
     later = _commit(a, "later")
+    on_it = _record(a, "made at the later commit")
     before = refs_snapshot(a)
     args, expected = {
-        "published": ((head, later), f"git-hn: no unpublished memory of yours names commit {head}; a "
-                                     "published memory is never rewritten: supersede it with --at to correct it\n"),
+        "published": ((head, later), f"git-hn: no unpublished memory of yours names commit {head} (a "
+                                     "published memory is never rewritten: correct one with git hn memory "
+                                     "supersede --at)\n"),
         "same": (("HEAD", later), f"git-hn: HEAD and {later} are the same commit {later}: nothing to move\n"),
         "unknown": (("HEAD", "no-such-branch"), "git-hn: revision no-such-branch is not a commit\n"),
         "words": ((head,), "git-hn: usage: git hn memory reanchor OLD NEW [--json]\n"),
+        "nowhere": (("HEAD", gone), f"git-hn: commit {gone} is on no branch, tag or remote-tracking ref here "
+                                    "either, so no push would carry it: name a commit on a branch you push\n"),
         "identity": ((head, later), None),
     }[case]
     if case == "identity":
         (a / ".git" / "hn" / "active").unlink()
     r = hn(a, "memory", "reanchor", *args)
+    assert on_it["memoryId"] in git(a, "log", "-1", "--format=%s", ref)  # (unpublished, on HEAD)
     assert r.code == 1 and r.out == ""
     if expected is not None:
         assert r.err == expected

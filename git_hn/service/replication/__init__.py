@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ...core.gostr import one_line
 from ...core.grammar import is_remote_name
-from ...errors import HnError, InputError, Interrupted
+from ...errors import ConflictError, HnError, InputError, Interrupted
 from ...store import replication as rstate
 from ...store.transport import transport_allowed, url_question
 from ...store.repo import Repo
@@ -65,18 +65,53 @@ def learn_owners(repo: Repo, sel) -> None:
         pass
 
 
+WAIT = 600.0  # seconds a sync waits for another one with the same remote (``serial``)
+
+
 def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=None,
-         publish: bool = True, interrupt_after: str | None = None, by_name: bool = True) -> SyncResult:
+         publish: bool = True, interrupt_after: str | None = None, by_name: bool = True,
+         wait: float = WAIT) -> SyncResult:
     """Run the import and (unless ``publish`` is False, as in the fetch hook) publication.
     ``by_name``: a selection of streams whose owners are known is fetched by name, without the
     advertisement (``run.Import._fetch_exact``); False reads the advertisement in any case.
+    Another sync with ``remote`` is waited for (``serial``) at most ``wait`` seconds, else
+    ``ConflictError``.
 
     ``interrupt_after`` names a crash seam (§9.19) at which to stop as if the process died; the
     CLI passes it only under the testing switch."""
-    from .run import Import
+    from . import serial
 
     url = resolve_remote(repo, remote)
     result = SyncResult(remote)
+    waiting = (lambda: progress(f"waiting for another git hn sync with {remote}")) if progress else None
+    with serial.importing(repo, remote, wait, waiting):
+        run, ended = _import(repo, remote, url, result, recover_shallow, progress, publish, interrupt_after,
+                             by_name)
+    if publish and not ended:
+        from .publish import publish_streams
+
+        advertised = getattr(run, "advertised_refs", None) if run is not None else None
+        local = getattr(run, "local_refs", None) if run is not None else None
+        try:
+            with serial.publishing(repo, remote, wait):
+                result.published = publish_streams(repo, remote, advertised, result.held, local,
+                                                   result.sent, result.own)
+        except PhaseError as exc:
+            result.publication_error = exc.message
+            result.published = exc.published
+        except ConflictError as exc:
+            result.publication_error = exc.message
+        if result.published:  # the remote's advertisement moved: its quiet record no longer matches
+            rstate.forget_quiet(repo, remote)
+    return result
+
+
+def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shallow: bool, progress,
+            publish: bool, interrupt_after: str | None, by_name: bool):
+    """The import phase into ``result``: the ``run.Import`` it ran (None without a selection), and
+    whether the sync ends with it (a shallow recovery that cannot begin)."""
+    from .run import Import
+
     try:
         selection, selection_bytes = rstate.read_selection(repo, remote)
     except HnError as exc:
@@ -89,7 +124,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             from .promote import repair_pending
 
             if shallow.before_recovery(repo, remote, selection, result, repair_pending):
-                return result
+                return None, True
         run = Import(repo, remote, url, selection, result, progress, recover_shallow, interrupt_after,
                      publish=publish, selection_bytes=selection_bytes, by_name=by_name)
         try:
@@ -103,20 +138,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         for o in result.outcomes:
             if o.alive and result.import_error:
                 o.fields.setdefault("diagnostic", result.import_error)
-    if publish:
-        from .publish import publish_streams
-
-        advertised = getattr(run, "advertised_refs", None) if run is not None else None
-        local = getattr(run, "local_refs", None) if run is not None else None
-        try:
-            result.published = publish_streams(repo, remote, advertised, result.held, local,
-                                               result.sent, result.own)
-        except PhaseError as exc:
-            result.publication_error = exc.message
-            result.published = exc.published
-        if result.published:  # the remote's advertisement moved: its quiet record no longer matches
-            rstate.forget_quiet(repo, remote)
-    return result
+    return run, False
 
 
 __all__ = ["sync", "SyncResult", "publish_streams", "resolve_remote", "PhaseError"]

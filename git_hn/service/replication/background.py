@@ -82,8 +82,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
     (``publish.gate``: a rejected push publishes nothing it anchors); record a failure."""
     from ...store import replication as rstate
     from ...store import streams
-    from ...store.lock import stream_lock
-    from . import publish
+    from . import publish, serial
     from .outcomes import PhaseError
 
     renew = False
@@ -92,8 +91,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
         if push_pid.isdigit():
             wait_for_exit(int(push_pid), WAIT)
         quiet = os.path.isfile(rstate.quiet_path(repo, remote))  # (the push's own hook is over)
-        lock = os.path.join(repo.hn_dir, "locks", os.path.basename(_path(repo, remote, "lock")))
-        with stream_lock(repo.hn_dir, lock, f"publication to {remote}", timeout=WAIT):
+        with serial.publishing(repo, remote, WAIT):
             listing = streams.list_sources(repo)  # one listing: the tips and the gate's chains
             current = {s.ref: s.head for s in listing if s.remote is None}
             todo = {ref: oid for ref, oid in given.items() if current.get(ref) == oid}
@@ -133,7 +131,7 @@ def _renew_quiet(repo: Repo, remote: str) -> None:
 
     for _attempt in range(2):
         try:
-            result = sync(repo, remote, publish=False, by_name=False)
+            result = sync(repo, remote, publish=False, by_name=False, wait=0)  # (busy: that sync renews it)
         except (HnError, OSError):
             return
         if result.exit_message() or os.path.isfile(rstate.quiet_path(repo, remote)):

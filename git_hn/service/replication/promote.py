@@ -61,7 +61,7 @@ def _ref_value(repo, ref: str) -> str:
 
 def accept(run, promotable: list) -> None:
     """§9.10–§9.12 for the promotable outcomes, in the contract's order, with its crash seams."""
-    from . import shallow
+    from . import serial, shallow
 
     repo, q, remote = run.repo, run.q, run.remote
     promotions = _promotions(remote, promotable)
@@ -112,6 +112,8 @@ def accept(run, promotable: list) -> None:
             tx = prepared.commit() if prepared.ready() else _restart(run, repo, updates)
             run.prepared = None
         ok = tx.wait()[0] == 0
+        if not ok and serial.stale_ref_locks(repo, remote):  # a killed sync's Git left them
+            ok = _transaction(repo, updates).wait()[0] == 0
         finish(ok)
     if not ok:
         raise residue("accepted-ref transaction failed", remote)

@@ -100,7 +100,9 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     if held is not None:
         held.extend(waiting)
     ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
-    done = len(valid) - len(todo) - len(withheld)  # already there (a withheld one is not)
+    waits = {h.ref for h in waiting}
+    idle = sum(r not in allowed and r not in waits for r in todo)  # nothing above what the remote has
+    done = len(valid) - len(todo) - len(withheld) + idle  # already there (a withheld one is not)
     try:
         published = push(repo, remote, ready, allowed, exact=True, sent=sent) + done
     except PhaseError as exc:  # the same text (the server's reason included), with this count
@@ -169,9 +171,10 @@ class Held(NamedTuple):
         """What a person reads about it (``git hn sync`` and the pre-push hook)."""
         waiting = counted(self.waiting, "memory waits", "memories wait")
         if self.discarded:
+            them = "it" if self.waiting == 1 else "them"
             return (f"Publication {self.ref}: {waiting} for commit {self.commit}, which no branch, tag or "
-                    f"remote-tracking ref here contains; move them to a commit you push with "
-                    f"git hn memory reanchor {self.commit} NEW")
+                    f"remote-tracking ref here contains; move {them} to a commit you push with "
+                    f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead")
         return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} "
                 f"(push it, then git hn sync {remote})")
 
@@ -181,9 +184,13 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
     """For each ``ref -> tip`` (verified), the newest commit of its chain that may be published
     to ``remote``: every memory above ``bases[ref]`` (what the remote already has, if anything)
     up to it is anchored on a commit reachable from ``refs/remotes/<remote>/*``. Refs with nothing
-    publishable are left out; those held back are listed. Two Git processes for all streams
+    publishable (``behind`` included) are left out; those held back are listed. Two Git processes for all streams
     (the remote-tracking tips, one ``rev-list``), none when nothing is above its base.
     ``listing``: the memory sources, when the caller listed them."""
+    listing = streams.list_sources(repo) if listing is None else listing
+    ahead = behind(repo, remote, tips, listing)
+    if ahead:
+        tips = {r: t for r, t in tips.items() if r not in ahead}
     chains = _chains_above(repo, tips, bases, listing)
     anchors = {a for links in chains.values() for link in links for a in [link.anchor] if a}
     missing = _not_on_remote(repo, remote, anchors) if anchors else set()
@@ -199,6 +206,29 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
         gone = discarded(repo, {h.commit for h in held})
         held = [h._replace(discarded=h.commit in gone) for h in held]
     return allowed, held
+
+
+def behind(repo: Repo, remote: str, tips: dict[str, str], listing: list) -> set[str]:
+    """The refs of ``tips`` whose tip the remote already holds inside a longer chain: the stream's
+    accepted copy from ``remote`` (verified as that remote advertised it) contains it. The same
+    identity appended there from another clone (``identity export``/``import``): this clone has
+    nothing to publish, and pushing its tip would be refused as a non-fast-forward. (Its next
+    append continues the longer chain, §4.4.) One ``rev-list`` for all of them, none when no
+    accepted copy differs from the local tip."""
+    accepted = {(s.actor, s.stream): s.head for s in listing if s.remote == remote}
+    pairs = {}
+    for ref, tip in tips.items():
+        head = accepted.get(parse_local_ref(ref))
+        if head and head != tip:
+            pairs[ref] = (tip, head)
+    if not pairs:
+        return set()
+    walk = repo.git.run(["rev-list", "--stdin"],
+                        input="".join(f"{tip}\n^{head}\n" for tip, head in pairs.values()).encode())
+    if walk.returncode != 0:
+        return set()
+    beyond = set(walk.stdout.decode("ascii", "replace").split())
+    return {ref for ref, (tip, _head) in pairs.items() if tip not in beyond}
 
 
 def discarded(repo: Repo, anchors: set[str]) -> set[str]:

@@ -1,0 +1,189 @@
+"""One import and one publication at a time per remote (``service.replication.serial``), and
+what concurrent or killed syncs, one identity in two clones and history rewrites used to break.
+Real repositories, a real bare remote, real ``git hn`` processes at the same time."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import time
+
+from helpers import git, hn, hn_proc, shared_remote, wait_publication
+
+
+def _lock(repo, what: str, remote: str = "origin"):
+    """Take git-hn's ``what`` lock of ``remote`` in this process (as a running sync holds it)."""
+    digest = hashlib.sha256(remote.encode()).hexdigest()[:24]
+    path = repo / ".git" / "hn" / "locks" / f"{what}-{digest}.lock"
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # (git-hn's private modes)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _record(repo, content, at="HEAD") -> dict:
+    r = hn(repo, "memory", "record", "--json", "--kind", "observation", "--at", at, "--applies",
+           "descendants", "--content", content)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _sync(repo) -> subprocess.Popen:
+    return subprocess.Popen(["git", "hn", "sync"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def test_syncs_started_together_all_succeed(tmp_path):
+    """Three syncs at once, each with a memory of the user's own to import back and to publish:
+    before, the later ones lost the accepted-ref compare-and-swap, the server's ref lock, or
+    validated the user's own stream against answers Git gave before the first one promoted."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "replication", "select", "--all").code == 0
+    for i in range(3):
+        mem = _record(a, f"note {i}")
+        procs = [_sync(a) for _ in range(3)]
+        outs = [p.communicate(timeout=120) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0, 0], outs
+        ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+        assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    assert hn(a, "memory", "index", "verify").code == 0
+
+
+def test_a_sync_waits_for_the_running_one_and_the_fetch_hook_does_not(tmp_path):
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    mem = _record(a, "from Alice")
+    assert hn(a, "sync").code == 0
+    assert hn(b, "hooks", "install").code == 0
+    assert hn(b, "replication", "select", "--all").code == 0
+    fd = _lock(b, "import")
+    try:
+        waiting = _sync(b)
+        time.sleep(1.0)
+        assert waiting.poll() is None  # it waits
+        # a fetch's import does not hold up Git: it says what to do and lets the fetch end
+        (a / "more.txt").write_text("more\n")
+        git(a, "add", "more.txt")
+        git(a, "commit", "-q", "-m", "more")
+        git(a, "push", "-q", "origin", "main")
+        fetched = subprocess.run(["git", "fetch", "-q", "origin"], cwd=b, capture_output=True, text=True)
+        assert fetched.returncode == 0
+        assert fetched.stderr == ("git-hn: another git hn sync with origin is running; "
+                                  "run git hn sync origin after it\n")
+    finally:
+        os.close(fd)
+    out, err = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0, err
+    assert "imported 1 memory" in out
+    ref = f"refs/hn/remotes/origin/memory/{mem['actor']}/{mem['stream'][7:]}"
+    assert git(b, "rev-parse", ref) == git(remote, "rev-parse", f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}")
+
+
+def test_ref_lock_files_a_killed_sync_left_are_removed(tmp_path):
+    """A SIGKILL of a sync's process group leaves the lock files of its prepared ref transaction
+    (one per accepted ref); every later sync failed on them."""
+    _remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    mems = [_record(a, "one"), _record(a, "two", at="HEAD")]
+    assert hn(a, "sync").code == 0
+    assert hn(b, "replication", "select", "--all").code == 0
+    mem = mems[0]
+    lock = b / ".git" / "refs" / "hn" / "remotes" / "origin" / "memory" / mem["actor"] / f"{mem['stream'][7:]}.lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("")
+    doc = hn(b, "sync", "--json").json()
+    assert [o["status"] for o in doc["outcomes"]] == ["promoted"]
+    assert not lock.exists()
+    assert hn(b, "memory", "index", "verify").code == 0
+
+
+def test_one_identity_in_two_clones_publishes_nothing_from_the_clone_behind(tmp_path):
+    """The same person in two clones (identity export/import): the clone that is behind has
+    nothing to publish; before, each of its syncs failed as a refused non-fast-forward push."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Second")
+    for repo in (a, b):
+        assert hn(repo, "replication", "select", "--all").code == 0
+    key = tmp_path / "alice.id"
+    assert hn(a, "identity", "export", "--output", str(key)).code == 0
+    assert hn(b, "identity", "import", str(key), "--activate").code == 0
+    first = _record(a, "one")
+    assert hn(a, "sync").code == 0
+    assert hn(b, "sync").code == 0
+    _record(b, "from the second clone")
+    assert hn(b, "sync").code == 0
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    for _ in range(2):
+        r = hn(a, "sync")
+        assert r.code == 0, r.err
+        assert "published" not in r.out
+    assert git(remote, "rev-parse", ref) == git(b, "rev-parse", ref)
+    later = _record(a, "from the first clone again")  # continues the longer chain (§4.4)
+    assert hn(a, "sync").code == 0
+    assert later["memoryId"] in git(remote, "log", "-1", "--format=%s", ref)
+
+
+def test_a_rewrite_waits_for_a_running_publication(tmp_path):
+    """A push's background publisher may be sending the memory an amend would re-sign; the
+    post-rewrite hook waits for it (before, the remote kept the old memory and the clone a
+    re-signed one: a stream split for good)."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    (a / "x.txt").write_text("x\n")
+    git(a, "add", "x.txt")
+    git(a, "commit", "-q", "-m", "x")
+    mem = _record(a, "at the amended commit")
+    fd = _lock(a, "publication")
+    try:
+        amend = subprocess.Popen(["git", "commit", "-q", "--amend", "-m", "x, reworded"], cwd=a,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        assert amend.poll() is None  # the hook waits for the publication
+    finally:
+        os.close(fd)
+    _out, err = amend.communicate(timeout=120)
+    assert amend.returncode == 0
+    assert "git-hn: re-anchored 1 unpublished memory of " in err
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    assert mem["memoryId"] not in git(a, "log", "--format=%s", ref)
+
+
+def _three_commits_with_memories(a) -> list[dict]:
+    mems = []
+    for i in range(1, 4):
+        (a / f"f{i}.txt").write_text(f"{i}\n")
+        git(a, "add", f"f{i}.txt")
+        git(a, "commit", "-q", "-m", f"c{i}")
+        mems.append(_record(a, f"mem c{i}"))
+    return mems
+
+
+def _anchors(a) -> dict[str, str]:
+    doc = hn(a, "memory", "recall", "--include-untrusted", "--json", "--max-records", "50").json()
+    return {m["data"]["content"]: m["anchor"]["commit"] for m in doc["memories"]}
+
+
+def test_a_squash_step_is_left_to_the_rebase_and_an_aborted_rebase_moves_nothing(tmp_path):
+    """Git runs post-rewrite (amend) at each squash step of an interactive rebase, and again
+    (rebase) at its end. Re-anchoring at the step left memories on a commit that an abort then
+    discarded; the rebase's own mapping covers every commit it replaced."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    mems = _three_commits_with_memories(a)
+    before = _anchors(a)
+    env = {**os.environ, "GIT_EDITOR": "true",
+           "GIT_SEQUENCE_EDITOR": "sed -i -e '2s/^pick/squash/' -e '2a exec false'"}
+    stopped = subprocess.run(["git", "rebase", "-i", "HEAD~3"], cwd=a, env=env, capture_output=True, text=True)
+    assert stopped.returncode != 0 and "re-anchored" not in stopped.stderr
+    git(a, "rebase", "--abort")
+    assert _anchors(a) == before
+    held = hn(a, "sync", "--json").json()["heldBack"]  # (not pushed yet; none discarded)
+    assert [(h["memoryId"], h["discarded"]) for h in held] == [(mems[0]["memoryId"], False)]
+    env["GIT_SEQUENCE_EDITOR"] = "sed -i -e '2s/^pick/squash/'"
+    done = subprocess.run(["git", "rebase", "-i", "HEAD~3"], cwd=a, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("git-hn: re-anchored") == 1
+    squashed, last = git(a, "rev-parse", "HEAD~1"), git(a, "rev-parse", "HEAD")
+    assert _anchors(a) == {"mem c1": squashed, "mem c2": squashed, "mem c3": last}
+    assert hn(a, "memory", "index", "verify").code == 0
+    wait_publication(a)
+    assert hn_proc(a, "memory", "log").code == 0
