@@ -63,7 +63,10 @@ def _check_target(operation: str, target: str, actor: str, found: tuple[str, str
 
 def _target_check(repo: Repo, operation: str, target: str, actor: str):
     def check(_position):
-        _check_target(operation, target, actor, target_of(repo, target))
+        from .show import renamed_hint
+
+        with renamed_hint(repo, target):
+            _check_target(operation, target, actor, target_of(repo, target))
 
     return check
 
@@ -136,8 +139,11 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit: bool = False) 
         raise InputError("supersede needs new content: --content TEXT, --content-file PATH or --edit")
     ident = identmod.load_active(repo)
     mem = target_memory(repo, target)
-    _check_target("supersede", target, ident.actor,
-                  None if mem is None else (mem.envelope.operation, mem.envelope.actor))
+    from .show import renamed_hint
+
+    with renamed_hint(repo, target):
+        _check_target("supersede", target, ident.actor,
+                      None if mem is None else (mem.envelope.operation, mem.envelope.actor))
     rec = mem.envelope.record
     out = RecordFlags(**flags.items())
     if given is not None:  # read once: a --content-file of - is stdin

@@ -10,6 +10,7 @@ data under ``projection.data`` and never interprets it.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 
 from ..core.gostr import one_line, safe_text
 from ..core.limits import WARNING
@@ -55,8 +56,27 @@ def resolve(repo: Repo, query: str) -> str:
     and ambiguous prefixes fail with ``show``'s errors). Corrections use it for their targets."""
     from ..store import stateview
 
-    return stateview.serve(repo, lambda view: _one(query, view.find(_hex(query))),
-                           lambda: find(streams.collect(repo), query).memory_id)
+    with renamed_hint(repo, query):
+        return stateview.serve(repo, lambda view: _one(query, view.find(_hex(query))),
+                               lambda: find(streams.collect(repo), query).memory_id)
+
+
+@contextmanager
+def renamed_hint(repo: Repo, query: str):
+    """A "not found" for ``query`` says which ID replaced it, when a rewrite signed that memory
+    again (``store.reanchor.renamed_to``): the ID printed before the rewrite is gone."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.message != _not_found(query).message:
+            raise
+        from ..store.reanchor import renamed_to
+
+        new = renamed_to(repo, query)
+        if not new:
+            raise
+        raise InputError(f"{exc.message}; it was signed again as {new} when its commit was rewritten "
+                         f"(git hn memory show {new[len('sha256:'):][:12]})") from None
 
 
 def find(collection: streams.Collection, query: str):
@@ -84,8 +104,9 @@ def show(repo: Repo, query: str) -> dict:
     """CONTRACT §7.13 from the verified state."""
     from ..store import stateview
 
-    return stateview.serve(repo, lambda view: _show_view(repo, view, query),
-                           lambda: show_full(repo, query))
+    with renamed_hint(repo, query):
+        return stateview.serve(repo, lambda view: _show_view(repo, view, query),
+                               lambda: show_full(repo, query))
 
 
 def _context(repo: Repo):

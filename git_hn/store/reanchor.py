@@ -20,6 +20,8 @@ Trusts: the active identity (it signs), and the chains, which the verified state
 
 from __future__ import annotations
 
+import os
+
 from ..core import envelope as envmod
 from ..core import keys
 from ..core.envelope import Anchor, PathAnchor
@@ -69,6 +71,52 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str]) -> list[Rewri
         if got is not None:
             done.append(got)
     return done
+
+
+RENAMED = "renamed-v0"  # <hn>/memory/renamed-v0: "old-id new-id" lines of the latest renames
+RENAMED_KEPT = 2048  # lines kept (about 300 KB)
+
+
+def remember_renames(repo: Repo, pairs: list[tuple[str, str]]) -> None:
+    """Keep what each rebuilt memory was renamed to, so that a command given an old ID can say
+    which ID replaced it (``renamed_to``). Derived and best effort: only ever a hint."""
+    from . import private
+
+    path = os.path.join(repo.hn_dir, "memory", RENAMED)
+    try:
+        old = private.read_private(repo.hn_dir, path, 1 << 20) or b""
+        lines = old.splitlines() + [f"{a} {b}".encode("ascii") for a, b in pairs]
+        private.write_private(repo.hn_dir, path, b"".join(x + b"\n" for x in lines[-RENAMED_KEPT:]),
+                              derived=True)
+    except (HnError, OSError):
+        pass
+
+
+def renamed_to(repo: Repo, query: str) -> str:
+    """The memory ID that replaced the memory ``query`` names (a full ID or a prefix of at least 8
+    hex characters, as ``show`` takes), following renames, when exactly one recorded rename
+    matches; else ""."""
+    from ..core.grammar import is_digest_id
+    from . import private
+
+    q = query[len("sha256:"):] if query.startswith("sha256:") else query
+    try:
+        data = private.read_private(repo.hn_dir, os.path.join(repo.hn_dir, "memory", RENAMED), 1 << 20) or b""
+    except (HnError, OSError):
+        return ""
+    renames = {}
+    for line in data.decode("ascii", "replace").splitlines():
+        a, _sp, b = line.partition(" ")
+        if is_digest_id(a) and is_digest_id(b):
+            renames[a] = b
+    found = {a for a in renames if a[len("sha256:"):].startswith(q)}
+    if len(found) != 1:
+        return ""
+    new, seen = renames[found.pop()], set()
+    while new in renames and new not in seen:
+        seen.add(new)
+        new = renames[new]
+    return new
 
 
 def _published_tips(repo: Repo, listing: list) -> dict[str, set[str]]:
@@ -137,6 +185,7 @@ def _rebuild(repo: Repo, ident: Identity, src, listing: list, published: set[str
                         env={"HN_HOOK_ACTIVE": "1"})
     if proc.returncode != 0:
         return None
+    remember_renames(repo, [(m.memory_id, new) for m, new in zip(tail, new_ids)])
     return Rewritten(src.ref, len(rebuilt), sum(_names_rewritten(m, mapping) for m in tail),
                      tuple((m.memory_id, new) for m, new in zip(tail, new_ids)))
 

@@ -179,3 +179,14 @@ def test_a_rebase_names_the_new_ids_of_every_memory_it_signs_again(tmp_path):
     new_ids = [m for m in git(a, "log", "--format=%s", ref).split("\n")][:2]
     assert {p.split(" -> ")[1] for p in pairs} == {m.removeprefix("hn memory sha256:")[:12] for m in new_ids}
     assert hn(a, "memory", "index", "verify").code == 0
+    # an ID printed before the rewrite says which one replaced it, for show and the corrections
+    new_on_it = next(p.split(" -> ")[1] for p in pairs if p.startswith(on_it["memoryId"][7:19]))
+    full = next(m.removeprefix("hn memory ") for m in new_ids if m.startswith(f"hn memory sha256:{new_on_it}"))
+    hint = (f"was not found in verified local or accepted streams; it was signed again as {full} when its "
+            f"commit was rewritten (git hn memory show {new_on_it})\n")
+    for args in (("show", on_it["memoryId"][7:19]), ("supersede", on_it["memoryId"], "--content", "z"),
+                 ("retract", on_it["memoryId"][7:17], "--reason", "obsolete")):
+        r = hn(a, "memory", *args)
+        assert r.code == 1 and r.err == f"git-hn: memory {args[1]} {hint}", r.err
+    assert hn(a, "memory", "show", "0123456789ab").err == (
+        "git-hn: memory 0123456789ab was not found in verified local or accepted streams\n")
