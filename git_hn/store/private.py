@@ -29,10 +29,18 @@ def _dir_error(path: str, st: os.stat_result | None) -> str | None:
     if not stat.S_ISDIR(st.st_mode):
         return f"private identity path {path} is not a directory"
     if stat.S_IMODE(st.st_mode) != DIR_MODE:
-        return f"private identity directory {path} has unsafe permissions"
+        return (f"private identity directory {path} has unsafe permissions; it must have mode 0700 "
+                f"(it has {stat.S_IMODE(st.st_mode):04o}): {_chmod('700', path)}")
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return f"private identity directory {path} has unsafe permissions"
+        return (f"private identity directory {path} has unsafe permissions; it must be yours "
+                f"(it belongs to user ID {st.st_uid})")
     return None
+
+
+def _chmod(mode: str, path: str) -> str:
+    import shlex  # error paths only
+
+    return f"chmod {mode} {shlex.quote(path)}"
 
 
 def _lstat(path: str) -> os.stat_result | None:
@@ -93,7 +101,8 @@ def check_file(path: str, st: os.stat_result, max_bytes: int) -> None:
     if not stat.S_ISREG(st.st_mode):
         raise LocalStateError(f"private identity path {path} is not a regular file")
     if stat.S_IMODE(st.st_mode) != FILE_MODE:
-        raise LocalStateError(f"private identity file {path} has unsafe permissions")
+        raise LocalStateError(f"private identity file {path} has unsafe permissions; it must have mode 0600 "
+                              f"(it has {stat.S_IMODE(st.st_mode):04o}): {_chmod('600', path)}")
     if st.st_size > max_bytes:
         raise LocalStateError(f"private identity file {path} is too large")
 

@@ -206,6 +206,9 @@ def open_repo(cwd: str | None = None) -> Repo:
         found = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
         if proc.returncode != 0 or len(found) != 3:
             check_git_version(git)  # a git too old for these options is named as such
+            if b"dubious ownership" in proc.stderr:  # Git's safe.directory check (CVE-2022-24765)
+                raise InputError("not a git repository: Git refuses one owned by another user here "
+                                 "(git config --global --add safe.directory DIR trusts it, if you do)")
             raise InputError("not a git repository")
     git_dir, common, fmt = found
     # relative to the physical directory Git ran in (``cwd`` may be reached through a link)

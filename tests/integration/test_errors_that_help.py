@@ -8,6 +8,7 @@ one line on stderr with exit status 1, and echoes no secret the user typed.
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -274,3 +275,22 @@ def test_selecting_for_a_remote_that_does_not_exist_saves_and_hints(inited):
     git(inited, "remote", "add", "orgin", str(inited))
     r = hn(inited, "replication", "select", "orgin", "--all")
     assert (r.code, r.err) == (0, "")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="giving a repository to another user needs root")
+def test_a_repository_of_another_user_is_named_as_such(tmp_path):
+    """Git refuses a repository another user owns (safe.directory); git-hn used to say only "not
+    a git repository". The user's own HOME has no safe.directory entry (an empty HOME)."""
+    import shutil
+
+    repo = tmp_path / "theirs"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    shutil.chown(repo, user="nobody")
+    for path in repo.rglob("*"):
+        shutil.chown(path, user="nobody")
+    r = hn(repo, "memory", "log")
+    assert r.code == 1
+    assert r.err == ("git-hn: not a git repository: Git refuses one owned by another user here "
+                     "(git config --global --add safe.directory DIR trusts it, if you do)\n")

@@ -108,7 +108,8 @@ def test_key_file_with_group_permissions_is_refused(inited):
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--content", "x")
-    assert r.err == f"git-hn: private identity file {key} has unsafe permissions\n"
+    assert r.err == (f"git-hn: private identity file {key} has unsafe permissions; it must have mode 0600 "
+                     f"(it has 0640): chmod 600 {key}\n")
     assert refs_snapshot(inited) == before
 
 

@@ -178,7 +178,8 @@ def test_unsafe_hn_directory_fails_and_changes_nothing(populated):
     for args in (["memory", "recall", "--include-untrusted"], ["memory", "index", "rebuild"],
                  ["memory", "brief"]):
         r = hn(populated, *args)
-        assert r.err == f"git-hn: private identity directory {hn_dir} has unsafe permissions\n", args
+        assert r.err == (f"git-hn: private identity directory {hn_dir} has unsafe permissions; it must have "
+                         f"mode 0700 (it has 0755): chmod 700 {hn_dir}\n"), args
     assert oct(os.stat(hn_dir).st_mode & 0o777) == "0o755"
     assert sorted(p.name for p in (hn_dir / "memory").iterdir()) == before
 
