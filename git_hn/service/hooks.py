@@ -321,6 +321,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
     for line in _held_for_good(repo, remote, {r: anchors.get(r, []) for r in publishable}, data):
         sys.stderr.write(f"git-hn: {line}\n")  # a warning: the push itself may go on
+    removing = _removing_anchors(repo, remote, data)
+    if removing:
+        sys.stderr.write(f"git-hn: {removing}\n")
     block = repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode().strip() == "block"
     earlier = background.take_failure(repo, remote)
     if earlier:  # a background publication failed: said once, and its streams go again now
@@ -366,6 +369,27 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[
         if k is not None:
             out.append(publish.Held(ref, links[k][0], links[k][1], len(links) - k, True).line(remote))
     return out
+
+
+def _removing_anchors(repo: Repo, remote: str, data: bytes) -> str:
+    """A warning when this push takes off ``remote`` commits that verified memories are anchored
+    on (a force-push after a rebase, a deleted branch): a memory is imported only with its anchor
+    commit, so whoever imports its stream from that remote stops at it until the commit is there
+    again. One line, naming the first such memory and how to keep its commit; "" otherwise."""
+    from .replication import publish
+
+    hits = publish.anchored_on(repo, publish.removed_by_push(repo, remote, data))
+    if not hits:
+        return ""
+    memory, commit = hits[0]
+    commits = len({c for _m, c in hits})
+    what = f"commit {commit}" if commits == 1 else f"{commits} commits"
+    on = "it" if commits == 1 else "them"
+    whose = f"memory {memory} is" if len(hits) == 1 else f"{len(hits)} memories are"
+    first = "" if len(hits) == 1 else f" (first: memory {memory} on commit {commit})"
+    return (f"this push takes {what} off {remote}, and {whose} anchored on {on}{first}: whoever imports "
+            f"those streams from {remote} stops at them until the commits are there again; to keep one "
+            f"there, also git push {remote} {commit}:refs/heads/hn-anchor/{commit[:12]}")
 
 
 def _note_push(repo: Repo, remote: str, data: bytes) -> None:

@@ -190,3 +190,44 @@ def test_a_rebase_names_the_new_ids_of_every_memory_it_signs_again(tmp_path):
         assert r.code == 1 and r.err == f"git-hn: memory {args[1]} {hint}", r.err
     assert hn(a, "memory", "show", "0123456789ab").err == (
         "git-hn: memory 0123456789ab was not found in verified local or accepted streams\n")
+
+
+def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(tmp_path):
+    """A published memory stays on its commit; a force-push after an amend (or a deleted branch)
+    takes that commit off the remote, and whoever imports the stream stops at the memory. The
+    push says so, and the command it gives makes the commit reachable again."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    c1 = _commit(a, "c1")
+    mem = _record(a, "published at c1")
+    pushed = subprocess.run(["git", "push", "-q", "-u", "origin", "feature"], cwd=a, capture_output=True,
+                            text=True)
+    wait_publication(a)
+    assert pushed.returncode == 0 and "takes" not in pushed.stderr  # nothing leaves the remote
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    (a / "c1.txt").write_text("c1, amended\n")
+    git(a, "commit", "-q", "-a", "--amend", "--no-edit")
+    forced = subprocess.run(["git", "push", "-q", "-f", "origin", "feature"], cwd=a, capture_output=True,
+                            text=True)
+    wait_publication(a)
+    assert forced.returncode == 0
+    advice = f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}"
+    assert forced.stderr == (f"git-hn: this push takes commit {c1} off origin, and memory {mem['memoryId']} is "
+                             "anchored on it: whoever imports those streams from origin stops at them until "
+                             f"the commits are there again; to keep one there, also {advice}\n")
+    # without the commit, Bob's import stops at the memory; with it (the advice), it goes on
+    git(b, "fetch", "-q", "origin")
+    assert hn(b, "replication", "select", "--all").code == 0
+    stopped = hn(b, "sync", "--json")
+    assert stopped.code == 1 and "anchor-commit" in stopped.out
+    git(a, *advice.split()[1:])
+    git(b, "fetch", "-q", "origin")
+    doc = hn(b, "sync", "--json").json()
+    assert [o["status"] for o in doc["outcomes"]] == ["promoted"]
+    assert hn(b, "memory", "show", mem["memoryId"], "--json").json()["projection"]["anchor"]["commit"] == c1
+    # deleting a branch that holds an anchor says the same
+    deleted = subprocess.run(["git", "push", "-q", "origin", "--delete", "hn-anchor/" + c1[:12]], cwd=a,
+                             capture_output=True, text=True)
+    assert deleted.returncode == 0 and f"this push takes commit {c1} off origin" in deleted.stderr

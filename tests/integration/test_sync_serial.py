@@ -7,10 +7,14 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import random
+import signal
 import subprocess
+import sys
 import time
+from pathlib import Path
 
-from helpers import git, hn, hn_proc, shared_remote, wait_publication
+from helpers import git, hn, hn_proc, make_repo, shared_remote, wait_publication
 
 
 def _lock(repo, what: str, remote: str = "origin"):
@@ -81,19 +85,38 @@ def test_a_sync_waits_for_the_running_one_and_the_fetch_hook_does_not(tmp_path):
 
 
 def test_ref_lock_files_a_killed_sync_left_are_removed(tmp_path):
-    """A SIGKILL of a sync's process group leaves the lock files of its prepared ref transaction
-    (one per accepted ref); every later sync failed on them."""
-    _remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
-    mems = [_record(a, "one"), _record(a, "two", at="HEAD")]
-    assert hn(a, "sync").code == 0
+    """A SIGKILL of a sync's process group (a closed terminal, an OOM kill) while its prepared ref
+    transaction holds one lock file per accepted ref: every later sync failed on them. The next
+    import removes exactly those (the refs the dead sync recorded) and promotes everything."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import memgen
+
+    remote = tmp_path / "remote.git"
+    src = make_repo(tmp_path / "src")
+    memgen.write_streams(str(src), dict(os.environ, HN_HOOK_ACTIVE="1"),
+                         [memgen.Actor(bytes([i]) * 32, f"W{i}") for i in range(1, 5)], 400,
+                         git(src, "rev-parse", "HEAD"), random.Random(3), streams_per_actor=50)
+    git(tmp_path, "clone", "-q", "--mirror", str(src), str(remote))
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(remote), str(b))
+    assert hn(b, "init", "--name", "B").code == 0
     assert hn(b, "replication", "select", "--all").code == 0
-    mem = mems[0]
-    lock = b / ".git" / "refs" / "hn" / "remotes" / "origin" / "memory" / mem["actor"] / f"{mem['stream'][7:]}.lock"
-    lock.parent.mkdir(parents=True)
-    lock.write_text("")
+    accepted = b / ".git" / "refs" / "hn" / "remotes" / "origin" / "memory"
+    sync = subprocess.Popen(["git", "hn", "sync"], cwd=b, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(list(accepted.rglob("*.lock"))) < 200 and sync.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)  # (until Git has locked every accepted ref: the transaction is prepared)
+    os.killpg(sync.pid, signal.SIGKILL)
+    sync.wait()
+    left = list(accepted.rglob("*.lock"))
+    assert len(left) == 200  # the transaction was prepared: one lock per stream, none promoted
+    assert git(b, "for-each-ref", "refs/hn/remotes") == ""
+    foreign = accepted.parent / "other.lock"  # a lock file the dead sync did not record stays
+    foreign.write_text("")
     doc = hn(b, "sync", "--json").json()
-    assert [o["status"] for o in doc["outcomes"]] == ["promoted"]
-    assert not lock.exists()
+    assert doc["promoted"] == 200
+    assert list(accepted.rglob("*.lock")) == [] and foreign.exists()
     assert hn(b, "memory", "index", "verify").code == 0
 
 

@@ -103,7 +103,7 @@ def accept(run, promotable: list) -> None:
     updates = _updates(promotions)
     prepared, tx = _matching(run, updates), None
     if prepared is None:
-        tx = _transaction(repo, updates)
+        tx = _transaction(repo, updates, remote)
     elif prepared.ready(block=False):
         tx, run.prepared = prepared.commit(), None
     # meanwhile the state takes the promoted memories, committed only if the refs are
@@ -112,8 +112,7 @@ def accept(run, promotable: list) -> None:
             tx = prepared.commit() if prepared.ready() else _restart(run, repo, updates)
             run.prepared = None
         ok = tx.wait()[0] == 0
-        if not ok and serial.stale_ref_locks(repo, remote):  # a killed sync's Git left them
-            ok = _transaction(repo, updates).wait()[0] == 0
+        serial.promoted(repo, remote)
         finish(ok)
     if not ok:
         raise residue("accepted-ref transaction failed", remote)
@@ -213,8 +212,12 @@ def prepare(run, wanted: list) -> None:
     inherited = run.repo.git.env.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")
     env = {"HN_HOOK_ACTIVE": "1",
            "GIT_ALTERNATE_OBJECT_DIRECTORIES": objects + (":" + inherited if inherited else "")}
+    from . import serial
+
+    updates = _updates(_promotions(run.remote, alive))
+    serial.promoting(run.repo, run.remote, updates)
     try:
-        run.prepared = run.repo.git.prepare(_updates(_promotions(run.remote, alive)), env=env)
+        run.prepared = run.repo.git.prepare(updates, env=env)
     except HnError:
         run.prepared = None  # ``accept`` starts the transaction itself
 
@@ -230,9 +233,12 @@ def _matching(run, updates: list[str]):
     return prepared
 
 
-def _transaction(repo, updates: list[str]):
+def _transaction(repo, updates: list[str], remote: str):
     """The promotion's ref transaction (§9.11), started now."""
     from ...store.git import REF_TRANSACTION
+    from . import serial
+
+    serial.promoting(repo, remote, updates)
 
     lines = ["start", *updates, "prepare", "commit"]
     return repo.git.start(list(REF_TRANSACTION), input=("\n".join(lines) + "\n").encode(),
@@ -243,7 +249,7 @@ def _restart(run, repo, updates: list[str]):
     """Git refused the prepared transaction (nothing was written): the contract's transaction,
     which fails or succeeds as it would have."""
     discard_prepared(run)
-    return _transaction(repo, updates)
+    return _transaction(repo, updates, run.remote)
 
 
 def discard_prepared(run) -> None:
@@ -251,6 +257,9 @@ def discard_prepared(run) -> None:
     prepared, run.prepared = run.prepared, None
     if prepared is not None:
         prepared.abort()
+        from . import serial
+
+        serial.promoted(run.repo, run.remote)
 
 
 def reconcile(repo, remote: str, txn: str, accepted: set, n: int) -> None:

@@ -231,6 +231,52 @@ def behind(repo: Repo, remote: str, tips: dict[str, str], listing: list) -> set[
     return {ref for ref, (tip, _head) in pairs.items() if tip not in beyond}
 
 
+def removed_by_push(repo: Repo, remote: str, data: bytes) -> list[str]:
+    """The commits a push (the pre-push hook's input ``data``) takes off ``remote``: reachable
+    from a remote ref it force-updates or deletes, and from no new tip it sends, no other
+    remote-tracking ref of ``remote`` and no tag. One ``rev-list``, only when the push moves or
+    deletes an existing remote ref (a fast-forward lists nothing)."""
+    zero = "0" * repo.oid_hex_len
+    prefix = "refs/heads/"
+    lines, updated = [], []
+    for line in data.decode("utf-8", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) != 4 or parts[3] == zero or parts[1] == parts[3]:
+            continue
+        _lref, loid, rref, roid = parts
+        lines.append(roid)
+        if loid != zero:
+            lines.append(f"^{loid}")
+        if rref.startswith(prefix):
+            updated.append(f"--exclude={remote}/{rref[len(prefix):]}")  # (--remotes drops refs/remotes/)
+    if not lines:
+        return []
+    walk = repo.git.run(["rev-list", "--stdin", "--not", *updated, f"--remotes={remote}", "--tags"],
+                        input="".join(f"{x}\n" for x in lines).encode())
+    return walk.stdout.decode("ascii", "replace").split() if walk.returncode == 0 else []
+
+
+def anchored_on(repo: Repo, commits: list[str]) -> list[tuple[str, str]]:
+    """(memory ID, anchor commit) of every verified memory anchored on one of ``commits``, from
+    the state as last verified (none when it cannot answer: the caller only warns)."""
+    from ...store.state import chunks, marks
+
+    if not commits:
+        return []
+    try:
+        with stateview.last_verified(repo) as view:
+            if view is None:
+                return []
+            out = []
+            for part in chunks(sorted(set(commits))):
+                out += view.conn.execute(
+                    f"SELECT r.id, a.anchor FROM akeys a JOIN rows r ON r.akey = a.akey "
+                    f"WHERE a.anchor IN ({marks(len(part))}) ORDER BY r.utc, r.id", part).fetchall()
+            return out
+    except (HnError, OSError, statedb.sqlite3.Error):
+        return []
+
+
 def discarded(repo: Repo, anchors: set[str]) -> set[str]:
     """The ``anchors`` that no push of this repository's history can carry: commits that no
     branch, tag or remote-tracking ref contains, nor HEAD (or that are not here at all). One

@@ -93,6 +93,9 @@ class Import:
 
     def run(self) -> None:
         promote.repair_pending(self.repo, self.remote)
+        from . import serial
+
+        serial.clear_dead(self.repo, self.remote)  # ref locks a killed sync left
         # nothing pending now (as remembered): then nothing is after this sync's transaction
         # either, which the sync remembers for the next command (``pending.remember_completed``)
         self.nothing_pending = pendingmod.nothing_pending_files(self.repo)

@@ -10,24 +10,27 @@ the other was changing. Now the second waits (a hook does not: it says so and le
 
 ``flock`` locks: the kernel releases one when its process ends, however it ends, so a killed sync
 never blocks the next. And while a sync holds the import lock, no other git-hn is promoting for
-that remote: what lets it remove the ref lock files a killed sync's Git left (``stale_ref_locks``).
+that remote: what lets it remove the ref lock files a killed sync's Git left (``clear_dead``).
 """
 
 from __future__ import annotations
 
 import os
-import time
+import stat
 from contextlib import contextmanager
 
 from ...core import hashing
-from ...errors import ConflictError
+from ...errors import ConflictError, HnError
 from ...store.lock import stream_lock
 from ...store.repo import Repo
 
 
+def _digest(remote: str) -> str:
+    return hashing.sha256(remote.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
 def lock_path(repo: Repo, remote: str, what: str) -> str:
-    digest = hashing.sha256(remote.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return os.path.join(repo.hn_dir, "locks", f"{what}-{digest}.lock")
+    return os.path.join(repo.hn_dir, "locks", f"{what}-{_digest(remote)}.lock")
 
 
 def busy(remote: str) -> str:
@@ -68,44 +71,58 @@ def held(repo: Repo, path: str, remote: str, wait: float, busy_text: str, waitin
         lock.__exit__(None, None, None)
 
 
-STALE_AFTER = 0.5  # seconds a ref lock file must stay unchanged to be taken for a dead process's
+def _promoting_path(repo: Repo, remote: str) -> str:
+    return os.path.join(repo.hn_dir, "replication", f"promoting-{_digest(remote)}")
 
 
-def stale_ref_locks(repo: Repo, remote: str) -> list[str]:
-    """Remove the lock files under ``refs/hn/remotes/<remote>/`` that a killed sync's Git left
-    (a prepared ref transaction holds one per accepted ref for most of a sync; a SIGKILL of the
-    process group leaves them all, and every later promotion then fails). Called only by a sync
-    that holds ``remote``'s import lock, after its own transaction failed: no other git-hn
-    promotes for the remote then, and a lock file that stays unchanged for ``STALE_AFTER``
-    seconds is no Git process's (Git holds these for milliseconds: a promotion, ``pack-refs``).
-    Returns the files removed."""
-    from ...core.grammar import REMOTES_PREFIX
+def promoting(repo: Repo, remote: str, updates: list[str]) -> None:
+    """Record the refs a promotion's ref transaction (its ``create``/``update`` lines) is about to
+    lock: Git holds one ``<ref>.lock`` per ref until the transaction ends (for a prepared one,
+    most of a sync), and a SIGKILL of the sync's process group leaves them all, failing every
+    later promotion. ``clear_dead`` removes exactly those. Best effort (a derived file)."""
+    from ...store import private
 
-    top = os.path.join(repo.common_dir, f"{REMOTES_PREFIX}{remote}/memory")
+    refs = "".join(line.split(" ")[1] + "\n" for line in updates)
+    try:
+        private.write_private(repo.hn_dir, _promoting_path(repo, remote), refs.encode("utf-8"), derived=True)
+    except (HnError, OSError):
+        pass
 
-    def listed() -> dict[str, tuple]:
-        found = {}
-        for root, _dirs, files in os.walk(top):
-            for name in files:
-                if name.endswith(".lock"):
-                    path = os.path.join(root, name)
-                    try:
-                        st = os.lstat(path)
-                    except OSError:
-                        continue
-                    found[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
-        return found
 
-    first = listed()
-    if not first:
+def promoted(repo: Repo, remote: str) -> None:
+    """The transaction ``promoting`` recorded has ended (committed or aborted: Git removed its locks)."""
+    try:
+        os.unlink(_promoting_path(repo, remote))
+    except OSError:
+        pass
+
+
+def clear_dead(repo: Repo, remote: str) -> list[str]:
+    """At the start of an import: remove the ref lock files that a killed sync's transaction
+    left (the refs ``promoting`` recorded and no ``promoted`` cleared), then the record. Only
+    under ``remote``'s import lock, so the sync that wrote the record is dead; only the lock
+    files of accepted refs of ``remote`` it names, so a lock another process holds on any other
+    ref stays its owner's. Returns the files removed."""
+    from ...core.grammar import parse_accepted_ref
+    from ...store import private
+
+    try:
+        data = private.read_private(repo.hn_dir, _promoting_path(repo, remote), 16 << 20)
+    except (HnError, OSError):
+        data = None
+    if data is None:
         return []
-    time.sleep(STALE_AFTER)
     removed = []
-    for path, seen in listed().items():
-        if first.get(path) == seen:
-            try:
+    for ref in data.decode("utf-8", "replace").splitlines():
+        parsed = parse_accepted_ref(ref)
+        if parsed is None or parsed[0] != remote:
+            continue
+        path = os.path.join(repo.common_dir, ref + ".lock")
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode):
                 os.unlink(path)
                 removed.append(path)
-            except OSError:
-                pass
+        except OSError:
+            pass
+    promoted(repo, remote)
     return removed
