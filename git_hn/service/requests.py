@@ -113,6 +113,26 @@ def resolve_paths(repo: Repo, commit: str, paths: list[str],
     return tuple(PathAnchor(p, b) for p, b in entries)
 
 
+def warn_absent(repo: Repo, commit: str, absent: list[str]) -> None:
+    """git-hn: one warning per ``--path`` that names nothing at the anchor commit (recorded as
+    ``absent``, which the contract allows: a memory about a deleted file), since a mistyped path,
+    or one given relative to a subdirectory (paths are relative to the top of the repository,
+    §13.6), would otherwise be signed for good without a word; run from a subdirectory where the
+    path exists below it, the warning names the repository-relative path."""
+    if not absent:
+        return
+    import sys
+
+    proc = repo.git.run(["rev-parse", "--show-prefix"])
+    prefix = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+    for path in absent:
+        hint = ""
+        if prefix and is_path(prefix + path, LIMITS.max_path) and tree_entry(repo, commit, prefix + path) != "absent":
+            hint = f" (paths are relative to the top of the repository: --path {prefix + path})"
+        sys.stderr.write(f"git-hn: warning: --path {one_line(path)} names nothing at commit {commit}; it is "
+                         f"recorded as absent{one_line(hint)}\n")
+
+
 def tree_entry(repo: Repo, commit: str, path: str) -> str:
     """The blob OID at ``path`` in ``commit``, ``absent``, or an error for a non-blob entry."""
     proc = repo.git.run(["--literal-pathspecs", "ls-tree", "--full-tree", "-z", commit, "--", path])
@@ -170,6 +190,8 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
     if kind == "handoff" or any(lists):
         handoff = Handoff(*(tuple(x) for x in lists))
     paths = resolve_paths(repo, commit, flags.path, flags.blob)
+    if not flags.blob:
+        warn_absent(repo, commit, [p.path for p in paths if p.blob == "absent"])
     record = Record(
         kind=kind, content=content, anchor=Anchor(commit, paths, subject),
         applicability=Applicability(flags.applies, subject if flags.applies == "subject" else ""),

@@ -241,3 +241,27 @@ def test_show_never_prints_raw_controls(inited):
     assert "\ufffd[31mRED" in r.out and "\n\tnext" in r.out
     # JSON keeps the exact author text as inert data
     assert _show(inited, out["memoryId"])["projection"]["data"]["content"] == evil
+
+
+def test_a_path_that_names_nothing_is_recorded_as_absent_with_a_warning(inited):
+    """git-hn: a mistyped --path, or one relative to a subdirectory, is still signed as
+    ``absent`` (a memory about a deleted file is legitimate) but never without a word."""
+    (inited / "src" / "deep").mkdir(parents=True)
+    (inited / "src" / "deep" / "z.py").write_text("z\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-q", "-m", "z")
+    head = git(inited, "rev-parse", "HEAD")
+    r = hn(inited / "src" / "deep", "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+           "--applies", "exact", "--path", "z.py", "--path", "README.md", "--content", "x")
+    assert r.code == 0
+    assert r.json()["anchor"]["paths"] == [{"path": "README.md", "blob": git(inited, "rev-parse", "HEAD:README.md")},
+                                          {"path": "z.py", "blob": "absent"}]
+    assert r.err == (f"git-hn: warning: --path z.py names nothing at commit {head}; it is recorded as absent "
+                     "(paths are relative to the top of the repository: --path src/deep/z.py)\n")
+    r = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--path", "gone.md", "--content", "about a deleted file")
+    assert r.code == 0
+    assert r.err == f"git-hn: warning: --path gone.md names nothing at commit {head}; it is recorded as absent\n"
+    r = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--path", "src/deep/z.py", "--content", "found")
+    assert r.code == 0 and r.err == ""
