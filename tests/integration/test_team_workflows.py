@@ -451,6 +451,12 @@ def test_the_sync_summary_names_what_it_published_and_the_users_own_memory_comin
            "published 1 stream")
     doc = hn(bob, "sync", "--json").json()  # the JSON document keeps the contract's counts
     assert (doc["importedMemories"], doc["published"]) == (1, 1)
+    # a mirror clone holds everyone's streams as local refs: none of them is "your own" there
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(remote), str(mirror))
+    assert hn(mirror, "replication", "select", "--all").code == 0
+    r = hn(mirror, "sync")
+    assert r.code == 0 and r.out.splitlines()[-1] == "Synchronized with origin: imported 4 memories, promoted 2 selections"
 
 
 def test_sync_withholds_a_stream_with_secret_shaped_text_as_a_push_does(tmp_path, bare_remote):

@@ -103,6 +103,12 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             result.publication_error = exc.message
         if result.published:  # the remote's advertisement moved: its quiet record no longer matches
             rstate.forget_quiet(repo, remote)
+        if result.own:  # "your own" in the summary: the active identity's streams, not every local
+            from ...core.grammar import parse_local_ref  # one (a mirror clone holds everyone's)
+            from ...store.identity import active_actor
+
+            actor = active_actor(repo)
+            result.own = [r for r in result.own if actor and (parse_local_ref(r) or ("",))[0] == actor]
     return result
 
 
