@@ -244,12 +244,14 @@ class Words(NamedTuple):
     verification: str
     handoff_needs: str
     handoff_only: str
+    topic_controls: str
 
 
 FLAG_WORDS = Words(
     "--evidence", CONTENT_RULE, f"at most {LIMITS.max_topics} --topic values, each at most {LIMITS.max_topic} bytes",
     "--applies subject needs --subject ID", "", "--outcome", "kind verification needs --evidence TYPED-ID", "",
-    "--completed, --assumption, --blocker and --next-action are only for kind handoff")
+    "--completed, --assumption, --blocker and --next-action are only for kind handoff",
+    "a --topic value contains a control character (an escape, a newline, a tab)")
 INPUT_WORDS = Words(
     "evidence", f"content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes",
     f"at most {LIMITS.max_topics} topics, each at most {LIMITS.max_topic} bytes",
@@ -257,7 +259,8 @@ INPUT_WORDS = Words(
     "anchor.commit is a full commit ID (40 hex digits; 64 in a SHA-256 repository)", "attemptOutcome",
     "kind verification needs evidence (at least one typed ID)",
     "kind handoff needs handoff with the arrays " + ", ".join(HANDOFF_LISTS) + " (each entry non-blank)",
-    "handoff is only for kind handoff")
+    "handoff is only for kind handoff",
+    "a topic contains a control character (an escape, a newline, a tab)")
 
 
 def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve=None) -> str:
@@ -269,6 +272,9 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
     from ..core import grammar, hints  # error paths only
 
     kind = record.kind
+    if message == "memory record topics are invalid" and len(record.topics or ()) <= LIMITS.max_topics \
+            and any(grammar.has_control(t) for t in record.topics or ()):
+        return words.topic_controls
     fixed = {"memory record content is invalid": words.content, "memory record topics are invalid": words.topics,
              "memory applicability subject must match anchor": words.subject,
              "memory anchor commit is invalid": words.anchor}

@@ -294,3 +294,17 @@ def test_a_repository_of_another_user_is_named_as_such(tmp_path):
     assert r.code == 1
     assert r.err == ("git-hn: not a git repository: Git refuses one owned by another user here "
                      "(git config --global --add safe.directory DIR trusts it, if you do)\n")
+
+
+def test_a_topic_with_a_control_character_is_named_as_such(inited):
+    """The topics rule has three parts (count, length, no control character): the hint names the
+    one a topic broke, not the bounds (a robustness audit typed an escape into a topic)."""
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--topic", "t\x1b[31m", "--content", "x")
+    assert r.err == ("git-hn: memory record topics are invalid; a --topic value contains a control character "
+                     "(an escape, a newline, a tab)\n")
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--topic", "t" * 200, "--content", "x")
+    assert r.err == "git-hn: memory record topics are invalid; at most 32 --topic values, each at most 128 bytes\n"
+    assert refs_snapshot(inited) == before
