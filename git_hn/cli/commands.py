@@ -544,6 +544,14 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         raise UsageError(BRIEF_USAGE)
     bound = parse_int(max_bytes, BRIEF_USAGE)
     repo = open_repo()
+    if at is None and not as_json and not repo.head_commit():
+        # a new repository (HEAD unborn): the brief an agent's session-start hook prints is empty,
+        # not an error (issue 13's `setup` installs that hook before the first commit)
+        from ..core.limits import WARNING
+
+        sys.stdout.write(f"> {WARNING}\n\nNo memory yet: HEAD has no commit, and memory is anchored on "
+                         "commits (make a first commit: git commit).\n")
+        return 0
     _doc, data = brief.brief(repo, at or "HEAD",
                              max_bytes=DEFAULT_MAX_BYTES if bound is None else bound,
                              include_untrusted=include_untrusted,

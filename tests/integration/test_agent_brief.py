@@ -271,8 +271,8 @@ def test_brief_on_an_unborn_head(tmp_path):
     repo = tmp_path / "empty"
     repo.mkdir()
     git(repo, "init", "-q")
-    r = hn(repo, "memory", "brief")
-    assert r.err == "git-hn: revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)\n"
+    r = hn(repo, "memory", "brief")  # (an empty brief that says what to do: see the session-start test)
+    assert (r.code, r.err) == (0, "") and "make a first commit: git commit" in r.out
 
 
 # -- digest ------------------------------------------------------------------------------------
@@ -387,3 +387,22 @@ def test_every_section_keeps_its_share_and_relevant_decisions_come_first(tmp_pat
                                  "--base", base).out_bytes  # deterministic
     md = again.out
     assert "author: `Alice` (" in md and "topics: `parser`\npaths: `src/app.py`\n" in md
+
+
+def test_the_session_start_brief_in_a_repository_without_commits_is_empty_not_an_error(tmp_path):
+    """`git hn setup` installs `git hn memory brief --markdown` as an agent's session-start hook,
+    often before the first commit; it exited 1 there. A brief asked for a commit (`--at`), or
+    as JSON, still says that HEAD has no commit."""
+    import subprocess
+
+    from git_hn.service.setup_content import BRIEF_COMMAND
+
+    repo = tmp_path / "new"
+    git(tmp_path, "init", "-q", str(repo))
+    hook = subprocess.run(BRIEF_COMMAND, shell=True, cwd=repo, capture_output=True, text=True)
+    assert (hook.returncode, hook.stderr) == (0, "")
+    assert hook.stdout == (f"> {WARNING}\n\nNo memory yet: HEAD has no commit, and memory is anchored on commits "
+                           "(make a first commit: git commit).\n")
+    unborn = "git-hn: revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)\n"
+    assert hn(repo, "memory", "brief", "--json").err == unborn
+    assert hn(repo, "memory", "brief", "--at", "HEAD").err == unborn
