@@ -282,7 +282,13 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     """Verify, lint and publish the local streams that moved since ``remote`` last got them;
     the exit status per hn.prePush. Imported streams are never published; a stream whose tip the
     remote already has costs nothing (issue 11). ``data``: the hook's input (what is pushed)."""
-    if os.environ.get("HN_HOOK_ACTIVE") or remote not in _remotes(repo):
+    if os.environ.get("HN_HOOK_ACTIVE"):
+        return 0
+    if remote not in _remotes(repo):
+        named = _remote_of_url(repo, remote)
+        if named:  # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
+            sys.stderr.write(f"git-hn: a push to a URL publishes no memory; {remote} is remote {named}: "
+                             f"git hn sync {named} publishes it (or push with git push {named})\n")
         return 0
     _note_push(repo, remote, data)
     from ..store import streams
@@ -349,6 +355,29 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     for problem in problems:
         sys.stderr.write(f"git-hn: {problem}\n")
     return 1 if block else 0
+
+
+def _remote_of_url(repo: Repo, url: str) -> str:
+    """The configured remote whose URL (or push URL) ``url`` is, comparing local paths by their
+    real path; "" if none."""
+    proc = repo.git.run(["config", "--get-regexp", r"^remote\..*\.(push)?url$"])
+    if proc.returncode != 0 or not url:
+        return ""
+
+    def same(a: str, b: str) -> bool:
+        if a == b:
+            return True
+        local = [x[len("file://"):] if x.startswith("file://") else x for x in (a, b)]
+        if any(":" in x.split("/", 1)[0] for x in local):  # scp-like or another scheme
+            return False
+        return os.path.realpath(local[0]) == os.path.realpath(local[1])
+
+    for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines():
+        key, _sp, value = line.partition(" ")
+        name = key[len("remote."):key.rindex(".")]
+        if same(url, value):
+            return name
+    return ""
 
 
 def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[str]:

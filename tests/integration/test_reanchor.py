@@ -99,7 +99,8 @@ def test_an_anchor_on_a_branch_or_at_head_waits_for_a_push(tmp_path):
     git(a, "branch", "keep", gone)  # the commit is on a branch again
     doc = hn(a, "sync", "--json").json()
     assert [h["discarded"] for h in doc["heldBack"]] == [False]
-    assert f"until commit {gone} is on origin (push it, then git hn sync origin)" in hn(a, "sync").out
+    assert (f"until commit {gone} is on origin (push it, or git fetch origin if it is there already; then "
+            "git hn sync origin)") in hn(a, "sync").out
     git(a, "branch", "-D", "keep")
     git(a, "checkout", "-q", gone)  # a detached HEAD at it
     assert [h["discarded"] for h in hn(a, "sync", "--json").json()["heldBack"]] == [False]
@@ -231,3 +232,27 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     deleted = subprocess.run(["git", "push", "-q", "origin", "--delete", "hn-anchor/" + c1[:12]], cwd=a,
                              capture_output=True, text=True)
     assert deleted.returncode == 0 and f"this push takes commit {c1} off origin" in deleted.stderr
+
+
+def test_a_push_to_a_url_says_how_to_publish(tmp_path):
+    """Git runs pre-push with the URL for `git push <url>` and updates no remote-tracking ref, so
+    nothing could be gated: the hook names the remote that URL is and how to publish, and sync's
+    advice for the memory waiting for the (already pushed) commit includes the fetch."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    pushed_commit = _commit(a, "by-url")
+    _record(a, "pushed by URL")
+    pushed = subprocess.run(["git", "push", "-q", str(remote), "main"], cwd=a, capture_output=True, text=True)
+    assert pushed.returncode == 0
+    assert pushed.stderr == (f"git-hn: a push to a URL publishes no memory; {remote} is remote origin: "
+                             "git hn sync origin publishes it (or push with git push origin)\n")
+    assert git(remote, "rev-parse", "main") == pushed_commit
+    out = hn(a, "sync").out
+    assert f"until commit {pushed_commit} is on origin (push it, or git fetch origin if it is there already" in out
+    git(a, "fetch", "-q", "origin")
+    assert hn(a, "sync", "--json").json()["published"] == 1
+    # a URL that is no remote of this repository (a mirror elsewhere) is none of git-hn's business
+    other = tmp_path / "other.git"
+    git(tmp_path, "init", "-q", "--bare", str(other))
+    quiet = subprocess.run(["git", "push", "-q", str(other), "main"], cwd=a, capture_output=True, text=True)
+    assert (quiet.returncode, quiet.stderr) == (0, "")

@@ -176,7 +176,7 @@ class Held(NamedTuple):
                     f"remote-tracking ref here contains; move {them} to a commit you push with "
                     f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead")
         return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} "
-                f"(push it, then git hn sync {remote})")
+                f"(push it, or git fetch {remote} if it is there already; then git hn sync {remote})")
 
 
 def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
