@@ -40,9 +40,26 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
         result = service.record(repo, req, from_input=True, allow_secret_shaped=allow)
     else:
         repo = open_repo()
-        req = request_from_flags(repo, flags, kind="handoff" if handoff else None)
+        notes: list = []
+        req = request_from_flags(repo, flags, kind="handoff" if handoff else None, notes=notes)
         result = service.record(repo, req, allow_secret_shaped=allow)
+        _warn(notes)
     return _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
+
+
+def _warn(notes: list) -> None:
+    """The warnings of a record that was signed (``requests.absent_notes``), each path passed
+    through the secret lint first: one it flags (signed only with --allow-secret-shaped) is not
+    echoed."""
+    if not notes:
+        return
+    import sys
+
+    from ..service.secretscan import scan
+
+    for path, text in notes:
+        if not scan(path):
+            sys.stderr.write(f"git-hn: warning: {text}\n")
 
 
 def init_command(name: str | None, extra: list[str]) -> int:
@@ -182,13 +199,15 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         repo = open_repo()
         target = _target(repo, query)
         flags = lifecycle.inherit(repo, target, flags, edit=bool(values.get("edit")))
-        req = request_from_flags(repo, flags)
+        notes: list = []
+        req = request_from_flags(repo, flags, notes=notes)
         if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
             from ..service.requests import check_flag_outcome
 
             check_flag_outcome(req.record)
         result = lifecycle.supersede(repo, target, req,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
+        _warn(notes)
     return _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
 
 

@@ -113,24 +113,31 @@ def resolve_paths(repo: Repo, commit: str, paths: list[str],
     return tuple(PathAnchor(p, b) for p, b in entries)
 
 
-def warn_absent(repo: Repo, commit: str, absent: list[str]) -> None:
-    """git-hn: one warning per ``--path`` that names nothing at the anchor commit (recorded as
-    ``absent``, which the contract allows: a memory about a deleted file), since a mistyped path,
-    or one given relative to a subdirectory (paths are relative to the top of the repository,
-    §13.6), would otherwise be signed for good without a word; run from a subdirectory where the
-    path exists below it, the warning names the repository-relative path."""
+def absent_notes(repo: Repo, commit: str, absent: list[str]) -> list[tuple[str, str]]:
+    """git-hn: (path, warning) for each ``--path`` that names nothing at the anchor commit
+    (recorded as ``absent``, which the contract allows: a memory about a deleted file), since a
+    mistyped path, or one given relative to a subdirectory (paths are relative to the top of the
+    repository, §13.6), would otherwise be signed for good without a word; run from a
+    subdirectory where the path exists below it, the warning names the repository-relative
+    path. The caller prints them only once the record is signed, and never a secret-shaped path
+    (``secret_free``): a refused record must not echo what the lint refused."""
     if not absent:
-        return
-    import sys
-
+        return []
     proc = repo.git.run(["rev-parse", "--show-prefix"])
     prefix = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+    out = []
     for path in absent:
         hint = ""
-        if prefix and is_path(prefix + path, LIMITS.max_path) and tree_entry(repo, commit, prefix + path) != "absent":
-            hint = f" (paths are relative to the top of the repository: --path {prefix + path})"
-        sys.stderr.write(f"git-hn: warning: --path {one_line(path)} names nothing at commit {commit}; it is "
-                         f"recorded as absent{one_line(hint)}\n")
+        if prefix and is_path(prefix + path, LIMITS.max_path):
+            try:
+                below = tree_entry(repo, commit, prefix + path) != "absent"
+            except InputError:  # a directory or a submodule there: named, not a file
+                below = True
+            if below:
+                hint = f" (paths are relative to the top of the repository: --path {prefix + path})"
+        out.append((path, f"--path {one_line(path)} names nothing at commit {commit}; it is recorded as "
+                          f"absent{one_line(hint)}"))
+    return out
 
 
 def tree_entry(repo: Repo, commit: str, path: str) -> str:
@@ -166,8 +173,10 @@ def content_from_flags(flags: RecordFlags) -> str | None:
     return (flags.content or flags.positional)[0]
 
 
-def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = None) -> RecordRequest:
-    """CONTRACT §10.2: build and validate the record described by flags."""
+def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = None,
+                       notes: list | None = None) -> RecordRequest:
+    """CONTRACT §10.2: build and validate the record described by flags. ``notes`` gets the
+    warnings to print once the record is signed (``absent_notes``)."""
     kind = kind or flags.kind
     content = content_from_flags(flags)
     if not kind or not flags.at or not flags.applies or content is None:
@@ -190,8 +199,8 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
     if kind == "handoff" or any(lists):
         handoff = Handoff(*(tuple(x) for x in lists))
     paths = resolve_paths(repo, commit, flags.path, flags.blob)
-    if not flags.blob:
-        warn_absent(repo, commit, [p.path for p in paths if p.blob == "absent"])
+    if notes is not None and not flags.blob:
+        notes += absent_notes(repo, commit, [p.path for p in paths if p.blob == "absent"])
     record = Record(
         kind=kind, content=content, anchor=Anchor(commit, paths, subject),
         applicability=Applicability(flags.applies, subject if flags.applies == "subject" else ""),

@@ -265,3 +265,23 @@ def test_a_path_that_names_nothing_is_recorded_as_absent_with_a_warning(inited):
     r = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--path", "src/deep/z.py", "--content", "found")
     assert r.code == 0 and r.err == ""
+
+
+def test_the_absent_path_warning_never_echoes_a_secret_and_names_a_directory_below(inited):
+    (inited / "src" / "deep").mkdir(parents=True)
+    (inited / "src" / "deep" / "z.py").write_text("z\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-q", "-m", "z")
+    head = git(inited, "rev-parse", "HEAD")
+    r = hn(inited / "src", "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "exact", "--path", "deep", "--content", "x")
+    assert r.code == 0
+    assert r.err == (f"git-hn: warning: --path deep names nothing at commit {head}; it is recorded as absent "
+                     "(paths are relative to the top of the repository: --path src/deep)\n")
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"
+    refused = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+                 "--path", f"keys/{token}.txt", "--content", "x")
+    assert refused.code == 1 and token not in refused.err and "warning" not in refused.err
+    allowed = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+                 "--path", f"keys/{token}.txt", "--content", "x", "--allow-secret-shaped")
+    assert allowed.code == 0 and token not in allowed.err

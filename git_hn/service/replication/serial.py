@@ -3,7 +3,8 @@
 Owns the two lock files of each remote under ``<common-gitdir>/hn/locks/``, named by a digest of
 the remote's name: ``import-<digest>.lock``, held by ``git hn sync`` and by the fetch hook's
 import for the whole import (advertisement to promotion), and ``publication-<digest>.lock``, held
-by sync's publication phase and by the background publisher a push starts. Two syncs with one
+by sync's publication phase, by the background publisher a push starts and by every rewrite of
+unpublished memories (``service.reanchor``), which must know what is published. Two syncs with one
 remote, or a push's publisher and a sync, used to run side by side: one lost the accepted-ref
 compare-and-swap or the server's ref lock and failed, or validated its own stream against a state
 the other was changing. Now the second waits (a hook does not: it says so and lets Git go on).
