@@ -407,18 +407,22 @@ def _removing_anchors(repo: Repo, remote: str, data: bytes) -> str:
     again. One line, naming the first such memory and how to keep its commit; "" otherwise."""
     from .replication import publish
 
-    hits = publish.anchored_on(repo, publish.removed_by_push(repo, remote, data))
+    removed, old_tips = publish.removed_by_push(repo, remote, data)
+    hits = publish.anchored_on(repo, removed)
     if not hits:
         return ""
     memory, commit = hits[0]
     commits = len({c for _m, c in hits})
+    keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in old_tips)  # (each contains what it loses)
+    if commits == 1 and len(hits) == 1:
+        return (f"this push takes commit {commit} off {remote}, and memory {memory} is anchored on it: whoever "
+                f"imports its stream from {remote} stops there until the commit is back; to keep it there, "
+                f"also git push {remote} {keep}")
     what = f"commit {commit}" if commits == 1 else f"{commits} commits"
-    on = "it" if commits == 1 else "them"
-    whose = f"memory {memory} is" if len(hits) == 1 else f"{len(hits)} memories are"
-    first = "" if len(hits) == 1 else f" (first: memory {memory} on commit {commit})"
-    return (f"this push takes {what} off {remote}, and {whose} anchored on {on}{first}: whoever imports "
-            f"those streams from {remote} stops at them until the commits are there again; to keep one "
-            f"there, also git push {remote} {commit}:refs/heads/hn-anchor/{commit[:12]}")
+    return (f"this push takes {what} off {remote}, and {len(hits)} memories are anchored on "
+            f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
+            f"{remote} stops at the first of them until the commits are back; to keep them there, also "
+            f"git push {remote} {keep}")
 
 
 def _note_push(repo: Repo, remote: str, data: bytes) -> None:
@@ -463,15 +467,30 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
     that were never published and name a rewritten commit (``store.reanchor``). Never fails
     the user's command; what it did is one line per stream.
 
-    An ``amend`` while a rebase is in progress (a squash or fixup step, or an amend at an
-    ``edit`` stop) is left to the rebase: its own ``post-rewrite`` at the end maps every commit
-    it replaced to the final one, and if it is aborted nothing was rewritten (re-anchoring at
-    the step left memories on a commit the abort discarded)."""
+    An ``amend`` while a rebase is in progress (a squash or fixup step, an amend at an ``edit``
+    stop, or one an ``--exec`` command makes) is left to the rebase: its own ``post-rewrite`` at
+    the end maps the commits it replaced, and if it is aborted nothing was rewritten
+    (re-anchoring at the step left memories on a commit the abort discarded). Such an amend's
+    mapping is kept (``<gitdir>/hn/rebase-amends``) and followed from the rebase's: Git's final
+    list names the commit a step made, not the one an ``--exec`` amend then made of it."""
+    from ..store.reanchor import parse_mapping
+
+    amends = os.path.join(repo.worktree_hn_dir, "rebase-amends")
     if command == "amend" and any(os.path.isdir(os.path.join(repo.git_dir, d))
                                   for d in ("rebase-merge", "rebase-apply")):
+        _keep_amends(repo, amends, data)
         return 0
+    mapping = parse_mapping(data, repo.oid_hex_len)
+    if command == "rebase":  # the steps' amends too (a commit the rebase kept, then amended), followed
+        later = parse_mapping(_take(repo, amends), repo.oid_hex_len)
+        mapping = {**later, **mapping}
+        for old, new in mapping.items():
+            seen = set()
+            while new in later and new not in seen:
+                seen.add(new)
+                new = later[new]
+            mapping[old] = new
     from ..store import identity as identmod
-    from ..store.reanchor import parse_mapping
     from . import reanchor
 
     try:
@@ -479,13 +498,34 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
     except HnError:
         return 0  # no identity here: no memory of ours to re-anchor
     try:
-        done = reanchor.rewrite(repo, ident, parse_mapping(data, repo.oid_hex_len))
+        done = reanchor.rewrite(repo, ident, mapping)
     except HnError as exc:
         sys.stderr.write(f"git-hn: memories on rewritten commits were not re-anchored: {exc.message}\n")
         return 0
     for r in done:
         sys.stderr.write(f"git-hn: {reanchor.stream_line(r, 'on the rewritten commits')}\n")
     return 0
+
+
+def _keep_amends(repo: Repo, path: str, data: bytes) -> None:
+    from ..store import private
+
+    try:
+        before = private.read_private(repo.worktree_hn_dir, path, 1 << 20) or b""
+        private.write_private(repo.worktree_hn_dir, path, (before + data)[-(1 << 20):], derived=True)
+    except (HnError, OSError):
+        pass  # best effort: the rebase's own list still moves what it names
+
+
+def _take(repo: Repo, path: str) -> bytes:
+    from ..store import private
+
+    try:
+        data = private.read_private(repo.worktree_hn_dir, path, 1 << 20) or b""
+        os.unlink(path)
+    except (HnError, OSError):
+        return b""
+    return data
 
 
 def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:

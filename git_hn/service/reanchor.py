@@ -52,9 +52,12 @@ def _old_commit(repo: Repo, rev: str) -> str:
     (``git gc`` pruned it after its reflog expired; ``git hn sync`` names it in full)."""
     try:
         return repo.resolve_commit(rev)
-    except InputError:
+    except InputError as exc:
         if is_oid(rev) and len(rev) == repo.oid_hex_len and repo.git.object_info(rev) is None:
             return rev
+        if 4 <= len(rev) < repo.oid_hex_len and all(c in "0123456789abcdef" for c in rev):
+            raise InputError(f"{exc.message}; a commit that is no longer here is named by its full ID, "
+                             "as git hn sync prints it") from None
         raise
 
 

@@ -54,16 +54,17 @@ def test_a_discarded_anchor_is_named_and_reanchor_publishes_the_stream(tmp_path)
                                 "discarded": True}]
     human = hn(a, "sync")
     assert human.code == 0, human.err
-    assert (f"Publication {ref}: 2 memories wait for commit {gone}, which no branch, tag or remote-tracking "
-            f"ref here contains; move them to a commit you push with git hn memory reanchor {gone} NEW, NEW being "
-            "the commit to name instead") \
-        in human.out
-    assert "push it" not in human.out
+    assert human.out.splitlines() == [
+        f"Publication {ref}: memory {first['memoryId']} (with the 1 memory after it) waits for commit {gone}, "
+        f"which no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
+        f"git hn memory reanchor {gone} NEW, NEW being the commit to name instead",
+        "Synchronized with origin: 1 stream held back (above)"]
     # the push warns the same way and goes on (warn and block alike); no memory goes out
     kept = _commit(a, "c")
     pushed = _push(a)
     assert pushed.returncode == 0, pushed.stderr
-    assert f"git-hn: Publication {ref}: 2 memories wait for commit {gone}" in pushed.stderr
+    assert f"git-hn: Publication {ref}: memory {first['memoryId']} (with the 1 memory after it) waits for " \
+        f"commit {gone}" in pushed.stderr
     git(a, "config", "hn.prePush", "block")
     _commit(a, "d")
     pushed = _push(a)
@@ -99,8 +100,8 @@ def test_an_anchor_on_a_branch_or_at_head_waits_for_a_push(tmp_path):
     git(a, "branch", "keep", gone)  # the commit is on a branch again
     doc = hn(a, "sync", "--json").json()
     assert [h["discarded"] for h in doc["heldBack"]] == [False]
-    assert (f"until commit {gone} is on origin (push it, or git fetch origin if it is there already; then "
-            "git hn sync origin)") in hn(a, "sync").out
+    assert (f"until commit {gone} is on origin (push a branch that contains it, or git fetch origin if one is "
+            "there already; then git hn sync origin)") in hn(a, "sync").out
     git(a, "branch", "-D", "keep")
     git(a, "checkout", "-q", gone)  # a detached HEAD at it
     assert [h["discarded"] for h in hn(a, "sync", "--json").json()["heldBack"]] == [False]
@@ -117,7 +118,9 @@ def test_a_pruned_commit_is_discarded_and_reanchor_takes_its_full_id(tmp_path):
     assert subprocess.run(["git", "cat-file", "-e", gone], cwd=a).returncode != 0
     doc = hn(a, "sync", "--json").json()
     assert [(h["commit"], h["discarded"]) for h in doc["heldBack"]] == [(gone, True)]
-    assert hn(a, "memory", "reanchor", gone[:12], "HEAD").err == f"git-hn: revision {gone[:12]} is not a commit\n"
+    assert hn(a, "memory", "reanchor", gone[:12], "HEAD").err == (
+        f"git-hn: revision {gone[:12]} is not a commit; a commit that is no longer here is named by its full "
+        "ID, as git hn sync prints it\n")
     moved = hn(a, "memory", "reanchor", gone, "HEAD", "--json").json()
     assert moved["streams"][0]["ref"] == ref and moved["streams"][0]["reanchored"] == 1
     assert "heldBack" not in hn(a, "sync", "--json").json()
@@ -216,8 +219,8 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     assert forced.returncode == 0
     advice = f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}"
     assert forced.stderr == (f"git-hn: this push takes commit {c1} off origin, and memory {mem['memoryId']} is "
-                             "anchored on it: whoever imports those streams from origin stops at them until "
-                             f"the commits are there again; to keep one there, also {advice}\n")
+                             "anchored on it: whoever imports its stream from origin stops there until the "
+                             f"commit is back; to keep it there, also {advice}\n")
     # without the commit, Bob's import stops at the memory; with it (the advice), it goes on
     git(b, "fetch", "-q", "origin")
     assert hn(b, "replication", "select", "--all").code == 0
@@ -232,6 +235,25 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     deleted = subprocess.run(["git", "push", "-q", "origin", "--delete", "hn-anchor/" + c1[:12]], cwd=a,
                              capture_output=True, text=True)
     assert deleted.returncode == 0 and f"this push takes commit {c1} off origin" in deleted.stderr
+    # a branch of three commits with a memory each, deleted: the old tip keeps all three
+    git(a, "checkout", "-q", "-b", "three", "main")
+    mems = []
+    for i in range(3):
+        _commit(a, f"t{i}")
+        mems.append(_record(a, f"on t{i}"))
+    tip = git(a, "rev-parse", "HEAD")
+    assert subprocess.run(["git", "push", "-q", "origin", "three"], cwd=a).returncode == 0
+    wait_publication(a)
+    gone = subprocess.run(["git", "push", "-q", "origin", "--delete", "three"], cwd=a, capture_output=True,
+                          text=True)
+    keep = f"git push origin {tip}:refs/heads/hn-anchor/{tip[:12]}"
+    assert gone.stderr.startswith("git-hn: this push takes 3 commits off origin, and 3 memories are anchored on "
+                                  f"them (first: memory {mems[0]['memoryId']})")
+    assert gone.stderr.endswith(f"to keep them there, also {keep}\n")
+    git(a, *keep.split()[1:])
+    git(b, "fetch", "-q", "origin")
+    assert hn(b, "sync").code == 0
+    assert all(hn(b, "memory", "show", m["memoryId"]).code == 0 for m in mems)
 
 
 def test_a_push_to_a_url_says_how_to_publish(tmp_path):
@@ -248,7 +270,7 @@ def test_a_push_to_a_url_says_how_to_publish(tmp_path):
                              "git hn sync origin publishes it (or push with git push origin)\n")
     assert git(remote, "rev-parse", "main") == pushed_commit
     out = hn(a, "sync").out
-    assert f"until commit {pushed_commit} is on origin (push it, or git fetch origin if it is there already" in out
+    assert f"until commit {pushed_commit} is on origin (push a branch that contains it, or git fetch origin" in out
     git(a, "fetch", "-q", "origin")
     assert hn(a, "sync", "--json").json()["published"] == 1
     # a URL that is no remote of this repository (a mirror elsewhere) is none of git-hn's business

@@ -210,3 +210,22 @@ def test_a_squash_step_is_left_to_the_rebase_and_an_aborted_rebase_moves_nothing
     assert hn(a, "memory", "index", "verify").code == 0
     wait_publication(a)
     assert hn_proc(a, "memory", "log").code == 0
+
+
+def test_amends_an_exec_step_makes_are_followed_to_the_final_commits(tmp_path):
+    """`git rebase --exec 'git commit --amend …'`: Git's final post-rewrite list names the commit
+    each pick made (or none, for a commit the rebase kept), not the one the exec amend made of
+    it; the amends' own mappings, kept during the rebase, are followed (a team audit found the
+    memories left on the picks, which no branch holds)."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    _three_commits_with_memories(a)
+    env = {**os.environ, "GIT_EDITOR": "true"}
+    done = subprocess.run(["git", "rebase", "-q", "HEAD~3", "--exec", 'git commit -q --amend -m "$(git log -1 '
+                           '--format=%s) x"'], cwd=a, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    finals = git(a, "rev-list", "--reverse", "HEAD~3..HEAD").split()
+    assert [git(a, "log", "-1", "--format=%s", c) for c in finals] == ["c1 x", "c2 x", "c3 x"]
+    assert _anchors(a) == {"mem c1": finals[0], "mem c2": finals[1], "mem c3": finals[2]}
+    assert not (a / ".git" / "hn" / "rebase-amends").exists()
+    assert hn(a, "memory", "index", "verify").code == 0

@@ -210,9 +210,10 @@ class SyncResult:
         stream a selection names does once published), promoted and published."""
         current = self.up_to_date()
         sent = f"published {counted(len(self.sent), 'stream', 'streams')}" if self.sent else ""
+        held = f"{counted(len(self.held), 'stream', 'streams')} held back (above)" if self.held else ""
         if not self.promoted and not self.import_error and \
                 not any(o.status not in ("skipped", UP_TO_DATE) for o in self.outcomes):
-            return f"Synchronized with {self.remote}: " + (sent or "up to date")
+            return f"Synchronized with {self.remote}: " + (", ".join(x for x in (sent, held) if x) or "up to date")
         imported = f"imported {counted(self.imported, 'memory', 'memories')}"
         mine = self._own_imported()
         if mine:
@@ -222,6 +223,8 @@ class SyncResult:
             parts.append(f"{current} up to date")
         if sent:
             parts.append(sent)
+        if held:
+            parts.append(held)
         # a sync that exits 1 does not say "Synchronized" above its error line
         head = f"Sync with {self.remote} incomplete" if self.exit_message() else f"Synchronized with {self.remote}"
         return f"{head}: " + ", ".join(parts)

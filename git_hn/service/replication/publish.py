@@ -171,12 +171,12 @@ class Held(NamedTuple):
         """What a person reads about it (``git hn sync`` and the pre-push hook)."""
         waiting = counted(self.waiting, "memory waits", "memories wait")
         if self.discarded:
-            them = "it" if self.waiting == 1 else "them"
-            return (f"Publication {self.ref}: {waiting} for commit {self.commit}, which no branch, tag or "
-                    f"remote-tracking ref here contains; move {them} to a commit you push with "
+            later = f" (with the {counted(self.waiting - 1, 'memory', 'memories')} after it)" if self.waiting > 1 else ""
+            return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
+                    f"no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
                     f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead")
-        return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} "
-                f"(push it, or git fetch {remote} if it is there already; then git hn sync {remote})")
+        return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} (push a branch "
+                f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
 
 
 def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
@@ -231,11 +231,12 @@ def behind(repo: Repo, remote: str, tips: dict[str, str], listing: list) -> set[
     return {ref for ref, (tip, _head) in pairs.items() if tip not in beyond}
 
 
-def removed_by_push(repo: Repo, remote: str, data: bytes) -> list[str]:
+def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], list[str]]:
     """The commits a push (the pre-push hook's input ``data``) takes off ``remote``: reachable
     from a remote ref it force-updates or deletes, and from no new tip it sends, no other
-    remote-tracking ref of ``remote`` and no tag. One ``rev-list``, only when the push moves or
-    deletes an existing remote ref (a fast-forward lists nothing)."""
+    remote-tracking ref of ``remote`` and no tag; and the old tips of the refs it moves (which
+    contain them all). One ``rev-list``, only when the push moves or deletes an existing remote
+    ref (a fast-forward lists nothing)."""
     zero = "0" * repo.oid_hex_len
     prefix = "refs/heads/"
     lines, updated = [], []
@@ -250,10 +251,11 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> list[str]:
         if rref.startswith(prefix):
             updated.append(f"--exclude={remote}/{rref[len(prefix):]}")  # (--remotes drops refs/remotes/)
     if not lines:
-        return []
+        return [], []
     walk = repo.git.run(["rev-list", "--stdin", "--not", *updated, f"--remotes={remote}", "--tags"],
                         input="".join(f"{x}\n" for x in lines).encode())
-    return walk.stdout.decode("ascii", "replace").split() if walk.returncode == 0 else []
+    removed = walk.stdout.decode("ascii", "replace").split() if walk.returncode == 0 else []
+    return removed, [x for x in lines if not x.startswith("^") and x in removed]
 
 
 def anchored_on(repo: Repo, commits: list[str]) -> list[tuple[str, str]]:
