@@ -96,12 +96,16 @@ def read_content_file(path: str) -> str:
 # anchors
 
 
+PATH_RULE = ("--path is relative to the top of the repository: no ./ or ../ segment, no leading or trailing "
+             f"/, no backslash or control character, at most {LIMITS.max_path} bytes")
+
+
 def resolve_paths(repo: Repo, commit: str, paths: list[str],
                   blobs: list[str] | None) -> tuple[PathAnchor, ...]:
     """Blob of each path at ``commit`` (``absent`` when there is no entry), paths sorted."""
     for p in paths:
         if not is_path(p, LIMITS.max_path):
-            raise ValidationError("memory anchor path is invalid")
+            raise ValidationError(f"memory anchor path is invalid; {PATH_RULE}")
     resolved = {}
     for p in paths:
         resolved[p] = tree_entry(repo, commit, p)

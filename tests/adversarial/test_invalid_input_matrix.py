@@ -123,8 +123,12 @@ def test_unsorted_duplicate_topics_are_normalized_not_refused(inited, tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--path", "../x"], "memory anchor path is invalid"),
-    (["--path", "docs/../README.md"], "memory anchor path is invalid"),
+    (["--path", "../x"], "memory anchor path is invalid; --path is relative to the top of the repository: no "
+                         "./ or ../ segment, no leading or trailing /, no backslash or control character, at most "
+                         "4096 bytes"),
+    (["--path", "./README.md"], "memory anchor path is invalid; --path is relative to the top of the repository: "
+                                "no ./ or ../ segment, no leading or trailing /, no backslash or control "
+                                "character, at most 4096 bytes"),
     (["--evidence", "sha1:" + "a" * 40], "memory record evidence is invalid; --evidence is git:<full commit ID>, "
                                          "memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"),
     (["--topic", "a" * 129], "memory record topics are invalid; at most 32 --topic values, each at most 128 bytes"),
