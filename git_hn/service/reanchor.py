@@ -81,10 +81,14 @@ def rewrite(repo: Repo, ident, mapping: dict[str, str]) -> list:
 
     if not mapping:
         return []
+    import sys
+
     proc = repo.git.run(["remote"])
     with ExitStack() as stack:
         for remote in sorted(set(proc.stdout.decode("utf-8", "surrogateescape").split())):
-            stack.enter_context(serial.publishing(repo, remote, PUBLICATION_WAIT))
+            said = f"git-hn: waiting for the memory publication to {remote} to end before re-anchoring\n"
+            stack.enter_context(serial.publishing(repo, remote, PUBLICATION_WAIT,
+                                                  lambda said=said: sys.stderr.write(said)))
         done = store.reanchor(repo, ident, mapping)
     if done:
         index_refresh.after_ref_change(repo)

@@ -165,6 +165,7 @@ def test_a_rewrite_waits_for_a_running_publication(tmp_path):
         os.close(fd)
     _out, err = amend.communicate(timeout=120)
     assert amend.returncode == 0
+    assert err.startswith("git-hn: waiting for the memory publication to origin to end before re-anchoring\n")
     assert "git-hn: re-anchored 1 unpublished memory of " in err
     ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
     assert mem["memoryId"] not in git(a, "log", "--format=%s", ref)

@@ -43,10 +43,10 @@ def importing(repo: Repo, remote: str, wait: float, waiting=None):
     return held(repo, lock_path(repo, remote, "import"), remote, wait, busy(remote), waiting)
 
 
-def publishing(repo: Repo, remote: str, wait: float):
+def publishing(repo: Repo, remote: str, wait: float, waiting=None):
     """The publication lock of ``remote`` (``held``)."""
     return held(repo, lock_path(repo, remote, "publication"), remote, wait,
-                f"another publication to {remote} is running; run git hn sync {remote} after it")
+                f"another publication to {remote} is running; run git hn sync {remote} after it", waiting)
 
 
 @contextmanager
