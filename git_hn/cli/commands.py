@@ -247,6 +247,7 @@ REANCHOR_USAGE = "usage: git hn memory reanchor OLD NEW [--json]"
 
 
 def reanchor_command(words: list[str], as_json: bool) -> int:
+    from ..core.gostr import one_line
     from ..service import reanchor
     from ..store.repo import open_repo
 
@@ -257,6 +258,8 @@ def reanchor_command(words: list[str], as_json: bool) -> int:
         render.json_line(reanchor.result_json(result))
     else:
         render.lines(reanchor.result_lines(result))
+    _warn([(path, f"memory {mid} names --path {one_line(path)}, which is not in commit {result.new}; it is "
+                  "recorded as absent") for mid, path in result.absent])
     return 0
 
 

@@ -26,6 +26,7 @@ class Reanchored(NamedTuple):
     old: str  # the commit the memories named
     new: str  # the commit they name now
     streams: list  # store.reanchor.Rewritten, one per stream rebuilt
+    absent: tuple = ()  # (memory ID, path): anchored paths NEW does not have (recorded as absent)
 
 
 def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
@@ -44,7 +45,26 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
     if not done:
         raise InputError(f"no unpublished memory of yours names commit {old_commit} (a published memory "
                          "is never rewritten: correct one with git hn memory supersede --at)")
-    return Reanchored(old_commit, new_commit, done)
+    return Reanchored(old_commit, new_commit, done, tuple(_absent_at(repo, done, new_commit)))
+
+
+def _absent_at(repo: Repo, done: list, commit: str) -> list[tuple[str, str]]:
+    """(memory ID, path) of each anchored path the rebuilt memories anchored on ``commit`` now
+    record as absent (``record`` warns of the same), from the state the rewrite left current."""
+    from ..store import stateview
+
+    ids = [new for r in done for _old, new in r.renamed]
+    try:
+        with stateview.current(repo) as view:
+            mems = view.load(ids)
+    except HnError:
+        return []
+    out = []
+    for mid in ids:
+        rec = mems[mid].envelope.record if mid in mems else None
+        if rec is not None and rec.anchor.commit == commit:
+            out += [(mid, p.path) for p in rec.anchor.paths if p.blob == "absent"]
+    return out
 
 
 def _old_commit(repo: Repo, rev: str) -> str:

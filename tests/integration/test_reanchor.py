@@ -111,6 +111,25 @@ def test_an_anchor_on_a_branch_or_at_head_waits_for_a_push(tmp_path):
     assert ref == hn(a, "sync", "--json").json()["heldBack"][0]["ref"]
 
 
+def test_reanchor_warns_of_an_anchored_path_the_new_commit_lacks(tmp_path):
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    (a / "p.txt").write_text("p\n")
+    git(a, "add", "p.txt")
+    git(a, "commit", "-q", "-m", "p")
+    gone = git(a, "rev-parse", "HEAD")
+    r = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--path", "p.txt", "--content", "about p")
+    assert r.code == 0 and r.err == ""
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    moved = hn(a, "memory", "reanchor", gone, "HEAD", "--json")
+    new_id = moved.json()["streams"][0]["renamed"][0]["to"]
+    head = git(a, "rev-parse", "HEAD")
+    assert moved.err == (f"git-hn: warning: memory {new_id} names --path p.txt, which is not in commit {head}; "
+                         "it is recorded as absent\n")
+    shown = hn(a, "memory", "show", new_id, "--json").json()
+    assert shown["projection"]["anchor"]["paths"] == [{"path": "p.txt", "blob": "absent"}]
+
+
 def test_a_pruned_commit_is_discarded_and_reanchor_takes_its_full_id(tmp_path):
     _remote, a, _b, gone, first, _second, ref = _discarded(tmp_path)
     git(a, "reflog", "expire", "--expire=now", "--all")
