@@ -368,7 +368,9 @@ def select_command(values: dict, positional: list[str]) -> int:
         raise UsageError(SELECT_USAGE)
     remote = positional[0] if positional else "origin"
     if not is_remote_name(remote):
-        raise InputError("invalid replication remote name")
+        from ..core.remotes import REMOTE_NAME_RULE
+
+        raise InputError(f"invalid replication remote name; {REMOTE_NAME_RULE}")
     given = {key: parse_int(values.get(flag.replace("-", "_")), SELECT_USAGE)
              for flag, key, _default in selmod.BUDGETS}
     given = {key: value for key, value in given.items() if value is not None}
@@ -416,7 +418,9 @@ def show_selection_command(positional: list[str]) -> int:
         raise UsageError("usage: git hn replication show [REMOTE]")
     remote = positional[0] if positional else "origin"
     if not is_remote_name(remote):
-        raise InputError("invalid replication remote name")
+        from ..core.remotes import REMOTE_NAME_RULE
+
+        raise InputError(f"invalid replication remote name; {REMOTE_NAME_RULE}")
     repo = open_repo()
     render.lines(selmod.show_lines(replication.load_selection(repo, remote)))
     return 0

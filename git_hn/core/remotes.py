@@ -30,6 +30,10 @@ def is_remote_name(s: str, memory: bool = True) -> bool:
     return not (memory and s.endswith(".lock"))
 
 
+REMOTE_NAME_RULE = ("a remote git-hn replicates with is named by letters, digits and _ (then also . and -; "
+                    "no .., no final ., at most 128): git remote rename OLD NEW")
+
+
 _URLSAFE = str.maketrans("+/", "-_")
 
 

@@ -107,7 +107,9 @@ def test_selection_commands_and_validation(world):
         (["--proposal", "x"], 'proposal selector "x" must be a full event ID'),
         (["--all", "--max-events", "0"], "max-events must be a positive integer"),
         (["--all", "--max-total-bytes", "-1"], "max-total-bytes must be a positive integer"),
-        (["--all", "bad/name"], "invalid replication remote name"),
+        (["--all", "bad/name"], "invalid replication remote name; a remote git-hn replicates with is named by "
+                                "letters, digits and _ (then also . and -; no .., no final ., at most 128): "
+                                "git remote rename OLD NEW"),
         (["--all", "a", "b"], "usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... "
                              "[--memory STREAM]... [--all] [budgets]"),
     ]
@@ -129,7 +131,9 @@ def test_sync_argument_and_remote_errors(world):
     assert hn(alice, "sync", "--force").err == usage[:-1] + "; unknown option --force\n"
     assert hn(alice, "sync", "nope").err == 'git-hn: remote "nope" does not exist\n'
     assert hn(alice, "sync", "-bad").err == usage
-    assert hn(alice, "sync", "--", "..x").err == 'git-hn: invalid remote name "..x"\n'
+    assert hn(alice, "sync", "--", "..x").err == ('git-hn: invalid remote name "..x"; a remote git-hn replicates '
+                                                  "with is named by letters, digits and _ (then also . and -; no "
+                                                  ".., no final ., at most 128): git remote rename OLD NEW\n")
 
 
 @pytest.mark.parametrize("url", ["ext::sh -c touch% /tmp/hn-pwned-%p", "fd::3", "foo::bar",

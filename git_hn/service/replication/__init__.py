@@ -25,7 +25,9 @@ from .outcomes import PhaseError, SyncResult, redact
 
 def resolve_remote(repo: Repo, remote: str) -> str:
     if not is_remote_name(remote):
-        raise InputError(f'invalid remote name "{one_line(remote)}"')
+        from ...core.remotes import REMOTE_NAME_RULE
+
+        raise InputError(f'invalid remote name "{one_line(remote)}"; {REMOTE_NAME_RULE}')
     proc = repo.git.run(list(url_question(remote)))
     if proc.returncode != 0:
         raise InputError(f'remote "{remote}" does not exist')
