@@ -287,7 +287,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     if remote not in _remotes(repo):
         named = _remote_of_url(repo, remote)
         if named:  # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
-            sys.stderr.write(f"git-hn: a push to a URL publishes no memory; {remote} is remote {named}: "
+            # (the URL itself is never echoed: it may carry credentials)
+            sys.stderr.write(f"git-hn: a push to a URL publishes no memory; that URL is remote {named}'s: "
                              f"git hn sync {named} publishes it (or push with git push {named})\n")
         return 0
     _note_push(repo, remote, data)

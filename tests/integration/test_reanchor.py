@@ -285,7 +285,7 @@ def test_a_push_to_a_url_says_how_to_publish(tmp_path):
     _record(a, "pushed by URL")
     pushed = subprocess.run(["git", "push", "-q", str(remote), "main"], cwd=a, capture_output=True, text=True)
     assert pushed.returncode == 0
-    assert pushed.stderr == (f"git-hn: a push to a URL publishes no memory; {remote} is remote origin: "
+    assert pushed.stderr == ("git-hn: a push to a URL publishes no memory; that URL is remote origin's: "
                              "git hn sync origin publishes it (or push with git push origin)\n")
     assert git(remote, "rev-parse", "main") == pushed_commit
     out = hn(a, "sync").out
