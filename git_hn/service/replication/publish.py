@@ -285,20 +285,27 @@ def discarded(repo: Repo, anchors: set[str]) -> set[str]:
     ``rev-list`` for all of them; none is named when Git cannot answer (the caller only warns)."""
     if not anchors:
         return set()
+    head = repo.head_commit()
+    found = _beyond(repo, anchors, ["--not", "--branches", "--tags", "--remotes"], [head] if head else [])
+    return found[0] if found[1] is None else found[0] | found[1]
+
+
+def _beyond(repo: Repo, anchors: set[str], args: list[str], negatives: list[str]):
+    """(the ``anchors`` that are no commit here, those reachable from none of ``negatives`` and of
+    what ``args`` name), with one ``rev-list``; the second is None when Git could not answer."""
     ordered = sorted(anchors)
     infos = repo.git.infos_bulk(ordered)
     present = [a for a, info in zip(ordered, infos) if info is not None and info[1] == "commit"]
-    gone = set(ordered) - set(present)
+    absent = set(ordered) - set(present)
     if not present:
-        return gone
-    head = repo.head_commit()
-    walk = repo.git.run(["rev-list", "--stdin", "--not", "--branches", "--tags", "--remotes"],
+        return absent, set()
+    walk = repo.git.run(["rev-list", "--stdin", *args],
                         input="".join(f"{a}\n" for a in present).encode()
-                        + (f"^{head}\n".encode() if head else b""))
+                        + "".join(f"^{t}\n" for t in negatives).encode())
     if walk.returncode != 0:
-        return gone
+        return absent, None
     beyond = set(walk.stdout.decode("ascii", "replace").split())
-    return gone | {a for a in present if a in beyond}
+    return absent, {a for a in present if a in beyond}
 
 
 class Link(NamedTuple):
@@ -350,19 +357,10 @@ def _not_on_remote(repo: Repo, remote: str, anchors: set[str]) -> set[str]:
     in this repository at all). One listing and one ``rev-list`` for all of them."""
     proc = repo.git.run(["for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}/"])
     remote_tips = sorted(set(proc.stdout.decode("ascii", "replace").split())) if proc.returncode == 0 else []
-    ordered = sorted(anchors)
-    infos = repo.git.infos_bulk(ordered)
-    present = [a for a, info in zip(ordered, infos) if info is not None and info[1] == "commit"]
-    absent = set(ordered) - set(present)
     if not remote_tips:
-        return set(ordered)
-    walk = repo.git.run(["rev-list", "--stdin"],
-                        input="".join(f"{a}\n" for a in present).encode()
-                        + "".join(f"^{t}\n" for t in remote_tips).encode())
-    if walk.returncode != 0:
-        return set(ordered)
-    beyond = set(walk.stdout.decode("ascii", "replace").split())
-    return absent | {a for a in present if a in beyond}
+        return set(anchors)
+    absent, beyond = _beyond(repo, anchors, [], remote_tips)
+    return set(anchors) if beyond is None else absent | beyond
 
 
 def current_heads(repo: Repo) -> dict[str, str]:
