@@ -227,10 +227,13 @@ def replication_show(remote: Optional[List[str]] = typer.Argument(None, metavar=
 def sync(remote: Optional[str] = typer.Argument(None, metavar="[REMOTE]", help="remote (default origin)"),
          recover_shallow: bool = typer.Option(False, "--recover-shallow",
                                               help="fetch exactly the missing anchors of saved selectors"),
+         rebase: bool = typer.Option(False, "--rebase",
+                                     help="when your identity appended to a stream in another clone too, sign "
+                                          "your unpublished memories of it again on top of REMOTE's chain"),
          json: bool = typer.Option(False, "--json", help="print the outcomes as one line of JSON")) -> int:
     """Import selected memory streams through a quarantine, then publish your own streams."""
     args = ([remote] if remote else []) + (["--recover-shallow"] if recover_shallow else []) + \
-        (["--json"] if json else [])
+        (["--rebase"] if rebase else []) + (["--json"] if json else [])
     return commands.sync_command(args)
 
 

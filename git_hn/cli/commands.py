@@ -355,7 +355,7 @@ def _test_index_bound() -> int | None:
 
 SELECT_USAGE = ("usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... "
                 "[--memory STREAM]... [--all] [budgets]")
-SYNC_USAGE = "usage: git hn sync [REMOTE] [--recover-shallow] [--json]"
+SYNC_USAGE = "usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]"
 
 
 def select_command(values: dict, positional: list[str]) -> int:
@@ -426,9 +426,10 @@ def show_selection_command(positional: list[str]) -> int:
     return 0
 
 
-def parse_sync_args(args: list[str]) -> tuple[str, bool, bool]:
-    """§9.3: at most one REMOTE, one --recover-shallow and one --json; nothing else."""
-    remote, recover, as_json = None, False, False
+def parse_sync_args(args: list[str]) -> tuple[str, bool, bool, bool]:
+    """§9.3: at most one REMOTE, one --recover-shallow and one --json; nothing else but git-hn's
+    --rebase. (remote, recover, as_json, rebase)."""
+    remote, recover, as_json, rebase = None, False, False, False
     rest = list(args)
     dashdash = False
     for arg in rest:
@@ -439,15 +440,20 @@ def parse_sync_args(args: list[str]) -> tuple[str, bool, bool]:
             recover = True
         elif not dashdash and arg == "--json" and not as_json:
             as_json = True
+        elif not dashdash and arg == "--rebase" and not rebase:
+            rebase = True
         elif (dashdash or not arg.startswith("-")) and remote is None:
             remote = arg
-        elif not dashdash and arg.startswith("--") and arg not in ("--json", "--recover-shallow"):
+        elif not dashdash and arg.startswith("--") and arg not in SYNC_OPTIONS:
             from ..core import hints
 
-            raise UsageError(f"{SYNC_USAGE}; {hints.unknown_option(arg.partition('=')[0], ('--json', '--recover-shallow'))}")
+            raise UsageError(f"{SYNC_USAGE}; {hints.unknown_option(arg.partition('=')[0], SYNC_OPTIONS)}")
         else:
             raise UsageError(SYNC_USAGE)
-    return remote or "origin", recover, as_json
+    return remote or "origin", recover, as_json, rebase
+
+
+SYNC_OPTIONS = ("--json", "--recover-shallow", "--rebase")
 
 
 def interrupt_after() -> str | None:
@@ -495,7 +501,7 @@ def sync_command(args: list[str]) -> int:
     from ..service import replication as service
     from ..store.repo import open_repo
 
-    remote, recover, as_json = parse_sync_args(args)
+    remote, recover, as_json, rebase = parse_sync_args(args)
     repo = open_repo()
     status = progress = None
     if not as_json and sys.stderr.isatty():
@@ -518,7 +524,7 @@ def sync_command(args: list[str]) -> int:
     try:
         with _signals_raise():
             result = service.sync(repo, remote, recover_shallow=recover, progress=progress,
-                                  interrupt_after=interrupt_after())
+                                  interrupt_after=interrupt_after(), rebase=rebase)
     except Signalled as stop:
         import signal
 

@@ -34,7 +34,7 @@ git hn memory show MEMORY [--json]
 git hn memory recall [filters] [bounds] [--json]
 git hn memory index rebuild|verify
 git hn replication select|show [REMOTE] ...
-git hn sync [REMOTE] [--recover-shallow] [--json]
+git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]
 git hn hooks install|uninstall|status [--global]
 git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
 git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]

@@ -165,29 +165,63 @@ def _rebuild(repo: Repo, ident: Identity, src, listing: list, published: set[str
         return None
     tail = chain[start:]
     rebuilt = _envelopes(repo, tail, mapping, chain[start - 1].memory_id if start else "")
-    parent = chain[start - 1].commit if start else ""
-    written, new_ids = [], []
-    seed = ident.seed()
-    for env in rebuilt:
-        envmod.check_envelope(env)
-        payload = envmod.encode(env)
-        new_ids.append(memory_id(payload))
-        signature = keys.b64_encode(keys.sign(seed, payload))
-        commit, objs = objects.memory_commit_objects(
-            payload, signature, parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
-            objects.timestamp_seconds(env.timestamp), f"hn memory {new_ids[-1]}", repo.object_format)
-        written += objs
-        parent = commit
+    written, signed = _signed(repo, ident, rebuilt, chain[start - 1].commit if start else "")
     objects.write_objects(repo, written)
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
-                        input=f"update {src.ref} {parent} {src.head}\n".encode("ascii"),
+                        input=f"update {src.ref} {signed[-1].commit} {src.head}\n".encode("ascii"),
                         env={"HN_HOOK_ACTIVE": "1"})
     if proc.returncode != 0:
         return None
-    remember_renames(repo, [(m.memory_id, new) for m, new in zip(tail, new_ids)])
-    return Rewritten(src.ref, len(rebuilt), sum(_names_rewritten(m, mapping) for m in tail),
-                     tuple((m.memory_id, new) for m, new in zip(tail, new_ids)))
+    renamed = tuple((m.memory_id, new.memory_id) for m, new in zip(tail, signed))
+    remember_renames(repo, list(renamed))
+    return Rewritten(src.ref, len(rebuilt), sum(_names_rewritten(m, mapping) for m in tail), renamed)
+
+
+class Rebased(NamedTuple):
+    ref: str
+    old: str  # the local tip it replaces
+    objects: list  # (type, bytes) of the rebuilt commits, to write before the ref moves
+    memories: list  # VerifiedMemory of the rebuilt memories, root first
+    renamed: tuple  # (old memory ID, new memory ID), root first
+
+    @property
+    def tip(self) -> str:
+        return self.memories[-1].commit
+
+
+def rebase_tail(repo: Repo, ident: Identity, ref: str, old: str, tail: list, onto) -> Rebased:
+    """``git hn sync --rebase`` (git-hn extension): the unpublished ``tail`` of the user's own
+    stream ``ref`` (at ``old``; its memories above the sequence where it parts from a remote's
+    copy of the stream, root first) signed again on top of ``onto``, that copy's verified tip
+    memory. Each keeps its operation, content, anchor and timestamp; sequence and ``previous``
+    continue ``onto``, and lifecycle targets and ``memory:`` evidence follow the rebuilt IDs.
+    Nothing is written: the caller writes ``objects`` and moves ``ref`` from ``old`` to ``tip``
+    in the same ref transaction that accepts the copy."""
+    envs = _envelopes(repo, tail, {}, onto.memory_id, onto.envelope.sequence + 1)
+    written, signed = _signed(repo, ident, envs, onto.commit)
+    return Rebased(ref, old, written, signed, tuple((m.memory_id, n.memory_id) for m, n in zip(tail, signed)))
+
+
+def _signed(repo: Repo, ident: Identity, envs: list, parent: str) -> tuple[list, list]:
+    """The objects of ``envs`` signed by ``ident`` as one commit chain on ``parent``, and their
+    memories (``VerifiedMemory``: checked and signed here, as an append's are)."""
+    from ..core.chain import VerifiedMemory
+
+    written, signed = [], []
+    seed = ident.seed()
+    for env in envs:
+        envmod.check_envelope(env)
+        payload = envmod.encode(env)
+        mid = memory_id(payload)
+        signature = keys.b64_encode(keys.sign(seed, payload))
+        commit, objs = objects.memory_commit_objects(
+            payload, signature, parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",
+            objects.timestamp_seconds(env.timestamp), f"hn memory {mid}", repo.object_format)
+        written += objs
+        signed.append(VerifiedMemory(mid, commit, env, payload, signature))
+        parent = commit
+    return written, signed
 
 
 def _names_rewritten(mem, mapping: dict[str, str]) -> bool:
@@ -198,9 +232,10 @@ def _names_rewritten(mem, mapping: dict[str, str]) -> bool:
     return (rec is not None and rec.anchor.commit in mapping) or any(g in mapping for g in gits)
 
 
-def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str) -> list:
+def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, sequence: int = 0) -> list:
     """The tail's envelopes with rewritten commits and rebuilt IDs replaced, chained from
-    ``previous`` (the IDs are computed as they are built)."""
+    ``previous`` (the IDs are computed as they are built); numbered from ``sequence`` when given
+    (a rebase), else keeping their own."""
     need = []
     for m in tail:
         rec = m.envelope.record
@@ -221,6 +256,8 @@ def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str) -
                                evidence=_evidence(rec.evidence, mapping, renamed))
         new = env._replace(previous=previous, record=rec, target=renamed.get(env.target, env.target),
                            evidence=_evidence(env.evidence, mapping, renamed))
+        if sequence:
+            new = new._replace(sequence=sequence + len(out))
         mid = memory_id(envmod.encode(new))
         renamed[m.memory_id] = mid
         previous = mid

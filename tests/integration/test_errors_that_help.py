@@ -38,7 +38,7 @@ def _fails_with(repo, args, message):
                                   "did you mean --json?"),
     (["memory", "brief", "--bogus"], "usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] "
                                      "[--json|--markdown]; unknown option --bogus"),
-    (["sync", "--recover-shalow"], "usage: git hn sync [REMOTE] [--recover-shallow] [--json]; unknown option "
+    (["sync", "--recover-shalow"], "usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]; unknown option "
                                    "--recover-shalow; did you mean --recover-shallow?"),
 ])
 def test_unknown_option_is_named_with_the_closest_known_one(inited, args, message):

@@ -72,12 +72,16 @@ WAIT = 600.0  # seconds a sync waits for another one with the same remote (``ser
 
 def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=None,
          publish: bool = True, interrupt_after: str | None = None, by_name: bool = True,
-         wait: float = WAIT) -> SyncResult:
+         wait: float = WAIT, rebase: bool = False) -> SyncResult:
     """Run the import and (unless ``publish`` is False, as in the fetch hook) publication.
     ``by_name``: a selection of streams whose owners are known is fetched by name, without the
     advertisement (``run.Import._fetch_exact``); False reads the advertisement in any case.
     Another sync with ``remote`` is waited for (``serial``) at most ``wait`` seconds, else
     ``ConflictError``.
+
+    ``rebase`` (``--rebase``): a stream of the user's own that the remote holds a different
+    continuation of (the same identity appended in another clone) is rebased: this clone's
+    unpublished memories of it are signed again on top of the remote's chain (``run._own_fork``).
 
     ``interrupt_after`` names a crash seam (§9.19) at which to stop as if the process died; the
     CLI passes it only under the testing switch."""
@@ -88,7 +92,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     waiting = (lambda: progress(f"waiting for another git hn sync with {remote}")) if progress else None
     with serial.importing(repo, remote, wait, waiting):
         run, ended = _import(repo, remote, url, result, recover_shallow, progress, publish, interrupt_after,
-                             by_name)
+                             by_name, rebase)
     if publish and not ended:
         from .publish import publish_streams
 
@@ -115,7 +119,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
 
 
 def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shallow: bool, progress,
-            publish: bool, interrupt_after: str | None, by_name: bool):
+            publish: bool, interrupt_after: str | None, by_name: bool, rebase: bool = False):
     """The import phase into ``result``: the ``run.Import`` it ran (None without a selection), and
     whether the sync ends with it (a shallow recovery that cannot begin)."""
     from .run import Import
@@ -134,7 +138,7 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
             if shallow.before_recovery(repo, remote, selection, result, repair_pending):
                 return None, True
         run = Import(repo, remote, url, selection, result, progress, recover_shallow, interrupt_after,
-                     publish=publish, selection_bytes=selection_bytes, by_name=by_name)
+                     publish=publish, selection_bytes=selection_bytes, by_name=by_name, rebase=rebase)
         try:
             run.run()
         except PhaseError as exc:

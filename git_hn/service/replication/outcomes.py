@@ -14,6 +14,7 @@ MEASURE_KEYS = ("Events", "Objects", "LargestObjectBytes", "LargestAttachmentByt
 SEAMS = ("after-fetch", "after-measure", "after-pending-anchor", "after-object-copy",
          "before-promotion", "before-completion-receipt")
 UP_TO_DATE = "up-to-date"  # git-hn: the advertised tip is the accepted tip; nothing was fetched
+REBASED_SHOWN = 5  # new IDs a rebased stream's line names (``--json`` lists every one)
 EQUIVOCATION_RECOVERY = "inspect both chains; accepted memory history is never rolled back or rewritten"
 
 
@@ -58,8 +59,8 @@ class Outcome:
     # A sync of 10,000 up-to-date streams makes 10,000 outcomes: slots, and the two dicts made
     # only when asked for, keep that a small part of a no-op sync.
     __slots__ = ("kind", "id", "status", "actor", "advertised", "old", "walked", "stopped",
-                 "descends", "memories", "base", "reachable", "root_type", "prefix", "_fields",
-                 "_measurements")
+                 "descends", "memories", "base", "reachable", "root_type", "prefix", "rebase",
+                 "_fields", "_measurements")
 
     def __init__(self, kind: str, ident: str, status: str = "fetched"):
         self.kind, self.id, self.status = kind, ident, status
@@ -70,6 +71,7 @@ class Outcome:
         self.base = ("", 0)
         self.reachable: list[str] | None = None
         self.prefix = 0  # memories promoted although the stream failed (before a missing dependency)
+        self.rebase = None  # (local ref, its tip, its memories from where it parts), with --rebase
         self._fields = self._measurements = None
 
     @property
@@ -150,6 +152,7 @@ class SyncResult:
         self.held: list = []  # publish.Held: streams published only up to an anchor the remote lacks
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
         self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
+        self.rebased: list = []  # store.reanchor.Rebased: own streams rebased on the remote's (--rebase)
 
     def sorted_outcomes(self, current: bool = True) -> list[Outcome]:
         """Every outcome in (kind, id) order; with ``current`` the up-to-date streams too."""
@@ -201,8 +204,17 @@ class SyncResult:
                            + (f"; {recovery}" if recovery else ""))
         if current:
             out.append(f"Replication from {self.remote}: {counted(current, 'selection', 'selections')} up to date")
+        out += [self._rebased_line(r) for r in self.rebased]
         out += [h.line(self.remote) for h in self.held]
         return out
+
+    def _rebased_line(self, r) -> str:
+        from ...core.gostr import short_id
+
+        shown = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in r.renamed[:REBASED_SHOWN])
+        more = len(r.renamed) - REBASED_SHOWN
+        return (f"Rebased {counted(len(r.renamed), 'unpublished memory', 'unpublished memories')} of {r.ref} "
+                f"on {self.remote}'s chain (signed again); new IDs: {shown}" + (f" and {more} more" if more > 0 else ""))
 
     def summary(self) -> str:
         """git-hn (issue 12): what this sync did, in counts a person can read: what it imported
@@ -241,6 +253,9 @@ class SyncResult:
         doc = {"version": 0, "remote": self.remote,
                "outcomes": [o.to_json() for o in self.sorted_outcomes()], "verifiedEvents": 0,
                "promoted": self.promoted, "importedMemories": self.imported, "published": self.published}
+        if self.rebased:
+            doc["rebased"] = [{"ref": r.ref, "renamed": [{"from": a, "to": b} for a, b in r.renamed]}
+                              for r in self.rebased]
         if self.held:
             doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting,
                                 "discarded": h.discarded} for h in self.held]

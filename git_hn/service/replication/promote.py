@@ -100,14 +100,15 @@ def accept(run, promotable: list) -> None:
     except HnError:
         raise residue("quarantine cleanup failed", remote) from None
     run.residue_seam("before-promotion", "interrupted immediately before accepted-ref transaction")
-    updates = _updates(promotions)
+    rebased = _rebased(run, promotable)
+    updates = _updates(promotions) + [f"update {r.ref} {r.tip} {r.old}" for r in rebased]
     prepared, tx = _matching(run, updates), None
     if prepared is None:
         tx = _transaction(repo, updates, remote)
     elif prepared.ready(block=False):
         tx, run.prepared = prepared.commit(), None
     # meanwhile the state takes the promoted memories, committed only if the refs are
-    with state_promotion(run, promotable) as finish:
+    with state_promotion(run, promotable, rebased) as finish:
         if tx is None:  # Git was still preparing when the state began; or it refused
             tx = prepared.commit() if prepared.ready() else _restart(run, repo, updates)
             run.prepared = None
@@ -119,6 +120,11 @@ def accept(run, promotable: list) -> None:
     for o in promotable:
         if not o.prefix:  # a stream promoted up to a missing dependency stays failed
             o.status = "promoted"
+    if rebased:
+        from ...store.reanchor import remember_renames
+
+        remember_renames(repo, [pair for r in rebased for pair in r.renamed])
+        run.result.rebased = rebased
     run.result.promoted = n = len(promotable)
     if rstate.loose_refs_written(repo, len(promotions)) >= PACK_REFS_FROM:
         # as many loose ref files as that, written by this promotion or by earlier ones since
@@ -156,6 +162,33 @@ def accept(run, promotable: list) -> None:
     reconcile(repo, remote, txn, set(accepted_objs), n)
     pendingmod.remember_completed(repo, run.nothing_pending, txn)
     repo.forget_pending()
+
+
+def _rebased(run, promotable: list) -> list:
+    """``sync --rebase``: for each promoted copy of the user's own stream that parts from the
+    local stream (``run.Import._own_fork``), the local stream's unpublished memories signed
+    again on top of what this transaction accepts (``store.reanchor.rebase_tail``), their
+    objects written now; the ref transaction moves the local ref with the accepted one, so that
+    the two never disagree in the main repository. A copy promoted only up to before where the
+    two part (a missing dependency) leaves the local stream as it is."""
+    from ...store import objects
+    from ...store.reanchor import rebase_tail
+
+    out = []
+    for o in promotable:
+        if o.rebase is None or not o.memories:
+            continue
+        ref, old, tail = o.rebase
+        onto = o.memories[-1]
+        if onto.envelope.sequence < tail[0].envelope.sequence:
+            continue
+        out.append(rebase_tail(run.repo, run.identity, ref, old, tail, onto))
+    if out:
+        try:
+            objects.write_objects(run.repo, [obj for r in out for obj in r.objects])
+        except (HnError, OSError):
+            raise residue("rebased memory writing failed", run.remote) from None
+    return out
 
 
 def first_missing(repo, oids: list[str], adopted: list[list[str]]) -> str | None:
@@ -277,7 +310,7 @@ def reconcile(repo, remote: str, txn: str, accepted: set, n: int) -> None:
                          f"transaction reconciliation failed for remote {remote}: {exc}") from None
 
 
-def state_promotion(run, promotable: list):
+def state_promotion(run, promotable: list, rebased: list = ()):
     """Give the verified state the promoted memories as verified in quarantine (the commits are
     the same objects in the main store), while the ref transaction runs
     (``stateview.staged``): ``finish(ok)`` commits that only if the refs were promoted. Nothing
@@ -285,15 +318,27 @@ def state_promotion(run, promotable: list):
     verifies what it lacks). Never changes the sync's outcome: a failure is the §8.4 warning."""
     from ...store import stateview
 
-    return stateview.staged(run.repo, lambda conn: _changes(run, conn, promotable),
+    return stateview.staged(run.repo, lambda conn: _changes(run, conn, promotable, rebased),
                             lambda exc: _failed(run.repo, exc), wait=10.0)
 
 
-def _changes(run, conn, promotable: list):
+def _changes(run, conn, promotable: list, rebased: list = ()):
+    from ...core.grammar import parse_local_ref
     from ...store import state, streams
 
     stored = state.stored_sources(conn, {(o.actor, o.id) for o in promotable})
     changes = []
+    for r in rebased:  # the local stream: its first ``seq - 1`` memories, the copy's above, the rebuilt
+        old = stored.get(r.ref)
+        first = r.memories[0].envelope.sequence  # the rebuilt memories continue the accepted tip
+        actor, stream = parse_local_ref(r.ref)
+        o = next(o for o in promotable if (o.actor, o.id) == (actor, stream))
+        parted = o.rebase[2][0].envelope.sequence  # where the local stream and the copy part
+        if old is None or old.head != r.old:
+            return None
+        copy = [m for m in o.memories if parted <= m.envelope.sequence < first]
+        changes.append(state.Change(streams.Source(r.ref, r.tip, actor, stream), old, old.sid,
+                                    parted - 1, copy + list(r.memories)))
     for o in promotable:
         ref = accepted_ref(run.remote, o.actor, o.id)
         old = stored.get(ref)

@@ -428,6 +428,10 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
     if rejected:
         error = phase("memory publication", remote, published)
         if reason:
+            if reason.startswith("[rejected] (fetch first)"):
+                reason += (f"; the remote's copy of your stream has memories this clone lacks (did your "
+                           f"identity append in another clone?): git hn sync {remote} --rebase, with the "
+                           "stream selected, signs yours again on top of them")
             error = PhaseError(f"{error.message}: {reason}", published)
         raise error
     return published

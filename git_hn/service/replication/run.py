@@ -52,7 +52,7 @@ def prepare_validation(streams: int) -> None:
 class Import:
     def __init__(self, repo, remote: str, url: str, selection, result, progress, recover_shallow: bool,
                  interrupt_after: str | None = None, publish: bool = False,
-                 selection_bytes: bytes | None = None, by_name: bool = True):
+                 selection_bytes: bytes | None = None, by_name: bool = True, rebase: bool = False):
         self.repo, self.remote, self.url, self.sel = repo, remote, url, selection
         self.selection_bytes = selection_bytes  # the selection file as read (None: no file)
         self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
@@ -71,6 +71,8 @@ class Import:
         self.prepared = None  # the promotion's ref transaction, prepared while validating
         self.publish = publish  # the publication phase follows (it reads ``advertised_refs``)
         self.by_name = by_name  # an exact selection may be fetched by name (``_fetch_exact``)
+        self.rebase = rebase  # the user's own forked streams are rebased (``_own_fork``)
+        self.identity = None  # the active identity, loaded when a rebase signs with it
 
     def say(self, text: str) -> None:
         if self.progress is not None:
@@ -451,12 +453,73 @@ class Import:
                 continue
             base_seq = o.base[1]
             ids = {base_seq + i: m.memory_id for i, m in enumerate(o.memories, 1)}
+            parted = []  # (ref, first sequence where it differs)
             for ref in others[(o.actor, o.id)]:
                 theirs = self.accepted.ids_at(ref, sorted(ids))
                 diff = [n for n in sorted(theirs) if theirs[n] != ids[n]]
                 if diff:
-                    o.equivocates(f"selection memory {o.id} diverges from {ref} at sequence {diff[0]}")
-                    break
+                    parted.append((ref, diff[0]))
+            if parted:
+                ref, n = parted[0]
+                o.equivocates(f"selection memory {o.id} diverges from {ref} at sequence {n}")
+                self._own_fork(o, parted)
+
+    def _own_fork(self, o: Outcome, parted: list) -> None:
+        """An equivocation ``o`` whose only other side is the user's own local stream: the active
+        identity appended to it in another clone as well (``identity export``/``import``), and
+        the remote's chain and this clone's unpublished memories part at one sequence. With
+        ``--rebase`` (git-hn extension) the outcome goes on as a plan (``o.rebase``): the
+        promotion signs those memories again on top of the remote's chain and moves the local
+        ref in its own ref transaction. Otherwise the recovery names that flag, or says why it
+        would not help. Never for another actor's stream, nor for memories any remote was given
+        (re-signing them would split the stream there)."""
+        from ...core.grammar import local_ref
+        from ...store.identity import active_actor
+
+        own = local_ref(o.actor, o.id)
+        if len(parted) != 1 or parted[0][0] != own or o.actor != active_actor(self.repo):
+            return
+        n = parted[0][1]
+        why, tail = self._unpublished_tail(own, n)
+        if why:
+            if self.rebase:
+                o.fields["recovery"] += f"; not rebased: {why}"
+            return
+        if self.rebase and self.identity is None:
+            from ...store.identity import load_active
+
+            try:
+                self.identity = load_active(self.repo)
+            except HnError as exc:
+                o.fields["recovery"] += f"; not rebased: {exc.message}"
+                return
+        if not self.rebase:
+            o.fields["recovery"] += (f"; your identity appended to this stream in another clone too: "
+                                     f"git hn sync {self.remote} --rebase signs your "
+                                     f"{counted(len(tail), 'unpublished memory', 'unpublished memories')} "
+                                     f"of it again on top of {self.remote}'s chain")
+            return
+        o.status, o.fields = "fetched", None
+        o.rebase = (own, tail[-1].commit, tail)
+
+    def _unpublished_tail(self, ref: str, n: int) -> tuple[str, list]:
+        """The memories of the local stream ``ref`` from sequence ``n`` to its tip (root first),
+        when no remote was given any of them; else why not, in words."""
+        from . import accepted as acceptedmod
+
+        if not isinstance(self.accepted, acceptedmod.FromState):
+            return "the verified state, which records what each remote was given, cannot answer", []
+        length, _head = self.accepted.source(ref) or (0, "")
+        ids = self.accepted.ids_at(ref, list(range(n, length + 1)))
+        loaded = self.accepted.load([ids[k] for k in sorted(ids)])
+        tail = [loaded.get(ids[k]) for k in sorted(ids)]
+        if not tail or None in tail or len(tail) != length - n + 1:
+            return "the local stream could not be read from the verified state", []
+        commits = {m.commit: m for m in tail}
+        for remote, head in self.accepted.conn.execute("SELECT remote, head FROM published WHERE ref = ?", (ref,)):
+            if head in commits:
+                return f"memory {commits[head].memory_id} of it was published to {remote}", []
+        return "", tail
 
     # -- dependencies (§9.9) -------------------------------------------------------------------
 

@@ -1,0 +1,103 @@
+"""One identity in two clones that both appended before syncing (git-hn extension ``git hn sync
+--rebase``, docs/decisions.md): the stream forks, the import refuses the remote's chain as an
+equivocation (§11(a)) and says how to recover; ``--rebase`` signs the clone's unpublished memories
+again on top of the remote's chain, in the promotion's own ref transaction. Real repositories, a
+real bare remote, real fetches and pushes."""
+
+from __future__ import annotations
+
+from helpers import git, hn, refs_snapshot, shared_remote
+
+
+def _record(repo, content, *extra) -> dict:
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "descendants", "--content", content, *extra)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _forked(tmp_path):
+    """Alice in clone ``a`` and, through ``identity export``/``import``, in clone ``b``: both
+    synced one memory, then ``b`` recorded two (the second superseding the first) and ``a`` one,
+    which ``a`` published. (remote, a, b, stream ref, b's two memories, a's memory)."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Second")
+    for repo in (a, b):
+        assert hn(repo, "replication", "select", "--all").code == 0
+    key = tmp_path / "alice.id"
+    assert hn(a, "identity", "export", "--output", str(key)).code == 0
+    assert hn(b, "identity", "import", str(key), "--activate").code == 0
+    first = _record(a, "shared start")
+    assert hn(a, "sync").code == 0
+    assert hn(b, "sync").code == 0
+    b1 = _record(b, "written offline in the second clone")
+    b2 = hn(b, "memory", "supersede", b1["memoryId"], "--content", "corrected offline", "--json")
+    assert b2.code == 0, b2.err
+    a1 = _record(a, "written in the first clone")
+    assert hn(a, "sync").code == 0
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    return remote, a, b, ref, [b1, b2.json()], a1
+
+
+def test_a_forked_own_stream_says_how_to_recover_and_rebase_publishes_it(tmp_path):
+    remote, a, b, ref, (b1, b2), a1 = _forked(tmp_path)
+    before = refs_snapshot(b)
+    refused = hn(b, "sync")
+    assert refused.code == 1
+    line = next(x for x in refused.out.splitlines() if "failed (equivocation)" in x)
+    assert line.endswith(f"diverges from {ref} at sequence 2; inspect both chains; accepted memory history "
+                         "is never rolled back or rewritten; your identity appended to this stream in another "
+                         "clone too: git hn sync origin --rebase signs your 2 unpublished memories of it again "
+                         "on top of origin's chain")
+    assert refused.err == ("git-hn: publication phase failed after replication: replication memory "
+                           "publication failed for remote origin: [rejected] (fetch first); the remote's copy "
+                           "of your stream has memories this clone lacks (did your identity append in another "
+                           "clone?): git hn sync origin --rebase, with the stream selected, signs yours again "
+                           "on top of them\n")
+    assert refs_snapshot(b) == before  # the refused sync changed no ref
+
+    done = hn(b, "sync", "--rebase", "--json")
+    assert done.code == 0, done.err
+    doc = done.json()
+    [rebased] = doc["rebased"]
+    assert rebased["ref"] == ref
+    assert [r["from"] for r in rebased["renamed"]] == [b1["memoryId"], b2["memoryId"]]
+    new1, new2 = (r["to"] for r in rebased["renamed"])
+    assert doc["published"] == 1 and doc["promoted"] == 1
+    # one chain everywhere: a's memory at sequence 2, b's two above it, published
+    assert git(remote, "rev-parse", ref) == git(b, "rev-parse", ref)
+    shown = hn(b, "memory", "show", new2, "--json").json()["envelope"]
+    assert shown["sequence"] == 4 and shown["target"] == new1  # the supersede follows its target
+    shown = hn(b, "memory", "show", new1, "--json").json()
+    assert (shown["envelope"]["sequence"], shown["envelope"]["previous"]) == (3, a1["memoryId"])
+    assert shown["projection"]["data"]["content"] == "written offline in the second clone"
+    assert shown["projection"]["lifecycle"] == "superseded"
+    gone = hn(b, "memory", "show", b1["memoryId"])
+    assert gone.code != 0 and f"it was signed again as {new1}" in gone.err
+    for repo in (a, b):
+        if repo == a:
+            assert hn(a, "sync").code == 0
+        assert hn(repo, "memory", "index", "verify").code == 0
+        recalled = hn(repo, "memory", "recall", "--include-untrusted", "--json").json()["memories"]
+        contents = {m["data"]["content"] for m in recalled}
+        assert {"written in the first clone", "corrected offline"} <= contents
+    # nothing left to rebase: the flag is a plain sync
+    again = hn(b, "sync", "--rebase", "--json")
+    assert again.code == 0 and "rebased" not in again.json()
+
+
+def test_rebase_refuses_memories_another_remote_was_given(tmp_path):
+    remote, a, b, ref, (b1, _b2), _a1 = _forked(tmp_path)
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "init", "-q", "--bare", str(mirror))
+    git(b, "remote", "add", "mirror", str(mirror))
+    git(b, "push", "-q", "mirror", "main")
+    assert hn(b, "replication", "select", "mirror", "--all").code == 0
+    assert hn(b, "sync", "mirror").code == 0
+    assert git(mirror, "rev-parse", ref) == git(b, "rev-parse", ref)
+    before = refs_snapshot(b)
+    refused = hn(b, "sync", "--rebase")
+    assert refused.code == 1
+    assert "; not rebased: memory sha256:" in refused.out and " of it was published to mirror" in refused.out
+    assert "--rebase signs" not in refused.out
+    assert refs_snapshot(b) == before
+    assert hn(b, "memory", "show", b1["memoryId"]).code == 0
