@@ -125,18 +125,28 @@ def _published_tips(repo: Repo, listing: list) -> dict[str, set[str]]:
     for s in listing:
         if s.remote is not None:
             out.setdefault(f"{LOCAL_PREFIX}{s.actor}/{s.stream[len('sha256:'):]}", set()).add(s.head)
+    for _remote, ref, head in given(repo) or ():
+        out.setdefault(ref, set()).add(head)
+    return out
+
+
+def given(repo: Repo, ref: str | None = None) -> list[tuple[str, str, str]] | None:
+    """(remote, ref, head) of each tip publication gave a remote, as the verified state recorded
+    them (of ``ref`` only, when named); None when the state cannot be read."""
+    sql, args = "SELECT remote, ref, head FROM published", ()
+    if ref is not None:
+        sql, args = sql + " WHERE ref = ?", (ref,)
     try:
         with statedb.locked(repo, exclusive=False, wait=2.0):
             conn = statedb.open_sealed(repo, readonly=True)
-            if conn is not None:
-                try:
-                    for ref, head in conn.execute("SELECT ref, head FROM published"):
-                        out.setdefault(ref, set()).add(head)
-                finally:
-                    conn.close()
-    except (HnError, OSError, statedb.Unwritable):
-        pass
-    return out
+            if conn is None:
+                return None
+            try:
+                return conn.execute(sql, args).fetchall()
+            finally:
+                conn.close()
+    except (HnError, OSError, statedb.Unwritable, statedb.sqlite3.Error):
+        return None
 
 
 def _chain(repo: Repo, src, listing: list) -> list:

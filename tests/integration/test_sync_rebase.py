@@ -101,3 +101,24 @@ def test_rebase_refuses_memories_another_remote_was_given(tmp_path):
     assert "--rebase signs" not in refused.out
     assert refs_snapshot(b) == before
     assert hn(b, "memory", "show", b1["memoryId"]).code == 0
+
+
+def test_a_rebase_interrupted_before_its_ref_transaction_changes_nothing_and_a_rerun_completes(tmp_path):
+    """The rebuilt memories are written after the object copy and the local ref moves in the
+    promotion's own transaction: stopped just before it, no ref moved (the local stream and the
+    accepted copy never disagree), and the next ``--rebase`` completes."""
+    from helpers import hn_proc
+
+    remote, a, b, ref, (b1, _b2), _a1 = _forked(tmp_path)
+    before = refs_snapshot(b)
+    stopped = hn_proc(b, "sync", "--rebase", env={"HN_INTERNAL_TESTING": "1",
+                                                  "HN_TEST_REPLICATION_INTERRUPT_AFTER": "before-promotion"})
+    assert stopped.code == 1 and "accepted refs and trust projection are unchanged" in stopped.err
+    assert refs_snapshot(b) == before
+    assert hn(b, "memory", "show", b1["memoryId"]).code == 0
+    assert hn(b, "memory", "index", "verify").code == 0
+    done = hn(b, "sync", "--rebase", "--json")
+    assert done.code == 0, done.out + done.err
+    assert [r["from"] for r in done.json()["rebased"][0]["renamed"]][0] == b1["memoryId"]
+    assert git(remote, "rev-parse", ref) == git(b, "rev-parse", ref)
+    assert hn(b, "memory", "index", "verify").code == 0

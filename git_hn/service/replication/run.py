@@ -507,8 +507,15 @@ class Import:
         when no remote was given any of them; else why not, in words."""
         from . import accepted as acceptedmod
 
-        if not isinstance(self.accepted, acceptedmod.FromState):
-            return "the verified state, which records what each remote was given, cannot answer", []
+        if isinstance(self.accepted, acceptedmod.FromState):  # (its lock is held: asked in it)
+            given = self.accepted.conn.execute("SELECT remote, ref, head FROM published WHERE ref = ?",
+                                               (ref,)).fetchall()
+        else:
+            from ...store.reanchor import given as given_of
+
+            given = given_of(self.repo, ref)
+            if given is None:
+                return "the verified state, which records what each remote was given, cannot be read", []
         length, _head = self.accepted.source(ref) or (0, "")
         ids = self.accepted.ids_at(ref, list(range(n, length + 1)))
         loaded = self.accepted.load([ids[k] for k in sorted(ids)])
@@ -516,7 +523,7 @@ class Import:
         if not tail or None in tail or len(tail) != length - n + 1:
             return "the local stream could not be read from the verified state", []
         commits = {m.commit: m for m in tail}
-        for remote, head in self.accepted.conn.execute("SELECT remote, head FROM published WHERE ref = ?", (ref,)):
+        for remote, _ref, head in given:
             if head in commits:
                 return f"memory {commits[head].memory_id} of it was published to {remote}", []
         return "", tail
