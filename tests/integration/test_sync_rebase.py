@@ -117,8 +117,10 @@ def test_a_rebase_interrupted_before_its_ref_transaction_changes_nothing_and_a_r
     assert refs_snapshot(b) == before
     assert hn(b, "memory", "show", b1["memoryId"]).code == 0
     assert hn(b, "memory", "index", "verify").code == 0
-    done = hn(b, "sync", "--rebase", "--json")
+    done = hn(b, "sync", "--rebase")
     assert done.code == 0, done.out + done.err
-    assert [r["from"] for r in done.json()["rebased"][0]["renamed"]][0] == b1["memoryId"]
+    line = next(x for x in done.out.splitlines() if x.startswith("Rebased "))
+    assert line.startswith(f"Rebased 2 unpublished memories of your stream {b1['stream']} on origin's chain "
+                           f"(signed again); new IDs: {b1['memoryId'][7:19]} -> ")
     assert git(remote, "rev-parse", ref) == git(b, "rev-parse", ref)
     assert hn(b, "memory", "index", "verify").code == 0

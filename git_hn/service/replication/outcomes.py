@@ -209,12 +209,16 @@ class SyncResult:
         return out
 
     def _rebased_line(self, r) -> str:
+        """One rebased stream, named by its stream ID (a terminal shortens it, as the outcome
+        lines' IDs; ``--json`` gives the ref)."""
         from ...core.gostr import short_id
+        from ...core.grammar import parse_local_ref
 
         shown = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in r.renamed[:REBASED_SHOWN])
         more = len(r.renamed) - REBASED_SHOWN
-        return (f"Rebased {counted(len(r.renamed), 'unpublished memory', 'unpublished memories')} of {r.ref} "
-                f"on {self.remote}'s chain (signed again); new IDs: {shown}" + (f" and {more} more" if more > 0 else ""))
+        return (f"Rebased {counted(len(r.renamed), 'unpublished memory', 'unpublished memories')} of your "
+                f"stream {parse_local_ref(r.ref)[1]} on {self.remote}'s chain (signed again); new IDs: {shown}"
+                + (f" and {more} more" if more > 0 else ""))
 
     def summary(self) -> str:
         """git-hn (issue 12): what this sync did, in counts a person can read: what it imported
