@@ -59,7 +59,11 @@ def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
             req = request_from_input(repo, line)
             lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
         except HnError as exc:
-            raise core.line_error(number, exc) from None
+            error = core.line_error(number, exc)
+            if exc.message.endswith('unknown field "memoryId"'):  # a line ``memory export`` wrote
+                error = InputError(f"{error.message}; memory import takes drafts (record --input's JSON, one "
+                                   "per line), not the signed memories memory export writes")
+            raise error from None
         numbered.append((number, req))
     ident = identmod.load_active(repo)
     for number, req in numbered:

@@ -165,7 +165,12 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit: bool = False) 
     if edit:
         from .editor import edit_text
 
-        out.content, out.positional, out.content_file = [edit_text(repo, rec.content)], [], []
+        edited = edit_text(repo, rec.content)
+        given = [v for k, v in flags.items().items() if k not in ("stream", "actor")]
+        if edited == rec.content.rstrip("\r\n") and not any(given):
+            # as git commit aborts on an unchanged template: a signed memory is for good
+            raise InputError("content unchanged in the editor and no other field given; nothing appended")
+        out.content, out.positional, out.content_file = [edited], [], []
     return out
 
 

@@ -11,6 +11,7 @@ clipboard or unrelated files.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -68,10 +69,12 @@ def read_explicit(path: str, max_bytes: int, *, stdin=None) -> bytes:
         return stream.read(max_bytes + 1)
     try:
         st = os.stat(path)
-    except OSError:
-        raise InputError("explicit input must be a regular file") from None
+    except OSError as exc:  # (the path is the user's own: it is not repeated into a log)
+        why = "nothing is at that path" if exc.errno == errno.ENOENT else f"it cannot be read: {exc.strerror}"
+        raise InputError(f"explicit input must be a regular file; {why}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise InputError("explicit input must be a regular file")
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe, socket or device)"
+        raise InputError(f"explicit input must be a regular file; that path is {kind}")
     try:
         with open(path, "rb") as fh:
             return fh.read(max_bytes + 1)

@@ -101,9 +101,11 @@ def test_non_regular_input_file(inited, tmp_path):
     before = refs_snapshot(inited)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    for path in (tmp_path, fifo, tmp_path / "missing.json"):
+    for path, why in ((tmp_path, "that path is a directory"),
+                      (fifo, "that path is not a regular file (a pipe, socket or device)"),
+                      (tmp_path / "missing.json", "nothing is at that path")):
         r = hn(inited, "memory", "record", "--input", str(path), "--json")
-        assert r.err == "git-hn: explicit input must be a regular file\n"
+        assert r.err == f"git-hn: explicit input must be a regular file; {why}\n"
     target = tmp_path / "real.json"
     target.write_text(json.dumps(_base(git(inited, "rev-parse", "HEAD"))))
     link = tmp_path / "link.json"

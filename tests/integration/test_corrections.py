@@ -95,7 +95,14 @@ def test_supersede_edit_to_empty_aborts_without_appending(inited, tmp_path, monk
     monkeypatch.setenv("EDITOR", _editor(tmp_path, "exit 3\n"))
     r = hn(inited, "memory", "supersede", old, "--edit")
     assert r.code == 1 and r.err.endswith("failed; nothing appended\n")
+    # saved as it was opened, as git commit aborts on an unchanged message: nothing to sign
+    monkeypatch.setenv("EDITOR", "true")
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    assert (r.code, r.err) == (1, "git-hn: content unchanged in the editor and no other field given; "
+                                  "nothing appended\n")
     assert refs_snapshot(inited) == before
+    r = hn(inited, "memory", "supersede", old, "--edit", "--topic", "moved")  # another field changes
+    assert r.code == 0, r.err
 
 
 def test_retract_challenge_and_supersede_accept_the_prefixes_show_accepts(inited):

@@ -306,6 +306,15 @@ def test_exported_memories_round_trip_as_drafts_into_another_repository(pair, tm
         rec = json.loads(line)["envelope"]["record"]
         drafts.append({"version": 0, **rec})
     assert len(drafts) == 2
+    # export's own lines are signed memories, not drafts: the error says which file import takes
+    exported = tmp_path / "exported.jsonl"
+    exported.write_bytes(b"".join(_export(a, "--lifecycle", "active")))
+    before = refs_snapshot(b)
+    r = hn(b, "memory", "import", str(exported))
+    assert (r.code, r.err) == (1, 'git-hn: import line 1: record input: invalid JSON: json: unknown field '
+                                  '"memoryId"; memory import takes drafts (record --input\'s JSON, one per line), '
+                                  "not the signed memories memory export writes\n")
+    assert refs_snapshot(b) == before
     path = _write(tmp_path / "drafts.jsonl", drafts)
     r = hn(b, "memory", "import", str(path), "--json")
     assert r.code == 0, r.err
@@ -470,7 +479,7 @@ def test_file_rules_blank_lines_bounds_and_stdin(pair, tmp_path):
         r = hn(b, "memory", "import", str(f))
         assert (r.code, r.err) == (1, f"git-hn: {message}\n"), name
     r = hn(b, "memory", "import", str(tmp_path))
-    assert (r.code, r.err) == (1, "git-hn: explicit input must be a regular file\n")
+    assert (r.code, r.err) == (1, "git-hn: explicit input must be a regular file; that path is a directory\n")
     r = hn(b, "memory", "import")
     assert r.code == 1 and r.err.startswith("git-hn: usage: git hn memory import")
     assert refs_snapshot(b) == before

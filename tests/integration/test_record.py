@@ -120,7 +120,7 @@ def test_content_sources(inited, tmp_path):
     assert hn(inited, "memory", "record", *base, "--content-file", str(bad)).err == \
         "git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes\n"
     assert hn(inited, "memory", "record", *base, "--content-file", str(tmp_path)).err == \
-        "git-hn: explicit input must be a regular file\n"
+        "git-hn: explicit input must be a regular file; that path is a directory\n"
     assert refs_snapshot(inited) == before
 
 
