@@ -321,7 +321,9 @@ def dispatch(argv: list[str]) -> int:
         subs, usage, unknown = GROUPS[cmd]
         if len(argv) == 1:
             if cmd not in GROUP_HELP:
-                raise UsageError(usage)
+                listed = usage.split(" ", 4)[-1]  # the contract's usage names only some of them
+                more = sorted(s for s in subs if s not in listed)
+                raise UsageError(f"{usage}; git hn {cmd} -h also lists {', '.join(more)}" if more else usage)
             from .app import run_app
 
             return run_app([cmd, "--help"])

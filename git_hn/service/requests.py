@@ -27,6 +27,7 @@ from ..errors import InputError, UsageError, ValidationError
 from ..store.repo import Repo
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
+HANDOFF_FLAGS_USAGE = "usage: git hn memory handoff --at REV --applies MODE --content TEXT [record fields]"
 
 
 _LIST_FIELDS = ("content", "positional", "content_file", "topic", "evidence", "path", "blob",
@@ -184,6 +185,7 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
                        notes: list | None = None) -> RecordRequest:
     """CONTRACT §10.2: build and validate the record described by flags. ``notes`` gets the
     warnings to print once the record is signed (``absent_notes``)."""
+    usage = HANDOFF_FLAGS_USAGE if kind == "handoff" else RECORD_USAGE
     kind = kind or flags.kind
     content = content_from_flags(flags)
     if not kind or not flags.at or not flags.applies or content is None:
@@ -191,7 +193,7 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
                    if not value]
         if content is None:
             missing.append("content (--content TEXT, --content-file PATH or one positional argument)")
-        raise UsageError(f"{RECORD_USAGE}; missing {', '.join(missing)}")
+        raise UsageError(f"{usage}; missing {', '.join(missing)}")
     if flags.stream is not None and not is_digest_id(flags.stream):
         raise ValidationError("memory stream is invalid")
     if flags.actor is not None and not is_actor(flags.actor):

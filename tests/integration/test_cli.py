@@ -41,7 +41,8 @@ def test_command_help_lists_options(repo):
 
 @pytest.mark.parametrize("args,message", [
     (["frobnicate"], "unknown command \"frobnicate\"; run 'git hn help'"),
-    (["identity"], "usage: git hn identity <show|list|public>"),
+    (["identity"], "usage: git hn identity <show|list|public>; git hn identity -h also lists export, import"),
+    (["policy"], "usage: git hn policy show [REV] [--json]; git hn policy -h also lists init, trust, untrust"),
     (["memory", "frob"], 'unknown memory command "frob"; git hn memory -h lists them'),
     (["memory", "show", "--bogus"], "usage: git hn memory show MEMORY [--json]; unknown option --bogus"),
     (["memory", "show", "a", "b"], "usage: git hn memory show MEMORY [--json]"),
@@ -50,6 +51,9 @@ def test_command_help_lists_options(repo):
     (["memory", "record", "--json=yes"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; --json takes no value"),
     (["memory", "handoff", "--kind", "x"], "usage: git hn memory handoff --at REV --applies MODE --input FILE|- --json; "
                                            "unknown option --kind"),
+    (["memory", "handoff", "--at", "HEAD", "--applies", "descendants"],
+     "usage: git hn memory handoff --at REV --applies MODE --content TEXT [record fields]; missing content "
+     "(--content TEXT, --content-file PATH or one positional argument)"),
     (["init", "--name"], "usage: git hn init [--name NAME]; --name needs a value NAME"),
     (["identity", "list", "--x"], "usage: git hn identity list; unknown option --x"),
 ])
