@@ -123,21 +123,20 @@ add new signed memories that change the lifecycle class of the target;
 adds another actor's dissent beside it.
 .B recall
 returns a deterministic, bounded answer (default 20 records and 65536 bytes of encoded
-content), served from a private index under
+content), served from the verified state under
 .B .git/hn/memory/
-that is rebuilt whenever it is missing, stale or unsafe:
-.B index\\-v0.json
-(the upstream schema) and
-.B recall\\-v0.sqlite
-(a derived database holding every row, which recall reads). When
-.B index\\-v0.json
-would exceed its 256 MiB bound it is omitted, and recall is served from the database alone.
-A command that changes memory refs deletes
-.BR index\\-v0.json ;
-the next recall rebuilds incrementally, checking signatures only above the chain heads the
-database was built from.
+.RB ( state\\-v0.sqlite ,
+sealed by
+.BR state\\-v0.seal ):
+every command brings it up to date by verifying only the commits that are new since it last
+ran, and discards and rebuilds it when it is missing, foreign, inconsistent or unsafe.
 .B git hn memory index rebuild
-always re\\-verifies every signature.
+re\\-verifies every signature and also writes
+.B index\\-v0.json
+(the upstream schema; omitted when it would exceed its 256 MiB bound), which a command that
+changes memory refs deletes;
+.B git hn memory index verify
+re\\-derives everything and compares. Deleting any of these files is always safe.
 """,
     "git-hn-replication": """\
 .SH DESCRIPTION
