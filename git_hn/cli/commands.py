@@ -605,10 +605,12 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
     from ..store.repo import open_repo
 
     repo = open_repo()
-    doc = brief.digest(repo, month, include_untrusted=include_untrusted)
+    hidden: dict = {}
+    doc = brief.digest(repo, month, include_untrusted=include_untrusted, hidden=hidden)
     if as_json:
         render.json_line(doc)
-    elif render.on_terminal():
+        return 0
+    if render.on_terminal():
         from ..service.names import author_names
         from . import terminal
 
@@ -616,6 +618,9 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
         render.write(terminal.digest(doc, names, no_color))
     else:
         render.lines(brief.digest_lines(doc))
+    from .trust import hint
+
+    hint(hidden)  # as recall and the brief say it
     return 0
 
 

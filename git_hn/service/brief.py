@@ -293,13 +293,25 @@ def _brief_commit(repo: Repo, at: str, max_bytes: int, from_input: bool) -> str:
     return commit
 
 
-def digest(repo: Repo, month: str | None, *, include_untrusted: bool = False) -> dict:
-    """CONTRACT §7.15: the handoffs and decisions signed within one UTC month, from the state."""
+def digest(repo: Repo, month: str | None, *, include_untrusted: bool = False,
+           hidden: dict | None = None) -> dict:
+    """CONTRACT §7.15: the handoffs and decisions signed within one UTC month, from the state.
+    ``hidden`` (when given) gets how many the trust policy left out, by trust class (for the
+    human hint, as recall's; the document does not carry it)."""
     from ..store import stateview
 
     month = _month(month)
-    return stateview.serve(repo, lambda view: _digest_view(repo, view, month, include_untrusted),
-                           lambda: _digest_full(repo, month, include_untrusted))
+    left: dict = {}
+
+    def counted(make):
+        left.clear()  # (the state may fail over to the full projection half way)
+        return make()
+
+    doc = stateview.serve(repo, lambda view: counted(lambda: _digest_view(repo, view, month, include_untrusted, left)),
+                          lambda: counted(lambda: _digest_full(repo, month, include_untrusted, left)))
+    if hidden is not None:
+        hidden.update(left)
+    return doc
 
 
 def _month(month: str | None) -> str:
@@ -310,17 +322,22 @@ def _month(month: str | None) -> str:
     return core.check_month(month)
 
 
-def _digest_view(repo: Repo, view, month: str, include_untrusted: bool) -> dict:
+def _digest_view(repo: Repo, view, month: str, include_untrusted: bool, hidden: dict) -> dict:
     from ..core.projection import trust
 
     head = repo.head_commit()
     resolver = Resolver(repo)
     policy = load_policy(repo, resolver, head)
     ctx = Context(head, "", "", policy.memory, policy.digest)
-    ids = [ident for ident, actor, kind in view.conn.execute(
-        "SELECT id, actor, kind FROM rows INDEXED BY rows_utc WHERE utc >= ? AND utc < ? "
-        "AND kind IN ('handoff', 'decision')", (month + "-", month + "."))
-        if include_untrusted or trust(actor, kind, policy.memory) == "qualified"]
+    ids = []
+    for ident, actor, kind in view.conn.execute(
+            "SELECT id, actor, kind FROM rows INDEXED BY rows_utc WHERE utc >= ? AND utc < ? "
+            "AND kind IN ('handoff', 'decision')", (month + "-", month + ".")):
+        cls = "qualified" if include_untrusted else trust(actor, kind, policy.memory)
+        if cls == "qualified":
+            ids.append(ident)
+        else:
+            hidden[cls] = hidden.get(cls, 0) + 1
     rows = []
     for i in range(0, len(ids), 256):
         batch = ids[i:i + 256]
@@ -334,7 +351,7 @@ def digest_full(repo: Repo, month: str | None, *, include_untrusted: bool = Fals
     return _digest_full(repo, _month(month), include_untrusted)
 
 
-def _digest_full(repo: Repo, month: str, include_untrusted: bool) -> dict:
+def _digest_full(repo: Repo, month: str, include_untrusted: bool, hidden: dict | None = None) -> dict:
     head = repo.head_commit()
     collection = streams.collect(repo)
     resolver = Resolver(repo)
@@ -343,6 +360,10 @@ def _digest_full(repo: Repo, month: str, include_untrusted: bool) -> dict:
                    resolver)
     rows = [row_index_json(r) for r in proj.rows.values()
             if include_untrusted or r.trust == "qualified"]
+    if hidden is not None and not include_untrusted:
+        for r in core.digest_rows([row_index_json(r) for r in proj.rows.values() if r.trust != "qualified"],
+                                  month):
+            hidden[r["trust"]] = hidden.get(r["trust"], 0) + 1
     return core.digest_doc(month, core.digest_rows(rows, month))
 
 

@@ -308,7 +308,20 @@ def test_digest_human_lines(world):
     w = world
     month = hn(w["repo"], "memory", "show", w["h1"], "--json").json()["envelope"]["timestamp"][:7]
     doc = digest(w["repo"], "--month", month)
-    out = hn(w["repo"], "memory", "digest", "--month", month).out.splitlines()
+    r = hn(w["repo"], "memory", "digest", "--month", month)
+    out = r.out.splitlines()
+    # what the policy left out is said on stderr, as recall and the brief say it
+    assert r.err == ("git-hn: hint: 1 memory hidden by the trust policy; see them with --include-untrusted, "
+                     "or trust their authors with git hn policy trust ACTOR\n")
+    assert hn(w["repo"], "memory", "digest", "--month", month, "--include-untrusted").err == ""
+    assert hn(w["repo"], "memory", "digest", "--month", month, "--json").err == ""
+    from git_hn.service import brief
+    from git_hn.store.repo import open_repo
+
+    repo = open_repo(w["repo"])
+    from_state, full = {}, {}
+    assert brief.digest(repo, month, hidden=from_state) == brief._digest_full(repo, month, False, full)
+    assert from_state == full == {"actor-untrusted": 1}
     assert out[0] == WARNING
     first = doc["memories"][0]
     assert out[1] == (f"{first['signedTimestamp']}  {first['id']}  kind=handoff  lifecycle=active  "
