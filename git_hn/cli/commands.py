@@ -73,6 +73,10 @@ def init_command(name: str | None, extra: list[str]) -> int:
     ident, path = identity.create(repo, name)
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
                   f"Private identity stored in {path}"])
+    if ident.name == identity.ANONYMOUS and (name is None or not name.strip()):
+        render.hint(f'named "{identity.ANONYMOUS}": no --name was given and git config user.name is not set, '
+                    "and the name is signed into every memory you record; to choose one before you record, "
+                    f"rm {path} {repo.active_path()} && git hn init --name NAME")
     return 0
 
 

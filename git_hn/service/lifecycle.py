@@ -58,7 +58,8 @@ def _check_target(operation: str, target: str, actor: str, found: tuple[str, str
         if author == actor:
             raise InputError(f"an author cannot challenge their own memory {target}")
     elif author != actor:
-        raise InputError(f"only the target author may {operation} memory {target}")
+        raise InputError(f"only the target author may {operation} memory {target}; to dispute another "
+                         "author's memory, challenge it: git hn memory challenge MEMORY --reason REASON")
 
 
 def _target_check(repo: Repo, operation: str, target: str, actor: str):

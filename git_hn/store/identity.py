@@ -210,7 +210,7 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     if name is None or is_blank(name):
         configured = repo.git.run(["config", "--get", "user.name"]).stdout.decode("utf-8", "replace")
         configured = configured[:-1] if configured.endswith("\n") else configured
-        name = configured if not is_blank(configured) else "anonymous"
+        name = configured if not is_blank(configured) else ANONYMOUS
     check_signing_name(name)
     while True:
         seed = os.urandom(32)
@@ -221,6 +221,9 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     path = _store_record(repo, ident)
     _write_active(repo, ident.actor)
     return ident, path
+
+
+ANONYMOUS = "anonymous"  # the name ``init`` signs with when it is given none and Git has none
 
 
 def check_signing_name(name: str, fix: str = "choose another with --name NAME") -> None:

@@ -182,7 +182,8 @@ def test_supersede_edit_checks_the_target_before_the_editor_runs(inited, tmp_pat
     monkeypatch.setenv("EDITOR", _editor(tmp_path, f'touch {marker}\n'))
     switch(inited, second_identity(inited))
     r = hn(inited, "memory", "supersede", old, "--edit")
-    assert r.err == f"git-hn: only the target author may supersede memory {old}\n"
+    assert r.err == (f"git-hn: only the target author may supersede memory {old}; to dispute another author's memory, "
+                      "challenge it: git hn memory challenge MEMORY --reason REASON\n")
     assert not marker.exists()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -52,13 +53,21 @@ def test_init_twice_refuses_and_keeps_keys(inited):
 def test_init_name_falls_back_to_git_config_then_anonymous(repo, tmp_path):
     r = hn(repo, "init", "--name", "   ")
     assert r.code == 0
-    assert "Created identity Test User (" in r.out
+    assert "Created identity Test User (" in r.out and r.err == ""  # named by Git: no hint
     other = tmp_path / "other"
     git(tmp_path, "init", "-q", str(other))
     git(other, "config", "user.name", " ")
     r = hn(other, "init")
     assert r.code == 0, r.err
     assert "Created identity anonymous (" in r.out
+    assert r.err.startswith('git-hn: hint: named "anonymous": no --name was given and git config user.name is not '
+                            "set, and the name is signed into every memory you record; to choose one before you "
+                            "record, rm ")
+    # the command it gives replaces it (nothing was signed with it yet)
+    for path in r.err.split("rm ", 1)[1].split(" && ")[0].split():
+        Path(path).unlink()
+    named = hn(other, "init", "--name", "Chosen")
+    assert named.code == 0 and "Created identity Chosen (" in named.out and named.err == ""
 
 
 def test_init_positional_is_usage_error(repo):

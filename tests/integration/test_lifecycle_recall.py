@@ -71,9 +71,11 @@ def test_supersede_retract_challenge_flow(team):
     before = refs_snapshot(bob)
     r = hn(bob, "memory", "supersede", d2, "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--content", "hijack")
-    assert r.err == f"git-hn: only the target author may supersede memory {d2}\n"
+    assert r.err == (f"git-hn: only the target author may supersede memory {d2}; to dispute another author's memory, "
+                      "challenge it: git hn memory challenge MEMORY --reason REASON\n")
     r = hn(bob, "memory", "retract", d2, "--reason", "incorrect")
-    assert r.err == f"git-hn: only the target author may retract memory {d2}\n"
+    assert r.err == (f"git-hn: only the target author may retract memory {d2}; to dispute another author's memory, "
+                      "challenge it: git hn memory challenge MEMORY --reason REASON\n")
     assert refs_snapshot(bob) == before
     head = git(bob, "rev-parse", "HEAD")
     r = hn(bob, "memory", "challenge", d2, "--reason", "evidence-mismatch", "--evidence", f"git:{head}",
