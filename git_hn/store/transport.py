@@ -77,6 +77,33 @@ def advertisement(url: str) -> tuple[str, ...]:
     return ("ls-remote", "--refs", "--", url, "refs/hn/*")
 
 
+# Git's words for a remote it could not reach, and git-hn's fixed words for them. Git's own text
+# is never repeated: it quotes the URL, which may carry credentials, and a server's text.
+_UNREACHABLE = (
+    ("does not appear to be a git repository", "no Git repository is at the remote's URL"),
+    ("repository not found", "the server has no repository at the remote's URL"),
+    ("could not resolve host", "the remote's host name does not resolve"),
+    ("could not resolve hostname", "the remote's host name does not resolve"),
+    ("connection refused", "the remote's server refused the connection"),
+    ("couldn't connect to server", "the remote's server refused the connection"),
+    ("timed out", "the connection to the remote timed out"),
+    ("authentication failed", "the remote refused the credentials given"),
+    ("could not read username", "the remote needs credentials and none were given"),
+    ("permission denied", "the remote refused access"),
+    ("the requested url returned error", "the remote's server answered with an error"),
+)
+
+
+def unreachable_reason(stderr: bytes) -> str:
+    """Why Git could not list a remote, in git-hn's fixed words (``_UNREACHABLE``), or a pointer
+    to Git's own message."""
+    text = stderr.decode("utf-8", "replace").lower()
+    for found, said in _UNREACHABLE:
+        if found in text:
+            return said
+    return "git ls-remote <remote> shows Git's own message"
+
+
 # How a remote is reached and authenticated to: the ssh command and variant, the git:// proxy,
 # askpass, and every http.* and credential.* key (also URL-specific ones). Nothing here names a
 # repository, object store, hook or fsck setting. Matched against Git's canonical key names.

@@ -308,3 +308,25 @@ def test_a_topic_with_a_control_character_is_named_as_such(inited):
            "--topic", "t" * 200, "--content", "x")
     assert r.err == "git-hn: memory record topics are invalid; at most 32 --topic values, each at most 128 bytes\n"
     assert refs_snapshot(inited) == before
+
+
+def test_a_remote_that_cannot_be_reached_is_said_in_fixed_words_never_its_url(inited, tmp_path):
+    """Git's own message quotes the URL (which may carry credentials) and server text: the sync
+    names the cause in git-hn's words instead, for each way a remote is out of reach."""
+    import socket
+
+    with socket.socket() as s:  # a loopback port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cases = {"nothere": (str(tmp_path / "nope.git"), "no Git repository is at the remote's URL"),
+             "closed": (f"http://user:s3cret-token@127.0.0.1:{port}/x.git",
+                        "the remote's server refused the connection")}
+    before = refs_snapshot(inited)
+    for name, (url, why) in cases.items():
+        git(inited, "remote", "add", name, url)
+        assert hn(inited, "replication", "select", name, "--all").code == 0
+        r = hn(inited, "sync", name)
+        assert r.code == 1
+        assert r.err.endswith(f"replication advertisement failed for remote {name}; {why}\n"), r.err
+        assert "s3cret" not in r.out + r.err and url not in r.out + r.err
+    assert refs_snapshot(inited) == before

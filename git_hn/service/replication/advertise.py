@@ -29,7 +29,9 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
     ``answers["advertisement"]`` gets Git's output as it came (the quiet record hashes it)."""
     proc = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=timeout)  # often early
     if proc.returncode != 0:
-        raise phase("advertisement", remote)
+        from ...store.transport import unreachable_reason
+
+        raise PhaseError(f"{phase('advertisement', remote).message}; {unreachable_reason(proc.stderr)}")
     if answers is not None:
         answers["advertisement"] = proc.stdout
     got = parse(proc.stdout, repo.oid_hex_len)
