@@ -234,3 +234,10 @@ def test_log_pages_through_git_pager_settings(history):
     piped = subprocess.run([sys.executable, "-m", "git_hn", "memory", "log"], cwd=repo, capture_output=True,
                            env={**os.environ, "GIT_PAGER": "sed s/^/PAGED:/"})
     assert piped.returncode == 0 and b"PAGED:" not in piped.stdout and len(piped.stdout.splitlines()) == 4
+    # a pager that is not there: said, and the log shown without it, as git log does
+    from helpers import on_terminal
+
+    out = on_terminal(repo, ["sh", "-c", f'exec "{sys.executable}" -m git_hn memory log 2>&1'], 80,
+                      {"GIT_PAGER": "no-such-pager-here"}, ("NO_COLOR", "LESS"))
+    assert "git-hn: cannot run pager no-such-pager-here; the log follows without it\n" in out
+    assert out.endswith(_pty(repo, 80, {"GIT_PAGER": "cat"}))
