@@ -197,6 +197,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         repo = open_repo()
         target = _target(repo, query)
         req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request))
+        earlier = lifecycle.successors(repo, target)
         result = lifecycle.supersede(repo, target, req, from_input=True,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
     else:
@@ -209,10 +210,20 @@ def supersede_command(values: dict, positional: list[str]) -> int:
             from ..service.requests import check_flag_outcome
 
             check_flag_outcome(req.record)
+        earlier = lifecycle.successors(repo, target)
         result = lifecycle.supersede(repo, target, req,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
         _warn(notes)
-    return _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
+    code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
+    earlier = [s for s in earlier if s != result.memory_id]
+    if earlier and not result.replayed:  # (a replay made nothing new)
+        from ..core.gostr import short_id
+
+        render.hint(f"memory {short_id(target)} was already superseded by {short_id(earlier[0])}"
+                    + (f" and {len(earlier) - 1} more" if len(earlier) > 1 else "")
+                    + f"; it now has {len(earlier) + 1} successors (lifecycle branching): to continue a line "
+                    "instead, supersede its latest memory (git hn memory log --graph shows the lines)")
+    return code
 
 
 def lifecycle_command(operation: str, target: str | None, reason: str | None, evidence: list[str],

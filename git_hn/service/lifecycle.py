@@ -187,6 +187,27 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
     return _append(repo, ident, draft, "supersede", target)
 
 
+def successors(repo: Repo, target: str) -> list[str]:
+    """The IDs of the accepted supersessions of ``target`` (§5.3: by its author), sorted: a
+    further one makes its lifecycle ``branching``, which ``supersede`` warns of."""
+    from ..store import stateview
+
+    def from_view(view):
+        author = view.info([target]).get(target)
+        infos = view.info(view.targeting({target}))
+        return sorted(i for i, inf in infos.items()
+                      if author is not None and inf.operation == "supersede" and inf.actor == author.actor)
+
+    def full():
+        by_id = streams.collect(repo).by_id()
+        mem = by_id.get(target)
+        return sorted(m.memory_id for m in by_id.values() if mem is not None
+                      and m.envelope.operation == "supersede" and m.envelope.target == target
+                      and m.envelope.actor == mem.envelope.actor)
+
+    return stateview.serve(repo, from_view, full)
+
+
 class AlreadyRetracted(NamedTuple):
     """``retract`` of a memory that is already retracted: nothing was appended."""
     target: str

@@ -161,6 +161,23 @@ def test_retracting_a_retracted_memory_says_so_and_appends_nothing(inited):
     assert refs_snapshot(inited) == before
 
 
+def test_superseding_a_superseded_memory_again_warns_of_the_branch(inited):
+    mid = record(inited, content="first")["memoryId"]
+    first = hn(inited, "memory", "supersede", mid, "--content", "second", "--json")
+    assert first.code == 0 and first.err == ""  # the first successor: nothing to say
+    again = hn(inited, "memory", "supersede", mid, "--content", "another second", "--json")
+    assert again.code == 0, again.err
+    assert again.err == (f"git-hn: hint: memory {mid[7:19]} was already superseded by "
+                         f"{first.json()['memoryId'][7:19]}; it now has 2 successors (lifecycle branching): to "
+                         "continue a line instead, supersede its latest memory (git hn memory log --graph shows "
+                         "the lines)\n")
+    shown = hn(inited, "memory", "show", mid, "--json").json()["projection"]
+    assert shown["lifecycle"] == "branching"
+    # a replayed request is the same memory: no warning
+    replay = hn(inited, "memory", "supersede", mid, "--content", "another second", "--json")
+    assert replay.json().get("replayed") and replay.err == ""
+
+
 def test_mcp_retract_of_a_retracted_memory_appends_nothing(inited):
     """The MCP tool calls the same service: a second, different retraction is not signed."""
     from git_hn.service.mcp_calls import CALLS
