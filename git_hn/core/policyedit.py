@@ -145,10 +145,13 @@ def _apply(items: list, value: str, add: bool, what: str) -> Change:
 # -- ACTOR arguments ----------------------------------------------------------------------------
 
 
-def resolve_actor(query: str, known: list[Known]) -> Known:
+def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset()) -> Known:
     """A full actor ID (any case; it need not be known), a unique prefix of at least eight hex
-    characters, or a display name that exactly one known actor was seen with (an exact match
-    first, else a case-insensitive one)."""
+    characters, or a display name that exactly one known actor was seen with. Names are compared
+    folded (``fold_name``: case, compatibility forms and invisible characters do not count), and
+    every actor whose name folds the same matches: anyone can sign under any name, so "bob" must
+    not quietly mean whichever of "Bob" and "bob" published first. Among several matches, the one
+    actor of ``prefer`` (``untrust``: the actors the policy lists) is taken."""
     by_actor = {k.actor: k for k in known}
     if _HEX.fullmatch(query) and len(query) == 64:
         actor = query.lower()
@@ -156,22 +159,37 @@ def resolve_actor(query: str, known: list[Known]) -> Known:
     found = set()
     if _HEX.fullmatch(query) and len(query) >= MIN_PREFIX:
         found |= {a for a in by_actor if a.startswith(query.lower())}
-    named = {k.actor for k in known if query in k.names}
-    if not named:
-        folded = query.casefold()
-        named = {k.actor for k in known if any(n.casefold() == folded for n in k.names)}
-    found |= named
+    folded = fold_name(query)
+    found |= {k.actor for k in known if any(fold_name(n) == folded for n in k.names)}
+    if len(found) > 1 and len(found & prefer) == 1:
+        found &= prefer
     shown = one_line(query)
     if len(found) > 1:
-        raise InputError(f"actor {shown} is ambiguous: it matches {len(found)} known actors; "
+        matches = sorted(found, key=lambda a: (fold_name((by_actor[a].names or ("",))[0]), a))
+        listed = ", ".join(label(by_actor[a]) for a in matches[:AMBIGUOUS_SHOWN])
+        more = f" and {len(found) - AMBIGUOUS_SHOWN} more" if len(found) > AMBIGUOUS_SHOWN else ""
+        raise InputError(f"actor {shown} is ambiguous: it matches {len(found)} known actors ({listed}{more}); "
                          "use a longer prefix or the full actor ID")
     if found:
         return by_actor[found.pop()]
     if _HEX.fullmatch(query) and len(query) < MIN_PREFIX:
         raise InputError(f"actor prefix {shown} is shorter than {MIN_PREFIX} hex characters; "
                          "use a longer prefix or the full actor ID")
-    raise InputError(f"no known actor matches {shown}; use the full actor ID (git hn identity "
-                     "public prints it)")
+    raise InputError(f"no known actor matches {shown}: a teammate is known once their memory is here "
+                     "(git hn sync; git hn memory recall --include-untrusted lists it), or use the full "
+                     "actor ID their git hn identity public prints")
+
+
+AMBIGUOUS_SHOWN = 5  # matches an ambiguous ACTOR names
+
+
+def fold_name(name: str) -> str:
+    """A display name as ``resolve_actor`` compares it: NFKC, case-folded, without the
+    characters that print as nothing (Unicode format characters: zero-width, bidi controls)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
 
 
 def label(known: Known) -> str:

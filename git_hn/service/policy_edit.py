@@ -74,8 +74,10 @@ def change(repo: Repo, *, trust: bool, actor: str | None, kinds) -> Outcome:
     kinds = policyedit.check_kinds(kinds)
     who = None
     if actor is not None:
-        listed = list(doc.get("memory", {}).get("trustedActors", ())) + list(doc["maintainers"])
-        who = policyedit.resolve_actor(actor, known_actors(repo, listed))
+        trusted = list((doc.get("memory") or {}).get("trustedActors") or ())
+        listed = trusted + list(doc["maintainers"])
+        who = policyedit.resolve_actor(actor, known_actors(repo, listed),
+                                       prefer=frozenset() if trust else frozenset(trusted))
     result = policyedit.edit(data, trust=trust, actor=who.actor if who else None, kinds=kinds)
     if result.data is not None:
         worktree.write_policy(top, result.data, expected=data, mode=mode)

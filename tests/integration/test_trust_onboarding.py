@@ -184,15 +184,18 @@ def test_actor_arguments_that_are_short_unknown_or_ambiguous_are_refused(tmp_pat
     assert hn(alice, "policy", "init").code == 0
     before = _policy_file(alice).read_bytes()
 
+    pair = ", ".join(f"Alice ({x[:12]})" for x in sorted([actor_of(alice), actor_of(twin)]))
+    unknown = ("; a teammate is known once their memory is here (git hn sync; git hn memory recall "
+               "--include-untrusted lists it), or use the full actor ID their git hn identity public prints")
     cases = {
-        ("trust", "Alice"): "actor Alice is ambiguous: it matches 2 known actors; use a longer prefix or "
-                            "the full actor ID",
+        ("trust", "Alice"): f"actor Alice is ambiguous: it matches 2 known actors ({pair}); use a longer "
+                            "prefix or the full actor ID",
+        ("trust", "ALICE\u200b"): f"actor ALICE\u200b is ambiguous: it matches 2 known actors ({pair}); use a "
+                                  "longer prefix or the full actor ID",
         ("trust", "abc123"): "actor prefix abc123 is shorter than 8 hex characters; use a longer prefix "
                              "or the full actor ID",
-        ("trust", "Mallory"): "no known actor matches Mallory; use the full actor ID (git hn identity "
-                              "public prints it)",
-        ("trust", "0" * 12): "no known actor matches 000000000000; use the full actor ID (git hn "
-                             "identity public prints it)",
+        ("trust", "Mallory"): "no known actor matches Mallory" + unknown.replace("; ", ": ", 1),
+        ("trust", "0" * 12): "no known actor matches 000000000000" + unknown.replace("; ", ": ", 1),
         ("trust", actor_of(twin)[:8], "--kind", "secret"): 'invalid kind "secret"; use one of '
                                                             + ", ".join(ALL_KINDS),
         ("untrust", actor_of(twin), "--kind", "decision"): "untrust takes ACTOR or --kind, not both: "
@@ -213,6 +216,12 @@ def test_actor_arguments_that_are_short_unknown_or_ambiguous_are_refused(tmp_pat
     # a unique prefix of the other Alice works where her name does not
     r = hn(alice, "policy", "trust", actor_of(twin)[:8])
     assert r.out.splitlines()[0] == f"Trusted Alice ({actor_of(twin)[:12]}) for {', '.join(ALL_KINDS)}"
+    # untrust names the one of them the policy lists (init trusted the real Alice: untrust her twin
+    # by name, after trusting only the twin)
+    r = hn(alice, "policy", "untrust", actor_of(alice)[:8])
+    assert r.code == 0, r.err
+    r = hn(alice, "policy", "untrust", "alice")
+    assert (r.code, r.out.splitlines()[0]) == (0, f"Untrusted Alice ({actor_of(twin)[:12]})")
 
 
 def test_an_ambiguous_hex_prefix_is_refused():
@@ -221,13 +230,22 @@ def test_an_ambiguous_hex_prefix_is_refused():
     known = [Known("abcdef01" + "1" * 56, ("One",)), Known("abcdef01" + "2" * 56, ("Two",))]
     with pytest.raises(InputError) as exc:
         resolve_actor("abcdef01", known)
-    assert exc.value.message == ("actor abcdef01 is ambiguous: it matches 2 known actors; use a "
-                                 "longer prefix or the full actor ID")
+    assert exc.value.message == ("actor abcdef01 is ambiguous: it matches 2 known actors (One (abcdef011111), "
+                                 "Two (abcdef012222)); use a longer prefix or the full actor ID")
     assert resolve_actor("abcdef012", known).names == ("Two",)
     # a string that is one actor's name and another's prefix matches both: refused
     squatter = [Known("deadbeef" + "0" * 56, ()), Known("1" * 64, ("deadbeef",))]
     with pytest.raises(InputError):
         resolve_actor("deadbeef", squatter)
+    # names that differ only by case, compatibility form or an invisible character are one name:
+    # "bob" never quietly means whichever of "Bob" and "bob" published first
+    bobs = [Known("1" * 64, ("Bob",)), Known("2" * 64, ("bob",)), Known("3" * 64, ("B\u200bob",)),
+            Known("4" * 64, ("\uff22ob",)), Known("5" * 64, ("Carol",))]
+    with pytest.raises(InputError) as exc:
+        resolve_actor("bob", bobs)
+    assert "it matches 4 known actors" in exc.value.message
+    assert resolve_actor("bob", bobs, prefer=frozenset({"2" * 64})).actor == "2" * 64
+    assert resolve_actor("CAROL", bobs).actor == "5" * 64
 
 
 def test_edits_keep_the_rest_of_the_policy_and_write_it_canonical_and_sorted(inited):
