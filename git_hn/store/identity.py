@@ -68,8 +68,19 @@ def _read_record(data: bytes, keys: tuple[str, ...]) -> dict:
         raise LocalStateError("read identity record: json: cannot unmarshal into identity record")
     for key in doc:
         if key not in keys:
-            raise LocalStateError(f'read identity record: json: unknown field "{key}"')
+            raise LocalStateError(f'read identity record: json: unknown field "{shown_value(key)}"')
     return doc
+
+
+def shown_value(value: str) -> str:
+    """A field name or value from an identity file, as an error may show it: a short word as it
+    is (what the contract's messages quote), anything else (a key pasted in the wrong place)
+    never: "<N characters, not shown>". Errors name the path and the check, not key material."""
+    import re
+
+    if re.fullmatch(r"[A-Za-z0-9_.-]{1,32}", value):
+        return value
+    return f"<{len(value)} characters, not shown>"
 
 
 def _text(doc: dict, key: str) -> str:
@@ -117,7 +128,7 @@ def parse_record(data: bytes, actor: str | None = None) -> Identity:
     if lifecycle != "available":
         from ..core.gostr import one_line
 
-        raise LocalStateError(f'unsupported local identity lifecycle "{one_line(lifecycle)}"')
+        raise LocalStateError(f'unsupported local identity lifecycle "{one_line(shown_value(lifecycle))}"')
     ident = Identity(_text(doc, "actor"), _text(doc, "name"), _text(doc, "publicKey"),
                      _text(doc, "privateKey"))
     if actor is not None and ident.actor != actor:

@@ -156,6 +156,11 @@ def test_strict_identity_record(inited):
         (json.dumps({**doc, "version": 2}).encode(), "unsupported identity record version 2"),
         (json.dumps({**doc, "lifecycle": "retired"}).encode(),
          'unsupported local identity lifecycle "retired"'),
+        # key material pasted where a word belongs is never echoed (errors name the check)
+        (json.dumps({**doc, "lifecycle": doc["privateKey"]}).encode(),
+         f'unsupported local identity lifecycle "<{len(doc["privateKey"])} characters, not shown>"'),
+        (json.dumps({**doc, doc["privateKey"]: 1}).encode(),
+         f'read identity record: json: unknown field "<{len(doc["privateKey"])} characters, not shown>"'),
         (json.dumps({**doc, "actor": "0" * 64}).encode(), "identity record actor does not match its path"),
         (json.dumps({**doc, "publicKey": doc["publicKey"] + "="}).encode(),
          "identity has an invalid public key"),
