@@ -162,7 +162,8 @@ def _parse(text: str, fold: bool):
 
 
 def _decode_cause(exc: json.JSONDecodeError) -> str:
-    return f"{exc.msg} at offset {exc.pos}"
+    msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg  # "Invalid control character at"
+    return f"{msg} at offset {exc.pos}"
 
 
 def _walk_strings(value, fix: bool):
