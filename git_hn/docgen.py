@@ -265,7 +265,7 @@ because those files are the team's. Call git\\-hn from the team's own pre\\-push
 where that is agreed, so that teammates without git\\-hn are not blocked:
 .PP
 .nf
-command \\-v git\\-hn >/dev/null && git hn hooks run pre\\-push "$@"
+if command \\-v git\\-hn >/dev/null; then git hn hooks run pre\\-push "$@"; fi
 .fi
 .PP
 git\\-hn publishes memory with a push of its own (in the background, after the checks), which

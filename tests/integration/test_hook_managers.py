@@ -265,11 +265,18 @@ def test_the_documented_line_in_a_tracked_team_hook_publishes(tmp_path):
     """What git-hn-hooks(1) says to do instead of installing into a tracked hooks directory."""
     remote, a = _team(tmp_path)
     _executable(a / ".husky" / "pre-push",
-                '#!/bin/sh\ncommand -v git-hn >/dev/null && git hn hooks run pre-push "$@"\n')
+                '#!/bin/sh\nif command -v git-hn >/dev/null; then git hn hooks run pre-push "$@"; fi\n')
     git(a, "add", ".husky")
     git(a, "commit", "-q", "-m", "team hooks")
     git(a, "config", "core.hooksPath", ".husky")
     assert hn(a, "hooks", "install").code == 1
+    # a teammate without git-hn pushes as before (the line as the last of the hook: its status)
+    (a / "x.txt").write_text("x\n")
+    git(a, "add", "x.txt")
+    git(a, "commit", "-q", "-m", "x")
+    assert shutil.which("git-hn", path="/usr/bin:/bin") is None
+    proc = _push(a, {"PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
     mem = _memory_and_commit(a)
     proc = _push(a)
     assert proc.returncode == 0, proc.stderr
