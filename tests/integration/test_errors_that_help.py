@@ -206,6 +206,8 @@ def test_sync_publication_refused_by_the_server_says_why(refusing_remote):
     assert r.err.startswith("git-hn: publication phase failed after replication: replication memory "
                             "publication failed for remote origin: [remote rejected] (pre-receive hook "
                             "declined); the server said: memory refs need approval from"), r.err
+    # nothing to import, nothing published: the summary does not say "Synchronized ... up to date"
+    assert r.out.splitlines()[-1] == "Sync with origin incomplete: nothing to import, publication failed"
 
 
 def test_evidence_errors_say_what_an_evidence_item_is(inited):

@@ -229,6 +229,9 @@ class SyncResult:
         held = f"{counted(len(self.held), 'stream', 'streams')} held back (above)" if self.held else ""
         if not self.promoted and not self.import_error and \
                 not any(o.status not in ("skipped", UP_TO_DATE) for o in self.outcomes):
+            if self.publication_error:  # nothing to import, and the publication failed (below)
+                return f"Sync with {self.remote} incomplete: " + (", ".join(x for x in (sent, held) if x)
+                                                                  or "nothing to import, publication failed")
             return f"Synchronized with {self.remote}: " + (", ".join(x for x in (sent, held) if x) or "up to date")
         imported = f"imported {counted(self.imported, 'memory', 'memories')}"
         mine = self._own_imported()
