@@ -261,6 +261,7 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
         _commit(a, f"t{i}")
         mems.append(_record(a, f"on t{i}"))
     tip = git(a, "rev-parse", "HEAD")
+    git(a, "tag", "local-only")  # a tag never pushed keeps nothing on the remote
     assert subprocess.run(["git", "push", "-q", "origin", "three"], cwd=a).returncode == 0
     wait_publication(a)
     gone = subprocess.run(["git", "push", "-q", "origin", "--delete", "three"], cwd=a, capture_output=True,

@@ -233,9 +233,10 @@ def behind(repo: Repo, remote: str, tips: dict[str, str], listing: list) -> set[
 
 def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], list[str]]:
     """The commits a push (the pre-push hook's input ``data``) takes off ``remote``: reachable
-    from a remote ref it force-updates or deletes, and from no new tip it sends, no other
-    remote-tracking ref of ``remote`` and no tag; and the old tips of the refs it moves (which
-    contain them all). One ``rev-list``, only when the push moves or deletes an existing remote
+    from a remote ref it force-updates or deletes, and from no new tip it sends and no other
+    remote-tracking ref of ``remote``; and the old tips of the refs it moves (which contain them
+    all). A tag does not keep a commit: a local one may never be pushed, and an importer's plain
+    fetch does not follow a tag to a commit on no branch. One ``rev-list``, only when the push moves or deletes an existing remote
     ref (a fast-forward lists nothing)."""
     zero = "0" * repo.oid_hex_len
     prefix = "refs/heads/"
@@ -252,7 +253,7 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
             updated.append(f"--exclude={remote}/{rref[len(prefix):]}")  # (--remotes drops refs/remotes/)
     if not lines:
         return [], []
-    walk = repo.git.run(["rev-list", "--stdin", "--not", *updated, f"--remotes={remote}", "--tags"],
+    walk = repo.git.run(["rev-list", "--stdin", "--not", *updated, f"--remotes={remote}"],
                         input="".join(f"{x}\n" for x in lines).encode())
     removed = walk.stdout.decode("ascii", "replace").split() if walk.returncode == 0 else []
     return removed, [x for x in lines if not x.startswith("^") and x in removed]
