@@ -53,6 +53,15 @@ def _sha(path: str) -> str | None:
         return None
 
 
+def _fingerprint(path: str) -> str | None:
+    """What install records of a hook it chains: its content's SHA-256, or for a link,
+    ``link:<its text>`` (what it links to is the team's file, which may change, or may not
+    exist); None when there is nothing."""
+    if os.path.islink(path):
+        return "link:" + os.readlink(path)
+    return _sha(path)
+
+
 class Location:
     """Where hooks live and where their record is kept (repository or ``--global``)."""
 
@@ -168,7 +177,7 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
         path = loc.path(name)
         text = wrapper_text(name)
         mine = record.get(name)
-        current = _sha(path)
+        current = _fingerprint(path)  # (a dangling link is a hook too: chained, never overwritten)
         if mine is not None and current == mine["wrapper"]:
             legacy = os.path.lexists(path + LEGACY) and mine.get("chained") is not None
             if current == hashing.sha256(text).hexdigest() and not legacy:
@@ -188,10 +197,21 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
         if chain:
             target = loc.chained(name)
             os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-            os.rename(chain, target)
+            link = os.readlink(chain) if os.path.islink(chain) else None
+            if link is not None and not os.path.isabs(link):
+                # a relative link (``../../scripts/pre-push``) moved one folder down would point at
+                # nothing, and the team's hook would silently stop running: the chained link
+                # points at the same file from its new folder, and uninstall restores the original
+                os.symlink(os.path.relpath(os.path.join(os.path.dirname(chain), link), os.path.dirname(target)),
+                           target)
+                os.unlink(chain)
+                if chain == path:
+                    entry["chainedLink"] = link
+            else:
+                os.rename(chain, target)
             if chain == path:
                 st = os.lstat(target)
-                entry["chained"] = _sha(target)
+                entry["chained"] = _fingerprint(target)
                 entry["chainedMode"] = stat.S_IMODE(st.st_mode)
         tmp = path + ".hn-tmp"
         with open(tmp, "wb") as fh:
@@ -231,7 +251,7 @@ def uninstall(loc: Location) -> list[str]:
         if _sha(path) != mine["wrapper"]:
             raise InputError(f"hook {path} changed since install; refusing to uninstall")
         chained = loc.current_chained(name) or loc.chained(name)
-        if mine.get("chained") is not None and _sha(chained) != mine["chained"]:
+        if mine.get("chained") is not None and mine["chained"] not in (_fingerprint(chained), _sha(chained)):
             raise InputError(f"hook {chained} changed since install; refusing to uninstall")
     for name in HOOKS:
         mine = record.pop(name, None)
@@ -240,7 +260,11 @@ def uninstall(loc: Location) -> list[str]:
         path = loc.path(name)
         os.unlink(path)
         if mine.get("chained") is not None:
-            os.rename(loc.current_chained(name), path)
+            if mine.get("chainedLink"):  # the user's relative link, as it was
+                os.unlink(loc.current_chained(name))
+                os.symlink(mine["chainedLink"], path)
+            else:
+                os.rename(loc.current_chained(name), path)
     try:
         os.rmdir(os.path.join(loc.dir, CHAINED_DIR))  # only when empty: never anyone else's files
     except OSError:

@@ -382,3 +382,27 @@ def test_an_amend_re_anchors_the_unpublished_tail_with_paths_and_references(tmp_
     assert second["envelope"]["target"] == ids["print once"]
     assert m1["memoryId"] not in ids.values()  # the old ID is gone from the stream
     assert hn(a, "memory", "index", "verify").code == 0
+
+
+def test_a_hook_that_is_a_relative_link_keeps_running_and_comes_back_as_it_was(tmp_path):
+    """A team keeps its pre-push hook in the tree and links it (``.git/hooks/pre-push ->
+    ../../scripts/pre-push``): chained one folder down, the same link text would point at
+    nothing and the team's gate would silently stop."""
+    remote, a = _team(tmp_path)
+    (a / "scripts").mkdir()
+    _executable(a / "scripts" / "pre-push", "#!/bin/sh\necho GATE >&2\nexit 1\n")
+    hook = a / ".git" / "hooks" / "pre-push"
+    hook.symlink_to("../../scripts/pre-push")
+    assert hn(a, "hooks", "install").code == 0
+    proc = _push(a)
+    assert proc.returncode != 0 and "GATE" in proc.stderr  # still runs, still blocks
+    _executable(a / "scripts" / "pre-push", "#!/bin/sh\nexit 0\n")
+    assert _push(a).returncode == 0
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert hook.is_symlink() and os.readlink(hook) == "../../scripts/pre-push"
+    # a link that already points at nothing is a hook too: chained, and restored as it was
+    hook.unlink()
+    hook.symlink_to("../../scripts/gone")
+    assert hn(a, "hooks", "install").code == 0
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert hook.is_symlink() and os.readlink(hook) == "../../scripts/gone"
