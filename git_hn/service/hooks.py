@@ -356,6 +356,11 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     if removing:
         sys.stderr.write(f"git-hn: {removing}\n")
     block = repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode().strip() == "block"
+    deleting = _deleting_memory(repo, remote, data)
+    if deleting and block:  # refused (below)
+        problems.insert(0, deleting)
+    elif deleting:
+        sys.stderr.write(f"git-hn: {deleting}\n")
     earlier = background.take_failure(repo, remote)
     if earlier:  # a background publication failed: said once, and its streams go again now
         sys.stderr.write(f"git-hn: the last background publication to {remote} failed: {earlier}\n")
@@ -423,6 +428,49 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[
         if k is not None:
             out.append(publish.Held(ref, links[k][0], links[k][1], len(links) - k, True).line(remote))
     return out
+
+
+def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
+    """A warning when this push deletes memory refs on ``remote`` (``git push --delete
+    refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
+    clone's accepted copies (``refs/hn/remotes/*``) there: memory history is append-only, and a
+    teammate's deleted stream is not this clone's to restore. Git does not tell pre-push what a
+    mirror push prunes, so a push that copies accepted copies (what ``--mirror`` does) asks the
+    remote for its memory refs (one ``ls-remote``, only then). "" when the push touches none."""
+    zero = "0" * repo.oid_hex_len
+    deleted: list[str] = []
+    copied = 0
+    for line in data.decode("utf-8", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) != 4:
+            continue
+        lref, loid, rref, roid = parts
+        if rref.startswith("refs/hn/") and loid == zero and roid != zero:
+            deleted.append(rref)
+        elif lref.startswith("refs/hn/remotes/") and loid != zero:
+            copied += 1
+    if copied:  # a mirror push: it also deletes every remote memory ref this clone lacks
+        from ..store.git import LOCAL_LISTING
+        from ..store.transport import remote_env
+
+        there = repo.git.run(["ls-remote", "--refs", "--", remote, "refs/hn/memory/*"], env=remote_env())
+        here = set(repo.git.run(list(LOCAL_LISTING)).stdout.decode("utf-8", "replace").split())
+        if there.returncode == 0:
+            for line in there.stdout.decode("utf-8", "replace").splitlines():
+                ref = line.partition("\t")[2]
+                if ref and ref not in here and ref not in deleted:
+                    deleted.append(ref)
+    first = min(deleted) if deleted else ""
+    if not deleted and not copied:
+        return ""
+    what = []
+    if deleted:
+        n = len(deleted)
+        what.append(f"deletes {n} memory {'ref' if n == 1 else 'refs'} on {remote} (first: {first})")
+    if copied:
+        what.append(f"copies {copied} of this clone's accepted memory refs (refs/hn/remotes/*) there")
+    return (f"this push {' and '.join(what)}: memory history is append-only, and whoever relies on "
+            f"{remote}'s streams loses them; push branches and tags by name instead of --mirror")
 
 
 def _removing_anchors(repo: Repo, remote: str, data: bytes) -> str:

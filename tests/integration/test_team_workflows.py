@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from helpers import actor_of, git, hn, hn_proc, make_repo
+from helpers import actor_of, git, hn, hn_proc, make_repo, refs_snapshot, shared_remote
 
 OTHER_STREAM = "sha256:" + "ab" * 32
 
@@ -479,3 +479,31 @@ def test_sync_withholds_a_stream_with_secret_shaped_text_as_a_push_does(tmp_path
     assert git(remote, "for-each-ref", "--format=%(objectname)", "refs/hn/memory/") == published
     r = hn(alice, "sync", "--json")
     assert r.code == 1 and json.loads(r.out)["published"] == 0  # withheld is not counted as published
+
+
+def test_a_push_that_deletes_memory_refs_warns_and_block_mode_refuses_it(tmp_path):
+    """``git push --mirror`` from a clone that holds only its own streams deletes every other
+    memory ref on that remote (and copies the clone's accepted copies there)."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    for repo in (a, b):
+        assert hn(repo, "replication", "select", "--all").code == 0
+    rec = hn(b, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "descendants", "--content", "Bob's")
+    assert rec.code == 0 and hn(b, "sync").code == 0
+    assert hn(a, "sync").code == 0
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(remote), str(mirror))
+    git(a, "remote", "add", "m", str(mirror))
+    assert hn(a, "hooks", "install").code == 0
+    before = refs_snapshot(mirror)
+    bobs = f"refs/hn/memory/{rec.json()['actor']}/{rec.json()['stream'][7:]}"
+    git(a, "config", "hn.prePush", "block")
+    refused = subprocess.run(["git", "push", "--mirror", "m"], cwd=a, capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert (f"git-hn: this push deletes 1 memory ref on m (first: {bobs}) and copies 1 of this clone's "
+            "accepted memory refs (refs/hn/remotes/*) there: memory history is append-only") in refused.stderr
+    assert refs_snapshot(mirror) == before
+    git(a, "config", "hn.prePush", "warn")
+    warned = subprocess.run(["git", "push", "-q", "origin", "--delete", bobs], cwd=a, capture_output=True,
+                            text=True)
+    assert f"git-hn: this push deletes 1 memory ref on origin (first: {bobs})" in warned.stderr
