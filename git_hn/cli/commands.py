@@ -323,7 +323,7 @@ def recall_command(values: dict) -> int:
             render.lines(core.human_lines(doc))
         from .trust import hint
 
-        hint(hidden)  # issue 13: say what the trust policy hid, on stderr
+        hint(hidden, repo)  # issue 13: say what the trust policy hid, on stderr
     return 0
 
 
@@ -635,7 +635,7 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
         render.lines(brief.digest_lines(doc))
     from .trust import hint
 
-    hint(hidden)  # as recall and the brief say it
+    hint(hidden, repo)  # as recall and the brief say it
     return 0
 
 

@@ -10,7 +10,7 @@ typer (``app``) registers them. The hint goes to stderr, after the output, as
 
 from __future__ import annotations
 
-from ..errors import UsageError
+from ..errors import HnError, UsageError
 from . import render
 
 POLICY_INIT_USAGE = "usage: git hn policy init"
@@ -50,9 +50,12 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
 
         raise InputError("untrust takes ACTOR or --kind, not both: trusted kinds apply to every "
                          "trusted actor")
-    outcome = policy_edit.change(open_repo(), trust=trust, actor=positional[0] if positional else None,
-                                 kinds=kinds)
-    render.lines(change_lines(outcome, trust))
+    repo = open_repo()
+    outcome = policy_edit.change(repo, trust=trust, actor=positional[0] if positional else None, kinds=kinds)
+    lines = change_lines(outcome, trust)
+    if trust and outcome.edit.data is None and COMMIT_HINT not in lines and policy_edit.uncommitted(repo):
+        lines.append(COMMIT_HINT)  # "unchanged" in the file, but not yet what recall reads
+    render.lines(lines)
     return 0
 
 
@@ -116,14 +119,20 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
 # -- the hint ----------------------------------------------------------------------------------
 
 
-def hidden_hint(hidden: dict[str, int]) -> str | None:
-    """One line for memories default recall or the brief left out for trust, by trust class."""
+def hidden_hint(hidden: dict[str, int], policy_file: bool = False) -> str | None:
+    """One line for memories default recall or the brief left out for trust, by trust class.
+    ``policy_file``: the working tree has a policy file already (one without a memory section):
+    ``policy init`` would refuse it, ``policy trust`` adds the section."""
     count = sum(hidden.values())
     if not count:
         return None
     what = f"{count} {'memory' if count == 1 else 'memories'}"
     see = "see them with --include-untrusted"
     if hidden.get("policy-missing"):
+        if policy_file:
+            return (f"{what} hidden: no memory trust policy at this commit; {see}; .hn/policy.json in the "
+                    "working tree takes effect once it has a memory section (git hn policy trust "
+                    "ACTOR|--kind KIND adds one) and is committed")
         return (f"{what} hidden: no memory trust policy at this commit; {see}, or create one with "
                 "git hn policy init and commit it")
     classes = {c for c, n in hidden.items() if n}
@@ -143,10 +152,23 @@ def brief_hint(repo, doc: dict) -> None:
         from ..service.policy_edit import policy_present
 
         present = policy_present(repo, doc["atCommit"])
-        hint({"untrusted" if present else "policy-missing": count})
+        hint({"untrusted" if present else "policy-missing": count}, repo)
 
 
-def hint(hidden: dict[str, int]) -> None:
-    text = hidden_hint(hidden)
+def hint(hidden: dict[str, int], repo=None) -> None:
+    text = hidden_hint(hidden, hidden.get("policy-missing", 0) > 0 and _policy_file(repo))
     if text:
         render.hint(text)
+
+
+def _policy_file(repo) -> bool:
+    """Whether the working tree has a policy file (asked only for the hint, on its path)."""
+    if repo is None:
+        return False
+    from ..store import worktree
+
+    try:
+        top = worktree.toplevel(repo)
+        return top is not None and worktree.read_policy(top) is not None
+    except HnError:
+        return True  # something is there

@@ -84,6 +84,13 @@ def change(repo: Repo, *, trust: bool, actor: str | None, kinds) -> Outcome:
     return Outcome(who, result)
 
 
+def uncommitted(repo: Repo) -> bool:
+    """Whether the working tree's policy differs from HEAD's (or is not tracked yet)."""
+    proc = repo.git.run(["-C", _top(repo), "status", "--porcelain", "--untracked-files=all", "--",
+                         worktree.POLICY])
+    return proc.returncode == 0 and bool(proc.stdout.strip())
+
+
 def known_actors(repo: Repo, listed=()) -> list[Known]:
     """Local identities first, then authors of verified memory (newest name first), then the
     actors ``listed`` (by the policy file itself, with no name)."""

@@ -139,6 +139,8 @@ def test_trust_and_untrust_by_name_prefix_and_id_change_what_recall_returns(team
     assert r.out.splitlines() == [f"Trusted Bob ({b[:12]}) for {', '.join(ALL_KINDS)}", COMMIT_HINT]
     assert git(alice, "diff", "--cached", "--name-only") == ""  # never staged
     assert _recall_ids(alice) == [mine]  # not committed yet
+    again = hn(alice, "policy", "trust", "Bob")  # the file has it; what recall reads does not yet
+    assert again.out.splitlines() == [f"Unchanged: Bob ({b[:12]}) is already trusted", COMMIT_HINT]
     _commit(alice)
     assert _show(alice)["memory"]["trustedActors"] == sorted([a, b])
     assert _recall_ids(alice) == sorted([mine, decision, observation])
@@ -348,6 +350,11 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     assert hn(alice, "memory", "brief", "--include-untrusted").err == ""
 
     assert hn(alice, "policy", "init").code == 0
+    # written, not committed (or committed without a memory section): init would refuse now
+    assert hn(alice, "memory", "recall").err == _hint(
+        "3 memories hidden: no memory trust policy at this commit; see them with --include-untrusted; "
+        ".hn/policy.json in the working tree takes effect once it has a memory section (git hn policy "
+        "trust ACTOR|--kind KIND adds one) and is committed")
     _commit(alice)
     authors = _hint("1 memory hidden by the trust policy; see them with --include-untrusted, or trust "
                     "their authors with git hn policy trust ACTOR")
