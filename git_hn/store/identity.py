@@ -55,7 +55,8 @@ class Identity:
 
 class NoIdentity(InputError):
     def __init__(self):
-        super().__init__("no identity; run 'git hn init'")
+        super().__init__("no identity; run 'git hn init' (or, to sign as one you exported in another "
+                         "clone, git hn identity import FILE --activate)")
 
 
 def _read_record(data: bytes, keys: tuple[str, ...]) -> dict:

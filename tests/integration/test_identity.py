@@ -104,9 +104,11 @@ def test_no_identity_refuses_and_writes_nothing(repo):
     before = refs_snapshot(repo)
     r = hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--content", "x")
-    assert (r.code, r.err) == (1, "git-hn: no identity; run 'git hn init'\n")
+    assert (r.code, r.err) == (1, "git-hn: no identity; run 'git hn init' (or, to sign as one you exported in another "
+                  "clone, git hn identity import FILE --activate)\n")
     assert refs_snapshot(repo) == before
-    assert hn(repo, "identity", "show").err == "git-hn: no identity; run 'git hn init'\n"
+    assert hn(repo, "identity", "show").err == ("git-hn: no identity; run 'git hn init' (or, to sign as one you exported in "
+                                                "another clone, git hn identity import FILE --activate)\n")
 
 
 def test_key_file_with_group_permissions_is_refused(inited):

@@ -195,7 +195,8 @@ def test_fresh_clone_workflow(world, tmp_path):
     assert not hn_dir.exists()  # no key, no index, no selection of the publisher
     r = hn(fresh, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--content", "x")
-    assert r.err == "git-hn: no identity; run 'git hn init'\n"
+    assert r.err == ("git-hn: no identity; run 'git hn init' (or, to sign as one you exported in "
+                                                "another clone, git hn identity import FILE --activate)\n")
     assert hn(fresh, "replication", "select", "origin", "--memory", a["stream"]).code == 0
     r = hn(fresh, "sync")
     assert r.code == 0, r.err

@@ -90,7 +90,8 @@ def test_policy_init_trusts_the_active_identity_and_recall_follows_once_committe
 
 def test_policy_init_refuses_to_overwrite_and_needs_an_identity(repo):
     r = hn(repo, "policy", "init")
-    assert (r.code, r.err) == (1, "git-hn: no identity; run 'git hn init'\n")
+    assert (r.code, r.err) == (1, "git-hn: no identity; run 'git hn init' (or, to sign as one you exported in another "
+                  "clone, git hn identity import FILE --activate)\n")
     assert not (repo / ".hn").exists()
     assert hn(repo, "init", "--name", "Alice").code == 0
     (repo / ".hn").mkdir()
