@@ -53,6 +53,19 @@ def _sha(path: str) -> str | None:
         return None
 
 
+def _replaced(path: str, chained: str, mine: dict) -> bool:
+    """Whether a hook manager put the chained hook back over the wrapper (husky re-generating
+    its stubs): the hook is the same as its chained copy, or, with none chained, not git-hn's."""
+    if mine.get("chained") is None:  # anything but a wrapper of ours someone edited
+        try:
+            with open(path, "rb") as fh:
+                ours = b"(installed by `git hn hooks install`" in fh.read(4096)
+        except OSError:
+            return False
+        return not ours and not os.path.lexists(chained)
+    return os.path.lexists(chained) and _fingerprint(path) == _fingerprint(chained)
+
+
 def _fingerprint(path: str) -> str | None:
     """What install records of a hook it chains: its content's SHA-256, or for a link,
     ``link:<its text>`` (what it links to is the team's file, which may change, or may not
@@ -187,8 +200,12 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
             plan.append((name, path, text, path + LEGACY if legacy else None))  # refreshed in place
             continue
         if current is not None:
-            if os.path.lexists(loc.chained(name)):
-                raise InputError(f"hook {loc.chained(name)} already exists; refusing to install")
+            if os.path.lexists(loc.chained(name)) and _fingerprint(loc.chained(name)) != current:
+                # (the same hook twice is a hook manager that rewrote its stubs over the
+                # wrappers, husky's `prepare`: the copy is chained again)
+                raise InputError(f"hook {loc.chained(name)} already exists and differs from {path}; "
+                                 "refusing to install: keep the one that is wanted as "
+                                 f"{path}, remove the other, then install again")
             plan.append((name, path, text, path))
         else:
             plan.append((name, path, text, None))
@@ -248,9 +265,11 @@ def uninstall(loc: Location) -> list[str]:
         if mine is None:
             continue
         path = loc.path(name)
+        chained = loc.current_chained(name) or loc.chained(name)
+        if _sha(path) != mine["wrapper"] and _replaced(path, chained, mine):
+            continue  # the wrapper is gone already (below)
         if _sha(path) != mine["wrapper"]:
             raise InputError(f"hook {path} changed since install; refusing to uninstall")
-        chained = loc.current_chained(name) or loc.chained(name)
         if mine.get("chained") is not None and mine["chained"] not in (_fingerprint(chained), _sha(chained)):
             raise InputError(f"hook {chained} changed since install; refusing to uninstall")
     for name in HOOKS:
@@ -258,6 +277,11 @@ def uninstall(loc: Location) -> list[str]:
         if mine is None:
             continue
         path = loc.path(name)
+        chained = loc.current_chained(name)
+        if _sha(path) != mine["wrapper"]:  # replaced by the hook it chains: drop the copy only
+            if chained is not None:
+                os.unlink(chained)
+            continue
         os.unlink(path)
         if mine.get("chained") is not None:
             if mine.get("chainedLink"):  # the user's relative link, as it was

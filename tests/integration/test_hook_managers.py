@@ -121,6 +121,41 @@ def test_husky_v9_keeps_running_the_teams_pre_push(tmp_path):
     assert not (generated / "hn-chained").exists()
 
 
+def test_husky_regenerating_its_stubs_over_the_wrappers_leaves_a_way_back(tmp_path):
+    """``npx husky`` (every ``npm install``'s ``prepare``) writes its stubs again over git-hn's
+    wrappers: install then chains them again, and uninstall forgets wrappers that are gone."""
+    _remote, a = _team(tmp_path)
+    generated = a / ".husky" / "_"
+    generated.mkdir(parents=True)
+    (generated / ".gitignore").write_text("*")
+    _executable(generated / "h", HUSKY_H)
+    for name in HUSKY_HOOKS:
+        _executable(generated / name, HUSKY_STUB)
+    git(a, "config", "core.hooksPath", ".husky/_")
+    assert hn(a, "hooks", "install").code == 0
+
+    def regenerate():
+        for name in HUSKY_HOOKS:
+            _executable(generated / name, HUSKY_STUB)
+
+    regenerate()
+    r = hn(a, "hooks", "install")
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
+    assert "git-hn pre-push wrapper" in (generated / "pre-push").read_text()
+    regenerate()
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert (generated / "pre-push").read_text() == HUSKY_STUB
+    assert not (generated / "hn-chained").exists()
+    assert not (generated / "reference-transaction").exists()  # (husky has none: git-hn's went)
+    # a hook that differs from the chained copy is the user's call: refused, saying what to do
+    assert hn(a, "hooks", "install").code == 0
+    _executable(generated / "pre-push", "#!/bin/sh\necho mine\n")
+    r = hn(a, "hooks", "install")
+    assert r.code == 1 and "differs from" in r.err and "remove the other, then install again" in r.err
+
+
 def test_a_pre_commit_style_dispatcher_still_finds_its_legacy_hook_from_dollar_zero(tmp_path):
     remote, a = _team(tmp_path)
     marker = tmp_path / "marker"

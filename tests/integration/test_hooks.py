@@ -113,10 +113,16 @@ def test_install_refuses_an_existing_chained_name(tmp_path):
     hooks = a / ".git" / "hooks"
     (hooks / "pre-push").write_text("#!/bin/sh\nexit 0\n")
     (hooks / "hn-chained").mkdir()
-    (hooks / "hn-chained" / "pre-push").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "hn-chained" / "pre-push").write_text("#!/bin/sh\nexit 1\n")
     r = hn(a, "hooks", "install")
-    assert r.err == f"git-hn: hook {hooks / 'hn-chained' / 'pre-push'} already exists; refusing to install\n"
+    assert r.err == (f"git-hn: hook {hooks / 'hn-chained' / 'pre-push'} already exists and differs from "
+                     f"{hooks / 'pre-push'}; refusing to install: keep the one that is wanted as "
+                     f"{hooks / 'pre-push'}, remove the other, then install again\n")
     assert (hooks / "pre-push").read_text() == "#!/bin/sh\nexit 0\n"
+    # the same hook in both places (a hook manager wrote its stub again): chained again
+    (hooks / "hn-chained" / "pre-push").write_text("#!/bin/sh\nexit 0\n")
+    assert hn(a, "hooks", "install").code == 0
+    assert (hooks / "hn-chained" / "pre-push").read_text() == "#!/bin/sh\nexit 0\n"
 
 
 def test_shared_hooks_path(tmp_path):
