@@ -507,3 +507,36 @@ def test_a_push_that_deletes_memory_refs_warns_and_block_mode_refuses_it(tmp_pat
     warned = subprocess.run(["git", "push", "-q", "origin", "--delete", bobs], cwd=a, capture_output=True,
                             text=True)
     assert f"git-hn: this push deletes 1 memory ref on origin (first: {bobs})" in warned.stderr
+
+
+def test_a_remote_that_holds_more_of_a_stream_than_the_gate_allows_is_not_a_failure(tmp_path):
+    """A second remote mirrored from the first after a branch was deleted there: it holds the
+    whole stream, but not the commit its last memory is anchored on, so the gate offers only the
+    memories before it and the remote refuses that as a non-fast-forward. It already has more:
+    nothing to publish (before, every push and sync to it failed)."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    first = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+               "descendants", "--content", "on main").json()
+    git(a, "checkout", "-q", "-b", "feat")
+    git(a, "commit", "-q", "--allow-empty", "-m", "feat")
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "on feat").code == 0
+    git(a, "push", "-q", "origin", "feat")
+    assert hn(a, "sync").code == 0
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    git(a, "push", "-q", "origin", "--delete", "feat")
+    second = tmp_path / "second.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(remote), str(second))
+    git(a, "remote", "add", "second", str(second))
+    git(a, "fetch", "-q", "second")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "main")
+    for i in range(2):  # the push publishes in block mode (synchronously)
+        git(a, "commit", "-q", "--allow-empty", "-m", f"more {i}")
+        pushed = subprocess.run(["git", "-c", "hn.prePush=block", "push", "-q", "second", "main"], cwd=a,
+                                capture_output=True, text=True)
+        assert pushed.returncode == 0, pushed.stderr
+        assert "non-fast-forward" not in pushed.stderr
+    assert git(second, "rev-parse", ref) == git(a, "rev-parse", ref)
+    assert hn(a, "sync", "second").code == 0

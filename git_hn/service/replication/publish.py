@@ -406,14 +406,19 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
     published, rejected = 0, False
     reason = ""  # the server's word on the first refused ref (issue 14)
     done: dict[str, str] = {}
+    behind: dict[str, str] = {}  # ref -> refusal, as non-fast-forwards: the remote may hold more already
     for specs in slices:
+        refused_behind = len(behind)
         proc = repo.git.run(["push", "--porcelain", "--end-of-options", remote, *specs],
                             env={**remote_env(), "HN_HOOK_ACTIVE": "1"})
         for line in proc.stdout.decode("utf-8", "replace").splitlines():
             parts = line.split("\t")
             if len(parts) >= 2 and ":" in parts[1]:
                 ref = parts[1].split(":", 1)[1]
-                if parts[0] == "!":
+                if parts[0] == "!" and len(parts) > 2 and parts[2] == "[rejected] (non-fast-forward)" \
+                        and ref in heads:
+                    behind[ref] = refusal(parts[2], proc.stderr.decode("utf-8", "replace"))
+                elif parts[0] == "!":
                     rejected = True
                     reason = reason or refusal(parts[2] if len(parts) > 2 else "",
                                                proc.stderr.decode("utf-8", "replace"))
@@ -423,8 +428,16 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                         sent.append(ref)
                     if ref in heads:
                         done[ref] = heads[ref]
-        if proc.returncode != 0:
+        if proc.returncode != 0 and len(behind) == refused_behind:  # (else decided below)
             rejected = True
+    ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind})
+    for ref in behind:
+        if ref in ahead:  # the remote has this tip inside a longer chain: nothing to publish
+            published += 1
+            done[ref] = ahead[ref]
+        else:
+            rejected = True
+            reason = reason or behind[ref]
     remember(repo, remote, done)
     if rejected:
         error = phase("memory publication", remote, published)
@@ -436,6 +449,35 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
             error = PhaseError(f"{error.message}: {reason}", published)
         raise error
     return published
+
+
+def _already_beyond(repo: Repo, remote: str, tips: dict[str, str]) -> dict[str, str]:
+    """Of ``tips`` (ref -> the tip a push offered and the remote refused as a non-fast-forward),
+    the refs whose remote tip already contains that tip (ref -> the remote's tip): the remote
+    got the stream further from elsewhere (a mirror of another remote, another clone of the same
+    identity), while this clone offered what its gate allowed. One ``ls-remote`` and one
+    ``rev-list``, only after such a refusal."""
+    if not tips:
+        return {}
+    listed = repo.git.run(["ls-remote", "--refs", "--", remote, *sorted(tips)], env=remote_env())
+    theirs = {}
+    for line in listed.stdout.decode("utf-8", "replace").splitlines():
+        oid, _tab, ref = line.partition("\t")
+        if ref in tips and oid != tips[ref]:
+            theirs[ref] = oid
+    if listed.returncode != 0 or not theirs:
+        return {}
+    present = repo.git.presence(sorted(set(theirs.values())))
+    known = {oid for oid, here in zip(sorted(set(theirs.values())), present) if here}
+    pairs = {ref: oid for ref, oid in theirs.items() if oid in known}
+    if not pairs:
+        return {}  # the remote's commits are not here: this clone cannot tell (the refusal stands)
+    walk = repo.git.run(["rev-list", "--stdin"],
+                        input="".join(f"{tips[r]}\n^{oid}\n" for r, oid in pairs.items()).encode())
+    if walk.returncode != 0:
+        return {}
+    outside = set(walk.stdout.decode("ascii", "replace").split())
+    return {ref: oid for ref, oid in pairs.items() if tips[ref] not in outside}
 
 
 REASON_MAX = 200  # bytes of server text in one error line
