@@ -120,6 +120,18 @@ def shared_remote(root: Path, *names: str) -> tuple[Path, list[Path]]:
     return remote, repos
 
 
+def one_identity_in_two_clones(root: Path) -> tuple[Path, Path, Path]:
+    """``shared_remote`` with Alice's identity in both clones (``identity export`` from the first,
+    ``import --activate`` into the second), each selecting every stream: (remote, a, b)."""
+    remote, (a, b) = shared_remote(root, "Alice", "Second")
+    for repo in (a, b):
+        assert hn(repo, "replication", "select", "--all").code == 0
+    key = root / "alice.id"
+    assert hn(a, "identity", "export", "--output", str(key)).code == 0
+    assert hn(b, "identity", "import", str(key), "--activate").code == 0
+    return remote, a, b
+
+
 def one_stream(tmp_path: Path, n: int) -> Path:
     """A repository ``tmp_path/r`` whose one stream holds ``n`` observations (one import)."""
     repo = make_repo(tmp_path / "r")

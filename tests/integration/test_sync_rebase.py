@@ -6,7 +6,7 @@ real bare remote, real fetches and pushes."""
 
 from __future__ import annotations
 
-from helpers import git, hn, refs_snapshot, shared_remote
+from helpers import git, hn, one_identity_in_two_clones, refs_snapshot
 
 
 def _record(repo, content, *extra) -> dict:
@@ -20,12 +20,7 @@ def _forked(tmp_path):
     """Alice in clone ``a`` and, through ``identity export``/``import``, in clone ``b``: both
     synced one memory, then ``b`` recorded two (the second superseding the first) and ``a`` one,
     which ``a`` published. (remote, a, b, stream ref, b's two memories, a's memory)."""
-    remote, (a, b) = shared_remote(tmp_path, "Alice", "Second")
-    for repo in (a, b):
-        assert hn(repo, "replication", "select", "--all").code == 0
-    key = tmp_path / "alice.id"
-    assert hn(a, "identity", "export", "--output", str(key)).code == 0
-    assert hn(b, "identity", "import", str(key), "--activate").code == 0
+    remote, a, b = one_identity_in_two_clones(tmp_path)
     first = _record(a, "shared start")
     assert hn(a, "sync").code == 0
     assert hn(b, "sync").code == 0

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from helpers import git, hn, hn_proc, make_repo, shared_remote, wait_publication
+from helpers import git, hn, hn_proc, make_repo, one_identity_in_two_clones, shared_remote, wait_publication
 
 
 def _lock(repo, what: str, remote: str = "origin"):
@@ -123,12 +123,7 @@ def test_ref_lock_files_a_killed_sync_left_are_removed(tmp_path):
 def test_one_identity_in_two_clones_publishes_nothing_from_the_clone_behind(tmp_path):
     """The same person in two clones (identity export/import): the clone that is behind has
     nothing to publish; before, each of its syncs failed as a refused non-fast-forward push."""
-    remote, (a, b) = shared_remote(tmp_path, "Alice", "Second")
-    for repo in (a, b):
-        assert hn(repo, "replication", "select", "--all").code == 0
-    key = tmp_path / "alice.id"
-    assert hn(a, "identity", "export", "--output", str(key)).code == 0
-    assert hn(b, "identity", "import", str(key), "--activate").code == 0
+    remote, a, b = one_identity_in_two_clones(tmp_path)
     first = _record(a, "one")
     assert hn(a, "sync").code == 0
     assert hn(b, "sync").code == 0
