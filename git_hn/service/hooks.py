@@ -493,8 +493,9 @@ def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
         what.append(f"deletes {n} memory {'ref' if n == 1 else 'refs'} on {remote} (first: {first})")
     if copied:
         what.append(f"copies {copied} of this clone's accepted memory refs (refs/hn/remotes/*) there")
+    advice = "; push branches and tags by name instead of --mirror" if copied else ""
     return (f"this push {' and '.join(what)}: memory history is append-only, and whoever relies on "
-            f"{remote}'s streams loses them; push branches and tags by name instead of --mirror")
+            f"{remote}'s streams loses them{advice}")
 
 
 def _removing_anchors(repo: Repo, remote: str, data: bytes) -> str:
