@@ -236,8 +236,8 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
     from a remote ref it force-updates or deletes, and from no new tip it sends and no other
     remote-tracking ref of ``remote``; and the old tips of the refs it moves (which contain them
     all). A tag does not keep a commit: a local one may never be pushed, and an importer's plain
-    fetch does not follow a tag to a commit on no branch. One ``rev-list``, only when the push moves or deletes an existing remote
-    ref (a fast-forward lists nothing)."""
+    fetch does not follow a tag to a commit on no branch. One ``rev-list``, only when the push
+    moves or deletes an existing remote ref (a fast-forward lists nothing)."""
     zero = "0" * repo.oid_hex_len
     prefix = "refs/heads/"
     lines, updated = [], []
