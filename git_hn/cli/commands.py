@@ -74,9 +74,7 @@ def init_command(name: str | None, extra: list[str]) -> int:
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
                   f"Private identity stored in {path}"])
     if ident.name == identity.ANONYMOUS and (name is None or not name.strip()):
-        render.hint(f'named "{identity.ANONYMOUS}": no --name was given and git config user.name is not set, '
-                    "and the name is signed into every memory you record; to choose one before you record, "
-                    f"rm {path} {repo.active_path()} && git hn init --name NAME")
+        render.hint(identity.anonymous_hint(repo, path))
     return 0
 
 
@@ -215,14 +213,9 @@ def supersede_command(values: dict, positional: list[str]) -> int:
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
         _warn(notes)
     code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
-    earlier = [s for s in earlier if s != result.memory_id]
-    if earlier and not result.replayed:  # (a replay made nothing new)
-        from ..core.gostr import short_id
-
-        render.hint(f"memory {short_id(target)} was already superseded by {short_id(earlier[0])}"
-                    + (f" and {len(earlier) - 1} more" if len(earlier) > 1 else "")
-                    + f"; it now has {len(earlier) + 1} successors (lifecycle branching): to continue a line "
-                    "instead, supersede its latest memory (git hn memory log --graph shows the lines)")
+    branched = lifecycle.branching_hint(target, earlier, result)
+    if branched:
+        render.hint(branched)
     return code
 
 

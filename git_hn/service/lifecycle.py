@@ -208,6 +208,20 @@ def successors(repo: Repo, target: str) -> list[str]:
     return stateview.serve(repo, from_view, full)
 
 
+def branching_hint(target: str, earlier: list[str], result: Appended) -> str:
+    """After ``supersede``: when ``target`` had supersessions already (``earlier``, asked before
+    the append), the line that says it now branches; "" otherwise (also for a replay)."""
+    from ..core.gostr import short_id
+
+    earlier = [s for s in earlier if s != result.memory_id]
+    if not earlier or result.replayed:
+        return ""
+    more = f" and {len(earlier) - 1} more" if len(earlier) > 1 else ""
+    return (f"memory {short_id(target)} was already superseded by {short_id(earlier[0])}{more}; it now has "
+            f"{len(earlier) + 1} successors (lifecycle branching): to continue a line instead, supersede its "
+            "latest memory (git hn memory log --graph shows the lines)")
+
+
 class AlreadyRetracted(NamedTuple):
     """``retract`` of a memory that is already retracted: nothing was appended."""
     target: str

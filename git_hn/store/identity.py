@@ -238,6 +238,14 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
 ANONYMOUS = "anonymous"  # the name ``init`` signs with when it is given none and Git has none
 
 
+def anonymous_hint(repo: Repo, path: str) -> str:
+    """What ``init`` says after it fell back to ``ANONYMOUS`` (stored at ``path``): the name is
+    signed into every memory, and how to replace the identity before anything is signed."""
+    return (f'named "{ANONYMOUS}": no --name was given and git config user.name is not set, and the name '
+            "is signed into every memory you record; to choose one before you record, "
+            f"rm {path} {repo.active_path()} && git hn init --name NAME")
+
+
 def check_signing_name(name: str, fix: str = "choose another with --name NAME") -> None:
     """Refuse a name no envelope could carry (§1.5: control characters, more than 256 bytes,
     blank, not UTF-8), which would make every later append fail with ``memory actorName is
