@@ -15,6 +15,7 @@ decided by the caller (``mcp_server.call``), before any of this.
 from __future__ import annotations
 
 import json
+import re
 
 from ..core.limits import HANDOFF_LISTS, LIMITS, WARNING
 from ..errors import InputError
@@ -23,7 +24,12 @@ from ..errors import InputError
 def _request_bytes(arguments) -> bytes:
     # ASCII with \u escapes: the strict reader then sees exactly what a client sent, lone
     # surrogates included, and refuses what --input would refuse
-    return json.dumps(arguments, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+    try:
+        return json.dumps(arguments, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+    except ValueError:  # a number too large for a float (1e400) the client's JSON became inf:
+        pass            # written back as such a number, the strict reader words it as --input does
+    text = json.dumps(arguments, ensure_ascii=True, separators=(",", ":"), allow_nan=True)
+    return re.sub(r'(?<=[:\[,])(-?)Infinity(?=[,\]}])', r"\g<1>1e400", text).encode("ascii")
 
 
 def _jtype(v) -> str:

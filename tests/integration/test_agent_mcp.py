@@ -636,3 +636,25 @@ def test_requests_sent_before_stdin_closes_are_answered(inited):
     assert not by_id[3]["result"].get("isError") and not by_id["r"]["result"].get("isError")
     logged = json.loads(hn(inited, "memory", "log", "--json").out)["memories"]
     assert written["memoryId"] in [m["id"] for m in logged]
+
+
+def test_a_number_too_large_for_a_float_is_refused_as_input_refuses_it(inited):
+    """``1e400`` in a client's JSON becomes infinity in the SDK; it used to end the call with
+    ``internal error: ValueError``. It is written back as that number, so the call gets the
+    message ``--input`` gives for the same document."""
+    import subprocess
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "pipe", "version": "1"}}}
+    lines = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+             '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_recall",'
+             '"arguments":{"maxRecords":1e400}}}']
+    proc = subprocess.run(["git", "hn", "mcp"], cwd=inited, input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    answer = next(a for a in map(json.loads, proc.stdout.splitlines()) if a.get("id") == 2)
+    assert answer["result"]["isError"]
+    said = answer["result"]["content"][0]["text"]
+    cli = hn(inited, "memory", "recall", "--input", "-", "--json", input=b'{"version":0,"maxRecords":1e400}')
+    assert said == cli.err.rstrip("\n") == "git-hn: recall input field maxRecords must be a positive integer"
