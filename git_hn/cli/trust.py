@@ -162,13 +162,15 @@ def hint(hidden: dict[str, int], repo=None) -> None:
 
 
 def _policy_file(repo) -> bool:
-    """Whether the working tree has a policy file (asked only for the hint, on its path)."""
+    """Whether the working tree has something at the policy's path (asked only for the hint)."""
     if repo is None:
         return False
+    import os
+
     from ..store import worktree
 
     try:
         top = worktree.toplevel(repo)
-        return top is not None and worktree.read_policy(top) is not None
     except HnError:
-        return True  # something is there
+        return False
+    return top is not None and os.path.lexists(worktree.policy_path(top))

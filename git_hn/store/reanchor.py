@@ -133,16 +133,15 @@ def _published_tips(repo: Repo, listing: list) -> dict[str, set[str]]:
 def given(repo: Repo, ref: str | None = None) -> list[tuple[str, str, str]] | None:
     """(remote, ref, head) of each tip publication gave a remote, as the verified state recorded
     them (of ``ref`` only, when named); None when the state cannot be read."""
-    sql, args = "SELECT remote, ref, head FROM published", ()
-    if ref is not None:
-        sql, args = sql + " WHERE ref = ?", (ref,)
+    from .state import given_everywhere
+
     try:
         with statedb.locked(repo, exclusive=False, wait=2.0):
             conn = statedb.open_sealed(repo, readonly=True)
             if conn is None:
                 return None
             try:
-                return conn.execute(sql, args).fetchall()
+                return given_everywhere(conn, ref)
             finally:
                 conn.close()
     except (HnError, OSError, statedb.Unwritable, statedb.sqlite3.Error):

@@ -659,6 +659,14 @@ def published_lines(conn, remote: str) -> set[str]:
     return set(row[0].split("\n")) if row and row[0] else set()
 
 
+def given_everywhere(conn, ref: str | None = None) -> list[tuple[str, str, str]]:
+    """(remote, ref, head) of every tip publication gave any remote (of ``ref`` only, if named):
+    what re-anchoring and ``sync --rebase`` must never sign again."""
+    if ref is None:
+        return conn.execute("SELECT remote, ref, head FROM published").fetchall()
+    return conn.execute("SELECT remote, ref, head FROM published WHERE ref = ?", (ref,)).fetchall()
+
+
 def published_of(conn, remote: str, refs: list[str]) -> dict[str, str]:
     """``published_heads`` for ``refs`` only (a few: one lookup each)."""
     out = {}

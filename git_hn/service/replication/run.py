@@ -508,8 +508,9 @@ class Import:
         from . import accepted as acceptedmod
 
         if isinstance(self.accepted, acceptedmod.FromState):  # (its lock is held: asked in it)
-            given = self.accepted.conn.execute("SELECT remote, ref, head FROM published WHERE ref = ?",
-                                               (ref,)).fetchall()
+            from ...store.state import given_everywhere
+
+            given = given_everywhere(self.accepted.conn, ref)
         else:
             from ...store.reanchor import given as given_of
 
