@@ -5,11 +5,16 @@ Owns: reading and writing the agent files of the working tree (``setup_content``
 file back byte for byte, ``<common-gitdir>/hn/setup/record-v0.json``. Trusts: Git's answer about
 the working tree; nothing in the files it edits.
 
-The record holds, per file (by real path), the bytes before git-hn first changed it (or that it
-did not exist), the SHA-256 of what setup last wrote, the agents that rely on it (``AGENTS.md``
-serves both ``codex`` and ``agents-md``) and the directories setup created. ``--remove`` restores
-those bytes when the file is still exactly what setup wrote; when someone changed it since, it
-takes out only git-hn's entries and keeps the rest (and says so). A file still used by another
+The record holds, per file, the bytes before git-hn first changed it (or that it did not exist),
+the SHA-256 of what setup last wrote, the agents that rely on it (``AGENTS.md`` serves both
+``codex`` and ``agents-md``) and the directories setup created. A file is named by its real path
+relative to its working tree, prefixed with ``<worktree id>//`` in a linked worktree (they share
+the record in the common git directory), so the record still matches after the repository or
+the worktree is moved; records of older versions, keyed by absolute path, are read too.
+``--remove`` restores those bytes when the file is still exactly what setup wrote and they held
+nothing of git-hn's; otherwise it takes out only git-hn's entries and keeps the rest (and says
+when the file changed since). An entry of git-hn's form that the bytes before already held (the
+user's own brief hook) is theirs and stays. A file still used by another
 agent's setup is kept. The record is written before the files, so a crash in between leaves a
 record that no file matches: ``--remove`` then falls back to taking git-hn's entries out.
 
@@ -117,11 +122,49 @@ def _read(real: str, rel: str) -> bytes | None:
 
 
 def _missing_dirs(real: str, top: str) -> list[str]:
+    """The directories above ``real`` that do not exist yet, relative to ``top``."""
     out, cur = [], os.path.dirname(real)
     while cur != top and _inside(cur, top) and not os.path.isdir(cur):
-        out.append(cur)
+        out.append(_relative(cur, top))
         cur = os.path.dirname(cur)
     return out[::-1]
+
+
+def _relative(real: str, top: str) -> str:
+    return os.path.relpath(real, top).replace(os.sep, "/")
+
+
+def _worktree_id(repo: Repo) -> str:
+    """"" for the main working tree, else the linked worktree's name under ``worktrees/``."""
+    git_dir = os.path.realpath(repo.git_dir)
+    return "" if git_dir == os.path.realpath(repo.common_dir) else os.path.basename(git_dir)
+
+
+class Keys:
+    """How the record names the files and directories of this working tree."""
+
+    def __init__(self, repo: Repo, top: str):
+        self.top, self.prefix = top, (lambda w: f"{w}//" if w else "")(_worktree_id(repo))
+
+    def key(self, real: str) -> str:
+        return self.prefix + _relative(real, self.top)
+
+    def adopt(self, files: dict) -> dict:
+        """``files`` with the absolute keys and directories of older records that lie in this
+        working tree made relative (other absolute keys belong to another worktree: kept)."""
+        out = {}
+        for key, entry in files.items():
+            if os.path.isabs(key) and _inside(key, self.top):
+                key = self.key(key)
+            dirs = [_relative(d, self.top) if os.path.isabs(d) and _inside(d, self.top) else d
+                    for d in entry["createdDirs"]]
+            out[key] = {**entry, "createdDirs": dirs}
+        return out
+
+    def directory(self, d: str) -> str | None:
+        """The directory to remove, or None when it is not (any more) in this working tree."""
+        real = d if os.path.isabs(d) else os.path.join(self.top, *d.split("/"))
+        return real if _inside(os.path.realpath(real), self.top) and real != self.top else None
 
 
 def _write(real: str, rel: str, data: bytes | None) -> None:
@@ -158,8 +201,9 @@ def _write(real: str, rel: str, data: bytes | None) -> None:
         raise InputError(f"{rel} cannot be written: {exc.strerror}") from None
 
 
-def _remove_dirs(dirs: list[str]) -> None:
-    for d in sorted(dirs, key=len, reverse=True):
+def _remove_dirs(keys: Keys, dirs: list[str]) -> None:
+    found = [real for real in map(keys.directory, dirs) if real is not None]
+    for d in sorted(found, key=len, reverse=True):
         try:
             os.rmdir(d)
         except OSError:
@@ -180,7 +224,7 @@ def _check_entry(entry) -> bool:
             and all(isinstance(d, str) for d in entry["createdDirs"]))
 
 
-def load_record(repo: Repo) -> dict:
+def load_record(repo: Repo, keys: Keys | None = None) -> dict:
     path = record_path(repo)
     data = private.read_private(repo.hn_dir, path, max_bytes=MAX_RECORD)
     if data is None:
@@ -194,7 +238,7 @@ def load_record(repo: Repo) -> dict:
         ok = False
     if not ok:
         raise LocalStateError(f"setup record {path} is invalid")
-    return files
+    return files if keys is None else keys.adopt(files)
 
 
 def _save_record(repo: Repo, files: dict) -> None:
@@ -222,11 +266,12 @@ def _locked(repo: Repo, timeout: float = 10.0):
 # -- setup and remove --------------------------------------------------------------------------
 
 
-def _targets(repo: Repo, top: str, agent: str) -> list[tuple[content.Target, str, str, bytes | None]]:
+def _targets(repo: Repo, keys: Keys, agent: str) -> list[tuple[content.Target, str, str, bytes | None]]:
+    """(target, path as written, record key, bytes now) of each file of ``agent``."""
     out, seen = [], {}
     for target in content.TARGETS[agent]:
         rel = target.path
-        real = _resolve(repo, top, rel)
+        real = _resolve(repo, keys.top, rel)
         if real in seen:
             raise InputError(f"{rel} and {seen[real]} are the same file; not changed")
         seen[real] = rel
@@ -234,11 +279,11 @@ def _targets(repo: Repo, top: str, agent: str) -> list[tuple[content.Target, str
     return out
 
 
-def _plan_add(agent: str, targets, record: dict) -> list[Planned]:
+def _plan_add(agent: str, targets, record: dict, keys: Keys) -> list[Planned]:
     plans = []
     for target, rel, real, before in targets:
         edit = edit_for(target)
-        entry = record.get(real)
+        entry = record.get(keys.key(real))
         if (target.kind == content.WHOLE and before is not None and before != edit.add(None, rel)
                 and not (entry is not None and entry["written"] == _sha(before))):
             raise InputError(f"{rel} exists and was not written by git hn setup; not changed")
@@ -261,10 +306,11 @@ def _clean(edit: Edit, data: bytes | None, rel: str) -> bool:
         return False
 
 
-def _apply_add(repo: Repo, top: str, agent: str, plans: list[Planned], record: dict) -> int:
+def _apply_add(repo: Repo, keys: Keys, agent: str, plans: list[Planned], record: dict) -> int:
     writes = []
     for p in plans:
-        entry = record.get(p.real)
+        key = keys.key(p.real)
+        entry = record.get(key)
         if p.after == p.before:
             if entry is not None and agent not in entry["owners"]:
                 entry["owners"] = sorted({*entry["owners"], agent})
@@ -273,12 +319,14 @@ def _apply_add(repo: Repo, top: str, agent: str, plans: list[Planned], record: d
             original, exact = _original(entry), entry["exact"]  # a newer version of git-hn's part
             owners, dirs = {*entry["owners"], agent}, list(entry["createdDirs"])
         else:
+            # The bytes before are kept even when they hold entries of git-hn's form (the user's
+            # own brief hook): --remove then keeps those entries (``Edit.original``).
             exact = _clean(p.edit, p.before, p.rel)
-            original = p.before if exact else None
+            original = p.before
             owners = {*entry["owners"], agent} if entry is not None and not exact else {agent}
             dirs = []
-        dirs += _missing_dirs(p.real, top)
-        record[p.real] = {"original": None if original is None else
+        dirs += _missing_dirs(p.real, keys.top)
+        record[key] = {"original": None if original is None else
                           base64.b64encode(original).decode("ascii"),
                           "exact": exact, "written": _sha(p.after), "owners": sorted(owners),
                           "createdDirs": dirs}
@@ -289,19 +337,20 @@ def _apply_add(repo: Repo, top: str, agent: str, plans: list[Planned], record: d
     return len(writes)
 
 
-def _plan_remove(agent: str, targets, record: dict) -> tuple[list[Planned], dict]:
+def _plan_remove(agent: str, targets, record: dict, keys: Keys) -> tuple[list[Planned], dict]:
     plans, updates = [], {}
     for target, rel, real, before in targets:
         edit = edit_for(target)
-        entry = record.get(real)
+        key = keys.key(real)
+        entry = record.get(key)
         others = sorted(set(entry["owners"]) - {agent}) if entry is not None else []
         if others:
-            updates[real] = {**entry, "owners": others}
+            updates[key] = {**entry, "owners": others}
             plans.append(Planned(rel, real, before, before, edit,
                                  f"{rel}: kept (git hn setup {' and '.join(others)} uses it)"))
             continue
         if entry is not None:
-            updates[real] = None
+            updates[key] = None
         if entry is not None and entry["exact"] and entry["written"] == _sha(before):
             after = _original(entry)
             line = f"{rel}: " + ("restored" if after is not None else "removed")
@@ -309,12 +358,13 @@ def _plan_remove(agent: str, targets, record: dict) -> tuple[list[Planned], dict
             after, line = None, f"{rel}: absent"
         else:
             created = entry is not None and entry["exact"] and entry["original"] is None
+            edit.original = None if entry is None else _original(entry)
             after = edit.strip(before, rel, created)
             if after == before:  # a whole file of git-hn's that someone edited stays theirs
                 line = f"{rel}: changed since setup; left as is" if (
                     target.kind == content.WHOLE and entry is not None) else \
                     f"{rel}: {edit.note}" if edit.note else f"{rel}: nothing of git-hn's"
-            elif entry is not None:
+            elif entry is not None and entry["written"] != _sha(before):
                 line = f"{rel}: git-hn's entries removed (the file changed since setup; the rest is kept)"
             else:
                 line = f"{rel}: git-hn's entries removed"
@@ -336,33 +386,33 @@ def run(repo: Repo, agent: str, *, remove: bool = False, dry_run: bool = False) 
     """Set ``agent`` up (or take it out with ``remove``) and return the lines to print; with
     ``dry_run``, return the unified diff of what would change and write nothing."""
     check_agent(agent)
-    top = _worktree(repo)
+    keys = Keys(repo, _worktree(repo))
     name = f"git hn setup {agent}" + (" --remove" if remove else "")
     with _locked(repo):
-        record = load_record(repo)
-        targets = _targets(repo, top, agent)
+        record = load_record(repo, keys)
+        targets = _targets(repo, keys, agent)
         if remove:
-            plans, updates = _plan_remove(agent, targets, record)
+            plans, updates = _plan_remove(agent, targets, record, keys)
         else:
-            plans, updates = _plan_add(agent, targets, record), {}
+            plans, updates = _plan_add(agent, targets, record, keys), {}
         changing = [p for p in plans if p.after != p.before]
         if dry_run:
             diff = [line for p in changing for line in _diff(p)]
             return diff or [f"{name}: nothing would change"]
         if not remove:
-            _apply_add(repo, top, agent, plans, record)
+            _apply_add(repo, keys, agent, plans, record)
         else:
-            dirs = [d for real, entry in updates.items() if entry is None
-                    for d in record[real]["createdDirs"]]
-            for real, entry in updates.items():
+            dirs = [d for key, entry in updates.items() if entry is None
+                    for d in record[key]["createdDirs"]]
+            for key, entry in updates.items():
                 if entry is None:
-                    del record[real]
+                    del record[key]
                 else:
-                    record[real] = entry
+                    record[key] = entry
             _save_record(repo, record)
             for p in changing:
                 _write(p.real, p.rel, p.after)
-            _remove_dirs(dirs)
+            _remove_dirs(keys, dirs)
         lines = [p.line for p in plans]
     if not changing:
         return lines + [f"{name}: " + ("nothing to remove" if remove else

@@ -47,9 +47,12 @@ DIFFERS = (f"an MCP server named {content.SERVER} differs from what setup writes
 class Edit:
     """git-hn's part of one file. ``add`` returns the new bytes (``note`` may then say why an
     existing entry was left as is); ``strip`` returns the bytes without git-hn's part, or None
-    when the file should disappear (only for a file git-hn created, ``created``)."""
+    when the file should disappear (only for a file git-hn created, ``created``). ``original``,
+    when set, is the file as it was before setup first changed it: an entry of git-hn's form
+    found there is the user's own (a brief hook they wrote), and ``strip`` keeps it."""
 
     note = ""
+    original: bytes | None = None
 
     def add(self, data: bytes | None, rel: str) -> bytes:
         raise NotImplementedError
@@ -185,7 +188,8 @@ class JsonHooks(Edit):
             groups = hooks.get(event)
             if not isinstance(groups, list):
                 continue
-            kept = [g for g in groups if not _is_ours(g, event)]
+            theirs = self._theirs(event, rel)
+            kept = [g for g in groups if not _is_ours(g, event) or _taken(theirs, g)]
             if len(kept) != len(groups):
                 changed = True
                 if kept:
@@ -199,6 +203,27 @@ class JsonHooks(Edit):
         if created and not doc:
             return None
         return _dump_json(doc, indent, newline, rel)
+
+
+    def _theirs(self, event: str, rel: str) -> list:
+        """The groups of ``event`` in the original file that have git-hn's form."""
+        if self.original is None:
+            return []
+        try:
+            hooks = _load_json(self.original, rel)[0].get("hooks")
+        except InputError:
+            return []
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        return [g for g in groups if _is_ours(g, event)] if isinstance(groups, list) else []
+
+
+def _taken(pool: list, group) -> bool:
+    """True (and ``group`` taken out of ``pool``) if ``pool`` holds a group equal to it."""
+    for i, g in enumerate(pool):
+        if g == group:
+            del pool[i]
+            return True
+    return False
 
 
 # -- TOML (Codex) ------------------------------------------------------------------------------

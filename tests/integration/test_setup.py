@@ -525,3 +525,68 @@ def test_crlf_markdown_keeps_its_line_endings(inited):
     assert text.count(b"\n") == text.count(b"\r\n")
     setup(inited, "claude", "--remove")
     assert (inited / "CLAUDE.md").read_bytes() == original
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_remove_after_the_repository_moved_restores_the_tree(inited, agent, tmp_path):
+    """The record names files relative to the working tree, so moving the whole repository
+    (``.git`` and its record with it) keeps --remove exact: no empty CLAUDE.md, no ``{}``."""
+    seed(inited, agent)
+    before = tree(inited)
+    setup(inited, agent)
+    moved = tmp_path / "moved" / "project"
+    moved.parent.mkdir()
+    os.rename(inited, moved)
+    out = setup(moved, agent, "--remove")
+    for rel in FILES[agent]:
+        assert f"{rel}: " + ("restored" if rel in PRE else "removed") in out
+    assert tree(moved) == before
+    assert not (moved / ".git/hn/setup/record-v0.json").exists()
+
+
+def test_a_record_of_absolute_paths_is_still_read(inited):
+    """Records written before relative keys named files by absolute real path."""
+    seed(inited, "claude")
+    before = tree(inited)
+    setup(inited, "claude")
+    path = inited / ".git/hn/setup/record-v0.json"
+    doc = json.loads(path.read_bytes())
+    top = os.path.realpath(inited)
+    doc["files"] = {os.path.join(top, key): {**entry, "createdDirs": [
+        os.path.join(top, d) for d in entry["createdDirs"]]} for key, entry in doc["files"].items()}
+    path.write_text(json.dumps(doc))
+    assert "CLAUDE.md: restored" in setup(inited, "claude", "--remove")
+    assert tree(inited) == before
+
+
+def test_linked_worktrees_keep_their_own_records(inited, tmp_path):
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "base"], cwd=inited, check=True)
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "worktree", "add", "-q", str(linked)], cwd=inited, check=True)
+    (inited / "CLAUDE.md").write_bytes(b"# main\n")
+    (linked / "CLAUDE.md").write_bytes(b"# linked\n")
+    main_before, linked_before = tree(inited), tree(linked)
+    setup(inited, "claude")
+    setup(linked, "claude")
+    doc = json.loads((inited / ".git/hn/setup/record-v0.json").read_bytes())
+    assert "CLAUDE.md" in doc["files"] and "linked//CLAUDE.md" in doc["files"]
+    assert "CLAUDE.md: restored" in setup(linked, "claude", "--remove")
+    assert tree(linked) == linked_before
+    assert "CLAUDE.md: restored" in setup(inited, "claude", "--remove")
+    assert tree(inited) == main_before
+
+
+@pytest.mark.parametrize("agent,rel", [("claude", ".claude/settings.json"), ("codex", ".codex/hooks.json")])
+def test_the_users_own_brief_hook_stays_after_remove(inited, agent, rel):
+    """A SessionStart hook running the brief that the user wrote before setup is theirs:
+    setup adds only its other handlers, and --remove takes out only those."""
+    own = {"hooks": {"SessionStart": [{"hooks": [{"type": "command",
+                                                  "command": content.BRIEF_COMMAND}]}]}}
+    (inited / rel).parent.mkdir(parents=True)
+    (inited / rel).write_text(json.dumps(own, indent=2) + "\n")
+    before = (inited / rel).read_bytes()
+    assert f"{rel}: updated" in setup(inited, agent)
+    check_written(inited, agent)
+    out = setup(inited, agent, "--remove")
+    assert f"{rel}: git-hn's entries removed" in out and "changed since" not in out
+    assert (inited / rel).read_bytes() == before
