@@ -202,12 +202,89 @@ def serve(root: str, *, allow_write: bool) -> None:
     from mcp.server.stdio import stdio_server
 
     server = build_server(root, allow_write=allow_write)
+    lines, restore = _claim_stdin()
 
     async def main():
-        async with stdio_server() as (read, write):
+        async with stdio_server(stdin=anyio.wrap_file(lines)) as (read, write):
             await relay(read, write, lambda r, w: server.run(r, w, server.create_initialization_options()))
 
-    anyio.run(main)
+    try:
+        anyio.run(main)
+    finally:
+        restore()
+
+
+def _claim_stdin():
+    """(the screened lines of the client's input, a function putting fd 0 back): the wire is
+    read from a private duplicate of fd 0 while fd 0 points at the null device, as the SDK does
+    for the stdin it opens itself, so a Git child never reads the client's messages."""
+    import fcntl
+    import sys
+
+    try:
+        if sys.stdin is None or sys.stdin.buffer.fileno() != 0:
+            raise OSError
+        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    except (OSError, ValueError, AttributeError):
+        return Screened(sys.stdin.buffer), lambda: None
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    # (never closed: the SDK's reading thread may still block on it after the transport ends)
+    return Screened(os.fdopen(private, "rb", closefd=False)), lambda: os.dup2(private, 0)
+
+
+SCREENED = "gitHnScreened"  # marks an error ``Screened`` made, for ``relay`` to send back
+
+
+class Screened:
+    """The client's input, one line at a time as the SDK's transport reads it, with what the
+    SDK would misread turned into the JSON-RPC error it should get (sent back by ``relay``):
+
+    - a line that is not UTF-8: the SDK decoded it with replacement characters, so a tool call
+      holding a stray byte signed U+FFFD in its place; now ``-32700`` parse error;
+    - a request whose ``id`` is null, an object, an array, a boolean or a number written with a
+      fraction or exponent (``2.0``): the SDK read it as a notification and never answered; now
+      ``-32600`` invalid request, with a null id;
+    - a request whose ``params`` is not an object: ``-32602`` invalid params, with its id.
+
+    Every other line is passed on unchanged, for the SDK to read."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def readline(self) -> str:
+        line = self.raw.readline()
+        if not line:
+            return ""
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            return _error(None, -32700, "Parse error: the message is not valid UTF-8")
+        try:
+            import json
+
+            message = json.loads(text)
+        except ValueError:
+            return text  # (the SDK's parse error)
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            return text
+        ident = message["id"]
+        if not (isinstance(ident, str) or type(ident) is int):
+            return _error(None, -32600, "Invalid Request: id must be a string or an integer")
+        params = message.get("params")
+        if params is not None and not isinstance(params, dict):
+            return _error(ident, -32602, "Invalid params: params must be an object")
+        return text
+
+
+def _error(ident, code: int, message: str) -> str:
+    import json
+
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "error": {
+        "code": code, "message": message, "data": {SCREENED: True}}}) + "\n"
 
 
 async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS) -> None:
@@ -239,6 +316,11 @@ async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS) -> None:
                     await write.send(SessionMessage(_malformed(types, item)))
                     continue
                 message = item.message
+                if isinstance(message, types.JSONRPCError) and _screened(message):
+                    error = types.ErrorData(code=message.error.code, message=message.error.message)
+                    await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message.id,
+                                                                       error=error)))
+                    continue
                 if isinstance(message, types.JSONRPCRequest):
                     pending.add(message.id)
                 elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
@@ -262,6 +344,11 @@ async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS) -> None:
         tg.start_soon(inward)
         tg.start_soon(outward)
         await run(server_reads, server_writes)
+
+
+def _screened(message) -> bool:
+    data = message.error.data
+    return isinstance(data, dict) and data.get(SCREENED) is True
 
 
 def _malformed(types, exc: Exception):

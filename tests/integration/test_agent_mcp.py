@@ -658,3 +658,60 @@ def test_a_number_too_large_for_a_float_is_refused_as_input_refuses_it(inited):
     said = answer["result"]["content"][0]["text"]
     cli = hn(inited, "memory", "recall", "--input", "-", "--json", input=b'{"version":0,"maxRecords":1e400}')
     assert said == cli.err.rstrip("\n") == "git-hn: recall input field maxRecords must be a positive integer"
+
+
+def _initialized() -> list[bytes]:
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "pipe", "version": "1"}}}
+    return [json.dumps(init).encode(), b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
+
+
+def test_requests_the_sdk_would_misread_get_their_json_rpc_error(inited):
+    """The SDK read a request with a null, object, boolean or fractional id as a notification
+    (no answer ever came), answered params that are not an object with a null id, and decoded a
+    stray byte as U+FFFD, which a tool call then signed. Each gets its JSON-RPC error now, and
+    the session goes on."""
+    import subprocess
+
+    before = hn(inited, "memory", "log", "--json").out
+    lines = _initialized() + [
+        b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":true,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":2.5,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1]}',
+        b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"memory_record",'
+        b'"arguments":{"kind":"observation","content":"stray \xff byte"}}}',
+        b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}',
+    ]
+    proc = subprocess.run(["git", "hn", "mcp", "--allow-write"], cwd=inited, input=b"\n".join(lines) + b"\n",
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(x) for x in proc.stdout.splitlines()][1:]
+    assert [(a["id"], a.get("error", {}).get("code")) for a in answers] == [
+        (None, -32600)] * 4 + [(7, -32602), (None, -32700), (9, None)]
+    assert answers[0]["error"]["message"] == "Invalid Request: id must be a string or an integer"
+    assert answers[4]["error"]["message"] == "Invalid params: params must be an object"
+    assert answers[5]["error"]["message"] == "Parse error: the message is not valid UTF-8"
+    assert set(answers[0]["error"]) == {"code", "message"}
+    assert answers[6]["result"]["tools"]
+    assert hn(inited, "memory", "log", "--json").out == before  # nothing was signed
+
+
+def test_the_server_reads_the_wire_from_a_private_descriptor(inited):
+    """While serving, fd 0 is the null device (a Git child started by a tool reads nothing of the
+    client's messages); the wire is read from a duplicate, as the SDK does for its own stdin."""
+    import subprocess
+
+    proc = subprocess.Popen(["git-hn", "mcp"], cwd=inited, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(_initialized()[0] + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        assert os.readlink(f"/proc/{proc.pid}/fd/0") == os.devnull
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
