@@ -228,8 +228,9 @@ def read_document(data: bytes, *, prefix: str, max_bytes: int, fold_keys: bool =
     """Read one strict JSON document; errors are ``error(prefix + cause)``."""
     if len(data) > max_bytes:
         raise error(f"{prefix}JSON exceeds {max_bytes} bytes")
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise error(f"{prefix}JSON is not valid UTF-8")
+    if data.startswith(b"\xef\xbb\xbf"):  # (valid UTF-8, but not JSON: RFC 8259 §8.1)
+        raise error(f"{prefix}invalid JSON: a byte order mark (U+FEFF) starts the document; "
+                    "save it without one")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

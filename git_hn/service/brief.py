@@ -89,9 +89,16 @@ MAX_FOCUS_PATHS = 256  # changed paths that rank a brief (a branch that changed 
 def focus(repo: Repo, at: str, base: str | None, paths=(), topics=()) -> core.Focus:
     """The work at hand: the paths changed between the merge base of ``base`` (default: the
     current branch's upstream, if any) and ``at``, plus ``paths`` and ``topics``. One
-    ``git diff`` when there is a base; none otherwise."""
-    from ..core.grammar import normalize_topic
+    ``git diff`` when there is a base; none otherwise. A path or topic that no memory could
+    carry is refused as recall refuses it."""
+    from ..core.grammar import is_path, is_topic, normalize_topic
+    from ..core.limits import LIMITS
 
+    if not all(is_path(p, LIMITS.max_path) for p in paths):
+        raise InputError("invalid path filter")
+    topics = [normalize_topic(t) for t in topics]
+    if not all(is_topic(t, LIMITS.max_topic) for t in topics):
+        raise InputError("invalid topic filter")
     changed: list[str] = []
     if base is None:
         up = repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", "@{upstream}"])
@@ -104,7 +111,7 @@ def focus(repo: Repo, at: str, base: str | None, paths=(), topics=()) -> core.Fo
             raise InputError(f"cannot compare the brief commit with its base {base}")
         changed = [p for p in diff.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
     return core.Focus(frozenset(sorted(changed)[:MAX_FOCUS_PATHS]) | frozenset(paths),
-                      frozenset(normalize_topic(t) for t in topics))
+                      frozenset(topics))
 
 
 def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,

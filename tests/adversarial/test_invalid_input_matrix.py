@@ -33,7 +33,8 @@ def _cases(head):
          'record input: duplicate JSON field "kind"'),
         ("invalid UTF-8", dump(base).replace(b"valid content", b"valid \xff content"),
          "record input: JSON is not valid UTF-8"),
-        ("byte order mark", b"\xef\xbb\xbf" + dump(base), "record input: JSON is not valid UTF-8"),
+        ("byte order mark", b"\xef\xbb\xbf" + dump(base), "record input: invalid JSON: a byte order mark "
+         "(U+FEFF) starts the document; save it without one"),
         ("encoded surrogate", dump(base).replace(b"valid content", b"\xed\xa0\x80"),
          "record input: JSON is not valid UTF-8"),
         ("content over the limit", dump({**base, "content": "é" * 32768 + "x"}),

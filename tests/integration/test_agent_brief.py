@@ -419,3 +419,15 @@ def test_the_session_start_brief_in_a_repository_without_commits_is_empty_not_an
     unborn = "git-hn: revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)\n"
     assert hn(repo, "memory", "brief", "--json").err == unborn
     assert hn(repo, "memory", "brief", "--at", "HEAD").err == unborn
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--path", "../outside"], "invalid path filter"),
+    (["--path", "/etc/passwd"], "invalid path filter"),
+    (["--topic", ""], "invalid topic filter"),
+])
+def test_brief_refuses_a_focus_no_memory_could_carry(inited, args, message):
+    """``--path``/``--topic`` are checked as recall checks its filters: a path outside the
+    repository used to be accepted and to rank nothing, silently."""
+    r = hn(inited, "memory", "brief", "--json", *args)
+    assert (r.code, r.out, r.err) == (1, "", f"git-hn: {message}\n")

@@ -161,8 +161,10 @@ def test_i_files_only_ever_raise_hn_error(name):
         assert type(exc) is InputError
         assert exc.message.startswith(PREFIX)
         assert exc.message[len(PREFIX):].startswith(DOC_MESSAGES), exc.message
-        if not is_utf8(data) or data.startswith(b"\xef\xbb\xbf"):
+        if not is_utf8(data):
             assert exc.message == PREFIX + "JSON is not valid UTF-8"
+        elif data.startswith(b"\xef\xbb\xbf"):
+            assert exc.message.startswith(PREFIX + "invalid JSON: a byte order mark (U+FEFF)")
     else:
         assert name in I_ACCEPTED
         # Accepted ones are the out-of-double-range numbers, kept as text inside one array.
@@ -271,8 +273,9 @@ def refused(data: bytes, **kw) -> str:
 
 
 def test_bom_refused():
-    assert refused(b"\xef\xbb\xbf{}") == PREFIX + "JSON is not valid UTF-8"
-    assert refused(b"\xef\xbb\xbf") == PREFIX + "JSON is not valid UTF-8"
+    bom = "invalid JSON: a byte order mark (U+FEFF) starts the document; save it without one"
+    assert refused(b"\xef\xbb\xbf{}") == PREFIX + bom
+    assert refused(b"\xef\xbb\xbf") == PREFIX + bom
     # UTF-16 and UTF-32 (with or without BOM) are not UTF-8 documents either.
     assert refused('{"a":1}'.encode("utf-16")) == PREFIX + "JSON is not valid UTF-8"
     assert refused('{"a":1}'.encode("utf-32")) == PREFIX + "JSON is not valid UTF-8"
