@@ -642,9 +642,12 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             rest = parts[2][len("refs/remotes/"):]
             if "/" in rest:
                 touched.add(rest.split("/", 1)[0])
+    fetch = _fetch_process() if touched else None
     for remote in sorted(touched):
         if not os.path.exists(replication.selection_path(repo, remote)):
             continue
+        if fetch is not None and replication.failed_during(repo, remote, fetch):
+            continue  # this fetch's first ref already failed the import, and said so
         try:
             # by the advertisement even for streams known by name: when it finds nothing to
             # import (the usual fetch) it leaves the quiet record, and the hooked fetches after
@@ -658,4 +661,20 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             failed = True
         if failed:
             sys.stderr.write(f"git-hn: memory import from {remote} failed; run git hn sync {remote}\n")
+            if fetch is not None:
+                replication.note_failed(repo, remote, fetch)
     return 0
+
+
+def _fetch_process() -> str | None:
+    """The Git process that ran the hook wrapper (this process's parent): its ID and start time
+    (so a later process given the same ID is another), or None where ``/proc`` cannot say."""
+    def stat(pid: int) -> list[str]:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].decode("ascii").split()
+
+    try:
+        git = int(stat(os.getppid())[1])
+        return f"{git} {stat(git)[19]}"
+    except (OSError, IndexError, ValueError, UnicodeDecodeError):
+        return None

@@ -96,6 +96,31 @@ def pushing_path(repo: Repo, remote: str) -> str:
     return _per_remote(repo, "pushing", remote)
 
 
+def failed_path(repo: Repo, remote: str) -> str:
+    """The note that an import from ``remote`` started by one ``git fetch`` failed (and said so)."""
+    return _per_remote(repo, "failed", remote)
+
+
+def failed_during(repo: Repo, remote: str, fetch: str) -> bool:
+    """True if an import from ``remote`` that the fetch process ``fetch`` started failed: Git
+    runs the hook once per ref it moves, all after the pack arrived, so the next would fail the
+    same way and say so again."""
+    try:
+        return private.read_private(repo.hn_dir, failed_path(repo, remote), max_bytes=128) == (
+            fetch + "\n").encode("ascii")
+    except HnError:
+        return False
+
+
+def note_failed(repo: Repo, remote: str, fetch: str) -> None:
+    """Note for ``failed_during`` (a derived file; best effort)."""
+    try:
+        private.write_private(repo.hn_dir, failed_path(repo, remote), (fetch + "\n").encode("ascii"),
+                              derived=True)
+    except HnError:
+        pass
+
+
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,
                 selection: bytes) -> None:
     """Record that an import from ``remote`` at ``url`` found every selected stream up to date,

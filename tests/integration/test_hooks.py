@@ -409,6 +409,21 @@ def test_fetch_hook_never_fails_the_fetch(clones, tmp_path):
     assert proc.returncode == 0 and "git-hn" not in proc.stderr
 
 
+def test_a_fetch_moving_several_branches_reports_a_failed_import_once(clones):
+    """Git runs the reference-transaction hook once per ref a fetch moves, all after the pack
+    arrived: the import that failed for the first would fail the same way for the others, so it
+    is tried and reported once per fetch (and again by the next fetch)."""
+    remote, a, b = clones
+    assert hn(b, "replication", "select", "origin", "--memory", "sha256:" + "9" * 64).code == 0
+    for round in range(2):
+        git(a, "commit", "-q", "--allow-empty", "-m", f"new {round}")
+        for branch in ("main", "one", "two"):
+            _push(a, "origin", f"HEAD:refs/heads/{branch}")
+        proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
+        assert proc.returncode == 0
+        assert proc.stderr.count("git-hn: memory import from origin failed; run git hn sync origin") == 1, proc.stderr
+
+
 def test_a_chained_reference_transaction_hook_gets_gits_lines_and_can_refuse(tmp_path):
     """The wrapper keeps the transaction's lines in a variable (no temporary file) and hands
     the chained hook the same arguments, ``$0`` and bytes as Git does, for each state; a

@@ -313,6 +313,10 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     assert (out["status"], out["dependencyKind"], out["missingId"]) == ("dependency-missing", "anchor-commit", local)
     assert out["diagnostic"].endswith("; promoted the 1 memory before it")
     assert (doc["promoted"], doc["importedMemories"]) == (1, 1)
+    said = hn(bob, "sync").out  # the human line: the recovery once, then who can bring it back
+    assert said.count(f"fetch a branch that contains {local}, then git hn sync origin") == 1, said
+    assert (f"if no branch of origin has it any more (a rebase, an amend or a deleted branch), a clone "
+            f"that still has it can put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}") in said
     assert hn(bob, "memory", "show", first["memoryId"]).code == 0
     assert hn(bob, "memory", "show", second["memoryId"]).code == 1
     assert git(bob, "rev-parse", f"refs/hn/remotes/origin/memory/{actor_of(alice)}/{first['stream'][7:]}") == \

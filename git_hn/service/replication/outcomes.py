@@ -198,15 +198,27 @@ class SyncResult:
             else:
                 recovery = one_line(o.fields.get("recovery") or "")
                 diagnostic = one_line(o.fields.get("diagnostic", ""))
-                if diagnostic.endswith(f"recovery: {recovery}"):  # §9.12's text already ends with it
+                if f"recovery: {recovery}" in diagnostic:  # §9.12's text already holds it
                     recovery = ""
                 out.append(f"Replication {o.kind} {o.id}: failed ({o.status}): {diagnostic}"
-                           + (f"; {recovery}" if recovery else ""))
+                           + (f"; {recovery}" if recovery else "") + self._anchor_hint(o))
         if current:
             out.append(f"Replication from {self.remote}: {counted(current, 'selection', 'selections')} up to date")
         out += [self._rebased_line(r) for r in self.rebased]
         out += [h.line(self.remote) for h in self.held]
         return out
+
+    def _anchor_hint(self, o) -> str:
+        """For an anchor commit this clone lacks although it fetched: who can bring it back.
+        (Git's pack holds every commit of the branches fetched, so none of those has it; after
+        a rebase, an amend or a deleted branch, only a clone that still has it can.)"""
+        oid = o.fields.get("missingId") or ""
+        if o.fields.get("dependencyKind") != "anchor-commit" or not one_line(
+                o.fields.get("recovery") or "").startswith("fetch a branch that contains"):
+            return ""
+        return (f"; if no branch of {self.remote} has it any more (a rebase, an amend or a deleted "
+                f"branch), a clone that still has it can put it back: git push {self.remote} "
+                f"{oid}:refs/heads/hn-anchor/{oid[:12]}")
 
     def _rebased_line(self, r) -> str:
         """One rebased stream, named by its stream ID (a terminal shortens it, as the outcome
