@@ -314,9 +314,11 @@ def recall_command(values: dict) -> int:
             render.write(terminal.recall(doc, names, bool(values.get("no_color"))))
         else:
             render.lines(core.human_lines(doc))
-        from .trust import hint
+        from .trust import empty_hint, hint
 
         hint(hidden, repo)  # issue 13: say what the trust policy hid, on stderr
+        if not doc["matched"] and not any(hidden.values()):
+            empty_hint(repo)
     return 0
 
 

@@ -38,7 +38,8 @@ RECORD_FIELDS = (
     Opt("--actor", "actor", "A", help="must equal the active identity's actor"),
     Opt("--topic", "topic", "T", multiple=True, help="topic label (repeatable)"),
     Opt("--evidence", "evidence", "TYPED-ID", multiple=True,
-        help="typed evidence: git:<oid>, event:sha256:<id> or memory:sha256:<id> (repeatable)"),
+        help="typed evidence: git:<oid>, event:sha256:<id> or memory:sha256:<id> (repeatable; "
+             "a verification needs one)"),
     Opt("--path", "path", "P", multiple=True, help="anchored repository-relative path (repeatable)"),
     Opt("--blob", "blob", "B", multiple=True, help="expected blob of each --path (once per --path)"),
     Opt("--completed", "completed", "TEXT", multiple=True, help="handoff: completed item"),
@@ -144,8 +145,12 @@ _LIFECYCLE_TAIL = (
     Opt("--allow-secret-shaped", "allow_secret_shaped", help="sign even if the text looks like a credential"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
-RETRACT_OPTS = (Opt("--reason", "reason", "REASON", help="token such as incorrect or obsolete"),) + _LIFECYCLE_TAIL
-CHALLENGE_OPTS = (Opt("--reason", "reason", "REASON", help="token such as evidence-mismatch"),
+RETRACT_OPTS = (Opt("--reason", "reason", "REASON", help="one token of a-z and 0-9 joined by -, such as "
+                                                         "incorrect or obsolete"),) + _LIFECYCLE_TAIL
+CHALLENGE_OPTS = (Opt("--reason", "reason", "REASON", help="one token of a-z and 0-9 joined by -, such as "
+                                                           "evidence-mismatch (to explain in words, record "
+                                                           "an observation and give it as --evidence "
+                                                           "memory:ID)"),
                   Opt("--evidence", "evidence", "TYPED-ID", multiple=True, help="typed evidence (repeatable)"),
                   ) + _LIFECYCLE_TAIL
 

@@ -155,6 +155,17 @@ def brief_hint(repo, doc: dict) -> None:
         hint({"untrusted" if present else "policy-missing": count}, repo)
 
 
+def empty_hint(repo) -> None:
+    """After a recall that matched nothing, in a clone with a remote but no saved replication
+    selection: the team's memory is not imported until one is chosen (a fresh clone's usual
+    state; ``hooks install`` says the same)."""
+    from ..service import hooks
+
+    text = hooks.selection_hint(repo)
+    if text and repo.git.run(["remote"]).stdout.strip():
+        render.hint("nothing matched; " + text + ", then git hn sync")
+
+
 def hint(hidden: dict[str, int], repo=None) -> None:
     text = hidden_hint(hidden, hidden.get("policy-missing", 0) > 0 and _policy_file(repo))
     if text:

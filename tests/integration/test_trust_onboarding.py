@@ -13,7 +13,7 @@ import pytest
 
 from git_hn.core.limits import KINDS
 from git_hn.errors import InputError
-from helpers import actor_of, git, hn, make_repo, record_id
+from helpers import actor_of, git, hn, make_repo, record_id, shared_remote
 
 ALL_KINDS = sorted(KINDS)
 COMMIT_HINT = ("Commit .hn/policy.json to apply it: recall and brief read the policy at the query "
@@ -547,3 +547,20 @@ def make_identity(path: Path) -> Path:
     repo = make_repo(path)
     assert hn(repo, "init", "--name", "Mallory").code == 0
     return repo
+
+
+def test_an_empty_recall_in_a_clone_without_a_selection_says_how_to_import(tmp_path):
+    """A fresh clone imports no memory until a replication selection is saved; a recall that
+    matches nothing there says so (once a selection exists, or with --json, it does not)."""
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    record_id(alice, content="alice decides")
+    assert hn(alice, "sync").code == 0
+    r = hn(bob, "memory", "recall")
+    assert r.code == 0 and r.err == _hint(
+        "nothing matched; no replication selection is saved here, so a fetch imports no memory; choose "
+        "what to import with git hn replication select --all (or --memory sha256:<stream>), then git hn sync")
+    assert hn(bob, "memory", "recall", "--json").err == ""
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert hn(bob, "memory", "recall").err == ""
+    assert hn(bob, "sync").code == 0
+    assert hn(bob, "memory", "recall", "--include-untrusted").out.count("alice decides") == 1
