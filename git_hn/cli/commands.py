@@ -331,7 +331,9 @@ def policy_show_command(rev: str | None, as_json: bool) -> int:
     if as_json:
         render.json_line(doc)
     else:
-        render.lines(service.policy_lines(doc))
+        from .trust import policy_show_lines
+
+        render.lines(policy_show_lines(repo, doc))
     return 0
 
 

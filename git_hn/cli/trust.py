@@ -59,6 +59,17 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
     return 0
 
 
+def policy_show_lines(repo, doc: dict) -> list[str]:
+    """``policy show``'s lines; on a terminal, a trusted actor known here also gets its name."""
+    from ..service import recall
+
+    if not (render.on_terminal() and (doc.get("memory") or {}).get("trustedActors")):
+        return recall.policy_lines(doc)
+    from ..service.policy_edit import known_actors
+
+    return recall.policy_lines(doc, {k.actor: k.names[0] for k in known_actors(repo) if k.names})
+
+
 def change_lines(outcome, trust: bool) -> list[str]:
     from ..core.policyedit import label
 

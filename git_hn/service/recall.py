@@ -224,7 +224,9 @@ def policy_show(repo: Repo, rev: str) -> dict:
     return doc
 
 
-def policy_lines(doc: dict) -> list[str]:
+def policy_lines(doc: dict, names: dict[str, str] | None = None) -> list[str]:
+    """The contract's lines (§6.5); with ``names`` (a terminal's), each trusted actor known here
+    is followed by its signed name, as inert text."""
     lines = [f"Policy commit: {doc['commit']}", f"Policy digest: {doc['policyDigest']}"]
     mem = doc.get("memory")
     if mem is None:
@@ -232,6 +234,12 @@ def policy_lines(doc: dict) -> list[str]:
     lines.append("Memory policy: present")
     from ..core.gostr import one_line
 
-    lines += [f"trustedActor: {one_line(a)}" for a in mem["trustedActors"]]
+    if names:
+        from ..core.log import inert
+
+        lines += [f"trustedActor: {one_line(a)}" + (f"  {inert(names[a]).strip()}" if names.get(a) else "")
+                  for a in mem["trustedActors"]]
+    else:
+        lines += [f"trustedActor: {one_line(a)}" for a in mem["trustedActors"]]
     lines += [f"trustedKind: {k}" for k in mem["trustedKinds"]]
     return lines

@@ -564,3 +564,24 @@ def test_an_empty_recall_in_a_clone_without_a_selection_says_how_to_import(tmp_p
     assert hn(bob, "memory", "recall").err == ""
     assert hn(bob, "sync").code == 0
     assert hn(bob, "memory", "recall", "--include-untrusted").out.count("alice decides") == 1
+
+
+def test_policy_show_names_trusted_actors_on_a_terminal_only(tmp_path):
+    """On a terminal each trusted actor known here is followed by its name (inert: a direction
+    override in a name is escaped); a pipe keeps the contract's lines, byte for byte."""
+    from helpers import on_terminal
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob\u202e")
+    record_id(bob, content="bob decides")
+    assert hn(bob, "sync").code == 0 and hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "sync").code == 0
+    assert hn(alice, "policy", "init").code == 0
+    assert hn(alice, "policy", "trust", actor_of(bob)).code == 0
+    _commit(alice)
+    piped = hn(alice, "policy", "show").out.splitlines()
+    assert f"trustedActor: {actor_of(alice)}" in piped and f"trustedActor: {actor_of(bob)}" in piped
+    shown = on_terminal(alice, ["git", "hn", "policy", "show"], 200, {}).splitlines()
+    assert f"trustedActor: {actor_of(alice)}  Alice" in shown
+    bob_line = next(line for line in shown if actor_of(bob) in line)
+    assert bob_line == f"trustedActor: {actor_of(bob)}  Bob\\u{{202e}}"  # an override, shown inert
+    assert [line.split("  ")[0] for line in shown] == piped
