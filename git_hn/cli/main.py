@@ -48,7 +48,7 @@ git hn policy init | trust [ACTOR] [--kind KIND]... | untrust ACTOR|--kind KIND.
 git hn mcp [--allow-write] [--repo PATH]
 git hn setup claude|codex|cursor|agents-md [--remove] [--print]
 git hn demo
-git hn version
+git hn version [--json]
 
 Run 'git hn <command> -h' for the options of a command.
 """
@@ -280,7 +280,14 @@ def dispatch(argv: list[str]) -> int:
     if cmd == COMPLETE:
         return complete(argv[1:])
     if cmd in ("version", "--version"):
-        sys.stdout.write(f"git-hn {VERSION}\n")
+        rest = argv[1:]
+        if rest and rest[0] in HELP:
+            sys.stdout.write("usage: git hn version [--json]\n")
+            return 0
+        if rest not in ([], ["--json"]):
+            raise UsageError("usage: git hn version [--json]")
+        sys.stdout.write(f'{{"version":"{VERSION}","protocol":"hn-memory/0"}}\n' if rest else
+                         f"git-hn {VERSION}\n")
         return 0
     if cmd == "hooks" and argv[1:2] == ["run"]:
         data = sys.stdin.buffer.read()

@@ -21,6 +21,12 @@ def test_help_and_version(tmp_path):
         assert r.out.startswith("usage: git hn <command>")
         assert "git hn memory record --kind KIND --at REV --applies MODE [record fields]" in r.out
     assert hn(tmp_path, "version").out.startswith("git-hn ")
+    from git_hn.version import VERSION
+
+    assert hn(tmp_path, "version", "--json").json() == {"version": VERSION, "protocol": "hn-memory/0"}
+    assert hn(tmp_path, "version", "-h").out == "usage: git hn version [--json]\n"
+    r = hn(tmp_path, "version", "--jsn")
+    assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn version [--json]\n")
 
 
 def test_plugin_is_found_by_git(repo):
