@@ -66,6 +66,23 @@ def _replaced(path: str, chained: str, mine: dict) -> bool:
     return os.path.lexists(chained) and _fingerprint(path) == _fingerprint(chained)
 
 
+PRE_COMMIT_LEGACY = ".legacy"  # pre-commit's "migration mode": the hook it found, run after its own
+
+
+def _migrated(path: str, mine: dict) -> bool:
+    """Whether pre-commit's ``install`` moved the wrapper to ``<hook>.legacy`` (it runs it)."""
+    return _sha(path) != mine["wrapper"] and _sha(path + PRE_COMMIT_LEGACY) == mine["wrapper"]
+
+
+def _put_back(mine: dict, chained: str, path: str) -> None:
+    """The hook install chained, back at ``path`` as it was (a relative link as its text)."""
+    if mine.get("chainedLink"):
+        os.unlink(chained)
+        os.symlink(mine["chainedLink"], path)
+    else:
+        os.rename(chained, path)
+
+
 def _fingerprint(path: str) -> str | None:
     """What install records of a hook it chains: its content's SHA-256, or for a link,
     ``link:<its text>`` (what it links to is the team's file, which may change, or may not
@@ -266,8 +283,8 @@ def uninstall(loc: Location) -> list[str]:
             continue
         path = loc.path(name)
         chained = loc.current_chained(name) or loc.chained(name)
-        if _sha(path) != mine["wrapper"] and _replaced(path, chained, mine):
-            continue  # the wrapper is gone already (below)
+        if _sha(path) != mine["wrapper"] and (_replaced(path, chained, mine) or _migrated(path, mine)):
+            continue  # the wrapper is gone already, or pre-commit moved it (below)
         if _sha(path) != mine["wrapper"]:
             raise InputError(f"hook {path} changed since install; refusing to uninstall")
         if mine.get("chained") is not None and mine["chained"] not in (_fingerprint(chained), _sha(chained)):
@@ -278,17 +295,18 @@ def uninstall(loc: Location) -> list[str]:
             continue
         path = loc.path(name)
         chained = loc.current_chained(name)
+        if _migrated(path, mine):  # pre-commit runs it as <hook>.legacy: what it chained goes there
+            os.unlink(path + PRE_COMMIT_LEGACY)
+            if chained is not None:
+                _put_back(mine, chained, path + PRE_COMMIT_LEGACY)
+            continue
         if _sha(path) != mine["wrapper"]:  # replaced by the hook it chains: drop the copy only
             if chained is not None:
                 os.unlink(chained)
             continue
         os.unlink(path)
         if mine.get("chained") is not None:
-            if mine.get("chainedLink"):  # the user's relative link, as it was
-                os.unlink(loc.current_chained(name))
-                os.symlink(mine["chainedLink"], path)
-            else:
-                os.rename(loc.current_chained(name), path)
+            _put_back(mine, loc.current_chained(name), path)
     try:
         os.rmdir(os.path.join(loc.dir, CHAINED_DIR))  # only when empty: never anyone else's files
     except OSError:
@@ -303,7 +321,9 @@ def status_lines(loc: Location) -> list[str]:
     for name in HOOKS:
         path = loc.path(name)
         mine = record.get(name)
-        if mine is None or _sha(path) != mine["wrapper"]:
+        if mine is not None and _migrated(path, mine):
+            lines.append(f"{name}: installed (pre-commit runs it as {name}{PRE_COMMIT_LEGACY})")
+        elif mine is None or _sha(path) != mine["wrapper"]:
             lines.append(f"{name}: not installed")
         elif loc.current_chained(name) is not None:
             chained = os.path.relpath(loc.current_chained(name), loc.dir)
@@ -332,6 +352,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     remote already has costs nothing (issue 11). ``data``: the hook's input (what is pushed)."""
     if os.environ.get("HN_HOOK_ACTIVE"):
         return 0
+    # pre-commit's "migration mode" runs this wrapper as pre-push.legacy with this variable set;
+    # inherited by git-hn's own publication push, it makes pre-commit's hook there refuse the push
+    os.environ.pop("PRE_COMMIT_RUNNING_LEGACY", None)
     if remote not in _remotes(repo):
         named = _remote_of_url(repo, remote)
         if named:  # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
@@ -388,7 +411,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     earlier = background.take_failure(repo, remote)
     if earlier:  # a background publication failed: said once, and its streams go again now
         sys.stderr.write(f"git-hn: the last background publication to {remote} failed: {earlier}\n")
-    push_pid = os.environ.get("HN_PUSH_PID", "")  # the git push this hook runs in (the wrapper says)
+    push_pid = _push_process()  # the git push this hook runs in (the wrapper says)
     if publishable and block:
         # what is anchored on commits the remote already has goes now; the rest waits for this
         # push to succeed (publication after it, in the background, as with warn)
@@ -536,7 +559,7 @@ def _note_push(repo: Repo, remote: str, data: bytes) -> None:
     from ..store import private
     from ..store import replication as rstate
 
-    push_pid = os.environ.get("HN_PUSH_PID", "")
+    push_pid = _push_process()
     if not push_pid.isdigit() or not os.path.isfile(rstate.selection_path(repo, remote)):
         return
     oids = set()
@@ -550,6 +573,14 @@ def _note_push(repo: Repo, remote: str, data: bytes) -> None:
                               f"{push_pid}\n{' '.join(sorted(oids))}\n".encode("ascii"), derived=True)
     except (HnError, OSError):
         pass
+
+
+def _push_process() -> str:
+    """The ``git push`` this pre-push hook runs in (``HN_PUSH_PID``, the wrapper's parent, or
+    the Git above a hook manager that ran it): the background publisher waits for it."""
+    from ..store.process import git_above
+
+    return git_above(os.environ.get("HN_PUSH_PID", ""))
 
 
 def run_background_publication(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> int:
@@ -642,7 +673,9 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             rest = parts[2][len("refs/remotes/"):]
             if "/" in rest:
                 touched.add(rest.split("/", 1)[0])
-    fetch = _fetch_process() if touched else None
+    from ..store.process import hook_caller
+
+    fetch = hook_caller() if touched else None
     for remote in sorted(touched):
         if not os.path.exists(replication.selection_path(repo, remote)):
             continue
@@ -664,17 +697,3 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             if fetch is not None:
                 replication.note_failed(repo, remote, fetch)
     return 0
-
-
-def _fetch_process() -> str | None:
-    """The Git process that ran the hook wrapper (this process's parent): its ID and start time
-    (so a later process given the same ID is another), or None where ``/proc`` cannot say."""
-    def stat(pid: int) -> list[str]:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].decode("ascii").split()
-
-    try:
-        git = int(stat(os.getppid())[1])
-        return f"{git} {stat(git)[19]}"
-    except (OSError, IndexError, ValueError, UnicodeDecodeError):
-        return None

@@ -5,7 +5,8 @@ Owns: starting a child with ``os.posix_spawn`` (``Child``: pipes, ``wait``/``pol
 actions, no descriptor beyond the standard three), finding its executable on the child's PATH,
 exchanging input and output with it (``exchange``: one poll set with a pidfd, so an exit is seen
 the moment it happens), holding a stopping signal back while a child is being started
-(``popen``, ``defer_signal``), and waiting for another process to end (``wait_for_exit``).
+(``popen``, ``defer_signal``), waiting for another process to end (``wait_for_exit``), and
+finding the Git process a hook runs in (``hook_caller``, ``git_above``).
 What to run, and with which environment, is ``store.git``'s.
 
 Trusts: the caller's arguments (argv lists, never a shell).
@@ -427,3 +428,44 @@ class Background:
             self._done.release()
             return False
         return True
+
+
+# -- the Git process a hook runs in (Linux ``/proc``; None or the given ID elsewhere) ----------
+
+
+def _stat(pid: int) -> tuple[bytes, list[str]]:
+    """(command name, the fields after it) of ``/proc/<pid>/stat``; OSError where there is none."""
+    with open(f"/proc/{pid}/stat", "rb") as fh:
+        head, tail = fh.read().rsplit(b")", 1)
+    return head.split(b"(", 1)[1], tail.decode("ascii").split()
+
+
+def hook_caller() -> str | None:
+    """The Git process that ran the hook wrapper that started this process (the wrapper's
+    parent): its ID and start time (so a later process given the same ID is another), or None
+    where ``/proc`` cannot say."""
+    try:
+        git = int(_stat(os.getppid())[1][1])
+        return f"{git} {_stat(git)[1][19]}"
+    except (OSError, IndexError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def git_above(given: str) -> str:
+    """The process ID ``given`` if it is a ``git`` process, else the nearest ``git`` above it
+    (a hook manager between Git and the wrapper: pre-commit runs it as ``<hook>.legacy`` from
+    Python), else ``given`` itself."""
+    if not given.isdigit():
+        return given
+    pid = int(given)
+    for _ in range(4):
+        try:
+            name, rest = _stat(pid)
+            if name == b"git":
+                return str(pid)
+            pid = int(rest[1])
+        except (OSError, IndexError, ValueError, UnicodeDecodeError):
+            break
+        if pid <= 1:
+            break
+    return given
