@@ -331,9 +331,9 @@ def policy_show_command(rev: str | None, as_json: bool) -> int:
     if as_json:
         render.json_line(doc)
     else:
-        from .trust import policy_show_lines
+        from .trust import show_policy
 
-        render.lines(policy_show_lines(repo, doc))
+        show_policy(repo, doc)
     return 0
 
 

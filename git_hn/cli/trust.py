@@ -59,15 +59,24 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
     return 0
 
 
-def policy_show_lines(repo, doc: dict) -> list[str]:
-    """``policy show``'s lines; on a terminal, a trusted actor known here also gets its name."""
+def show_policy(repo, doc: dict) -> None:
+    """``policy show``'s lines (on a terminal, a trusted actor known here also gets its name),
+    and a hint for entries that can never match."""
     from ..service import recall
 
-    if not (render.on_terminal() and (doc.get("memory") or {}).get("trustedActors")):
-        return recall.policy_lines(doc)
-    from ..service.policy_edit import known_actors
+    actors = (doc.get("memory") or {}).get("trustedActors") or []
+    if render.on_terminal() and actors:
+        from ..service.policy_edit import known_actors
 
-    return recall.policy_lines(doc, {k.actor: k.names[0] for k in known_actors(repo) if k.names})
+        render.lines(recall.policy_lines(doc, {k.actor: k.names[0] for k in known_actors(repo) if k.names}))
+    else:
+        render.lines(recall.policy_lines(doc))
+    upper = [a for a in actors if a != a.lower()]
+    if upper:  # valid, but trust matches exactly and actor IDs are lowercase (§6.3)
+        render.hint(f"{len(upper)} trusted actor{'s' if len(upper) > 1 else ''} with uppercase hex "
+                    f"never match{'' if len(upper) > 1 else 'es'} an actor (IDs are lowercase), such as "
+                    f"{upper[0][:12]}…: write {'them' if len(upper) > 1 else 'it'} in lowercase, or use "
+                    "git hn policy trust")
 
 
 def change_lines(outcome, trust: bool) -> list[str]:

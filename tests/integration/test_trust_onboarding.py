@@ -585,3 +585,21 @@ def test_policy_show_names_trusted_actors_on_a_terminal_only(tmp_path):
     bob_line = next(line for line in shown if actor_of(bob) in line)
     assert bob_line == f"trustedActor: {actor_of(bob)}  Bob\\u{{202e}}"  # an override, shown inert
     assert [line.split("  ")[0] for line in shown] == piped
+
+
+def test_policy_show_says_an_uppercase_trusted_actor_never_matches(inited):
+    """§6.3: an uppercase entry validates but never matches (actor IDs are lowercase); a
+    hand-edited policy like that trusted no one, silently."""
+    a = actor_of(inited)
+    record_id(inited, content="mine")
+    path = _policy_file(inited)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1},
+                                "memory": {"trustedActors": [a.upper()], "trustedKinds": ["decision"]}}))
+    _commit(inited)
+    r = hn(inited, "policy", "show")
+    assert r.code == 0 and f"trustedActor: {a.upper()}" in r.out.splitlines()
+    assert r.err == _hint(f"1 trusted actor with uppercase hex never matches an actor (IDs are lowercase), "
+                          f"such as {a.upper()[:12]}…: write it in lowercase, or use git hn policy trust")
+    assert _recall_ids(inited) == []  # as the hint says
+    assert hn(inited, "policy", "show", "--json").err == ""
