@@ -8,12 +8,13 @@ _git_hn_words() {
         "hooks install") words="--global" ;;
         "hooks status") words="--global" ;;
         "hooks uninstall") words="--global" ;;
-        "identity") words="show list public export import" ;;
+        "identity") words="show list public export import use" ;;
         "identity export") words="--output" ;;
         "identity import") words="--activate" ;;
         "identity list") words="--no-color" ;;
         "identity public") words="--no-color" ;;
         "identity show") words="--no-color" ;;
+        "identity use") words="" ;;
         "init") words="--name" ;;
         "mcp") words="--allow-write --repo" ;;
         "memory") words="record handoff supersede retract challenge recall show brief digest log export import reanchor view index" ;;

@@ -369,6 +369,17 @@ def identity_import(file: Optional[str] = typer.Argument(None, metavar="FILE", s
     return trust.identity_import_command([file] if file is not None else [], activate)
 
 
+@identity_app.command("use", **CMD)
+def identity_use(actor: Optional[str] = typer.Argument(None, metavar="ACTOR", show_default=False,
+                                                     help="a stored identity's name, a hex prefix of at "
+                                                          "least 8 characters, or its full actor ID")
+                 ) -> int:
+    """Make another identity of this repository's keyring the active one.
+
+    git hn identity list shows them; the memories you record from now on are signed by it."""
+    return trust.identity_use_command([actor] if actor is not None else [])
+
+
 _table_command(memory_app, "brief", options.BRIEF_OPTS,
                "What an agent starting work needs: handoffs, decisions, assumptions, failures, challenges.",
                fast.brief, metavar="")

@@ -22,7 +22,7 @@ usage: git hn <command> [options]
 
 git hn init [--name NAME]
 git hn identity show|list|public
-git hn identity export --output FILE | import FILE [--activate]
+git hn identity export --output FILE | import FILE [--activate] | use ACTOR
 git hn memory record --kind KIND --at REV --applies MODE [record fields]
 git hn memory record --input FILE|- --json
 git hn memory handoff --at REV --applies MODE [record fields]
@@ -54,7 +54,7 @@ Run 'git hn <command> -h' for the options of a command.
 """
 
 GROUPS = {
-    "identity": ({"show", "list", "public", "export", "import"},
+    "identity": ({"show", "list", "public", "export", "import", "use"},
                  "usage: git hn identity <show|list|public>", 'unknown identity command "{}"'),
     "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index",
                 "brief", "digest", "log", "export", "import", "view", "reanchor"},

@@ -1,5 +1,5 @@
 """Command bodies of trust onboarding (issue 13): ``git hn policy init|trust|untrust``,
-``git hn identity export|import``, and the one-line hint recall and brief print when the trust
+``git hn identity export|import|use``, and the one-line hint recall and brief print when the trust
 policy hides memories.
 
 Like ``commands``, each body turns parsed values into one service call and renders the result;
@@ -18,6 +18,7 @@ TRUST_USAGE = "usage: git hn policy trust [ACTOR] [--kind KIND]..."
 UNTRUST_USAGE = "usage: git hn policy untrust ACTOR | --kind KIND..."
 EXPORT_USAGE = "usage: git hn identity export --output FILE"
 IMPORT_USAGE = "usage: git hn identity import FILE [--activate]"
+USE_USAGE = "usage: git hn identity use ACTOR"
 COMMIT_HINT = ("Commit .hn/policy.json to apply it: recall and brief read the policy at the query "
                "commit, never the working tree")
 
@@ -133,6 +134,19 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
     lines.append(f"Active identity: {who}" if active else
                  "Active identity unchanged; add --activate to sign with the imported one")
     render.lines(lines)
+    return 0
+
+
+def identity_use_command(positional: list[str]) -> int:
+    from ..core.gostr import one_line, short_id
+    from ..service import identity_transfer
+    from ..store.repo import open_repo
+
+    if len(positional) != 1:
+        raise UsageError(USE_USAGE)
+    ident, already = identity_transfer.use(open_repo(), positional[0])
+    who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
+    render.lines([f"Unchanged: {who} is already the active identity" if already else f"Active identity: {who}"])
     return 0
 
 

@@ -1,4 +1,5 @@
-"""``git hn identity export|import`` (issue 13): the same actor in every clone of one person.
+"""``git hn identity export|import|use`` (issue 13): the same actor in every clone of one person,
+and a way back to another identity of the keyring.
 
 Export writes the active identity to a new private file (``store.identity_export``), refusing a
 path inside the working tree, where ``git add -A`` and a push would publish the private key
@@ -47,3 +48,23 @@ def import_file(repo: Repo, path: str, activate: bool) -> tuple[identity.Identit
     ident = identity_export.read_export(path)
     record, new, active = identity.install(repo, ident, activate=activate)
     return ident, record, new, active
+
+
+def use(repo: Repo, query: str) -> tuple[identity.Identity, bool]:
+    """Make the stored identity that ``query`` names (a name, a hex prefix of at least eight
+    characters or a full actor ID, as ``policy trust`` takes them, among this keyring's
+    identities only) the active one: (it, whether it was active already)."""
+    from ..core.policyedit import Known, resolve_actor
+
+    stored = [Known(ident.actor, (ident.name,)) for ident, _active in identity.list_identities(repo)]
+    try:
+        who = resolve_actor(query, stored)
+    except InputError as exc:
+        if not exc.message.startswith("no known actor"):
+            raise
+        from ..core.gostr import one_line
+
+        names = ", ".join(f"{one_line(k.names[0])} ({k.actor[:12]})" for k in stored[:5]) or "none"
+        raise InputError(f"no identity of this keyring matches {one_line(query)} (it holds: {names}); "
+                         "import another with git hn identity import FILE") from None
+    return identity.activate(repo, who.actor)

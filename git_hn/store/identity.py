@@ -286,6 +286,21 @@ def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str
     return path, existing is None, current is None or activate or current == ident.actor
 
 
+def activate(repo: Repo, actor: str) -> tuple[Identity, bool]:
+    """``git hn identity use``: make the stored identity of ``actor`` the active one; (it,
+    whether it was active already). Its record is checked first (key pair and name), so the
+    active identity is never one that cannot sign."""
+    ident = load_record(repo, actor)
+    if ident is None:
+        raise InputError(f"no identity of actor {actor} is in this keyring; import it with git hn "
+                         "identity import FILE")
+    check_key_pair(ident.actor, ident.public_key, ident.private_key)
+    if active_actor(repo) == actor:
+        return ident, True
+    private.write_private(repo.hn_dir, repo.active_path(), (actor + "\n").encode("ascii"))
+    return ident, False
+
+
 def list_identities(repo: Repo) -> list[tuple[Identity, bool]]:
     """Every stored record, sorted by actor, with whether it is the active one."""
     directory = repo.identities_dir()
@@ -302,4 +317,5 @@ def list_identities(repo: Repo) -> list[tuple[Identity, bool]]:
     return out
 
 
-__all__ = ["Identity", "NoIdentity", "create", "install", "list_identities", "load_active", "HnError"]
+__all__ = ["Identity", "NoIdentity", "activate", "create", "install", "list_identities", "load_active",
+           "HnError"]

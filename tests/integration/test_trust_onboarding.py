@@ -603,3 +603,32 @@ def test_policy_show_says_an_uppercase_trusted_actor_never_matches(inited):
                           f"such as {a.upper()[:12]}…: write it in lowercase, or use git hn policy trust")
     assert _recall_ids(inited) == []  # as the hint says
     assert hn(inited, "policy", "show", "--json").err == ""
+
+
+def test_identity_use_switches_between_the_keyrings_identities(tmp_path):
+    """After ``identity import --activate`` there was no way back to the clone's own identity
+    but editing ``hn/active`` by hand; ``identity use`` takes a name, a prefix or an ID, among
+    this keyring's identities only, and changes nothing when it cannot say which."""
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    key = tmp_path / "alice.id"
+    assert hn(alice, "identity", "export", "--output", str(key)).code == 0
+    assert hn(bob, "identity", "import", str(key), "--activate").code == 0
+    active = bob / ".git" / "hn" / "active"
+    assert active.read_text() == actor_of(alice) + "\n"
+    r = hn(bob, "identity", "use", "bob")
+    assert (r.code, r.err) == (0, "") and r.out.startswith("Active identity: Bob (")
+    bob_actor = active.read_text().strip()
+    assert bob_actor != actor_of(alice)
+    assert hn(bob, "identity", "use", "BOB").out.startswith("Unchanged: Bob (")
+    assert record_id(bob, content="signed by bob again") and actor_of(bob) == bob_actor
+    assert hn(bob, "identity", "use", actor_of(alice)[:10]).out.startswith("Active identity: Alice (")
+    before = active.read_bytes()
+    for args, message in [
+        (["carol"], "no identity of this keyring matches carol (it holds: "),
+        (["1234567"], "actor prefix 1234567 is shorter than 8 hex characters"),
+        (["f" * 64], f"no identity of actor {'f' * 64} is in this keyring; import it with git hn identity import FILE"),
+        ([], "usage: git hn identity use ACTOR"),
+    ]:
+        r = hn(bob, "identity", "use", *args)
+        assert r.code != 0 and r.err.startswith("git-hn: " + message), r.err
+        assert active.read_bytes() == before
