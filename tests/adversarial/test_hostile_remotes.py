@@ -291,3 +291,31 @@ def test_oversized_pack_is_stopped(arena):
     out = _run(bob, good, stream, "--max-total-bytes", "100000")
     assert out["status"] == "over-budget", out
     assert "exceeded max-total-bytes budget: configured=100000" in out["diagnostic"]
+
+
+@pytest.mark.parametrize("whose", ["a stranger's", "the importer's own actor"])
+def test_a_verified_chain_advertised_under_another_stream_is_never_promoted(arena, whose):
+    """§4.2 step 6 for a chain this clone has verified already: the import used to skip the
+    commits it knew without asking which actor and stream they were signed for, so a remote that
+    advertised Alice's verified head under another ref got it promoted there (on the second
+    sync, or the first when the ref named the importer's own actor), after which that ref broke
+    the index and every append of the importer."""
+    from helpers import actor_of
+
+    remote, alice, bob, f, good = arena
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert hn(bob, "sync").code == 0  # Alice's stream is verified here now
+    head = git(remote, "rev-parse", f"refs/hn/memory/{good['actor']}/{good['stream'][7:]}")
+    actor = "c" * 64 if whose == "a stranger's" else actor_of(bob)
+    stolen = "sha256:" + "ab" * 32
+    git(alice, "push", "-q", str(remote), f"{head}:refs/hn/memory/{actor}/{stolen[7:]}")
+    for _ in range(2):
+        r = hn(bob, "sync", "--json")
+        assert r.code == 1, r
+        out = {o["id"]: o for o in json.loads(r.out)["outcomes"]}[stolen]
+        _expect(out, "structurally-invalid", f"has owner {good['actor']}, want {actor}")
+        assert git(bob, "for-each-ref", "--format=%(refname)", f"refs/hn/remotes/origin/memory/{actor}") == ""
+    assert hn(bob, "memory", "index", "rebuild").code == 0
+    assert hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "bob can still write").code == 0

@@ -35,9 +35,16 @@ class FromState:
                                 "AND c.seq = s.length WHERE s.ref = ?", (ref,)).fetchone()
         return None if row is None else (row[0], row[1])
 
-    def known(self, commits: list[str]) -> dict[str, tuple[int, str]]:
-        """commit -> (sequence, memory ID) for commits some verified chain holds."""
-        return {c: (seq, mid) for c, (_sid, seq, mid) in statemod.known_commits(self.conn, commits).items()}
+    def known(self, commits: list[str]) -> dict[str, tuple[int, str, str, str]]:
+        """commit -> (sequence, memory ID, actor, stream) for commits some verified chain holds
+        (the actor and stream its memory was signed for: a ref may name another)."""
+        out = {}
+        for part in chunks(commits):
+            for c, seq, mid, actor, stream in self.conn.execute(
+                    f'SELECT c."commit", c.seq, c.id, m.actor, m.stream FROM chain c JOIN memories m '
+                    f'ON m.id = c.id WHERE c."commit" IN ({marks(len(part))})', part):
+                out.setdefault(c, (seq, mid, actor, stream))
+        return out
 
     def others(self, actor: str, stream: str, own_ref: str) -> list[str]:
         """The other verified sources of one stream, by ref name."""
@@ -74,16 +81,16 @@ class FromCollection:
         self.collection = collection
         self.by_id = collection.by_id()
         self.by_ref = {s.ref: s for s in collection.sources}
-        self.commits: dict[str, tuple[int, str]] = {}
+        self.commits: dict[str, tuple[int, str, str, str]] = {}
         for memories in collection.chains.values():
             for i, m in enumerate(memories, 1):
-                self.commits.setdefault(m.commit, (i, m.memory_id))
+                self.commits.setdefault(m.commit, (i, m.memory_id, m.envelope.actor, m.envelope.stream))
 
     def source(self, ref: str):
         chain = self.collection.chains.get(ref)
         return (len(chain), chain[-1].memory_id) if chain else None
 
-    def known(self, commits: list[str]) -> dict[str, tuple[int, str]]:
+    def known(self, commits: list[str]) -> dict[str, tuple[int, str, str, str]]:
         return {c: self.commits[c] for c in commits if c in self.commits}
 
     def others(self, actor: str, stream: str, own_ref: str) -> list[str]:

@@ -385,13 +385,15 @@ class Import:
                     continue
                 base = (o.old, got[0], got[1])
             elif not o.old and self.accepted is not None:
-                # already verified here (a local stream imported back): only what is above
-                known = known_all
+                # already verified here (a local stream imported back): only what is above. A
+                # known commit counts only as the stream it was signed for: a hostile remote may
+                # advertise a verified chain under another actor's or stream's ref (§4.2 step 6)
+                known = {c: v for c, v in known_all.items() if (v[2], v[3]) == (o.actor, o.id)}
                 k = 0
                 while k < len(commits) and commits[k][0] in known:
                     k += 1
                 if k:
-                    seq, mid = known[commits[k - 1][0]]
+                    seq, mid, _actor, _stream = known[commits[k - 1][0]]
                     if seq == k:
                         base = (commits[k - 1][0], k, mid)
                         commits = commits[k:]
