@@ -76,7 +76,7 @@ def memo_files(repo) -> list[str] | None:
         try:
             if not private.check_dirs(repo.hn_dir, path):
                 continue
-            for name in sorted(os.listdir(path)):
+            for name in sorted(n for n in os.listdir(path) if not n.startswith(private.TEMPORARY)):
                 st = os.lstat(os.path.join(path, name))
                 parts.append(f"{directory}/{name}\0{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
         except (OSError, HnError):

@@ -164,7 +164,7 @@ def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived
     if st is not None:
         check_file(path, st, max(st.st_size, 1))
     try:
-        write_beside(directory, ".hn-private-", data, lambda tmp: os.rename(tmp, path), mode=FILE_MODE,
+        write_beside(directory, TEMPORARY, data, lambda tmp: os.rename(tmp, path), mode=FILE_MODE,
                      fsync=fsync)
     except OSError as exc:
         raise LocalStateError(f"private identity file {path} cannot be written: {exc.strerror}") from None
@@ -221,6 +221,9 @@ def write_beside(directory: str, prefix: str, data: bytes, place, *, mode: int |
                 pass
 
 
+TEMPORARY = ".hn-private-"  # the name prefix of a write in progress (or killed): never a record
+
+
 def sweep_temporaries(directory: str) -> None:
     """Remove the ``.hn-private-*`` temporaries of writes that were killed in ``directory``
     (a concurrent write's are younger than ``STALE_TEMPORARY``)."""
@@ -232,7 +235,7 @@ def sweep_temporaries(directory: str) -> None:
         return
     now = time.time()
     for name in names:
-        if name.startswith(".hn-private-"):
+        if name.startswith(TEMPORARY):
             path = os.path.join(directory, name)
             st = _lstat(path)
             if st is not None and stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMPORARY:

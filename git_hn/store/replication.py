@@ -318,7 +318,15 @@ def _entries(repo: Repo, directory: str) -> list[str]:
     path = os.path.join(root(repo), directory)
     if not private.check_dirs(repo.hn_dir, path):
         return []
-    return sorted(os.listdir(path))
+    # (a write in progress, or one a kill interrupted: not a record; ``sweep_records`` removes
+    # it once it is old)
+    return sorted(n for n in os.listdir(path) if not n.startswith(private.TEMPORARY))
+
+
+def sweep_records(repo: Repo) -> None:
+    """Remove the temporaries killed writes of anchors and receipts left (best effort)."""
+    for directory in ("anchors", "transactions"):
+        private.sweep_temporaries(os.path.join(root(repo), directory))
 
 
 def load_anchors(repo: Repo) -> dict:

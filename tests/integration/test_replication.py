@@ -514,3 +514,36 @@ def test_a_shallow_clone_without_an_exact_selection_is_told_to_deepen(tmp_path, 
     r = hn(bob, "sync")
     assert r.code == 0, r.err
     assert "promoted 1 selection" in r.out.splitlines()[-1]
+
+
+def test_a_killed_writes_temporary_beside_anchors_and_receipts_is_not_a_record(world):
+    """A sync killed while writing an anchor or a receipt leaves a ``.hn-private-*`` temporary
+    in that directory; it was read as a record, so every read failed ("replication acceptance
+    pending … state=invalid") and every sync refused, for good, and a concurrent command failed
+    the same way while a live sync wrote one. It is no record: commands ignore it, and a sync
+    removes it once it is old (a young one may be a live write)."""
+    import time
+
+    remote, alice, bob = world
+    _rec(alice, "before the kill")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert hn(bob, "sync").code == 0
+    replication = bob / ".git" / "hn" / "replication"
+    old = replication / "transactions" / ".hn-private-00112233aabbccdd"
+    young = replication / "anchors" / ".hn-private-8899aabbccddeeff"
+    for path in (old, young):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text('{"version":1}')
+    hours_ago = time.time() - 7200
+    os.utime(old, (hours_ago, hours_ago))
+    r = hn(bob, "memory", "recall", "--include-untrusted", "--json")
+    assert r.code == 0 and [m["id"] for m in r.json()["memories"]]
+    assert hn(bob, "memory", "index", "verify").code == 0
+    _rec(alice, "after the kill")
+    assert hn(alice, "sync").code == 0
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["importedMemories"] == 1
+    assert not old.exists() and young.exists()
+    assert _rec(bob, "bob still writes")["memoryId"]

@@ -26,6 +26,7 @@ def repair_pending(repo, remote: str) -> None:
     """§9.17: rewrite a ``validated`` receipt from each pending anchor of this remote; an
     anchor whose promotions are already committed (a crash before the ``complete`` receipt) is
     completed instead, since its objects are then accepted."""
+    rstate.sweep_records(repo)
     try:
         pending = rstate.load_pending(repo)
         if not pending.anchors:
