@@ -144,9 +144,11 @@ class Git:
         if self._early:
             if args and args[0] in _WRITERS:
                 self.forget_early()
-            elif input is None and timeout is None:
+            elif input is None:
                 early = self._early.pop(_early_key(args, env), None)
                 if early is not None:
+                    if timeout is not None:  # (counted from now: the bound still holds)
+                        early.timeout = timeout
                     return early.finish()
         full_env = self.env if env is None else {**self.env, **env}
         try:

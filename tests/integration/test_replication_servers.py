@@ -174,3 +174,42 @@ def test_publication_is_non_forced(bare_remote, git_daemon, http_backend, tmp_pa
     assert r.err == "git-hn: publication phase failed after replication: replication memory publication " \
                     "failed for remote origin: [rejected] (non-fast-forward)\n"  # the server's reason
     assert git(bare, "rev-parse", ref) == other
+
+
+def test_a_remote_that_never_answers_the_advertisement_is_given_up(tmp_path):
+    """``hn.syncStallTimeout`` bounded only the fetches: a git:// server that accepts the
+    connection and never sends its refs held ``git hn sync`` for git-hn's outer bound (300 s)."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    held = []
+
+    def accept():
+        while True:
+            try:
+                conn, _addr = listener.accept()
+            except OSError:
+                return
+            held.append(conn)  # read nothing, answer nothing
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        repo = make_repo(tmp_path / "client")
+        git(repo, "remote", "add", "silent", f"git://127.0.0.1:{listener.getsockname()[1]}/x.git")
+        git(repo, "config", "hn.syncStallTimeout", "1")
+        assert hn(repo, "init").code == 0
+        assert hn(repo, "replication", "select", "silent", "--all").code == 0
+        started = time.monotonic()
+        r = hn(repo, "sync", "silent")
+        assert time.monotonic() - started < 30
+        assert r.code == 1 and r.err.endswith("replication advertisement failed for remote silent; the remote "
+                                              "did not answer within 1 s (git config hn.syncStallTimeout)\n"), r.err
+        assert_no_processes_in(repo)
+        assert git(repo, "for-each-ref", "refs/hn") == ""
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()

@@ -27,7 +27,15 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
               answers: dict | None = None) -> tuple[Mapping, set]:
     """({stream: [(actor, oid)]}, {(kind, id)} of well-formed actor and proposal refs).
     ``answers["advertisement"]`` gets Git's output as it came (the quiet record hashes it)."""
-    proc = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=timeout)  # often early
+    from ...errors import GitError
+
+    try:
+        proc = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=timeout)  # often early
+    except GitError:
+        if timeout is None:
+            raise
+        raise PhaseError(f"{phase('advertisement', remote).message}; the remote did not answer within "
+                         f"{timeout:g} s (git config hn.syncStallTimeout)") from None
     if proc.returncode != 0:
         from ...store.transport import unreachable_reason
 

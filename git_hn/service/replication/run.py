@@ -108,7 +108,8 @@ class Import:
         if wanted is None:  # an owner is unknown, or that fetch failed: the whole advertisement
             rstate.forget_quiet(self.repo, self.remote)  # this import decides anew (``_remember_quiet``)
             self.say("advertisement")
-            advertised, others = advertise.advertise(self.repo, self.url, self.remote, answers=answers)
+            advertised, others = advertise.advertise(self.repo, self.url, self.remote, answers=answers,
+                                                     timeout=transfer.stall_timeout(self.repo))
             self.advertised_refs = advertise.AdvertisedRefs(advertised)
             wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
             if not wanted:
