@@ -683,20 +683,20 @@ def hooks_command(which: str, global_: bool) -> int:
 def hooks_run_command(args: list[str], data: bytes) -> int:
     """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``), with the
     hook's standard input."""
-    from ..service import hooks
+    from ..service import hook_runs, hooks
     from ..store.repo import open_repo
 
     if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
         raise UsageError("usage: git hn hooks install|uninstall|status [--global]")
     repo = open_repo()
     if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
-        return hooks.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")
+        return hook_runs.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")
     if render.stderr_on_terminal():
         from . import notice
 
         notice.install()  # Git waits on these hooks, and so does whoever is at its terminal
     if args[0] == "pre-push":
-        return hooks.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
+        return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
     if args[0] == "post-rewrite":
-        return hooks.run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
-    return hooks.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data)
+        return hook_runs.run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
+    return hook_runs.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data)

@@ -92,7 +92,7 @@ def quiet_path(repo: Repo, remote: str) -> str:
 
 
 def pushing_path(repo: Repo, remote: str) -> str:
-    """The pre-push hook's note of the push to ``remote`` in progress (``hooks._note_push``)."""
+    """The pre-push hook's note of the push to ``remote`` in progress (``hook_runs._note_push``)."""
     return _per_remote(repo, "pushing", remote)
 
 

@@ -714,3 +714,28 @@ def test_install_hints_that_a_fetch_imports_nothing_until_a_selection_is_saved(t
     assert hn(repo, "hooks", "uninstall").code == 0
     r = hn(repo, "hooks", "install")
     assert (r.code, r.err) == (0, "")
+
+
+def test_an_install_that_fails_part_way_changes_nothing(tmp_path):
+    """A wrapper that cannot be written after others were (here: a directory where its temporary
+    goes) used to leave live wrappers no record tracked (``status``: not installed; a later
+    install chained them as the user's own hooks). Everything done is taken back, and the error
+    says what failed in one line."""
+    repo = make_repo(tmp_path / "r")
+    hooks = repo / ".git" / "hooks"
+    (hooks / "pre-push").write_text("#!/bin/sh\necho team\n")
+    (hooks / "pre-push").chmod(0o755)
+    before = {p.name: p.read_bytes() for p in hooks.iterdir() if p.is_file()}
+    (hooks / "post-rewrite.hn-tmp").mkdir()
+    r = hn(repo, "hooks", "install")
+    assert r.code == 1 and r.out == ""
+    assert r.err.startswith(f"git-hn: hooks could not be installed in {hooks}: ") and \
+        r.err.endswith("; nothing was changed\n") and r.err.count("\n") == 1, r.err
+    (hooks / "post-rewrite.hn-tmp").rmdir()
+    assert {p.name: p.read_bytes() for p in hooks.iterdir() if p.is_file()} == before
+    assert not (hooks / "hn-chained").exists()
+    assert hn(repo, "hooks", "status").out.splitlines() == [
+        "pre-push: not installed", "reference-transaction: not installed", "post-rewrite: not installed"]
+    r = hn(repo, "hooks", "install")  # and the next install chains the team's hook, not a wrapper
+    assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
+    assert (hooks / "hn-chained" / "pre-push").read_text() == "#!/bin/sh\necho team\n"

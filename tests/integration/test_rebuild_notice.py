@@ -137,12 +137,12 @@ def test_the_hooks_git_waits_on_listen_and_the_background_publisher_does_not(str
     its terminal) waiting: those hooks draw the line too; the publisher Git does not wait on, whose
     output could land on a prompt, never does."""
     from git_hn.cli import commands, notice, render
-    from git_hn.service import hooks
+    from git_hn.service import hook_runs, hooks
 
     installed = []
     monkeypatch.setattr(render, "stderr_on_terminal", lambda: True)
     monkeypatch.setattr(notice, "install", lambda: installed.append(True))
-    monkeypatch.setattr(hooks, "run_background_publication", lambda *a: 0)
+    monkeypatch.setattr(hook_runs, "run_background_publication", lambda *a: 0)
     monkeypatch.chdir(stream)
     assert commands.hooks_run_command([hooks.PUBLISHER, "origin"], b"") == 0
     assert installed == []

@@ -1,0 +1,383 @@
+"""What the installed hook wrappers run (CONTRACT §10.7): ``git hn hooks run <hook> ...``.
+
+``pre-push`` validates, lints and publishes local streams to the pushed remote (with
+``hn.prePush`` at its default, ``warn``, the publication runs in the background after the checks,
+so the user's push does not wait for a second push; ``block`` publishes before the push goes on,
+and a failure stops it), and warns of pushes that take anchors or memory refs off the remote;
+``reference-transaction`` stands in for the post-fetch hook Git does not have, importing a
+remote's selected streams after a committed transaction updated its remote-tracking refs;
+``post-rewrite`` re-anchors unpublished memories on rewritten commits. Each does nothing for
+git-hn's own Git processes (``HN_HOOK_ACTIVE``), so they never recurse, and none fails the
+user's Git command for a reason of git-hn's own unless ``hn.prePush`` is ``block``. Installing
+the wrappers is ``hooks``'. Trusts: Git's hook input, as Git gives it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..errors import ConflictError, HnError
+from ..store.git import PRE_PUSH_QUESTIONS
+from ..store.repo import Repo
+
+def _remotes(repo: Repo) -> set[str]:
+    proc = repo.git.run(list(PRE_PUSH_QUESTIONS[0]))  # often started early (cli.main)
+    return set(proc.stdout.decode("utf-8", "replace").split())
+
+
+WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush warn "
+            "(publish in the background), or git push --no-verify (this push only)")
+
+
+def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
+    """Verify, lint and publish the local streams that moved since ``remote`` last got them;
+    the exit status per hn.prePush. Imported streams are never published; a stream whose tip the
+    remote already has costs nothing (issue 11). ``data``: the hook's input (what is pushed)."""
+    if os.environ.get("HN_HOOK_ACTIVE"):
+        return 0
+    # pre-commit's "migration mode" runs this wrapper as pre-push.legacy with this variable set;
+    # inherited by git-hn's own publication push, it makes pre-commit's hook there refuse the push
+    os.environ.pop("PRE_COMMIT_RUNNING_LEGACY", None)
+    if remote not in _remotes(repo):
+        named = _remote_of_url(repo, remote)
+        if named:  # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
+            # (the URL itself is never echoed: it may carry credentials)
+            sys.stderr.write(f"git-hn: a push to a URL publishes no memory; that URL is remote {named}'s: "
+                             f"git hn sync {named} publishes it (or push with git push {named})\n")
+        return 0
+    _note_push(repo, remote, data)
+    from ..store import streams
+    from .replication import PhaseError, background, lint, publish
+
+    found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
+    try:
+        text = streams.listing_text(repo)  # one for-each-ref (started early: cli.main)
+    except HnError:
+        text = None
+    quick = publish.moved_since_given(repo, remote, text) if text is not None else None
+    if quick is not None:  # the usual case: only the few streams that moved are read
+        listing, heads, given = quick
+    else:
+        try:
+            listing = streams.list_sources(repo, text)  # a malformed ref fails it
+        except HnError:
+            listing = None
+        if listing is None:  # name every malformed local ref, and go on with the valid ones
+            listing = lint.valid_sources(repo, found)
+        heads = {s.ref: s.head for s in listing if s.remote is None}
+        given = publish.remote_bases(repo, remote, heads, publish.published_heads(repo, remote))
+    moved = sorted(r for r, h in heads.items() if given.get(r) != h)
+    publishable = []
+    anchors: dict = {}
+    if moved:
+        findings = lint.check_moved(repo, listing, moved, given, found, anchors)
+        for ref in moved:
+            if ref not in findings:
+                continue  # its stream did not verify: already reported
+            for mid, field, detector in findings[ref]:
+                found.append((ref, f"secret-shaped text in memory {mid} {field} ({detector}); "
+                                   f"stream {ref} not published"))
+            if not findings[ref]:
+                publishable.append(ref)
+    problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
+    for line in _held_for_good(repo, remote, {r: anchors.get(r, []) for r in publishable}, data):
+        sys.stderr.write(f"git-hn: {line}\n")  # a warning: the push itself may go on
+    removing = _removing_anchors(repo, remote, data)
+    if removing:
+        sys.stderr.write(f"git-hn: {removing}\n")
+    block = repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode().strip() == "block"
+    deleting = _deleting_memory(repo, remote, data)
+    if deleting and block:  # refused (below)
+        problems.insert(0, deleting)
+    elif deleting:
+        sys.stderr.write(f"git-hn: {deleting}\n")
+    earlier = background.take_failure(repo, remote)
+    if earlier:  # a background publication failed: said once, and its streams go again now
+        sys.stderr.write(f"git-hn: the last background publication to {remote} failed: {earlier}\n")
+    push_pid = _push_process()  # the git push this hook runs in (the wrapper says)
+    if publishable and block:
+        # what is anchored on commits the remote already has goes now; the rest waits for this
+        # push to succeed (publication after it, in the background, as with warn)
+        allowed, held = publish.gate(repo, remote, {r: heads[r] for r in publishable}, given, listing)
+        ready = sorted(r for r in allowed if given.get(r) != allowed[r])
+        try:
+            publish.push(repo, remote, ready, allowed, exact=True)
+        except PhaseError as exc:  # this push stops here: say how to go on (issue 14)
+            problems.append(f"{exc.message}; {WAYS_OUT}")
+        if held:
+            background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid)
+    elif publishable:
+        background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid)
+    if not problems:
+        return 0
+    if block and WAYS_OUT not in problems[-1]:  # this push stops: the last line says how to go on
+        problems[-1] = f"{problems[-1]}; {WAYS_OUT}"
+    for problem in problems:
+        sys.stderr.write(f"git-hn: {problem}\n")
+    return 1 if block else 0
+
+
+def _remote_of_url(repo: Repo, url: str) -> str:
+    """The configured remote whose URL (or push URL) ``url`` is, comparing local paths by their
+    real path; "" if none."""
+    proc = repo.git.run(["config", "--get-regexp", r"^remote\..*\.(push)?url$"])
+    if proc.returncode != 0 or not url:
+        return ""
+
+    def same(a: str, b: str) -> bool:
+        if a == b:
+            return True
+        local = [x[len("file://"):] if x.startswith("file://") else x for x in (a, b)]
+        if any(":" in x.split("/", 1)[0] for x in local):  # scp-like or another scheme
+            return False
+        return os.path.realpath(local[0]) == os.path.realpath(local[1])
+
+    for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines():
+        key, _sp, value = line.partition(" ")
+        name = key[len("remote."):key.rindex(".")]
+        if same(url, value):
+            return name
+    return ""
+
+
+def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[str]:
+    """What ``git hn sync`` says of a stream held back by a discarded commit (``publish.Held``),
+    for each stream about to be published whose new memories (``anchors``: ref -> (memory ID,
+    anchor commit or "") above what the remote was given) wait for a commit that no push can
+    carry. An anchor this push sends (a tip in the hook's input ``data``) is not asked about, so
+    the usual push (a memory recorded at the commit pushed) starts no Git process here."""
+    from .replication import publish
+
+    pushed = {parts[1] for line in data.decode("ascii", "replace").splitlines()
+              for parts in [line.split(" ")] if len(parts) == 4}
+    doubtful = {a for links in anchors.values() for _m, a in links if a and a not in pushed}
+    gone = publish.discarded(repo, doubtful) if doubtful else set()
+    out = []
+    for ref, links in sorted(anchors.items()):
+        k = next((i for i, (_m, a) in enumerate(links) if a in gone), None)
+        if k is not None:
+            out.append(publish.Held(ref, links[k][0], links[k][1], len(links) - k, True).line(remote))
+    return out
+
+
+def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
+    """A warning when this push deletes memory refs on ``remote`` (``git push --delete
+    refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
+    clone's accepted copies (``refs/hn/remotes/*``) there: memory history is append-only, and a
+    teammate's deleted stream is not this clone's to restore. Git does not tell pre-push what a
+    mirror push prunes, so a push that copies accepted copies (what ``--mirror`` does) asks the
+    remote for its memory refs (one ``ls-remote``, only then). "" when the push touches none."""
+    zero = "0" * repo.oid_hex_len
+    deleted: list[str] = []
+    copied = 0
+    for line in data.decode("utf-8", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) != 4:
+            continue
+        lref, loid, rref, roid = parts
+        if rref.startswith("refs/hn/") and loid == zero and roid != zero:
+            deleted.append(rref)
+        elif lref.startswith("refs/hn/remotes/") and loid != zero:
+            copied += 1
+    if copied:  # a mirror push: it also deletes every remote memory ref this clone lacks
+        from ..store.git import LOCAL_LISTING
+        from ..store.transport import remote_env
+
+        there = repo.git.run(["ls-remote", "--refs", "--", remote, "refs/hn/memory/*"], env=remote_env())
+        here = set(repo.git.run(list(LOCAL_LISTING)).stdout.decode("utf-8", "replace").split())
+        if there.returncode == 0:
+            for line in there.stdout.decode("utf-8", "replace").splitlines():
+                ref = line.partition("\t")[2]
+                if ref and ref not in here and ref not in deleted:
+                    deleted.append(ref)
+    first = min(deleted) if deleted else ""
+    if not deleted and not copied:
+        return ""
+    what = []
+    if deleted:
+        n = len(deleted)
+        what.append(f"deletes {n} memory {'ref' if n == 1 else 'refs'} on {remote} (first: {first})")
+    if copied:
+        what.append(f"copies {copied} of this clone's accepted memory refs (refs/hn/remotes/*) there")
+    advice = "; push branches and tags by name instead of --mirror" if copied else ""
+    return (f"this push {' and '.join(what)}: memory history is append-only, and whoever relies on "
+            f"{remote}'s streams loses them{advice}")
+
+
+def _removing_anchors(repo: Repo, remote: str, data: bytes) -> str:
+    """A warning when this push takes off ``remote`` commits that verified memories are anchored
+    on (a force-push after a rebase, a deleted branch): a memory is imported only with its anchor
+    commit, so whoever imports its stream from that remote stops at it until the commit is there
+    again. One line, naming the first such memory and how to keep its commit; "" otherwise."""
+    from .replication import publish
+
+    removed, old_tips = publish.removed_by_push(repo, remote, data)
+    hits = publish.anchored_on(repo, removed)
+    if not hits:
+        return ""
+    memory, commit = hits[0]
+    commits = len({c for _m, c in hits})
+    keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in old_tips)  # (each contains what it loses)
+    if commits == 1 and len(hits) == 1:
+        return (f"this push takes commit {commit} off {remote}, and memory {memory} is anchored on it: whoever "
+                f"imports its stream from {remote} stops there until the commit is back; to keep it there, "
+                f"also git push {remote} {keep}")
+    what = f"commit {commit}" if commits == 1 else f"{commits} commits"
+    return (f"this push takes {what} off {remote}, and {len(hits)} memories are anchored on "
+            f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
+            f"{remote} stops at the first of them until the commits are back; to keep them there, also "
+            f"git push {remote} {keep}")
+
+
+def _note_push(repo: Repo, remote: str, data: bytes) -> None:
+    """Tell the ``reference-transaction`` wrapper which update is this push's own: when it
+    succeeds, Git moves ``refs/remotes/<remote>/*`` to the commits pushed, in transactions of
+    this same ``git push`` process, and such an update brings nothing to import (this hook
+    publishes). The note (``hn/replication/pushing/<name>``, named as the remote's selection
+    file) holds the push's process ID and the pushed object IDs; the wrapper skips a transaction
+    only when its parent is that process and every remote-tracking ref it moves goes to one of
+    them, so a note that outlives its push matches nothing else. Only for a remote with a saved
+    selection (without one the wrapper imports nothing anyway); best effort."""
+    from ..core.grammar import is_oid
+    from ..store import private
+    from ..store import replication as rstate
+
+    push_pid = _push_process()
+    if not push_pid.isdigit() or not os.path.isfile(rstate.selection_path(repo, remote)):
+        return
+    oids = set()
+    for line in data.decode("ascii", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) != 4 or not is_oid(parts[1]):
+            return  # not Git's pre-push input: no note
+        oids.add(parts[1])
+    try:
+        private.write_private(repo.hn_dir, rstate.pushing_path(repo, remote),
+                              f"{push_pid}\n{' '.join(sorted(oids))}\n".encode("ascii"), derived=True)
+    except (HnError, OSError):
+        pass
+
+
+def _push_process() -> str:
+    """The ``git push`` this pre-push hook runs in (``HN_PUSH_PID``, the wrapper's parent, or
+    the Git above a hook manager that ran it): the background publisher waits for it."""
+    from ..store.process import git_above
+
+    return git_above(os.environ.get("HN_PUSH_PID", ""))
+
+
+def run_background_publication(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> int:
+    """The background half of ``pre-push`` (``git hn hooks run publish REMOTE [PID]``)."""
+    from .replication import background
+
+    background.publish_given(repo, remote, data, push_pid)
+    return 0
+
+
+def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
+    """After ``git commit --amend`` or ``git rebase``: re-anchor the active identity's memories
+    that were never published and name a rewritten commit (``store.reanchor``). Never fails
+    the user's command; what it did is one line per stream.
+
+    An ``amend`` while a rebase is in progress (a squash or fixup step, an amend at an ``edit``
+    stop, or one an ``--exec`` command makes) is left to the rebase: its own ``post-rewrite`` at
+    the end maps the commits it replaced, and if it is aborted nothing was rewritten
+    (re-anchoring at the step left memories on a commit the abort discarded). Such an amend's
+    mapping is kept (``<gitdir>/hn/rebase-amends``) and followed from the rebase's: Git's final
+    list names the commit a step made, not the one an ``--exec`` amend then made of it."""
+    from ..store.reanchor import parse_mapping
+
+    amends = os.path.join(repo.worktree_hn_dir, "rebase-amends")
+    if command == "amend" and any(os.path.isdir(os.path.join(repo.git_dir, d))
+                                  for d in ("rebase-merge", "rebase-apply")):
+        _keep_amends(repo, amends, data)
+        return 0
+    mapping = parse_mapping(data, repo.oid_hex_len)
+    if command == "rebase":  # the steps' amends too (a commit the rebase kept, then amended), followed
+        later = parse_mapping(_take(repo, amends), repo.oid_hex_len)
+        mapping = {**later, **mapping}
+        for old, new in mapping.items():
+            seen = set()
+            while new in later and new not in seen:
+                seen.add(new)
+                new = later[new]
+            mapping[old] = new
+    from ..store import identity as identmod
+    from . import reanchor
+
+    try:
+        ident = identmod.load_active(repo)
+    except HnError:
+        return 0  # no identity here: no memory of ours to re-anchor
+    try:
+        done = reanchor.rewrite(repo, ident, mapping)
+    except HnError as exc:
+        sys.stderr.write(f"git-hn: memories on rewritten commits were not re-anchored: {exc.message}\n")
+        return 0
+    for r in done:
+        sys.stderr.write(f"git-hn: {reanchor.stream_line(r, 'on the rewritten commits')}\n")
+    return 0
+
+
+def _keep_amends(repo: Repo, path: str, data: bytes) -> None:
+    from ..store import private
+
+    try:
+        before = private.read_private(repo.worktree_hn_dir, path, 1 << 20) or b""
+        private.write_private(repo.worktree_hn_dir, path, (before + data)[-(1 << 20):], derived=True)
+    except (HnError, OSError):
+        pass  # best effort: the rebase's own list still moves what it names
+
+
+def _take(repo: Repo, path: str) -> bytes:
+    from ..store import private
+
+    try:
+        data = private.read_private(repo.worktree_hn_dir, path, 1 << 20) or b""
+        os.unlink(path)
+    except (HnError, OSError):
+        return b""
+    return data
+
+
+def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
+    """After a committed transaction: import for every remote with a saved selection whose
+    remote-tracking refs it gave a value (a deletion, as ``git fetch --prune`` makes, brings
+    nothing to import). Never fails the user's command."""
+    if state != "committed":
+        return 0
+    from ..store import replication
+    from .replication import sync
+
+    touched = set()
+    for line in data.decode("utf-8", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) == 3 and parts[2].startswith("refs/remotes/") and parts[1].strip("0"):
+            rest = parts[2][len("refs/remotes/"):]
+            if "/" in rest:
+                touched.add(rest.split("/", 1)[0])
+    from ..store.process import hook_caller
+
+    fetch = hook_caller() if touched else None
+    for remote in sorted(touched):
+        if not os.path.exists(replication.selection_path(repo, remote)):
+            continue
+        if fetch is not None and replication.failed_during(repo, remote, fetch):
+            continue  # this fetch's first ref already failed the import, and said so
+        try:
+            # by the advertisement even for streams known by name: when it finds nothing to
+            # import (the usual fetch) it leaves the quiet record, and the hooked fetches after
+            # it start no git-hn (``hookscripts``); a fetch by name would leave none
+            result = sync(repo, remote, publish=False, by_name=False, wait=0)  # never holds up Git
+            failed = bool(result.exit_message())
+        except ConflictError as exc:  # another sync with that remote is running
+            sys.stderr.write(f"git-hn: {exc.message}\n")
+            continue
+        except HnError:
+            failed = True
+        if failed:
+            sys.stderr.write(f"git-hn: memory import from {remote} failed; run git hn sync {remote}\n")
+            if fetch is not None:
+                replication.note_failed(repo, remote, fetch)
+    return 0
