@@ -74,6 +74,14 @@ def _fingerprint(repo: Repo, listing) -> str:
 
 def rebuild(repo: Repo, bound: int | None = None) -> Built:
     """CONTRACT §8.4: verify every stream, replace the state, write (or omit) the export."""
+    try:
+        return _rebuild(repo, bound)
+    except statedb.Unwritable:
+        raise LocalStateError(f"memory index could not be written: {repo.hn_dir} cannot be written here "
+                              "(a read-only file system, or another user's repository)") from None
+
+
+def _rebuild(repo: Repo, bound: int | None) -> Built:
     import gc
 
     bound = statedb_bound(bound)
@@ -110,6 +118,14 @@ def statedb_bound(bound: int | None) -> int:
 def verify(repo: Repo, bound: int | None = None) -> Built:
     """CONTRACT §8.6 over the state and the export: stale when they were built from other refs or
     policy, corrupt when a full re-derivation differs from what is stored."""
+    try:
+        return _verify(repo, bound)
+    except statedb.Unwritable:
+        raise LocalStateError(f"memory index cannot be verified: its lock in {repo.hn_dir} cannot be "
+                              "taken here (a read-only file system, or another user's repository)") from None
+
+
+def _verify(repo: Repo, bound: int | None) -> Built:
     bound = statedb_bound(bound)
     try:
         data, _st = store_index.load_index_bytes(repo)
@@ -170,7 +186,9 @@ def _stored_tables(repo: Repo) -> dict | None:
     for exclusive in (False, True):  # the second time, a state of the same code installed anew
         with statedb.locked(repo, exclusive=exclusive):  # is taken over (``open_sealed``)
             if not statedb.sealed(repo):
-                raise core_index.IndexError_("corrupt", "memory state is unsafe or was changed after it was written")
+                raise core_index.IndexError_("corrupt", "memory state is unsealed: a write of it was interrupted, "
+                                             "or it was changed after it was written; git hn memory index "
+                                             "rebuild replaces it")
             conn = statedb.open_sealed(repo, readonly=not exclusive)
             if conn is None:
                 continue

@@ -598,8 +598,9 @@ def test_verify_compares_the_state_with_a_rebuild(populated):
     conn.commit()
     conn.close()
     r = hn(populated, "memory", "index", "verify")
-    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state is unsafe or was changed "
-                                  "after it was written\n")
+    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state is unsealed: a write of it "
+                                  "was interrupted, or it was changed after it was written; git hn memory "
+                                  "index rebuild replaces it\n")
     repo = open_repo(str(populated))
     statedb.write_seal(repo)
     repo.close()
@@ -607,3 +608,33 @@ def test_verify_compares_the_state_with_a_rebuild(populated):
     assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state differs from a rebuild\n")
     assert hn(populated, "memory", "index", "rebuild").code == 0
     assert hn(populated, "memory", "index", "verify").code == 0
+
+
+@pytest.mark.parametrize("which", ["rebuild", "verify"])
+def test_a_read_only_private_directory_is_named_not_an_internal_message(populated, monkeypatch, which):
+    """With ``.git/hn`` on a read-only file system, ``index rebuild|verify`` printed only
+    "memory state cannot answer", a message meant never to reach the user. (The file system
+    refuses the state's lock file here as a read-only mount refuses it: EROFS.)"""
+    import errno
+
+    from git_hn.errors import LocalStateError
+    from git_hn.service import index as service
+
+    real = os.open
+
+    def read_only(path, flags, *args, **kw):
+        if str(path).endswith("state.lock") and flags & os.O_CREAT:
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real(path, flags, *args, **kw)
+
+    repo = open_repo(str(populated))
+    monkeypatch.setattr(os, "open", read_only)
+    with pytest.raises(LocalStateError) as caught:
+        getattr(service, which)(repo)
+    hn_dir = str(populated / ".git" / "hn")
+    assert caught.value.message == (
+        f"memory index could not be written: {hn_dir} cannot be written here (a read-only file system, or "
+        "another user's repository)" if which == "rebuild" else
+        f"memory index cannot be verified: its lock in {hn_dir} cannot be taken here (a read-only file "
+        "system, or another user's repository)")
+    repo.close()
