@@ -28,7 +28,7 @@ from ..core.envelope import Anchor, PathAnchor
 from ..core.gostr import short_id
 from ..core.grammar import LOCAL_PREFIX, memory_id
 from ..core.tuples import NamedTuple
-from ..errors import HnError
+from ..errors import HnError, LocalStateError
 from . import objects, statedb, stateview, streams
 from .identity import Identity
 from .lock import stream_lock
@@ -125,27 +125,44 @@ def _published_tips(repo: Repo, listing: list) -> dict[str, set[str]]:
     for s in listing:
         if s.remote is not None:
             out.setdefault(f"{LOCAL_PREFIX}{s.actor}/{s.stream[len('sha256:'):]}", set()).add(s.head)
-    for _remote, ref, head in given(repo) or ():
+    rows = given(repo)
+    if rows is None:  # nothing can say what was published: sign nothing again
+        raise LocalStateError("cannot tell which of your memories were published: there is no "
+                              "publication journal and the verified state cannot be read; run git hn "
+                              "memory index rebuild, then retry")
+    for _remote, ref, head in rows:
         out.setdefault(ref, set()).add(head)
     return out
 
 
-def given(repo: Repo, ref: str | None = None) -> list[tuple[str, str, str]] | None:
-    """(remote, ref, head) of each tip publication gave a remote, as the verified state recorded
-    them (of ``ref`` only, when named); None when the state cannot be read."""
+def given(repo: Repo, ref: str | None = None, conn=None) -> list[tuple[str, str, str]] | None:
+    """(remote, ref, head) of each tip publication gave a remote (of ``ref`` only, when named):
+    the publication journal's lines (``store.given``) with the verified state's record (read
+    through ``conn`` when one is open). None when neither can be read: then nothing can say."""
+    from . import given as journal
     from .state import given_everywhere
 
     try:
-        with statedb.locked(repo, exclusive=False, wait=2.0):
-            conn = statedb.open_sealed(repo, readonly=True)
-            if conn is None:
-                return None
-            try:
-                return given_everywhere(conn, ref)
-            finally:
-                conn.close()
+        noted = journal.read(repo)
+    except HnError:
+        noted = None
+    recorded = None
+    try:
+        if conn is not None:
+            recorded = given_everywhere(conn, ref)
+        else:
+            # (a state that cannot be read is rebuilt here, and its rebuild moves what it
+            # recorded into a journal it creates: ``statedb.create``)
+            with stateview.current(repo) as view:
+                recorded = given_everywhere(view.conn, ref)
+            if noted is None:
+                noted = journal.read(repo)
     except (HnError, OSError, statedb.Unwritable, statedb.sqlite3.Error):
+        pass
+    if noted is None and recorded is None:
         return None
+    rows = set(recorded or ()) | {r for r in noted or () if ref is None or r[1] == ref}
+    return sorted(rows)
 
 
 def _chain(repo: Repo, src, listing: list) -> list:

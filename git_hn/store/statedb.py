@@ -421,6 +421,7 @@ def create(repo: Repo) -> sqlite3.Connection:
     """A new, empty database in place of whatever was there (under the exclusive lock)."""
     mem, db, seal = paths(repo)
     _ensure_dirs(repo, mem)
+    _keep_given(repo, db)
     discard(repo)
     private.sweep_temporaries(mem)
     tmp = os.path.join(mem, ".hn-private-" + os.urandom(8).hex() + ".sqlite")
@@ -442,6 +443,25 @@ def create(repo: Repo) -> sqlite3.Connection:
         except OSError:
             pass
         raise failure(exc) from None
+
+
+def _keep_given(repo: Repo, db: str) -> None:
+    """Before the state is discarded: what it recorded that remotes were given goes into the
+    publication journal (``store.given``; best effort: a state that cannot be read gives
+    nothing)."""
+    from . import given
+
+    rows = []
+    if _safe_file(_lstat(db), MAX_BYTES):  # (never a link, a FIFO, a device or another user's file)
+        try:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                rows = conn.execute("SELECT remote, ref, head FROM published").fetchall()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            rows = []
+    given.adopt(repo, [tuple(map(str, r)) for r in rows if all(isinstance(v, str) for v in r)])
 
 
 def discard(repo: Repo) -> None:

@@ -496,3 +496,56 @@ def test_pre_commit_installed_after_git_hn_keeps_publishing_and_uninstalls_clean
         assert not (hooks / "pre-push.legacy").exists()
     assert not (hooks / "hn-chained").exists()
     assert hn(a, "hooks", "status").out.splitlines()[0] == "pre-push: not installed"
+
+
+@pytest.mark.parametrize("loss", ["index rebuild", "state removed", "state unsealed"])
+def test_a_published_memory_is_never_signed_again_after_the_state_is_lost(tmp_path, loss):
+    """What each remote was given lived only in the verified state, which a rebuild (or a new
+    version of git-hn, or a copied repository) discards: an amend after it took the published
+    memory for unpublished and signed it again at the same sequence, so the clone equivocated.
+    The publication journal (``hn/replication/given-v0``) outlives the state."""
+    remote, a = _team(tmp_path)
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "push", "-q", "origin", "main")
+    mem = _memory_and_commit(a)  # anchored on the pushed commit, recorded before the new one
+    assert hn(a, "sync").code == 0
+    assert _published(remote, mem)
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    tip = git(a, "rev-parse", ref)
+    journal = a / ".git" / "hn" / "replication" / "given-v0"
+    assert journal.read_text() == f"origin {ref} {tip}\n"
+    state = a / ".git" / "hn" / "memory"
+    if loss == "index rebuild":
+        assert hn(a, "memory", "index", "rebuild").code == 0
+    elif loss == "state removed":
+        for p in state.glob("state-v0*"):
+            p.unlink()
+    else:
+        for p in state.glob("state-v0*.seal"):
+            p.unlink()
+    anchor = git(a, "rev-parse", "HEAD~1")
+    git(a, "reset", "-q", "--hard", "HEAD~1")  # rewrite the commit the memory is anchored on
+    (a / "work.txt").write_text("other work\n")
+    git(a, "add", "work.txt")
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "rewritten"], cwd=a,
+                             capture_output=True, text=True)
+    assert amended.returncode == 0, amended.stderr
+    assert "re-anchored" not in amended.stderr, amended.stderr
+    assert git(a, "rev-parse", ref) == tip  # the published memory stands as it was given
+    r = hn(a, "memory", "reanchor", anchor, "HEAD")
+    assert r.code == 1 and r.err.startswith(f"git-hn: no unpublished memory of yours names commit {anchor}"), r.err
+    assert hn(a, "sync").code == 0 and git(remote, "rev-parse", ref) == tip
+
+
+def test_a_state_recorded_before_the_journal_passes_its_record_on_when_rebuilt(tmp_path):
+    """A clone that published with an earlier git-hn has its record in the state alone: the
+    rebuild that replaces that state writes it into the journal first."""
+    remote, a = _team(tmp_path)
+    git(a, "push", "-q", "origin", "main")
+    mem = _memory_and_commit(a)
+    assert hn(a, "sync").code == 0
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    journal = a / ".git" / "hn" / "replication" / "given-v0"
+    journal.unlink()  # as an earlier version left it
+    assert hn(a, "memory", "index", "rebuild").code == 0
+    assert journal.read_text() == f"origin {ref} {git(a, 'rev-parse', ref)}\n"

@@ -501,11 +501,22 @@ def refusal(status: str, stderr: str) -> str:
 
 
 def remember(repo: Repo, remote: str, heads: dict[str, str]) -> None:
-    """Record the tips ``remote`` now holds (bookkeeping: a failure only costs a push later)."""
+    """Record the tips ``remote`` now holds: in the publication journal (``store.given``: what
+    keeps re-anchoring from signing them again), then in the state (bookkeeping for the next
+    push; a failure there only costs a push later)."""
+    from ...store import given
     from ...store.statedb import sqlite3
 
     if not heads:
         return
+    try:
+        given.note(repo, remote, heads)
+    except (HnError, OSError) as exc:
+        import sys
+
+        sys.stderr.write(f"git-hn: warning: what {remote} was given could not be recorded "
+                         f"({getattr(exc, 'message', None) or exc.strerror}); until it is, do not "
+                         "rewrite the commits your published memories name\n")
     try:
         with statedb.sealed_for_writing(repo) as conn:
             if conn is not None:

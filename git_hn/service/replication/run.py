@@ -510,16 +510,13 @@ class Import:
         when no remote was given any of them; else why not, in words."""
         from . import accepted as acceptedmod
 
-        if isinstance(self.accepted, acceptedmod.FromState):  # (its lock is held: asked in it)
-            from ...store.state import given_everywhere
+        from ...store.reanchor import given as given_of
 
-            given = given_everywhere(self.accepted.conn, ref)
-        else:
-            from ...store.reanchor import given as given_of
-
-            given = given_of(self.repo, ref)
-            if given is None:
-                return "the verified state, which records what each remote was given, cannot be read", []
+        # (with the state open, its lock is held: its record is asked through it)
+        conn = self.accepted.conn if isinstance(self.accepted, acceptedmod.FromState) else None
+        given = given_of(self.repo, ref, conn)
+        if given is None:
+            return "neither the publication journal nor the verified state can say what each remote was given", []
         length, _head = self.accepted.source(ref) or (0, "")
         ids = self.accepted.ids_at(ref, list(range(n, length + 1)))
         loaded = self.accepted.load([ids[k] for k in sorted(ids)])

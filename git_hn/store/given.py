@@ -1,0 +1,102 @@
+"""What each remote was given of the local streams: a journal that outlives the verified state.
+
+Owns ``<common-gitdir>/hn/replication/given-v0``: one line ``<remote> <ref> <head>`` for each
+tip a publication gave a remote. Trusts: this repository's private directory.
+
+Re-anchoring and ``sync --rebase`` sign memories again only when no remote was given them
+(§11(a) item 3: git-hn never knowingly creates divergence). The verified state keeps the same
+record for speed (``state.record_published``), but the state is derived: a rebuild, a new
+version of git-hn or a copied repository discards it, and a memory already published then looked
+unpublished, was signed a second time at the same sequence, and the clone equivocated. So the
+record that decides is this file: appended (and fsynced) after every publication, never
+discarded with the state, and read together with the state's copy (``store.reanchor.given``,
+which rebuilds a state it cannot read; when neither can be read, nothing can say what was
+published, and callers refuse to sign again). It is created at the first publication, or when a
+state that recorded publications is discarded (with what that state recorded, for clones that
+published with an earlier git-hn); it is compacted to the newest line of each (remote, ref) once
+it passes ``COMPACT_AT`` (a remote's tips only move forward).
+Remote names hold no space or newline (Git refuses them), so a line splits from the right.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import HnError, LocalStateError
+from . import private
+from .repo import Repo
+
+NAME = "given-v0"
+COMPACT_AT = 4 << 20
+MAX_BYTES = 64 << 20
+
+
+def path(repo: Repo) -> str:
+    return os.path.join(repo.hn_dir, "replication", NAME)
+
+
+def _line(remote: str, ref: str, head: str) -> str:
+    return f"{remote} {ref} {head}\n"
+
+
+def read(repo: Repo) -> list[tuple[str, str, str]] | None:
+    """(remote, ref, head) of every line; None when there is no journal; a damaged journal
+    raises (it must not be taken for "nothing was given")."""
+    data = private.read_private(repo.hn_dir, path(repo), max_bytes=MAX_BYTES)
+    if data is None:
+        return None
+    out = []
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
+        parts = line.rsplit(" ", 2)
+        if len(parts) != 3 or not all(parts):
+            raise LocalStateError(f"publication journal {path(repo)} is damaged")
+        out.append((parts[0], parts[1], parts[2]))
+    return out
+
+
+def exists(repo: Repo) -> bool:
+    return os.path.lexists(path(repo))
+
+
+def note(repo: Repo, remote: str, heads: dict[str, str]) -> None:
+    """Append that ``remote`` was given ``heads`` (ref -> tip), durably (created if missing)."""
+    _append(repo, "".join(_line(remote, ref, head) for ref, head in sorted(heads.items())))
+
+
+def adopt(repo: Repo, rows) -> None:
+    """Make sure the journal holds ``rows`` ((remote, ref, head), what a state about to be
+    discarded recorded); best effort, never raises."""
+    try:
+        missing = set(rows) - set(read(repo) or ())
+        if missing:
+            _append(repo, "".join(_line(*r) for r in sorted(missing)))
+    except (HnError, OSError):
+        pass
+
+
+def _append(repo: Repo, text: str) -> None:
+    target = path(repo)
+    private.ensure_dirs(repo.hn_dir, os.path.dirname(target))
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, private.FILE_MODE)
+    except OSError as exc:
+        raise LocalStateError(f"publication journal {target} cannot be written: {exc.strerror}") from None
+    try:
+        private.check_file(target, os.fstat(fd), MAX_BYTES)
+        if text:
+            os.write(fd, text.encode("utf-8", "surrogateescape"))
+            os.fsync(fd)
+        size = os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+    if size > COMPACT_AT:
+        _compact(repo)
+
+
+def _compact(repo: Repo) -> None:
+    """Keep the newest line of each (remote, ref), in one atomic rewrite."""
+    newest: dict[tuple[str, str], str] = {}
+    for remote, ref, head in read(repo) or ():
+        newest[(remote, ref)] = head
+    text = "".join(_line(r, ref, h) for (r, ref), h in sorted(newest.items()))
+    private.write_private(repo.hn_dir, path(repo), text.encode("utf-8", "surrogateescape"))
