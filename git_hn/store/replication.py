@@ -360,6 +360,8 @@ def load_pending(repo: Repo) -> Pending:
     that answer is remembered: anything pending is always computed."""
     if not os.path.lexists(root(repo)):
         return NONE
+    # an unsafe private directory is said as such (with its chmod), not as an invalid record
+    private.check_dirs(repo.hn_dir, root(repo))
     files = pendingmod.memo_files(repo)
     if files is not None and pendingmod.remembered(repo) == pendingmod.memo_key(files):
         return NONE

@@ -171,8 +171,11 @@ def test_a_damaged_export_is_reported_never_read_and_replaced_by_rebuild(populat
     assert hn(populated, "memory", "index", "verify").code == 0
 
 
-def test_unsafe_hn_directory_fails_and_changes_nothing(populated):
+@pytest.mark.parametrize("replicated", [False, True])
+def test_unsafe_hn_directory_fails_and_changes_nothing(populated, replicated):
     hn_dir = populated / ".git" / "hn"
+    if replicated:  # (a clone that synced has hn/replication: its records were read first)
+        (hn_dir / "replication").mkdir(mode=0o700, exist_ok=True)
     os.chmod(hn_dir, 0o755)
     before = sorted(p.name for p in (hn_dir / "memory").iterdir())
     for args in (["memory", "recall", "--include-untrusted"], ["memory", "index", "rebuild"],
