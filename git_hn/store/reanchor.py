@@ -150,15 +150,23 @@ def given(repo: Repo, ref: str | None = None, conn=None) -> list[tuple[str, str,
     try:
         if conn is not None:
             recorded = given_everywhere(conn, ref)
-        else:
-            # (a state that cannot be read is rebuilt here, and its rebuild moves what it
-            # recorded into a journal it creates: ``statedb.create``)
-            with stateview.current(repo) as view:
-                recorded = given_everywhere(view.conn, ref)
-            if noted is None:
-                noted = journal.read(repo)
+        else:  # the sealed state as it is (its record does not wait for a pending import)
+            with statedb.locked(repo, exclusive=False, wait=2.0):
+                opened = statedb.open_sealed(repo, readonly=True)
+                if opened is not None:
+                    try:
+                        recorded = given_everywhere(opened, ref)
+                    finally:
+                        opened.close()
     except (HnError, OSError, statedb.Unwritable, statedb.sqlite3.Error):
         pass
+    if recorded is None and noted is None:
+        try:  # no sealed state: rebuilt here, its rebuild handing what it recorded to the journal
+            with stateview.current(repo) as view:
+                recorded = given_everywhere(view.conn, ref)
+            noted = journal.read(repo)
+        except (HnError, OSError, statedb.Unwritable, statedb.sqlite3.Error):
+            pass
     if noted is None and recorded is None:
         return None
     rows = set(recorded or ()) | {r for r in noted or () if ref is None or r[1] == ref}
