@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 
+from ..core.grammar import is_oid
 from ..errors import HnError, LocalStateError
 from . import private
 from .repo import Repo
@@ -48,7 +49,8 @@ def read(repo: Repo) -> list[tuple[str, str, str]] | None:
     out = []
     for line in data.decode("utf-8", "surrogateescape").splitlines():
         parts = line.rsplit(" ", 2)
-        if len(parts) != 3 or not all(parts):
+        if len(parts) != 3 or not parts[0] or not parts[1].startswith("refs/hn/memory/") \
+                or not is_oid(parts[2]):
             raise LocalStateError(f"publication journal {path(repo)} is damaged")
         out.append((parts[0], parts[1], parts[2]))
     return out

@@ -142,10 +142,7 @@ def given(repo: Repo, ref: str | None = None, conn=None) -> list[tuple[str, str,
     from . import given as journal
     from .state import given_everywhere
 
-    try:
-        noted = journal.read(repo)
-    except HnError:
-        noted = None
+    noted = journal.read(repo)  # (a damaged journal raises: it is never taken for "nothing")
     recorded = None
     try:
         if conn is not None:
@@ -164,9 +161,9 @@ def given(repo: Repo, ref: str | None = None, conn=None) -> list[tuple[str, str,
         try:  # no sealed state: rebuilt here, its rebuild handing what it recorded to the journal
             with stateview.current(repo) as view:
                 recorded = given_everywhere(view.conn, ref)
-            noted = journal.read(repo)
         except (HnError, OSError, statedb.Unwritable, statedb.sqlite3.Error):
             pass
+        noted = journal.read(repo)
     if noted is None and recorded is None:
         return None
     rows = set(recorded or ()) | {r for r in noted or () if ref is None or r[1] == ref}

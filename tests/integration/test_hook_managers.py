@@ -549,3 +549,21 @@ def test_a_state_recorded_before_the_journal_passes_its_record_on_when_rebuilt(t
     journal.unlink()  # as an earlier version left it
     assert hn(a, "memory", "index", "rebuild").code == 0
     assert journal.read_text() == f"origin {ref} {git(a, 'rev-parse', ref)}\n"
+
+
+def test_a_damaged_publication_journal_is_never_taken_for_nothing_published(tmp_path):
+    remote, a = _team(tmp_path)
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "push", "-q", "origin", "main")
+    mem = _memory_and_commit(a)
+    assert hn(a, "sync").code == 0
+    journal = a / ".git" / "hn" / "replication" / "given-v0"
+    journal.write_text("damaged\n")
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    tip = git(a, "rev-parse", ref)
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "--allow-empty", "-m", "rewritten"], cwd=a,
+                             capture_output=True, text=True)
+    assert amended.returncode == 0
+    assert f"publication journal {journal} is damaged" in amended.stderr, amended.stderr
+    assert git(a, "rev-parse", ref) == tip
