@@ -72,13 +72,22 @@ def _fingerprint(repo: Repo, listing) -> str:
     return core_recall.source_fingerprint(policy.digest, [(s.ref, s.head) for s in listing])
 
 
+_READ_ONLY = "(a read-only file system, or another user's repository)"
+
+
+def _named(work, what: str):
+    """``work()``, with a private directory that cannot be written said as ``what`` (the state's
+    own ``Unwritable`` is a message meant never to reach the user)."""
+    try:
+        return work()
+    except statedb.Unwritable:
+        raise LocalStateError(f"{what} {_READ_ONLY}") from None
+
+
 def rebuild(repo: Repo, bound: int | None = None) -> Built:
     """CONTRACT §8.4: verify every stream, replace the state, write (or omit) the export."""
-    try:
-        return _rebuild(repo, bound)
-    except statedb.Unwritable:
-        raise LocalStateError(f"memory index could not be written: {repo.hn_dir} cannot be written here "
-                              "(a read-only file system, or another user's repository)") from None
+    return _named(lambda: _rebuild(repo, bound),
+                  f"memory index could not be written: {repo.hn_dir} cannot be written here")
 
 
 def _rebuild(repo: Repo, bound: int | None) -> Built:
@@ -118,11 +127,8 @@ def statedb_bound(bound: int | None) -> int:
 def verify(repo: Repo, bound: int | None = None) -> Built:
     """CONTRACT §8.6 over the state and the export: stale when they were built from other refs or
     policy, corrupt when a full re-derivation differs from what is stored."""
-    try:
-        return _verify(repo, bound)
-    except statedb.Unwritable:
-        raise LocalStateError(f"memory index cannot be verified: its lock in {repo.hn_dir} cannot be "
-                              "taken here (a read-only file system, or another user's repository)") from None
+    return _named(lambda: _verify(repo, bound),
+                  f"memory index cannot be verified: its lock in {repo.hn_dir} cannot be taken here")
 
 
 def _verify(repo: Repo, bound: int | None) -> Built:
