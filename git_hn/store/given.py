@@ -47,17 +47,16 @@ def read(repo: Repo) -> list[tuple[str, str, str]] | None:
     if data is None:
         return None
     out = []
-    for line in data.decode("utf-8", "surrogateescape").splitlines():
+    text = data.decode("utf-8", "surrogateescape")
+    # (an append a crash cut short leaves its line unterminated: that one record is lost, as a
+    # crash between the push and its line loses it; the journal stays readable)
+    for line in text[:text.rfind("\n") + 1].splitlines():
         parts = line.rsplit(" ", 2)
         if len(parts) != 3 or not parts[0] or not parts[1].startswith("refs/hn/memory/") \
                 or not is_oid(parts[2]):
             raise LocalStateError(f"publication journal {path(repo)} is damaged")
         out.append((parts[0], parts[1], parts[2]))
     return out
-
-
-def exists(repo: Repo) -> bool:
-    return os.path.lexists(path(repo))
 
 
 def note(repo: Repo, remote: str, heads: dict[str, str]) -> None:
@@ -77,22 +76,39 @@ def adopt(repo: Repo, rows) -> None:
 
 
 def _append(repo: Repo, text: str) -> None:
+    """Append ``text`` under an exclusive lock of the journal file (publications to two remotes
+    may run at once), compacting it past ``COMPACT_AT``; a writer that waited while another
+    compacted opens the new file again."""
+    import fcntl
+
     target = path(repo)
     private.ensure_dirs(repo.hn_dir, os.path.dirname(target))
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, private.FILE_MODE)
-    except OSError as exc:
-        raise LocalStateError(f"publication journal {target} cannot be written: {exc.strerror}") from None
-    try:
-        private.check_file(target, os.fstat(fd), MAX_BYTES)
-        if text:
-            os.write(fd, text.encode("utf-8", "surrogateescape"))
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, private.FILE_MODE)
+        except OSError as exc:
+            raise LocalStateError(f"publication journal {target} cannot be written: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            st = os.fstat(fd)
+            try:
+                now = os.lstat(target)
+            except FileNotFoundError:
+                now = None
+            if now is None or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                continue  # compacted (replaced) while this writer waited: open the new one
+            private.check_file(target, st, MAX_BYTES)
+            data = text.encode("utf-8", "surrogateescape")
+            while data:
+                data = data[os.write(fd, data):]
             os.fsync(fd)
-        size = os.fstat(fd).st_size
-    finally:
-        os.close(fd)
-    if size > COMPACT_AT:
-        _compact(repo)
+            if os.fstat(fd).st_size > COMPACT_AT:
+                _compact(repo)  # (under this lock: no append is lost to the rewrite)
+            return
+        except OSError as exc:
+            raise LocalStateError(f"publication journal {target} cannot be written: {exc.strerror}") from None
+        finally:
+            os.close(fd)
 
 
 def _compact(repo: Repo) -> None:
