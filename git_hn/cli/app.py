@@ -240,7 +240,9 @@ def sync(remote: Optional[str] = typer.Argument(None, metavar="[REMOTE]", help="
 def _hooks_command(name: str, doc: str):
     def command(global_: bool = typer.Option(False, "--global",
                                              help="use the directory of git config --global core.hooksPath")) -> int:
-        return commands.hooks_command(name, global_)
+        from . import hooks_cmd
+
+        return hooks_cmd.hooks_command(name, global_)
 
     command.__doc__ = doc
     command.__name__ = f"hooks_{name}"

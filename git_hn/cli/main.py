@@ -301,7 +301,7 @@ def dispatch(argv: list[str]) -> int:
             _start_import_early(data)
         elif argv[2:3] == ["pre-push"] and not os.environ.get("HN_HOOK_ACTIVE"):
             _start_pre_push_early()
-        from .commands import hooks_run_command
+        from .hooks_cmd import hooks_run_command
 
         return hooks_run_command(argv[2:], data)
     if cmd == "sync" and not _wants_help(argv[1:]):

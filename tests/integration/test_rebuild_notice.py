@@ -136,7 +136,7 @@ def test_the_hooks_git_waits_on_listen_and_the_background_publisher_does_not(str
     """A first fetch or push after an upgrade verifies in the hook, with Git (and the person at
     its terminal) waiting: those hooks draw the line too; the publisher Git does not wait on, whose
     output could land on a prompt, never does."""
-    from git_hn.cli import commands, notice, render
+    from git_hn.cli import hooks_cmd, notice, render
     from git_hn.service import hook_runs, hooks
 
     installed = []
@@ -144,7 +144,7 @@ def test_the_hooks_git_waits_on_listen_and_the_background_publisher_does_not(str
     monkeypatch.setattr(notice, "install", lambda: installed.append(True))
     monkeypatch.setattr(hook_runs, "run_background_publication", lambda *a: 0)
     monkeypatch.chdir(stream)
-    assert commands.hooks_run_command([hooks.PUBLISHER, "origin"], b"") == 0
+    assert hooks_cmd.hooks_run_command([hooks.PUBLISHER, "origin"], b"") == 0
     assert installed == []
-    assert commands.hooks_run_command(["post-rewrite", "amend"], b"") == 0
+    assert hooks_cmd.hooks_run_command(["post-rewrite", "amend"], b"") == 0
     assert installed == [True]

@@ -1,0 +1,51 @@
+"""``git hn hooks install|uninstall|status [--global]`` and the internal ``git hn hooks run``:
+parse, call ``service.hooks`` or ``service.hook_runs``, print.
+
+Kept out of ``commands`` so that a hook's run (every hooked fetch and push that starts git-hn)
+imports only this and what the hook needs.
+"""
+
+from __future__ import annotations
+
+from ..errors import UsageError
+from . import render
+
+
+def hooks_command(which: str, global_: bool) -> int:
+    from ..service import hooks
+    from ..store.repo import open_repo
+
+    repo = None if global_ else open_repo()
+    loc = hooks.locate(repo, global_)
+    if which == "install":
+        render.lines(hooks.install(loc, repo))
+        text = hooks.selection_hint(repo)
+        if text:
+            render.hint(text)
+    else:
+        render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
+    if repo is not None:
+        repo.close()
+    return 0
+
+
+def hooks_run_command(args: list[str], data: bytes) -> int:
+    """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``), with the
+    hook's standard input."""
+    from ..service import hook_runs, hooks
+    from ..store.repo import open_repo
+
+    if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
+        raise UsageError("usage: git hn hooks install|uninstall|status [--global]")
+    repo = open_repo()
+    if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
+        return hook_runs.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")
+    if render.stderr_on_terminal():
+        from . import notice
+
+        notice.install()  # Git waits on these hooks, and so does whoever is at its terminal
+    if args[0] == "pre-push":
+        return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
+    if args[0] == "post-rewrite":
+        return hook_runs.run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
+    return hook_runs.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data)
