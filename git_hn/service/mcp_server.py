@@ -267,7 +267,7 @@ class Screened:
             import json
 
             message = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # (nested past Python's depth: the SDK says why)
             return text  # (the SDK's parse error)
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             return text

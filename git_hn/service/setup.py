@@ -144,7 +144,8 @@ class Keys:
     """How the record names the files and directories of this working tree."""
 
     def __init__(self, repo: Repo, top: str):
-        self.top, self.prefix = top, (lambda w: f"{w}//" if w else "")(_worktree_id(repo))
+        worktree = _worktree_id(repo)
+        self.top, self.prefix = top, f"{worktree}//" if worktree else ""
 
     def key(self, real: str) -> str:
         return self.prefix + _relative(real, self.top)
@@ -267,7 +268,7 @@ def _locked(repo: Repo, timeout: float = 10.0):
 
 
 def _targets(repo: Repo, keys: Keys, agent: str) -> list[tuple[content.Target, str, str, bytes | None]]:
-    """(target, path as written, record key, bytes now) of each file of ``agent``."""
+    """(target, path as written, real path, bytes now) of each file of ``agent``."""
     out, seen = [], {}
     for target in content.TARGETS[agent]:
         rel = target.path

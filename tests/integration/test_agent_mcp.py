@@ -683,6 +683,7 @@ def test_requests_the_sdk_would_misread_get_their_json_rpc_error(inited):
         b'{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1]}',
         b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"memory_record",'
         b'"arguments":{"kind":"observation","content":"stray \xff byte"}}}',
+        b"[" * 100_000 + b"]" * 100_000,  # deeper than Python's parser goes: the SDK's parse error
         b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}',
     ]
     proc = subprocess.run(["git", "hn", "mcp", "--allow-write"], cwd=inited, input=b"\n".join(lines) + b"\n",
@@ -690,12 +691,12 @@ def test_requests_the_sdk_would_misread_get_their_json_rpc_error(inited):
     assert proc.returncode == 0, proc.stderr
     answers = [json.loads(x) for x in proc.stdout.splitlines()][1:]
     assert [(a["id"], a.get("error", {}).get("code")) for a in answers] == [
-        (None, -32600)] * 4 + [(7, -32602), (None, -32700), (9, None)]
+        (None, -32600)] * 4 + [(7, -32602), (None, -32700), (None, -32700), (9, None)]
     assert answers[0]["error"]["message"] == "Invalid Request: id must be a string or an integer"
     assert answers[4]["error"]["message"] == "Invalid params: params must be an object"
     assert answers[5]["error"]["message"] == "Parse error: the message is not valid UTF-8"
     assert set(answers[0]["error"]) == {"code", "message"}
-    assert answers[6]["result"]["tools"]
+    assert answers[7]["result"]["tools"]
     assert hn(inited, "memory", "log", "--json").out == before  # nothing was signed
 
 
