@@ -222,7 +222,7 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
     if not plan:
         return status_lines(loc)
     loc.save(record)  # the record can be written: else nothing is, not even a wrapper
-    done: list = []  # (wrapper path, where a chained hook came from, where it went), to undo
+    done: list = []  # what ``_apply`` did, for ``_undo``
     folder = os.path.join(loc.dir, CHAINED_DIR)
     had_folder = os.path.lexists(folder)
     try:
@@ -258,7 +258,7 @@ def _apply(loc: Location, plan: list, record: dict, done: list) -> None:
                     entry["chainedLink"] = link
             else:
                 os.rename(chain, target)
-            done.append((None, chain, target, link))
+            done.append(("chained", chain, target, link))
             if chain == path:
                 st = os.lstat(target)
                 entry["chained"] = _fingerprint(target)
@@ -279,26 +279,27 @@ def _apply(loc: Location, plan: list, record: dict, done: list) -> None:
             except OSError:
                 pass
             raise
-        done.append((path, None, None, old))
+        done.append(("wrapper", path, old, None))
         entry["wrapper"] = hashing.sha256(text).hexdigest()
         record[name] = entry
 
 
 def _undo(done: list) -> None:
-    """Take back what ``_apply`` did, last first: wrappers removed, chained hooks moved back
-    (best effort: the install's error is what is reported)."""
-    for wrapper, chain, target, link in reversed(done):
+    """Take back what ``_apply`` did, last first (best effort: the install's error is what is
+    reported): ``("wrapper", path, bytes before or None)`` is written back or removed;
+    ``("chained", where it was, where it went, its relative link text or None)`` moves back."""
+    for kind, first, second, link in reversed(done):
         try:
-            if wrapper is not None and link is not None:  # (here: the refreshed wrapper's bytes)
-                with open(wrapper, "wb") as fh:
-                    fh.write(link)
-            elif wrapper is not None:
-                os.unlink(wrapper)
+            if kind == "wrapper" and second is not None:  # a wrapper refreshed in place
+                with open(first, "wb") as fh:
+                    fh.write(second)
+            elif kind == "wrapper":
+                os.unlink(first)
             elif link is not None and not os.path.isabs(link):
-                os.unlink(target)
-                os.symlink(link, chain)
+                os.unlink(second)
+                os.symlink(link, first)
             else:
-                os.rename(target, chain)
+                os.rename(second, first)
         except OSError:
             pass
 
