@@ -300,6 +300,10 @@ def dispatch(argv: list[str]) -> int:
         if argv[2:4] == ["reference-transaction", "committed"]:
             _start_import_early(data)
         elif argv[2:3] == ["pre-push"] and not os.environ.get("HN_HOOK_ACTIVE"):
+            # pre-commit's "migration mode" runs the wrapper as pre-push.legacy with this set; it
+            # must not reach git-hn's own publication push (pre-commit's hook there refuses it),
+            # nor the Git runner, which takes the environment as it is when it starts
+            os.environ.pop("PRE_COMMIT_RUNNING_LEGACY", None)
             _start_pre_push_early()
         from .hooks_cmd import hooks_run_command
 

@@ -38,7 +38,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         return 0
     # pre-commit's "migration mode" runs this wrapper as pre-push.legacy with this variable set;
     # inherited by git-hn's own publication push, it makes pre-commit's hook there refuse the push
+    # (``cli.main`` drops it before anything starts; here for a caller that did not)
     os.environ.pop("PRE_COMMIT_RUNNING_LEGACY", None)
+    repo.git.env.pop("PRE_COMMIT_RUNNING_LEGACY", None)
     if remote not in _remotes(repo):
         named = _remote_of_url(repo, remote)
         if named:  # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated

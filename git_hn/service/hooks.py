@@ -200,6 +200,12 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
         path = loc.path(name)
         text = wrapper_text(name)
         mine = record.get(name)
+        if mine is not None and _migrated(path, mine):
+            # pre-commit runs the wrapper as <hook>.legacy: refreshed there; pre-commit's own
+            # hook is not the user's to chain (chained, it would run the wrapper in a loop)
+            if _sha(path + PRE_COMMIT_LEGACY) != hashing.sha256(text).hexdigest():
+                plan.append((name, path + PRE_COMMIT_LEGACY, text, None))
+            continue
         current = _fingerprint(path)  # (a dangling link is a hook too: chained, never overwritten)
         if mine is not None and current == mine["wrapper"]:
             legacy = os.path.lexists(path + LEGACY) and mine.get("chained") is not None

@@ -464,8 +464,8 @@ sys.exit(code)
 '''
 
 
-@pytest.mark.parametrize("own", [False, True])
-def test_pre_commit_installed_after_git_hn_keeps_publishing_and_uninstalls_cleanly(tmp_path, own):
+@pytest.mark.parametrize("own,mode", [(False, "warn"), (True, "warn"), (False, "block")])
+def test_pre_commit_installed_after_git_hn_keeps_publishing_and_uninstalls_cleanly(tmp_path, own, mode):
     """pre-commit's ``install`` after git-hn's moves the wrapper to pre-push.legacy and runs it;
     the variable it sets then reached git-hn's own publication push, whose pre-commit hook
     refused it, so memory silently stopped being published. ``hooks status`` says where the
@@ -479,8 +479,14 @@ def test_pre_commit_installed_after_git_hn_keeps_publishing_and_uninstalls_clean
     assert hn(a, "hooks", "install").code == 0
     os.rename(hooks / "pre-push", hooks / "pre-push.legacy")  # what pre-commit install does
     _executable(hooks / "pre-push", PRE_COMMIT_MIGRATION)
+    git(a, "config", "hn.prePush", mode)  # (block: git-hn's publication push runs inside the hook)
     status = hn(a, "hooks", "status").out.splitlines()
     assert status[0] == "pre-push: installed (pre-commit runs it as pre-push.legacy)"
+    # installing again keeps it so: pre-commit's hook is not the user's to chain (a loop)
+    assert hn(a, "hooks", "install").out.splitlines()[0] == status[0]
+    assert (hooks / "pre-push").read_text() == PRE_COMMIT_MIGRATION
+    chained = hooks / "hn-chained" / "pre-push"
+    assert (chained.read_text() if chained.exists() else None) == (team if own else None)
     mem = _memory_and_commit(a)
     proc = _push(a, {"MARKER": str(marker)})
     assert proc.returncode == 0, proc.stderr
