@@ -59,6 +59,18 @@ def read(repo: Repo) -> list[tuple[str, str, str]] | None:
     return out
 
 
+def newest(repo: Repo, remote: str, refs=None) -> dict[str, str]:
+    """ref -> the newest tip ``remote`` was given (of ``refs`` only, when named), for the
+    publication gate when the state has no record of a ref; {} when there is no journal or it
+    cannot be read (the gate then holds, or asks the remote)."""
+    try:
+        rows = read(repo) or ()
+    except HnError:
+        return {}
+    want = None if refs is None else set(refs)
+    return {ref: head for r, ref, head in rows if r == remote and (want is None or ref in want)}
+
+
 def note(repo: Repo, remote: str, heads: dict[str, str]) -> None:
     """Append that ``remote`` was given ``heads`` (ref -> tip), durably (created if missing)."""
     _append(repo, "".join(_line(remote, ref, head) for ref, head in sorted(heads.items())))

@@ -573,3 +573,27 @@ def test_a_damaged_publication_journal_is_never_taken_for_nothing_published(tmp_
     assert amended.returncode == 0
     assert f"publication journal {journal} is damaged" in amended.stderr, amended.stderr
     assert git(a, "rev-parse", ref) == tip
+
+
+def test_the_push_gate_reads_what_was_given_from_the_journal_after_a_rebuild(tmp_path):
+    """The pre-push gate took what the remote was given from the state alone: after a rebuild
+    it offered the whole stream again, held it at a published memory whose commit a force-push
+    had taken off the remote, and advised a reanchor that (rightly) refuses a published memory."""
+    remote, a = _team(tmp_path)
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "push", "-q", "origin", "main")
+    first = _memory_and_commit(a)  # anchored on the pushed main, and published with the push below
+    assert _push(a).returncode == 0 and _published(remote, first)
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    git(a, "commit", "-q", "--amend", "--allow-empty", "-m", "rewritten")  # the anchor, off the remote
+    forced = subprocess.run(["git", "push", "-q", "--force", "origin", "main"], cwd=a, capture_output=True,
+                            text=True)
+    wait_publication(a)
+    assert forced.returncode == 0
+    assert hn(a, "memory", "index", "rebuild").code == 0  # the state's record of what was given: gone
+    second = _memory_and_commit(a)
+    proc = _push(a)
+    assert proc.returncode == 0 and "waits for commit" not in proc.stderr, proc.stderr
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)  # the new memory went out
+    assert second["memoryId"] in hn(a, "memory", "log", "--json").out

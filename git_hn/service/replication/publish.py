@@ -606,6 +606,11 @@ def moved_since_given(repo: Repo, remote: str, text: str):
                 conn.close()
     except (HnError, OSError, sqlite3.Error):  # (damage the seal cannot see: the slow path)
         return None
+    unrecorded = [ref for ref in heads if ref not in given]
+    if unrecorded:  # a new stream, or a state rebuilt since: the journal may know (``store.given``)
+        from ...store import given as journal
+
+        given = {**journal.newest(repo, remote, unrecorded), **given}
     loose = streams.unlisted_local_refs(repo.common_dir, _Listed(mine))
     if loose:
         return None
@@ -651,21 +656,24 @@ class _Listed:
 
 
 def published_heads(repo: Repo, remote: str) -> dict[str, str]:
-    """ref -> the tip ``remote`` was last given, from the state's bookkeeping; {} when it cannot
-    be read (``remote_bases`` then asks the remote itself)."""
+    """ref -> the tip ``remote`` was last given, from the state's bookkeeping over the
+    publication journal's (``store.given``: what a rebuilt state no longer has); {} when neither
+    can be read (``remote_bases`` then asks the remote itself)."""
+    from ...store import given as journal
     from ...store.statedb import sqlite3
 
+    noted = journal.newest(repo, remote)
     try:
         with statedb.locked(repo, exclusive=False, wait=2.0):
             conn = statedb.open_sealed(repo, readonly=True)
             if conn is None:
-                return {}
+                return noted
             try:
-                return statemod.published_heads(conn, remote)
+                return {**noted, **statemod.published_heads(conn, remote)}
             finally:
                 conn.close()
     except (HnError, OSError, sqlite3.Error):
-        return {}
+        return noted
 
 
 __all__ = ["publish_streams", "push", "verified", "local_refs", "published_heads", "remote_bases",
