@@ -44,6 +44,8 @@ def _sha(path: str) -> str | None:
             return hashing.sha256(fh.read()).hexdigest()
     except FileNotFoundError:
         return None
+    except IsADirectoryError:
+        raise InputError(f"hook {path} is a directory, not a hook; nothing was changed") from None
 
 
 def _replaced(path: str, chained: str, mine: dict) -> bool:

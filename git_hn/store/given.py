@@ -54,7 +54,9 @@ def read(repo: Repo) -> list[tuple[str, str, str]] | None:
         parts = line.rsplit(" ", 2)
         if len(parts) != 3 or not parts[0] or not parts[1].startswith("refs/hn/memory/") \
                 or not is_oid(parts[2]):
-            raise LocalStateError(f"publication journal {path(repo)} is damaged")
+            raise LocalStateError(f"publication journal {path(repo)} is damaged (each line is a remote, a "
+                                  "memory ref and an object ID): move it aside, then run git hn sync "
+                                  "with each remote, which records again what each holds")
         out.append((parts[0], parts[1], parts[2]))
     return out
 

@@ -571,8 +571,13 @@ def test_a_damaged_publication_journal_is_never_taken_for_nothing_published(tmp_
     amended = subprocess.run(["git", "commit", "-q", "--amend", "--allow-empty", "-m", "rewritten"], cwd=a,
                              capture_output=True, text=True)
     assert amended.returncode == 0
-    assert f"publication journal {journal} is damaged" in amended.stderr, amended.stderr
+    assert (f"publication journal {journal} is damaged (each line is a remote, a memory ref and an object "
+            "ID): move it aside, then run git hn sync with each remote, which records again what each "
+            "holds") in amended.stderr, amended.stderr
     assert git(a, "rev-parse", ref) == tip
+    journal.rename(journal.with_name("given-v0.damaged"))  # what the message says to do
+    assert hn(a, "sync").code == 0
+    assert f"origin {ref} {tip}\n" in journal.read_text()
 
 
 def test_the_push_gate_reads_what_was_given_from_the_journal_after_a_rebuild(tmp_path):

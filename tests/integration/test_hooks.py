@@ -606,7 +606,8 @@ def _traced_push(repo, trace: Path) -> list[list[str]]:
 
 def test_a_push_after_the_bookkeeping_is_lost_asks_the_remote_instead_of_pushing_again(clones, tmp_path):
     """What each remote was given lives in the verified state, which a rebuild (a new git-hn, a
-    damaged file) starts empty. With many streams the next push asks the remote once what it
+    damaged file) starts empty, and in the publication journal, which an earlier git-hn did not
+    write. With neither, and many streams, the next push asks the remote once what it
     holds, remembers what it already has and pushes none of it, where it used to lint and push
     every stream again (``git push`` matches each explicit refspec against every ref the remote
     advertises: minutes of Git's CPU at 10,000 streams)."""
@@ -636,21 +637,26 @@ def test_a_push_after_the_bookkeeping_is_lost_asks_the_remote_instead_of_pushing
 
     for name in ("state-v0.sqlite", "state-v0.seal"):  # as a new git-hn's rebuild starts
         (a / ".git" / "hn" / "memory" / name).unlink()
+    git(a, "commit", "-q", "--allow-empty", "-m", "one and a half")
+    journal = a / ".git" / "hn" / "replication" / "given-v0"
+    # the publication journal outlives the state: it answers, and the remote is not even asked
+    kept = _traced_push(a, tmp_path / "kept")
+    assert not [argv for argv in kept if argv[:1] == ["ls-remote"]]
+    assert not [argv for argv in kept if argv[:1] == ["push"] and any("refs/hn/memory/" in x for x in argv)]
+    journal.unlink()  # as an earlier git-hn left a clone: the state was all there was
     git(a, "commit", "-q", "--allow-empty", "-m", "two")
     second = _traced_push(a, tmp_path / "second")
     assert sum(argv[:1] == ["ls-remote"] for argv in second) == 1
     assert not [argv for argv in second if argv[:1] == ["push"] and any("refs/hn/memory/" in x for x in argv)]
-    # no state to keep the answer in yet (nothing had to be verified); once a command rebuilt
-    # it, the next push asks once more and remembers, and the one after asks nothing
-    assert hn(a, "memory", "recall", "--json").code == 0
-    assert publish.published_heads(open_repo(str(a)), "origin") == {}
-    git(a, "commit", "-q", "--allow-empty", "-m", "three")
-    third = _traced_push(a, tmp_path / "third")
-    assert sum(argv[:1] == ["ls-remote"] for argv in third) == 1
-    assert not [argv for argv in third if argv[:1] == ["push"] and any("refs/hn/memory/" in x for x in argv)]
+    # the answer is kept (in the journal: there is no state yet, nothing had to be verified),
+    # so the pushes after it ask nothing, before and after a command rebuilds the state
     assert {r: o for r, o in publish.published_heads(open_repo(str(a)), "origin").items() if r in given} == given
-    git(a, "commit", "-q", "--allow-empty", "-m", "four")
-    assert not [argv for argv in _traced_push(a, tmp_path / "fourth") if argv[:1] == ["ls-remote"]]
+    assert hn(a, "memory", "recall", "--json").code == 0
+    for n in ("three", "four"):
+        git(a, "commit", "-q", "--allow-empty", "-m", n)
+        later = _traced_push(a, tmp_path / n)
+        assert not [argv for argv in later if argv[:1] == ["ls-remote"]]
+        assert not [argv for argv in later if argv[:1] == ["push"] and any("refs/hn/memory/" in x for x in argv)]
 
 
 def test_the_remote_is_not_asked_for_a_few_streams_or_when_it_cannot_be(clones):
@@ -736,6 +742,12 @@ def test_an_install_that_fails_part_way_changes_nothing(tmp_path):
     assert not (hooks / "hn-chained").exists()
     assert hn(repo, "hooks", "status").out.splitlines() == [
         "pre-push: not installed", "reference-transaction: not installed", "post-rewrite: not installed"]
+    (hooks / "reference-transaction").mkdir()  # a directory where a hook goes: named, nothing changed
+    r = hn(repo, "hooks", "install")
+    assert (r.code, r.err) == (1, f"git-hn: hook {hooks / 'reference-transaction'} is a directory, not a "
+                                  "hook; nothing was changed\n")
+    assert {p.name: p.read_bytes() for p in hooks.iterdir() if p.is_file()} == before
+    (hooks / "reference-transaction").rmdir()
     r = hn(repo, "hooks", "install")  # and the next install chains the team's hook, not a wrapper
     assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
     assert (hooks / "hn-chained" / "pre-push").read_text() == "#!/bin/sh\necho team\n"

@@ -93,6 +93,7 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     valid = valid_refs(repo, refs, listing)
     heads = _heads(repo, valid, listing)
     todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
+    _note_held(repo, remote, {r: heads[r] for r in valid if r in heads and r not in todo})
     bases = {r: advertised[r] for r in todo if advertised and r in advertised}
     withheld = secret_shaped(repo, listing, todo, bases)
     todo = [r for r in todo if r not in withheld]
@@ -498,6 +499,19 @@ def refusal(status: str, stderr: str) -> str:
     if said:
         text = f"{text}; the server said: {one_line(said)}" if text else f"the server said: {one_line(said)}"
     return text if len(text) <= REASON_MAX else text[:REASON_MAX] + "..."
+
+
+def _note_held(repo: Repo, remote: str, same: dict[str, str]) -> None:
+    """The streams ``remote`` holds at their local tips, into the publication journal when it
+    does not say so (a journal moved aside, or one an earlier git-hn never wrote)."""
+    if not same:
+        return
+    from ...store import given
+
+    noted = given.newest(repo, remote, same)
+    missing = {r: h for r, h in same.items() if noted.get(r) != h}
+    if missing:
+        remember(repo, remote, missing)
 
 
 def remember(repo: Repo, remote: str, heads: dict[str, str]) -> None:
