@@ -27,6 +27,7 @@ from ...store import state as statemod
 from ...store import statedb, stateview, streams
 from ...store.transport import remote_env, transport_allowed
 from ...store.repo import Repo
+from .given_record import note_held, published_heads, remember
 from .outcomes import PhaseError, counted, phase
 
 SLICE = 1000  # refspecs per push command line
@@ -93,7 +94,7 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     valid = valid_refs(repo, refs, listing)
     heads = _heads(repo, valid, listing)
     todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
-    _note_held(repo, remote, {r: heads[r] for r in valid if r in heads and r not in todo})
+    note_held(repo, remote, {r: heads[r] for r in valid if r in heads and r not in todo})
     bases = {r: advertised[r] for r in todo if advertised and r in advertised}
     withheld = secret_shaped(repo, listing, todo, bases)
     todo = [r for r in todo if r not in withheld]
@@ -501,44 +502,6 @@ def refusal(status: str, stderr: str) -> str:
     return text if len(text) <= REASON_MAX else text[:REASON_MAX] + "..."
 
 
-def _note_held(repo: Repo, remote: str, same: dict[str, str]) -> None:
-    """The streams ``remote`` holds at their local tips, into the publication journal when it
-    does not say so (a journal moved aside, or one an earlier git-hn never wrote)."""
-    if not same:
-        return
-    from ...store import given
-
-    noted = given.newest(repo, remote, same)
-    missing = {r: h for r, h in same.items() if noted.get(r) != h}
-    if missing:
-        remember(repo, remote, missing)
-
-
-def remember(repo: Repo, remote: str, heads: dict[str, str]) -> None:
-    """Record the tips ``remote`` now holds: in the publication journal (``store.given``: what
-    keeps re-anchoring from signing them again), then in the state (bookkeeping for the next
-    push; a failure there only costs a push later)."""
-    from ...store import given
-    from ...store.statedb import sqlite3
-
-    if not heads:
-        return
-    try:
-        given.note(repo, remote, heads)
-    except (HnError, OSError) as exc:
-        import sys
-
-        sys.stderr.write(f"git-hn: warning: what {remote} was given could not be recorded "
-                         f"({getattr(exc, 'message', None) or exc.strerror}); until it is, do not "
-                         "rewrite the commits your published memories name\n")
-    try:
-        with statedb.sealed_for_writing(repo) as conn:
-            if conn is not None:
-                statemod.record_published(conn, remote, heads)
-    except (HnError, OSError, sqlite3.Error, statedb.Unwritable):
-        pass
-
-
 def remote_bases(repo: Repo, remote: str, heads: dict[str, str], given: dict[str, str]) -> dict[str, str]:
     """``given`` (ref -> the tip ``remote`` was last given: ``published_heads``) completed from
     the remote itself when at least ``ASK_FROM`` of ``heads`` (ref -> local tip) are not in it at
@@ -667,27 +630,6 @@ class _Listed:
 
     def __contains__(self, ref: str) -> bool:
         return self.block.startswith(f"{ref} ") or f"\n{ref} " in self.block
-
-
-def published_heads(repo: Repo, remote: str) -> dict[str, str]:
-    """ref -> the tip ``remote`` was last given, from the state's bookkeeping over the
-    publication journal's (``store.given``: what a rebuilt state no longer has); {} when neither
-    can be read (``remote_bases`` then asks the remote itself)."""
-    from ...store import given as journal
-    from ...store.statedb import sqlite3
-
-    noted = journal.newest(repo, remote)
-    try:
-        with statedb.locked(repo, exclusive=False, wait=2.0):
-            conn = statedb.open_sealed(repo, readonly=True)
-            if conn is None:
-                return noted
-            try:
-                return {**noted, **statemod.published_heads(conn, remote)}
-            finally:
-                conn.close()
-    except (HnError, OSError, sqlite3.Error):
-        return noted
 
 
 __all__ = ["publish_streams", "push", "verified", "local_refs", "published_heads", "remote_bases",
