@@ -244,10 +244,10 @@ def staged_commits(monkeypatch) -> list:
 
 
 def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR", "COLUMNS", "LINES", "FORCE_COLOR"),
-                timeout: float = 60) -> str:
+                timeout: float = 60, code: int = 0) -> str:
     """Run ``argv`` with stdout on a real pseudo-terminal of ``columns`` columns (24 rows; the
     variables in ``drop`` removed, TERM=xterm-256color unless ``env`` says otherwise) and return
-    what it wrote, with the terminal's CRLF as LF. Its stderr is a pipe; it must exit 0."""
+    what it wrote, with the terminal's CRLF as LF. Its stderr is a pipe; it must exit ``code``."""
     import fcntl
     import pty
     import struct
@@ -262,7 +262,7 @@ def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR",
     os.close(slave)
     written = read_terminal(master, proc, timeout)
     err = proc.stderr.read()
-    assert proc.wait(timeout) == 0, err
+    assert proc.wait(timeout) == code, err
     return written.decode("utf-8").replace("\r\n", "\n")
 
 

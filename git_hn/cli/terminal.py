@@ -358,8 +358,42 @@ LONG_ID = re.compile(r"\bsha256:([0-9a-f]{12})[0-9a-f]{52}\b")
 
 def shortened_lines(lines: list[str]) -> str:
     """Lines without a layout of their own (``sync``): inert, every ``sha256:`` ID shortened to
-    its 12 hex, wrapped at the width (a diagnostic is never cut), uncoloured."""
+    its 12 hex, wrapped at the width between words (a diagnostic is never cut), uncoloured. A
+    suggested command (``git push origin <oid>:refs/…``) is never split: a newline inside it
+    would leave someone who copies the first line with a different command (``git push
+    origin``); a command or word wider than the terminal is left to the terminal to wrap."""
     screen = Screen(no_color=True)
     for line in lines:
-        screen.wrapped(Text(LONG_ID.sub(r"\1", inert(line))))
+        for part in word_wrapped(LONG_ID.sub(r"\1", inert(line)), screen.width):
+            screen.copyable(Text(part))
     return screen.text()
+
+
+# words that end a command named inside a sentence ("..., then git hn sync origin and ...")
+_AFTER_COMMAND = frozenset({"then", "and", "or", "if", "to", "which", "after", "before", "when", "so",
+                            "until", "with", "for", "(a", "once"})
+_COMMAND_WORDS = 8  # a command longer than this is prose that happens to start with "git"
+
+
+def word_wrapped(text: str, columns: int) -> list[str]:
+    """``text`` in lines of at most ``columns`` display cells, broken only at spaces and never
+    inside a ``git …`` command; a unit wider than ``columns`` gets a line of its own."""
+    words = text.split(" ")
+    units, i = [], 0
+    while i < len(words):
+        j = i + 1
+        if words[i] == "git" and j < len(words) and words[j][:1].isalpha():
+            while j < len(words) and j - i < _COMMAND_WORDS and words[j] not in _AFTER_COMMAND \
+                    and not words[j - 1].endswith((",", ";", ".", ")", ":")):
+                j += 1
+        units.append(" ".join(words[i:j]))
+        i = j
+    out, current = [], ""
+    for unit in units:
+        if current and cell_len(current) + 1 + cell_len(unit) > columns:
+            out.append(current)
+            current = unit
+        else:
+            current = f"{current} {unit}" if current else unit
+    out.append(current)
+    return out

@@ -238,6 +238,40 @@ def test_sync_lines_on_a_terminal_have_short_ids(tmp_path, bare_remote):
     _readable("\n".join(lines))
 
 
+def test_sync_never_splits_a_suggested_command_and_names_a_lost_anchor_once(tmp_path, bare_remote):
+    """Two streams wait for one anchor commit the remote's branches lack: the terminal shows who
+    can bring it back once, and no suggested command is broken by a newline (copying the first
+    line of ``git push origin <oid>:refs/…`` would run a bare ``git push origin``)."""
+    remote = bare_remote("team.git")
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", remote.as_uri())
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    git(alice, "commit", "-q", "--allow-empty", "-m", "only alice has it")
+    local = git(alice, "rev-parse", "HEAD")
+    streams = []
+    for n in (1, 2):
+        stream = "sha256:" + f"{n:02x}" * 32
+        assert hn(alice, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies",
+                  "descendants", "--content", f"waits {n}", "--stream", stream).code == 0
+        streams.append(stream)
+    for ref in git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory").split():
+        git(alice, "push", "-q", "origin", f"{ref}:{ref}")  # published by hand, without the anchor
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", remote.as_uri(), str(bob))
+    for stream in streams:
+        assert hn(bob, "replication", "select", "--memory", stream).code == 0
+    for columns in (40, 80):
+        text = SGR.sub("", on_terminal(bob, [GIT_HN, "sync"], columns, {}, code=1))
+        lines = [line.rstrip() for line in text.replace("\r", "").split("\n")]
+        push = f"git push origin {local}:refs/heads/hn-anchor/{local[:12]}"
+        assert lines.count(push) == 1, lines  # whole, on a line of its own, once
+        assert sum(line.startswith("If no branch of origin has commit") for line in lines) == 1, lines
+        assert "then git hn sync origin" in " ".join(lines)
+        assert not any(line.endswith((" git", " git hn", " git push", " git push origin")) for line in lines), lines
+        assert all(cell_len(line) <= columns for line in lines if line != push and local not in line), lines
+
+
 # -- piped output keeps the contract ----------------------------------------------------------
 
 

@@ -201,24 +201,25 @@ class SyncResult:
                 if f"recovery: {recovery}" in diagnostic:  # §9.12's text already holds it
                     recovery = ""
                 out.append(f"Replication {o.kind} {o.id}: failed ({o.status}): {diagnostic}"
-                           + (f"; {recovery}" if recovery else "") + self._anchor_hint(o))
+                           + (f"; {recovery}" if recovery else ""))
         if current:
             out.append(f"Replication from {self.remote}: {counted(current, 'selection', 'selections')} up to date")
+        out += self._anchor_hints()
         out += [self._rebased_line(r) for r in self.rebased]
         out += [h.line(self.remote) for h in self.held]
         return out
 
-    def _anchor_hint(self, o) -> str:
-        """For an anchor commit this clone lacks although it fetched: who can bring it back.
-        (Git's pack holds every commit of the branches fetched, so none of those has it; after
-        a rebase, an amend or a deleted branch, only a clone that still has it can.)"""
-        oid = o.fields.get("missingId") or ""
-        if o.fields.get("dependencyKind") != "anchor-commit" or not one_line(
-                o.fields.get("recovery") or "").startswith("fetch a branch that contains"):
-            return ""
-        return (f"; if no branch of {self.remote} has it any more (a rebase, an amend or a deleted "
+    def _anchor_hints(self) -> list[str]:
+        """For each anchor commit this clone lacks although it fetched, once (however many
+        streams wait for it): who can bring it back. (Git's pack holds every commit of the
+        branches fetched, so none of those has it; after a rebase, an amend or a deleted branch,
+        only a clone that still has it can.)"""
+        missing = sorted({o.fields.get("missingId") or "" for o in self.outcomes
+                          if o.fields.get("dependencyKind") == "anchor-commit" and one_line(
+                              o.fields.get("recovery") or "").startswith("fetch a branch that contains")} - {""})
+        return [f"If no branch of {self.remote} has commit {oid} any more (a rebase, an amend or a deleted "
                 f"branch), a clone that still has it can put it back: git push {self.remote} "
-                f"{oid}:refs/heads/hn-anchor/{oid[:12]}")
+                f"{oid}:refs/heads/hn-anchor/{oid[:12]}" for oid in missing]
 
     def _rebased_line(self, r) -> str:
         """One rebased stream, named by its stream ID (a terminal shortens it, as the outcome

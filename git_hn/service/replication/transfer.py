@@ -17,7 +17,7 @@ advertisement: one ``git fetch`` of exactly those refs (no destination: the tips
 
 from __future__ import annotations
 
-from .outcomes import Outcome
+from .outcomes import Outcome, counted
 
 
 STALL_QUESTION = ("config", "--get", "hn.syncStallTimeout")
@@ -39,7 +39,7 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
     if not wanted:
         return 0
     stall = stall_timeout(repo)
-    say(f"fetch {len(wanted)} streams")
+    say(f"fetch {counted(len(wanted), 'stream', 'streams')}")
     verdict = q.fetch(url, sorted({o.advertised for o in wanted}), max_total * len(wanted), stall,
                       meanwhile=meanwhile)
     runs = 1
