@@ -31,7 +31,7 @@ from ..core.gostr import short_id
 from ..core.grammar import format_timestamp, local_ref, memory_id
 from ..core.limits import PROTOCOL
 from ..core.tuples import NamedTuple
-from ..errors import ConflictError, HnError, ValidationError
+from ..errors import ConflictError, HnError, InputError, ValidationError
 from . import objects, streams, verify
 from .identity import Identity
 from .lock import stream_lock
@@ -345,6 +345,9 @@ def _signed(ident: Identity, seed: bytes, draft: Draft, pos: Position, timestamp
     if env.public_key != ident.public_key or env.actor != ident.actor:
         raise ValidationError("memory identity does not match its signer")
     payload = envmod.encode(env)
+    if keys.holds_seed(payload, seed):  # (the secret lint cannot know the key; this can)
+        raise InputError("memory text holds your git-hn private key; nothing was signed: remove the key "
+                         "from the text (every signed memory is published and permanent)")
     return env, payload, keys.b64_encode(keys.sign(seed, payload)), memory_id(payload)
 
 

@@ -341,3 +341,43 @@ def test_ordinary_memories_with_ids_paths_and_code_are_signed(inited):
     r = hn(inited, "memory", "challenge", second["memoryId"], "--reason", "Evidence-Mismatch",
            "--evidence", f"git:{head}", "--json")
     assert r.code == 0, r.err
+
+
+def _own_key(repo) -> str:
+    """The active identity's private key as its identity file stores it (base64 of 64 bytes)."""
+    me = actor(repo)
+    path = next((repo / ".git" / "hn" / "identities").glob(f"{me}.json"))
+    return json.loads(path.read_text())["privateKey"]
+
+
+def test_the_signers_own_private_key_is_never_signed(inited):
+    """git-hn (the secret lint cannot know it): the active identity's private key, pasted into any
+    author field in any usual spelling, is refused even with --allow-secret-shaped; the one line
+    never echoes it, and nothing is appended."""
+    import base64
+
+    key = _own_key(inited)
+    seed = base64.b64decode(key + "=" * (-len(key) % 4))[:32]
+    spellings = [key, base64.b64encode(seed).decode(), base64.urlsafe_b64encode(seed).decode(),
+                 seed.hex(), seed.hex().upper()]
+    before = refs_snapshot(inited)
+    said = ("git-hn: memory text holds your git-hn private key; nothing was signed: remove the key from "
+            "the text (every signed memory is published and permanent)\n")
+    for text in spellings:
+        for args in (["memory", "record", "--kind", "observation", *BASE, "--content", f"key: {text}",
+                      "--allow-secret-shaped"],
+                     ["memory", "record", "--kind", "observation", *BASE, "--content", "x", "--topic", text,
+                      "--allow-secret-shaped"],
+                     ["memory", "handoff", *BASE, "--content", "x", "--next-action", f"use {text}",
+                      "--allow-secret-shaped"]):
+            r = hn(inited, *args)
+            assert (r.code, r.err, r.out) == (1, said, ""), (args, r.err)
+    doc = {"version": 0, "kind": "observation", "content": f"the key {key}",
+           "anchor": {"commit": git(inited, "rev-parse", "HEAD")}, "applicability": {"mode": "exact"},
+           "topics": [], "evidence": []}
+    r = hn(inited, "memory", "record", "--input", "-", "--json", "--allow-secret-shaped", input=json.dumps(doc).encode())
+    assert (r.code, r.err) == (1, said), r.err
+    assert refs_snapshot(inited) == before
+    # another identity's key is text like any other to this signer (its own check is at its signing)
+    r = hn(inited, "memory", "record", "--kind", "observation", *BASE, "--content", f"public {actor(inited)}")
+    assert r.code == 0, r.err

@@ -456,3 +456,23 @@ def test_ordinary_text_still_does_not_load_the_library():
                  ORDINARY[11],
                  "The emoji \U0001F469\u200d\U0001F4BB marks pairing notes."):
         assert not secretlint.library_gate(text), text
+
+
+def test_holds_seed_finds_a_pasted_private_key_and_nothing_else():
+    """``keys.holds_seed``: the signer's own key in its pasted spellings (any case), never the
+    public key, another seed, or a key cut short below 240 bits."""
+    import base64
+    import random
+
+    from git_hn.core import keys
+
+    rng = random.Random(7)
+    seed, other = bytes(rng.randrange(256) for _ in range(32)), bytes(rng.randrange(256) for _ in range(32))
+    public = bytes(rng.randrange(256) for _ in range(32))
+    stored = keys.b64_encode(seed + public)  # the identity file's spelling (no padding)
+    for text in (stored, base64.b64encode(seed).decode(), base64.urlsafe_b64encode(seed).decode(),
+                 seed.hex(), seed.hex().upper(), stored.lower(), f'{{"privateKey":"{stored}"}}'):
+        assert keys.holds_seed(f"see {text} here".encode(), seed), text
+    for text in (keys.b64_encode(public), keys.b64_encode(other), other.hex(), stored[:39], seed.hex()[:63],
+                 "ordinary prose " * 20):
+        assert not keys.holds_seed(text.encode(), seed), text
