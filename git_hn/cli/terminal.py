@@ -104,6 +104,9 @@ class Screen:
         """Free text wrapped at the width, every line of it (continuations too) indented."""
         from rich.padding import Padding
 
+        if not text.plain:  # (a padded empty text renders as no line at all: a blank line is content)
+            self.console.print()
+            return
         text.no_wrap, text.overflow = False, "fold"
         self.console.print(Padding(text, (0, 0, 0, indent), expand=False), markup=False, emoji=False, highlight=False,
                            soft_wrap=False)

@@ -220,6 +220,17 @@ def test_record_results_on_a_terminal(tmp_path, columns):
     _readable("\n".join(lines))
 
 
+def test_show_on_a_terminal_keeps_blank_lines_of_the_content(tmp_path):
+    """Blank lines are content: the paragraphs of a memory (and of a handoff's list items) keep
+    them on a terminal as they do in a pipe."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    mid = record_id(repo, content="Para one.\n\nPara two.\n\n\nPara three.")
+    lines = _screen(_pty(repo, 80, "memory", "show", mid, "--no-color"), 80)
+    at = lines.index("Content (inert)")
+    assert lines[at + 1:at + 7] == ["  Para one.", "", "  Para two.", "", "", "  Para three."], lines
+
+
 def test_sync_lines_on_a_terminal_have_short_ids(tmp_path, bare_remote):
     remote = bare_remote("team.git")
     alice = make_repo(tmp_path / "alice")
