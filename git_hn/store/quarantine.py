@@ -12,7 +12,8 @@ Trusts: nothing fetched; the user's transport and credential settings, which the
 files (``store.git``), and before the first fetch from a remote that is not local the transport
 keys (``core.sshCommand``, ``ssh.variant``, ``core.gitProxy``, ``core.askPass``, ``http.*``,
 ``credential.*``: ``transport.TRANSPORT_CONFIG``) of the main repository's own config and of
-``git -c`` are copied into the quarantine's config, read by one ``git config`` process. Attacks
+``git -c`` are carried to the quarantine's processes in their environment (``GIT_CONFIG_COUNT``;
+never written to a file a killed sync would leave behind), read by one ``git config`` process. Attacks
 defended against:
 - *environment injection*: ``GIT_DIR``, ``GIT_OBJECT_DIRECTORY``, alternates, ``git -c``
   settings (``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT``…) and similar variables are dropped,
@@ -147,17 +148,28 @@ class Quarantine:
             fh.write(text)
 
     def carry_transport(self) -> None:
-        """Copy the transport and credential settings of the main repository's own config,
-        its worktree config and ``git -c`` (``transport.TRANSPORT_CONFIG``) into this config,
-        once, so that the fetch reaches the remote as the advertisement did; the global and
-        system files are read here as they are there. Nothing else is copied. Best effort: a
-        config that cannot be read copies nothing."""
+        """Give this repository's Git processes the transport and credential settings of the
+        main repository's own config, its worktree config and ``git -c``
+        (``transport.TRANSPORT_CONFIG``), once, so that the fetch reaches the remote as the
+        advertisement did; the global and system files are read here as they are there. Nothing
+        else is carried. Best effort: a config that cannot be read carries nothing.
+
+        They are carried in the processes' environment (``GIT_CONFIG_COUNT``), never written to
+        a file: an ``http.extraHeader`` holds a token, and a file would outlive a killed sync
+        (a CI job that scrubs the header from ``.git/config`` would leave this copy behind)."""
         if self.carried:
             return
         self.carried = True
         proc = self.main.git.run(list(transport_config_question()))
-        if proc.returncode == 0:
-            self._append_config(transport_settings(proc.stdout))
+        if proc.returncode != 0:
+            return
+        carried = {}
+        for n, (section, sub, name, value) in enumerate(transport_settings(proc.stdout)):
+            key = section if sub is None else f"{section}.{sub}"
+            carried[f"GIT_CONFIG_KEY_{n}"] = f"{key}.{name}"
+            carried[f"GIT_CONFIG_VALUE_{n}"] = "true" if value is None else value  # (a bare key is true)
+        if carried:
+            self.git.env.update(carried, GIT_CONFIG_COUNT=str(len(carried) // 2))
 
     def __enter__(self):
         return self
