@@ -22,7 +22,7 @@ from ..core import recall as core_recall
 from ..core.gostr import tokens
 from ..core.projection import Context, project, row_index_json
 from ..core.tuples import NamedTuple
-from ..errors import LocalStateError
+from ..errors import ConflictError, LocalStateError
 from ..store import index as store_index
 from ..store import state, statedb, stateview, streams
 from ..store.repo import Repo
@@ -90,7 +90,25 @@ def rebuild(repo: Repo, bound: int | None = None) -> Built:
                   f"memory index could not be written: {repo.hn_dir} cannot be written here")
 
 
+REBUILD_ATTEMPTS = 3
+
+
 def _rebuild(repo: Repo, bound: int | None) -> Built:
+    """One rebuild, checked after its export is written: a write that moved a memory ref
+    meanwhile (a ``record`` beside the rebuild) removes the export only after its ref moved,
+    which may have been before this one wrote it, so the refs are listed again once the export
+    is in place, and a rebuild that raced a write is done again. If writes keep coming, the
+    export is left absent (absent is consistent, stale is not) and the rebuild fails."""
+    for _attempt in range(REBUILD_ATTEMPTS):
+        built = _rebuild_once(repo, bound)
+        if _fingerprint(repo, streams.list_sources(repo)) == built.fingerprint:
+            return built
+    store_index.remove_index(repo)
+    raise ConflictError(f"memory index rebuild was overtaken by {REBUILD_ATTEMPTS} writes to memory refs while it "
+                        "ran; run git hn memory index rebuild again once they are done")
+
+
+def _rebuild_once(repo: Repo, bound: int | None) -> Built:
     import gc
 
     bound = statedb_bound(bound)

@@ -17,7 +17,7 @@ from git_hn.core import recall as core_recall
 from git_hn.service import recall as recall_service
 from git_hn.store import private, statedb, streams
 from git_hn.store.repo import open_repo
-from helpers import git, hn, hn_file_limited, hn_proc, make_repo, refs_snapshot, staged_commits
+from helpers import git, hn, hn_file_limited, hn_proc, make_repo, record_id, refs_snapshot, staged_commits
 
 
 def _rec(repo, content, *args, kind="decision", applies="descendants"):
@@ -641,3 +641,45 @@ def test_a_read_only_private_directory_is_named_not_an_internal_message(populate
         f"memory index cannot be verified: its lock in {hn_dir} cannot be taken here (a read-only file "
         "system, or another user's repository)")
     repo.close()
+
+
+@pytest.mark.parametrize("races", [1, 3])
+def test_a_rebuild_overtaken_by_a_record_never_leaves_a_stale_export(inited, monkeypatch, races):
+    """A ``record`` that moves a memory ref after ``index rebuild`` listed the refs (it removes
+    the export only after its ref moved, possibly before the rebuild writes it): the rebuild
+    lists the refs again once its export is written and is done again, so ``index verify``
+    passes afterwards. Overtaken on every attempt, it fails with one line and leaves no export.
+    The records are real ones, run while the rebuild collects."""
+    import subprocess
+
+    from git_hn.service import index as index_service
+    from git_hn.store import streams
+    import sys
+    from pathlib import Path
+
+    git_hn = str(Path(sys.executable).parent / "git-hn")
+    for n in range(3):
+        record_id(inited, content=f"before {n}")
+    collect, raced = streams.collect, []
+
+    def collect_then_race(repo, listing):
+        out = collect(repo, listing)
+        if len(raced) < races:  # a record during each of the first ``races`` attempts
+            raced.append(subprocess.run([git_hn, "memory", "record", "--kind", "observation", "--at", "HEAD",
+                                         "--applies", "descendants", "--content", f"raced {len(raced)}"], cwd=inited,
+                                        capture_output=True).returncode)
+        return out
+
+    monkeypatch.setattr(streams, "collect", collect_then_race)
+    from git_hn.errors import ConflictError
+
+    if races == 3:
+        with pytest.raises(ConflictError, match="overtaken by 3 writes"):
+            index_service.rebuild(open_repo(str(inited)))
+        assert not (inited / ".git" / "hn" / "memory" / "index-v0.json").exists()
+        return
+    built = index_service.rebuild(open_repo(str(inited)))
+    monkeypatch.undo()
+    r = hn(inited, "memory", "index", "verify")
+    assert r.code == 0, r.err
+    assert raced == [0] and built.count == 4
