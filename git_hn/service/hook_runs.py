@@ -373,13 +373,23 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             # it start no git-hn (``hookscripts``); a fetch by name would leave none
             result = sync(repo, remote, publish=False, by_name=False, wait=0)  # never holds up Git
             failed = bool(result.exit_message())
+            said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
         except ConflictError as exc:  # another sync with that remote is running
             sys.stderr.write(f"git-hn: {exc.message}\n")
             continue
-        except HnError:
-            failed = True
+        except HnError as exc:
+            failed, said = True, exc.message
         if failed:
-            sys.stderr.write(f"git-hn: memory import from {remote} failed; run git hn sync {remote}\n")
+            sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(said, remote)}\n")
             if fetch is not None:
                 replication.note_failed(repo, remote, fetch)
     return 0
+
+
+def _why(said: str, remote: str) -> str:
+    """The end of the fetch hook's one line: a prompt the import could not show, with its way out
+    (``git hn sync`` would fail the same way), else where the details are."""
+    from ..store.transport import NO_CREDENTIALS, NO_PASSPHRASE, without_terminal
+
+    reason = next((r for r in (NO_PASSPHRASE, NO_CREDENTIALS) if r in said), "")
+    return f": {reason}; {without_terminal(reason, remote)}" if reason else f"; run git hn sync {remote}"

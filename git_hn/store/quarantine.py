@@ -225,6 +225,7 @@ class Quarantine:
         or "failed". With ``fetch_head``, ``wants`` are exact refspecs and the tips Git fetched
         are left in ``FETCH_HEAD`` (``fetch_head()``). ``meanwhile()`` runs once the fetch has
         started (the caller's preparations: they delay the watchdog's first look)."""
+        self.failure = ""
         if not is_local(url):
             self.carry_transport()
         args = ["git", "fetch", "--no-tags", *(() if fetch_head else ("--no-write-fetch-head",)),
@@ -248,6 +249,7 @@ class Quarantine:
                 proc.stderr.close()
                 raise
         activity = {"t": time.monotonic()}
+        tail = bytearray()  # Git's last words, for why a fetch failed (never shown: ``known_reason``)
 
         def drain():
             while True:
@@ -255,6 +257,8 @@ class Quarantine:
                 if not chunk:
                     break
                 activity["t"] = time.monotonic()
+                tail.extend(chunk)
+                del tail[:-8192]
 
         reader = Background(drain)
         ended = threading.Event()
@@ -284,9 +288,15 @@ class Quarantine:
             proc.stderr.close()
         if verdict:
             return verdict
-        return "" if proc.returncode == 0 else "failed"
+        if proc.returncode == 0:
+            return ""
+        from .transport import known_reason
+
+        self.failure = known_reason(bytes(tail))
+        return "failed"
 
     measured = 0
+    failure = ""  # why the last fetch failed, in git-hn's fixed words ("" if Git did not say)
 
     def remote_url(self, url: str) -> str:
         """``url`` as Git means it in the main repository, for a Git process that runs here. A

@@ -79,7 +79,14 @@ def advertisement(url: str) -> tuple[str, ...]:
 
 # Git's words for a remote it could not reach, and git-hn's fixed words for them. Git's own text
 # is never repeated: it quotes the URL, which may carry credentials, and a server's text.
+NO_CREDENTIALS = "the remote needs credentials and none were given"
+NO_PASSPHRASE = "ssh needs a passphrase or password, and git-hn's own Git processes cannot ask for one"
 _UNREACHABLE = (
+    # (ssh with a key that has a passphrase, or a password login, and no terminal to ask on)
+    ("read_passphrase", NO_PASSPHRASE),
+    ("can't open /dev/tty", NO_PASSPHRASE),
+    ("host key verification failed", "ssh could not verify the remote host's key (connect once with ssh "
+                                     "to check and accept it)"),
     ("does not appear to be a git repository", "no Git repository is at the remote's URL"),
     ("repository not found", "the server has no repository at the remote's URL"),
     ("could not resolve host", "the remote's host name does not resolve"),
@@ -88,20 +95,37 @@ _UNREACHABLE = (
     ("couldn't connect to server", "the remote's server refused the connection"),
     ("timed out", "the connection to the remote timed out"),
     ("authentication failed", "the remote refused the credentials given"),
-    ("could not read username", "the remote needs credentials and none were given"),
+    ("could not read username", NO_CREDENTIALS),
+    ("could not read password", NO_CREDENTIALS),
+    ("terminal prompts disabled", NO_CREDENTIALS),
     ("permission denied", "the remote refused access"),
     ("the requested url returned error", "the remote's server answered with an error"),
 )
 
 
-def unreachable_reason(stderr: bytes) -> str:
-    """Why Git could not list a remote, in git-hn's fixed words (``_UNREACHABLE``), or a pointer
-    to Git's own message."""
+def unreachable_reason(stderr: bytes, shown_by: str = "git ls-remote <remote>") -> str:
+    """Why Git could not reach a remote, in git-hn's fixed words (``_UNREACHABLE``), or a pointer
+    to Git's own message (``shown_by`` shows it)."""
+    return known_reason(stderr) or f"{shown_by} shows Git's own message"
+
+
+def known_reason(stderr: bytes) -> str:
+    """``unreachable_reason``'s fixed words, or "" when Git's message is none of those."""
     text = stderr.decode("utf-8", "replace").lower()
     for found, said in _UNREACHABLE:
         if found in text:
             return said
-    return "git ls-remote <remote> shows Git's own message"
+    return ""
+
+
+def without_terminal(reason: str, remote: str) -> str:
+    """The way out when ``reason`` is a prompt git-hn's Git processes could not show (they run
+    without a terminal, and fetches into quarantine in a session of their own), else ""."""
+    if reason not in (NO_CREDENTIALS, NO_PASSPHRASE):
+        return ""
+    return ("give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), or "
+            "for HTTPS set a credential helper (git config --global credential.helper cache), then "
+            f"git hn sync {remote}")
 
 
 # How a remote is reached and authenticated to: the ssh command and variant, the git:// proxy,

@@ -146,7 +146,8 @@ def test_stalled_fetch_is_stopped(endless_pack_server, tmp_path):
     r = hn(repo, "sync", "evil", "--json")
     out = json.loads(r.out)["outcomes"][0]
     assert out["status"] == "structurally-invalid", out
-    assert out["diagnostic"] == f"selection memory {stream} failed exact fetch from remote evil"
+    assert out["diagnostic"] == (f"selection memory {stream} failed exact fetch from remote evil: nothing "
+                                 "arrived for 1 s (hn.syncStallTimeout)")
     server.wait_client_gone()
     assert_no_processes_in(repo)
     assert git(repo, "for-each-ref", "refs/hn") == ""

@@ -11,6 +11,7 @@ fetch; without the settings that fetch would run the real ``ssh localhost`` and 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -249,3 +250,79 @@ def test_an_exact_selection_over_ssh_is_learnt_then_fetched_by_name(tmp_path, ba
     assert _arrived(bob, memory)
     later = ssh.calls()[learnt:]
     assert len(later) == 1 and QUARANTINE_DIR in later[0][0] and "git-upload-pack" in later[0][1]
+
+
+PASSPHRASE_SSH = """#!/bin/sh
+# ssh stand-in for a key with a passphrase and no agent: it can ask on the terminal of the sync
+# it runs under, but not from a fetch into quarantine (a session of its own, without a terminal)
+if [ "$1" = "-G" ]; then exit 1; fi
+case "$(pwd -P)" in
+  *{quarantine}*)
+    echo "read_passphrase: can't open /dev/tty: No such device or address" >&2
+    echo "git@localhost: Permission denied (publickey)." >&2
+    exit 255;;
+esac
+for last; do :; done
+exec sh -c "$last"
+"""
+
+
+def test_a_fetch_that_cannot_ask_for_a_passphrase_says_so_and_what_to_do(tmp_path, bare_remote, monkeypatch):
+    """ssh with a passphrase and no agent: the advertisement asks on the terminal, the fetch into
+    quarantine cannot. The outcome says why in fixed words (never Git's or ssh's own text) and
+    how to give Git the credentials without a prompt; it read as corrupt data before."""
+    bob, _remote, memory = _team(tmp_path, bare_remote)
+    ssh = tmp_path / "passphrase-ssh"
+    ssh.write_text(PASSPHRASE_SSH.replace("{quarantine}", QUARANTINE_DIR))
+    ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    r = hn(bob, "sync", "--json")
+    assert r.code == 1, r.err
+    out = json.loads(r.out)["outcomes"][0]
+    assert out["status"] == "structurally-invalid"
+    assert out["diagnostic"].endswith(": ssh needs a passphrase or password, and git-hn's own Git processes "
+                                      "cannot ask for one"), out
+    assert "ssh-add" in out["recovery"] and "credential.helper" in out["recovery"], out
+    assert out["recovery"].endswith("then git hn sync origin")
+    said = hn(bob, "sync").out
+    assert "load the ssh key into an agent (ssh-add)" in said and "Permission denied" not in said
+    assert not _arrived(bob, memory)
+
+
+def test_a_publication_that_cannot_ask_for_a_passphrase_says_so(tmp_path, bare_remote, monkeypatch):
+    """The same for the push (a background publication runs in a session of its own): the
+    publication error names the cause in fixed words and the way out."""
+    bob, _remote, _memory = _team(tmp_path, bare_remote)
+    ssh = tmp_path / "push-passphrase-ssh"
+    ssh.write_text(PASSPHRASE_SSH.replace("*{quarantine}*", "*"))  # (asked from everywhere: no terminal)
+    ssh.chmod(0o755)
+    assert hn(bob, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+              "--content", "bob's").code == 0
+    assert hn(bob, "replication", "select", "--memory", default_stream(actor_of(tmp_path / "alice"))).code == 0
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert r.err.startswith("git-hn: ") and "ssh needs a passphrase or password" in r.err, r.err
+    assert "load the ssh key into an agent (ssh-add)" in r.err and "Permission denied" not in r.err, r.err
+    assert r.err.count("ssh-add") == 1 and r.err.count("\n") == 1, r.err  # (one line, the advice once)
+
+
+def test_the_fetch_hook_says_why_an_import_cannot_ask_for_a_passphrase(tmp_path, bare_remote, monkeypatch):
+    """With the hooks, a ``git fetch`` whose import cannot prompt says so and what to do, on its one
+    line (``run git hn sync`` would fail the same way)."""
+    bob, _remote, _memory = _team(tmp_path, bare_remote)
+    ssh = tmp_path / "passphrase-ssh"
+    ssh.write_text(PASSPHRASE_SSH.replace("{quarantine}", QUARANTINE_DIR))
+    ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    assert hn(bob, "hooks", "install").code == 0
+    alice = tmp_path / "alice"
+    git(alice, "commit", "-q", "--allow-empty", "-m", "moves main")
+    git(alice, "push", "-q", "origin", "main")
+    proc = subprocess.run(["git", "fetch", "-q", "origin"], cwd=bob, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("git-hn:")]
+    assert lines == ["git-hn: memory import from origin failed: ssh needs a passphrase or password, and git-hn's "
+                     "own Git processes cannot ask for one; give Git the credentials without a prompt: load the "
+                     "ssh key into an agent (ssh-add), or for HTTPS set a credential helper (git config --global "
+                     "credential.helper cache), then git hn sync origin"], proc.stderr

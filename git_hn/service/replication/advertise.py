@@ -37,9 +37,11 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
         raise PhaseError(f"{phase('advertisement', remote).message}; the remote did not answer within "
                          f"{timeout:g} s (git config hn.syncStallTimeout)") from None
     if proc.returncode != 0:
-        from ...store.transport import unreachable_reason
+        from ...store.transport import unreachable_reason, without_terminal
 
-        raise PhaseError(f"{phase('advertisement', remote).message}; {unreachable_reason(proc.stderr)}")
+        reason = unreachable_reason(proc.stderr)
+        way_out = without_terminal(reason, remote)
+        raise PhaseError(f"{phase('advertisement', remote).message}; {reason}" + (f"; {way_out}" if way_out else ""))
     if answers is not None:
         answers["advertisement"] = proc.stdout
     got = parse(proc.stdout, repo.oid_hex_len)

@@ -120,8 +120,12 @@ class Outcome:
                   f"configured={configured} measured={measured}",
                   recovery=f"raise it above {configured} with git hn replication select {remote} --{flag} N")
 
-    def fetch_failed(self, remote: str) -> None:
-        self.fail("structurally-invalid", f"selection memory {self.id} failed exact fetch from remote {remote}")
+    def fetch_failed(self, remote: str, reason: str = "") -> None:
+        """Git's fetch failed (``reason``: why, in git-hn's fixed words, when Git said why)."""
+        from ...store.transport import without_terminal
+
+        self.fail("structurally-invalid", f"selection memory {self.id} failed exact fetch from remote {remote}"
+                  + (f": {reason}" if reason else ""), recovery=without_terminal(reason, remote) or None)
 
     def equivocates(self, diagnostic: str) -> None:
         self.fail("equivocation", diagnostic, recovery=EQUIVOCATION_RECOVERY)
@@ -166,8 +170,10 @@ class SyncResult:
 
     def exit_message(self) -> str:
         if self.import_error and self.publication_error:
-            return (f"import phase failed: {self.import_error}; publication phase failed: "
-                    f"{self.publication_error}")
+            imported, way_out = self.import_error, self.publication_error.rpartition("; ")[2]
+            if way_out and imported.endswith("; " + way_out):  # (the same advice once, at the end)
+                imported = imported[:-len(way_out) - 2]
+            return f"import phase failed: {imported}; publication phase failed: {self.publication_error}"
         if self.import_error:
             return f"import phase failed (publication phase completed): {self.import_error}"
         if self.publication_error:

@@ -432,6 +432,11 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                         done[ref] = heads[ref]
         if proc.returncode != 0 and len(behind) == refused_behind:  # (else decided below)
             rejected = True
+            if not reason:  # (no ref refused: the remote was not reached, or refused access)
+                from ...store.transport import known_reason, without_terminal
+
+                reason = known_reason(proc.stderr or b"")
+                reason += f"; {without_terminal(reason, remote)}" if without_terminal(reason, remote) else ""
     ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind})
     for ref in behind:
         if ref in ahead:  # the remote has this tip inside a longer chain: nothing to publish

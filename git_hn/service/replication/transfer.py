@@ -51,8 +51,10 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
             if verdict == "size":
                 out.measurements["TotalBytes"] = q.measured
                 out.over("max-total-bytes", max_total, q.measured, remote)
+            elif verdict == "stall":
+                out.fetch_failed(remote, f"nothing arrived for {stall:g} s (hn.syncStallTimeout)")
             elif verdict:
-                out.fetch_failed(remote)
+                out.fetch_failed(remote, q.failure)
     check_fetched(q, wanted, remote)
     return runs
 
