@@ -24,6 +24,10 @@ def hooks_command(which: str, global_: bool) -> int:
             render.hint(text)
     else:
         render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
+        shared = hooks.shared_hooks_path(repo) if which == "status" else ""
+        if shared:
+            render.hint(f"core.hooksPath is set in your global Git config ({shared}): git hn hooks status "
+                        "--global shows what is installed there")
     if repo is not None:
         repo.close()
     return 0

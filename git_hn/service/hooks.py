@@ -193,8 +193,32 @@ def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
                          "(see git-hn-hooks(1), HOOK MANAGERS)")
 
 
+def shared_hooks_path(repo: Repo | None) -> str:
+    """The hooks directory when ``core.hooksPath`` comes from the user's global or system config
+    (every repository's hooks), else ""."""
+    if repo is None:
+        return ""
+    proc = repo.git.run(["config", "--show-scope", "--get", "core.hooksPath"])
+    scope, _tab, value = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n").partition("\t")
+    return value if proc.returncode == 0 and scope in ("global", "system") and value else ""
+
+
+def refuse_shared(repo: Repo | None, loc: Location) -> None:
+    """A repository install whose hooks directory is every repository's (a global
+    ``core.hooksPath``): the wrappers would run everywhere while only this repository's record
+    knew of them, and another repository's install would then find them as someone else's
+    hooks. Refused unless this repository installed there already (a refresh)."""
+    shared = shared_hooks_path(repo)
+    if shared and not loc.load():
+        raise InputError(f"core.hooksPath is set in your global Git config ({shared}), so hooks installed "
+                         "here would run in every repository: git hn hooks install --global installs them "
+                         "there on purpose; for this repository only, git config core.hooksPath "
+                         "\"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\" first")
+
+
 def install(loc: Location, repo: Repo | None = None) -> list[str]:
     refuse_worktree_files(repo, loc)
+    refuse_shared(repo, loc)
     os.makedirs(loc.dir, exist_ok=True)
     record = loc.load()
     plan = []

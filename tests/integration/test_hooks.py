@@ -150,6 +150,33 @@ def test_global_install(tmp_path):
     assert sorted(os.listdir(shared)) == []
 
 
+def test_a_repository_install_under_a_global_hooks_path_is_refused(tmp_path):
+    """A global ``core.hooksPath`` is every repository's hooks directory: a plain ``hooks install``
+    there would run git-hn's wrappers everywhere while only this repository knew of them (another
+    repository's install then found them as someone else's hooks). Refused, changing nothing,
+    with the two ways out; ``status`` points at ``--global``; both ways out work."""
+    a = make_repo(tmp_path / "a")
+    shared = tmp_path / "global-hooks"
+    shared.mkdir()
+    (shared / "pre-push").write_text("#!/bin/sh\necho GLOBAL >&2\n")
+    (shared / "pre-push").chmod(0o755)
+    git(a, "config", "--global", "core.hooksPath", str(shared))
+    r = hn(a, "hooks", "install")
+    assert r.code == 1 and r.err == (
+        f"git-hn: core.hooksPath is set in your global Git config ({shared}), so hooks installed here would "
+        "run in every repository: git hn hooks install --global installs them there on purpose; for this "
+        "repository only, git config core.hooksPath \"$(git rev-parse --path-format=absolute "
+        "--git-common-dir)/hooks\" first\n"), r.err
+    assert sorted(os.listdir(shared)) == ["pre-push"] and not (a / ".git" / "hn" / "hooks.json").exists()
+    r = hn(a, "hooks", "status")
+    assert r.code == 0 and "git hn hooks status --global shows what is installed there" in r.err
+    subprocess.run(["sh", "-c", 'git config core.hooksPath "$(git rev-parse --path-format=absolute '
+                    '--git-common-dir)/hooks"'], cwd=a, check=True)
+    assert hn(a, "hooks", "install").code == 0
+    assert (a / ".git" / "hooks" / "pre-push").exists() and sorted(os.listdir(shared)) == ["pre-push"]
+    assert hn(a, "hooks", "status").err == ""
+
+
 def test_pre_push_withholds_an_invalid_stream_and_reports(clones):
     remote, a, _b = clones
     rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
