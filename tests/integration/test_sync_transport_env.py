@@ -256,6 +256,7 @@ PASSPHRASE_SSH = """#!/bin/sh
 # ssh stand-in for a key with a passphrase and no agent: it can ask on the terminal of the sync
 # it runs under, but not from a fetch into quarantine (a session of its own, without a terminal)
 if [ "$1" = "-G" ]; then exit 1; fi
+printf '%s\n' "$*" >> "$0.log"
 case "$(pwd -P)" in
   *{quarantine}*)
     echo "read_passphrase: can't open /dev/tty: No such device or address" >&2
@@ -294,7 +295,7 @@ def test_a_publication_that_cannot_ask_for_a_passphrase_says_so(tmp_path, bare_r
     publication error names the cause in fixed words and the way out."""
     bob, _remote, _memory = _team(tmp_path, bare_remote)
     ssh = tmp_path / "push-passphrase-ssh"
-    ssh.write_text(PASSPHRASE_SSH.replace("*{quarantine}*", "*"))  # (asked from everywhere: no terminal)
+    ssh.write_text(PASSPHRASE_SSH.replace('"$(pwd -P)"', '"$*"').replace("*{quarantine}*", "*git-receive-pack*"))
     ssh.chmod(0o755)
     assert hn(bob, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
               "--content", "bob's").code == 0
@@ -305,6 +306,31 @@ def test_a_publication_that_cannot_ask_for_a_passphrase_says_so(tmp_path, bare_r
     assert r.err.startswith("git-hn: ") and "ssh needs a passphrase or password" in r.err, r.err
     assert "load the ssh key into an agent (ssh-add)" in r.err and "Permission denied" not in r.err, r.err
     assert r.err.count("ssh-add") == 1 and r.err.count("\n") == 1, r.err  # (one line, the advice once)
+    assert r.err.startswith("git-hn: publication phase failed after replication: replication memory "
+                            "publication failed for remote origin: ssh needs a passphrase"), r.err
+
+
+def test_a_remote_that_cannot_be_reached_is_not_published_to(tmp_path, bare_remote, monkeypatch):
+    """The advertisement could not reach the remote: no publication is tried (it would meet the
+    same refusal, and its "waits until commit … is on origin" lines would only say what this
+    clone cannot see); one line says so after the cause."""
+    bob, _remote, _memory = _team(tmp_path, bare_remote)
+    ssh = tmp_path / "passphrase-ssh"
+    ssh.write_text(PASSPHRASE_SSH.replace("*{quarantine}*", "*"))  # (asked from everywhere: no terminal)
+    ssh.chmod(0o755)
+    assert hn(bob, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+              "--content", "bob's").code == 0
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert r.out == "Sync with origin incomplete: origin could not be reached\n", r.out
+    assert r.err.startswith("git-hn: import phase failed: replication advertisement failed for remote origin; "
+                            "ssh needs a passphrase"), r.err
+    assert r.err.endswith("; publication phase failed: replication memory publication failed for remote "
+                          "origin: not tried, the remote could not be reached\n"), r.err
+    assert r.err.count("ssh-add") == 1, r.err
+    calls = (tmp_path / "passphrase-ssh.log").read_text()
+    assert "git-upload-pack" in calls and "git-receive-pack" not in calls, calls
 
 
 def test_the_fetch_hook_says_why_an_import_cannot_ask_for_a_passphrase(tmp_path, bare_remote, monkeypatch):

@@ -20,7 +20,7 @@ from ...errors import ConflictError, HnError, InputError, Interrupted
 from ...store import replication as rstate
 from ...store.transport import transport_allowed, url_question
 from ...store.repo import Repo
-from .outcomes import PhaseError, SyncResult, redact
+from .outcomes import PhaseError, SyncResult, phase, redact
 
 
 def resolve_remote(repo: Repo, remote: str) -> str:
@@ -93,7 +93,13 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     with serial.importing(repo, remote, wait, waiting):
         run, ended = _import(repo, remote, url, result, recover_shallow, progress, publish, interrupt_after,
                              by_name, rebase)
-    if publish and not ended:
+    if publish and not ended and result.unreachable:
+        # (a push would meet the same refusal, and the streams it would hold back for anchors
+        # "not on the remote" would only say what this clone cannot see of it)
+        if _has_local_streams(repo):
+            result.publication_error = f"{phase('memory publication', remote).message}: not tried, the " \
+                                       "remote could not be reached"
+    elif publish and not ended:
         from .publish import publish_streams
 
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
@@ -116,6 +122,11 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             actor = active_actor(repo)
             result.own = [r for r in result.own if actor and (parse_local_ref(r) or ("",))[0] == actor]
     return result
+
+
+def _has_local_streams(repo: Repo) -> bool:
+    proc = repo.git.run(["for-each-ref", "--count=1", "--format=%(refname)", "refs/hn/memory/"])
+    return proc.returncode != 0 or bool(proc.stdout.strip())  # (in doubt: there may be some)
 
 
 def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shallow: bool, progress,
@@ -142,7 +153,7 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
         try:
             run.run()
         except PhaseError as exc:
-            result.import_error = exc.message
+            result.import_error, result.unreachable = exc.message, exc.unreachable
         except Interrupted:
             result.import_error = run.seam_error
         except HnError as exc:

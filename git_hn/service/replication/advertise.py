@@ -35,13 +35,14 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
         if timeout is None:
             raise
         raise PhaseError(f"{phase('advertisement', remote).message}; the remote did not answer within "
-                         f"{timeout:g} s (git config hn.syncStallTimeout)") from None
+                         f"{timeout:g} s (git config hn.syncStallTimeout)", unreachable=True) from None
     if proc.returncode != 0:
         from ...store.transport import unreachable_reason, without_terminal
 
         reason = unreachable_reason(proc.stderr)
         way_out = without_terminal(reason, remote)
-        raise PhaseError(f"{phase('advertisement', remote).message}; {reason}" + (f"; {way_out}" if way_out else ""))
+        raise PhaseError(f"{phase('advertisement', remote).message}; {reason}" + (f"; {way_out}" if way_out else ""),
+                         unreachable=True)
     if answers is not None:
         answers["advertisement"] = proc.stdout
     got = parse(proc.stdout, repo.oid_hex_len)

@@ -22,9 +22,10 @@ class PhaseError(HnError):
     """A replication phase failed as a whole (§9.16). ``published``: for the publication phase,
     the refs that were pushed before it failed (§9.13 pushes the valid refs regardless)."""
 
-    def __init__(self, message: str, published: int = 0):
+    def __init__(self, message: str, published: int = 0, unreachable: bool = False):
         super().__init__(message)
         self.published = published
+        self.unreachable = unreachable  # the remote could not be reached (or refused access) at all
 
 
 def phase(name: str, remote: str, published: int = 0) -> PhaseError:
@@ -152,6 +153,7 @@ class SyncResult:
         self.published = 0
         self.import_error = ""
         self.publication_error = ""
+        self.unreachable = False  # the import could not reach the remote: no publication is tried
         self.repaired_only = False
         self.held: list = []  # publish.Held: streams published only up to an anchor the remote lacks
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
@@ -243,6 +245,8 @@ class SyncResult:
         """git-hn (issue 12): what this sync did, in counts a person can read: what it imported
         (and how much of that is the user's own memory coming back from the remote, as every
         stream a selection names does once published), promoted and published."""
+        if self.unreachable:
+            return f"Sync with {self.remote} incomplete: {self.remote} could not be reached"
         current = self.up_to_date()
         sent = f"published {counted(len(self.sent), 'stream', 'streams')}" if self.sent else ""
         held = f"{counted(len(self.held), 'stream', 'streams')} held back (above)" if self.held else ""
