@@ -204,6 +204,10 @@ failed publication is reported by the next push, which publishes those streams a
 it runs before the push goes on. Use
 .B git hn sync
 where the publication must be complete when the command returns.
+A remote that refuses memory refs (a host whose hooks allow branches only), or where you only
+read memory, can be left out of publication, by both the hook and
+.BR "git hn sync" :
+.BR "git config remote.<name>.hnPublish false" .
 .PP
 .B reference\\-transaction
 stands in for the post\\-fetch hook Git does not have: after a committed transaction that

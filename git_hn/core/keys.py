@@ -60,9 +60,7 @@ def holds_seed(data: bytes, seed: bytes) -> bool:
     URL-safe base64 (alone, or as the 64-byte key the identity file stores, whose first 40
     characters are the seed's), or hex; compared without regard to case (a topic is signed
     lowercased). 240 bits of the secret must match, so no other text ever does."""
-    import base64
-
-    head = base64.b64encode(seed).decode("ascii")[:40].lower()
+    head = binascii.b2a_base64(seed, newline=False).decode("ascii")[:40].lower()
     spellings = (head, head.replace("+", "-").replace("/", "_"), seed.hex())
     text = data.decode("ascii", "replace").lower()
     return any(s in text for s in spellings)

@@ -88,7 +88,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     removing = _removing_anchors(repo, remote, data)
     if removing:
         sys.stderr.write(f"git-hn: {removing}\n")
-    block = repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode().strip() == "block"
+    block, off = _push_settings(repo, remote)
+    if off:
+        publishable = []  # (this remote refuses memory refs, or its owner chose so: never pushed)
     deleting = _deleting_memory(repo, remote, data)
     if deleting and block:  # refused (below)
         problems.insert(0, deleting)
@@ -118,6 +120,21 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     for problem in problems:
         sys.stderr.write(f"git-hn: {problem}\n")
     return 1 if block else 0
+
+
+def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool]:
+    """(``hn.prePush`` is ``block``, ``remote.<remote>.hnPublish`` is false) from one answer."""
+    from ..store.git import config_false
+
+    block = off = False
+    key = f"remote.{remote}.hnpublish"
+    for line in repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode("utf-8", "replace").splitlines():
+        name, sp, value = line.partition(" ")
+        if name == "hn.prepush":
+            block = value.strip() == "block"
+        elif name == key:
+            off = config_false(value if sp else None)
+    return block, off
 
 
 def _remote_of_url(repo: Repo, url: str) -> str:

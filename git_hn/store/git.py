@@ -52,7 +52,17 @@ DISCOVERY = ("rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-obje
 MEMORY_LISTING = ("for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory",
                   "refs/hn/remotes")
 LOCAL_LISTING = ("for-each-ref", "--format=%(refname)", "refs/hn/memory/")  # the user's own streams
-PRE_PUSH_QUESTIONS = (("remote",), ("config", "--get", "hn.prePush"))  # besides the listing
+def config_false(value: str | None) -> bool:
+    """Whether Git reads a boolean setting's ``value`` as false (None: a bare key, true)."""
+    return value is not None and value.strip().lower() in ("false", "no", "off", "0", "")
+
+
+def publication_off_question(remote: str) -> tuple[str, ...]:
+    return ("config", "--get-all", f"remote.{remote}.hnPublish")
+
+
+# besides the listing: the remotes, and hn.prePush with every remote's hnPublish in one answer
+PRE_PUSH_QUESTIONS = (("remote",), ("config", "--get-regexp", r"^(hn\.prepush|remote\..*\.hnpublish)$"))
 # a ref transaction of full object IDs: without the ambiguity check Git does not look each one up
 # as a ref name (a dozen stats per ref at 10,000 refs)
 REF_TRANSACTION = ("-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin")

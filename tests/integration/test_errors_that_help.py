@@ -188,7 +188,8 @@ def test_a_refused_publication_says_why_and_the_ways_out(refusing_remote):
     assert lines == [
         "git-hn: replication memory publication failed for remote origin: [remote rejected] "
         "(pre-receive hook declined); the server said: memory refs need approval from  [31mops [0m; "
-        "to push the code without publishing memory: git config hn.prePush warn (publish in the "
+        "if origin never accepts memory refs, stop publishing there: git config remote.origin.hnPublish "
+        "false; to push the code without publishing memory: git config hn.prePush warn (publish in the "
         "background), or git push --no-verify (this push only)"], proc.stderr
     assert "\x1b" not in lines[0]  # the server's terminal escapes are not passed on
     assert git(remote, "for-each-ref", "refs/heads") .count("refs/heads/main") == 1
@@ -208,6 +209,26 @@ def test_sync_publication_refused_by_the_server_says_why(refusing_remote):
                             "declined); the server said: memory refs need approval from"), r.err
     # nothing to import, nothing published: the summary does not say "Synchronized ... up to date"
     assert r.out.splitlines()[-1] == "Sync with origin incomplete: nothing to import, publication failed"
+
+
+def test_a_remote_that_refuses_memory_refs_can_be_left_out_of_publication(refusing_remote):
+    """``remote.<name>.hnPublish false`` (the refusal's advice): sync imports and says publication is
+    off; a push with the hooks (block mode) goes through, publishing nothing and saying nothing."""
+    remote, work = refusing_remote
+    r = hn(work, "sync")
+    assert "git config remote.origin.hnPublish false" in r.err, r.err
+    git(work, "config", "remote.origin.hnPublish", "false")
+    r = hn(work, "sync")
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[-2:] == ["Publication to origin: off (git config remote.origin.hnPublish is false)",
+                                       "Synchronized with origin: up to date"], r.out
+    proc = subprocess.run(["git", "push", "origin", "main"], cwd=work, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
+    assert git(remote, "rev-parse", "main") == git(work, "rev-parse", "main")
+    assert git(remote, "for-each-ref", "refs/hn") == ""
+    git(work, "config", "remote.origin.hnPublish", "true")  # on again: the refusal is back
+    assert "pre-receive hook declined" in hn(work, "sync").err
 
 
 def test_evidence_errors_say_what_an_evidence_item_is(inited):

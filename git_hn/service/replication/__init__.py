@@ -93,7 +93,9 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     with serial.importing(repo, remote, wait, waiting):
         run, ended = _import(repo, remote, url, result, recover_shallow, progress, publish, interrupt_after,
                              by_name, rebase)
-    if publish and not ended and result.unreachable:
+    if publish and not ended and _publication_off(repo, remote):
+        result.publication_off = True
+    elif publish and not ended and result.unreachable:
         # (a push would meet the same refusal, and the streams it would hold back for anchors
         # "not on the remote" would only say what this clone cannot see of it)
         if _has_local_streams(repo):
@@ -122,6 +124,16 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             actor = active_actor(repo)
             result.own = [r for r in result.own if actor and (parse_local_ref(r) or ("",))[0] == actor]
     return result
+
+
+def _publication_off(repo: Repo, remote: str) -> bool:
+    """``remote.<remote>.hnPublish`` is false: memory is imported from ``remote``, never published
+    there (a host that refuses ``refs/hn/*``, a read-only mirror)."""
+    from ...store.git import config_false, publication_off_question
+
+    proc = repo.git.run(list(publication_off_question(remote)))
+    values = proc.stdout.decode("utf-8", "replace").splitlines()
+    return proc.returncode == 0 and bool(values) and config_false(values[-1])
 
 
 def _has_local_streams(repo: Repo) -> bool:

@@ -155,7 +155,7 @@ def take_failure(repo: Repo, remote: str) -> str:
         message = None
     from ...core.gostr import one_line
 
-    return one_line(message)[:400] if isinstance(message, str) else "unreadable failure record"
+    return one_line(message)[:1000] if isinstance(message, str) else "unreadable failure record"
 
 
 def _parse(data: bytes, n: int) -> dict[str, str]:

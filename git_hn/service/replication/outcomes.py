@@ -154,6 +154,7 @@ class SyncResult:
         self.import_error = ""
         self.publication_error = ""
         self.unreachable = False  # the import could not reach the remote: no publication is tried
+        self.publication_off = False  # remote.<name>.hnPublish is false: no publication there
         self.repaired_only = False
         self.held: list = []  # publish.Held: streams published only up to an anchor the remote lacks
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
@@ -215,6 +216,8 @@ class SyncResult:
         out += self._anchor_hints()
         out += [self._rebased_line(r) for r in self.rebased]
         out += [h.line(self.remote) for h in self.held]
+        if self.publication_off:
+            out.append(f"Publication to {self.remote}: off (git config remote.{self.remote}.hnPublish is false)")
         return out
 
     def _anchor_hints(self) -> list[str]:

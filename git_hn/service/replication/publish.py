@@ -453,6 +453,9 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                 reason += (f"; the remote's copy of your stream has memories this clone lacks (did your "
                            f"identity append in another clone?): git hn sync {remote} --rebase, with the "
                            "stream selected, signs yours again on top of them")
+            elif reason.startswith("[remote rejected]") and not published:
+                reason += (f"; if {remote} never accepts memory refs, stop publishing there: git config "
+                           f"remote.{remote}.hnPublish false")
             error = PhaseError(f"{error.message}: {reason}", published)
         raise error
     return published
