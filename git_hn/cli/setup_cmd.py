@@ -21,6 +21,9 @@ def setup_command(agent: str | None, remove: bool, print_only: bool) -> int:
     repo = open_repo()
     try:
         render.lines(setup.run(repo, agent, remove=remove, dry_run=print_only))
+        text = None if remove or print_only else setup.trust_hint(repo)
+        if text:
+            render.hint(text)
     finally:
         repo.close()
     return 0

@@ -383,6 +383,37 @@ def _diff(p: Planned) -> list[str]:
     return [line.rstrip("\r\n") for line in out]
 
 
+AGENT_KINDS = ("handoff", "decision")  # what an agent's next session must see of this one
+
+
+def trust_hint(repo: Repo) -> str | None:
+    """After a setup: why the brief the agent reads at session start will show nothing of its
+    own (it shows only trusted memory, and its stderr hint does not reach the agent), or None.
+    Nothing is said on an unborn HEAD or without an identity (``record`` says what to do)."""
+    from ..core.gostr import short_id
+    from ..store import identity as identmod
+    from ..store.resolver import Resolver, load_policy
+
+    head = repo.head_commit()
+    actor = identmod.active_actor(repo)
+    if not head or not actor:
+        return None
+    memory = load_policy(repo, Resolver(repo), head).memory
+    start = "the brief an agent reads at session start shows only memory the committed trust policy trusts"
+    if memory is None:
+        return (f"{start}, and HEAD has no memory trust policy, so it will show nothing: git hn policy trust "
+                f"{short_id(actor)} (or git hn policy init), then commit .hn/policy.json")
+    kinds = [k for k in AGENT_KINDS if k not in memory.trusted_kinds]
+    if actor not in memory.trusted_actors:
+        return (f"{start}, and it does not trust your identity ({short_id(actor)}): until a maintainer runs "
+                f"git hn policy trust {short_id(actor)} and commits .hn/policy.json, the agent's records and "
+                "handoffs will not show in its next brief")
+    if kinds:
+        return (f"{start}, and it does not trust the kinds {', '.join(kinds)}: git hn policy trust --kind "
+                f"{' --kind '.join(kinds)}, then commit .hn/policy.json")
+    return None
+
+
 def run(repo: Repo, agent: str, *, remove: bool = False, dry_run: bool = False) -> list[str]:
     """Set ``agent`` up (or take it out with ``remove``) and return the lines to print; with
     ``dry_run``, return the unified diff of what would change and write nothing."""

@@ -77,6 +77,8 @@ found in it.
   `git hn memory record --kind KIND --at HEAD --applies descendants --path FILE --content "..."`.
 - Before the session ends, write a handoff (what was done, what is next):
   `git hn memory handoff --at HEAD --applies descendants --content "..." --next-action "..."`.
+- Brief and recall show only what the committed `.hn/policy.json` trusts (`--include-untrusted`
+  shows the rest); if your own records do not show, ask a maintainer to trust your identity.
 - Never put secrets in memory: it is signed and permanent (git-hn refuses credential-shaped text).
 """
 

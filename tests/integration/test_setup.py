@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from git_hn.service import setup_content as content
-from helpers import hn, hn_proc
+from helpers import git, hn, hn_proc
 
 PRE = {  # what the agents' own tools write, with the user's content around git-hn's part
     ".mcp.json": b"""{
@@ -154,7 +154,7 @@ def load_json(repo, rel):
 def setup(repo, *args):
     r = hn(repo, "setup", *args)
     assert r.code == 0, r.err
-    assert r.err == ""
+    assert all(line.startswith("git-hn: hint: the brief an agent reads") for line in r.err.splitlines()), r.err
     return r.out
 
 
@@ -590,3 +590,37 @@ def test_the_users_own_brief_hook_stays_after_remove(inited, agent, rel):
     out = setup(inited, agent, "--remove")
     assert f"{rel}: git-hn's entries removed" in out and "changed since" not in out
     assert (inited / rel).read_bytes() == before
+
+
+def test_setup_says_when_the_agent_brief_would_hide_everything(inited):
+    """The brief an agent reads at session start shows trusted memory only, and its own stderr hint
+    does not reach the agent: ``setup`` says so (once, on stderr) when HEAD has no memory policy,
+    when the active identity is not trusted, or when handoffs are not, and says nothing once it
+    is. ``--print`` and ``--remove`` say nothing of it."""
+    from helpers import actor_of
+
+    me = actor_of(inited)
+    r = hn(inited, "setup", "claude")
+    assert r.code == 0 and r.err == (
+        "git-hn: hint: the brief an agent reads at session start shows only memory the committed trust "
+        f"policy trusts, and HEAD has no memory trust policy, so it will show nothing: git hn policy trust "
+        f"{me[:12]} (or git hn policy init), then commit .hn/policy.json\n"), r.err
+    assert hn(inited, "setup", "claude", "--print").err == ""
+    def policy(actors, kinds):
+        (inited / ".hn").mkdir(exist_ok=True)
+        (inited / ".hn" / "policy.json").write_text(json.dumps(
+            {"version": "hn.policy/0", "maintainers": [me], "proposals": {"requiredAccepts": 1},
+             "memory": {"trustedActors": actors, "trustedKinds": kinds}}))
+        git(inited, "add", ".hn/policy.json")
+        git(inited, "commit", "-q", "-m", "policy")
+
+    policy(["ab" * 32], ["decision", "handoff"])
+    err = hn(inited, "setup", "codex").err
+    assert f"it does not trust your identity ({me[:12]})" in err and f"git hn policy trust {me[:12]}" in err, err
+    policy([me], ["decision"])
+    err = hn(inited, "setup", "cursor").err
+    assert "does not trust the kinds handoff: git hn policy trust --kind handoff" in err, err
+    policy([me], ["decision", "handoff"])
+    r = hn(inited, "setup", "agents-md")
+    assert r.code == 0 and r.err == "", r.err
+    assert hn(inited, "setup", "claude", "--remove").err == ""
