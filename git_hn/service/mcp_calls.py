@@ -112,18 +112,13 @@ def _show(repo, arguments) -> dict:
 
 def _brief(repo, arguments) -> dict:
     from ..core.brief import DEFAULT_MAX_BYTES
-    from ..core.strictjson import JsonFloat
     from . import brief
 
     doc = _bind(arguments, "brief input: ", {"version": "any", "atCommit": "string", "maxBytes": "any",
                                              "includeUntrusted": "bool", "base": "string",
                                              "paths": "strings", "topics": "strings"})
     _version(doc, "brief")
-    bound = doc.get("maxBytes", DEFAULT_MAX_BYTES)
-    if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
-        raise InputError("brief input field maxBytes must be an integer")
-    if bound <= 0:
-        raise InputError("brief bound must be positive")
+    bound = _positive(doc.get("maxBytes", DEFAULT_MAX_BYTES), "brief")
     commit = _commit(repo, doc.get("atCommit", "HEAD"))
     result, _data = brief.brief(repo, commit, max_bytes=bound, from_input=True,  # exact by now
                                 include_untrusted=doc.get("includeUntrusted", False), fmt="json",
@@ -132,13 +127,32 @@ def _brief(repo, arguments) -> dict:
     return result
 
 
+DIGEST_MAX_BYTES = 65_536  # an agent's context is not a month of full handoffs
+
+
+def _positive(bound, tool: str) -> int:
+    from ..core.strictjson import JsonFloat
+
+    if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
+        raise InputError(f"{tool} input field maxBytes must be an integer")
+    if bound <= 0:
+        raise InputError(f"{tool} bound must be positive")
+    return bound
+
+
 def _digest(repo, arguments) -> dict:
+    from ..core import canonical
+    from ..core.brief import bounded_digest
     from . import brief
 
     doc = _bind(arguments, "digest input: ", {"version": "any", "month": "string",
-                                              "includeUntrusted": "bool"})
+                                              "includeUntrusted": "bool", "maxBytes": "any"})
     _version(doc, "digest")
-    return brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False))
+    bound = _positive(doc.get("maxBytes", DIGEST_MAX_BYTES), "digest")
+    if bound < 1024:
+        raise InputError("digest input field maxBytes must be at least 1024")
+    full = brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False))
+    return bounded_digest(full, bound, lambda obj: len(canonical.compact(obj)))
 
 
 def _recall(repo, arguments) -> dict:

@@ -98,7 +98,10 @@ SCHEMAS = {
                              "topics": {**_STRINGS, "description": "rank first what carries these topics"}}),
     "memory_digest": _object({"version": _VERSION,
                               "month": {"type": "string", "description": "YYYY-MM, UTC (default: this month)"},
-                              "includeUntrusted": {"type": "boolean"}}),
+                              "includeUntrusted": {"type": "boolean"},
+                              "maxBytes": {"type": "integer", "minimum": 1024, "description":
+                                           "default 65536; past it, the first memories that fit, with "
+                                           "truncated and omitted"}}),
     "memory_record": _object(_RECORD_PROPS, ["kind", "content"]),
     "memory_handoff": _object(_HANDOFF_PROPS, ["content"]),
     "memory_supersede": _object({"memory": _TARGET, **_RECORD_PROPS}, ["memory", "kind", "content"]),

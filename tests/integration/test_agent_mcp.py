@@ -172,6 +172,8 @@ def test_arguments_are_validated_like_input(inited):
             ("memory_brief", {"version": 1}),
             ("memory_digest", {"month": "2026-13"}),
             ("memory_digest", {"includeUntrusted": "yes"}),
+            ("memory_digest", {"maxBytes": 100}),
+            ("memory_digest", {"maxBytes": "big"}),
             ("memory_supersede", {"memory": target[:15], "kind": "decision", "content": "y"}),
             ("memory_retract", {"memory": target}),
             ("memory_retract", {"memory": target, "reason": "no longer true"}),
@@ -217,6 +219,8 @@ def test_arguments_are_validated_like_input(inited):
         results[26] and error(results[26]),  # the digest's own month text, checked below
         "git-hn: digest input: invalid JSON: json: cannot unmarshal string into field includeUntrusted "
         "of type bool",
+        "git-hn: digest input field maxBytes must be at least 1024",
+        "git-hn: digest input field maxBytes must be an integer",
         "git-hn: supersede input field memory must be a full memory ID",
         "git-hn: retract input field reason must be a string such as incorrect",
         "git-hn: memory retract operation has invalid fields; a reason is one token of a-z and 0-9 joined by -, "
@@ -229,6 +233,33 @@ def test_arguments_are_validated_like_input(inited):
     ]
     assert error(results[26]) == hn(inited, "memory", "digest", "--month", "2026-13").err.rstrip("\n")
     assert refs_snapshot(inited) == before
+
+
+def test_the_digest_tool_is_bounded(inited):
+    """A month of long decisions would be megabytes in one JSON-RPC line: ``memory_digest`` keeps
+    the first memories that fit in ``maxBytes`` (default 65536) and says how many it left out."""
+    for n in range(12):
+        record(inited, content=f"decision {n} " + "long reasoning " * 600)  # ~9 KB each
+
+    async def body(client):
+        return [await client.call_tool("memory_digest", args)
+                for args in ({"includeUntrusted": True}, {"includeUntrusted": True, "maxBytes": 20_000},
+                             {"includeUntrusted": True, "maxBytes": 1 << 20})]
+
+    from git_hn.core import canonical
+
+    default, small, whole = run(inited, body)
+    full = document(whole)
+    assert len(full["memories"]) == 12 and "truncated" not in full
+    for result, bound in ((default, 65_536), (small, 20_000)):
+        doc = document(result)
+        assert len(text(result).encode()) <= bound
+        assert doc["truncated"] is True and doc["omitted"] == 12 - len(doc["memories"]) > 0
+        kept = len(doc["memories"])
+        assert doc["memories"] == full["memories"][:kept]  # the first ones, whole
+        one_more = {**doc, "memories": full["memories"][:kept + 1], "omitted": doc["omitted"] - 1}
+        assert len(canonical.compact(one_more)) > bound  # as many as fit
+    assert len(document(small)["memories"]) < len(document(default)["memories"])
 
 
 def test_secret_lint_applies_to_write_tools(inited):
