@@ -21,6 +21,7 @@ class Opt(NamedTuple):
     metavar: str | None = None  # None: a boolean switch
     multiple: bool = False
     help: str = ""
+    once: bool = False  # a filter of one value: given twice is an error (neither AND nor OR is meant)
 
 
 RECORD_FIELDS = (
@@ -99,6 +100,10 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             if opt.multiple:
                 values[opt.dest].append(inline)
             else:
+                if opt.once and values[opt.dest] is not None:
+                    how = ("put the terms in one: --query 'a b' (both) or --query 'a OR b' (either)"
+                           if name == "--query" else "to match either of two, run the command once for each")
+                    raise UsageError(f"{usage}; {name} was given twice: it takes one value ({how})")
                 values[opt.dest] = inline
             continue
         positional.append(arg)
@@ -127,11 +132,11 @@ LOG_OPTS = (
     Opt("--kind", "kind", "K", multiple=True, help="kind (repeatable)"),
     Opt("--actor", "actor", "A", multiple=True, help="full actor fingerprint (repeatable)"),
     Opt("--topic", "topic", "T", multiple=True, help="topic (repeatable; all must match)"),
-    Opt("--path", "path", "P", help="anchored repository-relative path"),
-    Opt("--subject", "subject", "ID", help="typed subject"),
+    Opt("--path", "path", "P", help="anchored repository-relative path (one)", once=True),
+    Opt("--subject", "subject", "ID", help="typed subject (one)", once=True),
     Opt("--lifecycle", "lifecycle", "L", multiple=True, help="lifecycle class (repeatable; default: all)"),
     Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable; default: all)"),
-    Opt("--query", "query", "TEXT", help="terms (all must match), as in recall"),
+    Opt("--query", "query", "TEXT", help="terms (all must match), as in recall", once=True),
     Opt("--max-count", "max_count", "N", help="at most N memories, newest first"),
     Opt("-n", "n", "N", help="the same as --max-count"),
     Opt("--graph", "graph", help="list each memory's supersede, retract and challenge relations"),
@@ -156,8 +161,8 @@ CHALLENGE_OPTS = (Opt("--reason", "reason", "REASON", help="one token of a-z and
 
 RECALL_OPTS = (
     Opt("--at", "at", "REV", help="query commit (default HEAD)"),
-    Opt("--subject", "subject", "ID", help="typed subject"),
-    Opt("--path", "path", "P", help="anchored repository-relative path"),
+    Opt("--subject", "subject", "ID", help="typed subject (one)", once=True),
+    Opt("--path", "path", "P", help="anchored repository-relative path (one)", once=True),
     Opt("--topic", "topic", "T", multiple=True, help="topic (repeatable; all must match)"),
     Opt("--kind", "kind", "K", multiple=True, help="kind (repeatable)"),
     Opt("--actor", "actor", "A", multiple=True, help="full actor fingerprint (repeatable)"),
@@ -165,7 +170,8 @@ RECALL_OPTS = (
         help="lifecycle class (repeatable), or the single value all"),
     Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable)"),
     Opt("--query", "query", "TEXT",
-        help='terms (all must match); also prefix*, "a phrase", and a OR b (binds tighter than AND)'),
+        help='terms (all must match); also prefix*, "a phrase", and a OR b (binds tighter than AND)',
+        once=True),
     Opt("--rank", "rank", "ORDER", help="default (newest first) or relevance (BM25; needs --query)"),
     Opt("--max-records", "max_records", "N", help="at most N records (default 20)"),
     Opt("--max-content-bytes", "max_content_bytes", "N",

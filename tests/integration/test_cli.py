@@ -203,3 +203,17 @@ def test_a_full_output_device_is_one_line_not_an_internal_error(inited, args):
     with open("/dev/full", "w") as full:
         proc = subprocess.run(["git-hn", *args], cwd=inited, stdout=full, stderr=subprocess.PIPE, timeout=60)
     assert (proc.returncode, proc.stderr) == (1, b"git-hn: cannot write the output: No space left on device\n")
+
+
+@pytest.mark.parametrize("command,option", [("recall", "--path"), ("recall", "--query"), ("recall", "--subject"),
+                                            ("log", "--path"), ("log", "--query"), ("export", "--subject")])
+def test_a_one_value_filter_given_twice_is_refused(inited, command, option):
+    """``--path a --path b`` kept only the last one, silently (``--topic`` and ``--kind`` repeat,
+    so neither AND nor OR could be assumed): one usage line says what to do instead."""
+    value = {"--path": "a.py", "--query": "word", "--subject": "issue:sha256:" + "a" * 64}[option]
+    r = hn(inited, "memory", command, option, value, f"{option}={value}")
+    assert r.code == 1 and r.out == "", r.out  # (git-hn's usage errors exit 1)
+    assert r.err.count("\n") == 1 and f"; {option} was given twice: it takes one value (" in r.err, r.err
+    if option == "--query":
+        assert "--query 'a OR b' (either)" in r.err
+    assert hn(inited, "memory", command, option, value).code == 0
