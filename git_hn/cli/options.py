@@ -32,8 +32,8 @@ RECORD_FIELDS = (
     Opt("--content", "content", "TEXT", multiple=True, help="content text"),
     Opt("--content-file", "content_file", "PATH", multiple=True,
         help="read the content bytes from PATH, or from stdin for -"),
-    Opt("--subject", "subject", "ID", help="typed subject anchor (issue:, proposal:, event:, policy:, "
-                                          "pipeline:, run:)"),
+    Opt("--subject", "subject", "ID", help="typed subject anchor: TYPE:sha256:<64 hex>, TYPE being issue, "
+                                         "proposal, event, policy, pipeline or run"),
     Opt("--outcome", "outcome", "TOKEN", help="attempt outcome: succeeded, failed, partial or abandoned"),
     Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)"),
     Opt("--actor", "actor", "A", help="must equal the active identity's actor"),
@@ -133,7 +133,7 @@ LOG_OPTS = (
     Opt("--actor", "actor", "A", multiple=True, help="full actor fingerprint (repeatable)"),
     Opt("--topic", "topic", "T", multiple=True, help="topic (repeatable; all must match)"),
     Opt("--path", "path", "P", help="anchored repository-relative path (one)", once=True),
-    Opt("--subject", "subject", "ID", help="typed subject (one)", once=True),
+    Opt("--subject", "subject", "ID", help="typed subject, TYPE:sha256:<64 hex> (one)", once=True),
     Opt("--lifecycle", "lifecycle", "L", multiple=True, help="lifecycle class (repeatable; default: all)"),
     Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable; default: all)"),
     Opt("--query", "query", "TEXT", help="terms (all must match), as in recall", once=True),
@@ -161,7 +161,7 @@ CHALLENGE_OPTS = (Opt("--reason", "reason", "REASON", help="one token of a-z and
 
 RECALL_OPTS = (
     Opt("--at", "at", "REV", help="query commit (default HEAD)"),
-    Opt("--subject", "subject", "ID", help="typed subject (one)", once=True),
+    Opt("--subject", "subject", "ID", help="typed subject, TYPE:sha256:<64 hex> (one)", once=True),
     Opt("--path", "path", "P", help="anchored repository-relative path (one)", once=True),
     Opt("--topic", "topic", "T", multiple=True, help="topic (repeatable; all must match)"),
     Opt("--kind", "kind", "K", multiple=True, help="kind (repeatable)"),

@@ -23,6 +23,8 @@ _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?")
 _SUBJECT_TYPES = ("issue:", "proposal:", "event:", "policy:", "pipeline:", "run:")
+SUBJECT_FORM = ("a subject is TYPE:sha256:<64 hex digits>, TYPE being issue, proposal, event, policy, "
+                "pipeline or run")
 _DECIMAL = "0123456789"
 _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 

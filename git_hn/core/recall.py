@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..errors import InputError
 from . import canonical, hashing, hints, search
 from .gostr import has_control, token_sequence
-from .grammar import is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
+from .grammar import SUBJECT_FORM, is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
 from .limits import KINDS, LIMITS, WARNING
 from .projection import APPLICABILITY_RANK, LIFECYCLE_RANK, LIFECYCLES, TRUSTS
 from .strictjson import JsonFloat, read_document
@@ -84,7 +84,7 @@ def normalize(req: RecallRequest) -> RecallRequest:
     if not all(t in TRUSTS for t in trusts):
         raise InputError(_filter_error("trust", trusts, TRUSTS))
     if req.subject and not is_typed_subject(req.subject):
-        raise InputError("invalid subject filter")
+        raise InputError(f"invalid subject filter; {SUBJECT_FORM}")
     if req.path and not is_path(req.path, LIMITS.max_path):
         raise InputError("invalid path filter")
     try:

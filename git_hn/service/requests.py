@@ -295,7 +295,8 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
         return words.topic_controls
     fixed = {"memory record content is invalid": words.content, "memory record topics are invalid": words.topics,
              "memory applicability subject must match anchor": words.subject,
-             "memory anchor commit is invalid": words.anchor}
+             "memory anchor commit is invalid": words.anchor,
+             "memory anchor subject is invalid": grammar.SUBJECT_FORM}
     if message in fixed:
         return fixed[message]
     if message == "memory record evidence is invalid":

@@ -294,7 +294,8 @@ def test_recall_filters_and_normalization_errors(tmp_path):
         (["--actor", "ABC"], "invalid actor filter; --actor takes a full actor ID (64 lowercase hex digits; "
                              "git hn identity public prints yours)"),
         (["--trust", "maybe"], "invalid trust filter; valid: qualified, actor-untrusted, kind-untrusted, policy-missing"),
-        (["--subject", "issue:1"], "invalid subject filter"),
+        (["--subject", "issue:1"], "invalid subject filter; a subject is TYPE:sha256:<64 hex digits>, TYPE being "
+                                   "issue, proposal, event, policy, pipeline or run"),
         (["--path", "../x"], "invalid path filter"),
         (["--max-records", "0"], "recall bounds must be positive"),
         (["--max-content-bytes", "-5"], "recall bounds must be positive"),
