@@ -59,10 +59,11 @@ def log(values: dict, positional: list[str]) -> int:
         raise UsageError(LOG_USAGE)
     counts = [c for c in (values.get("max_count"), values.get("n")) if c is not None]
     if len(counts) > 1:
-        raise UsageError(LOG_USAGE)
-    max_count = parse_int(counts[0], LOG_USAGE) if counts else None
+        raise UsageError(f"{LOG_USAGE}; give -n N, -N or --max-count N once")
+    count_usage = f"{LOG_USAGE}; -n, -N and --max-count take a number of memories (0 or more)"
+    max_count = parse_int(counts[0], count_usage) if counts else None
     if max_count is not None and max_count < 0:
-        raise UsageError(LOG_USAGE)
+        raise UsageError(count_usage)
     from ..service import log as service
     from ..store.repo import open_repo
 

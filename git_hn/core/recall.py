@@ -153,7 +153,8 @@ def decode_cursor(cursor: str, digest: str) -> str:
     """The ``lastMemoryId`` of a cursor made for exactly this query (CONTRACT §7.10)."""
     import base64
 
-    malformed = InputError("malformed recall cursor")
+    malformed = InputError("malformed recall cursor; a cursor is the nextCursor of an earlier page of the same "
+                           "recall (the same filters and --at)")
     body, dot, check = cursor.partition(".")
     if not dot or len(check) != 64:
         raise malformed

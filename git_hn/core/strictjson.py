@@ -163,7 +163,7 @@ def _parse(text: str, fold: bool):
 
 def _decode_cause(exc: json.JSONDecodeError) -> str:
     msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg  # "Invalid control character at"
-    return f"{msg} at offset {exc.pos}"
+    return f"{msg} at offset {exc.pos} (line {exc.lineno}, column {exc.colno})"
 
 
 def _walk_strings(value, fix: bool):

@@ -113,7 +113,11 @@ def load_record(repo: Repo, actor: str) -> Identity | None:
     data = private.read_private(repo.hn_dir, path)
     if data is None:
         return None
-    return parse_record(data, actor)
+    try:
+        return parse_record(data, actor)
+    except LocalStateError as exc:  # (the messages never hold key material: ``shown_value``)
+        raise LocalStateError(f"{exc.message}, in {path}: the file was edited or damaged; put back a copy "
+                              "made with git hn identity export (git hn identity import FILE --activate)") from None
 
 
 def parse_record(data: bytes, actor: str | None = None) -> Identity:

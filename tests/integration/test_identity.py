@@ -167,18 +167,20 @@ def test_strict_identity_record(inited):
         (json.dumps({**doc, "publicKey": doc["publicKey"] + "="}).encode(),
          "identity has an invalid public key"),
     ]
+    fix = (f", in {key}: the file was edited or damaged; put back a copy made with git hn identity export "
+           "(git hn identity import FILE --activate)")
     for data, message in cases:
         key.write_bytes(data)
         os.chmod(key, 0o600)
         r = hn(inited, "identity", "show")
-        assert r.err == f"git-hn: {message}\n", data
+        assert r.err == f"git-hn: {message}{fix}\n", data
     # a private key whose seed does not derive the public key (git-hn hardening, §2.3)
     from git_hn.core.keys import b64_decode_go, b64_encode
 
     priv = b64_decode_go(doc["privateKey"])
     forged = b64_encode(bytes(32) + priv[32:])
     key.write_bytes(json.dumps({**doc, "privateKey": forged}).encode())
-    assert hn(inited, "identity", "show").err == "git-hn: identity key pair does not match\n"
+    assert hn(inited, "identity", "show").err == f"git-hn: identity key pair does not match{fix}\n"
 
 
 def test_invalid_active_file(inited):

@@ -265,7 +265,8 @@ def test_bounds_and_cursor_pagination(tmp_path):
     assert hn(repo, "memory", "recall", *untrusted, "--max-records", "3", "--cursor", tampered).err == \
         "git-hn: invalid recall cursor checksum\n"
     assert hn(repo, "memory", "recall", *untrusted, "--cursor", "garbage").err == \
-        "git-hn: malformed recall cursor\n"
+        ("git-hn: malformed recall cursor; a cursor is the nextCursor of an earlier page of the same recall "
+         "(the same filters and --at)\n")
     # a new memory changes the sources, so the old cursor is stale
     _rec(repo, content="newer")
     assert hn(repo, "memory", "recall", *untrusted, "--max-records", "3", "--cursor", cursor).err == \

@@ -121,6 +121,9 @@ def test_log_filters_max_count_and_usage(history):
                 ["--unknown"], ["-n1x"]):
         r = hn(repo, "memory", "log", *bad)
         assert r.code == 1 and r.err.startswith("git-hn: usage: git hn memory log"), (bad, r.err)
+        if bad[0] == "-n":  # which option, and what it takes
+            assert r.err.endswith(("; -n, -N and --max-count take a number of memories (0 or more)\n",
+                                   "; give -n N, -N or --max-count N once\n")), r.err
     r = hn(repo, "memory", "log", "--kind", "nope")
     assert (r.code, r.err) == (1, "git-hn: invalid kind filter; valid: observation, decision, assumption, "
                                   "attempt, verification, handoff\n")

@@ -129,7 +129,8 @@ def test_sync_argument_and_remote_errors(world):
     for args in (["a", "b"], ["--json", "--json"], ["--rebase", "--rebase"]):
         assert hn(alice, "sync", *args).err == usage, args
     assert hn(alice, "sync", "--force").err == usage[:-1] + "; unknown option --force\n"
-    assert hn(alice, "sync", "nope").err == 'git-hn: remote "nope" does not exist\n'
+    assert hn(alice, "sync", "nope").err == ('git-hn: remote "nope" does not exist (the remotes here: origin); '
+                                             'add it with git remote add nope URL\n')
     assert hn(alice, "sync", "-bad").err == usage
     assert hn(alice, "sync", "--", "..x").err == ('git-hn: invalid remote name "..x"; a remote git-hn replicates '
                                                   "with is named by letters, digits and _ (then also . and -; no "

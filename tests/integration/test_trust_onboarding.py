@@ -99,7 +99,7 @@ def test_policy_init_refuses_to_overwrite_and_needs_an_identity(repo):
     r = hn(repo, "policy", "init")
     assert (r.code, r.err) == (1, "git-hn: .hn/policy.json already exists in the working tree and is invalid: "
                                   "parse policy: invalid JSON: Expecting property name enclosed in double quotes "
-                                  "at offset 2; fix it by hand, or remove it and run git hn policy init\n")
+                                  "at offset 2 (line 1, column 3); fix it by hand, or remove it and run git hn policy init\n")
     assert _policy_file(repo).read_text() == "{ hand written }"
     _policy_file(repo).unlink()
     assert hn(repo, "policy", "init").code == 0

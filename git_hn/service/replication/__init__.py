@@ -30,7 +30,9 @@ def resolve_remote(repo: Repo, remote: str) -> str:
         raise InputError(f'invalid remote name "{one_line(remote)}"; {REMOTE_NAME_RULE}')
     proc = repo.git.run(list(url_question(remote)))
     if proc.returncode != 0:
-        raise InputError(f'remote "{remote}" does not exist')
+        names = repo.git.run(["remote"]).stdout.decode("utf-8", "replace").split()
+        known = f" (the remotes here: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''})" if names else ""
+        raise InputError(f'remote "{remote}" does not exist{known}; add it with git remote add {remote} URL')
     url = proc.stdout.decode("utf-8", "surrogateescape").strip()
     if not transport_allowed(url):
         raise InputError(f'remote "{remote}" uses a refused transport')
