@@ -3,7 +3,8 @@ calls one service, returning the result document.
 
 Arguments are re-encoded as JSON and read with the same strict readers as ``--input`` (unknown
 keys, wrong types, bad versions are refused with the same texts). On top of that an agent needs no
-manual: a missing or null argument takes the CLI's default (``version`` 0, ``atCommit`` ``HEAD``,
+manual: a missing or null argument takes the CLI's default (``version`` 0, ``atCommit`` ``HEAD``, a
+path's ``blob`` the one at the anchor commit,
 applicability ``descendants``, no topics or evidence, empty handoff lists), and ``atCommit`` is
 any revision, resolved as ``--at`` is (``rev-parse --verify`` after ``--end-of-options``).
 
@@ -211,12 +212,30 @@ def _record_request(repo, args: dict, *, handoff: bool):
             anchor = {**anchor, "commit": _commit(repo, at or "HEAD")}
         elif at and isinstance(anchor["commit"], str) and _commit(repo, at) != anchor["commit"]:
             raise InputError("record input field anchor.commit conflicts with atCommit")
+        if isinstance(anchor.get("paths"), list) and isinstance(anchor["commit"], str):
+            anchor = {**anchor, "paths": _blobs_filled(repo, anchor["commit"], anchor["paths"])}
         args["anchor"] = anchor
     if handoff:
         lists = {} if args.get("handoff") is None else args["handoff"]
         if isinstance(lists, dict):
             args["handoff"] = {**lists, **{n: [] for n in HANDOFF_LISTS if lists.get(n) is None}}
     return request_from_input(repo, _request_bytes(args), handoff=handoff), allow
+
+
+def _blobs_filled(repo, commit: str, paths: list) -> list:
+    """``anchor.paths`` with each missing ``blob`` taken from ``commit`` (``absent`` where the
+    path names nothing), as ``--path`` does: an agent need not run ``git rev-parse`` itself. A
+    blob that is given is checked by the strict reader as in ``--input``; anything malformed is
+    left for it to refuse."""
+    from ..core.grammar import is_oid, is_path
+    from ..core.limits import LIMITS
+    from .requests import tree_entry
+
+    if not is_oid(commit):
+        return paths
+    return [{**p, "blob": tree_entry(repo, commit, p["path"])}
+            if isinstance(p, dict) and p.get("blob") is None and isinstance(p.get("path"), str)
+            and is_path(p["path"], LIMITS.max_path) else p for p in paths]
 
 
 def _target(value, what: str) -> str:

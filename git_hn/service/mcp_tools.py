@@ -39,9 +39,10 @@ _RECORD_PROPS = {
     "anchor": {"type": "object", "additionalProperties": False, "properties": {
         "commit": {"type": "string", "description": "full commit ID (default: atCommit)"},
         "paths": {"type": "array", "items": {
-            "type": "object", "additionalProperties": False, "required": ["path", "blob"],
-            "properties": {"path": {"type": "string"},
-                           "blob": {"type": "string", "description": "blob ID at the commit, or absent"}}}},
+            "type": "object", "additionalProperties": False, "required": ["path"],
+            "properties": {"path": {"type": "string", "description": "repository-relative path"},
+                           "blob": {"type": "string", "description": "blob ID at the commit, or absent "
+                                    "(default: looked up at the anchor commit)"}}}},
         "subject": {"type": "string"}}},
     "applicability": {"type": "object", "additionalProperties": False,
                       "description": "default {\"mode\": \"descendants\"}: applies at the anchor and after",

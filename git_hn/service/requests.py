@@ -293,6 +293,8 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
     if message == "memory record topics are invalid" and len(record.topics or ()) <= LIMITS.max_topics \
             and any(grammar.has_control(t) for t in record.topics or ()):
         return words.topic_controls
+    if message == "memory record topics are invalid" and any(not t.strip() for t in record.topics or ()):
+        return "a topic is never blank (spaces are trimmed)"
     fixed = {"memory record content is invalid": words.content, "memory record topics are invalid": words.topics,
              "memory applicability subject must match anchor": words.subject,
              "memory anchor commit is invalid": words.anchor,
@@ -303,7 +305,7 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
         return hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, resolve,
                               name=words.evidence)
     if message == "memory record kind is unsupported":
-        return hints.choice(kind, KINDS)
+        return ("a kind is required; " if not kind else "") + hints.choice(kind, KINDS)
     if message == "memory applicability mode is unsupported":
         return hints.choice(record.applicability.mode, APPLICABILITY_MODES)
     if message != f"memory {kind} record has invalid fields":
@@ -345,7 +347,8 @@ class _Doc:
             raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(value)} into {where}")
         for key in value:
             if key not in keys:
-                raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{_shown_key(key)}"')
+                inside = " (it belongs inside handoff)" if key in HANDOFF_LISTS and "handoff" in keys else ""
+                raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{_shown_key(key)}"{inside}')
         self.value = value
         self.where = where
 

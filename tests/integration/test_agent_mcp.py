@@ -235,6 +235,31 @@ def test_arguments_are_validated_like_input(inited):
     assert refs_snapshot(inited) == before
 
 
+def test_a_path_anchor_needs_no_blob_over_mcp(inited):
+    """As ``--path`` does, a path without ``blob`` is anchored with the blob at the anchor commit
+    (``absent`` where it names nothing), so ``recall --path`` finds what an agent recorded; a blob
+    that is given must still match."""
+    head = git(inited, "rev-parse", "HEAD")
+    blob = git(inited, "rev-parse", "HEAD:README.md")
+
+    async def body(client):
+        given = await client.call_tool("memory_record", {"kind": "decision", "content": "about the readme",
+                                                         "anchor": {"paths": [{"path": "README.md"},
+                                                                              {"path": "gone.txt"}]}})
+        wrong = await client.call_tool("memory_record", {"kind": "decision", "content": "x", "anchor": {
+            "paths": [{"path": "README.md", "blob": "0" * 40}]}})
+        return given, wrong
+
+    given, wrong = run(inited, body, "--allow-write")
+    mid = document(given)["result"]["memoryId"]
+    paths = hn(inited, "memory", "show", mid, "--json").json()["projection"]["anchor"]["paths"]
+    assert paths == [{"path": "README.md", "blob": blob}, {"path": "gone.txt", "blob": "absent"}]
+    assert git(inited, "rev-parse", "HEAD") == head
+    found = hn(inited, "memory", "recall", "--json", "--include-untrusted", "--path", "README.md").json()
+    assert [m["id"] for m in found["memories"]] == [mid]
+    assert error(wrong) == f"git-hn: anchor.paths blob for README.md does not match commit {head}"
+
+
 def test_the_digest_tool_is_bounded(inited):
     """A month of long decisions would be megabytes in one JSON-RPC line: ``memory_digest`` keeps
     the first memories that fit in ``maxBytes`` (default 65536) and says how many it left out."""

@@ -8,6 +8,8 @@ one line on stderr with exit status 1, and echoes no secret the user typed.
 
 from __future__ import annotations
 
+import json
+
 import os
 import subprocess
 
@@ -352,4 +354,27 @@ def test_a_remote_that_cannot_be_reached_is_said_in_fixed_words_never_its_url(in
         assert r.code == 1
         assert r.err.endswith(f"replication advertisement failed for remote {name}; {why}\n"), r.err
         assert "s3cret" not in r.out + r.err and url not in r.out + r.err
+    assert refs_snapshot(inited) == before
+
+
+def test_input_documents_an_agent_gets_wrong_say_what_to_change(inited):
+    """From an agents audit: a missing kind read as "unsupported", a blank topic as a size bound,
+    and a handoff list at the top level as a bare unknown field."""
+    head = git(inited, "rev-parse", "HEAD")
+    base = {"version": 0, "content": "x", "anchor": {"commit": head}, "applicability": {"mode": "exact"},
+            "topics": [], "evidence": []}
+    before = refs_snapshot(inited)
+    cases = [
+        ("record", base, "memory record kind is unsupported; a kind is required; valid: observation, decision, "
+                         "assumption, attempt, verification, handoff"),
+        ("record", {**base, "kind": "decision", "topics": ["  "]},
+         "memory record topics are invalid; a topic is never blank (spaces are trimmed)"),
+        ("handoff", {**base, "kind": "handoff", "nextActions": ["next"]},
+         'record input: invalid JSON: json: unknown field "nextActions" (it belongs inside handoff)'),
+    ]
+    for command, doc, message in cases:
+        r = hn(inited, "memory", command, "--input", "-", "--json", input=json.dumps(doc).encode())
+        assert (r.code, r.err) == (1, f"git-hn: {message}\n"), r.err
+    r = hn(inited, *BASE, "--kind", "decision", "--applies", "exact", "--topic", " ")
+    assert r.err == "git-hn: memory record topics are invalid; a topic is never blank (spaces are trimmed)\n", r.err
     assert refs_snapshot(inited) == before
