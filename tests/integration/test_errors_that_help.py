@@ -9,7 +9,6 @@ one line on stderr with exit status 1, and echoes no secret the user typed.
 from __future__ import annotations
 
 import json
-
 import os
 import subprocess
 
