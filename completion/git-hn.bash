@@ -37,7 +37,7 @@ _git_hn_words() {
         "memory view") words="--at --output --open" ;;
         "policy") words="show init trust untrust" ;;
         "policy init") words="" ;;
-        "policy show") words="--json" ;;
+        "policy show") words="--json --no-color" ;;
         "policy trust") words="--kind" ;;
         "policy untrust") words="--kind" ;;
         "replication") words="select show" ;;

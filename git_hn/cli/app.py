@@ -74,7 +74,7 @@ def _typer(**kw) -> typer.Typer:
 
 
 app = _typer(help="Signed, verifiable project memory carried by Git (hn-memory/0).")
-identity_app = _typer(help="Show, list, export and import local identities.")
+identity_app = _typer(help="Show, list, export, import and choose (use) local identities.")
 memory_app = _typer(help="Record, correct, inspect and recall memory.")
 policy_app = _typer(help="Show the trust policy at a commit, or edit it in the working tree.")
 index_app = _typer(help="Rebuild or verify the private recall index.")
@@ -268,7 +268,8 @@ def index_verify() -> int:
 
 @policy_app.command("show", **CMD)
 def policy_show(rev: Optional[str] = typer.Argument(None, metavar="[REV]", help="commit (default HEAD)"),
-                json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+                json: bool = typer.Option(False, "--json", help="print one line of JSON"),
+                no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP)) -> int:
     """Print the memory section of .hn/policy.json at a commit, and its digest."""
     return commands.policy_show_command(rev, json)
 

@@ -255,7 +255,7 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
                        (target["lifecycle"], LIFECYCLE.get(target["lifecycle"], "")),
                        (target["trust"], trust_style(target["trust"])))
         screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), classes))
-        _content(screen, target["data"]["content"])
+        _content(screen, target["data"]["content"], "Target content (inert)")  # (not this memory's own)
     screen.copyable(labelled("Full ID", doc["memoryId"], pad=9))  # 80 columns: the one line to copy
     return screen.text()
 
@@ -297,8 +297,8 @@ def _projection(screen: Screen, row: dict) -> None:
                 screen.indented(Text("- " + text.replace("\n", "\n  ")), 2)
 
 
-def _content(screen: Screen, content: str) -> None:
-    screen.line(Text("Content (inert)", style=LABEL))
+def _content(screen: Screen, content: str, label: str = "Content (inert)") -> None:
+    screen.line(Text(label, style=LABEL))
     for line in escape_bidi(safe_text(content)).expandtabs(4).split("\n"):
         screen.indented(Text(line), 2)
 

@@ -161,7 +161,7 @@ def hidden_hint(hidden: dict[str, int], policy_file: bool = False) -> str | None
     if not count:
         return None
     what = f"{count} {'memory' if count == 1 else 'memories'}"
-    see = "see them with --include-untrusted"
+    see = f"see {'it' if count == 1 else 'them'} with --include-untrusted"
     if hidden.get("policy-missing"):
         if policy_file:
             return (f"{what} hidden: no memory trust policy at this commit; {see}; .hn/policy.json in the "

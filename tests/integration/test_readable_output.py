@@ -229,6 +229,10 @@ def test_show_on_a_terminal_keeps_blank_lines_of_the_content(tmp_path):
     lines = _screen(_pty(repo, 80, "memory", "show", mid, "--no-color"), 80)
     at = lines.index("Content (inert)")
     assert lines[at + 1:at + 7] == ["  Para one.", "", "  Para two.", "", "", "  Para three."], lines
+    # a retraction shows the text it retracts as the target's, not as its own
+    retraction = hn(repo, "memory", "retract", mid, "--reason", "obsolete", "--json").json()["memoryId"]
+    lines = _screen(_pty(repo, 80, "memory", "show", retraction, "--no-color"), 80)
+    assert "Target content (inert)" in lines and "Content (inert)" not in lines, lines
 
 
 def test_sync_lines_on_a_terminal_have_short_ids(tmp_path, bare_remote):
@@ -316,6 +320,7 @@ def test_piped_output_keeps_the_contract_lines(world):
     assert any(re.fullmatch(r"\S+Z  sha256:[0-9a-f]{64}  kind=decision  lifecycle=active  trust=policy-missing",
                             line) for line in digest.splitlines())
     assert _piped(repo, "memory", "log", "--no-color") == _piped(repo, "memory", "log")
+    assert _piped(repo, "policy", "show", "--no-color") == _piped(repo, "policy", "show")  # (accepted everywhere)
 
 
 def test_no_color_is_an_option_of_every_human_output_table():

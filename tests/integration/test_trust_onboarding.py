@@ -357,7 +357,7 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
         ".hn/policy.json in the working tree takes effect once it has a memory section (git hn policy "
         "trust ACTOR|--kind KIND adds one) and is committed")
     _commit(alice)
-    authors = _hint("1 memory hidden by the trust policy; see them with --include-untrusted, or trust "
+    authors = _hint("1 memory hidden by the trust policy; see it with --include-untrusted, or trust "
                     "their authors with git hn policy trust ACTOR")
     assert hn(alice, "memory", "recall").err == authors
     assert hn(alice, "memory", "recall", "--kind", "observation").err == ""  # filters apply first
@@ -369,7 +369,7 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     assert hn(alice, "memory", "recall").err == _hint(both)
     assert hn(alice, "memory", "brief").err == _hint(both)
     assert hn(alice, "memory", "recall", "--actor", a).err == _hint(
-        "1 memory hidden by the trust policy; see them with --include-untrusted, or trust their kinds "
+        "1 memory hidden by the trust policy; see it with --include-untrusted, or trust their kinds "
         "with git hn policy trust --kind KIND")
 
 
