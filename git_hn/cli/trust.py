@@ -144,9 +144,15 @@ def identity_use_command(positional: list[str]) -> int:
 
     if len(positional) != 1:
         raise UsageError(USE_USAGE)
-    ident, already = identity_transfer.use(open_repo(), positional[0])
+    repo = open_repo()
+    ident, already = identity_transfer.use(repo, positional[0])
     who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
     render.lines([f"Unchanged: {who} is already the active identity" if already else f"Active identity: {who}"])
+    listed = repo.git.run(["worktree", "list", "--porcelain"]).stdout.decode("utf-8", "replace").splitlines()
+    trees = sum(line.startswith("worktree ") for line in listed)
+    if trees > 1 and not already:  # (§2.5: one active identity per repository, in its common directory)
+        render.hint(f"every worktree of this repository signs with it ({trees} of them): the active identity "
+                    "is the repository's, not the worktree's")
     return 0
 
 

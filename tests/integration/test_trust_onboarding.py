@@ -632,3 +632,9 @@ def test_identity_use_switches_between_the_keyrings_identities(tmp_path):
         r = hn(bob, "identity", "use", *args)
         assert r.code != 0 and r.err.startswith("git-hn: " + message), r.err
         assert active.read_bytes() == before
+    # with a linked worktree, a switch says it is the repository's, not the worktree's
+    git(bob, "worktree", "add", "-q", str(tmp_path / "bob-wt"))
+    r = hn(tmp_path / "bob-wt", "identity", "use", "bob")
+    assert r.code == 0 and r.err == ("git-hn: hint: every worktree of this repository signs with it (2 of them): "
+                                     "the active identity is the repository's, not the worktree's\n"), r.err
+    assert active.read_text().strip() == bob_actor
