@@ -278,3 +278,16 @@ def test_a_very_long_supersede_chain_is_drawn_flat(browser, tmp_path):
         assert depth < 20
     finally:
         page.close()
+
+
+def test_a_narrow_window_never_scrolls_sideways(browser, seeded_page):
+    """A phone-sized window (320 CSS pixels): long IDs, names and hostile unbroken text wrap
+    instead of widening the page."""
+    _seeded, target = seeded_page
+    context = browser.new_context(viewport={"width": 320, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(target.as_uri(), wait_until="load")
+        assert page.evaluate("document.documentElement.scrollWidth") == 320
+    finally:
+        context.close()
