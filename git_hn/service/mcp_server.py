@@ -248,7 +248,10 @@ class Screened:
     - a request whose ``id`` is null, an object, an array, a boolean or a number written with a
       fraction or exponent (``2.0``): the SDK read it as a notification and never answered; now
       ``-32600`` invalid request, with a null id;
-    - a request whose ``params`` is not an object: ``-32602`` invalid params, with its id.
+    - a request whose ``params`` is not an object: ``-32602`` invalid params, with its id;
+    - a request holding a lone surrogate escape (``"\\ud800"``, valid JSON but no character):
+      the SDK answered ``-32700`` with a null id, and the client waited for its id for ever; now
+      ``-32602`` with its id.
 
     Every other line is passed on unchanged, for the SDK to read."""
 
@@ -277,7 +280,20 @@ class Screened:
         params = message.get("params")
         if params is not None and not isinstance(params, dict):
             return _error(ident, -32602, "Invalid params: params must be an object")
+        if "\\ud" in text.lower() and _lone_surrogate(message):  # (valid JSON; the SDK then loses the id)
+            return _error(ident, -32602, "Invalid params: a string holds a lone surrogate escape "
+                                         "(\\ud800-\\udfff alone is no character); send UTF-8 text")
         return text
+
+
+def _lone_surrogate(message) -> bool:
+    import json
+
+    try:
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _error(ident, code: int, message: str) -> str:

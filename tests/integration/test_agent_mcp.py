@@ -741,18 +741,21 @@ def test_requests_the_sdk_would_misread_get_their_json_rpc_error(inited):
         b'"arguments":{"kind":"observation","content":"stray \xff byte"}}}',
         b"[" * 100_000 + b"]" * 100_000,  # deeper than Python's parser goes: the SDK's parse error
         b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"memory_record",'
+        b'"arguments":{"kind":"observation","content":"lone \\ud800 surrogate"}}}',
     ]
     proc = subprocess.run(["git", "hn", "mcp", "--allow-write"], cwd=inited, input=b"\n".join(lines) + b"\n",
                           capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     answers = [json.loads(x) for x in proc.stdout.splitlines()][1:]
     assert [(a["id"], a.get("error", {}).get("code")) for a in answers] == [
-        (None, -32600)] * 4 + [(7, -32602), (None, -32700), (None, -32700), (9, None)]
+        (None, -32600)] * 4 + [(7, -32602), (None, -32700), (None, -32700), (9, None), (10, -32602)]
     assert answers[0]["error"]["message"] == "Invalid Request: id must be a string or an integer"
     assert answers[4]["error"]["message"] == "Invalid params: params must be an object"
     assert answers[5]["error"]["message"] == "Parse error: the message is not valid UTF-8"
     assert set(answers[0]["error"]) == {"code", "message"}
     assert answers[7]["result"]["tools"]
+    assert answers[8]["error"]["message"].startswith("Invalid params: a string holds a lone surrogate escape")
     assert hn(inited, "memory", "log", "--json").out == before  # nothing was signed
 
 
