@@ -369,6 +369,8 @@ def _plan_remove(agent: str, targets, record: dict, keys: Keys) -> tuple[list[Pl
                 line = f"{rel}: git-hn's entries removed (the file changed since setup; the rest is kept)"
             else:
                 line = f"{rel}: git-hn's entries removed"
+            if after != before and edit.note:  # (something of git-hn's form stayed: said why)
+                line += f"; {edit.note}"
         plans.append(Planned(rel, real, before, after, edit, line))
     return plans, updates
 

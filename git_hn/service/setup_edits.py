@@ -44,6 +44,10 @@ DIFFERS = (f"an MCP server named {content.SERVER} differs from what setup writes
            "the user's own); left as is: remove it by hand if it should go")
 
 
+HOOK_DIFFERS = ("a hook group that runs git-hn's command was changed since setup (another hook added to it, "
+                "or the user's own); left as is: remove git-hn's command from it by hand if it should go")
+
+
 class Edit:
     """git-hn's part of one file. ``add`` returns the new bytes (``note`` may then say why an
     existing entry was left as is); ``strip`` returns the bytes without git-hn's part, or None
@@ -190,6 +194,10 @@ class JsonHooks(Edit):
                 continue
             theirs = self._theirs(event, rel)
             kept = [g for g in groups if not _is_ours(g, event) or _taken(theirs, g)]
+            mine = {c for e, _m, c in content.SESSION_HOOKS if e == event}
+            if any(not _is_ours(g, event) and isinstance(g, dict) and isinstance(g.get("hooks"), list)
+                   and any(isinstance(h, dict) and h.get("command") in mine for h in g["hooks"]) for g in kept):
+                self.note = HOOK_DIFFERS
             if len(kept) != len(groups):
                 changed = True
                 if kept:

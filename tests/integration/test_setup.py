@@ -415,6 +415,21 @@ def test_remove_names_a_git_hn_server_the_user_changed_and_keeps_it(inited, agen
     assert path.read_bytes() == changed
 
 
+def test_remove_names_a_hook_group_the_user_added_to_and_keeps_it(inited):
+    """A hook of the user's added to git-hn's session-start group makes the group theirs: --remove
+    keeps it (and git-hn's command in it) and says so, instead of only "done"."""
+    setup(inited, "claude")
+    path = inited / ".claude" / "settings.json"
+    doc = json.loads(path.read_text())
+    doc["hooks"]["SessionStart"][0]["hooks"].append({"type": "command", "command": "echo mine"})
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    out = setup(inited, "claude", "--remove")
+    assert ("; a hook group that runs git-hn's command was changed since setup (another hook added to it, or the "
+            "user's own); left as is: remove git-hn's command from it by hand if it should go\n") in out, out
+    kept = json.loads(path.read_text())["hooks"]["SessionStart"]
+    assert [h["command"] for h in kept[0]["hooks"]][-1] == "echo mine"
+
+
 @pytest.mark.parametrize("rel,data,message", [
     (".mcp.json", b'{"mcpServers": {', ".mcp.json is not valid JSON (line 1); not changed"),
     (".mcp.json", b'{"a": 1, "a": 2}\n', '.mcp.json has the key "a" twice; not changed'),
