@@ -174,8 +174,8 @@ def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
     of them and the sync waits for it first: it starts before the questions it does not need
     yet, and before anything loads ``re`` or ``json``."""
     from ..core.remotes import REMOTES_PREFIX
+    from ..store import git, transport
     from ..store.git import LOCAL_LISTING
-    from ..store import transport
 
     url_question = runner.ask_early(transport.url_question(remote))
     runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)", f"{REMOTES_PREFIX}{remote}/memory/"))
@@ -189,6 +189,8 @@ def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
     if got.returncode == 0 and transport.transport_allowed(url) and not exact:
         runner.ask_early(transport.advertisement(url), env=transport.remote_env())
     runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
+    if publishing:  # (asked after the import, by the publication phase)
+        runner.ask_early(git.publication_off_question(remote))
     _ask_version_early(runner)
 
 

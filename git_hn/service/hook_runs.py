@@ -53,12 +53,15 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     from .replication import PhaseError, background, lint, publish
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
+    block, off = _push_settings(repo, remote)
     try:
         text = streams.listing_text(repo)  # one for-each-ref (started early: cli.main)
     except HnError:
         text = None
-    quick = publish.moved_since_given(repo, remote, text) if text is not None else None
-    if quick is not None:  # the usual case: only the few streams that moved are read
+    quick = publish.moved_since_given(repo, remote, text) if text is not None and not off else None
+    if off:  # (this remote refuses memory refs, or its owner chose so: nothing is read or pushed)
+        listing, heads, given = [], {}, {}
+    elif quick is not None:  # the usual case: only the few streams that moved are read
         listing, heads, given = quick
     else:
         try:
@@ -88,9 +91,6 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     removing = _removing_anchors(repo, remote, data)
     if removing:
         sys.stderr.write(f"git-hn: {removing}\n")
-    block, off = _push_settings(repo, remote)
-    if off:
-        publishable = []  # (this remote refuses memory refs, or its owner chose so: never pushed)
     deleting = _deleting_memory(repo, remote, data)
     if deleting and block:  # refused (below)
         problems.insert(0, deleting)

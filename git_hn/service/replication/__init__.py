@@ -91,11 +91,13 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
 
     url = resolve_remote(repo, remote)
     result = SyncResult(remote)
+    # (asked now, while its early answer stands: the import's ref writes would drop it)
+    off = publish and _publication_off(repo, remote)
     waiting = (lambda: progress(f"waiting for another git hn sync with {remote}")) if progress else None
     with serial.importing(repo, remote, wait, waiting):
         run, ended = _import(repo, remote, url, result, recover_shallow, progress, publish, interrupt_after,
                              by_name, rebase)
-    if publish and not ended and _publication_off(repo, remote):
+    if publish and not ended and off:
         result.publication_off = True
     elif publish and not ended and result.unreachable:
         # (a push would meet the same refusal, and the streams it would hold back for anchors
