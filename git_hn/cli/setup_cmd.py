@@ -21,9 +21,20 @@ def setup_command(agent: str | None, remove: bool, print_only: bool) -> int:
     repo = open_repo()
     try:
         render.lines(setup.run(repo, agent, remove=remove, dry_run=print_only))
-        text = None if remove or print_only else setup.trust_hint(repo)
+        text = None if remove or print_only else _trust_hint(setup, repo)
         if text:
             render.hint(text)
     finally:
         repo.close()
     return 0
+
+
+def _trust_hint(setup, repo) -> str | None:
+    """``setup.trust_hint``, advice only: a policy that cannot be read (the brief will say why)
+    or any other refusal never fails a setup that succeeded."""
+    from ..errors import HnError
+
+    try:
+        return setup.trust_hint(repo)
+    except HnError:
+        return None

@@ -378,25 +378,33 @@ _AFTER_COMMAND = frozenset({"then", "and", "or", "if", "to", "which", "after", "
 _COMMAND_WORDS = 8  # a command longer than this is prose that happens to start with "git"
 
 
+def _starts_command(words: list[str], i: int) -> bool:
+    """``git <subcommand>``, bare or opened by a bracket or a quote."""
+    return words[i].lstrip("(`\"'") == "git" and i + 1 < len(words) and words[i + 1][:1].isalpha()
+
+
 def word_wrapped(text: str, columns: int) -> list[str]:
     """``text`` in lines of at most ``columns`` display cells, broken only at spaces and never
     inside a ``git …`` command; a unit wider than ``columns`` gets a line of its own."""
-    words = text.split(" ")
+    body = text.lstrip(" ")
+    indent = text[:len(text) - len(body)]  # (kept on the first line)
+    words = body.split(" ")
     units, i = [], 0
     while i < len(words):
         j = i + 1
-        if words[i] == "git" and j < len(words) and words[j][:1].isalpha():
+        if _starts_command(words, i):
             while j < len(words) and j - i < _COMMAND_WORDS and words[j] not in _AFTER_COMMAND \
-                    and not words[j - 1].endswith((",", ";", ".", ")", ":")):
+                    and not _starts_command(words, j) \
+                    and not words[j - 1].endswith((",", ";", ".", ")", ":", "`", '"', "'")):
                 j += 1
         units.append(" ".join(words[i:j]))
         i = j
-    out, current = [], ""
+    out, current = [], indent
     for unit in units:
-        if current and cell_len(current) + 1 + cell_len(unit) > columns:
+        if current.strip() and cell_len(current) + 1 + cell_len(unit) > columns:
             out.append(current)
             current = unit
         else:
-            current = f"{current} {unit}" if current else unit
+            current = f"{current} {unit}" if current.strip() else current + unit
     out.append(current)
     return out

@@ -43,7 +43,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     repo.git.env.pop("PRE_COMMIT_RUNNING_LEGACY", None)
     if remote not in _remotes(repo):
         named = _remote_of_url(repo, remote)
-        if named:  # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
+        if named and not _push_settings(repo, named)[1]:  # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
             # (the URL itself is never echoed: it may carry credentials)
             sys.stderr.write(f"git-hn: a push to a URL publishes no memory; that URL is remote {named}'s: "
                              f"git hn sync {named} publishes it (or push with git push {named})\n")

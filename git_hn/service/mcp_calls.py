@@ -231,7 +231,8 @@ def _blobs_filled(repo, commit: str, paths: list) -> list:
     from ..core.limits import LIMITS
     from .requests import tree_entry
 
-    if not is_oid(commit):
+    info = repo.git.object_info(commit) if is_oid(commit) else None
+    if info is None or info[1] != "commit":  # (the strict reader names an unavailable commit)
         return paths
     return [{**p, "blob": tree_entry(repo, commit, p["path"])}
             if isinstance(p, dict) and p.get("blob") is None and isinstance(p.get("path"), str)

@@ -58,7 +58,7 @@ def config_false(value: str | None) -> bool:
 
 
 def publication_off_question(remote: str) -> tuple[str, ...]:
-    return ("config", "--get-all", f"remote.{remote}.hnPublish")
+    return ("config", "--type=bool", "--get", f"remote.{remote}.hnPublish")  # (Git's own reading)
 
 
 # besides the listing: the remotes, and hn.prePush with every remote's hnPublish in one answer

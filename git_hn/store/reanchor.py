@@ -28,7 +28,7 @@ from ..core.envelope import Anchor, PathAnchor
 from ..core.gostr import short_id
 from ..core.grammar import LOCAL_PREFIX, memory_id
 from ..core.tuples import NamedTuple
-from ..errors import HnError, LocalStateError
+from ..errors import HnError, InputError, LocalStateError
 from . import objects, statedb, stateview, streams
 from .identity import Identity
 from .lock import stream_lock
@@ -245,6 +245,9 @@ def _signed(repo: Repo, ident: Identity, envs: list, parent: str) -> tuple[list,
         envmod.check_envelope(env)
         payload = envmod.encode(env)
         mid = memory_id(payload)
+        if keys.holds_seed(payload, seed):  # (as an append refuses it: a memory recorded before that check)
+            raise InputError("a memory to sign again holds your git-hn private key; nothing was signed (if "
+                             "that memory was ever published, treat the key as exposed)")
         signature = keys.b64_encode(keys.sign(seed, payload))
         commit, objs = objects.memory_commit_objects(
             payload, signature, parent, ident.name, f"{short_id(ident.actor)}@hn.invalid",

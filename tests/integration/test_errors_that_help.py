@@ -232,6 +232,45 @@ def test_a_remote_that_refuses_memory_refs_can_be_left_out_of_publication(refusi
     assert "pre-receive hook declined" in hn(work, "sync").err
 
 
+def test_publication_off_is_read_as_git_reads_a_boolean_and_skips_the_lint(refusing_remote):
+    """A bare ``hnPublish`` key is true for the hook and the sync alike; with publication off, a
+    secret-shaped memory (signed deliberately) does not stop a push in block mode (nothing of it
+    would be published there), and a push to that remote's URL gives no advice to publish."""
+    remote, work = refusing_remote
+    config = work / ".git" / "config"
+    config.write_text(config.read_text() + '[remote "origin"]\n\thnPublish\n')
+    assert git(work, "config", "--type=bool", "--get", "remote.origin.hnPublish") == "true"
+    assert "pre-receive hook declined" in hn(work, "sync").err  # (on: tried, and refused)
+    git(work, "config", "--replace-all", "remote.origin.hnPublish", "off")
+    assert hn(work, "memory", "record", "--at", "HEAD", "--kind", "decision", "--applies", "exact", "--content",
+              "token ghp_" + "a1B2" * 9, "--allow-secret-shaped").code == 0
+    proc = subprocess.run(["git", "push", "origin", "main"], cwd=work, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
+    git(work, "commit", "-q", "--allow-empty", "-m", "third")
+    proc = subprocess.run(["git", "push", str(remote), "main"], cwd=work, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
+
+
+def test_an_unreachable_fetch_url_does_not_stop_publication_to_a_push_url(tmp_path):
+    """``pushurl`` elsewhere: the import cannot reach the fetch URL, the push URL still gets the
+    memory, as before the sync learnt to skip publication to a remote it could not reach."""
+    pushed = tmp_path / "pushed.git"
+    git(tmp_path, "init", "-q", "--bare", str(pushed))
+    work = tmp_path / "work"
+    git(tmp_path, "init", "-q", str(work))
+    git(work, "commit", "-q", "--allow-empty", "-m", "first")
+    git(work, "remote", "add", "pu", str(tmp_path / "nowhere.git"))
+    git(work, "remote", "set-url", "--push", "pu", str(pushed))
+    git(work, "push", "-q", "pu", "main")
+    assert hn(work, "init", "--name", "A").code == 0
+    assert hn(work, *BASE, "--kind", "decision", "--applies", "exact").code == 0
+    assert hn(work, "replication", "select", "pu", "--all").code == 0
+    r = hn(work, "sync", "pu")
+    assert r.code == 1 and "replication advertisement failed for remote pu" in r.err, r.err
+    assert "not tried" not in r.err
+    assert git(pushed, "for-each-ref", "refs/hn/memory") != ""
+
+
 def test_evidence_errors_say_what_an_evidence_item_is(inited):
     """``--evidence git:HEAD`` (``--at`` takes a revision) names the full commit ID to give; any
     other malformed item gets the typed forms; the item itself is not repeated."""

@@ -298,3 +298,33 @@ def test_a_push_to_a_url_says_how_to_publish(tmp_path):
     git(tmp_path, "init", "-q", "--bare", str(other))
     quiet = subprocess.run(["git", "push", "-q", str(other), "main"], cwd=a, capture_output=True, text=True)
     assert (quiet.returncode, quiet.stderr) == (0, "")
+
+
+def test_reanchor_never_signs_again_a_memory_that_holds_the_private_key(tmp_path, monkeypatch):
+    """A memory recorded before git-hn refused the signer's own key in text (simulated: the
+    append's check switched off for that one record, in process) is never signed again by
+    ``reanchor``: one line, nothing changed."""
+    import json as jsonlib
+
+    from git_hn.service import memory, requests
+    from git_hn.store import append
+    from git_hn.store.repo import open_repo
+
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    gone = _commit(a, "b")
+    actor = (a / ".git" / "hn" / "active").read_text().strip()
+    key = jsonlib.loads((a / ".git" / "hn" / "identities" / f"{actor}.json").read_text())["privateKey"]
+    doc = {"version": 0, "kind": "decision", "content": f"oops {key}", "anchor": {"commit": gone},
+           "applicability": {"mode": "exact"}, "topics": [], "evidence": []}
+    repo = open_repo(str(a))
+    monkeypatch.setattr(append.keys, "holds_seed", lambda data, seed: False)  # (an older git-hn)
+    memory.record(repo, requests.request_from_input(repo, jsonlib.dumps(doc).encode()), from_input=True,
+                  allow_secret_shaped=True)
+    repo.close()
+    monkeypatch.undo()
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    before = refs_snapshot(a)
+    r = hn(a, "memory", "reanchor", gone, "HEAD")
+    assert (r.code, r.err) == (1, "git-hn: a memory to sign again holds your git-hn private key; nothing was "
+                                  "signed (if that memory was ever published, treat the key as exposed)\n"), r.err
+    assert refs_snapshot(a) == before

@@ -639,3 +639,15 @@ def test_setup_says_when_the_agent_brief_would_hide_everything(inited):
     r = hn(inited, "setup", "agents-md")
     assert r.code == 0 and r.err == "", r.err
     assert hn(inited, "setup", "claude", "--remove").err == ""
+
+
+def test_a_policy_that_cannot_be_read_never_fails_a_setup(inited):
+    """The trust hint is advice: a committed policy file that is not valid JSON (the brief will say
+    so) leaves setup's own success and exit status alone."""
+    (inited / ".hn").mkdir(exist_ok=True)
+    (inited / ".hn" / "policy.json").write_text("{ not json")
+    git(inited, "add", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "broken policy")
+    r = hn(inited, "setup", "codex")
+    assert (r.code, r.err) == (0, ""), r.err
+    assert r.out.splitlines()[-1].startswith("git hn setup codex: done")

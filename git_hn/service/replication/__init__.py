@@ -99,7 +99,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
                              by_name, rebase)
     if publish and not ended and off:
         result.publication_off = True
-    elif publish and not ended and result.unreachable:
+    elif publish and not ended and result.unreachable and _pushes_where_it_fetches(repo, remote, url):
         # (a push would meet the same refusal, and the streams it would hold back for anchors
         # "not on the remote" would only say what this clone cannot see of it)
         if _has_local_streams(repo):
@@ -133,11 +133,19 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
 def _publication_off(repo: Repo, remote: str) -> bool:
     """``remote.<remote>.hnPublish`` is false: memory is imported from ``remote``, never published
     there (a host that refuses ``refs/hn/*``, a read-only mirror)."""
-    from ...store.git import config_false, publication_off_question
+    from ...store.git import publication_off_question
 
     proc = repo.git.run(list(publication_off_question(remote)))
-    values = proc.stdout.decode("utf-8", "replace").splitlines()
-    return proc.returncode == 0 and bool(values) and config_false(values[-1])
+    # (a bare key is true, as the pre-push hook reads it; a value Git cannot read as a boolean
+    # leaves publication on there too)
+    return proc.returncode == 0 and proc.stdout.strip() == b"false"
+
+
+def _pushes_where_it_fetches(repo: Repo, remote: str, url: str) -> bool:
+    """Whether ``remote`` pushes to the URL it fetches from (no ``pushurl``, no
+    ``pushInsteadOf``): only then does an unreachable fetch URL say the push would fail too."""
+    proc = repo.git.run(["remote", "get-url", "--push", "--end-of-options", remote])
+    return proc.returncode != 0 or proc.stdout.decode("utf-8", "surrogateescape").strip() == url
 
 
 def _has_local_streams(repo: Repo) -> bool:
