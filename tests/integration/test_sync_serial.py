@@ -49,7 +49,7 @@ def test_syncs_started_together_all_succeed(tmp_path):
         mem = _record(a, f"note {i}")
         procs = [_sync(a) for _ in range(3)]
         outs = [p.communicate(timeout=120) for p in procs]
-        assert [p.returncode for p in procs] == [0, 0, 0], outs
+        assert [p.returncode for p in procs] == [0, 0, 0], "\n".join(o + e for o, e in outs)  # (whole)
         ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
         assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
     assert hn(a, "memory", "index", "verify").code == 0
