@@ -244,10 +244,11 @@ def staged_commits(monkeypatch) -> list:
 
 
 def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR", "COLUMNS", "LINES", "FORCE_COLOR"),
-                timeout: float = 60, code: int = 0) -> str:
+                timeout: float = 60, code: int = 0, both: bool = False):
     """Run ``argv`` with stdout on a real pseudo-terminal of ``columns`` columns (24 rows; the
     variables in ``drop`` removed, TERM=xterm-256color unless ``env`` says otherwise) and return
-    what it wrote, with the terminal's CRLF as LF. Its stderr is a pipe; it must exit ``code``."""
+    what it wrote, with the terminal's CRLF as LF (with ``both``: and its stderr). Its stderr is a
+    pipe; it must exit ``code``."""
     import fcntl
     import pty
     import struct
@@ -263,7 +264,8 @@ def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR",
     written = read_terminal(master, proc, timeout)
     err = proc.stderr.read()
     assert proc.wait(timeout) == code, err
-    return written.decode("utf-8").replace("\r\n", "\n")
+    out = written.decode("utf-8").replace("\r\n", "\n")
+    return (out, err.decode("utf-8", "replace")) if both else out
 
 
 def read_terminal(master: int, proc, timeout: float = 60) -> bytes:

@@ -89,6 +89,18 @@ def log(values: dict, positional: list[str]) -> int:
     if not sys.stdout.isatty():
         render.lines(core.lines(items, graph))
         return 0
+    if not items:  # (a terminal showing nothing at all reads as a command that did nothing)
+        filtered = any(values.get(k) for k in ("kind", "actor", "topic", "path", "subject", "lifecycle",
+                                               "trust", "query"))
+        if filtered:
+            render.hint("no memory matches these filters")
+            return 0
+        from ..service import hooks
+
+        team = hooks.selection_hint(repo) if repo.git.run(["remote"]).stdout.strip() else None
+        render.hint("no memory here yet: record one with git hn memory record" +
+                    (f"; {team}, then git hn sync" if team else ""))
+        return 0
     text = terminal_text(items, graph, no_color=bool(values.get("no_color")))
     pager = None if values.get("no_pager") else _pager(repo)
     if pager is None:

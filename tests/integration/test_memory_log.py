@@ -244,3 +244,24 @@ def test_log_pages_through_git_pager_settings(history):
                       {"GIT_PAGER": "no-such-pager-here"}, ("NO_COLOR", "LESS"))
     assert "git-hn: cannot run pager no-such-pager-here; the log follows without it\n" in out
     assert out.endswith(_pty(repo, 80, {"GIT_PAGER": "cat"}))
+
+
+def test_an_empty_log_on_a_terminal_says_why_it_is_empty(tmp_path, bare_remote):
+    """Nothing at all on a terminal read as a command that did nothing: the log says whether no
+    memory exists yet (and, in a clone with a remote but no selection, how to import the team's)
+    or the filters matched none. A pipe stays empty (nothing to parse)."""
+    import sys
+    from pathlib import Path
+
+    git_hn = str(Path(sys.executable).parent / "git-hn")
+    repo = make_repo(tmp_path / "r")
+    out, err = on_terminal(repo, [git_hn, "memory", "log"], 80, {}, both=True)
+    assert (out, err) == ("", "git-hn: hint: no memory here yet: record one with git hn memory record\n"), err
+    git(repo, "remote", "add", "origin", bare_remote("team.git").as_uri())
+    out, err = on_terminal(repo, [git_hn, "memory", "log"], 80, {}, both=True)
+    assert err.startswith("git-hn: hint: no memory here yet: record one with git hn memory record; no "
+                          "replication selection is saved here") and err.endswith(", then git hn sync\n"), err
+    out, err = on_terminal(repo, [git_hn, "memory", "log", "--kind", "decision"], 80, {}, both=True)
+    assert (out, err) == ("", "git-hn: hint: no memory matches these filters\n")
+    r = hn(repo, "memory", "log")
+    assert (r.code, r.out, r.err) == (0, "", "")
