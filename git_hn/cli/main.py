@@ -189,7 +189,7 @@ def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
     if got.returncode == 0 and transport.transport_allowed(url) and not exact:
         runner.ask_early(transport.advertisement(url), env=transport.remote_env())
     runner.ask_early(("config", "--get", "hn.syncStallTimeout"))
-    if publishing:  # (asked after the import, by the publication phase)
+    if publishing:  # (read at the sync's start, before its ref writes would drop the answer)
         runner.ask_early(git.publication_off_question(remote))
     _ask_version_early(runner)
 
