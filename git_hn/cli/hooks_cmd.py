@@ -16,7 +16,7 @@ def hooks_command(which: str, global_: bool) -> int:
     from ..store.repo import open_repo
 
     repo = None if global_ else open_repo()
-    loc = hooks.locate(repo, global_)
+    loc = hooks.locate(repo, global_, which)
     if which == "install":
         render.lines(hooks.install(loc, repo))
         text = hooks.selection_hint(repo)
@@ -25,7 +25,11 @@ def hooks_command(which: str, global_: bool) -> int:
     else:
         render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
         shared = hooks.shared_hooks_path(repo) if which == "status" else ""
-        if shared:
+        if which == "status" and loc.runs_from:
+            render.hint(f"these are in {loc.dir}, where git-hn installed them, but Git now runs hooks from "
+                        f"{loc.runs_from} (core.hooksPath changed since): they do not run; git hn hooks "
+                        "uninstall, then install again")
+        elif shared:
             render.hint(f"core.hooksPath is set in your global Git config ({shared}): git hn hooks status "
                         "--global shows what is installed there")
     if repo is not None:

@@ -58,10 +58,11 @@ def b64_encode(data: bytes) -> str:
 def holds_seed(data: bytes, seed: bytes) -> bool:
     """Whether ``data`` holds the private key ``seed`` in a spelling a person pastes: standard or
     URL-safe base64 (alone, or as the 64-byte key the identity file stores, whose first 40
-    characters are the seed's), or hex; compared without regard to case (a topic is signed
-    lowercased). 240 bits of the secret must match, so no other text ever does."""
+    characters are the seed's), or hex (its first 40 digits: a Git object ID's length);
+    compared without regard to case (a topic is signed lowercased). 160 bits of the secret or
+    more must match, so no other text ever does."""
     head = binascii.b2a_base64(seed, newline=False).decode("ascii")[:40].lower()
-    spellings = (head, head.replace("+", "-").replace("/", "_"), seed.hex())
+    spellings = (head, head.replace("+", "-").replace("/", "_"), seed.hex()[:40])
     text = data.decode("ascii", "replace").lower()
     return any(s in text for s in spellings)
 

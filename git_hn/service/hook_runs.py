@@ -97,7 +97,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     elif deleting:
         sys.stderr.write(f"git-hn: {deleting}\n")
     earlier = background.take_failure(repo, remote)
-    if earlier:  # a background publication failed: said once, and its streams go again now
+    if earlier and not off:  # a background publication failed: said once, and its streams go again now
         sys.stderr.write(f"git-hn: the last background publication to {remote} failed: {earlier}\n")
     push_pid = _push_process()  # the git push this hook runs in (the wrapper says)
     if publishable and block:
@@ -322,6 +322,9 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
                 seen.add(new)
                 new = later[new]
             mapping[old] = new
+    mapping = {old: new for old, new in mapping.items() if old != new}  # (a rebase that made the same commit)
+    if not mapping:
+        return 0
     from ..store import identity as identmod
     from . import reanchor
 

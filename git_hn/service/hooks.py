@@ -92,6 +92,7 @@ class Location:
 
     def __init__(self, hook_dir: str, record: str, private_root: str | None):
         self.dir, self.record, self.private_root = hook_dir, record, private_root
+        self.runs_from = ""  # where Git runs hooks from now, when not ``dir`` (moved since install)
 
     def path(self, name: str) -> str:
         return os.path.join(self.dir, name)
@@ -142,7 +143,7 @@ class Location:
         os.replace(tmp, self.record)
 
 
-def locate(repo: Repo | None, global_: bool) -> Location:
+def locate(repo: Repo | None, global_: bool, which: str = "install") -> Location:
     from ..store.git import Git
 
     if global_:
@@ -150,13 +151,32 @@ def locate(repo: Repo | None, global_: bool) -> Location:
         proc = git.run(["config", "--global", "--get", "core.hooksPath"])
         value = proc.stdout.decode("utf-8", "surrogateescape").strip()
         if proc.returncode != 0 or not value:
+            if which != "install":  # (status, uninstall: nothing can be installed globally)
+                raise InputError(f"no global core.hooksPath is set, so no hook of git-hn's is installed "
+                                 f"globally (hooks {which} --global reads that directory)")
             raise InputError("hooks install --global requires git config --global core.hooksPath")
         hook_dir = os.path.abspath(os.path.expanduser(value))
         return Location(hook_dir, os.path.join(hook_dir, "hn-hooks.json"), None)
     proc = repo.git.run(["rev-parse", "--git-path", "hooks"])
     rel = proc.stdout.decode("utf-8", "surrogateescape").strip()
     hook_dir = os.path.abspath(os.path.join(os.getcwd(), rel))
-    return Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir)
+    loc = Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir)
+    if which != "install":  # (status, uninstall: where this repository installed them, if elsewhere
+        recorded = _recorded_dir(loc)  # now: a core.hooksPath set since, globally or not)
+        if recorded and recorded != hook_dir and os.path.isdir(recorded):
+            loc.dir, loc.runs_from = recorded, hook_dir
+    return loc
+
+
+def _recorded_dir(loc: Location) -> str:
+    """The hooks directory the record names ("" if there is no readable record)."""
+    try:
+        data = private.read_private(loc.private_root, loc.record)
+        doc = json.loads(data) if data is not None else None
+    except (HnError, OSError, ValueError):
+        return ""
+    value = doc.get("dir") if isinstance(doc, dict) else None
+    return value if isinstance(value, str) and os.path.isabs(value) else ""
 
 
 def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
@@ -209,6 +229,9 @@ def refuse_shared(repo: Repo | None, loc: Location) -> None:
     knew of them, and another repository's install would then find them as someone else's
     hooks. Refused unless this repository installed there already (a refresh)."""
     shared = shared_hooks_path(repo)
+    if shared and not loc.load() and os.path.lexists(os.path.join(shared, "hn-hooks.json")):
+        raise InputError(f"git-hn's hooks are installed already in your global core.hooksPath ({shared}), "
+                         "for every repository (git hn hooks status --global shows them)")
     if shared and not loc.load():
         raise InputError(f"core.hooksPath is set in your global Git config ({shared}), so hooks installed "
                          "here would run in every repository: git hn hooks install --global installs them "

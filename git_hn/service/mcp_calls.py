@@ -149,7 +149,10 @@ def _digest(repo, arguments) -> dict:
     doc = _bind(arguments, "digest input: ", {"version": "any", "month": "string",
                                               "includeUntrusted": "bool", "maxBytes": "any"})
     _version(doc, "digest")
-    bound = _positive(doc.get("maxBytes", DIGEST_MAX_BYTES), "digest")
+    bound = doc.get("maxBytes", DIGEST_MAX_BYTES)
+    if type(bound) is int and bound < 1024:  # (0 and negatives too: one rule, one message)
+        raise InputError("digest input field maxBytes must be at least 1024")
+    bound = _positive(bound, "digest")
     if bound < 1024:
         raise InputError("digest input field maxBytes must be at least 1024")
     full = brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False))

@@ -36,7 +36,7 @@ import stat
 from dataclasses import dataclass
 
 from ..core import canonical, hashing
-from ..errors import InputError, LocalStateError
+from ..errors import HnError, InputError, LocalStateError
 from ..store import private
 from ..store.repo import Repo
 from . import setup_content as content
@@ -400,11 +400,19 @@ def trust_hint(repo: Repo) -> str | None:
     actor = identmod.active_actor(repo)
     if not head or not actor:
         return None
-    memory = load_policy(repo, Resolver(repo), head).memory
     start = "the brief an agent reads at session start shows only memory the committed trust policy trusts"
+    try:
+        memory = load_policy(repo, Resolver(repo), head).memory
+    except HnError as exc:  # (the brief fails the same way: said here, where someone reads it)
+        return f"the session-start brief will fail until the committed policy is fixed: {exc.message}"
     if memory is None:
-        return (f"{start}, and HEAD has no memory trust policy, so it will show nothing: git hn policy trust "
-                f"{short_id(actor)} (or git hn policy init), then commit .hn/policy.json")
+        from ..store import worktree
+
+        top = worktree.toplevel(repo)
+        present = top is not None and os.path.lexists(worktree.policy_path(top))
+        how = f"git hn policy trust {short_id(actor)}" if present else "git hn policy init"
+        return (f"{start}, and HEAD has no memory trust policy, so it will show nothing: {how}, then commit "
+                ".hn/policy.json")
     kinds = [k for k in AGENT_KINDS if k not in memory.trusted_kinds]
     if actor not in memory.trusted_actors:
         return (f"{start}, and it does not trust your identity ({short_id(actor)}): until a maintainer runs "

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from helpers import git, hn, refs_snapshot
+from helpers import git, hn, refs_snapshot, wait_publication
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
 RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
@@ -223,6 +223,8 @@ def test_a_remote_that_refuses_memory_refs_can_be_left_out_of_publication(refusi
     assert r.code == 0, r.err
     assert r.out.splitlines()[-2:] == ["Publication to origin: off (git config remote.origin.hnPublish is false)",
                                        "Synchronized with origin: up to date"], r.out
+    doc = hn(work, "sync", "--json").json()
+    assert doc["publicationOff"] is True and doc["published"] == 0
     proc = subprocess.run(["git", "push", "origin", "main"], cwd=work, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
@@ -248,6 +250,19 @@ def test_publication_off_is_read_as_git_reads_a_boolean_and_skips_the_lint(refus
     assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
     git(work, "commit", "-q", "--allow-empty", "-m", "third")
     proc = subprocess.run(["git", "push", str(remote), "main"], cwd=work, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
+
+
+def test_with_publication_off_an_earlier_background_failure_is_not_reported(refusing_remote):
+    """warn mode: the background publication the server refused is reported by the next push, with
+    the advice to turn publication off there; once it is off, that old failure is not repeated."""
+    _remote, work = refusing_remote
+    git(work, "config", "hn.prePush", "warn")
+    subprocess.run(["git", "push", "-q", "origin", "main"], cwd=work, capture_output=True, timeout=120)
+    wait_publication(work)
+    git(work, "config", "remote.origin.hnPublish", "false")
+    git(work, "commit", "-q", "--allow-empty", "-m", "third")
+    proc = subprocess.run(["git", "push", "origin", "main"], cwd=work, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
 
 

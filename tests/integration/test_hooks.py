@@ -142,10 +142,17 @@ def test_global_install(tmp_path):
     a = make_repo(tmp_path / "a")
     assert hn(a, "hooks", "install", "--global").err == \
         "git-hn: hooks install --global requires git config --global core.hooksPath\n"
+    assert hn(a, "hooks", "status", "--global").err == (
+        "git-hn: no global core.hooksPath is set, so no hook of git-hn's is installed globally (hooks status "
+        "--global reads that directory)\n")
     shared = tmp_path / "global-hooks"
     git(a, "config", "--global", "core.hooksPath", str(shared))
     assert hn(tmp_path, "hooks", "install", "--global").code == 0  # works outside a repository
     assert (shared / "hn-hooks.json").exists()
+    # a repository's own install then says they are there already, for every repository
+    assert hn(a, "hooks", "install").err == (
+        f"git-hn: git-hn's hooks are installed already in your global core.hooksPath ({shared}), for every "
+        "repository (git hn hooks status --global shows them)\n")
     assert hn(tmp_path, "hooks", "uninstall", "--global").code == 0
     assert sorted(os.listdir(shared)) == []
 
@@ -778,3 +785,22 @@ def test_an_install_that_fails_part_way_changes_nothing(tmp_path):
     r = hn(repo, "hooks", "install")  # and the next install chains the team's hook, not a wrapper
     assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
     assert (hooks / "hn-chained" / "pre-push").read_text() == "#!/bin/sh\necho team\n"
+
+
+def test_hooks_installed_before_a_global_hooks_path_are_still_found(tmp_path):
+    """A global ``core.hooksPath`` set after a repository install: Git no longer runs the wrappers in
+    ``.git/hooks``; ``status`` says so and ``uninstall`` still takes them out from where they are
+    (it refused, naming a file in the new directory that never existed)."""
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "hooks", "install").code == 0
+    elsewhere = tmp_path / "later-hooks"
+    elsewhere.mkdir()
+    git(a, "config", "--global", "core.hooksPath", str(elsewhere))
+    r = hn(a, "hooks", "status")
+    assert r.out.splitlines()[0] == "pre-push: installed", r.out
+    assert r.err == (f"git-hn: hint: these are in {a / '.git' / 'hooks'}, where git-hn installed them, but Git "
+                     f"now runs hooks from {elsewhere} (core.hooksPath changed since): they do not run; git hn "
+                     "hooks uninstall, then install again\n"), r.err
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert not (a / ".git" / "hooks" / "pre-push").exists() and os.listdir(elsewhere) == []

@@ -328,3 +328,19 @@ def test_reanchor_never_signs_again_a_memory_that_holds_the_private_key(tmp_path
     assert (r.code, r.err) == (1, "git-hn: a memory to sign again holds your git-hn private key; nothing was "
                                   "signed (if that memory was ever published, treat the key as exposed)\n"), r.err
     assert refs_snapshot(a) == before
+
+
+def test_a_rewrite_that_makes_the_same_commit_re_anchors_nothing(tmp_path):
+    """``post-rewrite`` lists a commit a rebase made again identical to itself (``git rebase
+    --force-rebase`` in the same second): nothing was rewritten, nothing is signed again, and no
+    'new IDs: x -> x' line is printed."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    head = _commit(a, "mine")
+    mem = _record(a, "made at the commit the rebase keeps")
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    before = git(a, "rev-parse", ref)
+    hook = subprocess.run(["git", "hn", "hooks", "run", "post-rewrite", "rebase"], cwd=a, capture_output=True,
+                          text=True, input=f"{head} {head}\n")
+    assert (hook.returncode, hook.stderr) == (0, ""), hook.stderr
+    assert git(a, "rev-parse", ref) == before

@@ -288,6 +288,14 @@ def test_a_fetch_that_cannot_ask_for_a_passphrase_says_so_and_what_to_do(tmp_pat
     said = hn(bob, "sync").out
     assert "load the ssh key into an agent (ssh-add)" in said and "Permission denied" not in said
     assert not _arrived(bob, memory)
+    # a failure git-hn has no words for points at where Git's own message is (never repeated)
+    ssh.write_text(PASSPHRASE_SSH.replace("{quarantine}", QUARANTINE_DIR).replace(
+        "read_passphrase: can't open /dev/tty: No such device or address", "kex_exchange_identification: "
+        "Connection closed by remote host").replace("git@localhost: Permission denied (publickey).", ""))
+    out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: git fetch origin shows Git's own "
+                                      "message"), out
+    assert "recovery" not in out and "kex_exchange" not in json.dumps(out)
 
 
 def test_a_publication_that_cannot_ask_for_a_passphrase_says_so(tmp_path, bare_remote, monkeypatch):

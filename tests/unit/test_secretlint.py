@@ -473,6 +473,15 @@ def test_holds_seed_finds_a_pasted_private_key_and_nothing_else():
     for text in (stored, base64.b64encode(seed).decode(), base64.urlsafe_b64encode(seed).decode(),
                  seed.hex(), seed.hex().upper(), stored.lower(), f'{{"privateKey":"{stored}"}}'):
         assert keys.holds_seed(f"see {text} here".encode(), seed), text
-    for text in (keys.b64_encode(public), keys.b64_encode(other), other.hex(), stored[:39], seed.hex()[:63],
+    for text in (keys.b64_encode(public), keys.b64_encode(other), other.hex(), stored[:39], seed.hex()[:39],
                  "ordinary prose " * 20):
         assert not keys.holds_seed(text.encode(), seed), text
+
+
+def test_holds_seed_finds_forty_hex_digits_of_the_seed():
+    """A ``git:<oid>`` evidence made of the seed's first 40 hex digits (160 bits) is the key."""
+    from git_hn.core import keys
+
+    seed = bytes(range(32))
+    assert keys.holds_seed(f"git:{seed.hex()[:40]}".encode(), seed)
+    assert not keys.holds_seed(f"git:{seed.hex()[1:41]}".encode(), seed)

@@ -292,6 +292,8 @@ class SyncResult:
         if self.held:
             doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting,
                                 "discarded": h.discarded} for h in self.held]
+        if self.publication_off:  # git-hn: remote.<name>.hnPublish is false (not "nothing to publish")
+            doc["publicationOff"] = True
         message = self.exit_message()
         if message:
             doc["error"] = message

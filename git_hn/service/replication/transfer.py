@@ -53,8 +53,8 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
                 out.over("max-total-bytes", max_total, q.measured, remote)
             elif verdict == "stall":
                 out.fetch_failed(remote, f"nothing arrived for {stall:g} s (hn.syncStallTimeout)")
-            elif verdict:
-                out.fetch_failed(remote, q.failure)
+            elif verdict:  # (Git's own words are never repeated: they may quote a URL)
+                out.fetch_failed(remote, q.failure or f"git fetch {remote} shows Git's own message")
     check_fetched(q, wanted, remote)
     return runs
 
