@@ -229,14 +229,15 @@ def refuse_shared(repo: Repo | None, loc: Location) -> None:
     knew of them, and another repository's install would then find them as someone else's
     hooks. Refused unless this repository installed there already (a refresh)."""
     shared = shared_hooks_path(repo)
-    if shared and not loc.load() and os.path.lexists(os.path.join(shared, "hn-hooks.json")):
+    if not shared or loc.load():
+        return
+    if os.path.lexists(os.path.join(shared, "hn-hooks.json")):
         raise InputError(f"git-hn's hooks are installed already in your global core.hooksPath ({shared}), "
                          "for every repository (git hn hooks status --global shows them)")
-    if shared and not loc.load():
-        raise InputError(f"core.hooksPath is set in your global Git config ({shared}), so hooks installed "
-                         "here would run in every repository: git hn hooks install --global installs them "
-                         "there on purpose; for this repository only, git config core.hooksPath "
-                         "\"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\" first")
+    raise InputError(f"core.hooksPath is set in your global Git config ({shared}), so hooks installed "
+                     "here would run in every repository: git hn hooks install --global installs them "
+                     "there on purpose; for this repository only, git config core.hooksPath "
+                     "\"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\" first")
 
 
 def install(loc: Location, repo: Repo | None = None) -> list[str]:

@@ -153,8 +153,6 @@ def _digest(repo, arguments) -> dict:
     if type(bound) is int and bound < 1024:  # (0 and negatives too: one rule, one message)
         raise InputError("digest input field maxBytes must be at least 1024")
     bound = _positive(bound, "digest")
-    if bound < 1024:
-        raise InputError("digest input field maxBytes must be at least 1024")
     full = brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False))
     return bounded_digest(full, bound, lambda obj: len(canonical.compact(obj)))
 
