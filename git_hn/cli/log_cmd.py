@@ -89,7 +89,7 @@ def log(values: dict, positional: list[str]) -> int:
     if not sys.stdout.isatty():
         render.lines(core.lines(items, graph))
         return 0
-    if not items:  # (a terminal showing nothing at all reads as a command that did nothing)
+    if not items and max_count != 0:  # (a terminal showing nothing reads as a command that did nothing)
         filtered = any(values.get(k) for k in ("kind", "actor", "topic", "path", "subject", "lifecycle",
                                                "trust", "query"))
         if filtered:

@@ -163,9 +163,17 @@ def locate(repo: Repo | None, global_: bool, which: str = "install") -> Location
     loc = Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir)
     if which != "install":  # (status, uninstall: where this repository installed them, if elsewhere
         recorded = _recorded_dir(loc)  # now: a core.hooksPath set since, globally or not)
-        if recorded and recorded != hook_dir and os.path.isdir(recorded):
+        if recorded and recorded != hook_dir and os.path.isdir(recorded) and _inside(recorded, repo.common_dir):
             loc.dir, loc.runs_from = recorded, hook_dir
     return loc
+
+
+def _inside(path: str, directory: str) -> bool:
+    """Whether ``path`` is ``directory`` or below it, by real paths. A recorded hooks directory is
+    followed only inside this repository's own Git directory: a copied repository's record names
+    the original's (``cp -a``, a restored backup), whose wrappers are not this one's to remove."""
+    real, top = os.path.realpath(path), os.path.realpath(directory)
+    return real == top or real.startswith(top + os.sep)
 
 
 def _recorded_dir(loc: Location) -> str:
@@ -229,13 +237,16 @@ def refuse_shared(repo: Repo | None, loc: Location) -> None:
     knew of them, and another repository's install would then find them as someone else's
     hooks. Refused unless this repository installed there already (a refresh)."""
     shared = shared_hooks_path(repo)
-    if not shared or loc.load():
+    if not shared:
         return
+    shared = os.path.abspath(os.path.expanduser(shared))
+    if loc.load() and os.path.realpath(_recorded_dir(loc) or loc.dir) == os.path.realpath(shared):
+        return  # (this repository installed there before: a refresh)
     if os.path.lexists(os.path.join(shared, "hn-hooks.json")):
-        raise InputError(f"git-hn's hooks are installed already in your global core.hooksPath ({shared}), "
-                         "for every repository (git hn hooks status --global shows them)")
-    raise InputError(f"core.hooksPath is set in your global Git config ({shared}), so hooks installed "
-                     "here would run in every repository: git hn hooks install --global installs them "
+        raise InputError(f"git-hn's hooks are installed already in your global or system core.hooksPath "
+                         f"({shared}), for every repository (git hn hooks status --global shows them)")
+    raise InputError(f"core.hooksPath is set in your global or system Git config ({shared}), so hooks "
+                     "installed here would run in every repository: git hn hooks install --global installs them "
                      "there on purpose; for this repository only, git config core.hooksPath "
                      "\"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\" first")
 
@@ -387,6 +398,8 @@ def uninstall(loc: Location) -> list[str]:
         chained = loc.current_chained(name) or loc.chained(name)
         if _sha(path) != mine["wrapper"] and (_replaced(path, chained, mine) or _migrated(path, mine)):
             continue  # the wrapper is gone already, or pre-commit moved it (below)
+        if not os.path.lexists(path) and not os.path.lexists(chained):
+            continue  # gone with its directory (a core.hooksPath removed since): only the record stays
         if _sha(path) != mine["wrapper"]:
             raise InputError(f"hook {path} changed since install; refusing to uninstall")
         if mine.get("chained") is not None and mine["chained"] not in (_fingerprint(chained), _sha(chained)):

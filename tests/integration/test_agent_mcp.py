@@ -173,6 +173,7 @@ def test_arguments_are_validated_like_input(inited):
             ("memory_digest", {"month": "2026-13"}),
             ("memory_digest", {"includeUntrusted": "yes"}),
             ("memory_digest", {"maxBytes": 100}),
+            ("memory_digest", {"maxBytes": 0}),
             ("memory_digest", {"maxBytes": "big"}),
             ("memory_supersede", {"memory": target[:15], "kind": "decision", "content": "y"}),
             ("memory_retract", {"memory": target}),
@@ -219,6 +220,7 @@ def test_arguments_are_validated_like_input(inited):
         results[26] and error(results[26]),  # the digest's own month text, checked below
         "git-hn: digest input: invalid JSON: json: cannot unmarshal string into field includeUntrusted "
         "of type bool",
+        "git-hn: digest input field maxBytes must be at least 1024",
         "git-hn: digest input field maxBytes must be at least 1024",
         "git-hn: digest input field maxBytes must be an integer",
         "git-hn: supersede input field memory must be a full memory ID",

@@ -151,8 +151,8 @@ def test_global_install(tmp_path):
     assert (shared / "hn-hooks.json").exists()
     # a repository's own install then says they are there already, for every repository
     assert hn(a, "hooks", "install").err == (
-        f"git-hn: git-hn's hooks are installed already in your global core.hooksPath ({shared}), for every "
-        "repository (git hn hooks status --global shows them)\n")
+        f"git-hn: git-hn's hooks are installed already in your global or system core.hooksPath ({shared}), for "
+        "every repository (git hn hooks status --global shows them)\n")
     assert hn(tmp_path, "hooks", "uninstall", "--global").code == 0
     assert sorted(os.listdir(shared)) == []
 
@@ -170,8 +170,8 @@ def test_a_repository_install_under_a_global_hooks_path_is_refused(tmp_path):
     git(a, "config", "--global", "core.hooksPath", str(shared))
     r = hn(a, "hooks", "install")
     assert r.code == 1 and r.err == (
-        f"git-hn: core.hooksPath is set in your global Git config ({shared}), so hooks installed here would "
-        "run in every repository: git hn hooks install --global installs them there on purpose; for this "
+        f"git-hn: core.hooksPath is set in your global or system Git config ({shared}), so hooks installed here "
+        "would run in every repository: git hn hooks install --global installs them there on purpose; for this "
         "repository only, git config core.hooksPath \"$(git rev-parse --path-format=absolute "
         "--git-common-dir)/hooks\" first\n"), r.err
     assert sorted(os.listdir(shared)) == ["pre-push"] and not (a / ".git" / "hn" / "hooks.json").exists()
@@ -804,3 +804,53 @@ def test_hooks_installed_before_a_global_hooks_path_are_still_found(tmp_path):
     r = hn(a, "hooks", "uninstall")
     assert r.code == 0, r.err
     assert not (a / ".git" / "hooks" / "pre-push").exists() and os.listdir(elsewhere) == []
+
+
+def test_a_copied_repository_uninstalls_its_own_hooks_never_the_originals(tmp_path):
+    """``cp -a`` copies the hook record with the original's directory in it: the copy's uninstall
+    takes out the copy's wrappers and leaves the original's alone (a recorded directory is
+    followed only inside this repository's own Git directory)."""
+    import shutil
+
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "hooks", "install").code == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(a, copy, symlinks=True)
+    r = hn(copy, "hooks", "status")
+    assert r.err == "" and r.out.splitlines()[0] == "pre-push: installed", (r.out, r.err)
+    assert hn(copy, "hooks", "uninstall").code == 0
+    assert not (copy / ".git" / "hooks" / "pre-push").exists()
+    assert (a / ".git" / "hooks" / "pre-push").exists()
+    assert hn(a, "hooks", "status").out.splitlines()[0] == "pre-push: installed"
+
+
+def test_uninstall_after_the_hooks_directory_was_removed_clears_the_record(tmp_path):
+    """Installed into a local ``core.hooksPath`` that was then unset and deleted: nothing is left to
+    take out, so ``uninstall`` drops the record (it refused, naming a file that never existed)."""
+    import shutil
+
+    a = make_repo(tmp_path / "a")
+    elsewhere = tmp_path / "b-hooks"
+    git(a, "config", "core.hooksPath", str(elsewhere))
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "config", "--unset", "core.hooksPath")
+    shutil.rmtree(elsewhere)
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert not (a / ".git" / "hn" / "hooks.json").exists()
+    assert hn(a, "hooks", "install").code == 0 and (a / ".git" / "hooks" / "pre-push").exists()
+
+
+def test_an_install_never_moves_into_a_global_hooks_path_set_since(tmp_path):
+    """Installed into ``.git/hooks``, then a global ``core.hooksPath`` (written with ``~``): a second
+    install is not a refresh there (the record names ``.git/hooks``), so it is refused like a
+    first one, and the shared directory stays empty."""
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "hooks", "install").code == 0
+    home = Path(os.environ["HOME"])
+    shared = home / "shared-hooks"
+    shared.mkdir()
+    git(a, "config", "--global", "core.hooksPath", "~/shared-hooks")
+    r = hn(a, "hooks", "install")
+    assert r.code == 1 and f"core.hooksPath is set in your global or system Git config ({shared})" in r.err, r.err
+    assert os.listdir(shared) == []

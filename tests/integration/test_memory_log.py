@@ -265,3 +265,6 @@ def test_an_empty_log_on_a_terminal_says_why_it_is_empty(tmp_path, bare_remote):
     assert (out, err) == ("", "git-hn: hint: no memory matches these filters\n")
     r = hn(repo, "memory", "log")
     assert (r.code, r.out, r.err) == (0, "", "")
+    assert hn(repo, "init", "--name", "A").code == 0
+    _rec(repo, content="one")
+    assert on_terminal(repo, [git_hn, "memory", "log", "-n", "0"], 80, {"GIT_PAGER": "cat"}, both=True) == ("", "")

@@ -293,8 +293,10 @@ def test_a_fetch_that_cannot_ask_for_a_passphrase_says_so_and_what_to_do(tmp_pat
         "read_passphrase: can't open /dev/tty: No such device or address", "kex_exchange_identification: "
         "Connection closed by remote host").replace("git@localhost: Permission denied (publickey).", ""))
     out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
-    assert out["diagnostic"].endswith("failed exact fetch from remote origin: git fetch origin shows Git's own "
-                                      "message"), out
+    tip = git(tmp_path / "alice", "rev-parse", f"refs/hn/memory/{actor_of(tmp_path / 'alice')}/"
+              f"{default_stream(actor_of(tmp_path / 'alice'))[7:]}")
+    assert out["diagnostic"].endswith(f"failed exact fetch from remote origin: git fetch origin {tip} shows Git's "
+                                      "own message"), out
     assert "recovery" not in out and "kex_exchange" not in json.dumps(out)
 
 

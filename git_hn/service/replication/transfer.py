@@ -54,7 +54,8 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
             elif verdict == "stall":
                 out.fetch_failed(remote, f"nothing arrived for {stall:g} s (hn.syncStallTimeout)")
             elif verdict:  # (Git's own words are never repeated: they may quote a URL)
-                out.fetch_failed(remote, q.failure or f"git fetch {remote} shows Git's own message")
+                out.fetch_failed(remote, q.failure or f"git fetch {remote} {out.advertised} shows Git's own "
+                                 "message")  # (the memory ref's tip: a plain git fetch never asks for it)
     check_fetched(q, wanted, remote)
     return runs
 
