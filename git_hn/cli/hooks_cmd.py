@@ -30,8 +30,8 @@ def hooks_command(which: str, global_: bool) -> int:
                         f"{loc.runs_from} (core.hooksPath changed since): they do not run; git hn hooks "
                         "uninstall, then install again")
         elif shared:
-            render.hint(f"core.hooksPath is set in your global Git config ({shared}): git hn hooks status "
-                        "--global shows what is installed there")
+            render.hint(f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks "
+                        "status --global shows what is installed there")
     if repo is not None:
         repo.close()
     return 0

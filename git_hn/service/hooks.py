@@ -90,9 +90,11 @@ def _fingerprint(path: str) -> str | None:
 class Location:
     """Where hooks live and where their record is kept (repository or ``--global``)."""
 
-    def __init__(self, hook_dir: str, record: str, private_root: str | None):
+    def __init__(self, hook_dir: str, record: str, private_root: str | None, gitdir: str = ""):
         self.dir, self.record, self.private_root = hook_dir, record, private_root
+        self.gitdir = gitdir  # the repository's common Git directory, recorded with the install
         self.runs_from = ""  # where Git runs hooks from now, when not ``dir`` (moved since install)
+        self.recorded_gone = False  # the directory the record names exists no more
 
     def path(self, name: str) -> str:
         return os.path.join(self.dir, name)
@@ -131,8 +133,10 @@ class Location:
             except FileNotFoundError:
                 pass
             return
-        doc = canonical.indented({"version": 1, "dir": self.dir,
-                                  "hooks": [hooks[n] for n in HOOKS if n in hooks]})
+        doc = {"version": 1, "dir": self.dir, "hooks": [hooks[n] for n in HOOKS if n in hooks]}
+        if self.gitdir:  # (which repository installed them: a copied record names another)
+            doc["gitdir"] = self.gitdir
+        doc = canonical.indented(doc)
         if self.private_root is not None:
             private.write_private(self.private_root, self.record, doc)
             return
@@ -155,36 +159,55 @@ def locate(repo: Repo | None, global_: bool, which: str = "install") -> Location
                 raise InputError(f"no global core.hooksPath is set, so no hook of git-hn's is installed "
                                  f"globally (hooks {which} --global reads that directory)")
             raise InputError("hooks install --global requires git config --global core.hooksPath")
+        if not value.startswith(("/", "~")):
+            raise InputError(f"the global core.hooksPath is relative ({value}): Git resolves it in each "
+                             f"repository, so each has its own; run git hn hooks {which} in each repository")
         hook_dir = os.path.abspath(os.path.expanduser(value))
         return Location(hook_dir, os.path.join(hook_dir, "hn-hooks.json"), None)
     proc = repo.git.run(["rev-parse", "--git-path", "hooks"])
     rel = proc.stdout.decode("utf-8", "surrogateescape").strip()
     hook_dir = os.path.abspath(os.path.join(os.getcwd(), rel))
-    loc = Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir)
+    gitdir = os.path.realpath(repo.common_dir)
+    loc = Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir, gitdir)
     if which != "install":  # (status, uninstall: where this repository installed them, if elsewhere
-        recorded = _recorded_dir(loc)  # now: a core.hooksPath set since, globally or not)
-        if recorded and recorded != hook_dir and os.path.isdir(recorded) and _inside(recorded, repo.common_dir):
+        recorded, by = _recorded(loc)  # now: a core.hooksPath set or unset since)
+        if recorded and recorded != hook_dir and not os.path.isdir(recorded):
+            # the repository was moved (a directory in its Git directory moved with it), or the
+            # directory was removed, and with it everything there was to take out
+            real = os.path.realpath(recorded)
+            recorded = gitdir + real[len(by):] if by and (real == by or real.startswith(by + os.sep)) else ""
+            loc.recorded_gone = not recorded or not os.path.isdir(recorded)
+        if recorded and recorded != hook_dir and not loc.recorded_gone and _ours(recorded, by, gitdir):
             loc.dir, loc.runs_from = recorded, hook_dir
     return loc
 
 
-def _inside(path: str, directory: str) -> bool:
-    """Whether ``path`` is ``directory`` or below it, by real paths. A recorded hooks directory is
-    followed only inside this repository's own Git directory: a copied repository's record names
-    the original's (``cp -a``, a restored backup), whose wrappers are not this one's to remove."""
-    real, top = os.path.realpath(path), os.path.realpath(directory)
-    return real == top or real.startswith(top + os.sep)
+def _ours(recorded: str, by: str, gitdir: str) -> bool:
+    """Whether the hooks directory a record names is this repository's to act on. Not when the
+    record was written by another repository that still exists (a ``cp -a`` copy's record names
+    the original's, whose wrappers are not the copy's to remove); a record written before
+    installs named their repository is followed unless its directory lies in another Git
+    directory."""
+    real = os.path.realpath(recorded)
+    if by == gitdir or real == gitdir or real.startswith(gitdir + os.sep):
+        return True
+    if by:
+        return not os.path.isdir(by)  # (the repository that installed them was moved: this is it)
+    return ".git" not in real.split(os.sep)
 
 
-def _recorded_dir(loc: Location) -> str:
-    """The hooks directory the record names ("" if there is no readable record)."""
+def _recorded(loc: Location) -> tuple[str, str]:
+    """(the hooks directory the record names, the Git directory it names), "" for each missing."""
     try:
         data = private.read_private(loc.private_root, loc.record)
         doc = json.loads(data) if data is not None else None
     except (HnError, OSError, ValueError):
-        return ""
-    value = doc.get("dir") if isinstance(doc, dict) else None
-    return value if isinstance(value, str) and os.path.isabs(value) else ""
+        return "", ""
+    if not isinstance(doc, dict):
+        return "", ""
+    value, by = doc.get("dir"), doc.get("gitdir")
+    return (value if isinstance(value, str) and os.path.isabs(value) else "",
+            by if isinstance(by, str) and os.path.isabs(by) else "")
 
 
 def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
@@ -206,11 +229,11 @@ def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
             return  # .git/hooks: never part of the working tree
     rel = [os.path.relpath(os.path.join(hook_dir, p), root)
            for name in HOOKS for p in (name, os.path.join(CHAINED_DIR, name))]
-    listed = repo.git.run(["ls-files", "-z", "--", *rel]).stdout.split(b"\0")
+    listed = repo.git.run(["-C", root, "ls-files", "-z", "--", *rel]).stdout.split(b"\0")  # (paths from the top)
     tracked = {p.decode("utf-8", "surrogateescape") for p in listed if p}
     data = "\0".join(rel).encode("utf-8", "surrogateescape") + b"\0"
     # check-ignore refuses literal pathspecs; these are plain paths of our own making
-    answer = repo.git.run(["check-ignore", "--no-index", "-z", "--stdin"], input=data,
+    answer = repo.git.run(["-C", root, "check-ignore", "--no-index", "-z", "--stdin"], input=data,
                           env={"GIT_LITERAL_PATHSPECS": "0"}).stdout
     ignored = {p.decode("utf-8", "surrogateescape") for p in answer.split(b"\0") if p}
     shown = [p for p in rel if p in tracked or p not in ignored]
@@ -228,7 +251,9 @@ def shared_hooks_path(repo: Repo | None) -> str:
         return ""
     proc = repo.git.run(["config", "--show-scope", "--get", "core.hooksPath"])
     scope, _tab, value = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n").partition("\t")
-    return value if proc.returncode == 0 and scope in ("global", "system") and value else ""
+    if not value.startswith(("/", "~")):  # (a relative one is each repository's own: Git resolves it
+        return ""                          # from the top of the working tree)
+    return value if proc.returncode == 0 and scope in ("global", "system") else ""
 
 
 def refuse_shared(repo: Repo | None, loc: Location) -> None:
@@ -240,7 +265,7 @@ def refuse_shared(repo: Repo | None, loc: Location) -> None:
     if not shared:
         return
     shared = os.path.abspath(os.path.expanduser(shared))
-    if loc.load() and os.path.realpath(_recorded_dir(loc) or loc.dir) == os.path.realpath(shared):
+    if loc.load() and os.path.realpath(_recorded(loc)[0] or loc.dir) == os.path.realpath(shared):
         return  # (this repository installed there before: a refresh)
     if os.path.lexists(os.path.join(shared, "hn-hooks.json")):
         raise InputError(f"git-hn's hooks are installed already in your global or system core.hooksPath "
@@ -398,8 +423,8 @@ def uninstall(loc: Location) -> list[str]:
         chained = loc.current_chained(name) or loc.chained(name)
         if _sha(path) != mine["wrapper"] and (_replaced(path, chained, mine) or _migrated(path, mine)):
             continue  # the wrapper is gone already, or pre-commit moved it (below)
-        if not os.path.lexists(path) and not os.path.lexists(chained):
-            continue  # gone with its directory (a core.hooksPath removed since): only the record stays
+        if loc.recorded_gone and not os.path.lexists(path) and not os.path.lexists(chained):
+            continue  # gone with the directory it was installed in: only the record stays
         if _sha(path) != mine["wrapper"]:
             raise InputError(f"hook {path} changed since install; refusing to uninstall")
         if mine.get("chained") is not None and mine["chained"] not in (_fingerprint(chained), _sha(chained)):

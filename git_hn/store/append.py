@@ -346,7 +346,7 @@ def _signed(ident: Identity, seed: bytes, draft: Draft, pos: Position, timestamp
         raise ValidationError("memory identity does not match its signer")
     payload = envmod.encode(env)
     if keys.holds_seed(payload, seed):  # (the secret lint cannot know the key; this can)
-        raise InputError("the memory holds your git-hn private key (in its text, topics, paths or evidence); "
+        raise InputError("the memory holds your git-hn private key (in one of its fields); "
                          "nothing was signed: remove it (every signed memory is published and permanent)")
     return env, payload, keys.b64_encode(keys.sign(seed, payload)), memory_id(payload)
 

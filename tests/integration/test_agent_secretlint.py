@@ -361,7 +361,7 @@ def test_the_signers_own_private_key_is_never_signed(inited):
     spellings = [key, base64.b64encode(seed).decode(), base64.urlsafe_b64encode(seed).decode(),
                  seed.hex(), seed.hex().upper()]
     before = refs_snapshot(inited)
-    said = ("git-hn: the memory holds your git-hn private key (in its text, topics, paths or evidence); "
+    said = ("git-hn: the memory holds your git-hn private key (in one of its fields); "
             "nothing was signed: remove it (every signed memory is published and permanent)\n")
     for text in spellings:
         for args in (["memory", "record", "--kind", "observation", *BASE, "--content", f"key: {text}",

@@ -854,3 +854,55 @@ def test_an_install_never_moves_into_a_global_hooks_path_set_since(tmp_path):
     r = hn(a, "hooks", "install")
     assert r.code == 1 and f"core.hooksPath is set in your global or system Git config ({shared})" in r.err, r.err
     assert os.listdir(shared) == []
+
+
+def test_a_hooks_path_unset_since_install_still_uninstalls_and_puts_the_users_hook_back(tmp_path):
+    """Installed into a local ``core.hooksPath`` with a hook of the user's (chained), then the
+    setting is unset (a hook manager removed): ``status`` names where they are and that they no
+    longer run; ``uninstall`` takes the wrappers out there and puts the user's hook back."""
+    a = make_repo(tmp_path / "a")
+    mine = tmp_path / "myhooks"
+    mine.mkdir()
+    (mine / "pre-push").write_text("#!/bin/sh\necho USER\n")
+    (mine / "pre-push").chmod(0o755)
+    git(a, "config", "core.hooksPath", str(mine))
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "config", "--unset", "core.hooksPath")
+    r = hn(a, "hooks", "status")
+    assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)", r.out
+    assert f"these are in {mine}, where git-hn installed them" in r.err, r.err
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert sorted(os.listdir(mine)) == ["pre-push"]
+    assert (mine / "pre-push").read_text() == "#!/bin/sh\necho USER\n"
+    assert not (a / ".git" / "hn" / "hooks.json").exists()
+
+
+def test_a_moved_repository_uninstalls_from_its_own_git_directory(tmp_path):
+    """``mv`` the repository, then set a ``core.hooksPath``: the record names the old path of the
+    repository's own ``.git/hooks``; ``uninstall`` finds the wrappers where the repository is now."""
+    old = make_repo(tmp_path / "old")
+    assert hn(old, "hooks", "install").code == 0
+    moved = tmp_path / "moved"
+    os.rename(old, moved)
+    elsewhere = tmp_path / "team-hooks"
+    elsewhere.mkdir()
+    git(moved, "config", "core.hooksPath", str(elsewhere))
+    assert hn(moved, "hooks", "uninstall").code == 0
+    assert not (moved / ".git" / "hooks" / "pre-push").exists() and os.listdir(elsewhere) == []
+
+
+def test_a_relative_global_hooks_path_is_each_repositorys_own(tmp_path):
+    """``git config --global core.hooksPath .githooks`` (a common setup) names a directory in each
+    repository: a repository install there is not refused as shared, works from a subdirectory,
+    and ``--global`` says it cannot be installed once for all."""
+    a = make_repo(tmp_path / "a")
+    (a / "sub").mkdir()
+    git(a, "config", "--global", "core.hooksPath", ".githooks")
+    assert hn(a, "hooks", "install", "--global").err == (
+        "git-hn: the global core.hooksPath is relative (.githooks): Git resolves it in each repository, so "
+        "each has its own; run git hn hooks install in each repository\n")
+    (a / ".gitignore").write_text(".githooks/\n")
+    r = hn(a / "sub", "hooks", "install")
+    assert r.code == 0, r.err
+    assert (a / ".githooks" / "pre-push").exists() and not (a / "sub" / ".githooks").exists()
+    assert hn(a, "hooks", "status").err == ""
