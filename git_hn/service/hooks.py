@@ -95,6 +95,7 @@ class Location:
         self.gitdir = gitdir  # the repository's common Git directory, recorded with the install
         self.runs_from = ""  # where Git runs hooks from now, when not ``dir`` (moved since install)
         self.recorded_gone = False  # the directory the record names exists no more
+        self.elsewhere = ""  # the directory the record names, when it is not followed (``locate``)
 
     def path(self, name: str) -> str:
         return os.path.join(self.dir, name)
@@ -170,30 +171,40 @@ def locate(repo: Repo | None, global_: bool, which: str = "install") -> Location
     gitdir = os.path.realpath(repo.common_dir)
     loc = Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir, gitdir)
     if which != "install":  # (status, uninstall: where this repository installed them, if elsewhere
-        recorded, by = _recorded(loc)  # now: a core.hooksPath set or unset since)
-        if recorded and recorded != hook_dir and not os.path.isdir(recorded):
-            # the repository was moved (a directory in its Git directory moved with it), or the
-            # directory was removed, and with it everything there was to take out
-            real = os.path.realpath(recorded)
-            recorded = gitdir + real[len(by):] if by and (real == by or real.startswith(by + os.sep)) else ""
-            loc.recorded_gone = not recorded or not os.path.isdir(recorded)
-        if recorded and recorded != hook_dir and not loc.recorded_gone and _ours(recorded, by, gitdir):
-            loc.dir, loc.runs_from = recorded, hook_dir
+        _follow_record(loc, repo, gitdir)  # now: a core.hooksPath set or unset since, a mv, a copy)
     return loc
 
 
-def _ours(recorded: str, by: str, gitdir: str) -> bool:
-    """Whether the hooks directory a record names is this repository's to act on. Not when the
-    record was written by another repository that still exists (a ``cp -a`` copy's record names
-    the original's, whose wrappers are not the copy's to remove); a record written before
-    installs named their repository is followed unless its directory lies in another Git
-    directory."""
+def _follow_record(loc: Location, repo: Repo, gitdir: str) -> None:
+    """Point ``loc`` at the hooks directory the record names when that is this repository's and
+    not where Git runs hooks now; else note it (``elsewhere``) or note it gone.
+
+    Followed: a directory in this repository's Git directory (also after the repository was
+    moved: the record's path is taken relative to the Git directory it names), or one this
+    repository's record names while ``core.hooksPath`` is unset or absolute. Not followed: a
+    record another repository wrote (a ``cp -a`` copy's names the original's, whose wrappers
+    are not the copy's), a record from before installs named their repository (outside its own
+    Git directory), and a relative ``core.hooksPath`` (each worktree resolves it to a directory
+    of its own)."""
+    hook_dir = loc.dir
+    recorded, by = _recorded(loc)
+    if not recorded or recorded == hook_dir:
+        return
     real = os.path.realpath(recorded)
-    if by == gitdir or real == gitdir or real.startswith(gitdir + os.sep):
-        return True
-    if by:
-        return not os.path.isdir(by)  # (the repository that installed them was moved: this is it)
-    return ".git" not in real.split(os.sep)
+    if not os.path.isdir(recorded):
+        moved = gitdir + real[len(by):] if by and (real == by or real.startswith(by + os.sep)) else ""
+        if not moved or not os.path.isdir(moved):
+            loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
+            return
+        recorded = real = moved
+        if recorded == hook_dir:
+            return
+    inside = real == gitdir or real.startswith(gitdir + os.sep)
+    configured = repo.git.run(["config", "--get", "core.hooksPath"]).stdout.decode("utf-8", "replace").strip()
+    if inside or (by == gitdir and not (configured and not configured.startswith(("/", "~")))):
+        loc.dir, loc.runs_from = recorded, hook_dir
+    else:
+        loc.elsewhere = recorded
 
 
 def _recorded(loc: Location) -> tuple[str, str]:
@@ -413,8 +424,26 @@ def selection_hint(repo: Repo | None) -> str:
             "import with git hn replication select --all (or --memory sha256:<stream>)")
 
 
+def wrappers_here(loc: Location, record: dict | None = None) -> set[str]:
+    """The hooks whose file in ``loc.dir`` is the wrapper the record names."""
+    record = loc.load() if record is None else record
+    return {n for n, mine in record.items() if n in HOOKS and _sha(loc.path(n)) == mine["wrapper"]}
+
+
 def uninstall(loc: Location) -> list[str]:
+    """Take git-hn's wrappers out and put back what they chained. Where the record's directory is
+    gone or not this repository's to follow (``locate``), only this directory's own wrappers are
+    taken out and nothing else is touched; with none here, an install elsewhere is named."""
     record = loc.load()
+    away = loc.recorded_gone or bool(loc.elsewhere)
+    if away:
+        here = wrappers_here(loc, record)
+        if loc.elsewhere and not here:
+            raise InputError(f"git-hn's hooks were installed in {loc.elsewhere}, not where Git runs hooks now "
+                             f"({loc.dir}): uninstall from where core.hooksPath named them then (another "
+                             "worktree, or with the setting as it was), or remove them there by hand")
+        for name in [n for n in record if n in HOOKS and n not in here]:
+            record.pop(name)  # (not here: left as it is, and no longer this record's)
     for name in HOOKS:
         mine = record.get(name)
         if mine is None:
@@ -423,8 +452,8 @@ def uninstall(loc: Location) -> list[str]:
         chained = loc.current_chained(name) or loc.chained(name)
         if _sha(path) != mine["wrapper"] and (_replaced(path, chained, mine) or _migrated(path, mine)):
             continue  # the wrapper is gone already, or pre-commit moved it (below)
-        if loc.recorded_gone and not os.path.lexists(path) and not os.path.lexists(chained):
-            continue  # gone with the directory it was installed in: only the record stays
+        if not os.path.lexists(path) and not os.path.lexists(chained):
+            continue  # deleted by hand, with nothing chained: only the record stays
         if _sha(path) != mine["wrapper"]:
             raise InputError(f"hook {path} changed since install; refusing to uninstall")
         if mine.get("chained") is not None and mine["chained"] not in (_fingerprint(chained), _sha(chained)):

@@ -906,3 +906,85 @@ def test_a_relative_global_hooks_path_is_each_repositorys_own(tmp_path):
     assert r.code == 0, r.err
     assert (a / ".githooks" / "pre-push").exists() and not (a / "sub" / ".githooks").exists()
     assert hn(a, "hooks", "status").err == ""
+
+
+def _husky(repo: Path) -> Path:
+    """A relative ``core.hooksPath`` as husky sets it, with a hook of the user's in it."""
+    d = repo / ".husky" / "_"
+    d.mkdir(parents=True)
+    (d / ".gitignore").write_text("*\n")
+    (d / "pre-push").write_text("#!/bin/sh\necho USER\n")
+    (d / "pre-push").chmod(0o755)
+    git(repo, "config", "core.hooksPath", ".husky/_")
+    return d
+
+
+def test_a_copy_of_an_older_record_acts_only_on_its_own_hooks(tmp_path):
+    """A record written before records named their repository (no ``gitdir``), copied with ``cp -a``
+    under husky's relative hooks path: the copy's uninstall takes out the copy's wrappers and
+    puts the copy's own hook back; the original stays installed."""
+    import json
+    import shutil
+
+    a = make_repo(tmp_path / "a")
+    hooks_a = _husky(a)
+    assert hn(a, "hooks", "install").code == 0
+    record = a / ".git" / "hn" / "hooks.json"
+    doc = json.loads(record.read_text())
+    doc.pop("gitdir")
+    record.write_text(json.dumps(doc))
+    c = tmp_path / "c"
+    shutil.copytree(a, c, symlinks=True)
+    r = hn(c, "hooks", "status")
+    assert "changed since" not in r.err and r.out.splitlines()[0].startswith("pre-push: installed"), (r.out, r.err)
+    assert hn(c, "hooks", "uninstall").code == 0
+    assert (c / ".husky" / "_" / "pre-push").read_text() == "#!/bin/sh\necho USER\n"
+    assert not (c / ".husky" / "_" / "hn-chained").exists()
+    assert (hooks_a / "hn-chained" / "pre-push").exists()
+    assert hn(a, "hooks", "status").out.splitlines()[0].startswith("pre-push: installed")
+
+
+def test_a_linked_worktree_with_a_relative_hooks_path_never_acts_on_the_main_ones(tmp_path):
+    """A relative ``core.hooksPath`` names a directory in each worktree: from a linked worktree,
+    status does not claim the setting changed, and uninstall refuses (naming where they are)
+    rather than take out the main worktree's hooks; from the main worktree it works."""
+    a = make_repo(tmp_path / "a")
+    hooks_a = _husky(a)
+    assert hn(a, "hooks", "install").code == 0
+    wt = tmp_path / "wt"
+    git(a, "worktree", "add", "-q", str(wt))
+    r = hn(wt, "hooks", "status")
+    assert "changed since" not in r.err and f"names git-hn's hooks in {hooks_a}" in r.err, r.err
+    r = hn(wt, "hooks", "uninstall")
+    assert r.code == 1 and f"git-hn's hooks were installed in {hooks_a}" in r.err, r.err
+    assert (hooks_a / "hn-chained" / "pre-push").exists()
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks_a / "pre-push").read_text() == "#!/bin/sh\necho USER\n"
+
+
+def test_uninstall_after_a_wrapper_was_deleted_by_hand_takes_out_the_rest(tmp_path):
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "hooks", "install").code == 0
+    (a / ".git" / "hooks" / "reference-transaction").unlink()
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert not (a / ".git" / "hooks" / "pre-push").exists() and not (a / ".git" / "hn" / "hooks.json").exists()
+
+
+def test_a_gone_hooks_directory_never_touches_the_users_hook_where_git_runs_hooks_now(tmp_path):
+    """Installed into husky's directory (chaining its stub), which was then removed with the
+    setting, while ``.git/hooks`` holds a hook of the user's: uninstall drops the record and
+    leaves that hook as it is (it refused, naming it as changed)."""
+    import shutil
+
+    a = make_repo(tmp_path / "a")
+    own = a / ".git" / "hooks" / "pre-push"
+    own.write_text("#!/bin/sh\necho OWN\n")
+    own.chmod(0o755)
+    _husky(a)
+    assert hn(a, "hooks", "install").code == 0
+    shutil.rmtree(a / ".husky")
+    git(a, "config", "--unset", "core.hooksPath")
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert own.read_text() == "#!/bin/sh\necho OWN\n" and not (a / ".git" / "hn" / "hooks.json").exists()
