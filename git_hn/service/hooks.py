@@ -179,32 +179,44 @@ def _follow_record(loc: Location, repo: Repo, gitdir: str) -> None:
     """Point ``loc`` at the hooks directory the record names when that is this repository's and
     not where Git runs hooks now; else note it (``elsewhere``) or note it gone.
 
-    Followed: a directory in this repository's Git directory (also after the repository was
-    moved: the record's path is taken relative to the Git directory it names), or one this
-    repository's record names while ``core.hooksPath`` is unset or absolute. Not followed: a
-    record another repository wrote (a ``cp -a`` copy's names the original's, whose wrappers
-    are not the copy's), a record from before installs named their repository (outside its own
-    Git directory), and a relative ``core.hooksPath`` (each worktree resolves it to a directory
-    of its own)."""
+    A directory in the Git directory that wrote the record is taken as the same place in this
+    one (a ``mv``, or a ``cp -a`` copy, whose record names the original's). Followed: a
+    directory in this repository's Git directory, or one this repository's record names while
+    ``core.hooksPath`` is unset or absolute. Not followed: a directory another repository's
+    record names outside its Git directory, one a record from before records named their
+    repository names outside this Git directory, and any while ``core.hooksPath`` is relative
+    (each worktree resolves it to a directory of its own)."""
     hook_dir = loc.dir
-    recorded, by = _recorded(loc)
+    recorded = _own_recorded(loc, gitdir)
     if not recorded or recorded == hook_dir:
         return
-    real = os.path.realpath(recorded)
     if not os.path.isdir(recorded):
-        moved = gitdir + real[len(by):] if by and (real == by or real.startswith(by + os.sep)) else ""
-        if not moved or not os.path.isdir(moved):
-            loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
-            return
-        recorded = real = moved
-        if recorded == hook_dir:
-            return
+        loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
+        return
+    real = os.path.realpath(recorded)
     inside = real == gitdir or real.startswith(gitdir + os.sep)
-    configured = repo.git.run(["config", "--get", "core.hooksPath"]).stdout.decode("utf-8", "replace").strip()
-    if inside or (by == gitdir and not (configured and not configured.startswith(("/", "~")))):
+    by = _recorded(loc)[1]
+    if inside or (by == gitdir and not _relative_hooks_path(repo)):
         loc.dir, loc.runs_from = recorded, hook_dir
     else:
         loc.elsewhere = recorded
+
+
+def _own_recorded(loc: Location, gitdir: str) -> str:
+    """The hooks directory the record names, as this repository's: a directory inside the Git
+    directory the record names is mapped into this one ("" without a record)."""
+    recorded, by = _recorded(loc)
+    if not recorded:
+        return ""
+    real = os.path.realpath(recorded)
+    if by and by != gitdir and (real == by or real.startswith(by + os.sep)):
+        return gitdir + real[len(by):]
+    return recorded
+
+
+def _relative_hooks_path(repo: Repo) -> bool:
+    value = repo.git.run(["config", "--get", "core.hooksPath"]).stdout.decode("utf-8", "replace").strip()
+    return bool(value) and not value.startswith(("/", "~"))
 
 
 def _recorded(loc: Location) -> tuple[str, str]:
@@ -255,6 +267,25 @@ def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
                          "(see git-hn-hooks(1), HOOK MANAGERS)")
 
 
+def refuse_elsewhere(loc: Location) -> None:
+    """This repository's wrappers are still in the directory its record names, which is not where
+    this install would write (``core.hooksPath`` changed since, or another worktree's relative
+    one): a second install would move the record and strand them and the hooks they chain."""
+    if loc.private_root is None or not loc.gitdir:
+        return
+    recorded = _own_recorded(loc, loc.gitdir)
+    by = _recorded(loc)[1]
+    real = os.path.realpath(recorded) if recorded else ""
+    mine = by == loc.gitdir or real == loc.gitdir or real.startswith(loc.gitdir + os.sep)
+    if not recorded or not mine or real == os.path.realpath(loc.dir) or not os.path.isdir(recorded):
+        return
+    there = Location(recorded, loc.record, loc.private_root, loc.gitdir)
+    if wrappers_here(there):
+        raise InputError(f"git-hn's hooks of this repository are installed in {recorded} (another worktree's, or "
+                         f"with core.hooksPath as it was): uninstall them from there first (git hn hooks "
+                         "uninstall where core.hooksPath names that directory), then install here")
+
+
 def shared_hooks_path(repo: Repo | None) -> str:
     """The hooks directory when ``core.hooksPath`` comes from the user's global or system config
     (every repository's hooks), else ""."""
@@ -290,6 +321,7 @@ def refuse_shared(repo: Repo | None, loc: Location) -> None:
 def install(loc: Location, repo: Repo | None = None) -> list[str]:
     refuse_worktree_files(repo, loc)
     refuse_shared(repo, loc)
+    refuse_elsewhere(loc)
     os.makedirs(loc.dir, exist_ok=True)
     record = loc.load()
     plan = []
@@ -425,9 +457,11 @@ def selection_hint(repo: Repo | None) -> str:
 
 
 def wrappers_here(loc: Location, record: dict | None = None) -> set[str]:
-    """The hooks whose file in ``loc.dir`` is the wrapper the record names."""
+    """The hooks of the record that leave a trace in ``loc.dir``: the wrapper itself, the wrapper
+    pre-commit moved to ``<hook>.legacy``, or a chained copy of the user's hook."""
     record = loc.load() if record is None else record
-    return {n for n, mine in record.items() if n in HOOKS and _sha(loc.path(n)) == mine["wrapper"]}
+    return {n for n, mine in record.items() if n in HOOKS and (
+        _sha(loc.path(n)) == mine["wrapper"] or _migrated(loc.path(n), mine) or loc.current_chained(n))}
 
 
 def uninstall(loc: Location) -> list[str]:

@@ -988,3 +988,54 @@ def test_a_gone_hooks_directory_never_touches_the_users_hook_where_git_runs_hook
     r = hn(a, "hooks", "uninstall")
     assert r.code == 0, r.err
     assert own.read_text() == "#!/bin/sh\necho OWN\n" and not (a / ".git" / "hn" / "hooks.json").exists()
+
+
+def _with_user_hook(tmp_path, name="a") -> Path:
+    repo = make_repo(tmp_path / name)
+    own = repo / ".git" / "hooks" / "pre-push"
+    own.write_text("#!/bin/sh\necho OWN\n")
+    own.chmod(0o755)
+    assert hn(repo, "hooks", "install").code == 0
+    return repo
+
+
+def test_a_copys_chained_hook_is_never_left_without_a_record(tmp_path):
+    """In a ``cp -a`` copy whose wrapper was deleted by hand while the user's hook is chained, the
+    uninstall refuses as it does in the original (it dropped the record and left the user's hook
+    in hn-chained/); with core.hooksPath set in the copy, the copy's own .git/hooks is the one
+    followed and uninstalled, never the original's."""
+    import shutil
+
+    a = _with_user_hook(tmp_path)
+    c = tmp_path / "c"
+    shutil.copytree(a, c, symlinks=True)
+    (c / ".git" / "hooks" / "pre-push").unlink()
+    r = hn(c, "hooks", "uninstall")
+    assert r.code == 1 and (c / ".git" / "hn" / "hooks.json").exists(), r.err
+    assert (c / ".git" / "hooks" / "hn-chained" / "pre-push").read_text() == "#!/bin/sh\necho OWN\n"
+    d = tmp_path / "d"
+    shutil.copytree(a, d, symlinks=True)
+    elsewhere = tmp_path / "z-hooks"
+    elsewhere.mkdir()
+    git(d, "config", "core.hooksPath", str(elsewhere))
+    r = hn(d, "hooks", "status")
+    assert f"these are in {d / '.git' / 'hooks'}" in r.err and str(a) not in r.err, r.err
+    assert hn(d, "hooks", "uninstall").code == 0
+    assert (d / ".git" / "hooks" / "pre-push").read_text() == "#!/bin/sh\necho OWN\n"
+    assert (a / ".git" / "hooks" / "hn-chained" / "pre-push").exists()  # (the original's, untouched)
+
+
+def test_an_install_never_moves_the_record_away_from_installed_wrappers(tmp_path):
+    """core.hooksPath changed since the install (or another worktree's relative one): a second
+    install would move the record and strand the wrappers and the hook they chain, so it refuses,
+    naming where they are; after uninstalling there, it installs."""
+    a = _with_user_hook(tmp_path)
+    elsewhere = tmp_path / "y-hooks"
+    elsewhere.mkdir()
+    git(a, "config", "core.hooksPath", str(elsewhere))
+    r = hn(a, "hooks", "install")
+    assert r.code == 1 and f"git-hn's hooks of this repository are installed in {a / '.git' / 'hooks'}" in r.err, r.err
+    assert os.listdir(elsewhere) == []
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (a / ".git" / "hooks" / "pre-push").read_text() == "#!/bin/sh\necho OWN\n"
+    assert hn(a, "hooks", "install").code == 0 and (elsewhere / "pre-push").exists()
