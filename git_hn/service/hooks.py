@@ -188,7 +188,7 @@ def _follow_record(loc: Location, repo: Repo, gitdir: str) -> None:
     (each worktree resolves it to a directory of its own)."""
     hook_dir = loc.dir
     recorded = _own_recorded(loc, gitdir)
-    if not recorded or recorded == hook_dir:
+    if not recorded or os.path.realpath(recorded) == os.path.realpath(hook_dir):
         return
     if not os.path.isdir(recorded):
         loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
