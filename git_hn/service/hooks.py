@@ -187,31 +187,31 @@ def _follow_record(loc: Location, repo: Repo, gitdir: str) -> None:
     repository names outside this Git directory, and any while ``core.hooksPath`` is relative
     (each worktree resolves it to a directory of its own)."""
     hook_dir = loc.dir
-    recorded = _own_recorded(loc, gitdir)
+    recorded, by = _own_recorded(loc, gitdir)
     if not recorded or os.path.realpath(recorded) == os.path.realpath(hook_dir):
         return
     if not os.path.isdir(recorded):
         loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
         return
-    real = os.path.realpath(recorded)
-    inside = real == gitdir or real.startswith(gitdir + os.sep)
-    by = _recorded(loc)[1]
-    if inside or (by == gitdir and not _relative_hooks_path(repo)):
+    if _within(recorded, gitdir) or (by == gitdir and not _relative_hooks_path(repo)):
         loc.dir, loc.runs_from = recorded, hook_dir
     else:
         loc.elsewhere = recorded
 
 
-def _own_recorded(loc: Location, gitdir: str) -> str:
-    """The hooks directory the record names, as this repository's: a directory inside the Git
-    directory the record names is mapped into this one ("" without a record)."""
+def _own_recorded(loc: Location, gitdir: str) -> tuple[str, str]:
+    """(the hooks directory the record names, as this repository's: a directory inside the Git
+    directory the record names is mapped into this one; that Git directory), "" for each missing."""
     recorded, by = _recorded(loc)
-    if not recorded:
-        return ""
-    real = os.path.realpath(recorded)
-    if by and by != gitdir and (real == by or real.startswith(by + os.sep)):
-        return gitdir + real[len(by):]
-    return recorded
+    if recorded and by and by != gitdir and _within(recorded, by):
+        return gitdir + os.path.realpath(recorded)[len(by):], by
+    return recorded, by
+
+
+def _within(path: str, directory: str) -> bool:
+    """Whether ``path`` is ``directory`` (a real path) or below it, by its real path."""
+    real = os.path.realpath(path)
+    return real == directory or real.startswith(directory + os.sep)
 
 
 def _relative_hooks_path(repo: Repo) -> bool:
@@ -273,11 +273,9 @@ def refuse_elsewhere(loc: Location) -> None:
     one): a second install would move the record and strand them and the hooks they chain."""
     if loc.private_root is None or not loc.gitdir:
         return
-    recorded = _own_recorded(loc, loc.gitdir)
-    by = _recorded(loc)[1]
-    real = os.path.realpath(recorded) if recorded else ""
-    mine = by == loc.gitdir or real == loc.gitdir or real.startswith(loc.gitdir + os.sep)
-    if not recorded or not mine or real == os.path.realpath(loc.dir) or not os.path.isdir(recorded):
+    recorded, by = _own_recorded(loc, loc.gitdir)
+    if not recorded or not (by == loc.gitdir or _within(recorded, loc.gitdir)) or not os.path.isdir(recorded) \
+            or os.path.realpath(recorded) == os.path.realpath(loc.dir):
         return
     there = Location(recorded, loc.record, loc.private_root, loc.gitdir)
     if wrappers_here(there):
