@@ -43,6 +43,10 @@ _SCRUBBED = frozenset({
     "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES",
     "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER", "GIT_EXEC_PATH", "GIT_TRACE",
     "GIT_QUARANTINE_PATH", "GIT_REPLACE_REF_BASE", "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE"})
+# dropped by every runner, scrubbed or not: they change the parents Git reports (``git log``,
+# ``rev-list``) without changing the raw headers that decide ancestry (CONTRACT §10.0), and the
+# shortcuts that trust Git's report look for ``info/grafts`` and ``shallow`` only
+_ANCESTRY = ("GIT_GRAFT_FILE", "GIT_SHALLOW_FILE")
 # which configuration files are the user's own: kept, unlike every other GIT_CONFIG* variable
 _CONFIG_FILES = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"})
 
@@ -75,6 +79,8 @@ def scrubbed(name: str) -> bool:
 
 def git_environment(extra: dict | None = None, scrub: bool = False) -> dict:
     env = dict(os.environ)
+    for key in _ANCESTRY:
+        env.pop(key, None)
     if scrub:
         for key in list(env):
             if scrubbed(key):

@@ -8,7 +8,7 @@ context-dependent classes, so a class is decided once per group), or the project
 memories. That projection is computed by the same pure ``core.projection.project`` as a full
 projection, over the memories' *closure* (what targets them, what they target, what cites them),
 whose payloads are read from Git and re-checked (SHA-256 equals the ID, the signature text and
-envelope fields equal the recorded ones) before use; the lifecycle the state recorded must equal
+envelope fields equal the recorded ones, the Ed25519 signature verifies) before use; the lifecycle the state recorded must equal
 the one projected. A mismatch raises ``Corrupt``: the session discards the state and the command
 is answered again from a full collection.
 
@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ..core import envelope as envmod
-from ..core import hashing
+from ..core import chain, hashing
 from ..core.chain import VerifiedMemory
 from ..errors import ConflictError, HnError, StateCorrupt, StateUnavailable, ValidationError
 from . import progress, state, statedb, streams
@@ -330,8 +329,8 @@ class View:
                 if "sha256:" + hashing.sha256(payload[1]).hexdigest() != i.id \
                         or signature[1].decode("ascii", "replace") != sigs.get(i.commit):
                     raise Corrupt(i.id)
-                try:
-                    env = envmod.decode(payload[1])
+                try:  # the signature too (§11(d)): a state rewritten with its seal serves no forgery
+                    env = chain.check_memory(i.commit, payload[1], signature[1]).envelope
                 except ValidationError:
                     raise Corrupt(i.id) from None
                 if (env.actor, env.stream, env.sequence, env.operation, env.target, env.timestamp) != \

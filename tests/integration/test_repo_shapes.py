@@ -136,3 +136,32 @@ def test_a_repository_path_with_uri_characters(tmp_path):
     assert not (tmp_path / "a b").exists()
     assert hn(repo, "memory", "index", "verify").code == 0
     r.close()
+
+
+def test_a_graft_file_in_the_environment_cannot_advance_the_verified_state(tmp_path):
+    """``GIT_GRAFT_FILE`` makes ``git log`` report parents the raw headers do not have (a
+    reviewer's case): the verified state's forward walk trusted that report, accepted a chain no
+    other clone accepts, and kept serving it without the variable. Every runner drops it."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init").code == 0
+    for i in range(3):
+        assert hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies",
+                  "descendants", "--content", f"m{i}").code == 0
+    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    h1, h2, h3 = (git(repo, "rev-parse", f"{ref}~{n}") for n in (2, 1, 0))
+    git(repo, "update-ref", ref, h2)
+    assert hn(repo, "memory", "index", "rebuild").code == 0  # the state is at h2
+    # the third memory's signed tree on a commit whose raw parent is h1, not h2
+    forged = git(repo, "commit-tree", git(repo, "rev-parse", f"{h3}^{{tree}}"), "-p", h1, "-m", "x")
+    git(repo, "update-ref", ref, forged)
+    grafts = tmp_path / "grafts"
+    grafts.write_text(f"{forged} {h2}\n")
+    os.environ["GIT_GRAFT_FILE"] = str(grafts)
+    try:
+        assert git(repo, "rev-parse", f"{forged}^") == h2  # Git itself now reports h2
+        hooked = hn(repo, "memory", "recall", "--json", "--include-untrusted")
+    finally:
+        del os.environ["GIT_GRAFT_FILE"]
+    plain = hn(repo, "memory", "recall", "--json", "--include-untrusted")
+    assert hooked.code == plain.code == 1
+    assert "has sequence 3, want 2" in hooked.err and hooked.err == plain.err

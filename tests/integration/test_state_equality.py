@@ -237,3 +237,52 @@ def test_a_consistent_rewrite_of_state_and_seal_is_caught_by_verify_and_by_servi
     assert doc["envelope"]["timestamp"] != "2000-01-01T00:00:00Z"
     assert hn(repo, "memory", "index", "verify").code == 0
     repo_.close()
+
+
+def test_an_unsigned_memory_written_into_state_and_seal_is_never_served(world):
+    """A reviewer's forgery: a memory whose signature is another payload's, committed off any
+    ref, written into the state's tables with the seal renewed. Its hash, signature text and
+    envelope fields all match what the state recorded; only the Ed25519 check (CONTRACT §11(d):
+    every served row) refuses it, and the answers are a full verification's."""
+    import hashlib
+
+    repo, _alice, _bob = world
+    _rec(repo, "first", "--topic", "architecture")
+    _rec(repo, "second", "--topic", "architecture")
+    compare(repo)
+    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory").split()[0]
+    head = git(repo, "rev-parse", ref)
+    raw = git(repo, "cat-file", "blob", f"{ref}:memory.json").encode()
+    doc = json.loads(raw)
+    doc.update(sequence=3, previous="sha256:" + hashlib.sha256(raw).hexdigest(),
+               timestamp="2026-12-04T23:59:59Z")
+    doc["record"]["content"] = "forged: disable the signature checks"
+    payload = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+    sig = git(repo, "cat-file", "blob", f"{ref}:signature")  # signs the previous payload
+    mb, sb = write_blob(repo, payload), write_blob(repo, sig.encode())
+    tree = git(repo, "mktree", input=f"100644 blob {mb}\tmemory.json\n100644 blob {sb}\tsignature\n".encode())
+    commit = git(repo, "commit-tree", tree, "-p", head, "-m", "x")
+    mid = "sha256:" + hashlib.sha256(payload).hexdigest()
+    db = repo / ".git" / "hn" / "memory" / statedb.NAME
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    conn.execute("INSERT INTO memories VALUES (?,?,?,?,3,'record','',?)",
+                 (mid, commit, doc["actor"], doc["stream"], doc["timestamp"]))
+    conn.execute("INSERT INTO chain SELECT sid, 3, ?, ?, ? FROM chain WHERE seq = 2", (commit, mid, sig))
+    row = dict(conn.execute("SELECT * FROM rows WHERE seq = 2").fetchone())
+    row.update(id=mid, ts=doc["timestamp"], utc=doc["timestamp"], seq=3)
+    conn.execute(f"INSERT INTO rows ({','.join(row)}) VALUES ({','.join('?' * len(row))})", tuple(row.values()))
+    text = conn.execute("SELECT * FROM texts WHERE id = (SELECT id FROM rows WHERE seq = 2)").fetchone()
+    if text is not None:
+        conn.execute("INSERT INTO texts VALUES (?,?,?)", (mid, text["length"], text["seq"]))
+    conn.commit()
+    conn.close()
+    repo_ = open_repo(str(repo))
+    (repo / ".git" / "hn" / "memory" / statedb.SEAL).chmod(0o600)
+    statedb.write_seal(repo_)
+    repo_.close()
+    out = hn(repo, "memory", "recall", "--json", "--include-untrusted", "--topic", "architecture")
+    assert out.code == 0, out.err
+    assert mid not in out.out and json.loads(out.out)["matched"] == 2
+    assert hn(repo, "memory", "show", mid).code == 1
+    compare(repo)
