@@ -24,17 +24,9 @@ def hooks_command(which: str, global_: bool) -> int:
             render.hint(text)
     else:
         render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
-        shared = hooks.shared_hooks_path(repo) if which == "status" else ""
-        if which == "status" and loc.elsewhere and not hooks.wrappers_here(loc):
-            render.hint(f"this repository's record names git-hn's hooks in {loc.elsewhere} (installed from "
-                        "another worktree, or with another core.hooksPath), not where Git runs hooks now")
-        elif which == "status" and loc.runs_from:
-            render.hint(f"these are in {loc.dir}, where git-hn installed them, but Git now runs hooks from "
-                        f"{loc.runs_from} (core.hooksPath changed since): they do not run; git hn hooks "
-                        "uninstall, then install again")
-        elif shared:
-            render.hint(f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks "
-                        "status --global shows what is installed there")
+        text = hooks.after_hint(loc, repo, which)
+        if text:
+            render.hint(text)
     if repo is not None:
         repo.close()
     return 0

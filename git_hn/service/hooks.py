@@ -22,6 +22,7 @@ import stat
 from ..core import canonical, hashing
 from ..errors import HnError, InputError, LocalStateError
 from ..store import private
+from ..store.git import config_false
 from ..store.repo import Repo
 
 HOOKS = ("pre-push", "reference-transaction", "post-rewrite")
@@ -48,17 +49,27 @@ def _sha(path: str) -> str | None:
         raise InputError(f"hook {path} is a directory, not a hook; nothing was changed") from None
 
 
+MARKER = b"(installed by `git hn hooks install`"  # in every wrapper's second line (``hookscripts``)
+
+
+def _is_wrapper(path: str) -> bool:
+    """Whether ``path`` is a file holding a git-hn wrapper (any version, any executable path)."""
+    if os.path.islink(path):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return MARKER in fh.read(4096)
+    except OSError:
+        return False
+
+
 def _replaced(path: str, chained: str, mine: dict) -> bool:
-    """Whether a hook manager put the chained hook back over the wrapper (husky re-generating
-    its stubs): the hook is the same as its chained copy, or, with none chained, not git-hn's."""
-    if mine.get("chained") is None:  # anything but a wrapper of ours someone edited
-        try:
-            with open(path, "rb") as fh:
-                ours = b"(installed by `git hn hooks install`" in fh.read(4096)
-        except OSError:
-            return False
-        return not ours and not os.path.lexists(chained)
-    return os.path.lexists(chained) and _fingerprint(path) == _fingerprint(chained)
+    """Whether the wrapper is gone with nothing chained left to restore (a hook manager's own
+    hook in its place, or nothing), or a hook manager put the chained hook back over it (husky
+    re-generating its stubs: the hook is the same as its chained copy)."""
+    if not os.path.lexists(chained):  # (a chained copy deleted by hand was the user's to delete)
+        return not _is_wrapper(path)  # anything but a wrapper of ours someone edited
+    return mine.get("chained") is not None and _fingerprint(path) == _fingerprint(chained)
 
 
 PRE_COMMIT_LEGACY = ".legacy"  # pre-commit's "migration mode": the hook it found, run after its own
@@ -96,6 +107,8 @@ class Location:
         self.runs_from = ""  # where Git runs hooks from now, when not ``dir`` (moved since install)
         self.recorded_gone = False  # the directory the record names exists no more
         self.elsewhere = ""  # the directory the record names, when it is not followed (``locate``)
+        self.installed_by = ""  # the Git directory that wrote the record, when it names ``dir`` and is
+        # another's (a copy whose core.hooksPath names the original's directory, or a moved repository)
 
     def path(self, name: str) -> str:
         return os.path.join(self.dir, name)
@@ -185,15 +198,19 @@ def _follow_record(loc: Location, repo: Repo, gitdir: str) -> None:
     ``core.hooksPath`` is unset or absolute. Not followed: a directory another repository's
     record names outside its Git directory, one a record from before records named their
     repository names outside this Git directory, and any while ``core.hooksPath`` is relative
-    (each worktree resolves it to a directory of its own)."""
+    or worktrees have configurations of their own (each may run hooks from its own directory)."""
     hook_dir = loc.dir
     recorded, by = _own_recorded(loc, gitdir)
-    if not recorded or os.path.realpath(recorded) == os.path.realpath(hook_dir):
+    if not recorded:
+        return
+    if os.path.realpath(recorded) == os.path.realpath(hook_dir):
+        if by and by != gitdir and not _within(recorded, gitdir):
+            loc.installed_by = by
         return
     if not os.path.isdir(recorded):
         loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
         return
-    if _within(recorded, gitdir) or (by == gitdir and not _relative_hooks_path(repo)):
+    if _within(recorded, gitdir) or (by == gitdir and not _per_worktree_hooks(repo)):
         loc.dir, loc.runs_from = recorded, hook_dir
     else:
         loc.elsewhere = recorded
@@ -214,9 +231,19 @@ def _within(path: str, directory: str) -> bool:
     return real == directory or real.startswith(directory + os.sep)
 
 
-def _relative_hooks_path(repo: Repo) -> bool:
-    value = repo.git.run(["config", "--get", "core.hooksPath"]).stdout.decode("utf-8", "replace").strip()
-    return bool(value) and not value.startswith(("/", "~"))
+def _per_worktree_hooks(repo: Repo) -> bool:
+    """Whether each worktree may run hooks from a directory of its own: a relative
+    ``core.hooksPath`` (resolved in each worktree), or per-worktree configuration
+    (``extensions.worktreeConfig``: ``git config --worktree core.hooksPath``)."""
+    proc = repo.git.run(["config", "--get-regexp", r"^(core\.hookspath|extensions\.worktreeconfig)$"])
+    hooks_path, per_worktree = "", False
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        key, _sp, value = line.partition(" ")
+        if key == "core.hookspath":
+            hooks_path = value.strip()
+        elif key == "extensions.worktreeconfig":
+            per_worktree = not config_false(value if _sp else None)
+    return per_worktree or (bool(hooks_path) and not hooks_path.startswith(("/", "~")))
 
 
 def _recorded(loc: Location) -> tuple[str, str]:
@@ -267,7 +294,7 @@ def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
                          "(see git-hn-hooks(1), HOOK MANAGERS)")
 
 
-def refuse_elsewhere(loc: Location) -> None:
+def refuse_elsewhere(loc: Location, repo: Repo | None = None) -> None:
     """This repository's wrappers are still in the directory its record names, which is not where
     this install would write (``core.hooksPath`` changed since, or another worktree's relative
     one): a second install would move the record and strand them and the hooks they chain."""
@@ -278,10 +305,15 @@ def refuse_elsewhere(loc: Location) -> None:
             or os.path.realpath(recorded) == os.path.realpath(loc.dir):
         return
     there = Location(recorded, loc.record, loc.private_root, loc.gitdir)
-    if wrappers_here(there):
-        raise InputError(f"git-hn's hooks of this repository are installed in {recorded} (another worktree's, or "
-                         f"with core.hooksPath as it was): uninstall them from there first (git hn hooks "
-                         "uninstall where core.hooksPath names that directory), then install here")
+    if not wrappers_here(there):
+        return
+    if repo is not None and (_within(recorded, loc.gitdir) or not _per_worktree_hooks(repo)):
+        # (what ``uninstall`` here follows: ``_follow_record``)
+        raise InputError(f"git-hn's hooks of this repository are installed in {recorded} (with core.hooksPath as "
+                         "it was): git hn hooks uninstall takes them out from there, then install again")
+    raise InputError(f"git-hn's hooks of this repository are installed in {recorded} (another worktree's, or "
+                     f"with core.hooksPath as it was): uninstall them from there first (git hn hooks "
+                     "uninstall where core.hooksPath names that directory), then install here")
 
 
 def shared_hooks_path(repo: Repo | None) -> str:
@@ -319,7 +351,7 @@ def refuse_shared(repo: Repo | None, loc: Location) -> None:
 def install(loc: Location, repo: Repo | None = None) -> list[str]:
     refuse_worktree_files(repo, loc)
     refuse_shared(repo, loc)
-    refuse_elsewhere(loc)
+    refuse_elsewhere(loc, repo)
     os.makedirs(loc.dir, exist_ok=True)
     record = loc.load()
     plan = []
@@ -331,7 +363,7 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
             # pre-commit runs the wrapper as <hook>.legacy: refreshed there; pre-commit's own
             # hook is not the user's to chain (chained, it would run the wrapper in a loop)
             if _sha(path + PRE_COMMIT_LEGACY) != hashing.sha256(text).hexdigest():
-                plan.append((name, path + PRE_COMMIT_LEGACY, text, None))
+                plan.append((name, path + PRE_COMMIT_LEGACY, text, None, REFRESH))
             continue
         current = _fingerprint(path)  # (a dangling link is a hook too: chained, never overwritten)
         if mine is not None and current == mine["wrapper"]:
@@ -340,7 +372,17 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
                 continue  # already installed, unchanged
             if legacy and os.path.lexists(loc.chained(name)):
                 raise InputError(f"hook {loc.chained(name)} already exists; refusing to install")
-            plan.append((name, path, text, path + LEGACY if legacy else None))  # refreshed in place
+            plan.append((name, path, text, path + LEGACY if legacy else None, REFRESH))  # in place
+            continue
+        if current is not None and _is_wrapper(path):
+            # git-hn's own wrapper, not this record's: chained, it would run itself for ever
+            if not (loc.gitdir and _within(loc.dir, loc.gitdir)):
+                raise InputError(f"{path} is already a git-hn wrapper that this repository's hook record does "
+                                 "not name (another repository whose core.hooksPath names the same directory "
+                                 "installed it, or this record was lost): git-hn's hooks already run here; "
+                                 "for hooks of this repository's own, give it a core.hooksPath of its own; "
+                                 "nothing was changed")
+            plan.append((name, path, text, None, ADOPT))  # this Git directory's: its record was lost
             continue
         if current is not None:
             if os.path.lexists(loc.chained(name)) and _fingerprint(loc.chained(name)) != current:
@@ -349,9 +391,9 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
                 raise InputError(f"hook {loc.chained(name)} already exists and differs from {path}; "
                                  "refusing to install: keep the one that is wanted as "
                                  f"{path}, remove the other, then install again")
-            plan.append((name, path, text, path))
+            plan.append((name, path, text, path, NEW))
         else:
-            plan.append((name, path, text, None))
+            plan.append((name, path, text, None, NEW))
     if not plan:
         return status_lines(loc)
     loc.save(record)  # the record can be written: else nothing is, not even a wrapper
@@ -373,9 +415,23 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
     return status_lines(loc)
 
 
+NEW, REFRESH, ADOPT = "new", "refresh", "adopt"  # a plan's kinds: a wrapper where none of this
+# record's is (what the record said of a chained hook is void), one of its own refreshed, or a
+# wrapper in this Git directory whose record was lost (taken on, with the hook it chains)
+
+
 def _apply(loc: Location, plan: list, record: dict, done: list) -> None:
-    for name, path, text, chain in plan:
-        entry = record.get(name, {"name": name, "chained": None, "chainedMode": None})
+    for name, path, text, chain, kind in plan:
+        entry = record.get(name, {}) if kind == REFRESH else {}
+        entry = {"name": name, "chained": None, "chainedMode": None, **entry}
+        if kind != REFRESH:
+            entry.pop("chainedLink", None)
+            entry["chained"] = entry["chainedMode"] = None
+        if kind == ADOPT and loc.current_chained(name) is not None:
+            chain = loc.current_chained(name)
+            if chain == loc.chained(name):
+                _adopt_chained(entry, chain, path)
+                chain = None
         if chain:
             target = loc.chained(name)
             os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
@@ -396,6 +452,8 @@ def _apply(loc: Location, plan: list, record: dict, done: list) -> None:
                 st = os.lstat(target)
                 entry["chained"] = _fingerprint(target)
                 entry["chainedMode"] = stat.S_IMODE(st.st_mode)
+            elif kind == ADOPT:  # (the legacy layout's copy, moved: what uninstall puts back)
+                _adopt_chained(entry, target, path)
         old = None  # a wrapper refreshed in place: undone by writing it back
         if not os.path.islink(path) and os.path.isfile(path):
             with open(path, "rb") as fh:
@@ -415,6 +473,16 @@ def _apply(loc: Location, plan: list, record: dict, done: list) -> None:
         done.append(("wrapper", path, old, None))
         entry["wrapper"] = hashing.sha256(text).hexdigest()
         record[name] = entry
+
+
+def _adopt_chained(entry: dict, chained: str, path: str) -> None:
+    """Record ``chained`` (found in place, its install's record lost) as the hook to put back at
+    ``path``: a relative link is put back with the text that points at the same file from there."""
+    entry["chained"] = _fingerprint(chained)
+    entry["chainedMode"] = stat.S_IMODE(os.lstat(chained).st_mode)
+    link = os.readlink(chained) if os.path.islink(chained) else None
+    if link is not None and not os.path.isabs(link):
+        entry["chainedLink"] = os.path.relpath(os.path.join(os.path.dirname(chained), link), os.path.dirname(path))
 
 
 def _undo(done: list) -> None:
@@ -467,6 +535,14 @@ def uninstall(loc: Location) -> list[str]:
     gone or not this repository's to follow (``locate``), only this directory's own wrappers are
     taken out and nothing else is touched; with none here, an install elsewhere is named."""
     record = loc.load()
+    if record and loc.installed_by and os.path.isdir(loc.installed_by):
+        raise InputError(f"git-hn's hooks in {loc.dir} were installed by the repository whose Git directory is "
+                         f"{loc.installed_by} (this one is a copy of it, with its core.hooksPath): uninstall them "
+                         "there; nothing was changed")
+    if record and loc.installed_by and not os.path.isdir(loc.dir):
+        raise InputError(f"core.hooksPath names {loc.dir}, which does not exist: this repository was moved since "
+                         "git-hn installed its hooks there; set core.hooksPath to where they are now, then "
+                         "uninstall again; nothing was changed")
     away = loc.recorded_gone or bool(loc.elsewhere)
     if away:
         here = wrappers_here(loc, record)
@@ -486,9 +562,18 @@ def uninstall(loc: Location) -> list[str]:
             continue  # the wrapper is gone already, or pre-commit moved it (below)
         if not os.path.lexists(path) and not os.path.lexists(chained):
             continue  # deleted by hand, with nothing chained: only the record stays
+        if not os.path.lexists(path):  # (and the chained copy is there)
+            raise InputError(f"hook {path} changed since install; refusing to uninstall (it was removed, and "
+                             f"{chained} holds the hook that was there before: move that back to {path} if it "
+                             "is still wanted, or remove it, then uninstall again)")
+        if _sha(path) != mine["wrapper"] and os.path.lexists(chained):
+            raise InputError(f"hook {path} changed since install; refusing to uninstall ({chained} holds the hook "
+                             f"that was there before: keep the one that is wanted as {path}, remove the other, "
+                             "then uninstall again)")
         if _sha(path) != mine["wrapper"]:
             raise InputError(f"hook {path} changed since install; refusing to uninstall")
-        if mine.get("chained") is not None and mine["chained"] not in (_fingerprint(chained), _sha(chained)):
+        if mine.get("chained") is not None and os.path.lexists(chained) \
+                and mine["chained"] not in (_fingerprint(chained), _sha(chained)):
             raise InputError(f"hook {chained} changed since install; refusing to uninstall")
     for name in HOOKS:
         mine = record.pop(name, None)
@@ -506,14 +591,49 @@ def uninstall(loc: Location) -> list[str]:
                 os.unlink(chained)
             continue
         os.unlink(path)
-        if mine.get("chained") is not None:
-            _put_back(mine, loc.current_chained(name), path)
+        if mine.get("chained") is not None and loc.current_chained(name) is not None:
+            _put_back(mine, loc.current_chained(name), path)  # (else deleted by hand: nothing to put back)
     try:
         os.rmdir(os.path.join(loc.dir, CHAINED_DIR))  # only when empty: never anyone else's files
     except OSError:
         pass
     loc.save(record)
     return status_lines(loc)
+
+
+def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
+    """After ``status`` or ``uninstall``: what the lines alone would leave a user believing wrongly
+    (they do not run, they run from elsewhere, they are another repository's), else ""."""
+    shared = shared_hooks_path(repo)
+    if which == "uninstall":
+        if shared and not loc.load() and os.path.lexists(os.path.join(os.path.expanduser(shared), "hn-hooks.json")):
+            return (f"git-hn's hooks for every repository are still in your global core.hooksPath ({shared}): "
+                    "git hn hooks uninstall --global takes them out")
+        return ""
+    if loc.installed_by and os.path.isdir(loc.installed_by):
+        return (f"these hooks were installed by the repository whose Git directory is {loc.installed_by} (this one is "
+                "a copy of it, with its core.hooksPath): they run here too, and its git hn hooks uninstall takes "
+                "them out")
+    if loc.installed_by and not os.path.isdir(loc.dir):
+        return (f"core.hooksPath names {loc.dir}, which does not exist (this repository was moved since git-hn "
+                "installed hooks there): Git runs no hook; set core.hooksPath to where they are now")
+    if loc.elsewhere and not wrappers_here(loc):
+        return (f"this repository's record names git-hn's hooks in {loc.elsewhere} (installed from another "
+                "worktree, or with another core.hooksPath), not where Git runs hooks now")
+    if loc.runs_from:
+        return (f"these are in {loc.dir}, where git-hn installed them, but Git now runs hooks from "
+                f"{loc.runs_from} (core.hooksPath changed since): they do not run; git hn hooks uninstall, then "
+                "install again")
+    record = loc.load()
+    if loc.private_root is not None and any(_is_wrapper(loc.path(n)) and (n not in record or _sha(loc.path(n)) != record[n]["wrapper"])
+           for n in HOOKS):
+        return (f"{loc.dir} holds git-hn wrappers that this repository's record does not name (another repository "
+                "whose core.hooksPath names the same directory installed them, or this record was lost): they "
+                "run here too")
+    if shared:
+        return (f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks status "
+                "--global shows what is installed there")
+    return ""
 
 
 def status_lines(loc: Location) -> list[str]:

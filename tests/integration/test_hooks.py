@@ -1039,3 +1039,188 @@ def test_an_install_never_moves_the_record_away_from_installed_wrappers(tmp_path
     assert hn(a, "hooks", "uninstall").code == 0
     assert (a / ".git" / "hooks" / "pre-push").read_text() == "#!/bin/sh\necho OWN\n"
     assert hn(a, "hooks", "install").code == 0 and (elsewhere / "pre-push").exists()
+
+
+def _user_hook(path: Path, text="#!/bin/sh\necho OWN\n") -> None:
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def _commit_finishes(repo) -> None:
+    """A commit runs ``reference-transaction``: a wrapper chained into itself never returns."""
+    proc = subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=repo, capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_hooks_directory_two_repositories_name_never_gets_a_wrapper_chained_into_itself(tmp_path):
+    """Two repositories whose local ``core.hooksPath`` names one directory (a reviewer's case): the
+    second install chained the first's wrappers as "the user's hooks", and every commit then ran
+    the wrapper inside itself without end. It is refused now, changing nothing, and status says
+    git-hn's wrappers run there already."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    a, b = make_repo(tmp_path / "a"), make_repo(tmp_path / "b")
+    for repo in (a, b):
+        git(repo, "config", "core.hooksPath", str(shared))
+    assert hn(a, "hooks", "install").code == 0
+    before = {p.name: p.read_bytes() for p in shared.iterdir()}
+    r = hn(b, "hooks", "status")
+    assert r.out.splitlines()[0] == "pre-push: not installed"
+    assert f"{shared} holds git-hn wrappers that this repository's record does not name" in r.err, r.err
+    r = hn(b, "hooks", "install")
+    assert r.code == 1 and f"{shared / 'pre-push'} is already a git-hn wrapper that this repository's hook " \
+        "record does not name" in r.err and r.err.endswith("nothing was changed\n"), r.err
+    assert {p.name: p.read_bytes() for p in shared.iterdir()} == before
+    assert not (b / ".git" / "hn" / "hooks.json").exists()
+    _commit_finishes(b)
+    _commit_finishes(a)
+
+
+def test_a_lost_record_in_the_git_directory_takes_on_the_wrappers_and_the_users_hook(tmp_path):
+    """``.git/hn/hooks.json`` lost (the wrappers and the chained hook stay): install again takes
+    the wrappers on, never chaining one into itself, and uninstall puts the user's hook back."""
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    _user_hook(hooks / "pre-push")
+    _user_hook(hooks / "reference-transaction", "#!/bin/sh\nexit 0\n")
+    assert hn(a, "hooks", "install").code == 0
+    (a / ".git" / "hn" / "hooks.json").unlink()
+    r = hn(a, "hooks", "install")
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[:2] == ["pre-push: installed (chains hn-chained/pre-push)",
+                                      "reference-transaction: installed (chains hn-chained/reference-transaction)"]
+    assert (hooks / "hn-chained" / "pre-push").read_text() == "#!/bin/sh\necho OWN\n"
+    _commit_finishes(a)
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks / "pre-push").read_text() == "#!/bin/sh\necho OWN\n"
+    assert stat.S_IMODE((hooks / "pre-push").stat().st_mode) == 0o755
+    assert (hooks / "reference-transaction").read_text() == "#!/bin/sh\nexit 0\n"
+    assert not (hooks / "hn-chained").exists() and not (hooks / "post-rewrite").exists()
+
+
+def test_a_chained_hook_removed_by_hand_never_blocks_uninstall(tmp_path):
+    """The user's chained hook deleted by hand (or the whole hooks directory), then install
+    again: the record kept naming the chained hook, and uninstall refused for good ("changed
+    since install", of a file that no longer existed). Now the wrapper is taken out and nothing
+    is put back."""
+    import shutil
+
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    _user_hook(hooks / "pre-push")
+    assert hn(a, "hooks", "install").code == 0
+    (hooks / "hn-chained" / "pre-push").unlink()
+    assert hn(a, "hooks", "install").code == 0
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert not (hooks / "pre-push").exists() and not (a / ".git" / "hn" / "hooks.json").exists()
+    _user_hook(hooks / "pre-push")
+    assert hn(a, "hooks", "install").code == 0
+    shutil.rmtree(hooks)
+    r = hn(a, "hooks", "install")
+    assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed", (r.out, r.err)
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert os.listdir(hooks) == []
+
+
+def test_a_wrapper_replaced_while_a_hook_is_chained_says_what_to_do(tmp_path):
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    _user_hook(hooks / "pre-push", "#!/bin/sh\necho OLD\n")
+    assert hn(a, "hooks", "install").code == 0
+    _user_hook(hooks / "pre-push", "#!/bin/sh\necho NEW\n")
+    r = hn(a, "hooks", "uninstall")
+    assert r.err == (f"git-hn: hook {hooks / 'pre-push'} changed since install; refusing to uninstall "
+                     f"({hooks / 'hn-chained' / 'pre-push'} holds the hook that was there before: keep the one "
+                     f"that is wanted as {hooks / 'pre-push'}, remove the other, then uninstall again)\n")
+    (hooks / "hn-chained" / "pre-push").unlink()  # NEW is the one wanted
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert [n for n in os.listdir(hooks) if not n.endswith(".sample")] == ["pre-push"]
+    assert (hooks / "pre-push").read_text() == "#!/bin/sh\necho NEW\n"
+
+
+def test_a_moved_repository_whose_hooks_path_is_gone_keeps_its_record(tmp_path):
+    """An absolute ``core.hooksPath`` inside the working tree, then ``mv``: it names a directory
+    that no longer exists. Uninstall dropped the record and stranded the wrappers (and a second
+    install then chained them into themselves); it refuses now, and status says why."""
+    m1 = make_repo(tmp_path / "m1")
+    (m1 / ".githooks").mkdir()
+    (m1 / ".gitignore").write_text(".githooks/\n")
+    git(m1, "config", "core.hooksPath", str(m1 / ".githooks"))
+    assert hn(m1, "hooks", "install").code == 0
+    m2 = tmp_path / "m2"
+    os.rename(m1, m2)
+    r = hn(m2, "hooks", "status")
+    assert f"core.hooksPath names {m1 / '.githooks'}, which does not exist" in r.err, r.err
+    r = hn(m2, "hooks", "uninstall")
+    assert (r.code, r.err) == (1, f"git-hn: core.hooksPath names {m1 / '.githooks'}, which does not exist: this "
+                               "repository was moved since git-hn installed its hooks there; set core.hooksPath to "
+                               "where they are now, then uninstall again; nothing was changed\n")
+    assert (m2 / ".git" / "hn" / "hooks.json").exists() and (m2 / ".githooks" / "pre-push").exists()
+    git(m2, "config", "core.hooksPath", str(m2 / ".githooks"))
+    assert hn(m2, "hooks", "uninstall").code == 0
+    assert os.listdir(m2 / ".githooks") == []
+
+
+def test_a_copy_sharing_the_originals_hooks_path_never_uninstalls_them(tmp_path):
+    import shutil
+
+    shared = tmp_path / "team-hooks"
+    shared.mkdir()
+    a = make_repo(tmp_path / "a")
+    git(a, "config", "core.hooksPath", str(shared))
+    assert hn(a, "hooks", "install").code == 0
+    c = tmp_path / "c"
+    shutil.copytree(a, c, symlinks=True)
+    r = hn(c, "hooks", "status")
+    assert f"installed by the repository whose Git directory is {a / '.git'}" in r.err, r.err
+    r = hn(c, "hooks", "uninstall")
+    assert r.code == 1 and f"installed by the repository whose Git directory is {a / '.git'}" in r.err, r.err
+    assert (shared / "pre-push").exists()
+    assert hn(a, "hooks", "uninstall").code == 0 and os.listdir(shared) == []
+
+
+def test_a_repository_uninstall_under_a_global_install_says_where_they_are(tmp_path):
+    shared = tmp_path / "global-hooks"
+    a = make_repo(tmp_path / "a")
+    git(a, "config", "--global", "core.hooksPath", str(shared))
+    assert hn(tmp_path, "hooks", "install", "--global").code == 0
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0 and r.err == (f"git-hn: hint: git-hn's hooks for every repository are still in your global "
+                                     f"core.hooksPath ({shared}): git hn hooks uninstall --global takes them out\n")
+    assert (shared / "pre-push").exists()
+
+
+def test_a_worktrees_own_hooks_path_is_never_taken_for_a_change_since_install(tmp_path):
+    """``extensions.worktreeConfig`` with ``git config --worktree core.hooksPath`` in a linked
+    worktree: installed there, the main worktree's status claimed the setting changed since and
+    advised the uninstall that would take them out of the linked worktree."""
+    a = make_repo(tmp_path / "a")
+    wt = tmp_path / "wt"
+    git(a, "worktree", "add", "-q", str(wt))
+    git(a, "config", "extensions.worktreeConfig", "true")
+    own = tmp_path / "wt-hooks"
+    own.mkdir()
+    git(wt, "config", "--worktree", "core.hooksPath", str(own))
+    assert hn(wt, "hooks", "install").code == 0
+    r = hn(a, "hooks", "status")
+    assert "changed since" not in r.err and f"names git-hn's hooks in {own}" in r.err, r.err
+    assert r.out.splitlines()[0] == "pre-push: not installed"
+    assert hn(a, "hooks", "uninstall").code == 1 and (own / "pre-push").exists()
+    assert hn(wt, "hooks", "uninstall").code == 0 and os.listdir(own) == []
+
+
+def test_an_install_refused_after_the_hooks_path_was_unset_names_the_uninstall_that_works(tmp_path):
+    a = make_repo(tmp_path / "a")
+    mine = tmp_path / "myhooks"
+    git(a, "config", "core.hooksPath", str(mine))
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "config", "--unset", "core.hooksPath")
+    r = hn(a, "hooks", "install")
+    assert r.err == (f"git-hn: git-hn's hooks of this repository are installed in {mine} (with core.hooksPath as "
+                     "it was): git hn hooks uninstall takes them out from there, then install again\n")
+    assert hn(a, "hooks", "uninstall").code == 0 and hn(a, "hooks", "install").code == 0
+    assert (a / ".git" / "hooks" / "pre-push").exists() and os.listdir(mine) == []
