@@ -210,6 +210,8 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
         return len(render(_doc(top, [], total) | {"truncated": k < total, "omitted": total - k}))
 
     budget = max_bytes - max(fixed(0), fixed(total))  # "false" is a byte longer than "true"
+    if budget < 0 and fixed(0) <= max_bytes:
+        budget = 0  # (room for no item, but for the brief that omits them all)
     if budget < 0:
         raise InputError(f"memory brief does not fit in {max_bytes} bytes")
     taken: dict[str, list] = {n: [] for n in SECTIONS}

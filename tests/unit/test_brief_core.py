@@ -114,6 +114,23 @@ def test_bounded_size_is_exact_and_a_prefix(items, bound, fmt, excluded):
             assert len(render(bigger)) > bound - slack
 
 
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_a_bound_with_room_only_for_the_brief_that_omits_everything_gives_that_brief(fmt):
+    """The fixed part is reserved at its largest (``"truncated":false``, a byte longer): a bound
+    exactly the size of the brief with every item omitted refused to answer (an auditor's case)."""
+    full = {name: [] for name in brief.SECTIONS}
+    for n in range(3):
+        full["decisions"].append(entry("decisions", n + 1, "some decision text", []))
+    top = brief.head("c" * 40, "sha256:" + "d" * 64, 0)
+    render = brief.json_bytes if fmt == "json" else brief.markdown_bytes
+    empty = render({**brief.bounded(top, full, 100_000, fmt)[0], "decisions": [], "omitted": 3,
+                    "truncated": True})
+    doc, data = brief.bounded(top, full, len(empty), fmt)
+    assert (data, doc["omitted"]) == (empty, 3)
+    with pytest.raises(InputError, match=f"^memory brief does not fit in {len(empty) - 1} bytes$"):
+        brief.bounded(top, full, len(empty) - 1, fmt)
+
+
 def test_bound_must_be_positive():
     with pytest.raises(InputError, match="^brief bound must be positive$"):
         brief.bounded(brief.head("c" * 40, "d", 0), {s: [] for s in brief.SECTIONS}, 0, "json")
