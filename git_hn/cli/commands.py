@@ -417,6 +417,9 @@ def select_command(values: dict, positional: list[str]) -> int:
         # show only at the first sync
         render.hint(f'remote "{remote}" does not exist (yet); git hn sync {remote} needs it: '
                     "git remote add NAME URL")
+    else:  # (a selection imports nothing by itself: a newcomer's git fetch that moved no branch did not)
+        render.hint(f"git hn sync{'' if remote == 'origin' else ' ' + remote} imports what it selects now; "
+                    "with git-hn's hooks installed, so does each git fetch that moves a branch")
     return 0
 
 

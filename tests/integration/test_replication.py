@@ -93,6 +93,9 @@ def test_selection_commands_and_validation(world):
     assert r.out.splitlines()[:4] == ["Saved replication selection for origin", "remote: origin",
                                       "saved: true", "compatibility-all: false"]
     assert f"memory: {stream}" in r.out and "max-events: 5" in r.out
+    # a selection imports nothing by itself: what does (a newcomer's first git fetch moved no branch)
+    assert r.err == ("git-hn: hint: git hn sync imports what it selects now; with git-hn's hooks installed, "
+                     "so does each git fetch that moves a branch\n")
     saved = alice / ".git" / "hn" / "replication" / "selections" / "b3JpZ2lu.json"
     doc = json.loads(saved.read_text())
     assert list(doc) == ["version", "remote", "actors", "proposals", "memories", "all", "budgets"]
