@@ -57,6 +57,14 @@ class JsonSyntaxError(HnError):
     """Raised by the parser; callers turn it into their own ``HnError`` with a prefix."""
 
 
+class DuplicateField(JsonSyntaxError):
+    """A field given twice in one object; ``key`` is its name as written."""
+
+    def __init__(self, key: str):
+        super().__init__(f'duplicate JSON field "{key}"')
+        self.key = key
+
+
 class _Decoder(json.JSONDecoder):
     pass
 
@@ -92,7 +100,7 @@ def _pairs_hook(fold: bool):
         for key, value in pairs:
             probe = fold_key(key) if fold else key
             if probe in seen:
-                raise JsonSyntaxError(f'duplicate JSON field "{key}"')
+                raise DuplicateField(key)
             seen.add(probe)
             out[key] = value
         return out
@@ -181,7 +189,7 @@ def _walk_strings(value, fix: bool):
         for k, v in value.items():
             k2 = _walk_strings(k, fix)
             if k2 in out:
-                raise JsonSyntaxError(f'duplicate JSON field "{k2}"')
+                raise DuplicateField(k2)
             out[k2] = _walk_strings(v, fix)
         return out
     return value
@@ -224,8 +232,9 @@ def parse_payload(data: bytes, max_depth: int = 64):
 
 def read_document(data: bytes, *, prefix: str, max_bytes: int, fold_keys: bool = False,
                   error=HnError, max_depth: int = 64,
-                  trailing: str = "JSON must contain exactly one value"):
-    """Read one strict JSON document; errors are ``error(prefix + cause)``."""
+                  trailing: str = "JSON must contain exactly one value", shown=None):
+    """Read one strict JSON document; errors are ``error(prefix + cause)``. ``shown`` maps a
+    field name to how an error may show it (an identity file's: never key material)."""
     if len(data) > max_bytes:
         raise error(f"{prefix}JSON exceeds {max_bytes} bytes")
     if data.startswith(b"\xef\xbb\xbf"):  # (valid UTF-8, but not JSON: RFC 8259 §8.1)
@@ -246,8 +255,9 @@ def read_document(data: bytes, *, prefix: str, max_bytes: int, fold_keys: bool =
         _check_ints(value)
     except JsonSyntaxError as exc:
         cause = str(exc)
-        if cause.startswith("duplicate JSON field"):
-            raise error(prefix + _cut(cause)) from None
+        if isinstance(exc, DuplicateField):
+            key = exc.key if shown is None else shown(exc.key)
+            raise error(prefix + _cut(f'duplicate JSON field "{key}"')) from None
         raise error(prefix + "invalid JSON: " + _cut(cause)) from None
     return value
 

@@ -24,11 +24,12 @@ def export_active(repo: Repo, output: str) -> tuple[identity.Identity, str]:
 
 
 def _refuse_working_tree(repo: Repo, output: str) -> None:
-    top = worktree.toplevel(repo)
-    if top is None:
-        return
+    """Every working tree of the repository counts (the one the command runs in, if any, and
+    every linked one: run from inside ``.git``, from a bare repository with linked worktrees, or
+    aimed at a sibling worktree, the key landed in one)."""
+    tops = {os.path.realpath(t) for t in _working_trees(repo)}
     parent = os.path.realpath(os.path.dirname(os.path.abspath(output)))
-    inside = _within(parent, os.path.realpath(top))
+    inside = any(_within(parent, top) for top in tops)
     private = _within(parent, os.path.realpath(repo.git_dir)) or \
         _within(parent, os.path.realpath(repo.common_dir))
     if inside and not private:
@@ -37,6 +38,20 @@ def _refuse_working_tree(repo: Repo, output: str) -> None:
         raise InputError(f"identity export file {one_line(os.path.abspath(output))} would be inside the "
                          "working tree, where a commit could publish the private key; write it "
                          "outside the repository")
+
+
+def _working_trees(repo: Repo) -> list[str]:
+    top = worktree.toplevel(repo)
+    found = [top] if top is not None else []
+    proc = repo.git.run(["worktree", "list", "--porcelain", "-z"])
+    path = None
+    for field in proc.stdout.split(b"\0") if proc.returncode == 0 else ():
+        if field.startswith(b"worktree "):
+            path = field[len(b"worktree "):].decode("utf-8", "surrogateescape")
+            found.append(path)
+        elif field == b"bare" and path is not None:
+            found.remove(path)  # (a bare repository's directory is its Git directory)
+    return found
 
 
 def _within(path: str, directory: str) -> bool:

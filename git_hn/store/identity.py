@@ -15,7 +15,7 @@ import os
 
 from ..core import canonical
 from ..core.grammar import is_actor
-from ..core.keys import actor_of, b64_decode_go, b64_encode, is_weak_public_key, public_key_from_seed
+from ..core.keys import actor_of, b64_decode_go, b64_encode, holds_seed, is_weak_public_key, public_key_from_seed
 from ..core.strictjson import read_document
 from ..errors import HnError, InputError, LocalStateError
 from . import private
@@ -62,7 +62,7 @@ class NoIdentity(InputError):
 def _read_record(data: bytes, keys: tuple[str, ...]) -> dict:
     try:
         doc = read_document(data, prefix="read identity record: ", max_bytes=65_536,
-                            error=LocalStateError, trailing="unexpected trailing JSON")
+                            error=LocalStateError, trailing="unexpected trailing JSON", shown=shown_value)
     except LocalStateError:
         raise
     if not isinstance(doc, dict):
@@ -204,7 +204,8 @@ def load_active(repo: Repo) -> Identity:
     if actor is not None:
         ident = load_record(repo, actor)
         if ident is None:
-            raise LocalStateError(f"active identity record {repo.identity_path(actor)} is missing")
+            raise LocalStateError(f"active identity record {repo.identity_path(actor)} is missing; put back a copy "
+                                  "made with git hn identity export (git hn identity import FILE --activate)")
         return ident
     ident = _migrate_legacy(repo)
     if ident is None:
@@ -274,7 +275,16 @@ def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str
     record already stored for the actor must be identical: an import never replaces a key."""
     check_key_pair(ident.actor, ident.public_key, ident.private_key)
     check_signing_name(ident.name, "no memory could be recorded with this identity, so it is not imported")
-    existing = load_record(repo, ident.actor)
+    if holds_seed(ident.name.encode("utf-8", "surrogateescape"), b64_decode_go(ident.private_key)[:32]):
+        raise InputError("identity name holds the identity's own private key; it is not imported (name it "
+                         "anew in a copy of the file)")
+    try:
+        existing = load_record(repo, ident.actor)
+        damaged = False
+    except LocalStateError:
+        # the same actor is the same key pair (its ID is the public key's digest, checked above):
+        # this import is how a damaged record is put back (what that record's error advises)
+        existing, damaged = None, True
     if existing is not None and existing != ident:
         raise InputError(f"identity {ident.actor} is already in this keyring with a different name or "
                          "key; the import would replace it, so it is refused")
@@ -282,6 +292,10 @@ def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str
         current = load_active(repo).actor
     except NoIdentity:
         current = None
+    except LocalStateError:  # (the active identity's record is damaged or gone: maybe this one's)
+        current = active_actor(repo)
+    if damaged:
+        private.write_private(repo.hn_dir, repo.identity_path(ident.actor), canonical.indented(ident.record_json()))
     path = _store_record(repo, ident)
     if current is None:
         _write_active(repo, ident.actor)

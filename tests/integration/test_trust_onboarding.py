@@ -638,3 +638,77 @@ def test_identity_use_switches_between_the_keyrings_identities(tmp_path):
     assert r.code == 0 and r.err == ("git-hn: hint: every worktree of this repository signs with it (2 of them): "
                                      "the active identity is the repository's, not the worktree's\n"), r.err
     assert active.read_text().strip() == bob_actor
+
+
+def _private_file(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, data)
+    os.close(fd)
+
+
+def test_identity_export_refuses_every_working_tree_of_the_repository(tmp_path):
+    """An identity auditor's cases: run from inside ``.git`` (no working tree there), from a bare
+    repository with a linked worktree, or aimed at a sibling linked worktree, the export wrote the
+    private key where ``git add -A`` publishes it."""
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "init", "--name", "Alice").code == 0
+    r = hn(a / ".git", "identity", "export", "--output", "../leak.json")
+    assert r.code == 1 and "would be inside the working tree" in r.err and not (a / "leak.json").exists(), r.err
+    wt = tmp_path / "wt"
+    git(a, "worktree", "add", "-q", str(wt))
+    r = hn(a, "identity", "export", "--output", str(wt / "k.json"))
+    assert r.code == 1 and "would be inside the working tree" in r.err and not (wt / "k.json").exists(), r.err
+    bare = tmp_path / "b.git"
+    git(tmp_path, "clone", "-q", "--bare", str(a), str(bare))
+    bwt = tmp_path / "bwt"
+    git(bare, "worktree", "add", "-q", str(bwt), "main")
+    assert hn(bare, "init", "--name", "Bare").code == 0
+    r = hn(bare, "identity", "export", "--output", str(bwt / "k.json"))
+    assert r.code == 1 and "would be inside the working tree" in r.err and not (bwt / "k.json").exists(), r.err
+    assert hn(bare, "identity", "export", "--output", str(tmp_path / "outside.json")).code == 0
+
+
+def test_identity_errors_and_names_never_show_the_private_key(inited, tmp_path):
+    """A duplicate field named by the key itself was quoted whole (unknown fields are hidden);
+    a name holding its own private key was imported and printed by every identity command."""
+    export = tmp_path / "alice.identity"
+    assert hn(inited, "identity", "export", "--output", str(export)).code == 0
+    record = json.loads(export.read_text())
+    key = record["privateKey"]
+    dup = tmp_path / "dup.identity"
+    _private_file(dup, ('{"version":1,"%s":1,"%s":2}' % (key, key)).encode())
+    target = make_repo(tmp_path / "target")
+    r = hn(target, "identity", "import", str(dup))
+    assert r.code == 1 and key not in r.err and key[:20] not in r.err, r.err
+    assert 'duplicate JSON field "<86 characters, not shown>"' in r.err, r.err
+    named = tmp_path / "named.identity"
+    _private_file(named, json.dumps({**record, "name": key}).encode())
+    r = hn(target, "identity", "import", str(named))
+    assert (r.code, r.out) == (1, ""), r.out
+    assert r.err == ("git-hn: identity name holds the identity's own private key; it is not imported (name "
+                     "it anew in a copy of the file)\n")
+    assert not (target / ".git" / "hn" / "identities").exists() or \
+        os.listdir(target / ".git" / "hn" / "identities") == []
+
+
+def test_a_damaged_identity_record_is_put_back_by_importing_its_export(inited, tmp_path):
+    """The damaged-record error advises importing an export with ``--activate``; that import
+    failed with the same error (it read the damaged record first), and with the record removed,
+    with "active identity record … is missing"."""
+    a = actor_of(inited)
+    export = tmp_path / "alice.identity"
+    assert hn(inited, "identity", "export", "--output", str(export)).code == 0
+    good = _record_bytes(inited)
+    path = inited / ".git" / "hn" / "identities" / f"{a}.json"
+    path.write_bytes(b'{"version":1')
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--content", "x")
+    assert r.code == 1 and "git hn identity import FILE --activate" in r.err, r.err
+    r = hn(inited, "identity", "import", str(export), "--activate")
+    assert r.code == 0, r.err
+    assert path.read_bytes() == good and stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.unlink()
+    r = hn(inited, "identity", "show")
+    assert r.code == 1 and "is missing; put back a copy made with git hn identity export" in r.err, r.err
+    assert hn(inited, "identity", "import", str(export), "--activate").code == 0
+    assert path.read_bytes() == good and actor_of(inited) == a
