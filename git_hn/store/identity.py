@@ -175,12 +175,24 @@ def _store_record(repo: Repo, ident: Identity) -> str:
     return path
 
 
+class ActiveExists(LocalStateError):
+    def __init__(self, actor: str):
+        super().__init__(f"active identity already exists for actor {actor}")
+        self.actor = actor
+
+
 def _write_active(repo: Repo, actor: str) -> None:
+    """Make ``actor`` active where no identity is: created exclusively, so of two commands racing
+    (two ``init``s) one wins and the other gets ``ActiveExists``, never a silent overwrite."""
     current = _read_active(repo)
-    if current is not None and current != actor:
-        raise LocalStateError(f"active identity already exists for actor {current}")
     if current is None:
-        private.write_private(repo.hn_dir, repo.active_path(), (actor + "\n").encode("ascii"))
+        try:
+            private.create_private(repo.hn_dir, repo.active_path(), (actor + "\n").encode("ascii"))
+            return
+        except FileExistsError:
+            current = _read_active(repo)
+    if current is not None and current != actor:
+        raise ActiveExists(current)
 
 
 def _migrate_legacy(repo: Repo) -> Identity | None:
@@ -236,7 +248,12 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
             break
     ident = Identity(actor_of(pub), name, b64_encode(pub), b64_encode(seed + pub))
     path = _store_record(repo, ident)
-    _write_active(repo, ident.actor)
+    try:
+        _write_active(repo, ident.actor)
+    except ActiveExists as exc:  # another init won the race: its identity stays, this key goes
+        os.unlink(path)
+        raise InputError(f"identity already exists at {repo.identity_path(exc.actor)}; git hn identity "
+                         "show prints it") from None
     return ident, path
 
 
@@ -298,7 +315,12 @@ def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str
         private.write_private(repo.hn_dir, repo.identity_path(ident.actor), canonical.indented(ident.record_json()))
     path = _store_record(repo, ident)
     if current is None:
-        _write_active(repo, ident.actor)
+        try:
+            _write_active(repo, ident.actor)
+        except ActiveExists as exc:  # (another command made an identity active meanwhile)
+            current = exc.actor
+            if activate:
+                private.write_private(repo.hn_dir, repo.active_path(), (ident.actor + "\n").encode("ascii"))
     elif current != ident.actor and activate:
         private.write_private(repo.hn_dir, repo.active_path(), (ident.actor + "\n").encode("ascii"))
     return path, existing is None, current is None or activate or current == ident.actor

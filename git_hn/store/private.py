@@ -170,6 +170,25 @@ def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived
         raise LocalStateError(f"private identity file {path} cannot be written: {exc.strerror}") from None
 
 
+def create_private(root: str, path: str, data: bytes) -> None:
+    """Create a private file that must not exist yet (written whole, then linked into place, so
+    of two writers racing one wins and the other gets ``FileExistsError``; CONTRACT §2.4's modes
+    and fsyncs)."""
+    directory = os.path.dirname(path)
+    ensure_dirs(root, directory)
+
+    def place(tmp: str) -> None:
+        os.link(tmp, path)
+        os.unlink(tmp)
+
+    try:
+        write_beside(directory, TEMPORARY, data, place, mode=FILE_MODE, fsync=True)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise LocalStateError(f"private identity file {path} cannot be written: {exc.strerror}") from None
+
+
 STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write
 
 

@@ -712,3 +712,24 @@ def test_a_damaged_identity_record_is_put_back_by_importing_its_export(inited, t
     assert r.code == 1 and "is missing; put back a copy made with git hn identity export" in r.err, r.err
     assert hn(inited, "identity", "import", str(export), "--activate").code == 0
     assert path.read_bytes() == good and actor_of(inited) == a
+
+
+def test_inits_started_together_leave_one_identity_and_say_so(tmp_path):
+    """Six ``git hn init`` at once (an identity auditor's case): two printed "Created identity"
+    while only one was active, and a refused one left its key in the keyring. Exactly one wins
+    now; every other is refused and leaves nothing."""
+    import subprocess
+    import sys
+
+    repo = make_repo(tmp_path / "r")
+    procs = [subprocess.Popen([sys.executable, "-m", "git_hn", "init", "--name", f"N{i}"], cwd=repo,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(6)]
+    results = [(p.wait(timeout=120), p.stdout.read().decode(), p.stderr.read().decode()) for p in procs]
+    winners = [r for r in results if r[0] == 0]
+    assert len(winners) == 1, results
+    for code, out, err in results:
+        if code != 0:
+            assert out == "" and err.startswith("git-hn: identity already exists at "), (out, err)
+    records = os.listdir(repo / ".git" / "hn" / "identities")
+    assert records == [f"{actor_of(repo)}.json"], records
+    assert f"({actor_of(repo)[:12]})" in winners[0][1] or actor_of(repo) in winners[0][1], winners[0][1]
