@@ -53,9 +53,8 @@ MARKER = b"(installed by `git hn hooks install`"  # in every wrapper's second li
 
 
 def _is_wrapper(path: str) -> bool:
-    """Whether ``path`` is a file holding a git-hn wrapper (any version, any executable path)."""
-    if os.path.islink(path):
-        return False
+    """Whether ``path`` is (or links to) a file holding a git-hn wrapper (any version, any
+    executable path)."""
     try:
         with open(path, "rb") as fh:
             return MARKER in fh.read(4096)
@@ -107,8 +106,10 @@ class Location:
         self.runs_from = ""  # where Git runs hooks from now, when not ``dir`` (moved since install)
         self.recorded_gone = False  # the directory the record names exists no more
         self.elsewhere = ""  # the directory the record names, when it is not followed (``locate``)
-        self.installed_by = ""  # the Git directory that wrote the record, when it names ``dir`` and is
-        # another's (a copy whose core.hooksPath names the original's directory, or a moved repository)
+        self.installed_by = ""  # the Git directory that wrote the record, when it is another's whose
+        # own record names ``dir`` too (a copy whose core.hooksPath names the original's directory)
+        self.moved_from = ""  # the Git directory that wrote the record, another's that no longer names
+        # ``dir`` (a moved repository, or a copy whose original has uninstalled)
 
     def path(self, name: str) -> str:
         return os.path.join(self.dir, name)
@@ -205,7 +206,10 @@ def _follow_record(loc: Location, repo: Repo, gitdir: str) -> None:
         return
     if os.path.realpath(recorded) == os.path.realpath(hook_dir):
         if by and by != gitdir and not _within(recorded, gitdir):
-            loc.installed_by = by
+            if _record_names(by, recorded):
+                loc.installed_by = by
+            else:
+                loc.moved_from = by
         return
     if not os.path.isdir(recorded):
         loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
@@ -223,6 +227,19 @@ def _own_recorded(loc: Location, gitdir: str) -> tuple[str, str]:
     if recorded and by and by != gitdir and _within(recorded, by):
         return gitdir + os.path.realpath(recorded)[len(by):], by
     return recorded, by
+
+
+def _record_names(gitdir: str, hook_dir: str) -> bool:
+    """Whether the hook record in Git directory ``gitdir`` exists, was written there, and names
+    ``hook_dir`` (so its repository owns the wrappers there)."""
+    hn_dir = os.path.join(gitdir, "hn")
+    try:
+        data = private.read_private(hn_dir, os.path.join(hn_dir, "hooks.json"))
+        doc = json.loads(data) if data is not None else None
+    except (HnError, OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and doc.get("gitdir") == gitdir and isinstance(doc.get("dir"), str) \
+        and os.path.realpath(doc["dir"]) == os.path.realpath(hook_dir)
 
 
 def _within(path: str, directory: str) -> bool:
@@ -243,7 +260,13 @@ def _per_worktree_hooks(repo: Repo) -> bool:
             hooks_path = value.strip()
         elif key == "extensions.worktreeconfig":
             per_worktree = not config_false(value if _sp else None)
-    return per_worktree or (bool(hooks_path) and not hooks_path.startswith(("/", "~")))
+    if hooks_path and not hooks_path.startswith(("/", "~")):
+        return True
+    if not per_worktree:
+        return False
+    # (``git sparse-checkout`` turns the extension on in a repository of one worktree)
+    listed = repo.git.run(["worktree", "list", "--porcelain", "-z"]).stdout
+    return sum(1 for f in listed.split(b"\0") if f.startswith(b"worktree ")) > 1
 
 
 def _recorded(loc: Location) -> tuple[str, str]:
@@ -354,11 +377,17 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
     refuse_elsewhere(loc, repo)
     os.makedirs(loc.dir, exist_ok=True)
     record = loc.load()
+    if _heal(loc, record):
+        loc.save(record)
     plan = []
     for name in HOOKS:
         path = loc.path(name)
         text = wrapper_text(name)
         mine = record.get(name)
+        if mine is None and not _is_wrapper(path) and _is_wrapper(path + PRE_COMMIT_LEGACY):
+            _refuse_unrecorded(loc, path + PRE_COMMIT_LEGACY)  # (pre-commit runs it: taken on there)
+            plan.append((name, path + PRE_COMMIT_LEGACY, text, None, ADOPT))
+            continue
         if mine is not None and _migrated(path, mine):
             # pre-commit runs the wrapper as <hook>.legacy: refreshed there; pre-commit's own
             # hook is not the user's to chain (chained, it would run the wrapper in a loop)
@@ -376,12 +405,7 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
             continue
         if current is not None and _is_wrapper(path):
             # git-hn's own wrapper, not this record's: chained, it would run itself for ever
-            if not (loc.gitdir and _within(loc.dir, loc.gitdir)):
-                raise InputError(f"{path} is already a git-hn wrapper that this repository's hook record does "
-                                 "not name (another repository whose core.hooksPath names the same directory "
-                                 "installed it, or this record was lost): git-hn's hooks already run here; "
-                                 "for hooks of this repository's own, give it a core.hooksPath of its own; "
-                                 "nothing was changed")
+            _refuse_unrecorded(loc, path)
             plan.append((name, path, text, None, ADOPT))  # this Git directory's: its record was lost
             continue
         if current is not None:
@@ -413,6 +437,41 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else getattr(exc, "message", str(exc))
         raise InputError(f"hooks could not be installed in {loc.dir}: {why}; nothing was changed") from None
     return status_lines(loc)
+
+
+def _refuse_unrecorded(loc: Location, path: str) -> None:
+    """A wrapper of git-hn's at ``path`` that the record does not name is taken on only in this
+    repository's own Git directory (nothing else writes there: its record was lost); elsewhere
+    another repository may own it, so install refuses, saying how to tell and what to do."""
+    if loc.gitdir and _within(loc.dir, loc.gitdir):
+        return
+    record = "this repository's hook record" if loc.private_root is not None else f"the record {loc.record}"
+    raise InputError(f"{path} is already a git-hn wrapper that {record} does not name: a repository whose "
+                     "core.hooksPath names this directory installed it (git hn hooks uninstall in that "
+                     "repository takes it out), or the record was lost (then take git-hn's wrappers out by hand: "
+                     f"delete each, and move {CHAINED_DIR}/<hook>, if there, back in its place); nothing was changed")
+
+
+def _heal(loc: Location, record: dict) -> bool:
+    """Remove a chained "user's hook" that is itself a git-hn wrapper (an earlier version chained
+    another repository's wrappers, or its own after a lost record: each then ran itself without
+    end); its record entry then chains nothing. Whether anything changed."""
+    changed = False
+    for name in HOOKS:
+        chained = loc.current_chained(name)
+        if chained is None or not _is_wrapper(chained):
+            continue
+        os.unlink(chained)  # (a wrapper of git-hn's, never a user's file)
+        changed = True
+        if name in record:
+            record[name] = {**record[name], "chained": None, "chainedMode": None}
+            record[name].pop("chainedLink", None)
+    if changed:
+        try:
+            os.rmdir(os.path.join(loc.dir, CHAINED_DIR))  # (only when empty)
+        except OSError:
+            pass
+    return changed
 
 
 NEW, REFRESH, ADOPT = "new", "refresh", "adopt"  # a plan's kinds: a wrapper where none of this
@@ -452,7 +511,7 @@ def _apply(loc: Location, plan: list, record: dict, done: list) -> None:
                 st = os.lstat(target)
                 entry["chained"] = _fingerprint(target)
                 entry["chainedMode"] = stat.S_IMODE(st.st_mode)
-            elif kind == ADOPT:  # (the legacy layout's copy, moved: what uninstall puts back)
+            else:  # (the legacy layout's copy, moved: what uninstall puts back, from where it is now)
                 _adopt_chained(entry, target, path)
         old = None  # a wrapper refreshed in place: undone by writing it back
         if not os.path.islink(path) and os.path.isfile(path):
@@ -535,14 +594,16 @@ def uninstall(loc: Location) -> list[str]:
     gone or not this repository's to follow (``locate``), only this directory's own wrappers are
     taken out and nothing else is touched; with none here, an install elsewhere is named."""
     record = loc.load()
-    if record and loc.installed_by and os.path.isdir(loc.installed_by):
+    if record and loc.installed_by:
         raise InputError(f"git-hn's hooks in {loc.dir} were installed by the repository whose Git directory is "
                          f"{loc.installed_by} (this one is a copy of it, with its core.hooksPath): uninstall them "
                          "there; nothing was changed")
-    if record and loc.installed_by and not os.path.isdir(loc.dir):
+    if record and loc.moved_from and not os.path.isdir(loc.dir):
         raise InputError(f"core.hooksPath names {loc.dir}, which does not exist: this repository was moved since "
                          "git-hn installed its hooks there; set core.hooksPath to where they are now, then "
                          "uninstall again; nothing was changed")
+    if _heal(loc, record):
+        loc.save(record)
     away = loc.recorded_gone or bool(loc.elsewhere)
     if away:
         here = wrappers_here(loc, record)
@@ -605,16 +666,25 @@ def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
     """After ``status`` or ``uninstall``: what the lines alone would leave a user believing wrongly
     (they do not run, they run from elsewhere, they are another repository's), else ""."""
     shared = shared_hooks_path(repo)
+    record = loc.load()
+    unrecorded = [n for n in HOOKS if _is_wrapper(loc.path(n)) and (
+        n not in record or _sha(loc.path(n)) != record[n]["wrapper"])]
+    whose = "this repository's record" if loc.private_root is not None else f"the record {loc.record}"
     if which == "uninstall":
-        if shared and not loc.load() and os.path.lexists(os.path.join(os.path.expanduser(shared), "hn-hooks.json")):
+        if shared and not record and os.path.lexists(os.path.join(os.path.expanduser(shared), "hn-hooks.json")):
             return (f"git-hn's hooks for every repository are still in your global core.hooksPath ({shared}): "
                     "git hn hooks uninstall --global takes them out")
+        if unrecorded:
+            return (f"{loc.dir} still holds git-hn wrappers that {whose} does not name, left as they are: a "
+                    "repository whose core.hooksPath names this directory installed them (git hn hooks uninstall "
+                    "there takes them out), or the record was lost (then delete each by hand, and move "
+                    f"{CHAINED_DIR}/<hook>, if there, back in its place)")
         return ""
-    if loc.installed_by and os.path.isdir(loc.installed_by):
+    if loc.installed_by:
         return (f"these hooks were installed by the repository whose Git directory is {loc.installed_by} (this one is "
                 "a copy of it, with its core.hooksPath): they run here too, and its git hn hooks uninstall takes "
                 "them out")
-    if loc.installed_by and not os.path.isdir(loc.dir):
+    if loc.moved_from and not os.path.isdir(loc.dir):
         return (f"core.hooksPath names {loc.dir}, which does not exist (this repository was moved since git-hn "
                 "installed hooks there): Git runs no hook; set core.hooksPath to where they are now")
     if loc.elsewhere and not wrappers_here(loc):
@@ -624,12 +694,9 @@ def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
         return (f"these are in {loc.dir}, where git-hn installed them, but Git now runs hooks from "
                 f"{loc.runs_from} (core.hooksPath changed since): they do not run; git hn hooks uninstall, then "
                 "install again")
-    record = loc.load()
-    if loc.private_root is not None and any(_is_wrapper(loc.path(n)) and (n not in record or _sha(loc.path(n)) != record[n]["wrapper"])
-           for n in HOOKS):
-        return (f"{loc.dir} holds git-hn wrappers that this repository's record does not name (another repository "
-                "whose core.hooksPath names the same directory installed them, or this record was lost): they "
-                "run here too")
+    if unrecorded:
+        return (f"{loc.dir} holds git-hn wrappers that {whose} does not name (a repository whose "
+                "core.hooksPath names the same directory installed them, or the record was lost): they run here too")
     if shared:
         return (f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks status "
                 "--global shows what is installed there")

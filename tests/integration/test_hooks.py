@@ -1224,3 +1224,152 @@ def test_an_install_refused_after_the_hooks_path_was_unset_names_the_uninstall_t
                      "it was): git hn hooks uninstall takes them out from there, then install again\n")
     assert hn(a, "hooks", "uninstall").code == 0 and hn(a, "hooks", "install").code == 0
     assert (a / ".git" / "hooks" / "pre-push").exists() and os.listdir(mine) == []
+
+
+def test_a_link_to_a_git_hn_wrapper_is_taken_on_never_chained(tmp_path):
+    """``.git/hooks/<hook>`` a symbolic link to a wrapper (another repository's shared directory,
+    or git-hn's own template): chained, it ran itself without end on every commit."""
+    shared = tmp_path / "S"
+    a, b = make_repo(tmp_path / "a"), make_repo(tmp_path / "b")
+    git(a, "config", "core.hooksPath", str(shared))
+    assert hn(a, "hooks", "install").code == 0
+    before = {p.name: p.read_bytes() for p in shared.iterdir()}
+    for name in ("pre-push", "reference-transaction"):
+        (b / ".git" / "hooks" / name).symlink_to(shared / name)
+    r = hn(b, "hooks", "install")
+    assert r.code == 0 and r.out.splitlines()[:2] == ["pre-push: installed", "reference-transaction: installed"], r
+    assert not (b / ".git" / "hooks" / "hn-chained").exists()
+    _commit_finishes(b)
+    assert {p.name: p.read_bytes() for p in shared.iterdir()} == before
+    assert hn(b, "hooks", "uninstall").code == 0
+    assert not (b / ".git" / "hooks" / "pre-push").exists()
+
+
+def test_a_lost_record_under_pre_commits_migration_mode_takes_on_the_legacy_wrapper(tmp_path):
+    """pre-commit moved the wrapper to ``pre-push.legacy`` and runs it from its own hook; with the
+    record lost, install chained pre-commit's hook, which runs the wrapper, which runs it again."""
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    assert hn(a, "hooks", "install").code == 0
+    os.rename(hooks / "pre-push", hooks / "pre-push.legacy")
+    stub = '#!/bin/sh\n# pre-commit stand-in\nexec "$0.legacy" "$@"\n'
+    _user_hook(hooks / "pre-push", stub)
+    (a / ".git" / "hn" / "hooks.json").unlink()
+    r = hn(a, "hooks", "install")
+    assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed (pre-commit runs it as pre-push.legacy)", r
+    assert (hooks / "pre-push").read_text() == stub and not (hooks / "hn-chained").exists()
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks / "pre-push").read_text() == stub and not (hooks / "pre-push.legacy").exists()
+
+
+def test_a_wrapper_chained_into_itself_is_healed(tmp_path):
+    """A repository an earlier version left looping (its record lost, then install chained its
+    own wrappers): install removes the chained wrapper, and commits finish again."""
+    import json
+
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    assert hn(a, "hooks", "install").code == 0
+    (hooks / "hn-chained").mkdir()
+    (hooks / "hn-chained" / "reference-transaction").write_bytes((hooks / "reference-transaction").read_bytes())
+    (hooks / "hn-chained" / "reference-transaction").chmod(0o755)
+    record = a / ".git" / "hn" / "hooks.json"
+    doc = json.loads(record.read_text())
+    for h in doc["hooks"]:
+        if h["name"] == "reference-transaction":
+            h["chained"], h["chainedMode"] = h["wrapper"], 0o755
+    record.write_text(json.dumps(doc))
+    r = hn(a, "hooks", "install")
+    assert r.code == 0 and r.out.splitlines()[1] == "reference-transaction: installed", r
+    assert not (hooks / "hn-chained").exists()
+    _commit_finishes(a)
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert not (hooks / "reference-transaction").exists()
+
+
+def test_a_record_is_another_repositorys_only_while_that_repository_still_names_the_directory(tmp_path):
+    """A repository moved away and a new one made at its old path (no record), or a copy whose
+    original has uninstalled since: the record is this repository's own again."""
+    import shutil
+
+    shared = tmp_path / "sh"
+    m1 = make_repo(tmp_path / "m1")
+    git(m1, "config", "core.hooksPath", str(shared))
+    assert hn(m1, "hooks", "install").code == 0
+    moved = tmp_path / "m1-moved"
+    os.rename(m1, moved)
+    make_repo(tmp_path / "m1")
+    r = hn(moved, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert os.listdir(shared) == []
+    a = make_repo(tmp_path / "a")
+    git(a, "config", "core.hooksPath", str(shared))
+    assert hn(a, "hooks", "install").code == 0
+    c = tmp_path / "c"
+    shutil.copytree(a, c, symlinks=True)
+    assert hn(a, "hooks", "uninstall").code == 0
+    r = hn(c, "hooks", "status")
+    assert r.out.splitlines()[0] == "pre-push: not installed" and r.err == "", (r.out, r.err)
+    assert hn(c, "hooks", "uninstall").code == 0 and not (c / ".git" / "hn" / "hooks.json").exists()
+
+
+def test_a_lost_record_outside_the_git_directory_says_how_to_take_the_wrappers_out(tmp_path):
+    a = make_repo(tmp_path / "a")
+    d = _husky(a)
+    assert hn(a, "hooks", "install").code == 0
+    (a / ".git" / "hn" / "hooks.json").unlink()
+    r = hn(a, "hooks", "install")
+    assert r.code == 1 and "the record was lost (then take git-hn's wrappers out by hand: delete each, and move " \
+        "hn-chained/<hook>, if there, back in its place); nothing was changed" in r.err, r.err
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0 and f"{d} still holds git-hn wrappers that this repository's record does not name" in r.err
+    g = tmp_path / "G"
+    git(a, "config", "--global", "core.hooksPath", str(g))
+    assert hn(tmp_path, "hooks", "install", "--global").code == 0
+    (g / "hn-hooks.json").unlink()
+    r = hn(tmp_path, "hooks", "status", "--global")
+    assert f"{g} holds git-hn wrappers that the record {g / 'hn-hooks.json'} does not name" in r.err, r.err
+    r = hn(tmp_path, "hooks", "install", "--global")
+    assert r.code == 1 and f"that the record {g / 'hn-hooks.json'} does not name" in r.err, r.err
+
+
+def test_worktree_configuration_in_a_repository_of_one_worktree_still_follows_the_record(tmp_path):
+    """``git sparse-checkout`` turns ``extensions.worktreeConfig`` on by itself: with one worktree
+    there is no other whose hooks path the record could name."""
+    a = make_repo(tmp_path / "a")
+    git(a, "config", "extensions.worktreeConfig", "true")
+    mine = tmp_path / "x9"
+    git(a, "config", "core.hooksPath", str(mine))
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "config", "--unset", "core.hooksPath")
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert os.listdir(mine) == []
+
+
+def test_a_legacy_chained_link_refreshed_into_the_new_layout_still_uninstalls(tmp_path):
+    """A relative link chained by the layout before ``hn-chained/`` (``pre-push.hn-chained``):
+    a refresh moves it one folder down, rewriting its text; the record now says what to put back."""
+    import json
+
+    a = make_repo(tmp_path / "a")
+    (a / "scripts").mkdir()
+    _user_hook(a / "scripts" / "pre-push")
+    hooks = a / ".git" / "hooks"
+    (hooks / "pre-push").symlink_to("../../scripts/pre-push")
+    assert hn(a, "hooks", "install").code == 0
+    (hooks / "hn-chained" / "pre-push").unlink()
+    (hooks / "hn-chained").rmdir()
+    (hooks / "pre-push.hn-chained").symlink_to("../../scripts/pre-push")
+    record = a / ".git" / "hn" / "hooks.json"
+    doc = json.loads(record.read_text())
+    for h in doc["hooks"]:
+        if h["name"] == "pre-push":  # (as that layout recorded it: the link moved, its text kept)
+            h.pop("chainedLink", None)
+            h["chained"] = "link:../../scripts/pre-push"
+    record.write_text(json.dumps(doc))
+    assert hn(a, "hooks", "install").code == 0
+    assert os.readlink(hooks / "hn-chained" / "pre-push") == "../../../scripts/pre-push"
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert os.readlink(hooks / "pre-push") == "../../scripts/pre-push"
