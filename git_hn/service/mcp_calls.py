@@ -193,6 +193,7 @@ def _record_request(repo, args: dict, *, handoff: bool):
     from .requests import request_from_input
 
     prefix = "record input: "
+    absent: list[tuple[str, str]] = []  # (path, commit) of each blob looked up and not found
     _bind(args, prefix, {k: "any" for k in args})  # the strict reader's refusals come first
     allow = _allow(args.pop("allowSecretShaped", None), prefix)
     at = args.pop("atCommit", None)
@@ -214,13 +215,16 @@ def _record_request(repo, args: dict, *, handoff: bool):
         elif at and isinstance(anchor["commit"], str) and _commit(repo, at) != anchor["commit"]:
             raise InputError("record input field anchor.commit conflicts with atCommit")
         if isinstance(anchor.get("paths"), list) and isinstance(anchor["commit"], str):
-            anchor = {**anchor, "paths": _blobs_filled(repo, anchor["commit"], anchor["paths"])}
+            filled = _blobs_filled(repo, anchor["commit"], anchor["paths"])
+            absent += [(q["path"], anchor["commit"]) for p, q in zip(anchor["paths"], filled)
+                       if p is not q and q.get("blob") == "absent"]
+            anchor = {**anchor, "paths": filled}
         args["anchor"] = anchor
     if handoff:
         lists = {} if args.get("handoff") is None else args["handoff"]
         if isinstance(lists, dict):
             args["handoff"] = {**lists, **{n: [] for n in HANDOFF_LISTS if lists.get(n) is None}}
-    return request_from_input(repo, _request_bytes(args), handoff=handoff), allow
+    return request_from_input(repo, _request_bytes(args), handoff=handoff), allow, absent
 
 
 def _blobs_filled(repo, commit: str, paths: list) -> list:
@@ -248,17 +252,26 @@ def _target(value, what: str) -> str:
     return value
 
 
-def _written(result) -> dict:
+def _written(result, absent: list) -> dict:
+    """A write's answer; ``pathWarnings`` when an anchored path named nothing (recorded as
+    ``absent``, as the CLI's ``--path`` warns: a mistyped path is otherwise signed without a
+    word), never echoing a path the secret lint flags."""
     from . import memory
+    from .secretscan import scan
 
-    return {"version": 0, "warning": WARNING, "result": memory.result_json(result)}
+    doc = {"version": 0, "warning": WARNING, "result": memory.result_json(result)}
+    notes = [f"anchor.paths {path} names nothing at commit {commit}; it is recorded as absent (paths are "
+             "relative to the top of the repository)" for path, commit in absent if not scan(path)]
+    if notes:
+        doc["pathWarnings"] = notes
+    return doc
 
 
 def _record(repo, arguments, handoff: bool) -> dict:
     from . import memory
 
-    req, allow = _record_request(repo, dict(_object(arguments, "record input: ")), handoff=handoff)
-    return _written(memory.record(repo, req, from_input=True, allow_secret_shaped=allow))
+    req, allow, absent = _record_request(repo, dict(_object(arguments, "record input: ")), handoff=handoff)
+    return _written(memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent)
 
 
 def _supersede(repo, arguments) -> dict:
@@ -266,8 +279,8 @@ def _supersede(repo, arguments) -> dict:
 
     args = dict(_object(arguments, "supersede input: "))
     target = _target(args.pop("memory", None), "supersede")
-    req, allow = _record_request(repo, args, handoff=False)
-    return _written(lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow))
+    req, allow, absent = _record_request(repo, args, handoff=False)
+    return _written(lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow), absent)
 
 
 def _lifecycle(repo, arguments, operation: str) -> dict:

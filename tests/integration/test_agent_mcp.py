@@ -256,6 +256,10 @@ def test_a_path_anchor_needs_no_blob_over_mcp(inited):
     mid = document(given)["result"]["memoryId"]
     paths = hn(inited, "memory", "show", mid, "--json").json()["projection"]["anchor"]["paths"]
     assert paths == [{"path": "README.md", "blob": blob}, {"path": "gone.txt", "blob": "absent"}]
+    # as --path warns on stderr, the answer says the path named nothing (a typo is signed for good)
+    assert document(given)["pathWarnings"] == [
+        f"anchor.paths gone.txt names nothing at commit {head}; it is recorded as absent (paths are relative "
+        "to the top of the repository)"]
     assert git(inited, "rev-parse", "HEAD") == head
     found = hn(inited, "memory", "recall", "--json", "--include-untrusted", "--path", "README.md").json()
     assert [m["id"] for m in found["memories"]] == [mid]
