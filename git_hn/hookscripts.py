@@ -68,6 +68,12 @@ _PRELUDE = """case $0 in  # dirname "$0", without a process
 esac
 chained="$hook_dir/hn-chained/@NAME@"
 run_chained() {
+    # a chained hook that leads back to this wrapper (a link to a wrapper, a wrapper's copy) runs
+    # once: run again with this $0, the wrapper would run it again without end
+    case ":$HN_CHAINED_RUNNING:" in
+        *":$chained:"*) return 0 ;;
+    esac
+    seen="$HN_CHAINED_RUNNING:$chained"  # (in the chained hook's environment only)
     # a shell script runs with $0 = this hook's path, as Git ran it (hook managers rely on it)
     line=$(head -c 256 -- "$chained" 2>/dev/null | head -n 1)
     set -- "$chained" "$@"
@@ -92,12 +98,12 @@ run_chained() {
         export HN_CHAINED_HOOK
         shift
         if [ -n "$arg" ]; then
-            "$interp" "$arg" -c '. "$HN_CHAINED_HOOK"' "$0" "$@"
+            HN_CHAINED_RUNNING=$seen "$interp" "$arg" -c '. "$HN_CHAINED_HOOK"' "$0" "$@"
         else
-            "$interp" -c '. "$HN_CHAINED_HOOK"' "$0" "$@"
+            HN_CHAINED_RUNNING=$seen "$interp" -c '. "$HN_CHAINED_HOOK"' "$0" "$@"
         fi
     else
-        "$@"
+        HN_CHAINED_RUNNING=$seen "$@"
     fi
 }
 find_git_hn() {

@@ -40,26 +40,51 @@ def wrapper_text(name: str, executable: str | None = None) -> bytes:
 
 
 def _sha(path: str) -> str | None:
+    """The SHA-256 of the file at ``path`` (a link followed), None when there is nothing, and
+    ``special`` for what is not a regular file (a FIFO is never opened: it would block)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return "special"
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"hook {path} is a directory, not a hook; nothing was changed")
+    if not stat.S_ISREG(st.st_mode):
+        return "special"
     try:
         with open(path, "rb") as fh:
             return hashing.sha256(fh.read()).hexdigest()
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise InputError(f"hook {path} is a directory, not a hook; nothing was changed") from None
 
 
-MARKER = b"(installed by `git hn hooks install`"  # in every wrapper's second line (``hookscripts``)
+def _wrapper_head(name: str) -> bytes:
+    """The first two lines of every wrapper git-hn ever wrote for ``name`` (``hookscripts``)."""
+    return f"#!/bin/sh\n# git-hn {name} wrapper (installed by `git hn hooks install`; see git-hn-hooks(1)).\n".encode()
+
+
+_HEADS = tuple(_wrapper_head(n) for n in HOOKS)
 
 
 def _is_wrapper(path: str) -> bool:
-    """Whether ``path`` is (or links to) a file holding a git-hn wrapper (any version, any
-    executable path)."""
+    """Whether ``path`` is a regular file that starts as a git-hn wrapper does (any version, any
+    executable path). Never a symbolic link (a link is the user's: chained and put back as it
+    was), never opened unless it is a regular file (a FIFO named like a hook blocks no one)."""
     try:
-        with open(path, "rb") as fh:
-            return MARKER in fh.read(4096)
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return False
+    try:
+        head = os.read(fd, 160)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return head.startswith(_HEADS)
 
 
 def _replaced(path: str, chained: str, mine: dict) -> bool:
@@ -76,7 +101,8 @@ PRE_COMMIT_LEGACY = ".legacy"  # pre-commit's "migration mode": the hook it foun
 
 def _migrated(path: str, mine: dict) -> bool:
     """Whether pre-commit's ``install`` moved the wrapper to ``<hook>.legacy`` (it runs it)."""
-    return _sha(path) != mine["wrapper"] and _sha(path + PRE_COMMIT_LEGACY) == mine["wrapper"]
+    return os.path.lexists(path) and _sha(path) != mine["wrapper"] \
+        and _sha(path + PRE_COMMIT_LEGACY) == mine["wrapper"]
 
 
 def _put_back(mine: dict, chained: str, path: str) -> None:
@@ -206,10 +232,10 @@ def _follow_record(loc: Location, repo: Repo, gitdir: str) -> None:
         return
     if os.path.realpath(recorded) == os.path.realpath(hook_dir):
         if by and by != gitdir and not _within(recorded, gitdir):
-            if _record_names(by, recorded):
-                loc.installed_by = by
-            else:
+            if _record_names(by, recorded) is False:
                 loc.moved_from = by
+            else:  # (it names this directory, or cannot be read: then it is not ours to act on)
+                loc.installed_by = by
         return
     if not os.path.isdir(recorded):
         loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
@@ -229,15 +255,19 @@ def _own_recorded(loc: Location, gitdir: str) -> tuple[str, str]:
     return recorded, by
 
 
-def _record_names(gitdir: str, hook_dir: str) -> bool:
+def _record_names(gitdir: str, hook_dir: str) -> bool | None:
     """Whether the hook record in Git directory ``gitdir`` exists, was written there, and names
-    ``hook_dir`` (so its repository owns the wrappers there)."""
+    ``hook_dir`` (so its repository owns the wrappers there); None when it exists and cannot be
+    read (another user's, damaged): not known to be anyone else's."""
     hn_dir = os.path.join(gitdir, "hn")
+    record = os.path.join(hn_dir, "hooks.json")
+    if not os.path.lexists(record):
+        return False
     try:
-        data = private.read_private(hn_dir, os.path.join(hn_dir, "hooks.json"))
+        data = private.read_private(hn_dir, record)
         doc = json.loads(data) if data is not None else None
     except (HnError, OSError, ValueError):
-        return False
+        return None
     return isinstance(doc, dict) and doc.get("gitdir") == gitdir and isinstance(doc.get("dir"), str) \
         and os.path.realpath(doc["dir"]) == os.path.realpath(hook_dir)
 
@@ -377,14 +407,13 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
     refuse_elsewhere(loc, repo)
     os.makedirs(loc.dir, exist_ok=True)
     record = loc.load()
-    if _heal(loc, record):
-        loc.save(record)
     plan = []
     for name in HOOKS:
         path = loc.path(name)
         text = wrapper_text(name)
         mine = record.get(name)
-        if mine is None and not _is_wrapper(path) and _is_wrapper(path + PRE_COMMIT_LEGACY):
+        if mine is None and os.path.lexists(path) and not _is_wrapper(path) \
+                and _is_wrapper(path + PRE_COMMIT_LEGACY):
             _refuse_unrecorded(loc, path + PRE_COMMIT_LEGACY)  # (pre-commit runs it: taken on there)
             plan.append((name, path + PRE_COMMIT_LEGACY, text, None, ADOPT))
             continue
@@ -404,7 +433,13 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
             plan.append((name, path, text, path + LEGACY if legacy else None, REFRESH))  # in place
             continue
         if current is not None and _is_wrapper(path):
-            # git-hn's own wrapper, not this record's: chained, it would run itself for ever
+            # git-hn's own wrapper, not as this record has it: chained, it would run itself
+            if mine is not None:
+                if current == hashing.sha256(text).hexdigest():
+                    plan.append((name, path, text, None, REFRESH))  # (already today's: recorded)
+                    continue
+                raise InputError(f"hook {path} changed since install (git-hn's wrapper, edited); refusing to "
+                                 "install over the edit: take it out (or delete the file), then install again")
             _refuse_unrecorded(loc, path)
             plan.append((name, path, text, None, ADOPT))  # this Git directory's: its record was lost
             continue
@@ -416,8 +451,14 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
                                  "refusing to install: keep the one that is wanted as "
                                  f"{path}, remove the other, then install again")
             plan.append((name, path, text, path, NEW))
+        elif mine is not None and mine.get("chained") is not None and loc.current_chained(name) is not None \
+                and mine["chained"] in (_fingerprint(loc.current_chained(name)), _sha(loc.current_chained(name))):
+            # the wrapper deleted by hand, the hook it chains still there as recorded: chained again
+            plan.append((name, path, text, None, REFRESH))
         else:
             plan.append((name, path, text, None, NEW))
+    if _heal(loc, record):  # (only once nothing above refused)
+        loc.save(record)
     if not plan:
         return status_lines(loc)
     loc.save(record)  # the record can be written: else nothing is, not even a wrapper
@@ -458,10 +499,14 @@ def _heal(loc: Location, record: dict) -> bool:
     end); its record entry then chains nothing. Whether anything changed."""
     changed = False
     for name in HOOKS:
+        path = loc.path(name)
+        if not os.path.lexists(path) and _is_wrapper(path + PRE_COMMIT_LEGACY):
+            os.unlink(path + PRE_COMMIT_LEGACY)  # (pre-commit gone: nothing runs it, a wrapper is written anew)
+            changed = True
         chained = loc.current_chained(name)
         if chained is None or not _is_wrapper(chained):
             continue
-        os.unlink(chained)  # (a wrapper of git-hn's, never a user's file)
+        os.unlink(chained)  # (a wrapper of git-hn's, a regular file: never a user's file or link)
         changed = True
         if name in record:
             record[name] = {**record[name], "chained": None, "chainedMode": None}
@@ -602,8 +647,6 @@ def uninstall(loc: Location) -> list[str]:
         raise InputError(f"core.hooksPath names {loc.dir}, which does not exist: this repository was moved since "
                          "git-hn installed its hooks there; set core.hooksPath to where they are now, then "
                          "uninstall again; nothing was changed")
-    if _heal(loc, record):
-        loc.save(record)
     away = loc.recorded_gone or bool(loc.elsewhere)
     if away:
         here = wrappers_here(loc, record)
@@ -642,6 +685,9 @@ def uninstall(loc: Location) -> list[str]:
             continue
         path = loc.path(name)
         chained = loc.current_chained(name)
+        if chained is not None and _is_wrapper(chained):  # (chained into itself by an earlier version)
+            os.unlink(chained)
+            chained = None
         if _migrated(path, mine):  # pre-commit runs it as <hook>.legacy: what it chained goes there
             os.unlink(path + PRE_COMMIT_LEGACY)
             if chained is not None:
@@ -652,8 +698,8 @@ def uninstall(loc: Location) -> list[str]:
                 os.unlink(chained)
             continue
         os.unlink(path)
-        if mine.get("chained") is not None and loc.current_chained(name) is not None:
-            _put_back(mine, loc.current_chained(name), path)  # (else deleted by hand: nothing to put back)
+        if mine.get("chained") is not None and chained is not None:
+            _put_back(mine, chained, path)  # (else deleted by hand: nothing to put back)
     try:
         os.rmdir(os.path.join(loc.dir, CHAINED_DIR))  # only when empty: never anyone else's files
     except OSError:
@@ -680,6 +726,9 @@ def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
                     "there takes them out), or the record was lost (then delete each by hand, and move "
                     f"{CHAINED_DIR}/<hook>, if there, back in its place)")
         return ""
+    if shared and unrecorded and os.path.realpath(os.path.expanduser(shared)) == os.path.realpath(loc.dir):
+        return (f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks status "
+                "--global shows what is installed there")
     if loc.installed_by:
         return (f"these hooks were installed by the repository whose Git directory is {loc.installed_by} (this one is "
                 "a copy of it, with its core.hooksPath): they run here too, and its git hn hooks uninstall takes "

@@ -1226,9 +1226,11 @@ def test_an_install_refused_after_the_hooks_path_was_unset_names_the_uninstall_t
     assert (a / ".git" / "hooks" / "pre-push").exists() and os.listdir(mine) == []
 
 
-def test_a_link_to_a_git_hn_wrapper_is_taken_on_never_chained(tmp_path):
-    """``.git/hooks/<hook>`` a symbolic link to a wrapper (another repository's shared directory,
-    or git-hn's own template): chained, it ran itself without end on every commit."""
+def test_a_link_to_a_git_hn_wrapper_is_chained_and_never_loops(tmp_path):
+    """``.git/hooks/<hook>`` a symbolic link to a wrapper (another repository's shared directory):
+    chained, the wrapper it leads to ran again with this wrapper's ``$0``, found the same chained
+    hook, and every commit and push ran without end. A link is the user's (chained, and put back
+    as it was); a chained hook that leads back to the wrapper running it runs once."""
     shared = tmp_path / "S"
     a, b = make_repo(tmp_path / "a"), make_repo(tmp_path / "b")
     git(a, "config", "core.hooksPath", str(shared))
@@ -1237,12 +1239,17 @@ def test_a_link_to_a_git_hn_wrapper_is_taken_on_never_chained(tmp_path):
     for name in ("pre-push", "reference-transaction"):
         (b / ".git" / "hooks" / name).symlink_to(shared / name)
     r = hn(b, "hooks", "install")
-    assert r.code == 0 and r.out.splitlines()[:2] == ["pre-push: installed", "reference-transaction: installed"], r
-    assert not (b / ".git" / "hooks" / "hn-chained").exists()
+    assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)", r
     _commit_finishes(b)
+    remote = tmp_path / "r.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(b, "remote", "add", "o", str(remote))
+    proc = subprocess.run(["git", "push", "-q", "o", "HEAD:refs/heads/x"], cwd=b, capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
     assert {p.name: p.read_bytes() for p in shared.iterdir()} == before
     assert hn(b, "hooks", "uninstall").code == 0
-    assert not (b / ".git" / "hooks" / "pre-push").exists()
+    assert os.readlink(b / ".git" / "hooks" / "pre-push") == str(shared / "pre-push")
+    assert os.readlink(b / ".git" / "hooks" / "reference-transaction") == str(shared / "reference-transaction")
 
 
 def test_a_lost_record_under_pre_commits_migration_mode_takes_on_the_legacy_wrapper(tmp_path):
@@ -1373,3 +1380,134 @@ def test_a_legacy_chained_link_refreshed_into_the_new_layout_still_uninstalls(tm
     r = hn(a, "hooks", "uninstall")
     assert r.code == 0, r.err
     assert os.readlink(hooks / "pre-push") == "../../scripts/pre-push"
+
+
+MARKER_COMMENT = "#!/bin/sh\n# git-hn's wrappers carry \"(installed by `git hn hooks install`\": we grep for it\nexit 0\n"
+
+
+def test_a_users_hook_that_mentions_the_wrappers_marker_is_chained_and_put_back(tmp_path):
+    """Only a file that starts as a wrapper does is one: a team hook quoting the marker text
+    was taken on as a wrapper (overwritten, then deleted by uninstall)."""
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    _user_hook(hooks / "pre-push", MARKER_COMMENT)
+    r = hn(a, "hooks", "install")
+    assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)", r
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks / "pre-push").read_text() == MARKER_COMMENT
+
+
+def test_an_edited_chained_hook_or_wrapper_is_never_removed_or_overwritten(tmp_path):
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    _user_hook(hooks / "pre-push")
+    assert hn(a, "hooks", "install").code == 0
+    with open(hooks / "hn-chained" / "pre-push", "a") as fh:
+        fh.write("# (installed by `git hn hooks install`\n")
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 1 and "changed since install; refusing to uninstall" in r.err, r.err
+    assert (hooks / "hn-chained" / "pre-push").exists()
+    b = make_repo(tmp_path / "b")
+    assert hn(b, "hooks", "install").code == 0
+    with open(b / ".git" / "hooks" / "pre-push", "a") as fh:
+        fh.write("echo MY-EDIT\n")
+    edited = (b / ".git" / "hooks" / "pre-push").read_bytes()
+    r = hn(b, "hooks", "install")
+    assert r.code == 1 and "changed since install (git-hn's wrapper, edited)" in r.err, r.err
+    assert (b / ".git" / "hooks" / "pre-push").read_bytes() == edited
+
+
+def test_a_chained_link_that_comes_to_lead_to_a_wrapper_never_loops(tmp_path):
+    """B's pre-push links A's team hook; B installs (chaining the link), then A installs (A's
+    pre-push becomes a wrapper): B's chained hook leads to a wrapper, which ran B's chained hook
+    again without end; a link to itself did the same. Both run once now, and uninstall puts the
+    links back."""
+    remote = tmp_path / "r.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a, b = make_repo(tmp_path / "A"), make_repo(tmp_path / "B")
+    _user_hook(a / ".git" / "hooks" / "pre-push", "#!/bin/sh\necho TEAM\n")
+    (b / ".git" / "hooks" / "pre-push").symlink_to("../../../A/.git/hooks/pre-push")
+    (b / ".git" / "hooks" / "post-rewrite").symlink_to("post-rewrite")  # (a link to itself)
+    assert hn(b, "hooks", "install").code == 0
+    assert hn(a, "hooks", "install").code == 0
+    git(b, "remote", "add", "o", str(remote))
+    proc = subprocess.run(["git", "push", "-q", "o", "HEAD:refs/heads/b"], cwd=b, capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run(["git", "commit", "-q", "--amend", "-m", "amended"], cwd=b, capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    r = hn(b, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert os.readlink(b / ".git" / "hooks" / "pre-push") == "../../../A/.git/hooks/pre-push"
+    assert os.readlink(b / ".git" / "hooks" / "post-rewrite") == "post-rewrite"
+
+
+def test_a_refused_uninstall_changes_nothing(tmp_path):
+    a = make_repo(tmp_path / "a")
+    hooks_a, hooks_b = a / "hooksA", a / "hooksB"
+    (a / ".git" / "info").mkdir(exist_ok=True)
+    (a / ".git" / "info" / "exclude").write_text("hooksA/\nhooksB/\n")
+    hooks_a.mkdir()
+    _user_hook(hooks_a / "pre-push", "#!/bin/sh\necho TEAM\n")
+    git(a, "config", "core.hooksPath", "hooksA")
+    assert hn(a, "hooks", "install").code == 0
+    record = (a / ".git" / "hn" / "hooks.json").read_bytes()
+    git(a, "config", "core.hooksPath", "hooksB")
+    (hooks_b / "hn-chained").mkdir(parents=True)
+    (hooks_b / "hn-chained" / "pre-push").symlink_to("../../hooksA/pre-push")
+    assert hn(a, "hooks", "uninstall").code == 1
+    assert (a / ".git" / "hn" / "hooks.json").read_bytes() == record
+    assert os.path.islink(hooks_b / "hn-chained" / "pre-push")
+    git(a, "config", "core.hooksPath", "hooksA")
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks_a / "pre-push").read_text() == "#!/bin/sh\necho TEAM\n" and not (hooks_a / "hn-chained").exists()
+
+
+def test_a_wrapper_pre_commit_no_longer_runs_is_installed_again(tmp_path):
+    """pre-commit moved the wrapper to ``pre-push.legacy`` and was later removed: nothing is at
+    ``pre-push``, so Git runs no pre-push hook; status said "installed" and install changed
+    nothing."""
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    assert hn(a, "hooks", "install").code == 0
+    os.rename(hooks / "pre-push", hooks / "pre-push.legacy")
+    assert hn(a, "hooks", "status").out.splitlines()[0] == "pre-push: not installed"
+    r = hn(a, "hooks", "install")
+    assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed", r
+    assert (hooks / "pre-push").exists() and not (hooks / "pre-push.legacy").exists()
+
+
+def test_a_fifo_named_like_a_hook_blocks_no_hooks_command(tmp_path):
+    from helpers import hn_proc
+
+    a = make_repo(tmp_path / "a")
+    os.mkfifo(a / ".git" / "hooks" / "pre-push")
+    for which in ("status", "install", "status", "uninstall"):
+        r = hn_proc(a, "hooks", which, timeout=60)
+        assert r.code in (0, 1), (which, r.err)
+    assert stat.S_ISFIFO(os.lstat(a / ".git" / "hooks" / "pre-push").st_mode)
+
+
+def test_a_copy_never_uninstalls_when_the_originals_record_cannot_be_read(tmp_path):
+    import shutil
+
+    shared = tmp_path / "sh"
+    a = make_repo(tmp_path / "a")
+    git(a, "config", "core.hooksPath", str(shared))
+    assert hn(a, "hooks", "install").code == 0
+    c = tmp_path / "c"
+    shutil.copytree(a, c, symlinks=True)
+    (a / ".git" / "hn" / "hooks.json").write_text("{")  # (damaged: not known to name another directory)
+    r = hn(c, "hooks", "uninstall")
+    assert r.code == 1 and f"installed by the repository whose Git directory is {a / '.git'}" in r.err, r.err
+    assert (shared / "pre-push").exists()
+
+
+def test_status_under_a_global_install_points_to_it(tmp_path):
+    g = tmp_path / "G"
+    a = make_repo(tmp_path / "a")
+    git(a, "config", "--global", "core.hooksPath", str(g))
+    assert hn(tmp_path, "hooks", "install", "--global").code == 0
+    r = hn(a, "hooks", "status")
+    assert r.err == (f"git-hn: hint: core.hooksPath is set in your global or system Git config ({g}): git hn "
+                     "hooks status --global shows what is installed there\n"), r.err
