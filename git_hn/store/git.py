@@ -204,9 +204,9 @@ class Git:
         (a ref transaction: early answers are dropped, as for every writer)."""
         self.forget_early()
         full_env = self.env if env is None else {**self.env, **env}
-        try:
+        try:  # (a session of its own: see ``prepare``)
             proc = popen(["git", *args], stdin=PIPE, stdout=PIPE,
-                         stderr=PIPE, cwd=self.cwd, env=full_env)
+                         stderr=PIPE, cwd=self.cwd, env=full_env, start_new_session=True)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         box: dict = {}
@@ -225,11 +225,17 @@ class Git:
         the ``updates`` (``create``/``update`` lines) and ``prepare``, then locks and checks
         every ref while Python works. Nothing is written before ``Prepared.commit``; ``abort``,
         or the end of this process (Git aborts a started transaction at the end of its input),
-        leaves every ref as it was."""
+        leaves every ref as it was.
+
+        Git runs in a session of its own: a Ctrl-C or a ``kill`` of the command's process group
+        reached it while it created its lock files, and Git registers a lock for removal only
+        once the file exists, so a signal in between left a ``.lock`` that stopped every later
+        transaction on that ref. Interrupted, git-hn aborts the transaction (or, killed, closes
+        its input), and Git removes every lock itself."""
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            proc = popen(["git", *REF_TRANSACTION],
-                         stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=self.cwd, env=full_env)
+            proc = popen(["git", *REF_TRANSACTION], stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=self.cwd,
+                         env=full_env, start_new_session=True)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         err: list[bytes] = []  # drained meanwhile: a hook's chatter must never block Git

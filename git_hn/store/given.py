@@ -1,7 +1,9 @@
 """What each remote was given of the local streams: a journal that outlives the verified state.
 
 Owns ``<common-gitdir>/hn/replication/given-v0``: one line ``<remote> <ref> <head>`` for each
-tip a publication gave a remote. Trusts: this repository's private directory.
+tip a publication gave a remote; and ``offered-v0``, the same lines for the tips a push is
+sending until its answer is read (a publication stopped there leaves them: its ``git push`` may
+have gone on, and they count as given). Trusts: this repository's private directory.
 
 Re-anchoring and ``sync --rebase`` sign memories again only when no remote was given them
 (§11(a) item 3: git-hn never knowingly creates divergence). The verified state keeps the same
@@ -76,6 +78,83 @@ def newest(repo: Repo, remote: str, refs=None) -> dict[str, str]:
 def note(repo: Repo, remote: str, heads: dict[str, str]) -> None:
     """Append that ``remote`` was given ``heads`` (ref -> tip), durably (created if missing)."""
     _append(repo, "".join(_line(remote, ref, head) for ref, head in sorted(heads.items())))
+
+
+OFFERED = "offered-v0"  # tips a publication is pushing, until it knows what the remote took
+
+
+def offered_path(repo: Repo) -> str:
+    return os.path.join(repo.hn_dir, "replication", OFFERED)
+
+
+def offered(repo: Repo) -> list[tuple[str, str, str]]:
+    """(remote, ref, head) of each tip a publication was pushing when it was stopped (killed, or
+    interrupted while its ``git push``, in a session of its own, went on): the remote may hold
+    them, so nothing signs them again. Read with the journal (``store.reanchor.given``); a
+    damaged file raises, as the journal does."""
+    data = private.read_private(repo.hn_dir, offered_path(repo), max_bytes=MAX_BYTES)
+    out = []
+    for line in (data or b"").decode("utf-8", "surrogateescape").splitlines():
+        parts = line.rsplit(" ", 2)
+        if len(parts) != 3 or not parts[0] or not parts[1].startswith("refs/hn/memory/") or not is_oid(parts[2]):
+            raise LocalStateError(f"publication record {offered_path(repo)} is damaged: move it aside only "
+                                  "once git hn sync with each remote has recorded what each holds")
+        out.append((parts[0], parts[1], parts[2]))
+    return out
+
+
+def offer(repo: Repo, remote: str, heads: dict[str, str]) -> None:
+    """Before a push: record (durably) that ``remote`` may be given ``heads``, with what earlier
+    stopped publications offered."""
+    if not heads:
+        return
+    with _offered_lock(repo):
+        rows = set(offered(repo)) | {(remote, ref, head) for ref, head in heads.items()}
+        _write_offered(repo, rows)
+
+
+def settled(repo: Repo, remote: str, refs) -> None:
+    """After a push whose answer was read (and what it gave journalled): ``refs`` of ``remote``
+    are no longer in doubt. Best effort: an entry left only makes re-anchoring more careful."""
+    try:
+        with _offered_lock(repo):
+            rows = offered(repo)
+            keep = {r for r in rows if not (r[0] == remote and r[1] in refs)}
+            if len(keep) != len(rows):
+                _write_offered(repo, keep)
+    except (HnError, OSError):
+        pass
+
+
+def _write_offered(repo: Repo, rows) -> None:
+    if not rows:
+        try:
+            os.unlink(offered_path(repo))
+        except FileNotFoundError:
+            pass
+        return
+    text = "".join(_line(*r) for r in sorted(rows))
+    private.write_private(repo.hn_dir, offered_path(repo), text.encode("utf-8", "surrogateescape"))
+
+
+class _offered_lock:
+    """An exclusive lock for the offered record's read-modify-write (publications to two remotes
+    may run at once): on the replication directory itself."""
+
+    def __init__(self, repo: Repo):
+        self.repo = repo
+
+    def __enter__(self):
+        import fcntl
+
+        target = path(self.repo)
+        private.ensure_dirs(self.repo.hn_dir, os.path.dirname(target))
+        self.fd = os.open(os.path.dirname(target), os.O_RDONLY)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self.fd
+
+    def __exit__(self, *_exc):
+        os.close(self.fd)
 
 
 def adopt(repo: Repo, rows) -> None:

@@ -166,7 +166,8 @@ def given(repo: Repo, ref: str | None = None, conn=None) -> list[tuple[str, str,
         noted = journal.read(repo)
     if noted is None and recorded is None:
         return None
-    rows = set(recorded or ()) | {r for r in noted or () if ref is None or r[1] == ref}
+    # with what a stopped publication may have given (its push went on without it)
+    rows = set(recorded or ()) | {r for r in [*(noted or ()), *journal.offered(repo)] if ref is None or r[1] == ref}
     return sorted(rows)
 
 

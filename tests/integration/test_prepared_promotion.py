@@ -206,7 +206,9 @@ def test_a_locked_accepted_ref_fails_the_promotion_whole_and_a_rerun_converges(t
     assert r.err == ("git-hn: import phase failed (publication phase completed): replication accepted-ref "
                      "transaction failed for remote origin before accepted-ref commit; accepted refs and "
                      "trust projection are unchanged; unreferenced object residue may remain in the "
-                     "object database\n")
+                     f"object database; Git could not lock a ref: {lock} exists (another Git command holds it, "
+                     "or one that was stopped left it); if no Git command is running in this repository, delete "
+                     "it and sync again\n")
     assert git(bob, "for-each-ref", "refs/hn/remotes") == ""
     assert _locks(bob) == [str(lock.relative_to(bob))]
     os.unlink(lock)

@@ -551,3 +551,79 @@ def test_a_killed_writes_temporary_beside_anchors_and_receipts_is_not_a_record(w
     assert r.json()["importedMemories"] == 1
     assert not old.exists() and young.exists()
     assert _rec(bob, "bob still writes")["memoryId"]
+
+
+def test_a_ref_lock_a_stopped_git_left_is_named_with_the_way_out(world):
+    """A crash auditor's case: a group signal reached Git's ref transaction while it created its
+    lock files, and the ``.lock`` it left made every later sync fail with no cause shown. The
+    transaction runs in a session of its own now; a lock left anyway is named."""
+    import os
+
+    from git_hn.store.git import Git
+
+    _remote, alice, bob = world
+    _rec(alice, "alice decides")
+    assert hn(alice, "sync").code == 0
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    accepted = ref.replace("refs/hn/memory/", "refs/hn/remotes/origin/memory/")
+    lock = bob / ".git" / (accepted + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_bytes(b"")
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert (f"; Git could not lock a ref: {lock} exists (another Git command holds it, or one that was stopped "
+            "left it); if no Git command is running in this repository, delete it and sync again") in r.err, r.err
+    assert git(bob, "for-each-ref", "refs/hn/remotes") == ""
+    lock.unlink()
+    assert hn(bob, "sync").code == 0 and git(bob, "rev-parse", accepted) == git(alice, "rev-parse", ref)
+    # the transaction is out of reach of the command's process group (Ctrl-C, kill -TERM -PGID)
+    prepared = Git(str(bob)).prepare([])
+    try:
+        assert os.getsid(prepared.proc.pid) == prepared.proc.pid != os.getsid(0)
+    finally:
+        prepared.abort()
+
+
+def test_a_publication_stopped_while_its_push_went_on_is_never_signed_again(tmp_path):
+    """A crash auditor's case: Ctrl-C on ``sync`` while the remote took the push (its
+    ``git push`` ran on). The journal never heard of it, so re-anchoring after an amend signed
+    the published memory again at its sequence, the clone equivocated, and ``sync --rebase``
+    then held it twice. The tips a push sends are recorded as offered until its answer is read."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    (alice / "g").write_text("two\n")
+    git(alice, "add", "g")
+    git(alice, "commit", "-q", "-m", "c2")
+    git(alice, "push", "-q", "origin", "main")
+    c2 = git(alice, "rev-parse", "HEAD")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "second memory on c2").code == 0
+    started, go = tmp_path / "started", tmp_path / "go"
+    hook = remote / "hooks" / "post-receive"
+    hook.write_text(f"#!/bin/sh\ntouch {started}\nwhile [ ! -e {go} ]; do sleep 0.05; done\n")
+    hook.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-m", "git_hn", "sync"], cwd=alice, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not started.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.communicate(timeout=60)
+    go.write_text("")
+    hook.unlink()
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    deadline = time.monotonic() + 30
+    while git(remote, "for-each-ref", "--format=%(objectname)", ref) != git(alice, "rev-parse", ref):
+        assert time.monotonic() < deadline, "the remote never took the push"
+        time.sleep(0.05)
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")
+    r = hn(alice, "memory", "reanchor", c2, "HEAD")
+    assert r.code == 1 and "no unpublished memory of yours names commit" in r.err, (r.out, r.err)
+    r = hn(alice, "sync")
+    assert r.code == 0, r.err
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)

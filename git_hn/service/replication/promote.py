@@ -113,11 +113,12 @@ def accept(run, promotable: list) -> None:
         if tx is None:  # Git was still preparing when the state began; or it refused
             tx = prepared.commit() if prepared.ready() else _restart(run, repo, updates)
             run.prepared = None
-        ok = tx.wait()[0] == 0
+        code, _out, err = tx.wait()
+        ok = code == 0
         serial.promoted(repo, remote)
         finish(ok)
     if not ok:
-        raise residue("accepted-ref transaction failed", remote)
+        raise _transaction_failed(remote, err)
     for o in promotable:
         if not o.prefix:  # a stream promoted up to a missing dependency stays failed
             o.status = "promoted"
@@ -265,6 +266,23 @@ def _matching(run, updates: list[str]):
         discard_prepared(run)
         return None
     return prepared
+
+
+def _transaction_failed(remote: str, err: bytes):
+    """The contract's failure, with the one cause git-hn can name and the user can mend: a ref's
+    lock file that a stopped Git left (Git never removes another process's lock)."""
+    import re
+
+    from ...core.gostr import one_line
+
+    error = residue("accepted-ref transaction failed", remote)
+    found = re.search(rb"Unable to create '([^']+\.lock)': File exists", err)
+    if found:
+        path = one_line(found.group(1).decode("utf-8", "replace"))
+        error.message += (f"; Git could not lock a ref: {path} exists (another Git command holds it, or one "
+                          "that was stopped left it); if no Git command is running in this repository, delete "
+                          "it and sync again")
+    return error
 
 
 def _transaction(repo, updates: list[str], remote: str):

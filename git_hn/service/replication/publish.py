@@ -390,7 +390,31 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
     whatever the ref names when the push runs: one explicit refspec per ref for a few, and from
     ``OUTBOX_FROM`` refs one wildcard over an outbox holding those tips (``store.outbox``: Git
     matches each explicit refspec against every local ref). A rejected ref or a failed push is a
-    phase error after every slice was tried."""
+    phase error after every slice was tried.
+
+    Until the push's answer is read, the tips it sends are recorded as offered
+    (``store.given.offer``): a publication stopped there (Ctrl-C, a killed background publisher)
+    leaves its ``git push``, in a session of its own, running on, and the remote may hold them;
+    re-anchoring and ``sync --rebase`` then sign none of them again (they signed a published
+    memory a second time, the clone equivocated, and the rebase that followed held it twice)."""
+    from ...errors import Signalled
+    from ...store import given
+
+    offered = {r: heads[r] for r in refs if r in heads}
+    given.offer(repo, remote, offered)
+    try:
+        published = _push_slices(repo, remote, refs, heads, exact, sent)
+    except (Signalled, KeyboardInterrupt):
+        raise  # (stopped while Git may still be pushing: the offer stays)
+    except BaseException:
+        given.settled(repo, remote, offered)  # (the answer was read: what was given is journalled)
+        raise
+    given.settled(repo, remote, offered)
+    return published
+
+
+def _push_slices(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool,
+                 sent: list | None) -> int:
     if exact and len(refs) >= OUTBOX_FROM:
         from ...store import outbox
 
