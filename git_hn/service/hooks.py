@@ -455,6 +455,10 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
                 and mine["chained"] in (_fingerprint(loc.current_chained(name)), _sha(loc.current_chained(name))):
             # the wrapper deleted by hand, the hook it chains still there as recorded: chained again
             plan.append((name, path, text, None, REFRESH))
+        elif mine is None and loc.current_chained(name) is not None and loc.gitdir and _within(loc.dir, loc.gitdir):
+            # a chained hook with neither its wrapper nor its record (both lost): the new wrapper
+            # runs it, so uninstall must put it back (this Git directory's: nothing else writes here)
+            plan.append((name, path, text, None, ADOPT))
         else:
             plan.append((name, path, text, None, NEW))
     if _heal(loc, record):  # (only once nothing above refused)

@@ -1511,3 +1511,16 @@ def test_status_under_a_global_install_points_to_it(tmp_path):
     r = hn(a, "hooks", "status")
     assert r.err == (f"git-hn: hint: core.hooksPath is set in your global or system Git config ({g}): git hn "
                      "hooks status --global shows what is installed there\n"), r.err
+
+
+def test_a_chained_hook_whose_wrapper_and_record_were_lost_is_put_back_by_uninstall(tmp_path):
+    a = make_repo(tmp_path / "a")
+    hooks = a / ".git" / "hooks"
+    _user_hook(hooks / "pre-push")
+    assert hn(a, "hooks", "install").code == 0
+    (a / ".git" / "hn" / "hooks.json").unlink()
+    (hooks / "pre-push").unlink()
+    r = hn(a, "hooks", "install")
+    assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)", r
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks / "pre-push").read_text() == "#!/bin/sh\necho OWN\n" and not (hooks / "hn-chained").exists()
