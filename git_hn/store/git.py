@@ -213,6 +213,8 @@ class Git:
         thread = Background(lambda: box.setdefault("io", proc.communicate(input)))
 
         class Overlapped:
+            pid = proc.pid
+
             def wait(self_inner):
                 thread.join()
                 out, err = box["io"]

@@ -105,21 +105,29 @@ def offered(repo: Repo) -> list[tuple[str, str, str]]:
 
 def offer(repo: Repo, remote: str, heads: dict[str, str]) -> None:
     """Before a push: record (durably) that ``remote`` may be given ``heads``, with what earlier
-    stopped publications offered."""
+    stopped publications offered. Best effort: a record that cannot be written or read never
+    stops a publication (a damaged one then makes re-anchoring refuse, as a damaged journal
+    does, until it is moved aside)."""
     if not heads:
         return
-    with _offered_lock(repo):
-        rows = set(offered(repo)) | {(remote, ref, head) for ref, head in heads.items()}
-        _write_offered(repo, rows)
+    try:
+        with _offered_lock(repo):
+            rows = set(offered(repo)) | {(remote, ref, head) for ref, head in heads.items()}
+            _write_offered(repo, rows)
+    except (HnError, OSError):
+        pass
 
 
-def settled(repo: Repo, remote: str, refs) -> None:
-    """After a push whose answer was read (and what it gave journalled): ``refs`` of ``remote``
-    are no longer in doubt. Best effort: an entry left only makes re-anchoring more careful."""
+def settled(repo: Repo, remote: str, given: dict[str, str], refused: dict[str, str]) -> None:
+    """After a push whose answer was read (and what it gave journalled): each ref ``given`` a tip
+    is in doubt no more (what earlier stopped pushes offered of it is below that tip: a stream
+    only grows above what counts as given); a tip ``refused`` (or not sent: the remote was not
+    reached) is not the remote's, but an older offer of that ref stays (a stopped push may have
+    given it). Best effort: an entry left only makes re-anchoring more careful."""
     try:
         with _offered_lock(repo):
             rows = offered(repo)
-            keep = {r for r in rows if not (r[0] == remote and r[1] in refs)}
+            keep = {r for r in rows if r[0] != remote or (r[1] not in given and refused.get(r[1]) != r[2])}
             if len(keep) != len(rows):
                 _write_offered(repo, keep)
     except (HnError, OSError):

@@ -26,9 +26,9 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
-        if os.path.islink(path):  # (§2.3's words for a private file; a lock is named as one)
-            raise LocalStateError(f"lock file {path} is a symbolic link") from None
-        raise LocalStateError(f"lock file {path} cannot be opened: {exc.strerror}") from None
+        if os.path.islink(path):
+            raise LocalStateError(f"private identity file {path} is a symbolic link") from None
+        raise LocalStateError(f"private identity file {path} cannot be opened: {exc.strerror}") from None
     try:
         private.check_file(path, os.fstat(fd), 0)
         deadline = time.monotonic() + timeout

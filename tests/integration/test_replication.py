@@ -627,3 +627,38 @@ def test_a_publication_stopped_while_its_push_went_on_is_never_signed_again(tmp_
     r = hn(alice, "sync")
     assert r.code == 0, r.err
     assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)
+
+
+def test_what_a_stopped_push_offered_stays_until_a_push_gives_that_ref(tmp_path):
+    """A reviewer's case: a push stopped while the remote took tip 1, then a push of tip 2 that
+    the remote refused: the refusal said nothing of tip 1, which must keep counting as given
+    (it was dropped, and an amend then signed the published memory again). A tip given clears
+    every earlier offer of its ref; a damaged record never stops a publication."""
+    from git_hn.store import given
+    from git_hn.store.repo import open_repo
+
+    repo_dir = make_repo(tmp_path / "r")
+    repo = open_repo(str(repo_dir))
+    ref, h1, h2, h3 = "refs/hn/memory/" + "a" * 64 + "/" + "b" * 64, "1" * 40, "2" * 40, "3" * 40
+    given.offer(repo, "origin", {ref: h1})  # (a push stopped here)
+    given.offer(repo, "origin", {ref: h2})
+    given.settled(repo, "origin", {}, {ref: h2})  # refused: tip 2 is not the remote's
+    assert given.offered(repo) == [("origin", ref, h1)]
+    given.offer(repo, "other", {ref: h2})
+    given.settled(repo, "origin", {ref: h3}, {})  # given: every offer of it to that remote is below
+    assert given.offered(repo) == [("other", ref, h2)]
+    given.settled(repo, "other", {ref: h2}, {})
+    assert given.offered(repo) == [] and not os.path.exists(given.offered_path(repo))
+    with open(given.offered_path(repo), "w") as fh:
+        fh.write("damaged\n")
+    os.chmod(given.offered_path(repo), 0o600)
+    given.offer(repo, "origin", {ref: h1})  # (never raises: the publication goes on)
+    from git_hn.errors import LocalStateError
+    from git_hn.store.reanchor import given as given_rows
+
+    try:
+        given_rows(repo)
+        raise AssertionError("a damaged record was read as nothing offered")
+    except LocalStateError as exc:
+        assert "is damaged" in exc.message
+    repo.close()

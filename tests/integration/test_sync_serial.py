@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import random
 import signal
@@ -84,10 +85,8 @@ def test_a_sync_waits_for_the_running_one_and_the_fetch_hook_does_not(tmp_path):
     assert git(b, "rev-parse", ref) == git(remote, "rev-parse", f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}")
 
 
-def test_ref_lock_files_a_killed_sync_left_are_removed(tmp_path):
-    """A SIGKILL of a sync's process group (a closed terminal, an OOM kill) while its prepared ref
-    transaction holds one lock file per accepted ref: every later sync failed on them. The next
-    import removes exactly those (the refs the dead sync recorded) and promotes everything."""
+def _many_streams(tmp_path) -> tuple[Path, Path]:
+    """A remote of 200 streams (4 actors x 50) and a clone ``b`` that selects them all."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     import memgen
 
@@ -101,23 +100,72 @@ def test_ref_lock_files_a_killed_sync_left_are_removed(tmp_path):
     git(tmp_path, "clone", "-q", str(remote), str(b))
     assert hn(b, "init", "--name", "B").code == 0
     assert hn(b, "replication", "select", "--all").code == 0
+    return remote, b
+
+
+def test_a_killed_syncs_ref_transaction_releases_its_locks_itself(tmp_path):
+    """A SIGKILL of a sync's process group (a closed terminal, an OOM kill) while its prepared ref
+    transaction holds one lock file per accepted ref: Git died with it and every later sync
+    failed on the locks. The transaction runs in a session of its own: it reads the end of its
+    input, aborts, and removes every lock; nothing was promoted, and the next sync promotes
+    everything."""
+    _remote, b = _many_streams(tmp_path)
     accepted = b / ".git" / "refs" / "hn" / "remotes" / "origin" / "memory"
     sync = subprocess.Popen(["git", "hn", "sync"], cwd=b, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 60
     while len(list(accepted.rglob("*.lock"))) < 200 and sync.poll() is None and time.monotonic() < deadline:
         time.sleep(0.001)  # (until Git has locked every accepted ref: the transaction is prepared)
+    assert len(list(accepted.rglob("*.lock"))) == 200
     os.killpg(sync.pid, signal.SIGKILL)
     sync.wait()
-    left = list(accepted.rglob("*.lock"))
-    assert len(left) == 200  # the transaction was prepared: one lock per stream, none promoted
+    deadline = time.monotonic() + 30
+    while list(accepted.rglob("*.lock")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert list(accepted.rglob("*.lock")) == []
     assert git(b, "for-each-ref", "refs/hn/remotes") == ""
-    foreign = accepted.parent / "other.lock"  # a lock file the dead sync did not record stays
-    foreign.write_text("")
     doc = hn(b, "sync", "--json").json()
     assert doc["promoted"] == 200
-    assert list(accepted.rglob("*.lock")) == [] and foreign.exists()
     assert hn(b, "memory", "index", "verify").code == 0
+
+
+def test_ref_lock_files_a_dead_transaction_left_are_removed_and_a_live_ones_are_not(tmp_path):
+    """The locks a transaction left when its Git was killed too (recorded before it ended) are
+    removed by the next import, and only those; while the recorded ``update-ref`` still runs
+    (it outlives a killed sync for a moment), its locks are its own: the import waits for it."""
+    from git_hn.service.replication import serial
+    from git_hn.store.repo import open_repo
+
+    remote, b = _many_streams(tmp_path)
+    refs = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory").split()
+    accepted = [r.replace("refs/hn/memory/", "refs/hn/remotes/origin/memory/") for r in refs[:3]]
+    oid = git(b, "rev-parse", "HEAD")
+    # a transaction that holds the first accepted ref's lock until its input ends
+    live = subprocess.Popen(["git", "update-ref", "--stdin"], cwd=b, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    live.stdin.write(f"start\ncreate {accepted[0]} {oid}\nprepare\n".encode())
+    live.stdin.flush()
+    assert live.stdout.readline() == b"start: ok\n" and live.stdout.readline() == b"prepare: ok\n"
+    repo = open_repo(str(b))
+    serial.promoting(repo, "origin", [f"create {r} {oid}" for r in accepted], live.pid)
+    repo.close()
+    dead = [b / ".git" / (r + ".lock") for r in accepted[1:]]
+    for path in dead:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")
+    foreign = b / ".git" / "refs" / "hn" / "remotes" / "origin" / "other.lock"  # not recorded: stays
+    foreign.write_text("")
+    sync = subprocess.Popen(["git", "hn", "sync", "--json"], cwd=b, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    assert sync.poll() is None and (b / ".git" / (accepted[0] + ".lock")).exists()
+    assert all(p.exists() for p in dead)  # (nothing is cleared while the recorded Git runs)
+    live.stdin.close()  # its input ends: it aborts, and removes its lock
+    live.wait(timeout=30)
+    out, err = sync.communicate(timeout=120)
+    assert sync.returncode == 0, err
+    assert json.loads(out)["promoted"] == 200
+    assert not any(p.exists() for p in dead) and foreign.exists()
 
 
 def test_one_identity_in_two_clones_publishes_nothing_from_the_clone_behind(tmp_path):

@@ -250,11 +250,12 @@ def prepare(run, wanted: list) -> None:
     from . import serial
 
     updates = _updates(_promotions(run.remote, alive))
-    serial.promoting(run.repo, run.remote, updates)
     try:
         run.prepared = run.repo.git.prepare(updates, env=env)
     except HnError:
         run.prepared = None  # ``accept`` starts the transaction itself
+        return
+    serial.promoting(run.repo, run.remote, updates, run.prepared.proc.pid)
 
 
 def _matching(run, updates: list[str]):
@@ -290,11 +291,11 @@ def _transaction(repo, updates: list[str], remote: str):
     from ...store.git import REF_TRANSACTION
     from . import serial
 
-    serial.promoting(repo, remote, updates)
-
     lines = ["start", *updates, "prepare", "commit"]
-    return repo.git.start(list(REF_TRANSACTION), input=("\n".join(lines) + "\n").encode(),
-                          env={"HN_HOOK_ACTIVE": "1"})
+    tx = repo.git.start(list(REF_TRANSACTION), input=("\n".join(lines) + "\n").encode(),
+                        env={"HN_HOOK_ACTIVE": "1"})
+    serial.promoting(repo, remote, updates, tx.pid)
+    return tx
 
 
 def _restart(run, repo, updates: list[str]):

@@ -402,32 +402,33 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
 
     offered = {r: heads[r] for r in refs if r in heads}
     given.offer(repo, remote, offered)
+    answered: dict[str, str] = {}  # ref -> the tip the remote now holds, from the push's answer
     try:
-        published = _push_slices(repo, remote, refs, heads, exact, sent)
+        published = _push_slices(repo, remote, refs, heads, exact, sent, answered)
     except (Signalled, KeyboardInterrupt):
         raise  # (stopped while Git may still be pushing: the offer stays)
     except BaseException:
-        given.settled(repo, remote, offered)  # (the answer was read: what was given is journalled)
+        given.settled(repo, remote, answered, {r: h for r, h in offered.items() if r not in answered})
         raise
-    given.settled(repo, remote, offered)
+    given.settled(repo, remote, answered, {r: h for r, h in offered.items() if r not in answered})
     return published
 
 
 def _push_slices(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool,
-                 sent: list | None) -> int:
+                 sent: list | None, answered: dict) -> int:
     if exact and len(refs) >= OUTBOX_FROM:
         from ...store import outbox
 
         with outbox.staged(repo, {r: heads[r] for r in refs}) as spec:
             if spec is not None:  # (else nothing was written: one refspec per ref)
-                return _push(repo, remote, [[spec]], heads, sent)
+                return _push(repo, remote, [[spec]], heads, sent, answered)
     slices = [[f"{heads[r]}:{r}" if exact else f"{r}:{r}" for r in refs[i:i + SLICE]]
               for i in range(0, len(refs), SLICE)]
-    return _push(repo, remote, slices, heads, sent)
+    return _push(repo, remote, slices, heads, sent, answered)
 
 
 def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str],
-          sent: list | None = None) -> int:
+          sent: list | None = None, answered: dict | None = None) -> int:
     """One ``git push`` per slice of refspecs, their porcelain read (see ``push``)."""
     published, rejected = 0, False
     reason = ""  # the server's word on the first refused ref (issue 14)
@@ -470,6 +471,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
             rejected = True
             reason = reason or behind[ref]
     remember(repo, remote, done)
+    if answered is not None:
+        answered.update(done)
     if rejected:
         error = phase("memory publication", remote, published)
         if reason:

@@ -76,14 +76,16 @@ def _promoting_path(repo: Repo, remote: str) -> str:
     return os.path.join(repo.hn_dir, "replication", f"promoting-{_digest(remote)}")
 
 
-def promoting(repo: Repo, remote: str, updates: list[str]) -> None:
-    """Record the refs a promotion's ref transaction (its ``create``/``update`` lines) is about to
-    lock: Git holds one ``<ref>.lock`` per ref until the transaction ends (for a prepared one,
-    most of a sync), and a SIGKILL of the sync's process group leaves them all, failing every
-    later promotion. ``clear_dead`` removes exactly those. Best effort (a derived file)."""
+def promoting(repo: Repo, remote: str, updates: list[str], pid: int | None = None) -> None:
+    """Record the refs a promotion's ref transaction (its ``create``/``update`` lines) locks, and
+    the process ID of that ``update-ref``: Git holds one ``<ref>.lock`` per ref until the
+    transaction ends (for a prepared one, most of a sync); a Git killed with it leaves them all,
+    failing every later promotion, and ``clear_dead`` removes exactly those once that Git has
+    ended (it runs in a session of its own, so it outlives a killed sync for a moment: its
+    locks are live until then). Best effort (a derived file)."""
     from ...store import private
 
-    refs = "".join(line.split(" ")[1] + "\n" for line in updates)
+    refs = (f"pid {pid}\n" if pid else "") + "".join(line.split(" ")[1] + "\n" for line in updates)
     try:
         private.write_private(repo.hn_dir, _promoting_path(repo, remote), refs.encode("utf-8"), derived=True)
     except (HnError, OSError):
@@ -96,6 +98,35 @@ def promoted(repo: Repo, remote: str) -> None:
         os.unlink(_promoting_path(repo, remote))
     except OSError:
         pass
+
+
+def _ended(pid: int, wait: float = 30.0) -> bool:
+    """Whether the ``update-ref`` with process ID ``pid`` has ended, waiting up to ``wait``
+    seconds for it (a transaction a killed sync left ends as soon as it reads the end of its
+    input, or its hooks return). A process of that ID that is not ``git update-ref`` (the ID was
+    used again) counts as ended."""
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                alive = b"update-ref" in fh.read()
+        except FileNotFoundError:
+            return True
+        except OSError:  # (no /proc: ask the kernel whether the ID is in use)
+            try:
+                os.kill(pid, 0)
+                alive = True
+            except ProcessLookupError:
+                return True
+            except OSError:
+                alive = True
+        if not alive:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
 
 
 def clear_dead(repo: Repo, remote: str) -> list[str]:
@@ -113,8 +144,13 @@ def clear_dead(repo: Repo, remote: str) -> list[str]:
         data = None
     if data is None:
         return []
+    lines = data.decode("utf-8", "replace").splitlines()
+    if lines and lines[0].startswith("pid ") and lines[0][4:].isdigit():
+        if not _ended(int(lines[0][4:])):
+            return []  # (still running: its locks are its own; the next sync looks again)
+        lines = lines[1:]
     removed = []
-    for ref in data.decode("utf-8", "replace").splitlines():
+    for ref in lines:
         parsed = parse_accepted_ref(ref)
         if parsed is None or parsed[0] != remote:
             continue
