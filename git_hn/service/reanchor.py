@@ -44,8 +44,23 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
     done = rewrite(repo, ident, {old_commit: new_commit})
     if not done:
         raise InputError(f"no unpublished memory of yours names commit {old_commit} (a published memory "
-                         "is never rewritten: correct one with git hn memory supersede --at)")
+                         "is never rewritten: correct one with git hn memory supersede --at)" + _stopped_hint(repo))
     return Reanchored(old_commit, new_commit, done, tuple(_absent_at(repo, done, new_commit)))
+
+
+def _stopped_hint(repo: Repo) -> str:
+    """When a stopped publication's offers count as published (``store.given``): how to settle them."""
+    from ..store import given
+
+    try:
+        stopped = given.offered(repo)
+    except (HnError, OSError):
+        return ""
+    if not stopped:
+        return ""
+    remotes = " ".join(sorted({r for r, _ref, _h in stopped}))
+    return (f"; a publication to {remotes} was stopped while pushing, so what it sent counts as published "
+            f"until git hn sync {remotes.split()[0]} reads what the remote holds")
 
 
 def _absent_at(repo: Repo, done: list, commit: str) -> list[tuple[str, str]]:

@@ -155,8 +155,9 @@ class Git:
         self._early.clear()
 
     def run(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
-            timeout: float | None = None) -> Completed:
-        """Run ``git <args>``; never raises for a non-zero exit (callers decide)."""
+            timeout: float | None = None, on_start=None) -> Completed:
+        """Run ``git <args>``; never raises for a non-zero exit (callers decide). ``on_start``
+        gets the process ID once Git runs (a push records it: ``store.given.pushing``)."""
         if self._early:
             if args and args[0] in _WRITERS:
                 self.forget_early()
@@ -173,6 +174,8 @@ class Git:
                          stderr=PIPE, cwd=self.cwd, env=full_env)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
+        if on_start is not None:
+            on_start(proc.pid)
         try:
             out, err = exchange(proc, input, timeout or self.timeout)
         except Timeout:

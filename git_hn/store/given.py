@@ -80,56 +80,130 @@ def note(repo: Repo, remote: str, heads: dict[str, str]) -> None:
     _append(repo, "".join(_line(remote, ref, head) for ref, head in sorted(heads.items())))
 
 
-OFFERED = "offered-v0"  # tips a publication is pushing, until it knows what the remote took
+OFFERED = "offered-v0"  # tips a publication is pushing, until it is known what the remote took
 
 
 def offered_path(repo: Repo) -> str:
     return os.path.join(repo.hn_dir, "replication", OFFERED)
 
 
-def offered(repo: Repo) -> list[tuple[str, str, str]]:
-    """(remote, ref, head) of each tip a publication was pushing when it was stopped (killed, or
-    interrupted while its ``git push``, in a session of its own, went on): the remote may hold
-    them, so nothing signs them again. Read with the journal (``store.reanchor.given``); a
-    damaged file raises, as the journal does."""
+class Offer(tuple):
+    """One line of the offered record: ``remote ref head owner push``, the process IDs of the
+    git-hn that offered the tip and of its ``git push`` (0 until it started)."""
+
+    __slots__ = ()
+
+    def __new__(cls, remote: str, ref: str, head: str, owner: int, push: int):
+        return tuple.__new__(cls, (remote, ref, head, owner, push))
+
+    remote = property(lambda self: self[0])
+    ref = property(lambda self: self[1])
+    head = property(lambda self: self[2])
+    owner = property(lambda self: self[3])
+    push = property(lambda self: self[4])
+
+
+def _read_offers(repo: Repo) -> list[Offer]:
     data = private.read_private(repo.hn_dir, offered_path(repo), max_bytes=MAX_BYTES)
     out = []
     for line in (data or b"").decode("utf-8", "surrogateescape").splitlines():
-        parts = line.rsplit(" ", 2)
-        if len(parts) != 3 or not parts[0] or not parts[1].startswith("refs/hn/memory/") or not is_oid(parts[2]):
+        parts = line.rsplit(" ", 4)
+        if len(parts) != 5 or not parts[0] or not parts[1].startswith("refs/hn/memory/") or not is_oid(parts[2]) \
+                or not parts[3].isdigit() or not parts[4].isdigit():
             raise LocalStateError(f"publication record {offered_path(repo)} is damaged: move it aside only "
                                   "once git hn sync with each remote has recorded what each holds")
-        out.append((parts[0], parts[1], parts[2]))
+        out.append(Offer(parts[0], parts[1], parts[2], int(parts[3]), int(parts[4])))
     return out
 
 
+def offered(repo: Repo) -> list[tuple[str, str, str]]:
+    """(remote, ref, head) of each tip a publication offered a remote and that is not known to
+    be settled: a publication stopped while its ``git push`` went on (Ctrl-C, a killed
+    background publisher), or one still running. The remote may hold them, so nothing signs
+    them again (read with the journal, ``store.reanchor.given``); a damaged record raises, as
+    the journal does."""
+    return sorted({(o.remote, o.ref, o.head) for o in _read_offers(repo)})
+
+
 def offer(repo: Repo, remote: str, heads: dict[str, str]) -> None:
-    """Before a push: record (durably) that ``remote`` may be given ``heads``, with what earlier
-    stopped publications offered. Best effort: a record that cannot be written or read never
-    stops a publication (a damaged one then makes re-anchoring refuse, as a damaged journal
-    does, until it is moved aside)."""
-    if not heads:
-        return
-    try:
-        with _offered_lock(repo):
-            rows = set(offered(repo)) | {(remote, ref, head) for ref, head in heads.items()}
-            _write_offered(repo, rows)
-    except (HnError, OSError):
-        pass
+    """Before a push: record (durably) that ``remote`` may be given ``heads`` by this process.
+    Best effort: a record that cannot be written or read never stops a publication (a damaged
+    one makes re-anchoring refuse, as a damaged journal does, until it is moved aside)."""
+    if heads:
+        _edit(repo, lambda rows: rows + [Offer(remote, r, h, os.getpid(), 0) for r, h in sorted(heads.items())])
 
 
-def settled(repo: Repo, remote: str, given: dict[str, str], refused: dict[str, str]) -> None:
-    """After a push whose answer was read (and what it gave journalled): each ref ``given`` a tip
-    is in doubt no more (what earlier stopped pushes offered of it is below that tip: a stream
-    only grows above what counts as given); a tip ``refused`` (or not sent: the remote was not
-    reached) is not the remote's, but an older offer of that ref stays (a stopped push may have
-    given it). Best effort: an entry left only makes re-anchoring more careful."""
+def pushing(repo: Repo, remote: str, pid: int) -> None:
+    """This process's offers to ``remote`` are being pushed by the ``git push`` ``pid``."""
+    me = os.getpid()
+    _edit(repo, lambda rows: [Offer(*o[:4], pid) if o.owner == me and o.remote == remote else o for o in rows])
+
+
+def settled(repo: Repo, remote: str, given: dict[str, str]) -> None:
+    """After this process's push to ``remote`` answered (what it gave journalled): its own offers
+    are settled, given or not; and a ref ``given`` a tip settles every offer of it (a stream
+    only grows above what counts as given). Offers of processes that were stopped stay for
+    ``settle_stopped``: a refusal of this push says nothing of a push that may still be running."""
+    me = os.getpid()
+    _edit(repo, lambda rows: [o for o in rows if o.remote != remote or (o.owner != me and o.ref not in given)])
+
+
+def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains) -> dict[str, str]:
+    """Settle the offers to ``remote`` of publications that were stopped, once their git-hn and
+    their ``git push`` have ended, by the remote's ``advertised`` tips (ref -> tip, read after
+    they ended): a ref absent there, or at a tip below the offer (``contains(tip, head)``
+    false while the tip is known here), was not given; one at the offer or above it was (the
+    journal gets it: returned, ref -> head). An offer whose processes still run stays."""
+    given: dict[str, str] = {}
+
+    def edit(rows: list[Offer]) -> list[Offer]:
+        keep = []
+        for o in rows:
+            if o.remote != remote or _running(o.owner, b"hn") or (o.push and _running(o.push, b"push")):
+                keep.append(o)
+                continue
+            tip = advertised.get(o.ref)
+            if tip is None:
+                continue  # the remote has no such stream: nothing was given
+            verdict = contains(tip, o.head)  # True, False, or None (the remote's tip is not known here)
+            if verdict is None:
+                keep.append(o)
+            elif verdict:
+                given[o.ref] = tip
+        return keep
+
+    _edit(repo, edit)
+    return given
+
+
+def _running(pid: int, name: bytes) -> bool:
+    """Whether process ``pid`` runs, as a program whose command line holds ``name`` (a process
+    ID used again by another program counts as ended; without ``/proc``, any process counts)."""
+    if pid <= 0 or pid == os.getpid():
+        return pid == os.getpid()
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return name in fh.read()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True
+
+
+def _edit(repo: Repo, change) -> None:
+    """Read, change and write the offered record under its lock; best effort."""
     try:
         with _offered_lock(repo):
-            rows = offered(repo)
-            keep = {r for r in rows if r[0] != remote or (r[1] not in given and refused.get(r[1]) != r[2])}
-            if len(keep) != len(rows):
-                _write_offered(repo, keep)
+            rows = _read_offers(repo)
+            new = change(list(rows))
+            if new != rows:
+                _write_offered(repo, new)
     except (HnError, OSError):
         pass
 
@@ -141,7 +215,7 @@ def _write_offered(repo: Repo, rows) -> None:
         except FileNotFoundError:
             pass
         return
-    text = "".join(_line(*r) for r in sorted(rows))
+    text = "".join(f"{o.remote} {o.ref} {o.head} {o.owner} {o.push}\n" for o in rows)
     private.write_private(repo.hn_dir, offered_path(repo), text.encode("utf-8", "surrogateescape"))
 
 

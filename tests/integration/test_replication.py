@@ -629,36 +629,113 @@ def test_a_publication_stopped_while_its_push_went_on_is_never_signed_again(tmp_
     assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)
 
 
-def test_what_a_stopped_push_offered_stays_until_a_push_gives_that_ref(tmp_path):
-    """A reviewer's case: a push stopped while the remote took tip 1, then a push of tip 2 that
-    the remote refused: the refusal said nothing of tip 1, which must keep counting as given
-    (it was dropped, and an amend then signed the published memory again). A tip given clears
-    every earlier offer of its ref; a damaged record never stops a publication."""
+def test_what_a_stopped_push_offered_settles_only_by_the_remote_once_its_processes_ended(tmp_path):
+    """Reviewers' cases: a push refused because a stopped push still held the server's lock
+    erased that push's offer (and the published memory was signed again); an offer that never
+    reached the remote stayed for ever (re-anchoring refused it for good). A push settles only
+    its own offers; what a stopped publication offered is settled by an advertisement read once
+    its git-hn and its ``git push`` have ended: given where the remote holds the tip (or more),
+    dropped where it does not, kept while undecided. A damaged record never stops a push."""
+    import subprocess
+    import sys
+
+    from git_hn.errors import LocalStateError
     from git_hn.store import given
+    from git_hn.store.reanchor import given as given_rows
     from git_hn.store.repo import open_repo
 
     repo_dir = make_repo(tmp_path / "r")
     repo = open_repo(str(repo_dir))
-    ref, h1, h2, h3 = "refs/hn/memory/" + "a" * 64 + "/" + "b" * 64, "1" * 40, "2" * 40, "3" * 40
-    given.offer(repo, "origin", {ref: h1})  # (a push stopped here)
-    given.offer(repo, "origin", {ref: h2})
-    given.settled(repo, "origin", {}, {ref: h2})  # refused: tip 2 is not the remote's
-    assert given.offered(repo) == [("origin", ref, h1)]
-    given.offer(repo, "other", {ref: h2})
-    given.settled(repo, "origin", {ref: h3}, {})  # given: every offer of it to that remote is below
-    assert given.offered(repo) == [("other", ref, h2)]
-    given.settled(repo, "other", {ref: h2}, {})
-    assert given.offered(repo) == [] and not os.path.exists(given.offered_path(repo))
-    with open(given.offered_path(repo), "w") as fh:
-        fh.write("damaged\n")
-    os.chmod(given.offered_path(repo), 0o600)
-    given.offer(repo, "origin", {ref: h1})  # (never raises: the publication goes on)
-    from git_hn.errors import LocalStateError
-    from git_hn.store.reanchor import given as given_rows
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)  # git-hn"])
+    ref1, ref2, ref3, ref4 = ("refs/hn/memory/" + "a" * 64 + "/" + c * 64 for c in "1234")
+    h1, h2, h3 = "1" * 40, "2" * 40, "3" * 40
+    path = given.offered_path(repo)
+    from git_hn.store import private
 
+    private.ensure_dirs(repo.hn_dir, os.path.dirname(path))
+    with open(path, "w") as fh:  # four publications that were stopped, one still running
+        fh.write(f"origin {ref1} {h1} {dead.pid} 0\norigin {ref2} {h1} {dead.pid} {dead.pid}\n"
+                 f"origin {ref3} {h1} {dead.pid} 0\norigin {ref4} {h1} {alive.pid} 0\nother {ref1} {h1} {dead.pid} 0\n")
+    os.chmod(path, 0o600)
+    given.offer(repo, "origin", {ref1: h2})
+    given.settled(repo, "origin", {})  # this push refused: only its own offer is settled
+    assert given.offered(repo) == sorted([("origin", ref1, h1), ("origin", ref2, h1), ("origin", ref3, h1),
+                                          ("origin", ref4, h1), ("other", ref1, h1)])
+    verdicts = {h2: False, h3: None}  # tip h2 does not contain h1; h3 is not known here
+    found = given.settle_stopped(repo, "origin", {ref1: h1, ref2: h2, ref3: h3, ref4: h2},
+                                 lambda tip, head: True if tip == head else verdicts[tip])
+    assert found == {ref1: h1}  # given: the journal gets it
+    assert given.offered(repo) == sorted([("origin", ref3, h1), ("origin", ref4, h1), ("other", ref1, h1)])
+    given.settled(repo, "other", {ref1: h3})  # a tip given settles every offer of its ref
+    assert given.offered(repo) == sorted([("origin", ref3, h1), ("origin", ref4, h1)])
+    alive.kill()
+    alive.wait()
+    assert given.settle_stopped(repo, "origin", {}, lambda tip, head: None) == {}
+    assert given.offered(repo) == [] and not os.path.exists(path)
+    with open(path, "w") as fh:
+        fh.write("damaged\n")
+    os.chmod(path, 0o600)
+    given.offer(repo, "origin", {ref1: h1})  # (never raises: the publication goes on)
     try:
         given_rows(repo)
         raise AssertionError("a damaged record was read as nothing offered")
     except LocalStateError as exc:
         assert "is damaged" in exc.message
     repo.close()
+
+
+def test_an_offer_the_remote_never_took_is_settled_by_the_next_sync(tmp_path):
+    """A reviewer's case: a sync stopped (with its whole process group) while the remote's
+    pre-receive ran: the remote never took the tip, yet the offer stayed for ever, and re-
+    anchoring refused that memory while every sync advised re-anchoring it. The next sync reads
+    the remote's tip once the stopped processes have ended, and drops the offer."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    _rec(alice, "first")
+    assert hn(alice, "sync").code == 0
+    (alice / "g").write_text("two\n")
+    git(alice, "add", "g")
+    git(alice, "commit", "-q", "-m", "c2")
+    git(alice, "push", "-q", "origin", "main")
+    c2 = git(alice, "rev-parse", "HEAD")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "second on c2").code == 0
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    before = git(remote, "rev-parse", ref)
+    started = tmp_path / "started"
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\ntouch {started}\nsleep 30\n")
+    hook.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-m", "git_hn", "sync"], cwd=alice, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not started.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.communicate(timeout=60)
+    hook.unlink()
+    assert git(remote, "rev-parse", ref) == before  # (the remote never took it)
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")
+    git(alice, "push", "-q", "-f", "origin", "main")
+    r = hn(alice, "memory", "reanchor", c2, "HEAD")
+    assert r.code == 1 and "a publication to origin was stopped while pushing" in r.err, r.err
+    deadline = time.monotonic() + 60
+    while True:  # (once the stopped push's processes have ended)
+        r = hn(alice, "sync")
+        if not (alice / ".git" / "hn" / "replication" / "offered-v0").exists():
+            break
+        assert time.monotonic() < deadline, r.err
+        time.sleep(0.5)
+    assert f"git hn memory reanchor {c2} NEW" in r.out, r.out
+    assert hn(alice, "memory", "reanchor", c2, "HEAD").code == 0
+    assert hn(alice, "sync").code == 0
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    contents = [m["summary"] for m in json.loads(hn(alice, "memory", "log", "--json").out)["memories"]]
+    assert sorted(contents) == ["first", "second on c2"]

@@ -93,6 +93,8 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
         listing = None  # ``valid_refs`` names what is wrong, stream by stream
     valid = valid_refs(repo, refs, listing)
     heads = _heads(repo, valid, listing)
+    if advertised is not None:
+        _settle_stopped(repo, remote, advertised)
     todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
     note_held(repo, remote, {r: heads[r] for r in valid if r in heads and r not in todo})
     bases = {r: advertised[r] for r in todo if advertised and r in advertised}
@@ -115,6 +117,29 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
         ref = min(withheld)
         raise PhaseError(f"{phase('memory publication', remote).message}: {withheld[ref]}", published)
     return published
+
+
+def _settle_stopped(repo: Repo, remote: str, advertised: dict[str, str]) -> None:
+    """What publications that were stopped offered ``remote`` (``store.given``), settled by this
+    run's advertisement once their processes have ended: given (journalled) or not (dropped)."""
+    import os
+
+    from ...store import given
+
+    if not os.path.lexists(given.offered_path(repo)):
+        return  # (the usual case: one stat)
+
+    def contains(tip: str, head: str) -> bool | None:
+        if tip == head:
+            return True
+        if repo.git.object_info(tip) is None:
+            return None  # (the remote's tip is not known here: another clone's; undecided)
+        proc = repo.git.run(["merge-base", "--is-ancestor", head, tip])
+        return {0: True, 1: False}.get(proc.returncode)
+
+    settled = given.settle_stopped(repo, remote, advertised, contains)
+    if settled:
+        remember(repo, remote, settled)
 
 
 def secret_shaped(repo: Repo, listing: list | None, refs: list[str], bases: dict[str, str]) -> dict[str, str]:
@@ -400,17 +425,16 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
     from ...errors import Signalled
     from ...store import given
 
-    offered = {r: heads[r] for r in refs if r in heads}
-    given.offer(repo, remote, offered)
+    given.offer(repo, remote, {r: heads[r] for r in refs if r in heads})
     answered: dict[str, str] = {}  # ref -> the tip the remote now holds, from the push's answer
     try:
         published = _push_slices(repo, remote, refs, heads, exact, sent, answered)
     except (Signalled, KeyboardInterrupt):
-        raise  # (stopped while Git may still be pushing: the offer stays)
+        raise  # (stopped while Git may still be pushing: the offer stays, ``settle_stopped``'s)
     except BaseException:
-        given.settled(repo, remote, answered, {r: h for r, h in offered.items() if r not in answered})
+        given.settled(repo, remote, answered)
         raise
-    given.settled(repo, remote, answered, {r: h for r, h in offered.items() if r not in answered})
+    given.settled(repo, remote, answered)
     return published
 
 
@@ -430,6 +454,8 @@ def _push_slices(repo: Repo, remote: str, refs: list[str], heads: dict[str, str]
 def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str],
           sent: list | None = None, answered: dict | None = None) -> int:
     """One ``git push`` per slice of refspecs, their porcelain read (see ``push``)."""
+    from ...store import given
+
     published, rejected = 0, False
     reason = ""  # the server's word on the first refused ref (issue 14)
     done: dict[str, str] = {}
@@ -437,7 +463,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
     for specs in slices:
         refused_behind = len(behind)
         proc = repo.git.run(["push", "--porcelain", "--end-of-options", remote, *specs],
-                            env={**remote_env(), "HN_HOOK_ACTIVE": "1"})
+                            env={**remote_env(), "HN_HOOK_ACTIVE": "1"},
+                            on_start=lambda pid: given.pushing(repo, remote, pid))
         for line in proc.stdout.decode("utf-8", "replace").splitlines():
             parts = line.split("\t")
             if len(parts) >= 2 and ":" in parts[1]:
@@ -480,6 +507,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                 reason += (f"; the remote's copy of your stream has memories this clone lacks (did your "
                            f"identity append in another clone?): git hn sync {remote} --rebase, with the "
                            "stream selected, signs yours again on top of them")
+            elif reason.startswith("[remote rejected]") and "cannot lock ref" in reason:
+                reason += f"; another push to {remote} was updating that ref: git hn sync {remote} again"
             elif reason.startswith("[remote rejected]") and not published:
                 reason += (f"; if {remote} never accepts memory refs, stop publishing there: git config "
                            f"remote.{remote}.hnPublish false")
