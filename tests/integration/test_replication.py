@@ -739,3 +739,25 @@ def test_an_offer_the_remote_never_took_is_settled_by_the_next_sync(tmp_path):
     assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)
     contents = [m["summary"] for m in json.loads(hn(alice, "memory", "log", "--json").out)["memories"]]
     assert sorted(contents) == ["first", "second on c2"]
+
+
+def test_a_sync_after_an_interrupted_state_write_leaves_a_verified_state(world):
+    """A crash reviewer's case: a sync killed while it wrote the verified state left it unsealed;
+    the next sync found everything up to date and left it so, and ``index verify`` failed until
+    some read rebuilt it. A sync now brings an interrupted state back to the refs first."""
+    from git_hn.store import statedb
+    from git_hn.store.repo import open_repo
+
+    _remote, alice, bob = world
+    _rec(alice, "alice decides")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "sync").code == 0
+    repo = open_repo(str(bob))
+    seal = statedb.paths(repo)[2]
+    repo.close()
+    os.unlink(seal)  # (what a write cut short leaves: a file git-hn did not seal)
+    assert hn(bob, "memory", "index", "verify").code == 1
+    r = hn(bob, "sync")
+    assert r.code == 0 and r.out.endswith("up to date\n"), r.out
+    r = hn(bob, "memory", "index", "verify")
+    assert r.code == 0, r.err

@@ -269,6 +269,32 @@ def _matching(run, updates: list[str]):
     return prepared
 
 
+def state_interrupted(repo) -> bool:
+    """Whether the verified state's file exists and is not sealed (a write of it was cut short:
+    a killed promotion, say). Two ``lstat`` calls and two small reads."""
+    from ...store import statedb
+
+    return os.path.lexists(statedb.paths(repo)[1]) and not statedb.sealed(repo)
+
+
+def after_killed_promotion(repo) -> None:
+    """A promotion whose sync was killed: its transaction (in a session of its own) may have
+    committed after it died, and its state write may have been cut short. The exported index
+    is brought back to a consistent state and the verified state to the refs now (rebuilt if
+    its write was interrupted), as the promotion would have left them, so that ``index verify``
+    passes after this sync even when nothing is left to promote. Best effort: a read repairs
+    the state as well."""
+    from ...store import stateview, statedb
+    from .. import index_refresh
+
+    index_refresh.after_ref_change(repo)
+    try:
+        with stateview.current(repo):
+            pass
+    except (HnError, OSError, stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
+        pass
+
+
 def _transaction_failed(remote: str, err: bytes):
     """The contract's failure, with the one cause git-hn can name and the user can mend: a ref's
     lock file that a stopped Git left (Git never removes another process's lock)."""

@@ -97,7 +97,9 @@ class Import:
         promote.repair_pending(self.repo, self.remote)
         from . import serial
 
-        serial.clear_dead(self.repo, self.remote)  # ref locks a killed sync left
+        killed = serial.clear_dead(self.repo, self.remote) is not None  # ref locks a killed sync left
+        if killed or promote.state_interrupted(self.repo):
+            promote.after_killed_promotion(self.repo)
         # nothing pending now (as remembered): then nothing is after this sync's transaction
         # either, which the sync remembers for the next command (``pending.remember_completed``)
         self.nothing_pending = pendingmod.nothing_pending_files(self.repo)

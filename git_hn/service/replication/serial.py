@@ -129,12 +129,13 @@ def _ended(pid: int, wait: float = 30.0) -> bool:
         time.sleep(0.02)
 
 
-def clear_dead(repo: Repo, remote: str) -> list[str]:
+def clear_dead(repo: Repo, remote: str) -> list[str] | None:
     """At the start of an import: remove the ref lock files that a killed sync's transaction
     left (the refs ``promoting`` recorded and no ``promoted`` cleared), then the record. Only
     under ``remote``'s import lock, so the sync that wrote the record is dead; only the lock
     files of accepted refs of ``remote`` it names, so a lock another process holds on any other
-    ref stays its owner's. Returns the files removed."""
+    ref stays its owner's. Returns the files removed; None when no killed promotion was found
+    (or its Git still runs)."""
     from ...core.grammar import parse_accepted_ref
     from ...store import private
 
@@ -143,11 +144,11 @@ def clear_dead(repo: Repo, remote: str) -> list[str]:
     except (HnError, OSError):
         data = None
     if data is None:
-        return []
+        return None
     lines = data.decode("utf-8", "replace").splitlines()
     if lines and lines[0].startswith("pid ") and lines[0][4:].isdigit():
         if not _ended(int(lines[0][4:])):
-            return []  # (still running: its locks are its own; the next sync looks again)
+            return None  # (still running: its locks are its own; the next sync looks again)
         lines = lines[1:]
     removed = []
     for ref in lines:
