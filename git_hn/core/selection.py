@@ -165,6 +165,8 @@ def show_lines(sel: Selection) -> list[str]:
     lines += [f"actor: {a}" for a in sel.actors]
     lines += [f"proposal: {p}" for p in sel.proposals]
     lines += [f"memory: {m}" for m in sel.memories]
+    if sel.saved and sel.all:  # git-hn: a saved --all read as "nothing selected" beside compatibility-all: false
+        lines.append("all: true")
     lines += [f"{flag}: {sel.budgets[key]}" for flag, key, _d in BUDGETS]
     lines.append(f"max-streams: {sel.max_streams}")
     return lines

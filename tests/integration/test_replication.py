@@ -93,6 +93,10 @@ def test_selection_commands_and_validation(world):
     assert r.out.splitlines()[:4] == ["Saved replication selection for origin", "remote: origin",
                                       "saved: true", "compatibility-all: false"]
     assert f"memory: {stream}" in r.out and "max-events: 5" in r.out
+    r2 = hn(alice, "replication", "select", "--all", "origin")  # says what it selects (git-hn's line)
+    assert r2.out.splitlines()[1:5] == ["remote: origin", "saved: true", "compatibility-all: false", "all: true"]
+    assert "\nall: true" not in hn(alice, "replication", "show", "other").out
+    r = hn(alice, "replication", "select", "--memory", stream, "--max-events", "5", "origin")
     # a selection imports nothing by itself: what does (a newcomer's first git fetch moved no branch)
     assert r.err == ("git-hn: hint: git hn sync imports what it selects now; with git-hn's hooks installed, "
                      "so does each git fetch that moves a branch\n")
