@@ -1524,3 +1524,24 @@ def test_a_chained_hook_whose_wrapper_and_record_were_lost_is_put_back_by_uninst
     assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)", r
     assert hn(a, "hooks", "uninstall").code == 0
     assert (hooks / "pre-push").read_text() == "#!/bin/sh\necho OWN\n" and not (hooks / "hn-chained").exists()
+
+
+def test_a_sync_that_publishes_forgets_an_earlier_background_failure(clones):
+    """A newcomer's case: after ``sync`` mended what a push's background publication failed on,
+    the next push still said that publication failed."""
+    remote, a, _b = clones
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "exact", "--content", "refused once").json()
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    guard = remote / "hooks" / "pre-receive"
+    guard.write_text("#!/bin/sh\nwhile read old new ref; do\n  case $ref in refs/hn/*) exit 1;; esac\n"
+                     "done\nexit 0\n")
+    guard.chmod(0o755)
+    git(a, "commit", "-q", "--allow-empty", "-m", "one")
+    _push(a, "origin", "main")
+    guard.unlink()
+    r = hn(a, "sync")
+    assert r.code == 0, r.err
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    git(a, "commit", "-q", "--allow-empty", "-m", "two")
+    assert "last background publication" not in _push(a, "origin", "main").stderr

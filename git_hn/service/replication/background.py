@@ -158,6 +158,12 @@ def take_failure(repo: Repo, remote: str) -> str:
     return one_line(message)[:1000] if isinstance(message, str) else "unreadable failure record"
 
 
+def forget_failure(repo: Repo, remote: str) -> None:
+    """A sync published everything to ``remote``: an earlier background failure is history (the
+    next push said it still, after ``sync --rebase`` had mended it)."""
+    _clear(repo, _path(repo, remote, "failed"))
+
+
 def _parse(data: bytes, n: int) -> dict[str, str]:
     given = {}
     for line in data.decode("ascii", "replace").splitlines():
