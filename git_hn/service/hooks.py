@@ -724,6 +724,9 @@ def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
         if shared and not record and os.path.lexists(os.path.join(os.path.expanduser(shared), "hn-hooks.json")):
             return (f"git-hn's hooks for every repository are still in your global core.hooksPath ({shared}): "
                     "git hn hooks uninstall --global takes them out")
+        if unrecorded and loc.gitdir and _within(loc.dir, loc.gitdir):  # (this repository's own: its record was lost)
+            return (f"{loc.dir} still holds git-hn wrappers this repository's record does not name (it was lost): "
+                    "git hn hooks install takes them on again, then git hn hooks uninstall takes them out")
         if unrecorded:
             return (f"{loc.dir} still holds git-hn wrappers that {whose} does not name, left as they are: a "
                     "repository whose core.hooksPath names this directory installed them (git hn hooks uninstall "
@@ -747,6 +750,9 @@ def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
         return (f"these are in {loc.dir}, where git-hn installed them, but Git now runs hooks from "
                 f"{loc.runs_from} (core.hooksPath changed since): they do not run; git hn hooks uninstall, then "
                 "install again")
+    if unrecorded and loc.gitdir and _within(loc.dir, loc.gitdir):
+        return (f"{loc.dir} holds git-hn wrappers this repository's record does not name (it was lost): they run; "
+                "git hn hooks install takes them on again")
     if unrecorded:
         return (f"{loc.dir} holds git-hn wrappers that {whose} does not name (a repository whose "
                 "core.hooksPath names the same directory installed them, or the record was lost): they run here too")

@@ -1545,3 +1545,16 @@ def test_a_sync_that_publishes_forgets_an_earlier_background_failure(clones):
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
     git(a, "commit", "-q", "--allow-empty", "-m", "two")
     assert "last background publication" not in _push(a, "origin", "main").stderr
+
+
+def test_a_lost_record_in_the_git_directory_says_install_takes_them_on(tmp_path):
+    """A newcomer who deleted ``.git/hn/hooks.json`` was told to delete the wrappers by hand; in
+    this repository's own Git directory, install takes them on again (then uninstall works)."""
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "hooks", "install").code == 0
+    (a / ".git" / "hn" / "hooks.json").unlink()
+    for which in ("status", "uninstall"):
+        r = hn(a, "hooks", which)
+        assert "git hn hooks install takes them on again" in r.err and "by hand" not in r.err, (which, r.err)
+    assert hn(a, "hooks", "install").code == 0 and hn(a, "hooks", "uninstall").code == 0
+    assert not (a / ".git" / "hooks" / "pre-push").exists()
