@@ -1,9 +1,11 @@
 """What each remote was given of the local streams: a journal that outlives the verified state.
 
 Owns ``<common-gitdir>/hn/replication/given-v0``: one line ``<remote> <ref> <head>`` for each
-tip a publication gave a remote; and ``offered-v0``, the same lines for the tips a push is
-sending until its answer is read (a publication stopped there leaves them: its ``git push`` may
-have gone on, and they count as given). Trusts: this repository's private directory.
+tip a publication gave a remote; and ``offered-v0``, one line ``<remote> <ref> <head> <pid>
+<push pid>`` for each tip a push is sending, until its answer is read (a publication stopped
+there leaves them: its ``git push`` may have gone on, and they count as given until a sync's
+advertisement, read once those processes ended, settles them). Trusts: this repository's
+private directory.
 
 Re-anchoring and ``sync --rebase`` sign memories again only when no remote was given them
 (§11(a) item 3: git-hn never knowingly creates divergence). The verified state keeps the same
