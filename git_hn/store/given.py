@@ -1,8 +1,8 @@
 """What each remote was given of the local streams: a journal that outlives the verified state.
 
 Owns ``<common-gitdir>/hn/replication/given-v0``: one line ``<remote> <ref> <head>`` for each
-tip a publication gave a remote; and ``offered-v0``, one line ``<remote> <ref> <head> <pid>
-<push pid>`` for each tip a push is sending, until its answer is read (a publication stopped
+tip a publication gave a remote; and ``offered-v0``, one line ``<remote> <ref> <head> <owner>
+<push pid> <time>`` for each tip a push is sending, until its answer is read (a publication stopped
 there leaves them: its ``git push`` may have gone on, and they count as given until a sync's
 advertisement, read once those processes ended, settles them). Trusts: this repository's
 private directory.
@@ -90,31 +90,50 @@ def offered_path(repo: Repo) -> str:
 
 
 class Offer(tuple):
-    """One line of the offered record: ``remote ref head owner push``, the process IDs of the
-    git-hn that offered the tip and of its ``git push`` (0 until it started)."""
+    """One line of the offered record: ``remote ref head owner push time``: the git-hn that
+    offered the tip (``<pid>-<nonce>``: a process ID used again is not this owner), its
+    ``git push``'s process ID (0 until it started), and when (seconds since the epoch)."""
 
     __slots__ = ()
 
-    def __new__(cls, remote: str, ref: str, head: str, owner: int, push: int):
-        return tuple.__new__(cls, (remote, ref, head, owner, push))
+    def __new__(cls, remote: str, ref: str, head: str, owner: str, push: int, time: int):
+        return tuple.__new__(cls, (remote, ref, head, owner, push, time))
 
     remote = property(lambda self: self[0])
     ref = property(lambda self: self[1])
     head = property(lambda self: self[2])
     owner = property(lambda self: self[3])
     push = property(lambda self: self[4])
+    time = property(lambda self: self[5])
+
+
+_ME = f"{os.getpid()}-{os.urandom(6).hex()}"  # this process, as an offer's owner (``_me``)
+
+
+def _me() -> str:
+    global _ME
+    if not _ME.startswith(f"{os.getpid()}-"):  # (a forked child is another owner)
+        _ME = f"{os.getpid()}-{os.urandom(6).hex()}"
+    return _ME
+
+
+# A stopped push's offer is settled as not given only this long after it was made: a server's
+# receive-pack may still apply a push for a while after its client died (ssh, https)
+SETTLE_AFTER = 600
 
 
 def _read_offers(repo: Repo) -> list[Offer]:
+    import re
+
     data = private.read_private(repo.hn_dir, offered_path(repo), max_bytes=MAX_BYTES)
     out = []
     for line in (data or b"").decode("utf-8", "surrogateescape").splitlines():
-        parts = line.rsplit(" ", 4)
-        if len(parts) != 5 or not parts[0] or not parts[1].startswith("refs/hn/memory/") or not is_oid(parts[2]) \
-                or not parts[3].isdigit() or not parts[4].isdigit():
+        parts = line.rsplit(" ", 5)
+        if len(parts) != 6 or not parts[0] or not parts[1].startswith("refs/hn/memory/") or not is_oid(parts[2]) \
+                or not re.fullmatch(r"[0-9]+-[0-9a-f]+", parts[3]) or not parts[4].isdigit() or not parts[5].isdigit():
             raise LocalStateError(f"publication record {offered_path(repo)} is damaged: move it aside only "
                                   "once git hn sync with each remote has recorded what each holds")
-        out.append(Offer(parts[0], parts[1], parts[2], int(parts[3]), int(parts[4])))
+        out.append(Offer(parts[0], parts[1], parts[2], parts[3], int(parts[4]), int(parts[5])))
     return out
 
 
@@ -131,14 +150,18 @@ def offer(repo: Repo, remote: str, heads: dict[str, str]) -> None:
     """Before a push: record (durably) that ``remote`` may be given ``heads`` by this process.
     Best effort: a record that cannot be written or read never stops a publication (a damaged
     one makes re-anchoring refuse, as a damaged journal does, until it is moved aside)."""
+    import time
+
     if heads:
-        _edit(repo, lambda rows: rows + [Offer(remote, r, h, os.getpid(), 0) for r, h in sorted(heads.items())])
+        now = int(time.time())
+        _edit(repo, lambda rows: rows + [Offer(remote, r, h, _me(), 0, now) for r, h in sorted(heads.items())])
 
 
 def pushing(repo: Repo, remote: str, pid: int) -> None:
     """This process's offers to ``remote`` are being pushed by the ``git push`` ``pid``."""
-    me = os.getpid()
-    _edit(repo, lambda rows: [Offer(*o[:4], pid) if o.owner == me and o.remote == remote else o for o in rows])
+    me = _me()
+    _edit(repo, lambda rows: [Offer(*o[:4], pid, o.time) if o.owner == me and o.remote == remote else o
+                              for o in rows])
 
 
 def settled(repo: Repo, remote: str, given: dict[str, str]) -> None:
@@ -146,46 +169,53 @@ def settled(repo: Repo, remote: str, given: dict[str, str]) -> None:
     are settled, given or not; and a ref ``given`` a tip settles every offer of it (a stream
     only grows above what counts as given). Offers of processes that were stopped stay for
     ``settle_stopped``: a refusal of this push says nothing of a push that may still be running."""
-    me = os.getpid()
+    me = _me()
     _edit(repo, lambda rows: [o for o in rows if o.remote != remote or (o.owner != me and o.ref not in given)])
 
 
-def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains) -> dict[str, str]:
+def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains, now: float | None = None) \
+        -> dict[str, str]:
     """Settle the offers to ``remote`` of publications that were stopped, once their git-hn and
-    their ``git push`` have ended, by the remote's ``advertised`` tips (ref -> tip, read after
-    they ended): a ref absent there, or at a tip below the offer (``contains(tip, head)``
-    false while the tip is known here), was not given; one at the offer or above it was (the
-    journal gets it: returned, ref -> head). An offer whose processes still run stays."""
+    their ``git push`` have ended, by the remote's ``advertised`` tips: an offer the remote holds
+    (the tip, or one that contains it: ``contains(tip, head)``) was given (the journal gets it:
+    returned, ref -> tip). One it does not hold (the ref absent, or a tip below it) is dropped
+    only ``SETTLE_AFTER`` seconds after it was made (a server may still be applying that push);
+    undecided ones (the remote's tip not known here) stay."""
+    import time
+
+    now = time.time() if now is None else now
     given: dict[str, str] = {}
 
     def edit(rows: list[Offer]) -> list[Offer]:
         keep = []
         for o in rows:
-            if o.remote != remote or _running(o.owner, b"hn") or (o.push and _running(o.push, b"push")):
+            pid = int(o.owner.split("-", 1)[0])
+            if o.remote != remote or o.owner == _me() or _running(pid, (b"git-hn", b"git_hn")) \
+                    or (o.push and _running(o.push, (b"push",))):
                 keep.append(o)
                 continue
             tip = advertised.get(o.ref)
-            if tip is None:
-                continue  # the remote has no such stream: nothing was given
-            verdict = contains(tip, o.head)  # True, False, or None (the remote's tip is not known here)
-            if verdict is None:
-                keep.append(o)
-            elif verdict:
+            verdict = False if tip is None else contains(tip, o.head)  # True, False, or None: not known here
+            if verdict:
                 given[o.ref] = tip
+            elif verdict is None or now - o.time < SETTLE_AFTER:
+                keep.append(o)
         return keep
 
     _edit(repo, edit)
     return given
 
 
-def _running(pid: int, name: bytes) -> bool:
-    """Whether process ``pid`` runs, as a program whose command line holds ``name`` (a process
-    ID used again by another program counts as ended; without ``/proc``, any process counts)."""
-    if pid <= 0 or pid == os.getpid():
-        return pid == os.getpid()
+def _running(pid: int, names: tuple[bytes, ...]) -> bool:
+    """Whether process ``pid`` runs, as a program whose command line holds one of ``names`` (a
+    process ID used again by another program counts as ended; without ``/proc``, any process
+    counts)."""
+    if pid <= 0:
+        return False
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            return name in fh.read()
+            line = fh.read()
+        return any(n in line for n in names)
     except FileNotFoundError:
         return False
     except OSError:
@@ -217,7 +247,7 @@ def _write_offered(repo: Repo, rows) -> None:
         except FileNotFoundError:
             pass
         return
-    text = "".join(f"{o.remote} {o.ref} {o.head} {o.owner} {o.push}\n" for o in rows)
+    text = "".join(f"{o.remote} {o.ref} {o.head} {o.owner} {o.push} {o.time}\n" for o in rows)
     private.write_private(repo.hn_dir, offered_path(repo), text.encode("utf-8", "surrogateescape"))
 
 

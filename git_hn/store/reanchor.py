@@ -135,10 +135,11 @@ def _published_tips(repo: Repo, listing: list) -> dict[str, set[str]]:
     return out
 
 
-def given(repo: Repo, ref: str | None = None, conn=None) -> list[tuple[str, str, str]] | None:
+def given(repo: Repo, ref: str | None = None, conn=None, offered: bool = True) -> list[tuple[str, str, str]] | None:
     """(remote, ref, head) of each tip publication gave a remote (of ``ref`` only, when named):
     the publication journal's lines (``store.given``) with the verified state's record (read
-    through ``conn`` when one is open). None when neither can be read: then nothing can say."""
+    through ``conn`` when one is open), and (``offered``) what a publication that was stopped may
+    have given. None when neither can be read: then nothing can say."""
     from . import given as journal
     from .state import given_everywhere
 
@@ -167,7 +168,8 @@ def given(repo: Repo, ref: str | None = None, conn=None) -> list[tuple[str, str,
     if noted is None and recorded is None:
         return None
     # with what a stopped publication may have given (its push went on without it)
-    rows = set(recorded or ()) | {r for r in [*(noted or ()), *journal.offered(repo)] if ref is None or r[1] == ref}
+    stopped = journal.offered(repo) if offered else []
+    rows = set(recorded or ()) | {r for r in [*(noted or ()), *stopped] if ref is None or r[1] == ref}
     return sorted(rows)
 
 

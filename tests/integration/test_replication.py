@@ -636,15 +636,17 @@ def test_a_publication_stopped_while_its_push_went_on_is_never_signed_again(tmp_
 def test_what_a_stopped_push_offered_settles_only_by_the_remote_once_its_processes_ended(tmp_path):
     """Reviewers' cases: a push refused because a stopped push still held the server's lock
     erased that push's offer (and the published memory was signed again); an offer that never
-    reached the remote stayed for ever (re-anchoring refused it for good). A push settles only
-    its own offers; what a stopped publication offered is settled by an advertisement read once
-    its git-hn and its ``git push`` have ended: given where the remote holds the tip (or more),
-    dropped where it does not, kept while undecided. A damaged record never stops a push."""
+    reached the remote stayed for ever (re-anchoring refused it for good); a server still taking
+    a push its dead client sent. A push settles only its own offers; what a stopped publication
+    offered is settled by an advertisement read once its git-hn and its ``git push`` have
+    ended: given where the remote holds the tip (or more); dropped where it does not, but only
+    ``SETTLE_AFTER`` seconds after the offer; kept while undecided. A damaged record never
+    stops a push."""
     import subprocess
     import sys
 
     from git_hn.errors import LocalStateError
-    from git_hn.store import given
+    from git_hn.store import given, private
     from git_hn.store.reanchor import given as given_rows
     from git_hn.store.repo import open_repo
 
@@ -653,30 +655,34 @@ def test_what_a_stopped_push_offered_settles_only_by_the_remote_once_its_process
     dead = subprocess.Popen(["true"])
     dead.wait()
     alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)  # git-hn"])
-    ref1, ref2, ref3, ref4 = ("refs/hn/memory/" + "a" * 64 + "/" + c * 64 for c in "1234")
+    ref1, ref2, ref3, ref4, ref5 = ("refs/hn/memory/" + "a" * 64 + "/" + c * 64 for c in "12345")
     h1, h2, h3 = "1" * 40, "2" * 40, "3" * 40
     path = given.offered_path(repo)
-    from git_hn.store import private
-
     private.ensure_dirs(repo.hn_dir, os.path.dirname(path))
-    with open(path, "w") as fh:  # four publications that were stopped, one still running
-        fh.write(f"origin {ref1} {h1} {dead.pid} 0\norigin {ref2} {h1} {dead.pid} {dead.pid}\n"
-                 f"origin {ref3} {h1} {dead.pid} 0\norigin {ref4} {h1} {alive.pid} 0\nother {ref1} {h1} {dead.pid} 0\n")
+    old, recent = 1_000_000, 1_000_000 + given.SETTLE_AFTER
+    stopped = f"{dead.pid}-ab"
+    with open(path, "w") as fh:  # publications that were stopped, and one still running
+        fh.write(f"origin {ref1} {h1} {stopped} 0 {old}\norigin {ref2} {h1} {stopped} {dead.pid} {old}\n"
+                 f"origin {ref3} {h1} {stopped} 0 {old}\norigin {ref4} {h1} {alive.pid}-cd 0 {old}\n"
+                 f"origin {ref5} {h1} {stopped} 0 {recent}\nother {ref1} {h1} {stopped} 0 {old}\n")
     os.chmod(path, 0o600)
     given.offer(repo, "origin", {ref1: h2})
     given.settled(repo, "origin", {})  # this push refused: only its own offer is settled
     assert given.offered(repo) == sorted([("origin", ref1, h1), ("origin", ref2, h1), ("origin", ref3, h1),
-                                          ("origin", ref4, h1), ("other", ref1, h1)])
+                                          ("origin", ref4, h1), ("origin", ref5, h1), ("other", ref1, h1)])
     verdicts = {h2: False, h3: None}  # tip h2 does not contain h1; h3 is not known here
     found = given.settle_stopped(repo, "origin", {ref1: h1, ref2: h2, ref3: h3, ref4: h2},
-                                 lambda tip, head: True if tip == head else verdicts[tip])
+                                 lambda tip, head: True if tip == head else verdicts[tip], now=recent + 1)
     assert found == {ref1: h1}  # given: the journal gets it
-    assert given.offered(repo) == sorted([("origin", ref3, h1), ("origin", ref4, h1), ("other", ref1, h1)])
+    # ref2 (the remote below it) and ref5 (absent there) were not given, but ref5's offer is recent
+    assert given.offered(repo) == sorted([("origin", ref3, h1), ("origin", ref4, h1), ("origin", ref5, h1),
+                                          ("other", ref1, h1)])
     given.settled(repo, "other", {ref1: h3})  # a tip given settles every offer of its ref
-    assert given.offered(repo) == sorted([("origin", ref3, h1), ("origin", ref4, h1)])
     alive.kill()
     alive.wait()
-    assert given.settle_stopped(repo, "origin", {}, lambda tip, head: None) == {}
+    given.settle_stopped(repo, "origin", {ref3: h3}, lambda tip, head: None, now=recent + given.SETTLE_AFTER)
+    assert given.offered(repo) == [("origin", ref3, h1)]  # (undecided stays)
+    given.settle_stopped(repo, "origin", {}, lambda tip, head: None, now=recent + given.SETTLE_AFTER)
     assert given.offered(repo) == [] and not os.path.exists(path)
     with open(path, "w") as fh:
         fh.write("damaged\n")
@@ -730,10 +736,18 @@ def test_an_offer_the_remote_never_took_is_settled_by_the_next_sync(tmp_path):
     git(alice, "push", "-q", "-f", "origin", "main")
     r = hn(alice, "memory", "reanchor", c2, "HEAD")
     assert r.code == 1 and "a publication to origin was stopped while pushing" in r.err, r.err
+    offered = alice / ".git" / "hn" / "replication" / "offered-v0"
+    r = hn(alice, "sync")
+    assert offered.exists()  # (the remote holds less, but a server may still be taking that push)
+    from git_hn.store import given
+
+    lines = [line.rsplit(" ", 1)[0] + f" {int(time.time()) - given.SETTLE_AFTER}" for line in
+             offered.read_text().splitlines()]
+    offered.write_text("".join(line + "\n" for line in lines))  # (ten minutes later)
     deadline = time.monotonic() + 60
     while True:  # (once the stopped push's processes have ended)
         r = hn(alice, "sync")
-        if not (alice / ".git" / "hn" / "replication" / "offered-v0").exists():
+        if not offered.exists():
             break
         assert time.monotonic() < deadline, r.err
         time.sleep(0.5)
@@ -761,6 +775,13 @@ def test_a_sync_after_an_interrupted_state_write_leaves_a_verified_state(world):
     repo.close()
     os.unlink(seal)  # (what a write cut short leaves: a file git-hn did not seal)
     assert hn(bob, "memory", "index", "verify").code == 1
+    from git_hn.service.replication import promote
+
+    repo = open_repo(str(bob))
+    with statedb.locked(repo, exclusive=True):  # (a command writing it now: not an interrupted write)
+        assert not promote.state_interrupted(repo)
+    assert promote.state_interrupted(repo)
+    repo.close()
     r = hn(bob, "sync")
     assert r.code == 0 and r.out.endswith("up to date\n"), r.out
     r = hn(bob, "memory", "index", "verify")

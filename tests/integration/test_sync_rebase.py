@@ -6,6 +6,8 @@ real bare remote, real fetches and pushes."""
 
 from __future__ import annotations
 
+import os
+
 from helpers import git, hn, one_identity_in_two_clones, refs_snapshot
 
 
@@ -119,3 +121,33 @@ def test_a_rebase_interrupted_before_its_ref_transaction_changes_nothing_and_a_r
                            f"(signed again); new IDs: {b1['memoryId'][7:19]} -> ")
     assert git(remote, "rev-parse", ref) == git(b, "rev-parse", ref)
     assert hn(b, "memory", "index", "verify").code == 0
+
+
+def test_a_rebase_over_a_stopped_publications_offer_says_what_is_known(tmp_path):
+    """A reviewer's case: a publication stopped while pushing (its offer recorded), then the same
+    identity appended in another clone: whether the remote took that push is not known here (its
+    tip is another clone's), and the rebase refused saying the memory *was* published. It says
+    what is known, and the way out when the push never arrived."""
+    import subprocess
+
+    from git_hn.store import given, private
+    from git_hn.store.repo import open_repo
+
+    remote, a, b, ref, (b1, b2), a1 = _forked(tmp_path)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    head = git(b, "rev-parse", ref)
+    repo = open_repo(str(b))
+    path = given.offered_path(repo)
+    private.ensure_dirs(repo.hn_dir, os.path.dirname(path))
+    with open(path, "w") as fh:
+        fh.write(f"origin {ref} {head} {dead.pid}-ab {dead.pid} 1000000\n")
+    os.chmod(path, 0o600)
+    repo.close()
+    r = hn(b, "sync", "--rebase")
+    assert r.code == 1
+    assert (f"of it may have been published to origin by a publication that was stopped while pushing; what "
+            f"origin holds of it is not known here (if that push never reached origin, remove its line from "
+            f"{path})") in r.out, r.out
+    os.unlink(path)
+    assert hn(b, "sync", "--rebase").code == 0

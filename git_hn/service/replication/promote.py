@@ -271,10 +271,19 @@ def _matching(run, updates: list[str]):
 
 def state_interrupted(repo) -> bool:
     """Whether the verified state's file exists and is not sealed (a write of it was cut short:
-    a killed promotion, say). Two ``lstat`` calls and two small reads."""
+    a killed promotion, say), while no command is writing it (a build or an update is unsealed
+    until it ends: then the state lock is held). Two ``lstat`` calls and two small reads, and a
+    lock tried once only when the file is not sealed."""
+    from ...errors import ConflictError
     from ...store import statedb
 
-    return os.path.lexists(statedb.paths(repo)[1]) and not statedb.sealed(repo)
+    if not os.path.lexists(statedb.paths(repo)[1]) or statedb.sealed(repo):
+        return False
+    try:
+        with statedb.locked(repo, exclusive=False, wait=0):
+            return os.path.lexists(statedb.paths(repo)[1]) and not statedb.sealed(repo)
+    except (ConflictError, HnError, OSError, statedb.Unwritable):
+        return False  # (being written now, or not readable here: the next read sees to it)
 
 
 def after_killed_promotion(repo) -> None:

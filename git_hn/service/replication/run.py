@@ -526,7 +526,19 @@ class Import:
         if not tail or None in tail or len(tail) != length - n + 1:
             return "the local stream could not be read from the verified state", []
         commits = {m.commit: m for m in tail}
+        from ...store import given as journal
+
+        try:
+            offered = {(r, h) for r, f, h in journal.offered(self.repo) if f == ref}
+        except HnError:
+            offered = set()
         for remote, _ref, head in given:
+            if head in commits and (remote, head) in offered and not any(
+                    g[0] == remote and g[2] == head for g in given_of(self.repo, ref, conn, offered=False) or ()):
+                return (f"memory {commits[head].memory_id} of it may have been published to {remote} by a "
+                        f"publication that was stopped while pushing; what {remote} holds of it is not known here "
+                        f"(if that push never reached {remote}, remove its line from "
+                        f"{journal.offered_path(self.repo)})"), []
             if head in commits:
                 return f"memory {commits[head].memory_id} of it was published to {remote}", []
         return "", tail
