@@ -15,20 +15,19 @@ The wrappers (``hookscripts``) run ``git hn hooks run <hook>`` (``hook_runs``).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
-from ..core import canonical, hashing
-from ..errors import HnError, InputError, LocalStateError
-from ..store import private
-from ..store.git import config_false
+from ..core import hashing
+from ..errors import HnError, InputError
 from ..store.repo import Repo
+from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, locate, named_dirs, own_recorded,
+                            per_worktree_hooks, shared_hooks_path, within)
 
-HOOKS = ("pre-push", "reference-transaction", "post-rewrite")
+__all__ = ["HOOKS", "PUBLISHER", "Location", "locate", "install", "uninstall", "status_lines", "after_hint",
+           "selection_hint", "wrappers_here", "wrapper_text", "shared_hooks_path"]
+
 PUBLISHER = "publish"  # internal: ``git hn hooks run publish REMOTE``, the background publication
-CHAINED_DIR = "hn-chained"  # chained hooks keep their names in this folder of the hooks directory
-LEGACY = ".hn-chained"  # where git-hn before this layout put them (``<hook>.hn-chained``)
 
 
 def wrapper_text(name: str, executable: str | None = None) -> bytes:
@@ -123,196 +122,6 @@ def _fingerprint(path: str) -> str | None:
     return _sha(path)
 
 
-class Location:
-    """Where hooks live and where their record is kept (repository or ``--global``)."""
-
-    def __init__(self, hook_dir: str, record: str, private_root: str | None, gitdir: str = ""):
-        self.dir, self.record, self.private_root = hook_dir, record, private_root
-        self.gitdir = gitdir  # the repository's common Git directory, recorded with the install
-        self.runs_from = ""  # where Git runs hooks from now, when not ``dir`` (moved since install)
-        self.recorded_gone = False  # the directory the record names exists no more
-        self.elsewhere = ""  # the directory the record names, when it is not followed (``locate``)
-        self.installed_by = ""  # the Git directory that wrote the record, when it is another's whose
-        # own record names ``dir`` too (a copy whose core.hooksPath names the original's directory)
-        self.moved_from = ""  # the Git directory that wrote the record, another's that no longer names
-        # ``dir`` (a moved repository, or a copy whose original has uninstalled)
-
-    def path(self, name: str) -> str:
-        return os.path.join(self.dir, name)
-
-    def chained(self, name: str) -> str:
-        return os.path.join(self.dir, CHAINED_DIR, name)
-
-    def current_chained(self, name: str) -> str | None:
-        """Where ``name``'s chained hook is now (this layout, or the legacy one), if anywhere."""
-        for path in (self.chained(name), self.path(name) + LEGACY):
-            if os.path.lexists(path):
-                return path
-        return None
-
-    def load(self) -> dict:
-        try:
-            if self.private_root is not None:
-                data = private.read_private(self.private_root, self.record)
-            else:
-                with open(self.record, "rb") as fh:
-                    data = fh.read(65_537)
-        except FileNotFoundError:
-            data = None
-        if data is None:
-            return {}
-        try:
-            doc = json.loads(data)
-            return {h["name"]: h for h in doc["hooks"]} if doc.get("version") == 1 else {}
-        except (ValueError, KeyError, TypeError, AttributeError):
-            raise LocalStateError(f"hook record {self.record} is invalid") from None
-
-    def save(self, hooks: dict) -> None:
-        if not hooks:
-            try:
-                os.unlink(self.record)
-            except FileNotFoundError:
-                pass
-            return
-        doc = {"version": 1, "dir": self.dir, "hooks": [hooks[n] for n in HOOKS if n in hooks]}
-        if self.gitdir:  # (which repository installed them: a copied record names another)
-            doc["gitdir"] = self.gitdir
-        doc = canonical.indented(doc)
-        if self.private_root is not None:
-            private.write_private(self.private_root, self.record, doc)
-            return
-        tmp = self.record + ".tmp-" + os.urandom(4).hex()
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(doc)
-        os.replace(tmp, self.record)
-
-
-def locate(repo: Repo | None, global_: bool, which: str = "install") -> Location:
-    from ..store.git import Git
-
-    if global_:
-        git = Git(os.getcwd())
-        proc = git.run(["config", "--global", "--get", "core.hooksPath"])
-        value = proc.stdout.decode("utf-8", "surrogateescape").strip()
-        if proc.returncode != 0 or not value:
-            if which != "install":  # (status, uninstall: nothing can be installed globally)
-                raise InputError(f"no global core.hooksPath is set, so no hook of git-hn's is installed "
-                                 f"globally (hooks {which} --global reads that directory)")
-            raise InputError("hooks install --global requires git config --global core.hooksPath")
-        if not value.startswith(("/", "~")):
-            raise InputError(f"the global core.hooksPath is relative ({value}): Git resolves it in each "
-                             f"repository, so each has its own; run git hn hooks {which} in each repository")
-        hook_dir = os.path.abspath(os.path.expanduser(value))
-        return Location(hook_dir, os.path.join(hook_dir, "hn-hooks.json"), None)
-    proc = repo.git.run(["rev-parse", "--git-path", "hooks"])
-    rel = proc.stdout.decode("utf-8", "surrogateescape").strip()
-    hook_dir = os.path.abspath(os.path.join(os.getcwd(), rel))
-    gitdir = os.path.realpath(repo.common_dir)
-    loc = Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir, gitdir)
-    if which != "install":  # (status, uninstall: where this repository installed them, if elsewhere
-        _follow_record(loc, repo, gitdir)  # now: a core.hooksPath set or unset since, a mv, a copy)
-    return loc
-
-
-def _follow_record(loc: Location, repo: Repo, gitdir: str) -> None:
-    """Point ``loc`` at the hooks directory the record names when that is this repository's and
-    not where Git runs hooks now; else note it (``elsewhere``) or note it gone.
-
-    A directory in the Git directory that wrote the record is taken as the same place in this
-    one (a ``mv``, or a ``cp -a`` copy, whose record names the original's). Followed: a
-    directory in this repository's Git directory, or one this repository's record names while
-    ``core.hooksPath`` is unset or absolute. Not followed: a directory another repository's
-    record names outside its Git directory, one a record from before records named their
-    repository names outside this Git directory, and any while ``core.hooksPath`` is relative
-    or worktrees have configurations of their own (each may run hooks from its own directory)."""
-    hook_dir = loc.dir
-    recorded, by = _own_recorded(loc, gitdir)
-    if not recorded:
-        return
-    if os.path.realpath(recorded) == os.path.realpath(hook_dir):
-        if by and by != gitdir and not _within(recorded, gitdir):
-            if _record_names(by, recorded) is False:
-                loc.moved_from = by
-            else:  # (it names this directory, or cannot be read: then it is not ours to act on)
-                loc.installed_by = by
-        return
-    if not os.path.isdir(recorded):
-        loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
-        return
-    if _within(recorded, gitdir) or (by == gitdir and not _per_worktree_hooks(repo)):
-        loc.dir, loc.runs_from = recorded, hook_dir
-    else:
-        loc.elsewhere = recorded
-
-
-def _own_recorded(loc: Location, gitdir: str) -> tuple[str, str]:
-    """(the hooks directory the record names, as this repository's: a directory inside the Git
-    directory the record names is mapped into this one; that Git directory), "" for each missing."""
-    recorded, by = _recorded(loc)
-    if recorded and by and by != gitdir and _within(recorded, by):
-        return gitdir + os.path.realpath(recorded)[len(by):], by
-    return recorded, by
-
-
-def _record_names(gitdir: str, hook_dir: str) -> bool | None:
-    """Whether the hook record in Git directory ``gitdir`` exists, was written there, and names
-    ``hook_dir`` (so its repository owns the wrappers there); None when it exists and cannot be
-    read (another user's, damaged): not known to be anyone else's."""
-    hn_dir = os.path.join(gitdir, "hn")
-    record = os.path.join(hn_dir, "hooks.json")
-    if not os.path.lexists(record):
-        return False
-    try:
-        data = private.read_private(hn_dir, record)
-        doc = json.loads(data) if data is not None else None
-    except (HnError, OSError, ValueError):
-        return None
-    return isinstance(doc, dict) and doc.get("gitdir") == gitdir and isinstance(doc.get("dir"), str) \
-        and os.path.realpath(doc["dir"]) == os.path.realpath(hook_dir)
-
-
-def _within(path: str, directory: str) -> bool:
-    """Whether ``path`` is ``directory`` (a real path) or below it, by its real path."""
-    real = os.path.realpath(path)
-    return real == directory or real.startswith(directory + os.sep)
-
-
-def _per_worktree_hooks(repo: Repo) -> bool:
-    """Whether each worktree may run hooks from a directory of its own: a relative
-    ``core.hooksPath`` (resolved in each worktree), or per-worktree configuration
-    (``extensions.worktreeConfig``: ``git config --worktree core.hooksPath``)."""
-    proc = repo.git.run(["config", "--get-regexp", r"^(core\.hookspath|extensions\.worktreeconfig)$"])
-    hooks_path, per_worktree = "", False
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        key, _sp, value = line.partition(" ")
-        if key == "core.hookspath":
-            hooks_path = value.strip()
-        elif key == "extensions.worktreeconfig":
-            per_worktree = not config_false(value if _sp else None)
-    if hooks_path and not hooks_path.startswith(("/", "~")):
-        return True
-    if not per_worktree:
-        return False
-    # (``git sparse-checkout`` turns the extension on in a repository of one worktree)
-    listed = repo.git.run(["worktree", "list", "--porcelain", "-z"]).stdout
-    return sum(1 for f in listed.split(b"\0") if f.startswith(b"worktree ")) > 1
-
-
-def _recorded(loc: Location) -> tuple[str, str]:
-    """(the hooks directory the record names, the Git directory it names), "" for each missing."""
-    try:
-        data = private.read_private(loc.private_root, loc.record)
-        doc = json.loads(data) if data is not None else None
-    except (HnError, OSError, ValueError):
-        return "", ""
-    if not isinstance(doc, dict):
-        return "", ""
-    value, by = doc.get("dir"), doc.get("gitdir")
-    return (value if isinstance(value, str) and os.path.isabs(value) else "",
-            by if isinstance(by, str) and os.path.isabs(by) else "")
-
-
 def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
     """Item 2 of issue 12: a hooks directory inside the working tree (a committed
     ``core.hooksPath``) is the team's. Refuse, before writing anything, when a file install would
@@ -353,32 +162,20 @@ def refuse_elsewhere(loc: Location, repo: Repo | None = None) -> None:
     one): a second install would move the record and strand them and the hooks they chain."""
     if loc.private_root is None or not loc.gitdir:
         return
-    recorded, by = _own_recorded(loc, loc.gitdir)
-    if not recorded or not (by == loc.gitdir or _within(recorded, loc.gitdir)) or not os.path.isdir(recorded) \
+    recorded, by = own_recorded(loc, loc.gitdir)
+    if not recorded or not (by == loc.gitdir or within(recorded, loc.gitdir)) or not os.path.isdir(recorded) \
             or os.path.realpath(recorded) == os.path.realpath(loc.dir):
         return
     there = Location(recorded, loc.record, loc.private_root, loc.gitdir)
     if not wrappers_here(there):
         return
-    if repo is not None and (_within(recorded, loc.gitdir) or not _per_worktree_hooks(repo)):
+    if repo is not None and (within(recorded, loc.gitdir) or not per_worktree_hooks(repo)):
         # (what ``uninstall`` here follows: ``_follow_record``)
         raise InputError(f"git-hn's hooks of this repository are installed in {recorded} (with core.hooksPath as "
                          "it was): git hn hooks uninstall takes them out from there, then install again")
     raise InputError(f"git-hn's hooks of this repository are installed in {recorded} (another worktree's, or "
                      f"with core.hooksPath as it was): uninstall them from there first (git hn hooks "
                      "uninstall where core.hooksPath names that directory), then install here")
-
-
-def shared_hooks_path(repo: Repo | None) -> str:
-    """The hooks directory when ``core.hooksPath`` comes from the user's global or system config
-    (every repository's hooks), else ""."""
-    if repo is None:
-        return ""
-    proc = repo.git.run(["config", "--show-scope", "--get", "core.hooksPath"])
-    scope, _tab, value = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n").partition("\t")
-    if not value.startswith(("/", "~")):  # (a relative one is each repository's own: Git resolves it
-        return ""                          # from the top of the working tree)
-    return value if proc.returncode == 0 and scope in ("global", "system") else ""
 
 
 def refuse_shared(repo: Repo | None, loc: Location) -> None:
@@ -390,7 +187,7 @@ def refuse_shared(repo: Repo | None, loc: Location) -> None:
     if not shared:
         return
     shared = os.path.abspath(os.path.expanduser(shared))
-    if loc.load() and os.path.realpath(_recorded(loc)[0] or loc.dir) == os.path.realpath(shared):
+    if loc.load() and os.path.realpath(named_dirs(loc)[0] or loc.dir) == os.path.realpath(shared):
         return  # (this repository installed there before: a refresh)
     if os.path.lexists(os.path.join(shared, "hn-hooks.json")):
         raise InputError(f"git-hn's hooks are installed already in your global or system core.hooksPath "
@@ -455,7 +252,7 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
                 and mine["chained"] in (_fingerprint(loc.current_chained(name)), _sha(loc.current_chained(name))):
             # the wrapper deleted by hand, the hook it chains still there as recorded: chained again
             plan.append((name, path, text, None, REFRESH))
-        elif mine is None and loc.current_chained(name) is not None and loc.gitdir and _within(loc.dir, loc.gitdir):
+        elif mine is None and loc.current_chained(name) is not None and loc.gitdir and within(loc.dir, loc.gitdir):
             # a chained hook with neither its wrapper nor its record (both lost): the new wrapper
             # runs it, so uninstall must put it back (this Git directory's: nothing else writes here)
             plan.append((name, path, text, None, ADOPT))
@@ -488,7 +285,7 @@ def _refuse_unrecorded(loc: Location, path: str) -> None:
     """A wrapper of git-hn's at ``path`` that the record does not name is taken on only in this
     repository's own Git directory (nothing else writes there: its record was lost); elsewhere
     another repository may own it, so install refuses, saying how to tell and what to do."""
-    if loc.gitdir and _within(loc.dir, loc.gitdir):
+    if loc.gitdir and within(loc.dir, loc.gitdir):
         return
     record = "this repository's hook record" if loc.private_root is not None else f"the record {loc.record}"
     raise InputError(f"{path} is already a git-hn wrapper that {record} does not name: a repository whose "
@@ -724,7 +521,7 @@ def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
         if shared and not record and os.path.lexists(os.path.join(os.path.expanduser(shared), "hn-hooks.json")):
             return (f"git-hn's hooks for every repository are still in your global core.hooksPath ({shared}): "
                     "git hn hooks uninstall --global takes them out")
-        if unrecorded and loc.gitdir and _within(loc.dir, loc.gitdir):  # (this repository's own: its record was lost)
+        if unrecorded and loc.gitdir and within(loc.dir, loc.gitdir):  # (this repository's own: its record was lost)
             return (f"{loc.dir} still holds git-hn wrappers this repository's record does not name (it was lost): "
                     "git hn hooks install takes them on again, then git hn hooks uninstall takes them out")
         if unrecorded:
@@ -750,7 +547,7 @@ def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
         return (f"these are in {loc.dir}, where git-hn installed them, but Git now runs hooks from "
                 f"{loc.runs_from} (core.hooksPath changed since): they do not run; git hn hooks uninstall, then "
                 "install again")
-    if unrecorded and loc.gitdir and _within(loc.dir, loc.gitdir):
+    if unrecorded and loc.gitdir and within(loc.dir, loc.gitdir):
         return (f"{loc.dir} holds git-hn wrappers this repository's record does not name (it was lost): they run; "
                 "git hn hooks install takes them on again")
     if unrecorded:

@@ -114,9 +114,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             with serial.publishing(repo, remote, wait):
                 result.published = publish_streams(repo, remote, advertised, result.held, local,
                                                    result.sent, result.own)
-                from .background import forget_failure
-
-                forget_failure(repo, remote)  # (what a push's background publication failed is published now)
+                serial.forget_failure(repo, remote)  # (what a push's background publication failed is published now)
         except PhaseError as exc:
             result.publication_error = exc.message
             result.published = exc.published

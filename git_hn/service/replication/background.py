@@ -26,7 +26,6 @@ import json
 import os
 import subprocess
 
-from ...core import hashing
 from ...core.grammar import is_oid, parse_local_ref
 from ...errors import ConflictError, HnError
 from ...store import private
@@ -37,8 +36,9 @@ WAIT = 600.0  # seconds a publisher waits for an earlier one to the same remote
 
 
 def _path(repo: Repo, remote: str, suffix: str) -> str:
-    digest = hashing.sha256(remote.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return os.path.join(repo.hn_dir, "replication", f"publication-{digest}.{suffix}")
+    from .serial import publication_marker
+
+    return publication_marker(repo, remote, suffix)
 
 
 def running_marker(repo: Repo, remote: str) -> str:
@@ -156,12 +156,6 @@ def take_failure(repo: Repo, remote: str) -> str:
     from ...core.gostr import one_line
 
     return one_line(message)[:1000] if isinstance(message, str) else "unreadable failure record"
-
-
-def forget_failure(repo: Repo, remote: str) -> None:
-    """A sync published everything to ``remote``: an earlier background failure is history (the
-    next push said it still, after ``sync --rebase`` had mended it)."""
-    _clear(repo, _path(repo, remote, "failed"))
 
 
 def _parse(data: bytes, n: int) -> dict[str, str]:

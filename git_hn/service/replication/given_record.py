@@ -84,3 +84,24 @@ def published_heads(repo: Repo, remote: str) -> dict[str, str]:
     from ...store import given as journal
 
     return {**journal.newest(repo, remote), **_recorded(repo, remote)}
+
+
+def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str]) -> None:
+    """What publications that were stopped offered ``remote`` (``store.given``), settled by this
+    run's advertisement once their processes have ended: given (journalled) or not (dropped)."""
+    from ...store import given
+
+    if not os.path.lexists(given.offered_path(repo)):
+        return  # (the usual case: one stat)
+
+    def contains(tip: str, head: str) -> bool | None:
+        if tip == head:
+            return True
+        if repo.git.object_info(tip) is None:
+            return None  # (the remote's tip is not known here: another clone's; undecided)
+        proc = repo.git.run(["merge-base", "--is-ancestor", head, tip])
+        return {0: True, 1: False}.get(proc.returncode)
+
+    settled = given.settle_stopped(repo, remote, advertised, contains)
+    if settled:
+        remember(repo, remote, settled)

@@ -27,7 +27,7 @@ from ...store import state as statemod
 from ...store import statedb, stateview, streams
 from ...store.transport import remote_env, transport_allowed
 from ...store.repo import Repo
-from .given_record import note_held, published_heads, remember
+from .given_record import note_held, published_heads, remember, settle_stopped
 from .outcomes import PhaseError, counted, phase
 
 SLICE = 1000  # refspecs per push command line
@@ -94,7 +94,7 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     valid = valid_refs(repo, refs, listing)
     heads = _heads(repo, valid, listing)
     if advertised is not None:
-        _settle_stopped(repo, remote, advertised)
+        settle_stopped(repo, remote, advertised)
     todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
     note_held(repo, remote, {r: heads[r] for r in valid if r in heads and r not in todo})
     bases = {r: advertised[r] for r in todo if advertised and r in advertised}
@@ -117,29 +117,6 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
         ref = min(withheld)
         raise PhaseError(f"{phase('memory publication', remote).message}: {withheld[ref]}", published)
     return published
-
-
-def _settle_stopped(repo: Repo, remote: str, advertised: dict[str, str]) -> None:
-    """What publications that were stopped offered ``remote`` (``store.given``), settled by this
-    run's advertisement once their processes have ended: given (journalled) or not (dropped)."""
-    import os
-
-    from ...store import given
-
-    if not os.path.lexists(given.offered_path(repo)):
-        return  # (the usual case: one stat)
-
-    def contains(tip: str, head: str) -> bool | None:
-        if tip == head:
-            return True
-        if repo.git.object_info(tip) is None:
-            return None  # (the remote's tip is not known here: another clone's; undecided)
-        proc = repo.git.run(["merge-base", "--is-ancestor", head, tip])
-        return {0: True, 1: False}.get(proc.returncode)
-
-    settled = given.settle_stopped(repo, remote, advertised, contains)
-    if settled:
-        remember(repo, remote, settled)
 
 
 def secret_shaped(repo: Repo, listing: list | None, refs: list[str], bases: dict[str, str]) -> dict[str, str]:

@@ -34,6 +34,21 @@ def lock_path(repo: Repo, remote: str, what: str) -> str:
     return os.path.join(repo.hn_dir, "locks", f"{what}-{_digest(remote)}.lock")
 
 
+def publication_marker(repo: Repo, remote: str, suffix: str) -> str:
+    """``<common-gitdir>/hn/replication/publication-<digest>.<suffix>``: the background
+    publication's markers (``running``, ``failed``; ``background`` writes them)."""
+    return os.path.join(repo.hn_dir, "replication", f"publication-{_digest(remote)}.{suffix}")
+
+
+def forget_failure(repo: Repo, remote: str) -> None:
+    """A sync published everything to ``remote``: an earlier background failure is history (the
+    next push said it still, after ``sync --rebase`` had mended it)."""
+    try:
+        os.unlink(publication_marker(repo, remote, "failed"))
+    except FileNotFoundError:
+        pass
+
+
 def busy(remote: str) -> str:
     return f"another git hn sync with {remote} is running; run git hn sync {remote} after it"
 

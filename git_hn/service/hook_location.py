@@ -1,0 +1,227 @@
+"""Where git-hn's hook wrappers live and whose record names them (CONTRACT §10.7; the install
+itself is ``service.hooks``'s).
+
+Owns the reading of the hook record's ``dir`` and ``gitdir`` and the questions around them: the
+hooks directory Git runs from now, the directory a record names (followed when it is this
+repository's: inside its Git directory, mapped across a ``mv`` or a ``cp -a``; or written here
+while ``core.hooksPath`` is not each worktree's own), another repository's record that still
+names the same directory, and a global or system ``core.hooksPath``. Trusts: the record only as
+far as it names this repository (``gitdir``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ..core import canonical
+from ..errors import HnError, InputError, LocalStateError
+from ..store import private
+from ..store.git import config_false
+from ..store.repo import Repo
+
+HOOKS = ("pre-push", "reference-transaction", "post-rewrite")
+CHAINED_DIR = "hn-chained"  # chained hooks keep their names in this folder of the hooks directory
+LEGACY = ".hn-chained"  # where git-hn before this layout put them (``<hook>.hn-chained``)
+
+
+class Location:
+    """Where hooks live and where their record is kept (repository or ``--global``)."""
+
+    def __init__(self, hook_dir: str, record: str, private_root: str | None, gitdir: str = ""):
+        self.dir, self.record, self.private_root = hook_dir, record, private_root
+        self.gitdir = gitdir  # the repository's common Git directory, recorded with the install
+        self.runs_from = ""  # where Git runs hooks from now, when not ``dir`` (moved since install)
+        self.recorded_gone = False  # the directory the record names exists no more
+        self.elsewhere = ""  # the directory the record names, when it is not followed (``locate``)
+        self.installed_by = ""  # the Git directory that wrote the record, when it is another's whose
+        # own record names ``dir`` too (a copy whose core.hooksPath names the original's directory)
+        self.moved_from = ""  # the Git directory that wrote the record, another's that no longer names
+        # ``dir`` (a moved repository, or a copy whose original has uninstalled)
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.dir, name)
+
+    def chained(self, name: str) -> str:
+        return os.path.join(self.dir, CHAINED_DIR, name)
+
+    def current_chained(self, name: str) -> str | None:
+        """Where ``name``'s chained hook is now (this layout, or the legacy one), if anywhere."""
+        for path in (self.chained(name), self.path(name) + LEGACY):
+            if os.path.lexists(path):
+                return path
+        return None
+
+    def load(self) -> dict:
+        try:
+            if self.private_root is not None:
+                data = private.read_private(self.private_root, self.record)
+            else:
+                with open(self.record, "rb") as fh:
+                    data = fh.read(65_537)
+        except FileNotFoundError:
+            data = None
+        if data is None:
+            return {}
+        try:
+            doc = json.loads(data)
+            return {h["name"]: h for h in doc["hooks"]} if doc.get("version") == 1 else {}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise LocalStateError(f"hook record {self.record} is invalid") from None
+
+    def save(self, hooks: dict) -> None:
+        if not hooks:
+            try:
+                os.unlink(self.record)
+            except FileNotFoundError:
+                pass
+            return
+        doc = {"version": 1, "dir": self.dir, "hooks": [hooks[n] for n in HOOKS if n in hooks]}
+        if self.gitdir:  # (which repository installed them: a copied record names another)
+            doc["gitdir"] = self.gitdir
+        doc = canonical.indented(doc)
+        if self.private_root is not None:
+            private.write_private(self.private_root, self.record, doc)
+            return
+        tmp = self.record + ".tmp-" + os.urandom(4).hex()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(doc)
+        os.replace(tmp, self.record)
+
+
+def locate(repo: Repo | None, global_: bool, which: str = "install") -> Location:
+    from ..store.git import Git
+
+    if global_:
+        git = Git(os.getcwd())
+        proc = git.run(["config", "--global", "--get", "core.hooksPath"])
+        value = proc.stdout.decode("utf-8", "surrogateescape").strip()
+        if proc.returncode != 0 or not value:
+            if which != "install":  # (status, uninstall: nothing can be installed globally)
+                raise InputError(f"no global core.hooksPath is set, so no hook of git-hn's is installed "
+                                 f"globally (hooks {which} --global reads that directory)")
+            raise InputError("hooks install --global requires git config --global core.hooksPath")
+        if not value.startswith(("/", "~")):
+            raise InputError(f"the global core.hooksPath is relative ({value}): Git resolves it in each "
+                             f"repository, so each has its own; run git hn hooks {which} in each repository")
+        hook_dir = os.path.abspath(os.path.expanduser(value))
+        return Location(hook_dir, os.path.join(hook_dir, "hn-hooks.json"), None)
+    proc = repo.git.run(["rev-parse", "--git-path", "hooks"])
+    rel = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    hook_dir = os.path.abspath(os.path.join(os.getcwd(), rel))
+    gitdir = os.path.realpath(repo.common_dir)
+    loc = Location(hook_dir, os.path.join(repo.hn_dir, "hooks.json"), repo.hn_dir, gitdir)
+    if which != "install":  # (status, uninstall: where this repository installed them, if elsewhere
+        _follow_record(loc, repo, gitdir)  # now: a core.hooksPath set or unset since, a mv, a copy)
+    return loc
+
+
+def _follow_record(loc: Location, repo: Repo, gitdir: str) -> None:
+    """Point ``loc`` at the hooks directory the record names when that is this repository's and
+    not where Git runs hooks now; else note it (``elsewhere``) or note it gone.
+
+    A directory in the Git directory that wrote the record is taken as the same place in this
+    one (a ``mv``, or a ``cp -a`` copy, whose record names the original's). Followed: a
+    directory in this repository's Git directory, or one this repository's record names while
+    ``core.hooksPath`` is unset or absolute. Not followed: a directory another repository's
+    record names outside its Git directory, one a record from before records named their
+    repository names outside this Git directory, and any while ``core.hooksPath`` is relative
+    or worktrees have configurations of their own (each may run hooks from its own directory)."""
+    hook_dir = loc.dir
+    recorded, by = own_recorded(loc, gitdir)
+    if not recorded:
+        return
+    if os.path.realpath(recorded) == os.path.realpath(hook_dir):
+        if by and by != gitdir and not within(recorded, gitdir):
+            if _record_names(by, recorded) is False:
+                loc.moved_from = by
+            else:  # (it names this directory, or cannot be read: then it is not ours to act on)
+                loc.installed_by = by
+        return
+    if not os.path.isdir(recorded):
+        loc.recorded_gone = True  # (removed with its directory: nothing left to take out there)
+        return
+    if within(recorded, gitdir) or (by == gitdir and not per_worktree_hooks(repo)):
+        loc.dir, loc.runs_from = recorded, hook_dir
+    else:
+        loc.elsewhere = recorded
+
+
+def own_recorded(loc: Location, gitdir: str) -> tuple[str, str]:
+    """(the hooks directory the record names, as this repository's: a directory inside the Git
+    directory the record names is mapped into this one; that Git directory), "" for each missing."""
+    recorded, by = named_dirs(loc)
+    if recorded and by and by != gitdir and within(recorded, by):
+        return gitdir + os.path.realpath(recorded)[len(by):], by
+    return recorded, by
+
+
+def _record_names(gitdir: str, hook_dir: str) -> bool | None:
+    """Whether the hook record in Git directory ``gitdir`` exists, was written there, and names
+    ``hook_dir`` (so its repository owns the wrappers there); None when it exists and cannot be
+    read (another user's, damaged): not known to be anyone else's."""
+    hn_dir = os.path.join(gitdir, "hn")
+    record = os.path.join(hn_dir, "hooks.json")
+    if not os.path.lexists(record):
+        return False
+    try:
+        data = private.read_private(hn_dir, record)
+        doc = json.loads(data) if data is not None else None
+    except (HnError, OSError, ValueError):
+        return None
+    return isinstance(doc, dict) and doc.get("gitdir") == gitdir and isinstance(doc.get("dir"), str) \
+        and os.path.realpath(doc["dir"]) == os.path.realpath(hook_dir)
+
+
+def within(path: str, directory: str) -> bool:
+    """Whether ``path`` is ``directory`` (a real path) or below it, by its real path."""
+    real = os.path.realpath(path)
+    return real == directory or real.startswith(directory + os.sep)
+
+
+def per_worktree_hooks(repo: Repo) -> bool:
+    """Whether each worktree may run hooks from a directory of its own: a relative
+    ``core.hooksPath`` (resolved in each worktree), or per-worktree configuration
+    (``extensions.worktreeConfig``: ``git config --worktree core.hooksPath``)."""
+    proc = repo.git.run(["config", "--get-regexp", r"^(core\.hookspath|extensions\.worktreeconfig)$"])
+    hooks_path, per_worktree = "", False
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        key, _sp, value = line.partition(" ")
+        if key == "core.hookspath":
+            hooks_path = value.strip()
+        elif key == "extensions.worktreeconfig":
+            per_worktree = not config_false(value if _sp else None)
+    if hooks_path and not hooks_path.startswith(("/", "~")):
+        return True
+    if not per_worktree:
+        return False
+    # (``git sparse-checkout`` turns the extension on in a repository of one worktree)
+    listed = repo.git.run(["worktree", "list", "--porcelain", "-z"]).stdout
+    return sum(1 for f in listed.split(b"\0") if f.startswith(b"worktree ")) > 1
+
+
+def named_dirs(loc: Location) -> tuple[str, str]:
+    """(the hooks directory the record names, the Git directory it names), "" for each missing."""
+    try:
+        data = private.read_private(loc.private_root, loc.record)
+        doc = json.loads(data) if data is not None else None
+    except (HnError, OSError, ValueError):
+        return "", ""
+    if not isinstance(doc, dict):
+        return "", ""
+    value, by = doc.get("dir"), doc.get("gitdir")
+    return (value if isinstance(value, str) and os.path.isabs(value) else "",
+            by if isinstance(by, str) and os.path.isabs(by) else "")
+
+
+def shared_hooks_path(repo: Repo | None) -> str:
+    """The hooks directory when ``core.hooksPath`` comes from the user's global or system config
+    (every repository's hooks), else ""."""
+    if repo is None:
+        return ""
+    proc = repo.git.run(["config", "--show-scope", "--get", "core.hooksPath"])
+    scope, _tab, value = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n").partition("\t")
+    if not value.startswith(("/", "~")):  # (a relative one is each repository's own: Git resolves it
+        return ""                          # from the top of the working tree)
+    return value if proc.returncode == 0 and scope in ("global", "system") else ""
