@@ -178,7 +178,19 @@ def create_private(root: str, path: str, data: bytes) -> None:
     ensure_dirs(root, directory)
 
     def place(tmp: str) -> None:
-        os.link(tmp, path)
+        import errno
+
+        try:
+            os.link(tmp, path)
+        except OSError as exc:  # a file system without hard links: created exclusively in place
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS):
+                raise
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+            try:
+                os.write(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         os.unlink(tmp)
 
     try:
