@@ -487,9 +487,14 @@ def test_a_chained_reference_transaction_hook_gets_gits_lines_and_can_refuse(tmp
 
 
 def test_hook_scripts_in_the_source_tree_match_what_is_installed():
+    from git_hn.service import hooks as service
+
     for name, text in TEMPLATES.items():
         assert (ROOT / "hooks" / name).read_text() == text
         assert os.access(ROOT / "hooks" / name, os.X_OK)
+        # what install recognises a wrapper by (every version wrote these two lines): changed, a
+        # wrapper would be taken for the user's hook and chained into itself
+        assert text.encode().startswith(service._wrapper_head(name))
 
 
 def test_pre_push_lints_and_withholds_secret_shaped_streams(clones):
