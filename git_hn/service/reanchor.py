@@ -61,7 +61,8 @@ def _stopped_hint(repo: Repo) -> str:
     remotes = " ".join(sorted({r for r, _ref, _h in stopped}))
     return (f"; a publication to {remotes} was stopped while pushing, so what it sent counts as published "
             f"until git hn sync {remotes.split()[0]} finds what the remote holds (when it holds less, no "
-            "sooner than ten minutes after the stop: a server may still be taking that push)")
+            "sooner than ten minutes after the stop: a server may still be taking that push); if that remote "
+            f"is gone, remove its lines from {given.offered_path(repo)}")
 
 
 def _absent_at(repo: Repo, done: list, commit: str) -> list[tuple[str, str]]:

@@ -166,11 +166,11 @@ def pushing(repo: Repo, remote: str, pid: int) -> None:
 
 def settled(repo: Repo, remote: str, given: dict[str, str]) -> None:
     """After this process's push to ``remote`` answered (what it gave journalled): its own offers
-    are settled, given or not; and a ref ``given`` a tip settles every offer of it (a stream
-    only grows above what counts as given). Offers of processes that were stopped stay for
-    ``settle_stopped``: a refusal of this push says nothing of a push that may still be running."""
+    are settled, given or not, and another's offer of exactly a tip it gave. Other offers of
+    processes that were stopped stay for ``settle_stopped``: this push's answer says nothing of
+    a push that may still be running (a tip below theirs, a refusal)."""
     me = _me()
-    _edit(repo, lambda rows: [o for o in rows if o.remote != remote or (o.owner != me and o.ref not in given)])
+    _edit(repo, lambda rows: [o for o in rows if o.remote != remote or (o.owner != me and given.get(o.ref) != o.head)])
 
 
 def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains, now: float | None = None) \
@@ -189,6 +189,8 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains
     def edit(rows: list[Offer]) -> list[Offer]:
         keep = []
         for o in rows:
+            if o.time > now + 60:  # (made while the clock was ahead: counted from now, not from then)
+                o = Offer(*o[:5], int(now))
             pid = int(o.owner.split("-", 1)[0])
             if o.remote != remote or o.owner == _me() or _running(pid, (b"git-hn", b"git_hn")) \
                     or (o.push and _running(o.push, (b"push",))):

@@ -677,13 +677,25 @@ def test_what_a_stopped_push_offered_settles_only_by_the_remote_once_its_process
     # ref2 (the remote below it) and ref5 (absent there) were not given, but ref5's offer is recent
     assert given.offered(repo) == sorted([("origin", ref3, h1), ("origin", ref4, h1), ("origin", ref5, h1),
                                           ("other", ref1, h1)])
-    given.settled(repo, "other", {ref1: h3})  # a tip given settles every offer of its ref
+    given.settled(repo, "other", {ref1: h3})  # a tip given settles another's offer of that very tip only
+    assert ("other", ref1, h1) in given.offered(repo)
+    given.settled(repo, "other", {ref1: h1})
+    assert ("other", ref1, h1) not in given.offered(repo)
     alive.kill()
     alive.wait()
     given.settle_stopped(repo, "origin", {ref3: h3}, lambda tip, head: None, now=recent + given.SETTLE_AFTER)
     assert given.offered(repo) == [("origin", ref3, h1)]  # (undecided stays)
     given.settle_stopped(repo, "origin", {}, lambda tip, head: None, now=recent + given.SETTLE_AFTER)
     assert given.offered(repo) == [] and not os.path.exists(path)
+    # an offer made while the clock was ahead is counted from when it is first seen, not dropped
+    # at once nor kept for as long as the clock was wrong
+    with open(path, "w") as fh:
+        fh.write(f"origin {ref1} {h1} {stopped} 0 {recent + 10 * given.SETTLE_AFTER}\n")
+    os.chmod(path, 0o600)
+    given.settle_stopped(repo, "origin", {}, lambda tip, head: None, now=recent)
+    assert given.offered(repo) == [("origin", ref1, h1)]
+    given.settle_stopped(repo, "origin", {}, lambda tip, head: None, now=recent + given.SETTLE_AFTER)
+    assert given.offered(repo) == []
     with open(path, "w") as fh:
         fh.write("damaged\n")
     os.chmod(path, 0o600)
@@ -786,3 +798,46 @@ def test_a_sync_after_an_interrupted_state_write_leaves_a_verified_state(world):
     assert r.code == 0 and r.out.endswith("up to date\n"), r.out
     r = hn(bob, "memory", "index", "verify")
     assert r.code == 0, r.err
+
+
+def test_a_push_that_timed_out_keeps_its_offer_and_publication_off_still_settles(tmp_path):
+    """Reviewers' cases: a push that timed out (its git killed, the server still applying it)
+    settled its offer at once, and the published memory was signed again; with
+    ``remote.<name>.hnPublish false`` a stopped offer was never settled (the sync that could
+    read the remote skipped publication)."""
+    import time
+
+    from git_hn.errors import HnError
+    from git_hn.service import replication as service
+    from git_hn.store import given
+    from git_hn.store.repo import open_repo
+
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    _rec(alice, "first")
+    assert hn(alice, "sync").code == 0
+    _rec(alice, "second")
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nsleep 6\nexit 1\n")  # (slow, and in the end it takes nothing)
+    hook.chmod(0o755)
+    repo = open_repo(str(alice))
+    repo.git.timeout = 2.0
+    try:
+        service.sync(repo, "origin")
+        raise AssertionError("the push did not time out")
+    except HnError as exc:
+        assert "timed out" in exc.message, exc.message
+    assert len(given.offered(repo)) == 1  # (the server may still be taking it)
+    repo.close()
+    time.sleep(5)
+    hook.unlink()
+    path = alice / ".git" / "hn" / "replication" / "offered-v0"
+    import subprocess
+
+    dead = subprocess.Popen(["true"])  # (the sync that timed out was this test's process: as another's)
+    dead.wait()
+    remote_name, ref, head, _owner, push, _when = path.read_text().split()
+    path.write_text(f"{remote_name} {ref} {head} {dead.pid}-ab {push} {int(time.time()) - given.SETTLE_AFTER}\n")
+    git(alice, "config", "remote.origin.hnPublish", "false")
+    r = hn(alice, "sync")
+    assert r.code == 0 and "Publication to origin: off" in r.out, r.out
+    assert not path.exists()  # the remote holds less: not given

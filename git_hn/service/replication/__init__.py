@@ -99,6 +99,11 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
                              by_name, rebase)
     if publish and not ended and off:
         result.publication_off = True
+        advertised = getattr(run, "advertised_refs", None) if run is not None else None
+        if advertised is not None:  # (what a stopped publication offered there, settled all the same)
+            from .given_record import settle_stopped
+
+            settle_stopped(repo, remote, advertised)
     elif publish and not ended and result.unreachable and _pushes_where_it_fetches(repo, remote, url):
         # (a push would meet the same refusal, and the streams it would hold back for anchors
         # "not on the remote" would only say what this clone cannot see of it)

@@ -395,22 +395,21 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
     phase error after every slice was tried.
 
     Until the push's answer is read, the tips it sends are recorded as offered
-    (``store.given.offer``): a publication stopped there (Ctrl-C, a killed background publisher)
-    leaves its ``git push``, in a session of its own, running on, and the remote may hold them;
-    re-anchoring and ``sync --rebase`` then sign none of them again (they signed a published
-    memory a second time, the clone equivocated, and the rebase that followed held it twice)."""
-    from ...errors import Signalled
+    (``store.given.offer``): a publication stopped there (Ctrl-C, a killed background publisher,
+    a push that timed out) may leave its ``git push`` running on, or the server still applying
+    it, and the remote may hold them; re-anchoring and ``sync --rebase`` then sign none of them
+    again (they signed a published memory a second time, the clone equivocated, and the rebase
+    that followed held it twice). Only a push whose answer was read settles its offers."""
     from ...store import given
 
     given.offer(repo, remote, {r: heads[r] for r in refs if r in heads})
     answered: dict[str, str] = {}  # ref -> the tip the remote now holds, from the push's answer
     try:
         published = _push_slices(repo, remote, refs, heads, exact, sent, answered)
-    except (Signalled, KeyboardInterrupt):
-        raise  # (stopped while Git may still be pushing: the offer stays, ``settle_stopped``'s)
-    except BaseException:
+    except PhaseError:  # (the answer was read: what it gave is journalled)
         given.settled(repo, remote, answered)
         raise
+    # anything else (a signal, a timeout): the offer stays, ``settle_stopped``'s
     given.settled(repo, remote, answered)
     return published
 
