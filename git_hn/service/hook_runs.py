@@ -30,6 +30,28 @@ WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush w
             "(publish in the background), or git push --no-verify (this push only)")
 
 
+def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
+    """Memory refs the user's own push sends (``git push origin 'refs/hn/memory/*:...'``, a
+    mirror): recorded as offered (``store.given``) for that push's process, since nothing
+    journals what such a push gives; a later sync settles them by what the remote holds."""
+    if b"refs/hn/memory/" not in data:
+        return
+    from ..core.grammar import is_oid
+    from ..store import given
+
+    sent = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) == 4 and parts[2].startswith("refs/hn/memory/") and is_oid(parts[1]) \
+                and parts[1].strip("0"):
+            sent[parts[2]] = parts[1]
+    if sent:
+        given.offer(repo, remote, sent)
+        push = _push_process()
+        if push.isdigit():
+            given.pushing(repo, remote, int(push))
+
+
 def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     """Verify, lint and publish the local streams that moved since ``remote`` last got them;
     the exit status per hn.prePush. Imported streams are never published; a stream whose tip the
@@ -49,6 +71,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
                              f"git hn sync {named} publishes it (or push with git push {named})\n")
         return 0
     _note_push(repo, remote, data)
+    _offer_pushed_memory(repo, remote, data)
     from ..store import streams
     from .replication import PhaseError, background, lint, publish
 

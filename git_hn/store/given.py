@@ -164,13 +164,20 @@ def pushing(repo: Repo, remote: str, pid: int) -> None:
                               for o in rows])
 
 
-def settled(repo: Repo, remote: str, given: dict[str, str]) -> None:
+def settled(repo: Repo, remote: str, given: dict[str, str], answered: set | None) -> None:
     """After this process's push to ``remote`` answered (what it gave journalled): its own offers
-    are settled, given or not, and another's offer of exactly a tip it gave. Other offers of
-    processes that were stopped stay for ``settle_stopped``: this push's answer says nothing of
-    a push that may still be running (a tip below theirs, a refusal)."""
+    of the refs the answer named (``answered``; None: every ref) are settled, given or not, and
+    another's offer of exactly a tip it gave. The rest stay for ``settle_stopped``: a push that
+    failed without naming a ref (a connection lost after the server took it) may have given it,
+    and this push's answer says nothing of a push that may still be running."""
     me = _me()
-    _edit(repo, lambda rows: [o for o in rows if o.remote != remote or (o.owner != me and given.get(o.ref) != o.head)])
+
+    def done(o: Offer) -> bool:
+        if o.owner == me:
+            return answered is None or o.ref in answered or o.ref in given
+        return given.get(o.ref) == o.head
+
+    _edit(repo, lambda rows: [o for o in rows if o.remote != remote or not done(o)])
 
 
 def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains, now: float | None = None) \

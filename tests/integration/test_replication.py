@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from helpers import git, hn, make_repo, refs_snapshot, shared_remote
+from helpers import git, hn, make_repo, refs_snapshot, shared_remote, wait_publication
 
 
 def _actor(repo):
@@ -667,7 +667,7 @@ def test_what_a_stopped_push_offered_settles_only_by_the_remote_once_its_process
                  f"origin {ref5} {h1} {stopped} 0 {recent}\nother {ref1} {h1} {stopped} 0 {old}\n")
     os.chmod(path, 0o600)
     given.offer(repo, "origin", {ref1: h2})
-    given.settled(repo, "origin", {})  # this push refused: only its own offer is settled
+    given.settled(repo, "origin", {}, None)  # this push refused: only its own offer is settled
     assert given.offered(repo) == sorted([("origin", ref1, h1), ("origin", ref2, h1), ("origin", ref3, h1),
                                           ("origin", ref4, h1), ("origin", ref5, h1), ("other", ref1, h1)])
     verdicts = {h2: False, h3: None}  # tip h2 does not contain h1; h3 is not known here
@@ -677,9 +677,9 @@ def test_what_a_stopped_push_offered_settles_only_by_the_remote_once_its_process
     # ref2 (the remote below it) and ref5 (absent there) were not given, but ref5's offer is recent
     assert given.offered(repo) == sorted([("origin", ref3, h1), ("origin", ref4, h1), ("origin", ref5, h1),
                                           ("other", ref1, h1)])
-    given.settled(repo, "other", {ref1: h3})  # a tip given settles another's offer of that very tip only
+    given.settled(repo, "other", {ref1: h3}, None)  # a tip given settles another's offer of that very tip only
     assert ("other", ref1, h1) in given.offered(repo)
-    given.settled(repo, "other", {ref1: h1})
+    given.settled(repo, "other", {ref1: h1}, None)
     assert ("other", ref1, h1) not in given.offered(repo)
     alive.kill()
     alive.wait()
@@ -841,3 +841,51 @@ def test_a_push_that_timed_out_keeps_its_offer_and_publication_off_still_settles
     r = hn(alice, "sync")
     assert r.code == 0 and "Publication to origin: off" in r.out, r.out
     assert not path.exists()  # the remote holds less: not given
+
+
+def test_a_push_that_fails_after_the_server_took_it_keeps_its_offer(tmp_path):
+    """A reviewer's case: the server updated the memory ref, then the connection was lost before
+    the client read the answer (here the server's receive-pack is killed right after the ref
+    moved): the push failed without naming the ref, its offer was settled anyway, and an amend
+    then signed the published memory again."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    (alice / "g").write_text("two\n")
+    git(alice, "add", "g")
+    git(alice, "commit", "-q", "-m", "c2")
+    git(alice, "push", "-q", "origin", "main")
+    c2 = git(alice, "rev-parse", "HEAD")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "on c2").code == 0
+    hook = remote / "hooks" / "reference-transaction"
+    hook.write_text('#!/bin/sh\n[ "$1" = committed ] || exit 0\n'
+                    'grep -q refs/hn/memory && kill -9 $PPID\nexit 0\n')
+    hook.chmod(0o755)
+    r = hn(alice, "sync")
+    assert r.code == 1, r.out
+    hook.unlink()
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)  # (the server took it)
+    assert (alice / ".git" / "hn" / "replication" / "offered-v0").exists()
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")
+    r = hn(alice, "memory", "reanchor", c2, "HEAD")
+    assert r.code == 1 and "a publication to origin was stopped while pushing" in r.err, r.err
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)
+
+
+def test_memory_refs_pushed_by_hand_count_as_offered(tmp_path):
+    """A reviewer's case: ``git push origin 'refs/hn/memory/*:refs/hn/memory/*'`` with the hooks
+    installed gave the remote a memory that nothing journalled, and the post-rewrite hook's
+    re-anchoring then signed it again on the next amend."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "hooks", "install").code == 0
+    (alice / "g").write_text("two\n")
+    git(alice, "add", "g")
+    git(alice, "commit", "-q", "-m", "c2")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "on c2").code == 0
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    git(alice, "push", "-q", "origin", f"{ref}:{ref}")  # (c2 is not on the remote: no publication journals it)
+    wait_publication(alice)
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")  # (the post-rewrite hook runs)
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)  # not signed again

@@ -404,31 +404,40 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
 
     given.offer(repo, remote, {r: heads[r] for r in refs if r in heads})
     answered: dict[str, str] = {}  # ref -> the tip the remote now holds, from the push's answer
+    reported: set[str] = set()  # the refs the push's answer named (given or refused)
     try:
-        published = _push_slices(repo, remote, refs, heads, exact, sent, answered)
-    except PhaseError:  # (the answer was read: what it gave is journalled)
-        given.settled(repo, remote, answered)
+        published = _push_slices(repo, remote, refs, heads, exact, sent, answered, reported)
+    except PhaseError:  # (an answer was read, for the refs it named: what it gave is journalled)
+        given.settled(repo, remote, answered, reported)
         raise
     # anything else (a signal, a timeout): the offer stays, ``settle_stopped``'s
-    given.settled(repo, remote, answered)
+    given.settled(repo, remote, answered, None)
     return published
 
 
 def _push_slices(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool,
-                 sent: list | None, answered: dict) -> int:
+                 sent: list | None, answered: dict, reported: set) -> int:
     if exact and len(refs) >= OUTBOX_FROM:
         from ...store import outbox
 
         with outbox.staged(repo, {r: heads[r] for r in refs}) as spec:
             if spec is not None:  # (else nothing was written: one refspec per ref)
-                return _push(repo, remote, [[spec]], heads, sent, answered)
+                return _push(repo, remote, [[spec]], heads, sent, answered, reported)
     slices = [[f"{heads[r]}:{r}" if exact else f"{r}:{r}" for r in refs[i:i + SLICE]]
               for i in range(0, len(refs), SLICE)]
-    return _push(repo, remote, slices, heads, sent, answered)
+    return _push(repo, remote, slices, heads, sent, answered, reported)
+
+
+# Git's words for a push that never reached the remote (nothing was sent): its offers are settled
+NEVER_SENT = frozenset(("read_passphrase", "can't open /dev/tty", "host key verification failed",
+                        "does not appear to be a git repository", "repository not found", "could not resolve host",
+                        "connection refused", "couldn't connect to server", "authentication failed",
+                        "could not read username", "could not read password", "terminal prompts disabled",
+                        "permission denied"))
 
 
 def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str],
-          sent: list | None = None, answered: dict | None = None) -> int:
+          sent: list | None = None, answered: dict | None = None, reported: set | None = None) -> int:
     """One ``git push`` per slice of refspecs, their porcelain read (see ``push``)."""
     from ...store import given
 
@@ -445,6 +454,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
             parts = line.split("\t")
             if len(parts) >= 2 and ":" in parts[1]:
                 ref = parts[1].split(":", 1)[1]
+                if reported is not None:
+                    reported.add(ref)
                 if parts[0] == "!" and len(parts) > 2 and parts[2] == "[rejected] (non-fast-forward)" \
                         and ref in heads:
                     behind[ref] = refusal(parts[2], proc.stderr.decode("utf-8", "replace"))
@@ -458,6 +469,11 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                         sent.append(ref)
                     if ref in heads:
                         done[ref] = heads[ref]
+        if proc.returncode != 0 and reported is not None and not any(
+                line.count("\t") >= 1 for line in proc.stdout.decode("utf-8", "replace").splitlines()):
+            text = (proc.stderr or b"").decode("utf-8", "replace").lower()
+            if any(words in text for words in NEVER_SENT):  # (nothing was sent: no ref is in doubt)
+                reported.update(spec.rsplit(":", 1)[-1] for spec in specs)
         if proc.returncode != 0 and len(behind) == refused_behind:  # (else decided below)
             rejected = True
             if not reason:  # (no ref refused: the remote was not reached, or refused access)
