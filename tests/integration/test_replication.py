@@ -22,6 +22,19 @@ def _rec(repo, content, kind="decision"):
     return r.json()
 
 
+def _memory_on_a_new_commit(repo, content: str, push: bool = True) -> str:
+    """A new commit (pushed to origin unless ``push`` is false) with an ``exact`` decision
+    anchored on it: the commit."""
+    (repo / "g").write_text("two\n")
+    git(repo, "add", "g")
+    git(repo, "commit", "-q", "-m", "c2")
+    if push:
+        git(repo, "push", "-q", "origin", "main")
+    assert hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", content).code == 0
+    return git(repo, "rev-parse", "HEAD")
+
+
 def _policy(*actors):
     return json.dumps({"version": "hn.policy/0", "maintainers": [actors[0]],
                        "proposals": {"requiredAccepts": 1},
@@ -599,13 +612,7 @@ def test_a_publication_stopped_while_its_push_went_on_is_never_signed_again(tmp_
     import time
 
     remote, (alice,) = shared_remote(tmp_path, "Alice")
-    (alice / "g").write_text("two\n")
-    git(alice, "add", "g")
-    git(alice, "commit", "-q", "-m", "c2")
-    git(alice, "push", "-q", "origin", "main")
-    c2 = git(alice, "rev-parse", "HEAD")
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
-              "--content", "second memory on c2").code == 0
+    c2 = _memory_on_a_new_commit(alice, "second memory on c2")
     started, go = tmp_path / "started", tmp_path / "go"
     hook = remote / "hooks" / "post-receive"
     hook.write_text(f"#!/bin/sh\ntouch {started}\nwhile [ ! -e {go} ]; do sleep 0.05; done\n")
@@ -721,13 +728,7 @@ def test_an_offer_the_remote_never_took_is_settled_by_the_next_sync(tmp_path):
     remote, (alice,) = shared_remote(tmp_path, "Alice")
     _rec(alice, "first")
     assert hn(alice, "sync").code == 0
-    (alice / "g").write_text("two\n")
-    git(alice, "add", "g")
-    git(alice, "commit", "-q", "-m", "c2")
-    git(alice, "push", "-q", "origin", "main")
-    c2 = git(alice, "rev-parse", "HEAD")
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
-              "--content", "second on c2").code == 0
+    c2 = _memory_on_a_new_commit(alice, "second on c2")
     ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
     before = git(remote, "rev-parse", ref)
     started = tmp_path / "started"
@@ -849,13 +850,7 @@ def test_a_push_that_fails_after_the_server_took_it_keeps_its_offer(tmp_path):
     moved): the push failed without naming the ref, its offer was settled anyway, and an amend
     then signed the published memory again."""
     remote, (alice,) = shared_remote(tmp_path, "Alice")
-    (alice / "g").write_text("two\n")
-    git(alice, "add", "g")
-    git(alice, "commit", "-q", "-m", "c2")
-    git(alice, "push", "-q", "origin", "main")
-    c2 = git(alice, "rev-parse", "HEAD")
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
-              "--content", "on c2").code == 0
+    c2 = _memory_on_a_new_commit(alice, "on c2")
     hook = remote / "hooks" / "reference-transaction"
     hook.write_text('#!/bin/sh\n[ "$1" = committed ] || exit 0\n'
                     'grep -q refs/hn/memory && kill -9 $PPID\nexit 0\n')
@@ -878,11 +873,7 @@ def test_memory_refs_pushed_by_hand_count_as_offered(tmp_path):
     re-anchoring then signed it again on the next amend."""
     remote, (alice,) = shared_remote(tmp_path, "Alice")
     assert hn(alice, "hooks", "install").code == 0
-    (alice / "g").write_text("two\n")
-    git(alice, "add", "g")
-    git(alice, "commit", "-q", "-m", "c2")
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
-              "--content", "on c2").code == 0
+    _memory_on_a_new_commit(alice, "on c2", push=False)
     ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
     git(alice, "push", "-q", "origin", f"{ref}:{ref}")  # (c2 is not on the remote: no publication journals it)
     wait_publication(alice)
