@@ -35,6 +35,28 @@ def _memory_on_a_new_commit(repo, content: str, push: bool = True) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
+def _sync_stopped_in_a_remote_hook(remote, repo, tmp_path, hook: str, wait: str) -> None:
+    """``git hn sync`` in a session of its own, stopped (SIGINT to its process group) once the
+    remote's ``hook`` has started; ``wait`` is the hook's shell after that (what it waits for)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    started = tmp_path / "started"
+    path = remote / "hooks" / hook
+    path.write_text(f"#!/bin/sh\ntouch {started}\n{wait}\n")
+    path.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-m", "git_hn", "sync"], cwd=repo, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not started.exists():
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.communicate(timeout=60)
+
+
 def _policy(*actors):
     return json.dumps({"version": "hn.policy/0", "maintainers": [actors[0]],
                        "proposals": {"requiredAccepts": 1},
@@ -606,27 +628,15 @@ def test_a_publication_stopped_while_its_push_went_on_is_never_signed_again(tmp_
     ``git push`` ran on). The journal never heard of it, so re-anchoring after an amend signed
     the published memory again at its sequence, the clone equivocated, and ``sync --rebase``
     then held it twice. The tips a push sends are recorded as offered until its answer is read."""
-    import signal
-    import subprocess
-    import sys
     import time
 
     remote, (alice,) = shared_remote(tmp_path, "Alice")
     c2 = _memory_on_a_new_commit(alice, "second memory on c2")
-    started, go = tmp_path / "started", tmp_path / "go"
-    hook = remote / "hooks" / "post-receive"
-    hook.write_text(f"#!/bin/sh\ntouch {started}\nwhile [ ! -e {go} ]; do sleep 0.05; done\n")
-    hook.chmod(0o755)
-    proc = subprocess.Popen([sys.executable, "-m", "git_hn", "sync"], cwd=alice, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while not started.exists():
-        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
-        time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGINT)
-    proc.communicate(timeout=60)
+    go = tmp_path / "go"
+    _sync_stopped_in_a_remote_hook(remote, alice, tmp_path, "post-receive",
+                                   f"while [ ! -e {go} ]; do sleep 0.05; done")
     go.write_text("")
-    hook.unlink()
+    (remote / "hooks" / "post-receive").unlink()
     ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
     deadline = time.monotonic() + 30
     while git(remote, "for-each-ref", "--format=%(objectname)", ref) != git(alice, "rev-parse", ref):
@@ -720,9 +730,6 @@ def test_an_offer_the_remote_never_took_is_settled_by_the_next_sync(tmp_path):
     pre-receive ran: the remote never took the tip, yet the offer stayed for ever, and re-
     anchoring refused that memory while every sync advised re-anchoring it. The next sync reads
     the remote's tip once the stopped processes have ended, and drops the offer."""
-    import signal
-    import subprocess
-    import sys
     import time
 
     remote, (alice,) = shared_remote(tmp_path, "Alice")
@@ -731,19 +738,8 @@ def test_an_offer_the_remote_never_took_is_settled_by_the_next_sync(tmp_path):
     c2 = _memory_on_a_new_commit(alice, "second on c2")
     ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
     before = git(remote, "rev-parse", ref)
-    started = tmp_path / "started"
-    hook = remote / "hooks" / "pre-receive"
-    hook.write_text(f"#!/bin/sh\ntouch {started}\nsleep 30\n")
-    hook.chmod(0o755)
-    proc = subprocess.Popen([sys.executable, "-m", "git_hn", "sync"], cwd=alice, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while not started.exists():
-        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
-        time.sleep(0.02)
-    os.killpg(proc.pid, signal.SIGINT)
-    proc.communicate(timeout=60)
-    hook.unlink()
+    _sync_stopped_in_a_remote_hook(remote, alice, tmp_path, "pre-receive", "sleep 30")
+    (remote / "hooks" / "pre-receive").unlink()
     assert git(remote, "rev-parse", ref) == before  # (the remote never took it)
     git(alice, "commit", "-q", "--amend", "-m", "c2b")
     git(alice, "push", "-q", "-f", "origin", "main")
