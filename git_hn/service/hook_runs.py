@@ -46,10 +46,8 @@ def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
                 and parts[1].strip("0"):
             sent[parts[2]] = parts[1]
     if sent:
-        given.offer(repo, remote, sent)
         push = _push_process()
-        if push.isdigit():
-            given.pushing(repo, remote, int(push))
+        given.offer(repo, remote, sent, int(push) if push.isdigit() else 0)
 
 
 def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:

@@ -29,6 +29,7 @@ import os
 from ..core.grammar import is_oid
 from ..errors import HnError, LocalStateError
 from . import private
+from .process import running
 from .repo import Repo
 
 NAME = "given-v0"
@@ -146,15 +147,16 @@ def offered(repo: Repo) -> list[tuple[str, str, str]]:
     return sorted({(o.remote, o.ref, o.head) for o in _read_offers(repo)})
 
 
-def offer(repo: Repo, remote: str, heads: dict[str, str]) -> None:
-    """Before a push: record (durably) that ``remote`` may be given ``heads`` by this process.
-    Best effort: a record that cannot be written or read never stops a publication (a damaged
-    one makes re-anchoring refuse, as a damaged journal does, until it is moved aside)."""
+def offer(repo: Repo, remote: str, heads: dict[str, str], push: int = 0) -> None:
+    """Before a push: record (durably) that ``remote`` may be given ``heads`` by this process (by
+    the ``git push`` ``push``, when it runs already: a pre-push hook's). Best effort: a record
+    that cannot be written or read never stops a publication (a damaged one makes re-anchoring
+    refuse, as a damaged journal does, until it is moved aside)."""
     import time
 
     if heads:
         now = int(time.time())
-        _edit(repo, lambda rows: rows + [Offer(remote, r, h, _me(), 0, now) for r, h in sorted(heads.items())])
+        _edit(repo, lambda rows: rows + [Offer(remote, r, h, _me(), push, now) for r, h in sorted(heads.items())])
 
 
 def pushing(repo: Repo, remote: str, pid: int) -> None:
@@ -199,8 +201,8 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains
             if o.time > now + 60:  # (made while the clock was ahead: counted from now, not from then)
                 o = Offer(*o[:5], int(now))
             pid = int(o.owner.split("-", 1)[0])
-            if o.remote != remote or o.owner == _me() or _running(pid, (b"git-hn", b"git_hn")) \
-                    or (o.push and _running(o.push, (b"push",))):
+            if o.remote != remote or o.owner == _me() or running(pid, (b"git-hn", b"git_hn")) \
+                    or (o.push and running(o.push, (b"push",))):
                 keep.append(o)
                 continue
             tip = advertised.get(o.ref)
@@ -213,28 +215,6 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains
 
     _edit(repo, edit)
     return given
-
-
-def _running(pid: int, names: tuple[bytes, ...]) -> bool:
-    """Whether process ``pid`` runs, as a program whose command line holds one of ``names`` (a
-    process ID used again by another program counts as ended; without ``/proc``, any process
-    counts)."""
-    if pid <= 0:
-        return False
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            line = fh.read()
-        return any(n in line for n in names)
-    except FileNotFoundError:
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-            return True
-        except ProcessLookupError:
-            return False
-        except OSError:
-            return True
 
 
 def _edit(repo: Repo, change) -> None:

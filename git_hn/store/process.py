@@ -203,6 +203,28 @@ def _grow_pipe(fd: int, size: int) -> None:
             pass
 
 
+def running(pid: int, names: tuple[bytes, ...]) -> bool:
+    """Whether process ``pid`` (anyone's) runs as a program whose command line holds one of
+    ``names``: a process ID used again by another program counts as ended (without ``/proc``, any
+    process of that ID counts as running)."""
+    if pid <= 0:
+        return False
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            line = fh.read()
+        return any(n in line for n in names)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True
+
+
 def wait_for_exit(pid: int, timeout: float) -> None:
     """Until process ``pid`` (not necessarily a child: the user's ``git push`` a background
     publisher waits for) has ended, or ``timeout`` seconds."""

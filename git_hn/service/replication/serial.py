@@ -122,26 +122,14 @@ def _ended(pid: int, wait: float = 30.0) -> bool:
     used again) counts as ended."""
     import time
 
+    from ...store.process import running
+
     deadline = time.monotonic() + wait
-    while True:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                alive = b"update-ref" in fh.read()
-        except FileNotFoundError:
-            return True
-        except OSError:  # (no /proc: ask the kernel whether the ID is in use)
-            try:
-                os.kill(pid, 0)
-                alive = True
-            except ProcessLookupError:
-                return True
-            except OSError:
-                alive = True
-        if not alive:
-            return True
+    while running(pid, (b"update-ref",)):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.02)
+    return True
 
 
 def clear_dead(repo: Repo, remote: str) -> list[str] | None:
