@@ -20,6 +20,10 @@ from . import render
 SUMMARY = """\
 usage: git hn <command> [options]
 
+Start here: 'git hn demo' shows the whole flow in a throwaway repository. In your project,
+'git hn init' creates your signing identity, 'git hn hooks install' keeps memory in step with
+push and fetch, and 'git hn setup claude' (or codex, cursor, agents-md) lets an agent use it.
+
 git hn init [--name NAME]
 git hn identity show|list|public
 git hn identity export --output FILE | import FILE [--activate] | use ACTOR

@@ -82,6 +82,8 @@ def run_demo(emit) -> None:
         refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/hn"], cwd=work,
                               env=env, capture_output=True, text=True).stdout.split()
         emit(["", "Memory refs written (signed, append-only, one commit per memory):", *refs,
-              "", "The throwaway repository is removed now."])
+              "", "The throwaway repository is removed now.",
+              "Next, in your own repository: git hn init; git hn hooks install; "
+              "git hn setup claude (or codex, cursor, agents-md)."])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -34,6 +35,18 @@ def test_plugin_is_found_by_git(repo):
     assert r.code == 0 and r.out.startswith("usage: git hn <command>")
     r = subprocess.run(["git-hn", "--help"], cwd=repo, capture_output=True)
     assert r.returncode == 0 and r.stdout.startswith(b"usage: git hn <command>")
+
+
+def test_summary_starts_a_newcomer_with_commands_that_exist(tmp_path):
+    """``git hn -h`` opens with where to start; every command it names there has its own help."""
+    out = hn(tmp_path, "-h").out
+    start = out.split("\n\n")[1]
+    assert start.startswith("Start here: 'git hn demo'")
+    named = re.findall(r"'git hn ([a-z]+(?: [a-z]+)?)'", start)
+    assert named == ["demo", "init", "hooks install", "setup claude"]
+    for command in ("init", "hooks install", "setup"):
+        r = hn(tmp_path, *command.split(), "-h")
+        assert r.code == 0 and "usage" in r.out.lower(), (command, r.err)
 
 
 def test_command_help_lists_options(repo):

@@ -33,6 +33,7 @@ def test_install_into_empty_environment_then_demo(tmp_path):
     assert "$ git hn memory record --kind decision" in demo.stdout
     assert "Memory refs written" in demo.stdout
     assert "refs/hn/memory/" in demo.stdout
+    assert "Next, in your own repository: git hn init; git hn hooks install" in demo.stdout
     # `git help hn` opens the installed page; completion is installed for bash and zsh
     assert (tmp_path / "share" / "man" / "man1" / "git-hn.1").exists()
     assert (tmp_path / "share" / "man" / "man7" / "hn-memory.7").exists()
