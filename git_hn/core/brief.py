@@ -25,7 +25,7 @@ import re
 
 from ..errors import InputError
 from . import canonical
-from .gostr import escape_bidi, one_line, safe_text
+from .gostr import content_text, escape_bidi, one_line, safe_text
 from .limits import WARNING
 from .grammar import utc_instant, utc_timestamp
 from .recall import order
@@ -391,5 +391,5 @@ def digest_lines(doc: dict) -> list[str]:
     for r in doc["memories"]:
         lines.append(f"{utc_timestamp(r['signedTimestamp'])}  {r['id']}  kind={r['kind']}  "
                      f"lifecycle={r['lifecycle']}  trust={r['trust']}")
-        lines.append("  " + safe_text(r["data"]["content"]))
+        lines.append("  " + content_text(r["data"]["content"]))
     return lines

@@ -71,6 +71,14 @@ def safe_text(s: str) -> str:
     return _NON_TEXT_CONTROL.sub("\ufffd", s)
 
 
+def content_text(s: str) -> str:
+    """Author content on a plain-text human line (git-hn): ``safe_text``, with every line after
+    the first indented by two spaces. Lines that start in column 0 are git-hn's own, so content
+    cannot add a record line of its own making (another actor's ID, ``trust=qualified``) to
+    piped recall, digest or show output."""
+    return safe_text(s).replace("\n", "\n  ")
+
+
 def escape_bidi(s: str) -> str:
     """Human output only: bidirectional controls are written as ``\\u{…}`` (CONTRACT §0.5)."""
     if s.isascii():

@@ -390,14 +390,14 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
 
 
 def human_lines(doc: dict) -> list[str]:
-    from .gostr import safe_text
+    from .gostr import content_text
 
     lines = [doc["warning"], f"Matched: {doc['matched']}; returned: {doc['returned']}; "
                              f"truncated: {'true' if doc['truncated'] else 'false'}"]
     for row in doc["memories"]:
         lines.append(f"{row['id']}  actor={row['actor']}  kind={row['kind']}  lifecycle={row['lifecycle']}  "
                      f"applicability={row['applicability']}  evidence={row['evidence']}  trust={row['trust']}")
-        lines.append("  " + safe_text(row["data"]["content"]))
+        lines.append("  " + content_text(row["data"]["content"]))
     if "nextCursor" in doc:
         lines.append(f"Next cursor: {doc['nextCursor']}")
     return lines

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
-from ..core.gostr import one_line, safe_text
+from ..core.gostr import content_text, one_line
 from ..core.limits import WARNING
 from ..core.projection import Context, project, row_show_json
 from ..errors import InputError
@@ -155,7 +155,7 @@ def _projection_lines(label: str, row: dict) -> list[str]:
     return [f"{label}: {row['id']}", f"Lifecycle: {row['lifecycle']}",
             f"Applicability: {row['applicability']}", f"Evidence: {row['evidence']}",
             f"Trust: {row['trust']}", f"Content digest: {row['contentDigest']}",
-            f"Content (inert): {safe_text(row['data']['content'])}"]
+            f"Content (inert): {content_text(row['data']['content'])}"]
 
 
 def human_lines(doc: dict) -> list[str]:
