@@ -65,16 +65,16 @@ def lines(items: list[str]) -> None:
 
 
 def error(message: str) -> None:
-    from ..core.gostr import one_line
+    from ..core.gostr import escape_bidi, one_line
 
-    sys.stderr.write("git-hn: " + one_line(message) + "\n")
+    sys.stderr.write("git-hn: " + escape_bidi(one_line(message)) + "\n")
     sys.stderr.flush()
 
 
 def hint(text: str) -> None:
     """One ``git-hn: hint:`` line on stderr: advice beside a command that succeeded (stdout keeps
     its formats)."""
-    from ..core.gostr import one_line
+    from ..core.gostr import escape_bidi, one_line
 
-    sys.stderr.write("git-hn: hint: " + one_line(text) + "\n")
+    sys.stderr.write("git-hn: hint: " + escape_bidi(one_line(text)) + "\n")
     sys.stderr.flush()

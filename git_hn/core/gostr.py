@@ -66,6 +66,14 @@ def one_line(s: str) -> str:
     return _CONTROL.sub(" ", s)
 
 
+def bounded(s: str, limit: int = 240) -> str:
+    """``one_line`` and at most ``limit`` bytes of UTF-8, cut at a character boundary: what an
+    error quotes of input it did not write (CONTRACT §0.5's 240 bytes)."""
+    s = one_line(s)
+    raw = s.encode("utf-8", "surrogatepass")
+    return s if len(raw) <= limit else raw[:limit].decode("utf-8", "ignore")
+
+
 def safe_text(s: str) -> str:
     """``safeText``: keep newline and tab, every other Cc rune becomes U+FFFD."""
     return _NON_TEXT_CONTROL.sub("\ufffd", s)

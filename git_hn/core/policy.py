@@ -58,9 +58,11 @@ def _bind(value, names: tuple[str, ...]) -> dict:
 
 
 def _safe(s: str) -> str:
-    from .gostr import one_line
+    """A policy's own text quoted in an error: one line of at most 240 bytes (a policy is read
+    from the commit asked about, which anyone's branch can hold)."""
+    from .gostr import bounded
 
-    return one_line(s)
+    return bounded(s)
 
 
 def _string(v, where: str) -> str:

@@ -280,8 +280,6 @@ def _check_ints(value):
 
 def _cut(cause: str) -> str:
     """oneLine and at most 240 bytes at a character boundary (CONTRACT §0.5)."""
-    cause = re.sub("[\u0000-\u001f\u007f-\u009f]", " ", cause)
-    raw = cause.encode("utf-8", "surrogatepass")
-    if len(raw) <= 240:
-        return cause
-    return raw[:240].decode("utf-8", "ignore")
+    from .gostr import bounded
+
+    return bounded(cause)

@@ -432,3 +432,22 @@ def test_input_documents_an_agent_gets_wrong_say_what_to_change(inited):
     r = hn(inited, *BASE, "--kind", "decision", "--applies", "exact", "--topic", " ")
     assert r.err == "git-hn: memory record topics are invalid; a topic is never blank (spaces are trimmed)\n", r.err
     assert refs_snapshot(inited) == before
+
+
+def test_a_hostile_policy_is_quoted_in_one_bounded_line_with_direction_controls_shown(inited):
+    """The policy is read from the commit asked about (anyone's branch): what an error quotes of
+    it is one line of at most 240 bytes, and a right-to-left override is shown, not obeyed."""
+    policy = inited / ".hn" / "policy.json"
+    policy.parent.mkdir(exist_ok=True)
+    cases = [('{"version":"hn.policy/0","\\u001b[31m\u202ekey":1,"memory":{}}', True),
+             ('{"version":"%s","memory":{}}' % ("A" * 20000), False)]
+    for text, rtl in cases:
+        policy.write_text(text, encoding="utf-8")
+        git(inited, "add", ".hn/policy.json")
+        git(inited, "commit", "-q", "-m", "policy")
+        for args in (["policy", "show"], ["memory", "recall"]):
+            r = hn(inited, *args)
+            assert r.code == 1 and r.out == "" and r.err.count("\n") == 1, (args, r.err)
+            assert "\u202e" not in r.err and "\x1b" not in r.err
+            assert len(r.err.encode()) < 360, len(r.err.encode())
+        assert ("\\u{202e}key" in r.err) == rtl
