@@ -53,6 +53,15 @@
     return ul;
   }
 
+  // The signed name is the author's own choice (anyone can call themselves "Alice"): the short
+  // actor ID, which no one else can sign as, always follows it.
+  function author(x) {
+    const span = el("span", "author");
+    span.appendChild(el("span", "name t", x.actorName));
+    span.appendChild(el("code", "actor", " (" + x.actor.slice(0, 12) + ")"));
+    return span;
+  }
+
   function relationItem(r) {
     const li = el("li", "relation");
     li.appendChild(el("span", "rel-type", RELATION_TEXT[r.type] || "related to"));
@@ -61,7 +70,7 @@
     const e = events.get(r.memoryId);
     if (e) {
       li.appendChild(document.createTextNode(" by "));
-      li.appendChild(el("span", "name t", e.actorName));
+      li.appendChild(author(e));
       if (e.reason) {
         li.appendChild(document.createTextNode(": "));
         li.appendChild(el("span", "reason t", e.reason));
@@ -77,7 +86,7 @@
     const head = el("div", "head");
     head.appendChild(el("code", "short", m.short));
     head.appendChild(el("time", "date", m.date));
-    head.appendChild(el("span", "name t", m.actorName));
+    head.appendChild(author(m));
     head.appendChild(el("span", "badge kind", m.kind));
     head.appendChild(el("span", "badge lifecycle", m.lifecycle));
     head.appendChild(el("span", "badge " + (m.trust === "qualified" ? "trusted" : "untrusted"), m.trust));
@@ -195,7 +204,7 @@
     li.appendChild(document.createTextNode(" "));
     li.appendChild(el("span", "badge kind", m.kind));
     li.appendChild(el("span", "badge lifecycle", m.lifecycle));
-    li.appendChild(el("span", "name t", m.actorName));
+    li.appendChild(author(m));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(el("span", "summary t", m.summary));
     const ul = el("ul");

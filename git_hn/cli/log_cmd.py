@@ -122,8 +122,9 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
     from . import terminal
 
     screen = terminal.Screen(no_color, width)
+    shared = core.shared_names((it.actor_name, it.actor) for it in items)
     for it in items:
-        screen.line(terminal.memory_line(core.fit(core.fields(it), screen.width, cell_len)))
+        screen.line(terminal.memory_line(core.fit(core.fields(it, shared), screen.width, cell_len)))
         if graph:
             for rel in core.relation_lines(it):
                 screen.line(Text(rel, style=terminal.LABEL))

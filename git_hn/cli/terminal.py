@@ -153,7 +153,7 @@ def labelled(label: str, value, style: str | None = None, pad: int = 10) -> Text
 
 def memory_line(f: logcore.Fields) -> Text:
     """One memory as ``memory log`` shows it: short ID, date, name, kind, lifecycle, trust, summary."""
-    return span((f.short, ID), (f.date, DATE), (f.name, NAME), (f.kind, KIND),
+    return span((f.short, ID), (f.date, DATE), (f.name, NAME), (f.actor, LABEL), (f.kind, KIND),
                 (f.lifecycle, LIFECYCLE.get(f.lifecycle, "")), (f.trust, trust_style(f.trust)), (f.summary, ""))
 
 
@@ -165,11 +165,12 @@ def first_line(content: str) -> tuple[str, int]:
     return inert(lines[0].strip()), len(lines) - 1
 
 
-def header(screen: Screen, short: str, date: str, name: str, kind: str, lifecycle: str, trust: str,
-           extra: tuple[str, ...] = ()) -> None:
-    """A memory's first line in recall and digest blocks; only the author name is ever cut."""
+def header(screen: Screen, short: str, date: str, name: str, actor: str, kind: str, lifecycle: str,
+           trust: str, extra: tuple[str, ...] = ()) -> None:
+    """A memory's first line in recall and digest blocks (``actor``: its tag, or ""); only the
+    author name is ever cut."""
     tail = sum(cell_len(x) + 1 for x in extra)
-    f = logcore.fit(logcore.Fields(short, date, inert(name).strip() or "?", kind, lifecycle, trust, ""),
+    f = logcore.fit(logcore.Fields(short, date, logcore.shown_name(name), actor, kind, lifecycle, trust, ""),
                     screen.width - tail, cell_len)
     line = memory_line(f)
     for x in extra:
@@ -204,10 +205,13 @@ def recall(doc: dict, names: dict[str, str], no_color: bool = False, columns: in
     if doc["truncated"] or returned != matched:
         count += f", {returned} shown"
     screen.line(Text(count, style=LABEL))
+    shared = logcore.shared_names((names.get(row["id"], ""), row["actor"]) for row in rows)
     for row in rows:
         extra = tuple(x for x in (row["applicability"], row["evidence"]) if x not in QUIET)
-        header(screen, short_id(row["id"]), utc_timestamp(row["signedTimestamp"])[:10],
-               names.get(row["id"], ""), row["kind"], row["lifecycle"], row["trust"], extra)
+        name = names.get(row["id"], "")
+        header(screen, short_id(row["id"]), utc_timestamp(row["signedTimestamp"])[:10], name,
+               logcore.actor_tag(name, row["actor"], shared), row["kind"], row["lifecycle"], row["trust"],
+               extra)
         content_line(screen, row["data"]["content"])
     if "nextCursor" in doc:
         # the cursor itself (hundreds of characters) is not printed here: it is for scripts
@@ -220,9 +224,11 @@ def digest(doc: dict, names: dict[str, str], no_color: bool = False, columns: in
     screen = Screen(no_color, columns)
     screen.wrapped(Text(doc["warning"], style=WARNING))
     screen.line(Text(f"Handoffs and decisions of {doc['month']}: {len(doc['memories'])}", style=LABEL))
+    shared = logcore.shared_names((names.get(row["id"], ""), row["actor"]) for row in doc["memories"])
     for row in doc["memories"]:
-        header(screen, short_id(row["id"]), utc_timestamp(row["signedTimestamp"])[:10],
-               names.get(row["id"], ""), row["kind"], row["lifecycle"], row["trust"])
+        name = names.get(row["id"], "")
+        header(screen, short_id(row["id"]), utc_timestamp(row["signedTimestamp"])[:10], name,
+               logcore.actor_tag(name, row["actor"], shared), row["kind"], row["lifecycle"], row["trust"])
         content_line(screen, row["data"]["content"])
     return screen.text()
 

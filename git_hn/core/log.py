@@ -101,15 +101,38 @@ class Fields(NamedTuple):
     short: str
     date: str
     name: str
+    actor: str  # ``(actor12)`` after a name that two actors of the view sign with, else ""
     kind: str
     lifecycle: str
     trust: str
     summary: str
 
 
-def fields(it: Item) -> Fields:
-    return Fields(short_id(it.id), it.utc[:10], inert(it.actor_name).strip() or "?",
-                  it.kind, it.lifecycle, it.trust, inert(it.summary))
+def shown_name(name: str) -> str:
+    return inert(name).strip() or "?"
+
+
+def shared_names(pairs) -> set[str]:
+    """The names (as shown) that more than one actor signs with among ``(name, actor)`` pairs.
+    A name is its author's own choice: where two actors of one view share it, each is told
+    apart by its short actor ID (an impostor's "Alice" beside Alice's)."""
+    seen: dict[str, str] = {}
+    shared = set()
+    for name, actor in pairs:
+        name = shown_name(name)
+        if seen.setdefault(name, actor) != actor:
+            shared.add(name)
+    return shared
+
+
+def actor_tag(name: str, actor: str, shared: set[str]) -> str:
+    return f"({short_id(actor)})" if shown_name(name) in shared else ""
+
+
+def fields(it: Item, shared: set[str] = frozenset()) -> Fields:
+    return Fields(short_id(it.id), it.utc[:10], shown_name(it.actor_name),
+                  actor_tag(it.actor_name, it.actor, shared), it.kind, it.lifecycle, it.trust,
+                  inert(it.summary))
 
 
 # git-hn's own views (log, the terminal views, the page) also spell out the bidirectional marks
@@ -131,8 +154,8 @@ def fit(f: Fields, width: int | None, cells=len) -> Fields:
     cut: on a terminal too narrow for them the line is longer than the width."""
     if width is None:
         return f
-    # five spaces between the six fixed columns (the name among them), one before the summary
-    fixed = sum(cells(x) for x in (f.short, f.date, f.kind, f.lifecycle, f.trust)) + 5
+    # a space between the fixed columns (the name among them), one before the summary
+    fixed = sum(cells(x) + 1 for x in (f.short, f.date, f.actor, f.kind, f.lifecycle, f.trust) if x)
     room = width - fixed - 1  # the name's and the summary's columns
     name = f.name
     keep = min(cells(f.summary), MIN_SUMMARY)  # summary columns kept before the name is cut
@@ -158,7 +181,7 @@ def _cut(text: str, limit: int, cells) -> str:
 
 
 def join(f: Fields) -> str:
-    parts = [f.short, f.date, f.name, f.kind, f.lifecycle, f.trust]
+    parts = [x for x in (f.short, f.date, f.name, f.actor, f.kind, f.lifecycle, f.trust) if x]
     if f.summary:
         parts.append(f.summary)
     return " ".join(parts)
@@ -173,8 +196,9 @@ def relation_lines(it: Item) -> list[str]:
 def lines(items: list[Item], graph: bool, width: int | None = None, cells=len) -> list[str]:
     """The plain human log: one line per memory, and with ``graph`` its relations below it."""
     out = []
+    shared = shared_names((it.actor_name, it.actor) for it in items)
     for it in items:
-        out.append(join(fit(fields(it), width, cells)))
+        out.append(join(fit(fields(it, shared), width, cells)))
         if graph:
             out += relation_lines(it)
     return out

@@ -120,6 +120,8 @@ def test_one_item_per_memory_with_its_classes_and_anchor(opened):
     item = o.page.locator("#m-" + s["b1"][len("sha256:"):])
     assert item.locator(".badge").all_text_contents() == ["decision", "active", "actor-untrusted"]
     assert item.locator(".name").text_content() == "Bob \\u{202e}evil <script>window.__pwned=1</script>"
+    # a name is its author's own choice: the short actor ID always follows it
+    assert item.locator(".author > .actor").text_content() == f" ({s['bob'][:12]})"
     item.locator("summary").click()
     assert item.locator("dd").all_text_contents()[:2] == [s["b1"], s["bob"]]
     a1 = o.page.locator("#m-" + s["a1"][len("sha256:"):])
@@ -201,9 +203,10 @@ def test_relations_show_supersession_retraction_and_challenge(opened):
     assert chain.nth(1).locator(":scope > .rel-type").text_content() == f"supersedes {hexes['a1']}: "
     challenged = chain.nth(1).locator(":scope > ul > li.relation")
     assert challenged.text_content() == \
-        f"challenged by {hexes['challenge']} by Bob \\u{{202e}}evil <script>window.__pwned=1</script>: incorrect"
+        f"challenged by {hexes['challenge']} by Bob \\u{{202e}}evil <script>window.__pwned=1</script> " \
+        f"({s['bob'][:12]}): incorrect"
     retracted = rel.locator(":scope > li.chain").nth(1).locator(":scope > ol > li.node > ul > li.relation")
-    assert retracted.text_content() == f"retracted by {hexes['retraction']} by Alice: incorrect"
+    assert retracted.text_content() == f"retracted by {hexes['retraction']} by Alice ({s['alice'][:12]}): incorrect"
     # an in-page link goes to the memory it names
     o.page.locator(f"#m-{s['a1'][len('sha256:'):]} .relations-of a.ref").click()
     assert o.page.evaluate("location.hash") == "#m-" + s["a2"][len("sha256:"):]

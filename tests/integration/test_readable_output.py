@@ -346,6 +346,33 @@ def test_piped_content_cannot_add_a_line_of_git_hns_own(tmp_path):
     assert [line for line in show if line.startswith("Trust: ")] == ["Trust: policy-missing"]
 
 
+def test_an_impostors_name_is_told_apart_by_the_actor_id(tmp_path):
+    """Anyone can sign as "Alice": where two actors of one view share a name, recall, digest and
+    log show each one's short actor ID after it (an audit of author text; a name of its own gets
+    no tag, so the usual line keeps its width)."""
+    repo = make_repo(tmp_path / "repo")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    real = record_id(repo, content="the real decision")
+    other = make_repo(tmp_path / "other")
+    assert hn(other, "init", "--name", "Alice").code == 0
+    exported = tmp_path / "impostor.json"
+    assert hn(other, "identity", "export", "--output", str(exported)).code == 0
+    assert hn(repo, "identity", "import", str(exported), "--activate").code == 0
+    fake = record_id(repo, content="the impostor's decision")
+    actors = {mid: hn(repo, "memory", "show", mid, "--json").json()["envelope"]["actor"] for mid in (real, fake)}
+    assert actors[real] != actors[fake]
+    log = _piped(repo, "memory", "log").splitlines()
+    for mid in (real, fake):
+        assert any(line.startswith(f"{_short(mid)} ") and f" Alice ({actors[mid][:12]}) decision " in line
+                   for line in log), log
+    month = hn(repo, "memory", "show", real, "--json").json()["envelope"]["timestamp"][:7]
+    for args in (["memory", "recall", "--include-untrusted"], ["memory", "log"],
+                 ["memory", "digest", "--include-untrusted", "--month", month]):
+        lines = _screen(_pty(repo, 80, *args), 80)
+        for mid in (real, fake):
+            assert any(line.startswith(_short(mid)) and f"({actors[mid][:12]})" in line for line in lines), args
+
+
 def test_no_color_is_an_option_of_every_human_output_table():
     from git_hn.cli import options
 

@@ -7,8 +7,8 @@ from rich.cells import cell_len
 from git_hn.core import log
 
 
-def _item(ident="a", ts="2026-12-01T00:00:00Z", name="Alice", content="hello", relations=()):
-    return log.Item("sha256:" + ident * 64, "s", "actor", name, ts, ts, "decision", "active", "qualified",
+def _item(ident="a", ts="2026-12-01T00:00:00Z", name="Alice", content="hello", relations=(), actor="c"):
+    return log.Item("sha256:" + ident * 64, "s", actor * 64, name, ts, ts, "decision", "active", "qualified",
                     log.summary(content), tuple(relations))
 
 
@@ -33,6 +33,19 @@ def test_fit_cuts_summary_then_name_never_the_id():
         assert cell_len(line) <= width and line.startswith("a" * 12 + " 2026-12-01 ")
     narrow = log.lines([it], False, 10, cell_len)[0]
     assert narrow.startswith("a" * 12)  # too narrow for the fixed columns: longer, never cut
+
+
+def test_a_name_two_actors_sign_with_is_told_apart_by_their_actor_ids():
+    alice, impostor, bob = (_item("a", actor="c"), _item("b", actor="d", name=" Alice\t"),
+                            _item("e", name="Bob", actor="f"))
+    lines = log.lines([alice, impostor, bob], False)
+    assert lines[0].startswith(f"{'a' * 12} 2026-12-01 Alice ({'c' * 12}) decision ")
+    assert lines[1].startswith(f"{'b' * 12} 2026-12-01 Alice ({'d' * 12}) decision ")
+    assert lines[2].startswith(f"{'e' * 12} 2026-12-01 Bob decision ")  # a name of its own: no tag
+    assert log.lines([alice, _item("b", actor="c")], False)[1].startswith(f"{'b' * 12} 2026-12-01 Alice decision")
+    for width in (72, 80):  # the actor is never cut
+        narrow = log.lines([alice, impostor], False, width, cell_len)[1]
+        assert cell_len(narrow) <= width and f" ({'d' * 12}) decision active qualified" in narrow
 
 
 def test_fit_counts_terminal_cells_of_wide_characters():
