@@ -151,6 +151,9 @@ def stream_line(r, where: str) -> str:
     renames = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in r.renamed[:SHOWN_RENAMES])
     more = len(r.renamed) - SHOWN_RENAMES
     extra = f" and {more} more" if more > 0 else ""
+    if not r.moved:  # a stream that cites a memory signed again (a retraction recorded with --stream)
+        return (f"signed again {_count(r.memories)} of {r.ref}, which name memories signed again; "
+                f"new IDs: {renames}{extra}")
     if r.memories > r.moved:
         return f"{line}; {_count(r.memories)} signed again, new IDs: {renames}{extra}"
     return f"{line}; new IDs: {renames}{extra}"

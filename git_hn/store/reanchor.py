@@ -21,6 +21,7 @@ Trusts: the active identity (it signs), and the chains, which the verified state
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 
 from ..core import envelope as envmod
 from ..core import keys
@@ -54,7 +55,10 @@ def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
 
 
 def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str]) -> list[Rewritten]:
-    """Rebuild the unpublished tails of ``ident``'s local streams that name rewritten commits."""
+    """Rebuild the unpublished tails of ``ident``'s local streams that name rewritten commits,
+    and of those that cite a memory so rebuilt (a retraction or challenge recorded with
+    ``--stream`` into another stream, ``memory:`` evidence): all of them in one ref transaction,
+    so that no stream is left citing an ID that no longer exists."""
     if not mapping:
         return []
     listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
@@ -62,15 +66,12 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str]) -> list[Rewri
     if not local:
         return []
     published = _published_tips(repo, listing)
-    done = []
-    for src in local:
-        if src.head in published.get(src.ref, set()):
-            continue  # everything in it was published: nothing may be rewritten
-        with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, src.stream), src.ref):
-            got = _rebuild(repo, ident, src, listing, published.get(src.ref, set()), mapping)
-        if got is not None:
-            done.append(got)
-    return done
+    # (everything in a stream some remote holds at its tip was published: nothing may be rewritten)
+    open_ = sorted((s for s in local if s.head not in published.get(s.ref, set())), key=lambda s: s.ref)
+    with ExitStack() as held:
+        for src in open_:  # (one order for every process: no two wait on each other)
+            held.enter_context(stream_lock(repo.hn_dir, repo.lock_path(ident.actor, src.stream), src.ref))
+        return _rebuild(repo, ident, open_, listing, published, mapping)
 
 
 RENAMED = "renamed-v0"  # <hn>/memory/renamed-v0: "old-id new-id" lines of the latest renames
@@ -188,28 +189,63 @@ def _chain(repo: Repo, src, listing: list) -> list:
         return streams.collect(repo, sources).chains.get(src.ref, [])
 
 
-def _rebuild(repo: Repo, ident: Identity, src, listing: list, published: set[str],
-             mapping: dict[str, str]) -> Rewritten | None:
-    chain = _chain(repo, src, listing)
-    if not chain or chain[-1].commit != src.head:
-        return None  # moved since it was listed: the next rewrite (or a retry) sees it
-    floor = max((i + 1 for i, m in enumerate(chain) if m.commit in published), default=0)
-    start = next((i for i in range(floor, len(chain)) if _names_rewritten(chain[i], mapping)), None)
-    if start is None:
-        return None
-    tail = chain[start:]
-    rebuilt = _envelopes(repo, tail, mapping, chain[start - 1].memory_id if start else "")
-    written, signed = _signed(repo, ident, rebuilt, chain[start - 1].commit if start else "")
+def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, published: dict[str, set[str]],
+             mapping: dict[str, str]) -> list[Rewritten]:
+    tails = []  # (source, chain, floor): the unpublished part of each stream starts at its floor
+    for src in sources:
+        chain = _chain(repo, src, listing)
+        if chain and chain[-1].commit == src.head:  # (else moved since it was listed: a retry sees it)
+            mine = published.get(src.ref, set())
+            tails.append((src, chain, max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)))
+    plan = _plan(repo, tails, mapping)
+    if not plan:
+        return []
+    written, updates, done = [], [], []
+    for src, tail, envs, previous in plan:
+        objs, signed = _signed(repo, ident, envs, previous)
+        written += objs
+        updates.append(f"update {src.ref} {signed[-1].commit} {src.head}\n")
+        renamed = tuple((m.memory_id, new.memory_id) for m, new in zip(tail, signed))
+        done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) for m in tail), renamed))
     objects.write_objects(repo, written)
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
-                        input=f"update {src.ref} {signed[-1].commit} {src.head}\n".encode("ascii"),
-                        env={"HN_HOOK_ACTIVE": "1"})
+                        input="".join(updates).encode("ascii"), env={"HN_HOOK_ACTIVE": "1"})
     if proc.returncode != 0:
-        return None
-    renamed = tuple((m.memory_id, new.memory_id) for m, new in zip(tail, signed))
-    remember_renames(repo, list(renamed))
-    return Rewritten(src.ref, len(rebuilt), sum(_names_rewritten(m, mapping) for m in tail), renamed)
+        return []  # a stream moved meanwhile: nothing moved (one transaction), a retry sees it
+    remember_renames(repo, [pair for r in done for pair in r.renamed])
+    return sorted(done, key=lambda r: not r.moved)  # (streams that moved first, each in ref order)
+
+
+def _plan(repo: Repo, tails: list, mapping: dict[str, str]) -> list:
+    """(source, tail, rebuilt envelopes, parent commit) of each stream to rebuild: from its
+    first unpublished memory that names a rewritten commit or cites (target, ``memory:``
+    evidence) a memory rebuilt in any stream. Computed again until no ID changes: a memory can
+    only cite memories that existed before it, so this ends after at most as many rounds as
+    the longest chain of citations."""
+    renamed: dict[str, str] = {}  # old memory ID -> rebuilt ID, across streams
+    for _round in range(sum(len(chain) for _src, chain, _floor in tails) + 2):
+        before, plan = dict(renamed), []
+        for src, chain, floor in tails:
+            start = next((i for i in range(floor, len(chain))
+                          if _names_rewritten(chain[i], mapping) or _cites(chain[i], renamed)), None)
+            if start is None:
+                continue
+            tail = chain[start:]
+            envs = _envelopes(repo, tail, mapping, chain[start - 1].memory_id if start else "",
+                              renamed=renamed)
+            plan.append((src, tail, envs, chain[start - 1].commit if start else ""))
+        if renamed == before:
+            return plan
+    raise LocalStateError("re-anchoring found memories that cite each other in a circle; nothing was signed")
+
+
+def _cites(mem, renamed: dict[str, str]) -> bool:
+    env = mem.envelope
+    if env.target and env.target in renamed:
+        return True
+    items = [*((env.record.evidence if env.record is not None else None) or ()), *(env.evidence or ())]
+    return any(e.startswith("memory:") and e[7:] in renamed for e in items)
 
 
 class Rebased(NamedTuple):
@@ -269,17 +305,19 @@ def _names_rewritten(mem, mapping: dict[str, str]) -> bool:
     return (rec is not None and rec.anchor.commit in mapping) or any(g in mapping for g in gits)
 
 
-def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, sequence: int = 0) -> list:
+def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, sequence: int = 0,
+               renamed: dict[str, str] | None = None) -> list:
     """The tail's envelopes with rewritten commits and rebuilt IDs replaced, chained from
-    ``previous`` (the IDs are computed as they are built); numbered from ``sequence`` when given
-    (a rebase), else keeping their own."""
+    ``previous`` (the IDs are computed as they are built, into ``renamed``, which may hold the
+    rebuilt IDs of other streams); numbered from ``sequence`` when given (a rebase), else keeping
+    their own."""
     need = []
     for m in tail:
         rec = m.envelope.record
         if rec is not None and rec.anchor.commit in mapping:
             need += [f"{mapping[rec.anchor.commit]}:{p.path}" for p in rec.anchor.paths]
     blobs = dict(zip(need, repo.git.infos_bulk(need))) if need else {}
-    renamed: dict[str, str] = {}
+    renamed = {} if renamed is None else renamed
     out = []
     for m in tail:
         env = m.envelope

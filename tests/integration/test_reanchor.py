@@ -344,3 +344,49 @@ def test_a_rewrite_that_makes_the_same_commit_re_anchors_nothing(tmp_path):
                           text=True, input=f"{head} {head}\n")
     assert (hook.returncode, hook.stderr) == (0, ""), hook.stderr
     assert git(a, "rev-parse", ref) == before
+
+
+def test_a_retraction_and_a_challenge_in_other_streams_follow_the_memory_they_name(tmp_path):
+    """A retraction (``--stream``) and a memory citing it (``memory:`` evidence) in other streams
+    of one's own are signed again with the memory an amend re-anchors, in one ref transaction:
+    before, the retraction kept naming the old ID (the memory came back as active), and once
+    published, every clone that imported it failed with dependency-missing."""
+    _remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(b, "replication", "select", "--all").code == 0
+    assert hn(a, "hooks", "install").code == 0
+    _commit(a, "mine")
+    made = _record(a, "made at the commit that is amended")
+    other, third = "sha256:" + "1" * 64, "sha256:" + "2" * 64
+    r = hn(a, "memory", "retract", made["memoryId"], "--reason", "obsolete", "--stream", other, "--json")
+    assert r.code == 0, r.err
+    retraction = r.json()["memoryId"]
+    r = hn(a, "memory", "record", "--json", "--kind", "observation", "--at", "HEAD~1", "--applies",
+           "descendants", "--content", "cites the retraction", "--evidence", f"memory:{retraction}",
+           "--stream", third)
+    assert r.code == 0, r.err
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "mine, reworded"], cwd=a,
+                             capture_output=True, text=True)
+    assert amended.returncode == 0, amended.stderr
+    lines = amended.stderr.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("git-hn: re-anchored 1 unpublished memory of "), lines
+    assert lines[1].startswith(f"git-hn: signed again 1 unpublished memory of refs/hn/memory/{made['actor']}/"
+                               f"{'1' * 64}, which name memories signed again; new IDs: {retraction[7:19]} -> ")
+    assert lines[2].startswith(f"git-hn: signed again 1 unpublished memory of refs/hn/memory/{made['actor']}/"
+                               f"{'2' * 64}, which name memories signed again; new IDs: ")
+    mems = {m["id"]: m for m in hn(a, "memory", "log", "--json").json()["memories"]}
+    assert made["memoryId"] not in mems
+    (moved,) = [m for m in mems.values() if m["stream"] == made["stream"]]
+    assert moved["lifecycle"] == "retracted"  # the retraction names the memory's new ID
+    (cited,) = [m for m in mems.values() if m["stream"] == third]
+    shown = hn(a, "memory", "show", cited["id"], "--json").json()
+    (new_retraction,) = [e[len("memory:"):] for e in shown["projection"]["data"]["evidence"]]
+    assert new_retraction != retraction
+    assert hn(a, "memory", "show", new_retraction, "--json").json()["targetProjection"]["id"] == moved["id"]
+    assert hn(a, "memory", "index", "verify").code == 0
+    # published, the three streams import into another clone
+    assert _push(a).returncode == 0
+    git(b, "fetch", "-q", "origin")
+    r = hn(b, "sync")
+    assert r.code == 0, r.out
+    got = {m["id"]: m for m in hn(b, "memory", "log", "--json").json()["memories"]}
+    assert got[moved["id"]]["lifecycle"] == "retracted" and cited["id"] in got
