@@ -238,7 +238,7 @@ def test_show_never_prints_raw_controls(inited):
     assert r.code == 0
     assert "\x1b" not in r.out and "\x07" not in r.out and "\r" not in r.out
     assert "\u202e" not in r.out and "\\u{202e}" in r.out
-    assert "\ufffd[31mRED" in r.out and "\n\tnext" in r.out
+    assert "\ufffd[31mRED" in r.out and "\n  \tnext" in r.out  # (a content's later lines indented)
     # JSON keeps the exact author text as inert data
     assert _show(inited, out["memoryId"])["projection"]["data"]["content"] == evil
 
