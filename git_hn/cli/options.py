@@ -22,21 +22,23 @@ class Opt(NamedTuple):
     multiple: bool = False
     help: str = ""
     once: bool = False  # a filter of one value: given twice is an error (neither AND nor OR is meant)
+    signed: bool = False  # one value that is signed: given twice is an error (the last one is a guess)
 
 
 RECORD_FIELDS = (
     Opt("--kind", "kind", "KIND", help="record kind: observation, decision, assumption, attempt, "
-                                      "verification or handoff"),
-    Opt("--at", "at", "REV", help="anchor commit (resolved to a full commit ID)"),
-    Opt("--applies", "applies", "MODE", help="applicability: exact, descendants or subject"),
+                                      "verification or handoff", signed=True),
+    Opt("--at", "at", "REV", help="anchor commit (resolved to a full commit ID)", signed=True),
+    Opt("--applies", "applies", "MODE", help="applicability: exact, descendants or subject", signed=True),
     Opt("--content", "content", "TEXT", multiple=True, help="content text"),
     Opt("--content-file", "content_file", "PATH", multiple=True,
         help="read the content bytes from PATH, or from stdin for -"),
     Opt("--subject", "subject", "ID", help="typed subject anchor: TYPE:sha256:<64 hex>, TYPE being issue, "
-                                         "proposal, event, policy, pipeline or run"),
-    Opt("--outcome", "outcome", "TOKEN", help="attempt outcome: succeeded, failed, partial or abandoned"),
-    Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)"),
-    Opt("--actor", "actor", "A", help="must equal the active identity's actor"),
+                                         "proposal, event, policy, pipeline or run", signed=True),
+    Opt("--outcome", "outcome", "TOKEN", help="attempt outcome: succeeded, failed, partial or abandoned",
+        signed=True),
+    Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)", signed=True),
+    Opt("--actor", "actor", "A", help="must equal the active identity's actor", signed=True),
     Opt("--topic", "topic", "T", multiple=True, help="topic label (repeatable)"),
     Opt("--evidence", "evidence", "TYPED-ID", multiple=True,
         help="typed evidence: git:<oid>, event:sha256:<id> or memory:sha256:<id> (repeatable; "
@@ -100,9 +102,10 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             if opt.multiple:
                 values[opt.dest].append(inline)
             else:
-                if opt.once and values[opt.dest] is not None:
+                if (opt.once or opt.signed) and values[opt.dest] is not None:
                     how = ("put the terms in one: --query 'a b' (both) or --query 'a OR b' (either)"
-                           if name == "--query" else "to match either of two, run the command once for each")
+                           if name == "--query" else "to match either of two, run the command once for each"
+                           if opt.once else "a signed memory cannot be changed later: give the one you mean")
                     raise UsageError(f"{usage}; {name} was given twice: it takes one value ({how})")
                 values[opt.dest] = inline
             continue
@@ -145,17 +148,17 @@ LOG_OPTS = (
     Opt("--json", "json", help="print one line of JSON"),
 )
 _LIFECYCLE_TAIL = (
-    Opt("--stream", "stream", "ID", help="full stream ID"),
+    Opt("--stream", "stream", "ID", help="full stream ID", signed=True),
     Opt("--json", "json", help="print one line of JSON"),
     Opt("--allow-secret-shaped", "allow_secret_shaped", help="sign even if the text looks like a credential"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
 RETRACT_OPTS = (Opt("--reason", "reason", "REASON", help="one token of a-z and 0-9 joined by -, such as "
-                                                         "incorrect or obsolete"),) + _LIFECYCLE_TAIL
+                                                         "incorrect or obsolete", signed=True),) + _LIFECYCLE_TAIL
 CHALLENGE_OPTS = (Opt("--reason", "reason", "REASON", help="one token of a-z and 0-9 joined by -, such as "
                                                            "evidence-mismatch (to explain in words, record "
                                                            "an observation and give it as --evidence "
-                                                           "memory:ID)"),
+                                                           "memory:ID)", signed=True),
                   Opt("--evidence", "evidence", "TYPED-ID", multiple=True, help="typed evidence (repeatable)"),
                   ) + _LIFECYCLE_TAIL
 

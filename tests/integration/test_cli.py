@@ -106,7 +106,7 @@ def _typer_parse(argv):
     ["--kind=decision", "--at=HEAD", "--applies=exact", "positional"],
     ["positional", "--kind", "decision", "--topic", "a", "--topic", "b", "--json"],
     ["--content", "--json", "--kind", "k"],
-    ["--kind", "a", "--kind", "b", "--", "--not-an-option"],
+    ["--kind", "a", "--", "--not-an-option"],
     ["--evidence", "git:1", "--path", "p", "--blob", "b", "--next-action", "n", "--allow-secret-shaped"],
     ["--input", "-", "--json"],
     ["-"],
@@ -230,3 +230,33 @@ def test_a_one_value_filter_given_twice_is_refused(inited, command, option):
     if option == "--query":
         assert "--query 'a OR b' (either)" in r.err
     assert hn(inited, "memory", command, option, value).code == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["record", "--kind", "observation", "--kind", "decision", "--at", "HEAD", "--applies", "exact"],
+    ["record", "--kind", "decision", "--at", "HEAD", "--at=HEAD~1", "--applies", "exact"],
+    ["record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--applies", "descendants"],
+    ["record", "--kind", "attempt", "--outcome", "failed", "--outcome", "succeeded", "--at", "HEAD",
+     "--applies", "exact"],
+    ["handoff", "--at", "HEAD", "--applies", "exact", "--stream", "sha256:" + "1" * 64,
+     "--stream", "sha256:" + "2" * 64],
+])
+def test_a_signed_value_given_twice_is_refused_and_nothing_is_signed(inited, args):
+    """``--kind observation --kind decision`` signed a decision: the last value won, silently, in a
+    memory that can never be changed. One usage line now, and no ref moves."""
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", *args, "--content", "x")
+    assert r.code == 1 and r.out == "" and r.err.count("\n") == 1, r.err
+    assert "was given twice: it takes one value (a signed memory cannot be changed later: give the one " \
+           "you mean)" in r.err
+    assert refs_snapshot(inited) == before
+
+
+def test_a_lifecycle_reason_given_twice_is_refused(inited):
+    mid = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+             "--content", "x", "--json").json()["memoryId"]
+    before = refs_snapshot(inited)
+    for op in ("retract", "challenge"):
+        r = hn(inited, "memory", op, mid, "--reason", "incorrect", "--reason", "obsolete")
+        assert r.code == 1 and "; --reason was given twice: it takes one value" in r.err, r.err
+    assert refs_snapshot(inited) == before

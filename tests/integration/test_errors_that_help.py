@@ -152,7 +152,7 @@ def test_unborn_head_says_to_make_a_first_commit(tmp_path):
     git(repo, "commit", "-q", "--allow-empty", "-m", "first")
     assert hn(repo, *BASE, "--kind", "decision", "--applies", "exact").code == 0
     # a revision that does not resolve keeps the contract's text alone: HEAD is born
-    _fails_with(repo, [*BASE, "--kind", "decision", "--applies", "exact", "--at", "nope"],
+    _fails_with(repo, ["memory", "record", "--content", "x", "--kind", "decision", "--applies", "exact", "--at", "nope"],
                 "revision nope is not a commit")
 
 
