@@ -24,6 +24,8 @@ def export(values: dict, positional: list[str]) -> int:
     output = values.get("output")
     if output is not None and output == "":
         raise UsageError(EXPORT_USAGE)
+    if output == "-":  # (as --input - and import - read stdin: never a file named "-")
+        output = None
     from ..service import export as service
     from ..store.repo import open_repo
 

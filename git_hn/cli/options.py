@@ -193,7 +193,7 @@ EXPORT_OPTS = (
     Opt("--format", "format", "FORMAT", help="jsonl (default: one verified memory per line, enough to "
         "re-verify it) or markdown (for people)"),
 ) + _EXPORT_FILTERS + (
-    Opt("--output", "output", "FILE", help="write to FILE, a new file (default: standard output)"),
+    Opt("--output", "output", "FILE", help="write to FILE, a new file (default, or -: standard output)"),
 )
 IMPORT_OPTS = (
     Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)"),

@@ -20,6 +20,9 @@ def view(values: dict, positional: list[str]) -> int:
     output = values.get("output")
     if output is not None and output == "":
         raise UsageError(VIEW_USAGE)
+    if output == "-":
+        raise UsageError(f"{VIEW_USAGE}; the page is a file: name one (./- for a file called -), or leave "
+                         "--output out for the default")
     from ..core.gostr import one_line
     from ..service import view as service
     from ..store.repo import open_repo

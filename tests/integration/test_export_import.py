@@ -264,6 +264,10 @@ def test_output_writes_a_new_file_and_never_overwrites(history, tmp_path):
     assert r.code == 1 and "already exists" in r.err and not victim.exists()
     r = hn(repo, "memory", "export", "--output", str(tmp_path / "no-dir" / "x"))
     assert r.code == 1 and r.err.count("\n") == 1 and r.err.startswith("git-hn: export output ")
+    # "-" is the standard output, as --input - and import - read stdin; never a file named "-"
+    r = hn(repo, "memory", "export", "--output", "-")
+    assert (r.code, r.err) == (0, "") and r.out_bytes == hn(repo, "memory", "export").out_bytes
+    assert not (repo / "-").exists()
 
 
 # ---------------------------------------------------------------------------------------------

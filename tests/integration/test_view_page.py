@@ -279,9 +279,10 @@ def test_output_replaces_an_earlier_page_relative_to_cwd(tmp_path, seeded):
 
 
 def test_usage_errors(seeded):
-    for bad in (["extra"], ["--output"], ["--output", ""], ["--nope"]):
+    for bad in (["extra"], ["--output"], ["--output", ""], ["--nope"], ["--output", "-"]):
         r = hn(seeded["repo"], "memory", "view", *bad)
         assert (r.code, r.out) == (1, "") and r.err.startswith("git-hn: ") and r.err.count("\n") == 1, bad
+    assert "the page is a file: name one" in r.err and not (seeded["repo"] / "-").exists()
 
 
 # webbrowser registers graphical browsers only with a display, console ones only with TERM
