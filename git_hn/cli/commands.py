@@ -183,7 +183,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
     from ..store.repo import open_repo
 
     if not positional or not is_query(positional[0]):
-        raise UsageError(SUPERSEDE_USAGE)
+        raise UsageError(_named(SUPERSEDE_USAGE, positional[0] if positional else None))
     query, rest = positional[0], positional[1:]
     flags = RecordFlags(**{k: values[k] for k in RECORD_FIELD_DESTS if k in values}, positional=rest)
     if values.get("input") is not None:
@@ -219,6 +219,15 @@ def supersede_command(values: dict, positional: list[str]) -> int:
     return code
 
 
+def _named(usage: str, target: str | None) -> str:
+    """The usage line, and what names a memory when ``target`` is given but names none."""
+    from ..service.show import is_query
+
+    if target is None or is_query(target):
+        return usage
+    return f"{usage}; MEMORY is a memory ID (sha256: and 64 lowercase hex digits) or at least 8 of its first ones"
+
+
 def lifecycle_command(operation: str, target: str | None, reason: str | None, evidence: list[str],
                       stream: str | None, as_json: bool, allow_secret_shaped: bool = False,
                       no_color: bool = False) -> int:
@@ -228,7 +237,7 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
 
     usage = LIFECYCLE_USAGE[operation]
     if target is None or not is_query(target) or reason is None:
-        raise UsageError(usage)
+        raise UsageError(_named(usage, target))
     repo = open_repo()
     target = _target(repo, target)
     if operation == "retract":

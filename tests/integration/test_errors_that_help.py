@@ -451,3 +451,13 @@ def test_a_hostile_policy_is_quoted_in_one_bounded_line_with_direction_controls_
             assert "\u202e" not in r.err and "\x1b" not in r.err
             assert len(r.err.encode()) < 360, len(r.err.encode())
         assert ("\\u{202e}key" in r.err) == rtl
+
+
+@pytest.mark.parametrize("args", [["retract", "4f60", "--reason", "obsolete"], ["supersede", "4f6", "--content", "x"],
+                                  ["challenge", "not-hex-at-all", "--reason", "incorrect"]])
+def test_a_memory_named_too_short_says_what_names_a_memory(inited, args):
+    """``show`` said what names a memory; the corrections printed their usage alone."""
+    usage = {"retract": "usage: git hn memory retract MEMORY --reason REASON", "supersede": SUPERSEDE_USAGE,
+             "challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]"}[args[0]]
+    _fails_with(inited, ["memory", *args], f"{usage}; MEMORY is a memory ID (sha256: and 64 lowercase hex "
+                                           "digits) or at least 8 of its first ones")
