@@ -407,12 +407,18 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return 1
     except OSError as exc:
-        # what the services do not word themselves is the output: a full disk or a closed
-        # terminal under stdout (the system's fixed text only: never a path or data)
+        # what the services do not word themselves: mostly the output (a full disk or a closed
+        # terminal under stdout: the system's fixed text only, never data); a file's error names
+        # its file (a read-only .git under hooks install is not "the output")
         if os.environ.get("GIT_HN_DEBUG") == "1":
             import traceback
 
             traceback.print_exception(type(exc), exc, None)
+        if exc.filename is not None and exc.strerror:
+            from ..core.gostr import bounded
+
+            render.error(f"cannot change {bounded(os.fsdecode(exc.filename), 1024)}: {exc.strerror}")
+            return 1
         _quiet_stdout()
         render.error(f"cannot write the output: {exc.strerror}" if exc.strerror else
                      f"internal error: {type(exc).__name__}")

@@ -461,3 +461,15 @@ def test_a_memory_named_too_short_says_what_names_a_memory(inited, args):
              "challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]"}[args[0]]
     _fails_with(inited, ["memory", *args], f"{usage}; MEMORY is a memory ID (sha256: and 64 lowercase hex "
                                            "digits) or at least 8 of its first ones")
+
+
+def test_a_file_git_hn_cannot_change_is_named_not_taken_for_the_output(inited):
+    """An operating-system error on a file (here ``.git/hooks`` is a file, as a read-only ``.git``
+    fails too) said "cannot write the output", which sent people to their terminal."""
+    hooks = inited / ".git" / "hooks"
+    subprocess.run(["rm", "-rf", str(hooks)], check=True)
+    hooks.write_text("not a directory\n")
+    r = hn(inited, "hooks", "install")
+    assert r.code == 1 and f"git-hn: cannot change {hooks}: File exists\n" in r.err, r.err
+    assert "the output" not in r.err
+    assert hooks.read_text() == "not a directory\n"
