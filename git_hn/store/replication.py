@@ -67,10 +67,16 @@ def load_selection(repo: Repo, remote: str) -> selmod.Selection:
 
 def read_selection(repo: Repo, remote: str) -> tuple[selmod.Selection, bytes | None]:
     """``remote``'s selection and the file's bytes (None when there is no file: compatibility-all)."""
-    data = private.read_private(repo.hn_dir, selection_path(repo, remote), max_bytes=selmod.MAX_FILE)
+    path = selection_path(repo, remote)
+    data = private.read_private(repo.hn_dir, path, max_bytes=selmod.MAX_FILE)
     if data is None:
         return selmod.compatibility_all(remote), None
-    return selmod.decode(data, remote), data
+    try:
+        return selmod.decode(data, remote), data
+    except InputError as exc:
+        named = "" if remote == "origin" else f" {remote}"
+        raise InputError(f"{exc.message}; save a new one over {path}: git hn replication select{named} "
+                         "--memory sha256:<stream> (or --all)") from None
 
 
 def save_selection(repo: Repo, sel: selmod.Selection) -> None:

@@ -473,3 +473,16 @@ def test_a_file_git_hn_cannot_change_is_named_not_taken_for_the_output(inited):
     assert r.code == 1 and f"git-hn: cannot change {hooks}: File exists\n" in r.err, r.err
     assert "the output" not in r.err
     assert hooks.read_text() == "not a directory\n"
+
+
+def test_a_damaged_saved_selection_names_its_file_and_how_to_replace_it(inited):
+    assert hn(inited, "replication", "select", "--all").code == 0
+    saved = inited / ".git" / "hn" / "replication" / "selections" / "b3JpZ2lu.json"  # base64 "origin"
+    saved.write_bytes(b"{")
+    r = hn(inited, "replication", "show")
+    assert r.code == 1 and r.err.count("\n") == 1, r.err
+    assert r.err.startswith("git-hn: invalid saved replication selection: invalid JSON: ")
+    assert r.err.endswith(f"; save a new one over {saved}: git hn replication select --memory sha256:<stream> "
+                          "(or --all)\n")
+    assert hn(inited, "replication", "select", "--all").code == 0  # the way out works
+    assert hn(inited, "replication", "show").out.splitlines()[1] == "saved: true"
