@@ -62,9 +62,16 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     os.environ.pop("PRE_COMMIT_RUNNING_LEGACY", None)
     repo.git.env.pop("PRE_COMMIT_RUNNING_LEGACY", None)
     if remote not in _remotes(repo):
+        # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
+        # (the URL itself is never echoed: it may carry credentials)
         named = _remote_of_url(repo, remote)
-        if named and not _push_settings(repo, named)[1]:  # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
-            # (the URL itself is never echoed: it may carry credentials)
+        if b"refs/hn/memory/" in data and named:  # memory refs pushed by hand: offered as to that remote
+            _offer_pushed_memory(repo, named, data)
+        elif b"refs/hn/memory/" in data:
+            sys.stderr.write("git-hn: warning: this push sends memory refs to a URL that is no remote here, so "
+                             "git-hn cannot learn what it took, and re-anchoring after a rewrite may sign "
+                             "one of them again; push memory with a remote's name (git remote add NAME URL)\n")
+        elif named and not _push_settings(repo, named)[1]:
             sys.stderr.write(f"git-hn: a push to a URL publishes no memory; that URL is remote {named}'s: "
                              f"git hn sync {named} publishes it (or push with git push {named})\n")
         return 0

@@ -131,7 +131,8 @@ def _read_offers(repo: Repo) -> list[Offer]:
     for line in (data or b"").decode("utf-8", "surrogateescape").splitlines():
         parts = line.rsplit(" ", 5)
         if len(parts) != 6 or not parts[0] or not parts[1].startswith("refs/hn/memory/") or not is_oid(parts[2]) \
-                or not re.fullmatch(r"[0-9]+-[0-9a-f]+", parts[3]) or not parts[4].isdigit() or not parts[5].isdigit():
+                or not re.fullmatch(r"[0-9]+-[0-9a-f]+", parts[3]) or not re.fullmatch("[0-9]+", parts[4]) \
+                or not re.fullmatch("[0-9]+", parts[5]):  # (isdigit takes "²", which int refuses)
             raise LocalStateError(f"publication record {offered_path(repo)} is damaged: move it aside only "
                                   "once git hn sync with each remote has recorded what each holds")
         out.append(Offer(parts[0], parts[1], parts[2], parts[3], int(parts[4]), int(parts[5])))
@@ -182,13 +183,14 @@ def settled(repo: Repo, remote: str, given: dict[str, str], answered: set | None
     _edit(repo, lambda rows: [o for o in rows if o.remote != remote or not done(o)])
 
 
-def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains, now: float | None = None) \
+def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], judge, now: float | None = None) \
         -> dict[str, str]:
     """Settle the offers to ``remote`` of publications that were stopped, once their git-hn and
     their ``git push`` have ended, by the remote's ``advertised`` tips: an offer the remote holds
-    (the tip, or one that contains it: ``contains(tip, head)``) was given (the journal gets it:
-    returned, ref -> tip). One it does not hold (the ref absent, or a tip below it) is dropped
-    only ``SETTLE_AFTER`` seconds after it was made (a server may still be applying that push);
+    (the tip, or one that contains it: ``judge(pairs)`` answers for every (tip, head) pair at
+    once, True, False or None when it cannot tell) was given (the journal gets it: returned,
+    ref -> tip). One it does not hold (the ref absent, or a tip below it) is dropped only
+    ``SETTLE_AFTER`` seconds after it was made (a server may still be applying that push);
     undecided ones (the remote's tip not known here) stay."""
     import time
 
@@ -196,7 +198,7 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains
     given: dict[str, str] = {}
 
     def edit(rows: list[Offer]) -> list[Offer]:
-        keep = []
+        keep, ended = [], []
         for o in rows:
             if o.time > now + 60:  # (made while the clock was ahead: counted from now, not from then)
                 o = Offer(*o[:5], int(now))
@@ -204,9 +206,13 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], contains
             if o.remote != remote or o.owner == _me() or running(pid, (b"git-hn", b"git_hn")) \
                     or (o.push and running(o.push, (b"push",))):
                 keep.append(o)
-                continue
+            else:
+                ended.append(o)
+        pairs = sorted({(advertised[o.ref], o.head) for o in ended if o.ref in advertised})
+        verdicts = judge(pairs) if pairs else {}
+        for o in ended:
             tip = advertised.get(o.ref)
-            verdict = False if tip is None else contains(tip, o.head)  # True, False, or None: not known here
+            verdict = False if tip is None else verdicts.get((tip, o.head))  # True, False, None: not known
             if verdict:
                 given[o.ref] = tip
             elif verdict is None or now - o.time < SETTLE_AFTER:

@@ -689,7 +689,7 @@ def test_what_a_stopped_push_offered_settles_only_by_the_remote_once_its_process
                                           ("origin", ref4, h1), ("origin", ref5, h1), ("other", ref1, h1)])
     verdicts = {h2: False, h3: None}  # tip h2 does not contain h1; h3 is not known here
     found = given.settle_stopped(repo, "origin", {ref1: h1, ref2: h2, ref3: h3, ref4: h2},
-                                 lambda tip, head: True if tip == head else verdicts[tip], now=recent + 1)
+                                 lambda pairs: {(t, h): True if t == h else verdicts[t] for t, h in pairs}, now=recent + 1)
     assert found == {ref1: h1}  # given: the journal gets it
     # ref2 (the remote below it) and ref5 (absent there) were not given, but ref5's offer is recent
     assert given.offered(repo) == sorted([("origin", ref3, h1), ("origin", ref4, h1), ("origin", ref5, h1),
@@ -700,18 +700,18 @@ def test_what_a_stopped_push_offered_settles_only_by_the_remote_once_its_process
     assert ("other", ref1, h1) not in given.offered(repo)
     alive.kill()
     alive.wait()
-    given.settle_stopped(repo, "origin", {ref3: h3}, lambda tip, head: None, now=recent + given.SETTLE_AFTER)
+    given.settle_stopped(repo, "origin", {ref3: h3}, lambda pairs: dict.fromkeys(pairs), now=recent + given.SETTLE_AFTER)
     assert given.offered(repo) == [("origin", ref3, h1)]  # (undecided stays)
-    given.settle_stopped(repo, "origin", {}, lambda tip, head: None, now=recent + given.SETTLE_AFTER)
+    given.settle_stopped(repo, "origin", {}, lambda pairs: dict.fromkeys(pairs), now=recent + given.SETTLE_AFTER)
     assert given.offered(repo) == [] and not os.path.exists(path)
     # an offer made while the clock was ahead is counted from when it is first seen, not dropped
     # at once nor kept for as long as the clock was wrong
     with open(path, "w") as fh:
         fh.write(f"origin {ref1} {h1} {stopped} 0 {recent + 10 * given.SETTLE_AFTER}\n")
     os.chmod(path, 0o600)
-    given.settle_stopped(repo, "origin", {}, lambda tip, head: None, now=recent)
+    given.settle_stopped(repo, "origin", {}, lambda pairs: dict.fromkeys(pairs), now=recent)
     assert given.offered(repo) == [("origin", ref1, h1)]
-    given.settle_stopped(repo, "origin", {}, lambda tip, head: None, now=recent + given.SETTLE_AFTER)
+    given.settle_stopped(repo, "origin", {}, lambda pairs: dict.fromkeys(pairs), now=recent + given.SETTLE_AFTER)
     assert given.offered(repo) == []
     with open(path, "w") as fh:
         fh.write("damaged\n")
@@ -876,3 +876,179 @@ def test_memory_refs_pushed_by_hand_count_as_offered(tmp_path):
     assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)
     git(alice, "commit", "-q", "--amend", "-m", "c2b")  # (the post-rewrite hook runs)
     assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)  # not signed again
+
+
+def _stopped_offer(repo, remote_name: str, ref: str, head: str, age: int) -> None:
+    """An offered-record line as a publication stopped ``age`` seconds ago leaves it (its git-hn
+    and its push ended)."""
+    import subprocess
+    import time
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    path = repo / ".git" / "hn" / "replication" / "offered-v0"
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    path.write_text(f"{remote_name} {ref} {head} {dead.pid}-ab {dead.pid} {int(time.time()) - age}\n")
+    path.chmod(0o600)
+
+
+def test_a_stopped_offer_to_a_push_url_is_not_settled_by_the_fetch_url(tmp_path):
+    """A reviewer's case: with ``remote.origin.pushurl`` another repository, the push URL took a
+    memory whose publication was stopped, and the next sync settled that offer by the fetch
+    URL's advertisement (which lacks it): dropped, and re-anchoring signed the published memory
+    again. Offers settle by an advertisement only where the remote pushes where it fetches."""
+    from git_hn.store import given
+
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    elsewhere = tmp_path / "push-here.git"
+    git(tmp_path, "init", "-q", "--bare", str(elsewhere))
+    git(alice, "config", "remote.origin.pushurl", str(elsewhere))
+    c2 = _memory_on_a_new_commit(alice, "on c2", push=False)
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    git(alice, "push", "-q", str(elsewhere), "HEAD:refs/heads/main", f"{ref}:{ref}")  # (what went there)
+    _stopped_offer(alice, "origin", ref, git(alice, "rev-parse", ref), given.SETTLE_AFTER + 5)
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")
+    hn(alice, "sync")  # (origin's fetch URL lacks the memory; its anchor c2 is on no remote branch)
+    assert (alice / ".git" / "hn" / "replication" / "offered-v0").exists()
+    r = hn(alice, "memory", "reanchor", c2, "HEAD")
+    assert r.code == 1 and "a publication to origin was stopped while pushing" in r.err, r.err
+    assert git(elsewhere, "rev-parse", ref) == git(alice, "rev-parse", ref)  # never signed again
+
+
+def test_one_push_urls_refusal_does_not_settle_what_another_took(tmp_path):
+    """A reviewer's case: two push URLs; the first refuses memory refs, the second takes the
+    memory and loses the connection before it answers. The first's refusal named the ref, so
+    its offer was settled as not given, and an amend then signed the published memory again."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    refusing, taking = tmp_path / "refusing.git", tmp_path / "taking.git"
+    for bare in (refusing, taking):
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+    hook = refusing / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\n! grep -q refs/hn/memory\n")
+    hook.chmod(0o755)
+    hook = taking / "hooks" / "reference-transaction"
+    hook.write_text('#!/bin/sh\n[ "$1" = committed ] || exit 0\ngrep -q refs/hn/memory && kill -9 $PPID\nexit 0\n')
+    hook.chmod(0o755)
+    git(alice, "config", "remote.origin.pushurl", str(refusing))
+    git(alice, "config", "--add", "remote.origin.pushurl", str(taking))
+    c2 = _memory_on_a_new_commit(alice, "on c2")
+    r = hn(alice, "sync")
+    assert r.code == 1, r.out
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    assert git(taking, "rev-parse", ref) == git(alice, "rev-parse", ref)  # (the second URL took it)
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")
+    r = hn(alice, "memory", "reanchor", c2, "HEAD")
+    assert r.code == 1 and "a publication to origin was stopped while pushing" in r.err, r.err
+
+
+def test_server_text_never_makes_a_push_count_as_never_sent(tmp_path):
+    """A reviewer's case: a server that printed "Could not resolve host" (a CI hook's curl) and
+    then lost the connection after taking the memory: Git's words for a push that never left
+    were found in the server's text, the offer was settled, and an amend signed it again."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    c2 = _memory_on_a_new_commit(alice, "on c2")
+    hook = remote / "hooks" / "reference-transaction"
+    hook.write_text('#!/bin/sh\n[ "$1" = committed ] || exit 0\ngrep -q refs/hn/memory || exit 0\n'
+                    'echo "curl: (6) Could not resolve host: ci.internal" >&2\nkill -9 $PPID\n')
+    hook.chmod(0o755)
+    r = hn(alice, "sync")
+    assert r.code == 1, r.out
+    hook.unlink()
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)  # (the server took it)
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")
+    r = hn(alice, "memory", "reanchor", c2, "HEAD")
+    assert r.code == 1 and "a publication to origin was stopped while pushing" in r.err, r.err
+
+
+def test_memory_refs_pushed_by_hand_to_a_remotes_url_count_as_offered(tmp_path):
+    """A reviewer's case: ``git push /path/of/origin REF:REF`` gave origin a memory (the hook said
+    "publishes no memory") that nothing recorded, and the next amend signed it again."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "hooks", "install").code == 0
+    _memory_on_a_new_commit(alice, "on c2", push=False)
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    import subprocess
+
+    pushed = subprocess.run(["git", "push", "-q", str(remote), f"{ref}:{ref}"], cwd=alice, capture_output=True,
+                            text=True)
+    assert pushed.returncode == 0 and "publishes no memory" not in pushed.stderr, pushed.stderr
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")  # (the post-rewrite hook runs)
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)  # not signed again
+    # a URL that is no remote here cannot be settled: said at push time
+    other = tmp_path / "other.git"
+    git(tmp_path, "init", "-q", "--bare", str(other))
+    pushed = subprocess.run(["git", "push", "-q", str(other), f"{ref}:{ref}"], cwd=alice, capture_output=True,
+                            text=True)
+    assert pushed.returncode == 0 and "sends memory refs to a URL that is no remote here" in pushed.stderr
+
+
+def test_sync_rebase_holds_the_publication_of_the_other_remotes(tmp_path):
+    """A reviewer's case: between ``sync --rebase``'s check that a tail was never given and the
+    transaction that signs it again, a publication to another remote (a push's background
+    publisher) gave that tail away. The rebase now holds every other remote's publication lock."""
+    import subprocess
+    import sys
+    import time
+
+    from git_hn.service.replication import serial
+    from git_hn.store.repo import open_repo
+
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    git(alice, "remote", "add", "mirror", str(remote))
+    _rec(alice, "first")
+    repo = open_repo(str(alice))
+    with serial.publishing(repo, "mirror", 0):
+        proc = subprocess.Popen([sys.executable, "-m", "git_hn", "sync", "--rebase"], cwd=alice,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(2)
+        assert proc.poll() is None  # waiting for the publication to mirror
+    out, err = proc.communicate(timeout=120)
+    repo.close()
+    assert proc.returncode == 0, err
+    assert hn(alice, "sync").code == 0  # (and without --rebase, no wait: done above already)
+
+
+def test_a_damaged_offered_record_is_named_never_an_internal_error(tmp_path):
+    """A reviewer's case: a Unicode digit ("²") in the offered record passed ``isdigit`` and then
+    failed ``int``: every re-anchoring and sync said ``internal error: ValueError``."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    c2 = _memory_on_a_new_commit(alice, "on c2", push=False)
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    path = alice / ".git" / "hn" / "replication" / "offered-v0"
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    path.write_text(f"origin {ref} {git(alice, 'rev-parse', ref)} 1-ab 0 1\u00b2\n")
+    path.chmod(0o600)
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")
+    r = hn(alice, "memory", "reanchor", c2, "HEAD")
+    assert r.code == 1 and r.err.startswith(f"git-hn: publication record {path} is damaged"), r.err
+    r = hn(alice, "sync")
+    assert "internal error" not in r.err, r.err
+
+
+def test_settling_many_stopped_offers_starts_no_process_per_offer(tmp_path, monkeypatch):
+    """A reviewer's case: 200 stopped offers cost one ``merge-base`` (and one object lookup) each,
+    on every sync for ten minutes. One ``cat-file`` and one ``rev-list`` answer them all."""
+    from git_hn.service.replication.given_record import contains
+    from git_hn.store.repo import open_repo
+    from helpers import git_processes
+
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    for n in range(3):
+        _rec(alice, f"m{n}")
+        assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+                  "--content", f"b{n}", "--stream", "sha256:" + "b" * 64).code == 0
+    refs = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory").split()
+    a, b = (git(alice, "rev-list", ref).split() for ref in sorted(refs, key=lambda r: r.endswith("b" * 64)))
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    repo = open_repo(str(alice))
+    missing = "e" * 40
+    pairs = [(a[0], a[2]), (b[2], b[0]), (a[1], a[1]), (missing, a[1]), (b[1], b[2])] * 40  # (tip, head)
+    verdicts = contains(repo, pairs)
+    repo.close()
+    assert verdicts == {(a[0], a[2]): True, (b[2], b[0]): False, (a[1], a[1]): True, (missing, a[1]): None,
+                        (b[1], b[2]): True}
+    assert sorted(argv[0] for argv in git_processes(trace)) == ["cat-file", "rev-list"]

@@ -94,7 +94,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     # (asked now, while its early answer stands: the import's ref writes would drop it)
     off = publish and _publication_off(repo, remote)
     waiting = (lambda: progress(f"waiting for another git hn sync with {remote}")) if progress else None
-    with serial.importing(repo, remote, wait, waiting):
+    with serial.importing(repo, remote, wait, waiting), _publications_held(repo, remote, wait, progress, rebase):
         run, ended = _import(repo, remote, url, result, recover_shallow, progress, publish, interrupt_after,
                              by_name, rebase)
     if publish and not ended and off:
@@ -103,7 +103,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         if advertised is not None:  # (what a stopped publication offered there, settled all the same)
             from .given_record import settle_stopped
 
-            settle_stopped(repo, remote, advertised)
+            settle_stopped(repo, remote, advertised, url)
     elif publish and not ended and result.unreachable and _pushes_where_it_fetches(repo, remote, url):
         # (a push would meet the same refusal, and the streams it would hold back for anchors
         # "not on the remote" would only say what this clone cannot see of it)
@@ -118,7 +118,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         try:
             with serial.publishing(repo, remote, wait):
                 result.published = publish_streams(repo, remote, advertised, result.held, local,
-                                                   result.sent, result.own)
+                                                   result.sent, result.own, url)
                 serial.forget_failure(repo, remote)  # (what a push's background publication failed is published now)
         except PhaseError as exc:
             result.publication_error = exc.message
@@ -134,6 +134,30 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             actor = active_actor(repo)
             result.own = [r for r in result.own if actor and (parse_local_ref(r) or ("",))[0] == actor]
     return result
+
+
+def _publications_held(repo: Repo, remote: str, wait: float, progress, rebase: bool):
+    """For ``--rebase``: the publication lock of every other remote, from the check that the
+    tail it signs again was never given anywhere to the ref transaction that replaces it (a
+    publication to another remote in between, such as a push's background publisher, gave the
+    old tail away, and the rebase then signed it again). ``remote``'s own publications are
+    refused by its remote as non-fast-forwards, and it publishes after its import."""
+    from contextlib import ExitStack
+
+    from . import serial
+
+    stack = ExitStack()
+    if rebase:
+        names = repo.git.run(["remote"]).stdout.decode("utf-8", "surrogateescape").split()
+        try:
+            for other in sorted(set(names) - {remote}):
+                said = (lambda other=other: progress(f"waiting for the memory publication to {other} to end")) \
+                    if progress else None
+                stack.enter_context(serial.publishing(repo, other, wait, said))
+        except BaseException:
+            stack.close()
+            raise
+    return stack
 
 
 def _publication_off(repo: Repo, remote: str) -> bool:

@@ -86,22 +86,46 @@ def published_heads(repo: Repo, remote: str) -> dict[str, str]:
     return {**journal.newest(repo, remote), **_recorded(repo, remote)}
 
 
-def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str]) -> None:
+def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], url: str) -> None:
     """What publications that were stopped offered ``remote`` (``store.given``), settled by this
-    run's advertisement once their processes have ended: given (journalled) or not (dropped)."""
+    run's advertisement (of ``url``, the URL it fetches from) once their processes have ended:
+    given (journalled) or not (dropped). Only where ``remote`` pushes to that URL alone: a push
+    URL of its own (``pushurl``, ``pushInsteadOf``) is another repository, whose tips this
+    advertisement does not show, and its offers wait for a push there to answer."""
     from ...store import given
 
     if not os.path.lexists(given.offered_path(repo)):
         return  # (the usual case: one stat)
-
-    def contains(tip: str, head: str) -> bool | None:
-        if tip == head:
-            return True
-        if repo.git.object_info(tip) is None:
-            return None  # (the remote's tip is not known here: another clone's; undecided)
-        proc = repo.git.run(["merge-base", "--is-ancestor", head, tip])
-        return {0: True, 1: False}.get(proc.returncode)
-
-    settled = given.settle_stopped(repo, remote, advertised, contains)
+    if push_urls(repo, remote) != [url]:
+        return
+    settled = given.settle_stopped(repo, remote, advertised, lambda pairs: contains(repo, pairs))
     if settled:
         remember(repo, remote, settled)
+
+
+def push_urls(repo: Repo, remote: str) -> list[str]:
+    """Every URL ``git push remote`` pushes to ([] when Git cannot say)."""
+    proc = repo.git.run(["remote", "get-url", "--push", "--all", "--end-of-options", remote])
+    return proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []
+
+
+def contains(repo: Repo, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool | None]:
+    """For each (tip, head): whether commit ``tip`` contains ``head`` (None when this clone
+    cannot tell: the tip, a commit of another clone's, is not here). One ``cat-file`` and one
+    ``rev-list`` for them all: ``rev-list heads ^tips`` lists what no tip contains, so a head it
+    lists is contained by none (False is exact); a head another pair's tip contains counts as
+    contained (True errs only towards "given", which keeps a memory from being signed again)."""
+    out: dict[tuple[str, str], bool | None] = {p: True for p in pairs if p[0] == p[1]}
+    rest = [p for p in pairs if p[0] != p[1]]
+    if not rest:
+        return out
+    oids = sorted({x for p in rest for x in p})
+    here = {oid for oid, present in zip(oids, repo.git.presence(oids)) if present}
+    known = [p for p in rest if p[0] in here and p[1] in here]
+    out.update({p: None for p in rest if p not in known})
+    if known:
+        walk = repo.git.run(["rev-list", "--stdin"],
+                            input="".join(f"{head}\n^{tip}\n" for tip, head in known).encode("ascii"))
+        outside = set(walk.stdout.decode("ascii", "replace").split()) if walk.returncode == 0 else None
+        out.update({p: None if outside is None else p[1] not in outside for p in known})
+    return out

@@ -19,6 +19,8 @@ being checked and pushed again.
 
 from __future__ import annotations
 
+import re
+
 from ...core.gostr import one_line
 from ...core.grammar import LOCAL_PREFIX, parse_accepted_ref, parse_local_ref, uniform_lines
 from ...core.tuples import NamedTuple
@@ -72,7 +74,7 @@ def verified(repo: Repo, refs: list[str], on_view=None, listing: list | None = N
 
 def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
                     held: list | None = None, local: list[str] | None = None,
-                    sent: list | None = None, own: list | None = None) -> int:
+                    sent: list | None = None, own: list | None = None, url: str | None = None) -> int:
     """The publication phase of ``git hn sync``: every verified local stream, each up to its
     first memory anchored on a commit the remote does not have (those go to ``held``);
     ``advertised`` (ref -> tip, from this run's advertisement) spares pushing what the remote
@@ -81,7 +83,8 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     a stream created after that listing waits for the next sync or push, as one created after
     this phase would. One listing of the memory refs serves verification, the tips and the gate
     (the tips pushed are the ones verified). For the summary a person reads: ``sent`` gets the
-    refs the push moved on the remote, ``own`` the user's own stream refs."""
+    refs the push moved on the remote, ``own`` the user's own stream refs. ``url``: the URL the
+    advertisement came from (it settles stopped offers only where the remote pushes there)."""
     refs = local if local is not None else local_refs(repo, remote)
     if own is not None:
         own.extend(refs)
@@ -93,8 +96,8 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
         listing = None  # ``valid_refs`` names what is wrong, stream by stream
     valid = valid_refs(repo, refs, listing)
     heads = _heads(repo, valid, listing)
-    if advertised is not None:
-        settle_stopped(repo, remote, advertised)
+    if advertised is not None and url is not None:
+        settle_stopped(repo, remote, advertised, url)
     todo = [r for r in valid if advertised is None or advertised.get(r) != heads.get(r)]
     note_held(repo, remote, {r: heads[r] for r in valid if r in heads and r not in todo})
     bases = {r: advertised[r] for r in todo if advertised and r in advertised}
@@ -408,6 +411,10 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
     try:
         published = _push_slices(repo, remote, refs, heads, exact, sent, answered, reported)
     except PhaseError:  # (an answer was read, for the refs it named: what it gave is journalled)
+        from .given_record import push_urls
+
+        if len(push_urls(repo, remote)) != 1:  # one URL's refusal says nothing of what another took
+            reported = set(answered)
         given.settled(repo, remote, answered, reported)
         raise
     # anything else (a signal, a timeout): the offer stays, ``settle_stopped``'s
@@ -434,6 +441,22 @@ NEVER_SENT = frozenset(("read_passphrase", "can't open /dev/tty", "host key veri
                         "connection refused", "couldn't connect to server", "authentication failed",
                         "could not read username", "could not read password", "terminal prompts disabled",
                         "permission denied"))
+
+
+def _never_sent(stderr: bytes) -> bool:
+    """Whether a failed push's stderr says, in Git's or ssh's own lines, that it never reached
+    the remote. A server that spoke (``remote:`` lines) was reached; and a server's hook can
+    write to stderr unprefixed (``reference-transaction``'s output is not multiplexed, and ssh
+    passes the server's stderr through): only lines in the client's forms count, so a CI hook's
+    ``curl: (6) Could not resolve host`` after the server took the push is not "never sent".
+    (A hostile server can still lie, in its words or in its advertisement, about what it holds.)"""
+    lines = stderr.decode("utf-8", "replace").lower().splitlines()
+    if any(line.startswith("remote:") or "remote error:" in line for line in lines):
+        return False
+    own = [line for line in lines if line.startswith(("fatal:", "error:", "ssh:", "read_passphrase:",
+                                                       "host key verification failed"))
+           or re.match(r"[^ ]+@[^ ]+: permission denied", line)]
+    return any(words in line for line in own for words in NEVER_SENT)
 
 
 def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str],
@@ -471,8 +494,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                         done[ref] = heads[ref]
         if proc.returncode != 0 and reported is not None and not any(
                 line.count("\t") >= 1 for line in proc.stdout.decode("utf-8", "replace").splitlines()):
-            text = (proc.stderr or b"").decode("utf-8", "replace").lower()
-            if any(words in text for words in NEVER_SENT):  # (nothing was sent: no ref is in doubt)
+            if _never_sent(proc.stderr or b""):  # (nothing was sent: no ref is in doubt)
                 reported.update(spec.rsplit(":", 1)[-1] for spec in specs)
         if proc.returncode != 0 and len(behind) == refused_behind:  # (else decided below)
             rejected = True
@@ -517,7 +539,12 @@ def _already_beyond(repo: Repo, remote: str, tips: dict[str, str]) -> dict[str, 
     ``rev-list``, only after such a refusal."""
     if not tips:
         return {}
-    listed = repo.git.run(["ls-remote", "--refs", "--", remote, *sorted(tips)], env=remote_env())
+    from .given_record import push_urls
+
+    urls = push_urls(repo, remote)
+    if len(urls) != 1 or not transport_allowed(urls[0]):
+        return {}  # (where the push went is not one repository this can ask: the refusal stands)
+    listed = repo.git.run(["ls-remote", "--refs", "--", urls[0], *sorted(tips)], env=remote_env())
     theirs = {}
     for line in listed.stdout.decode("utf-8", "replace").splitlines():
         oid, _tab, ref = line.partition("\t")
