@@ -59,9 +59,28 @@ def init(repo: Repo) -> tuple[Known, tuple[str, ...]]:
     return Known(ident.actor, (ident.name,)), policyedit.DEFAULT_KINDS
 
 
+def _editing(repo: Repo, top: str):
+    """The lock git hn's policy edits of the working tree ``top`` take turns under: two at once
+    each read the file, and the second's write could replace the first's edit between its check
+    and its rename (an untrust that said it was done, lost)."""
+    import os
+
+    from ..core import hashing
+    from ..store.lock import stream_lock
+
+    name = hashing.sha256(os.path.realpath(top).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return stream_lock(repo.hn_dir, os.path.join(repo.hn_dir, "locks", f"policy-{name}.lock"), top,
+                       busy=f"another git hn policy command is editing {worktree.POLICY}; run the command again")
+
+
 def change(repo: Repo, *, trust: bool, actor: str | None, kinds) -> Outcome:
     """Trust or untrust one actor and/or kinds in the working-tree policy."""
     top = _top(repo)
+    with _editing(repo, top):
+        return _change(repo, top, trust, actor, kinds)
+
+
+def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds) -> Outcome:
     found = worktree.read_policy(top)
     if found is None:
         raise InputError(f"no {worktree.POLICY} in the working tree; create one with git hn policy init")

@@ -733,3 +733,20 @@ def test_inits_started_together_leave_one_identity_and_say_so(tmp_path):
     records = os.listdir(repo / ".git" / "hn" / "identities")
     assert records == [f"{actor_of(repo)}.json"], records
     assert f"({actor_of(repo)[:12]})" in winners[0][1] or actor_of(repo) in winners[0][1], winners[0][1]
+
+
+def test_policy_edits_at_once_take_turns_and_none_is_lost(inited):
+    """A race auditor's case: six ``policy untrust --kind`` at once: most failed with "changed
+    while git hn was editing it", and some said they were done while their kind stayed trusted
+    (the check and the rename of one edit let another's write in between). They take turns."""
+    import subprocess
+    import sys
+
+    assert hn(inited, "policy", "init").code == 0
+    assert hn(inited, "policy", "trust", *[x for k in KINDS for x in ("--kind", k)]).code == 0
+    procs = [subprocess.Popen([sys.executable, "-m", "git_hn", "policy", "untrust", "--kind", k], cwd=inited,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for k in KINDS]
+    results = [(p.wait(timeout=120), p.stderr.read().decode()) for p in procs]
+    assert all(code == 0 for code, _err in results), results
+    doc = json.loads(_policy_file(inited).read_text())
+    assert doc["memory"].get("trustedKinds", []) == []
