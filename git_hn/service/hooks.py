@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 import stat
+from contextlib import contextmanager
 
 from ..core import hashing
-from ..errors import HnError, InputError
+from ..errors import ConflictError, HnError, InputError
 from ..store.repo import Repo
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, locate, named_dirs, own_recorded,
                             per_worktree_hooks, shared_hooks_path, within)
@@ -198,7 +199,45 @@ def refuse_shared(repo: Repo | None, loc: Location) -> None:
                      "\"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\" first")
 
 
+@contextmanager
+def _changing(loc: Location):
+    """One ``hooks install|uninstall`` at a time in ``loc.dir``: an ``flock`` on its parent
+    directory (which exists before the hooks directory does; no file of git-hn's among the
+    user's). Two at once each planned from what they read, and one chained git-hn's own wrapper
+    as the user's hook, which was then lost for good."""
+    import fcntl
+    import time
+
+    try:
+        fd = os.open(os.path.dirname(os.path.abspath(loc.dir)), os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:  # (no parent: nothing to take turns over; install says why it cannot)
+        yield
+        return
+    try:
+        deadline = time.monotonic() + CHANGE_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ConflictError(f"another git hn hooks install or uninstall is changing {loc.dir}; "
+                                        "run the command again") from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)
+
+
+CHANGE_WAIT = 30.0  # seconds an install or uninstall waits for another one in the same directory
+
+
 def install(loc: Location, repo: Repo | None = None) -> list[str]:
+    with _changing(loc):
+        return _install(loc, repo)
+
+
+def _install(loc: Location, repo: Repo | None = None) -> list[str]:
     refuse_worktree_files(repo, loc)
     refuse_shared(repo, loc)
     refuse_elsewhere(loc, repo)
@@ -439,6 +478,11 @@ def uninstall(loc: Location) -> list[str]:
     """Take git-hn's wrappers out and put back what they chained. Where the record's directory is
     gone or not this repository's to follow (``locate``), only this directory's own wrappers are
     taken out and nothing else is touched; with none here, an install elsewhere is named."""
+    with _changing(loc):
+        return _uninstall(loc)
+
+
+def _uninstall(loc: Location) -> list[str]:
     record = loc.load()
     if record and loc.installed_by:
         raise InputError(f"git-hn's hooks in {loc.dir} were installed by the repository whose Git directory is "

@@ -1563,3 +1563,24 @@ def test_a_lost_record_in_the_git_directory_says_install_takes_them_on(tmp_path)
         assert "git hn hooks install takes them on again" in r.err and "by hand" not in r.err, (which, r.err)
     assert hn(a, "hooks", "install").code == 0 and hn(a, "hooks", "uninstall").code == 0
     assert not (a / ".git" / "hooks" / "pre-push").exists()
+
+
+def test_installs_and_uninstalls_at_once_take_turns_and_keep_the_users_hook(repo):
+    """A race auditor's case: ``hooks install`` and ``uninstall`` at once each planned from what
+    they read: the user's pre-push was lost (git-hn's own wrapper chained in its place), and
+    others failed with ``internal error: TypeError``. They take turns now."""
+    import subprocess
+    import sys
+
+    hook = repo / ".git" / "hooks" / "pre-push"
+    hook.write_text("#!/bin/sh\necho mine\n")
+    hook.chmod(0o755)
+    for _round in range(12):
+        procs = [subprocess.Popen([sys.executable, "-m", "git_hn", "hooks", which], cwd=repo,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                 for which in ("install", "uninstall", "uninstall", "install")]
+        errors = [line for p in procs for line in p.communicate(timeout=120)[1].decode().splitlines()
+                  if not line.startswith("git-hn: hint: ")]
+        assert errors == [] and all(p.returncode == 0 for p in procs), errors
+    assert hn(repo, "hooks", "uninstall").code == 0
+    assert hook.read_text() == "#!/bin/sh\necho mine\n"
