@@ -363,7 +363,11 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
     try:
         done = reanchor.rewrite(repo, ident, mapping)
     except HnError as exc:
-        sys.stderr.write(f"git-hn: memories on rewritten commits were not re-anchored: {exc.message}\n")
+        how = ""
+        if len(mapping) == 1:  # (an amend: the one command that does it by hand)
+            (old, new), = mapping.items()
+            how = f"; git hn memory reanchor {old} {new} re-anchors them"
+        sys.stderr.write(f"git-hn: memories on rewritten commits were not re-anchored: {exc.message}{how}\n")
         return 0
     for r in done:
         sys.stderr.write(f"git-hn: {reanchor.stream_line(r, 'on the rewritten commits')}\n")

@@ -29,7 +29,7 @@ from ..core.envelope import Anchor, PathAnchor
 from ..core.gostr import short_id
 from ..core.grammar import LOCAL_PREFIX, memory_id
 from ..core.tuples import NamedTuple
-from ..errors import HnError, InputError, LocalStateError
+from ..errors import ConflictError, HnError, InputError, LocalStateError
 from . import objects, statedb, stateview, streams
 from .identity import Identity
 from .lock import stream_lock
@@ -68,10 +68,18 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str]) -> list[Rewri
     published = _published_tips(repo, listing)
     # (everything in a stream some remote holds at its tip was published: nothing may be rewritten)
     open_ = sorted((s for s in local if s.head not in published.get(s.ref, set())), key=lambda s: s.ref)
+    if not open_:
+        return []
     with ExitStack() as held:
         for src in open_:  # (one order for every process: no two wait on each other)
             held.enter_context(stream_lock(repo.hn_dir, repo.lock_path(ident.actor, src.stream), src.ref))
-        return _rebuild(repo, ident, open_, listing, published, mapping)
+        # listed again under the locks: a record that landed meanwhile moved a head, and the
+        # stream read before it was skipped, silently (the amend's memory stayed on the old commit)
+        listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
+        fresh = {s.ref: s for s in listing if s.remote is None}
+        locked = [fresh[s.ref] for s in open_ if s.ref in fresh]
+        return _rebuild(repo, ident, [s for s in locked if s.head not in published.get(s.ref, set())],
+                        listing, published, mapping)
 
 
 RENAMED = "renamed-v0"  # <hn>/memory/renamed-v0: "old-id new-id" lines of the latest renames
@@ -211,8 +219,9 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
                         input="".join(updates).encode("ascii"), env={"HN_HOOK_ACTIVE": "1"})
-    if proc.returncode != 0:
-        return []  # a stream moved meanwhile: nothing moved (one transaction), a retry sees it
+    if proc.returncode != 0:  # (nothing moved: one transaction)
+        raise ConflictError("a memory stream changed while its memories were re-anchored; nothing was "
+                            "signed again")
     remember_renames(repo, [pair for r in done for pair in r.renamed])
     return sorted(done, key=lambda r: not r.moved)  # (streams that moved first, each in ref order)
 

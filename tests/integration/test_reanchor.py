@@ -390,3 +390,37 @@ def test_a_retraction_and_a_challenge_in_other_streams_follow_the_memory_they_na
     assert r.code == 0, r.out
     got = {m["id"]: m for m in hn(b, "memory", "log", "--json").json()["memories"]}
     assert got[moved["id"]]["lifecycle"] == "retracted" and cited["id"] in got
+
+
+def test_a_record_that_lands_while_reanchoring_starts_is_not_a_silent_skip(tmp_path, monkeypatch):
+    """A race auditor's case: a ``record`` (from a linked worktree) that moved the stream between
+    re-anchoring's listing and its stream lock made it skip the stream, silently: the amended
+    commit's memory stayed on the old commit and held the stream back at every push. The streams
+    are listed again once locked. (The record is made to land in that window here.)"""
+    from git_hn.service import reanchor as service
+    from git_hn.store import identity
+    from git_hn.store import reanchor as store
+    from git_hn.store.repo import open_repo
+
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    old = _commit(a, "mine")
+    made = _record(a, "made at the commit that is amended")
+    git(a, "commit", "-q", "--amend", "-m", "mine, reworded")  # (no hooks here)
+    new = git(a, "rev-parse", "HEAD")
+    real = store.stream_lock
+    landed = []
+
+    def lock_after_a_record(*args, **kwargs):
+        if not landed:
+            landed.append(_record(a, "recorded at the same time", at="HEAD~1"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "stream_lock", lock_after_a_record)
+    repo = open_repo(str(a))
+    try:
+        done = service.rewrite(repo, identity.load_active(repo), {old: new})
+    finally:
+        repo.close()
+    assert landed and len(done) == 1 and done[0].moved == 1 and done[0].memories == 2
+    assert [pair[0] for pair in done[0].renamed] == [made["memoryId"], landed[0]["memoryId"]]
+    assert hn(a, "memory", "index", "verify").code == 0
