@@ -40,6 +40,46 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
                 if time.monotonic() >= deadline:
                     raise ConflictError(busy or f"memory stream {ref} is busy; retry") from None
                 time.sleep(0.005)
-        yield
+        _HELD.add(path)
+        try:
+            yield
+        finally:
+            _HELD.discard(path)
     finally:
         os.close(fd)
+
+
+_HELD: set[str] = set()  # the lock files this process holds (``held_elsewhere`` is about others)
+
+
+def remote_digest(remote: str) -> str:
+    """The name part of a remote's lock and marker files (``service.replication.serial``)."""
+    from ..core import hashing
+
+    return hashing.sha256(remote.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
+def remote_lock_path(hn_dir: str, remote: str, what: str) -> str:
+    """``<common-gitdir>/hn/locks/<what>-<digest>.lock``: a remote's ``import`` or
+    ``publication`` lock (``service.replication.serial`` takes them)."""
+    return os.path.join(hn_dir, "locks", f"{what}-{remote_digest(remote)}.lock")
+
+
+def held_elsewhere(path: str) -> bool:
+    """Whether another process holds the ``flock`` at ``path`` now (False when there is no
+    such file, or it cannot be opened, or this process holds it)."""
+    if path in _HELD:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # (closing releases a lock this probe took)

@@ -372,8 +372,32 @@ def load_pending(repo: Repo) -> Pending:
     if files is not None and pendingmod.remembered(repo) == pendingmod.memo_key(files):
         return NONE
     got = _load_pending(repo)
+    if not got.ok and got.invalid_remote:
+        got = _settled(repo, got)
     if files is not None and got.ok and not got.denied and not got.anchors and pendingmod.memo_files(repo) == files:
         pendingmod.remember_nothing(repo, files)
+    return got
+
+
+SETTLE_TRIES = 100  # 10 ms apart: how long a reader waits for a running sync's two-file step
+
+
+def _settled(repo: Repo, got: Pending) -> Pending:
+    """An invalid state read while a sync with that remote runs (its import lock held) is read
+    again until it is consistent: a sync writes an anchor and then its receipt, and later its
+    ``complete`` receipt and then removes the anchor, and a reader between the two saw a state
+    that was never meant (every command of another process failed, once in ~50 during syncs).
+    An invalid state with no sync running is a crash's, reported as such (CONTRACT §9.17)."""
+    import time
+
+    from .lock import held_elsewhere, remote_lock_path
+
+    tries = 0
+    while not got.ok and got.invalid_remote and tries < SETTLE_TRIES \
+            and held_elsewhere(remote_lock_path(repo.hn_dir, got.invalid_remote, "import")):
+        time.sleep(0.01)
+        tries += 1
+        got = _load_pending(repo)
     return got
 
 

@@ -1052,3 +1052,49 @@ def test_settling_many_stopped_offers_starts_no_process_per_offer(tmp_path, monk
     assert verdicts == {(a[0], a[2]): True, (b[2], b[0]): False, (a[1], a[1]): True, (missing, a[1]): None,
                         (b[1], b[2]): True}
     assert sorted(argv[0] for argv in git_processes(trace)) == ["cat-file", "rev-list"]
+
+
+def test_a_state_read_between_a_running_syncs_two_writes_is_read_again(world):
+    """A race auditor's case: a sync writes its pending anchor and then its receipt; a command of
+    another process that read between the two saw an anchor without a receipt, a state that was
+    never meant, and failed with ``state=invalid`` (once in ~50 during syncs). While that remote's
+    sync runs (its import lock held), an invalid state is read again until it is consistent; with
+    no sync running it is a crash's, and fails at once (CONTRACT §9.17)."""
+    import subprocess
+    import sys
+    import time
+
+    from git_hn.store import replication as rstate
+    from git_hn.service.replication.serial import lock_path
+    from git_hn.store.repo import open_repo
+    from helpers import hn_proc
+
+    _remote, alice, bob = world
+    a = _rec(alice, "pending")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    env = {"HN_INTERNAL_TESTING": "1", "HN_TEST_REPLICATION_INTERRUPT_AFTER": "after-pending-anchor"}
+    assert hn_proc(bob, "sync", env=env).code == 1  # (an anchor and no receipt: the first of the two writes)
+    repo = open_repo(str(bob))
+    (txn, (owner, objs)), = rstate.load_anchors(repo).items()
+    lock = lock_path(repo, "origin", "import")
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); "
+                               "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)", lock],
+                              stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == b"held\n"  # a sync with origin is running
+        reader = subprocess.Popen([sys.executable, "-m", "git_hn", "memory", "recall", "--json"], cwd=bob,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(0.3)
+        rstate.write_receipt(repo, txn, owner, "validated", [], [], objs, objs)  # (its second write)
+        out, err = reader.communicate(timeout=60)
+        assert reader.returncode == 0, err
+    finally:
+        holder.kill()
+        holder.wait()
+    os.unlink(rstate.receipt_path(repo, txn))  # no sync running: a crash's state, said at once
+    repo.close()
+    started = time.monotonic()
+    r = hn(bob, "memory", "recall", "--json")
+    assert r.code == 1 and "state=invalid" in r.err and time.monotonic() - started < 5, r.err
+    assert hn(bob, "sync").code == 0 and hn(bob, "memory", "recall", "--json").code == 0

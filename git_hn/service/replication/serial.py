@@ -20,24 +20,19 @@ import os
 import stat
 from contextlib import contextmanager
 
-from ...core import hashing
 from ...errors import ConflictError, HnError
-from ...store.lock import stream_lock
+from ...store.lock import remote_digest, remote_lock_path, stream_lock
 from ...store.repo import Repo
 
 
-def _digest(remote: str) -> str:
-    return hashing.sha256(remote.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-
-
 def lock_path(repo: Repo, remote: str, what: str) -> str:
-    return os.path.join(repo.hn_dir, "locks", f"{what}-{_digest(remote)}.lock")
+    return remote_lock_path(repo.hn_dir, remote, what)
 
 
 def publication_marker(repo: Repo, remote: str, suffix: str) -> str:
     """``<common-gitdir>/hn/replication/publication-<digest>.<suffix>``: the background
     publication's markers (``running``, ``failed``; ``background`` writes them)."""
-    return os.path.join(repo.hn_dir, "replication", f"publication-{_digest(remote)}.{suffix}")
+    return os.path.join(repo.hn_dir, "replication", f"publication-{remote_digest(remote)}.{suffix}")
 
 
 def forget_failure(repo: Repo, remote: str) -> None:
@@ -88,7 +83,7 @@ def held(repo: Repo, path: str, remote: str, wait: float, busy_text: str, waitin
 
 
 def _promoting_path(repo: Repo, remote: str) -> str:
-    return os.path.join(repo.hn_dir, "replication", f"promoting-{_digest(remote)}")
+    return os.path.join(repo.hn_dir, "replication", f"promoting-{remote_digest(remote)}")
 
 
 def promoting(repo: Repo, remote: str, updates: list[str], pid: int | None = None) -> None:
