@@ -279,8 +279,47 @@ def _supersede(repo, arguments) -> dict:
 
     args = dict(_object(arguments, "supersede input: "))
     target = _target(args.pop("memory", None), "supersede")
-    req, allow, absent = _record_request(repo, args, handoff=False)
+    req, allow, absent = _record_request(repo, _inherited(repo, target, args), handoff=False)
     return _written(lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow), absent)
+
+
+def _inherited(repo, target: str, args: dict) -> dict:
+    """``memory_supersede``'s arguments with what is missing (absent or null) taken from the
+    target, as ``git hn memory supersede`` does with the flags not given (``lifecycle.inherit``):
+    kind, anchor (its paths looked up again at a new ``atCommit``), applicability, topics,
+    evidence, and the attempt outcome and handoff lists while the kind stays the same. An agent
+    that corrected a memory's content lost its paths and topics, so path and topic recall no
+    longer found either memory. A target that cannot be superseded is left for ``supersede``
+    to refuse, with its words."""
+    from . import lifecycle
+
+    mem = lifecycle.target_memory(repo, target)
+    rec = None if mem is None else mem.envelope.record
+    if rec is None:
+        return args
+    out = dict(args)
+    if out.get("kind") is None:
+        out["kind"] = rec.kind
+    if out.get("anchor") is None:
+        anchor: dict = {"paths": [{"path": p.path} for p in rec.anchor.paths]}
+        if out.get("atCommit") is None:
+            anchor["commit"] = rec.anchor.commit
+        if rec.anchor.subject:
+            anchor["subject"] = rec.anchor.subject
+        out["anchor"] = anchor
+    if out.get("applicability") is None:
+        out["applicability"] = {"mode": rec.applicability.mode,
+                                **({"subject": rec.applicability.subject} if rec.applicability.subject else {})}
+    for key, value in (("topics", rec.topics), ("evidence", rec.evidence)):
+        if out.get(key) is None:
+            out[key] = list(value or ())
+    if out["kind"] == rec.kind:
+        if out.get("attemptOutcome") is None and rec.attempt_outcome:
+            out["attemptOutcome"] = rec.attempt_outcome
+        if out.get("handoff") is None and rec.handoff is not None:
+            out["handoff"] = dict(zip(("completed", "assumptions", "blockers", "nextActions"),
+                                      (list(items or ()) for items in rec.handoff.lists())))
+    return out
 
 
 def _lifecycle(repo, arguments, operation: str) -> dict:

@@ -105,7 +105,7 @@ SCHEMAS = {
                                            "truncated and omitted"}}),
     "memory_record": _object(_RECORD_PROPS, ["kind", "content"]),
     "memory_handoff": _object(_HANDOFF_PROPS, ["content"]),
-    "memory_supersede": _object({"memory": _TARGET, **_RECORD_PROPS}, ["memory", "kind", "content"]),
+    "memory_supersede": _object({"memory": _TARGET, **_RECORD_PROPS}, ["memory", "content"]),
     "memory_retract": _object({k: v for k, v in _LIFECYCLE_PROPS.items()}, ["memory", "reason"]),
     "memory_challenge": _object({**_LIFECYCLE_PROPS, "evidence": {
         **_STRINGS, "description": "typed IDs that contradict the memory (default none)"}},
@@ -126,7 +126,9 @@ DESCRIPTIONS = {
     "memory_handoff": "Sign and append a session handoff: content plus the lists completed, assumptions, "
                       "blockers and nextActions (the prompt handoff explains how to write one).",
     "memory_supersede": "Replace an active memory of yours with a corrected one (git hn memory supersede): "
-                        "the old one stays verifiable, recall answers the new one.",
+                        "give the new content; every other field not given is the old memory's (kind, "
+                        "anchor and paths, applicability, topics, evidence). The old one stays verifiable, "
+                        "recall answers the new one.",
     "memory_retract": "Mark a memory of yours as withdrawn, with a reason token (git hn memory retract). "
                       "Appends; deletes nothing.",
     "memory_challenge": "Dispute another actor's memory, with a reason token and optional evidence "

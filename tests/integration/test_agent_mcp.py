@@ -784,3 +784,32 @@ def test_the_server_reads_the_wire_from_a_private_descriptor(inited):
         proc.stdin.close()
         proc.wait(timeout=60)
     assert proc.returncode == 0
+
+
+def test_supersede_keeps_what_the_agent_did_not_give(inited):
+    """An agent audit's case: ``memory_supersede`` with only new content dropped the old memory's
+    paths, topics and applicability (the CLI keeps every field not given), so path and topic
+    recall found neither memory; and ``kind`` was required. Both follow the CLI now."""
+    (inited / "src").mkdir()
+    (inited / "src" / "cache.py").write_text("TTL = 3600\n")
+    git(inited, "add", "src")
+    git(inited, "commit", "-q", "-m", "cache")
+    r = hn(inited, "memory", "record", "--json", "--kind", "assumption", "--at", "HEAD", "--applies", "exact",
+           "--content", "cache for an hour", "--path", "src/cache.py", "--topic", "cache")
+    assert r.code == 0, r.err
+    first = r.json()["memoryId"]
+
+    async def body(client):
+        sup = await client.call_tool("memory_supersede", {"memory": first, "content": "cache for a minute"})
+        by_path = await client.call_tool("memory_recall", {"path": "src/cache.py", "includeUntrusted": True})
+        by_topic = await client.call_tool("memory_recall", {"topic": ["cache"], "includeUntrusted": True})
+        return sup, by_path, by_topic
+
+    sup, by_path, by_topic = run(inited, body, "--allow-write")
+    new = document(sup)["result"]
+    old = hn(inited, "memory", "show", first, "--json").json()["projection"]["data"]
+    shown = hn(inited, "memory", "show", new["memoryId"], "--json").json()["projection"]["data"]
+    assert shown["kind"] == "assumption" and shown["topics"] == ["cache"]
+    assert shown["anchor"] == old["anchor"] and shown["applicability"] == {"mode": "exact"}
+    for found in (by_path, by_topic):
+        assert [m["id"] for m in document(found)["memories"]] == [new["memoryId"]]
