@@ -10,7 +10,7 @@ typer (``app``) registers them. The hint goes to stderr, after the output, as
 
 from __future__ import annotations
 
-from ..errors import HnError, UsageError
+from ..errors import UsageError
 from . import render
 
 POLICY_INIT_USAGE = "usage: git hn policy init"
@@ -159,32 +159,6 @@ def identity_use_command(positional: list[str]) -> int:
 # -- the hint ----------------------------------------------------------------------------------
 
 
-def hidden_hint(hidden: dict[str, int], policy_file: bool = False) -> str | None:
-    """One line for memories default recall or the brief left out for trust, by trust class.
-    ``policy_file``: the working tree has a policy file already (one without a memory section):
-    ``policy init`` would refuse it, ``policy trust`` adds the section."""
-    count = sum(hidden.values())
-    if not count:
-        return None
-    what = f"{count} {'memory' if count == 1 else 'memories'}"
-    see = f"see {'it' if count == 1 else 'them'} with --include-untrusted"
-    if hidden.get("policy-missing"):
-        if policy_file:
-            return (f"{what} hidden: no memory trust policy at this commit; {see}; .hn/policy.json in the "
-                    "working tree takes effect once it has a memory section (git hn policy trust "
-                    "ACTOR|--kind KIND adds one) and is committed")
-        return (f"{what} hidden: no memory trust policy at this commit; {see}, or create one with "
-                "git hn policy init and commit it")
-    classes = {c for c, n in hidden.items() if n}
-    if classes == {"actor-untrusted"}:
-        how = "trust their authors with git hn policy trust ACTOR"
-    elif classes == {"kind-untrusted"}:
-        how = "trust their kinds with git hn policy trust --kind KIND"
-    else:
-        how = "trust their authors or kinds with git hn policy trust ACTOR|--kind KIND"
-    return f"{what} hidden by the trust policy; {see}, or {how}"
-
-
 def brief_hint(repo, doc: dict) -> None:
     """The hint after a Markdown brief, from its ``excludedUntrusted`` count."""
     count = doc.get("excludedUntrusted", 0)
@@ -207,21 +181,17 @@ def empty_hint(repo) -> None:
 
 
 def hint(hidden: dict[str, int], repo=None) -> None:
-    text = hidden_hint(hidden, hidden.get("policy-missing", 0) > 0 and _policy_file(repo))
+    from ..core.hints import trust_hidden
+
+    text = trust_hidden(hidden, _policy_file(repo) if hidden.get("policy-missing", 0) > 0 else "")
     if text:
         render.hint(text)
 
 
-def _policy_file(repo) -> bool:
-    """Whether the working tree has something at the policy's path (asked only for the hint)."""
+def _policy_file(repo) -> str:
+    """What the working tree holds at the policy's path (asked only for the hint)."""
     if repo is None:
-        return False
-    import os
+        return ""
+    from ..service.policy_edit import working_policy
 
-    from ..store import worktree
-
-    try:
-        top = worktree.toplevel(repo)
-    except HnError:
-        return False
-    return top is not None and os.path.lexists(worktree.policy_path(top))
+    return working_policy(repo)

@@ -334,6 +334,10 @@ def _section_markdown(name: str) -> bytes:
     return _out(f"\n## {TITLES[name]}\n")
 
 
+UNTRUSTED_LINE = ("Memories the trust policy does not qualify are left out: --include-untrusted (MCP: "
+                  "includeUntrusted true) shows them; git hn policy trust qualifies their authors or kinds")
+
+
 def markdown_bytes(doc: dict, names: dict | None = None) -> bytes:
     """The Markdown brief: the warning as a block quote, a short header, then one section per
     non-empty list. Additive by construction (see ``bounded``)."""
@@ -341,6 +345,8 @@ def markdown_bytes(doc: dict, names: dict | None = None) -> bytes:
                   f"{doc['policyDigest']}\nOmitted: {doc['omitted']}; truncated: "
                   f"{'true' if doc['truncated'] else 'false'}; excluded untrusted: "
                   f"{doc['excludedUntrusted']}\n")]
+    if doc["excludedUntrusted"]:  # (what an agent reads of it: the CLI's hint goes to stderr)
+        parts.append(_out(f"{UNTRUSTED_LINE}\n"))
     for name in SECTIONS:
         if doc[name]:
             parts.append(_section_markdown(name))

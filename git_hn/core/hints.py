@@ -69,3 +69,33 @@ def evidence(items, max_items: int, is_typed, resolve=None, name: str = "--evide
         if full:
             return f"{name} takes a full commit ID: git:{full}"
     return f"{name} is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"
+
+
+def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--include-untrusted") -> str | None:
+    """One line for memories recall, the brief or the digest left out for trust, by trust class
+    (issue 13); None when none was. ``policy_file``: what the working tree holds at the policy's
+    path ("" nothing, ``no-memory`` a policy without a memory section, ``memory`` one with it,
+    ``invalid``). ``see``: how the reader asks for them (an option, or an MCP argument)."""
+    count = sum(hidden.values())
+    if not count:
+        return None
+    what = f"{count} {'memory' if count == 1 else 'memories'}"
+    see = f"see {'it' if count == 1 else 'them'} with {see}"
+    if hidden.get("policy-missing"):
+        missing = f"{what} hidden: no memory trust policy at this commit; {see}"
+        if policy_file == "memory":
+            return f"{missing}; .hn/policy.json in the working tree takes effect once it is committed"
+        if policy_file == "no-memory":
+            return (f"{missing}; .hn/policy.json in the working tree takes effect once it has a memory section "
+                    "(git hn policy trust ACTOR|--kind KIND adds one) and is committed")
+        if policy_file == "invalid":
+            return f"{missing}; .hn/policy.json in the working tree is invalid: fix it, then commit it"
+        return f"{missing}, or create one with git hn policy init and commit it"
+    classes = {c for c, n in hidden.items() if n}
+    if classes == {"actor-untrusted"}:
+        how = "trust their authors with git hn policy trust ACTOR"
+    elif classes == {"kind-untrusted"}:
+        how = "trust their kinds with git hn policy trust --kind KIND"
+    else:
+        how = "trust their authors or kinds with git hn policy trust ACTOR|--kind KIND"
+    return f"{what} hidden by the trust policy; {see}, or {how}"

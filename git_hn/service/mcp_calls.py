@@ -125,7 +125,25 @@ def _brief(repo, arguments) -> dict:
                                 include_untrusted=doc.get("includeUntrusted", False), fmt="json",
                                 base=doc.get("base"), paths=tuple(doc.get("paths", ())),
                                 topics=tuple(doc.get("topics", ())))
+    count = result.get("excludedUntrusted", 0)
+    if count:
+        from .policy_edit import policy_present
+
+        return _hinted(repo, result, {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing":
+                                      count})
     return result
+
+
+def _hinted(repo, doc: dict, hidden: dict[str, int]) -> dict:
+    """A read tool's document with ``hint`` when the trust policy hid memories: what the CLI
+    says on stderr, which an agent never reads (its own record, then an empty recall, with
+    nothing to say why)."""
+    from ..core.hints import trust_hidden
+    from .policy_edit import working_policy
+
+    text = trust_hidden(hidden, working_policy(repo) if hidden.get("policy-missing") else "",
+                        see="includeUntrusted: true")
+    return {**doc, "hint": text} if text else doc
 
 
 DIGEST_MAX_BYTES = 65_536  # an agent's context is not a month of full handoffs
@@ -153,8 +171,12 @@ def _digest(repo, arguments) -> dict:
     if type(bound) is int and bound < 1024:  # (0 and negatives too: one rule, one message)
         raise InputError("digest input field maxBytes must be at least 1024")
     bound = _positive(bound, "digest")
-    full = brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False))
-    return bounded_digest(full, bound, lambda obj: len(canonical.compact(obj)))
+    hidden: dict = {}
+    full = brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False),
+                        hidden=hidden)
+    hint = _hinted(repo, {}, hidden)
+    room = len(canonical.compact(hint)) - 1 if hint else 0  # (the hint counts against the bound too)
+    return _hinted(repo, bounded_digest(full, bound - room, lambda obj: len(canonical.compact(obj))), hidden)
 
 
 def _recall(repo, arguments) -> dict:
@@ -171,7 +193,9 @@ def _recall(repo, arguments) -> dict:
     elif at is None:
         args.pop("atCommit", None)
     req, at = core.parse_request(_request_bytes(args))
-    return recall.recall(repo, req._replace(at_commit=at or repo.resolve_commit("HEAD")), from_input=True)
+    doc, hidden = recall.recall_counted(repo, req._replace(at_commit=at or repo.resolve_commit("HEAD")),
+                                        from_input=True)
+    return _hinted(repo, doc, hidden)
 
 
 # -- write tools --------------------------------------------------------------------------------

@@ -114,7 +114,8 @@ SCHEMAS = {
 
 DESCRIPTIONS = {
     "memory_recall": "Recall signed project memories at a commit (default HEAD), newest first, with the "
-                     "filters and bounds of git hn memory recall.",
+                     "filters and bounds of git hn memory recall. Memories the repository's trust policy "
+                     "does not qualify are left out unless includeUntrusted is true (hint says how many).",
     "memory_show": "Show one verified memory with its projection (git hn memory show).",
     "memory_brief": "Start here: the brief at a commit (default HEAD): latest handoffs, active decisions "
                     "and assumptions, recent failed attempts, open challenges, stale flags "

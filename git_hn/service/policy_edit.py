@@ -151,3 +151,22 @@ def policy_present(repo: Repo, commit: str) -> bool:
     from ..store.resolver import Resolver, load_policy
 
     return load_policy(repo, Resolver(repo), commit).memory is not None
+
+
+def working_policy(repo: Repo) -> str:
+    """What the working tree holds at the policy's path, for the trust hint: "" (nothing, or no
+    working tree), ``no-memory`` (a policy without a memory section), ``memory`` or ``invalid``."""
+    from ..errors import HnError
+
+    try:
+        top = worktree.toplevel(repo)
+        found = None if top is None else worktree.read_policy(top)
+    except HnError:
+        return "invalid"
+    if found is None:
+        return ""
+    try:
+        doc = policyedit.canonical_document(found[0])
+    except PolicyError:
+        return "invalid"
+    return "memory" if doc.get("memory") is not None else "no-memory"

@@ -447,7 +447,9 @@ def test_a_client_that_auto_approves_only_read_only_tools_can_work(inited):
     assert document(brief)["atCommit"] == head
     assert [m["id"] for m in document(recall)["memories"]] == [mine]
     assert document(show) == hn(inited, "memory", "show", mine, "--json").json()
-    assert document(digest) == hn(inited, "memory", "digest", "--month", month(), "--json").json()
+    # (and a hint of what the trust policy hid: the CLI says it on stderr, which an agent never reads)
+    assert {k: v for k, v in document(digest).items() if k != "hint"} == \
+        hn(inited, "memory", "digest", "--month", month(), "--json").json()
     assert refs_snapshot(inited) == before
 
 
@@ -813,3 +815,29 @@ def test_supersede_keeps_what_the_agent_did_not_give(inited):
     assert shown["anchor"] == old["anchor"] and shown["applicability"] == {"mode": "exact"}
     for found in (by_path, by_topic):
         assert [m["id"] for m in document(found)["memories"]] == [new["memoryId"]]
+
+
+def test_an_agent_is_told_what_the_trust_policy_hid(inited):
+    """An agent audit's case: with no trust policy yet (the state right after setup), an agent's
+    own record was missing from its recall, with nothing to say why: the CLI's hint goes to
+    stderr, which an agent never reads. Read tools carry ``hint``; the Markdown brief says it."""
+    async def body(client):
+        made = await client.call_tool("memory_record", {"kind": "observation", "content": "tests take 3 min",
+                                                        "topics": ["ci"]})
+        recalled = await client.call_tool("memory_recall", {"topic": ["ci"]})
+        everything = await client.call_tool("memory_recall", {"topic": ["ci"], "includeUntrusted": True})
+        brief = await client.call_tool("memory_brief", {})
+        return made, recalled, everything, brief
+
+    made, recalled, everything, brief = run(inited, body, "--allow-write")
+    assert not made.is_error
+    doc = document(recalled)
+    assert doc["memories"] == [] and doc["hint"] == (
+        "1 memory hidden: no memory trust policy at this commit; see it with includeUntrusted: true, or "
+        "create one with git hn policy init and commit it")
+    assert "hint" not in document(everything) and len(document(everything)["memories"]) == 1
+    assert document(brief)["excludedUntrusted"] == 1 and document(brief)["hint"].startswith("1 memory hidden")
+    markdown = hn(inited, "memory", "brief").out
+    assert "\nMemories the trust policy does not qualify are left out: --include-untrusted (MCP: " \
+           "includeUntrusted true) shows them; git hn policy trust qualifies their authors or kinds\n" in markdown
+    assert "left out" not in hn(inited, "memory", "brief", "--include-untrusted").out

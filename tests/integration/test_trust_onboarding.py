@@ -350,12 +350,21 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     assert hn(alice, "memory", "recall", "--trust", "policy-missing").err == ""
     assert hn(alice, "memory", "brief", "--include-untrusted").err == ""
 
-    assert hn(alice, "policy", "init").code == 0
-    # written, not committed (or committed without a memory section): init would refuse now
+    policy = _policy_file(alice)
+    policy.parent.mkdir(exist_ok=True)
+    policy.write_text(json.dumps({"version": "hn.policy/0", "maintainers": [actor_of(alice)],
+                                  "proposals": {"requiredAccepts": 1}}))
+    # a policy without a memory section: init would refuse it, trust adds the section
     assert hn(alice, "memory", "recall").err == _hint(
         "3 memories hidden: no memory trust policy at this commit; see them with --include-untrusted; "
         ".hn/policy.json in the working tree takes effect once it has a memory section (git hn policy "
         "trust ACTOR|--kind KIND adds one) and is committed")
+    policy.unlink()
+    assert hn(alice, "policy", "init").code == 0
+    # written, not committed (an agent audit: the hint said it still needed a memory section)
+    assert hn(alice, "memory", "recall").err == _hint(
+        "3 memories hidden: no memory trust policy at this commit; see them with --include-untrusted; "
+        ".hn/policy.json in the working tree takes effect once it is committed")
     _commit(alice)
     authors = _hint("1 memory hidden by the trust policy; see it with --include-untrusted, or trust "
                     "their authors with git hn policy trust ACTOR")
