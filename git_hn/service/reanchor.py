@@ -42,6 +42,8 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
         raise InputError(f"commit {new_commit} is on no branch, tag or remote-tracking ref here either, so "
                          "no push would carry it: name a commit on a branch you push")
     done = rewrite(repo, ident, {old_commit: new_commit})
+    if done and not any(r.memories for r in done):  # (only memories that must stay)
+        raise InputError(stream_line(done[0], ""))
     if not done:
         raise InputError(f"no unpublished memory of yours names commit {old_commit} (a published memory "
                          "is never rewritten: correct one with git hn memory supersede --at)" + _stopped_hint(repo))
@@ -147,6 +149,11 @@ def _refresh_state(repo: Repo, scope: set) -> None:
 def stream_line(r, where: str) -> str:
     """One stream's result: how many memories named a moved commit, and, when later memories of
     the stream had to be signed again (each names the one before it), how many, with new IDs."""
+    if r.kept and not r.memories:  # (something published cites them: they stay as they are)
+        ids = ", ".join(short_id(i) for i in r.kept[:SHOWN_RENAMES])
+        return (f"left {_count(len(r.kept))} of {r.ref} on the old commit ({ids}): a published memory, or "
+                "another identity's, cites it, so it cannot be signed again; its stream waits for that commit "
+                "(git hn sync says how to keep it)")
     line = f"re-anchored {_count(r.moved)} of {r.ref} {where}"
     renames = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in r.renamed[:SHOWN_RENAMES])
     more = len(r.renamed) - SHOWN_RENAMES
@@ -170,4 +177,5 @@ def result_lines(result: Reanchored) -> list[str]:
 def result_json(result: Reanchored) -> dict:
     return {"from": result.old, "to": result.new,
             "streams": [{"ref": r.ref, "reanchored": r.moved, "signed": r.memories,
-                         "renamed": [{"from": a, "to": b} for a, b in r.renamed]} for r in result.streams]}
+                         "renamed": [{"from": a, "to": b} for a, b in r.renamed],
+                         **({"kept": list(r.kept)} if r.kept else {})} for r in result.streams]}

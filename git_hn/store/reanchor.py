@@ -41,6 +41,7 @@ class Rewritten(NamedTuple):
     memories: int  # memories rebuilt (the first one named a rewritten commit), so signed again
     moved: int  # of those, the memories that named a rewritten commit (anchor or ``git:`` evidence)
     renamed: tuple  # (old memory ID, new memory ID) of each rebuilt memory, root first
+    kept: tuple = ()  # IDs of memories that name a rewritten commit and stay: something published cites them
 
 
 def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
@@ -78,6 +79,7 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str]) -> list[Rewri
         listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
         fresh = {s.ref: s for s in listing if s.remote is None}
         locked = [fresh[s.ref] for s in open_ if s.ref in fresh]
+        published = _published_tips(repo, listing)  # (and what was published meanwhile)
         return _rebuild(repo, ident, [s for s in locked if s.head not in published.get(s.ref, set())],
                         listing, published, mapping)
 
@@ -205,9 +207,20 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
         if chain and chain[-1].commit == src.head:  # (else moved since it was listed: a retry sees it)
             mine = published.get(src.ref, set())
             tails.append((src, chain, max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)))
+    pinned = _cited_from_outside(repo, tails)
+    kept = []
+    if pinned:  # each stream's part from its last memory cited from outside down stays as it is
+        raised = []
+        for src, chain, floor in tails:
+            top = max((i + 1 for i in range(floor, len(chain)) if chain[i].memory_id in pinned), default=floor)
+            stay = tuple(m.memory_id for m in chain[floor:top] if _names_rewritten(m, mapping))
+            if stay:
+                kept.append(Rewritten(src.ref, 0, 0, (), stay))
+            raised.append((src, chain, top))
+        tails = raised
     plan = _plan(repo, tails, mapping)
     if not plan:
-        return []
+        return kept
     written, updates, done = [], [], []
     for src, tail, envs, previous in plan:
         objs, signed = _signed(repo, ident, envs, previous)
@@ -220,10 +233,17 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
                         input="".join(updates).encode("ascii"), env={"HN_HOOK_ACTIVE": "1"})
     if proc.returncode != 0:  # (nothing moved: one transaction)
+        import re
+
+        locked = re.search(r"cannot lock ref '(refs/hn/memory/[0-9a-f]+/[0-9a-f]+)'",
+                           proc.stderr.decode("utf-8", "replace"))
+        if locked and "File exists" in proc.stderr.decode("utf-8", "replace"):
+            raise ConflictError(f"memory ref {locked.group(1)} is locked (another Git is updating it, or one "
+                                f"that stopped left its .lock file in {repo.common_dir}); nothing was signed again")
         raise ConflictError("a memory stream changed while its memories were re-anchored; nothing was "
                             "signed again")
     remember_renames(repo, [pair for r in done for pair in r.renamed])
-    return sorted(done, key=lambda r: not r.moved)  # (streams that moved first, each in ref order)
+    return sorted(done, key=lambda r: not r.moved) + kept  # (streams that moved first, each in ref order)
 
 
 def _plan(repo: Repo, tails: list, mapping: dict[str, str]) -> list:
@@ -247,6 +267,34 @@ def _plan(repo: Repo, tails: list, mapping: dict[str, str]) -> list:
         if renamed == before:
             return plan
     raise LocalStateError("re-anchoring found memories that cite each other in a circle; nothing was signed")
+
+
+def _cited_from_outside(repo: Repo, tails: list) -> set[str]:
+    """The unpublished memories of ``tails`` that a memory outside them cites (its lifecycle
+    target, ``memory:`` evidence): a published memory of one's own, another identity's, an
+    accepted copy. Signed again, they would leave that memory naming an ID that no longer exists
+    (a published retraction can never follow: every clone that imported it failed with
+    dependency-missing for good). From the verified state's two indexes, one query each per
+    thousand IDs; a full collection when the state cannot answer."""
+    from .state import chunks, marks, targeting_sql
+
+    unpublished = {m.memory_id for _src, chain, floor in tails for m in chain[floor:]}
+    if not unpublished:
+        return set()
+    pairs: list[tuple[str, str]] = []  # (citing memory, cited memory)
+    try:
+        with stateview.current(repo) as view:
+            for part in chunks(sorted(unpublished)):
+                pairs += view.conn.execute(targeting_sql(len(part), "id, target"), part).fetchall()
+                pairs += view.conn.execute(f"SELECT owner, ref FROM evref WHERE type = 'memory' AND ref IN "
+                                           f"({marks(len(part))})", part).fetchall()
+    except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
+        for m in streams.collect(repo).memories:
+            env = m.envelope
+            items = [*((env.record.evidence if env.record is not None else None) or ()), *(env.evidence or ())]
+            pairs += [(m.memory_id, c) for c in [env.target, *(e[7:] for e in items if e.startswith("memory:"))]
+                      if c in unpublished]
+    return {cited for citing, cited in pairs if citing not in unpublished and cited in unpublished}
 
 
 def _cites(mem, renamed: dict[str, str]) -> bool:

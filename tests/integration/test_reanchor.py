@@ -424,3 +424,31 @@ def test_a_record_that_lands_while_reanchoring_starts_is_not_a_silent_skip(tmp_p
     assert landed and len(done) == 1 and done[0].moved == 1 and done[0].memories == 2
     assert [pair[0] for pair in done[0].renamed] == [made["memoryId"], landed[0]["memoryId"]]
     assert hn(a, "memory", "index", "verify").code == 0
+
+
+def test_a_memory_a_published_memory_cites_is_never_signed_again(tmp_path):
+    """A reviewer's case: a retraction recorded with ``--stream`` was published while the memory
+    it retracts waited for its commit; an amend then signed that memory again under a new ID,
+    and the published retraction (which can never change) named an ID no clone could ever get:
+    every import of it failed with dependency-missing. A memory something published cites stays
+    as it is, and the hook says so."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    old = _commit(a, "mine")  # (not pushed)
+    made = _record(a, "made at the commit that is amended")
+    other = "sha256:" + "1" * 64
+    assert hn(a, "memory", "retract", made["memoryId"], "--reason", "obsolete", "--stream", other).code == 0
+    retractions = f"refs/hn/memory/{made['actor']}/{'1' * 64}"
+    pushed = subprocess.run(["git", "push", "-q", "origin", f"{retractions}:{retractions}"], cwd=a,
+                            capture_output=True, text=True)
+    assert pushed.returncode == 0, pushed.stderr
+    wait_publication(a)
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "mine, reworded"], cwd=a,
+                             capture_output=True, text=True)
+    assert amended.returncode == 0, amended.stderr
+    ref = f"refs/hn/memory/{made['actor']}/{made['stream'][7:]}"
+    assert f"git-hn: left 1 unpublished memory of {ref} on the old commit ({made['memoryId'][7:19]}): a " \
+           "published memory, or another identity's, cites it" in amended.stderr, amended.stderr
+    assert hn(a, "memory", "show", made["memoryId"], "--json").json()["projection"]["lifecycle"] == "retracted"
+    r = hn(a, "memory", "reanchor", old, "HEAD")
+    assert r.code == 1 and "cannot be signed again" in r.err, r.err
