@@ -21,6 +21,9 @@ from ..errors import ConflictError, HnError
 from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
 
+PUBLICATION_WAIT = 60.0  # seconds a block-mode pre-push waits for another publication to the remote
+
+
 def _remotes(repo: Repo) -> set[str]:
     proc = repo.git.run(list(PRE_PUSH_QUESTIONS[0]))  # often started early (cli.main)
     return set(proc.stdout.decode("utf-8", "replace").split())
@@ -133,9 +136,15 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         # push to succeed (publication after it, in the background, as with warn)
         allowed, held = publish.gate(repo, remote, {r: heads[r] for r in publishable}, given, listing)
         ready = sorted(r for r in allowed if given.get(r) != allowed[r])
-        try:
-            publish.push(repo, remote, ready, allowed, exact=True)
+        from .replication import serial
+
+        try:  # (under the publication lock, as every publication: a re-anchoring waits for it)
+            with serial.publishing(repo, remote, PUBLICATION_WAIT, lambda: sys.stderr.write(
+                    f"git-hn: waiting for another memory publication to {remote} to end\n")):
+                publish.push(repo, remote, ready, allowed, exact=True)
         except PhaseError as exc:  # this push stops here: say how to go on (issue 14)
+            problems.append(f"{exc.message}; {WAYS_OUT}")
+        except ConflictError as exc:
             problems.append(f"{exc.message}; {WAYS_OUT}")
         if held:
             background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid)

@@ -1584,3 +1584,32 @@ def test_installs_and_uninstalls_at_once_take_turns_and_keep_the_users_hook(repo
         assert errors == [] and all(p.returncode == 0 for p in procs), errors
     assert hn(repo, "hooks", "uninstall").code == 0
     assert hook.read_text() == "#!/bin/sh\necho mine\n"
+
+
+def test_a_block_mode_push_publishes_under_the_publication_lock(clones):
+    """A reviewer's case: with hn.prePush block the hook pushed memory without the publication
+    lock that every other publication and every re-anchoring take, so a re-anchoring running at
+    the same time signed again a memory the hook had just published. It waits for the lock."""
+    import time
+
+    from git_hn.service.replication import serial
+    from git_hn.store.repo import open_repo
+
+    remote, a, _b = clones
+    git(a, "config", "hn.prePush", "block")
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+             "--content", "published by the hook").json()
+    git(a, "commit", "-q", "--allow-empty", "-m", "more")
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    repo = open_repo(str(a))
+    with serial.publishing(repo, "origin", 0):  # (a publication, or a re-anchoring, is running)
+        proc = subprocess.Popen(["git", "push", "-q", "origin", "main"], cwd=a, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        assert proc.poll() is None  # the hook waits
+        assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""
+    repo.close()
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "git-hn: waiting for another memory publication to origin to end" in err
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
