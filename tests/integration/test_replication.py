@@ -896,7 +896,8 @@ def test_a_stopped_offer_to_a_push_url_is_not_settled_by_the_fetch_url(tmp_path)
     """A reviewer's case: with ``remote.origin.pushurl`` another repository, the push URL took a
     memory whose publication was stopped, and the next sync settled that offer by the fetch
     URL's advertisement (which lacks it): dropped, and re-anchoring signed the published memory
-    again. Offers settle by an advertisement only where the remote pushes where it fetches."""
+    again. Offers settle by the fetch URL's advertisement only where the remote pushes there;
+    else the push URL is asked (here it holds the memory: given, for good)."""
     from git_hn.store import given
 
     remote, (alice,) = shared_remote(tmp_path, "Alice")
@@ -909,9 +910,8 @@ def test_a_stopped_offer_to_a_push_url_is_not_settled_by_the_fetch_url(tmp_path)
     _stopped_offer(alice, "origin", ref, git(alice, "rev-parse", ref), given.SETTLE_AFTER + 5)
     git(alice, "commit", "-q", "--amend", "-m", "c2b")
     hn(alice, "sync")  # (origin's fetch URL lacks the memory; its anchor c2 is on no remote branch)
-    assert (alice / ".git" / "hn" / "replication" / "offered-v0").exists()
     r = hn(alice, "memory", "reanchor", c2, "HEAD")
-    assert r.code == 1 and "a publication to origin was stopped while pushing" in r.err, r.err
+    assert r.code == 1 and "no unpublished memory of yours names commit" in r.err, r.err
     assert git(elsewhere, "rev-parse", ref) == git(alice, "rev-parse", ref)  # never signed again
 
 
@@ -1098,3 +1098,21 @@ def test_a_state_read_between_a_running_syncs_two_writes_is_read_again(world):
     r = hn(bob, "memory", "recall", "--json")
     assert r.code == 1 and "state=invalid" in r.err and time.monotonic() - started < 5, r.err
     assert hn(bob, "sync").code == 0 and hn(bob, "memory", "recall", "--json").code == 0
+
+
+def test_a_stopped_offer_settles_where_push_instead_of_spells_the_url_otherwise(tmp_path):
+    """A reviewer's case: with ``url.<base>.pushInsteadOf`` the push URL is the same repository
+    spelled otherwise (``file://``), so the fetch URL's advertisement was never taken for it and
+    a stopped publication's offer stayed for good: re-anchoring refused that memory for ever.
+    The push URL is asked itself."""
+    from git_hn.store import given
+
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    git(alice, "config", f"url.file://{remote}.pushInsteadOf", str(remote))
+    c2 = _memory_on_a_new_commit(alice, "on c2", push=False)
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    _stopped_offer(alice, "origin", ref, git(alice, "rev-parse", ref), given.SETTLE_AFTER + 5)
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")
+    hn(alice, "sync")  # (the remote never took it; c2 is on no remote branch: nothing is pushed)
+    assert not (alice / ".git" / "hn" / "replication" / "offered-v0").exists()
+    assert hn(alice, "memory", "reanchor", c2, "HEAD").code == 0

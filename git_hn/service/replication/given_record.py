@@ -89,18 +89,47 @@ def published_heads(repo: Repo, remote: str) -> dict[str, str]:
 def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], url: str) -> None:
     """What publications that were stopped offered ``remote`` (``store.given``), settled by this
     run's advertisement (of ``url``, the URL it fetches from) once their processes have ended:
-    given (journalled) or not (dropped). Only where ``remote`` pushes to that URL alone: a push
-    URL of its own (``pushurl``, ``pushInsteadOf``) is another repository, whose tips this
-    advertisement does not show, and its offers wait for a push there to answer."""
+    given (journalled) or not (dropped). That advertisement answers only where ``remote`` pushes
+    to that URL alone; a push URL of its own (``pushurl``, ``pushInsteadOf``) may be another
+    repository, and is asked itself for the offered refs (one ``ls-remote``); with several push
+    URLs the offers wait for a push to answer."""
     from ...store import given
 
     if not os.path.lexists(given.offered_path(repo)):
         return  # (the usual case: one stat)
-    if push_urls(repo, remote) != [url]:
+    urls = push_urls(repo, remote)
+    if len(urls) != 1:
         return
+    if urls[0] != url:
+        try:
+            offered = {ref for r, ref, _h in given.offered(repo) if r == remote}
+        except (HnError, OSError):
+            return
+        advertised = _asked(repo, urls[0], offered)
+        if advertised is None:
+            return
     settled = given.settle_stopped(repo, remote, advertised, lambda pairs: contains(repo, pairs))
     if settled:
         remember(repo, remote, settled)
+
+
+def _asked(repo: Repo, url: str, refs: set[str]) -> dict[str, str] | None:
+    """ref -> tip of ``refs`` at ``url`` (one ``ls-remote`` of the memory refs); None when it
+    cannot be asked."""
+    from ...core.grammar import is_oid
+    from ...store.transport import remote_env, transport_allowed
+
+    if not refs or not transport_allowed(url):
+        return None
+    proc = repo.git.run(["ls-remote", "--refs", "--", url, "refs/hn/memory/*"], env=remote_env())
+    if proc.returncode != 0:
+        return None
+    out = {}
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        oid, _tab, ref = line.partition("\t")
+        if ref in refs and is_oid(oid):
+            out[ref] = oid
+    return out
 
 
 def push_urls(repo: Repo, remote: str) -> list[str]:

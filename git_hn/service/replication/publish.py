@@ -445,18 +445,20 @@ NEVER_SENT = frozenset(("read_passphrase", "can't open /dev/tty", "host key veri
 
 def _never_sent(stderr: bytes) -> bool:
     """Whether a failed push's stderr says, in Git's or ssh's own lines, that it never reached
-    the remote. A server that spoke (``remote:`` lines) was reached; and a server's hook can
-    write to stderr unprefixed (``reference-transaction``'s output is not multiplexed, and ssh
-    passes the server's stderr through): only lines in the client's forms count, so a CI hook's
-    ``curl: (6) Could not resolve host`` after the server took the push is not "never sent".
-    (A hostile server can still lie, in its words or in its advertisement, about what it holds.)"""
+    the remote. A server's hook can write to stderr unprefixed (``reference-transaction``'s
+    output is not multiplexed, and ssh passes the server's stderr through): only lines in the
+    client's forms count, so a CI hook's ``curl: (6) Could not resolve host`` after the server
+    took the push is not "never sent"; ``remote:`` lines are the server's (an HTTPS host's
+    ``remote: Invalid username or token`` comes before Git's own ``fatal: Authentication
+    failed``, which counts). (A hostile server can still lie, in its words or in its
+    advertisement, about what it holds.)"""
     lines = stderr.decode("utf-8", "replace").lower().splitlines()
-    if any(line.startswith("remote:") or "remote error:" in line for line in lines):
-        return False
-    own = [line for line in lines if line.startswith(("fatal:", "error:", "ssh:", "read_passphrase:",
-                                                       "host key verification failed"))
-           or re.match(r"[^ ]+@[^ ]+: permission denied", line)]
-    return any(words in line for line in own for words in NEVER_SENT)
+    own = [line for line in lines if (line.startswith(("fatal:", "error:", "ssh:", "read_passphrase:",
+                                                        "host key verification failed"))
+                                      or re.match(r"[^ ]+@[^ ]+: permission denied", line))
+           and "remote error:" not in line]
+    return any(words in line for line in own for words in NEVER_SENT) \
+        or any(re.match(r"fatal: repository '.*' not found", line) for line in own)
 
 
 def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str],
