@@ -81,7 +81,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     _note_push(repo, remote, data)
     _offer_pushed_memory(repo, remote, data)
     from ..store import streams
-    from .replication import PhaseError, background, lint, publish
+    from .replication import PhaseError, background, gate, lint, publish
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
     block, off = _push_settings(repo, remote)
@@ -134,7 +134,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     if publishable and block:
         # what is anchored on commits the remote already has goes now; the rest waits for this
         # push to succeed (publication after it, in the background, as with warn)
-        allowed, held = publish.gate(repo, remote, {r: heads[r] for r in publishable}, given, listing)
+        allowed, held = gate.gate(repo, remote, {r: heads[r] for r in publishable}, given, listing)
         ready = sorted(r for r in allowed if given.get(r) != allowed[r])
         from .replication import serial
 
@@ -198,22 +198,22 @@ def _remote_of_url(repo: Repo, url: str) -> str:
 
 
 def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[str]:
-    """What ``git hn sync`` says of a stream held back by a discarded commit (``publish.Held``),
+    """What ``git hn sync`` says of a stream held back by a discarded commit (``gate.Held``),
     for each stream about to be published whose new memories (``anchors``: ref -> (memory ID,
     anchor commit or "") above what the remote was given) wait for a commit that no push can
     carry. An anchor this push sends (a tip in the hook's input ``data``) is not asked about, so
     the usual push (a memory recorded at the commit pushed) starts no Git process here."""
-    from .replication import publish
+    from .replication import gate
 
     pushed = {parts[1] for line in data.decode("ascii", "replace").splitlines()
               for parts in [line.split(" ")] if len(parts) == 4}
     doubtful = {a for links in anchors.values() for _m, a in links if a and a not in pushed}
-    gone = publish.discarded(repo, doubtful) if doubtful else set()
+    gone = gate.discarded(repo, doubtful) if doubtful else set()
     out = []
     for ref, links in sorted(anchors.items()):
         k = next((i for i, (_m, a) in enumerate(links) if a in gone), None)
         if k is not None:
-            out.append(publish.Held(ref, links[k][0], links[k][1], len(links) - k, True).line(remote))
+            out.append(gate.Held(ref, links[k][0], links[k][1], len(links) - k, True).line(remote))
     return out
 
 
@@ -266,10 +266,10 @@ def _removing_anchors(repo: Repo, remote: str, data: bytes) -> str:
     on (a force-push after a rebase, a deleted branch): a memory is imported only with its anchor
     commit, so whoever imports its stream from that remote stops at it until the commit is there
     again. One line, naming the first such memory and how to keep its commit; "" otherwise."""
-    from .replication import publish
+    from .replication import gate, publish
 
     removed, old_tips = publish.removed_by_push(repo, remote, data)
-    hits = publish.anchored_on(repo, removed)
+    hits = gate.anchored_on(repo, removed)
     if not hits:
         return ""
     memory, commit = hits[0]

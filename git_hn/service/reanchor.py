@@ -36,7 +36,7 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
     old_commit, new_commit = _old_commit(repo, old), repo.resolve_commit(new)
     if old_commit == new_commit:
         raise InputError(f"{old} and {new} are the same commit {old_commit}: nothing to move")
-    from .replication.publish import discarded
+    from .replication.gate import discarded
 
     if discarded(repo, {new_commit}):
         raise InputError(f"commit {new_commit} is on no branch, tag or remote-tracking ref here either, so "

@@ -1116,3 +1116,35 @@ def test_a_stopped_offer_settles_where_push_instead_of_spells_the_url_otherwise(
     hn(alice, "sync")  # (the remote never took it; c2 is on no remote branch: nothing is pushed)
     assert not (alice / ".git" / "hn" / "replication" / "offered-v0").exists()
     assert hn(alice, "memory", "reanchor", c2, "HEAD").code == 0
+
+
+def test_a_memory_waits_for_the_memory_of_another_stream_it_cites(tmp_path):
+    """A reviewer's case: a retraction recorded with ``--stream`` was published while the memory
+    it retracts waited for its commit: every clone that imported the retraction failed with
+    dependency-missing, and once that memory was re-anchored (an amend), for good. The
+    retraction now waits for it, and says so."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(bob, "replication", "select", "--all").code == 0
+    (alice / "g").write_text("two\n")
+    git(alice, "add", "g")
+    git(alice, "commit", "-q", "-m", "c2")  # (not pushed)
+    made = _rec(alice, "made at a commit the remote lacks")
+    other = "sha256:" + "1" * 64
+    r = hn(alice, "memory", "retract", made["memoryId"], "--reason", "obsolete", "--stream", other, "--json")
+    assert r.code == 0, r.err
+    retraction = r.json()["memoryId"]
+    retractions = f"refs/hn/memory/{made['actor']}/{'1' * 64}"
+    r = hn(alice, "sync")
+    assert r.code == 0, r.err
+    assert f"Publication {retractions}: 1 memory waits until memory {made['memoryId']}, which memory " \
+           f"{retraction} cites, is on origin" in r.out, r.out
+    assert git(remote, "rev-parse", "--verify", "-q", retractions, check=False) == ""
+    assert retractions in {h["ref"] for h in json.loads(hn(alice, "sync", "--json").out)["heldBack"]}
+    git(alice, "push", "-q", "origin", "main")
+    r = hn(alice, "sync")
+    assert r.code == 0 and "waits" not in r.out, r.out
+    assert git(remote, "rev-parse", retractions) == git(alice, "rev-parse", retractions)
+    git(bob, "fetch", "-q", "origin")
+    r = hn(bob, "sync")
+    assert r.code == 0, r.out
+    assert hn(bob, "memory", "show", made["memoryId"], "--json").json()["projection"]["lifecycle"] == "retracted"

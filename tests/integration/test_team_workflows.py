@@ -330,12 +330,12 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
 
 
 def test_the_publication_gate_reads_the_state_as_a_full_collection_would(tmp_path, bare_remote, monkeypatch):
-    """``publish.gate`` takes each memory's anchor from the verified state's rows (no memory is
+    """``gate.gate`` takes each memory's anchor from the verified state's rows (no memory is
     read from Git again); with the state unavailable it reads a full collection. Both say the
     same: a stream goes up to the memory before the first one anchored on a commit the remote
     lacks, a memory without a record (a retraction) is never held, and a base skips what the
     remote has."""
-    from git_hn.service.replication import publish
+    from git_hn.service.replication import gate
     from git_hn.store import stateview
     from git_hn.store.repo import open_repo
 
@@ -352,12 +352,12 @@ def test_the_publication_gate_reads_the_state_as_a_full_collection_would(tmp_pat
     tip = git(alice, "rev-parse", ref)
     chain = git(alice, "rev-list", "--reverse", tip).split()
     assert len(chain) == 4
-    cases = [({}, ({ref: chain[0]}, [publish.Held(ref, second["memoryId"], local, 3)])),
+    cases = [({}, ({ref: chain[0]}, [gate.Held(ref, second["memoryId"], local, 3)])),
              ({ref: chain[1]}, ({ref: tip}, [])),
              ({ref: chain[2]}, ({ref: tip}, []))]
 
     def answers():
-        return [publish.gate(open_repo(str(alice)), "origin", {ref: tip}, bases) for bases, _want in cases]
+        return [gate.gate(open_repo(str(alice)), "origin", {ref: tip}, bases) for bases, _want in cases]
 
     assert answers() == [want for _bases, want in cases]
 

@@ -79,10 +79,10 @@ def _executable() -> str:
 def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> None:
     """The publisher: once the user's push has ended, push the given tips that are still the
     local tips, each up to its first memory anchored on a commit the remote does not have
-    (``publish.gate``: a rejected push publishes nothing it anchors); record a failure."""
+    (``gate.gate``: a rejected push publishes nothing it anchors); record a failure."""
     from ...store import replication as rstate
     from ...store import streams
-    from . import publish, serial
+    from . import gate, publish, serial
     from .outcomes import PhaseError
 
     renew = False
@@ -99,7 +99,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
                 bases = publish.remote_bases(repo, remote, todo, publish.published_heads(repo, remote))
                 todo = {ref: oid for ref, oid in todo.items() if bases.get(ref) != oid}
             if todo:
-                allowed, _held = publish.gate(repo, remote, todo, bases, listing)
+                allowed, _held = gate.gate(repo, remote, todo, bases, listing)
                 ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
                 if ready:
                     publish.push(repo, remote, ready, allowed, exact=True)

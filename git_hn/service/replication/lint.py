@@ -42,7 +42,7 @@ def check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found:
     """ref -> secret-shaped findings above the tip the remote was last given, for every moved
     stream that verifies (only what is new to the state is verified); each stream that does not
     is reported with full verification's error and left out. ``anchors`` gets, per stream, the
-    (memory ID, anchor commit or "") of each memory above that tip, root first (``publish.discarded``)."""
+    (memory ID, anchor commit or "") of each memory above that tip, root first (``gate.discarded``)."""
     from ...core.grammar import parse_local_ref
     from ...store import statedb, stateview
     from ..secretscan import lint_envelope  # the same lint as the commands (§10.6)

@@ -156,7 +156,7 @@ class SyncResult:
         self.unreachable = False  # the import could not reach the remote: no publication is tried
         self.publication_off = False  # remote.<name>.hnPublish is false: no publication there
         self.repaired_only = False
-        self.held: list = []  # publish.Held: streams published only up to an anchor the remote lacks
+        self.held: list = []  # gate.Held: streams published only up to a memory that must wait
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
         self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
         self.rebased: list = []  # store.reanchor.Rebased: own streams rebased on the remote's (--rebase)
@@ -291,7 +291,8 @@ class SyncResult:
                               for r in self.rebased]
         if self.held:
             doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting,
-                                "discarded": h.discarded} for h in self.held]
+                                "discarded": h.discarded, **({"cites": h.cites} if h.cites else {})}
+                               for h in self.held]
         if self.publication_off:  # git-hn: remote.<name>.hnPublish is false (not "nothing to publish")
             doc["publicationOff"] = True
         message = self.exit_message()

@@ -1,0 +1,229 @@
+"""Which memories a publication may give a remote now (CONTRACT §9.13, §10.7; issues 11 and 12).
+
+A memory is published only once its anchor commit is on the remote (reachable from
+``refs/remotes/<remote>/*``, which a successful push moves), and once the remote holds every
+memory of this clone's own streams it cites (``cited``): a stream goes up to the memory before
+the first one that must wait, and the rest waits (``gate``, the ``Held`` lines). A push the
+server rejected, followed by a rebase, therefore never leaves a published memory anchored on a
+commit that exists nowhere but in the author's old history. Also: which commits no push will
+carry (``discarded``), and which memories name given commits (``anchored_on``).
+
+Owns nothing on disk; reads the verified state (else a full collection of the streams asked
+about) and asks Git about commits. Trusts the state and the remote-tracking refs.
+"""
+
+from __future__ import annotations
+
+from ...core.grammar import LOCAL_PREFIX, parse_local_ref
+from ...core.tuples import NamedTuple
+from ...errors import HnError
+from ...store import statedb, stateview, streams
+from ...store.repo import Repo
+from . import cited
+from .given_record import published_heads
+from .outcomes import counted
+
+
+class Held(NamedTuple):
+    """A stream published only up to the memory before ``memory`` (or not at all), because the
+    anchor ``commit`` of that memory is not on the remote yet; ``waiting`` memories wait.
+    ``discarded``: no branch, tag or remote-tracking ref here contains that commit, nor HEAD
+    (``git reset`` left it behind), so no push will carry it: ``git hn memory reanchor``."""
+
+    ref: str
+    memory: str
+    commit: str
+    waiting: int
+    discarded: bool = False
+    cites: str = ""  # or: ``memory`` cites this memory of another stream, which the remote lacks (``cited``)
+
+    def line(self, remote: str) -> str:
+        """What a person reads about it (``git hn sync`` and the pre-push hook)."""
+        waiting = counted(self.waiting, "memory waits", "memories wait")
+        if self.cites:
+            return (f"Publication {self.ref}: {waiting} until memory {self.cites}, which memory {self.memory} "
+                    f"cites, is on {remote} (it is in another stream of this clone; that stream's line says "
+                    "what it waits for)")
+        if self.discarded:
+            later = f" (with the {counted(self.waiting - 1, 'memory', 'memories')} after it)" if self.waiting > 1 else ""
+            return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
+                    f"no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
+                    f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead")
+        return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} (push a branch "
+                f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
+
+
+def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
+         listing: list | None = None) -> tuple[dict[str, str], list[Held]]:
+    """For each ``ref -> tip`` (verified), the newest commit of its chain that may be published
+    to ``remote``: every memory above ``bases[ref]`` (what the remote already has, if anything)
+    up to it is anchored on a commit reachable from ``refs/remotes/<remote>/*``. Refs with nothing
+    publishable (``behind`` included) are left out; those held back are listed. Two Git processes for all streams
+    (the remote-tracking tips, one ``rev-list``), none when nothing is above its base.
+    ``listing``: the memory sources, when the caller listed them."""
+    listing = streams.list_sources(repo) if listing is None else listing
+    ahead = behind(repo, remote, tips, listing)
+    if ahead:
+        tips = {r: t for r, t in tips.items() if r not in ahead}
+    chains, citing = _chains_above(repo, tips, bases, listing, remote)
+    anchors = {a for links in chains.values() for link in links for a in [link.anchor] if a}
+    missing = _not_on_remote(repo, remote, anchors) if anchors else set()
+    cut = {ref: next((i for i, link in enumerate(links) if link.anchor in missing), len(links))
+           for ref, links in chains.items()}
+    waits = cited.waits(remote, chains, cut, *citing) if citing is not None else {}
+    allowed: dict[str, str] = {}
+    held: list[Held] = []
+    for ref, links in sorted(chains.items()):
+        k = cut[ref]
+        if ref in waits:
+            k, cites = waits[ref]
+            held.append(Held(ref, links[k].memory_id, "", len(links) - k, cites=cites))
+        elif k < len(links):
+            held.append(Held(ref, links[k].memory_id, links[k].anchor, len(links) - k))
+        if k:
+            allowed[ref] = links[k - 1].commit
+    if any(h.commit for h in held):
+        gone = discarded(repo, {h.commit for h in held if h.commit})
+        held = [h._replace(discarded=h.commit in gone) for h in held]
+    return allowed, held
+
+
+def behind(repo: Repo, remote: str, tips: dict[str, str], listing: list) -> set[str]:
+    """The refs of ``tips`` whose tip the remote already holds inside a longer chain: the stream's
+    accepted copy from ``remote`` (verified as that remote advertised it) contains it. The same
+    identity appended there from another clone (``identity export``/``import``): this clone has
+    nothing to publish, and pushing its tip would be refused as a non-fast-forward. (Its next
+    append continues the longer chain, §4.4.) One ``rev-list`` for all of them, none when no
+    accepted copy differs from the local tip."""
+    accepted = {(s.actor, s.stream): s.head for s in listing if s.remote == remote}
+    pairs = {}
+    for ref, tip in tips.items():
+        head = accepted.get(parse_local_ref(ref))
+        if head and head != tip:
+            pairs[ref] = (tip, head)
+    if not pairs:
+        return set()
+    walk = repo.git.run(["rev-list", "--stdin"],
+                        input="".join(f"{tip}\n^{head}\n" for tip, head in pairs.values()).encode())
+    if walk.returncode != 0:
+        return set()
+    beyond = set(walk.stdout.decode("ascii", "replace").split())
+    return {ref for ref, (tip, _head) in pairs.items() if tip not in beyond}
+
+
+def anchored_on(repo: Repo, commits: list[str]) -> list[tuple[str, str]]:
+    """(memory ID, anchor commit) of every verified memory anchored on one of ``commits``, from
+    the state as last verified (none when it cannot answer: the caller only warns)."""
+    from ...store.state import chunks, marks
+
+    if not commits:
+        return []
+    try:
+        with stateview.last_verified(repo) as view:
+            if view is None:
+                return []
+            out = []
+            for part in chunks(sorted(set(commits))):
+                out += view.conn.execute(
+                    f"SELECT r.id, a.anchor FROM akeys a JOIN rows r ON r.akey = a.akey "
+                    f"WHERE a.anchor IN ({marks(len(part))}) ORDER BY r.utc, r.id", part).fetchall()
+            return out
+    except (HnError, OSError, statedb.sqlite3.Error):
+        return []
+
+
+def discarded(repo: Repo, anchors: set[str]) -> set[str]:
+    """The ``anchors`` that no push of this repository's history can carry: commits that no
+    branch, tag or remote-tracking ref contains, nor HEAD (or that are not here at all). One
+    ``rev-list`` for all of them; none is named when Git cannot answer (the caller only warns)."""
+    if not anchors:
+        return set()
+    head = repo.head_commit()
+    found = _beyond(repo, anchors, ["--not", "--branches", "--tags", "--remotes"], [head] if head else [])
+    return found[0] if found[1] is None else found[0] | found[1]
+
+
+def _beyond(repo: Repo, anchors: set[str], args: list[str], negatives: list[str]):
+    """(the ``anchors`` that are no commit here, those reachable from none of ``negatives`` and of
+    what ``args`` name), with one ``rev-list``; the second is None when Git could not answer."""
+    ordered = sorted(anchors)
+    infos = repo.git.infos_bulk(ordered)
+    present = [a for a, info in zip(ordered, infos) if info is not None and info[1] == "commit"]
+    absent = set(ordered) - set(present)
+    if not present:
+        return absent, set()
+    walk = repo.git.run(["rev-list", "--stdin", *args],
+                        input="".join(f"{a}\n" for a in present).encode()
+                        + "".join(f"^{t}\n" for t in negatives).encode())
+    if walk.returncode != 0:
+        return absent, None
+    beyond = set(walk.stdout.decode("ascii", "replace").split())
+    return absent, {a for a in present if a in beyond}
+
+
+class Link(NamedTuple):
+    """What the gate reads of one memory: its commit, ID and anchor commit ("" without a record),
+    the memories it cites and its sequence (``cited``; from the verified state only)."""
+
+    commit: str
+    memory_id: str
+    anchor: str
+    cites: tuple = ()
+    seq: int = 0
+
+
+def _chains_above(repo: Repo, tips: dict[str, str], bases: dict[str, str],
+                  listing: list | None = None, remote: str = "") -> tuple[dict[str, list[Link]], tuple | None]:
+    """ref -> the ``Link`` of each verified memory above ``bases[ref]`` up to ``tips[ref]``, root
+    first: from the verified state's chain and rows in one query per ref (no memory read again
+    from Git: a first publication of 10,000 streams re-read and re-decoded 20,000), else from a
+    full collection of those streams. With them, when a link cites memories (``cited``): where
+    those are, and the sequence ``remote`` was given of each local stream that holds one."""
+    mine = {parse_local_ref(r) for r in tips}
+    listing = [s for s in (streams.list_sources(repo) if listing is None else listing)
+               if (s.actor, s.stream) in mine]
+
+    def cut(ref: str, links: list[Link]) -> list[Link]:
+        commits = [link.commit for link in links]
+        tip, base = tips[ref], bases.get(ref, "")
+        if tip not in commits:
+            return []
+        start = commits.index(base) + 1 if base in commits else 0
+        return links[start:commits.index(tip) + 1]
+
+    try:
+        with stateview.current(repo, listing=listing, scope=mine) as view:
+            out = {}
+            for ref in tips:
+                rows = view.conn.execute(
+                    'SELECT c."commit", c.id, a.anchor, c.seq FROM chain c JOIN sources s ON s.sid = c.sid '
+                    "LEFT JOIN rows r ON r.id = c.id LEFT JOIN akeys a ON a.akey = r.akey "
+                    "WHERE s.ref = ? ORDER BY c.seq", (ref,)).fetchall()
+                out[ref] = cut(ref, [Link(c, i, a or "", (), q) for c, i, a, q in rows])
+            cites = cited.cites_of(view.conn, [link.memory_id for links in out.values() for link in links])
+            if not cites:
+                return out, None
+            out = {ref: [link._replace(cites=cites.get(link.memory_id, ())) for link in links]
+                   for ref, links in out.items()}
+            places = cited.located(view.conn, {c for ids in cites.values() for c in ids})
+            refs = {ref for found in places.values() for ref, _seq in found if ref.startswith(LOCAL_PREFIX)}
+            given = {**published_heads(repo, remote), **bases} if refs else {}
+            given_seq = {ref: cited.sequence_of(view.conn, ref, given[ref]) for ref in refs if ref in given}
+            return out, (places, {r: q for r, q in given_seq.items() if q is not None})
+    except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
+        collection = streams.collect(repo, listing)
+        return {ref: cut(ref, [Link(m.commit, m.memory_id,
+                                    m.envelope.record.anchor.commit if m.envelope.record is not None else "")
+                               for m in collection.chains.get(ref, [])])
+                for ref in tips}, None
+
+
+def _not_on_remote(repo: Repo, remote: str, anchors: set[str]) -> set[str]:
+    """The ``anchors`` that are not reachable from ``remote``'s remote-tracking refs (or are not
+    in this repository at all). One listing and one ``rev-list`` for all of them."""
+    proc = repo.git.run(["for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}/"])
+    remote_tips = sorted(set(proc.stdout.decode("ascii", "replace").split())) if proc.returncode == 0 else []
+    if not remote_tips:
+        return set(anchors)
+    absent, beyond = _beyond(repo, anchors, [], remote_tips)
+    return set(anchors) if beyond is None else absent | beyond
