@@ -244,7 +244,8 @@ def test_bounds_and_cursor_pagination(tmp_path):
     assert _recall(repo, *untrusted, "--max-content-bytes", str(page3 + 1))["returned"] == 3
     r = hn(repo, "memory", "recall", *untrusted, "--max-content-bytes", str(max(sizes) - 1))
     assert r.err.startswith("git-hn: memory sha256:") and \
-        r.err.endswith(" encoded content exceeds maxContentBytes; raise the explicit bound\n")
+        r.err.endswith(" encoded content exceeds maxContentBytes; raise the explicit bound (every matched "
+                       f"memory fits with --max-content-bytes {max(sizes)}, maxContentBytes over MCP)\n")
     # pagination visits every record exactly once, in order
     seen, cursor = [], None
     while True:
@@ -405,9 +406,11 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
     if upper.isdigit():  # twelve hex digits without a letter (1 in ~280): give it an uppercase one
         upper = upper[:-1] + "A"
     assert hn(alice, "memory", "retract", upper, "--reason", "x").err == \
-        "git-hn: usage: git hn memory retract MEMORY --reason REASON\n"
+        "git-hn: usage: git hn memory retract MEMORY --reason REASON; MEMORY is a memory ID (sha256: and 64 " \
+        "lowercase hex digits) or at least 8 of its first ones\n"
     assert hn(alice, "memory", "supersede", "abc", "--kind", "decision").err == \
-        "git-hn: usage: git hn memory supersede MEMORY [record fields]\n"
+        "git-hn: usage: git hn memory supersede MEMORY [record fields]; MEMORY is a memory ID (sha256: and 64 " \
+        "lowercase hex digits) or at least 8 of its first ones\n"
     assert hn(alice, "memory", "supersede", target, "--kind", "decision").err == \
         "git-hn: supersede needs new content: --content TEXT, --content-file PATH or --edit\n"
     assert refs_snapshot(alice) == before
