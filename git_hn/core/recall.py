@@ -266,10 +266,14 @@ def encoded_content_size(row: dict) -> int:
     return len(canonical.compact_plain(row["data"]["content"]))
 
 
-def too_large(memory_id: str) -> InputError:
-    """§7.6 step 5: one matched memory's content alone exceeds the byte bound."""
+def too_large(memory_id: str, needed: int = 0) -> InputError:
+    """§7.6 step 5: one matched memory's content alone exceeds the byte bound; ``needed``: the
+    largest matched memory's encoded size, the bound that lets every one through (git-hn: an
+    agent had to guess it)."""
+    fits = (f" (every matched memory fits with --max-content-bytes {needed}, maxContentBytes over MCP)"
+            if needed else "")
     return InputError(f"memory {memory_id} encoded content exceeds maxContentBytes; "
-                      "raise the explicit bound")
+                      f"raise the explicit bound{fits}")
 
 
 def cursor_gone() -> InputError:
@@ -296,12 +300,10 @@ def page(req: RecallRequest, rows: list[dict], digest: str, scores: dict[str, fl
     ordered = order(rows)
     if scores is not None:
         ordered = search.rank(ordered, lambda row: scores[row["id"]])
-    sizes = []
-    for row in ordered:
-        n = encoded_content_size(row)
+    sizes = [encoded_content_size(row) for row in ordered]
+    for row, n in zip(ordered, sizes):
         if n > req.max_content_bytes:
-            raise too_large(row["id"])
-        sizes.append(n)
+            raise too_large(row["id"], max(sizes))
     start = 0
     if req.cursor:
         last = decode_cursor(req.cursor, digest)

@@ -94,7 +94,7 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
     if biggest > req.max_content_bytes:  # the first such row in order names the error (§7.6)
         first = select.ordered(view, where + ["r.size > ?"], args + [req.max_content_bytes], keep,
                                "r.id", limit=1)[0]
-        raise core.too_large(first[0])
+        raise core.too_large(first[0], biggest)
     after = None
     if req.cursor:
         last = core.decode_cursor(req.cursor, digest)
@@ -129,7 +129,7 @@ def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep
         raise Corrupt("ranked rows disagree with their groups")
     for rid, size, *_rest in ranked:
         if size > req.max_content_bytes:  # the first such row in order names the error (§7.6)
-            raise core.too_large(rid)
+            raise core.too_large(rid, max(s for _r, s, *_x in ranked))
     start = 0
     if req.cursor:
         last = core.decode_cursor(req.cursor, digest)
