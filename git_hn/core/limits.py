@@ -35,6 +35,10 @@ class Limits(NamedTuple):
 
 LIMITS = Limits()
 
+# what a valid path is, as errors say it (record's --path, recall's and the brief's filters)
+PATH_RULE = ("--path is relative to the top of the repository: no ./ or ../ segment, no leading or trailing "
+             f"/, no backslash or control character, at most {LIMITS.max_path} bytes")
+
 PROTOCOL = "hn-memory/0"
 OPERATIONS = ("record", "supersede", "retract", "challenge")
 KINDS = ("observation", "decision", "assumption", "attempt", "verification", "handoff")

@@ -19,7 +19,7 @@ from ..errors import InputError
 from . import canonical, hashing, hints, search
 from .gostr import has_control, token_sequence
 from .grammar import SUBJECT_FORM, is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
-from .limits import KINDS, LIMITS, WARNING
+from .limits import KINDS, LIMITS, PATH_RULE, WARNING
 from .projection import APPLICABILITY_RANK, LIFECYCLE_RANK, LIFECYCLES, TRUSTS
 from .strictjson import JsonFloat, read_document
 from .tuples import NamedTuple
@@ -86,7 +86,7 @@ def normalize(req: RecallRequest) -> RecallRequest:
     if req.subject and not is_typed_subject(req.subject):
         raise InputError(f"invalid subject filter; {SUBJECT_FORM}")
     if req.path and not is_path(req.path, LIMITS.max_path):
-        raise InputError("invalid path filter")
+        raise InputError(f"invalid path filter; {PATH_RULE}, and names one file")
     try:
         req.query.encode("utf-8")
     except UnicodeEncodeError:

@@ -92,10 +92,10 @@ def focus(repo: Repo, at: str, base: str | None, paths=(), topics=()) -> core.Fo
     ``git diff`` when there is a base; none otherwise. A path or topic that no memory could
     carry is refused as recall refuses it."""
     from ..core.grammar import is_path, is_topic, normalize_topic
-    from ..core.limits import LIMITS
+    from ..core.limits import LIMITS, PATH_RULE
 
     if not all(is_path(p, LIMITS.max_path) for p in paths):
-        raise InputError("invalid path filter")
+        raise InputError(f"invalid path filter; {PATH_RULE}")
     topics = [normalize_topic(t) for t in topics]
     if not all(is_topic(t, LIMITS.max_topic) for t in topics):
         raise InputError("invalid topic filter")

@@ -20,7 +20,7 @@ from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
 from ..core.gostr import one_line
 from ..core.grammar import is_actor, is_digest_id, is_oid, is_path, normalize_topic
-from ..core.limits import APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS
+from ..core.limits import APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS, PATH_RULE
 from ..core.strictjson import JsonFloat, json_type, read_document
 from ..core.tuples import NamedTuple
 from ..errors import InputError, UsageError, ValidationError
@@ -98,10 +98,6 @@ def read_content_file(path: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # anchors
-
-
-PATH_RULE = ("--path is relative to the top of the repository: no ./ or ../ segment, no leading or trailing "
-             f"/, no backslash or control character, at most {LIMITS.max_path} bytes")
 
 
 def resolve_paths(repo: Repo, commit: str, paths: list[str],

@@ -298,7 +298,9 @@ def test_recall_filters_and_normalization_errors(tmp_path):
         (["--trust", "maybe"], "invalid trust filter; valid: qualified, actor-untrusted, kind-untrusted, policy-missing"),
         (["--subject", "issue:1"], "invalid subject filter; a subject is TYPE:sha256:<64 hex digits>, TYPE being "
                                    "issue, proposal, event, policy, pipeline or run"),
-        (["--path", "../x"], "invalid path filter"),
+        (["--path", "../x"], "invalid path filter; --path is relative to the top of the repository: no ./ or "
+                             "../ segment, no leading or trailing /, no backslash or control character, at "
+                             "most 4096 bytes, and names one file"),
         (["--max-records", "0"], "recall bounds must be positive"),
         (["--max-content-bytes", "-5"], "recall bounds must be positive"),
         (["--max-records", "1.5"], "usage: git hn memory recall [filters] [bounds] [--json]"),
