@@ -20,7 +20,7 @@ import stat
 from contextlib import contextmanager
 
 from ..core import hashing
-from ..errors import ConflictError, HnError, InputError
+from ..errors import HnError, InputError
 from ..store.repo import Repo
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, locate, named_dirs, own_recorded,
                             per_worktree_hooks, shared_hooks_path, within)
@@ -205,8 +205,7 @@ def _changing(loc: Location):
     directory (which exists before the hooks directory does; no file of git-hn's among the
     user's). Two at once each planned from what they read, and one chained git-hn's own wrapper
     as the user's hook, which was then lost for good."""
-    import fcntl
-    import time
+    from ..store.lock import flock_within
 
     try:
         fd = os.open(os.path.dirname(os.path.abspath(loc.dir)), os.O_RDONLY | os.O_DIRECTORY)
@@ -214,16 +213,8 @@ def _changing(loc: Location):
         yield
         return
     try:
-        deadline = time.monotonic() + CHANGE_WAIT
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise ConflictError(f"another git hn hooks install or uninstall is changing {loc.dir}; "
-                                        "run the command again") from None
-                time.sleep(0.01)
+        flock_within(fd, CHANGE_WAIT, f"another git hn hooks install or uninstall is changing {loc.dir}; "
+                                      "run the command again")
         yield
     finally:
         os.close(fd)

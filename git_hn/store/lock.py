@@ -31,15 +31,7 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
         raise LocalStateError(f"private identity file {path} cannot be opened: {exc.strerror}") from None
     try:
         private.check_file(path, os.fstat(fd), 0)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise ConflictError(busy or f"memory stream {ref} is busy; retry") from None
-                time.sleep(0.005)
+        flock_within(fd, timeout, busy or f"memory stream {ref} is busy; retry")
         _HELD.add(path)
         try:
             yield
@@ -50,6 +42,20 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
 
 
 _HELD: set[str] = set()  # the lock files this process holds (``held_elsewhere`` is about others)
+
+
+def flock_within(fd: int, timeout: float, busy: str) -> None:
+    """An exclusive ``flock`` of ``fd``, waiting at most ``timeout`` seconds, else
+    ``ConflictError(busy)``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise ConflictError(busy) from None
+            time.sleep(0.005)
 
 
 def remote_digest(remote: str) -> str:
