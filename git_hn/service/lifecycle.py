@@ -123,6 +123,19 @@ def target_memory(repo: Repo, target: str):
                            lambda: streams.collect(repo).by_id().get(target))
 
 
+def supersede_target(repo: Repo, target: str):
+    """The verified memory ``supersede TARGET`` replaces, once the target checks pass with
+    their words (not found, signed again under another ID, not a record, not yours)."""
+    from .show import renamed_hint
+
+    ident = identmod.load_active(repo)
+    mem = target_memory(repo, target)
+    with renamed_hint(repo, target):
+        _check_target("supersede", target, ident.actor,
+                      None if mem is None else (mem.envelope.operation, mem.envelope.actor))
+    return mem
+
+
 _HANDOFF_FLAGS = ("completed", "assumption", "blocker", "next_action")
 
 
@@ -138,14 +151,7 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit: bool = False) 
         raise InputError("--edit cannot be combined with --content, --content-file or positional content")
     if not edit and given is None:
         raise InputError("supersede needs new content: --content TEXT, --content-file PATH or --edit")
-    ident = identmod.load_active(repo)
-    mem = target_memory(repo, target)
-    from .show import renamed_hint
-
-    with renamed_hint(repo, target):
-        _check_target("supersede", target, ident.actor,
-                      None if mem is None else (mem.envelope.operation, mem.envelope.actor))
-    rec = mem.envelope.record
+    rec = supersede_target(repo, target).envelope.record
     out = RecordFlags(**flags.items())
     if given is not None:  # read once: a --content-file of - is stdin
         out.content, out.positional, out.content_file = [given], [], []

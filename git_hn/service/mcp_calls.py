@@ -121,17 +121,27 @@ def _brief(repo, arguments) -> dict:
     _version(doc, "brief")
     bound = _positive(doc.get("maxBytes", DEFAULT_MAX_BYTES), "brief")
     commit = _commit(repo, doc.get("atCommit", "HEAD"))
-    result, _data = brief.brief(repo, commit, max_bytes=bound, from_input=True,  # exact by now
-                                include_untrusted=doc.get("includeUntrusted", False), fmt="json",
-                                base=doc.get("base"), paths=tuple(doc.get("paths", ())),
-                                topics=tuple(doc.get("topics", ())))
-    count = result.get("excludedUntrusted", 0)
-    if count:
-        from .policy_edit import policy_present
+    def bounded(limit: int) -> dict:
+        return brief.brief(repo, commit, max_bytes=limit, from_input=True,  # exact by now
+                           include_untrusted=doc.get("includeUntrusted", False), fmt="json",
+                           base=doc.get("base"), paths=tuple(doc.get("paths", ())),
+                           topics=tuple(doc.get("topics", ())))[0]
 
-        return _hinted(repo, result, {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing":
-                                      count})
-    return result
+    result = bounded(bound)
+    count = result.get("excludedUntrusted", 0)
+    if not count:
+        return result
+    from ..core import canonical
+    from .policy_edit import policy_present
+
+    hint = _hinted(repo, {}, {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing": count})
+    room = len(canonical.compact(hint)) - 1
+    if len(canonical.compact(result)) + room <= bound:
+        return {**result, **hint}
+    try:  # (the hint counts against the bound too: the brief gives way, as it does to any field)
+        return {**bounded(bound - room), **hint}
+    except InputError:
+        return result  # (too small a bound for both: the brief alone, as before)
 
 
 def _hinted(repo, doc: dict, hidden: dict[str, int]) -> dict:
@@ -309,40 +319,57 @@ def _supersede(repo, arguments) -> dict:
 
 def _inherited(repo, target: str, args: dict) -> dict:
     """``memory_supersede``'s arguments with what is missing (absent or null) taken from the
-    target, as ``git hn memory supersede`` does with the flags not given (``lifecycle.inherit``):
-    kind, anchor (its paths looked up again at a new ``atCommit``), applicability, topics,
-    evidence, and the attempt outcome and handoff lists while the kind stays the same. An agent
-    that corrected a memory's content lost its paths and topics, so path and topic recall no
-    longer found either memory. A target that cannot be superseded is left for ``supersede``
-    to refuse, with its words."""
+    target, part by part, as ``git hn memory supersede`` keeps the flags not given
+    (``lifecycle.inherit``): kind; the anchor's commit (unless ``atCommit`` is given), paths
+    (looked up again at the commit signed) and subject; the applicability's mode and subject;
+    topics; evidence; and, while the kind stays the same, the attempt outcome and each handoff
+    list (a new handoff starts with empty lists). An agent that corrected a memory's content
+    lost its paths and topics, so path and topic recall found neither memory. The target is
+    checked first, with ``supersede``'s words (not found, renamed, not a record, not yours)."""
     from . import lifecycle
 
-    mem = lifecycle.target_memory(repo, target)
-    rec = None if mem is None else mem.envelope.record
-    if rec is None:
+    rec = lifecycle.supersede_target(repo, target).envelope.record
+    if rec is None:  # (a record operation without a record cannot verify; nothing to inherit)
         return args
     out = dict(args)
+    given = lambda obj, key: isinstance(obj, dict) and obj.get(key) is not None  # noqa: E731
     if out.get("kind") is None:
         out["kind"] = rec.kind
-    if out.get("anchor") is None:
-        anchor: dict = {"paths": [{"path": p.path} for p in rec.anchor.paths]}
-        if out.get("atCommit") is None:
+    anchor = out.get("anchor")
+    if anchor is None or isinstance(anchor, dict):  # (anything else: the strict reader refuses it)
+        anchor = dict(anchor or {})
+        if not given(anchor, "commit") and out.get("atCommit") is None:
             anchor["commit"] = rec.anchor.commit
-        if rec.anchor.subject:
+        if not given(anchor, "paths"):
+            anchor["paths"] = [{"path": p.path} for p in rec.anchor.paths]
+        if not given(anchor, "subject") and rec.anchor.subject:
             anchor["subject"] = rec.anchor.subject
         out["anchor"] = anchor
-    if out.get("applicability") is None:
-        out["applicability"] = {"mode": rec.applicability.mode,
-                                **({"subject": rec.applicability.subject} if rec.applicability.subject else {})}
+    applicability = out.get("applicability")
+    if applicability is None or isinstance(applicability, dict):
+        applicability = dict(applicability or {})
+        if not given(applicability, "mode"):
+            applicability["mode"] = rec.applicability.mode
+        if not given(applicability, "subject") and applicability["mode"] == "subject":
+            subject = rec.applicability.subject or rec.anchor.subject or anchor.get("subject", "")
+            if subject:
+                applicability["subject"] = subject
+        out["applicability"] = applicability
     for key, value in (("topics", rec.topics), ("evidence", rec.evidence)):
         if out.get(key) is None:
             out[key] = list(value or ())
-    if out["kind"] == rec.kind:
-        if out.get("attemptOutcome") is None and rec.attempt_outcome:
-            out["attemptOutcome"] = rec.attempt_outcome
-        if out.get("handoff") is None and rec.handoff is not None:
-            out["handoff"] = dict(zip(("completed", "assumptions", "blockers", "nextActions"),
-                                      (list(items or ()) for items in rec.handoff.lists())))
+    same = out["kind"] == rec.kind
+    if same and out.get("attemptOutcome") is None and rec.attempt_outcome:
+        out["attemptOutcome"] = rec.attempt_outcome
+    if out["kind"] == "handoff":
+        lists = out.get("handoff")
+        if lists is None or isinstance(lists, dict):
+            lists = dict(lists or {})
+            old = rec.handoff.lists() if same and rec.handoff is not None else ((),) * len(HANDOFF_LISTS)
+            for name, items in zip(HANDOFF_LISTS, old):
+                if lists.get(name) is None:
+                    lists[name] = list(items or ())
+            out["handoff"] = lists
     return out
 
 
