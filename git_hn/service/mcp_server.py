@@ -266,14 +266,21 @@ class Screened:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
             return _error(None, -32700, "Parse error: the message is not valid UTF-8")
+        twice: list[str] = []
         try:
             import json
 
-            message = json.loads(text)
+            message = json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, twice))
         except (ValueError, RecursionError):  # (nested past Python's depth: the SDK says why)
             return text  # (the SDK's parse error)
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             return text
+        if twice and (isinstance(message["id"], str) or type(message["id"]) is int):
+            from ..core.gostr import bounded
+
+            # (the SDK keeps the last value, silently: a memory signed with a kind not meant; the
+            # CLI's --input refuses a field given twice, and so does this)
+            return _error(message["id"], -32602, f'Invalid params: duplicate JSON field "{bounded(twice[0])}"')
         ident = message["id"]
         if not (isinstance(ident, str) or type(ident) is int):
             return _error(None, -32600, "Invalid Request: id must be a string or an integer")
@@ -284,6 +291,15 @@ class Screened:
             return _error(ident, -32602, "Invalid params: a string holds a lone surrogate escape "
                                          "(\\ud800-\\udfff alone is no character); send UTF-8 text")
         return text
+
+
+def _object(pairs, twice: list) -> dict:
+    """``json.loads``' objects, with the first field given twice in any object noted."""
+    out = dict(pairs)
+    if len(out) != len(pairs) and not twice:
+        seen: set = set()
+        twice.append(next(k for k, _v in pairs if k in seen or seen.add(k)))
+    return out
 
 
 def _lone_surrogate(message) -> bool:
