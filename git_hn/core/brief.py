@@ -335,7 +335,9 @@ def _section_markdown(name: str) -> bytes:
 
 
 UNTRUSTED_LINE = ("Memories the trust policy does not qualify are left out: --include-untrusted (MCP: "
-                  "includeUntrusted true) shows them; git hn policy trust qualifies their authors or kinds")
+                  "includeUntrusted true) shows them; ")
+TRUST = "git hn policy trust qualifies their authors or kinds"
+NO_POLICY = "there is no policy at this commit: git hn policy init writes one, to commit"
 
 
 def markdown_bytes(doc: dict, names: dict | None = None) -> bytes:
@@ -346,7 +348,9 @@ def markdown_bytes(doc: dict, names: dict | None = None) -> bytes:
                   f"{'true' if doc['truncated'] else 'false'}; excluded untrusted: "
                   f"{doc['excludedUntrusted']}\n")]
     if doc["excludedUntrusted"]:  # (what an agent reads of it: the CLI's hint goes to stderr)
-        parts.append(_out(f"{UNTRUSTED_LINE}\n"))
+        from .policy import MISSING_DIGEST
+
+        parts.append(_out(f"{UNTRUSTED_LINE}{NO_POLICY if doc['policyDigest'] == MISSING_DIGEST else TRUST}\n"))
     for name in SECTIONS:
         if doc[name]:
             parts.append(_section_markdown(name))

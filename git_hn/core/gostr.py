@@ -83,8 +83,9 @@ def content_text(s: str) -> str:
     """Author content on a plain-text human line (git-hn): ``safe_text``, with every line after
     the first indented by two spaces. Lines that start in column 0 are git-hn's own, so content
     cannot add a record line of its own making (another actor's ID, ``trust=qualified``) to
-    piped recall, digest or show output."""
-    return safe_text(s).replace("\n", "\n  ")
+    piped recall, digest or show output. The Unicode line and paragraph separators, which many
+    line readers (Python's ``splitlines``) take for line ends, are shown as ``\\u{…}``."""
+    return safe_text(s).replace("\n", "\n  ").replace("\u2028", "\\u{2028}").replace("\u2029", "\\u{2029}")
 
 
 def escape_bidi(s: str) -> str:

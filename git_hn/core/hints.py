@@ -75,7 +75,8 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     """One line for memories recall, the brief or the digest left out for trust, by trust class
     (issue 13); None when none was. ``policy_file``: what the working tree holds at the policy's
     path ("" nothing, ``no-memory`` a policy without a memory section, ``memory`` one with it,
-    ``invalid``). ``see``: how the reader asks for them (an option, or an MCP argument)."""
+    ``invalid``, ``committed``: the one HEAD has). ``see``: how the reader asks for them (an
+    option, or an MCP argument)."""
     count = sum(hidden.values())
     if not count:
         return None
@@ -85,6 +86,8 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
         missing = f"{what} hidden: no memory trust policy at this commit; {see}"
         if policy_file == "memory":
             return f"{missing}; .hn/policy.json in the working tree takes effect once it is committed"
+        if policy_file == "committed":
+            return f"{missing}; .hn/policy.json is committed at HEAD but not at the commit asked about"
         if policy_file == "no-memory":
             return (f"{missing}; .hn/policy.json in the working tree takes effect once it has a memory section "
                     "(git hn policy trust ACTOR|--kind KIND adds one) and is committed")

@@ -15,6 +15,7 @@ The wrappers (``hookscripts``) run ``git hn hooks run <hook>`` (``hook_runs``).
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from contextlib import contextmanager
@@ -213,8 +214,12 @@ def _changing(loc: Location):
         yield
         return
     try:
-        flock_within(fd, CHANGE_WAIT, f"another git hn hooks install or uninstall is changing {loc.dir}; "
-                                      "run the command again")
+        try:
+            flock_within(fd, CHANGE_WAIT, f"another git hn hooks install or uninstall is changing {loc.dir}; "
+                                          "run the command again")
+        except OSError as exc:  # (a file system without locks, NFS without lockd: as before, unlocked)
+            if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                raise
         yield
     finally:
         os.close(fd)

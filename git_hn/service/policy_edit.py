@@ -169,4 +169,7 @@ def working_policy(repo: Repo) -> str:
         doc = policyedit.canonical_document(found[0])
     except PolicyError:
         return "invalid"
-    return "memory" if doc.get("memory") is not None else "no-memory"
+    if doc.get("memory") is None:
+        return "no-memory"
+    committed = repo.git.run(["cat-file", "blob", f"HEAD:{worktree.POLICY}"])
+    return "committed" if committed.returncode == 0 and committed.stdout == found[0] else "memory"

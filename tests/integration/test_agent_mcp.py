@@ -839,5 +839,84 @@ def test_an_agent_is_told_what_the_trust_policy_hid(inited):
     assert document(brief)["excludedUntrusted"] == 1 and document(brief)["hint"].startswith("1 memory hidden")
     markdown = hn(inited, "memory", "brief").out
     assert "\nMemories the trust policy does not qualify are left out: --include-untrusted (MCP: " \
-           "includeUntrusted true) shows them; git hn policy trust qualifies their authors or kinds\n" in markdown
+           "includeUntrusted true) shows them; there is no policy at this commit: git hn policy init writes " \
+           "one, to commit\n" in markdown
     assert "left out" not in hn(inited, "memory", "brief", "--include-untrusted").out
+
+
+def test_supersede_fills_each_part_the_agent_left_out(inited):
+    """A review's cases: ``memory_supersede`` took ``anchor``, ``applicability`` and ``handoff``
+    whole: a handoff given one list was refused, an anchor given only paths moved to HEAD, an
+    applicability given only its mode lost its subject. Each part is filled as the CLI fills
+    it; a retraction or an unknown target gets supersede's own words."""
+    subject = "issue:sha256:" + "a" * 64
+    first = git(inited, "rev-parse", "HEAD")
+    (inited / "b.txt").write_text("b\n")
+    git(inited, "add", "b.txt")
+    git(inited, "commit", "-q", "-m", "b")
+    r = hn(inited, "memory", "handoff", "--json", "--at", first, "--applies", "subject", "--subject", subject,
+           "--content", "state of play", "--completed", "parser", "--blocker", "ci red", "--next-action", "fix ci")
+    assert r.code == 0, r.err
+    handoff = r.json()["memoryId"]
+    retraction = hn(inited, "memory", "retract", record(inited, content="to retract")["memoryId"], "--reason",
+                    "obsolete", "--json").json()["memoryId"]
+
+    async def body(client):
+        return [await client.call_tool("memory_supersede", args) for args in (
+            {"memory": handoff, "content": "new state", "handoff": {"blockers": ["ci green now"]}},
+            {"memory": handoff, "content": "paths", "anchor": {"paths": [{"path": "b.txt"}]}},
+            {"memory": handoff, "content": "mode", "applicability": {"mode": "subject"}},
+            {"memory": retraction, "content": "x"},
+            {"memory": "sha256:" + "0" * 64, "content": "x"})]
+
+    lists, paths, mode, retracted, unknown = run(inited, body, "--allow-write")
+    data = hn(inited, "memory", "show", document(lists)["result"]["memoryId"], "--json").json()["projection"]["data"]
+    assert data["handoff"] == {"completed": ["parser"], "assumptions": [], "blockers": ["ci green now"],
+                               "nextActions": ["fix ci"]}
+    assert data["applicability"] == {"mode": "subject", "subject": subject}
+    data = hn(inited, "memory", "show", document(paths)["result"]["memoryId"], "--json").json()["projection"]["data"]
+    assert data["anchor"]["commit"] == first and data["anchor"]["subject"] == subject
+    assert [p["path"] for p in data["anchor"]["paths"]] == ["b.txt"]
+    assert not mode.is_error, error(mode)
+    assert error(retracted) == f"git-hn: supersession target {retraction} is not a memory record"
+    assert error(unknown).startswith(f"git-hn: memory sha256:{'0' * 64} was not found")
+
+
+def test_a_tool_argument_given_twice_is_refused(inited):
+    """A review's case: ``{"kind":"decision","kind":"observation"}`` signed an observation (the
+    last value, silently), where ``--input`` refuses a field given twice."""
+    import subprocess
+    import sys
+
+    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    lines = [json.dumps(m) for m in messages]
+    lines.append('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_record","arguments":'
+                 '{"kind":"decision","kind":"observation","content":"twice"}}}')
+    proc = subprocess.run([sys.executable, "-m", "git_hn", "mcp", "--allow-write"], cwd=inited, timeout=120,
+                          input="".join(line + "\n" for line in lines), capture_output=True, text=True)
+    answers = {m.get("id"): m for m in map(json.loads, proc.stdout.splitlines())}
+    assert answers[2]["error"] == {"code": -32602, "message": 'Invalid params: duplicate JSON field "kind"'}
+    assert hn(inited, "memory", "log", "--json").json()["memories"] == []
+
+
+def test_the_brief_with_its_hint_stays_within_max_bytes(inited):
+    """A review's case: the hint was added after the brief's byte bound was applied, so the
+    document passed ``maxBytes`` (644 bytes for 600). The hint counts against the bound, and
+    gives way where both cannot fit."""
+    from git_hn.core import canonical
+
+    for n in range(6):
+        record(inited, content=f"decision number {n} " + "word " * 20)
+    bounds = (600, 900, 1500, 4000)
+
+    async def body(client):
+        return [await client.call_tool("memory_brief", {"maxBytes": b}) for b in bounds]
+
+    for bound, result in zip(bounds, run(inited, body)):
+        doc = document(result)
+        assert len(canonical.compact(doc)) <= bound, (bound, len(canonical.compact(doc)))
+        assert doc["excludedUntrusted"] == 6
+        if bound >= 900:  # (below, the smallest brief and the hint do not fit together: the brief alone)
+            assert doc["hint"].startswith("6 memories hidden"), bound

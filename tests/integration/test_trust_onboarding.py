@@ -759,3 +759,14 @@ def test_policy_edits_at_once_take_turns_and_none_is_lost(inited):
     assert all(code == 0 for code, _err in results), results
     doc = json.loads(_policy_file(inited).read_text())
     assert doc["memory"].get("trustedKinds", []) == []
+
+
+def test_the_hint_for_an_older_commit_than_the_committed_policy(inited):
+    """A review's case: with the policy committed at HEAD, ``recall --at HEAD~1`` (no policy there)
+    said the working tree's policy "takes effect once it is committed"; it is."""
+    record_id(inited, content="before any policy")
+    assert hn(inited, "policy", "init").code == 0
+    _commit(inited)
+    r = hn(inited, "memory", "recall", "--at", "HEAD~1")
+    assert r.err == _hint("1 memory hidden: no memory trust policy at this commit; see it with "
+                          "--include-untrusted; .hn/policy.json is committed at HEAD but not at the commit asked about")
