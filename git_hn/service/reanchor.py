@@ -150,10 +150,11 @@ def stream_line(r, where: str) -> str:
     """One stream's result: how many memories named a moved commit, and, when later memories of
     the stream had to be signed again (each names the one before it), how many, with new IDs."""
     if r.kept and not r.memories:  # (something published cites them: they stay as they are)
-        ids = ", ".join(short_id(i) for i in r.kept[:SHOWN_RENAMES])
+        ids = ", ".join(short_id(i) for i, _commit in r.kept[:SHOWN_RENAMES])
+        commit = r.kept[0][1]
         return (f"left {_count(len(r.kept))} of {r.ref} on the old commit ({ids}): a published memory, or "
-                "another identity's, cites it, so it cannot be signed again; its stream waits for that commit "
-                "(git hn sync says how to keep it)")
+                f"another identity's, cites it, so it cannot be signed again; its stream waits for commit {commit}: "
+                f"keep that commit on the remote (git push REMOTE {commit}:refs/heads/hn-anchor/{commit[:12]})")
     line = f"re-anchored {_count(r.moved)} of {r.ref} {where}"
     renames = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in r.renamed[:SHOWN_RENAMES])
     more = len(r.renamed) - SHOWN_RENAMES
@@ -178,4 +179,5 @@ def result_json(result: Reanchored) -> dict:
     return {"from": result.old, "to": result.new,
             "streams": [{"ref": r.ref, "reanchored": r.moved, "signed": r.memories,
                          "renamed": [{"from": a, "to": b} for a, b in r.renamed],
-                         **({"kept": list(r.kept)} if r.kept else {})} for r in result.streams]}
+                         **({"kept": [{"memoryId": m, "commit": c} for m, c in r.kept]} if r.kept else {})}
+                        for r in result.streams]}

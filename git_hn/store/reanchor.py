@@ -41,7 +41,8 @@ class Rewritten(NamedTuple):
     memories: int  # memories rebuilt (the first one named a rewritten commit), so signed again
     moved: int  # of those, the memories that named a rewritten commit (anchor or ``git:`` evidence)
     renamed: tuple  # (old memory ID, new memory ID) of each rebuilt memory, root first
-    kept: tuple = ()  # IDs of memories that name a rewritten commit and stay: something published cites them
+    kept: tuple = ()  # (memory ID, old commit) of memories that name a rewritten commit and stay:
+    # something published, or another identity's memory, cites them
 
 
 def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
@@ -207,17 +208,21 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
         if chain and chain[-1].commit == src.head:  # (else moved since it was listed: a retry sees it)
             mine = published.get(src.ref, set())
             tails.append((src, chain, max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)))
-    pinned = _cited_from_outside(repo, tails)
-    kept = []
-    if pinned:  # each stream's part from its last memory cited from outside down stays as it is
+    staying: dict[str, list] = {}  # ref -> (memory ID, commit it names) of each memory that stays on it
+    for _round in range(len(tails) + 1):
+        # each stream's part from its last memory cited from outside down stays as it is; what
+        # stays is outside in turn, so what it cites stays too, until nothing more does
+        pinned = _cited_from_outside(repo, tails)
+        if not pinned:
+            break
         raised = []
         for src, chain, floor in tails:
             top = max((i + 1 for i in range(floor, len(chain)) if chain[i].memory_id in pinned), default=floor)
-            stay = tuple(m.memory_id for m in chain[floor:top] if _names_rewritten(m, mapping))
-            if stay:
-                kept.append(Rewritten(src.ref, 0, 0, (), stay))
+            staying.setdefault(src.ref, []).extend((m.memory_id, _named_commit(m, mapping)) for m in chain[floor:top]
+                                                   if _names_rewritten(m, mapping))
             raised.append((src, chain, top))
         tails = raised
+    kept = [Rewritten(ref, 0, 0, (), tuple(stay)) for ref, stay in sorted(staying.items()) if stay]
     plan = _plan(repo, tails, mapping)
     if not plan:
         return kept
@@ -295,6 +300,15 @@ def _cited_from_outside(repo: Repo, tails: list) -> set[str]:
             pairs += [(m.memory_id, c) for c in [env.target, *(e[7:] for e in items if e.startswith("memory:"))]
                       if c in unpublished]
     return {cited for citing, cited in pairs if citing not in unpublished and cited in unpublished}
+
+
+def _named_commit(mem, mapping: dict[str, str]) -> str:
+    """The rewritten commit ``mem`` names (its anchor, else its first such ``git:`` evidence)."""
+    rec = mem.envelope.record
+    if rec is not None and rec.anchor.commit in mapping:
+        return rec.anchor.commit
+    items = [*((rec.evidence if rec is not None else None) or ()), *(mem.envelope.evidence or ())]
+    return next(e[4:] for e in items if e.startswith("git:") and e[4:] in mapping)
 
 
 def _cites(mem, renamed: dict[str, str]) -> bool:

@@ -452,3 +452,40 @@ def test_a_memory_a_published_memory_cites_is_never_signed_again(tmp_path):
     assert hn(a, "memory", "show", made["memoryId"], "--json").json()["projection"]["lifecycle"] == "retracted"
     r = hn(a, "memory", "reanchor", old, "HEAD")
     assert r.code == 1 and "cannot be signed again" in r.err, r.err
+
+
+def test_what_a_kept_memory_cites_is_kept_too(tmp_path):
+    """A reviewer's case: Bob's memory (another identity in this clone) cites P, so P stays; P
+    cites Q (``memory:`` evidence), which names the amended commit. Q was signed again and P,
+    kept, named an ID that no longer existed: every import failed with dependency-missing. What
+    a kept memory cites is kept too, and the hook says how to keep the commit."""
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from agent_helpers import second_identity, switch
+
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    first = git(a, "rev-parse", "HEAD")
+    old = _commit(a, "mine")
+    q = _record(a, "Q, at the commit that is amended")
+    r = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", first, "--applies", "descendants",
+           "--content", "P cites Q", "--evidence", f"memory:{q['memoryId']}", "--stream", "sha256:" + "1" * 64)
+    assert r.code == 0, r.err
+    p = r.json()
+    alice = q["actor"]
+    bob = second_identity(a)
+    switch(a, bob)
+    r = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", first, "--applies", "descendants",
+           "--content", "R cites P", "--evidence", f"memory:{p['memoryId']}")
+    assert r.code == 0, r.err
+    switch(a, alice)
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "mine, reworded"], cwd=a,
+                             capture_output=True, text=True)
+    assert amended.returncode == 0, amended.stderr
+    ids = {m["id"] for m in hn(a, "memory", "log", "--json").json()["memories"]}
+    assert {q["memoryId"], p["memoryId"]} <= ids  # neither signed again
+    ref = f"refs/hn/memory/{alice}/{q['stream'][7:]}"
+    assert f"git-hn: left 1 unpublished memory of {ref} on the old commit ({q['memoryId'][7:19]})" in amended.stderr
+    assert f"keep that commit on the remote (git push REMOTE {old}:refs/heads/hn-anchor/{old[:12]})" in amended.stderr
+    assert hn(a, "memory", "show", p["memoryId"], "--json").json()["missingDependencies"] == []
