@@ -134,13 +134,18 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     if publishable and block:
         # what is anchored on commits the remote already has goes now; the rest waits for this
         # push to succeed (publication after it, in the background, as with warn)
-        allowed, held = gate.gate(repo, remote, {r: heads[r] for r in publishable}, given, listing)
-        ready = sorted(r for r in allowed if given.get(r) != allowed[r])
         from .replication import serial
 
+        held = []
         try:  # (under the publication lock, as every publication: a re-anchoring waits for it)
             with serial.publishing(repo, remote, PUBLICATION_WAIT, lambda: sys.stderr.write(
                     f"git-hn: waiting for another memory publication to {remote} to end\n")):
+                # a stream replaced while this waited (a re-anchoring) is not published from
+                # what was read before: the next push or sync publishes what it is now
+                now = publish.current_heads(repo)
+                still = {r: heads[r] for r in publishable if now.get(r) == heads[r]}
+                allowed, held = gate.gate(repo, remote, still, given, listing) if still else ({}, [])
+                ready = sorted(r for r in allowed if given.get(r) != allowed[r])
                 publish.push(repo, remote, ready, allowed, exact=True)
         except PhaseError as exc:  # this push stops here: say how to go on (issue 14)
             problems.append(f"{exc.message}; {WAYS_OUT}")

@@ -1613,3 +1613,41 @@ def test_a_block_mode_push_publishes_under_the_publication_lock(clones):
     assert proc.returncode == 0, err
     assert "git-hn: waiting for another memory publication to origin to end" in err
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+
+
+def test_a_block_mode_push_never_publishes_a_tip_a_re_anchoring_replaced_while_it_waited(clones):
+    """A reviewer's case: the hook read the stream tips and ran the gate before it took the
+    publication lock; a re-anchoring holding that lock replaced the memory, and the hook then
+    pushed the old one: the remote held a memory the clone had signed again (equivocation)."""
+    import time
+
+    from git_hn.service.replication import serial
+    from git_hn.store import identity
+    from git_hn.store import reanchor as store
+    from git_hn.store.repo import open_repo
+
+    remote, a, _b = clones
+    git(a, "config", "hn.prePush", "block")
+    git(a, "commit", "-q", "--allow-empty", "-m", "c2")
+    c2 = git(a, "rev-parse", "HEAD")
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+             "--content", "made at c2").json()
+    assert subprocess.run(["git", "push", "-q", "--no-verify", "origin", "main"], cwd=a).returncode == 0
+    git(a, "commit", "-q", "--allow-empty", "-m", "c3")
+    c3 = git(a, "rev-parse", "HEAD")
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    repo = open_repo(str(a))
+    with serial.publishing(repo, "origin", 0):  # (a re-anchoring holds it, as service.reanchor does)
+        proc = subprocess.Popen(["git", "push", "-q", "origin", "main"], cwd=a, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        assert proc.poll() is None
+        done = store.reanchor(repo, identity.load_active(repo), {c2: c3})
+        assert done and done[0].renamed[0][0] == rec["memoryId"]
+    repo.close()
+    proc.communicate(timeout=120)
+    wait_publication(a)
+    assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) in ("", git(a, "rev-parse", ref))
+    r = hn(a, "sync")
+    assert r.code == 0, r.out + r.err
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
