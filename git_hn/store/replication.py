@@ -372,8 +372,8 @@ def load_pending(repo: Repo) -> Pending:
     if files is not None and pendingmod.remembered(repo) == pendingmod.memo_key(files):
         return NONE
     got = _load_pending(repo)
-    if not got.ok and got.invalid_remote:
-        got = _settled(repo, got)
+    if not got.ok:
+        got = _settled(repo, got, files)
     if files is not None and got.ok and not got.denied and not got.anchors and pendingmod.memo_files(repo) == files:
         pendingmod.remember_nothing(repo, files)
     return got
@@ -382,21 +382,30 @@ def load_pending(repo: Repo) -> Pending:
 SETTLE_TRIES = 100  # 10 ms apart: how long a reader waits for a running sync's two-file step
 
 
-def _settled(repo: Repo, got: Pending) -> Pending:
-    """An invalid state read while a sync with that remote runs (its import lock held) is read
-    again until it is consistent: a sync writes an anchor and then its receipt, and later its
-    ``complete`` receipt and then removes the anchor, and a reader between the two saw a state
-    that was never meant (every command of another process failed, once in ~50 during syncs).
-    An invalid state with no sync running is a crash's, reported as such (CONTRACT §9.17)."""
+def _settled(repo: Repo, got: Pending, files: list[str] | None) -> Pending:
+    """An invalid state read while a sync is changing it is read again until it is consistent:
+    a sync writes an anchor and then its receipt, and later its ``complete`` receipt and then
+    removes the anchor, and a reader between the two saw a state that was never meant (every
+    command of another process failed, once in ~50 during syncs). It is changing while its
+    remote's import lock is held elsewhere, or while its files are not what they were when read
+    (``files``: a sync that ended meanwhile; an anchor removed while it was being read). An
+    invalid state that stays as it is with no sync running is a crash's, reported as such
+    (CONTRACT §9.17)."""
     import time
 
     from .lock import held_elsewhere, remote_lock_path
 
-    tries = 0
-    while not got.ok and got.invalid_remote and tries < SETTLE_TRIES \
-            and held_elsewhere(remote_lock_path(repo.hn_dir, got.invalid_remote, "import")):
-        time.sleep(0.01)
-        tries += 1
+    for _try in range(SETTLE_TRIES):
+        if got.ok:
+            break
+        now = pendingmod.memo_files(repo)
+        moving = now is None or now != files or (
+            bool(got.invalid_remote) and held_elsewhere(remote_lock_path(repo.hn_dir, got.invalid_remote, "import")))
+        if not moving:
+            break
+        if now == files:
+            time.sleep(0.01)  # (the lock is held: the sync's next write comes)
+        files = now
         got = _load_pending(repo)
     return got
 
