@@ -1651,3 +1651,25 @@ def test_a_block_mode_push_never_publishes_a_tip_a_re_anchoring_replaced_while_i
     r = hn(a, "sync")
     assert r.code == 0, r.out + r.err
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+
+
+def test_install_goes_on_unlocked_where_the_file_system_has_no_locks(repo, monkeypatch):
+    """A review's case: on a file system without ``flock`` (NFS without lockd) the install's new
+    lock failed it with "cannot write the output: No locks available"; it goes on unlocked, as
+    before the lock. (The kernel's answer is imitated here: no test file system lacks locks.)"""
+    import errno
+    import fcntl
+
+    from git_hn.service import hooks
+    from git_hn.store.repo import open_repo
+
+    def no_locks(_fd, _operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    opened = open_repo(str(repo))
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    try:
+        lines = hooks.install(hooks.locate(opened, False), opened)
+    finally:
+        opened.close()
+    assert lines == ["pre-push: installed", "reference-transaction: installed", "post-rewrite: installed"]
