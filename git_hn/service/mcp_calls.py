@@ -314,7 +314,11 @@ def _supersede(repo, arguments) -> dict:
     args = dict(_object(arguments, "supersede input: "))
     target = _target(args.pop("memory", None), "supersede")
     req, allow, absent = _record_request(repo, _inherited(repo, target, args), handoff=False)
-    return _written(lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow), absent)
+    earlier = lifecycle.successors(repo, target)
+    result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow)
+    doc = _written(result, absent)
+    branched = lifecycle.branching_hint(target, earlier, result)
+    return {**doc, "hint": branched} if branched else doc  # (what the CLI says on stderr)
 
 
 def _inherited(repo, target: str, args: dict) -> dict:

@@ -870,6 +870,9 @@ def test_supersede_fills_each_part_the_agent_left_out(inited):
             {"memory": "sha256:" + "0" * 64, "content": "x"})]
 
     lists, paths, mode, retracted, unknown = run(inited, body, "--allow-write")
+    # the second and third superseded the handoff again: the CLI's stderr line, as ``hint``
+    assert "hint" not in document(lists)
+    assert document(paths)["hint"].startswith(f"memory {handoff[7:19]} was already superseded by ")
     data = hn(inited, "memory", "show", document(lists)["result"]["memoryId"], "--json").json()["projection"]["data"]
     assert data["handoff"] == {"completed": ["parser"], "assumptions": [], "blockers": ["ci green now"],
                                "nextActions": ["fix ci"]}
