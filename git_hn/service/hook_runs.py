@@ -141,9 +141,15 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
             with serial.publishing(repo, remote, PUBLICATION_WAIT, lambda: sys.stderr.write(
                     f"git-hn: waiting for another memory publication to {remote} to end\n")):
                 # a stream replaced while this waited (a re-anchoring) is not published from
-                # what was read before: the next push or sync publishes what it is now
+                # what was read before: the next push or sync publishes what it is now (one that
+                # only grew still gives what was read, which the new tip continues)
                 now = publish.current_heads(repo)
-                still = {r: heads[r] for r in publishable if now.get(r) == heads[r]}
+                replaced = _replaced(repo, {r: (heads[r], now.get(r, "")) for r in publishable
+                                            if now.get(r) != heads[r]})
+                still = {r: heads[r] for r in publishable if r not in replaced}
+                for ref in sorted(replaced):
+                    sys.stderr.write(f"git-hn: {ref} was rewritten while this push waited: not published now; "
+                                     f"git hn sync {remote} publishes it\n")
                 allowed, held = gate.gate(repo, remote, still, given, listing) if still else ({}, [])
                 ready = sorted(r for r in allowed if given.get(r) != allowed[r])
                 publish.push(repo, remote, ready, allowed, exact=True)
@@ -177,6 +183,22 @@ def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool]:
         elif name == key:
             off = config_false(value if sp else None)
     return block, off
+
+
+def _replaced(repo: Repo, moved: dict[str, tuple[str, str]]) -> set[str]:
+    """Of ``moved`` (ref -> (tip read, tip now)), the refs whose tip now does not continue the
+    one read (rewritten, or gone). One ``rev-list`` for them all, none when nothing moved."""
+    if not moved:
+        return set()
+    pairs = {r: (old, new) for r, (old, new) in moved.items() if new}
+    if not pairs:
+        return set(moved)
+    walk = repo.git.run(["rev-list", "--stdin"],
+                        input="".join(f"{old}\n^{new}\n" for old, new in pairs.values()).encode("ascii"))
+    if walk.returncode != 0:
+        return set(moved)
+    outside = set(walk.stdout.decode("ascii", "replace").split())
+    return {r for r in moved if r not in pairs or pairs[r][0] in outside}
 
 
 def _remote_of_url(repo: Repo, url: str) -> str:

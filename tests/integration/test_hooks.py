@@ -1666,6 +1666,7 @@ def test_install_goes_on_unlocked_where_the_file_system_has_no_locks(repo, monke
     def no_locks(_fd, _operation):
         raise OSError(errno.ENOLCK, "No locks available")
 
+    monkeypatch.chdir(repo)  # (Git finds the hooks directory from here, as the command does)
     opened = open_repo(str(repo))
     monkeypatch.setattr(fcntl, "flock", no_locks)
     try:
@@ -1673,3 +1674,35 @@ def test_install_goes_on_unlocked_where_the_file_system_has_no_locks(repo, monke
     finally:
         opened.close()
     assert lines == ["pre-push: installed", "reference-transaction: installed", "post-rewrite: installed"]
+    assert (repo / ".git" / "hooks" / "pre-push").read_text().startswith("#!/bin/sh\n# git-hn pre-push wrapper")
+
+
+def test_a_block_mode_push_still_publishes_a_stream_that_only_grew_while_it_waited(clones):
+    """A review's case: the check for a stream replaced while the hook waited for the lock also
+    dropped a stream that had only grown (a record meanwhile), silently. What was read is still
+    a tip the stream continues: it is published."""
+    import time
+
+    from git_hn.service.replication import serial
+    from git_hn.store.repo import open_repo
+
+    remote, a, _b = clones
+    git(a, "config", "hn.prePush", "block")
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+             "--content", "first").json()
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    first = git(a, "rev-parse", ref)
+    git(a, "commit", "-q", "--allow-empty", "-m", "more")
+    repo = open_repo(str(a))
+    with serial.publishing(repo, "origin", 0):
+        proc = subprocess.Popen(["git", "push", "-q", "origin", "main"], cwd=a, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        assert proc.poll() is None
+        assert hn(a, "memory", "record", "--kind", "observation", "--at", "HEAD~1", "--applies", "exact",
+                  "--content", "second, while the push waited").code == 0
+    repo.close()
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "rewritten while this push waited" not in err
+    assert git(remote, "rev-parse", ref) == first
