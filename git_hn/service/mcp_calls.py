@@ -339,25 +339,26 @@ def _inherited(repo, target: str, args: dict) -> dict:
     given = lambda obj, key: isinstance(obj, dict) and obj.get(key) is not None  # noqa: E731
     if out.get("kind") is None:
         out["kind"] = rec.kind
-    anchor = out.get("anchor")
+    anchor, applicability = out.get("anchor"), out.get("applicability")
+    # one subject, as --subject gives both: the agent's (applicability's, else anchor's), else the target's
+    subject = (applicability["subject"] if given(applicability, "subject") else
+               anchor["subject"] if given(anchor, "subject") else
+               rec.applicability.subject or rec.anchor.subject)
     if anchor is None or isinstance(anchor, dict):  # (anything else: the strict reader refuses it)
         anchor = dict(anchor or {})
         if not given(anchor, "commit") and out.get("atCommit") is None:
             anchor["commit"] = rec.anchor.commit
         if not given(anchor, "paths"):
             anchor["paths"] = [{"path": p.path} for p in rec.anchor.paths]
-        if not given(anchor, "subject") and rec.anchor.subject:
-            anchor["subject"] = rec.anchor.subject
+        if not given(anchor, "subject") and subject:
+            anchor["subject"] = subject
         out["anchor"] = anchor
-    applicability = out.get("applicability")
     if applicability is None or isinstance(applicability, dict):
         applicability = dict(applicability or {})
         if not given(applicability, "mode"):
             applicability["mode"] = rec.applicability.mode
-        if not given(applicability, "subject") and applicability["mode"] == "subject":
-            subject = rec.applicability.subject or rec.anchor.subject or anchor.get("subject", "")
-            if subject:
-                applicability["subject"] = subject
+        if not given(applicability, "subject") and applicability["mode"] == "subject" and subject:
+            applicability["subject"] = subject
         out["applicability"] = applicability
     for key, value in (("topics", rec.topics), ("evidence", rec.evidence)):
         if out.get(key) is None:

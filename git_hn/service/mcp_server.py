@@ -266,21 +266,23 @@ class Screened:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
             return _error(None, -32700, "Parse error: the message is not valid UTF-8")
-        twice: list[str] = []
         try:
             import json
 
-            message = json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, twice))
+            message = json.loads(text, object_pairs_hook=_Object)
         except (ValueError, RecursionError):  # (nested past Python's depth: the SDK says why)
             return text  # (the SDK's parse error)
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             return text
-        if twice and (isinstance(message["id"], str) or type(message["id"]) is int):
+        params = message.get("params")
+        twice = _twice(params.get("arguments")) if isinstance(params, dict) and \
+            message["method"] in ("tools/call", "prompts/get") else None
+        if twice is not None and (isinstance(message["id"], str) or type(message["id"]) is int):
             from ..core.gostr import bounded
 
             # (the SDK keeps the last value, silently: a memory signed with a kind not meant; the
-            # CLI's --input refuses a field given twice, and so does this)
-            return _error(message["id"], -32602, f'Invalid params: duplicate JSON field "{bounded(twice[0])}"')
+            # CLI's --input refuses a field given twice, and so does this, in a tool's arguments)
+            return _error(message["id"], -32602, f'Invalid params: duplicate JSON field "{bounded(twice)}"')
         ident = message["id"]
         if not (isinstance(ident, str) or type(ident) is int):
             return _error(None, -32600, "Invalid Request: id must be a string or an integer")
@@ -293,13 +295,26 @@ class Screened:
         return text
 
 
-def _object(pairs, twice: list) -> dict:
-    """``json.loads``' objects, with the first field given twice in any object noted."""
-    out = dict(pairs)
-    if len(out) != len(pairs) and not twice:
-        seen: set = set()
-        twice.append(next(k for k, _v in pairs if k in seen or seen.add(k)))
-    return out
+class _Object(dict):
+    """A JSON object as ``json.loads`` builds it, with the first field given twice (or None)."""
+
+    def __init__(self, pairs):
+        super().__init__(pairs)
+        self.twice = None
+        if len(self) != len(pairs):
+            seen: set = set()
+            self.twice = next(k for k, _v in pairs if k in seen or seen.add(k))
+
+
+def _twice(value):
+    """The first field given twice in any object within ``value``, or None."""
+    if isinstance(value, dict):
+        if getattr(value, "twice", None) is not None:
+            return value.twice
+        value = list(value.values())
+    if isinstance(value, list):
+        return next((t for t in map(_twice, value) if t is not None), None)
+    return None
 
 
 def _lone_surrogate(message) -> bool:

@@ -849,7 +849,7 @@ def test_supersede_fills_each_part_the_agent_left_out(inited):
     whole: a handoff given one list was refused, an anchor given only paths moved to HEAD, an
     applicability given only its mode lost its subject. Each part is filled as the CLI fills
     it; a retraction or an unknown target gets supersede's own words."""
-    subject = "issue:sha256:" + "a" * 64
+    subject, other = "issue:sha256:" + "a" * 64, "issue:sha256:" + "b" * 64
     first = git(inited, "rev-parse", "HEAD")
     (inited / "b.txt").write_text("b\n")
     git(inited, "add", "b.txt")
@@ -866,10 +866,11 @@ def test_supersede_fills_each_part_the_agent_left_out(inited):
             {"memory": handoff, "content": "new state", "handoff": {"blockers": ["ci green now"]}},
             {"memory": handoff, "content": "paths", "anchor": {"paths": [{"path": "b.txt"}]}},
             {"memory": handoff, "content": "mode", "applicability": {"mode": "subject"}},
+            {"memory": handoff, "content": "new subject", "applicability": {"mode": "subject", "subject": other}},
             {"memory": retraction, "content": "x"},
             {"memory": "sha256:" + "0" * 64, "content": "x"})]
 
-    lists, paths, mode, retracted, unknown = run(inited, body, "--allow-write")
+    lists, paths, mode, moved, retracted, unknown = run(inited, body, "--allow-write")
     # the second and third superseded the handoff again: the CLI's stderr line, as ``hint``
     assert "hint" not in document(lists)
     assert document(paths)["hint"].startswith(f"memory {handoff[7:19]} was already superseded by ")
@@ -881,6 +882,8 @@ def test_supersede_fills_each_part_the_agent_left_out(inited):
     assert data["anchor"]["commit"] == first and data["anchor"]["subject"] == subject
     assert [p["path"] for p in data["anchor"]["paths"]] == ["b.txt"]
     assert not mode.is_error, error(mode)
+    data = hn(inited, "memory", "show", document(moved)["result"]["memoryId"], "--json").json()["projection"]["data"]
+    assert data["applicability"] == {"mode": "subject", "subject": other} and data["anchor"]["subject"] == other
     assert error(retracted) == f"git-hn: supersession target {retraction} is not a memory record"
     assert error(unknown).startswith(f"git-hn: memory sha256:{'0' * 64} was not found")
 
@@ -897,10 +900,13 @@ def test_a_tool_argument_given_twice_is_refused(inited):
     lines = [json.dumps(m) for m in messages]
     lines.append('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_record","arguments":'
                  '{"kind":"decision","kind":"observation","content":"twice"}}}')
+    # (only a tool's or prompt's arguments: elsewhere the SDK's own reading stands)
+    lines.append('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"a":1,"a":2}}}')
     proc = subprocess.run([sys.executable, "-m", "git_hn", "mcp", "--allow-write"], cwd=inited, timeout=120,
                           input="".join(line + "\n" for line in lines), capture_output=True, text=True)
     answers = {m.get("id"): m for m in map(json.loads, proc.stdout.splitlines())}
     assert answers[2]["error"] == {"code": -32602, "message": 'Invalid params: duplicate JSON field "kind"'}
+    assert "error" not in answers[3] and answers[3]["result"]["tools"]
     assert hn(inited, "memory", "log", "--json").json()["memories"] == []
 
 
