@@ -151,10 +151,12 @@ def stream_line(r, where: str) -> str:
     the stream had to be signed again (each names the one before it), how many, with new IDs."""
     if r.kept and not r.memories:  # (something published cites them: they stay as they are)
         ids = ", ".join(short_id(i) for i, _commit in r.kept[:SHOWN_RENAMES])
-        commit = r.kept[0][1]
+        commits = list(dict.fromkeys(c for _i, c in r.kept))
+        keep = " ".join(f"{c}:refs/heads/hn-anchor/{c[:12]}" for c in commits)
+        which = f"commit {commits[0]}" if len(commits) == 1 else f"commits {', '.join(commits)}"
         return (f"left {_count(len(r.kept))} of {r.ref} on the old commit ({ids}): a published memory, or "
-                f"another identity's, cites it, so it cannot be signed again; its stream waits for commit {commit}: "
-                f"keep that commit on the remote (git push REMOTE {commit}:refs/heads/hn-anchor/{commit[:12]})")
+                f"another identity's, cites it, so it cannot be signed again; its stream waits for {which}: "
+                f"keep {'it' if len(commits) == 1 else 'them'} on the remote (git push REMOTE {keep})")
     line = f"re-anchored {_count(r.moved)} of {r.ref} {where}"
     renames = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in r.renamed[:SHOWN_RENAMES])
     more = len(r.renamed) - SHOWN_RENAMES

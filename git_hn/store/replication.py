@@ -399,7 +399,7 @@ def _settled(repo: Repo, got: Pending, files: list[str] | None) -> Pending:
         if got.ok:
             break
         now = pendingmod.memo_files(repo)
-        moving = now is None or now != files or (
+        moving = now != files or (  # (None both times: a directory that cannot be read safely, which stays)
             bool(got.invalid_remote) and held_elsewhere(remote_lock_path(repo.hn_dir, got.invalid_remote, "import")))
         if not moving:
             break

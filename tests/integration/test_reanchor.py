@@ -57,7 +57,8 @@ def test_a_discarded_anchor_is_named_and_reanchor_publishes_the_stream(tmp_path)
     assert human.out.splitlines() == [
         f"Publication {ref}: memory {first['memoryId']} (with the 1 memory after it) waits for commit {gone}, "
         f"which no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
-        f"git hn memory reanchor {gone} NEW, NEW being the commit to name instead",
+        f"git hn memory reanchor {gone} NEW, NEW being the commit to name instead, or keep the commit on the "
+        f"remote: git push origin {gone}:refs/heads/hn-anchor/{gone[:12]}",
         "Synchronized with origin: 1 stream held back (above)"]
     # the push warns the same way and goes on (warn and block alike); no memory goes out
     kept = _commit(a, "c")
@@ -487,5 +488,6 @@ def test_what_a_kept_memory_cites_is_kept_too(tmp_path):
     assert {q["memoryId"], p["memoryId"]} <= ids  # neither signed again
     ref = f"refs/hn/memory/{alice}/{q['stream'][7:]}"
     assert f"git-hn: left 1 unpublished memory of {ref} on the old commit ({q['memoryId'][7:19]})" in amended.stderr
-    assert f"keep that commit on the remote (git push REMOTE {old}:refs/heads/hn-anchor/{old[:12]})" in amended.stderr
+    assert f"waits for commit {old}: keep it on the remote (git push REMOTE {old}:refs/heads/hn-anchor/{old[:12]})" \
+        in amended.stderr
     assert hn(a, "memory", "show", p["memoryId"], "--json").json()["missingDependencies"] == []

@@ -1130,3 +1130,21 @@ def test_a_memory_waits_for_the_memory_of_another_stream_it_cites(tmp_path):
     r = hn(bob, "sync")
     assert r.code == 0, r.out
     assert hn(bob, "memory", "show", made["memoryId"], "--json").json()["projection"]["lifecycle"] == "retracted"
+
+
+def test_a_pending_state_that_cannot_be_read_safely_is_not_waited_for(tmp_path, monkeypatch):
+    """A review's case: a replication directory with unsafe permissions gives no file list
+    (``memo_files`` None) before and after; that was taken for a state being changed, and every
+    command read it again for a second before failing. It is read once more at most."""
+    from git_hn.store import pending as pendingmod
+    from git_hn.store import replication as rstate
+    from git_hn.store.repo import open_repo
+
+    repo_dir = make_repo(tmp_path / "r")
+    repo = open_repo(str(repo_dir))
+    reads = []
+    invalid = rstate.Pending({}, False, "txn-1", "", {}, {})
+    monkeypatch.setattr(pendingmod, "memo_files", lambda _repo: None)
+    monkeypatch.setattr(rstate, "_load_pending", lambda _repo: reads.append(1) or invalid)
+    assert rstate._settled(repo, invalid, None) is invalid and reads == []
+    repo.close()

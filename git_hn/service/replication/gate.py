@@ -48,7 +48,9 @@ class Held(NamedTuple):
             later = f" (with the {counted(self.waiting - 1, 'memory', 'memories')} after it)" if self.waiting > 1 else ""
             return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
                     f"no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
-                    f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead")
+                    f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead, or keep "
+                    f"the commit on the remote: git push {remote} {self.commit}:refs/heads/hn-anchor/"
+                    f"{self.commit[:12]}")
         return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} (push a branch "
                 f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
 
