@@ -578,6 +578,12 @@ def sync_command(args: list[str]) -> int:
     message = result.exit_message()
     if message:
         raise HnError(message)
+    if result.compatibility and result.imported and not as_json:
+        # (hooks install and an empty recall say a fetch imports nothing without a selection: a
+        # newcomer whose sync then imported everything was told two things)
+        render.hint(f"no replication selection is saved for {remote}, so this sync imported every stream it "
+                    f"advertises; git hn replication select {'' if remote == 'origin' else remote + ' '}"
+                    "--memory sha256:<stream> (or --all) saves one, which the fetch hook follows too")
     return 0
 
 

@@ -1148,3 +1148,22 @@ def test_a_pending_state_that_cannot_be_read_safely_is_not_waited_for(tmp_path, 
     monkeypatch.setattr(rstate, "_load_pending", lambda _repo: reads.append(1) or invalid)
     assert rstate._settled(repo, invalid, None) is invalid and reads == []
     repo.close()
+
+
+def test_a_sync_without_a_saved_selection_says_it_imported_every_stream(world):
+    """A newcomer's case: ``hooks install`` and an empty recall say that without a saved
+    selection a fetch imports no memory, and then ``git hn sync`` imported everything, saying
+    nothing of why. It says so (compatibility-all, CONTRACT §9.1) and how to save a selection."""
+    _remote, alice, bob = world
+    _rec(alice, "alice decides")
+    assert hn(alice, "sync").code == 0
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    assert r.err == ("git-hn: hint: no replication selection is saved for origin, so this sync imported every "
+                     "stream it advertises; git hn replication select --memory sha256:<stream> (or --all) saves "
+                     "one, which the fetch hook follows too\n")
+    assert hn(bob, "replication", "select", "--all").code == 0
+    _rec(alice, "alice decides again")
+    assert hn(alice, "sync").code == 0
+    r = hn(bob, "sync")
+    assert r.code == 0 and r.err == "", r.err

@@ -195,6 +195,7 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
         result.import_error = exc.message
         selection = selection_bytes = None
     run = None
+    result.compatibility = selection is not None and selection_bytes is None
     if selection is not None:
         if recover_shallow:
             from . import shallow

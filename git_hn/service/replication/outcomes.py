@@ -155,6 +155,7 @@ class SyncResult:
         self.publication_error = ""
         self.unreachable = False  # the import could not reach the remote: no publication is tried
         self.publication_off = False  # remote.<name>.hnPublish is false: no publication there
+        self.compatibility = False  # no selection saved: every advertised stream (CONTRACT §9.1)
         self.repaired_only = False
         self.held: list = []  # gate.Held: streams published only up to a memory that must wait
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
@@ -221,15 +222,16 @@ class SyncResult:
         return out
 
     def _anchor_hints(self) -> list[str]:
-        """For each anchor commit this clone lacks although it fetched, once (however many
-        streams wait for it): who can bring it back. (Git's pack holds every commit of the
-        branches fetched, so none of those has it; after a rebase, an amend or a deleted branch,
-        only a clone that still has it can.)"""
+        """For each anchor commit this clone lacks, once (however many streams wait for it): who
+        can bring it back. A sync fetches no branch: a ``git fetch`` may (a newcomer's first sync
+        came before it); after a rebase, an amend or a deleted branch, only a clone that still
+        has it can."""
         missing = sorted({o.fields.get("missingId") or "" for o in self.outcomes
                           if o.fields.get("dependencyKind") == "anchor-commit" and one_line(
                               o.fields.get("recovery") or "").startswith("fetch a branch that contains")} - {""})
-        return [f"If no branch of {self.remote} has commit {oid} any more (a rebase, an amend or a deleted "
-                f"branch), a clone that still has it can put it back: git push {self.remote} "
+        return [f"Commit {oid} is not here: git fetch {self.remote} brings it if a branch of {self.remote} has "
+                f"it (then git hn sync {self.remote} again); if none has it any more (a rebase, an amend or a "
+                f"deleted branch), a clone that still has it can put it back: git push {self.remote} "
                 f"{oid}:refs/heads/hn-anchor/{oid[:12]}" for oid in missing]
 
     def _rebased_line(self, r) -> str:
