@@ -275,8 +275,8 @@ class Screened:
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             return text
         params = message.get("params")
-        twice = _twice(params.get("arguments")) if isinstance(params, dict) and \
-            message["method"] in ("tools/call", "prompts/get") else None
+        twice = (getattr(params, "twice", None) or _twice(params.get("arguments"))) \
+            if isinstance(params, dict) and message["method"] in ("tools/call", "prompts/get") else None
         if twice is not None and (isinstance(message["id"], str) or type(message["id"]) is int):
             from ..core.gostr import bounded
 
@@ -307,13 +307,17 @@ class _Object(dict):
 
 
 def _twice(value):
-    """The first field given twice in any object within ``value``, or None."""
-    if isinstance(value, dict):
-        if getattr(value, "twice", None) is not None:
-            return value.twice
-        value = list(value.values())
-    if isinstance(value, list):
-        return next((t for t in map(_twice, value) if t is not None), None)
+    """The first field given twice in any object within ``value``, or None (a walk of its own:
+    arguments nested as deep as ``json.loads`` takes them do not exhaust the stack)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            if getattr(item, "twice", None) is not None:
+                return item.twice
+            todo.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            todo.extend(reversed(item))
     return None
 
 

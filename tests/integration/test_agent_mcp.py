@@ -902,11 +902,22 @@ def test_a_tool_argument_given_twice_is_refused(inited):
                  '{"kind":"decision","kind":"observation","content":"twice"}}}')
     # (only a tool's or prompt's arguments: elsewhere the SDK's own reading stands)
     lines.append('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"a":1,"a":2}}}')
+    # a field of params itself given twice (the SDK took the last arguments: another memory signed)
+    lines.append('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory_record","arguments":'
+                 '{"kind":"decision","content":"A"},"arguments":{"kind":"observation","content":"B"}}}')
+    # arguments nested as deep as the JSON reader takes them: an answer, and the server goes on
+    deep = '{"a":' * 600 + "1" + "}" * 600
+    lines.append('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memory_recall","arguments":'
+                 '{"x":' + deep + '}}}')
+    lines.append('{"jsonrpc":"2.0","id":6,"method":"tools/list"}')
     proc = subprocess.run([sys.executable, "-m", "git_hn", "mcp", "--allow-write"], cwd=inited, timeout=120,
                           input="".join(line + "\n" for line in lines), capture_output=True, text=True)
     answers = {m.get("id"): m for m in map(json.loads, proc.stdout.splitlines())}
     assert answers[2]["error"] == {"code": -32602, "message": 'Invalid params: duplicate JSON field "kind"'}
     assert "error" not in answers[3] and answers[3]["result"]["tools"]
+    assert answers[4]["error"] == {"code": -32602, "message": 'Invalid params: duplicate JSON field "arguments"'}
+    assert proc.returncode == 0 and "internal error" not in proc.stderr, proc.stderr
+    assert answers[6]["result"]["tools"]
     assert hn(inited, "memory", "log", "--json").json()["memories"] == []
 
 
