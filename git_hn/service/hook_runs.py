@@ -148,8 +148,10 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
                                             if now.get(r) != heads[r]})
                 still = {r: heads[r] for r in publishable if r not in replaced}
                 for ref in sorted(replaced):
-                    sys.stderr.write(f"git-hn: {ref} was rewritten while this push waited: not published now; "
-                                     f"git hn sync {remote} publishes it\n")
+                    sys.stderr.write(f"git-hn: {ref} was deleted while this push waited: nothing of it is published\n"
+                                     if not now.get(ref) else
+                                     f"git-hn: {ref} was rewritten while this push waited: not published now; "
+                                     f"git hn sync {remote} publishes it once the commits it names are on {remote}\n")
                 allowed, held = gate.gate(repo, remote, still, given, listing) if still else ({}, [])
                 ready = sorted(r for r in allowed if given.get(r) != allowed[r])
                 publish.push(repo, remote, ready, allowed, exact=True)

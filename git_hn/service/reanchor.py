@@ -154,7 +154,8 @@ def stream_line(r, where: str) -> str:
         commits = list(dict.fromkeys(c for _i, c in r.kept))
         keep = " ".join(f"{c}:refs/heads/hn-anchor/{c[:12]}" for c in commits)
         which = f"commit {commits[0]}" if len(commits) == 1 else f"commits {', '.join(commits)}"
-        return (f"left {_count(len(r.kept))} of {r.ref} on the old commit ({ids}): a published memory, or "
+        return (f"left {_count(len(r.kept))} of {r.ref} on the old {'commit' if len(commits) == 1 else 'commits'} "
+                f"({ids}): a published memory, or "
                 f"another identity's, cites it, so it cannot be signed again; its stream waits for {which}: "
                 f"keep {'it' if len(commits) == 1 else 'them'} on the remote (git push REMOTE {keep})")
     line = f"re-anchored {_count(r.moved)} of {r.ref} {where}"

@@ -1677,10 +1677,12 @@ def test_install_goes_on_unlocked_where_the_file_system_has_no_locks(repo, monke
     assert (repo / ".git" / "hooks" / "pre-push").read_text().startswith("#!/bin/sh\n# git-hn pre-push wrapper")
 
 
-def test_a_block_mode_push_still_publishes_a_stream_that_only_grew_while_it_waited(clones):
+@pytest.mark.parametrize("meanwhile", ["record", "delete"])
+def test_a_block_mode_push_still_publishes_a_stream_that_only_grew_while_it_waited(clones, meanwhile):
     """A review's case: the check for a stream replaced while the hook waited for the lock also
     dropped a stream that had only grown (a record meanwhile), silently. What was read is still
-    a tip the stream continues: it is published."""
+    a tip the stream continues: it is published. A stream deleted meanwhile is said so, and
+    nothing of it goes."""
     import time
 
     from git_hn.service.replication import serial
@@ -1699,10 +1701,17 @@ def test_a_block_mode_push_still_publishes_a_stream_that_only_grew_while_it_wait
                                 stderr=subprocess.PIPE, text=True)
         time.sleep(2)
         assert proc.poll() is None
-        assert hn(a, "memory", "record", "--kind", "observation", "--at", "HEAD~1", "--applies", "exact",
-                  "--content", "second, while the push waited").code == 0
+        if meanwhile == "record":
+            assert hn(a, "memory", "record", "--kind", "observation", "--at", "HEAD~1", "--applies", "exact",
+                      "--content", "second, while the push waited").code == 0
+        else:
+            git(a, "update-ref", "-d", ref)
     repo.close()
     _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert "rewritten while this push waited" not in err
-    assert git(remote, "rev-parse", ref) == first
+    if meanwhile == "record":
+        assert git(remote, "rev-parse", ref) == first
+    else:
+        assert f"git-hn: {ref} was deleted while this push waited: nothing of it is published" in err
+        assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""
