@@ -1167,3 +1167,18 @@ def test_a_sync_without_a_saved_selection_says_it_imported_every_stream(world):
     assert hn(alice, "sync").code == 0
     r = hn(bob, "sync")
     assert r.code == 0 and r.err == "", r.err
+
+
+def test_an_unsafe_replication_record_directory_is_named_with_its_chmod(tmp_path):
+    """A review's case: ``anchors`` (or ``transactions``) with mode 0777 was read as
+    ``state=invalid; recovery=repair the local replication transaction record``, which said
+    nothing of what to repair; their parent's was already named with its ``chmod``."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init").code == 0
+    anchors = repo / ".git" / "hn" / "replication" / "anchors"
+    anchors.mkdir(parents=True, mode=0o700)
+    (repo / ".git" / "hn" / "replication").chmod(0o700)
+    anchors.chmod(0o777)
+    r = hn(repo, "memory", "log")
+    assert (r.code, r.err) == (1, f"git-hn: private identity directory {anchors} has unsafe permissions; it must "
+                                  f"have mode 0700 (it has 0777): chmod 700 {anchors}\n")
