@@ -189,18 +189,13 @@ def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool]:
 
 def _replaced(repo: Repo, moved: dict[str, tuple[str, str]]) -> set[str]:
     """Of ``moved`` (ref -> (tip read, tip now)), the refs whose tip now does not continue the
-    one read (rewritten, or gone). One ``rev-list`` for them all, none when nothing moved."""
+    one read (rewritten, or gone): two Git processes for them all, none when nothing moved."""
+    from .replication.given_record import contains
+
     if not moved:
         return set()
-    pairs = {r: (old, new) for r, (old, new) in moved.items() if new}
-    if not pairs:
-        return set(moved)
-    walk = repo.git.run(["rev-list", "--stdin"],
-                        input="".join(f"{old}\n^{new}\n" for old, new in pairs.values()).encode("ascii"))
-    if walk.returncode != 0:
-        return set(moved)
-    outside = set(walk.stdout.decode("ascii", "replace").split())
-    return {r for r in moved if r not in pairs or pairs[r][0] in outside}
+    grew = contains(repo, [(new, old) for old, new in moved.values() if new])
+    return {r for r, (old, new) in moved.items() if not new or grew.get((new, old)) is not True}
 
 
 def _remote_of_url(repo: Repo, url: str) -> str:

@@ -367,11 +367,12 @@ def load_pending(repo: Repo) -> Pending:
     if not os.path.lexists(root(repo)):
         return NONE
     # an unsafe private directory is said as such (with its chmod), not as an invalid record
-    # (the records' own directories too: an unsafe one read as "state=invalid; repair the
-    # local replication transaction record", which said nothing of what to repair)
-    for directory in ("transactions", "anchors"):
-        private.check_dirs(repo.hn_dir, os.path.join(root(repo), directory))
+    private.check_dirs(repo.hn_dir, root(repo))
     files = pendingmod.memo_files(repo)
+    if files is None:  # (the records' own directories too: an unsafe one read as "state=invalid;
+        # repair the local replication transaction record", which said nothing of what to repair)
+        for directory in ("transactions", "anchors"):
+            private.check_dirs(repo.hn_dir, os.path.join(root(repo), directory))
     if files is not None and pendingmod.remembered(repo) == pendingmod.memo_key(files):
         return NONE
     got = _load_pending(repo)
