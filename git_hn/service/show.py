@@ -73,10 +73,20 @@ def renamed_hint(repo: Repo, query: str):
         from ..store.reanchor import renamed_to
 
         new = renamed_to(repo, query)
-        if not new:
-            raise
-        raise InputError(f"{exc.message}; it was signed again as {new} when its commit was rewritten "
-                         f"(git hn memory show {new[len('sha256:'):][:12]})") from None
+        if new:
+            raise InputError(f"{exc.message}; it was signed again as {new} when its commit was rewritten "
+                             f"(git hn memory show {new[len('sha256:'):][:12]})") from None
+        if _names_a_commit(repo, query):  # (a newcomer gave the ID git log prints)
+            raise InputError(f"{exc.message}; {query} is a commit, not a memory: git hn memory recall --at "
+                             f"{query} lists the memories that apply there, git hn memory log all of them") from None
+        raise
+
+
+def _names_a_commit(repo: Repo, query: str) -> bool:
+    if not _QUERY.fullmatch(query):
+        return False
+    proc = repo.git.run(["rev-parse", "--verify", "-q", "--end-of-options", f"{query}^{{commit}}"])
+    return proc.returncode == 0
 
 
 def find(collection: streams.Collection, query: str):

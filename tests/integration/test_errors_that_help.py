@@ -486,3 +486,30 @@ def test_a_damaged_saved_selection_names_its_file_and_how_to_replace_it(inited):
                           "(or --all)\n")
     assert hn(inited, "replication", "select", "--all").code == 0  # the way out works
     assert hn(inited, "replication", "show").out.splitlines()[1] == "saved: true"
+
+
+def test_a_commit_id_given_as_a_memory_says_what_it_is(inited):
+    """A newcomer's case: ``git hn memory show <the ID git log printed>`` said only "not found"."""
+    commit = git(inited, "rev-parse", "--short=12", "HEAD")
+    _fails_with(inited, ["memory", "show", commit],
+                f"memory {commit} was not found in verified local or accepted streams; {commit} is a commit, not a "
+                f"memory: git hn memory recall --at {commit} lists the memories that apply there, git hn memory log "
+                "all of them")
+    _fails_with(inited, ["memory", "show", "0123456789ab"],
+                "memory 0123456789ab was not found in verified local or accepted streams")
+
+
+def test_policy_show_says_the_working_trees_policy_is_not_committed(inited):
+    """A newcomer's case: right after ``policy init``, ``policy show`` said "Memory policy: absent"
+    (it shows the committed policy) with no word of the file just written."""
+    assert hn(inited, "policy", "init").code == 0
+    r = hn(inited, "policy", "show")
+    head = git(inited, "rev-parse", "HEAD")
+    assert r.code == 0 and "Memory policy: absent" in r.out
+    assert r.err == (f"git-hn: hint: .hn/policy.json in the working tree is not the policy at commit {head[:12]}, "
+                     "which is what this shows and what recall and brief read: commit it to apply it\n")
+    git(inited, "add", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "policy")
+    r = hn(inited, "policy", "show")
+    assert r.code == 0 and r.err == "" and "Memory policy: absent" not in r.out
+    assert hn(inited, "policy", "show", "HEAD~1").err == ""  # (an older commit's differs as a matter of course)
