@@ -65,6 +65,8 @@ def show_policy(repo, doc: dict) -> None:
     and a hint for entries that can never match."""
     from ..service import recall
 
+    from ..service.policy_edit import differs_from_working
+
     actors = (doc.get("memory") or {}).get("trustedActors") or []
     if render.on_terminal() and actors:
         from ..service.policy_edit import known_actors
@@ -78,6 +80,10 @@ def show_policy(repo, doc: dict) -> None:
                     f"never match{'' if len(upper) > 1 else 'es'} an actor (IDs are lowercase), such as "
                     f"{upper[0][:12]}…: write {'them' if len(upper) > 1 else 'it'} in lowercase, or use "
                     "git hn policy trust")
+    if doc["commit"] == repo.head_commit() and differs_from_working(repo, doc["commit"]):  # (HEAD's: an older
+        # commit's policy differs from the working tree's as a matter of course)
+        render.hint(f".hn/policy.json in the working tree is not the policy at commit {doc['commit'][:12]}, which "
+                    "is what this shows and what recall and brief read: commit it to apply it")
 
 
 def change_lines(outcome, trust: bool) -> list[str]:

@@ -173,3 +173,20 @@ def working_policy(repo: Repo) -> str:
         return "no-memory"
     committed = repo.git.run(["cat-file", "blob", f"HEAD:{worktree.POLICY}"])
     return "committed" if committed.returncode == 0 and committed.stdout == found[0] else "memory"
+
+
+def differs_from_working(repo: Repo, commit: str) -> bool:
+    """Whether the working tree holds a policy file that is not the policy at ``commit`` (a
+    ``policy init`` or ``trust`` not committed yet: what ``policy show`` shows is the committed
+    one, which a newcomer took for a failed init)."""
+    from ..errors import HnError
+
+    try:
+        top = worktree.toplevel(repo)
+        found = None if top is None else worktree.read_policy(top)
+    except HnError:
+        return False
+    if found is None:
+        return False
+    committed = repo.git.run(["cat-file", "blob", f"{commit}:{worktree.POLICY}"])
+    return committed.returncode != 0 or committed.stdout != found[0]
