@@ -153,26 +153,39 @@ def policy_present(repo: Repo, commit: str) -> bool:
     return load_policy(repo, Resolver(repo), commit).memory is not None
 
 
+def _working_file(repo: Repo) -> bytes | None:
+    """The working tree's policy file, None when there is none (or no working tree); raises
+    what ``worktree.read_policy`` refuses (a symbolic link, an unsafe directory)."""
+    top = worktree.toplevel(repo)
+    found = None if top is None else worktree.read_policy(top)
+    return None if found is None else found[0]
+
+
+def _committed_as(repo: Repo, commit: str, data: bytes) -> bool:
+    """Whether ``commit`` holds exactly ``data`` as its policy."""
+    committed = repo.git.run(["cat-file", "blob", f"{commit}:{worktree.POLICY}"])
+    return committed.returncode == 0 and committed.stdout == data
+
+
 def working_policy(repo: Repo) -> str:
     """What the working tree holds at the policy's path, for the trust hint: "" (nothing, or no
-    working tree), ``no-memory`` (a policy without a memory section), ``memory`` or ``invalid``."""
+    working tree), ``no-memory`` (a policy without a memory section), ``memory``, ``committed``
+    (one with it, as HEAD has it) or ``invalid``."""
     from ..errors import HnError
 
     try:
-        top = worktree.toplevel(repo)
-        found = None if top is None else worktree.read_policy(top)
+        data = _working_file(repo)
     except HnError:
         return "invalid"
-    if found is None:
+    if data is None:
         return ""
     try:
-        doc = policyedit.canonical_document(found[0])
+        doc = policyedit.canonical_document(data)
     except PolicyError:
         return "invalid"
     if doc.get("memory") is None:
         return "no-memory"
-    committed = repo.git.run(["cat-file", "blob", f"HEAD:{worktree.POLICY}"])
-    return "committed" if committed.returncode == 0 and committed.stdout == found[0] else "memory"
+    return "committed" if _committed_as(repo, "HEAD", data) else "memory"
 
 
 def differs_from_working(repo: Repo, commit: str) -> bool:
@@ -182,11 +195,7 @@ def differs_from_working(repo: Repo, commit: str) -> bool:
     from ..errors import HnError
 
     try:
-        top = worktree.toplevel(repo)
-        found = None if top is None else worktree.read_policy(top)
+        data = _working_file(repo)
     except HnError:
         return False
-    if found is None:
-        return False
-    committed = repo.git.run(["cat-file", "blob", f"{commit}:{worktree.POLICY}"])
-    return committed.returncode != 0 or committed.stdout != found[0]
+    return data is not None and not _committed_as(repo, commit, data)
