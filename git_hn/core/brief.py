@@ -21,6 +21,7 @@ labelled as proposals, never as instructions.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ..errors import InputError
@@ -50,6 +51,10 @@ SHARES = {"handoffs": 15, "nextActions": 10, "blockers": 10, "decisions": 15, "o
 RANKED = ("decisions", "observations", "assumptions", "staleAnchors")  # relevant to the focus first
 DERIVED = {"nextActions": "nextActions", "blockers": "blockers"}  # section -> handoff entry list
 FROM_HANDOFFS = 10  # the latest handoffs whose next actions and blockers get their own sections
+LEFT_NAMED = 3  # omitted items a truncated Markdown brief names (git-hn: an agent can show them)
+LEFT_LABELS = {"handoffs": "handoff", "nextActions": "next action of handoff", "blockers": "blocker of handoff",
+               "decisions": "decision", "observations": "observation", "assumptions": "assumption",
+               "failedAttempts": "failed attempt", "challenges": "challenged", "staleAnchors": "stale anchor"}
 _BACKTICKS = re.compile("`+")
 
 
@@ -199,21 +204,72 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
     part per non-empty section, one part per item); the fixed part is reserved at its largest
     (nothing or everything taken), so the result always fits. ``names`` maps memory IDs to the
     author name signed in them, for the Markdown items.
+
+    A Markdown brief that omits items names the first ``LEFT_NAMED`` of them (section order) in
+    a block after its header (git-hn: the contract leaves the Markdown layout open), so that an
+    agent whose session starts with a long handoff left out knows which memory to show; room
+    for that block is taken from the items only when something is omitted (a second fill).
     """
     if max_bytes <= 0:
         raise InputError("brief bound must be positive")
     names = {} if names is None else names  # filled by the caller as its items are built
-    render = json_bytes if fmt == "json" else (lambda doc: markdown_bytes(doc, names))
+    total = sum(counts.values())
+    if fmt == "json":
+        return _filled(top, counts, items, max_bytes, json_bytes, names, "json")
+    cached = {n: _Replay(items[n]) for n in SECTIONS}  # (a second fill reads the same items again)
+    doc, out = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes,
+                       lambda d: markdown_bytes(d, names), names, fmt)
+    if not doc["omitted"]:
+        return doc, out
+    room = len(_left_markdown([("sha256:" + "0" * 64, max(LEFT_LABELS.values(), key=len))] * min(LEFT_NAMED, total)))
+    fewer, _bytes = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes - room,
+                            lambda d: markdown_bytes(d, names), names, fmt, must_fit=max_bytes)
+    left: list[tuple[str, str]] = []
+    for name in SECTIONS:
+        rest = itertools.islice(cached[name], len(fewer[name]), None)
+        while len(left) < LEFT_NAMED and (it := next(rest, None)) is not None:
+            ident = it["memoryId"] if name in DERIVED else it["id"]
+            if all(ident != i for i, _label in left):
+                left.append((ident, LEFT_LABELS[name]))
+    named = markdown_bytes(fewer, names, left)
+    # (a bound too small for the block beside the header keeps the first fill, unnamed)
+    return (fewer, named) if len(named) <= max_bytes else (doc, out)
+
+
+class _Replay:
+    """An iterator's items, read once, as often as asked for (each ``iter`` starts again)."""
+
+    def __init__(self, source):
+        self.source, self.seen = source, []
+
+    def __iter__(self):
+        k = 0
+        while True:
+            if k < len(self.seen):
+                yield self.seen[k]
+            else:
+                it = next(self.source, None)
+                if it is None:
+                    return
+                self.seen.append(it)
+                yield it
+            k += 1
+
+
+def _filled(top: dict, counts: dict[str, int], items: dict, max_bytes: int, render, names: dict,
+            fmt: str, must_fit: int | None = None) -> tuple[dict, bytes]:
+    """One fill of the sections within ``max_bytes`` (``bounded_items``'s rule). ``must_fit``:
+    the bound the brief holding no item must fit in (the caller's, when it keeps room for more)."""
     total = sum(counts.values())
 
     def fixed(k: int) -> int:
         return len(render(_doc(top, [], total) | {"truncated": k < total, "omitted": total - k}))
 
     budget = max_bytes - max(fixed(0), fixed(total))  # "false" is a byte longer than "true"
-    if budget < 0 and fixed(0) <= max_bytes:
+    if budget < 0 and fixed(0) <= (must_fit or max_bytes):
         budget = 0  # (room for no item, but for the brief that omits them all)
     if budget < 0:
-        raise InputError(f"memory brief does not fit in {max_bytes} bytes")
+        raise InputError(f"memory brief does not fit in {must_fit or max_bytes} bytes")
     taken: dict[str, list] = {n: [] for n in SECTIONS}
     used: dict[str, int] = {n: 0 for n in SECTIONS}
     waiting: dict[str, object] = {}  # a section's first item that did not fit its share
@@ -340,9 +396,20 @@ TRUST = "git hn policy trust qualifies their authors or kinds"
 NO_POLICY = "there is no policy at this commit: git hn policy init writes one, to commit"
 
 
-def markdown_bytes(doc: dict, names: dict | None = None) -> bytes:
-    """The Markdown brief: the warning as a block quote, a short header, then one section per
-    non-empty list. Additive by construction (see ``bounded``)."""
+LEFT_LINE = "Left out to stay within the byte bound (git hn memory show ID prints one; a larger --max-bytes keeps more):"
+
+
+def _left_markdown(left: list[tuple[str, str]]) -> bytes:
+    """The block naming omitted items: (memory ID, what it is) each."""
+    if not left:
+        return b""
+    return _out(LEFT_LINE + "\n" + "".join(f"- {ident} ({label})\n" for ident, label in left))
+
+
+def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, str]] = ()) -> bytes:
+    """The Markdown brief: the warning as a block quote, a short header, the first omitted
+    items (``left``), then one section per non-empty list. Additive by construction (see
+    ``bounded``)."""
     parts = [_out(f"> {doc['warning']}\n\nBrief at commit {doc['atCommit']}; policy "
                   f"{doc['policyDigest']}\nOmitted: {doc['omitted']}; truncated: "
                   f"{'true' if doc['truncated'] else 'false'}; excluded untrusted: "
@@ -351,6 +418,7 @@ def markdown_bytes(doc: dict, names: dict | None = None) -> bytes:
         from .policy import MISSING_DIGEST
 
         parts.append(_out(f"{UNTRUSTED_LINE}{NO_POLICY if doc['policyDigest'] == MISSING_DIGEST else TRUST}\n"))
+    parts.append(_left_markdown(list(left)))
     for name in SECTIONS:
         if doc[name]:
             parts.append(_section_markdown(name))

@@ -268,6 +268,24 @@ def test_failed_attempts_keep_the_ten_newest(tmp_path):
     assert brief(repo)["excludedUntrusted"] == 12  # no policy: nothing qualified
 
 
+def test_a_handoff_too_long_for_the_session_start_brief_is_named_with_how_to_show_it(tmp_path):
+    """A 20 KB handoff does not fit the 16 KB brief an agent's session starts with: the Markdown
+    brief names it (and says how to show it) instead of only counting it; ``show`` prints it."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    long_id = handoff(repo, "step " * 4000, "--next-action", "finish the parser")
+    short = record(repo, content="a short decision")["memoryId"]
+    r = hn(repo, "memory", "brief", "--include-untrusted")
+    assert r.code == 0 and len(r.out_bytes) <= 16_384, r.err
+    head, _sep, body = r.out.partition("\n## ")
+    assert "Omitted: 1; truncated: true" in head
+    assert f"git hn memory show ID prints one; a larger --max-bytes keeps more):\n- {long_id} (handoff)\n" in head
+    assert short in body and "finish the parser" in body  # what fits is still there
+    shown = hn(repo, "memory", "show", long_id)
+    assert shown.code == 0 and shown.out.count("step") == 4000
+    assert "Left out" not in hn(repo, "memory", "brief", "--include-untrusted", "--max-bytes", "100000").out
+
+
 def test_brief_on_an_unborn_head(tmp_path):
     repo = tmp_path / "empty"
     repo.mkdir()

@@ -95,7 +95,15 @@ def test_bounded_size_is_exact_and_a_prefix(items, bound, fmt, excluded):
     except InputError as exc:
         assert exc.message == f"memory brief does not fit in {bound} bytes"
         return
-    render = brief.json_bytes if fmt == "json" else brief.markdown_bytes
+    left, room = [], 0
+    if fmt == "markdown" and doc["omitted"]:  # the first omitted items are named (a git-hn block)
+        left = omitted_named(full, doc)
+        room = len(brief._left_markdown([("sha256:" + "0" * 64, "next action of handoff")] * min(3, len(items))))
+        if data != brief.markdown_bytes(doc, {}, left):  # (no room for the block: the fill without it)
+            assert len(brief.markdown_bytes(doc, {}, left)) > bound or \
+                len(brief.markdown_bytes(brief.bounded(top, full, bound - room, fmt)[0], {}, left)) > bound
+            left, room = [], 0
+    render = brief.json_bytes if fmt == "json" else (lambda d: brief.markdown_bytes(d, {}, left))
     assert data == render(doc) and len(data) <= bound
     flat = [i for s in brief.SECTIONS for i in full[s]]
     kept = [i for s in brief.SECTIONS for i in doc[s]]
@@ -111,7 +119,37 @@ def test_bounded_size_is_exact_and_a_prefix(items, bound, fmt, excluded):
         if len(doc[s]) < len(full[s]):
             bigger = {**doc, s: doc[s] + [full[s][len(doc[s])]], "omitted": doc["omitted"] - 1,
                       "truncated": doc["omitted"] - 1 > 0}
-            assert len(render(bigger)) > bound - slack
+            assert len(render(bigger)) > bound - room - slack
+
+
+def omitted_named(full: dict, doc: dict) -> list[tuple[str, str]]:
+    """The block's entries: the first three omitted items' memory IDs, in section order, each once."""
+    out = []
+    for s in brief.SECTIONS:
+        for it in full[s][len(doc[s]):]:
+            ident = it.get("memoryId") or it["id"]
+            if len(out) < 3 and all(ident != i for i, _label in out):
+                out.append((ident, brief.LEFT_LABELS[s]))
+    return out
+
+
+def test_a_markdown_brief_names_the_items_it_left_out():
+    """An agent whose session starts with a long handoff left out (it did not fit) is told its ID,
+    so that it can show it; the JSON brief stays the contract's document."""
+    full = {name: [] for name in brief.SECTIONS}
+    full["handoffs"].append(entry("handoffs", 1, "long " * 4000, []))
+    full["decisions"] += [entry("decisions", 2, "short decision", []), entry("decisions", 3, "x " * 3000, [])]
+    top = brief.head("c" * 40, "sha256:" + "d" * 64, 0)
+    doc, data = brief.bounded(top, full, 4096, "markdown")
+    text = data.decode()
+    assert len(data) <= 4096 and doc["omitted"] == 2 and [d["id"] for d in doc["decisions"]] == [full["decisions"][0]["id"]]
+    assert (f"{brief.LEFT_LINE}\n- {full['handoffs'][0]['id']} (handoff)\n"
+            f"- {full['decisions'][1]['id']} (decision)\n") in text
+    assert text.index(brief.LEFT_LINE) < text.index("## Decisions")
+    jdoc, jdata = brief.bounded(top, full, 4096, "json")
+    assert b"Left out" not in jdata and set(jdoc) == set(brief.head("c", "d", 0)) | set(brief.SECTIONS)
+    whole, wdata = brief.bounded(top, full, 100_000, "markdown")  # nothing left out: no block
+    assert whole["omitted"] == 0 and brief.LEFT_LINE.encode() not in wdata
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown"])
