@@ -251,13 +251,13 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
     return sorted(done, key=lambda r: not r.moved) + kept  # (streams that moved first, each in ref order)
 
 
-def _plan(repo: Repo, tails: list, mapping: dict[str, str]) -> list:
+def _plan(repo: Repo, tails: list, mapping: dict[str, str], renamed: dict[str, str] | None = None) -> list:
     """(source, tail, rebuilt envelopes, parent commit) of each stream to rebuild: from its
     first unpublished memory that names a rewritten commit or cites (target, ``memory:``
     evidence) a memory rebuilt in any stream. Computed again until no ID changes: a memory can
     only cite memories that existed before it, so this ends after at most as many rounds as
-    the longest chain of citations."""
-    renamed: dict[str, str] = {}  # old memory ID -> rebuilt ID, across streams
+    the longest chain of citations. ``renamed``: IDs already rebuilt elsewhere (a rebase)."""
+    renamed = dict(renamed or {})  # old memory ID -> rebuilt ID, across streams
     for _round in range(sum(len(chain) for _src, chain, _floor in tails) + 2):
         before, plan = dict(renamed), []
         for src, chain, floor in tails:
@@ -325,6 +325,7 @@ class Rebased(NamedTuple):
     objects: list  # (type, bytes) of the rebuilt commits, to write before the ref moves
     memories: list  # VerifiedMemory of the rebuilt memories, root first
     renamed: tuple  # (old memory ID, new memory ID), root first
+    follows: bool = False  # rebuilt in place (same sequences) because it cites memories rebased
 
     @property
     def tip(self) -> str:
@@ -342,6 +343,43 @@ def rebase_tail(repo: Repo, ident: Identity, ref: str, old: str, tail: list, ont
     envs = _envelopes(repo, tail, {}, onto.memory_id, onto.envelope.sequence + 1)
     written, signed = _signed(repo, ident, envs, onto.commit)
     return Rebased(ref, old, written, signed, tuple((m.memory_id, n.memory_id) for m, n in zip(tail, signed)))
+
+
+def follow_rebased(repo: Repo, ident: Identity, rebased: list) -> list[Rebased]:
+    """The user's other local streams whose unpublished memories cite (lifecycle target,
+    ``memory:`` evidence) a memory ``rebased`` signs again: a retraction recorded with
+    ``--stream`` into another stream would otherwise name an ID that no longer exists (the
+    publication gate holds it for good). Each is rebuilt in place from its first such memory
+    (sequences kept, citations following the new IDs, in turn across streams), to move in the
+    rebase's ref transaction. A published memory is never signed again: one that cites a
+    rebased memory (no gate lets that happen) makes the rebase stop here, changing nothing."""
+    renamed = {a: b for r in rebased for a, b in r.renamed}
+    if not renamed:
+        return []
+    skip = {r.ref for r in rebased}
+    listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
+    local = [s for s in listing if s.remote is None and s.ref not in skip]
+    if not local:
+        return []
+    published = _published_tips(repo, listing)
+    tails = []
+    for src in local:
+        chain = _chain(repo, src, listing)
+        if not chain or chain[-1].commit != src.head:
+            continue
+        mine = published.get(src.ref, set())
+        floor = max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)
+        stuck = next((m for m in chain[:floor] if _cites(m, renamed)), None)
+        if stuck is not None:
+            raise ConflictError(f"published memory {stuck.memory_id} cites a memory the rebase would sign "
+                                f"again; nothing was rebased")
+        tails.append((src, chain, floor))
+    out = []
+    for src, tail, envs, previous in _plan(repo, tails, {}, renamed):
+        objs, signed = _signed(repo, ident, envs, previous)
+        out.append(Rebased(src.ref, src.head, objs, signed,
+                           tuple((m.memory_id, n.memory_id) for m, n in zip(tail, signed)), follows=True))
+    return out
 
 
 def _signed(repo: Repo, ident: Identity, envs: list, parent: str) -> tuple[list, list]:

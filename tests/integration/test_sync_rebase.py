@@ -151,3 +151,37 @@ def test_a_rebase_over_a_stopped_publications_offer_says_what_is_known(tmp_path)
             f"{path})") in r.out, r.out
     os.unlink(path)
     assert hn(b, "sync", "--rebase").code == 0
+
+
+def test_a_rebase_also_signs_again_what_cites_the_rebased_memories_from_another_stream(tmp_path):
+    """The second clone retracted its own forked memory with ``--stream`` into another stream:
+    rebased alone, the retraction named an ID that no longer exists, and the publication gate
+    held it for good. The citing stream is rebuilt with the rebase, in its ref transaction, and
+    both publish; every clone then sees the rebased memory retracted."""
+    remote, a, b, ref, (b1, b2), _a1 = _forked(tmp_path)
+    other = "sha256:" + "7" * 64
+    r = hn(b, "memory", "retract", b2["memoryId"], "--reason", "wrong-after-all", "--stream", other, "--json")
+    assert r.code == 0, r.err
+    retraction = r.json()["memoryId"]
+    other_ref = f"refs/hn/memory/{b1['actor']}/{'7' * 64}"
+    old_other = git(b, "rev-parse", other_ref)
+    done = hn(b, "sync", "--rebase", "--json")
+    assert done.code == 0, done.out + done.err
+    rebased, followed = done.json()["rebased"]
+    assert rebased["ref"] == ref and "citesRebased" not in rebased
+    new2 = rebased["renamed"][1]["to"]
+    assert followed == {"ref": other_ref, "renamed": [{"from": retraction, "to": followed["renamed"][0]["to"]}],
+                        "citesRebased": True}
+    new_retraction = followed["renamed"][0]["to"]
+    env = hn(b, "memory", "show", new_retraction, "--json").json()["envelope"]
+    assert (env["target"], env["sequence"], env.get("previous")) == (new2, 1, None)
+    assert git(b, "rev-parse", other_ref) != old_other
+    human = hn(b, "sync", "--rebase")  # (nothing left: no line)
+    assert human.code == 0 and "Signed again" not in human.out
+    # both streams reached the remote, and the first clone sees the rebased memory retracted
+    assert git(remote, "rev-parse", other_ref) == git(b, "rev-parse", other_ref)
+    assert hn(a, "replication", "select", "origin", "--all").code == 0
+    assert hn(a, "sync").code == 0
+    assert hn(a, "memory", "show", new2, "--json").json()["projection"]["lifecycle"] == "retracted"
+    for repo in (a, b):
+        assert hn(repo, "memory", "index", "verify").code == 0

@@ -242,7 +242,11 @@ class SyncResult:
 
         shown = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in r.renamed[:REBASED_SHOWN])
         more = len(r.renamed) - REBASED_SHOWN
-        return (f"Rebased {counted(len(r.renamed), 'unpublished memory', 'unpublished memories')} of your "
+        what = counted(len(r.renamed), 'unpublished memory', 'unpublished memories')
+        if r.follows:  # another stream of the user's, citing what was rebased
+            return (f"Signed again {what} of your stream {parse_local_ref(r.ref)[1]} that cite rebased memories "
+                    f"(they name the new IDs); new IDs: {shown}" + (f" and {more} more" if more > 0 else ""))
+        return (f"Rebased {what} of your "
                 f"stream {parse_local_ref(r.ref)[1]} on {self.remote}'s chain (signed again); new IDs: {shown}"
                 + (f" and {more} more" if more > 0 else ""))
 
@@ -290,7 +294,7 @@ class SyncResult:
                "promoted": self.promoted, "importedMemories": self.imported, "published": self.published}
         if self.rebased:
             doc["rebased"] = [{"ref": r.ref, "renamed": [{"from": a, "to": b} for a, b in r.renamed]}
-                              for r in self.rebased]
+                              | ({"citesRebased": True} if r.follows else {}) for r in self.rebased]
         if self.held:
             doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting,
                                 "discarded": h.discarded, **({"cites": h.cites} if h.cites else {})}

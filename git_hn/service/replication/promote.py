@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from ...core.grammar import accepted_ref
-from ...errors import HnError, Interrupted
+from ...errors import ConflictError, HnError, Interrupted
 from ...store import pending as pendingmod
 from ...store import replication as rstate
 from .outcomes import PhaseError, completion_failed, phase, residue
@@ -174,7 +174,7 @@ def _rebased(run, promotable: list) -> list:
     the two never disagree in the main repository. A copy promoted only up to before where the
     two part (a missing dependency) leaves the local stream as it is."""
     from ...store import objects
-    from ...store.reanchor import rebase_tail
+    from ...store.reanchor import follow_rebased, rebase_tail
 
     out = []
     for o in promotable:
@@ -186,8 +186,11 @@ def _rebased(run, promotable: list) -> list:
             continue
         out.append(rebase_tail(run.repo, run.identity, ref, old, tail, onto))
     if out:
-        try:
+        try:  # (and the user's other streams citing what was signed again follow the new IDs)
+            out += follow_rebased(run.repo, run.identity, out)
             objects.write_objects(run.repo, [obj for r in out for obj in r.objects])
+        except ConflictError as exc:
+            raise residue(f"rebase stopped: {exc.message}", run.remote) from None
         except (HnError, OSError):
             raise residue("rebased memory writing failed", run.remote) from None
     return out
@@ -381,10 +384,18 @@ def _changes(run, conn, promotable: list, rebased: list = ()):
     from ...core.grammar import parse_local_ref
     from ...store import state, streams
 
-    stored = state.stored_sources(conn, {(o.actor, o.id) for o in promotable})
+    stored = state.stored_sources(conn, {(o.actor, o.id) for o in promotable}
+                                  | {parse_local_ref(r.ref) for r in rebased if r.follows})
     changes = []
     for r in rebased:  # the local stream: its first ``seq - 1`` memories, the copy's above, the rebuilt
         old = stored.get(r.ref)
+        if r.follows:  # another stream rebuilt in place: its memories below the first rebuilt one stay
+            if old is None or old.head != r.old:
+                return None
+            actor, stream = parse_local_ref(r.ref)
+            changes.append(state.Change(streams.Source(r.ref, r.tip, actor, stream), old, old.sid,
+                                        r.memories[0].envelope.sequence - 1, list(r.memories)))
+            continue
         first = r.memories[0].envelope.sequence  # the rebuilt memories continue the accepted tip
         actor, stream = parse_local_ref(r.ref)
         o = next(o for o in promotable if (o.actor, o.id) == (actor, stream))
