@@ -50,7 +50,7 @@ def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
             sent[parts[2]] = parts[1]
     if sent:
         push = _push_process()
-        given.offer(repo, remote, sent, int(push) if push.isdigit() else 0)
+        given.offer(repo, remote, sent, int(push) if push.isdigit() else 0, theirs=True)
 
 
 def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:

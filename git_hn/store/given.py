@@ -148,16 +148,20 @@ def offered(repo: Repo) -> list[tuple[str, str, str]]:
     return sorted({(o.remote, o.ref, o.head) for o in _read_offers(repo)})
 
 
-def offer(repo: Repo, remote: str, heads: dict[str, str], push: int = 0) -> None:
+def offer(repo: Repo, remote: str, heads: dict[str, str], push: int = 0, theirs: bool = False) -> None:
     """Before a push: record (durably) that ``remote`` may be given ``heads`` by this process (by
-    the ``git push`` ``push``, when it runs already: a pre-push hook's). Best effort: a record
-    that cannot be written or read never stops a publication (a damaged one makes re-anchoring
-    refuse, as a damaged journal does, until it is moved aside)."""
+    the ``git push`` ``push``, when it runs already: a pre-push hook's). ``theirs``: the push is
+    the user's own (memory refs pushed by hand), not one this process makes: the offer gets an
+    owner of its own, so that this process's publication settling its own offers (a block-mode
+    hook's, before the user's push is even sent) leaves it for a later sync to settle. Best
+    effort: a record that cannot be written or read never stops a publication (a damaged one
+    makes re-anchoring refuse, as a damaged journal does, until it is moved aside)."""
     import time
 
     if heads:
         now = int(time.time())
-        _edit(repo, lambda rows: rows + [Offer(remote, r, h, _me(), push, now) for r, h in sorted(heads.items())])
+        owner = f"{os.getpid()}-{os.urandom(6).hex()}" if theirs else _me()
+        _edit(repo, lambda rows: rows + [Offer(remote, r, h, owner, push, now) for r, h in sorted(heads.items())])
 
 
 def pushing(repo: Repo, remote: str, pid: int) -> None:

@@ -880,6 +880,27 @@ def test_memory_refs_pushed_by_hand_count_as_offered(tmp_path):
     assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)  # not signed again
 
 
+def test_memory_refs_pushed_by_hand_stay_offered_through_a_block_mode_hooks_own_publication(tmp_path):
+    """A reviewer's case: with ``hn.prePush block`` the hook's own publication (nothing to
+    publish here) settled every offer its process owned, the hand-pushed memory refs' too,
+    before the user's push was even sent; the amend that followed signed the published memory
+    again, and the next sync failed as an equivocation."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "hooks", "install").code == 0
+    git(alice, "config", "hn.prePush", "block")
+    _memory_on_a_new_commit(alice, "on c2", push=False)
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    git(alice, "push", "-q", "origin", "refs/hn/memory/*:refs/hn/memory/*")
+    published = git(alice, "rev-parse", ref)
+    assert git(remote, "rev-parse", ref) == published
+    assert ref in (alice / ".git" / "hn" / "replication" / "offered-v0").read_text()
+    git(alice, "commit", "-q", "--amend", "-m", "c2b")  # (the post-rewrite hook runs)
+    assert git(alice, "rev-parse", ref) == published  # not signed again
+    git(alice, "push", "-q", "origin", "HEAD:refs/heads/main")
+    r = hn(alice, "sync")
+    assert "equivocation" not in r.out, r.out
+
+
 def _stopped_offer(repo, remote_name: str, ref: str, head: str, age: int) -> None:
     """An offered-record line as a publication stopped ``age`` seconds ago leaves it (its git-hn
     and its push ended)."""
