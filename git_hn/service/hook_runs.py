@@ -365,17 +365,21 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
     the end maps the commits it replaced, and if it is aborted nothing was rewritten
     (re-anchoring at the step left memories on a commit the abort discarded). Such an amend's
     mapping is kept (``<gitdir>/hn/rebase-amends``) and followed from the rebase's: Git's final
-    list names the commit a step made, not the one an ``--exec`` amend then made of it."""
+    list names the commit a step made, not the one an ``--exec`` amend then made of it. The
+    kept mappings name the rebase they belong to (``_rebase_tag``): those of a rebase that was
+    aborted are never followed (the next, unrelated rebase moved a memory onto a commit the
+    abort had discarded)."""
     from ..store.reanchor import parse_mapping
 
     amends = os.path.join(repo.worktree_hn_dir, "rebase-amends")
-    if command == "amend" and any(os.path.isdir(os.path.join(repo.git_dir, d))
-                                  for d in ("rebase-merge", "rebase-apply")):
-        _keep_amends(repo, amends, data)
+    tag = _rebase_tag(repo)
+    if command == "amend" and tag:
+        _keep_amends(repo, amends, tag, data)
         return 0
     mapping = parse_mapping(data, repo.oid_hex_len)
     if command == "rebase":  # the steps' amends too (a commit the rebase kept, then amended), followed
-        later = parse_mapping(_take(repo, amends), repo.oid_hex_len)
+        kept = _take(repo, amends)
+        later = parse_mapping(kept, repo.oid_hex_len) if tag and kept.startswith(tag) else {}
         mapping = {**later, **mapping}
         for old, new in mapping.items():
             seen = set()
@@ -407,12 +411,26 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
     return 0
 
 
-def _keep_amends(repo: Repo, path: str, data: bytes) -> None:
+def _rebase_tag(repo: Repo) -> bytes:
+    """The rebase in progress in this worktree, as the first line of its kept amends: a file Git
+    writes once when the rebase starts (its state directory's ``onto``, or ``rebasing`` for the
+    apply backend), by inode and modification time; b"" when no rebase is in progress."""
+    for where, name in (("rebase-merge", "onto"), ("rebase-apply", "rebasing")):
+        try:
+            st = os.stat(os.path.join(repo.git_dir, where, name))
+        except OSError:
+            continue
+        return f"rebase {where} {st.st_ino} {st.st_mtime_ns}\n".encode("ascii")
+    return b""
+
+
+def _keep_amends(repo: Repo, path: str, tag: bytes, data: bytes) -> None:
     from ..store import private
 
     try:
         before = private.read_private(repo.worktree_hn_dir, path, 1 << 20) or b""
-        private.write_private(repo.worktree_hn_dir, path, (before + data)[-(1 << 20):], derived=True)
+        before = before[len(tag):] if before.startswith(tag) else b""  # (an aborted rebase's: dropped)
+        private.write_private(repo.worktree_hn_dir, path, tag + (before + data)[-(1 << 20):], derived=True)
     except (HnError, OSError):
         pass  # best effort: the rebase's own list still moves what it names
 

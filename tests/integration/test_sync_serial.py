@@ -273,3 +273,26 @@ def test_amends_an_exec_step_makes_are_followed_to_the_final_commits(tmp_path):
     assert _anchors(a) == {"mem c1": finals[0], "mem c2": finals[1], "mem c3": finals[2]}
     assert not (a / ".git" / "hn" / "rebase-amends").exists()
     assert hn(a, "memory", "index", "verify").code == 0
+
+
+def test_an_amend_at_a_stop_of_an_aborted_rebase_is_never_followed_by_a_later_rebase(tmp_path):
+    """A reviewer's case: an amend at an ``edit`` stop is kept for the rebase's end; the rebase
+    was aborted, and the next, unrelated rebase (a reword of the last commit) followed that kept
+    amend, moving the first commit's memory onto the commit the abort had discarded."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    _three_commits_with_memories(a)
+    before = _anchors(a)
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i '1s/^pick/edit/'"}
+    stopped = subprocess.run(["git", "rebase", "-i", "HEAD~3"], cwd=a, env=env, capture_output=True, text=True)
+    assert stopped.returncode == 0 and (a / ".git" / "rebase-merge").is_dir(), stopped.stderr
+    git(a, "commit", "-q", "--amend", "-m", "c1 amended at the stop")
+    assert (a / ".git" / "hn" / "rebase-amends").exists()
+    git(a, "rebase", "--abort")
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i '1s/^pick/reword/'", "GIT_EDITOR": "sed -i '1s/$/ x/'"}
+    done = subprocess.run(["git", "rebase", "-i", "HEAD~1"], cwd=a, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    after = _anchors(a)
+    assert after["mem c1"] == before["mem c1"] and after["mem c2"] == before["mem c2"]
+    assert after["mem c3"] == git(a, "rev-parse", "HEAD") != before["mem c3"]
+    assert not (a / ".git" / "hn" / "rebase-amends").exists()
