@@ -296,3 +296,57 @@ def test_an_amend_at_a_stop_of_an_aborted_rebase_is_never_followed_by_a_later_re
     assert after["mem c1"] == before["mem c1"] and after["mem c2"] == before["mem c2"]
     assert after["mem c3"] == git(a, "rev-parse", "HEAD") != before["mem c3"]
     assert not (a / ".git" / "hn" / "rebase-amends").exists()
+
+
+def test_imports_from_two_remotes_accept_one_at_a_time_so_two_forks_are_never_both_accepted(tmp_path):
+    """An audit's case: Alice's stream forked at sequence 3, one fork on each of two remotes the
+    victim imports from; two syncs at once each checked continuity against the accepted copies
+    as they were before the other's promotion, both promoted, and every read then failed on the
+    divergent chains (later syncs said up to date). From its continuity check to its ref
+    transaction an import holds one lock for every remote: the second waits, then finds the
+    first's copy and refuses its fork as an equivocation."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    evil = tmp_path / "evil.git"
+    git(tmp_path, "clone", "-q", "--bare", str(remote), str(evil))
+    for repo in (alice, bob):
+        git(repo, "remote", "add", "evil", str(evil))
+    _record(alice, "m1")
+    _record(alice, "m2")
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    m2 = git(alice, "rev-parse", ref)
+    for name in ("origin", "evil"):
+        git(alice, "push", "-q", name, f"{ref}:{ref}")
+        assert hn(bob, "replication", "select", name, "--all").code == 0
+    assert hn(bob, "sync", "evil").code == 0 and hn(bob, "sync", "origin").code == 0  # m1, m2 from both
+    _record(alice, "m3 on origin")
+    git(alice, "push", "-q", "origin", f"{ref}:{ref}")
+    git(alice, "update-ref", ref, m2)
+    _record(alice, "m3 on evil")
+    git(alice, "push", "-q", "evil", f"{ref}:{ref}")
+    path = bob / ".git" / "hn" / "locks" / "accept.lock"
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # (as another import holds it)
+    try:
+        procs = [subprocess.Popen([sys.executable, "-m", "git_hn", "sync", name, "--json"], cwd=bob,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for name in ("evil", "origin")]
+        time.sleep(1.5)
+        assert [p.poll() for p in procs] == [None, None]  # both wait, their fetches done
+    finally:
+        os.close(fd)
+    results = [p.communicate(timeout=120) for p in procs]
+    codes = sorted(p.returncode for p in procs)
+    assert codes == [0, 1], results
+    out = "".join(o for o, _e in results)
+    assert "equivocation" in out
+    accepted = [line.split() for line in git(bob, "for-each-ref", "--format=%(objectname) %(refname)",
+                                             "refs/hn/remotes").splitlines()]
+    tips = sorted({oid for oid, name in accepted if name.endswith(ref[len("refs/hn/memory/"):])})
+    assert len(tips) == 2  # the refused copy stays at m2, below the accepted one: one chain
+    below = [t for t in tips if subprocess.run(["git", "merge-base", "--is-ancestor", t, ({*tips} - {t}).pop()],
+                                               cwd=bob).returncode == 0]
+    assert below == [m2]
+    r = hn(bob, "memory", "recall", "--include-untrusted", "--json")
+    assert r.code == 0, r.err
+    assert hn(bob, "memory", "index", "verify").code == 0

@@ -12,6 +12,7 @@ fetched is trusted before promotion.
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 
 from ...core.grammar import accepted_ref, quarantine_ref
 from ...errors import HnError, Interrupted, ValidationError
@@ -19,7 +20,7 @@ from ...store import quarantine
 from ...store import pending as pendingmod
 from ...store import replication as rstate
 from ...store.quarantine import Quarantine
-from . import advertise, promote, transfer
+from . import advertise, promote, serial, transfer
 from .outcomes import SEAMS, UP_TO_DATE, Outcome, counted, phase, redact, residue
 
 
@@ -95,7 +96,6 @@ class Import:
 
     def run(self) -> None:
         promote.repair_pending(self.repo, self.remote)
-        from . import serial
 
         killed = serial.clear_dead(self.repo, self.remote) is not None  # ref locks a killed sync left
         if killed or promote.state_interrupted(self.repo):
@@ -130,6 +130,7 @@ class Import:
                 self.q = Quarantine(self.repo)
             except (OSError, HnError):
                 raise phase("quarantine setup", self.remote) from None
+        accepting = ExitStack()
         try:
             if self.fetches:  # fetched by ``_fetch_exact``
                 transfer.check_fetched(self.q, wanted, self.remote)
@@ -141,6 +142,12 @@ class Import:
             promote.prepare(self, wanted)
             from . import measure, shallow  # loaded while the fetch ran (``prepare_validation``)
 
+            # from the accepted set read for continuity to the ref transaction, no sync with
+            # another remote promotes: each would check its chain against the accepted copies
+            # as they were before the other's promotion, and two diverging copies of one stream
+            # were both accepted (every read then failed closed, and no sync said why)
+            accepting.enter_context(serial.accepting(self.repo, self.remote, lambda: self.say(
+                "waiting for a sync with another remote to accept its memories")))
             with self._accepted_set():  # the state's lock is held from here, never over the network
                 self.say("measure")
                 measure.measure_all(self, wanted)
@@ -172,6 +179,7 @@ class Import:
                 promote.accept(self, promotable + partial)
         finally:
             promote.discard_prepared(self)
+            accepting.close()
             try:
                 self.q.remove()
             except HnError:

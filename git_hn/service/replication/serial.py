@@ -82,6 +82,20 @@ def held(repo: Repo, path: str, remote: str, wait: float, busy_text: str, waitin
         lock.__exit__(None, None, None)
 
 
+ACCEPT_WAIT = 600.0  # seconds a sync waits for another remote's to accept (validation can take minutes)
+
+
+def accepting(repo: Repo, remote: str, waiting=None, wait: float = ACCEPT_WAIT):
+    """The acceptance lock (``<common-gitdir>/hn/locks/accept.lock``), one for every remote: held
+    by an import from the accepted set it checks continuity against (§9.8) to its ref
+    transaction, so that imports from two remotes never accept two diverging copies of one
+    stream. The network is never used under it (the fetch is done by then), and the wait is
+    long: an import of another remote waits (a hook's too), it does not skip."""
+    return held(repo, os.path.join(repo.hn_dir, "locks", "accept.lock"), remote, wait,
+                f"a sync with another remote is accepting memories; run git hn sync {remote} after it",
+                waiting)
+
+
 def _promoting_path(repo: Repo, remote: str) -> str:
     return os.path.join(repo.hn_dir, "replication", f"promoting-{remote_digest(remote)}")
 
