@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -386,6 +387,43 @@ def test_one_recover_shallow_run_fetches_every_missing_anchor(tmp_path):
     assert git(bob, "rev-list", "--count", "HEAD") == "1"
     for old in olds:
         assert git(bob, "cat-file", "-t", old) == "commit"
+
+
+def test_recover_shallow_fetches_under_the_byte_budget(tmp_path):
+    """An audit's case: the recovery fetch of missing anchors ran outside the import's watchdog
+    (no byte budget, no stall timeout: a stalling server held the sync, and the state's lock that
+    every read waits for, for 300 s). It runs under both now: an anchor commit whose tree exceeds
+    the selection's byte budget is not fetched, and the recovery says why."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    alice = make_repo(tmp_path / "alice")
+    (alice / "big.bin").write_bytes(os.urandom(3 << 20))
+    git(alice, "add", "big.bin")
+    git(alice, "commit", "-q", "-m", "big")
+    old = git(alice, "rev-parse", "HEAD")
+    git(alice, "rm", "-q", "big.bin")
+    git(alice, "commit", "-q", "-m", "small again")
+    git(alice, "remote", "add", "origin", str(remote))
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "init").code == 0
+    r = hn(alice, "memory", "record", "--kind", "decision", "--at", old, "--applies", "exact",
+           "--content", "anchored at the big commit", "--json")
+    assert r.code == 0, r.err
+    stream = r.json()["stream"]
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(bob))
+    assert hn(bob, "replication", "select", "--memory", stream, "--max-total-bytes", "65536").code == 0
+    r = hn(bob, "sync", "--recover-shallow", "--json")
+    assert r.code == 1, r.err
+    [out] = [o for o in json.loads(r.out)["outcomes"] if o.get("id") == stream]
+    assert out["status"] == "dependency-missing", out
+    assert "recovery fetch stopped: the missing objects exceed the byte budget (65536 bytes a selection" \
+        in out["diagnostic"], out
+    assert subprocess.run(["git", "cat-file", "-e", old], cwd=bob).returncode != 0
+    assert hn(bob, "replication", "select", "--memory", stream).code == 0  # (the default budget)
+    assert hn(bob, "sync", "--recover-shallow").code == 0
+    assert git(bob, "cat-file", "-t", old) == "commit"
 
 
 def test_promotion_keeps_the_verified_state_fresh(world):

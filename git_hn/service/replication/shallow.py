@@ -70,12 +70,21 @@ def fetch_missing(run, wanted) -> None:
         oids = sorted(set(kinds) - set(fetched))
         if not oids:
             return  # fetched already and still missing: the outcome stands
-        proc = run.q.git.run(["fetch", "--no-tags", "--no-write-fetch-head", "--depth=1",
-                              "--end-of-options", run.q.remote_url(run.url), *oids])
-        if proc.returncode != 0:
+        # under the import's watchdog and byte budget, as every fetch from the remote (a stalling
+        # server held the sync, and the state's lock every read waits for, for 300 s)
+        from .transfer import stall_timeout
+
+        stall = stall_timeout(run.repo)
+        verdict = run.q.fetch(run.url, oids, run.budgets["maxTotalBytes"] * len(targets), stall, depth=1)
+        if verdict:
+            why = {"size": f"the missing objects exceed the byte budget ({run.budgets['maxTotalBytes']} bytes a "
+                           "selection, max-total-bytes)",
+                   "stall": f"nothing arrived for {stall:g} s (hn.syncStallTimeout)"}.get(verdict, "")
             for o in targets:
                 oid = o.fields["missingId"]
                 o.fields["recovery"] = f"fetch a branch that contains {oid}, then git hn sync {run.remote}"
+                if why:
+                    o.fields["diagnostic"] = o.fields.get("diagnostic", "") + f"; recovery fetch stopped: {why}"
             return
         for oid, info in zip(oids, run.q.git.object_infos(oids)):
             if info is None or (kinds[oid] == "anchor-commit" and info[1] != "commit"):
