@@ -1191,6 +1191,34 @@ def test_a_memory_waits_for_the_memory_of_another_stream_it_cites(tmp_path):
     assert hn(bob, "memory", "show", made["memoryId"], "--json").json()["projection"]["lifecycle"] == "retracted"
 
 
+def test_a_memory_is_pushed_after_the_stream_it_cites_and_not_when_that_stream_is_refused(tmp_path):
+    """A reviewer's case: the gate let a retraction go in the same publication as the memory it
+    retracts (the remote would hold both), but a push is not atomic: the server refused the
+    retracted stream and took the retraction alone, and every importer failed with
+    dependency-missing. What cites another stream of the same publication is pushed after it,
+    and only once that push was taken."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(bob, "replication", "select", "--all").code == 0
+    made = _rec(alice, "retracted in another stream")
+    other = "sha256:" + "1" * 64
+    assert hn(alice, "memory", "retract", made["memoryId"], "--reason", "obsolete", "--stream", other).code == 0
+    first = f"refs/hn/memory/{made['actor']}/{made['stream'][7:]}"
+    retractions = f"refs/hn/memory/{made['actor']}/{'1' * 64}"
+    hook = remote / "hooks" / "update"
+    hook.write_text(f'#!/bin/sh\n[ "$1" != "{first}" ]\n')
+    hook.chmod(0o755)
+    r = hn(alice, "sync")
+    assert r.code == 1 and "hook declined" in r.err, r.out + r.err
+    assert git(remote, "for-each-ref", "refs/hn") == ""  # the retraction did not go alone
+    hook.unlink()
+    r = hn(alice, "sync")
+    assert r.code == 0, r.out + r.err
+    assert git(remote, "rev-parse", retractions) == git(alice, "rev-parse", retractions)
+    assert git(remote, "rev-parse", first) == git(alice, "rev-parse", first)
+    assert hn(bob, "sync").code == 0
+    assert hn(bob, "memory", "show", made["memoryId"], "--json").json()["projection"]["lifecycle"] == "retracted"
+
+
 def test_a_pending_state_that_cannot_be_read_safely_is_not_waited_for(tmp_path, monkeypatch):
     """A review's case: a replication directory with unsafe permissions gives no file list
     (``memo_files`` None) before and after; that was taken for a state being changed, and every

@@ -90,3 +90,31 @@ def _held_there(remote: str, places, allowed_seq: dict[str, int], given_seq: dic
             if seq <= max(allowed_seq.get(ref, -1), given_seq.get(ref, -1)):
                 return True
     return not own  # (a memory of no stream of this clone's: the importer's to select, not waited for)
+
+
+def relies(remote: str, chains: dict, cut: dict[str, int], places: dict[str, list[tuple[str, int]]],
+           given_seq: dict[str, int]) -> dict[str, set[str]]:
+    """ref -> the other local refs whose part in this same publication holds a memory that the
+    part of ref allowed (``chains[ref][:cut[ref]]``) cites, and that ``remote`` holds no other
+    way: those must reach the remote first (a push is not atomic: a server can take one ref and
+    refuse another, and the citing memory then went out alone)."""
+    allowed_seq = {ref: links[cut[ref] - 1].seq if cut[ref] else -1 for ref, links in chains.items()}
+    out: dict[str, set[str]] = {}
+    for ref, links in chains.items():
+        for link in links[:cut[ref]]:
+            for c in link.cites:
+                source = _relied_on(remote, places.get(c, ()), allowed_seq, given_seq)
+                if source is not None and source != ref:
+                    out.setdefault(ref, set()).add(source)
+    return out
+
+
+def _relied_on(remote: str, places, allowed_seq: dict[str, int], given_seq: dict[str, int]) -> str | None:
+    """The local ref whose part in this publication gives ``remote`` a memory found at
+    ``places``, when nothing else does (its accepted copy from there, what it was given)."""
+    if any((parse_accepted_ref(ref) or ("",))[0] == remote for ref, _seq in places):
+        return None
+    local = [(ref, seq) for ref, seq in places if ref.startswith(LOCAL_PREFIX)]
+    if any(seq <= given_seq.get(ref, -1) for ref, seq in local):
+        return None
+    return next((ref for ref, seq in local if seq <= allowed_seq.get(ref, -1)), None)

@@ -73,7 +73,7 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
     cut = {ref: next((i for i, link in enumerate(links) if link.anchor in missing), len(links))
            for ref, links in chains.items()}
     waits = cited.waits(remote, chains, cut, *citing) if citing is not None else {}
-    allowed: dict[str, str] = {}
+    allowed = Allowed()
     held: list[Held] = []
     for ref, links in sorted(chains.items()):
         k = cut[ref]
@@ -87,7 +87,19 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
     if any(h.commit for h in held):
         gone = discarded(repo, {h.commit for h in held if h.commit})
         held = [h._replace(discarded=h.commit in gone) for h in held]
+    if citing is not None:
+        final = {ref: waits[ref][0] if ref in waits else cut[ref] for ref in chains}
+        allowed.after = {ref: deps & set(allowed) for ref, deps in cited.relies(remote, chains, final, *citing).items()
+                         if ref in allowed and deps & set(allowed)}
     return allowed, held
+
+
+class Allowed(dict):
+    """ref -> the newest commit that may be published (``gate``), and ``after``: ref -> the refs
+    whose part in the same publication holds a memory it cites (``cited.relies``), which
+    ``publish.push`` gives the remote first."""
+
+    after: dict[str, set[str]] = {}
 
 
 def behind(repo: Repo, remote: str, tips: dict[str, str], listing: list) -> set[str]:

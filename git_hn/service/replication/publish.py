@@ -219,7 +219,30 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
     a push that timed out) may leave its ``git push`` running on, or the server still applying
     it, and the remote may hold them; re-anchoring and ``sync --rebase`` then sign none of them
     again (they signed a published memory a second time, the clone equivocated, and the rebase
-    that followed held it twice). Only a push whose answer was read settles its offers."""
+    that followed held it twice). Only a push whose answer was read settles its offers.
+
+    A ref that cites what another ref of the same publication gives (``gate.Allowed.after``) is
+    pushed after it, in a push of its own, and only once every earlier push was taken whole: a
+    push is not atomic, and a server that refused the cited stream took the citing one alone
+    (every importer then failed with dependency-missing)."""
+    after = getattr(heads, "after", None) or {}
+    rounds, left = [], list(refs)
+    while left:
+        now = [r for r in left if not after.get(r, set()) & set(left)] or left  # (a circle: together)
+        rounds.append(now)
+        left = [r for r in left if r not in now]
+    published = 0
+    for now in rounds:
+        try:
+            published += _push_round(repo, remote, now, heads, exact, sent)
+        except PhaseError as exc:  # (what cites it waits for the next publication)
+            exc.published += published
+            raise
+    return published
+
+
+def _push_round(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool,
+                sent: list | None) -> int:
     from ...store import given
 
     given.offer(repo, remote, {r: heads[r] for r in refs if r in heads})
