@@ -48,7 +48,9 @@ _HANDOFF_LABELS = (("completed", "Completed"), ("assumptions", "Assumptions"),
 # percent of the item budget each section is sure to get (git-hn, issue 13)
 SHARES = {"handoffs": 15, "nextActions": 10, "blockers": 10, "decisions": 15, "observations": 8,
           "assumptions": 12, "failedAttempts": 12, "challenges": 10, "staleAnchors": 8}
-RANKED = ("decisions", "observations", "assumptions", "staleAnchors")  # relevant to the focus first
+# relevant to the focus first (the failed attempts before the ten are taken: the one failure on the
+# file at hand is what an agent must not repeat)
+RANKED = ("decisions", "observations", "assumptions", "failedAttempts", "staleAnchors")
 DERIVED = {"nextActions": "nextActions", "blockers": "blockers"}  # section -> handoff entry list
 FROM_HANDOFFS = 10  # the latest handoffs whose next actions and blockers get their own sections
 LEFT_NAMED = 3  # omitted items a truncated Markdown brief names (git-hn: an agent can show them)
@@ -107,7 +109,7 @@ def sections(candidates: list[dict], sequences: dict[str, int], focus: Focus = F
         "decisions": [i for i in ordered if i["kind"] == "decision"],
         "observations": [i for i in ordered if i["kind"] == "observation"],
         "assumptions": [i for i in ordered if i["kind"] == "assumption"],
-        "failedAttempts": failed[:FAILED_ATTEMPTS],
+        "failedAttempts": by_relevance(failed, focus)[:FAILED_ATTEMPTS],
         "challenges": [i for i in ordered if i["challengers"]],
         "staleAnchors": [i for i in ordered if i["stale"]],
     }

@@ -286,6 +286,34 @@ def test_a_handoff_too_long_for_the_session_start_brief_is_named_with_how_to_sho
     assert "Left out" not in hn(repo, "memory", "brief", "--include-untrusted", "--max-bytes", "100000").out
 
 
+def test_the_failed_attempt_on_the_file_at_hand_is_among_the_ten(tmp_path):
+    """An agent trial: twelve newer failed attempts elsewhere pushed the one on the file being
+    changed out of the ten a brief keeps, with ``--path``, ``--base`` and ``--topic`` alike (the
+    ten were taken before the focus ordered them). Without a focus, the ten newest, as §7.15."""
+    repo = make_repo(tmp_path / "r", files={"src/lexer.py": "a\n", "src/other.py": "o\n"})
+    assert hn(repo, "init", "--name", "A").code == 0
+    base = git(repo, "rev-parse", "HEAD")
+    lexer = record(repo, "--outcome", "failed", "--path", "src/lexer.py", "--topic", "parser", kind="attempt",
+                   content="unary minus in the lexer broke 3-(-2)")["memoryId"]
+    newer = [record(repo, "--outcome", "failed", "--path", "src/other.py", kind="attempt",
+                    content=f"failed attempt {i}")["memoryId"] for i in range(12)]
+    (repo / "src" / "lexer.py").write_text("b\n")
+    git(repo, "commit", "-q", "-am", "lexer work")
+    plain = brief(repo, "--include-untrusted")
+    assert ids(plain["failedAttempts"]) == list(reversed(newer))[:10]
+    for args in (["--path", "src/lexer.py"], ["--base", base], ["--topic", "parser"]):
+        doc = brief(repo, "--include-untrusted", *args)
+        assert ids(doc["failedAttempts"]) == [lexer] + list(reversed(newer))[:9], args
+        md = hn(repo, "memory", "brief", "--include-untrusted", *args).out
+        assert "unary minus in the lexer" in md, args
+    from git_hn.service import brief as brief_service
+    from state_compare import _call
+
+    for fmt in ("json", "markdown"):  # the verified state's answer is the full projection's
+        kw = {"include_untrusted": True, "fmt": fmt, "paths": ("src/lexer.py",)}
+        assert _call(repo, brief_service.brief, "HEAD", **kw) == _call(repo, brief_service.brief_full, "HEAD", **kw)
+
+
 def test_brief_on_an_unborn_head(tmp_path):
     repo = tmp_path / "empty"
     repo.mkdir()
