@@ -22,7 +22,9 @@ usage: git hn <command> [options]
 
 Start here: 'git hn demo' shows the whole flow in a throwaway repository. In your project,
 'git hn init' creates your signing identity, 'git hn hooks install' keeps memory in step with
-push and fetch, and 'git hn setup claude' (or codex, cursor, agents-md) lets an agent use it.
+push and fetch, 'git hn replication select --all' imports your teammates' memory,
+'git hn policy init' (then commit it) says whose memory to trust, and 'git hn setup claude'
+(or codex, cursor, agents-md) lets an agent use it.
 
 git hn init [--name NAME]
 git hn identity show|list|public

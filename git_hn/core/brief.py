@@ -184,14 +184,14 @@ def _doc(top: dict, taken: list, total: int) -> dict:
 
 
 def bounded(top: dict, full: dict[str, list[dict]], max_bytes: int, fmt: str,
-            names: dict | None = None) -> tuple[dict, bytes]:
+            names: dict | None = None, notes: tuple[str, ...] = ()) -> tuple[dict, bytes]:
     """``bounded_items`` over complete sections."""
     return bounded_items(top, {n: len(full[n]) for n in SECTIONS}, {n: iter(full[n]) for n in SECTIONS},
-                         max_bytes, fmt, names)
+                         max_bytes, fmt, names, notes)
 
 
 def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int, fmt: str,
-                  names: dict | None = None) -> tuple[dict, bytes]:
+                  names: dict | None = None, notes: tuple[str, ...] = ()) -> tuple[dict, bytes]:
     """Fill each section within ``max_bytes`` (§7.15, with git-hn's shares): first every section,
     in order, takes its items in order while they fit in its share of the item budget
     (``SHARES``); then a section that took nothing (its first item exceeds its share) takes that
@@ -211,6 +211,8 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
     a block after its header (git-hn: the contract leaves the Markdown layout open), so that an
     agent whose session starts with a long handoff left out knows which memory to show; room
     for that block is taken from the items only when something is omitted (a second fill).
+    ``notes``: git-hn's lines for the Markdown header (what the reader of a brief that shows
+    nothing needs to know: no memory is imported here yet).
     """
     if max_bytes <= 0:
         raise InputError("brief bound must be positive")
@@ -220,12 +222,12 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
         return _filled(top, counts, items, max_bytes, json_bytes, names, "json")
     cached = {n: _Replay(items[n]) for n in SECTIONS}  # (a second fill reads the same items again)
     doc, out = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes,
-                       lambda d: markdown_bytes(d, names), names, fmt)
+                       lambda d: markdown_bytes(d, names, (), notes), names, fmt)
     if not doc["omitted"]:
         return doc, out
     room = len(_left_markdown([("sha256:" + "0" * 64, max(LEFT_LABELS.values(), key=len))] * min(LEFT_NAMED, total)))
     fewer, _bytes = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes - room,
-                            lambda d: markdown_bytes(d, names), names, fmt, must_fit=max_bytes)
+                            lambda d: markdown_bytes(d, names, (), notes), names, fmt, must_fit=max_bytes)
     left: list[tuple[str, str]] = []
     for name in SECTIONS:
         rest = itertools.islice(cached[name], len(fewer[name]), None)
@@ -233,7 +235,7 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
             ident = it["memoryId"] if name in DERIVED else it["id"]
             if all(ident != i for i, _label in left):
                 left.append((ident, LEFT_LABELS[name]))
-    named = markdown_bytes(fewer, names, left)
+    named = markdown_bytes(fewer, names, left, notes)
     # (a bound too small for the block beside the header keeps the first fill, unnamed)
     return (fewer, named) if len(named) <= max_bytes else (doc, out)
 
@@ -408,10 +410,11 @@ def _left_markdown(left: list[tuple[str, str]]) -> bytes:
     return _out(LEFT_LINE + "\n" + "".join(f"- {ident} ({label})\n" for ident, label in left))
 
 
-def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, str]] = ()) -> bytes:
-    """The Markdown brief: the warning as a block quote, a short header, the first omitted
-    items (``left``), then one section per non-empty list. Additive by construction (see
-    ``bounded``)."""
+def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, str]] = (),
+                   notes: tuple[str, ...] = ()) -> bytes:
+    """The Markdown brief: the warning as a block quote, a short header (and ``notes``, a line
+    each), the first omitted items (``left``), then one section per non-empty list. Additive by
+    construction (see ``bounded``)."""
     parts = [_out(f"> {doc['warning']}\n\nBrief at commit {doc['atCommit']}; policy "
                   f"{doc['policyDigest']}\nOmitted: {doc['omitted']}; truncated: "
                   f"{'true' if doc['truncated'] else 'false'}; excluded untrusted: "
@@ -420,6 +423,7 @@ def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, s
         from .policy import MISSING_DIGEST
 
         parts.append(_out(f"{UNTRUSTED_LINE}{NO_POLICY if doc['policyDigest'] == MISSING_DIGEST else TRUST}\n"))
+    parts += [_out(f"{note}\n") for note in notes]
     parts.append(_left_markdown(list(left)))
     for name in SECTIONS:
         if doc[name]:

@@ -122,9 +122,10 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
 
     commit = _brief_commit(repo, at, max_bytes, from_input)
     aim = focus(repo, commit, base, paths, topics)
+    notes = header_notes(repo) if fmt == "markdown" else ()
     return stateview.serve(
-        repo, lambda view: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt, aim),
-        lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim))
+        repo, lambda view: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt, aim, notes),
+        lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes))
 
 
 def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
@@ -132,20 +133,42 @@ def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
                from_input: bool = False, base: str | None = None, paths=(), topics=()) -> tuple[dict, bytes]:
     """The same brief from a full projection (the reference)."""
     commit = _brief_commit(repo, at, max_bytes, from_input)
-    return _brief_full(repo, commit, include_untrusted, max_bytes, fmt, focus(repo, commit, base, paths, topics))
+    return _brief_full(repo, commit, include_untrusted, max_bytes, fmt, focus(repo, commit, base, paths, topics),
+                       header_notes(repo) if fmt == "markdown" else ())
+
+
+NOT_IMPORTED = ("No teammate's memory is imported here yet (no replication selection is saved): "
+                "git hn replication select --all, then git hn sync, imports it")
+
+
+def header_notes(repo: Repo) -> tuple[str, ...]:
+    """git-hn's lines for the Markdown brief's header: that this clone imports no memory from
+    its remotes (it has one, and no saved selection), so that an agent whose session starts in a
+    fresh clone with an empty brief knows why. One directory listing; a ``git remote`` only when
+    nothing is selected."""
+    import os
+
+    from ..store.replication import root
+
+    try:
+        if any(n.endswith(".json") for n in os.listdir(os.path.join(root(repo), "selections"))):
+            return ()
+    except OSError:
+        pass
+    return (NOT_IMPORTED,) if repo.git.run(["remote"]).stdout.strip() else ()
 
 
 def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int, fmt: str,
-                aim: core.Focus = core.Focus()):
+                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = ()):
     top, full, names = brief_sections(repo, commit, include_untrusted, aim)
-    return core.bounded(top, full, max_bytes, fmt, names)
+    return core.bounded(top, full, max_bytes, fmt, names, notes)
 
 
 ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen
 
 
 def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: int, fmt: str,
-                aim: core.Focus = core.Focus()):
+                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = ()):
     from . import rows as select
 
     resolver = Resolver(repo)
@@ -256,7 +279,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
                 yield core.stale_anchor(it) if name == "staleAnchors" else it
 
     top = core.head(at, policy.digest, excluded)
-    return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names)
+    return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names, notes)
 
 
 def _stale_group(group, blob_at) -> bool:

@@ -151,8 +151,11 @@ def _hinted(repo, doc: dict, hidden: dict[str, int]) -> dict:
     from ..core.hints import trust_hidden
     from .policy_edit import working_policy
 
+    from .brief import header_notes
+
     text = trust_hidden(hidden, working_policy(repo) if hidden.get("policy-missing") else "",
                         see="includeUntrusted: true")
+    text = " ".join([*([text] if text else []), *header_notes(repo)])  # (and: nothing imported here yet)
     return {**doc, "hint": text} if text else doc
 
 

@@ -478,3 +478,39 @@ def test_brief_refuses_a_focus_no_memory_could_carry(inited, args, message):
     repository used to be accepted and to rank nothing, silently."""
     r = hn(inited, "memory", "brief", "--json", *args)
     assert (r.code, r.out, r.err) == (1, "", f"git-hn: {message}\n")
+
+
+def test_a_fresh_clones_session_start_brief_says_no_memory_is_imported_yet(tmp_path):
+    """An agent trial: a teammate's fresh clone (no replication selection saved) got an empty
+    session-start brief with nothing to say why, though the remote held many memories. The
+    Markdown brief and the MCP read tools' ``hint`` say how to import them; once a selection is
+    saved, neither says it."""
+    import subprocess
+    import sys
+
+    from git_hn.service.brief import NOT_IMPORTED
+    from helpers import shared_remote
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    made = record(alice, content="the parser is a Pratt parser")["memoryId"]
+    assert hn(alice, "sync").code == 0
+    md = hn(bob, "memory", "brief", "--include-untrusted").out
+    assert NOT_IMPORTED in md and made not in md
+    assert "No teammate" not in hn(bob, "memory", "brief", "--json").out  # (the contract's document)
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "memory_recall", "arguments": {"includeUntrusted": True}}}]
+    proc = subprocess.run([sys.executable, "-m", "git_hn", "mcp"], cwd=bob, capture_output=True, text=True,
+                          input="".join(json.dumps(r) + "\n" for r in requests), timeout=60)
+    answer = next(json.loads(line) for line in proc.stdout.splitlines() if json.loads(line).get("id") == 2)
+    doc = json.loads(answer["result"]["content"][0]["text"])
+    assert doc["hint"].endswith(NOT_IMPORTED), doc
+    assert hn(bob, "replication", "select", "--all").code == 0 and hn(bob, "sync").code == 0
+    md = hn(bob, "memory", "brief", "--include-untrusted").out
+    assert NOT_IMPORTED not in md and made in md
+    lone = make_repo(tmp_path / "lone")  # no remote: nothing to import, nothing said
+    assert hn(lone, "init", "--name", "L").code == 0
+    assert NOT_IMPORTED not in hn(lone, "memory", "brief").out

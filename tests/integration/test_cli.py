@@ -42,9 +42,9 @@ def test_summary_starts_a_newcomer_with_commands_that_exist(tmp_path):
     out = hn(tmp_path, "-h").out
     start = out.split("\n\n")[1]
     assert start.startswith("Start here: 'git hn demo'")
-    named = re.findall(r"'git hn ([a-z]+(?: [a-z]+)?)'", start)
-    assert named == ["demo", "init", "hooks install", "setup claude"]
-    for command in ("init", "hooks install", "setup"):
+    named = re.findall(r"'git hn ([a-z]+(?: [a-z]+)?)(?: --all)?'", start)
+    assert named == ["demo", "init", "hooks install", "replication select", "policy init", "setup claude"]
+    for command in ("init", "hooks install", "replication select", "policy init", "setup"):
         r = hn(tmp_path, *command.split(), "-h")
         assert r.code == 0 and "usage" in r.out.lower(), (command, r.err)
 
