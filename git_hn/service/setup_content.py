@@ -75,7 +75,9 @@ found in it.
   assumptions you rely on (`--kind assumption`), approaches that failed
   (`--kind attempt --outcome failed`):
   `git hn memory record --kind KIND --at HEAD --applies descendants --path FILE --content "..."`.
-- Before the session ends, write a handoff (what was done, what is next):
+- Before the session ends, write a handoff (what was done, what is next, and what is still open
+  from the last one: the next session reads only the latest), then publish it with `git push`
+  (git-hn's hooks) or `git hn sync`:
   `git hn memory handoff --at HEAD --applies descendants --content "..." --next-action "..."`.
 - Brief and recall show only what the committed `.hn/policy.json` trusts (`--include-untrusted`
   shows the rest); if your own records do not show, ask a maintainer to trust your identity.

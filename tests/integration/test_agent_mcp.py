@@ -584,6 +584,10 @@ def test_brief_resource_and_handoff_prompt(inited, mode):
     assert plain.messages[0].role == "user"
     for tool in ("memory_brief", "memory_record", "memory_handoff", "nextActions", "blockers"):
         assert tool in text
+    # (an agent trial: "do not repeat what its handoffs say" lost the earlier handoff's open
+    # next actions, since a brief shows only each stream's latest handoff; nothing said to publish)
+    assert "carry over into yours every next action and blocker of the earlier handoffs that is still open" in text
+    assert "Do not repeat" not in text and "git hn sync" in text
     extra = noted.messages[0].content.text
     assert extra.startswith(text) and "````\nthe ```flaky``` test\n````" in extra
 

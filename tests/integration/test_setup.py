@@ -186,10 +186,10 @@ def check_written(repo: Path, agent: str) -> None:
         assert text.count(content.BEGIN) == 1 and text.count(content.END) == 1
         assert text.endswith(content.SECTION)
         section = content.SECTION
-        assert 10 <= section.count("\n") <= 22
+        assert 10 <= section.count("\n") <= 24
         for needle in ("git hn memory brief --markdown", "memory_recall", "git hn memory recall",
                        "--kind decision", "--kind assumption", "--outcome failed",
-                       "git hn memory handoff", "untrusted"):
+                       "git hn memory handoff", "untrusted", "still open", "git hn sync"):
             assert needle in section
 
 
