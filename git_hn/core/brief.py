@@ -54,6 +54,9 @@ RANKED = ("decisions", "observations", "assumptions", "failedAttempts", "staleAn
 DERIVED = {"nextActions": "nextActions", "blockers": "blockers"}  # section -> handoff entry list
 FROM_HANDOFFS = 10  # the latest handoffs whose next actions and blockers get their own sections
 LEFT_NAMED = 3  # omitted items a truncated Markdown brief names (git-hn: an agent can show them)
+LEFT_COUNTED = {"handoffs": "handoffs", "nextActions": "next actions", "blockers": "blockers",
+                "decisions": "decisions", "observations": "observations", "assumptions": "assumptions",
+                "failedAttempts": "failed attempts", "challenges": "challenged", "staleAnchors": "stale anchors"}
 LEFT_LABELS = {"handoffs": "handoff", "nextActions": "next action of handoff", "blockers": "blocker of handoff",
                "decisions": "decision", "observations": "observation", "assumptions": "assumption",
                "failedAttempts": "failed attempt", "challenges": "challenged", "staleAnchors": "stale anchor"}
@@ -225,7 +228,9 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
                        lambda d: markdown_bytes(d, names, (), notes), names, fmt)
     if not doc["omitted"]:
         return doc, out
-    room = len(_left_markdown([("sha256:" + "0" * 64, max(LEFT_LABELS.values(), key=len))] * min(LEFT_NAMED, total)))
+    widest = [("9" * len(str(total)), LEFT_COUNTED[n]) for n in SECTIONS if counts.get(n)]
+    room = len(_left_markdown([("sha256:" + "0" * 64, max(LEFT_LABELS.values(), key=len))] * min(LEFT_NAMED, total),
+                              widest))
     fewer, _bytes = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes - room,
                             lambda d: markdown_bytes(d, names, (), notes), names, fmt, must_fit=max_bytes)
     left: list[tuple[str, str]] = []
@@ -235,7 +240,9 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
             ident = it["memoryId"] if name in DERIVED else it["id"]
             if all(ident != i for i, _label in left):
                 left.append((ident, LEFT_LABELS[name]))
-    named = markdown_bytes(fewer, names, left, notes)
+    by_section = [(str(counts[n] - len(fewer[n])), LEFT_COUNTED[n]) for n in SECTIONS
+                  if counts.get(n, 0) > len(fewer[n])]
+    named = markdown_bytes(fewer, names, left, notes, by_section)
     # (a bound too small for the block beside the header keeps the first fill, unnamed)
     return (fewer, named) if len(named) <= max_bytes else (doc, out)
 
@@ -401,17 +408,20 @@ NO_POLICY = "there is no policy at this commit: git hn policy init writes one, t
 
 
 LEFT_LINE = "Left out to stay within the byte bound (git hn memory show ID prints one; a larger --max-bytes keeps more):"
+LEFT_BY_SECTION = "Left out, by section (git hn memory recall --kind KIND lists a kind): "
 
 
-def _left_markdown(left: list[tuple[str, str]]) -> bytes:
-    """The block naming omitted items: (memory ID, what it is) each."""
+def _left_markdown(left: list[tuple[str, str]], by_section: list[tuple[str, str]] = ()) -> bytes:
+    """The block naming omitted items: (memory ID, what it is) each, then how many each section
+    left out ((count, label) each)."""
     if not left:
         return b""
-    return _out(LEFT_LINE + "\n" + "".join(f"- {ident} ({label})\n" for ident, label in left))
+    counted = LEFT_BY_SECTION + ", ".join(f"{label} {n}" for n, label in by_section) + "\n" if by_section else ""
+    return _out(LEFT_LINE + "\n" + "".join(f"- {ident} ({label})\n" for ident, label in left) + counted)
 
 
 def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, str]] = (),
-                   notes: tuple[str, ...] = ()) -> bytes:
+                   notes: tuple[str, ...] = (), by_section: list[tuple[str, str]] = ()) -> bytes:
     """The Markdown brief: the warning as a block quote, a short header (and ``notes``, a line
     each), the first omitted items (``left``), then one section per non-empty list. Additive by
     construction (see ``bounded``)."""
@@ -424,7 +434,7 @@ def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, s
 
         parts.append(_out(f"{UNTRUSTED_LINE}{NO_POLICY if doc['policyDigest'] == MISSING_DIGEST else TRUST}\n"))
     parts += [_out(f"{note}\n") for note in notes]
-    parts.append(_left_markdown(list(left)))
+    parts.append(_left_markdown(list(left), list(by_section)))
     for name in SECTIONS:
         if doc[name]:
             parts.append(_section_markdown(name))

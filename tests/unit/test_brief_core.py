@@ -98,12 +98,18 @@ def test_bounded_size_is_exact_and_a_prefix(items, bound, fmt, excluded):
     left, room = [], 0
     if fmt == "markdown" and doc["omitted"]:  # the first omitted items are named (a git-hn block)
         left = omitted_named(full, doc)
-        room = len(brief._left_markdown([("sha256:" + "0" * 64, "next action of handoff")] * min(3, len(items))))
-        if data != brief.markdown_bytes(doc, {}, left):  # (no room for the block: the fill without it)
-            assert len(brief.markdown_bytes(doc, {}, left)) > bound or \
+        by_section = [(str(len(full[s]) - len(doc[s])), brief.LEFT_COUNTED[s]) for s in brief.SECTIONS
+                      if len(full[s]) > len(doc[s])]
+        widest = [("9" * len(str(len(items))), brief.LEFT_COUNTED[s]) for s in brief.SECTIONS if full[s]]
+        room = len(brief._left_markdown([("sha256:" + "0" * 64, "next action of handoff")] * min(3, len(items)),
+                                        widest))
+        if data != brief.markdown_bytes(doc, {}, left, (), by_section):  # (no room: the fill without it)
+            assert len(brief.markdown_bytes(doc, {}, left, (), by_section)) > bound or \
                 len(brief.markdown_bytes(brief.bounded(top, full, bound - room, fmt)[0], {}, left)) > bound
-            left, room = [], 0
-    render = brief.json_bytes if fmt == "json" else (lambda d: brief.markdown_bytes(d, {}, left))
+            left, room, by_section = [], 0, []
+    else:
+        by_section = []
+    render = brief.json_bytes if fmt == "json" else (lambda d: brief.markdown_bytes(d, {}, left, (), by_section))
     assert data == render(doc) and len(data) <= bound
     flat = [i for s in brief.SECTIONS for i in full[s]]
     kept = [i for s in brief.SECTIONS for i in doc[s]]
@@ -144,7 +150,8 @@ def test_a_markdown_brief_names_the_items_it_left_out():
     text = data.decode()
     assert len(data) <= 4096 and doc["omitted"] == 2 and [d["id"] for d in doc["decisions"]] == [full["decisions"][0]["id"]]
     assert (f"{brief.LEFT_LINE}\n- {full['handoffs'][0]['id']} (handoff)\n"
-            f"- {full['decisions'][1]['id']} (decision)\n") in text
+            f"- {full['decisions'][1]['id']} (decision)\n"
+            f"{brief.LEFT_BY_SECTION}handoffs 1, decisions 1\n") in text
     assert text.index(brief.LEFT_LINE) < text.index("## Decisions")
     jdoc, jdata = brief.bounded(top, full, 4096, "json")
     assert b"Left out" not in jdata and set(jdoc) == set(brief.head("c", "d", 0)) | set(brief.SECTIONS)
