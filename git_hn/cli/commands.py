@@ -116,12 +116,16 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     doc = show.show(repo, query)
     if as_json:
         render.json_line(doc)
-    elif render.on_terminal():
+        return 0
+    if render.on_terminal():
         from . import terminal
 
         render.write(terminal.show(doc, no_color))
     else:
         render.lines(show.human_lines(doc))
+    why = show.inapplicable_hint(repo, doc)
+    if why:
+        render.hint(why)
     return 0
 
 

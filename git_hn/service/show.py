@@ -178,3 +178,26 @@ def human_lines(doc: dict) -> list[str]:
     if "targetProjection" in doc:
         lines += _projection_lines("Target projection", doc["targetProjection"])
     return lines
+
+
+def inapplicable_hint(repo: Repo, doc: dict) -> str:
+    """Why a memory that ``show`` found is left out of recall and the brief at ``HEAD``: its
+    anchor does not apply there (after an amend or a rebase of a published commit, or on
+    another branch), and how its author records it again; "" when it applies."""
+    row = doc.get("projection")
+    if not row or row["applicability"] != "inapplicable" or doc["envelope"]["operation"] != "record":
+        return ""
+    mode = (row["data"].get("applicability") or {}).get("mode")
+    commit, short = row["anchor"]["commit"][:12], doc["memoryId"][7:19]
+    if mode == "exact":
+        return (f"memory {short} applies at commit {commit} only (--applies exact), not at HEAD: recall and "
+                "the brief at HEAD leave it out")
+    if mode != "descendants":
+        return ""
+    text = (f"memory {short} applies where commit {commit} is in the history, and HEAD does not contain it (an "
+            "amended or rebased commit, or another branch): recall and the brief at HEAD leave it out")
+    from ..store.identity import active_actor
+
+    own = active_actor(repo) == doc["envelope"]["actor"]  # (None without an identity)
+    return text + (f"; git hn memory supersede {short} --at HEAD --content TEXT records it again on HEAD"
+                   if own else "")

@@ -513,3 +513,31 @@ def test_policy_show_says_the_working_trees_policy_is_not_committed(inited):
     r = hn(inited, "policy", "show")
     assert r.code == 0 and r.err == "" and "Memory policy: absent" not in r.out
     assert hn(inited, "policy", "show", "HEAD~1").err == ""  # (an older commit's differs as a matter of course)
+
+
+def test_show_says_why_a_memory_is_left_out_at_head_and_how_its_author_records_it_again(inited):
+    """An agent trial: after an amend of a published commit, a verification vanished from recall
+    and the brief, and ``show`` said only ``inapplicable (222150874e66)``. It says why (a hint on
+    stderr; stdout and JSON unchanged) and, to the author, how to record it again on HEAD."""
+    def made(*args):
+        r = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", *args)
+        assert r.code == 0, r.err
+        return r.json()["memoryId"]
+
+    old = git(inited, "rev-parse", "HEAD")
+    later = made("--applies", "descendants", "--content", "verified by hand")
+    exact = made("--applies", "exact", "--content", "true of this commit only")
+    assert "hint" not in hn(inited, "memory", "show", later).err  # (it applies here)
+    git(inited, "commit", "-q", "--amend", "-m", "amended")  # (no hooks: nothing re-anchors)
+    r = hn(inited, "memory", "show", later)
+    assert r.code == 0 and "inapplicable" in r.out
+    assert r.err == (f"git-hn: hint: memory {later[7:19]} applies where commit {old[:12]} is in the history, and "
+                     "HEAD does not contain it (an amended or rebased commit, or another branch): recall and the "
+                     f"brief at HEAD leave it out; git hn memory supersede {later[7:19]} --at HEAD --content TEXT "
+                     "records it again on HEAD\n")
+    assert hn(inited, "memory", "show", later, "--json").err == ""
+    assert hn(inited, "memory", "show", exact).err == (
+        f"git-hn: hint: memory {exact[7:19]} applies at commit {old[:12]} only (--applies exact), not at HEAD: "
+        "recall and the brief at HEAD leave it out\n")
+    again = hn(inited, "memory", "supersede", later[7:19], "--at", "HEAD", "--content", "verified by hand")
+    assert again.code == 0, again.err
