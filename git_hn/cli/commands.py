@@ -318,6 +318,7 @@ def recall_command(values: dict) -> int:
         doc, hidden = service.recall_counted(repo, req)
     if values.get("json"):
         render.json_line(doc)
+        _path_hint(repo, doc, req.path)
     else:
         if render.on_terminal():
             from ..service.names import author_names
@@ -330,9 +331,29 @@ def recall_command(values: dict) -> int:
         from .trust import empty_hint, hint
 
         hint(hidden, repo)  # issue 13: say what the trust policy hid, on stderr
-        if not doc["matched"] and not any(hidden.values()):
+        if not _path_hint(repo, doc, req.path) and not doc["matched"] and not any(hidden.values()):
             empty_hint(repo)
     return 0
+
+
+def _path_hint(repo, doc: dict, path: str) -> bool:
+    """After a recall by path that matched nothing, run from a subdirectory: paths are relative
+    to the top of the repository (§13.6), so ``--path lexer.py`` in ``src/parser`` names
+    nothing; the hint (stderr, with ``--json`` too: an agent reads it) gives the path from the
+    top. Whether it said so."""
+    if doc["matched"] or not path:
+        return False
+    from ..core.grammar import is_path
+
+    proc = repo.git.run(["rev-parse", "--show-prefix"])
+    prefix = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+    if not prefix or not is_path(prefix + path, LIMITS.max_path):
+        return False
+    from ..core.gostr import one_line
+
+    render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, so "
+                f"from here that is --path {one_line(prefix + path)}")
+    return True
 
 
 def policy_show_command(rev: str | None, as_json: bool) -> int:

@@ -541,3 +541,25 @@ def test_show_says_why_a_memory_is_left_out_at_head_and_how_its_author_records_i
         "recall and the brief at HEAD leave it out\n")
     again = hn(inited, "memory", "supersede", later[7:19], "--at", "HEAD", "--content", "verified by hand")
     assert again.code == 0, again.err
+
+
+def test_a_recall_by_path_from_a_subdirectory_says_paths_are_from_the_top(inited):
+    """An agent trial: ``recall --path lexer.py`` run in ``src/parser`` matched nothing and said
+    nothing (paths are relative to the top of the repository). A hint names the path from the
+    top, with ``--json`` too (stderr; the document is unchanged)."""
+    (inited / "src" / "parser").mkdir(parents=True)
+    (inited / "src" / "parser" / "lexer.py").write_text("x\n")
+    git(inited, "add", "src")
+    git(inited, "commit", "-q", "-m", "lexer")
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--path", "src/parser/lexer.py", "--content", "tokens keep their spans")
+    assert r.code == 0, r.err
+    here = inited / "src" / "parser"
+    hint = ("git-hn: hint: nothing is anchored to lexer.py; paths are relative to the top of the repository, so "
+            "from here that is --path src/parser/lexer.py\n")
+    for args in ([], ["--json"]):
+        r = hn(here, "memory", "recall", "--include-untrusted", "--path", "lexer.py", *args)
+        assert r.code == 0 and r.err == hint, (args, r.err)
+    r = hn(here, "memory", "recall", "--include-untrusted", "--path", "src/parser/lexer.py", "--json")
+    assert r.code == 0 and r.err == "" and r.json()["matched"] == 1
+    assert hn(inited, "memory", "recall", "--include-untrusted", "--path", "lexer.py").err == ""  # (at the top)
