@@ -401,7 +401,11 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
         done = reanchor.rewrite(repo, ident, mapping)
     except HnError as exc:
         how = ""
-        if len(mapping) == 1:  # (an amend: the one command that does it by hand)
+        from ..errors import LocalStateError
+
+        # (an amend: the one command that does it by hand; not when this clone cannot tell what
+        # was published, a damaged record: that command refuses the same way)
+        if len(mapping) == 1 and not isinstance(exc, LocalStateError):
             (old, new), = mapping.items()
             how = f"; git hn memory reanchor {old} {new} re-anchors them"
         sys.stderr.write(f"git-hn: memories on rewritten commits were not re-anchored: {exc.message}{how}\n")

@@ -574,6 +574,7 @@ def test_a_damaged_publication_journal_is_never_taken_for_nothing_published(tmp_
     assert (f"publication journal {journal} is damaged (each line is a remote, a memory ref and an object "
             "ID): move it aside, then run git hn sync with each remote, which records again what each "
             "holds") in amended.stderr, amended.stderr
+    assert "git hn memory reanchor" not in amended.stderr  # (that command refuses the same way: a review)
     assert git(a, "rev-parse", ref) == tip
     journal.rename(journal.with_name("given-v0.damaged"))  # what the message says to do
     assert hn(a, "sync").code == 0
