@@ -144,6 +144,33 @@ def absent_notes(repo: Repo, commit: str, absent: list[str]) -> list[tuple[str, 
     return out
 
 
+def uncommitted_notes(repo: Repo, commit: str, paths: list[str]) -> list[tuple[str, str]]:
+    """git-hn: (path, warning) for each anchored path that has changes not committed yet (staged
+    or not), when recording at ``HEAD``: the memory is anchored to the committed version, so once
+    the change is committed its brief lists it as a stale anchor at once (an agent trial: most
+    path-anchored memories of a session that recorded before committing were stale). One ``git
+    status`` for all paths."""
+    if not paths:
+        return []
+    # (the runner's pathspecs are literal, and from the top of the worktree: ``git -C TOP``)
+    top = repo.git.run(["rev-parse", "--show-toplevel"]).stdout.decode("utf-8", "surrogateescape").strip()
+    if not top:
+        return []
+    proc = repo.git.run(["-C", top, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--", *paths])
+    if proc.returncode != 0:
+        return []
+    changed = set()
+    entries = iter(proc.stdout.decode("utf-8", "surrogateescape").split("\0"))
+    for entry in entries:
+        if len(entry) > 3:
+            changed.add(entry[3:])
+            if entry[0] in "RC":  # (a rename's source follows)
+                next(entries, None)
+    return [(p, f"--path {one_line(p)} has changes not committed yet: the memory is anchored to its version "
+                f"at commit {commit[:12]}, so it shows as stale once they are (commit first, then record, to "
+                "anchor the new version)") for p in paths if p in changed]
+
+
 def tree_entry(repo: Repo, commit: str, path: str) -> str:
     """The blob OID at ``path`` in ``commit``, ``absent``, or an error for a non-blob entry."""
     proc = repo.git.run(["--literal-pathspecs", "ls-tree", "--full-tree", "-z", commit, "--", path])
@@ -206,6 +233,8 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
     paths = resolve_paths(repo, commit, flags.path, flags.blob)
     if notes is not None and not flags.blob:
         notes += absent_notes(repo, commit, [p.path for p in paths if p.blob == "absent"])
+        if flags.at in ("HEAD", "@"):
+            notes += uncommitted_notes(repo, commit, [p.path for p in paths if p.blob != "absent"])
     record = Record(
         kind=kind, content=content, anchor=Anchor(commit, paths, subject),
         applicability=Applicability(flags.applies, subject if flags.applies == "subject" else ""),

@@ -563,3 +563,27 @@ def test_a_recall_by_path_from_a_subdirectory_says_paths_are_from_the_top(inited
     r = hn(here, "memory", "recall", "--include-untrusted", "--path", "src/parser/lexer.py", "--json")
     assert r.code == 0 and r.err == "" and r.json()["matched"] == 1
     assert hn(inited, "memory", "recall", "--include-untrusted", "--path", "lexer.py").err == ""  # (at the top)
+
+
+def test_recording_a_path_with_uncommitted_changes_says_what_it_is_anchored_to(inited):
+    """An agent trial: recording as it went (before committing) anchored each path to HEAD's
+    version, and once committed the brief listed every such memory as a stale anchor. A warning
+    says so, from the top or a subdirectory; a committed path gets none."""
+    (inited / "src").mkdir()
+    (inited / "src" / "grammar.py").write_text("a\n")
+    (inited / "src" / "same.py").write_text("s\n")
+    git(inited, "add", "src")
+    git(inited, "commit", "-q", "-m", "grammar")
+    head = git(inited, "rev-parse", "HEAD")
+    (inited / "src" / "grammar.py").write_text("b\n")
+    warning = (f"git-hn: warning: --path src/grammar.py has changes not committed yet: the memory is anchored to "
+               f"its version at commit {head[:12]}, so it shows as stale once they are (commit first, then "
+               "record, to anchor the new version)\n")
+    for where in (inited, inited / "src"):
+        r = hn(where, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+               "--path", "src/grammar.py", "--path", "src/same.py", "--content", f"grammar rule from {where.name}")
+        assert r.code == 0 and r.err == warning, r.err
+    git(inited, "commit", "-q", "-am", "grammar b")
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--path", "src/grammar.py", "--content", "after the commit")
+    assert r.code == 0 and r.err == ""
