@@ -71,9 +71,9 @@ found in it.
 - Before changing an area, recall what is known about it:
   `git hn memory recall --path FILE --json`, `--topic TOPIC` or `--query "WORDS"` (MCP tool
   `memory_recall`).
-- Record as you go, anchored to the commit you worked on: decisions and why (`--kind decision`),
-  assumptions you rely on (`--kind assumption`), approaches that failed
-  (`--kind attempt --outcome failed`):
+- Record as you go, after committing what a memory is about (paths anchor at `--at`): decisions
+  and why (`--kind decision`), assumptions you rely on (`--kind assumption`), approaches that
+  failed (`--kind attempt --outcome failed`):
   `git hn memory record --kind KIND --at HEAD --applies descendants --path FILE --content "..."`.
 - Before the session ends, write a handoff (what was done, what is next, and what is still open
   from the last one: the next session reads only the latest), then publish it with `git push`
