@@ -28,7 +28,7 @@ import time
 from contextlib import contextmanager
 
 from ..core import hashing
-from ..errors import ConflictError, LocalStateError, StateUnwritable, StateWriteFailed
+from ..errors import ConflictError, HnError, LocalStateError, StateUnwritable, StateWriteFailed
 from . import private
 from .repo import Repo
 
@@ -405,6 +405,8 @@ def failure(exc: BaseException) -> WriteFailed:
         return WriteFailed(exc.strerror or type(exc).__name__)
     if isinstance(exc, LocalStateError):
         return WriteFailed(exc.message.removeprefix("memory state could not be written: "))
+    if isinstance(exc, HnError):  # (git-hn's own words, whole: cut at 120 characters, a divergent
+        return WriteFailed(exc.message)  # chain's line lost its refs and its reason mid actor ID)
     return WriteFailed(str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__)
 
 

@@ -298,13 +298,9 @@ def test_an_amend_at_a_stop_of_an_aborted_rebase_is_never_followed_by_a_later_re
     assert not (a / ".git" / "hn" / "rebase-amends").exists()
 
 
-def test_imports_from_two_remotes_accept_one_at_a_time_so_two_forks_are_never_both_accepted(tmp_path):
-    """An audit's case: Alice's stream forked at sequence 3, one fork on each of two remotes the
-    victim imports from; two syncs at once each checked continuity against the accepted copies
-    as they were before the other's promotion, both promoted, and every read then failed on the
-    divergent chains (later syncs said up to date). From its continuity check to its ref
-    transaction an import holds one lock for every remote: the second waits, then finds the
-    first's copy and refuses its fork as an equivocation."""
+def _two_forks(tmp_path):
+    """Alice's stream at m2 on two remotes, origin and evil, both accepted by Bob; then m3 on
+    origin and another m3 on evil (a fork at sequence 3). (remote, alice, bob, local ref, m2)."""
     remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
     evil = tmp_path / "evil.git"
     git(tmp_path, "clone", "-q", "--bare", str(remote), str(evil))
@@ -323,6 +319,17 @@ def test_imports_from_two_remotes_accept_one_at_a_time_so_two_forks_are_never_bo
     git(alice, "update-ref", ref, m2)
     _record(alice, "m3 on evil")
     git(alice, "push", "-q", "evil", f"{ref}:{ref}")
+    return remote, alice, bob, ref, m2
+
+
+def test_imports_from_two_remotes_accept_one_at_a_time_so_two_forks_are_never_both_accepted(tmp_path):
+    """An audit's case: Alice's stream forked at sequence 3, one fork on each of two remotes the
+    victim imports from; two syncs at once each checked continuity against the accepted copies
+    as they were before the other's promotion, both promoted, and every read then failed on the
+    divergent chains (later syncs said up to date). From its continuity check to its ref
+    transaction an import holds one lock for every remote: the second waits, then finds the
+    first's copy and refuses its fork as an equivocation."""
+    remote, alice, bob, ref, m2 = _two_forks(tmp_path)
     path = bob / ".git" / "hn" / "locks" / "accept.lock"
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)

@@ -65,3 +65,17 @@ def test_the_content_digest_follows_bytes_not_times(tmp_path):
     assert statedb.content_of(files) != before
     # the bytes of one file never pass for another's: each is digested on its own
     assert statedb.content_of([("a", str(code)), ("b", None)]) != statedb.content_of([("a", None), ("b", str(code))])
+
+
+def test_a_state_failure_keeps_git_hns_whole_message():
+    """An audit's case: the index warning cut the state's error at 120 characters, in the middle
+    of an actor ID, and the divergent refs and the reason were lost. git-hn's own errors keep
+    their whole message; another exception is still cut to its first line's 120 characters."""
+    from git_hn.errors import ValidationError
+    from git_hn.store import statedb
+
+    message = (f"memory stream sha256:{'a' * 64} of actor {'b' * 64} has divergent chains: "
+               f"refs/hn/remotes/evil/memory/{'b' * 64}/{'a' * 64} and refs/hn/remotes/origin/memory/"
+               f"{'b' * 64}/{'a' * 64} differ at sequence 3")
+    assert statedb.failure(ValidationError(message)).cause == message
+    assert statedb.failure(RuntimeError("x" * 300 + "\nmore")).cause == "x" * 120
