@@ -175,6 +175,13 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
     if _HEX.fullmatch(query) and len(query) < MIN_PREFIX:
         raise InputError(f"actor prefix {shown} is shorter than {MIN_PREFIX} hex characters; "
                          "use a longer prefix or the full actor ID")
+    near = sorted({k.actor for k in known for n in k.names if folded and (
+        fold_name(n).startswith(folded) or folded in fold_name(n).split())},
+        key=lambda a: (fold_name((by_actor[a].names or ("",))[0]), a))
+    if near:  # (a name is matched exactly, never by a part: anyone can sign under any name)
+        listed = ", ".join(label(by_actor[a]) for a in near[:AMBIGUOUS_SHOWN])
+        raise InputError(f"no known actor is named {shown} exactly; known actors whose name starts with or "
+                         f"contains that word: {listed}; give the whole name or the actor ID")
     raise InputError(f"no known actor matches {shown}: a teammate is known once their memory is here "
                      "(git hn sync; git hn memory recall --include-untrusted lists it), or use the full "
                      "actor ID their git hn identity public prints")
