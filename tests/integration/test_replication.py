@@ -1219,6 +1219,28 @@ def test_a_memory_is_pushed_after_the_stream_it_cites_and_not_when_that_stream_i
     assert hn(bob, "memory", "show", made["memoryId"], "--json").json()["projection"]["lifecycle"] == "retracted"
 
 
+def test_a_refused_stream_holds_back_only_what_cites_it(tmp_path):
+    """A review's case: a refusal in the first push of a publication stopped the later pushes too,
+    so a stream citing another that the remote took waited for the next publication."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    first = _rec(alice, "in the default stream, refused by the server")
+    two, three = "sha256:" + "2" * 64, "sha256:" + "3" * 64
+    r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "descendants", "--content", "in stream two", "--stream", two)
+    assert r.code == 0, r.err
+    assert hn(alice, "memory", "retract", r.json()["memoryId"], "--reason", "obsolete", "--stream", three).code == 0
+    refs = {n: f"refs/hn/memory/{first['actor']}/{n * 64}" for n in "23"}
+    refused = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    hook = remote / "hooks" / "update"
+    hook.write_text(f'#!/bin/sh\n[ "$1" != "{refused}" ]\n')
+    hook.chmod(0o755)
+    r = hn(alice, "sync")
+    assert r.code == 1 and "hook declined" in r.err, r.out + r.err
+    for ref in refs.values():  # the citing stream went after the one it cites, which was taken
+        assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    assert git(remote, "rev-parse", "--verify", "-q", refused, check=False) == ""
+
+
 def test_a_pending_state_that_cannot_be_read_safely_is_not_waited_for(tmp_path, monkeypatch):
     """A review's case: a replication directory with unsafe permissions gives no file list
     (``memo_files`` None) before and after; that was taken for a state being changed, and every

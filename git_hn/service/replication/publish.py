@@ -222,27 +222,35 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
     that followed held it twice). Only a push whose answer was read settles its offers.
 
     A ref that cites what another ref of the same publication gives (``gate.Allowed.after``) is
-    pushed after it, in a push of its own, and only once every earlier push was taken whole: a
-    push is not atomic, and a server that refused the cited stream took the citing one alone
-    (every importer then failed with dependency-missing)."""
+    pushed after it, in a push of its own, and only once the remote took what it cites: a push
+    is not atomic, and a server that refused the cited stream took the citing one alone (every
+    importer then failed with dependency-missing). A ref whose cited stream was refused waits
+    for the next publication; the others go on, and the first refusal is raised at the end."""
     after = getattr(heads, "after", None) or {}
     rounds, left = [], list(refs)
     while left:
         now = [r for r in left if not after.get(r, set()) & set(left)] or left  # (a circle: together)
         rounds.append(now)
         left = [r for r in left if r not in now]
-    published = 0
+    published, taken, failed = 0, {}, None
     for now in rounds:
+        ready = [r for r in now if all(d in taken or d in now for d in after.get(r, ()))]
+        if not ready:
+            continue
         try:
-            published += _push_round(repo, remote, now, heads, exact, sent)
-        except PhaseError as exc:  # (what cites it waits for the next publication)
-            exc.published += published
-            raise
+            published += _push_round(repo, remote, ready, heads, exact, sent, taken)
+        except PhaseError as exc:
+            published += exc.published
+            failed = failed or exc
+    if failed is not None:
+        failed.published = published
+        raise failed
     return published
 
 
 def _push_round(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool,
-                sent: list | None) -> int:
+                sent: list | None, taken: dict) -> int:
+    """One push of ``refs`` (``push``); ``taken`` gets what the remote holds now of them."""
     from ...store import given
 
     given.offer(repo, remote, {r: heads[r] for r in refs if r in heads})
@@ -256,9 +264,11 @@ def _push_round(repo: Repo, remote: str, refs: list[str], heads: dict[str, str],
         if len(push_urls(repo, remote)) != 1:  # one URL's refusal says nothing of what another took
             reported = set(answered)
         given.settled(repo, remote, answered, reported)
+        taken.update(answered)
         raise
     # anything else (a signal, a timeout): the offer stays, ``settle_stopped``'s
     given.settled(repo, remote, answered, None)
+    taken.update(answered)
     return published
 
 
