@@ -357,3 +357,34 @@ def test_imports_from_two_remotes_accept_one_at_a_time_so_two_forks_are_never_bo
     r = hn(bob, "memory", "recall", "--include-untrusted", "--json")
     assert r.code == 0, r.err
     assert hn(bob, "memory", "index", "verify").code == 0
+
+
+def test_the_fetch_hook_does_not_wait_for_another_remotes_acceptance(tmp_path):
+    """A review's case: a plain ``git fetch`` with the hooks waited (up to ten minutes) while a
+    sync with another remote held the acceptance lock. The hook's import does not wait: it says
+    so, and git hn sync imports afterwards."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert hn(bob, "hooks", "install").code == 0
+    made = _record(alice, "arrives later")
+    assert hn(alice, "sync").code == 0
+    (alice / "more.txt").write_text("more\n")
+    git(alice, "add", "more.txt")
+    git(alice, "commit", "-q", "-m", "more")
+    git(alice, "push", "-q", "origin", "main")
+    path = bob / ".git" / "hn" / "locks" / "accept.lock"
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # (as a sync with another remote holds it)
+    try:
+        start = time.monotonic()
+        fetched = subprocess.run(["git", "fetch", "-q", "origin"], cwd=bob, capture_output=True, text=True,
+                                 timeout=120)
+        assert time.monotonic() - start < 30
+    finally:
+        os.close(fd)
+    assert fetched.returncode == 0
+    assert "a sync with another remote is accepting memories; run git hn sync origin after it" in fetched.stderr
+    assert hn(bob, "memory", "show", made["memoryId"]).code != 0  # not imported yet
+    assert hn(bob, "sync").code == 0
+    assert hn(bob, "memory", "show", made["memoryId"]).code == 0

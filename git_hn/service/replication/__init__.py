@@ -96,7 +96,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     waiting = (lambda: progress(f"waiting for another git hn sync with {remote}")) if progress else None
     with serial.importing(repo, remote, wait, waiting), _publications_held(repo, remote, wait, progress, rebase):
         run, ended = _import(repo, remote, url, result, recover_shallow, progress, publish, interrupt_after,
-                             by_name, rebase)
+                             by_name, rebase, wait)
     if publish and not ended and off:
         result.publication_off = True
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
@@ -184,7 +184,7 @@ def _has_local_streams(repo: Repo) -> bool:
 
 
 def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shallow: bool, progress,
-            publish: bool, interrupt_after: str | None, by_name: bool, rebase: bool = False):
+            publish: bool, interrupt_after: str | None, by_name: bool, rebase: bool = False, wait: float = WAIT):
     """The import phase into ``result``: the ``run.Import`` it ran (None without a selection), and
     whether the sync ends with it (a shallow recovery that cannot begin)."""
     from .run import Import
@@ -204,9 +204,12 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
             if shallow.before_recovery(repo, remote, selection, result, repair_pending):
                 return None, True
         run = Import(repo, remote, url, selection, result, progress, recover_shallow, interrupt_after,
-                     publish=publish, selection_bytes=selection_bytes, by_name=by_name, rebase=rebase)
+                     publish=publish, selection_bytes=selection_bytes, by_name=by_name, rebase=rebase,
+                     wait=wait)
         try:
             run.run()
+        except ConflictError:  # (another remote's import is accepting, and this one does not wait)
+            raise
         except PhaseError as exc:
             result.import_error, result.unreachable = exc.message, exc.unreachable
         except Interrupted:

@@ -53,7 +53,8 @@ def prepare_validation(streams: int) -> None:
 class Import:
     def __init__(self, repo, remote: str, url: str, selection, result, progress, recover_shallow: bool,
                  interrupt_after: str | None = None, publish: bool = False,
-                 selection_bytes: bytes | None = None, by_name: bool = True, rebase: bool = False):
+                 selection_bytes: bytes | None = None, by_name: bool = True, rebase: bool = False,
+                 wait: float | None = None):
         self.repo, self.remote, self.url, self.sel = repo, remote, url, selection
         self.selection_bytes = selection_bytes  # the selection file as read (None: no file)
         self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
@@ -74,6 +75,7 @@ class Import:
         self.by_name = by_name  # an exact selection may be fetched by name (``_fetch_exact``)
         self.rebase = rebase  # the user's own forked streams are rebased (``_own_fork``)
         self.identity = None  # the active identity, loaded when a rebase signs with it
+        self.wait = serial.ACCEPT_WAIT if wait is None or wait > 0 else 0.0  # (a hook's: 0, never holds Git)
 
     def say(self, text: str) -> None:
         if self.progress is not None:
@@ -147,7 +149,7 @@ class Import:
             # as they were before the other's promotion, and two diverging copies of one stream
             # were both accepted (every read then failed closed, and no sync said why)
             accepting.enter_context(serial.accepting(self.repo, self.remote, lambda: self.say(
-                "waiting for a sync with another remote to accept its memories")))
+                "waiting for a sync with another remote to accept its memories"), self.wait))
             with self._accepted_set():  # the state's lock is held from here, never over the network
                 self.say("measure")
                 measure.measure_all(self, wanted)
