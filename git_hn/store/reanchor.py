@@ -332,52 +332,61 @@ class Rebased(NamedTuple):
         return self.memories[-1].commit
 
 
-def rebase_tail(repo: Repo, ident: Identity, ref: str, old: str, tail: list, onto) -> Rebased:
-    """``git hn sync --rebase`` (git-hn extension): the unpublished ``tail`` of the user's own
-    stream ``ref`` (at ``old``; its memories above the sequence where it parts from a remote's
-    copy of the stream, root first) signed again on top of ``onto``, that copy's verified tip
-    memory. Each keeps its operation, content, anchor and timestamp; sequence and ``previous``
-    continue ``onto``, and lifecycle targets and ``memory:`` evidence follow the rebuilt IDs.
-    Nothing is written: the caller writes ``objects`` and moves ``ref`` from ``old`` to ``tip``
-    in the same ref transaction that accepts the copy."""
-    envs = _envelopes(repo, tail, {}, onto.memory_id, onto.envelope.sequence + 1)
-    written, signed = _signed(repo, ident, envs, onto.commit)
-    return Rebased(ref, old, written, signed, tuple((m.memory_id, n.memory_id) for m, n in zip(tail, signed)))
-
-
-def follow_rebased(repo: Repo, ident: Identity, rebased: list) -> list[Rebased]:
-    """The user's other local streams whose unpublished memories cite (lifecycle target,
-    ``memory:`` evidence) a memory ``rebased`` signs again: a retraction recorded with
-    ``--stream`` into another stream would otherwise name an ID that no longer exists (the
-    publication gate holds it for good). Each is rebuilt in place from its first such memory
-    (sequences kept, citations following the new IDs, in turn across streams), to move in the
-    rebase's ref transaction. A published memory is never signed again: one that cites a
-    rebased memory (no gate lets that happen) makes the rebase stop here, changing nothing."""
-    renamed = {a: b for r in rebased for a, b in r.renamed}
-    if not renamed:
-        return []
-    skip = {r.ref for r in rebased}
+def rebase(repo: Repo, ident: Identity, forks: list) -> list[Rebased]:
+    """``git hn sync --rebase`` (git-hn extension): for each ``(ref, old, tail, onto)`` of
+    ``forks``, the unpublished ``tail`` of the user's own stream ``ref`` (at ``old``; its
+    memories above the sequence where it parts from a remote's copy, root first) signed again
+    on top of ``onto``, that copy's verified tip memory: each keeps its operation, content,
+    anchor and timestamp; sequence and ``previous`` continue ``onto``. With them, the user's
+    other local streams whose unpublished memories cite (lifecycle target, ``memory:``
+    evidence) a memory signed again are rebuilt in place from their first such memory
+    (``follows``; sequences kept), so that a retraction recorded with ``--stream`` into another
+    stream follows its target. One plan for all of them, computed again until no ID changes:
+    a rebased memory may cite one of another stream that cites a rebased one in turn (planned
+    apart, the rebased one kept naming an ID that no longer existed, and every import of the
+    stream failed for good once published). A published memory is never signed again: one
+    that cites a memory signed again (no gate lets that happen) stops the rebase, changing
+    nothing. Nothing is written: the caller writes ``objects`` and moves each ref from ``old``
+    to its tip in the same ref transaction that accepts the copies."""
+    skip = {ref for ref, _old, _tail, _onto in forks}
     listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
     local = [s for s in listing if s.remote is None and s.ref not in skip]
-    if not local:
-        return []
-    published = _published_tips(repo, listing)
-    tails = []
+    published = _published_tips(repo, listing) if local else {}
+    followers = []  # (source, chain, floor): the unpublished part of each starts at its floor
     for src in local:
         chain = _chain(repo, src, listing)
-        if not chain or chain[-1].commit != src.head:
-            continue
-        mine = published.get(src.ref, set())
-        floor = max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)
+        if chain and chain[-1].commit == src.head:  # (else moved since it was listed: its CAS fails)
+            mine = published.get(src.ref, set())
+            followers.append((src, chain, max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)))
+    renamed: dict[str, str] = {}
+    rounds = sum(len(t) for _r, _o, t, _n in forks) + sum(len(c) for _s, c, _f in followers) + 2
+    for _round in range(rounds):
+        before = dict(renamed)
+        rebuilt = [(ref, old, tail, onto, _envelopes(repo, tail, {}, onto.memory_id, onto.envelope.sequence + 1,
+                                                     renamed=renamed)) for ref, old, tail, onto in forks]
+        plan = []
+        for src, chain, floor in followers:
+            start = next((i for i in range(floor, len(chain)) if _cites(chain[i], renamed)), None)
+            if start is not None:
+                tail = chain[start:]
+                envs = _envelopes(repo, tail, {}, chain[start - 1].memory_id if start else "", renamed=renamed)
+                plan.append((src, tail, envs, chain[start - 1].commit if start else ""))
+        if renamed == before:
+            break
+    else:
+        raise LocalStateError("the rebase found memories that cite each other in a circle; nothing was rebased")
+    for _src, chain, floor in followers:
         stuck = next((m for m in chain[:floor] if _cites(m, renamed)), None)
         if stuck is not None:
             raise ConflictError(f"published memory {stuck.memory_id} cites a memory the rebase would sign "
-                                f"again; nothing was rebased")
-        tails.append((src, chain, floor))
+                                "again; nothing was rebased")
     out = []
-    for src, tail, envs, previous in _plan(repo, tails, {}, renamed):
-        objs, signed = _signed(repo, ident, envs, previous)
-        out.append(Rebased(src.ref, src.head, objs, signed,
+    for ref, old, tail, onto, envs in rebuilt:
+        written, signed = _signed(repo, ident, envs, onto.commit)
+        out.append(Rebased(ref, old, written, signed, tuple((m.memory_id, n.memory_id) for m, n in zip(tail, signed))))
+    for src, tail, envs, previous in plan:
+        written, signed = _signed(repo, ident, envs, previous)
+        out.append(Rebased(src.ref, src.head, written, signed,
                            tuple((m.memory_id, n.memory_id) for m, n in zip(tail, signed)), follows=True))
     return out
 

@@ -185,3 +185,32 @@ def test_a_rebase_also_signs_again_what_cites_the_rebased_memories_from_another_
     assert hn(a, "memory", "show", new2, "--json").json()["projection"]["lifecycle"] == "retracted"
     for repo in (a, b):
         assert hn(repo, "memory", "index", "verify").code == 0
+
+
+def test_a_rebase_follows_citations_that_go_through_another_stream_and_back(tmp_path):
+    """A review's case: a rebased memory cited a memory of another stream that cited a rebased
+    one in turn. Planned apart, the citing stream followed the rebase, but the rebased memory
+    kept naming the other stream's old ID; once published, every import of the stream failed
+    with dependency-missing, for good. One plan for both, until no ID changes."""
+    remote, a, b, ref, (b1, b2), _a1 = _forked(tmp_path)
+    other = "sha256:" + "7" * 64
+    r = hn(b, "memory", "record", "--json", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+           "--content", "x1 cites b2", "--stream", other, "--evidence", f"memory:{b2['memoryId']}")
+    assert r.code == 0, r.err
+    x1 = r.json()["memoryId"]
+    b3 = _record(b, "b3 cites x1", "--evidence", f"memory:{x1}")
+    done = hn(b, "sync", "--rebase", "--json")
+    assert done.code == 0, done.out + done.err
+    renamed = {p["from"]: p["to"] for r in done.json()["rebased"] for p in r["renamed"]}
+    assert set(renamed) == {b1["memoryId"], b2["memoryId"], b3["memoryId"], x1}
+    data = hn(b, "memory", "show", renamed[b3["memoryId"]], "--json").json()["projection"]["data"]
+    assert data["evidence"] == [f"memory:{renamed[x1]}"]
+    data = hn(b, "memory", "show", renamed[x1], "--json").json()["projection"]["data"]
+    assert data["evidence"] == [f"memory:{renamed[b2['memoryId']]}"]
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(remote), str(fresh))
+    assert hn(fresh, "init", "--name", "Fresh").code == 0
+    assert hn(fresh, "replication", "select", "--all").code == 0
+    r = hn(fresh, "sync")
+    assert r.code == 0 and "dependency-missing" not in r.out, r.out
+    assert hn(b, "memory", "index", "verify").code == 0

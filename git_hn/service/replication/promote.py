@@ -169,14 +169,15 @@ def accept(run, promotable: list) -> None:
 def _rebased(run, promotable: list) -> list:
     """``sync --rebase``: for each promoted copy of the user's own stream that parts from the
     local stream (``run.Import._own_fork``), the local stream's unpublished memories signed
-    again on top of what this transaction accepts (``store.reanchor.rebase_tail``), their
-    objects written now; the ref transaction moves the local ref with the accepted one, so that
-    the two never disagree in the main repository. A copy promoted only up to before where the
-    two part (a missing dependency) leaves the local stream as it is."""
+    again on top of what this transaction accepts, and the user's other streams citing them
+    rebuilt to follow (``store.reanchor.rebase``), their objects written now; the ref
+    transaction moves the local refs with the accepted one, so that the two never disagree in
+    the main repository. A copy promoted only up to before where the two part (a missing
+    dependency) leaves the local stream as it is."""
     from ...store import objects
-    from ...store.reanchor import follow_rebased, rebase_tail
+    from ...store.reanchor import rebase
 
-    out = []
+    forks = []
     for o in promotable:
         if o.rebase is None or not o.memories:
             continue
@@ -184,15 +185,16 @@ def _rebased(run, promotable: list) -> list:
         onto = o.memories[-1]
         if onto.envelope.sequence < tail[0].envelope.sequence:
             continue
-        out.append(rebase_tail(run.repo, run.identity, ref, old, tail, onto))
-    if out:
-        try:  # (and the user's other streams citing what was signed again follow the new IDs)
-            out += follow_rebased(run.repo, run.identity, out)
-            objects.write_objects(run.repo, [obj for r in out for obj in r.objects])
-        except ConflictError as exc:
-            raise residue(f"rebase stopped: {exc.message}", run.remote) from None
-        except (HnError, OSError):
-            raise residue("rebased memory writing failed", run.remote) from None
+        forks.append((ref, old, tail, onto))
+    if not forks:
+        return []
+    try:
+        out = rebase(run.repo, run.identity, forks)
+        objects.write_objects(run.repo, [obj for r in out for obj in r.objects])
+    except ConflictError as exc:
+        raise residue(f"rebase stopped: {exc.message}", run.remote) from None
+    except (HnError, OSError):
+        raise residue("rebased memory writing failed", run.remote) from None
     return out
 
 
