@@ -224,8 +224,15 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
     if fmt == "json":
         return _filled(top, counts, items, max_bytes, json_bytes, names, "json")
     cached = {n: _Replay(items[n]) for n in SECTIONS}  # (a second fill reads the same items again)
-    doc, out = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes,
-                       lambda d: markdown_bytes(d, names, (), notes), names, fmt)
+    try:
+        doc, out = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes,
+                           lambda d: markdown_bytes(d, names, (), notes), names, fmt)
+    except InputError:
+        if not notes:
+            raise
+        notes = ()  # (a bound too small for them: the brief without, as before they existed)
+        doc, out = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes,
+                           lambda d: markdown_bytes(d, names, (), notes), names, fmt)
     if not doc["omitted"]:
         return doc, out
     widest = [("9" * len(str(total)), LEFT_COUNTED[n]) for n in SECTIONS if counts.get(n)]

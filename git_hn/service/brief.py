@@ -137,25 +137,18 @@ def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
                        header_notes(repo) if fmt == "markdown" else ())
 
 
-NOT_IMPORTED = ("No teammate's memory is imported here yet (no replication selection is saved): "
-                "git hn replication select --all, then git hn sync, imports it")
+NOT_IMPORTED = ("No teammate's memory is imported here yet: git hn replication select --all, then git hn sync, "
+                "imports what your remotes hold")
 
 
 def header_notes(repo: Repo) -> tuple[str, ...]:
-    """git-hn's lines for the Markdown brief's header: that this clone imports no memory from
-    its remotes (it has one, and no saved selection), so that an agent whose session starts in a
-    fresh clone with an empty brief knows why. One directory listing; a ``git remote`` only when
-    nothing is selected."""
-    import os
-
-    from ..store.replication import root
-
-    try:
-        if any(n.endswith(".json") for n in os.listdir(os.path.join(root(repo), "selections"))):
-            return ()
-    except OSError:
-        pass
-    return (NOT_IMPORTED,) if repo.git.run(["remote"]).stdout.strip() else ()
+    """git-hn's lines for the Markdown brief's header: that this clone holds no accepted memory
+    (no ``refs/hn/remotes/*``) while it has remote-tracking refs, so that an agent whose session
+    starts in a fresh clone with an empty brief knows why. From the refs alone, as everything in
+    a brief (§7.15: same refs, commit, policy and flags, same bytes): one ``for-each-ref``."""
+    proc = repo.git.run(["for-each-ref", "--count=1", "--format=%(refname)", "refs/hn/remotes/", "refs/remotes/"])
+    first = proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
+    return (NOT_IMPORTED,) if first.startswith("refs/remotes/") else ()
 
 
 def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int, fmt: str,

@@ -483,8 +483,9 @@ def test_brief_refuses_a_focus_no_memory_could_carry(inited, args, message):
 def test_a_fresh_clones_session_start_brief_says_no_memory_is_imported_yet(tmp_path):
     """An agent trial: a teammate's fresh clone (no replication selection saved) got an empty
     session-start brief with nothing to say why, though the remote held many memories. The
-    Markdown brief and the MCP read tools' ``hint`` say how to import them; once a selection is
-    saved, neither says it."""
+    Markdown brief and the MCP read tools' ``hint`` say how to import them, from the refs alone
+    (a clone with remote-tracking refs and no accepted memory); once memory is imported, neither
+    says it. A bound too small for the line gives the brief without it."""
     import subprocess
     import sys
 
@@ -508,7 +509,13 @@ def test_a_fresh_clones_session_start_brief_says_no_memory_is_imported_yet(tmp_p
     answer = next(json.loads(line) for line in proc.stdout.splitlines() if json.loads(line).get("id") == 2)
     doc = json.loads(answer["result"]["content"][0]["text"])
     assert doc["hint"].endswith(NOT_IMPORTED), doc
-    assert hn(bob, "replication", "select", "--all").code == 0 and hn(bob, "sync").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert hn(bob, "memory", "brief", "--include-untrusted").out == md  # (same refs, same bytes: §7.15)
+    plain = hn(bob, "memory", "brief", "--include-untrusted", "--max-bytes", "100000").out
+    tight = len(plain.encode()) - len(NOT_IMPORTED) - 1  # room for the brief without the line only
+    r = hn(bob, "memory", "brief", "--include-untrusted", "--max-bytes", str(tight))
+    assert r.code == 0 and NOT_IMPORTED not in r.out, r.err
+    assert hn(bob, "sync").code == 0
     md = hn(bob, "memory", "brief", "--include-untrusted").out
     assert NOT_IMPORTED not in md and made in md
     lone = make_repo(tmp_path / "lone")  # no remote: nothing to import, nothing said
