@@ -99,8 +99,14 @@ _UNREACHABLE = (
     ("could not read password", NO_CREDENTIALS),
     ("terminal prompts disabled", NO_CREDENTIALS),
     ("permission denied", "the remote refused access"),
+    ("access denied", "the remote refused access"),  # (git daemon: a push to one without receive-pack)
+    ("the requested url returned error: 401", "the remote's server answered with HTTP 401 (no access)"),
+    ("the requested url returned error: 403", "the remote's server answered with HTTP 403 (no access)"),
+    ("the requested url returned error: 404", "the remote's server answered with HTTP 404 (no repository)"),
     ("the requested url returned error", "the remote's server answered with an error"),
 )
+NO_ACCESS = ("the remote refused access", "the remote's server answered with HTTP 401 (no access)",
+             "the remote's server answered with HTTP 403 (no access)")
 
 
 def unreachable_reason(stderr: bytes, shown_by: str = "git ls-remote <remote>") -> str:

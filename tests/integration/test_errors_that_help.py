@@ -587,3 +587,29 @@ def test_recording_a_path_with_uncommitted_changes_says_what_it_is_anchored_to(i
     r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
            "--path", "src/grammar.py", "--content", "after the commit")
     assert r.code == 0 and r.err == ""
+
+
+def test_a_sync_with_a_remote_one_only_reads_from_says_why_publishing_failed_and_how_to_stop(
+        tmp_path, bare_remote, http_backend):
+    """A team trial: ``git hn sync`` with a read-only HTTP remote (403 on push) said only that
+    the publication failed; it names the answer and how to stop publishing there."""
+    bare = bare_remote()
+    url = http_backend(bare)
+    seed = tmp_path / "seed"
+    git(tmp_path, "init", "-q", "-b", "main", str(seed))
+    git(seed, "commit", "-q", "--allow-empty", "-m", "first")
+    git(seed, "push", "-q", str(bare), "main")
+    git(bare, "config", "http.receivepack", "false")  # (reads only, from here on)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", url, str(clone))
+    assert hn(clone, "init", "--name", "Reader").code == 0
+    assert hn(clone, "replication", "select", "--all").code == 0
+    assert hn(clone, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "kept here").code == 0
+    r = hn(clone, "sync")
+    assert r.code == 1
+    assert r.err == ("git-hn: publication phase failed after replication: replication memory publication failed "
+                     "for remote origin: the remote's server answered with HTTP 403 (no access); if you only read "
+                     "from origin, stop publishing there: git config remote.origin.hnPublish false\n"), r.err
+    git(clone, "config", "remote.origin.hnPublish", "false")
+    assert hn(clone, "sync").code == 0

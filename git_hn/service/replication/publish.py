@@ -24,7 +24,7 @@ from ...core.grammar import LOCAL_PREFIX, parse_accepted_ref, parse_local_ref, u
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
 from ...store import statedb, stateview, streams
-from ...store.transport import remote_env, transport_allowed
+from ...store.transport import NO_ACCESS, remote_env, transport_allowed
 from ...store.repo import Repo
 from .gate import gate
 from .given_record import note_held, published_heads, remember, settle_stopped
@@ -377,6 +377,9 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                 reason += f"; another push to {remote} was updating that ref: git hn sync {remote} again"
             elif reason.startswith("[remote rejected]") and not published:
                 reason += (f"; if {remote} never accepts memory refs, stop publishing there: git config "
+                           f"remote.{remote}.hnPublish false")
+            elif reason.split(";")[0] in NO_ACCESS and not published:  # (a remote one only reads from)
+                reason += (f"; if you only read from {remote}, stop publishing there: git config "
                            f"remote.{remote}.hnPublish false")
             error = PhaseError(f"{error.message}: {reason}", published)
         raise error
