@@ -315,10 +315,13 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     assert (doc["promoted"], doc["importedMemories"]) == (1, 1)
     said = hn(bob, "sync").out  # the human line: the recovery once, then who can bring it back
     assert said.count(f"fetch a branch that contains {local}, then git hn sync origin") == 1, said
-    hint = (f"Commit {local} is not here: git fetch origin brings it if a branch of origin has it (then git hn "
-            "sync origin again); if none has it any more (a rebase, an amend or a deleted branch), a clone that "
-            f"still has it can put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}")
-    assert hint in said.splitlines(), said  # (a line of its own, once for the commit)
+    name = hn(alice, "identity", "show").out.split("\n")[0].split(None, 1)[1]
+    hint = (f"Commit {local} is not here, and memory {second['memoryId'][7:19]} of \"{name}\" "
+            f"({actor_of(alice)[:12]}) is anchored on it: git fetch origin brings it if a branch of origin has it "
+            "(then git hn sync origin again); if none has it any more (a rebase, an amend or a deleted branch), a "
+            "clone that still has it (its author's, most likely) can put it back: git push origin "
+            f"{local}:refs/heads/hn-anchor/{local[:12]}")
+    assert hint in said.splitlines(), said  # (a line of its own, once for the commit, saying whose)
     assert hn(bob, "memory", "show", first["memoryId"]).code == 0
     assert hn(bob, "memory", "show", second["memoryId"]).code == 1
     assert git(bob, "rev-parse", f"refs/hn/remotes/origin/memory/{actor_of(alice)}/{first['stream'][7:]}") == \

@@ -226,13 +226,29 @@ class SyncResult:
         can bring it back. A sync fetches no branch: a ``git fetch`` may (a newcomer's first sync
         came before it); after a rebase, an amend or a deleted branch, only a clone that still
         has it can."""
-        missing = sorted({o.fields.get("missingId") or "" for o in self.outcomes
-                          if o.fields.get("dependencyKind") == "anchor-commit" and one_line(
-                              o.fields.get("recovery") or "").startswith("fetch a branch that contains")} - {""})
-        return [f"Commit {oid} is not here: git fetch {self.remote} brings it if a branch of {self.remote} has "
-                f"it (then git hn sync {self.remote} again); if none has it any more (a rebase, an amend or a "
-                f"deleted branch), a clone that still has it can put it back: git push {self.remote} "
-                f"{oid}:refs/heads/hn-anchor/{oid[:12]}" for oid in missing]
+        owners: dict[str, Outcome] = {}  # missing commit -> an outcome that waits for it
+        for o in self.outcomes:
+            if o.fields.get("dependencyKind") == "anchor-commit" and one_line(
+                    o.fields.get("recovery") or "").startswith("fetch a branch that contains"):
+                owners.setdefault(o.fields.get("missingId") or "", o)
+        owners.pop("", None)
+        return [f"Commit {oid} is not here{self._whose(owners[oid])}: git fetch {self.remote} brings it if a branch "
+                f"of {self.remote} has it (then git hn sync {self.remote} again); if none has it any more (a "
+                f"rebase, an amend or a deleted branch), a clone that still has it (its author's, most likely) "
+                f"can put it back: git push {self.remote} {oid}:refs/heads/hn-anchor/{oid[:12]}"
+                for oid in sorted(owners)]
+
+    @staticmethod
+    def _whose(o: Outcome) -> str:
+        """`, and memory M of NAME (actor) is anchored on it`: who can bring the commit back (a team
+        trial: the line named only the commit, and the reader could not tell whose clone has it)."""
+        from ...core.gostr import bounded, short_id
+
+        owner = o.fields.get("ownerMemoryId") or ""
+        names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner] or \
+            [m.envelope.actor_name for m in o.memories[:1]]
+        who = f'"{bounded(names[0], 64)}" ({short_id(o.actor)})' if names and names[0] else short_id(o.actor)
+        return f", and memory {short_id(owner)} of {who} is anchored on it" if owner and o.actor else ""
 
     def _rebased_line(self, r) -> str:
         """One rebased stream, named by its stream ID (a terminal shortens it, as the outcome
