@@ -232,12 +232,13 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[
     pushed = {parts[1] for line in data.decode("ascii", "replace").splitlines()
               for parts in [line.split(" ")] if len(parts) == 4}
     doubtful = {a for links in anchors.values() for _m, a in links if a and a not in pushed}
-    gone = gate.discarded(repo, doubtful) if doubtful else set()
+    gone, elsewhere = gate.discarded_for(repo, doubtful, remote) if doubtful else (set(), set())
     out = []
     for ref, links in sorted(anchors.items()):
         k = next((i for i, (_m, a) in enumerate(links) if a in gone), None)
         if k is not None:
-            out.append(gate.Held(ref, links[k][0], links[k][1], len(links) - k, True).line(remote))
+            out.append(gate.Held(ref, links[k][0], links[k][1], len(links) - k, True,
+                                 elsewhere=links[k][1] in elsewhere).line(remote))
     return out
 
 

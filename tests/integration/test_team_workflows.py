@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from helpers import actor_of, git, hn, hn_proc, make_repo, refs_snapshot, shared_remote
+from helpers import actor_of, git, hn, hn_proc, make_repo, refs_snapshot, shared_remote, wait_publication
 
 OTHER_STREAM = "sha256:" + "ab" * 32
 
@@ -549,3 +549,41 @@ def test_a_remote_that_holds_more_of_a_stream_than_the_gate_allows_is_not_a_fail
         assert "non-fast-forward" not in pushed.stderr
     assert git(second, "rev-parse", ref) == git(a, "rev-parse", ref)
     assert hn(a, "sync", "second").code == 0
+
+
+def test_a_memory_anchored_on_a_commit_only_another_remote_holds_is_said_at_push_and_sync(tmp_path):
+    """A team trial: a memory anchored on a commit that only a fork's branch holds here (the
+    local branch gone after a rebase or a cleanup) held the stream back from origin for good,
+    silently at every push: a remote-tracking ref of any remote counted as "a push can carry
+    it". For origin only origin's own count; the push warns, and sync says how it can arrive."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "clone", "-q", "--bare", str(remote), str(fork))
+    git(alice, "remote", "add", "fork", str(fork))
+    assert hn(alice, "hooks", "install").code == 0
+    git(alice, "checkout", "-q", "-b", "exp")
+    (alice / "exp.txt").write_text("exp\n")
+    git(alice, "add", "exp.txt")
+    git(alice, "commit", "-q", "-m", "experiment")
+    commit = git(alice, "rev-parse", "HEAD")
+    made = _record(alice, "tried on the experiment branch")
+    git(alice, "push", "-q", "fork", "exp")
+    git(alice, "checkout", "-q", "main")
+    git(alice, "branch", "-q", "-D", "exp")  # (only refs/remotes/fork/exp holds the commit now)
+    (alice / "next.txt").write_text("next\n")
+    git(alice, "add", "next.txt")
+    git(alice, "commit", "-q", "-m", "next")
+    pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=alice, capture_output=True, text=True)
+    assert pushed.returncode == 0
+    line = (f"memory {made['memoryId']} waits for commit {commit}, which only another remote's branches contain "
+            "here, no branch or tag of yours: it reaches origin when such a branch is merged there (not "
+            f"squashed); else keep the commit on the remote: git push origin {commit}:refs/heads/hn-anchor/"
+            f"{commit[:12]}")
+    assert line in pushed.stderr, pushed.stderr
+    wait_publication(alice)
+    r = hn(alice, "sync", "origin")
+    assert line in r.out, r.out
+    git(alice, "push", "-q", "origin", f"{commit}:refs/heads/hn-anchor/{commit[:12]}")  # what it says
+    git(alice, "fetch", "-q", "origin")
+    r = hn(alice, "sync", "origin")
+    assert r.code == 0 and "waits" not in r.out, r.out

@@ -36,6 +36,7 @@ class Held(NamedTuple):
     waiting: int
     discarded: bool = False
     cites: str = ""  # or: ``memory`` cites this memory of another stream, which the remote lacks (``cited``)
+    elsewhere: bool = False  # (discarded:) only another remote's branches contain the commit
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook)."""
@@ -46,11 +47,15 @@ class Held(NamedTuple):
                     "what it waits for)")
         if self.discarded:
             later = f" (with the {counted(self.waiting - 1, 'memory', 'memories')} after it)" if self.waiting > 1 else ""
+            keep = (f"keep the commit on the remote: git push {remote} {self.commit}:refs/heads/hn-anchor/"
+                    f"{self.commit[:12]}")
+            if self.elsewhere:  # (a team trial: kept on a fork after a rebase, it held the stream for good)
+                return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
+                        f"only another remote's branches contain here, no branch or tag of yours: it reaches "
+                        f"{remote} when such a branch is merged there (not squashed); else {keep}")
             return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
                     f"no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
-                    f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead, or keep "
-                    f"the commit on the remote: git push {remote} {self.commit}:refs/heads/hn-anchor/"
-                    f"{self.commit[:12]}")
+                    f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead, or {keep}")
         return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} (push a branch "
                 f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
 
@@ -85,8 +90,8 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
         if k:
             allowed[ref] = links[k - 1].commit
     if any(h.commit for h in held):
-        gone = discarded(repo, {h.commit for h in held if h.commit})
-        held = [h._replace(discarded=h.commit in gone) for h in held]
+        gone, elsewhere = discarded_for(repo, {h.commit for h in held if h.commit}, remote)
+        held = [h._replace(discarded=h.commit in gone, elsewhere=h.commit in elsewhere) for h in held]
     if citing is not None:
         final = {ref: waits[ref][0] if ref in waits else cut[ref] for ref in chains}
         allowed.after = {ref: deps & set(allowed) for ref, deps in cited.relies(remote, chains, final, *citing).items()
@@ -144,6 +149,31 @@ def anchored_on(repo: Repo, commits: list[str]) -> list[tuple[str, str]]:
             return out
     except (HnError, OSError, statedb.sqlite3.Error):
         return []
+
+
+def discarded_for(repo: Repo, anchors: set[str], remote: str) -> tuple[set[str], set[str]]:
+    """(the ``anchors`` no push to ``remote`` of this repository's branches or tags can carry, of
+    those the ones that another remote's branches contain): ``discarded`` with only ``remote``'s
+    own remote-tracking refs counted, then one more ``rev-list`` for what it names. A commit
+    only another remote holds (a fork's branch, or a commit kept there after a rebase) reaches
+    ``remote`` only if that branch is merged there: without a word it held the stream for good."""
+    if not anchors:
+        return set(), set()
+    head = repo.head_commit()
+    absent, beyond = _beyond(repo, anchors, ["--not", "--branches", "--tags", f"--remotes={_glob(remote)}"],
+                             [head] if head else [])
+    if beyond is None:
+        return absent, set()
+    if not beyond:
+        return absent, set()
+    _none, nowhere = _beyond(repo, beyond, ["--not", "--remotes"], [])
+    return absent | beyond, set() if nowhere is None else beyond - nowhere
+
+
+def _glob(remote: str) -> str:
+    """``remote`` as a ``--remotes=`` pattern that matches its own refs only (glob characters in a
+    remote's name are Git's to allow: they are escaped)."""
+    return "".join(f"[{c}]" if c in "*?[\\" else c for c in remote) + "/*"
 
 
 def discarded(repo: Repo, anchors: set[str]) -> set[str]:
