@@ -44,7 +44,28 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
         req = request_from_flags(repo, flags, kind="handoff" if handoff else None, notes=notes)
         result = service.record(repo, req, allow_secret_shaped=allow)
         _warn(notes)
+    _hooks_gone(repo)
     return _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
+
+
+def _hooks_gone(repo) -> None:
+    """After a record: a warning when git-hn's hooks were installed here and some are gone (a
+    hook manager regenerated its hooks directory: a team trial found memory silently no longer
+    published on push, and amends no longer re-anchored)."""
+    import os
+
+    if not os.path.exists(os.path.join(repo.hn_dir, "hooks.json")):
+        return  # (no install here: nothing imported for it)
+    from ..service.hooks import gone_since_install
+
+    gone = gone_since_install(repo)
+    if gone:
+        import sys
+
+        sys.stderr.write(f"git-hn: warning: git-hn's {', '.join(gone)} hook{'s' if len(gone) > 1 else ''} "
+                         f"{'were' if len(gone) > 1 else 'was'} installed here and {'are' if len(gone) > 1 else 'is'} "
+                         "gone (did a hook manager rewrite its hooks?), so memory is not kept in step with push "
+                         "and fetch: git hn hooks install puts them back\n")
 
 
 def _warn(notes: list) -> None:
@@ -216,6 +237,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         result = lifecycle.supersede(repo, target, req,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
         _warn(notes)
+    _hooks_gone(repo)
     code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
     branched = lifecycle.branching_hint(target, earlier, result)
     if branched:

@@ -603,3 +603,27 @@ def test_the_push_gate_reads_what_was_given_from_the_journal_after_a_rebuild(tmp
     assert proc.returncode == 0 and "waits for commit" not in proc.stderr, proc.stderr
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)  # the new memory went out
     assert second["memoryId"] in hn(a, "memory", "log", "--json").out
+
+
+def test_a_record_says_when_git_hns_hooks_were_rewritten_by_a_hook_manager(tmp_path):
+    """A team trial: husky regenerated its hooks directory after git-hn had chained its stubs,
+    and memory was silently no longer published on push (only hooks status told). The next
+    record says which hooks are gone and how to put them back; after that, it says nothing."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    hooks = repo / ".husky" / "_"
+    hooks.mkdir(parents=True)
+    (hooks / ".gitignore").write_text("*\n")  # (as husky writes it)
+    git(repo, "config", "core.hooksPath", ".husky/_")
+    assert hn(repo, "hooks", "install").code == 0
+    args = ("memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content")
+    assert hn(repo, *args, "while installed").err == ""
+    for name in ("pre-push", "post-rewrite"):  # (what the manager's regeneration writes)
+        (hooks / name).write_text('#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n')
+    r = hn(repo, *args, "after the manager ran")
+    assert r.code == 0
+    assert r.err == ("git-hn: warning: git-hn's pre-push, post-rewrite hooks were installed here and are gone (did "
+                     "a hook manager rewrite its hooks?), so memory is not kept in step with push and fetch: git hn "
+                     "hooks install puts them back\n"), r.err
+    assert hn(repo, "hooks", "install").code == 0
+    assert hn(repo, *args, "installed again").err == ""
