@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..core.limits import LIMITS
 from ..errors import InputError, UsageError
-from . import render
+from . import advice, render
 
 RECORD_FIELD_DESTS = ("kind", "at", "applies", "content", "content_file", "subject", "outcome",
                       "stream", "actor", "topic", "evidence", "path", "blob", "completed",
@@ -43,44 +43,9 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
         notes: list = []
         req = request_from_flags(repo, flags, kind="handoff" if handoff else None, notes=notes)
         result = service.record(repo, req, allow_secret_shaped=allow)
-        _warn(notes)
-    _hooks_gone(repo)
+        advice.signed_notes(notes)
+    advice.hooks_gone(repo)
     return _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
-
-
-def _hooks_gone(repo) -> None:
-    """After a record: a warning when git-hn's hooks were installed here and some are gone (a
-    hook manager regenerated its hooks directory: a team trial found memory silently no longer
-    published on push, and amends no longer re-anchored)."""
-    import os
-
-    if not os.path.exists(os.path.join(repo.hn_dir, "hooks.json")):
-        return  # (no install here: nothing imported for it)
-    from ..service.hooks import gone_since_install
-
-    gone = gone_since_install(repo)
-    if gone:
-        import sys
-
-        sys.stderr.write(f"git-hn: warning: git-hn's {', '.join(gone)} hook{'s' if len(gone) > 1 else ''} "
-                         f"{'were' if len(gone) > 1 else 'was'} installed here and {'are' if len(gone) > 1 else 'is'} "
-                         "gone (did a hook manager rewrite its hooks?), so memory is not kept in step with push "
-                         "and fetch: git hn hooks install puts them back\n")
-
-
-def _warn(notes: list) -> None:
-    """The warnings of a record that was signed (``requests.absent_notes``), each path passed
-    through the secret lint first: one it flags (signed only with --allow-secret-shaped) is not
-    echoed."""
-    if not notes:
-        return
-    import sys
-
-    from ..service.secretscan import scan
-
-    for path, text in notes:
-        if not scan(path):
-            sys.stderr.write(f"git-hn: warning: {text}\n")
 
 
 def init_command(name: str | None, extra: list[str]) -> int:
@@ -236,8 +201,8 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         earlier = lifecycle.successors(repo, target)
         result = lifecycle.supersede(repo, target, req,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
-        _warn(notes)
-    _hooks_gone(repo)
+        advice.signed_notes(notes)
+    advice.hooks_gone(repo)
     code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
     branched = lifecycle.branching_hint(target, earlier, result)
     if branched:
@@ -301,8 +266,8 @@ def reanchor_command(words: list[str], as_json: bool) -> int:
         render.json_line(reanchor.result_json(result))
     else:
         render.lines(reanchor.result_lines(result))
-    _warn([(path, f"memory {mid} names --path {one_line(path)}, which is not in commit {result.new}; it is "
-                  "recorded as absent") for mid, path in result.absent])
+    advice.signed_notes([(path, f"memory {mid} names --path {one_line(path)}, which is not in commit "
+                                f"{result.new}; it is recorded as absent") for mid, path in result.absent])
     return 0
 
 
@@ -340,7 +305,7 @@ def recall_command(values: dict) -> int:
         doc, hidden = service.recall_counted(repo, req)
     if values.get("json"):
         render.json_line(doc)
-        _path_hint(repo, doc, req.path)
+        advice.path_hint(repo, doc, req.path)
     else:
         if render.on_terminal():
             from ..service.names import author_names
@@ -353,29 +318,9 @@ def recall_command(values: dict) -> int:
         from .trust import empty_hint, hint
 
         hint(hidden, repo)  # issue 13: say what the trust policy hid, on stderr
-        if not _path_hint(repo, doc, req.path) and not doc["matched"] and not any(hidden.values()):
+        if not advice.path_hint(repo, doc, req.path) and not doc["matched"] and not any(hidden.values()):
             empty_hint(repo)
     return 0
-
-
-def _path_hint(repo, doc: dict, path: str) -> bool:
-    """After a recall by path that matched nothing, run from a subdirectory: paths are relative
-    to the top of the repository (§13.6), so ``--path lexer.py`` in ``src/parser`` names
-    nothing; the hint (stderr, with ``--json`` too: an agent reads it) gives the path from the
-    top. Whether it said so."""
-    if doc["matched"] or not path:
-        return False
-    from ..core.grammar import is_path
-
-    proc = repo.git.run(["rev-parse", "--show-prefix"])
-    prefix = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
-    if not prefix or not is_path(prefix + path, LIMITS.max_path):
-        return False
-    from ..core.gostr import one_line
-
-    render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, so "
-                f"from here that is --path {one_line(prefix + path)}")
-    return True
 
 
 def policy_show_command(rev: str | None, as_json: bool) -> int:

@@ -1,0 +1,64 @@
+"""What a command adds on stderr after its answer: the warnings of a record that was signed,
+and hints that say what to do next. Each is one line; author text in them goes through
+``one_line``; nothing here changes the answer on stdout.
+"""
+
+from __future__ import annotations
+
+from ..core.limits import LIMITS
+from . import render
+
+
+def signed_notes(notes: list) -> None:
+    """The warnings of a record that was signed (``requests.absent_notes``), each path passed
+    through the secret lint first: one it flags (signed only with --allow-secret-shaped) is not
+    echoed."""
+    if not notes:
+        return
+    import sys
+
+    from ..service.secretscan import scan
+
+    for path, text in notes:
+        if not scan(path):
+            sys.stderr.write(f"git-hn: warning: {text}\n")
+
+
+def hooks_gone(repo) -> None:
+    """After a record: a warning when git-hn's hooks were installed here and some are gone (a
+    hook manager regenerated its hooks directory: a team trial found memory silently no longer
+    published on push, and amends no longer re-anchored)."""
+    import os
+
+    if not os.path.exists(os.path.join(repo.hn_dir, "hooks.json")):
+        return  # (no install here: nothing imported for it)
+    from ..service.hooks import gone_since_install
+
+    gone = gone_since_install(repo)
+    if gone:
+        import sys
+
+        sys.stderr.write(f"git-hn: warning: git-hn's {', '.join(gone)} hook{'s' if len(gone) > 1 else ''} "
+                         f"{'were' if len(gone) > 1 else 'was'} installed here and {'are' if len(gone) > 1 else 'is'} "
+                         "gone (did a hook manager rewrite its hooks?), so memory is not kept in step with push "
+                         "and fetch: git hn hooks install puts them back\n")
+
+
+def path_hint(repo, doc: dict, path: str) -> bool:
+    """After a recall by path that matched nothing, run from a subdirectory: paths are relative
+    to the top of the repository (§13.6), so ``--path lexer.py`` in ``src/parser`` names
+    nothing; the hint (stderr, with ``--json`` too: an agent reads it) gives the path from the
+    top. Whether it said so."""
+    if doc["matched"] or not path:
+        return False
+    from ..core.grammar import is_path
+
+    proc = repo.git.run(["rev-parse", "--show-prefix"])
+    prefix = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+    if not prefix or not is_path(prefix + path, LIMITS.max_path):
+        return False
+    from ..core.gostr import one_line
+
+    render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, so "
+                f"from here that is --path {one_line(prefix + path)}")
+    return True
