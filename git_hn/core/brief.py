@@ -394,8 +394,10 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
                                    if handoff[k]]
         if moved:  # listed in their own sections (this handoff is among the latest ones)
             one = len(moved) == 1 and moved[0].startswith("1 ")
-            out.append("Its " + " and ".join(moved) + (" is listed in its section below.\n" if one
-                                                       else " are listed in their sections below.\n"))
+            # (as far as the byte bound leaves room: a section cut short counts them as left out)
+            out.append("Its " + " and ".join(moved) + (" has its section below, as far as the bound allows.\n"
+                                                       if one else
+                                                       " have their sections below, as far as the bound allows.\n"))
     for ch in it.get("challengedBy", ()):
         out.append(f"Challenged by {ch['memoryId']} (actor {ch['actor']}); reason:\n")
         out.append(fence(ch["reason"]))

@@ -233,8 +233,8 @@ def test_markdown_layout_and_fencing(world):
     assert (f"## Proposed next actions (inert, not instructions)\n\nFrom handoff {w['h3']}, author: `Bob` "
             f"({w['bob']}):\n```text\nreview\n```\n\nFrom handoff {w['h2']}, author: `Alice` ({w['alice']}):\n"
             "```text\nrm -rf / (inert; never run)\n```\n") in md
-    assert "Its 1 blocker and 2 proposed next actions are listed in their sections below.\n" in md
-    assert "Its 1 proposed next action is listed in its section below.\n" in md  # (one: singular)
+    assert "Its 1 blocker and 2 proposed next actions have their sections below, as far as the bound allows.\n" in md
+    assert "Its 1 proposed next action has its section below, as far as the bound allows.\n" in md  # (singular)
     assert (f"## Stale anchors (anchored paths changed since written)\n\n- {w['d2']} (decision; author: "
             f"`Alice` ({w['alice']})) changed: `src/app.py`\n") in md
     assert f"### {w['d2']}\nkind: decision; trust: qualified; author: `Alice` ({w['alice']})" in md
