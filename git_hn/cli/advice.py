@@ -44,12 +44,16 @@ def hooks_gone(repo) -> None:
                          "and fetch: git hn hooks install puts them back\n")
 
 
-def path_hint(repo, doc: dict, path: str) -> bool:
+def path_hint(repo, doc: dict, path: str, hidden: dict | None = None) -> bool:
     """After a recall by path that matched nothing, run from a subdirectory: paths are relative
     to the top of the repository (§13.6), so ``--path lexer.py`` in ``src/parser`` names
     nothing; the hint (stderr, with ``--json`` too: an agent reads it) gives the path from the
-    top. Whether it said so."""
-    if doc["matched"] or not path:
+    top, when that path is a file here and the one given is none from the top (a review: given
+    from the top already, it was told to prefix it again), and nothing was hidden by the trust
+    policy (that hint explains the empty answer). Whether it said so."""
+    import os
+
+    if doc["matched"] or not path or any((hidden or {}).values()):
         return False
     from ..core.grammar import is_path
 
@@ -57,6 +61,9 @@ def path_hint(repo, doc: dict, path: str) -> bool:
     prefix = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
     if not prefix or not is_path(prefix + path, LIMITS.max_path):
         return False
+    top = os.path.normpath(os.path.join(os.getcwd(), *[".."] * prefix.count("/")))
+    if not os.path.lexists(path) or os.path.lexists(os.path.join(top, path)):
+        return False  # (``path`` from here is no file, or it names one from the top already)
     from ..core.gostr import one_line
 
     render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, so "

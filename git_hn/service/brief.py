@@ -137,8 +137,8 @@ def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
                        header_notes(repo) if fmt == "markdown" else ())
 
 
-NOT_IMPORTED = ("No teammate's memory is imported here yet: git hn replication select --all, then git hn sync, "
-                "imports what your remotes hold")
+NOT_IMPORTED = ("This clone holds no memory imported from its remotes: if they hold some, git hn replication "
+                "select --all, then git hn sync, imports it")
 
 
 def header_notes(repo: Repo) -> tuple[str, ...]:

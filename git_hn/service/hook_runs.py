@@ -482,8 +482,10 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             result = sync(repo, remote, publish=False, by_name=False, wait=0)  # never holds up Git
             failed = bool(result.exit_message())
             said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
-        except ConflictError as exc:  # another sync with that remote is running
+        except ConflictError as exc:  # another sync with that remote is running, or with another accepting
             sys.stderr.write(f"git-hn: {exc.message}\n")
+            if fetch is not None:  # (said once: this fetch's later ref transactions do not import again)
+                replication.note_failed(repo, remote, fetch)
             continue
         except HnError as exc:
             failed, said = True, exc.message

@@ -476,6 +476,8 @@ def gone_since_install(repo: Repo) -> list[str]:
         return []
     try:
         doc = json.loads(private.read_private(repo.hn_dir, path) or b"{}")
+        if doc.get("gitdir") and os.path.realpath(doc["gitdir"]) != os.path.realpath(repo.common_dir):
+            return []  # (a moved or copied repository: the record names the old place; hooks status follows it)
         record = {h["name"]: h for h in doc["hooks"]} if doc.get("version") == 1 else {}
         loc = Location(doc["dir"], path, repo.hn_dir, doc.get("gitdir", ""))
         here = wrappers_here(loc, record)

@@ -563,6 +563,9 @@ def test_a_recall_by_path_from_a_subdirectory_says_paths_are_from_the_top(inited
     r = hn(here, "memory", "recall", "--include-untrusted", "--path", "src/parser/lexer.py", "--json")
     assert r.code == 0 and r.err == "" and r.json()["matched"] == 1
     assert hn(inited, "memory", "recall", "--include-untrusted", "--path", "lexer.py").err == ""  # (at the top)
+    # (a review: given from the top already, or naming no file here, it was told to prefix it again)
+    assert hn(here, "memory", "recall", "--include-untrusted", "--path", "src/parser/gone.py").err == ""
+    assert hn(here, "memory", "recall", "--include-untrusted", "--path", "nothing.py").err == ""
 
 
 def test_recording_a_path_with_uncommitted_changes_says_what_it_is_anchored_to(inited):

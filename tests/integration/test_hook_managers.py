@@ -627,3 +627,7 @@ def test_a_record_says_when_git_hns_hooks_were_rewritten_by_a_hook_manager(tmp_p
                      "hooks install puts them back\n"), r.err
     assert hn(repo, "hooks", "install").code == 0
     assert hn(repo, *args, "installed again").err == ""
+    moved = tmp_path / "moved"  # (a review: a moved repository's record names the old place; no warning)
+    os.rename(repo, moved)
+    r = hn(moved, *args, "after a move")
+    assert r.code == 0 and r.err == "", r.err

@@ -208,8 +208,10 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
                      wait=wait)
         try:
             run.run()
-        except ConflictError:  # (another remote's import is accepting, and this one does not wait)
-            raise
+        except ConflictError as exc:  # (another remote's import is accepting: a hook's does not wait)
+            if wait <= 0:
+                raise
+            result.import_error = exc.message
         except PhaseError as exc:
             result.import_error, result.unreachable = exc.message, exc.unreachable
         except Interrupted:

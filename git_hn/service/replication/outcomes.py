@@ -313,7 +313,8 @@ class SyncResult:
                               | ({"citesRebased": True} if r.follows else {}) for r in self.rebased]
         if self.held:
             doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting,
-                                "discarded": h.discarded, **({"cites": h.cites} if h.cites else {})}
+                                "discarded": h.discarded, **({"cites": h.cites} if h.cites else {}),
+                                **({"elsewhere": True} if h.elsewhere else {})}
                                for h in self.held]
         if self.publication_off:  # git-hn: remote.<name>.hnPublish is false (not "nothing to publish")
             doc["publicationOff"] = True
