@@ -1715,3 +1715,47 @@ def test_a_block_mode_push_still_publishes_a_stream_that_only_grew_while_it_wait
     else:
         assert f"git-hn: {ref} was deleted while this push waited: nothing of it is published" in err
         assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""
+
+
+def test_a_memory_recorded_while_the_publisher_waits_does_not_hold_back_what_the_push_verified(clones):
+    """An agent trial: a record right after ``git push`` (an agent records while the push runs)
+    made the background publisher skip the stream whole, silently: it pushed only tips that were
+    still the local tips. The tip the hook verified goes as a prefix of the grown stream; the new
+    memory waits for the next publication."""
+    import fcntl
+    import hashlib
+
+    def _record(repo, content):
+        r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+               "descendants", "--content", content)
+        assert r.code == 0, r.err
+        return r.json()
+
+    remote, a, _b = clones
+    first = _record(a, "verified by the hook")
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    verified = git(a, "rev-parse", ref)
+    digest = hashlib.sha256(b"origin").hexdigest()[:24]
+    lock = a / ".git" / "hn" / "locks" / f"publication-{digest}.lock"
+    lock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # (the publisher waits here, as for a slow push)
+    try:
+        (a / "n.txt").write_text("n\n")
+        git(a, "add", "n.txt")
+        git(a, "commit", "-q", "-m", "n")
+        pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)
+        assert pushed.returncode == 0, pushed.stderr
+        _record(a, "recorded while the publisher waited")
+    finally:
+        os.close(fd)
+    import time
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # (the publisher was started by the push; it ends on its own)
+        wait_publication(a)
+        got = subprocess.run(["git", "rev-parse", "-q", "--verify", ref], cwd=remote, capture_output=True, text=True)
+        if got.returncode == 0:
+            break
+        time.sleep(0.1)
+    assert git(remote, "rev-parse", ref) == verified

@@ -78,7 +78,8 @@ def _executable() -> str:
 
 def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> None:
     """The publisher: once the user's push has ended, push the given tips that are still the
-    local tips, each up to its first memory anchored on a commit the remote does not have
+    local tips or that the local tips continue (a memory recorded meanwhile waits for the next
+    publication), each up to its first memory anchored on a commit the remote does not have
     (``gate.gate``: a rejected push publishes nothing it anchors); record a failure."""
     from ...store import replication as rstate
     from ...store import streams
@@ -95,6 +96,14 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
             listing = streams.list_sources(repo)  # one listing: the tips and the gate's chains
             current = {s.ref: s.head for s in listing if s.remote is None}
             todo = {ref: oid for ref, oid in given.items() if current.get(ref) == oid}
+            grown = {ref: (oid, current[ref]) for ref, oid in given.items() if current.get(ref) not in (None, oid)}
+            if grown:  # a memory recorded since the hook looked (an agent records while the push runs): the
+                # tip it verified still goes, as a prefix of the stream (it was skipped whole, silently);
+                # a stream rewritten since (re-anchored) is the next publication's
+                from .given_record import contains
+
+                verdicts = contains(repo, sorted({(now, oid) for oid, now in grown.values()}))
+                todo.update({ref: oid for ref, (oid, now) in grown.items() if verdicts.get((now, oid)) is True})
             if todo:
                 bases = publish.remote_bases(repo, remote, todo, publish.published_heads(repo, remote))
                 todo = {ref: oid for ref, oid in todo.items() if bases.get(ref) != oid}
