@@ -222,10 +222,10 @@ def _remote_of_url(repo: Repo, url: str) -> str:
 
 
 def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[str]:
-    """What ``git hn sync`` says of a stream held back by a discarded commit (``gate.Held``),
-    for each stream about to be published whose new memories (``anchors``: ref -> (memory ID,
-    anchor commit or "") above what the remote was given) wait for a commit that no push can
-    carry. An anchor this push sends (a tip in the hook's input ``data``) is not asked about, so
+    """What ``git hn sync`` says of a stream held back (``gate.Held``), for each stream about to
+    be published whose new memories (``anchors``: ref -> (memory ID, anchor commit or "") above
+    what the remote was given) wait for a commit that no push can carry, or that neither the
+    remote nor this push holds (a branch not pushed yet). An anchor this push sends (a tip in the hook's input ``data``) is not asked about, so
     the usual push (a memory recorded at the commit pushed) starts no Git process here."""
     from .replication import gate
 
@@ -233,11 +233,15 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[
               for parts in [line.split(" ")] if len(parts) == 4}
     doubtful = {a for links in anchors.values() for _m, a in links if a and a not in pushed}
     gone, elsewhere = gate.discarded_for(repo, doubtful, remote) if doubtful else (set(), set())
+    # and those that wait for a commit of a branch not pushed yet (a worktree's): the stream's later
+    # memories wait too, and with the publication in the background nothing said so (an agent trial)
+    carried = {oid for oid in pushed if oid.strip("0")}  # (a deletion's zero ID carries nothing)
+    waits = gate.not_carried(repo, doubtful - gone, remote, carried) if doubtful - gone else set()
     out = []
     for ref, links in sorted(anchors.items()):
-        k = next((i for i, (_m, a) in enumerate(links) if a in gone), None)
+        k = next((i for i, (_m, a) in enumerate(links) if a in gone or a in waits), None)
         if k is not None:
-            out.append(gate.Held(ref, links[k][0], links[k][1], len(links) - k, True,
+            out.append(gate.Held(ref, links[k][0], links[k][1], len(links) - k, links[k][1] in gone,
                                  elsewhere=links[k][1] in elsewhere).line(remote))
     return out
 

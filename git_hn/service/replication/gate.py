@@ -170,6 +170,15 @@ def discarded_for(repo: Repo, anchors: set[str], remote: str) -> tuple[set[str],
     return absent | beyond, set() if nowhere is None else beyond - nowhere
 
 
+def not_carried(repo: Repo, anchors: set[str], remote: str, pushed: set[str]) -> set[str]:
+    """The ``anchors`` that neither ``remote``'s tracking refs nor the tips of this push
+    (``pushed``) contain: commits the remote will not have after it. One ``rev-list``."""
+    if not anchors:
+        return set()
+    absent, beyond = _beyond(repo, anchors, ["--not", f"--remotes={_glob(remote)}"], sorted(pushed))
+    return absent | (beyond or set())
+
+
 def _glob(remote: str) -> str:
     """``remote`` as a ``--remotes=`` pattern that matches its own refs only (glob characters in a
     remote's name are Git's to allow: they are escaped)."""
