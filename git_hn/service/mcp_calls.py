@@ -129,12 +129,20 @@ def _brief(repo, arguments) -> dict:
 
     result = bounded(bound)
     count = result.get("excludedUntrusted", 0)
-    if not count:
+    hidden = {}
+    if count:
+        from .policy_edit import policy_present
+
+        hidden = {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing": count}
+    hint = _hinted(repo, {}, hidden)
+    if result.get("omitted"):  # (an agent trial: the JSON brief left challenges out, and said only a count)
+        left = (f"{result['omitted']} items did not fit in maxBytes {bound}: a larger maxBytes shows them, or "
+                "memory_recall lists them by kind, path or topic")
+        hint = {"hint": f"{hint['hint']} {left}" if hint else left}
+    if not hint:
         return result
     from ..core import canonical
-    from .policy_edit import policy_present
 
-    hint = _hinted(repo, {}, {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing": count})
     room = len(canonical.compact(hint)) - 1
     if len(canonical.compact(result)) + room <= bound:
         return {**result, **hint}
@@ -307,8 +315,21 @@ def _written(result, absent: list) -> dict:
 def _record(repo, arguments, handoff: bool) -> dict:
     from . import memory
 
-    req, allow, absent = _record_request(repo, dict(_object(arguments, "record input: ")), handoff=handoff)
+    args = dict(_object(arguments, "record input: "))
+    _outcome(args)
+    req, allow, absent = _record_request(repo, args, handoff=handoff)
     return _written(memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent)
+
+
+def _outcome(args: dict) -> None:
+    """An attempt's outcome is one of git-hn's four, as ``record --outcome`` takes (issue 14): an
+    agent trial signed ``failure``, which no brief lists as a failed attempt, and ``Failed``
+    got no word of what is allowed. The value is never echoed (it is the agent's text)."""
+    from ..core.limits import ATTEMPT_OUTCOMES
+
+    if args.get("kind") == "attempt" and args.get("attemptOutcome") not in ATTEMPT_OUTCOMES:
+        raise InputError("record input field attemptOutcome must be one of " + ", ".join(ATTEMPT_OUTCOMES)
+                         + " (the brief lists the failed ones)")
 
 
 def _supersede(repo, arguments) -> dict:
@@ -316,7 +337,9 @@ def _supersede(repo, arguments) -> dict:
 
     args = dict(_object(arguments, "supersede input: "))
     target = _target(args.pop("memory", None), "supersede")
-    req, allow, absent = _record_request(repo, _inherited(repo, target, args), handoff=False)
+    args = _inherited(repo, target, args)
+    _outcome(args)
+    req, allow, absent = _record_request(repo, args, handoff=False)
     earlier = lifecycle.successors(repo, target)
     result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow)
     doc = _written(result, absent)

@@ -16,7 +16,7 @@ after a call is answered as a replay, but the same call after another write appe
 
 from __future__ import annotations
 
-from ..core.limits import HANDOFF_LISTS, KINDS, WARNING
+from ..core.limits import ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, WARNING
 
 READ_TOOLS = ("memory_recall", "memory_show", "memory_brief", "memory_digest")
 WRITE_TOOLS = ("memory_record", "memory_handoff", "memory_supersede", "memory_retract",
@@ -51,7 +51,8 @@ _RECORD_PROPS = {
     "topics": {**_STRINGS, "description": "lowercase labels (default none)"},
     "evidence": {**_STRINGS, "description": "typed IDs: git:<oid>, event:sha256:<id>, memory:sha256:<id> "
                                             "(default none)"},
-    "attemptOutcome": {"type": "string", "description": "kind attempt only: a token such as failed"},
+    "attemptOutcome": {"type": "string", "enum": list(ATTEMPT_OUTCOMES),
+                       "description": "kind attempt only (the brief lists the failed ones)"},
     "handoff": {"type": "object", "additionalProperties": False,
                 "properties": {name: _STRINGS for name in HANDOFF_LISTS}},
     "actor": {"type": "string"},
@@ -105,7 +106,10 @@ SCHEMAS = {
                                            "truncated and omitted"}}),
     "memory_record": _object(_RECORD_PROPS, ["kind", "content"]),
     "memory_handoff": _object(_HANDOFF_PROPS, ["content"]),
-    "memory_supersede": _object({"memory": _TARGET, **_RECORD_PROPS}, ["memory", "content"]),
+    "memory_supersede": _object({"memory": _TARGET, **_RECORD_PROPS, "atCommit": {
+        "type": "string", "description": "the commit the new memory is anchored to, as any Git revision "
+                                         "(default: the superseded memory's own anchor commit; HEAD anchors "
+                                         "it on the current commit)"}}, ["memory", "content"]),
     "memory_retract": _object({k: v for k, v in _LIFECYCLE_PROPS.items()}, ["memory", "reason"]),
     "memory_challenge": _object({**_LIFECYCLE_PROPS, "evidence": {
         **_STRINGS, "description": "typed IDs that contradict the memory (default none)"}},

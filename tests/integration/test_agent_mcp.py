@@ -944,3 +944,41 @@ def test_the_brief_with_its_hint_stays_within_max_bytes(inited):
         assert doc["excludedUntrusted"] == 6
         if bound >= 900:  # (below, the smallest brief and the hint do not fit together: the brief alone)
             assert doc["hint"].startswith("6 memories hidden"), bound
+
+
+def test_an_attempts_outcome_is_one_the_brief_knows_and_a_cut_json_brief_says_how_to_see_the_rest(inited):
+    """An agent trial: ``attemptOutcome: failure`` was signed (no brief lists it as a failed
+    attempt) and ``Failed`` was refused without the allowed values; the JSON brief left
+    challenges out at its default bound and its hint spoke only of trust. ``memory_supersede``'s
+    ``atCommit`` said HEAD was its default (it keeps the old anchor)."""
+    me = actor(inited)
+    commit_policy(inited, policy([me], ["decision", "attempt"], me))
+    for i in range(30):
+        record(inited, content=f"decision {i:02d} " + "padding " * 30)
+
+    async def body(client):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        refused = [await client.call_tool("memory_record", {"kind": "attempt", "content": "tried caching",
+                                                             "attemptOutcome": value})
+                   for value in ("failure", "Failed")]
+        taken = await client.call_tool("memory_record", {"kind": "attempt", "content": "tried caching",
+                                                         "attemptOutcome": "failed"})
+        cut = await client.call_tool("memory_brief", {"maxBytes": 4096})
+        whole = await client.call_tool("memory_brief", {"maxBytes": 1_000_000})
+        return tools, refused, taken, cut, whole
+
+    tools, refused, taken, cut, whole = run(inited, body, "--allow-write")
+    for result in refused:
+        assert error(result) == ("git-hn: record input field attemptOutcome must be one of succeeded, failed, "
+                                 "partial, abandoned (the brief lists the failed ones)"), text(result)
+    assert taken.is_error is False
+    schema = tools["memory_record"].input_schema["properties"]["attemptOutcome"]
+    assert schema["enum"] == ["succeeded", "failed", "partial", "abandoned"]
+    assert "superseded memory's own anchor" in tools["memory_supersede"].input_schema["properties"]["atCommit"][
+        "description"]
+    doc = document(cut)
+    assert doc["omitted"] > 0 and doc["hint"].endswith(
+        f"{doc['omitted']} items did not fit in maxBytes 4096: a larger maxBytes shows them, or memory_recall "
+        "lists them by kind, path or topic")
+    assert len(text(cut).encode()) <= 4096
+    assert "hint" not in document(whole)
