@@ -337,8 +337,10 @@ def _supersede(repo, arguments) -> dict:
 
     args = dict(_object(arguments, "supersede input: "))
     target = _target(args.pop("memory", None), "supersede")
+    given = args.get("attemptOutcome") is not None or args.get("kind") is not None
     args = _inherited(repo, target, args)
-    _outcome(args)
+    if given:  # (an outcome kept from the target is the target's, as the CLI keeps it unchecked)
+        _outcome(args)
     req, allow, absent = _record_request(repo, args, handoff=False)
     earlier = lifecycle.successors(repo, target)
     result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow)
