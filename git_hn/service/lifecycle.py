@@ -56,7 +56,9 @@ def _check_target(operation: str, target: str, actor: str, found: tuple[str, str
         raise InputError(f"lifecycle target {target} is not a memory record")
     if operation == "challenge":
         if author == actor:
-            raise InputError(f"an author cannot challenge their own memory {target}")
+            raise InputError(f"an author cannot challenge their own memory {target}; to correct it, supersede it "
+                             "(git hn memory supersede MEMORY), or retract it (git hn memory retract MEMORY "
+                             "--reason REASON)")
     elif author != actor:
         raise InputError(f"only the target author may {operation} memory {target}; to dispute another "
                          "author's memory, challenge it: git hn memory challenge MEMORY --reason REASON")

@@ -230,7 +230,8 @@ def test_arguments_are_validated_like_input(inited):
         'git-hn: retract input: invalid JSON: json: unknown field "evidence"',
         "git-hn: challenge input: invalid JSON: json: cannot unmarshal array into field evidence of "
         "type []string",
-        f"git-hn: an author cannot challenge their own memory {target}",
+        f"git-hn: an author cannot challenge their own memory {target}; to correct it, supersede it (git hn "
+        "memory supersede MEMORY), or retract it (git hn memory retract MEMORY --reason REASON)",
         'git-hn: unknown tool "memory_nope"',
     ]
     assert error(results[26]) == hn(inited, "memory", "digest", "--month", "2026-13").err.rstrip("\n")

@@ -88,8 +88,9 @@ def test_supersede_retract_challenge_flow(team):
     assert row["lifecycle"] == "active"
     assert row["challengers"] == [challenge_id]
     # an author cannot challenge their own memory
-    assert hn(alice, "memory", "challenge", d2, "--reason", "x").err == \
-        f"git-hn: an author cannot challenge their own memory {d2}\n"
+    assert hn(alice, "memory", "challenge", d2, "--reason", "x").err == (
+        f"git-hn: an author cannot challenge their own memory {d2}; to correct it, supersede it (git hn memory "
+        "supersede MEMORY), or retract it (git hn memory retract MEMORY --reason REASON)\n")
     # a retraction is not a record: it cannot be superseded, retracted or challenged
     assert hn(bob, "memory", "challenge", challenge_id, "--reason", "x").err == \
         f"git-hn: lifecycle target {challenge_id} is not a memory record\n"
