@@ -84,7 +84,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     from .replication import PhaseError, background, gate, lint, publish
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
-    block, off = _push_settings(repo, remote)
+    block, off, specs = _push_settings(repo, remote)
     try:
         text = streams.listing_text(repo)  # one for-each-ref (started early: cli.main)
     except HnError:
@@ -117,7 +117,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
             if not findings[ref]:
                 publishable.append(ref)
     problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
-    for line in _held_for_good(repo, remote, {r: anchors.get(r, []) for r in publishable}, data):
+    for line in _held_for_good(repo, remote, {r: anchors.get(r, []) for r in publishable}, data, specs):
         sys.stderr.write(f"git-hn: {line}\n")  # a warning: the push itself may go on
     removing = _removing_anchors(repo, remote, data)
     if removing:
@@ -172,11 +172,13 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     return 1 if block else 0
 
 
-def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool]:
-    """(``hn.prePush`` is ``block``, ``remote.<remote>.hnPublish`` is false) from one answer."""
+def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool, list[str]]:
+    """(``hn.prePush`` is ``block``, ``remote.<remote>.hnPublish`` is false, the remote's fetch
+    refspecs) from one answer."""
     from ..store.git import config_false
 
     block = off = False
+    specs: list[str] = []
     key = f"remote.{remote}.hnpublish"
     for line in repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode("utf-8", "replace").splitlines():
         name, sp, value = line.partition(" ")
@@ -184,7 +186,42 @@ def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool]:
             block = value.strip() == "block"
         elif name == key:
             off = config_false(value if sp else None)
-    return block, off
+        elif name == f"remote.{remote}.fetch" and sp:
+            specs.append(value.strip())
+    return block, off, specs
+
+
+def _tracked_tips(remote: str, specs: list[str], data: bytes) -> tuple[set[str], dict[str, str]]:
+    """Of the tips this push sends (the hook's input ``data``): those whose remote ref the
+    remote's fetch refspecs map under ``refs/remotes/<remote>/`` (the only refs the gate counts
+    as the remote's), and the others (tip -> the remote ref it goes to): a single-branch clone's
+    push of a new branch, a tag, a refspec that maps elsewhere."""
+    tracked: set[str] = set()
+    other: dict[str, str] = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) != 4 or not parts[1].strip("0"):  # (a deletion carries nothing)
+            continue
+        oid, dst = parts[1], parts[2]
+        if any(_maps(spec.lstrip("+"), dst, f"refs/remotes/{remote}/") for spec in specs):
+            tracked.add(oid)
+        else:
+            other.setdefault(oid, dst)
+    return tracked, other
+
+
+def _maps(spec: str, ref: str, under: str) -> bool:
+    """Whether the fetch refspec ``spec`` (``src:dst``, at most one ``*`` each) maps ``ref``
+    to a ref under ``under``."""
+    src, sep, dst = spec.partition(":")
+    if not sep or src.count("*") != dst.count("*") or src.count("*") > 1:
+        return False
+    if "*" not in src:
+        return ref == src and dst.startswith(under)
+    head, tail = src.split("*")
+    if not (ref.startswith(head) and ref.endswith(tail) and len(ref) >= len(head) + len(tail)):
+        return False
+    return dst.replace("*", ref[len(head):len(ref) - len(tail)]).startswith(under)
 
 
 def _replaced(repo: Repo, moved: dict[str, tuple[str, str]]) -> set[str]:
@@ -221,28 +258,31 @@ def _remote_of_url(repo: Repo, url: str) -> str:
     return ""
 
 
-def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes) -> list[str]:
+def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: list[str]) -> list[str]:
     """What ``git hn sync`` says of a stream held back (``gate.Held``), for each stream about to
     be published whose new memories (``anchors``: ref -> (memory ID, anchor commit or "") above
     what the remote was given) wait for a commit that no push can carry, or that neither the
-    remote nor this push holds (a branch not pushed yet). An anchor this push sends (a tip in the hook's input ``data``) is not asked about, so
-    the usual push (a memory recorded at the commit pushed) starts no Git process here."""
+    remote nor this push holds (a branch not pushed yet), or that this push sends only to a ref
+    the remote's fetch refspecs do not track here (``specs``: a single-branch clone's new branch;
+    the gate counts only ``refs/remotes/<remote>/*``). An anchor this push sends to a tracked ref
+    (a tip in the hook's input ``data``) is not asked about, so the usual push (a memory recorded
+    at the commit pushed) starts no Git process here."""
     from .replication import gate
 
-    pushed = {parts[1] for line in data.decode("ascii", "replace").splitlines()
-              for parts in [line.split(" ")] if len(parts) == 4}
-    doubtful = {a for links in anchors.values() for _m, a in links if a and a not in pushed}
+    carried, untracked = _tracked_tips(remote, specs, data)
+    doubtful = {a for links in anchors.values() for _m, a in links if a and a not in carried}
     gone, elsewhere = gate.discarded_for(repo, doubtful, remote) if doubtful else (set(), set())
     # and those that wait for a commit of a branch not pushed yet (a worktree's): the stream's later
     # memories wait too, and with the publication in the background nothing said so (an agent trial)
-    carried = {oid for oid in pushed if oid.strip("0")}  # (a deletion's zero ID carries nothing)
     waits = gate.not_carried(repo, doubtful - gone, remote, carried) if doubtful - gone else set()
+    sent_to = gate.sent_to(repo, waits, untracked) if waits and untracked else {}
     out = []
     for ref, links in sorted(anchors.items()):
         k = next((i for i, (_m, a) in enumerate(links) if a in gone or a in waits), None)
         if k is not None:
             out.append(gate.Held(ref, links[k][0], links[k][1], len(links) - k, links[k][1] in gone,
-                                 elsewhere=links[k][1] in elsewhere).line(remote))
+                                 elsewhere=links[k][1] in elsewhere,
+                                 untracked=sent_to.get(links[k][1], "")).line(remote))
     return out
 
 

@@ -391,7 +391,7 @@ def test_pre_push_asks_its_git_questions_before_loading_git_hn(clones):
     spawns = [json.loads(line[6:]) for line in proc.stderr.decode().splitlines() if line.startswith("SPAWN ")]
     early = [args for args, loaded in spawns if not loaded]
     for question in (["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory", "refs/hn/remotes"],
-                     ["remote"], ["config", "--get-regexp", r"^(hn\.prepush|remote\..*\.hnpublish)$"]):
+                     ["remote"], ["config", "--get-regexp", r"^(hn\.prepush|remote\..*\.(hnpublish|fetch))$"]):
         assert any(args[-len(question):] == question for args in early), (question, spawns)
         assert sum(args[-len(question):] == question for args, _l in spawns) == 1  # asked once
 
@@ -1755,3 +1755,38 @@ def test_a_push_says_when_a_stream_waits_for_a_branch_not_pushed_yet(clones):
     wait_publication(a)
     pushed = subprocess.run(["git", "push", "-q", "origin", "side"], cwd=a, capture_output=True, text=True)
     assert pushed.returncode == 0 and "wait" not in pushed.stderr, pushed.stderr
+
+
+def test_a_push_to_a_branch_a_single_branch_clone_does_not_track_says_how_to_track_it(tmp_path):
+    """A review's case: in a single-branch clone (``--depth 1``: an agent's or CI's) a push of a
+    new branch leaves no ``refs/remotes/origin/<branch>``, which is all the gate counts as the
+    remote's; the push was taken as carrying the memory's commit, said nothing, and the memory
+    waited for good (``git fetch origin`` does not fetch that branch there)."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    seed = make_repo(tmp_path / "seed")
+    git(seed, "push", "-q", str(remote), "main")
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "main", remote.as_uri(), str(b))
+    assert hn(b, "init", "--name", "B").code == 0
+    assert hn(b, "hooks", "install").code == 0
+    git(b, "checkout", "-q", "-b", "fix")
+    (b / "fix.txt").write_text("fix\n")
+    git(b, "add", "fix.txt")
+    git(b, "commit", "-q", "-m", "fix")
+    fix = git(b, "rev-parse", "HEAD")
+    r = hn(b, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "on the fix branch")
+    assert r.code == 0, r.err
+    ref = f"refs/hn/memory/{r.json()['actor']}/{r.json()['stream'][7:]}"
+    pushed = subprocess.run(["git", "push", "-q", "-u", "origin", "fix"], cwd=b, capture_output=True, text=True)
+    assert pushed.returncode == 0
+    assert (f"git-hn: Publication {ref}: 1 memory waits until commit {fix} is on a branch of origin this clone "
+            "tracks: this push sends it to refs/heads/fix, which remote.origin.fetch does not map (a single-branch "
+            f"clone?); git fetch origin refs/heads/fix:refs/remotes/origin/fix tracks it, then git hn sync origin"
+            ) in pushed.stderr, pushed.stderr
+    wait_publication(b)
+    git(b, "fetch", "-q", "origin", "refs/heads/fix:refs/remotes/origin/fix")  # what it says
+    r = hn(b, "sync", "origin")
+    assert r.code == 0 and "wait" not in r.out, r.out
+    assert git(remote, "rev-parse", ref) == git(b, "rev-parse", ref)

@@ -37,6 +37,7 @@ class Held(NamedTuple):
     discarded: bool = False
     cites: str = ""  # or: ``memory`` cites this memory of another stream, which the remote lacks (``cited``)
     elsewhere: bool = False  # (discarded:) only another remote's branches contain the commit
+    untracked: str = ""  # or: this push sends the commit to this remote ref, which no fetch refspec tracks
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook)."""
@@ -56,6 +57,12 @@ class Held(NamedTuple):
             return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
                     f"no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
                     f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead, or {keep}")
+        if self.untracked:  # (a review: a single-branch clone's push of a new branch was taken as carried)
+            name = self.untracked.removeprefix("refs/heads/").removeprefix("refs/")
+            return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on a branch of {remote} "
+                    f"this clone tracks: this push sends it to {self.untracked}, which remote.{remote}.fetch "
+                    f"does not map (a single-branch clone?); git fetch {remote} "
+                    f"{self.untracked}:refs/remotes/{remote}/{name} tracks it, then git hn sync {remote}")
         return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} (push a branch "
                 f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
 
@@ -177,6 +184,20 @@ def not_carried(repo: Repo, anchors: set[str], remote: str, pushed: set[str]) ->
         return set()
     absent, beyond = _beyond(repo, anchors, ["--not", f"--remotes={_glob(remote)}"], sorted(pushed))
     return absent | (beyond or set())
+
+
+def sent_to(repo: Repo, anchors: set[str], tips: dict[str, str]) -> dict[str, str]:
+    """anchor -> the remote ref of a tip in ``tips`` (tip -> remote ref) that contains it, for the
+    ``anchors`` that one does; one ``rev-list`` per tip (a push sends few)."""
+    out: dict[str, str] = {}
+    for tip, dst in sorted(tips.items()):
+        rest = anchors - set(out)
+        if not rest:
+            break
+        _absent, beyond = _beyond(repo, rest, [], [tip])
+        if beyond is not None:
+            out.update({a: dst for a in rest - beyond - _absent})
+    return out
 
 
 def _glob(remote: str) -> str:
