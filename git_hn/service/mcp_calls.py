@@ -134,11 +134,16 @@ def _brief(repo, arguments) -> dict:
         from .policy_edit import policy_present
 
         hidden = {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing": count}
-    hint = _hinted(repo, {}, hidden)
-    if result.get("omitted"):  # (an agent trial: the JSON brief left challenges out, and said only a count)
-        left = (f"{result['omitted']} items did not fit in maxBytes {bound}: a larger maxBytes shows them, or "
+    base = _hinted(repo, {}, hidden)
+
+    def hinted(doc: dict) -> dict:
+        if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)
+            return base
+        left = (f"{doc['omitted']} items did not fit in maxBytes {bound}: a larger maxBytes shows them, or "
                 "memory_recall lists them by kind, path or topic")
-        hint = {"hint": f"{hint['hint']} {left}" if hint else left}
+        return {"hint": f"{base['hint']} {left}" if base else left}
+
+    hint = hinted(result)
     if not hint:
         return result
     from ..core import canonical
@@ -146,10 +151,14 @@ def _brief(repo, arguments) -> dict:
     room = len(canonical.compact(hint)) - 1
     if len(canonical.compact(result)) + room <= bound:
         return {**result, **hint}
-    try:  # (the hint counts against the bound too: the brief gives way, as it does to any field)
-        return {**bounded(bound - room), **hint}
+    try:  # (the hint counts against the bound too: the brief gives way, as it does to any field;
+        # its count is the smaller brief's, whose digits may be one more: room for them)
+        smaller = bounded(bound - room - 8)
     except InputError:
         return result  # (too small a bound for both: the brief alone, as before)
+    hint = hinted(smaller)
+    return {**smaller, **hint} if len(canonical.compact(smaller)) + len(canonical.compact(hint)) - 1 <= bound \
+        else result
 
 
 def _hinted(repo, doc: dict, hidden: dict[str, int]) -> dict:

@@ -966,9 +966,15 @@ def test_an_attempts_outcome_is_one_the_brief_knows_and_a_cut_json_brief_says_ho
                                                          "attemptOutcome": "failed"})
         cut = await client.call_tool("memory_brief", {"maxBytes": 4096})
         whole = await client.call_tool("memory_brief", {"maxBytes": 1_000_000})
-        return tools, refused, taken, cut, whole
+        bounds = [(n, await client.call_tool("memory_brief", {"maxBytes": n})) for n in range(1200, 4200, 250)]
+        return tools, refused, taken, cut, whole, bounds
 
-    tools, refused, taken, cut, whole = run(inited, body, "--allow-write")
+    tools, refused, taken, cut, whole, bounds = run(inited, body, "--allow-write")
+    for n, result in bounds:  # (a review: the count was the larger brief's when the hint made it shrink)
+        doc = document(result)
+        assert len(text(result).encode()) <= n
+        if "hint" in doc:
+            assert f"{doc['omitted']} items did not fit in maxBytes {n}:" in doc["hint"], (n, doc["omitted"], doc["hint"])
     for result in refused:
         assert error(result) == ("git-hn: record input field attemptOutcome must be one of succeeded, failed, "
                                  "partial, abandoned (the brief lists the failed ones)"), text(result)
