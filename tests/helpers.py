@@ -145,6 +145,25 @@ def one_stream(tmp_path: Path, n: int) -> Path:
     return repo
 
 
+def commit_on(repo, branch: str | None, name: str) -> str:
+    """A new commit adding the file ``name`` (its content its name), on a new ``branch`` when
+    one is named (checked out), else on the current one: its ID."""
+    if branch:
+        git(repo, "checkout", "-q", "-b", branch)
+    (Path(repo) / name).write_text(f"{name}\n")
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", name)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def refusing(bare, ref: str) -> Path:
+    """The ``update`` hook of the bare repository ``bare`` refuses ``ref`` (and takes the rest)."""
+    hook = Path(bare) / "hooks" / "update"
+    hook.write_text(f'#!/bin/sh\n[ "$1" != "{ref}" ]\n')
+    hook.chmod(0o755)
+    return hook
+
+
 def refs_snapshot(path) -> str:
     return git(path, "for-each-ref", "--format=%(refname) %(objectname)")
 

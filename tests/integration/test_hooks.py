@@ -1735,18 +1735,14 @@ def test_a_push_says_when_a_stream_waits_for_a_branch_not_pushed_yet(clones):
         assert r.code == 0, r.err
         return r.json()
 
+    from helpers import commit_on
+
     remote, a, _b = clones
-    git(a, "checkout", "-q", "-b", "side")
-    (a / "side.txt").write_text("side\n")
-    git(a, "add", "side.txt")
-    git(a, "commit", "-q", "-m", "side")
-    side = git(a, "rev-parse", "HEAD")
+    side = commit_on(a, "side", "side.txt")
     held = _record(a, "on the side branch")
     git(a, "checkout", "-q", "main")
     _record(a, "handoff-like, on main")
-    (a / "m.txt").write_text("m\n")
-    git(a, "add", "m.txt")
-    git(a, "commit", "-q", "-m", "m")
+    commit_on(a, None, "m.txt")
     pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)
     assert pushed.returncode == 0
     ref = f"refs/hn/memory/{held['actor']}/{held['stream'][7:]}"
@@ -1770,11 +1766,9 @@ def test_a_push_to_a_branch_a_single_branch_clone_does_not_track_says_how_to_tra
     git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "main", remote.as_uri(), str(b))
     assert hn(b, "init", "--name", "B").code == 0
     assert hn(b, "hooks", "install").code == 0
-    git(b, "checkout", "-q", "-b", "fix")
-    (b / "fix.txt").write_text("fix\n")
-    git(b, "add", "fix.txt")
-    git(b, "commit", "-q", "-m", "fix")
-    fix = git(b, "rev-parse", "HEAD")
+    from helpers import commit_on
+
+    fix = commit_on(b, "fix", "fix.txt")
     r = hn(b, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
            "--content", "on the fix branch")
     assert r.code == 0, r.err

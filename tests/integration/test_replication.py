@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from helpers import git, hn, make_repo, refs_snapshot, shared_remote, wait_publication
+from helpers import git, hn, make_repo, refs_snapshot, refusing, shared_remote, wait_publication
 
 
 def _actor(repo):
@@ -1204,9 +1204,7 @@ def test_a_memory_is_pushed_after_the_stream_it_cites_and_not_when_that_stream_i
     assert hn(alice, "memory", "retract", made["memoryId"], "--reason", "obsolete", "--stream", other).code == 0
     first = f"refs/hn/memory/{made['actor']}/{made['stream'][7:]}"
     retractions = f"refs/hn/memory/{made['actor']}/{'1' * 64}"
-    hook = remote / "hooks" / "update"
-    hook.write_text(f'#!/bin/sh\n[ "$1" != "{first}" ]\n')
-    hook.chmod(0o755)
+    hook = refusing(remote, first)
     r = hn(alice, "sync")
     assert r.code == 1 and "hook declined" in r.err, r.out + r.err
     assert git(remote, "for-each-ref", "refs/hn") == ""  # the retraction did not go alone
@@ -1231,9 +1229,7 @@ def test_a_refused_stream_holds_back_only_what_cites_it(tmp_path):
     assert hn(alice, "memory", "retract", r.json()["memoryId"], "--reason", "obsolete", "--stream", three).code == 0
     refs = {n: f"refs/hn/memory/{first['actor']}/{n * 64}" for n in "23"}
     refused = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
-    hook = remote / "hooks" / "update"
-    hook.write_text(f'#!/bin/sh\n[ "$1" != "{refused}" ]\n')
-    hook.chmod(0o755)
+    refusing(remote, refused)
     r = hn(alice, "sync")
     assert r.code == 1 and "hook declined" in r.err, r.out + r.err
     for ref in refs.values():  # the citing stream went after the one it cites, which was taken

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from helpers import actor_of, git, hn, hn_proc, make_repo, refs_snapshot, shared_remote, wait_publication
+from helpers import (actor_of, commit_on, git, hn, hn_proc, make_repo, refs_snapshot, shared_remote,
+                     wait_publication)
 
 OTHER_STREAM = "sha256:" + "ab" * 32
 
@@ -561,18 +562,12 @@ def test_a_memory_anchored_on_a_commit_only_another_remote_holds_is_said_at_push
     git(tmp_path, "clone", "-q", "--bare", str(remote), str(fork))
     git(alice, "remote", "add", "fork", str(fork))
     assert hn(alice, "hooks", "install").code == 0
-    git(alice, "checkout", "-q", "-b", "exp")
-    (alice / "exp.txt").write_text("exp\n")
-    git(alice, "add", "exp.txt")
-    git(alice, "commit", "-q", "-m", "experiment")
-    commit = git(alice, "rev-parse", "HEAD")
+    commit = commit_on(alice, "exp", "exp.txt")
     made = _record(alice, "tried on the experiment branch")
     git(alice, "push", "-q", "fork", "exp")
     git(alice, "checkout", "-q", "main")
     git(alice, "branch", "-q", "-D", "exp")  # (only refs/remotes/fork/exp holds the commit now)
-    (alice / "next.txt").write_text("next\n")
-    git(alice, "add", "next.txt")
-    git(alice, "commit", "-q", "-m", "next")
+    commit_on(alice, None, "next.txt")
     pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=alice, capture_output=True, text=True)
     assert pushed.returncode == 0
     line = (f"memory {made['memoryId']} waits for commit {commit}, which only another remote's branches contain "
