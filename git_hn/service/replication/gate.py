@@ -169,11 +169,9 @@ def discarded_for(repo: Repo, anchors: set[str], remote: str) -> tuple[set[str],
     head = repo.head_commit()
     absent, beyond = _beyond(repo, anchors, ["--not", "--branches", "--tags", f"--remotes={_glob(remote)}"],
                              [head] if head else [])
-    if beyond is None:
+    if not beyond:  # (None: Git could not answer, and nothing is named)
         return absent, set()
-    if not beyond:
-        return absent, set()
-    _none, nowhere = _beyond(repo, beyond, ["--not", "--remotes"], [])
+    _absent, nowhere = _beyond(repo, beyond, ["--not", "--remotes"], [])
     return absent | beyond, set() if nowhere is None else beyond - nowhere
 
 
@@ -194,9 +192,9 @@ def sent_to(repo: Repo, anchors: set[str], tips: dict[str, str]) -> dict[str, st
         rest = anchors - set(out)
         if not rest:
             break
-        _absent, beyond = _beyond(repo, rest, [], [tip])
+        absent, beyond = _beyond(repo, rest, [], [tip])
         if beyond is not None:
-            out.update({a: dst for a in rest - beyond - _absent})
+            out.update({a: dst for a in rest - beyond - absent})
     return out
 
 
