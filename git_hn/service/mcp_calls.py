@@ -298,12 +298,19 @@ def _blobs_filled(repo, commit: str, paths: list) -> list:
             and is_path(p["path"], LIMITS.max_path) else p for p in paths]
 
 
-def _target(value, what: str) -> str:
+def _target(repo, value, what: str) -> str:
+    """The memory a lifecycle tool names: a full ID, or a unique prefix of at least 8 hex
+    characters, as ``memory_show`` and the CLI take it (an agent trial: the three lifecycle
+    tools took full IDs only)."""
     from ..core.grammar import is_digest_id
+    from . import show
 
-    if not isinstance(value, str) or not is_digest_id(value):
-        raise InputError(f"{what} input field memory must be a full memory ID")
-    return value
+    if isinstance(value, str) and is_digest_id(value):
+        return value
+    if not isinstance(value, str) or not show.is_query(value):
+        raise InputError(f"{what} input field memory must be a memory ID (sha256: and 64 hex digits, or at "
+                         "least 8 of its first ones)")
+    return show.resolve(repo, value)
 
 
 def _written(result, absent: list) -> dict:
@@ -345,7 +352,7 @@ def _supersede(repo, arguments) -> dict:
     from . import lifecycle
 
     args = dict(_object(arguments, "supersede input: "))
-    target = _target(args.pop("memory", None), "supersede")
+    target = _target(repo, args.pop("memory", None), "supersede")
     given = args.get("attemptOutcome") is not None or args.get("kind") is not None
     args = _inherited(repo, target, args)
     if given:  # (an outcome kept from the target is the target's, as the CLI keeps it unchecked)
@@ -422,7 +429,7 @@ def _lifecycle(repo, arguments, operation: str) -> dict:
     if operation == "challenge":
         fields["evidence"] = "strings"
     doc = _bind(arguments, f"{operation} input: ", fields)
-    target = _target(doc.get("memory"), operation)
+    target = _target(repo, doc.get("memory"), operation)
     reason = doc.get("reason")
     if not isinstance(reason, str):
         raise InputError(f"{operation} input field reason must be a string such as incorrect")

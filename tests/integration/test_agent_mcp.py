@@ -175,7 +175,7 @@ def test_arguments_are_validated_like_input(inited):
             ("memory_digest", {"maxBytes": 100}),
             ("memory_digest", {"maxBytes": 0}),
             ("memory_digest", {"maxBytes": "big"}),
-            ("memory_supersede", {"memory": target[:15], "kind": "decision", "content": "y"}),
+            ("memory_supersede", {"memory": target[:12], "kind": "decision", "content": "y"}),
             ("memory_retract", {"memory": target}),
             ("memory_retract", {"memory": target, "reason": "no longer true"}),
             ("memory_retract", {"memory": target, "reason": "obsolete", "evidence": []}),
@@ -223,7 +223,8 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: digest input field maxBytes must be at least 1024",
         "git-hn: digest input field maxBytes must be at least 1024",
         "git-hn: digest input field maxBytes must be an integer",
-        "git-hn: supersede input field memory must be a full memory ID",
+        "git-hn: supersede input field memory must be a memory ID (sha256: and 64 hex digits, or at least 8 of "
+        "its first ones)",
         "git-hn: retract input field reason must be a string such as incorrect",
         "git-hn: memory retract operation has invalid fields; a reason is one token of a-z and 0-9 joined by -, "
         "at most 128 bytes, such as no-longer-true",
@@ -989,3 +990,22 @@ def test_an_attempts_outcome_is_one_the_brief_knows_and_a_cut_json_brief_says_ho
         "lists them by kind, path or topic")
     assert len(text(cut).encode()) <= 4096
     assert "hint" not in document(whole)
+
+
+def test_lifecycle_tools_take_a_prefix_of_a_memory_id_as_show_does(inited):
+    """An agent trial: ``memory_show`` took ``bdda4ef4`` while ``memory_supersede``,
+    ``memory_retract`` and ``memory_challenge`` wanted the full ID (the CLI takes prefixes for
+    all four)."""
+    first = record(inited, content="use a cache")["memoryId"]
+    second = record(inited, content="log every request")["memoryId"]
+
+    async def body(client):
+        sup = await client.call_tool("memory_supersede", {"memory": first[7:19], "content": "cache for a minute"})
+        ret = await client.call_tool("memory_retract", {"memory": second[:15], "reason": "obsolete"})
+        return sup, ret
+
+    sup, ret = run(inited, body, "--allow-write")
+    for result, target, lifecycle in ((sup, first, "superseded"), (ret, second, "retracted")):
+        made = document(result)["result"]["memoryId"]
+        assert hn(inited, "memory", "show", made, "--json").json()["envelope"]["target"] == target
+        assert hn(inited, "memory", "show", target, "--json").json()["projection"]["lifecycle"] == lifecycle
