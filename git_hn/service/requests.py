@@ -288,13 +288,14 @@ class Words(NamedTuple):
     handoff_needs: str
     handoff_only: str
     topic_controls: str
+    path: str
 
 
 FLAG_WORDS = Words(
     "--evidence", CONTENT_RULE, f"at most {LIMITS.max_topics} --topic values, each at most {LIMITS.max_topic} bytes",
     "--applies subject needs --subject ID", "", "--outcome", "kind verification needs --evidence TYPED-ID", "",
     "--completed, --assumption, --blocker and --next-action are only for kind handoff",
-    "a --topic value contains a control character (an escape, a newline, a tab)")
+    "a --topic value contains a control character (an escape, a newline, a tab)", PATH_RULE)
 INPUT_WORDS = Words(
     "evidence", f"content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes",
     f"at most {LIMITS.max_topics} topics, each at most {LIMITS.max_topic} bytes",
@@ -303,7 +304,8 @@ INPUT_WORDS = Words(
     "kind verification needs evidence (at least one typed ID)",
     "kind handoff needs handoff with the arrays " + ", ".join(HANDOFF_LISTS) + " (each entry non-blank)",
     "handoff is only for kind handoff",
-    "a topic contains a control character (an escape, a newline, a tab)")
+    "a topic contains a control character (an escape, a newline, a tab)",
+    "anchor.paths[].path " + PATH_RULE.removeprefix("--path "))
 
 
 def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve=None) -> str:
@@ -323,7 +325,7 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
     fixed = {"memory record content is invalid": words.content, "memory record topics are invalid": words.topics,
              "memory applicability subject must match anchor": words.subject,
              "memory anchor commit is invalid": words.anchor,
-             "memory anchor subject is invalid": grammar.SUBJECT_FORM}
+             "memory anchor subject is invalid": grammar.SUBJECT_FORM, "memory anchor path is invalid": words.path}
     if message in fixed:
         return fixed[message]
     if message == "memory record evidence is invalid":

@@ -616,3 +616,17 @@ def test_a_sync_with_a_remote_one_only_reads_from_says_why_publishing_failed_and
                      "from origin, stop publishing there: git config remote.origin.hnPublish false\n"), r.err
     git(clone, "config", "remote.origin.hnPublish", "false")
     assert hn(clone, "sync").code == 0
+
+
+def test_a_request_documents_invalid_anchor_path_says_the_path_rule(inited):
+    """An agent trial: ``anchor.paths`` with ``./calc/fmt.py`` answered only "memory anchor path
+    is invalid" (the flags' error already gave the rule)."""
+    head = git(inited, "rev-parse", "HEAD")
+    doc = {"version": 0, "kind": "decision", "content": "x", "applicability": {"mode": "descendants"},
+           "anchor": {"commit": head, "paths": [{"path": "./calc/fmt.py", "blob": "absent"}]},
+           "topics": [], "evidence": []}
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(doc).encode())
+    assert r.code == 1
+    assert r.err == ("git-hn: memory anchor path is invalid; anchor.paths[].path is relative to the top of the "
+                     "repository: no ./ or ../ segment, no leading or trailing /, no backslash or control character, "
+                     "at most 4096 bytes\n"), r.err
