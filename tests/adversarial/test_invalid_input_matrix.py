@@ -42,7 +42,8 @@ def _cases(head):
         ("topic over 128 bytes", dump({**base, "topics": ["b", "a" * 129]}),
          "memory record topics are invalid; at most 32 topics, each at most 128 bytes"),
         ("../x path", dump({**base, "anchor": {"commit": head, "paths": [{"path": "../x", "blob": "absent"}]}}),
-         "memory anchor path is invalid"),
+         "memory anchor path is invalid; anchor.paths[].path is relative to the top of the repository: no ./ or ../ "
+         "segment, no leading or trailing /, no backslash or control character, at most 4096 bytes"),
         ("bad evidence prefix", dump({**base, "evidence": ["proposal:sha256:" + "a" * 64]}),
          "memory record evidence is invalid; evidence is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"),
         ("memory evidence without sha256", dump({**base, "evidence": ["memory:" + "a" * 64]}),
