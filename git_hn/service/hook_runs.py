@@ -270,12 +270,18 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: l
     from .replication import gate
 
     carried, untracked = _tracked_tips(remote, specs, data)
+    # a stream whose memory ref this push sends itself (a mirror, a refspec of refs/hn/memory/*)
+    # reaches the remote with it: nothing of it waits (a review: a mirror push warned falsely)
+    direct = {parts[2] for line in data.decode("utf-8", "replace").splitlines()
+              for parts in [line.split(" ")] if len(parts) == 4 and parts[2].startswith("refs/hn/memory/")}
+    anchors = {ref: links for ref, links in anchors.items() if ref not in direct}
     doubtful = {a for links in anchors.values() for _m, a in links if a and a not in carried}
     gone, elsewhere = gate.discarded_for(repo, doubtful, remote) if doubtful else (set(), set())
     # and those that wait for a commit of a branch not pushed yet (a worktree's): the stream's later
     # memories wait too, and with the publication in the background nothing said so (an agent trial)
     waits = gate.not_carried(repo, doubtful - gone, remote, carried) if doubtful - gone else set()
-    sent_to = gate.sent_to(repo, waits, untracked) if waits and untracked else {}
+    branches = {tip: dst for tip, dst in untracked.items() if dst.startswith("refs/heads/")}
+    sent_to = gate.sent_to(repo, waits, branches) if waits and branches else {}
     out = []
     for ref, links in sorted(anchors.items()):
         k = next((i for i, (_m, a) in enumerate(links) if a in gone or a in waits), None)

@@ -1777,10 +1777,38 @@ def test_a_push_to_a_branch_a_single_branch_clone_does_not_track_says_how_to_tra
     assert pushed.returncode == 0
     assert (f"git-hn: Publication {ref}: 1 memory waits until commit {fix} is on a branch of origin this clone "
             "tracks: this push sends it to refs/heads/fix, which remote.origin.fetch does not map (a single-branch "
-            f"clone?); git fetch origin refs/heads/fix:refs/remotes/origin/fix tracks it, then git hn sync origin"
-            ) in pushed.stderr, pushed.stderr
+            "clone?); git remote set-branches --add origin fix and git fetch origin track it, then git hn sync "
+            "origin") in pushed.stderr, pushed.stderr
     wait_publication(b)
-    git(b, "fetch", "-q", "origin", "refs/heads/fix:refs/remotes/origin/fix")  # what it says
+    git(b, "remote", "set-branches", "--add", "origin", "fix")  # what it says
+    git(b, "fetch", "-q", "origin")
     r = hn(b, "sync", "origin")
     assert r.code == 0 and "wait" not in r.out, r.out
     assert git(remote, "rev-parse", ref) == git(b, "rev-parse", ref)
+    commit_on(b, None, "more.txt")  # (tracked for good now: the next push says nothing)
+    r = hn(b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "after tracking")
+    assert r.code == 0, r.err
+    pushed = subprocess.run(["git", "push", "-q", "origin", "fix"], cwd=b, capture_output=True, text=True)
+    assert pushed.returncode == 0 and "wait" not in pushed.stderr, pushed.stderr
+
+
+def test_a_push_to_a_mirror_remote_that_carries_the_memory_ref_warns_of_nothing(clones):
+    """A review's case: a push to a ``--mirror=push`` remote (no fetch refspec) sends the memory
+    ref itself, yet the hook said the memory waited for a branch this clone tracks there."""
+    from helpers import commit_on
+
+    remote, a, _b = clones
+    mirror = remote.parent / "mirror.git"
+    git(remote.parent, "init", "-q", "--bare", str(mirror))
+    git(a, "remote", "add", "--mirror=push", "m", str(mirror))
+    commit_on(a, None, "mirrored.txt")
+    r = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "carried by the mirror")
+    assert r.code == 0, r.err
+    ref = f"refs/hn/memory/{r.json()['actor']}/{r.json()['stream'][7:]}"
+    pushed = subprocess.run(["git", "push", "-q", "m"], cwd=a, capture_output=True, text=True)
+    assert pushed.returncode == 0
+    assert "waits" not in pushed.stderr, pushed.stderr
+    assert git(mirror, "rev-parse", ref) == git(a, "rev-parse", ref)
+    wait_publication(a)
