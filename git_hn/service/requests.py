@@ -152,9 +152,10 @@ def uncommitted_notes(repo: Repo, commit: str, paths: list[str]) -> list[tuple[s
     status`` for all paths."""
     if not paths:
         return []
-    # (the runner's pathspecs are literal, and from the top of the worktree: ``git -C TOP``)
-    top = repo.git.run(["rev-parse", "--show-toplevel"]).stdout.decode("utf-8", "surrogateescape").strip()
-    if not top:
+    from ..store.worktree import toplevel
+
+    top = toplevel(repo)  # (the runner's pathspecs are literal, and from the worktree's top: ``git -C TOP``)
+    if top is None:
         return []
     proc = repo.git.run(["-C", top, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--", *paths])
     if proc.returncode != 0:

@@ -251,15 +251,21 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
     return sorted(done, key=lambda r: not r.moved) + kept  # (streams that moved first, each in ref order)
 
 
-def _plan(repo: Repo, tails: list, mapping: dict[str, str], renamed: dict[str, str] | None = None) -> list:
+def _plan(repo: Repo, tails: list, mapping: dict[str, str], renamed: dict[str, str] | None = None,
+          first=None, more: int = 0) -> list:
     """(source, tail, rebuilt envelopes, parent commit) of each stream to rebuild: from its
     first unpublished memory that names a rewritten commit or cites (target, ``memory:``
     evidence) a memory rebuilt in any stream. Computed again until no ID changes: a memory can
     only cite memories that existed before it, so this ends after at most as many rounds as
-    the longest chain of citations. ``renamed``: IDs already rebuilt elsewhere (a rebase)."""
-    renamed = dict(renamed or {})  # old memory ID -> rebuilt ID, across streams
-    for _round in range(sum(len(chain) for _src, chain, _floor in tails) + 2):
+    the longest chain of citations. ``renamed`` (filled: old memory ID -> rebuilt ID, across
+    streams); ``first(renamed)`` rebuilds, at the start of each round, what else is renamed (a
+    rebase's forked tails, which the streams may cite and which may cite them); ``more``: the
+    memories it rebuilds."""
+    renamed = {} if renamed is None else renamed
+    for _round in range(sum(len(chain) for _src, chain, _floor in tails) + more + 2):
         before, plan = dict(renamed), []
+        if first is not None:
+            first(renamed)
         for src, chain, floor in tails:
             start = next((i for i in range(floor, len(chain))
                           if _names_rewritten(chain[i], mapping) or _cites(chain[i], renamed)), None)
@@ -358,23 +364,14 @@ def rebase(repo: Repo, ident: Identity, forks: list) -> list[Rebased]:
         if chain and chain[-1].commit == src.head:  # (else moved since it was listed: its CAS fails)
             mine = published.get(src.ref, set())
             followers.append((src, chain, max((i + 1 for i, m in enumerate(chain) if m.commit in mine), default=0)))
+    rebuilt: list = []  # (ref, old tip, tail, onto, envelopes) of each forked tail, as the last round left them
+
+    def forked(renamed: dict[str, str]) -> None:
+        rebuilt[:] = [(ref, old, tail, onto, _envelopes(repo, tail, {}, onto.memory_id, onto.envelope.sequence + 1,
+                                                        renamed=renamed)) for ref, old, tail, onto in forks]
+
     renamed: dict[str, str] = {}
-    rounds = sum(len(t) for _r, _o, t, _n in forks) + sum(len(c) for _s, c, _f in followers) + 2
-    for _round in range(rounds):
-        before = dict(renamed)
-        rebuilt = [(ref, old, tail, onto, _envelopes(repo, tail, {}, onto.memory_id, onto.envelope.sequence + 1,
-                                                     renamed=renamed)) for ref, old, tail, onto in forks]
-        plan = []
-        for src, chain, floor in followers:
-            start = next((i for i in range(floor, len(chain)) if _cites(chain[i], renamed)), None)
-            if start is not None:
-                tail = chain[start:]
-                envs = _envelopes(repo, tail, {}, chain[start - 1].memory_id if start else "", renamed=renamed)
-                plan.append((src, tail, envs, chain[start - 1].commit if start else ""))
-        if renamed == before:
-            break
-    else:
-        raise LocalStateError("the rebase found memories that cite each other in a circle; nothing was rebased")
+    plan = _plan(repo, followers, {}, renamed, forked, sum(len(t) for _r, _o, t, _n in forks))
     for _src, chain, floor in followers:
         stuck = next((m for m in chain[:floor] if _cites(m, renamed)), None)
         if stuck is not None:
