@@ -65,6 +65,15 @@ class GitError(HnError):
     """A Git process failed in a way git-hn cannot attribute to the user's input."""
 
 
+class OutputTooLarge(GitError):
+    """A Git process wrote more than its caller's bound on its output (``limit`` bytes); it was
+    stopped. A remote's listing is bounded so (``store.transport.advertisement_limit``)."""
+
+    def __init__(self, message: str, limit: int):
+        super().__init__(message)
+        self.limit = limit
+
+
 class RemoteError(HnError):
     """A remote, or data fetched from it, is invalid or hostile."""
 

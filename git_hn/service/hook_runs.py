@@ -312,12 +312,17 @@ def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
         elif lref.startswith("refs/hn/remotes/") and loid != zero:
             copied += 1
     if copied:  # a mirror push: it also deletes every remote memory ref this clone lacks
+        from ..errors import OutputTooLarge
         from ..store.git import LOCAL_LISTING
-        from ..store.transport import remote_env
+        from ..store.transport import advertisement_limit, remote_env
 
-        there = repo.git.run(["ls-remote", "--refs", "--", remote, "refs/hn/memory/*"], env=remote_env())
+        try:
+            there = repo.git.run(["ls-remote", "--refs", "--", remote, "refs/hn/memory/*"], env=remote_env(),
+                                 limit=advertisement_limit())
+        except OutputTooLarge:
+            there = None  # (a remote listing that much junk: its deletions are not counted)
         here = set(repo.git.run(list(LOCAL_LISTING)).stdout.decode("utf-8", "replace").split())
-        if there.returncode == 0:
+        if there is not None and there.returncode == 0:
             for line in there.stdout.decode("utf-8", "replace").splitlines():
                 ref = line.partition("\t")[2]
                 if ref and ref not in here and ref not in deleted:

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import os
 
-from ..errors import GitError
-from .process import DEVNULL, PIPE, Background, Child, Completed, Timeout, exchange, popen
+from ..errors import GitError, OutputTooLarge
+from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, popen
 from .reader import Reader, object_name
 
 _FORCED = {
@@ -155,9 +155,10 @@ class Git:
         self._early.clear()
 
     def run(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
-            timeout: float | None = None, on_start=None) -> Completed:
+            timeout: float | None = None, on_start=None, limit: int | None = None) -> Completed:
         """Run ``git <args>``; never raises for a non-zero exit (callers decide). ``on_start``
-        gets the process ID once Git runs (a push records it: ``store.given.pushing``)."""
+        gets the process ID once Git runs (a push records it: ``store.given.pushing``); more
+        than ``limit`` bytes of output stop Git and raise ``OutputTooLarge``."""
         if self._early:
             if args and args[0] in _WRITERS:
                 self.forget_early()
@@ -166,7 +167,7 @@ class Git:
                 if early is not None:
                     if timeout is not None:  # (counted from now: the bound still holds)
                         early.timeout = timeout
-                    return early.finish()
+                    return early.finish(limit=limit)
         full_env = self.env if env is None else {**self.env, **env}
         try:
             proc = popen(["git", *args], stdin=PIPE if input is not None
@@ -177,11 +178,11 @@ class Git:
         if on_start is not None:
             on_start(proc.pid)
         try:
-            out, err = exchange(proc, input, timeout or self.timeout)
-        except Timeout:
+            out, err = exchange(proc, input, timeout or self.timeout, limit)
+        except (Timeout, Oversize) as exc:
             proc.kill()
             proc.wait()
-            raise GitError(f"git {args[0]} timed out") from None
+            raise _stopped(args, exc, limit) from None
         return Completed(proc.args, proc.returncode, out, err)
 
     DETACHED: list = []  # processes ``detach`` started, for a caller that must see them end (a test)
@@ -474,6 +475,13 @@ class Git:
             self._early_batch = None
 
 
+def _stopped(args, exc: Exception, limit: int | None) -> GitError:
+    """The error for a git process stopped at its time or output bound."""
+    if isinstance(exc, Oversize):
+        return OutputTooLarge(f"git {args[0]} wrote more than {limit} bytes", limit or 0)
+    return GitError(f"git {args[0]} timed out")
+
+
 class Started:
     """A git process started before its answer is needed (``Git.spawn``)."""
 
@@ -481,16 +489,16 @@ class Started:
         self.proc, self.args, self.timeout = proc, args, timeout
         self.result: Completed | None = None
 
-    def finish(self, data: bytes | None = None) -> Completed:
+    def finish(self, data: bytes | None = None, limit: int | None = None) -> Completed:
         """Feed ``data`` (if stdin is a pipe), then collect the exit status and output (once:
-        asking again returns the same result)."""
+        asking again returns the same result; ``limit`` as ``Git.run``'s)."""
         if self.result is not None:
             return self.result
         try:
-            out, err = exchange(self.proc, data, self.timeout)
-        except Timeout:
+            out, err = exchange(self.proc, data, self.timeout, limit)
+        except (Timeout, Oversize) as exc:
             self.abandon()
-            raise GitError(f"git {self.args[0]} timed out") from None
+            raise _stopped(self.args, exc, limit) from None
         self.result = Completed(self.proc.args, self.proc.returncode, out, err)
         return self.result
 

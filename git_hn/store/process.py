@@ -34,6 +34,10 @@ class Timeout(Exception):
     """A process did not end within its time (``subprocess.TimeoutExpired``)."""
 
 
+class Oversize(Exception):
+    """A process wrote more to its stdout than its reader's bound (``exchange``'s ``limit``)."""
+
+
 class Child:
     """A child process started with ``os.posix_spawn``: what git-hn uses of ``subprocess.Popen``
     (pipes, ``wait``/``poll``/``kill``, ``communicate``) without importing ``subprocess``
@@ -344,12 +348,14 @@ def _stop(proc: Child) -> None:
         pass
 
 
-def exchange(proc: Child, data: bytes | None, timeout: float) -> tuple[bytes, bytes]:
+def exchange(proc: Child, data: bytes | None, timeout: float,
+             limit: int | None = None) -> tuple[bytes, bytes]:
     """``proc.communicate(data, timeout)`` without its exit poll: ``communicate`` waits for
     the exit by sleeping in growing steps (half a millisecond, then one, then two…), which costs
     about a millisecond for every short git process. Here one poll set holds the pipes and, on
     Linux, a pidfd of the process, so the exit is noticed the moment it happens. Raises
-    ``Timeout`` (the caller kills) when ``timeout`` seconds pass."""
+    ``Timeout`` (the caller kills) when ``timeout`` seconds pass, ``Oversize`` (the caller kills)
+    when stdout passes ``limit`` bytes: what a remote lists is never all held in memory."""
     import select
     import time
 
@@ -395,11 +401,15 @@ def exchange(proc: Child, data: bytes | None, timeout: float) -> tuple[bytes, by
                     chunk = os.read(fd, 65536)
                     if chunk:
                         reading[fd].append(chunk)
+                        if limit is not None and fd == out_fd:
+                            limit -= len(chunk)
+                            if limit < 0:
+                                raise Oversize(f"{proc.args[0]} wrote more than its bound")
                     else:
                         poller.unregister(fd)
                         done[fd] = b"".join(reading.pop(fd))
     except BaseException as exc:
-        if not isinstance(exc, Timeout):  # a signal: the child stops with us
+        if not isinstance(exc, (Timeout, Oversize)):  # a signal: the child stops with us
             _stop(proc)
         raise
     finally:

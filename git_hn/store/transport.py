@@ -77,6 +77,19 @@ def advertisement(url: str) -> tuple[str, ...]:
     return ("ls-remote", "--refs", "--", url, "refs/hn/*")
 
 
+ADVERTISED_BYTES_PER_STREAM = 2048  # a memory ref's line is ~210 bytes (~235 with SHA-256 IDs)
+
+
+def advertisement_limit(max_streams: int | None = None) -> int:
+    """The most bytes of a remote's listing of ``refs/hn/`` git-hn reads (git-hn, issue 11): a
+    hostile remote advertising junk refs (200,000 long names under ``refs/hn/zz/``) held ~300 MB
+    of the sync's memory. 2 KiB for each stream the ``max-streams`` budget allows, never less
+    than the default budget's 32 MiB (~150,000 memory refs): raising the budget raises it."""
+    from ..core.selection import DEFAULT_MAX_STREAMS
+
+    return max(max_streams or 0, DEFAULT_MAX_STREAMS) * ADVERTISED_BYTES_PER_STREAM
+
+
 # Git's words for a remote it could not reach, and git-hn's fixed words for them. Git's own text
 # is never repeated: it quotes the URL, which may carry credentials, and a server's text.
 NO_CREDENTIALS = "the remote needs credentials and none were given"

@@ -145,6 +145,34 @@ def test_a_stream_budget_bounds_a_remote_advertising_too_many_streams(tmp_path, 
     assert r.code == 0, r.err
 
 
+def test_a_remote_advertising_junk_refs_is_read_no_further_than_the_stream_budget(tmp_path, bare_remote):
+    """80,000 long junk names under refs/hn/zz/ (36 MB of listing, held whole in memory before):
+    the sync stops reading at 2 KiB for each stream ``max-streams`` allows (32 MiB by default),
+    says so in one line and changes nothing; a raised budget reads it all."""
+    remote = bare_remote("junk.git")
+    alice, bob = _team(tmp_path, str(remote))
+    tip = git(alice, "rev-parse", "main").strip()
+    packed = remote / "packed-refs"
+    lines = packed.read_text().splitlines()[1:] if packed.exists() else []
+    lines += [f"{tip} refs/hn/zz/{i:06d}{'j' * 440}" for i in range(80_000)]
+    packed.write_text("# pack-refs with: peeled fully-peeled sorted \n"
+                      + "".join(line + "\n" for line in sorted(lines, key=lambda l: l.split(" ")[1])))
+    assert hn(bob, "replication", "select", "--all").code == 0
+    before = refs_snapshot(bob)
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert r.err == ("git-hn: import phase failed (publication phase completed): replication max-streams "
+                     "budget exceeded for remote origin: its advertisement of refs/hn/ is over 33554432 bytes "
+                     "(2048 for each of 16384 streams); select exact streams or raise it with "
+                     "git hn replication select origin --max-streams N\n")
+    assert refs_snapshot(bob) == before
+    assert hn(bob, "replication", "select", "--all", "--max-streams", "20000").code == 0
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    accepted = git(bob, "for-each-ref", "--format=%(refname)", "refs/hn/remotes/origin/memory/").split()
+    assert len(accepted) == len(STREAMS)
+
+
 def test_the_index_is_fresh_after_every_write_command(tmp_path):
     repo = make_repo(tmp_path / "r")
     assert hn(repo, "init", "--name", "Writer").code == 0

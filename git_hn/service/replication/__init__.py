@@ -55,7 +55,7 @@ def learn_owners(repo: Repo, sel) -> None:
         return
     try:
         advertised, _others = advertise(repo, resolve_remote(repo, sel.remote), sel.remote,
-                                        timeout=LEARN_TIMEOUT)
+                                        timeout=LEARN_TIMEOUT, max_streams=sel.max_streams)
     except HnError:
         return
     owners = {}

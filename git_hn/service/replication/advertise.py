@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from ...core.grammar import LOCAL_PREFIX, REMOTES_PREFIX, is_oid, is_remote_name, parse_local_ref
 from ...core.grammar import uniform_lines as uniform
-from ...store.transport import advertisement, remote_env
+from ...store.transport import ADVERTISED_BYTES_PER_STREAM, advertisement, advertisement_limit, remote_env
 from ...store.repo import Repo
 from .outcomes import Outcome, PhaseError, phase
 
@@ -24,13 +24,21 @@ _PROPOSAL_REF = re.compile(r"refs/hn/proposals/[0-9a-f]{64}")
 
 
 def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
-              answers: dict | None = None) -> tuple[Mapping, set]:
+              answers: dict | None = None, max_streams: int | None = None) -> tuple[Mapping, set]:
     """({stream: [(actor, oid)]}, {(kind, id)} of well-formed actor and proposal refs).
-    ``answers["advertisement"]`` gets Git's output as it came (the quiet record hashes it)."""
-    from ...errors import GitError
+    ``answers["advertisement"]`` gets Git's output as it came (the quiet record hashes it). A
+    listing over ``advertisement_limit(max_streams)`` bytes fails the phase, read no further."""
+    from ...errors import GitError, OutputTooLarge
 
+    limit = advertisement_limit(max_streams)
     try:
-        proc = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=timeout)  # often early
+        proc = repo.git.run(list(advertisement(url)), env=remote_env(), timeout=timeout,  # often early
+                            limit=limit)
+    except OutputTooLarge:
+        raise PhaseError(f"replication max-streams budget exceeded for remote {remote}: its advertisement of "
+                         f"refs/hn/ is over {limit} bytes ({ADVERTISED_BYTES_PER_STREAM} for each of "
+                         f"{limit // ADVERTISED_BYTES_PER_STREAM} streams); select exact streams or raise it "
+                         f"with git hn replication select {remote} --max-streams N") from None
     except GitError:
         if timeout is None:
             raise

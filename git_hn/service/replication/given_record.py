@@ -117,11 +117,16 @@ def _asked(repo: Repo, url: str, refs: set[str]) -> dict[str, str] | None:
     """ref -> tip of ``refs`` at ``url`` (one ``ls-remote`` of the memory refs); None when it
     cannot be asked."""
     from ...core.grammar import is_oid
-    from ...store.transport import remote_env, transport_allowed
+    from ...errors import OutputTooLarge
+    from ...store.transport import advertisement_limit, remote_env, transport_allowed
 
     if not refs or not transport_allowed(url):
         return None
-    proc = repo.git.run(["ls-remote", "--refs", "--", url, "refs/hn/memory/*"], env=remote_env())
+    try:
+        proc = repo.git.run(["ls-remote", "--refs", "--", url, "refs/hn/memory/*"], env=remote_env(),
+                            limit=advertisement_limit())
+    except OutputTooLarge:
+        return None
     if proc.returncode != 0:
         return None
     out = {}

@@ -113,7 +113,8 @@ class Import:
             rstate.forget_quiet(self.repo, self.remote)  # this import decides anew (``_remember_quiet``)
             self.say("advertisement")
             advertised, others = advertise.advertise(self.repo, self.url, self.remote, answers=answers,
-                                                     timeout=transfer.stall_timeout(self.repo))
+                                                     timeout=transfer.stall_timeout(self.repo),
+                                                     max_streams=self.sel.max_streams)
             self.advertised_refs = advertise.AdvertisedRefs(advertised)
             wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
             if not wanted:
