@@ -331,11 +331,14 @@ def dispatch(argv: list[str]) -> int:
         notice.install()  # a person at a terminal sees a full verification that takes a while
     if cmd not in TOP:
         from ..core.gostr import one_line
+        from ..core.hints import append, closest
 
-        from ..core.hints import append, did_you_mean
-
-        raise HnError(append(f"unknown command \"{one_line(cmd)}\"; run 'git hn help'",
-                             did_you_mean(cmd, sorted(TOP))))
+        # a group's command typed without its group (git hn log, git hn recal): memory's first
+        words = {s: f"git hn {g} {s}" for g in sorted(GROUPS, key=lambda g: g == "memory") for s in GROUPS[g][0]}
+        words.update((t, t) for t in TOP)
+        best = words.get(cmd) or words.get(closest(cmd, words))
+        hint = f"did you mean {best}?" if best else ""
+        raise HnError(append(f"unknown command \"{one_line(cmd)}\"; run 'git hn help'", hint))
     if cmd in GROUPS:
         subs, usage, unknown = GROUPS[cmd]
         if len(argv) == 1:

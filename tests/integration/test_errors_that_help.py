@@ -63,6 +63,11 @@ def test_commands_parsed_by_typer_say_the_same_in_one_line(inited, args, message
     (["memory", "recal"], 'unknown memory command "recal"; did you mean recall?'),
     (["policy", "shwo"], 'unknown policy command "shwo"; did you mean show?'),
     (["memory", "frob"], 'unknown memory command "frob"; git hn memory -h lists them'),  # nothing close
+    # a group's command without its group: the group named (memory's first, where two have it)
+    (["log"], "unknown command \"log\"; run 'git hn help'; did you mean git hn memory log?"),
+    (["recal"], "unknown command \"recal\"; run 'git hn help'; did you mean git hn memory recall?"),
+    (["show", "abc"], "unknown command \"show\"; run 'git hn help'; did you mean git hn memory show?"),
+    (["status"], "unknown command \"status\"; run 'git hn help'; did you mean git hn hooks status?"),
 ])
 def test_unknown_commands_suggest_the_closest(inited, args, message):
     _fails_with(inited, args, message)
