@@ -302,7 +302,9 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
     ref = local_ref(ident.actor, draft.stream)
     seed = ident.seed()
     last_error = None
-    with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, draft.stream), ref):
+    # (after a wait, what Git answered before it is stale: a sync's import may have moved the
+    # accepted copy, which no compare-and-swap of the local ref would notice)
+    with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, draft.stream), ref, on_wait=repo.git.forget_early):
         for attempt in range(ATTEMPTS):
             if attempt:
                 time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)
@@ -368,7 +370,7 @@ def append_all(repo: Repo, ident: Identity, stream: str, select, *,
     ref = local_ref(ident.actor, stream)
     seed = ident.seed()
     last_error = None
-    with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, stream), ref):
+    with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, stream), ref, on_wait=repo.git.forget_early):
         for attempt in range(ATTEMPTS):
             if attempt:
                 time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)

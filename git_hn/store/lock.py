@@ -19,9 +19,11 @@ from . import private
 
 
 @contextmanager
-def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: str = ""):
+def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: str = "", on_wait=None):
     """The exclusive lock at ``path``; ``busy`` is the error when it stays taken (default: the
-    stream ``ref`` is busy). Also the lock of other one-at-a-time work (publication, setup)."""
+    stream ``ref`` is busy). Also the lock of other one-at-a-time work (publication, setup).
+    ``on_wait()`` runs once the lock is held when it was not free at once: a command drops the
+    answers Git gave before the wait (``Git.forget_early``), which the holder may have changed."""
     private.ensure_dirs(hn_dir, os.path.dirname(path))
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
@@ -31,7 +33,8 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
         raise LocalStateError(f"private identity file {path} cannot be opened: {exc.strerror}") from None
     try:
         private.check_file(path, os.fstat(fd), 0)
-        flock_within(fd, timeout, busy or f"memory stream {ref} is busy; retry")
+        if flock_within(fd, timeout, busy or f"memory stream {ref} is busy; retry") and on_wait is not None:
+            on_wait()
         _HELD.add(path)
         try:
             yield
@@ -44,15 +47,17 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
 _HELD: set[str] = set()  # the lock files this process holds (``held_elsewhere`` is about others)
 
 
-def flock_within(fd: int, timeout: float, busy: str) -> None:
+def flock_within(fd: int, timeout: float, busy: str) -> bool:
     """An exclusive ``flock`` of ``fd``, waiting at most ``timeout`` seconds, else
-    ``ConflictError(busy)``."""
+    ``ConflictError(busy)``; whether it had to wait."""
     deadline = time.monotonic() + timeout
+    waited = False
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
+            return waited
         except BlockingIOError:
+            waited = True
             if time.monotonic() >= deadline:
                 raise ConflictError(busy) from None
             time.sleep(0.005)

@@ -389,3 +389,64 @@ def test_the_fetch_hook_does_not_wait_for_another_remotes_acceptance(tmp_path):
     assert hn(bob, "memory", "show", made["memoryId"]).code != 0  # not imported yet
     assert hn(bob, "sync").code == 0
     assert hn(bob, "memory", "show", made["memoryId"]).code == 0
+
+
+PAUSE_HOOK = """#!/bin/sh
+# pauses an import's promotion (its ref transaction, once prepared) until the test says go
+[ "$1" = prepared ] || exit 0
+grep -q ' refs/hn/remotes/' || exit 0
+touch "$PAUSED"
+i=0
+while [ ! -e "$GO" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+exit 0
+"""
+
+
+def test_a_record_while_an_import_brings_the_same_identitys_newer_memory_never_forks_the_stream(tmp_path):
+    """An audit's case: one identity in two clones; a ``record`` in the second while its import
+    brought the first clone's newer memory of the same stream. Both had read the stream before
+    the other wrote and both took the next sequence: a fork that every read refused (divergent
+    chains), that record and ``sync --rebase`` could not mend. The import holds the stream's
+    lock from its continuity check to its ref transaction: the record waits for it and then
+    continues the accepted chain."""
+    _remote, a, b = one_identity_in_two_clones(tmp_path)
+    _record(a, "m1")
+    assert hn(a, "sync").code == 0
+    assert hn(b, "sync").code == 0  # m1 accepted in b
+    _record(a, "m2 from the first clone")
+    assert hn(a, "sync").code == 0
+    hook = b / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(PAUSE_HOOK)
+    hook.chmod(0o755)
+    paused, go = tmp_path / "paused", tmp_path / "go"
+    env = {**os.environ, "PAUSED": str(paused), "GO": str(go)}
+    sync = subprocess.Popen(["git", "hn", "sync", "--json"], cwd=b, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    record = None
+    try:
+        deadline = time.monotonic() + 60
+        while not paused.exists():
+            assert time.monotonic() < deadline and sync.poll() is None, sync.communicate()
+            time.sleep(0.05)
+        time.sleep(1.5)  # its transaction is prepared while it validates: the import waits to commit now
+        record = subprocess.Popen([sys.executable, "-m", "git_hn", "memory", "record", "--json", "--kind",
+                                   "observation", "--at", "HEAD", "--applies", "descendants", "--content",
+                                   "m3 from the second clone"], cwd=b, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        assert record.poll() is None  # it waits for the import's stream lock
+    finally:
+        go.touch()
+    out, err = sync.communicate(timeout=120)
+    assert sync.returncode == 0, (out, err)
+    out, err = record.communicate(timeout=120)
+    assert record.returncode == 0, err
+    hook.unlink()
+    ref = git(b, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    accepted = git(b, "for-each-ref", "--format=%(objectname)", "refs/hn/remotes/origin/memory")
+    assert subprocess.run(["git", "merge-base", "--is-ancestor", accepted, ref], cwd=b).returncode == 0
+    r = hn(b, "memory", "recall", "--include-untrusted", "--json")
+    assert r.code == 0, r.err
+    assert {"m1", "m2 from the first clone", "m3 from the second clone"} == \
+        {m["data"]["content"] for m in r.json()["memories"]}
+    assert hn(b, "memory", "index", "verify").code == 0

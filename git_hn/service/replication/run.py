@@ -151,6 +151,7 @@ class Import:
             # were both accepted (every read then failed closed, and no sync said why)
             accepting.enter_context(serial.accepting(self.repo, self.remote, lambda: self.say(
                 "waiting for a sync with another remote to accept its memories"), self.wait))
+            serial.own_streams(self.repo, [(o.actor, o.id) for o in wanted if o.alive], accepting)
             with self._accepted_set():  # the state's lock is held from here, never over the network
                 self.say("measure")
                 measure.measure_all(self, wanted)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from ...errors import ConflictError, HnError
 from ...store.lock import remote_digest, remote_lock_path, stream_lock
@@ -94,6 +94,25 @@ def accepting(repo: Repo, remote: str, waiting=None, wait: float = ACCEPT_WAIT):
     return held(repo, os.path.join(repo.hn_dir, "locks", "accept.lock"), remote, wait,
                 f"a sync with another remote is accepting memories; run git hn sync {remote} after it",
                 waiting)
+
+
+def own_streams(repo: Repo, streams: list[tuple[str, str]], held: ExitStack) -> None:
+    """Take, into ``held``, the stream lock of each of ``streams`` (``(actor, stream)``) that the
+    active identity appends to here, in one order, as ``store.append`` and re-anchoring take
+    them, before the state's lock. An import holds them from its continuity check to its ref
+    transaction: the same identity in two clones (``identity export``/``import``), a ``record``
+    here while the import brought the other clone's newer memory both read the stream before
+    the other wrote, and both took the next sequence (a fork every read then refused, which no
+    ``--rebase`` could mend). Now the record waits and continues the accepted chain (reading
+    Git's answers afresh after its wait), or the import sees the record and refuses the fork
+    with the ``--rebase`` advice."""
+    from ...core.grammar import local_ref
+    from ...store.identity import active_actor
+
+    mine = active_actor(repo)
+    for actor, stream in sorted(s for s in streams if s[0] == mine):
+        held.enter_context(stream_lock(repo.hn_dir, repo.lock_path(actor, stream), local_ref(actor, stream),
+                                       on_wait=repo.git.forget_early))
 
 
 def _promoting_path(repo: Repo, remote: str) -> str:
