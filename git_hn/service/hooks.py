@@ -480,7 +480,11 @@ def gone_since_install(repo: Repo) -> list[str]:
             return []  # (a moved or copied repository: the record names the old place; hooks status follows it)
         record = {h["name"]: h for h in doc["hooks"]} if doc.get("version") == 1 else {}
         loc = Location(doc["dir"], path, repo.hn_dir, doc.get("gitdir", ""))
-        here = wrappers_here(loc, record)
+        # the wrapper itself, or where pre-commit moved it (it runs it); a chained copy of the
+        # user's hook is a trace of the install, not a hook that runs git-hn (a team trial: a
+        # manager that only rewrote its stub left it, and no record warned)
+        here = {n for n, mine in record.items() if n in HOOKS and (
+            _sha(loc.path(n)) == mine["wrapper"] or _migrated(loc.path(n), mine))}
     except (HnError, OSError, ValueError, KeyError, TypeError, AttributeError):
         return []
     return [n for n in HOOKS if n in record and n not in here]

@@ -627,6 +627,18 @@ def test_a_record_says_when_git_hns_hooks_were_rewritten_by_a_hook_manager(tmp_p
                      "hooks install puts them back\n"), r.err
     assert hn(repo, "hooks", "install").code == 0
     assert hn(repo, *args, "installed again").err == ""
+    # a manager's own stub, chained by the install, written again over the wrapper (a team trial:
+    # the chained copy left behind counted as the hook being there)
+    (hooks / "pre-push").write_text('#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n')
+    (hooks / "pre-push").chmod(0o755)
+    assert hn(repo, "hooks", "install").code == 0
+    assert (hooks / "hn-chained" / "pre-push").exists()
+    assert hn(repo, *args, "chained").err == ""
+    (hooks / "pre-push").write_text((hooks / "hn-chained" / "pre-push").read_text())
+    r = hn(repo, *args, "stub written again")
+    assert r.code == 0 and r.err.startswith("git-hn: warning: git-hn's pre-push hook was installed here and is gone"), r.err
+    assert hn(repo, "hooks", "install").code == 0
+    assert hn(repo, *args, "installed once more").err == ""
     moved = tmp_path / "moved"  # (a review: a moved repository's record names the old place; no warning)
     os.rename(repo, moved)
     r = hn(moved, *args, "after a move")
