@@ -133,6 +133,7 @@ def test_a_stream_budget_bounds_a_remote_advertising_too_many_streams(tmp_path, 
     assert r.err == ("git-hn: import phase failed (publication phase completed): replication max-streams "
                      "budget exceeded for remote origin: configured=3 requested=5; select exact streams "
                      "or raise it with git hn replication select origin --max-streams N\n")
+    assert "Replication memory" not in r.out, r.out  # one line for the budget, none for each stream
     assert [r for r in server.requests[start:] if r.get("command") == "command=fetch"] == []
     assert refs_snapshot(bob) == before
     # the default budget is not written: the file stays exactly what upstream writes

@@ -275,7 +275,7 @@ def requests(sel, advertised: dict, others: set, accepted: dict, result, remote:
             result.outcomes.append(out)
             out.actor, out.advertised, out.old = actor, oid, old
             wanted.append(out)
-        return _within_budget(sel, wanted, remote)
+        return _within_budget(sel, wanted, remote, result)
     for stream in (sorted(advertised) if sel.all else list(sel.memories)):
         owners = advertised.get(stream, [])
         if len(owners) == 1:
@@ -297,7 +297,7 @@ def requests(sel, advertised: dict, others: set, accepted: dict, result, remote:
             out.actor, out.advertised = owners[0]
             out.old = old
             wanted.append(out)
-    return _within_budget(sel, wanted, remote)
+    return _within_budget(sel, wanted, remote, result)
 
 
 def exact_owners(sel, accepted: Mapping, learnt: dict[str, str]) -> dict[str, str] | None:
@@ -346,9 +346,13 @@ def fetched_tips(data: bytes, n: int, exact: set[str], actors: set[str]) -> dict
     return tips if exact <= set(tips) else None
 
 
-def _within_budget(sel, wanted: list[Outcome], remote: str) -> list[Outcome]:
+def _within_budget(sel, wanted: list[Outcome], remote: str, result) -> list[Outcome]:
     limit = sel.max_streams
     if len(wanted) > limit:
+        # none of them was tried: one line says why, not one per stream (an audit: 20,000 junk
+        # streams printed 20,000 identical failures, burying the real stream's)
+        skipped = set(map(id, wanted))
+        result.outcomes[:] = [o for o in result.outcomes if id(o) not in skipped]
         raise PhaseError(f"replication max-streams budget exceeded for remote {remote}: configured={limit} "
                          f"requested={len(wanted)}; select exact streams or raise it with "
                          f"git hn replication select {remote} --max-streams N")
