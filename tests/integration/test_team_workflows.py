@@ -317,11 +317,10 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     said = hn(bob, "sync").out  # the human line: the recovery once, then who can bring it back
     assert said.count(f"fetch a branch that contains {local}, then git hn sync origin") == 1, said
     name = hn(alice, "identity", "show").out.split("\n")[0].split(None, 1)[1]
-    hint = (f"Commit {local} is not here, and memory {second['memoryId'][7:19]} of \"{name}\" "
-            f"({actor_of(alice)[:12]}) is anchored on it: git fetch origin brings it if a branch of origin has it "
-            "(then git hn sync origin again); if none has it any more (a rebase, an amend or a deleted branch), a "
-            "clone that still has it (its author's, most likely) can put it back: git push origin "
-            f"{local}:refs/heads/hn-anchor/{local[:12]}")
+    hint = (f"Commit {local} is not here, nor on a branch of origin this clone fetches (this sync fetched them), "
+            f"and memory {second['memoryId'][7:19]} of \"{name}\" ({actor_of(alice)[:12]}) is anchored on it: if a "
+            "rebase, an amend or a deleted branch took it off, a clone that still has it (its author's, most "
+            f"likely) can put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}")
     assert hint in said.splitlines(), said  # (a line of its own, once for the commit, saying whose)
     assert hn(bob, "memory", "show", first["memoryId"]).code == 0
     assert hn(bob, "memory", "show", second["memoryId"]).code == 1
@@ -332,6 +331,43 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     doc = hn(bob, "sync", "--json").json()
     assert (doc["promoted"], doc["importedMemories"]) == (1, 2)
     assert hn(bob, "memory", "show", third["memoryId"]).code == 0
+
+
+def test_a_sync_right_after_a_teammates_push_fetches_the_branch_its_memory_needs(tmp_path, bare_remote):
+    """A team trial: Alice pushed a commit and a memory on it; Bob's ``git hn sync`` (no ``git
+    fetch`` since) failed on the missing anchor, with advice that read as data loss. The sync
+    fetches the remote's branches once, as its advice says, and imports again: the memory is
+    there, in one command, and the summary counts what both passes promoted."""
+    remote, alice = _alice(tmp_path, bare_remote)
+    first = _record(alice, "anchored on the shared main")
+    ref = f"refs/hn/memory/{actor_of(alice)}/{first['stream'][7:]}"
+    git(alice, "push", "-q", "origin", f"{ref}:{ref}")
+    bob = _bob(tmp_path, remote)
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert hn(bob, "sync").code == 0
+    (alice / "new.txt").write_text("new\n")
+    git(alice, "add", "new.txt")
+    git(alice, "commit", "-q", "-m", "new work")
+    pushed = git(alice, "rev-parse", "HEAD")
+    second = _record(alice, "anchored on the new commit")
+    git(alice, "push", "-q", "origin", "main", f"{ref}:{ref}")
+    assert subprocess.run(["git", "cat-file", "-e", pushed], cwd=bob).returncode != 0  # not fetched
+    r = hn(bob, "sync", "--json")
+    assert r.code == 0, r.out + r.err
+    doc = json.loads(r.out)
+    assert [o["status"] for o in doc["outcomes"]] == ["promoted"] and doc["importedMemories"] == 1
+    assert hn(bob, "memory", "show", second["memoryId"]).code == 0
+    assert git(bob, "rev-parse", "refs/remotes/origin/main") == pushed
+    assert hn(bob, "memory", "index", "verify").code == 0
+    # a commit no branch has: the fetch brings nothing, and the failure and its advice stand
+    git(alice, "checkout", "-q", "-b", "local-only")
+    (alice / "local.txt").write_text("not pushed\n")
+    git(alice, "add", "local.txt")
+    git(alice, "commit", "-q", "-m", "local work")
+    _record(alice, "anchored on a commit only alice has")
+    git(alice, "push", "-q", "origin", f"{ref}:{ref}")
+    r = hn(bob, "sync")
+    assert r.code == 1 and "is not here, nor on a branch of origin this clone fetches (this sync fetched them)" in r.out
 
 
 def test_the_publication_gate_reads_the_state_as_a_full_collection_would(tmp_path, bare_remote, monkeypatch):

@@ -20,7 +20,7 @@ from ...errors import ConflictError, HnError, InputError, Interrupted
 from ...store import replication as rstate
 from ...store.transport import transport_allowed, url_question
 from ...store.repo import Repo
-from .outcomes import PhaseError, SyncResult, phase, redact
+from .outcomes import PhaseError, SyncResult, counted, phase, redact
 
 
 def resolve_remote(repo: Repo, remote: str) -> str:
@@ -97,6 +97,11 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     with serial.importing(repo, remote, wait, waiting), _publications_held(repo, remote, wait, progress, rebase):
         run, ended = _import(repo, remote, url, result, recover_shallow, progress, publish, interrupt_after,
                              by_name, rebase, wait)
+        if publish and not ended and not recover_shallow and interrupt_after is None and _fetched_anchors(
+                repo, remote, result, progress):
+            again = SyncResult(remote)
+            run, ended = _import(repo, remote, url, again, False, progress, publish, None, by_name, rebase, wait)
+            result = _merged(result, again)
     if publish and not ended and off:
         result.publication_off = True
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
@@ -134,6 +139,43 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             actor = active_actor(repo)
             result.own = [r for r in result.own if actor and (parse_local_ref(r) or ("",))[0] == actor]
     return result
+
+
+def _fetched_anchors(repo: Repo, remote: str, result: SyncResult, progress) -> bool:
+    """After an import that stopped at anchor commits this clone lacks (a teammate pushed a commit
+    and a memory on it, and this clone has not fetched since: a team trial's everyday case, which
+    failed until a ``git fetch``): one ``git fetch <remote>`` of the remote's branches, as the
+    advice says, and whether it brought any of them (then the import runs again). Not in a
+    shallow clone (``--recover-shallow``'s case), nor for a hook's import (a fetch just ran)."""
+    missing = sorted({o.fields.get("missingId") or "" for o in result.outcomes
+                      if o.fields.get("dependencyKind") == "anchor-commit"
+                      and (o.fields.get("recovery") or "").startswith("fetch a branch that contains")} - {""})
+    if not missing:
+        return False
+    from ...store.transport import remote_env
+
+    if progress:
+        progress(f"fetch {remote}'s branches: {counted(len(missing), 'anchor commit is', 'anchor commits are')} "
+                 "not here")
+    # (the fetch hook's import is not started: this sync imports)
+    fetched = repo.git.run(["fetch", "--quiet", "--end-of-options", remote],
+                           env={**remote_env(), "HN_HOOK_ACTIVE": "1"})
+    result.branches_fetched = fetched.returncode == 0
+    return result.branches_fetched and any(repo.git.presence(missing))
+
+
+def _merged(first: SyncResult, again: SyncResult) -> SyncResult:
+    """The result of an import run twice (``_fetched_anchors``): the second's outcomes, and the
+    first's promotions it did not see again (those streams are up to date in the second)."""
+    seen = {(o.kind, o.id) for o in again.outcomes}
+    kept = [o for o in first.outcomes if (o.kind, o.id) not in seen and o.status in ("promoted", "skipped")]
+    done = {o.id for o in kept}
+    again.outcomes[:0] = kept
+    again.current = [s for s in again.current if s not in done]
+    again.promoted += first.promoted
+    again.rebased[:0] = first.rebased
+    again.compatibility, again.branches_fetched = first.compatibility, first.branches_fetched
+    return again
 
 
 def _publications_held(repo: Repo, remote: str, wait: float, progress, rebase: bool):

@@ -161,6 +161,7 @@ class SyncResult:
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
         self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
         self.rebased: list = []  # store.reanchor.Rebased: own streams rebased on the remote's (--rebase)
+        self.branches_fetched = False  # the sync fetched the remote's branches for missing anchors
 
     def sorted_outcomes(self, current: bool = True) -> list[Outcome]:
         """Every outcome in (kind, id) order; with ``current`` the up-to-date streams too."""
@@ -232,10 +233,15 @@ class SyncResult:
                     o.fields.get("recovery") or "").startswith("fetch a branch that contains"):
                 owners.setdefault(o.fields.get("missingId") or "", o)
         owners.pop("", None)
+        back = (f"a clone that still has it (its author's, most likely) can put it back: git push {self.remote} "
+                "{oid}:refs/heads/hn-anchor/{short}")
+        if self.branches_fetched:  # (this sync fetched the remote's branches for it: none has it)
+            return [f"Commit {oid} is not here, nor on a branch of {self.remote} this clone fetches (this sync "
+                    f"fetched them){self._whose(owners[oid])}: if a rebase, an amend or a deleted branch took it "
+                    f"off, {back.format(oid=oid, short=oid[:12])}" for oid in sorted(owners)]
         return [f"Commit {oid} is not here{self._whose(owners[oid])}: git fetch {self.remote} brings it if a branch "
                 f"of {self.remote} has it (then git hn sync {self.remote} again); if none has it any more (a "
-                f"rebase, an amend or a deleted branch), a clone that still has it (its author's, most likely) "
-                f"can put it back: git push {self.remote} {oid}:refs/heads/hn-anchor/{oid[:12]}"
+                f"rebase, an amend or a deleted branch), {back.format(oid=oid, short=oid[:12])}"
                 for oid in sorted(owners)]
 
     @staticmethod
