@@ -44,6 +44,23 @@ def hooks_gone(repo) -> None:
                          "and fetch: git hn hooks install puts them back\n")
 
 
+def shallow_hint(repo, doc: dict) -> bool:
+    """After a recall that matched nothing in a shallow clone (a CI or an agent's ``--depth 1``
+    checkout: a team trial found recall empty, with nothing saying why): a memory anchored on a
+    commit beyond the clone's history is left out, since HEAD's descent from it cannot be
+    checked. On stderr (``--json`` too: an agent reads it); one stat. Whether it said so."""
+    import os
+
+    if doc["matched"] or not os.path.exists(os.path.join(repo.common_dir, "shallow")):
+        return False
+    from . import render
+
+    render.hint("nothing matched, and this clone is shallow: a memory anchored on a commit beyond its history is "
+                "left out (HEAD's descent from it cannot be checked); git fetch --unshallow, or --deepen=N, "
+                "brings that history")
+    return True
+
+
 def path_hint(repo, doc: dict, path: str, hidden: dict | None = None) -> bool:
     """After a recall by path that matched nothing, run from a subdirectory: paths are relative
     to the top of the repository (§13.6), so ``--path lexer.py`` in ``src/parser`` names
