@@ -201,7 +201,8 @@ With
 the publication runs in the background after the checks (the push does not wait for it), and a
 failed publication is reported by the next push, which publishes those streams again; with
 .B block
-it runs before the push goes on. Use
+it runs before the push goes on for memory anchored on commits the remote has, and right after
+the push (in the background) for memory anchored on the commits being pushed. Use
 .B git hn sync
 where the publication must be complete when the command returns.
 A remote that refuses memory refs (a host whose hooks allow branches only), or where you only
