@@ -292,7 +292,19 @@ set; a team hook that does slow work (tests, linters) can skip it then:
 .PP
 Or run
 .B git hn sync
-after pushing. The reference\\-transaction wrapper has no such stand\\-in: run
+after pushing. Likewise, so that an amend or a rebase re\\-anchors your unpublished memories, the
+team's post\\-rewrite hook can call (it passes Git's list of rewritten commits on, so it must not
+read its standard input first):
+.PP
+.nf
+if command \\-v git\\-hn >/dev/null; then git hn hooks run post\\-rewrite "$@"; fi
+.fi
+.PP
+Without it, after an amend or a rebase the push and
+.B git hn sync
+name the memories left on the old commits, and
+.B git hn memory reanchor OLD NEW
+moves them. The reference\\-transaction wrapper has no such stand\\-in: run
 .B git hn sync
 to import.
 """,
