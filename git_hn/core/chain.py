@@ -294,6 +294,23 @@ def check_link(ref: str, actor: str, stream: str, index: int, memory: VerifiedMe
             f"memory source {ref} sequence {env.sequence} previous memory does not match its predecessor")
 
 
+def _own_fork_way_out(a: str, b: str) -> str:
+    """git-hn's advice after §11(a)'s message when a local stream (``a``, named first: refs
+    compare in name order) parts from a remote's accepted copy of it (``b``): the identity
+    appended in another clone too (an audit: a record during an import once did it). The
+    accepted copy goes, and the next ``sync --rebase`` imports it again and signs the local
+    memories above the fork again on top of it."""
+    from .grammar import LOCAL_PREFIX, parse_accepted_ref
+
+    accepted = parse_accepted_ref(b)
+    if not a.startswith(LOCAL_PREFIX) or accepted is None:
+        return ""
+    remote = accepted[0]
+    return (f"; your identity appended to it in another clone too: git update-ref -d {b}, then git hn sync "
+            f"{remote} --rebase imports {remote}'s copy again and signs your unpublished memories of it again "
+            "on top of it")
+
+
 def check_prefix_consistent(chains: dict[str, list[str]], actor: str, stream: str) -> None:
     """§11(a) item 2: all sources of one (actor, stream) agree at every common sequence.
 
@@ -308,4 +325,4 @@ def check_prefix_consistent(chains: dict[str, list[str]], actor: str, stream: st
                 if ca[n] != cb[n]:
                     raise ValidationError(
                         f"memory stream {stream} of actor {actor} has divergent chains: "
-                        f"{a} and {b} differ at sequence {n + 1}")
+                        f"{a} and {b} differ at sequence {n + 1}" + _own_fork_way_out(a, b))

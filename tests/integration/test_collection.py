@@ -70,7 +70,9 @@ def test_divergent_chains_fail_closed(inited, tmp_path):
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "show", mid)
     assert r.err == (f"git-hn: memory stream sha256:{hexs} of actor {actor} has divergent chains: "
-                     f"{ref} and {accepted} differ at sequence 1\n")
+                     f"{ref} and {accepted} differ at sequence 1; your identity appended to it in another clone "
+                     f"too: git update-ref -d {accepted}, then git hn sync origin --rebase imports origin's copy "
+                     "again and signs your unpublished memories of it again on top of it\n")
     r = hn(inited, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "exact",
            "--content", "refused")
     assert r.code == 1 and "has divergent chains" in r.err

@@ -450,3 +450,32 @@ def test_a_record_while_an_import_brings_the_same_identitys_newer_memory_never_f
     assert {"m1", "m2 from the first clone", "m3 from the second clone"} == \
         {m["data"]["content"] for m in r.json()["memories"]}
     assert hn(b, "memory", "index", "verify").code == 0
+
+
+def test_a_local_stream_parted_from_its_accepted_copy_says_how_to_mend_it(tmp_path):
+    """An audit's fork (a record during an import, before the import held the stream's lock):
+    the local stream and the remote's accepted copy part at one sequence, every read fails on
+    §11(a)'s divergent chains, and ``sync --rebase`` found nothing to import. The message says
+    the way out, and following it mends the stream."""
+    _remote, a, b = one_identity_in_two_clones(tmp_path)
+    _record(a, "m1")
+    assert hn(a, "sync").code == 0 and hn(b, "sync").code == 0
+    _record(b, "m2 from the second clone")
+    _record(a, "m2 from the first clone")
+    assert hn(a, "sync").code == 0
+    # (the accepted copy moved past the local stream's fork, as the race left it)
+    git(b, "fetch", "-q", "origin", "+refs/hn/memory/*:refs/hn/remotes/origin/memory/*")
+    accepted = git(b, "for-each-ref", "--format=%(refname)", "refs/hn/remotes/origin/memory")
+    r = hn(b, "memory", "recall", "--include-untrusted", "--json")
+    assert r.code == 1
+    assert r.err.endswith(f"differ at sequence 2; your identity appended to it in another clone too: git update-ref "
+                          f"-d {accepted}, then git hn sync origin --rebase imports origin's copy again and signs "
+                          "your unpublished memories of it again on top of it\n"), r.err
+    git(b, "update-ref", "-d", accepted)
+    r = hn(b, "sync", "--rebase")
+    assert r.code == 0, r.out + r.err
+    r = hn(b, "memory", "recall", "--include-untrusted", "--json")
+    assert r.code == 0, r.err
+    assert {m["data"]["content"] for m in r.json()["memories"]} == \
+        {"m1", "m2 from the first clone", "m2 from the second clone"}
+    assert hn(b, "memory", "index", "verify").code == 0
