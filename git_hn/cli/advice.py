@@ -24,6 +24,23 @@ def signed_notes(notes: list) -> None:
             sys.stderr.write(f"git-hn: warning: {text}\n")
 
 
+def recall_bound(content: str) -> None:
+    """After a record was signed: a warning when its content, encoded as recall measures it, is
+    over recall's default bound (``requests.encoded_over_recall_bound``)."""
+    from ..service.requests import encoded_over_recall_bound, recall_bound_note
+
+    size = encoded_over_recall_bound(content)
+    if size:
+        warn(recall_bound_note(size))
+
+
+def warn(text: str) -> None:
+    """One ``git-hn: warning:`` line on stderr."""
+    import sys
+
+    sys.stderr.write(f"git-hn: warning: {text}\n")
+
+
 def hooks_gone(repo) -> None:
     """After a record: a warning when git-hn's hooks were installed here and some are gone (a
     hook manager regenerated its hooks directory: a team trial found memory silently no longer

@@ -44,6 +44,7 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
         req = request_from_flags(repo, flags, kind="handoff" if handoff else None, notes=notes)
         result = service.record(repo, req, allow_secret_shaped=allow)
         advice.signed_notes(notes)
+    advice.recall_bound(req.record.content)
     advice.hooks_gone(repo)
     return _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
 
@@ -202,6 +203,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         result = lifecycle.supersede(repo, target, req,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
         advice.signed_notes(notes)
+    advice.recall_bound(req.record.content)
     advice.hooks_gone(repo)
     code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
     branched = lifecycle.branching_hint(target, earlier, result)

@@ -59,4 +59,13 @@ def import_(values: dict, positional: list[str]) -> int:
         render.json_line(service.result_json(result))
     else:
         render.lines(service.result_lines(result))
+    if result.oversized:  # (stderr, with --json too: an agent reads it)
+        from ..service.requests import recall_bound_note
+        from .advice import warn
+
+        many = len(result.oversized) > 1
+        numbers = ", ".join(str(n) for n, _size in result.oversized)
+        warn(recall_bound_note(max(size for _n, size in result.oversized),
+                               what=f"import line{'s' if many else ''} {numbers}: the content is"
+                                    + (" up to" if many else ""), it="one of them" if many else "it"))
     return 0

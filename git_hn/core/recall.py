@@ -19,13 +19,13 @@ from ..errors import InputError
 from . import canonical, hashing, hints, search
 from .gostr import has_control, token_sequence
 from .grammar import SUBJECT_FORM, is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
-from .limits import KINDS, LIMITS, PATH_RULE, WARNING
+from .limits import KINDS, LIMITS, PATH_RULE, RECALL_MAX_CONTENT, WARNING
 from .projection import APPLICABILITY_RANK, LIFECYCLE_RANK, LIFECYCLES, TRUSTS
 from .strictjson import JsonFloat, read_document
 from .tuples import NamedTuple
 
 DEFAULT_MAX_RECORDS = 20
-DEFAULT_MAX_CONTENT = 65_536
+DEFAULT_MAX_CONTENT = RECALL_MAX_CONTENT
 QUERY_DOMAIN = "hn-memory-recall-query-v0"
 CURSOR_DOMAIN = b"hn-memory-recall-cursor-v0"
 SOURCE_DOMAIN = b"hn-memory-index-source-v0"

@@ -30,7 +30,7 @@ from ..store.append import Draft, Position, append_all, build_envelope, now_time
 from ..store.repo import Repo
 from . import index_refresh
 from .memory import lint
-from .requests import read_explicit, request_from_input, tree_entry
+from .requests import encoded_over_recall_bound, read_explicit, request_from_input, tree_entry
 
 
 class Line(NamedTuple):
@@ -44,6 +44,9 @@ class Imported(NamedTuple):
     stream: str
     lines: list[Line]
     appended: int
+    # (line number, encoded size) of each draft whose content is over recall's default bound
+    # (``requests.encoded_over_recall_bound``): the command warns about them
+    oversized: tuple[tuple[int, int], ...] = ()
 
 
 def read_file(path: str) -> bytes:
@@ -99,7 +102,9 @@ def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
         else:
             lines.append(Line(number, new_ids[chosen["first"][key]], key in seen))
         seen.add(key)
-    return Imported(ident.actor, target, lines, len(appended))
+    oversized = tuple((number, size) for number, req in numbered
+                      if (size := encoded_over_recall_bound(req.record.content)))
+    return Imported(ident.actor, target, lines, len(appended), oversized)
 
 
 def _target_stream(given: str | None, numbered) -> str | None:

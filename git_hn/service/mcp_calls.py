@@ -313,11 +313,14 @@ def _target(repo, value, what: str) -> str:
     return show.resolve(repo, value)
 
 
-def _written(result, absent: list) -> dict:
+def _written(result, absent: list, content: str = "") -> dict:
     """A write's answer; ``pathWarnings`` when an anchored path named nothing (recorded as
     ``absent``, as the CLI's ``--path`` warns: a mistyped path is otherwise signed without a
-    word), never echoing a path the secret lint flags."""
+    word), never echoing a path the secret lint flags; ``contentWarning`` when ``content``,
+    encoded, is over recall's default bound (as the CLI warns: every recall that matches the
+    memory then fails without a larger ``maxContentBytes``)."""
     from . import memory
+    from .requests import encoded_over_recall_bound, recall_bound_note
     from .secretscan import scan
 
     doc = {"version": 0, "warning": WARNING, "result": memory.result_json(result)}
@@ -325,6 +328,9 @@ def _written(result, absent: list) -> dict:
              "relative to the top of the repository)" for path, commit in absent if not scan(path)]
     if notes:
         doc["pathWarnings"] = notes
+    size = encoded_over_recall_bound(content)
+    if size:
+        doc["contentWarning"] = recall_bound_note(size, "maxContentBytes")
     return doc
 
 
@@ -334,7 +340,8 @@ def _record(repo, arguments, handoff: bool) -> dict:
     args = dict(_object(arguments, "record input: "))
     _outcome(args)
     req, allow, absent = _record_request(repo, args, handoff=handoff)
-    return _written(memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent)
+    return _written(memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent,
+                    req.record.content)
 
 
 def _outcome(args: dict) -> None:
@@ -360,7 +367,7 @@ def _supersede(repo, arguments) -> dict:
     req, allow, absent = _record_request(repo, args, handoff=False)
     earlier = lifecycle.successors(repo, target)
     result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow)
-    doc = _written(result, absent)
+    doc = _written(result, absent, req.record.content)
     branched = lifecycle.branching_hint(target, earlier, result)
     return {**doc, "hint": branched} if branched else doc  # (what the CLI says on stderr)
 

@@ -20,7 +20,8 @@ from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
 from ..core.gostr import one_line
 from ..core.grammar import is_actor, is_digest_id, is_oid, is_path, normalize_topic
-from ..core.limits import APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS, PATH_RULE
+from ..core.limits import (APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS, PATH_RULE,
+                           RECALL_MAX_CONTENT)
 from ..core.strictjson import JsonFloat, json_type, read_document
 from ..core.tuples import NamedTuple
 from ..errors import InputError, UsageError, ValidationError
@@ -170,6 +171,31 @@ def uncommitted_notes(repo: Repo, commit: str, paths: list[str]) -> list[tuple[s
     return [(p, f"--path {one_line(p)} has changes not committed yet: the memory is anchored to its version "
                 f"at commit {commit[:12]}, so it shows as stale once they are (commit first, then record, to "
                 "anchor the new version)") for p in paths if p in changed]
+
+
+def encoded_over_recall_bound(content: str) -> int:
+    """git-hn: the size of ``content`` encoded as JSON (quotes and escapes counted), when it
+    exceeds recall's default bound, else 0. Recall measures that size (CONTRACT §7.6 step 5) and
+    fails as a whole while one matching memory exceeds its bound, so such a memory makes every
+    default recall that matches it fail, in every clone that imports it (an agent trial: 65,535
+    ``y`` and 50,002 bytes with 20,000 backslashes were signed without a word). It is not
+    refused: the protocol allows it and the other implementation signs it. Cheap for the usual
+    content: no character encodes to more than 6 bytes."""
+    if len(content) * 6 + 2 <= RECALL_MAX_CONTENT:
+        return 0
+    from ..core.canonical import compact
+
+    size = len(compact(content))
+    return size if size > RECALL_MAX_CONTENT else 0
+
+
+def recall_bound_note(size: int, option: str = "--max-content-bytes", what: str = "the content is",
+                      it: str = "it") -> str:
+    """The warning for a content of ``size`` encoded bytes (``encoded_over_recall_bound``), in
+    one line; ``option`` names the bound as the reader passes it (a flag, or an MCP argument)."""
+    return (f"{what} {size} bytes encoded as JSON (quotes and escapes counted), over recall's default "
+            f"bound of {RECALL_MAX_CONTENT}: a recall that matches {it} fails unless it passes {option} "
+            f"{size} or more")
 
 
 def tree_entry(repo: Repo, commit: str, path: str) -> str:

@@ -1009,3 +1009,26 @@ def test_lifecycle_tools_take_a_prefix_of_a_memory_id_as_show_does(inited):
         made = document(result)["result"]["memoryId"]
         assert hn(inited, "memory", "show", made, "--json").json()["envelope"]["target"] == target
         assert hn(inited, "memory", "show", target, "--json").json()["projection"]["lifecycle"] == lifecycle
+
+
+def test_a_write_over_recalls_default_content_bound_says_so(inited):
+    """As the CLI warns on stderr: a memory whose content, encoded as JSON, is over recall's
+    default ``maxContentBytes`` is signed (the protocol allows it), and the answer's
+    ``contentWarning`` says that every recall matching it then needs a larger bound, and which."""
+    warning = ("the content is 66002 bytes encoded as JSON (quotes and escapes counted), over recall's default "
+               "bound of 65536: a recall that matches it fails unless it passes maxContentBytes 66002 or more")
+
+    async def body(client):
+        big = await client.call_tool("memory_record", {"kind": "decision", "content": "<" * 11_000})
+        small = await client.call_tool("memory_record", {"kind": "decision", "content": "y" * 65_534})
+        handoff = await client.call_tool("memory_handoff", {"content": "&" * 11_000})
+        fixed = await client.call_tool("memory_supersede", {"memory": document(big)["result"]["memoryId"],
+                                                            "content": ">" * 11_000})
+        recalled = await client.call_tool("memory_recall", {"includeUntrusted": True})
+        return big, small, handoff, fixed, recalled
+
+    big, small, handoff, fixed, recalled = run(inited, body, "--allow-write")
+    for doc in (big, handoff, fixed):
+        assert document(doc)["contentWarning"] == warning
+    assert "contentWarning" not in document(small)
+    assert "--max-content-bytes 66002, maxContentBytes over MCP" in error(recalled)

@@ -635,3 +635,46 @@ def test_a_request_documents_invalid_anchor_path_says_the_path_rule(inited):
     assert r.err == ("git-hn: memory anchor path is invalid; anchor.paths[].path is relative to the top of the "
                      "repository: no ./ or ../ segment, no leading or trailing /, no backslash or control character, "
                      "at most 4096 bytes\n"), r.err
+
+
+def _over_bound(size: int, what: str = "the content is", it: str = "it") -> str:
+    return (f"git-hn: warning: {what} {size} bytes encoded as JSON (quotes and escapes counted), over recall's "
+            f"default bound of 65536: a recall that matches {it} fails unless it passes --max-content-bytes "
+            f"{size} or more\n")
+
+
+def test_a_content_over_recalls_default_bound_once_encoded_is_signed_with_a_warning(inited, tmp_path):
+    """An agent trial: record takes up to 65,536 bytes of content, but default recall bounds the
+    content encoded as JSON (quotes and escapes counted, CONTRACT §7.6 step 5), so 65,535 ``y``,
+    or 50,002 bytes with 20,000 backslashes, were signed without a word and then every default
+    recall failed, in every clone that imports them. They are still signed (the protocol allows
+    them; the other implementation signs them), with one warning line that names the bound to
+    pass; content that fits, even near the limit, gets none."""
+    head = git(inited, "rev-parse", "HEAD")
+    record = ["memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants"]
+    (tmp_path / "y.txt").write_text("y" * 65_535)
+    (tmp_path / "backslashes.txt").write_text("a" * 30_002 + "\\" * 20_000)
+    r = hn(inited, *record, "--content-file", str(tmp_path / "y.txt"), "--json")
+    assert r.code == 0 and r.err == _over_bound(65_537), r.err
+    mid = r.json()["memoryId"]
+    r = hn(inited, *record, "--content-file", str(tmp_path / "backslashes.txt"))
+    assert r.code == 0 and r.err == _over_bound(70_004), r.err
+    # what the warning says is what recall needs
+    assert hn(inited, "memory", "recall", "--include-untrusted").code == 1
+    assert hn(inited, "memory", "recall", "--include-untrusted", "--max-content-bytes", "70004").code == 0
+    r = hn(inited, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "<" * 11_000)
+    assert r.code == 0 and r.err == _over_bound(66_002), r.err
+    r = hn(inited, "memory", "supersede", mid[7:19], "--content", "&" * 11_000)
+    assert r.code == 0 and r.err == _over_bound(66_002), r.err
+    request = {"version": 0, "kind": "decision", "content": "\x01" * 11_000, "anchor": {"commit": head},
+               "applicability": {"mode": "descendants"}, "topics": [], "evidence": []}
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(request).encode())
+    assert r.code == 0 and r.err == _over_bound(66_002), r.err
+    drafts = [{**request, "content": content} for content in ("fits", ">" * 11_000, "y" * 65_536, "z" * 65_534)]
+    (tmp_path / "drafts.jsonl").write_text("".join(json.dumps(d) + "\n" for d in drafts))
+    r = hn(inited, "memory", "import", str(tmp_path / "drafts.jsonl"))
+    assert r.code == 0 and r.err == _over_bound(66_002, "import lines 2, 3: the content is up to", "one of them"), \
+        r.err
+    # near the limit but within the bound once encoded: no warning
+    (tmp_path / "fits.txt").write_text("y" * 65_534)
+    assert hn(inited, *record, "--content-file", str(tmp_path / "fits.txt")).err == ""
