@@ -316,13 +316,16 @@ class Words(NamedTuple):
     handoff_only: str
     topic_controls: str
     path: str
+    handoff_lists: tuple[str, ...] = ()  # each handoff list's name, in HANDOFF_LISTS order
+    handoff_unit: tuple[str, str] = ("", "")  # what an entry of a list is called: one, several
 
 
 FLAG_WORDS = Words(
     "--evidence", CONTENT_RULE, f"at most {LIMITS.max_topics} --topic values, each at most {LIMITS.max_topic} bytes",
     "--applies subject needs --subject ID", "", "--outcome", "kind verification needs --evidence TYPED-ID", "",
     "--completed, --assumption, --blocker and --next-action are only for kind handoff",
-    "a --topic value contains a control character (an escape, a newline, a tab)", PATH_RULE)
+    "a --topic value contains a control character (an escape, a newline, a tab)", PATH_RULE,
+    ("--completed", "--assumption", "--blocker", "--next-action"), ("value", "values"))
 INPUT_WORDS = Words(
     "evidence", f"content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes",
     f"at most {LIMITS.max_topics} topics, each at most {LIMITS.max_topic} bytes",
@@ -332,7 +335,8 @@ INPUT_WORDS = Words(
     "kind handoff needs handoff with the arrays " + ", ".join(HANDOFF_LISTS) + " (each entry non-blank)",
     "handoff is only for kind handoff",
     "a topic contains a control character (an escape, a newline, a tab)",
-    "anchor.paths[].path " + PATH_RULE.removeprefix("--path "))
+    "anchor.paths[].path " + PATH_RULE.removeprefix("--path "),
+    tuple(f"handoff.{name}" for name in HANDOFF_LISTS), ("entry", "entries"))
 
 
 def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve=None) -> str:
@@ -371,8 +375,36 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
     if kind == "verification" and not record.evidence:
         return words.verification
     if kind == "handoff":
-        return words.handoff_needs
+        return handoff_hint(record.handoff, words)
     return words.handoff_only if record.handoff is not None else ""
+
+
+def handoff_hint(handoff: Handoff | None, words: Words) -> str:
+    """Which handoff rule a refused handoff broke (CONTRACT §1.5 rule 7), naming the list and the
+    limit: an agent trial got ``memory handoff record has invalid fields`` alone for 65 next
+    actions or one of 4,097 bytes (and, over MCP, that the lists were needed, though given). Only
+    counts and sizes are said, never an entry."""
+    if handoff is None or any(x is None for x in handoff.lists()):
+        return words.handoff_needs
+    from ..core.gostr import is_blank, is_utf8, utf8_len  # error paths only
+
+    most, longest, (one, unit) = LIMITS.max_handoff_entries, LIMITS.max_handoff_entry, words.handoff_unit
+    total = 0
+    for name, entries in zip(words.handoff_lists, handoff.lists()):
+        if len(entries) > most:
+            return f"at most {most} {name} {unit} ({len(entries)} given), each at most {longest} bytes"
+        for entry in entries:
+            if not is_utf8(entry):
+                return f"each {name} {one} is valid UTF-8 text"
+            if is_blank(entry):
+                return f"each {name} {one} is non-blank (one is empty or only spaces)"
+            if utf8_len(entry) > longest:
+                return f"each {name} {one} is at most {longest} bytes (one has {utf8_len(entry)})"
+            total += utf8_len(entry)
+    if total > LIMITS.max_handoff_total:
+        return (f"the {', '.join(words.handoff_lists[:-1])} and {words.handoff_lists[-1]} {unit} hold at most "
+                f"{LIMITS.max_handoff_total} bytes in all ({total} given)")
+    return words.handoff_needs
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1032,3 +1032,18 @@ def test_a_write_over_recalls_default_content_bound_says_so(inited):
         assert document(doc)["contentWarning"] == warning
     assert "contentWarning" not in document(small)
     assert "--max-content-bytes 66002, maxContentBytes over MCP" in error(recalled)
+
+
+def test_a_refused_handoff_names_the_list_and_the_limit(inited):
+    """An agent trial: ``memory_handoff`` with one next action of 4,097 bytes was told that the
+    handoff arrays were needed (they were given). The error names the list and the limit."""
+    async def body(client):
+        long = await client.call_tool("memory_handoff", {"content": "x", "handoff": {"nextActions": ["z" * 4097]}})
+        many = await client.call_tool("memory_handoff", {"content": "x", "handoff": {"blockers": ["b"] * 65}})
+        return long, many
+
+    long, many = run(inited, body, "--allow-write")
+    assert error(long) == ("git-hn: memory handoff record has invalid fields; each handoff.nextActions entry is at "
+                           "most 4096 bytes (one has 4097)")
+    assert error(many) == ("git-hn: memory handoff record has invalid fields; at most 64 handoff.blockers entries "
+                           "(65 given), each at most 4096 bytes")

@@ -24,9 +24,9 @@ OUTCOMES = "succeeded, failed, partial, abandoned"
 BASE = ["memory", "record", "--at", "HEAD", "--content", "x"]
 
 
-def _fails_with(repo, args, message):
+def _fails_with(repo, args, message, input: bytes = b""):
     before = refs_snapshot(repo)
-    r = hn(repo, *args)
+    r = hn(repo, *args, input=input)
     assert (r.code, r.out, r.err) == (1, "", f"git-hn: {message}\n"), args
     assert refs_snapshot(repo) == before
     return r
@@ -678,3 +678,33 @@ def test_a_content_over_recalls_default_bound_once_encoded_is_signed_with_a_warn
     # near the limit but within the bound once encoded: no warning
     (tmp_path / "fits.txt").write_text("y" * 65_534)
     assert hn(inited, *record, "--content-file", str(tmp_path / "fits.txt")).err == ""
+
+
+HANDOFF = ["memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "x"]
+
+
+@pytest.mark.parametrize("args,hint", [
+    ([a for i in range(65) for a in ("--next-action", f"n{i}")],
+     "at most 64 --next-action values (65 given), each at most 4096 bytes"),
+    (["--blocker", "b", "--completed", "z" * 4097], "each --completed value is at most 4096 bytes (one has 4097)"),
+    (["--assumption", " \t"], "each --assumption value is non-blank (one is empty or only spaces)"),
+    ([a for _ in range(17) for a in ("--blocker", "z" * 4000)],
+     "the --completed, --assumption, --blocker and --next-action values hold at most 65536 bytes in all "
+     "(68000 given)"),
+])
+def test_a_refused_handoff_names_the_list_and_the_limit(inited, args, hint):
+    """An agent trial: 65 ``--next-action`` values, or one of 4,097 bytes, got only ``memory
+    handoff record has invalid fields``. The help names the list and the limit, as topics do
+    (CONTRACT §1.5 rule 7), and never repeats an entry."""
+    _fails_with(inited, [*HANDOFF, *args], f"memory handoff record has invalid fields; {hint}")
+
+
+def test_a_refused_handoff_document_names_the_list_and_the_limit(inited):
+    head = git(inited, "rev-parse", "HEAD")
+    lists = {"completed": [], "assumptions": [], "blockers": [], "nextActions": [f"n{i}" for i in range(65)]}
+    request = {"version": 0, "kind": "handoff", "content": "x", "anchor": {"commit": head},
+               "applicability": {"mode": "descendants"}, "topics": [], "evidence": [], "handoff": lists}
+    for args in (["handoff", "--at", "HEAD"], ["record"]):
+        _fails_with(inited, ["memory", *args, "--input", "-", "--json"], "memory handoff record has invalid fields; "
+                    "at most 64 handoff.nextActions entries (65 given), each at most 4096 bytes",
+                    input=json.dumps(request).encode())
