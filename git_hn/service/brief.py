@@ -139,16 +139,31 @@ def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
 
 NOT_IMPORTED = ("This clone holds no memory imported from its remotes: if they hold some, git hn replication "
                 "select --all, then git hn sync, imports it")
+NOT_SYNCED = ("This clone holds no memory imported from its remotes yet: git hn sync imports what its replication "
+              "selection names")
 
 
 def header_notes(repo: Repo) -> tuple[str, ...]:
     """git-hn's lines for the Markdown brief's header: that this clone holds no accepted memory
     (no ``refs/hn/remotes/*``) while it has remote-tracking refs, so that an agent whose session
-    starts in a fresh clone with an empty brief knows why. From the refs alone, as everything in
-    a brief (§7.15: same refs, commit, policy and flags, same bytes): one ``for-each-ref``."""
+    starts in a fresh clone with an empty brief knows why. Decided from the refs (one
+    ``for-each-ref``) and, only then, from the saved replication selections (an agent trial:
+    with a selection saved and synced, the line still said to select): with one saved, only the
+    sync part; nothing once a sync served every selected remote (``rstate.selections_settled``).
+    So the line is a function of the refs and of what ``replication select``, imports and
+    publications left under ``.git/hn/replication`` (docs/decisions.md); the brief's items never
+    depend on them."""
     proc = repo.git.run(["for-each-ref", "--count=1", "--format=%(refname)", "refs/hn/remotes/", "refs/remotes/"])
     first = proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
-    return (NOT_IMPORTED,) if first.startswith("refs/remotes/") else ()
+    if not first.startswith("refs/remotes/"):
+        return ()
+    from ..store import given
+    from ..store import replication as rstate
+
+    selected, served = rstate.selections_settled(repo, lambda: given.remotes(repo))
+    if not selected:
+        return (NOT_IMPORTED,)
+    return () if served == selected else (NOT_SYNCED,)
 
 
 def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int, fmt: str,

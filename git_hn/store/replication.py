@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from ..core import canonical
 from ..core import selection as selmod
@@ -125,6 +126,31 @@ def note_failed(repo: Repo, remote: str, fetch: str) -> None:
                               derived=True)
     except HnError:
         pass
+
+
+def selections_settled(repo: Repo, given_remotes) -> tuple[int, int]:
+    """(remotes with a saved selection, how many of those a sync already served), for the
+    brief's header line (``service.brief.header_notes``). A remote counts as served when its
+    quiet record is there (its last import found every selected stream up to date, and nothing
+    was published to it since), or when it is among ``given_remotes()`` (the remotes the
+    publication journal says were given memory: a sync publishes after its import, and the
+    pre-push hook publishes only where hooks import on fetch), which is asked only when a
+    quiet record is missing. One directory listing and one ``lstat`` per selection; (0, 0)
+    when any of it is not safe to read."""
+    try:
+        names = {n[:-len(".json")] for n in _entries(repo, "selections") if n.endswith(".json")}
+        served = set()
+        for name in names:
+            try:
+                if stat.S_ISREG(os.lstat(os.path.join(root(repo), "quiet", name)).st_mode):
+                    served.add(name)
+            except FileNotFoundError:
+                pass
+        if served != names:
+            served |= {selmod.file_name(remote)[:-len(".json")] for remote in given_remotes()}
+    except (HnError, OSError):
+        return 0, 0
+    return len(names), len(names & served)
 
 
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,

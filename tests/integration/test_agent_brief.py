@@ -483,9 +483,9 @@ def test_brief_refuses_a_focus_no_memory_could_carry(inited, args, message):
 def test_a_fresh_clones_session_start_brief_says_no_memory_is_imported_yet(tmp_path):
     """An agent trial: a teammate's fresh clone (no replication selection saved) got an empty
     session-start brief with nothing to say why, though the remote held many memories. The
-    Markdown brief and the MCP read tools' ``hint`` say how to import them, from the refs alone
-    (a clone with remote-tracking refs and no accepted memory); once memory is imported, neither
-    says it. A bound too small for the line gives the brief without it."""
+    Markdown brief and the MCP read tools' ``hint`` say how to import them (a clone with
+    remote-tracking refs and no accepted memory, and no selection saved); once memory is
+    imported, neither says it. A bound too small for the line gives the brief without it."""
     import subprocess
     import sys
 
@@ -509,15 +509,61 @@ def test_a_fresh_clones_session_start_brief_says_no_memory_is_imported_yet(tmp_p
     answer = next(json.loads(line) for line in proc.stdout.splitlines() if json.loads(line).get("id") == 2)
     doc = json.loads(answer["result"]["content"][0]["text"])
     assert doc["hint"].endswith(NOT_IMPORTED), doc
-    assert hn(bob, "replication", "select", "--all").code == 0
     assert hn(bob, "memory", "brief", "--include-untrusted").out == md  # (same refs, same bytes: §7.15)
     plain = hn(bob, "memory", "brief", "--include-untrusted", "--max-bytes", "100000").out
     tight = len(plain.encode()) - len(NOT_IMPORTED) - 1  # room for the brief without the line only
     r = hn(bob, "memory", "brief", "--include-untrusted", "--max-bytes", str(tight))
     assert r.code == 0 and NOT_IMPORTED not in r.out, r.err
+    assert hn(bob, "replication", "select", "--all").code == 0  # (then only the sync part: below)
     assert hn(bob, "sync").code == 0
     md = hn(bob, "memory", "brief", "--include-untrusted").out
     assert NOT_IMPORTED not in md and made in md
     lone = make_repo(tmp_path / "lone")  # no remote: nothing to import, nothing said
     assert hn(lone, "init", "--name", "L").code == 0
     assert NOT_IMPORTED not in hn(lone, "memory", "brief").out
+
+
+def test_with_a_selection_saved_the_brief_says_only_to_sync_and_nothing_once_synced(tmp_path):
+    """An agent trial: with a selection saved and synced (the remote holding only the user's own
+    memory, which that sync published), the brief still said to run ``replication select
+    --all``. With a selection saved, the line (and the MCP ``hint``) says only to sync; once a
+    sync served every selected remote (it found nothing to import, or published there after its
+    import), nothing. Same refs and selection state, same bytes."""
+    import subprocess
+    import sys
+
+    from git_hn.service.brief import NOT_IMPORTED, NOT_SYNCED
+    from helpers import shared_remote
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    record(alice, content="mine")
+    assert NOT_IMPORTED in hn(alice, "memory", "brief").out
+    assert hn(alice, "replication", "select", "--all").code == 0
+    md = hn(alice, "memory", "brief").out
+    assert NOT_SYNCED in md and NOT_IMPORTED not in md
+    assert hn(alice, "memory", "brief").out == md
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {"name": "memory_brief", "arguments": {}}}]
+
+    def hint(repo):
+        proc = subprocess.run([sys.executable, "-m", "git_hn", "mcp"], cwd=repo, capture_output=True, text=True,
+                              input="".join(json.dumps(r) + "\n" for r in requests), timeout=60)
+        answer = next(json.loads(line) for line in proc.stdout.splitlines() if json.loads(line).get("id") == 2)
+        return json.loads(answer["result"]["content"][0]["text"]).get("hint", "")
+
+    assert hint(alice).endswith(NOT_SYNCED)
+    sync = hn(alice, "sync")
+    assert sync.code == 0 and "published 1 stream" in sync.out, sync
+    assert "holds no memory imported" not in hn(alice, "memory", "brief").out
+    assert "holds no memory imported" not in hint(alice)
+    # a remote that holds no memory: the sync's import found nothing (its quiet record), nothing said
+    git(bob, "remote", "add", "empty", str(make_repo(tmp_path / "empty")))
+    git(bob, "fetch", "-q", "empty")
+    assert hn(bob, "replication", "select", "empty", "--all").code == 0
+    assert NOT_SYNCED in hn(bob, "memory", "brief").out
+    assert hn(bob, "sync", "empty").code == 0
+    assert "holds no memory imported" not in hn(bob, "memory", "brief").out
