@@ -188,6 +188,22 @@ def working_policy(repo: Repo) -> str:
     return "committed" if _committed_as(repo, "HEAD", data) else "memory"
 
 
+def uncommitted_memory(repo: Repo) -> dict | None:
+    """The memory section of the working tree's policy when it is not committed as it is at
+    HEAD (a ``policy init`` or ``trust`` before the commit), for the setup's trust hint; None
+    when there is none, it is committed, or it cannot be read."""
+    from ..errors import HnError
+
+    try:
+        data = _working_file(repo)
+        if data is None or _committed_as(repo, "HEAD", data):
+            return None
+        memory = policyedit.canonical_document(data).get("memory")
+    except HnError:
+        return None
+    return memory if isinstance(memory, dict) else None
+
+
 def differs_from_working(repo: Repo, commit: str) -> bool:
     """Whether the working tree holds a policy file that is not the policy at ``commit`` (a
     ``policy init`` or ``trust`` not committed yet: what ``policy show`` shows is the committed

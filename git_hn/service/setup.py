@@ -405,23 +405,44 @@ def trust_hint(repo: Repo) -> str | None:
         memory = load_policy(repo, Resolver(repo), head).memory
     except HnError as exc:  # (the brief fails the same way: said here, where someone reads it)
         return f"the session-start brief will fail until the committed policy is fixed: {exc.message}"
+    working = _working_trust(repo, actor)
     if memory is None:
         from ..store import worktree
 
         top = worktree.toplevel(repo)
         present = top is not None and os.path.lexists(worktree.policy_path(top))
-        how = f"git hn policy trust {short_id(actor)}" if present else "git hn policy init"
-        return (f"{start}, and HEAD has no memory trust policy, so it will show nothing: {how}, then commit "
-                ".hn/policy.json")
+        how = f"git hn policy trust {short_id(actor)}, then" if present else "git hn policy init, then"
+        if working is not None and working[0]:  # (an agent trial: told to trust, it was "Unchanged")
+            how = (f"git hn policy trust --kind {' --kind '.join(working[1])}, then" if working[1] else
+                   "the working tree's policy trusts you already:")
+        return f"{start}, and HEAD has no memory trust policy, so it will show nothing: {how} commit .hn/policy.json"
     kinds = [k for k in AGENT_KINDS if k not in memory.trusted_kinds]
     if actor not in memory.trusted_actors:
+        if working is not None and working[0] and not working[1]:
+            return (f"{start}, and it does not trust your identity ({short_id(actor)}); the working tree's policy "
+                    "does: commit .hn/policy.json")
         return (f"{start}, and it does not trust your identity ({short_id(actor)}): until a maintainer runs "
                 f"git hn policy trust {short_id(actor)} and commits .hn/policy.json, the agent's records and "
                 "handoffs will not show in its next brief")
     if kinds:
+        if working is not None and working[0] and not working[1]:
+            return (f"{start}, and it does not trust the kinds {', '.join(kinds)}; the working tree's policy "
+                    "does: commit .hn/policy.json")
         return (f"{start}, and it does not trust the kinds {', '.join(kinds)}: git hn policy trust --kind "
                 f"{' --kind '.join(kinds)}, then commit .hn/policy.json")
     return None
+
+
+def _working_trust(repo: Repo, actor: str) -> tuple[bool, list[str]] | None:
+    """For a working-tree policy not committed yet: (whether it trusts ``actor``, the agent
+    kinds it does not trust); None when there is none (``policy_edit.uncommitted_memory``)."""
+    from .policy_edit import uncommitted_memory
+
+    memory = uncommitted_memory(repo)
+    if memory is None:
+        return None
+    trusted = memory.get("trustedKinds") or ()
+    return actor in (memory.get("trustedActors") or ()), [k for k in AGENT_KINDS if k not in trusted]
 
 
 def run(repo: Repo, agent: str, *, remove: bool = False, dry_run: bool = False) -> list[str]:

@@ -652,3 +652,30 @@ def test_a_policy_that_cannot_be_read_never_fails_a_setup(inited):
     assert r.code == 0 and r.err.startswith("git-hn: hint: the session-start brief will fail until the "
                                             "committed policy is fixed: parse policy: invalid JSON"), r.err
     assert r.out.splitlines()[-1].startswith("git hn setup codex: done")
+
+
+def test_setup_after_an_uncommitted_policy_init_says_only_to_commit_it(inited):
+    """An agent trial: after ``git hn policy init`` (written, not committed), ``setup claude``
+    said to run ``git hn policy trust <id>``, which answered "Unchanged: … already trusted". When
+    the working tree's policy already trusts the identity (and the kinds an agent needs), the
+    hint says only to commit it; a working policy that lacks a kind names that kind."""
+    from helpers import actor_of
+
+    start = ("git-hn: hint: the brief an agent reads at session start shows only memory the committed trust "
+             "policy trusts, and ")
+    me = actor_of(inited)
+    assert hn(inited, "policy", "init").code == 0
+    r = hn(inited, "setup", "claude")
+    assert r.code == 0 and r.err == (f"{start}HEAD has no memory trust policy, so it will show nothing: the working "
+                                     "tree's policy trusts you already: commit .hn/policy.json\n"), r.err
+    assert "Unchanged" in hn(inited, "policy", "trust", me[:12]).out  # (what the old hint led to)
+    assert hn(inited, "policy", "untrust", "--kind", "handoff").code == 0
+    assert hn(inited, "setup", "claude").err == (f"{start}HEAD has no memory trust policy, so it will show nothing: "
+                                                 "git hn policy trust --kind handoff, then commit .hn/policy.json\n")
+    git(inited, "add", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "policy without handoffs")
+    assert hn(inited, "policy", "trust", "--kind", "handoff").code == 0
+    assert hn(inited, "setup", "claude").err == (f"{start}it does not trust the kinds handoff; the working tree's "
+                                                 "policy does: commit .hn/policy.json\n")
+    git(inited, "commit", "-q", "-am", "handoffs too")
+    assert hn(inited, "setup", "claude").err == ""
