@@ -30,7 +30,8 @@ _AT_WRITE = {"type": "string", "description": "the commit the memory is anchored
                                               "revision (default HEAD); or give anchor.commit"}
 _ALLOW = {"type": "boolean", "description": "sign even if the text looks like a credential (deliberate; "
                                             "default false)"}
-_TARGET = {"type": "string", "description": "full memory ID (sha256:...) as memory_recall returns it"}
+_TARGET = {"type": "string", "description": "the memory: its full ID (sha256:...) as memory_recall returns it, "
+                                             "or a unique prefix of at least 8 hex digits, as memory_show takes"}
 _RECORD_PROPS = {
     "version": _VERSION,
     "kind": {"type": "string", "enum": list(KINDS)},
@@ -64,6 +65,30 @@ _HANDOFF_PROPS = {**_RECORD_PROPS,
                   "handoff": {**_RECORD_PROPS["handoff"],
                               "description": "the four lists, each default []: completed, assumptions, "
                                              "blockers, nextActions (first next action first)"}}
+_OLD = "the old memory's"
+# memory_supersede keeps every part not given from the memory it replaces (mcp_calls._inherited),
+# part by part: its schema says so, not the defaults of memory_record
+_SUPERSEDE_PROPS = {
+    **_RECORD_PROPS,
+    "kind": {**_RECORD_PROPS["kind"], "description": f"default: {_OLD}"},
+    "anchor": {**_RECORD_PROPS["anchor"],
+               "description": f"default: {_OLD} commit (unless atCommit is given), paths (their blobs looked "
+                              "up again at the commit signed) and subject, each part kept when not given",
+               "properties": {**_RECORD_PROPS["anchor"]["properties"],
+                              "commit": {"type": "string", "description": f"full commit ID (default: atCommit, "
+                                                                          f"else {_OLD})"}}},
+    "applicability": {**_RECORD_PROPS["applicability"],
+                      "description": f"default: {_OLD} mode and subject (a mode given alone keeps the old "
+                                     "subject)"},
+    "topics": {**_STRINGS, "description": f"lowercase labels (default: {_OLD}; [] removes them)"},
+    "evidence": {**_STRINGS, "description": "typed IDs: git:<oid>, event:sha256:<id>, memory:sha256:<id> "
+                                            f"(default: {_OLD}; [] removes them)"},
+    "attemptOutcome": {**_RECORD_PROPS["attemptOutcome"],
+                       "description": f"kind attempt only (default: {_OLD} while the kind stays attempt)"},
+    "handoff": {**_RECORD_PROPS["handoff"],
+                "description": f"the four lists completed, assumptions, blockers, nextActions; each not given is "
+                               f"{_OLD} while the kind stays handoff, else []"},
+}
 _LIFECYCLE_PROPS = {"memory": _TARGET,
                     "reason": {"type": "string", "description": "a token such as incorrect, obsolete or "
                                                                 "evidence-mismatch"},
@@ -106,7 +131,7 @@ SCHEMAS = {
                                            "truncated and omitted"}}),
     "memory_record": _object(_RECORD_PROPS, ["kind", "content"]),
     "memory_handoff": _object(_HANDOFF_PROPS, ["content"]),
-    "memory_supersede": _object({"memory": _TARGET, **_RECORD_PROPS, "atCommit": {
+    "memory_supersede": _object({"memory": _TARGET, **_SUPERSEDE_PROPS, "atCommit": {
         "type": "string", "description": "the commit the new memory is anchored to, as any Git revision "
                                          "(default: the superseded memory's own anchor commit; HEAD anchors "
                                          "it on the current commit)"}}, ["memory", "content"]),

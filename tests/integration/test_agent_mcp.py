@@ -1047,3 +1047,39 @@ def test_a_refused_handoff_names_the_list_and_the_limit(inited):
                            "most 4096 bytes (one has 4097)")
     assert error(many) == ("git-hn: memory handoff record has invalid fields; at most 64 handoff.blockers entries "
                            "(65 given), each at most 4096 bytes")
+
+
+def test_the_write_tools_schemas_say_what_the_calls_do(inited):
+    """An agent trial: tools/list said that ``memory`` of supersede, retract and challenge is a
+    full ID (a prefix of 8+ hex digits works, as memory_show's schema says), and that a superseded
+    memory's applicability defaults to descendants and its topics and evidence to none (the old
+    memory's are kept). Each description is checked against a call that does what it says."""
+    evidence = "git:" + git(inited, "rev-parse", "HEAD")
+    old = record(inited, "--topic", "cache", "--evidence", evidence, applies="exact", content="an hour")["memoryId"]
+    mine = record(inited, content="retract me")["memoryId"]
+    me, bob = actor(inited), second_identity(inited)
+    switch(inited, bob)
+    theirs = record(inited, content="bob's")["memoryId"]
+    switch(inited, me)
+
+    async def body(client):
+        tools = {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
+        calls = [await client.call_tool("memory_supersede", {"memory": old[7:15], "content": "a week"}),
+                 await client.call_tool("memory_retract", {"memory": mine[7:15], "reason": "obsolete"}),
+                 await client.call_tool("memory_challenge", {"memory": theirs[7:15], "reason": "incorrect"})]
+        return tools, calls
+
+    tools, (sup, ret, chal) = run(inited, body, "--allow-write")
+    for name in ("memory_supersede", "memory_retract", "memory_challenge", "memory_show"):
+        assert "8" in tools[name]["memory"]["description"] and "prefix" in tools[name]["memory"]["description"]
+    props = tools["memory_supersede"]
+    for key in ("kind", "anchor", "applicability", "topics", "evidence", "attemptOutcome", "handoff"):
+        assert "the old memory's" in props[key]["description"], key
+        assert "descendants" not in props[key]["description"] and "none" not in props[key]["description"], key
+    assert tools["memory_record"]["applicability"]["description"].startswith('default {"mode": "descendants"}')
+    made = document(sup)["result"]["memoryId"]
+    data = hn(inited, "memory", "show", made, "--json").json()["projection"]["data"]
+    assert (data["applicability"], data["topics"], data["evidence"]) == ({"mode": "exact"}, ["cache"], [evidence])
+    for result, target in ((ret, mine), (chal, theirs)):
+        assert hn(inited, "memory", "show", document(result)["result"]["memoryId"], "--json").json()[
+            "envelope"]["target"] == target
