@@ -287,7 +287,10 @@ def _filled(top: dict, counts: dict[str, int], items: dict, max_bytes: int, rend
     if budget < 0 and fixed(0) <= (must_fit or max_bytes):
         budget = 0  # (room for no item, but for the brief that omits them all)
     if budget < 0:
-        raise InputError(f"memory brief does not fit in {must_fit or max_bytes} bytes")
+        # (§7.15's text; git-hn adds the smallest bound that fits, already measured: an agent
+        # that asked for 100 bytes was left to guess it)
+        raise InputError(f"memory brief does not fit in {must_fit or max_bytes} bytes; the smallest bound that "
+                         f"fits is {fixed(0)} bytes (a brief that lists no memory)")
     taken: dict[str, list] = {n: [] for n in SECTIONS}
     used: dict[str, int] = {n: 0 for n in SECTIONS}
     waiting: dict[str, object] = {}  # a section's first item that did not fit its share

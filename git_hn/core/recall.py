@@ -149,6 +149,13 @@ def encode_cursor(digest: str, last_id: str) -> str:
     return base64.urlsafe_b64encode(payload).decode("ascii").rstrip("=") + "." + check
 
 
+# §7.10's text, and what to do (git-hn, after "; "): an agent reused a cursor with other filters
+# and was not told that the way on is a recall without it
+CURSOR_MISMATCH = ("recall cursor does not match the normalized query, sources, policy, or bounds; a cursor "
+                   "continues only the recall that returned it (the same filters, bounds and commit, while no "
+                   "memory ref and no policy changed): start again without the cursor")
+
+
 def decode_cursor(cursor: str, digest: str) -> str:
     """The ``lastMemoryId`` of a cursor made for exactly this query (CONTRACT §7.10)."""
     import base64
@@ -179,7 +186,7 @@ def decode_cursor(cursor: str, digest: str) -> str:
             or not isinstance(last, str) or not is_digest_id(last) or not isinstance(qd, str)):
         raise malformed
     if qd != digest:
-        raise InputError("recall cursor does not match the normalized query, sources, policy, or bounds")
+        raise InputError(CURSOR_MISMATCH)
     return last
 
 

@@ -207,8 +207,16 @@ def test_bound_errors(world):
     for bad in ("0", "-5"):
         r = hn(repo, "memory", "brief", "--max-bytes", bad)
         assert (r.code, r.err) == (1, "git-hn: brief bound must be positive\n")
-    r = hn(repo, "memory", "brief", "--json", "--max-bytes", "100")
-    assert r.err == "git-hn: memory brief does not fit in 100 bytes\n" and r.out == ""
+    for fmt in ("--json", "--markdown"):
+        r = hn(repo, "memory", "brief", fmt, "--max-bytes", "100")
+        # (git-hn's help after the contract's text: the smallest bound that fits, which works)
+        head, _, smallest = r.err.partition("; the smallest bound that fits is ")
+        assert head == "git-hn: memory brief does not fit in 100 bytes" and r.out == "", r.err
+        assert smallest.endswith(" bytes (a brief that lists no memory)\n"), r.err
+        smallest = int(smallest.split(" ")[0])
+        fits = hn(repo, "memory", "brief", fmt, "--max-bytes", str(smallest))
+        assert fits.code == 0 and len(fits.out_bytes) == smallest, fits
+        assert hn(repo, "memory", "brief", fmt, "--max-bytes", str(smallest - 1)).code == 1
     usage = ("git-hn: usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] "
              "[--json|--markdown]\n")
     assert hn(repo, "memory", "brief", "--max-bytes", "ten").err == usage

@@ -212,7 +212,8 @@ def test_arguments_are_validated_like_input(inited):
         'git-hn: show input: invalid JSON: json: unknown field "id"',
         "git-hn: brief bound must be positive",
         "git-hn: brief input field maxBytes must be an integer",
-        "git-hn: memory brief does not fit in 50 bytes",
+        "git-hn: memory brief does not fit in 50 bytes; the smallest bound that fits is 482 bytes (a brief that "
+        "lists no memory)",
         "git-hn: revision -h is not a commit",
         "git-hn: revision HEAD:README.md is not a commit",
         'git-hn: brief input: invalid JSON: json: unknown field "extra"',

@@ -12,6 +12,10 @@ from independent import Writer, unb64
 
 KINDS = ["assumption", "attempt", "decision", "handoff", "observation", "verification"]
 
+CURSOR_MISMATCH = ("git-hn: recall cursor does not match the normalized query, sources, policy, or bounds; "
+                   "a cursor continues only the recall that returned it (the same filters, bounds and commit, "
+                   "while no memory ref and no policy changed): start again without the cursor\n")
+
 
 def _policy(actors, kinds, maintainer):
     return json.dumps({"version": "hn.policy/0", "maintainers": [maintainer],
@@ -262,7 +266,7 @@ def test_bounds_and_cursor_pagination(tmp_path):
     for other in (["--max-records", "4"], ["--max-content-bytes", "1000"], ["--kind", "decision"], []):
         r = hn(repo, "memory", "recall", "--json", *other, "--max-records", "3", "--cursor", cursor) \
             if other == [] else hn(repo, "memory", "recall", "--json", *untrusted, *other, "--cursor", cursor)
-        assert r.err == "git-hn: recall cursor does not match the normalized query, sources, policy, or bounds\n"
+        assert r.err == CURSOR_MISMATCH
     tampered = cursor[:-1] + ("0" if cursor[-1] != "0" else "1")
     assert hn(repo, "memory", "recall", *untrusted, "--max-records", "3", "--cursor", tampered).err == \
         "git-hn: invalid recall cursor checksum\n"
@@ -272,7 +276,7 @@ def test_bounds_and_cursor_pagination(tmp_path):
     # a new memory changes the sources, so the old cursor is stale
     _rec(repo, content="newer")
     assert hn(repo, "memory", "recall", *untrusted, "--max-records", "3", "--cursor", cursor).err == \
-        "git-hn: recall cursor does not match the normalized query, sources, policy, or bounds\n"
+        CURSOR_MISMATCH
 
 
 def test_recall_filters_and_normalization_errors(tmp_path):

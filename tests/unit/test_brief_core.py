@@ -93,7 +93,13 @@ def test_bounded_size_is_exact_and_a_prefix(items, bound, fmt, excluded):
     try:
         doc, data = brief.bounded(top, full, bound, fmt)
     except InputError as exc:
-        assert exc.message == f"memory brief does not fit in {bound} bytes"
+        head, _, smallest = exc.message.partition("; the smallest bound that fits is ")
+        assert head == f"memory brief does not fit in {bound} bytes", exc.message
+        assert smallest.endswith(" bytes (a brief that lists no memory)"), exc.message
+        smallest = int(smallest.split(" ")[0])  # (git-hn's help: the bound that fits, exactly)
+        assert smallest > bound and len(brief.bounded(top, full, smallest, fmt)[1]) <= smallest
+        with pytest.raises(InputError):
+            brief.bounded(top, full, smallest - 1, fmt)
         return
     left, room = [], 0
     if fmt == "markdown" and doc["omitted"]:  # the first omitted items are named (a git-hn block)
@@ -172,7 +178,8 @@ def test_a_bound_with_room_only_for_the_brief_that_omits_everything_gives_that_b
                     "truncated": True})
     doc, data = brief.bounded(top, full, len(empty), fmt)
     assert (data, doc["omitted"]) == (empty, 3)
-    with pytest.raises(InputError, match=f"^memory brief does not fit in {len(empty) - 1} bytes$"):
+    with pytest.raises(InputError, match=f"^memory brief does not fit in {len(empty) - 1} bytes; the smallest "
+                                         rf"bound that fits is {len(empty)} bytes \(a brief that lists no memory\)$"):
         brief.bounded(top, full, len(empty) - 1, fmt)
 
 
