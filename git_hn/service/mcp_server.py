@@ -248,7 +248,9 @@ class Screened:
     - a request whose ``id`` is null, an object, an array, a boolean or a number written with a
       fraction or exponent (``2.0``): the SDK read it as a notification and never answered; now
       ``-32600`` invalid request, with a null id;
-    - a request whose ``params`` is not an object: ``-32602`` invalid params, with its id;
+    - a request whose ``params`` is not an object, a ``tools/call`` without a tool name or whose
+      ``arguments`` is not an object: ``-32602`` invalid params, with its id and what is wrong
+      (the SDK's own answer said only "Invalid request parameters");
     - a request holding a lone surrogate escape (``"\\ud800"``, valid JSON but no character):
       the SDK answered ``-32700`` with a null id, and the client waited for its id for ever; now
       ``-32602`` with its id.
@@ -289,6 +291,12 @@ class Screened:
         params = message.get("params")
         if params is not None and not isinstance(params, dict):
             return _error(ident, -32602, "Invalid params: params must be an object")
+        if message["method"] == "tools/call":  # (the SDK's answer says only "Invalid request parameters")
+            if not isinstance((params or {}).get("name"), str):
+                return _error(ident, -32602, "Invalid params: tools/call needs name, the tool's name as a string "
+                                             "(tools/list lists them)")
+            if (params or {}).get("arguments") is not None and not isinstance(params["arguments"], dict):
+                return _error(ident, -32602, "Invalid params: tools/call arguments must be an object")
         if "\\ud" in text.lower() and _lone_surrogate(message):  # (valid JSON; the SDK then loses the id)
             return _error(ident, -32602, "Invalid params: a string holds a lone surrogate escape "
                                          "(\\ud800-\\udfff alone is no character); send UTF-8 text")

@@ -758,6 +758,8 @@ def test_requests_the_sdk_would_misread_get_their_json_rpc_error(inited):
         b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}',
         b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"memory_record",'
         b'"arguments":{"kind":"observation","content":"lone \\ud800 surrogate"}}}',
+        b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"arguments":{}}}',
+        b'{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"memory_show","arguments":[]}}',
     ]
     proc = subprocess.run(["git", "hn", "mcp", "--allow-write"], cwd=inited, input=b"\n".join(lines) + b"\n",
                           capture_output=True, timeout=120)
@@ -767,13 +769,18 @@ def test_requests_the_sdk_would_misread_get_their_json_rpc_error(inited):
     # git-hn gives before a request reaches it keep theirs)
     answers = answers[:7] + sorted(answers[7:], key=lambda a: a["id"])
     assert [(a["id"], a.get("error", {}).get("code")) for a in answers] == [
-        (None, -32600)] * 4 + [(7, -32602), (None, -32700), (None, -32700), (9, None), (10, -32602)]
+        (None, -32600)] * 4 + [(7, -32602), (None, -32700), (None, -32700), (9, None), (10, -32602), (11, -32602),
+                               (12, -32602)]
     assert answers[0]["error"]["message"] == "Invalid Request: id must be a string or an integer"
     assert answers[4]["error"]["message"] == "Invalid params: params must be an object"
     assert answers[5]["error"]["message"] == "Parse error: the message is not valid UTF-8"
     assert set(answers[0]["error"]) == {"code", "message"}
     assert answers[7]["result"]["tools"]
     assert answers[8]["error"]["message"].startswith("Invalid params: a string holds a lone surrogate escape")
+    # (the SDK said only "Invalid request parameters")
+    assert answers[9]["error"]["message"] == ("Invalid params: tools/call needs name, the tool's name as a string "
+                                              "(tools/list lists them)")
+    assert answers[10]["error"]["message"] == "Invalid params: tools/call arguments must be an object"
     assert hn(inited, "memory", "log", "--json").out == before  # nothing was signed
 
 
