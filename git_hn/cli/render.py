@@ -5,8 +5,9 @@ pipe, a file: scripts and other implementations read these lines). On a terminal
 that have a readable view (``terminal``: short IDs, author names, fitted lines, colour) use it;
 the others send the same lines through rich with markup, emoji and highlighting off, so that
 author text can never be interpreted as rich markup (*markup injection*). Every author string reaching a
-human line has already passed ``one_line``/``safe_text``; bidirectional controls are shown as
-``\\u{…}`` so that a memory cannot visually reorder a terminal line (*Trojan Source*).
+human line has already passed ``one_line``/``safe_text``; bidirectional controls and the other
+invisible characters (``core.invisible``) are shown as ``\\u{…}`` so that a memory cannot visually
+reorder a terminal line (*Trojan Source*) or hide text in it (*ASCII smuggling*).
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ def write(text: str) -> None:
 
 
 def lines(items: list[str]) -> None:
-    from ..core.gostr import escape_bidi
+    from ..core.invisible import spell_invisible
 
-    text = [escape_bidi(line) for line in items]
+    text = [spell_invisible(line) for line in items]
     if sys.stdout.isatty():
         from rich.console import Console
 
@@ -65,16 +66,18 @@ def lines(items: list[str]) -> None:
 
 
 def error(message: str) -> None:
-    from ..core.gostr import escape_bidi, one_line
+    from ..core.gostr import one_line
+    from ..core.invisible import spell_invisible
 
-    sys.stderr.write("git-hn: " + escape_bidi(one_line(message)) + "\n")
+    sys.stderr.write("git-hn: " + spell_invisible(one_line(message)) + "\n")
     sys.stderr.flush()
 
 
 def hint(text: str) -> None:
     """One ``git-hn: hint:`` line on stderr: advice beside a command that succeeded (stdout keeps
     its formats)."""
-    from ..core.gostr import escape_bidi, one_line
+    from ..core.gostr import one_line
+    from ..core.invisible import spell_invisible
 
-    sys.stderr.write("git-hn: hint: " + escape_bidi(one_line(text)) + "\n")
+    sys.stderr.write("git-hn: hint: " + spell_invisible(one_line(text)) + "\n")
     sys.stderr.flush()

@@ -27,8 +27,9 @@ from rich.console import Console
 from rich.text import Text
 
 from ..core import log as logcore
-from ..core.gostr import escape_bidi, safe_text, short_id
+from ..core.gostr import safe_text, short_id
 from ..core.grammar import utc_timestamp
+from ..core.invisible import spell_invisible
 
 # -- styles: one table for every command (and ``memory log``) ----------------------------------
 
@@ -299,13 +300,13 @@ def _projection(screen: Screen, row: dict) -> None:
         if handoff[key]:
             screen.line(Text(title, style=LABEL))
             for entry in handoff[key]:
-                text = escape_bidi(safe_text(entry)).expandtabs(4)
+                text = spell_invisible(safe_text(entry)).expandtabs(4)
                 screen.indented(Text("- " + text.replace("\n", "\n  ")), 2)
 
 
 def _content(screen: Screen, content: str, label: str = "Content (inert)") -> None:
     screen.line(Text(label, style=LABEL))
-    for line in escape_bidi(safe_text(content)).expandtabs(4).split("\n"):
+    for line in spell_invisible(safe_text(content)).expandtabs(4).split("\n"):
         screen.indented(Text(line), 2)
 
 

@@ -26,7 +26,8 @@ import re
 
 from ..errors import InputError
 from . import canonical
-from .gostr import content_text, escape_bidi, one_line, safe_text
+from .gostr import content_text, one_line, safe_text
+from .invisible import spell_invisible
 from .limits import WARNING
 from .grammar import utc_instant, utc_timestamp
 from .recall import order
@@ -354,7 +355,7 @@ def _code(text: str) -> str:
 
 
 def _out(text: str) -> bytes:
-    return escape_bidi(text).encode("utf-8", "replace")
+    return spell_invisible(text).encode("utf-8", "replace")
 
 
 def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> bytes:

@@ -26,8 +26,9 @@ import re
 from . import canonical
 from .chain import VerifiedMemory, check_memory
 from .envelope import Envelope, encode, envelope_json
-from .gostr import escape_bidi, one_line, safe_text, short_id
+from .gostr import one_line, safe_text, short_id
 from .grammar import is_oid, memory_id, utc_timestamp
+from .invisible import spell_invisible
 from ..errors import InputError, ValidationError
 from .tuples import NamedTuple
 
@@ -121,25 +122,18 @@ def check_export_line(line: bytes) -> VerifiedMemory:
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 
 
-def _marks(text: str) -> str:
-    """Bidirectional marks and invisible characters spelled out, as in git-hn's other views."""
-    from .log import INVISIBLE
-
-    return INVISIBLE.sub(lambda m: "\\u{%x}" % ord(m.group()), text)
-
-
 def md_inline(text: str) -> str:
     """Author text as literal Markdown on one line: controls become spaces, bidirectional
     controls are spelled out, and every ASCII punctuation character is backslash-escaped
     (CommonMark makes any escaped punctuation literal), so no heading, emphasis, link, image,
     autolink, entity or HTML tag can start."""
-    return _PUNCT.sub(r"\\\1", _marks(escape_bidi(one_line(text))))
+    return _PUNCT.sub(r"\\\1", spell_invisible(one_line(text)))
 
 
 def md_block(text: str) -> list[str]:
     """Content as an indented code block: every line starts with four spaces, so the block ends
     only where the exporter ends it."""
-    lines = _marks(escape_bidi(safe_text(text))).replace("\t", "    ").split("\n")
+    lines = spell_invisible(safe_text(text)).replace("\t", "    ").split("\n")
     return ["    " + line.replace("\r", "\ufffd") for line in lines]
 
 

@@ -20,7 +20,6 @@ _SPACE = (
 )
 _CONTROL = re.compile("[\u0000-\u001f\u007f-\u009f]")
 _NON_TEXT_CONTROL = re.compile("[\u0000-\u0008\u000b-\u001f\u007f-\u009f]")
-_bidi = None  # compiled at its first non-ASCII text (0.5 M instructions: a command's fixed cost)
 _LOWER = str.maketrans(_unicode15.LOWER_FROM, _unicode15.LOWER_TO)
 _word = None
 _ASCII_WORD = re.compile("[A-Za-z0-9]+")  # L* and N* restricted to ASCII
@@ -86,16 +85,6 @@ def content_text(s: str) -> str:
     piped recall, digest or show output. The Unicode line and paragraph separators, which many
     line readers (Python's ``splitlines``) take for line ends, are shown as ``\\u{…}``."""
     return safe_text(s).replace("\n", "\n  ").replace("\u2028", "\\u{2028}").replace("\u2029", "\\u{2029}")
-
-
-def escape_bidi(s: str) -> str:
-    """Human output only: bidirectional controls are written as ``\\u{…}`` (CONTRACT §0.5)."""
-    if s.isascii():
-        return s
-    global _bidi
-    if _bidi is None:
-        _bidi = re.compile("[\u202a-\u202e\u2066-\u2069]")
-    return _bidi.sub(lambda m: "\\u{%x}" % ord(m.group()), s)
 
 
 def tokens(text: str) -> list[str]:

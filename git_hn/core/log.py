@@ -6,17 +6,16 @@ by the signed timestamp in UTC, then by ID, so two clones holding the same memor
 log (*ordering attacks* cannot choose what looks newest beyond what the signatures say).
 
 Every author string (name, content) reaching a human line passes ``inert`` (``safe_text``,
-``one_line``, ``escape_bidi``) (*Trojan Source*, terminal control injection) and is only ever the last,
+``one_line``, ``spell_invisible``) (*Trojan Source*, terminal control injection) and is only ever the last,
 truncatable part of its column; the short ID is never truncated. JSON carries the same strings
 unmodified (canonical JSON escapes them).
 """
 
 from __future__ import annotations
 
-import re
-
-from .gostr import escape_bidi, one_line, safe_text, short_id
+from .gostr import one_line, safe_text, short_id
 from .grammar import utc_timestamp
+from .invisible import spell_invisible
 from .limits import WARNING
 from .tuples import NamedTuple
 
@@ -135,17 +134,11 @@ def fields(it: Item, shared: set[str] = frozenset()) -> Fields:
                   inert(it.summary))
 
 
-# git-hn's own views (log, the terminal views, the page) also spell out the bidirectional marks
-# and the invisible characters that can hide a difference (not ZWJ/ZWNJ: scripts and emoji use them)
-INVISIBLE = re.compile("[\u061c\u200b\u200e\u200f\u2060\ufeff]")
-
-
 def inert(text: str) -> str:
     """Author text for one human line: control characters shown as U+FFFD as in recall's lines
-    (``safe_text``), line breaks and tabs as spaces, bidirectional controls, bidirectional marks
-    and invisible characters escaped as ``\\u{…}``."""
-    out = escape_bidi(one_line(safe_text(text)))
-    return INVISIBLE.sub(lambda m: "\\u{%x}" % ord(m.group()), out)
+    (``safe_text``), line breaks and tabs as spaces, bidirectional controls and every other
+    invisible character (``core.invisible``) spelled as ``\\u{…}``."""
+    return spell_invisible(one_line(safe_text(text)))
 
 
 def fit(f: Fields, width: int | None, cells=len) -> Fields:

@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from .grammar import normalize_topic
+from .invisible import remove_invisible
 from .limits import HANDOFF_LISTS
 from .tuples import NamedTuple
 
@@ -285,12 +286,6 @@ def _looks_generated(value: str) -> bool:
             and any(c.islower() for c in value))
 
 
-# Characters that render as nothing, and so survive a copy and paste inside a token unseen: soft
-# hyphen, combining grapheme joiner, Mongolian vowel separator, zero-width space, non-joiner and
-# joiner, word joiner and the invisible operators, zero-width no-break space (byte-order mark).
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u034f\u180e\u200b\u200c\u200d\u2060\u2061\u2062"
-                                    "\u2063\u2064\ufeff"))
-
 # A GitHub token broken by single spaces or tabs (at most three breaks), for example by a terminal
 # that wrapped it or by a chat client. Its pieces, joined, must be exactly a token body (36
 # characters, or at least 82 for ``github_pat_``) that looks generated, so that prose after a
@@ -321,7 +316,8 @@ def variants(text: str) -> list[str]:
     the text without invisible characters (when it has any)."""
     if text.isascii():
         return [text]
-    folded = text.translate(_INVISIBLE)
+    # characters that render as nothing survive a copy and paste inside a token unseen
+    folded = remove_invisible(text)
     return [text] if folded == text else [text, folded]
 
 

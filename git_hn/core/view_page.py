@@ -16,8 +16,9 @@ It reaches the page only as data, never as markup (*HTML injection*, *stored XSS
   event handler attribute, ``javascript:`` URL or style could not run even if it reached the DOM,
   and no URL outside the file is ever fetched (*data exfiltration*, *tracking pixels*);
 - author text is made inert before it is embedded (``inert``): control characters other than
-  newline and tab become U+FFFD (ANSI escapes included), and bidirectional controls are shown as
-  ``\\u{202e}`` text (*Trojan Source*); the style also isolates each author string's direction.
+  newline and tab become U+FFFD (ANSI escapes included), and bidirectional controls and every
+  other invisible character are shown as ``\\u{202e}``-style text (*Trojan Source*, *ASCII
+  smuggling*: ``core.invisible``); the style also isolates each author string's direction.
 """
 
 from __future__ import annotations
@@ -28,22 +29,22 @@ import json
 import re
 
 from . import log as logcore
-from .gostr import escape_bidi, one_line, safe_text, short_id
+from .gostr import one_line, safe_text, short_id
 from .grammar import utc_timestamp
+from .invisible import spell_invisible
 
 GENERATOR = "git-hn memory view"
 MARKER = f'<meta name="generator" content="{GENERATOR}">'
 # marks a file this command wrote (``is_page``): found within the first bytes of the file
 MARKER_WITHIN = 1024
 
-# direction marks that are not in the contract's bidi set (§0.5) but still reorder text invisibly
-_MARKS = re.compile("[\u061c\u200e\u200f]")
 _HEX_ID = re.compile(r"sha256:[0-9a-f]{64}\Z")
 
 
 def inert(text: str) -> str:
-    """Multi-line author text as the page shows it: ``safe_text`` and visible direction controls."""
-    return _MARKS.sub(lambda m: "\\u{%x}" % ord(m.group()), escape_bidi(safe_text(text)))
+    """Multi-line author text as the page shows it: ``safe_text``, and direction controls and
+    every other invisible character spelled as ``\\u{…}`` (``core.invisible``)."""
+    return spell_invisible(safe_text(text))
 
 
 def inert_line(text: str) -> str:

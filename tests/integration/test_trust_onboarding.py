@@ -193,7 +193,7 @@ def test_actor_arguments_that_are_short_unknown_or_ambiguous_are_refused(tmp_pat
     cases = {
         ("trust", "Alice"): f"actor Alice is ambiguous: it matches 2 known actors ({pair}); use a longer "
                             "prefix or the full actor ID",
-        ("trust", "ALICE\u200b"): f"actor ALICE\u200b is ambiguous: it matches 2 known actors ({pair}); use a "
+        ("trust", "ALICE\u200b"): f"actor ALICE\\u{{200b}} is ambiguous: it matches 2 known actors ({pair}); use a "
                                   "longer prefix or the full actor ID",
         ("trust", "abc123"): "actor prefix abc123 is shorter than 8 hex characters; use a longer prefix "
                              "or the full actor ID",

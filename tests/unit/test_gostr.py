@@ -1,4 +1,5 @@
-"""CONTRACT §1.7 Go string semantics (pinned Unicode 15.0.0), §7.9 tokenizer, §0.5 sanitizers.
+"""CONTRACT §1.7 Go string semantics (pinned Unicode 15.0.0), §7.9 tokenizer, §0.5 sanitizers
+(the spelling of invisible characters is tested in ``test_invisible.py``).
 
 The pinned-version tests must hold on every Python version: Python 3.11 ships Unicode 14.0,
 3.12 ships 15.0 and 3.13 ships 15.1, but git-hn never consults ``unicodedata`` at run time.
@@ -10,7 +11,6 @@ import pytest
 
 from git_hn.core import _unicode15
 from git_hn.core.gostr import (
-    escape_bidi,
     has_control,
     is_blank,
     one_line,
@@ -216,25 +216,6 @@ def test_safe_text_every_control():
     for cp in list(range(0x20)) + list(range(0x7F, 0xA0)):
         expected = chr(cp) if cp in (0x09, 0x0A) else "\ufffd"
         assert safe_text(chr(cp)) == expected, hex(cp)
-
-
-@pytest.mark.parametrize("cp", [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068,
-                                0x2069])
-def test_escape_bidi(cp):
-    assert escape_bidi("a" + chr(cp) + "b") == "a\\u{%x}b" % cp
-    assert escape_bidi(chr(cp)) == "\\u{%x}" % cp
-
-
-def test_escape_bidi_lowercase_hex_and_only_the_listed_controls():
-    assert escape_bidi("\u202e") == "\\u{202e}"
-    for ch in ("\u200e", "\u200f", "\u061c", "\u2065", "\u2029", "\u206a", "\u2029", "é"):
-        assert escape_bidi(ch) == ch
-    assert escape_bidi("x\u202ey\u2066z") == "x\\u{202e}y\\u{2066}z"
-
-
-def test_sanitizers_compose_for_human_output():
-    hostile = "evil\x1b[31m\u202eTXT.exe\n"
-    assert escape_bidi(one_line(hostile)) == "evil [31m\\u{202e}TXT.exe "
 
 
 def test_utf8_len_and_short_id():

@@ -394,6 +394,12 @@ def test_invisible_characters_are_removed_before_every_detector():
     assert lint(record(content=f"{TWILIO[:9]}\u200c{TWILIO[9:]}")).detector == "TwilioKeyDetector"
 
 
+def test_tag_characters_and_variation_selectors_inside_a_key_are_removed_before_the_detectors():
+    # ASCII smuggling: tag characters and variation selectors render as nothing, like U+200B
+    for hidden in ("\U000e0041\U000e0042", "\ufe0f\U000e0100", "\u180e\u2064"):
+        assert lint(record(content=f"id {AWS_FAKE[:6]}{hidden}{AWS_FAKE[6:]}")).detector == "aws-access-key"
+
+
 ORDINARY = [
     f"actor {ACTOR} signed memory sha256:{OID64} at commit {OID40}.",
     f"evidence git:{OID40} and memory:sha256:{OID64}; subject issue:sha256:{OID64}",

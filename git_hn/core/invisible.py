@@ -1,0 +1,89 @@
+"""The characters that render as nothing, and how human views show them (git-hn).
+
+Pure, no I/O. One definition, read by every human view (the terminal and piped lines of recall,
+show, log, digest and the brief, display names, ``git-hn:`` error and hint lines, the Markdown
+export and the HTML page) and by the secret lint.
+
+Author text is hostile. A character that a terminal or browser draws as nothing can hide a
+difference a reader is asked to judge: a sentence written in Unicode tag characters
+(U+E0020–U+E007F) is invisible on screen but read by a language model (*ASCII smuggling*,
+*prompt injection*); variation selectors after a letter carry arbitrary bytes (*emoji
+smuggling*); a display name with an invisible suffix looks exactly like another actor's
+(*impersonation*); direction controls and marks reorder a line (*Trojan Source*, CONTRACT §0.5
+names U+202A–U+202E and U+2066–U+2069). Human views therefore spell each of them as
+``\\u{…}`` (lowercase hex), the form §0.5 gives the bidirectional controls. JSON output is
+protocol data and never passes here.
+
+Not spelled out: U+200C and U+200D (zero-width non-joiner and joiner), which scripts such as
+Persian and Indic ones and emoji sequences need; and one emoji presentation selector (U+FE0E,
+U+FE0F) directly after a non-ASCII character that is not itself invisible (``❤️``), or between a
+keycap base and U+20E3 (``1️⃣``). Such a selector carries at most one bit and changes only how an
+already visible character is drawn; a second selector, or one after an ASCII letter, is spelled.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The class, as a regular-expression character set body (Default_Ignorable_Code_Point without
+# U+200C/U+200D, plus the line and paragraph separators, the bidirectional controls and the
+# interlinear annotation controls): soft hyphen, combining grapheme joiner, Arabic letter mark,
+# Hangul fillers, Khmer inherent vowels, Mongolian free variation selectors and vowel separator,
+# zero-width space, left-to-right and right-to-left marks, line and paragraph separators,
+# embeddings and overrides, word joiner, invisible operators, isolates, deprecated format
+# controls, variation selectors, zero-width no-break space, the unassigned specials and
+# annotation controls, shorthand format controls, musical format controls, tags and the
+# supplementary variation selectors.
+HIDDEN = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200e\u200f"
+          "\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+          "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
+# removed, not spelled, before the secret lint's detectors: HIDDEN and the two joiners
+FOLDED = HIDDEN + "\u200c\u200d"
+
+_hidden = None  # compiled at the first non-ASCII text (a command's fixed cost)
+_folded = None
+_PRESENTATION = "\ufe0e\ufe0f"
+_KEYCAP_BASE = "0123456789#*"
+
+
+def _pattern() -> re.Pattern:
+    global _hidden
+    if _hidden is None:
+        _hidden = re.compile("[" + HIDDEN + "]")
+    return _hidden
+
+
+def _presentation_kept(s: str, i: int) -> bool:
+    """Whether the presentation selector at ``s[i]`` only picks how the character before it is
+    drawn (see the module docstring)."""
+    if i == 0:
+        return False
+    before = s[i - 1]
+    if before in _KEYCAP_BASE:
+        return s[i + 1:i + 2] == "\u20e3"
+    return not before.isascii() and _pattern().match(before) is None
+
+
+def spell_invisible(s: str) -> str:
+    """Human output only: every invisible character of ``HIDDEN`` written as ``\\u{…}``."""
+    if s.isascii():
+        return s
+
+    def spelled(m: re.Match) -> str:
+        ch = m.group()
+        if ch in _PRESENTATION and _presentation_kept(s, m.start()):
+            return ch
+        return "\\u{%x}" % ord(ch)
+
+    return _pattern().sub(spelled, s)
+
+
+def remove_invisible(s: str) -> str:
+    """``s`` without any character of ``FOLDED``: what a token pasted with invisible characters
+    inside it reads as (the secret lint's second spelling)."""
+    if s.isascii():
+        return s
+    global _folded
+    if _folded is None:
+        _folded = re.compile("[" + FOLDED + "]")
+    return _folded.sub("", s)

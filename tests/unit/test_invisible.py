@@ -1,0 +1,60 @@
+"""Invisible characters in author text are spelled ``\\u{…}`` on every human view (*Trojan
+Source*, *ASCII smuggling*, *emoji smuggling*, *impersonation* by a look-alike display name)."""
+
+from __future__ import annotations
+
+import pytest
+
+from git_hn.core.gostr import one_line
+from git_hn.core.invisible import remove_invisible, spell_invisible
+
+BIDI = [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
+# one of each kind the module names, at the edges of every range
+HIDDEN = BIDI + [0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180E, 0x180F,
+                 0x200B, 0x200E, 0x200F, 0x2028, 0x2029, 0x2060, 0x2061, 0x2064, 0x2065, 0x206A,
+                 0x206F, 0x3164, 0xFE00, 0xFE0D, 0xFEFF, 0xFFA0, 0xFFF0, 0xFFF9, 0xFFFB,
+                 0x1BCA0, 0x1BCA3, 0x1D173, 0x1D17A, 0xE0000, 0xE0001, 0xE0020, 0xE0041, 0xE007F,
+                 0xE0100, 0xE01EF, 0xE0FFF]
+
+
+@pytest.mark.parametrize("cp", HIDDEN, ids=hex)
+def test_every_invisible_character_is_spelled_in_lowercase_hex(cp):
+    assert spell_invisible("a" + chr(cp) + "b") == "a\\u{%x}b" % cp
+    assert spell_invisible(chr(cp)) == "\\u{%x}" % cp
+
+
+def test_a_sentence_in_tag_characters_becomes_visible():
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "IGNORE ALL")
+    shown = spell_invisible("Fine." + hidden)
+    assert shown.startswith("Fine.\\u{e0049}\\u{e0047}") and shown.isascii()
+
+
+def test_visible_text_and_the_joiners_stay():
+    for text in ("é", "\u00a0", "\u200c", "\u200d", "👨\u200d👩\u200d👧", "\u20e3", "日本語", "ok"):
+        assert spell_invisible(text) == text
+
+
+def test_one_presentation_selector_after_a_non_ascii_character_stays():
+    assert spell_invisible("\u2764\ufe0f") == "\u2764\ufe0f"  # ❤️
+    assert spell_invisible("\u26a0\ufe0e x") == "\u26a0\ufe0e x"
+    assert spell_invisible("1\ufe0f\u20e3") == "1\ufe0f\u20e3"  # keycap 1️⃣
+    assert spell_invisible("🏳\ufe0f\u200d🌈") == "🏳\ufe0f\u200d🌈"
+
+
+def test_selectors_that_carry_data_or_disguise_a_name_are_spelled():
+    assert spell_invisible("Alice\ufe0f") == "Alice\\u{fe0f}"  # after an ASCII letter
+    assert spell_invisible("\ufe0fx") == "\\u{fe0f}x"  # at the start
+    assert spell_invisible("\u2764\ufe0f\ufe0f") == "\u2764\ufe0f\\u{fe0f}"  # a second one
+    assert spell_invisible("\u2764\ufe01") == "\u2764\\u{fe01}"  # not a presentation selector
+    assert spell_invisible("\u200b\ufe0f") == "\\u{200b}\\u{fe0f}"  # after an invisible one
+    assert spell_invisible("1\ufe0f") == "1\\u{fe0f}"  # a keycap base without the keycap
+
+
+def test_sanitizers_compose_for_human_output():
+    hostile = "evil\x1b[31m\u202eTXT.exe\n"
+    assert spell_invisible(one_line(hostile)) == "evil [31m\\u{202e}TXT.exe "
+
+
+def test_the_lint_spelling_removes_the_invisible_characters_and_the_joiners():
+    assert remove_invisible("a\u200bb\u200cc\u200dd\U000e0041e\ufe0f") == "abcde"
+    assert remove_invisible("ascii only") == "ascii only"
