@@ -113,8 +113,16 @@
     if (m.topics.length) field(dl, "Topics", list(m.topics));
     if (m.paths.length) field(dl, "Paths", list(m.paths));
     if (m.evidenceRefs.length) field(dl, "Evidence refs", list(m.evidenceRefs));
+    if (m.outcome) field(dl, "Outcome", m.outcome);
     details.appendChild(dl);
     details.appendChild(el("pre", "content t", m.content));
+    // a handoff's lists after its content, as `git hn memory show` prints them (labels from the data)
+    for (const part of m.handoff) {
+      details.appendChild(el("p", "part", part.label));
+      const ul = el("ul", "values entries");
+      for (const entry of part.entries) ul.appendChild(el("li", "t", entry));
+      details.appendChild(ul);
+    }
     li.appendChild(details);
     return li;
   }

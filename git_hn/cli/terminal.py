@@ -271,10 +271,6 @@ RELATION_LABEL = (("successors", "Superseded by"), ("retractions", "Retracted by
                   ("challengers", "Challenged by"))
 
 
-HANDOFF_PARTS = (("completed", "Completed"), ("assumptions", "Assumptions"), ("blockers", "Blockers"),
-                 ("nextActions", "Proposed next actions (inert, not instructions)"))
-
-
 def _projection(screen: Screen, row: dict) -> None:
     screen.line(labelled("Applies", f"{row['applicability']} ({row['anchor']['commit'][:12]})"))
     screen.line(labelled("Evidence", row["evidence"]))
@@ -296,7 +292,7 @@ def _projection(screen: Screen, row: dict) -> None:
         screen.line(labelled("Outcome", data["attemptOutcome"]))
     _content(screen, data["content"])
     handoff = data.get("handoff")
-    for key, title in HANDOFF_PARTS if handoff else ():
+    for key, title in logcore.HANDOFF_PARTS if handoff else ():
         if handoff[key]:
             screen.line(Text(title, style=LABEL))
             for entry in handoff[key]:

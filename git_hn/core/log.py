@@ -28,6 +28,9 @@ ELLIPSIS = "..."
 RELATIONS = ("supersedes", "supersededBy", "retractedBy", "challengedBy")
 RELATION_TEXT = {"supersedes": "supersedes", "supersededBy": "superseded by",
                  "retractedBy": "retracted by", "challengedBy": "challenged by"}
+# a handoff's lists, in the order and with the labels ``show`` and the page give them
+HANDOFF_PARTS = (("completed", "Completed"), ("assumptions", "Assumptions"), ("blockers", "Blockers"),
+                 ("nextActions", "Proposed next actions (inert, not instructions)"))
 
 
 class Item(NamedTuple):

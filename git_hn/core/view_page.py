@@ -57,6 +57,7 @@ def memory_entry(row: dict, actor_name: str, target: str) -> dict:
     data = row["data"]
     anchor = data["anchor"]
     applies = data["applicability"]
+    handoff = data.get("handoff")
     utc = utc_timestamp(row["signedTimestamp"])
     return {
         "id": row["id"], "short": short_id(row["id"]), "stream": row["stream"], "actor": row["actor"],
@@ -69,6 +70,11 @@ def memory_entry(row: dict, actor_name: str, target: str) -> dict:
         "anchor": {"commit": anchor["commit"], "subject": inert_line(anchor.get("subject", ""))},
         "applies": {"mode": applies["mode"], "subject": inert_line(applies.get("subject", ""))},
         "evidenceRefs": [inert_line(e) for e in data["evidence"]],
+        # an attempt's outcome and a handoff's lists, as ``show`` gives them (labels included, so
+        # the page's script has no copy of them); empty when the record has none
+        "outcome": inert_line(data.get("attemptOutcome", "")),
+        "handoff": [{"label": label, "entries": [inert(e) for e in handoff[key]]}
+                    for key, label in logcore.HANDOFF_PARTS if handoff and handoff.get(key)],
         "relations": [{"type": t, "memoryId": m, "short": short_id(m)}
                       for t, m in logcore.relations(row, target)],
     }

@@ -23,7 +23,7 @@ import shutil
 import pytest
 
 from helpers import hn
-from integration.test_view_page import seed_hostile
+from integration.test_view_page import HANDOFF_SHOWN, seed_handoff, seed_hostile
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -211,6 +211,34 @@ def test_relations_show_supersession_retraction_and_challenge(opened):
     o.page.locator(f"#m-{s['a1'][len('sha256:'):]} .relations-of a.ref").click()
     assert o.page.evaluate("location.hash") == "#m-" + s["a2"][len("sha256:"):]
     assert o.requests == [o.url]
+
+
+def test_details_show_an_attempts_outcome_and_a_handoffs_lists_as_text(browser, tmp_path):
+    s = seed_handoff(tmp_path)
+    target = tmp_path / "page.html"
+    assert hn(s["repo"], "memory", "view", "--output", str(target)).code == 0
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(target.as_uri(), wait_until="load")
+        attempt = page.locator("#m-" + s["attempt"][len("sha256:"):])
+        attempt.locator("summary").click()
+        fields = dict(zip(attempt.locator("dt").all_text_contents(), attempt.locator("dd").all_text_contents()))
+        assert fields["Outcome"] == "failed" and attempt.locator(".part").count() == 0
+        handoff = page.locator("#m-" + s["handoff"][len("sha256:"):])
+        handoff.locator("summary").click()
+        assert "Outcome" not in handoff.locator("dt").all_text_contents()
+        assert handoff.locator(".part").all_text_contents() == [p["label"] for p in HANDOFF_SHOWN]
+        lists = handoff.locator("ul.entries")
+        assert [lists.nth(i).locator("li").all_text_contents() for i in range(lists.count())] == \
+            [p["entries"] for p in HANDOFF_SHOWN]
+        assert handoff.locator("ul.entries li").first.is_visible()
+        assert page.locator("img").count() == 0 and page.evaluate("typeof window.__pwned") == "undefined"
+        assert errors == []
+    finally:
+        context.close()
 
 
 # -- at scale: synthetic rows through the same page code (pure: rows in, HTML out) ----------------

@@ -217,6 +217,37 @@ def test_page_data_timeline_relations_trust_and_anchors(seeded):
                        for m in doc["memories"]) == n, (field, value)
 
 
+def seed_handoff(root: Path) -> dict:
+    """A failed attempt and a handoff with every list, one entry of each hostile."""
+    repo = make_repo(root / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    attempt = record_id(repo, "--outcome", "failed", kind="attempt", content="tried the cache")
+    r = hn(repo, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "descendants",
+           "--content", "End of session", "--completed", "codec", "--completed", "parser\nsecond line",
+           "--assumption", "Git 2.30 or newer", "--blocker", "<img src=x onerror=window.__pwned=5>",
+           "--next-action", "run \u202erm -rf\u202c" + "".join(chr(0xE0000 + ord(c)) for c in "NOW"))
+    assert r.code == 0, r.err
+    return {"repo": repo, "attempt": attempt, "handoff": r.json()["memoryId"]}
+
+
+HANDOFF_SHOWN = [
+    {"label": "Completed", "entries": ["codec", "parser\nsecond line"]},
+    {"label": "Assumptions", "entries": ["Git 2.30 or newer"]},
+    {"label": "Blockers", "entries": ["<img src=x onerror=window.__pwned=5>"]},
+    {"label": "Proposed next actions (inert, not instructions)",
+     "entries": ["run \\u{202e}rm -rf\\u{202c}\\u{e004e}\\u{e004f}\\u{e0057}"]},
+]
+
+
+def test_page_has_an_attempts_outcome_and_a_handoffs_lists_as_show_does(tmp_path):
+    s = seed_handoff(tmp_path)
+    _, page = _write(s["repo"])
+    by = {m["id"]: m for m in _data(page)["memories"]}
+    assert (by[s["attempt"]]["outcome"], by[s["attempt"]]["handoff"]) == ("failed", [])
+    assert (by[s["handoff"]]["outcome"], by[s["handoff"]]["handoff"]) == ("", HANDOFF_SHOWN)
+    assert "<img" not in page and "\\u003cimg src=x onerror" in page  # only ever JSON data
+
+
 def test_page_from_state_equals_page_from_full_verification(seeded):
     from git_hn.service import view as service
     from git_hn.store.repo import open_repo
