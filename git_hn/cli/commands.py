@@ -190,18 +190,22 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         result = lifecycle.supersede(repo, target, req, from_input=True,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
     else:
+        from ..service.editor import EditFile
+
         repo = open_repo()
         target = _target(repo, query)
-        flags = lifecycle.inherit(repo, target, flags, edit=bool(values.get("edit")))
-        notes: list = []
-        req = request_from_flags(repo, flags, notes=notes)
-        if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
-            from ..service.requests import check_flag_outcome
+        # an edited text is kept, and named by the error, until it is signed (as COMMIT_EDITMSG)
+        with EditFile(repo) as edit:
+            flags = lifecycle.inherit(repo, target, flags, edit=edit if values.get("edit") else None)
+            notes: list = []
+            req = request_from_flags(repo, flags, notes=notes)
+            if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
+                from ..service.requests import check_flag_outcome
 
-            check_flag_outcome(req.record)
-        earlier = lifecycle.successors(repo, target)
-        result = lifecycle.supersede(repo, target, req,
-                                     allow_secret_shaped=bool(values.get("allow_secret_shaped")))
+                check_flag_outcome(req.record)
+            earlier = lifecycle.successors(repo, target)
+            result = lifecycle.supersede(repo, target, req,
+                                         allow_secret_shaped=bool(values.get("allow_secret_shaped")))
         advice.signed_notes(notes)
     advice.recall_bound(req.record.content)
     advice.hooks_gone(repo)

@@ -15,10 +15,11 @@ import os
 import subprocess
 import tempfile
 
-from ..core.gostr import one_line
+from ..core.gostr import bounded, one_line
 from ..core.limits import LIMITS
-from ..errors import InputError, ValidationError
+from ..errors import HnError, InputError, ValidationError
 from ..store.repo import Repo
+from .requests import CONTENT_RULE
 
 
 def editor_command(repo: Repo) -> str:
@@ -29,34 +30,80 @@ def editor_command(repo: Repo) -> str:
     return editor
 
 
-def edit_text(repo: Repo, text: str) -> str:
-    """``text`` as the user leaves it in their editor, trailing line breaks removed (editors add
-    one). Whitespace-only text aborts: nothing is signed."""
-    editor = editor_command(repo)
-    fd, path = tempfile.mkstemp(prefix="git-hn-edit-", suffix=".txt")  # mode 0600
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8", "surrogatepass"))
-            if not text.endswith("\n"):
-                fh.write(b"\n")
+class EditFile:
+    """The file the user writes new content in, as Git's ``COMMIT_EDITMSG``: once the user changed
+    it, it is kept until the append succeeds, and a failure that ends the command (secret-shaped
+    text, invalid UTF-8, any validation error, a lost race) names it in its one error line, so
+    the text is never lost. Used as a context manager around everything from the edit to the
+    append; on success the file is removed."""
+
+    def __init__(self, repo: Repo):
+        self.repo = repo
+        self.path: str | None = None  # the kept file, once the user changed it
+
+    def __enter__(self) -> EditFile:
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if self.path is not None:
+            if kind is None:
+                self.discard()
+            elif isinstance(exc, HnError):
+                exc.message += f"; your text is kept in {one_line(self.path)} (reuse it with --content-file)"
+                exc.args = (exc.message,)
+        return False
+
+    def discard(self) -> None:
+        if self.path is not None:
+            _remove(self.path)
+            self.path = None
+
+    def edit(self, text: str) -> str:
+        """``text`` as the user leaves it in their editor, trailing line breaks removed (editors
+        add one). Whitespace-only text aborts: nothing is signed. Text the user did not change
+        is not kept."""
+        editor = editor_command(self.repo)
+        fd, path = tempfile.mkstemp(prefix="git-hn-edit-", suffix=".txt")  # mode 0600
+        written = text.encode("utf-8", "surrogatepass")
+        if not text.endswith("\n"):
+            written += b"\n"
         try:
-            code = subprocess.run(["sh", "-c", f'{editor} "$@"', editor, path], cwd=repo.git.cwd).returncode
-        except OSError as exc:
-            raise InputError(f"editor {one_line(editor)} could not run: {exc.strerror}") from None
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(written)
+            try:
+                code = subprocess.run(["sh", "-c", f'{editor} "$@"', editor, path], cwd=self.repo.git.cwd).returncode
+            except OSError as exc:
+                raise InputError(f"the editor {_quoted(editor)} could not run: {exc.strerror}") from None
+            with open(path, "rb") as fh:
+                data = fh.read(LIMITS.max_content + 2)
+        except BaseException:
+            _remove(path)
+            raise
+        if data != written:  # the user's own text from here on: kept until it is signed
+            self.path = path
+        else:
+            _remove(path)
         if code != 0:
-            raise InputError(f"editor {one_line(editor)} failed; nothing appended")
-        with open(path, "rb") as fh:
-            data = fh.read(LIMITS.max_content + 2)
-    finally:
+            status = f"exit status {code}" if code > 0 else f"signal {-code}"
+            raise InputError(f"the editor {_quoted(editor)} failed ({status}); nothing appended")
         try:
-            os.unlink(path)
-        except OSError:
-            pass
+            edited = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError(f"memory record content is invalid; {CONTENT_RULE}") from None
+        edited = edited.rstrip("\r\n")
+        if not edited.strip():
+            self.discard()  # nothing worth keeping
+            raise InputError("edited content is empty; nothing appended")
+        return edited
+
+
+def _quoted(editor: str) -> str:
+    """The editor's command as an error line quotes it: one line, in double quotes, bounded."""
+    return '"' + bounded(editor, 120) + '"'
+
+
+def _remove(path: str) -> None:
     try:
-        edited = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValidationError("memory record content is invalid") from None
-    edited = edited.rstrip("\r\n")
-    if not edited.strip():
-        raise InputError("edited content is empty; nothing appended")
-    return edited
+        os.unlink(path)
+    except OSError:
+        pass

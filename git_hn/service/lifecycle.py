@@ -141,17 +141,17 @@ def supersede_target(repo: Repo, target: str):
 _HANDOFF_FLAGS = ("completed", "assumption", "blocker", "next_action")
 
 
-def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit: bool = False) -> RecordFlags:
+def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None) -> RecordFlags:
     """The record flags of ``supersede TARGET``: every field the caller did not give is the
     target's (kind, anchor commit, applicability, subject, topics, paths, evidence, and the
     attempt outcome and handoff lists while the kind stays the same). Inherited paths are resolved
     again at the new anchor commit. New content is required: from the flags, or from the editor
-    (``edit``), which starts from the target's content. The target checks run first, so no one
-    edits text that cannot be signed."""
+    (``edit``, an ``editor.EditFile``), which starts from the target's content. The target checks
+    run first, so no one edits text that cannot be signed."""
     given = content_from_flags(flags)
-    if edit and given is not None:
+    if edit is not None and given is not None:
         raise InputError("--edit cannot be combined with --content, --content-file or positional content")
-    if not edit and given is None:
+    if edit is None and given is None:
         raise InputError("supersede needs new content: --content TEXT, --content-file PATH or --edit")
     rec = supersede_target(repo, target).envelope.record
     out = RecordFlags(**flags.items())
@@ -171,13 +171,12 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit: bool = False) 
         if rec.handoff is not None:
             for name, items in zip(_HANDOFF_FLAGS, rec.handoff.lists()):
                 setattr(out, name, getattr(out, name) or list(items or ()))
-    if edit:
-        from .editor import edit_text
-
-        edited = edit_text(repo, rec.content)
+    if edit is not None:
+        edited = edit.edit(rec.content)
         given = [v for k, v in flags.items().items() if k not in ("stream", "actor")]
         if edited == rec.content.rstrip("\r\n") and not any(given):
             # as git commit aborts on an unchanged template: a signed memory is for good
+            edit.discard()  # nothing of the user's to keep
             raise InputError("content unchanged in the editor and no other field given; nothing appended")
         out.content, out.positional, out.content_file = [edited], [], []
     return out

@@ -4,6 +4,8 @@ prefixes ``show`` takes, and retracting a retracted memory appends nothing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_helpers import actor, record, second_identity, switch
 from helpers import git, hn, refs_snapshot
 
@@ -92,9 +94,10 @@ def test_supersede_edit_to_empty_aborts_without_appending(inited, tmp_path, monk
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "supersede", old, "--edit")
     assert (r.code, r.err) == (1, "git-hn: edited content is empty; nothing appended\n")
-    monkeypatch.setenv("EDITOR", _editor(tmp_path, "exit 3\n"))
+    failing = _editor(tmp_path, "exit 3\n")
+    monkeypatch.setenv("EDITOR", failing)
     r = hn(inited, "memory", "supersede", old, "--edit")
-    assert r.code == 1 and r.err.endswith("failed; nothing appended\n")
+    assert (r.code, r.err) == (1, f'git-hn: the editor "{failing}" failed (exit status 3); nothing appended\n')
     # saved as it was opened, as git commit aborts on an unchanged message: nothing to sign
     monkeypatch.setenv("EDITOR", "true")
     r = hn(inited, "memory", "supersede", old, "--edit")
@@ -103,6 +106,62 @@ def test_supersede_edit_to_empty_aborts_without_appending(inited, tmp_path, monk
     assert refs_snapshot(inited) == before
     r = hn(inited, "memory", "supersede", old, "--edit", "--topic", "moved")  # another field changes
     assert r.code == 0, r.err
+
+
+def _edits_in(tmp_path, monkeypatch) -> Path:
+    """The directory the editor's files are made in (git-hn runs in this process)."""
+    import tempfile
+
+    where = tmp_path / "edits"
+    where.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(where))
+    monkeypatch.delenv("GIT_EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    return where
+
+
+def test_edited_text_that_is_refused_is_kept_and_named_like_commit_editmsg(inited, tmp_path, monkeypatch):
+    """A secret-shaped token or invalid UTF-8 in the edited text is refused: the user's text stays
+    in the file, which the one error line names, and a successful append removes it."""
+    old = record(inited, content="the cache is warm")["memoryId"]
+    where = _edits_in(tmp_path, monkeypatch)
+    token = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, f'printf "rotate {token} now\\n" > "$1"\n'))
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    [kept] = list(where.iterdir())
+    assert (r.code, r.err) == (1, "git-hn: secret-shaped text in record.content (github-token); not signed; use "
+                                  f"--allow-secret-shaped to override; your text is kept in {kept} (reuse it with "
+                                  "--content-file)\n")
+    assert kept.read_text() == f"rotate {token} now\n" and token not in r.err
+    assert oct(kept.stat().st_mode & 0o777) == "0o600"
+
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, 'printf "caf\\351\\n" > "$1"\n'))  # Latin-1, not UTF-8
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    [latin1] = [p for p in where.iterdir() if p != kept]
+    assert r.code == 1 and r.err.startswith("git-hn: memory record content is invalid; ")
+    assert r.err.endswith(f"; your text is kept in {latin1} (reuse it with --content-file)\n")
+    assert latin1.read_bytes() == b"caf\xe9\n"
+    assert refs_snapshot(inited) == before
+
+    # the kept text signs with --content-file; an edit that is signed leaves no file behind
+    r = hn(inited, "memory", "supersede", old, "--content-file", str(kept), "--allow-secret-shaped", "--json")
+    assert r.code == 0, r.err
+    kept.unlink(), latin1.unlink()
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, 'printf "the cache is cold\\n" > "$1"\n'))
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    assert r.code == 0, r.err
+    assert list(where.iterdir()) == []
+
+
+def test_an_edit_left_unchanged_or_emptied_keeps_no_file(inited, tmp_path, monkeypatch):
+    old = record(inited)["memoryId"]
+    where = _edits_in(tmp_path, monkeypatch)
+    for editor in ("true", _editor(tmp_path, 'printf "\\n" > "$1"\n'), _editor(tmp_path, "exit 3\n")):
+        monkeypatch.setenv("EDITOR", editor)
+        r = hn(inited, "memory", "supersede", old, "--edit")
+        assert r.code == 1 and "kept" not in r.err, editor
+        assert list(where.iterdir()) == []
 
 
 def test_retract_challenge_and_supersede_accept_the_prefixes_show_accepts(inited):
