@@ -11,6 +11,7 @@ exceptions are off: ``main`` handles every error itself, without locals. Every c
 from __future__ import annotations
 
 import inspect
+import re
 from typing import List, Optional
 
 import typer
@@ -467,6 +468,10 @@ def _command_path(cmd, argv: list[str]) -> str:
     return path
 
 
+# click's text for operands beyond a command's: "Got unexpected extra argument(s) (a b)"
+_EXTRA = re.compile(r"Got unexpected extra argument(?:s|\(s\))? \((.*)\)\Z", re.DOTALL)
+
+
 def _click_hint(exc, cmd, argv: list[str]) -> str:
     """What click found wrong, as one short clause: the unknown option and the closest known one,
     an option without its value, or the missing option. Never click's own text (multi-line,
@@ -492,6 +497,19 @@ def _click_hint(exc, cmd, argv: list[str]) -> str:
     if isinstance(exc, _click.exceptions.MissingParameter) and exc.param is not None:
         names = [n for n in getattr(exc.param, "opts", ()) if n.startswith("--")]
         return f"missing {names[0]}" if names else ""
+    if isinstance(exc, _click.exceptions.BadParameter) and exc.param is not None:
+        # click's text quotes the value given; ours says what the option takes
+        names = [n for n in getattr(exc.param, "opts", ()) if n.startswith("--")]
+        name = names[0] if names else exc.param.human_readable_name
+        if isinstance(exc.param.type, _click.types.IntParamType):
+            return hints.whole_number(name)
+        return f"invalid value for {name}"
+    extra = _EXTRA.match(exc.message) if type(exc) is _click.exceptions.UsageError else None
+    if extra:
+        # the arguments are joined by spaces, so only one word alone is taken for one argument
+        # (and quoted when ``hints.unexpected`` may)
+        inside = extra.group(1)
+        return hints.unexpected([inside]) if " " not in inside else "unexpected arguments"
     return ""
 
 

@@ -55,7 +55,9 @@ def init_command(name: str | None, extra: list[str]) -> int:
     from ..store.repo import open_repo
 
     if extra:
-        raise UsageError("usage: git hn init [--name NAME]")
+        from ..core import hints
+
+        raise UsageError(hints.append("usage: git hn init [--name NAME]", hints.unexpected(extra)))
     repo = open_repo()
     ident, path = identity.create(repo, name)
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
@@ -145,17 +147,20 @@ def _emit_result(result, as_json: bool, no_color: bool = False) -> int:
     return 0
 
 
-def parse_int(value: str | None, usage: str) -> int | None:
-    """Decimal integers only; non-integers and values above 2^63-1 are usage errors (§10.1)."""
+def parse_int(value: str | None, usage: str, name: str | None = None) -> int | None:
+    """Decimal integers only; non-integers and values above 2^63-1 are usage errors (§10.1),
+    which say what option ``name`` takes (the value is not repeated: it may be anything pasted)."""
     if value is None:
         return None
     text = value.strip()
     body = text[1:] if text[:1] in "+-" else text
-    if not body.isdigit() or not body.isascii():
-        raise UsageError(usage)
+    if not body.isdigit() or not body.isascii() or not -(2**63) <= int(text) <= 2**63 - 1:
+        from ..core import hints  # error paths only
+
+        big = body.isdigit() and body.isascii()
+        raise UsageError(hints.append(usage, hints.whole_number(name) + (" up to 2^63-1" if big else "")
+                                      if name else ""))
     n = int(text)
-    if n > 2**63 - 1 or n < -(2**63):
-        raise UsageError(usage)
     return n
 
 
@@ -266,7 +271,9 @@ def reanchor_command(words: list[str], as_json: bool) -> int:
     from ..store.repo import open_repo
 
     if len(words) != 2:
-        raise UsageError(REANCHOR_USAGE)
+        from ..core import hints
+
+        raise UsageError(hints.append(REANCHOR_USAGE, hints.unexpected(words[2:])))
     result = reanchor.reanchor(open_repo(), words[0], words[1])
     if as_json:
         render.json_line(reanchor.result_json(result))
@@ -295,8 +302,8 @@ def recall_command(values: dict) -> int:
         req, _at = core.parse_request(read_explicit(values["input"], LIMITS.max_request))
         doc, hidden = service.recall_counted(repo, req, from_input=True)
     else:
-        max_records = parse_int(values.get("max_records"), RECALL_USAGE)
-        max_content = parse_int(values.get("max_content_bytes"), RECALL_USAGE)
+        max_records = parse_int(values.get("max_records"), RECALL_USAGE, "--max-records")
+        max_content = parse_int(values.get("max_content_bytes"), RECALL_USAGE, "--max-content-bytes")
         req = core.RecallRequest(
             at_commit=values.get("at") or "HEAD", subject=values.get("subject") or "",
             path=values.get("path") or "", topic=tuple(values.get("topic") or ()),
@@ -391,10 +398,10 @@ def select_command(values: dict, positional: list[str]) -> int:
         from ..core.remotes import REMOTE_NAME_RULE
 
         raise InputError(f"invalid replication remote name; {REMOTE_NAME_RULE}")
-    given = {key: parse_int(values.get(flag.replace("-", "_")), SELECT_USAGE)
+    given = {key: parse_int(values.get(flag.replace("-", "_")), SELECT_USAGE, "--" + flag)
              for flag, key, _default in selmod.BUDGETS}
     given = {key: value for key, value in given.items() if value is not None}
-    streams = parse_int(values.get("max_streams"), SELECT_USAGE)
+    streams = parse_int(values.get("max_streams"), SELECT_USAGE, "--max-streams")
     selectors = (tuple(values.get("actor") or ()), tuple(values.get("proposal") or ()),
                  tuple(values.get("memory") or ()), bool(values.get("all")))
     repo = None
@@ -471,6 +478,10 @@ def parse_sync_args(args: list[str]) -> tuple[str, bool, bool, bool]:
             from ..core import hints
 
             raise UsageError(f"{SYNC_USAGE}; {hints.unknown_option(arg.partition('=')[0], SYNC_OPTIONS)}")
+        elif dashdash or not arg.startswith("-"):
+            from .options import stray
+
+            raise stray(SYNC_USAGE, [arg])
         else:
             raise UsageError(SYNC_USAGE)
     return remote or "origin", recover, as_json, rebase
@@ -603,7 +614,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
 
     if as_json and as_markdown:
         raise UsageError(BRIEF_USAGE)
-    bound = parse_int(max_bytes, BRIEF_USAGE)
+    bound = parse_int(max_bytes, BRIEF_USAGE, "--max-bytes")
     repo = open_repo()
     if at is None and not as_json and not repo.head_commit():
         # a new repository (HEAD unborn): the brief an agent's session-start hook prints is empty,
@@ -666,6 +677,10 @@ def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
                 raise UsageError(MCP_USAGE)
         elif arg.startswith("--repo=") and len(arg) > 7 and repo is None:
             repo = arg[7:]
+        elif not arg.startswith("-"):
+            from .options import stray
+
+            raise stray(MCP_USAGE, [arg])
         else:
             raise UsageError(MCP_USAGE)
     return allow_write, repo

@@ -21,11 +21,10 @@ def run_record(args: list[str], handoff: bool) -> int:
 
 def run_recall(args: list[str]) -> int:
     from .commands import RECALL_USAGE, recall_command
-    from ..errors import UsageError
 
     values, positional = options.parse(args, options.RECALL_OPTS, RECALL_USAGE)
     if positional:
-        raise UsageError(RECALL_USAGE)
+        raise options.stray(RECALL_USAGE, positional)
     return recall_command(values)
 
 
@@ -39,39 +38,38 @@ def show(values: dict, positional: list[str]) -> int:
     from ..errors import UsageError
     from .commands import show_command
 
-    if len(positional) != 1:
-        raise UsageError(SHOW_USAGE)
+    if not positional:
+        raise UsageError(f"{SHOW_USAGE}; missing MEMORY")
+    if len(positional) > 1:
+        raise options.stray(SHOW_USAGE, positional[1:])
     return show_command(positional[0], bool(values.get("json")), bool(values.get("no_color")))
 
 
 def brief(values: dict, positional: list[str]) -> int:
-    from ..errors import UsageError
     from .commands import BRIEF_USAGE, brief_command
 
     if positional:
-        raise UsageError(BRIEF_USAGE)
+        raise options.stray(BRIEF_USAGE, positional)
     return brief_command(values.get("at"), values.get("max_bytes"), bool(values.get("include_untrusted")),
                          bool(values.get("json")), bool(values.get("markdown")), values.get("base"),
                          list(values.get("path") or ()), list(values.get("topic") or ()))
 
 
 def digest(values: dict, positional: list[str]) -> int:
-    from ..errors import UsageError
     from .commands import DIGEST_USAGE, digest_command
 
     if positional:
-        raise UsageError(DIGEST_USAGE)
+        raise options.stray(DIGEST_USAGE, positional)
     return digest_command(values.get("month"), bool(values.get("include_untrusted")), bool(values.get("json")),
                           bool(values.get("no_color")))
 
 
 def lifecycle(operation: str):
     def body(values: dict, positional: list[str]) -> int:
-        from ..errors import UsageError
         from .commands import LIFECYCLE_USAGE, lifecycle_command
 
         if len(positional) > 1:
-            raise UsageError(LIFECYCLE_USAGE[operation])
+            raise options.stray(LIFECYCLE_USAGE[operation], positional[1:])
         return lifecycle_command(operation, positional[0] if positional else None, values.get("reason"),
                                  list(values.get("evidence") or []), values.get("stream"),
                                  bool(values.get("json")), bool(values.get("allow_secret_shaped")),

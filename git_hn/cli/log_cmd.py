@@ -54,9 +54,10 @@ def git_counts(args: list[str]) -> list[str]:
 def log(values: dict, positional: list[str]) -> int:
     """The body shared by the fast dispatcher and the typer command."""
     from .commands import parse_int
+    from .options import stray
 
     if positional:
-        raise UsageError(LOG_USAGE)
+        raise stray(LOG_USAGE, positional)
     counts = [c for c in (values.get("max_count"), values.get("n")) if c is not None]
     if len(counts) > 1:
         raise UsageError(f"{LOG_USAGE}; give -n N, -N or --max-count N once")

@@ -65,6 +65,13 @@ SUPERSEDE_OPTS = RECORD_OPTS + (
 )
 
 
+def stray(usage: str, args: list[str]) -> UsageError:
+    """The usage error for arguments beyond a command's operands, saying which (``hints``)."""
+    from ..core import hints  # error paths only
+
+    return UsageError(hints.append(usage, hints.unexpected(args)))
+
+
 def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, list[str]]:
     """GNU-style parsing: ``--x V``, ``--x=V``, switches, interleaved positionals, ``--``.
 

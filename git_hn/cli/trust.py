@@ -29,7 +29,9 @@ def policy_init_command(extra: list[str]) -> int:
     from ..store.repo import open_repo
 
     if extra:
-        raise UsageError(POLICY_INIT_USAGE)
+        from .options import stray
+
+        raise stray(POLICY_INIT_USAGE, extra)
     who, kinds = policy_edit.init(open_repo())
     render.lines([f"Created .hn/policy.json trusting {label(who)} for {', '.join(kinds)}", COMMIT_HINT])
     return 0
@@ -117,8 +119,12 @@ def identity_export_command(output: str | None, extra: list[str]) -> int:
     from ..service import identity_transfer
     from ..store.repo import open_repo
 
-    if extra or output is None:
-        raise UsageError(EXPORT_USAGE)
+    if extra:
+        from .options import stray
+
+        raise stray(EXPORT_USAGE, extra)
+    if output is None:
+        raise UsageError(f"{EXPORT_USAGE}; missing --output")
     ident, path = identity_transfer.export_active(open_repo(), output)
     render.lines([f"Exported identity {one_line(ident.name)} ({short_id(ident.actor)}) to {one_line(path)}",
                   "The file holds your private key: keep it private, import it with git hn identity "

@@ -14,6 +14,9 @@ import re
 # what a mistyped option name looks like; anything else that starts with "-" (content, a pasted
 # token) is never echoed into a terminal log or CI output
 _OPTION_SHAPED = re.compile(r"--?[a-z][a-z0-9-]{0,30}")
+# a stray argument that is quoted back: a short lowercase word ("extra", "main", "hooks"); a
+# pasted token, content or an ID is not (*secret disclosure* into terminal logs and CI output)
+_WORD_SHAPED = re.compile(r"[a-z0-9][a-z0-9._-]{0,23}")
 
 
 def closest(value: str, choices) -> str | None:
@@ -41,6 +44,23 @@ def unknown_option(name: str, choices) -> str:
     best = closest(name.lstrip("-"), bare)
     hint = f"did you mean {bare[best]}?" if best else ""
     return f"{text}; {hint}" if hint else text
+
+
+def unexpected(args) -> str:
+    """``unexpected argument "extra"``: what a command was given beyond its operands. The first
+    one is quoted only when it is a short lowercase word; the others are counted."""
+    args = list(args)
+    if not args:
+        return ""
+    text = "unexpected argument"
+    if _WORD_SHAPED.fullmatch(args[0]):
+        text += f' "{args[0]}"'
+    return text + (f" and {len(args) - 1} more" if len(args) > 1 else "")
+
+
+def whole_number(name: str) -> str:
+    """What a bound or budget option takes, for a value that is not one (never repeated)."""
+    return f"{name} takes a whole number"
 
 
 def choice(value: str, choices) -> str:

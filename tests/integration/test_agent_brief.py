@@ -219,9 +219,9 @@ def test_bound_errors(world):
         assert hn(repo, "memory", "brief", fmt, "--max-bytes", str(smallest - 1)).code == 1
     usage = ("git-hn: usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] "
              "[--json|--markdown]\n")
-    assert hn(repo, "memory", "brief", "--max-bytes", "ten").err == usage
+    assert hn(repo, "memory", "brief", "--max-bytes", "ten").err == usage[:-1] + "; --max-bytes takes a whole number\n"
     assert hn(repo, "memory", "brief", "--json", "--markdown").err == usage
-    assert hn(repo, "memory", "brief", "extra").err == usage
+    assert hn(repo, "memory", "brief", "extra").err == usage[:-1] + '; unexpected argument "extra"\n'
     assert hn(repo, "memory", "brief", "--at", "nope").err == "git-hn: revision nope is not a commit\n"
 
 

@@ -329,9 +329,10 @@ def test_modern_protocol_negotiation_works_too(inited):
 def test_outside_a_repository_and_usage(tmp_path):
     r = hn(tmp_path, "mcp")
     assert (r.code, r.err) == (1, "git-hn: not a git repository\n")
-    for args in (["extra"], ["--bogus"], ["--repo"], ["--repo="], ["--allow-write", "--allow-write"],
+    for args in (["--bogus"], ["--repo"], ["--repo="], ["--allow-write", "--allow-write"],
                  ["--repo", "a", "--repo", "b"]):
         assert hn(tmp_path, "mcp", *args).err == USAGE, args
+    assert hn(tmp_path, "mcp", "extra").err == USAGE[:-1] + '; unexpected argument "extra"\n'
     r = hn(tmp_path, "mcp", "--repo", str(tmp_path / "missing"))
     assert (r.code, r.err) == (1, f"git-hn: --repo {tmp_path / 'missing'} is not a directory\n")
     assert hn(tmp_path, "mcp", "--repo", str(tmp_path)).err == "git-hn: not a git repository\n"

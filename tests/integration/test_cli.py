@@ -64,7 +64,7 @@ def test_command_help_lists_options(repo):
     (["policy"], "usage: git hn policy show [REV] [--json]; git hn policy -h also lists init, trust, untrust"),
     (["memory", "frob"], 'unknown memory command "frob"; git hn memory -h lists them'),
     (["memory", "show", "--bogus"], "usage: git hn memory show MEMORY [--json]; unknown option --bogus"),
-    (["memory", "show", "a", "b"], "usage: git hn memory show MEMORY [--json]"),
+    (["memory", "show", "a", "b"], 'usage: git hn memory show MEMORY [--json]; unexpected argument "b"'),
     (["memory", "record", "--bogus"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; unknown option --bogus"),
     (["memory", "record", "--kind"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; --kind needs a value KIND"),
     (["memory", "record", "--json=yes"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; --json takes no value"),

@@ -203,7 +203,7 @@ def test_lifecycle_usage_and_help_agree_on_evidence(memories, op):
     assert ("--evidence" in usage) == listed
     # the usage line of an error, from the parser that really runs, is the same text
     err = hn(repo, "memory", op, records[0], "--reason", "x", "extra").err
-    assert err == f"git-hn: {usage}\n"
+    assert err == f'git-hn: {usage}; unexpected argument "extra"\n'
     man = docgen.pages()["git-hn-memory.1"].split(".SH DESCRIPTION", 1)[0]
     assert docgen.esc(usage[len("usage: "):]) in man
 

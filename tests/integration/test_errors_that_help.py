@@ -58,6 +58,55 @@ def test_commands_parsed_by_typer_say_the_same_in_one_line(inited, args, message
     _fails_with(inited, args, message)
 
 
+SHOW_USAGE = "usage: git hn memory show MEMORY [--json]"
+BRIEF_USAGE = "usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]"
+SYNC_USAGE = "usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["memory", "recall", "--max-records", "abc"], f"{RECALL_USAGE}; --max-records takes a whole number"),
+    (["memory", "recall", "--max-records=1.5"], f"{RECALL_USAGE}; --max-records takes a whole number"),
+    (["memory", "recall", "--max-content-bytes", "1e3"], f"{RECALL_USAGE}; --max-content-bytes takes a whole number"),
+    (["memory", "recall", "--max-records", "9" * 20], f"{RECALL_USAGE}; --max-records takes a whole number up to 2^63-1"),
+    (["memory", "brief", "--max-bytes", "abc"], f"{BRIEF_USAGE}; --max-bytes takes a whole number"),
+    (["replication", "select", "--all", "--max-events", "ten"],
+     "usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... [--memory STREAM]... "
+     "[--all] [budgets]; --max-events takes a whole number"),
+    (["memory", "show", "0123abcd", "extra"], f'{SHOW_USAGE}; unexpected argument "extra"'),
+    (["memory", "show", "0123abcd", "extra", "more"], f'{SHOW_USAGE}; unexpected argument "extra" and 1 more'),
+    (["memory", "show"], f"{SHOW_USAGE}; missing MEMORY"),
+    (["memory", "recall", "extra"], f'{RECALL_USAGE}; unexpected argument "extra"'),
+    (["memory", "brief", "main"], f'{BRIEF_USAGE}; unexpected argument "main"'),
+    (["memory", "retract", "0123abcd", "obsolete", "--reason", "obsolete"],
+     'usage: git hn memory retract MEMORY --reason REASON; unexpected argument "obsolete"'),
+    (["sync", "origin", "upstream"], f'{SYNC_USAGE}; unexpected argument "upstream"'),
+    (["init", "alice"], 'usage: git hn init [--name NAME]; unexpected argument "alice"'),
+    # parsed by typer (click): its reason, in the same words
+    (["identity", "show", "extra"], 'usage: git hn identity show; unexpected argument "extra"'),
+    (["policy", "show", "HEAD", "extra"], 'usage: git hn policy show [REV] [--json]; unexpected argument "extra"'),
+    (["hooks", "install", "a", "b"], "usage: git hn hooks install|uninstall|status [--global]; unexpected arguments"),
+])
+def test_a_usage_error_says_what_was_wrong(inited, args, message):
+    _fails_with(inited, args, message)
+
+
+@pytest.mark.parametrize("args", [
+    ["memory", "recall", "--max-records", "{secret}"],
+    ["memory", "brief", "--max-bytes={secret}"],
+    ["memory", "show", "0123abcd", "{secret}"],
+    ["memory", "recall", "{secret}"],
+    ["identity", "show", "{secret}"],
+    ["sync", "origin", "{secret}"],
+])
+def test_a_bad_value_or_stray_argument_is_never_echoed(inited, args):
+    """A token pasted where a number or nothing belongs is not repeated into a terminal log."""
+    secret = "ghp_" + "A1b2C3d4" * 5
+    r = hn(inited, *[a.format(secret=secret) for a in args])
+    assert r.code == 1 and r.err.count("\n") == 1 and r.err.startswith("git-hn: usage: ")
+    assert secret not in r.err and secret.lower() not in r.err.lower()
+    assert r.err.rstrip("\n").endswith(("takes a whole number", "unexpected argument"))
+
+
 @pytest.mark.parametrize("args,message", [
     (["memroy", "recall"], "unknown command \"memroy\"; run 'git hn help'; did you mean memory?"),
     (["memory", "recal"], 'unknown memory command "recal"; did you mean recall?'),

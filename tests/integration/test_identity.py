@@ -72,7 +72,7 @@ def test_init_name_falls_back_to_git_config_then_anonymous(repo, tmp_path):
 
 def test_init_positional_is_usage_error(repo):
     r = hn(repo, "init", "extra")
-    assert (r.code, r.err) == (1, "git-hn: usage: git hn init [--name NAME]\n")
+    assert (r.code, r.err) == (1, 'git-hn: usage: git hn init [--name NAME]; unexpected argument "extra"\n')
     assert not (repo / ".git" / "hn").exists()
 
 
@@ -92,7 +92,7 @@ def test_identity_usage_and_unknown(inited):
     assert hn(inited, "identity").err == "git-hn: usage: git hn identity <show|list|public>; git hn identity -h also lists export, import, use\n"
     assert hn(inited, "identity", "rotate").err == \
         'git-hn: unknown identity command "rotate"; git hn identity -h lists them\n'
-    assert hn(inited, "identity", "show", "x").err == "git-hn: usage: git hn identity show\n"
+    assert hn(inited, "identity", "show", "x").err == 'git-hn: usage: git hn identity show; unexpected argument "x"\n'
 
 
 def test_list_without_keyring_prints_nothing(repo):

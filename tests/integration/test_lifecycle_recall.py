@@ -308,9 +308,11 @@ def test_recall_filters_and_normalization_errors(tmp_path):
                              "most 4096 bytes, and names one file"),
         (["--max-records", "0"], "recall bounds must be positive"),
         (["--max-content-bytes", "-5"], "recall bounds must be positive"),
-        (["--max-records", "1.5"], "usage: git hn memory recall [filters] [bounds] [--json]"),
-        (["--max-records", "9223372036854775808"], "usage: git hn memory recall [filters] [bounds] [--json]"),
-        (["positional"], "usage: git hn memory recall [filters] [bounds] [--json]"),
+        (["--max-records", "1.5"], "usage: git hn memory recall [filters] [bounds] [--json]; --max-records "
+                                   "takes a whole number"),
+        (["--max-records", "9223372036854775808"], "usage: git hn memory recall [filters] [bounds] [--json]; "
+                                                   "--max-records takes a whole number up to 2^63-1"),
+        (["positional"], 'usage: git hn memory recall [filters] [bounds] [--json]; unexpected argument "positional"'),
         (["--at", "nope"], "revision nope is not a commit"),
         (["--input", "-"], "--input requires --json and cannot be combined with recall flags"),
     ]
