@@ -232,8 +232,12 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     except NoIdentity:
         existing = None
     if existing is not None:
-        raise InputError(f"identity already exists at {repo.identity_path(existing.actor)}; git hn identity "
-                         "show prints it")
+        path = repo.identity_path(existing.actor)
+        if existing.name == ANONYMOUS and name and name != ANONYMOUS:  # (a newcomer: init, then init --name)
+            raise InputError(f'identity already exists at {path}; it is named "{ANONYMOUS}" (no name was given '
+                             f"then): if it signed nothing yet (git hn memory log --actor {existing.actor} lists "
+                             f"nothing), rm {path} {repo.active_path()} && git hn init --name NAME")
+        raise InputError(f"identity already exists at {path}; git hn identity show prints it")
     from ..core.gostr import is_blank
 
     if name is None or is_blank(name):

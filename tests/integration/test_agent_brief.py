@@ -322,6 +322,23 @@ def test_the_failed_attempt_on_the_file_at_hand_is_among_the_ten(tmp_path):
         assert _call(repo, brief_service.brief, "HEAD", **kw) == _call(repo, brief_service.brief_full, "HEAD", **kw)
 
 
+def test_a_long_note_does_not_crowd_out_the_failed_attempt_on_the_file_at_hand(tmp_path):
+    """An agent trial: with ``--path`` and an 8,000-byte bound, a long decision, observation and
+    assumption (each over its section's share) each took one item's room first, in section
+    order, and the failed attempt on that very file was left out. A section over its share gets
+    its one item with the failed attempts before those three."""
+    repo = make_repo(tmp_path / "r", files={"src/redis.py": "a\n"})
+    assert hn(repo, "init", "--name", "A").code == 0
+    long = "word " * 300
+    for kind in ("decision", "observation", "assumption"):
+        record(repo, kind=kind, content=f"{kind} {long}")
+    failed = record(repo, "--outcome", "failed", "--path", "src/redis.py", kind="attempt",
+                    content=f"WATCH/MULTI failed on redis {long}")["memoryId"]
+    doc = brief(repo, "--include-untrusted", "--path", "src/redis.py", "--max-bytes", "8000")
+    assert doc["truncated"] and ids(doc["failedAttempts"]) == [failed]
+    assert len(doc["decisions"]) == 1  # (the first section's one item still comes first of the rest)
+
+
 def test_brief_on_an_unborn_head(tmp_path):
     repo = tmp_path / "empty"
     repo.mkdir()

@@ -63,6 +63,10 @@ def test_init_name_falls_back_to_git_config_then_anonymous(repo, tmp_path):
     assert r.err.startswith('git-hn: hint: named "anonymous": no --name was given and git config user.name is not '
                             "set, and the name is signed into every memory you record; to choose one before you "
                             "record, rm ")
+    # a newcomer's next step, init with a name, says how too (it said only "already exists")
+    again = hn(other, "init", "--name", "Chosen")
+    assert again.code == 1 and 'it is named "anonymous" (no name was given then): if it signed nothing yet' in again.err
+    assert again.err.split("rm ", 1)[1] == r.err.split("rm ", 1)[1]
     # the command it gives replaces it (nothing was signed with it yet)
     for path in r.err.split("rm ", 1)[1].split(" && ")[0].split():
         Path(path).unlink()
