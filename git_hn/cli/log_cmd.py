@@ -125,7 +125,17 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
     screen = terminal.Screen(no_color, width)
     shared = core.shared_names((it.actor_name, it.actor) for it in items)
     for it in items:
-        screen.line(terminal.memory_line(core.fit(core.fields(it, shared), screen.width, cell_len)))
+        whole = core.fields(it, shared)
+        fitted = core.fit(whole, screen.width, cell_len)
+        if screen.width and whole.summary and cell_len(fitted.summary) < min(cell_len(whole.summary), core.MIN_SUMMARY):
+            # a terminal too narrow for the summary beside the fixed columns (40 columns: a trial
+            # saw no content at all): the summary on a line of its own, indented as relations are
+            screen.line(terminal.memory_line(fitted._replace(summary="")))
+            rest = core.fit(whole._replace(short="", date="", name="", actor="", kind="", lifecycle="", trust=""),
+                            screen.width - 4, cell_len)
+            screen.line(Text("    " + rest.summary))
+        else:
+            screen.line(terminal.memory_line(fitted))
         if graph:
             for rel in core.relation_lines(it):
                 screen.line(Text(rel, style=terminal.LABEL))

@@ -212,6 +212,20 @@ def test_log_on_a_terminal_fits_the_width(history, columns):
     assert any(line == f"    `- supersedes {_short(ids['d1'])}" for line in lines)
 
 
+def test_log_on_a_narrow_terminal_keeps_each_summary_on_a_line_of_its_own(history):
+    """A trial at 40 columns: the ID, date, name and classes took the whole width and every
+    summary was cut to nothing. Too narrow for a summary beside them, it goes on the next line."""
+    from rich.cells import cell_len
+
+    repo, ids = history
+    lines = ANSI.sub("", _pty(repo, 40, {"GIT_PAGER": "cat"})).splitlines()
+    assert lines and all(cell_len(line) <= 40 for line in lines), lines
+    heads = [i for i, line in enumerate(lines) if line.startswith(_short(ids["long"]))]
+    assert len(heads) == 1
+    summary = lines[heads[0] + 1]
+    assert summary.startswith("    ") and len(summary.strip()) > 10, lines
+
+
 @pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
 def test_log_on_a_terminal_without_colour(history, env):
     repo, _ids = history
