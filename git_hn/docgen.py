@@ -209,14 +209,6 @@ A remote that refuses memory refs (a host whose hooks allow branches only), or w
 read memory, can be left out of publication, by both the hook and
 .BR "git hn sync" :
 .BR "git config remote.<name>.hnPublish false" .
-A push that takes off the remote a commit that a memory is anchored on (whoever imports the
-memory's stream would stop at it) keeps that commit there as the branch
-.BI hn\\-anchor/ <12\\ digits>
-when the push moved its change and message to other commits, as a rebase does, and says so;
-when it takes content or a message away (an amend, a deleted branch, perhaps a secret removed
-on purpose) git\\-hn pushes nothing back and names the push that would keep it.
-.B "git config hn.keepAnchors false"
-only warns.
 .PP
 .B reference\\-transaction
 stands in for the post\\-fetch hook Git does not have: after a committed transaction that

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import sys
 
-from ..core.tuples import NamedTuple
 from ..errors import ConflictError, HnError
 from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
@@ -75,7 +74,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
             sys.stderr.write("git-hn: warning: this push sends memory refs to a URL that is no remote here, so "
                              "git-hn cannot learn what it took, and re-anchoring after a rewrite may sign "
                              "one of them again; push memory with a remote's name (git remote add NAME URL)\n")
-        elif named and not _push_settings(repo, named).off:
+        elif named and not _push_settings(repo, named)[1]:
             sys.stderr.write(f"git-hn: a push to a URL publishes no memory; that URL is remote {named}'s: "
                              f"git hn sync {named} publishes it (or push with git push {named})\n")
         return 0
@@ -85,8 +84,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     from .replication import PhaseError, background, gate, lint, publish
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
-    settings = _push_settings(repo, remote)
-    block, off, specs = settings.block, settings.off, settings.specs
+    block, off, specs = _push_settings(repo, remote)
     try:
         text = streams.listing_text(repo)  # one for-each-ref (started early: cli.main)
     except HnError:
@@ -122,6 +120,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     for line in _held_for_good(repo, remote, {r: anchors.get(r, []) for r in publishable}, data, specs):
         sys.stderr.write(f"git-hn: {line}\n")  # a warning: the push itself may go on
     removing = _removing_anchors(repo, remote, data)
+    if removing:
+        sys.stderr.write(f"git-hn: {removing}\n")
     deleting = _deleting_memory(repo, remote, data)
     if deleting and block:  # refused (below)
         problems.insert(0, deleting)
@@ -163,12 +163,6 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
             background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid)
     elif publishable:
         background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid)
-    if removing:  # (kept only for a push that goes on, and only what it moves elsewhere: a rebase)
-        kept = None if off or not settings.keep_anchors or (block and problems) else \
-            _keep(repo, remote, removing[1]) if publish.only_moved(repo, remote, data, removing[2]) else \
-            (f"not kept by git-hn: this push takes {'its' if len(removing[2]) == 1 else 'their'} content or message "
-             f"off {remote}, and git-hn keeps only commits a push moves elsewhere, as a rebase does")
-        sys.stderr.write(f"git-hn: {removing[0](kept)}\n")
     if not problems:
         return 0
     if block and WAYS_OUT not in problems[-1]:  # this push stops: the last line says how to go on
@@ -178,32 +172,23 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     return 1 if block else 0
 
 
-class PushSettings(NamedTuple):
-    block: bool  # hn.prePush is block
-    off: bool  # remote.<remote>.hnPublish is false
-    specs: list  # the remote's fetch refspecs
-    keep_anchors: bool  # hn.keepAnchors is not false
-
-
-def _push_settings(repo: Repo, remote: str) -> PushSettings:
-    """The pre-push hook's settings for ``remote``, from one answer."""
+def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool, list[str]]:
+    """(``hn.prePush`` is ``block``, ``remote.<remote>.hnPublish`` is false, the remote's fetch
+    refspecs) from one answer."""
     from ..store.git import config_false
 
     block = off = False
-    keep = True
     specs: list[str] = []
     key = f"remote.{remote}.hnpublish"
     for line in repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode("utf-8", "replace").splitlines():
         name, sp, value = line.partition(" ")
         if name == "hn.prepush":
             block = value.strip() == "block"
-        elif name == "hn.keepanchors":
-            keep = not config_false(value if sp else None)
         elif name == key:
             off = config_false(value if sp else None)
         elif name == f"remote.{remote}.fetch" and sp:
             specs.append(value.strip())
-    return PushSettings(block, off, specs, keep)
+    return block, off, specs
 
 
 def _tracked_tips(remote: str, specs: list[str], data: bytes) -> tuple[set[str], dict[str, str]]:
@@ -356,69 +341,29 @@ def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
             f"{remote}'s streams loses them{advice}")
 
 
-def _removing_anchors(repo: Repo, remote: str, data: bytes):
-    """When this push takes off ``remote`` commits that verified memories are anchored on (a
-    force-push after a rebase, a deleted branch or a squash-merged one): a memory is imported
-    only with its anchor commit, so whoever imports its stream from that remote would stop at it
-    (and at every later memory of the stream) until the commit is there again. (the line, given
-    what keeping them answered: "" kept, else why not, None not tried; the old tips, which
-    contain every commit it takes off; those commits), or None when it takes none. Kept, a
-    commit is pushed back as a branch: only when the push moves its content and message to
-    other commits (``publish.only_moved``), never one that takes content away (a secret)."""
+def _removing_anchors(repo: Repo, remote: str, data: bytes) -> str:
+    """A warning when this push takes off ``remote`` commits that verified memories are anchored
+    on (a force-push after a rebase, a deleted branch): a memory is imported only with its anchor
+    commit, so whoever imports its stream from that remote stops at it until the commit is there
+    again. One line, naming the first such memory and how to keep its commit; "" otherwise."""
     from .replication import gate, publish
 
     removed, old_tips = publish.removed_by_push(repo, remote, data)
     hits = gate.anchored_on(repo, removed)
     if not hits:
-        return None
+        return ""
     memory, commit = hits[0]
     commits = len({c for _m, c in hits})
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in old_tips)  # (each contains what it loses)
-    branches = ", ".join(f"hn-anchor/{t[:12]}" for t in old_tips)
-    one = commits == 1 and len(hits) == 1
-    if one:
-        taken = f"this push takes commit {commit} off {remote}, and memory {memory} is anchored on it"
-    else:
-        what = f"commit {commit}" if commits == 1 else f"{commits} commits"
-        taken = (f"this push takes {what} off {remote}, and {len(hits)} memories are anchored on "
-                 f"{'it' if commits == 1 else 'them'} (first: memory {memory})")
-
-    def line(kept: str | None) -> str:
-        if kept == "":
-            return (f"{taken}: kept on {remote} as {'branch' if len(old_tips) == 1 else 'branches'} {branches}, "
-                    f"so that whoever imports {'its stream' if one else 'their streams'} finds "
-                    f"{'it' if commits == 1 else 'them'} (git config hn.keepAnchors false: only warn)")
-        failed = f" ({kept})" if kept else ""
-        if one:
-            return (f"{taken}: whoever imports its stream from {remote} stops there until the commit is back; "
-                    f"to keep it there, also git push {remote} {keep}{failed}")
-        return (f"{taken}: whoever imports their streams from {remote} stops at the first of them until the "
-                f"commits are back; to keep them there, also git push {remote} {keep}{failed}")
-
-    return line, old_tips, removed
-
-
-def _keep(repo: Repo, remote: str, tips: list[str]) -> str:
-    """Push each of ``tips`` to ``refs/heads/hn-anchor/<its first 12 digits>`` on ``remote`` (a
-    branch: every clone's plain fetch brings it, and it keeps the commits alive there): "" when
-    the remote took them all, else why not (the server's reason, bounded)."""
-    n = "it" if len(tips) == 1 else "them"
-    from ..store.transport import remote_env
-    from .replication.publish import refusal
-
-    specs = [f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in tips]
-    proc = repo.git.run(["push", "--porcelain", "--end-of-options", remote, *specs],
-                        env={**remote_env(), "HN_HOOK_ACTIVE": "1"})
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        parts = line.split("\t")
-        if len(parts) >= 2 and parts[0] == "!":
-            return f"git-hn could not keep {n}: " + refusal(parts[2] if len(parts) > 2 else "",
-                                                            proc.stderr.decode("utf-8", "replace"))
-    if proc.returncode != 0:
-        from ..store.transport import unreachable_reason
-
-        return f"git-hn could not keep {n}: " + unreachable_reason(proc.stderr, f"git push {remote}")
-    return ""
+    if commits == 1 and len(hits) == 1:
+        return (f"this push takes commit {commit} off {remote}, and memory {memory} is anchored on it: whoever "
+                f"imports its stream from {remote} stops there until the commit is back; to keep it there, "
+                f"also git push {remote} {keep}")
+    what = f"commit {commit}" if commits == 1 else f"{commits} commits"
+    return (f"this push takes {what} off {remote}, and {len(hits)} memories are anchored on "
+            f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
+            f"{remote} stops at the first of them until the commits are back; to keep them there, also "
+            f"git push {remote} {keep}")
 
 
 def _note_push(repo: Repo, remote: str, data: bytes) -> None:

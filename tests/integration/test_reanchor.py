@@ -216,11 +216,11 @@ def test_a_rebase_names_the_new_ids_of_every_memory_it_signs_again(tmp_path):
         "git-hn: memory 0123456789ab was not found in verified local or accepted streams\n")
 
 
-def _feature_with_memory(tmp_path, *names):
-    """Alice (hooks installed) and ``names``' clones; Alice's branch ``feature`` of one commit c1
-    holds a memory, pushed and published. (remote, clones, c1, memory)."""
-    remote, clones = shared_remote(tmp_path, "Alice", *names)
-    a = clones[0]
+def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(tmp_path):
+    """A published memory stays on its commit; a force-push after an amend (or a deleted branch)
+    takes that commit off the remote, and whoever imports the stream stops at the memory. The
+    push says so, and the command it gives makes the commit reachable again."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
     assert hn(a, "hooks", "install").code == 0
     git(a, "checkout", "-q", "-b", "feature")
     c1 = _commit(a, "c1")
@@ -231,94 +231,30 @@ def _feature_with_memory(tmp_path, *names):
     assert pushed.returncode == 0 and "takes" not in pushed.stderr  # nothing leaves the remote
     ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
-    return remote, clones, c1, mem
-
-
-def _rebase_on_new_main(a):
-    """main moves on (pushed); feature is rebased onto it: c1's change on a new commit."""
-    git(a, "checkout", "-q", "main")
-    _commit(a, "on-main")
-    assert subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a).returncode == 0
-    git(a, "checkout", "-q", "feature")
-    git(a, "rebase", "-q", "main")
-
-
-def _force(a, *args):
-    forced = subprocess.run(["git", "push", "-q", *args], cwd=a, capture_output=True, text=True)
-    wait_publication(a)
-    assert forced.returncode == 0, forced.stderr
-    return forced.stderr
-
-
-def _on_remote(remote, ref) -> bool:
-    return subprocess.run(["git", "rev-parse", "-q", "--verify", ref], cwd=remote, capture_output=True).returncode == 0
-
-
-def test_a_rebase_force_pushed_keeps_the_anchor_on_the_remote_as_a_branch(tmp_path):
-    """A published memory stays on its commit; a force-push after a rebase takes that commit off
-    the remote, and whoever imports the stream would stop at the memory and at every later one
-    of the stream (a team trial: one force-push after a rebase held the author's memories from
-    the team for good, and nothing said so again). The pushing hook keeps the commit there as a
-    branch ``hn-anchor/<12 digits>`` (the rebase moved its change and message to another commit:
-    nothing the push takes away is pushed back) and says so; Bob's plain fetch brings it."""
-    remote, (a, b), c1, mem = _feature_with_memory(tmp_path, "Bob")
-    _rebase_on_new_main(a)
-    said = _force(a, "-f", "origin", "feature")
-    assert said == (f"git-hn: this push takes commit {c1} off origin, and memory {mem['memoryId']} is "
-                    f"anchored on it: kept on origin as branch hn-anchor/{c1[:12]}, so that whoever "
-                    "imports its stream finds it (git config hn.keepAnchors false: only warn)\n")
-    assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{c1[:12]}") == c1
-    assert git(remote, "rev-parse", "refs/heads/feature") == git(a, "rev-parse", "feature") != c1
-    git(b, "fetch", "-q", "origin")
-    assert hn(b, "replication", "select", "--all").code == 0
-    doc = hn(b, "sync", "--json").json()
-    assert [o["status"] for o in doc["outcomes"]] == ["promoted"]
-    assert hn(b, "memory", "show", mem["memoryId"], "--json").json()["projection"]["anchor"]["commit"] == c1
-
-
-def test_a_push_that_takes_content_off_the_remote_never_pushes_it_back(tmp_path):
-    """An amend that changes the commit (a leaked secret taken out), a message-only amend, a
-    deleted branch: the old commits hold what the push takes off the remote, so git-hn only says
-    what keeping them would take, and why it did not; that command makes the commit reachable
-    again. ``hn.keepAnchors false`` turns keeping off for a rebase too."""
-    remote, (a, b), c1, mem = _feature_with_memory(tmp_path, "Bob")
-    advice = f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}"
-    stuck = (f"git-hn: this push takes commit {c1} off origin, and memory {mem['memoryId']} is anchored on it: "
-             "whoever imports its stream from origin stops there until the commit is back; to keep it there, "
-             f"also {advice}")
-    not_kept = (" (not kept by git-hn: this push takes its content or message off origin, and git-hn keeps only "
-                "commits a push moves elsewhere, as a rebase does)\n")
-    (a / "c1.txt").write_text("c1, without the secret\n")
+    (a / "c1.txt").write_text("c1, amended\n")
     git(a, "commit", "-q", "-a", "--amend", "--no-edit")
-    assert _force(a, "-f", "origin", "feature") == stuck + not_kept
-    assert not _on_remote(remote, f"refs/heads/hn-anchor/{c1[:12]}")
+    forced = subprocess.run(["git", "push", "-q", "-f", "origin", "feature"], cwd=a, capture_output=True,
+                            text=True)
+    wait_publication(a)
+    assert forced.returncode == 0
+    advice = f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}"
+    assert forced.stderr == (f"git-hn: this push takes commit {c1} off origin, and memory {mem['memoryId']} is "
+                             "anchored on it: whoever imports its stream from origin stops there until the "
+                             f"commit is back; to keep it there, also {advice}\n")
+    # without the commit, Bob's import stops at the memory; with it (the advice), it goes on
     git(b, "fetch", "-q", "origin")
     assert hn(b, "replication", "select", "--all").code == 0
     stopped = hn(b, "sync", "--json")
     assert stopped.code == 1 and "anchor-commit" in stopped.out
-    git(a, *advice.split()[1:])  # what it says
+    git(a, *advice.split()[1:])
     git(b, "fetch", "-q", "origin")
-    assert [o["status"] for o in hn(b, "sync", "--json").json()["outcomes"]] == ["promoted"]
-    # a message-only amend of a commit with a memory: its message leaves the remote
-    c2 = _commit(a, "c2")
-    m2 = _record(a, "published at c2")
-    _force(a, "origin", "feature")
-    git(a, "commit", "-q", "--amend", "-m", "c2 without the token in its message")
-    said = _force(a, "-f", "origin", "feature")
-    assert said.startswith(f"git-hn: this push takes commit {c2} off origin, and memory {m2['memoryId']}")
-    assert said.endswith(not_kept) and not _on_remote(remote, f"refs/heads/hn-anchor/{c2[:12]}")
-    git(a, "push", "-q", "origin", f"{c2}:refs/heads/hn-anchor/{c2[:12]}")  # (for Bob's import below)
-    # hn.keepAnchors false: a rebase only warns
-    git(a, "config", "hn.keepAnchors", "false")
-    _record(a, "published at the tip")
-    _force(a, "origin", "feature")
-    tip = git(a, "rev-parse", "HEAD")
-    _rebase_on_new_main(a)
-    said = _force(a, "-f", "origin", "feature")
-    assert said.endswith(f"to keep it there, also git push origin {tip}:refs/heads/hn-anchor/{tip[:12]}\n"), said
-    assert not _on_remote(remote, f"refs/heads/hn-anchor/{tip[:12]}")
-    git(a, "push", "-q", "origin", f"{tip}:refs/heads/hn-anchor/{tip[:12]}")
-    git(a, "config", "--unset", "hn.keepAnchors")
+    doc = hn(b, "sync", "--json").json()
+    assert [o["status"] for o in doc["outcomes"]] == ["promoted"]
+    assert hn(b, "memory", "show", mem["memoryId"], "--json").json()["projection"]["anchor"]["commit"] == c1
+    # deleting a branch that holds an anchor says the same
+    deleted = subprocess.run(["git", "push", "-q", "origin", "--delete", "hn-anchor/" + c1[:12]], cwd=a,
+                             capture_output=True, text=True)
+    assert deleted.returncode == 0 and f"this push takes commit {c1} off origin" in deleted.stderr
     # a branch of three commits with a memory each, deleted: the old tip keeps all three
     git(a, "checkout", "-q", "-b", "three", "main")
     mems = []
@@ -327,34 +263,18 @@ def test_a_push_that_takes_content_off_the_remote_never_pushes_it_back(tmp_path)
         mems.append(_record(a, f"on t{i}"))
     tip = git(a, "rev-parse", "HEAD")
     git(a, "tag", "local-only")  # a tag never pushed keeps nothing on the remote
-    _force(a, "origin", "three")
+    assert subprocess.run(["git", "push", "-q", "origin", "three"], cwd=a).returncode == 0
+    wait_publication(a)
+    gone = subprocess.run(["git", "push", "-q", "origin", "--delete", "three"], cwd=a, capture_output=True,
+                          text=True)
     keep = f"git push origin {tip}:refs/heads/hn-anchor/{tip[:12]}"
-    gone = _force(a, "origin", "--delete", "three")
-    assert gone.startswith("git-hn: this push takes 3 commits off origin, and 3 memories are anchored on "
-                           f"them (first: memory {mems[0]['memoryId']})")
-    assert gone.endswith(f"to keep them there, also {keep} (not kept by git-hn: this push takes their content or "
-                         "message off origin, and git-hn keeps only commits a push moves elsewhere, as a rebase "
-                         "does)\n")
+    assert gone.stderr.startswith("git-hn: this push takes 3 commits off origin, and 3 memories are anchored on "
+                                  f"them (first: memory {mems[0]['memoryId']})")
+    assert gone.stderr.endswith(f"to keep them there, also {keep}\n")
     git(a, *keep.split()[1:])
     git(b, "fetch", "-q", "origin")
     assert hn(b, "sync").code == 0
     assert all(hn(b, "memory", "show", m["memoryId"]).code == 0 for m in mems)
-
-
-def test_a_remote_that_refuses_the_kept_anchor_says_why_and_the_push_goes_on(tmp_path):
-    """Keeping the commit is a push of its own: a server that refuses new branches (a hook) has
-    the line say what keeping it would take and why git-hn could not; the user's push goes on."""
-    remote, (a,), c1, mem = _feature_with_memory(tmp_path)
-    hook = remote / "hooks" / "update"
-    hook.write_text('#!/bin/sh\ncase "$1" in refs/heads/hn-anchor/*) echo "no new branches here"; exit 1;; esac\n')
-    hook.chmod(0o755)
-    _rebase_on_new_main(a)
-    said = _force(a, "-f", "origin", "feature")
-    assert said.startswith(f"git-hn: this push takes commit {c1} off origin, and memory {mem['memoryId']}")
-    assert said.endswith(f"to keep it there, also git push origin {c1}:refs/heads/hn-anchor/{c1[:12]} "
-                         "(git-hn could not keep it: [remote rejected] (hook declined); the server said: "
-                         "no new branches here)\n"), said
-    assert git(remote, "rev-parse", "refs/heads/feature") == git(a, "rev-parse", "feature")
 
 
 def test_a_push_to_a_url_says_how_to_publish(tmp_path):

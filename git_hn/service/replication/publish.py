@@ -168,7 +168,8 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
     fetch does not follow a tag to a commit on no branch. One ``rev-list``, only when the push
     moves or deletes an existing remote ref (a fast-forward lists nothing)."""
     zero = "0" * repo.oid_hex_len
-    lines = []
+    prefix = "refs/heads/"
+    lines, updated = [], []
     for line in data.decode("utf-8", "replace").splitlines():
         parts = line.split(" ")
         if len(parts) != 4 or parts[3] == zero or parts[1] == parts[3]:
@@ -177,62 +178,14 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
         lines.append(roid)
         if loid != zero:
             lines.append(f"^{loid}")
+        if rref.startswith(prefix):
+            updated.append(f"--exclude={remote}/{rref[len(prefix):]}")  # (--remotes drops refs/remotes/)
     if not lines:
         return [], []
-    walk = repo.git.run(["rev-list", "--stdin", "--not", *_staying(remote, data)],
+    walk = repo.git.run(["rev-list", "--stdin", "--not", *updated, f"--remotes={remote}"],
                         input="".join(f"{x}\n" for x in lines).encode())
     removed = walk.stdout.decode("ascii", "replace").split() if walk.returncode == 0 else []
     return removed, [x for x in lines if not x.startswith("^") and x in removed]
-
-
-def _staying(remote: str, data: bytes) -> list[str]:
-    """Arguments naming what stays on ``remote`` after the push ``data``: its remote-tracking
-    refs but those the push moves or deletes (they still name the old tips while pre-push runs)."""
-    prefix = "refs/heads/"
-    out = []
-    for line in data.decode("utf-8", "replace").splitlines():
-        parts = line.split(" ")
-        if len(parts) == 4 and parts[1] != parts[3] and parts[3].strip("0") and parts[2].startswith(prefix):
-            out.append(f"--exclude={remote}/{parts[2][len(prefix):]}")  # (--remotes drops refs/remotes/)
-    return out + [f"--remotes={remote}"]
-
-
-def only_moved(repo: Repo, remote: str, data: bytes, removed: list[str]) -> bool:
-    """Whether the ``removed`` commits (``removed_by_push``) hold nothing this push does not
-    keep on ``remote`` in other commits: each has a commit of the same author and message among
-    the commits the push sends (a rebase re-sends them so), and no file content (blob) is only in
-    them. Then pushing them back (to keep an anchor) shows nothing the push takes away; a push
-    made to take a leaked secret off the remote (an amend, a deleted branch) changes or drops
-    content or a message, and is never undone. Three Git processes, only when asked."""
-    zero = "0" * repo.oid_hex_len
-    sent = [p[1] for p in (line.split(" ") for line in data.decode("utf-8", "replace").splitlines())
-            if len(p) == 4 and p[1] != zero]
-    if not removed or not sent:
-        return False
-
-    def messages(args: list[str], commits: list[str]) -> dict[str, str] | None:
-        """commit -> its author and message, of ``git log <args>`` over ``commits``."""
-        proc = repo.git.run(["log", "--format=%H%x00%an <%ae>%x00%B%x01", "--stdin", *args],  # (--not after --stdin)
-                            input="".join(f"{x}\n" for x in commits).encode())
-        if proc.returncode != 0:
-            return None
-        return dict(m.lstrip("\n").split("\x00", 1)
-                    for m in proc.stdout.decode("utf-8", "replace").split("\x01") if m.strip())
-
-    theirs = messages(["--no-walk=unsorted"], removed)  # (each commit, not its history)
-    ours = messages(["--not", *_staying(remote, data)], sent)  # the commits the push sends
-    if theirs is None or ours is None or not set(theirs.values()) <= set(ours.values()):
-        return False
-    # the content only the removed commits hold: what they reach but no commit that stays on the
-    # remote does, nor any tree the push sends (a sent commit is no edge of the walk: its tree is
-    # named, as Git marks only the edges' trees)
-    walk = repo.git.run(["rev-list", "--objects", "--no-object-names", "--stdin", "--not", *_staying(remote, data)],
-                        input="".join(f"{x}\n" for x in removed + [f"^{c}^{{tree}}" for c in ours]).encode())
-    if walk.returncode != 0:
-        return False
-    objects = walk.stdout.decode("ascii", "replace").split()
-    kinds = repo.git.run(["cat-file", "--batch-check=%(objecttype)"], input="".join(f"{o}\n" for o in objects).encode())
-    return kinds.returncode == 0 and b"blob" not in kinds.stdout.split()
 
 
 def current_heads(repo: Repo) -> dict[str, str]:
