@@ -119,9 +119,16 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     problems = [p for _r, p in sorted(found, key=lambda f: f[0])]
     for line in _held_for_good(repo, remote, {r: anchors.get(r, []) for r in publishable}, data, specs):
         sys.stderr.write(f"git-hn: {line}\n")  # a warning: the push itself may go on
-    removing = _removing_anchors(repo, remote, data)
+    from .replication import lost
+
+    earlier = lost.still_lost(repo, remote, _sent_tips(repo, data))  # (nothing asked while none is remembered)
+    removing, hits = _removing_anchors(repo, remote, data)
     if removing:
         sys.stderr.write(f"git-hn: {removing}\n")
+        lost.remember(repo, remote, hits)
+    earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
+    if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
+        sys.stderr.write(f"git-hn: {lost.line(remote, earlier)}\n")
     deleting = _deleting_memory(repo, remote, data)
     if deleting and block:  # refused (below)
         problems.insert(0, deleting)
@@ -341,29 +348,39 @@ def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
             f"{remote}'s streams loses them{advice}")
 
 
-def _removing_anchors(repo: Repo, remote: str, data: bytes) -> str:
+def _sent_tips(repo: Repo, data: bytes) -> tuple[str, ...]:
+    """The object IDs a push (the pre-push hook's input) sends."""
+    zero = "0" * repo.oid_hex_len
+    return tuple(p[1] for p in (line.split(" ") for line in data.decode("utf-8", "replace").splitlines())
+                 if len(p) == 4 and p[1] != zero)
+
+
+def _removing_anchors(repo: Repo, remote: str, data: bytes) -> tuple[str, list]:
     """A warning when this push takes off ``remote`` commits that verified memories are anchored
     on (a force-push after a rebase, a deleted branch): a memory is imported only with its anchor
     commit, so whoever imports its stream from that remote stops at it until the commit is there
-    again. One line, naming the first such memory and how to keep its commit; "" otherwise."""
+    again. (One line, naming the first such memory and how to keep its commit, "" otherwise; the
+    (memory, commit) pairs, which ``lost`` remembers.) git-hn never keeps the commit there itself:
+    a push may be made to take a secret off the remote (automatic keeping was tried and a review
+    broke it: docs/decisions.md)."""
     from .replication import gate, publish
 
     removed, old_tips = publish.removed_by_push(repo, remote, data)
     hits = gate.anchored_on(repo, removed)
     if not hits:
-        return ""
+        return "", []
     memory, commit = hits[0]
     commits = len({c for _m, c in hits})
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in old_tips)  # (each contains what it loses)
     if commits == 1 and len(hits) == 1:
         return (f"this push takes commit {commit} off {remote}, and memory {memory} is anchored on it: whoever "
                 f"imports its stream from {remote} stops there until the commit is back; to keep it there, "
-                f"also git push {remote} {keep}")
+                f"also git push {remote} {keep}"), hits
     what = f"commit {commit}" if commits == 1 else f"{commits} commits"
     return (f"this push takes {what} off {remote}, and {len(hits)} memories are anchored on "
             f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
             f"{remote} stops at the first of them until the commits are back; to keep them there, also "
-            f"git push {remote} {keep}")
+            f"git push {remote} {keep}"), hits
 
 
 def _note_push(repo: Repo, remote: str, data: bytes) -> None:

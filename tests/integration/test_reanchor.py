@@ -246,7 +246,22 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     assert hn(b, "replication", "select", "--all").code == 0
     stopped = hn(b, "sync", "--json")
     assert stopped.code == 1 and "anchor-commit" in stopped.out
+    # a team trial: the one warning scrolled by, and the stream stayed held; each later push to
+    # origin and each sync with it says so again, until the commit is back
+    reminder = (f"commit {c1}, which memory {mem['memoryId']} is anchored on, is still off origin since a push took "
+                "it off: whoever imports its stream from origin stops there; a clone that has it puts it back with "
+                f"{advice}")
+    git(a, "checkout", "-q", "main")
+    _commit(a, "later")
+    later = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)
+    wait_publication(a)
+    assert later.returncode == 0 and later.stderr == f"git-hn: {reminder}\n", later.stderr
+    synced = hn(a, "sync")
+    assert f"Anchors of origin: {reminder}" in synced.out.splitlines(), synced.out
     git(a, *advice.split()[1:])
+    assert reminder not in hn(a, "sync").out
+    assert not [p for p in (a / ".git" / "hn" / "replication").iterdir() if p.name.startswith("lost-")]
+    git(a, "checkout", "-q", "feature")
     git(b, "fetch", "-q", "origin")
     doc = hn(b, "sync", "--json").json()
     assert [o["status"] for o in doc["outcomes"]] == ["promoted"]
@@ -268,13 +283,32 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     gone = subprocess.run(["git", "push", "-q", "origin", "--delete", "three"], cwd=a, capture_output=True,
                           text=True)
     keep = f"git push origin {tip}:refs/heads/hn-anchor/{tip[:12]}"
-    assert gone.stderr.startswith("git-hn: this push takes 3 commits off origin, and 3 memories are anchored on "
-                                  f"them (first: memory {mems[0]['memoryId']})")
-    assert gone.stderr.endswith(f"to keep them there, also {keep}\n")
+    warned, reminded = gone.stderr.splitlines()
+    assert warned.startswith("git-hn: this push takes 3 commits off origin, and 3 memories are anchored on "
+                             f"them (first: memory {mems[0]['memoryId']})")
+    assert warned.endswith(f"to keep them there, also {keep}")
+    assert reminded.startswith(f"git-hn: commit {c1}, which memory")  # (the anchor branch deleted above)
     git(a, *keep.split()[1:])
+    git(a, "push", "-q", "origin", f"{c1}:refs/heads/hn-anchor/{c1[:12]}")
     git(b, "fetch", "-q", "origin")
     assert hn(b, "sync").code == 0
     assert all(hn(b, "memory", "show", m["memoryId"]).code == 0 for m in mems)
+    # a force-pushed annotated tag: the keep command names the commit it held, not the tag object
+    # (a review: it named nothing)
+    git(a, "checkout", "-q", "-b", "rel", "main")
+    rel = _commit(a, "release prep")
+    _record(a, "release")
+    git(a, "tag", "-a", "v1", "-m", "v1")
+    assert subprocess.run(["git", "push", "-q", "origin", "rel", "v1"], cwd=a).returncode == 0
+    wait_publication(a)
+    assert subprocess.run(["git", "push", "-q", "origin", "--delete", "rel"], cwd=a).returncode == 0
+    wait_publication(a)
+    git(a, "commit", "-q", "--amend", "-m", "release prep, amended")
+    git(a, "tag", "-f", "-a", "v1", "-m", "v1")
+    moved = subprocess.run(["git", "push", "-q", "-f", "origin", "v1"], cwd=a, capture_output=True, text=True)
+    assert moved.returncode == 0
+    assert f"to keep it there, also git push origin {rel}:refs/heads/hn-anchor/{rel[:12]}" in moved.stderr, \
+        moved.stderr
 
 
 def test_a_push_to_a_url_says_how_to_publish(tmp_path):

@@ -102,6 +102,12 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             again = SyncResult(remote)
             run, ended = _import(repo, remote, url, again, False, progress, publish, None, by_name, rebase, wait)
             result = _merged(result, again)
+    if publish and not ended:
+        from . import lost
+
+        left = lost.still_lost(repo, remote)  # (no Git process while nothing is remembered)
+        if left:
+            result.reminders.append("Anchors of " + remote + ": " + lost.line(remote, left))
     if publish and not ended and off:
         result.publication_off = True
         advertised = getattr(run, "advertised_refs", None) if run is not None else None

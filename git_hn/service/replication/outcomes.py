@@ -162,6 +162,7 @@ class SyncResult:
         self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
         self.rebased: list = []  # store.reanchor.Rebased: own streams rebased on the remote's (--rebase)
         self.branches_fetched = False  # the sync fetched the remote's branches for missing anchors
+        self.reminders: list[str] = []  # lines after the outcomes (``lost``: anchors a push took off)
 
     def sorted_outcomes(self, current: bool = True) -> list[Outcome]:
         """Every outcome in (kind, id) order; with ``current`` the up-to-date streams too."""
@@ -220,7 +221,7 @@ class SyncResult:
         out += [h.line(self.remote) for h in self.held]
         if self.publication_off:
             out.append(f"Publication to {self.remote}: off (git config remote.{self.remote}.hnPublish is false)")
-        return out
+        return out + self.reminders
 
     def _anchor_hints(self) -> list[str]:
         """For each anchor commit this clone lacks, once (however many streams wait for it): who

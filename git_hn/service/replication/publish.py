@@ -163,10 +163,12 @@ def valid_refs(repo: Repo, refs: list[str], listing: list | None = None) -> list
 def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], list[str]]:
     """The commits a push (the pre-push hook's input ``data``) takes off ``remote``: reachable
     from a remote ref it force-updates or deletes, and from no new tip it sends and no other
-    remote-tracking ref of ``remote``; and the old tips of the refs it moves (which contain them
-    all). A tag does not keep a commit: a local one may never be pushed, and an importer's plain
-    fetch does not follow a tag to a commit on no branch. One ``rev-list``, only when the push
-    moves or deletes an existing remote ref (a fast-forward lists nothing)."""
+    remote-tracking ref of ``remote``; and the tips of those commits (none is a parent of another
+    of them), which contain them all: an old tip that is an annotated tag is peeled so (a review:
+    a force-pushed tag gave a keep command naming no commit). A tag does not keep a commit: a
+    local one may never be pushed, and an importer's plain fetch does not follow a tag to a commit
+    on no branch. One ``rev-list``, only when the push moves or deletes an existing remote ref (a
+    fast-forward lists nothing)."""
     zero = "0" * repo.oid_hex_len
     prefix = "refs/heads/"
     lines, updated = [], []
@@ -182,10 +184,12 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
             updated.append(f"--exclude={remote}/{rref[len(prefix):]}")  # (--remotes drops refs/remotes/)
     if not lines:
         return [], []
-    walk = repo.git.run(["rev-list", "--stdin", "--not", *updated, f"--remotes={remote}"],
+    walk = repo.git.run(["rev-list", "--parents", "--stdin", "--not", *updated, f"--remotes={remote}"],
                         input="".join(f"{x}\n" for x in lines).encode())
-    removed = walk.stdout.decode("ascii", "replace").split() if walk.returncode == 0 else []
-    return removed, [x for x in lines if not x.startswith("^") and x in removed]
+    rows = [row.split() for row in walk.stdout.decode("ascii", "replace").splitlines()] if walk.returncode == 0 else []
+    removed = [row[0] for row in rows if row]
+    parents = {p for row in rows for p in row[1:]}
+    return removed, [c for c in removed if c not in parents]
 
 
 def current_heads(repo: Repo) -> dict[str, str]:

@@ -1,0 +1,109 @@
+"""Anchors a push took off a remote, remembered until they are back (git-hn; docs/decisions.md).
+
+A memory is imported only with its anchor commit, so after a force-push or a deleted branch took
+that commit off a remote, whoever imports the memory's stream from there stops at it, and at
+every later memory of the stream, until the commit is there again. The pre-push hook says so once,
+with the push that keeps it (``hook_runs._removing_anchors``); a team trial showed once is not
+enough: the warning scrolled by, and the author's memories were held from the team for good while
+nothing said so again. git-hn never pushes such a commit back itself: a push may have been made to
+take a secret off the remote.
+
+So the hook remembers (``remember``) the commits and the first memory on each, per remote, in
+``<common-gitdir>/hn/replication/lost-<remote digest>`` (derived, private, bounded), and each
+later push to that remote and each ``git hn sync`` with it asks which are still not on it
+(``still_lost``: one ``rev-list``, only while the file exists) and says so in one line, until none
+is left: then the file goes. Best effort: a file that cannot be read or written is ignored.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...core.grammar import is_digest_id, is_oid
+from ...errors import HnError
+from ...store.repo import Repo
+
+KEPT = 256  # commits remembered per remote (the oldest go first)
+
+
+def _path(repo: Repo, remote: str) -> str:
+    from ...store.lock import remote_digest
+
+    return os.path.join(repo.hn_dir, "replication", f"lost-{remote_digest(remote)}")
+
+
+def _read(repo: Repo, remote: str) -> dict[str, str]:
+    """commit -> the first memory remembered on it."""
+    from ...store import private
+
+    path = _path(repo, remote)
+    if not os.path.exists(path):
+        return {}
+    try:
+        data = private.read_private(repo.hn_dir, path, 1 << 20) or b""
+    except (HnError, OSError):
+        return {}
+    out: dict[str, str] = {}
+    for line in data.decode("ascii", "replace").splitlines():
+        commit, _sp, memory = line.partition(" ")
+        if is_oid(commit) and is_digest_id(memory):
+            out.setdefault(commit, memory)
+    return out
+
+
+def _write(repo: Repo, remote: str, lost: dict[str, str]) -> None:
+    from ...store import private
+
+    path = _path(repo, remote)
+    try:
+        if not lost:
+            if os.path.exists(path):
+                os.unlink(path)
+            return
+        kept = list(lost.items())[-KEPT:]
+        private.write_private(repo.hn_dir, path, "".join(f"{c} {m}\n" for c, m in kept).encode("ascii"),
+                              derived=True)
+    except (HnError, OSError):
+        pass
+
+
+def remember(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> None:
+    """Remember the (memory, anchor commit) pairs a push takes off ``remote``."""
+    lost = _read(repo, remote)
+    for memory, commit in hits:
+        lost.setdefault(commit, memory)
+    _write(repo, remote, lost)
+
+
+def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str, str]:
+    """commit -> memory of the remembered commits that no remote-tracking ref of ``remote`` (nor
+    one of ``sent``, the tips a push sends now) contains; the record is brought to that. {} and
+    no Git process when nothing is remembered. A commit this clone no longer has is kept (it
+    cannot be told; the line says a clone that has it can put it back)."""
+    lost = _read(repo, remote)
+    if not lost:
+        return {}
+    # (what the lost commits reach that the remote lacks: each lost commit itself while it is off)
+    walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin", "--not", f"--remotes={remote}", *sent],
+                        input="".join(f"{c}\n" for c in lost).encode())
+    if walk.returncode != 0:
+        return lost
+    listed = set(walk.stdout.decode("ascii", "replace").split())
+    # (--ignore-missing drops what is not here at all: that stays remembered)
+    present = repo.git.presence(sorted(lost))
+    left = {c: m for (c, m), here in zip(lost.items(), present) if c in listed or not here}
+    if left != lost:
+        _write(repo, remote, left)
+    return left
+
+
+def line(remote: str, lost: dict[str, str]) -> str:
+    """The reminder, in one line."""
+    commit, memory = next(iter(lost.items()))
+    n = len(lost)
+    what = f"commit {commit}" if n == 1 else f"{n} commits (first: {commit})"
+    return (f"{what}, which memory {memory} {'is' if n == 1 else 'and others are'} anchored on, "
+            f"{'is' if n == 1 else 'are'} still off {remote} since a push took {'it' if n == 1 else 'them'} off: "
+            f"whoever imports {'its stream' if n == 1 else 'their streams'} from {remote} stops there; a clone that "
+            f"has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push {remote} "
+            f"{commit}:refs/heads/hn-anchor/{commit[:12]}")
