@@ -209,6 +209,13 @@ A remote that refuses memory refs (a host whose hooks allow branches only), or w
 read memory, can be left out of publication, by both the hook and
 .BR "git hn sync" :
 .BR "git config remote.<name>.hnPublish false" .
+A push that takes off the remote a commit a memory is anchored on (whoever imports the memory's
+stream would stop at it) says so and names the push that keeps it there as a branch
+.BR hn\\-anchor/... ;
+each later push to that remote and each
+.B git hn sync
+with it says it again until the commit is back. Git\\-hn never pushes it back itself: the push
+may have been made to take a secret off the remote.
 .PP
 .B reference\\-transaction
 stands in for the post\\-fetch hook Git does not have: after a committed transaction that
