@@ -359,6 +359,21 @@ def test_a_sync_right_after_a_teammates_push_fetches_the_branch_its_memory_needs
     assert hn(bob, "memory", "show", second["memoryId"]).code == 0
     assert git(bob, "rev-parse", "refs/remotes/origin/main") == pushed
     assert hn(bob, "memory", "index", "verify").code == 0
+    # the first pass promotes a part (its anchor was fetched), the second the rest: one stream,
+    # both parts counted (a review: "promoted 2 selections, imported 1 memory")
+    (alice / "x2.txt").write_text("x2\n")
+    git(alice, "add", "x2.txt")
+    git(alice, "commit", "-q", "-m", "x2")
+    git(alice, "push", "-q", "origin", "main")
+    subprocess.run(["git", "fetch", "-q", "origin"], cwd=bob, check=True, env={**os.environ, "HN_HOOK_ACTIVE": "1"})
+    _record(alice, "on x2")
+    (alice / "y.txt").write_text("y\n")
+    git(alice, "add", "y.txt")
+    git(alice, "commit", "-q", "-m", "y")
+    _record(alice, "on y")
+    git(alice, "push", "-q", "origin", "main", f"{ref}:{ref}")
+    doc = json.loads(hn(bob, "sync", "--json").out)
+    assert (doc["promoted"], doc["importedMemories"], len(doc["outcomes"])) == (1, 2, 1), doc
     # a commit no branch has: the fetch brings nothing, and the failure and its advice stand
     git(alice, "checkout", "-q", "-b", "local-only")
     (alice / "local.txt").write_text("not pushed\n")

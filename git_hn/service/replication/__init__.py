@@ -172,13 +172,16 @@ def _fetched_anchors(repo: Repo, remote: str, result: SyncResult, progress) -> b
 
 def _merged(first: SyncResult, again: SyncResult) -> SyncResult:
     """The result of an import run twice (``_fetched_anchors``): the second's outcomes, and the
-    first's promotions it did not see again (those streams are up to date in the second)."""
+    first's promotions it did not see again (those streams are up to date in the second); a
+    stream the first promoted a part of and the second the rest counts once, with both parts'
+    memories (a review: "promoted 2 selections, imported 1 memory" for one stream)."""
     seen = {(o.kind, o.id) for o in again.outcomes}
     kept = [o for o in first.outcomes if (o.kind, o.id) not in seen and o.status in ("promoted", "skipped")]
     done = {o.id for o in kept}
     again.outcomes[:0] = kept
     again.current = [s for s in again.current if s not in done]
-    again.promoted += first.promoted
+    again.promoted += sum(o.status == "promoted" for o in kept)
+    again.earlier_imported = sum(o.imported for o in first.outcomes if (o.kind, o.id) in seen and o.prefix)
     again.rebased[:0] = first.rebased
     again.compatibility, again.branches_fetched = first.compatibility, first.branches_fetched
     return again

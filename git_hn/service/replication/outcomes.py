@@ -163,6 +163,7 @@ class SyncResult:
         self.rebased: list = []  # store.reanchor.Rebased: own streams rebased on the remote's (--rebase)
         self.branches_fetched = False  # the sync fetched the remote's branches for missing anchors
         self.reminders: list[str] = []  # lines after the outcomes (``lost``: anchors a push took off)
+        self.earlier_imported = 0  # memories a first pass promoted of streams a second pass went on with
 
     def sorted_outcomes(self, current: bool = True) -> list[Outcome]:
         """Every outcome in (kind, id) order; with ``current`` the up-to-date streams too."""
@@ -194,7 +195,7 @@ class SyncResult:
 
     @property
     def imported(self) -> int:
-        return sum(o.imported for o in self.outcomes if o.status == "promoted" or o.prefix)
+        return sum(o.imported for o in self.outcomes if o.status == "promoted" or o.prefix) + self.earlier_imported
 
     def lines(self) -> list[str]:
         """§9.15 lines; selections that were already up to date are counted in one line."""
