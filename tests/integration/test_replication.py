@@ -169,7 +169,8 @@ def test_selection_commands_and_validation(world):
 def test_sync_argument_and_remote_errors(world):
     _remote, alice, _bob = world
     usage = "git-hn: usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]\n"
-    for args in (["a", "b"], ["--json", "--json"], ["--rebase", "--rebase"]):
+    assert hn(alice, "sync", "a", "b").err == usage[:-1] + '; unexpected argument "b"\n'
+    for args in (["--json", "--json"], ["--rebase", "--rebase"]):
         assert hn(alice, "sync", *args).err == usage, args
     assert hn(alice, "sync", "--force").err == usage[:-1] + "; unknown option --force\n"
     assert hn(alice, "sync", "nope").err == ('git-hn: remote "nope" does not exist (the remotes here: origin); '
