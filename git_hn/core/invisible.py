@@ -14,8 +14,11 @@ names U+202A–U+202E and U+2066–U+2069). Human views therefore spell each of 
 ``\\u{…}`` (lowercase hex), the form §0.5 gives the bidirectional controls. JSON output is
 protocol data and never passes here.
 
-Not spelled out: U+200C and U+200D (zero-width non-joiner and joiner), which scripts such as
-Persian and Indic ones and emoji sequences need; and one emoji presentation selector (U+FE0E,
+Not spelled out: U+200C and U+200D (zero-width non-joiner and joiner) between two drawn
+non-ASCII characters, which scripts such as Persian and Indic ones and emoji sequences need
+(beside an ASCII letter, at an edge or in a run they are spelled: a review found ``Alice`` and
+``Alice`` + U+200C alike in the log); the tag characters of the three subdivision flags
+(England, Scotland, Wales), the only tag sequences drawn; and one emoji presentation selector (U+FE0E,
 U+FE0F) directly after a non-ASCII character that is not itself invisible (``❤️``), or between a
 keycap base and U+20E3 (``1️⃣``). Such a selector carries at most one bit and changes only how an
 already visible character is drawn; a second selector, or one after an ASCII letter, is spelled.
@@ -43,14 +46,33 @@ FOLDED = HIDDEN + "\u200c\u200d"
 _hidden = None  # compiled at the first non-ASCII text (a command's fixed cost)
 _folded = None
 _PRESENTATION = "\ufe0e\ufe0f"
+_JOINERS = "\u200c\u200d"
 _KEYCAP_BASE = "0123456789#*"
+_BLACK_FLAG = "\U0001f3f4"
+# the three subdivision flags Unicode recommends (England, Scotland, Wales): the only tag
+# sequences drawn as something; any other tag character is spelled
+_FLAGS = re.compile(_BLACK_FLAG + "\U000e0067\U000e0062(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063\U000e0074"
+                    "|\U000e0077\U000e006c\U000e0073)\U000e007f")
 
 
 def _pattern() -> re.Pattern:
     global _hidden
     if _hidden is None:
-        _hidden = re.compile("[" + HIDDEN + "]")
+        _hidden = re.compile("[" + FOLDED + "]")
     return _hidden
+
+
+def _visible(ch: str) -> bool:
+    """A character a joiner may join: drawn, and not ASCII (a review: ``Alice`` and ``Alice``
+    with a zero-width non-joiner after it looked the same)."""
+    return bool(ch) and not ch.isascii() and _pattern().match(ch) is None
+
+
+def _joiner_kept(s: str, i: int) -> bool:
+    """Whether the joiner at ``s[i]`` stands between two drawn non-ASCII characters (Persian and
+    Indic scripts, emoji sequences; one presentation selector before it is looked past)."""
+    left = s[i - 2] if i >= 2 and s[i - 1] in _PRESENTATION else (s[i - 1] if i else "")
+    return _visible(left) and _visible(s[i + 1:i + 2])
 
 
 def _presentation_kept(s: str, i: int) -> bool:
@@ -65,13 +87,20 @@ def _presentation_kept(s: str, i: int) -> bool:
 
 
 def spell_invisible(s: str) -> str:
-    """Human output only: every invisible character of ``HIDDEN`` written as ``\\u{…}``."""
+    """Human output only: every invisible character of ``HIDDEN`` written as ``\\u{…}``, and a
+    zero-width joiner or non-joiner unless it joins two drawn non-ASCII characters."""
     if s.isascii():
         return s
+    if _BLACK_FLAG in s and _FLAGS.search(s):  # (its tag characters stay, as one flag)
+        parts = _FLAGS.split(s)
+        flags = _FLAGS.findall(s)
+        return "".join(spell_invisible(p) + (flags[k] if k < len(flags) else "") for k, p in enumerate(parts))
 
     def spelled(m: re.Match) -> str:
         ch = m.group()
         if ch in _PRESENTATION and _presentation_kept(s, m.start()):
+            return ch
+        if ch in _JOINERS and _joiner_kept(s, m.start()):
             return ch
         return "\\u{%x}" % ord(ch)
 

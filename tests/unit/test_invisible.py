@@ -29,9 +29,28 @@ def test_a_sentence_in_tag_characters_becomes_visible():
     assert shown.startswith("Fine.\\u{e0049}\\u{e0047}") and shown.isascii()
 
 
-def test_visible_text_and_the_joiners_stay():
-    for text in ("é", "\u00a0", "\u200c", "\u200d", "👨\u200d👩\u200d👧", "\u20e3", "日本語", "ok"):
+def test_visible_text_and_the_joiners_between_drawn_characters_stay():
+    for text in ("é", "\u00a0", "👨\u200d👩\u200d👧", "\u2764\ufe0f\u200d🔥", "\u0645\u06cc\u200c\u062e",
+                 "\u0915\u094d\u200d\u0937", "\u20e3", "日本語", "ok"):
         assert spell_invisible(text) == text
+
+
+def test_a_joiner_beside_ascii_or_alone_is_spelled():
+    """A review: ``Alice`` and ``Alice`` + U+200C looked the same in the log (impersonation)."""
+    assert spell_invisible("Alice\u200c") == "Alice\\u{200c}"
+    assert spell_invisible("\u200dAlice") == "\\u{200d}Alice"
+    assert spell_invisible("ab\u200dcd") == "ab\\u{200d}cd"
+    assert spell_invisible("\u200c") == "\\u{200c}"
+    assert spell_invisible("日\u200c\u200c本") == "日\\u{200c}\\u{200c}本"  # (a run hides data)
+
+
+def test_the_three_subdivision_flags_keep_their_tags_and_no_other_tag_sequence_does():
+    tags = lambda s: "".join(chr(0xE0000 + ord(c)) for c in s)  # noqa: E731
+    for region in ("gbeng", "gbsct", "gbwls"):
+        flag = "\U0001f3f4" + tags(region) + "\U000e007f"
+        assert spell_invisible(f"go {flag}!") == f"go {flag}!"
+    odd = "\U0001f3f4" + tags("gbx") + "\U000e007f"
+    assert spell_invisible(odd) == "\U0001f3f4\\u{e0067}\\u{e0062}\\u{e0078}\\u{e007f}"
 
 
 def test_one_presentation_selector_after_a_non_ascii_character_stays():
