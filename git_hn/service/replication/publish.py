@@ -403,7 +403,14 @@ def _already_beyond(repo: Repo, remote: str, tips: dict[str, str]) -> dict[str, 
     urls = push_urls(repo, remote)
     if len(urls) != 1 or not transport_allowed(urls[0]):
         return {}  # (where the push went is not one repository this can ask: the refusal stands)
-    listed = repo.git.run(["ls-remote", "--refs", "--", urls[0], *sorted(tips)], env=remote_env())
+    from ...errors import OutputTooLarge
+    from ...store.transport import advertisement_limit
+
+    try:  # (ls-remote matches names by their end: junk refs ending alike are listed too)
+        listed = repo.git.run(["ls-remote", "--refs", "--", urls[0], *sorted(tips)], env=remote_env(),
+                              limit=advertisement_limit())
+    except OutputTooLarge:
+        return {}
     theirs = {}
     for line in listed.stdout.decode("utf-8", "replace").splitlines():
         oid, _tab, ref = line.partition("\t")
