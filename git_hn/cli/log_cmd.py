@@ -126,16 +126,20 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
     shared = core.shared_names((it.actor_name, it.actor) for it in items)
     for it in items:
         whole = core.fields(it, shared)
-        fitted = core.fit(whole, screen.width, cell_len)
-        if screen.width and whole.summary and cell_len(fitted.summary) < min(cell_len(whole.summary), core.MIN_SUMMARY):
-            # a terminal too narrow for the summary beside the fixed columns (40 columns: a trial
-            # saw no content at all): the summary on a line of its own, indented as relations are
-            screen.line(terminal.memory_line(fitted._replace(summary="")))
+        # (the summary's room beside the fixed columns, the name cut as far as ``fit`` cuts it)
+        bare = whole._replace(name=whole.name[:0], summary="")
+        room = (screen.width or 0) - cell_len(core.join(bare)) - min(cell_len(whole.name), core.MIN_NAME) - 2
+        if screen.width and whole.summary and room < core.MIN_SUMMARY:
+            head = core.fit(whole._replace(summary=""), screen.width, cell_len)
+            # a terminal too narrow for the summary beside the fixed columns and the whole name (40
+            # columns: a trial saw no content at all): the summary on a line of its own, indented
+            # as relations are
+            screen.line(terminal.memory_line(head))
             rest = core.fit(whole._replace(short="", date="", name="", actor="", kind="", lifecycle="", trust=""),
                             screen.width - 4, cell_len)
             screen.line(Text("    " + rest.summary))
         else:
-            screen.line(terminal.memory_line(fitted))
+            screen.line(terminal.memory_line(core.fit(whole, screen.width, cell_len)))
         if graph:
             for rel in core.relation_lines(it):
                 screen.line(Text(rel, style=terminal.LABEL))
