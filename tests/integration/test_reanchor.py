@@ -525,3 +525,22 @@ def test_what_a_kept_memory_cites_is_kept_too(tmp_path):
     assert f"waits for commit {old}: keep it on the remote (git push REMOTE {old}:refs/heads/hn-anchor/{old[:12]})" \
         in amended.stderr
     assert hn(a, "memory", "show", p["memoryId"], "--json").json()["missingDependencies"] == []
+
+
+def test_a_force_push_of_the_default_branch_from_a_clone_says_it_takes_the_anchor_off(tmp_path):
+    """A team trial: in a clone, refs/remotes/origin/HEAD still names main's old tip while
+    pre-push runs, so the amended main's force-push took the anchor off origin without a word
+    (and nothing was remembered for the reminder)."""
+    _remote, (_a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert git(b, "symbolic-ref", "refs/remotes/origin/HEAD") == "refs/remotes/origin/main"
+    assert hn(b, "hooks", "install").code == 0
+    c2 = _commit(b, "c2")
+    mem = _record(b, "on c2")
+    assert subprocess.run(["git", "push", "-q", "origin", "main"], cwd=b).returncode == 0
+    wait_publication(b)
+    git(b, "commit", "-q", "--amend", "-m", "c2 amended")
+    forced = subprocess.run(["git", "push", "-q", "-f", "origin", "main"], cwd=b, capture_output=True, text=True)
+    wait_publication(b)
+    assert forced.returncode == 0
+    assert forced.stderr.startswith(f"git-hn: this push takes commit {c2} off origin, and memory {mem['memoryId']}"), \
+        forced.stderr

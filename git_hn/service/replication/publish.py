@@ -184,7 +184,10 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
             updated.append(f"--exclude={remote}/{rref[len(prefix):]}")  # (--remotes drops refs/remotes/)
     if not lines:
         return [], []
-    walk = repo.git.run(["rev-list", "--parents", "--stdin", "--not", *updated, f"--remotes={remote}"],
+    # (refs/remotes/<remote>/HEAD names the old tip of the default branch while pre-push runs: a
+    # team trial's force-push of main took its anchor off the remote without a word)
+    walk = repo.git.run(["rev-list", "--parents", "--stdin", "--not", *updated, f"--exclude={remote}/HEAD",
+                         f"--remotes={remote}"],
                         input="".join(f"{x}\n" for x in lines).encode())
     rows = [row.split() for row in walk.stdout.decode("ascii", "replace").splitlines()] if walk.returncode == 0 else []
     removed = [row[0] for row in rows if row]
