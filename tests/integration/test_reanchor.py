@@ -258,6 +258,11 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     assert later.returncode == 0 and later.stderr == f"git-hn: {reminder}\n", later.stderr
     synced = hn(a, "sync")
     assert f"Anchors of origin: {reminder}" in synced.out.splitlines(), synced.out
+    # a push of the anchor that does not land (a dry run here; a rejection alike) does not end it
+    dry = subprocess.run(["git", *advice.split()[1:3], "--dry-run", *advice.split()[3:]], cwd=a,
+                         capture_output=True, text=True)
+    assert dry.returncode == 0 and reminder not in dry.stderr  # (not said: this push sends it)
+    assert f"Anchors of origin: {reminder}" in hn(a, "sync").out.splitlines()
     git(a, *advice.split()[1:])
     assert reminder not in hn(a, "sync").out
     assert not [p for p in (a / ".git" / "hn" / "replication").iterdir() if p.name.startswith("lost-")]

@@ -76,25 +76,35 @@ def remember(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> None:
 
 
 def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str, str]:
-    """commit -> memory of the remembered commits that no remote-tracking ref of ``remote`` (nor
-    one of ``sent``, the tips a push sends now) contains; the record is brought to that. {} and
-    no Git process when nothing is remembered. A commit this clone no longer has is kept (it
-    cannot be told; the line says a clone that has it can put it back)."""
+    """commit -> memory of the remembered commits that no remote-tracking ref of ``remote``
+    contains (the record is brought to that), without those one of ``sent`` (the tips a push
+    sends now) contains: those are only not said, since the push may not land (a rejected or
+    dry-run push of the anchor wiped the reminder for good, a trial found). {} and no Git process
+    when nothing is remembered. A commit this clone no longer has is kept (it cannot be told; the
+    line says a clone that has it can put it back)."""
     lost = _read(repo, remote)
     if not lost:
         return {}
-    # (what the lost commits reach that the remote lacks: each lost commit itself while it is off)
-    walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin", "--not", f"--remotes={remote}", *sent],
-                        input="".join(f"{c}\n" for c in lost).encode())
-    if walk.returncode != 0:
+    listed = _off(repo, remote, lost, ())
+    if listed is None:
         return lost
-    listed = set(walk.stdout.decode("ascii", "replace").split())
     # (--ignore-missing drops what is not here at all: that stays remembered)
     present = repo.git.presence(sorted(lost))
     left = {c: m for (c, m), here in zip(lost.items(), present) if c in listed or not here}
     if left != lost:
         _write(repo, remote, left)
+    if sent and left:
+        shown = _off(repo, remote, left, sent)
+        return left if shown is None else {c: m for c, m in left.items() if c in shown or c not in listed}
     return left
+
+
+def _off(repo: Repo, remote: str, commits: dict, sent: tuple[str, ...]) -> set[str] | None:
+    """What ``commits`` reach that no remote-tracking ref of ``remote`` nor ``sent`` contains:
+    each of them itself while it is off (one ``rev-list``; None when Git fails)."""
+    walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin", "--not", f"--exclude={remote}/HEAD",
+                         f"--remotes={remote}", *sent], input="".join(f"{c}\n" for c in commits).encode())
+    return set(walk.stdout.decode("ascii", "replace").split()) if walk.returncode == 0 else None
 
 
 def line(remote: str, lost: dict[str, str]) -> str:
