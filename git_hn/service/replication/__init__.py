@@ -106,6 +106,8 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         from . import lost
 
         left = lost.still_lost(repo, remote)  # (no Git process while nothing is remembered)
+        if left and not result.branches_fetched and _fetch_branches(repo, remote):
+            left = lost.still_lost(repo, remote)  # (a teammate may have put it back: a trial)
         if left:
             result.reminders.append("Anchors of " + remote + ": " + lost.line(remote, left))
     if publish and not ended and off:
@@ -158,16 +160,21 @@ def _fetched_anchors(repo: Repo, remote: str, result: SyncResult, progress) -> b
                       and (o.fields.get("recovery") or "").startswith("fetch a branch that contains")} - {""})
     if not missing:
         return False
-    from ...store.transport import remote_env
 
     if progress:
         progress(f"fetch {remote}'s branches: {counted(len(missing), 'anchor commit is', 'anchor commits are')} "
                  "not here")
-    # (the fetch hook's import is not started: this sync imports)
-    fetched = repo.git.run(["fetch", "--quiet", "--end-of-options", remote],
-                           env={**remote_env(), "HN_HOOK_ACTIVE": "1"})
-    result.branches_fetched = fetched.returncode == 0
+    result.branches_fetched = _fetch_branches(repo, remote)
     return result.branches_fetched and any(repo.git.presence(missing))
+
+
+def _fetch_branches(repo: Repo, remote: str) -> bool:
+    """One ``git fetch <remote>`` (the clone's own refspecs; the fetch hook's import is not
+    started: the sync imports); whether it succeeded."""
+    from ...store.transport import remote_env
+
+    return repo.git.run(["fetch", "--quiet", "--end-of-options", remote],
+                        env={**remote_env(), "HN_HOOK_ACTIVE": "1"}).returncode == 0
 
 
 def _merged(first: SyncResult, again: SyncResult) -> SyncResult:
