@@ -62,17 +62,35 @@ def _pattern() -> re.Pattern:
     return _hidden
 
 
-def _visible(ch: str) -> bool:
-    """A character a joiner may join: drawn, and not ASCII (a review: ``Alice`` and ``Alice``
-    with a zero-width non-joiner after it looked the same)."""
-    return bool(ch) and not ch.isascii() and _pattern().match(ch) is None
+# the scripts whose spelling needs a joiner or non-joiner between letters: Arabic, Syriac, Thaana,
+# N'Ko and the Arabic supplements and presentation forms; the Indic scripts; Myanmar; Khmer;
+# Mongolian
+_JOINING = ((0x0600, 0x08FF), (0x0900, 0x0DFF), (0x1000, 0x109F), (0x1780, 0x18AF), (0xA8E0, 0xA8FF),
+            (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))
+
+
+def _emoji(ch: str) -> bool:
+    """A symbol emoji sequences are made of (Unicode category So; the skin tone modifiers)."""
+    import unicodedata
+
+    return unicodedata.category(ch) == "So" or 0x1F3FB <= ord(ch) <= 0x1F3FF
+
+
+def _joinable(ch: str) -> bool:
+    """A character a joiner may join: an emoji, or a letter or mark of a script that needs joiners
+    (a review: ``Alice`` and ``Alice`` with a zero-width non-joiner after it looked the same, and
+    so did Cyrillic or accented names)."""
+    if not ch or ch.isascii() or _pattern().match(ch) is not None:
+        return False
+    o = ord(ch)
+    return _emoji(ch) or any(a <= o <= b for a, b in _JOINING)
 
 
 def _joiner_kept(s: str, i: int) -> bool:
-    """Whether the joiner at ``s[i]`` stands between two drawn non-ASCII characters (Persian and
-    Indic scripts, emoji sequences; one presentation selector before it is looked past)."""
+    """Whether the joiner at ``s[i]`` stands between two characters it may join (``_joinable``;
+    one presentation selector before it is looked past)."""
     left = s[i - 2] if i >= 2 and s[i - 1] in _PRESENTATION else (s[i - 1] if i else "")
-    return _visible(left) and _visible(s[i + 1:i + 2])
+    return _joinable(left) and _joinable(s[i + 1:i + 2])
 
 
 def _presentation_kept(s: str, i: int) -> bool:
@@ -83,7 +101,8 @@ def _presentation_kept(s: str, i: int) -> bool:
     before = s[i - 1]
     if before in _KEYCAP_BASE:
         return s[i + 1:i + 2] == "\u20e3"
-    return not before.isascii() and _pattern().match(before) is None
+    # (after a symbol only: after a letter, ``Zoë`` and ``Zoë`` + U+FE0F looked the same, a review)
+    return not before.isascii() and _pattern().match(before) is None and _emoji(before)
 
 
 def spell_invisible(s: str) -> str:

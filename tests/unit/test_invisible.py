@@ -35,6 +35,14 @@ def test_visible_text_and_the_joiners_between_drawn_characters_stay():
         assert spell_invisible(text) == text
 
 
+def test_a_selector_or_joiner_after_a_letter_of_a_script_that_needs_none_is_spelled():
+    """A review: ``Zoë`` + U+FE0F and ``Ал`` + U+200C + ``иса`` looked like ``Zoë`` and ``Алиса``."""
+    assert spell_invisible("Zo\u00eb\ufe0f") == "Zo\u00eb\\u{fe0f}"
+    assert spell_invisible("\u0410\u043b\u200c\u0438\u0441\u0430") == "\u0410\u043b\\u{200c}\u0438\u0441\u0430"
+    assert spell_invisible("\u7530\ufe0e\u7530") == "\u7530\\u{fe0e}\u7530"  # (a bit per ideograph)
+    assert spell_invisible("👋🏽\u200d👋") == "👋🏽\u200d👋"  # (a skin tone before the joiner)
+
+
 def test_a_joiner_beside_ascii_or_alone_is_spelled():
     """A review: ``Alice`` and ``Alice`` + U+200C looked the same in the log (impersonation)."""
     assert spell_invisible("Alice\u200c") == "Alice\\u{200c}"
