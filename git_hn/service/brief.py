@@ -150,17 +150,15 @@ def header_notes(repo: Repo) -> tuple[str, ...]:
     ``for-each-ref``) and, only then, from the saved replication selections (an agent trial:
     with a selection saved and synced, the line still said to select): with one saved, only the
     sync part; nothing once a sync served every selected remote (``rstate.selections_settled``).
-    So the line is a function of the refs and of what ``replication select``, imports and
-    publications left under ``.git/hn/replication`` (docs/decisions.md); the brief's items never
-    depend on them."""
+    So the line is a function of the refs and of what ``replication select`` and imports left
+    under ``.git/hn/replication`` (docs/decisions.md); the brief's items never depend on them."""
     proc = repo.git.run(["for-each-ref", "--count=1", "--format=%(refname)", "refs/hn/remotes/", "refs/remotes/"])
     first = proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
     if not first.startswith("refs/remotes/"):
         return ()
-    from ..store import given
     from ..store import replication as rstate
 
-    selected, served = rstate.selections_settled(repo, lambda: given.remotes(repo))
+    selected, served = rstate.selections_settled(repo)
     if not selected:
         return (NOT_IMPORTED,)
     return () if served == selected else (NOT_SYNCED,)

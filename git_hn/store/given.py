@@ -66,11 +66,6 @@ def read(repo: Repo) -> list[tuple[str, str, str]] | None:
     return out
 
 
-def remotes(repo: Repo) -> set[str]:
-    """The remotes a publication gave memory to (raises what ``read`` raises)."""
-    return {remote for remote, _ref, _head in read(repo) or ()}
-
-
 def newest(repo: Repo, remote: str, refs=None) -> dict[str, str]:
     """ref -> the newest tip ``remote`` was given (of ``refs`` only, when named), for the
     publication gate when the state has no record of a ref; {} when there is no journal or it

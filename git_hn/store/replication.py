@@ -128,29 +128,27 @@ def note_failed(repo: Repo, remote: str, fetch: str) -> None:
         pass
 
 
-def selections_settled(repo: Repo, given_remotes) -> tuple[int, int]:
+def selections_settled(repo: Repo) -> tuple[int, int]:
     """(remotes with a saved selection, how many of those a sync already served), for the
     brief's header line (``service.brief.header_notes``). A remote counts as served when its
-    quiet record is there (its last import found every selected stream up to date, and nothing
-    was published to it since), or when it is among ``given_remotes()`` (the remotes the
-    publication journal says were given memory: a sync publishes after its import, and the
-    pre-push hook publishes only where hooks import on fetch), which is asked only when a
-    quiet record is missing. One directory listing and one ``lstat`` per selection; (0, 0)
-    when any of it is not safe to read."""
+    quiet record is there and no older than its selection (its last import, with this
+    selection, found every selected stream up to date). A publication does not count (a
+    review: the pre-push hook's, or a sync's before any selection, hid the line while nothing
+    was imported). Two ``lstat`` per selection; (0, 0) when any of it is not safe to read."""
     try:
         names = {n[:-len(".json")] for n in _entries(repo, "selections") if n.endswith(".json")}
         served = set()
         for name in names:
             try:
-                if stat.S_ISREG(os.lstat(os.path.join(root(repo), "quiet", name)).st_mode):
-                    served.add(name)
+                quiet = os.lstat(os.path.join(root(repo), "quiet", name))
+                chosen = os.lstat(os.path.join(root(repo), "selections", name + ".json"))
             except FileNotFoundError:
-                pass
-        if served != names:
-            served |= {selmod.file_name(remote)[:-len(".json")] for remote in given_remotes()}
+                continue
+            if stat.S_ISREG(quiet.st_mode) and quiet.st_mtime_ns >= chosen.st_mtime_ns:
+                served.add(name)
     except (HnError, OSError):
         return 0, 0
-    return len(names), len(names & served)
+    return len(names), len(served)
 
 
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,

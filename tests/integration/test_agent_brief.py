@@ -583,6 +583,10 @@ def test_with_a_selection_saved_the_brief_says_only_to_sync_and_nothing_once_syn
     assert hint(alice).endswith(NOT_SYNCED)
     sync = hn(alice, "sync")
     assert sync.code == 0 and "published 1 stream" in sync.out, sync
+    # (a publication is no import: a review found the pre-push hook's hiding the line while
+    # nothing was imported) the next sync imports the stream the remote now holds
+    assert NOT_SYNCED in hn(alice, "memory", "brief").out
+    assert hn(alice, "sync").code == 0
     assert "holds no memory imported" not in hn(alice, "memory", "brief").out
     assert "holds no memory imported" not in hint(alice)
     # a remote that holds no memory: the sync's import found nothing (its quiet record), nothing said
@@ -592,3 +596,6 @@ def test_with_a_selection_saved_the_brief_says_only_to_sync_and_nothing_once_syn
     assert NOT_SYNCED in hn(bob, "memory", "brief").out
     assert hn(bob, "sync", "empty").code == 0
     assert "holds no memory imported" not in hn(bob, "memory", "brief").out
+    # a selection chosen again after that import: its record no longer answers for it (a review)
+    assert hn(bob, "replication", "select", "empty", "--all", "--max-streams", "5").code == 0
+    assert NOT_SYNCED in hn(bob, "memory", "brief").out
