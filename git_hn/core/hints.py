@@ -14,9 +14,10 @@ import re
 # what a mistyped option name looks like; anything else that starts with "-" (content, a pasted
 # token) is never echoed into a terminal log or CI output
 _OPTION_SHAPED = re.compile(r"--?[a-z][a-z0-9-]{0,30}")
-# a stray argument that is quoted back: a short lowercase word ("extra", "main", "hooks"); a
-# pasted token, content or an ID is not (*secret disclosure* into terminal logs and CI output)
-_WORD_SHAPED = re.compile(r"[a-z0-9][a-z0-9._-]{0,23}")
+# a stray argument that is quoted back: a short lowercase word of letters ("extra", "main",
+# "hooks"); a pasted token, a password with a digit, content or an ID is not (*secret disclosure*
+# into terminal logs and CI output; a review found "hunter2password" quoted)
+_WORD_SHAPED = re.compile(r"[a-z][a-z._-]{0,15}")
 
 
 def closest(value: str, choices) -> str | None:

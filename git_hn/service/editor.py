@@ -49,7 +49,11 @@ class EditFile:
             if kind is None:
                 self.discard()
             elif isinstance(exc, HnError):
-                exc.message += f"; your text is kept in {one_line(self.path)} (reuse it with --content-file)"
+                from ..core.secretlint import first_in_text
+
+                where = ("a file whose path holds secret-shaped text (in TMPDIR)" if first_in_text(self.path, None)
+                         else one_line(self.path))
+                exc.message += f"; your text is kept in {where} (reuse it with --content-file)"
                 exc.args = (exc.message,)
         return False
 
@@ -98,7 +102,12 @@ class EditFile:
 
 
 def _quoted(editor: str) -> str:
-    """The editor's command as an error line quotes it: one line, in double quotes, bounded."""
+    """The editor's command as an error line quotes it: one line, in double quotes, bounded; not
+    quoted when it holds secret-shaped text (a review: ``env GITHUB_TOKEN=ghp_… vi``)."""
+    from ..core.secretlint import first_in_text
+
+    if first_in_text(editor, None):
+        return "(its command holds secret-shaped text, not shown)"
     return '"' + bounded(editor, 120) + '"'
 
 

@@ -98,6 +98,13 @@ def test_supersede_edit_to_empty_aborts_without_appending(inited, tmp_path, monk
     monkeypatch.setenv("EDITOR", failing)
     r = hn(inited, "memory", "supersede", old, "--edit")
     assert (r.code, r.err) == (1, f'git-hn: the editor "{failing}" failed (exit status 3); nothing appended\n')
+    # a token in the editor's command is not repeated (a review)
+    token = "ghp_" + "A1b2C3d4" * 5
+    monkeypatch.setenv("EDITOR", f"env GITHUB_TOKEN={token} {failing}")
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    assert r.code == 1 and token not in r.err
+    assert r.err == ("git-hn: the editor (its command holds secret-shaped text, not shown) failed (exit status 3); "
+                     "nothing appended\n")
     # saved as it was opened, as git commit aborts on an unchanged message: nothing to sign
     monkeypatch.setenv("EDITOR", "true")
     r = hn(inited, "memory", "supersede", old, "--edit")

@@ -98,9 +98,10 @@ def test_a_usage_error_says_what_was_wrong(inited, args, message):
     ["identity", "show", "{secret}"],
     ["sync", "origin", "{secret}"],
 ])
-def test_a_bad_value_or_stray_argument_is_never_echoed(inited, args):
-    """A token pasted where a number or nothing belongs is not repeated into a terminal log."""
-    secret = "ghp_" + "A1b2C3d4" * 5
+@pytest.mark.parametrize("secret", ["ghp_" + "A1b2C3d4" * 5, "hunter2password", "a1b2c3d4e5f6a7b8c9d0e1f2"])
+def test_a_bad_value_or_stray_argument_is_never_echoed(inited, args, secret):
+    """A token or password pasted where a number or nothing belongs is not repeated into a
+    terminal log (a review: a lowercase password with a digit, and a hex key, were quoted)."""
     r = hn(inited, *[a.format(secret=secret) for a in args])
     assert r.code == 1 and r.err.count("\n") == 1 and r.err.startswith("git-hn: usage: ")
     assert secret not in r.err and secret.lower() not in r.err.lower()
