@@ -236,7 +236,7 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
         if existing.name == ANONYMOUS and name and name != ANONYMOUS:  # (a newcomer: init, then init --name)
             raise InputError(f'identity already exists at {path}; it is named "{ANONYMOUS}" (no name was given '
                              f"then): if it signed nothing yet (git hn memory log --actor {existing.actor} lists "
-                             f"nothing), rm {path} {repo.active_path()} && git hn init --name NAME")
+                             f"nothing), {_replace_command(repo, path)}")
         raise InputError(f"identity already exists at {path}; git hn identity show prints it")
     from ..core.gostr import is_blank
 
@@ -268,8 +268,15 @@ def anonymous_hint(repo: Repo, path: str) -> str:
     """What ``init`` says after it fell back to ``ANONYMOUS`` (stored at ``path``): the name is
     signed into every memory, and how to replace the identity before anything is signed."""
     return (f'named "{ANONYMOUS}": no --name was given and git config user.name is not set, and the name '
-            "is signed into every memory you record; to choose one before you record, "
-            f"rm {path} {repo.active_path()} && git hn init --name NAME")
+            f"is signed into every memory you record; to choose one before you record, {_replace_command(repo, path)}")
+
+
+def _replace_command(repo: Repo, path: str) -> str:
+    """The shell command that replaces the identity stored at ``path`` (paths quoted for a shell:
+    a review found a directory with a space in it split the ``rm``)."""
+    import shlex
+
+    return f"rm {shlex.quote(path)} {shlex.quote(repo.active_path())} && git hn init --name NAME"
 
 
 def check_signing_name(name: str, fix: str = "choose another with --name NAME") -> None:
