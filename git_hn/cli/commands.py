@@ -579,6 +579,8 @@ def sync_command(args: list[str]) -> int:
         return 0
     if as_json:
         render.json_line(result.to_json())
+        for line in result.reminders:  # (an agent or CI job reads --json: a trial found them dropped)
+            sys.stderr.write(f"git-hn: warning: {line}\n")
     elif render.on_terminal():
         from . import terminal
 

@@ -258,6 +258,8 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     assert later.returncode == 0 and later.stderr == f"git-hn: {reminder}\n", later.stderr
     synced = hn(a, "sync")
     assert f"Anchors of origin: {reminder}" in synced.out.splitlines(), synced.out
+    as_json = hn(a, "sync", "--json")  # (on stderr: the document stays the contract's)
+    assert f"git-hn: warning: Anchors of origin: {reminder}\n" in as_json.err and reminder not in as_json.out
     # a push of the anchor that does not land (a dry run here; a rejection alike) does not end it
     dry = subprocess.run(["git", *advice.split()[1:3], "--dry-run", *advice.split()[3:]], cwd=a,
                          capture_output=True, text=True)
