@@ -336,6 +336,7 @@ def dispatch(argv: list[str]) -> int:
         # a group's command typed without its group (git hn log, git hn recal): memory's first
         words = {s: f"git hn {g} {s}" for g in sorted(GROUPS, key=lambda g: g == "memory") for s in GROUPS[g][0]}
         words.update((t, t) for t in TOP)
+        words.update((w, "git hn sync") for w in ("fetch", "pull", "push"))  # (a trial typed git hn fetch)
         best = words.get(cmd) or words.get(closest(cmd, words))
         hint = f"did you mean {best}?" if best else ""
         raise HnError(append(f"unknown command \"{one_line(cmd)}\"; run 'git hn help'", hint))

@@ -118,6 +118,7 @@ def test_a_bad_value_or_stray_argument_is_never_echoed(inited, args, secret):
     (["recal"], "unknown command \"recal\"; run 'git hn help'; did you mean git hn memory recall?"),
     (["show", "abc"], "unknown command \"show\"; run 'git hn help'; did you mean git hn memory show?"),
     (["status"], "unknown command \"status\"; run 'git hn help'; did you mean git hn hooks status?"),
+    (["fetch"], "unknown command \"fetch\"; run 'git hn help'; did you mean git hn sync?"),
 ])
 def test_unknown_commands_suggest_the_closest(inited, args, message):
     _fails_with(inited, args, message)
