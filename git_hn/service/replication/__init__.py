@@ -160,7 +160,6 @@ def _fetched_anchors(repo: Repo, remote: str, result: SyncResult, progress) -> b
                       and (o.fields.get("recovery") or "").startswith("fetch a branch that contains")} - {""})
     if not missing:
         return False
-
     if progress:
         progress(f"fetch {remote}'s branches: {counted(len(missing), 'anchor commit is', 'anchor commits are')} "
                  "not here")
