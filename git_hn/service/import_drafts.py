@@ -102,8 +102,9 @@ def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
         else:
             lines.append(Line(number, new_ids[chosen["first"][key]], key in seen))
         seen.add(key)
+    signed = {line.number for line in lines if not line.replayed}  # (a replay signed nothing: a review)
     oversized = tuple((number, size) for number, req in numbered
-                      if (size := encoded_over_recall_bound(req.record.content)))
+                      if number in signed and (size := encoded_over_recall_bound(req.record.content)))
     return Imported(ident.actor, target, lines, len(appended), oversized)
 
 

@@ -726,6 +726,8 @@ def test_a_content_over_recalls_default_bound_once_encoded_is_signed_with_a_warn
     r = hn(inited, "memory", "import", str(tmp_path / "drafts.jsonl"))
     assert r.code == 0 and r.err == _over_bound(66_002, "import lines 2, 3: the content is up to", "one of them"), \
         r.err
+    again = hn(inited, "memory", "import", str(tmp_path / "drafts.jsonl"))  # a replay signs nothing: no warning
+    assert again.code == 0 and again.err == "", again.err
     # near the limit but within the bound once encoded: no warning
     (tmp_path / "fits.txt").write_text("y" * 65_534)
     assert hn(inited, *record, "--content-file", str(tmp_path / "fits.txt")).err == ""
