@@ -6,6 +6,7 @@ pushed. Real repositories, a real bare remote, real ``git push`` with the hooks 
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 
@@ -553,3 +554,37 @@ def test_a_force_push_of_the_default_branch_from_a_clone_says_it_takes_the_ancho
     assert forced.returncode == 0
     assert forced.stderr.startswith(f"git-hn: this push takes commit {c2} off origin, and memory {mem['memoryId']}"), \
         forced.stderr
+
+
+def test_a_sync_with_a_lost_anchor_remembered_and_an_unreachable_remote_still_ends_and_says_both(tmp_path):
+    """A review: with a lost anchor remembered, a sync whose remote did not answer ran a second
+    fetch of its branches, unbounded (300 s), and its timeout ended the sync with one line of
+    Git's, its own lines and the reminder lost. The remote's failure stands, and no fetch is tried."""
+    import socket
+    import time
+
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    c1 = _commit(a, "c1")
+    _record(a, "published at c1")
+    assert subprocess.run(["git", "push", "-q", "-u", "origin", "feature"], cwd=a).returncode == 0
+    wait_publication(a)
+    deleted = subprocess.run(["git", "push", "-q", "origin", "--delete", "feature"], cwd=a, capture_output=True,
+                             text=True)
+    assert f"this push takes commit {c1} off origin" in deleted.stderr
+    hole = socket.socket()
+    hole.bind(("127.0.0.1", 0))
+    hole.listen(8)  # accepts, never answers
+    try:
+        git(a, "remote", "set-url", "origin", f"git://127.0.0.1:{hole.getsockname()[1]}/r.git")
+        git(a, "config", "hn.syncStallTimeout", "2")
+        start = time.monotonic()
+        r = subprocess.run([sys.executable, "-m", "git_hn", "sync"], cwd=a, capture_output=True, text=True,
+                           timeout=120)
+        assert time.monotonic() - start < 60
+    finally:
+        hole.close()
+    assert r.returncode == 1
+    assert "did not answer within 2 s" in r.stderr, r.stderr
+    assert f"Anchors of origin: commit {c1}" in r.stdout, r.stdout

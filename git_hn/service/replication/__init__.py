@@ -106,7 +106,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         from . import lost
 
         left = lost.still_lost(repo, remote)  # (no Git process while nothing is remembered)
-        if left and not result.branches_fetched and _fetch_branches(repo, remote):
+        if left and not result.branches_fetched and not result.unreachable and _fetch_branches(repo, remote):
             left = lost.still_lost(repo, remote)  # (a teammate may have put it back: a trial)
         if left:
             result.reminders.append("Anchors of " + remote + ": " + lost.line(remote, left))
@@ -169,11 +169,16 @@ def _fetched_anchors(repo: Repo, remote: str, result: SyncResult, progress) -> b
 
 def _fetch_branches(repo: Repo, remote: str) -> bool:
     """One ``git fetch <remote>`` (the clone's own refspecs; the fetch hook's import is not
-    started: the sync imports); whether it succeeded."""
+    started: the sync imports); whether it succeeded. A fetch that does not end in time fails
+    alike (a review: its error ended the whole sync, whose lines were lost)."""
+    from ...errors import GitError
     from ...store.transport import remote_env
 
-    return repo.git.run(["fetch", "--quiet", "--end-of-options", remote],
-                        env={**remote_env(), "HN_HOOK_ACTIVE": "1"}).returncode == 0
+    try:
+        return repo.git.run(["fetch", "--quiet", "--end-of-options", remote],
+                            env={**remote_env(), "HN_HOOK_ACTIVE": "1"}).returncode == 0
+    except GitError:
+        return False
 
 
 def _merged(first: SyncResult, again: SyncResult) -> SyncResult:
