@@ -588,3 +588,35 @@ def test_a_sync_with_a_lost_anchor_remembered_and_an_unreachable_remote_still_en
     assert r.returncode == 1
     assert "did not answer within 2 s" in r.stderr, r.stderr
     assert f"Anchors of origin: commit {c1}" in r.stdout, r.stdout
+
+
+def test_a_force_push_over_a_commit_not_fetched_still_warns_and_one_that_keeps_the_anchor_does_not(tmp_path):
+    """A review: the remote's old tip was a teammate's commit this clone had not fetched, Git's
+    rev-list failed on it, and a plain --force that took the anchor off said nothing; and a push
+    that force-pushed and created the keep branch in one command warned of a loss it prevented."""
+    _remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(a, "hooks", "install").code == 0
+    s2 = _commit(a, "s2")
+    mem = _record(a, "on s2")
+    assert subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a).returncode == 0
+    wait_publication(a)
+    git(b, "pull", "-q", "origin", "main")
+    _commit(b, "teammate")
+    git(b, "push", "-q", "origin", "main")  # (Alice has not fetched it)
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    _commit(a, "s3")
+    forced = subprocess.run(["git", "push", "-q", "-f", "origin", "main"], cwd=a, capture_output=True, text=True)
+    wait_publication(a)
+    assert forced.returncode == 0
+    assert forced.stderr.startswith(f"git-hn: this push takes commit {s2} off origin, and memory {mem['memoryId']}"), \
+        forced.stderr
+    s4 = _commit(a, "s4")
+    _record(a, "on s4")
+    assert subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a).returncode == 0
+    wait_publication(a)
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    _commit(a, "s5")
+    kept = subprocess.run(["git", "push", "-q", "-f", "origin", "main", f"{s4}:refs/heads/hn-anchor/{s4[:12]}"],
+                          cwd=a, capture_output=True, text=True)
+    wait_publication(a)
+    assert kept.returncode == 0 and f"takes commit {s4}" not in kept.stderr, kept.stderr

@@ -171,23 +171,32 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
     fast-forward lists nothing)."""
     zero = "0" * repo.oid_hex_len
     prefix = "refs/heads/"
-    lines, updated = [], []
+    lines, updated, kept = [], [], []
     for line in data.decode("utf-8", "replace").splitlines():
         parts = line.split(" ")
-        if len(parts) != 4 or parts[3] == zero or parts[1] == parts[3]:
+        if len(parts) != 4 or parts[1] == parts[3]:
             continue
         _lref, loid, rref, roid = parts
+        if roid == zero:  # a new ref: what it sends stays (a keep branch pushed along, a review)
+            if loid != zero:
+                kept.append(f"^{loid}")
+            continue
         lines.append(roid)
         if loid != zero:
             lines.append(f"^{loid}")
         if rref.startswith(prefix):
-            updated.append(f"--exclude={remote}/{rref[len(prefix):]}")  # (--remotes drops refs/remotes/)
+            branch = rref[len(prefix):]
+            updated.append(f"--exclude={remote}/{branch}")  # (--remotes drops refs/remotes/)
+            # the old tip as this clone knows it: the remote's may be a teammate's commit not
+            # fetched here (a review: a plain --force over it warned of nothing)
+            lines.append(f"refs/remotes/{remote}/{branch}")
     if not lines:
         return [], []
+    lines += kept
     # (refs/remotes/<remote>/HEAD names the old tip of the default branch while pre-push runs: a
     # team trial's force-push of main took its anchor off the remote without a word)
-    walk = repo.git.run(["rev-list", "--parents", "--stdin", "--not", *updated, f"--exclude={remote}/HEAD",
-                         f"--remotes={remote}"],
+    walk = repo.git.run(["rev-list", "--parents", "--ignore-missing", "--stdin", "--not", *updated,
+                         f"--exclude={remote}/HEAD", f"--remotes={remote}"],
                         input="".join(f"{x}\n" for x in lines).encode())
     rows = [row.split() for row in walk.stdout.decode("ascii", "replace").splitlines()] if walk.returncode == 0 else []
     removed = [row[0] for row in rows if row]
