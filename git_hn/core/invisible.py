@@ -34,11 +34,12 @@ import re
 # Hangul fillers, Khmer inherent vowels, Mongolian free variation selectors and vowel separator,
 # zero-width space, left-to-right and right-to-left marks, line and paragraph separators,
 # embeddings and overrides, word joiner, invisible operators, isolates, deprecated format
-# controls, variation selectors, zero-width no-break space, the unassigned specials and
+# controls, the blank Braille pattern (a review: ``Alice`` + U+2800 looked like ``Alice``),
+# variation selectors, zero-width no-break space, the unassigned specials and
 # annotation controls, shorthand format controls, musical format controls, tags and the
 # supplementary variation selectors.
 HIDDEN = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200e\u200f"
-          "\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+          "\u2028\u2029\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
           "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
 # removed, not spelled, before the secret lint's detectors: HIDDEN and the two joiners
 FOLDED = HIDDEN + "\u200c\u200d"
@@ -69,28 +70,51 @@ _JOINING = ((0x0600, 0x08FF), (0x0900, 0x0DFF), (0x1000, 0x109F), (0x1780, 0x18A
             (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))
 
 
+# emoji whose base is not a symbol of category So (‼ ⁉ ™ ℹ ↔…↙ ↩ ↪ Ⓜ ◻…◾ ⤴ ⤵ 〰 〽 ㊗ ㊙)
+_EMOJI_ELSEWHERE = ((0x203C, 0x203C), (0x2049, 0x2049), (0x2122, 0x2122), (0x2139, 0x2139), (0x2194, 0x2199),
+                    (0x21A9, 0x21AA), (0x24C2, 0x24C2), (0x25FB, 0x25FE), (0x2934, 0x2935), (0x3030, 0x3030),
+                    (0x303D, 0x303D), (0x3297, 0x3297), (0x3299, 0x3299))
+# symbols of category So that no emoji is made of: box drawing, block elements, Braille (its
+# blank pattern draws nothing)
+_NOT_EMOJI = ((0x2500, 0x259F), (0x2800, 0x28FF))
+
+
 def _emoji(ch: str) -> bool:
-    """A symbol emoji sequences are made of (Unicode category So; the skin tone modifiers)."""
+    """A character emoji sequences are made of (a symbol of category So but box drawing, blocks
+    and Braille; the few emoji of other categories; the skin tone modifiers)."""
     import unicodedata
 
-    return unicodedata.category(ch) == "So" or 0x1F3FB <= ord(ch) <= 0x1F3FF
-
-
-def _joinable(ch: str) -> bool:
-    """A character a joiner may join: an emoji, or a letter or mark of a script that needs joiners
-    (a review: ``Alice`` and ``Alice`` with a zero-width non-joiner after it looked the same, and
-    so did Cyrillic or accented names)."""
-    if not ch or ch.isascii() or _pattern().match(ch) is not None:
-        return False
     o = ord(ch)
-    return _emoji(ch) or any(a <= o <= b for a, b in _JOINING)
+    if any(a <= o <= b for a, b in _EMOJI_ELSEWHERE) or 0x1F3FB <= o <= 0x1F3FF:
+        return True
+    return unicodedata.category(ch) == "So" and not any(a <= o <= b for a, b in _NOT_EMOJI)
+
+
+def _scripted(ch: str) -> bool:
+    """A letter or mark of a script that needs joiners (``_JOINING``)."""
+    o = ord(ch) if ch else 0
+    return any(a <= o <= b for a, b in _JOINING)
+
+
+def _drawn(ch: str) -> bool:
+    return bool(ch) and not ch.isascii() and _pattern().match(ch) is None
 
 
 def _joiner_kept(s: str, i: int) -> bool:
-    """Whether the joiner at ``s[i]`` stands between two characters it may join (``_joinable``;
-    one presentation selector before it is looked past)."""
+    """Whether the joiner at ``s[i]`` joins what it may (a review: ``Alice`` and ``Alice`` with a
+    zero-width non-joiner after it looked the same, and so did Cyrillic or accented names, and
+    two emoji with a non-joiner between them): a zero-width joiner between two emoji (one
+    presentation selector before it is looked past); either joiner after a letter or mark of a
+    script that needs joiners, before another or at the end of a word (Malayalam's older chillu
+    letters end with one)."""
     left = s[i - 2] if i >= 2 and s[i - 1] in _PRESENTATION else (s[i - 1] if i else "")
-    return _joinable(left) and _joinable(s[i + 1:i + 2])
+    right = s[i + 1:i + 2]
+    if s[i] == "\u200d" and _drawn(left) and _drawn(right) and _emoji(left) and _emoji(right):
+        return True
+    if not (_drawn(left) and _scripted(left)):
+        return False
+    return _drawn(right) and _scripted(right) or not right or right.isspace() or (
+        right.isascii() and not right.isalnum())
 
 
 def _presentation_kept(s: str, i: int) -> bool:

@@ -43,6 +43,16 @@ def test_a_selector_or_joiner_after_a_letter_of_a_script_that_needs_none_is_spel
     assert spell_invisible("👋🏽\u200d👋") == "👋🏽\u200d👋"  # (a skin tone before the joiner)
 
 
+def test_a_review_s_look_alikes_are_spelled_and_its_emoji_and_words_stay():
+    assert spell_invisible("Kim 👨\u200c👩") == "Kim 👨\\u{200c}👩"  # a non-joiner between emoji
+    assert spell_invisible("Bob\u2500\ufe0f") == "Bob\u2500\\u{fe0f}"  # box drawing has no emoji form
+    assert spell_invisible("Alice\u2800") == "Alice\\u{2800}"  # the blank Braille pattern draws nothing
+    for emoji in ("\u203c\ufe0f", "\u2139\ufe0f", "\u2194\ufe0f", "\u3030\ufe0f", "\u25fb\ufe0f", "\u2934\ufe0f"):
+        assert spell_invisible(emoji) == emoji
+    assert spell_invisible("\u0d05\u0d35\u0d28\u0d4d\u200d") == "\u0d05\u0d35\u0d28\u0d4d\u200d"  # (a chillu)
+    assert spell_invisible("\u0647\u200d ") == "\u0647\u200d "
+
+
 def test_a_joiner_beside_ascii_or_alone_is_spelled():
     """A review: ``Alice`` and ``Alice`` + U+200C looked the same in the log (impersonation)."""
     assert spell_invisible("Alice\u200c") == "Alice\\u{200c}"
