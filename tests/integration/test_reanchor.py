@@ -620,3 +620,28 @@ def test_a_force_push_over_a_commit_not_fetched_still_warns_and_one_that_keeps_t
                           cwd=a, capture_output=True, text=True)
     wait_publication(a)
     assert kept.returncode == 0 and f"takes commit {s4}" not in kept.stderr, kept.stderr
+
+
+def test_in_a_single_branch_clone_the_reminder_ends_once_its_command_was_followed(tmp_path):
+    """A review: a single-branch clone never fetches the hn-anchor branch its reminder asks for,
+    so the reminder stayed for good after the command was followed. The sync asks the remote for
+    those branch names (one ls-remote, only while one is remembered)."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    sb = tmp_path / "sb"
+    git(tmp_path, "clone", "-q", "--single-branch", "--branch", "main", str(remote), str(sb))
+    assert hn(sb, "init", "--name", "Single").code == 0
+    assert hn(sb, "hooks", "install").code == 0
+    c = _commit(sb, "s1")
+    _record(sb, "on s1")
+    assert subprocess.run(["git", "push", "-q", "origin", "main"], cwd=sb).returncode == 0
+    wait_publication(sb)
+    git(sb, "reset", "-q", "--hard", "HEAD~1")
+    _commit(sb, "s1 again")
+    forced = subprocess.run(["git", "push", "-q", "-f", "origin", "main"], cwd=sb, capture_output=True, text=True)
+    wait_publication(sb)
+    advice = f"git push origin {c}:refs/heads/hn-anchor/{c[:12]}"
+    assert advice in forced.stderr, forced.stderr
+    assert f"Anchors of origin: commit {c}" in hn(sb, "sync").out
+    git(sb, *advice.split()[1:])
+    assert "Anchors of origin" not in hn(sb, "sync").out
+    assert not [p for p in (sb / ".git" / "hn" / "replication").iterdir() if p.name.startswith("lost-")]

@@ -108,6 +108,8 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         left = lost.still_lost(repo, remote)  # (no Git process while nothing is remembered)
         if left and not result.branches_fetched and not result.unreachable and _fetch_branches(repo, remote):
             left = lost.still_lost(repo, remote)  # (a teammate may have put it back: a trial)
+        if left and not result.unreachable:  # (kept on a branch this clone does not fetch)
+            left = lost.kept_there(repo, remote, url, left)
         if left:
             result.reminders.append("Anchors of " + remote + ": " + lost.line(remote, left))
     if publish and not ended and off:

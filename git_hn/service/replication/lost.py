@@ -99,6 +99,37 @@ def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str,
     return left
 
 
+def kept_there(repo: Repo, remote: str, url: str, lost: dict[str, str]) -> dict[str, str]:
+    """Of ``lost``, those that ``remote`` holds as ``refs/heads/hn-anchor/<12 digits>`` naming that
+    very commit (what the reminder's command pushes) are forgotten; the rest is returned. For a
+    clone whose fetch refspecs never bring those branches (a single-branch clone: a review found
+    the reminder there for good after its command was followed). One ``ls-remote`` of those
+    names, bounded; nothing is forgotten when the remote cannot say."""
+    from ...errors import GitError
+    from ...store.transport import advertisement_limit, remote_env, transport_allowed
+
+    if not lost or not transport_allowed(url):
+        return lost
+    names = {f"refs/heads/hn-anchor/{c[:12]}": c for c in lost}
+    try:
+        proc = repo.git.run(["ls-remote", "--refs", "--", url, *sorted(names)], env=remote_env(),
+                            limit=advertisement_limit())
+    except GitError:
+        return lost
+    if proc.returncode != 0:
+        return lost
+    back = set()
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        oid, _tab, ref = line.partition("\t")
+        if names.get(ref) == oid:
+            back.add(oid)
+    if not back:
+        return lost
+    left = {c: m for c, m in lost.items() if c not in back}
+    _write(repo, remote, {c: m for c, m in _read(repo, remote).items() if c not in back})
+    return left
+
+
 def _off(repo: Repo, remote: str, commits: dict, sent: tuple[str, ...]) -> set[str] | None:
     """What ``commits`` reach that no remote-tracking ref of ``remote`` nor ``sent`` contains:
     each of them itself while it is off (one ``rev-list``; None when Git fails)."""
