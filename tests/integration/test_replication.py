@@ -1249,6 +1249,44 @@ def test_a_refused_stream_holds_back_only_what_cites_it(tmp_path):
     assert git(remote, "rev-parse", "--verify", "-q", refused, check=False) == ""
 
 
+def test_two_streams_citing_each_others_new_memories_go_out_in_order_and_none_alone(tmp_path):
+    """An audit's case: stream S1 holds A1; S2's B1 cites A1; S1's A2 cites B1. The publication
+    saw each stream relying on the other and pushed both together, and a server that refused S1
+    took S2 alone (importers failed with dependency-missing). The circle is broken: S1 goes up to
+    A1 first, then S2; A2 waits for the next publication, and nothing goes while S1 is refused."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(bob, "replication", "select", "--all").code == 0
+    a1 = _rec(alice, "A1")
+    s2 = "sha256:" + "2" * 64
+
+    def rec(content, stream, cites):
+        r = hn(alice, "memory", "record", "--json", "--kind", "observation", "--at", "HEAD", "--applies",
+               "descendants", "--content", content, "--evidence", f"memory:{cites}", *(("--stream", stream) if stream
+                                                                                      else ()))
+        assert r.code == 0, r.err
+        return r.json()
+
+    b1 = rec("B1 cites A1", s2, a1["memoryId"])
+    a2 = rec("A2 cites B1", None, b1["memoryId"])
+    s1_ref = f"refs/hn/memory/{a1['actor']}/{a1['stream'][7:]}"
+    s2_ref = f"refs/hn/memory/{a1['actor']}/{'2' * 64}"
+    hook = refusing(remote, s1_ref)
+    r = hn(alice, "sync")
+    assert r.code == 1 and "hook declined" in r.err, r.out + r.err
+    assert git(remote, "for-each-ref", "refs/hn") == ""  # S2 did not go alone
+    hook.unlink()
+    r = hn(alice, "sync")
+    assert r.code == 0, r.out + r.err
+    assert git(remote, "rev-parse", s2_ref) == git(alice, "rev-parse", s2_ref)
+    assert "waits" in r.out  # A2, held for the next publication
+    r = hn(alice, "sync")
+    assert r.code == 0, r.out + r.err
+    assert git(remote, "rev-parse", s1_ref) == git(alice, "rev-parse", s1_ref)
+    r = hn(bob, "sync")
+    assert r.code == 0, r.out + r.err
+    assert hn(bob, "memory", "show", a2["memoryId"]).code == 0
+
+
 def test_a_pending_state_that_cannot_be_read_safely_is_not_waited_for(tmp_path, monkeypatch):
     """A review's case: a replication directory with unsafe permissions gives no file list
     (``memo_files`` None) before and after; that was taken for a state being changed, and every

@@ -109,6 +109,19 @@ def relies(remote: str, chains: dict, cut: dict[str, int], places: dict[str, lis
     return out
 
 
+def first_relying(remote: str, chains: dict, cut: dict[str, int], places: dict[str, list[tuple[str, int]]],
+                  given_seq: dict[str, int], ref: str) -> tuple[int, str]:
+    """(index of the first link of ``ref``'s allowed part that cites a memory another ref of
+    this same publication gives, that memory) (``relies``, link by link)."""
+    allowed_seq = {r: links[cut[r] - 1].seq if cut[r] else -1 for r, links in chains.items()}
+    for k, link in enumerate(chains[ref][:cut[ref]]):
+        for c in link.cites:
+            source = _relied_on(remote, places.get(c, ()), allowed_seq, given_seq)
+            if source is not None and source != ref:
+                return k, c
+    return cut[ref], ""
+
+
 def _relied_on(remote: str, places, allowed_seq: dict[str, int], given_seq: dict[str, int]) -> str | None:
     """The local ref whose part in this publication gives ``remote`` a memory found at
     ``places``, when nothing else does (its accepted copy from there, what it was given)."""

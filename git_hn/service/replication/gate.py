@@ -101,9 +101,65 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
         held = [h._replace(discarded=h.commit in gone, elsewhere=h.commit in elsewhere) for h in held]
     if citing is not None:
         final = {ref: waits[ref][0] if ref in waits else cut[ref] for ref in chains}
-        allowed.after = {ref: deps & set(allowed) for ref, deps in cited.relies(remote, chains, final, *citing).items()
-                         if ref in allowed and deps & set(allowed)}
+        allowed.after = _acyclic(remote, chains, final, citing, allowed, held)
     return allowed, held
+
+
+def _acyclic(remote: str, chains: dict, final: dict[str, int], citing, allowed: "Allowed",
+             held: list) -> dict[str, set[str]]:
+    """``Allowed.after`` (ref -> the refs of this publication whose part holds a memory its part
+    cites), with every circle broken: two of the user's streams citing each other's new
+    memories (A2 cites B1, which cites A1) were pushed together, and a server that refused one
+    took the other alone (an audit: importers failed with dependency-missing). A ref in a circle
+    is cut before its first memory that cites another ref of this publication (that memory and
+    the rest wait for the next publication, held and said as a citing wait), until none is left:
+    cuts only shrink, so this ends."""
+    while True:
+        after = {ref: deps & set(allowed) for ref, deps in cited.relies(remote, chains, final, *citing).items()
+                 if ref in allowed and deps & set(allowed)}
+        circle = _in_circle(after)
+        if not circle:
+            return after
+        # the member whose first citing memory comes latest: the most of the circle goes now
+        firsts = {ref: cited.first_relying(remote, chains, final, *citing, ref) for ref in circle}
+        ref = max(sorted(circle), key=lambda r: firsts[r][0])
+        k, cites = firsts[ref]
+        if k >= final[ref]:  # (cannot happen: a ref in a circle relies on another; never loop)
+            return after
+        _cut(ref, k, cites, chains, final, allowed, held)
+        # what cited the memories cut off waits too (a cut only shrinks: this settles)
+        for other, (j, what) in cited.waits(remote, chains, final, *citing).items():
+            if j < final[other]:
+                _cut(other, j, what, chains, final, allowed, held)
+
+
+def _cut(ref: str, k: int, cites: str, chains: dict, final: dict[str, int], allowed: "Allowed", held: list) -> None:
+    """``ref`` published up to the memory before its ``k``-th link this time; that link waits
+    for the memory ``cites``."""
+    links = chains[ref]
+    final[ref] = k
+    held[:] = sorted([h for h in held if h.ref != ref] +
+                     [Held(ref, links[k].memory_id, "", len(links) - k, cites=cites)], key=lambda h: h.ref)
+    if k:
+        allowed[ref] = links[k - 1].commit
+    else:
+        allowed.pop(ref, None)
+
+
+def _in_circle(after: dict[str, set[str]]) -> set[str]:
+    """The refs that ``after`` leads back to themselves (empty when there is no circle)."""
+    out = set()
+    for start in sorted(after):
+        seen, todo = set(), list(after[start])
+        while todo:
+            ref = todo.pop()
+            if ref == start:
+                out.add(start)
+                break
+            if ref not in seen:
+                seen.add(ref)
+                todo.extend(after.get(ref, ()))
+    return out
 
 
 class Allowed(dict):
