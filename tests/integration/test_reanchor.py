@@ -590,6 +590,18 @@ def test_a_sync_with_a_lost_anchor_remembered_and_an_unreachable_remote_still_en
     assert f"Anchors of origin: commit {c1}" in r.stdout, r.stdout
 
 
+def _published_then_dropped(repo, name: str) -> tuple[str, dict]:
+    """A commit ``name`` with a memory on it, pushed to origin's main and published; then main
+    here reset past it, with another commit instead (a force-push takes it off). (commit, memory)"""
+    commit = _commit(repo, name)
+    mem = _record(repo, f"on {name}")
+    assert subprocess.run(["git", "push", "-q", "origin", "main"], cwd=repo).returncode == 0
+    wait_publication(repo)
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    _commit(repo, f"{name} again")
+    return commit, mem
+
+
 def test_a_force_push_over_a_commit_not_fetched_still_warns_and_one_that_keeps_the_anchor_does_not(tmp_path):
     """A review: the remote's old tip was a teammate's commit this clone had not fetched, Git's
     rev-list failed on it, and a plain --force that took the anchor off said nothing; and a push
@@ -610,12 +622,7 @@ def test_a_force_push_over_a_commit_not_fetched_still_warns_and_one_that_keeps_t
     assert forced.returncode == 0
     assert forced.stderr.startswith(f"git-hn: this push takes commit {s2} off origin, and memory {mem['memoryId']}"), \
         forced.stderr
-    s4 = _commit(a, "s4")
-    _record(a, "on s4")
-    assert subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a).returncode == 0
-    wait_publication(a)
-    git(a, "reset", "-q", "--hard", "HEAD~1")
-    _commit(a, "s5")
+    s4, _mem = _published_then_dropped(a, "s4")
     kept = subprocess.run(["git", "push", "-q", "-f", "origin", "main", f"{s4}:refs/heads/hn-anchor/{s4[:12]}"],
                           cwd=a, capture_output=True, text=True)
     wait_publication(a)
@@ -631,12 +638,7 @@ def test_in_a_single_branch_clone_the_reminder_ends_once_its_command_was_followe
     git(tmp_path, "clone", "-q", "--single-branch", "--branch", "main", str(remote), str(sb))
     assert hn(sb, "init", "--name", "Single").code == 0
     assert hn(sb, "hooks", "install").code == 0
-    c = _commit(sb, "s1")
-    _record(sb, "on s1")
-    assert subprocess.run(["git", "push", "-q", "origin", "main"], cwd=sb).returncode == 0
-    wait_publication(sb)
-    git(sb, "reset", "-q", "--hard", "HEAD~1")
-    _commit(sb, "s1 again")
+    c, _mem = _published_then_dropped(sb, "s1")
     forced = subprocess.run(["git", "push", "-q", "-f", "origin", "main"], cwd=sb, capture_output=True, text=True)
     wait_publication(sb)
     advice = f"git push origin {c}:refs/heads/hn-anchor/{c[:12]}"
