@@ -24,11 +24,6 @@ from ..store.repo import Repo
 PUBLICATION_WAIT = 60.0  # seconds a block-mode pre-push waits for another publication to the remote
 
 
-def _remotes(repo: Repo) -> set[str]:
-    proc = repo.git.run(list(PRE_PUSH_QUESTIONS[0]))  # often started early (cli.main)
-    return set(proc.stdout.decode("utf-8", "replace").split())
-
-
 WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush warn "
             "(publish in the background), or git push --no-verify (this push only)")
 
@@ -64,7 +59,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     # (``cli.main`` drops it before anything starts; here for a caller that did not)
     os.environ.pop("PRE_COMMIT_RUNNING_LEGACY", None)
     repo.git.env.pop("PRE_COMMIT_RUNNING_LEGACY", None)
-    if remote not in _remotes(repo):
+    if remote not in repo.remote_names():
         # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
         # (the URL itself is never echoed: it may carry credentials)
         named = _remote_of_url(repo, remote)

@@ -30,7 +30,17 @@ class Repo:
         self.object_format = object_format
         self._head: str | None = None
         self._pending = None
+        self._remote_names: frozenset[str] | None = None
         self.quarantine = False
+
+    def remote_names(self) -> frozenset[str]:
+        """The configured remotes' names (one ``git remote``, asked once; often started early)."""
+        if self._remote_names is None:
+            from .git import PRE_PUSH_QUESTIONS
+
+            proc = self.git.run(list(PRE_PUSH_QUESTIONS[0]))
+            self._remote_names = frozenset(proc.stdout.decode("utf-8", "replace").split())
+        return self._remote_names
 
     def pending(self):
         """The replication pending state (§9.17); nothing is pending inside a quarantine."""

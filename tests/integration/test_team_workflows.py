@@ -317,7 +317,7 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     said = hn(bob, "sync").out  # the human line: the recovery once, then who can bring it back
     assert said.count(f"fetch a branch that contains {local}, then git hn sync origin") == 1, said
     name = hn(alice, "identity", "show").out.split("\n")[0].split(None, 1)[1]
-    hint = (f"Commit {local} is not here, nor on a branch of origin this clone fetches (this sync fetched them), "
+    hint = (f"Commit {local} is not here, nor on any branch of origin this clone fetches (this sync has just fetched them), "
             f"and memory {second['memoryId'][7:19]} of \"{name}\" ({actor_of(alice)[:12]}) is anchored on it: if a "
             "rebase, an amend or a deleted branch took it off, a clone that still has it (its author's, most "
             f"likely) can put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}")
@@ -382,7 +382,7 @@ def test_a_sync_right_after_a_teammates_push_fetches_the_branch_its_memory_needs
     _record(alice, "anchored on a commit only alice has")
     git(alice, "push", "-q", "origin", f"{ref}:{ref}")
     r = hn(bob, "sync")
-    assert r.code == 1 and "is not here, nor on a branch of origin this clone fetches (this sync fetched them)" in r.out
+    assert r.code == 1 and "is not here, nor on any branch of origin this clone fetches (this sync has just fetched them)" in r.out
 
 
 def test_the_publication_gate_reads_the_state_as_a_full_collection_would(tmp_path, bare_remote, monkeypatch):
@@ -633,3 +633,37 @@ def test_a_memory_anchored_on_a_commit_only_another_remote_holds_is_said_at_push
     git(alice, "fetch", "-q", "origin")
     r = hn(alice, "sync", "origin")
     assert r.code == 0 and "waits" not in r.out, r.out
+
+
+def test_a_remote_named_under_another_remotes_name_is_not_counted_as_that_remote(tmp_path):
+    """An audit: with remotes ``team`` and ``team/fork``, ``refs/remotes/team/fork/*`` matched
+    ``--remotes=team``: a memory anchored on a commit pushed only to the fork was published to
+    ``team`` (whose importers then stopped at the missing anchor), and a force-push to ``team``
+    that took a published memory's anchor off it warned of nothing."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    git(alice, "remote", "rename", "origin", "team")
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "clone", "-q", "--bare", str(remote), str(fork))
+    git(alice, "remote", "add", "team/fork", str(fork))
+    commit = commit_on(alice, "feat", "feat.txt")
+    _record(alice, "decided on the feature branch")
+    git(alice, "push", "-q", "team/fork", "feat")
+    git(alice, "checkout", "-q", "main")
+    before = refs_snapshot(remote)
+    r = hn(alice, "sync", "team")
+    assert f"waits until commit {commit} is on team" in r.out, r.out
+    assert refs_snapshot(remote) == before  # nothing published to team
+    assert subprocess.run(["git", "cat-file", "-e", commit], cwd=remote).returncode != 0
+
+    # the anchor on team's main, published there, then a force-push takes it off team
+    git(alice, "merge", "-q", "--ff-only", "feat")
+    git(alice, "push", "-q", "team", "main")
+    git(alice, "push", "-q", "team/fork", "main")
+    assert hn(alice, "sync", "team").code == 0
+    assert "refs/hn/memory/" in refs_snapshot(remote)
+    assert hn(alice, "hooks", "install").code == 0
+    git(alice, "reset", "-q", "--hard", "HEAD~1")
+    pushed = subprocess.run(["git", "push", "-q", "-f", "team", "main"], cwd=alice, capture_output=True, text=True)
+    assert pushed.returncode == 0, pushed.stderr
+    assert f"git push team {commit}:refs/heads/hn-anchor/{commit[:12]}" in pushed.stderr, pushed.stderr
+

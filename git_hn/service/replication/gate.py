@@ -223,7 +223,7 @@ def discarded_for(repo: Repo, anchors: set[str], remote: str) -> tuple[set[str],
     if not anchors:
         return set(), set()
     head = repo.head_commit()
-    absent, beyond = _beyond(repo, anchors, ["--not", "--branches", "--tags", f"--remotes={_glob(remote)}"],
+    absent, beyond = _beyond(repo, anchors, ["--not", "--branches", "--tags", *tracking(repo, remote)],
                              [head] if head else [])
     if not beyond:  # (None: Git could not answer, and nothing is named)
         return absent, set()
@@ -236,7 +236,7 @@ def not_carried(repo: Repo, anchors: set[str], remote: str, pushed: set[str]) ->
     (``pushed``) contain: commits the remote will not have after it. One ``rev-list``."""
     if not anchors:
         return set()
-    absent, beyond = _beyond(repo, anchors, ["--not", f"--remotes={_glob(remote)}"], sorted(pushed))
+    absent, beyond = _beyond(repo, anchors, ["--not", *tracking(repo, remote)], sorted(pushed))
     return absent | (beyond or set())
 
 
@@ -251,10 +251,24 @@ def sent_to(repo: Repo, anchors: set[str], tips: dict[str, str]) -> dict[str, st
     return {a: first for a in anchors - beyond - absent}
 
 
-def _glob(remote: str) -> str:
-    """``remote`` as a ``--remotes=`` pattern that matches its own refs only (glob characters in a
-    remote's name are Git's to allow: they are escaped)."""
-    return "".join(f"[{c}]" if c in "*?[\\" else c for c in remote) + "/*"
+def tracking(repo: Repo, remote: str, excluded: tuple[str, ...] = ()) -> list[str]:
+    """``rev-list`` arguments that name ``remote``'s own remote-tracking refs, less its branches
+    ``excluded``: ``--remotes=<remote>/*`` alone also matches ``refs/remotes/<remote>/<x>/…``, the
+    refs of another configured remote named ``<remote>/<x>`` (an audit: a memory anchored on a
+    commit pushed only to ``team/fork`` was published to ``team``), so those are excluded. Glob
+    characters in a name (Git allows them in a hand-written configuration) are escaped."""
+    nested = sorted(n for n in repo.remote_names() if n.startswith(remote + "/"))
+    return [*(f"--exclude={_escaped(remote)}/{b}" for b in excluded),
+            *(f"--exclude={_escaped(n)}/*" for n in nested), f"--remotes={_escaped(remote)}/*"]
+
+
+def nested_prefixes(repo: Repo, remote: str) -> tuple[str, ...]:
+    """The ``refs/remotes/<remote>/<x>/`` prefixes that belong to other remotes (``tracking``)."""
+    return tuple(f"refs/remotes/{n}/" for n in sorted(repo.remote_names()) if n.startswith(remote + "/"))
+
+
+def _escaped(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[\\" else c for c in name)
 
 
 def discarded(repo: Repo, anchors: set[str]) -> set[str]:
@@ -346,8 +360,11 @@ def _chains_above(repo: Repo, tips: dict[str, str], bases: dict[str, str],
 def _not_on_remote(repo: Repo, remote: str, anchors: set[str]) -> set[str]:
     """The ``anchors`` that are not reachable from ``remote``'s remote-tracking refs (or are not
     in this repository at all). One listing and one ``rev-list`` for all of them."""
-    proc = repo.git.run(["for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}/"])
-    remote_tips = sorted(set(proc.stdout.decode("ascii", "replace").split())) if proc.returncode == 0 else []
+    proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", f"refs/remotes/{remote}/"])
+    others = nested_prefixes(repo, remote)
+    rows = [row.split(" ", 1) for row in proc.stdout.decode("utf-8", "replace").splitlines()] \
+        if proc.returncode == 0 else []
+    remote_tips = sorted({row[0] for row in rows if len(row) == 2 and not row[1].startswith(others)})
     if not remote_tips:
         return set(anchors)
     absent, beyond = _beyond(repo, anchors, [], remote_tips)

@@ -133,8 +133,10 @@ def kept_there(repo: Repo, remote: str, url: str, lost: dict[str, str]) -> dict[
 def _off(repo: Repo, remote: str, commits: dict, sent: tuple[str, ...]) -> set[str] | None:
     """What ``commits`` reach that no remote-tracking ref of ``remote`` nor ``sent`` contains:
     each of them itself while it is off (one ``rev-list``; None when Git fails)."""
-    walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin", "--not", f"--exclude={remote}/HEAD",
-                         f"--remotes={remote}", *sent], input="".join(f"{c}\n" for c in commits).encode())
+    from .gate import tracking  # (only while a commit is remembered)
+
+    walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin", "--not", *tracking(repo, remote, ("HEAD",)),
+                         *sent], input="".join(f"{c}\n" for c in commits).encode())
     return set(walk.stdout.decode("ascii", "replace").split()) if walk.returncode == 0 else None
 
 

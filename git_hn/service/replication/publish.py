@@ -26,7 +26,7 @@ from ...store import state as statemod
 from ...store import statedb, stateview, streams
 from ...store.transport import NO_ACCESS, remote_env, transport_allowed
 from ...store.repo import Repo
-from .gate import gate
+from .gate import gate, tracking
 from .given_record import note_held, published_heads, remember, settle_stopped
 from .outcomes import PhaseError, phase
 
@@ -186,7 +186,7 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
             lines.append(f"^{loid}")
         if rref.startswith(prefix):
             branch = rref[len(prefix):]
-            updated.append(f"--exclude={remote}/{branch}")  # (--remotes drops refs/remotes/)
+            updated.append(branch)
             # the old tip as this clone knows it: the remote's may be a teammate's commit not
             # fetched here (a review: a plain --force over it warned of nothing)
             lines.append(f"refs/remotes/{remote}/{branch}")
@@ -195,8 +195,8 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
     lines += kept
     # (refs/remotes/<remote>/HEAD names the old tip of the default branch while pre-push runs: a
     # team trial's force-push of main took its anchor off the remote without a word)
-    walk = repo.git.run(["rev-list", "--parents", "--ignore-missing", "--stdin", "--not", *updated,
-                         f"--exclude={remote}/HEAD", f"--remotes={remote}"],
+    walk = repo.git.run(["rev-list", "--parents", "--ignore-missing", "--stdin", "--not",
+                         *tracking(repo, remote, (*updated, "HEAD"))],
                         input="".join(f"{x}\n" for x in lines).encode())
     rows = [row.split() for row in walk.stdout.decode("ascii", "replace").splitlines()] if walk.returncode == 0 else []
     removed = [row[0] for row in rows if row]
