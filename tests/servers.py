@@ -405,7 +405,8 @@ def _connectable(port: int) -> bool:
 class GitDaemon:
     """``git daemon`` serving the parent directory of ``bare_path`` on 127.0.0.1."""
 
-    def __init__(self, bare_path, log_dir):
+    def __init__(self, bare_path, log_dir, extra_args: tuple[str, ...] = ()):
+        self.extra_args = extra_args  # such as ``--access-hook=PATH``
         self.repo = Path(bare_path).resolve()
         self.base = self.repo.parent
         self.log_dir = Path(log_dir)
@@ -432,7 +433,7 @@ class GitDaemon:
                 proc = subprocess.Popen(
                     ["git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
                      "--informative-errors", "--verbose", f"--listen={HOST}", f"--port={port}",
-                     f"--base-path={self.base}"],
+                     f"--base-path={self.base}", *self.extra_args],
                     stdin=subprocess.DEVNULL, stdout=fh, stderr=fh, start_new_session=True)
             state = self._await_ready(proc, log, port)
             if state == "ready":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -667,3 +668,62 @@ def test_a_remote_named_under_another_remotes_name_is_not_counted_as_that_remote
     assert pushed.returncode == 0, pushed.stderr
     assert f"git push team {commit}:refs/heads/hn-anchor/{commit[:12]}" in pushed.stderr, pushed.stderr
 
+
+def _memory_on_an_unpushed_commit(tmp_path, remote) -> str:
+    """Mallory's memory on a commit of hers that is on no branch of ``remote``, its stream pushed
+    there by hand: an importer stops at its anchor, and the sync fetches the branches. Its ID."""
+    mallory = tmp_path / "mallory"
+    git(tmp_path, "clone", "-q", str(remote), str(mallory))
+    assert hn(mallory, "init", "--name", "Mallory").code == 0
+    commit_on(mallory, "hidden", "hidden.txt")
+    made = _record(mallory, "anchored on a commit the remote never gets")
+    git(mallory, "push", "-q", "origin", "refs/hn/memory/*:refs/hn/memory/*")
+    return made["memoryId"]
+
+
+def test_the_syncs_branch_fetch_writes_no_ref_outside_the_remotes_tracking_refs(tmp_path):
+    """An audit: the fetch a sync runs when an import stops at a missing anchor used the clone's
+    own refspecs; a mirror refspec (``+refs/*:refs/*``) let a hostile remote write refs/hn/*
+    straight into the repository, past the quarantine. Only refspecs that map the remote's
+    branches under refs/remotes/<remote>/ are fetched; with none, nothing is, and the line says so."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    _memory_on_an_unpushed_commit(tmp_path, remote)
+    forged = f"refs/hn/memory/{actor_of(bob)}/{'e' * 64}"
+    git(remote, "update-ref", forged, git(remote, "rev-parse", "main"))
+    git(remote, "update-ref", "refs/heads/extra", git(remote, "rev-parse", "main"))
+    git(bob, "config", "--replace-all", "remote.origin.fetch", "+refs/*:refs/*")
+    git(bob, "checkout", "-q", "--detach")
+    assert hn(bob, "replication", "select", "--all").code == 0
+    r = hn(bob, "sync", "origin")
+    assert r.code == 1
+    refs = refs_snapshot(bob)
+    assert forged not in refs and "refs/heads/extra" not in refs, refs
+    assert "this sync's fetch of origin's branches: this clone fetches no branch of origin under " \
+           "refs/remotes/origin/ (git config --get-all remote.origin.fetch)" in r.out, r.out
+
+
+def test_the_syncs_branch_fetch_is_bounded_by_the_stall_timeout_and_said(tmp_path):
+    """An audit: a remote that answered the advertisement and the quarantine fetch but not the
+    branch fetch (started when an import stops at a missing anchor) held every sync for 300 s,
+    and the line read as if no branch had the commit. The fetch now ends at the stall timeout,
+    once, and the line says it did not end."""
+    from servers import GitDaemon
+
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    _memory_on_an_unpushed_commit(tmp_path, remote)
+    count = tmp_path / "connections"
+    hook = tmp_path / "access-hook"
+    hook.write_text(f'#!/bin/sh\nn=$(($(cat "{count}" 2>/dev/null || echo 0) + 1))\necho $n > "{count}"\n'
+                    'if [ "$n" -ge 3 ]; then sleep 30; fi\nexit 0\n')
+    hook.chmod(0o755)
+    with GitDaemon(remote, tmp_path, (f"--access-hook={hook}",)) as daemon:
+        git(bob, "remote", "set-url", "origin", daemon.url)
+        git(bob, "config", "hn.syncStallTimeout", "3")
+        assert hn(bob, "replication", "select", "--all").code == 0
+        started = time.monotonic()
+        r = hn(bob, "sync", "origin")
+        took = time.monotonic() - started
+    assert r.code == 1 and took < 20, (took, r.out)
+    assert count.read_text().strip() == "3"  # one branch fetch, not two
+    assert "(this sync's fetch of origin's branches: git fetch origin did not end within 3 s (git config " \
+           "hn.syncStallTimeout))" in r.out, r.out

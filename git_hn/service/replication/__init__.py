@@ -106,7 +106,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         from . import lost
 
         left = lost.still_lost(repo, remote)  # (no Git process while nothing is remembered)
-        if left and not result.branches_fetched and not result.unreachable and _fetch_branches(repo, remote):
+        if left and not result.branch_fetch and not result.unreachable and not _fetch_branches(repo, remote, result):
             left = lost.still_lost(repo, remote)  # (a teammate may have put it back: a trial)
         if left and not result.unreachable:  # (kept on a branch this clone does not fetch)
             left = lost.kept_there(repo, remote, url, left)
@@ -165,22 +165,56 @@ def _fetched_anchors(repo: Repo, remote: str, result: SyncResult, progress) -> b
     if progress:
         progress(f"fetch {remote}'s branches: {counted(len(missing), 'anchor commit is', 'anchor commits are')} "
                  "not here")
-    result.branches_fetched = _fetch_branches(repo, remote)
-    return result.branches_fetched and any(repo.git.presence(missing))
+    return not _fetch_branches(repo, remote, result) and any(repo.git.presence(missing))
 
 
-def _fetch_branches(repo: Repo, remote: str) -> bool:
-    """One ``git fetch <remote>`` (the clone's own refspecs; the fetch hook's import is not
-    started: the sync imports); whether it succeeded. A fetch that does not end in time fails
-    alike (a review: its error ended the whole sync, whose lines were lost)."""
+def _fetch_branches(repo: Repo, remote: str, result: SyncResult) -> str:
+    """One ``git fetch <remote>`` of the remote's branches, at most once a sync (``result.
+    branch_fetch`` says how it went); "" when it succeeded, else why not. Only the clone's own
+    refspecs that map ``refs/heads/*`` under ``refs/remotes/<remote>/`` are given, with no tags,
+    no ``FETCH_HEAD`` and no submodules (an audit: a mirror refspec, ``+refs/*:refs/*``, let a
+    hostile remote write ``refs/hn/*`` past the quarantine), and the fetch is bounded by the
+    stall timeout (an audit: a remote that did not answer held the sync for 300 s, and a second
+    fetch could follow). The fetch hook's import is not started: the sync imports."""
     from ...errors import GitError
     from ...store.transport import remote_env
+    from .transfer import stall_timeout
 
+    specs = _branch_refspecs(repo, remote)
+    if not any(not s.startswith("^") for s in specs):
+        result.branch_fetch = (f"this clone fetches no branch of {remote} under refs/remotes/{remote}/ "
+                               f"(git config --get-all remote.{remote}.fetch)")
+        return result.branch_fetch
+    timeout = stall_timeout(repo)
     try:
-        return repo.git.run(["fetch", "--quiet", "--end-of-options", remote],
-                            env={**remote_env(), "HN_HOOK_ACTIVE": "1"}).returncode == 0
+        proc = repo.git.run(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
+                             "--end-of-options", remote, *specs], env={**remote_env(), "HN_HOOK_ACTIVE": "1"},
+                            timeout=timeout)
+        result.branch_fetch = "" if proc.returncode == 0 else f"git fetch {remote} failed"
     except GitError:
-        return False
+        result.branch_fetch = f"git fetch {remote} did not end within {timeout:g} s (git config hn.syncStallTimeout)"
+    result.branches_fetched = not result.branch_fetch
+    result.branch_fetch = result.branch_fetch or "fetched"
+    return "" if result.branches_fetched else result.branch_fetch
+
+
+def _branch_refspecs(repo: Repo, remote: str) -> list[str]:
+    """The fetch refspecs of ``remote`` that map its branches into its own remote-tracking refs
+    (and its negative ones for branches), as configured."""
+    from .gate import nested_prefixes
+
+    proc = repo.git.run(["config", "--get-all", "--end-of-options", f"remote.{remote}.fetch"])
+    others = nested_prefixes(repo, remote)
+    specs = []
+    for spec in proc.stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else []:
+        spec = spec.strip()
+        src, colon, dst = spec.lstrip("+").partition(":")
+        if spec.startswith("^refs/heads/") and not colon:
+            specs.append(spec)
+        elif colon and src.startswith("refs/heads/") and dst.startswith(f"refs/remotes/{remote}/") \
+                and not dst.startswith(others) and ".." not in dst:
+            specs.append(spec)
+    return specs
 
 
 def _merged(first: SyncResult, again: SyncResult) -> SyncResult:
@@ -197,6 +231,7 @@ def _merged(first: SyncResult, again: SyncResult) -> SyncResult:
     again.earlier_imported = sum(o.imported for o in first.outcomes if (o.kind, o.id) in seen and o.prefix)
     again.rebased[:0] = first.rebased
     again.compatibility, again.branches_fetched = first.compatibility, first.branches_fetched
+    again.branch_fetch = first.branch_fetch
     return again
 
 

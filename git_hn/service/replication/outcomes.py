@@ -162,6 +162,7 @@ class SyncResult:
         self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
         self.rebased: list = []  # store.reanchor.Rebased: own streams rebased on the remote's (--rebase)
         self.branches_fetched = False  # the sync fetched the remote's branches for missing anchors
+        self.branch_fetch = ""  # "fetched", or why that fetch was not made or failed ("" not tried)
         self.reminders: list[str] = []  # lines after the outcomes (``lost``: anchors a push took off)
         self.earlier_imported = 0  # memories a first pass promoted of streams a second pass went on with
 
@@ -238,10 +239,11 @@ class SyncResult:
         back = (f"a clone that still has it (its author's, most likely) can put it back: git push {self.remote} "
                 "{oid}:refs/heads/hn-anchor/{short}")
         if self.branches_fetched:  # (this sync fetched the remote's branches for it: none has it)
-            return [f"Commit {oid} is not here, nor on a branch of {self.remote} this clone fetches (this sync "
-                    f"fetched them){self._whose(owners[oid])}: if a rebase, an amend or a deleted branch took it "
+            return [f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
+                    f"has just fetched them){self._whose(owners[oid])}: if a rebase, an amend or a deleted branch took it "
                     f"off, {back.format(oid=oid, short=oid[:12])}" for oid in sorted(owners)]
-        return [f"Commit {oid} is not here{self._whose(owners[oid])}: git fetch {self.remote} brings it if a branch "
+        why = f" (this sync's fetch of {self.remote}'s branches: {self.branch_fetch})" if self.branch_fetch else ""
+        return [f"Commit {oid} is not here{self._whose(owners[oid])}{why}: git fetch {self.remote} brings it if a branch "
                 f"of {self.remote} has it (then git hn sync {self.remote} again); if none has it any more (a "
                 f"rebase, an amend or a deleted branch), {back.format(oid=oid, short=oid[:12])}"
                 for oid in sorted(owners)]
