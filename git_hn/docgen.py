@@ -187,8 +187,10 @@ A chained shell script runs with
 set to the hook's own path, as Git would have run it, so hook managers that find their files
 from
 .B $0
-keep working. Git\\-hn's own publication push does not run the chained pre\\-push hook a second
-time.
+keep working. Git\\-hn's own publication push, started by a push your hooks approved, does not
+run them a second time: neither the chained pre\\-push hook nor a hook manager's that runs
+git\\-hn's as its own legacy hook (the publication push uses
+.BR \\-\\-no\\-verify ).
 .PP
 .B pre\\-push
 validates, lints and publishes your local memory streams to the remote you push to.

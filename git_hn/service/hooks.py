@@ -633,7 +633,13 @@ def status_lines(loc: Location) -> list[str]:
     for name in HOOKS:
         path = loc.path(name)
         mine = record.get(name)
-        if mine is not None and _migrated(path, mine):
+        if mine is not None and _migrated(path, mine) and name == "post-rewrite":
+            # (a team trial: pre-commit passes a legacy hook its input only for pre-push, so the
+            # rewritten commits never reach git-hn and an amend or a rebase re-anchors nothing)
+            lines.append(f"{name}: installed but inert: pre-commit runs it as {name}{PRE_COMMIT_LEGACY} without the "
+                         "rewritten commits, so an amend or a rebase re-anchors nothing; pre-commit uninstall -t "
+                         f"{name} puts git-hn's back (then leave {name} out of pre-commit's hook types)")
+        elif mine is not None and _migrated(path, mine):
             lines.append(f"{name}: installed (pre-commit runs it as {name}{PRE_COMMIT_LEGACY})")
         elif mine is None or _sha(path) != mine["wrapper"]:
             lines.append(f"{name}: not installed")
