@@ -145,7 +145,8 @@ def test_a_failed_sync_that_promoted_nothing_does_not_say_it_promoted(tmp_path, 
     assert line.startswith(f"Replication memory {mem['stream']}: failed (over-budget): selection memory "
                            f"{mem['stream']} exceeded max-total-bytes budget: configured=10 measured=")
     assert line.endswith("; raise it above 10 with git hn replication select origin --max-total-bytes N")
-    assert r.out.splitlines()[1] == "Sync with origin incomplete: imported 0 memories, promoted 0 selections"
+    assert r.out.splitlines()[1] == ("Sync with origin incomplete: imported 0 memories, promoted 0 selections, "
+                                     "1 failed (above)")
     # the named command raises the budget and keeps the selection's streams
     r = hn(bob, "replication", "select", "origin", "--max-total-bytes", "1000000")
     assert r.code == 0, r.err

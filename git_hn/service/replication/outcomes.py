@@ -296,6 +296,10 @@ class SyncResult:
         if mine:
             imported += " (your own)" if mine == self.imported else f" ({mine} of them your own)"
         parts = [imported, f"promoted {counted(self.promoted, 'selection', 'selections')}"]
+        failed = [o for o in self.outcomes if o.status not in ("promoted", "skipped", UP_TO_DATE)]
+        if failed:  # (a team trial: "promoted 3 selections" read as success beside a failed one)
+            part = sum(1 for o in failed if o.prefix)
+            parts.append(f"{len(failed)} failed" + (f" ({part} of them promoted in part, above)" if part else " (above)"))
         if current:
             parts.append(f"{current} up to date")
         if sent:
