@@ -647,3 +647,30 @@ def test_in_a_single_branch_clone_the_reminder_ends_once_its_command_was_followe
     git(sb, *advice.split()[1:])
     assert "Anchors of origin" not in hn(sb, "sync").out
     assert not [p for p in (sb / ".git" / "hn" / "replication").iterdir() if p.name.startswith("lost-")]
+
+
+def test_an_anchor_rebased_away_names_the_commit_that_makes_the_same_change(tmp_path):
+    """A team trial: after a rejected push and ``git pull --rebase`` in a clone without git-hn's
+    post-rewrite hook, the held memory's line said ``reanchor OLD NEW, NEW being the commit to
+    name instead``; the rebased copy of OLD is found by its patch ID and named."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    _commit(b, "bob")
+    git(b, "push", "-q", "origin", "main")
+    old = _commit(a, "alice")
+    first = _record(a, "made before the rebase")
+    git(a, "pull", "-q", "--rebase", "origin", "main")
+    new = git(a, "rev-parse", "HEAD")
+    assert new != old
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    doc = hn(a, "sync", "--json").json()
+    assert doc["heldBack"] == [{"ref": ref, "memoryId": first["memoryId"], "commit": old, "waiting": 1,
+                                "discarded": True, "sameChange": new}]
+    human = hn(a, "sync").out.splitlines()[0]
+    assert human == (f"Publication {ref}: memory {first['memoryId']} waits for commit {old}, which no branch, "
+                     f"tag or remote-tracking ref here contains; commit {new} of HEAD makes the same change (a "
+                     f"rebase?): git hn memory reanchor {old} {new} moves it there; or keep the commit on the "
+                     f"remote: git push origin {old}:refs/heads/hn-anchor/{old[:12]}")
+    assert hn(a, "memory", "reanchor", old, new).code == 0  # what it says
+    git(a, "push", "-q", "origin", "main")
+    r = hn(a, "sync")
+    assert r.code == 0 and "held back" not in r.out, r.out

@@ -38,6 +38,7 @@ class Held(NamedTuple):
     cites: str = ""  # or: ``memory`` cites this memory of another stream, which the remote lacks (``cited``)
     elsewhere: bool = False  # (discarded:) only another remote's branches contain the commit
     untracked: str = ""  # or: this push sends the commit to this remote ref, which no fetch refspec tracks
+    successor: str = ""  # (discarded:) the one commit of HEAD's history that makes the same change
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook)."""
@@ -54,6 +55,11 @@ class Held(NamedTuple):
                 return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
                         f"only another remote's branches contain here, no branch or tag of yours: it reaches "
                         f"{remote} when such a branch is merged there (not squashed); else {keep}")
+            if self.successor:  # (a team trial: after a rebase, "NEW" left the reader to find it)
+                return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, "
+                        f"which no branch, tag or remote-tracking ref here contains; commit {self.successor} of "
+                        f"HEAD makes the same change (a rebase?): git hn memory reanchor {self.commit} "
+                        f"{self.successor} moves it there; or {keep}")
             return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
                     f"no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
                     f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead, or {keep}")
@@ -98,7 +104,9 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
             allowed[ref] = links[k - 1].commit
     if any(h.commit for h in held):
         gone, elsewhere = discarded_for(repo, {h.commit for h in held if h.commit}, remote)
-        held = [h._replace(discarded=h.commit in gone, elsewhere=h.commit in elsewhere) for h in held]
+        same = same_change(repo, gone - elsewhere) if gone - elsewhere else {}
+        held = [h._replace(discarded=h.commit in gone, elsewhere=h.commit in elsewhere,
+                           successor=same.get(h.commit, "")) for h in held]
     if citing is not None:
         final = {ref: waits[ref][0] if ref in waits else cut[ref] for ref in chains}
         allowed.after = _acyclic(remote, chains, final, citing, allowed, held)
@@ -280,6 +288,38 @@ def discarded(repo: Repo, anchors: set[str]) -> set[str]:
     head = repo.head_commit()
     found = _beyond(repo, anchors, ["--not", "--branches", "--tags", "--remotes"], [head] if head else [])
     return found[0] if found[1] is None else found[0] | found[1]
+
+
+SAME_CHANGE_WINDOW = 1000  # commits of HEAD's history (since the discarded ones) compared
+
+
+def same_change(repo: Repo, commits: set[str]) -> dict[str, str]:
+    """commit -> the one commit of HEAD's history, among the newest ``SAME_CHANGE_WINDOW`` that
+    the ``commits`` do not contain, with the same ``git patch-id`` (a rebase's copy); a commit
+    with no such copy, or several, is left out. Three processes, only for discarded anchors."""
+    present = [c for c, info in zip(sorted(commits), repo.git.infos_bulk(sorted(commits)))
+               if info is not None and info[1] == "commit"]
+    if not present or repo.head_commit() is None:
+        return {}
+    log = ["log", "-p", "--no-color", "--no-merges", "--no-ext-diff", "--no-textconv", "--format=commit %H"]
+    old = repo.git.run([*log, "--no-walk=unsorted", *present])
+    new = repo.git.run([*log, f"-n{SAME_CHANGE_WINDOW}", "HEAD", *(f"^{c}" for c in present), "--"])
+    if old.returncode != 0 or new.returncode != 0:
+        return {}
+    ids = repo.git.run(["patch-id", "--stable"], input=old.stdout + new.stdout)
+    if ids.returncode != 0:
+        return {}
+    by_id: dict[str, list[str]] = {}
+    for line in ids.stdout.decode("ascii", "replace").splitlines():
+        pid, _sp, commit = line.partition(" ")
+        by_id.setdefault(pid, []).append(commit)
+    out = {}
+    for commits_alike in by_id.values():
+        olds = [c for c in commits_alike if c in commits]
+        news = [c for c in commits_alike if c not in commits]
+        if len(olds) == 1 and len(news) == 1:
+            out[olds[0]] = news[0]
+    return out
 
 
 def _beyond(repo: Repo, anchors: set[str], args: list[str], negatives: list[str]):

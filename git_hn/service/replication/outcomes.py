@@ -328,7 +328,8 @@ class SyncResult:
         if self.held:
             doc["heldBack"] = [{"ref": h.ref, "memoryId": h.memory, "commit": h.commit, "waiting": h.waiting,
                                 "discarded": h.discarded, **({"cites": h.cites} if h.cites else {}),
-                                **({"elsewhere": True} if h.elsewhere else {})}
+                                **({"elsewhere": True} if h.elsewhere else {}),
+                                **({"sameChange": h.successor} if h.successor else {})}
                                for h in self.held]
         if self.publication_off:  # git-hn: remote.<name>.hnPublish is false (not "nothing to publish")
             doc["publicationOff"] = True
