@@ -295,31 +295,38 @@ SAME_CHANGE_WINDOW = 1000  # commits of HEAD's history (since the discarded ones
 
 def same_change(repo: Repo, commits: set[str]) -> dict[str, str]:
     """commit -> the one commit of HEAD's history, among the newest ``SAME_CHANGE_WINDOW`` that
-    the ``commits`` do not contain, with the same ``git patch-id`` (a rebase's copy); a commit
-    with no such copy, or several, is left out. Three processes, only for discarded anchors."""
+    the ``commits`` do not contain, that a rebase made of it: the same author, author date and
+    subject (a ``log`` without diffs), then the same ``git patch-id --stable`` (diffs of those
+    pairs only); a commit with no such copy, or several, is left out. Only for discarded anchors."""
     present = [c for c, info in zip(sorted(commits), repo.git.infos_bulk(sorted(commits)))
                if info is not None and info[1] == "commit"]
     if not present or repo.head_commit() is None:
         return {}
-    log = ["log", "-p", "--no-color", "--no-merges", "--no-ext-diff", "--no-textconv", "--format=commit %H"]
-    old = repo.git.run([*log, "--no-walk=unsorted", *present])
-    new = repo.git.run([*log, f"-n{SAME_CHANGE_WINDOW}", "HEAD", *(f"^{c}" for c in present), "--"])
+    fmt = "--format=%H %ae%x00%at%x00%s"
+    old = repo.git.run(["log", fmt, "--no-walk=unsorted", *present])
+    new = repo.git.run(["log", fmt, "--no-merges", f"-n{SAME_CHANGE_WINDOW}", "HEAD",
+                        *(f"^{c}" for c in present), "--"])
     if old.returncode != 0 or new.returncode != 0:
         return {}
-    ids = repo.git.run(["patch-id", "--stable"], input=old.stdout + new.stdout)
+    keyed: dict[str, list[str]] = {}
+    for line in new.stdout.decode("utf-8", "replace").splitlines():
+        commit, _sp, key = line.partition(" ")
+        keyed.setdefault(key, []).append(commit)
+    pairs = {}
+    for line in old.stdout.decode("utf-8", "replace").splitlines():
+        commit, _sp, key = line.partition(" ")
+        if len(keyed.get(key, ())) == 1:
+            pairs[commit] = keyed[key][0]
+    if not pairs:
+        return {}
+    diffs = repo.git.run(["log", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
+                          "--no-walk=unsorted", *pairs, *pairs.values()])
+    ids = repo.git.run(["patch-id", "--stable"], input=diffs.stdout) if diffs.returncode == 0 else diffs
     if ids.returncode != 0:
         return {}
-    by_id: dict[str, list[str]] = {}
-    for line in ids.stdout.decode("ascii", "replace").splitlines():
-        pid, _sp, commit = line.partition(" ")
-        by_id.setdefault(pid, []).append(commit)
-    out = {}
-    for commits_alike in by_id.values():
-        olds = [c for c in commits_alike if c in commits]
-        news = [c for c in commits_alike if c not in commits]
-        if len(olds) == 1 and len(news) == 1:
-            out[olds[0]] = news[0]
-    return out
+    pid = dict(reversed(line.split(" ", 1)) for line in ids.stdout.decode("ascii", "replace").splitlines()
+               if " " in line)
+    return {c: n for c, n in pairs.items() if pid.get(c) is not None and pid.get(c) == pid.get(n)}
 
 
 def _beyond(repo: Repo, anchors: set[str], args: list[str], negatives: list[str]):
