@@ -319,3 +319,31 @@ def test_a_verified_chain_advertised_under_another_stream_is_never_promoted(aren
     assert hn(bob, "memory", "index", "rebuild").code == 0
     assert hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
               "--content", "bob can still write").code == 0
+
+
+def test_a_pre_receive_hook_that_floods_stderr_is_not_held_in_memory(tmp_path):
+    """An audit: a server's pre-receive hook printed 400 MB through ``git push``, and the sync
+    held all of it (1.2 GB). Only the start and the end of a child's stderr are kept: the
+    refusal still gives the server's first line, and the sync's peak memory stays far below the
+    flood (measured as the peak RSS of a real ``git hn sync`` process)."""
+    import subprocess
+    import sys
+
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'no memory refs here'\n"
+                    "yes 'flood flood flood flood flood flood flood flood flood flood' | head -c 60000000\n"
+                    "echo 'last words'\nexit 1\n")
+    hook.chmod(0o755)
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "refused by a flooding server").code == 0
+    code = ("import resource, subprocess, sys\n"
+            "r = subprocess.run([sys.executable, '-m', 'git_hn', 'sync'], capture_output=True)\n"
+            "sys.stdout.write(r.stderr.decode('utf-8', 'replace'))\n"
+            "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=a, capture_output=True, text=True, timeout=300)
+    assert proc.stdout == ("git-hn: publication phase failed after replication: replication memory publication "
+                           "failed for remote origin: [remote rejected] (pre-receive hook declined); the server "
+                           "said: no memory refs here; if origin never accepts memory refs, stop publishing there: "
+                           "git config remote.origin.hnPublish false\n"), proc.stdout
+    assert int(proc.stderr) < 48 * 1024, f"peak RSS {proc.stderr} KiB for 60 MB of a server's stderr"

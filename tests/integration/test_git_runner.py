@@ -37,6 +37,27 @@ def test_run_moves_more_than_a_pipe_holds_both_ways(repo):
     assert out.returncode == 0 and out.stdout == one * n and len(out.stdout) > 1 << 20
 
 
+def test_stderr_keeps_its_start_and_its_end_and_drops_the_middle(repo):
+    """An audit: a remote's hook printing without end through git's stderr was all held in
+    memory. The start (a server's first line) and the end (Git's own last words, which
+    ``known_reason`` and ``_never_sent`` read) are kept, whole lines, and the middle is counted."""
+    from git_hn.store.process import STDERR_HEAD, STDERR_TAIL
+
+    g = Git(str(repo))
+    flood = ("!echo 'remote: first words' >&2; yes 'remote: flood' | head -c 4900000 >&2; "
+             "echo 'fatal: last words' >&2; exit 3")
+    r = g.run(["-c", f"alias.flood={flood}", "flood"])
+    assert r.returncode == 3 and r.stdout == b""
+    assert r.stderr.startswith(b"remote: first words\nremote: flood\n")
+    assert r.stderr.endswith(b"remote: flood\nfatal: last words\n")
+    assert len(r.stderr) <= STDERR_HEAD + STDERR_TAIL + 64
+    left_out = [line for line in r.stderr.splitlines() if line.endswith(b"bytes of output left out]")]
+    assert len(left_out) == 1
+    assert int(left_out[0][1:].split()[0]) + len(r.stderr) - len(left_out[0]) - 1 == 20 + 4900000 + 18
+    small = g.run(["-c", "alias.small=!echo 'remote: a' >&2; echo 'fatal: b' >&2", "small"])
+    assert small.stderr == b"remote: a\nfatal: b\n"
+
+
 def test_a_process_past_its_timeout_is_killed(repo):
     """A git:// server that accepts and never answers (git speaks git:// in its own process)."""
     with socket.socket() as server:
