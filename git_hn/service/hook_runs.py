@@ -360,8 +360,10 @@ def _removing_anchors(repo: Repo, remote: str, data: bytes) -> tuple[str, list]:
     broke it: docs/decisions.md)."""
     from .replication import gate, publish
 
+    from .replication import lost
+
     removed, old_tips = publish.removed_by_push(repo, remote, data)
-    hits = gate.anchored_on(repo, removed)
+    hits = lost.held(repo, remote, gate.anchored_on(repo, removed))  # (only what the remote has)
     if not hits:
         return "", []
     memory, commit = hits[0]

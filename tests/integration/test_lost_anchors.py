@@ -1,0 +1,87 @@
+"""Anchors a push took off a remote, remembered until they are back (replication/lost.py,
+docs/decisions.md 2b): which memories count, what the reminder asks for, and when the record
+ends. Real repositories, real bare remotes, real ``git push`` with the hooks installed."""
+
+from __future__ import annotations
+
+import subprocess
+
+from helpers import git, hn, shared_remote, wait_publication
+
+
+def _commit(repo, name):
+    (repo / f"{name}.txt").write_text(f"{name}\n")
+    git(repo, "add", f"{name}.txt")
+    git(repo, "commit", "-q", "-m", name)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def _record(repo, content, at="HEAD") -> dict:
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", at, "--applies", "descendants",
+           "--content", content)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _push(repo, *args):
+    proc = subprocess.run(["git", "push", "-q", *args], cwd=repo, capture_output=True, text=True)
+    wait_publication(repo)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def _records(repo):
+    return [p.name for p in (repo / ".git" / "hn" / "replication").iterdir() if p.name.startswith("lost-")]
+
+
+def test_only_a_remote_that_holds_the_memory_is_warned_of_and_reminded(tmp_path):
+    """An audit: a remote publication is off for (hnPublish false) got the warning and every
+    later reminder though no memory was ever published there, and so did a remote that never
+    received the memory. Only what the remote holds counts."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    for name in ("deploy", "mirror"):
+        git(tmp_path, "init", "-q", "--bare", str(tmp_path / f"{name}.git"))
+        git(a, "remote", "add", name, str(tmp_path / f"{name}.git"))
+    git(a, "config", "remote.deploy.hnPublish", "false")
+    git(a, "checkout", "-q", "-b", "feature")
+    c1 = _commit(a, "c1")
+    mem = _record(a, "published at c1, to origin only")
+    _push(a, "origin", "feature")
+    _push(a, "deploy", "feature")
+    _push(a, "--no-verify", "mirror", "feature")  # (no hook: the memory never reaches mirror)
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    for name in ("deploy", "mirror"):
+        assert git(tmp_path / f"{name}.git", "for-each-ref", "refs/hn") == ""
+    git(a, "commit", "-q", "--amend", "-m", "c1 amended")
+    for name in ("deploy", "mirror"):
+        forced = _push(a, "-f", name, "feature")
+        assert forced.stderr == "", forced.stderr
+    assert _records(a) == []
+    forced = _push(a, "-f", "origin", "feature")  # origin holds it: said, and remembered
+    assert forced.stderr.startswith(f"git-hn: this push takes commit {c1} off origin, and memory "
+                                    f"{mem['memoryId']} is anchored on it"), forced.stderr
+    assert len(_records(a)) == 1
+
+
+def test_a_teammates_memory_accepted_from_the_remote_counts(tmp_path):
+    """What the remote holds includes the memories accepted from it: deleting a branch there
+    that a teammate's memory is anchored on still warns (and is remembered), publication off or
+    not (a remote one only reads from)."""
+    _remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(a, "hooks", "install").code == 0
+    assert hn(b, "hooks", "install").code == 0
+    git(b, "checkout", "-q", "-b", "bobs")
+    c = _commit(b, "bobs")
+    mem = _record(b, "Bob's, on his branch")
+    _push(b, "origin", "bobs")
+    git(a, "config", "remote.origin.hnPublish", "false")
+    assert hn(a, "replication", "select", "--all").code == 0
+    git(a, "fetch", "-q", "origin")
+    assert hn(a, "sync").code == 0
+    assert hn(a, "memory", "show", mem["memoryId"]).code == 0
+    deleted = _push(a, "origin", "--delete", "bobs")
+    assert deleted.stderr.startswith(f"git-hn: this push takes commit {c} off origin, and memory "
+                                     f"{mem['memoryId']} is anchored on it"), deleted.stderr
+    assert len(_records(a)) == 1
