@@ -85,3 +85,51 @@ def test_a_teammates_memory_accepted_from_the_remote_counts(tmp_path):
     assert deleted.stderr.startswith(f"git-hn: this push takes commit {c} off origin, and memory "
                                      f"{mem['memoryId']} is anchored on it"), deleted.stderr
     assert len(_records(a)) == 1
+
+
+def test_the_reminder_for_several_commits_puts_them_all_back_in_one_push(tmp_path):
+    """An audit: the reminder for several commits named one; following it put back that one,
+    and the next push asked for the next. Its command pushes the commits that contain them all:
+    the newest of one line of history, or the tip of each line."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    c1 = _commit(a, "c1")
+    m1 = _record(a, "on c1")
+    c2 = _commit(a, "c2")
+    _record(a, "on c2")
+    _push(a, "origin", "feature")
+    git(a, "checkout", "-q", "main")
+    _commit(a, "base moved")
+    _push(a, "origin", "main")
+    git(a, "checkout", "-q", "feature")
+    git(a, "rebase", "-q", "main")
+    forced = _push(a, "-f", "origin", "feature")
+    assert f"this push takes 2 commits off origin" in forced.stderr, forced.stderr
+    git(a, "checkout", "-q", "main")
+    _commit(a, "later")
+    later = _push(a, "origin", "main")
+    advice = f"git push origin {c2}:refs/heads/hn-anchor/{c2[:12]}"
+    assert later.stderr == (f"git-hn: 2 commits (first: {c1}), which memory {m1['memoryId']} and others are "
+                            "anchored on, are still off origin since a push took them off: whoever imports their "
+                            f"streams from origin stops there; a clone that has them puts them back with {advice}\n")
+    _push(a, *advice.split()[2:])
+    assert _push(a, "origin", "main").stderr == ""
+    assert "Anchors of origin" not in hn(a, "sync").out and _records(a) == []
+    # two lines of history, each taken off: one command with both tips
+    d1 = _commit(a, "d1")
+    _record(a, "on d1")
+    git(a, "checkout", "-q", "-b", "other", "HEAD~1")
+    e1 = _commit(a, "e1")
+    _record(a, "on e1")
+    git(a, "checkout", "-q", "main")
+    _push(a, "origin", "main", "other", "feature")
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    _push(a, "-f", "origin", "main")
+    _push(a, "origin", "--delete", "other")
+    synced = hn(a, "sync")
+    keep = f"{d1}:refs/heads/hn-anchor/{d1[:12]} {e1}:refs/heads/hn-anchor/{e1[:12]}"
+    assert f"a clone that has them puts them back with git push origin {keep}" in synced.out, synced.out
+    _push(a, "origin", *keep.split())
+    assert "Anchors of origin" not in hn(a, "sync").out and _records(a) == []
+    assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{e1[:12]}") == e1

@@ -111,7 +111,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         if left and not result.unreachable:  # (kept on a branch this clone does not fetch)
             left = lost.kept_there(repo, remote, url, left)
         if left:
-            result.reminders.append("Anchors of " + remote + ": " + lost.line(remote, left))
+            result.reminders.append("Anchors of " + remote + ": " + lost.line(remote, left, lost.tips(repo, left)))
     if publish and not ended and off:
         result.publication_off = True
         advertised = getattr(run, "advertised_refs", None) if run is not None else None

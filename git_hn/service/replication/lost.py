@@ -182,13 +182,30 @@ def _off(repo: Repo, remote: str, commits: dict, sent: tuple[str, ...]) -> set[s
     return set(walk.stdout.decode("ascii", "replace").split()) if walk.returncode == 0 else None
 
 
-def line(remote: str, lost: dict[str, str]) -> str:
-    """The reminder, in one line."""
+def tips(repo: Repo, lost: dict[str, str]) -> list[str]:
+    """The fewest of the commits of ``lost`` that contain them all (none of them an ancestor of
+    another: one ``merge-base --independent``), in the record's order; a commit this clone does
+    not have is its own tip. An audit: the reminder named one of several commits, following it
+    put back only that one, and the next push asked for the next."""
+    commits = list(lost)
+    if len(commits) < 2:
+        return commits
+    here = [c for c, present in zip(commits, repo.git.presence(commits)) if present]
+    if len(here) < 2:
+        return commits
+    walk = repo.git.run(["merge-base", "--independent", *here])
+    independent = set(walk.stdout.decode("ascii", "replace").split()) if walk.returncode == 0 else set(here)
+    return [c for c in commits if c in independent or c not in here]
+
+
+def line(remote: str, lost: dict[str, str], tips: list[str] | None = None) -> str:
+    """The reminder, in one line; its command pushes ``tips`` (``tips()``: they contain every
+    commit of ``lost``; the first commit when not given)."""
     commit, memory = next(iter(lost.items()))
     n = len(lost)
+    keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (tips or [commit]))
     what = f"commit {commit}" if n == 1 else f"{n} commits (first: {commit})"
     return (f"{what}, which memory {memory} {'is' if n == 1 else 'and others are'} anchored on, "
             f"{'is' if n == 1 else 'are'} still off {remote} since a push took {'it' if n == 1 else 'them'} off: "
             f"whoever imports {'its stream' if n == 1 else 'their streams'} from {remote} stops there; a clone that "
-            f"has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push {remote} "
-            f"{commit}:refs/heads/hn-anchor/{commit[:12]}")
+            f"has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push {remote} {keep}")
