@@ -133,3 +133,27 @@ def test_the_reminder_for_several_commits_puts_them_all_back_in_one_push(tmp_pat
     _push(a, "origin", *keep.split())
     assert "Anchors of origin" not in hn(a, "sync").out and _records(a) == []
     assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{e1[:12]}") == e1
+
+
+def test_two_processes_remembering_at_once_lose_nothing(tmp_path):
+    """An audit: the record was read, changed and written with no lock; two processes
+    remembering 100 commits each left 166 of the 200. Each change holds the record's lock."""
+    import sys
+
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    code = ("import hashlib, sys, time\n"
+            "from git_hn.store.repo import open_repo\n"
+            "from git_hn.service.replication import lost\n"
+            "repo = open_repo('.')\n"
+            "while time.time() < float(sys.argv[2]):\n"
+            "    pass\n"
+            "for i in range(100):\n"
+            "    c = hashlib.sha1(f'{sys.argv[1]}{i}'.encode()).hexdigest()\n"
+            "    lost.remember(repo, 'origin', [('sha256:' + 'ab' * 32, c)])\n")
+    import time
+
+    start = str(time.time() + 2)
+    procs = [subprocess.Popen([sys.executable, "-c", code, tag, start], cwd=a) for tag in "xy"]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    (record,) = _records(a)
+    assert len((a / ".git" / "hn" / "replication" / record).read_text().splitlines()) == 200

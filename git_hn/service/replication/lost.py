@@ -18,6 +18,7 @@ is left: then the file goes. Best effort: a file that cannot be read or written 
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack, contextmanager
 
 from ...core.grammar import is_digest_id, is_oid
 from ...errors import HnError
@@ -109,12 +110,39 @@ def held(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> list[tuple[str
     return [(m, c) for m, c in hits if m in there]
 
 
+@contextmanager
+def _locked(repo: Repo, remote: str):
+    """The record's own lock (``hn/locks/lost-<remote digest>.lock``), around each of its
+    read-modify-writes: an audit's two pushes remembering 100 commits each left 166 of them.
+    Short (no Git process runs under it); best effort as the record is: after a few seconds,
+    or when the lock cannot be opened, the change is made without it."""
+    from ...store.lock import remote_lock_path, stream_lock
+
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(stream_lock(repo.hn_dir, remote_lock_path(repo.hn_dir, remote, "lost"), remote,
+                                            timeout=5.0))
+        except (HnError, OSError):
+            pass
+        yield
+
+
 def remember(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> None:
     """Remember the (memory, anchor commit) pairs a push takes off ``remote``."""
-    lost = _read(repo, remote)
-    for memory, commit in hits:
-        lost.setdefault(commit, memory)
-    _write(repo, remote, lost)
+    with _locked(repo, remote):
+        lost = _read(repo, remote)
+        for memory, commit in hits:
+            lost.setdefault(commit, memory)
+        _write(repo, remote, lost)
+
+
+def _forget(repo: Repo, remote: str, back: set[str]) -> None:
+    """Drop the commits ``back`` from the record, keeping what another process remembered
+    since it was read."""
+    with _locked(repo, remote):
+        lost = _read(repo, remote)
+        if any(c in back for c in lost):
+            _write(repo, remote, {c: m for c, m in lost.items() if c not in back})
 
 
 def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str, str]:
@@ -134,7 +162,7 @@ def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str,
     present = repo.git.presence(sorted(lost))
     left = {c: m for (c, m), here in zip(lost.items(), present) if c in listed or not here}
     if left != lost:
-        _write(repo, remote, left)
+        _forget(repo, remote, set(lost) - set(left))
     if sent and left:
         shown = _off(repo, remote, left, sent)
         return left if shown is None else {c: m for c, m in left.items() if c in shown or c not in listed}
@@ -168,7 +196,7 @@ def kept_there(repo: Repo, remote: str, url: str, lost: dict[str, str]) -> dict[
     if not back:
         return lost
     left = {c: m for c, m in lost.items() if c not in back}
-    _write(repo, remote, {c: m for c, m in _read(repo, remote).items() if c not in back})
+    _forget(repo, remote, back)
     return left
 
 
