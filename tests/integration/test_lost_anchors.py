@@ -156,4 +156,27 @@ def test_two_processes_remembering_at_once_lose_nothing(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", code, tag, start], cwd=a) for tag in "xy"]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     (record,) = _records(a)
-    assert len((a / ".git" / "hn" / "replication" / record).read_text().splitlines()) == 200
+    lines = (a / ".git" / "hn" / "replication" / record).read_text().splitlines()
+    assert len([line for line in lines if not line.startswith("url ")]) == 200
+
+
+def test_the_record_follows_the_remotes_url_not_its_name(tmp_path):
+    """An audit: after ``git remote remove origin`` and ``git remote add origin`` with another
+    server, the old reminder named the unrelated one. The record keeps (a digest of) the URL
+    it was made for, and a record of another URL is dropped."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    c1 = _commit(a, "c1")
+    _record(a, "on c1")
+    _push(a, "origin", "feature")
+    assert f"takes commit {c1} off origin" in _push(a, "origin", "--delete", "feature").stderr
+    assert f"Anchors of origin: commit {c1}" in hn(a, "sync").out
+    other = tmp_path / "other.git"
+    git(a, "init", "-q", "--bare", str(other))
+    git(a, "remote", "remove", "origin")
+    git(a, "remote", "add", "origin", str(other))
+    git(a, "checkout", "-q", "main")
+    assert _push(a, "origin", "main").stderr == ""
+    assert "Anchors of origin" not in hn(a, "sync").out
+    assert _records(a) == []

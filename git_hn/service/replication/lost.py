@@ -9,10 +9,14 @@ nothing said so again. git-hn never pushes such a commit back itself: a push may
 take a secret off the remote.
 
 So the hook remembers (``remember``) the commits and the first memory on each, per remote, in
-``<common-gitdir>/hn/replication/lost-<remote digest>`` (derived, private, bounded), and each
-later push to that remote and each ``git hn sync`` with it asks which are still not on it
-(``still_lost``: one ``rev-list``, only while the file exists) and says so in one line, until none
-is left: then the file goes. Best effort: a file that cannot be read or written is ignored.
+``<common-gitdir>/hn/replication/lost-<remote digest>`` (derived, private, bounded; only memories
+the remote holds: ``held``), and each later push to that remote and each ``git hn sync`` with it
+asks which are still not on it (``still_lost``: one ``rev-list``, only while the file exists) and
+says so in one line whose command puts them all back (``tips``, ``line``), until none is left:
+then the file goes. The file's first line is ``url <digest>`` of the remote's URL, and a record
+made for another URL is dropped (a remote removed and added again for another server); each
+read-modify-write holds the record's lock (``_locked``). Best effort: a file that cannot be read
+or written is ignored.
 """
 
 from __future__ import annotations
@@ -33,26 +37,42 @@ def _path(repo: Repo, remote: str) -> str:
     return os.path.join(repo.hn_dir, "replication", f"lost-{remote_digest(remote)}")
 
 
-def _read(repo: Repo, remote: str) -> dict[str, str]:
-    """commit -> the first memory remembered on it."""
+def _url_key(repo: Repo, remote: str) -> str:
+    """A digest of ``remote``'s URL (``remote.<remote>.url``; "" without one): the record keeps
+    it, not the URL, which may carry credentials."""
+    from ...core import hashing
+
+    proc = repo.git.run(["config", "--get", f"remote.{remote}.url"])
+    url = proc.stdout.rstrip(b"\n") if proc.returncode == 0 else b""
+    return hashing.sha256(url).hexdigest() if url else ""
+
+
+def _read(repo: Repo, remote: str) -> tuple[dict[str, str], str | None]:
+    """(commit -> the first memory remembered on it, the digest of the remote's URL now): {} and
+    None when the record was made for another URL (an audit: after ``git remote remove X`` and
+    ``git remote add X`` with another server, the old reminder named the unrelated one); no Git
+    process while there is no record."""
     from ...store import private
 
     path = _path(repo, remote)
     if not os.path.exists(path):
-        return {}
+        return {}, ""
     try:
         data = private.read_private(repo.hn_dir, path, 1 << 20) or b""
     except (HnError, OSError):
-        return {}
+        return {}, ""
+    key = _url_key(repo, remote)
     out: dict[str, str] = {}
     for line in data.decode("ascii", "replace").splitlines():
         commit, _sp, memory = line.partition(" ")
+        if commit == "url" and memory != key:  # (a record without the line is an older git-hn's)
+            return {}, None
         if is_oid(commit) and is_digest_id(memory):
             out.setdefault(commit, memory)
-    return out
+    return out, key
 
 
-def _write(repo: Repo, remote: str, lost: dict[str, str]) -> None:
+def _write(repo: Repo, remote: str, lost: dict[str, str], key: str | None = None) -> None:
     from ...store import private
 
     path = _path(repo, remote)
@@ -61,9 +81,10 @@ def _write(repo: Repo, remote: str, lost: dict[str, str]) -> None:
             if os.path.exists(path):
                 os.unlink(path)
             return
+        key = _url_key(repo, remote) if key is None else key
         kept = list(lost.items())[-KEPT:]
-        private.write_private(repo.hn_dir, path, "".join(f"{c} {m}\n" for c, m in kept).encode("ascii"),
-                              derived=True)
+        private.write_private(repo.hn_dir, path, (f"url {key}\n" + "".join(f"{c} {m}\n" for c, m in kept)
+                                                  ).encode("ascii"), derived=True)
     except (HnError, OSError):
         pass
 
@@ -130,19 +151,19 @@ def _locked(repo: Repo, remote: str):
 def remember(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> None:
     """Remember the (memory, anchor commit) pairs a push takes off ``remote``."""
     with _locked(repo, remote):
-        lost = _read(repo, remote)
+        lost, key = _read(repo, remote)  # (another URL's record is replaced)
         for memory, commit in hits:
             lost.setdefault(commit, memory)
-        _write(repo, remote, lost)
+        _write(repo, remote, lost, key or None)
 
 
 def _forget(repo: Repo, remote: str, back: set[str]) -> None:
     """Drop the commits ``back`` from the record, keeping what another process remembered
     since it was read."""
     with _locked(repo, remote):
-        lost = _read(repo, remote)
-        if any(c in back for c in lost):
-            _write(repo, remote, {c: m for c, m in lost.items() if c not in back})
+        lost, key = _read(repo, remote)
+        if key is None or any(c in back for c in lost):  # (another URL's record goes)
+            _write(repo, remote, {c: m for c, m in lost.items() if c not in back}, key)
 
 
 def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str, str]:
@@ -152,7 +173,9 @@ def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str,
     dry-run push of the anchor wiped the reminder for good, a trial found). {} and no Git process
     when nothing is remembered. A commit this clone no longer has is kept (it cannot be told; the
     line says a clone that has it can put it back)."""
-    lost = _read(repo, remote)
+    lost, key = _read(repo, remote)
+    if key is None:
+        _forget(repo, remote, set())
     if not lost:
         return {}
     listed = _off(repo, remote, lost, ())
