@@ -122,6 +122,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         sys.stderr.write(f"git-hn: {removing}\n")
         lost.remember(repo, remote, hits)
     earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
+    lost.note_keeps(repo, remote, data)  # (the next push or sync asks whether it landed)
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
         sys.stderr.write(f"git-hn: {lost.line(remote, earlier, lost.tips(repo, earlier))}\n")
     deleting = _deleting_memory(repo, remote, data)

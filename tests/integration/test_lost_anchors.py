@@ -180,3 +180,30 @@ def test_the_record_follows_the_remotes_url_not_its_name(tmp_path):
     assert _push(a, "origin", "main").stderr == ""
     assert "Anchors of origin" not in hn(a, "sync").out
     assert _records(a) == []
+
+
+def test_a_followed_reminder_ends_where_no_tracking_ref_follows_the_anchor_branch(tmp_path):
+    """An audit: on a remote whose fetch refspecs never map ``hn-anchor/*`` (a push-only or
+    single-branch remote), the next push still reminded after the user ran the command. A push
+    that creates such a branch is noted, and the next push or sync asks the remote whether it
+    landed; a dry run keeps nothing."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "config", "--replace-all", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
+    c1 = _commit(a, "c1")
+    mem = _record(a, "on c1")
+    _push(a, "origin", "main")
+    assert git(remote, "for-each-ref", "refs/hn") != ""
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    _commit(a, "c1 again")
+    assert f"takes commit {c1} off origin, and memory {mem['memoryId']}" in _push(a, "-f", "origin", "main").stderr
+    _commit(a, "later")
+    advice = f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}"
+    assert advice in _push(a, "origin", "main").stderr
+    _push(a, "--dry-run", *advice.split()[2:])
+    _commit(a, "later still")
+    assert advice in _push(a, "origin", "main").stderr  # (a dry run put nothing back)
+    _push(a, *advice.split()[2:])
+    _commit(a, "after the keep")
+    assert _push(a, "origin", "main").stderr == ""
+    assert _records(a) == []

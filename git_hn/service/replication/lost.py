@@ -78,8 +78,9 @@ def _write(repo: Repo, remote: str, lost: dict[str, str], key: str | None = None
     path = _path(repo, remote)
     try:
         if not lost:
-            if os.path.exists(path):
-                os.unlink(path)
+            for gone in (path, _keep_path(repo, remote)):
+                if os.path.exists(gone):
+                    os.unlink(gone)
             return
         key = _url_key(repo, remote) if key is None else key
         kept = list(lost.items())[-KEPT:]
@@ -186,6 +187,8 @@ def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str,
     left = {c: m for (c, m), here in zip(lost.items(), present) if c in listed or not here}
     if left != lost:
         _forget(repo, remote, set(lost) - set(left))
+    if left:
+        left = _kept_by_a_push(repo, remote, left)
     if sent and left:
         shown = _off(repo, remote, left, sent)
         return left if shown is None else {c: m for c, m in left.items() if c in shown or c not in listed}
@@ -193,33 +196,85 @@ def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str,
 
 
 def kept_there(repo: Repo, remote: str, url: str, lost: dict[str, str]) -> dict[str, str]:
-    """Of ``lost``, those that ``remote`` holds as ``refs/heads/hn-anchor/<12 digits>`` naming that
-    very commit (what the reminder's command pushes) are forgotten; the rest is returned. For a
-    clone whose fetch refspecs never bring those branches (a single-branch clone: a review found
-    the reminder there for good after its command was followed). One ``ls-remote`` of those
-    names, bounded; nothing is forgotten when the remote cannot say."""
+    """Of ``lost``, those that a ``refs/heads/hn-anchor/*`` branch of ``remote`` (what the
+    reminder's command pushes) contains are forgotten; the rest is returned. For a clone whose
+    fetch refspecs never bring those branches (a single-branch clone: a review found the
+    reminder there for good after its command was followed; a push-only remote: an audit). One
+    ``ls-remote`` of those names, bounded, and one ``rev-list`` when it lists any this clone has
+    (the command's tip contains the older commits it puts back); nothing is forgotten when the
+    remote cannot say."""
     from ...errors import GitError
     from ...store.transport import advertisement_limit, remote_env, transport_allowed
 
     if not lost or not transport_allowed(url):
         return lost
-    names = {f"refs/heads/hn-anchor/{c[:12]}": c for c in lost}
     try:
-        proc = repo.git.run(["ls-remote", "--refs", "--", url, *sorted(names)], env=remote_env(),
+        proc = repo.git.run(["ls-remote", "--refs", "--", url, "refs/heads/hn-anchor/*"], env=remote_env(),
                             limit=advertisement_limit())
     except GitError:
         return lost
     if proc.returncode != 0:
         return lost
-    back = set()
+    listed = set()
     for line in proc.stdout.decode("utf-8", "replace").splitlines():
         oid, _tab, ref = line.partition("\t")
-        if names.get(ref) == oid:
-            back.add(oid)
+        if ref.startswith("refs/heads/hn-anchor/") and is_oid(oid):
+            listed.add(oid)
+    back = {c for c in lost if c in listed}
+    rest = [c for c in lost if c not in back]
+    tips = sorted(o for o, here in zip(sorted(listed), repo.git.presence(sorted(listed))) if here) if rest else []
+    if tips:
+        present = {c for c, here in zip(rest, repo.git.presence(rest)) if here}
+        off = _off(repo, remote, dict.fromkeys(present), tuple(tips))
+        if off is not None:
+            back |= present - off
     if not back:
         return lost
-    left = {c: m for c, m in lost.items() if c not in back}
     _forget(repo, remote, back)
+    return {c: m for c, m in lost.items() if c not in back}
+
+
+def _keep_path(repo: Repo, remote: str) -> str:
+    return _path(repo, remote) + ".keep"
+
+
+def note_keeps(repo: Repo, remote: str, data: bytes) -> None:
+    """A push (the pre-push hook's input ``data``) that creates or moves a
+    ``refs/heads/hn-anchor/*`` branch on ``remote`` while something is remembered for it: noted
+    (``<record>.keep``), so that the next ``still_lost`` asks the remote whether it landed
+    (``kept_there``). Only then: before the push ends nothing can tell, and a rejected or dry-run
+    push keeps nothing. Where a remote-tracking ref follows the branch this is not needed, but
+    a push-only remote (no fetch refspec) has none: an audit found the reminder there after
+    its command was followed, at every push."""
+    from ...store import private
+
+    if b"refs/heads/hn-anchor/" not in data or not os.path.exists(_path(repo, remote)):
+        return
+    zero = "0" * repo.oid_hex_len
+    if not any(len(p) == 4 and p[1] != zero and p[2].startswith("refs/heads/hn-anchor/")
+               for p in (line.split(" ") for line in data.decode("utf-8", "replace").splitlines())):
+        return
+    try:
+        private.write_private(repo.hn_dir, _keep_path(repo, remote), b"", derived=True)
+    except (HnError, OSError):
+        pass
+
+
+def _kept_by_a_push(repo: Repo, remote: str, left: dict[str, str]) -> dict[str, str]:
+    """``left``, without what an earlier push's ``hn-anchor`` branch put back (``note_keeps``),
+    asked of the remote's push URL once, then the note goes."""
+    path = _keep_path(repo, remote)
+    if not os.path.exists(path):
+        return left
+    from .given_record import push_urls
+
+    urls = push_urls(repo, remote)
+    if len(urls) == 1:
+        left = kept_there(repo, remote, urls[0], left)
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
     return left
 
 
