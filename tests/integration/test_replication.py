@@ -1273,7 +1273,8 @@ def test_two_streams_citing_each_others_new_memories_go_out_in_order_and_none_al
     hook = refusing(remote, s1_ref)
     r = hn(alice, "sync")
     assert r.code == 1 and "hook declined" in r.err, r.out + r.err
-    assert git(remote, "for-each-ref", "refs/hn") == ""  # S2 did not go alone
+    assert git(remote, "for-each-ref", "refs/hn") == ""  # S2 did not go alone, and that is said
+    assert f"; 1 stream waits for the next publication, since it cites what was refused ({s2_ref})" in r.err, r.err
     hook.unlink()
     r = hn(alice, "sync")
     assert r.code == 0, r.out + r.err

@@ -45,8 +45,8 @@ class Held(NamedTuple):
         waiting = counted(self.waiting, "memory waits", "memories wait")
         if self.cites:
             return (f"Publication {self.ref}: {waiting} until memory {self.cites}, which memory {self.memory} "
-                    f"cites, is on {remote} (it is in another stream of this clone; that stream's line says "
-                    "what it waits for)")
+                    f"cites, is on {remote} (it is in another stream of this clone: what holds that one is said "
+                    "on its own line, or in the publication's error)")
         if self.discarded:
             later = f" (with the {counted(self.waiting - 1, 'memory', 'memories')} after it)" if self.waiting > 1 else ""
             keep = (f"keep the commit on the remote: git push {remote} {self.commit}:refs/heads/hn-anchor/"

@@ -29,7 +29,7 @@ from ...store.transport import NO_ACCESS, remote_env, transport_allowed
 from ...store.repo import Repo
 from .gate import gate, tracking
 from .given_record import note_held, published_heads, remember, settle_stopped
-from .outcomes import PhaseError, phase
+from .outcomes import PhaseError, counted, phase
 
 SLICE = 1000  # refspecs per push command line
 OUTBOX_FROM = 16  # refs from which a push names them through one wildcard refspec (``push``)
@@ -249,9 +249,10 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
         now = [r for r in left if not after.get(r, set()) & set(left)] or left  # (a circle: together)
         rounds.append(now)
         left = [r for r in left if r not in now]
-    published, taken, failed = 0, {}, None
+    published, taken, failed, waiting = 0, {}, None, []
     for now in rounds:
         ready = [r for r in now if all(d in taken or d in now for d in after.get(r, ()))]
+        waiting += [r for r in now if r not in ready]
         if not ready:
             continue
         try:
@@ -261,6 +262,10 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
             failed = failed or exc
     if failed is not None:
         failed.published = published
+        if waiting:  # (an audit: such a stream was left out without a word)
+            failed.message += (f"; {counted(len(waiting), 'stream waits', 'streams wait')} for the next publication, "
+                               f"since {'it cites' if len(waiting) == 1 else 'they cite'} what was refused "
+                               f"({waiting[0]}{' and others' if len(waiting) > 1 else ''})")
         raise failed
     return published
 
