@@ -553,7 +553,9 @@ def test_shallow_clone_gap_and_recover_shallow(tmp_path):
     remote, alice, old, a, bob = _old_anchor_and_shallow_clone(tmp_path)
     assert (bob / ".git" / "shallow").exists()
     assert hn(bob, "sync", "--recover-shallow").err == \
-        "git-hn: --recover-shallow requires a saved exact replication selection for origin\n"
+        "git-hn: --recover-shallow requires a saved exact replication selection for origin; save the streams to " \
+        "recover by name (git hn replication select origin --memory STREAM), or fetch the whole history " \
+        "instead: git fetch --unshallow origin, then git hn sync origin\n"
     assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
     r = hn(bob, "sync", "--json")
     out = json.loads(r.out)["outcomes"][0]

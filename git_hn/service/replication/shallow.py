@@ -35,7 +35,11 @@ def before_recovery(repo: Repo, remote: str, selection, result, repair) -> bool:
     if not is_shallow(repo):
         raise InputError(f"repository is not shallow; run git hn sync {remote}")
     if not selection.saved or selection.all:
-        raise InputError(f"--recover-shallow requires a saved exact replication selection for {remote}")
+        # (a team trial: README's team set-up saves --all, and the refusal gave no way on)
+        raise InputError(f"--recover-shallow requires a saved exact replication selection for {remote}; save "
+                         f"the streams to recover by name (git hn replication select {remote} --memory STREAM), "
+                         f"or fetch the whole history instead: git fetch --unshallow {remote}, then git hn sync "
+                         f"{remote}")
     return False
 
 
