@@ -118,31 +118,53 @@ def resolve_paths(repo: Repo, commit: str, paths: list[str],
     return tuple(PathAnchor(p, b) for p, b in entries)
 
 
-def absent_notes(repo: Repo, commit: str, absent: list[str]) -> list[tuple[str, str]]:
+def absent_notes(commit: str, absent: list[str]) -> list[tuple[str, str]]:
     """git-hn: (path, warning) for each ``--path`` that names nothing at the anchor commit
     (recorded as ``absent``, which the contract allows: a memory about a deleted file), since a
-    mistyped path, or one given relative to a subdirectory (paths are relative to the top of the
-    repository, §13.6), would otherwise be signed for good without a word; run from a
-    subdirectory where the path exists below it, the warning names the repository-relative
-    path. The caller prints them only once the record is signed, and never a secret-shaped path
-    (``secret_free``): a refused record must not echo what the lint refused."""
+    mistyped path would otherwise be signed for good without a word (one relative to the current
+    directory is refused before: ``check_top_relative``). The caller prints them only once the
+    record is signed, and never a secret-shaped path (``secret_free``): a refused record must not
+    echo what the lint refused."""
+    return [(path, f"--path {one_line(path)} names nothing at commit {commit}; it is recorded as absent")
+            for path in absent]
+
+
+def check_top_relative(repo: Repo, commit: str, absent: list[str]) -> None:
+    """git-hn: refuse, before anything is signed, a typed ``--path`` that names nothing at the
+    anchor commit while the same path taken from the current directory names something there.
+    Paths are relative to the top of the repository (§13.6), so ``cd src; record --path f.txt``
+    would sign ``f.txt`` as ``absent`` for good: a newcomer trial found the warning printed after
+    the signature too late. A path absent everywhere (a deleted file, a typo) is still signed,
+    with a warning (``absent_notes``). The MCP server has no current directory and never calls
+    this. The error names the path to use, unless the secret lint flags it (a refused record
+    must not echo a credential)."""
     if not absent:
-        return []
+        return
     proc = repo.git.run(["rev-parse", "--show-prefix"])
-    prefix = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
-    out = []
+    prefix = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n") if proc.returncode == 0 else ""
+    if not prefix:
+        return
     for path in absent:
-        hint = ""
-        if prefix and is_path(prefix + path, LIMITS.max_path):
-            try:
-                below = tree_entry(repo, commit, prefix + path) != "absent"
-            except InputError:  # a directory or a submodule there: named, not a file
-                below = True
-            if below:
-                hint = f" (paths are relative to the top of the repository: --path {prefix + path})"
-        out.append((path, f"--path {one_line(path)} names nothing at commit {commit}; it is recorded as "
-                          f"absent{one_line(hint)}"))
-    return out
+        full = prefix + path
+        if not is_path(full, LIMITS.max_path):
+            continue
+        try:
+            below = tree_entry(repo, commit, full) != "absent"
+        except InputError:  # a directory or a submodule there: it names something
+            below = True
+        if not below:
+            continue
+        import shlex
+
+        from .secretscan import scan
+
+        if scan(full):
+            named, use = "", "prefix it with the current directory's path from the top"
+        else:
+            named, use = f" {one_line(path)}", f"use --path {one_line(shlex.quote(full))}"
+        raise InputError(f"--path{named} names nothing at commit {commit[:12]} but does from the current "
+                         f"directory; paths are relative to the top of the repository: {use} (nothing was "
+                         "recorded)")
 
 
 def uncommitted_notes(repo: Repo, commit: str, paths: list[str]) -> list[tuple[str, str]]:
@@ -232,9 +254,12 @@ def content_from_flags(flags: RecordFlags) -> str | None:
 
 
 def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = None,
-                       notes: list | None = None) -> RecordRequest:
-    """CONTRACT §10.2: build and validate the record described by flags. ``notes`` gets the
-    warnings to print once the record is signed (``absent_notes``)."""
+                       notes: list | None = None, typed: list[str] | None = None) -> RecordRequest:
+    """CONTRACT §10.2: build and validate the record described by flags. ``notes`` (the command
+    line's) gets the warnings to print once the record is signed (``absent_notes``); a path of
+    ``typed`` (the ``--path`` values the user gave; default all of ``flags.path``, which for
+    supersede holds inherited ones too) given relative to the current directory is refused
+    (``check_top_relative``)."""
     usage = HANDOFF_FLAGS_USAGE if kind == "handoff" else RECORD_USAGE
     kind = kind or flags.kind
     content = content_from_flags(flags)
@@ -259,7 +284,9 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
         handoff = Handoff(*(tuple(x) for x in lists))
     paths = resolve_paths(repo, commit, flags.path, flags.blob)
     if notes is not None and not flags.blob:
-        notes += absent_notes(repo, commit, [p.path for p in paths if p.blob == "absent"])
+        absent = [p.path for p in paths if p.blob == "absent"]
+        check_top_relative(repo, commit, [p for p in absent if p in set(flags.path if typed is None else typed)])
+        notes += absent_notes(commit, absent)
         if flags.at in ("HEAD", "@"):
             notes += uncommitted_notes(repo, commit, [p.path for p in paths if p.blob != "absent"])
     record = Record(

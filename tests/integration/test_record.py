@@ -244,40 +244,71 @@ def test_show_never_prints_raw_controls(inited):
 
 
 def test_a_path_that_names_nothing_is_recorded_as_absent_with_a_warning(inited):
-    """git-hn: a mistyped --path, or one relative to a subdirectory, is still signed as
-    ``absent`` (a memory about a deleted file is legitimate) but never without a word."""
-    (inited / "src" / "deep").mkdir(parents=True)
-    (inited / "src" / "deep" / "z.py").write_text("z\n")
-    git(inited, "add", "-A")
-    git(inited, "commit", "-q", "-m", "z")
+    """git-hn: a mistyped --path is still signed as ``absent`` (a memory about a deleted file is
+    legitimate) but never without a word."""
     head = git(inited, "rev-parse", "HEAD")
-    r = hn(inited / "src" / "deep", "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
-           "--applies", "exact", "--path", "z.py", "--path", "README.md", "--content", "x")
-    assert r.code == 0
-    assert r.json()["anchor"]["paths"] == [{"path": "README.md", "blob": git(inited, "rev-parse", "HEAD:README.md")},
-                                          {"path": "z.py", "blob": "absent"}]
-    assert r.err == (f"git-hn: warning: --path z.py names nothing at commit {head}; it is recorded as absent "
-                     "(paths are relative to the top of the repository: --path src/deep/z.py)\n")
     r = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--path", "gone.md", "--content", "about a deleted file")
     assert r.code == 0
     assert r.err == f"git-hn: warning: --path gone.md names nothing at commit {head}; it is recorded as absent\n"
-    r = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
-           "--path", "src/deep/z.py", "--content", "found")
-    assert r.code == 0 and r.err == ""
+    (inited / "src").mkdir()
+    r = hn(inited / "src", "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "exact", "--path", "typo.py", "--content", "absent everywhere, from a subdirectory too")
+    assert r.code == 0
+    assert r.err == f"git-hn: warning: --path typo.py names nothing at commit {head}; it is recorded as absent\n"
 
 
-def test_the_absent_path_warning_never_echoes_a_secret_and_names_a_directory_below(inited):
-    (inited / "src" / "deep").mkdir(parents=True)
-    (inited / "src" / "deep" / "z.py").write_text("z\n")
+def test_a_path_relative_to_the_current_directory_is_refused_before_signing(inited):
+    """git-hn: paths are relative to the top of the repository (§13.6); ``cd "dir x"; record
+    --path f.txt`` once signed ``f.txt`` as absent for good, with a warning printed after the
+    signature (a newcomer trial). It is refused, nothing is appended, and the error names the
+    path to use, quoted for the shell."""
+    (inited / "dir x" / "deep").mkdir(parents=True)
+    (inited / "dir x" / "deep" / "z.py").write_text("z\n")
+    (inited / "dir x" / "f.txt").write_text("f\n")
     git(inited, "add", "-A")
     git(inited, "commit", "-q", "-m", "z")
     head = git(inited, "rev-parse", "HEAD")
-    r = hn(inited / "src", "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
-           "exact", "--path", "deep", "--content", "x")
-    assert r.code == 0
-    assert r.err == (f"git-hn: warning: --path deep names nothing at commit {head}; it is recorded as absent "
-                     "(paths are relative to the top of the repository: --path src/deep)\n")
+    sub = inited / "dir x"
+    before = refs_snapshot(inited)
+    for command in (["record", "--kind", "decision"], ["handoff"]):
+        r = hn(sub, "memory", *command, "--at", "HEAD", "--applies", "exact", "--path", "f.txt",
+               "--path", "README.md", "--content", "x")
+        assert (r.code, r.out) == (1, "")
+        assert r.err == (f"git-hn: --path f.txt names nothing at commit {head[:12]} but does from the current "
+                         "directory; paths are relative to the top of the repository: use --path 'dir x/f.txt' "
+                         "(nothing was recorded)\n")
+    r = hn(sub, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--path", "deep", "--content", "x")  # a directory below names something too
+    assert r.code == 1 and "use --path 'dir x/deep' (nothing was recorded)" in r.err
+    assert refs_snapshot(inited) == before
+    out = _record(sub, "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--path", "dir x/f.txt",
+                  "--content", "found")
+    assert out["anchor"]["paths"] == [{"path": "dir x/f.txt", "blob": git(inited, "rev-parse", "HEAD:dir x/f.txt")}]
+    # supersede refuses a typed path the same way, but not a path it inherits
+    r = hn(sub, "memory", "supersede", out["memoryId"], "--content", "y", "--path", "f.txt")
+    assert r.code == 1 and "use --path 'dir x/f.txt' (nothing was recorded)" in r.err
+    gone = _record(inited, "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--path", "f.txt",
+                   "--content", "about a top-level f.txt that is gone")
+    r = hn(sub, "memory", "supersede", gone["memoryId"], "--content", "still gone")
+    assert r.code == 0, r.err
+    assert r.err == f"git-hn: warning: --path f.txt names nothing at commit {head}; it is recorded as absent\n"
+
+
+def test_the_refused_relative_path_never_echoes_a_secret(inited):
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"
+    (inited / "keys").mkdir()
+    (inited / "keys" / f"{token}.txt").write_text("k\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-q", "-m", "k")
+    r = hn(inited / "keys", "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--path", f"{token}.txt", "--content", "x", "--allow-secret-shaped")
+    assert r.code == 1 and token not in r.err
+    assert "git-hn: --path names nothing at commit" in r.err
+    assert "prefix it with the current directory's path from the top (nothing was recorded)" in r.err
+
+
+def test_the_absent_path_warning_never_echoes_a_secret(inited):
     token = "ghp_" + "a1B2c3D4e5" * 3 + "F6g7H8"
     refused = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
                  "--path", f"keys/{token}.txt", "--content", "x")
