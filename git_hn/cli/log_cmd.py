@@ -130,16 +130,15 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
         bare = whole._replace(name=whole.name[:0], summary="")
         room = (screen.width or 0) - cell_len(core.join(bare)) - min(cell_len(whole.name), core.MIN_NAME) - 2
         if screen.width and whole.summary and room < core.MIN_SUMMARY:
-            head = core.fit(whole._replace(summary=""), screen.width, cell_len)
             # a terminal too narrow for the summary beside the fixed columns and the whole name (40
             # columns: a trial saw no content at all): the summary on a line of its own, indented
             # as relations are
-            screen.line(terminal.memory_line(head))
+            terminal.memory_lines(screen, whole._replace(summary=""))  # (classes continue below if need be)
             rest = core.fit(whole._replace(short="", date="", name="", actor="", kind="", lifecycle="", trust=""),
                             screen.width - 4, cell_len)
             screen.line(Text("    " + rest.summary))
         else:
-            screen.line(terminal.memory_line(core.fit(whole, screen.width, cell_len)))
+            terminal.memory_lines(screen, whole)
         if graph:
             for rel in core.relation_lines(it):
                 screen.line(Text(rel, style=terminal.LABEL))

@@ -12,7 +12,8 @@ text. It reaches the terminal only as the plain text of a rich ``Text`` span bui
 escape injection*, *Trojan Source*). The only escape sequences written are the SGR codes of the
 fixed styles below, chosen by protocol class, never by author text. Every line is cut to the
 terminal's width (display cells, wide characters counted as two) rather than wrapped inside an
-identifier; only free text (content, the warning) is wrapped.
+identifier; only free text (content, the warning) is wrapped, and a memory's classes (kind,
+lifecycle, trust), which are never cut, continue on the next line where they do not fit.
 """
 
 from __future__ import annotations
@@ -170,14 +171,60 @@ def header(screen: Screen, short: str, date: str, name: str, actor: str, kind: s
            trust: str, extra: tuple[str, ...] = ()) -> None:
     """A memory's first line in recall and digest blocks (``actor``: its tag, or ""); only the
     author name is ever cut."""
+    memory_lines(screen, logcore.Fields(short, date, logcore.shown_name(name), actor, kind, lifecycle, trust, ""),
+                 extra)
+
+
+def memory_lines(screen: Screen, f: logcore.Fields, extra: tuple[str, ...] = ()) -> None:
+    """A memory's line (``memory_line``, then ``extra`` classes in red) fitted to the width by
+    ``logcore.fit``: the summary, then the name, give way. Where even the ID, date, name (at
+    ``MIN_NAME``), actor tag and classes are wider than the terminal (40 columns: a newcomer saw
+    ``f2739ac64cb5 2026-12-05 N... decision a…``, lifecycle and trust cut away), the classes
+    that do not fit move to the following lines, aligned under the date, and are never cut; the
+    summary, if any, gets a line of its own there."""
     tail = sum(cell_len(x) + 1 for x in extra)
-    f = logcore.fit(logcore.Fields(short, date, logcore.shown_name(name), actor, kind, lifecycle, trust, ""),
-                    screen.width - tail, cell_len)
-    line = memory_line(f)
+    fitted = logcore.fit(f, screen.width - tail, cell_len)
+    line = memory_line(fitted)
     for x in extra:
         line.append(" ")
         line.append(x, style="red")
-    screen.line(line)
+    if line.cell_len <= screen.width:
+        screen.line(line)
+        return
+    head = logcore.fit(f._replace(kind="", lifecycle="", trust="", summary=""), screen.width, cell_len)
+    parts = [(head.short, ID), (head.date, DATE), (head.name, NAME), (head.actor, LABEL), (f.kind, KIND),
+             (f.lifecycle, LIFECYCLE.get(f.lifecycle, "")), (f.trust, trust_style(f.trust)),
+             *((x, "red") for x in extra)]
+    # under the date where the longest class fits there, else just off the edge
+    indent = cell_len(f.short) + 1 if screen.width - cell_len(f.short) > len("dependency-missing") else 2
+    flow(screen, parts, indent)
+    if f.summary:
+        rest = Text(" " * indent, no_wrap=True, overflow="ellipsis")
+        rest.append(logcore.fit(f._replace(short="", date="", name="", actor="", kind="", lifecycle="", trust=""),
+                                screen.width - indent, cell_len).summary)
+        screen.line(rest)
+
+
+def flow(screen: Screen, parts, indent: int | None = None, lead: Text | None = None) -> None:
+    """``(text, style)`` parts after ``lead``, joined by one space; a part that does not fit on
+    the line starts the next one, indented by ``indent`` columns (default: under the first part,
+    after ``lead``). No part is ever cut: one wider than a whole line is left to the terminal to
+    wrap (``copyable``)."""
+    line = lead.copy() if lead is not None else Text(no_wrap=True, overflow="ellipsis")
+    indent = line.cell_len if indent is None else indent
+    started = False  # (a part on this line: the next one fits beside it or starts a line)
+    for text, style in parts:
+        if not text:
+            continue
+        gap = 1 if line.plain and not line.plain.endswith(" ") else 0
+        if started and line.cell_len + gap + cell_len(text) > screen.width:
+            screen.copyable(line)
+            line, gap = Text(" " * indent, no_wrap=True, overflow="ellipsis"), 0
+        if gap:
+            line.append(" ")
+        line.append(text, style=style or None)
+        started = True
+    screen.copyable(line)
 
 
 def content_line(screen: Screen, content: str) -> None:
@@ -240,10 +287,10 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
     screen.wrapped(Text(doc["warning"], style=WARNING))
     proj = doc.get("projection")
     operation = "" if env["operation"] == "record" else env["operation"]
-    first = span((short_id(doc["memoryId"]), ID), (operation, ""),
-                 *(((proj["kind"], KIND), (proj["lifecycle"], LIFECYCLE.get(proj["lifecycle"], "")),
-                    (proj["trust"], trust_style(proj["trust"]))) if proj else ()))
-    screen.line(labelled("Memory", first))
+    # (the classes are never cut: on a narrow terminal they continue on the next line)
+    flow(screen, [(short_id(doc["memoryId"]), ID), (operation, ""),
+                  *(((proj["kind"], KIND), (proj["lifecycle"], LIFECYCLE.get(proj["lifecycle"], "")),
+                     (proj["trust"], trust_style(proj["trust"]))) if proj else ())], lead=labelled("Memory", ""))
     screen.line(labelled("Author", who(env["actorName"], env["actor"], screen.width - 10)))
     screen.line(labelled("Signed", utc_timestamp(env["timestamp"]), DATE))
     screen.line(labelled("Stream", f"{short_id(env['stream'])} #{env['sequence']}"))
@@ -258,10 +305,10 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
         _projection(screen, proj)
     if "targetProjection" in doc:
         target = doc["targetProjection"]
-        classes = span((short_id(target["id"]), ID), (target["kind"], KIND),
-                       (target["lifecycle"], LIFECYCLE.get(target["lifecycle"], "")),
-                       (target["trust"], trust_style(target["trust"])))
-        screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), classes))
+        flow(screen, [(short_id(target["id"]), ID), (target["kind"], KIND),
+                      (target["lifecycle"], LIFECYCLE.get(target["lifecycle"], "")),
+                      (target["trust"], trust_style(target["trust"]))],
+             lead=labelled(TARGET_LABEL.get(env["operation"], "Target"), ""))
         _content(screen, target["data"]["content"], "Target content (inert)")  # (not this memory's own)
     screen.copyable(labelled("Full ID", doc["memoryId"], pad=9))  # 80 columns: the one line to copy
     return screen.text()

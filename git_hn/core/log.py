@@ -147,7 +147,8 @@ def inert(text: str) -> str:
 def fit(f: Fields, width: int | None, cells=len) -> Fields:
     """Cut the summary, then the author name (to ``MIN_NAME`` columns), so that the line fits in
     ``width`` columns (``cells`` measures terminal columns). The ID, date and classes are never
-    cut: on a terminal too narrow for them the line is longer than the width."""
+    cut: on a terminal too narrow for them the line is longer than the width, and the terminal's
+    ``memory_lines`` moves the classes to the following lines."""
     if width is None:
         return f
     # a space between the fixed columns (the name among them), one before the summary

@@ -180,6 +180,54 @@ def test_digest_and_log_on_a_terminal(world, columns):
     assert [line[:12] for line in lines] == [_short(ids[k]) for k in ("mallory", "wide", "long", "hostile")]
 
 
+def _blocks(lines: list[str], starts) -> dict[str, str]:
+    """Each memory's header with the lines that continue it (indented, up to the next header or
+    an unindented line), joined by spaces."""
+    out, key = {}, None
+    for line in lines:
+        hit = next((k for k, short in starts.items() if line.startswith(short)), None)
+        if hit is not None:
+            key = hit
+            out[key] = line
+        elif key is not None and line.startswith("  "):
+            out[key] += " " + line.strip()
+        else:
+            key = None
+    return out
+
+
+@pytest.mark.parametrize("columns", [40, 30])
+def test_a_narrow_terminal_wraps_the_classes_and_never_cuts_them(world, columns):
+    """A newcomer at 40 columns saw ``f2739ac64cb5 2026-12-05 N... decision a…``: Screen.line
+    cut the lifecycle and trust that ``logcore.fit`` promised never to cut. They continue on the
+    next line, whole, in log, recall, digest and show."""
+    repo, ids = world
+    rows = {row["id"]: row for row in hn(repo, "memory", "recall", "--include-untrusted", "--json").json()["memories"]}
+    starts = {key: _short(mid) for key, mid in ids.items() if mid in rows}
+    month = _month(repo, ids)
+    for command in (["memory", "log"], ["memory", "recall", "--include-untrusted"],
+                    ["memory", "digest", "--include-untrusted", "--month", month]):
+        lines = _screen(_pty(repo, columns, *command), columns)
+        blocks = _blocks(lines, starts)
+        assert blocks, (command, lines)
+        for key, text in blocks.items():
+            row = rows[ids[key]]
+            words = text.split(" ")
+            for cls in (row["kind"], row["lifecycle"], row["trust"]):
+                assert cls in words, (command, key, cls, lines)
+    for key in ("hostile", "challenge"):
+        out = _pty(repo, columns, "memory", "show", _short(ids[key]))
+        lines = [line for line in SGR.sub("", out).splitlines() if not line.startswith("Full ID")]  # (copyable)
+        _screen("\n".join(lines), columns)
+        shown = hn(repo, "memory", "show", ids[key], "--json").json()
+        for label, proj in (("Memory    ", shown.get("projection")), ("Challenges ", shown.get("targetProjection"))):
+            if proj:
+                at = next(i for i, line in enumerate(lines) if line.startswith(label))
+                words = " ".join([lines[at]] + [x for x in lines[at + 1:at + 4] if x.startswith(" " * 10)]).split()
+                for cls in (proj["kind"], proj["lifecycle"], proj["trust"]):
+                    assert cls in words, (key, cls, lines)
+
+
 # -- identities and record results ------------------------------------------------------------
 
 
