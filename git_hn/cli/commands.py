@@ -321,11 +321,12 @@ def recall_command(values: dict) -> int:
         advice.path_hint(repo, doc, req.path, hidden) or any(hidden.values()) or advice.shallow_hint(repo, doc)
     else:
         if render.on_terminal():
-            from ..service.names import author_names
+            from ..service.names import author_names, known_authors
             from . import terminal
 
             names = author_names(repo, [row["id"] for row in doc["memories"]])
-            render.write(terminal.recall(doc, names, bool(values.get("no_color"))))
+            render.write(terminal.recall(doc, names, bool(values.get("no_color")),
+                                         known=known_authors(repo) if doc["memories"] else ()))
         else:
             render.lines(core.human_lines(doc))
         from .trust import empty_hint, hint
@@ -653,11 +654,11 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
         render.json_line(doc)
         return 0
     if render.on_terminal():
-        from ..service.names import author_names
+        from ..service.names import author_names, known_authors
         from . import terminal
 
         names = author_names(repo, [row["id"] for row in doc["memories"]])
-        render.write(terminal.digest(doc, names, no_color))
+        render.write(terminal.digest(doc, names, no_color, known=known_authors(repo) if doc["memories"] else ()))
     else:
         render.lines(brief.digest_lines(doc))
     from .trust import hint

@@ -87,8 +87,11 @@ def log(values: dict, positional: list[str]) -> int:
         render.json_line(core.document(items))
         return 0
     graph = bool(values.get("graph"))
+    from ..service.names import known_authors
+
+    known = known_authors(repo) if items else []
     if not sys.stdout.isatty():
-        render.lines(core.lines(items, graph))
+        render.lines(core.lines(items, graph, known=known))
         return 0
     if not items and max_count != 0:  # (a terminal showing nothing reads as a command that did nothing)
         filtered = any(values.get(k) for k in ("kind", "actor", "topic", "path", "subject", "lifecycle",
@@ -102,7 +105,7 @@ def log(values: dict, positional: list[str]) -> int:
         render.hint("no memory here yet: record one with git hn memory record" +
                     (f"; {team}, then git hn sync" if team else ""))
         return 0
-    text = terminal_text(items, graph, no_color=bool(values.get("no_color")))
+    text = terminal_text(items, graph, no_color=bool(values.get("no_color")), known=known)
     pager = None if values.get("no_pager") else _pager(repo)
     if pager is None:
         sys.stdout.write(text)
@@ -112,10 +115,10 @@ def log(values: dict, positional: list[str]) -> int:
     return 0
 
 
-def terminal_text(items, graph: bool, width: int | None = None, no_color: bool = False) -> str:
+def terminal_text(items, graph: bool, width: int | None = None, no_color: bool = False, known=()) -> str:
     """The log as a terminal shows it: each line fitted to ``width`` columns, in the styles of
     ``terminal`` (shared by every command), coloured unless ``--no-color``, ``NO_COLOR`` or
-    ``TERM=dumb``."""
+    ``TERM=dumb``; ``known`` as for ``core.lines``."""
     from rich.cells import cell_len
     from rich.text import Text
 
@@ -123,7 +126,7 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
     from . import terminal
 
     screen = terminal.Screen(no_color, width)
-    shared = core.shared_names((it.actor_name, it.actor) for it in items)
+    shared = core.shared_names([*((it.actor_name, it.actor) for it in items), *known])
     for it in items:
         whole = core.fields(it, shared)
         # (the summary's room beside the fixed columns, the name cut as far as ``fit`` cuts it)

@@ -243,8 +243,10 @@ def content_line(screen: Screen, content: str) -> None:
 # -- commands --------------------------------------------------------------------------------
 
 
-def recall(doc: dict, names: dict[str, str], no_color: bool = False, columns: int | None = None) -> str:
-    """``memory recall``: the warning, a count, then two lines per memory."""
+def recall(doc: dict, names: dict[str, str], no_color: bool = False, columns: int | None = None,
+           known=()) -> str:
+    """``memory recall``: the warning, a count, then two lines per memory (``known``: the
+    ``(name, actor)`` pairs of ``names.known_authors``, for telling namesakes apart)."""
     screen = Screen(no_color, columns)
     screen.wrapped(Text(doc["warning"], style=WARNING))
     rows = doc["memories"]
@@ -253,7 +255,7 @@ def recall(doc: dict, names: dict[str, str], no_color: bool = False, columns: in
     if doc["truncated"] or returned != matched:
         count += f", {returned} shown"
     screen.line(Text(count, style=LABEL))
-    shared = logcore.shared_names((names.get(row["id"], ""), row["actor"]) for row in rows)
+    shared = logcore.shared_names([*((names.get(row["id"], ""), row["actor"]) for row in rows), *known])
     for row in rows:
         extra = tuple(x for x in (row["applicability"], row["evidence"]) if x not in QUIET)
         name = names.get(row["id"], "")
@@ -268,11 +270,13 @@ def recall(doc: dict, names: dict[str, str], no_color: bool = False, columns: in
     return screen.text()
 
 
-def digest(doc: dict, names: dict[str, str], no_color: bool = False, columns: int | None = None) -> str:
+def digest(doc: dict, names: dict[str, str], no_color: bool = False, columns: int | None = None,
+           known=()) -> str:
     screen = Screen(no_color, columns)
     screen.wrapped(Text(doc["warning"], style=WARNING))
     screen.line(Text(f"Handoffs and decisions of {doc['month']}: {len(doc['memories'])}", style=LABEL))
-    shared = logcore.shared_names((names.get(row["id"], ""), row["actor"]) for row in doc["memories"])
+    shared = logcore.shared_names([*((names.get(row["id"], ""), row["actor"]) for row in doc["memories"]),
+                                   *known])
     for row in doc["memories"]:
         name = names.get(row["id"], "")
         header(screen, short_id(row["id"]), utc_timestamp(row["signedTimestamp"])[:10], name,

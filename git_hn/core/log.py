@@ -116,8 +116,10 @@ def shown_name(name: str) -> str:
 
 def shared_names(pairs) -> set[str]:
     """The names (as shown) that more than one actor signs with among ``(name, actor)`` pairs.
-    A name is its author's own choice: where two actors of one view share it, each is told
-    apart by its short actor ID (an impostor's "Alice" beside Alice's)."""
+    A name is its author's own choice: where two actors share it, each is told apart by its
+    short actor ID (an impostor's "Alice" beside Alice's). Callers pass the rows shown and the
+    actors the clone knows (``service.names.known_authors``): an impostor alone in a view still
+    shares its name with the real one."""
     seen: dict[str, str] = {}
     shared = set()
     for name, actor in pairs:
@@ -190,10 +192,12 @@ def relation_lines(it: Item) -> list[str]:
             for n, (t, m) in enumerate(it.relations)]
 
 
-def lines(items: list[Item], graph: bool, width: int | None = None, cells=len) -> list[str]:
-    """The plain human log: one line per memory, and with ``graph`` its relations below it."""
+def lines(items: list[Item], graph: bool, width: int | None = None, cells=len, known=()) -> list[str]:
+    """The plain human log: one line per memory, and with ``graph`` its relations below it.
+    ``known``: more ``(name, actor)`` pairs (the actors the clone knows), so that a name is
+    tagged when it is shared with an actor none of whose memories is listed."""
     out = []
-    shared = shared_names((it.actor_name, it.actor) for it in items)
+    shared = shared_names([*((it.actor_name, it.actor) for it in items), *known])
     for it in items:
         out.append(join(fit(fields(it, shared), width, cells)))
         if graph:

@@ -30,6 +30,22 @@ def author_names(repo: Repo, ids) -> dict[str, str]:
     return stateview.serve(repo, with_view, full)
 
 
+def known_authors(repo: Repo) -> list[tuple[str, str]]:
+    """``(name, actor)`` of the actors this clone knows, for telling apart two that show the
+    same name (``core.log.shared_names``): its own identities, and the author of the newest
+    memory of every stream in the verified state (one envelope per stream, payloads re-checked
+    by ``View.load``). A name two actors share is tagged with the actor wherever either shows,
+    even when only one of them is among the rows shown (a newcomer trial: an impostor "Newbie"
+    alone in a recall showed as plain "Newbie"). When the state cannot answer, only the
+    identities: a full verification is not worth a tag."""
+    from ..store import identity
+    from .policy_edit import stream_authors
+
+    pairs = [(ident.name, ident.actor) for ident, _active in identity.list_identities(repo)]
+    return pairs + stateview.serve(repo, lambda view: [(name, actor) for actor, name, _ts in stream_authors(view)],
+                                   list)
+
+
 def memory_ids(repo: Repo, hexprefix: str, targets: bool = False) -> list[str]:
     """Sorted memory IDs starting with ``sha256:<hexprefix>`` from the state as last verified
     (``stateview.last_verified``: it may miss what arrived since the last command, and it is

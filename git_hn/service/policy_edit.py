@@ -119,7 +119,7 @@ def known_actors(repo: Repo, listed=()) -> list[Known]:
     for ident, _active in identity.list_identities(repo):
         names.setdefault(ident.actor, []).append(ident.name)
     listing = streams.list_sources(repo)
-    seen = stateview.serve(repo, _authors_from_state, lambda: _authors_from_collection(repo, listing),
+    seen = stateview.serve(repo, stream_authors, lambda: _authors_from_collection(repo, listing),
                            listing)
     for actor, name, _ts in sorted(seen, key=lambda s: s[2], reverse=True):
         have = names.setdefault(actor, [])
@@ -130,7 +130,7 @@ def known_actors(repo: Repo, listed=()) -> list[Known]:
     return [Known(actor, tuple(n)) for actor, n in names.items()]
 
 
-def _authors_from_state(view) -> list[tuple[str, str, str]]:
+def stream_authors(view) -> list[tuple[str, str, str]]:
     """(actor, name, timestamp) of the newest memory of every stream in the verified state."""
     ids = [r[0] for r in view.conn.execute(
         "SELECT c.id FROM sources s JOIN chain c ON c.sid = s.sid AND c.seq = s.length")]

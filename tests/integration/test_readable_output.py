@@ -423,6 +423,42 @@ def test_an_impostors_name_is_told_apart_by_the_actor_id(tmp_path):
             assert any(line.startswith(_short(mid)) and f"({actors[mid][:12]})" in line for line in lines), args
 
 
+def test_an_impostor_alone_in_the_view_is_still_told_apart(tmp_path):
+    """A newcomer trial: "Newbie" signed by a second actor showed as plain "Newbie" in a recall
+    where the real Newbie's memories were filtered out, since only the rows shown were compared.
+    The actors the clone knows count too: its own identities, and the authors of the verified
+    streams (here the impostor's stream arrived by fetch, with no identity of it here)."""
+    repo = make_repo(tmp_path / "repo")
+    assert hn(repo, "init", "--name", "Newbie").code == 0
+    real = record_id(repo, kind="observation", content="the real observation")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(repo), str(other))
+    assert hn(other, "init", "--name", "Newbie").code == 0
+    fake = record_id(other, content="the impostor's decision")
+    git(repo, "fetch", "-q", str(other), "refs/hn/memory/*:refs/hn/memory/*")
+    impostor = hn(repo, "memory", "show", fake, "--json").json()["envelope"]["actor"]
+    assert impostor != hn(repo, "memory", "show", real, "--json").json()["envelope"]["actor"]
+    tag = f"Newbie ({impostor[:12]}) decision"
+    log = _piped(repo, "memory", "log", "--kind", "decision").splitlines()
+    assert len(log) == 1 and tag in log[0], log
+    month = hn(repo, "memory", "show", fake, "--json").json()["envelope"]["timestamp"][:7]
+    for args in (["memory", "recall", "--include-untrusted", "--kind", "decision"], ["memory", "log", "--kind", "decision"],
+                 ["memory", "digest", "--include-untrusted", "--month", month]):
+        lines = _screen(_pty(repo, 80, *args), 80)
+        assert any(line.startswith(_short(fake)) and tag in line for line in lines), (args, lines)
+    # the real Newbie alone: tagged too, as its identity is one of the two
+    lines = _screen(_pty(repo, 80, "memory", "log", "--kind", "observation"), 80)
+    assert any(line.startswith(_short(real)) and "Newbie (" in line for line in lines), lines
+    # a name of its own still gets no tag
+    third = tmp_path / "third"
+    git(tmp_path, "clone", "-q", str(repo), str(third))
+    assert hn(third, "init", "--name", "Solo").code == 0
+    solo = record_id(third, content="only mine", kind="assumption")
+    git(repo, "fetch", "-q", str(third), "refs/hn/memory/*:refs/hn/memory/*")
+    lines = _screen(_pty(repo, 80, "memory", "log", "--kind", "assumption"), 80)
+    assert any(line.startswith(_short(solo)) and " Solo assumption " in line for line in lines), lines
+
+
 def test_a_unicode_line_separator_in_content_is_shown_not_taken_for_a_line_end(tmp_path):
     """A review's case: U+2028 (a line end to Python's ``splitlines``, which agent scripts use)
     let content start a line of its own in piped recall; it is shown as ``\\u{2028}``."""
