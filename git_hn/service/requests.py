@@ -245,12 +245,29 @@ def tree_entry(repo: Repo, commit: str, path: str) -> str:
 def content_from_flags(flags: RecordFlags) -> str | None:
     sources = len(flags.content) + len(flags.positional) + len(flags.content_file)
     if sources > 1:
-        raise InputError("record content must have exactly one explicit source")
+        raise InputError(f"record content must have exactly one explicit source; {_sources_given(flags)}")
     if sources == 0:
         return None
     if flags.content_file:
         return read_content_file(flags.content_file[0])
     return (flags.content or flags.positional)[0]
+
+
+def _sources_given(flags: RecordFlags) -> str:
+    """What was given for the content, counted, never repeated (it may be a secret): a forgotten
+    quote (``record ... Use sqlite``) made two positional arguments, and the contract's text
+    alone baffled a newcomer."""
+    parts = []
+    for count, name in ((len(flags.content), "--content"), (len(flags.content_file), "--content-file")):
+        if count:
+            parts.append(name if count == 1 else f"{name} {count} times")
+    count = len(flags.positional)
+    if count:
+        parts.append(f"{count} positional argument{'s' if count > 1 else ''}")
+    if count > 1:
+        return (f"got {' and '.join(parts)}: quote the content so that the shell passes it as one "
+                'argument (--content "..." or "...")')
+    return f"got {' and '.join(parts)}: give the content once"
 
 
 def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = None,

@@ -106,7 +106,17 @@ def test_content_sources(inited, tmp_path):
     assert _show(inited, dash["memoryId"])["projection"]["data"]["content"] == "-starts with a dash"
     before = refs_snapshot(inited)
     two = hn(inited, "memory", "record", *base, "--content", "a", "b")
-    assert two.err == "git-hn: record content must have exactly one explicit source\n"
+    assert two.err == ("git-hn: record content must have exactly one explicit source; got --content and 1 "
+                       "positional argument: give the content once\n")
+    # a forgotten quote: the contract's text first, then what to do (the words are not repeated)
+    unquoted = hn(inited, "memory", "record", *base, "Use", "sqlite", "now")
+    assert (unquoted.code, unquoted.err) == (1, "git-hn: record content must have exactly one explicit source; got 3 "
+                                                "positional arguments: quote the content so that the shell passes "
+                                                'it as one argument (--content "..." or "...")\n')
+    twice = hn(inited, "memory", "record", *base, "--content-file", str(tmp_path / "x"), "--content", "a",
+               "--content", "b")
+    assert twice.err == ("git-hn: record content must have exactly one explicit source; got --content 2 times "
+                         "and --content-file: give the content once\n")
     none = hn(inited, "memory", "record", *base)
     assert none.err == ("git-hn: usage: git hn memory record --kind KIND --at REV --applies MODE "
                         "--content TEXT; missing content (--content TEXT, --content-file PATH or one "
