@@ -486,7 +486,9 @@ def _click_hint(exc, cmd, argv: list[str]) -> str:
     params = list(getattr(cmd, "params", ()))
     if isinstance(exc, _click.exceptions.NoSuchOption):
         known = [n for p in params for n in getattr(p, "opts", ()) if n.startswith("--")]
-        return hints.unknown_option(exc.option_name.partition("=")[0], known)
+        from .options import every_option
+
+        return hints.unknown_option(exc.option_name.partition("=")[0], known, every_option())
     if isinstance(exc, _click.exceptions.BadOptionUsage):
         param = next((p for p in params if exc.option_name in getattr(p, "opts", ())), None)
         if param is None:

@@ -221,12 +221,16 @@ def supersede_command(values: dict, positional: list[str]) -> int:
     return code
 
 
-def _named(usage: str, target: str | None) -> str:
-    """The usage line, and what names a memory when ``target`` is given but names none."""
+def _named(usage: str, target: str | None, missing: str = "") -> str:
+    """The usage line, and what is wrong: ``missing MEMORY`` when no target is given (a newcomer
+    trial: ``supersede --content x`` printed the usage alone), what names a memory when
+    ``target`` names none, else ``missing`` (such as ``--reason``)."""
     from ..service.show import is_query
 
-    if target is None or is_query(target):
-        return usage
+    if target is None:
+        return f"{usage}; missing MEMORY" + (f" and {missing}" if missing else "")
+    if is_query(target):
+        return f"{usage}; missing {missing}" if missing else usage
     return f"{usage}; MEMORY is a memory ID (sha256: and 64 lowercase hex digits) or at least 8 of its first ones"
 
 
@@ -239,7 +243,7 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
 
     usage = LIFECYCLE_USAGE[operation]
     if target is None or not is_query(target) or reason is None:
-        raise UsageError(_named(usage, target))
+        raise UsageError(_named(usage, target, "--reason" if reason is None else ""))
     repo = open_repo()
     target = _target(repo, target)
     if operation == "retract":
@@ -304,6 +308,9 @@ def recall_command(values: dict) -> int:
     else:
         max_records = parse_int(values.get("max_records"), RECALL_USAGE, "--max-records")
         max_content = parse_int(values.get("max_content_bytes"), RECALL_USAGE, "--max-content-bytes")
+        for value, name in ((max_records, "--max-records"), (max_content, "--max-content-bytes")):
+            if value is not None and value <= 0:  # §7.4's text first, then which bound (a newcomer trial)
+                raise InputError(f"recall bounds must be positive; {name} takes 1 or more")
         req = core.RecallRequest(
             at_commit=values.get("at") or "HEAD", subject=values.get("subject") or "",
             path=values.get("path") or "", topic=tuple(values.get("topic") or ()),

@@ -19,11 +19,13 @@ __all__ = ["EXPORT_USAGE", "IMPORT_USAGE", "export", "import_"]
 
 
 def export(values: dict, positional: list[str]) -> int:
+    from .options import stray
+
     if positional:
-        raise UsageError(EXPORT_USAGE)
+        raise stray(EXPORT_USAGE, positional)
     output = values.get("output")
     if output is not None and output == "":
-        raise UsageError(EXPORT_USAGE)
+        raise UsageError(f"{EXPORT_USAGE}; --output needs a file name")
     if output == "-":  # (as --input - and import - read stdin: never a file named "-")
         output = None
     from ..service import export as service
@@ -45,8 +47,12 @@ def export(values: dict, positional: list[str]) -> int:
 
 
 def import_(values: dict, positional: list[str]) -> int:
-    if len(positional) != 1 or positional[0] == "":
-        raise UsageError(IMPORT_USAGE)
+    from .options import stray
+
+    if len(positional) > 1:
+        raise stray(IMPORT_USAGE, positional[1:])
+    if not positional or positional[0] == "":
+        raise UsageError(f"{IMPORT_USAGE}; missing FILE (- reads stdin)")
     from ..service import import_drafts as service
     from ..store.repo import open_repo
     from . import render

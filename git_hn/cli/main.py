@@ -399,12 +399,26 @@ def _quiet_stdout() -> None:
         pass
 
 
+# the usage texts CONTRACT §10.1 fixes (its table): they stay first, any reason after them;
+# git-hn's own commands (log, view, export, …) say the reason first (``hints.reason_first``)
+CONTRACT_USAGES = tuple(f"usage: git hn {c}" for c in (
+    "init", "identity <", "identity show", "identity list", "identity public", "memory <", "memory record",
+    "memory handoff", "memory supersede", "memory retract", "memory challenge", "memory <retract",
+    "memory show", "memory recall", "memory brief", "memory digest", "memory index", "policy show",
+    "replication", "sync", "hooks", "mcp", "demo"))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch_and_close(args)
     except HnError as exc:
-        render.error(exc.message)
+        if isinstance(exc, UsageError):
+            from ..core.hints import reason_first
+
+            render.error(reason_first(exc.message, CONTRACT_USAGES))
+        else:
+            render.error(exc.message)
         return 1
     except KeyboardInterrupt:
         render.error("interrupted")

@@ -72,6 +72,13 @@ def stray(usage: str, args: list[str]) -> UsageError:
     return UsageError(hints.append(usage, hints.unexpected(args)))
 
 
+def every_option() -> set[str]:
+    """The name of every option some command of this table takes (for an unknown option's hint:
+    ``log --at`` is told log has none, not a close name of log's)."""
+    return {o.name for key, table in globals().items() if key.endswith(("_OPTS", "_FIELDS")) and
+            isinstance(table, tuple) for o in table if isinstance(o, Opt)}
+
+
 def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, list[str]]:
     """GNU-style parsing: ``--x V``, ``--x=V``, switches, interleaved positionals, ``--``.
 
@@ -95,7 +102,7 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             if opt is None:
                 from ..core import hints  # error paths only
 
-                raise UsageError(f"{usage}; {hints.unknown_option(name, table)}")
+                raise UsageError(f"{usage}; {hints.unknown_option(name, table, every_option())}")
             if opt.metavar is None:
                 if eq:
                     raise UsageError(f"{usage}; {name} takes no value")

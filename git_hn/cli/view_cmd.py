@@ -15,11 +15,13 @@ VIEW_USAGE = "usage: git hn memory view [--at REV] [--output FILE] [--open]"
 
 
 def view(values: dict, positional: list[str]) -> int:
+    from .options import stray
+
     if positional:
-        raise UsageError(VIEW_USAGE)
+        raise stray(VIEW_USAGE, positional)
     output = values.get("output")
     if output is not None and output == "":
-        raise UsageError(VIEW_USAGE)
+        raise UsageError(f"{VIEW_USAGE}; --output needs a file name")
     if output == "-":
         raise UsageError(f"{VIEW_USAGE}; the page is a file: name one (./- for a file called -), or leave "
                          "--output out for the default")

@@ -17,7 +17,12 @@ _OPTION_SHAPED = re.compile(r"--?[a-z][a-z0-9-]{0,30}")
 # a stray argument that is quoted back: a short lowercase word of letters ("extra", "main",
 # "hooks"); a pasted token, a password with a digit, content or an ID is not (*secret disclosure*
 # into terminal logs and CI output; a review found "hunter2password" quoted)
-_WORD_SHAPED = re.compile(r"[a-z][a-z._-]{0,15}")
+# (and since a newcomer trial: a small number, "5", a count given without its option, and a
+# revision shape, "HEAD", "HEAD~5", "main^2": they say which argument was meant and carry no secret)
+_SAFE_ARGUMENT = re.compile(r"(?:[a-z][a-z._-]{0,15}|[0-9]{1,4}|HEAD|FETCH_HEAD|ORIG_HEAD|@)(?:[~^][0-9]{0,3}){0,4}")
+# options of other tools (or other commands) a user types for one of ours
+SYNONYMS = {"-n": ("--max-records",), "--limit": ("--max-records", "--max-count"),
+            "--max-count": ("--max-records",), "--count": ("--max-records", "--max-count")}
 
 
 def closest(value: str, choices) -> str | None:
@@ -34,11 +39,20 @@ def did_you_mean(value: str, choices) -> str:
     return f"did you mean {best}?" if best else ""
 
 
-def unknown_option(name: str, choices) -> str:
-    """``unknown option --qurey; did you mean --query?`` (the suggestion only when one is close)."""
+def unknown_option(name: str, choices, elsewhere=()) -> str:
+    """``unknown option --qurey; did you mean --query?`` (the suggestion only when one is close).
+    An option of another command (``elsewhere``: ``log --at HEAD~5`` was told "did you mean
+    --path?") is said to be no option of this one, with no suggestion; a synonym (``recall -n``)
+    gets this command's option."""
     if not _OPTION_SHAPED.fullmatch(name):
         return "unknown option; an argument that starts with - goes after --"
     text = f"unknown option {name}"
+    choices = list(choices)
+    synonym = next((c for c in SYNONYMS.get(name, ()) if c in choices), None)
+    if synonym:
+        return f"{text}; did you mean {synonym}?"
+    if name in elsewhere:
+        return f"{text}; this command takes no {name}"
     # compared without the dashes, which every name shares and which would make "--bogus" look
     # like "--base"
     bare = {c.lstrip("-"): c for c in choices}
@@ -54,9 +68,19 @@ def unexpected(args) -> str:
     if not args:
         return ""
     text = "unexpected argument"
-    if _WORD_SHAPED.fullmatch(args[0]):
+    if _SAFE_ARGUMENT.fullmatch(args[0]):
         text += f' "{args[0]}"'
     return text + (f" and {len(args) - 1} more" if len(args) > 1 else "")
+
+
+def reason_first(message: str, fixed=()) -> str:
+    """A usage error of git-hn's own (``usage: …; reason``) with its reason first (``reason;
+    usage: …``): after a 200-character usage line a newcomer missed why. A usage text the
+    contract fixes (a prefix in ``fixed``) stays first, as §10.1 wants."""
+    usage, sep, reason = message.partition("; ")
+    if not sep or not usage.startswith("usage: ") or usage.startswith(tuple(fixed)):
+        return message
+    return f"{reason}; {usage}"
 
 
 def whole_number(name: str) -> str:

@@ -69,7 +69,7 @@ def test_command_help_lists_options(repo):
     (["memory", "record", "--kind"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; --kind needs a value KIND"),
     (["memory", "record", "--json=yes"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; --json takes no value"),
     (["memory", "handoff", "--kind", "x"], "usage: git hn memory handoff --at REV --applies MODE --input FILE|- --json; "
-                                           "unknown option --kind"),
+                                           "unknown option --kind; this command takes no --kind"),
     (["memory", "handoff", "--at", "HEAD", "--applies", "descendants"],
      "usage: git hn memory handoff --at REV --applies MODE --content TEXT [record fields]; missing content "
      "(--content TEXT, --content-file PATH or one positional argument)"),
@@ -226,7 +226,9 @@ def test_a_one_value_filter_given_twice_is_refused(inited, command, option):
     value = {"--path": "a.py", "--query": "word", "--subject": "issue:sha256:" + "a" * 64}[option]
     r = hn(inited, "memory", command, option, value, f"{option}={value}")
     assert r.code == 1 and r.out == "", r.out  # (git-hn's usage errors exit 1)
-    assert r.err.count("\n") == 1 and f"; {option} was given twice: it takes one value (" in r.err, r.err
+    assert r.err.count("\n") == 1 and f"{option} was given twice: it takes one value (" in r.err, r.err
+    # the contract's usage text first for recall; git-hn's own commands say the reason first
+    assert r.err.startswith("git-hn: usage: " if command == "recall" else f"git-hn: {option} was given twice"), r.err
     if option == "--query":
         assert "--query 'a OR b' (either)" in r.err
     assert hn(inited, "memory", command, option, value).code == 0

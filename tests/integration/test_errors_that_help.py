@@ -761,3 +761,36 @@ def test_a_refused_handoff_document_names_the_list_and_the_limit(inited):
         _fails_with(inited, ["memory", *args, "--input", "-", "--json"], "memory handoff record has invalid fields; "
                     "at most 64 handoff.nextActions entries (65 given), each at most 4096 bytes",
                     input=json.dumps(request).encode())
+
+
+LOG = ("usage: git hn memory log [--kind K] [--actor A] [--topic T] [--path P] [--subject ID] [--lifecycle L] "
+       "[--trust T] [--query TEXT] [-n N | -N] [--graph] [--no-pager] [--json]")
+
+
+@pytest.mark.parametrize("args,message", [
+    # git-hn's own commands: the reason first, then the usage (a newcomer trial missed it after 200
+    # characters); a number or a revision shape is named, a secret-looking word is not
+    (["memory", "log", "5"], f'unexpected argument "5"; {LOG}'),
+    (["memory", "log", "HEAD~5"], f'unexpected argument "HEAD~5"; {LOG}'),
+    (["memory", "log", "hunter2password"], f"unexpected argument; {LOG}"),
+    (["memory", "log", "--at", "HEAD~5"], f"unknown option --at; this command takes no --at; {LOG}"),
+    (["memory", "view", "extra"], 'unexpected argument "extra"; usage: git hn memory view [--at REV] '
+                                  "[--output FILE] [--open]"),
+    (["memory", "import"], "missing FILE (- reads stdin); usage: git hn memory import FILE|- [--stream ID] "
+                           "[--allow-secret-shaped] [--json]"),
+    # the contract's usage texts stay first (§10.1), the reason after them
+    (["memory", "recall", "-n", "3"], "usage: git hn memory recall [filters] [bounds] [--json]; unknown option -n; "
+                                      "did you mean --max-records?"),
+    (["memory", "recall", "--max-records", "0"], "recall bounds must be positive; --max-records takes 1 or more"),
+    (["memory", "recall", "--max-content-bytes", "-1"],
+     "recall bounds must be positive; --max-content-bytes takes 1 or more"),
+    (["memory", "supersede", "--content", "x"], "usage: git hn memory supersede MEMORY [record fields]; missing MEMORY"),
+    (["memory", "retract", "0123456789ab"], "usage: git hn memory retract MEMORY --reason REASON; missing --reason"),
+    (["memory", "challenge"], "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]; missing "
+                              "MEMORY and --reason"),
+])
+def test_a_usage_error_says_why_where_it_is_seen(inited, args, message):
+    before = refs_snapshot(inited)
+    r = hn(inited, *args)
+    assert (r.code, r.out, r.err) == (1, "", f"git-hn: {message}\n")
+    assert refs_snapshot(inited) == before

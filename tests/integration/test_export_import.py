@@ -185,7 +185,7 @@ def test_export_rejects_bad_format_and_filters_with_one_line(history):
     r = hn(repo, "memory", "export", "--at", "no-such-rev")
     assert (r.code, r.err) == (1, "git-hn: revision no-such-rev is not a commit\n")
     r = hn(repo, "memory", "export", "extra")
-    assert r.code == 1 and r.err.startswith("git-hn: usage: git hn memory export")
+    assert r.code == 1 and r.err.startswith('git-hn: unexpected argument "extra"; usage: git hn memory export')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -485,7 +485,7 @@ def test_file_rules_blank_lines_bounds_and_stdin(pair, tmp_path):
     r = hn(b, "memory", "import", str(tmp_path))
     assert (r.code, r.err) == (1, "git-hn: explicit input must be a regular file; that path is a directory\n")
     r = hn(b, "memory", "import")
-    assert r.code == 1 and r.err.startswith("git-hn: usage: git hn memory import")
+    assert r.code == 1 and r.err.startswith("git-hn: missing FILE (- reads stdin); usage: git hn memory import")
     assert refs_snapshot(b) == before
     # CRLF line ends and blank lines are fine; line numbers count them; stdin as a real process
     data = ("\r\n" + json.dumps(_draft(head, "from stdin")) + "\r\n\r\n"

@@ -19,6 +19,9 @@ import pytest
 from helpers import git, hn, make_repo, on_terminal
 from helpers import actor_of as _actor, record_id as _rec
 
+LOG_USAGE_TAIL = (" [--kind K] [--actor A] [--topic T] [--path P] [--subject ID] [--lifecycle L] [--trust T] "
+                  "[--query TEXT] [-n N | -N] [--graph] [--no-pager] [--json]\n")
+
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LONG = "A very long decision summary " * 12
 
@@ -120,10 +123,11 @@ def test_log_filters_max_count_and_usage(history):
     for bad in (["-n", "x"], ["-n", "-1"], ["-n", "1", "--max-count", "1"], ["extra"],
                 ["--unknown"], ["-n1x"]):
         r = hn(repo, "memory", "log", *bad)
-        assert r.code == 1 and r.err.startswith("git-hn: usage: git hn memory log"), (bad, r.err)
+        # (log is git-hn's own: the reason first, then its usage)
+        assert r.code == 1 and r.err.endswith("; usage: git hn memory log" + LOG_USAGE_TAIL), (bad, r.err)
         if bad[0] == "-n":  # which option, and what it takes
-            assert r.err.endswith(("; -n, -N and --max-count take a number of memories (0 or more)\n",
-                                   "; give -n N, -N or --max-count N once\n")), r.err
+            assert r.err.startswith(("git-hn: -n, -N and --max-count take a number of memories (0 or more); ",
+                                     "git-hn: give -n N, -N or --max-count N once; ")), r.err
     r = hn(repo, "memory", "log", "--kind", "nope")
     assert (r.code, r.err) == (1, "git-hn: invalid kind filter; valid: observation, decision, assumption, "
                                   "attempt, verification, handoff\n")

@@ -494,8 +494,8 @@ def test_symlink_redirection_into_the_git_directory_is_refused(inited):
 @pytest.mark.parametrize("args,message", [
     ([], "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]"),
     (["vim"], 'unknown agent "vim"; use claude, codex, cursor or agents-md'),
-    (["claude", "--frob"], "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]; "
-                           "unknown option --frob"),
+    (["claude", "--frob"], "unknown option --frob; usage: git hn setup claude|codex|cursor|agents-md [--remove] "
+                           "[--print]"),
 ])
 def test_usage_errors_are_one_line(inited, args, message):
     r = hn(inited, "setup", *args)

@@ -108,7 +108,7 @@ def test_policy_init_refuses_to_overwrite_and_needs_an_identity(repo):
     assert (r.code, r.err) == (1, "git-hn: .hn/policy.json already exists in the working tree; change "
                                   "it with git hn policy trust|untrust\n")
     assert _policy_file(repo).read_text() == written
-    assert hn(repo, "policy", "init", "extra").err == 'git-hn: usage: git hn policy init; unexpected argument "extra"\n'
+    assert hn(repo, "policy", "init", "extra").err == 'git-hn: unexpected argument "extra"; usage: git hn policy init\n'
 
 
 def test_policy_init_refuses_a_symlinked_policy_directory(inited, tmp_path):
@@ -207,10 +207,10 @@ def test_actor_arguments_that_are_short_unknown_or_ambiguous_are_refused(tmp_pat
     for args, message in cases.items():
         r = hn(alice, "policy", *args)
         assert (r.code, r.err) == (1, f"git-hn: {message}\n"), args
-    assert hn(alice, "policy", "trust").err == ("git-hn: usage: git hn policy trust [ACTOR] [--kind KIND]...; "
-                                                "give an ACTOR, a --kind, or both\n")
+    assert hn(alice, "policy", "trust").err == ("git-hn: give an ACTOR, a --kind, or both; usage: git hn policy "
+                                                "trust [ACTOR] [--kind KIND]...\n")
     assert hn(alice, "policy", "untrust", "x", "y").err == \
-        'git-hn: usage: git hn policy untrust ACTOR | --kind KIND...; unexpected argument "y"\n'
+        'git-hn: unexpected argument "y"; usage: git hn policy untrust ACTOR | --kind KIND...\n'
     assert _policy_file(alice).read_bytes() == before
     # a full ID is accepted even for an actor git-hn has not seen (a teammate yet to record)
     stranger = "ab" * 32
@@ -461,7 +461,7 @@ def test_identity_export_refuses_stdout_existing_files_and_the_working_tree(init
         results.append(hn(inited, "identity", "export", *args))
     assert results[0].err == ("git-hn: identity export never uses standard output: a private key "
                               "belongs in a file only you can read; name one\n")
-    assert results[1].err == "git-hn: usage: git hn identity export --output FILE; missing --output\n"
+    assert results[1].err == "git-hn: missing --output; usage: git hn identity export --output FILE\n"
     existing = tmp_path / "existing"
     existing.write_text("keep me")
     results.append(hn(inited, "identity", "export", "--output", str(existing)))
