@@ -19,7 +19,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..core import hints
 from ..errors import UsageError
-from . import commands, export_cmd, fast, log_cmd, options, trust, view_cmd
+from . import commands, export_cmd, fast, log_cmd, options, reanchor_cmd, trust, view_cmd
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -118,7 +118,7 @@ USAGE = {
     "git hn memory export": export_cmd.EXPORT_USAGE,
     "git hn memory import": export_cmd.IMPORT_USAGE,
     "git hn memory view": view_cmd.VIEW_USAGE,
-    "git hn memory reanchor": commands.REANCHOR_USAGE,
+    "git hn memory reanchor": reanchor_cmd.REANCHOR_USAGE,
     "git hn mcp": commands.MCP_USAGE,
     "git hn policy": "usage: git hn policy show [REV] [--json]",
     "git hn policy show": "usage: git hn policy show [REV] [--json]",
@@ -414,7 +414,7 @@ def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", sho
     post-rewrite hook: anchors and git: evidence naming OLD name NEW (anchored paths are read again
     at NEW), and each rebuilt memory, and every later one of its stream, is signed again under a
     new ID. Published memories are never rewritten."""
-    return commands.reanchor_command([w for w in (old, new) if w is not None] + (extra or []), json)
+    return reanchor_cmd.reanchor_command([w for w in (old, new) if w is not None] + (extra or []), json)
 
 
 _table_command(memory_app, "view", options.VIEW_OPTS,

@@ -266,28 +266,6 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
     return 0
 
 
-REANCHOR_USAGE = "usage: git hn memory reanchor OLD NEW [--json]"
-
-
-def reanchor_command(words: list[str], as_json: bool) -> int:
-    from ..core.gostr import one_line
-    from ..service import reanchor
-    from ..store.repo import open_repo
-
-    if len(words) != 2:
-        from ..core import hints
-
-        raise UsageError(hints.append(REANCHOR_USAGE, hints.unexpected(words[2:])))
-    result = reanchor.reanchor(open_repo(), words[0], words[1])
-    if as_json:
-        render.json_line(reanchor.result_json(result))
-    else:
-        render.lines(reanchor.result_lines(result))
-    advice.signed_notes([(path, f"memory {mid} names --path {one_line(path)}, which is not in commit "
-                                f"{result.new}; it is recorded as absent") for mid, path in result.absent])
-    return 0
-
-
 RECALL_FILTERS = ("at", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust", "query", "rank",
                   "max_records", "max_content_bytes", "cursor", "include_untrusted")
 
