@@ -102,7 +102,11 @@ def log(values: dict, positional: list[str]) -> int:
         from ..service import hooks
 
         team = hooks.selection_hint(repo) if repo.git.run(["remote"]).stdout.strip() else None
-        render.hint("no memory here yet: record one with git hn memory record" +
+        from ..store.identity import active_actor
+
+        # without an identity, record fails: the first step is init (a newcomer trial)
+        first = "" if active_actor(repo) else "create your identity with git hn init --name NAME, then "
+        render.hint(f"no memory here yet: {first}record one with git hn memory record" +
                     (f"; {team}, then git hn sync" if team else ""))
         return 0
     text = terminal_text(items, graph, no_color=bool(values.get("no_color")), known=known)

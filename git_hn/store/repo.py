@@ -219,7 +219,9 @@ def open_repo(cwd: str | None = None) -> Repo:
             if b"dubious ownership" in proc.stderr:  # Git's safe.directory check (CVE-2022-24765)
                 raise InputError("not a git repository: Git refuses one owned by another user here "
                                  "(git config --global --add safe.directory DIR trusts it, if you do)")
-            raise InputError("not a git repository")
+            # (the contract's text, then the next step: a newcomer ran git-hn outside any repository)
+            raise InputError("not a git repository; run git hn inside a Git repository (cd into one), or "
+                             "create one with git init")
     git_dir, common, fmt = found
     # relative to the physical directory Git ran in (``cwd`` may be reached through a link)
     common_dir = os.path.normpath(os.path.join(os.path.realpath(cwd), common))

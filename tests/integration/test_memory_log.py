@@ -273,6 +273,11 @@ def test_an_empty_log_on_a_terminal_says_why_it_is_empty(tmp_path, bare_remote):
 
     git_hn = str(Path(sys.executable).parent / "git-hn")
     repo = make_repo(tmp_path / "r")
+    # no identity yet: record would fail, so init comes first (a newcomer trial)
+    out, err = on_terminal(repo, [git_hn, "memory", "log"], 80, {}, both=True)
+    assert (out, err) == ("", "git-hn: hint: no memory here yet: create your identity with git hn init --name "
+                              "NAME, then record one with git hn memory record\n"), err
+    assert hn(repo, "init", "--name", "Newbie").code == 0
     out, err = on_terminal(repo, [git_hn, "memory", "log"], 80, {}, both=True)
     assert (out, err) == ("", "git-hn: hint: no memory here yet: record one with git hn memory record\n"), err
     git(repo, "remote", "add", "origin", bare_remote("team.git").as_uri())
@@ -283,6 +288,5 @@ def test_an_empty_log_on_a_terminal_says_why_it_is_empty(tmp_path, bare_remote):
     assert (out, err) == ("", "git-hn: hint: no memory matches these filters\n")
     r = hn(repo, "memory", "log")
     assert (r.code, r.out, r.err) == (0, "", "")
-    assert hn(repo, "init", "--name", "A").code == 0
     _rec(repo, content="one")
     assert on_terminal(repo, [git_hn, "memory", "log", "-n", "0"], 80, {"GIT_PAGER": "cat"}, both=True) == ("", "")

@@ -10,6 +10,9 @@ import pytest
 from helpers import git, hn, make_repo
 from independent import verify_commit
 
+NOT_A_REPO = ("git-hn: not a git repository; run git hn inside a Git repository (cd into one), or "
+              "create one with git init\n")
+
 
 @pytest.mark.parametrize("fmt", ["sha1", "sha256"])
 def test_record_and_show_in_both_object_formats(tmp_path, fmt):
@@ -76,7 +79,7 @@ def test_linked_worktree_shares_keys_and_streams(tmp_path):
 
 def test_outside_a_repository(tmp_path):
     r = hn(tmp_path, "identity", "show")
-    assert (r.code, r.err) == (1, "git-hn: not a git repository\n")
+    assert (r.code, r.err) == (1, NOT_A_REPO)
     assert hn(tmp_path, "version").code == 0
     assert hn(tmp_path, "-h").code == 0
 
