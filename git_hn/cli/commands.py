@@ -34,7 +34,7 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
         if not values.get("json"):
             raise InputError("--input requires --json")
         repo = open_repo()
-        data = read_explicit(values["input"], LIMITS.max_request)
+        data = read_explicit(values["input"], LIMITS.max_request, option="--input")
         req = request_from_input(repo, data, handoff=handoff, handoff_at=flags.at,
                                  handoff_applies=flags.applies)
         result = service.record(repo, req, from_input=True, allow_secret_shaped=allow)
@@ -190,7 +190,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
             raise InputError("--input requires --json")
         repo = open_repo()
         target = _target(repo, query)
-        req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request))
+        req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request, option="--input"))
         earlier = lifecycle.successors(repo, target)
         result = lifecycle.supersede(repo, target, req, from_input=True,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
@@ -281,7 +281,7 @@ def recall_command(values: dict) -> int:
         if not values.get("json") or any(values.get(k) not in (None, [], False) for k in RECALL_FILTERS):
             raise InputError("--input requires --json and cannot be combined with recall flags")
         repo = open_repo()
-        req, _at = core.parse_request(read_explicit(values["input"], LIMITS.max_request))
+        req, _at = core.parse_request(read_explicit(values["input"], LIMITS.max_request, option="--input"))
         doc, hidden = service.recall_counted(repo, req, from_input=True)
     else:
         max_records = parse_int(values.get("max_records"), RECALL_USAGE, "--max-records")

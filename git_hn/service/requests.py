@@ -64,19 +64,23 @@ class RecordRequest(NamedTuple):
 # explicit input sources
 
 
-def read_explicit(path: str, max_bytes: int, *, stdin=None) -> bytes:
-    """Bytes of ``path`` (``-`` is stdin), reading at most ``max_bytes + 1`` bytes."""
+def read_explicit(path: str, max_bytes: int, *, stdin=None, option: str = "") -> bytes:
+    """Bytes of ``path`` (``-`` is stdin), reading at most ``max_bytes + 1`` bytes. ``option``
+    (``--content-file``, ``--input``) is named by an error, so that a command with several paths
+    says which one is wrong (a newcomer trial: ``--content-file /nonexistent`` named neither)."""
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
         return stream.read(max_bytes + 1)
+    # (the path is the user's own, possibly naming a secret: it is not repeated into a log)
+    that = f"the {option} path" if option else "that path"
     try:
         st = os.stat(path)
-    except OSError as exc:  # (the path is the user's own: it is not repeated into a log)
-        why = "nothing is at that path" if exc.errno == errno.ENOENT else f"it cannot be read: {exc.strerror}"
+    except OSError as exc:
+        why = f"nothing is at {that}" if exc.errno == errno.ENOENT else f"{that} cannot be read: {exc.strerror}"
         raise InputError(f"explicit input must be a regular file; {why}") from None
     if not stat.S_ISREG(st.st_mode):
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe, socket or device)"
-        raise InputError(f"explicit input must be a regular file; that path is {kind}")
+        raise InputError(f"explicit input must be a regular file; {that} is {kind}")
     try:
         with open(path, "rb") as fh:
             return fh.read(max_bytes + 1)
@@ -88,7 +92,7 @@ CONTENT_RULE = f"the content is non-blank UTF-8 text of at most {LIMITS.max_cont
 
 
 def read_content_file(path: str) -> str:
-    data = read_explicit(path, LIMITS.max_content)
+    data = read_explicit(path, LIMITS.max_content, option="--content-file")
     if len(data) > LIMITS.max_content:
         raise ValidationError(f"memory record content is invalid; {CONTENT_RULE}")
     try:

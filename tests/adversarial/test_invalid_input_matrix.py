@@ -103,9 +103,9 @@ def test_non_regular_input_file(inited, tmp_path):
     before = refs_snapshot(inited)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    for path, why in ((tmp_path, "that path is a directory"),
-                      (fifo, "that path is not a regular file (a pipe, socket or device)"),
-                      (tmp_path / "missing.json", "nothing is at that path")):
+    for path, why in ((tmp_path, "the --input path is a directory"),
+                      (fifo, "the --input path is not a regular file (a pipe, socket or device)"),
+                      (tmp_path / "missing.json", "nothing is at the --input path")):
         r = hn(inited, "memory", "record", "--input", str(path), "--json")
         assert r.err == f"git-hn: explicit input must be a regular file; {why}\n"
     target = tmp_path / "real.json"

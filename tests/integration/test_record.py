@@ -130,7 +130,11 @@ def test_content_sources(inited, tmp_path):
     assert hn(inited, "memory", "record", *base, "--content-file", str(bad)).err == \
         "git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes\n"
     assert hn(inited, "memory", "record", *base, "--content-file", str(tmp_path)).err == \
-        "git-hn: explicit input must be a regular file; that path is a directory\n"
+        "git-hn: explicit input must be a regular file; the --content-file path is a directory\n"
+    # the option is named (a newcomer trial), the path is not repeated (it may name a secret)
+    missing = tmp_path / "nonexistent-token"
+    assert hn(inited, "memory", "record", *base, "--content-file", str(missing)).err == \
+        "git-hn: explicit input must be a regular file; nothing is at the --content-file path\n"
     assert refs_snapshot(inited) == before
 
 
