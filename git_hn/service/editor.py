@@ -22,6 +22,27 @@ from ..store.repo import Repo
 from .requests import CONTENT_RULE
 
 
+# Below the content, as ``git commit --cleanup=scissors`` does: everything from this line on is
+# removed. Only that: a line starting with "#" above it (a Markdown heading) is content and is
+# signed as written, so nothing the user wrote is dropped silently (a newcomer trial saw the old
+# content alone, with no word on what would be signed).
+SCISSORS = "# ------------------------ >8 ------------------------"
+INSTRUCTIONS = (f"{SCISSORS}\n"
+                "# Do not modify or remove the line above.\n"
+                "# Everything below it is ignored; everything above it is the new content, signed\n"
+                "# as written (lines starting with # included). An unchanged or empty text aborts.\n")
+
+
+def cut_at_scissors(text: str) -> str:
+    """``text`` without the last scissors line and everything after it (``text`` itself when it
+    has none). The last one: content that itself holds such a line keeps it."""
+    lines = text.split("\n")
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].rstrip("\r") == SCISSORS:
+            return "\n".join(lines[:i])
+    return text
+
+
 def editor_command(repo: Repo) -> str:
     proc = repo.git.run(["var", "GIT_EDITOR"])
     editor = proc.stdout.decode("utf-8", "surrogateescape").strip()
@@ -71,6 +92,7 @@ class EditFile:
         written = text.encode("utf-8", "surrogatepass")
         if not text.endswith("\n"):
             written += b"\n"
+        written += b"\n" + INSTRUCTIONS.encode("ascii")
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(written)
@@ -79,7 +101,8 @@ class EditFile:
             except OSError as exc:
                 raise InputError(f"the editor {_quoted(editor)} could not run: {exc.strerror}") from None
             with open(path, "rb") as fh:
-                data = fh.read(LIMITS.max_content + 2)
+                # (room for the instructions too: a content at the limit is not cut short)
+                data = fh.read(LIMITS.max_content + 2 + len(INSTRUCTIONS) + 4096)
         except BaseException:
             _remove(path)
             raise
@@ -94,7 +117,11 @@ class EditFile:
             edited = data.decode("utf-8")
         except UnicodeDecodeError:
             raise ValidationError(f"memory record content is invalid; {CONTENT_RULE}") from None
-        edited = edited.rstrip("\r\n")
+        edited = cut_at_scissors(edited).rstrip("\r\n")
+        if self.path is not None and edited.strip():
+            # the kept file holds what would be signed, so that --content-file reuses exactly that
+            with open(self.path, "wb") as fh:
+                fh.write(edited.encode("utf-8") + b"\n")
         if not edited.strip():
             self.discard()  # nothing worth keeping
             raise InputError("edited content is empty; nothing appended")

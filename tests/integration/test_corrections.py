@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_helpers import actor, record, second_identity, switch
+from git_hn.service.editor import INSTRUCTIONS, SCISSORS
 from helpers import git, hn, refs_snapshot
 
 def _data(repo, mid) -> dict:
@@ -79,11 +80,37 @@ def test_supersede_edit_opens_the_editor_on_the_target_content(inited, tmp_path,
     monkeypatch.setenv("EDITOR", f"{script} lukewarm")
     r = hn(inited, "memory", "supersede", old[7:19], "--edit", "--json")
     assert r.code == 0, r.err
-    assert seen.read_text() == "the cache is warm\n"
+    assert seen.read_text() == "the cache is warm\n\n" + INSTRUCTIONS
     assert (tmp_path / "seen.mode").read_text() == "600\n"
     new = _data(inited, r.json()["memoryId"])
     assert new["content"] == "the cache is lukewarm"  # the editor's final newline is dropped
     assert new["anchor"]["paths"][0]["path"] == "app.py"
+
+
+def test_supersede_edit_strips_the_instructions_below_the_scissors_and_keeps_headings(inited, tmp_path, monkeypatch):
+    """A newcomer trial: the buffer held only the old content, with no word on what is signed.
+    As ``git commit --cleanup=scissors``: an instruction block below a scissors line, removed with
+    everything after it; a line starting with # above it (a Markdown heading) is content."""
+    old = record(inited)["memoryId"]
+    monkeypatch.delenv("GIT_EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    # the editor writes a heading above the content it was given, and a note below the scissors
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, '{ printf "# Decision\\n\\n"; cat "$1"; '
+                                                   'printf "# a note below\\n"; } > "$1.new"; mv "$1.new" "$1"\n'))
+    r = hn(inited, "memory", "supersede", old, "--edit", "--json")
+    assert r.code == 0, r.err
+    content = _data(inited, r.json()["memoryId"])["content"]
+    assert content.startswith("# Decision\n\n") and SCISSORS not in content and "Do not modify" not in content
+    assert "a note below" not in content
+    # a refused text is kept without the instructions, so --content-file reuses what was meant
+    where = _edits_in(tmp_path, monkeypatch)
+    token = "ghp_" + "A1b2C3d4" * 5
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, f'{{ printf "# Keys\\n{token}\\n"; cat "$1"; }} > "$1.new"; '
+                                                   'mv "$1.new" "$1"\n'))
+    r = hn(inited, "memory", "supersede", old, "--edit")
+    assert r.code == 1 and "your text is kept in" in r.err
+    kept = list(where.iterdir())
+    assert len(kept) == 1 and SCISSORS not in kept[0].read_text() and kept[0].read_text().startswith("# Keys\n")
 
 
 def test_supersede_edit_to_empty_aborts_without_appending(inited, tmp_path, monkeypatch):
