@@ -48,8 +48,10 @@ def inert(text: str) -> str:
 
 
 def inert_line(text: str) -> str:
-    """One-line author text (names, topics, paths, subjects, reasons): ``inert`` on one line."""
-    return inert(one_line(text))
+    """One-line author text (names, topics, paths, subjects, reasons): ``inert`` on one line.
+    Controls are shown as U+FFFD first (``safe_text``), as the details show them, and only line
+    breaks and tabs become spaces: the summary showed ESC as a space and the details as U+FFFD."""
+    return inert(one_line(safe_text(text)))
 
 
 def memory_entry(row: dict, actor_name: str, target: str) -> dict:

@@ -138,6 +138,8 @@ def _check_replaceable(path: str) -> None:
         return
     except OSError as exc:
         raise InputError(f"cannot write {_shown(path)}: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):  # (--output DIR/: say what it is, and what to give instead)
+        raise InputError(f"refusing to replace {_shown(path)}: it is a directory; name a file in it")
     if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
         raise InputError(f"refusing to replace {_shown(path)}: not a regular file")
     try:  # never follows a link planted since, never blocks on a FIFO swapped in

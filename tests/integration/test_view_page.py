@@ -177,6 +177,8 @@ def test_hostile_author_text_is_only_escaped_data_stored_xss(seeded):
     a3 = by[seeded["a3"]]
     assert "\\u{202e}evil\\u{202c}" in a3["content"]  # Trojan Source: shown, never applied
     assert "\ufffd[31mred\ufffd[0m" in a3["content"]  # terminal escapes: inert
+    # the summary line shows them as the details do (it showed spaces), line breaks as spaces
+    assert "\ufffd[31mred\ufffd[0m" in a3["summary"] and "\n" not in a3["summary"]
     assert "[red]x[/red]" in a3["content"]
     assert a3["paths"] == [HOSTILE_FILE] and a3["topics"] == ["<b>x</b>"]
     b1 = by[seeded["b1"]]
@@ -291,6 +293,8 @@ def test_output_refuses_to_clobber_an_unrelated_file(tmp_path, seeded):
     link.symlink_to(target)
     r = hn(seeded["repo"], "memory", "view", "--output", str(link))
     assert r.code == 1 and r.err == f"git-hn: refusing to replace {link}: not a regular file\n"
+    r = hn(seeded["repo"], "memory", "view", "--output", str(tmp_path))
+    assert r.code == 1 and r.err == f"git-hn: refusing to replace {tmp_path}: it is a directory; name a file in it\n"
     r = hn(seeded["repo"], "memory", "view", "--output", str(tmp_path / "missing" / "p.html"))
     assert r.code == 1 and r.err.startswith("git-hn: cannot write ") and r.err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "notes.html"]  # no temporaries
