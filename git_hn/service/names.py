@@ -37,13 +37,22 @@ def known_authors(repo: Repo) -> list[tuple[str, str]]:
     by ``View.load``). A name two actors share is tagged with the actor wherever either shows,
     even when only one of them is among the rows shown (a newcomer trial: an impostor "Newbie"
     alone in a recall showed as plain "Newbie"). When the state cannot answer, only the
-    identities: a full verification is not worth a tag."""
+    identities: a full verification is not worth a tag. Nor past ``KNOWN_STREAMS`` streams: one
+    envelope read per stream would make every terminal view cost what the organisation holds
+    (issue 11); there the rows shown and the identities are compared, as before."""
     from ..store import identity
     from .policy_edit import stream_authors
 
+    def from_state(view) -> list[tuple[str, str]]:
+        if view.conn.execute("SELECT count(*) FROM sources").fetchone()[0] > KNOWN_STREAMS:
+            return []
+        return [(name, actor) for actor, name, _ts in stream_authors(view)]
+
     pairs = [(ident.name, ident.actor) for ident, _active in identity.list_identities(repo)]
-    return pairs + stateview.serve(repo, lambda view: [(name, actor) for actor, name, _ts in stream_authors(view)],
-                                   list)
+    return pairs + stateview.serve(repo, from_state, list)
+
+
+KNOWN_STREAMS = 2000  # streams up to which ``known_authors`` reads each one's newest author
 
 
 def memory_ids(repo: Repo, hexprefix: str, targets: bool = False) -> list[str]:
