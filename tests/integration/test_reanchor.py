@@ -249,9 +249,9 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     assert stopped.code == 1 and "anchor-commit" in stopped.out
     # a team trial: the one warning scrolled by, and the stream stayed held; each later push to
     # origin and each sync with it says so again, until the commit is back
-    reminder = (f"commit {c1}, which memory {mem['memoryId']} is anchored on, is still off origin since a push took "
-                "it off: whoever imports its stream from origin stops there; a clone that has it puts it back with "
-                f"{advice}")
+    reminder = (f"commit {c1}, which memory {mem['memoryId']} is anchored on, is no longer on any branch of origin "
+                "(a force-push, or a branch deleted or squash-merged there): whoever imports its stream from origin "
+                f"stops there; a clone that has it puts it back with {advice}")
     git(a, "checkout", "-q", "main")
     _commit(a, "later")
     later = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)

@@ -312,6 +312,7 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None) -> st
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (tips or [commit]))
     what = f"commit {commit}" if n == 1 else f"{n} commits (first: {commit})"
     return (f"{what}, which memory {memory} {'is' if n == 1 else 'and others are'} anchored on, "
-            f"{'is' if n == 1 else 'are'} still off {remote} since a push took {'it' if n == 1 else 'them'} off: "
+            f"{'is' if n == 1 else 'are'} no longer on any branch of {remote} (a force-push, or a branch deleted or "
+            f"squash-merged there): "
             f"whoever imports {'its stream' if n == 1 else 'their streams'} from {remote} stops there; a clone that "
             f"has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push {remote} {keep}")
