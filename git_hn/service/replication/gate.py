@@ -102,6 +102,7 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
             held.append(Held(ref, links[k].memory_id, links[k].anchor, len(links) - k))
         if k:
             allowed[ref] = links[k - 1].commit
+            allowed.anchors[ref] = [(link.memory_id, link.anchor) for link in links[:k] if link.anchor]
     if any(h.commit for h in held):
         gone, elsewhere = discarded_for(repo, {h.commit for h in held if h.commit}, remote)
         same = same_change(repo, gone - elsewhere) if gone - elsewhere else {}
@@ -173,9 +174,14 @@ def _in_circle(after: dict[str, set[str]]) -> set[str]:
 class Allowed(dict):
     """ref -> the newest commit that may be published (``gate``), and ``after``: ref -> the refs
     whose part in the same publication holds a memory it cites (``cited.relies``), which
-    ``publish.push`` gives the remote first."""
+    ``publish.push`` gives the remote first; ``anchors``: ref -> (memory, anchor commit) of the
+    memories that publication gives, root first (``atrisk``)."""
 
     after: dict[str, set[str]] = {}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.anchors: dict[str, list[tuple[str, str]]] = {}
 
 
 def behind(repo: Repo, remote: str, tips: dict[str, str], listing: list) -> set[str]:

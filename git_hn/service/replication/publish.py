@@ -260,6 +260,7 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
         except PhaseError as exc:
             published += exc.published
             failed = failed or exc
+    _note_at_risk(repo, remote, heads, taken)
     if failed is not None:
         failed.published = published
         if waiting:  # (an audit: such a stream was left out without a word)
@@ -268,6 +269,18 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
                                f"({waiting[0]}{' and others' if len(waiting) > 1 else ''})")
         raise failed
     return published
+
+
+def _note_at_risk(repo: Repo, remote: str, heads: dict[str, str], taken: dict[str, str]) -> None:
+    """The anchors of what the remote just took at the tips offered (``gate.Allowed.anchors``),
+    for ``atrisk``: those on no default branch of the remote may be lost there later (a branch
+    squash-merged and deleted on the server). Nothing without such memories."""
+    anchors = getattr(heads, "anchors", None)
+    pairs = [pair for ref, tip in taken.items() if anchors and heads.get(ref) == tip for pair in anchors.get(ref, ())]
+    if pairs:
+        from . import atrisk
+
+        atrisk.note(repo, remote, pairs)
 
 
 def _push_round(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool,

@@ -1,0 +1,238 @@
+"""Anchors published while only a side branch of the remote held them (git-hn; docs/decisions.md).
+
+A memory is published once its anchor commit is on the remote, and a feature branch is enough
+for that. When the branch is then squash-merged on the server (a hosting UI) and deleted there,
+the commit is on no branch of the remote any more: every importer of the stream stops at that
+memory for good, while the author's own clone, which did not push anything that took it off
+(``lost``'s case), was never told (a team trial), and its cleanup (``git branch -D``, ``git gc``)
+then destroyed the only copy.
+
+So when a publication gives a remote memories of this clone's streams (``note``, from
+``publish.push``: the one place that knows what the remote just took), the anchors that the
+remote's default branch (as this clone tracks it) does not contain are remembered, per remote, in
+``<common-gitdir>/hn/replication/atrisk-<remote digest>`` (derived, private, bounded, best effort
+as ``lost``'s file). Each ``git hn sync`` with that remote and each push to it then ask the remote
+which branches it has (``check``: one bounded ``ls-remote --heads`` and at most two ``rev-list``,
+only while the file exists: nothing at all otherwise): an anchor on the default branch (merged)
+or on an ``hn-anchor/*`` branch (kept) is forgotten; one on another branch stays at risk; one on
+no branch is gone, and said with ``lost``'s reminder until a branch holds it again. The remote's
+answer decides, not this clone's remote-tracking refs: the deleted branch's tracking ref stays
+here until a ``fetch --prune``, and would say the commit is still there. A branch tip this clone
+does not have cannot be walked: what it may hold stays as it was (never called gone on a guess).
+
+Trusts: the remote's listing of its branches only to decide what to say (a remote that lies can
+silence or raise the reminder, nothing more); this clone's object store for reachability.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...core.grammar import is_digest_id, is_oid
+from ...errors import HnError
+from ...store.repo import Repo
+
+KEPT = 256  # anchors remembered per remote (the oldest go first)
+AT_RISK, GONE = "r", "g"
+KEEP_PREFIX = "refs/heads/hn-anchor/"  # the branches the reminder's command creates
+
+
+def _path(repo: Repo, remote: str) -> str:
+    from ...store.lock import remote_digest
+
+    return os.path.join(repo.hn_dir, "replication", f"atrisk-{remote_digest(remote)}")
+
+
+def _read(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
+    """(the remote's default branch name as recorded, commit -> (first memory on it, state))."""
+    from ...store import private
+
+    path = _path(repo, remote)
+    if not os.path.exists(path):
+        return "", {}
+    try:
+        data = private.read_private(repo.hn_dir, path, 1 << 20) or b""
+    except (HnError, OSError):
+        return "", {}
+    default, out = "", {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        if line.startswith("default "):
+            default = line[len("default "):]
+            continue
+        parts = line.split(" ")
+        if len(parts) == 3 and is_oid(parts[0]) and is_digest_id(parts[1]) and parts[2] in (AT_RISK, GONE):
+            out.setdefault(parts[0], (parts[1], parts[2]))
+    return default, out
+
+
+def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, str]]) -> None:
+    from ...store import private
+
+    path = _path(repo, remote)
+    try:
+        if not entries or not default:
+            if os.path.exists(path):
+                os.unlink(path)
+            return
+        kept = list(entries.items())[-KEPT:]
+        text = f"default {default}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
+        private.write_private(repo.hn_dir, path, text.encode("utf-8", "surrogateescape"), derived=True)
+    except (HnError, OSError):
+        pass
+
+
+def _default_branch(repo: Repo, remote: str) -> tuple[str, str]:
+    """(name, tip) of ``remote``'s default branch as this clone tracks it: the target of
+    ``refs/remotes/<remote>/HEAD``, else its ``main``, else its ``master``; ("", "") when none.
+    One ``for-each-ref``."""
+    base = f"refs/remotes/{remote}/"
+    proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname) %(symref)",
+                         f"{base}HEAD", f"{base}main", f"{base}master"])
+    rows = {}
+    for row in proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []:
+        oid, _sp, rest = row.partition(" ")
+        ref, _sp, target = rest.partition(" ")
+        rows[ref] = (oid, target)
+    head = rows.get(f"{base}HEAD")
+    # (a nested remote's ref, ``refs/remotes/<remote>/<x>/...``, is never this remote's branch)
+    if head and head[1].startswith(base) and not head[1].startswith(_nested(repo, remote)) and is_oid(head[0]):
+        return head[1][len(base):], head[0]
+    for name in ("main", "master"):
+        found = rows.get(f"{base}{name}")
+        if found and is_oid(found[0]):
+            return name, found[0]
+    return "", ""
+
+
+def _nested(repo: Repo, remote: str) -> tuple[str, ...]:
+    from .gate import nested_prefixes
+
+    return nested_prefixes(repo, remote)
+
+
+def note(repo: Repo, remote: str, pairs: list[tuple[str, str]]) -> None:
+    """Remember the anchors of ``pairs`` ((memory, anchor commit), root first) that ``remote``'s
+    default branch does not contain: a publication just gave the remote those memories. One
+    ``for-each-ref`` and one ``rev-list`` for all of them, none when every anchor is remembered
+    already; nothing when this clone tracks no default branch of ``remote``. Best effort."""
+    default, entries = _read(repo, remote)
+    first: dict[str, str] = {}
+    for memory, commit in pairs:
+        if is_oid(commit) and is_digest_id(memory) and commit not in entries:
+            first.setdefault(commit, memory)
+    if not first:
+        return
+    name, tip = _default_branch(repo, remote)
+    if not name:
+        return
+    walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin"],
+                        input=("".join(f"{c}\n" for c in first) + f"^{tip}\n").encode("ascii"))
+    if walk.returncode != 0:
+        return
+    off = set(walk.stdout.decode("ascii", "replace").split())
+    risky = {c: m for c, m in first.items() if c in off}
+    if not risky:
+        return
+    default, entries = _read(repo, remote)  # (again: the smallest window against another writer)
+    for commit, memory in risky.items():
+        entries.setdefault(commit, (memory, AT_RISK))
+    _write(repo, remote, name, entries)
+
+
+def remembered(repo: Repo, remote: str) -> bool:
+    """Whether anything is at risk on ``remote`` (no Git process)."""
+    return os.path.exists(_path(repo, remote))
+
+
+def check(repo: Repo, remote: str, url: str | None = None, sent: tuple[str, ...] = (), fetch=None,
+          timeout: float | None = None) -> dict[str, str]:
+    """commit -> memory of the remembered anchors that no branch of ``remote`` holds now (to say,
+    with ``lost.line``); the record is brought to what the remote says. ``sent``: the tips a push
+    sends now (what they contain is not said: that push may put it back). ``fetch()``: fetches the
+    remote's branches and says whether it did (a sync: a tip this clone lacks, such as the squash
+    commit, can then be walked). {} and no Git process when nothing is remembered; {} and nothing
+    changed when the remote does not answer (bounded by ``timeout``)."""
+    default, entries = _read(repo, remote)
+    if not entries:
+        return {}
+    heads = _branches(repo, remote, url, timeout)
+    if heads is None:
+        return {}
+    merged_tips = {oid for ref, oid in heads.items() if ref == f"refs/heads/{default}" or ref.startswith(KEEP_PREFIX)}
+    other_tips = set(heads.values()) - merged_tips
+    tips = sorted(merged_tips | other_tips | set(sent))
+    commits = sorted(entries)
+    here = dict(zip(tips + commits, repo.git.presence(tips + commits)))
+    if fetch is not None and not all(here[t] for t in tips) and fetch():
+        here = dict(zip(tips + commits, repo.git.presence(tips + commits)))
+    blind = not all(here[t] for t in merged_tips | other_tips)  # (a branch this clone cannot walk)
+    present = [c for c in commits if here[c]]
+    unmerged = _off(repo, present, [t for t in merged_tips if here[t]])
+    if unmerged is None:
+        return {}
+    nowhere = _off(repo, sorted(unmerged), [t for t in other_tips | set(sent) if here[t]]) if unmerged else set()
+    if nowhere is None:
+        return {}
+    state: dict[str, str | None] = {}  # commit -> its new state, None: forgotten
+    for commit in commits:
+        if here[commit] and commit not in unmerged:
+            state[commit] = None  # merged into the default branch, or kept on an hn-anchor branch
+        elif here[commit] and commit not in nowhere:
+            state[commit] = AT_RISK  # on another branch of the remote (or in what this push sends)
+        elif not blind:  # (a commit not here at all is on no branch whose tip is here)
+            state[commit] = GONE
+    _update(repo, remote, state)
+    _default, entries = _read(repo, remote)
+    return {c: m for c, (m, s) in entries.items() if s == GONE}
+
+
+def _update(repo: Repo, remote: str, state: dict[str, str | None]) -> None:
+    default, entries = _read(repo, remote)  # (again: a publication may have added some meanwhile)
+    changed = {c: s for c, s in state.items() if c in entries and entries[c][1] != s}
+    if not changed:
+        return
+    out = {}
+    for commit, (memory, s) in entries.items():
+        s = changed.get(commit, s)
+        if s is not None:
+            out[commit] = (memory, s)
+    _write(repo, remote, default, out)
+
+
+def _branches(repo: Repo, remote: str, url: str | None, timeout: float | None) -> dict[str, str] | None:
+    """ref -> tip of every branch ``remote`` advertises (one bounded ``ls-remote --heads``), or
+    None when it cannot be asked or does not answer (in time)."""
+    from ...errors import GitError
+    from ...store.transport import advertisement_limit, remote_env, transport_allowed, url_question
+
+    if url is None:
+        proc = repo.git.run(list(url_question(remote)))
+        url = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+    if not transport_allowed(url):
+        return None
+    try:
+        proc = repo.git.run(["ls-remote", "--heads", "--refs", "--", url], env=remote_env(),
+                            limit=advertisement_limit(), timeout=timeout)
+    except GitError:
+        return None
+    if proc.returncode != 0:
+        return None
+    out = {}
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        oid, _tab, ref = line.partition("\t")
+        if is_oid(oid) and ref.startswith("refs/heads/"):
+            out[ref] = oid
+    return out
+
+
+def _off(repo: Repo, commits: list[str], tips: list[str]) -> set[str] | None:
+    """Those of ``commits`` (all here) that none of ``tips`` (all here) contains: one ``rev-list``,
+    none when there is nothing to ask; None when Git fails."""
+    if not commits or not tips:
+        return set(commits)
+    walk = repo.git.run(["rev-list", "--stdin"],
+                        input=("".join(f"{c}\n" for c in commits) + "".join(f"^{t}\n" for t in tips)).encode())
+    if walk.returncode != 0:
+        return None
+    beyond = set(walk.stdout.decode("ascii", "replace").split())
+    return {c for c in commits if c in beyond}
