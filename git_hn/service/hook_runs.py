@@ -24,6 +24,9 @@ from ..store.repo import Repo
 PUBLICATION_WAIT = 60.0  # seconds a block-mode pre-push waits for another publication to the remote
 
 
+ATRISK_TIMEOUT = 10.0  # seconds a pre-push waits for the remote's list of branches (``atrisk``)
+
+
 WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush warn "
             "(publish in the background), or git push --no-verify (this push only)")
 
@@ -117,6 +120,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     from .replication import lost
 
     earlier = lost.still_lost(repo, remote, _sent_tips(repo, data))  # (nothing asked while none is remembered)
+    from .replication import atrisk  # (a branch squash-merged or deleted on the server: nothing asked while
+    if atrisk.remembered(repo, remote):  # no anchor is at risk there)
+        earlier = {**atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT), **earlier}
     removing, hits = _removing_anchors(repo, remote, data)
     if removing:
         sys.stderr.write(f"git-hn: {removing}\n")

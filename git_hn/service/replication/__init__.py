@@ -103,13 +103,16 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             run, ended = _import(repo, remote, url, again, False, progress, publish, None, by_name, rebase, wait)
             result = _merged(result, again)
     if publish and not ended:
-        from . import lost
+        from . import atrisk, lost
 
         left = lost.still_lost(repo, remote)  # (no Git process while nothing is remembered)
         if left and not result.branch_fetch and not result.unreachable and not _fetch_branches(repo, remote, result):
             left = lost.still_lost(repo, remote)  # (a teammate may have put it back: a trial)
         if left and not result.unreachable:  # (kept on a branch this clone does not fetch)
             left = lost.kept_there(repo, remote, url, left)
+        if not result.unreachable and atrisk.remembered(repo, remote):  # (no Git process otherwise)
+            left = {**atrisk.check(repo, remote, url, fetch=lambda: _fetched_branches(repo, remote, result),
+                                   timeout=_stall(repo)), **left}
         if left:
             result.reminders.append("Anchors of " + remote + ": " + lost.line(remote, left, lost.tips(repo, left)))
     if publish and not ended and off:
@@ -196,6 +199,19 @@ def _fetch_branches(repo: Repo, remote: str, result: SyncResult) -> str:
     result.branches_fetched = not result.branch_fetch
     result.branch_fetch = result.branch_fetch or "fetched"
     return "" if result.branches_fetched else result.branch_fetch
+
+
+def _fetched_branches(repo: Repo, remote: str, result: SyncResult) -> bool:
+    """For ``atrisk.check``: the remote's branches fetched now (when this sync has not tried
+    yet), and whether that worked (a branch tip this clone lacks, such as a squash commit made on
+    the server, can then be walked)."""
+    return not result.branch_fetch and not _fetch_branches(repo, remote, result)
+
+
+def _stall(repo: Repo) -> float:
+    from .transfer import stall_timeout
+
+    return stall_timeout(repo)
 
 
 def _branch_refspecs(repo: Repo, remote: str) -> list[str]:
