@@ -160,20 +160,30 @@ def check(repo: Repo, remote: str, url: str | None = None, sent: tuple[str, ...]
         return {}
     merged_tips = {oid for ref, oid in heads.items() if ref == f"refs/heads/{default}" or ref.startswith(KEEP_PREFIX)}
     other_tips = set(heads.values()) - merged_tips
-    tips = sorted(merged_tips | other_tips | set(sent))
-    commits = sorted(entries)
+    walked = _walk(repo, sorted(entries), merged_tips, other_tips, set(sent))
+    if walked is not None and walked[1] and fetch is not None and fetch():
+        walked = _walk(repo, sorted(entries), merged_tips, other_tips, set(sent))  # (the tips it lacked)
+    if walked is None:
+        return {}
+    state, _undecided = walked
+    _update(repo, remote, state)
+    _default, entries = _read(repo, remote)
+    return {c: m for c, (m, s) in entries.items() if s == GONE}
+
+
+def _walk(repo: Repo, commits: list[str], merged_tips: set[str], other_tips: set[str], sent: set[str]):
+    """(commit -> its new state, None: forgotten; whether some are undecided because a branch tip
+    is not here), or None when Git fails. One presence question and at most two ``rev-list``."""
+    tips = sorted(merged_tips | other_tips | sent)
     here = dict(zip(tips + commits, repo.git.presence(tips + commits)))
-    if fetch is not None and not all(here[t] for t in tips) and fetch():
-        here = dict(zip(tips + commits, repo.git.presence(tips + commits)))
     blind = not all(here[t] for t in merged_tips | other_tips)  # (a branch this clone cannot walk)
-    present = [c for c in commits if here[c]]
-    unmerged = _off(repo, present, [t for t in merged_tips if here[t]])
+    unmerged = _off(repo, [c for c in commits if here[c]], [t for t in merged_tips if here[t]])
     if unmerged is None:
-        return {}
-    nowhere = _off(repo, sorted(unmerged), [t for t in other_tips | set(sent) if here[t]]) if unmerged else set()
+        return None
+    nowhere = _off(repo, sorted(unmerged), [t for t in other_tips | sent if here[t]]) if unmerged else set()
     if nowhere is None:
-        return {}
-    state: dict[str, str | None] = {}  # commit -> its new state, None: forgotten
+        return None
+    state: dict[str, str | None] = {}
     for commit in commits:
         if here[commit] and commit not in unmerged:
             state[commit] = None  # merged into the default branch, or kept on an hn-anchor branch
@@ -181,9 +191,7 @@ def check(repo: Repo, remote: str, url: str | None = None, sent: tuple[str, ...]
             state[commit] = AT_RISK  # on another branch of the remote (or in what this push sends)
         elif not blind:  # (a commit not here at all is on no branch whose tip is here)
             state[commit] = GONE
-    _update(repo, remote, state)
-    _default, entries = _read(repo, remote)
-    return {c: m for c, (m, s) in entries.items() if s == GONE}
+    return state, blind and len(state) < len(commits)
 
 
 def _update(repo: Repo, remote: str, state: dict[str, str | None]) -> None:
