@@ -217,7 +217,11 @@ stream would stop at it) says so and names the push that keeps it there as a bra
 each later push to that remote and each
 .B git hn sync
 with it says it again until the commit is back. Git\\-hn never pushes it back itself: the push
-may have been made to take a secret off the remote.
+may have been made to take a secret off the remote. The same reminder names such a commit that a
+branch squash\\-merged or deleted on the server took off (a hosting UI's merge): while a memory
+you published is anchored off the remote's default branch, each sync with it and each push to it
+ask the remote for its branches (one
+.BR "git ls-remote --heads" ).
 .PP
 .B reference\\-transaction
 stands in for the post\\-fetch hook Git does not have: after a committed transaction that
