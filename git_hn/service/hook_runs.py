@@ -121,7 +121,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
 
     earlier = lost.still_lost(repo, remote, _sent_tips(repo, data))  # (nothing asked while none is remembered)
     from .replication import atrisk  # (a branch squash-merged or deleted on the server: nothing asked while
-    if atrisk.remembered(repo, remote):  # no anchor is at risk there)
+    if atrisk.due(repo, remote):  # no anchor is at risk there; once an hour while none is gone)
         earlier = {**atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT), **earlier}
     removing, hits = _removing_anchors(repo, remote, data)
     if removing:

@@ -177,3 +177,33 @@ def test_a_remote_that_does_not_answer_the_listing_leaves_the_sync_as_it_was(tmp
     assert r.code == 0, r.err
     assert "Anchors of origin" not in r.out and "Synchronized with origin" in r.out, r.out
     assert [p.read_bytes() for p in _at_risk_files(bob)] == before
+
+
+def _push_asks_branches(repo, *push) -> bool:
+    """Whether ``git push <push>`` (hooks installed) lists the remote's branches (GIT_TRACE2_EVENT)."""
+    import os
+
+    trace = Path(repo).parent / f"push-trace-{time.monotonic_ns()}.json"
+    proc = subprocess.run(["git", "push", "-q", *push], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    wait_publication(repo)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in trace.read_text().splitlines()] if trace.exists() else []
+    return any(e.get("event") == "start" and "ls-remote" in e["argv"] and "--heads" in e["argv"] for e in events)
+
+
+def test_a_push_asks_for_the_branches_at_most_once_an_hour_while_nothing_is_gone(tmp_path):
+    """A review: a feature branch open for weeks made every push wait for a listing of the
+    remote's branches. A push asks only when the last answer is an hour old (a sync always asks),
+    or while an anchor is gone (said at every push until it is back)."""
+    _remote, bob, _carol, _f1, _mem = _published_on_feature(tmp_path)
+    assert hn(bob, "sync").code == 0  # asked now
+    commit_on(bob, None, "f2.txt")
+    assert not _push_asks_branches(bob, "origin", "feature")
+    stamp = next(p for p in (Path(bob) / ".git" / "hn" / "replication").iterdir() if p.name.endswith(".checked"))
+    old = time.time() - 2 * 3600
+    import os
+
+    os.utime(stamp, (old, old))
+    commit_on(bob, None, "f3.txt")
+    assert _push_asks_branches(bob, "origin", "feature")

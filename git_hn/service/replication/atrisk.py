@@ -33,6 +33,7 @@ from ...errors import HnError
 from ...store.repo import Repo
 
 KEPT = 256  # anchors remembered per remote (the oldest go first)
+CHECK_EVERY = 3600.0  # seconds a push goes without asking while nothing is gone (``due``)
 AT_RISK, GONE = "r", "g"
 KEEP_PREFIX = "refs/heads/hn-anchor/"  # the branches the reminder's command creates
 
@@ -71,8 +72,9 @@ def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, 
     path = _path(repo, remote)
     try:
         if not entries or not default:
-            if os.path.exists(path):
-                os.unlink(path)
+            for gone in (path, _checked_path(repo, remote)):
+                if os.path.exists(gone):
+                    os.unlink(gone)
             return
         kept = list(entries.items())[-KEPT:]
         text = f"default {default}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
@@ -144,6 +146,37 @@ def remembered(repo: Repo, remote: str) -> bool:
     return os.path.exists(_path(repo, remote))
 
 
+def due(repo: Repo, remote: str) -> bool:
+    """Whether a push to ``remote`` should ask it now (no Git process): something is gone (said
+    at every push until it is back), or the last answer is ``CHECK_EVERY`` old. A push waits for
+    the remote's answer, and a feature branch open for weeks kept every push paying a round trip
+    (a review); a sync, which talks to the remote anyway, always asks."""
+    if not remembered(repo, remote):
+        return False
+    _default, entries = _read(repo, remote)
+    if any(s == GONE for _m, s in entries.values()):
+        return True
+    try:
+        import time
+
+        return time.time() - os.stat(_checked_path(repo, remote)).st_mtime >= CHECK_EVERY
+    except OSError:
+        return True
+
+
+def _checked_path(repo: Repo, remote: str) -> str:
+    return _path(repo, remote) + ".checked"
+
+
+def _answered(repo: Repo, remote: str) -> None:
+    from ...store import private
+
+    try:
+        private.write_private(repo.hn_dir, _checked_path(repo, remote), b"", derived=True)
+    except (HnError, OSError):
+        pass
+
+
 def check(repo: Repo, remote: str, url: str | None = None, sent: tuple[str, ...] = (), fetch=None,
           timeout: float | None = None) -> dict[str, str]:
     """commit -> memory of the remembered anchors that no branch of ``remote`` holds now (to say,
@@ -158,6 +191,7 @@ def check(repo: Repo, remote: str, url: str | None = None, sent: tuple[str, ...]
     heads = _branches(repo, remote, url, timeout)
     if heads is None:
         return {}
+    _answered(repo, remote)
     merged_tips = {oid for ref, oid in heads.items() if ref == f"refs/heads/{default}" or ref.startswith(KEEP_PREFIX)}
     other_tips = set(heads.values()) - merged_tips
     walked = _walk(repo, sorted(entries), merged_tips, other_tips, set(sent))
