@@ -11,13 +11,15 @@ whose text is the one line ``git-hn: <message>``; a secret refusal names the arg
 Trust boundary: write tools (and the handoff prompt) exist only when the person who started the
 server asked for them with ``--allow-write``; they pass through the same secret lint and replay
 check as the CLI. Start-up does nothing but find the repository: ``tools/list`` is answered from
-constants, whatever the history size. Calls are served one at a time, each with a freshly opened
-repository (so ``HEAD`` and refs are read anew on every call) at the work tree's top, so a server
-started in a subdirectory keeps working when that directory goes away.
+constants, whatever the history size. Tool calls and resource reads are served one at a time, in
+the order the client sent them (``Arrivals``), each with a freshly opened repository (so ``HEAD``
+and refs are read anew on every call) at the work tree's top, so a server started in a
+subdirectory keeps working when that directory goes away.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 
@@ -138,8 +140,80 @@ def server_root(path: str | None = None) -> str:
         _release(repo)
 
 
-def build_server(root: str, *, allow_write: bool):
-    """The low-level MCP server (separate from ``serve`` so tests could run it in-process)."""
+class Arrivals:
+    """The tool calls and resource reads received and not yet answered, in the order they came
+    off the wire, so each runs only when every one before it is done.
+
+    The SDK starts a task per request and ran them concurrently: of a pipelined handoff, the same
+    handoff again (a client's retry) and a retract, the retract could be signed between the two,
+    so the retry was no longer the stream's last record and was signed as a second handoff
+    instead of being answered as the replay it is. ``relay`` notes each request as it reads it
+    (``arrive``) and each answer as it writes it (``answered``): a request the SDK refuses
+    before the handler runs is answered, too, so nothing waits for it. A request the client
+    cancels (``cancelled``) holds no one up. A request that never arrived here (a server run
+    without ``relay``) is served at once."""
+
+    WAITED = ("tools/call", "resources/read")
+
+    def __init__(self):
+        self._queue: list[_Turn] = []
+        self._moved = None  # (an anyio event, made in the event loop when someone waits)
+
+    def arrive(self, ident) -> None:
+        self._queue.append(_Turn(ident))
+
+    def answered(self, ident) -> None:
+        turn = self._find(ident)
+        if turn is not None:
+            self._queue.remove(turn)
+            self._wake()
+
+    def cancelled(self, ident) -> None:
+        turn = self._find(ident) or next((t for t in self._queue if str(t.ident) == str(ident)), None)
+        if turn is not None:
+            turn.cancelled = True
+            self._wake()
+
+    @contextlib.asynccontextmanager
+    async def turn(self, ident):
+        """Wait until every request that arrived before ``ident`` is answered or cancelled."""
+        import anyio
+
+        mine = self._find(ident, claimed=False)
+        done = False
+        try:
+            if mine is not None:
+                mine.claimed = True
+                while any(not t.cancelled for t in self._queue[:self._queue.index(mine)]):
+                    if self._moved is None:
+                        self._moved = anyio.Event()
+                    await self._moved.wait()
+            yield
+            done = True
+        finally:  # (a cancelled request is never answered: it leaves when its handler ends)
+            if mine is not None and (mine.cancelled or not done) and mine in self._queue:
+                self._queue.remove(mine)
+                self._wake()
+
+    def _find(self, ident, claimed: bool | None = None):
+        return next((t for t in self._queue if t.ident == ident and claimed in (None, t.claimed)), None)
+
+    def _wake(self) -> None:
+        if self._moved is not None:
+            self._moved.set()
+            self._moved = None
+
+
+class _Turn:
+    __slots__ = ("ident", "claimed", "cancelled")
+
+    def __init__(self, ident):
+        self.ident, self.claimed, self.cancelled = ident, False, False
+
+
+def build_server(root: str, *, allow_write: bool, arrivals: Arrivals | None = None):
+    """The low-level MCP server (separate from ``serve`` so tests could run it in-process);
+    ``arrivals``, shared with ``relay``, keeps calls in the order they came."""
     import anyio.to_thread
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -155,17 +229,21 @@ def build_server(root: str, *, allow_write: bool):
     async def list_tools(_ctx, _params):
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(_ctx, params):
-        is_error, text = await anyio.to_thread.run_sync(
-            lambda: call(root, params.name, params.arguments, allow_write=allow_write))
+    arrivals = Arrivals() if arrivals is None else arrivals
+
+    async def call_tool(ctx, params):
+        async with arrivals.turn(ctx.request_id):
+            is_error, text = await anyio.to_thread.run_sync(
+                lambda: call(root, params.name, params.arguments, allow_write=allow_write))
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
     async def list_resources(_ctx, _params):
         return types.ListResourcesResult(resources=[types.Resource(**mcp_tools.BRIEF_RESOURCE)])
 
-    async def read(_ctx, params):
+    async def read(ctx, params):
         uri = str(params.uri)
-        is_error, text = await anyio.to_thread.run_sync(lambda: read_resource(root, uri))
+        async with arrivals.turn(ctx.request_id):
+            is_error, text = await anyio.to_thread.run_sync(lambda: read_resource(root, uri))
         if is_error:
             raise MCPError(code=types.INVALID_PARAMS, message=text)
         return types.ReadResourceResult(contents=[types.TextResourceContents(
@@ -201,12 +279,14 @@ def serve(root: str, *, allow_write: bool) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    server = build_server(root, allow_write=allow_write)
+    arrivals = Arrivals()
+    server = build_server(root, allow_write=allow_write, arrivals=arrivals)
     lines, restore = _claim_stdin()
 
     async def main():
         async with stdio_server(stdin=anyio.wrap_file(lines)) as (read, write):
-            await relay(read, write, lambda r, w: server.run(r, w, server.create_initialization_options()))
+            await relay(read, write, lambda r, w: server.run(r, w, server.create_initialization_options()),
+                        arrivals=arrivals)
 
     try:
         anyio.run(main)
@@ -346,9 +426,11 @@ def _error(ident, code: int, message: str) -> str:
         "code": code, "message": message, "data": {SCREENED: True}}}) + "\n"
 
 
-async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS) -> None:
-    """``run(read, write)`` between the transport's streams and the server, with two things the
+async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS, arrivals: Arrivals | None = None) -> None:
+    """``run(read, write)`` between the transport's streams and the server, with three things the
     SDK's server does not do:
+
+    - *calls run in the order they arrived* (``arrivals``, see ``Arrivals``);
 
     - *a request sent just before the client closes stdin is answered.* The SDK cancels every
       handler in flight at end of input, so ``printf '<init>\\n<call>\\n' | git hn mcp`` got no
@@ -382,8 +464,12 @@ async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS) -> None:
                     continue
                 if isinstance(message, types.JSONRPCRequest):
                     pending.add(message.id)
+                    if arrivals is not None and message.method in Arrivals.WAITED:
+                        arrivals.arrive(message.id)
                 elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
                     pending.discard((message.params or {}).get("requestId"))
+                    if arrivals is not None:
+                        arrivals.cancelled((message.params or {}).get("requestId"))
                 await to_server.send(item)
             with anyio.move_on_after(drain_seconds):
                 while pending:
@@ -397,6 +483,8 @@ async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS) -> None:
                 await write.send(item)
                 if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
                     pending.discard(message.id)
+                    if arrivals is not None:
+                        arrivals.answered(message.id)
                     answered.set()
 
     async with anyio.create_task_group() as tg:

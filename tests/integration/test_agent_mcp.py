@@ -1095,3 +1095,33 @@ def test_the_write_tools_schemas_say_what_the_calls_do(inited):
     for result, target in ((ret, mine), (chal, theirs)):
         assert hn(inited, "memory", "show", document(result)["result"]["memoryId"], "--json").json()[
             "envelope"]["target"] == target
+
+
+def test_pipelined_calls_run_in_the_order_they_arrived(inited):
+    """A trial's case: one stdin batch with a handoff, the same handoff again (a client's retry)
+    and a retract ran concurrently, so the retract could land between the two handoffs and the
+    retry was signed as a new memory instead of being answered as the replay it is. Calls now
+    run (and are answered) in arrival order: the retry is answered with the first handoff."""
+    import subprocess
+
+    targets = [record(inited, kind="observation", content=f"to be withdrawn {n}")["memoryId"] for n in range(3)]
+    handoff = {"handoff": {"nextActions": ["finish the parser"]}}
+    lines = _initialized()
+    for n in range(3):  # (more than one round: a race would not show on every run)
+        lines += [json.dumps({"jsonrpc": "2.0", "id": 90 + 10 * n, "method": "tools/call", "params": {
+                      "name": "memory_handoff", "arguments": handoff | {"content": f"stopped at step {n}"}}}).encode(),
+                  json.dumps({"jsonrpc": "2.0", "id": 91 + 10 * n, "method": "tools/call", "params": {
+                      "name": "memory_handoff", "arguments": handoff | {"content": f"stopped at step {n}"}}}).encode(),
+                  json.dumps({"jsonrpc": "2.0", "id": 94 + 10 * n, "method": "tools/call", "params": {
+                      "name": "memory_retract", "arguments": {"memory": targets[n], "reason": "incorrect"}}}).encode()]
+    proc = subprocess.run(["git", "hn", "mcp", "--allow-write"], cwd=inited, input=b"\n".join(lines) + b"\n",
+                          capture_output=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(x) for x in proc.stdout.splitlines()][1:]
+    assert [a["id"] for a in answers] == [90, 91, 94, 100, 101, 104, 110, 111, 114]
+    assert not any(a["result"].get("isError") for a in answers), [a["result"]["content"][0]["text"][-200:]
+                                                                   for a in answers]
+    results = [json.loads(a["result"]["content"][0]["text"]) for a in answers]
+    for n in range(3):  # the retry is the first handoff again, not a second memory
+        assert results[3 * n + 1]["result"]["memoryId"] == results[3 * n]["result"]["memoryId"]
+    assert stream_length(inited) == 9  # three records, three handoffs, three retracts: no second handoff
