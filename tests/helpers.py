@@ -44,6 +44,15 @@ class Result:
         return f"Result(code={self.code}, out={self.out!r}, err={self.err!r})"
 
 
+HIDDEN_HINT = "git-hn: hint: memory signed, but recall and the brief leave it out"
+
+
+def unhinted(err: str) -> str:
+    """``err`` without the hint a write gets when the trust policy hides it (every write in a
+    repository without a policy), for tests about the other lines."""
+    return "".join(line for line in err.splitlines(keepends=True) if not line.startswith(HIDDEN_HINT))
+
+
 def hn(cwd, *args, input: bytes = b"") -> Result:
     """Run git-hn in-process (fast) with real Git underneath."""
     from git_hn.cli.main import main

@@ -34,6 +34,16 @@ def recall_bound(content: str) -> None:
         warn(recall_bound_note(size))
 
 
+def hidden(repo, result) -> None:
+    """After a record, handoff or supersede: a hint when the trust policy at HEAD hides it from
+    the next recall and brief (``memory.hidden_hint``), with ``--json`` too: an agent reads it."""
+    from ..service.memory import hidden_hint
+
+    text = hidden_hint(repo, result)
+    if text:
+        render.hint(text)
+
+
 def warn(text: str) -> None:
     """One ``git-hn: warning:`` line on stderr."""
     import sys

@@ -46,7 +46,9 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
         advice.signed_notes(notes)
     advice.recall_bound(req.record.content)
     advice.hooks_gone(repo)
-    return _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
+    code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
+    advice.hidden(repo, result)
+    return code
 
 
 def init_command(name: str | None, extra: list[str]) -> int:
@@ -218,6 +220,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
     branched = lifecycle.branching_hint(target, earlier, result)
     if branched:
         render.hint(branched)
+    advice.hidden(repo, result)
     return code
 
 

@@ -313,12 +313,13 @@ def _target(repo, value, what: str) -> str:
     return show.resolve(repo, value)
 
 
-def _written(result, absent: list, content: str = "") -> dict:
+def _written(repo, result, absent: list, content: str = "") -> dict:
     """A write's answer; ``pathWarnings`` when an anchored path named nothing (recorded as
     ``absent``, as the CLI's ``--path`` warns: a mistyped path is otherwise signed without a
     word), never echoing a path the secret lint flags; ``contentWarning`` when ``content``,
     encoded, is over recall's default bound (as the CLI warns: every recall that matches the
-    memory then fails without a larger ``maxContentBytes``)."""
+    memory then fails without a larger ``maxContentBytes``); ``hint`` when the trust policy at
+    HEAD hides it (``memory.hidden_hint``)."""
     from . import memory
     from .requests import encoded_over_recall_bound, recall_bound_note
     from .secretscan import scan
@@ -331,6 +332,9 @@ def _written(result, absent: list, content: str = "") -> dict:
     size = encoded_over_recall_bound(content)
     if size:
         doc["contentWarning"] = recall_bound_note(size, "maxContentBytes")
+    hidden = memory.hidden_hint(repo, result, see="includeUntrusted: true")
+    if hidden:  # (what the CLI says on stderr, in the field the read tools use)
+        doc["hint"] = hidden
     return doc
 
 
@@ -340,7 +344,7 @@ def _record(repo, arguments, handoff: bool) -> dict:
     args = dict(_object(arguments, "record input: "))
     _outcome(args)
     req, allow, absent = _record_request(repo, args, handoff=handoff)
-    return _written(memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent,
+    return _written(repo, memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent,
                     req.record.content)
 
 
@@ -367,9 +371,11 @@ def _supersede(repo, arguments) -> dict:
     req, allow, absent = _record_request(repo, args, handoff=False)
     earlier = lifecycle.successors(repo, target)
     result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow)
-    doc = _written(result, absent, req.record.content)
+    doc = _written(repo, result, absent, req.record.content)
     branched = lifecycle.branching_hint(target, earlier, result)
-    return {**doc, "hint": branched} if branched else doc  # (what the CLI says on stderr)
+    if branched:  # (what the CLI says on stderr)
+        doc["hint"] = f"{branched} {doc['hint']}" if doc.get("hint") else branched
+    return doc
 
 
 def _inherited(repo, target: str, args: dict) -> dict:

@@ -96,3 +96,36 @@ def result_lines(result: Appended) -> list[str]:
     if result.replayed:
         lines.append("Replayed: existing memory returned; nothing appended")
     return lines
+
+
+def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") -> str | None:
+    """After a record, handoff or supersede was signed: one line when the trust policy at HEAD
+    (the commit the next recall and brief read by default; the anchor while HEAD is unborn) does
+    not qualify it, so its author learns now, not from an empty brief, that it is hidden and what
+    a maintainer runs to trust it. ``see``: how the reader shows it anyway (an option, or an MCP
+    argument). A retraction or challenge takes effect whatever its author's trust (§5.3), so it
+    gets none. One policy read (the blob at HEAD), no verification."""
+    from ..core.projection import trust
+    from ..store.resolver import Resolver, load_policy
+
+    env = result.envelope
+    if env.record is None:
+        return None
+    commit = repo.head_commit() or env.record.anchor.commit
+    try:
+        memory = load_policy(repo, Resolver(repo), commit).memory
+    except HnError:
+        return None  # (an invalid committed policy: every read at HEAD says so, with its fix)
+    cls = trust(env.actor, env.record.kind, memory)
+    if cls == "qualified":
+        return None
+    actor = env.actor  # (in full: a prefix names only an actor whose memory the maintainer has fetched)
+    start = f"memory signed, but recall and the brief leave it out ({see} shows it) until the trust policy trusts it:"
+    if cls == "policy-missing":
+        return (f"{start} HEAD has no memory trust policy; a maintainer runs git hn policy init (which trusts whoever "
+                f"runs it), then git hn policy trust {actor} for this actor, and commits .hn/policy.json")
+    if cls == "actor-untrusted":
+        return (f"{start} the policy at HEAD does not trust actor {actor}; a maintainer runs "
+                f"git hn policy trust {actor} and commits .hn/policy.json")
+    return (f"{start} the policy at HEAD does not trust kind {env.record.kind}; a maintainer runs "
+            f"git hn policy trust --kind {env.record.kind} and commits .hn/policy.json")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent_helpers import actor, record, second_identity, switch
 from git_hn.service.editor import INSTRUCTIONS, SCISSORS
-from helpers import git, hn, refs_snapshot
+from helpers import git, hn, refs_snapshot, unhinted
 
 def _data(repo, mid) -> dict:
     return hn(repo, "memory", "show", mid, "--json").json()["projection"]["data"]
@@ -257,18 +257,18 @@ def test_retracting_a_retracted_memory_says_so_and_appends_nothing(inited):
 def test_superseding_a_superseded_memory_again_warns_of_the_branch(inited):
     mid = record(inited, content="first")["memoryId"]
     first = hn(inited, "memory", "supersede", mid, "--content", "second", "--json")
-    assert first.code == 0 and first.err == ""  # the first successor: nothing to say
+    assert first.code == 0 and unhinted(first.err) == ""  # the first successor: nothing to say
     again = hn(inited, "memory", "supersede", mid, "--content", "another second", "--json")
     assert again.code == 0, again.err
-    assert again.err == (f"git-hn: hint: memory {mid[7:19]} was already superseded by "
-                         f"{first.json()['memoryId'][7:19]}; it now has 2 successors (lifecycle branching): to "
-                         "continue a line instead, supersede its latest memory (git hn memory log --graph shows "
-                         "the lines)\n")
+    assert unhinted(again.err) == (f"git-hn: hint: memory {mid[7:19]} was already superseded by "
+                                   f"{first.json()['memoryId'][7:19]}; it now has 2 successors (lifecycle branching): "
+                                   "to continue a line instead, supersede its latest memory (git hn memory log --graph "
+                                   "shows the lines)\n")
     shown = hn(inited, "memory", "show", mid, "--json").json()["projection"]
     assert shown["lifecycle"] == "branching"
     # a replayed request is the same memory: no warning
     replay = hn(inited, "memory", "supersede", mid, "--content", "another second", "--json")
-    assert replay.json().get("replayed") and replay.err == ""
+    assert replay.json().get("replayed") and unhinted(replay.err) == ""
 
 
 def test_mcp_retract_of_a_retracted_memory_appends_nothing(inited):

@@ -770,3 +770,48 @@ def test_the_hint_for_an_older_commit_than_the_committed_policy(inited):
     r = hn(inited, "memory", "recall", "--at", "HEAD~1")
     assert r.err == _hint("1 memory hidden: no memory trust policy at this commit; see it with "
                           "--include-untrusted; .hn/policy.json is committed at HEAD but not at the commit asked about")
+
+
+def test_an_author_the_policy_does_not_trust_is_told_at_write_time(team):
+    """A trial's case: an untrusted author's record, handoff and supersede succeeded without a
+    word, and the next brief left them out. Each write now says so, with what a maintainer runs;
+    a qualified write, a retraction and a challenge (which take effect whatever their author's
+    trust) say nothing of it."""
+    alice, bob, _exchange = team
+    b = actor_of(bob)  # (in full: a maintainer who has not fetched Bob's memory knows no prefix of it)
+    start = "git-hn: hint: memory signed, but recall and the brief leave it out (--include-untrusted shows it) " \
+            "until the trust policy trusts it: "
+    missing = start + ("HEAD has no memory trust policy; a maintainer runs git hn policy init (which trusts "
+                       f"whoever runs it), then git hn policy trust {b} for this actor, and commits "
+                       ".hn/policy.json\n")
+    r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "use the new parser")
+    assert r.code == 0 and r.err == missing
+    r = hn(bob, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "descendants", "--content", "stopped")
+    assert r.code == 0 and r.err == missing  # (--json too: an agent reads stderr of a write)
+
+    assert hn(alice, "policy", "init").code == 0
+    _commit(alice)
+    git(bob, "pull", "-q", "--no-rebase", str(alice), "main")
+    untrusted = start + (f"the policy at HEAD does not trust actor {b}; a maintainer runs git hn policy trust "
+                         f"{b} and commits .hn/policy.json\n")
+    mine = record_id(bob, content="keep the index canonical")
+    r = hn(bob, "memory", "supersede", mine, "--content", "keep the index sorted")
+    assert r.code == 0 and r.err == untrusted
+    r = hn(bob, "memory", "retract", r.out.split()[1], "--reason", "incorrect")
+    assert r.code == 0 and r.err == ""
+
+    assert hn(alice, "policy", "trust", b).code == 0
+    assert hn(alice, "policy", "untrust", "--kind", "observation").code == 0
+    _commit(alice)
+    git(bob, "pull", "-q", "--no-rebase", str(alice), "main")
+    r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "trusted now")
+    assert r.code == 0 and r.err == ""
+    r = hn(bob, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+           "--content", "an observation")
+    assert r.code == 0 and r.err == start + ("the policy at HEAD does not trust kind observation; a maintainer "
+                                             "runs git hn policy trust --kind observation and commits "
+                                             ".hn/policy.json\n")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "alice is trusted").err == ""
