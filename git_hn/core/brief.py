@@ -12,7 +12,8 @@ assumptions anchored to the paths of the work at hand (``Focus``: paths changed 
 author's name, topics and anchored paths (as inert text).
 
 Two defences live here. *Context flooding*: a brief never exceeds its byte bound, and an item
-that does not fit is omitted whole, never cut (a cut memory could change meaning). *Prompt
+that does not fit is omitted whole, never cut (a cut memory could change meaning); a later,
+smaller item of its section may still be taken. *Prompt
 injection through Markdown*: author text (content, handoff entries, challenge reasons) is only
 ever written inside a fenced block whose backtick fence is longer than any backtick run in the
 text, so it cannot close the fence and be read as the brief's own structure; next actions are
@@ -21,7 +22,6 @@ labelled as proposals, never as instructions.
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from ..errors import InputError
@@ -60,6 +60,11 @@ FIRST_ONE = ("handoffs", "nextActions", "blockers", "failedAttempts", "decisions
              "challenges", "staleAnchors")
 DERIVED = {"nextActions": "nextActions", "blockers": "blockers"}  # section -> handoff entry list
 FROM_HANDOFFS = 10  # the latest handoffs whose next actions and blockers get their own sections
+# a section stops reading items once this many did not fit (each item is built as it is read: a
+# brief of 6,000 memories must not build them all to find a small one)
+SET_ASIDE = 16
+# no item is smaller than its memory ID and actor ID (what the fill needs room for to look on)
+SMALLEST_ITEM = len("sha256:") + 64 + 64
 LEFT_NAMED = 3  # omitted items a truncated Markdown brief names (git-hn: an agent can show them)
 LEFT_COUNTED = {"handoffs": "handoffs", "nextActions": "next actions", "blockers": "blockers",
                 "decisions": "decisions", "observations": "observations", "assumptions": "assumptions",
@@ -182,6 +187,17 @@ def head(at_commit: str, policy_digest: str, excluded_untrusted: int) -> dict:
             "truncated": False, "omitted": 0, "excludedUntrusted": excluded_untrusted}
 
 
+class _At(dict):
+    """A section's item and its ``position`` in the section: items are taken out of order (a
+    later, smaller one where an earlier one did not fit), and a handoff's Markdown depends on
+    whether it is among the latest ``FROM_HANDOFFS`` of its section. Equal to the item (the
+    position is no part of the document)."""
+
+    def __init__(self, item: dict, position: int):
+        super().__init__(item)
+        self.position = position
+
+
 def _doc(top: dict, taken: list, total: int) -> dict:
     doc = dict(top)
     doc["truncated"] = len(taken) < total
@@ -203,15 +219,19 @@ def bounded(top: dict, full: dict[str, list[dict]], max_bytes: int, fmt: str,
 def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int, fmt: str,
                   names: dict | None = None, notes: tuple[str, ...] = ()) -> tuple[dict, bytes]:
     """Fill each section within ``max_bytes`` (§7.15, with git-hn's shares): first every section,
-    in order, takes its items in order while they fit in its share of the item budget
-    (``SHARES``); then a section that took nothing (its first item exceeds its share) takes that
-    item if it fits in what is left (in ``FIRST_ONE`` order); then, in section order again, each goes on while its next
-    item fits in what is left. A section stops at its first item that does not fit (no later item of it is taken),
-    and no item is ever cut. Returns the document and its exact stdout bytes in ``fmt``
-    (``json`` or ``markdown``).
+    in order, takes each of its items, in order, that fits in what is left of its share of the
+    item budget (``SHARES``); then a section that took nothing (each item exceeds its share) takes
+    its first item that fits in what is left (in ``FIRST_ONE`` order); then, in section order
+    again, each takes every item not taken yet, in order, that fits in what is left. An item that
+    does not fit is omitted whole (never cut), and a later, smaller one of its section may still
+    be taken (git-hn, where §7.15 omits every later item too: one long handoff hid all the
+    others); a section's items keep their order. Returns the document and its exact stdout bytes
+    in ``fmt`` (``json`` or ``markdown``).
 
     ``items[name]`` yields the section's items in order, ``counts[name]`` of them; each is
-    consumed only as far as needed, so a caller may build items as they are asked for. Both
+    consumed only as far as needed (a section stops reading once ``SET_ASIDE`` of its items did
+    not fit, or when less room is left than the smallest item takes), so a caller may build
+    items as they are asked for. Both
     formats are additive (a fixed part that depends only on ``truncated`` and ``omitted``, one
     part per non-empty section, one part per item); the fixed part is reserved at its largest
     (nothing or everything taken), so the result always fits. ``names`` maps memory IDs to the
@@ -249,7 +269,8 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
                             lambda d: markdown_bytes(d, names, (), notes), names, fmt, must_fit=max_bytes)
     left: list[tuple[str, str]] = []
     for name in SECTIONS:
-        rest = itertools.islice(cached[name], len(fewer[name]), None)
+        shown = {it.position for it in fewer[name]}
+        rest = (it for k, it in enumerate(cached[name]) if k not in shown)
         while len(left) < LEFT_NAMED and (it := next(rest, None)) is not None:
             ident = it["memoryId"] if name in DERIVED else it["id"]
             if all(ident != i for i, _label in left):
@@ -300,35 +321,52 @@ def _filled(top: dict, counts: dict[str, int], items: dict, max_bytes: int, rend
                          f"fits is {fixed(0)} bytes (a brief that lists no memory)")
     taken: dict[str, list] = {n: [] for n in SECTIONS}
     used: dict[str, int] = {n: 0 for n in SECTIONS}
-    waiting: dict[str, object] = {}  # a section's first item that did not fit its share
+    aside: dict[str, list] = {n: [] for n in SECTIONS}  # items read that did not fit (yet), in order
+    read: dict[str, int] = {n: 0 for n in SECTIONS}
 
-    def cost(name: str, it: dict) -> int:
-        extra = len(json_bytes(it)) - 1 if fmt == "json" else len(_item_markdown(it, names, name, len(taken[name])))
+    def cost(name: str, it: _At) -> int:
+        extra = len(json_bytes(it)) - 1 if fmt == "json" else len(_item_markdown(it, names, name, it.position))
         if taken[name]:
             return extra + (1 if fmt == "json" else 0)  # a comma between array elements
         return extra + (0 if fmt == "json" else len(_section_markdown(name)))
 
-    def fill(name: str, limit: int, most: int | None = None) -> None:
-        while len(taken[name]) < counts.get(name, 0) and (most is None or len(taken[name]) < most):
-            it = waiting.pop(name, None)
+    def candidates(name: str):
+        """The section's items not taken, in order: those set aside, then those not read yet (at
+        most ``SET_ASIDE`` set aside: the items are built as they are read)."""
+        yield from list(aside[name])
+        while read[name] < counts.get(name, 0) and len(aside[name]) <= SET_ASIDE:
+            it = next(items[name], None)
             if it is None:
-                it = next(items[name], None)
-                if it is None:
-                    return
+                return
+            read[name] += 1
+            yield _At(it, read[name] - 1)
+
+    def fill(name: str, limit: int, most: int | None = None) -> None:
+        def set_aside(it: _At) -> None:
+            if not any(other is it for other in aside[name]):
+                aside[name].append(it)
+
+        for it in candidates(name):
+            if (most is not None and len(taken[name]) >= most) or limit - used[name] < SMALLEST_ITEM:
+                set_aside(it)
+                return
             c = cost(name, it)
             if used[name] + c > limit:
-                waiting[name] = it
-                return
+                set_aside(it)
+                continue  # (a later, smaller item may still fit)
+            aside[name] = [other for other in aside[name] if other is not it]
             used[name] += c
             taken[name].append(it)
 
     for name in SECTIONS:
         fill(name, budget * SHARES[name] // 100)
-    for name in FIRST_ONE:  # a section whose first item exceeds its share still gets one, if it fits
+    for name in FIRST_ONE:  # a section whose items each exceed its share still gets one, if it fits
         if not taken[name]:
             fill(name, budget - sum(used.values()), most=1)
     for name in SECTIONS:  # then what the shares left, in section order
         fill(name, used[name] + budget - sum(used.values()))
+    for name in SECTIONS:  # (taken out of order: shown in the section's own order)
+        taken[name].sort(key=lambda it: it.position)
     doc = _doc(top, [(n, it) for n in SECTIONS for it in taken[n]], total)
     return doc, render(doc)
 
@@ -457,7 +495,7 @@ def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, s
     for name in SECTIONS:
         if doc[name]:
             parts.append(_section_markdown(name))
-            parts += [_item_markdown(it, names or {}, name, k) for k, it in enumerate(doc[name])]
+            parts += [_item_markdown(it, names or {}, name, getattr(it, "position", k)) for k, it in enumerate(doc[name])]
     return b"".join(parts)
 
 

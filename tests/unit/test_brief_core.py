@@ -82,10 +82,11 @@ def entry(section: str, n: int, content: str, stale) -> dict:
                 max_size=12),
        st.integers(min_value=200, max_value=6000), st.sampled_from(["json", "markdown"]),
        st.integers(min_value=0, max_value=12))
-def test_bounded_size_is_exact_and_a_prefix(items, bound, fmt, excluded):
+def test_bounded_size_is_exact_and_keeps_the_order(items, bound, fmt, excluded):
     """The additive size computation agrees with the real rendering, byte for byte; each section
-    keeps a prefix of its items (git-hn's shares decide how long); an omitted item did not fit
-    (up to the few bytes the fixed part is reserved at its largest)."""
+    keeps some of its items in their order (git-hn's shares decide how many; no longer a prefix:
+    a later, smaller item is taken where an earlier one did not fit); every omitted item did not
+    fit (up to the few bytes the fixed part is reserved at its largest)."""
     full = {name: [] for name in brief.SECTIONS}
     for n, (section, content, stale) in enumerate(items):
         full[section].append(entry(section, n + 1, content, stale))
@@ -119,17 +120,21 @@ def test_bounded_size_is_exact_and_a_prefix(items, bound, fmt, excluded):
     assert data == render(doc) and len(data) <= bound
     flat = [i for s in brief.SECTIONS for i in full[s]]
     kept = [i for s in brief.SECTIONS for i in doc[s]]
-    for s in brief.SECTIONS:
-        assert doc[s] == full[s][:len(doc[s])]
+    for s in brief.SECTIONS:  # in order: the positions taken increase
+        positions = [next(k for k, it in enumerate(full[s]) if it is kept or it == kept) for kept in doc[s]]
+        assert positions == sorted(set(positions)) and [full[s][k] for k in positions] == doc[s]
     assert doc["omitted"] == len(flat) - len(kept)
     assert doc["truncated"] == (doc["omitted"] > 0)
     empty = {**doc, **{s: [] for s in brief.SECTIONS}}
     reserve = max(len(render({**empty, "omitted": len(flat), "truncated": bool(flat)})),
                   len(render({**empty, "omitted": 0, "truncated": False})))
     slack = reserve - len(render(empty))
-    for s in brief.SECTIONS:  # the next item of a section that stopped really did not fit
-        if len(doc[s]) < len(full[s]):
-            bigger = {**doc, s: doc[s] + [full[s][len(doc[s])]], "omitted": doc["omitted"] - 1,
+    for s in brief.SECTIONS:  # each item left out really did not fit
+        for k, it in enumerate(full[s]):
+            if any(kept == it for kept in doc[s]):
+                continue
+            others = [i for i in full[s][:k] if any(kept == i for kept in doc[s])]
+            bigger = {**doc, s: others + [it] + doc[s][len(others):], "omitted": doc["omitted"] - 1,
                       "truncated": doc["omitted"] - 1 > 0}
             assert len(render(bigger)) > bound - room - slack
 
@@ -138,7 +143,7 @@ def omitted_named(full: dict, doc: dict) -> list[tuple[str, str]]:
     """The block's entries: the first three omitted items' memory IDs, in section order, each once."""
     out = []
     for s in brief.SECTIONS:
-        for it in full[s][len(doc[s]):]:
+        for it in [i for i in full[s] if not any(kept == i for kept in doc[s])]:
             ident = it.get("memoryId") or it["id"]
             if len(out) < 3 and all(ident != i for i, _label in out):
                 out.append((ident, brief.LEFT_LABELS[s]))
@@ -213,3 +218,47 @@ def test_digest_rows_use_the_utc_month_and_order():
 def test_invalid_months(month):
     with pytest.raises(InputError, match="^invalid digest month"):
         brief.check_month(month)
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_one_long_item_does_not_hide_the_shorter_ones_after_it(fmt):
+    """A trial's case: one oversized memory hid every later item of its section (§7.15 stops a
+    section at its first item that does not fit). It is left out, counted and (in Markdown)
+    named; the short ones after it are taken, in their order."""
+    full = {name: [] for name in brief.SECTIONS}
+    full["handoffs"] += [entry("handoffs", 1, "long " * 4000, []), entry("handoffs", 2, "short handoff", [])]
+    full["decisions"] += [entry("decisions", 3, "first decision", []), entry("decisions", 4, "x " * 3000, []),
+                          entry("decisions", 5, "last decision", [])]
+    top = brief.head("c" * 40, "sha256:" + "d" * 64, 0)
+    doc, data = brief.bounded(top, full, 6000, fmt)
+    assert len(data) <= 6000 and doc["omitted"] == 2 and doc["truncated"]
+    assert [h["id"] for h in doc["handoffs"]] == [full["handoffs"][1]["id"]]
+    assert [d["id"] for d in doc["decisions"]] == [full["decisions"][0]["id"], full["decisions"][2]["id"]]
+    if fmt == "markdown":
+        text = data.decode()
+        assert (f"{brief.LEFT_LINE}\n- {full['handoffs'][0]['id']} (handoff)\n"
+                f"- {full['decisions'][1]['id']} (decision)\n"
+                f"{brief.LEFT_BY_SECTION}handoffs 1, decisions 1\n") in text
+        assert text.index(full["decisions"][0]["id"]) < text.index(full["decisions"][2]["id"])
+
+
+def test_a_handoff_keeps_its_place_among_the_latest_when_an_earlier_one_is_left_out():
+    """Only the latest ``FROM_HANDOFFS`` handoffs have their next actions listed in a section of
+    their own; a later one keeps them inline. With the first handoff left out, the eleventh is
+    the tenth shown, and still keeps its next actions inline (what it is depends on its place in
+    the section, not on what else fit)."""
+    full = {name: [] for name in brief.SECTIONS}
+    full["handoffs"].append(entry("handoffs", 1, "long " * 4000, []))
+    full["handoffs"] += [entry("handoffs", n, f"handoff {n}", []) for n in range(2, 13)]
+    top = brief.head("c" * 40, "sha256:" + "d" * 64, 0)
+    doc, data = brief.bounded(top, full, 16_000, "markdown")
+    assert [h["id"] for h in doc["handoffs"]] == [h["id"] for h in full["handoffs"][1:]]
+    text = data.decode()
+    tenth, eleventh, twelfth = (text.index(f"### {full['handoffs'][k]['id']}") for k in (9, 10, 11))
+    assert brief.NEXT_ACTIONS not in text[tenth:eleventh] and brief.NEXT_ACTIONS in text[eleventh:twelfth]
+    assert len(data) <= 16_000 and data == brief.markdown_bytes(doc, {}, *_left_of(text, full))
+
+
+def _left_of(text, full):
+    """(left, notes, by_section) as the brief above names them: its first omitted handoff."""
+    return [(full["handoffs"][0]["id"], brief.LEFT_LABELS["handoffs"])], (), [("1", brief.LEFT_COUNTED["handoffs"])]
