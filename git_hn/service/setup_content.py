@@ -80,7 +80,9 @@ found in it.
   (git-hn's hooks) or `git hn sync`:
   `git hn memory handoff --at HEAD --applies descendants --content "..." --next-action "..."`.
 - Brief and recall show only what the committed `.hn/policy.json` trusts (`--include-untrusted`
-  shows the rest); if your own records do not show, ask a maintainer to trust your identity.
+  shows the rest). You sign with this checkout's identity (`git hn identity show`): in a person's
+  checkout, theirs. To sign as yourself, run `git hn init --name "NAME"` in a clone of your own,
+  and ask a maintainer to trust that actor (`git hn policy trust ACTOR`, then commit the policy).
 - Never put secrets in memory: it is signed and permanent (git-hn refuses credential-shaped text).
 """
 

@@ -237,7 +237,7 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
             raise InputError(f'identity already exists at {path}; it is named "{ANONYMOUS}" (no name was given '
                              f"then): if it signed nothing yet (git hn memory log --actor {existing.actor} lists "
                              f"nothing), {_replace_command(repo, path)}")
-        raise InputError(f"identity already exists at {path}; git hn identity show prints it")
+        raise InputError(f"identity already exists at {path}; git hn identity show prints it; {SECOND_SIGNER}")
     from ..core.gostr import is_blank
 
     if name is None or is_blank(name):
@@ -257,11 +257,15 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     except ActiveExists as exc:  # another init won the race: its identity stays, this key goes
         os.unlink(path)
         raise InputError(f"identity already exists at {repo.identity_path(exc.actor)}; git hn identity "
-                         "show prints it") from None
+                         f"show prints it; {SECOND_SIGNER}") from None
     return ident, path
 
 
 ANONYMOUS = "anonymous"  # the name ``init`` signs with when it is given none and Git has none
+# the way out of a second ``init``: the active identity is the repository's (every worktree
+# shares it), so a second signer (an agent beside a person) needs a repository of its own
+SECOND_SIGNER = ("to sign as someone else (an agent), run git hn init --name NAME in a clone of its own; "
+                 "git hn identity use ACTOR switches to an identity this keyring holds")
 
 
 def anonymous_hint(repo: Repo, path: str) -> str:

@@ -45,7 +45,9 @@ def test_init_twice_refuses_and_keeps_keys(inited):
     r = hn(inited, "init", "--name", "Other")
     assert r.code == 1
     assert r.err == (f"git-hn: identity already exists at {hn_dir / 'identities' / (actor + '.json')}; "
-                     "git hn identity show prints it\n")
+                     "git hn identity show prints it; to sign as someone else (an agent), run git hn init --name "
+                     "NAME in a clone of its own; git hn identity use ACTOR switches to an identity this keyring "
+                     "holds\n")
     assert (hn_dir / "identities" / f"{actor}.json").read_bytes() == before
     assert len(os.listdir(hn_dir / "identities")) == 1
 

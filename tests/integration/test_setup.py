@@ -186,7 +186,7 @@ def check_written(repo: Path, agent: str) -> None:
         assert text.count(content.BEGIN) == 1 and text.count(content.END) == 1
         assert text.endswith(content.SECTION)
         section = content.SECTION
-        assert 10 <= section.count("\n") <= 24
+        assert 10 <= section.count("\n") <= 26  # (short: it is read at every session's start)
         for needle in ("git hn memory brief --markdown", "memory_recall", "git hn memory recall",
                        "--kind decision", "--kind assumption", "--outcome failed",
                        "git hn memory handoff", "untrusted", "still open", "git hn sync"):
@@ -679,3 +679,19 @@ def test_setup_after_an_uncommitted_policy_init_says_only_to_commit_it(inited):
                                                  "policy does: commit .hn/policy.json\n")
     git(inited, "commit", "-q", "-am", "handoffs too")
     assert hn(inited, "setup", "claude").err == ""
+
+
+def test_the_instructions_say_how_an_agent_signs_as_itself(inited):
+    """A trial's case: the instructions told the agent to record in the person's checkout, where
+    it signs with the person's key, and said nothing of how it gets an identity of its own. They
+    say it now (a clone of its own, ``init --name``, a maintainer's ``policy trust``), and a
+    second ``init`` in a checkout that has an identity says the same way out."""
+    out = setup(inited, "claude", "--print")
+    for needle in ("+  shows the rest). You sign with this checkout's identity (`git hn identity show`): in a person's",
+                   '+  checkout, theirs. To sign as yourself, run `git hn init --name "NAME"` in a clone of your own,',
+                   "+  and ask a maintainer to trust that actor (`git hn policy trust ACTOR`, then commit the policy)."):
+        assert needle in out, needle
+    r = hn(inited, "init", "--name", "Agent")
+    assert r.code == 1 and r.err.endswith("; to sign as someone else (an agent), run git hn init --name NAME in a "
+                                          "clone of its own; git hn identity use ACTOR switches to an identity this "
+                                          "keyring holds\n")
