@@ -88,17 +88,25 @@ def shallow_hint(repo, doc: dict) -> bool:
     return True
 
 
-def path_hint(repo, doc: dict, path: str, hidden: dict | None = None) -> bool:
-    """After a recall by path that matched nothing, run from a subdirectory: paths are relative
-    to the top of the repository (§13.6), so ``--path lexer.py`` in ``src/parser`` names
-    nothing; the hint (stderr, with ``--json`` too: an agent reads it) gives the path from the
-    top, when that path is a file here and the one given is none from the top (a review: given
-    from the top already, it was told to prefix it again), and nothing was hidden by the trust
-    policy (that hint explains the empty answer). Whether it said so."""
+def path_hint(repo, doc: dict, path: str, hidden: dict | None = None, at: str = "HEAD") -> bool:
+    """After a recall by path that matched nothing: when the path is a directory at the query
+    commit ``at``, that ``--path`` takes a file (``recall.directory_hint``); run from a
+    subdirectory, that paths are relative to the top of the repository (§13.6), so ``--path
+    lexer.py`` in ``src/parser`` names nothing: the hint (stderr, with ``--json`` too: an agent
+    reads it) gives the path from the top, when that path is a file here and the one given is
+    none from the top (a review: given from the top already, it was told to prefix it again),
+    and nothing was hidden by the trust policy (that hint explains the empty answer). Whether it
+    said so."""
     import os
 
     if doc["matched"] or not path or any((hidden or {}).values()):
         return False
+    from ..service.recall import directory_hint
+
+    tree = directory_hint(repo, at, path)
+    if tree:
+        render.hint(tree)
+        return True
     from ..core.grammar import is_path
 
     proc = repo.git.run(["rev-parse", "--show-prefix"])

@@ -223,9 +223,14 @@ def _recall(repo, arguments) -> dict:
     elif at is None:
         args.pop("atCommit", None)
     req, at = core.parse_request(_request_bytes(args))
-    doc, hidden = recall.recall_counted(repo, req._replace(at_commit=at or repo.resolve_commit("HEAD")),
-                                        from_input=True)
-    return _hinted(repo, doc, hidden)
+    req = req._replace(at_commit=at or repo.resolve_commit("HEAD"))
+    doc, hidden = recall.recall_counted(repo, req, from_input=True)
+    doc = _hinted(repo, doc, hidden)
+    tree = None if doc["matched"] or any(hidden.values()) else recall.directory_hint(repo, req.at_commit, req.path,
+                                                                                     "path")
+    if tree:  # (what the CLI says on stderr)
+        doc["hint"] = f"{doc['hint']} {tree}" if doc.get("hint") else tree
+    return doc
 
 
 # -- write tools --------------------------------------------------------------------------------

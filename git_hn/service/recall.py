@@ -243,3 +243,52 @@ def policy_lines(doc: dict, names: dict[str, str] | None = None) -> list[str]:
         lines += [f"trustedActor: {one_line(a)}" for a in mem["trustedActors"]]
     lines += [f"trustedKind: {k}" for k in mem["trustedKinds"]]
     return lines
+
+
+def directory_hint(repo: Repo, at: str, path: str, option: str = "--path") -> str | None:
+    """After a recall by ``path`` that matched nothing: when ``path`` is a directory at the query
+    commit ``at`` (a revision), one line saying that ``option`` takes a file (paths are literal,
+    CONTRACT §7.6: a trial's ``--path src`` matched nothing beside memories on src/parser.py) and
+    naming a file in it; None otherwise. One tree walk, through the batch process."""
+    from ..core.gostr import one_line
+    from ..core.grammar import is_path
+    from ..core.limits import LIMITS
+    from ..core.projection import ProbeError
+    from ..errors import HnError
+
+    if not path or not is_path(path, LIMITS.max_path):
+        return None
+    try:
+        commit = repo.resolve_commit(at)
+        found = Resolver(repo).entry(commit, path)
+    except (HnError, ProbeError):
+        return None
+    if found is None or found[1] != "tree":
+        return None
+    example = _first_file(repo, found[2], path)
+    such = f", such as {option} {one_line(example)}" if example and is_path(example, LIMITS.max_path) else ""
+    return (f"nothing is anchored to {one_line(path)}: it is a directory at commit {commit[:12]}, and {option} "
+            f"takes a file, compared literally; recall a file in it{such}")
+
+
+def _first_file(repo: Repo, tree: str, path: str, depth: int = 8) -> str:
+    """The first regular file (tree order) under the tree ``tree`` at ``path``, looking at most
+    ``depth`` directories down the first subdirectory; "" when there is none."""
+    from ..core.chain import parse_tree
+
+    for _level in range(depth):
+        obj = repo.git.read_object(tree)
+        if obj is None or obj[0] != "tree":
+            return ""
+        try:
+            entries = parse_tree(obj[1], repo.oid_hex_len // 2)
+        except ValueError:
+            return ""
+        blob = next((e for e in entries if e[0] in (b"100644", b"100755")), None)
+        if blob is not None:
+            return f"{path}/{blob[1].decode('utf-8', 'surrogateescape')}"
+        sub = next((e for e in entries if e[0] == b"40000"), None)
+        if sub is None:
+            return ""
+        path, tree = f"{path}/{sub[1].decode('utf-8', 'surrogateescape')}", sub[2]
+    return ""

@@ -624,6 +624,52 @@ def test_a_recall_by_path_from_a_subdirectory_says_paths_are_from_the_top(inited
     assert hn(here, "memory", "recall", "--include-untrusted", "--path", "nothing.py").err == ""
 
 
+def test_a_recall_by_a_directory_says_path_takes_a_file(inited):
+    """A trial's case: ``recall --path src --json`` matched nothing and said nothing, although
+    memories were anchored to src/parser.py (paths are literal files). A hint says that --path
+    takes a file and names one in the directory, as the directory was at the query commit; over
+    MCP it is the document's ``hint``."""
+    (inited / "src" / "deep").mkdir(parents=True)
+    (inited / "src" / "deep" / "lexer.py").write_text("x\n")
+    git(inited, "add", "src")
+    git(inited, "commit", "-q", "-m", "lexer")
+    old = git(inited, "rev-parse", "HEAD")
+    (inited / "src" / "parser.py").write_text("x\n")
+    git(inited, "add", "src")
+    git(inited, "commit", "-q", "-m", "parser")
+    head = git(inited, "rev-parse", "HEAD")
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--path", "src/parser.py", "--content", "one pass")
+    assert r.code == 0, r.err
+    for args in ([], ["--json"]):
+        r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "src", *args)
+        assert r.code == 0 and r.err == (f"git-hn: hint: nothing is anchored to src: it is a directory at commit "
+                                         f"{head[:12]}, and --path takes a file, compared literally; recall a file "
+                                         "in it, such as --path src/parser.py\n"), (args, r.err)
+    r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "src", "--at", old, "--json")
+    assert r.err == (f"git-hn: hint: nothing is anchored to src: it is a directory at commit {old[:12]}, and --path "
+                     "takes a file, compared literally; recall a file in it, such as --path src/deep/lexer.py\n")
+    assert hn(inited, "memory", "recall", "--include-untrusted", "--path", "src/parser.py").err == ""
+    assert hn(inited, "memory", "recall", "--include-untrusted", "--path", "src/gone.py").err == ""
+    request = json.dumps({"version": 0, "atCommit": head, "path": "src", "includeUntrusted": True}).encode()
+    r = hn(inited, "memory", "recall", "--input", "-", "--json", input=request)
+    assert r.err.startswith("git-hn: hint: nothing is anchored to src: it is a directory at commit ")
+
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    async def main():
+        params = StdioServerParameters(command="git", args=["hn", "mcp"], cwd=str(inited), env=dict(os.environ))
+        async with Client(params, read_timeout_seconds=60) as client:
+            return await client.call_tool("memory_recall", {"path": "src", "includeUntrusted": True})
+
+    doc = json.loads(anyio.run(main).content[0].text)
+    assert doc["matched"] == 0 and doc["hint"] == (
+        f"nothing is anchored to src: it is a directory at commit {head[:12]}, and path takes a file, compared "
+        "literally; recall a file in it, such as path src/parser.py")
+
+
 def test_recording_a_path_with_uncommitted_changes_says_what_it_is_anchored_to(inited):
     """An agent trial: recording as it went (before committing) anchored each path to HEAD's
     version, and once committed the brief listed every such memory as a stale anchor. A warning
