@@ -604,7 +604,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     from ..store.repo import open_repo
 
     if as_json and as_markdown:
-        raise UsageError(BRIEF_USAGE)
+        raise UsageError(f"{BRIEF_USAGE}; --json and --markdown exclude each other (the brief is one or the other)")
     bound = parse_int(max_bytes, BRIEF_USAGE, "--max-bytes")
     repo = open_repo()
     if at is None and not as_json and not repo.head_commit():

@@ -330,7 +330,7 @@ def dispatch(argv: list[str]) -> int:
 
         notice.install()  # a person at a terminal sees a full verification that takes a while
     if cmd not in TOP:
-        from ..core.gostr import one_line
+        from ..core.gostr import quoted
         from ..core.hints import append, closest
 
         # a group's command typed without its group (git hn log, git hn recal): memory's first
@@ -339,7 +339,7 @@ def dispatch(argv: list[str]) -> int:
         words.update((w, "git hn sync") for w in ("fetch", "pull", "push"))  # (a trial typed git hn fetch)
         best = words.get(cmd) or words.get(closest(cmd, words))
         hint = f"did you mean {best}?" if best else ""
-        raise HnError(append(f"unknown command \"{one_line(cmd)}\"; run 'git hn help'", hint))
+        raise HnError(append(f"unknown command \"{quoted(cmd)}\"; run 'git hn help'", hint))
     if cmd in GROUPS:
         subs, usage, unknown = GROUPS[cmd]
         if len(argv) == 1:
@@ -352,10 +352,10 @@ def dispatch(argv: list[str]) -> int:
             return run_app([cmd, "--help"])
         sub = argv[1]
         if sub not in subs and sub not in HELP:
-            from ..core.gostr import one_line
+            from ..core.gostr import quoted
             from ..core.hints import append, did_you_mean
 
-            raise HnError(append(unknown.format(one_line(sub)),
+            raise HnError(append(unknown.format(quoted(sub)),
                                  did_you_mean(sub, sorted(subs)) or f"git hn {cmd} -h lists them"))
         if cmd == "memory" and sub == "index" and (len(argv) == 2 or argv[2] not in ("rebuild", "verify", *HELP)):
             raise UsageError("usage: git hn memory index rebuild|verify")

@@ -26,7 +26,7 @@ import re
 
 from ..errors import InputError
 from . import canonical
-from .gostr import content_text, one_line, safe_text
+from .gostr import content_text, one_line, quoted, safe_text
 from .invisible import spell_invisible
 from .limits import WARNING
 from .grammar import utc_instant, utc_timestamp
@@ -504,7 +504,7 @@ def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, s
 
 def check_month(month: str) -> str:
     if _MONTH.fullmatch(month) is None:
-        raise InputError(f'invalid digest month "{one_line(month)}"; a month is YYYY-MM, such as 2026-01')
+        raise InputError(f'invalid digest month "{quoted(month)}"; a month is YYYY-MM, such as 2026-01')
     return month
 
 

@@ -65,6 +65,17 @@ def one_line(s: str) -> str:
     return _CONTROL.sub(" ", s)
 
 
+ECHO_LIMIT = 80  # characters of an argument an error repeats (a full memory ID is 71)
+
+
+def quoted(s: str, limit: int = ECHO_LIMIT) -> str:
+    """``one_line``, and at most ``limit`` characters of it, then "…": what an error repeats of an
+    argument it was given (a 100,000-character ``memory show`` argument made a 100,170-byte error
+    line; a log or a terminal gets the error, not the argument)."""
+    s = one_line(s)
+    return s if len(s) <= limit else s[:limit] + "…"
+
+
 def bounded(s: str, limit: int = 240) -> str:
     """``one_line`` and at most ``limit`` bytes of UTF-8, cut at a character boundary: what an
     error quotes of input it did not write (CONTRACT §0.5's 240 bytes)."""

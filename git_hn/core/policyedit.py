@@ -20,7 +20,7 @@ import re
 
 from ..errors import InputError, PolicyError
 from . import canonical
-from .gostr import one_line, short_id
+from .gostr import one_line, quoted, short_id
 from .limits import KINDS, LIMITS
 from .policy import parse_policy
 from .strictjson import fold_key, read_document
@@ -66,7 +66,7 @@ def initial(actor: str) -> bytes:
 def check_kinds(kinds) -> tuple[str, ...]:
     for k in kinds:
         if k not in KINDS:
-            raise InputError(f'invalid kind "{one_line(k)}"; use one of {", ".join(DEFAULT_KINDS)}')
+            raise InputError(f'invalid kind "{quoted(k)}"; use one of {", ".join(DEFAULT_KINDS)}')
     return tuple(sorted(set(kinds)))
 
 
@@ -163,7 +163,7 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
     found |= {k.actor for k in known if any(fold_name(n) == folded for n in k.names)}
     if len(found) > 1 and len(found & prefer) == 1:
         found &= prefer
-    shown = one_line(query)
+    shown = quoted(query)
     if len(found) > 1:
         matches = sorted(found, key=lambda a: (fold_name((by_actor[a].names or ("",))[0]), a))
         listed = ", ".join(label(by_actor[a]) for a in matches[:AMBIGUOUS_SHOWN])

@@ -52,10 +52,35 @@ def _sorted_unique(items) -> tuple[str, ...]:
     return tuple(sorted(set(items), key=lambda s: s.encode("utf-8", "surrogatepass")))
 
 
+# what a filter value is taken to mean when no valid one is spelled like it (a trial: --trust
+# trusted was told "did you mean kind-untrusted?")
+SYNONYMS = {"trust": {"trusted": "qualified", "trust": "qualified", "valid": "qualified", "ok": "qualified",
+                      "verified": "qualified"}}
+
+
 def _filter_error(name: str, given, valid) -> str:
     """``invalid kind filter`` (CONTRACT §7.4), then the closest valid value and all of them."""
     bad = next(v for v in given if v not in valid)
+    meant = SYNONYMS.get(name, {}).get(bad)
+    if meant is not None:
+        return hints.append(f"invalid {name} filter", f"did you mean {meant}?; valid: " + ", ".join(valid))
     return hints.append(f"invalid {name} filter", hints.choice(bad, valid))
+
+
+def topic_error(topics) -> str:
+    """``invalid topic filter`` (§7.4), then what is wrong with the first topic refused (never
+    repeated: it may be long, or hold what a log should not)."""
+    bad = next(t for t in topics if not is_topic(t, LIMITS.max_topic))
+    size = len(bad.encode("utf-8", "surrogatepass"))
+    if not size:
+        why = "a topic is never blank (spaces are trimmed)"
+    elif size > LIMITS.max_topic:
+        why = f"a topic is at most {LIMITS.max_topic} bytes (this one is {size})"
+    elif has_control(bad):
+        why = "a topic holds no control characters"
+    else:
+        why = "a topic is UTF-8 text (a lone surrogate is not)"
+    return f"invalid topic filter; {why}"
 
 
 def normalize(req: RecallRequest) -> RecallRequest:
@@ -74,7 +99,7 @@ def normalize(req: RecallRequest) -> RecallRequest:
     if not trusts and not req.include_untrusted:
         trusts = ("qualified",)
     if not all(is_topic(t, LIMITS.max_topic) for t in topics):
-        raise InputError("invalid topic filter")
+        raise InputError(topic_error(topics))
     if not all(k in KINDS for k in kinds):
         raise InputError(_filter_error("kind", kinds, KINDS))
     if not all(is_actor(a) for a in actors):
@@ -352,9 +377,9 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
         raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into recall request")
     for key in doc:
         if key not in _KEYS:
-            from .gostr import one_line
+            from .gostr import quoted
 
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{one_line(key)}"')
+            raise InputError(f'{prefix}invalid JSON: json: unknown field "{quoted(key)}"')
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
             or version != 0:

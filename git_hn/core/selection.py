@@ -80,12 +80,12 @@ def check(sel: Selection) -> Selection:
 
 
 def _check_list(items, valid, kind: str, text: str) -> None:
-    from .gostr import one_line
+    from .gostr import quoted
 
     seen = set()
     for item in items:
         if not isinstance(item, str) or not valid(item):
-            raise InputError(f'{kind} selector "{one_line(str(item))}" {text}')
+            raise InputError(f'{kind} selector "{quoted(str(item))}" {text}')
         if item in seen:
             raise InputError(f"duplicate {kind} selector {item}")
         seen.add(item)

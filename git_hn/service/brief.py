@@ -98,7 +98,9 @@ def focus(repo: Repo, at: str, base: str | None, paths=(), topics=()) -> core.Fo
         raise InputError(f"invalid path filter; {PATH_RULE}")
     topics = [normalize_topic(t) for t in topics]
     if not all(is_topic(t, LIMITS.max_topic) for t in topics):
-        raise InputError("invalid topic filter")
+        from ..core.recall import topic_error
+
+        raise InputError(topic_error(topics))
     changed: list[str] = []
     if base is None:
         up = repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", "@{upstream}"])

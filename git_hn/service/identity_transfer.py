@@ -77,9 +77,9 @@ def use(repo: Repo, query: str) -> tuple[identity.Identity, bool]:
     except InputError as exc:
         if not exc.message.startswith("no known actor"):
             raise
-        from ..core.gostr import one_line
+        from ..core.gostr import one_line, quoted
 
         names = ", ".join(f"{one_line(k.names[0])} ({k.actor[:12]})" for k in stored[:5]) or "none"
-        raise InputError(f"no identity of this keyring matches {one_line(query)} (it holds: {names}); "
+        raise InputError(f"no identity of this keyring matches {quoted(query)} (it holds: {names}); "
                          "import another with git hn identity import FILE") from None
     return identity.activate(repo, who.actor)

@@ -55,7 +55,7 @@ def _bind(arguments, prefix: str, fields: dict[str, str]) -> dict:
     """Strict binding of a flat argument object: the strict reader first (so what ``--input``
     refuses is refused), then known keys only, each of its declared type (``string``,
     ``strings``, ``bool``; ``any`` is checked by the caller). A null value counts as absent."""
-    from ..core.gostr import one_line
+    from ..core.gostr import quoted
     from ..core.strictjson import JsonFloat, read_document
 
     doc = _object(read_document(_request_bytes(arguments), prefix=prefix, max_bytes=LIMITS.max_request,
@@ -64,7 +64,7 @@ def _bind(arguments, prefix: str, fields: dict[str, str]) -> dict:
     for key, value in doc.items():
         kind = fields.get(key)
         if kind is None:
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{one_line(key)}"')
+            raise InputError(f'{prefix}invalid JSON: json: unknown field "{quoted(key)}"')
         if value is None:
             continue
         ok = {"string": lambda v: isinstance(v, str) and not isinstance(v, JsonFloat),
@@ -91,10 +91,10 @@ def _version(doc: dict, what: str) -> None:
 
 def _commit(repo, rev: str) -> str:
     """``atCommit``: any revision, resolved as the CLI resolves ``--at`` (CONTRACT §10.0)."""
-    from ..core.gostr import one_line
+    from ..core.gostr import quoted
 
     if "\x00" in rev:  # not expressible as an argv element: no revision of Git has one
-        raise InputError(f"revision {one_line(rev)} is not a commit")
+        raise InputError(f"revision {quoted(rev)} is not a commit")
     return repo.resolve_commit(rev or "HEAD")
 
 

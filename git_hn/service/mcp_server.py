@@ -72,10 +72,10 @@ def call(root: str, name: str, arguments, *, allow_write: bool) -> tuple[bool, s
     """Run one tool call: (is_error, text). Text is the compact JSON document, or one line
     ``git-hn: <message>``. Synchronous; serialized by a lock."""
     from ..core import canonical
-    from ..core.gostr import one_line
+    from ..core.gostr import quoted
 
     if name not in mcp_calls.CALLS:
-        return True, f'git-hn: unknown tool "{one_line(name)}"'
+        return True, f'git-hn: unknown tool "{quoted(name)}"'
     if name in WRITE_TOOLS and not allow_write:
         return True, f"git-hn: tool {name} is not enabled; start git hn mcp --allow-write"
     arguments = {} if arguments is None else arguments
@@ -84,10 +84,10 @@ def call(root: str, name: str, arguments, *, allow_write: bool) -> tuple[bool, s
 
 def read_resource(root: str, uri: str) -> tuple[bool, str]:
     """The Markdown brief at ``HEAD`` (``hn://brief``): (is_error, text)."""
-    from ..core.gostr import one_line
+    from ..core.gostr import quoted
 
     if uri != mcp_tools.BRIEF_URI:
-        return True, f'git-hn: unknown resource "{one_line(uri)}"'
+        return True, f'git-hn: unknown resource "{quoted(uri)}"'
 
     def work(repo):
         from . import brief
@@ -100,10 +100,10 @@ def read_resource(root: str, uri: str) -> tuple[bool, str]:
 
 def get_prompt(name: str, arguments, *, allow_write: bool) -> tuple[bool, str]:
     """The handoff prompt's text: (is_error, text). It is offered with the write tools only."""
-    from ..core.gostr import one_line
+    from ..core.gostr import quoted
 
     if name != mcp_tools.HANDOFF_PROMPT:
-        return True, f'git-hn: unknown prompt "{one_line(name)}"'
+        return True, f'git-hn: unknown prompt "{quoted(name)}"'
     if not allow_write:
         return True, f"git-hn: prompt {name} is not enabled; start git hn mcp --allow-write"
     notes = (arguments or {}).get(mcp_tools.HANDOFF_ARGUMENT[0]) or ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
-from ..core.gostr import content_text, one_line
+from ..core.gostr import content_text, quoted
 from ..core.limits import WARNING
 from ..core.projection import Context, project, row_show_json
 from ..errors import InputError
@@ -34,14 +34,14 @@ def _hex(query: str) -> str:
 
 
 def _not_found(query: str) -> InputError:
-    return InputError(f"memory {one_line(query)} was not found in verified local or accepted streams")
+    return InputError(f"memory {quoted(query)} was not found in verified local or accepted streams")
 
 
 def _one(query: str, matches: list):
     if not matches:
         raise _not_found(query)
     if len(matches) > 1:
-        raise InputError(f"memory lookup {one_line(query)} is ambiguous; use the full memory ID")
+        raise InputError(f"memory lookup {quoted(query)} is ambiguous; use the full memory ID")
     return matches[0]
 
 

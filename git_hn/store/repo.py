@@ -12,7 +12,7 @@ import os
 import re
 import stat
 
-from ..core.gostr import one_line
+from ..core.gostr import one_line, quoted
 from ..errors import GitError, HnError, InputError
 from .discover import find
 from .git import DISCOVERY, Git, take_early
@@ -113,7 +113,7 @@ class Repo:
         proc = self.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"])
         out = proc.stdout.decode("ascii", "replace").strip()
         if proc.returncode != 0 or len(out) != self.oid_hex_len:
-            raise InputError(f"revision {one_line(rev)} is not a commit")
+            raise InputError(f"revision {quoted(rev)} is not a commit")
         return out
 
     def _head_error(self) -> str:

@@ -220,7 +220,8 @@ def test_bound_errors(world):
     usage = ("git-hn: usage: git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] "
              "[--json|--markdown]\n")
     assert hn(repo, "memory", "brief", "--max-bytes", "ten").err == usage[:-1] + "; --max-bytes takes a whole number\n"
-    assert hn(repo, "memory", "brief", "--json", "--markdown").err == usage
+    assert hn(repo, "memory", "brief", "--json", "--markdown").err == usage[:-1] + (
+        "; --json and --markdown exclude each other (the brief is one or the other)\n")
     assert hn(repo, "memory", "brief", "extra").err == usage[:-1] + '; unexpected argument "extra"\n'
     assert hn(repo, "memory", "brief", "--at", "nope").err == "git-hn: revision nope is not a commit\n"
 
@@ -496,7 +497,7 @@ def test_the_session_start_brief_in_a_repository_without_commits_is_empty_not_an
 @pytest.mark.parametrize("args,message", [
     (["--path", "../outside"], f"invalid path filter; {PATH_RULE}"),
     (["--path", "/etc/passwd"], f"invalid path filter; {PATH_RULE}"),
-    (["--topic", ""], "invalid topic filter"),
+    (["--topic", ""], "invalid topic filter; a topic is never blank (spaces are trimmed)"),
 ])
 def test_brief_refuses_a_focus_no_memory_could_carry(inited, args, message):
     """``--path``/``--topic`` are checked as recall checks its filters: a path outside the

@@ -77,6 +77,11 @@ SYNC_USAGE = "usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json
     (["memory", "show"], f"{SHOW_USAGE}; missing MEMORY"),
     (["memory", "recall", "extra"], f'{RECALL_USAGE}; unexpected argument "extra"'),
     (["memory", "brief", "main"], f'{BRIEF_USAGE}; unexpected argument "main"'),
+    (["memory", "brief", "--json", "--markdown"],
+     f"{BRIEF_USAGE}; --json and --markdown exclude each other (the brief is one or the other)"),
+    (["memory", "recall", "--trust", "trusted"], "invalid trust filter; did you mean qualified?; valid: qualified, "
+                                                 "actor-untrusted, kind-untrusted, policy-missing"),
+    (["memory", "recall", "--topic", "a\x01b"], "invalid topic filter; a topic holds no control characters"),
     (["memory", "retract", "0123abcd", "obsolete", "--reason", "obsolete"],
      'usage: git hn memory retract MEMORY --reason REASON; unexpected argument "obsolete"'),
     (["sync", "origin", "upstream"], f'{SYNC_USAGE}; unexpected argument "upstream"'),
@@ -88,6 +93,25 @@ SYNC_USAGE = "usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json
 ])
 def test_a_usage_error_says_what_was_wrong(inited, args, message):
     _fails_with(inited, args, message)
+
+
+def test_an_error_repeats_at_most_a_short_prefix_of_an_argument(inited):
+    """A trial's case: ``memory show`` given 100,000 characters answered with a 100,170-byte
+    error line, and ``recall --topic`` of that length said only ``invalid topic filter``. An
+    error repeats at most 80 characters of an argument, then "…", and says why a topic is
+    refused without repeating it."""
+    huge = 100_000
+    _fails_with(inited, ["memory", "show", "a" * huge], f"memory {'a' * 80}… was not found in verified local or "
+                "accepted streams; a memory is named by its ID (sha256: and 64 lowercase hex digits) or by at least "
+                "8 of its first ones")
+    _fails_with(inited, ["memory", "recall", "--at", "r" * huge], f"revision {'r' * 80}… is not a commit")
+    _fails_with(inited, ["memory", "brief", "--at", "r" * huge], f"revision {'r' * 80}… is not a commit")
+    _fails_with(inited, ["memory", "recall", "--topic", "t" * huge],
+                f"invalid topic filter; a topic is at most 128 bytes (this one is {huge})")
+    _fails_with(inited, ["nonsense" * 20], f'unknown command "{("nonsense" * 20)[:80]}…"; run \'git hn help\'')
+    full = "sha256:" + "0" * 64  # (a full memory ID is never cut)
+    _fails_with(inited, ["memory", "show", full], f"memory {full} was not found in verified local or accepted "
+                                                   "streams")
 
 
 @pytest.mark.parametrize("args", [

@@ -412,7 +412,8 @@ def test_supersede_and_recall_filter_error_texts(tmp_path):
     assert git(repo, "for-each-ref") == refs
     for topic in ("", "   "):
         r = hn(repo, "memory", "recall", "--topic", topic)
-        assert (r.code, r.err) == (1, "git-hn: invalid topic filter\n"), topic
+        assert (r.code, r.err) == (1, "git-hn: invalid topic filter; a topic is never blank (spaces are trimmed)\n"), \
+            topic
     # invalid UTF-8 can only reach argv from a real process
     r = hn_proc(repo, "memory", "recall", "--include-untrusted", "--query", b"abc\xffdef")
     assert (r.code, r.out, r.err) == (1, "", "git-hn: recall query must be valid UTF-8\n")

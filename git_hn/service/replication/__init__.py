@@ -14,7 +14,7 @@ Modules: ``outcomes`` (results and wording), ``advertise``, ``transfer`` (the fe
 
 from __future__ import annotations
 
-from ...core.gostr import one_line
+from ...core.gostr import quoted
 from ...core.grammar import is_remote_name
 from ...errors import ConflictError, HnError, InputError, Interrupted
 from ...store import replication as rstate
@@ -27,7 +27,7 @@ def resolve_remote(repo: Repo, remote: str) -> str:
     if not is_remote_name(remote):
         from ...core.remotes import REMOTE_NAME_RULE
 
-        raise InputError(f'invalid remote name "{one_line(remote)}"; {REMOTE_NAME_RULE}')
+        raise InputError(f'invalid remote name "{quoted(remote)}"; {REMOTE_NAME_RULE}')
     proc = repo.git.run(list(url_question(remote)))
     if proc.returncode != 0:
         names = repo.git.run(["remote"]).stdout.decode("utf-8", "replace").split()
