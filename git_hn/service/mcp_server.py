@@ -328,6 +328,9 @@ class Screened:
     - a request whose ``id`` is null, an object, an array, a boolean or a number written with a
       fraction or exponent (``2.0``): the SDK read it as a notification and never answered; now
       ``-32600`` invalid request, with a null id;
+    - a request with a valid ``id`` whose ``jsonrpc`` is not ``"2.0"`` or whose ``method`` is not
+      a string: ``-32600`` with its id (the SDK's answer had a null id), and one nested deeper than
+      ``MAX_DEPTH``: ``-32602`` with its id (the SDK's parser gave up with a null id);
     - a request whose ``params`` is not an object, a ``tools/call`` without a tool name or whose
       ``arguments`` is not an object: ``-32602`` invalid params, with its id and what is wrong
       (the SDK's own answer said only "Invalid request parameters");
@@ -368,6 +371,12 @@ class Screened:
         ident = message["id"]
         if not (isinstance(ident, str) or type(ident) is int):
             return _error(None, -32600, "Invalid Request: id must be a string or an integer")
+        if message.get("jsonrpc") != "2.0":  # (the SDK refused it with a null id: the client waited)
+            return _error(ident, -32600, 'Invalid Request: jsonrpc must be "2.0"')
+        if not isinstance(message["method"], str):
+            return _error(ident, -32600, "Invalid Request: method must be a string")
+        if _deeper(message, MAX_DEPTH):  # (the SDK's parser stops near 200 levels, with a null id)
+            return _error(ident, -32602, f"Invalid params: nested deeper than {MAX_DEPTH} levels")
         params = message.get("params")
         if params is not None and not isinstance(params, dict):
             return _error(ident, -32602, "Invalid params: params must be an object")
@@ -407,6 +416,21 @@ def _twice(value):
         elif isinstance(item, list):
             todo.extend(reversed(item))
     return None
+
+
+MAX_DEPTH = 128  # arrays and objects in one message (git-hn's requests take 64; the SDK's parser ~200)
+
+
+def _deeper(value, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels (a walk of its own)."""
+    todo = [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return True
+            todo.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def _lone_surrogate(message) -> bool:

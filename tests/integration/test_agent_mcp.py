@@ -1130,3 +1130,31 @@ def test_pipelined_calls_run_in_the_order_they_arrived(inited):
     for n in range(3):  # the retry is the first handoff again, not a second memory
         assert results[3 * n + 1]["result"]["memoryId"] == results[3 * n]["result"]["memoryId"]
     assert stream_length(inited) == 9  # three records, three handoffs, three retracts: no second handoff
+
+
+def test_an_invalid_request_with_a_valid_id_is_answered_with_that_id(inited):
+    """A trial's case: ``"jsonrpc":"1.0"`` (id 65) got ``Invalid Request`` with a null id, and
+    the client waited for 65 for ever. A message that parses as an object with a valid id gets
+    its error with that id: a wrong ``jsonrpc``, a ``method`` that is not a string, or nesting
+    past the SDK's parser (it gave up with a null id). Input that does not parse keeps null."""
+    import subprocess
+
+    deep = "[" * 300 + "1" + "]" * 300
+    lines = _initialized() + [
+        b'{"jsonrpc":"1.0","id":65,"method":"tools/list"}',
+        b'{"id":"no-version","method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":66,"method":5}',
+        b'{"jsonrpc":"2.0","id":67,"method":"tools/call","params":{"name":"memory_recall","arguments":{"x":'
+        + deep.encode() + b"}}}",
+        b"{not json",
+        b'{"jsonrpc":"2.0","id":68,"method":"tools/list"}',
+    ]
+    proc = subprocess.run(["git", "hn", "mcp"], cwd=inited, input=b"\n".join(lines) + b"\n",
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(x) for x in proc.stdout.splitlines()][1:]
+    assert [(a["id"], a.get("error", {}).get("code")) for a in answers] == [
+        (65, -32600), ("no-version", -32600), (66, -32600), (67, -32602), (None, -32700), (68, None)]
+    assert answers[0]["error"]["message"] == 'Invalid Request: jsonrpc must be "2.0"'
+    assert answers[2]["error"]["message"] == "Invalid Request: method must be a string"
+    assert answers[3]["error"]["message"] == "Invalid params: nested deeper than 128 levels"
