@@ -191,6 +191,10 @@ keep working. Git\\-hn's own publication push, started by a push your hooks appr
 run them a second time: neither the chained pre\\-push hook nor a hook manager's that runs
 git\\-hn's as its own legacy hook (the publication push uses
 .BR \\-\\-no\\-verify ).
+A hook of yours that checks what is pushed (a secret scanner) therefore never sees memory refs
+published that way;
+.B git hn sync
+publication runs it, and git\\-hn's own secret lint checks every memory either way.
 .PP
 .B pre\\-push
 validates, lints and publishes your local memory streams to the remote you push to.

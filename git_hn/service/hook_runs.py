@@ -122,7 +122,10 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     earlier = lost.still_lost(repo, remote, _sent_tips(repo, data))  # (nothing asked while none is remembered)
     from .replication import atrisk  # (a branch squash-merged or deleted on the server: nothing asked while
     if atrisk.due(repo, remote):  # no anchor is at risk there; once an hour while none is gone)
-        earlier = {**atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT), **earlier}
+        gone = atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT)
+    else:  # (the remote's last answer, when it did not answer since)
+        gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
+    earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
     removing, hits = _removing_anchors(repo, remote, data)
     if removing:
         sys.stderr.write(f"git-hn: {removing}\n")
@@ -130,7 +133,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
     lost.note_keeps(repo, remote, data)  # (the next push or sync asks whether it landed)
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
-        sys.stderr.write(f"git-hn: {lost.line(remote, earlier, lost.tips(repo, earlier))}\n")
+        sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier)}\n")
     deleting = _deleting_memory(repo, remote, data)
     if deleting and block:  # refused (below)
         problems.insert(0, deleting)

@@ -111,7 +111,8 @@ def test_the_reminder_for_several_commits_puts_them_all_back_in_one_push(tmp_pat
     later = _push(a, "origin", "main")
     advice = f"git push origin {c2}:refs/heads/hn-anchor/{c2[:12]}"
     assert later.stderr == (f"git-hn: 2 commits (first: {c1}), which memory {m1['memoryId']} and others are "
-                            "anchored on, are still off origin since a push took them off: whoever imports their "
+                            "anchored on, are no longer on any branch of origin (a force-push, or a branch deleted or squash-merged "
+                            "there): whoever imports their "
                             f"streams from origin stops there; a clone that has them puts them back with {advice}\n")
     _push(a, *advice.split()[2:])
     assert _push(a, "origin", "main").stderr == ""

@@ -27,7 +27,8 @@ def _record(repo, content) -> dict:
 
 def _at_risk_files(repo) -> list[Path]:
     directory = Path(repo) / ".git" / "hn" / "replication"
-    return [p for p in directory.iterdir() if p.name.startswith("atrisk-")] if directory.is_dir() else []
+    return [p for p in directory.iterdir() if p.name.startswith("atrisk-") and "." not in p.name] \
+        if directory.is_dir() else []
 
 
 def _published_on_feature(tmp_path):
@@ -207,3 +208,72 @@ def test_a_push_asks_for_the_branches_at_most_once_an_hour_while_nothing_is_gone
     os.utime(stamp, (old, old))
     commit_on(bob, None, "f3.txt")
     assert _push_asks_branches(bob, "origin", "feature")
+
+
+def test_a_remote_with_a_push_url_of_its_own_is_asked_where_it_was_published(tmp_path):
+    """A review: with remote.origin.pushurl naming a fork, the memory and its feature branch went
+    to the fork, but the branches were asked of the fetch URL, where the branch never was: the
+    sync said the anchor was gone, and the command it gave could not end it."""
+    remote, (bob, _carol) = shared_remote(tmp_path, "Bob", "Carol")
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "clone", "-q", "--bare", str(remote), str(fork))
+    git(bob, "config", "remote.origin.pushurl", str(fork))
+    git(bob, "fetch", "-q", "origin")
+    git(bob, "remote", "set-head", "origin", "main")
+    assert hn(bob, "hooks", "install").code == 0
+    commit_on(bob, "feature", "f1.txt")
+    _record(bob, "decided on the feature branch")
+    pushed = subprocess.run(["git", "push", "-q", "-u", "origin", "feature"], cwd=bob, capture_output=True, text=True)
+    wait_publication(bob)
+    assert pushed.returncode == 0, pushed.stderr
+    assert _at_risk_files(bob)
+    synced = hn(bob, "sync")
+    assert synced.code == 0 and "Anchors of origin" not in synced.out, synced.out
+
+
+def test_a_dry_run_push_of_the_anchor_does_not_end_the_reminder(tmp_path):
+    """A review: a ``--dry-run`` (or rejected) push of the anchor counted as a branch holding it,
+    and the saved answer silenced every push for an hour: only that push's line is hidden."""
+    remote, bob, _carol, f1, _mem = _published_on_feature(tmp_path)
+    _merged_on_the_server(tmp_path, remote, "--squash")
+    assert "Anchors of origin" in hn(bob, "sync").out
+    git(bob, "checkout", "-q", "main")
+    git(bob, "pull", "-q", "origin", "main")
+    dry = subprocess.run(["git", "push", "--dry-run", "origin", f"{f1}:refs/heads/hn-anchor/{f1[:12]}"], cwd=bob,
+                         capture_output=True, text=True)
+    assert dry.returncode == 0 and "no longer on any branch" not in dry.stderr, dry.stderr
+    commit_on(bob, None, "later.txt")
+    later = subprocess.run(["git", "push", "origin", "main"], cwd=bob, capture_output=True, text=True)
+    wait_publication(bob)
+    assert later.returncode == 0 and "no longer on any branch" in later.stderr, later.stderr
+
+
+def test_the_command_pushes_only_the_commits_this_clone_has(tmp_path):
+    """A review: two branches squash-merged and deleted on the server, then one of them deleted
+    here and garbage-collected: the one command named both, and failed whole (``bad object``),
+    so the commit this clone could put back was not put back either."""
+    remote, bob, _carol, f1, _mem = _published_on_feature(tmp_path)
+    git(bob, "checkout", "-q", "main")
+    f2 = commit_on(bob, "feature2", "f2.txt")
+    _record(bob, "second")
+    pushed = subprocess.run(["git", "push", "-q", "-u", "origin", "feature2"], cwd=bob, capture_output=True, text=True)
+    wait_publication(bob)
+    assert pushed.returncode == 0, pushed.stderr
+    server = tmp_path / "server-side"
+    git(tmp_path, "clone", "-q", str(remote), str(server))
+    for branch in ("feature", "feature2"):
+        git(server, "merge", "-q", "--squash", f"origin/{branch}")
+        git(server, "commit", "-q", "-m", f"{branch} squashed")
+        git(server, "push", "-q", "origin", "main")
+        git(server, "push", "-q", "origin", "--delete", branch)
+    git(bob, "checkout", "-q", "main")
+    git(bob, "branch", "-q", "-D", "feature")
+    git(bob, "fetch", "-q", "--prune", "origin")
+    git(bob, "reflog", "expire", "--expire=now", "--all")
+    git(bob, "gc", "-q", "--prune=now")
+    assert subprocess.run(["git", "cat-file", "-e", f1], cwd=bob).returncode != 0
+    out = hn(bob, "sync").out
+    line = next(x for x in out.splitlines() if x.startswith("Anchors of origin"))
+    assert line.endswith(f"git push origin {f2}:refs/heads/hn-anchor/{f2[:12]}; 1 of them is not in this clone "
+                         f"(first: {f1}): a clone that has it pushes it alike"), line
+    assert subprocess.run(["git", "push", "-q", "origin", f"{f2}:refs/heads/hn-anchor/{f2[:12]}"], cwd=bob).returncode == 0

@@ -111,10 +111,11 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         if left and not result.unreachable:  # (kept on a branch this clone does not fetch)
             left = lost.kept_there(repo, remote, url, left)
         if not result.unreachable and atrisk.remembered(repo, remote):  # (no Git process otherwise)
-            left = {**atrisk.check(repo, remote, url, fetch=lambda: _fetched_branches(repo, remote, result),
-                                   timeout=_stall(repo)), **left}
+            gone = atrisk.check(repo, remote, fetch=lambda: _fetched_branches(repo, remote, result),
+                                timeout=_stall(repo))
+            left = {**left, **{c: m for c, m in gone.items() if c not in left}}  # (the record's order first)
         if left:
-            result.reminders.append("Anchors of " + remote + ": " + lost.line(remote, left, lost.tips(repo, left)))
+            result.reminders.append("Anchors of " + remote + ": " + lost.reminder(repo, remote, left))
     if publish and not ended and off:
         result.publication_off = True
         advertised = getattr(run, "advertised_refs", None) if run is not None else None

@@ -31,6 +31,7 @@ import os
 from ...core.grammar import is_digest_id, is_oid
 from ...errors import HnError
 from ...store.repo import Repo
+from .lost import _url_key, locked
 
 KEPT = 256  # anchors remembered per remote (the oldest go first)
 CHECK_EVERY = 3600.0  # seconds a push goes without asking while nothing is gone (``due``)
@@ -60,6 +61,10 @@ def _read(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
         if line.startswith("default "):
             default = line[len("default "):]
             continue
+        if line.startswith("url ") and line[4:] != _url_key(repo, remote):
+            # (made for another server under this name: ``git remote remove`` and ``add``)
+            _write(repo, remote, "", {})
+            return "", {}
         parts = line.split(" ")
         if len(parts) == 3 and is_oid(parts[0]) and is_digest_id(parts[1]) and parts[2] in (AT_RISK, GONE):
             out.setdefault(parts[0], (parts[1], parts[2]))
@@ -77,7 +82,7 @@ def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, 
                     os.unlink(gone)
             return
         kept = list(entries.items())[-KEPT:]
-        text = f"default {default}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
+        text = f"default {default}\nurl {_url_key(repo, remote)}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
         private.write_private(repo.hn_dir, path, text.encode("utf-8", "surrogateescape"), derived=True)
     except (HnError, OSError):
         pass
@@ -135,10 +140,11 @@ def note(repo: Repo, remote: str, pairs: list[tuple[str, str]]) -> None:
     risky = {c: m for c, m in first.items() if c in off}
     if not risky:
         return
-    default, entries = _read(repo, remote)  # (again: the smallest window against another writer)
-    for commit, memory in risky.items():
-        entries.setdefault(commit, (memory, AT_RISK))
-    _write(repo, remote, name, entries)
+    with locked(repo, remote, "atrisk"):  # (a review: a check forgetting all could drop it)
+        default, entries = _read(repo, remote)
+        for commit, memory in risky.items():
+            entries.setdefault(commit, (memory, AT_RISK))
+        _write(repo, remote, name, entries)
 
 
 def remembered(repo: Repo, remote: str) -> bool:
@@ -153,68 +159,82 @@ def due(repo: Repo, remote: str) -> bool:
     (a review); a sync, which talks to the remote anyway, always asks."""
     if not remembered(repo, remote):
         return False
-    _default, entries = _read(repo, remote)
-    if any(s == GONE for _m, s in entries.values()):
-        return True
-    try:
-        import time
+    import time
 
-        return time.time() - os.stat(_checked_path(repo, remote)).st_mtime >= CHECK_EVERY
+    try:
+        with open(_checked_path(repo, remote), "rb") as f:
+            answered = f.read(16) != b"failed"
+            recent = time.time() - os.fstat(f.fileno()).st_mtime < CHECK_EVERY
     except OSError:
         return True
+    if recent and not answered:  # (a review: a remote that did not answer cost every push 10 s)
+        return False
+    return not recent or bool(gone(repo, remote))
+
+
+def gone(repo: Repo, remote: str) -> dict[str, str]:
+    """commit -> memory of the anchors the last answer found on no branch (no Git process)."""
+    _default, entries = _read(repo, remote)
+    return {c: m for c, (m, s) in entries.items() if s == GONE}
 
 
 def _checked_path(repo: Repo, remote: str) -> str:
     return _path(repo, remote) + ".checked"
 
 
-def _answered(repo: Repo, remote: str) -> None:
+def _answered(repo: Repo, remote: str, ok: bool = True) -> None:
     from ...store import private
 
     try:
-        private.write_private(repo.hn_dir, _checked_path(repo, remote), b"", derived=True)
+        private.write_private(repo.hn_dir, _checked_path(repo, remote), b"" if ok else b"failed", derived=True)
     except (HnError, OSError):
         pass
 
 
-def check(repo: Repo, remote: str, url: str | None = None, sent: tuple[str, ...] = (), fetch=None,
+def check(repo: Repo, remote: str, sent: tuple[str, ...] = (), fetch=None,
           timeout: float | None = None) -> dict[str, str]:
     """commit -> memory of the remembered anchors that no branch of ``remote`` holds now (to say,
     with ``lost.line``); the record is brought to what the remote says. ``sent``: the tips a push
     sends now (what they contain is not said: that push may put it back). ``fetch()``: fetches the
     remote's branches and says whether it did (a sync: a tip this clone lacks, such as the squash
-    commit, can then be walked). {} and no Git process when nothing is remembered; {} and nothing
-    changed when the remote does not answer (bounded by ``timeout``)."""
+    commit, can then be walked). {} and no Git process when nothing is remembered; when the
+    remote does not answer (bounded by ``timeout``), what its last answer said, and a push asks
+    again only an hour later (``due``)."""
     default, entries = _read(repo, remote)
     if not entries:
         return {}
-    heads = _branches(repo, remote, url, timeout)
-    if heads is None:
-        return {}
-    _answered(repo, remote)
-    merged_tips = {oid for ref, oid in heads.items() if ref == f"refs/heads/{default}" or ref.startswith(KEEP_PREFIX)}
-    other_tips = set(heads.values()) - merged_tips
-    walked = _walk(repo, sorted(entries), merged_tips, other_tips, set(sent))
-    if walked is not None and walked[1] and fetch is not None and fetch():
-        walked = _walk(repo, sorted(entries), merged_tips, other_tips, set(sent))  # (the tips it lacked)
-    if walked is None:
-        return {}
-    state, _undecided = walked
-    _update(repo, remote, state)
-    _default, entries = _read(repo, remote)
-    return {c: m for c, (m, s) in entries.items() if s == GONE}
+    heads = _branches(repo, remote, timeout)
+    _answered(repo, remote, heads is not None)
+    if heads is not None:
+        merged_tips = {oid for ref, oid in heads.items()
+                       if ref == f"refs/heads/{default}" or ref.startswith(KEEP_PREFIX)}
+        other_tips = set(heads.values()) - merged_tips
+        # (what this push sends is not counted: a dry-run or rejected push of the anchor
+        # silenced the reminder for an hour, a review found; it only hides the line below)
+        walked = _walk(repo, sorted(entries), merged_tips, other_tips)
+        if walked is not None and walked[1] and fetch is not None and fetch():
+            walked = _walk(repo, sorted(entries), merged_tips, other_tips)  # (the tips it lacked)
+        if walked is not None:
+            _update(repo, remote, walked[0])
+    out = gone(repo, remote)  # (a remote that did not answer: what its last answer said)
+    if sent and out:
+        present = [c for c, here in zip(sorted(out), repo.git.presence(sorted(out))) if here]
+        tips = [t for t, here in zip(sent, repo.git.presence(list(sent))) if here]
+        off = _off(repo, present, tips)
+        out = {c: m for c, m in out.items() if off is None or c in off or c not in present}
+    return out
 
 
-def _walk(repo: Repo, commits: list[str], merged_tips: set[str], other_tips: set[str], sent: set[str]):
+def _walk(repo: Repo, commits: list[str], merged_tips: set[str], other_tips: set[str]):
     """(commit -> its new state, None: forgotten; whether some are undecided because a branch tip
     is not here), or None when Git fails. One presence question and at most two ``rev-list``."""
-    tips = sorted(merged_tips | other_tips | sent)
+    tips = sorted(merged_tips | other_tips)
     here = dict(zip(tips + commits, repo.git.presence(tips + commits)))
     blind = not all(here[t] for t in merged_tips | other_tips)  # (a branch this clone cannot walk)
     unmerged = _off(repo, [c for c in commits if here[c]], [t for t in merged_tips if here[t]])
     if unmerged is None:
         return None
-    nowhere = _off(repo, sorted(unmerged), [t for t in other_tips | sent if here[t]]) if unmerged else set()
+    nowhere = _off(repo, sorted(unmerged), [t for t in other_tips if here[t]]) if unmerged else set()
     if nowhere is None:
         return None
     state: dict[str, str | None] = {}
@@ -222,35 +242,38 @@ def _walk(repo: Repo, commits: list[str], merged_tips: set[str], other_tips: set
         if here[commit] and commit not in unmerged:
             state[commit] = None  # merged into the default branch, or kept on an hn-anchor branch
         elif here[commit] and commit not in nowhere:
-            state[commit] = AT_RISK  # on another branch of the remote (or in what this push sends)
+            state[commit] = AT_RISK  # on another branch of the remote
         elif not blind:  # (a commit not here at all is on no branch whose tip is here)
             state[commit] = GONE
     return state, blind and len(state) < len(commits)
 
 
 def _update(repo: Repo, remote: str, state: dict[str, str | None]) -> None:
-    default, entries = _read(repo, remote)  # (again: a publication may have added some meanwhile)
-    changed = {c: s for c, s in state.items() if c in entries and entries[c][1] != s}
-    if not changed:
-        return
-    out = {}
-    for commit, (memory, s) in entries.items():
-        s = changed.get(commit, s)
-        if s is not None:
-            out[commit] = (memory, s)
-    _write(repo, remote, default, out)
+    with locked(repo, remote, "atrisk"):
+        default, entries = _read(repo, remote)  # (again: a publication may have added some meanwhile)
+        changed = {c: s for c, s in state.items() if c in entries and entries[c][1] != s}
+        if not changed:
+            return
+        out = {}
+        for commit, (memory, s) in entries.items():
+            s = changed.get(commit, s)
+            if s is not None:
+                out[commit] = (memory, s)
+        _write(repo, remote, default, out)
 
 
-def _branches(repo: Repo, remote: str, url: str | None, timeout: float | None) -> dict[str, str] | None:
-    """ref -> tip of every branch ``remote`` advertises (one bounded ``ls-remote --heads``), or
-    None when it cannot be asked or does not answer (in time)."""
+def _branches(repo: Repo, remote: str, timeout: float | None) -> dict[str, str] | None:
+    """ref -> tip of every branch the repository ``remote`` pushes to advertises (one bounded
+    ``ls-remote --heads``: publication went there, and with a push URL of its own the fetch URL
+    is another repository, where the anchor never was: a review), or None when there are several
+    push URLs, or it cannot be asked or does not answer (in time)."""
     from ...errors import GitError
-    from ...store.transport import advertisement_limit, remote_env, transport_allowed, url_question
+    from ...store.transport import advertisement_limit, remote_env, transport_allowed
+    from .given_record import push_urls
 
-    if url is None:
-        proc = repo.git.run(list(url_question(remote)))
-        url = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
-    if not transport_allowed(url):
+    urls = push_urls(repo, remote)
+    url = urls[0] if len(urls) == 1 else ""
+    if not url or not transport_allowed(url):
         return None
     try:
         proc = repo.git.run(["ls-remote", "--heads", "--refs", "--", url], env=remote_env(),

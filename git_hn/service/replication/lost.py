@@ -15,7 +15,7 @@ asks which are still not on it (``still_lost``: one ``rev-list``, only while the
 says so in one line whose command puts them all back (``tips``, ``line``), until none is left:
 then the file goes. The file's first line is ``url <digest>`` of the remote's URL, and a record
 made for another URL is dropped (a remote removed and added again for another server); each
-read-modify-write holds the record's lock (``_locked``). Best effort: a file that cannot be read
+read-modify-write holds the record's lock (``locked``). Best effort: a file that cannot be read
 or written is ignored.
 """
 
@@ -133,8 +133,8 @@ def held(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> list[tuple[str
 
 
 @contextmanager
-def _locked(repo: Repo, remote: str):
-    """The record's own lock (``hn/locks/lost-<remote digest>.lock``), around each of its
+def locked(repo: Repo, remote: str, name: str = "lost"):
+    """The record's own lock (``hn/locks/<name>-<remote digest>.lock``), around each of its
     read-modify-writes: an audit's two pushes remembering 100 commits each left 166 of them.
     Short (no Git process runs under it); best effort as the record is: after a few seconds,
     or when the lock cannot be opened, the change is made without it."""
@@ -142,7 +142,7 @@ def _locked(repo: Repo, remote: str):
 
     with ExitStack() as stack:
         try:
-            stack.enter_context(stream_lock(repo.hn_dir, remote_lock_path(repo.hn_dir, remote, "lost"), remote,
+            stack.enter_context(stream_lock(repo.hn_dir, remote_lock_path(repo.hn_dir, remote, name), remote,
                                             timeout=5.0))
         except (HnError, OSError):
             pass
@@ -151,7 +151,7 @@ def _locked(repo: Repo, remote: str):
 
 def remember(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> None:
     """Remember the (memory, anchor commit) pairs a push takes off ``remote``."""
-    with _locked(repo, remote):
+    with locked(repo, remote):
         lost, key = _read(repo, remote)  # (another URL's record is replaced)
         for memory, commit in hits:
             lost.setdefault(commit, memory)
@@ -161,7 +161,7 @@ def remember(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> None:
 def _forget(repo: Repo, remote: str, back: set[str]) -> None:
     """Drop the commits ``back`` from the record, keeping what another process remembered
     since it was read."""
-    with _locked(repo, remote):
+    with locked(repo, remote):
         lost, key = _read(repo, remote)
         if key is None or any(c in back for c in lost):  # (another URL's record goes)
             _write(repo, remote, {c: m for c, m in lost.items() if c not in back}, key)
@@ -288,31 +288,44 @@ def _off(repo: Repo, remote: str, commits: dict, sent: tuple[str, ...]) -> set[s
     return set(walk.stdout.decode("ascii", "replace").split()) if walk.returncode == 0 else None
 
 
-def tips(repo: Repo, lost: dict[str, str]) -> list[str]:
-    """The fewest of the commits of ``lost`` that contain them all (none of them an ancestor of
-    another: one ``merge-base --independent``), in the record's order; a commit this clone does
-    not have is its own tip. An audit: the reminder named one of several commits, following it
-    put back only that one, and the next push asked for the next."""
+def reminder(repo: Repo, remote: str, lost: dict[str, str]) -> str:
+    """The reminder for ``lost``, its command pushing what this clone has of them (``tips``)."""
+    kept, absent = tips(repo, lost)
+    return line(remote, lost, kept, absent)
+
+
+def tips(repo: Repo, lost: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(the fewest of the commits of ``lost`` this clone has that contain all it has of them,
+    none an ancestor of another: one ``merge-base --independent``, in the record's order; those
+    it does not have). An audit: the reminder named one of several commits, following it put
+    back only that one, and the next push asked for the next; a review: a commit gone from this
+    clone in the one command made it fail whole (``fatal: bad object``)."""
     commits = list(lost)
-    if len(commits) < 2:
-        return commits
     here = [c for c, present in zip(commits, repo.git.presence(commits)) if present]
+    absent = [c for c in commits if c not in here]
     if len(here) < 2:
-        return commits
+        return here, absent
     walk = repo.git.run(["merge-base", "--independent", *here])
     independent = set(walk.stdout.decode("ascii", "replace").split()) if walk.returncode == 0 else set(here)
-    return [c for c in commits if c in independent or c not in here]
+    return [c for c in here if c in independent], absent
 
 
-def line(remote: str, lost: dict[str, str], tips: list[str] | None = None) -> str:
+def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absent: list[str] = ()) -> str:
     """The reminder, in one line; its command pushes ``tips`` (``tips()``: they contain every
-    commit of ``lost``; the first commit when not given)."""
+    commit of ``lost`` this clone has; the first commit when none is given: for a clone that has
+    it), and ``absent`` (commits this clone does not have) are named apart."""
     commit, memory = next(iter(lost.items()))
     n = len(lost)
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (tips or [commit]))
     what = f"commit {commit}" if n == 1 else f"{n} commits (first: {commit})"
-    return (f"{what}, which memory {memory} {'is' if n == 1 else 'and others are'} anchored on, "
+    text = (f"{what}, which memory {memory} {'is' if n == 1 else 'and others are'} anchored on, "
             f"{'is' if n == 1 else 'are'} no longer on any branch of {remote} (a force-push, or a branch deleted or "
             f"squash-merged there): "
             f"whoever imports {'its stream' if n == 1 else 'their streams'} from {remote} stops there; a clone that "
             f"has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push {remote} {keep}")
+    if tips and absent:
+        from .outcomes import counted
+
+        text += (f"; {counted(len(absent), 'of them is', 'of them are')} not in this clone (first: {absent[0]}): "
+                 "a clone that has it pushes it alike")
+    return text
