@@ -71,6 +71,17 @@ def hooks_gone(repo) -> None:
                          "and fetch: git hn hooks install puts them back\n")
 
 
+def elsewhere_hint(doc: dict, hidden) -> bool:
+    """After a recall that matched nothing: how many memories match but do not apply at the
+    query commit (``recall.Hidden.elsewhere``), and where to see them. Whether it said so."""
+    from ..core.hints import not_applying
+
+    text = "" if doc["matched"] or any(hidden.values()) else not_applying(getattr(hidden, "elsewhere", 0))
+    if text:
+        render.hint(text)
+    return bool(text)
+
+
 def shallow_hint(repo, doc: dict) -> bool:
     """After a recall that matched nothing in a shallow clone (a CI or an agent's ``--depth 1``
     checkout: a team trial found recall empty, with nothing saying why): a memory anchored on a

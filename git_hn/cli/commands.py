@@ -306,7 +306,8 @@ def recall_command(values: dict) -> int:
         doc, hidden = service.recall_counted(repo, req)
     if values.get("json"):
         render.json_line(doc)
-        advice.path_hint(repo, doc, req.path, hidden, req.at_commit) or any(hidden.values()) or advice.shallow_hint(repo, doc)
+        advice.path_hint(repo, doc, req.path, hidden, req.at_commit) or any(hidden.values()) \
+            or advice.elsewhere_hint(doc, hidden) or advice.shallow_hint(repo, doc)
     else:
         if render.on_terminal():
             from ..service.names import author_names, known_authors
@@ -320,7 +321,8 @@ def recall_command(values: dict) -> int:
         from .trust import empty_hint, hint
 
         hint(hidden, repo)  # issue 13: say what the trust policy hid, on stderr
-        if not advice.path_hint(repo, doc, req.path, hidden, req.at_commit) and not doc["matched"] and not any(hidden.values()) \
+        if not advice.path_hint(repo, doc, req.path, hidden, req.at_commit) and not doc["matched"] \
+                and not any(hidden.values()) and not advice.elsewhere_hint(doc, hidden) \
                 and not advice.shallow_hint(repo, doc):
             empty_hint(repo)
     return 0

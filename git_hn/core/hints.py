@@ -147,3 +147,14 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     else:
         how = "trust their authors or kinds with git hn policy trust ACTOR|--kind KIND"
     return f"{what} hidden by the trust policy; {see}, or {how}"
+
+
+def not_applying(n: int) -> str:
+    """After a recall that matched nothing: ``n`` memories match but do not apply at the query
+    commit (a team trial: after a squash merge, recall on main was empty without a word)."""
+    if not n:
+        return ""
+    return (f"{n} matching {'memory does' if n == 1 else 'memories do'} not apply at this commit: "
+            f"{'its anchor commit is' if n == 1 else 'their anchor commits are'} not in its history (a squash merge "
+            "or a rebase?); git hn memory log lists them, git hn memory show ID says where one applies, and git hn "
+            "memory supersede ID --at HEAD --content TEXT records it again on HEAD")

@@ -228,6 +228,10 @@ def _recall(repo, arguments) -> dict:
     doc = _hinted(repo, doc, hidden)
     tree = None if doc["matched"] or any(hidden.values()) else recall.directory_hint(repo, req.at_commit, req.path,
                                                                                      "path")
+    if not tree and not doc["matched"] and not any(hidden.values()):
+        from ..core.hints import not_applying
+
+        tree = not_applying(getattr(hidden, "elsewhere", 0)) or None
     if tree:  # (what the CLI says on stderr)
         doc["hint"] = f"{doc['hint']} {tree}" if doc.get("hint") else tree
     return doc

@@ -64,6 +64,14 @@ def _hides_untrusted(req: core.RecallRequest) -> bool:
     return req.trust == ("qualified",) and not req.include_untrusted
 
 
+class Hidden(dict):
+    """trust class -> the memories the default trust filter hid (issue 13); ``elsewhere``: those
+    that match every filter but do not apply at the query commit (their anchor commit is not in
+    its history: a team trial's squash merge emptied recall on main without a word)."""
+
+    elsewhere = 0
+
+
 def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
     from . import rows as select
 
@@ -77,10 +85,12 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
     where, args = _where(view, req, terms, grouping=False)
     classes = select.Classes(ctx, resolver)
     classes.prefetch(groups)
-    keep, matched, biggest, hidden = set(), 0, 0, {}
+    keep, matched, biggest, hidden = set(), 0, 0, Hidden()
     counting = _hides_untrusted(req)
     for g in groups:
         if not classes.candidate(g):
+            if classes.applicability(g) != "applicable" and (not req.trust or classes.trust(g) in req.trust):
+                hidden.elsewhere += g.count
             continue
         if req.trust and classes.trust(g) not in req.trust:
             if counting:

@@ -864,3 +864,23 @@ def test_a_usage_error_says_why_where_it_is_seen(inited, args, message):
     r = hn(inited, *args)
     assert (r.code, r.out, r.err) == (1, "", f"git-hn: {message}\n")
     assert refs_snapshot(inited) == before
+
+
+def test_a_recall_of_memories_that_do_not_apply_here_says_so(inited):
+    """A team trial: after a squash merge, the feature branch's memories (recorded with
+    ``--applies descendants``) no longer applied on main, and recall there matched nothing with
+    no word why. It says how many match elsewhere and how to see or carry them over."""
+    git(inited, "checkout", "-q", "-b", "feature")
+    (inited / "errors.py").write_text("x = 1\n")
+    git(inited, "add", "errors.py")
+    git(inited, "commit", "-q", "-m", "errors")
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--path", "errors.py", "--content", "errors are values")
+    assert r.code == 0, r.err
+    git(inited, "checkout", "-q", "-")
+    said = ("git-hn: hint: 1 matching memory does not apply at this commit: its anchor commit is not in its history "
+            "(a squash merge or a rebase?); git hn memory log lists them, git hn memory show ID says where one "
+            "applies, and git hn memory supersede ID --at HEAD --content TEXT records it again on HEAD\n")
+    for args in (["--json"], []):
+        r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "errors.py", *args)
+        assert r.code == 0 and said in r.err, r.err
