@@ -90,6 +90,32 @@ def advertisement_limit(max_streams: int | None = None) -> int:
     return max(max_streams or 0, DEFAULT_MAX_STREAMS) * ADVERTISED_BYTES_PER_STREAM
 
 
+def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, ...] = (),
+           timeout: float | None = None) -> list[tuple[str, str]] | None:
+    """(object ID, ref) of each line ``git ls-remote --refs <options> -- <url> <patterns>``
+    lists, its output bounded (``advertisement_limit``) and its time by ``timeout`` (Git's
+    default when None); None when the transport is refused or the remote cannot say (a failure,
+    a timeout, a listing over the bound). Lines that are not an object ID and a ref are dropped."""
+    from ..core.grammar import is_oid
+    from ..errors import GitError
+
+    if not transport_allowed(url):
+        return None
+    try:
+        proc = repo.git.run(["ls-remote", "--refs", *options, "--", url, *patterns], env=remote_env(),
+                            limit=advertisement_limit(), **({"timeout": timeout} if timeout is not None else {}))
+    except GitError:
+        return None
+    if proc.returncode != 0:
+        return None
+    out = []
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        oid, _tab, ref = line.partition("\t")
+        if is_oid(oid) and ref:
+            out.append((oid, ref))
+    return out
+
+
 # Git's words for a remote it could not reach, and git-hn's fixed words for them. Git's own text
 # is never repeated: it quotes the URL, which may carry credentials, and a server's text.
 NO_CREDENTIALS = "the remote needs credentials and none were given"

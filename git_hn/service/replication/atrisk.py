@@ -267,27 +267,12 @@ def _branches(repo: Repo, remote: str, timeout: float | None) -> dict[str, str] 
     ``ls-remote --heads``: publication went there, and with a push URL of its own the fetch URL
     is another repository, where the anchor never was: a review), or None when there are several
     push URLs, or it cannot be asked or does not answer (in time)."""
-    from ...errors import GitError
-    from ...store.transport import advertisement_limit, remote_env, transport_allowed
+    from ...store.transport import listed
     from .given_record import push_urls
 
     urls = push_urls(repo, remote)
-    url = urls[0] if len(urls) == 1 else ""
-    if not url or not transport_allowed(url):
-        return None
-    try:
-        proc = repo.git.run(["ls-remote", "--heads", "--refs", "--", url], env=remote_env(),
-                            limit=advertisement_limit(), timeout=timeout)
-    except GitError:
-        return None
-    if proc.returncode != 0:
-        return None
-    out = {}
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        oid, _tab, ref = line.partition("\t")
-        if is_oid(oid) and ref.startswith("refs/heads/"):
-            out[ref] = oid
-    return out
+    lines = listed(repo, urls[0], ("--heads",), timeout=timeout) if len(urls) == 1 and urls[0] else None
+    return None if lines is None else {ref: oid for oid, ref in lines if ref.startswith("refs/heads/")}
 
 
 def _off(repo: Repo, commits: list[str], tips: list[str]) -> set[str] | None:

@@ -116,25 +116,10 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], url: str
 def _asked(repo: Repo, url: str, refs: set[str]) -> dict[str, str] | None:
     """ref -> tip of ``refs`` at ``url`` (one ``ls-remote`` of the memory refs); None when it
     cannot be asked."""
-    from ...core.grammar import is_oid
-    from ...errors import OutputTooLarge
-    from ...store.transport import advertisement_limit, remote_env, transport_allowed
+    from ...store.transport import listed
 
-    if not refs or not transport_allowed(url):
-        return None
-    try:
-        proc = repo.git.run(["ls-remote", "--refs", "--", url, "refs/hn/memory/*"], env=remote_env(),
-                            limit=advertisement_limit())
-    except OutputTooLarge:
-        return None
-    if proc.returncode != 0:
-        return None
-    out = {}
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        oid, _tab, ref = line.partition("\t")
-        if ref in refs and is_oid(oid):
-            out[ref] = oid
-    return out
+    lines = listed(repo, url, patterns=("refs/hn/memory/*",)) if refs else None
+    return None if lines is None else {ref: oid for oid, ref in lines if ref in refs}
 
 
 def push_urls(repo: Repo, remote: str) -> list[str]:

@@ -203,23 +203,12 @@ def kept_there(repo: Repo, remote: str, url: str, lost: dict[str, str]) -> dict[
     ``ls-remote`` of those names, bounded, and one ``rev-list`` when it lists any this clone has
     (the command's tip contains the older commits it puts back); nothing is forgotten when the
     remote cannot say."""
-    from ...errors import GitError
-    from ...store.transport import advertisement_limit, remote_env, transport_allowed
+    from ...store.transport import listed as listing
 
-    if not lost or not transport_allowed(url):
+    lines = listing(repo, url, patterns=("refs/heads/hn-anchor/*",)) if lost else None
+    if lines is None:
         return lost
-    try:
-        proc = repo.git.run(["ls-remote", "--refs", "--", url, "refs/heads/hn-anchor/*"], env=remote_env(),
-                            limit=advertisement_limit())
-    except GitError:
-        return lost
-    if proc.returncode != 0:
-        return lost
-    listed = set()
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        oid, _tab, ref = line.partition("\t")
-        if ref.startswith("refs/heads/hn-anchor/") and is_oid(oid):
-            listed.add(oid)
+    listed = {oid for oid, ref in lines if ref.startswith("refs/heads/hn-anchor/")}
     back = {c for c in lost if c in listed}
     rest = [c for c in lost if c not in back]
     tips = sorted(o for o, here in zip(sorted(listed), repo.git.presence(sorted(listed))) if here) if rest else []
