@@ -307,7 +307,7 @@ def recall_command(values: dict) -> int:
     if values.get("json"):
         render.json_line(doc)
         advice.path_hint(repo, doc, req.path, hidden, req.at_commit) or any(hidden.values()) \
-            or advice.elsewhere_hint(doc, hidden) or advice.shallow_hint(repo, doc)
+            or advice.shallow_hint(repo, doc) or advice.elsewhere_hint(doc, hidden)
     else:
         if render.on_terminal():
             from ..service.names import author_names, known_authors
@@ -322,8 +322,8 @@ def recall_command(values: dict) -> int:
 
         hint(hidden, repo)  # issue 13: say what the trust policy hid, on stderr
         if not advice.path_hint(repo, doc, req.path, hidden, req.at_commit) and not doc["matched"] \
-                and not any(hidden.values()) and not advice.elsewhere_hint(doc, hidden) \
-                and not advice.shallow_hint(repo, doc):
+                and not any(hidden.values()) and not advice.shallow_hint(repo, doc) \
+                and not advice.elsewhere_hint(doc, hidden):
             empty_hint(repo)
     return 0
 

@@ -52,7 +52,7 @@ def unknown_option(name: str, choices, elsewhere=()) -> str:
     if synonym:
         return f"{text}; did you mean {synonym}?"
     if name in elsewhere:
-        return f"{text}; this command takes no {name}"
+        return f"{text} for this command (other git hn commands take it)"
     # compared without the dashes, which every name shares and which would make "--bogus" look
     # like "--base"
     bare = {c.lstrip("-"): c for c in choices}

@@ -231,7 +231,9 @@ def _recall(repo, arguments) -> dict:
     if not tree and not doc["matched"] and not any(hidden.values()):
         from ..core.hints import not_applying
 
-        tree = not_applying(getattr(hidden, "elsewhere", 0)) or None
+        from .replication.shallow import is_shallow  # (there, its history may be what is missing)
+
+        tree = None if is_shallow(repo) else not_applying(getattr(hidden, "elsewhere", 0)) or None
     if tree:  # (what the CLI says on stderr)
         doc["hint"] = f"{doc['hint']} {tree}" if doc.get("hint") else tree
     return doc

@@ -89,7 +89,7 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
     counting = _hides_untrusted(req)
     for g in groups:
         if not classes.candidate(g):
-            if classes.applicability(g) != "applicable" and (not req.trust or classes.trust(g) in req.trust):
+            if classes.applicability(g) == "inapplicable" and (not req.trust or classes.trust(g) in req.trust):
                 hidden.elsewhere += g.count
             continue
         if req.trust and classes.trust(g) not in req.trust:

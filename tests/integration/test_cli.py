@@ -69,7 +69,7 @@ def test_command_help_lists_options(repo):
     (["memory", "record", "--kind"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; --kind needs a value KIND"),
     (["memory", "record", "--json=yes"], "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT; --json takes no value"),
     (["memory", "handoff", "--kind", "x"], "usage: git hn memory handoff --at REV --applies MODE --input FILE|- --json; "
-                                           "unknown option --kind; this command takes no --kind"),
+                                           "unknown option --kind for this command (other git hn commands take it)"),
     (["memory", "handoff", "--at", "HEAD", "--applies", "descendants"],
      "usage: git hn memory handoff --at REV --applies MODE --content TEXT [record fields]; missing content "
      "(--content TEXT, --content-file PATH or one positional argument)"),

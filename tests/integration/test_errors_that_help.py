@@ -843,7 +843,7 @@ LOG = ("usage: git hn memory log [--kind K] [--actor A] [--topic T] [--path P] [
     (["memory", "log", "5"], f'unexpected argument "5"; {LOG}'),
     (["memory", "log", "HEAD~5"], f'unexpected argument "HEAD~5"; {LOG}'),
     (["memory", "log", "hunter2password"], f"unexpected argument; {LOG}"),
-    (["memory", "log", "--at", "HEAD~5"], f"unknown option --at; this command takes no --at; {LOG}"),
+    (["memory", "log", "--at", "HEAD~5"], f"unknown option --at for this command (other git hn commands take it); {LOG}"),
     (["memory", "view", "extra"], 'unexpected argument "extra"; usage: git hn memory view [--at REV] '
                                   "[--output FILE] [--open]"),
     (["memory", "import"], "missing FILE (- reads stdin); usage: git hn memory import FILE|- [--stream ID] "

@@ -306,8 +306,8 @@ def test_recall_filters_and_normalization_errors(tmp_path):
         (["--path", "../x"], "invalid path filter; --path is relative to the top of the repository: no ./ or "
                              "../ segment, no leading or trailing /, no backslash or control character, at "
                              "most 4096 bytes, and names one file"),
-        (["--max-records", "0"], "recall bounds must be positive"),
-        (["--max-content-bytes", "-5"], "recall bounds must be positive"),
+        (["--max-records", "0"], "recall bounds must be positive; --max-records takes 1 or more"),
+        (["--max-content-bytes", "-5"], "recall bounds must be positive; --max-content-bytes takes 1 or more"),
         (["--max-records", "1.5"], "usage: git hn memory recall [filters] [bounds] [--json]; --max-records "
                                    "takes a whole number"),
         (["--max-records", "9223372036854775808"], "usage: git hn memory recall [filters] [bounds] [--json]; "
@@ -410,7 +410,8 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
     assert r.err == ("git-hn: memory challenge evidence is invalid; --evidence is git:<full commit ID>, "
                      "memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>\n")
     assert hn(alice, "memory", "retract", target, "--reason", "x", "--evidence", "git:1").err == \
-        "git-hn: usage: git hn memory retract MEMORY --reason REASON; unknown option --evidence\n"
+        "git-hn: usage: git hn memory retract MEMORY --reason REASON; unknown option --evidence for this command " \
+        "(other git hn commands take it)\n"
     upper = target[7:19].upper()
     if upper.isdigit():  # twelve hex digits without a letter (1 in ~280): give it an uppercase one
         upper = upper[:-1] + "A"
