@@ -22,8 +22,6 @@ from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
 
 PUBLICATION_WAIT = 60.0  # seconds a block-mode pre-push waits for another publication to the remote
-
-
 ATRISK_TIMEOUT = 10.0  # seconds a pre-push waits for the remote's list of branches (``atrisk``)
 
 

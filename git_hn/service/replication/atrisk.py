@@ -31,7 +31,7 @@ import os
 from ...core.grammar import is_digest_id, is_oid
 from ...errors import HnError
 from ...store.repo import Repo
-from .lost import _url_key, locked
+from .lost import url_key, locked
 
 KEPT = 256  # anchors remembered per remote (the oldest go first)
 CHECK_EVERY = 3600.0  # seconds a push goes without asking while nothing is gone (``due``)
@@ -61,7 +61,7 @@ def _read(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
         if line.startswith("default "):
             default = line[len("default "):]
             continue
-        if line.startswith("url ") and line[4:] != _url_key(repo, remote):
+        if line.startswith("url ") and line[4:] != url_key(repo, remote):
             # (made for another server under this name: ``git remote remove`` and ``add``)
             _write(repo, remote, "", {})
             return "", {}
@@ -82,7 +82,7 @@ def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, 
                     os.unlink(gone)
             return
         kept = list(entries.items())[-KEPT:]
-        text = f"default {default}\nurl {_url_key(repo, remote)}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
+        text = f"default {default}\nurl {url_key(repo, remote)}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
         private.write_private(repo.hn_dir, path, text.encode("utf-8", "surrogateescape"), derived=True)
     except (HnError, OSError):
         pass

@@ -37,7 +37,7 @@ def _path(repo: Repo, remote: str) -> str:
     return os.path.join(repo.hn_dir, "replication", f"lost-{remote_digest(remote)}")
 
 
-def _url_key(repo: Repo, remote: str) -> str:
+def url_key(repo: Repo, remote: str) -> str:
     """A digest of ``remote``'s URL (``remote.<remote>.url``; "" without one): the record keeps
     it, not the URL, which may carry credentials."""
     from ...core import hashing
@@ -61,7 +61,7 @@ def _read(repo: Repo, remote: str) -> tuple[dict[str, str], str | None]:
         data = private.read_private(repo.hn_dir, path, 1 << 20) or b""
     except (HnError, OSError):
         return {}, ""
-    key = _url_key(repo, remote)
+    key = url_key(repo, remote)
     out: dict[str, str] = {}
     for line in data.decode("ascii", "replace").splitlines():
         commit, _sp, memory = line.partition(" ")
@@ -82,7 +82,7 @@ def _write(repo: Repo, remote: str, lost: dict[str, str], key: str | None = None
                 if os.path.exists(gone):
                     os.unlink(gone)
             return
-        key = _url_key(repo, remote) if key is None else key
+        key = url_key(repo, remote) if key is None else key
         kept = list(lost.items())[-KEPT:]
         private.write_private(repo.hn_dir, path, (f"url {key}\n" + "".join(f"{c} {m}\n" for c, m in kept)
                                                   ).encode("ascii"), derived=True)
