@@ -226,17 +226,22 @@ def _recall(repo, arguments) -> dict:
     req = req._replace(at_commit=at or repo.resolve_commit("HEAD"))
     doc, hidden = recall.recall_counted(repo, req, from_input=True)
     doc = _hinted(repo, doc, hidden)
-    tree = None if doc["matched"] or any(hidden.values()) else recall.directory_hint(repo, req.at_commit, req.path,
-                                                                                     "path")
-    if not tree and not doc["matched"] and not any(hidden.values()):
-        from ..core.hints import not_applying
-
-        from .replication.shallow import is_shallow  # (there, its history may be what is missing)
-
-        tree = None if is_shallow(repo) else not_applying(getattr(hidden, "elsewhere", 0)) or None
-    if tree:  # (what the CLI says on stderr)
-        doc["hint"] = f"{doc['hint']} {tree}" if doc.get("hint") else tree
+    extra = "" if doc["matched"] or any(hidden.values()) else _empty_hint(repo, req, hidden)
+    if extra:  # (what the CLI says on stderr)
+        doc["hint"] = f"{doc['hint']} {extra}" if doc.get("hint") else extra
     return doc
+
+
+def _empty_hint(repo, req, hidden) -> str:
+    """Why a recall matched nothing, as the CLI says it: ``path`` names a directory, or the
+    matching memories do not apply at the commit (not in a shallow clone, whose history may be
+    what is missing)."""
+    from ..core.hints import not_applying
+    from . import recall
+    from .replication.shallow import is_shallow
+
+    return recall.directory_hint(repo, req.at_commit, req.path, "path") or \
+        ("" if is_shallow(repo) else not_applying(getattr(hidden, "elsewhere", 0)))
 
 
 # -- write tools --------------------------------------------------------------------------------
