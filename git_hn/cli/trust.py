@@ -5,7 +5,8 @@ policy hides memories.
 Like ``commands``, each body turns parsed values into one service call and renders the result;
 typer (``app``) registers them. The hint goes to stderr, after the output, as
 ``git-hn: hint: …``: stdout keeps the contract's line formats and the brief's byte bound, and
-``--json`` output is unchanged (the brief's JSON already carries ``excludedUntrusted``).
+``--json`` documents are unchanged; the hint is printed with ``--json`` too (an agent trial: the
+form agents are told to use hid an untrusted memory without a word).
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def identity_use_command(positional: list[str]) -> int:
 
 
 def brief_hint(repo, doc: dict) -> None:
-    """The hint after a Markdown brief, from its ``excludedUntrusted`` count."""
+    """The hint after a brief (Markdown or JSON), from its ``excludedUntrusted`` count."""
     count = doc.get("excludedUntrusted", 0)
     if count:
         from ..service.policy_edit import policy_present

@@ -387,7 +387,7 @@ def test_digest_human_lines(world):
     assert r.err == ("git-hn: hint: 1 memory hidden by the trust policy; see it with --include-untrusted, "
                      "or trust their authors with git hn policy trust ACTOR\n")
     assert hn(w["repo"], "memory", "digest", "--month", month, "--include-untrusted").err == ""
-    assert hn(w["repo"], "memory", "digest", "--month", month, "--json").err == ""
+    assert hn(w["repo"], "memory", "digest", "--month", month, "--json").err == r.err  # (an agent reads it)
     from git_hn.service import brief
     from git_hn.store.repo import open_repo
 

@@ -341,11 +341,13 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
                     "--include-untrusted, or create one with git hn policy init and commit it")
     assert hn(alice, "memory", "recall").err == missing
     assert hn(alice, "memory", "brief").err == missing
-    # machine output and explicit choices carry no hint; recall's JSON keeps its keys
+    # --json says it too, on stderr (an agent trial: the form agents are told to use hid an
+    # untrusted memory without a word); recall's JSON keeps its keys; explicit choices carry no hint
     r = hn(alice, "memory", "recall", "--json")
-    assert r.err == "" and list(r.json()) == ["version", "warning", "queryDigest", "matched", "returned",
-                                              "truncated", "memories", "missingDependencies"]
-    assert hn(alice, "memory", "brief", "--json").err == ""
+    assert r.err == missing and list(r.json()) == ["version", "warning", "queryDigest", "matched", "returned",
+                                                   "truncated", "memories", "missingDependencies"]
+    assert hn(alice, "memory", "brief", "--json").err == missing
+    assert hn(alice, "memory", "recall", "--json", "--include-untrusted").err == ""
     assert hn(alice, "memory", "recall", "--include-untrusted").err == ""
     assert hn(alice, "memory", "recall", "--trust", "policy-missing").err == ""
     assert hn(alice, "memory", "brief", "--include-untrusted").err == ""
@@ -369,6 +371,7 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     authors = _hint("1 memory hidden by the trust policy; see it with --include-untrusted, or trust "
                     "their authors with git hn policy trust ACTOR")
     assert hn(alice, "memory", "recall").err == authors
+    assert hn(alice, "memory", "recall", "--json").err == authors
     assert hn(alice, "memory", "recall", "--kind", "observation").err == ""  # filters apply first
 
     assert hn(alice, "policy", "untrust", "--kind", "observation").code == 0
