@@ -616,17 +616,21 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         sys.stdout.write(f"> {WARNING}\n\nNo memory yet: HEAD has no commit, and memory is anchored on "
                          "commits (make a first commit: git commit).\n")
         return 0
+    newer: list = []
     _doc, data = brief.brief(repo, at or "HEAD",
                              max_bytes=DEFAULT_MAX_BYTES if bound is None else bound,
                              include_untrusted=include_untrusted,
                              fmt="json" if as_json else "markdown", base=base, paths=tuple(paths or ()),
-                             topics=tuple(topics or ()))
+                             topics=tuple(topics or ()), newer=newer)
     # written as bytes, never through rich: the bound counts these exact bytes
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
+    from ..core.brief import newer_notes
     from .trust import brief_hint
 
     brief_hint(repo, _doc)  # issue 13: say what the trust policy hid, on stderr (--json too, as recall)
+    for text in newer_notes(newer):  # a stream's newer handoff on another branch (as the Markdown header says)
+        render.hint(text[:1].lower() + text[1:])
     return 0
 
 

@@ -63,12 +63,17 @@ def _challengers(row, envelope_of) -> list[dict]:
 
 
 def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Focus = core.Focus()):
-    """(head of the document, full sections, actor names) for the brief at commit ``at``."""
+    """(head of the document, full sections, actor names, ``core.newer_elsewhere``'s answer) for
+    the brief at commit ``at``."""
     collection, resolver, policy, proj = _projection(repo, at)
     by_id = collection.by_id()
     blob_at = _blob_at(resolver, at)
-    candidates, excluded = [], 0
+    sequences = {m.memory_id: m.envelope.sequence for m in collection.memories}
+    candidates, excluded, elsewhere = [], 0, []
     for row in proj.rows.values():
+        if (row.lifecycle.lifecycle == "active" and row.record.kind == "handoff"
+                and row.applicability in core.ELSEWHERE and (include_untrusted or row.trust == "qualified")):
+            elsewhere.append((row.id, row.actor, row.stream, sequences[row.id], row.record.anchor.commit))
         if (row.lifecycle.lifecycle != "active" or row.applicability != "applicable"
                 or row.evidence != "resolved"):
             continue
@@ -77,10 +82,11 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
             continue
         challenged_by = _challengers(row, lambda c: by_id[c].envelope) if row.lifecycle.challengers else None
         candidates.append(_item(row, row_index_json(row), blob_at, challenged_by))
-    sequences = {m.memory_id: m.envelope.sequence for m in collection.memories}
     names = {m.memory_id: m.envelope.actor_name for m in collection.memories}
     top = core.head(at, policy.digest, excluded)
-    return top, core.sections(candidates, sequences, focus), names
+    full = core.sections(candidates, sequences, focus)
+    shown = [(h["id"], h["actor"], h["stream"], sequences[h["id"]]) for h in full["handoffs"]]
+    return top, full, names, core.newer_elsewhere(shown, elsewhere)
 
 
 MAX_FOCUS_PATHS = 256  # changed paths that rank a brief (a branch that changed more ranks by these)
@@ -118,25 +124,40 @@ def focus(repo: Repo, at: str, base: str | None, paths=(), topics=()) -> core.Fo
 
 def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
           include_untrusted: bool = False, fmt: str = "markdown",
-          from_input: bool = False, base: str | None = None, paths=(), topics=()) -> tuple[dict, bytes]:
-    """The bounded brief from the verified state: (document, exact output bytes of ``fmt``)."""
+          from_input: bool = False, base: str | None = None, paths=(), topics=(),
+          newer: list | None = None) -> tuple[dict, bytes]:
+    """The bounded brief from the verified state: (document, exact output bytes of ``fmt``).
+    ``newer`` (when given) gets ``core.newer_elsewhere``'s answer: the handoffs shown as their
+    stream's latest while a newer one does not apply at the commit (the Markdown header says so;
+    the JSON document has no place for it, so the caller says it where its hints go)."""
     from ..store import stateview
 
     commit = _brief_commit(repo, at, max_bytes, from_input)
     aim = focus(repo, commit, base, paths, topics)
     notes = header_notes(repo) if fmt == "markdown" else ()
-    return stateview.serve(
-        repo, lambda view: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt, aim, notes),
-        lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes))
+    found: list = []
+
+    def counted(make):
+        found.clear()  # (the state may fail over to the full projection half way)
+        return make()
+
+    out = stateview.serve(
+        repo, lambda view: counted(lambda: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt, aim,
+                                                       notes, found)),
+        lambda: counted(lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes, found)))
+    if newer is not None:
+        newer.extend(found)
+    return out
 
 
 def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
                include_untrusted: bool = False, fmt: str = "markdown",
-               from_input: bool = False, base: str | None = None, paths=(), topics=()) -> tuple[dict, bytes]:
+               from_input: bool = False, base: str | None = None, paths=(), topics=(),
+               newer: list | None = None) -> tuple[dict, bytes]:
     """The same brief from a full projection (the reference)."""
     commit = _brief_commit(repo, at, max_bytes, from_input)
     return _brief_full(repo, commit, include_untrusted, max_bytes, fmt, focus(repo, commit, base, paths, topics),
-                       header_notes(repo) if fmt == "markdown" else ())
+                       header_notes(repo) if fmt == "markdown" else (), newer)
 
 
 NOT_IMPORTED = ("This clone holds no memory imported from its remotes: if they hold some, git hn replication "
@@ -167,16 +188,24 @@ def header_notes(repo: Repo) -> tuple[str, ...]:
 
 
 def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int, fmt: str,
-                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = ()):
-    top, full, names = brief_sections(repo, commit, include_untrusted, aim)
-    return core.bounded(top, full, max_bytes, fmt, names, notes)
+                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = (), newer: list | None = None):
+    top, full, names, found = brief_sections(repo, commit, include_untrusted, aim)
+    return core.bounded(top, full, max_bytes, fmt, names, _noted(notes, found, fmt, newer))
+
+
+def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None) -> tuple[str, ...]:
+    """The Markdown header's notes with a line for each newer handoff elsewhere (``found``, also
+    given to ``newer``)."""
+    if newer is not None:
+        newer.extend(found)
+    return (*notes, *core.newer_notes(found)) if fmt == "markdown" else notes
 
 
 ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen
 
 
 def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: int, fmt: str,
-                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = ()):
+                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = (), newer: list | None = None):
     from . import rows as select
 
     resolver = Resolver(repo)
@@ -204,6 +233,14 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
         if have is None or seq > have[0]:
             latest[(actor, stream)] = (seq, ts, ident)
     handoffs = [i for _s, _t, i in sorted(latest.values(), key=lambda v: (_desc(v[1]), v[2]))]
+    # the newest handoff of a shown one's stream, when it does not apply here (``core.newer_elsewhere``)
+    away = {g.key for g in groups if g.kind == "handoff" and g.key not in keep
+            and classes.applicability(g) in core.ELSEWHERE
+            and (include_untrusted or classes.trust(g) == "qualified")}
+    elsewhere = [tuple(r) for r in select.ordered(view, where + ["r.kind = 'handoff'"], [], away,
+                                                  "r.id, r.actor, r.stream, r.seq, a.anchor", order)]
+    shown = {i: (i, actor, stream, seq) for (actor, stream), (seq, _t, i) in latest.items()}
+    found = core.newer_elsewhere([shown[i] for i in handoffs], elsewhere)
     failed = challenged = 0
     if keep:
         clause, args = select.keep_clause(view, keep)
@@ -287,7 +324,8 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
                 yield core.stale_anchor(it) if name == "staleAnchors" else it
 
     top = core.head(at, policy.digest, excluded)
-    return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names, notes)
+    return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names,
+                              _noted(notes, found, fmt, newer))
 
 
 def _stale_group(group, blob_at) -> bool:

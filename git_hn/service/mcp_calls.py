@@ -121,11 +121,14 @@ def _brief(repo, arguments) -> dict:
     _version(doc, "brief")
     bound = _positive(doc.get("maxBytes", DEFAULT_MAX_BYTES), "brief")
     commit = _commit(repo, doc.get("atCommit", "HEAD"))
+    newer: list = []
+
     def bounded(limit: int) -> dict:
+        newer.clear()
         return brief.brief(repo, commit, max_bytes=limit, from_input=True,  # exact by now
                            include_untrusted=doc.get("includeUntrusted", False), fmt="json",
                            base=doc.get("base"), paths=tuple(doc.get("paths", ())),
-                           topics=tuple(doc.get("topics", ())))[0]
+                           topics=tuple(doc.get("topics", ())), newer=newer)[0]
 
     result = bounded(bound)
     count = result.get("excludedUntrusted", 0)
@@ -135,6 +138,11 @@ def _brief(repo, arguments) -> dict:
 
         hidden = {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing": count}
     base = _hinted(repo, {}, hidden)
+    if newer:  # (a stream's newer handoff on another branch, as the Markdown brief's header says)
+        from ..core.brief import newer_notes
+
+        later = " ".join(newer_notes(newer, mcp=True))
+        base = {"hint": f"{base['hint']} {later}" if base else later}
 
     def hinted(doc: dict) -> dict:
         if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)

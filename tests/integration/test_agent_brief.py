@@ -340,6 +340,49 @@ def test_a_long_note_does_not_crowd_out_the_failed_attempt_on_the_file_at_hand(t
     assert len(doc["decisions"]) == 1  # (the first section's one item still comes first of the rest)
 
 
+def test_a_streams_newer_handoff_on_another_branch_is_named_not_hidden(tmp_path):
+    """An agent trial: a stream's newer handoff, signed on a feature branch, does not apply on
+    main, so the next session's brief there showed the old handoff as its latest without a word.
+    The JSON document keeps its shape; stderr, the Markdown header and MCP's ``hint`` name the
+    newer handoff, its commit and how to see it, from the state and the full projection alike."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn")
+    git(repo, "commit", "-q", "-m", "policy")
+    old = handoff(repo, "old session", "--next-action", "old step")
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "f.txt").write_text("wip\n")
+    git(repo, "add", "f.txt")
+    git(repo, "commit", "-q", "-m", "wip")
+    feature = git(repo, "rev-parse", "HEAD")
+    new = handoff(repo, "NEW session, on feature", "--next-action", "finish feature")
+    git(repo, "checkout", "-q", "main")
+    said = (f"handoff {old} is not the latest of its stream: {new}, signed later, is anchored on commit "
+            f"{feature[:12]} and does not apply at this commit (another branch?); git hn memory show {new} prints "
+            f"it, and git hn memory brief --at {feature[:12]} gives the brief there")
+    r = hn(repo, "memory", "brief", "--json")
+    assert r.code == 0 and r.err == f"git-hn: hint: {said}\n"
+    assert ids(r.json()["handoffs"]) == [old] and "hint" not in r.json()  # (the contract's document)
+    md = hn(repo, "memory", "brief")
+    head = md.out.partition("\n## ")[0]
+    assert head.endswith("\n" + said[:1].upper() + said[1:] + "\n") and md.err == r.err
+    assert hn(repo, "memory", "brief", "--at", feature).err == ""  # (there it is the latest)
+    assert ids(brief(repo, "--at", feature)["handoffs"]) == [new]
+    from git_hn.service import brief as brief_service
+    from git_hn.service import mcp_server
+    from state_compare import _call
+
+    for fmt in ("json", "markdown"):
+        got, full = [], []
+        assert _call(repo, brief_service.brief, "HEAD", fmt=fmt, newer=got) == \
+            _call(repo, brief_service.brief_full, "HEAD", fmt=fmt, newer=full)
+        assert got == full == [(old, new, feature)]
+    is_error, body = mcp_server.call(str(repo), "memory_brief", {}, allow_write=False)
+    assert not is_error and f"memory_show with memory {new} prints it, and memory_brief with atCommit " \
+        f"{feature[:12]} gives the brief there" in json.loads(body)["hint"]
+
+
 def test_brief_on_an_unborn_head(tmp_path):
     repo = tmp_path / "empty"
     repo.mkdir()

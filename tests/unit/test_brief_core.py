@@ -262,3 +262,18 @@ def test_a_handoff_keeps_its_place_among_the_latest_when_an_earlier_one_is_left_
 def _left_of(text, full):
     """(left, notes, by_section) as the brief above names them: its first omitted handoff."""
     return [(full["handoffs"][0]["id"], brief.LEFT_LABELS["handoffs"])], (), [("1", brief.LEFT_COUNTED["handoffs"])]
+
+
+def test_a_newer_handoff_elsewhere_is_the_newest_of_its_stream_signed_after_the_one_shown():
+    """``newer_elsewhere``: per shown handoff, the highest sequence of its own stream that is
+    higher than the shown one's; older ones and other streams' are not named."""
+    a, b = "1" * 64, "2" * 64
+    s1, s2 = "sha256:" + "5" * 64, "sha256:" + "6" * 64
+    shown = [("h1", a, s1, 4), ("h2", b, s1, 2), ("h3", a, s2, 9)]
+    elsewhere = [("e1", a, s1, 5, "c" * 40), ("e2", a, s1, 7, "d" * 40), ("e3", a, s1, 3, "e" * 40),
+                 ("e4", b, s2, 8, "f" * 40), ("e5", a, s2, 8, "0" * 40)]
+    assert brief.newer_elsewhere(shown, elsewhere) == [("h1", "e2", "d" * 40)]
+    many = [(f"h{n}", f"e{n}", "c" * 40) for n in range(5)]
+    notes = brief.newer_notes(many)
+    assert len(notes) == brief.NEWER_NAMED + 1 and notes[-1].startswith("2 more handoffs are not the latest")
+    assert "memory_show with memory e0" in brief.newer_notes(many[:1], mcp=True)[0]
