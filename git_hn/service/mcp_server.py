@@ -1,7 +1,8 @@
 """``git hn mcp [--allow-write] [--repo PATH]``: memory tools, the brief resource and the handoff
 prompt for agents over MCP stdio (CONTRACT §10.6), on the official Python MCP SDK's low-level
 server. What is offered is declared in ``mcp_tools``; how each call binds its arguments is in
-``mcp_calls``; this module decides what may run, serves it and speaks MCP.
+``mcp_calls``; what is read off the wire is screened in ``mcp_wire``; this module decides what
+may run, serves it and speaks MCP.
 
 Each result is one text item holding the command's ``--json`` document; every document carries
 the constant warning at top level and nests author text as inert data. An error is a tool error
@@ -27,6 +28,7 @@ from ..core.limits import WARNING
 from ..errors import HnError, InputError, SecretShapedError
 from . import mcp_calls, mcp_tools
 from .mcp_tools import READ_TOOLS, WRITE_TOOLS, tool_names
+from .mcp_wire import Screened, malformed, screened
 
 __all__ = ["READ_TOOLS", "WRITE_TOOLS", "tool_names", "call", "read_resource", "get_prompt",
            "server_root", "build_server", "serve"]
@@ -316,140 +318,6 @@ def _claim_stdin():
     return Screened(os.fdopen(private, "rb", closefd=False)), lambda: os.dup2(private, 0)
 
 
-SCREENED = "gitHnScreened"  # marks an error ``Screened`` made, for ``relay`` to send back
-
-
-class Screened:
-    """The client's input, one line at a time as the SDK's transport reads it, with what the
-    SDK would misread turned into the JSON-RPC error it should get (sent back by ``relay``):
-
-    - a line that is not UTF-8: the SDK decoded it with replacement characters, so a tool call
-      holding a stray byte signed U+FFFD in its place; now ``-32700`` parse error;
-    - a request whose ``id`` is null, an object, an array, a boolean or a number written with a
-      fraction or exponent (``2.0``): the SDK read it as a notification and never answered; now
-      ``-32600`` invalid request, with a null id;
-    - a request with a valid ``id`` whose ``jsonrpc`` is not ``"2.0"`` or whose ``method`` is not
-      a string: ``-32600`` with its id (the SDK's answer had a null id), and one nested deeper than
-      ``MAX_DEPTH``: ``-32602`` with its id (the SDK's parser gave up with a null id);
-    - a request whose ``params`` is not an object, a ``tools/call`` without a tool name or whose
-      ``arguments`` is not an object: ``-32602`` invalid params, with its id and what is wrong
-      (the SDK's own answer said only "Invalid request parameters");
-    - a request holding a lone surrogate escape (``"\\ud800"``, valid JSON but no character):
-      the SDK answered ``-32700`` with a null id, and the client waited for its id for ever; now
-      ``-32602`` with its id.
-
-    Every other line is passed on unchanged, for the SDK to read."""
-
-    def __init__(self, raw):
-        self.raw = raw
-
-    def readline(self) -> str:
-        line = self.raw.readline()
-        if not line:
-            return ""
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            return _error(None, -32700, "Parse error: the message is not valid UTF-8")
-        try:
-            import json
-
-            message = json.loads(text, object_pairs_hook=_Object)
-        except (ValueError, RecursionError):  # (nested past Python's depth: the SDK says why)
-            return text  # (the SDK's parse error)
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
-            return text
-        params = message.get("params")
-        twice = (getattr(params, "twice", None) or _twice(params.get("arguments"))) \
-            if isinstance(params, dict) and message["method"] in ("tools/call", "prompts/get") else None
-        if twice is not None and (isinstance(message["id"], str) or type(message["id"]) is int):
-            from ..core.gostr import bounded
-
-            # (the SDK keeps the last value, silently: a memory signed with a kind not meant; the
-            # CLI's --input refuses a field given twice, and so does this, in a tool's arguments)
-            return _error(message["id"], -32602, f'Invalid params: duplicate JSON field "{bounded(twice)}"')
-        ident = message["id"]
-        if not (isinstance(ident, str) or type(ident) is int):
-            return _error(None, -32600, "Invalid Request: id must be a string or an integer")
-        if message.get("jsonrpc") != "2.0":  # (the SDK refused it with a null id: the client waited)
-            return _error(ident, -32600, 'Invalid Request: jsonrpc must be "2.0"')
-        if not isinstance(message["method"], str):
-            return _error(ident, -32600, "Invalid Request: method must be a string")
-        if _deeper(message, MAX_DEPTH):  # (the SDK's parser stops near 200 levels, with a null id)
-            return _error(ident, -32602, f"Invalid params: nested deeper than {MAX_DEPTH} levels")
-        params = message.get("params")
-        if params is not None and not isinstance(params, dict):
-            return _error(ident, -32602, "Invalid params: params must be an object")
-        if message["method"] == "tools/call":  # (the SDK's answer says only "Invalid request parameters")
-            if not isinstance((params or {}).get("name"), str):
-                return _error(ident, -32602, "Invalid params: tools/call needs name, the tool's name as a string "
-                                             "(tools/list lists them)")
-            if (params or {}).get("arguments") is not None and not isinstance(params["arguments"], dict):
-                return _error(ident, -32602, "Invalid params: tools/call arguments must be an object")
-        if "\\ud" in text.lower() and _lone_surrogate(message):  # (valid JSON; the SDK then loses the id)
-            return _error(ident, -32602, "Invalid params: a string holds a lone surrogate escape "
-                                         "(\\ud800-\\udfff alone is no character); send UTF-8 text")
-        return text
-
-
-class _Object(dict):
-    """A JSON object as ``json.loads`` builds it, with the first field given twice (or None)."""
-
-    def __init__(self, pairs):
-        super().__init__(pairs)
-        self.twice = None
-        if len(self) != len(pairs):
-            seen: set = set()
-            self.twice = next(k for k, _v in pairs if k in seen or seen.add(k))
-
-
-def _twice(value):
-    """The first field given twice in any object within ``value``, or None (a walk of its own:
-    arguments nested as deep as ``json.loads`` takes them do not exhaust the stack)."""
-    todo = [value]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, dict):
-            if getattr(item, "twice", None) is not None:
-                return item.twice
-            todo.extend(reversed(list(item.values())))
-        elif isinstance(item, list):
-            todo.extend(reversed(item))
-    return None
-
-
-MAX_DEPTH = 128  # arrays and objects in one message (git-hn's requests take 64; the SDK's parser ~200)
-
-
-def _deeper(value, limit: int) -> bool:
-    """Whether ``value`` nests arrays and objects more than ``limit`` levels (a walk of its own)."""
-    todo = [(value, 1)]
-    while todo:
-        item, depth = todo.pop()
-        if isinstance(item, (dict, list)):
-            if depth > limit:
-                return True
-            todo.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
-    return False
-
-
-def _lone_surrogate(message) -> bool:
-    import json
-
-    try:
-        json.dumps(message, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _error(ident, code: int, message: str) -> str:
-    import json
-
-    return json.dumps({"jsonrpc": "2.0", "id": ident, "error": {
-        "code": code, "message": message, "data": {SCREENED: True}}}) + "\n"
-
-
 async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS, arrivals: Arrivals | None = None) -> None:
     """``run(read, write)`` between the transport's streams and the server, with three things the
     SDK's server does not do:
@@ -478,10 +346,10 @@ async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS, arrivals
         async with to_server:
             async for item in read:
                 if isinstance(item, Exception):
-                    await write.send(SessionMessage(_malformed(types, item)))
+                    await write.send(SessionMessage(malformed(types, item)))
                     continue
                 message = item.message
-                if isinstance(message, types.JSONRPCError) and _screened(message):
+                if isinstance(message, types.JSONRPCError) and screened(message):
                     error = types.ErrorData(code=message.error.code, message=message.error.message)
                     await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=message.id,
                                                                        error=error)))
@@ -515,19 +383,3 @@ async def relay(read, write, run, drain_seconds: float = DRAIN_SECONDS, arrivals
         tg.start_soon(inward)
         tg.start_soon(outward)
         await run(server_reads, server_writes)
-
-
-def _screened(message) -> bool:
-    data = message.error.data
-    return isinstance(data, dict) and data.get(SCREENED) is True
-
-
-def _malformed(types, exc: Exception):
-    """The JSON-RPC error for a line the transport could not read as a message."""
-    errors = getattr(exc, "errors", None)
-    kinds = {e.get("type") for e in errors()} if callable(errors) else set()
-    if "json_invalid" in kinds:
-        code, text = types.PARSE_ERROR, "Parse error"
-    else:
-        code, text = types.INVALID_REQUEST, "Invalid Request"
-    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))
