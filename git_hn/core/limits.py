@@ -31,6 +31,9 @@ class Limits(NamedTuple):
     max_index: int = 268_435_456
     max_json_depth: int = 64
     max_cursor_payload: int = 1_024
+    # git-hn: one line of ``git hn mcp``'s input (a JSON-RPC message); room for a request of
+    # ``max_request`` bytes of arguments however its client escapes them
+    max_mcp_line: int = 4_194_304
 
 
 LIMITS = Limits()

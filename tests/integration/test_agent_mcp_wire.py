@@ -1,0 +1,73 @@
+"""``git hn mcp``'s wire end to end: a real server process fed raw lines (what a broken or hostile
+client may send), answered with the JSON-RPC error a client can act on, and still serving after.
+The screening itself is unit-tested in tests/unit/test_mcp_wire.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import threading
+
+import pytest
+
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                              "clientInfo": {"name": "pipe", "version": "1"}}}).encode()
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+class Server:
+    """``git-hn mcp`` with its answers read on a thread, each awaited with a timeout."""
+
+    def __init__(self, cwd, *args):
+        self.proc = subprocess.Popen(["git-hn", "mcp", *args], cwd=cwd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.answers: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [self.answers.put(json.loads(x)) for x in self.proc.stdout],
+                         daemon=True).start()
+
+    def send(self, data: bytes) -> None:
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def answer(self, timeout: float = 60) -> dict:
+        return self.answers.get(timeout=timeout)
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        return self.proc.wait(timeout=60)
+
+
+def _peak_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the peak memory from /proc")
+def test_a_line_over_the_bound_is_refused_at_once_without_holding_it(inited):
+    """Denial of service by one message: a trial's 1 GiB request line took 29 s and 4.7 GiB
+    before any answer. A line over 4 MiB is answered -32600 with its id as soon as the bound is
+    passed (before its end is even sent), its rest is dropped as it comes, and the next request
+    is served; the server's peak memory grows by far less than the line."""
+    server = Server(inited)
+    try:
+        server.send(INIT + b"\n" + INITIALIZED + b"\n")
+        assert server.answer()["id"] == 1
+        before = _peak_kib(server.proc.pid)
+        server.send(b'{"jsonrpc":"2.0","id":1000,"method":"tools/call","params":{"name":"memory_recall",'
+                    b'"arguments":{"query":"' + b"a" * (5 << 20))
+        error = server.answer(timeout=30)  # (the line has no end yet)
+        assert error["id"] == 1000 and error["error"]["code"] == -32600
+        assert error["error"]["message"].startswith("Invalid Request: the message is longer than 4194304 bytes")
+        chunk = b"a" * (1 << 20)
+        for _ in range(64):
+            server.send(chunk)
+        server.send(b'"}}}\n{"jsonrpc":"2.0","id":1001,"method":"ping"}\n')
+        assert server.answer() == {"jsonrpc": "2.0", "id": 1001, "result": {}}
+        assert _peak_kib(server.proc.pid) - before < 24 << 10  # (the line: 69 MiB)
+        server.send(b'{"jsonrpc":"2.0","method":"x","params":{"a":"' + b"a" * (5 << 20) + b'"},"id":3}\n')
+        assert server.answer()["id"] is None  # (its id was beyond the part read)
+    finally:
+        assert server.close() == 0
