@@ -683,6 +683,6 @@ def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
 def mcp_command(allow_write: bool, repo: str | None = None) -> int:
     from ..service import mcp_server
 
-    root = mcp_server.server_root(repo)  # outside a repository, fail before speaking MCP
-    mcp_server.serve(root, allow_write=allow_write)
+    root, prefix = mcp_server.server_root(repo)  # outside a repository, fail before speaking MCP
+    mcp_server.serve(root, allow_write=allow_write, prefix=prefix)
     return 0

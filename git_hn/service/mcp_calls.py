@@ -8,6 +8,11 @@ path's ``blob`` the one at the anchor commit,
 applicability ``descendants``, no topics or evidence, empty handoff lists), and ``atCommit`` is
 any revision, resolved as ``--at`` is (``rev-parse --verify`` after ``--end-of-options``).
 
+Paths are relative to the top of the repository, as the CLI's; each call is given ``start``,
+the path from the top of the directory the server was started in (``mcp_server.server_root``),
+so that a path an agent gave from there is refused before anything is signed, as the CLI refuses
+one given from the current directory (``requests.check_top_relative``).
+
 Trust boundary: arguments come from a model that may have read hostile memory; nothing here
 executes, fetches or follows anything an argument says. Whether a write tool may run at all is
 decided by the caller (``mcp_server.call``), before any of this.
@@ -217,7 +222,7 @@ def _digest(repo, arguments) -> dict:
     return _hinted(repo, bounded_digest(full, bound - room, lambda obj: len(canonical.compact(obj))), hidden)
 
 
-def _recall(repo, arguments) -> dict:
+def _recall(repo, arguments, start: str = "") -> dict:
     from ..core import recall as core
     from . import recall
 
@@ -234,22 +239,43 @@ def _recall(repo, arguments) -> dict:
     req = req._replace(at_commit=at or repo.resolve_commit("HEAD"))
     doc, hidden = recall.recall_counted(repo, req, from_input=True)
     doc = _hinted(repo, doc, hidden)
-    extra = "" if doc["matched"] or any(hidden.values()) else _empty_hint(repo, req, hidden)
+    extra = "" if doc["matched"] or any(hidden.values()) else _empty_hint(repo, req, hidden, start)
     if extra:  # (what the CLI says on stderr)
         doc["hint"] = f"{doc['hint']} {extra}" if doc.get("hint") else extra
     return doc
 
 
-def _empty_hint(repo, req, hidden) -> str:
-    """Why a recall matched nothing, as the CLI says it: ``path`` names a directory, or the
-    matching memories do not apply at the commit (not in a shallow clone, whose history may be
-    what is missing)."""
+def _empty_hint(repo, req, hidden, start: str = "") -> str:
+    """Why a recall matched nothing, as the CLI says it: ``path`` names a directory, or it names
+    a file only from the directory the server was started in (``start``), or the matching
+    memories do not apply at the commit (not in a shallow clone, whose history may be what is
+    missing)."""
     from ..core.hints import not_applying
     from . import recall
     from .replication.shallow import is_shallow
 
-    return recall.directory_hint(repo, req.at_commit, req.path, "path") or \
+    return recall.directory_hint(repo, req.at_commit, req.path, "path") or _from_start(repo, req, start) or \
         ("" if is_shallow(repo) else not_applying(getattr(hidden, "elsewhere", 0)))
+
+
+def _from_start(repo, req, start: str) -> str:
+    """``path`` names nothing at the query commit and names something there taken from the
+    directory the server was started in: the path from the top (as the CLI's ``--path`` hint)."""
+    from ..core.gostr import quoted
+    from ..core.grammar import is_path
+    from ..errors import HnError
+    from .requests import tree_entry
+
+    full = start + req.path
+    if not start or not req.path or not is_path(full, LIMITS.max_path):
+        return ""
+    try:
+        if tree_entry(repo, req.at_commit, req.path) != "absent" or tree_entry(repo, req.at_commit, full) == "absent":
+            return ""
+    except HnError:  # (a directory or a submodule there)
+        return ""
+    return (f'nothing is anchored to {quoted(req.path)}; paths are relative to the top of the repository, so from '
+            f'the directory the server was started in that is path "{quoted(full)}"')
 
 
 # -- write tools --------------------------------------------------------------------------------
@@ -264,11 +290,13 @@ def _allow(value, prefix: str) -> bool:
     return value
 
 
-def _record_request(repo, args: dict, *, handoff: bool):
+def _record_request(repo, args: dict, *, handoff: bool, start: str = "", typed=None):
     """The strict record request of CONTRACT §10.5 from MCP arguments: MCP-only keys taken out,
     the CLI's defaults filled in where an argument is missing or null, then the ``--input``
-    reader and its checks."""
-    from .requests import request_from_input
+    reader and its checks. A path of ``typed`` (the agent's; default every one) looked up and
+    absent that names something from the server's start directory (``start``) is refused
+    first (``requests.check_top_relative``)."""
+    from .requests import check_top_relative, request_from_input
 
     prefix = "record input: "
     absent: list[tuple[str, str]] = []  # (path, commit) of each blob looked up and not found
@@ -297,6 +325,8 @@ def _record_request(repo, args: dict, *, handoff: bool):
             absent += [(q["path"], anchor["commit"]) for p, q in zip(anchor["paths"], filled)
                        if p is not q and q.get("blob") == "absent"]
             anchor = {**anchor, "paths": filled}
+            check_top_relative(repo, anchor["commit"], [p for p, _c in absent if typed is None or p in typed],
+                               start)
         args["anchor"] = anchor
     if handoff:
         lists = {} if args.get("handoff") is None else args["handoff"]
@@ -362,12 +392,12 @@ def _written(repo, result, absent: list, content: str = "") -> dict:
     return doc
 
 
-def _record(repo, arguments, handoff: bool) -> dict:
+def _record(repo, arguments, handoff: bool, start: str = "") -> dict:
     from . import memory
 
     args = dict(_object(arguments, "record input: "))
     _outcome(args)
-    req, allow, absent = _record_request(repo, args, handoff=handoff)
+    req, allow, absent = _record_request(repo, args, handoff=handoff, start=start)
     return _written(repo, memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent,
                     req.record.content)
 
@@ -383,16 +413,20 @@ def _outcome(args: dict) -> None:
                          + " (the brief lists the failed ones)")
 
 
-def _supersede(repo, arguments) -> dict:
+def _supersede(repo, arguments, start: str = "") -> dict:
     from . import lifecycle
 
     args = dict(_object(arguments, "supersede input: "))
     target = _target(repo, args.pop("memory", None), "supersede")
     given = args.get("attemptOutcome") is not None or args.get("kind") is not None
+    anchor = args.get("anchor")
+    paths = anchor.get("paths") if isinstance(anchor, dict) else None
+    # (a path inherited from the target is not checked, as the CLI's: the agent did not give it)
+    typed = {p.get("path") for p in paths if isinstance(p, dict)} if isinstance(paths, list) else set()
     args = _inherited(repo, target, args)
     if given:  # (an outcome kept from the target is the target's, as the CLI keeps it unchecked)
         _outcome(args)
-    req, allow, absent = _record_request(repo, args, handoff=False)
+    req, allow, absent = _record_request(repo, args, handoff=False, start=start, typed=typed)
     earlier = lifecycle.successors(repo, target)
     result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow)
     doc = _written(repo, result, absent, req.record.content)
@@ -479,14 +513,15 @@ def _lifecycle(repo, arguments, operation: str) -> dict:
     return {"version": 0, "warning": WARNING, "result": lifecycle.result_json(result)}
 
 
+# each takes (repo, arguments, start): ``start`` as the module's docstring says
 CALLS = {
     "memory_recall": _recall,
-    "memory_show": _show,
-    "memory_brief": _brief,
-    "memory_digest": _digest,
-    "memory_record": lambda repo, a: _record(repo, a, handoff=False),
-    "memory_handoff": lambda repo, a: _record(repo, a, handoff=True),
+    "memory_show": lambda repo, a, _start="": _show(repo, a),
+    "memory_brief": lambda repo, a, _start="": _brief(repo, a),
+    "memory_digest": lambda repo, a, _start="": _digest(repo, a),
+    "memory_record": lambda repo, a, start="": _record(repo, a, handoff=False, start=start),
+    "memory_handoff": lambda repo, a, start="": _record(repo, a, handoff=True, start=start),
     "memory_supersede": _supersede,
-    "memory_retract": lambda repo, a: _lifecycle(repo, a, "retract"),
-    "memory_challenge": lambda repo, a: _lifecycle(repo, a, "challenge"),
+    "memory_retract": lambda repo, a, _start="": _lifecycle(repo, a, "retract"),
+    "memory_challenge": lambda repo, a, _start="": _lifecycle(repo, a, "challenge"),
 }

@@ -70,9 +70,9 @@ def _serve_one(root: str, work) -> tuple[bool, str]:
                 _release(repo)
 
 
-def call(root: str, name: str, arguments, *, allow_write: bool) -> tuple[bool, str]:
+def call(root: str, name: str, arguments, *, allow_write: bool, prefix: str = "") -> tuple[bool, str]:
     """Run one tool call: (is_error, text). Text is the compact JSON document, or one line
-    ``git-hn: <message>``. Synchronous; serialized by a lock."""
+    ``git-hn: <message>``. Synchronous; serialized by a lock. ``prefix``: ``server_root``'s."""
     from ..core import canonical
     from ..core.gostr import quoted
 
@@ -81,7 +81,8 @@ def call(root: str, name: str, arguments, *, allow_write: bool) -> tuple[bool, s
     if name in WRITE_TOOLS and not allow_write:
         return True, f"git-hn: tool {name} is not enabled; start git hn mcp --allow-write"
     arguments = {} if arguments is None else arguments
-    return _serve_one(root, lambda repo: canonical.compact(mcp_calls.CALLS[name](repo, arguments)).decode("utf-8"))
+    return _serve_one(root, lambda repo: canonical.compact(mcp_calls.CALLS[name](repo, arguments, prefix)).decode(
+        "utf-8"))
 
 
 def read_resource(root: str, uri: str) -> tuple[bool, str]:
@@ -123,10 +124,14 @@ def _release(repo) -> None:
         opened.remove(repo)
 
 
-def server_root(path: str | None = None) -> str:
-    """The directory every call opens the repository from: the top of the work tree around
-    ``path`` (``--repo``; default the current directory), or the directory itself in a bare
-    repository. Outside a repository this fails before the server speaks MCP."""
+def server_root(path: str | None = None) -> tuple[str, str]:
+    """(the directory every call opens the repository from, the start directory's path from
+    there). The first is the top of the work tree around ``path`` (``--repo``; default the
+    current directory), or the directory itself in a bare repository; the second
+    (``rev-parse --show-prefix``: "" at the top and in a bare repository) is what a path an agent
+    gives is checked against, as the CLI checks ``--path`` against the current directory (the
+    server keeps one: the directory it was started in). Outside a repository this fails before
+    the server speaks MCP."""
     from ..core.gostr import one_line
     from ..store.repo import open_repo
 
@@ -135,9 +140,11 @@ def server_root(path: str | None = None) -> str:
         raise InputError(f"--repo {one_line(path)} is not a directory")
     repo = open_repo(start)
     try:
-        proc = repo.git.run(["rev-parse", "--show-toplevel"])
-        top = proc.stdout.decode("utf-8", "surrogateescape").removesuffix("\n")
-        return top if proc.returncode == 0 and top and os.path.isdir(top) else start
+        proc = repo.git.run(["rev-parse", "--show-toplevel", "--show-prefix"])
+        top, _nl, prefix = proc.stdout.decode("utf-8", "surrogateescape").partition("\n")
+        if proc.returncode != 0 or not top or not os.path.isdir(top):
+            return start, ""
+        return top, prefix.removesuffix("\n")
     finally:
         _release(repo)
 
@@ -213,9 +220,10 @@ class _Turn:
         self.ident, self.claimed, self.cancelled = ident, False, False
 
 
-def build_server(root: str, *, allow_write: bool, arrivals: Arrivals | None = None):
+def build_server(root: str, *, allow_write: bool, arrivals: Arrivals | None = None, prefix: str = ""):
     """The low-level MCP server (separate from ``serve`` so tests could run it in-process);
-    ``arrivals``, shared with ``relay``, keeps calls in the order they came."""
+    ``arrivals``, shared with ``relay``, keeps calls in the order they came; ``prefix``:
+    ``server_root``'s."""
     import anyio.to_thread
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -236,7 +244,7 @@ def build_server(root: str, *, allow_write: bool, arrivals: Arrivals | None = No
     async def call_tool(ctx, params):
         async with arrivals.turn(ctx.request_id):
             is_error, text = await anyio.to_thread.run_sync(
-                lambda: call(root, params.name, params.arguments, allow_write=allow_write))
+                lambda: call(root, params.name, params.arguments, allow_write=allow_write, prefix=prefix))
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
     async def list_resources(_ctx, _params):
@@ -275,14 +283,14 @@ def build_server(root: str, *, allow_write: bool, arrivals: Arrivals | None = No
 DRAIN_SECONDS = 600.0  # after stdin closes, how long requests already received may take to answer
 
 
-def serve(root: str, *, allow_write: bool) -> None:
+def serve(root: str, *, allow_write: bool, prefix: str = "") -> None:
     """Serve MCP over stdin/stdout until the client closes stdin, then answer the requests it
-    had sent (``relay``) and end."""
+    had sent (``relay``) and end. ``root`` and ``prefix``: ``server_root``'s."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     arrivals = Arrivals()
-    server = build_server(root, allow_write=allow_write, arrivals=arrivals)
+    server = build_server(root, allow_write=allow_write, arrivals=arrivals, prefix=prefix)
     lines, restore = _claim_stdin()
 
     async def main():

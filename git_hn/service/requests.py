@@ -18,7 +18,7 @@ import sys
 
 from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
-from ..core.gostr import one_line
+from ..core.gostr import one_line, quoted
 from ..core.grammar import is_actor, is_digest_id, is_oid, is_path, normalize_topic
 from ..core.limits import (APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS, PATH_RULE,
                            RECALL_MAX_CONTENT)
@@ -133,19 +133,23 @@ def absent_notes(commit: str, absent: list[str]) -> list[tuple[str, str]]:
             for path in absent]
 
 
-def check_top_relative(repo: Repo, commit: str, absent: list[str]) -> None:
+def check_top_relative(repo: Repo, commit: str, absent: list[str], prefix: str | None = None) -> None:
     """git-hn: refuse, before anything is signed, a typed ``--path`` that names nothing at the
     anchor commit while the same path taken from the current directory names something there.
     Paths are relative to the top of the repository (§13.6), so ``cd src; record --path f.txt``
     would sign ``f.txt`` as ``absent`` for good: a newcomer trial found the warning printed after
     the signature too late. A path absent everywhere (a deleted file, a typo) is still signed,
-    with a warning (``absent_notes``). The MCP server has no current directory and never calls
-    this. The error names the path to use, unless the secret lint flags it (a refused record
-    must not echo a credential)."""
+    with a warning (``absent_notes``). ``prefix``: the current directory's path from the top
+    (default: asked of Git); the MCP server gives the one of the directory it was started in, and
+    the error then names ``anchor.paths`` (an agent trial: a server started in ``src/`` signed
+    ``pkg/parser.py`` as absent for good where the CLI refused it). The error names the path to
+    use, unless the secret lint flags it (a refused record must not echo a credential)."""
     if not absent:
         return
-    proc = repo.git.run(["rev-parse", "--show-prefix"])
-    prefix = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n") if proc.returncode == 0 else ""
+    mcp = prefix is not None
+    if prefix is None:
+        proc = repo.git.run(["rev-parse", "--show-prefix"])
+        prefix = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n") if proc.returncode == 0 else ""
     if not prefix:
         return
     for path in absent:
@@ -162,13 +166,17 @@ def check_top_relative(repo: Repo, commit: str, absent: list[str]) -> None:
 
         from .secretscan import scan
 
+        here = "the directory the MCP server was started in" if mcp else "the current directory"
         if scan(full):
-            named, use = "", "prefix it with the current directory's path from the top"
+            named, use = "", ("prefix it with the path from the top of the directory the MCP server was started in"
+                              if mcp else "prefix it with the current directory's path from the top")
+        elif mcp:
+            named, use = f" {quoted(path)}", f'use "{quoted(full)}"'
         else:
             named, use = f" {one_line(path)}", f"use --path {one_line(shlex.quote(full))}"
-        raise InputError(f"--path{named} names nothing at commit {commit[:12]} but does from the current "
-                         f"directory; paths are relative to the top of the repository: {use} (nothing was "
-                         "recorded)")
+        raise InputError(f"{'anchor.paths' if mcp else '--path'}{named} names nothing at commit {commit[:12]} but "
+                         f"does from {here}; paths are relative to the top of the repository: {use} (nothing "
+                         "was recorded)")
 
 
 def uncommitted_notes(repo: Repo, commit: str, paths: list[str]) -> list[tuple[str, str]]:

@@ -272,6 +272,46 @@ def test_a_path_anchor_needs_no_blob_over_mcp(inited):
     assert error(wrong) == f"git-hn: anchor.paths blob for README.md does not match commit {head}"
 
 
+def test_a_path_given_from_the_servers_directory_is_refused_as_the_cli_refuses_it(inited):
+    """An agent trial: a server started in ``src/`` signed ``pkg/parser.py`` (meaning
+    src/pkg/parser.py) as an absent path for good, with a warning after the fact, where the CLI
+    refuses it before signing. The write tools refuse it the same way (a path the agent gave,
+    not one ``memory_supersede`` inherits), a path absent everywhere is still signed with its
+    warning, and a recall by such a path says the path from the top."""
+    (inited / "src" / "pkg").mkdir(parents=True)
+    (inited / "src" / "pkg" / "parser.py").write_text("x\n")
+    (inited / "src" / "pkg" / "lexer.py").write_text("y\n")
+    git(inited, "add", "src")
+    git(inited, "commit", "-q", "-m", "parser")
+    head = git(inited, "rev-parse", "HEAD")
+    # (recorded from the top, where pkg/parser.py names nothing: signed as absent, with a warning)
+    old = record(inited, "--path", "pkg/parser.py", content="about a file gone")["memoryId"]
+    refused = (f"git-hn: anchor.paths pkg/parser.py names nothing at commit {head[:12]} but does from the "
+               "directory the MCP server was started in; paths are relative to the top of the repository: use "
+               '"src/pkg/parser.py" (nothing was recorded)')
+    here = {"anchor": {"paths": [{"path": "pkg/parser.py"}]}}
+    before = stream_length(inited)
+
+    async def body(client):
+        return [await client.call_tool("memory_record", {"kind": "observation", "content": "about parser", **here}),
+                await client.call_tool("memory_handoff", {"content": "stopped", **here}),
+                await client.call_tool("memory_supersede", {"memory": old, "content": "again", **here}),
+                await client.call_tool("memory_recall", {"path": "pkg/lexer.py", "includeUntrusted": True}),
+                await client.call_tool("memory_supersede", {"memory": old, "content": "kept its path"}),
+                await client.call_tool("memory_record", {"kind": "observation", "content": "from the top", "anchor": {
+                    "paths": [{"path": "src/pkg/parser.py"}, {"path": "nowhere.py"}]}})]
+
+    *refusals, recall, inherited, top = run(inited / "src", body, "--allow-write")
+    assert [error(r) for r in refusals] == [refused] * 3
+    assert document(recall)["hint"] == ("nothing is anchored to pkg/lexer.py; paths are relative to the top of "
+                                        "the repository, so from the directory the server was started in that is "
+                                        'path "src/pkg/lexer.py"')
+    assert document(inherited)["result"]["anchor"]["paths"] == [{"path": "pkg/parser.py", "blob": "absent"}]
+    assert document(top)["pathWarnings"] == [f"anchor.paths nowhere.py names nothing at commit {head}; it is "
+                                             "recorded as absent (paths are relative to the top of the repository)"]
+    assert stream_length(inited) == before + 2  # the supersede that kept its path, the record from the top
+
+
 def test_the_digest_tool_is_bounded(inited):
     """A month of long decisions would be megabytes in one JSON-RPC line: ``memory_digest`` keeps
     the first memories that fit in ``maxBytes`` (default 65536) and says how many it left out."""
