@@ -275,9 +275,41 @@ def build_server(root: str, *, allow_write: bool, arrivals: Arrivals | None = No
         return types.GetPromptResult(description=mcp_tools.HANDOFF_DESCRIPTION, messages=[
             types.PromptMessage(role="user", content=types.TextContent(text=text))])
 
-    return Server("git-hn", version=VERSION, instructions=WARNING, on_list_tools=list_tools,
-                  on_call_tool=call_tool, on_list_resources=list_resources, on_read_resource=read,
-                  on_list_prompts=list_prompts, on_get_prompt=prompt)
+    server = Server("git-hn", version=VERSION, instructions=WARNING, on_list_tools=list_tools,
+                    on_call_tool=call_tool, on_list_resources=list_resources, on_read_resource=read,
+                    on_list_prompts=list_prompts, on_get_prompt=prompt)
+    if isinstance(getattr(server, "middleware", None), list):  # (the SDK's context-tier middleware, 2.x)
+        server.middleware.append(_not_initialized(types, MCPError))
+    return server
+
+
+NOT_INITIALIZED = "Not initialized: send initialize first (then notifications/initialized)"
+
+
+def _not_initialized(types, MCPError):
+    """A middleware that words the SDK's refusal of a request sent before the handshake: it said
+    ``-32602 Invalid request parameters`` with empty data (an agent trial: a client that called a
+    tool first could not tell why). The code stays (clients may key off it); the message says
+    what to do. The handshake is taken as done when ``initialize`` was answered or
+    ``notifications/initialized`` came, as the SDK takes it; before that, only the SDK's own
+    refusal (an ``MCPError`` with exactly that text and no data) is reworded: invalid
+    parameters raise a validation error, which is left as it is."""
+    done = [False]
+
+    async def gate(ctx, call_next):
+        try:
+            result = await call_next(ctx)
+        except MCPError as exc:
+            error = exc.error
+            if not done[0] and error.code == types.INVALID_PARAMS and not error.data \
+                    and error.message == "Invalid request parameters":
+                raise MCPError(code=types.INVALID_PARAMS, message=NOT_INITIALIZED) from None
+            raise
+        if ctx.method in ("initialize", "notifications/initialized"):
+            done[0] = True
+        return result
+
+    return gate
 
 
 DRAIN_SECONDS = 600.0  # after stdin closes, how long requests already received may take to answer

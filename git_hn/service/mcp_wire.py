@@ -33,6 +33,10 @@ class Screened:
     - a request holding a lone surrogate escape (``"\\ud800"``, valid JSON but no character):
       the SDK answered ``-32700`` with a null id, and the client waited for its id for ever; now
       ``-32602`` with its id;
+    - a batch (a JSON array): ``-32600`` saying batches are not supported (the SDK's answer was a
+      bare "Invalid Request"); a request with an ``id`` and no ``method`` (nor ``result`` or
+      ``error``, which make it a response): ``-32600`` with its id (the SDK's had a null id);
+    - a blank line: ignored (the SDK answered ``-32700`` with a null id, which no client waits for);
     - a line longer than ``max_line`` bytes: the SDK read it whole (a trial's 1 GiB line took
       29 s and 4.7 GiB of memory: a denial of service by one message); now ``-32600`` at once,
       with the request's id when the part read shows it (``cut_id``), and the rest of the line
@@ -44,12 +48,21 @@ class Screened:
         self.raw, self.max_line, self.cut = raw, max_line, False
 
     def readline(self) -> str:
+        while True:
+            text = self._screened()
+            if text is not None:
+                return text
+
+    def _screened(self) -> str | None:
+        """The next line, screened; None for a blank one (ignored, not answered)."""
         if self.cut:
             self.cut = False
             self._skip()
         line = self.raw.readline(self.max_line + 1)
         if not line:
             return ""
+        if not line.strip(b" \t\r\n"):
+            return None
         if len(line) > self.max_line and not line.endswith(b"\n"):
             self.cut = True
             return _error(cut_id(line), -32600, f"Invalid Request: the message is longer than {self.max_line} "
@@ -65,8 +78,17 @@ class Screened:
             message = json.loads(text, object_pairs_hook=_Object)
         except (ValueError, RecursionError):  # (nested past Python's depth: the SDK says why)
             return text  # (the SDK's parse error)
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        if isinstance(message, list):  # (the SDK's answer was a bare "Invalid Request")
+            return _error(None, -32600, "Invalid Request: a batch (a JSON array) is not supported (MCP no longer "
+                                        "has batches); send each message on a line of its own")
+        if not isinstance(message, dict) or "id" not in message:
             return text
+        if "method" not in message:
+            if "result" in message or "error" in message:
+                return text  # (a response to a request of the server's)
+            ident = message["id"]  # (the SDK answered with a null id: the client waited for its own)
+            return _error(ident if isinstance(ident, str) or type(ident) is int else None, -32600,
+                          'Invalid Request: method is missing; a request names its method, such as "tools/call"')
         params = message.get("params")
         twice = (getattr(params, "twice", None) or _twice(params.get("arguments"))) \
             if isinstance(params, dict) and message["method"] in ("tools/call", "prompts/get") else None

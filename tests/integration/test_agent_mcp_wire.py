@@ -71,3 +71,34 @@ def test_a_line_over_the_bound_is_refused_at_once_without_holding_it(inited):
         assert server.answer()["id"] is None  # (its id was beyond the part read)
     finally:
         assert server.close() == 0
+
+
+def test_protocol_errors_say_what_to_do_and_keep_the_id(inited):
+    """An agent trial's cases: a tool called before ``initialize`` got ``-32602 Invalid request
+    parameters`` with empty data; a message with an id and no method was answered with a null
+    id (the client waited for its own for ever); a batch got a bare "Invalid Request"; a blank
+    line got a parse error. The code stays where the SDK's was, the message says what to do,
+    the id is the request's, a blank line is ignored, and the session goes on."""
+    server = Server(inited)
+    try:
+        server.send(b'{"jsonrpc":"2.0","id":"early","method":"tools/call","params":{"name":"memory_brief"}}\n')
+        assert server.answer() == {"jsonrpc": "2.0", "id": "early", "error": {
+            "code": -32602, "message": "Not initialized: send initialize first (then notifications/initialized)"}}
+        server.send(b'{"jsonrpc":"2.0","id":"list","method":"tools/list"}\n')
+        assert server.answer()["error"]["message"].startswith("Not initialized")
+        server.send(b'{"jsonrpc":"2.0","id":"p","method":"ping"}\n')  # (ping needs no handshake)
+        assert server.answer() == {"jsonrpc": "2.0", "id": "p", "result": {}}
+        server.send(INIT + b"\n" + INITIALIZED + b"\n")
+        assert server.answer()["id"] == 1
+        server.send(b'{"jsonrpc":"2.0","id":42}\n\n   \n[{"jsonrpc":"2.0","id":43,"method":"ping"}]\n'
+                    b'{"jsonrpc":"2.0","id":44,"method":"tools/call","params":{"name":"memory_brief","arguments":{}}}\n')
+        no_method, batch, brief = server.answer(), server.answer(), server.answer()
+        assert no_method == {"jsonrpc": "2.0", "id": 42, "error": {"code": -32600, "message": (
+            'Invalid Request: method is missing; a request names its method, such as "tools/call"')}}
+        assert batch["id"] is None and "a batch (a JSON array) is not supported" in batch["error"]["message"]
+        assert brief["id"] == 44 and not brief["result"].get("isError")  # (the blank lines got no answer)
+        server.send(b'{"jsonrpc":"2.0","id":45,"method":"tools/call","params":{"name":"memory_brief",'
+                    b'"arguments":{"maxBytes":"x"}}}\n')
+        assert server.answer()["result"]["isError"]  # (after the handshake, the tool's own error)
+    finally:
+        assert server.close() == 0

@@ -70,3 +70,29 @@ def test_a_line_of_exactly_the_bound_is_read():
 ])
 def test_the_id_of_a_cut_message_is_known_only_when_the_part_read_shows_it(head, ident):
     assert cut_id(head) == ident
+
+
+def _screened(*lines: bytes) -> list:
+    screened = Screened(Raw(b"".join(line + b"\n" for line in lines)))
+    out = []
+    while (text := screened.readline()) != "":
+        out.append(json.loads(text))
+    return out
+
+
+def test_a_batch_an_id_without_a_method_and_blank_lines():
+    """A batch got a bare "Invalid Request"; ``{"jsonrpc":"2.0","id":42}`` was answered with a
+    null id (a client waiting for 42 hung); a blank line got a parse error nobody waits for."""
+    batch, empty, no_method, odd_id, response, ping = _screened(
+        b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', b"[]", b"", b"  \t\r",
+        b'{"jsonrpc":"2.0","id":42}', b'{"jsonrpc":"2.0","id":[1]}',
+        b'{"jsonrpc":"2.0","id":5,"result":{}}', PING)
+    assert batch == empty and (batch["id"], batch["error"]["code"]) == (None, -32600)
+    assert batch["error"]["message"] == ("Invalid Request: a batch (a JSON array) is not supported (MCP no longer "
+                                         "has batches); send each message on a line of its own")
+    assert (no_method["id"], no_method["error"]["code"]) == (42, -32600)
+    assert no_method["error"]["message"] == ('Invalid Request: method is missing; a request names its method, such '
+                                             'as "tools/call"')
+    assert odd_id["id"] is None and odd_id["error"] == no_method["error"]
+    assert response == {"jsonrpc": "2.0", "id": 5, "result": {}}  # (a response, for the SDK)
+    assert ping == json.loads(PING)
