@@ -198,8 +198,18 @@ class _At(dict):
         self.position = position
 
 
+class Brief(dict):
+    """A brief document. ``one_fits``: when it lists no item although it has some, the bound at
+    which the same brief lists at least one (its fixed part, at its largest, and the smallest of
+    the sections' first items: each is listed whole), else None; what an agent that asked for too
+    small a bound is told (git-hn: the MCP tool). Equal to the document (the bound is no part of
+    it)."""
+
+    one_fits = None
+
+
 def _doc(top: dict, taken: list, total: int) -> dict:
-    doc = dict(top)
+    doc = Brief(top)
     doc["truncated"] = len(taken) < total
     doc["omitted"] = total - len(taken)
     for name in SECTIONS:
@@ -368,6 +378,10 @@ def _filled(top: dict, counts: dict[str, int], items: dict, max_bytes: int, rend
     for name in SECTIONS:  # (taken out of order: shown in the section's own order)
         taken[name].sort(key=lambda it: it.position)
     doc = _doc(top, [(n, it) for n in SECTIONS for it in taken[n]], total)
+    if total and not any(taken.values()):  # (with this much more, the fill takes one: see ``Brief``)
+        firsts = [next(candidates(n), None) if counts.get(n) else None for n in SECTIONS]
+        costs = [cost(n, it) for n, it in zip(SECTIONS, firsts) if it is not None]
+        doc.one_fits = max(fixed(0), fixed(total)) + min(costs) if costs else None
     return doc, render(doc)
 
 

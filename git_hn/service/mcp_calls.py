@@ -135,6 +135,8 @@ def _brief(repo, arguments) -> dict:
                            base=doc.get("base"), paths=tuple(doc.get("paths", ())),
                            topics=tuple(doc.get("topics", ())), newer=newer)[0]
 
+    from ..core import canonical
+
     result = bounded(bound)
     count = result.get("excludedUntrusted", 0)
     hidden = {}
@@ -152,26 +154,44 @@ def _brief(repo, arguments) -> dict:
     def hinted(doc: dict) -> dict:
         if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)
             return base
-        left = (f"{doc['omitted']} items did not fit in maxBytes {bound}: a larger maxBytes shows them, or "
-                "memory_recall lists them by kind, path or topic")
+        if listed(doc) or doc.one_fits is None:
+            left = (f"{doc['omitted']} items did not fit in maxBytes {bound}: a larger maxBytes shows them, or "
+                    "memory_recall lists them by kind, path or topic")
+        else:  # (an agent trial: an empty brief, truncated, and no word of the bound it takes)
+            left = f"none of its {doc['omitted']} items fits in maxBytes {bound} (an item is never cut): " \
+                   f"maxBytes {doc.one_fits} shows one"
         return {"hint": f"{base['hint']} {left}" if base else left}
+
+    def fits(doc: dict, hint: dict) -> bool:
+        return len(canonical.compact(doc)) + len(canonical.compact(hint)) - 1 <= bound
 
     hint = hinted(result)
     if not hint:
         return result
-    from ..core import canonical
-
-    room = len(canonical.compact(hint)) - 1
-    if len(canonical.compact(result)) + room <= bound:
+    if fits(result, hint):
         return {**result, **hint}
     try:  # (the hint counts against the bound too: the brief gives way, as it does to any field;
         # its count is the smaller brief's, whose digits may be one more: room for them)
-        smaller = bounded(bound - room - 8)
+        smaller = bounded(bound - (len(canonical.compact(hint)) - 1) - 8)
     except InputError:
-        return result  # (too small a bound for both: the brief alone, as before)
-    hint = hinted(smaller)
-    return {**smaller, **hint} if len(canonical.compact(smaller)) + len(canonical.compact(hint)) - 1 <= bound \
-        else result
+        smaller = None  # (too small a bound for both)
+    if smaller is not None and (listed(smaller) or not listed(result)):
+        hint = hinted(smaller)
+        if fits(smaller, hint):
+            return {**smaller, **hint}
+    if listed(result) or not result["omitted"]:
+        return result  # (the brief alone, as before)
+    # (a brief that lists nothing of what it has, and no room to say so: the bound it takes, as
+    # recall says the one its content takes)
+    raise InputError(f"memory brief lists none of its {result['omitted']} items in maxBytes {bound} (an item is "
+                     f"never cut), and has no room to say so; maxBytes {result.one_fits} lists one")
+
+
+def listed(doc: dict) -> bool:
+    """Whether a brief document lists any item."""
+    from ..core.brief import SECTIONS
+
+    return any(doc[name] for name in SECTIONS)
 
 
 def _hinted(repo, doc: dict, hidden: dict[str, int]) -> dict:

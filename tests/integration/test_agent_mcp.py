@@ -1007,6 +1007,35 @@ def test_the_brief_with_its_hint_stays_within_max_bytes(inited):
             assert doc["hint"].startswith("6 memories hidden"), bound
 
 
+def test_a_brief_too_small_for_any_item_says_the_bound_that_lists_one(inited):
+    """An agent trial: ``memory_brief {"maxBytes":600}`` gave an empty brief, truncated, with no
+    word of the size it takes (recall says the bound its content takes). The hint names the
+    bound that lists one item, exactly as the brief is filled; with no room for the hint either,
+    the call fails saying it."""
+    from git_hn.core import canonical
+
+    for n in range(3):
+        record(inited, content=f"decision number {n} " + "word " * 20)
+    assert hn(inited, "policy", "init").code == 0
+    git(inited, "add", ".hn")
+    git(inited, "commit", "-q", "-m", "policy")
+
+    async def body(client):
+        small = await client.call_tool("memory_brief", {"maxBytes": 600})
+        needed = int(document(small)["hint"].rsplit("maxBytes ", 1)[1].split()[0])
+        return small, needed, [await client.call_tool("memory_brief", {"maxBytes": b})
+                               for b in (needed - 1, needed, 500)]
+
+    small, needed, (below, exact, tiny) = run(inited, body)
+    doc = document(small)
+    assert doc["omitted"] == 3 and not any(doc[k] for k in ("decisions", "handoffs", "observations"))
+    assert doc["hint"] == f"none of its 3 items fits in maxBytes 600 (an item is never cut): maxBytes {needed} shows one"
+    assert len(canonical.compact(doc)) <= 600
+    assert document(below)["decisions"] == [] and len(document(exact)["decisions"]) == 1
+    assert error(tiny) == ("git-hn: memory brief lists none of its 3 items in maxBytes 500 (an item is never cut), "
+                           f"and has no room to say so; maxBytes {needed} lists one")
+
+
 def test_an_attempts_outcome_is_one_the_brief_knows_and_a_cut_json_brief_says_how_to_see_the_rest(inited):
     """An agent trial: ``attemptOutcome: failure`` was signed (no brief lists it as a failed
     attempt) and ``Failed`` was refused without the allowed values; the JSON brief left
@@ -1033,8 +1062,9 @@ def test_an_attempts_outcome_is_one_the_brief_knows_and_a_cut_json_brief_says_ho
     for n, result in bounds:  # (a review: the count was the larger brief's when the hint made it shrink)
         doc = document(result)
         assert len(text(result).encode()) <= n
-        if "hint" in doc:
-            assert f"{doc['omitted']} items did not fit in maxBytes {n}:" in doc["hint"], (n, doc["omitted"], doc["hint"])
+        if "hint" in doc:  # (a brief that lists none says the bound that lists one)
+            assert f"{doc['omitted']} items did not fit in maxBytes {n}:" in doc["hint"] or doc["hint"].startswith(
+                f"none of its {doc['omitted']} items fits in maxBytes {n} "), (n, doc["omitted"], doc["hint"])
     for result in refused:
         assert error(result) == ("git-hn: record input field attemptOutcome must be one of succeeded, failed, "
                                  "partial, abandoned (the brief lists the failed ones)"), text(result)

@@ -277,3 +277,23 @@ def test_a_newer_handoff_elsewhere_is_the_newest_of_its_stream_signed_after_the_
     notes = brief.newer_notes(many)
     assert len(notes) == brief.NEWER_NAMED + 1 and notes[-1].startswith("2 more handoffs are not the latest")
     assert "memory_show with memory e0" in brief.newer_notes(many[:1], mcp=True)[0]
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_a_brief_that_lists_no_item_knows_the_bound_that_lists_one(fmt):
+    """``Brief.one_fits``: with no item listed while there are some, the fixed part at its largest
+    plus the smallest first item of a section; at that bound the same brief lists one, and it is
+    None once one is listed (git-hn: what the MCP tool tells an agent that asked for too little)."""
+    full = {name: [] for name in brief.SECTIONS}
+    full["decisions"] = [entry("decisions", 1, "d" * 300, []), entry("decisions", 2, "d" * 900, [])]
+    full["assumptions"] = [entry("assumptions", 3, "a" * 200, [])]
+    top = brief.head("c" * 40, "sha256:" + "d" * 64, 0)
+    smallest = brief.bounded(top, full, 10_000, fmt)[0]
+    assert smallest["omitted"] == 0 and smallest.one_fits is None
+    empty_size = len(brief.bounded(top, {n: [] for n in brief.SECTIONS}, 10_000, fmt)[1])
+    doc = brief.bounded(top, full, empty_size + 40, fmt)[0]
+    assert doc["omitted"] == 3 and doc.one_fits is not None
+    one = brief.bounded(top, full, doc.one_fits, fmt)[0]
+    assert ([i["id"] for i in one["assumptions"]], one.one_fits) == ([entry("assumptions", 3, "", [])["id"]], None)
+    assert brief.bounded(top, full, doc.one_fits - 1, fmt)[0]["omitted"] == 3
+    assert doc == brief.bounded(top, full, empty_size + 40, fmt)[0]  # (the bound is no part of the document)
