@@ -148,8 +148,7 @@ def _brief(repo, arguments) -> dict:
     if newer:  # (a stream's newer handoff on another branch, as the Markdown brief's header says)
         from ..core.brief import newer_notes
 
-        later = " ".join(newer_notes(newer, mcp=True))
-        base = {"hint": f"{base['hint']} {later}" if base else later}
+        base = {"hint": _sentences(base.get("hint", ""), *newer_notes(newer, mcp=True))}
 
     def hinted(doc: dict) -> dict:
         if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)
@@ -160,7 +159,7 @@ def _brief(repo, arguments) -> dict:
         else:  # (an agent trial: an empty brief, truncated, and no word of the bound it takes)
             left = f"none of its {doc['omitted']} items fits in maxBytes {bound} (an item is never cut): " \
                    f"maxBytes {doc.one_fits} shows one"
-        return {"hint": f"{base['hint']} {left}" if base else left}
+        return {"hint": _sentences(base.get("hint", ""), left)}
 
     def fits(doc: dict, hint: dict) -> bool:
         return len(canonical.compact(doc)) + len(canonical.compact(hint)) - 1 <= bound
@@ -205,8 +204,20 @@ def _hinted(repo, doc: dict, hidden: dict[str, int]) -> dict:
 
     text = trust_hidden(hidden, working_policy(repo) if hidden.get("policy-missing") else "",
                         see="includeUntrusted: true")
-    text = " ".join([*([text] if text else []), *header_notes(repo)])  # (and: nothing imported here yet)
+    text = _sentences(text or "", *header_notes(repo))  # (and: nothing imported here yet)
     return {**doc, "hint": text} if text else doc
+
+
+def _sentences(*texts: str) -> str:
+    """Hints, each worded for a line of its own (as the CLI prints them), as one ``hint``: each a
+    sentence (a capital first, a full stop last), joined with a space. An agent trial: joined
+    bare, "…then git hn sync This clone holds no memory…" ran together."""
+    out = []
+    for text in texts:
+        text = text.strip()
+        if text:
+            out.append(text[:1].upper() + text[1:] + ("" if text[-1] in ".?!" else "."))
+    return " ".join(out)
 
 
 DIGEST_MAX_BYTES = 65_536  # an agent's context is not a month of full handoffs
@@ -261,7 +272,7 @@ def _recall(repo, arguments, start: str = "") -> dict:
     doc = _hinted(repo, doc, hidden)
     extra = "" if doc["matched"] or any(hidden.values()) else _empty_hint(repo, req, hidden, start)
     if extra:  # (what the CLI says on stderr)
-        doc["hint"] = f"{doc['hint']} {extra}" if doc.get("hint") else extra
+        doc["hint"] = _sentences(doc.get("hint", ""), extra)
     return doc
 
 
@@ -408,7 +419,7 @@ def _written(repo, result, absent: list, content: str = "") -> dict:
         doc["contentWarning"] = recall_bound_note(size, "maxContentBytes")
     hidden = memory.hidden_hint(repo, result, see="includeUntrusted: true")
     if hidden:  # (what the CLI says on stderr, in the field the read tools use)
-        doc["hint"] = hidden
+        doc["hint"] = _sentences(hidden)
     return doc
 
 
@@ -452,7 +463,7 @@ def _supersede(repo, arguments, start: str = "") -> dict:
     doc = _written(repo, result, absent, req.record.content)
     branched = lifecycle.branching_hint(target, earlier, result)
     if branched:  # (what the CLI says on stderr)
-        doc["hint"] = f"{branched} {doc['hint']}" if doc.get("hint") else branched
+        doc["hint"] = _sentences(branched, doc.get("hint", ""))
     return doc
 
 

@@ -577,7 +577,7 @@ def test_a_fresh_clones_session_start_brief_says_no_memory_is_imported_yet(tmp_p
                           input="".join(json.dumps(r) + "\n" for r in requests), timeout=60)
     answer = next(json.loads(line) for line in proc.stdout.splitlines() if json.loads(line).get("id") == 2)
     doc = json.loads(answer["result"]["content"][0]["text"])
-    assert doc["hint"].endswith(NOT_IMPORTED), doc
+    assert doc["hint"].endswith(NOT_IMPORTED + "."), doc  # (each hint joined is a sentence)
     assert hn(bob, "memory", "brief", "--include-untrusted").out == md  # (same refs, same bytes: §7.15)
     plain = hn(bob, "memory", "brief", "--include-untrusted", "--max-bytes", "100000").out
     tight = len(plain.encode()) - len(NOT_IMPORTED) - 1  # room for the brief without the line only
@@ -624,7 +624,8 @@ def test_with_a_selection_saved_the_brief_says_only_to_sync_and_nothing_once_syn
         answer = next(json.loads(line) for line in proc.stdout.splitlines() if json.loads(line).get("id") == 2)
         return json.loads(answer["result"]["content"][0]["text"]).get("hint", "")
 
-    assert hint(alice).endswith(NOT_SYNCED)
+    # (an agent trial: joined bare, the trust hint and this line ran together)
+    assert hint(alice).endswith(f"and commit it. {NOT_SYNCED}.")
     sync = hn(alice, "sync")
     assert sync.code == 0 and "published 1 stream" in sync.out, sync
     # (a publication is no import: a review found the pre-push hook's hiding the line while

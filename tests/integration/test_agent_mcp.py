@@ -303,9 +303,9 @@ def test_a_path_given_from_the_servers_directory_is_refused_as_the_cli_refuses_i
 
     *refusals, recall, inherited, top = run(inited / "src", body, "--allow-write")
     assert [error(r) for r in refusals] == [refused] * 3
-    assert document(recall)["hint"] == ("nothing is anchored to pkg/lexer.py; paths are relative to the top of "
+    assert document(recall)["hint"] == ("Nothing is anchored to pkg/lexer.py; paths are relative to the top of "
                                         "the repository, so from the directory the server was started in that is "
-                                        'path "src/pkg/lexer.py"')
+                                        'path "src/pkg/lexer.py".')
     assert document(inherited)["result"]["anchor"]["paths"] == [{"path": "pkg/parser.py", "blob": "absent"}]
     assert document(top)["pathWarnings"] == [f"anchor.paths nowhere.py names nothing at commit {head}; it is "
                                              "recorded as absent (paths are relative to the top of the repository)"]
@@ -891,13 +891,13 @@ def test_an_agent_is_told_what_the_trust_policy_hid(inited):
 
     made, recalled, everything, brief = run(inited, body, "--allow-write")
     assert document(made)["hint"] == (  # (told when it wrote, not first by an empty recall)
-        "memory signed, but recall and the brief leave it out (includeUntrusted: true shows it) until the trust "
+        "Memory signed, but recall and the brief leave it out (includeUntrusted: true shows it) until the trust "
         "policy trusts it: HEAD has no memory trust policy; a maintainer runs git hn policy init (which trusts "
-        f"whoever runs it), then git hn policy trust {actor(inited)} for this actor, and commits .hn/policy.json")
+        f"whoever runs it), then git hn policy trust {actor(inited)} for this actor, and commits .hn/policy.json.")
     doc = document(recalled)
     assert doc["memories"] == [] and doc["hint"] == (
         "1 memory hidden: no memory trust policy at this commit; see it with includeUntrusted: true, or "
-        "create one with git hn policy init and commit it")
+        "create one with git hn policy init and commit it.")
     assert "hint" not in document(everything) and len(document(everything)["memories"]) == 1
     assert document(brief)["excludedUntrusted"] == 1 and document(brief)["hint"].startswith("1 memory hidden")
     markdown = hn(inited, "memory", "brief").out
@@ -935,9 +935,10 @@ def test_supersede_fills_each_part_the_agent_left_out(inited):
 
     lists, paths, mode, moved, retracted, unknown = run(inited, body, "--allow-write")
     # the second and third superseded the handoff again: the CLI's stderr line, as ``hint``
-    assert document(lists)["hint"].startswith("memory signed, but recall and the brief leave it out")
+    assert document(lists)["hint"].startswith("Memory signed, but recall and the brief leave it out")
     said = document(paths)["hint"]  # (and no trust policy here: the write's hint follows)
-    assert said.startswith(f"memory {handoff[7:19]} was already superseded by ")
+    assert said.startswith(f"Memory {handoff[7:19]} was already superseded by ")
+    assert "(git hn memory log --graph shows the lines). Memory signed, but" in said  # (two sentences)
     assert said.endswith(" " + document(lists)["hint"])
     data = hn(inited, "memory", "show", document(lists)["result"]["memoryId"], "--json").json()["projection"]["data"]
     assert data["handoff"] == {"completed": ["parser"], "assumptions": [], "blockers": ["ci green now"],
@@ -1029,7 +1030,7 @@ def test_a_brief_too_small_for_any_item_says_the_bound_that_lists_one(inited):
     small, needed, (below, exact, tiny) = run(inited, body)
     doc = document(small)
     assert doc["omitted"] == 3 and not any(doc[k] for k in ("decisions", "handoffs", "observations"))
-    assert doc["hint"] == f"none of its 3 items fits in maxBytes 600 (an item is never cut): maxBytes {needed} shows one"
+    assert doc["hint"] == f"None of its 3 items fits in maxBytes 600 (an item is never cut): maxBytes {needed} shows one."
     assert len(canonical.compact(doc)) <= 600
     assert document(below)["decisions"] == [] and len(document(exact)["decisions"]) == 1
     assert error(tiny) == ("git-hn: memory brief lists none of its 3 items in maxBytes 500 (an item is never cut), "
@@ -1064,7 +1065,7 @@ def test_an_attempts_outcome_is_one_the_brief_knows_and_a_cut_json_brief_says_ho
         assert len(text(result).encode()) <= n
         if "hint" in doc:  # (a brief that lists none says the bound that lists one)
             assert f"{doc['omitted']} items did not fit in maxBytes {n}:" in doc["hint"] or doc["hint"].startswith(
-                f"none of its {doc['omitted']} items fits in maxBytes {n} "), (n, doc["omitted"], doc["hint"])
+                f"None of its {doc['omitted']} items fits in maxBytes {n} "), (n, doc["omitted"], doc["hint"])
     for result in refused:
         assert error(result) == ("git-hn: record input field attemptOutcome must be one of succeeded, failed, "
                                  "partial, abandoned (the brief lists the failed ones)"), text(result)
@@ -1076,7 +1077,7 @@ def test_an_attempts_outcome_is_one_the_brief_knows_and_a_cut_json_brief_says_ho
     doc = document(cut)
     assert doc["omitted"] > 0 and doc["hint"].endswith(
         f"{doc['omitted']} items did not fit in maxBytes 4096: a larger maxBytes shows them, or memory_recall "
-        "lists them by kind, path or topic")
+        "lists them by kind, path or topic.")
     assert len(text(cut).encode()) <= 4096
     assert "hint" not in document(whole)
 
