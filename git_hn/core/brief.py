@@ -199,11 +199,11 @@ class _At(dict):
 
 
 class Brief(dict):
-    """A brief document. ``one_fits``: when it lists no item although it has some, the bound at
-    which the same brief lists at least one (its fixed part, at its largest, and the smallest of
-    the sections' first items: each is listed whole), else None; what an agent that asked for too
-    small a bound is told (git-hn: the MCP tool). Equal to the document (the bound is no part of
-    it)."""
+    """A brief document. ``one_fits``: when it lists no item although it has some, the smallest
+    bound at which the same brief lists one (its fixed part at its largest, and the smallest item
+    a fill reads: each section's first ``SET_ASIDE`` or so, each listed whole), else None; what an
+    agent that asked for too small a bound is told (git-hn: the MCP tool). Equal to the document
+    (the bound is no part of it)."""
 
     one_fits = None
 
@@ -378,9 +378,8 @@ def _filled(top: dict, counts: dict[str, int], items: dict, max_bytes: int, rend
     for name in SECTIONS:  # (taken out of order: shown in the section's own order)
         taken[name].sort(key=lambda it: it.position)
     doc = _doc(top, [(n, it) for n in SECTIONS for it in taken[n]], total)
-    if total and not any(taken.values()):  # (with this much more, the fill takes one: see ``Brief``)
-        firsts = [next(candidates(n), None) if counts.get(n) else None for n in SECTIONS]
-        costs = [cost(n, it) for n, it in zip(SECTIONS, firsts) if it is not None]
+    if total and not any(taken.values()):  # (the bound at which the fill takes one: see ``Brief``)
+        costs = [cost(n, it) for n in SECTIONS if counts.get(n) for it in candidates(n)]
         doc.one_fits = max(fixed(0), fixed(total)) + min(costs) if costs else None
     return doc, render(doc)
 
