@@ -22,7 +22,7 @@ from ..store import streams
 from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
-from .memory import lint
+from .memory import check_actor, lint
 from .requests import RecordFlags, RecordRequest, check_input_anchor, content_from_flags
 
 
@@ -186,8 +186,7 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
               allow_secret_shaped: bool = False) -> Appended:
     lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
     ident = identmod.load_active(repo)
-    if req.actor is not None and req.actor != ident.actor:
-        raise InputError("record input actor does not match the active identity")
+    check_actor(req.actor, ident)
     if from_input:
         check_input_anchor(repo, req.record)
     draft = Draft("supersede", _stream(ident, req.stream), req.record, target=target)

@@ -337,6 +337,9 @@ def _record_request(repo, args: dict, *, handoff: bool, start: str = "", typed=N
     if at is not None and not isinstance(at, str):
         raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(at)} into field "
                          "request.atCommit of type string")
+    if args.get("content") is None:  # (an agent trial: told the content was invalid, not that it was missing)
+        raise InputError("record input field content is missing; content (the memory itself) is non-blank UTF-8 "
+                         f"text of at most {LIMITS.max_content} bytes")
     defaults = {"version": 0, "topics": [], "evidence": [], "applicability": {"mode": "descendants"}}
     if handoff:
         defaults["kind"] = "handoff"
@@ -359,7 +362,7 @@ def _record_request(repo, args: dict, *, handoff: bool, start: str = "", typed=N
             check_top_relative(repo, anchor["commit"], [p for p, _c in absent if typed is None or p in typed],
                                start)
         args["anchor"] = anchor
-    if handoff:
+    if handoff or args.get("kind") == "handoff":  # (memory_record of a handoff: the lists memory_handoff takes)
         lists = {} if args.get("handoff") is None else args["handoff"]
         if isinstance(lists, dict):
             args["handoff"] = {**lists, **{n: [] for n in HANDOFF_LISTS if lists.get(n) is None}}

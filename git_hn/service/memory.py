@@ -51,8 +51,7 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
         check_flag_outcome(req.record)
     _list_sources_early(repo, req.stream)
     ident = identmod.load_active(repo)
-    if req.actor is not None and req.actor != ident.actor:
-        raise InputError("record input actor does not match the active identity")
+    check_actor(req.actor, ident)
     if from_input:
         check_input_anchor(repo, req.record)
     stream = req.stream or default_stream(ident.actor)
@@ -61,6 +60,15 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
     if not result.replayed:
         index_refresh.after_ref_change(repo)
     return result
+
+
+def check_actor(actor: str | None, ident, where: str = "") -> None:
+    """A request's ``actor`` (``--actor``, ``--input``, an MCP write, an import line ``where``
+    names), when given, is the active identity's: the contract's text, then which actor that is
+    (an agent trial: told only that it did not match, it could not tell which one would)."""
+    if actor is not None and actor != ident.actor:
+        raise InputError(f"{where}record input actor does not match the active identity; the active identity's "
+                         f"actor is {ident.actor}")
 
 
 def _list_sources_early(repo: Repo, stream: str | None) -> None:

@@ -198,7 +198,8 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: record input: invalid JSON: json: cannot unmarshal string into field "
         "request.allowSecretShaped of type bool",
         "git-hn: anchor.commit must be an exact available commit",
-        "git-hn: memory record content is invalid; content is non-blank UTF-8 text of at most 65536 bytes",
+        "git-hn: record input field content is missing; content (the memory itself) is non-blank UTF-8 text of at "
+        "most 65536 bytes",
         "git-hn: record input: invalid JSON: json: cannot unmarshal number into field request.atCommit "
         "of type string",
         "git-hn: revision no-such-branch is not a commit",
@@ -566,6 +567,34 @@ def test_record_needs_only_kind_and_content_with_the_cli_defaults(inited):
     hdata = h["projection"]["data"]
     assert hdata["kind"] == "handoff" and hdata["anchor"]["commit"] == head
     assert hdata["handoff"] == {"completed": [], "assumptions": [], "blockers": [], "nextActions": ["fuzz it"]}
+
+
+def test_memory_record_of_a_handoff_takes_the_lists_memory_handoff_takes(inited):
+    """An agent trial: ``memory_record`` of kind handoff without lists was refused while
+    ``memory_handoff`` filled them with []; content left out was called "invalid"; an actor not
+    the active identity's did not say which actor would be. The record tool fills the lists as
+    the handoff tool does (both sign the same memory), the missing content says it is missing,
+    and the refused actor names the active one."""
+    me = actor(inited)
+
+    async def body(client):
+        return [await client.call_tool("memory_record", {"kind": "handoff", "content": "stopped here",
+                                                         "handoff": {"blockers": ["ci red"]}}),
+                await client.call_tool("memory_handoff", {"content": "stopped here", "handoff": {"blockers": ["ci red"]}}),
+                await client.call_tool("memory_record", {"kind": "handoff", "content": "no lists"}),
+                await client.call_tool("memory_record", {"kind": "decision", "content": None}),
+                await client.call_tool("memory_handoff", {}),
+                await client.call_tool("memory_record", {"kind": "decision", "content": "x", "actor": "0" * 64})]
+
+    recorded, handed, bare, *refused = run(inited, body, "--allow-write")
+    assert document(handed)["result"] == {**document(recorded)["result"], "replayed": True}
+    shown = hn(inited, "memory", "show", document(bare)["result"]["memoryId"], "--json").json()
+    assert shown["projection"]["data"]["handoff"] == {"completed": [], "assumptions": [], "blockers": [],
+                                                      "nextActions": []}
+    missing = ("git-hn: record input field content is missing; content (the memory itself) is non-blank UTF-8 text "
+               "of at most 65536 bytes")
+    assert [error(r) for r in refused] == [missing, missing, "git-hn: record input actor does not match the active "
+                                           f"identity; the active identity's actor is {me}"]
 
 
 def test_anchor_commit_and_at_commit_must_agree(inited):

@@ -211,6 +211,7 @@ def test_handoff_flags_and_input(inited, tmp_path):
 
 def test_revision_and_path_errors(inited):
     base = ["memory", "record", "--kind", "decision", "--applies", "exact", "--content", "x"]
+    actor = (inited / ".git" / "hn" / "active").read_text().strip()
     assert hn(inited, *base, "--at", "nope").err == "git-hn: revision nope is not a commit\n"
     assert hn(inited, *base, "--at", "HEAD:README.md").err == \
         "git-hn: revision HEAD:README.md is not a commit\n"
@@ -224,7 +225,7 @@ def test_revision_and_path_errors(inited):
     assert hn(inited, *base, "--at", "HEAD", "--path", "docs/a.md", "--blob", "x", "--blob", "y").err == \
         "git-hn: --blob must be supplied once per --path\n"
     assert hn(inited, *base, "--at", "HEAD", "--actor", "0" * 64).err == \
-        "git-hn: record input actor does not match the active identity\n"
+        f"git-hn: record input actor does not match the active identity; the active identity's actor is {actor}\n"
 
 
 def test_show_lookup(inited):
