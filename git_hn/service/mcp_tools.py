@@ -17,6 +17,7 @@ after a call is answered as a replay, but the same call after another write appe
 from __future__ import annotations
 
 from ..core.limits import ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, WARNING
+from ..core.projection import LIFECYCLES, TRUSTS
 
 READ_TOOLS = ("memory_recall", "memory_show", "memory_brief", "memory_digest")
 WRITE_TOOLS = ("memory_record", "memory_handoff", "memory_supersede", "memory_retract",
@@ -104,11 +105,19 @@ def _object(properties: dict, required=()) -> dict:
 
 
 SCHEMAS = {
+    # (an agent trial: kind, lifecycle and trust listed no values, and path said nothing of what it takes)
     "memory_recall": _object({
         "version": _VERSION, "atCommit": _AT_READ,
-        "subject": {"type": "string"}, "path": {"type": "string"},
-        "topic": _STRINGS, "kind": _STRINGS, "actor": _STRINGS,
-        "lifecycle": _STRINGS, "trust": _STRINGS,
+        "subject": {"type": "string"},
+        "path": {"type": "string", "description": "a file's path from the top of the repository, compared "
+                                                  "literally (a directory matches nothing)"},
+        "topic": _STRINGS, "actor": {**_STRINGS, "description": "full actor IDs"},
+        "kind": {"type": "array", "items": {"type": "string", "enum": list(KINDS)},
+                 "description": "any of these kinds (default: every kind)"},
+        "lifecycle": {"type": "array", "items": {"type": "string", "enum": [*LIFECYCLES, "all"]},
+                      "description": "any of these lifecycles (default active; all alone: every one)"},
+        "trust": {"type": "array", "items": {"type": "string", "enum": list(TRUSTS)},
+                  "description": "any of these trust classes (default qualified, unless includeUntrusted)"},
         "query": {"type": "string", "description": 'terms (AND), "OR", prefix*, "quoted phrases"'},
         "rank": {"type": "string", "enum": ["default", "relevance"]},
         "maxRecords": {"type": "integer", "minimum": 1},

@@ -1204,6 +1204,29 @@ def test_the_write_tools_schemas_say_what_the_calls_do(inited):
             "envelope"]["target"] == target
 
 
+def test_the_recall_schema_lists_the_values_its_filters_take(inited):
+    """An agent trial: ``kind``, ``lifecycle`` and ``trust`` were bare string arrays and ``path``
+    had no description. Each now lists exactly the values recall accepts (each one is taken, one
+    beside them is refused), and ``path`` says what it takes."""
+    from git_hn.core.limits import KINDS
+
+    async def body(client):
+        tools = {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
+        props = tools["memory_recall"]
+        calls = {(key, value): await client.call_tool("memory_recall", {key: [value]})
+                 for key in ("kind", "lifecycle", "trust") for value in props[key]["items"]["enum"] + ["nope"]}
+        return props, calls
+
+    props, calls = run(inited, body)
+    assert props["kind"]["items"]["enum"] == list(KINDS)
+    assert props["lifecycle"]["items"]["enum"] == ["active", "superseded", "retracted", "branching",
+                                                   "dependency-missing", "all"]
+    assert props["trust"]["items"]["enum"] == ["qualified", "actor-untrusted", "kind-untrusted", "policy-missing"]
+    for (key, value), result in calls.items():
+        assert result.is_error is (value == "nope"), (key, value, text(result))
+    assert "from the top of the repository" in props["path"]["description"]
+
+
 def test_pipelined_calls_run_in_the_order_they_arrived(inited):
     """A trial's case: one stdin batch with a handoff, the same handoff again (a client's retry)
     and a retract ran concurrently, so the retract could land between the two handoffs and the
