@@ -117,6 +117,7 @@ def _show(repo, arguments) -> dict:
 
 
 def _brief(repo, arguments) -> dict:
+    from ..core import canonical
     from ..core.brief import DEFAULT_MAX_BYTES
     from . import brief
 
@@ -135,8 +136,6 @@ def _brief(repo, arguments) -> dict:
                            base=doc.get("base"), paths=tuple(doc.get("paths", ())),
                            topics=tuple(doc.get("topics", ())), newer=newer)[0]
 
-    from ..core import canonical
-
     result = bounded(bound)
     count = result.get("excludedUntrusted", 0)
     hidden = {}
@@ -153,7 +152,7 @@ def _brief(repo, arguments) -> dict:
     def hinted(doc: dict) -> dict:
         if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)
             return base
-        if listed(doc) or doc.one_fits is None:
+        if _listed(doc) or doc.one_fits is None:
             left = (f"{doc['omitted']} items did not fit in maxBytes {bound}: a larger maxBytes shows them, or "
                     "memory_recall lists them by kind, path or topic")
         else:  # (an agent trial: an empty brief, truncated, and no word of the bound it takes)
@@ -174,11 +173,11 @@ def _brief(repo, arguments) -> dict:
         smaller = bounded(bound - (len(canonical.compact(hint)) - 1) - 8)
     except InputError:
         smaller = None  # (too small a bound for both)
-    if smaller is not None and (listed(smaller) or not listed(result)):
+    if smaller is not None and (_listed(smaller) or not _listed(result)):
         hint = hinted(smaller)
         if fits(smaller, hint):
             return {**smaller, **hint}
-    if listed(result) or not result["omitted"]:
+    if _listed(result) or not result["omitted"]:
         return result  # (the brief alone, as before)
     # (a brief that lists nothing of what it has, and no room to say so: the bound it takes, as
     # recall says the one its content takes)
@@ -186,7 +185,7 @@ def _brief(repo, arguments) -> dict:
                      f"never cut), and has no room to say so; maxBytes {result.one_fits} lists one")
 
 
-def listed(doc: dict) -> bool:
+def _listed(doc: dict) -> bool:
     """Whether a brief document lists any item."""
     from ..core.brief import SECTIONS
 

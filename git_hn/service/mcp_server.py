@@ -81,8 +81,8 @@ def call(root: str, name: str, arguments, *, allow_write: bool, prefix: str = ""
     if name in WRITE_TOOLS and not allow_write:
         return True, f"git-hn: tool {name} is not enabled; start git hn mcp --allow-write"
     arguments = {} if arguments is None else arguments
-    return _serve_one(root, lambda repo: canonical.compact(mcp_calls.CALLS[name](repo, arguments, prefix)).decode(
-        "utf-8"))
+    work = mcp_calls.CALLS[name]
+    return _serve_one(root, lambda repo: canonical.compact(work(repo, arguments, prefix)).decode("utf-8"))
 
 
 def read_resource(root: str, uri: str) -> tuple[bool, str]:
