@@ -203,8 +203,8 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         target = _target(repo, query)
         # an edited text is kept, and named by the error, until it is signed (as COMMIT_EDITMSG)
         with EditFile(repo) as edit:
-            flags = lifecycle.inherit(repo, target, flags, edit=edit if values.get("edit") else None)
             notes: list = []
+            flags = lifecycle.inherit(repo, target, flags, edit=edit if values.get("edit") else None, notes=notes)
             req = request_from_flags(repo, flags, notes=notes, typed=list(values.get("path") or []))
             if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
                 from ..service.requests import check_flag_outcome

@@ -29,7 +29,7 @@ from ..store import identity as identmod
 from ..store.append import Draft, Position, append_all, build_envelope, now_timestamp
 from ..store.repo import Repo
 from . import index_refresh
-from .memory import lint
+from .memory import check_cited, lint
 from .requests import encoded_over_recall_bound, read_explicit, request_from_input, tree_entry
 
 
@@ -73,6 +73,7 @@ def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
         if req.actor is not None and req.actor != ident.actor:
             raise InputError(f"import line {number}: record input actor does not match the active identity")
     check_anchors(repo, [(n, req.record) for n, req in numbered])
+    check_cited(repo, [req.record for _n, req in numbered], lambda i: f"import line {numbered[i][0]}: ")
     target = _target_stream(stream, numbered) or default_stream(ident.actor)
     drafts = [(n, Draft("record", target, req.record)) for n, req in numbered]
     # the replay key of each draft: its envelope at any position and time (those are not compared)

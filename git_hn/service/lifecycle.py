@@ -22,7 +22,7 @@ from ..store import streams
 from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
-from .memory import lint
+from .memory import check_cited, lint
 from .requests import RecordFlags, RecordRequest, check_input_anchor, content_from_flags
 
 
@@ -141,13 +141,16 @@ def supersede_target(repo: Repo, target: str):
 _HANDOFF_FLAGS = ("completed", "assumption", "blocker", "next_action")
 
 
-def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None) -> RecordFlags:
+def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, notes: list | None = None) -> RecordFlags:
     """The record flags of ``supersede TARGET``: every field the caller did not give is the
     target's (kind, anchor commit, applicability, subject, topics, paths, evidence, and the
     attempt outcome and handoff lists while the kind stays the same). Inherited paths are resolved
     again at the new anchor commit. New content is required: from the flags, or from the editor
     (``edit``, an ``editor.EditFile``), which starts from the target's content. The target checks
-    run first, so no one edits text that cannot be signed."""
+    run first, so no one edits text that cannot be signed. Inherited ``memory:`` evidence that no
+    verified stream here holds (signed by another implementation, which checks nothing) is left
+    out, said in ``notes`` as ``(path, text)`` warnings: carried over, ``record`` refuses it, and
+    the flags could not take it out."""
     given = content_from_flags(flags)
     if edit is not None and given is not None:
         raise InputError("--edit cannot be combined with --content, --content-file or positional content")
@@ -164,7 +167,13 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None) -> Record
         out.subject = rec.anchor.subject or rec.applicability.subject or None
     out.topic = out.topic or list(rec.topics)
     out.path = out.path or [p.path for p in rec.anchor.paths]
-    out.evidence = out.evidence or list(rec.evidence or ())
+    if not out.evidence:
+        from .memory import not_carried, unheld_memories
+
+        left = unheld_memories(repo, rec.evidence or ())
+        out.evidence = [e for e in rec.evidence or () if e not in left]
+        if left and notes is not None:
+            notes.append(("", not_carried(left)))
     if out.kind == rec.kind:
         if out.outcome is None:
             out.outcome = rec.attempt_outcome or None
@@ -190,6 +199,7 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
         raise InputError("record input actor does not match the active identity")
     if from_input:
         check_input_anchor(repo, req.record)
+    check_cited(repo, [req.record])
     draft = Draft("supersede", _stream(ident, req.stream), req.record, target=target)
     return _append(repo, ident, draft, "supersede", target)
 

@@ -376,12 +376,17 @@ def _outcome(args: dict) -> None:
 
 
 def _supersede(repo, arguments) -> dict:
-    from . import lifecycle
+    from . import lifecycle, memory
 
     args = dict(_object(arguments, "supersede input: "))
     target = _target(repo, args.pop("memory", None), "supersede")
     given = args.get("attemptOutcome") is not None or args.get("kind") is not None
+    inherits_evidence = args.get("evidence") is None
     args = _inherited(repo, target, args)
+    left = memory.unheld_memories(repo, args["evidence"]) if inherits_evidence and isinstance(
+        args.get("evidence"), list) else []
+    if left:  # (as ``lifecycle.inherit`` leaves them out)
+        args["evidence"] = [e for e in args["evidence"] if e not in left]
     if given:  # (an outcome kept from the target is the target's, as the CLI keeps it unchecked)
         _outcome(args)
     req, allow, absent = _record_request(repo, args, handoff=False)
@@ -389,6 +394,8 @@ def _supersede(repo, arguments) -> dict:
     result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow)
     doc = _written(repo, result, absent, req.record.content)
     branched = lifecycle.branching_hint(target, earlier, result)
+    if left:
+        branched = f"{branched} {memory.not_carried(left)}." if branched else f"{memory.not_carried(left)}."
     if branched:  # (what the CLI says on stderr)
         doc["hint"] = f"{branched} {doc['hint']}" if doc.get("hint") else branched
     return doc

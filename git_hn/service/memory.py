@@ -55,12 +55,56 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
         raise InputError("record input actor does not match the active identity")
     if from_input:
         check_input_anchor(repo, req.record)
+    check_cited(repo, [req.record])
     stream = req.stream or default_stream(ident.actor)
     draft = Draft("record", stream, req.record)
     result = append(repo, ident, draft, replay=replay_head(ident, draft))
     if not result.replayed:
         index_refresh.after_ref_change(repo)
     return result
+
+
+def check_cited(repo: Repo, records, line=lambda _i: "") -> None:
+    """Refuse, before anything is signed, ``memory:`` evidence naming no memory this clone has
+    verified (local or accepted streams): §9.9 makes it a blocking ``evidence-memory`` dependency,
+    so every clone importing the stream would stop at that memory, and at every later one of the
+    append-only stream, for good (an agent trial: a mistyped ID, signed without a word, held a
+    stream's handoffs from every other clone). One state query for all of ``records``; ``line(i)``
+    prefixes the error for the ``i``-th (``memory import``'s line number)."""
+    cited = [(i, e) for i, rec in enumerate(records) for e in (rec.evidence or ())]
+    unheld = set(unheld_memories(repo, [e for _i, e in cited]))
+    for i, typed in cited:
+        if typed not in unheld:
+            continue
+        mid = typed[len("memory:"):]
+        from ..store.reanchor import renamed_to
+
+        new = renamed_to(repo, mid)
+        way = (f"cite memory:{new}, the ID it was signed again as when its commit was rewritten" if new else
+               "git hn sync the remote that holds it first, or leave it out")
+        raise InputError(f"{line(i)}memory record evidence {typed} names a memory not found in verified local or "
+                         "accepted streams; nothing was recorded (every clone importing this stream would stop "
+                         f"at it for good): {way}")
+
+
+def unheld_memories(repo: Repo, evidence) -> list[str]:
+    """The ``memory:`` items of ``evidence`` that no verified local or accepted stream holds, in
+    order: one state query (none when there is no such item)."""
+    cited = [e for e in evidence if e.startswith("memory:")]
+    if not cited:
+        return []
+    from ..store import stateview, streams
+
+    ids = sorted({e[len("memory:"):] for e in cited})
+    known = stateview.serve(repo, lambda view: set(view.info(ids)),
+                            lambda: set(streams.collect(repo).by_id()) & set(ids))
+    return [e for e in cited if e[len("memory:"):] not in known]
+
+
+def not_carried(left: list[str]) -> str:
+    """What a supersession says of the target's evidence it did not inherit (``unheld_memories``)."""
+    return (f"evidence {', '.join(left)} of the superseded memory was not carried over: no verified memory here "
+            "has that ID, and a clone importing the new memory would stop at it for good")
 
 
 def _list_sources_early(repo: Repo, stream: str | None) -> None:
