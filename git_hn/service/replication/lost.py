@@ -29,6 +29,7 @@ from ...errors import HnError
 from ...store.repo import Repo
 
 KEPT = 256  # commits remembered per remote (the oldest go first)
+LOCK_WAIT = 5.0  # seconds a change waits for a record's lock (``locked``)
 
 
 def _path(repo: Repo, remote: str) -> str:
@@ -72,7 +73,8 @@ def _read(repo: Repo, remote: str) -> tuple[dict[str, str], str | None]:
     return out, key
 
 
-def _write(repo: Repo, remote: str, lost: dict[str, str], key: str | None = None) -> None:
+def _write(repo: Repo, remote: str, lost: dict[str, str], key: str | None = None, strict: bool = False) -> None:
+    """Best effort, unless ``strict`` (a change by hand, ``forget``): then a failure raises."""
     from ...store import private
 
     path = _path(repo, remote)
@@ -86,8 +88,28 @@ def _write(repo: Repo, remote: str, lost: dict[str, str], key: str | None = None
         kept = list(lost.items())[-KEPT:]
         private.write_private(repo.hn_dir, path, (f"url {key}\n" + "".join(f"{c} {m}\n" for c, m in kept)
                                                   ).encode("ascii"), derived=True)
-    except (HnError, OSError):
-        pass
+    except (HnError, OSError) as exc:
+        if strict:
+            raise unwritable(path, exc) from None
+
+
+def unwritable(path: str, exc: Exception) -> HnError:
+    """The error of a record that a change by hand could not write (``strict``)."""
+    from ...errors import LocalStateError
+
+    return exc if isinstance(exc, HnError) else LocalStateError(
+        f"cannot change {path}: {exc.strerror or type(exc).__name__}")
+
+
+def recorded(repo: Repo, remote: str) -> tuple[dict[str, str], str | None]:
+    """(commit -> first memory, the URL digest; None: another URL's record, which counts for
+    nothing), for a change by hand (``forget``), which holds ``locked`` around it and ``replace``."""
+    return _read(repo, remote)
+
+
+def replace(repo: Repo, remote: str, lost: dict[str, str], key: str | None) -> None:
+    """Write ``lost`` as the record (none: the record goes), or raise (``forget``)."""
+    _write(repo, remote, lost, key, strict=True)
 
 
 def held(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -133,19 +155,22 @@ def held(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> list[tuple[str
 
 
 @contextmanager
-def locked(repo: Repo, remote: str, name: str = "lost"):
+def locked(repo: Repo, remote: str, name: str = "lost", strict: bool = False):
     """The record's own lock (``hn/locks/<name>-<remote digest>.lock``), around each of its
     read-modify-writes: an audit's two pushes remembering 100 commits each left 166 of them.
     Short (no Git process runs under it); best effort as the record is: after a few seconds,
-    or when the lock cannot be opened, the change is made without it."""
+    or when the lock cannot be opened, the change is made without it. ``strict`` (a change by
+    hand, ``forget``): then that is an error, and nothing is changed."""
     from ...store.lock import remote_lock_path, stream_lock
 
+    busy = f"the {name} anchor record of {remote} is being changed by another git-hn; retry"
     with ExitStack() as stack:
         try:
             stack.enter_context(stream_lock(repo.hn_dir, remote_lock_path(repo.hn_dir, remote, name), remote,
-                                            timeout=5.0))
-        except (HnError, OSError):
-            pass
+                                            timeout=LOCK_WAIT, busy=busy))
+        except (HnError, OSError) as exc:
+            if strict:
+                raise unwritable(remote_lock_path(repo.hn_dir, remote, name), exc) from None
         yield
 
 
