@@ -40,7 +40,8 @@ _git_hn_words() {
         "policy show") words="--json --no-color" ;;
         "policy trust") words="--kind" ;;
         "policy untrust") words="--kind" ;;
-        "replication") words="select show" ;;
+        "replication") words="select show forget-anchors" ;;
+        "replication forget-anchors") words="--dry-run --json" ;;
         "replication select") words="--actor --proposal --memory --all --max-events --max-objects --max-object-bytes --max-attachment-bytes --max-total-bytes --max-streams" ;;
         "replication show") words="" ;;
         "setup") words="--remove --print" ;;

@@ -19,7 +19,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..core import hints
 from ..errors import UsageError
-from . import commands, export_cmd, fast, log_cmd, options, reanchor_cmd, trust, view_cmd
+from . import commands, export_cmd, fast, forget_cmd, log_cmd, options, reanchor_cmd, trust, view_cmd
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -107,6 +107,7 @@ USAGE = {
     "git hn replication": "usage: git hn replication <select|show> [REMOTE]",
     "git hn replication select": commands.SELECT_USAGE,
     "git hn replication show": "usage: git hn replication show [REMOTE]",
+    "git hn replication forget-anchors": forget_cmd.FORGET_USAGE,
     "git hn sync": commands.SYNC_USAGE,
     "git hn hooks": "usage: git hn hooks install|uninstall|status [--global]",
     "git hn hooks install": "usage: git hn hooks install|uninstall|status [--global]",
@@ -222,6 +223,24 @@ def replication_show(remote: Optional[List[str]] = typer.Argument(None, metavar=
                                                                   help="remote (default origin)")) -> int:
     """Show the saved replication selection for REMOTE (default origin)."""
     return commands.show_selection_command(remote or [])
+
+
+@replication_app.command("forget-anchors", **CMD)
+def replication_forget_anchors(
+        words: Optional[List[str]] = typer.Argument(None, metavar="REMOTE [COMMIT]...", show_default=False,
+                                                    help="the remote, then the commits to forget (full or "
+                                                         "abbreviated IDs, as the reminder names them; none: "
+                                                         "every one remembered for REMOTE)"),
+        dry_run: bool = typer.Option(False, "--dry-run", help="say what would be forgotten; change nothing"),
+        json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+    """Stop reminding of anchors a push or the server took off REMOTE: forget them here.
+
+    Pushes to REMOTE and syncs with it remind of each anchor commit of a memory that a push took
+    off REMOTE, or that a branch deleted or squash-merged there did, until a branch of REMOTE holds
+    it again. When a memory does not need its anchor back, this forgets the commit (or, with no
+    COMMIT, every one remembered for REMOTE): nothing is pushed and no memory changes, so whoever
+    imports its stream from REMOTE still stops at that commit."""
+    return forget_cmd.forget_anchors_command(words or [], dry_run, json)
 
 
 @app.command("sync", **CMD)

@@ -40,6 +40,7 @@ git hn memory show MEMORY [--json]
 git hn memory recall [filters] [bounds] [--json]
 git hn memory index rebuild|verify
 git hn replication select|show [REMOTE] ...
+git hn replication forget-anchors REMOTE [COMMIT]... [--dry-run] [--json]
 git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]
 git hn hooks install|uninstall|status [--global]
 git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
@@ -68,7 +69,7 @@ GROUPS = {
                'unknown memory command "{}"'),
     "policy": ({"show", "init", "trust", "untrust"}, "usage: git hn policy show [REV] [--json]",
                'unknown policy command "{}"'),
-    "replication": ({"select", "show"}, "usage: git hn replication <select|show> [REMOTE]",
+    "replication": ({"select", "show", "forget-anchors"}, "usage: git hn replication <select|show> [REMOTE]",
                     'unknown replication command "{}"'),
     "hooks": ({"install", "uninstall", "status"}, "usage: git hn hooks install|uninstall|status [--global]",
               'unknown hooks command "{}"'),
@@ -405,7 +406,7 @@ CONTRACT_USAGES = tuple(f"usage: git hn {c}" for c in (
     "init", "identity <", "identity show", "identity list", "identity public", "memory <", "memory record",
     "memory handoff", "memory supersede", "memory retract", "memory challenge", "memory <retract",
     "memory show", "memory recall", "memory brief", "memory digest", "memory index", "policy show",
-    "replication", "sync", "hooks", "mcp", "demo"))
+    "replication <", "replication select", "replication show", "sync", "hooks", "mcp", "demo"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -327,7 +327,8 @@ def tips(repo: Repo, lost: dict[str, str]) -> tuple[list[str], list[str]]:
 def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absent: list[str] = ()) -> str:
     """The reminder, in one line; its command pushes ``tips`` (``tips()``: they contain every
     commit of ``lost`` this clone has; the first commit when none is given: for a clone that has
-    it), and ``absent`` (commits this clone does not have) are named apart."""
+    it), and ``absent`` (commits this clone does not have) are named apart; then how to end it by
+    hand (``forget``)."""
     commit, memory = next(iter(lost.items()))
     n = len(lost)
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (tips or [commit]))
@@ -342,4 +343,10 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
 
         text += (f"; {counted(len(absent), 'of them is', 'of them are')} not in this clone (first: {absent[0]}): "
                  "a clone that has it pushes it alike")
-    return text
+    # (pushing the commit back was the only way to end it, even for a memory its author decided
+    # need not be importable from there: ``forget``)
+    if n == 1:
+        return f"{text}; if the memory needs it no more, git hn replication forget-anchors {remote} {commit[:12]} " \
+               "ends this reminder"
+    return (f"{text}; for a memory that needs its anchor no more, git hn replication forget-anchors {remote} "
+            "COMMIT... ends the reminder (with no COMMIT, for all of them)")
