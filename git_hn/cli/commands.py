@@ -450,32 +450,10 @@ def show_selection_command(positional: list[str]) -> int:
 def parse_sync_args(args: list[str]) -> tuple[str, bool, bool, bool]:
     """§9.3: at most one REMOTE, one --recover-shallow and one --json; nothing else but git-hn's
     --rebase. (remote, recover, as_json, rebase)."""
-    remote, recover, as_json, rebase = None, False, False, False
-    rest = list(args)
-    dashdash = False
-    for arg in rest:
-        if not dashdash and arg == "--":
-            dashdash = True
-            continue
-        if not dashdash and arg == "--recover-shallow" and not recover:
-            recover = True
-        elif not dashdash and arg == "--json" and not as_json:
-            as_json = True
-        elif not dashdash and arg == "--rebase" and not rebase:
-            rebase = True
-        elif (dashdash or not arg.startswith("-")) and remote is None:
-            remote = arg
-        elif not dashdash and arg.startswith("--") and arg not in SYNC_OPTIONS:
-            from ..core import hints
+    from .options import switches
 
-            raise UsageError(f"{SYNC_USAGE}; {hints.unknown_option(arg.partition('=')[0], SYNC_OPTIONS)}")
-        elif dashdash or not arg.startswith("-"):
-            from .options import stray
-
-            raise stray(SYNC_USAGE, [arg])
-        else:
-            raise UsageError(SYNC_USAGE)
-    return remote or "origin", recover, as_json, rebase
+    seen, words = switches(args, SYNC_OPTIONS, SYNC_USAGE, operands=1)
+    return (words or ["origin"])[0], "--recover-shallow" in seen, "--json" in seen, "--rebase" in seen
 
 
 SYNC_OPTIONS = ("--json", "--recover-shallow", "--rebase")
@@ -659,23 +637,25 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
 
 def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
     """``git hn mcp``: at most one ``--allow-write`` and one ``--repo PATH``; nothing else."""
-    allow_write, repo = False, None
-    rest = iter(args)
-    for arg in rest:
-        if arg == "--allow-write" and not allow_write:
-            allow_write = True
-        elif arg == "--repo" and repo is None:
-            repo = next(rest, None)
-            if not repo:
-                raise UsageError(MCP_USAGE)
-        elif arg.startswith("--repo=") and len(arg) > 7 and repo is None:
-            repo = arg[7:]
-        elif not arg.startswith("-"):
-            from .options import stray
+    from .options import bad_option, stray
 
-            raise stray(MCP_USAGE, [arg])
+    allow_write, repo, words, rest = False, None, [], iter(args)
+    for arg in rest:
+        if arg == "--":
+            words += rest
+        elif arg.partition("=")[0] == "--repo":
+            value = arg[len("--repo="):] if "=" in arg else next(rest, None)
+            if repo is not None or not value:
+                raise UsageError(f"{MCP_USAGE}; --repo {'was given twice' if repo else 'needs a value PATH'}")
+            repo = value
+        elif arg == "--allow-write" and not allow_write:
+            allow_write = True
+        elif arg.startswith("-"):
+            raise bad_option(MCP_USAGE, arg, ("--allow-write",), ("--repo",))
         else:
-            raise UsageError(MCP_USAGE)
+            words.append(arg)
+    if words:
+        raise stray(MCP_USAGE, words)
     return allow_write, repo
 
 

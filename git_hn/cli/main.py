@@ -294,7 +294,9 @@ def dispatch(argv: list[str]) -> int:
             sys.stdout.write("usage: git hn version [--json]\n")
             return 0
         if rest not in ([], ["--json"]):
-            raise UsageError("usage: git hn version [--json]")
+            from .options import switches
+
+            switches(rest, ("--json",), "usage: git hn version [--json]")
         sys.stdout.write(f'{{"version":"{VERSION}","protocol":"hn-memory/0"}}\n' if rest else
                          f"git-hn {VERSION}\n")
         return 0

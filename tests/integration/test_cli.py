@@ -27,7 +27,8 @@ def test_help_and_version(tmp_path):
     assert hn(tmp_path, "version", "--json").json() == {"version": VERSION, "protocol": "hn-memory/0"}
     assert hn(tmp_path, "version", "-h").out == "usage: git hn version [--json]\n"
     r = hn(tmp_path, "version", "--jsn")
-    assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn version [--json]\n")
+    assert (r.code, r.out, r.err) == (1, "", "git-hn: unknown option --jsn; did you mean --json?; usage: git hn "
+                                             "version [--json]\n")
 
 
 def test_plugin_is_found_by_git(repo):

@@ -172,11 +172,11 @@ def test_sync_argument_and_remote_errors(world):
     usage = "git-hn: usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]\n"
     assert hn(alice, "sync", "a", "b").err == usage[:-1] + '; unexpected argument "b"\n'
     for args in (["--json", "--json"], ["--rebase", "--rebase"]):
-        assert hn(alice, "sync", *args).err == usage, args
+        assert hn(alice, "sync", *args).err == f"{usage[:-1]}; {args[0]} was given twice\n", args
     assert hn(alice, "sync", "--force").err == usage[:-1] + "; unknown option --force\n"
     assert hn(alice, "sync", "nope").err == ('git-hn: remote "nope" does not exist (the remotes here: origin); '
                                              'add it with git remote add nope URL\n')
-    assert hn(alice, "sync", "-bad").err == usage
+    assert hn(alice, "sync", "-bad").err == usage[:-1] + "; unknown option -bad\n"
     assert hn(alice, "sync", "--", "..x").err == ('git-hn: invalid remote name "..x"; a remote git-hn replicates '
                                                   "with is named by letters, digits and _ (then also . and -; no "
                                                   ".., no final ., at most 128): git remote rename OLD NEW\n")
