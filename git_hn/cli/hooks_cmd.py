@@ -39,7 +39,9 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
     from ..store.repo import open_repo
 
     if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
-        raise UsageError("usage: git hn hooks install|uninstall|status [--global]")
+        # (what the installed wrappers run: a person who typed it gets the commands they meant)
+        raise UsageError("usage: git hn hooks install|uninstall|status [--global]; git hn hooks run is what the "
+                         f"installed hooks run, with the hook's name ({', '.join(hooks.HOOKS)})")
     repo = open_repo()
     if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
         return hook_runs.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")

@@ -349,7 +349,8 @@ def dispatch(argv: list[str]) -> int:
             if cmd not in GROUP_HELP:
                 listed = usage.split(" ", 4)[-1]  # the contract's usage names only some of them
                 more = sorted(s for s in subs if s not in listed)
-                raise UsageError(f"{usage}; git hn {cmd} -h also lists {', '.join(more)}" if more else usage)
+                raise UsageError(f"{usage}; missing the {cmd} command" +
+                                 (f" (git hn {cmd} -h also lists {', '.join(more)})" if more else ""))
             from .app import run_app
 
             return run_app([cmd, "--help"])
@@ -361,7 +362,7 @@ def dispatch(argv: list[str]) -> int:
             raise HnError(append(unknown.format(quoted(sub)),
                                  did_you_mean(sub, sorted(subs)) or f"git hn {cmd} -h lists them"))
         if cmd == "memory" and sub == "index" and (len(argv) == 2 or argv[2] not in ("rebuild", "verify", *HELP)):
-            raise UsageError("usage: git hn memory index rebuild|verify")
+            raise UsageError(_index_usage(argv[2:]))
         if cmd == "memory" and sub in ("record", "handoff", "recall", *FAST_MEMORY) \
                 and not _wants_help(argv[2:]):
             _start_git_early(listing=sub not in ("record", "handoff"))
@@ -380,6 +381,21 @@ def dispatch(argv: list[str]) -> int:
     from .app import run_app
 
     return run_app(argv)
+
+
+def _index_usage(words: list[str]) -> str:
+    """``git hn memory index`` without ``rebuild`` or ``verify``: its usage, and what it was given."""
+    from ..core import hints
+    from ..core.gostr import quoted
+    from .options import every_option
+
+    usage = "usage: git hn memory index rebuild|verify"
+    if not words:
+        return f"{usage}; missing the index command"
+    if words[0].startswith("-"):
+        return f"{usage}; {hints.unknown_option(words[0].partition('=')[0], (), every_option())}"
+    return hints.append(f'{usage}; unknown index command "{quoted(words[0])}"',
+                        hints.did_you_mean(words[0], ("rebuild", "verify")))
 
 
 def _dispatch_and_close(args: list[str]) -> int:

@@ -61,8 +61,10 @@ def test_command_help_lists_options(repo):
 
 @pytest.mark.parametrize("args,message", [
     (["frobnicate"], "unknown command \"frobnicate\"; run 'git hn help'"),
-    (["identity"], "usage: git hn identity <show|list|public>; git hn identity -h also lists export, import, use"),
-    (["policy"], "usage: git hn policy show [REV] [--json]; git hn policy -h also lists init, trust, untrust"),
+    (["identity"], "usage: git hn identity <show|list|public>; missing the identity command (git hn identity -h "
+                   "also lists export, import, use)"),
+    (["policy"], "usage: git hn policy show [REV] [--json]; missing the policy command (git hn policy -h also lists "
+                 "init, trust, untrust)"),
     (["memory", "frob"], 'unknown memory command "frob"; git hn memory -h lists them'),
     (["memory", "show", "--bogus"], "usage: git hn memory show MEMORY [--json]; unknown option --bogus"),
     (["memory", "show", "a", "b"], 'usage: git hn memory show MEMORY [--json]; unexpected argument "b"'),

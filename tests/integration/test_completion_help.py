@@ -178,8 +178,8 @@ def test_bare_memory_prints_the_groups_help(tmp_path, repo):
             assert entry is not None, name
             assert entry.group(1).split() == first, name
     r = hn(repo, "identity")  # the other bare groups keep their usage line (CONTRACT §10.1)
-    assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn identity <show|list|public>; git hn identity -h "
-                                            "also lists export, import, use\n")
+    assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn identity <show|list|public>; missing the identity "
+                                            "command (git hn identity -h also lists export, import, use)\n")
 
 
 def test_handoff_synopsis_shows_its_flag_form():

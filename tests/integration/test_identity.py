@@ -95,7 +95,8 @@ def test_identity_show_public_list(inited):
 
 
 def test_identity_usage_and_unknown(inited):
-    assert hn(inited, "identity").err == "git-hn: usage: git hn identity <show|list|public>; git hn identity -h also lists export, import, use\n"
+    assert hn(inited, "identity").err == ("git-hn: usage: git hn identity <show|list|public>; missing the identity "
+                                          "command (git hn identity -h also lists export, import, use)\n")
     assert hn(inited, "identity", "rotate").err == \
         'git-hn: unknown identity command "rotate"; git hn identity -h lists them\n'
     assert hn(inited, "identity", "show", "x").err == 'git-hn: usage: git hn identity show; unexpected argument "x"\n'

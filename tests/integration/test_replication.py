@@ -161,8 +161,8 @@ def test_selection_commands_and_validation(world):
         r = hn(alice, "replication", "select", *args)
         assert r.err == f"git-hn: {message}\n", args
     assert saved.read_bytes() == before
-    assert hn(alice, "replication").err == ("git-hn: usage: git hn replication <select|show> [REMOTE]; "
-                                            "git hn replication -h also lists forget-anchors\n")
+    assert hn(alice, "replication").err == ("git-hn: usage: git hn replication <select|show> [REMOTE]; missing the "
+                                            "replication command (git hn replication -h also lists forget-anchors)\n")
     assert hn(alice, "replication", "drop").err == \
         'git-hn: unknown replication command "drop"; git hn replication -h lists them\n'
 

@@ -1,7 +1,8 @@
 """Every usage error says why (CONTRACT §0.5, §10.1; ``hints.reason_first``): the commands
-parsed by hand (``sync``, ``mcp``, ``version``) printed their usage line alone for an unknown
-option, a switch given a value or twice, a missing value or a stray operand. The contract's
-usage texts stay first with the reason after them; git-hn's own say the reason first."""
+parsed by hand (``sync``, ``mcp``, ``version``, the bare groups, ``memory index``, the hooks'
+own ``hooks run``) printed their usage line alone for an unknown option, a switch given a value
+or twice, a missing value, subcommand or hook, or a stray operand. The contract's usage texts
+stay first with the reason after them; git-hn's own say the reason first."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from helpers import hn, refs_snapshot
 
 SYNC = "usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]"
 MCP = "usage: git hn mcp [--allow-write] [--repo PATH]"
+HOOKS = "usage: git hn hooks install|uninstall|status [--global]"
+INDEX = "usage: git hn memory index rebuild|verify"
 
 
 @pytest.mark.parametrize("args,message", [
@@ -24,6 +27,14 @@ MCP = "usage: git hn mcp [--allow-write] [--repo PATH]"
     (["mcp", "--repo"], f"{MCP}; --repo needs a value PATH"),
     (["mcp", "--", "extra"], f'{MCP}; unexpected argument "extra"'),
     (["mcp", "a", "b"], f'{MCP}; unexpected argument "a" and 1 more'),
+    (["hooks"], f"{HOOKS}; missing the hooks command"),
+    (["hooks", "run"], f"{HOOKS}; git hn hooks run is what the installed hooks run, with the hook's name (pre-push, "
+                       "reference-transaction, post-rewrite)"),
+    (["hooks", "run", "pre-pusj"], f"{HOOKS}; git hn hooks run is what the installed hooks run, with the hook's name "
+                                   "(pre-push, reference-transaction, post-rewrite)"),
+    (["memory", "index"], f"{INDEX}; missing the index command"),
+    (["memory", "index", "rebuid"], f'{INDEX}; unknown index command "rebuid"; did you mean rebuild?'),
+    (["memory", "index", "--json"], f"{INDEX}; unknown option --json for this command (other git hn commands take it)"),
     # git-hn's own usage texts: the reason first
     (["version", "extra"], 'unexpected argument "extra"; usage: git hn version [--json]'),
     (["version", "--json", "--json"], "--json was given twice; usage: git hn version [--json]"),
