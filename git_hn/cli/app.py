@@ -128,6 +128,7 @@ USAGE = {
     "git hn policy untrust": trust.UNTRUST_USAGE,
     "git hn identity export": trust.EXPORT_USAGE,
     "git hn identity import": trust.IMPORT_USAGE,
+    "git hn identity use": trust.USE_USAGE,
     "git hn demo": "usage: git hn demo",
     "git hn setup": "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]",
 }

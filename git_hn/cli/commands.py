@@ -383,7 +383,9 @@ def select_command(values: dict, positional: list[str]) -> int:
     from ..store.repo import open_repo
 
     if len(positional) > 1:
-        raise UsageError(SELECT_USAGE)
+        from .options import stray
+
+        raise stray(SELECT_USAGE, positional[1:])
     remote = positional[0] if positional else "origin"
     if not is_remote_name(remote):
         from ..core.remotes import REMOTE_NAME_RULE
@@ -436,7 +438,9 @@ def show_selection_command(positional: list[str]) -> int:
     from ..store.repo import open_repo
 
     if len(positional) > 1:
-        raise UsageError("usage: git hn replication show [REMOTE]")
+        from .options import stray
+
+        raise stray("usage: git hn replication show [REMOTE]", positional[1:])
     remote = positional[0] if positional else "origin"
     if not is_remote_name(remote):
         from ..core.remotes import REMOTE_NAME_RULE

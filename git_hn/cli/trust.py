@@ -43,9 +43,12 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
 
     usage = TRUST_USAGE if trust else UNTRUST_USAGE
     if len(positional) > 1:
-        raise UsageError(usage)
+        from .options import stray
+
+        raise stray(usage, positional[1:])
     if not positional and not kinds:  # both are optional, one is needed
-        raise UsageError(f"{usage}; give an ACTOR, a --kind, or both" if trust else usage)
+        raise UsageError(f"{usage}; give an ACTOR, a --kind, or both" if trust else f"{usage}; give an ACTOR or a "
+                         "--kind")
     if not trust and positional and kinds:
         # the format has no per-actor kinds: "untrust ACTOR --kind K" cannot mean "only K of
         # ACTOR", and removing both would remove more than the user may have meant
@@ -138,7 +141,9 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
     from ..store.repo import open_repo
 
     if len(positional) != 1:
-        raise UsageError(IMPORT_USAGE)
+        from .options import stray
+
+        raise stray(IMPORT_USAGE, positional[1:]) if positional else UsageError(f"{IMPORT_USAGE}; missing FILE")
     ident, record, new, active = identity_transfer.import_file(open_repo(), positional[0], activate)
     who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
     lines = [f"Imported identity {who} into {record}" if new
@@ -155,7 +160,10 @@ def identity_use_command(positional: list[str]) -> int:
     from ..store.repo import open_repo
 
     if len(positional) != 1:
-        raise UsageError(USE_USAGE)
+        from .options import stray
+
+        raise stray(USE_USAGE, positional[1:]) if positional else UsageError(
+            f"{USE_USAGE}; missing ACTOR (git hn identity list shows them)")
     repo = open_repo()
     ident, already = identity_transfer.use(repo, positional[0])
     who = f"{one_line(ident.name)} ({short_id(ident.actor)})"

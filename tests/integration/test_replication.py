@@ -154,7 +154,7 @@ def test_selection_commands_and_validation(world):
                                 "letters, digits and _ (then also . and -; no .., no final ., at most 128): "
                                 "git remote rename OLD NEW"),
         (["--all", "a", "b"], "usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... "
-                             "[--memory STREAM]... [--all] [budgets]"),
+                             "[--memory STREAM]... [--all] [budgets]; unexpected argument \"b\""),
     ]
     before = saved.read_bytes()
     for args, message in errors:

@@ -516,7 +516,7 @@ def test_identity_import_checks_the_file_and_never_replaces_a_key(inited, tmp_pa
     assert hn(target, "identity", "import", "-").err == (
         "git-hn: identity import never uses standard input: a private key belongs in a file only you "
         "can read; name one\n")
-    assert hn(target, "identity", "import").err == "git-hn: usage: git hn identity import FILE [--activate]\n"
+    assert hn(target, "identity", "import").err == "git-hn: missing FILE; usage: git hn identity import FILE [--activate]\n"
 
     # *key substitution*: a private key that is not the actor's own is refused
     forged = tmp_path / "forged.identity"
@@ -636,7 +636,7 @@ def test_identity_use_switches_between_the_keyrings_identities(tmp_path):
         (["carol"], "no identity of this keyring matches carol (it holds: "),
         (["1234567"], "actor prefix 1234567 is shorter than 8 hex characters"),
         (["f" * 64], f"no identity of actor {'f' * 64} is in this keyring; import it with git hn identity import FILE"),
-        ([], "usage: git hn identity use ACTOR"),
+        ([], "missing ACTOR (git hn identity list shows them); usage: git hn identity use ACTOR"),
     ]:
         r = hn(bob, "identity", "use", *args)
         assert r.code != 0 and r.err.startswith("git-hn: " + message), r.err
