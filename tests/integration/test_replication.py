@@ -1340,5 +1340,6 @@ def test_an_unsafe_replication_record_directory_is_named_with_its_chmod(tmp_path
     (repo / ".git" / "hn" / "replication").chmod(0o700)
     anchors.chmod(0o777)
     r = hn(repo, "memory", "log")
-    assert (r.code, r.err) == (1, f"git-hn: private identity directory {anchors} has unsafe permissions; it must "
-                                  f"have mode 0700 (it has 0777): chmod 700 {anchors}\n")
+    assert (r.code, r.err) == (1, f"git-hn: private identity directory {anchors} has unsafe permissions; git-hn's "
+                                  "replication state must be closed to group and others (mode 0700, or 0500 "
+                                  f"read-only; it has 0777): chmod 700 {anchors}\n")
