@@ -104,7 +104,9 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     from ..store.repo import open_repo
 
     repo = open_repo()
-    doc = show.show(repo, query)
+    notes: list[str] | None = None if as_json else []  # (§7.13's JSON keeps §6.1's failure)
+    doc = show.show(repo, query, notes)
+    render.warnings(notes or ())
     if as_json:
         render.json_line(doc)
         return 0

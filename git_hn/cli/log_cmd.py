@@ -80,7 +80,9 @@ def log(values: dict, positional: list[str]) -> int:
             raise
         raise InputError(explain_actor_filter(open_repo(), values.get("actor") or ())) from None
     repo = open_repo()
-    items = service.log(repo, req, max_count)
+    notes: list[str] = []  # an invalid policy at HEAD: listed anyway, trust policy-invalid
+    items = service.log(repo, req, max_count, notes)
+    render.warnings(notes)
     from ..core import log as core
 
     if values.get("json"):

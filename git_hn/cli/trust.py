@@ -96,6 +96,8 @@ def change_lines(outcome, trust: bool) -> list[str]:
 
     edit = outcome.edit
     lines = ["Added a memory section to .hn/policy.json"] if edit.created_section else []
+    if edit.sorted_lists:
+        lines.append("Sorted the memory section's lists of .hn/policy.json (the policy requires that order)")
     for change in edit.changes:
         if change.what == "actor":
             who = label(outcome.who)

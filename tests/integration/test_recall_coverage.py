@@ -276,7 +276,9 @@ def test_policy_validation_errors(tmp_path):
     ]
     for text, message in cases:
         _commit_policy(repo, text, message)
-        message += f"; in .hn/policy.json of commit {git(repo, 'rev-parse', 'HEAD')[:12]}: fix the file and commit it"
+        message += (f"; in .hn/policy.json of commit {git(repo, 'rev-parse', 'HEAD')[:12]}: fix the file and commit it"
+                    "; until then git hn memory log and show (without --json) read memory, their trust shown as "
+                    "policy-invalid")
         assert hn(repo, "memory", "recall").err == f"git-hn: {message}\n", message
         assert hn(repo, "policy", "show", "--json").err == f"git-hn: {message}\n", message
         assert hn(repo, "memory", "recall", "--include-untrusted").code == 1

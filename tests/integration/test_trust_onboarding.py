@@ -281,18 +281,18 @@ def test_edits_refuse_a_missing_invalid_or_symlinked_policy(inited, tmp_path):
     r = hn(inited, "policy", "trust", a)
     assert r.err == "git-hn: no .hn/policy.json in the working tree; create one with git hn policy init\n"
     (inited / ".hn").mkdir()
-    unsorted = json.dumps({"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1},
-                           "memory": {"trustedActors": ["f" * 64, a], "trustedKinds": ["decision"]}})
-    _policy_file(inited).write_text(unsorted)
+    twice = json.dumps({"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1},
+                        "memory": {"trustedActors": [a, a], "trustedKinds": ["decision"]}})
+    _policy_file(inited).write_text(twice)
     r = hn(inited, "policy", "untrust", "--kind", "decision")
-    assert r.err == ("git-hn: .hn/policy.json in the working tree is invalid: memory trustedActors must "
-                     "be sorted; fix it by hand, or remove it and run git hn policy init\n")
-    assert _policy_file(inited).read_text() == unsorted
+    assert r.err == (f"git-hn: .hn/policy.json in the working tree is invalid: memory trustedActors contains "
+                     f"duplicate actor {a}; fix it by hand, or remove it and run git hn policy init\n")
+    assert _policy_file(inited).read_text() == twice
     r = hn(inited, "policy", "init")  # names the problem too, instead of pointing at trust|untrust
     assert (r.code, r.err) == (1, "git-hn: .hn/policy.json already exists in the working tree and is invalid: "
-                                  "memory trustedActors must be sorted; fix it by hand, or remove it and run "
-                                  "git hn policy init\n")
-    assert _policy_file(inited).read_text() == unsorted
+                                  f"memory trustedActors contains duplicate actor {a}; fix it by hand, or remove "
+                                  "it and run git hn policy init\n")
+    assert _policy_file(inited).read_text() == twice
     # *symlink redirection*: the edit never writes through a link
     target = tmp_path / "outside.json"
     target.write_text(_canonical({"version": "hn.policy/0", "maintainers": [a],
