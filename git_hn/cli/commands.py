@@ -185,6 +185,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
     if not positional or not is_query(positional[0]):
         raise UsageError(_named(SUPERSEDE_USAGE, positional[0] if positional else None))
     query, rest = positional[0], positional[1:]
+    refuse = not values.get("allow_retracted")
     flags = RecordFlags(**{k: values[k] for k in RECORD_FIELD_DESTS if k in values}, positional=rest)
     if values.get("input") is not None:
         extra = flags.items()
@@ -196,7 +197,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         target = _target(repo, query)
         req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request, option="--input"))
         earlier = lifecycle.successors(repo, target)
-        result = lifecycle.supersede(repo, target, req, from_input=True,
+        result = lifecycle.supersede(repo, target, req, from_input=True, refuse_retracted=refuse,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
     else:
         from ..service.editor import EditFile
@@ -206,14 +207,15 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         # an edited text is kept, and named by the error, until it is signed (as COMMIT_EDITMSG)
         with EditFile(repo) as edit:
             notes: list = []
-            flags = lifecycle.inherit(repo, target, flags, edit=edit if values.get("edit") else None, notes=notes)
+            flags = lifecycle.inherit(repo, target, flags, edit=edit if values.get("edit") else None,
+                                      refuse_retracted=refuse, notes=notes)
             req = request_from_flags(repo, flags, notes=notes, typed=list(values.get("path") or []))
             if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
                 from ..service.requests import check_flag_outcome
 
                 check_flag_outcome(req.record)
             earlier = lifecycle.successors(repo, target)
-            result = lifecycle.supersede(repo, target, req,
+            result = lifecycle.supersede(repo, target, req, refuse_retracted=refuse,
                                          allow_secret_shaped=bool(values.get("allow_secret_shaped")))
         advice.signed_notes(notes)
     advice.recall_bound(req.record.content)

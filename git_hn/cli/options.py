@@ -64,6 +64,8 @@ RECORD_OPTS = RECORD_FIELDS + COMMON
 HANDOFF_OPTS = tuple(o for o in RECORD_FIELDS if o.name != "--kind") + COMMON
 SUPERSEDE_OPTS = RECORD_OPTS + (
     Opt("--edit", "edit", help="write the new content in your editor, starting from the target's"),
+    Opt("--allow-retracted", "allow_retracted",
+        help="supersede a memory its author retracted (its successor is active: what was withdrawn is back)"),
 )
 
 

@@ -141,7 +141,8 @@ def supersede_target(repo: Repo, target: str):
 _HANDOFF_FLAGS = ("completed", "assumption", "blocker", "next_action")
 
 
-def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, notes: list | None = None) -> RecordFlags:
+def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None,
+            refuse_retracted: bool = False, notes: list | None = None) -> RecordFlags:
     """The record flags of ``supersede TARGET``: every field the caller did not give is the
     target's (kind, anchor commit, applicability, subject, topics, paths, evidence, and the
     attempt outcome and handoff lists while the kind stays the same). Inherited paths are resolved
@@ -157,6 +158,8 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, notes: li
     if edit is None and given is None:
         raise InputError("supersede needs new content: --content TEXT, --content-file PATH or --edit")
     rec = supersede_target(repo, target).envelope.record
+    if refuse_retracted:  # (before the editor opens: no one writes text that will not be signed)
+        check_not_retracted(repo, target)
     out = RecordFlags(**flags.items())
     if given is not None:  # read once: a --content-file of - is stdin
         out.content, out.positional, out.content_file = [given], [], []
@@ -192,7 +195,10 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, notes: li
 
 
 def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False,
-              allow_secret_shaped: bool = False) -> Appended:
+              allow_secret_shaped: bool = False, refuse_retracted: bool = False) -> Appended:
+    """Supersede ``target``. ``refuse_retracted`` (the CLI, unless ``--allow-retracted``):
+    a target its author retracted is refused under the stream lock (``check_not_retracted``);
+    a request that repeats the stream head is still answered as a replay (§7.14)."""
     lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
     ident = identmod.load_active(repo)
     if req.actor is not None and req.actor != ident.actor:
@@ -201,7 +207,26 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
         check_input_anchor(repo, req.record)
     check_cited(repo, [req.record])
     draft = Draft("supersede", _stream(ident, req.stream), req.record, target=target)
-    return _append(repo, ident, draft, "supersede", target)
+    targets, replay = _target_check(repo, "supersede", target, ident.actor), replay_head(ident, draft)
+
+    def check(pos):
+        targets(pos)
+        if refuse_retracted and replay(pos) is None:
+            check_not_retracted(repo, target)
+
+    return _append(repo, ident, draft, "supersede", target, check=check)
+
+
+def check_not_retracted(repo: Repo, target: str) -> None:
+    """Refuse to supersede a memory its author retracted (a newcomer trial: it signed, without a
+    word, an active successor of a withdrawn memory, for good). Stopped before signing rather
+    than warned after, as a branching supersession is: what was withdrawn coming back is rarely
+    meant, and a signature cannot be taken back; ``--allow-retracted`` says it is meant."""
+    mem = retraction_of(repo, target)
+    if mem is not None:
+        raise InputError(f"memory {target} is retracted (by {mem.memory_id}): a successor would be active, "
+                         "bringing back what its author withdrew; add --allow-retracted if that is meant, or "
+                         "record a new memory with git hn memory record; nothing appended")
 
 
 def successors(repo: Repo, target: str) -> list[str]:
