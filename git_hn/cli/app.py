@@ -342,7 +342,8 @@ _table_command(memory_app, "show", options.SHOW_OPTS,
 @app.command("init", **CMD)
 def init(extra: Optional[List[str]] = typer.Argument(None, hidden=True),
          name: Optional[str] = typer.Option(None, "--name", metavar="NAME",
-                                            help="identity name (default: git config user.name)")) -> int:
+                                            help="identity name, signed into every memory (default: git config user.name; "
+                                                 "one of the two is needed)")) -> int:
     """Create a signing identity for this repository."""
     return commands.init_command(name, extra or [])
 

@@ -64,8 +64,6 @@ def init_command(name: str | None, extra: list[str]) -> int:
     ident, path = identity.create(repo, name)
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
                   f"Private identity stored in {path}"])
-    if ident.name == identity.ANONYMOUS and (name is None or not name.strip()):
-        render.hint(identity.anonymous_hint(repo, path))
     return 0
 
 

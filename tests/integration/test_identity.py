@@ -52,26 +52,29 @@ def test_init_twice_refuses_and_keeps_keys(inited):
     assert len(os.listdir(hn_dir / "identities")) == 1
 
 
-def test_init_name_falls_back_to_git_config_then_anonymous(repo, tmp_path):
+def test_init_name_falls_back_to_git_config_and_none_is_refused_before_anything_is_made(repo, tmp_path):
     r = hn(repo, "init", "--name", "   ")
     assert r.code == 0
     assert "Created identity Test User (" in r.out and r.err == ""  # named by Git: no hint
     other = tmp_path / "other"
     git(tmp_path, "init", "-q", str(other))
     git(other, "config", "user.name", " ")
-    r = hn(other, "init")
-    assert r.code == 0, r.err
-    assert "Created identity anonymous (" in r.out
-    assert r.err.startswith('git-hn: hint: named "anonymous": no --name was given and git config user.name is not '
-                            "set, and the name is signed into every memory you record; to choose one before you "
-                            "record, rm ")
-    # a newcomer's next step, init with a name, says how too (it said only "already exists")
+    # a newcomer trial signed as "anonymous" and was then told to rm its private key files
+    for args in ([], ["--name", " "]):
+        r = hn(other, "init", *args)
+        assert (r.code, r.out, r.err) == (1, "", "git-hn: git hn init needs a name to sign with, and none was given: "
+                                                 "git hn init --name NAME, or set git config user.name; the name is "
+                                                 "signed into every memory you record; nothing was created\n")
+        assert not (other / ".git" / "hn" / "identities").exists()
+    # an identity named "anonymous" (by an earlier git-hn) still says how to replace it
+    first = hn(other, "init", "--name", "anonymous")
+    path = first.out.splitlines()[1].removeprefix("Private identity stored in ")
     again = hn(other, "init", "--name", "Chosen")
     assert again.code == 1 and 'it is named "anonymous" (no name was given then): if it signed nothing yet' in again.err
-    assert again.err.split("rm ", 1)[1] == r.err.split("rm ", 1)[1]
     # the command it gives replaces it (nothing was signed with it yet)
-    for path in r.err.split("rm ", 1)[1].split(" && ")[0].split():
-        Path(path).unlink()
+    for doomed in again.err.split("rm ", 1)[1].split(" && ")[0].split():
+        Path(doomed).unlink()
+    assert path in again.err
     named = hn(other, "init", "--name", "Chosen")
     assert named.code == 0 and "Created identity Chosen (" in named.out and named.err == ""
 
