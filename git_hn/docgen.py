@@ -49,6 +49,12 @@ def options(cmd) -> list[tuple[str, str, str]]:
     return out
 
 
+def arguments(cmd) -> list[tuple[str, str]]:
+    """(metavar, help) of a command's shown operands, as ``-h`` lists them under Arguments."""
+    return [(p.metavar or p.name.upper(), getattr(p, "help", "") or "") for p in cmd.params
+            if p.param_type_name == "argument" and not getattr(p, "hidden", False)]
+
+
 def esc(text: str) -> str:
     """roff-escape plain text: backslashes, hyphens, and leading control characters."""
     text = text.replace("\\", "\\e").replace("-", "\\-")
@@ -382,9 +388,14 @@ def page(filename: str) -> str:
     out.append(".SH COMMANDS")
     for path, cmd, _usage in commands:
         out += [".SS " + esc("git hn " + " ".join(path))]
-        doc = (cmd.help or "").strip().split("\n\n")[0].replace("\n", " ")
-        if doc:
-            out.append(esc(doc))
+        # everything -h shows: each paragraph of the help, the operands, then the options
+        paragraphs = [p.replace("\n", " ") for p in (cmd.help or "").strip().split("\n\n") if p.strip()]
+        for i, paragraph in enumerate(paragraphs):
+            out += ([".PP"] if i else []) + [esc(paragraph)]
+        for metavar, help_text in arguments(cmd):
+            out += [".TP", "\\fI" + esc(metavar) + "\\fR"]
+            if help_text:
+                out.append(esc(help_text))
         for names, metavar, help_text in options(cmd):
             out += [".TP", "\\fB" + esc(names) + "\\fR" + (" \\fI" + esc(metavar) + "\\fR" if metavar else "")]
             if help_text:
