@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from contextlib import contextmanager
 from typing import List, Optional
 
 import typer
@@ -22,6 +23,30 @@ from ..errors import UsageError
 from . import commands, export_cmd, fast, forget_cmd, log_cmd, options, reanchor_cmd, trust, view_cmd
 
 CTX = {"help_option_names": ["-h", "--help"]}
+
+
+@contextmanager
+def _whole_words(formatter):
+    """While help is formatted, click wraps lines at spaces only: its wrapper (``textwrap``'s,
+    ``break_on_hyphens`` on) cut ``--allow-write`` into ``--allow-`` and ``write``, and
+    ``post-rewrite`` after its hyphen (a newcomer trial), so an option or a hook read as two
+    words. click's ``wrap_text`` takes its wrapper class from its ``_textwrap`` module at each
+    call (typer's copy of click, or click itself: the formatter's package); it is swapped for the
+    length of one help text (a help runs alone, then the process exits)."""
+    import importlib
+
+    _textwrap = importlib.import_module(type(formatter).__module__.rsplit(".", 1)[0] + "._textwrap")
+    plain = _textwrap.TextWrapper
+
+    class Whole(plain):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "break_on_hyphens": False})
+
+    _textwrap.TextWrapper = Whole
+    try:
+        yield
+    finally:
+        _textwrap.TextWrapper = plain
 
 
 class HnCommand(TyperCommand):
@@ -37,6 +62,10 @@ class HnCommand(TyperCommand):
 
     def collect_usage_pieces(self, ctx) -> list[str]:
         return [self.options_metavar, *(p.metavar for p in self._arguments(ctx))]
+
+    def format_help(self, ctx, formatter) -> None:
+        with _whole_words(formatter):
+            super().format_help(ctx, formatter)
 
     def format_options(self, ctx, formatter) -> None:
         args = [(p.metavar, p.help or "") for p in self._arguments(ctx)]
@@ -56,6 +85,10 @@ class HnGroup(TyperGroup):
 
     def collect_usage_pieces(self, ctx) -> list[str]:
         return ["<command>", "[options]"]
+
+    def format_help(self, ctx, formatter) -> None:
+        with _whole_words(formatter):
+            super().format_help(ctx, formatter)
 
     def format_commands(self, ctx, formatter) -> None:
         rows = [(name, (cmd.help or "").strip().split("\n\n")[0].replace("\n", " "))
@@ -143,7 +176,7 @@ SYNOPSIS = {
     "git hn memory record": ("git hn memory record --kind KIND --at REV --applies MODE [record fields]",
                              "git hn memory record --input FILE|- --json"),
     "git hn memory handoff": ("git hn memory handoff --at REV --applies MODE [record fields]",
-                              "git hn memory handoff --at REV --applies MODE --input FILE|- --json"),
+                              "git hn memory handoff --input FILE|- --json [--at REV] [--applies MODE]"),
 }
 
 
@@ -191,7 +224,10 @@ _table_command(memory_app, "handoff", options.HANDOFF_OPTS,
 
 
 _table_command(memory_app, "supersede", options.SUPERSEDE_OPTS,
-               "Replace one of your memories with a corrected record (the old one stays in history).",
+               "Replace one of your memories with a corrected record (the old one stays in history).\n\n"
+               "Every record field not given is the superseded memory's: kind, anchor commit (--at), "
+               "applicability, subject, topics, paths and evidence, and its outcome and handoff lists while "
+               "the kind stays the same.",
                commands.supersede_command, metavar="MEMORY [CONTENT]",
                arg_help=f"the memory to replace ({_MEMORY_HELP}), then its new content if given here")
 

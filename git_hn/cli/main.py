@@ -32,7 +32,7 @@ git hn identity export --output FILE | import FILE [--activate] | use ACTOR
 git hn memory record --kind KIND --at REV --applies MODE [record fields]
 git hn memory record --input FILE|- --json
 git hn memory handoff --at REV --applies MODE [record fields]
-git hn memory handoff --at REV --applies MODE --input FILE|- --json
+git hn memory handoff --input FILE|- --json [--at REV] [--applies MODE]
 git hn memory supersede MEMORY [record fields]
 git hn memory retract MEMORY --reason REASON
 git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]...
@@ -281,6 +281,20 @@ def complete(args: list[str]) -> int:
 PUBLISHER_WAIT = 600.0  # seconds: ``service.replication.background.WAIT`` (a test holds them equal)
 
 
+# ``version -h`` in the layout of every other command's help (typer's), which it does not go
+# through: the version answers without importing typer
+VERSION_HELP = """\
+Usage: git hn version [OPTIONS]
+
+  Print git-hn's version; with --json, one line of JSON with the protocol it
+  speaks.
+
+Options:
+  --json      print one line of JSON
+  -h, --help  Show this message and exit.
+"""
+
+
 def dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("help", *HELP):
         sys.stdout.write(SUMMARY)
@@ -291,7 +305,7 @@ def dispatch(argv: list[str]) -> int:
     if cmd in ("version", "--version"):
         rest = argv[1:]
         if rest and rest[0] in HELP:
-            sys.stdout.write("usage: git hn version [--json]\n")
+            sys.stdout.write(VERSION_HELP)
             return 0
         if rest not in ([], ["--json"]):
             from .options import switches

@@ -60,9 +60,22 @@ COMMON = (
         help="sign even if the text looks like a credential"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
-RECORD_OPTS = RECORD_FIELDS + COMMON
-HANDOFF_OPTS = tuple(o for o in RECORD_FIELDS if o.name != "--kind") + COMMON
-SUPERSEDE_OPTS = RECORD_OPTS + (
+
+
+def _said(opts, names, before: str = "", after: str = "") -> tuple[Opt, ...]:
+    """``opts`` with the help of ``names`` saying more (what is required, what is inherited)."""
+    return tuple(o._replace(help=before + o.help + after) if o.name in names else o for o in opts)
+
+
+# -h says what the command needs: record's --kind, --at and --applies are required (unless
+# --input gives the whole request), handoff's --at and --applies too (unless its --input request
+# has them); handoff takes no --outcome (only an attempt has one). supersede's help says that
+# what it is not given is the superseded memory's.
+_ANCHORING = ("--kind", "--at", "--applies")
+RECORD_OPTS = _said(RECORD_FIELDS, _ANCHORING, "required without --input: ") + COMMON
+HANDOFF_OPTS = _said(tuple(o for o in RECORD_FIELDS if o.name not in ("--kind", "--outcome")),
+                     _ANCHORING, "required, unless the --input request has it: ") + COMMON
+SUPERSEDE_OPTS = RECORD_FIELDS + COMMON + (
     Opt("--edit", "edit", help="write the new content in your editor, starting from the target's"),
     Opt("--allow-retracted", "allow_retracted",
         help="supersede a memory its author retracted (its successor is active: what was withdrawn is back)"),
