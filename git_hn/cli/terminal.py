@@ -160,11 +160,14 @@ def memory_line(f: logcore.Fields) -> Text:
 
 
 def first_line(content: str) -> tuple[str, int]:
-    """The content's first non-blank line (inert) and how many non-blank lines follow it."""
-    lines = [line for line in content.split("\n") if line.strip()]
-    if not lines:
+    """The content's first non-blank line (inert) and how many lines the view hides: every line
+    after it up to the last non-blank one, blank lines between included (a newcomer trial saw an
+    8-line memory with one blank line said as "+6 lines")."""
+    lines = content.split("\n")
+    shown = [i for i, line in enumerate(lines) if line.strip()]
+    if not shown:
         return "", 0
-    return inert(lines[0].strip()), len(lines) - 1
+    return inert(lines[shown[0]].strip()), shown[-1] - shown[0]
 
 
 def header(screen: Screen, short: str, date: str, name: str, actor: str, kind: str, lifecycle: str,

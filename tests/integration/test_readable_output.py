@@ -283,6 +283,17 @@ def test_show_on_a_terminal_keeps_blank_lines_of_the_content(tmp_path):
     assert "Target content (inert)" in lines and "Content (inert)" not in lines, lines
 
 
+def test_recall_on_a_terminal_counts_every_line_it_hides(tmp_path):
+    """A newcomer trial: an 8-line memory with one blank line among them was said as "+6 lines"
+    (only the non-blank ones were counted); the lines hidden are every line after the first,
+    blank ones between included, up to the last with text."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    record_id(repo, content="one\ntwo\nthree\n\nfive\nsix\nseven\neight\n\n")
+    lines = _screen(_pty(repo, 80, "memory", "recall", "--include-untrusted", "--no-color"), 80)
+    assert "    one  (+7 lines)" in lines, lines
+
+
 def test_sync_lines_on_a_terminal_have_short_ids(tmp_path, bare_remote):
     remote = bare_remote("team.git")
     alice = make_repo(tmp_path / "alice")

@@ -186,6 +186,19 @@ def test_hostile_author_text_is_only_escaped_data_stored_xss(seeded):
     assert b1["paths"] == ["bidi\\u{202e}evil.txt"]
 
 
+def test_a_first_line_cut_in_the_timeline_ends_with_an_ellipsis(tmp_path):
+    """A newcomer trial: the page's timeline cut a long first line at 200 characters without a
+    sign (the memory's full content, further down, is whole)."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    long_line = "word " * 60
+    mid = record_id(repo, content=long_line + "\nsecond")
+    _, page = _write(repo)
+    entry = next(m for m in _data(page)["memories"] if m["id"] == mid)
+    assert entry["summary"] == long_line.strip()[:199] + "\u2026"
+    assert entry["content"] == long_line + "\nsecond"
+
+
 def test_page_data_timeline_relations_trust_and_anchors(seeded):
     _, page = _write(seeded["repo"])
     doc = _data(page)
