@@ -181,14 +181,24 @@ def identity_use_command(positional: list[str]) -> int:
 # -- the hint ----------------------------------------------------------------------------------
 
 
-def brief_hint(repo, doc: dict) -> None:
-    """The hint after a Markdown brief, from its ``excludedUntrusted`` count."""
-    count = doc.get("excludedUntrusted", 0)
-    if count:
-        from ..service.policy_edit import policy_present
+BRIEF_WORKING = {  # what the brief's own line cannot know: the working tree's policy file
+    "memory": ".hn/policy.json in the working tree is not committed yet: the brief reads the policy at "
+              "the commit, so it takes effect once it is committed",
+    "no-memory": ".hn/policy.json in the working tree has no memory section: git hn policy trust "
+                 "ACTOR|--kind KIND adds one, then commit it",
+    "invalid": ".hn/policy.json in the working tree is invalid: fix it, then commit it",
+}
 
-        present = policy_present(repo, doc["atCommit"])
-        hint({"untrusted" if present else "policy-missing": count}, repo)
+
+def brief_hint(repo, doc: dict) -> None:
+    """After a Markdown brief that left memories out for trust: its body says so already, with
+    what qualifies them (an agent reads only that), so stderr adds only what the body cannot
+    know, the state of the working tree's policy file (a newcomer trial read the same note
+    twice, in the body and as a hint)."""
+    if doc.get("excludedUntrusted", 0):
+        text = BRIEF_WORKING.get(_policy_file(repo))
+        if text:
+            render.hint(text)
 
 
 def empty_hint(repo) -> None:

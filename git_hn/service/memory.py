@@ -122,6 +122,32 @@ def _list_sources_early(repo: Repo, stream: str | None) -> None:
             pass  # the append lists them itself
 
 
+def _working_tree_policy(repo: Repo, actor: str, kind: str) -> str:
+    """What the working tree's ``.hn/policy.json`` changes for ``actor``'s ``kind`` once it is
+    committed, when it is not the policy at HEAD (a ``policy init`` or ``trust`` not committed
+    yet: the hint said "a maintainer runs git hn policy init" to someone who had; recall's hint
+    already said the file takes effect once committed); "" when there is no such file."""
+    from ..core.policy import MemoryPolicy
+    from ..core.projection import trust
+    from .policy_edit import uncommitted_memory, working_policy
+
+    state = working_policy(repo)
+    if state == "invalid":
+        return ".hn/policy.json in the working tree is invalid: fix it, then commit it"
+    if state == "no-memory":
+        return (".hn/policy.json in the working tree has no memory section yet: git hn policy trust "
+                f"{actor} adds one, then commit it")
+    memory = uncommitted_memory(repo) if state == "memory" else None
+    if memory is None:
+        return ""
+    pending = MemoryPolicy(tuple(memory.get("trustedActors") or ()), tuple(memory.get("trustedKinds") or ()))
+    if trust(actor, kind, pending) == "qualified":
+        return ".hn/policy.json in the working tree trusts it and takes effect once it is committed"
+    missing = f"git hn policy trust {actor}" if actor not in pending.trusted_actors else \
+        f"git hn policy trust --kind {kind}"
+    return f".hn/policy.json in the working tree does not trust it yet: {missing}, then commit it"
+
+
 def result_json(result: Appended) -> dict:
     env = result.envelope
     out = {"version": 0, "memoryId": result.memory_id, "stream": env.stream, "actor": env.actor}
@@ -165,6 +191,10 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
         return None
     actor = env.actor  # (in full: a prefix names only an actor whose memory the maintainer has fetched)
     start = f"memory signed, but recall and the brief leave it out ({see} shows it) until the trust policy trusts it:"
+    waiting = _working_tree_policy(repo, env.actor, env.record.kind)
+    if waiting:
+        at_head = "HEAD has no memory trust policy" if cls == "policy-missing" else "the policy at HEAD does not trust it"
+        return f"{start} {at_head}; {waiting}"
     if cls == "policy-missing":
         return (f"{start} HEAD has no memory trust policy; a maintainer runs git hn policy init (which trusts whoever "
                 f"runs it), then git hn policy trust {actor} for this actor, and commits .hn/policy.json")

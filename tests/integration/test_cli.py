@@ -37,6 +37,18 @@ def test_help_and_version(tmp_path):
                                              "version [--json]\n")
 
 
+def test_the_demo_shows_trust_working(tmp_path):
+    """A newcomer trial: the demo never ran policy init, printed the same ~400-character trust
+    hint after each of its four records and ended on ``Trust: policy-missing``. It now writes and
+    commits the policy first, so its memories are qualified and nothing is hinted."""
+    r = hn(tmp_path, "demo")
+    assert (r.code, r.err) == (0, "")
+    assert "\n$ git hn policy init\n" in r.out
+    assert "\n$ git add .hn/policy.json && git commit -m 'Trust policy'\n" in r.out
+    assert r.out.index("$ git hn policy init") < r.out.index("$ git hn memory record")
+    assert "hint:" not in r.out and "Trust: qualified" in r.out.splitlines()
+
+
 def test_plugin_is_found_by_git(repo):
     r = hn_proc(repo, "-h")
     assert r.code == 0 and r.out.startswith("usage: git hn <command>")

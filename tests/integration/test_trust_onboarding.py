@@ -340,7 +340,9 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     missing = _hint("3 memories hidden: no memory trust policy at this commit; see them with "
                     "--include-untrusted, or create one with git hn policy init and commit it")
     assert hn(alice, "memory", "recall").err == missing
-    assert hn(alice, "memory", "brief").err == missing
+    # the brief's body says it (an agent reads only that): not again on stderr (a newcomer trial)
+    brief = hn(alice, "memory", "brief")
+    assert brief.err == "" and "Memories the trust policy does not qualify are left out" in brief.out
     # machine output and explicit choices carry no hint; recall's JSON keeps its keys
     r = hn(alice, "memory", "recall", "--json")
     assert r.err == "" and list(r.json()) == ["version", "warning", "queryDigest", "matched", "returned",
@@ -365,6 +367,9 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     assert hn(alice, "memory", "recall").err == _hint(
         "3 memories hidden: no memory trust policy at this commit; see them with --include-untrusted; "
         ".hn/policy.json in the working tree takes effect once it is committed")
+    assert hn(alice, "memory", "brief").err == _hint(  # what the brief's body cannot know
+        ".hn/policy.json in the working tree is not committed yet: the brief reads the policy at the commit, "
+        "so it takes effect once it is committed")
     _commit(alice)
     authors = _hint("1 memory hidden by the trust policy; see it with --include-untrusted, or trust "
                     "their authors with git hn policy trust ACTOR")
@@ -376,7 +381,7 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     both = "2 memories hidden by the trust policy; see them with --include-untrusted, or trust their " \
            "authors or kinds with git hn policy trust ACTOR|--kind KIND"
     assert hn(alice, "memory", "recall").err == _hint(both)
-    assert hn(alice, "memory", "brief").err == _hint(both)
+    assert hn(alice, "memory", "brief").err == ""
     assert hn(alice, "memory", "recall", "--actor", a).err == _hint(
         "1 memory hidden by the trust policy; see it with --include-untrusted, or trust their kinds "
         "with git hn policy trust --kind KIND")
@@ -815,3 +820,38 @@ def test_an_author_the_policy_does_not_trust_is_told_at_write_time(team):
                                              ".hn/policy.json\n")
     assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
               "--content", "alice is trusted").err == ""
+
+
+def test_a_write_hint_says_an_uncommitted_policy_takes_effect_once_committed(inited):
+    """A newcomer trial ran policy init, then recorded: the write's hint still said "a maintainer
+    runs git hn policy init", while recall's said the file takes effect once it is committed. The
+    write's hint now reads the working tree's policy too, and says what it changes."""
+    a = actor_of(inited)
+    start = "git-hn: hint: memory signed, but recall and the brief leave it out (--include-untrusted shows it) " \
+            "until the trust policy trusts it: "
+
+    def written(kind="decision") -> str:
+        outcome = ["--outcome", "failed"] if kind == "attempt" else []
+        r = hn(inited, "memory", "record", "--kind", kind, "--at", "HEAD", "--applies", "descendants",
+               *outcome, "--content", "x")
+        assert r.code == 0, r.err
+        return r.err
+
+    assert hn(inited, "policy", "init").code == 0
+    assert written() == start + ("HEAD has no memory trust policy; .hn/policy.json in the working tree trusts it "
+                                 "and takes effect once it is committed\n")
+    assert hn(inited, "policy", "untrust", "--kind", "attempt").code == 0
+    assert written("attempt") == start + ("HEAD has no memory trust policy; .hn/policy.json in the working tree "
+                                          "does not trust it yet: git hn policy trust --kind attempt, then commit it\n")
+    _commit(inited)
+    assert hn(inited, "policy", "trust", "--kind", "attempt").code == 0  # an edit not committed yet
+    assert written("attempt") == start + ("the policy at HEAD does not trust it; .hn/policy.json in the working "
+                                          "tree trusts it and takes effect once it is committed\n")
+    _policy_file(inited).write_text("{")
+    assert written("attempt") == start + ("the policy at HEAD does not trust it; .hn/policy.json in the working "
+                                          "tree is invalid: fix it, then commit it\n")
+    _policy_file(inited).write_text(json.dumps({"version": "hn.policy/0", "maintainers": [a],
+                                                "proposals": {"requiredAccepts": 1}}))
+    assert written("attempt") == start + ("the policy at HEAD does not trust it; .hn/policy.json in the working "
+                                          f"tree has no memory section yet: git hn policy trust {a} adds one, then "
+                                          "commit it\n")
