@@ -247,6 +247,14 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
             raise InputError(NO_NAME)
         name = configured
     check_signing_name(name)
+    from ..core.invisible import has_direction_control
+
+    if has_direction_control(name):
+        # (a newcomer trial's U+202E was accepted: every view spells it as \u{202e}, but the
+        # name is signed for good, and a reader elsewhere may show it reordering the line)
+        raise InputError("identity name is refused: it holds a direction control (U+202A-U+202E, "
+                         "U+2066-U+2069, U+200E, U+200F or U+061C), which reorders how it and the text "
+                         "beside it read; choose another with --name NAME")
     while True:
         seed = os.urandom(32)
         pub = public_key_from_seed(seed)

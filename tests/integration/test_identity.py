@@ -230,6 +230,22 @@ def test_init_refuses_a_name_no_envelope_could_carry(repo, name, why):
     assert hn(repo, "init", "--name", "x" * 256).code == 0  # the bound itself is fine
 
 
+@pytest.mark.parametrize("name", ["Eve\u202eexe.txt", "A\u2066B", "rtl\u200fmark", "\u061cx"])
+def test_init_refuses_a_name_with_a_direction_control(repo, name):
+    """A newcomer trial's U+202E was accepted while control characters were refused: a direction
+    control reorders the name and the text beside it (*Trojan Source*), signed for good. Refused
+    before anything is made, from --name and from git config user.name alike."""
+    refusal = ("git-hn: identity name is refused: it holds a direction control (U+202A-U+202E, U+2066-U+2069, "
+               "U+200E, U+200F or U+061C), which reorders how it and the text beside it read; choose another "
+               "with --name NAME\n")
+    r = hn(repo, "init", "--name", name)
+    assert (r.code, r.out, r.err) == (1, "", refusal)
+    git(repo, "config", "user.name", name)
+    assert hn(repo, "init").err == refusal
+    assert not (repo / ".git" / "hn" / "identities").exists()
+    assert hn(repo, "init", "--name", "Zoë \u05e9\u05dc\u05d5\u05dd").code == 0  # right-to-left letters are names
+
+
 def test_import_refuses_an_identity_whose_name_cannot_be_signed(inited, tmp_path):
     out = tmp_path / "me.json"
     assert hn(inited, "identity", "export", "--output", str(out)).code == 0

@@ -265,7 +265,8 @@ def test_log_pages_through_git_pager_settings(history):
 def test_an_empty_log_on_a_terminal_says_why_it_is_empty(tmp_path, bare_remote):
     """Nothing at all on a terminal read as a command that did nothing: the log says whether no
     memory exists yet (and, in a clone with a remote but no selection, how to import the team's)
-    or the filters matched none. A pipe stays empty (nothing to parse)."""
+    or the filters matched none. A pipe's stdout stays empty (nothing to parse); its stderr says
+    the same (``test_an_empty_log_says_so_in_a_pipe_too``)."""
     import sys
     from pathlib import Path
 
@@ -284,7 +285,22 @@ def test_an_empty_log_on_a_terminal_says_why_it_is_empty(tmp_path, bare_remote):
                           "replication selection is saved here") and err.endswith(", then git hn sync\n"), err
     out, err = on_terminal(repo, [git_hn, "memory", "log", "--kind", "decision"], 80, {}, both=True)
     assert (out, err) == ("", "git-hn: hint: no memory matches these filters\n")
-    r = hn(repo, "memory", "log")
-    assert (r.code, r.out, r.err) == (0, "", "")
+    r = hn(repo, "memory", "log")  # a pipe: stdout empty, the terminal's hint on stderr
+    assert (r.code, r.out) == (0, "") and r.err.startswith("git-hn: hint: no memory here yet: record one with "
+                                                           "git hn memory record; no replication selection")
     _rec(repo, content="one")
     assert on_terminal(repo, [git_hn, "memory", "log", "-n", "0"], 80, {"GIT_PAGER": "cat"}, both=True) == ("", "")
+
+
+def test_an_empty_log_says_so_in_a_pipe_too(tmp_path):
+    """A newcomer trial: ``memory log`` with no memory printed nothing at all when piped (the
+    hint was for terminals only); stdout stays empty, stderr says what to do, as recall's
+    hints do in a pipe."""
+    repo = make_repo(tmp_path / "r")
+    r = hn(repo, "memory", "log")
+    assert (r.code, r.out, r.err) == (0, "", "git-hn: hint: no memory here yet: create your identity with git hn "
+                                             "init --name NAME, then record one with git hn memory record\n")
+    assert hn(repo, "init", "--name", "A").code == 0
+    assert hn(repo, "memory", "log").err == "git-hn: hint: no memory here yet: record one with git hn memory record\n"
+    assert hn(repo, "memory", "log", "--kind", "attempt").err == "git-hn: hint: no memory matches these filters\n"
+    assert hn(repo, "memory", "log", "--json").err == ""  # machine output: no hint

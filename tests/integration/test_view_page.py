@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import actor_of, git, hn, hn_proc, make_repo, record_id
+from helpers import actor_of, git, hn, hn_proc, init_as, make_repo, record_id
 
 HOSTILE_FILE = "<img src=x onerror=window.__pwned=3>"
 BIDI_FILE = "bidi\u202eevil.txt"
@@ -53,7 +53,7 @@ def seed_hostile(root: Path) -> dict:
     bob = root / "bob"
     git(root, "clone", "-q", str(alice), str(bob))
     git(bob, "fetch", "-q", "origin", "+refs/hn/memory/*:refs/hn/remotes/origin/memory/*")
-    assert hn(bob, "init", "--name", BOB_NAME).code == 0
+    init_as(bob, BOB_NAME)
     b1 = record_id(bob, "--topic", "javascript:alert(1)", "--path", BIDI_FILE,
                    content='<a href="javascript:window.__pwned=4">click</a>')
     r = hn(bob, "memory", "challenge", a2, "--reason", "incorrect", "--json")
