@@ -118,8 +118,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     from .replication import lost
 
     earlier = lost.still_lost(repo, remote, _sent_tips(repo, data))  # (nothing asked while none is remembered)
-    from .replication import atrisk  # (a branch squash-merged or deleted on the server: nothing asked while
-    if atrisk.due(repo, remote):  # no anchor is at risk there; once an hour while none is gone)
+    from .replication import atrisk, tracked  # (a branch squash-merged, deleted or force-pushed on the
+    # server: nothing asked while no anchor is at risk there; once an hour while none is gone)
+    if tracked.check(repo, remote) or atrisk.due(repo, remote):
         gone = atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT)
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
@@ -559,6 +560,8 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             result = sync(repo, remote, publish=False, by_name=False, wait=0)  # never holds up Git
             failed = bool(result.exit_message())
             said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
+            for line in result.reminders:  # (a teammate's force-push took an anchor of ours off it)
+                sys.stderr.write(f"git-hn: {line}\n")
         except ConflictError as exc:  # another sync with that remote is running, or with another accepting
             sys.stderr.write(f"git-hn: {exc.message}\n")
             if fetch is not None:  # (said once: this fetch's later ref transactions do not import again)

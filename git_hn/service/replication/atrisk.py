@@ -20,6 +20,9 @@ answer decides, not this clone's remote-tracking refs: the deleted branch's trac
 here until a ``fetch --prune``, and would say the commit is still there. A branch tip this clone
 does not have cannot be walked: what it may hold stays as it was (never called gone on a guess).
 
+``tracked`` hands it, alike, the anchors of this clone's publications that left the remote's
+tracking refs later (a teammate's force-push of the default branch).
+
 Trusts: the remote's listing of its branches only to decide what to say (a remote that lies can
 silence or raise the reminder, nothing more); this clone's object store for reachability.
 """

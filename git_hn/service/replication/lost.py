@@ -112,10 +112,10 @@ def replace(repo: Repo, remote: str, lost: dict[str, str], key: str | None) -> N
     _write(repo, remote, lost, key, strict=True)
 
 
-def held(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def held(repo: Repo, remote: str, hits: list[tuple[str, str]], own: bool = False) -> list[tuple[str, str]]:
     """Of ``hits`` ((memory, anchor commit) pairs), those ``remote`` holds: in a stream this
     clone gave it (the memory at or before the tip it was last given: ``published_heads``) or
-    in an accepted copy from it (``refs/hn/remotes/<remote>/memory/``). An audit found the
+    in an accepted copy from it (``refs/hn/remotes/<remote>/memory/``; not with ``own``). An audit found the
     warning and the reminders for a remote that publication was off for, which no memory was
     ever published to, and for memories a remote never received: nothing stops there for its
     importers. From the state as last verified; none when it cannot answer (the caller warns)."""
@@ -147,7 +147,7 @@ def held(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> list[tuple[str
                     if given.get(ref) == commit:
                         reached[ref] = seq
             for memory, ref, seq in found:
-                if ref.startswith(accepted) or seq <= reached.get(ref, -1):
+                if (ref.startswith(accepted) and not own) or seq <= reached.get(ref, -1):
                     there.add(memory)
     except (HnError, OSError, sqlite3.Error):
         return []
