@@ -309,7 +309,7 @@ def recall_command(values: dict) -> int:
     if values.get("json"):
         render.json_line(doc)
         advice.path_hint(repo, doc, req.path, hidden, req.at_commit) or any(hidden.values()) \
-            or advice.shallow_hint(repo, doc) or advice.elsewhere_hint(doc, hidden)
+            or advice.shallow_hint(repo, doc) or advice.elsewhere_hint(repo, hidden)
     else:
         if render.on_terminal():
             from ..service.names import author_names, known_authors
@@ -323,9 +323,10 @@ def recall_command(values: dict) -> int:
         from .trust import empty_hint, hint
 
         hint(hidden, repo)  # issue 13: say what the trust policy hid, on stderr
-        if not advice.path_hint(repo, doc, req.path, hidden, req.at_commit) and not doc["matched"] \
-                and not any(hidden.values()) and not advice.shallow_hint(repo, doc) \
-                and not advice.elsewhere_hint(doc, hidden):
+        said = advice.path_hint(repo, doc, req.path, hidden, req.at_commit) \
+            or (not any(hidden.values()) and advice.shallow_hint(repo, doc))
+        said = advice.elsewhere_hint(repo, hidden) if not said else said  # (also when others matched)
+        if not said and not doc["matched"] and not any(hidden.values()):
             empty_hint(repo)
     return 0
 
@@ -601,11 +602,12 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         sys.stdout.write(f"> {WARNING}\n\nNo memory yet: HEAD has no commit, and memory is anchored on "
                          "commits (make a first commit: git commit).\n")
         return 0
+    left: dict = {}
     _doc, data = brief.brief(repo, at or "HEAD",
                              max_bytes=DEFAULT_MAX_BYTES if bound is None else bound,
                              include_untrusted=include_untrusted,
                              fmt="json" if as_json else "markdown", base=base, paths=tuple(paths or ()),
-                             topics=tuple(topics or ()))
+                             topics=tuple(topics or ()), left_out=left)
     # written as bytes, never through rich: the bound counts these exact bytes
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
@@ -613,6 +615,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         from .trust import brief_hint
 
         brief_hint(repo, _doc)  # issue 13: say what the trust policy hid, on stderr
+    advice.brief_left_out(left, as_json)
     return 0
 
 

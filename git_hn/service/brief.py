@@ -62,15 +62,20 @@ def _challengers(row, envelope_of) -> list[dict]:
     return out
 
 
-def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Focus = core.Focus()):
-    """(head of the document, full sections, actor names) for the brief at commit ``at``."""
+def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Focus = core.Focus(),
+                   left_out: dict | None = None):
+    """(head of the document, full sections, actor names) for the brief at commit ``at``;
+    ``left_out["inapplicable"]`` (when given): the active memories the trust filter keeps that do
+    not apply at ``at``."""
     collection, resolver, policy, proj = _projection(repo, at)
     by_id = collection.by_id()
     blob_at = _blob_at(resolver, at)
-    candidates, excluded = [], 0
+    candidates, excluded, away = [], 0, 0
     for row in proj.rows.values():
         if (row.lifecycle.lifecycle != "active" or row.applicability != "applicable"
                 or row.evidence != "resolved"):
+            away += (row.lifecycle.lifecycle == "active" and row.applicability == "inapplicable"
+                     and (include_untrusted or row.trust == "qualified"))
             continue
         if row.trust != "qualified" and not include_untrusted:
             excluded += 1
@@ -80,6 +85,8 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
     sequences = {m.memory_id: m.envelope.sequence for m in collection.memories}
     names = {m.memory_id: m.envelope.actor_name for m in collection.memories}
     top = core.head(at, policy.digest, excluded)
+    if left_out is not None:
+        left_out["inapplicable"] = away
     return top, core.sections(candidates, sequences, focus), names
 
 
@@ -118,16 +125,21 @@ def focus(repo: Repo, at: str, base: str | None, paths=(), topics=()) -> core.Fo
 
 def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
           include_untrusted: bool = False, fmt: str = "markdown",
-          from_input: bool = False, base: str | None = None, paths=(), topics=()) -> tuple[dict, bytes]:
-    """The bounded brief from the verified state: (document, exact output bytes of ``fmt``)."""
+          from_input: bool = False, base: str | None = None, paths=(), topics=(),
+          left_out: dict | None = None) -> tuple[dict, bytes]:
+    """The bounded brief from the verified state: (document, exact output bytes of ``fmt``).
+    ``left_out`` (when given) gets ``inapplicable``: how many active memories it left out
+    because they do not apply at the commit (the Markdown brief says so in its header; the
+    JSON document has no field for it, so the CLI says it on stderr)."""
     from ..store import stateview
 
     commit = _brief_commit(repo, at, max_bytes, from_input)
     aim = focus(repo, commit, base, paths, topics)
     notes = header_notes(repo) if fmt == "markdown" else ()
+    left_out = {} if left_out is None else left_out
     return stateview.serve(
-        repo, lambda view: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt, aim, notes),
-        lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes))
+        repo, lambda view: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt, aim, notes, left_out),
+        lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes, left_out))
 
 
 def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
@@ -167,16 +179,26 @@ def header_notes(repo: Repo) -> tuple[str, ...]:
 
 
 def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int, fmt: str,
-                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = ()):
-    top, full, names = brief_sections(repo, commit, include_untrusted, aim)
-    return core.bounded(top, full, max_bytes, fmt, names, notes)
+                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = (), left_out: dict | None = None):
+    left_out = {} if left_out is None else left_out
+    top, full, names = brief_sections(repo, commit, include_untrusted, aim, left_out)
+    return core.bounded(top, full, max_bytes, fmt, names, _away(notes, fmt, left_out["inapplicable"]))
+
+
+def _away(notes: tuple[str, ...], fmt: str, n: int) -> tuple[str, ...]:
+    """The Markdown header's notes, with the line for ``n`` memories left out as not applying
+    at the commit (a team trial: after a squash merge the feature's decisions dropped out of
+    the brief without a word)."""
+    from ..core.hints import brief_not_applying
+
+    return (*notes, brief_not_applying(n)) if n and fmt == "markdown" else notes
 
 
 ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen
 
 
 def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: int, fmt: str,
-                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = ()):
+                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = (), left_out: dict | None = None):
     from . import rows as select
 
     resolver = Resolver(repo)
@@ -187,9 +209,11 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     where = ["r.lifecycle = 'active'", "r.lrank = 0"]  # the same rows, said so an index serves the order
     classes = select.Classes(ctx, resolver)
     classes.prefetch(groups)
-    keep, excluded, by_kind = set(), 0, {}
+    keep, excluded, by_kind, away = set(), 0, {}, 0
     for g in groups:
         if not classes.candidate(g):
+            if classes.applicability(g) == "inapplicable" and (include_untrusted or classes.trust(g) == "qualified"):
+                away += g.count
             continue
         if classes.trust(g) != "qualified" and not include_untrusted:
             excluded += g.count
@@ -287,7 +311,10 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
                 yield core.stale_anchor(it) if name == "staleAnchors" else it
 
     top = core.head(at, policy.digest, excluded)
-    return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names, notes)
+    if left_out is not None:
+        left_out["inapplicable"] = away
+    return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names,
+                              _away(notes, fmt, away))
 
 
 def _stale_group(group, blob_at) -> bool:

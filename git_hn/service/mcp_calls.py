@@ -226,22 +226,23 @@ def _recall(repo, arguments) -> dict:
     req = req._replace(at_commit=at or repo.resolve_commit("HEAD"))
     doc, hidden = recall.recall_counted(repo, req, from_input=True)
     doc = _hinted(repo, doc, hidden)
-    extra = "" if doc["matched"] or any(hidden.values()) else _empty_hint(repo, req, hidden)
+    extra = _empty_hint(repo, req, hidden, bool(doc["matched"] or any(hidden.values())))
     if extra:  # (what the CLI says on stderr)
         doc["hint"] = f"{doc['hint']} {extra}" if doc.get("hint") else extra
     return doc
 
 
-def _empty_hint(repo, req, hidden) -> str:
-    """Why a recall matched nothing, as the CLI says it: ``path`` names a directory, or the
-    matching memories do not apply at the commit (not in a shallow clone, whose history may be
-    what is missing)."""
+def _empty_hint(repo, req, hidden, found: bool) -> str:
+    """As the CLI says it: why a recall that ``found`` nothing did (``path`` names a directory),
+    or that matching memories were left out as not applying at the commit, also when others
+    matched (not in a shallow clone, whose history may be what is missing)."""
     from ..core.hints import not_applying
     from . import recall
     from .replication.shallow import is_shallow
 
-    return recall.directory_hint(repo, req.at_commit, req.path, "path") or \
-        ("" if is_shallow(repo) else not_applying(getattr(hidden, "elsewhere", 0)))
+    n = getattr(hidden, "elsewhere", 0)
+    return ("" if found else recall.directory_hint(repo, req.at_commit, req.path, "path")) or \
+        ("" if not n or is_shallow(repo) else not_applying(n, hidden.mine, hidden.theirs))
 
 
 # -- write tools --------------------------------------------------------------------------------

@@ -875,12 +875,13 @@ def test_a_recall_of_memories_that_do_not_apply_here_says_so(inited):
     git(inited, "add", "errors.py")
     git(inited, "commit", "-q", "-m", "errors")
     r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-           "--path", "errors.py", "--content", "errors are values")
+           "--path", "errors.py", "--content", "errors are values", "--json")
     assert r.code == 0, r.err
+    short = r.json()["memoryId"][7:19]
     git(inited, "checkout", "-q", "-")
-    said = ("git-hn: hint: 1 matching memory does not apply at this commit: its anchor commit is not in its history "
-            "(a squash merge or a rebase?); git hn memory log lists them, git hn memory show ID says where one "
-            "applies, and git hn memory supersede ID --at HEAD --content TEXT records it again on HEAD\n")
+    said = ("git-hn: hint: 1 matching memory does not apply at this commit and was left out: its anchor commit is "
+            f"not in its history (a squash merge or a rebase?); git hn memory show {short} says where it applies, "
+            f"and git hn memory supersede {short} --at HEAD --content TEXT records it again on HEAD\n")
     for args in (["--json"], []):
         r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "errors.py", *args)
         assert r.code == 0 and said in r.err, r.err
