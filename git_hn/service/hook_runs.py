@@ -491,6 +491,13 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
         return 0
     for r in done:
         sys.stderr.write(f"git-hn: {reanchor.stream_line(r, 'on the rewritten commits')}\n")
+    from . import left_behind  # (published ones stay: a team trial's rebase dropped them from recall unsaid)
+
+    moved = {m for r in done for m, _n in r.renamed} | {m for r in done for m, _c in r.kept}
+    said = left_behind.line(left_behind.left(repo, mapping, ident.actor, moved), mapping, ident.actor,
+                            command or "rewrite")
+    if said:
+        sys.stderr.write(f"git-hn: {said}\n")
     return 0
 
 
