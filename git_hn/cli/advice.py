@@ -89,6 +89,18 @@ def elsewhere_hint(repo, hidden) -> bool:
     return bool(text)
 
 
+def not_imported(repo) -> None:
+    """After a read (recall, a JSON brief, ``index verify``): that a remote's saved selection has
+    imported nothing yet, and the sync that does (``service.unimported``; a team trial's fresh
+    clone answered "Matched: 0" with nothing said). No Git process without a selection that no
+    sync served."""
+    from ..service.unimported import hint
+
+    text = hint(repo)
+    if text:
+        render.hint(text)
+
+
 def brief_left_out(left: dict, as_json: bool) -> None:
     """After a JSON brief: how many active memories it left out as not applying at its commit
     (the Markdown brief says it in its header; the JSON document has no field for it)."""

@@ -328,6 +328,7 @@ def recall_command(values: dict) -> int:
         said = advice.elsewhere_hint(repo, hidden) if not said else said  # (also when others matched)
         if not said and not doc["matched"] and not any(hidden.values()):
             empty_hint(repo)
+    advice.not_imported(repo)
     return 0
 
 
@@ -359,6 +360,7 @@ def index_command(which: str) -> int:
         lines.append("index-v0.json omitted: it would exceed its size bound (CONTRACT §8.1); "
                      "recall is served from the verified state")
     render.lines(lines)
+    advice.not_imported(repo)
     return 0
 
 
@@ -429,8 +431,8 @@ def select_command(values: dict, positional: list[str]) -> int:
         render.hint(f'remote "{remote}" does not exist (yet); git hn sync {remote} needs it: '
                     "git remote add NAME URL")
     else:  # (a selection imports nothing by itself: a newcomer's git fetch that moved no branch did not)
-        render.hint(f"git hn sync{'' if remote == 'origin' else ' ' + remote} imports what it selects now; "
-                    "with git-hn's hooks installed, so does each git fetch that moves a branch")
+        render.hint(f"a selection imports nothing by itself: git hn sync {remote} imports what it selects now; "
+                    "with git-hn's hooks installed, so does each later git fetch that moves a branch")
     return 0
 
 
@@ -616,6 +618,8 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
 
         brief_hint(repo, _doc)  # issue 13: say what the trust policy hid, on stderr
     advice.brief_left_out(left, as_json)
+    if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``)
+        advice.not_imported(repo)
     return 0
 
 

@@ -432,8 +432,9 @@ def test_selecting_for_a_remote_that_does_not_exist_saves_and_hints(inited):
     assert hn(inited, "replication", "show", "orgin").out.startswith("remote: orgin\n")
     git(inited, "remote", "add", "orgin", str(inited))
     r = hn(inited, "replication", "select", "orgin", "--all")
-    assert (r.code, r.err) == (0, "git-hn: hint: git hn sync orgin imports what it selects now; with git-hn's "
-                                  "hooks installed, so does each git fetch that moves a branch\n")
+    assert (r.code, r.err) == (0, "git-hn: hint: a selection imports nothing by itself: git hn sync orgin imports "
+                                  "what it selects now; with git-hn's hooks installed, so does each later git fetch "
+                                  "that moves a branch\n")
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,

@@ -134,8 +134,8 @@ def test_selection_commands_and_validation(world):
     assert "\nall: true" not in hn(alice, "replication", "show", "other").out
     r = hn(alice, "replication", "select", "--memory", stream, "--max-events", "5", "origin")
     # a selection imports nothing by itself: what does (a newcomer's first git fetch moved no branch)
-    assert r.err == ("git-hn: hint: git hn sync imports what it selects now; with git-hn's hooks installed, "
-                     "so does each git fetch that moves a branch\n")
+    assert r.err == ("git-hn: hint: a selection imports nothing by itself: git hn sync origin imports what it "
+                     "selects now; with git-hn's hooks installed, so does each later git fetch that moves a branch\n")
     saved = alice / ".git" / "hn" / "replication" / "selections" / "b3JpZ2lu.json"
     doc = json.loads(saved.read_text())
     assert list(doc) == ["version", "remote", "actors", "proposals", "memories", "all", "budgets"]

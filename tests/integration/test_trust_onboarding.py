@@ -565,7 +565,8 @@ def make_identity(path: Path) -> Path:
 
 def test_an_empty_recall_in_a_clone_without_a_selection_says_how_to_import(tmp_path):
     """A fresh clone imports no memory until a replication selection is saved; a recall that
-    matches nothing there says so (once a selection exists, or with --json, it does not)."""
+    matches nothing there says so (not with --json). Once a selection exists, until a sync
+    imports it, recall says that instead (a team trial's fresh clone: test_fresh_clone_not_imported)."""
     _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
     record_id(alice, content="alice decides")
     assert hn(alice, "sync").code == 0
@@ -575,8 +576,11 @@ def test_an_empty_recall_in_a_clone_without_a_selection_says_how_to_import(tmp_p
         "what to import with git hn replication select --all (or --memory sha256:<stream>), then git hn sync")
     assert hn(bob, "memory", "recall", "--json").err == ""
     assert hn(bob, "replication", "select", "--all").code == 0
-    assert hn(bob, "memory", "recall").err == ""
+    assert hn(bob, "memory", "recall").err == _hint(
+        "nothing is imported from origin yet, though its replication selection is saved: git hn sync origin "
+        "imports what it selects (a git fetch imports only when it moves a branch)")
     assert hn(bob, "sync").code == 0
+    assert "nothing is imported" not in hn(bob, "memory", "recall").err
     assert hn(bob, "memory", "recall", "--include-untrusted").out.count("alice decides") == 1
 
 
