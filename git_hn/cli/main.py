@@ -315,6 +315,10 @@ def dispatch(argv: list[str]) -> int:
                          f"git-hn {VERSION}\n")
         return 0
     if cmd == "hooks" and argv[1:2] == ["run"]:
+        if argv[2:3] not in (["pre-push"], ["post-rewrite"], ["reference-transaction"], ["publish"]):
+            from .hooks_cmd import hooks_run_usage  # (-h, or no hook: its usage, without reading stdin)
+
+            return hooks_run_usage(argv[2:])
         data = sys.stdin.buffer.read()
         if argv[2:3] == ["publish"] and len(argv) == 5 and argv[4].isdigit():
             # the background publisher: the user's push it waits for ends first, before this

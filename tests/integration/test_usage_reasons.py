@@ -13,6 +13,8 @@ from helpers import hn, refs_snapshot
 SYNC = "usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]"
 MCP = "usage: git hn mcp [--allow-write] [--repo PATH]"
 HOOKS = "usage: git hn hooks install|uninstall|status [--global]"
+RUN = "usage: git hn hooks run pre-push|post-rewrite|reference-transaction [ARGS]..."
+RUN_WHAT = "git hn hooks run is what the installed hooks run; git hn hooks install|uninstall|status manage them"
 SELECT = ("usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... [--memory STREAM]... "
           "[--all] [budgets]")
 INDEX = "usage: git hn memory index rebuild|verify"
@@ -33,10 +35,8 @@ INDEX = "usage: git hn memory index rebuild|verify"
     (["replication", "show", "origin", "extra"], 'usage: git hn replication show [REMOTE]; unexpected argument '
                                                  '"extra"'),
     (["hooks"], f"{HOOKS}; missing the hooks command"),
-    (["hooks", "run"], f"{HOOKS}; git hn hooks run is what the installed hooks run, with the hook's name (pre-push, "
-                       "reference-transaction, post-rewrite)"),
-    (["hooks", "run", "pre-pusj"], f"{HOOKS}; git hn hooks run is what the installed hooks run, with the hook's name "
-                                   "(pre-push, reference-transaction, post-rewrite)"),
+    (["hooks", "run"], f"{RUN}; missing the hook's name ({RUN_WHAT})"),
+    (["hooks", "run", "pre-pusj"], f'{RUN}; unknown hook "pre-pusj" ({RUN_WHAT})'),
     (["memory", "index"], f"{INDEX}; missing the index command"),
     (["memory", "index", "rebuid"], f'{INDEX}; unknown index command "rebuid"; did you mean rebuild?'),
     (["memory", "index", "--json"], f"{INDEX}; unknown option --json for this command (other git hn commands take it)"),
