@@ -146,13 +146,20 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
         from .options import stray
 
         raise stray(IMPORT_USAGE, positional[1:]) if positional else UsageError(f"{IMPORT_USAGE}; missing FILE")
-    ident, record, new, active = identity_transfer.import_file(open_repo(), positional[0], activate)
+    repo = open_repo()
+    ident, record, new, active = identity_transfer.import_file(repo, positional[0], activate)
     who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
     lines = [f"Imported identity {who} into {record}" if new
              else f"Identity {who} is already in this keyring"]
     lines.append(f"Active identity: {who}" if active else
                  "Active identity unchanged; add --activate to sign with the imported one")
     render.lines(lines)
+    remotes = sorted(repo.remote_names(), key=lambda r: (r != "origin", r)) if active else []
+    if remotes:  # (a team trial: recorded at once, the two clones' chains forked)
+        sync = "git hn sync" + ("" if remotes[0] == "origin" else f" {remotes[0]}")
+        render.hint(f"it may have signed memories in another clone: {sync} imports them before you record here (when "
+                    f"the replication selection takes its stream: --all, or --actor {ident.actor}); a memory recorded "
+                    f"first forks its stream, which {sync} --rebase then mends")
     return 0
 
 

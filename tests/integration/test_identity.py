@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import git, hn, make_repo, refs_snapshot
+from helpers import actor_of, git, hn, make_repo, refs_snapshot, shared_remote
 
 
 def _modes(path):
@@ -260,3 +260,29 @@ def test_import_refuses_an_identity_whose_name_cannot_be_signed(inited, tmp_path
                                      "is not imported\n")
     keyring = other / ".git" / "hn" / "identities"
     assert not keyring.exists() or not any(keyring.iterdir())
+
+
+def test_importing_an_identity_to_sign_with_says_to_sync_before_recording(tmp_path):
+    """A team trial: the identity imported with --activate recorded at once, before the clone
+    had its stream, and the two clones' chains forked. The import says to sync first; doing so,
+    the next record continues the stream the remote holds."""
+    _remote, (a, b) = shared_remote(tmp_path, "Alice", "Second")
+    assert hn(a, "replication", "select", "--all").code == 0 and hn(b, "replication", "select", "--all").code == 0
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "signed in the first clone").code == 0
+    assert hn(a, "sync").code == 0
+    key = tmp_path / "alice.id"
+    assert hn(a, "identity", "export", "--output", str(key)).code == 0
+    actor = actor_of(a)
+    r = hn(b, "identity", "import", str(key), "--activate")
+    assert r.code == 0
+    assert r.err == ("git-hn: hint: it may have signed memories in another clone: git hn sync imports them before you "
+                     "record here (when the replication selection takes its stream: --all, or --actor "
+                     f"{actor}); a memory recorded first forks its stream, which git hn sync --rebase then mends\n")
+    assert hn(b, "sync").code == 0
+    assert hn(b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "signed in the second clone").code == 0
+    synced = hn(b, "sync")
+    assert synced.code == 0, synced.out + synced.err
+    assert hn(a, "sync").code == 0
+    assert hn(a, "memory", "recall", "--include-untrusted", "--json").json()["matched"] == 2
