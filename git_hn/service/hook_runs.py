@@ -6,7 +6,8 @@ so the user's push does not wait for a second push; ``block`` publishes before t
 and a failure stops it), and warns of pushes that take anchors or memory refs off the remote;
 ``reference-transaction`` stands in for the post-fetch hook Git does not have, importing a
 remote's selected streams after a committed transaction updated its remote-tracking refs;
-``post-rewrite`` re-anchors unpublished memories on rewritten commits. Each does nothing for
+``post-rewrite`` re-anchors unpublished memories on rewritten commits (and names the published ones
+it leaves there: ``left_behind``). Each does nothing for
 git-hn's own Git processes (``HN_HOOK_ACTIVE``), so they never recurse, and none fails the
 user's Git command for a reason of git-hn's own unless ``hn.prePush`` is ``block``. Installing
 the wrappers is ``hooks``'. Trusts: Git's hook input, as Git gives it.
