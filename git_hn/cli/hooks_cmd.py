@@ -45,7 +45,16 @@ def hooks_run_usage(args: list[str]) -> int:
                       "  team's own pre-push or post-rewrite hook may call it (see git-hn-hooks(1), HOOK",
                       "  MANAGERS)."])
         return 0
-    raise UsageError(HOOKS_RUN_USAGE)
+    raise _no_hook(args)
+
+
+def _no_hook(args: list[str]) -> UsageError:
+    """(what the installed wrappers run: a person who typed it learns that, and the reason)"""
+    from ..core.gostr import quoted
+
+    why = f'unknown hook "{quoted(args[0])}"' if args else "missing the hook's name"
+    return UsageError(f"{HOOKS_RUN_USAGE}; {why} (git hn hooks run is what the installed hooks run; "
+                      "git hn hooks install|uninstall|status manage them)")
 
 
 def hooks_run_command(args: list[str], data: bytes) -> int:
@@ -55,12 +64,7 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
     from ..store.repo import open_repo
 
     if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
-        # (what the installed wrappers run: a person who typed it learns that, and the reason)
-        from ..core.gostr import quoted
-
-        why = f'unknown hook "{quoted(args[0])}"' if args else "missing the hook's name"
-        raise UsageError(f"{HOOKS_RUN_USAGE}; {why} (git hn hooks run is what the installed hooks run; "
-                         "git hn hooks install|uninstall|status manage them)")
+        raise _no_hook(args)
     repo = open_repo()
     if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
         return hook_runs.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")
