@@ -22,7 +22,7 @@ _git_hn_words() {
         "memory challenge") words="--reason --evidence --stream --json --allow-secret-shaped --no-color" ;;
         "memory digest") words="--month --include-untrusted --json --no-color" ;;
         "memory export") words="--format --at --subject --path --topic --kind --actor --lifecycle --trust --query --output" ;;
-        "memory handoff") words="--at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
+        "memory handoff") words="--at --applies --content --content-file --subject --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
         "memory import") words="--stream --allow-secret-shaped --json" ;;
         "memory index") words="rebuild verify" ;;
         "memory index rebuild") words="" ;;
@@ -33,14 +33,15 @@ _git_hn_words() {
         "memory record") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
         "memory retract") words="--reason --stream --json --allow-secret-shaped --no-color" ;;
         "memory show") words="--json --no-color" ;;
-        "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color --edit" ;;
+        "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color --edit --allow-retracted" ;;
         "memory view") words="--at --output --open" ;;
         "policy") words="show init trust untrust" ;;
         "policy init") words="" ;;
         "policy show") words="--json --no-color" ;;
         "policy trust") words="--kind" ;;
         "policy untrust") words="--kind" ;;
-        "replication") words="select show" ;;
+        "replication") words="select show forget-anchors" ;;
+        "replication forget-anchors") words="--dry-run --json" ;;
         "replication select") words="--actor --proposal --memory --all --max-events --max-objects --max-object-bytes --max-attachment-bytes --max-total-bytes --max-streams" ;;
         "replication show") words="" ;;
         "setup") words="--remove --print" ;;
@@ -91,9 +92,9 @@ _git_hn_value() {
         "memory export --lifecycle"|"memory log --lifecycle") values="active superseded retracted branching dependency-missing" ;;
         "memory export --trust"|"memory log --trust"|"memory recall --trust") values="qualified actor-untrusted kind-untrusted policy-missing" ;;
         "memory handoff --applies"|"memory record --applies"|"memory supersede --applies") values="exact descendants subject" ;;
-        "memory handoff --outcome"|"memory record --outcome"|"memory supersede --outcome") values="succeeded failed partial abandoned" ;;
         "memory recall --lifecycle") values="active superseded retracted branching dependency-missing all" ;;
         "memory recall --rank") values="default relevance" ;;
+        "memory record --outcome"|"memory supersede --outcome") values="succeeded failed partial abandoned" ;;
         *) return 1 ;;
     esac
 }

@@ -49,6 +49,12 @@ def options(cmd) -> list[tuple[str, str, str]]:
     return out
 
 
+def arguments(cmd) -> list[tuple[str, str]]:
+    """(metavar, help) of a command's shown operands, as ``-h`` lists them under Arguments."""
+    return [(p.metavar or p.name.upper(), getattr(p, "help", "") or "") for p in cmd.params
+            if p.param_type_name == "argument" and not getattr(p, "hidden", False)]
+
+
 def esc(text: str) -> str:
     """roff-escape plain text: backslashes, hyphens, and leading control characters."""
     text = text.replace("\\", "\\e").replace("-", "\\-")
@@ -152,6 +158,15 @@ that under
 .BR .git/hn/replication/owners/ ,
 so that each later sync fetches exactly those refs in one round trip instead of listing every
 memory ref of the remote.
+.PP
+.B forget\\-anchors
+ends the reminder that each push to a remote and each sync with it give for an anchor commit a
+push, or a branch deleted or squash\\-merged on the server, took off it (see
+.BR git-hn-hooks (1)),
+when the memory does not need its anchor back: it forgets the commits named (full or abbreviated
+IDs, matched against what is remembered, so a commit gone from this clone can be named), or with
+none every one remembered for the remote. All or nothing; nothing is pushed and no memory
+changes, so whoever imports such a stream from the remote still stops at that commit.
 """,
     "git-hn-sync": """\
 .SH DESCRIPTION
@@ -220,7 +235,9 @@ stream would stop at it) says so and names the push that keeps it there as a bra
 .BR hn\\-anchor/... ;
 each later push to that remote and each
 .B git hn sync
-with it says it again until the commit is back. Git\\-hn never pushes it back itself: the push
+with it says it again until the commit is back, or until
+.B git hn replication forget\\-anchors
+forgets it. Git\\-hn never pushes it back itself: the push
 may have been made to take a secret off the remote. The same reminder names such a commit that a
 branch squash\\-merged or deleted on the server took off (a hosting UI's merge): while a memory
 you published is anchored off the remote's default branch, each sync with it and each push to it
@@ -371,9 +388,14 @@ def page(filename: str) -> str:
     out.append(".SH COMMANDS")
     for path, cmd, _usage in commands:
         out += [".SS " + esc("git hn " + " ".join(path))]
-        doc = (cmd.help or "").strip().split("\n\n")[0].replace("\n", " ")
-        if doc:
-            out.append(esc(doc))
+        # everything -h shows: each paragraph of the help, the operands, then the options
+        paragraphs = [p.replace("\n", " ") for p in (cmd.help or "").strip().split("\n\n") if p.strip()]
+        for i, paragraph in enumerate(paragraphs):
+            out += ([".PP"] if i else []) + [esc(paragraph)]
+        for metavar, help_text in arguments(cmd):
+            out += [".TP", "\\fI" + esc(metavar) + "\\fR"]
+            if help_text:
+                out.append(esc(help_text))
         for names, metavar, help_text in options(cmd):
             out += [".TP", "\\fB" + esc(names) + "\\fR" + (" \\fI" + esc(metavar) + "\\fR" if metavar else "")]
             if help_text:

@@ -49,6 +49,16 @@ class PolicyError(HnError):
     """``.hn/policy.json`` at the query commit is invalid (CONTRACT §6.2–§6.3)."""
 
 
+class PolicyInvalid(PolicyError):
+    """The committed ``.hn/policy.json`` exists and fails §6.2–§6.3 (not: unavailable, or at a
+    commit replication holds). ``cause`` is the contract's text alone, without where and what to
+    do, for a command that reads on without the policy (``service.invalid_policy``)."""
+
+    def __init__(self, message: str, cause: str):
+        super().__init__(message)
+        self.cause = cause
+
+
 class LocalStateError(HnError):
     """Private local state (keyring, locks, caches, index) is missing, unsafe or unreadable."""
 

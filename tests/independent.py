@@ -66,6 +66,32 @@ class Writer:
         return "sha256:" + hashlib.sha256(payload).hexdigest(), commit
 
 
+def append_by_hand(repo, record: dict) -> str:
+    """Append ``record`` (a record object in the contract's field order) to the default stream of
+    the repository's active identity, the way another implementation that checks nothing before
+    signing would (git-hn refuses evidence naming what this clone does not hold); its memory ID."""
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    hn_dir = Path(repo) / ".git" / "hn"
+    path = hn_dir / "identities" / f"{(hn_dir / 'active').read_text().strip()}.json"
+    doc = json.loads(path.read_text())
+    w = Writer(unb64(doc["privateKey"])[:32], doc["name"])
+    ref = f"refs/hn/memory/{w.actor}/{w.stream[7:]}"
+    head = subprocess.run(["git", "rev-parse", "-q", "--verify", ref], cwd=repo, capture_output=True,
+                          text=True).stdout.strip()
+    sequence, previous, stamp = 1, "", datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if head:
+        payload = _git_bytes(repo, "cat-file", "blob", f"{head}:memory.json")
+        last = json.loads(payload)
+        sequence, previous = last["sequence"] + 1, "sha256:" + hashlib.sha256(payload).hexdigest()
+    return w.write(repo, w.envelope(sequence, previous, stamp, record), head)[0]
+
+
+def _git_bytes(repo, *args) -> bytes:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, check=True).stdout
+
+
 def _git(repo, *args, input: bytes | None = None) -> str:
     proc = subprocess.run(["git", *args], cwd=repo, input=input, capture_output=True, check=True)
     return proc.stdout.decode().strip()

@@ -71,15 +71,44 @@ def hooks_gone(repo) -> None:
                          "and fetch: git hn hooks install puts them back\n")
 
 
-def elsewhere_hint(doc: dict, hidden) -> bool:
-    """After a recall that matched nothing: how many memories match but do not apply at the
-    query commit (``recall.Hidden.elsewhere``), and where to see them. Whether it said so."""
+def elsewhere_hint(repo, hidden) -> bool:
+    """After a recall: how many matching memories it left out because they do not apply at the
+    query commit (``recall.Hidden.elsewhere``), with a command for the reader's own and one for
+    a teammate's, also when others matched (a team trial: after a squash merge, the feature's
+    decisions dropped out of a recall that still listed main's). Not in a shallow clone (its
+    history may be what is missing: ``shallow_hint``). Whether it said so."""
+    import os
+
     from ..core.hints import not_applying
 
-    text = "" if doc["matched"] or any(hidden.values()) else not_applying(getattr(hidden, "elsewhere", 0))
+    n = getattr(hidden, "elsewhere", 0)
+    text = "" if not n or os.path.exists(os.path.join(repo.common_dir, "shallow")) else \
+        not_applying(n, hidden.mine, hidden.theirs)
     if text:
         render.hint(text)
     return bool(text)
+
+
+def not_imported(repo) -> None:
+    """After a read (recall, a JSON brief, ``index verify``): that a remote's saved selection has
+    imported nothing yet, and the sync that does (``service.unimported``; a team trial's fresh
+    clone answered "Matched: 0" with nothing said). No Git process without a selection that no
+    sync served."""
+    from ..service.unimported import hint
+
+    text = hint(repo)
+    if text:
+        render.hint(text)
+
+
+def brief_left_out(left: dict, as_json: bool) -> None:
+    """After a JSON brief: how many active memories it left out as not applying at its commit
+    (the Markdown brief says it in its header; the JSON document has no field for it)."""
+    from ..core.hints import brief_not_applying
+
+    text = brief_not_applying(left.get("inapplicable", 0)) if as_json else ""
+    if text:
+        render.hint(text)
 
 
 def shallow_hint(repo, doc: dict) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from contextlib import contextmanager
 from typing import List, Optional
 
 import typer
@@ -19,9 +20,33 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..core import hints
 from ..errors import UsageError
-from . import commands, export_cmd, fast, log_cmd, options, reanchor_cmd, trust, view_cmd
+from . import commands, export_cmd, fast, forget_cmd, log_cmd, options, reanchor_cmd, trust, view_cmd
 
 CTX = {"help_option_names": ["-h", "--help"]}
+
+
+@contextmanager
+def _whole_words(formatter):
+    """While help is formatted, click wraps lines at spaces only: its wrapper (``textwrap``'s,
+    ``break_on_hyphens`` on) cut ``--allow-write`` into ``--allow-`` and ``write``, and
+    ``post-rewrite`` after its hyphen (a newcomer trial), so an option or a hook read as two
+    words. click's ``wrap_text`` takes its wrapper class from its ``_textwrap`` module at each
+    call (typer's copy of click, or click itself: the formatter's package); it is swapped for the
+    length of one help text (a help runs alone, then the process exits)."""
+    import importlib
+
+    _textwrap = importlib.import_module(type(formatter).__module__.rsplit(".", 1)[0] + "._textwrap")
+    plain = _textwrap.TextWrapper
+
+    class Whole(plain):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "break_on_hyphens": False})
+
+    _textwrap.TextWrapper = Whole
+    try:
+        yield
+    finally:
+        _textwrap.TextWrapper = plain
 
 
 class HnCommand(TyperCommand):
@@ -37,6 +62,10 @@ class HnCommand(TyperCommand):
 
     def collect_usage_pieces(self, ctx) -> list[str]:
         return [self.options_metavar, *(p.metavar for p in self._arguments(ctx))]
+
+    def format_help(self, ctx, formatter) -> None:
+        with _whole_words(formatter):
+            super().format_help(ctx, formatter)
 
     def format_options(self, ctx, formatter) -> None:
         args = [(p.metavar, p.help or "") for p in self._arguments(ctx)]
@@ -56,6 +85,10 @@ class HnGroup(TyperGroup):
 
     def collect_usage_pieces(self, ctx) -> list[str]:
         return ["<command>", "[options]"]
+
+    def format_help(self, ctx, formatter) -> None:
+        with _whole_words(formatter):
+            super().format_help(ctx, formatter)
 
     def format_commands(self, ctx, formatter) -> None:
         rows = [(name, (cmd.help or "").strip().split("\n\n")[0].replace("\n", " "))
@@ -107,6 +140,7 @@ USAGE = {
     "git hn replication": "usage: git hn replication <select|show> [REMOTE]",
     "git hn replication select": commands.SELECT_USAGE,
     "git hn replication show": "usage: git hn replication show [REMOTE]",
+    "git hn replication forget-anchors": forget_cmd.FORGET_USAGE,
     "git hn sync": commands.SYNC_USAGE,
     "git hn hooks": "usage: git hn hooks install|uninstall|status [--global]",
     "git hn hooks install": "usage: git hn hooks install|uninstall|status [--global]",
@@ -127,6 +161,7 @@ USAGE = {
     "git hn policy untrust": trust.UNTRUST_USAGE,
     "git hn identity export": trust.EXPORT_USAGE,
     "git hn identity import": trust.IMPORT_USAGE,
+    "git hn identity use": trust.USE_USAGE,
     "git hn demo": "usage: git hn demo",
     "git hn setup": "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]",
 }
@@ -141,7 +176,7 @@ SYNOPSIS = {
     "git hn memory record": ("git hn memory record --kind KIND --at REV --applies MODE [record fields]",
                              "git hn memory record --input FILE|- --json"),
     "git hn memory handoff": ("git hn memory handoff --at REV --applies MODE [record fields]",
-                              "git hn memory handoff --at REV --applies MODE --input FILE|- --json"),
+                              "git hn memory handoff --input FILE|- --json [--at REV] [--applies MODE]"),
 }
 
 
@@ -189,7 +224,10 @@ _table_command(memory_app, "handoff", options.HANDOFF_OPTS,
 
 
 _table_command(memory_app, "supersede", options.SUPERSEDE_OPTS,
-               "Replace one of your memories with a corrected record (the old one stays in history).",
+               "Replace one of your memories with a corrected record (the old one stays in history).\n\n"
+               "Every record field not given is the superseded memory's: kind, anchor commit (--at), "
+               "applicability, subject, topics, paths and evidence, and its outcome and handoff lists while "
+               "the kind stays the same.",
                commands.supersede_command, metavar="MEMORY [CONTENT]",
                arg_help=f"the memory to replace ({_MEMORY_HELP}), then its new content if given here")
 
@@ -222,6 +260,24 @@ def replication_show(remote: Optional[List[str]] = typer.Argument(None, metavar=
                                                                   help="remote (default origin)")) -> int:
     """Show the saved replication selection for REMOTE (default origin)."""
     return commands.show_selection_command(remote or [])
+
+
+@replication_app.command("forget-anchors", **CMD)
+def replication_forget_anchors(
+        words: Optional[List[str]] = typer.Argument(None, metavar="REMOTE [COMMIT]...", show_default=False,
+                                                    help="the remote, then the commits to forget (full or "
+                                                         "abbreviated IDs, as the reminder names them; none: "
+                                                         "every one remembered for REMOTE)"),
+        dry_run: bool = typer.Option(False, "--dry-run", help="say what would be forgotten; change nothing"),
+        json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+    """Stop reminding of anchors a push or the server took off REMOTE: forget them here.
+
+    Pushes to REMOTE and syncs with it remind of each anchor commit of a memory that a push took
+    off REMOTE, or that a branch deleted or squash-merged there did, until a branch of REMOTE holds
+    it again. When a memory does not need its anchor back, this forgets the commit (or, with no
+    COMMIT, every one remembered for REMOTE): nothing is pushed and no memory changes, so whoever
+    imports its stream from REMOTE still stops at that commit."""
+    return forget_cmd.forget_anchors_command(words or [], dry_run, json)
 
 
 @app.command("sync", **CMD)
@@ -322,7 +378,8 @@ _table_command(memory_app, "show", options.SHOW_OPTS,
 @app.command("init", **CMD)
 def init(extra: Optional[List[str]] = typer.Argument(None, hidden=True),
          name: Optional[str] = typer.Option(None, "--name", metavar="NAME",
-                                            help="identity name (default: git config user.name)")) -> int:
+                                            help="identity name, signed into every memory (default: git config user.name; "
+                                                 "one of the two is needed)")) -> int:
     """Create a signing identity for this repository."""
     return commands.init_command(name, extra or [])
 

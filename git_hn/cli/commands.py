@@ -64,8 +64,6 @@ def init_command(name: str | None, extra: list[str]) -> int:
     ident, path = identity.create(repo, name)
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
                   f"Private identity stored in {path}"])
-    if ident.name == identity.ANONYMOUS and (name is None or not name.strip()):
-        render.hint(identity.anonymous_hint(repo, path))
     return 0
 
 
@@ -104,7 +102,9 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     from ..store.repo import open_repo
 
     repo = open_repo()
-    doc = show.show(repo, query)
+    notes: list[str] | None = None if as_json else []  # (§7.13's JSON keeps §6.1's failure)
+    doc = show.show(repo, query, notes)
+    render.warnings(notes or ())
     if as_json:
         render.json_line(doc)
         return 0
@@ -183,6 +183,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
     if not positional or not is_query(positional[0]):
         raise UsageError(_named(SUPERSEDE_USAGE, positional[0] if positional else None))
     query, rest = positional[0], positional[1:]
+    refuse = not values.get("allow_retracted")
     flags = RecordFlags(**{k: values[k] for k in RECORD_FIELD_DESTS if k in values}, positional=rest)
     if values.get("input") is not None:
         extra = flags.items()
@@ -194,7 +195,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         target = _target(repo, query)
         req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request, option="--input"))
         earlier = lifecycle.successors(repo, target)
-        result = lifecycle.supersede(repo, target, req, from_input=True,
+        result = lifecycle.supersede(repo, target, req, from_input=True, refuse_retracted=refuse,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")))
     else:
         from ..service.editor import EditFile
@@ -203,15 +204,16 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         target = _target(repo, query)
         # an edited text is kept, and named by the error, until it is signed (as COMMIT_EDITMSG)
         with EditFile(repo) as edit:
-            flags = lifecycle.inherit(repo, target, flags, edit=edit if values.get("edit") else None)
             notes: list = []
+            flags = lifecycle.inherit(repo, target, flags, edit=edit if values.get("edit") else None,
+                                      refuse_retracted=refuse, notes=notes)
             req = request_from_flags(repo, flags, notes=notes, typed=list(values.get("path") or []))
             if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
                 from ..service.requests import check_flag_outcome
 
                 check_flag_outcome(req.record)
             earlier = lifecycle.successors(repo, target)
-            result = lifecycle.supersede(repo, target, req,
+            result = lifecycle.supersede(repo, target, req, refuse_retracted=refuse,
                                          allow_secret_shaped=bool(values.get("allow_secret_shaped")))
         advice.signed_notes(notes)
     advice.recall_bound(req.record.content)
@@ -320,10 +322,12 @@ def recall_command(values: dict) -> int:
     # issue 13: say what the trust policy hid, on stderr; with --json too (an agent trial: the form
     # agents are told to use left an untrusted memory out without a word; the document is the contract's)
     hint(hidden, repo)
-    if not advice.path_hint(repo, doc, req.path, hidden, req.at_commit) and not doc["matched"] \
-            and not any(hidden.values()) and not advice.shallow_hint(repo, doc) \
-            and not advice.elsewhere_hint(doc, hidden) and not values.get("json"):
+    said = advice.path_hint(repo, doc, req.path, hidden, req.at_commit) \
+        or (not any(hidden.values()) and advice.shallow_hint(repo, doc))
+    said = advice.elsewhere_hint(repo, hidden) if not said else said  # (also when others matched)
+    if not said and not doc["matched"] and not any(hidden.values()) and not values.get("json"):
         empty_hint(repo)
+    advice.not_imported(repo)
     return 0
 
 
@@ -355,6 +359,7 @@ def index_command(which: str) -> int:
         lines.append("index-v0.json omitted: it would exceed its size bound (CONTRACT §8.1); "
                      "recall is served from the verified state")
     render.lines(lines)
+    advice.not_imported(repo)
     return 0
 
 
@@ -382,7 +387,9 @@ def select_command(values: dict, positional: list[str]) -> int:
     from ..store.repo import open_repo
 
     if len(positional) > 1:
-        raise UsageError(SELECT_USAGE)
+        from .options import stray
+
+        raise stray(SELECT_USAGE, positional[1:])
     remote = positional[0] if positional else "origin"
     if not is_remote_name(remote):
         from ..core.remotes import REMOTE_NAME_RULE
@@ -423,8 +430,8 @@ def select_command(values: dict, positional: list[str]) -> int:
         render.hint(f'remote "{remote}" does not exist (yet); git hn sync {remote} needs it: '
                     "git remote add NAME URL")
     else:  # (a selection imports nothing by itself: a newcomer's git fetch that moved no branch did not)
-        render.hint(f"git hn sync{'' if remote == 'origin' else ' ' + remote} imports what it selects now; "
-                    "with git-hn's hooks installed, so does each git fetch that moves a branch")
+        render.hint(f"a selection imports nothing by itself: git hn sync {remote} imports what it selects now; "
+                    "with git-hn's hooks installed, so does each later git fetch that moves a branch")
     return 0
 
 
@@ -435,7 +442,9 @@ def show_selection_command(positional: list[str]) -> int:
     from ..store.repo import open_repo
 
     if len(positional) > 1:
-        raise UsageError("usage: git hn replication show [REMOTE]")
+        from .options import stray
+
+        raise stray("usage: git hn replication show [REMOTE]", positional[1:])
     remote = positional[0] if positional else "origin"
     if not is_remote_name(remote):
         from ..core.remotes import REMOTE_NAME_RULE
@@ -449,32 +458,10 @@ def show_selection_command(positional: list[str]) -> int:
 def parse_sync_args(args: list[str]) -> tuple[str, bool, bool, bool]:
     """§9.3: at most one REMOTE, one --recover-shallow and one --json; nothing else but git-hn's
     --rebase. (remote, recover, as_json, rebase)."""
-    remote, recover, as_json, rebase = None, False, False, False
-    rest = list(args)
-    dashdash = False
-    for arg in rest:
-        if not dashdash and arg == "--":
-            dashdash = True
-            continue
-        if not dashdash and arg == "--recover-shallow" and not recover:
-            recover = True
-        elif not dashdash and arg == "--json" and not as_json:
-            as_json = True
-        elif not dashdash and arg == "--rebase" and not rebase:
-            rebase = True
-        elif (dashdash or not arg.startswith("-")) and remote is None:
-            remote = arg
-        elif not dashdash and arg.startswith("--") and arg not in SYNC_OPTIONS:
-            from ..core import hints
+    from .options import switches
 
-            raise UsageError(f"{SYNC_USAGE}; {hints.unknown_option(arg.partition('=')[0], SYNC_OPTIONS)}")
-        elif dashdash or not arg.startswith("-"):
-            from .options import stray
-
-            raise stray(SYNC_USAGE, [arg])
-        else:
-            raise UsageError(SYNC_USAGE)
-    return remote or "origin", recover, as_json, rebase
+    seen, words = switches(args, SYNC_OPTIONS, SYNC_USAGE, operands=1)
+    return (words or ["origin"])[0], "--recover-shallow" in seen, "--json" in seen, "--rebase" in seen
 
 
 SYNC_OPTIONS = ("--json", "--recover-shallow", "--rebase")
@@ -616,21 +603,28 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         sys.stdout.write(f"> {WARNING}\n\nNo memory yet: HEAD has no commit, and memory is anchored on "
                          "commits (make a first commit: git commit).\n")
         return 0
+    left: dict = {}
     newer: list = []
     _doc, data = brief.brief(repo, at or "HEAD",
                              max_bytes=DEFAULT_MAX_BYTES if bound is None else bound,
                              include_untrusted=include_untrusted,
                              fmt="json" if as_json else "markdown", base=base, paths=tuple(paths or ()),
-                             topics=tuple(topics or ()), newer=newer)
+                             topics=tuple(topics or ()), left_out=left, newer=newer)
     # written as bytes, never through rich: the bound counts these exact bytes
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
     from ..core.brief import newer_notes
-    from .trust import brief_hint
+    from .trust import brief_hint, brief_json_hint
 
-    brief_hint(repo, _doc)  # issue 13: say what the trust policy hid, on stderr (--json too, as recall)
-    for text in newer_notes(newer):  # a stream's newer handoff on another branch (as the Markdown header says)
-        render.hint(text[:1].lower() + text[1:])
+    if as_json:  # (an agent trial: the form agents use hid untrusted memories without a word)
+        brief_json_hint(repo, _doc)
+        for text in newer_notes(newer):  # (the Markdown header says it: a stream's newer handoff elsewhere)
+            render.hint(text[:1].lower() + text[1:])
+    else:
+        brief_hint(repo, _doc)  # issue 13: what the body cannot say of the trust policy, on stderr
+    advice.brief_left_out(left, as_json)
+    if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``)
+        advice.not_imported(repo)
     return 0
 
 
@@ -660,23 +654,25 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
 
 def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
     """``git hn mcp``: at most one ``--allow-write`` and one ``--repo PATH``; nothing else."""
-    allow_write, repo = False, None
-    rest = iter(args)
-    for arg in rest:
-        if arg == "--allow-write" and not allow_write:
-            allow_write = True
-        elif arg == "--repo" and repo is None:
-            repo = next(rest, None)
-            if not repo:
-                raise UsageError(MCP_USAGE)
-        elif arg.startswith("--repo=") and len(arg) > 7 and repo is None:
-            repo = arg[7:]
-        elif not arg.startswith("-"):
-            from .options import stray
+    from .options import bad_option, stray
 
-            raise stray(MCP_USAGE, [arg])
+    allow_write, repo, words, rest = False, None, [], iter(args)
+    for arg in rest:
+        if arg == "--":
+            words += rest
+        elif arg.partition("=")[0] == "--repo":
+            value = arg[len("--repo="):] if "=" in arg else next(rest, None)
+            if repo is not None or not value:
+                raise UsageError(f"{MCP_USAGE}; --repo {'was given twice' if repo else 'needs a value PATH'}")
+            repo = value
+        elif arg == "--allow-write" and not allow_write:
+            allow_write = True
+        elif arg.startswith("-"):
+            raise bad_option(MCP_USAGE, arg, ("--allow-write",), ("--repo",))
         else:
-            raise UsageError(MCP_USAGE)
+            words.append(arg)
+    if words:
+        raise stray(MCP_USAGE, words)
     return allow_write, repo
 
 

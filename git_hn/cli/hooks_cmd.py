@@ -32,6 +32,31 @@ def hooks_command(which: str, global_: bool) -> int:
     return 0
 
 
+HOOKS_RUN_USAGE = "usage: git hn hooks run pre-push|post-rewrite|reference-transaction [ARGS]..."
+
+
+def hooks_run_usage(args: list[str]) -> int:
+    """``git hn hooks run -h`` (a team's own hook calls it: git-hn-hooks(1), HOOK MANAGERS), and
+    its usage error for anything else that names no hook (it said install's usage, without
+    ``run``)."""
+    if args[:1] in (["-h"], ["--help"]):
+        render.lines(["Usage: " + HOOKS_RUN_USAGE[len("usage: "):], "",
+                      "  What git-hn's hook wrappers run, with the hook's arguments and standard input; a",
+                      "  team's own pre-push or post-rewrite hook may call it (see git-hn-hooks(1), HOOK",
+                      "  MANAGERS)."])
+        return 0
+    raise _no_hook(args)
+
+
+def _no_hook(args: list[str]) -> UsageError:
+    """(what the installed wrappers run: a person who typed it learns that, and the reason)"""
+    from ..core.gostr import quoted
+
+    why = f'unknown hook "{quoted(args[0])}"' if args else "missing the hook's name"
+    return UsageError(f"{HOOKS_RUN_USAGE}; {why} (git hn hooks run is what the installed hooks run; "
+                      "git hn hooks install|uninstall|status manage them)")
+
+
 def hooks_run_command(args: list[str], data: bytes) -> int:
     """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``), with the
     hook's standard input."""
@@ -39,7 +64,7 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
     from ..store.repo import open_repo
 
     if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
-        raise UsageError("usage: git hn hooks install|uninstall|status [--global]")
+        raise _no_hook(args)
     repo = open_repo()
     if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
         return hook_runs.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")

@@ -80,7 +80,9 @@ def log(values: dict, positional: list[str]) -> int:
             raise
         raise InputError(explain_actor_filter(open_repo(), values.get("actor") or ())) from None
     repo = open_repo()
-    items = service.log(repo, req, max_count)
+    notes: list[str] = []  # an invalid policy at HEAD: listed anyway, trust policy-invalid
+    items = service.log(repo, req, max_count, notes)
+    render.warnings(notes)
     from ..core import log as core
 
     if values.get("json"):
@@ -90,10 +92,9 @@ def log(values: dict, positional: list[str]) -> int:
     from ..service.names import known_authors
 
     known = known_authors(repo) if items else []
-    if not sys.stdout.isatty():
-        render.lines(core.lines(items, graph, known=known))
-        return 0
-    if not items and max_count != 0:  # (a terminal showing nothing reads as a command that did nothing)
+    if not items and max_count != 0:
+        # (nothing on stdout reads as a command that did nothing: said on stderr, on a terminal
+        # and in a pipe alike, as recall's hints are; a newcomer trial got a silent empty log)
         filtered = any(values.get(k) for k in ("kind", "actor", "topic", "path", "subject", "lifecycle",
                                                "trust", "query"))
         if filtered:
@@ -108,6 +109,9 @@ def log(values: dict, positional: list[str]) -> int:
         first = "" if active_actor(repo) else "create your identity with git hn init --name NAME, then "
         render.hint(f"no memory here yet: {first}record one with git hn memory record" +
                     (f"; {team}, then git hn sync" if team else ""))
+        return 0
+    if not sys.stdout.isatty():
+        render.lines(core.lines(items, graph, known=known))
         return 0
     text = terminal_text(items, graph, no_color=bool(values.get("no_color")), known=known)
     pager = None if values.get("no_pager") else _pager(repo)

@@ -32,7 +32,7 @@ git hn identity export --output FILE | import FILE [--activate] | use ACTOR
 git hn memory record --kind KIND --at REV --applies MODE [record fields]
 git hn memory record --input FILE|- --json
 git hn memory handoff --at REV --applies MODE [record fields]
-git hn memory handoff --at REV --applies MODE --input FILE|- --json
+git hn memory handoff --input FILE|- --json [--at REV] [--applies MODE]
 git hn memory supersede MEMORY [record fields]
 git hn memory retract MEMORY --reason REASON
 git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]...
@@ -40,6 +40,7 @@ git hn memory show MEMORY [--json]
 git hn memory recall [filters] [bounds] [--json]
 git hn memory index rebuild|verify
 git hn replication select|show [REMOTE] ...
+git hn replication forget-anchors REMOTE [COMMIT]... [--dry-run] [--json]
 git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]
 git hn hooks install|uninstall|status [--global]
 git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
@@ -68,7 +69,7 @@ GROUPS = {
                'unknown memory command "{}"'),
     "policy": ({"show", "init", "trust", "untrust"}, "usage: git hn policy show [REV] [--json]",
                'unknown policy command "{}"'),
-    "replication": ({"select", "show"}, "usage: git hn replication <select|show> [REMOTE]",
+    "replication": ({"select", "show", "forget-anchors"}, "usage: git hn replication <select|show> [REMOTE]",
                     'unknown replication command "{}"'),
     "hooks": ({"install", "uninstall", "status"}, "usage: git hn hooks install|uninstall|status [--global]",
               'unknown hooks command "{}"'),
@@ -280,6 +281,20 @@ def complete(args: list[str]) -> int:
 PUBLISHER_WAIT = 600.0  # seconds: ``service.replication.background.WAIT`` (a test holds them equal)
 
 
+# ``version -h`` in the layout of every other command's help (typer's), which it does not go
+# through: the version answers without importing typer
+VERSION_HELP = """\
+Usage: git hn version [OPTIONS]
+
+  Print git-hn's version; with --json, one line of JSON with the protocol it
+  speaks.
+
+Options:
+  --json      print one line of JSON
+  -h, --help  Show this message and exit.
+"""
+
+
 def dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("help", *HELP):
         sys.stdout.write(SUMMARY)
@@ -290,14 +305,20 @@ def dispatch(argv: list[str]) -> int:
     if cmd in ("version", "--version"):
         rest = argv[1:]
         if rest and rest[0] in HELP:
-            sys.stdout.write("usage: git hn version [--json]\n")
+            sys.stdout.write(VERSION_HELP)
             return 0
         if rest not in ([], ["--json"]):
-            raise UsageError("usage: git hn version [--json]")
+            from .options import switches
+
+            switches(rest, ("--json",), "usage: git hn version [--json]")
         sys.stdout.write(f'{{"version":"{VERSION}","protocol":"hn-memory/0"}}\n' if rest else
                          f"git-hn {VERSION}\n")
         return 0
     if cmd == "hooks" and argv[1:2] == ["run"]:
+        if argv[2:3] not in (["pre-push"], ["post-rewrite"], ["reference-transaction"], ["publish"]):
+            from .hooks_cmd import hooks_run_usage  # (-h, or no hook: its usage, without reading stdin)
+
+            return hooks_run_usage(argv[2:])
         data = sys.stdin.buffer.read()
         if argv[2:3] == ["publish"] and len(argv) == 5 and argv[4].isdigit():
             # the background publisher: the user's push it waits for ends first, before this
@@ -346,7 +367,8 @@ def dispatch(argv: list[str]) -> int:
             if cmd not in GROUP_HELP:
                 listed = usage.split(" ", 4)[-1]  # the contract's usage names only some of them
                 more = sorted(s for s in subs if s not in listed)
-                raise UsageError(f"{usage}; git hn {cmd} -h also lists {', '.join(more)}" if more else usage)
+                raise UsageError(f"{usage}; missing the {cmd} command" +
+                                 (f" (git hn {cmd} -h also lists {', '.join(more)})" if more else ""))
             from .app import run_app
 
             return run_app([cmd, "--help"])
@@ -358,7 +380,7 @@ def dispatch(argv: list[str]) -> int:
             raise HnError(append(unknown.format(quoted(sub)),
                                  did_you_mean(sub, sorted(subs)) or f"git hn {cmd} -h lists them"))
         if cmd == "memory" and sub == "index" and (len(argv) == 2 or argv[2] not in ("rebuild", "verify", *HELP)):
-            raise UsageError("usage: git hn memory index rebuild|verify")
+            raise UsageError(_index_usage(argv[2:]))
         if cmd == "memory" and sub in ("record", "handoff", "recall", *FAST_MEMORY) \
                 and not _wants_help(argv[2:]):
             _start_git_early(listing=sub not in ("record", "handoff"))
@@ -377,6 +399,21 @@ def dispatch(argv: list[str]) -> int:
     from .app import run_app
 
     return run_app(argv)
+
+
+def _index_usage(words: list[str]) -> str:
+    """``git hn memory index`` without ``rebuild`` or ``verify``: its usage, and what it was given."""
+    from ..core import hints
+    from ..core.gostr import quoted
+    from .options import every_option
+
+    usage = "usage: git hn memory index rebuild|verify"
+    if not words:
+        return f"{usage}; missing the index command"
+    if words[0].startswith("-"):
+        return f"{usage}; {hints.unknown_option(words[0].partition('=')[0], (), every_option())}"
+    return hints.append(f'{usage}; unknown index command "{quoted(words[0])}"',
+                        hints.did_you_mean(words[0], ("rebuild", "verify")))
 
 
 def _dispatch_and_close(args: list[str]) -> int:
@@ -405,7 +442,7 @@ CONTRACT_USAGES = tuple(f"usage: git hn {c}" for c in (
     "init", "identity <", "identity show", "identity list", "identity public", "memory <", "memory record",
     "memory handoff", "memory supersede", "memory retract", "memory challenge", "memory <retract",
     "memory show", "memory recall", "memory brief", "memory digest", "memory index", "policy show",
-    "replication", "sync", "hooks", "mcp", "demo"))
+    "replication <", "replication select", "replication show", "sync", "hooks", "mcp", "demo"))
 
 
 def main(argv: list[str] | None = None) -> int:

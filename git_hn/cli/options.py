@@ -4,6 +4,8 @@ Pure data plus one small GNU-style parser. ``git hn memory record`` and ``handof
 path of every agent, and importing typer costs more than the whole record budget, so ``main`` parses
 those two commands with ``parse`` below. The typer commands declare the same options from these
 tables, and a test checks that both parsers accept the same options and produce the same values.
+The commands parsed by hand without a table (``sync``, ``mcp``, ``version``) word their usage
+errors with ``switches`` and ``bad_option``, in the same words.
 """
 
 from __future__ import annotations
@@ -58,10 +60,25 @@ COMMON = (
         help="sign even if the text looks like a credential"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
-RECORD_OPTS = RECORD_FIELDS + COMMON
-HANDOFF_OPTS = tuple(o for o in RECORD_FIELDS if o.name != "--kind") + COMMON
-SUPERSEDE_OPTS = RECORD_OPTS + (
+
+
+def _said(opts, names, before: str = "", after: str = "") -> tuple[Opt, ...]:
+    """``opts`` with the help of ``names`` saying more (what is required, what is inherited)."""
+    return tuple(o._replace(help=before + o.help + after) if o.name in names else o for o in opts)
+
+
+# -h says what the command needs: record's --kind, --at and --applies are required (unless
+# --input gives the whole request), handoff's --at and --applies too (unless its --input request
+# has them); handoff takes no --outcome (only an attempt has one). supersede's help says that
+# what it is not given is the superseded memory's.
+_ANCHORING = ("--kind", "--at", "--applies")
+RECORD_OPTS = _said(RECORD_FIELDS, _ANCHORING, "required without --input: ") + COMMON
+HANDOFF_OPTS = _said(tuple(o for o in RECORD_FIELDS if o.name not in ("--kind", "--outcome")),
+                     _ANCHORING, "required, unless the --input request has it: ") + COMMON
+SUPERSEDE_OPTS = RECORD_FIELDS + COMMON + (
     Opt("--edit", "edit", help="write the new content in your editor, starting from the target's"),
+    Opt("--allow-retracted", "allow_retracted",
+        help="supersede a memory its author retracted (its successor is active: what was withdrawn is back)"),
 )
 
 
@@ -70,6 +87,39 @@ def stray(usage: str, args: list[str]) -> UsageError:
     from ..core import hints  # error paths only
 
     return UsageError(hints.append(usage, hints.unexpected(args)))
+
+
+def bad_option(usage: str, arg: str, switches, others=()) -> UsageError:
+    """The usage error for an option-shaped ``arg`` of a command parsed by hand (``sync``,
+    ``mcp``, ``version``), saying which: one of its ``switches`` given a value or twice, or an
+    unknown option (``hints``, with the closest of ``switches`` and ``others``)."""
+    from ..core import hints  # error paths only
+
+    name, eq, _value = arg.partition("=")
+    if name in switches:
+        return UsageError(f"{usage}; {name} {'takes no value' if eq else 'was given twice'}")
+    return UsageError(f"{usage}; {hints.unknown_option(name, (*switches, *others), every_option())}")
+
+
+def switches(argv: list[str], names, usage: str, operands: int = 0) -> tuple[set, list[str]]:
+    """(the switches given, the positional words) of a command of switches only, parsed by hand
+    (``sync``, ``version``): each of ``names`` at most once, at most ``operands`` words (``--``
+    ends the options; CONTRACT §9.3); anything else is a usage error that says which."""
+    seen: set = set()
+    words: list[str] = []
+    dashdash = False
+    for arg in argv:
+        if not dashdash and arg == "--":
+            dashdash = True
+        elif dashdash or not arg.startswith("-"):
+            if len(words) == operands:
+                raise stray(usage, [arg])
+            words.append(arg)
+        elif arg in names and arg not in seen:
+            seen.add(arg)
+        else:
+            raise bad_option(usage, arg, names)
+    return seen, words
 
 
 def every_option() -> set[str]:

@@ -73,6 +73,17 @@ def error(message: str) -> None:
     sys.stderr.flush()
 
 
+def warnings(texts) -> None:
+    """One ``git-hn: warning:`` line on stderr per distinct text (a command that read on past a
+    fault; a state answered twice may have noted it twice)."""
+    from ..core.gostr import one_line
+    from ..core.invisible import spell_invisible
+
+    for text in dict.fromkeys(texts):
+        sys.stderr.write("git-hn: warning: " + spell_invisible(one_line(text)) + "\n")
+    sys.stderr.flush()
+
+
 def hint(text: str) -> None:
     """One ``git-hn: hint:`` line on stderr: advice beside a command that succeeded (stdout keeps
     its formats)."""

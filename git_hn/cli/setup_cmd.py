@@ -16,7 +16,7 @@ def setup_command(agent: str | None, remove: bool, print_only: bool) -> int:
     from ..store.repo import open_repo
 
     if not agent:
-        raise UsageError(SETUP_USAGE)
+        raise UsageError(f"{SETUP_USAGE}; missing AGENT")
     setup.check_agent(agent)
     repo = open_repo()
     try:

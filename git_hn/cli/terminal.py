@@ -160,11 +160,14 @@ def memory_line(f: logcore.Fields) -> Text:
 
 
 def first_line(content: str) -> tuple[str, int]:
-    """The content's first non-blank line (inert) and how many non-blank lines follow it."""
-    lines = [line for line in content.split("\n") if line.strip()]
-    if not lines:
+    """The content's first non-blank line (inert) and how many lines the view hides: every line
+    after it up to the last non-blank one, blank lines between included (a newcomer trial saw an
+    8-line memory with one blank line said as "+6 lines")."""
+    lines = content.split("\n")
+    shown = [i for i, line in enumerate(lines) if line.strip()]
+    if not shown:
         return "", 0
-    return inert(lines[0].strip()), len(lines) - 1
+    return inert(lines[shown[0]].strip()), shown[-1] - shown[0]
 
 
 def header(screen: Screen, short: str, date: str, name: str, actor: str, kind: str, lifecycle: str,
@@ -291,56 +294,75 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
     screen.wrapped(Text(doc["warning"], style=WARNING))
     proj = doc.get("projection")
     operation = "" if env["operation"] == "record" else env["operation"]
+    pad = _show_pad(doc)
     # (the classes are never cut: on a narrow terminal they continue on the next line)
     flow(screen, [(short_id(doc["memoryId"]), ID), (operation, ""),
                   *(((proj["kind"], KIND), (proj["lifecycle"], LIFECYCLE.get(proj["lifecycle"], "")),
-                     (proj["trust"], trust_style(proj["trust"]))) if proj else ())], lead=labelled("Memory", ""))
-    screen.line(labelled("Author", who(env["actorName"], env["actor"], screen.width - 10)))
-    screen.line(labelled("Signed", utc_timestamp(env["timestamp"]), DATE))
-    screen.line(labelled("Stream", f"{short_id(env['stream'])} #{env['sequence']}"))
-    screen.line(labelled("Commit", short_id(doc["commit"])))
+                     (proj["trust"], trust_style(proj["trust"]))) if proj else ())],
+         lead=labelled("Memory", "", pad=pad))
+    screen.line(labelled("Author", who(env["actorName"], env["actor"], screen.width - pad), pad=pad))
+    screen.line(labelled("Signed", utc_timestamp(env["timestamp"]), DATE, pad=pad))
+    screen.line(labelled("Stream", f"{short_id(env['stream'])} #{env['sequence']}", pad=pad))
+    screen.line(labelled("Commit", short_id(doc["commit"]), pad=pad))
     if env.get("target") and "targetProjection" not in doc:
-        screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), short_id(env["target"]), ID))
+        screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), short_id(env["target"]), ID, pad=pad))
     if env.get("reason"):
-        screen.line(labelled("Reason", inert(env["reason"])))
+        screen.line(labelled("Reason", inert(env["reason"]), pad=pad))
     for item in env.get("evidence", ()):
-        screen.line(labelled("Evidence", inert(item)))
+        screen.line(labelled("Evidence", inert(item), pad=pad))
     if proj:
-        _projection(screen, proj)
+        _projection(screen, proj, pad)
     if "targetProjection" in doc:
         target = doc["targetProjection"]
         flow(screen, [(short_id(target["id"]), ID), (target["kind"], KIND),
                       (target["lifecycle"], LIFECYCLE.get(target["lifecycle"], "")),
                       (target["trust"], trust_style(target["trust"]))],
-             lead=labelled(TARGET_LABEL.get(env["operation"], "Target"), ""))
+             lead=labelled(TARGET_LABEL.get(env["operation"], "Target"), "", pad=pad))
         _content(screen, target["data"]["content"], "Target content (inert)")  # (not this memory's own)
-    screen.copyable(labelled("Full ID", doc["memoryId"], pad=9))  # 80 columns: the one line to copy
+    if pad + len(doc["memoryId"]) <= screen.width:  # the one line to copy, whole
+        screen.copyable(labelled("Full ID", doc["memoryId"], pad=pad))
+    else:  # (a label column widened by a relation: the ID goes under its label, as content does)
+        screen.line(Text("Full ID", style=LABEL))
+        screen.copyable(Text("  " + doc["memoryId"], no_wrap=True, overflow="ellipsis"))
     return screen.text()
+
+
+def _show_pad(doc: dict) -> int:
+    """The label column of ``show``: one space after its longest label, so every value starts in
+    one column (a newcomer trial saw ``Full ID`` and ``Challenges`` out of line). 9 for the
+    usual labels (``Evidence``), so that ``Full ID`` and a 71-character ID fit 80 columns."""
+    labels = ["Evidence"]
+    env = doc["envelope"]
+    if env.get("target"):
+        labels.append(TARGET_LABEL.get(env["operation"], "Target"))
+    proj = doc.get("projection") or {}
+    labels += [label for key, label in RELATION_LABEL if proj.get(key)]
+    return max(len(label) for label in labels) + 1
 
 
 RELATION_LABEL = (("successors", "Superseded by"), ("retractions", "Retracted by"),
                   ("challengers", "Challenged by"))
 
 
-def _projection(screen: Screen, row: dict) -> None:
-    screen.line(labelled("Applies", f"{row['applicability']} ({row['anchor']['commit'][:12]})"))
-    screen.line(labelled("Evidence", row["evidence"]))
+def _projection(screen: Screen, row: dict, pad: int) -> None:
+    screen.line(labelled("Applies", f"{row['applicability']} ({row['anchor']['commit'][:12]})", pad=pad))
+    screen.line(labelled("Evidence", row["evidence"], pad=pad))
     for key, label in RELATION_LABEL:
         for other in row.get(key, ()):
-            screen.line(labelled(label, short_id(other), ID))
+            screen.line(labelled(label, short_id(other), ID, pad=pad))
     data = row["data"]
     topics = data.get("topics") or []
     if topics:
-        screen.line(labelled("Topics", inert(", ".join(topics))))
+        screen.line(labelled("Topics", inert(", ".join(topics)), pad=pad))
     paths = [p["path"] for p in row["anchor"].get("paths", ())]
     if paths:
-        screen.line(labelled("Paths", inert(", ".join(paths))))
+        screen.line(labelled("Paths", inert(", ".join(paths)), pad=pad))
     if row["anchor"].get("subject"):
-        screen.line(labelled("Subject", inert(row["anchor"]["subject"])))
+        screen.line(labelled("Subject", inert(row["anchor"]["subject"]), pad=pad))
     for item in data.get("evidence", ()):
-        screen.line(labelled("Evidence", inert(item)))
+        screen.line(labelled("Evidence", inert(item), pad=pad))
     if data.get("attemptOutcome"):
-        screen.line(labelled("Outcome", data["attemptOutcome"]))
+        screen.line(labelled("Outcome", data["attemptOutcome"], pad=pad))
     _content(screen, data["content"])
     handoff = data.get("handoff")
     for key, title in logcore.HANDOFF_PARTS if handoff else ():
@@ -364,12 +386,14 @@ def result(memory_id: str, env, replayed: bool = False, no_color: bool = False,
     kind = env.record.kind if env.record is not None else (inert(env.reason) if env.reason else "")
     screen.line(span((VERB.get(env.operation, "Appended"), "bold"), (short_id(memory_id), ID),
                      (kind, KIND if env.record is not None else "")))
+    # one column for every value: ``Challenges`` and ``Supersedes`` fill the usual 10
+    pad = max(10, len(TARGET_LABEL.get(env.operation, "Target")) + 1) if env.target else 10
     if env.target:
-        screen.line(labelled(TARGET_LABEL.get(env.operation, "Target"), short_id(env.target), ID))
-    screen.line(labelled("Author", who(env.actor_name, env.actor, screen.width - 10)))
-    screen.line(labelled("Stream", short_id(env.stream)))
+        screen.line(labelled(TARGET_LABEL.get(env.operation, "Target"), short_id(env.target), ID, pad=pad))
+    screen.line(labelled("Author", who(env.actor_name, env.actor, screen.width - pad), pad=pad))
+    screen.line(labelled("Stream", short_id(env.stream), pad=pad))
     if env.record is not None:
-        screen.line(labelled("Anchor", env.record.anchor.commit[:12]))
+        screen.line(labelled("Anchor", env.record.anchor.commit[:12], pad=pad))
     if replayed:
         screen.line(Text("Replayed: existing memory returned; nothing appended", style="yellow"))
     return screen.text()

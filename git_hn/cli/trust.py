@@ -44,9 +44,12 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
 
     usage = TRUST_USAGE if trust else UNTRUST_USAGE
     if len(positional) > 1:
-        raise UsageError(usage)
+        from .options import stray
+
+        raise stray(usage, positional[1:])
     if not positional and not kinds:  # both are optional, one is needed
-        raise UsageError(f"{usage}; give an ACTOR, a --kind, or both" if trust else usage)
+        raise UsageError(f"{usage}; give an ACTOR, a --kind, or both" if trust else f"{usage}; give an ACTOR or a "
+                         "--kind")
     if not trust and positional and kinds:
         # the format has no per-actor kinds: "untrust ACTOR --kind K" cannot mean "only K of
         # ACTOR", and removing both would remove more than the user may have meant
@@ -94,6 +97,8 @@ def change_lines(outcome, trust: bool) -> list[str]:
 
     edit = outcome.edit
     lines = ["Added a memory section to .hn/policy.json"] if edit.created_section else []
+    if edit.sorted_lists:
+        lines.append("Sorted the memory section's lists of .hn/policy.json (the policy requires that order)")
     for change in edit.changes:
         if change.what == "actor":
             who = label(outcome.who)
@@ -139,14 +144,23 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
     from ..store.repo import open_repo
 
     if len(positional) != 1:
-        raise UsageError(IMPORT_USAGE)
-    ident, record, new, active = identity_transfer.import_file(open_repo(), positional[0], activate)
+        from .options import stray
+
+        raise stray(IMPORT_USAGE, positional[1:]) if positional else UsageError(f"{IMPORT_USAGE}; missing FILE")
+    repo = open_repo()
+    ident, record, new, active = identity_transfer.import_file(repo, positional[0], activate)
     who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
     lines = [f"Imported identity {who} into {record}" if new
              else f"Identity {who} is already in this keyring"]
     lines.append(f"Active identity: {who}" if active else
                  "Active identity unchanged; add --activate to sign with the imported one")
     render.lines(lines)
+    remotes = sorted(repo.remote_names(), key=lambda r: (r != "origin", r)) if active else []
+    if remotes:  # (a team trial: recorded at once, the two clones' chains forked)
+        sync = "git hn sync" + ("" if remotes[0] == "origin" else f" {remotes[0]}")
+        render.hint(f"it may have signed memories in another clone: {sync} imports them before you record here (when "
+                    f"the replication selection takes its stream: --all, or --actor {ident.actor}); a memory recorded "
+                    f"first forks its stream, which {sync} --rebase then mends")
     return 0
 
 
@@ -156,7 +170,10 @@ def identity_use_command(positional: list[str]) -> int:
     from ..store.repo import open_repo
 
     if len(positional) != 1:
-        raise UsageError(USE_USAGE)
+        from .options import stray
+
+        raise stray(USE_USAGE, positional[1:]) if positional else UsageError(
+            f"{USE_USAGE}; missing ACTOR (git hn identity list shows them)")
     repo = open_repo()
     ident, already = identity_transfer.use(repo, positional[0])
     who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
@@ -172,8 +189,30 @@ def identity_use_command(positional: list[str]) -> int:
 # -- the hint ----------------------------------------------------------------------------------
 
 
+BRIEF_WORKING = {  # what the brief's own line cannot know: the working tree's policy file
+    "memory": ".hn/policy.json in the working tree is not committed yet: the brief reads the policy at "
+              "the commit, so it takes effect once it is committed",
+    "no-memory": ".hn/policy.json in the working tree has no memory section: git hn policy trust "
+                 "ACTOR|--kind KIND adds one, then commit it",
+    "invalid": ".hn/policy.json in the working tree is invalid: fix it, then commit it",
+}
+
+
 def brief_hint(repo, doc: dict) -> None:
-    """The hint after a brief (Markdown or JSON), from its ``excludedUntrusted`` count."""
+    """After a Markdown brief that left memories out for trust: its body says so already, with
+    what qualifies them (an agent reads only that), so stderr adds only what the body cannot
+    know, the state of the working tree's policy file (a newcomer trial read the same note
+    twice, in the body and as a hint)."""
+    if doc.get("excludedUntrusted", 0):
+        text = BRIEF_WORKING.get(_policy_file(repo))
+        if text:
+            render.hint(text)
+
+
+def brief_json_hint(repo, doc: dict) -> None:
+    """After a JSON brief that left memories out for trust: the hint recall gives (an agent trial:
+    the form agents are told to use left them out without a word; the document, the contract's,
+    carries only the ``excludedUntrusted`` count)."""
     count = doc.get("excludedUntrusted", 0)
     if count:
         from ..service.policy_edit import policy_present

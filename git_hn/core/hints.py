@@ -149,12 +149,40 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     return f"{what} hidden by the trust policy; {see}, or {how}"
 
 
-def not_applying(n: int) -> str:
-    """After a recall that matched nothing: ``n`` memories match but do not apply at the query
-    commit (a team trial: after a squash merge, recall on main was empty without a word)."""
+def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", "")) -> str:
+    """After a recall: ``n`` matching memories were left out because they do not apply at the
+    query commit (a team trial: after a squash merge, recall on main dropped them without a word,
+    even while other memories matched). ``mine``: the ID of one of them the reader signed;
+    ``theirs``: (ID, kind) of one someone else signed. Each gets a command its reader can run
+    (a teammate's memory cannot be superseded by the reader: only its author may)."""
     if not n:
         return ""
-    return (f"{n} matching {'memory does' if n == 1 else 'memories do'} not apply at this commit: "
-            f"{'its anchor commit is' if n == 1 else 'their anchor commits are'} not in its history (a squash merge "
-            "or a rebase?); git hn memory log lists them, git hn memory show ID says where one applies, and git hn "
-            "memory supersede ID --at HEAD --content TEXT records it again on HEAD")
+    one = n == 1
+    text = (f"{n} matching {'memory does' if one else 'memories do'} not apply at this commit and "
+            f"{'was' if one else 'were'} left out: {'its anchor commit is' if one else 'their anchor commits are'} "
+            "not in its history (a squash merge or a rebase?); ")
+    first = mine or theirs[0]
+    if not first:
+        return text + ("git hn memory log lists them, git hn memory show ID says where one applies, and its author "
+                       "records it again on HEAD with git hn memory supersede ID --at HEAD --content TEXT")
+    text += f"git hn memory show {first[7:19]} says where {'it' if one else 'one'} applies"
+    supersede = (f"git hn memory supersede {mine[7:19]} --at HEAD --content TEXT records {'it' if one else 'one'} "
+                 "again on HEAD")
+    kind = theirs[1] if theirs[1] in ("decision", "observation", "assumption") else "observation"
+    cite = (f"git hn memory record --kind {kind} --at HEAD --applies descendants --evidence memory:{theirs[0]} "
+            "--content TEXT records your own on HEAD citing it (only its author can supersede it)")
+    if mine and theirs[0]:
+        return f"{text}; yours: {supersede}; a teammate's: {cite}"
+    return f"{text}, and {supersede if mine else cite}"
+
+
+def brief_not_applying(n: int) -> str:
+    """A line of the Markdown brief: ``n`` active memories it would list do not apply at its
+    commit (after a squash merge: the feature's decisions were left out without a word)."""
+    if not n:
+        return ""
+    one = n == 1
+    return (f"{n} {'memory' if one else 'memories'} left out: {'it does' if one else 'they do'} not apply at this "
+            f"commit ({'its anchor commit is' if one else 'their anchor commits are'} not in its history: a squash "
+            f"merge or a rebase?); git hn memory recall names {'it' if one else 'them'} and how to carry "
+            f"{'it' if one else 'them'} over")

@@ -43,6 +43,9 @@ HIDDEN = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200e\u
           "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
 # removed, not spelled, before the secret lint's detectors: HIDDEN and the two joiners
 FOLDED = HIDDEN + "\u200c\u200d"
+# the direction controls among them (CONTRACT §0.5's embeddings, overrides and isolates, and
+# the three marks): they reorder the text around them (*Trojan Source*)
+DIRECTION = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 
 _hidden = None  # compiled at the first non-ASCII text (a command's fixed cost)
 _folded = None
@@ -127,6 +130,11 @@ def _presentation_kept(s: str, i: int) -> bool:
         return s[i + 1:i + 2] == "\u20e3"
     # (after a symbol only: after a letter, ``Zoë`` and ``Zoë`` + U+FE0F looked the same, a review)
     return not before.isascii() and _pattern().match(before) is None and _emoji(before)
+
+
+def has_direction_control(s: str) -> bool:
+    """Whether ``s`` holds a direction control (``DIRECTION``)."""
+    return not s.isascii() and re.search("[" + DIRECTION + "]", s) is not None
 
 
 def spell_invisible(s: str) -> str:

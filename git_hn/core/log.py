@@ -22,7 +22,7 @@ from .tuples import NamedTuple
 MAX_SUMMARY = 200  # characters of the content's first line kept in an item (human and JSON)
 MIN_NAME = 4  # columns the author name keeps before the summary is cut to nothing
 MIN_SUMMARY = 10  # summary columns kept, when the width allows, before the author name is cut
-ELLIPSIS = "..."
+ELLIPSIS = "…"  # ends every text git-hn cuts (one character, one column), as recall's already did
 
 # relation types, in the order they are listed under a memory
 RELATIONS = ("supersedes", "supersededBy", "retractedBy", "challengedBy")
@@ -48,11 +48,13 @@ class Item(NamedTuple):
 
 
 def summary(content: str) -> str:
-    """The content's first non-blank line, stripped and bounded (never a second line)."""
+    """The content's first non-blank line, stripped and bounded (never a second line): a line
+    longer than ``MAX_SUMMARY`` characters keeps ``MAX_SUMMARY`` of them, the last an ellipsis
+    (a newcomer trial found the page's timeline and piped log cut without a sign)."""
     for line in content.split("\n"):
         if line.strip():
             line = line.strip()
-            return line[:MAX_SUMMARY]
+            return line if len(line) <= MAX_SUMMARY else line[:MAX_SUMMARY - len(ELLIPSIS)] + ELLIPSIS
     return ""
 
 

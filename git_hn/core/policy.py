@@ -41,20 +41,30 @@ def digest_of(data: bytes | None) -> str:
     return "sha256:" + hashing.sha256(data).hexdigest()
 
 
-def _bind(value, names: tuple[str, ...]) -> dict:
-    """Go struct binding: keys fold to field names (ASCII case, K, ſ); unknown keys refused."""
+def _bind(value, names: tuple[str, ...], where: str) -> dict:
+    """Go struct binding: keys fold to field names (ASCII case, K, ſ); unknown keys refused.
+    The causes after ``parse policy: `` are git-hn's own words (CONTRACT §0.5), not Go's: a
+    newcomer trial read ``json: unknown field "extra"`` as a message from another program."""
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(value)} into policy object")
+        raise _wrong(value, where, "an object")
     fields = {n.lower(): n for n in names}
     out = {}
     for key, v in value.items():
         name = fields.get(fold_key(key))
         if name is None:
-            raise PolicyError(f'parse policy: json: unknown field "{_safe(key)}"')
+            raise PolicyError(f'parse policy: unknown field "{_safe(key)}" in {where}, which takes only '
+                              f'{", ".join(names)}')
         out[name] = v
     return out
+
+
+def _wrong(v, where: str, expected: str) -> PolicyError:
+    kind = "a number with a fraction or exponent" if isinstance(v, JsonFloat) else {
+        "bool": "true or false", "number": "a number", "string": "a string", "array": "a list",
+        "object": "an object"}.get(json_type(v), json_type(v))
+    return PolicyError(f"parse policy: {where} must be {expected}, not {kind}")
 
 
 def _safe(s: str) -> str:
@@ -69,7 +79,7 @@ def _string(v, where: str) -> str:
     if v is None:
         return ""
     if not isinstance(v, str) or isinstance(v, JsonFloat):
-        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(v)} into {where} of type string")
+        raise _wrong(v, where, "a string")
     return v
 
 
@@ -77,15 +87,17 @@ def _strings(v, where: str) -> list[str] | None:
     if v is None:
         return None
     if not isinstance(v, list):
-        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(v)} into {where} of type []string")
-    return [_string(x, where) for x in v]
+        raise _wrong(v, where, "a list of strings")
+    return [_string(x, f"each entry of {where}") for x in v]
 
 
 def _int(v, where: str) -> int:
     if v is None:
         return 0
-    if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, JsonFloat) or v > INT64_MAX:
-        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(v)} into {where} of type int")
+    if isinstance(v, bool) or not isinstance(v, int) or isinstance(v, JsonFloat):
+        raise _wrong(v, where, "a whole number")
+    if v > INT64_MAX:
+        raise PolicyError(f"parse policy: {where} is too large")
     return v
 
 
@@ -93,7 +105,7 @@ def _bool(v, where: str) -> bool:
     if v is None:
         return False
     if not isinstance(v, bool):
-        raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(v)} into {where} of type bool")
+        raise _wrong(v, where, "true or false")
     return v
 
 
@@ -107,24 +119,26 @@ def _check_actors(items: list[str], label: str) -> None:
         seen.add(a)
 
 
-def parse_policy(data: bytes) -> MemoryPolicy | None:
-    """Validate a complete ``hn.policy/0`` document and return its memory section (or None)."""
+def parse_policy(data: bytes, in_order: bool = True) -> MemoryPolicy | None:
+    """Validate a complete ``hn.policy/0`` document and return its memory section (or None).
+    ``in_order=False`` lets the memory lists be out of order (and returns them as written): for
+    ``git hn policy trust|untrust``, which write them sorted, never for a policy that is read."""
     if len(data) > LIMITS.max_policy:
         raise PolicyError(f"policy exceeds {LIMITS.max_policy} bytes")
     doc = read_document(data, prefix="parse policy: ", max_bytes=LIMITS.max_policy, fold_keys=True,
                         error=PolicyError)
     if doc is None:
         doc = {}
-    top = _bind(doc, ("version", "maintainers", "proposals", "pipelines", "memory"))
-    version = _string(top.get("version"), "policy.version")
+    top = _bind(doc, ("version", "maintainers", "proposals", "pipelines", "memory"), "the policy")
+    version = _string(top.get("version"), "version")
     if version != "hn.policy/0":
         raise PolicyError(f'unsupported policy version "{_safe(version)}"')
-    maintainers = _strings(top.get("maintainers"), "policy.maintainers") or []
+    maintainers = _strings(top.get("maintainers"), "maintainers") or []
     if not maintainers:
         raise PolicyError("policy requires at least one maintainer")
     _check_actors(maintainers, "maintainers")
     proposals = _bind(top.get("proposals"), ("requiredApprovals", "requiredAccepts",
-                                             "trustedReviewers", "allowAuthorApproval"))
+                                             "trustedReviewers", "allowAuthorApproval"), "proposals")
     approvals = _int(proposals.get("requiredApprovals"), "proposals.requiredApprovals")
     accepts = _int(proposals.get("requiredAccepts"), "proposals.requiredAccepts")
     reviewers = _strings(proposals.get("trustedReviewers"), "proposals.trustedReviewers") or []
@@ -139,26 +153,25 @@ def parse_policy(data: bytes) -> MemoryPolicy | None:
     pipelines = top.get("pipelines")
     if pipelines is not None:
         if not isinstance(pipelines, dict):
-            raise PolicyError(f"parse policy: json: cannot unmarshal {json_type(pipelines)} into "
-                              "policy.pipelines of type map")
+            raise _wrong(pipelines, "pipelines", "an object")
         for name in sorted(pipelines):
             if _PIPELINE.fullmatch(name) is None or name in (".", ".."):
                 raise PolicyError(f'policy has invalid pipeline name "{_safe(name)}"')
-            spec = _bind(pipelines[name], ("requiredResults", "trustedRunners"))
-            results = _int(spec.get("requiredResults"), "pipeline.requiredResults")
-            runners = _strings(spec.get("trustedRunners"), "pipeline.trustedRunners") or []
+            spec = _bind(pipelines[name], ("requiredResults", "trustedRunners"), f'pipeline "{name}"')
+            results = _int(spec.get("requiredResults"), f'pipeline "{name}" requiredResults')
+            runners = _strings(spec.get("trustedRunners"), f'pipeline "{name}" trustedRunners') or []
             if not 1 <= results <= 64:
                 raise PolicyError(f'pipeline "{name}" requiredResults must be between 1 and 64')
             if results > len(runners):
                 raise PolicyError(f'pipeline "{name}" requiredResults exceeds its trusted runner count')
             _check_actors(runners, f"pipeline {name} trustedRunners")
-    return _memory_section(top.get("memory"))
+    return _memory_section(top.get("memory"), in_order)
 
 
-def _memory_section(value) -> MemoryPolicy | None:
+def _memory_section(value, in_order: bool) -> MemoryPolicy | None:
     if value is None:
         return None
-    mem = _bind(value, ("trustedActors", "trustedKinds"))
+    mem = _bind(value, ("trustedActors", "trustedKinds"), "memory")
     actors = _strings(mem.get("trustedActors"), "memory.trustedActors")
     if actors is None:
         raise PolicyError("memory trustedActors is required")
@@ -172,7 +185,7 @@ def _memory_section(value) -> MemoryPolicy | None:
         if a in seen:
             raise PolicyError(f"memory trustedActors contains duplicate actor {a}")
         seen.add(a)
-    if actors != sorted(actors):
+    if in_order and actors != sorted(actors):
         raise PolicyError("memory trustedActors must be sorted")
     seen = set()
     for k in kinds:
@@ -181,7 +194,7 @@ def _memory_section(value) -> MemoryPolicy | None:
         if k in seen:
             raise PolicyError(f"memory trustedKinds contains duplicate kind {k}")
         seen.add(k)
-    if kinds != sorted(kinds):
+    if in_order and kinds != sorted(kinds):
         raise PolicyError("memory trustedKinds must be sorted")
     return MemoryPolicy(tuple(actors), tuple(kinds))
 

@@ -54,6 +54,7 @@ class Edit(NamedTuple):
     changes: tuple[Change, ...]
     created_section: bool
     kinds: tuple[str, ...]  # trustedKinds after the edit
+    sorted_lists: bool = False  # the file's memory lists were out of order: written sorted
 
 
 def initial(actor: str) -> bytes:
@@ -70,11 +71,12 @@ def check_kinds(kinds) -> tuple[str, ...]:
     return tuple(sorted(set(kinds)))
 
 
-def canonical_document(data: bytes) -> dict:
+def canonical_document(data: bytes, in_order: bool = True) -> dict:
     """The validated document with canonical key names and order, nulls dropped (their zero
     values), pipelines by name and the memory lists sorted. Raises ``PolicyError`` as
-    ``policy show`` would."""
-    parse_policy(data)
+    ``policy show`` would; ``in_order=False`` accepts memory lists out of order (an edit writes
+    them sorted)."""
+    parse_policy(data, in_order)
     doc = read_document(data, prefix="parse policy: ", max_bytes=LIMITS.max_policy, fold_keys=True,
                         error=PolicyError) or {}
     top = _bind(doc, _TOP)
@@ -111,8 +113,12 @@ def edit(data: bytes, *, trust: bool, actor: str | None = None, kinds=()) -> Edi
     """Add (``trust``) or remove ``actor`` and ``kinds`` in the memory section of ``data``.
 
     Trusting into a document without a memory section creates one: with ``kinds`` if given,
-    else the default kinds. Untrusting from a document without one changes nothing."""
-    doc = canonical_document(data)
+    else the default kinds. Untrusting from a document without one changes nothing. Memory
+    lists out of order (a hand edit) are the one fault an edit repairs: it writes them sorted,
+    whatever else it changes (``sorted_lists``); every other fault is refused as ``policy show``
+    refuses it."""
+    doc = canonical_document(data, in_order=False)
+    unsorted = _out_of_order(data)
     kinds = check_kinds(kinds)
     memory = doc.get("memory")
     created = memory is None and trust
@@ -127,9 +133,18 @@ def edit(data: bytes, *, trust: bool, actor: str | None = None, kinds=()) -> Edi
         changes.append(_apply(memory["trustedKinds"], k, trust, "kind") if memory is not None
                        else Change("kind", k, False))
     after = tuple(memory["trustedKinds"]) if memory is not None else ()
-    if not created and not any(c.done for c in changes):
+    if not created and not unsorted and not any(c.done for c in changes):
         return Edit(None, tuple(changes), False, after)
-    return Edit(_checked(doc), tuple(changes), created, after)
+    return Edit(_checked(doc), tuple(changes), created, after, unsorted)
+
+
+def _out_of_order(data: bytes) -> bool:
+    """Whether a document valid with ``in_order=False`` is refused only for its lists' order."""
+    try:
+        parse_policy(data)
+    except PolicyError:
+        return True
+    return False
 
 
 def _apply(items: list, value: str, add: bool, what: str) -> Change:

@@ -62,20 +62,24 @@ def _challengers(row, envelope_of) -> list[dict]:
     return out
 
 
-def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Focus = core.Focus()):
+def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Focus = core.Focus(),
+                   left_out: dict | None = None):
     """(head of the document, full sections, actor names, ``core.newer_elsewhere``'s answer) for
-    the brief at commit ``at``."""
+    the brief at commit ``at``; ``left_out["inapplicable"]`` (when given): the active memories the
+    trust filter keeps that do not apply at ``at``."""
     collection, resolver, policy, proj = _projection(repo, at)
     by_id = collection.by_id()
     blob_at = _blob_at(resolver, at)
     sequences = {m.memory_id: m.envelope.sequence for m in collection.memories}
-    candidates, excluded, elsewhere = [], 0, []
+    candidates, excluded, elsewhere, away = [], 0, [], 0
     for row in proj.rows.values():
         if (row.lifecycle.lifecycle == "active" and row.record.kind == "handoff"
                 and row.applicability in core.ELSEWHERE and (include_untrusted or row.trust == "qualified")):
             elsewhere.append((row.id, row.actor, row.stream, sequences[row.id], row.record.anchor.commit))
         if (row.lifecycle.lifecycle != "active" or row.applicability != "applicable"
                 or row.evidence != "resolved"):
+            away += (row.lifecycle.lifecycle == "active" and row.applicability == "inapplicable"
+                     and (include_untrusted or row.trust == "qualified"))
             continue
         if row.trust != "qualified" and not include_untrusted:
             excluded += 1
@@ -84,6 +88,8 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
         candidates.append(_item(row, row_index_json(row), blob_at, challenged_by))
     names = {m.memory_id: m.envelope.actor_name for m in collection.memories}
     top = core.head(at, policy.digest, excluded)
+    if left_out is not None:
+        left_out["inapplicable"] = away
     full = core.sections(candidates, sequences, focus)
     shown = [(h["id"], h["actor"], h["stream"], sequences[h["id"]]) for h in full["handoffs"]]
     return top, full, names, core.newer_elsewhere(shown, elsewhere)
@@ -125,17 +131,20 @@ def focus(repo: Repo, at: str, base: str | None, paths=(), topics=()) -> core.Fo
 def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
           include_untrusted: bool = False, fmt: str = "markdown",
           from_input: bool = False, base: str | None = None, paths=(), topics=(),
-          newer: list | None = None) -> tuple[dict, bytes]:
+          left_out: dict | None = None, newer: list | None = None) -> tuple[dict, bytes]:
     """The bounded brief from the verified state: (document, exact output bytes of ``fmt``).
-    ``newer`` (when given) gets ``core.newer_elsewhere``'s answer: the handoffs shown as their
-    stream's latest while a newer one does not apply at the commit (the Markdown header says so;
-    the JSON document has no place for it, so the caller says it where its hints go)."""
+    ``left_out`` (when given) gets ``inapplicable``: how many active memories it left out
+    because they do not apply at the commit; ``newer`` (when given) gets
+    ``core.newer_elsewhere``'s answer: the handoffs shown as their stream's latest while a newer
+    one does not apply at the commit. The Markdown header says both; the JSON document has no
+    field for them, so the CLI says them on stderr."""
     from ..store import stateview
 
     commit = _brief_commit(repo, at, max_bytes, from_input)
     aim = focus(repo, commit, base, paths, topics)
     notes = header_notes(repo) if fmt == "markdown" else ()
     found: list = []
+    left_out = {} if left_out is None else left_out
 
     def counted(make):
         found.clear()  # (the state may fail over to the full projection half way)
@@ -143,8 +152,9 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
 
     out = stateview.serve(
         repo, lambda view: counted(lambda: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt, aim,
-                                                       notes, found)),
-        lambda: counted(lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes, found)))
+                                                       notes, left_out, found)),
+        lambda: counted(lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes, left_out,
+                                            found)))
     if newer is not None:
         newer.extend(found)
     return out
@@ -157,7 +167,7 @@ def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
     """The same brief from a full projection (the reference)."""
     commit = _brief_commit(repo, at, max_bytes, from_input)
     return _brief_full(repo, commit, include_untrusted, max_bytes, fmt, focus(repo, commit, base, paths, topics),
-                       header_notes(repo) if fmt == "markdown" else (), newer)
+                       header_notes(repo) if fmt == "markdown" else (), newer=newer)
 
 
 NOT_IMPORTED = ("This clone holds no memory imported from its remotes: if they hold some, git hn replication "
@@ -188,9 +198,21 @@ def header_notes(repo: Repo) -> tuple[str, ...]:
 
 
 def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int, fmt: str,
-                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = (), newer: list | None = None):
-    top, full, names, found = brief_sections(repo, commit, include_untrusted, aim)
-    return core.bounded(top, full, max_bytes, fmt, names, _noted(notes, found, fmt, newer))
+                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = (), left_out: dict | None = None,
+                newer: list | None = None):
+    left_out = {} if left_out is None else left_out
+    top, full, names, found = brief_sections(repo, commit, include_untrusted, aim, left_out)
+    return core.bounded(top, full, max_bytes, fmt, names,
+                        _noted(_away(notes, fmt, left_out["inapplicable"]), found, fmt, newer))
+
+
+def _away(notes: tuple[str, ...], fmt: str, n: int) -> tuple[str, ...]:
+    """The Markdown header's notes, with the line for ``n`` memories left out as not applying
+    at the commit (a team trial: after a squash merge the feature's decisions dropped out of
+    the brief without a word)."""
+    from ..core.hints import brief_not_applying
+
+    return (*notes, brief_not_applying(n)) if n and fmt == "markdown" else notes
 
 
 def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None) -> tuple[str, ...]:
@@ -205,7 +227,8 @@ ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few
 
 
 def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: int, fmt: str,
-                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = (), newer: list | None = None):
+                aim: core.Focus = core.Focus(), notes: tuple[str, ...] = (), left_out: dict | None = None,
+                newer: list | None = None):
     from . import rows as select
 
     resolver = Resolver(repo)
@@ -216,9 +239,11 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     where = ["r.lifecycle = 'active'", "r.lrank = 0"]  # the same rows, said so an index serves the order
     classes = select.Classes(ctx, resolver)
     classes.prefetch(groups)
-    keep, excluded, by_kind = set(), 0, {}
+    keep, excluded, by_kind, away = set(), 0, {}, 0
     for g in groups:
         if not classes.candidate(g):
+            if classes.applicability(g) == "inapplicable" and (include_untrusted or classes.trust(g) == "qualified"):
+                away += g.count
             continue
         if classes.trust(g) != "qualified" and not include_untrusted:
             excluded += g.count
@@ -234,10 +259,10 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
             latest[(actor, stream)] = (seq, ts, ident)
     handoffs = [i for _s, _t, i in sorted(latest.values(), key=lambda v: (_desc(v[1]), v[2]))]
     # the newest handoff of a shown one's stream, when it does not apply here (``core.newer_elsewhere``)
-    away = {g.key for g in groups if g.kind == "handoff" and g.key not in keep
+    others = {g.key for g in groups if g.kind == "handoff" and g.key not in keep
             and classes.applicability(g) in core.ELSEWHERE
             and (include_untrusted or classes.trust(g) == "qualified")}
-    elsewhere = [tuple(r) for r in select.ordered(view, where + ["r.kind = 'handoff'"], [], away,
+    elsewhere = [tuple(r) for r in select.ordered(view, where + ["r.kind = 'handoff'"], [], others,
                                                   "r.id, r.actor, r.stream, r.seq, a.anchor", order)]
     shown = {i: (i, actor, stream, seq) for (actor, stream), (seq, _t, i) in latest.items()}
     found = core.newer_elsewhere([shown[i] for i in handoffs], elsewhere)
@@ -324,8 +349,10 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
                 yield core.stale_anchor(it) if name == "staleAnchors" else it
 
     top = core.head(at, policy.digest, excluded)
+    if left_out is not None:
+        left_out["inapplicable"] = away
     return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names,
-                              _noted(notes, found, fmt, newer))
+                              _noted(_away(notes, fmt, away), found, fmt, newer))
 
 
 def _stale_group(group, blob_at) -> bool:

@@ -3,6 +3,10 @@
 Creates a temporary repository (with GitPython, off the hot path), then runs real ``git-hn``
 commands in it as subprocesses, printing each command and its output. Nothing outside the
 temporary directory is read or written; the directory is removed at the end.
+
+The trust policy is set up (``policy init``, then committed) before anything is recorded, so
+the memories are ``qualified`` and the show at the end says so: a newcomer trial saw only
+``Trust: policy-missing`` and the same long trust hint after each of four records.
 """
 
 from __future__ import annotations
@@ -21,10 +25,26 @@ _ENV = {
 }
 
 
+# a Git step (not git hn): the policy is read from the commit asked about, never the working tree
+COMMIT_POLICY = ["git", "add", ".hn/policy.json", "&&", "git", "commit", "-m", "Trust policy"]
+
+
+def _run(step: list[str], work: str, env: dict) -> subprocess.CompletedProcess:
+    if step is COMMIT_POLICY:
+        add = subprocess.run(step[:3], cwd=work, env=env, capture_output=True, text=True)
+        if add.returncode != 0:
+            return add
+        return subprocess.run([*step[4:6], "-q", *step[6:]], cwd=work, env=env, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "git_hn", *step], cwd=work, env=env,
+                          capture_output=True, text=True)
+
+
 def _steps(head: str) -> list[list[str]]:
     return [
         ["init", "--name", "Demo Agent"],
         ["identity", "show"],
+        ["policy", "init"],
+        COMMIT_POLICY,
         ["memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
          "--topic", "architecture", "--evidence", f"git:{head}", "--path", "README.md",
          "--content", "Keep memory streams separate from collaboration actor chains."],
@@ -64,9 +84,9 @@ def run_demo(emit) -> None:
         emit([f"git-hn demo: a throwaway repository at {work}", f"$ git commit  # {head}"])
         last_id = ""
         for step in _steps(head):
-            emit(["", "$ git hn " + " ".join(shlex.quote(a) for a in step)])
-            proc = subprocess.run([sys.executable, "-m", "git_hn", *step], cwd=work, env=env,
-                                  capture_output=True, text=True)
+            shown = " ".join(a if a == "&&" else shlex.quote(a) for a in step)
+            emit(["", "$ " + (shown if step is COMMIT_POLICY else "git hn " + shown)])
+            proc = _run(step, work, env)
             out = (proc.stdout + proc.stderr).rstrip("\n")
             emit(out.splitlines())
             if proc.returncode != 0:
@@ -85,7 +105,7 @@ def run_demo(emit) -> None:
               "", "The throwaway repository is removed now.",
               "Next, in your own repository: git hn init; git hn hooks install; "
               "git hn replication select --all (to import teammates' memory); git hn policy init, "
-              "then commit .hn/policy.json (whose memory to trust); "
+              "then commit .hn/policy.json (whose memory to trust, as above); "
               "git hn setup claude (or codex, cursor, agents-md)."])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

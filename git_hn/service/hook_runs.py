@@ -6,7 +6,8 @@ so the user's push does not wait for a second push; ``block`` publishes before t
 and a failure stops it), and warns of pushes that take anchors or memory refs off the remote;
 ``reference-transaction`` stands in for the post-fetch hook Git does not have, importing a
 remote's selected streams after a committed transaction updated its remote-tracking refs;
-``post-rewrite`` re-anchors unpublished memories on rewritten commits. Each does nothing for
+``post-rewrite`` re-anchors unpublished memories on rewritten commits (and names the published ones
+it leaves there: ``left_behind``). Each does nothing for
 git-hn's own Git processes (``HN_HOOK_ACTIVE``), so they never recurse, and none fails the
 user's Git command for a reason of git-hn's own unless ``hn.prePush`` is ``block``. Installing
 the wrappers is ``hooks``'. Trusts: Git's hook input, as Git gives it.
@@ -118,8 +119,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     from .replication import lost
 
     earlier = lost.still_lost(repo, remote, _sent_tips(repo, data))  # (nothing asked while none is remembered)
-    from .replication import atrisk  # (a branch squash-merged or deleted on the server: nothing asked while
-    if atrisk.due(repo, remote):  # no anchor is at risk there; once an hour while none is gone)
+    from .replication import atrisk, tracked  # (a branch squash-merged, deleted or force-pushed on the
+    # server: nothing asked while no anchor is at risk there; once an hour while none is gone)
+    if tracked.check(repo, remote) or atrisk.due(repo, remote):
         gone = atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT)
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
@@ -490,6 +492,13 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
         return 0
     for r in done:
         sys.stderr.write(f"git-hn: {reanchor.stream_line(r, 'on the rewritten commits')}\n")
+    from . import left_behind  # (published ones stay: a team trial's rebase dropped them from recall unsaid)
+
+    moved = {m for r in done for m, _n in r.renamed} | {m for r in done for m, _c in r.kept}
+    said = left_behind.line(left_behind.left(repo, mapping, ident.actor, moved), mapping, ident.actor,
+                            command or "rewrite")
+    if said:
+        sys.stderr.write(f"git-hn: {said}\n")
     return 0
 
 
@@ -559,6 +568,8 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             result = sync(repo, remote, publish=False, by_name=False, wait=0)  # never holds up Git
             failed = bool(result.exit_message())
             said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
+            for line in result.reminders:  # (a teammate's force-push took an anchor of ours off it)
+                sys.stderr.write(f"git-hn: {line}\n")
         except ConflictError as exc:  # another sync with that remote is running, or with another accepting
             sys.stderr.write(f"git-hn: {exc.message}\n")
             if fetch is not None:  # (said once: this fetch's later ref transactions do not import again)

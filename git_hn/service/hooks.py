@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from ..core import hashing
 from ..errors import HnError, InputError
 from ..store.repo import Repo
+from .hook_calls import calls_git_hn, rechainable
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, locate, named_dirs, own_recorded,
                             per_worktree_hooks, shared_hooks_path, within)
 
@@ -249,9 +250,13 @@ def _install(loc: Location, repo: Repo | None = None) -> list[str]:
             _refuse_unrecorded(loc, path + PRE_COMMIT_LEGACY)  # (pre-commit runs it: taken on there)
             plan.append((name, path + PRE_COMMIT_LEGACY, text, None, ADOPT))
             continue
+        if mine is not None and _migrated(path, mine) and rechainable(loc, name):
+            plan.append((name, path, text, path, RECHAIN))  # (pre-commit's is inert there: chained)
+            continue
         if mine is not None and _migrated(path, mine):
             # pre-commit runs the wrapper as <hook>.legacy: refreshed there; pre-commit's own
-            # hook is not the user's to chain (chained, it would run the wrapper in a loop)
+            # hook is not the user's to chain while the wrapper is its legacy hook (they would
+            # run each other in a loop)
             if _sha(path + PRE_COMMIT_LEGACY) != hashing.sha256(text).hexdigest():
                 plan.append((name, path + PRE_COMMIT_LEGACY, text, None, REFRESH))
             continue
@@ -358,6 +363,8 @@ def _heal(loc: Location, record: dict) -> bool:
 NEW, REFRESH, ADOPT = "new", "refresh", "adopt"  # a plan's kinds: a wrapper where none of this
 # record's is (what the record said of a chained hook is void), one of its own refreshed, or a
 # wrapper in this Git directory whose record was lost (taken on, with the hook it chains)
+RECHAIN = "rechain"  # pre-commit's post-rewrite chained, the wrapper back from <hook>.legacy
+
 
 
 def _apply(loc: Location, plan: list, record: dict, done: list) -> None:
@@ -367,6 +374,19 @@ def _apply(loc: Location, plan: list, record: dict, done: list) -> None:
         if kind != REFRESH:
             entry.pop("chainedLink", None)
             entry["chained"] = entry["chainedMode"] = None
+        if kind == RECHAIN:  # pre-commit's hook to hn-chained/, the wrapper back from <hook>.legacy
+            target = loc.chained(name)
+            os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+            if os.path.lexists(target):  # (the same script: ``rechainable``) kept as chained
+                os.replace(path, target)
+            else:
+                os.rename(path, target)
+            done.append(("chained", path, target, None))
+            os.rename(path + PRE_COMMIT_LEGACY, path)
+            done.append(("chained", path + PRE_COMMIT_LEGACY, path, None))
+            entry["chained"] = _fingerprint(target)
+            entry["chainedMode"] = stat.S_IMODE(os.lstat(target).st_mode)
+            chain = None
         if kind == ADOPT and loc.current_chained(name) is not None:
             chain = loc.current_chained(name)
             if chain == loc.chained(name):
@@ -636,11 +656,16 @@ def status_lines(loc: Location) -> list[str]:
         if mine is not None and _migrated(path, mine) and name == "post-rewrite":
             # (a team trial: pre-commit passes a legacy hook its input only for pre-push, so the
             # rewritten commits never reach git-hn and an amend or a rebase re-anchors nothing)
+            how = ("git hn hooks install chains pre-commit's hook instead, so both run" if rechainable(loc, name)
+                   else f"pre-commit uninstall -t {name} puts git-hn's back (then leave {name} out of pre-commit's "
+                   "hook types)")
             lines.append(f"{name}: installed but inert: pre-commit runs it as {name}{PRE_COMMIT_LEGACY} without the "
-                         "rewritten commits, so an amend or a rebase re-anchors nothing; pre-commit uninstall -t "
-                         f"{name} puts git-hn's back (then leave {name} out of pre-commit's hook types)")
+                         f"rewritten commits, so an amend or a rebase re-anchors nothing; {how}")
         elif mine is not None and _migrated(path, mine):
             lines.append(f"{name}: installed (pre-commit runs it as {name}{PRE_COMMIT_LEGACY})")
+        elif (mine is None or _sha(path) != mine["wrapper"]) and calls_git_hn(loc, name):
+            lines.append(f"{name}: run by hand from {calls_git_hn(loc, name)} (its line git hn hooks run {name}, as "
+                         "git-hn-hooks(1) gives it; no wrapper of git-hn's)")
         elif mine is None or _sha(path) != mine["wrapper"]:
             lines.append(f"{name}: not installed")
         elif loc.current_chained(name) is not None:

@@ -29,7 +29,7 @@ from ..store import identity as identmod
 from ..store.append import Draft, Position, append_all, build_envelope, now_timestamp
 from ..store.repo import Repo
 from . import index_refresh
-from .memory import check_actor, lint
+from .memory import check_actor, check_cited, lint
 from .requests import encoded_over_recall_bound, read_explicit, request_from_input, tree_entry
 
 
@@ -72,6 +72,7 @@ def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
     for number, req in numbered:
         check_actor(req.actor, ident, f"import line {number}: ")
     check_anchors(repo, [(n, req.record) for n, req in numbered])
+    check_cited(repo, [req.record for _n, req in numbered], lambda i: f"import line {numbered[i][0]}: ")
     target = _target_stream(stream, numbered) or default_stream(ident.actor)
     drafts = [(n, Draft("record", target, req.record)) for n, req in numbered]
     # the replay key of each draft: its envelope at any position and time (those are not compared)

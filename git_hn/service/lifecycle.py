@@ -22,7 +22,7 @@ from ..store import streams
 from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
-from .memory import check_actor, lint
+from .memory import check_actor, check_cited, lint
 from .requests import RecordFlags, RecordRequest, check_input_anchor, content_from_flags
 
 
@@ -141,19 +141,25 @@ def supersede_target(repo: Repo, target: str):
 _HANDOFF_FLAGS = ("completed", "assumption", "blocker", "next_action")
 
 
-def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None) -> RecordFlags:
+def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None,
+            refuse_retracted: bool = False, notes: list | None = None) -> RecordFlags:
     """The record flags of ``supersede TARGET``: every field the caller did not give is the
     target's (kind, anchor commit, applicability, subject, topics, paths, evidence, and the
     attempt outcome and handoff lists while the kind stays the same). Inherited paths are resolved
     again at the new anchor commit. New content is required: from the flags, or from the editor
     (``edit``, an ``editor.EditFile``), which starts from the target's content. The target checks
-    run first, so no one edits text that cannot be signed."""
+    run first, so no one edits text that cannot be signed. Inherited ``memory:`` evidence that no
+    verified stream here holds (signed by another implementation, which checks nothing) is left
+    out, said in ``notes`` as ``(path, text)`` warnings: carried over, ``record`` refuses it, and
+    the flags could not take it out."""
     given = content_from_flags(flags)
     if edit is not None and given is not None:
         raise InputError("--edit cannot be combined with --content, --content-file or positional content")
     if edit is None and given is None:
         raise InputError("supersede needs new content: --content TEXT, --content-file PATH or --edit")
     rec = supersede_target(repo, target).envelope.record
+    if refuse_retracted:  # (before the editor opens: no one writes text that will not be signed)
+        check_not_retracted(repo, target)
     out = RecordFlags(**flags.items())
     if given is not None:  # read once: a --content-file of - is stdin
         out.content, out.positional, out.content_file = [given], [], []
@@ -164,7 +170,13 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None) -> Record
         out.subject = rec.anchor.subject or rec.applicability.subject or None
     out.topic = out.topic or list(rec.topics)
     out.path = out.path or [p.path for p in rec.anchor.paths]
-    out.evidence = out.evidence or list(rec.evidence or ())
+    if not out.evidence:
+        from .memory import not_carried, unheld_memories
+
+        left = unheld_memories(repo, rec.evidence or ())
+        out.evidence = [e for e in rec.evidence or () if e not in left]
+        if left and notes is not None:
+            notes.append(("", not_carried(left)))
     if out.kind == rec.kind:
         if out.outcome is None:
             out.outcome = rec.attempt_outcome or None
@@ -183,14 +195,37 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None) -> Record
 
 
 def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False,
-              allow_secret_shaped: bool = False) -> Appended:
+              allow_secret_shaped: bool = False, refuse_retracted: bool = False) -> Appended:
+    """Supersede ``target``. ``refuse_retracted`` (the CLI, unless ``--allow-retracted``):
+    a target its author retracted is refused under the stream lock (``check_not_retracted``);
+    a request that repeats the stream head is still answered as a replay (§7.14)."""
     lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
     ident = identmod.load_active(repo)
     check_actor(req.actor, ident)
     if from_input:
         check_input_anchor(repo, req.record)
+    check_cited(repo, [req.record])
     draft = Draft("supersede", _stream(ident, req.stream), req.record, target=target)
-    return _append(repo, ident, draft, "supersede", target)
+    targets, replay = _target_check(repo, "supersede", target, ident.actor), replay_head(ident, draft)
+
+    def check(pos):
+        targets(pos)
+        if refuse_retracted and replay(pos) is None:
+            check_not_retracted(repo, target)
+
+    return _append(repo, ident, draft, "supersede", target, check=check)
+
+
+def check_not_retracted(repo: Repo, target: str) -> None:
+    """Refuse to supersede a memory its author retracted (a newcomer trial: it signed, without a
+    word, an active successor of a withdrawn memory, for good). Stopped before signing rather
+    than warned after, as a branching supersession is: what was withdrawn coming back is rarely
+    meant, and a signature cannot be taken back; ``--allow-retracted`` says it is meant."""
+    mem = retraction_of(repo, target)
+    if mem is not None:
+        raise InputError(f"memory {target} is retracted (by {mem.memory_id}): a successor would be active, "
+                         "bringing back what its author withdrew; add --allow-retracted if that is meant, or "
+                         "record a new memory with git hn memory record; nothing appended")
 
 
 def successors(repo: Repo, target: str) -> list[str]:

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from ..core import log as core
 from ..core import recall as recall_core
-from ..core.projection import Context, project, row_index_json
+from ..core.projection import project, row_index_json
 from ..store import streams
 from ..store.repo import Repo
-from ..store.resolver import Resolver, load_policy
+from .invalid_policy import head_context, marked
 
 BATCH = 256
 
@@ -36,13 +36,17 @@ def request(*, kind=(), actor=(), topic=(), path="", subject="", lifecycle=(), t
     return recall_core.normalize(req)
 
 
-def log(repo: Repo, req: recall_core.RecallRequest, max_count: int | None = None) -> list[core.Item]:
+def log(repo: Repo, req: recall_core.RecallRequest, max_count: int | None = None,
+        notes: list | None = None) -> list[core.Item]:
+    """The log; with ``notes`` (a list) and no trust filter, an invalid policy at HEAD adds its
+    warning to ``notes`` and every line's trust is ``policy-invalid`` (``invalid_policy``)."""
     from ..store import stateview
 
     terms = recall_core.parse_query(req.query)
     listing = streams.list_sources(repo)
-    return stateview.serve(repo, lambda view: _log_view(repo, view, req, terms, max_count),
-                           lambda: _log_full(repo, req, terms, max_count, listing), listing)
+    notes = None if req.trust else notes  # (a trust filter needs the policy)
+    return stateview.serve(repo, lambda view: _log_view(repo, view, req, terms, max_count, notes),
+                           lambda: _log_full(repo, req, terms, max_count, listing, notes), listing)
 
 
 def log_full(repo: Repo, req: recall_core.RecallRequest, max_count: int | None = None) -> list[core.Item]:
@@ -50,21 +54,19 @@ def log_full(repo: Repo, req: recall_core.RecallRequest, max_count: int | None =
     return _log_full(repo, req, recall_core.parse_query(req.query), max_count)
 
 
-def _context(repo: Repo):
-    head = repo.head_commit()
-    resolver = Resolver(repo)
-    policy = load_policy(repo, resolver, head)
-    return Context(head, "", "", policy.memory, policy.digest), resolver
+def _context(repo: Repo, notes: list | None = None):
+    ctx, resolver, invalid = head_context(repo, notes)
+    return ctx, resolver, marked if invalid else (lambda row: row)
 
 
-def _log_view(repo: Repo, view, req, terms, max_count):
+def _log_view(repo: Repo, view, req, terms, max_count, notes=None):
     from ..store.stateview import Corrupt
     from .recall import _where
     from .rows import FROM, trust_filter
 
     if max_count == 0:
         return []
-    ctx, resolver = _context(repo)
+    ctx, resolver, shown = _context(repo, notes)
     where, args = _where(view, req, terms, grouping=False)
     if req.trust:
         narrowed = trust_filter(view, where, args, req.trust, ctx.policy)
@@ -86,15 +88,15 @@ def _log_view(repo: Repo, view, req, terms, max_count):
             row = row_index_json(proj.rows[ident])
             if not recall_core.matches(_as_candidate(row), req, terms) or mems.get(ident) is None:
                 raise Corrupt("a row's columns disagree with its projection")
-            out.append(_item(row, mems[ident].envelope))
+            out.append(_item(shown(row), mems[ident].envelope))
     return out
 
 
-def _log_full(repo: Repo, req, terms, max_count, sources=None):
+def _log_full(repo: Repo, req, terms, max_count, sources=None, notes=None):
     if max_count == 0:
         return []
     collection = streams.collect(repo, sources)
-    ctx, resolver = _context(repo)
+    ctx, resolver, shown = _context(repo, notes)
     resolver.prefetch_types({m.envelope.record.anchor.commit for m in collection.memories
                              if m.envelope.record is not None})
     proj = project(list(collection.memories), ctx, resolver)
@@ -103,7 +105,7 @@ def _log_full(repo: Repo, req, terms, max_count, sources=None):
     for r in proj.rows.values():
         row = row_index_json(r)
         if recall_core.matches(_as_candidate(row), req, terms):
-            items.append(_item(row, envelopes[row["id"]]))
+            items.append(_item(shown(row), envelopes[row["id"]]))
     items = core.ordered(items)
     return items if max_count is None else items[:max_count]
 

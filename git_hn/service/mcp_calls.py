@@ -269,23 +269,25 @@ def _recall(repo, arguments, start: str = "") -> dict:
     req = req._replace(at_commit=at or repo.resolve_commit("HEAD"))
     doc, hidden = recall.recall_counted(repo, req, from_input=True)
     doc = _hinted(repo, doc, hidden)
-    extra = "" if doc["matched"] or any(hidden.values()) else _empty_hint(repo, req, hidden, start)
+    extra = _empty_hint(repo, req, hidden, bool(doc["matched"] or any(hidden.values())), start)
     if extra:  # (what the CLI says on stderr)
         doc["hint"] = _sentences(doc.get("hint", ""), extra)
     return doc
 
 
-def _empty_hint(repo, req, hidden, start: str = "") -> str:
-    """Why a recall matched nothing, as the CLI says it: ``path`` names a directory, or it names
-    a file only from the directory the server was started in (``start``), or the matching
-    memories do not apply at the commit (not in a shallow clone, whose history may be what is
-    missing)."""
+def _empty_hint(repo, req, hidden, found: bool, start: str = "") -> str:
+    """As the CLI says it: why a recall that ``found`` nothing did (``path`` names a directory,
+    or it names a file only from the directory the server was started in, ``start``), or that
+    matching memories were left out as not applying at the commit, also when others matched
+    (not in a shallow clone, whose history may be what is missing)."""
     from ..core.hints import not_applying
     from . import recall
     from .replication.shallow import is_shallow
 
-    return recall.directory_hint(repo, req.at_commit, req.path, "path") or _from_start(repo, req, start) or \
-        ("" if is_shallow(repo) else not_applying(getattr(hidden, "elsewhere", 0)))
+    n = getattr(hidden, "elsewhere", 0)
+    return ("" if found else recall.directory_hint(repo, req.at_commit, req.path, "path")
+            or _from_start(repo, req, start)) or \
+        ("" if not n or is_shallow(repo) else not_applying(n, hidden.mine, hidden.theirs))
 
 
 def _from_start(repo, req, start: str) -> str:
@@ -447,7 +449,7 @@ def _outcome(args: dict) -> None:
 
 
 def _supersede(repo, arguments, start: str = "") -> dict:
-    from . import lifecycle
+    from . import lifecycle, memory
 
     args = dict(_object(arguments, "supersede input: "))
     target = _target(repo, args.pop("memory", None), "supersede")
@@ -456,7 +458,12 @@ def _supersede(repo, arguments, start: str = "") -> dict:
     paths = anchor.get("paths") if isinstance(anchor, dict) else None
     # (a path inherited from the target is not checked, as the CLI's: the agent did not give it)
     typed = {p.get("path") for p in paths if isinstance(p, dict)} if isinstance(paths, list) else set()
+    inherits_evidence = args.get("evidence") is None
     args = _inherited(repo, target, args)
+    left = memory.unheld_memories(repo, args["evidence"]) if inherits_evidence and isinstance(
+        args.get("evidence"), list) else []
+    if left:  # (as ``lifecycle.inherit`` leaves them out)
+        args["evidence"] = [e for e in args["evidence"] if e not in left]
     if given:  # (an outcome kept from the target is the target's, as the CLI keeps it unchecked)
         _outcome(args)
     req, allow, absent = _record_request(repo, args, handoff=False, start=start, typed=typed)
@@ -464,8 +471,9 @@ def _supersede(repo, arguments, start: str = "") -> dict:
     result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow)
     doc = _written(repo, result, absent, req.record.content)
     branched = lifecycle.branching_hint(target, earlier, result)
-    if branched:  # (what the CLI says on stderr)
-        doc["hint"] = _sentences(branched, doc.get("hint", ""))
+    kept = memory.not_carried(left) if left else ""
+    if branched or kept:  # (what the CLI says on stderr)
+        doc["hint"] = _sentences(branched, kept, doc.get("hint", ""))
     return doc
 
 

@@ -54,6 +54,7 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
     check_actor(req.actor, ident)
     if from_input:
         check_input_anchor(repo, req.record)
+    check_cited(repo, [req.record])
     stream = req.stream or default_stream(ident.actor)
     draft = Draft("record", stream, req.record)
     result = append(repo, ident, draft, replay=replay_head(ident, draft))
@@ -71,6 +72,49 @@ def check_actor(actor: str | None, ident, where: str = "") -> None:
                          f"actor is {ident.actor}")
 
 
+def check_cited(repo: Repo, records, line=lambda _i: "") -> None:
+    """Refuse, before anything is signed, ``memory:`` evidence naming no memory this clone has
+    verified (local or accepted streams): §9.9 makes it a blocking ``evidence-memory`` dependency,
+    so every clone importing the stream would stop at that memory, and at every later one of the
+    append-only stream, for good (an agent trial: a mistyped ID, signed without a word, held a
+    stream's handoffs from every other clone). One state query for all of ``records``; ``line(i)``
+    prefixes the error for the ``i``-th (``memory import``'s line number)."""
+    cited = [(i, e) for i, rec in enumerate(records) for e in (rec.evidence or ())]
+    unheld = set(unheld_memories(repo, [e for _i, e in cited]))
+    for i, typed in cited:
+        if typed not in unheld:
+            continue
+        mid = typed[len("memory:"):]
+        from ..store.reanchor import renamed_to
+
+        new = renamed_to(repo, mid)
+        way = (f"cite memory:{new}, the ID it was signed again as when its commit was rewritten" if new else
+               "git hn sync the remote that holds it first, or leave it out")
+        raise InputError(f"{line(i)}memory record evidence {typed} names a memory not found in verified local or "
+                         "accepted streams; nothing was recorded (every clone importing this stream would stop "
+                         f"at it for good): {way}")
+
+
+def unheld_memories(repo: Repo, evidence) -> list[str]:
+    """The ``memory:`` items of ``evidence`` that no verified local or accepted stream holds, in
+    order: one state query (none when there is no such item)."""
+    cited = [e for e in evidence if e.startswith("memory:")]
+    if not cited:
+        return []
+    from ..store import stateview, streams
+
+    ids = sorted({e[len("memory:"):] for e in cited})
+    known = stateview.serve(repo, lambda view: set(view.info(ids)),
+                            lambda: set(streams.collect(repo).by_id()) & set(ids))
+    return [e for e in cited if e[len("memory:"):] not in known]
+
+
+def not_carried(left: list[str]) -> str:
+    """What a supersession says of the target's evidence it did not inherit (``unheld_memories``)."""
+    return (f"evidence {', '.join(left)} of the superseded memory was not carried over: no verified memory here "
+            "has that ID, and a clone importing the new memory would stop at it for good")
+
+
 def _list_sources_early(repo: Repo, stream: str | None) -> None:
     """Let Git list the stream's refs while the signing key loads (the library's import is the
     longest step of a record); ``append`` collects the answer."""
@@ -84,6 +128,32 @@ def _list_sources_early(repo: Repo, stream: str | None) -> None:
             streams.ask_sources_early(repo, actor, stream)
         except HnError:
             pass  # the append lists them itself
+
+
+def _working_tree_policy(repo: Repo, actor: str, kind: str) -> str:
+    """What the working tree's ``.hn/policy.json`` changes for ``actor``'s ``kind`` once it is
+    committed, when it is not the policy at HEAD (a ``policy init`` or ``trust`` not committed
+    yet: the hint said "a maintainer runs git hn policy init" to someone who had; recall's hint
+    already said the file takes effect once committed); "" when there is no such file."""
+    from ..core.policy import MemoryPolicy
+    from ..core.projection import trust
+    from .policy_edit import uncommitted_memory, working_policy
+
+    state = working_policy(repo)
+    if state == "invalid":
+        return ".hn/policy.json in the working tree is invalid: fix it, then commit it"
+    if state == "no-memory":
+        return (".hn/policy.json in the working tree has no memory section yet: git hn policy trust "
+                f"{actor} adds one, then commit it")
+    memory = uncommitted_memory(repo) if state == "memory" else None
+    if memory is None:
+        return ""
+    pending = MemoryPolicy(tuple(memory.get("trustedActors") or ()), tuple(memory.get("trustedKinds") or ()))
+    if trust(actor, kind, pending) == "qualified":
+        return ".hn/policy.json in the working tree trusts it and takes effect once it is committed"
+    missing = f"git hn policy trust {actor}" if actor not in pending.trusted_actors else \
+        f"git hn policy trust --kind {kind}"
+    return f".hn/policy.json in the working tree does not trust it yet: {missing}, then commit it"
 
 
 def result_json(result: Appended) -> dict:
@@ -129,6 +199,10 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
         return None
     actor = env.actor  # (in full: a prefix names only an actor whose memory the maintainer has fetched)
     start = f"memory signed, but recall and the brief leave it out ({see} shows it) until the trust policy trusts it:"
+    waiting = _working_tree_policy(repo, env.actor, env.record.kind)
+    if waiting:
+        at_head = "HEAD has no memory trust policy" if cls == "policy-missing" else "the policy at HEAD does not trust it"
+        return f"{start} {at_head}; {waiting}"
     if cls == "policy-missing":
         return (f"{start} HEAD has no memory trust policy; a maintainer runs git hn policy init (which trusts whoever "
                 f"runs it), then git hn policy trust {actor} for this actor, and commits .hn/policy.json")

@@ -52,11 +52,20 @@ def init(repo: Repo) -> tuple[Known, tuple[str, ...]]:
             policyedit.canonical_document(found[0])
         except PolicyError as exc:
             raise PolicyError(f"{worktree.POLICY} already exists in the working tree and is invalid: "
-                              f"{exc.message}; {FIX_BY_HAND}") from None
+                              f"{exc.message}; {_repair(found[0])}") from None
         raise InputError(f"{worktree.POLICY} already exists in the working tree; change it with "
                          "git hn policy trust|untrust")
     worktree.write_policy(top, policyedit.initial(ident.actor), expected=None)
     return Known(ident.actor, (ident.name,)), policyedit.DEFAULT_KINDS
+
+
+def _repair(data: bytes) -> str:
+    """What repairs an invalid working-tree policy: an edit, when only its lists' order is wrong."""
+    try:
+        policyedit.canonical_document(data, in_order=False)
+    except PolicyError:
+        return FIX_BY_HAND
+    return "git hn policy trust or untrust writes it sorted"
 
 
 def _editing(repo: Repo, top: str):
@@ -86,7 +95,7 @@ def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds) -> Outc
         raise InputError(f"no {worktree.POLICY} in the working tree; create one with git hn policy init")
     data, mode = found
     try:
-        doc = policyedit.canonical_document(data)
+        doc = policyedit.canonical_document(data, in_order=False)  # (an edit writes them sorted)
     except PolicyError as exc:
         raise PolicyError(f"{worktree.POLICY} in the working tree is invalid: {exc.message}; "
                           f"{FIX_BY_HAND}") from None

@@ -67,9 +67,14 @@ def _hides_untrusted(req: core.RecallRequest) -> bool:
 class Hidden(dict):
     """trust class -> the memories the default trust filter hid (issue 13); ``elsewhere``: those
     that match every filter but do not apply at the query commit (their anchor commit is not in
-    its history: a team trial's squash merge emptied recall on main without a word)."""
+    its history: a team trial's squash merge emptied recall on main without a word), and of
+    them the first (smallest ID) the active identity signed (``mine``) and (ID, kind) of the
+    first someone else signed (``theirs``): the hint's commands differ (only an author may
+    supersede)."""
 
     elsewhere = 0
+    mine = ""
+    theirs = ("", "")
 
 
 def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
@@ -87,10 +92,12 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
     classes.prefetch(groups)
     keep, matched, biggest, hidden = set(), 0, 0, Hidden()
     counting = _hides_untrusted(req)
+    away = set()
     for g in groups:
         if not classes.candidate(g):
             if classes.applicability(g) == "inapplicable" and (not req.trust or classes.trust(g) in req.trust):
                 hidden.elsewhere += g.count
+                away.add(g.key)
             continue
         if req.trust and classes.trust(g) not in req.trust:
             if counting:
@@ -99,6 +106,8 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
         keep.add(g.key)
         matched += g.count
         biggest = max(biggest, g.biggest)
+    if away:
+        _name_away(repo, view, where, args, away, hidden)
     if req.rank:  # git-hn: the relevance order (core.search)
         return _ranked_view(view, req, ctx, resolver, where, args, keep, terms, digest, matched), hidden
     if biggest > req.max_content_bytes:  # the first such row in order names the error (§7.6)
@@ -122,6 +131,27 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
 
         raise Corrupt("a row's columns disagree with its projection")
     return core.document(digest, matched, out, more), hidden
+
+
+def _name_away(repo: Repo, view, where: list[str], args: list, away: set, hidden: Hidden) -> None:
+    """``hidden.mine`` and ``hidden.theirs`` from the groups ``away`` (the inapplicable ones):
+    one small query each (the first row by ID), only when there are such groups."""
+    from ..store.identity import active_actor
+    from . import rows as select
+
+    me = active_actor(repo)
+    mine = {k for k in away if k[2] == me}
+    for keys, own in ((mine, True), (away - mine, False)):
+        if not keys:
+            continue
+        keys = set(sorted(keys, key=repr)[:select.VALUES_UP_TO])  # (a row-value list: no function registered)
+        clause, clause_args = select.keep_clause(view, keys)
+        row = view.conn.execute(f"SELECT r.id, r.kind {select.FROM} WHERE {' AND '.join(list(where) + [clause])} "
+                                "ORDER BY r.id LIMIT 1", list(args) + clause_args).fetchone()
+        if row and own:
+            hidden.mine = row[0]
+        elif row:
+            hidden.theirs = (row[0], row[1])
 
 
 def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep, query, digest: str,

@@ -14,11 +14,11 @@ from contextlib import contextmanager
 
 from ..core.gostr import content_text, quoted
 from ..core.limits import WARNING
-from ..core.projection import Context, project, row_show_json
+from ..core.projection import project, row_show_json
 from ..errors import InputError
 from ..store import streams
 from ..store.repo import Repo
-from ..store.resolver import Resolver, load_policy
+from .invalid_policy import head_context, marked
 
 _QUERY = re.compile(r"[0-9a-f]{8,64}")
 
@@ -110,49 +110,45 @@ def envelope_summary(env) -> dict:
     return out
 
 
-def show(repo: Repo, query: str) -> dict:
-    """CONTRACT §7.13 from the verified state."""
+def show(repo: Repo, query: str, notes: list | None = None) -> dict:
+    """CONTRACT §7.13 from the verified state. With ``notes`` (a list; the human output only),
+    an invalid policy at HEAD adds its warning to ``notes`` and the trust is shown as
+    ``policy-invalid`` (``invalid_policy``); without, it fails as §6.1 says."""
     from ..store import stateview
 
     with renamed_hint(repo, query):
-        return stateview.serve(repo, lambda view: _show_view(repo, view, query),
-                               lambda: show_full(repo, query))
+        return stateview.serve(repo, lambda view: _show_view(repo, view, query, notes),
+                               lambda: show_full(repo, query, notes))
 
 
-def _context(repo: Repo):
-    head = repo.head_commit()
-    resolver = Resolver(repo)
-    policy = load_policy(repo, resolver, head)
-    return Context(head, "", "", policy.memory, policy.digest), resolver
-
-
-def _show_view(repo: Repo, view, query: str) -> dict:
+def _show_view(repo: Repo, view, query: str, notes=None) -> dict:
     mid = _one(query, view.find(_hex(query)))
     target = view.info([mid])[mid].target
     names = {mid, target} - {""}
-    ctx, resolver = _context(repo)
+    ctx, resolver, invalid = head_context(repo, notes)
     # what can own or name a dependency of these two: whatever targets or cites them
     proj, mems = view.project(names, ctx, resolver, extra=view.targeting(names) | view.citing(names))
-    return _document(mems[mid], proj)
+    return _document(mems[mid], proj, invalid)
 
 
-def show_full(repo: Repo, query: str) -> dict:
+def show_full(repo: Repo, query: str, notes: list | None = None) -> dict:
     """CONTRACT §7.13 from a full collection and projection: context ``HEAD`` (empty when
     unborn), no subject, no path. The reference the state's answer is tested against."""
     collection = streams.collect(repo)
     mem = find(collection, query)
-    ctx, resolver = _context(repo)
-    return _document(mem, project(list(collection.memories), ctx, resolver))
+    ctx, resolver, invalid = head_context(repo, notes)
+    return _document(mem, project(list(collection.memories), ctx, resolver), invalid)
 
 
-def _document(mem, proj) -> dict:
+def _document(mem, proj, invalid: bool = False) -> dict:
     mid, target = mem.memory_id, mem.envelope.target
     doc = {"version": 0, "warning": WARNING, "memoryId": mid, "commit": mem.commit,
            "envelope": envelope_summary(mem.envelope)}
+    shown = marked if invalid else (lambda row: row)
     if mid in proj.rows:
-        doc["projection"] = row_show_json(proj.rows[mid])
+        doc["projection"] = shown(row_show_json(proj.rows[mid]))
     if target and target in proj.rows:
-        doc["targetProjection"] = row_show_json(proj.rows[target])
+        doc["targetProjection"] = shown(row_show_json(proj.rows[target]))
     names = {mid, target} - {""}
     doc["relationships"] = [r for r in proj.relationships
                             if r["memoryId"] == mid or r["targetId"] == mid]

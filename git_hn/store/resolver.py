@@ -16,7 +16,7 @@ import re
 
 from ..core.chain import parse_commit, parse_tree
 from ..core.policy import Policy, load
-from ..errors import PolicyError, ValidationError
+from ..errors import PolicyError, PolicyInvalid, ValidationError
 from .repo import Repo
 
 _HEX = re.compile(r"[0-9a-f]+")
@@ -160,24 +160,31 @@ def load_policy(repo: Repo, resolver: Resolver, commit: str) -> Policy:
         return load(None)
     mode, kind, oid = found
     if kind != "blob" or mode not in (b"100644", b"100755"):
-        raise PolicyError("policy .hn/policy.json is not a regular file")
+        raise _invalid("policy .hn/policy.json is not a regular file", commit)
     info = repo.git.object_info(oid)
     if info is None:
         raise PolicyError(f"policy at commit {commit} is unavailable")
     from ..core.limits import LIMITS
 
     if info[2] > LIMITS.max_policy:
-        raise PolicyError(_where(f"policy exceeds {LIMITS.max_policy} bytes", commit))
+        raise _invalid(f"policy exceeds {LIMITS.max_policy} bytes", commit)
     data = resolver.read_blob(oid)
     if data is None:
         raise PolicyError(f"policy at commit {commit} is unavailable")
     try:
         return load(data)
     except PolicyError as exc:
-        raise PolicyError(_where(exc.message, commit)) from None
+        raise _invalid(exc.message, commit) from None
 
 
-def _where(message: str, commit: str) -> str:
-    """An invalid committed policy's error (§6.2's text first), with the file and the commit it
-    was read from and what to do: every read command at that commit fails until it is fixed."""
-    return f"{message}; in .hn/policy.json of commit {commit[:12]}: fix the file and commit it"
+def where(cause: str, commit: str) -> str:
+    """Where an invalid committed policy is and what to do (after §6.2's text)."""
+    return f"{cause}; in .hn/policy.json of commit {commit[:12]}: fix the file and commit it"
+
+
+def _invalid(cause: str, commit: str) -> PolicyInvalid:
+    """An invalid committed policy's error: every command that needs the policy at that commit
+    fails until it is fixed (§6.1), so the message also says what still reads memory meanwhile
+    (a newcomer trial found no way around it for log and show)."""
+    return PolicyInvalid(f"{where(cause, commit)}; until then git hn memory log and show (without --json) "
+                         "read memory, their trust shown as policy-invalid", cause)

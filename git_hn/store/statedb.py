@@ -276,7 +276,7 @@ def _safe_file(st, limit: int) -> bool:
 def _safe_dirs(repo: Repo) -> bool:
     for d in (repo.hn_dir, paths(repo)[0]):
         st = _lstat(d)
-        if st is None or not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) != 0o700 \
+        if st is None or not stat.S_ISDIR(st.st_mode) or not private.owner_only(st) \
                 or st.st_uid != os.getuid():
             return False
     return True
@@ -501,11 +501,24 @@ def sealed_for_writing(repo: Repo, wait: float = 2.0):
                 conn.close()
 
 
+def _writable(repo: Repo) -> bool:
+    """Whether the state's directory (or, while it does not exist, ``hn``) can have files
+    created and removed in it by this process (its permission bits, ACLs, a read-only mount)."""
+    for d in (paths(repo)[0], repo.hn_dir):
+        if os.path.isdir(d):
+            return os.access(d, os.W_OK | os.X_OK)
+    return True
+
+
 @contextmanager
 def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
-    """Hold ``hn/locks/state.lock`` (shared for reading, exclusive for writing)."""
+    """Hold ``hn/locks/state.lock`` (shared for reading, exclusive for writing). Exclusive, in
+    a state directory this process cannot write (made read-only, another user's), ``Unwritable``
+    before anything is tried: a state that cannot be written cannot be rebuilt, nor discarded."""
     path = lock_path(repo)
     _ensure_dirs(repo, os.path.dirname(path))
+    if exclusive and not _writable(repo):
+        raise Unwritable
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError as exc:

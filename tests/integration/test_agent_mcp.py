@@ -373,9 +373,11 @@ def test_modern_protocol_negotiation_works_too(inited):
 def test_outside_a_repository_and_usage(tmp_path):
     r = hn(tmp_path, "mcp")
     assert (r.code, r.err) == (1, NOT_A_REPO)
-    for args in (["--bogus"], ["--repo"], ["--repo="], ["--allow-write", "--allow-write"],
-                 ["--repo", "a", "--repo", "b"]):
-        assert hn(tmp_path, "mcp", *args).err == USAGE, args
+    for args, reason in ((["--bogus"], "unknown option --bogus"), (["--repo"], "--repo needs a value PATH"),
+                         (["--repo="], "--repo needs a value PATH"),
+                         (["--allow-write", "--allow-write"], "--allow-write was given twice"),
+                         (["--repo", "a", "--repo", "b"], "--repo was given twice")):
+        assert hn(tmp_path, "mcp", *args).err == f"{USAGE[:-1]}; {reason}\n", args
     assert hn(tmp_path, "mcp", "extra").err == USAGE[:-1] + '; unexpected argument "extra"\n'
     r = hn(tmp_path, "mcp", "--repo", str(tmp_path / "missing"))
     assert (r.code, r.err) == (1, f"git-hn: --repo {tmp_path / 'missing'} is not a directory\n")

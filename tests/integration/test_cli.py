@@ -25,9 +25,28 @@ def test_help_and_version(tmp_path):
     from git_hn.version import VERSION
 
     assert hn(tmp_path, "version", "--json").json() == {"version": VERSION, "protocol": "hn-memory/0"}
-    assert hn(tmp_path, "version", "-h").out == "usage: git hn version [--json]\n"
+    # laid out as every other command's -h (it printed a lone lowercase usage line)
+    help_text = hn(tmp_path, "version", "-h").out
+    assert help_text.startswith("Usage: git hn version [OPTIONS]\n\n  Print git-hn's version")
+    assert "\nOptions:\n  --json      print one line of JSON\n  -h, --help  Show this message and exit.\n" in help_text
+    assert help_text.split("Options:")[1] == hn(tmp_path, "memory", "show", "-h").out.split("Options:")[1].replace(
+        "  --no-color  never colour the output on a terminal (also: NO_COLOR set,\n"
+        "              TERM=dumb)\n", "")
     r = hn(tmp_path, "version", "--jsn")
-    assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn version [--json]\n")
+    assert (r.code, r.out, r.err) == (1, "", "git-hn: unknown option --jsn; did you mean --json?; usage: git hn "
+                                             "version [--json]\n")
+
+
+def test_the_demo_shows_trust_working(tmp_path):
+    """A newcomer trial: the demo never ran policy init, printed the same ~400-character trust
+    hint after each of its four records and ended on ``Trust: policy-missing``. It now writes and
+    commits the policy first, so its memories are qualified and nothing is hinted."""
+    r = hn(tmp_path, "demo")
+    assert (r.code, r.err) == (0, "")
+    assert "\n$ git hn policy init\n" in r.out
+    assert "\n$ git add .hn/policy.json && git commit -m 'Trust policy'\n" in r.out
+    assert r.out.index("$ git hn policy init") < r.out.index("$ git hn memory record")
+    assert "hint:" not in r.out and "Trust: qualified" in r.out.splitlines()
 
 
 def test_plugin_is_found_by_git(repo):
@@ -60,8 +79,10 @@ def test_command_help_lists_options(repo):
 
 @pytest.mark.parametrize("args,message", [
     (["frobnicate"], "unknown command \"frobnicate\"; run 'git hn help'"),
-    (["identity"], "usage: git hn identity <show|list|public>; git hn identity -h also lists export, import, use"),
-    (["policy"], "usage: git hn policy show [REV] [--json]; git hn policy -h also lists init, trust, untrust"),
+    (["identity"], "usage: git hn identity <show|list|public>; missing the identity command (git hn identity -h "
+                   "also lists export, import, use)"),
+    (["policy"], "usage: git hn policy show [REV] [--json]; missing the policy command (git hn policy -h also lists "
+                 "init, trust, untrust)"),
     (["memory", "frob"], 'unknown memory command "frob"; git hn memory -h lists them'),
     (["memory", "show", "--bogus"], "usage: git hn memory show MEMORY [--json]; unknown option --bogus"),
     (["memory", "show", "a", "b"], 'usage: git hn memory show MEMORY [--json]; unexpected argument "b"'),

@@ -156,6 +156,35 @@ def test_every_command_help_has_a_clean_usage_line(tmp_path, path):
         assert re.search(rf"^Arguments:\n(  .*\n)*  {re.escape(metavar)}  \S", r.out, re.M), r.out
 
 
+@pytest.mark.parametrize("path", [p for p, _c, _u in docgen.tree()], ids=" ".join)
+def test_help_never_breaks_a_word_at_its_hyphen(tmp_path, path):
+    """A newcomer trial read ``--allow-`` / ``write`` in ``mcp -h``, ``post-`` / ``rewrite`` in
+    ``hooks -h``: click's wrapper broke words at hyphens. Every line break of a help is at a
+    space, for commands and for groups."""
+    for args in ([*path, "-h"], [path[0], "-h"]):
+        out = hn(tmp_path, *args).out
+        assert not re.search(r"\w-\n", out), (args, out)
+    assert "--allow-write" in " ".join(hn(tmp_path, "mcp", "-h").out.split())
+    assert "(post-rewrite)" in hn(tmp_path, "hooks", "-h").out
+
+
+def test_help_says_what_record_and_handoff_require(tmp_path):
+    """``record -h`` did not say --kind, --at and --applies are required, and ``handoff -h``
+    listed --outcome, which a handoff refuses."""
+    def said(*args) -> str:  # (the help as words: where a line wraps does not matter here)
+        return " ".join(hn(tmp_path, "memory", *args, "-h").out.split())
+
+    record = said("record")
+    for name in ("--kind KIND", "--at REV", "--applies MODE"):
+        assert f" {name} required without --input: " in record, name
+    handoff = said("handoff")
+    assert "--outcome" not in handoff
+    for name in ("--at REV", "--applies MODE"):
+        assert f" {name} required, unless the --input request has it: " in handoff, name
+    supersede = said("supersede")
+    assert "required" not in supersede and "Every record field not given is the superseded" in supersede
+
+
 def test_commands_without_operands_show_none(tmp_path):
     for path in (["memory", "recall"], ["memory", "brief"], ["memory", "log"], ["policy", "init"],
                  ["init"], ["identity", "export"]):
@@ -178,8 +207,8 @@ def test_bare_memory_prints_the_groups_help(tmp_path, repo):
             assert entry is not None, name
             assert entry.group(1).split() == first, name
     r = hn(repo, "identity")  # the other bare groups keep their usage line (CONTRACT §10.1)
-    assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn identity <show|list|public>; git hn identity -h "
-                                            "also lists export, import, use\n")
+    assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn identity <show|list|public>; missing the identity "
+                                            "command (git hn identity -h also lists export, import, use)\n")
 
 
 def test_handoff_synopsis_shows_its_flag_form():
@@ -188,7 +217,8 @@ def test_handoff_synopsis_shows_its_flag_form():
     page = docgen.pages()["git-hn-memory.1"]
     synopsis = page.split(".SH SYNOPSIS\n", 1)[1].split(".SH ", 1)[0]
     assert docgen.esc(flag_form) in synopsis
-    assert docgen.esc("git hn memory handoff --at REV --applies MODE --input FILE|- --json") in synopsis
+    # --input needs neither --at nor --applies (they fill the request's when it has none)
+    assert docgen.esc("git hn memory handoff --input FILE|- --json [--at REV] [--applies MODE]") in synopsis
     for lines in app.SYNOPSIS.values():  # the man page and the summary say the same
         for line in lines:
             assert line + "\n" in main.SUMMARY

@@ -319,3 +319,33 @@ def test_supersede_checks_a_typed_outcome_like_record(inited):
     assert "maybe" not in r.err and git(inited, "for-each-ref", "refs/hn") == before
     ok = hn(inited, "memory", "supersede", first["memoryId"], "--content", "tried again, same outcome", "--json")
     assert ok.code == 0, ok.err
+
+
+def test_superseding_a_retracted_memory_is_refused_before_signing_unless_allowed(inited, tmp_path, monkeypatch):
+    """A newcomer trial superseded a memory it had retracted: an active successor of a withdrawn
+    memory was signed, for good, without a word. It is refused before anything is signed (before
+    the editor opens, and for ``--input`` requests), and ``--allow-retracted`` says it is meant."""
+    mid = record(inited, content="use the old cache")["memoryId"]
+    rid = hn(inited, "memory", "retract", mid, "--reason", "obsolete", "--json").json()["memoryId"]
+    before = refs_snapshot(inited)
+    refusal = (f"git-hn: memory {mid} is retracted (by {rid}): a successor would be active, bringing back what "
+               "its author withdrew; add --allow-retracted if that is meant, or record a new memory with git hn "
+               "memory record; nothing appended\n")
+    r = hn(inited, "memory", "supersede", mid[7:19], "--content", "use the new cache")
+    assert (r.code, r.out, r.err) == (1, "", refusal)
+    marker = tmp_path / "ran"
+    monkeypatch.delenv("GIT_EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, f'touch {marker}\n'))
+    assert hn(inited, "memory", "supersede", mid, "--edit").err == refusal
+    assert not marker.exists()
+    request = tmp_path / "request.json"
+    head = git(inited, "rev-parse", "HEAD")
+    request.write_text('{"version":0,"kind":"decision","content":"use the new cache","anchor":{"commit":"%s"},'
+                       '"applicability":{"mode":"descendants"},"topics":[],"evidence":[]}' % head)
+    assert hn(inited, "memory", "supersede", mid, "--input", str(request), "--json").err == refusal
+    assert refs_snapshot(inited) == before
+    r = hn(inited, "memory", "supersede", mid, "--content", "use the new cache", "--allow-retracted", "--json")
+    assert r.code == 0, r.err
+    assert hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()["projection"]["lifecycle"] == "active"
+    assert hn(inited, "memory", "show", mid, "--json").json()["projection"]["lifecycle"] == "retracted"

@@ -34,6 +34,32 @@ def test_every_cli_option_is_in_the_man_pages():
         assert docgen.esc("git hn " + " ".join(path)) in text
 
 
+def test_the_man_pages_say_what_help_says(tmp_path):
+    """A newcomer trial read ``git hn identity use -h`` and its man page: the page had only the
+    help's first paragraph and the options, and its synopsis lacked ``ACTOR``. Every paragraph
+    of each command's help and every operand -h lists under Arguments are in its pages, under
+    the command, and no synopsis line is the bare name of a command that takes operands."""
+    pages = docgen.pages()
+    for path, cmd, _usage in docgen.tree():
+        name = "git hn " + " ".join(path)
+        operands = [(p.metavar or p.name.upper(), p.help or "") for p in cmd.params
+                    if p.param_type_name == "argument" and not p.hidden]
+        heading = ".SS " + docgen.esc(name) + "\n"
+        for text in [t for f, t in pages.items() if f.endswith(".1") and heading in t]:
+            section = text.split(heading, 1)[1].split(".SS ", 1)[0].split(".SH ", 1)[0]
+            for paragraph in (cmd.help or "").strip().split("\n\n"):
+                assert docgen.esc(paragraph.replace("\n", " ")) in section, (name, paragraph)
+            out = hn(tmp_path, *path, "-h").out
+            for metavar, help_text in operands:
+                assert f"\\fI{docgen.esc(metavar)}\\fR\n{docgen.esc(help_text)}" in section, (name, metavar)
+                assert metavar in out.split("Arguments:", 1)[1]
+            synopsis = text.split(".SH SYNOPSIS\n", 1)[1].split(".SH ", 1)[0].splitlines()
+            if operands:  # (identity use had no usage text: its synopsis was the bare name)
+                assert docgen.esc(name) not in synopsis, name
+    synopsis = pages["git-hn.1"].split(".SH SYNOPSIS\n", 1)[1]
+    assert docgen.esc("git hn identity use ACTOR") + "\n" in synopsis
+
+
 @pytest.mark.parametrize("page", sorted(docgen.pages()))
 def test_man_page_renders_without_warnings(page):
     env = {**os.environ, "MANWIDTH": "80", "MAN_KEEP_FORMATTING": "0"}

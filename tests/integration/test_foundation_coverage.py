@@ -389,8 +389,10 @@ def test_keyring_directory_with_mode_0755_is_refused(inited, which):
     directory = inited / ".git" / which
     os.chmod(directory, 0o755)
     before = refs_snapshot(inited)
-    expected = (f"git-hn: private identity directory {directory} has unsafe permissions; it must have mode "
-                f"0700 (it has 0755): chmod 700 {directory}\n")
+    what = "git-hn's keyring" if which == "hn/identities" else \
+        "git-hn's private directory (its keyring, state and caches)"
+    expected = (f"git-hn: private identity directory {directory} has unsafe permissions; {what} must be "
+                f"closed to group and others (mode 0700, or 0500 read-only; it has 0755): chmod 700 {directory}\n")
     assert _err(inited, "identity", "show") == expected
     assert _err(inited, *RECORD, "x") == expected
     assert refs_snapshot(inited) == before

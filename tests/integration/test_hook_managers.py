@@ -305,6 +305,11 @@ def test_the_documented_line_in_a_tracked_team_hook_publishes(tmp_path):
     git(a, "commit", "-q", "-m", "team hooks")
     git(a, "config", "core.hooksPath", ".husky")
     assert hn(a, "hooks", "install").code == 1
+    # status names the line added by hand (a team trial: it said "not installed")
+    status = hn(a, "hooks", "status").out.splitlines()
+    assert status[0] == (f"pre-push: run by hand from {a / '.husky' / 'pre-push'} (its line git hn hooks run "
+                         "pre-push, as git-hn-hooks(1) gives it; no wrapper of git-hn's)"), status
+    assert status[1:] == ["reference-transaction: not installed", "post-rewrite: not installed"]
     # a teammate without git-hn pushes as before (the line as the last of the hook: its status)
     (a / "x.txt").write_text("x\n")
     git(a, "add", "x.txt")
@@ -658,5 +663,59 @@ def test_post_rewrite_run_by_pre_commit_is_said_to_be_inert(tmp_path):
     _executable(hooks / "post-rewrite", PRE_COMMIT_MIGRATION.replace("pre-push", "post-rewrite"))
     lines = hn(a, "hooks", "status").out.splitlines()
     assert "post-rewrite: installed but inert: pre-commit runs it as post-rewrite.legacy without the rewritten " \
-           "commits, so an amend or a rebase re-anchors nothing; pre-commit uninstall -t post-rewrite puts " \
-           "git-hn's back (then leave post-rewrite out of pre-commit's hook types)" in lines, lines
+           "commits, so an amend or a rebase re-anchors nothing; git hn hooks install chains pre-commit's hook " \
+           "instead, so both run" in lines, lines
+
+
+def _inert_post_rewrite(tmp_path):
+    """git-hn's hooks, then pre-commit's post-rewrite in migration mode over them: (a, hooks)."""
+    _remote, a = _team(tmp_path)
+    hooks = a / ".git" / "hooks"
+    assert hn(a, "hooks", "install").code == 0
+    os.rename(hooks / "post-rewrite", hooks / "post-rewrite.legacy")  # what pre-commit install does
+    _executable(hooks / "post-rewrite", PRE_COMMIT_MIGRATION.replace("pre-push", "post-rewrite"))
+    return a, hooks
+
+
+def test_install_again_chains_pre_commits_post_rewrite_so_both_run(tmp_path):
+    """A team trial: with post-rewrite inert under pre-commit, ``git hn hooks install`` exited 0
+    and changed nothing. It now chains pre-commit's hook (nothing is left as post-rewrite.legacy,
+    so the two cannot run each other): an amend runs pre-commit's checks and re-anchors, and
+    uninstall puts pre-commit's hook back alone."""
+    a, hooks = _inert_post_rewrite(tmp_path)
+    pre_commit = (hooks / "post-rewrite").read_text()
+    assert hn(a, "hooks", "install").out.splitlines()[2] == "post-rewrite: installed (chains hn-chained/post-rewrite)"
+    assert not (hooks / "post-rewrite.legacy").exists()
+    assert (hooks / "hn-chained" / "post-rewrite").read_text() == pre_commit
+    (a / "y.txt").write_text("y\n")
+    git(a, "add", "y.txt")
+    git(a, "commit", "-q", "-m", "y")
+    r = hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content", "y")
+    assert r.code == 0, r.err
+    marker = tmp_path / "marker"
+    amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "y, reworded"], cwd=a, capture_output=True,
+                             text=True, env={**os.environ, "MARKER": str(marker)})
+    assert amended.returncode == 0 and "re-anchored 1 unpublished memory" in amended.stderr, amended.stderr
+    assert marker.read_text() == "pre-commit checks ran\n" and "bug" not in amended.stderr
+    # pre-commit installed once more over it (the same script): install chains it again
+    os.rename(hooks / "post-rewrite", hooks / "post-rewrite.legacy")
+    _executable(hooks / "post-rewrite", pre_commit)
+    assert "installed but inert" in hn(a, "hooks", "status").out
+    assert hn(a, "hooks", "install").out.splitlines()[2] == "post-rewrite: installed (chains hn-chained/post-rewrite)"
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks / "post-rewrite").read_text() == pre_commit
+    assert not (hooks / "post-rewrite.legacy").exists() and not (hooks / "hn-chained").exists()
+
+
+def test_a_post_rewrite_with_a_hook_chained_already_is_left_and_said(tmp_path):
+    """Two hooks cannot be chained: with the team's own post-rewrite chained before pre-commit
+    came, install leaves it as it is, and the status gives pre-commit's way back."""
+    _remote, a = _team(tmp_path)
+    hooks = a / ".git" / "hooks"
+    _executable(hooks / "post-rewrite", "#!/bin/sh\nexit 0\n")
+    assert hn(a, "hooks", "install").code == 0
+    os.rename(hooks / "post-rewrite", hooks / "post-rewrite.legacy")
+    _executable(hooks / "post-rewrite", PRE_COMMIT_MIGRATION.replace("pre-push", "post-rewrite"))
+    out = hn(a, "hooks", "install").out
+    assert "installed but inert" in out and "pre-commit uninstall -t post-rewrite puts git-hn's back" in out, out
+    assert (hooks / "post-rewrite.legacy").exists()

@@ -1812,3 +1812,18 @@ def test_a_push_to_a_mirror_remote_that_carries_the_memory_ref_warns_of_nothing(
     assert "waits" not in pushed.stderr, pushed.stderr
     assert git(mirror, "rev-parse", ref) == git(a, "rev-parse", ref)
     wait_publication(a)
+
+
+def test_hooks_run_says_its_own_usage(tmp_path):
+    """A team trial: ``git hn hooks run -h`` (the command a team's own hook calls) printed the
+    usage of install, without ``run``. Neither reads the standard input (a terminal's would wait)."""
+    repo = make_repo(tmp_path / "r")
+    r = hn(repo, "hooks", "run", "-h")
+    assert r.code == 0 and r.out.startswith(
+        "Usage: git hn hooks run pre-push|post-rewrite|reference-transaction [ARGS]...\n"), r.out
+    for args, why in (([], "missing the hook's name"), (["pre-commit"], 'unknown hook "pre-commit"')):
+        r = hn(repo, "hooks", "run", *args)
+        assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn hooks run pre-push|post-rewrite|"
+                                                 f"reference-transaction [ARGS]...; {why} (git hn hooks run is what "
+                                                 "the installed hooks run; git hn hooks install|uninstall|status "
+                                                 "manage them)\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import git, hn, make_repo, refs_snapshot
+from helpers import actor_of, git, hn, make_repo, refs_snapshot, shared_remote
 
 
 def _modes(path):
@@ -52,26 +52,29 @@ def test_init_twice_refuses_and_keeps_keys(inited):
     assert len(os.listdir(hn_dir / "identities")) == 1
 
 
-def test_init_name_falls_back_to_git_config_then_anonymous(repo, tmp_path):
+def test_init_name_falls_back_to_git_config_and_none_is_refused_before_anything_is_made(repo, tmp_path):
     r = hn(repo, "init", "--name", "   ")
     assert r.code == 0
     assert "Created identity Test User (" in r.out and r.err == ""  # named by Git: no hint
     other = tmp_path / "other"
     git(tmp_path, "init", "-q", str(other))
     git(other, "config", "user.name", " ")
-    r = hn(other, "init")
-    assert r.code == 0, r.err
-    assert "Created identity anonymous (" in r.out
-    assert r.err.startswith('git-hn: hint: named "anonymous": no --name was given and git config user.name is not '
-                            "set, and the name is signed into every memory you record; to choose one before you "
-                            "record, rm ")
-    # a newcomer's next step, init with a name, says how too (it said only "already exists")
+    # a newcomer trial signed as "anonymous" and was then told to rm its private key files
+    for args in ([], ["--name", " "]):
+        r = hn(other, "init", *args)
+        assert (r.code, r.out, r.err) == (1, "", "git-hn: git hn init needs a name to sign with, and none was given: "
+                                                 "git hn init --name NAME, or set git config user.name; the name is "
+                                                 "signed into every memory you record; nothing was created\n")
+        assert not (other / ".git" / "hn" / "identities").exists()
+    # an identity named "anonymous" (by an earlier git-hn) still says how to replace it
+    first = hn(other, "init", "--name", "anonymous")
+    path = first.out.splitlines()[1].removeprefix("Private identity stored in ")
     again = hn(other, "init", "--name", "Chosen")
     assert again.code == 1 and 'it is named "anonymous" (no name was given then): if it signed nothing yet' in again.err
-    assert again.err.split("rm ", 1)[1] == r.err.split("rm ", 1)[1]
     # the command it gives replaces it (nothing was signed with it yet)
-    for path in r.err.split("rm ", 1)[1].split(" && ")[0].split():
-        Path(path).unlink()
+    for doomed in again.err.split("rm ", 1)[1].split(" && ")[0].split():
+        Path(doomed).unlink()
+    assert path in again.err
     named = hn(other, "init", "--name", "Chosen")
     assert named.code == 0 and "Created identity Chosen (" in named.out and named.err == ""
 
@@ -95,7 +98,8 @@ def test_identity_show_public_list(inited):
 
 
 def test_identity_usage_and_unknown(inited):
-    assert hn(inited, "identity").err == "git-hn: usage: git hn identity <show|list|public>; git hn identity -h also lists export, import, use\n"
+    assert hn(inited, "identity").err == ("git-hn: usage: git hn identity <show|list|public>; missing the identity "
+                                          "command (git hn identity -h also lists export, import, use)\n")
     assert hn(inited, "identity", "rotate").err == \
         'git-hn: unknown identity command "rotate"; git hn identity -h lists them\n'
     assert hn(inited, "identity", "show", "x").err == 'git-hn: usage: git hn identity show; unexpected argument "x"\n'
@@ -226,6 +230,22 @@ def test_init_refuses_a_name_no_envelope_could_carry(repo, name, why):
     assert hn(repo, "init", "--name", "x" * 256).code == 0  # the bound itself is fine
 
 
+@pytest.mark.parametrize("name", ["Eve\u202eexe.txt", "A\u2066B", "rtl\u200fmark", "\u061cx"])
+def test_init_refuses_a_name_with_a_direction_control(repo, name):
+    """A newcomer trial's U+202E was accepted while control characters were refused: a direction
+    control reorders the name and the text beside it (*Trojan Source*), signed for good. Refused
+    before anything is made, from --name and from git config user.name alike."""
+    refusal = ("git-hn: identity name is refused: it holds a direction control (U+202A-U+202E, U+2066-U+2069, "
+               "U+200E, U+200F or U+061C), which reorders how it and the text beside it read; choose another "
+               "with --name NAME\n")
+    r = hn(repo, "init", "--name", name)
+    assert (r.code, r.out, r.err) == (1, "", refusal)
+    git(repo, "config", "user.name", name)
+    assert hn(repo, "init").err == refusal
+    assert not (repo / ".git" / "hn" / "identities").exists()
+    assert hn(repo, "init", "--name", "Zoë \u05e9\u05dc\u05d5\u05dd").code == 0  # right-to-left letters are names
+
+
 def test_import_refuses_an_identity_whose_name_cannot_be_signed(inited, tmp_path):
     out = tmp_path / "me.json"
     assert hn(inited, "identity", "export", "--output", str(out)).code == 0
@@ -240,3 +260,29 @@ def test_import_refuses_an_identity_whose_name_cannot_be_signed(inited, tmp_path
                                      "is not imported\n")
     keyring = other / ".git" / "hn" / "identities"
     assert not keyring.exists() or not any(keyring.iterdir())
+
+
+def test_importing_an_identity_to_sign_with_says_to_sync_before_recording(tmp_path):
+    """A team trial: the identity imported with --activate recorded at once, before the clone
+    had its stream, and the two clones' chains forked. The import says to sync first; doing so,
+    the next record continues the stream the remote holds."""
+    _remote, (a, b) = shared_remote(tmp_path, "Alice", "Second")
+    assert hn(a, "replication", "select", "--all").code == 0 and hn(b, "replication", "select", "--all").code == 0
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "signed in the first clone").code == 0
+    assert hn(a, "sync").code == 0
+    key = tmp_path / "alice.id"
+    assert hn(a, "identity", "export", "--output", str(key)).code == 0
+    actor = actor_of(a)
+    r = hn(b, "identity", "import", str(key), "--activate")
+    assert r.code == 0
+    assert r.err == ("git-hn: hint: it may have signed memories in another clone: git hn sync imports them before you "
+                     "record here (when the replication selection takes its stream: --all, or --actor "
+                     f"{actor}); a memory recorded first forks its stream, which git hn sync --rebase then mends\n")
+    assert hn(b, "sync").code == 0
+    assert hn(b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "signed in the second clone").code == 0
+    synced = hn(b, "sync")
+    assert synced.code == 0, synced.out + synced.err
+    assert hn(a, "sync").code == 0
+    assert hn(a, "memory", "recall", "--include-untrusted", "--json").json()["matched"] == 2

@@ -181,8 +181,9 @@ def test_unsafe_hn_directory_fails_and_changes_nothing(populated, replicated):
     for args in (["memory", "recall", "--include-untrusted"], ["memory", "index", "rebuild"],
                  ["memory", "brief"]):
         r = hn(populated, *args)
-        assert r.err == (f"git-hn: private identity directory {hn_dir} has unsafe permissions; it must have "
-                         f"mode 0700 (it has 0755): chmod 700 {hn_dir}\n"), args
+        assert r.err == (f"git-hn: private identity directory {hn_dir} has unsafe permissions; git-hn's "
+                         "private directory (its keyring, state and caches) must be closed to group and "
+                         f"others (mode 0700, or 0500 read-only; it has 0755): chmod 700 {hn_dir}\n"), args
     assert oct(os.stat(hn_dir).st_mode & 0o777) == "0o755"
     assert sorted(p.name for p in (hn_dir / "memory").iterdir()) == before
 

@@ -200,7 +200,9 @@ def test_malformed_policy_fails_the_command(tmp_path):
     ]
     for text, message in cases:
         _commit_policy(repo, text, message)
-        where = f"; in .hn/policy.json of commit {git(repo, 'rev-parse', 'HEAD')[:12]}: fix the file and commit it"
+        where = (f"; in .hn/policy.json of commit {git(repo, 'rev-parse', 'HEAD')[:12]}: fix the file and commit it"
+                 "; until then git hn memory log and show (without --json) read memory, their trust shown as "
+                 "policy-invalid")
         r = hn(repo, "memory", "recall")
         assert r.err == f"git-hn: {message}{where}\n", text
         assert hn(repo, "policy", "show").err == f"git-hn: {message}{where}\n"

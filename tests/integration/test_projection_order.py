@@ -10,6 +10,7 @@ from git_hn.store import streams
 from git_hn.store.repo import open_repo
 from git_hn.store.resolver import Resolver
 from helpers import git, hn
+from independent import append_by_hand
 
 
 def _rec(repo, content, *args):
@@ -27,7 +28,9 @@ def _supersede(repo, target, content):
 
 
 def test_permuted_inputs_project_identically(inited):
-    a = _rec(inited, "a", "--evidence", "memory:sha256:" + "7" * 64)
+    a = append_by_hand(inited, {"kind": "decision", "content": "a", "anchor": {"commit": git(inited, "rev-parse", "HEAD")},
+                                "applicability": {"mode": "descendants"}, "topics": [],
+                                "evidence": ["memory:sha256:" + "7" * 64]})  # (git-hn refuses to sign it)
     b = _rec(inited, "b")
     _supersede(inited, a, "a2")
     _supersede(inited, b, "b2")

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from helpers import git, hn, make_repo, on_terminal, record_id
+from helpers import git, hn, init_as, make_repo, on_terminal, record_id
 
 GIT_HN = str(Path(sys.executable).parent / "git-hn")
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -49,7 +49,7 @@ def world(tmp_path_factory):
     ids = {"hostile": record_id(repo, content=HOSTILE), "long": record_id(repo, content=LONG),
            "wide": record_id(repo, kind="observation", content=WIDE)}
     other = make_repo(root / "other")
-    assert hn(other, "init", "--name", MALLORY).code == 0
+    init_as(other, MALLORY)
     exported = root / "mallory.json"
     assert hn(other, "identity", "export", "--output", str(exported)).code == 0
     assert hn(repo, "identity", "import", str(exported), "--activate").code == 0
@@ -78,8 +78,11 @@ def _screen(out: str, columns: int) -> list[str]:
 
 
 def _readable(text: str) -> None:
-    """No full memory ID and no 64-hex actor, except on the one ``Full ID`` or ``Full actor`` line."""
-    rest = "\n".join(line for line in text.splitlines() if not line.startswith(("Full ID", "Full actor")))
+    """No full memory ID and no 64-hex actor, except on the one ``Full ID`` or ``Full actor`` line
+    (or under a ``Full ID`` label alone on its line)."""
+    lines = text.splitlines()
+    rest = "\n".join(line for i, line in enumerate(lines) if not line.startswith(("Full ID", "Full actor"))
+                     and not (i and lines[i - 1] == "Full ID"))
     assert not FULL_ID.search(rest) and not HEX64.search(rest), rest
 
 
@@ -150,15 +153,29 @@ def test_show_on_a_terminal(world, columns):
     lines = _screen(_pty(repo, columns, "memory", "show", _short(ids["hostile"])), columns)
     text = "\n".join(lines)
     _readable(text)
-    assert f"Full ID  {ids['hostile']}" in lines  # the one full ID, to copy
-    assert any(line.startswith("Author    Alice Example (") for line in lines)
+    # every value in one column, after the longest label (a newcomer trial: Full ID and
+    # Challenges were out of line); the full ID, to copy, whole on its line
+    column = len("Challenged by ")
     assert f"Challenged by {_short(ids['challenge'])}" in lines
+    for label in ("Memory", "Author", "Signed", "Stream", "Commit", "Applies", "Evidence"):
+        line = next(line for line in lines if line.startswith(label + "  "))
+        assert len(line) - len(line[len(label):].lstrip(" ")) == column, line
+    assert any(line.startswith("Author" + " " * (column - 6) + "Alice Example (") for line in lines)
+    if columns >= column + 71:
+        assert "Full ID".ljust(column) + ids["hostile"] in lines
+    else:
+        assert lines[lines.index("Full ID") + 1] == "  " + ids["hostile"]
     assert "  second line" in lines  # the whole content, line by line
     assert any("[bold]x[/bold]" in line and "\\u{202e}txt.exe" in line for line in lines)
     challenge = _screen(_pty(repo, columns, "memory", "show", _short(ids["challenge"])), columns)
     author = next(line for line in challenge if line.startswith("Author"))
     assert "[bold]Mallory[/bold] \\u{202e}evil" in author and author.endswith(")")  # actor never cut
     assert any(line.startswith(f"Challenges {_short(ids['hostile'])}") for line in challenge)
+    assert any(line.startswith("Author     [bold]Mallory") for line in challenge)  # in the same column
+    if columns >= len("Challenges ") + 71:
+        assert "Full ID    " + ids["challenge"] in challenge
+    else:  # (beside an 11-column label it would not fit 80 columns: under it, whole)
+        assert challenge[challenge.index("Full ID") + 1] == "  " + ids["challenge"]
 
 
 def _month(repo, ids) -> str:
@@ -217,7 +234,9 @@ def test_a_narrow_terminal_wraps_the_classes_and_never_cuts_them(world, columns)
                 assert cls in words, (command, key, cls, lines)
     for key in ("hostile", "challenge"):
         out = _pty(repo, columns, "memory", "show", _short(ids[key]))
-        lines = [line for line in SGR.sub("", out).splitlines() if not line.startswith("Full ID")]  # (copyable)
+        lines = SGR.sub("", out).splitlines()
+        lines = [line for i, line in enumerate(lines) if not line.startswith("Full ID")  # (copyable)
+                 and not (i and lines[i - 1] == "Full ID")]
         _screen("\n".join(lines), columns)
         shown = hn(repo, "memory", "show", ids[key], "--json").json()
         for label, proj in (("Memory    ", shown.get("projection")), ("Challenges ", shown.get("targetProjection"))):
@@ -261,6 +280,7 @@ def test_record_results_on_a_terminal(tmp_path, columns):
     out = _pty(repo, columns, "memory", "supersede", _short(mid), "--content", "second")
     lines = _screen(out, columns)
     assert re.fullmatch(r"Recorded [0-9a-f]{12} decision", lines[0]) and lines[1] == f"Supersedes {_short(mid)}"
+    assert lines[2].startswith("Author     Bob [i]")  # in the column after "Supersedes"
     new = hn(repo, "memory", "recall", "--json", "--include-untrusted").json()["memories"][0]["id"]
     lines = _screen(_pty(repo, columns, "memory", "retract", _short(new), "--reason", "obsolete",
                          "--no-color"), columns)
@@ -281,6 +301,17 @@ def test_show_on_a_terminal_keeps_blank_lines_of_the_content(tmp_path):
     retraction = hn(repo, "memory", "retract", mid, "--reason", "obsolete", "--json").json()["memoryId"]
     lines = _screen(_pty(repo, 80, "memory", "show", retraction, "--no-color"), 80)
     assert "Target content (inert)" in lines and "Content (inert)" not in lines, lines
+
+
+def test_recall_on_a_terminal_counts_every_line_it_hides(tmp_path):
+    """A newcomer trial: an 8-line memory with one blank line among them was said as "+6 lines"
+    (only the non-blank ones were counted); the lines hidden are every line after the first,
+    blank ones between included, up to the last with text."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    record_id(repo, content="one\ntwo\nthree\n\nfive\nsix\nseven\neight\n\n")
+    lines = _screen(_pty(repo, 80, "memory", "recall", "--include-untrusted", "--no-color"), 80)
+    assert "    one  (+7 lines)" in lines, lines
 
 
 def test_sync_lines_on_a_terminal_have_short_ids(tmp_path, bare_remote):
@@ -509,7 +540,7 @@ def test_show_on_a_terminal_lists_a_handoffs_parts_and_paths(tmp_path, columns):
     assert r.code == 0, r.err
     lines = _screen(_pty(repo, columns, "memory", "show", r.json()["memoryId"]), columns)
     at = {line: n for n, line in enumerate(lines)}
-    assert "Paths     app.py" in at
+    assert "Paths    app.py" in at  # (every value in the column after "Evidence")
     for title, entry in (("Completed", "  - codec"), ("Assumptions", "  - CI is green"),
                          ("Blockers", "  - review \ufffd[31mpending"),
                          ("Proposed next actions (inert, not instructions)", "  - ship [bold]it[/bold]")):
@@ -517,10 +548,11 @@ def test_show_on_a_terminal_lists_a_handoffs_parts_and_paths(tmp_path, columns):
 
 
 def test_a_full_id_is_never_cut_on_a_narrow_terminal(world):
-    """Below 80 columns the one line to copy is left to the terminal to wrap, never cut."""
+    """Below 80 columns the one line to copy (under its label: it does not fit beside it) is left
+    to the terminal to wrap, never cut."""
     repo, ids = world
-    out = SGR.sub("", _pty(repo, 60, "memory", "show", _short(ids["hostile"])))
-    assert f"Full ID  {ids['hostile']}" in out.splitlines() and "\u2026" not in out.splitlines()[-1]
+    lines = SGR.sub("", _pty(repo, 60, "memory", "show", _short(ids["hostile"]))).splitlines()
+    assert lines[-2:] == ["Full ID", "  " + ids["hostile"]]
 
 
 def test_columns_in_the_environment_is_honoured_as_git_does(world):

@@ -134,8 +134,8 @@ def test_selection_commands_and_validation(world):
     assert "\nall: true" not in hn(alice, "replication", "show", "other").out
     r = hn(alice, "replication", "select", "--memory", stream, "--max-events", "5", "origin")
     # a selection imports nothing by itself: what does (a newcomer's first git fetch moved no branch)
-    assert r.err == ("git-hn: hint: git hn sync imports what it selects now; with git-hn's hooks installed, "
-                     "so does each git fetch that moves a branch\n")
+    assert r.err == ("git-hn: hint: a selection imports nothing by itself: git hn sync origin imports what it "
+                     "selects now; with git-hn's hooks installed, so does each later git fetch that moves a branch\n")
     saved = alice / ".git" / "hn" / "replication" / "selections" / "b3JpZ2lu.json"
     doc = json.loads(saved.read_text())
     assert list(doc) == ["version", "remote", "actors", "proposals", "memories", "all", "budgets"]
@@ -154,14 +154,15 @@ def test_selection_commands_and_validation(world):
                                 "letters, digits and _ (then also . and -; no .., no final ., at most 128): "
                                 "git remote rename OLD NEW"),
         (["--all", "a", "b"], "usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... "
-                             "[--memory STREAM]... [--all] [budgets]"),
+                             "[--memory STREAM]... [--all] [budgets]; unexpected argument \"b\""),
     ]
     before = saved.read_bytes()
     for args, message in errors:
         r = hn(alice, "replication", "select", *args)
         assert r.err == f"git-hn: {message}\n", args
     assert saved.read_bytes() == before
-    assert hn(alice, "replication").err == "git-hn: usage: git hn replication <select|show> [REMOTE]\n"
+    assert hn(alice, "replication").err == ("git-hn: usage: git hn replication <select|show> [REMOTE]; missing the "
+                                            "replication command (git hn replication -h also lists forget-anchors)\n")
     assert hn(alice, "replication", "drop").err == \
         'git-hn: unknown replication command "drop"; git hn replication -h lists them\n'
 
@@ -171,11 +172,11 @@ def test_sync_argument_and_remote_errors(world):
     usage = "git-hn: usage: git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]\n"
     assert hn(alice, "sync", "a", "b").err == usage[:-1] + '; unexpected argument "b"\n'
     for args in (["--json", "--json"], ["--rebase", "--rebase"]):
-        assert hn(alice, "sync", *args).err == usage, args
+        assert hn(alice, "sync", *args).err == f"{usage[:-1]}; {args[0]} was given twice\n", args
     assert hn(alice, "sync", "--force").err == usage[:-1] + "; unknown option --force\n"
     assert hn(alice, "sync", "nope").err == ('git-hn: remote "nope" does not exist (the remotes here: origin); '
                                              'add it with git remote add nope URL\n')
-    assert hn(alice, "sync", "-bad").err == usage
+    assert hn(alice, "sync", "-bad").err == usage[:-1] + "; unknown option -bad\n"
     assert hn(alice, "sync", "--", "..x").err == ('git-hn: invalid remote name "..x"; a remote git-hn replicates '
                                                   "with is named by letters, digits and _ (then also . and -; no "
                                                   ".., no final ., at most 128): git remote rename OLD NEW\n")
@@ -1339,5 +1340,6 @@ def test_an_unsafe_replication_record_directory_is_named_with_its_chmod(tmp_path
     (repo / ".git" / "hn" / "replication").chmod(0o700)
     anchors.chmod(0o777)
     r = hn(repo, "memory", "log")
-    assert (r.code, r.err) == (1, f"git-hn: private identity directory {anchors} has unsafe permissions; it must "
-                                  f"have mode 0700 (it has 0777): chmod 700 {anchors}\n")
+    assert (r.code, r.err) == (1, f"git-hn: private identity directory {anchors} has unsafe permissions; git-hn's "
+                                  "replication state must be closed to group and others (mode 0700, or 0500 "
+                                  f"read-only; it has 0777): chmod 700 {anchors}\n")

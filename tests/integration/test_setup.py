@@ -492,7 +492,7 @@ def test_symlink_redirection_into_the_git_directory_is_refused(inited):
 
 
 @pytest.mark.parametrize("args,message", [
-    ([], "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]"),
+    ([], "missing AGENT; usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]"),
     (["vim"], 'unknown agent "vim"; use claude, codex, cursor or agents-md'),
     (["claude", "--frob"], "unknown option --frob; usage: git hn setup claude|codex|cursor|agents-md [--remove] "
                            "[--print]"),

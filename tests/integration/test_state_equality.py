@@ -22,6 +22,7 @@ from git_hn.service import show as show_service
 from git_hn.store import statedb
 from git_hn.store.repo import open_repo
 from helpers import forged_commit, git, hn, make_repo, write_blob
+from independent import append_by_hand
 from state_compare import _call, compare
 
 
@@ -69,7 +70,9 @@ def test_state_answers_equal_full_verification_after_every_kind_of_change(world,
     c = _rec(repo, "see the decision", "--evidence", f"memory:{a}", "--evidence", f"git:{head}",
              kind="verification")
     compare(repo)
-    _rec(repo, "cites a memory not yet here", "--evidence", "memory:sha256:" + "e" * 64, kind="observation")
+    append_by_hand(repo, {"kind": "observation", "content": "cites a memory not yet here",  # (git-hn refuses it)
+                          "anchor": {"commit": head}, "applicability": {"mode": "descendants"}, "topics": [],
+                          "evidence": ["memory:sha256:" + "e" * 64]})
     compare(repo)
     # supersede, retract
     r = hn(repo, "memory", "supersede", a, "--kind", "decision", "--at", "HEAD", "--applies",

@@ -281,18 +281,18 @@ def test_edits_refuse_a_missing_invalid_or_symlinked_policy(inited, tmp_path):
     r = hn(inited, "policy", "trust", a)
     assert r.err == "git-hn: no .hn/policy.json in the working tree; create one with git hn policy init\n"
     (inited / ".hn").mkdir()
-    unsorted = json.dumps({"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1},
-                           "memory": {"trustedActors": ["f" * 64, a], "trustedKinds": ["decision"]}})
-    _policy_file(inited).write_text(unsorted)
+    twice = json.dumps({"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1},
+                        "memory": {"trustedActors": [a, a], "trustedKinds": ["decision"]}})
+    _policy_file(inited).write_text(twice)
     r = hn(inited, "policy", "untrust", "--kind", "decision")
-    assert r.err == ("git-hn: .hn/policy.json in the working tree is invalid: memory trustedActors must "
-                     "be sorted; fix it by hand, or remove it and run git hn policy init\n")
-    assert _policy_file(inited).read_text() == unsorted
+    assert r.err == (f"git-hn: .hn/policy.json in the working tree is invalid: memory trustedActors contains "
+                     f"duplicate actor {a}; fix it by hand, or remove it and run git hn policy init\n")
+    assert _policy_file(inited).read_text() == twice
     r = hn(inited, "policy", "init")  # names the problem too, instead of pointing at trust|untrust
     assert (r.code, r.err) == (1, "git-hn: .hn/policy.json already exists in the working tree and is invalid: "
-                                  "memory trustedActors must be sorted; fix it by hand, or remove it and run "
-                                  "git hn policy init\n")
-    assert _policy_file(inited).read_text() == unsorted
+                                  f"memory trustedActors contains duplicate actor {a}; fix it by hand, or remove "
+                                  "it and run git hn policy init\n")
+    assert _policy_file(inited).read_text() == twice
     # *symlink redirection*: the edit never writes through a link
     target = tmp_path / "outside.json"
     target.write_text(_canonical({"version": "hn.policy/0", "maintainers": [a],
@@ -340,8 +340,10 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     missing = _hint("3 memories hidden: no memory trust policy at this commit; see them with "
                     "--include-untrusted, or create one with git hn policy init and commit it")
     assert hn(alice, "memory", "recall").err == missing
-    assert hn(alice, "memory", "brief").err == missing
-    # --json says it too, on stderr (an agent trial: the form agents are told to use hid an
+    # the brief's body says it (an agent reads only that): not again on stderr (a newcomer trial)
+    brief = hn(alice, "memory", "brief")
+    assert brief.err == "" and "Memories the trust policy does not qualify are left out" in brief.out
+    # --json says it, on stderr (an agent trial: the form agents are told to use hid an
     # untrusted memory without a word); recall's JSON keeps its keys; explicit choices carry no hint
     r = hn(alice, "memory", "recall", "--json")
     assert r.err == missing and list(r.json()) == ["version", "warning", "queryDigest", "matched", "returned",
@@ -367,6 +369,9 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     assert hn(alice, "memory", "recall").err == _hint(
         "3 memories hidden: no memory trust policy at this commit; see them with --include-untrusted; "
         ".hn/policy.json in the working tree takes effect once it is committed")
+    assert hn(alice, "memory", "brief").err == _hint(  # what the brief's body cannot know
+        ".hn/policy.json in the working tree is not committed yet: the brief reads the policy at the commit, "
+        "so it takes effect once it is committed")
     _commit(alice)
     authors = _hint("1 memory hidden by the trust policy; see it with --include-untrusted, or trust "
                     "their authors with git hn policy trust ACTOR")
@@ -379,7 +384,7 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     both = "2 memories hidden by the trust policy; see them with --include-untrusted, or trust their " \
            "authors or kinds with git hn policy trust ACTOR|--kind KIND"
     assert hn(alice, "memory", "recall").err == _hint(both)
-    assert hn(alice, "memory", "brief").err == _hint(both)
+    assert hn(alice, "memory", "brief").err == ""
     assert hn(alice, "memory", "recall", "--actor", a).err == _hint(
         "1 memory hidden by the trust policy; see it with --include-untrusted, or trust their kinds "
         "with git hn policy trust --kind KIND")
@@ -519,7 +524,7 @@ def test_identity_import_checks_the_file_and_never_replaces_a_key(inited, tmp_pa
     assert hn(target, "identity", "import", "-").err == (
         "git-hn: identity import never uses standard input: a private key belongs in a file only you "
         "can read; name one\n")
-    assert hn(target, "identity", "import").err == "git-hn: usage: git hn identity import FILE [--activate]\n"
+    assert hn(target, "identity", "import").err == "git-hn: missing FILE; usage: git hn identity import FILE [--activate]\n"
 
     # *key substitution*: a private key that is not the actor's own is refused
     forged = tmp_path / "forged.identity"
@@ -563,7 +568,8 @@ def make_identity(path: Path) -> Path:
 
 def test_an_empty_recall_in_a_clone_without_a_selection_says_how_to_import(tmp_path):
     """A fresh clone imports no memory until a replication selection is saved; a recall that
-    matches nothing there says so (once a selection exists, or with --json, it does not)."""
+    matches nothing there says so (not with --json). Once a selection exists, until a sync
+    imports it, recall says that instead (a team trial's fresh clone: test_fresh_clone_not_imported)."""
     _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
     record_id(alice, content="alice decides")
     assert hn(alice, "sync").code == 0
@@ -573,8 +579,11 @@ def test_an_empty_recall_in_a_clone_without_a_selection_says_how_to_import(tmp_p
         "what to import with git hn replication select --all (or --memory sha256:<stream>), then git hn sync")
     assert hn(bob, "memory", "recall", "--json").err == ""
     assert hn(bob, "replication", "select", "--all").code == 0
-    assert hn(bob, "memory", "recall").err == ""
+    assert hn(bob, "memory", "recall").err == _hint(
+        "nothing is imported from origin yet, though its replication selection is saved: git hn sync origin "
+        "imports what it selects (a git fetch imports only when it moves a branch)")
     assert hn(bob, "sync").code == 0
+    assert "nothing is imported" not in hn(bob, "memory", "recall").err
     assert hn(bob, "memory", "recall", "--include-untrusted").out.count("alice decides") == 1
 
 
@@ -639,7 +648,7 @@ def test_identity_use_switches_between_the_keyrings_identities(tmp_path):
         (["carol"], "no identity of this keyring matches carol (it holds: "),
         (["1234567"], "actor prefix 1234567 is shorter than 8 hex characters"),
         (["f" * 64], f"no identity of actor {'f' * 64} is in this keyring; import it with git hn identity import FILE"),
-        ([], "usage: git hn identity use ACTOR"),
+        ([], "missing ACTOR (git hn identity list shows them); usage: git hn identity use ACTOR"),
     ]:
         r = hn(bob, "identity", "use", *args)
         assert r.code != 0 and r.err.startswith("git-hn: " + message), r.err
@@ -818,3 +827,38 @@ def test_an_author_the_policy_does_not_trust_is_told_at_write_time(team):
                                              ".hn/policy.json\n")
     assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
               "--content", "alice is trusted").err == ""
+
+
+def test_a_write_hint_says_an_uncommitted_policy_takes_effect_once_committed(inited):
+    """A newcomer trial ran policy init, then recorded: the write's hint still said "a maintainer
+    runs git hn policy init", while recall's said the file takes effect once it is committed. The
+    write's hint now reads the working tree's policy too, and says what it changes."""
+    a = actor_of(inited)
+    start = "git-hn: hint: memory signed, but recall and the brief leave it out (--include-untrusted shows it) " \
+            "until the trust policy trusts it: "
+
+    def written(kind="decision") -> str:
+        outcome = ["--outcome", "failed"] if kind == "attempt" else []
+        r = hn(inited, "memory", "record", "--kind", kind, "--at", "HEAD", "--applies", "descendants",
+               *outcome, "--content", "x")
+        assert r.code == 0, r.err
+        return r.err
+
+    assert hn(inited, "policy", "init").code == 0
+    assert written() == start + ("HEAD has no memory trust policy; .hn/policy.json in the working tree trusts it "
+                                 "and takes effect once it is committed\n")
+    assert hn(inited, "policy", "untrust", "--kind", "attempt").code == 0
+    assert written("attempt") == start + ("HEAD has no memory trust policy; .hn/policy.json in the working tree "
+                                          "does not trust it yet: git hn policy trust --kind attempt, then commit it\n")
+    _commit(inited)
+    assert hn(inited, "policy", "trust", "--kind", "attempt").code == 0  # an edit not committed yet
+    assert written("attempt") == start + ("the policy at HEAD does not trust it; .hn/policy.json in the working "
+                                          "tree trusts it and takes effect once it is committed\n")
+    _policy_file(inited).write_text("{")
+    assert written("attempt") == start + ("the policy at HEAD does not trust it; .hn/policy.json in the working "
+                                          "tree is invalid: fix it, then commit it\n")
+    _policy_file(inited).write_text(json.dumps({"version": "hn.policy/0", "maintainers": [a],
+                                                "proposals": {"requiredAccepts": 1}}))
+    assert written("attempt") == start + ("the policy at HEAD does not trust it; .hn/policy.json in the working "
+                                          f"tree has no memory section yet: git hn policy trust {a} adds one, then "
+                                          "commit it\n")

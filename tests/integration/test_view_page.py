@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import actor_of, git, hn, hn_proc, make_repo, record_id
+from helpers import actor_of, git, hn, hn_proc, init_as, make_repo, record_id
 
 HOSTILE_FILE = "<img src=x onerror=window.__pwned=3>"
 BIDI_FILE = "bidi\u202eevil.txt"
@@ -53,7 +53,7 @@ def seed_hostile(root: Path) -> dict:
     bob = root / "bob"
     git(root, "clone", "-q", str(alice), str(bob))
     git(bob, "fetch", "-q", "origin", "+refs/hn/memory/*:refs/hn/remotes/origin/memory/*")
-    assert hn(bob, "init", "--name", BOB_NAME).code == 0
+    init_as(bob, BOB_NAME)
     b1 = record_id(bob, "--topic", "javascript:alert(1)", "--path", BIDI_FILE,
                    content='<a href="javascript:window.__pwned=4">click</a>')
     r = hn(bob, "memory", "challenge", a2, "--reason", "incorrect", "--json")
@@ -184,6 +184,19 @@ def test_hostile_author_text_is_only_escaped_data_stored_xss(seeded):
     b1 = by[seeded["b1"]]
     assert b1["actorName"] == "Bob \\u{202e}evil <script>window.__pwned=1</script>"
     assert b1["paths"] == ["bidi\\u{202e}evil.txt"]
+
+
+def test_a_first_line_cut_in_the_timeline_ends_with_an_ellipsis(tmp_path):
+    """A newcomer trial: the page's timeline cut a long first line at 200 characters without a
+    sign (the memory's full content, further down, is whole)."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    long_line = "word " * 60
+    mid = record_id(repo, content=long_line + "\nsecond")
+    _, page = _write(repo)
+    entry = next(m for m in _data(page)["memories"] if m["id"] == mid)
+    assert entry["summary"] == long_line.strip()[:199] + "\u2026"
+    assert entry["content"] == long_line + "\nsecond"
 
 
 def test_page_data_timeline_relations_trust_and_anchors(seeded):

@@ -70,6 +70,7 @@ def learn_owners(repo: Repo, sel) -> None:
 
 
 WAIT = 600.0  # seconds a sync waits for another one with the same remote (``serial``)
+HOOK_ASK = 10.0  # seconds the fetch hook's import waits for the remote's list of branches (``atrisk``)
 
 
 def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=None,
@@ -102,8 +103,13 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             again = SyncResult(remote)
             run, ended = _import(repo, remote, url, again, False, progress, publish, None, by_name, rebase, wait)
             result = _merged(result, again)
+    from . import atrisk, tracked
+
+    # (a teammate's force-push took an anchor of ours off the remote's branches: one
+    # for-each-ref while its tracking refs have not moved)
+    moved = not ended and not result.unreachable and tracked.check(repo, remote)
     if publish and not ended:
-        from . import atrisk, lost
+        from . import lost
 
         left = lost.still_lost(repo, remote)  # (no Git process while nothing is remembered)
         if left and not result.branch_fetch and not result.unreachable and not _fetch_branches(repo, remote, result):
@@ -116,6 +122,12 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             left = {**left, **{c: m for c, m in gone.items() if c not in left}}  # (the record's order first)
         if left:
             result.reminders.append("Anchors of " + remote + ": " + lost.reminder(repo, remote, left))
+    elif moved:  # (the fetch hook's import: asked now, then left to the next push or sync)
+        from . import lost
+
+        gone = atrisk.check(repo, remote, timeout=min(_stall(repo), HOOK_ASK))
+        if gone:
+            result.reminders.append("Anchors of " + remote + ": " + lost.reminder(repo, remote, gone))
     if publish and not ended and off:
         result.publication_off = True
         advertised = getattr(run, "advertised_refs", None) if run is not None else None

@@ -20,6 +20,9 @@ answer decides, not this clone's remote-tracking refs: the deleted branch's trac
 here until a ``fetch --prune``, and would say the commit is still there. A branch tip this clone
 does not have cannot be walked: what it may hold stays as it was (never called gone on a guess).
 
+``tracked`` hands it, alike, the anchors of this clone's publications that left the remote's
+tracking refs later (a teammate's force-push of the default branch).
+
 Trusts: the remote's listing of its branches only to decide what to say (a remote that lies can
 silence or raise the reminder, nothing more); this clone's object store for reachability.
 """
@@ -31,7 +34,7 @@ import os
 from ...core.grammar import is_digest_id, is_oid
 from ...errors import HnError
 from ...store.repo import Repo
-from .lost import url_key, locked
+from .lost import locked, unwritable, url_key
 
 KEPT = 256  # anchors remembered per remote (the oldest go first)
 CHECK_EVERY = 3600.0  # seconds a push goes without asking while nothing is gone (``due``)
@@ -71,7 +74,9 @@ def _read(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
     return default, out
 
 
-def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, str]]) -> None:
+def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, str]],
+           strict: bool = False) -> None:
+    """Best effort, unless ``strict`` (a change by hand, ``forget``): then a failure raises."""
     from ...store import private
 
     path = _path(repo, remote)
@@ -84,8 +89,20 @@ def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, 
         kept = list(entries.items())[-KEPT:]
         text = f"default {default}\nurl {url_key(repo, remote)}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
         private.write_private(repo.hn_dir, path, text.encode("utf-8", "surrogateescape"), derived=True)
-    except (HnError, OSError):
-        pass
+    except (HnError, OSError) as exc:
+        if strict:
+            raise unwritable(path, exc) from None
+
+
+def recorded(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
+    """(default branch, commit -> (first memory, ``AT_RISK`` or ``GONE``)), for a change by hand
+    (``forget``), which holds ``locked(..., "atrisk")`` around it and ``replace``."""
+    return _read(repo, remote)
+
+
+def replace(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, str]]) -> None:
+    """Write ``entries`` as the record (none: the record goes), or raise (``forget``)."""
+    _write(repo, remote, default, entries, strict=True)
 
 
 def _default_branch(repo: Repo, remote: str) -> tuple[str, str]:

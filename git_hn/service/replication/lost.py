@@ -29,6 +29,7 @@ from ...errors import HnError
 from ...store.repo import Repo
 
 KEPT = 256  # commits remembered per remote (the oldest go first)
+LOCK_WAIT = 5.0  # seconds a change waits for a record's lock (``locked``)
 
 
 def _path(repo: Repo, remote: str) -> str:
@@ -72,7 +73,8 @@ def _read(repo: Repo, remote: str) -> tuple[dict[str, str], str | None]:
     return out, key
 
 
-def _write(repo: Repo, remote: str, lost: dict[str, str], key: str | None = None) -> None:
+def _write(repo: Repo, remote: str, lost: dict[str, str], key: str | None = None, strict: bool = False) -> None:
+    """Best effort, unless ``strict`` (a change by hand, ``forget``): then a failure raises."""
     from ...store import private
 
     path = _path(repo, remote)
@@ -86,14 +88,34 @@ def _write(repo: Repo, remote: str, lost: dict[str, str], key: str | None = None
         kept = list(lost.items())[-KEPT:]
         private.write_private(repo.hn_dir, path, (f"url {key}\n" + "".join(f"{c} {m}\n" for c, m in kept)
                                                   ).encode("ascii"), derived=True)
-    except (HnError, OSError):
-        pass
+    except (HnError, OSError) as exc:
+        if strict:
+            raise unwritable(path, exc) from None
 
 
-def held(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def unwritable(path: str, exc: Exception) -> HnError:
+    """The error of a record that a change by hand could not write (``strict``)."""
+    from ...errors import LocalStateError
+
+    return exc if isinstance(exc, HnError) else LocalStateError(
+        f"cannot change {path}: {exc.strerror or type(exc).__name__}")
+
+
+def recorded(repo: Repo, remote: str) -> tuple[dict[str, str], str | None]:
+    """(commit -> first memory, the URL digest; None: another URL's record, which counts for
+    nothing), for a change by hand (``forget``), which holds ``locked`` around it and ``replace``."""
+    return _read(repo, remote)
+
+
+def replace(repo: Repo, remote: str, lost: dict[str, str], key: str | None) -> None:
+    """Write ``lost`` as the record (none: the record goes), or raise (``forget``)."""
+    _write(repo, remote, lost, key, strict=True)
+
+
+def held(repo: Repo, remote: str, hits: list[tuple[str, str]], own: bool = False) -> list[tuple[str, str]]:
     """Of ``hits`` ((memory, anchor commit) pairs), those ``remote`` holds: in a stream this
     clone gave it (the memory at or before the tip it was last given: ``published_heads``) or
-    in an accepted copy from it (``refs/hn/remotes/<remote>/memory/``). An audit found the
+    in an accepted copy from it (``refs/hn/remotes/<remote>/memory/``; not with ``own``). An audit found the
     warning and the reminders for a remote that publication was off for, which no memory was
     ever published to, and for memories a remote never received: nothing stops there for its
     importers. From the state as last verified; none when it cannot answer (the caller warns)."""
@@ -125,7 +147,7 @@ def held(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> list[tuple[str
                     if given.get(ref) == commit:
                         reached[ref] = seq
             for memory, ref, seq in found:
-                if ref.startswith(accepted) or seq <= reached.get(ref, -1):
+                if (ref.startswith(accepted) and not own) or seq <= reached.get(ref, -1):
                     there.add(memory)
     except (HnError, OSError, sqlite3.Error):
         return []
@@ -133,19 +155,22 @@ def held(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> list[tuple[str
 
 
 @contextmanager
-def locked(repo: Repo, remote: str, name: str = "lost"):
+def locked(repo: Repo, remote: str, name: str = "lost", strict: bool = False):
     """The record's own lock (``hn/locks/<name>-<remote digest>.lock``), around each of its
     read-modify-writes: an audit's two pushes remembering 100 commits each left 166 of them.
     Short (no Git process runs under it); best effort as the record is: after a few seconds,
-    or when the lock cannot be opened, the change is made without it."""
+    or when the lock cannot be opened, the change is made without it. ``strict`` (a change by
+    hand, ``forget``): then that is an error, and nothing is changed."""
     from ...store.lock import remote_lock_path, stream_lock
 
+    busy = f"the {name} anchor record of {remote} is being changed by another git-hn; retry"
     with ExitStack() as stack:
         try:
             stack.enter_context(stream_lock(repo.hn_dir, remote_lock_path(repo.hn_dir, remote, name), remote,
-                                            timeout=5.0))
-        except (HnError, OSError):
-            pass
+                                            timeout=LOCK_WAIT, busy=busy))
+        except (HnError, OSError) as exc:
+            if strict:
+                raise unwritable(remote_lock_path(repo.hn_dir, remote, name), exc) from None
         yield
 
 
@@ -302,7 +327,8 @@ def tips(repo: Repo, lost: dict[str, str]) -> tuple[list[str], list[str]]:
 def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absent: list[str] = ()) -> str:
     """The reminder, in one line; its command pushes ``tips`` (``tips()``: they contain every
     commit of ``lost`` this clone has; the first commit when none is given: for a clone that has
-    it), and ``absent`` (commits this clone does not have) are named apart."""
+    it), and ``absent`` (commits this clone does not have) are named apart; then how to end it by
+    hand (``forget``)."""
     commit, memory = next(iter(lost.items()))
     n = len(lost)
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (tips or [commit]))
@@ -317,4 +343,10 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
 
         text += (f"; {counted(len(absent), 'of them is', 'of them are')} not in this clone (first: {absent[0]}): "
                  "a clone that has it pushes it alike")
-    return text
+    # (pushing the commit back was the only way to end it, even for a memory its author decided
+    # need not be importable from there: ``forget``)
+    if n == 1:
+        return f"{text}; if the memory needs it no more, git hn replication forget-anchors {remote} {commit[:12]} " \
+               "ends this reminder"
+    return (f"{text}; for a memory that needs its anchor no more, git hn replication forget-anchors {remote} "
+            "COMMIT... ends the reminder (with no COMMIT, for all of them)")

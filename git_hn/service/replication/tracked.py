@@ -1,0 +1,125 @@
+"""Anchors that left a remote's branches without a push of this clone (git-hn; docs/decisions.md).
+
+A teammate's force-push of ``main`` (or a branch deleted there) can take off the remote the
+anchor commit of a memory this clone published while that commit was on ``main``: every importer
+of the stream then stops at that memory, and at every later one, while the author's own
+``git hn sync`` said "up to date" (a team trial). ``lost`` knows only what this clone's own
+pushes took off; ``atrisk`` only anchors that were off the default branch when they were
+published.
+
+So each sync, each push and each import of the fetch hook compares ``remote``'s
+remote-tracking refs with those it saw last (``check``): the tips, in
+``<common-gitdir>/hn/replication/tracked-<remote digest>`` (derived, private, best effort). When
+they are the same, that is all (one ``for-each-ref``: a sync or fetch hook that brought nothing
+pays nothing more). When they moved, one ``rev-list`` names the commits the old tips reached and
+the new ones do not (none after fast-forwards, the usual case); the memories of this clone's
+own publications to ``remote`` anchored on those (``lost.held``, from the verified state) are
+handed to ``atrisk``, which asks the remote itself which branches hold them and says, with
+``lost``'s reminder, those no branch holds. The tracking refs only raise the question: a
+tracking ref deleted by hand, or stale, never makes a reminder on its own (said nothing on a
+guess). The first check in a clone only records the tips.
+
+Trusts: this clone's remote-tracking refs to decide what to ask, the remote's answer (through
+``atrisk``) to decide what to say.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...core.grammar import is_oid
+from ...errors import HnError
+from ...store.repo import Repo
+
+MAGIC = "hn-tracked/0"
+MAX_BYTES = 1 << 22  # a record larger than this (~100,000 tips) is taken as absent
+
+
+def _path(repo: Repo, remote: str) -> str:
+    from ...store.lock import remote_digest
+
+    return os.path.join(repo.hn_dir, "replication", f"tracked-{remote_digest(remote)}")
+
+
+def tips(repo: Repo, remote: str) -> set[str] | None:
+    """The commits ``remote``'s own remote-tracking refs point at (not ``HEAD``, a symbolic ref,
+    nor the refs of a remote named ``<remote>/<x>``: ``gate.tracking``); None when Git fails.
+    One ``for-each-ref``; the configured remotes are asked only when a ref name leaves it open."""
+    base = f"refs/remotes/{remote}/"
+    proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", "--end-of-options", base])
+    if proc.returncode != 0:
+        return None
+    rows = [row.split(" ", 1) for row in proc.stdout.decode("utf-8", "surrogateescape").splitlines()]
+    rows = [(oid, ref) for oid, ref in (r for r in rows if len(r) == 2) if ref != f"{base}HEAD" and is_oid(oid)]
+    if any("/" in ref[len(base):] for _oid, ref in rows):
+        from .gate import nested_prefixes
+
+        others = nested_prefixes(repo, remote)
+        rows = [(oid, ref) for oid, ref in rows if not ref.startswith(others)]
+    return {oid for oid, _ref in rows}
+
+
+def _read(repo: Repo, remote: str) -> tuple[str, set[str]] | None:
+    """(the digest of the remote's URL the tips were seen under, the tips), or None when there
+    is no record (or an unreadable one)."""
+    from ...store import private
+
+    try:
+        data = private.read_private(repo.hn_dir, _path(repo, remote), MAX_BYTES)
+    except (HnError, OSError):
+        return None
+    lines = (data or b"").decode("ascii", "replace").splitlines()
+    if len(lines) < 2 or lines[0] != MAGIC or not lines[1].startswith("url "):
+        return None
+    return lines[1][4:], {t for t in lines[2:] if is_oid(t)}
+
+
+def _write(repo: Repo, remote: str, key: str, now: set[str]) -> None:
+    from ...store import private
+
+    text = f"{MAGIC}\nurl {key}\n" + "".join(f"{t}\n" for t in sorted(now))
+    try:
+        private.write_private(repo.hn_dir, _path(repo, remote), text.encode("ascii"), derived=True)
+    except (HnError, OSError):
+        pass
+
+
+def check(repo: Repo, remote: str) -> bool:
+    """Hand ``atrisk`` the anchors of this clone's publications to ``remote`` that its
+    remote-tracking refs held when last seen and no longer hold; whether any was handed (the
+    caller then asks the remote now). One ``for-each-ref`` when the refs did not move; then one
+    ``rev-list``, and a ``git config`` and the verified state only when a commit left them.
+    Best effort: nothing is said when Git or the state cannot answer."""
+    now = tips(repo, remote)
+    if now is None:
+        return False
+    seen = _read(repo, remote)
+    if seen is not None and seen[1] == now:
+        return False  # (the usual sync or fetch: nothing more is asked)
+    from .lost import url_key
+
+    if seen is None or not seen[1]:  # (a first check: the tips only)
+        _write(repo, remote, url_key(repo, remote), now)
+        return False
+    walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin"],
+                        input=("".join(f"{t}\n" for t in sorted(seen[1] - now))
+                               + "".join(f"^{t}\n" for t in sorted(now))).encode("ascii"))
+    left = walk.stdout.decode("ascii", "replace").split() if walk.returncode == 0 else []
+    key = url_key(repo, remote) if left else seen[0]  # (asked only when a commit left: fast-forwards are
+    if key != seen[0]:  # the usual move) another server under this name: its tips only
+        left = []
+    pairs = _published_on(repo, remote, left) if left else []
+    if pairs:
+        from . import atrisk
+
+        atrisk.note(repo, remote, pairs)
+    _write(repo, remote, key, now)  # (after the note: a crash in between asks again)
+    return bool(pairs) and atrisk.remembered(repo, remote)
+
+
+def _published_on(repo: Repo, remote: str, commits: list[str]) -> list[tuple[str, str]]:
+    """(memory, anchor) of the memories this clone gave ``remote`` anchored on ``commits``."""
+    from .gate import anchored_on
+    from .lost import held
+
+    return held(repo, remote, anchored_on(repo, commits), own=True)

@@ -1,0 +1,86 @@
+"""``memory:`` evidence must name a memory this clone holds before anything is signed (an agent
+trial): CONTRACT §9.9 makes a missing one a blocking ``evidence-memory`` dependency, so a
+mistyped ID, signed without a word, stopped every other clone's import of the author's stream
+at that memory, and at every later memory of it, for good. Real repositories and a real
+``git hn mcp`` server; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+
+from helpers import git, hn, refs_snapshot
+from independent import append_by_hand
+from test_agent_mcp import document, run, text
+
+ABSENT = "memory:sha256:" + "d" * 64
+REFUSED = (f"git-hn: memory record evidence {ABSENT} names a memory not found in verified local or "
+           "accepted streams; nothing was recorded (every clone importing this stream would stop at it "
+           "for good): git hn sync the remote that holds it first, or leave it out\n")
+
+
+def _record(repo, *args, content="x"):
+    return hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+              "descendants", "--content", content, *args)
+
+
+def test_record_refuses_memory_evidence_this_clone_does_not_hold(inited):
+    held = _record(inited, content="held").json()["memoryId"]
+    before = refs_snapshot(inited)
+    r = _record(inited, "--evidence", f"memory:{held}", "--evidence", ABSENT)
+    assert (r.code, r.out, r.err) == (1, "", REFUSED)
+    assert refs_snapshot(inited) == before
+    # the same through --input, and through memory import (which names the line)
+    draft = {"version": 0, "kind": "decision", "content": "x", "anchor": {"commit": git(inited, "rev-parse", "HEAD")},
+             "applicability": {"mode": "descendants"}, "topics": [], "evidence": [ABSENT]}
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(draft).encode())
+    assert (r.code, r.err) == (1, REFUSED)
+    fine = dict(draft, evidence=[f"memory:{held}"], content="fine")
+    lines = f"{json.dumps(fine)}\n{json.dumps(draft)}\n".encode()
+    (inited / "drafts.jsonl").write_bytes(lines)
+    r = hn(inited, "memory", "import", "drafts.jsonl")
+    assert (r.code, r.err) == (1, REFUSED.replace("git-hn: ", "git-hn: import line 2: "))
+    assert refs_snapshot(inited) == before  # (all or nothing: line 1 was not signed either)
+    # a memory this clone holds is cited as before
+    r = _record(inited, "--evidence", f"memory:{held}", content="cites")
+    assert r.code == 0, r.err
+
+
+def test_supersede_leaves_out_inherited_evidence_no_memory_here_has(inited):
+    """A memory another implementation signed with such evidence can still be corrected: the
+    supersession does not inherit what ``record`` would refuse, and says so."""
+    held = _record(inited, content="held").json()["memoryId"]
+    old = append_by_hand(inited, {"kind": "decision", "content": "old", "anchor": {
+        "commit": git(inited, "rev-parse", "HEAD")}, "applicability": {"mode": "descendants"},
+        "topics": [], "evidence": [f"memory:{held}", ABSENT]})
+    r = hn(inited, "memory", "supersede", old, "--json", "--content", "new")
+    assert r.code == 0, r.err
+    assert (f"git-hn: warning: evidence {ABSENT} of the superseded memory was not carried over: no verified "
+            "memory here has that ID, and a clone importing the new memory would stop at it for good\n") in r.err
+    new = r.json()["memoryId"]
+    shown = hn(inited, "memory", "show", new, "--json").json()
+    assert shown["projection"]["data"]["evidence"] == [f"memory:{held}"]
+    assert shown["projection"]["evidence"] == "resolved"
+
+
+def test_mcp_record_refuses_and_supersede_leaves_out(inited):
+    held = _record(inited, content="held").json()["memoryId"]
+    old = append_by_hand(inited, {"kind": "decision", "content": "old", "anchor": {
+        "commit": git(inited, "rev-parse", "HEAD")}, "applicability": {"mode": "descendants"},
+        "topics": [], "evidence": [ABSENT]})
+    before = refs_snapshot(inited)
+
+    async def body(client):
+        refused = await client.call_tool("memory_record", {"kind": "decision", "content": "x",
+                                                           "evidence": [ABSENT]})
+        after_refusal = refs_snapshot(inited)
+        sup = await client.call_tool("memory_supersede", {"memory": old, "content": "new"})
+        return refused, after_refusal, sup
+
+    refused, after_refusal, sup = run(inited, body, "--allow-write")
+    assert refused.is_error is True and text(refused) == REFUSED[:-1]
+    assert after_refusal == before
+    doc = document(sup)
+    assert f"Evidence {ABSENT} of the superseded memory was not carried over" in doc["hint"]
+    shown = hn(inited, "memory", "show", doc["result"]["memoryId"], "--json").json()
+    assert shown["projection"]["data"]["evidence"] == [] and held

@@ -1,0 +1,61 @@
+"""A fresh clone whose saved selection has imported nothing yet (service/unimported.py,
+docs/decisions.md): a team trial cloned, installed the hooks, selected ``--all`` and ran a ``git
+fetch`` that moved no branch; the remote held memory, yet recall answered "Matched: 0" and the
+JSON brief and ``index verify`` said nothing more. Real repositories and a real bare remote."""
+
+from __future__ import annotations
+
+from helpers import git, hn, shared_remote
+
+HINT = ("git-hn: hint: nothing is imported from origin yet, though its replication selection is saved: git hn sync "
+        "origin imports what it selects (a git fetch imports only when it moves a branch)\n")
+
+
+def _fresh_clone(tmp_path):
+    remote, (alice, newcomer) = shared_remote(tmp_path, "Alice", "Newcomer")
+    r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "team decision")
+    assert r.code == 0, r.err
+    assert hn(alice, "sync").code == 0
+    assert git(remote, "for-each-ref", "refs/hn/memory")
+    assert hn(newcomer, "hooks", "install").code == 0
+    selected = hn(newcomer, "replication", "select", "--all")
+    assert selected.code == 0
+    assert "git hn sync origin imports what it selects now" in selected.err, selected.err
+    git(newcomer, "fetch", "-q", "origin")  # (moves no branch: the hook imports nothing)
+    return remote, alice, newcomer
+
+
+def test_recall_brief_and_index_verify_say_nothing_is_imported_yet_until_a_sync(tmp_path):
+    _remote, _alice, newcomer = _fresh_clone(tmp_path)
+    for args in (["memory", "recall", "--include-untrusted"], ["memory", "recall", "--json"],
+                 ["memory", "brief", "--json"], ["memory", "index", "verify"]):
+        r = hn(newcomer, *args)
+        assert r.code == 0 and HINT in r.err, (args, r.err)
+    assert "This clone holds no memory imported from its remotes yet" in hn(newcomer, "memory", "brief").out
+    assert hn(newcomer, "sync", "origin").code == 0
+    for args in (["memory", "recall", "--include-untrusted"], ["memory", "brief", "--json"],
+                 ["memory", "index", "verify"]):
+        r = hn(newcomer, *args)
+        assert r.code == 0 and "nothing is imported" not in r.err, (args, r.err)
+
+
+def test_a_remote_that_holds_no_memory_is_not_named_after_a_sync(tmp_path):
+    _remote, (_alice, newcomer) = shared_remote(tmp_path, "Alice", "Newcomer")
+    assert hn(newcomer, "replication", "select", "--all").code == 0
+    assert HINT in hn(newcomer, "memory", "recall").err
+    assert hn(newcomer, "sync", "origin").code == 0  # (found nothing to import)
+    r = hn(newcomer, "memory", "recall")
+    assert r.code == 0 and "nothing is imported" not in r.err, r.err
+
+
+def test_without_a_selection_nothing_is_said_and_nothing_asked(tmp_path, monkeypatch):
+    _remote, (_alice, newcomer) = shared_remote(tmp_path, "Alice", "Newcomer")
+    from git_hn.store.git import Git
+
+    asked = []
+    run = Git.run
+    monkeypatch.setattr(Git, "run", lambda self, args, **kw: (asked.append(list(args)), run(self, args, **kw))[1])
+    r = hn(newcomer, "memory", "recall")
+    assert r.code == 0 and "nothing is imported" not in r.err, r.err
+    assert asked and not [a for a in asked if any(str(x).startswith("refs/hn/remotes/origin/memory/") for x in a)]
