@@ -453,6 +453,9 @@ def _supersede(repo, arguments, start: str = "") -> dict:
 
     args = dict(_object(arguments, "supersede input: "))
     target = _target(repo, args.pop("memory", None), "supersede")
+    revive = args.pop("allowRetracted", None)
+    if revive is not None and not isinstance(revive, bool):
+        raise InputError(f"supersede input: allowRetracted must be true or false, not {_jtype(revive)}")
     given = args.get("attemptOutcome") is not None or args.get("kind") is not None
     anchor = args.get("anchor")
     paths = anchor.get("paths") if isinstance(anchor, dict) else None
@@ -468,7 +471,8 @@ def _supersede(repo, arguments, start: str = "") -> dict:
         _outcome(args)
     req, allow, absent = _record_request(repo, args, handoff=False, start=start, typed=typed)
     earlier = lifecycle.successors(repo, target)
-    result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow)
+    result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow,
+                                 refuse_retracted=not revive, allowed_by="allowRetracted: true")
     doc = _written(repo, result, absent, req.record.content)
     branched = lifecycle.branching_hint(target, earlier, result)
     kept = memory.not_carried(left) if left else ""

@@ -89,6 +89,8 @@ _SUPERSEDE_PROPS = {
     "handoff": {**_RECORD_PROPS["handoff"],
                 "description": f"the four lists completed, assumptions, blockers, nextActions; each not given is "
                                f"{_OLD} while the kind stays handoff, else []"},
+    "allowRetracted": {"type": "boolean", "description": "supersede a memory its author retracted, bringing it "
+                                                         "back as active (deliberate; default false)"},
 }
 _LIFECYCLE_PROPS = {"memory": _TARGET,
                     "reason": {"type": "string", "description": "a token such as incorrect, obsolete or "

@@ -349,3 +349,32 @@ def test_superseding_a_retracted_memory_is_refused_before_signing_unless_allowed
     assert r.code == 0, r.err
     assert hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()["projection"]["lifecycle"] == "active"
     assert hn(inited, "memory", "show", mid, "--json").json()["projection"]["lifecycle"] == "retracted"
+
+
+def test_mcp_supersede_of_a_retracted_memory_is_refused_unless_allowed(inited):
+    """As the CLI (a newcomer trial's case; the MCP tool signed it without a word): refused
+    before signing, with the argument that says it is meant."""
+    from test_agent_mcp import document, run, text
+
+    mid = record(inited, content="use the old cache")["memoryId"]
+    rid = hn(inited, "memory", "retract", mid, "--reason", "obsolete", "--json").json()["memoryId"]
+    before = refs_snapshot(inited)
+
+    async def body(client):
+        refused = await client.call_tool("memory_supersede", {"memory": mid, "content": "use the new cache"})
+        wrong = await client.call_tool("memory_supersede", {"memory": mid, "content": "x", "allowRetracted": "yes"})
+        after = refs_snapshot(inited)
+        meant = await client.call_tool("memory_supersede", {"memory": mid, "content": "use the new cache",
+                                                            "allowRetracted": True})
+        return refused, wrong, after, meant
+
+    refused, wrong, after, meant = run(inited, body, "--allow-write")
+    assert refused.is_error is True and text(refused) == (
+        f"git-hn: memory {mid} is retracted (by {rid}): a successor would be active, bringing back what its author "
+        "withdrew; add allowRetracted: true if that is meant, or record a new memory with git hn memory record; "
+        "nothing appended")
+    assert wrong.is_error is True and text(wrong) == ("git-hn: supersede input: allowRetracted must be true or "
+                                                      "false, not string")
+    assert after == before
+    new = document(meant)["result"]["memoryId"]
+    assert hn(inited, "memory", "show", new, "--json").json()["projection"]["lifecycle"] == "active"
