@@ -172,7 +172,12 @@ class Arrivals:
         self._queue.append(_Turn(ident))
 
     def answered(self, ident) -> None:
-        turn = self._find(ident)
+        """An answer went out: a request the SDK answered without running its handler (a refusal)
+        leaves. A claimed turn leaves when its handler ends (``turn``), never here: a client that
+        reused a waiting call's id for a ping (against JSON-RPC) took the waiting call's place out
+        of the queue with the ping's answer, and that call failed with an internal error (an
+        audit)."""
+        turn = self._find(ident, claimed=False)
         if turn is not None:
             self._queue.remove(turn)
             self._wake()
@@ -185,22 +190,21 @@ class Arrivals:
 
     @contextlib.asynccontextmanager
     async def turn(self, ident):
-        """Wait until every request that arrived before ``ident`` is answered or cancelled."""
+        """Wait until every request that arrived before ``ident`` is done (its handler ended, or
+        the SDK answered it without one) or cancelled."""
         import anyio
 
         mine = self._find(ident, claimed=False)
-        done = False
         try:
             if mine is not None:
                 mine.claimed = True
-                while any(not t.cancelled for t in self._queue[:self._queue.index(mine)]):
+                while mine in self._queue and any(not t.cancelled for t in self._queue[:self._queue.index(mine)]):
                     if self._moved is None:
                         self._moved = anyio.Event()
                     await self._moved.wait()
             yield
-            done = True
-        finally:  # (a cancelled request is never answered: it leaves when its handler ends)
-            if mine is not None and (mine.cancelled or not done) and mine in self._queue:
+        finally:  # (it leaves when its handler ends: answered, cancelled or failed)
+            if mine is not None and mine in self._queue:
                 self._queue.remove(mine)
                 self._wake()
 

@@ -1259,6 +1259,26 @@ def test_pipelined_calls_run_in_the_order_they_arrived(inited):
     assert stream_length(inited) == 9  # three records, three handoffs, three retracts: no second handoff
 
 
+def test_a_ping_reusing_a_waiting_calls_id_does_not_break_that_call(inited):
+    """An audit's case: a client sent call 10, call 11, a ``ping`` with id 11 (against JSON-RPC)
+    and call 12; the ping's answer took call 11's place out of the queue, and call 11 failed with
+    an internal error naming a Python object. Every call is answered with its result now."""
+    import subprocess
+
+    def brief(ident):
+        return json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                           "params": {"name": "memory_brief", "arguments": {}}}).encode()
+
+    lines = _initialized() + [brief(10), brief(11), b'{"jsonrpc":"2.0","id":11,"method":"ping"}', brief(12)]
+    proc = subprocess.run(["git", "hn", "mcp"], cwd=inited, input=b"\n".join(lines) + b"\n",
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    answers = [json.loads(x) for x in proc.stdout.splitlines()][1:]
+    assert sorted(str(a["id"]) for a in answers) == ["10", "11", "11", "12"]
+    assert not any("error" in a or a["result"].get("isError") for a in answers), answers
+    assert sum(1 for a in answers if a["result"] == {}) == 1  # (the ping's answer)
+
+
 def test_an_invalid_request_with_a_valid_id_is_answered_with_that_id(inited):
     """A trial's case: ``"jsonrpc":"1.0"`` (id 65) got ``Invalid Request`` with a null id, and
     the client waited for 65 for ever. A message that parses as an object with a valid id gets
