@@ -303,7 +303,8 @@ def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:
     screen.line(labelled("Author", who(env["actorName"], env["actor"], screen.width - pad), pad=pad))
     screen.line(labelled("Signed", utc_timestamp(env["timestamp"]), DATE, pad=pad))
     screen.line(labelled("Stream", f"{short_id(env['stream'])} #{env['sequence']}", pad=pad))
-    screen.line(labelled("Commit", short_id(doc["commit"]), pad=pad))
+    # (a team trial read "Commit" as the anchor: it is the commit that stores the memory)
+    screen.line(labelled("Stored", short_id(doc["commit"]), pad=pad))
     if env.get("target") and "targetProjection" not in doc:
         screen.line(labelled(TARGET_LABEL.get(env["operation"], "Target"), short_id(env["target"]), ID, pad=pad))
     if env.get("reason"):
@@ -345,7 +346,7 @@ RELATION_LABEL = (("successors", "Superseded by"), ("retractions", "Retracted by
 
 
 def _projection(screen: Screen, row: dict, pad: int) -> None:
-    screen.line(labelled("Applies", f"{row['applicability']} ({row['anchor']['commit'][:12]})", pad=pad))
+    screen.line(labelled("Anchor", f"{row['anchor']['commit'][:12]} ({row['applicability']})", pad=pad))
     screen.line(labelled("Evidence", row["evidence"], pad=pad))
     for key, label in RELATION_LABEL:
         for other in row.get(key, ()):

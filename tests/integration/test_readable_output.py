@@ -157,7 +157,7 @@ def test_show_on_a_terminal(world, columns):
     # Challenges were out of line); the full ID, to copy, whole on its line
     column = len("Challenged by ")
     assert f"Challenged by {_short(ids['challenge'])}" in lines
-    for label in ("Memory", "Author", "Signed", "Stream", "Commit", "Applies", "Evidence"):
+    for label in ("Memory", "Author", "Signed", "Stream", "Stored", "Anchor", "Evidence"):
         line = next(line for line in lines if line.startswith(label + "  "))
         assert len(line) - len(line[len(label):].lstrip(" ")) == column, line
     assert any(line.startswith("Author" + " " * (column - 6) + "Alice Example (") for line in lines)
