@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 
 from ..errors import GitError, OutputTooLarge
-from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, popen
+from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, not_started, popen
 from .reader import Reader, object_name
 
 _FORCED = {
@@ -118,8 +118,8 @@ class Git:
             proc = popen(["git", *args], stdin=PIPE if stdin else DEVNULL,
                          stdout=PIPE, stderr=PIPE, cwd=self.cwd,
                          env=full_env, stdout_bytes=stdout_bytes)
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
+        except OSError as exc:
+            raise not_started(args, exc) from None
         return Started(proc, args, self.timeout)
 
     def start_early(self, questions=(DISCOVERY,), batch: bool = True) -> None:
@@ -173,8 +173,8 @@ class Git:
             proc = popen(["git", *args], stdin=PIPE if input is not None
                          else DEVNULL, stdout=PIPE,
                          stderr=PIPE, cwd=self.cwd, env=full_env)
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
+        except OSError as exc:
+            raise not_started(args, exc) from None
         if on_start is not None:
             on_start(proc.pid)
         try:
@@ -211,8 +211,8 @@ class Git:
         try:  # (a session of its own: see ``prepare``)
             proc = popen(["git", *args], stdin=PIPE, stdout=PIPE,
                          stderr=PIPE, cwd=self.cwd, env=full_env, start_new_session=True)
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
+        except OSError as exc:
+            raise not_started(args, exc) from None
         box: dict = {}
         thread = Background(lambda: box.setdefault("io", proc.communicate(input)))
 
@@ -242,8 +242,8 @@ class Git:
         try:
             proc = popen(["git", *REF_TRANSACTION], stdin=PIPE, stdout=PIPE, stderr=PIPE, cwd=self.cwd,
                          env=full_env, start_new_session=True)
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
+        except OSError as exc:
+            raise not_started(REF_TRANSACTION, exc) from None
         err: list[bytes] = []  # drained meanwhile: a hook's chatter must never block Git
         drain = Background(lambda: err.append(proc.stderr.read()))
         prepared = Prepared(self, proc, updates, drain, err)
@@ -260,8 +260,8 @@ class Git:
         try:
             proc = popen(["git", *args], stdin=DEVNULL, stdout=PIPE,
                          stderr=DEVNULL, cwd=self.cwd, env=self.env)
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
+        except OSError as exc:
+            raise not_started(args, exc) from None
         with proc:
             data = proc.stdout.read()
         return proc.returncode, data
@@ -280,8 +280,11 @@ class Git:
         For answers that are usually found early in a long listing (a recent commit in a long
         chain), so that the rest is never produced.
         """
-        proc = popen(["git", *args], stdout=PIPE, stderr=DEVNULL,
-                     cwd=self.cwd, env=self.env)
+        try:
+            proc = popen(["git", *args], stdout=PIPE, stderr=DEVNULL,
+                         cwd=self.cwd, env=self.env)
+        except OSError as exc:
+            raise not_started(args, exc) from None
         try:
             for line in proc.stdout:
                 yield line.rstrip(b"\n").decode("ascii", "replace")
@@ -415,8 +418,8 @@ class Git:
             proc = popen(["git", "cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
                           "--unordered"], stdin=DEVNULL, stdout=PIPE, stderr=DEVNULL, cwd=self.cwd,
                          env=self.env)
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
+        except OSError as exc:
+            raise not_started(["cat-file"], exc) from None
         with proc:
             rest = b""
             while True:

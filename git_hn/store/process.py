@@ -3,7 +3,8 @@
 Owns: starting a child with ``os.posix_spawn`` (``Child``: pipes, ``wait``/``poll``/``kill``,
 ``communicate``, the defaults of ``Popen`` that matter: SIGPIPE and SIGXFSZ back at their default
 actions, no descriptor beyond the standard three), finding its executable on the child's PATH,
-exchanging input and output with it (``exchange``: one poll set with a pidfd, so an exit is seen
+the one line said when the system will not start it (``not_started``), exchanging input and
+output with it (``exchange``: one poll set with a pidfd, so an exit is seen
 the moment it happens), holding a stopping signal back while a child is being started
 (``popen``, ``defer_signal``), waiting for another process to end (``wait_for_exit``), and
 finding the Git process a hook runs in (``hook_caller``, ``git_above``).
@@ -274,6 +275,26 @@ def popen(args, **kw) -> Child:
         _stop(proc)
         _raise_deferred()
     return proc
+
+
+def not_started(args, exc: OSError):
+    """The ``GitError`` for a git process (``args``: Git's arguments) the system would not
+    start: no ``git`` on PATH, or an argument list over the system's bound (``E2BIG``: an audit's
+    push of 80,000 tags put every pushed tip on one ``rev-list``'s command line, and the
+    system's words came out as ``cannot change /usr/lib/git-core/git``, naming a file nothing
+    tried to change). One line that names the Git command and why; never the arguments
+    themselves (they may be many, or carry a URL)."""
+    import errno
+
+    from ..errors import GitError
+
+    if isinstance(exc, FileNotFoundError):
+        return GitError("git is not installed or not on PATH")
+    if exc.errno == errno.E2BIG:
+        size = sum(len(os.fsencode(a)) + 1 for a in args)
+        return GitError(f"git {args[0]} could not be started: its {len(args)} arguments ({size} bytes) and "
+                        "environment are over the system's limit for a command line")
+    return GitError(f"git {args[0]} could not be started: {exc.strerror or type(exc).__name__}")
 
 
 _found: dict[tuple[str, str], str] = {}

@@ -11,7 +11,7 @@ one would desynchronise the protocol, so such a name is refused.
 from __future__ import annotations
 
 from ..errors import GitError
-from .process import DEVNULL, PIPE, Background, Child, popen
+from .process import DEVNULL, PIPE, Background, Child, not_started, popen
 
 
 class Reader:
@@ -33,8 +33,8 @@ class Reader:
             return popen(["git", "cat-file", mode], stdin=PIPE,
                          stdout=PIPE, stderr=DEVNULL,
                          cwd=git.cwd, env=git.env)
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
+        except OSError as exc:
+            raise not_started(["cat-file", mode], exc) from None
 
     @staticmethod
     def end(proc: Child) -> None:

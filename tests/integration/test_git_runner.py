@@ -276,6 +276,25 @@ def test_a_missing_git_is_named(tmp_path):
         runner.run(["version"])
 
 
+def test_an_argument_list_over_the_systems_limit_is_one_precise_line(repo):
+    """An audit: a push of 80,000 tags put every tip on one ``rev-list``'s command line, and the
+    system's E2BIG came out of the pre-push hook as ``cannot change /usr/lib/git-core/git:
+    Argument list too long`` (an OSError naming a file nothing changed). Every way the runner
+    starts Git says which command could not start, and why, in one GitError line."""
+    g = Git(str(repo))
+    many = ["0" * 40] * 200_000  # (8 MB: over Linux's 2 MB for arguments and environment)
+    said = "git rev-list could not be started: its 200002 arguments (8200026 bytes) and environment are over " \
+           "the system's limit for a command line"
+    for start in (lambda: g.run(["rev-list", "--ignore-missing", *many]),
+                  lambda: g.spawn(["rev-list", "--ignore-missing", *many]),
+                  lambda: g.stdout_only(["rev-list", "--ignore-missing", *many]),
+                  lambda: g.start(["rev-list", "--ignore-missing", *many]),
+                  lambda: next(g.lines(["rev-list", "--ignore-missing", *many]))):
+        with pytest.raises(GitError) as caught:
+            start()
+        assert caught.value.message == said
+
+
 def _objects(g: Git, n: int, prefix: bytes) -> list[str]:
     """``n`` new blobs written loose (one ``hash-object -w --stdin-paths``)."""
     import tempfile
