@@ -20,6 +20,8 @@ import os
 from ..core.tuples import NamedTuple
 
 PIPE, DEVNULL = -1, -3  # as in ``subprocess``
+POLL_MAX = 3600.0  # seconds one ``poll`` waits at most (a longer wait is several): its milliseconds
+# are a C int, and an audit's timeout of 3,000,000 s raised OverflowError
 
 
 class Completed(NamedTuple):
@@ -252,7 +254,10 @@ def wait_for_exit(pid: int, timeout: float) -> None:
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
-        poller.poll(timeout * 1000)
+        deadline = time.monotonic() + timeout
+        while not poller.poll(min(max(deadline - time.monotonic(), 0), POLL_MAX) * 1000) \
+                and time.monotonic() < deadline:
+            pass
     finally:
         os.close(fd)
 
@@ -447,7 +452,7 @@ def exchange(proc: Child, data: bytes | None, timeout: float,
             left = deadline - time.monotonic()
             if left <= 0:
                 raise Timeout(f"{proc.args[0]} did not end within {timeout} seconds")
-            for fd, _event in poller.poll(left * 1000):
+            for fd, _event in poller.poll(min(left, POLL_MAX) * 1000):
                 if fd == pidfd:
                     exited = True
                     poller.unregister(pidfd)

@@ -295,6 +295,19 @@ def test_an_argument_list_over_the_systems_limit_is_one_precise_line(repo):
         assert caught.value.message == said
 
 
+def test_a_wait_longer_than_a_poll_can_say_is_several_polls(repo):
+    """An audit: ``hn.syncStallTimeout`` of 3,000,000 s reached ``poll`` as milliseconds over a C
+    int (``internal error: OverflowError``); a wait is now several bounded polls."""
+    from git_hn.store.process import Child, PIPE, wait_for_exit
+
+    assert Git(str(repo)).run(["version"], timeout=3e6).returncode == 0
+    child = Child(["git", "version"], stdout=PIPE)
+    child.stdout.read()
+    wait_for_exit(child.pid, 3e6)  # (its pidfd is readable once it ended)
+    child.wait()
+    child.stdout.close()
+
+
 def _objects(g: Git, n: int, prefix: bytes) -> list[str]:
     """``n`` new blobs written loose (one ``hash-object -w --stdin-paths``)."""
     import tempfile

@@ -91,6 +91,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     from . import serial
 
     url = resolve_remote(repo, remote)
+    _stall(repo, early=True)  # (a setting out of range is refused before anything is asked)
     result = SyncResult(remote)
     # (asked now, while its early answer stands: the import's ref writes would drop it)
     off = publish and _publication_off(repo, remote)
@@ -221,10 +222,10 @@ def _fetched_branches(repo: Repo, remote: str, result: SyncResult) -> bool:
     return not result.branch_fetch and not _fetch_branches(repo, remote, result)
 
 
-def _stall(repo: Repo) -> float:
+def _stall(repo: Repo, early: bool = False) -> float:
     from .transfer import stall_timeout
 
-    return stall_timeout(repo)
+    return stall_timeout(repo, early)
 
 
 def _branch_refspecs(repo: Repo, remote: str) -> list[str]:

@@ -23,13 +23,33 @@ from .outcomes import Outcome, counted
 STALL_QUESTION = ("config", "--get", "hn.syncStallTimeout")
 
 
-def stall_timeout(repo) -> float:
-    proc = repo.git.run(list(STALL_QUESTION))  # often started early
+STALL_DEFAULT = 60.0  # seconds (CONTRACT §9.5's watchdog)
+STALL_MAX = 86400.0  # the most ``hn.syncStallTimeout`` may say: a day
+
+
+def stall_timeout(repo, early: bool = False) -> float:
+    """``hn.syncStallTimeout``'s seconds (``STALL_DEFAULT`` without one). A value that is not a
+    number above 0 and at most ``STALL_MAX`` is refused (``InputError``), naming the key and the
+    range: an audit's ``inf`` (or 3,000,000) failed every sync with ``internal error:
+    OverflowError`` (a poll wait in milliseconds over C's int), and a value such as ``0`` or
+    ``sixty`` used to stand for 60 without a word. ``early``: read the answer started early
+    (``cli.main``) and leave it for the next call to collect (a sync's first look costs no
+    process of its own)."""
+    from ...core.gostr import bounded
+    from ...errors import InputError
+
+    proc = (repo.git.early_answer(STALL_QUESTION) if early else None) or repo.git.run(list(STALL_QUESTION))
+    if proc.returncode != 0:  # (often started early)
+        return STALL_DEFAULT
+    text = proc.stdout.decode("utf-8", "replace").strip()
     try:
-        value = float(proc.stdout.decode().strip()) if proc.returncode == 0 else 60.0
-        return value if value > 0 else 60.0
+        value = float(text)
     except ValueError:
-        return 60.0
+        value = float("nan")
+    if not 0 < value <= STALL_MAX:  # (nan is in no range)
+        raise InputError(f'hn.syncStallTimeout must be a number of seconds above 0 and at most {STALL_MAX:g} '
+                         f'(it is "{bounded(text, 64)}"); git config hn.syncStallTimeout {STALL_DEFAULT:g}')
+    return value
 
 
 def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: int, say,
