@@ -354,10 +354,13 @@ def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
 
 
 def _sent_tips(repo: Repo, data: bytes) -> tuple[str, ...]:
-    """The object IDs a push (the pre-push hook's input) sends."""
+    """The object IDs a push (the pre-push hook's input) sends, once each (an audit's push of
+    80,000 tags of one commit named it 80,000 times)."""
+    from ..core.grammar import is_oid
+
     zero = "0" * repo.oid_hex_len
-    return tuple(p[1] for p in (line.split(" ") for line in data.decode("utf-8", "replace").splitlines())
-                 if len(p) == 4 and p[1] != zero)
+    return tuple(dict.fromkeys(p[1] for p in (line.split(" ") for line in data.decode("utf-8", "replace").split("\n"))
+                               if len(p) == 4 and p[1] != zero and is_oid(p[1])))
 
 
 def _removing_anchors(repo: Repo, remote: str, data: bytes) -> tuple[str, list]:

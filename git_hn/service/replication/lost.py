@@ -294,11 +294,14 @@ def _kept_by_a_push(repo: Repo, remote: str, left: dict[str, str]) -> dict[str, 
 
 def _off(repo: Repo, remote: str, commits: dict, sent: tuple[str, ...]) -> set[str] | None:
     """What ``commits`` reach that no remote-tracking ref of ``remote`` nor ``sent`` contains:
-    each of them itself while it is off (one ``rev-list``; None when Git fails)."""
+    each of them itself while it is off (one ``rev-list``; None when Git fails). ``sent`` goes
+    on its standard input, once each and only object IDs: an audit's push of 80,000 tags put
+    every one on the command line, over the system's limit, and the push was refused."""
     from .gate import tracking  # (only while a commit is remembered)
 
-    walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin", "--not", *tracking(repo, remote, ("HEAD",)),
-                         *sent], input="".join(f"{c}\n" for c in commits).encode())
+    negatives = "".join(f"^{t}\n" for t in dict.fromkeys(sent) if is_oid(t))
+    walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin", "--not", *tracking(repo, remote, ("HEAD",))],
+                        input=("".join(f"{c}\n" for c in commits) + negatives).encode())
     return set(walk.stdout.decode("ascii", "replace").split()) if walk.returncode == 0 else None
 
 

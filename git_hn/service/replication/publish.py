@@ -196,13 +196,36 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
     lines += kept
     # (refs/remotes/<remote>/HEAD names the old tip of the default branch while pre-push runs: a
     # team trial's force-push of main took its anchor off the remote without a word)
-    walk = repo.git.run(["rev-list", "--parents", "--ignore-missing", "--stdin", "--not",
-                         *tracking(repo, remote, (*updated, "HEAD"))],
+    many = len(updated) > EXCLUDED_MAX
+    if many:  # (the other tracking refs' tips, on the standard input)
+        lines += _other_tips(repo, remote, {*updated, "HEAD"})
+    walk = repo.git.run(["rev-list", "--parents", "--ignore-missing", "--stdin",
+                         *(() if many else ("--not", *tracking(repo, remote, (*updated, "HEAD"))))],
                         input="".join(f"{x}\n" for x in lines).encode())
     rows = [row.split() for row in walk.stdout.decode("ascii", "replace").splitlines()] if walk.returncode == 0 else []
     removed = [row[0] for row in rows if row]
     parents = {p for row in rows for p in row[1:]}
     return removed, [c for c in removed if c not in parents]
+
+
+EXCLUDED_MAX = 1000  # branches a push moves or deletes that ``removed_by_push`` names on a command line
+
+
+def _other_tips(repo: Repo, remote: str, excluded: set[str]) -> list[str]:
+    """``^<tip>`` of each of ``remote``'s own remote-tracking refs but its branches ``excluded``
+    (one ``for-each-ref``): ``tracking``'s answer for a push that moves or deletes more branches
+    than ``EXCLUDED_MAX`` (an ``--exclude`` each on the command line went over the system's
+    limit, and the push was refused: an audit)."""
+    from .gate import nested_prefixes
+
+    base, others = f"refs/remotes/{remote}/", nested_prefixes(repo, remote)
+    proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/"])
+    out = []
+    for line in proc.stdout.decode("utf-8", "surrogateescape").split("\n") if proc.returncode == 0 else []:
+        oid, _sp, ref = line.partition(" ")
+        if ref.startswith(base) and not ref.startswith(others) and ref[len(base):] not in excluded:
+            out.append(f"^{oid}")
+    return out
 
 
 def current_heads(repo: Repo) -> dict[str, str]:
