@@ -143,10 +143,11 @@ def _start_import_early(data: bytes) -> None:
     with a saved selection, start that remote's advertisement (as ``git hn sync`` does) before
     importing the rest of git-hn. A remote without a selection is never contacted. Nothing here
     loads ``re`` or ``json`` before the advertisement has started (``core.remotes``)."""
+    from ..core.lines import lines_of
     from ..core.remotes import is_remote_name, selection_file_name
 
     touched = set()
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split(" ")
         if len(parts) == 3 and parts[2].startswith("refs/remotes/") and "/" in parts[2][13:] \
                 and parts[1].strip("0"):  # (a deletion brings nothing: ``run_reference_transaction``)

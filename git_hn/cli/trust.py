@@ -166,6 +166,7 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
 
 def identity_use_command(positional: list[str]) -> int:
     from ..core.gostr import one_line, short_id
+    from ..core.lines import lines_of
     from ..service import identity_transfer
     from ..store.repo import open_repo
 
@@ -178,7 +179,7 @@ def identity_use_command(positional: list[str]) -> int:
     ident, already = identity_transfer.use(repo, positional[0])
     who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
     render.lines([f"Unchanged: {who} is already the active identity" if already else f"Active identity: {who}"])
-    listed = repo.git.run(["worktree", "list", "--porcelain"]).stdout.decode("utf-8", "replace").splitlines()
+    listed = lines_of(repo.git.run(["worktree", "list", "--porcelain"]).stdout.decode("utf-8", "replace"))
     trees = sum(line.startswith("worktree ") for line in listed)
     if trees > 1 and not already:  # (§2.5: one active identity per repository, in its common directory)
         render.hint(f"every worktree of this repository signs with it ({trees} of them): the active identity "

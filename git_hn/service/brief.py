@@ -15,6 +15,7 @@ any service.
 from __future__ import annotations
 
 from ..core import brief as core
+from ..core.lines import lines_of
 from ..core.projection import Context, ProbeError, project, row_index_json
 from ..errors import InputError
 from ..store import streams
@@ -358,7 +359,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
 def _stale_group(group, blob_at) -> bool:
     """Whether a group's anchored paths (``path<TAB>blob`` lines) changed at the query commit:
     the test ``core.stale_paths`` makes for each of its rows."""
-    for line in group.paths.splitlines():
+    for line in lines_of(group.paths):  # (a path may hold U+2028: ``core.lines``)
         path, _tab, blob = line.rpartition("\t")
         if blob_at(path) != blob:
             return True

@@ -15,6 +15,7 @@ import json
 import os
 
 from ..core import canonical
+from ..core.lines import lines_of
 from ..errors import HnError, InputError, LocalStateError
 from ..store import private
 from ..store.git import config_false
@@ -186,7 +187,7 @@ def per_worktree_hooks(repo: Repo) -> bool:
     (``extensions.worktreeConfig``: ``git config --worktree core.hooksPath``)."""
     proc = repo.git.run(["config", "--get-regexp", r"^(core\.hookspath|extensions\.worktreeconfig)$"])
     hooks_path, per_worktree = "", False
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+    for line in lines_of(proc.stdout.decode("utf-8", "replace")):
         key, _sp, value = line.partition(" ")
         if key == "core.hookspath":
             hooks_path = value.strip()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..core.lines import lines_of
 from ..errors import ConflictError, HnError
 from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
@@ -40,7 +41,7 @@ def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
     from ..store import given
 
     sent = {}
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split(" ")
         if len(parts) == 4 and parts[2].startswith("refs/hn/memory/") and is_oid(parts[1]) \
                 and parts[1].strip("0"):
@@ -192,7 +193,7 @@ def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool, list[str]]:
     block = off = False
     specs: list[str] = []
     key = f"remote.{remote}.hnpublish"
-    for line in repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode("utf-8", "replace").splitlines():
+    for line in lines_of(repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode("utf-8", "replace")):
         name, sp, value = line.partition(" ")
         if name == "hn.prepush":
             block = value.strip() == "block"
@@ -210,7 +211,7 @@ def _tracked_tips(remote: str, specs: list[str], data: bytes) -> tuple[set[str],
     push of a new branch, a tag, a refspec that maps elsewhere."""
     tracked: set[str] = set()
     other: dict[str, str] = {}
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split(" ")
         if len(parts) != 4 or not parts[1].strip("0"):  # (a deletion carries nothing)
             continue
@@ -262,8 +263,10 @@ def _remote_of_url(repo: Repo, url: str) -> str:
             return False
         return os.path.realpath(local[0]) == os.path.realpath(local[1])
 
-    for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines():
+    for line in lines_of(proc.stdout.decode("utf-8", "surrogateescape")):
         key, _sp, value = line.partition(" ")
+        if not key.startswith("remote.") or "." not in key[len("remote."):]:
+            continue  # (a value's second line: Git prints a newline in a value as it is)
         name = key[len("remote."):key.rindex(".")]
         if same(url, value):
             return name
@@ -284,7 +287,7 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: l
     carried, untracked = _tracked_tips(remote, specs, data)
     # a stream whose memory ref this push sends itself (a mirror, a refspec of refs/hn/memory/*)
     # reaches the remote with it: nothing of it waits (a review: a mirror push warned falsely)
-    direct = {parts[2] for line in data.decode("utf-8", "replace").splitlines()
+    direct = {parts[2] for line in lines_of(data.decode("utf-8", "replace"))
               for parts in [line.split(" ")] if len(parts) == 4 and parts[2].startswith("refs/hn/memory/")}
     anchors = {ref: links for ref, links in anchors.items() if ref not in direct}
     doubtful = {a for links in anchors.values() for _m, a in links if a and a not in carried}
@@ -314,7 +317,7 @@ def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
     zero = "0" * repo.oid_hex_len
     deleted: list[str] = []
     copied = 0
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split(" ")
         if len(parts) != 4:
             continue
@@ -335,7 +338,7 @@ def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
             there = None  # (a remote listing that much junk: its deletions are not counted)
         here = set(repo.git.run(list(LOCAL_LISTING)).stdout.decode("utf-8", "replace").split())
         if there is not None and there.returncode == 0:
-            for line in there.stdout.decode("utf-8", "replace").splitlines():
+            for line in lines_of(there.stdout.decode("utf-8", "replace")):
                 ref = line.partition("\t")[2]
                 if ref and ref not in here and ref not in deleted:
                     deleted.append(ref)
@@ -359,7 +362,7 @@ def _sent_tips(repo: Repo, data: bytes) -> tuple[str, ...]:
     from ..core.grammar import is_oid
 
     zero = "0" * repo.oid_hex_len
-    return tuple(dict.fromkeys(p[1] for p in (line.split(" ") for line in data.decode("utf-8", "replace").split("\n"))
+    return tuple(dict.fromkeys(p[1] for p in (line.split(" ") for line in lines_of(data.decode("utf-8", "replace")))
                                if len(p) == 4 and p[1] != zero and is_oid(p[1])))
 
 
@@ -550,7 +553,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
     from .replication import sync
 
     touched = set()
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split(" ")
         if len(parts) == 3 and parts[2].startswith("refs/remotes/") and parts[1].strip("0"):
             rest = parts[2][len("refs/remotes/"):]

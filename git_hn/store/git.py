@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 
+from ..core.lines import lines_of
 from ..errors import GitError, OutputTooLarge
 from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, not_started, popen
 from .reader import Reader, object_name
@@ -643,7 +644,7 @@ def discovery(runner: Git) -> list[str] | None:
     if runner.found is not None:
         return list(runner.found)
     found = runner.early_answer(DISCOVERY)
-    lines = found.stdout.decode("utf-8", "surrogateescape").splitlines() if found else []
+    lines = lines_of(found.stdout.decode("utf-8", "surrogateescape")) if found else []
     return lines if found is not None and found.returncode == 0 and len(lines) == 3 else None
 
 

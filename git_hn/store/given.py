@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 
 from ..core.grammar import is_oid
+from ..core.lines import lines_of
 from ..errors import HnError, LocalStateError
 from . import private
 from .process import running
@@ -55,7 +56,7 @@ def read(repo: Repo) -> list[tuple[str, str, str]] | None:
     text = data.decode("utf-8", "surrogateescape")
     # (an append a crash cut short leaves its line unterminated: that one record is lost, as a
     # crash between the push and its line loses it; the journal stays readable)
-    for line in text[:text.rfind("\n") + 1].splitlines():
+    for line in lines_of(text[:text.rfind("\n") + 1]):
         parts = line.rsplit(" ", 2)
         if len(parts) != 3 or not parts[0] or not parts[1].startswith("refs/hn/memory/") \
                 or not is_oid(parts[2]):
@@ -128,7 +129,7 @@ def _read_offers(repo: Repo) -> list[Offer]:
 
     data = private.read_private(repo.hn_dir, offered_path(repo), max_bytes=MAX_BYTES)
     out = []
-    for line in (data or b"").decode("utf-8", "surrogateescape").splitlines():
+    for line in lines_of((data or b"").decode("utf-8", "surrogateescape")):
         parts = line.rsplit(" ", 5)
         if len(parts) != 6 or not parts[0] or not parts[1].startswith("refs/hn/memory/") or not is_oid(parts[2]) \
                 or not re.fullmatch(r"[0-9]+-[0-9a-f]+", parts[3]) or not re.fullmatch("[0-9]+", parts[4]) \

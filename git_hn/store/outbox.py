@@ -28,6 +28,7 @@ import os
 from contextlib import contextmanager
 
 from ..core.grammar import LOCAL_PREFIX
+from ..core.lines import lines_of
 from ..errors import HnError
 from . import private
 from .repo import Repo
@@ -130,7 +131,7 @@ def sweep(repo: Repo) -> int:
             listing = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)", f"{PREFIX}{name}/"])
             if listing.returncode != 0:
                 continue
-            left = dict(line.split(" ", 1) for line in listing.stdout.decode("utf-8", "replace").splitlines()
+            left = dict(line.split(" ", 1) for line in lines_of(listing.stdout.decode("utf-8", "replace"))
                         if " " in line)
             if _delete(repo, left):
                 os.unlink(path)

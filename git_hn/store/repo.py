@@ -13,6 +13,7 @@ import re
 import stat
 
 from ..core.gostr import one_line, quoted
+from ..core.lines import lines_of
 from ..errors import GitError, HnError, InputError
 from .discover import find
 from .git import DISCOVERY, Git, take_early
@@ -177,7 +178,7 @@ def _checked_version(repo: Repo) -> None:
         data = private.read_private(repo.hn_dir, path, 4096)
     except (OSError, HnError):
         data = None
-    lines = data.decode("utf-8", "surrogateescape").splitlines() if data else []
+    lines = lines_of(data.decode("utf-8", "surrogateescape")) if data else []
     for line in lines:
         known, _, version = line.rpartition("\0")
         parts = version.split(".")
@@ -213,7 +214,7 @@ def open_repo(cwd: str | None = None) -> Repo:
     found = git.found or find(cwd, git.env)
     if found is None:
         proc = git.run(list(DISCOVERY))
-        found = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+        found = lines_of(proc.stdout.decode("utf-8", "surrogateescape"))
         if proc.returncode != 0 or len(found) != 3:
             check_git_version(git)  # a git too old for these options is named as such
             if b"dubious ownership" in proc.stderr:  # Git's safe.directory check (CVE-2022-24765)

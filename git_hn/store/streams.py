@@ -18,6 +18,7 @@ from ..core import chain
 from ..core.chain import VerifiedMemory
 from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, is_remote_name, local_ref,
                             parse_accepted_ref, parse_local_ref, uniform_lines)
+from ..core.lines import lines_of
 from ..core.tuples import NamedTuple
 from ..errors import ValidationError
 from . import progress, verify
@@ -101,7 +102,7 @@ def _uniform_block(block: str, prefix: str, remote: str | None) -> list[Source] 
 
 def _parse_lines(text: str) -> list[Source]:
     sources = []
-    for line in text.splitlines():
+    for line in lines_of(text):
         parts = line.split(" ")
         if len(parts) != 2:
             raise ValidationError("invalid memory ref advertisement")

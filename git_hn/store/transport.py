@@ -95,8 +95,12 @@ def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, .
     """(object ID, ref) of each line ``git ls-remote --refs <options> -- <url> <patterns>``
     lists, its output bounded (``advertisement_limit``) and its time by ``timeout`` (Git's
     default when None); None when the transport is refused or the remote cannot say (a failure,
-    a timeout, a listing over the bound). Lines that are not an object ID and a ref are dropped."""
+    a timeout, a listing over the bound, or one that names a ref twice with two object IDs: a
+    hostile remote's, whose second line would silently replace the first, as a ref holding
+    U+2028 did when the listing was split with ``str.splitlines``: ``core.lines``). Lines that
+    are not an object ID and a ref are dropped."""
     from ..core.grammar import is_oid
+    from ..core.lines import lines_of
     from ..errors import GitError
 
     if not transport_allowed(url):
@@ -108,10 +112,12 @@ def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, .
         return None
     if proc.returncode != 0:
         return None
-    out = []
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+    out, seen = [], {}
+    for line in lines_of(proc.stdout.decode("utf-8", "replace")):
         oid, _tab, ref = line.partition("\t")
         if is_oid(oid) and ref:
+            if seen.setdefault(ref, oid) != oid:
+                return None
             out.append((oid, ref))
     return out
 

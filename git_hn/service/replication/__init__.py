@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ...core.gostr import quoted
 from ...core.grammar import is_remote_name
+from ...core.lines import lines_of
 from ...errors import ConflictError, HnError, InputError, Interrupted
 from ...store import replication as rstate
 from ...store.transport import transport_allowed, url_question
@@ -236,7 +237,7 @@ def _branch_refspecs(repo: Repo, remote: str) -> list[str]:
     proc = repo.git.run(["config", "--get-all", "--end-of-options", f"remote.{remote}.fetch"])
     others = nested_prefixes(repo, remote)
     specs = []
-    for spec in proc.stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else []:
+    for spec in lines_of(proc.stdout.decode("utf-8", "replace")) if proc.returncode == 0 else []:
         spec = spec.strip()
         src, colon, dst = spec.lstrip("+").partition(":")
         if spec.startswith("^refs/heads/") and not colon:

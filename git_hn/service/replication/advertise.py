@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from ...core.grammar import LOCAL_PREFIX, REMOTES_PREFIX, is_oid, is_remote_name, parse_local_ref
 from ...core.grammar import uniform_lines as uniform
+from ...core.lines import lines_of
 from ...store.transport import ADVERTISED_BYTES_PER_STREAM, advertisement, advertisement_limit, remote_env
 from ...store.repo import Repo
 from .outcomes import Outcome, PhaseError, phase
@@ -94,7 +95,7 @@ def parse_lines(data: bytes, n: int) -> tuple[dict, set] | None:
         memory.setdefault("sha256:" + hexs, []).append((actor, oid))
         found += 1
     if found != lines:
-        for line in text.splitlines():
+        for line in lines_of(text):
             parts = line.split("\t")
             if len(parts) != 2 or not is_oid(parts[0]) or len(parts[0]) != n:
                 return None
@@ -330,7 +331,7 @@ def fetched_tips(data: bytes, n: int, exact: set[str], actors: set[str]) -> dict
     space, so its end is certain). None when a line has another shape, a ref appears twice with
     two tips, or an exact ref is missing: the caller then reads the whole advertisement."""
     tips: dict[str, str] = {}
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split("\t", 2)
         if len(parts) != 3 or len(parts[0]) != n or not is_oid(parts[0]) \
                 or parts[1] not in ("", "not-for-merge") or not parts[2].startswith("'"):

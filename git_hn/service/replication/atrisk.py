@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 
 from ...core.grammar import is_digest_id, is_oid
+from ...core.lines import lines_of
 from ...errors import HnError
 from ...store.repo import Repo
 from .lost import locked, unwritable, url_key
@@ -60,7 +61,7 @@ def _read(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
     except (HnError, OSError):
         return "", {}
     default, out = "", {}
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in lines_of(data.decode("utf-8", "replace")):
         if line.startswith("default "):
             default = line[len("default "):]
             continue
@@ -113,7 +114,7 @@ def _default_branch(repo: Repo, remote: str) -> tuple[str, str]:
     proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname) %(symref)",
                          f"{base}HEAD", f"{base}main", f"{base}master"])
     rows = {}
-    for row in proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []:
+    for row in lines_of(proc.stdout.decode("utf-8", "surrogateescape")) if proc.returncode == 0 else []:
         oid, _sp, rest = row.partition(" ")
         ref, _sp, target = rest.partition(" ")
         rows[ref] = (oid, target)

@@ -24,6 +24,7 @@ Trusts: the records (private files this clone derived) and this clone's remote c
 from __future__ import annotations
 
 from ...core.gostr import bounded, quoted, short_id
+from ...core.lines import lines_of
 from ...core.tuples import NamedTuple
 from ...errors import HnError, InputError
 from ...store.repo import Repo
@@ -128,7 +129,7 @@ def _subjects(repo: Repo, commits: list[str]) -> dict[str, str]:
     if proc.returncode != 0:
         return {}
     out = {}
-    for row in proc.stdout.decode("utf-8", "replace").splitlines():
+    for row in lines_of(proc.stdout.decode("utf-8", "replace")):
         commit, _sp, subject = row.partition(" ")
         out[commit] = bounded(subject)
     return out

@@ -15,6 +15,7 @@ about) and asks Git about commits. Trusts the state and the remote-tracking refs
 from __future__ import annotations
 
 from ...core.grammar import LOCAL_PREFIX, parse_local_ref
+from ...core.lines import lines_of
 from ...core.tuples import NamedTuple
 from ...errors import HnError
 from ...store import statedb, stateview, streams
@@ -315,11 +316,11 @@ def same_change(repo: Repo, commits: set[str]) -> dict[str, str]:
     if old.returncode != 0 or new.returncode != 0:
         return {}
     keyed: dict[str, list[str]] = {}
-    for line in new.stdout.decode("utf-8", "replace").splitlines():
+    for line in lines_of(new.stdout.decode("utf-8", "replace")):
         commit, _sp, key = line.partition(" ")
         keyed.setdefault(key, []).append(commit)
     pairs = {}
-    for line in old.stdout.decode("utf-8", "replace").splitlines():
+    for line in lines_of(old.stdout.decode("utf-8", "replace")):
         commit, _sp, key = line.partition(" ")
         if len(keyed.get(key, ())) == 1:
             pairs[commit] = keyed[key][0]
@@ -415,7 +416,7 @@ def _not_on_remote(repo: Repo, remote: str, anchors: set[str]) -> set[str]:
     in this repository at all). One listing and one ``rev-list`` for all of them."""
     proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", f"refs/remotes/{remote}/"])
     others = nested_prefixes(repo, remote)
-    rows = [row.split(" ", 1) for row in proc.stdout.decode("utf-8", "replace").splitlines()] \
+    rows = [row.split(" ", 1) for row in lines_of(proc.stdout.decode("utf-8", "replace"))] \
         if proc.returncode == 0 else []
     remote_tips = sorted({row[0] for row in rows if len(row) == 2 and not row[1].startswith(others)})
     if not remote_tips:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from ...core.lines import lines_of
 from ...errors import HnError
 from ...store import state as statemod
 from ...store import statedb
@@ -125,7 +126,7 @@ def _asked(repo: Repo, url: str, refs: set[str]) -> dict[str, str] | None:
 def push_urls(repo: Repo, remote: str) -> list[str]:
     """Every URL ``git push remote`` pushes to ([] when Git cannot say)."""
     proc = repo.git.run(["remote", "get-url", "--push", "--all", "--end-of-options", remote])
-    return proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []
+    return lines_of(proc.stdout.decode("utf-8", "surrogateescape")) if proc.returncode == 0 else []
 
 
 def contains(repo: Repo, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool | None]:

@@ -11,6 +11,7 @@ Trusts: the verified state (``stateview``) for which memories a stream holds; th
 
 from __future__ import annotations
 
+from ...core.lines import lines_of
 from ...errors import HnError
 from ...store.repo import Repo
 
@@ -23,7 +24,7 @@ def valid_sources(repo: Repo, found: list) -> list:
     proc = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory",
                          "refs/hn/remotes"])
     out = []
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+    for line in lines_of(proc.stdout.decode("utf-8", "replace")):
         ref, _sp, oid = line.partition(" ")
         local = parse_local_ref(ref)
         if local is not None:

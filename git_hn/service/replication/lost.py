@@ -25,6 +25,7 @@ import os
 from contextlib import ExitStack, contextmanager
 
 from ...core.grammar import is_digest_id, is_oid
+from ...core.lines import lines_of
 from ...errors import HnError
 from ...store.repo import Repo
 
@@ -266,7 +267,7 @@ def note_keeps(repo: Repo, remote: str, data: bytes) -> None:
         return
     zero = "0" * repo.oid_hex_len
     if not any(len(p) == 4 and p[1] != zero and p[2].startswith("refs/heads/hn-anchor/")
-               for p in (line.split(" ") for line in data.decode("utf-8", "replace").splitlines())):
+               for p in (line.split(" ") for line in lines_of(data.decode("utf-8", "replace")))):
         return
     try:
         private.write_private(repo.hn_dir, _keep_path(repo, remote), b"", derived=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ...core import chain
 from ...core.grammar import accepted_ref, quarantine_ref
+from ...core.lines import lines_of
 from ...store import streams
 from ...store.process import Background
 from .outcomes import Outcome
@@ -211,7 +212,7 @@ def exact(run, o: Outcome) -> None:
     if listing.returncode != 0:
         o.invalid("objects are unavailable")
         return
-    oids = sorted({line.split(" ", 1)[0] for line in listing.stdout.decode().splitlines() if line})
+    oids = sorted({line.split(" ", 1)[0] for line in lines_of(listing.stdout.decode()) if line})
     run.probe_main(oids)
     sizes = [info[2] if info else 0 for info in q.infos_bulk(oids)]
     _check(run, o, events, new, oids, sizes, run.budgets)

@@ -22,6 +22,7 @@ import re
 
 from ...core.gostr import one_line
 from ...core.grammar import LOCAL_PREFIX, parse_accepted_ref, parse_local_ref, uniform_lines
+from ...core.lines import lines_of
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
 from ...store import statedb, stateview, streams
@@ -173,7 +174,7 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
     zero = "0" * repo.oid_hex_len
     prefix = "refs/heads/"
     lines, updated, kept = [], [], []
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split(" ")
         if len(parts) != 4 or parts[1] == parts[3]:
             continue
@@ -232,7 +233,7 @@ def current_heads(repo: Repo) -> dict[str, str]:
     """ref -> tip of every local memory ref (one ``for-each-ref``)."""
     proc = repo.git.run(["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory"])
     out = {}
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+    for line in lines_of(proc.stdout.decode("utf-8", "replace")):
         ref, _sp, oid = line.partition(" ")
         out[ref] = oid
     return out
@@ -360,7 +361,7 @@ def _never_sent(stderr: bytes) -> bool:
     ``remote: Invalid username or token`` comes before Git's own ``fatal: Authentication
     failed``, which counts). (A hostile server can still lie, in its words or in its
     advertisement, about what it holds.)"""
-    lines = stderr.decode("utf-8", "replace").lower().splitlines()
+    lines = lines_of(stderr.decode("utf-8", "replace").lower())
     own = [line for line in lines if (line.startswith(("fatal:", "error:", "ssh:", "read_passphrase:",
                                                         "host key verification failed"))
                                       or re.match(r"[^ ]+@[^ ]+: permission denied", line))
@@ -387,7 +388,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
         proc = repo.git.run(["push", "--porcelain", *checked, "--end-of-options", remote, *specs],
                             env={**remote_env(), "HN_HOOK_ACTIVE": "1"},
                             on_start=lambda pid: given.pushing(repo, remote, pid))
-        for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        for line in lines_of(proc.stdout.decode("utf-8", "replace")):
             parts = line.split("\t")
             if len(parts) >= 2 and ":" in parts[1]:
                 ref = parts[1].split(":", 1)[1]
@@ -407,7 +408,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                     if ref in heads:
                         done[ref] = heads[ref]
         if proc.returncode != 0 and reported is not None and not any(
-                line.count("\t") >= 1 for line in proc.stdout.decode("utf-8", "replace").splitlines()):
+                line.count("\t") >= 1 for line in lines_of(proc.stdout.decode("utf-8", "replace"))):
             if _never_sent(proc.stderr or b""):  # (nothing was sent: no ref is in doubt)
                 reported.update(spec.rsplit(":", 1)[-1] for spec in specs)
         if proc.returncode != 0 and len(behind) == refused_behind:  # (else decided below)
@@ -470,10 +471,11 @@ def _already_beyond(repo: Repo, remote: str, tips: dict[str, str]) -> dict[str, 
     except OutputTooLarge:
         return {}
     theirs = {}
-    for line in listed.stdout.decode("utf-8", "replace").splitlines():
+    for line in lines_of(listed.stdout.decode("utf-8", "replace")):
         oid, _tab, ref = line.partition("\t")
-        if ref in tips and oid != tips[ref]:
-            theirs[ref] = oid
+        if ref in tips and theirs.setdefault(ref, oid) != oid:
+            return {}  # (a ref listed twice with two tips: this remote's answer decides nothing)
+    theirs = {ref: oid for ref, oid in theirs.items() if oid != tips[ref]}
     if listed.returncode != 0 or not theirs:
         return {}
     present = repo.git.presence(sorted(set(theirs.values())))
@@ -499,7 +501,7 @@ def refusal(status: str, stderr: str) -> str:
     terminal escapes) and it is cut at ``REASON_MAX``. Only ``remote:`` lines are read from
     stderr, never git's own lines, which name the URL (and any credentials in it)."""
     said = ""
-    for line in stderr.splitlines():
+    for line in lines_of(stderr):
         if line.startswith("remote: ") and line[8:].strip():
             said = line[8:].strip()
             break

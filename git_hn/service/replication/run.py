@@ -15,6 +15,7 @@ import os
 from contextlib import ExitStack
 
 from ...core.grammar import accepted_ref, quarantine_ref
+from ...core.lines import lines_of
 from ...errors import HnError, Interrupted, ValidationError
 from ...store import quarantine
 from ...store import pending as pendingmod
@@ -292,7 +293,7 @@ class Import:
         if objects is None:  # not measured the fast way: ask Git for exactly that range
             args = ["rev-list", "--objects", "--end-of-options", tip] + (["^" + o.old] if o.old else [])
             listing = self.q.git.run(args)
-            objects = [line.split(" ", 1)[0] for line in listing.stdout.decode().splitlines() if line]
+            objects = [line.split(" ", 1)[0] for line in lines_of(listing.stdout.decode()) if line]
         o.memories, o.walked, o.advertised = keep, list(reversed(walked)), tip
         o.reachable = sorted(set(objects))
         o.fields["diagnostic"] += f"; promoted the {counted(len(keep), 'memory', 'memories')} before it"

@@ -20,6 +20,7 @@ import os
 import stat
 from contextlib import ExitStack, contextmanager
 
+from ...core.lines import lines_of
 from ...errors import ConflictError, HnError
 from ...store.lock import remote_digest, remote_lock_path, stream_lock
 from ...store.repo import Repo
@@ -176,7 +177,7 @@ def clear_dead(repo: Repo, remote: str) -> list[str] | None:
         data = None
     if data is None:
         return None
-    lines = data.decode("utf-8", "replace").splitlines()
+    lines = lines_of(data.decode("utf-8", "replace"))
     if lines and lines[0].startswith("pid ") and lines[0][4:].isdigit():
         if not _ended(int(lines[0][4:])):
             return None  # (still running: its locks are its own; the next sync looks again)

@@ -13,6 +13,7 @@ import os
 
 from ...core import canonical
 from ...core.dependencies import exact_needs
+from ...core.lines import lines_of
 from ...errors import HnError, InputError
 from ...store import private
 from ...store import replication as rstate
@@ -113,7 +114,7 @@ def extra_objects(run) -> tuple[list[str], list[str]]:
     if not roots:
         return [], []
     listing = run.q.git.run(["rev-list", "--objects", "--no-walk", "--end-of-options", *roots])
-    objs = sorted({line.split(" ", 1)[0] for line in listing.stdout.decode().splitlines() if line})
+    objs = sorted({line.split(" ", 1)[0] for line in lines_of(listing.stdout.decode()) if line})
     commits = [oid for oid, info in zip(roots, run.q.git.object_infos(roots)) if info and info[1] == "commit"]
     return objs, commits
 
