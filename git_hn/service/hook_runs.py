@@ -119,7 +119,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         sys.stderr.write(f"git-hn: {line}\n")  # a warning: the push itself may go on
     from .replication import lost
 
-    earlier = lost.still_lost(repo, remote, _sent_tips(repo, data))  # (nothing asked while none is remembered)
+    # (nothing asked while none is remembered; the remote's keep branches within the hook's bound)
+    earlier = lost.still_lost(repo, remote, _sent_tips(repo, data), timeout=ATRISK_TIMEOUT)
     from .replication import atrisk, tracked  # (a branch squash-merged, deleted or force-pushed on the
     # server: nothing asked while no anchor is at risk there; once an hour while none is gone)
     if tracked.check(repo, remote) or atrisk.due(repo, remote):

@@ -7,6 +7,8 @@ crafted hook input where a real push of that size would take minutes."""
 from __future__ import annotations
 
 import subprocess
+import time
+from contextlib import contextmanager
 
 from helpers import git, hn, shared_remote, wait_publication
 
@@ -103,3 +105,133 @@ def test_a_push_deleting_many_branches_still_warns_of_the_anchor_it_takes(tmp_pa
     code, err = _pre_push(a, data, capsys)
     assert code == 0, err
     assert f"git-hn: this push takes commit {c2} off origin, and memory" in err, err
+
+
+@contextmanager
+def _silent_server(hold: float):
+    """A git:// URL whose server accepts every connection and says nothing for ``hold`` seconds,
+    then closes it (so a question without a bound of its own ends there, failed, and a test
+    without the fix fails in seconds rather than Git's 300)."""
+    import socket
+    import threading
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    held, done = [], threading.Event()
+
+    def serve():
+        sock.settimeout(0.1)
+        while not done.is_set():
+            try:
+                conn, _addr = sock.accept()
+            except OSError:
+                continue
+            held.append(conn)
+            threading.Timer(hold, conn.close).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"git://127.0.0.1:{sock.getsockname()[1]}/r.git"
+    finally:
+        done.set()
+        thread.join()
+        sock.close()
+        for conn in held:
+            conn.close()
+
+
+def _keep_listing_to(monkeypatch, url: str) -> list:
+    """Every ``ls-remote`` of the keep branches (``lost.kept_there``) in this process goes to
+    ``url``; the returned list gets each one's timeout."""
+    from git_hn.store.git import Git
+
+    real_run, asked = Git.run, []
+
+    def redirected(self, args, **kwargs):
+        if args and args[0] == "ls-remote" and "refs/heads/hn-anchor/*" in args:
+            asked.append(kwargs.get("timeout"))
+            args = [*args[:args.index("--") + 1], url, *args[args.index("--") + 2:]]
+        return real_run(self, args, **kwargs)
+
+    monkeypatch.setattr(Git, "run", redirected)
+    return asked
+
+
+HOLD = 8.0  # seconds the silent server holds a question: more than any bound the tests set
+
+
+def test_a_sync_asks_for_the_keep_branches_within_its_stall_timeout(tmp_path, monkeypatch):
+    """An audit: ``lost.kept_there``'s ``ls-remote`` had Git's 300 s: a sync with
+    ``hn.syncStallTimeout`` 3 took 301 s. It is bounded by the stall timeout; the remote that
+    did not answer changes nothing (the reminder stays, the record too)."""
+    _remote, a, c1, _mem = _lost_on_origin(tmp_path)
+    git(a, "config", "--replace-all", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
+    git(a, "config", "hn.syncStallTimeout", "1")
+    before = [p.read_bytes() for p in _records(a, "lost-")]
+    with _silent_server(HOLD) as url:
+        asked = _keep_listing_to(monkeypatch, url)
+        start = time.monotonic()
+        r = hn(a, "sync")
+        took = time.monotonic() - start
+    assert asked and took < HOLD - 2, (asked, took)
+    assert r.code == 0, r.err
+    assert f"Anchors of origin: commit {c1}" in r.out, r.out
+    assert [p.read_bytes() for p in _records(a, "lost-")] == before
+
+
+def test_a_push_keeps_the_keep_note_until_the_remote_answers(tmp_path, monkeypatch, capsys):
+    """An audit: a push waited 300 s in its hook for the keep branches, then dropped the note
+    unanswered, and every later push repeated the reminder its command had ended. The question
+    has the hook's bound; the note stays until an answer, and the answer ends the reminder."""
+    from git_hn.service import hook_runs
+
+    _remote, a, c1, _mem = _lost_on_origin(tmp_path)
+    git(a, "config", "--replace-all", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
+    _push(a, "origin", f"{c1}:refs/heads/hn-anchor/{c1[:12]}")  # the reminder's command: noted
+    (note,) = [p for p in _records(a, "lost-") if p.name.endswith(".keep")]
+    monkeypatch.setattr(hook_runs, "ATRISK_TIMEOUT", 1.0)
+    main = git(a, "rev-parse", "main")
+    data = f"refs/heads/main {main} refs/heads/main {main}\n".encode()
+    with _silent_server(HOLD) as url:
+        asked = _keep_listing_to(monkeypatch, url)
+        start = time.monotonic()
+        code, err = _pre_push(a, data, capsys)
+        took = time.monotonic() - start
+    assert asked == [1.0] and took < HOLD - 2, (asked, took)
+    assert code == 0 and f"commit {c1}, which memory" in err, err  # (unanswered: said as before)
+    assert note.exists()
+    monkeypatch.undo()
+    code, err = _pre_push(a, data, capsys)  # the remote answers now: kept there, all ends
+    assert code == 0 and err == "", err
+    assert _records(a, "lost-") == []
+
+
+def test_settling_a_stopped_publication_asks_the_push_url_within_the_stall_timeout(tmp_path):
+    """An audit: ``given_record._asked`` (what a stopped publication offered a remote with a
+    push URL of its own) waited Git's 300 s. It has the sync's stall timeout."""
+    import os
+
+    from git_hn.service.replication.given_record import settle_stopped
+    from git_hn.store import given
+    from git_hn.store.repo import open_repo
+
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    mem = _record(a, "offered, then stopped")
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    git(a, "config", "hn.syncStallTimeout", "1")
+    with _silent_server(HOLD) as url:
+        git(a, "config", "remote.origin.pushurl", url)
+        old = os.getcwd()
+        os.chdir(a)
+        repo = open_repo(str(a))
+        try:
+            given.offer(repo, "origin", {ref: git(a, "rev-parse", ref)}, push=2 ** 22 + 1)
+            start = time.monotonic()
+            settle_stopped(repo, "origin", {}, str(remote))
+            took = time.monotonic() - start
+        finally:
+            repo.close()
+            os.chdir(old)
+    assert took < HOLD - 2, took

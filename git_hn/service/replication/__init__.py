@@ -92,7 +92,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     from . import serial
 
     url = resolve_remote(repo, remote)
-    _stall(repo, early=True)  # (a setting out of range is refused before anything is asked)
+    stall = _stall(repo, early=True)  # (a setting out of range is refused before anything is asked)
     result = SyncResult(remote)
     # (asked now, while its early answer stands: the import's ref writes would drop it)
     off = publish and _publication_off(repo, remote)
@@ -113,14 +113,14 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     if publish and not ended:
         from . import lost
 
-        left = lost.still_lost(repo, remote)  # (no Git process while nothing is remembered)
+        left = lost.still_lost(repo, remote, timeout=stall)  # (no Git process while nothing is remembered)
         if left and not result.branch_fetch and not result.unreachable and not _fetch_branches(repo, remote, result):
-            left = lost.still_lost(repo, remote)  # (a teammate may have put it back: a trial)
+            left = lost.still_lost(repo, remote, timeout=stall)  # (a teammate may have put it back: a trial)
         if left and not result.unreachable:  # (kept on a branch this clone does not fetch)
-            left = lost.kept_there(repo, remote, url, left)
+            left = lost.kept_there(repo, remote, url, left, timeout=stall)
         if not result.unreachable and atrisk.remembered(repo, remote):  # (no Git process otherwise)
             gone = atrisk.check(repo, remote, fetch=lambda: _fetched_branches(repo, remote, result),
-                                timeout=_stall(repo))
+                                timeout=stall)
             left = {**left, **{c: m for c, m in gone.items() if c not in left}}  # (the record's order first)
         if left:
             result.reminders.append("Anchors of " + remote + ": " + lost.reminder(repo, remote, left))

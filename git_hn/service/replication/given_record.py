@@ -93,7 +93,9 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], url: str
     given (journalled) or not (dropped). That advertisement answers only where ``remote`` pushes
     to that URL alone; a push URL of its own (``pushurl``, ``pushInsteadOf``) may be another
     repository, and is asked itself for the offered refs (one ``ls-remote``); with several push
-    URLs the offers wait for a push to answer."""
+    URLs the offers wait for a push to answer. That ``ls-remote`` is bounded by the sync's
+    ``hn.syncStallTimeout`` (an audit: the remote questions beside the sync's own waited Git's
+    300 s)."""
     from ...store import given
 
     if not os.path.lexists(given.offered_path(repo)):
@@ -106,7 +108,9 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], url: str
             offered = {ref for r, ref, _h in given.offered(repo) if r == remote}
         except (HnError, OSError):
             return
-        advertised = _asked(repo, urls[0], offered)
+        from .transfer import stall_timeout
+
+        advertised = _asked(repo, urls[0], offered, stall_timeout(repo))
         if advertised is None:
             return
     settled = given.settle_stopped(repo, remote, advertised, lambda pairs: contains(repo, pairs))
@@ -114,12 +118,12 @@ def settle_stopped(repo: Repo, remote: str, advertised: dict[str, str], url: str
         remember(repo, remote, settled)
 
 
-def _asked(repo: Repo, url: str, refs: set[str]) -> dict[str, str] | None:
-    """ref -> tip of ``refs`` at ``url`` (one ``ls-remote`` of the memory refs); None when it
-    cannot be asked."""
+def _asked(repo: Repo, url: str, refs: set[str], timeout: float) -> dict[str, str] | None:
+    """ref -> tip of ``refs`` at ``url`` (one ``ls-remote`` of the memory refs, within
+    ``timeout`` seconds); None when it cannot be asked or does not answer."""
     from ...store.transport import listed
 
-    lines = listed(repo, url, patterns=("refs/hn/memory/*",)) if refs else None
+    lines = listed(repo, url, patterns=("refs/hn/memory/*",), timeout=timeout) if refs else None
     return None if lines is None else {ref: oid for oid, ref in lines if ref in refs}
 
 

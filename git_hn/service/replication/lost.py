@@ -31,6 +31,7 @@ from ...store.repo import Repo
 
 KEPT = 256  # commits remembered per remote (the oldest go first)
 LOCK_WAIT = 5.0  # seconds a change waits for a record's lock (``locked``)
+ASK_TIMEOUT = 10.0  # seconds the remote is given to list its keep branches, unless the caller says
 
 
 def _path(repo: Repo, remote: str) -> str:
@@ -193,13 +194,14 @@ def _forget(repo: Repo, remote: str, back: set[str]) -> None:
             _write(repo, remote, {c: m for c, m in lost.items() if c not in back}, key)
 
 
-def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str, str]:
+def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = (), timeout: float = ASK_TIMEOUT) -> dict[str, str]:
     """commit -> memory of the remembered commits that no remote-tracking ref of ``remote``
     contains (the record is brought to that), without those one of ``sent`` (the tips a push
     sends now) contains: those are only not said, since the push may not land (a rejected or
     dry-run push of the anchor wiped the reminder for good, a trial found). {} and no Git process
     when nothing is remembered. A commit this clone no longer has is kept (it cannot be told; the
-    line says a clone that has it can put it back)."""
+    line says a clone that has it can put it back). ``timeout``: how long the remote may take to
+    say what an earlier push kept (``_kept_by_a_push``)."""
     lost, key = _read(repo, remote)
     if key is None:
         _forget(repo, remote, set())
@@ -214,26 +216,34 @@ def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = ()) -> dict[str,
     if left != lost:
         _forget(repo, remote, set(lost) - set(left))
     if left:
-        left = _kept_by_a_push(repo, remote, left)
+        left = _kept_by_a_push(repo, remote, left, timeout)
     if sent and left:
         shown = _off(repo, remote, left, sent)
         return left if shown is None else {c: m for c, m in left.items() if c in shown or c not in listed}
     return left
 
 
-def kept_there(repo: Repo, remote: str, url: str, lost: dict[str, str]) -> dict[str, str]:
+def kept_there(repo: Repo, remote: str, url: str, lost: dict[str, str],
+               timeout: float = ASK_TIMEOUT) -> dict[str, str]:
     """Of ``lost``, those that a ``refs/heads/hn-anchor/*`` branch of ``remote`` (what the
     reminder's command pushes) contains are forgotten; the rest is returned. For a clone whose
     fetch refspecs never bring those branches (a single-branch clone: a review found the
     reminder there for good after its command was followed; a push-only remote: an audit). One
     ``ls-remote`` of those names, bounded, and one ``rev-list`` when it lists any this clone has
     (the command's tip contains the older commits it puts back); nothing is forgotten when the
-    remote cannot say."""
+    remote cannot say, or does not within ``timeout`` seconds (an audit: Git's own 300 s held a
+    sync with ``hn.syncStallTimeout`` 3 for 301 s, and a push for 300 s in its hook)."""
+    rest = _kept(repo, remote, url, lost, timeout)
+    return lost if rest is None else rest
+
+
+def _kept(repo: Repo, remote: str, url: str, lost: dict[str, str], timeout: float) -> dict[str, str] | None:
+    """``kept_there``'s answer, or None when the remote gave none."""
     from ...store.transport import listed as listing
 
-    lines = listing(repo, url, patterns=("refs/heads/hn-anchor/*",)) if lost else None
+    lines = listing(repo, url, patterns=("refs/heads/hn-anchor/*",), timeout=timeout) if lost else None
     if lines is None:
-        return lost
+        return None
     listed = {oid for oid, ref in lines if ref.startswith("refs/heads/hn-anchor/")}
     back = {c for c in lost if c in listed}
     rest = [c for c in lost if c not in back]
@@ -275,9 +285,12 @@ def note_keeps(repo: Repo, remote: str, data: bytes) -> None:
         pass
 
 
-def _kept_by_a_push(repo: Repo, remote: str, left: dict[str, str]) -> dict[str, str]:
+def _kept_by_a_push(repo: Repo, remote: str, left: dict[str, str], timeout: float) -> dict[str, str]:
     """``left``, without what an earlier push's ``hn-anchor`` branch put back (``note_keeps``),
-    asked of the remote's push URL once, then the note goes."""
+    asked of the remote's push URL (within ``timeout`` seconds); the note goes once the remote
+    answered (or cannot be asked: several push URLs). One that did not answer keeps it, and the
+    next push or sync asks again: an audit found the note dropped unanswered, and every later
+    push repeating a reminder its command had already ended."""
     path = _keep_path(repo, remote)
     if not os.path.exists(path):
         return left
@@ -285,7 +298,10 @@ def _kept_by_a_push(repo: Repo, remote: str, left: dict[str, str]) -> dict[str, 
 
     urls = push_urls(repo, remote)
     if len(urls) == 1:
-        left = kept_there(repo, remote, urls[0], left)
+        rest = _kept(repo, remote, urls[0], left, timeout)
+        if rest is None:
+            return left
+        left = rest
     try:
         os.unlink(path)
     except OSError:
