@@ -10,7 +10,7 @@ import subprocess
 import time
 from contextlib import contextmanager
 
-from helpers import git, hn, shared_remote, wait_publication
+from helpers import commit_on, git, git_processes, hn, shared_remote, wait_publication
 
 
 def _record(repo, content) -> dict:
@@ -235,3 +235,34 @@ def test_settling_a_stopped_publication_asks_the_push_url_within_the_stall_timeo
             repo.close()
             os.chdir(old)
     assert took < HOLD - 2, took
+
+
+def _at_risk_on_origin(tmp_path):
+    """Bob (hooks installed) publishes a memory while only branch feature holds its anchor: an
+    at-risk record. (remote, bob)"""
+    remote, (bob,) = shared_remote(tmp_path, "Bob")
+    git(bob, "fetch", "-q", "origin")
+    git(bob, "remote", "set-head", "origin", "main")
+    assert hn(bob, "hooks", "install").code == 0
+    commit_on(bob, "feature", "f1.txt")
+    _record(bob, "decided on feature")
+    _push(bob, "-u", "origin", "feature")
+    assert [p for p in _records(bob, "atrisk-") if "." not in p.name]
+    return remote, bob
+
+
+def test_a_record_of_many_url_lines_costs_one_url_question_per_read(tmp_path, monkeypatch):
+    """An audit: ``atrisk._read`` asked Git for the remote's URL once per ``url`` line; a corrupt
+    record repeating it 14,000 times ran 28,002 ``git config`` processes in one sync."""
+    _remote, bob = _at_risk_on_origin(tmp_path)
+    (record,) = [p for p in _records(bob, "atrisk-") if "." not in p.name]
+    lines = record.read_text().splitlines(keepends=True)
+    url = next(line for line in lines if line.startswith("url "))
+    record.write_text("".join(lines[:1] + [url] * 2000 + lines[1:]))
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    assert hn(bob, "sync").code == 0
+    asked = [argv for argv in git_processes(trace) if argv[-1:] == ["remote.origin.url"]]
+    assert 0 < len(asked) < 20, len(asked)
+

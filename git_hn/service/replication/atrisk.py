@@ -60,12 +60,14 @@ def _read(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
         data = private.read_private(repo.hn_dir, path, 1 << 20) or b""
     except (HnError, OSError):
         return "", {}
-    default, out = "", {}
+    default, out, key = "", {}, None
     for line in lines_of(data.decode("utf-8", "replace")):
         if line.startswith("default "):
             default = line[len("default "):]
             continue
-        if line.startswith("url ") and line[4:] != url_key(repo, remote):
+        if line.startswith("url ") and key is None:  # (one ``git config`` a record: an audit's corrupt
+            key = url_key(repo, remote)  # record repeated the line 14,000 times, and ran that many)
+        if line.startswith("url ") and line[4:] != key:
             # (made for another server under this name: ``git remote remove`` and ``add``)
             _write(repo, remote, "", {})
             return "", {}
