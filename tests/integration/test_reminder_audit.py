@@ -266,3 +266,34 @@ def test_a_record_of_many_url_lines_costs_one_url_question_per_read(tmp_path, mo
     asked = [argv for argv in git_processes(trace) if argv[-1:] == ["remote.origin.url"]]
     assert 0 < len(asked) < 20, len(asked)
 
+
+def test_a_fifo_at_the_checked_stamp_does_not_hold_a_push(tmp_path):
+    """An audit: ``atrisk.due`` opened ``<record>.checked`` with a plain ``open()``, and a FIFO
+    planted there held every ``git push`` for good. It is read as every private file is
+    (no FIFO, no symbolic link, bounded): the push asks the remote, and goes on."""
+    import os
+    import threading
+
+    from git_hn.service.replication import atrisk
+    from git_hn.store.repo import open_repo
+
+    _remote, bob = _at_risk_on_origin(tmp_path)
+    (record,) = [p for p in _records(bob, "atrisk-") if "." not in p.name]
+    stamp = record.with_name(record.name + ".checked")
+    stamp.unlink(missing_ok=True)
+    os.mkfifo(stamp)
+    repo = open_repo(str(bob))
+    answer = []
+    thread = threading.Thread(target=lambda: answer.append(atrisk.due(repo, "origin")), daemon=True)
+    thread.start()
+    thread.join(10)
+    if thread.is_alive():  # (let the blocked reader go before failing)
+        os.close(os.open(stamp, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(10)
+    repo.close()
+    assert answer == [True]
+    commit_on(bob, None, "f2.txt")
+    pushed = subprocess.run(["git", "push", "-q", "origin", "feature"], cwd=bob, capture_output=True, text=True,
+                            timeout=60)
+    wait_publication(bob)
+    assert pushed.returncode == 0, pushed.stderr
