@@ -297,3 +297,75 @@ def test_a_fifo_at_the_checked_stamp_does_not_hold_a_push(tmp_path):
                             timeout=60)
     wait_publication(bob)
     assert pushed.returncode == 0, pushed.stderr
+
+
+def _squashed_on_the_server(tmp_path, remote) -> None:
+    server = tmp_path / "server-side"
+    git(tmp_path, "clone", "-q", str(remote), str(server))
+    git(server, "merge", "-q", "--squash", "origin/feature")
+    git(server, "commit", "-q", "-m", "squashed")
+    git(server, "push", "-q", "origin", "main")
+    git(server, "push", "-q", "origin", "--delete", "feature")
+
+
+def test_a_renamed_remote_keeps_its_reminders(tmp_path):
+    """An audit: after ``git remote rename origin upstream`` the records stayed under origin's
+    name digest, and the reminders stopped for good. A name without a record takes over the
+    orphaned one made for its URL (with its ``.checked`` stamp)."""
+    remote, bob = _at_risk_on_origin(tmp_path)
+    _squashed_on_the_server(tmp_path, remote)
+    assert "Anchors of origin: commit" in hn(bob, "sync").out
+    git(bob, "remote", "rename", "origin", "upstream")
+    synced = hn(bob, "sync", "upstream")
+    assert synced.code == 0, synced.err
+    assert "Anchors of upstream: commit" in synced.out, synced.out
+    assert "git push upstream " in synced.out
+    names = [p.name for p in _records(bob, "")]
+    assert not any(n.startswith(("atrisk-", "lost-")) and n.split("-", 1)[1].split(".")[0] != _digest("upstream")
+                   for n in names), names
+
+
+def _digest(remote: str) -> str:
+    from git_hn.store.lock import remote_digest
+
+    return remote_digest(remote)
+
+
+def test_a_lost_anchor_record_follows_a_rename_to_the_next_push(tmp_path):
+    _remote, a, c1, _mem = _lost_on_origin(tmp_path)
+    git(a, "remote", "rename", "origin", "upstream")
+    (a / "later.txt").write_text("later\n")
+    git(a, "add", "later.txt")
+    git(a, "commit", "-q", "-m", "later")
+    later = _push(a, "upstream", "main")
+    assert f"git-hn: commit {c1}, which memory" in later.stderr and "git push upstream " in later.stderr, \
+        later.stderr
+
+
+def test_another_form_of_the_same_url_keeps_the_reminder(tmp_path):
+    """An audit: ``git remote set-url origin file:///…`` for the same repository deleted the
+    record (its URL digest differed), and the reminder with it. The record is kept, and taken over
+    once the remote shows it is the repository the record was made for."""
+    remote, bob = _at_risk_on_origin(tmp_path)
+    _squashed_on_the_server(tmp_path, remote)
+    assert "Anchors of origin: commit" in hn(bob, "sync").out
+    git(bob, "remote", "set-url", "origin", f"file://{remote}")
+    synced = hn(bob, "sync")
+    assert synced.code == 0, synced.err
+    assert "Anchors of origin: commit" in synced.out, synced.out
+    assert "Anchors of origin: commit" in hn(bob, "sync").out  # (taken over: no question again)
+
+
+def test_a_record_for_another_url_waits_while_the_remote_does_not_answer(tmp_path, monkeypatch):
+    """Neither said nor dropped while the remote cannot say which repository it is: the next
+    question that is answered decides."""
+    remote, a, c1, _mem = _lost_on_origin(tmp_path)
+    (record,) = [p for p in _records(a, "lost-") if "." not in p.name]
+    before = record.read_bytes()
+    git(a, "remote", "set-url", "origin", f"file://{remote}")
+    git(a, "config", "remote.origin.pushurl", str(tmp_path / "nowhere.git"))
+    assert "Anchors of origin" not in hn(a, "sync").out
+    assert record.read_bytes() == before
+    git(a, "config", "--unset", "remote.origin.pushurl")
+    assert f"Anchors of origin: commit {c1}" in hn(a, "sync").out
+    assert record.read_bytes() != before  # (its URL line is the new one's)

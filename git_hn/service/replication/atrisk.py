@@ -45,12 +45,17 @@ KEEP_PREFIX = "refs/heads/hn-anchor/"  # the branches the reminder's command cre
 
 def _path(repo: Repo, remote: str) -> str:
     from ...store.lock import remote_digest
+    from .moved import adopt
 
-    return os.path.join(repo.hn_dir, "replication", f"atrisk-{remote_digest(remote)}")
+    path = os.path.join(repo.hn_dir, "replication", f"atrisk-{remote_digest(remote)}")
+    adopt(repo, remote, "atrisk", path, lambda: url_key(repo, remote))  # (``git remote rename``)
+    return path
 
 
-def _read(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
-    """(the remote's default branch name as recorded, commit -> (first memory on it, state))."""
+def _read(repo: Repo, remote: str, any_url: bool = False) -> tuple[str, dict[str, tuple[str, str]]]:
+    """(the remote's default branch name as recorded, commit -> (first memory on it, state));
+    nothing for a record made for another URL of ``remote`` (kept: ``_reverify``) unless
+    ``any_url``."""
     from ...store import private
 
     path = _path(repo, remote)
@@ -67,9 +72,8 @@ def _read(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
             continue
         if line.startswith("url ") and key is None:  # (one ``git config`` a record: an audit's corrupt
             key = url_key(repo, remote)  # record repeated the line 14,000 times, and ran that many)
-        if line.startswith("url ") and line[4:] != key:
-            # (made for another server under this name: ``git remote remove`` and ``add``)
-            _write(repo, remote, "", {})
+        if line.startswith("url ") and line[4:] != key and not any_url:
+            # (another form of the URL, or another server under this name: ``_reverify`` decides)
             return "", {}
         parts = line.split(" ")
         if len(parts) == 3 and is_oid(parts[0]) and is_digest_id(parts[1]) and parts[2] in (AT_RISK, GONE):
@@ -142,7 +146,7 @@ def note(repo: Repo, remote: str, pairs: list[tuple[str, str]]) -> None:
     default branch does not contain: a publication just gave the remote those memories. One
     ``for-each-ref`` and one ``rev-list`` for all of them, none when every anchor is remembered
     already; nothing when this clone tracks no default branch of ``remote``. Best effort."""
-    default, entries = _read(repo, remote)
+    default, entries = _read(repo, remote, any_url=True)  # (another URL's record: taken over)
     first: dict[str, str] = {}
     for memory, commit in pairs:
         if is_oid(commit) and is_digest_id(memory) and commit not in entries:
@@ -161,7 +165,7 @@ def note(repo: Repo, remote: str, pairs: list[tuple[str, str]]) -> None:
     if not risky:
         return
     with locked(repo, remote, "atrisk"):  # (a review: a check forgetting all could drop it)
-        default, entries = _read(repo, remote)
+        default, entries = _read(repo, remote, any_url=True)
         for commit, memory in risky.items():
             entries.setdefault(commit, (memory, AT_RISK))
         _write(repo, remote, name, entries)
@@ -226,6 +230,8 @@ def check(repo: Repo, remote: str, sent: tuple[str, ...] = (), fetch=None,
     remote does not answer (bounded by ``timeout``), what its last answer said, and a push asks
     again only an hour later (``due``)."""
     default, entries = _read(repo, remote)
+    if not entries and remembered(repo, remote):
+        default, entries = _reverify(repo, remote, timeout)
     if not entries:
         return {}
     heads = _branches(repo, remote, timeout)
@@ -248,6 +254,24 @@ def check(repo: Repo, remote: str, sent: tuple[str, ...] = (), fetch=None,
         off = _off(repo, present, tips)
         out = {c: m for c, m in out.items() if off is None or c in off or c not in present}
     return out
+
+
+def _reverify(repo: Repo, remote: str, timeout: float | None) -> tuple[str, dict[str, tuple[str, str]]]:
+    """A record made for another URL of ``remote`` (``git remote set-url`` to another form of the
+    same URL: an audit found the record, and the reminder, deleted for good): taken over once the
+    remote shows it is the repository the record was made for (``moved.same_repository``),
+    dropped when it shows it is another, kept as it is when it cannot say. What ``_read`` then
+    gives (nothing unless taken over)."""
+    from .lost import ASK_TIMEOUT
+    from .moved import same_repository
+
+    same = same_repository(repo, remote, ASK_TIMEOUT if timeout is None else timeout)
+    if same is None:
+        return "", {}
+    with locked(repo, remote, "atrisk"):
+        default, entries = _read(repo, remote, any_url=True)
+        _write(repo, remote, default if same else "", entries if same else {})
+    return _read(repo, remote)
 
 
 def _walk(repo: Repo, commits: list[str], merged_tips: set[str], other_tips: set[str]):

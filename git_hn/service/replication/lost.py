@@ -13,10 +13,11 @@ So the hook remembers (``remember``) the commits and the first memory on each, p
 the remote holds: ``held``), and each later push to that remote and each ``git hn sync`` with it
 asks which are still not on it (``still_lost``: one ``rev-list``, only while the file exists) and
 says so in one line whose command puts them all back (``tips``, ``line``), until none is left:
-then the file goes. The file's first line is ``url <digest>`` of the remote's URL, and a record
-made for another URL is dropped (a remote removed and added again for another server); each
-read-modify-write holds the record's lock (``locked``). Best effort: a file that cannot be read
-or written is ignored.
+then the file goes. The file's first line is ``url <digest>`` of the remote's URL; a record made
+for another URL (``git remote set-url``, or a remote removed and added again for another
+server) is kept until the remote says which (``moved.same_repository``), and a renamed remote
+takes its record over (``moved.adopt``); each read-modify-write holds the record's lock
+(``locked``). Best effort: a file that cannot be read or written is ignored.
 """
 
 from __future__ import annotations
@@ -36,8 +37,11 @@ ASK_TIMEOUT = 10.0  # seconds the remote is given to list its keep branches, unl
 
 def _path(repo: Repo, remote: str) -> str:
     from ...store.lock import remote_digest
+    from .moved import adopt
 
-    return os.path.join(repo.hn_dir, "replication", f"lost-{remote_digest(remote)}")
+    path = os.path.join(repo.hn_dir, "replication", f"lost-{remote_digest(remote)}")
+    adopt(repo, remote, "lost", path, lambda: url_key(repo, remote))  # (``git remote rename``)
+    return path
 
 
 def url_key(repo: Repo, remote: str) -> str:
@@ -50,11 +54,11 @@ def url_key(repo: Repo, remote: str) -> str:
     return hashing.sha256(url).hexdigest() if url else ""
 
 
-def _read(repo: Repo, remote: str) -> tuple[dict[str, str], str | None]:
+def _read(repo: Repo, remote: str, any_url: bool = False) -> tuple[dict[str, str], str | None]:
     """(commit -> the first memory remembered on it, the digest of the remote's URL now): {} and
     None when the record was made for another URL (an audit: after ``git remote remove X`` and
-    ``git remote add X`` with another server, the old reminder named the unrelated one); no Git
-    process while there is no record."""
+    ``git remote add X`` with another server, the old reminder named the unrelated one), its
+    commits and None with ``any_url``; no Git process while there is no record."""
     from ...store import private
 
     path = _path(repo, remote)
@@ -64,12 +68,14 @@ def _read(repo: Repo, remote: str) -> tuple[dict[str, str], str | None]:
         data = private.read_private(repo.hn_dir, path, 1 << 20) or b""
     except (HnError, OSError):
         return {}, ""
-    key = url_key(repo, remote)
+    key: str | None = url_key(repo, remote)
     out: dict[str, str] = {}
     for line in data.decode("ascii", "replace").splitlines():
         commit, _sp, memory = line.partition(" ")
         if commit == "url" and memory != key:  # (a record without the line is an older git-hn's)
-            return {}, None
+            if not any_url:
+                return {}, None
+            key = None
         if is_oid(commit) and is_digest_id(memory):
             out.setdefault(commit, memory)
     return out, key
@@ -179,7 +185,7 @@ def locked(repo: Repo, remote: str, name: str = "lost", strict: bool = False):
 def remember(repo: Repo, remote: str, hits: list[tuple[str, str]]) -> None:
     """Remember the (memory, anchor commit) pairs a push takes off ``remote``."""
     with locked(repo, remote):
-        lost, key = _read(repo, remote)  # (another URL's record is replaced)
+        lost, key = _read(repo, remote, any_url=True)  # (another URL's record is taken over)
         for memory, commit in hits:
             lost.setdefault(commit, memory)
         _write(repo, remote, lost, key or None)
@@ -190,8 +196,26 @@ def _forget(repo: Repo, remote: str, back: set[str]) -> None:
     since it was read."""
     with locked(repo, remote):
         lost, key = _read(repo, remote)
-        if key is None or any(c in back for c in lost):  # (another URL's record goes)
+        if key is not None and any(c in back for c in lost):  # (another URL's record: ``_reverified``)
             _write(repo, remote, {c: m for c, m in lost.items() if c not in back}, key)
+
+
+def _reverified(repo: Repo, remote: str, timeout: float) -> dict[str, str]:
+    """The commits of a record made for another URL of ``remote`` once the remote shows it is the
+    repository the record was made for (``moved.same_repository``: the record is taken over);
+    {} otherwise, the record dropped when the remote shows it is another repository, kept when
+    it cannot say (asked again next time). An audit: ``git remote set-url`` to another form of
+    the same URL deleted the record, and the reminder, for good."""
+    from .moved import same_repository
+
+    same = same_repository(repo, remote, timeout)
+    if same is None:
+        return {}
+    with locked(repo, remote):
+        lost, key = _read(repo, remote, any_url=True)
+        if key is None:
+            _write(repo, remote, lost if same else {})
+    return lost if same else {}
 
 
 def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = (), timeout: float = ASK_TIMEOUT) -> dict[str, str]:
@@ -204,7 +228,7 @@ def still_lost(repo: Repo, remote: str, sent: tuple[str, ...] = (), timeout: flo
     say what an earlier push kept (``_kept_by_a_push``)."""
     lost, key = _read(repo, remote)
     if key is None:
-        _forget(repo, remote, set())
+        lost = _reverified(repo, remote, timeout)
     if not lost:
         return {}
     listed = _off(repo, remote, lost, ())
