@@ -19,6 +19,7 @@ import os
 import sys
 
 from ..core.lines import lines_of
+from ..core.remotes import is_remote_name
 from ..errors import ConflictError, HnError
 from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
@@ -66,6 +67,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
         # (the URL itself is never echoed: it may carry credentials)
         named = _remote_of_url(repo, remote)
+        named = named if is_remote_name(named) else ""  # (a name §3.2 refuses is no remote to git-hn)
         if b"refs/hn/memory/" in data and named:  # memory refs pushed by hand: offered as to that remote
             _offer_pushed_memory(repo, named, data)
         elif b"refs/hn/memory/" in data:
@@ -75,6 +77,15 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         elif named and not _push_settings(repo, named)[1]:
             sys.stderr.write(f"git-hn: a push to a URL publishes no memory; that URL is remote {named}'s: "
                              f"git hn sync {named} publishes it (or push with git push {named})\n")
+        return 0
+    if not is_remote_name(remote):
+        # CONTRACT §3.2 (an audit: memory was published to a remote named x$(touch${IFS}/tmp/PWNED),
+        # and the reminders' commands, meant to be pasted, ran that when they were)
+        from ..core.gostr import quoted
+        from ..core.remotes import REMOTE_NAME_RULE
+
+        sys.stderr.write(f'git-hn: this push publishes no memory and keeps no reminder for it: invalid remote '
+                         f'name "{quoted(remote)}"; {REMOTE_NAME_RULE}\n')
         return 0
     _note_push(repo, remote, data)
     _offer_pushed_memory(repo, remote, data)
@@ -375,6 +386,8 @@ def _removing_anchors(repo: Repo, remote: str, data: bytes) -> tuple[str, list]:
     (memory, commit) pairs, which ``lost`` remembers.) git-hn never keeps the commit there itself:
     a push may be made to take a secret off the remote (automatic keeping was tried and a review
     broke it: docs/decisions.md)."""
+    import shlex
+
     from .replication import gate, publish
 
     from .replication import lost
@@ -386,15 +399,16 @@ def _removing_anchors(repo: Repo, remote: str, data: bytes) -> tuple[str, list]:
     memory, commit = hits[0]
     commits = len({c for _m, c in hits})
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in old_tips)  # (each contains what it loses)
+    push = f"git push {shlex.quote(remote)} {keep}"  # (a command to paste: every name shell-quoted)
     if commits == 1 and len(hits) == 1:
         return (f"this push takes commit {commit} off {remote}, and memory {memory} is anchored on it: whoever "
                 f"imports its stream from {remote} stops there until the commit is back; to keep it there, "
-                f"also git push {remote} {keep}"), hits
+                f"also {push}"), hits
     what = f"commit {commit}" if commits == 1 else f"{commits} commits"
     return (f"this push takes {what} off {remote}, and {len(hits)} memories are anchored on "
             f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
             f"{remote} stops at the first of them until the commits are back; to keep them there, also "
-            f"git push {remote} {keep}"), hits
+            f"{push}"), hits
 
 
 def _note_push(repo: Repo, remote: str, data: bytes) -> None:
@@ -594,7 +608,9 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
 def _why(said: str, remote: str) -> str:
     """The end of the fetch hook's one line: a prompt the import could not show, with its way out
     (``git hn sync`` would fail the same way), else where the details are."""
+    from shlex import quote as shlex_quote
+
     from ..store.transport import NO_CREDENTIALS, NO_PASSPHRASE, without_terminal
 
     reason = next((r for r in (NO_PASSPHRASE, NO_CREDENTIALS) if r in said), "")
-    return f": {reason}; {without_terminal(reason, remote)}" if reason else f"; run git hn sync {remote}"
+    return f": {reason}; {without_terminal(reason, remote)}" if reason else f"; run git hn sync {shlex_quote(remote)}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..core.gostr import short_id
 from ..core.grammar import is_oid, parse_local_ref
+from ..core.lines import lines_of
 from ..core.tuples import NamedTuple
 from ..errors import HnError, InputError
 from ..store import identity as identmod
@@ -52,6 +53,8 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
 
 def _stopped_hint(repo: Repo) -> str:
     """When a stopped publication's offers count as published (``store.given``): how to settle them."""
+    import shlex
+
     from ..store import given
 
     try:
@@ -62,7 +65,7 @@ def _stopped_hint(repo: Repo) -> str:
         return ""
     remotes = " ".join(sorted({r for r, _ref, _h in stopped}))
     return (f"; a publication to {remotes} was stopped while pushing, so what it sent counts as published "
-            f"until git hn sync {remotes.split()[0]} finds what the remote holds (when it holds less, no "
+            f"until git hn sync {shlex.quote(remotes.split()[0])} finds what the remote holds (when it holds less, no "
             "sooner than ten minutes after the stop: a server may still be taking that push); if that remote "
             f"is gone, remove its lines from {given.offered_path(repo)}")
 
@@ -124,7 +127,7 @@ def rewrite(repo: Repo, ident, mapping: dict[str, str]) -> list:
 
     proc = repo.git.run(["remote"])
     with ExitStack() as stack:
-        for remote in sorted(set(proc.stdout.decode("utf-8", "surrogateescape").split())):
+        for remote in sorted(set(lines_of(proc.stdout.decode("utf-8", "surrogateescape")))):
             said = f"git-hn: waiting for the memory publication to {remote} to end before re-anchoring\n"
             stack.enter_context(serial.publishing(repo, remote, PUBLICATION_WAIT,
                                                   lambda said=said: sys.stderr.write(said)))

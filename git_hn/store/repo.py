@@ -40,7 +40,8 @@ class Repo:
             from .git import PRE_PUSH_QUESTIONS
 
             proc = self.git.run(list(PRE_PUSH_QUESTIONS[0]))
-            self._remote_names = frozenset(proc.stdout.decode("utf-8", "replace").split())
+            # (one a line: a name may hold U+00A0 or U+2028, which ``str.split()`` splits on)
+            self._remote_names = frozenset(lines_of(proc.stdout.decode("utf-8", "replace")))
         return self._remote_names
 
     def pending(self):

@@ -130,8 +130,10 @@ def list_sources(repo: Repo, text: str | None = None) -> list[Source]:
     for ref in unlisted_local_refs(repo.common_dir, {s.ref for s in sources if s.remote is None}):
         if repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref]).returncode == 0:
             continue  # created after the listing (a concurrent append): readable
+        import shlex  # (a command to paste: the ref's name, whatever it holds, is one word of it)
+
         raise ValidationError(f"memory ref {ref} is unreadable (a symbolic ref loop or a broken value), "
-                              f"so Git does not list it; remove it with: git update-ref -d --no-deref {ref}")
+                              f"so Git does not list it; remove it with: git update-ref -d --no-deref {shlex.quote(ref)}")
     return sources
 
 

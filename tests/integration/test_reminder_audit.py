@@ -369,3 +369,68 @@ def test_a_record_for_another_url_waits_while_the_remote_does_not_answer(tmp_pat
     git(a, "config", "--unset", "remote.origin.pushurl")
     assert f"Anchors of origin: commit {c1}" in hn(a, "sync").out
     assert record.read_bytes() != before  # (its URL line is the new one's)
+
+
+def _pasted(repo, line: str, after: str, before: str = "") -> None:
+    """Run the command ``line`` suggests (what follows ``after``, up to ``before``) in a shell,
+    as a reader pasting it would."""
+    command = line.split(after, 1)[1]
+    command = command.split(before, 1)[0] if before else command
+    subprocess.run(["bash", "-c", command], cwd=repo, capture_output=True)
+
+
+def test_a_remote_name_the_contract_refuses_gets_no_memory_and_no_reminder(tmp_path):
+    """An audit: the pre-push hook published memory to a remote named ``x$(touch${IFS}…)``
+    (CONTRACT §3.2 refuses it; ``git hn sync`` does) and printed it unquoted in the command to
+    paste, which then ran the payload. Such a push publishes nothing, remembers nothing, and says
+    why in one line."""
+    _remote, a, _c1, _mem = _lost_on_origin(tmp_path)
+    pwned = tmp_path / "PWNED"
+    other = tmp_path / "r2.git"
+    git(tmp_path, "init", "-q", "--bare", str(other))
+    name = f"x$(touch${{IFS}}{pwned})"
+    git(a, "remote", "add", name, str(other))
+    git(a, "checkout", "-q", "-b", "second")
+    (a / "f2.txt").write_text("f2\n")
+    git(a, "add", "f2.txt")
+    git(a, "commit", "-q", "-m", "f2")
+    _record(a, "on second")
+    from git_hn.core.gostr import quoted
+
+    said = (f'git-hn: this push publishes no memory and keeps no reminder for it: invalid remote name "{quoted(name)}"; a '
+            "remote git-hn replicates with is named by letters, digits and _ (then also . and -; no .., no final "
+            "., at most 128): git remote rename OLD NEW\n")
+    assert _push(a, name, "second").stderr == said
+    assert git(other, "for-each-ref", "refs/hn") == ""
+    deleted = _push(a, name, "--delete", "second")  # (it takes the memory's anchor off that remote)
+    assert deleted.stderr == said
+    assert not pwned.exists()
+    assert not [p for p in _records(a, "lost-") if _digest(name) in p.name]
+
+
+def test_names_in_the_commands_to_paste_are_shell_quoted(tmp_path):
+    """A branch may be named ``x$(touch${IFS}…)``: the line for a single-branch clone's push of
+    it gave ``git remote set-branches --add origin <branch>`` unquoted, and pasting it ran the
+    payload. Every remote and branch name inside a suggested command is shell-quoted (a remote
+    name §3.2 allows needs none)."""
+    from git_hn.service.replication import lost
+
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "config", "--replace-all", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
+    pwned = tmp_path / "PWNED"
+    branch = f"x$(touch${{IFS}}{pwned})"
+    git(a, "checkout", "-q", "-b", branch)
+    (a / "f2.txt").write_text("f2\n")
+    git(a, "add", "f2.txt")
+    git(a, "commit", "-q", "-m", "f2")
+    _record(a, "on the oddly named branch")
+    pushed = _push(a, "origin", branch)
+    line = next(x for x in pushed.stderr.splitlines() if "set-branches" in x)
+    assert f"git remote set-branches --add origin '{branch}' and git fetch origin track it" in line, line
+    _pasted(a, line, "; ", " and git fetch")
+    assert not pwned.exists()
+    assert git(a, "config", "--get-all", "remote.origin.fetch").splitlines()[-1].endswith(f"/{branch}")
+    reminder = lost.line(f"x$(touch${{IFS}}{pwned})", {"1" * 40: "sha256:" + "2" * 64})
+    assert f"git push 'x$(touch${{IFS}}{pwned})' {'1' * 40}:refs/heads/hn-anchor/" in reminder
+    assert f"git hn replication forget-anchors 'x$(touch${{IFS}}{pwned})' {'1' * 12} ends" in reminder

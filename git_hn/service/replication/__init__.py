@@ -31,7 +31,7 @@ def resolve_remote(repo: Repo, remote: str) -> str:
         raise InputError(f'invalid remote name "{quoted(remote)}"; {REMOTE_NAME_RULE}')
     proc = repo.git.run(list(url_question(remote)))
     if proc.returncode != 0:
-        names = repo.git.run(["remote"]).stdout.decode("utf-8", "replace").split()
+        names = lines_of(repo.git.run(["remote"]).stdout.decode("utf-8", "replace"))
         known = f" (the remotes here: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''})" if names else ""
         raise InputError(f'remote "{remote}" does not exist{known}; add it with git remote add {remote} URL')
     url = proc.stdout.decode("utf-8", "surrogateescape").strip()
@@ -278,7 +278,7 @@ def _publications_held(repo: Repo, remote: str, wait: float, progress, rebase: b
 
     stack = ExitStack()
     if rebase:
-        names = repo.git.run(["remote"]).stdout.decode("utf-8", "surrogateescape").split()
+        names = lines_of(repo.git.run(["remote"]).stdout.decode("utf-8", "surrogateescape"))
         try:
             for other in sorted(set(names) - {remote}):
                 said = (lambda other=other: progress(f"waiting for the memory publication to {other} to end")) \

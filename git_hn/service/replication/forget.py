@@ -83,7 +83,7 @@ def check_remote(repo: Repo, remote: str) -> None:
 
     if is_remote_name(remote) and repo.git.run(list(url_question(remote))).returncode == 0:
         return
-    names = repo.git.run(["remote"]).stdout.decode("utf-8", "replace").split()
+    names = lines_of(repo.git.run(["remote"]).stdout.decode("utf-8", "replace"))
     known = f"the remotes here: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''}" if names \
         else "this repository has none"
     raise InputError(f'remote "{quoted(remote)}" does not exist ({known}); nothing is remembered for it')

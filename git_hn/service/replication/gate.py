@@ -42,8 +42,12 @@ class Held(NamedTuple):
     successor: str = ""  # (discarded:) the one commit of HEAD's history that makes the same change
 
     def line(self, remote: str) -> str:
-        """What a person reads about it (``git hn sync`` and the pre-push hook)."""
+        """What a person reads about it (``git hn sync`` and the pre-push hook); every name inside a
+        command is shell-quoted (a branch may be named ``$(…)``: pasting the command ran it)."""
+        from shlex import quote
+
         waiting = counted(self.waiting, "memory waits", "memories wait")
+        remote = quote(remote)  # (a no-op for a name CONTRACT §3.2 allows)
         if self.cites:
             return (f"Publication {self.ref}: {waiting} until memory {self.cites}, which memory {self.memory} "
                     f"cites, is on {remote} (it is in another stream of this clone: what holds that one is said "
@@ -68,7 +72,7 @@ class Held(NamedTuple):
             name = self.untracked.removeprefix("refs/heads/")
             return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on a branch of {remote} "
                     f"this clone tracks: this push sends it to {self.untracked}, which remote.{remote}.fetch "
-                    f"does not map (a single-branch clone?); git remote set-branches --add {remote} {name} and "
+                    f"does not map (a single-branch clone?); git remote set-branches --add {remote} {quote(name)} and "
                     f"git fetch {remote} track it, then git hn sync {remote}")
         return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} (push a branch "
                 f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")

@@ -375,13 +375,15 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
     hand (``forget``)."""
     commit, memory = next(iter(lost.items()))
     n = len(lost)
+    from shlex import quote  # (a command to paste: an audit's remote x$(touch${IFS}/tmp/PWNED) ran)
+
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (tips or [commit]))
     what = f"commit {commit}" if n == 1 else f"{n} commits (first: {commit})"
     text = (f"{what}, which memory {memory} {'is' if n == 1 else 'and others are'} anchored on, "
             f"{'is' if n == 1 else 'are'} no longer on any branch of {remote} (a force-push, or a branch deleted or "
             f"squash-merged there): "
             f"whoever imports {'its stream' if n == 1 else 'their streams'} from {remote} stops there; a clone that "
-            f"has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push {remote} {keep}")
+            f"has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push {quote(remote)} {keep}")
     if tips and absent:
         from .outcomes import counted
 
@@ -390,7 +392,7 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
     # (pushing the commit back was the only way to end it, even for a memory its author decided
     # need not be importable from there: ``forget``)
     if n == 1:
-        return f"{text}; if the memory needs it no more, git hn replication forget-anchors {remote} {commit[:12]} " \
-               "ends this reminder"
-    return (f"{text}; for a memory that needs its anchor no more, git hn replication forget-anchors {remote} "
+        return f"{text}; if the memory needs it no more, git hn replication forget-anchors {quote(remote)} " \
+               f"{commit[:12]} ends this reminder"
+    return (f"{text}; for a memory that needs its anchor no more, git hn replication forget-anchors {quote(remote)} "
             "COMMIT... ends the reminder (with no COMMIT, for all of them)")
