@@ -434,3 +434,34 @@ def test_names_in_the_commands_to_paste_are_shell_quoted(tmp_path):
     reminder = lost.line(f"x$(touch${{IFS}}{pwned})", {"1" * 40: "sha256:" + "2" * 64})
     assert f"git push 'x$(touch${{IFS}}{pwned})' {'1' * 40}:refs/heads/hn-anchor/" in reminder
     assert f"git hn replication forget-anchors 'x$(touch${{IFS}}{pwned})' {'1' * 12} ends" in reminder
+
+
+def test_many_discarded_anchors_are_compared_on_standard_input(tmp_path):
+    """``gate.same_change`` (a held stream's discarded anchor and the commit of HEAD that makes
+    the same change) named every such commit on ``git log``'s command line, one a held stream:
+    as many as the pushed tips above, over the system's limit. They go on standard input."""
+    from git_hn.service.replication.gate import same_change
+    from git_hn.store.repo import open_repo
+    from helpers import make_repo
+
+    r = make_repo(tmp_path / "r")
+    git(r, "checkout", "-q", "-b", "side")
+    (r / "f.txt").write_text("the change\n")
+    git(r, "add", "f.txt")
+    git(r, "commit", "-q", "-m", "the change")
+    old = git(r, "rev-parse", "HEAD")
+    git(r, "checkout", "-q", "main")
+    git(r, "cherry-pick", old, env={"GIT_COMMITTER_DATE": "2001-01-01T00:00:00"})  # (a rebase's copy)
+    new = git(r, "rev-parse", "HEAD")
+    git(r, "branch", "-q", "-D", "side")
+    n = 80_000
+    stream = "".join(f"commit refs/heads/junk\ncommitter J <j@example.invalid> {1_700_000_000 + i} +0000\n"
+                     f"data {len(str(i)) + 2}\nj{i}\n\n" for i in range(n)).encode()
+    git(r, "fast-import", "--quiet", input=stream)
+    junk = git(r, "rev-list", "refs/heads/junk").split()
+    assert len(junk) == n
+    repo = open_repo(str(r))
+    try:
+        assert same_change(repo, {old, *junk}) == {old: new}
+    finally:
+        repo.close()

@@ -314,9 +314,10 @@ def same_change(repo: Repo, commits: set[str]) -> dict[str, str]:
     if not present or repo.head_commit() is None:
         return {}
     fmt = "--format=%H %ae%x00%at%x00%s"
-    old = repo.git.run(["log", fmt, "--no-walk=unsorted", *present])
-    new = repo.git.run(["log", fmt, "--no-merges", f"-n{SAME_CHANGE_WINDOW}", "HEAD",
-                        *(f"^{c}" for c in present), "--"])
+    # (the commits on standard input: one a held stream, more than a command line holds)
+    old = repo.git.run(["log", fmt, "--no-walk=unsorted", "--stdin"], input="".join(f"{c}\n" for c in present).encode())
+    new = repo.git.run(["log", fmt, "--no-merges", f"-n{SAME_CHANGE_WINDOW}", "--stdin", "HEAD", "--"],
+                       input="".join(f"^{c}\n" for c in present).encode())
     if old.returncode != 0 or new.returncode != 0:
         return {}
     keyed: dict[str, list[str]] = {}
@@ -331,7 +332,7 @@ def same_change(repo: Repo, commits: set[str]) -> dict[str, str]:
     if not pairs:
         return {}
     diffs = repo.git.run(["log", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--format=commit %H",
-                          "--no-walk=unsorted", *pairs, *pairs.values()])
+                          "--no-walk=unsorted", "--stdin"], input="".join(f"{c}\n" for c in (*pairs, *pairs.values())).encode())
     ids = repo.git.run(["patch-id", "--stable"], input=diffs.stdout) if diffs.returncode == 0 else diffs
     if ids.returncode != 0:
         return {}
