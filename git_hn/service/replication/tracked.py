@@ -49,7 +49,9 @@ def tips(repo: Repo, remote: str) -> set[str] | None:
     proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", "--end-of-options", base])
     if proc.returncode != 0:
         return None
-    rows = [row.split(" ", 1) for row in proc.stdout.decode("utf-8", "surrogateescape").splitlines()]
+    from ...core.lines import lines_of  # (not ``splitlines``: U+2028 may be in a ref name)
+
+    rows = [row.split(" ", 1) for row in lines_of(proc.stdout.decode("utf-8", "surrogateescape"))]
     rows = [(oid, ref) for oid, ref in (r for r in rows if len(r) == 2) if ref != f"{base}HEAD" and is_oid(oid)]
     if any("/" in ref[len(base):] for _oid, ref in rows):
         from .gate import nested_prefixes
