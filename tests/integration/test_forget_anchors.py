@@ -88,6 +88,27 @@ def test_the_reminders_command_ends_the_reminder_and_changes_nothing_else(tmp_pa
     assert hn(a, "memory", "show", mem["memoryId"]).code == 0
 
 
+def test_a_forgotten_anchor_a_force_push_took_off_stays_forgotten(tmp_path):
+    """A review's case: Alice force-pushes main back over commit X, which her published memory
+    is anchored on, then forgets X; the next sync named X again, because the check of the
+    remote-tracking refs (``tracked``) still held X as a tip and handed it back. Forgetting now
+    settles that check first."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    x = commit_on(a, None, "x.txt")
+    _push(a, "origin", "main")
+    _record(a, "decided at X")
+    assert hn(a, "sync").code == 0
+    forced = _push(a, "--force", "origin", "HEAD~1:main")
+    assert f"takes commit {x} off origin" in forced.stderr, forced.stderr
+    r = hn(a, "replication", "forget-anchors", "origin", x[:12])
+    assert r.code == 0 and r.out.startswith(f"Forgot {x} "), (r.out, r.err)
+    synced = hn(a, "sync")
+    assert synced.code == 0 and "Anchors of origin" not in synced.out + synced.err, synced.out + synced.err
+    left = hn(a, "replication", "forget-anchors", "origin", "--dry-run", "--json")
+    assert json.loads(left.out)["forgotten"] == [], left.out
+
+
 def test_an_anchor_in_both_records_is_forgotten_from_both_once(tmp_path):
     """Published while only feature held it (at risk), then taken off by Alice's own push
     (lost): one entry, from both records, with ``--json``'s stable document."""
