@@ -72,15 +72,16 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
     by_id = collection.by_id()
     blob_at = _blob_at(resolver, at)
     sequences = {m.memory_id: m.envelope.sequence for m in collection.memories}
-    candidates, excluded, elsewhere, away = [], 0, [], 0
+    candidates, excluded, elsewhere, away = [], 0, [], {}
     for row in proj.rows.values():
         if (row.lifecycle.lifecycle == "active" and row.record.kind == "handoff"
                 and row.applicability in core.ELSEWHERE and (include_untrusted or row.trust == "qualified")):
             elsewhere.append((row.id, row.actor, row.stream, sequences[row.id], row.record.anchor.commit))
         if (row.lifecycle.lifecycle != "active" or row.applicability != "applicable"
                 or row.evidence != "resolved"):
-            away += (row.lifecycle.lifecycle == "active" and row.applicability == "inapplicable"
-                     and (include_untrusted or row.trust == "qualified"))
+            if (row.lifecycle.lifecycle == "active" and row.applicability == "inapplicable"
+                    and (include_untrusted or row.trust == "qualified")):
+                away[row.record.anchor.commit] = away.get(row.record.anchor.commit, 0) + 1
             continue
         if row.trust != "qualified" and not include_untrusted:
             excluded += 1
@@ -90,7 +91,7 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
     names = {m.memory_id: m.envelope.actor_name for m in collection.memories}
     top = core.head(at, policy.digest, excluded)
     if left_out is not None:
-        left_out["inapplicable"] = away
+        left_out["inapplicable"] = left_behind_count(repo, away)
     full = core.sections(candidates, sequences, focus)
     shown = [(h["id"], h["actor"], h["stream"], sequences[h["id"]]) for h in full["handoffs"]]
     return top, full, names, core.newer_elsewhere(shown, elsewhere)
@@ -207,6 +208,21 @@ def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int
                         _noted(_away(notes, fmt, left_out["inapplicable"]), found, fmt, newer))
 
 
+def left_behind_count(repo: Repo, away: dict[str, int]) -> int:
+    """How many of the memories ``away`` counts (anchor commit -> memories on it that do not
+    apply at the commit) are anchored on commits no branch, tag or remote-tracking ref here
+    contains, nor HEAD (``gate.discarded``: a branch squash-merged or rebased, then deleted). A
+    memory on an open branch does not apply on main either, but nothing was lost: a review found
+    the line said on every brief and recall of a team with open branches, suggesting to carry
+    work in progress over to HEAD. One ``rev-list``, only when something does not apply."""
+    if not away:
+        return 0
+    from .replication.gate import discarded
+
+    gone = discarded(repo, set(away))
+    return sum(n for commit, n in away.items() if commit in gone)
+
+
 def _away(notes: tuple[str, ...], fmt: str, n: int) -> tuple[str, ...]:
     """The Markdown header's notes, with the line for ``n`` memories left out as not applying
     at the commit (a team trial: after a squash merge the feature's decisions dropped out of
@@ -240,11 +256,11 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     where = ["r.lifecycle = 'active'", "r.lrank = 0"]  # the same rows, said so an index serves the order
     classes = select.Classes(ctx, resolver)
     classes.prefetch(groups)
-    keep, excluded, by_kind, away = set(), 0, {}, 0
+    keep, excluded, by_kind, away = set(), 0, {}, {}
     for g in groups:
         if not classes.candidate(g):
             if classes.applicability(g) == "inapplicable" and (include_untrusted or classes.trust(g) == "qualified"):
-                away += g.count
+                away[g.anchor] = away.get(g.anchor, 0) + g.count
             continue
         if classes.trust(g) != "qualified" and not include_untrusted:
             excluded += g.count
@@ -350,6 +366,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
                 yield core.stale_anchor(it) if name == "staleAnchors" else it
 
     top = core.head(at, policy.digest, excluded)
+    away = left_behind_count(repo, away)
     if left_out is not None:
         left_out["inapplicable"] = away
     return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names,

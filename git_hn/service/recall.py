@@ -67,7 +67,9 @@ def _hides_untrusted(req: core.RecallRequest) -> bool:
 class Hidden(dict):
     """trust class -> the memories the default trust filter hid (issue 13); ``elsewhere``: those
     that match every filter but do not apply at the query commit (their anchor commit is not in
-    its history: a team trial's squash merge emptied recall on main without a word), and of
+    its history: a team trial's squash merge emptied recall on main without a word) and are
+    anchored on a commit no branch, tag or remote-tracking ref holds any more (a memory of an
+    open branch is not said while others matched: a review), and of
     them the first (smallest ID) the active identity signed (``mine``) and (ID, kind) of the
     first someone else signed (``theirs``): the hint's commands differ (only an author may
     supersede)."""
@@ -92,12 +94,11 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
     classes.prefetch(groups)
     keep, matched, biggest, hidden = set(), 0, 0, Hidden()
     counting = _hides_untrusted(req)
-    away = set()
+    away: dict = {}  # group key -> (anchor commit, memories)
     for g in groups:
         if not classes.candidate(g):
             if classes.applicability(g) == "inapplicable" and (not req.trust or classes.trust(g) in req.trust):
-                hidden.elsewhere += g.count
-                away.add(g.key)
+                away[g.key] = (g.anchor, g.count)
             continue
         if req.trust and classes.trust(g) not in req.trust:
             if counting:
@@ -106,8 +107,14 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
         keep.add(g.key)
         matched += g.count
         biggest = max(biggest, g.biggest)
+    if away and matched:  # (when others matched, only those no branch holds any more:
+        from .replication.gate import discarded  # ``brief.left_behind_count``; when none did, all)
+
+        gone = discarded(repo, {anchor for anchor, _n in away.values()})
+        away = {k: (anchor, n) for k, (anchor, n) in away.items() if anchor in gone}
+    hidden.elsewhere = sum(n for _anchor, n in away.values())
     if away:
-        _name_away(repo, view, where, args, away, hidden)
+        _name_away(repo, view, where, args, set(away), hidden)
     if req.rank:  # git-hn: the relevance order (core.search)
         return _ranked_view(view, req, ctx, resolver, where, args, keep, terms, digest, matched), hidden
     if biggest > req.max_content_bytes:  # the first such row in order names the error (§7.6)

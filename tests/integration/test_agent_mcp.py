@@ -525,7 +525,8 @@ def test_at_commit_is_any_revision_and_defaults_to_head(inited):
            for want in (first, head)}
     for rev, want in revisions.items():
         recall, brief = (document(r) for r in out[rev])
-        hint = recall.pop("hint", "")  # (what the CLI says on stderr: the memory does not apply at HEAD)
+        hint = recall.pop("hint", "")  # (what the CLI says on stderr: nothing matched, and the memory
+        # does not apply at HEAD)
         assert recall == cli[want] and brief["atCommit"] == want, rev  # as the CLI answers --at
         assert [m["id"] for m in recall["memories"]] == ([old] if want == first else []), rev
         assert ("1 matching memory does not apply at this commit" in hint) == (want == head), (rev, hint)

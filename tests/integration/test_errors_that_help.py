@@ -883,6 +883,6 @@ def test_a_recall_of_memories_that_do_not_apply_here_says_so(inited):
     said = ("git-hn: hint: 1 matching memory does not apply at this commit and was left out: its anchor commit is "
             f"not in its history (a squash merge or a rebase?); git hn memory show {short} says where it applies, "
             f"and git hn memory supersede {short} --at HEAD --content TEXT records it again on HEAD\n")
-    for args in (["--json"], []):
+    for args in (["--json"], []):  # (nothing else matched: said while feature still holds it)
         r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "errors.py", *args)
         assert r.code == 0 and said in r.err, r.err

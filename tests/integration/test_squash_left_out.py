@@ -18,8 +18,9 @@ def _record(repo, content, path="p.py") -> dict:
 
 def _squashed(tmp_path):
     """Alice records a decision on p.py at main and one on branch feat, publishes both, and the
-    feature is squash-merged into main; Bob imports Alice's stream. (alice, bob, the main
-    decision, the feature decision)"""
+    feature is squash-merged into main and deleted, there and in both clones (a hosting UI's
+    merge, then ``fetch --prune``); Bob imports Alice's stream. (alice, bob, the main decision,
+    the feature decision)"""
     remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
     (alice / "p.py").write_text("1\n")
     git(alice, "add", "p.py")
@@ -39,6 +40,10 @@ def _squashed(tmp_path):
     assert hn(bob, "replication", "select", "--all").code == 0
     git(bob, "pull", "-q", "origin", "main")
     assert hn(bob, "sync").code == 0
+    git(alice, "push", "-q", "origin", "--delete", "feat")
+    git(alice, "branch", "-q", "-D", "feat")
+    for clone in (alice, bob):
+        git(clone, "fetch", "-q", "--prune", "origin")
     assert git(alice, "rev-parse", "HEAD") == git(bob, "rev-parse", "HEAD")
     return alice, bob, on_main, on_feat
 
@@ -78,6 +83,29 @@ def test_a_teammate_is_given_a_command_a_teammate_can_run(tmp_path):
     r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--evidence",
            f"memory:{on_feat['memoryId']}", "--content", "p.py holds 2 on main too")
     assert r.code == 0, r.err
+
+
+def test_a_memory_of_an_open_branch_is_not_called_left_out(tmp_path):
+    """A review's case: the line fired for every memory of an unmerged branch, on every recall
+    and brief on main, suggesting to carry work in progress over to HEAD. A branch (or tag, or
+    remote-tracking ref) still holding the anchor means nothing was lost: nothing is said."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    _record(alice, "main decision on p.py")
+    git(alice, "checkout", "-q", "-b", "wip")
+    (alice / "p.py").write_text("2\n")
+    git(alice, "add", "p.py")
+    git(alice, "commit", "-q", "-m", "wip")
+    _record(alice, "work in progress on p.py")
+    git(alice, "checkout", "-q", "main")
+    for args in ([], ["--json"]):
+        r = hn(alice, "memory", "recall", "--include-untrusted", "--path", "p.py", *args)
+        assert r.code == 0 and "does not apply" not in r.err, r.err
+    for args in ([], ["--json"]):
+        r = hn(alice, "memory", "brief", "--include-untrusted", *args)
+        assert r.code == 0 and "left out" not in r.out + r.err, r.out + r.err
+    git(alice, "branch", "-q", "-D", "wip")  # (deleted unmerged: now it is said)
+    r = hn(alice, "memory", "recall", "--include-untrusted", "--path", "p.py")
+    assert "1 matching memory does not apply at this commit and was left out" in r.err, r.err
 
 
 def test_the_recall_tool_says_it_as_the_cli_does(tmp_path):
