@@ -5,8 +5,9 @@ A team trial's fresh clone: ``git clone``, ``git hn hooks install``, ``git hn re
 remote held memory, yet ``recall`` answered "Matched: 0" and the JSON brief and ``index verify``
 said nothing more. A selection imports nothing by itself; ``git hn sync REMOTE`` does.
 
-A remote counts here when its selection is saved, no sync has served it since (its quiet record
-is missing or older than the selection: ``store.replication.unserved``, no Git process), and
+A remote counts here when its selection is saved, no sync has served it since (neither its quiet
+record nor the ``served`` mark a sync's import leaves when it ends without an error is as new as
+the selection: ``store.replication.unserved``, no Git process), and
 this clone holds no accepted memory ref from it (one ``for-each-ref --count=1`` per such
 remote, only then). A sync that found nothing to import leaves the quiet record, so a remote
 that holds no memory is not named again. Trusts the files under ``.git/hn/replication`` and

@@ -161,15 +161,39 @@ def _served(repo: Repo) -> tuple[set[str], set[str]]:
         served = set()
         for name in names:
             try:
-                quiet = os.lstat(os.path.join(root(repo), "quiet", name))
                 chosen = os.lstat(os.path.join(root(repo), "selections", name + ".json"))
             except FileNotFoundError:
                 continue
-            if stat.S_ISREG(quiet.st_mode) and quiet.st_mtime_ns >= chosen.st_mtime_ns:
-                served.add(name)
+            for directory in ("quiet", "served"):
+                try:
+                    mark = os.lstat(os.path.join(root(repo), directory, name))
+                except FileNotFoundError:
+                    continue
+                if stat.S_ISREG(mark.st_mode) and mark.st_mtime_ns >= chosen.st_mtime_ns:
+                    served.add(name)
+                    break
     except (HnError, OSError):
         return set(), set()
     return names, served
+
+
+def mark_served(repo: Repo, remote: str) -> None:
+    """A sync's import from ``remote`` ended without an error under its saved selection: the
+    ``served`` mark ``_served`` reads beside the quiet record, which a publication drops (a
+    review: after ``select``, a sync that only published made recall say nothing was imported
+    yet and run Git twice on every read after). Nothing is written while the mark is newer
+    than the selection; best effort."""
+    path = _per_remote(repo, "served", remote)
+    try:
+        mark, chosen = os.lstat(path), os.lstat(selection_path(repo, remote))
+        if stat.S_ISREG(mark.st_mode) and mark.st_mtime_ns >= chosen.st_mtime_ns:
+            return
+    except OSError:
+        pass
+    try:
+        private.write_private(repo.hn_dir, path, b"", derived=True)
+    except (HnError, OSError):
+        pass
 
 
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,

@@ -59,3 +59,26 @@ def test_without_a_selection_nothing_is_said_and_nothing_asked(tmp_path, monkeyp
     r = hn(newcomer, "memory", "recall")
     assert r.code == 0 and "nothing is imported" not in r.err, r.err
     assert asked and not [a for a in asked if any(str(x).startswith("refs/hn/remotes/origin/memory/") for x in a)]
+
+
+def test_a_sync_that_only_published_serves_the_selection(tmp_path):
+    """A review's case: after ``select --all``, Alice records and syncs; the sync publishes her
+    stream and imports nothing (the remote held nothing else). Recall then said nothing was
+    imported yet, naming the command just run, and every read after asked Git twice more (the
+    publication dropped the quiet record the test read). A sync's import that ends without an
+    error serves the selection."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "replication", "select", "--all").code == 0
+    r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "mine")
+    assert r.code == 0, r.err
+    synced = hn(alice, "sync")
+    assert synced.code == 0 and "published 1 stream" in synced.out, synced.out
+    trace = tmp_path / "trace"
+    import os
+    import subprocess
+
+    proc = subprocess.run(["git", "hn", "memory", "recall", "--include-untrusted"], cwd=alice, capture_output=True,
+                          text=True, env={**os.environ, "GIT_TRACE": str(trace)})
+    assert proc.returncode == 0 and "nothing is imported" not in proc.stderr, proc.stderr
+    assert "refs/hn/remotes/origin/memory/" not in trace.read_text()

@@ -348,6 +348,8 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
             result.import_error = run.seam_error
         except HnError as exc:
             result.import_error = redact(exc.message, url, repo.git_dir)
+        if not result.import_error and selection_bytes is not None:  # (``unimported``, the brief's line)
+            rstate.mark_served(repo, remote)
         for o in result.outcomes:
             if o.alive and result.import_error:
                 o.fields.setdefault("diagnostic", result.import_error)
