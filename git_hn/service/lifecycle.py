@@ -196,9 +196,9 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None,
 
 def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False,
               allow_secret_shaped: bool = False, refuse_retracted: bool = False,
-              allowed_by: str = "--allow-retracted") -> Appended:
+              allowed_by: str = "--allow-retracted", new_with: str = "git hn memory record") -> Appended:
     """Supersede ``target``. ``refuse_retracted`` (the CLI unless ``--allow-retracted``, MCP
-    unless ``allowRetracted``: ``allowed_by`` names it): a target its author retracted is
+    unless ``allowRetracted``: ``allowed_by`` names it, ``new_with`` what records anew): a target its author retracted is
     refused under the stream lock (``check_not_retracted``); a request that repeats the stream
     head is still answered as a replay (§7.14)."""
     lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
@@ -213,12 +213,13 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
     def check(pos):
         targets(pos)
         if refuse_retracted and replay(pos) is None:
-            check_not_retracted(repo, target, allowed_by)
+            check_not_retracted(repo, target, allowed_by, new_with)
 
     return _append(repo, ident, draft, "supersede", target, check=check)
 
 
-def check_not_retracted(repo: Repo, target: str, allowed_by: str = "--allow-retracted") -> None:
+def check_not_retracted(repo: Repo, target: str, allowed_by: str = "--allow-retracted",
+                        new_with: str = "git hn memory record") -> None:
     """Refuse to supersede a memory its author retracted (a newcomer trial: it signed, without a
     word, an active successor of a withdrawn memory, for good). Stopped before signing rather
     than warned after, as a branching supersession is: what was withdrawn coming back is rarely
@@ -227,7 +228,7 @@ def check_not_retracted(repo: Repo, target: str, allowed_by: str = "--allow-retr
     if mem is not None:
         raise InputError(f"memory {target} is retracted (by {mem.memory_id}): a successor would be active, "
                          f"bringing back what its author withdrew; add {allowed_by} if that is meant, or "
-                         "record a new memory with git hn memory record; nothing appended")
+                         f"record a new memory with {new_with}; nothing appended")
 
 
 def successors(repo: Repo, target: str) -> list[str]:

@@ -472,7 +472,8 @@ def _supersede(repo, arguments, start: str = "") -> dict:
     req, allow, absent = _record_request(repo, args, handoff=False, start=start, typed=typed)
     earlier = lifecycle.successors(repo, target)
     result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow,
-                                 refuse_retracted=not revive, allowed_by="allowRetracted: true")
+                                 refuse_retracted=not revive, allowed_by="allowRetracted: true",
+                                 new_with="memory_record")
     doc = _written(repo, result, absent, req.record.content)
     branched = lifecycle.branching_hint(target, earlier, result)
     kept = memory.not_carried(left) if left else ""

@@ -371,7 +371,7 @@ def test_mcp_supersede_of_a_retracted_memory_is_refused_unless_allowed(inited):
     refused, wrong, after, meant = run(inited, body, "--allow-write")
     assert refused.is_error is True and text(refused) == (
         f"git-hn: memory {mid} is retracted (by {rid}): a successor would be active, bringing back what its author "
-        "withdrew; add allowRetracted: true if that is meant, or record a new memory with git hn memory record; "
+        "withdrew; add allowRetracted: true if that is meant, or record a new memory with memory_record; "
         "nothing appended")
     assert wrong.is_error is True and text(wrong) == ("git-hn: supersede input: allowRetracted must be true or "
                                                       "false, not string")
