@@ -179,10 +179,11 @@ def _served(repo: Repo) -> tuple[set[str], set[str]]:
 
 def mark_served(repo: Repo, remote: str) -> None:
     """A sync's import from ``remote`` ended without an error under its saved selection: the
-    ``served`` mark ``_served`` reads beside the quiet record, which a publication drops (a
-    review: after ``select``, a sync that only published made recall say nothing was imported
-    yet and run Git twice on every read after). Nothing is written while the mark is newer
-    than the selection; best effort."""
+    ``served`` mark ``_served`` reads beside the quiet record, which an import that fetched
+    drops (a review: in a steady state with no quiet record, every read asked Git twice whether
+    anything was imported). A publication drops both (``forget_quiet``): what it gave, the next
+    import brings back. Nothing is written while the mark is newer than the selection; best
+    effort."""
     path = _per_remote(repo, "served", remote)
     try:
         mark, chosen = os.lstat(path), os.lstat(selection_path(repo, remote))
@@ -249,12 +250,14 @@ def set_loose_refs(repo: Repo, count: int) -> None:
 
 
 def forget_quiet(repo: Repo, remote: str) -> None:
-    """Drop ``remote``'s quiet record: an import from it is about to decide anew (best effort)."""
+    """Drop ``remote``'s quiet record and ``served`` mark: an import from it is about to decide
+    anew, or a publication gave it what the next import brings back (best effort)."""
     _drop_single_record(repo)
-    try:
-        os.unlink(quiet_path(repo, remote))
-    except OSError:
-        pass
+    for path in (quiet_path(repo, remote), _per_remote(repo, "served", remote)):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def _drop_single_record(repo: Repo) -> None:

@@ -61,12 +61,12 @@ def test_without_a_selection_nothing_is_said_and_nothing_asked(tmp_path, monkeyp
     assert asked and not [a for a in asked if any(str(x).startswith("refs/hn/remotes/origin/memory/") for x in a)]
 
 
-def test_a_sync_that_only_published_serves_the_selection(tmp_path):
-    """A review's case: after ``select --all``, Alice records and syncs; the sync publishes her
-    stream and imports nothing (the remote held nothing else). Recall then said nothing was
-    imported yet, naming the command just run, and every read after asked Git twice more (the
-    publication dropped the quiet record the test read). A sync's import that ends without an
-    error serves the selection."""
+def test_a_steady_state_asks_git_nothing_more(tmp_path):
+    """A review's case: after ``select --all``, a sync that published Alice's stream (nothing
+    else to import: the hint stays true, the next sync imports her own stream back) and then a
+    sync that imported it; every read after still asked Git twice whether anything was imported
+    (the test read only the quiet record, which that import's fetch had dropped). A sync's
+    import that ends without an error now leaves a ``served`` mark."""
     _remote, (alice,) = shared_remote(tmp_path, "Alice")
     assert hn(alice, "replication", "select", "--all").code == 0
     r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
@@ -74,6 +74,9 @@ def test_a_sync_that_only_published_serves_the_selection(tmp_path):
     assert r.code == 0, r.err
     synced = hn(alice, "sync")
     assert synced.code == 0 and "published 1 stream" in synced.out, synced.out
+    assert HINT in hn(alice, "memory", "recall").err  # (a publication is no import)
+    synced = hn(alice, "sync")
+    assert synced.code == 0 and "imported 1 memory (your own)" in synced.out, synced.out
     trace = tmp_path / "trace"
     import os
     import subprocess
@@ -82,3 +85,7 @@ def test_a_sync_that_only_published_serves_the_selection(tmp_path):
                           text=True, env={**os.environ, "GIT_TRACE": str(trace)})
     assert proc.returncode == 0 and "nothing is imported" not in proc.stderr, proc.stderr
     assert "refs/hn/remotes/origin/memory/" not in trace.read_text()
+    # a sync with nothing to do keeps the quiet record the fetch hook's wrapper reads: a publication
+    # that found the remote holding her stream already counted as one and dropped it, every time
+    assert hn(alice, "sync").code == 0
+    assert os.listdir(alice / ".git" / "hn" / "replication" / "quiet")

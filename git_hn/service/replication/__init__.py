@@ -158,8 +158,10 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             result.published = exc.published
         except ConflictError as exc:
             result.publication_error = exc.message
-        if result.published:  # the remote's advertisement moved: its quiet record no longer matches
-            rstate.forget_quiet(repo, remote)
+        if result.sent or result.publication_error:  # the remote's advertisement moved (or may have):
+            rstate.forget_quiet(repo, remote)  # its quiet record no longer matches. ``published``
+            # also counts the streams the remote already held: dropped on every sync of a clone with
+            # streams of its own, the record never let the fetch hook's wrapper start nothing
         if result.own:  # "your own" in the summary: the active identity's streams, not every local
             from ...core.grammar import parse_local_ref  # one (a mirror clone holds everyone's)
             from ...store.identity import active_actor
