@@ -149,6 +149,18 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     return f"{what} hidden by the trust policy; {see}, or {how}"
 
 
+def supersede_at(memory: str, at: str) -> str:
+    """The command that carries the reader's own ``memory`` over to commit ``at``."""
+    return f"git hn memory supersede {memory[7:19]} --at {at} --content TEXT"
+
+
+def cite_at(memory: str, kind: str, at: str) -> str:
+    """The command that records the reader's own memory at ``at`` citing another author's
+    ``memory`` (which only its author may supersede)."""
+    return (f"git hn memory record --kind {kind} --at {at} --applies descendants --evidence memory:{memory} "
+            "--content TEXT")
+
+
 def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", "")) -> str:
     """After a recall: ``n`` matching memories were left out because they do not apply at the
     query commit (a team trial: after a squash merge, recall on main dropped them without a word,
@@ -166,11 +178,9 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", "")) -> 
         return text + ("git hn memory log lists them, git hn memory show ID says where one applies, and its author "
                        "records it again on HEAD with git hn memory supersede ID --at HEAD --content TEXT")
     text += f"git hn memory show {first[7:19]} says where {'it' if one else 'one'} applies"
-    supersede = (f"git hn memory supersede {mine[7:19]} --at HEAD --content TEXT records {'it' if one else 'one'} "
-                 "again on HEAD")
+    supersede = f"{supersede_at(mine, 'HEAD')} records {'it' if one else 'one'} again on HEAD"
     kind = theirs[1] if theirs[1] in ("decision", "observation", "assumption") else "observation"
-    cite = (f"git hn memory record --kind {kind} --at HEAD --applies descendants --evidence memory:{theirs[0]} "
-            "--content TEXT records your own on HEAD citing it (only its author can supersede it)")
+    cite = f"{cite_at(theirs[0], kind, 'HEAD')} records your own on HEAD citing it (only its author can supersede it)"
     if mine and theirs[0]:
         return f"{text}; yours: {supersede}; a teammate's: {cite}"
     return f"{text}, and {supersede if mine else cite}"

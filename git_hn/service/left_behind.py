@@ -14,6 +14,7 @@ answer is not said). Trusts the state and Git's rewrite list.
 
 from __future__ import annotations
 
+from ..core.hints import cite_at, supersede_at
 from ..errors import HnError
 from ..store.repo import Repo
 
@@ -61,8 +62,7 @@ def line(found: list[tuple[str, str, str]], mapping: dict[str, str], actor: str,
     parts = []
     if mine:
         memory, old, _a = mine[0]
-        part = (f"git hn memory supersede {memory[7:19]} --at {mapping[old]} --content TEXT carries "
-                f"{'it' if n == 1 else 'one of yours'} over")
+        part = f"{supersede_at(memory, mapping[old])} carries {'it' if n == 1 else 'one of yours'} over"
         likewise = [f"{m[7:19]} --at {mapping[c][:12]}" for m, c, _a in mine[1:SHOWN]]
         parts.append(part + (f" (likewise {', '.join(likewise)}{', ...' if len(mine) > SHOWN else ''})"
                              if likewise else ""))
@@ -70,8 +70,6 @@ def line(found: list[tuple[str, str, str]], mapping: dict[str, str], actor: str,
         memory, old, _a = found[len(mine)]
         k = n - len(mine)
         whose = "it is" if n == 1 else f"{k} of them {'is' if k == 1 else 'are'}"
-        parts.append(f"{whose} "
-                     "another author's, which only that author can supersede; git hn memory record --kind "
-                     f"observation --at {mapping[old]} --applies descendants --evidence memory:{memory} --content "
-                     "TEXT records your own citing it")
+        parts.append(f"{whose} another author's, which only that author can supersede; "
+                     f"{cite_at(memory, 'observation', mapping[old])} records your own citing it")
     return f"{text}: {'; '.join(parts)}"
