@@ -126,8 +126,10 @@ PRE_PUSH = """#!/bin/sh
 # Runs the chained hook, if any, with the same arguments and stdin, honours its status,
 # then lets git-hn validate, lint and publish local memory streams to the pushed remote.
 """ + _PRELUDE.replace("@NAME@", "pre-push").replace("@WHAT@", "memory was not published") + """\
+input=
+trap '[ -z "$input" ] || rm -f -- "$input"' EXIT  # (set first: a signal just after mktemp leaves nothing)
+trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM  # (so that EXIT's runs then too)
 input=$(mktemp "${TMPDIR:-/tmp}/git-hn-pre-push.XXXXXX") || exit 1
-trap 'rm -f -- "$input"' EXIT
 cat > "$input"
 # git-hn's own publication push, started by this hook after the chained hook approved the user's
 # push to the same remote, does not run the chained hook (the team's tests) a second time
@@ -307,8 +309,10 @@ POST_REWRITE = """#!/bin/sh
 # After `git commit --amend` or `git rebase`, memories that were never published and are
 # anchored on a rewritten commit are re-anchored on its replacement. Never fails Git.
 """ + _PRELUDE.replace("@NAME@", "post-rewrite").replace("@WHAT@", "memory was not re-anchored") + """\
+input=
+trap '[ -z "$input" ] || rm -f -- "$input"' EXIT  # (set first: a signal just after mktemp leaves nothing)
+trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM  # (so that EXIT's runs then too)
 input=$(mktemp "${TMPDIR:-/tmp}/git-hn-post-rewrite.XXXXXX") || { cat > /dev/null; exit 0; }
-trap 'rm -f -- "$input"' EXIT
 cat > "$input"
 if [ -x "$chained" ]; then
     run_chained "$@" < "$input"

@@ -1827,3 +1827,27 @@ def test_hooks_run_says_its_own_usage(tmp_path):
                                                  f"reference-transaction [ARGS]...; {why} (git hn hooks run is what "
                                                  "the installed hooks run; git hn hooks install|uninstall|status "
                                                  "manage them)\n")
+
+
+@pytest.mark.parametrize("hook", ["pre-push", "post-rewrite"])
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT", "SIGHUP"])
+def test_a_hook_killed_by_a_signal_leaves_no_temporary_file(clones, tmp_path, hook, sig):
+    """A session's hang reproductions left ``/tmp/git-hn-pre-push.*`` behind (the push's ref
+    lines): the wrapper's ``trap … EXIT`` does not run when a signal ends the shell. Git (or the
+    terminal) signals the hook's whole process group; here the wrapper waits for its input."""
+    import signal
+    import time
+    _, a, _ = clones
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = dict(os.environ, TMPDIR=str(temp))
+    proc = subprocess.Popen([str(a / ".git" / "hooks" / hook), "origin", "x"], cwd=a, env=env,
+                            stdin=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 10
+    while not any(temp.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert [p.name.startswith(f"git-hn-{hook}.") for p in temp.iterdir()] == [True]
+    os.killpg(proc.pid, getattr(signal, sig))
+    assert proc.wait(timeout=10) != 0
+    proc.stdin.close()
+    assert list(temp.iterdir()) == []
