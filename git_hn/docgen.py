@@ -188,7 +188,12 @@ After a promotion a recall index that served the refs just before it is rebuilt,
 the anchor commits a saved exact selection needs beyond a shallow clone's boundary are fetched
 exactly, with depth 1, and become new boundaries; the repository is never unshallowed.
 .PP
-Exit status is 1 when any selection failed; the message says which phase.
+Exit status is 1 when any selection failed; the message says which phase. Memories held back
+from publication because their anchor commits (or the memories they cite) are not on the remote
+yet are listed with what to push, and do not change the exit status:
+.B \-\-json
+lists them under
+.BR heldBack .
 """,
     "git-hn-hooks": """\
 .SH DESCRIPTION
