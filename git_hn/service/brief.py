@@ -157,8 +157,9 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
                                                        notes, left_out, found)),
         lambda: counted(lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes, left_out,
                                             found)))
-    if newer is not None:
-        newer.extend(found)
+    if newer is not None:  # (only handoffs the bound kept: a review found one named that was not shown)
+        shown = {h["id"] for h in out[0]["handoffs"]}
+        newer.extend(f for f in found if f[0] in shown)
     return out
 
 
@@ -168,8 +169,13 @@ def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
                newer: list | None = None) -> tuple[dict, bytes]:
     """The same brief from a full projection (the reference)."""
     commit = _brief_commit(repo, at, max_bytes, from_input)
-    return _brief_full(repo, commit, include_untrusted, max_bytes, fmt, focus(repo, commit, base, paths, topics),
-                       header_notes(repo) if fmt == "markdown" else (), newer=newer)
+    found: list = []
+    out = _brief_full(repo, commit, include_untrusted, max_bytes, fmt, focus(repo, commit, base, paths, topics),
+                      header_notes(repo) if fmt == "markdown" else (), newer=found)
+    if newer is not None:
+        shown = {h["id"] for h in out[0]["handoffs"]}
+        newer.extend(f for f in found if f[0] in shown)
+    return out
 
 
 NOT_IMPORTED = ("This clone holds no memory imported from its remotes: if they hold some, git hn replication "

@@ -381,6 +381,15 @@ def test_a_streams_newer_handoff_on_another_branch_is_named_not_hidden(tmp_path)
     is_error, body = mcp_server.call(str(repo), "memory_brief", {}, allow_write=False)
     assert not is_error and f"memory_show with memory {new} prints it, and memory_brief with atCommit " \
         f"{feature[:12]} gives the brief there" in json.loads(body)["hint"]
+    # a bound too small to list the old handoff names neither it nor the newer one (a review)
+    r = hn(repo, "memory", "brief", "--json", "--max-bytes", "520")
+    assert r.code == 0 and r.json()["handoffs"] == [] and new not in r.err, r.err
+    got, full = [], []
+    _call(repo, brief_service.brief, "HEAD", fmt="json", max_bytes=520, newer=got)
+    _call(repo, brief_service.brief_full, "HEAD", fmt="json", max_bytes=520, newer=full)
+    assert got == full == []
+    is_error, body = mcp_server.call(str(repo), "memory_brief", {"maxBytes": 1200}, allow_write=False)
+    assert not is_error and json.loads(body)["handoffs"] == [] and new not in body
 
 
 def test_brief_on_an_unborn_head(tmp_path):
