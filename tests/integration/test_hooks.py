@@ -1746,7 +1746,7 @@ def test_a_push_says_when_a_stream_waits_for_a_branch_not_pushed_yet(clones):
     pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)
     assert pushed.returncode == 0
     ref = f"refs/hn/memory/{held['actor']}/{held['stream'][7:]}"
-    assert (f"git-hn: Publication {ref}: 2 memories wait until commit {side} is on origin (push a branch that "
+    assert (f"git-hn: Publication of stream {ref[-64:][:12]}: 2 memories wait until commit {side[:12]} is on origin (push a branch that "
             "contains it") in pushed.stderr, pushed.stderr
     wait_publication(a)
     pushed = subprocess.run(["git", "push", "-q", "origin", "side"], cwd=a, capture_output=True, text=True)
@@ -1775,7 +1775,7 @@ def test_a_push_to_a_branch_a_single_branch_clone_does_not_track_says_how_to_tra
     ref = f"refs/hn/memory/{r.json()['actor']}/{r.json()['stream'][7:]}"
     pushed = subprocess.run(["git", "push", "-q", "-u", "origin", "fix"], cwd=b, capture_output=True, text=True)
     assert pushed.returncode == 0
-    assert (f"git-hn: Publication {ref}: 1 memory waits until commit {fix} is on a branch of origin this clone "
+    assert (f"git-hn: Publication of stream {ref[-64:][:12]}: 1 memory waits until commit {fix[:12]} is on a branch of origin this clone "
             "tracks: this push sends it to refs/heads/fix, which remote.origin.fetch does not map (a single-branch "
             "clone?); git remote set-branches --add origin fix and git fetch origin track it, then git hn sync "
             "origin") in pushed.stderr, pushed.stderr

@@ -56,21 +56,21 @@ def test_a_discarded_anchor_is_named_and_reanchor_publishes_the_stream(tmp_path)
     human = hn(a, "sync")
     assert human.code == 0, human.err
     assert human.out.splitlines() == [
-        f"Publication {ref}: memory {first['memoryId']} (with the 1 memory after it) waits for commit {gone}, "
-        f"which no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
-        f"git hn memory reanchor {gone} NEW, NEW being the commit to name instead, or keep the commit on the "
-        f"remote: git push origin {gone}:refs/heads/hn-anchor/{gone[:12]}",
+        f"Publication of stream {ref[-64:][:12]}: memory {first['memoryId'][7:19]} (with the 1 memory after it) "
+        f"waits for commit {gone[:12]}, which no branch, tag or remote-tracking ref here contains; move it to a "
+        f"commit you push with git hn memory reanchor {gone[:12]} NEW, NEW being the commit to name instead, or "
+        f"keep the commit on the remote: git push origin {gone[:12]}:refs/heads/hn-anchor/{gone[:12]}",
         "Synchronized with origin: 1 stream held back (above)"]
     # the push warns the same way and goes on (warn and block alike); no memory goes out
     kept = _commit(a, "c")
     pushed = _push(a)
     assert pushed.returncode == 0, pushed.stderr
-    assert f"git-hn: Publication {ref}: memory {first['memoryId']} (with the 1 memory after it) waits for " \
-        f"commit {gone}" in pushed.stderr
+    assert f"git-hn: Publication of stream {ref[-64:][:12]}: memory {first['memoryId'][7:19]} (with the 1 memory " \
+        f"after it) waits for commit {gone[:12]}" in pushed.stderr
     git(a, "config", "hn.prePush", "block")
     _commit(a, "d")
     pushed = _push(a)
-    assert pushed.returncode == 0 and f"git hn memory reanchor {gone} NEW" in pushed.stderr
+    assert pushed.returncode == 0 and f"git hn memory reanchor {gone[:12]} NEW" in pushed.stderr
     assert subprocess.run(["git", "rev-parse", "-q", "--verify", ref], cwd=remote).returncode != 0
     # moved to a pushed commit: both memories are signed again, under new IDs
     moved = hn(a, "memory", "reanchor", gone[:10], kept, "--json").json()
@@ -102,7 +102,7 @@ def test_an_anchor_on_a_branch_or_at_head_waits_for_a_push(tmp_path):
     git(a, "branch", "keep", gone)  # the commit is on a branch again
     doc = hn(a, "sync", "--json").json()
     assert [h["discarded"] for h in doc["heldBack"]] == [False]
-    assert (f"until commit {gone} is on origin (push a branch that contains it, or git fetch origin if one is "
+    assert (f"until commit {gone[:12]} is on origin (push a branch that contains it, or git fetch origin if one is "
             "there already; then git hn sync origin)") in hn(a, "sync").out
     git(a, "branch", "-D", "keep")
     git(a, "checkout", "-q", gone)  # a detached HEAD at it
@@ -336,7 +336,7 @@ def test_a_push_to_a_url_says_how_to_publish(tmp_path):
                              "git hn sync origin publishes it (or push with git push origin)\n")
     assert git(remote, "rev-parse", "main") == pushed_commit
     out = hn(a, "sync").out
-    assert f"until commit {pushed_commit} is on origin (push a branch that contains it, or git fetch origin" in out
+    assert f"until commit {pushed_commit[:12]} is on origin (push a branch that contains it, or git fetch origin" in out
     git(a, "fetch", "-q", "origin")
     assert hn(a, "sync", "--json").json()["published"] == 1
     # a URL that is no remote of this repository (a mirror elsewhere) is none of git-hn's business
@@ -668,11 +668,12 @@ def test_an_anchor_rebased_away_names_the_commit_that_makes_the_same_change(tmp_
     assert doc["heldBack"] == [{"ref": ref, "memoryId": first["memoryId"], "commit": old, "waiting": 1,
                                 "discarded": True, "sameChange": new}]
     human = hn(a, "sync").out.splitlines()[0]
-    assert human == (f"Publication {ref}: memory {first['memoryId']} waits for commit {old}, which no branch, "
-                     f"tag or remote-tracking ref here contains; commit {new} of HEAD makes the same change (a "
-                     f"rebase?): git hn memory reanchor {old} {new} moves it there; or keep the commit on the "
-                     f"remote: git push origin {old}:refs/heads/hn-anchor/{old[:12]}")
-    assert hn(a, "memory", "reanchor", old, new).code == 0  # what it says
+    assert human == (f"Publication of stream {ref[-64:][:12]}: memory {first['memoryId'][7:19]} waits for commit "
+                     f"{old[:12]}, which no branch, tag or remote-tracking ref here contains; commit {new[:12]} of "
+                     f"HEAD makes the same change (a rebase?): git hn memory reanchor {old[:12]} {new[:12]} moves it "
+                     f"there; or keep the commit on the remote: git push origin {old[:12]}:refs/heads/hn-anchor/"
+                     f"{old[:12]}")
+    assert hn(a, "memory", "reanchor", old[:12], new[:12]).code == 0  # what it says
     git(a, "push", "-q", "origin", "main")
     r = hn(a, "sync")
     assert r.code == 0 and "held back" not in r.out, r.out

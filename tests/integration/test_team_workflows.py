@@ -623,9 +623,9 @@ def test_a_memory_anchored_on_a_commit_only_another_remote_holds_is_said_at_push
     commit_on(alice, None, "next.txt")
     pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=alice, capture_output=True, text=True)
     assert pushed.returncode == 0
-    line = (f"memory {made['memoryId']} waits for commit {commit}, which only another remote's branches contain "
-            "here, no branch or tag of yours: it reaches origin when such a branch is merged there (not "
-            f"squashed); else keep the commit on the remote: git push origin {commit}:refs/heads/hn-anchor/"
+    line = (f"memory {made['memoryId'][7:19]} waits for commit {commit[:12]}, which only another remote's branches "
+            "contain here, no branch or tag of yours: it reaches origin when such a branch is merged there (not "
+            f"squashed); else keep the commit on the remote: git push origin {commit[:12]}:refs/heads/hn-anchor/"
             f"{commit[:12]}")
     assert line in pushed.stderr, pushed.stderr
     wait_publication(alice)
@@ -653,7 +653,7 @@ def test_a_remote_named_under_another_remotes_name_is_not_counted_as_that_remote
     git(alice, "checkout", "-q", "main")
     before = refs_snapshot(remote)
     r = hn(alice, "sync", "team")
-    assert f"waits until commit {commit} is on team" in r.out, r.out
+    assert f"waits until commit {commit[:12]} is on team" in r.out, r.out
     assert refs_snapshot(remote) == before  # nothing published to team
     assert subprocess.run(["git", "cat-file", "-e", commit], cwd=remote).returncode != 0
 

@@ -46,35 +46,43 @@ class Held(NamedTuple):
         command is shell-quoted (a branch may be named ``$(…)``: pasting the command ran it)."""
         from shlex import quote
 
+        from ...core.gostr import short_id
+        from ...core.grammar import parse_local_ref
+
+        # (a team trial: two 64-hex halves of the ref and full IDs made one line of 300 characters;
+        # ``--json`` gives them whole, and Git and git-hn take the 12-character forms back)
+        local = parse_local_ref(self.ref)
+        what = f"of stream {short_id(local[1])}" if local else self.ref
+        memory, commit = short_id(self.memory), self.commit[:12]
         waiting = counted(self.waiting, "memory waits", "memories wait")
         remote = quote(remote)  # (a no-op for a name CONTRACT §3.2 allows)
         if self.cites:
-            return (f"Publication {self.ref}: {waiting} until memory {self.cites}, which memory {self.memory} "
+            return (f"Publication {what}: {waiting} until memory {short_id(self.cites)}, which memory {memory} "
                     f"cites, is on {remote} (it is in another stream of this clone: what holds that one is said "
                     "on its own line, or in the publication's error)")
         if self.discarded:
             later = f" (with the {counted(self.waiting - 1, 'memory', 'memories')} after it)" if self.waiting > 1 else ""
-            keep = (f"keep the commit on the remote: git push {remote} {self.commit}:refs/heads/hn-anchor/"
-                    f"{self.commit[:12]}")
+            keep = (f"keep the commit on the remote: git push {remote} {commit}:refs/heads/hn-anchor/"
+                    f"{commit}")
             if self.elsewhere:  # (a team trial: kept on a fork after a rebase, it held the stream for good)
-                return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
+                return (f"Publication {what}: memory {memory}{later} waits for commit {commit}, which "
                         f"only another remote's branches contain here, no branch or tag of yours: it reaches "
                         f"{remote} when such a branch is merged there (not squashed); else {keep}")
             if self.successor:  # (a team trial: after a rebase, "NEW" left the reader to find it)
-                return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, "
-                        f"which no branch, tag or remote-tracking ref here contains; commit {self.successor} of "
-                        f"HEAD makes the same change (a rebase?): git hn memory reanchor {self.commit} "
-                        f"{self.successor} moves it there; or {keep}")
-            return (f"Publication {self.ref}: memory {self.memory}{later} waits for commit {self.commit}, which "
+                return (f"Publication {what}: memory {memory}{later} waits for commit {commit}, "
+                        f"which no branch, tag or remote-tracking ref here contains; commit {self.successor[:12]} of "
+                        f"HEAD makes the same change (a rebase?): git hn memory reanchor {commit} "
+                        f"{self.successor[:12]} moves it there; or {keep}")
+            return (f"Publication {what}: memory {memory}{later} waits for commit {commit}, which "
                     f"no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
-                    f"git hn memory reanchor {self.commit} NEW, NEW being the commit to name instead, or {keep}")
+                    f"git hn memory reanchor {commit} NEW, NEW being the commit to name instead, or {keep}")
         if self.untracked:  # (a review: a single-branch clone's push of a new branch was taken as carried)
             name = self.untracked.removeprefix("refs/heads/")
-            return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on a branch of {remote} "
+            return (f"Publication {what}: {waiting} until commit {commit} is on a branch of {remote} "
                     f"this clone tracks: this push sends it to {self.untracked}, which remote.{remote}.fetch "
                     f"does not map (a single-branch clone?); git remote set-branches --add {remote} {quote(name)} and "
                     f"git fetch {remote} track it, then git hn sync {remote}")
-        return (f"Publication {self.ref}: {waiting} until commit {self.commit} is on {remote} (push a branch "
+        return (f"Publication {what}: {waiting} until commit {commit} is on {remote} (push a branch "
                 f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
 
 
