@@ -157,10 +157,13 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
     render.lines(lines)
     remotes = sorted(repo.remote_names(), key=lambda r: (r != "origin", r)) if active else []
     if remotes:  # (a team trial: recorded at once, the two clones' chains forked)
+        from ..core.grammar import default_stream
+
         sync = "git hn sync" + ("" if remotes[0] == "origin" else f" {remotes[0]}")
+        # (a team trial: the hint said --actor, a selector git-hn skips (§11(c)): nothing was imported)
         render.hint(f"it may have signed memories in another clone: {sync} imports them before you record here (when "
-                    f"the replication selection takes its stream: --all, or --actor {ident.actor}); a memory recorded "
-                    f"first forks its stream, which {sync} --rebase then mends")
+                    f"the replication selection takes its stream: --all, or --memory {default_stream(ident.actor)}); "
+                    f"a memory recorded first forks its stream, which {sync} --rebase then mends")
     return 0
 
 

@@ -276,9 +276,13 @@ def test_importing_an_identity_to_sign_with_says_to_sync_before_recording(tmp_pa
     actor = actor_of(a)
     r = hn(b, "identity", "import", str(key), "--activate")
     assert r.code == 0
+    from git_hn.core.grammar import default_stream
+
+    stream = default_stream(actor)
     assert r.err == ("git-hn: hint: it may have signed memories in another clone: git hn sync imports them before you "
-                     "record here (when the replication selection takes its stream: --all, or --actor "
-                     f"{actor}); a memory recorded first forks its stream, which git hn sync --rebase then mends\n")
+                     "record here (when the replication selection takes its stream: --all, or --memory "
+                     f"{stream}); a memory recorded first forks its stream, which git hn sync --rebase then mends\n")
+    assert hn(b, "replication", "select", "--memory", stream).code == 0  # what it says (no --all)
     assert hn(b, "sync").code == 0
     assert hn(b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
               "--content", "signed in the second clone").code == 0
