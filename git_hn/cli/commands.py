@@ -422,6 +422,9 @@ def select_command(values: dict, positional: list[str]) -> int:
 
     learn_owners(repo, sel)
     render.lines([f"Saved replication selection for {remote}", *selmod.show_lines(sel)])
+    if (sel.actors or sel.proposals) and not sel.all:  # (a team trial: "--actor" imported nothing, unsaid)
+        render.hint("git-hn imports no stream for an --actor or --proposal selector (saved as hn saves it, CONTRACT "
+                    "§11(c)): --memory STREAM or --all selects streams")
     from ..store.transport import url_question
 
     if repo.git.run(list(url_question(remote))).returncode != 0:

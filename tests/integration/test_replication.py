@@ -136,6 +136,14 @@ def test_selection_commands_and_validation(world):
     # a selection imports nothing by itself: what does (a newcomer's first git fetch moved no branch)
     assert r.err == ("git-hn: hint: a selection imports nothing by itself: git hn sync origin imports what it "
                      "selects now; with git-hn's hooks installed, so does each later git fetch that moves a branch\n")
+    # an actor selector is saved as hn saves it, and imports nothing in git-hn (a team trial
+    # followed one and the sync said only "skipped"): the selection says so when saved
+    r = hn(alice, "replication", "select", "--actor", "b" * 64, "origin")
+    assert r.code == 0 and r.err.startswith(
+        "git-hn: hint: git-hn imports no stream for an --actor or --proposal selector (saved as hn saves it, "
+        "CONTRACT §11(c)): --memory STREAM or --all selects streams\n"), r.err
+    r = hn(alice, "replication", "select", "--memory", stream, "--max-events", "5", "origin")
+    assert "--actor" not in r.err
     saved = alice / ".git" / "hn" / "replication" / "selections" / "b3JpZ2lu.json"
     doc = json.loads(saved.read_text())
     assert list(doc) == ["version", "remote", "actors", "proposals", "memories", "all", "budgets"]
