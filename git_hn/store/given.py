@@ -292,10 +292,13 @@ def _append(repo: Repo, text: str) -> None:
     private.ensure_dirs(repo.hn_dir, os.path.dirname(target))
     while True:
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, private.FILE_MODE)
+            # (non-blocking: an audit's FIFO there held the sync, and the publisher with its lock, for good)
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0),
+                         private.FILE_MODE)
         except OSError as exc:
             raise LocalStateError(f"publication journal {target} cannot be written: {exc.strerror}") from None
         try:
+            private.check_file(target, os.fstat(fd), MAX_BYTES)  # (before the lock: a FIFO is refused here)
             fcntl.flock(fd, fcntl.LOCK_EX)
             st = os.fstat(fd)
             try:

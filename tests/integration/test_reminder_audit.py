@@ -465,3 +465,54 @@ def test_many_discarded_anchors_are_compared_on_standard_input(tmp_path):
         assert same_change(repo, {old, *junk}) == {old: new}
     finally:
         repo.close()
+
+
+def _hn_within(repo, *args, timeout=20):
+    """``git hn ARGS`` that must end within ``timeout`` seconds: (status, stderr)."""
+    import os
+    import sys
+
+    env = dict(os.environ)
+    proc = subprocess.run([sys.executable, "-m", "git_hn", *args], cwd=repo, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+    return proc.returncode, proc.stderr
+
+
+def test_a_fifo_at_the_selection_file_does_not_hold_a_sync(tmp_path):
+    """An audit: the command's early look at the saved selection (``cli.main``, before its
+    imports) opened it with a plain ``open()``, and a FIFO planted there held ``git hn sync``
+    for good. The early look says "not exact" and the sync's own read refuses it in one line."""
+    import os
+
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "replication", "select", "--memory", "sha256:" + "a" * 64).code == 0
+    (selection,) = (a / ".git" / "hn" / "replication" / "selections").iterdir()
+    selection.unlink()
+    os.mkfifo(selection, 0o600)
+    code, err = _hn_within(a, "sync")
+    assert code == 1 and err.count("\n") == 1 and "not a regular file" in err, err
+
+
+def test_a_fifo_at_the_publication_journal_holds_neither_sync_nor_the_publisher(tmp_path):
+    """An audit: the publication journal (``given-v0``) was opened for writing without
+    ``O_NONBLOCK``, so a FIFO there held ``git hn sync`` for good, and a push's background
+    publisher kept the publication lock, which every later sync then waited for."""
+    import os
+
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    _record(a, "published through a journal that is a FIFO")
+    journal = a / ".git" / "hn" / "replication" / "given-v0"
+    journal.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    journal.unlink(missing_ok=True)
+    os.mkfifo(journal, 0o600)
+    code, err = _hn_within(a, "sync")
+    assert err.count("\n") >= 1 and "given-v0" in err, err  # (said, within the bound)
+    commit_on(a, None, "f.txt")
+    pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True,
+                            timeout=60)
+    assert pushed.returncode == 0, pushed.stderr
+    wait_publication(a, timeout=20)  # (the publisher ends: it holds no lock for good)
+    journal.unlink()
+    code, err = _hn_within(a, "sync")
+    assert code == 0, err
