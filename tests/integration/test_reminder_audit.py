@@ -516,3 +516,90 @@ def test_a_fifo_at_the_publication_journal_holds_neither_sync_nor_the_publisher(
     journal.unlink()
     code, err = _hn_within(a, "sync")
     assert code == 0, err
+
+def _forked(tmp_path):
+    """Alice's lost-anchor record on origin, then the usual fork setup: ``git remote rename
+    origin upstream`` and ``git remote add origin <fork>`` (a fork holding the branches, none of
+    the memory refs). (alice, the commit, the fork)"""
+    _remote, a, c1, _mem = _lost_on_origin(tmp_path)
+    assert f"Anchors of origin: commit {c1}" in hn(a, "sync", "origin").out
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "init", "-q", "--bare", str(fork))
+    git(a, "push", "-q", str(fork), "main")
+    git(a, "remote", "rename", "origin", "upstream")
+    git(a, "remote", "add", "origin", str(fork))
+    return a, c1, fork
+
+
+def test_a_fork_setup_leaves_the_reminder_with_the_renamed_remote(tmp_path):
+    """A review: after ``git remote rename origin upstream && git remote add origin <fork>``
+    the record stayed under origin's name; upstream never reminded, and the next sync with the
+    fork (which holds none of the memory refs) deleted it. A record made for the URL of another
+    configured remote is that remote's."""
+    a, c1, _fork = _forked(tmp_path)
+    synced = hn(a, "sync", "upstream")
+    assert synced.code == 0, synced.err
+    assert f"Anchors of upstream: commit {c1}" in synced.out, synced.out
+    assert "Anchors of" not in hn(a, "sync", "origin").out
+    assert f"Anchors of upstream: commit {c1}" in hn(a, "sync", "upstream").out
+
+
+def test_a_sync_with_the_fork_first_hands_the_reminder_to_the_renamed_remote(tmp_path):
+    a, c1, _fork = _forked(tmp_path)
+    synced = hn(a, "sync", "origin")
+    assert synced.code == 0, synced.err
+    assert "Anchors of" not in synced.out, synced.out
+    assert f"Anchors of upstream: commit {c1}" in hn(a, "sync", "upstream").out
+
+
+def test_a_push_to_the_fork_never_takes_the_renamed_remotes_reminder(tmp_path):
+    """The reviewer's concern: a push to the new origin that remembers an anchor of its own read
+    the record made for upstream's URL with any URL, and merged upstream's commits into the
+    fork's reminder (and took them from upstream)."""
+    from git_hn.service.replication import atrisk, lost
+    from git_hn.store.repo import open_repo
+
+    a, c1, _fork = _forked(tmp_path)
+    other = git(a, "rev-parse", "main")
+    repo = open_repo(str(a))
+    try:
+        lost.remember(repo, "origin", [("sha256:" + "ab" * 32, other)])
+        atrisk.note(repo, "origin", [("sha256:" + "cd" * 32, other)])
+        mine, key = lost.recorded(repo, "origin")
+        theirs, their_key = lost.recorded(repo, "upstream")
+    finally:
+        repo.close()
+    assert c1 not in mine and key is not None, mine
+    assert c1 in theirs and their_key is not None, theirs
+    assert f"Anchors of upstream: commit {c1}" in hn(a, "sync", "upstream").out
+
+
+def test_a_misplaced_record_adds_its_commits_to_the_owners_own_record(tmp_path):
+    """When the remote the record was made for has a record of its own, the misplaced one's
+    commits are added to it (never said for, nor taken by, the name holding it)."""
+    from git_hn.service.replication.lost import url_key
+    from git_hn.store.repo import open_repo
+
+    a, c1, _fork = _forked(tmp_path)
+    other = git(a, "rev-parse", "main")
+    repo = open_repo(str(a))
+    try:
+        key = url_key(repo, "upstream")
+    finally:
+        repo.close()
+    own = a / ".git" / "hn" / "replication" / f"lost-{_digest('upstream')}"
+    own.write_text(f"url {key}\n{other} sha256:{'ab' * 32}\n")
+    own.chmod(0o600)
+    synced = hn(a, "sync", "origin")
+    assert "Anchors of" not in synced.out, synced.out
+    assert not (a / ".git" / "hn" / "replication" / f"lost-{_digest('origin')}").exists()
+    assert own.read_text() == f"url {key}\n{other} sha256:{'ab' * 32}\n{c1} {_record_of(a, c1)}\n"
+
+
+def _record_of(repo, commit: str) -> str:
+    """The memory remembered on ``commit`` in any lost record of ``repo``."""
+    for path in _records(repo, "lost-"):
+        for line in path.read_text().splitlines():
+            if line.startswith(commit + " "):
+                return line.split(" ")[1]
+    raise AssertionError(commit)

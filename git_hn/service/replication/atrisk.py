@@ -55,7 +55,8 @@ def _path(repo: Repo, remote: str) -> str:
 def _read(repo: Repo, remote: str, any_url: bool = False) -> tuple[str, dict[str, tuple[str, str]]]:
     """(the remote's default branch name as recorded, commit -> (first memory on it, state));
     nothing for a record made for another URL of ``remote`` (kept: ``_reverify``) unless
-    ``any_url``."""
+    ``any_url``; nothing, and no record, when that URL is another configured remote's, which the
+    record goes to (``moved.hand_over``)."""
     from ...store import private
 
     path = _path(repo, remote)
@@ -65,13 +66,19 @@ def _read(repo: Repo, remote: str, any_url: bool = False) -> tuple[str, dict[str
         data = private.read_private(repo.hn_dir, path, 1 << 20) or b""
     except (HnError, OSError):
         return "", {}
-    default, out, key = "", {}, None
+    default, out, key, other = "", {}, None, False
     for line in lines_of(data.decode("utf-8", "replace")):
         if line.startswith("default "):
             default = line[len("default "):]
             continue
         if line.startswith("url ") and key is None:  # (one ``git config`` a record: an audit's corrupt
             key = url_key(repo, remote)  # record repeated the line 14,000 times, and ran that many)
+        if line.startswith("url ") and line[4:] != key and not other:
+            from .moved import hand_over
+
+            other = True  # (asked once a record, as the URL is)
+            if hand_over(repo, remote, "atrisk", path, line[4:]):  # (another remote's: a fork setup)
+                return "", {}
         if line.startswith("url ") and line[4:] != key and not any_url:
             # (another form of the URL, or another server under this name: ``_reverify`` decides)
             return "", {}

@@ -58,7 +58,9 @@ def _read(repo: Repo, remote: str, any_url: bool = False) -> tuple[dict[str, str
     """(commit -> the first memory remembered on it, the digest of the remote's URL now): {} and
     None when the record was made for another URL (an audit: after ``git remote remove X`` and
     ``git remote add X`` with another server, the old reminder named the unrelated one), its
-    commits and None with ``any_url``; no Git process while there is no record."""
+    commits and None with ``any_url``; {} and "" (no record) when that URL is another configured
+    remote's, which the record goes to (``moved.hand_over``); no Git process while there is no
+    record."""
     from ...store import private
 
     path = _path(repo, remote)
@@ -72,7 +74,11 @@ def _read(repo: Repo, remote: str, any_url: bool = False) -> tuple[dict[str, str
     out: dict[str, str] = {}
     for line in data.decode("ascii", "replace").splitlines():
         commit, _sp, memory = line.partition(" ")
-        if commit == "url" and memory != key:  # (a record without the line is an older git-hn's)
+        if commit == "url" and key is not None and memory != key:  # (a record without the line is an older git-hn's)
+            from .moved import hand_over
+
+            if hand_over(repo, remote, "lost", path, memory):  # (another remote's: a fork setup)
+                return {}, ""
             if not any_url:
                 return {}, None
             key = None

@@ -10,6 +10,14 @@ path, ssh for https) made the URL check delete it. So:
 - a name without a record of its own takes over an orphaned one, a record whose name digest no
   configured remote has, made for the same URL (``adopt``: one directory listing, once a command;
   a ``git remote`` and a ``git config`` only while such a record exists);
+- a record made for the URL of another configured remote is that remote's (``hand_over``: moved
+  to it, or its entries added to that remote's own record), never taken over, said or dropped
+  under the name that holds it. A review: the usual fork setup, ``git remote rename origin
+  upstream && git remote add origin <fork>``, reuses the old name; upstream never reminded, the
+  first sync with the fork (which holds none of the memory refs) deleted the record, and a push
+  to the fork that remembered an anchor took upstream's commits into the fork's reminder.
+  ``adopt`` takes such a record over alike for a name without one (two more ``git config``
+  only while another name's record is made for this name's URL);
 - a record made for another URL is kept until the remote shows whether it is the repository the
   record was made for (``same_repository``): it advertises a memory ref at a tip this clone gave
   it or accepted from it (the same repository: the record is taken over), or none of those refs
@@ -51,21 +59,111 @@ def adopt(repo: Repo, remote: str, kind: str, path: str, url_key) -> None:
         return  # (the usual case: no Git process)
     from ...store.lock import remote_digest
 
-    orphans = sorted(found - {prefix + remote_digest(r) for r in repo.remote_names()})
-    key = url_key() if orphans else ""
+    others = {prefix + remote_digest(r): r for r in repo.remote_names() if r != remote}
+    key = url_key()
     if not key:
         return
-    mine = [n for n in orphans if _url_line(repo, os.path.join(directory, n)) == key]
+    made = {n: _url_line(repo, os.path.join(directory, n)) for n in sorted(found)}
+    mine = [n for n in found - set(others) if made[n] == key]
+    if not mine:  # (the fork setup: the record stayed under a name that now has another URL)
+        placed = [n for n in found & set(others) if made[n] == key]
+        urls = url_keys(repo) if placed else {}
+        mine = [n for n in placed if urls.get(others[n]) != key]
     if not mine:
         return
     old = os.path.join(directory, max(mine, key=lambda n: _mtime(os.path.join(directory, n))))
-    try:  # (companions first, the record last: a process that sees the record sees them)
-        for name in names:
-            if name.startswith(os.path.basename(old) + "."):
-                _move(os.path.join(directory, name), path + name[len(os.path.basename(old)):])
-        _move(old, path)
+    try:
+        _take(names, old, path)
     except OSError:
         pass
+
+
+def _take(names, old: str, path: str) -> None:
+    """Move the record ``old`` to ``path`` with its companions (``names``: its directory's
+    listing): companions first, the record last (a process that sees the record sees them)."""
+    directory, base = os.path.dirname(old), os.path.basename(old)
+    for name in names:
+        if name.startswith(base + "."):
+            _move(os.path.join(directory, name), path + name[len(base):])
+    _move(old, path)
+
+
+def url_keys(repo: Repo) -> dict[str, str]:
+    """remote name -> the digest of its URL (``lost.url_key``'s, for every configured remote
+    at once: one ``git config``)."""
+    from ...core import hashing
+
+    proc = repo.git.run(["config", "-z", "--get-regexp", r"^remote\..*\.url$"])
+    out: dict[str, str] = {}
+    for item in proc.stdout.split(b"\0") if proc.returncode == 0 else []:
+        name, _nl, value = item.partition(b"\n")
+        text = name.decode("utf-8", "surrogateescape")
+        value = value.rstrip(b"\n")
+        if text.startswith("remote.") and text.endswith(".url") and len(text) > 11 and value:
+            out[text[7:-4]] = hashing.sha256(value).hexdigest()  # (the last one counts, as for ``--get``)
+    return out
+
+
+def hand_over(repo: Repo, remote: str, kind: str, path: str, made_for: str) -> bool:
+    """Whether ``path`` (``remote``'s ``kind`` record, made for the URL digest ``made_for``, not
+    ``remote``'s own) went to the configured remote whose URL it was made for: moved there, or,
+    when that one has a record of its own, its entries added to it (under that record's lock).
+    False, and nothing done, when no other remote has that URL. Best effort: a record that
+    cannot be moved stays where it is, still another remote's (never said nor dropped here)."""
+    from ...store.lock import remote_digest
+
+    urls = url_keys(repo)
+    owners = sorted(r for r, k in urls.items() if k == made_for and r != remote)
+    if not owners or urls.get(remote) == made_for:
+        return False
+    directory = os.path.dirname(path)
+    try:
+        names = os.listdir(directory)
+        for owner in owners:
+            target = os.path.join(directory, f"{kind}-{remote_digest(owner)}")
+            if not os.path.exists(target):
+                _take(names, path, target)
+                return True
+        _merge(repo, owners[0], kind, names, path, os.path.join(directory, f"{kind}-{remote_digest(owners[0])}"))
+    except OSError:
+        pass
+    return True
+
+
+def _merge(repo: Repo, owner: str, kind: str, names, path: str, target: str) -> None:
+    """Add the entries of ``path`` that ``target`` (``owner``'s record) has no line for, then
+    remove ``path``; a companion ``target`` lacks is moved, the others go."""
+    from ...core.grammar import is_oid
+    from ...errors import HnError
+    from ...store import private
+    from .lost import locked
+
+    def entries(data: bytes) -> list[str]:
+        return lines_of(data.decode("utf-8", "surrogateescape"))
+
+    with locked(repo, owner, kind):
+        try:
+            theirs = entries(private.read_private(repo.hn_dir, target, 1 << 20) or b"")
+            ours = entries(private.read_private(repo.hn_dir, path, 1 << 20) or b"")
+        except HnError as exc:
+            raise OSError(str(exc)) from None
+        have = {line.split(" ", 1)[0] for line in theirs}
+        added = [line for line in ours if is_oid(line.split(" ", 1)[0]) and line.split(" ", 1)[0] not in have]
+        if added:
+            try:
+                private.write_private(repo.hn_dir, target, "".join(f"{line}\n" for line in theirs + added)
+                                      .encode("utf-8", "surrogateescape"), derived=True)
+            except HnError as exc:
+                raise OSError(str(exc)) from None
+    base = os.path.basename(path)
+    for name in names:
+        if name.startswith(base + "."):
+            companion = os.path.join(os.path.dirname(path), name)
+            try:
+                _move(companion, target + name[len(base):])
+            except OSError:
+                os.unlink(companion)
+    os.unlink(path)
 
 
 def _move(old: str, new: str) -> None:
