@@ -262,3 +262,25 @@ def test_a_record_that_cannot_be_written_changes_neither(tmp_path, monkeypatch):
     r = hn(a, "replication", "forget-anchors", "origin", "1111")
     assert (r.code, r.out, r.err) == (1, "", "git-hn: cannot change the at-risk record: Read-only file system\n")
     assert _records(a) == before
+
+
+def test_a_dry_run_lists_what_a_teammates_force_push_took_off(tmp_path):
+    """A review: the check of the remote-tracking refs (``tracked``) ran for the real run only,
+    so after a fetch of a teammate's force-push the dry run said "Nothing is remembered for
+    origin" and the real run then forgot the commit. Both settle that check first."""
+    _remote, (carol, alice) = shared_remote(tmp_path, "Carol", "Alice")
+    assert hn(carol, "hooks", "install").code == 0
+    c = commit_on(carol, None, "carol.txt")
+    mem = _record(carol, "Carol's decision on main")
+    _push(carol, "origin", "main")
+    assert hn(carol, "sync").code == 0
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "reset", "-q", "--hard", "origin/main~1")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "Alice's rewrite")
+    git(alice, "push", "-q", "--force", "origin", "main")
+    git(carol, "fetch", "-q", "origin")
+    shown = f"(memory {mem['memoryId'][7:19]}): carol.txt\n"
+    dry = hn(carol, "replication", "forget-anchors", "origin", "--dry-run")
+    assert (dry.code, dry.out) == (0, f"Would forget {c} {shown}"), (dry.out, dry.err)
+    real = hn(carol, "replication", "forget-anchors", "origin")
+    assert (real.code, real.out) == (0, f"Forgot {c} {shown}"), (real.out, real.err)

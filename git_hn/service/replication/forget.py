@@ -17,9 +17,10 @@ commit ID, names no entry or names several, a busy lock or a record that cannot 
 change nothing (the second record's failure puts the first one back). Both records' locks are
 held, ``lost``'s then ``atrisk``'s (no other code takes both), from the reads to the writes, and
 strictly: the records' usual best effort would let a busy lock or a failed write pass silently.
-Before them, the check of the remote-tracking refs (``tracked``) is settled: a commit they lost
-since it last ran (this clone's own force-push) would otherwise be handed back to ``atrisk`` by
-the next sync, forgotten or not.
+Before them, the check of the remote-tracking refs (``tracked``) is settled, in a dry run too
+(it changes only those derived records): a commit they lost since it last ran (this clone's own
+force-push, a teammate's one fetched) would otherwise be handed back to ``atrisk`` by the next
+sync, forgotten or not, and a dry run would list less than the real run forgets.
 
 Trusts: the records (private files this clone derived) and this clone's remote configuration.
 """
@@ -49,10 +50,11 @@ def forget(repo: Repo, remote: str, given: list[str], dry_run: bool = False) -> 
     records, or with ``dry_run`` only say which; in the records' order, ``lost``'s first."""
     check_remote(repo, remote)
     wanted = list(dict.fromkeys(check_commit(word) for word in given))
-    if not dry_run:  # (a review: commits the remote-tracking refs lost since their last check were
-        from . import tracked  # handed to ``atrisk`` by the next sync, after they were forgotten)
+    from . import tracked  # (a review: commits the remote-tracking refs lost since their last check
+    # were handed to ``atrisk`` by the next sync, after they were forgotten; and in a dry run too:
+    # it listed less than the real run then forgot, another review found)
 
-        tracked.check(repo, remote)
+    tracked.check(repo, remote)
     with lost.locked(repo, remote, strict=True), lost.locked(repo, remote, "atrisk", strict=True):
         taken, key = lost.recorded(repo, remote)
         default, risky = atrisk.recorded(repo, remote)
