@@ -284,3 +284,32 @@ def test_a_dry_run_lists_what_a_teammates_force_push_took_off(tmp_path):
     assert (dry.code, dry.out) == (0, f"Would forget {c} {shown}"), (dry.out, dry.err)
     real = hn(carol, "replication", "forget-anchors", "origin")
     assert (real.code, real.out) == (0, f"Forgot {c} {shown}"), (real.out, real.err)
+
+
+def test_forgetting_right_after_a_url_changes_form(tmp_path):
+    """A review: after ``git remote set-url origin file://…`` (the same repository) the records'
+    URL line no longer matched, and forget-anchors said the commit was not remembered, though
+    the next sync showed the reminder again. The records count, whichever URL they were made
+    for; what is left keeps its URL line (a sync still asks the remote which repository it is)."""
+    a, c1, mem = _taken_off(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(a, "remote", "set-url", "origin", f"file://{remote}")
+    dry = hn(a, "replication", "forget-anchors", "origin", "--dry-run")
+    assert (dry.code, dry.out) == (0, f"Would forget {c1} (memory {mem['memoryId'][7:19]}): c1.txt\n"), dry.err
+    r = hn(a, "replication", "forget-anchors", "origin", c1[:12])
+    assert (r.code, r.out) == (0, f"Forgot {c1} (memory {mem['memoryId'][7:19]}): c1.txt\n"), r.err
+    assert _records(a) == {}
+    synced = hn(a, "sync")
+    assert synced.code == 0 and "Anchors of origin" not in synced.out, synced.out
+
+
+def test_what_is_left_after_a_url_changed_form_keeps_its_url_line(tmp_path):
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    c = {name: name * 40 for name in "12"}
+    _remember(a, lost=[c["1"], c["2"]], atrisk=[(c["1"], "g"), (c["2"], "r")])
+    before = {k: v.decode().splitlines() for k, v in _records(a).items()}
+    git(a, "remote", "set-url", "origin", f"file://{tmp_path / 'remote.git'}")
+    r = hn(a, "replication", "forget-anchors", "origin", c["1"])
+    assert r.code == 0, r.err
+    after = {k: v.decode().splitlines() for k, v in _records(a).items()}
+    assert after == {k: [line for line in v if not line.startswith(c["1"])] for k, v in before.items()}

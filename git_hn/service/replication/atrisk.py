@@ -89,8 +89,9 @@ def _read(repo: Repo, remote: str, any_url: bool = False) -> tuple[str, dict[str
 
 
 def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, str]],
-           strict: bool = False) -> None:
-    """Best effort, unless ``strict`` (a change by hand, ``forget``): then a failure raises."""
+           strict: bool = False, key: str | None = None) -> None:
+    """Best effort, unless ``strict`` (a change by hand, ``forget``): then a failure raises.
+    ``key``: the URL digest to write (the remote's own when None)."""
     from ...store import private
 
     path = _path(repo, remote)
@@ -101,22 +102,29 @@ def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, 
                     os.unlink(gone)
             return
         kept = list(entries.items())[-KEPT:]
-        text = f"default {default}\nurl {url_key(repo, remote)}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
+        text = f"default {default}\nurl {url_key(repo, remote) if key is None else key}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
         private.write_private(repo.hn_dir, path, text.encode("utf-8", "surrogateescape"), derived=True)
     except (HnError, OSError) as exc:
         if strict:
             raise unwritable(path, exc) from None
 
 
-def recorded(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]]]:
-    """(default branch, commit -> (first memory, ``AT_RISK`` or ``GONE``)), for a change by hand
-    (``forget``), which holds ``locked(..., "atrisk")`` around it and ``replace``."""
-    return _read(repo, remote)
+def recorded(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]], str | None]:
+    """(default branch, commit -> (first memory, ``AT_RISK`` or ``GONE``), the URL digest the
+    record was made for), for a change by hand (``forget``), which holds ``locked(..., "atrisk")``
+    around it and ``replace``: a record made for another URL of ``remote`` counts too, as
+    ``lost.recorded``'s."""
+    from .moved import url_line
+
+    default, entries = _read(repo, remote, any_url=True)
+    return default, entries, url_line(repo, _path(repo, remote))
 
 
-def replace(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, str]]) -> None:
-    """Write ``entries`` as the record (none: the record goes), or raise (``forget``)."""
-    _write(repo, remote, default, entries, strict=True)
+def replace(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, str]],
+            key: str | None = None) -> None:
+    """Write ``entries`` as the record (none: the record goes), or raise (``forget``); ``key``:
+    the URL digest it was made for (``recorded``), kept."""
+    _write(repo, remote, default, entries, strict=True, key=key)
 
 
 def _default_branch(repo: Repo, remote: str) -> tuple[str, str]:

@@ -56,10 +56,8 @@ def forget(repo: Repo, remote: str, given: list[str], dry_run: bool = False) -> 
 
     tracked.check(repo, remote)
     with lost.locked(repo, remote, strict=True), lost.locked(repo, remote, "atrisk", strict=True):
-        taken, key = lost.recorded(repo, remote)
-        default, risky = atrisk.recorded(repo, remote)
-        if key is None:  # (made for another URL: it counts for nothing, as for every reader)
-            taken = {}
+        taken, key = lost.recorded(repo, remote)  # (made for another form of its URL too: a review)
+        default, risky, risky_key = atrisk.recorded(repo, remote)
         entries = {**taken, **{c: m for c, (m, _s) in risky.items() if c not in taken}}
         chosen = resolve(wanted, list(entries), remote) if wanted else list(entries)
         if chosen and not dry_run:
@@ -68,7 +66,8 @@ def forget(repo: Repo, remote: str, given: list[str], dry_run: bool = False) -> 
                 lost.replace(repo, remote, left, key)
             try:
                 if any(c in risky for c in chosen):
-                    atrisk.replace(repo, remote, default, {c: e for c, e in risky.items() if c not in chosen})
+                    atrisk.replace(repo, remote, default, {c: e for c, e in risky.items() if c not in chosen},
+                                   risky_key)
             except HnError:
                 if left != taken:
                     try:

@@ -116,9 +116,14 @@ def unwritable(path: str, exc: Exception) -> HnError:
 
 
 def recorded(repo: Repo, remote: str) -> tuple[dict[str, str], str | None]:
-    """(commit -> first memory, the URL digest; None: another URL's record, which counts for
-    nothing), for a change by hand (``forget``), which holds ``locked`` around it and ``replace``."""
-    return _read(repo, remote)
+    """(commit -> first memory, the URL digest the record was made for), for a change by hand
+    (``forget``), which holds ``locked`` around it and ``replace``: a record made for another URL
+    of ``remote`` counts too, and keeps its URL line (a review: right after ``git remote set-url``
+    to another form of the URL, the commit the next sync reminded of was "not remembered")."""
+    from .moved import url_line
+
+    lost, key = _read(repo, remote, any_url=True)
+    return lost, url_line(repo, _path(repo, remote)) if key is None else key
 
 
 def replace(repo: Repo, remote: str, lost: dict[str, str], key: str | None) -> None:

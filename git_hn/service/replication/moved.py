@@ -63,7 +63,7 @@ def adopt(repo: Repo, remote: str, kind: str, path: str, url_key) -> None:
     key = url_key()
     if not key:
         return
-    made = {n: _url_line(repo, os.path.join(directory, n)) for n in sorted(found)}
+    made = {n: url_line(repo, os.path.join(directory, n)) for n in sorted(found)}
     mine = [n for n in found - set(others) if made[n] == key]
     if not mine:  # (the fork setup: the record stayed under a name that now has another URL)
         placed = [n for n in found & set(others) if made[n] == key]
@@ -179,8 +179,8 @@ def _mtime(path: str) -> float:
         return 0.0
 
 
-def _url_line(repo: Repo, path: str) -> str | None:
-    """The URL digest a record names (its ``url`` line), or None."""
+def url_line(repo: Repo, path: str) -> str | None:
+    """The URL digest a record names (its ``url`` line), or None (no record, no line)."""
     from ...errors import HnError
     from ...store import private
 
