@@ -181,9 +181,9 @@ def mark_served(repo: Repo, remote: str) -> None:
     """A sync's import from ``remote`` ended without an error under its saved selection: the
     ``served`` mark ``_served`` reads beside the quiet record, which an import that fetched
     drops (a review: in a steady state with no quiet record, every read asked Git twice whether
-    anything was imported). A publication drops both (``forget_quiet``): what it gave, the next
-    import brings back. Nothing is written while the mark is newer than the selection; best
-    effort."""
+    anything was imported). A publication drops only the quiet record (``forget_quiet``): what
+    it gave is this clone's own. Nothing is written while the mark is newer than the selection;
+    best effort."""
     path = _per_remote(repo, "served", remote)
     try:
         mark, chosen = os.lstat(path), os.lstat(selection_path(repo, remote))
@@ -249,11 +249,14 @@ def set_loose_refs(repo: Repo, count: int) -> None:
         pass
 
 
-def forget_quiet(repo: Repo, remote: str) -> None:
-    """Drop ``remote``'s quiet record and ``served`` mark: an import from it is about to decide
-    anew, or a publication gave it what the next import brings back (best effort)."""
+def forget_quiet(repo: Repo, remote: str, served: bool = True) -> None:
+    """Drop ``remote``'s quiet record, and its ``served`` mark unless ``served`` is False: an
+    import from it is about to decide anew, or (``served=False``) a publication moved its
+    advertisement; what it gave is this clone's own already, so the import that served the
+    selection still did (a review: a sync that imported, then published, removed its own mark,
+    and recall then said nothing was imported, naming the command just run). Best effort."""
     _drop_single_record(repo)
-    for path in (quiet_path(repo, remote), _per_remote(repo, "served", remote)):
+    for path in (quiet_path(repo, remote), *((_per_remote(repo, "served", remote),) if served else ())):
         try:
             os.unlink(path)
         except OSError:

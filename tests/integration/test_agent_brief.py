@@ -637,9 +637,10 @@ def test_with_a_selection_saved_the_brief_says_only_to_sync_and_nothing_once_syn
     assert hint(alice).endswith(f"and commit it. {NOT_SYNCED}.")
     sync = hn(alice, "sync")
     assert sync.code == 0 and "published 1 stream" in sync.out, sync
-    # (a publication is no import: a review found the pre-push hook's hiding the line while
-    # nothing was imported) the next sync imports the stream the remote now holds
-    assert NOT_SYNCED in hn(alice, "memory", "brief").out
+    # (its import served the selection before it published: a review found the publication
+    # removing the sync's own mark, and the line said after it; a pre-push hook's publication
+    # alone still serves nothing: test_fresh_clone_not_imported)
+    assert NOT_SYNCED not in hn(alice, "memory", "brief").out
     assert hn(alice, "sync").code == 0
     assert "holds no memory imported" not in hn(alice, "memory", "brief").out
     assert "holds no memory imported" not in hint(alice)

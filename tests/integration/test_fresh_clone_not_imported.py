@@ -5,7 +5,7 @@ JSON brief and ``index verify`` said nothing more. Real repositories and a real 
 
 from __future__ import annotations
 
-from helpers import git, hn, shared_remote
+from helpers import git, hn, shared_remote, wait_publication
 
 HINT = ("git-hn: hint: nothing is imported from origin yet, though its replication selection is saved: git hn sync "
         "origin imports what it selects (a git fetch imports only when it moves a branch)\n")
@@ -63,10 +63,11 @@ def test_without_a_selection_nothing_is_said_and_nothing_asked(tmp_path, monkeyp
 
 def test_a_steady_state_asks_git_nothing_more(tmp_path):
     """A review's case: after ``select --all``, a sync that published Alice's stream (nothing
-    else to import: the hint stays true, the next sync imports her own stream back) and then a
-    sync that imported it; every read after still asked Git twice whether anything was imported
-    (the test read only the quiet record, which that import's fetch had dropped). A sync's
-    import that ends without an error now leaves a ``served`` mark."""
+    else to import) and then a sync that imported it; every read after still asked Git twice
+    whether anything was imported (the test read only the quiet record, which that import's
+    fetch had dropped). A sync's import that ends without an error now leaves a ``served``
+    mark, which that sync's own publication keeps (another review: recall said nothing was
+    imported yet, naming the command just run)."""
     _remote, (alice,) = shared_remote(tmp_path, "Alice")
     assert hn(alice, "replication", "select", "--all").code == 0
     r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
@@ -74,7 +75,7 @@ def test_a_steady_state_asks_git_nothing_more(tmp_path):
     assert r.code == 0, r.err
     synced = hn(alice, "sync")
     assert synced.code == 0 and "published 1 stream" in synced.out, synced.out
-    assert HINT in hn(alice, "memory", "recall").err  # (a publication is no import)
+    assert "nothing is imported" not in hn(alice, "memory", "recall").err  # (its import served the selection)
     synced = hn(alice, "sync")
     assert synced.code == 0 and "imported 1 memory (your own)" in synced.out, synced.out
     trace = tmp_path / "trace"
@@ -89,3 +90,37 @@ def test_a_steady_state_asks_git_nothing_more(tmp_path):
     # that found the remote holding her stream already counted as one and dropped it, every time
     assert hn(alice, "sync").code == 0
     assert os.listdir(alice / ".git" / "hn" / "replication" / "quiet")
+
+
+def test_a_sync_that_imports_then_publishes_serves_the_selection(tmp_path):
+    """A review: the sync's import left its ``served`` mark, then its publication removed it, so
+    recall right after "Synchronized with origin: published 1 stream" said nothing was imported
+    yet and named ``git hn sync origin``, the command just run. What it published is this
+    clone's own: the import served the selection."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "mine")
+    assert r.code == 0, r.err
+    assert hn(alice, "replication", "select", "origin", "--all").code == 0
+    synced = hn(alice, "sync", "origin")
+    assert synced.code == 0 and "Synchronized with origin: published 1 stream" in synced.out, synced.out
+    r = hn(alice, "memory", "recall")
+    assert r.code == 0 and "nothing is imported" not in r.err, r.err
+
+
+def test_a_push_that_publishes_is_no_import(tmp_path):
+    """A publication by itself serves no selection (an earlier review: the pre-push hook's hid
+    the hint while nothing was imported): only a sync's import does."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "hooks", "install").code == 0
+    assert hn(alice, "replication", "select", "origin", "--all").code == 0
+    r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "mine")
+    assert r.code == 0, r.err
+    (alice / "later.txt").write_text("later\n")
+    git(alice, "add", "later.txt")
+    git(alice, "commit", "-q", "-m", "later")
+    git(alice, "push", "-q", "origin", "main")
+    wait_publication(alice)
+    assert git(remote, "for-each-ref", "refs/hn/memory")  # (the hook published)
+    assert HINT in hn(alice, "memory", "recall").err

@@ -159,7 +159,8 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         except ConflictError as exc:
             result.publication_error = exc.message
         if result.sent or result.publication_error:  # the remote's advertisement moved (or may have):
-            rstate.forget_quiet(repo, remote)  # its quiet record no longer matches. ``published``
+            rstate.forget_quiet(repo, remote, served=False)  # its quiet record no longer matches (the
+            # import's ``served`` mark stands: what was published is this clone's own). ``published``
             # also counts the streams the remote already held: dropped on every sync of a clone with
             # streams of its own, the record never let the fetch hook's wrapper start nothing
         if result.own:  # "your own" in the summary: the active identity's streams, not every local
