@@ -348,7 +348,7 @@ def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
                                  limit=advertisement_limit())
         except OutputTooLarge:
             there = None  # (a remote listing that much junk: its deletions are not counted)
-        here = set(repo.git.run(list(LOCAL_LISTING)).stdout.decode("utf-8", "replace").split())
+        here = set(lines_of(repo.git.run(list(LOCAL_LISTING)).stdout.decode("utf-8", "replace")))
         if there is not None and there.returncode == 0:
             for line in lines_of(there.stdout.decode("utf-8", "replace")):
                 ref = line.partition("\t")[2]

@@ -668,7 +668,10 @@ def close_early() -> None:
 
 
 def first_line(stderr: bytes) -> str:
-    text = stderr.decode("utf-8", "replace").strip().splitlines()
+    # (split on "\n", and a progress line's "\r": not ``splitlines``, which also cuts at the
+    # U+2028 or U+0085 a name Git quotes may hold)
+    text = [seg for row in stderr.decode("utf-8", "replace").split("\n")
+            for seg in (row.rstrip("\r").rsplit("\r", 1)[-1].strip(),) if seg]
     line = text[-1] if text else "unknown error"
     for prefix in ("fatal: ", "error: "):
         if line.startswith(prefix):

@@ -123,3 +123,34 @@ def test_an_anchored_path_holding_u2028_is_not_called_stale(tmp_path):
     git(repo, "commit", "-q", "-am", "that file changes")
     doc = json.loads(hn(repo, "memory", "brief", "--json", "--include-untrusted").out)
     assert [a["stalePaths"] for a in doc["staleAnchors"]] == [[name]]
+
+
+def test_a_local_ref_name_holding_u00a0_is_never_read_as_two_valid_names(tmp_path):
+    """A review: the publication's listing of this clone's streams was split with ``str.split``,
+    which also splits at U+00A0: ``refs/hn/memory/A/S<U+00A0>refs/hn/memory/A/S2`` read as A's
+    stream S and a stream S2 that does not exist, and the sync tried to publish that. It is one
+    name that is no stream's, refused as any other such name is."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "decided").code == 0
+    ref = git(a, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    head = git(a, "rev-parse", ref)
+    said = []
+    for name in ("refs/hn/memory/junk", f"{ref}\u00a0{ref[:-64]}{'c' * 64}"):
+        git(a, "update-ref", name, head)
+        r = hn(a, "sync")
+        said.append((r.code, r.out, r.err))
+        git(a, "update-ref", "-d", name)
+    assert said[1] == said[0] == (1, "Sync with origin incomplete: nothing to import, publication failed\n",
+                                  "git-hn: publication phase failed after replication: replication memory "
+                                  "publication inspection failed for remote origin\n")
+
+
+@pytest.mark.parametrize("sep", [*SEPARATORS, "\u00a0"])
+def test_gits_last_error_line_is_cut_at_newline_alone(sep):
+    from git_hn.core.gostr import one_line
+    from git_hn.store.git import first_line
+
+    assert first_line(f"fatal: bad ref refs/x{sep}y\n".encode()) == one_line(f"bad ref refs/x{sep}y")
+    assert first_line(b"Writing 1%\rWriting 100%\r\nerror: refused\r\n\n") == "refused"
+    assert first_line(b" \n") == "unknown error"

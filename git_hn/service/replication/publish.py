@@ -43,7 +43,7 @@ def local_refs(repo: Repo, remote: str) -> list[str]:
     if proc.returncode != 0:
         raise phase("memory publication inspection", remote)
     data = proc.stdout
-    refs = data.decode("utf-8", "replace").split()
+    refs = lines_of(data.decode("utf-8", "replace"))  # (one a line: ``str.split`` splits at U+00A0 too)
     if uniform_lines(data, _LOCAL_REF_LINE) is None and any(parse_local_ref(r) is None for r in refs):
         raise phase("memory publication inspection", remote)  # (each ref is parsed only then)
     return refs

@@ -228,11 +228,12 @@ class Import:
         actors: set[str] = set()
         if self.publish:
             listing = self.repo.git.run(list(LOCAL_LISTING))  # often started early (cli.main)
-            local = [parse_local_ref(r) for r in listing.stdout.decode("utf-8", "replace").split()]
+            names = lines_of(listing.stdout.decode("utf-8", "replace"))  # (not ``split``: U+00A0, U+2028)
+            local = [parse_local_ref(r) for r in names]
             if listing.returncode != 0 or None in local:
                 return None  # the publication phase reports it
             actors = {actor for actor, _stream in local}
-            self.local_refs = listing.stdout.decode("utf-8", "replace").split()
+            self.local_refs = names
         specs = sorted(set(refs.values())) + [f"+{LOCAL_PREFIX}{a}/*:refs/hn/quarantine/own/{a}/*"
                                                for a in sorted(actors)]
         self.say(f"fetch {counted(len(refs), 'stream', 'streams')}")
