@@ -295,11 +295,28 @@ def not_started(args, exc: OSError):
 
     if isinstance(exc, FileNotFoundError):
         return GitError("git is not installed or not on PATH")
+    name = command_name(args)
     if exc.errno == errno.E2BIG:
         size = sum(len(os.fsencode(a)) + 1 for a in args)
-        return GitError(f"git {args[0]} could not be started: its {len(args)} arguments ({size} bytes) and "
+        return GitError(f"git {name} could not be started: its {len(args)} arguments ({size} bytes) and "
                         "environment are over the system's limit for a command line")
-    return GitError(f"git {args[0]} could not be started: {exc.strerror or type(exc).__name__}")
+    return GitError(f"git {name} could not be started: {exc.strerror or type(exc).__name__}")
+
+
+_VALUED = frozenset({"-c", "-C", "--config-env", "--git-dir", "--work-tree", "--namespace", "--exec-path",
+                     "--super-prefix", "--attr-source", "--list-cmds"})  # (Git's options whose value follows)
+
+
+def command_name(args) -> str:
+    """The Git command ``args`` runs: the first argument that is no option of Git's own, nor the
+    value of one (``-c x.y=1``, ``-C dir``): a review found ``git -c could not be started``."""
+    words = [os.fsdecode(a) if isinstance(a, bytes) else str(a) for a in args]
+    i = 0
+    while i < len(words):
+        if not words[i].startswith("-"):
+            return words[i]
+        i += 2 if words[i] in _VALUED else 1
+    return words[0] if words else "(no command)"
 
 
 _found: dict[tuple[str, str], str] = {}

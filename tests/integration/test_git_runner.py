@@ -374,3 +374,22 @@ def test_presence_asks_object_by_object_when_listing_would_cost_more(tmp_path):
     asked = stored[:50] + _missing(Git.LIST_FROM, 40)
     assert go._listed_presence(asked) is None
     assert go.presence(asked) == [True] * 50 + [False] * Git.LIST_FROM
+
+
+def test_the_command_named_when_git_cannot_start_is_not_an_option(repo):
+    """A review: the line named ``args[0]``, which is ``-c`` or ``-C`` when Git's own options come
+    first ("git -c could not be started")."""
+    from git_hn.store.process import not_started
+
+    g = Git(str(repo))
+    many = ["0" * 40] * 200_000
+    with pytest.raises(GitError) as caught:
+        g.run(["-c", "x.y=1", "-C", ".", "rev-list", "--ignore-missing", *many])
+    assert caught.value.message == ("git rev-list could not be started: its 200006 arguments (8200040 bytes) and "
+                                    "environment are over the system's limit for a command line")
+    assert not_started(["--no-pager", "-c", "a.b=c", "log"], PermissionError(13, "Permission denied")).message == \
+        "git log could not be started: Permission denied"
+    from git_hn.store.process import command_name
+
+    assert command_name(["--git-dir", "/x", "--bare", "for-each-ref"]) == "for-each-ref"
+    assert command_name(["-c", "x.y=1"]) == "-c"
