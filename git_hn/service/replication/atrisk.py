@@ -77,7 +77,7 @@ def _read(repo: Repo, remote: str, any_url: bool = False) -> tuple[str, dict[str
             from .moved import hand_over
 
             other = True  # (asked once a record, as the URL is)
-            if hand_over(repo, remote, "atrisk", path, line[4:]):  # (another remote's: a fork setup)
+            if hand_over(repo, remote, "atrisk", path, line[4:], lambda owner: locked(repo, owner, "atrisk")):
                 return "", {}
         if line.startswith("url ") and line[4:] != key and not any_url:
             # (another form of the URL, or another server under this name: ``_reverify`` decides)
@@ -102,7 +102,8 @@ def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, 
                     os.unlink(gone)
             return
         kept = list(entries.items())[-KEPT:]
-        text = f"default {default}\nurl {url_key(repo, remote) if key is None else key}\n" + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept)
+        text = (f"default {default}\nurl {url_key(repo, remote) if key is None else key}\n"
+                + "".join(f"{c} {m} {s}\n" for c, (m, s) in kept))
         private.write_private(repo.hn_dir, path, text.encode("utf-8", "surrogateescape"), derived=True)
     except (HnError, OSError) as exc:
         if strict:

@@ -77,7 +77,7 @@ def _read(repo: Repo, remote: str, any_url: bool = False) -> tuple[dict[str, str
         if commit == "url" and key is not None and memory != key:  # (a record without the line is an older git-hn's)
             from .moved import hand_over
 
-            if hand_over(repo, remote, "lost", path, memory):  # (another remote's: a fork setup)
+            if hand_over(repo, remote, "lost", path, memory, lambda owner: locked(repo, owner)):  # (a fork setup)
                 return {}, ""
             if not any_url:
                 return {}, None

@@ -104,10 +104,11 @@ def url_keys(repo: Repo) -> dict[str, str]:
     return out
 
 
-def hand_over(repo: Repo, remote: str, kind: str, path: str, made_for: str) -> bool:
+def hand_over(repo: Repo, remote: str, kind: str, path: str, made_for: str, lock) -> bool:
     """Whether ``path`` (``remote``'s ``kind`` record, made for the URL digest ``made_for``, not
     ``remote``'s own) went to the configured remote whose URL it was made for: moved there, or,
-    when that one has a record of its own, its entries added to it (under that record's lock).
+    when that one has a record of its own, its entries added to it (under that record's lock:
+    ``lock(owner)``, ``lost.locked``'s).
     False, and nothing done, when no other remote has that URL. Best effort: a record that
     cannot be moved stays where it is, still another remote's (never said nor dropped here)."""
     from ...store.lock import remote_digest
@@ -124,37 +125,36 @@ def hand_over(repo: Repo, remote: str, kind: str, path: str, made_for: str) -> b
             if not os.path.exists(target):
                 _take(names, path, target)
                 return True
-        _merge(repo, owners[0], kind, names, path, os.path.join(directory, f"{kind}-{remote_digest(owners[0])}"))
+        with lock(owners[0]):
+            _merge(repo, names, path, os.path.join(directory, f"{kind}-{remote_digest(owners[0])}"))
     except OSError:
         pass
     return True
 
 
-def _merge(repo: Repo, owner: str, kind: str, names, path: str, target: str) -> None:
-    """Add the entries of ``path`` that ``target`` (``owner``'s record) has no line for, then
-    remove ``path``; a companion ``target`` lacks is moved, the others go."""
+def _merge(repo: Repo, names, path: str, target: str) -> None:
+    """Add the entries of ``path`` that ``target`` (another remote's record, locked) has no line
+    for, then remove ``path``; a companion ``target`` lacks is moved, the others go."""
     from ...core.grammar import is_oid
     from ...errors import HnError
     from ...store import private
-    from .lost import locked
 
     def entries(data: bytes) -> list[str]:
         return lines_of(data.decode("utf-8", "surrogateescape"))
 
-    with locked(repo, owner, kind):
+    try:
+        theirs = entries(private.read_private(repo.hn_dir, target, 1 << 20) or b"")
+        ours = entries(private.read_private(repo.hn_dir, path, 1 << 20) or b"")
+    except HnError as exc:
+        raise OSError(str(exc)) from None
+    have = {line.split(" ", 1)[0] for line in theirs}
+    added = [line for line in ours if is_oid(line.split(" ", 1)[0]) and line.split(" ", 1)[0] not in have]
+    if added:
         try:
-            theirs = entries(private.read_private(repo.hn_dir, target, 1 << 20) or b"")
-            ours = entries(private.read_private(repo.hn_dir, path, 1 << 20) or b"")
+            private.write_private(repo.hn_dir, target, "".join(f"{line}\n" for line in theirs + added)
+                                  .encode("utf-8", "surrogateescape"), derived=True)
         except HnError as exc:
             raise OSError(str(exc)) from None
-        have = {line.split(" ", 1)[0] for line in theirs}
-        added = [line for line in ours if is_oid(line.split(" ", 1)[0]) and line.split(" ", 1)[0] not in have]
-        if added:
-            try:
-                private.write_private(repo.hn_dir, target, "".join(f"{line}\n" for line in theirs + added)
-                                      .encode("utf-8", "surrogateescape"), derived=True)
-            except HnError as exc:
-                raise OSError(str(exc)) from None
     base = os.path.basename(path)
     for name in names:
         if name.startswith(base + "."):
