@@ -191,7 +191,7 @@ exactly, with depth 1, and become new boundaries; the repository is never unshal
 Exit status is 1 when any selection failed; the message says which phase. Memories held back
 from publication because their anchor commits (or the memories they cite) are not on the remote
 yet are listed with what to push, and do not change the exit status:
-.B \-\-json
+.B \\-\\-json
 lists them under
 .BR heldBack .
 """,
