@@ -48,7 +48,7 @@ def _path(repo: Repo, remote: str) -> str:
     from .moved import adopt
 
     path = os.path.join(repo.hn_dir, "replication", f"atrisk-{remote_digest(remote)}")
-    adopt(repo, remote, "atrisk", path, lambda: url_key(repo, remote))  # (``git remote rename``)
+    adopt(repo, remote, "atrisk", path)  # (``git remote rename``)
     return path
 
 

@@ -40,7 +40,7 @@ def _path(repo: Repo, remote: str) -> str:
     from .moved import adopt
 
     path = os.path.join(repo.hn_dir, "replication", f"lost-{remote_digest(remote)}")
-    adopt(repo, remote, "lost", path, lambda: url_key(repo, remote))  # (``git remote rename``)
+    adopt(repo, remote, "lost", path)  # (``git remote rename``)
     return path
 
 

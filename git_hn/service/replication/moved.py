@@ -9,15 +9,15 @@ path, ssh for https) made the URL check delete it. So:
 
 - a name without a record of its own takes over an orphaned one, a record whose name digest no
   configured remote has, made for the same URL (``adopt``: one directory listing, once a command;
-  a ``git remote`` and a ``git config`` only while such a record exists);
+  a ``git remote`` and a ``git config`` only while a record of another name exists);
 - a record made for the URL of another configured remote is that remote's (``hand_over``: moved
   to it, or its entries added to that remote's own record), never taken over, said or dropped
   under the name that holds it. A review: the usual fork setup, ``git remote rename origin
   upstream && git remote add origin <fork>``, reuses the old name; upstream never reminded, the
   first sync with the fork (which holds none of the memory refs) deleted the record, and a push
   to the fork that remembered an anchor took upstream's commits into the fork's reminder.
-  ``adopt`` takes such a record over alike for a name without one (two more ``git config``
-  only while another name's record is made for this name's URL);
+  ``adopt`` takes such a record over alike for a name without one (its ``git config`` asks
+  for every remote's URL at once);
 - a record made for another URL is kept until the remote shows whether it is the repository the
   record was made for (``same_repository``): it advertises a memory ref at a tip this clone gave
   it or accepted from it (the same repository: the record is taken over), or none of those refs
@@ -40,11 +40,12 @@ from ...store.repo import Repo
 _looked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # repo -> {(kind, remote)} adopted or not
 
 
-def adopt(repo: Repo, remote: str, kind: str, path: str, url_key) -> None:
-    """When ``path`` (``remote``'s ``kind`` record) does not exist, take over the orphaned record
-    of that kind made for ``remote``'s URL (``url_key()``, its digest), with its companion files
-    (``.keep``, ``.checked``): ``git remote rename`` left it under the old name. Asked once per
-    remote and kind in a command; best effort (a record in doubt stays where it is)."""
+def adopt(repo: Repo, remote: str, kind: str, path: str) -> None:
+    """When ``path`` (``remote``'s ``kind`` record) does not exist, take over the record of that
+    kind made for ``remote``'s URL (its digest) that is orphaned, or held by a remote whose URL is
+    another (``hand_over``'s case), with its companion files (``.keep``, ``.checked``): ``git
+    remote rename`` left it under the old name. Asked once per remote and kind in a command;
+    best effort (a record in doubt stays where it is)."""
     looked = _looked.setdefault(repo, set())
     if (kind, remote) in looked or os.path.exists(path):
         return
@@ -60,15 +61,14 @@ def adopt(repo: Repo, remote: str, kind: str, path: str, url_key) -> None:
     from ...store.lock import remote_digest
 
     others = {prefix + remote_digest(r): r for r in repo.remote_names() if r != remote}
-    key = url_key()
+    urls = url_keys(repo)
+    key = urls.get(remote, "")
     if not key:
         return
     made = {n: url_line(repo, os.path.join(directory, n)) for n in sorted(found)}
     mine = [n for n in found - set(others) if made[n] == key]
     if not mine:  # (the fork setup: the record stayed under a name that now has another URL)
-        placed = [n for n in found & set(others) if made[n] == key]
-        urls = url_keys(repo) if placed else {}
-        mine = [n for n in placed if urls.get(others[n]) != key]
+        mine = [n for n in found & set(others) if made[n] == key and urls.get(others[n]) != key]
     if not mine:
         return
     old = os.path.join(directory, max(mine, key=lambda n: _mtime(os.path.join(directory, n))))
