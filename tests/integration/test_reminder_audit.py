@@ -517,6 +517,7 @@ def test_a_fifo_at_the_publication_journal_holds_neither_sync_nor_the_publisher(
     code, err = _hn_within(a, "sync")
     assert code == 0, err
 
+
 def _forked(tmp_path):
     """Alice's lost-anchor record on origin, then the usual fork setup: ``git remote rename
     origin upstream`` and ``git remote add origin <fork>`` (a fork holding the branches, none of
