@@ -264,6 +264,31 @@ def test_a_record_that_cannot_be_written_changes_neither(tmp_path, monkeypatch):
     assert _records(a) == before
 
 
+def test_a_companion_that_cannot_be_removed_leaves_both_records(tmp_path):
+    """An audit: forgetting the last at-risk commit removed the at-risk record first and its
+    ``.checked`` companion second; when the companion could not go (a directory there), the
+    lost-anchor record was put back but the at-risk one was gone, and the error named the
+    record. The companion goes first now, and the error names it."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    _remember(a, lost=["1" * 40], atrisk=[("1" * 40, "g")])
+    (record,) = [p for p in (a / ".git" / "hn" / "replication").iterdir()
+                 if p.name.startswith("atrisk-") and "." not in p.name]
+    companion = record.with_name(record.name + ".checked")
+    companion.unlink(missing_ok=True)
+    companion.mkdir(mode=0o700)
+    (companion / "z").write_text("")
+    before = {k: v for k, v in _records_files(a).items()}
+    r = hn(a, "replication", "forget-anchors", "origin", "1111")
+    assert (r.code, r.out) == (1, "") and r.err == f"git-hn: cannot change {companion}: Is a directory\n", r.err
+    assert _records_files(a) == before
+
+
+def _records_files(repo) -> dict[str, bytes]:
+    directory = Path(repo) / ".git" / "hn" / "replication"
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())
+            if p.name.startswith(("lost-", "atrisk-")) and p.is_file()}
+
+
 def test_a_dry_run_lists_what_a_teammates_force_push_took_off(tmp_path):
     """A review: the check of the remote-tracking refs (``tracked``) ran for the real run only,
     so after a fetch of a teammate's force-push the dry run said "Nothing is remembered for

@@ -94,12 +94,14 @@ def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, 
     ``key``: the URL digest to write (the remote's own when None)."""
     from ...store import private
 
-    path = _path(repo, remote)
+    path = target = _path(repo, remote)
     try:
         if not entries or not default:
-            for gone in (path, _checked_path(repo, remote)):
-                if os.path.exists(gone):
-                    os.unlink(gone)
+            # the companion first, the record last: a companion that cannot go leaves the record as
+            # it was, so ``forget`` stays all or nothing (an audit: the record went, its error named it)
+            for target in (_checked_path(repo, remote), path):
+                if os.path.lexists(target):
+                    os.unlink(target)
             return
         kept = list(entries.items())[-KEPT:]
         text = (f"default {default}\nurl {url_key(repo, remote) if key is None else key}\n"
@@ -107,7 +109,7 @@ def _write(repo: Repo, remote: str, default: str, entries: dict[str, tuple[str, 
         private.write_private(repo.hn_dir, path, text.encode("utf-8", "surrogateescape"), derived=True)
     except (HnError, OSError) as exc:
         if strict:
-            raise unwritable(path, exc) from None
+            raise unwritable(target, exc) from None
 
 
 def recorded(repo: Repo, remote: str) -> tuple[str, dict[str, tuple[str, str]], str | None]:
