@@ -44,6 +44,18 @@ def hidden(repo, result) -> None:
         render.hint(text)
 
 
+def applies(record) -> None:
+    """After a handoff was signed: where the next brief leaves it out, when it applies at one
+    commit or to one subject only (``hints.handoff_applies``); with ``--json`` too."""
+    from ..core.gostr import one_line
+    from ..core.hints import handoff_applies
+
+    text = handoff_applies(record.kind, record.applicability.mode, one_line(record.applicability.subject),
+                           record.anchor.commit)
+    if text:
+        render.hint(text)
+
+
 def warn(text: str) -> None:
     """One ``git-hn: warning:`` line on stderr."""
     import sys

@@ -47,6 +47,7 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
     advice.recall_bound(req.record.content)
     advice.hooks_gone(repo)
     code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
+    advice.applies(req.record)
     advice.hidden(repo, result)
     return code
 
@@ -616,7 +617,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     # written as bytes, never through rich: the bound counts these exact bytes
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
-    from ..core.brief import newer_notes
+    from ..core.away import newer_notes
     from .trust import brief_hint, brief_json_hint
 
     if as_json:  # (an agent trial: the form agents use hid untrusted memories without a word)

@@ -512,51 +512,6 @@ def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, s
     return b"".join(parts)
 
 
-# -- a newer handoff that does not apply here ---------------------------------------------------
-
-ELSEWHERE = ("inapplicable", "anchor-missing")  # applicabilities of a handoff "signed elsewhere"
-NEWER_NAMED = 3  # streams whose newer handoff elsewhere the brief names
-
-
-def newer_elsewhere(shown: list[tuple], elsewhere: list[tuple]) -> list[tuple[str, str, str]]:
-    """git-hn: for each handoff the brief takes as its stream's latest (``shown``: memory ID,
-    actor, stream and sequence of each, in section order), the newest handoff of the same stream
-    signed after it that does not apply at the brief's commit (``elsewhere``: memory ID, actor,
-    stream, sequence and anchor commit of each active one, of the trust the brief shows, whose
-    applicability is one of ``ELSEWHERE``): (shown ID, newer ID, its anchor commit) each. An
-    agent trial: the brief on the default branch showed a stream's old handoff as its latest,
-    with no word of the newer one its author had signed on a feature branch."""
-    newest: dict[tuple[str, str], tuple] = {}
-    for ident, actor, stream, sequence, commit in elsewhere:
-        have = newest.get((actor, stream))
-        if have is None or sequence > have[0]:
-            newest[(actor, stream)] = (sequence, ident, commit)
-    out = []
-    for ident, actor, stream, sequence in shown:
-        have = newest.get((actor, stream))
-        if have is not None and have[0] > sequence:
-            out.append((ident, have[1], have[2]))
-    return out
-
-
-def newer_notes(newer: list[tuple[str, str, str]], mcp: bool = False) -> list[str]:
-    """One line for each of the first ``NEWER_NAMED`` of ``newer_elsewhere``'s answers (and one
-    counting the rest): which newer handoff is not shown, where it is anchored, and how to see
-    it (``mcp``: in the MCP tools' words)."""
-    out = []
-    for shown, ident, commit in newer[:NEWER_NAMED]:
-        see = (f"memory_show with memory {ident} prints it, and memory_brief with atCommit {commit[:12]} gives the "
-               "brief there" if mcp else
-               f"git hn memory show {ident} prints it, and git hn memory brief --at {commit[:12]} gives the brief there")
-        out.append(f"Handoff {shown} is not the latest of its stream: {ident}, signed later, is anchored on commit "
-                   f"{commit[:12]} and does not apply at this commit (another branch?); {see}")
-    if len(newer) > NEWER_NAMED:
-        more = len(newer) - NEWER_NAMED
-        out.append(f"{more} more handoff{'s are' if more > 1 else ' is'} not the latest of {'their' if more > 1 else 'its'} "
-                   "stream: a newer one does not apply at this commit")
-    return out
-
-
 # -- digest ------------------------------------------------------------------------------------
 
 

@@ -196,3 +196,22 @@ def brief_not_applying(n: int) -> str:
             f"commit ({'its anchor commit is' if one else 'their anchor commits are'} not in its history: a squash "
             f"merge or a rebase?); git hn memory recall names {'it' if one else 'them'} and how to carry "
             f"{'it' if one else 'them'} over")
+
+
+def handoff_applies(kind: str, mode: str, subject: str, commit: str, mcp: bool = False) -> str:
+    """After a handoff was signed with ``--applies exact`` or ``--applies subject``: where the next
+    session's brief leaves it out (an agent trial: an exact handoff vanished after the next commit,
+    and a subject one was never in a brief, with no word at either time). ``mcp``: in the MCP
+    tools' words. "" for any other record."""
+    if kind != "handoff":
+        return ""
+    if mode == "exact":
+        keeps = 'applicability mode "descendants"' if mcp else "--applies descendants"
+        return (f"this handoff applies at commit {commit[:12]} only (exact): the brief at any later commit leaves "
+                f"it out, and lists the stream's older handoff instead; {keeps} keeps it in the briefs of later "
+                "commits")
+    if mode == "subject":
+        asks = f"memory_recall with subject {subject}" if mcp else f"git hn memory recall --subject {subject}"
+        return (f"this handoff applies to subject {subject} only: the brief (whose context has no subject) leaves it "
+                f"out and only names it; {asks} lists it")
+    return ""

@@ -14,6 +14,7 @@ any service.
 
 from __future__ import annotations
 
+from ..core import away as aside
 from ..core import brief as core
 from ..core.lines import lines_of
 from ..core.projection import Context, ProbeError, project, row_index_json
@@ -65,7 +66,7 @@ def _challengers(row, envelope_of) -> list[dict]:
 
 def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Focus = core.Focus(),
                    left_out: dict | None = None):
-    """(head of the document, full sections, actor names, ``core.newer_elsewhere``'s answer) for
+    """(head of the document, full sections, actor names, ``away.newer_elsewhere``'s answer) for
     the brief at commit ``at``; ``left_out["inapplicable"]`` (when given): the active memories the
     trust filter keeps that do not apply at ``at``."""
     collection, resolver, policy, proj = _projection(repo, at)
@@ -75,8 +76,10 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
     candidates, excluded, elsewhere, away = [], 0, [], {}
     for row in proj.rows.values():
         if (row.lifecycle.lifecycle == "active" and row.record.kind == "handoff"
-                and row.applicability in core.ELSEWHERE and (include_untrusted or row.trust == "qualified")):
-            elsewhere.append((row.id, row.actor, row.stream, sequences[row.id], row.record.anchor.commit))
+                and row.applicability in aside.ELSEWHERE and (include_untrusted or row.trust == "qualified")):
+            elsewhere.append(aside.Away(row.id, row.actor, row.stream, sequences[row.id], row.record.anchor.commit,
+                                        row.record.applicability.mode, row.record.applicability.subject,
+                                        row.signed_timestamp))
         if (row.lifecycle.lifecycle != "active" or row.applicability != "applicable"
                 or row.evidence != "resolved"):
             if (row.lifecycle.lifecycle == "active" and row.applicability == "inapplicable"
@@ -94,7 +97,7 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
         left_out["inapplicable"] = left_behind_count(repo, away)
     full = core.sections(candidates, sequences, focus)
     shown = [(h["id"], h["actor"], h["stream"], sequences[h["id"]]) for h in full["handoffs"]]
-    return top, full, names, core.newer_elsewhere(shown, elsewhere)
+    return top, full, names, placed(repo, at, aside.newer_elsewhere(shown, elsewhere))
 
 
 MAX_FOCUS_PATHS = 256  # changed paths that rank a brief (a branch that changed more ranks by these)
@@ -137,8 +140,8 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
     """The bounded brief from the verified state: (document, exact output bytes of ``fmt``).
     ``left_out`` (when given) gets ``inapplicable``: how many active memories it left out
     because they do not apply at the commit; ``newer`` (when given) gets
-    ``core.newer_elsewhere``'s answer: the handoffs shown as their stream's latest while a newer
-    one does not apply at the commit. The Markdown header says both; the JSON document has no
+    ``away.newer_elsewhere``'s answer (placed): the handoffs shown as their stream's latest while
+    a newer one does not apply at the commit, and the latest handoffs of streams it shows none of. The Markdown header says both; the JSON document has no
     field for them, so the CLI says them on stderr."""
     from ..store import stateview
 
@@ -159,7 +162,7 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
                                             found)))
     if newer is not None:  # (only handoffs the bound kept: a review found one named that was not shown)
         shown = {h["id"] for h in out[0]["handoffs"]}
-        newer.extend(f for f in found if f[0] in shown)
+        newer.extend(f for f in found if not f.shown or f.shown in shown)
     return out
 
 
@@ -174,7 +177,7 @@ def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
                       header_notes(repo) if fmt == "markdown" else (), newer=found)
     if newer is not None:
         shown = {h["id"] for h in out[0]["handoffs"]}
-        newer.extend(f for f in found if f[0] in shown)
+        newer.extend(f for f in found if not f.shown or f.shown in shown)
     return out
 
 
@@ -243,7 +246,35 @@ def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None) ->
     given to ``newer``)."""
     if newer is not None:
         newer.extend(found)
-    return (*notes, *core.newer_notes(found)) if fmt == "markdown" else notes
+    return (*notes, *aside.newer_notes(found)) if fmt == "markdown" else notes
+
+
+def placed(repo: Repo, at: str, newer: list) -> list:
+    """``away.placed`` with Git's answers: whether a commit is here, whether it is in the
+    history of the brief's commit ``at`` (``merge-base --is-ancestor``: a hint's question, never
+    a trust decision) and the first branch, tag or remote-tracking ref that holds it (its short
+    name; a symbolic ``…/HEAD`` is skipped). At most ``NEWER_NAMED`` handoffs are asked about,
+    two or three Git processes each, and none when there are none."""
+    if not newer:
+        return newer
+
+    def present(commit: str) -> bool:
+        info = repo.git.object_info(commit)
+        return info is not None and info[1] == "commit"
+
+    def is_ancestor(commit: str) -> bool:
+        return repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", commit, at]).returncode == 0
+
+    def holder(commit: str) -> str:
+        proc = repo.git.run(["for-each-ref", "--count=16", "--format=%(refname:short)%00%(symref)",
+                             f"--contains={commit}", "refs/heads/", "refs/tags/", "refs/remotes/"])
+        for line in proc.stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else ():
+            name, _nul, symref = line.partition("\0")
+            if name and not symref:
+                return name
+        return ""
+
+    return aside.placed(newer, is_ancestor, present, holder)
 
 
 ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen
@@ -281,14 +312,15 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
         if have is None or seq > have[0]:
             latest[(actor, stream)] = (seq, ts, ident)
     handoffs = [i for _s, _t, i in sorted(latest.values(), key=lambda v: (_desc(v[1]), v[2]))]
-    # the newest handoff of a shown one's stream, when it does not apply here (``core.newer_elsewhere``)
+    # the newest handoff of each stream, when it does not apply here (``away.newer_elsewhere``)
     others = {g.key for g in groups if g.kind == "handoff" and g.key not in keep
-            and classes.applicability(g) in core.ELSEWHERE
+            and classes.applicability(g) in aside.ELSEWHERE
             and (include_untrusted or classes.trust(g) == "qualified")}
-    elsewhere = [tuple(r) for r in select.ordered(view, where + ["r.kind = 'handoff'"], [], others,
-                                                  "r.id, r.actor, r.stream, r.seq, a.anchor", order)]
+    elsewhere = [aside.Away(*r) for r in select.ordered(
+        view, where + ["r.kind = 'handoff'"], [], others,
+        "r.id, r.actor, r.stream, r.seq, a.anchor, a.mode, a.app_subject, r.ts", order)]
     shown = {i: (i, actor, stream, seq) for (actor, stream), (seq, _t, i) in latest.items()}
-    found = core.newer_elsewhere([shown[i] for i in handoffs], elsewhere)
+    found = placed(repo, at, aside.newer_elsewhere([shown[i] for i in handoffs], elsewhere))
     failed = challenged = 0
     if keep:
         clause, args = select.keep_clause(view, keep)

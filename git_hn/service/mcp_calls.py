@@ -145,7 +145,7 @@ def _brief(repo, arguments) -> dict:
         hidden = {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing": count}
     base = _hinted(repo, {}, hidden)
     if newer:  # (a stream's newer handoff on another branch, as the Markdown brief's header says)
-        from ..core.brief import newer_notes
+        from ..core.away import newer_notes
 
         base = {"hint": _sentences(base.get("hint", ""), *newer_notes(newer, mcp=True))}
 
@@ -433,8 +433,17 @@ def _record(repo, arguments, handoff: bool, start: str = "") -> dict:
     args = dict(_object(arguments, "record input: "))
     _outcome(args)
     req, allow, absent = _record_request(repo, args, handoff=handoff, start=start)
-    return _written(repo, memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent,
-                    req.record.content)
+    doc = _written(repo, memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent,
+                   req.record.content)
+    from ..core.gostr import one_line
+    from ..core.hints import handoff_applies
+
+    rec = req.record
+    where = handoff_applies(rec.kind, rec.applicability.mode, one_line(rec.applicability.subject), rec.anchor.commit,
+                            mcp=True)
+    if where:  # (what the CLI says on stderr)
+        doc["hint"] = _sentences(where, doc.get("hint", ""))
+    return doc
 
 
 def _outcome(args: dict) -> None:

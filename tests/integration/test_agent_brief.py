@@ -358,9 +358,9 @@ def test_a_streams_newer_handoff_on_another_branch_is_named_not_hidden(tmp_path)
     feature = git(repo, "rev-parse", "HEAD")
     new = handoff(repo, "NEW session, on feature", "--next-action", "finish feature")
     git(repo, "checkout", "-q", "main")
-    said = (f"handoff {old} is not the latest of its stream: {new}, signed later, is anchored on commit "
-            f"{feature[:12]} and does not apply at this commit (another branch?); git hn memory show {new} prints "
-            f"it, and git hn memory brief --at {feature[:12]} gives the brief there")
+    said = (f"handoff {old} is not the latest of its stream: {new}, signed later, does not apply at this commit: "
+            f"it is anchored on commit {feature[:12]}, on feature, which this commit's history does not contain; "
+            f"git hn memory show {new} prints it, and git hn memory brief --at feature gives the brief there")
     r = hn(repo, "memory", "brief", "--json")
     assert r.code == 0 and r.err == f"git-hn: hint: {said}\n"  # (feature still holds it: not "left out")
     assert ids(r.json()["handoffs"]) == [old] and "hint" not in r.json()  # (the contract's document)
@@ -377,10 +377,10 @@ def test_a_streams_newer_handoff_on_another_branch_is_named_not_hidden(tmp_path)
         got, full = [], []
         assert _call(repo, brief_service.brief, "HEAD", fmt=fmt, newer=got) == \
             _call(repo, brief_service.brief_full, "HEAD", fmt=fmt, newer=full)
-        assert got == full == [(old, new, feature)]
+        assert got == full == [(old, new, feature, "descendants", "", ("ref", "feature"))]
     is_error, body = mcp_server.call(str(repo), "memory_brief", {}, allow_write=False)
     assert not is_error and f"memory_show with memory {new} prints it, and memory_brief with atCommit " \
-        f"{feature[:12]} gives the brief there" in json.loads(body)["hint"]
+        "feature gives the brief there" in json.loads(body)["hint"]
     # a bound too small to list the old handoff names neither it nor the newer one (a review)
     r = hn(repo, "memory", "brief", "--json", "--max-bytes", "520")
     assert r.code == 0 and r.json()["handoffs"] == [] and new not in r.err, r.err
@@ -390,6 +390,113 @@ def test_a_streams_newer_handoff_on_another_branch_is_named_not_hidden(tmp_path)
     assert got == full == []
     is_error, body = mcp_server.call(str(repo), "memory_brief", {"maxBytes": 1200}, allow_write=False)
     assert not is_error and json.loads(body)["handoffs"] == [] and new not in body
+
+
+def _policy_repo(tmp_path):
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn")
+    git(repo, "commit", "-q", "-m", "policy")
+    return repo
+
+
+STREAM_B, STREAM_C = "sha256:" + "b" * 64, "sha256:" + "c" * 64
+
+
+def test_a_subject_handoff_and_one_on_an_unpushed_branch_are_named_by_the_brief(tmp_path):
+    """An agent trial: a handoff recorded with ``--applies subject`` and one on an unpushed
+    feature branch, each in a stream of its own, were in no brief on main (JSON, Markdown, MCP)
+    and no hint said so. The document stays §7.15's (no subject in its context); beside it the
+    brief counts the streams whose latest handoff it left out, names each, why, and the command
+    that shows it; recording a subject handoff says at once that the brief leaves it out."""
+    import hashlib
+
+    repo = _policy_repo(tmp_path)
+    shown = handoff(repo, "main session", "--next-action", "main step")
+    subject = "issue:sha256:" + hashlib.sha256(b"https://example.com/issues/7").hexdigest()
+    r = hn(repo, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "subject", "--subject", subject,
+           "--stream", STREAM_B, "--content", "issue 7 session", "--next-action", "issue step")
+    assert r.code == 0 and f"applies to subject {subject} only: the brief (whose context has no subject) leaves it " \
+        f"out and only names it; git hn memory recall --subject {subject} lists it" in r.err, r.err
+    by_subject = r.json()["memoryId"]
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "f.txt").write_text("wip\n")
+    git(repo, "add", "f.txt")
+    git(repo, "commit", "-q", "-m", "wip")
+    feature = git(repo, "rev-parse", "HEAD")
+    r = hn(repo, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "descendants", "--stream", STREAM_C,
+           "--content", "feature session", "--next-action", "feature step")
+    assert r.code == 0 and "hint" not in r.err, r.err
+    on_branch = r.json()["memoryId"]
+    git(repo, "checkout", "-q", "main")
+    r = hn(repo, "memory", "brief", "--json")
+    doc = r.json()
+    assert ids(doc["handoffs"]) == [shown] and [a["text"] for a in doc["nextActions"]] == ["main step"]
+    said = ["2 streams' latest handoffs are left out of this brief: they apply to a subject or to commits not in "
+            "this commit's history",
+            f"Handoff {on_branch}, the latest of its stream, is left out: it is anchored on commit {feature[:12]}, on "
+            f"feature, which this commit's history does not contain; git hn memory show {on_branch} prints it, and "
+            "git hn memory brief --at feature gives the brief there",
+            f"Handoff {by_subject}, the latest of its stream, is left out: it applies only to subject {subject} "
+            "(--applies subject), and the brief's context has no subject; git hn memory recall --subject "
+            f"{subject} lists it"]
+    assert r.err == "".join(f"git-hn: hint: {line[:1].lower() + line[1:]}\n" for line in said), r.err
+    md = hn(repo, "memory", "brief")
+    assert md.code == 0 and "\n".join(said) + "\n" in md.out.partition("\n## ")[0]
+    is_error, body = mcp_call(repo, "memory_brief", {})
+    hint = json.loads(body)["hint"]
+    assert not is_error and f"memory_recall with subject {subject} lists it" in hint and on_branch in hint
+    assert ids(json.loads(body)["handoffs"]) == [shown]
+    recall = hn(repo, "memory", "recall", "--json", "--subject", subject).json()
+    assert ids(recall["memories"]) == [by_subject]  # (what the hint says lists it)
+    from git_hn.service import brief as brief_service
+    from state_compare import _call
+
+    for fmt in ("json", "markdown"):  # the verified state's answer is the full projection's
+        got, full = [], []
+        assert _call(repo, brief_service.brief, "HEAD", fmt=fmt, newer=got) == \
+            _call(repo, brief_service.brief_full, "HEAD", fmt=fmt, newer=full)
+        assert got == full and [n.id for n in got] == [on_branch, by_subject]
+    is_error, body = mcp_call(repo, "memory_handoff", {
+        "content": "another issue 7 session", "stream": STREAM_B,
+        "anchor": {"commit": git(repo, "rev-parse", "HEAD"), "subject": subject},
+        "applicability": {"mode": "subject", "subject": subject}}, allow_write=True)
+    assert not is_error and f"memory_recall with subject {subject} lists it" in json.loads(body)["hint"], body
+
+
+def mcp_call(repo, tool, arguments, allow_write=False):
+    from git_hn.service import mcp_server
+
+    return mcp_server.call(str(repo), tool, arguments, allow_write=allow_write)
+
+
+def test_an_exact_handoff_left_behind_by_a_commit_is_said_to_be_so(tmp_path):
+    """An agent trial: a handoff recorded ``--applies exact`` vanished after the next commit, the
+    brief listed the stream's older handoff's next actions as current, and the only hint guessed
+    "(another branch?)". Recording it now warns that the brief at a later commit leaves it out
+    (and that ``--applies descendants`` keeps it), and the brief names the real cause."""
+    repo = _policy_repo(tmp_path)
+    older = handoff(repo, "older session", "--next-action", "older next")
+    here = git(repo, "rev-parse", "HEAD")
+    r = hn(repo, "memory", "handoff", "--at", "HEAD", "--applies", "exact", "--content", "EXACT handoff",
+           "--next-action", "EXACT next")
+    assert r.code == 0 and (f"git-hn: hint: this handoff applies at commit {here[:12]} only (exact): the brief at any "
+                            "later commit leaves it out, and lists the stream's older handoff instead; --applies "
+                            "descendants keeps it in the briefs of later commits\n") in r.err, r.err
+    exact = hn(repo, "memory", "recall", "--json", "--kind", "handoff").json()["memories"][0]["id"]
+    (repo / "README.md").write_text("x\n")
+    git(repo, "commit", "-q", "-am", "x")
+    r = hn(repo, "memory", "brief", "--json")
+    assert ids(r.json()["handoffs"]) == [older]
+    assert r.err == (f"git-hn: hint: handoff {older} is not the latest of its stream: {exact}, signed later, does not "
+                     f"apply at this commit: it applies only at commit {here[:12]} (--applies exact), an earlier "
+                     f"commit of this history, so later commits leave it out; git hn memory show {exact} prints it, "
+                     f"and git hn memory brief --at {here[:12]} gives the brief there\n"), r.err
+    assert "another branch" not in hn(repo, "memory", "brief").out
+    is_error, body = mcp_call(repo, "memory_handoff", {"content": "exact again", "applicability": {"mode": "exact"}},
+                              allow_write=True)
+    assert not is_error and 'applicability mode "descendants" keeps it' in json.loads(body)["hint"], body
 
 
 def test_brief_on_an_unborn_head(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_hn.core import brief
+from git_hn.core import away, brief
 from git_hn.errors import InputError
 
 
@@ -266,17 +266,33 @@ def _left_of(text, full):
 
 def test_a_newer_handoff_elsewhere_is_the_newest_of_its_stream_signed_after_the_one_shown():
     """``newer_elsewhere``: per shown handoff, the highest sequence of its own stream that is
-    higher than the shown one's; older ones and other streams' are not named."""
+    higher than the shown one's; older ones are not named; then each stream of which nothing is
+    shown, by its newest handoff, the newest first (an agent trial: a subject handoff and one on
+    an unpushed branch, in streams of their own, were in no brief and no hint)."""
     a, b = "1" * 64, "2" * 64
     s1, s2 = "sha256:" + "5" * 64, "sha256:" + "6" * 64
+    ts = "2026-01-0{}T00:00:00Z".format
     shown = [("h1", a, s1, 4), ("h2", b, s1, 2), ("h3", a, s2, 9)]
-    elsewhere = [("e1", a, s1, 5, "c" * 40), ("e2", a, s1, 7, "d" * 40), ("e3", a, s1, 3, "e" * 40),
-                 ("e4", b, s2, 8, "f" * 40), ("e5", a, s2, 8, "0" * 40)]
-    assert brief.newer_elsewhere(shown, elsewhere) == [("h1", "e2", "d" * 40)]
-    many = [(f"h{n}", f"e{n}", "c" * 40) for n in range(5)]
-    notes = brief.newer_notes(many)
-    assert len(notes) == brief.NEWER_NAMED + 1 and notes[-1].startswith("2 more handoffs are not the latest")
-    assert "memory_show with memory e0" in brief.newer_notes(many[:1], mcp=True)[0]
+    elsewhere = [("e1", a, s1, 5, "c" * 40, "descendants", "", ts(1)), ("e2", a, s1, 7, "d" * 40, "exact", "", ts(2)),
+                 ("e3", a, s1, 3, "e" * 40, "descendants", "", ts(3)),
+                 ("e4", b, s2, 8, "f" * 40, "subject", "issue:x", ts(4)),
+                 ("e5", a, s2, 8, "0" * 40, "descendants", "", ts(5)),
+                 ("e6", b, s2, 6, "a" * 40, "descendants", "", ts(6))]
+    assert away.newer_elsewhere(shown, elsewhere) == [("h1", "e2", "d" * 40, "exact", "", ("gone", "")),
+                                                      ("", "e4", "f" * 40, "subject", "issue:x", ("gone", ""))]
+    many = [away.Newer(f"h{n}", f"e{n}", "c" * 40, "descendants", "") for n in range(5)]
+    notes = away.newer_notes(many)
+    assert len(notes) == away.NEWER_NAMED + 1 and notes[-1].startswith("2 more handoffs, the latest of their")
+    assert "memory_show with memory e0" in away.newer_notes(many[:1], mcp=True)[0]
+    # why each does not apply here, asked of the caller only for the handoffs named
+    asked = []
+    placed = away.placed([away.Newer("", "x", "1" * 40, "subject", "issue:y"),
+                          away.Newer("", "y", "2" * 40, "exact", ""),
+                          away.Newer("", "z", "3" * 40, "descendants", ""),
+                          away.Newer("", "w", "4" * 40, "descendants", "")],
+                         lambda c: c == "2" * 40, lambda c: True, lambda c: asked.append(c) or "")
+    assert [n.place for n in placed] == [("subject", "issue:y"), ("exact", ""), ("gone", ""), ("gone", "")]
+    assert asked == ["3" * 40] and "(--applies exact), an earlier commit" in away.newer_notes(placed)[2]
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown"])

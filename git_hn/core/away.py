@@ -1,0 +1,148 @@
+"""Handoffs a brief does not show although each is the newest of its stream (git-hn, §7.15).
+
+A handoff that does not apply at the brief's commit is no candidate (§7.15: it would put another
+branch's, or another subject's, state in this brief), so the brief leaves it out; these functions
+decide which such handoffs to name beside the brief (its Markdown header, stderr, MCP ``hint``),
+why each does not apply, and what shows it. Pure: the Git questions (ancestry, which ref holds a
+commit) are asked through callables the service passes in, and only for the handoffs named.
+"""
+
+from __future__ import annotations
+
+from .gostr import one_line
+from .grammar import utc_instant
+from .tuples import NamedTuple
+
+ELSEWHERE = ("inapplicable", "anchor-missing")  # applicabilities of a handoff "signed elsewhere"
+NEWER_NAMED = 3  # handoffs not shown that the brief names
+
+
+class Away(NamedTuple):
+    """An active handoff, of the trust the brief shows, whose applicability at the brief's commit
+    is one of ``ELSEWHERE``: its memory ID, actor, stream, sequence, anchor commit, applicability
+    mode and subject, and its signed timestamp (§7.7's order among the left-out ones)."""
+
+    id: str
+    actor: str
+    stream: str
+    sequence: int
+    commit: str
+    mode: str
+    subject: str
+    ts: str
+
+
+class Newer(NamedTuple):
+    """A handoff the brief does not show although it is the newest of its stream: ``shown`` is
+    the stream's handoff the brief shows instead ("" when it shows none of that stream); ``place``
+    says why it does not apply here (``placed``): ``("subject", S)``, ``("exact", "")`` (an
+    earlier commit of this history, ``--applies exact``), ``("ref", NAME)`` (a branch, tag or
+    remote-tracking ref holds it), ``("missing", "")`` (the commit is not here) or ``("gone", "")``
+    (no ref holds it)."""
+
+    shown: str
+    id: str
+    commit: str
+    mode: str
+    subject: str
+    place: tuple = ("gone", "")
+
+
+def newer_elsewhere(shown: list[tuple], elsewhere: list) -> list[Newer]:
+    """git-hn: for each handoff the brief takes as its stream's latest (``shown``: memory ID,
+    actor, stream and sequence of each, in section order), the newest handoff of the same stream
+    signed after it that does not apply at the brief's commit (``elsewhere``: ``Away`` each);
+    then, for each stream of which the brief shows no handoff, its newest such handoff (the
+    newest first, §7.7's order). An agent trial: the brief on the default branch showed a
+    stream's old handoff as its latest, with no word of the newer one its author had signed on a
+    feature branch; a later one: a handoff that applies to a subject, or signed on an unpushed
+    branch, with no older one shown, was in no brief and no hint."""
+    newest: dict[tuple[str, str], Away] = {}
+    for away in elsewhere:
+        away = Away(*away)
+        have = newest.get((away.actor, away.stream))
+        if have is None or away.sequence > have.sequence:
+            newest[(away.actor, away.stream)] = away
+    out = []
+    for ident, actor, stream, sequence in shown:
+        have = newest.pop((actor, stream), None)
+        if have is not None and have.sequence > sequence:
+            out.append(Newer(ident, have.id, have.commit, have.mode, have.subject))
+    alone = sorted(newest.values(), key=lambda a: (utc_instant(a.ts), a.id))
+    alone.sort(key=lambda a: utc_instant(a.ts), reverse=True)  # (newest first; equal instants by ID)
+    return out + [Newer("", a.id, a.commit, a.mode, a.subject) for a in alone]
+
+
+def placed(newer: list[Newer], is_ancestor, present, holder) -> list[Newer]:
+    """``newer`` with each ``place`` decided: a subject handoff by its subject; an exact one
+    anchored on an earlier commit of the brief's history (``is_ancestor(commit)``) as such (an
+    agent trial: it vanished after the next commit and the hint guessed "another branch?");
+    else the first ref that holds its commit (``holder(commit)``: a name, or ""), else whether
+    the commit is here at all (``present(commit)``). The callables do the Git work (the
+    service's); only the handoffs named are asked about."""
+    out = []
+    for k, n in enumerate(newer):
+        if k >= NEWER_NAMED:
+            out.append(n)
+        elif n.mode == "subject":
+            out.append(n._replace(place=("subject", n.subject)))
+        elif not present(n.commit):
+            out.append(n._replace(place=("missing", "")))
+        elif n.mode == "exact" and is_ancestor(n.commit):
+            out.append(n._replace(place=("exact", "")))
+        else:
+            ref = holder(n.commit)
+            out.append(n._replace(place=("ref", ref) if ref else ("gone", "")))
+    return out
+
+
+def _why(n: Newer, mcp: bool) -> str:
+    """Where ``n`` applies and how to see it (``mcp``: in the MCP tools' words)."""
+    c12 = n.commit[:12]
+    show = f"memory_show with memory {n.id} prints it" if mcp else f"git hn memory show {n.id} prints it"
+    kind, value = n.place
+    if kind == "subject":
+        value = one_line(value)
+        listed = f"memory_recall with subject {value} lists it" if mcp else \
+            f"git hn memory recall --subject {value} lists it"
+        return (f"it applies only to subject {value} (--applies subject), and the brief's context has no subject; "
+                f"{listed}")
+    if kind == "missing":
+        return f"its anchor commit {c12} is not in this clone (a git fetch may bring it); {show}"
+    at = one_line(value) if kind == "ref" else c12
+    there = f"memory_brief with atCommit {at} gives the brief there" if mcp else \
+        f"git hn memory brief --at {at} gives the brief there"
+    if kind == "exact":
+        return (f"it applies only at commit {c12} (--applies exact), an earlier commit of this history, so later "
+                f"commits leave it out; {show}, and {there}")
+    if kind == "ref":
+        return f"it is anchored on commit {c12}, on {at}, which this commit's history does not contain; {show}, and {there}"
+    return (f"it is anchored on commit {c12}, which no branch, tag or remote-tracking ref here contains (a squash "
+            f"merge or a rebase?); {show}, and its author records it again here with git hn memory supersede "
+            f"{n.id[7:19]} --at HEAD")
+
+
+def newer_notes(newer: list[Newer], mcp: bool = False) -> list[str]:
+    """Lines for ``newer_elsewhere``'s answers (placed): a count of the streams whose latest
+    handoff the brief leaves out, then one line for each of the first ``NEWER_NAMED`` handoffs
+    not shown (and one counting the rest): which one, why it does not apply here, and how to see
+    it (``mcp``: in the MCP tools' words)."""
+    out = []
+    alone = sum(1 for n in newer if not n.shown)
+    if alone:
+        one = alone == 1
+        out.append(f"{alone} stream{'' if one else 's'}' latest handoff{' is' if one else 's are'} left out of this "
+                   f"brief: {'it applies' if one else 'they apply'} to a subject or to commits not in this commit's "
+                   "history")
+    for n in newer[:NEWER_NAMED]:
+        if n.shown:
+            out.append(f"Handoff {n.shown} is not the latest of its stream: {n.id}, signed later, does not apply at "
+                       f"this commit: {_why(n, mcp)}")
+        else:
+            out.append(f"Handoff {n.id}, the latest of its stream, is left out: {_why(n, mcp)}")
+    if len(newer) > NEWER_NAMED:
+        more = len(newer) - NEWER_NAMED
+        out.append(f"{more} more handoff{'s' if more > 1 else ''}, the latest of {'their' if more > 1 else 'its'} "
+                   f"stream, {'do' if more > 1 else 'does'} not apply at this commit and {'are' if more > 1 else 'is'} "
+                   "not shown")
+    return out
