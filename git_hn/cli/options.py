@@ -36,7 +36,9 @@ RECORD_FIELDS = (
     Opt("--content-file", "content_file", "PATH", multiple=True,
         help="read the content bytes from PATH, or from stdin for -"),
     Opt("--subject", "subject", "ID", help="typed subject anchor: TYPE:sha256:<64 hex>, TYPE being issue, "
-                                         "proposal, event, policy, pipeline or run", signed=True),
+                                         "proposal, event, policy, pipeline or run; by convention the hex is "
+                                         "the SHA-256 of the subject's URL (printf %s URL | sha256sum)",
+        signed=True),
     Opt("--outcome", "outcome", "TOKEN", help="attempt outcome: succeeded, failed, partial or abandoned",
         signed=True),
     Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)", signed=True),
