@@ -95,7 +95,7 @@ def elsewhere_hint(repo, hidden) -> bool:
 
     n = getattr(hidden, "elsewhere", 0)
     text = "" if not n or os.path.exists(os.path.join(repo.common_dir, "shallow")) else \
-        not_applying(n, hidden.mine, hidden.theirs)
+        not_applying(n, hidden.mine, hidden.theirs, getattr(hidden, "on_ref", ("", 0)))
     if text:
         render.hint(text)
     return bool(text)
@@ -111,6 +111,17 @@ def not_imported(repo) -> None:
     text = hint(repo)
     if text:
         render.hint(text)
+
+
+def no_selection(repo) -> None:
+    """After a JSON brief: the Markdown header's line that this clone holds no memory imported
+    from its remotes and has no replication selection (``brief.NOT_IMPORTED``; an agent trial: a
+    fresh clone's JSON brief was empty with nothing on stderr, while the Markdown brief and MCP
+    said what to run). With a selection saved, ``not_imported`` names the remote instead."""
+    from ..service.brief import NOT_IMPORTED, header_notes
+
+    if NOT_IMPORTED in header_notes(repo):
+        render.hint(NOT_IMPORTED[:1].lower() + NOT_IMPORTED[1:])
 
 
 def brief_left_out(left: dict, as_json: bool) -> None:

@@ -628,6 +628,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         brief_hint(repo, _doc)  # issue 13: what the body cannot say of the trust policy, on stderr
     advice.brief_left_out(left, as_json)
     if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``)
+        advice.no_selection(repo)
         advice.not_imported(repo)
     return 0
 

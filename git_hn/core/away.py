@@ -116,7 +116,8 @@ def _why(n: Newer, mcp: bool) -> str:
         return (f"it applies only at commit {c12} (--applies exact), an earlier commit of this history, so later "
                 f"commits leave it out; {show}, and {there}")
     if kind == "ref":
-        return f"it is anchored on commit {c12}, on {at}, which this commit's history does not contain; {show}, and {there}"
+        return (f"it is anchored on commit {c12}, on {at}, which this commit's history does not contain; {show}, "
+                f"and {there}")
     return (f"it is anchored on commit {c12}, which no branch, tag or remote-tracking ref here contains (a squash "
             f"merge or a rebase?); {show}, and its author records it again here with git hn memory supersede "
             f"{n.id[7:19]} --at HEAD")

@@ -161,29 +161,49 @@ def cite_at(memory: str, kind: str, at: str) -> str:
             "--content TEXT")
 
 
-def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", "")) -> str:
+def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple[str, int] = ("", 0)) -> str:
     """After a recall: ``n`` matching memories were left out because they do not apply at the
     query commit (a team trial: after a squash merge, recall on main dropped them without a word,
     even while other memories matched). ``mine``: the ID of one of them the reader signed;
     ``theirs``: (ID, kind) of one someone else signed. Each gets a command its reader can run
-    (a teammate's memory cannot be superseded by the reader: only its author may)."""
+    (a teammate's memory cannot be superseded by the reader: only its author may). ``on_ref``:
+    (ref, k): k of the ``n`` are anchored on commits a branch, tag or remote-tracking ref still
+    holds, such as ``ref``: those are named by where they apply, and never offered a supersede
+    (an agent trial: "a squash merge or a rebase? … supersede --at HEAD" would have copied a
+    decision of an unmerged branch onto main)."""
     if not n:
         return ""
+    from .gostr import one_line
+
+    ref, held = (one_line(on_ref[0]), on_ref[1]) if on_ref[0] else ("", 0)
     one = n == 1
-    text = (f"{n} matching {'memory does' if one else 'memories do'} not apply at this commit and "
-            f"{'was' if one else 'were'} left out: {'its anchor commit is' if one else 'their anchor commits are'} "
-            "not in its history (a squash merge or a rebase?); ")
+    start = (f"{n} matching {'memory does' if one else 'memories do'} not apply at this commit and "
+             f"{'was' if one else 'were'} left out: ")
+    if held:
+        there = (f"on {ref}, not merged here: git hn memory recall --at {ref} lists it there" if held == 1 else
+                 f"on refs not merged here, such as {ref}: git hn memory recall --at {ref} lists what applies there")
+        if held == n:
+            return start + f"{'its anchor commit is' if one else 'their anchor commits are'} {there}"
+        there = f"; {held} more {'has its anchor commit' if held == 1 else 'have their anchor commits'} {there}"
+        gone = n - held
+        one = gone == 1
+        text = start + (f"{gone} {'has its anchor commit' if one else 'have their anchor commits'} on no branch, tag "
+                        "or remote-tracking ref here (a squash merge or a rebase?); ")
+    else:
+        there = ""
+        text = start + (f"{'its anchor commit is' if one else 'their anchor commits are'} "
+                        "not in its history (a squash merge or a rebase?); ")
     first = mine or theirs[0]
     if not first:
         return text + ("git hn memory log lists them, git hn memory show ID says where one applies, and its author "
-                       "records it again on HEAD with git hn memory supersede ID --at HEAD --content TEXT")
+                       "records it again on HEAD with git hn memory supersede ID --at HEAD --content TEXT") + there
     text += f"git hn memory show {first[7:19]} says where {'it' if one else 'one'} applies"
     supersede = f"{supersede_at(mine, 'HEAD')} records {'it' if one else 'one'} again on HEAD"
     kind = theirs[1] if theirs[1] in ("decision", "observation", "assumption") else "observation"
     cite = f"{cite_at(theirs[0], kind, 'HEAD')} records your own on HEAD citing it (only its author can supersede it)"
     if mine and theirs[0]:
-        return f"{text}; yours: {supersede}; a teammate's: {cite}"
-    return f"{text}, and {supersede if mine else cite}"
+        return f"{text}; yours: {supersede}; a teammate's: {cite}{there}"
+    return f"{text}, and {supersede if mine else cite}{there}"
 
 
 def brief_not_applying(n: int) -> str:

@@ -265,16 +265,9 @@ def placed(repo: Repo, at: str, newer: list) -> list:
     def is_ancestor(commit: str) -> bool:
         return repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", commit, at]).returncode == 0
 
-    def holder(commit: str) -> str:
-        proc = repo.git.run(["for-each-ref", "--count=16", "--format=%(refname:short)%00%(symref)",
-                             f"--contains={commit}", "refs/heads/", "refs/tags/", "refs/remotes/"])
-        for line in proc.stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else ():
-            name, _nul, symref = line.partition("\0")
-            if name and not symref:
-                return name
-        return ""
+    from .held import holding_ref
 
-    return aside.placed(newer, is_ancestor, present, holder)
+    return aside.placed(newer, is_ancestor, present, lambda commit: holding_ref(repo, commit))
 
 
 ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen

@@ -113,7 +113,9 @@ def _show(repo, arguments) -> dict:
     memory = doc.get("memory")
     if not isinstance(memory, str):
         raise InputError("show input field memory must be a string")
-    return show.show(repo, memory)
+    out = show.show(repo, memory)
+    why = show.inapplicable_hint(repo, out, mcp=True)  # (what the CLI says on stderr)
+    return {**out, "hint": _sentences(why)} if why else out
 
 
 def _brief(repo, arguments) -> dict:
@@ -287,7 +289,8 @@ def _empty_hint(repo, req, hidden, found: bool, start: str = "") -> str:
     n = getattr(hidden, "elsewhere", 0)
     return ("" if found else recall.directory_hint(repo, req.at_commit, req.path, "path")
             or _from_start(repo, req, start)) or \
-        ("" if not n or is_shallow(repo) else not_applying(n, hidden.mine, hidden.theirs))
+        ("" if not n or is_shallow(repo) else
+         not_applying(n, hidden.mine, hidden.theirs, getattr(hidden, "on_ref", ("", 0))))
 
 
 def _from_start(repo, req, start: str) -> str:
@@ -489,6 +492,7 @@ def _supersede(repo, arguments, start: str = "") -> dict:
     if branched or kept:  # (what the CLI says on stderr)
         doc["hint"] = _sentences(branched, kept, doc.get("hint", ""))
     return doc
+
 
 
 def _inherited(repo, target: str, args: dict) -> dict:

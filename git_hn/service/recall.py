@@ -72,11 +72,15 @@ class Hidden(dict):
     open branch is not said while others matched: a review), and of
     them the first (smallest ID) the active identity signed (``mine``) and (ID, kind) of the
     first someone else signed (``theirs``): the hint's commands differ (only an author may
-    supersede)."""
+    supersede). ``on_ref``: (a ref's short name, how many): of ``elsewhere``, those whose anchor
+    a branch, tag or remote-tracking ref still holds (said only when nothing else matched), and
+    one such ref (an agent trial: told "a squash merge or a rebase? … supersede --at HEAD" of a
+    decision on an open branch, an agent would have copied it onto main)."""
 
     elsewhere = 0
     mine = ""
     theirs = ("", "")
+    on_ref = ("", 0)
 
 
 def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
@@ -107,12 +111,21 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
         keep.add(g.key)
         matched += g.count
         biggest = max(biggest, g.biggest)
-    if away and matched:  # (when others matched, only those no branch holds any more:
-        from .replication.gate import discarded  # ``brief.left_behind_count``; when none did, all)
+    held: dict = {}  # anchor commit -> memories of ``away`` on it that a ref still holds
+    if away:  # (when others matched, only those no ref holds any more: ``brief.left_behind_count``)
+        from .replication.gate import discarded
 
         gone = discarded(repo, {anchor for anchor, _n in away.values()})
+        for anchor, n in away.values():
+            if anchor not in gone:
+                held[anchor] = held.get(anchor, 0) + n
         away = {k: (anchor, n) for k, (anchor, n) in away.items() if anchor in gone}
-    hidden.elsewhere = sum(n for _anchor, n in away.values())
+    if held and not matched:  # (nothing else matched: the reader asked, and is told where they apply)
+        from .held import holding_ref
+
+        ref = holding_ref(repo, min(held, key=lambda anchor: (-held[anchor], anchor)))
+        hidden.on_ref = (ref, sum(held.values())) if ref else ("", 0)
+    hidden.elsewhere = sum(n for _anchor, n in away.values()) + (0 if matched else sum(held.values()))
     if away:
         _name_away(repo, view, where, args, set(away), hidden)
     if req.rank:  # git-hn: the relevance order (core.search)

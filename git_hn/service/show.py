@@ -176,24 +176,36 @@ def human_lines(doc: dict) -> list[str]:
     return lines
 
 
-def inapplicable_hint(repo: Repo, doc: dict) -> str:
+def inapplicable_hint(repo: Repo, doc: dict, mcp: bool = False) -> str:
     """Why a memory that ``show`` found is left out of recall and the brief at ``HEAD``: its
     anchor does not apply there (after an amend or a rebase of a published commit, or on
-    another branch), and how its author records it again; "" when it applies."""
+    another branch), and how its author records it again; "" when it applies. When a branch,
+    tag or remote-tracking ref still holds its anchor, that ref is named and no carrying over is
+    suggested (an agent trial: following "supersede --at HEAD" copies a branch's memory onto
+    main). ``mcp``: in the MCP tools' words (a trial: ``memory_show`` said nothing of it)."""
     row = doc.get("projection")
     if not row or row["applicability"] != "inapplicable" or doc["envelope"]["operation"] != "record":
         return ""
     mode = (row["data"].get("applicability") or {}).get("mode")
     commit, short = row["anchor"]["commit"][:12], doc["memoryId"][7:19]
     if mode == "exact":
-        return (f"memory {short} applies at commit {commit} only (--applies exact), not at HEAD: recall and "
-                "the brief at HEAD leave it out")
+        return (f"memory {short} applies at commit {commit} only ({'exact' if mcp else '--applies exact'}), not at "
+                "HEAD: recall and the brief at HEAD leave it out")
     if mode != "descendants":
         return ""
+    from ..core.gostr import one_line
+    from .held import holding_ref
+
+    ref = one_line(holding_ref(repo, row["anchor"]["commit"]))
+    if ref:
+        there = f"memory_recall with atCommit {ref}" if mcp else f"git hn memory recall --at {ref}"
+        return (f"memory {short} is anchored on commit {commit}, on {ref}, which HEAD does not contain (not merged "
+                f"here): recall and the brief at HEAD leave it out; {there} lists it there")
     text = (f"memory {short} applies where commit {commit} is in the history, and HEAD does not contain it (an "
             "amended or rebased commit, or another branch): recall and the brief at HEAD leave it out")
     from ..store.identity import active_actor
 
     own = active_actor(repo) == doc["envelope"]["actor"]  # (None without an identity)
-    return text + (f"; git hn memory supersede {short} --at HEAD --content TEXT records it again on HEAD"
-                   if own else "")
+    again = f"memory_supersede with memory {short}, atCommit HEAD and content" if mcp else \
+        f"git hn memory supersede {short} --at HEAD --content TEXT"
+    return text + (f"; {again} records it again on HEAD" if own else "")

@@ -682,7 +682,10 @@ def test_a_fresh_clones_session_start_brief_says_no_memory_is_imported_yet(tmp_p
     assert hn(alice, "sync").code == 0
     md = hn(bob, "memory", "brief", "--include-untrusted").out
     assert NOT_IMPORTED in md and made not in md
-    assert "No teammate" not in hn(bob, "memory", "brief", "--json").out  # (the contract's document)
+    r = hn(bob, "memory", "brief", "--json")
+    assert "No teammate" not in r.out  # (the contract's document)
+    # an agent trial: the JSON brief said nothing while the Markdown one and MCP said what to run
+    assert r.err.endswith(f"git-hn: hint: {NOT_IMPORTED[:1].lower() + NOT_IMPORTED[1:]}\n"), r.err
     requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                             "clientInfo": {"name": "t", "version": "1"}}},
@@ -703,6 +706,7 @@ def test_a_fresh_clones_session_start_brief_says_no_memory_is_imported_yet(tmp_p
     assert hn(bob, "sync").code == 0
     md = hn(bob, "memory", "brief", "--include-untrusted").out
     assert NOT_IMPORTED not in md and made in md
+    assert "holds no memory" not in hn(bob, "memory", "brief", "--json").err
     lone = make_repo(tmp_path / "lone")  # no remote: nothing to import, nothing said
     assert hn(lone, "init", "--name", "L").code == 0
     assert NOT_IMPORTED not in hn(lone, "memory", "brief").out

@@ -880,9 +880,15 @@ def test_a_recall_of_memories_that_do_not_apply_here_says_so(inited):
     assert r.code == 0, r.err
     short = r.json()["memoryId"][7:19]
     git(inited, "checkout", "-q", "-")
+    # (nothing else matched: said while feature still holds it, naming it: no carrying over, an agent trial)
+    said = ("git-hn: hint: 1 matching memory does not apply at this commit and was left out: its anchor commit is "
+            "on feature, not merged here: git hn memory recall --at feature lists it there\n")
+    for args in (["--json"], []):
+        r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "errors.py", *args)
+        assert r.code == 0 and said in r.err, r.err
+    git(inited, "branch", "-q", "-D", "feature")  # (no ref holds it: carried over by its author)
     said = ("git-hn: hint: 1 matching memory does not apply at this commit and was left out: its anchor commit is "
             f"not in its history (a squash merge or a rebase?); git hn memory show {short} says where it applies, "
             f"and git hn memory supersede {short} --at HEAD --content TEXT records it again on HEAD\n")
-    for args in (["--json"], []):  # (nothing else matched: said while feature still holds it)
-        r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "errors.py", *args)
-        assert r.code == 0 and said in r.err, r.err
+    r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "errors.py")
+    assert r.code == 0 and said in r.err, r.err

@@ -108,6 +108,61 @@ def test_a_memory_of_an_open_branch_is_not_called_left_out(tmp_path):
     assert "1 matching memory does not apply at this commit and was left out" in r.err, r.err
 
 
+def test_a_recall_that_matched_only_an_open_branchs_memory_names_the_branch(tmp_path):
+    """An agent trial: ``recall --topic dialect`` on main, the decision being on an unmerged,
+    still existing feature branch, said "(a squash merge or a rebase?) … supersede ID --at HEAD
+    records it again on HEAD": following it copies a branch-only decision onto main. While a
+    branch holds the anchor, the hint (CLI, ``--json`` too, MCP ``hint``, ``show``) names the
+    branch and the recall there; ``supersede --at HEAD`` only for anchors no ref holds."""
+    from git_hn.service import mcp_calls
+    from git_hn.store.repo import open_repo
+
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    git(alice, "checkout", "-q", "-b", "feature/tsv")
+    (alice / "t.py").write_text("1\n")
+    git(alice, "add", "t.py")
+    git(alice, "commit", "-q", "-m", "tsv")
+    r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--topic", "dialect", "--content", "TSV dialect")
+    assert r.code == 0, r.err
+    short = r.json()["memoryId"][7:19]
+    git(alice, "checkout", "-q", "main")
+    said = ("1 matching memory does not apply at this commit and was left out: its anchor commit is on feature/tsv, "
+            "not merged here: git hn memory recall --at feature/tsv lists it there")
+    for args in ([], ["--json"]):
+        r = hn(alice, "memory", "recall", "--include-untrusted", "--topic", "dialect", *args)
+        assert r.code == 0 and f"git-hn: hint: {said}\n" in r.err and "supersede" not in r.err, r.err
+    doc = mcp_calls._recall(open_repo(str(alice)), {"topic": ["dialect"], "includeUntrusted": True})
+    assert said[1:] in doc["hint"] and "supersede" not in doc["hint"], doc
+    r = hn(alice, "memory", "show", short)
+    assert r.code == 0 and "on feature/tsv, which HEAD does not contain (not merged here)" in r.err \
+        and "supersede" not in r.err, r.err
+    assert hn(alice, "memory", "recall", "--json", "--include-untrusted", "--at", "feature/tsv", "--topic",
+              "dialect").json()["matched"] == 1
+    _record(alice, "another, on main", path="README.md")  # (another on a deleted branch: both said)
+    git(alice, "checkout", "-q", "-b", "gone")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "gone")
+    r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--topic", "dialect", "--content", "CSV dialect")
+    gone = r.json()["memoryId"][7:19]
+    git(alice, "checkout", "-q", "main")
+    git(alice, "branch", "-q", "-D", "gone")
+    r = hn(alice, "memory", "recall", "--include-untrusted", "--topic", "dialect")
+    assert ("git-hn: hint: 2 matching memories do not apply at this commit and were left out: 1 has its anchor "
+            "commit on no branch, tag or remote-tracking ref here (a squash merge or a rebase?); git hn memory show "
+            f"{gone} says where it applies, and git hn memory supersede {gone} --at HEAD --content TEXT records it "
+            "again on HEAD; 1 more has its anchor commit on feature/tsv, not merged here: git hn memory recall --at "
+            "feature/tsv lists it there\n") in r.err, r.err
+    # MCP memory_show says what the CLI's show says (a trial: it had no ``hint``)
+    repo = open_repo(str(alice))
+    doc = mcp_calls._show(repo, {"memory": short})
+    assert doc["hint"].endswith("on feature/tsv, which HEAD does not contain (not merged here): recall and the brief "
+                                "at HEAD leave it out; memory_recall with atCommit feature/tsv lists it there."), doc
+    doc = mcp_calls._show(repo, {"memory": gone})
+    assert doc["hint"].endswith(f"memory_supersede with memory {gone}, atCommit HEAD and content records it again on "
+                                "HEAD."), doc
+
+
 def test_the_recall_tool_says_it_as_the_cli_does(tmp_path):
     from git_hn.service import mcp_calls
     from git_hn.store.repo import open_repo
