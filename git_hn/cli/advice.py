@@ -56,6 +56,22 @@ def applies(record) -> None:
         render.hint(text)
 
 
+def stale_successor(repo, result) -> None:
+    """After a supersede: when the successor's anchored paths differ at HEAD (it kept an old
+    anchor), that the brief marks it stale and how ``--at HEAD`` anchors it there; with
+    ``--json`` too. Paths the secret lint flags are not echoed."""
+    from ..core.gostr import one_line
+    from ..core.hints import stale_successor as text_of
+    from ..service.brief import stale_at_head
+    from ..service.secretscan import scan
+
+    record = result.envelope.record
+    paths = [one_line(p) for p in stale_at_head(repo, record) if not scan(p)]
+    text = text_of(result.memory_id, record.anchor.commit, paths) if paths else ""
+    if text:
+        render.hint(text)
+
+
 def warn(text: str) -> None:
     """One ``git-hn: warning:`` line on stderr."""
     import sys

@@ -223,6 +223,8 @@ def supersede_command(values: dict, positional: list[str]) -> int:
     branched = lifecycle.branching_hint(target, earlier, result)
     if branched:
         render.hint(branched)
+    if not result.replayed:
+        advice.stale_successor(repo, result)
     advice.hidden(repo, result)
     return code
 

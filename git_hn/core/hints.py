@@ -235,3 +235,20 @@ def handoff_applies(kind: str, mode: str, subject: str, commit: str, mcp: bool =
         return (f"this handoff applies to subject {subject} only: the brief (whose context has no subject) leaves it "
                 f"out and only names it; {asks} lists it")
     return ""
+
+
+def stale_successor(memory: str, commit: str, paths: list[str], mcp: bool = False) -> str:
+    """After a supersede signed on an anchor commit where ``paths`` (anchored) differ from HEAD:
+    the brief at HEAD marks the successor ``memory`` stale at once (a trial: a supersede without
+    ``--at`` keeps the target's anchor), and how to anchor it at HEAD. ``mcp``: in the MCP tools'
+    words. Paths are passed through ``one_line`` by the caller."""
+    if not paths:
+        return ""
+    named = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    again = (f"memory_supersede with memory {memory[7:19]}, atCommit HEAD and content" if mcp else
+             f"git hn memory supersede {memory[7:19]} --at HEAD --content TEXT")
+    at = "atCommit" if mcp else "--at HEAD"
+    return (f"memory {memory[7:19]} is anchored on commit {commit[:12]}, and {named} changed since: the brief at HEAD "
+            f"marks it stale; {again} anchors it at HEAD with the paths as they are there (a supersede without {at} "
+            "keeps the old anchor)")
+

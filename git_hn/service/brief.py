@@ -51,6 +51,18 @@ def _blob_at(resolver: Resolver, commit: str):
     return blob_at
 
 
+def stale_at_head(repo: Repo, record) -> list[str]:
+    """The anchored paths of ``record`` whose blob at HEAD differs from the anchored one (what the
+    brief at HEAD marks ``stale``), in anchor order; [] when it is anchored on HEAD, has no paths
+    or HEAD is unborn. One tree lookup per path (a supersede's hint: a trial's successor kept the
+    old anchor and was stale at once, with no word)."""
+    head = repo.head_commit()
+    if record is None or not head or record.anchor.commit == head or not record.anchor.paths:
+        return []
+    blob_at = _blob_at(Resolver(repo), head)
+    return [p.path for p in record.anchor.paths if blob_at(p.path) != p.blob]
+
+
 def _item(row, data: dict, blob_at, challengers: list | None) -> dict:
     return core.item(data, core.stale_paths(data, blob_at), challengers)
 

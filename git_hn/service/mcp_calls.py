@@ -489,10 +489,24 @@ def _supersede(repo, arguments, start: str = "") -> dict:
     doc = _written(repo, result, absent, req.record.content)
     branched = lifecycle.branching_hint(target, earlier, result)
     kept = memory.not_carried(left) if left else ""
-    if branched or kept:  # (what the CLI says on stderr)
-        doc["hint"] = _sentences(branched, kept, doc.get("hint", ""))
+    stale = _stale_successor(repo, result)
+    if branched or kept or stale:  # (what the CLI says on stderr)
+        doc["hint"] = _sentences(branched, kept, doc.get("hint", ""), stale)
     return doc
 
+
+def _stale_successor(repo, result) -> str:
+    """``hints.stale_successor`` in the tools' words (as the CLI's ``advice.stale_successor``)."""
+    from ..core.gostr import one_line
+    from ..core.hints import stale_successor
+    from .brief import stale_at_head
+    from .secretscan import scan
+
+    if getattr(result, "replayed", False) or getattr(result, "envelope", None) is None:
+        return ""
+    record = result.envelope.record
+    paths = [one_line(p) for p in stale_at_head(repo, record) if not scan(p)]
+    return stale_successor(result.memory_id, record.anchor.commit, paths, mcp=True) if paths else ""
 
 
 def _inherited(repo, target: str, args: dict) -> dict:

@@ -499,6 +499,40 @@ def test_an_exact_handoff_left_behind_by_a_commit_is_said_to_be_so(tmp_path):
     assert not is_error and 'applicability mode "descendants" keeps it' in json.loads(body)["hint"], body
 
 
+def test_a_successor_that_kept_a_changed_anchor_says_at_head_anchors_it_there(tmp_path):
+    """An agent trial: ``supersede`` without ``--at`` keeps the target's anchor commit and blobs,
+    so the successor of a memory whose anchored file changed was stale at once in the brief, with
+    no word. The supersede now says so (stderr, ``--json`` too; MCP ``hint``) and that ``--at
+    HEAD`` (MCP ``atCommit``) anchors it at HEAD; following it gives a successor that is not stale."""
+    repo = make_repo(tmp_path / "r", files={"p.py": "a\n"})
+    assert hn(repo, "init", "--name", "A").code == 0
+    first = record(repo, "--path", "p.py", content="p.py holds a")["memoryId"]
+    old = git(repo, "rev-parse", "HEAD")
+    (repo / "p.py").write_text("b\n")
+    git(repo, "commit", "-q", "-am", "b")
+    r = hn(repo, "memory", "supersede", first[7:19], "--json", "--content", "p.py holds b")
+    assert r.code == 0, r.err
+    kept = r.json()["memoryId"]
+    assert (f"git-hn: hint: memory {kept[7:19]} is anchored on commit {old[:12]}, and p.py changed since: the brief "
+            f"at HEAD marks it stale; git hn memory supersede {kept[7:19]} --at HEAD --content TEXT anchors it at HEAD "
+            "with the paths as they are there (a supersede without --at HEAD keeps the old anchor)\n") in r.err, r.err
+    assert brief(repo, "--include-untrusted")["decisions"][0]["stale"] is True
+    r = hn(repo, "memory", "supersede", kept[7:19], "--at", "HEAD", "--content", "p.py holds b")
+    assert r.code == 0 and "stale" not in r.err, r.err
+    doc = brief(repo, "--include-untrusted")
+    assert [d["stale"] for d in doc["decisions"]] == [False] and doc["staleAnchors"] == []
+    (repo / "p.py").write_text("c\n")
+    git(repo, "commit", "-q", "-am", "c")
+    now = doc["decisions"][0]["id"]
+    is_error, body = mcp_call(repo, "memory_supersede", {"memory": now, "content": "p.py holds c?"}, allow_write=True)
+    assert not is_error and f"memory_supersede with memory {json.loads(body)['result']['memoryId'][7:19]}, atCommit " \
+        "HEAD and content anchors it at HEAD" in json.loads(body)["hint"], body
+    is_error, body = mcp_call(repo, "memory_supersede", {"memory": json.loads(body)["result"]["memoryId"],
+                                                         "content": "p.py holds c", "atCommit": "HEAD"},
+                              allow_write=True)
+    assert not is_error and "stale" not in json.loads(body).get("hint", ""), body
+
+
 def test_brief_on_an_unborn_head(tmp_path):
     repo = tmp_path / "empty"
     repo.mkdir()
