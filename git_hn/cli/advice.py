@@ -107,11 +107,11 @@ def elsewhere_hint(repo, hidden) -> bool:
     history may be what is missing: ``shallow_hint``). Whether it said so."""
     import os
 
-    from ..core.hints import not_applying
+    from ..core.hints import not_applying, places
 
     n = getattr(hidden, "elsewhere", 0)
     text = "" if not n or os.path.exists(os.path.join(repo.common_dir, "shallow")) else \
-        not_applying(n, hidden.mine, hidden.theirs, getattr(hidden, "on_ref", ("", 0)))
+        not_applying(n, hidden.mine, hidden.theirs, **places(hidden))
     if text:
         render.hint(text)
     return bool(text)

@@ -161,36 +161,61 @@ def cite_at(memory: str, kind: str, at: str) -> str:
             "--content TEXT")
 
 
-def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple[str, int] = ("", 0)) -> str:
+def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple[str, int] = ("", 0),
+                 exact: tuple[str, int] = ("", 0), subject: tuple[str, int] = ("", 0)) -> str:
     """After a recall: ``n`` matching memories were left out because they do not apply at the
     query commit (a team trial: after a squash merge, recall on main dropped them without a word,
     even while other memories matched). ``mine``: the ID of one of them the reader signed;
     ``theirs``: (ID, kind) of one someone else signed. Each gets a command its reader can run
-    (a teammate's memory cannot be superseded by the reader: only its author may). ``on_ref``:
-    (ref, k): k of the ``n`` are anchored on commits a branch, tag or remote-tracking ref still
-    holds, such as ``ref``: those are named by where they apply, and never offered a supersede
-    (an agent trial: "a squash merge or a rebase? … supersede --at HEAD" would have copied a
-    decision of an unmerged branch onto main)."""
+    (a teammate's memory cannot be superseded by the reader: only its author may). Of the ``n``,
+    some may be left out although nothing was lost, each (name, k) naming one place and how many:
+    ``on_ref``, anchored (``descendants``) on commits a branch, tag or remote-tracking ref still
+    holds, such as that ref; ``exact``, recorded ``--applies exact`` on such a commit; ``subject``,
+    recorded ``--applies subject``. Those are named by where they apply, with the recall that
+    lists them there, and never offered a supersede (an agent trial: "a squash merge or a rebase?
+    … supersede --at HEAD" would have copied a decision of an unmerged branch onto main)."""
     if not n:
         return ""
     from .gostr import one_line
 
-    ref, held = (one_line(on_ref[0]), on_ref[1]) if on_ref[0] else ("", 0)
+    def counted(k: int, single: str, plural: str) -> str:
+        return single if k == 1 else plural
+
+    places = []  # (k, text for k of them)
+    ref, k = on_ref
+    if ref and k:
+        ref = one_line(ref)
+        places.append((k, counted(k, f"its anchor commit is on {ref}, not merged here: git hn memory recall --at {ref} "
+                                     "lists it there",
+                                  f"their anchor commits are on refs not merged here, such as {ref}: git hn memory "
+                                  f"recall --at {ref} lists what applies there")))
+    commit, k = exact
+    if commit and k:
+        places.append((k, counted(k, f"it applies only at its anchor commit {commit[:12]} (--applies exact): git hn "
+                                     f"memory recall --at {commit[:12]} lists it there",
+                                  f"they apply only at their anchor commits (--applies exact), such as {commit[:12]}: "
+                                  f"git hn memory recall --at {commit[:12]} lists what applies there")))
+    named, k = subject
+    if named and k:
+        named = one_line(named)
+        places.append((k, counted(k, f"it applies only to subject {named} (--applies subject): git hn memory recall "
+                                     f"--subject {named} lists it",
+                                  f"they apply only to a subject (--applies subject), such as {named}: git hn memory "
+                                  f"recall --subject {named} lists them")))
     one = n == 1
     start = (f"{n} matching {'memory does' if one else 'memories do'} not apply at this commit and "
              f"{'was' if one else 'were'} left out: ")
-    if held:
-        there = (f"on {ref}, not merged here: git hn memory recall --at {ref} lists it there" if held == 1 else
-                 f"on refs not merged here, such as {ref}: git hn memory recall --at {ref} lists what applies there")
-        if held == n:
-            return start + f"{'its anchor commit is' if one else 'their anchor commits are'} {there}"
-        there = f"; {held} more {'has its anchor commit' if held == 1 else 'have their anchor commits'} {there}"
-        gone = n - held
-        one = gone == 1
+    gone = n - sum(k for k, _text in places)
+    if gone <= 0 and len(places) == 1:
+        return start + places[0][1]
+    there = "".join(f"; {k} of them: {text}" for k, text in places)
+    if gone <= 0:
+        return start + there[len("; "):]
+    one = gone == 1
+    if places:
         text = start + (f"{gone} {'has its anchor commit' if one else 'have their anchor commits'} on no branch, tag "
                         "or remote-tracking ref here (a squash merge or a rebase?); ")
     else:
-        there = ""
         text = start + (f"{'its anchor commit is' if one else 'their anchor commits are'} "
                         "not in its history (a squash merge or a rebase?); ")
     first = mine or theirs[0]
@@ -204,6 +229,12 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     if mine and theirs[0]:
         return f"{text}; yours: {supersede}; a teammate's: {cite}{there}"
     return f"{text}, and {supersede if mine else cite}{there}"
+
+
+def places(hidden) -> dict:
+    """``not_applying``'s keyword arguments for where the left-out memories apply, from recall's
+    ``Hidden`` (absent on the full projection's plain dict)."""
+    return {name: getattr(hidden, name, ("", 0)) for name in ("on_ref", "exact", "subject")}
 
 
 def brief_not_applying(n: int) -> str:

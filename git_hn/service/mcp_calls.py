@@ -282,7 +282,7 @@ def _empty_hint(repo, req, hidden, found: bool, start: str = "") -> str:
     or it names a file only from the directory the server was started in, ``start``), or that
     matching memories were left out as not applying at the commit, also when others matched
     (not in a shallow clone, whose history may be what is missing)."""
-    from ..core.hints import not_applying
+    from ..core.hints import not_applying, places
     from . import recall
     from .replication.shallow import is_shallow
 
@@ -290,7 +290,7 @@ def _empty_hint(repo, req, hidden, found: bool, start: str = "") -> str:
     return ("" if found else recall.directory_hint(repo, req.at_commit, req.path, "path")
             or _from_start(repo, req, start)) or \
         ("" if not n or is_shallow(repo) else
-         not_applying(n, hidden.mine, hidden.theirs, getattr(hidden, "on_ref", ("", 0))))
+         not_applying(n, hidden.mine, hidden.theirs, **places(hidden)))
 
 
 def _from_start(repo, req, start: str) -> str:

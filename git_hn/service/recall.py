@@ -75,12 +75,17 @@ class Hidden(dict):
     supersede). ``on_ref``: (a ref's short name, how many): of ``elsewhere``, those whose anchor
     a branch, tag or remote-tracking ref still holds (said only when nothing else matched), and
     one such ref (an agent trial: told "a squash merge or a rebase? … supersede --at HEAD" of a
-    decision on an open branch, an agent would have copied it onto main)."""
+    decision on an open branch, an agent would have copied it onto main). ``exact``: (an anchor
+    commit, how many) of those recorded ``--applies exact`` on a commit a ref holds; ``subject``:
+    (a subject, how many) of those recorded ``--applies subject`` (the query has no subject); both
+    said only when nothing else matched, each with the recall that lists them."""
 
     elsewhere = 0
     mine = ""
     theirs = ("", "")
     on_ref = ("", 0)
+    exact = ("", 0)
+    subject = ("", 0)
 
 
 def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
@@ -98,11 +103,11 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
     classes.prefetch(groups)
     keep, matched, biggest, hidden = set(), 0, 0, Hidden()
     counting = _hides_untrusted(req)
-    away: dict = {}  # group key -> (anchor commit, memories)
+    away: dict = {}  # group key -> (anchor commit, memories, mode, applicability subject)
     for g in groups:
         if not classes.candidate(g):
             if classes.applicability(g) == "inapplicable" and (not req.trust or classes.trust(g) in req.trust):
-                away[g.key] = (g.anchor, g.count)
+                away[g.key] = (g.anchor, g.count, g.mode, g.app_subject)
             continue
         if req.trust and classes.trust(g) not in req.trust:
             if counting:
@@ -111,21 +116,22 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
         keep.add(g.key)
         matched += g.count
         biggest = max(biggest, g.biggest)
-    held: dict = {}  # anchor commit -> memories of ``away`` on it that a ref still holds
+    # of ``away``, where a ref still holds the anchor: by mode, anchor (or subject) -> memories
+    held: dict = {"descendants": {}, "exact": {}, "subject": {}}
     if away:  # (when others matched, only those no ref holds any more: ``brief.left_behind_count``)
         from .replication.gate import discarded
 
-        gone = discarded(repo, {anchor for anchor, _n in away.values()})
-        for anchor, n in away.values():
-            if anchor not in gone:
-                held[anchor] = held.get(anchor, 0) + n
-        away = {k: (anchor, n) for k, (anchor, n) in away.items() if anchor in gone}
-    if held and not matched:  # (nothing else matched: the reader asked, and is told where they apply)
-        from .held import holding_ref
-
-        ref = holding_ref(repo, min(held, key=lambda anchor: (-held[anchor], anchor)))
-        hidden.on_ref = (ref, sum(held.values())) if ref else ("", 0)
-    hidden.elsewhere = sum(n for _anchor, n in away.values()) + (0 if matched else sum(held.values()))
+        gone = discarded(repo, {anchor for anchor, *_rest in away.values()})
+        for anchor, n, mode, subject in away.values():
+            if mode == "subject" and subject:  # (inapplicable for want of the subject, wherever anchored)
+                held["subject"][subject] = held["subject"].get(subject, 0) + n
+            elif anchor not in gone:
+                part = held["exact" if mode == "exact" else "descendants"]
+                part[anchor] = part.get(anchor, 0) + n
+        away = {k: v for k, v in away.items() if v[0] in gone and not (v[2] == "subject" and v[3])}
+    if not matched:  # (nothing else matched: the reader asked, and is told where they apply)
+        _name_held(repo, held, hidden)
+    hidden.elsewhere = sum(v[1] for v in away.values()) + hidden.on_ref[1] + hidden.exact[1] + hidden.subject[1]
     if away:
         _name_away(repo, view, where, args, set(away), hidden)
     if req.rank:  # git-hn: the relevance order (core.search)
@@ -151,6 +157,25 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
 
         raise Corrupt("a row's columns disagree with its projection")
     return core.document(digest, matched, out, more), hidden
+
+
+def _name_held(repo: Repo, held: dict, hidden: Hidden) -> None:
+    """``hidden.on_ref``, ``exact`` and ``subject`` from ``held`` (mode -> anchor or subject ->
+    memories): for each mode, the one with the most memories (then the smallest), and how many
+    there are of that mode; a ref is asked for only for the descendants ones (one
+    ``for-each-ref``). Memories whose ref cannot be named are not counted."""
+    def most(part: dict) -> str:
+        return min(part, key=lambda key: (-part[key], key))
+
+    if held["descendants"]:
+        from .held import holding_ref
+
+        ref = holding_ref(repo, most(held["descendants"]))
+        hidden.on_ref = (ref, sum(held["descendants"].values())) if ref else ("", 0)
+    if held["exact"]:
+        hidden.exact = (most(held["exact"]), sum(held["exact"].values()))
+    if held["subject"]:
+        hidden.subject = (most(held["subject"]), sum(held["subject"].values()))
 
 
 def _name_away(repo: Repo, view, where: list[str], args: list, away: set, hidden: Hidden) -> None:

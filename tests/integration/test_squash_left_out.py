@@ -151,7 +151,7 @@ def test_a_recall_that_matched_only_an_open_branchs_memory_names_the_branch(tmp_
     assert ("git-hn: hint: 2 matching memories do not apply at this commit and were left out: 1 has its anchor "
             "commit on no branch, tag or remote-tracking ref here (a squash merge or a rebase?); git hn memory show "
             f"{gone} says where it applies, and git hn memory supersede {gone} --at HEAD --content TEXT records it "
-            "again on HEAD; 1 more has its anchor commit on feature/tsv, not merged here: git hn memory recall --at "
+            "again on HEAD; 1 of them: its anchor commit is on feature/tsv, not merged here: git hn memory recall --at "
             "feature/tsv lists it there\n") in r.err, r.err
     # MCP memory_show says what the CLI's show says (a trial: it had no ``hint``)
     repo = open_repo(str(alice))
@@ -161,6 +161,28 @@ def test_a_recall_that_matched_only_an_open_branchs_memory_names_the_branch(tmp_
     doc = mcp_calls._show(repo, {"memory": gone})
     assert doc["hint"].endswith(f"memory_supersede with memory {gone}, atCommit HEAD and content records it again on "
                                 "HEAD."), doc
+
+
+def test_a_recall_that_matched_only_exact_or_subject_memories_says_where_they_apply(tmp_path):
+    """The same trial's cause, by applicability: a memory recorded ``--applies exact`` on an
+    earlier commit of main, or ``--applies subject``, is anchored on a commit main holds, so
+    naming main as "not merged here" (or a squash merge) would be wrong; the hint says what
+    each applies to and the recall that lists it, and never offers a supersede."""
+    import hashlib
+
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    here = git(alice, "rev-parse", "HEAD")
+    subject = "issue:sha256:" + hashlib.sha256(b"https://example.com/issues/9").hexdigest()
+    for args in (["--applies", "exact"], ["--applies", "subject", "--subject", subject]):
+        r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--topic", "csv", *args,
+               "--content", "x")
+        assert r.code == 0, r.err
+    git(alice, "commit", "-q", "--allow-empty", "-m", "later")
+    r = hn(alice, "memory", "recall", "--include-untrusted", "--topic", "csv")
+    assert ("git-hn: hint: 2 matching memories do not apply at this commit and were left out: 1 of them: it applies "
+            f"only at its anchor commit {here[:12]} (--applies exact): git hn memory recall --at {here[:12]} lists it "
+            f"there; 1 of them: it applies only to subject {subject} (--applies subject): git hn memory recall "
+            f"--subject {subject} lists it\n") in r.err and "supersede" not in r.err, r.err
 
 
 def test_the_recall_tool_says_it_as_the_cli_does(tmp_path):
