@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from ..core import hashing
 from ..errors import HnError, InputError
 from ..store.repo import Repo
-from .hook_calls import calls_git_hn, rechainable
+from .hook_calls import calls_git_hn, loops_back, rechainable
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, locate, named_dirs, own_recorded,
                             per_worktree_hooks, shared_hooks_path, within)
 
@@ -345,9 +345,9 @@ def _heal(loc: Location, record: dict) -> bool:
             os.unlink(path + PRE_COMMIT_LEGACY)  # (pre-commit gone: nothing runs it, a wrapper is written anew)
             changed = True
         chained = loc.current_chained(name)
-        if chained is None or not _is_wrapper(chained):
+        if chained is None or not (_is_wrapper(chained) or loops_back(loc, name)):
             continue
-        os.unlink(chained)  # (a wrapper of git-hn's, a regular file: never a user's file or link)
+        os.unlink(chained)  # (a wrapper of git-hn's, or pre-commit's script it runs again: regular files)
         changed = True
         if name in record:
             record[name] = {**record[name], "chained": None, "chainedMode": None}
@@ -578,8 +578,11 @@ def _uninstall(loc: Location) -> list[str]:
             os.unlink(chained)
             chained = None
         if _migrated(path, mine):  # pre-commit runs it as <hook>.legacy: what it chained goes there
+            loop = loops_back(loc, name)  # (unless that is pre-commit's own script: it would run itself)
             os.unlink(path + PRE_COMMIT_LEGACY)
-            if chained is not None:
+            if loop:
+                os.unlink(chained)
+            elif chained is not None:
                 _put_back(mine, chained, path + PRE_COMMIT_LEGACY)
             continue
         if _sha(path) != mine["wrapper"]:  # replaced by the hook it chains: drop the copy only
@@ -653,7 +656,12 @@ def status_lines(loc: Location) -> list[str]:
     for name in HOOKS:
         path = loc.path(name)
         mine = record.get(name)
-        if mine is not None and _migrated(path, mine) and name == "post-rewrite":
+        if mine is not None and _migrated(path, mine) and loops_back(loc, name):
+            lines.append(f"{name}: broken: pre-commit runs it as {name}{PRE_COMMIT_LEGACY}, and it runs pre-commit's "
+                         f"own hook again ({CHAINED_DIR}/{name}), which stops with pre-commit's \"bug: ... migration "
+                         f"mode\" error{', so every push fails' if name == 'pre-push' else ''}; git hn hooks install "
+                         "repairs it")
+        elif mine is not None and _migrated(path, mine) and name == "post-rewrite":
             # (a team trial: pre-commit passes a legacy hook its input only for pre-push, so the
             # rewritten commits never reach git-hn and an amend or a rebase re-anchors nothing)
             how = ("git hn hooks install chains pre-commit's hook instead, so both run" if rechainable(loc, name)

@@ -700,7 +700,8 @@ def test_install_again_chains_pre_commits_post_rewrite_so_both_run(tmp_path):
     # pre-commit installed once more over it (the same script): install chains it again
     os.rename(hooks / "post-rewrite", hooks / "post-rewrite.legacy")
     _executable(hooks / "post-rewrite", pre_commit)
-    assert "installed but inert" in hn(a, "hooks", "status").out
+    # (pre-commit's chained copy, run inside its legacy hook, stops with its "migration mode" bug)
+    assert "post-rewrite: broken: " in hn(a, "hooks", "status").out
     assert hn(a, "hooks", "install").out.splitlines()[2] == "post-rewrite: installed (chains hn-chained/post-rewrite)"
     assert hn(a, "hooks", "uninstall").code == 0
     assert (hooks / "post-rewrite").read_text() == pre_commit
@@ -719,3 +720,61 @@ def test_a_post_rewrite_with_a_hook_chained_already_is_left_and_said(tmp_path):
     out = hn(a, "hooks", "install").out
     assert "installed but inert" in out and "pre-commit uninstall -t post-rewrite puts git-hn's back" in out, out
     assert (hooks / "post-rewrite.legacy").exists()
+
+
+PRE_PUSH_CONFIG = """repos:
+- repo: local
+  hooks:
+  - id: team-check
+    name: team check
+    language: system
+    entry: "true"
+    pass_filenames: false
+    always_run: true
+    stages: [pre-push]
+"""
+
+
+def _pre_commit(repo, *args) -> subprocess.CompletedProcess:
+    """The real pre-commit (a dev dependency), run in ``repo``."""
+    pytest.importorskip("pre_commit", reason="pre-commit is not installed here (./install.sh --dev installs it)")
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+@pytest.mark.parametrize("repair", ["install", "uninstall"])
+def test_pre_commit_installed_again_over_its_chained_hook_never_fails_the_push(tmp_path, repair):
+    """A team trial: pre-commit's hook chained by git-hn, then ``pre-commit install`` run again
+    (README: supported) moved the wrapper to pre-push.legacy, which ran the chained pre-commit
+    script again, which stopped with pre-commit's "installed in migration mode" bug: every push
+    failed, while ``hooks status`` said installed. Status says it is broken; install drops the
+    chained copy (the same generated script pre-commit runs at pre-push), so the push runs the
+    team's checks and publishes; uninstall leaves pre-commit's hook alone, and the push works."""
+    remote, a = _team(tmp_path)
+    hooks = a / ".git" / "hooks"
+    (a / ".pre-commit-config.yaml").write_text(PRE_PUSH_CONFIG)
+    git(a, "add", ".pre-commit-config.yaml")
+    git(a, "commit", "-q", "-m", "pre-commit config")
+    _pre_commit(a, "install", "-t", "pre-push")
+    assert hn(a, "hooks", "install").out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
+    assert "migration mode" in _pre_commit(a, "install", "-t", "pre-push").stdout
+    assert hn(a, "hooks", "status").out.splitlines()[0] == (
+        "pre-push: broken: pre-commit runs it as pre-push.legacy, and it runs pre-commit's own hook again "
+        "(hn-chained/pre-push), which stops with pre-commit's \"bug: ... migration mode\" error, so every push "
+        "fails; git hn hooks install repairs it")
+    r = hn(a, "hooks", repair)
+    assert r.code == 0, r.err
+    assert not (hooks / "hn-chained").exists()
+    if repair == "install":
+        assert r.out.splitlines()[0] == "pre-push: installed (pre-commit runs it as pre-push.legacy)"
+    else:
+        assert r.out.splitlines()[0] == "pre-push: not installed"
+        assert not (hooks / "pre-push.legacy").exists()
+    mem = _memory_and_commit(a)
+    proc = _push(a)
+    assert proc.returncode == 0 and "bug" not in proc.stderr, proc.stdout + proc.stderr
+    assert "team check" in proc.stdout + proc.stderr  # (pre-commit's checks ran)
+    assert _published(remote, mem) == (repair == "install")
