@@ -300,7 +300,25 @@ husky v9 generates
 .B .husky/_
 (ignored by Git): install chains its stubs and the team's scripts in
 .B .husky/
-keep running. Install refuses to write into a hooks directory whose files are tracked or would
+keep running. husky writes its stubs again whenever its own install runs (the
+.B prepare
+script
+.BR husky ,
+which every
+.B npm install
+runs), over git\-hn's pre\-push and post\-rewrite wrappers (the reference\-transaction
+wrapper is not one of husky's hooks and stays): pushes then publish no memory and an amend
+re\-anchors nothing, until
+.B git hn hooks install
+chains the new stubs again.
+.B git hn sync
+and
+.B git hn memory record
+say so in one warning line, and
+.B git hn hooks status
+says
+.BR "not installed" .
+Install refuses to write into a hooks directory whose files are tracked or would
 show in
 .B git status
 (a committed core.hooksPath such as

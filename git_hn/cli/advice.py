@@ -80,9 +80,10 @@ def warn(text: str) -> None:
 
 
 def hooks_gone(repo) -> None:
-    """After a record: a warning when git-hn's hooks were installed here and some are gone (a
-    hook manager regenerated its hooks directory: a team trial found memory silently no longer
-    published on push, and amends no longer re-anchored)."""
+    """After a record or a sync: a warning when git-hn's hooks were installed here and some are
+    gone (a hook manager regenerated its hooks directory, husky's ``prepare`` on every ``npm
+    install``: a team trial found memory silently no longer published on push, and amends no
+    longer re-anchored). No Git process (``gone_since_install``)."""
     import os
 
     if not os.path.exists(os.path.join(repo.hn_dir, "hooks.json")):

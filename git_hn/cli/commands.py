@@ -579,6 +579,7 @@ def sync_command(args: list[str]) -> int:
         render.hint(f"no replication selection is saved for {remote}, so this sync imported every stream it "
                     f"advertises; git hn replication select {'' if remote == 'origin' else remote + ' '}"
                     "--memory sha256:<stream> (or --all) saves one, which the fetch hook follows too")
+    advice.hooks_gone(repo)  # (a team trial: husky's `npm install` rewrote its stubs, and pushes stopped publishing)
     return 0
 
 

@@ -156,6 +156,34 @@ def test_husky_regenerating_its_stubs_over_the_wrappers_leaves_a_way_back(tmp_pa
     assert r.code == 1 and "differs from" in r.err and "remove the other, then install again" in r.err
 
 
+def test_sync_says_when_huskys_npm_install_took_the_push_hooks_away(tmp_path):
+    """A team trial: husky's ``prepare`` (every ``npm install``) wrote its stubs over git-hn's
+    pre-push and post-rewrite wrappers; ``git pull; git hn sync; git push`` then said nothing
+    and the push published no memory (only a record warned). ``git hn sync`` gives the same
+    one line, with the command that puts them back; once installed again, it says nothing."""
+    remote, a = _team(tmp_path)
+    generated = a / ".husky" / "_"
+    generated.mkdir(parents=True)
+    (generated / ".gitignore").write_text("*")
+    _executable(generated / "h", HUSKY_H)
+    for name in HUSKY_HOOKS:
+        _executable(generated / name, HUSKY_STUB)
+    git(a, "config", "core.hooksPath", ".husky/_")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "push", "-q", "origin", "main")
+    assert unhinted(hn(a, "sync").err) == ""
+    for name in HUSKY_HOOKS:  # husky's prepare, as husky 9.1.7 does it (reference-transaction is not its)
+        _executable(generated / name, HUSKY_STUB)
+    r = hn(a, "sync")
+    assert r.code == 0, r.err
+    assert unhinted(r.err) == ("git-hn: warning: git-hn's pre-push, post-rewrite hooks were installed here and are "
+                               "gone (did a hook manager rewrite its hooks?), so memory is not kept in step with push "
+                               "and fetch: git hn hooks install puts them back\n"), r.err
+    assert hn(a, "hooks", "install").code == 0
+    r = hn(a, "sync", "--json")
+    assert r.code == 0 and unhinted(r.err) == "", r.err
+
+
 def test_a_pre_commit_style_dispatcher_still_finds_its_legacy_hook_from_dollar_zero(tmp_path):
     remote, a = _team(tmp_path)
     marker = tmp_path / "marker"
