@@ -681,4 +681,12 @@ def status_lines(loc: Location) -> list[str]:
             lines.append(f"{name}: installed (chains {chained})")
         else:
             lines.append(f"{name}: installed")
+    if loc.runs_from:  # (a team trial: "installed" for hooks Git no longer runs, said only in a hint after)
+        rel = os.path.relpath(loc.dir)
+        where = loc.dir if rel == ".." or rel.startswith(".." + os.sep) else rel
+        for i, (name, line) in enumerate(zip(HOOKS, lines)):
+            rest = line[len(f"{name}: installed"):]
+            if line.startswith(f"{name}: installed") and rest[:2] in ("", " ("):
+                lines[i] = (f"{name}: installed in {where}{rest}, not run (core.hooksPath changed since): "
+                            "git hn hooks uninstall, then install again")
     return lines

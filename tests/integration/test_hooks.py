@@ -809,13 +809,41 @@ def test_hooks_installed_before_a_global_hooks_path_are_still_found(tmp_path):
     elsewhere.mkdir()
     git(a, "config", "--global", "core.hooksPath", str(elsewhere))
     r = hn(a, "hooks", "status")
-    assert r.out.splitlines()[0] == "pre-push: installed", r.out
+    assert r.out.splitlines()[0] == ("pre-push: installed in .git/hooks, not run (core.hooksPath changed since): "
+                                     "git hn hooks uninstall, then install again"), r.out
     assert r.err == (f"git-hn: hint: these are in {a / '.git' / 'hooks'}, where git-hn installed them, but Git "
                      f"now runs hooks from {elsewhere} (core.hooksPath changed since): they do not run; git hn "
                      "hooks uninstall, then install again\n"), r.err
     r = hn(a, "hooks", "uninstall")
     assert r.code == 0, r.err
     assert not (a / ".git" / "hooks" / "pre-push").exists() and os.listdir(elsewhere) == []
+
+
+def test_each_status_line_says_hooks_git_no_longer_runs_are_not_run(tmp_path):
+    """A team trial: after ``git config --unset core.hooksPath`` status said "pre-push: installed"
+    of wrappers Git no longer runs; only a hint after the lines said they do not run. Each line
+    says it now, with where they are and the way back."""
+    a = make_repo(tmp_path / "a")
+    (a / ".git" / "info" / "exclude").write_text(".hk\n")
+    git(a, "config", "core.hooksPath", ".hk")
+    (a / ".hk").mkdir()
+    hook = a / ".hk" / "pre-push"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "config", "--unset", "core.hooksPath")
+    r = hn(a, "hooks", "status")
+    assert r.code == 0
+    assert r.out.splitlines() == [
+        "pre-push: installed in .hk (chains hn-chained/pre-push), not run (core.hooksPath changed since): git hn "
+        "hooks uninstall, then install again",
+        "reference-transaction: installed in .hk, not run (core.hooksPath changed since): git hn hooks uninstall, "
+        "then install again",
+        "post-rewrite: installed in .hk, not run (core.hooksPath changed since): git hn hooks uninstall, then "
+        "install again"], r.out
+    assert "they do not run" in r.err
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0 and (a / ".hk" / "pre-push").read_text() == "#!/bin/sh\nexit 0\n", r.err
 
 
 def test_a_copied_repository_uninstalls_its_own_hooks_never_the_originals(tmp_path):
