@@ -273,7 +273,8 @@ that import read, starts no git\\-hn either (the quiet record, one per remote, i
 any change starts git\\-hn as before). The
 import runs inside the fetch, so a fetch that brings new memory takes as long as the import;
 after a promotion it deletes the recall index rather than rebuilding it, and the next recall
-rebuilds it (incrementally). A problem is one line on stderr naming
+rebuilds it (incrementally). A problem is one line on stderr with its first cause, shortened
+(for example a stream that stops at a memory whose anchor commit is not on the remote), naming
 .BR "git hn sync <remote>" ,
 which retries the import and reports every outcome.
 .PP

@@ -589,6 +589,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             result = sync(repo, remote, publish=False, by_name=False, wait=0)  # never holds up Git
             failed = bool(result.exit_message())
             said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
+            cause = first_failure(result) if failed else ""
             for line in result.reminders:  # (a teammate's force-push took an anchor of ours off it)
                 sys.stderr.write(f"git-hn: {line}\n")
         except ConflictError as exc:  # another sync with that remote is running, or with another accepting
@@ -598,19 +599,59 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             continue
         except HnError as exc:
             failed, said = True, exc.message
+            cause = _shortened(exc.message)
         if failed:
-            sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(said, remote)}\n")
+            sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(said, remote, cause)}\n")
             if fetch is not None:
                 replication.note_failed(repo, remote, fetch)
     return 0
 
 
-def _why(said: str, remote: str) -> str:
+def _why(said: str, remote: str, cause: str = "") -> str:
     """The end of the fetch hook's one line: a prompt the import could not show, with its way out
-    (``git hn sync`` would fail the same way), else where the details are."""
+    (``git hn sync`` would fail the same way), else the first cause (``first_failure``) and where
+    the details are."""
     from shlex import quote as shlex_quote
 
     from ..store.transport import NO_CREDENTIALS, NO_PASSPHRASE, without_terminal
 
     reason = next((r for r in (NO_PASSPHRASE, NO_CREDENTIALS) if r in said), "")
-    return f": {reason}; {without_terminal(reason, remote)}" if reason else f"; run git hn sync {shlex_quote(remote)}"
+    if reason:
+        return f": {reason}; {without_terminal(reason, remote)}"
+    return (f": {cause}" if cause else "") + f"; run git hn sync {shlex_quote(remote)}"
+
+
+CAUSE_LIMIT = 200  # characters of the cause the fetch hook's line gives (``git hn sync`` says all)
+
+
+def first_failure(result) -> str:
+    """The fetch hook's reason, in its one line (a team trial: "memory import from origin failed"
+    on every fetch, and no reason): the first failing stream's, shortened, as ``stream S of "NAME"
+    stops at memory M, whose anchor commit C is not on REMOTE`` for the usual case, else its
+    diagnostic with IDs cut to 12 characters and without its recovery; else the import phase's
+    error. Author text (the name) is inert and bounded. No Git process."""
+    from ..core.gostr import bounded, short_id
+    from ..core.log import shown_name
+
+    for o in result.sorted_outcomes(current=False):
+        if o.status in ("promoted", "skipped", "up-to-date"):
+            continue
+        owner, missing = o.fields.get("ownerMemoryId") or "", o.fields.get("missingId") or ""
+        if o.fields.get("dependencyKind") == "anchor-commit" and owner and missing:
+            names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner]
+            who = f' of "{bounded(shown_name(names[0]), 64)}"' if names else ""
+            return (f"stream {short_id(o.id)}{who} stops at memory {short_id(owner)}, whose anchor commit "
+                    f"{missing[:12]} is not on {result.remote}")
+        text = o.fields.get("diagnostic", "").split("; recovery: ")[0]
+        return _shortened(text.replace(f"selection memory {o.id} ", f"stream {short_id(o.id)}: ", 1))
+    return _shortened(result.import_error)
+
+
+def _shortened(text: str) -> str:
+    """``text`` on one line, with full object and memory IDs cut to 12 characters, and at most
+    ``CAUSE_LIMIT`` characters (then "…")."""
+    import re
+
+    from ..core.gostr import quoted
+
+    return quoted(re.sub(r"\b(sha256:)?([0-9a-f]{12})[0-9a-f]{28,52}\b", lambda m: m.group(2), text), CAUSE_LIMIT)

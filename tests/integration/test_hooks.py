@@ -437,10 +437,33 @@ def test_fetch_hook_never_fails_the_fetch(clones, tmp_path):
     _push(a, "origin", "main")
     proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
     assert proc.returncode == 0
-    assert "git-hn: memory import from origin failed; run git hn sync origin" in proc.stderr
+    assert ("git-hn: memory import from origin failed: selected memory 999999999999 is not advertised by remote "
+            "origin; run git hn sync origin") in proc.stderr
     # a fetch that updates nothing runs no transaction and prints nothing from git-hn
     proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
     assert proc.returncode == 0 and "git-hn" not in proc.stderr
+
+
+def test_a_failed_fetch_import_names_its_cause_in_its_one_line(clones):
+    """A team trial: "memory import from origin failed; run git hn sync origin" on every fetch,
+    and never why. The line names the first failing stream's cause, shortened (a teammate's
+    memory whose anchor commit is not on the remote), and the fetch still succeeds."""
+    remote, a, b = clones
+    assert hn(b, "replication", "select", "origin", "--all").code == 0
+    git(a, "commit", "-q", "--allow-empty", "-m", "never pushed")
+    anchor = git(a, "rev-parse", "HEAD")
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+             "--content", "on a commit only A has")
+    assert rec.code == 0, rec.err
+    rec = rec.json()
+    ref = f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}"
+    git(a, "push", "-q", "--no-verify", "origin", f"{ref}:{ref}")  # the memory, without its commit
+    git(a, "push", "-q", "--no-verify", "origin", "HEAD~1:refs/heads/other")
+    proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    line = (f'git-hn: memory import from origin failed: stream {rec["stream"][7:19]} of "A" stops at memory '
+            f'{rec["memoryId"][7:19]}, whose anchor commit {anchor[:12]} is not on origin; run git hn sync origin')
+    assert [x for x in proc.stderr.splitlines() if x.startswith("git-hn:")] == [line], proc.stderr
 
 
 def test_a_fetch_moving_several_branches_reports_a_failed_import_once(clones):
@@ -455,7 +478,7 @@ def test_a_fetch_moving_several_branches_reports_a_failed_import_once(clones):
             _push(a, "origin", f"HEAD:refs/heads/{branch}")
         proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
         assert proc.returncode == 0
-        assert proc.stderr.count("git-hn: memory import from origin failed; run git hn sync origin") == 1, proc.stderr
+        assert proc.stderr.count("git-hn: memory import from origin failed") == 1, proc.stderr
 
 
 def test_a_chained_reference_transaction_hook_gets_gits_lines_and_can_refuse(tmp_path):
