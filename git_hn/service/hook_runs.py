@@ -509,18 +509,34 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
         if len(mapping) == 1 and not isinstance(exc, LocalStateError):
             (old, new), = mapping.items()
             how = f"; git hn memory reanchor {old} {new} re-anchors them"
-        sys.stderr.write(f"git-hn: memories on rewritten commits were not re-anchored: {exc.message}{how}\n")
+        sys.stderr.write(f"{fresh_line()}git-hn: memories on rewritten commits were not re-anchored: "
+                         f"{exc.message}{how}\n")
         return 0
-    for r in done:
-        sys.stderr.write(f"git-hn: {reanchor.stream_line(r, 'on the rewritten commits')}\n")
     from . import left_behind  # (published ones stay: a team trial's rebase dropped them from recall unsaid)
 
+    lines = [reanchor.stream_line(r, 'on the rewritten commits') for r in done]
     moved = {m for r in done for m, _n in r.renamed} | {m for r in done for m, _c in r.kept}
     said = left_behind.line(left_behind.left(repo, mapping, ident.actor, moved), mapping, ident.actor,
                             command or "rewrite")
-    if said:
-        sys.stderr.write(f"git-hn: {said}\n")
+    lines += [said] if said else []
+    if lines:
+        sys.stderr.write(fresh_line() + "".join(f"git-hn: {line}\n" for line in lines))
     return 0
+
+
+def fresh_line() -> str:
+    """What goes before a post-rewrite's first line on a terminal: ``git rebase`` leaves its
+    "Rebasing (1/1)" progress ended by a carriage return, not a newline, and the hook's line
+    landed on it (a team trial). The line is cleared first, as Git's own ``term_clear_line``
+    does before its next line (spaces on a dumb terminal); nothing when stderr is not a
+    terminal (a log, a pipe: no progress there to clear)."""
+    try:
+        if not sys.stderr.isatty():
+            return ""
+    except (AttributeError, ValueError):
+        return ""
+    term = os.environ.get("TERM", "")
+    return "\r" + " " * 80 + "\r" if not term or term == "dumb" else "\r\x1b[K"
 
 
 def _rebase_tag(repo: Repo) -> bytes:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from git_hn.hookscripts import TEMPLATES
-from helpers import git, git_processes, hn, make_repo, wait_publication
+from helpers import git, git_processes, hn, make_repo, read_terminal, wait_publication
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -1902,3 +1902,42 @@ def test_a_hook_killed_by_a_signal_leaves_no_temporary_file(clones, tmp_path, ho
     assert proc.wait(timeout=10) != 0
     proc.stdin.close()
     assert list(temp.iterdir()) == []
+
+
+@pytest.mark.parametrize("term", ["xterm-256color", "dumb"])
+def test_post_rewrite_on_a_terminal_never_writes_on_the_rebase_progress_line(tmp_path, term):
+    """A team trial: ``git rebase`` ends its "Rebasing (1/1)" progress with a carriage return,
+    and the post-rewrite hook's line landed on it. On a terminal the hook clears the line first
+    (as Git's own next line does); a pipe gets the line alone."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "init", "--name", "A").code == 0
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "topic")
+    git(a, "commit", "-q", "--allow-empty", "-m", "topic work")
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "moves with the rebase").code == 0
+    git(a, "checkout", "-q", "main")
+    git(a, "commit", "-q", "--allow-empty", "-m", "main moved on")
+    git(a, "checkout", "-q", "topic")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+    proc = subprocess.Popen(["git", "rebase", "main"], cwd=a, stdin=subprocess.DEVNULL, stdout=slave,
+                            stderr=slave, env={**os.environ, "TERM": term})
+    os.close(slave)
+    written = read_terminal(master, proc).decode("utf-8", "replace")
+    assert proc.wait(60) == 0, written
+    clear = "\r\x1b[K" if term != "dumb" else "\r" + " " * 80 + "\r"
+    assert "Rebasing (1/1)\r" in written and clear + "git-hn: re-anchored 1 unpublished memory" in written, \
+        repr(written)
+    # not on a terminal: nothing but the line
+    git(a, "checkout", "-q", "main")
+    git(a, "commit", "-q", "--allow-empty", "-m", "main moved again")
+    git(a, "checkout", "-q", "topic")
+    piped = subprocess.run(["git", "rebase", "main"], cwd=a, capture_output=True, text=True)
+    assert piped.returncode == 0 and "Rebasing (1/1)\ngit-hn: re-anchored 1 unpublished memory" in piped.stderr, \
+        repr(piped.stderr)  # (Git ends its progress with a newline there)
