@@ -932,7 +932,8 @@ def test_a_hooks_path_unset_since_install_still_uninstalls_and_puts_the_users_ho
     assert hn(a, "hooks", "install").code == 0
     git(a, "config", "--unset", "core.hooksPath")
     r = hn(a, "hooks", "status")
-    assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)", r.out
+    assert r.out.splitlines()[0] == (f"pre-push: installed in {mine} (chains hn-chained/pre-push), not run "
+                                     "(core.hooksPath changed since): git hn hooks uninstall, then install again"), r.out
     assert f"these are in {mine}, where git-hn installed them" in r.err, r.err
     assert hn(a, "hooks", "uninstall").code == 0
     assert sorted(os.listdir(mine)) == ["pre-push"]
