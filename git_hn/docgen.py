@@ -319,6 +319,14 @@ say so in one warning line, and
 .B git hn hooks status
 says
 .BR "not installed" .
+.B pre\-commit install
+run after git\-hn's moves the wrapper to
+.B <hook>.legacy
+and runs it there (hooks status says so); when git\-hn had chained pre\-commit's own hook, the
+wrapper skips that copy while pre\-commit runs it (it would run inside itself and fail the
+push), and
+.B git hn hooks install
+removes it.
 Install refuses to write into a hooks directory whose files are tracked or would
 show in
 .B git status

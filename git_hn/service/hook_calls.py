@@ -89,3 +89,10 @@ def loops_back(loc: Location, name: str) -> bool:
     legacy = _head(loc.path(name) + ".legacy", 20) or b""
     return chained is not None and legacy.startswith(b"#!/bin/sh\n# git-hn ") \
         and pre_commit_script(loc.path(name)) and pre_commit_script(chained)
+
+
+def skips_pre_commit(path: str) -> bool:
+    """Whether the wrapper at ``path`` skips a chained copy of pre-commit's script while
+    pre-commit runs it as its legacy hook (``hookscripts``; wrappers before f13 ran it, and
+    stopped: ``loops_back``)."""
+    return b'[ -n "$PRE_COMMIT_RUNNING_LEGACY" ]' in (_head(path, READ) or b"")

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from ..core import hashing
 from ..errors import HnError, InputError
 from ..store.repo import Repo
-from .hook_calls import calls_git_hn, loops_back, rechainable
+from .hook_calls import calls_git_hn, loops_back, rechainable, skips_pre_commit
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, locate, named_dirs, own_recorded,
                             per_worktree_hooks, shared_hooks_path, within)
 
@@ -656,7 +656,8 @@ def status_lines(loc: Location) -> list[str]:
     for name in HOOKS:
         path = loc.path(name)
         mine = record.get(name)
-        if mine is not None and _migrated(path, mine) and loops_back(loc, name):
+        loop = mine is not None and _migrated(path, mine) and loops_back(loc, name)
+        if loop and not skips_pre_commit(path + PRE_COMMIT_LEGACY):  # (a wrapper an earlier git-hn wrote)
             lines.append(f"{name}: broken: pre-commit runs it as {name}{PRE_COMMIT_LEGACY}, and it runs pre-commit's "
                          f"own hook again ({CHAINED_DIR}/{name}), which stops with pre-commit's \"bug: ... migration "
                          f"mode\" error{', so every push fails' if name == 'pre-push' else ''}; git hn hooks install "
@@ -669,6 +670,9 @@ def status_lines(loc: Location) -> list[str]:
                    "hook types)")
             lines.append(f"{name}: installed but inert: pre-commit runs it as {name}{PRE_COMMIT_LEGACY} without the "
                          f"rewritten commits, so an amend or a rebase re-anchors nothing; {how}")
+        elif loop:  # (pre-push: post-rewrite is inert, above)
+            lines.append(f"{name}: installed (pre-commit runs it as {name}{PRE_COMMIT_LEGACY}, which skips "
+                         f"{CHAINED_DIR}/{name}, a copy of pre-commit's own hook: git hn hooks install removes it)")
         elif mine is not None and _migrated(path, mine):
             lines.append(f"{name}: installed (pre-commit runs it as {name}{PRE_COMMIT_LEGACY})")
         elif (mine is None or _sha(path) != mine["wrapper"]) and calls_git_hn(loc, name):

@@ -728,8 +728,8 @@ def test_install_again_chains_pre_commits_post_rewrite_so_both_run(tmp_path):
     # pre-commit installed once more over it (the same script): install chains it again
     os.rename(hooks / "post-rewrite", hooks / "post-rewrite.legacy")
     _executable(hooks / "post-rewrite", pre_commit)
-    # (pre-commit's chained copy, run inside its legacy hook, stops with its "migration mode" bug)
-    assert "post-rewrite: broken: " in hn(a, "hooks", "status").out
+    # (the wrapper skips pre-commit's chained copy while pre-commit runs it: inert, not broken)
+    assert "installed but inert" in hn(a, "hooks", "status").out
     assert hn(a, "hooks", "install").out.splitlines()[2] == "post-rewrite: installed (chains hn-chained/post-rewrite)"
     assert hn(a, "hooks", "uninstall").code == 0
     assert (hooks / "post-rewrite").read_text() == pre_commit
@@ -778,9 +778,14 @@ def test_pre_commit_installed_again_over_its_chained_hook_never_fails_the_push(t
     """A team trial: pre-commit's hook chained by git-hn, then ``pre-commit install`` run again
     (README: supported) moved the wrapper to pre-push.legacy, which ran the chained pre-commit
     script again, which stopped with pre-commit's "installed in migration mode" bug: every push
-    failed, while ``hooks status`` said installed. Status says it is broken; install drops the
-    chained copy (the same generated script pre-commit runs at pre-push), so the push runs the
-    team's checks and publishes; uninstall leaves pre-commit's hook alone, and the push works."""
+    failed, while ``hooks status`` said installed. The wrapper now skips that copy while pre-commit
+    runs it, so the push works at once; status says so, or says "broken" of a wrapper an earlier
+    git-hn wrote; install drops the copy (the same generated script pre-commit runs at pre-push)
+    and uninstall leaves pre-commit's hook alone, and the push works."""
+    import json
+
+    from git_hn.core import hashing
+
     remote, a = _team(tmp_path)
     hooks = a / ".git" / "hooks"
     (a / ".pre-commit-config.yaml").write_text(PRE_PUSH_CONFIG)
@@ -790,9 +795,31 @@ def test_pre_commit_installed_again_over_its_chained_hook_never_fails_the_push(t
     assert hn(a, "hooks", "install").out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
     assert "migration mode" in _pre_commit(a, "install", "-t", "pre-push").stdout
     assert hn(a, "hooks", "status").out.splitlines()[0] == (
+        "pre-push: installed (pre-commit runs it as pre-push.legacy, which skips hn-chained/pre-push, a copy of "
+        "pre-commit's own hook: git hn hooks install removes it)")
+    first = _memory_and_commit(a)
+    proc = _push(a)
+    assert proc.returncode == 0 and "bug" not in proc.stderr, proc.stdout + proc.stderr
+    assert "team check" in proc.stdout + proc.stderr and _published(remote, first)
+    # the wrapper as git-hn wrote it before it skipped the copy: every push failed
+    legacy = hooks / "pre-push.legacy"
+    guard = legacy.read_text().split("    # pre-commit runs this wrapper as its legacy hook", 1)[1].split("    fi\n", 1)[0]
+    old = legacy.read_text().replace("    # pre-commit runs this wrapper as its legacy hook" + guard + "    fi\n", "")
+    assert "PRE_COMMIT_RUNNING_LEGACY" not in old and old.count("run_chained()") == 1
+    legacy.write_text(old)
+    record = a / ".git" / "hn" / "hooks.json"
+    doc = json.loads(record.read_text())
+    doc["hooks"][0]["wrapper"] = hashing.sha256(old.encode()).hexdigest()
+    record.write_text(json.dumps(doc))
+    assert hn(a, "hooks", "status").out.splitlines()[0] == (
         "pre-push: broken: pre-commit runs it as pre-push.legacy, and it runs pre-commit's own hook again "
         "(hn-chained/pre-push), which stops with pre-commit's \"bug: ... migration mode\" error, so every push "
         "fails; git hn hooks install repairs it")
+    (a / "more.txt").write_text("more\n")
+    git(a, "add", "more.txt")
+    git(a, "commit", "-q", "-m", "more")
+    proc = _push(a)
+    assert proc.returncode != 0 and "migration mode" in proc.stderr, proc.stdout + proc.stderr
     r = hn(a, "hooks", repair)
     assert r.code == 0, r.err
     assert not (hooks / "hn-chained").exists()
@@ -801,8 +828,12 @@ def test_pre_commit_installed_again_over_its_chained_hook_never_fails_the_push(t
     else:
         assert r.out.splitlines()[0] == "pre-push: not installed"
         assert not (hooks / "pre-push.legacy").exists()
-    mem = _memory_and_commit(a)
+    mem = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+             "--content", "after the repair").json()
+    (a / "more.txt").write_text("more, again\n")
+    git(a, "commit", "-q", "-am", "again")
     proc = _push(a)
     assert proc.returncode == 0 and "bug" not in proc.stderr, proc.stdout + proc.stderr
     assert "team check" in proc.stdout + proc.stderr  # (pre-commit's checks ran)
-    assert _published(remote, mem) == (repair == "install")
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    assert (git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)) == (repair == "install")
