@@ -67,8 +67,7 @@ def rechainable(loc: Location, name: str) -> bool:
         return False  # (the same script chained already: pre-commit installed again over a re-chain)
     if chained is None and os.path.lexists(loc.chained(name)):
         return False
-    head = _head(loc.path(name), 256)
-    return head is not None and PRE_COMMIT_MARK in head
+    return pre_commit_script(loc.path(name))
 
 
 def pre_commit_script(path: str) -> bool:
@@ -84,7 +83,8 @@ def loops_back(loc: Location, name: str) -> bool:
     git-hn had chained pre-commit's hook). The two then run each other: pre-commit's script,
     run inside its legacy hook, stops with "bug: pre-commit's script is installed in migration
     mode", and every push failed. The chained copy is pre-commit's generated script, the same as
-    the one at ``<name>``, so install and uninstall drop it."""
+    the one at ``<name>``, so install and uninstall drop it, and the wrapper skips it meanwhile
+    (``skips_pre_commit``)."""
     chained = loc.current_chained(name)
     legacy = _head(loc.path(name) + ".legacy", 20) or b""
     return chained is not None and legacy.startswith(b"#!/bin/sh\n# git-hn ") \
