@@ -307,9 +307,9 @@ script
 .BR husky ,
 which every
 .B npm install
-runs), over git\-hn's pre\-push and post\-rewrite wrappers (the reference\-transaction
+runs), over git\\-hn's pre\\-push and post\\-rewrite wrappers (the reference\\-transaction
 wrapper is not one of husky's hooks and stays): pushes then publish no memory and an amend
-re\-anchors nothing, until
+re\\-anchors nothing, until
 .B git hn hooks install
 chains the new stubs again.
 .B git hn sync
@@ -319,11 +319,11 @@ say so in one warning line, and
 .B git hn hooks status
 says
 .BR "not installed" .
-.B pre\-commit install
-run after git\-hn's moves the wrapper to
+.B pre\\-commit install
+run after git\\-hn's moves the wrapper to
 .B <hook>.legacy
-and runs it there (hooks status says so); when git\-hn had chained pre\-commit's own hook, the
-wrapper skips that copy while pre\-commit runs it (it would run inside itself and fail the
+and runs it there (hooks status says so); when git\\-hn had chained pre\\-commit's own hook, the
+wrapper skips that copy while pre\\-commit runs it (it would run inside itself and fail the
 push), and
 .B git hn hooks install
 removes it.
