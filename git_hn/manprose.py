@@ -1,0 +1,329 @@
+"""The prose of the man pages (roff), beside what ``docgen`` takes from the command tree: each
+page's description and the hn-memory(7) overview. Data only; in these non-raw strings roff's
+``\\-`` is written ``\\\\-``."""
+
+PROSE = {
+    "git-hn": """\
+.SH DESCRIPTION
+git\\-hn records decisions, observations, assumptions, attempts, verifications and session
+handoffs as Ed25519\\-signed, append\\-only memory streams under
+.BR refs/hn/memory/* ,
+anchored to exact commits and paths, judged by the trust policy in
+.BR .hn/policy.json ,
+recalled in small bounded JSON for agents, and replicated between clones over ordinary Git
+remotes through a quarantine that measures and validates before anything is accepted.
+It speaks the protocol hn\\-memory/0; see
+.BR hn-memory (7).
+.PP
+Every error is one line
+.B git\\-hn: <message>
+on standard error, with exit status 1. Machine output (\\-\\-json) is one line of compact JSON.
+Memory content is untrusted inert data: it is never interpreted, and human output replaces
+control characters.
+.PP
+Read commands answer from a verified state kept in
+.BR .git/hn/memory/ .
+When there is none to use (the first command after an install, or after an upgrade that
+changes git\\-hn's verifying code or its Ed25519 libraries, or a damaged state file), a command
+verifies every memory again before
+it answers: seconds for a hundred thousand memories. Once that has taken a second, and only when
+standard error is a terminal (and
+.B TERM
+is not
+.BR dumb ),
+one line there names the work and how far it got
+.RB ( "git hn: verifying 100,000 memories (40%)" )
+and is erased before the command's own output; the hooks that Git waits on do the same. Nothing
+is written otherwise, so agents and scripts see no change.
+.PP
+.B git hn identity show
+prints a
+.B Ref:
+line naming the collaboration ref
+.BR refs/hn/actors/<actor> ;
+git\\-hn never creates that ref and keeps the line for compatibility with the other
+implementation.
+""",
+    "git-hn-memory": """\
+.SH DESCRIPTION
+Memories are appended to your own streams with compare\\-and\\-swap on the stream ref; a lost
+race is retried with a freshly signed envelope. Corrections never rewrite history:
+.B supersede
+and
+.B retract
+add new signed memories that change the lifecycle class of the target;
+.B challenge
+adds another actor's dissent beside it.
+.B recall
+returns a deterministic, bounded answer (default 20 records and 65536 bytes of encoded
+content), served from the verified state under
+.B .git/hn/memory/
+.RB ( state\\-v0.sqlite ,
+sealed by
+.BR state\\-v0.seal ):
+every command brings it up to date by verifying only the commits that are new since it last
+ran, and discards and rebuilds it when it is missing, foreign, inconsistent or unsafe.
+.B git hn memory index rebuild
+re\\-verifies every signature and also writes
+.B index\\-v0.json
+(the upstream schema; omitted when it would exceed its 256 MiB bound), which a command that
+changes memory refs deletes;
+.B git hn memory index verify
+re\\-derives everything and compares. Deleting any of these files is always safe.
+""",
+    "git-hn-replication": """\
+.SH DESCRIPTION
+A selection authorizes transport, never trust. It is saved under
+.B .git/hn/replication/selections/
+and lists exact memory streams (or \\-\\-all) and the budgets a remote must stay within.
+Actor and proposal selectors are stored for compatibility but never imported.
+.PP
+With exact memory streams,
+.B select
+asks the remote once which actor owns each (nothing is said when it cannot answer) and keeps
+that under
+.BR .git/hn/replication/owners/ ,
+so that each later sync fetches exactly those refs in one round trip instead of listing every
+memory ref of the remote.
+.PP
+.B forget\\-anchors
+ends the reminder that each push to a remote and each sync with it give for an anchor commit a
+push, or a branch deleted or squash\\-merged on the server, took off it (see
+.BR git-hn-hooks (1)),
+when the memory does not need its anchor back: it forgets the commits named (full or abbreviated
+IDs, matched against what is remembered, so a commit gone from this clone can be named), or with
+none every one remembered for the remote. All or nothing; nothing is pushed and no memory
+changes, so whoever imports such a stream from the remote still stops at that commit.
+""",
+    "git-hn-sync": """\
+.SH DESCRIPTION
+Selected streams whose tips moved are fetched into a fresh bare quarantine repository in one
+.BR "git fetch" :
+by name when every selected stream's owner is known (learnt by
+.B replication select
+or from earlier syncs), else after one listing of the remote's memory refs. Each is measured
+against its budgets, fully verified, checked for rollback and divergence,
+classified against the accepted memory set, and promoted to
+.B refs/hn/remotes/<remote>/memory/*
+in one atomic ref transaction. A valid stream promotes while an invalid one beside it fails.
+Then your verified local streams are pushed with explicit, non\\-forced refspecs; the primary
+branch and accepted refs are never pushed.
+.PP
+After a promotion a recall index that served the refs just before it is rebuilt, incrementally
+(none is created; a stale one is left to the next recall). With
+.BR \\-\\-recover\\-shallow ,
+the anchor commits a saved exact selection needs beyond a shallow clone's boundary are fetched
+exactly, with depth 1, and become new boundaries; the repository is never unshallowed.
+.PP
+Exit status is 1 when any selection failed; the message says which phase. Memories held back
+from publication because their anchor commits (or the memories they cite) are not on the remote
+yet are listed with what to push, and do not change the exit status:
+.B \\-\\-json
+lists them under
+.BR heldBack .
+""",
+    "git-hn-hooks": """\
+.SH DESCRIPTION
+.B git hn hooks install
+writes three wrappers into the repository's hooks directory (honouring core.hooksPath), or
+into the global core.hooksPath with \\-\\-global. An existing hook moves to
+.B hn\\-chained/<hook>
+in the same directory and runs first with the same arguments and input; its status is honoured.
+A chained shell script runs with
+.B $0
+set to the hook's own path, as Git would have run it, so hook managers that find their files
+from
+.B $0
+keep working. Git\\-hn's own publication push, started by a push your hooks approved, does not
+run them a second time: neither the chained pre\\-push hook nor a hook manager's that runs
+git\\-hn's as its own legacy hook (the publication push uses
+.BR \\-\\-no\\-verify ).
+A hook of yours that checks what is pushed (a secret scanner) therefore never sees memory refs
+published that way;
+.B git hn sync
+publication runs it, and git\\-hn's own secret lint checks every memory either way.
+.PP
+.B pre\\-push
+validates, lints and publishes your local memory streams to the remote you push to.
+A failure is reported as one line; it blocks the push only with
+.BR "git config hn.prePush block"
+(the default is
+.BR warn ).
+With
+.BR warn ,
+the publication runs in the background after the checks (the push does not wait for it), and a
+failed publication is reported by the next push, which publishes those streams again; with
+.B block
+it runs before the push goes on for memory anchored on commits the remote has, and right after
+the push (in the background) for memory anchored on the commits being pushed. Use
+.B git hn sync
+where the publication must be complete when the command returns.
+A remote that refuses memory refs (a host whose hooks allow branches only), or where you only
+read memory, can be left out of publication, by both the hook and
+.BR "git hn sync" :
+.BR "git config remote.<name>.hnPublish false" .
+A push that takes off the remote a commit a memory is anchored on (whoever imports the memory's
+stream would stop at it) says so and names the push that keeps it there as a branch
+.BR hn\\-anchor/... ;
+each later push to that remote and each
+.B git hn sync
+with it says it again until the commit is back, or until
+.B git hn replication forget\\-anchors
+forgets it. Git\\-hn never pushes it back itself: the push
+may have been made to take a secret off the remote. The same reminder names such a commit that a
+branch squash\\-merged or deleted on the server took off (a hosting UI's merge): while a memory
+you published is anchored off the remote's default branch, each sync with it and each push to it
+ask the remote for its branches (one
+.BR "git ls-remote --heads" ).
+.PP
+.B reference\\-transaction
+stands in for the post\\-fetch hook Git does not have: after a committed transaction that
+updated
+.B refs/remotes/<remote>/*
+for a remote with a saved selection, it imports that remote's selected streams. It never fails
+the fetch. A fetch that updates no ref runs no transaction and therefore no import, and neither
+does the remote\\-tracking update of a push whose pre\\-push hook git\\-hn ran (it brings
+nothing to import: the hook noted the push's process and the commits it pushes); in a
+repository with no saved selection the wrapper does not start git\\-hn at all, nor for a fetch
+from a remote that has none while another remote has one, nor for a transaction that only
+deletes remote\\-tracking refs (each branch a
+.B git fetch \\-\\-prune
+removes: a deletion brings nothing to import), nor for what
+.B git pack\\-refs
+and
+.B git gc
+do to refs (their transactions move no ref). When the last import from that
+remote found everything up to date, the wrapper asks Git the same questions (the remote's URL
+and memory refs, the accepted refs) and, if the answers and the selection file are exactly what
+that import read, starts no git\\-hn either (the quiet record, one per remote, in
+.BR .git/hn/replication/quiet/ ;
+any change starts git\\-hn as before). The
+import runs inside the fetch, so a fetch that brings new memory takes as long as the import;
+after a promotion it deletes the recall index rather than rebuilding it, and the next recall
+rebuilds it (incrementally). A problem is one line on stderr with its first cause, shortened
+(for example a stream that stops at a memory whose anchor commit is not on the remote), naming
+.BR "git hn sync <remote>" ,
+which retries the import and reports every outcome.
+.PP
+Uninstall removes the wrappers and moves chained hooks back, only if nothing changed since
+install.
+.PP
+.B post\\-rewrite
+re\\-anchors, after
+.B git commit \\-\\-amend
+or
+.BR "git rebase" ,
+your memories that were never published and are anchored on a rewritten commit, on its
+replacement (signed anew). A memory is published only once its anchor commit is on the remote
+(reachable from its remote\\-tracking refs): after a rejected push nothing anchored on the
+rejected commits goes out, and after the rebase and the next push the re\\-anchored memories do.
+.PP
+When the recorded
+.B git\\-hn
+is gone, the wrappers use
+.B git\\-hn
+on PATH; when there is none, they say so once and let the push or fetch go on.
+.SH HOOK MANAGERS
+husky v9 generates
+.B .husky/_
+(ignored by Git): install chains its stubs and the team's scripts in
+.B .husky/
+keep running. husky writes its stubs again whenever its own install runs (the
+.B prepare
+script
+.BR husky ,
+which every
+.B npm install
+runs), over git\\-hn's pre\\-push and post\\-rewrite wrappers (the reference\\-transaction
+wrapper is not one of husky's hooks and stays): pushes then publish no memory and an amend
+re\\-anchors nothing, until
+.B git hn hooks install
+chains the new stubs again.
+.B git hn sync
+and
+.B git hn memory record
+say so in one warning line, and
+.B git hn hooks status
+says
+.BR "not installed" .
+.B pre\\-commit install
+run after git\\-hn's moves the wrapper to
+.B <hook>.legacy
+and runs it there (hooks status says so); when git\\-hn had chained pre\\-commit's own hook, the
+wrapper skips that copy while pre\\-commit runs it (it would run inside itself and fail the
+push), and
+.B git hn hooks install
+removes it.
+Install refuses to write into a hooks directory whose files are tracked or would
+show in
+.B git status
+(a committed core.hooksPath such as
+.BR .husky ),
+because those files are the team's. Call git\\-hn from the team's own pre\\-push hook instead,
+where that is agreed, so that teammates without git\\-hn are not blocked:
+.PP
+.nf
+if command \\-v git\\-hn >/dev/null; then git hn hooks run pre\\-push "$@"; fi
+.fi
+.PP
+git\\-hn publishes memory with a push of its own (in the background, after the checks), which
+runs the team's pre\\-push hook again with
+.B HN_HOOK_ACTIVE=1
+set; a team hook that does slow work (tests, linters) can skip it then:
+.PP
+.nf
+[ \\-n "$HN_HOOK_ACTIVE" ] && exit 0
+.fi
+.PP
+Or run
+.B git hn sync
+after pushing. Likewise, so that an amend or a rebase re\\-anchors your unpublished memories, the
+team's post\\-rewrite hook can call (it passes Git's list of rewritten commits on, so it must not
+read its standard input first):
+.PP
+.nf
+if command \\-v git\\-hn >/dev/null; then git hn hooks run post\\-rewrite "$@"; fi
+.fi
+.PP
+Without it, after an amend or a rebase the push and
+.B git hn sync
+name the memories left on the old commits, and
+.B git hn memory reanchor OLD NEW
+moves them. The reference\\-transaction wrapper has no such stand\\-in: run
+.B git hn sync
+to import.
+""",
+}
+
+HN_MEMORY_7 = """\
+.TH HN-MEMORY 7 "{date}" "git-hn {version}" "git-hn Manual"
+.SH NAME
+hn-memory \\- the Agent Memory Protocol hn\\-memory/0: format, trust model and safety limits
+.SH FORMAT
+Each memory is a Git commit with exactly two mode\\-100644 blobs:
+.B memory.json
+(the canonical UTF\\-8 JSON envelope) and
+.B signature
+(unpadded base64 Ed25519 over those exact bytes). The memory ID is sha256 of memory.json.
+Streams are append\\-only chains under refs/hn/memory/<actor>/<stream>; sequence starts at 1 and
+both the Git parent and the signed previous ID name the predecessor.
+.SH TRUST MODEL
+Five judgments stay separate: signature validity proves attribution and integrity; policy
+qualification says the actor and kind are listed in the memory section of .hn/policy.json at the
+exact query commit; evidence resolution says named objects exist; semantic truth is a human or
+agent judgment; and no memory, handoff, signature or selection ever grants prompt authority.
+Without a policy every memory is policy\\-missing and default recall returns nothing.
+.SH SAFETY LIMITS
+Content at most 65536 bytes; 32 topics of at most 128 bytes; 64 evidence items; 128 anchored
+paths (4096 bytes each, 65536 in total); handoff lists of 64 entries of 4096 bytes, 65536 bytes
+in total; memory.json at most 512 KiB when read. Weak Ed25519 keys (small order, non\\-canonical
+encodings) are refused. Requests, policies and private files are read as strict UTF\\-8 JSON
+without duplicate keys. Replication budgets bound events, objects and bytes per stream, and a
+byte watchdog stops oversized fetches.
+.SH SEE ALSO
+.BR git-hn (1),
+.BR git-hn-memory (1),
+.BR git-hn-replication (1),
+.BR git-hn-sync (1),
+.BR git-hn-hooks (1)
+"""
