@@ -56,6 +56,22 @@ class HnCommand(TyperCommand):
     A hidden catch-all argument (kept so that a stray word is a usage error, not click's) shows
     nowhere."""
 
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        """click's parsing, after one check of ``options.parse``'s: an option followed by another
+        of this command's options (or ``-h``, ``--``) is missing its value, rather than taking
+        that option's name as its value (``is_option_word``)."""
+        params = [p for p in self.get_params(ctx) if p.param_type_name == "option"]
+        names = {n for p in params for n in p.opts}
+        valued = {n: p for p in params if not p.is_flag and not p.count for n in p.opts}
+        for word, after in zip(args, args[1:]):
+            if word == "--":
+                break
+            if word in valued and options.is_option_word(after, names):
+                path = ctx.command_path
+                reason = options.missing_value(word, valued[word].metavar or word.lstrip("-").upper(), after)
+                raise UsageError(hints.append(USAGE.get(path, "usage: " + path), reason))
+        return super().parse_args(ctx, args)
+
     def _arguments(self, ctx):
         return [p for p in self.get_params(ctx)
                 if p.param_type_name == "argument" and not p.hidden and p.metavar]

@@ -662,7 +662,7 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
 
 def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
     """``git hn mcp``: at most one ``--allow-write`` and one ``--repo PATH``; nothing else."""
-    from .options import bad_option, stray
+    from .options import bad_option, is_option_word, missing_value, stray
 
     allow_write, repo, words, rest = False, None, [], iter(args)
     for arg in rest:
@@ -670,6 +670,8 @@ def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
             words += rest
         elif arg.partition("=")[0] == "--repo":
             value = arg[len("--repo="):] if "=" in arg else next(rest, None)
+            if "=" not in arg and value is not None and is_option_word(value, ("--repo", "--allow-write")):
+                raise UsageError(f"{MCP_USAGE}; {missing_value('--repo', 'PATH', value)}")
             if repo is not None or not value:
                 raise UsageError(f"{MCP_USAGE}; --repo {'was given twice' if repo else 'needs a value PATH'}")
             repo = value

@@ -124,6 +124,29 @@ def switches(argv: list[str], names, usage: str, operands: int = 0) -> tuple[set
     return seen, words
 
 
+HELP_WORDS = ("-h", "--help")
+
+
+def is_option_word(word: str, names) -> bool:
+    """Whether ``word``, found where an option's value belongs, is rather the next option: one of
+    ``names`` (the command's options, ``--name`` or ``--name=V``), ``-h``/``--help`` or ``--``.
+    Taken as the value it would be signed for good (``--topic --content x`` signed the topic
+    ``--content``; a newcomer trial), so it is a missing value; ``--topic=--content`` still
+    gives that value on purpose."""
+    return word in HELP_WORDS or word == "--" or (word.startswith("-") and word.partition("=")[0] in names)
+
+
+def missing_value(name: str, metavar: str, next_word: str | None = None) -> str:
+    """The reason of the usage error for option ``name`` given without its value: at the end of
+    the arguments, or followed by ``next_word``, another option (``is_option_word``)."""
+    if next_word is None:
+        return f"{name} needs a value {metavar}"
+    from ..core.gostr import quoted  # error paths only
+
+    return (f"{name} needs a value {metavar} before {quoted(next_word.partition('=')[0])} "
+            f"({name}=VALUE gives a value that starts with -)")
+
+
 def every_option() -> set[str]:
     """The name of every option some command of this table takes (for an unknown option's hint:
     ``log --at`` is told log has none, not a close name of log's)."""
@@ -134,9 +157,10 @@ def every_option() -> set[str]:
 def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, list[str]]:
     """GNU-style parsing: ``--x V``, ``--x=V``, switches, interleaved positionals, ``--``.
 
-    Mirrors click's rules: an option that takes a value consumes the next argument whatever it
-    looks like; a switch given a value is a usage error; anything else starting with ``-`` is an
-    unknown option.
+    Mirrors click's rules, but for one: an option that takes a value consumes the next argument
+    unless that is another option of the command, ``-h`` or ``--`` (``is_option_word``: then the
+    value is missing); a switch given a value is a usage error; anything else starting with ``-``
+    is an unknown option.
     """
     table = {o.name: o for o in opts}
     values: dict = {o.dest: ([] if o.multiple else (False if o.metavar is None else None)) for o in opts}
@@ -162,7 +186,9 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
                 continue
             if not eq:
                 if i >= len(argv):
-                    raise UsageError(f"{usage}; {name} needs a value {opt.metavar}")
+                    raise UsageError(f"{usage}; {missing_value(name, opt.metavar)}")
+                if is_option_word(argv[i], table):
+                    raise UsageError(f"{usage}; {missing_value(name, opt.metavar, argv[i])}")
                 inline = argv[i]
                 i += 1
             if opt.multiple:

@@ -126,7 +126,6 @@ def _typer_parse(argv):
     ["--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "x"],
     ["--kind=decision", "--at=HEAD", "--applies=exact", "positional"],
     ["positional", "--kind", "decision", "--topic", "a", "--topic", "b", "--json"],
-    ["--content", "--json", "--kind", "k"],
     ["--kind", "a", "--", "--not-an-option"],
     ["--evidence", "git:1", "--path", "p", "--blob", "b", "--next-action", "n", "--allow-secret-shaped"],
     ["--input", "-", "--json"],
@@ -137,6 +136,20 @@ def test_fast_parser_matches_typer(argv):
     typer_values, typer_pos = _typer_parse(argv)
     assert fast_values == typer_values
     assert fast_pos == typer_pos
+
+
+@pytest.mark.parametrize("argv", [["--content", "--json", "--kind", "k"], ["--topic", "--content=x"],
+                                  ["--at", "-h"], ["--kind", "--"]])
+def test_both_parsers_refuse_an_option_as_a_value(argv):
+    """(``--content --json`` was the content "--json" in both; now a missing value in both.)"""
+    from git_hn.errors import UsageError
+
+    with pytest.raises(UsageError) as fast:
+        options.parse(argv, options.RECORD_OPTS, "usage")
+    with pytest.raises(UsageError) as typer_:
+        _typer_parse(argv)
+    reason = fast.value.message.partition("; ")[2]
+    assert "needs a value" in reason and typer_.value.message.endswith(reason)
 
 
 TABLES = {"record": options.RECORD_OPTS, "handoff": options.HANDOFF_OPTS, "recall": options.RECALL_OPTS,
