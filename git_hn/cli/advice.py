@@ -72,6 +72,16 @@ def stale_successor(repo, result) -> None:
         render.hint(text)
 
 
+def new_stream(result) -> None:
+    """After a memory was signed: a hint when it started a stream that is not the signer's
+    default one (``memory.new_stream_hint``: a mistyped ``--stream`` is not silent)."""
+    from ..service.memory import new_stream_hint
+
+    text = new_stream_hint(result)
+    if text:
+        render.hint(text)
+
+
 def warn(text: str) -> None:
     """One ``git-hn: warning:`` line on stderr."""
     import sys

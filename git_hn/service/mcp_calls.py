@@ -425,8 +425,9 @@ def _written(repo, result, absent: list, content: str = "") -> dict:
     if size:
         doc["contentWarning"] = recall_bound_note(size, "maxContentBytes")
     hidden = memory.hidden_hint(repo, result, see="includeUntrusted: true")
-    if hidden:  # (what the CLI says on stderr, in the field the read tools use)
-        doc["hint"] = _sentences(hidden)
+    started = memory.new_stream_hint(result, given="stream")
+    if hidden or started:  # (what the CLI says on stderr, in the field the read tools use)
+        doc["hint"] = _sentences(started or "", hidden or "")
     return doc
 
 

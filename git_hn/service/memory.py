@@ -176,6 +176,17 @@ def result_lines(result: Appended) -> list[str]:
     return lines
 
 
+def new_stream_hint(result, given: str = "--stream") -> str | None:
+    """After a memory was signed: one line when it started a stream other than the signer's
+    default one (§3.3), so that a mistyped ``--stream`` is not silent: the memory went to a stream
+    of its own, which recall shows beside the others but which no one meant to start."""
+    env = getattr(result, "envelope", None)
+    if env is None or getattr(result, "replayed", True) or env.sequence != 1 or env.stream == default_stream(env.actor):
+        return None
+    return (f"started a new stream {env.stream} (this is its first memory); your default stream, where memories go "
+            f"without {given}, is {default_stream(env.actor)}")
+
+
 def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") -> str | None:
     """After a record, handoff or supersede was signed: one line when the trust policy at HEAD
     (the commit the next recall and brief read by default; the anchor while HEAD is unborn) does

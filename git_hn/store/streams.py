@@ -16,11 +16,11 @@ import os
 
 from ..core import chain
 from ..core.chain import VerifiedMemory
-from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, is_remote_name, local_ref,
+from ..core.grammar import (LOCAL_PREFIX, REMOTES_PREFIX, accepted_ref, is_digest_id, is_remote_name, local_ref,
                             parse_accepted_ref, parse_local_ref, uniform_lines)
 from ..core.lines import lines_of
 from ..core.tuples import NamedTuple
-from ..errors import ValidationError
+from ..errors import InputError, ValidationError
 from . import progress, verify
 from .git import MEMORY_LISTING
 from .repo import Repo
@@ -171,21 +171,57 @@ def unlisted_local_refs(common_dir: str, listed) -> list[str]:
 
 
 def stream_sources(repo: Repo, actor: str, stream: str) -> list[Source]:
-    """The local ref and every accepted ref of one (actor, stream)."""
-    out = repo.git.out(_sources_question(actor, stream))
-    return [s for s in _parse_listing(out) if s.actor == actor and s.stream == stream]
+    """The local ref and every accepted ref of one (actor, stream), from one listing of every
+    actor's refs of that stream ID: a stream another actor holds here is refused
+    (``check_stream_owner``)."""
+    mine, owners = [], set()
+    for line in lines_of(repo.git.out(_sources_question(stream))):
+        owner = _owner_of(line.partition(" ")[0])
+        if owner == actor:
+            mine.append(line)
+        elif owner is not None:
+            owners.add(owner)
+    check_stream_owner(actor, stream, owners)
+    return [s for s in _parse_listing("\n".join(mine)) if s.actor == actor and s.stream == stream]
+
+
+def check_stream_owner(actor: str, stream: str, owners) -> None:
+    """Refuse to append to ``stream`` when other ``owners`` hold refs of it in this clone (their
+    local ref or an accepted copy). A remote that advertises one stream under two actors is
+    structurally invalid for good (CONTRACT §9.4): a newcomer trial gave ``--stream`` Bob's stream
+    ID, and once published, every sync, Bob's and every new clone's, failed with "ambiguous
+    owners" and no clone could import Bob's stream. The signer's default stream (§3.3) is derived
+    from its own actor, so it is never refused: a stream someone else pushed under that ID cannot
+    lock its owner out of it."""
+    from ..core.grammar import default_stream
+
+    others = sorted(owners - {actor})
+    if others and stream != default_stream(actor):
+        raise InputError(f"memory stream {stream} is actor {others[0]}'s stream in this clone; nothing was "
+                         'signed: record to your own stream (without --stream, or a request\'s "stream")')
+
+
+def _owner_of(ref: str) -> str | None:
+    local = parse_local_ref(ref)
+    if local is not None:
+        return local[0]
+    accepted = parse_accepted_ref(ref)
+    return accepted[1] if accepted is not None else None
 
 
 def ask_sources_early(repo: Repo, actor: str, stream: str) -> None:
     """Start ``stream_sources``'s listing now, for its next call to collect (an append, while
     it loads the signing key). The answer is taken once: a retry lists again, and the
     compare-and-swap refuses a position that moved in between."""
-    repo.git.ask_early(_sources_question(actor, stream))
+    repo.git.ask_early(_sources_question(stream))
 
 
-def _sources_question(actor: str, stream: str) -> list[str]:
-    return ["for-each-ref", "--format=%(refname) %(objectname)", local_ref(actor, stream),
-            f"{REMOTES_PREFIX}*/memory/{actor}/{stream[len('sha256:'):]}"]
+def _sources_question(stream: str) -> list[str]:
+    if not is_digest_id(stream):  # (its hex goes into a ref pattern: never a glob of the caller's)
+        raise ValidationError("memory stream is invalid")
+    hex_id = stream[len("sha256:"):]
+    return ["for-each-ref", "--format=%(refname) %(objectname)", f"{LOCAL_PREFIX}*/{hex_id}",
+            f"{REMOTES_PREFIX}*/memory/*/{hex_id}"]
 
 
 def read_parents(repo: Repo, ref: str, commit: str) -> tuple[str, tuple[str, ...]]:
