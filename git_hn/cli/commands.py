@@ -198,7 +198,8 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request, option="--input"))
         earlier = lifecycle.successors(repo, target)
         result = lifecycle.supersede(repo, target, req, from_input=True, refuse_retracted=refuse,
-                                     allow_secret_shaped=bool(values.get("allow_secret_shaped")))
+                                     allow_secret_shaped=bool(values.get("allow_secret_shaped")),
+                                     refuse_branch=not values.get("allow_branch"))
     else:
         from ..service.editor import EditFile
 
@@ -216,7 +217,8 @@ def supersede_command(values: dict, positional: list[str]) -> int:
                 check_flag_outcome(req.record)
             earlier = lifecycle.successors(repo, target)
             result = lifecycle.supersede(repo, target, req, refuse_retracted=refuse,
-                                         allow_secret_shaped=bool(values.get("allow_secret_shaped")))
+                                         allow_secret_shaped=bool(values.get("allow_secret_shaped")),
+                                         refuse_branch=not values.get("allow_branch"))
         advice.signed_notes(notes)
     advice.recall_bound(req.record.content)
     advice.hooks_gone(repo)

@@ -81,6 +81,8 @@ SUPERSEDE_OPTS = RECORD_FIELDS + COMMON + (
     Opt("--edit", "edit", help="write the new content in your editor, starting from the target's"),
     Opt("--allow-retracted", "allow_retracted",
         help="supersede a memory its author retracted (its successor is active: what was withdrawn is back)"),
+    Opt("--allow-branch", "allow_branch",
+        help="supersede a memory that has a successor already (two successors: lifecycle branching)"),
 )
 
 

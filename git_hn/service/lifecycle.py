@@ -196,11 +196,14 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None,
 
 def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False,
               allow_secret_shaped: bool = False, refuse_retracted: bool = False,
-              allowed_by: str = "--allow-retracted", new_with: str = "git hn memory record") -> Appended:
+              allowed_by: str = "--allow-retracted", new_with: str = "git hn memory record",
+              refuse_branch: bool = False, branch_by: str = "--allow-branch") -> Appended:
     """Supersede ``target``. ``refuse_retracted`` (the CLI unless ``--allow-retracted``, MCP
     unless ``allowRetracted``: ``allowed_by`` names it, ``new_with`` what records anew): a target its author retracted is
-    refused under the stream lock (``check_not_retracted``); a request that repeats the stream
-    head is still answered as a replay (§7.14)."""
+    refused under the stream lock (``check_not_retracted``); ``refuse_branch`` (the CLI unless
+    ``--allow-branch``, MCP unless ``allowBranch``: ``branch_by``): so is a target that has an
+    active successor (``check_not_branching``); a request that repeats the stream head is still
+    answered as a replay (§7.14), before either."""
     lint(req.record, allow_secret_shaped=allow_secret_shaped, raw_topics=req.raw_topics)
     ident = identmod.load_active(repo)
     check_actor(req.actor, ident)
@@ -212,8 +215,11 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
 
     def check(pos):
         targets(pos)
-        if refuse_retracted and replay(pos) is None:
-            check_not_retracted(repo, target, allowed_by, new_with)
+        if (refuse_retracted or refuse_branch) and replay(pos) is None:
+            if refuse_retracted:
+                check_not_retracted(repo, target, allowed_by, new_with)
+            if refuse_branch:
+                check_not_branching(repo, target, branch_by)
 
     return _append(repo, ident, draft, "supersede", target, check=check)
 
@@ -229,6 +235,74 @@ def check_not_retracted(repo: Repo, target: str, allowed_by: str = "--allow-retr
         raise InputError(f"memory {target} is retracted (by {mem.memory_id}): a successor would be active, "
                          f"bringing back what its author withdrew; add {allowed_by} if that is meant, or "
                          f"record a new memory with {new_with}; nothing appended")
+
+
+def check_not_branching(repo: Repo, target: str, branch_by: str = "--allow-branch") -> None:
+    """Refuse to supersede a memory that has a successor (a newcomer trial: running
+    ``supersede`` again to fix a typo in the correction signed a second successor, and the
+    memory's lifecycle was ``branching`` for good; the hint came after the signature). The
+    correction to correct is the newest memory at the end of the target's line
+    (``line_end``); ``branch_by`` says a branch is meant."""
+    from ..core.gostr import short_id
+
+    end = line_end(repo, target)
+    if end is not None:
+        fix = (f"git hn memory supersede {end[1]}, with the new content" if branch_by.startswith("--")
+               else f"memory_supersede with memory {end[1]}")
+        raise InputError(f"memory {short_id(target)} is already superseded (latest: {end[1]}); a second successor "
+                         f"would split it for good (lifecycle branching): to correct the correction, supersede the "
+                         f"latest instead ({fix}), or add {branch_by} to branch on purpose; nothing appended")
+
+
+def line_end(repo: Repo, target: str) -> tuple[str, str] | None:
+    """(timestamp, ID) of the newest memory that ends a line of active supersessions from
+    ``target`` (§5.3: each by its predecessor's author; a successor its author retracted
+    continues no line), else (all retracted) its newest successor; None when ``target`` has no
+    successor. A retracted successor still counts: one more makes ``target`` branching (§5.4)."""
+    from ..store import stateview
+
+    def from_view(view):
+        def around(node):
+            me = view.info([node]).get(node)
+            return (me.actor if me else None,
+                    [(i.id, i.operation, i.actor, i.ts) for i in view.info(view.targeting({node})).values()])
+        return _line_end(target, around)
+
+    def full():
+        by_id = streams.collect(repo).by_id()
+
+        def around(node):
+            mem = by_id.get(node)
+            return (mem.envelope.actor if mem else None,
+                    [(m.memory_id, m.envelope.operation, m.envelope.actor, m.envelope.timestamp)
+                     for m in by_id.values() if m.envelope.target == node])
+        return _line_end(target, around)
+
+    return stateview.serve(repo, from_view, full)
+
+
+def _line_end(target: str, around) -> tuple[str, str] | None:
+    """``line_end`` over ``around(id)``: (its author, [(id, operation, actor, timestamp)] of the
+    memories that target it). Supersession chains hold no cycle (a target is named by the ID of
+    a memory signed before), so each memory is walked once."""
+    active, continued, todo, seen, first = [], set(), [target], {target}, []
+    while todo:
+        node = todo.pop()
+        author, related = around(node)
+        for sid, op, actor, ts in related:
+            if op != "supersede" or actor != author or sid in seen:
+                continue
+            seen.add(sid)
+            if node == target:
+                first.append((ts, sid))
+            sub_author, sub_related = around(sid)
+            if any(o == "retract" and a == sub_author for _, o, a, _ in sub_related):
+                continue
+            active.append((ts, sid))
+            continued.add(node)
+            todo.append(sid)
+    ends = [e for e in active if e[1] not in continued]
+    return max(ends) if ends else max(first) if first else None
 
 
 def successors(repo: Repo, target: str) -> list[str]:

@@ -466,9 +466,10 @@ def _supersede(repo, arguments, start: str = "") -> dict:
 
     args = dict(_object(arguments, "supersede input: "))
     target = _target(repo, args.pop("memory", None), "supersede")
-    revive = args.pop("allowRetracted", None)
-    if revive is not None and not isinstance(revive, bool):
-        raise InputError(f"supersede input: allowRetracted must be true or false, not {_jtype(revive)}")
+    revive, branch = args.pop("allowRetracted", None), args.pop("allowBranch", None)
+    for name, value in (("allowRetracted", revive), ("allowBranch", branch)):
+        if value is not None and not isinstance(value, bool):
+            raise InputError(f"supersede input: {name} must be true or false, not {_jtype(value)}")
     given = args.get("attemptOutcome") is not None or args.get("kind") is not None
     anchor = args.get("anchor")
     paths = anchor.get("paths") if isinstance(anchor, dict) else None
@@ -486,7 +487,8 @@ def _supersede(repo, arguments, start: str = "") -> dict:
     earlier = lifecycle.successors(repo, target)
     result = lifecycle.supersede(repo, target, req, from_input=True, allow_secret_shaped=allow,
                                  refuse_retracted=not revive, allowed_by="allowRetracted: true",
-                                 new_with="memory_record")
+                                 new_with="memory_record", refuse_branch=not branch,
+                                 branch_by="allowBranch: true")
     doc = _written(repo, result, absent, req.record.content)
     branched = lifecycle.branching_hint(target, earlier, result)
     kept = memory.not_carried(left) if left else ""

@@ -91,6 +91,8 @@ _SUPERSEDE_PROPS = {
                                f"{_OLD} while the kind stays handoff, else []"},
     "allowRetracted": {"type": "boolean", "description": "supersede a memory its author retracted, bringing it "
                                                          "back as active (deliberate; default false)"},
+    "allowBranch": {"type": "boolean", "description": "supersede a memory that has a successor already, making "
+                                                      "two (lifecycle branching; deliberate; default false)"},
 }
 _LIFECYCLE_PROPS = {"memory": _TARGET,
                     "reason": {"type": "string", "description": "a token such as incorrect, obsolete or "

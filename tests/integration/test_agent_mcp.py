@@ -959,9 +959,10 @@ def test_supersede_fills_each_part_the_agent_left_out(inited):
     async def body(client):
         return [await client.call_tool("memory_supersede", args) for args in (
             {"memory": handoff, "content": "new state", "handoff": {"blockers": ["ci green now"]}},
-            {"memory": handoff, "content": "paths", "anchor": {"paths": [{"path": "b.txt"}]}},
-            {"memory": handoff, "content": "mode", "applicability": {"mode": "subject"}},
-            {"memory": handoff, "content": "new subject", "applicability": {"mode": "subject", "subject": other}},
+            {"memory": handoff, "content": "paths", "anchor": {"paths": [{"path": "b.txt"}]}, "allowBranch": True},
+            {"memory": handoff, "content": "mode", "applicability": {"mode": "subject"}, "allowBranch": True},
+            {"memory": handoff, "content": "new subject", "applicability": {"mode": "subject", "subject": other},
+             "allowBranch": True},
             {"memory": retraction, "content": "x"},
             {"memory": "sha256:" + "0" * 64, "content": "x"})]
 

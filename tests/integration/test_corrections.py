@@ -183,7 +183,7 @@ def test_edited_text_that_is_refused_is_kept_and_named_like_commit_editmsg(inite
     assert r.code == 0, r.err
     kept.unlink(), latin1.unlink()
     monkeypatch.setenv("EDITOR", _editor(tmp_path, 'printf "the cache is cold\\n" > "$1"\n'))
-    r = hn(inited, "memory", "supersede", old, "--edit")
+    r = hn(inited, "memory", "supersede", old, "--edit", "--allow-branch")
     assert r.code == 0, r.err
     assert list(where.iterdir()) == []
 
@@ -254,11 +254,43 @@ def test_retracting_a_retracted_memory_says_so_and_appends_nothing(inited):
     assert refs_snapshot(inited) == before
 
 
-def test_superseding_a_superseded_memory_again_warns_of_the_branch(inited):
+def test_superseding_a_superseded_memory_again_is_refused_unless_a_branch_is_meant(inited):
+    """A newcomer trial fixed a typo in a correction by running supersede on the same memory
+    again: a second successor was signed, the memory branched for good, and only then a hint
+    said so. Now refused before signing, naming the latest successor to supersede instead."""
     mid = record(inited, content="first")["memoryId"]
     first = hn(inited, "memory", "supersede", mid, "--content", "second", "--json")
     assert first.code == 0 and unhinted(first.err) == ""  # the first successor: nothing to say
-    again = hn(inited, "memory", "supersede", mid, "--content", "another second", "--json")
+    latest = first.json()["memoryId"]
+    before = refs_snapshot(inited)
+    again = hn(inited, "memory", "supersede", mid[7:19], "--content", "secnod fixed", "--json")
+    assert (again.code, again.out) == (1, "")
+    assert again.err == (f"git-hn: memory {mid[7:19]} is already superseded (latest: {latest}); a second successor "
+                         "would split it for good (lifecycle branching): to correct the correction, supersede the "
+                         f"latest instead (git hn memory supersede {latest}, with the new content), or add "
+                         "--allow-branch to branch on purpose; nothing appended\n")
+    assert refs_snapshot(inited) == before
+    # the same request as the first is still its replay (CONTRACT §7.14), not a refusal
+    replay = hn(inited, "memory", "supersede", mid, "--content", "second", "--json")
+    assert replay.code == 0 and replay.json().get("replayed") and unhinted(replay.err) == ""
+    # a line of corrections: the latest is named, not the first successor
+    third = hn(inited, "memory", "supersede", latest, "--content", "third", "--json").json()["memoryId"]
+    r = hn(inited, "memory", "supersede", mid, "--content", "x")
+    assert r.code == 1 and f"(latest: {third})" in r.err
+    # a retracted correction continues no line; it still counts as a successor (CONTRACT §5.4)
+    assert hn(inited, "memory", "retract", third, "--reason", "incorrect").code == 0
+    r = hn(inited, "memory", "supersede", mid, "--content", "x")
+    assert r.code == 1 and f"(latest: {latest})" in r.err
+    assert hn(inited, "memory", "retract", latest, "--reason", "incorrect").code == 0
+    r = hn(inited, "memory", "supersede", mid, "--content", "x")
+    assert r.code == 1 and f"(latest: {latest})" in r.err
+    assert refs_snapshot(inited) != before  # (the retractions)
+
+
+def test_allow_branch_supersedes_again_and_says_it_branched(inited):
+    mid = record(inited, content="first")["memoryId"]
+    first = hn(inited, "memory", "supersede", mid, "--content", "second", "--json")
+    again = hn(inited, "memory", "supersede", mid, "--content", "another second", "--allow-branch", "--json")
     assert again.code == 0, again.err
     assert unhinted(again.err) == (f"git-hn: hint: memory {mid[7:19]} was already superseded by "
                                    f"{first.json()['memoryId'][7:19]}; it now has 2 successors (lifecycle branching): "
@@ -266,7 +298,7 @@ def test_superseding_a_superseded_memory_again_warns_of_the_branch(inited):
                                    "shows the lines)\n")
     shown = hn(inited, "memory", "show", mid, "--json").json()["projection"]
     assert shown["lifecycle"] == "branching"
-    # a replayed request is the same memory: no warning
+    # a replayed request is the same memory: no warning, with or without the flag
     replay = hn(inited, "memory", "supersede", mid, "--content", "another second", "--json")
     assert replay.json().get("replayed") and unhinted(replay.err) == ""
 
@@ -378,3 +410,31 @@ def test_mcp_supersede_of_a_retracted_memory_is_refused_unless_allowed(inited):
     assert after == before
     new = document(meant)["result"]["memoryId"]
     assert hn(inited, "memory", "show", new, "--json").json()["projection"]["lifecycle"] == "active"
+
+
+def test_mcp_supersede_of_a_superseded_memory_is_refused_unless_a_branch_is_meant(inited):
+    """As the CLI: refused before signing, naming the latest successor and ``allowBranch``."""
+    from test_agent_mcp import document, run, text
+
+    mid = record(inited, content="use the old cache")["memoryId"]
+    latest = hn(inited, "memory", "supersede", mid, "--content", "use the new cache", "--json").json()["memoryId"]
+    before = refs_snapshot(inited)
+
+    async def body(client):
+        refused = await client.call_tool("memory_supersede", {"memory": mid, "content": "use the neww cache"})
+        wrong = await client.call_tool("memory_supersede", {"memory": mid, "content": "x", "allowBranch": 1})
+        after = refs_snapshot(inited)
+        meant = await client.call_tool("memory_supersede", {"memory": mid, "content": "a branch",
+                                                            "allowBranch": True})
+        return refused, wrong, after, meant
+
+    refused, wrong, after, meant = run(inited, body, "--allow-write")
+    assert refused.is_error is True and text(refused) == (
+        f"git-hn: memory {mid[7:19]} is already superseded (latest: {latest}); a second successor would split it "
+        "for good (lifecycle branching): to correct the correction, supersede the latest instead (memory_supersede "
+        f"with memory {latest}), or add allowBranch: true to branch on purpose; nothing appended")
+    assert wrong.is_error is True and text(wrong) == ("git-hn: supersede input: allowBranch must be true or "
+                                                      "false, not number")
+    assert after == before
+    assert document(meant)["hint"].startswith(f"Memory {mid[7:19]} was already superseded by ")
+    assert hn(inited, "memory", "show", mid, "--json").json()["projection"]["lifecycle"] == "branching"

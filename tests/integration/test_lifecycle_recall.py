@@ -107,7 +107,7 @@ def test_branching_and_dependency_missing(team):
     target = _rec(alice, content="original")
     for text in ("branch one", "branch two"):
         r = hn(alice, "memory", "supersede", target, "--kind", "decision", "--at", "HEAD",
-               "--applies", "descendants", "--content", text)
+               "--applies", "descendants", "--content", text, "--allow-branch")
         assert r.code == 0, r.err
     row = next(m for m in _recall(alice, "--lifecycle", "branching")["memories"])
     assert row["id"] == target and len(row["successors"]) == 2

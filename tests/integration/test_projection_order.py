@@ -22,7 +22,7 @@ def _rec(repo, content, *args):
 
 def _supersede(repo, target, content):
     r = hn(repo, "memory", "supersede", target, "--json", "--kind", "decision", "--at", "HEAD",
-           "--applies", "descendants", "--content", content)
+           "--applies", "descendants", "--content", content, "--allow-branch")
     assert r.code == 0, r.err
     return r.json()["memoryId"]
 
