@@ -123,10 +123,33 @@ def log(values: dict, positional: list[str]) -> int:
     return 0
 
 
+# Below this many columns a terminal's log leaves out what is usual (a newcomer trial at 80
+# columns: ``3343a192a056 2026-12-05 Alice Ex observation active qualified bulk note number …``,
+# metadata in 60 columns and the text that tells memories apart cut off): the lifecycle when it is
+# active, the trust when it is qualified, the year of a date in the current year. Every other
+# class is shown, and a pipe or a file gets every column (``core.lines``).
+COMPACT_BELOW = 120
+USUAL = {"lifecycle": "active", "trust": "qualified"}
+
+
+def this_year() -> str:
+    import time
+
+    return time.strftime("%Y", time.gmtime())
+
+
+def compact(f, year: str):
+    """``f`` (``core.Fields``) without its usual classes and, in ``year``, without its year."""
+    return f._replace(date=f.date[5:] if f.date[:4] == year else f.date,
+                      lifecycle="" if f.lifecycle == USUAL["lifecycle"] else f.lifecycle,
+                      trust="" if f.trust == USUAL["trust"] else f.trust)
+
+
 def terminal_text(items, graph: bool, width: int | None = None, no_color: bool = False, known=()) -> str:
     """The log as a terminal shows it: each line fitted to ``width`` columns, in the styles of
     ``terminal`` (shared by every command), coloured unless ``--no-color``, ``NO_COLOR`` or
-    ``TERM=dumb``; ``known`` as for ``core.lines``."""
+    ``TERM=dumb``; ``known`` as for ``core.lines``. Narrower than ``COMPACT_BELOW`` columns, the
+    usual classes are left out (``compact``); a summary that hides lines says ``(+N lines)``."""
     from rich.cells import cell_len
     from rich.text import Text
 
@@ -135,8 +158,12 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
 
     screen = terminal.Screen(no_color, width)
     shared = core.shared_names([*((it.actor_name, it.actor) for it in items), *known])
+    year = this_year() if screen.width < COMPACT_BELOW else None
     for it in items:
         whole = core.fields(it, shared)
+        if year is not None:
+            whole = compact(whole, year)
+        note = terminal.more_note(it.more)
         # (the summary's room beside the fixed columns, the name cut as far as ``fit`` cuts it)
         bare = whole._replace(name=whole.name[:0], summary="")
         room = (screen.width or 0) - cell_len(core.join(bare)) - min(cell_len(whole.name), core.MIN_NAME) - 2
@@ -145,11 +172,9 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
             # columns: a trial saw no content at all): the summary on a line of its own, indented
             # as relations are
             terminal.memory_lines(screen, whole._replace(summary=""))  # (classes continue below if need be)
-            rest = core.fit(whole._replace(short="", date="", name="", actor="", kind="", lifecycle="", trust=""),
-                            screen.width - 4, cell_len)
-            screen.line(Text("    " + rest.summary))
+            terminal.summary_line(screen, whole.summary, 4, note)
         else:
-            terminal.memory_lines(screen, whole)
+            terminal.memory_lines(screen, whole, note=note)
         if graph:
             for rel in core.relation_lines(it):
                 screen.line(Text(rel, style=terminal.LABEL))

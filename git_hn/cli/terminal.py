@@ -178,16 +178,26 @@ def header(screen: Screen, short: str, date: str, name: str, actor: str, kind: s
                  extra)
 
 
-def memory_lines(screen: Screen, f: logcore.Fields, extra: tuple[str, ...] = ()) -> None:
+def more_note(more: int) -> str:
+    """What a one-line view says of the content lines it hides (recall, log)."""
+    return f"(+{more} {'line' if more == 1 else 'lines'})" if more else ""
+
+
+def memory_lines(screen: Screen, f: logcore.Fields, extra: tuple[str, ...] = (), note: str = "") -> None:
     """A memory's line (``memory_line``, then ``extra`` classes in red) fitted to the width by
     ``logcore.fit``: the summary, then the name, give way. Where even the ID, date, name (at
     ``MIN_NAME``), actor tag and classes are wider than the terminal (40 columns: a newcomer saw
     ``f2739ac64cb5 2026-12-05 N... decision a…``, lifecycle and trust cut away), the classes
     that do not fit move to the following lines, aligned under the date, and are never cut; the
-    summary, if any, gets a line of its own there."""
-    tail = sum(cell_len(x) + 1 for x in extra)
+    summary, if any, gets a line of its own there. ``note`` (``more_note``) follows the summary,
+    never cut: the summary gives way to it."""
+    note = note if f.summary else ""
+    tail = sum(cell_len(x) + 1 for x in extra) + (cell_len(note) + 2 if note else 0)
     fitted = logcore.fit(f, screen.width - tail, cell_len)
     line = memory_line(fitted)
+    if note:
+        line.append("  ")
+        line.append(note, style=LABEL)
     for x in extra:
         line.append(" ")
         line.append(x, style="red")
@@ -202,10 +212,18 @@ def memory_lines(screen: Screen, f: logcore.Fields, extra: tuple[str, ...] = ())
     indent = cell_len(f.short) + 1 if screen.width - cell_len(f.short) > len("dependency-missing") else 2
     flow(screen, parts, indent)
     if f.summary:
-        rest = Text(" " * indent, no_wrap=True, overflow="ellipsis")
-        rest.append(logcore.fit(f._replace(short="", date="", name="", actor="", kind="", lifecycle="", trust=""),
-                                screen.width - indent, cell_len).summary)
-        screen.line(rest)
+        summary_line(screen, f.summary, indent, note)
+
+
+def summary_line(screen: Screen, summary: str, indent: int, note: str = "") -> None:
+    """A summary on a line of its own, ``indent`` columns in, cut to the width before ``note``."""
+    rest = Text(" " * indent, no_wrap=True, overflow="ellipsis")
+    room = screen.width - indent - (cell_len(note) + 2 if note else 0)
+    rest.append(logcore.fit(logcore.Fields("", "", "", "", "", "", "", summary), max(room, 1), cell_len).summary)
+    if note:
+        rest.append("  ")
+        rest.append(note, style=LABEL)
+    screen.line(rest)
 
 
 def flow(screen: Screen, parts, indent: int | None = None, lead: Text | None = None) -> None:
@@ -235,7 +253,7 @@ def content_line(screen: Screen, content: str) -> None:
     line = Text("    ", no_wrap=True, overflow="ellipsis")
     line.append(text)
     if more:
-        suffix = f"  (+{more} {'line' if more == 1 else 'lines'})"
+        suffix = f"  {more_note(more)}"
         room = screen.width - cell_len(suffix)
         if line.cell_len > room:
             line.truncate(max(room, 8), overflow="ellipsis")

@@ -45,6 +45,14 @@ class Item(NamedTuple):
     trust: str
     summary: str
     relations: tuple[tuple[str, str], ...]
+    more: int = 0  # lines of content after the summary's (a terminal says "(+N lines)"; never in JSON)
+
+
+def more_lines(content: str) -> int:
+    """How many lines the summary hides: every line after the first non-blank one up to the
+    last non-blank one, blank lines between included (as recall's ``(+N lines)`` counts)."""
+    shown = [i for i, line in enumerate(content.split("\n")) if line.strip()]
+    return shown[-1] - shown[0] if shown else 0
 
 
 def summary(content: str) -> str:
@@ -70,7 +78,7 @@ def relations(row: dict, target: str) -> tuple[tuple[str, str], ...]:
 def item(row: dict, actor_name: str, content: str, target: str) -> Item:
     return Item(row["id"], row["stream"], row["actor"], actor_name, row["signedTimestamp"],
                 utc_timestamp(row["signedTimestamp"]), row["kind"], row["lifecycle"], row["trust"],
-                summary(content), relations(row, target))
+                summary(content), relations(row, target), more_lines(content))
 
 
 def order_key(utc: str) -> str:

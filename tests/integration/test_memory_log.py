@@ -228,6 +228,38 @@ def test_log_on_a_narrow_terminal_keeps_each_summary_on_a_line_of_its_own(histor
     assert summary.startswith("    ") and len(summary.strip()) > 10, lines
 
 
+def test_log_at_80_columns_leaves_out_what_is_usual_and_keeps_the_text(tmp_path):
+    """A newcomer trial at 80 columns: ``3343a192a056 2026-12-05 Alice Ex observation active
+    qualified bulk note number …``: 60 columns of metadata, the text that tells memories apart cut
+    off, and no ``(+N lines)`` for a multi-line content (recall says it). Narrower than 120
+    columns the usual classes (active, qualified) and the current year are left out; every other
+    class stays; a pipe and a wide terminal keep every column."""
+    import time
+
+    repo = make_repo(tmp_path / "r", files={"README.md": "x\n"})
+    assert hn(repo, "init", "--name", "Alice Example").code == 0
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "policy")
+    text = "bulk note 17: cache"  # (beside the metadata of before, 80 columns kept "bulk not…")
+    bulk = _rec(repo, kind="observation", content=text + "\n\nsecond paragraph\nthird line")
+    old = _rec(repo, kind="observation", content="bulk note 18: index")
+    assert hn(repo, "memory", "supersede", old, "--content", "bulk note 18: fixed").code == 0
+    lines = ANSI.sub("", _pty(repo, 80, {"GIT_PAGER": "cat"})).splitlines()
+    assert all(len(line) <= 80 for line in lines), lines
+    line = next(x for x in lines if x.startswith(_short(bulk)))
+    day = time.strftime("%m-%d", time.gmtime())  # (the memories were signed today)
+    assert line == f"{_short(bulk)} {day} Alice Example observation {text}  (+3 lines)", lines
+    superseded = next(x for x in lines if x.startswith(_short(old)))
+    assert superseded == f"{_short(old)} {day} Alice Example observation superseded bulk note 18: index"
+    # a wide terminal and a pipe: every column, as before (a pipe never says "(+N lines)")
+    wide = ANSI.sub("", _pty(repo, 160, {"GIT_PAGER": "cat"})).splitlines()
+    year = time.strftime("%Y-%m-%d", time.gmtime())
+    assert f"{_short(bulk)} {year} Alice Example observation active qualified {text}  (+3 lines)" in wide
+    piped = hn(repo, "memory", "log").out.splitlines()
+    assert f"{_short(bulk)} {year} Alice Example observation active qualified {text}" in piped
+
+
 @pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
 def test_log_on_a_terminal_without_colour(history, env):
     repo, _ids = history

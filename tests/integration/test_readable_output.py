@@ -231,7 +231,9 @@ def test_a_narrow_terminal_wraps_the_classes_and_never_cuts_them(world, columns)
             row = rows[ids[key]]
             words = text.split(" ")
             for cls in (row["kind"], row["lifecycle"], row["trust"]):
-                assert cls in words, (command, key, cls, lines)
+                # (log leaves out the usual ones below 120 columns: active, qualified; never cut)
+                if command[1] != "log" or cls not in ("active", "qualified"):
+                    assert cls in words, (command, key, cls, lines)
     for key in ("hostile", "challenge"):
         out = _pty(repo, columns, "memory", "show", _short(ids[key]))
         lines = SGR.sub("", out).splitlines()
