@@ -203,8 +203,10 @@ def result_lines(result: Imported) -> list[str]:
     replayed = len(result.lines) - result.appended
     out = [f"Stream: {result.stream}", f"Actor: {result.actor}"]
     if result.appended == 0:
-        out.append(f"Replayed: all {len(result.lines)} drafts are already in the stream; nothing appended")
+        n = len(result.lines)
+        out.append(f"Replayed: {'the draft is' if n == 1 else f'all {n} drafts are'} already in the stream; "
+                   "nothing appended")
     else:
         out.append(f"Imported: {result.appended} {'memory' if result.appended == 1 else 'memories'} appended"
-                   + (f", {replayed} drafts already present" if replayed else ""))
+                   + (f", {replayed} {'draft' if replayed == 1 else 'drafts'} already present" if replayed else ""))
     return out

@@ -401,6 +401,13 @@ def test_importing_the_same_file_twice_appends_nothing(pair, tmp_path):
     path2 = _write(tmp_path / "d2.jsonl", [_draft(head, "one", topics=["build"]), _draft(head, "three")])
     third = hn(b, "memory", "import", str(path2), "--json").json()
     assert third["appended"] == 1 and [m["replayed"] for m in third["memories"]] == [True, False]
+    # one draft is one draft (a newcomer trial read "all 1 drafts are already in the stream")
+    path3 = _write(tmp_path / "d3.jsonl", [_draft(head, "three"), _draft(head, "four")])
+    assert hn(b, "memory", "import", str(path3)).out.endswith(
+        "Imported: 1 memory appended, 1 draft already present\n")
+    path4 = _write(tmp_path / "d4.jsonl", [_draft(head, "four")])
+    assert hn(b, "memory", "import", str(path4)).out.endswith(
+        "Replayed: the draft is already in the stream; nothing appended\n")
 
 
 @pytest.mark.parametrize("bad, message", [
