@@ -455,6 +455,25 @@ CONTRACT_USAGES = tuple(f"usage: git hn {c}" for c in (
     "replication <", "replication select", "replication show", "sync", "hooks", "mcp", "demo"))
 
 
+# a git-hn usage line longer than this, after its reason, is named by its -h instead: log's 172
+# characters after ``unknown option --bogus`` buried the reason (a newcomer trial)
+LONG_USAGE = 100
+
+
+def short_usage(message: str) -> str:
+    """``reason; usage: git hn memory log [--kind K] …`` (``reason_first``'s form) as ``reason;
+    git hn memory log -h shows the options`` when that usage line is longer than ``LONG_USAGE``."""
+    reason, sep, usage = message.rpartition("; usage: ")
+    if not sep or len("usage: " + usage) <= LONG_USAGE:
+        return message
+    words = []
+    for word in usage.split(" "):
+        if not word or not word.replace("-", "").isalpha() or not word.islower():
+            break
+        words.append(word)
+    return f"{reason}; {' '.join(words)} -h shows the options"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -463,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, UsageError):
             from ..core.hints import reason_first
 
-            render.error(reason_first(exc.message, CONTRACT_USAGES))
+            render.error(short_usage(reason_first(exc.message, CONTRACT_USAGES)))
         else:
             render.error(exc.message)
         return 1

@@ -89,11 +89,12 @@ def whole_number(name: str) -> str:
 
 
 def choice(value: str, choices) -> str:
-    """``did you mean decision?; valid: a, b, c`` (the suggestion only when one is close). The
-    value itself is not repeated: it is on the user's command line, and need not reach a log."""
+    """``did you mean decision? (valid: a, b, c)``, or ``valid: a, b, c`` when none is close (a
+    newcomer trial read ``did you mean decision?; valid: …`` as a stray ``?;``). The value itself
+    is not repeated: it is on the user's command line, and need not reach a log."""
     hint = did_you_mean(value, choices)
     valid = "valid: " + ", ".join(choices)
-    return f"{hint}; {valid}" if hint else valid
+    return f"{hint} ({valid})" if hint else valid
 
 
 def append(message: str, hint: str) -> str:

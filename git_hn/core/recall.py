@@ -63,7 +63,7 @@ def _filter_error(name: str, given, valid) -> str:
     bad = next(v for v in given if v not in valid)
     meant = SYNONYMS.get(name, {}).get(bad)
     if meant is not None:
-        return hints.append(f"invalid {name} filter", f"did you mean {meant}?; valid: " + ", ".join(valid))
+        return hints.append(f"invalid {name} filter", f"did you mean {meant}? (valid: " + ", ".join(valid) + ")")
     return hints.append(f"invalid {name} filter", hints.choice(bad, valid))
 
 

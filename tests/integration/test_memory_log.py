@@ -19,9 +19,6 @@ import pytest
 from helpers import git, hn, make_repo, on_terminal
 from helpers import actor_of as _actor, record_id as _rec
 
-LOG_USAGE_TAIL = (" [--kind K] [--actor A] [--topic T] [--path P] [--subject ID] [--lifecycle L] [--trust T] "
-                  "[--query TEXT] [-n N | -N] [--graph] [--no-pager] [--json]\n")
-
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LONG = "A very long decision summary " * 12
 
@@ -122,10 +119,10 @@ def test_log_filters_max_count_and_usage(history):
     assert [m["id"] for m in _log_json(repo, "--query", "canonical")["memories"]] == [ids["d2"]]
     assert _log_json(repo, "--actor", "0" * 64)["memories"] == []
     for bad in (["-n", "x"], ["-n", "-1"], ["-n", "1", "--max-count", "1"], ["extra"],
-                ["--unknown"], ["-n1x"]):
+                ["--unknown"], ["-n1x"], ["--bogus"]):
         r = hn(repo, "memory", "log", *bad)
         # (log is git-hn's own: the reason first, then its usage)
-        assert r.code == 1 and r.err.endswith("; usage: git hn memory log" + LOG_USAGE_TAIL), (bad, r.err)
+        assert r.code == 1 and r.err.endswith("; git hn memory log -h shows the options\n"), (bad, r.err)
         if bad[0] == "-n":  # which option, and what it takes
             assert r.err.startswith(("git-hn: -n, -N and --max-count take a number of memories (0 or more); ",
                                      "git-hn: give -n N, -N or --max-count N once; ")), r.err

@@ -36,7 +36,7 @@ def _said(name: str, metavar: str, before: str) -> str:
      f"usage: git hn memory recall [filters] [bounds] [--json]; {_said('--topic', 'T', '--json')}"),
     (["memory", "retract", "--reason", "--json"],
      f"usage: git hn memory retract MEMORY --reason REASON; {_said('--reason', 'REASON', '--json')}"),
-    (["memory", "log", "--kind", "-n", "3"], f"{_said('--kind', 'K', '-n')}; usage: git hn memory log"),
+    (["memory", "log", "--kind", "-n", "3"], f"{_said('--kind', 'K', '-n')}; git hn memory log -h shows the options"),
     (["replication", "select", "--memory", "--all"],
      f"usage: git hn replication select [REMOTE] [--actor ACTOR]... [--proposal ID]... [--memory STREAM]... "
      f"[--all] [budgets]; {_said('--memory', 'STREAM', '--all')}"),
