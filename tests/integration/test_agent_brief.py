@@ -412,6 +412,8 @@ def test_a_subject_handoff_and_one_on_an_unpushed_branch_are_named_by_the_brief(
     that shows it; recording a subject handoff says at once that the brief leaves it out."""
     import hashlib
 
+    from git_hn.core.grammar import default_stream
+
     repo = _policy_repo(tmp_path)
     shown = handoff(repo, "main session", "--next-action", "main step")
     subject = "issue:sha256:" + hashlib.sha256(b"https://example.com/issues/7").hexdigest()
@@ -427,7 +429,8 @@ def test_a_subject_handoff_and_one_on_an_unpushed_branch_are_named_by_the_brief(
     feature = git(repo, "rev-parse", "HEAD")
     r = hn(repo, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "descendants", "--stream", STREAM_C,
            "--content", "feature session", "--next-action", "feature step")
-    assert r.code == 0 and "hint" not in r.err, r.err
+    assert r.code == 0 and r.err == f"git-hn: hint: started a new stream {STREAM_C} (this is its first memory); " \
+        f"your default stream, where memories go without --stream, is {default_stream(r.json()['actor'])}\n", r.err
     on_branch = r.json()["memoryId"]
     git(repo, "checkout", "-q", "main")
     r = hn(repo, "memory", "brief", "--json")
