@@ -22,7 +22,7 @@ from ..store import streams
 from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
-from .memory import check_actor, check_cited, lint
+from .memory import check_actor, check_cited, check_cited_evidence, lint
 from .requests import RecordFlags, RecordRequest, check_input_anchor, content_from_flags
 
 
@@ -428,6 +428,7 @@ def challenge(repo: Repo, target: str, reason: str, evidence: list[str], stream:
             items, LIMITS.max_evidence, grammar.is_typed_evidence, commit_of(repo))))
     lint(None, reason, allow_secret_shaped=allow_secret_shaped, raw_reason=raw_reason)
     ident = identmod.load_active(repo)
+    check_cited_evidence(repo, items, "challenge")
     draft = Draft("challenge", _stream(ident, stream), None, target=target, reason=reason,
                   evidence=items or None)
     return _append(repo, ident, draft, "challenge", target)

@@ -79,7 +79,17 @@ def check_cited(repo: Repo, records, line=lambda _i: "") -> None:
     append-only stream, for good (an agent trial: a mistyped ID, signed without a word, held a
     stream's handoffs from every other clone). One state query for all of ``records``; ``line(i)``
     prefixes the error for the ``i``-th (``memory import``'s line number)."""
-    cited = [(i, e) for i, rec in enumerate(records) for e in (rec.evidence or ())]
+    _refuse_unheld(repo, [(i, e) for i, rec in enumerate(records) for e in (rec.evidence or ())], line, "record")
+
+
+def check_cited_evidence(repo: Repo, evidence, operation: str) -> None:
+    """``check_cited`` for the evidence of a ``challenge`` (which carries no record): a team
+    trial signed a challenge citing an unknown ``memory:`` ID that ``record`` refused, and the same
+    §9.9 dependency blocked every importer of the challenger's stream."""
+    _refuse_unheld(repo, [(0, e) for e in evidence], lambda _i: "", operation)
+
+
+def _refuse_unheld(repo: Repo, cited, line, operation: str) -> None:
     unheld = set(unheld_memories(repo, [e for _i, e in cited]))
     for i, typed in cited:
         if typed not in unheld:
@@ -90,7 +100,7 @@ def check_cited(repo: Repo, records, line=lambda _i: "") -> None:
         new = renamed_to(repo, mid)
         way = (f"cite memory:{new}, the ID it was signed again as when its commit was rewritten" if new else
                "git hn sync the remote that holds it first, or leave it out")
-        raise InputError(f"{line(i)}memory record evidence {typed} names a memory not found in verified local or "
+        raise InputError(f"{line(i)}memory {operation} evidence {typed} names a memory not found in verified local or "
                          "accepted streams; nothing was recorded (every clone importing this stream would stop "
                          f"at it for good): {way}")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from agent_helpers import second_identity, switch
 from helpers import git, hn, refs_snapshot
 from independent import append_by_hand
 from test_agent_mcp import document, run, text
@@ -84,3 +85,53 @@ def test_mcp_record_refuses_and_supersede_leaves_out(inited):
     assert f"Evidence {ABSENT} of the superseded memory was not carried over" in doc["hint"]
     shown = hn(inited, "memory", "show", doc["result"]["memoryId"], "--json").json()
     assert shown["projection"]["data"]["evidence"] == [] and held
+
+
+def test_challenge_refuses_memory_evidence_this_clone_does_not_hold(inited):
+    """A team trial: ``challenge --evidence memory:<unknown ID>`` was signed while ``record``
+    refused the same item; the challenge blocks every importer of its stream alike (§9.9), so
+    every signing path refuses it (CLI and MCP; retract takes no evidence)."""
+    held = _record(inited, content="held").json()["memoryId"]
+    claim = _record(inited, content="claim").json()["memoryId"]
+    switch(inited, second_identity(inited))
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "challenge", claim, "--reason", "incorrect", "--evidence", f"memory:{held}",
+           "--evidence", ABSENT, "--json")
+    assert (r.code, r.out, r.err) == (1, "", REFUSED.replace("memory record evidence", "memory challenge evidence"))
+    assert refs_snapshot(inited) == before
+
+    async def body(client):
+        refused = await client.call_tool("memory_challenge", {"memory": claim, "reason": "incorrect",
+                                                              "evidence": [ABSENT]})
+        return refused, refs_snapshot(inited)
+
+    refused, after = run(inited, body, "--allow-write")
+    assert refused.is_error is True
+    assert text(refused) == REFUSED[:-1].replace("memory record evidence", "memory challenge evidence")
+    assert after == before
+    r = hn(inited, "memory", "challenge", claim, "--reason", "incorrect", "--evidence", f"memory:{held}")
+    assert r.code == 0, r.err
+
+
+def test_every_other_signing_path_refuses_it_alike(inited):
+    """handoff and supersede with the item given (CLI and MCP) refuse as record does; retract
+    takes no evidence (its --evidence is a usage error, CONTRACT §10.3)."""
+    mine = _record(inited, content="mine").json()["memoryId"]
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "h",
+           "--evidence", ABSENT)
+    assert (r.code, r.err) == (1, REFUSED)
+    r = hn(inited, "memory", "supersede", mine, "--content", "new", "--evidence", ABSENT)
+    assert (r.code, r.err) == (1, REFUSED)
+    r = hn(inited, "memory", "retract", mine, "--reason", "incorrect", "--evidence", ABSENT)
+    assert r.code == 1 and r.err.startswith("git-hn: usage: git hn memory retract")
+
+    async def body(client):
+        out = [await client.call_tool("memory_handoff", {"content": "h", "evidence": [ABSENT]}),
+               await client.call_tool("memory_supersede", {"memory": mine, "content": "new",
+                                                           "evidence": [ABSENT]})]
+        return out, refs_snapshot(inited)
+
+    answers, after = run(inited, body, "--allow-write")
+    assert [(a.is_error, text(a)) for a in answers] == [(True, REFUSED[:-1])] * 2
+    assert after == before
