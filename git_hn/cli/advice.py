@@ -82,6 +82,17 @@ def new_stream(result) -> None:
         render.hint(text)
 
 
+def waits(repo, result) -> None:
+    """After a record, handoff or supersede: a hint when its anchor commit is on no
+    remote-tracking ref, so its publication and every later memory of its stream wait for a push
+    (``unpushed.waits_hint``), with ``--json`` too."""
+    from ..service.unpushed import waits_hint
+
+    text = waits_hint(repo, result)
+    if text:
+        render.hint(text)
+
+
 def warn(text: str) -> None:
     """One ``git-hn: warning:`` line on stderr."""
     import sys

@@ -50,6 +50,7 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
     advice.applies(req.record)
     advice.new_stream(result)
     advice.hidden(repo, result)
+    advice.waits(repo, result)
     return code
 
 
@@ -230,6 +231,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         advice.stale_successor(repo, result)
     advice.new_stream(result)
     advice.hidden(repo, result)
+    advice.waits(repo, result)
     return code
 
 

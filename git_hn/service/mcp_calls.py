@@ -411,7 +411,8 @@ def _written(repo, result, absent: list, content: str = "") -> dict:
     word), never echoing a path the secret lint flags; ``contentWarning`` when ``content``,
     encoded, is over recall's default bound (as the CLI warns: every recall that matches the
     memory then fails without a larger ``maxContentBytes``); ``hint`` when the trust policy at
-    HEAD hides it (``memory.hidden_hint``)."""
+    HEAD hides it (``memory.hidden_hint``), and when its publication waits for a push
+    (``unpushed.waits_hint``)."""
     from . import memory
     from .requests import encoded_over_recall_bound, recall_bound_note
     from .secretscan import scan
@@ -424,10 +425,13 @@ def _written(repo, result, absent: list, content: str = "") -> dict:
     size = encoded_over_recall_bound(content)
     if size:
         doc["contentWarning"] = recall_bound_note(size, "maxContentBytes")
+    from .unpushed import waits_hint
+
     hidden = memory.hidden_hint(repo, result, see="includeUntrusted: true")
     started = memory.new_stream_hint(result, given="stream")
-    if hidden or started:  # (what the CLI says on stderr, in the field the read tools use)
-        doc["hint"] = _sentences(started or "", hidden or "")
+    waits = waits_hint(repo, result)
+    if hidden or started or waits:  # (what the CLI says on stderr, in the field the read tools use)
+        doc["hint"] = _sentences(started or "", hidden or "", waits or "")
     return doc
 
 
