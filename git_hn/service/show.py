@@ -79,7 +79,12 @@ def renamed_hint(repo: Repo, query: str):
         if _names_a_commit(repo, query):  # (a newcomer gave the ID git log prints)
             raise InputError(f"{exc.message}; {query} is a commit, not a memory: git hn memory recall --at "
                              f"{query} lists the memories that apply there, git hn memory log all of them") from None
-        raise
+        raise InputError(f"{exc.message}; {NOT_FOUND_WAY}") from None
+
+
+# what a "not found" goes on with when the ID is not one a rewrite replaced nor a commit (a team
+# trial: the bare contract text left an agent guessing between a typo and a teammate's memory)
+NOT_FOUND_WAY = "git hn memory log lists the IDs this clone holds, and git hn sync REMOTE imports a teammate's"
 
 
 def _names_a_commit(repo: Repo, query: str) -> bool:

@@ -220,7 +220,8 @@ def test_retract_challenge_and_supersede_accept_the_prefixes_show_accepts(inited
                ["supersede", unknown, "--content", "x"]):
         r = hn(inited, "memory", *op)
         assert (r.code, r.err) == (shown.code, shown.err), op
-    assert shown.err == f"git-hn: memory {unknown} was not found in verified local or accepted streams\n"
+    assert shown.err == (f"git-hn: memory {unknown} was not found in verified local or accepted streams; git hn "
+                         "memory log lists the IDs this clone holds, and git hn sync REMOTE imports a teammate's\n")
 
 
 def test_ambiguous_prefix_fails_as_show_does(inited, monkeypatch):

@@ -23,6 +23,9 @@ KINDS = "observation, decision, assumption, attempt, verification, handoff"
 OUTCOMES = "succeeded, failed, partial, abandoned"
 BASE = ["memory", "record", "--at", "HEAD", "--content", "x"]
 
+WAY = ("; git hn memory log lists the IDs this clone holds, and git hn sync REMOTE imports a "
+       "teammate's")
+
 
 def _fails_with(repo, args, message, input: bytes = b""):
     before = refs_snapshot(repo)
@@ -111,7 +114,7 @@ def test_an_error_repeats_at_most_a_short_prefix_of_an_argument(inited):
     _fails_with(inited, ["nonsense" * 20], f'unknown command "{("nonsense" * 20)[:80]}…"; run \'git hn help\'')
     full = "sha256:" + "0" * 64  # (a full memory ID is never cut)
     _fails_with(inited, ["memory", "show", full], f"memory {full} was not found in verified local or accepted "
-                                                   "streams")
+                                                   f"streams{WAY}")
 
 
 @pytest.mark.parametrize("args", [
@@ -576,8 +579,9 @@ def test_a_commit_id_given_as_a_memory_says_what_it_is(inited):
                 f"memory {commit} was not found in verified local or accepted streams; {commit} is a commit, not a "
                 f"memory: git hn memory recall --at {commit} lists the memories that apply there, git hn memory log "
                 "all of them")
+    # (a team trial: an ID neither rewritten nor a commit says where IDs come from)
     _fails_with(inited, ["memory", "show", "0123456789ab"],
-                "memory 0123456789ab was not found in verified local or accepted streams")
+                f"memory 0123456789ab was not found in verified local or accepted streams{WAY}")
 
 
 def test_policy_show_says_the_working_trees_policy_is_not_committed(inited):

@@ -130,7 +130,8 @@ def test_branching_and_dependency_missing(team):
     # the CLI refuses to supersede a memory it cannot verify
     r = hn(alice, "memory", "supersede", missing, "--kind", "decision", "--at", "HEAD",
            "--applies", "exact", "--content", "x")
-    assert r.err == f"git-hn: memory {missing} was not found in verified local or accepted streams\n"
+    assert r.err == (f"git-hn: memory {missing} was not found in verified local or accepted streams; git hn memory "
+                     "log lists the IDs this clone holds, and git hn sync REMOTE imports a teammate's\n")
 
 
 def test_policy_trust_classes(tmp_path):
