@@ -140,7 +140,8 @@ def show_full(repo: Repo, query: str, notes: list | None = None) -> dict:
     """CONTRACT §7.13 from a full collection and projection: context ``HEAD`` (empty when
     unborn), no subject, no path. The reference the state's answer is tested against."""
     collection = streams.collect(repo)
-    mem = find(collection, query)
+    with renamed_hint(repo, query):  # (the same words as ``show``'s)
+        mem = find(collection, query)
     ctx, resolver, invalid = head_context(repo, notes)
     return _document(mem, project(list(collection.memories), ctx, resolver), invalid)
 
