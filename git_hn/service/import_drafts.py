@@ -114,7 +114,9 @@ def _target_stream(given: str | None, numbered) -> str | None:
     from ..core.grammar import is_digest_id
 
     if given is not None and not is_digest_id(given):
-        raise InputError("memory stream is invalid")
+        from .requests import STREAM_INVALID
+
+        raise InputError(STREAM_INVALID)
     target = given
     for number, req in numbered:
         if req.stream is None:

@@ -104,7 +104,9 @@ def _stream(ident, stream: str | None) -> str:
     if stream is None:
         return grammar.default_stream(ident.actor)
     if not grammar.is_digest_id(stream):
-        raise ValidationError("memory stream is invalid")
+        from .requests import STREAM_INVALID
+
+        raise ValidationError(STREAM_INVALID)
     return stream
 
 

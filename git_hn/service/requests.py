@@ -28,6 +28,9 @@ from ..errors import InputError, UsageError, ValidationError
 from ..store.repo import Repo
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
+# §1.5's text, then the form (a trial: --stream sha256:1234 got the bare text, no word of what a stream ID is)
+STREAM_INVALID = ("memory stream is invalid; a stream is named by its full ID, sha256: and 64 lowercase hex digits, "
+                  "as a record's output prints it")
 HANDOFF_FLAGS_USAGE = "usage: git hn memory handoff --at REV --applies MODE --content TEXT [record fields]"
 
 
@@ -299,7 +302,7 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
             missing.append("content (--content TEXT, --content-file PATH or one positional argument)")
         raise UsageError(f"{usage}; missing {', '.join(missing)}")
     if flags.stream is not None and not is_digest_id(flags.stream):
-        raise ValidationError("memory stream is invalid")
+        raise ValidationError(STREAM_INVALID)
     if flags.actor is not None and not is_actor(flags.actor):
         raise InputError("--actor must be a full actor fingerprint")
     if flags.blob and len(flags.blob) != len(flags.path):

@@ -138,7 +138,8 @@ def test_unsorted_duplicate_topics_are_normalized_not_refused(inited, tmp_path):
     (["--topic", "a" * 129], "memory record topics are invalid; at most 32 --topic values, each at most 128 bytes"),
     (["--topic", "é" * 64 + "x"], "memory record topics are invalid; at most 32 --topic values, each at most 128 bytes"),
     (["--applies", "sometimes"], "memory applicability mode is unsupported; valid: exact, descendants, subject"),
-    (["--stream", "sha256:ABC"], "memory stream is invalid"),
+    (["--stream", "sha256:ABC"], "memory stream is invalid; a stream is named by its full ID, sha256: and 64 "
+                                 "lowercase hex digits, as a record's output prints it"),
     (["--subject", "issue:123"], "memory anchor subject is invalid; a subject is TYPE:sha256:<64 hex digits>, "
                                  "TYPE being issue, proposal, event, policy, pipeline or run"),
     (["--outcome", "Failed"], "memory decision record has invalid fields; --outcome is only for kind attempt"),

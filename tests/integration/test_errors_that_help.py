@@ -896,3 +896,16 @@ def test_a_recall_of_memories_that_do_not_apply_here_says_so(inited):
             f"and git hn memory supersede {short} --at HEAD --content TEXT records it again on HEAD\n")
     r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "errors.py")
     assert r.code == 0 and said in r.err, r.err
+
+
+STREAM_FORM = ("memory stream is invalid; a stream is named by its full ID, sha256: and 64 lowercase hex digits, "
+               "as a record's output prints it")
+
+
+def test_an_invalid_stream_shows_the_form_of_a_stream_id(inited):
+    """A trial: ``--stream sha256:1234`` got ``memory stream is invalid`` alone."""
+    mine = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+              "exact", "--content", "x").json()["memoryId"]
+    for args in (["record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "y"],
+                 ["retract", mine, "--reason", "obsolete"], ["supersede", mine, "--content", "z"]):
+        _fails_with(inited, ["memory", *args, "--stream", "sha256:1234"], STREAM_FORM)

@@ -468,7 +468,8 @@ def test_stream_rules(pair, tmp_path):
     r = hn(b, "memory", "import", str(_write(tmp_path / "e.jsonl", [_draft(head, "c")])), "--stream", s2, "--json")
     assert r.json()["stream"] == s2
     r = hn(b, "memory", "import", str(path), "--stream", "nope")
-    assert (r.code, r.err) == (1, "git-hn: memory stream is invalid\n")
+    assert (r.code, r.err) == (1, "git-hn: memory stream is invalid; a stream is named by its full ID, sha256: "
+                                  "and 64 lowercase hex digits, as a record's output prints it\n")
 
 
 def test_file_rules_blank_lines_bounds_and_stdin(pair, tmp_path):
