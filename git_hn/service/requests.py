@@ -96,8 +96,12 @@ CONTENT_RULE = f"the content is non-blank UTF-8 text of at most {LIMITS.max_cont
 
 def read_content_file(path: str) -> str:
     data = read_explicit(path, LIMITS.max_content, option="--content-file")
-    if len(data) > LIMITS.max_content:
-        raise ValidationError(f"memory record content is invalid; {CONTENT_RULE}")
+    if len(data) > LIMITS.max_content:  # (the size given: a trial got the bound alone, as import said it)
+        try:
+            given = f"{os.path.getsize(path)} bytes" if path != "-" else f"more than {LIMITS.max_content} bytes"
+        except OSError:
+            given = f"more than {LIMITS.max_content} bytes"
+        raise ValidationError(f"memory record content is invalid; {CONTENT_RULE} ({given} given)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -416,6 +420,10 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
              "memory applicability subject must match anchor": words.subject,
              "memory anchor commit is invalid": words.anchor,
              "memory anchor subject is invalid": grammar.SUBJECT_FORM, "memory anchor path is invalid": words.path}
+    if message == "memory record content is invalid" and isinstance(record.content, str):
+        size = len(record.content.encode("utf-8", "surrogatepass"))
+        if size > LIMITS.max_content:  # (how big it was: a trial got the bound alone)
+            return f"{words.content} ({size} bytes given)"
     if message in fixed:
         return fixed[message]
     if message == "memory record evidence is invalid":

@@ -38,7 +38,8 @@ def _cases(head):
         ("encoded surrogate", dump(base).replace(b"valid content", b"\xed\xa0\x80"),
          "record input: JSON is not valid UTF-8"),
         ("content over the limit", dump({**base, "content": "é" * 32768 + "x"}),
-         "memory record content is invalid; content is non-blank UTF-8 text of at most 65536 bytes"),
+         "memory record content is invalid; content is non-blank UTF-8 text of at most 65536 bytes (65537 bytes "
+         "given)"),
         ("topic over 128 bytes", dump({**base, "topics": ["b", "a" * 129]}),
          "memory record topics are invalid; at most 32 topics, each at most 128 bytes"),
         ("../x path", dump({**base, "anchor": {"commit": head, "paths": [{"path": "../x", "blob": "absent"}]}}),
@@ -161,7 +162,7 @@ def test_limits_at_the_edge_through_flags(inited):
     over = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
               "--content", "é" * 32768 + "a")
     assert over.err == ("git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most "
-                        "65536 bytes\n")
+                        "65536 bytes (65537 bytes given)\n")
 
 
 def test_an_unknown_key_that_looks_like_a_credential_is_not_echoed(inited, tmp_path):

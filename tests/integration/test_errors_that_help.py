@@ -909,3 +909,19 @@ def test_an_invalid_stream_shows_the_form_of_a_stream_id(inited):
     for args in (["record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "y"],
                  ["retract", mine, "--reason", "obsolete"], ["supersede", mine, "--content", "z"]):
         _fails_with(inited, ["memory", *args, "--stream", "sha256:1234"], STREAM_FORM)
+
+
+def test_oversized_content_says_how_big_it_was(inited, tmp_path):
+    """A trial: content over 64 KB got the bound alone (memory import said "105815 given")."""
+    rule = "memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes"
+    big = tmp_path / "big.txt"
+    big.write_text("x" * 70_001)
+    record = ["memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact"]
+    _fails_with(inited, [*record, "--content-file", str(big)], f"{rule} (70001 bytes given)")
+    _fails_with(inited, [*record, "--content-file", "-"], f"{rule} (more than 65536 bytes given)",
+                input=big.read_bytes())
+    _fails_with(inited, [*record, "--content", "é" * 40_000], f"{rule} (80000 bytes given)")
+    doc = {"version": 0, "kind": "decision", "content": "x" * 70_000, "anchor": {"commit": git(inited, "rev-parse", "HEAD")},
+           "applicability": {"mode": "exact"}, "topics": [], "evidence": []}
+    _fails_with(inited, ["memory", "record", "--input", "-", "--json"], "memory record content is invalid; content "
+                "is non-blank UTF-8 text of at most 65536 bytes (70000 bytes given)", input=json.dumps(doc).encode())

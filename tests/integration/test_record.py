@@ -124,7 +124,8 @@ def test_content_sources(inited, tmp_path):
     big = tmp_path / "big.txt"
     big.write_bytes(b"x" * 65537)
     r = hn(inited, "memory", "record", *base, "--content-file", str(big))
-    assert r.err == "git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes\n"
+    assert r.err == ("git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 "
+                     "bytes (65537 bytes given)\n")
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\xff\xfe")
     assert hn(inited, "memory", "record", *base, "--content-file", str(bad)).err == \
