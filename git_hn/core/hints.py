@@ -97,6 +97,22 @@ def choice(value: str, choices) -> str:
     return f"{hint} ({valid})" if hint else valid
 
 
+# an example value of each array field of a request document (recall, brief, challenge)
+_EXAMPLES = {"kind": '["decision"]', "lifecycle": '["active"]', "trust": '["qualified"]', "topic": '["cache"]',
+             "topics": '["cache"]', "paths": '["src/app.py"]', "actor": '["<64-hex actor ID>"]',
+             "evidence": '["git:<full commit ID>"]'}
+
+
+def field_type(key: str, go_type: str) -> str:
+    """What a field of a request document takes, after the strict reader's Go-shaped ``cannot
+    unmarshal`` cause (an agent trial: ``{"kind":"decision"}`` to recall got "invalid JSON: json:
+    cannot unmarshal into field kind of type []string" and read it as malformed JSON)."""
+    if go_type == "[]string":
+        example = _EXAMPLES.get(key)
+        return f"{key} must be an array of strings" + (f", such as {example}" if example else "")
+    return f"{key} must be true or false" if go_type == "bool" else ""
+
+
 def append(message: str, hint: str) -> str:
     """The contract's ``message`` with ``hint`` appended after ``; `` (nothing when empty)."""
     return f"{message}; {hint}" if hint else message

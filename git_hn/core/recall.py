@@ -379,7 +379,10 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
         if key not in _KEYS:
             from .gostr import quoted
 
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{quoted(key)}"')
+            from .secretlint import first_in_text
+
+            said = "" if first_in_text(key, None) is not None else hints.did_you_mean(key, _KEYS)
+            raise InputError(f'{prefix}invalid JSON: json: unknown field "{quoted(key)}"' + (f"; {said}" if said else ""))
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
             or version != 0:
@@ -398,7 +401,8 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
         if v is None:
             return ()
         if not isinstance(v, list) or not all(isinstance(x, str) and not isinstance(x, JsonFloat) for x in v):
-            raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into field {key} of type []string")
+            raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into field {key} of type []string; "
+                             f"{hints.field_type(key, '[]string')}")
         return tuple(v)
 
     def bound(key, default):
@@ -413,7 +417,8 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
     if include is None:
         include = False
     if not isinstance(include, bool):
-        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into field includeUntrusted of type bool")
+        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal into field includeUntrusted of type bool; "
+                         "includeUntrusted must be true or false")
     at = text("atCommit")
     req = RecallRequest(at, text("subject"), text("path"), texts("topic"), texts("kind"),
                         texts("actor"), texts("lifecycle"), texts("trust"), text("query"),

@@ -69,7 +69,9 @@ def _bind(arguments, prefix: str, fields: dict[str, str]) -> dict:
     for key, value in doc.items():
         kind = fields.get(key)
         if kind is None:
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{quoted(key)}"')
+            from .requests import unknown_key_hint
+
+            raise InputError(f'{prefix}invalid JSON: json: unknown field "{quoted(key)}"{unknown_key_hint(key, fields)}')
         if value is None:
             continue
         ok = {"string": lambda v: isinstance(v, str) and not isinstance(v, JsonFloat),
@@ -77,9 +79,11 @@ def _bind(arguments, prefix: str, fields: dict[str, str]) -> dict:
                   isinstance(x, str) and not isinstance(x, JsonFloat) for x in v),
               "bool": lambda v: isinstance(v, bool), "any": lambda v: True}[kind](value)
         if not ok:
+            from ..core.hints import append, field_type
+
             go = {"string": "string", "strings": "[]string", "bool": "bool"}[kind]
-            raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(value)} into field "
-                             f"{key} of type {go}")
+            raise InputError(append(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(value)} into field "
+                                    f"{key} of type {go}", field_type(key, go)))
         out[key] = value
     return out
 
@@ -111,8 +115,9 @@ def _show(repo, arguments) -> dict:
 
     doc = _bind(arguments, "show input: ", {"memory": "any"})
     memory = doc.get("memory")
-    if not isinstance(memory, str):
-        raise InputError("show input field memory must be a string")
+    if not isinstance(memory, str):  # (an agent trial: {} was told "must be a string", not that it is missing)
+        raise InputError(f"show input field memory {'is required' if memory is None else 'must be a string'}: a "
+                         "memory ID (sha256: and 64 hex digits, or at least 8 of its first ones)")
     out = show.show(repo, memory)
     why = show.inapplicable_hint(repo, out, mcp=True)  # (what the CLI says on stderr)
     return {**out, "hint": _sentences(why)} if why else out
@@ -400,8 +405,8 @@ def _target(repo, value, what: str) -> str:
     if isinstance(value, str) and is_digest_id(value):
         return value
     if not isinstance(value, str) or not show.is_query(value):
-        raise InputError(f"{what} input field memory must be a memory ID (sha256: and 64 hex digits, or at "
-                         "least 8 of its first ones)")
+        raise InputError(f"{what} input field memory {'is required: a' if value is None else 'must be a'} memory ID "
+                         "(sha256: and 64 hex digits, or at least 8 of its first ones)")
     return show.resolve(repo, value)
 
 

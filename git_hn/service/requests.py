@@ -492,6 +492,19 @@ def _shown_key(key: str) -> str:
     return one_line(key)
 
 
+def unknown_key_hint(key: str, keys) -> str:
+    """``; did you mean K?`` after an unknown field when a known key ``K`` is close (an agent
+    trial: ``{"topic": [...]}`` to memory_record got "unknown field topic" alone), never for a
+    key shaped like a credential (it is not echoed either); "" otherwise."""
+    from ..core.hints import did_you_mean
+    from ..core.secretlint import first_in_text
+
+    if first_in_text(key, None) is not None:
+        return ""
+    said = did_you_mean(key, keys)
+    return f"; {said}" if said else ""
+
+
 class _Doc:
     """Strict binding of one JSON object: exact-case keys only (CONTRACT §13.12)."""
 
@@ -501,7 +514,8 @@ class _Doc:
         for key in value:
             if key not in keys:
                 inside = " (it belongs inside handoff)" if key in HANDOFF_LISTS and "handoff" in keys else ""
-                raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{_shown_key(key)}"{inside}')
+                raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{_shown_key(key)}"{inside}'
+                                 + ("" if inside else unknown_key_hint(key, keys)))
         self.value = value
         self.where = where
 

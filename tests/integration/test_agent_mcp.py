@@ -190,7 +190,7 @@ def test_arguments_are_validated_like_input(inited):
 
     results = run(inited, body, "--allow-write")
     assert [error(r) for r in results] == [
-        'git-hn: record input: invalid JSON: json: unknown field "Kind"',
+        'git-hn: record input: invalid JSON: json: unknown field "Kind"; did you mean kind?',
         "git-hn: record input field version must be integer 0",
         "git-hn: record input field version must be integer 0",
         "git-hn: record input: invalid JSON: json: cannot unmarshal string into field request.topics "
@@ -212,7 +212,8 @@ def test_arguments_are_validated_like_input(inited):
         'git-hn: recall input: invalid JSON: json: unknown field "bogus"',
         "git-hn: memory abc was not found in verified local or accepted streams; a memory is named by its ID "
         "(sha256: and 64 lowercase hex digits) or by at least 8 of its first ones",
-        "git-hn: show input field memory must be a string",
+        "git-hn: show input field memory must be a string: a memory ID (sha256: and 64 hex digits, or at least 8 "
+        "of its first ones)",
         'git-hn: show input: invalid JSON: json: unknown field "id"',
         "git-hn: brief bound must be positive",
         "git-hn: brief input field maxBytes must be an integer",
@@ -224,7 +225,7 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: brief input field version must be integer 0",
         results[26] and error(results[26]),  # the digest's own month text, checked below
         "git-hn: digest input: invalid JSON: json: cannot unmarshal string into field includeUntrusted "
-        "of type bool",
+        "of type bool; includeUntrusted must be true or false",
         "git-hn: digest input field maxBytes must be at least 1024",
         "git-hn: digest input field maxBytes must be at least 1024",
         "git-hn: digest input field maxBytes must be an integer",
@@ -235,7 +236,7 @@ def test_arguments_are_validated_like_input(inited):
         "at most 128 bytes, such as no-longer-true",
         'git-hn: retract input: invalid JSON: json: unknown field "evidence"',
         "git-hn: challenge input: invalid JSON: json: cannot unmarshal array into field evidence of "
-        "type []string",
+        "type []string; evidence must be an array of strings, such as [\"git:<full commit ID>\"]",
         f"git-hn: an author cannot challenge their own memory {target}; to correct it, supersede it (git hn "
         "memory supersede MEMORY), or retract it (git hn memory retract MEMORY --reason REASON)",
         'git-hn: unknown tool "memory_nope"',

@@ -1,0 +1,62 @@
+"""Request documents (``--input``, the MCP tools): an error keeps the contract's words first and
+says what would be right (a coding-agent trial): the shape an array field takes, the known key a
+mistyped one is close to, a missing field named missing. Real repositories and a real
+``git hn mcp`` server; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+
+from helpers import git, hn, refs_snapshot
+from test_agent_mcp import run, text
+
+
+def _draft(repo, **extra) -> dict:
+    return {"version": 0, "kind": "decision", "content": "x", "anchor": {"commit": git(repo, "rev-parse", "HEAD")},
+            "applicability": {"mode": "exact"}, "topics": [], "evidence": [], **extra}
+
+
+KIND_ARRAY = ("recall input: invalid JSON: json: cannot unmarshal into field kind of type []string; kind must be "
+              'an array of strings, such as ["decision"]')
+
+
+def test_cli_input_says_the_shape_and_the_close_key(inited):
+    r = hn(inited, "memory", "recall", "--input", "-", "--json", input=b'{"version":0,"kind":"decision"}')
+    assert (r.code, r.out, r.err) == (1, "", f"git-hn: {KIND_ARRAY}\n")
+    r = hn(inited, "memory", "recall", "--input", "-", "--json", input=b'{"version":0,"topics":["cache"]}')
+    assert r.err == 'git-hn: recall input: invalid JSON: json: unknown field "topics"; did you mean topic?\n'
+    before = refs_snapshot(inited)
+    doc = _draft(inited)
+    doc["topic"] = doc.pop("topics")
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(doc).encode())
+    assert r.err == 'git-hn: record input: invalid JSON: json: unknown field "topic"; did you mean topics?\n'
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(_draft(inited, zzz=1)).encode())
+    assert r.err == 'git-hn: record input: invalid JSON: json: unknown field "zzz"\n'  # (nothing close)
+    assert refs_snapshot(inited) == before
+
+
+def test_mcp_arguments_say_the_shape_the_close_key_and_what_is_missing(inited):
+    before = refs_snapshot(inited)
+
+    async def body(client):
+        return [await client.call_tool(name, args) for name, args in (
+            ("memory_recall", {"kind": "decision"}),
+            ("memory_record", {"kind": "decision", "content": "x", "topic": ["cache"]}),
+            ("memory_show", {}),
+            ("memory_retract", {"reason": "incorrect"}),
+            ("memory_brief", {"topic": ["cache"]}),
+        )]
+
+    results = run(inited, body, "--allow-write")
+    assert all(r.is_error for r in results)
+    assert [text(r) for r in results] == [
+        f"git-hn: {KIND_ARRAY}",
+        'git-hn: record input: invalid JSON: json: unknown field "topic"; did you mean topics?',
+        "git-hn: show input field memory is required: a memory ID (sha256: and 64 hex digits, or at least 8 of its "
+        "first ones)",
+        "git-hn: retract input field memory is required: a memory ID (sha256: and 64 hex digits, or at least 8 of "
+        "its first ones)",
+        'git-hn: brief input: invalid JSON: json: unknown field "topic"; did you mean topics?',
+    ]
+    assert refs_snapshot(inited) == before
