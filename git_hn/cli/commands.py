@@ -304,17 +304,19 @@ def recall_command(values: dict) -> int:
         for value, name in ((max_records, "--max-records"), (max_content, "--max-content-bytes")):
             if value is not None and value <= 0:  # §7.4's text first, then which bound (a newcomer trial)
                 raise InputError(f"recall bounds must be positive; {name} takes 1 or more")
+        from ..service.names import actor_filters
+
+        repo = open_repo()
         req = core.RecallRequest(
             at_commit=values.get("at") or "HEAD", subject=values.get("subject") or "",
             path=values.get("path") or "", topic=tuple(values.get("topic") or ()),
-            kind=tuple(values.get("kind") or ()), actor=tuple(values.get("actor") or ()),
+            kind=tuple(values.get("kind") or ()), actor=actor_filters(repo, values.get("actor")),
             lifecycle=tuple(values.get("lifecycle") or ()), trust=tuple(values.get("trust") or ()),
             query=values.get("query") or "",
             max_records=core.DEFAULT_MAX_RECORDS if max_records is None else max_records,
             max_content_bytes=core.DEFAULT_MAX_CONTENT if max_content is None else max_content,
             cursor=values.get("cursor") or "", include_untrusted=bool(values.get("include_untrusted")),
             rank=values.get("rank") or "")
-        repo = open_repo()
         doc, hidden = service.recall_counted(repo, req)
     if values.get("json"):
         render.json_line(doc)

@@ -29,13 +29,15 @@ def export(values: dict, positional: list[str]) -> int:
     if output == "-":  # (as --input - and import - read stdin: never a file named "-")
         output = None
     from ..service import export as service
+    from ..service.names import actor_filters
     from ..store.repo import open_repo
 
-    req = service.request(kind=values.get("kind") or (), actor=values.get("actor") or (),
+    repo = open_repo()
+    req = service.request(kind=values.get("kind") or (), actor=actor_filters(repo, values.get("actor")),
                           topic=values.get("topic") or (), path=values.get("path"),
                           subject=values.get("subject"), lifecycle=values.get("lifecycle") or (),
                           trust_=values.get("trust") or (), query=values.get("query"))
-    chunks = service.chunks_of(open_repo(), req, values.get("at") or "HEAD", values.get("format") or "jsonl")
+    chunks = service.chunks_of(repo, req, values.get("at") or "HEAD", values.get("format") or "jsonl")
     if output is not None:
         service.write_new_file(output, chunks)
         return 0

@@ -66,10 +66,12 @@ def log(values: dict, positional: list[str]) -> int:
     if max_count is not None and max_count < 0:
         raise UsageError(count_usage)
     from ..service import log as service
+    from ..service.names import actor_filters
     from ..store.repo import open_repo
 
+    repo = open_repo()
     try:
-        req = service.request(kind=values.get("kind") or (), actor=values.get("actor") or (),
+        req = service.request(kind=values.get("kind") or (), actor=actor_filters(repo, values.get("actor")),
                               topic=values.get("topic") or (), path=values.get("path"),
                               subject=values.get("subject"), lifecycle=values.get("lifecycle") or (),
                               trust_=values.get("trust") or (), query=values.get("query"))
@@ -78,8 +80,7 @@ def log(values: dict, positional: list[str]) -> int:
 
         if exc.message != ACTOR_FILTER:
             raise
-        raise InputError(explain_actor_filter(open_repo(), values.get("actor") or ())) from None
-    repo = open_repo()
+        raise InputError(explain_actor_filter(repo, values.get("actor") or ())) from None
     notes: list[str] = []  # an invalid policy at HEAD: listed anyway, trust policy-invalid
     items = service.log(repo, req, max_count, notes)
     render.warnings(notes)

@@ -225,9 +225,11 @@ DIGEST_OPTS = (
     Opt("--json", "json", help="print one line of JSON"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
+ACTOR_FILTER_HELP = ("actor: full ID, a unique prefix of 8+ hex characters, or a display name exactly one known "
+                     "actor has (repeatable)")
 LOG_OPTS = (
     Opt("--kind", "kind", "K", multiple=True, help="kind (repeatable)"),
-    Opt("--actor", "actor", "A", multiple=True, help="full actor fingerprint (repeatable)"),
+    Opt("--actor", "actor", "A", multiple=True, help=ACTOR_FILTER_HELP),
     Opt("--topic", "topic", "T", multiple=True, help="topic (repeatable; all must match)"),
     Opt("--path", "path", "P", help="anchored repository-relative path (one)", once=True),
     Opt("--subject", "subject", "ID", help="typed subject, TYPE:sha256:<64 hex> (one)", once=True),
@@ -262,7 +264,7 @@ RECALL_OPTS = (
     Opt("--path", "path", "P", help="anchored repository-relative path (one)", once=True),
     Opt("--topic", "topic", "T", multiple=True, help="topic (repeatable; all must match)"),
     Opt("--kind", "kind", "K", multiple=True, help="kind (repeatable)"),
-    Opt("--actor", "actor", "A", multiple=True, help="full actor fingerprint (repeatable)"),
+    Opt("--actor", "actor", "A", multiple=True, help=ACTOR_FILTER_HELP),
     Opt("--lifecycle", "lifecycle", "L", multiple=True,
         help="lifecycle class (repeatable), or the single value all"),
     Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable)"),

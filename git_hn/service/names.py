@@ -76,6 +76,35 @@ def memory_ids(repo: Repo, hexprefix: str, targets: bool = False) -> list[str]:
 ACTOR_FILTER = "invalid actor filter"  # CONTRACT §7.4's text, which the hint follows
 
 
+def actor_filters(repo: Repo, values) -> tuple[str, ...]:
+    """The ``--actor`` values of ``recall`` and ``log`` (flags only: a request document keeps
+    §7.3's full ID), each a full actor ID or, as ``policy trust`` takes an ACTOR (a trial:
+    ``recall --actor claude-a`` was refused by an error that resolved the name itself), a unique
+    prefix of at least eight hex characters or a display name exactly one known actor was seen
+    with; resolved to the full ID before the request is built, so cursors and digests are those of
+    the full ID. Anything else is ``invalid actor filter``, then ``resolve_actor``'s words (an
+    ambiguous name lists the actors it matches). The known actors are read only when a value is
+    not a full ID."""
+    from ..core import grammar
+    from ..core.policyedit import resolve_actor
+    from ..errors import InputError
+    from .policy_edit import known_actors
+
+    values = tuple(values or ())
+    if all(grammar.is_actor(v) for v in values):
+        return values
+    known, out = known_actors(repo), []
+    for value in values:
+        if grammar.is_actor(value):
+            out.append(value)
+            continue
+        try:
+            out.append(resolve_actor(value, known).actor)
+        except InputError as exc:
+            raise InputError(f"{ACTOR_FILTER}; {exc.message}") from None
+    return tuple(out)
+
+
 def explain_actor_filter(repo: Repo | None, values) -> str:
     """``invalid actor filter``, with what ``--actor`` takes after ``; ``: a full actor ID, and
     for a value that names exactly one known actor (``policy trust``'s rule: a unique prefix of

@@ -404,24 +404,34 @@ def test_a_reason_that_is_a_sentence_gets_a_token_made_of_its_words(inited):
     assert hn(inited, "memory", "retract", target, "--reason", "not-flaky-after-all").code == 0
 
 
-def test_an_actor_filter_given_a_name_or_a_prefix_names_the_full_actor_id(tmp_path):
-    """``recall``/``log --actor`` take a full actor ID (§7.4); a display name or a unique prefix of
-    a known actor (``policy trust``'s rule) gets that actor's ID in the error, anything else the
-    form to give."""
+def test_an_actor_filter_takes_a_name_or_a_prefix_as_policy_trust_does(tmp_path):
+    """A trial: ``recall --actor claude-a`` was refused by an error that resolved the name to its
+    ID itself. ``recall``/``log``/``export --actor`` (flags; §7.3's request keeps the full ID) take
+    a display name or a unique prefix of a known actor, as ``policy trust`` does; an ambiguous
+    name lists the actors it matches, an unknown one says how a teammate becomes known."""
+    from agent_helpers import second_identity
     from helpers import actor_of, make_repo
 
     repo = make_repo(tmp_path / "r")
     assert hn(repo, "init", "--name", "Alice").code == 0
     actor = actor_of(repo)
-    assert hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-              "--content", "x").code == 0
-    such = f"invalid actor filter; --actor takes a full actor ID, such as {actor} (Alice)"
-    for command in (["memory", "recall"], ["memory", "log"]):
+    mid = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+             "--content", "x").json()["memoryId"]
+    for command in (["memory", "recall", "--include-untrusted", "--json"], ["memory", "log", "--json"],
+                    ["memory", "export"]):
+        full = hn(repo, *command, "--actor", actor)
+        assert full.code == 0 and mid in full.out, full.err
         for given in ("Alice", "alice", actor[:8], actor.upper()):
-            _fails_with(repo, [*command, "--actor", given], such)
-        _fails_with(repo, [*command, "--actor", "Bob"], "invalid actor filter; --actor takes a full actor ID "
-                    "(64 lowercase hex digits; git hn identity public prints yours)")
-        assert hn(repo, *command, "--actor", actor).code == 0
+            assert hn(repo, *command, "--actor", given).out == full.out, given
+        _fails_with(repo, [*command, "--actor", "Bob"], "invalid actor filter; no known actor matches Bob: a "
+                    "teammate is known once their memory is here (git hn sync; git hn memory recall "
+                    "--include-untrusted lists it), or use the full actor ID their git hn identity public prints")
+    other = second_identity(repo, "alice")
+    first, second = sorted([actor, other], key=lambda a: ("alice", a))
+    names = {actor: "Alice", other: "alice"}
+    _fails_with(repo, ["memory", "recall", "--actor", "ALICE"], "invalid actor filter; actor ALICE is ambiguous: "
+                f"it matches 2 known actors ({names[first]} ({first[:12]}), {names[second]} ({second[:12]})); use a "
+                "longer prefix or the full actor ID")
 
 
 def test_selecting_for_a_remote_that_does_not_exist_saves_and_hints(inited):

@@ -301,8 +301,8 @@ def test_recall_filters_and_normalization_errors(tmp_path):
          "invalid lifecycle filter; all cannot be combined with other lifecycles"),
         (["--lifecycle", "zombie"], "invalid lifecycle filter; valid: active, superseded, retracted, branching, dependency-missing, all"),
         (["--kind", "rumour"], "invalid kind filter; valid: observation, decision, assumption, attempt, verification, handoff"),
-        (["--actor", "ABC"], "invalid actor filter; --actor takes a full actor ID (64 lowercase hex digits; "
-                             "git hn identity public prints yours)"),
+        (["--actor", "ABC"], "invalid actor filter; actor prefix ABC is shorter than 8 hex characters; use a "
+                             "longer prefix or the full actor ID"),
         (["--trust", "maybe"], "invalid trust filter; valid: qualified, actor-untrusted, kind-untrusted, policy-missing"),
         (["--subject", "issue:1"], "invalid subject filter; a subject is TYPE:sha256:<64 hex digits>, TYPE being "
                                    "issue, proposal, event, policy, pipeline or run"),
