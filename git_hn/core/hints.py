@@ -129,7 +129,9 @@ def evidence(items, max_items: int, is_typed, resolve=None, name: str = "--evide
     if bad.startswith("git:") and resolve is not None:
         full = resolve(bad[4:])
         if full:
-            return f"{name} takes a full commit ID: git:{full}"
+            # (kept refusing, not resolved: evidence is signed as given, for good, and §10.2 keeps
+            # it so; a trial asked why --at takes HEAD and --evidence not: the error says it)
+            return f"{name} takes a full commit ID, not a revision name (evidence is signed as given): git:{full}"
     return f"{name} is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"
 
 

@@ -376,7 +376,8 @@ def test_evidence_errors_say_what_an_evidence_item_is(inited):
     verification = ["memory", "record", "--kind", "verification", "--at", "HEAD", "--applies", "descendants",
                     "--content", "Ran the suite"]
     _fails_with(inited, [*verification, "--evidence", "git:HEAD"],
-                f"memory record evidence is invalid; --evidence takes a full commit ID: git:{head}")
+                f"memory record evidence is invalid; --evidence takes a full commit ID, not a revision name "
+                f"(evidence is signed as given): git:{head}")
     typed = ("--evidence is git:<full commit ID>, memory:sha256:<64 hex digits> or "
              "event:sha256:<64 hex digits>")
     r = _fails_with(inited, [*verification, "--evidence", "ghp_notarealtoken123"],
@@ -387,7 +388,8 @@ def test_evidence_errors_say_what_an_evidence_item_is(inited):
                 "memory record evidence is invalid; each --evidence item once")
     assert hn(inited, *verification, "--evidence", f"git:{head}").code == 0
     _fails_with(inited, ["memory", "challenge", "sha256:" + "a" * 64, "--reason", "wrong", "--evidence", "git:HEAD"],
-                f"memory challenge evidence is invalid; --evidence takes a full commit ID: git:{head}")
+                f"memory challenge evidence is invalid; --evidence takes a full commit ID, not a revision name "
+                f"(evidence is signed as given): git:{head}")
 
 
 def test_a_reason_that_is_a_sentence_gets_a_token_made_of_its_words(inited):
