@@ -12,7 +12,7 @@ _git_hn_words() {
         "identity export") words="--output" ;;
         "identity import") words="--activate" ;;
         "identity list") words="--no-color" ;;
-        "identity public") words="--no-color" ;;
+        "identity public") words="--no-color --json" ;;
         "identity show") words="--no-color" ;;
         "identity use") words="" ;;
         "init") words="--name" ;;

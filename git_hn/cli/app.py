@@ -20,7 +20,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..core import hints
 from ..errors import UsageError
-from . import commands, export_cmd, fast, forget_cmd, log_cmd, options, reanchor_cmd, trust, view_cmd
+from . import commands, export_cmd, fast, forget_cmd, identity_cmd, log_cmd, options, reanchor_cmd, trust, view_cmd
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -397,25 +397,28 @@ def init(extra: Optional[List[str]] = typer.Argument(None, hidden=True),
                                             help="identity name, signed into every memory (default: git config user.name; "
                                                  "one of the two is needed)")) -> int:
     """Create a signing identity for this repository."""
-    return commands.init_command(name, extra or [])
+    return identity_cmd.init_command(name, extra or [])
 
 
 @identity_app.command("show", **CMD)
-def identity_show(no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP)) -> int:
-    """Show the active identity."""
-    return commands.identity_command("show", no_color)
+def identity_show(no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP),
+                  json: bool = typer.Option(False, "--json", hidden=True)) -> int:
+    """Show the active identity, and on stderr whether the trust policy at HEAD trusts it."""
+    return identity_cmd.identity_command("show", no_color, json)
 
 
 @identity_app.command("list", **CMD)
 def identity_list(no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP)) -> int:
     """List stored identities."""
-    return commands.identity_command("list", no_color)
+    return identity_cmd.identity_command("list", no_color)
 
 
 @identity_app.command("public", **CMD)
-def identity_public(no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP)) -> int:
-    """Show the active identity's public key."""
-    return commands.identity_command("public", no_color)
+def identity_public(no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP),
+                    json: bool = typer.Option(False, "--json", help="print one line of JSON: actor, name, "
+                                              "publicKey and trustAtHead")) -> int:
+    """Show the active identity's public key, and whether the trust policy at HEAD trusts it."""
+    return identity_cmd.identity_command("public", no_color, json)
 
 
 @identity_app.command("export", **CMD)

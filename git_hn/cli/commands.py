@@ -54,52 +54,6 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
     return code
 
 
-def init_command(name: str | None, extra: list[str]) -> int:
-    from ..core.gostr import one_line, short_id
-    from ..store import identity
-    from ..store.repo import open_repo
-
-    if extra:
-        from ..core import hints
-
-        raise UsageError(hints.append("usage: git hn init [--name NAME]", hints.unexpected(extra)))
-    repo = open_repo()
-    ident, path = identity.create(repo, name)
-    render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
-                  f"Private identity stored in {path}"])
-    return 0
-
-
-def identity_command(which: str, no_color: bool = False) -> int:
-    from ..core.gostr import one_line
-    from ..store import identity
-    from ..store.repo import open_repo
-
-    repo = open_repo()
-    if render.on_terminal():
-        from . import terminal
-
-        if which == "list":
-            rows = identity.list_identities(repo)
-            if rows:  # no keyring: nothing, as off a terminal (not a bare header)
-                render.write(terminal.identities(rows, no_color))
-        else:
-            render.write(terminal.identity(identity.load_active(repo), which, no_color))
-        return 0
-    if which == "list":
-        render.lines([f"{ident.actor}  {('active' if active else 'stored'):<7}  {one_line(ident.name)}"
-                      for ident, active in identity.list_identities(repo)])
-        return 0
-    ident = identity.load_active(repo)
-    if which == "show":
-        render.lines([f"Name:   {one_line(ident.name)}", f"Actor:  {ident.actor}",
-                      f"Ref:    refs/hn/actors/{ident.actor}"])
-    else:
-        render.lines([f"Name:       {one_line(ident.name)}", f"Actor:      {ident.actor}",
-                      f"Public key: {ident.public_key}"])
-    return 0
-
-
 def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     from ..service import show
     from ..store.repo import open_repo
@@ -350,7 +304,10 @@ def policy_show_command(rev: str | None, as_json: bool) -> int:
     repo = open_repo()
     doc = service.policy_show(repo, rev or "HEAD")
     if as_json:
+        from .trust import names_hint
+
         render.json_line(doc)
+        names_hint(repo, (doc.get("memory") or {}).get("trustedActors") or [])
     else:
         from .trust import show_policy
 

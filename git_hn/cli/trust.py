@@ -63,6 +63,11 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
     if trust and outcome.edit.data is None and COMMIT_HINT not in lines and policy_edit.uncommitted(repo):
         lines.append(COMMIT_HINT)  # "unchanged" in the file, but not yet what recall reads
     render.lines(lines)
+    warning = policy_edit.self_trust_warning(repo, outcome) if trust else ""
+    if warning:
+        from .advice import warn
+
+        warn(warning)
     return 0
 
 
@@ -80,6 +85,7 @@ def show_policy(repo, doc: dict) -> None:
         render.lines(recall.policy_lines(doc, {k.actor: k.names[0] for k in known_actors(repo) if k.names}))
     else:
         render.lines(recall.policy_lines(doc))
+        names_hint(repo, actors)
     upper = [a for a in actors if a != a.lower()]
     if upper:  # valid, but trust matches exactly and actor IDs are lowercase (§6.3)
         render.hint(f"{len(upper)} trusted actor{'s' if len(upper) > 1 else ''} with uppercase hex "
@@ -90,6 +96,26 @@ def show_policy(repo, doc: dict) -> None:
         # commit's policy differs from the working tree's as a matter of course)
         render.hint(f".hn/policy.json in the working tree is not the policy at commit {doc['commit'][:12]}, which "
                     "is what this shows and what recall and brief read: commit it to apply it")
+
+
+NAMES_SHOWN = 10  # trusted actors a names hint names
+
+
+def names_hint(repo, actors) -> None:
+    """Off a terminal (the contract's lines carry IDs only, §6.6), and with ``--json``: one hint
+    naming the trusted actors known here (a team trial: a list of 64-hex IDs said nothing of who
+    is trusted). Names are the authors' own (identities here, verified memory), printed inert."""
+    if not actors:
+        return
+    from ..core.gostr import short_id
+    from ..service.policy_edit import known_actors
+
+    names = {k.actor: k.names[0] for k in known_actors(repo) if k.names}
+    known = [f"{short_id(a)} {names[a]}" for a in actors if a in names]
+    if not known:
+        return
+    more = f" and {len(known) - NAMES_SHOWN} more" if len(known) > NAMES_SHOWN else ""
+    render.hint(f"trusted actors known here by name: {', '.join(known[:NAMES_SHOWN])}{more}")
 
 
 def change_lines(outcome, trust: bool) -> list[str]:

@@ -42,9 +42,9 @@ def _run(step: list[str], work: str, env: dict) -> subprocess.CompletedProcess:
 def _steps(head: str) -> list[list[str]]:
     return [
         ["init", "--name", "Demo Agent"],
-        ["identity", "show"],
         ["policy", "init"],
         COMMIT_POLICY,
+        ["identity", "show"],  # (after the commit: its trust line says the policy at HEAD trusts it)
         ["memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
          "--topic", "architecture", "--evidence", f"git:{head}", "--path", "README.md",
          "--content", "Keep memory streams separate from collaboration actor chains."],

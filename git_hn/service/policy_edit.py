@@ -25,6 +25,7 @@ from ..store.repo import Repo
 class Outcome(NamedTuple):
     who: Known | None
     edit: Edit
+    maintainers: tuple[str, ...] = ()  # the file's (``self_trust_warning``)
 
 
 FIX_BY_HAND = "fix it by hand, or remove it and run git hn policy init"
@@ -109,7 +110,24 @@ def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds) -> Outc
     result = policyedit.edit(data, trust=trust, actor=who.actor if who else None, kinds=kinds)
     if result.data is not None:
         worktree.write_policy(top, result.data, expected=data, mode=mode)
-    return Outcome(who, result)
+    return Outcome(who, result, tuple(doc["maintainers"]))
+
+
+def self_trust_warning(repo: Repo, outcome: Outcome) -> str:
+    """When ``policy trust`` just added the active identity itself and that identity is none of
+    the file's maintainers: one line saying what the edit is worth (a team trial: a newcomer
+    trusted themselves and took it for done). The policy is exactly as strong as the branch that
+    carries it (README); git-hn enforces no approval, so it is a maintainer's review and commit
+    on that branch that make it trust; "" otherwise."""
+    from ..store import identity
+
+    who = outcome.who
+    added = any(c.what == "actor" and c.done for c in outcome.edit.changes)
+    if who is None or not added or who.actor != identity.active_actor(repo) or who.actor in outcome.maintainers:
+        return ""
+    return ("you trusted your own identity, which is not a maintainer in .hn/policy.json: the policy is only as "
+            "strong as the branch that carries it, so this counts once a maintainer reviews and commits it there "
+            "(trusting yourself in your own clone changes nothing for the team)")
 
 
 def uncommitted(repo: Repo) -> bool:

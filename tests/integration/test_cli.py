@@ -46,7 +46,10 @@ def test_the_demo_shows_trust_working(tmp_path):
     assert "\n$ git hn policy init\n" in r.out
     assert "\n$ git add .hn/policy.json && git commit -m 'Trust policy'\n" in r.out
     assert r.out.index("$ git hn policy init") < r.out.index("$ git hn memory record")
-    assert "hint:" not in r.out and "Trust: qualified" in r.out.splitlines()
+    # (identity show, after the commit, says on its hint line that the policy at HEAD trusts it)
+    hints = [line for line in r.out.splitlines() if "hint:" in line]
+    assert len(hints) == 1 and hints[0].startswith("git-hn: hint: trust: the policy at HEAD (")
+    assert "Trust: qualified" in r.out.splitlines()
 
 
 def test_plugin_is_found_by_git(repo):

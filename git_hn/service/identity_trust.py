@@ -1,0 +1,73 @@
+"""What the trust policy at HEAD says of the active identity (onboarding, a team trial):
+``identity show`` and ``identity public`` say it on stderr, ``identity public --json`` in its
+document, so a newcomer learns whether their memory will show in recall and the brief, and what
+a maintainer runs, before the first empty brief.
+
+Reads the policy committed at HEAD (one blob, no verification of memory) and, when HEAD's has
+none or does not trust the actor, whether the working tree's ``.hn/policy.json`` differs.
+Trusts the committed policy (as recall does).
+"""
+
+from __future__ import annotations
+
+from ..errors import HnError
+from ..store.repo import Repo
+
+
+def trust_at_head(repo: Repo, actor: str) -> dict:
+    """``{"commit", "trust"[, "trustedKinds"]}``: ``trust`` is ``qualified`` (the policy at HEAD
+    trusts the actor, for ``trustedKinds``), ``actor-untrusted``, ``policy-missing`` (no memory
+    section, or no file), ``policy-invalid``; ``commit`` is HEAD's (None while it is unborn,
+    with ``trust`` ``policy-missing``)."""
+    from ..store.resolver import Resolver, load_policy
+
+    head = repo.head_commit() or None
+    if head is None:
+        return {"commit": None, "trust": "policy-missing"}
+    try:
+        memory = load_policy(repo, Resolver(repo), head).memory
+    except HnError:
+        return {"commit": head, "trust": "policy-invalid"}
+    if memory is None:
+        return {"commit": head, "trust": "policy-missing"}
+    if actor not in memory.trusted_actors:
+        return {"commit": head, "trust": "actor-untrusted"}
+    return {"commit": head, "trust": "qualified", "trustedKinds": list(memory.trusted_kinds)}
+
+
+def trust_line(repo: Repo, actor: str, found: dict) -> str:
+    """One line of ``found`` (``trust_at_head``) for a person: whether memory signed by ``actor``
+    shows in default recall and the brief, and what a maintainer runs when it does not."""
+    commit = f"HEAD ({found['commit'][:12]})" if found["commit"] else "HEAD (no commit yet)"
+    trust = found["trust"]
+    if trust == "qualified":
+        kinds = ", ".join(found["trustedKinds"]) or "no kinds yet"
+        return (f"trust: the policy at {commit} trusts this actor for {kinds}: its memory of those kinds shows "
+                "in recall and the brief")
+    if trust == "policy-invalid":
+        return f"trust: the policy at {commit} is invalid, and every read at HEAD fails: git hn policy show says why"
+    working = _working(repo)
+    if trust == "policy-missing":
+        return (f"trust: {commit} has no memory trust policy, so default recall and the brief show no memory; a "
+                f"maintainer runs git hn policy init (which trusts whoever runs it), then git hn policy trust "
+                f"{actor}, and commits .hn/policy.json{working}")
+    return (f"trust: the policy at {commit} does not trust this actor, so default recall and the brief leave its "
+            f"memory out; a maintainer runs git hn policy trust {actor} and commits .hn/policy.json{working}")
+
+
+def _working(repo: Repo) -> str:
+    """`` (.hn/policy.json in the working tree differs: committed, it applies)`` when the
+    working tree's policy is not HEAD's; "" otherwise."""
+    from .policy_edit import uncommitted
+
+    try:
+        return " (.hn/policy.json in the working tree differs from HEAD's: it applies once committed)" \
+            if uncommitted(repo) else ""
+    except HnError:  # (no working tree)
+        return ""
+
+
+def public_json(ident, found: dict) -> dict:
+    """``identity public --json`` (git-hn): the identity's public facts and ``trustAtHead``."""
+    return {"version": 0, "actor": ident.actor, "name": ident.name, "publicKey": ident.public_key,
+            "trustAtHead": found}
