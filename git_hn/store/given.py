@@ -24,7 +24,9 @@ Remote names hold no space or newline (Git refuses them), so a line splits from 
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 
 from ..core.grammar import is_oid
 from ..core.lines import lines_of
@@ -296,9 +298,12 @@ def _append(repo: Repo, text: str) -> None:
             fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0),
                          private.FILE_MODE)
         except OSError as exc:
+            if exc.errno == errno.ENXIO:  # (a FIFO no one reads: a review found "No such device" said)
+                raise LocalStateError(f"publication journal {target} is not a regular file: remove it") from None
             raise LocalStateError(f"publication journal {target} cannot be written: {exc.strerror}") from None
         try:
-            private.check_file(target, os.fstat(fd), MAX_BYTES)  # (before the lock: a FIFO is refused here)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # (before the lock: a FIFO is refused here)
+                raise LocalStateError(f"publication journal {target} is not a regular file: remove it")
             fcntl.flock(fd, fcntl.LOCK_EX)
             st = os.fstat(fd)
             try:
