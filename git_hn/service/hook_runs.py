@@ -620,7 +620,24 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
             sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(said, remote, cause)}\n")
             if fetch is not None:
                 replication.note_failed(repo, remote, fetch)
+        if fetch is not None:  # (the wrapper starts no git-hn for this fetch's later refs: finding 1)
+            _note_imported(repo, remote, fetch)
     return 0
+
+
+def _note_imported(repo: Repo, remote: str, fetch: str) -> None:
+    """Tell the ``reference-transaction`` wrapper that this fetch (``fetch``: ``hook_caller``'s
+    "<pid> <start time>") ran its import from ``remote``: Git 2.39 runs the hook once per ref a
+    fetch updates, and a fetch of 100 new branches started git-hn 100 times. The wrapper's stamp
+    (``<quiet record>.seen``), with ``imported`` for the quiet record's ID; best effort."""
+    from ..store import private
+    from ..store import replication as rstate
+
+    try:
+        private.write_private(repo.hn_dir, rstate.quiet_path(repo, remote) + ".seen",
+                              f"hn-seen/0 {fetch} imported\n".encode("ascii"), derived=True)
+    except (HnError, OSError):
+        pass
 
 
 def _why(said: str, remote: str, cause: str = "") -> str:

@@ -7,6 +7,7 @@ real one, so each test sees exactly when git-hn was started."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -314,7 +315,7 @@ def test_the_single_record_of_earlier_versions_is_removed(team):
     assert hn(team.b, "replication", "select", "origin", "--all").code == 0
     team.moved_fetch()
     legacy = team.quiet.parent
-    legacy.rmdir() if legacy.is_dir() else None
+    shutil.rmtree(legacy) if legacy.is_dir() else None  # (the record and this fetch's stamp)
     legacy.write_text(f"{QUIET_MAGIC}\norigin\nb3JpZ2lu.json\n{team.remote}\n{'0' * 40}\n")
     runs = team.runs()
     team.moved_fetch()  # the old file is no record for the wrapper: git-hn runs and replaces it
@@ -401,3 +402,70 @@ def test_pruning_remote_tracking_branches_starts_nothing(team, capsys):
                                      f"{zero} {head} refs/remotes/origin/{branches[0]}\n".encode()) == 0
     err = capsys.readouterr().err
     assert "git-hn: memory import from origin failed: " in err and "; run git hn sync origin" in err
+
+
+def test_a_fetch_of_many_new_branches_asks_the_remote_once(team, tmp_path):
+    """An audit: Git 2.39 gives each ref a fetch updates a transaction of its own, and with a
+    quiet record each ran its own ``git ls-remote`` (100 new branches over a 300 ms link: 0.72 s
+    without the hook, 66.8 s with it); a hostile teammate's 100,000 branches made everyone's next
+    fetch take hours. The remote is asked once per fetch, and git-hn started at most once."""
+    team.quiet_with_all()
+    runs = team.runs()
+    names = [f"many-{i}" for i in range(50)]
+    for name in names:
+        git(team.a, "branch", name)
+    _push(team.a, "origin", *names)
+    trace = tmp_path / "trace"
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE": str(trace)})
+    assert proc.returncode == 0, proc.stderr
+    assert len(git(team.b, "for-each-ref", "refs/remotes/origin/many-*").splitlines()) == 50
+    asked = [line for line in trace.read_text().splitlines() if "git ls-remote" in line]
+    assert len(asked) <= 1, asked
+    assert team.runs() <= runs + 1
+    # a later fetch (another Git process) asks again: the stamp is this fetch's only
+    team.moved_fetch()
+    assert team.quiet.exists() and team.runs() <= runs + 1
+
+
+def test_many_new_branches_without_a_quiet_record_start_git_hn_once(team, tmp_path):
+    """Without a quiet record the first transaction starts git-hn, whose import serves the whole
+    fetch: the later ones start nothing."""
+    team.quiet_with_all()
+    team.quiet.unlink()
+    runs = team.runs()
+    names = [f"more-{i}" for i in range(20)]
+    for name in names:
+        git(team.a, "branch", name)
+    _push(team.a, "origin", *names)
+    trace = tmp_path / "trace"
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE": str(trace)})
+    assert proc.returncode == 0, proc.stderr
+    assert team.runs() == runs + 1
+    asked = [line for line in trace.read_text().splitlines() if "git ls-remote" in line]
+    assert len(asked) <= 1, asked  # (git-hn's own import's, if any: the wrapper asks nothing more)
+
+
+def test_a_teammates_force_push_is_checked_despite_the_quiet_record(team):
+    """An audit: with a quiet record a fetch never checked for a teammate's force-push (the
+    record hashes memory refs only), so the author of a memory whose anchor it took off the
+    remote was not told. A tracking ref that moved off a commit makes the wrapper start git-hn."""
+    team.quiet_with_all()
+    git(team.b, "pull", "-q", "origin", "main")
+    git(team.b, "commit", "-q", "--allow-empty", "-m", "b's commit X")
+    x = git(team.b, "rev-parse", "HEAD")
+    mine = hn(team.b, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+              "--applies", "descendants", "--content", "b's decision on X").json()
+    _push(team.b, "origin", "main")
+    ref = f"refs/hn/memory/{mine['actor']}/{mine['stream'][7:]}"
+    assert git(team.b, "ls-remote", str(team.remote), ref).split()[0] == git(team.b, "rev-parse", ref)
+    git(team.b, "fetch", "-q", "origin")  # (quiet again)
+    assert team.quiet.exists()
+    git(team.a, "fetch", "-q", "origin")
+    git(team.a, "reset", "-q", "--hard", f"{x}~1")
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "a's rewrite without X")
+    _push(team.a, "--force", "origin", "main")
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "git-hn: Anchors of origin: commit " + x in proc.stderr, proc.stderr
