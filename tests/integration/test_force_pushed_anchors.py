@@ -135,3 +135,28 @@ def test_a_sync_whose_tracking_refs_did_not_move_asks_one_listing(tmp_path):
     started = git_processes(trace)
     assert len([argv for argv in started if "refs/remotes/origin/" in argv]) == 1, started
     assert not [argv for argv in started if "rev-list" in argv or "--heads" in argv], started
+
+
+def test_a_changed_url_or_a_renamed_remote_still_says_it(tmp_path):
+    """An audit: after ``git remote set-url`` to another form of the same URL (or ``git remote
+    rename``), any change of URL digest was taken for another server and the commits a
+    teammate's force-push took off were dropped: the sync said "up to date" and
+    ``forget-anchors --dry-run`` "Nothing is remembered"."""
+    remote, _alice, carol, c, mem = _published_then_force_pushed_away(tmp_path)
+    git(carol, "remote", "set-url", "origin", "file://" + str(remote))
+    git(carol, "fetch", "-q", "origin")
+    synced = hn(carol, "sync")
+    assert synced.code == 0, synced.err
+    assert [line for line in synced.out.splitlines() if line.startswith(f"Anchors of origin: commit {c}")], \
+        synced.out
+    assert hn(carol, "replication", "forget-anchors", "origin", "--dry-run").out.startswith(f"Would forget {c}")
+
+
+def test_a_renamed_remote_still_says_it(tmp_path):
+    remote, _alice, carol, c, mem = _published_then_force_pushed_away(tmp_path)
+    git(carol, "remote", "rename", "origin", "upstream")
+    git(carol, "fetch", "-q", "upstream")
+    synced = hn(carol, "sync", "upstream")
+    assert synced.code == 0, synced.err
+    assert [line for line in synced.out.splitlines() if line.startswith(f"Anchors of upstream: commit {c}")], \
+        synced.out

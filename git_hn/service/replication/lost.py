@@ -134,13 +134,16 @@ def replace(repo: Repo, remote: str, lost: dict[str, str], key: str | None) -> N
 def held(repo: Repo, remote: str, hits: list[tuple[str, str]], own: bool = False) -> list[tuple[str, str]]:
     """Of ``hits`` ((memory, anchor commit) pairs), those ``remote`` holds: in a stream this
     clone gave it (the memory at or before the tip it was last given: ``published_heads``) or
-    in an accepted copy from it (``refs/hn/remotes/<remote>/memory/``; not with ``own``). An audit found the
+    in an accepted copy from it (``refs/hn/remotes/<remote>/memory/``; with ``own``, only of the
+    active identity's streams: after ``git remote rename`` the journal of what was given names the
+    old remote, and the author's copy accepted back is what shows the remote holds them). An audit found the
     warning and the reminders for a remote that publication was off for, which no memory was
     ever published to, and for memories a remote never received: nothing stops there for its
     importers. From the state as last verified; none when it cannot answer (the caller warns)."""
     from ...store.state import chunks, marks
     from ...store.statedb import sqlite3
     from ...store.stateview import last_verified
+    from ...store.identity import active_actor
     from .given_record import published_heads
 
     if not hits:
@@ -165,8 +168,10 @@ def held(repo: Repo, remote: str, hits: list[tuple[str, str]], own: bool = False
                         f"WHERE c.\"commit\" IN ({marks(len(part))})", part):
                     if given.get(ref) == commit:
                         reached[ref] = seq
+            actor = active_actor(repo) if own else None
+            mine = f"{accepted}{actor}/" if actor else accepted if not own else None
             for memory, ref, seq in found:
-                if (ref.startswith(accepted) and not own) or seq <= reached.get(ref, -1):
+                if (mine is not None and ref.startswith(mine)) or seq <= reached.get(ref, -1):
                     there.add(memory)
     except (HnError, OSError, sqlite3.Error):
         return []

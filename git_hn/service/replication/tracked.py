@@ -19,8 +19,12 @@ handed to ``atrisk``, which asks the remote itself which branches hold them and 
 tracking ref deleted by hand, or stale, never makes a reminder on its own (said nothing on a
 guess). The first check in a clone only records the tips.
 
+A record made for another URL of the remote (``git remote set-url``) keeps what it saw once
+the remote shows it is the same repository (``moved.same_repository``), and a renamed remote
+takes its record over (``moved.adopt``), as ``lost``'s and ``atrisk``'s records do.
+
 Trusts: this clone's remote-tracking refs to decide what to ask, the remote's answer (through
-``atrisk``) to decide what to say.
+``atrisk``) to decide what to say; the remote's memory refs only to decide which record to keep.
 """
 
 from __future__ import annotations
@@ -37,8 +41,11 @@ MAX_BYTES = 1 << 22  # a record larger than this (~100,000 tips) is taken as abs
 
 def _path(repo: Repo, remote: str) -> str:
     from ...store.lock import remote_digest
+    from .moved import adopt
 
-    return os.path.join(repo.hn_dir, "replication", f"tracked-{remote_digest(remote)}")
+    path = os.path.join(repo.hn_dir, "replication", f"tracked-{remote_digest(remote)}")
+    adopt(repo, remote, "tracked", path)  # (``git remote rename``: as ``lost``'s and ``atrisk``'s)
+    return path
 
 
 def tips(repo: Repo, remote: str) -> set[str] | None:
@@ -86,12 +93,17 @@ def _write(repo: Repo, remote: str, key: str, now: set[str]) -> None:
         pass
 
 
-def check(repo: Repo, remote: str) -> bool:
+def check(repo: Repo, remote: str, timeout: float | None = None) -> bool:
     """Hand ``atrisk`` the anchors of this clone's publications to ``remote`` that its
     remote-tracking refs held when last seen and no longer hold; whether any was handed (the
     caller then asks the remote now). One ``for-each-ref`` when the refs did not move; then one
     ``rev-list``, and a ``git config`` and the verified state only when a commit left them.
-    Best effort: nothing is said when Git or the state cannot answer."""
+    Best effort: nothing is said when Git or the state cannot answer. A record made for another
+    URL of ``remote`` (``git remote set-url``) keeps the commits that left only once the remote
+    shows it is the same repository (``moved.same_repository``, within ``timeout`` seconds:
+    ``lost.ASK_TIMEOUT`` by default); one that cannot say leaves the record as it is (asked
+    again next time), and only another repository makes it record the tips alone (an audit:
+    any change of URL dropped the commits a teammate's force-push took off)."""
     now = tips(repo, remote)
     if now is None:
         return False
@@ -108,8 +120,15 @@ def check(repo: Repo, remote: str) -> bool:
                                + "".join(f"^{t}\n" for t in sorted(now))).encode("ascii"))
     left = walk.stdout.decode("ascii", "replace").split() if walk.returncode == 0 else []
     key = url_key(repo, remote) if left else seen[0]  # (asked only when a commit left: fast-forwards are
-    if key != seen[0]:  # the usual move) another server under this name: its tips only
-        left = []
+    if key != seen[0]:  # the usual move) another URL: the same repository, or another server
+        from .lost import ASK_TIMEOUT
+        from .moved import same_repository
+
+        same = same_repository(repo, remote, ASK_TIMEOUT if timeout is None else timeout)
+        if same is None:
+            return False  # (the record stays as it is: the next check asks again)
+        if not same:
+            left = []  # another server under this name: its tips only
     pairs = _published_on(repo, remote, left) if left else []
     if pairs:
         from . import atrisk
