@@ -90,10 +90,11 @@ memory ref of the remote.
 ends the reminder that each push to a remote and each sync with it give for an anchor commit a
 push, or a branch deleted or squash\\-merged on the server, took off it (see
 .BR git-hn-hooks (1)),
-when the memory does not need its anchor back: it forgets the commits named (full or abbreviated
-IDs, matched against what is remembered, so a commit gone from this clone can be named), or with
-none every one remembered for the remote. All or nothing; nothing is pushed and no memory
-changes, so whoever imports such a stream from the remote still stops at that commit.
+only when the commit was taken off on purpose (it held a secret; otherwise the reminder's push
+of the commit back is the fix): it forgets the commits named (full or abbreviated IDs, matched
+against what is remembered, so a commit gone from this clone can be named), or with none every
+one remembered for the remote. All or nothing; nothing is pushed and no memory changes, so
+whoever imports such a stream from the remote still stops at that memory.
 """,
     "git-hn-sync": """\
 .SH DESCRIPTION
@@ -167,9 +168,10 @@ stream would stop at it) says so and names the push that keeps it there as a bra
 .BR hn\\-anchor/... ;
 each later push to that remote and each
 .B git hn sync
-with it says it again until the commit is back, or until
+with it says it again until the commit is back, or, for a commit taken off on purpose (a
+secret), until
 .B git hn replication forget\\-anchors
-forgets it. Git\\-hn never pushes it back itself: the push
+forgets it (importers still stop at the memory). Git\\-hn never pushes it back itself: the push
 may have been made to take a secret off the remote. The same reminder names such a commit that a
 branch squash\\-merged or deleted on the server took off (a hosting UI's merge): while a memory
 you published is anchored off the remote's default branch, each sync with it and each push to it

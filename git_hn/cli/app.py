@@ -290,9 +290,10 @@ def replication_forget_anchors(
 
     Pushes to REMOTE and syncs with it remind of each anchor commit of a memory that a push took
     off REMOTE, or that a branch deleted or squash-merged there did, until a branch of REMOTE holds
-    it again. When a memory does not need its anchor back, this forgets the commit (or, with no
+    it again. The fix is the reminder's push of the commit back (a branch hn-anchor/...). Only
+    when the commit was taken off on purpose (it held a secret) does this forget it (or, with no
     COMMIT, every one remembered for REMOTE): nothing is pushed and no memory changes, so whoever
-    imports its stream from REMOTE still stops at that commit."""
+    imports its stream from REMOTE still stops at that memory."""
     return forget_cmd.forget_anchors_command(words or [], dry_run, json)
 
 

@@ -21,6 +21,6 @@ def forget_anchors_command(words: list[str], dry_run: bool, as_json: bool) -> in
         render.json_line(forget.result_json(remote, forgotten, dry_run))
         return 0
     render.lines(forget.result_lines(remote, forgotten, dry_run, everything=len(words) == 1))
-    if forgotten and not dry_run:
-        render.hint(forget.after_hint(remote, forgotten))
+    if forgotten:
+        render.hint(forget.after_hint(remote, forgotten, dry_run))
     return 0

@@ -49,7 +49,8 @@ def _reminder(c, mem) -> str:
     return (f"commit {c}, which memory {mem['memoryId']} is anchored on, is no longer on any branch of origin "
             "(a force-push, or a branch deleted or squash-merged there): whoever imports its stream from origin "
             f"stops there; a clone that has it puts it back with git push origin {c}:refs/heads/hn-anchor/{c[:12]}; "
-            f"if the memory needs it no more, git hn replication forget-anchors origin {c[:12]} ends this reminder")
+            f"only if it was taken off on purpose (a secret), git hn replication forget-anchors origin {c[:12]} "
+            "ends this reminder, and importers still stop at the memory")
 
 
 def test_the_author_is_told_at_sync_and_push_until_the_anchor_is_back(tmp_path):

@@ -113,9 +113,10 @@ def test_the_reminder_for_several_commits_puts_them_all_back_in_one_push(tmp_pat
     assert later.stderr == (f"git-hn: 2 commits (first: {c1}), which memory {m1['memoryId']} and others are "
                             "anchored on, are no longer on any branch of origin (a force-push, or a branch deleted or squash-merged "
                             "there): whoever imports their "
-                            f"streams from origin stops there; a clone that has them puts them back with {advice}; for a "
-                            "memory that needs its anchor no more, git hn replication forget-anchors origin COMMIT... "
-                            "ends the reminder (with no COMMIT, for all of them)\n")
+                            f"streams from origin stops there; a clone that has them puts them back with {advice}; only if "
+                            "they were taken off on purpose (a secret), git hn replication forget-anchors origin "
+                            "COMMIT... ends the reminder (with no COMMIT, for all of them), and importers still stop "
+                            "at those memories\n")
     _push(a, *advice.split()[2:])
     assert _push(a, "origin", "main").stderr == ""
     assert "Anchors of origin" not in hn(a, "sync").out and _records(a) == []

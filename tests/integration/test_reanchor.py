@@ -253,8 +253,9 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     # origin and each sync with it says so again, until the commit is back
     reminder = (f"commit {c1}, which memory {mem['memoryId']} is anchored on, is no longer on any branch of origin "
                 "(a force-push, or a branch deleted or squash-merged there): whoever imports its stream from origin "
-                f"stops there; a clone that has it puts it back with {advice}; if the memory needs it no more, "
-                f"git hn replication forget-anchors origin {c1[:12]} ends this reminder")
+                f"stops there; a clone that has it puts it back with {advice}; only if it was taken off on purpose (a "
+                f"secret), git hn replication forget-anchors origin {c1[:12]} ends this reminder, and importers "
+                "still stop at the memory")
     git(a, "checkout", "-q", "main")
     _commit(a, "later")
     later = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True)

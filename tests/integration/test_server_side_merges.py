@@ -72,8 +72,9 @@ def test_a_squash_merge_and_deleted_branch_on_the_server_is_said_until_the_ancho
     advice = f"git push origin {f1}:refs/heads/hn-anchor/{f1[:12]}"
     reminder = (f"commit {f1}, which memory {mem['memoryId']} is anchored on, is no longer on any branch of origin "
                 "(a force-push, or a branch deleted or squash-merged there): whoever imports its stream from origin "
-                f"stops there; a clone that has it puts it back with {advice}; if the memory needs it no more, "
-                f"git hn replication forget-anchors origin {f1[:12]} ends this reminder")
+                f"stops there; a clone that has it puts it back with {advice}; only if it was taken off on purpose (a "
+                f"secret), git hn replication forget-anchors origin {f1[:12]} ends this reminder, and importers "
+                "still stop at the memory")
     synced = hn(bob, "sync")
     assert synced.code == 0, synced.err
     assert f"Anchors of origin: {reminder}" in synced.out.splitlines(), synced.out
@@ -276,14 +277,15 @@ def test_the_command_pushes_only_the_commits_this_clone_has(tmp_path):
     out = hn(bob, "sync").out
     line = next(x for x in out.splitlines() if x.startswith("Anchors of origin"))
     assert line.endswith(f"git push origin {f2}:refs/heads/hn-anchor/{f2[:12]}; 1 of them is not in this clone "
-                         f"(first: {f1}): a clone that has it pushes it alike; for a memory that needs its anchor no "
-                         "more, git hn replication forget-anchors origin COMMIT... ends the reminder (with no COMMIT, "
-                         "for all of them)"), line
+                         f"(first: {f1}): a clone that has it pushes it alike; only if they were taken off on purpose "
+                         "(a secret), git hn replication forget-anchors origin COMMIT... ends the reminder (with no "
+                         "COMMIT, for all of them), and importers still stop at those memories"), line
     assert subprocess.run(["git", "push", "-q", "origin", f"{f2}:refs/heads/hn-anchor/{f2[:12]}"], cwd=bob).returncode == 0
     # the commit gone from this clone, whose memory Bob decides need not be importable: forgotten
     # by the reminder's own 12 digits, matched against the record (the repository has no f1)
     line = next(x for x in hn(bob, "sync").out.splitlines() if x.startswith("Anchors of origin"))
-    assert line.endswith(f"git hn replication forget-anchors origin {f1[:12]} ends this reminder"), line
+    assert line.endswith(f"git hn replication forget-anchors origin {f1[:12]} ends this reminder, and importers "
+                         "still stop at the memory"), line
     forgot = hn(bob, "replication", "forget-anchors", "origin", f1[:12])
     assert (forgot.code, forgot.out) == (0, f"Forgot {f1} (memory {mem['memoryId'][7:19]}; not in this clone)\n")
     assert "Anchors of origin" not in hn(bob, "sync").out

@@ -8,7 +8,10 @@ memory does not need its anchor back (the commit held a secret, the memory is ob
 only way out was then to push the commit back all the same. This takes the named commits (or,
 with none named, every one remembered for the remote) out of both records. Nothing is pushed,
 fetched or signed, and no memory changes: whoever imports such a stream from the remote still
-stops at an anchor no branch holds.
+stops at an anchor no branch holds. So it is offered for a commit taken off on purpose (a
+secret) only, never as the routine way out (a team trial: every importer needs the anchor, and
+forgetting hid the problem from the one person who could fix it), and both the dry run and the
+real run say in one hint line that importers still stop at those memories (``after_hint``).
 
 A COMMIT is matched against the records' entries, never the repository: the commit may be gone
 from this clone (often why it is forgotten), and a prefix that names one commit here could name
@@ -164,9 +167,17 @@ def result_json(remote: str, forgotten: list[Forgotten], dry_run: bool) -> dict:
                            "present": f.subject is not None, "subject": f.subject} for f in forgotten]}
 
 
-def after_hint(remote: str, forgotten: list[Forgotten]) -> str:
-    """What forgetting does not do (a hint, after the lines)."""
+def after_hint(remote: str, forgotten: list[Forgotten], dry_run: bool = False) -> str:
+    """What forgetting does not do, in one line (a hint after the lines, the dry run's too: a team
+    trial took forgetting for a fix, and it only hides the problem from whoever can put the commit
+    back)."""
+    from shlex import quote  # (a command to paste: every name shell-quoted)
+
     one = len(forgotten) == 1
-    return (f"no push to {remote} nor sync with it reminds of {'it' if one else 'them'} now; while no branch of "
-            f"{remote} holds {'that commit' if one else 'those commits'}, whoever imports "
-            f"{'its memory' if one else 'their memories'} from {remote} still stops there")
+    what = "that commit" if one else "those commits"
+    stops = (f"whoever imports {'its memory' if one else 'their memories'} from {remote} still stops at "
+             f"{'that memory' if one else 'those memories'} while no branch of {remote} holds {what}")
+    if dry_run:
+        return (f"forgetting only stops the reminder: {stops}; pushing {what} back (git push {quote(remote)} "
+                "COMMIT:refs/heads/hn-anchor/NAME) is what lets them import")
+    return f"no push to {remote} nor sync with it reminds of {'it' if one else 'them'} now; {stops}"
