@@ -164,7 +164,9 @@ read memory, can be left out of publication, by both the hook and
 .BR "git hn sync" :
 .BR "git config remote.<name>.hnPublish false" .
 A push that takes off the remote a commit a memory is anchored on (whoever imports the memory's
-stream would stop at it) says so and names the push that keeps it there as a branch
+stream would stop at it) says so, naming whose memories they are (with
+.B block
+the push is refused), and names the push that keeps it there as a branch
 .BR hn\\-anchor/... ;
 each later push to that remote and each
 .B git hn sync

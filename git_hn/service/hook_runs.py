@@ -3,7 +3,8 @@
 ``pre-push`` validates, lints and publishes local streams to the pushed remote (with
 ``hn.prePush`` at its default, ``warn``, the publication runs in the background after the checks,
 so the user's push does not wait for a second push; ``block`` publishes before the push goes on,
-and a failure stops it), and warns of pushes that take anchors or memory refs off the remote;
+and a failure stops it), and warns of pushes that take anchors or memory refs off the remote
+(``push_removals``; with ``block`` it refuses them);
 ``reference-transaction`` stands in for the post-fetch hook Git does not have, importing a
 remote's selected streams after a committed transaction updated its remote-tracking refs;
 ``post-rewrite`` re-anchors unpublished memories on rewritten commits (and names the published ones
@@ -139,15 +140,19 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
     earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
-    removing, hits = _removing_anchors(repo, remote, data)
-    if removing:
+    from .push_removals import deleting_memory, removing_anchors
+
+    removing, hits = removing_anchors(repo, remote, data, block)
+    if removing and block:  # refused (below), so nothing was taken off: nothing to remember
+        problems.insert(0, removing)
+    elif removing:
         sys.stderr.write(f"git-hn: {removing}\n")
         lost.remember(repo, remote, hits)
     earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
     lost.note_keeps(repo, remote, data)  # (the next push or sync asks whether it landed)
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
         sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier)}\n")
-    deleting = _deleting_memory(repo, remote, data)
+    deleting = deleting_memory(repo, remote, data)
     if deleting and block:  # refused (below)
         problems.insert(0, deleting)
     elif deleting:
@@ -319,55 +324,6 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: l
     return out
 
 
-def _deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
-    """A warning when this push deletes memory refs on ``remote`` (``git push --delete
-    refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
-    clone's accepted copies (``refs/hn/remotes/*``) there: memory history is append-only, and a
-    teammate's deleted stream is not this clone's to restore. Git does not tell pre-push what a
-    mirror push prunes, so a push that copies accepted copies (what ``--mirror`` does) asks the
-    remote for its memory refs (one ``ls-remote``, only then). "" when the push touches none."""
-    zero = "0" * repo.oid_hex_len
-    deleted: list[str] = []
-    copied = 0
-    for line in lines_of(data.decode("utf-8", "replace")):
-        parts = line.split(" ")
-        if len(parts) != 4:
-            continue
-        lref, loid, rref, roid = parts
-        if rref.startswith("refs/hn/") and loid == zero and roid != zero:
-            deleted.append(rref)
-        elif lref.startswith("refs/hn/remotes/") and loid != zero:
-            copied += 1
-    if copied:  # a mirror push: it also deletes every remote memory ref this clone lacks
-        from ..errors import OutputTooLarge
-        from ..store.git import LOCAL_LISTING
-        from ..store.transport import advertisement_limit, remote_env
-
-        try:
-            there = repo.git.run(["ls-remote", "--refs", "--", remote, "refs/hn/memory/*"], env=remote_env(),
-                                 limit=advertisement_limit())
-        except OutputTooLarge:
-            there = None  # (a remote listing that much junk: its deletions are not counted)
-        here = set(lines_of(repo.git.run(list(LOCAL_LISTING)).stdout.decode("utf-8", "replace")))
-        if there is not None and there.returncode == 0:
-            for line in lines_of(there.stdout.decode("utf-8", "replace")):
-                ref = line.partition("\t")[2]
-                if ref and ref not in here and ref not in deleted:
-                    deleted.append(ref)
-    first = min(deleted) if deleted else ""
-    if not deleted and not copied:
-        return ""
-    what = []
-    if deleted:
-        n = len(deleted)
-        what.append(f"deletes {n} memory {'ref' if n == 1 else 'refs'} on {remote} (first: {first})")
-    if copied:
-        what.append(f"copies {copied} of this clone's accepted memory refs (refs/hn/remotes/*) there")
-    advice = "; push branches and tags by name instead of --mirror" if copied else ""
-    return (f"this push {' and '.join(what)}: memory history is append-only, and whoever relies on "
-            f"{remote}'s streams loses them{advice}")
-
-
 def _sent_tips(repo: Repo, data: bytes) -> tuple[str, ...]:
     """The object IDs a push (the pre-push hook's input) sends, once each (an audit's push of
     80,000 tags of one commit named it 80,000 times)."""
@@ -376,39 +332,6 @@ def _sent_tips(repo: Repo, data: bytes) -> tuple[str, ...]:
     zero = "0" * repo.oid_hex_len
     return tuple(dict.fromkeys(p[1] for p in (line.split(" ") for line in lines_of(data.decode("utf-8", "replace")))
                                if len(p) == 4 and p[1] != zero and is_oid(p[1])))
-
-
-def _removing_anchors(repo: Repo, remote: str, data: bytes) -> tuple[str, list]:
-    """A warning when this push takes off ``remote`` commits that verified memories are anchored
-    on (a force-push after a rebase, a deleted branch): a memory is imported only with its anchor
-    commit, so whoever imports its stream from that remote stops at it until the commit is there
-    again. (One line, naming the first such memory and how to keep its commit, "" otherwise; the
-    (memory, commit) pairs, which ``lost`` remembers.) git-hn never keeps the commit there itself:
-    a push may be made to take a secret off the remote (automatic keeping was tried and a review
-    broke it: docs/decisions.md)."""
-    import shlex
-
-    from .replication import gate, publish
-
-    from .replication import lost
-
-    removed, old_tips = publish.removed_by_push(repo, remote, data)
-    hits = lost.held(repo, remote, gate.anchored_on(repo, removed))  # (only what the remote has)
-    if not hits:
-        return "", []
-    memory, commit = hits[0]
-    commits = len({c for _m, c in hits})
-    keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in old_tips)  # (each contains what it loses)
-    push = f"git push {shlex.quote(remote)} {keep}"  # (a command to paste: every name shell-quoted)
-    if commits == 1 and len(hits) == 1:
-        return (f"this push takes commit {commit} off {remote}, and memory {memory} is anchored on it: whoever "
-                f"imports its stream from {remote} stops there until the commit is back; to keep it there, "
-                f"also {push}"), hits
-    what = f"commit {commit}" if commits == 1 else f"{commits} commits"
-    return (f"this push takes {what} off {remote}, and {len(hits)} memories are anchored on "
-            f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
-            f"{remote} stops at the first of them until the commits are back; to keep them there, also "
-            f"{push}"), hits
 
 
 def _note_push(repo: Repo, remote: str, data: bytes) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import subprocess
 
-from helpers import git, hn, shared_remote, wait_publication
+from helpers import actor_of, git, hn, shared_remote, wait_publication
 
 
 def _commit(repo, name):
@@ -61,7 +61,8 @@ def test_only_a_remote_that_holds_the_memory_is_warned_of_and_reminded(tmp_path)
     assert _records(a) == []
     forced = _push(a, "-f", "origin", "feature")  # origin holds it: said, and remembered
     assert forced.stderr.startswith(f"git-hn: this push takes commit {c1} off origin, and memory "
-                                    f"{mem['memoryId']} is anchored on it"), forced.stderr
+                                    f"{mem['memoryId']} of \"Alice\" ({actor_of(a)[:12]}) is anchored on it"), \
+        forced.stderr
     assert len(_records(a)) == 1
 
 
@@ -82,8 +83,10 @@ def test_a_teammates_memory_accepted_from_the_remote_counts(tmp_path):
     assert hn(a, "sync").code == 0
     assert hn(a, "memory", "show", mem["memoryId"]).code == 0
     deleted = _push(a, "origin", "--delete", "bobs")
+    # (a team trial: the one deleting a teammate's branch was not told whose memories they are)
     assert deleted.stderr.startswith(f"git-hn: this push takes commit {c} off origin, and memory "
-                                     f"{mem['memoryId']} is anchored on it"), deleted.stderr
+                                     f"{mem['memoryId']} of \"Bob\" ({actor_of(b)[:12]}) is anchored on it"), \
+        deleted.stderr
     assert len(_records(a)) == 1
 
 
@@ -211,3 +214,37 @@ def test_a_followed_reminder_ends_where_no_tracking_ref_follows_the_anchor_branc
     _commit(a, "after the keep")
     assert _push(a, "origin", "main").stderr == ""
     assert _records(a) == []
+
+
+def test_block_mode_refuses_a_push_that_takes_an_anchor_off(tmp_path):
+    """A team trial: with ``git config hn.prePush block`` a force-push (or a deleted branch) that
+    took a published memory's anchor off the remote still went through, with a warning only, and
+    the warning did not say whose memory it was. Now the push is refused, in one line naming the
+    author and the ways out; nothing moved, so nothing is remembered. The keeping push it names
+    lets the same push through."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(a, "hooks", "install").code == 0
+    assert hn(b, "hooks", "install").code == 0
+    git(b, "checkout", "-q", "-b", "bobs")
+    c = _commit(b, "bobs")
+    mem = _record(b, "Bob's, on his branch")
+    _push(b, "origin", "bobs")
+    git(a, "config", "hn.prePush", "block")
+    assert hn(a, "replication", "select", "--all").code == 0
+    git(a, "fetch", "-q", "origin")
+    assert hn(a, "sync").code == 0
+    before = git(remote, "for-each-ref")
+    proc = subprocess.run(["git", "push", "-q", "origin", "--delete", "bobs"], cwd=a, capture_output=True, text=True)
+    wait_publication(a)
+    assert proc.returncode != 0
+    keep = f"git push origin {c}:refs/heads/hn-anchor/{c[:12]}"
+    assert proc.stderr.splitlines()[0] == (
+        f"git-hn: this push takes commit {c} off origin, and memory {mem['memoryId']} of \"Bob\" "
+        f"({actor_of(b)[:12]}) is anchored on it: whoever imports its stream from origin stops there until the "
+        f"commit is back; push it there first: {keep}; to push the code without publishing memory: git config "
+        "hn.prePush warn (publish in the background), or git push --no-verify (this push only)"), proc.stderr
+    assert git(remote, "for-each-ref") == before
+    assert _records(a) == []
+    _push(a, *keep.split()[2:])
+    _push(a, "origin", "--delete", "bobs")
+    assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{c[:12]}") == c

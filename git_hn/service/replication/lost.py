@@ -3,7 +3,7 @@
 A memory is imported only with its anchor commit, so after a force-push or a deleted branch took
 that commit off a remote, whoever imports the memory's stream from there stops at it, and at
 every later memory of the stream, until the commit is there again. The pre-push hook says so once,
-with the push that keeps it (``hook_runs._removing_anchors``); a team trial showed once is not
+with the push that keeps it (``push_removals.removing_anchors``); a team trial showed once is not
 enough: the warning scrolled by, and the author's memories were held from the team for good while
 nothing said so again. git-hn never pushes such a commit back itself: a push may have been made to
 take a secret off the remote.

@@ -1,0 +1,125 @@
+"""What a push takes off a remote that others need (the pre-push hook's checks, git-hn;
+docs/decisions.md): anchor commits of memories the remote holds (``removing_anchors``: a
+force-push after a rebase, a deleted branch), and memory refs (``deleting_memory``). With
+``hn.prePush`` at ``warn`` each is one warning line and the push goes on; with ``block`` the hook
+refuses the push (``hook_runs.run_pre_push``). The anchor line names whose memories they are
+(an author name is signed author text: made inert and bounded): a team trial's push deleting a
+teammate's branch was not told whose memories it stranded. Trusts: Git's hook input, this
+clone's remote-tracking refs and verified state.
+"""
+
+from __future__ import annotations
+
+from ..core.lines import lines_of
+from ..store.repo import Repo
+
+NAMES_SHOWN = 3  # authors a line names (then "and N others")
+
+
+def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) -> tuple[str, list]:
+    """A line when this push takes off ``remote`` commits that verified memories are anchored
+    on (a force-push after a rebase, a deleted branch): a memory is imported only with its anchor
+    commit, so whoever imports its stream from that remote stops at it until the commit is there
+    again. (One line, naming the first such memory, whose memories they are and how to keep the
+    commit (``block``: a refusal, so the keeping push comes first), "" otherwise; the (memory,
+    commit) pairs, which ``lost`` remembers when the push goes on.) git-hn never keeps the commit
+    there itself: a push may be made to take a secret off the remote (automatic keeping was tried
+    and a review broke it: docs/decisions.md)."""
+    import shlex
+
+    from .replication import gate, lost, publish
+
+    removed, old_tips = publish.removed_by_push(repo, remote, data)
+    hits = lost.held(repo, remote, gate.anchored_on(repo, removed))  # (only what the remote has)
+    if not hits:
+        return "", []
+    memory, commit = hits[0]
+    commits = len({c for _m, c in hits})
+    keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in old_tips)  # (each contains what it loses)
+    push = f"git push {shlex.quote(remote)} {keep}"  # (a command to paste: every name shell-quoted)
+    whose = _authors(repo, [m for m, _c in hits])
+    how = f"push it there first: {push}" if block else f"to keep it there, also {push}"
+    if commits == 1 and len(hits) == 1:
+        return (f"this push takes commit {commit} off {remote}, and memory {memory}{whose} is anchored on it: "
+                f"whoever imports its stream from {remote} stops there until the commit is back; {how}"), hits
+    what = f"commit {commit}" if commits == 1 else f"{commits} commits"
+    how = how.replace("push it there", "push them there").replace("keep it there", "keep them there")
+    return (f"this push takes {what} off {remote}, and {len(hits)} memories{whose} are anchored on "
+            f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
+            f"{remote} stops at the first of them until the commits are back; {how}"), hits
+
+
+def _authors(repo: Repo, memories: list[str]) -> str:
+    """` of "NAME" (actor), ... and N others`: who signed ``memories``, in their order, once each,
+    as the import's lines show an author (``outcomes._whose``: the name inert and bounded, the
+    short actor ID beside it, since a name is its author's own choice); "" when the state as last
+    verified cannot say (no verification in a hook)."""
+    from ..core.gostr import bounded, short_id
+    from ..core.log import shown_name
+    from ..errors import HnError
+    from ..store.statedb import sqlite3
+    from ..store.stateview import last_verified
+
+    want = list(dict.fromkeys(memories))
+    try:  # (as ``lost.held`` found these memories: the state as last verified, payloads re-checked)
+        with last_verified(repo) as view:
+            loaded = view.load(want) if view is not None else {}
+            found = {i: (m.envelope.actor_name, m.envelope.actor) for i, m in loaded.items()}
+    except (HnError, OSError, sqlite3.Error):
+        return ""
+    shown = list(dict.fromkeys(f'"{bounded(shown_name(found[m][0]), 64)}" ({short_id(found[m][1])})'
+                               for m in want if m in found))
+    if not shown:
+        return ""
+    rest = len(shown) - NAMES_SHOWN
+    return f" of {', '.join(shown[:NAMES_SHOWN])}" + (f" and {rest} {'other' if rest == 1 else 'others'}"
+                                                      if rest > 0 else "")
+
+
+def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
+    """A warning when this push deletes memory refs on ``remote`` (``git push --delete
+    refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
+    clone's accepted copies (``refs/hn/remotes/*``) there: memory history is append-only, and a
+    teammate's deleted stream is not this clone's to restore. Git does not tell pre-push what a
+    mirror push prunes, so a push that copies accepted copies (what ``--mirror`` does) asks the
+    remote for its memory refs (one ``ls-remote``, only then). "" when the push touches none."""
+    zero = "0" * repo.oid_hex_len
+    deleted: list[str] = []
+    copied = 0
+    for line in lines_of(data.decode("utf-8", "replace")):
+        parts = line.split(" ")
+        if len(parts) != 4:
+            continue
+        lref, loid, rref, roid = parts
+        if rref.startswith("refs/hn/") and loid == zero and roid != zero:
+            deleted.append(rref)
+        elif lref.startswith("refs/hn/remotes/") and loid != zero:
+            copied += 1
+    if copied:  # a mirror push: it also deletes every remote memory ref this clone lacks
+        from ..errors import OutputTooLarge
+        from ..store.git import LOCAL_LISTING
+        from ..store.transport import advertisement_limit, remote_env
+
+        try:
+            there = repo.git.run(["ls-remote", "--refs", "--", remote, "refs/hn/memory/*"], env=remote_env(),
+                                 limit=advertisement_limit())
+        except OutputTooLarge:
+            there = None  # (a remote listing that much junk: its deletions are not counted)
+        here = set(lines_of(repo.git.run(list(LOCAL_LISTING)).stdout.decode("utf-8", "replace")))
+        if there is not None and there.returncode == 0:
+            for line in lines_of(there.stdout.decode("utf-8", "replace")):
+                ref = line.partition("\t")[2]
+                if ref and ref not in here and ref not in deleted:
+                    deleted.append(ref)
+    first = min(deleted) if deleted else ""
+    if not deleted and not copied:
+        return ""
+    what = []
+    if deleted:
+        n = len(deleted)
+        what.append(f"deletes {n} memory {'ref' if n == 1 else 'refs'} on {remote} (first: {first})")
+    if copied:
+        what.append(f"copies {copied} of this clone's accepted memory refs (refs/hn/remotes/*) there")
+    advice = "; push branches and tags by name instead of --mirror" if copied else ""
+    return (f"this push {' and '.join(what)}: memory history is append-only, and whoever relies on "
+            f"{remote}'s streams loses them{advice}")
