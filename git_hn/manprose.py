@@ -201,7 +201,10 @@ remote found everything up to date, the wrapper asks Git the same questions (the
 and memory refs, the accepted refs) and, if the answers and the selection file are exactly what
 that import read, starts no git\\-hn either (the quiet record, one per remote, in
 .BR .git/hn/replication/quiet/ ;
-any change starts git\\-hn as before). The
+any change starts git\\-hn as before). Git runs the hook once per ref a fetch updates: the
+remote is asked once per fetch, and an import runs once per fetch. A fetch that moves a
+remote\\-tracking branch off a commit (a teammate's force\\-push) starts git\\-hn in a clone that
+ever published memory, which then says whether an anchor of yours left with it. The
 import runs inside the fetch, so a fetch that brings new memory takes as long as the import;
 after a promotion it deletes the recall index rather than rebuilding it, and the next recall
 rebuilds it (incrementally). A problem is one line on stderr with its first cause, shortened
