@@ -161,3 +161,22 @@ def test_a_renamed_remote_still_says_it(tmp_path):
     assert synced.code == 0, synced.err
     assert [line for line in synced.out.splitlines() if line.startswith(f"Anchors of upstream: commit {c}")], \
         synced.out
+
+
+def test_a_remote_that_cannot_say_which_repository_it_is_leaves_the_record(tmp_path):
+    """A URL that cannot be asked (moved, offline) is no proof of another server: the record
+    stays as it was, and once the remote answers again the force-push is said."""
+    from git_hn.service.replication import tracked
+    from git_hn.store.repo import open_repo
+
+    remote, _alice, carol, c, _mem = _published_then_force_pushed_away(tmp_path)
+    git(carol, "fetch", "-q", "origin")
+    record = [p for p in (carol / ".git" / "hn" / "replication").iterdir() if p.name.startswith("tracked-")]
+    before = record[0].read_bytes()
+    git(carol, "remote", "set-url", "origin", str(tmp_path / "nowhere.git"))
+    assert tracked.check(open_repo(str(carol)), "origin", timeout=5) is False
+    assert record[0].read_bytes() == before
+    git(carol, "remote", "set-url", "origin", "file://" + str(remote))
+    synced = hn(carol, "sync")
+    assert [line for line in synced.out.splitlines() if line.startswith(f"Anchors of origin: commit {c}")], \
+        synced.out
