@@ -313,7 +313,7 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
         cat -- "$selection"; } | git hash-object --stdin 2>/dev/null) || return 1
     [ -n "$id" ] && [ "$id" = "$s_id" ] || return 1
     # the later transactions of this same fetch need not ask again (``seen_by_this_fetch``)
-    [ -L "$seen" ] || printf 'hn-seen/0 %s %s\\n' "$caller" "$s_id" > "$seen" 2>/dev/null
+    [ -L "$fetch_stamp" ] || printf 'hn-seen/0 %s %s\\n' "$caller" "$s_id" > "$fetch_stamp" 2>/dev/null
     return 0
 }
 this_fetch() {  # the Git process running this hook, as git-hn's ``hook_caller`` names it: its ID
@@ -327,20 +327,20 @@ this_fetch() {  # the Git process running this hook, as git-hn's ``hook_caller``
         [ $# -ge 20 ] && eval 'start=${20}'
     fi
     caller="$PPID $start"
-    seen="$common/hn/replication/quiet/$stem.seen"
+    fetch_stamp="$common/hn/replication/quiet/$stem.seen"
 }
 seen_by_this_fetch() {  # an earlier transaction of this fetch found the remote quiet (and the record
     # is still the one it matched), or git-hn's import already ran for this fetch: Git 2.39 gives
     # each ref a fetch updates a transaction of its own, and each asked the remote again (a
     # hostile teammate's 100,000 branches made every fetch pay 100,000 round trips)
-    [ -f "$seen" ] && [ ! -L "$seen" ] || return 1
-    IFS=' ' read -r s_magic s_pid s_start s_token < "$seen" 2>/dev/null || return 1
+    [ -f "$fetch_stamp" ] && [ ! -L "$fetch_stamp" ] || return 1
+    IFS=' ' read -r s_magic s_pid s_start s_token < "$fetch_stamp" 2>/dev/null || return 1
     [ "$s_magic" = hn-seen/0 ] && [ "$s_pid $s_start" = "$caller" ] && [ -n "$s_token" ] || return 1
     [ "$s_token" = imported ] && return 0
     record="$common/hn/replication/quiet/$stem"
     [ -f "$record" ] && [ ! -L "$record" ] || return 1
-    { IFS= read -r _m && IFS= read -r _r && IFS= read -r _f && IFS= read -r _u && IFS= read -r r_id; } \
-        < "$record" 2>/dev/null || return 1
+    { IFS= read -r _m && IFS= read -r _r && IFS= read -r _f && IFS= read -r _u &&
+        IFS= read -r r_id; } < "$record" 2>/dev/null || return 1
     [ "$r_id" = "$s_token" ]
 }
 commits_left() {  # a remote-tracking ref this transaction moved off a commit its new value lacks (a
