@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .gostr import one_line
 from .grammar import utc_instant
+from .hints import shell_word
 from .tuples import NamedTuple
 
 ELSEWHERE = ("inapplicable", "anchor-missing")  # applicabilities of a handoff "signed elsewhere"
@@ -109,7 +110,7 @@ def _why(n: Newer, mcp: bool) -> str:
                 f"{listed}")
     if kind == "missing":
         return f"its anchor commit {c12} is not in this clone (a git fetch may bring it); {show}"
-    at = one_line(value) if kind == "ref" else c12
+    at = (one_line(value) if mcp else shell_word(value)) if kind == "ref" else c12
     there = f"memory_brief with atCommit {at} gives the brief there" if mcp else \
         f"git hn memory brief --at {at} gives the brief there"
     if kind == "exact":

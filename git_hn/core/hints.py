@@ -168,6 +168,18 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     return f"{what} hidden by the trust policy; {see}, or {how}"
 
 
+def shell_word(name: str) -> str:
+    """``name`` (a ref's short name) as one word of a command to paste, and as the text around it
+    names it: one line, shell-quoted unless it holds only letters, digits and ``@%+=:,./-_`` (a
+    review: a teammate's branch ``$(touch${IFS}x)``, named bare in ``recall --at``, ran the payload
+    when the hint was pasted; ``gate`` quotes its names so too)."""
+    import shlex
+
+    from .gostr import one_line
+
+    return shlex.quote(one_line(name))
+
+
 def supersede_at(memory: str, at: str) -> str:
     """The command that carries the reader's own ``memory`` over to commit ``at``."""
     return f"git hn memory supersede {memory[7:19]} --at {at} --content TEXT"
@@ -203,7 +215,7 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     places = []  # (k, text for k of them)
     ref, k = on_ref
     if ref and k:
-        ref = one_line(ref)
+        ref = shell_word(ref)
         places.append((k, counted(k, f"its anchor commit is on {ref}, not merged here: git hn memory recall --at {ref} "
                                      "lists it there",
                                   f"their anchor commits are on refs not merged here, such as {ref}: git hn memory "

@@ -200,9 +200,11 @@ def inapplicable_hint(repo: Repo, doc: dict, mcp: bool = False) -> str:
     if mode != "descendants":
         return ""
     from ..core.gostr import one_line
+    from ..core.hints import shell_word
     from .held import holding_ref
 
-    ref = one_line(holding_ref(repo, row["anchor"]["commit"]))
+    held = holding_ref(repo, row["anchor"]["commit"])
+    ref = (one_line if mcp else shell_word)(held) if held else ""
     if ref:
         there = f"memory_recall with atCommit {ref}" if mcp else f"git hn memory recall --at {ref}"
         return (f"memory {short} is anchored on commit {commit}, on {ref}, which HEAD does not contain (not merged "

@@ -392,6 +392,42 @@ def test_a_streams_newer_handoff_on_another_branch_is_named_not_hidden(tmp_path)
     assert not is_error and json.loads(body)["handoffs"] == [] and new not in body
 
 
+def test_a_branch_name_in_the_brief_recall_and_show_hints_is_shell_quoted(tmp_path):
+    """A review: a branch may be named ``$(touch${IFS}PWNED)`` (a teammate's push makes it a
+    remote-tracking ref here), and the brief's, recall's and show's hints named it bare in the
+    command to paste (``git hn memory brief --at $(touch…)``): pasting it ran the payload. The
+    name is shell-quoted wherever the CLI says it (MCP's arguments are no shell command)."""
+    import subprocess
+
+    repo = _policy_repo(tmp_path)
+    old = handoff(repo, "old session")
+    branch = "$(touch${IFS}PWNED)"
+    git(repo, "checkout", "-q", "-b", branch)
+    (repo / "f.txt").write_text("wip\n")
+    git(repo, "add", "f.txt")
+    git(repo, "commit", "-q", "-m", "wip")
+    new = handoff(repo, "new session")
+    zebra = record(repo, content="zebra decision")["memoryId"]
+    git(repo, "checkout", "-q", "main")
+    said = {"brief": hn(repo, "memory", "brief", "--json").err,
+            "markdown": hn(repo, "memory", "brief").out.partition("\n## ")[0],
+            "recall": hn(repo, "memory", "recall", "--query", "zebra").err,
+            "show": hn(repo, "memory", "show", zebra).err}
+    assert f"git hn memory brief --at '{branch}' gives the brief there" in said["brief"], said
+    assert f"Handoff {old} is not the latest of its stream: {new}" in said["markdown"], said
+    assert f"git hn memory recall --at '{branch}' lists it there" in said["recall"], said
+    assert f"on '{branch}', which HEAD does not contain" in said["show"], said
+    for text in said.values():
+        assert "$(" not in text.replace(f"'{branch}'", ""), text  # (never a bare one, in the prose too)
+        for line in text.splitlines():
+            for command in line.split("; ")[1:]:  # (each command a reader may paste, as bash runs it)
+                subprocess.run(["bash", "-c", "true " + command.split(" lists ")[0].split(" gives ")[0]],
+                               cwd=repo, capture_output=True)
+    assert not (repo / "PWNED").exists()
+    is_error, body = mcp_call(repo, "memory_brief", {})
+    assert not is_error and f"memory_brief with atCommit {branch} gives" in json.loads(body)["hint"]
+
+
 def _policy_repo(tmp_path):
     repo = make_repo(tmp_path / "r")
     assert hn(repo, "init", "--name", "A").code == 0
