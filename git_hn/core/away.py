@@ -36,8 +36,10 @@ class Away(NamedTuple):
 class Newer(NamedTuple):
     """A handoff the brief does not show although it is the newest of its stream: ``shown`` is
     the stream's handoff the brief shows instead ("" when it shows none of that stream); ``place``
-    says why it does not apply here (``placed``): ``("subject", S)``, ``("exact", "")`` (an
-    earlier commit of this history, ``--applies exact``), ``("ref", NAME)`` (a branch, tag or
+    says why it does not apply here (``placed``): ``("subject", S)``, ``("exact", "earlier")`` (an
+    earlier commit of this history, ``--applies exact``), ``("exact", "")`` (an exact one on a
+    commit out of this history: a branch that holds it applies it no more once it moved on, so
+    it is named by its commit), ``("ref", NAME)`` (a branch, tag or
     remote-tracking ref holds it), ``("missing", "")`` (the commit is not here) or ``("gone", "")``
     (no ref holds it)."""
 
@@ -75,11 +77,12 @@ def newer_elsewhere(shown: list[tuple], elsewhere: list) -> list[Newer]:
 
 
 def placed(newer: list[Newer], is_ancestor, present, holder) -> list[Newer]:
-    """``newer`` with each ``place`` decided: a subject handoff by its subject; an exact one
-    anchored on an earlier commit of the brief's history (``is_ancestor(commit)``) as such (an
-    agent trial: it vanished after the next commit and the hint guessed "another branch?");
-    else the first ref that holds its commit (``holder(commit)``: a name, or ""), else whether
-    the commit is here at all (``present(commit)``). The callables do the Git work (the
+    """``newer`` with each ``place`` decided: a subject handoff by its subject; one whose commit
+    is not here (``present(commit)``) as such; an exact one by its commit, said to be an earlier
+    commit of the brief's history when it is (``is_ancestor(commit)``; an agent trial: it
+    vanished after the next commit and the hint guessed "another branch?"), never by a ref (a
+    review: the brief at a branch that moved on leaves it out too); else the first ref that
+    holds its commit (``holder(commit)``: a name, or ""). The callables do the Git work (the
     service's); only the handoffs named are asked about."""
     out = []
     for k, n in enumerate(newer):
@@ -89,8 +92,8 @@ def placed(newer: list[Newer], is_ancestor, present, holder) -> list[Newer]:
             out.append(n._replace(place=("subject", n.subject)))
         elif not present(n.commit):
             out.append(n._replace(place=("missing", "")))
-        elif n.mode == "exact" and is_ancestor(n.commit):
-            out.append(n._replace(place=("exact", "")))
+        elif n.mode == "exact":  # (at its commit only: a ref that holds it moved on, a review)
+            out.append(n._replace(place=("exact", "earlier" if is_ancestor(n.commit) else "")))
         else:
             ref = holder(n.commit)
             out.append(n._replace(place=("ref", ref) if ref else ("gone", "")))
@@ -113,9 +116,12 @@ def _why(n: Newer, mcp: bool) -> str:
     at = (one_line(value) if mcp else shell_word(value)) if kind == "ref" else c12
     there = f"memory_brief with atCommit {at} gives the brief there" if mcp else \
         f"git hn memory brief --at {at} gives the brief there"
-    if kind == "exact":
+    if kind == "exact" and value:
         return (f"it applies only at commit {c12} (--applies exact), an earlier commit of this history, so later "
                 f"commits leave it out; {show}, and {there}")
+    if kind == "exact":
+        return (f"it applies only at commit {c12} (--applies exact), which this commit's history does not contain; "
+                f"{show}, and {there}")
     if kind == "ref":
         return (f"it is anchored on commit {c12}, on {at}, which this commit's history does not contain; {show}, "
                 f"and {there}")

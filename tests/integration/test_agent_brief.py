@@ -538,6 +538,46 @@ def test_an_exact_handoff_left_behind_by_a_commit_is_said_to_be_so(tmp_path):
     assert not is_error and 'applicability mode "descendants" keeps it' in json.loads(body)["hint"], body
 
 
+def test_an_exact_handoff_on_a_branch_that_moved_on_is_named_by_its_commit(tmp_path):
+    """A review: an ``--applies exact`` handoff signed on a feature branch that then moved on was
+    said to be "on feature: git hn memory brief --at feature gives the brief there", where the
+    brief leaves it out too (it applies at its commit only). It is named by its commit, and the
+    brief there lists it (CLI and MCP, the state and the full projection alike)."""
+    repo = _policy_repo(tmp_path)
+    old = handoff(repo, "old session")
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "f.txt").write_text("wip\n")
+    git(repo, "add", "f.txt")
+    git(repo, "commit", "-q", "-m", "wip")
+    here = git(repo, "rev-parse", "HEAD")
+    r = hn(repo, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "exact", "--content", "EXACT session")
+    assert r.code == 0, r.err
+    exact = r.json()["memoryId"]
+    git(repo, "commit", "-q", "--allow-empty", "-m", "more")
+    git(repo, "checkout", "-q", "main")
+    r = hn(repo, "memory", "brief", "--json")
+    assert ids(r.json()["handoffs"]) == [old]
+    assert r.err == (f"git-hn: hint: handoff {old} is not the latest of its stream: {exact}, signed later, does not "
+                     f"apply at this commit: it applies only at commit {here[:12]} (--applies exact), which this "
+                     f"commit's history does not contain; git hn memory show {exact} prints it, and git hn memory "
+                     f"brief --at {here[:12]} gives the brief there\n"), r.err
+    assert ids(brief(repo, "--at", here[:12])["handoffs"]) == [exact]  # (where the hint sends the reader)
+    assert "--at feature" not in hn(repo, "memory", "brief").out
+    is_error, body = mcp_call(repo, "memory_brief", {})
+    hint = json.loads(body)["hint"]
+    assert not is_error and f"memory_brief with atCommit {here[:12]} gives the brief there" in hint, hint
+    is_error, body = mcp_call(repo, "memory_brief", {"atCommit": here[:12]})
+    assert not is_error and ids(json.loads(body)["handoffs"]) == [exact]
+    from git_hn.service import brief as brief_service
+    from state_compare import _call
+
+    for fmt in ("json", "markdown"):
+        got, full = [], []
+        assert _call(repo, brief_service.brief, "HEAD", fmt=fmt, newer=got) == \
+            _call(repo, brief_service.brief_full, "HEAD", fmt=fmt, newer=full)
+        assert got == full == [(old, exact, here, "exact", "", ("exact", ""))]
+
+
 def test_a_successor_that_kept_a_changed_anchor_says_at_head_anchors_it_there(tmp_path):
     """An agent trial: ``supersede`` without ``--at`` keeps the target's anchor commit and blobs,
     so the successor of a memory whose anchored file changed was stale at once in the brief, with

@@ -291,7 +291,7 @@ def test_a_newer_handoff_elsewhere_is_the_newest_of_its_stream_signed_after_the_
                           away.Newer("", "z", "3" * 40, "descendants", ""),
                           away.Newer("", "w", "4" * 40, "descendants", "")],
                          lambda c: c == "2" * 40, lambda c: True, lambda c: asked.append(c) or "")
-    assert [n.place for n in placed] == [("subject", "issue:y"), ("exact", ""), ("gone", ""), ("gone", "")]
+    assert [n.place for n in placed] == [("subject", "issue:y"), ("exact", "earlier"), ("gone", ""), ("gone", "")]
     assert asked == ["3" * 40] and "(--applies exact), an earlier commit" in away.newer_notes(placed)[2]
 
 
