@@ -54,12 +54,18 @@ def _blob_at(resolver: Resolver, commit: str):
 def stale_at_head(repo: Repo, record) -> list[str]:
     """The anchored paths of ``record`` whose blob at HEAD differs from the anchored one (what the
     brief at HEAD marks ``stale``), in anchor order; [] when it is anchored on HEAD, has no paths
-    or HEAD is unborn. One tree lookup per path (a supersede's hint: a trial's successor kept the
-    old anchor and was stale at once, with no word)."""
+    or HEAD is unborn, and when it does not apply at HEAD (a review: the hint marked "stale at
+    HEAD", with ``supersede --at HEAD``, a memory of another branch the brief at HEAD leaves out):
+    only a ``descendants`` record whose anchor is in HEAD's history (``merge-base
+    --is-ancestor``, a hint's question). One tree lookup per path (a supersede's hint: a trial's
+    successor kept the old anchor and was stale at once, with no word)."""
     head = repo.head_commit()
-    if record is None or not head or record.anchor.commit == head or not record.anchor.paths:
+    if record is None or not head or record.anchor.commit == head or not record.anchor.paths \
+            or record.applicability.mode != "descendants":
         return []
-    blob_at = _blob_at(Resolver(repo), head)
+    if repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", record.anchor.commit, head]).returncode:
+        return []
+    blob_at = _blob_at(Resolver(repo), head)  # (the repository's batch process: nothing of its own to close)
     return [p.path for p in record.anchor.paths if blob_at(p.path) != p.blob]
 
 

@@ -612,6 +612,34 @@ def test_a_successor_that_kept_a_changed_anchor_says_at_head_anchors_it_there(tm
     assert not is_error and "stale" not in json.loads(body).get("hint", ""), body
 
 
+def test_a_successor_the_brief_at_head_does_not_show_is_not_called_stale_there(tmp_path):
+    """A review: the supersede's "the brief at HEAD marks it stale; … supersede --at HEAD" was
+    said of a memory of another branch (and would be of an exact one on an older commit), which
+    the brief at HEAD does not show at all: following it copied a branch's decision onto main.
+    Only a descendants memory anchored in HEAD's history is said to be stale at HEAD."""
+    repo = make_repo(tmp_path / "r", files={"a": "main\n"})
+    assert hn(repo, "init", "--name", "A").code == 0
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "a").write_text("feat\n")
+    git(repo, "commit", "-q", "-am", "feat")
+    on_feature = record(repo, "--path", "a", content="use feat")["memoryId"]
+    git(repo, "checkout", "-q", "main")
+    (repo / "a").write_text("main2\n")
+    git(repo, "commit", "-q", "-am", "main2")
+    r = hn(repo, "memory", "supersede", on_feature[7:19], "--json", "--content", "use feat v2")
+    assert r.code == 0 and "marks it stale" not in r.err, r.err
+    successor = r.json()["memoryId"]
+    assert successor not in json.dumps(brief(repo, "--include-untrusted"))  # (the brief at HEAD shows none of it)
+    exact = record(repo, "--path", "a", content="a holds main2", applies="exact")["memoryId"]
+    (repo / "a").write_text("main3\n")
+    git(repo, "commit", "-q", "-am", "main3")
+    r = hn(repo, "memory", "supersede", exact[7:19], "--json", "--content", "a holds main2, still")
+    assert r.code == 0 and "marks it stale" not in r.err, r.err
+    is_error, body = mcp_call(repo, "memory_supersede", {"memory": successor, "content": "use feat v3"},
+                              allow_write=True)
+    assert not is_error and "stale" not in json.loads(body).get("hint", ""), body
+
+
 def test_brief_on_an_unborn_head(tmp_path):
     repo = tmp_path / "empty"
     repo.mkdir()
