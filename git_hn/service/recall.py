@@ -163,19 +163,29 @@ def _name_held(repo: Repo, held: dict, hidden: Hidden) -> None:
     """``hidden.on_ref``, ``exact`` and ``subject`` from ``held`` (mode -> anchor or subject ->
     memories): for each mode, the one with the most memories (then the smallest), and how many
     there are of that mode; a ref is asked for only for the descendants ones (one
-    ``for-each-ref``). Memories whose ref cannot be named are not counted."""
+    ``for-each-ref``). When no ref holds that anchor, a detached HEAD does (``gate.discarded``
+    found it held): it is named ``HEAD``, else by its commit (a review: the memories were dropped
+    from the count, and a recall on a detached HEAD's parent said nothing)."""
     def most(part: dict) -> str:
         return min(part, key=lambda key: (-part[key], key))
 
     if held["descendants"]:
         from .held import holding_ref
 
-        ref = holding_ref(repo, most(held["descendants"]))
-        hidden.on_ref = (ref, sum(held["descendants"].values())) if ref else ("", 0)
+        anchor = most(held["descendants"])
+        ref = holding_ref(repo, anchor) or _held_by_head(repo, anchor)
+        hidden.on_ref = (ref, sum(held["descendants"].values()))
     if held["exact"]:
         hidden.exact = (most(held["exact"]), sum(held["exact"].values()))
     if held["subject"]:
         hidden.subject = (most(held["subject"]), sum(held["subject"].values()))
+
+
+def _held_by_head(repo: Repo, anchor: str) -> str:
+    """``HEAD`` when HEAD's history holds ``anchor`` (one ``merge-base --is-ancestor``), else the
+    anchor's 12 first hex digits: a place to recall at for a held anchor no ref holds."""
+    held = repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", anchor, "HEAD"]).returncode == 0
+    return "HEAD" if held else anchor[:12]
 
 
 def _name_away(repo: Repo, view, where: list[str], args: list, away: set, hidden: Hidden) -> None:

@@ -185,6 +185,27 @@ def test_a_recall_that_matched_only_exact_or_subject_memories_says_where_they_ap
             f"--subject {subject} lists it\n") in r.err and "supersede" not in r.err, r.err
 
 
+def test_a_recall_below_a_detached_head_that_holds_the_anchor_still_says_it(tmp_path):
+    """A review: with the anchor held only by a detached HEAD (no branch, tag or remote-tracking
+    ref), a recall at its parent that matched nothing said "Matched: 0" and no word of the
+    memory left out (``holding_ref`` named nothing, and the memories were dropped from the
+    count). The hint names HEAD and the recall there; with a branch, the branch as before."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    git(alice, "checkout", "-q", "--detach", "main")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "detached work")
+    r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "zebra decision")
+    assert r.code == 0, r.err
+    said = ("git-hn: hint: 1 matching memory does not apply at this commit and was left out: its anchor commit is on "
+            "HEAD, not merged here: git hn memory recall --at HEAD lists it there\n")
+    for args in ([], ["--json"]):
+        r = hn(alice, "memory", "recall", "--include-untrusted", "--at", "HEAD~1", "--query", "zebra", *args)
+        assert r.code == 0 and said in r.err and "supersede" not in r.err, r.err
+    git(alice, "branch", "tmpb", "HEAD")
+    r = hn(alice, "memory", "recall", "--include-untrusted", "--at", "HEAD~1", "--query", "zebra")
+    assert "1 matching memory does not apply at this commit and was left out: its anchor commit is on tmpb" in r.err
+
+
 def test_the_recall_tool_says_it_as_the_cli_does(tmp_path):
     from git_hn.service import mcp_calls
     from git_hn.store.repo import open_repo
