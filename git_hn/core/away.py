@@ -87,7 +87,7 @@ def placed(newer: list[Newer], is_ancestor, present, holder) -> list[Newer]:
     out = []
     for k, n in enumerate(newer):
         if k >= NEWER_NAMED:
-            out.append(n)
+            out.append(n._replace(place=("", "")))  # (not asked: counted, never named)
         elif n.mode == "subject":
             out.append(n._replace(place=("subject", n.subject)))
         elif not present(n.commit):
@@ -130,11 +130,18 @@ def _why(n: Newer, mcp: bool) -> str:
             f"{n.id[7:19]} --at HEAD")
 
 
+def kept(newer: list[Newer], shown) -> list[Newer]:
+    """``newer`` without those named beside a handoff not among ``shown`` (the IDs of the
+    handoffs the byte bound kept: a review found the newer one named beside a handoff left out)."""
+    return [n for n in newer if not n.shown or n.shown in shown]
+
+
 def newer_notes(newer: list[Newer], mcp: bool = False) -> list[str]:
     """Lines for ``newer_elsewhere``'s answers (placed): a count of the streams whose latest
     handoff the brief leaves out, then one line for each of the first ``NEWER_NAMED`` handoffs
-    not shown (and one counting the rest): which one, why it does not apply here, and how to see
-    it (``mcp``: in the MCP tools' words)."""
+    not shown whose place was decided (and one counting the rest): which one, why it does not
+    apply here, and how to see it (``mcp``: in the MCP tools' words). So ``kept``'s answer gives
+    the same lines, or fewer (one ``placed`` left unasked is counted, never named)."""
     out = []
     alone = sum(1 for n in newer if not n.shown)
     if alone:
@@ -142,14 +149,15 @@ def newer_notes(newer: list[Newer], mcp: bool = False) -> list[str]:
         out.append(f"{alone} stream{'' if one else 's'}' latest handoff{' is' if one else 's are'} left out of this "
                    f"brief: {'it applies' if one else 'they apply'} to a subject or to commits not in this commit's "
                    "history")
-    for n in newer[:NEWER_NAMED]:
+    named = [n for n in newer[:NEWER_NAMED] if n.place[0]]
+    for n in named:
         if n.shown:
             out.append(f"Handoff {n.shown} is not the latest of its stream: {n.id}, signed later, does not apply at "
                        f"this commit: {_why(n, mcp)}")
         else:
             out.append(f"Handoff {n.id}, the latest of its stream, is left out: {_why(n, mcp)}")
-    if len(newer) > NEWER_NAMED:
-        more = len(newer) - NEWER_NAMED
+    if len(newer) > len(named):
+        more = len(newer) - len(named)
         out.append(f"{more} more handoff{'s' if more > 1 else ''}, the latest of {'their' if more > 1 else 'its'} "
                    f"stream, {'do' if more > 1 else 'does'} not apply at this commit and {'are' if more > 1 else 'is'} "
                    "not shown")

@@ -220,14 +220,14 @@ def _doc(top: dict, taken: list, total: int) -> dict:
 
 
 def bounded(top: dict, full: dict[str, list[dict]], max_bytes: int, fmt: str,
-            names: dict | None = None, notes: tuple[str, ...] = ()) -> tuple[dict, bytes]:
+            names: dict | None = None, notes: tuple[str, ...] = (), settle=None) -> tuple[dict, bytes]:
     """``bounded_items`` over complete sections."""
     return bounded_items(top, {n: len(full[n]) for n in SECTIONS}, {n: iter(full[n]) for n in SECTIONS},
-                         max_bytes, fmt, names, notes)
+                         max_bytes, fmt, names, notes, settle)
 
 
 def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int, fmt: str,
-                  names: dict | None = None, notes: tuple[str, ...] = ()) -> tuple[dict, bytes]:
+                  names: dict | None = None, notes: tuple[str, ...] = (), settle=None) -> tuple[dict, bytes]:
     """Fill each section within ``max_bytes`` (§7.15, with git-hn's shares): first every section,
     in order, takes each of its items, in order, that fits in what is left of its share of the
     item budget (``SHARES``); then a section that took nothing (each item exceeds its share) takes
@@ -252,7 +252,11 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
     agent whose session starts with a long handoff left out knows which memory to show; room
     for that block is taken from the items only when something is omitted (a second fill).
     ``notes``: git-hn's lines for the Markdown header (what the reader of a brief that shows
-    nothing needs to know: no memory is imported here yet).
+    nothing needs to know: no memory is imported here yet). ``settle`` (when given): the notes
+    once the items are chosen (a function of the document: each of ``notes``, or fewer, never
+    longer), so that a note about an item the bound left out is not said (a review: the header
+    said "Handoff X is not the latest of its stream" of a handoff listed as left out). The fill
+    reserves room for every note, so the settled brief fits too.
     """
     if max_bytes <= 0:
         raise InputError("brief bound must be positive")
@@ -271,7 +275,10 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
         doc, out = _filled(top, counts, {n: iter(cached[n]) for n in SECTIONS}, max_bytes,
                            lambda d: markdown_bytes(d, names, (), notes), names, fmt)
     if not doc["omitted"]:
-        return doc, out
+        return doc, out  # (every item kept: nothing for a note to speak of that is not there)
+    final = settle(doc) if settle is not None and notes else notes
+    if final != notes:
+        out = markdown_bytes(doc, names, (), final)
     widest = [("9" * len(str(total)), LEFT_COUNTED[n]) for n in SECTIONS if counts.get(n)]
     room = len(_left_markdown([("sha256:" + "0" * 64, max(LEFT_LABELS.values(), key=len))] * min(LEFT_NAMED, total),
                               widest))
@@ -287,7 +294,7 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
                 left.append((ident, LEFT_LABELS[name]))
     by_section = [(str(counts[n] - len(fewer[n])), LEFT_COUNTED[n]) for n in SECTIONS
                   if counts.get(n, 0) > len(fewer[n])]
-    named = markdown_bytes(fewer, names, left, notes, by_section)
+    named = markdown_bytes(fewer, names, left, settle(fewer) if settle is not None and notes else notes, by_section)
     # (a bound too small for the block beside the header keeps the first fill, unnamed)
     return (fewer, named) if len(named) <= max_bytes else (doc, out)
 

@@ -179,8 +179,7 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
         lambda: counted(lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes, left_out,
                                             found)))
     if newer is not None:  # (only handoffs the bound kept: a review found one named that was not shown)
-        shown = {h["id"] for h in out[0]["handoffs"]}
-        newer.extend(f for f in found if not f.shown or f.shown in shown)
+        newer.extend(aside.kept(found, {h["id"] for h in out[0]["handoffs"]}))
     return out
 
 
@@ -194,8 +193,7 @@ def brief_full(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
     out = _brief_full(repo, commit, include_untrusted, max_bytes, fmt, focus(repo, commit, base, paths, topics),
                       header_notes(repo) if fmt == "markdown" else (), newer=found)
     if newer is not None:
-        shown = {h["id"] for h in out[0]["handoffs"]}
-        newer.extend(f for f in found if not f.shown or f.shown in shown)
+        newer.extend(aside.kept(found, {h["id"] for h in out[0]["handoffs"]}))
     return out
 
 
@@ -232,7 +230,7 @@ def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int
     left_out = {} if left_out is None else left_out
     top, full, names, found = brief_sections(repo, commit, include_untrusted, aim, left_out)
     return core.bounded(top, full, max_bytes, fmt, names,
-                        _noted(_away(notes, fmt, left_out["inapplicable"]), found, fmt, newer))
+                        *_noted(_away(notes, fmt, left_out["inapplicable"]), found, fmt, newer))
 
 
 def left_behind_count(repo: Repo, away: dict[str, int]) -> int:
@@ -259,12 +257,19 @@ def _away(notes: tuple[str, ...], fmt: str, n: int) -> tuple[str, ...]:
     return (*notes, brief_not_applying(n)) if n and fmt == "markdown" else notes
 
 
-def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None) -> tuple[str, ...]:
-    """The Markdown header's notes with a line for each newer handoff elsewhere (``found``, also
-    given to ``newer``)."""
+def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None):
+    """(the Markdown header's notes with a line for each newer handoff elsewhere, ``found``, also
+    given to ``newer``; the function that settles them once the bound chose the items, for
+    ``core.bounded_items``: a handoff the bound left out gets no line, as in JSON and MCP)."""
     if newer is not None:
         newer.extend(found)
-    return (*notes, *aside.newer_notes(found)) if fmt == "markdown" else notes
+    if fmt != "markdown":
+        return notes, None
+
+    def settle(doc) -> tuple[str, ...]:
+        return (*notes, *aside.newer_notes(aside.kept(found, {h["id"] for h in doc["handoffs"]})))
+
+    return (*notes, *aside.newer_notes(found)), settle
 
 
 def placed(repo: Repo, at: str, newer: list) -> list:
@@ -419,7 +424,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     if left_out is not None:
         left_out["inapplicable"] = away
     return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names,
-                              _noted(_away(notes, fmt, away), found, fmt, newer))
+                              *_noted(_away(notes, fmt, away), found, fmt, newer))
 
 
 def _stale_group(group, blob_at) -> bool:

@@ -390,6 +390,19 @@ def test_a_streams_newer_handoff_on_another_branch_is_named_not_hidden(tmp_path)
     assert got == full == []
     is_error, body = mcp_server.call(str(repo), "memory_brief", {"maxBytes": 1200}, allow_write=False)
     assert not is_error and json.loads(body)["handoffs"] == [] and new not in body
+    # nor does the Markdown header, at every bound that leaves the old handoff out (a review: at
+    # 1,100 bytes it said "Handoff … is not the latest" of the handoff it listed as left out)
+    dropped = 0
+    for bound in range(700, 1500, 25):
+        state = _call(repo, brief_service.brief, "HEAD", fmt="markdown", max_bytes=bound)
+        assert state == _call(repo, brief_service.brief_full, "HEAD", fmt="markdown", max_bytes=bound)
+        if state[0] != "ok" or state[1][0]["handoffs"]:
+            continue
+        dropped += 1
+        md = hn(repo, "memory", "brief", "--max-bytes", str(bound))
+        assert md.code == 0 and "is not the latest" not in md.out and new not in md.out, (bound, md.out)
+        assert len(md.out_bytes) <= bound
+    assert dropped > 5
 
 
 def test_a_branch_name_in_the_brief_recall_and_show_hints_is_shell_quoted(tmp_path):

@@ -291,8 +291,15 @@ def test_a_newer_handoff_elsewhere_is_the_newest_of_its_stream_signed_after_the_
                           away.Newer("", "z", "3" * 40, "descendants", ""),
                           away.Newer("", "w", "4" * 40, "descendants", "")],
                          lambda c: c == "2" * 40, lambda c: True, lambda c: asked.append(c) or "")
-    assert [n.place for n in placed] == [("subject", "issue:y"), ("exact", "earlier"), ("gone", ""), ("gone", "")]
+    assert [n.place for n in placed] == [("subject", "issue:y"), ("exact", "earlier"), ("gone", ""), ("", "")]
     assert asked == ["3" * 40] and "(--applies exact), an earlier commit" in away.newer_notes(placed)[2]
+    # once the bound left a shown handoff out, its line goes; one never asked about is not named
+    # in its place (it would be said "on no ref"), it is counted (the lines are those, or fewer)
+    four = away.placed([away.Newer(f"h{n}", f"e{n}", "c" * 40, "descendants", "") for n in range(4)],
+                       lambda c: False, lambda c: True, lambda c: "feature")
+    lines = away.newer_notes(four)
+    settled = away.newer_notes(away.kept(four, {"h1", "h2", "h3"}))
+    assert len(lines) == 4 and settled == lines[1:] and settled[-1].startswith("1 more handoff, the latest of its")
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown"])
