@@ -284,18 +284,22 @@ def handoff_applies(kind: str, mode: str, subject: str, commit: str, mcp: bool =
     """After a handoff was signed with ``--applies exact`` or ``--applies subject``: where the next
     session's brief leaves it out (an agent trial: an exact handoff vanished after the next commit,
     and a subject one was never in a brief, with no word at either time). ``mcp``: in the MCP
-    tools' words. "" for any other record."""
+    tools' words. "" for any other record. True whether or not the stream has an older handoff,
+    and however many others the brief leaves out (a review: "lists the stream's older handoff
+    instead" of a stream's first, and "only names it" of one past the three the brief names)."""
     if kind != "handoff":
         return ""
     if mode == "exact":
         keeps = 'applicability mode "descendants"' if mcp else "--applies descendants"
         return (f"this handoff applies at commit {commit[:12]} only (exact): the brief at any later commit leaves "
-                f"it out, and lists the stream's older handoff instead; {keeps} keeps it in the briefs of later "
-                "commits")
+                f"it out (showing the stream's older handoff instead, if one applies there); {keeps} keeps it in the "
+                "briefs of later commits")
     if mode == "subject":
+        from .away import NEWER_NAMED
+
         asks = f"memory_recall with subject {subject}" if mcp else f"git hn memory recall --subject {subject}"
         return (f"this handoff applies to subject {subject} only: the brief (whose context has no subject) leaves it "
-                f"out and only names it; {asks} lists it")
+                f"out, naming at most {NEWER_NAMED} such handoffs beside it; {asks} lists it")
     return ""
 
 

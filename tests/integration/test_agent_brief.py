@@ -469,7 +469,7 @@ def test_a_subject_handoff_and_one_on_an_unpushed_branch_are_named_by_the_brief(
     r = hn(repo, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "subject", "--subject", subject,
            "--stream", STREAM_B, "--content", "issue 7 session", "--next-action", "issue step")
     assert r.code == 0 and f"applies to subject {subject} only: the brief (whose context has no subject) leaves it " \
-        f"out and only names it; git hn memory recall --subject {subject} lists it" in r.err, r.err
+        f"out, naming at most 3 such handoffs beside it; git hn memory recall --subject {subject} lists it" in r.err, r.err
     by_subject = r.json()["memoryId"]
     git(repo, "checkout", "-q", "-b", "feature")
     (repo / "f.txt").write_text("wip\n")
@@ -534,8 +534,8 @@ def test_an_exact_handoff_left_behind_by_a_commit_is_said_to_be_so(tmp_path):
     r = hn(repo, "memory", "handoff", "--at", "HEAD", "--applies", "exact", "--content", "EXACT handoff",
            "--next-action", "EXACT next")
     assert r.code == 0 and (f"git-hn: hint: this handoff applies at commit {here[:12]} only (exact): the brief at any "
-                            "later commit leaves it out, and lists the stream's older handoff instead; --applies "
-                            "descendants keeps it in the briefs of later commits\n") in r.err, r.err
+                            "later commit leaves it out (showing the stream's older handoff instead, if one applies "
+                            "there); --applies descendants keeps it in the briefs of later commits\n") in r.err, r.err
     exact = hn(repo, "memory", "recall", "--json", "--kind", "handoff").json()["memories"][0]["id"]
     (repo / "README.md").write_text("x\n")
     git(repo, "commit", "-q", "-am", "x")
@@ -549,6 +549,27 @@ def test_an_exact_handoff_left_behind_by_a_commit_is_said_to_be_so(tmp_path):
     is_error, body = mcp_call(repo, "memory_handoff", {"content": "exact again", "applicability": {"mode": "exact"}},
                               allow_write=True)
     assert not is_error and 'applicability mode "descendants" keeps it' in json.loads(body)["hint"], body
+
+
+def test_the_hint_of_an_exact_or_subject_handoff_is_true_of_a_streams_first_and_of_many(tmp_path):
+    """A review: recording an exact handoff said the brief "lists the stream's older handoff
+    instead" when the stream had none, and a subject one that the brief "only names it", which
+    holds only for the first three handoffs it leaves out. Both are worded to hold in every case,
+    and the brief names three of five subject handoffs left out and counts the others."""
+    import hashlib
+
+    repo = _policy_repo(tmp_path)
+    r = hn(repo, "memory", "handoff", "--at", "HEAD", "--applies", "exact", "--content", "the stream's first")
+    assert r.code == 0 and "older handoff instead, if one applies there" in r.err, r.err
+    assert "lists the stream's older handoff instead" not in r.err
+    for n in range(5):
+        subject = "issue:sha256:" + hashlib.sha256(b"issue %d" % n).hexdigest()
+        r = hn(repo, "memory", "handoff", "--at", "HEAD", "--applies", "subject", "--subject", subject,
+               "--stream", "sha256:" + f"{n + 1}" * 64, "--content", f"issue {n} session")
+        assert r.code == 0 and "naming at most 3 such handoffs beside it" in r.err and "only names it" not in r.err
+    r = hn(repo, "memory", "brief", "--json")
+    named = [line for line in r.err.splitlines() if ", the latest of its stream, is left out" in line]
+    assert len(named) == 3 and "git-hn: hint: 2 more handoffs, the latest of their stream" in r.err, r.err
 
 
 def test_an_exact_handoff_on_a_branch_that_moved_on_is_named_by_its_commit(tmp_path):
