@@ -276,8 +276,9 @@ def placed(repo: Repo, at: str, newer: list) -> list:
     """``away.placed`` with Git's answers: whether a commit is here, whether it is in the
     history of the brief's commit ``at`` (``merge-base --is-ancestor``: a hint's question, never
     a trust decision) and the first branch, tag or remote-tracking ref that holds it (its short
-    name; a symbolic ``…/HEAD`` is skipped). At most ``NEWER_NAMED`` handoffs are asked about,
-    two or three Git processes each, and none when there are none."""
+    name; a symbolic ``…/HEAD`` is skipped). At most ``NEWER_NAMED`` handoffs are asked about:
+    an exact one, one ``merge-base`` each; the refs of the others, all at once (``held``: one to
+    three ``name-rev``); none when there are none."""
     if not newer:
         return newer
 
@@ -288,9 +289,18 @@ def placed(repo: Repo, at: str, newer: list) -> list:
     def is_ancestor(commit: str) -> bool:
         return repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", commit, at]).returncode == 0
 
-    from .held import holding_ref
+    held: dict | None = None
 
-    return aside.placed(newer, is_ancestor, present, lambda commit: holding_ref(repo, commit))
+    def holder(commit: str) -> str:
+        nonlocal held
+        if held is None:  # (every commit ``aside.placed`` will ask a ref of, in one walk)
+            from .held import holding_refs
+
+            held = holding_refs(repo, [n.commit for n in newer[:aside.NEWER_NAMED]
+                                       if n.mode not in ("subject", "exact") and present(n.commit)] + [commit])
+        return held.get(commit, "")
+
+    return aside.placed(newer, is_ancestor, present, holder)
 
 
 ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen

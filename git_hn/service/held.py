@@ -9,16 +9,45 @@ from __future__ import annotations
 
 from ..store.repo import Repo
 
+# (pattern, what name-rev writes before a name of it): branches, then remote-tracking refs, then tags
+_KINDS = (("refs/heads/*", ""), ("refs/remotes/*", "remotes/"), ("refs/tags/*", "tags/"))
 
-def holding_ref(repo: Repo, commit: str) -> str:
-    """The short name of the first branch, remote-tracking ref or tag (in that order) whose
-    history holds ``commit`` (a symbolic ``…/HEAD`` is skipped), else "": where a memory that does
-    not apply here is anchored, for a hint (an agent trial: "a squash merge or a rebase? …
-    supersede --at HEAD" copied a decision of an open branch onto main). One ``for-each-ref``."""
-    proc = repo.git.run(["for-each-ref", "--count=16", "--format=%(refname:short)%00%(symref)",
-                         f"--contains={commit}", "refs/heads/", "refs/tags/", "refs/remotes/"])
-    for line in proc.stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else ():
-        name, _nul, symref = line.partition("\0")
-        if name and not symref:
-            return name
-    return ""
+
+def holding_ref(repo: Repo, commit: str, held: bool = False) -> str:
+    """``holding_refs`` for one commit."""
+    return holding_refs(repo, [commit], held).get(commit, "")
+
+
+def holding_refs(repo: Repo, commits, held: bool = False) -> dict[str, str]:
+    """For each of ``commits`` (present commit IDs) that a ref's history holds, the short name of
+    such a ref: a branch, else a remote-tracking ref (a symbolic ``…/HEAD`` is skipped), else a
+    tag; where a memory that does not apply here is anchored, for a hint (an agent trial: "a
+    squash merge or a rebase? … supersede --at HEAD" copied a decision of an open branch onto
+    main). ``git name-rev`` names them all in one walk from the tips, one process for each kind
+    of ref while some commit is not named yet (a measurement: ``for-each-ref --contains``, one
+    process per commit, took 60 to 100 ms with 2,000 tags and 500 branches, and 1.8 s for an old
+    commit of a 30,000-commit history; a pass takes 10 to 30 ms). Unless the caller knows each is
+    ``held`` (by a ref or HEAD), the commits no ref holds are set aside first (``gate.discarded``,
+    one ``rev-list``, about 10 ms), so that a branch deleted after its squash merge, the usual
+    case, costs no walk of every ref's history. Like name-rev, a clock more than a day off may
+    leave a commit unnamed (then it reads as held by no ref); so does a ref named ``undefined``
+    whose tip is the commit itself."""
+    todo = sorted(set(commits))
+    if todo and not held:
+        from .replication.gate import discarded
+
+        gone = discarded(repo, set(todo))
+        todo = [c for c in todo if c not in gone]
+    found: dict[str, str] = {}
+    for pattern, prefix in _KINDS:
+        if not todo:
+            break
+        skip = ["--exclude=refs/remotes/*/HEAD"] if prefix == "remotes/" else []
+        proc = repo.git.run(["name-rev", f"--refs={pattern}", *skip, *todo])
+        for line in proc.stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else ():
+            commit, _sp, name = line.partition(" ")
+            ref = name.split("~", 1)[0].split("^", 1)[0]  # (neither is allowed in a ref name)
+            if commit in todo and ref and ref != "undefined" and ref.startswith(prefix):
+                found[commit] = ref[len(prefix):]
+        todo = [c for c in todo if c not in found]
+    return found

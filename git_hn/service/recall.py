@@ -173,7 +173,7 @@ def _name_held(repo: Repo, held: dict, hidden: Hidden) -> None:
         from .held import holding_ref
 
         anchor = most(held["descendants"])
-        ref = holding_ref(repo, anchor) or _held_by_head(repo, anchor)
+        ref = holding_ref(repo, anchor, held=True) or _held_by_head(repo, anchor)  # (``gate.discarded`` said so)
         hidden.on_ref = (ref, sum(held["descendants"].values()))
     if held["exact"]:
         hidden.exact = (most(held["exact"]), sum(held["exact"].values()))
