@@ -469,7 +469,8 @@ def test_a_subject_handoff_and_one_on_an_unpushed_branch_are_named_by_the_brief(
     r = hn(repo, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "subject", "--subject", subject,
            "--stream", STREAM_B, "--content", "issue 7 session", "--next-action", "issue step")
     assert r.code == 0 and f"applies to subject {subject} only: the brief (whose context has no subject) leaves it " \
-        f"out, naming at most 3 such handoffs beside it; git hn memory recall --subject {subject} lists it" in r.err, r.err
+        f"out, naming at most 3 such handoffs beside it; git hn memory recall --subject {subject} lists it" \
+        in r.err, r.err
     by_subject = r.json()["memoryId"]
     git(repo, "checkout", "-q", "-b", "feature")
     (repo / "f.txt").write_text("wip\n")
