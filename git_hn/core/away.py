@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from .gostr import one_line
 from .grammar import utc_instant
-from .hints import shell_word
+from .hints import NEWER_NAMED, shell_word
 from .tuples import NamedTuple
 
 ELSEWHERE = ("inapplicable", "anchor-missing")  # applicabilities of a handoff "signed elsewhere"
-NEWER_NAMED = 3  # handoffs not shown that the brief names
 
 
 class Away(NamedTuple):

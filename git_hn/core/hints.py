@@ -20,6 +20,7 @@ _OPTION_SHAPED = re.compile(r"--?[a-z][a-z0-9-]{0,30}")
 # (and since a newcomer trial: a small number, "5", a count given without its option, and a
 # revision shape, "HEAD", "HEAD~5", "main^2": they say which argument was meant and carry no secret)
 _SAFE_ARGUMENT = re.compile(r"(?:[a-z][a-z._-]{0,15}|[0-9]{1,4}|HEAD|FETCH_HEAD|ORIG_HEAD|@)(?:[~^][0-9]{0,3}){0,4}")
+NEWER_NAMED = 3  # handoffs not shown that the brief names (``core.away``; ``handoff_applies`` says it)
 # options of other tools (or other commands) a user types for one of ours
 SYNONYMS = {"-n": ("--max-records",), "--limit": ("--max-records", "--max-count"),
             "--max-count": ("--max-records",), "--count": ("--max-records", "--max-count")}
@@ -295,8 +296,6 @@ def handoff_applies(kind: str, mode: str, subject: str, commit: str, mcp: bool =
                 f"it out (showing the stream's older handoff instead, if one applies there); {keeps} keeps it in the "
                 "briefs of later commits")
     if mode == "subject":
-        from .away import NEWER_NAMED
-
         asks = f"memory_recall with subject {subject}" if mcp else f"git hn memory recall --subject {subject}"
         return (f"this handoff applies to subject {subject} only: the brief (whose context has no subject) leaves it "
                 f"out, naming at most {NEWER_NAMED} such handoffs beside it; {asks} lists it")
