@@ -108,9 +108,13 @@ def names_hint(repo, actors) -> None:
     if not actors:
         return
     from ..core.gostr import short_id
+    from ..errors import HnError
     from ..service.policy_edit import known_actors
 
-    names = {k.actor: k.names[0] for k in known_actors(repo) if k.names}
+    try:  # (advisory: a review found an invalid stream failed policy show, which §6.6 keeps display only)
+        names = {k.actor: k.names[0] for k in known_actors(repo) if k.names}
+    except HnError:
+        return
     known = [f"{short_id(a)} {names[a]}" for a in actors if a in names]
     if not known:
         return

@@ -299,11 +299,11 @@ def _append(repo: Repo, text: str) -> None:
                          private.FILE_MODE)
         except OSError as exc:
             if exc.errno == errno.ENXIO:  # (a FIFO no one reads: a review found "No such device" said)
-                raise LocalStateError(f"publication journal {target} is not a regular file: remove it") from None
+                raise LocalStateError(f"private identity path {target} is not a regular file: remove it") from None
             raise LocalStateError(f"publication journal {target} cannot be written: {exc.strerror}") from None
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):  # (before the lock: a FIFO is refused here)
-                raise LocalStateError(f"publication journal {target} is not a regular file: remove it")
+                raise LocalStateError(f"private identity path {target} is not a regular file: remove it")
             fcntl.flock(fd, fcntl.LOCK_EX)
             st = os.fstat(fd)
             try:

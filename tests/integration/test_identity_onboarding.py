@@ -95,3 +95,18 @@ def test_policy_trust_of_ones_own_identity_by_a_non_maintainer_warns(tmp_path):
     # a maintainer trusting a teammate, or anyone trusting someone else, is not warned
     assert hn(alice, "policy", "trust", b).err == ""
     assert hn(bob, "policy", "trust", actor_of(alice)).err == ""
+
+
+def test_policy_show_is_not_failed_by_its_names_hint(tmp_path):
+    """A review: the hint naming the trusted actors read every stream (``known_actors``), so an
+    invalid memory stream here failed ``policy show`` after its lines were printed (exit 1),
+    where §6.6 keeps the command display only. The hint is advisory: it says nothing then."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn")
+    git(repo, "commit", "-q", "-m", "policy")
+    git(repo, "update-ref", f"refs/hn/memory/{actor_of(repo)}/{'cd' * 32}", "HEAD")  # a broken stream
+    for args in (("policy", "show"), ("policy", "show", "--json")):
+        r = hn(repo, *args)
+        assert r.code == 0 and r.out, (args, r.err)

@@ -507,7 +507,8 @@ def test_a_fifo_at_the_publication_journal_holds_neither_sync_nor_the_publisher(
     journal.unlink(missing_ok=True)
     os.mkfifo(journal, 0o600)
     code, err = _hn_within(a, "sync")
-    assert f"publication journal {journal} is not a regular file: remove it" in err, err  # (within the bound)
+    # (within the bound; §0.5's private-file words, as every private file's, and what to do)
+    assert f"private identity path {journal} is not a regular file: remove it" in err, err
     commit_on(a, None, "f.txt")
     pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, text=True,
                             timeout=60)
