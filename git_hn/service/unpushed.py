@@ -6,79 +6,109 @@ branch of the remote: one memory anchored on a local feature branch holds back e
 memory of its stream ("3 memories wait until commit … is on origin"), and the author heard of it
 only at the next sync. ``waits_hint`` says so when the memory is signed, as one line.
 
-Reads only this repository's refs: one ``for-each-ref`` (the remote-tracking refs; a repository
-without them, so without remotes, stops there) and one ``rev-list``; a third process
-(``for-each-ref --contains``) only when the hint is given, to name the branch that holds the
-commit. Trusts
-the remote-tracking refs (a publication reads the same ones); never contacts a remote. Author
-text (a branch name) is shell-quoted inside the command it names.
+It runs after every write, so it is kept cheap: the remote it names is the one ``git hn sync``
+publishes to by default (``origin``, else the first configured remote), skipped when its
+``remote.<name>.hnPublish`` is false; three questions started together (the remotes, that
+remote's tracking refs, the ``hnPublish`` settings); nothing more when the anchor is one of that
+remote's tips; else one ``rev-list`` (bounded in time: the hint is advice) and, only when the hint
+is given and the anchor is not HEAD, one ``merge-base --is-ancestor`` to name the current branch.
+No local branch is listed or searched. Trusts the remote-tracking refs (a publication reads the
+same ones, of the same remote: ``gate._not_on_remote``); never contacts a remote. Author text (a
+branch name) is shell-quoted inside the command it names.
 """
 
 from __future__ import annotations
 
 from ..core.lines import lines_of
+from ..store.git import PRE_PUSH_QUESTIONS, config_false
 from ..store.repo import Repo
 
+WALK_SECONDS = 0.1  # the longest a walk may take (no commit-graph, a deep anchor: 60,000 commits ~175 ms)
+_TRACKING = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/")
+_PUBLISH = ("config", "--get-regexp", r"^remote\..*\.hnpublish$")
 
-def _tracking(repo: Repo) -> tuple[list[str], str | None, str]:
-    """(the remote-tracking tips, a tracking ref of the remote to name, the current branch or "")
-    from one ``for-each-ref``: ``origin``'s when it has tracking refs, else the first."""
-    proc = repo.git.run(["for-each-ref", "--format=%(HEAD)%(objectname) %(refname)", "refs/remotes/",
-                         "refs/heads/"])
-    if proc.returncode != 0:
-        return [], None, ""
-    tips, remotes, branch = set(), [], ""  # (the current branch: %(HEAD) marks it with *)
-    for line in lines_of(proc.stdout.decode("utf-8", "surrogateescape")):
-        mark, rest = line[:1], line[1:]
-        oid, _sp, ref = rest.partition(" ")
-        if ref.startswith("refs/heads/"):
-            branch = ref[len("refs/heads/"):] if mark == "*" else branch
-        elif ref.startswith("refs/remotes/") and not ref.endswith("/HEAD"):
+
+def _named_remote(repo: Repo, publish_text: str) -> str | None:
+    """The remote ``git hn sync`` publishes to by default: ``origin`` when configured, else the
+    first; None without remotes or when publication to it is off (``hnPublish`` false)."""
+    names = repo.remote_names()
+    if not names:
+        return None
+    remote = "origin" if "origin" in names else sorted(names)[0]
+    key = f"remote.{remote}.hnpublish".lower()
+    for line in lines_of(publish_text):
+        name, _sp, value = line.partition(" ")
+        if name.lower() == key and config_false(value if _sp else None):
+            return None
+    return remote
+
+
+def _tips(repo: Repo, remote: str, listing: str) -> list[str]:
+    """The tips of ``remote``'s tracking refs (not another remote's nested under its name)."""
+    prefix = f"refs/remotes/{remote}/"
+    others = tuple(f"refs/remotes/{n}/" for n in repo.remote_names() if n.startswith(remote + "/"))
+    tips = set()
+    for line in lines_of(listing):
+        oid, _sp, ref = line.partition(" ")
+        if ref.startswith(prefix) and not ref.startswith(others) and not ref.endswith("/HEAD"):
             tips.add(oid)
-            remotes.append(ref[len("refs/remotes/"):])
-    first = next((r for r in remotes if r.startswith("origin/")), remotes[0] if remotes else None)
-    return sorted(tips), first, branch
+    return sorted(tips)
 
 
-def _remote_of(repo: Repo, tracked: str) -> str:
-    """The configured remote whose tracking ref ``tracked`` (``<remote>/<branch>``) is: the
-    longest name that prefixes it (a remote may be named ``team/fork``)."""
-    names = [n for n in repo.remote_names() if tracked.startswith(n + "/")]
-    return max(names, key=len) if names else tracked.split("/", 1)[0]
+def _current_branch(repo: Repo, anchor: str) -> str:
+    """The current branch when it contains ``anchor`` (one ``merge-base --is-ancestor`` unless
+    the anchor is HEAD); "" otherwise, or when Git could not answer."""
+    proc = repo.git.run(["symbolic-ref", "--short", "-q", "HEAD"])
+    branch = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+    if not branch or repo.head_commit() == anchor:
+        return branch
+    from ..errors import HnError
 
-
-def _holder(repo: Repo, anchor: str, current: str) -> str:
-    """The branch that contains ``anchor``: ``current`` when it does, else the first; "" for
-    none (or when Git could not answer). One ``for-each-ref --contains``."""
-    proc = repo.git.run(["for-each-ref", "--format=%(refname)", f"--contains={anchor}", "refs/heads/"])
-    if proc.returncode != 0:
+    try:
+        held = repo.git.run(["merge-base", "--is-ancestor", anchor, "HEAD"], timeout=WALK_SECONDS)
+    except HnError:  # (no answer in time: the branch is not named)
         return ""
-    names = [r[len("refs/heads/"):] for r in lines_of(proc.stdout.decode("utf-8", "surrogateescape"))]
-    return current if current in names else (names[0] if names else "")
+    return branch if held.returncode == 0 else ""
 
 
 def waits_hint(repo: Repo, result) -> str | None:
     """After a record, handoff or supersede was signed (not a replay): one line when its anchor
-    commit is on no remote-tracking ref, so its publication, and that of every later memory of
-    the stream, waits until the commit is pushed; None otherwise (no remote-tracking refs, the
-    commit on one of them, or Git could not answer: the hint is advice, never an error)."""
+    commit is on none of the named remote's tracking refs, so its publication, and that of every
+    later memory of the stream, waits until the commit is pushed; None otherwise (no remote,
+    publication to it off, the commit on one of its tracking refs, or Git could not answer in
+    time: the hint is advice, never an error)."""
     from shlex import quote
 
     from ..core.gostr import short_id
+    from ..errors import HnError
 
     env = result.envelope
     if env.record is None or getattr(result, "replayed", False):
         return None
     anchor = env.record.anchor.commit
-    tips, tracked, branch = _tracking(repo)
-    if not tips or tracked is None:
+    git = repo.git
+    for question in (PRE_PUSH_QUESTIONS[0], _TRACKING, _PUBLISH):
+        git.ask_early(question)
+    listing = git.run(list(_TRACKING))
+    publish = git.run(list(_PUBLISH))
+    remote = _named_remote(repo, publish.stdout.decode("utf-8", "surrogateescape"))
+    if remote is None or listing.returncode != 0:
         return None
-    walk = repo.git.run(["rev-list", "--stdin"],
-                        input=(f"{anchor}\n" + "".join(f"^{t}\n" for t in tips)).encode())
-    if walk.returncode != 0 or anchor not in walk.stdout.decode("ascii", "replace").split():
+    tips = _tips(repo, remote, listing.stdout.decode("utf-8", "surrogateescape"))
+    if anchor in tips:
         return None
-    remote = _remote_of(repo, tracked)
-    branch = _holder(repo, anchor, branch)
-    how = f"branch {branch}: git push {quote(remote)} {quote(branch)}" if branch else "push a branch that contains it"
+    if tips:
+        try:
+            walk = git.run(["rev-list", "--stdin"], timeout=WALK_SECONDS,
+                           input=(f"{anchor}\n" + "".join(f"^{t}\n" for t in tips)).encode())
+        except HnError:  # (no answer in time)
+            return None
+        if walk.returncode != 0 or anchor not in walk.stdout.decode("ascii", "replace").split():
+            return None
+    branch = _current_branch(repo, anchor)
+    if branch:
+        how = f"branch {branch}: git push {quote(remote)} {quote(branch)}; or git fetch {quote(remote)} if it is there already"
+    else:
+        how = f"push a branch that contains it, or git fetch {quote(remote)} if one is there already"
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
             f"pushed ({how}): later memories of this stream wait behind it")

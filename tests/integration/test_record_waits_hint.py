@@ -6,7 +6,7 @@ answer's ``hint``. Real repositories, a real bare remote and real ``git push``; 
 
 from __future__ import annotations
 
-from helpers import git, hn
+from helpers import git, hn, hn_proc
 from test_agent_mcp import document, run
 
 
@@ -34,11 +34,13 @@ def test_record_on_an_unpushed_commit_says_publication_waits(inited, bare_remote
     stream = r.json()["stream"][7:19]
     commit = git(inited, "rev-parse", "HEAD")[:12]
     assert _waits(r.err) == [f"git-hn: hint: publication of stream {stream} to origin waits until commit {commit} "
-                             "is pushed (branch feature/tsv: git push origin feature/tsv): later memories of "
-                             "this stream wait behind it"]
-    # from another branch, the branch that holds the commit is named
+                             "is pushed (branch feature/tsv: git push origin feature/tsv; or git fetch origin if it is there "
+                             "already): later memories of this stream wait behind it"]
+    # from another branch, no branch is searched for the commit (a review: one --contains over
+    # every local branch, +66 ms at 500 branches): only HEAD's is named, when it holds the commit
     git(inited, "checkout", "-q", branch)
-    assert "(branch feature/tsv: git push origin feature/tsv)" in _waits(_record(inited, "feature/tsv").err)[0]
+    assert "(push a branch that contains it, or git fetch origin if one is there already)" in \
+        _waits(_record(inited, "feature/tsv").err)[0]
     # handoff and supersede say it too; once pushed, nothing is said
     r = hn(inited, "memory", "handoff", "--at", "feature/tsv", "--applies", "descendants", "--content", "h",
            "--json")
@@ -61,3 +63,61 @@ def test_mcp_record_hint_says_publication_waits(inited, bare_remote):
     doc = document(run(inited, body, "--allow-write"))
     assert f"Publication of stream {doc['result']['stream'][7:19]} to origin waits until commit " \
            f"{git(inited, 'rev-parse', 'HEAD')[:12]} is pushed" in doc["hint"]
+
+
+REC = ["memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants"]
+
+
+def test_waits_hint_lists_no_branch_and_searches_none(inited, bare_remote, tmp_path):
+    # a review: after every write, the hint listed refs/heads/ and, when it fired, ran
+    # for-each-ref --contains over every local branch (+66 ms at 500 branches; +627 ms at 60,000
+    # commits without a commit-graph)
+    git(inited, "remote", "add", "origin", str(bare_remote()))
+    git(inited, "push", "-q", "origin", "HEAD:refs/heads/main")
+    git(inited, "fetch", "-q", "origin")
+    for pushed in (True, False):
+        if not pushed:
+            git(inited, "commit", "-q", "--allow-empty", "-m", "local only")
+        trace = tmp_path / f"trace{pushed}"
+        r = hn_proc(inited, *REC, "--content", "x", env={"GIT_TRACE": str(trace)})
+        assert r.code == 0 and (b"waits until commit" in r.err_bytes) is not pushed
+        text = trace.read_text()
+        assert "--contains" not in text and "refs/heads/" not in text, text
+        if pushed:  # the anchor is the remote's tip: no walk at all
+            assert "rev-list" not in text and "merge-base" not in text, text
+
+
+def test_waits_hint_reads_the_remote_it_names(inited, bare_remote):
+    # a review: every remote's tips were negated but origin named; sync origin holds back an
+    # anchor only upstream has
+    git(inited, "remote", "add", "origin", str(bare_remote("o.git")))
+    git(inited, "remote", "add", "upstream", str(bare_remote("u.git")))
+    git(inited, "push", "-q", "origin", "HEAD:refs/heads/main")
+    git(inited, "checkout", "-q", "-b", "up")
+    git(inited, "commit", "-q", "--allow-empty", "-m", "upstream only")
+    git(inited, "push", "-q", "upstream", "up")
+    git(inited, "fetch", "-q", "origin")
+    r = hn(inited, *REC, "--content", "x")
+    assert r.code == 0
+    assert len(_waits(r.err)) == 1 and " to origin " in _waits(r.err)[0], r.err
+
+
+def test_waits_hint_is_silent_when_publication_is_off(inited, bare_remote):
+    git(inited, "remote", "add", "origin", str(bare_remote()))
+    git(inited, "push", "-q", "origin", "HEAD:refs/heads/main")
+    git(inited, "fetch", "-q", "origin")
+    git(inited, "config", "remote.origin.hnPublish", "false")
+    git(inited, "commit", "-q", "--allow-empty", "-m", "local only")
+    r = hn(inited, *REC, "--content", "x")
+    assert r.code == 0 and _waits(r.err) == [], r.err
+
+
+def test_waits_hint_without_tracking_refs_says_fetch(inited, bare_remote):
+    # the commit is on origin, but this clone never fetched: publication holds it back, and the
+    # hint says what sync says
+    git(inited, "remote", "add", "origin", str(bare_remote()))
+    git(inited, "push", "-q", "origin", "HEAD:refs/heads/other")
+    git(inited, "update-ref", "-d", "refs/remotes/origin/other")
+    r = hn(inited, *REC, "--content", "x")
+    assert r.code == 0
+    assert "or git fetch origin if it is there already" in _waits(r.err)[0], r.err
