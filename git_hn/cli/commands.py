@@ -164,7 +164,8 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         with EditFile(repo) as edit:
             notes: list = []
             flags = lifecycle.inherit(repo, target, flags, edit=edit if values.get("edit") else None,
-                                      refuse_retracted=refuse, notes=notes)
+                                      refuse_retracted=refuse, refuse_branch=not values.get("allow_branch"),
+                                      notes=notes)
             req = request_from_flags(repo, flags, notes=notes, typed=list(values.get("path") or []))
             if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
                 from ..service.requests import check_flag_outcome

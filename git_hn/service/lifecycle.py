@@ -144,7 +144,7 @@ _HANDOFF_FLAGS = ("completed", "assumption", "blocker", "next_action")
 
 
 def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None,
-            refuse_retracted: bool = False, notes: list | None = None) -> RecordFlags:
+            refuse_retracted: bool = False, refuse_branch: bool = False, notes: list | None = None) -> RecordFlags:
     """The record flags of ``supersede TARGET``: every field the caller did not give is the
     target's (kind, anchor commit, applicability, subject, topics, paths, evidence, and the
     attempt outcome and handoff lists while the kind stays the same). Inherited paths are resolved
@@ -162,6 +162,8 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None,
     rec = supersede_target(repo, target).envelope.record
     if refuse_retracted:  # (before the editor opens: no one writes text that will not be signed)
         check_not_retracted(repo, target)
+    if refuse_branch and edit is not None:  # (a review: the editor opened, then the refusal came)
+        check_not_branching(repo, target)  # (checked again under the lock, after the replay check)
     out = RecordFlags(**flags.items())
     if given is not None:  # read once: a --content-file of - is stdin
         out.content, out.positional, out.content_file = [given], [], []
@@ -221,7 +223,7 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
             if refuse_retracted:
                 check_not_retracted(repo, target, allowed_by, new_with)
             if refuse_branch:
-                check_not_branching(repo, target, branch_by)
+                check_not_branching(repo, target, branch_by, allowed_by, new_with)
 
     return _append(repo, ident, draft, "supersede", target, check=check)
 
@@ -239,28 +241,39 @@ def check_not_retracted(repo: Repo, target: str, allowed_by: str = "--allow-retr
                          f"record a new memory with {new_with}; nothing appended")
 
 
-def check_not_branching(repo: Repo, target: str, branch_by: str = "--allow-branch") -> None:
+def check_not_branching(repo: Repo, target: str, branch_by: str = "--allow-branch",
+                        allowed_by: str = "--allow-retracted", new_with: str = "git hn memory record") -> None:
     """Refuse to supersede a memory that has a successor (a newcomer trial: running
     ``supersede`` again to fix a typo in the correction signed a second successor, and the
     memory's lifecycle was ``branching`` for good; the hint came after the signature). The
-    correction to correct is the newest memory at the end of the target's line
-    (``line_end``); ``branch_by`` says a branch is meant."""
+    correction to correct is the newest memory at the end of the target's line that has no
+    successor (``line_end``); when the line ends in a retracted memory, none can be superseded
+    without branching or reviving, and the refusal says so (a review: naming a memory that was
+    refused in turn sent the author round in a loop). ``branch_by`` says a branch is meant."""
     from ..core.gostr import short_id
 
     end = line_end(repo, target)
-    if end is not None:
-        fix = (f"git hn memory supersede {end[1]}, with the new content" if branch_by.startswith("--")
-               else f"memory_supersede with memory {end[1]}")
-        raise InputError(f"memory {short_id(target)} is already superseded (latest: {end[1]}); a second successor "
-                         f"would split it for good (lifecycle branching): to correct the correction, supersede the "
-                         f"latest instead ({fix}), or add {branch_by} to branch on purpose; nothing appended")
+    if end is None:
+        return
+    _ts, latest, retracted = end
+    if retracted:
+        raise InputError(f"memory {short_id(target)} is already superseded; its latest successor {latest} was "
+                         f"retracted: record anew ({new_with}), supersede {latest} with {allowed_by}, or add "
+                         f"{branch_by} to branch on purpose; nothing appended")
+    fix = (f"git hn memory supersede {latest}, with the new content" if branch_by.startswith("--")
+           else f"memory_supersede with memory {latest}")
+    raise InputError(f"memory {short_id(target)} is already superseded (latest: {latest}); a second successor "
+                     f"would split it for good (lifecycle branching): to correct the correction, supersede the "
+                     f"latest instead ({fix}), or add {branch_by} to branch on purpose; nothing appended")
 
 
-def line_end(repo: Repo, target: str) -> tuple[str, str] | None:
-    """(timestamp, ID) of the newest memory that ends a line of active supersessions from
+def line_end(repo: Repo, target: str) -> tuple[str, str, bool] | None:
+    """(timestamp, ID, False) of the newest memory that ends a line of active supersessions from
     ``target`` (§5.3: each by its predecessor's author; a successor its author retracted
-    continues no line), else (all retracted) its newest successor; None when ``target`` has no
-    successor. A retracted successor still counts: one more makes ``target`` branching (§5.4)."""
+    continues no line) and has no successor itself, so can be superseded without branching;
+    else (every end has only retracted successors) (timestamp, ID, True) of the newest of those
+    retracted successors; None when ``target`` has no successor. A retracted successor still
+    counts: one more makes its target branching (§5.4)."""
     from ..store import stateview
 
     def from_view(view):
@@ -283,28 +296,31 @@ def line_end(repo: Repo, target: str) -> tuple[str, str] | None:
     return stateview.serve(repo, from_view, full)
 
 
-def _line_end(target: str, around) -> tuple[str, str] | None:
+def _line_end(target: str, around) -> tuple[str, str, bool] | None:
     """``line_end`` over ``around(id)``: (its author, [(id, operation, actor, timestamp)] of the
     memories that target it). Supersession chains hold no cycle (a target is named by the ID of
     a memory signed before), so each memory is walked once."""
-    active, continued, todo, seen, first = [], set(), [target], {target}, []
+    active, succeeded, retracted, todo, seen = [], set(), [], [target], {target}
     while todo:
         node = todo.pop()
         author, related = around(node)
         for sid, op, actor, ts in related:
-            if op != "supersede" or actor != author or sid in seen:
+            if op != "supersede" or actor != author:
+                continue
+            succeeded.add(node)
+            if sid in seen:
                 continue
             seen.add(sid)
-            if node == target:
-                first.append((ts, sid))
             sub_author, sub_related = around(sid)
             if any(o == "retract" and a == sub_author for _, o, a, _ in sub_related):
+                retracted.append((ts, sid))
                 continue
             active.append((ts, sid))
-            continued.add(node)
             todo.append(sid)
-    ends = [e for e in active if e[1] not in continued]
-    return max(ends) if ends else max(first) if first else None
+    ends = [e for e in active if e[1] not in succeeded]
+    if ends:
+        return (*max(ends), False)
+    return (*max(retracted), True) if retracted else None
 
 
 def successors(repo: Repo, target: str) -> list[str]:

@@ -99,7 +99,8 @@ def test_supersede_edit_strips_the_instructions_below_the_scissors_and_keeps_hea
                                                    'printf "# a note below\\n"; } > "$1.new"; mv "$1.new" "$1"\n'))
     r = hn(inited, "memory", "supersede", old, "--edit", "--json")
     assert r.code == 0, r.err
-    content = _data(inited, r.json()["memoryId"])["content"]
+    old = r.json()["memoryId"]  # (the one to correct next: the first is superseded now)
+    content = _data(inited, old)["content"]
     assert content.startswith("# Decision\n\n") and SCISSORS not in content and "Do not modify" not in content
     assert "a note below" not in content
     # a refused text is kept without the instructions, so --content-file reuses what was meant
@@ -278,14 +279,44 @@ def test_superseding_a_superseded_memory_again_is_refused_unless_a_branch_is_mea
     third = hn(inited, "memory", "supersede", latest, "--content", "third", "--json").json()["memoryId"]
     r = hn(inited, "memory", "supersede", mid, "--content", "x")
     assert r.code == 1 and f"(latest: {third})" in r.err
-    # a retracted correction continues no line; it still counts as a successor (CONTRACT §5.4)
+    # a retracted correction continues no line; it still counts as a successor (CONTRACT §5.4),
+    # so the line's end is not named as "the latest" to supersede (a review: that advice was
+    # refused in turn, "(latest: C)", a loop): the refusal says what is left
     assert hn(inited, "memory", "retract", third, "--reason", "incorrect").code == 0
-    r = hn(inited, "memory", "supersede", mid, "--content", "x")
-    assert r.code == 1 and f"(latest: {latest})" in r.err
+    for query in (mid, latest):
+        r = hn(inited, "memory", "supersede", query, "--content", "x")
+        assert (r.code, r.err) == (1, f"git-hn: memory {query[7:19]} is already superseded; its latest successor "
+                                      f"{third} was retracted: record anew (git hn memory record), supersede {third} "
+                                      "with --allow-retracted, or add --allow-branch to branch on purpose; nothing "
+                                      "appended\n")
     assert hn(inited, "memory", "retract", latest, "--reason", "incorrect").code == 0
     r = hn(inited, "memory", "supersede", mid, "--content", "x")
-    assert r.code == 1 and f"(latest: {latest})" in r.err
+    assert r.code == 1 and f"its latest successor {latest} was retracted" in r.err
     assert refs_snapshot(inited) != before  # (the retractions)
+
+
+def test_the_branch_refusal_names_a_memory_that_can_be_superseded(inited):
+    # a review: A -> B -> C, C retracted: "supersede A" named B, and "supersede B" was refused
+    a = record(inited, content="A")["memoryId"]
+    d = hn(inited, "memory", "supersede", a, "--content", "D", "--json").json()["memoryId"]
+    b = hn(inited, "memory", "supersede", a, "--content", "B", "--allow-branch", "--json").json()["memoryId"]
+    c = hn(inited, "memory", "supersede", b, "--content", "C", "--json").json()["memoryId"]
+    assert hn(inited, "memory", "retract", c, "--reason", "incorrect").code == 0
+    r = hn(inited, "memory", "supersede", a, "--content", "fix")
+    assert r.code == 1 and f"(latest: {d})" in r.err, r.err  # D, not the newer B (its successor was retracted)
+    assert hn(inited, "memory", "supersede", d, "--content", "fix").code == 0
+
+
+def test_supersede_edit_refuses_a_branch_before_the_editor_opens(inited, tmp_path, monkeypatch):
+    mid = record(inited, content="first")["memoryId"]
+    assert hn(inited, "memory", "supersede", mid, "--content", "second").code == 0
+    opened = tmp_path / "opened"
+    monkeypatch.delenv("GIT_EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, f'touch {opened}; printf "typed\\n" > "$1"\n'))
+    r = hn(inited, "memory", "supersede", mid, "--edit")
+    assert r.code == 1 and "is already superseded (latest: " in r.err, r.err
+    assert not opened.exists()
 
 
 def test_allow_branch_supersedes_again_and_says_it_branched(inited):
