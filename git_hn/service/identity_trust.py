@@ -16,7 +16,9 @@ from ..store.repo import Repo
 
 def trust_at_head(repo: Repo, actor: str) -> dict:
     """``{"commit", "trust"[, "trustedKinds"]}``: ``trust`` is ``qualified`` (the policy at HEAD
-    trusts the actor, for ``trustedKinds``), ``actor-untrusted``, ``policy-missing`` (no memory
+    trusts the actor, for ``trustedKinds``), ``kind-untrusted`` (it trusts the actor for no kind:
+    ``trustedKinds`` empty, so recall leaves all of its memory out), ``actor-untrusted``,
+    ``policy-missing`` (no memory
     section, or no file), ``policy-invalid``; ``commit`` is HEAD's (None while it is unborn,
     with ``trust`` ``policy-missing``)."""
     from ..store.resolver import Resolver, load_policy
@@ -32,7 +34,8 @@ def trust_at_head(repo: Repo, actor: str) -> dict:
         return {"commit": head, "trust": "policy-missing"}
     if actor not in memory.trusted_actors:
         return {"commit": head, "trust": "actor-untrusted"}
-    return {"commit": head, "trust": "qualified", "trustedKinds": list(memory.trusted_kinds)}
+    kinds = list(memory.trusted_kinds)  # (a review: "qualified" for no kind, where recall says kind-untrusted)
+    return {"commit": head, "trust": "qualified" if kinds else "kind-untrusted", "trustedKinds": kinds}
 
 
 def trust_line(repo: Repo, actor: str, found: dict) -> str:
@@ -41,12 +44,15 @@ def trust_line(repo: Repo, actor: str, found: dict) -> str:
     commit = f"HEAD ({found['commit'][:12]})" if found["commit"] else "HEAD (no commit yet)"
     trust = found["trust"]
     if trust == "qualified":
-        kinds = ", ".join(found["trustedKinds"]) or "no kinds yet"
-        return (f"trust: the policy at {commit} trusts this actor for {kinds}: its memory of those kinds shows "
-                "in recall and the brief")
+        return (f"trust: the policy at {commit} trusts this actor for {', '.join(found['trustedKinds'])}: its "
+                "memory of those kinds shows in recall and the brief")
     if trust == "policy-invalid":
         return f"trust: the policy at {commit} is invalid, and every read at HEAD fails: git hn policy show says why"
     working = _working(repo)
+    if trust == "kind-untrusted":
+        return (f"trust: the policy at {commit} trusts this actor but no kind of memory, so default recall and the "
+                f"brief leave its memory out; a maintainer runs git hn policy trust --kind KIND and commits "
+                f".hn/policy.json{working}")
     if trust == "policy-missing":
         return (f"trust: {commit} has no memory trust policy, so default recall and the brief show no memory; a "
                 f"maintainer runs git hn policy init (which trusts whoever runs it), then git hn policy trust "

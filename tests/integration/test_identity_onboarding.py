@@ -58,6 +58,26 @@ def test_identity_show_and_public_say_the_trust_at_head(tmp_path):
     assert hn(bob, "identity", "public", "--json").json()["trustAtHead"] == {"commit": head, "trust": "actor-untrusted"}
 
 
+def test_trust_at_head_for_no_kind_is_kind_untrusted(inited):
+    # a review: "trustAtHead reports qualified when the policy trusts the actor for no kinds",
+    # where recall calls every memory of that actor kind-untrusted
+    import json
+
+    a = actor_of(inited)
+    (inited / ".hn").mkdir(exist_ok=True)
+    (inited / ".hn" / "policy.json").write_text(json.dumps(
+        {"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1},
+         "memory": {"trustedActors": [a], "trustedKinds": []}}))
+    _commit(inited)
+    head = git(inited, "rev-parse", "HEAD")
+    assert hn(inited, "identity", "public", "--json").json()["trustAtHead"] == {
+        "commit": head, "trust": "kind-untrusted", "trustedKinds": []}
+    assert _hint(hn(inited, "identity", "show").err) == (
+        f"trust: the policy at HEAD ({head[:12]}) trusts this actor but no kind of memory, so default recall and "
+        "the brief leave its memory out; a maintainer runs git hn policy trust --kind KIND and commits "
+        ".hn/policy.json")
+
+
 def test_identity_show_json_stays_a_usage_error_that_says_where_to_look(inited):
     r = hn(inited, "identity", "show", "--json")
     assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn identity show; --json is not taken here "
