@@ -168,6 +168,8 @@ def terminal_text(items, graph: bool, width: int | None = None, no_color: bool =
         # (the summary's room beside the fixed columns, the name cut as far as ``fit`` cuts it)
         bare = whole._replace(name=whole.name[:0], summary="")
         room = (screen.width or 0) - cell_len(core.join(bare)) - min(cell_len(whole.name), core.MIN_NAME) - 2
+        if note:  # (a review: "(+N lines)" beside it squeezed the summary to one character)
+            room -= cell_len(note) + 2
         if screen.width and whole.summary and room < core.MIN_SUMMARY:
             # a terminal too narrow for the summary beside the fixed columns and the whole name (40
             # columns: a trial saw no content at all): the summary on a line of its own, indented

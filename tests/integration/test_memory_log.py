@@ -257,6 +257,25 @@ def test_log_at_80_columns_leaves_out_what_is_usual_and_keeps_the_text(tmp_path)
     assert f"{_short(bulk)} {year} Alice Example observation active qualified {text}" in piped
 
 
+def test_a_narrow_log_keeps_the_summary_beside_its_note(tmp_path):
+    """A review: at 50 columns the summary's room left out the width of "(+N lines)", and the
+    summary was squeezed to one character ("f…  (+2 lines)"); too narrow, it takes a line of its
+    own instead, in full."""
+    from rich.cells import cell_len
+
+    repo = make_repo(tmp_path / "r", files={"README.md": "x\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "policy")
+    mid = _rec(repo, kind="observation", content="first line of the note\nsecond\nthird")
+    lines = ANSI.sub("", _pty(repo, 50, {"GIT_PAGER": "cat"})).splitlines()
+    assert lines and all(cell_len(line) <= 50 for line in lines), lines
+    at = next(i for i, x in enumerate(lines) if x.startswith(_short(mid)))
+    shown = "\n".join(lines[at:at + 2])
+    assert "first line of" in shown and "(+2 lines)" in shown, lines
+
+
 @pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
 def test_log_on_a_terminal_without_colour(history, env):
     repo, _ids = history
