@@ -825,10 +825,11 @@ def test_an_author_the_policy_does_not_trust_is_told_at_write_time(team):
     assert r.code == 0 and _unwaited(r.err) == start + ("the policy at HEAD does not trust kind observation; a maintainer "
                                              "runs git hn policy trust --kind observation and commits "
                                              ".hn/policy.json\n")
-    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-              "--content", "alice is trusted").err == ""
-    # (bob's merges of alice's policy commits are on no remote-tracking ref: his writes also say
-    # that their publication waits for a push, which _unwaited leaves out)
+    assert _unwaited(hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies",
+                        "descendants", "--content", "alice is trusted").err) == ""
+    # (bob's merges of alice's policy commits are on no remote-tracking ref, and alice never
+    # fetched bob's branches: their writes also say that their publication waits for a push or a
+    # fetch, which _unwaited leaves out)
 
 
 def _unwaited(err: str) -> str:
