@@ -378,11 +378,11 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
     for key in doc:
         if key not in _KEYS:
             from .gostr import quoted
-
-            from .secretlint import first_in_text
+            from .secretlint import first_in_text, shown_key
 
             said = "" if first_in_text(key, None) is not None else hints.did_you_mean(key, _KEYS)
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{quoted(key)}"' + (f"; {said}" if said else ""))
+            raise InputError(f'{prefix}invalid JSON: json: unknown field "{shown_key(key, quoted)}"'
+                             + (f"; {said}" if said else ""))
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
             or version != 0:

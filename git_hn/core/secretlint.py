@@ -451,3 +451,12 @@ def refusal(finding: Finding, override: str = "--allow-secret-shaped") -> str:
 
 __all__ = ["Finding", "NAMED", "lint", "lint_envelope", "record_fields", "refusal",
            "library_gate", "is_object_id_span", "LIBRARY_PLUGINS"]
+
+
+def shown_key(key: str, shown: Callable[[str], str]) -> str:
+    """An unknown request key as an error names it (``shown(key)``), unless it looks like a
+    credential (a token pasted as a key): then only its length (CONTRACT §0.5: no secret in an
+    error). One rule for every request: record, recall (``--input``) and each MCP tool."""
+    if first_in_text(key, None) is not None:
+        return f"<secret-shaped key of {len(key)} characters>"
+    return shown(key)

@@ -69,9 +69,11 @@ def _bind(arguments, prefix: str, fields: dict[str, str]) -> dict:
     for key, value in doc.items():
         kind = fields.get(key)
         if kind is None:
+            from ..core.secretlint import shown_key
             from .requests import unknown_key_hint
 
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{quoted(key)}"{unknown_key_hint(key, fields)}')
+            raise InputError(f'{prefix}invalid JSON: json: unknown field "{shown_key(key, quoted)}"'
+                             f'{unknown_key_hint(key, fields)}')
         if value is None:
             continue
         ok = {"string": lambda v: isinstance(v, str) and not isinstance(v, JsonFloat),

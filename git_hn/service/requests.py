@@ -483,13 +483,10 @@ _TOP = ("version", "kind", "content", "anchor", "applicability", "topics", "evid
 
 
 def _shown_key(key: str) -> str:
-    """An unknown key as an error names it, unless it looks like a credential (a token pasted as
-    a key): then only its length (CONTRACT §0.5: no secret in an error)."""
-    from ..core.secretlint import first_in_text
+    """An unknown key as an error names it (``secretlint.shown_key``)."""
+    from ..core.secretlint import shown_key
 
-    if first_in_text(key, None) is not None:
-        return f"<secret-shaped key of {len(key)} characters>"
-    return one_line(key)
+    return shown_key(key, one_line)
 
 
 def unknown_key_hint(key: str, keys) -> str:

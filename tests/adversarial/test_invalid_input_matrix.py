@@ -181,3 +181,24 @@ def test_an_unknown_key_that_looks_like_a_credential_is_not_echoed(inited, tmp_p
     assert r.code == 1 and token not in r.err and token[4:] not in r.err
     assert r.err == ('git-hn: record input: invalid JSON: json: unknown field "<secret-shaped key of 40 '
                      'characters>"\n')
+
+
+def test_recall_and_mcp_name_a_credential_shaped_key_by_its_length_only(inited):
+    """A review: recall --input and every MCP tool still echoed a token pasted as a key in full
+    (``unknown field "ghp_…"``); the record path's rule now applies to every request."""
+    import json as _json
+
+    from git_hn.service import mcp_server
+    from helpers import hn
+
+    token = "ghp_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g"
+    shown = 'invalid JSON: json: unknown field "<secret-shaped key of 40 characters>"'
+    r = hn(inited, "memory", "recall", "--input", "-", "--json", input=_json.dumps({"version": 0, token: 1}).encode())
+    assert r.code == 1 and token[4:] not in r.err
+    assert r.err == f"git-hn: recall input: {shown}\n"
+    for tool in ("memory_recall", "memory_brief", "memory_show"):
+        is_error, body = mcp_server.call(str(inited), tool, {token: 1}, allow_write=False)
+        assert is_error and token[4:] not in body and shown in body, (tool, body)
+    # an ordinary unknown key is still named, with its suggestion
+    r = hn(inited, "memory", "recall", "--input", "-", "--json", input=_json.dumps({"version": 0, "maxRecord": 1}).encode())
+    assert r.code == 1 and 'unknown field "maxRecord"; did you mean maxRecords?' in r.err, r.err
