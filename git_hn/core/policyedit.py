@@ -175,7 +175,8 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
     if _HEX.fullmatch(query) and len(query) >= MIN_PREFIX:
         found |= {a for a in by_actor if a.startswith(query.lower())}
     folded = fold_name(query)
-    found |= {k.actor for k in known if any(fold_name(n) == folded for n in k.names)}
+    if folded:  # (a review: "" matched every name that folds to nothing, invisible characters alone)
+        found |= {k.actor for k in known if any(fold_name(n) == folded for n in k.names)}
     if len(found) > 1 and len(found & prefer) == 1:
         found &= prefer
     shown = quoted(query)

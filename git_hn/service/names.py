@@ -84,7 +84,7 @@ def actor_filters(repo: Repo, values) -> tuple[str, ...]:
     with; resolved to the full ID before the request is built, so cursors and digests are those of
     the full ID. Anything else is ``invalid actor filter``, then ``resolve_actor``'s words (an
     ambiguous name lists the actors it matches). The known actors are read only when a value is
-    not a full ID."""
+    not a full ID; a full-length ID that is not one (uppercase) is refused, as §7.4 refuses it."""
     from ..core import grammar
     from ..core.policyedit import resolve_actor
     from ..errors import InputError
@@ -98,6 +98,9 @@ def actor_filters(repo: Repo, values) -> tuple[str, ...]:
         if grammar.is_actor(value):
             out.append(value)
             continue
+        if len(value) == 64 and all(c in "0123456789abcdefABCDEF" for c in value):
+            # (a review: an uppercase full ID was lowercased, where CONTRACT §7.4 refuses it)
+            raise InputError(explain_actor_filter(repo, (value,)))
         try:
             out.append(resolve_actor(value, known).actor)
         except InputError as exc:

@@ -423,8 +423,12 @@ def test_an_actor_filter_takes_a_name_or_a_prefix_as_policy_trust_does(tmp_path)
                     ["memory", "export"]):
         full = hn(repo, *command, "--actor", actor)
         assert full.code == 0 and mid in full.out, full.err
-        for given in ("Alice", "alice", actor[:8], actor.upper()):
+        for given in ("Alice", "alice", actor[:8], actor[:8].upper()):
             assert hn(repo, *command, "--actor", given).out == full.out, given
+        # a full-length ID in uppercase is refused, as CONTRACT §7.4 refuses it (a review: it was
+        # lowercased), naming the ID it takes
+        _fails_with(repo, [*command, "--actor", actor.upper()], "invalid actor filter; --actor takes a full actor "
+                    f"ID, such as {actor} (Alice)")
         _fails_with(repo, [*command, "--actor", "Bob"], "invalid actor filter; no known actor matches Bob: a "
                     "teammate is known once their memory is here (git hn sync; git hn memory recall "
                     "--include-untrusted lists it), or use the full actor ID their git hn identity public prints")
@@ -434,6 +438,23 @@ def test_an_actor_filter_takes_a_name_or_a_prefix_as_policy_trust_does(tmp_path)
     _fails_with(repo, ["memory", "recall", "--actor", "ALICE"], "invalid actor filter; actor ALICE is ambiguous: "
                 f"it matches 2 known actors ({names[first]} ({first[:12]}), {names[second]} ({second[:12]})); use a "
                 "longer prefix or the full actor ID")
+
+
+def test_an_empty_actor_filter_matches_no_name_that_folds_to_nothing(tmp_path):
+    """A review: ``--actor ""`` matched an actor whose display name folds to "" (invisible
+    characters only)."""
+    from helpers import make_repo
+
+    repo = make_repo(tmp_path / "r")
+    r = hn(repo, "init", "--name", "\u200b\u200d")
+    if r.code != 0:  # (a name of invisible characters alone is refused at init: nothing to match)
+        assert hn(repo, "init", "--name", "Alice").code == 0
+    assert hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "x").code == 0
+    for command in (["memory", "recall", "--include-untrusted", "--json"], ["memory", "log", "--json"],
+                    ["memory", "export"]):
+        r = hn(repo, *command, "--actor", "")
+        assert r.code == 1 and r.err.startswith("git-hn: invalid actor filter; "), (command, r.err)
 
 
 def test_selecting_for_a_remote_that_does_not_exist_saves_and_hints(inited):
