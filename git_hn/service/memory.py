@@ -100,8 +100,10 @@ def _refuse_unheld(repo: Repo, cited, line, operation: str) -> None:
         new = renamed_to(repo, mid)
         way = (f"cite memory:{new}, the ID it was signed again as when its commit was rewritten" if new else
                "git hn sync the remote that holds it first, or leave it out")
+        # (a review: a refused challenge said "nothing was recorded")
+        refused = "nothing was recorded" if operation == "record" else f"the {operation} was not signed"
         raise InputError(f"{line(i)}memory {operation} evidence {typed} names a memory not found in verified local or "
-                         "accepted streams; nothing was recorded (every clone importing this stream would stop "
+                         f"accepted streams; {refused} (every clone importing this stream would stop "
                          f"at it for good): {way}")
 
 

@@ -198,7 +198,12 @@ def check_stream_owner(actor: str, stream: str, owners) -> None:
     others = sorted(owners - {actor})
     if others and stream != default_stream(actor):
         raise InputError(f"memory stream {stream} is actor {others[0]}'s stream in this clone; nothing was "
-                         'signed: record to your own stream (without --stream, or a request\'s "stream")')
+                         f"signed: {OWN_STREAM}")
+
+
+# the way out ``check_stream_owner`` names; an MCP call says it in its own words (``mcp_calls``)
+OWN_STREAM = 'record to your own stream (without --stream, or a request\'s "stream")'
+OWN_STREAM_MCP = 'record to your own stream (leave out the "stream" field: your default stream)'
 
 
 def _owner_of(ref: str) -> str | None:

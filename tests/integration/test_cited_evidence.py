@@ -19,6 +19,9 @@ REFUSED = (f"git-hn: memory record evidence {ABSENT} names a memory not found in
            "accepted streams; nothing was recorded (every clone importing this stream would stop at it "
            "for good): git hn sync the remote that holds it first, or leave it out\n")
 
+CHALLENGE_REFUSED = REFUSED.replace("memory record evidence", "memory challenge evidence").replace(
+    "nothing was recorded", "the challenge was not signed")
+
 
 def _record(repo, *args, content="x"):
     return hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
@@ -97,7 +100,8 @@ def test_challenge_refuses_memory_evidence_this_clone_does_not_hold(inited):
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "challenge", claim, "--reason", "incorrect", "--evidence", f"memory:{held}",
            "--evidence", ABSENT, "--json")
-    assert (r.code, r.out, r.err) == (1, "", REFUSED.replace("memory record evidence", "memory challenge evidence"))
+    # (a review: a refused challenge said "nothing was recorded"): it says what it refused
+    assert (r.code, r.out, r.err) == (1, "", CHALLENGE_REFUSED)
     assert refs_snapshot(inited) == before
 
     async def body(client):
@@ -107,7 +111,7 @@ def test_challenge_refuses_memory_evidence_this_clone_does_not_hold(inited):
 
     refused, after = run(inited, body, "--allow-write")
     assert refused.is_error is True
-    assert text(refused) == REFUSED[:-1].replace("memory record evidence", "memory challenge evidence")
+    assert text(refused) == CHALLENGE_REFUSED[:-1]
     assert after == before
     r = hn(inited, "memory", "challenge", claim, "--reason", "incorrect", "--evidence", f"memory:{held}")
     assert r.code == 0, r.err

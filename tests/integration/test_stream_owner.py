@@ -78,6 +78,9 @@ def test_mcp_refuses_another_actors_stream_and_says_a_new_one(tmp_path):
 
     refused, after, started = run(alice, body, "--allow-write")
     assert f"memory stream {bob_stream} is actor " in error(refused)
+    # (a review: it told an MCP caller "without --stream"): the field is named
+    assert error(refused).endswith('nothing was signed: record to your own stream (leave out the "stream" field: '
+                                   "your default stream)"), error(refused)
     assert after == before
     assert document(started)["hint"].startswith(f"Started a new stream {new} (this is its first memory)")
 
