@@ -87,7 +87,8 @@ def waits_hint(repo: Repo, result) -> str | None:
         return None
     anchor = env.record.anchor.commit
     git = repo.git
-    for question in (PRE_PUSH_QUESTIONS[0], _TRACKING, _PUBLISH):
+    known = getattr(repo, "_remote_names", None) is not None  # (asked already: not again)
+    for question in (() if known else (PRE_PUSH_QUESTIONS[0],)) + (_TRACKING, _PUBLISH):
         git.ask_early(question)
     listing = git.run(list(_TRACKING))
     publish = git.run(list(_PUBLISH))
