@@ -23,7 +23,10 @@ from ..core.lines import lines_of
 from ..store.git import PRE_PUSH_QUESTIONS, config_false
 from ..store.repo import Repo
 
-WALK_SECONDS = 0.1  # the longest a walk may take (no commit-graph, a deep anchor: 60,000 commits ~175 ms)
+# the longest a walk may take (no commit-graph, a deep anchor: 60,000 commits ~175 ms); not less:
+# on a loaded 2-core machine a Git process's start alone can take tens of milliseconds, and a hint
+# that goes silent under load would make its tests, and the advice, depend on the hour
+WALK_SECONDS = 0.5
 _TRACKING = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/")
 _PUBLISH = ("config", "--get-regexp", r"^remote\..*\.hnpublish$")
 
