@@ -82,20 +82,27 @@ def _executable(path: Path, text: str) -> None:
     path.chmod(0o755)
 
 
+def _husky(repo) -> Path:
+    """What ``npx husky`` (v9) leaves: ``.husky/_`` with its ``h`` and a stub per hook, and
+    ``core.hooksPath`` naming it; the directory."""
+    generated = repo / ".husky" / "_"
+    generated.mkdir(parents=True)
+    (generated / ".gitignore").write_text("*")
+    (generated / "husky.sh").write_text("")
+    _executable(generated / "h", HUSKY_H)
+    for name in HUSKY_HOOKS:
+        _executable(generated / name, HUSKY_STUB)
+    git(repo, "config", "core.hooksPath", ".husky/_")
+    return generated
+
+
 def test_husky_v9_keeps_running_the_teams_pre_push(tmp_path):
     remote, a = _team(tmp_path)
     marker = tmp_path / "marker"
     _executable(a / ".husky" / "pre-push", 'echo "team pre-push ran for $1" >> "$MARKER"\n')
     git(a, "add", ".husky/pre-push")
     git(a, "commit", "-q", "-m", "husky hook")
-    generated = a / ".husky" / "_"
-    generated.mkdir()
-    (generated / ".gitignore").write_text("*")
-    (generated / "husky.sh").write_text("")
-    _executable(generated / "h", HUSKY_H)
-    for name in HUSKY_HOOKS:
-        _executable(generated / name, HUSKY_STUB)
-    git(a, "config", "core.hooksPath", ".husky/_")
+    generated = _husky(a)
     assert git(a, "status", "--porcelain") == ""
     r = hn(a, "hooks", "install")
     assert r.code == 0, r.err
@@ -125,13 +132,7 @@ def test_husky_regenerating_its_stubs_over_the_wrappers_leaves_a_way_back(tmp_pa
     """``npx husky`` (every ``npm install``'s ``prepare``) writes its stubs again over git-hn's
     wrappers: install then chains them again, and uninstall forgets wrappers that are gone."""
     _remote, a = _team(tmp_path)
-    generated = a / ".husky" / "_"
-    generated.mkdir(parents=True)
-    (generated / ".gitignore").write_text("*")
-    _executable(generated / "h", HUSKY_H)
-    for name in HUSKY_HOOKS:
-        _executable(generated / name, HUSKY_STUB)
-    git(a, "config", "core.hooksPath", ".husky/_")
+    generated = _husky(a)
     assert hn(a, "hooks", "install").code == 0
 
     def regenerate():
@@ -162,13 +163,7 @@ def test_sync_says_when_huskys_npm_install_took_the_push_hooks_away(tmp_path):
     and the push published no memory (only a record warned). ``git hn sync`` gives the same
     one line, with the command that puts them back; once installed again, it says nothing."""
     remote, a = _team(tmp_path)
-    generated = a / ".husky" / "_"
-    generated.mkdir(parents=True)
-    (generated / ".gitignore").write_text("*")
-    _executable(generated / "h", HUSKY_H)
-    for name in HUSKY_HOOKS:
-        _executable(generated / name, HUSKY_STUB)
-    git(a, "config", "core.hooksPath", ".husky/_")
+    generated = _husky(a)
     assert hn(a, "hooks", "install").code == 0
     git(a, "push", "-q", "origin", "main")
     assert unhinted(hn(a, "sync").err) == ""

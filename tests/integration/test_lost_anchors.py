@@ -34,6 +34,24 @@ def _records(repo):
     return [p.name for p in (repo / ".git" / "hn" / "replication").iterdir() if p.name.startswith("lost-")]
 
 
+def _bobs_branch_accepted_by_alice(tmp_path, key: str, value: str):
+    """Bob (hooks installed) publishes a memory on his pushed branch ``bobs``; Alice (hooks
+    installed, ``git config KEY VALUE``) selects all, fetches and syncs it: (remote, alice,
+    bob, the branch's commit, the memory)."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(a, "hooks", "install").code == 0
+    assert hn(b, "hooks", "install").code == 0
+    git(b, "checkout", "-q", "-b", "bobs")
+    c = _commit(b, "bobs")
+    mem = _record(b, "Bob's, on his branch")
+    _push(b, "origin", "bobs")
+    git(a, "config", key, value)
+    assert hn(a, "replication", "select", "--all").code == 0
+    git(a, "fetch", "-q", "origin")
+    assert hn(a, "sync").code == 0
+    return remote, a, b, c, mem
+
+
 def test_only_a_remote_that_holds_the_memory_is_warned_of_and_reminded(tmp_path):
     """An audit: a remote publication is off for (hnPublish false) got the warning and every
     later reminder though no memory was ever published there, and so did a remote that never
@@ -70,17 +88,7 @@ def test_a_teammates_memory_accepted_from_the_remote_counts(tmp_path):
     """What the remote holds includes the memories accepted from it: deleting a branch there
     that a teammate's memory is anchored on still warns (and is remembered), publication off or
     not (a remote one only reads from)."""
-    _remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
-    assert hn(a, "hooks", "install").code == 0
-    assert hn(b, "hooks", "install").code == 0
-    git(b, "checkout", "-q", "-b", "bobs")
-    c = _commit(b, "bobs")
-    mem = _record(b, "Bob's, on his branch")
-    _push(b, "origin", "bobs")
-    git(a, "config", "remote.origin.hnPublish", "false")
-    assert hn(a, "replication", "select", "--all").code == 0
-    git(a, "fetch", "-q", "origin")
-    assert hn(a, "sync").code == 0
+    _remote, a, b, c, mem = _bobs_branch_accepted_by_alice(tmp_path, "remote.origin.hnPublish", "false")
     assert hn(a, "memory", "show", mem["memoryId"]).code == 0
     deleted = _push(a, "origin", "--delete", "bobs")
     # (a team trial: the one deleting a teammate's branch was not told whose memories they are)
@@ -222,17 +230,7 @@ def test_block_mode_refuses_a_push_that_takes_an_anchor_off(tmp_path):
     the warning did not say whose memory it was. Now the push is refused, in one line naming the
     author and the ways out; nothing moved, so nothing is remembered. The keeping push it names
     lets the same push through."""
-    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
-    assert hn(a, "hooks", "install").code == 0
-    assert hn(b, "hooks", "install").code == 0
-    git(b, "checkout", "-q", "-b", "bobs")
-    c = _commit(b, "bobs")
-    mem = _record(b, "Bob's, on his branch")
-    _push(b, "origin", "bobs")
-    git(a, "config", "hn.prePush", "block")
-    assert hn(a, "replication", "select", "--all").code == 0
-    git(a, "fetch", "-q", "origin")
-    assert hn(a, "sync").code == 0
+    remote, a, b, c, mem = _bobs_branch_accepted_by_alice(tmp_path, "hn.prePush", "block")
     before = git(remote, "for-each-ref")
     proc = subprocess.run(["git", "push", "-q", "origin", "--delete", "bobs"], cwd=a, capture_output=True, text=True)
     wait_publication(a)
