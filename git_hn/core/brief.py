@@ -75,6 +75,18 @@ LEFT_LABELS = {"handoffs": "handoff", "nextActions": "next action of handoff", "
 _BACKTICKS = re.compile("`+")
 
 
+class Authors(dict):
+    """Memory ID -> the author name signed in it (the items, and the challenges of challenged
+    items), for the Markdown brief; ``policy``: the memory section of the policy at the brief's
+    commit (None: there is none), which says whether a challenger is an actor the policy trusts
+    (an agent trial: a stranger's challenge read like a teammate's). The names are author text
+    (inert, one line); the policy is data of the commit."""
+
+    def __init__(self, policy=None, names=()):
+        super().__init__(names)
+        self.policy = policy
+
+
 class Focus(NamedTuple):
     """The work at hand: anchored paths and topics that make a memory relevant."""
 
@@ -467,11 +479,29 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
                                                        if one else
                                                        " have their sections below, as far as the bound allows.\n"))
     for ch in it.get("challengedBy", ()):
-        out.append(f"Challenged by {ch['memoryId']} (actor {ch['actor']}); reason:\n")
+        name = names.get(ch["memoryId"])
+        who = f"{_code(name)} {ch['actor']}" if name else ch["actor"]
+        out.append(f"Challenged by {ch['memoryId']} (actor {who}; {challenger_standing(ch['actor'], names)}); "
+                   "reason:\n")
         out.append(fence(ch["reason"]))
         if ch["evidence"]:
             out.append("Challenge evidence: " + ", ".join(one_line(e) for e in ch["evidence"]) + "\n")
     return _out("".join(out))
+
+
+CHALLENGER_TRUSTED = "trusted: the policy at this commit lists this actor"
+CHALLENGER_UNTRUSTED = "untrusted: the policy at this commit does not list this actor"
+CHALLENGER_NO_POLICY = "untrusted: there is no trust policy at this commit"
+
+
+def challenger_standing(actor: str, names: dict) -> str:
+    """Whether the policy at the brief's commit trusts a challenger (its ``trustedActors``, matched
+    exactly as §5.7 matches an author): any actor's challenge counts (§5.3), so the Markdown says
+    whose it is; the JSON ``challengedBy`` entries keep their four keys (§7.15)."""
+    policy = getattr(names, "policy", None)
+    if policy is None:
+        return CHALLENGER_NO_POLICY
+    return CHALLENGER_TRUSTED if actor in policy.trusted_actors else CHALLENGER_UNTRUSTED
 
 
 def _section_markdown(name: str) -> bytes:

@@ -109,7 +109,7 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
             continue
         challenged_by = _challengers(row, lambda c: by_id[c].envelope) if row.lifecycle.challengers else None
         candidates.append(_item(row, row_index_json(row), blob_at, challenged_by))
-    names = {m.memory_id: m.envelope.actor_name for m in collection.memories}
+    names = core.Authors(policy.memory, {m.memory_id: m.envelope.actor_name for m in collection.memories})
     top = core.head(at, policy.digest, excluded)
     if left_out is not None:
         left_out["inapplicable"] = left_behind_count(repo, away)
@@ -362,7 +362,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
               "observations": by_kind.get("observation", 0), "assumptions": by_kind.get("assumption", 0),
               "failedAttempts": min(failed, core.FAILED_ATTEMPTS), "challenges": challenged,
               "staleAnchors": sum(g.count for g in groups if g.key in stale_keys)}
-    names: dict[str, str] = {}
+    names = core.Authors(policy.memory)
 
     def project(batch: list[str], with_challengers: bool):
         proj, mems = view.project(batch, ctx, resolver)
@@ -371,6 +371,8 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
             names[ident] = mems[ident].envelope.actor_name
             challengers = _challengers(row, lambda c: mems[c].envelope) \
                 if with_challengers and row.lifecycle.challengers else None
+            for c in challengers or ():  # (the Markdown names a challenger as it names an author)
+                names[c["memoryId"]] = mems[c["memoryId"]].envelope.actor_name
             yield _item(row, row_index_json(row), blob_at, challengers)
 
     latest_items = list(project(handoffs[:core.FROM_HANDOFFS], False))  # their entries are counted

@@ -248,7 +248,8 @@ def test_markdown_layout_and_fencing(world):
             f"`Alice` ({w['alice']})) changed: `src/app.py`\n") in md
     assert f"### {w['d2']}\nkind: decision; trust: qualified; author: `Alice` ({w['alice']})" in md
     assert "stale: anchored paths changed since it was written: `src/app.py`" in md
-    assert f"Challenged by {w['c1']} (actor {w['bob']}); reason:\n```text\nevidence-mismatch\n```" in md
+    assert (f"Challenged by {w['c1']} (actor `Bob` {w['bob']}; trusted: the policy at this commit lists this "
+            "actor); reason:\n```text\nevidence-mismatch\n```") in md
     # every line of author text sits inside a fence
     inside = False
     fence = None
@@ -321,6 +322,45 @@ def test_the_failed_attempt_on_the_file_at_hand_is_among_the_ten(tmp_path):
     for fmt in ("json", "markdown"):  # the verified state's answer is the full projection's
         kw = {"include_untrusted": True, "fmt": fmt, "paths": ("src/lexer.py",)}
         assert _call(repo, brief_service.brief, "HEAD", **kw) == _call(repo, brief_service.brief_full, "HEAD", **kw)
+
+
+def test_a_strangers_challenge_is_told_from_a_teammates_in_the_markdown_brief(tmp_path):
+    """An agent trial: any actor's challenge counts (§5.3), and the Markdown brief said only
+    "Challenged by <id> (actor <actor>)", so a stranger's challenge read like a teammate's. Each
+    challenge line now names the challenger (its signed name, inert, beside the actor) and says
+    whether the policy at the brief's commit trusts that actor; the JSON ``challengedBy`` entries
+    keep their four keys (§7.15). A 256-byte name of backticks (*markdown injection*) stays one
+    inline code span on the challenge line, and the byte bound still holds."""
+    repo = make_repo(tmp_path / "r", files={"a.txt": "a\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    alice = actor(repo)
+    bob = second_identity(repo, "Bob")
+    hostile = "`" * 200 + " Alice ```text"
+    hostile += "`" * (256 - len(hostile))  # (the longest name an envelope may sign)
+    mallory = second_identity(repo, hostile)
+    initial = git(repo, "rev-parse", "HEAD")
+    decision = record(repo, content="Use tabs")["memoryId"]
+    switch(repo, bob)
+    by_bob = hn(repo, "memory", "challenge", decision, "--json", "--reason", "evidence-mismatch").json()["memoryId"]
+    switch(repo, mallory)
+    by_mallory = hn(repo, "memory", "challenge", decision, "--json", "--reason", "incorrect").json()["memoryId"]
+    switch(repo, alice)
+    commit_policy(repo, policy([alice, bob], KINDS, alice))
+    md = hn(repo, "memory", "brief").out
+    trusted = "trusted: the policy at this commit lists this actor"
+    untrusted = "untrusted: the policy at this commit does not list this actor"
+    assert f"Challenged by {by_bob} (actor `Bob` {bob}; {trusted}); reason:\n```text\nevidence-mismatch\n```\n" in md
+    span = "`" * 201 + " " + hostile + " " + "`" * 201  # (one tick longer than its longest run, padded)
+    assert f"Challenged by {by_mallory} (actor {span} {mallory}; {untrusted}); reason:\n```text\nincorrect\n```\n" in md
+    doc = brief(repo)
+    assert [sorted(c) for c in doc["challenges"][0]["challengedBy"]] == [["actor", "evidence", "memoryId", "reason"]] * 2
+    # before the policy was committed, no challenger is trusted
+    old = hn(repo, "memory", "brief", "--at", initial, "--include-untrusted").out
+    assert f"(actor `Bob` {bob}; untrusted: there is no trust policy at this commit); reason:" in old
+    assert f"{mallory}; untrusted: there is no trust policy at this commit); reason:" in old
+    for bound in range(400, len(md.encode()) + 1, 37):  # the bound counts the new text
+        r = hn(repo, "memory", "brief", "--max-bytes", str(bound))
+        assert r.code == 0 and len(r.out_bytes) <= bound, (bound, r.err)
 
 
 def test_a_long_note_does_not_crowd_out_the_failed_attempt_on_the_file_at_hand(tmp_path):
