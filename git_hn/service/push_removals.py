@@ -33,7 +33,11 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
     hits = lost.held(repo, remote, gate.anchored_on(repo, removed))  # (only what the remote has)
     if not hits:
         return "", []
-    memory, commit = hits[0]
+    from ..core.gostr import short_id
+
+    # a person's line names them by 12 characters, as the held-back publication lines do (a team
+    # trial: two full IDs and the command's made the line unreadable); the command keeps full IDs
+    memory, commit = short_id(hits[0][0]), hits[0][1][:12]
     commits = len({c for _m, c in hits})
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in old_tips)  # (each contains what it loses)
     push = f"git push {shlex.quote(remote)} {keep}"  # (a command to paste: every name shell-quoted)

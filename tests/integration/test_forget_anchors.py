@@ -47,7 +47,7 @@ def _taken_off(tmp_path):
     mem = _record(a, "decided at c1")
     _push(a, "origin", "feature")
     deleted = _push(a, "origin", "--delete", "feature")
-    assert f"takes commit {c1} off origin" in deleted.stderr, deleted.stderr
+    assert f"takes commit {c1[:12]} off origin" in deleted.stderr, deleted.stderr
     git(a, "checkout", "-q", "main")
     return a, c1, mem
 
@@ -101,7 +101,7 @@ def test_a_forgotten_anchor_a_force_push_took_off_stays_forgotten(tmp_path):
     _record(a, "decided at X")
     assert hn(a, "sync").code == 0
     forced = _push(a, "--force", "origin", "HEAD~1:main")
-    assert f"takes commit {x} off origin" in forced.stderr, forced.stderr
+    assert f"takes commit {x[:12]} off origin" in forced.stderr, forced.stderr
     r = hn(a, "replication", "forget-anchors", "origin", x[:12])
     assert r.code == 0 and r.out.startswith(f"Forgot {x} "), (r.out, r.err)
     synced = hn(a, "sync")

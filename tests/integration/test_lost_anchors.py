@@ -78,8 +78,8 @@ def test_only_a_remote_that_holds_the_memory_is_warned_of_and_reminded(tmp_path)
         assert forced.stderr == "", forced.stderr
     assert _records(a) == []
     forced = _push(a, "-f", "origin", "feature")  # origin holds it: said, and remembered
-    assert forced.stderr.startswith(f"git-hn: this push takes commit {c1} off origin, and memory "
-                                    f"{mem['memoryId']} of \"Alice\" ({actor_of(a)[:12]}) is anchored on it"), \
+    assert forced.stderr.startswith(f"git-hn: this push takes commit {c1[:12]} off origin, and memory "
+                                    f"{mem['memoryId'][7:19]} of \"Alice\" ({actor_of(a)[:12]}) is anchored on it"), \
         forced.stderr
     assert len(_records(a)) == 1
 
@@ -92,8 +92,8 @@ def test_a_teammates_memory_accepted_from_the_remote_counts(tmp_path):
     assert hn(a, "memory", "show", mem["memoryId"]).code == 0
     deleted = _push(a, "origin", "--delete", "bobs")
     # (a team trial: the one deleting a teammate's branch was not told whose memories they are)
-    assert deleted.stderr.startswith(f"git-hn: this push takes commit {c} off origin, and memory "
-                                     f"{mem['memoryId']} of \"Bob\" ({actor_of(b)[:12]}) is anchored on it"), \
+    assert deleted.stderr.startswith(f"git-hn: this push takes commit {c[:12]} off origin, and memory "
+                                     f"{mem['memoryId'][7:19]} of \"Bob\" ({actor_of(b)[:12]}) is anchored on it"), \
         deleted.stderr
     assert len(_records(a)) == 1
 
@@ -185,7 +185,7 @@ def test_the_record_follows_the_remotes_url_not_its_name(tmp_path):
     c1 = _commit(a, "c1")
     _record(a, "on c1")
     _push(a, "origin", "feature")
-    assert f"takes commit {c1} off origin" in _push(a, "origin", "--delete", "feature").stderr
+    assert f"takes commit {c1[:12]} off origin" in _push(a, "origin", "--delete", "feature").stderr
     assert f"Anchors of origin: commit {c1}" in hn(a, "sync").out
     other = tmp_path / "other.git"
     git(a, "init", "-q", "--bare", str(other))
@@ -211,7 +211,7 @@ def test_a_followed_reminder_ends_where_no_tracking_ref_follows_the_anchor_branc
     assert git(remote, "for-each-ref", "refs/hn") != ""
     git(a, "reset", "-q", "--hard", "HEAD~1")
     _commit(a, "c1 again")
-    assert f"takes commit {c1} off origin, and memory {mem['memoryId']}" in _push(a, "-f", "origin", "main").stderr
+    assert f"takes commit {c1[:12]} off origin, and memory {mem['memoryId'][7:19]}" in _push(a, "-f", "origin", "main").stderr
     _commit(a, "later")
     advice = f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}"
     assert advice in _push(a, "origin", "main").stderr
@@ -237,7 +237,7 @@ def test_block_mode_refuses_a_push_that_takes_an_anchor_off(tmp_path):
     assert proc.returncode != 0
     keep = f"git push origin {c}:refs/heads/hn-anchor/{c[:12]}"
     assert proc.stderr.splitlines()[0] == (
-        f"git-hn: this push takes commit {c} off origin, and memory {mem['memoryId']} of \"Bob\" "
+        f"git-hn: this push takes commit {c[:12]} off origin, and memory {mem['memoryId'][7:19]} of \"Bob\" "
         f"({actor_of(b)[:12]}) is anchored on it: whoever imports its stream from origin stops there until the "
         f"commit is back; push it there first: {keep}; to push the code without publishing memory: git config "
         "hn.prePush warn (publish in the background), or git push --no-verify (this push only)"), proc.stderr
@@ -246,3 +246,25 @@ def test_block_mode_refuses_a_push_that_takes_an_anchor_off(tmp_path):
     _push(a, *keep.split()[2:])
     _push(a, "origin", "--delete", "bobs")
     assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{c[:12]}") == c
+
+
+def test_the_takes_off_line_names_ids_by_12_characters_and_its_command_still_works(tmp_path):
+    """A team trial: "pre-push 'takes … off' line prints full IDs": a 71-character memory ID and
+    a 40-character commit, then the command's, made one unreadable line. The line names the
+    memory and the commit by 12 characters, as the held-back publication lines do; its command
+    keeps full commit IDs, and pasted as printed it puts the commit back on the remote."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    c1 = _commit(a, "c1")
+    mem = _record(a, "published at c1")
+    _push(a, "origin", "feature")
+    git(a, "commit", "-q", "--amend", "-m", "c1 amended")
+    line = _push(a, "-f", "origin", "feature").stderr.splitlines()[0]
+    said, _also, command = line.partition("; to keep it there, also ")
+    assert said.startswith(f"git-hn: this push takes commit {c1[:12]} off origin, and memory {mem['memoryId'][7:19]} "), \
+        line
+    assert c1 not in said and mem["memoryId"][7:] not in said and mem["memoryId"][7:19] in said, line
+    assert command == f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}", line
+    subprocess.run(command, shell=True, cwd=a, check=True, capture_output=True)
+    assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{c1[:12]}") == c1

@@ -241,7 +241,7 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     wait_publication(a)
     assert forced.returncode == 0
     advice = f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}"
-    assert forced.stderr == (f"git-hn: this push takes commit {c1} off origin, and memory {mem['memoryId']} of "
+    assert forced.stderr == (f"git-hn: this push takes commit {c1[:12]} off origin, and memory {mem['memoryId'][7:19]} of "
                              f"\"Alice\" ({actor_of(a)[:12]}) is anchored on it: whoever imports its stream from origin stops there until the "
                              f"commit is back; to keep it there, also {advice}\n")
     # without the commit, Bob's import stops at the memory; with it (the advice), it goes on
@@ -283,7 +283,7 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     # deleting a branch that holds an anchor says the same
     deleted = subprocess.run(["git", "push", "-q", "origin", "--delete", "hn-anchor/" + c1[:12]], cwd=a,
                              capture_output=True, text=True)
-    assert deleted.returncode == 0 and f"this push takes commit {c1} off origin" in deleted.stderr
+    assert deleted.returncode == 0 and f"this push takes commit {c1[:12]} off origin" in deleted.stderr
     # a branch of three commits with a memory each, deleted: the old tip keeps all three
     git(a, "checkout", "-q", "-b", "three", "main")
     mems = []
@@ -300,7 +300,7 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     warned, reminded = gone.stderr.splitlines()
     assert warned.startswith(f"git-hn: this push takes 3 commits off origin, and 3 memories of \"Alice\" "
                              f"({actor_of(a)[:12]}) are anchored on "
-                             f"them (first: memory {mems[0]['memoryId']})")
+                             f"them (first: memory {mems[0]['memoryId'][7:19]})")
     assert warned.endswith(f"to keep them there, also {keep}")
     assert reminded.startswith(f"git-hn: commit {c1}, which memory")  # (the anchor branch deleted above)
     git(a, *keep.split()[1:])
@@ -557,7 +557,7 @@ def test_a_force_push_of_the_default_branch_from_a_clone_says_it_takes_the_ancho
     forced = subprocess.run(["git", "push", "-q", "-f", "origin", "main"], cwd=b, capture_output=True, text=True)
     wait_publication(b)
     assert forced.returncode == 0
-    assert forced.stderr.startswith(f"git-hn: this push takes commit {c2} off origin, and memory {mem['memoryId']}"), \
+    assert forced.stderr.startswith(f"git-hn: this push takes commit {c2[:12]} off origin, and memory {mem['memoryId'][7:19]}"), \
         forced.stderr
 
 
@@ -577,7 +577,7 @@ def test_a_sync_with_a_lost_anchor_remembered_and_an_unreachable_remote_still_en
     wait_publication(a)
     deleted = subprocess.run(["git", "push", "-q", "origin", "--delete", "feature"], cwd=a, capture_output=True,
                              text=True)
-    assert f"this push takes commit {c1} off origin" in deleted.stderr
+    assert f"this push takes commit {c1[:12]} off origin" in deleted.stderr
     hole = socket.socket()
     hole.bind(("127.0.0.1", 0))
     hole.listen(8)  # accepts, never answers
@@ -626,13 +626,13 @@ def test_a_force_push_over_a_commit_not_fetched_still_warns_and_one_that_keeps_t
     forced = subprocess.run(["git", "push", "-q", "-f", "origin", "main"], cwd=a, capture_output=True, text=True)
     wait_publication(a)
     assert forced.returncode == 0
-    assert forced.stderr.startswith(f"git-hn: this push takes commit {s2} off origin, and memory {mem['memoryId']}"), \
+    assert forced.stderr.startswith(f"git-hn: this push takes commit {s2[:12]} off origin, and memory {mem['memoryId'][7:19]}"), \
         forced.stderr
     s4, _mem = _published_then_dropped(a, "s4")
     kept = subprocess.run(["git", "push", "-q", "-f", "origin", "main", f"{s4}:refs/heads/hn-anchor/{s4[:12]}"],
                           cwd=a, capture_output=True, text=True)
     wait_publication(a)
-    assert kept.returncode == 0 and f"takes commit {s4}" not in kept.stderr, kept.stderr
+    assert kept.returncode == 0 and f"takes commit {s4[:12]}" not in kept.stderr, kept.stderr
 
 
 def test_in_a_single_branch_clone_the_reminder_ends_once_its_command_was_followed(tmp_path):
