@@ -344,6 +344,7 @@ def test_a_strangers_challenge_is_told_from_a_teammates_in_the_markdown_brief(tm
     by_bob = hn(repo, "memory", "challenge", decision, "--json", "--reason", "evidence-mismatch").json()["memoryId"]
     switch(repo, mallory)
     by_mallory = hn(repo, "memory", "challenge", decision, "--json", "--reason", "incorrect").json()["memoryId"]
+    own = record(repo, kind="observation", content="Mallory's note")["memoryId"]
     switch(repo, alice)
     commit_policy(repo, policy([alice, bob], KINDS, alice))
     md = hn(repo, "memory", "brief").out
@@ -354,11 +355,15 @@ def test_a_strangers_challenge_is_told_from_a_teammates_in_the_markdown_brief(tm
     assert f"Challenged by {by_mallory} (actor {span} {mallory}; {untrusted}); reason:\n```text\nincorrect\n```\n" in md
     doc = brief(repo)
     assert [sorted(c) for c in doc["challenges"][0]["challengedBy"]] == [["actor", "evidence", "memoryId", "reason"]] * 2
+    # the same name as an item's author: one code span on the item's line, the content fenced after it
+    shown = hn(repo, "memory", "brief", "--include-untrusted").out
+    assert (f"### {own}\nkind: observation; trust: actor-untrusted; author: {span} ({mallory}); signed: ") in shown
+    assert "Content (inert):\n```text\nMallory's note\n```\n" in shown
     # before the policy was committed, no challenger is trusted
     old = hn(repo, "memory", "brief", "--at", initial, "--include-untrusted").out
     assert f"(actor `Bob` {bob}; untrusted: there is no trust policy at this commit); reason:" in old
     assert f"{mallory}; untrusted: there is no trust policy at this commit); reason:" in old
-    for bound in range(400, len(md.encode()) + 1, 37):  # the bound counts the new text
+    for bound in range(600, len(md.encode()) + 1, 37):  # the bound counts the new text
         r = hn(repo, "memory", "brief", "--max-bytes", str(bound))
         assert r.code == 0 and len(r.out_bytes) <= bound, (bound, r.err)
 
