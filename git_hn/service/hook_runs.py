@@ -135,7 +135,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     earlier = lost.still_lost(repo, remote, _sent_tips(repo, data), timeout=ATRISK_TIMEOUT)
     from .replication import atrisk, tracked  # (a branch squash-merged, deleted or force-pushed on the
     # server: nothing asked while no anchor is at risk there; once an hour while none is gone)
-    if tracked.check(repo, remote) or atrisk.due(repo, remote):
+    # (the record takes the tracking refs as this push moves them: Git's own move is seen by no git-hn)
+    if tracked.check(repo, remote, pushed=tracked.after_push(remote, specs, data)) or atrisk.due(repo, remote):
         gone = atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT)
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}

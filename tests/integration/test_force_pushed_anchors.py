@@ -180,3 +180,51 @@ def test_a_remote_that_cannot_say_which_repository_it_is_leaves_the_record(tmp_p
     synced = hn(carol, "sync")
     assert [line for line in synced.out.splitlines() if line.startswith(f"Anchors of origin: commit {c}")], \
         synced.out
+
+
+def test_a_force_push_right_after_the_authors_own_push_is_said(tmp_path):
+    """A team trial (s27, r7 with MEM1): once the author's stream had a published memory, a memory
+    recorded on a new commit went out with ``git push`` (the pre-push hook publishes it), a
+    teammate force-pushed main back, and the author's fetch and sync said nothing: the pre-push
+    check recorded the tracking refs as they were before the push, so the force-push that put
+    them back looked like no move at all."""
+    _remote, (carol, alice) = shared_remote(tmp_path, "Carol", "Alice")
+    assert hn(carol, "hooks", "install").code == 0
+    assert hn(carol, "replication", "select", "--all").code == 0
+    _record(carol, "Carol's first, on c1")
+    assert hn(carol, "sync").code == 0
+    c = commit_on(carol, None, "c2.txt")
+    mem = _record(carol, "Carol's second, on c2")
+    _run(carol, "push", "-q", "origin", "main")
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    assert git(_remote, "rev-parse", ref) == git(carol, "rev-parse", ref)
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "reset", "-q", "--hard", f"{c}~1")
+    git(alice, "push", "-q", "--force", "origin", "main")
+    reminder = f"Anchors of origin: {_reminder(c, mem)}"
+    fetched = _run(carol, "fetch", "-q", "origin")
+    assert f"git-hn: {reminder}\n" in fetched.stderr, fetched.stderr
+    synced = hn(carol, "sync")
+    assert synced.code == 0, synced.err
+    assert reminder in synced.out.splitlines(), synced.out
+
+
+def test_a_push_that_did_not_land_says_nothing(tmp_path):
+    """The record takes the tracking refs as the author's push moves them; a rejected push never
+    moved them, and the commit it carried, never on the remote, is no anchor the remote lost."""
+    _remote, (carol, alice) = shared_remote(tmp_path, "Carol", "Alice")
+    assert hn(carol, "hooks", "install").code == 0
+    _record(carol, "Carol's first, on c1")
+    assert hn(carol, "sync").code == 0
+    commit_on(alice, None, "alice.txt")
+    git(alice, "push", "-q", "origin", "main")
+    commit_on(carol, None, "c2.txt")
+    _record(carol, "Carol's second, on c2")
+    rejected = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=carol, capture_output=True, text=True)
+    wait_publication(carol)
+    assert rejected.returncode != 0
+    git(carol, "fetch", "-q", "origin")
+    synced = hn(carol, "sync")
+    assert synced.code == 0, synced.err
+    assert "Anchors of origin" not in synced.out + synced.err, synced.out
+    assert not [p for p in (carol / ".git" / "hn" / "replication").iterdir() if p.name.startswith("atrisk-")]

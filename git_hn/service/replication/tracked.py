@@ -17,7 +17,10 @@ own publications to ``remote`` anchored on those (``lost.held``, from the verifi
 handed to ``atrisk``, which asks the remote itself which branches hold them and says, with
 ``lost``'s reminder, those no branch holds. The tracking refs only raise the question: a
 tracking ref deleted by hand, or stale, never makes a reminder on its own (said nothing on a
-guess). The first check in a clone only records the tips.
+guess). The first check in a clone only records the tips. The pre-push check records them as the
+push moves them (``after_push``): Git moves them itself once the push lands, where no git-hn
+looks, and a record left as it was before the author's push made a teammate's force-push back to
+it look like no move (a team trial).
 
 A record made for another URL of the remote (``git remote set-url``) keeps what it saw once
 the remote shows it is the same repository (``moved.same_repository``), and a renamed remote
@@ -52,6 +55,12 @@ def tips(repo: Repo, remote: str) -> set[str] | None:
     """The commits ``remote``'s own remote-tracking refs point at (not ``HEAD``, a symbolic ref,
     nor the refs of a remote named ``<remote>/<x>``: ``gate.tracking``); None when Git fails.
     One ``for-each-ref``; the configured remotes are asked only when a ref name leaves it open."""
+    rows = _rows(repo, remote)
+    return None if rows is None else set(rows.values())
+
+
+def _rows(repo: Repo, remote: str) -> dict[str, str] | None:
+    """``tips``, by ref: remote-tracking ref -> the object ID it points at."""
     base = f"refs/remotes/{remote}/"
     proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", "--end-of-options", base])
     if proc.returncode != 0:
@@ -59,13 +68,59 @@ def tips(repo: Repo, remote: str) -> set[str] | None:
     from ...core.lines import lines_of  # (not ``splitlines``: U+2028 may be in a ref name)
 
     rows = [row.split(" ", 1) for row in lines_of(proc.stdout.decode("utf-8", "surrogateescape"))]
-    rows = [(oid, ref) for oid, ref in (r for r in rows if len(r) == 2) if ref != f"{base}HEAD" and is_oid(oid)]
-    if any("/" in ref[len(base):] for _oid, ref in rows):
+    return _own(repo, remote, {ref: oid for oid, ref in (r for r in rows if len(r) == 2)
+                               if ref != f"{base}HEAD" and is_oid(oid)})
+
+
+def _own(repo: Repo, remote: str, rows: dict[str, str]) -> dict[str, str]:
+    """``rows`` (tracking ref -> object ID) without the refs of a remote named ``<remote>/<x>``."""
+    base = f"refs/remotes/{remote}/"
+    if any("/" in ref[len(base):] for ref in rows):
         from .gate import nested_prefixes
 
         others = nested_prefixes(repo, remote)
-        rows = [(oid, ref) for oid, ref in rows if not ref.startswith(others)]
-    return {oid for oid, _ref in rows}
+        return {ref: oid for ref, oid in rows.items() if not ref.startswith(others)}
+    return rows
+
+
+def after_push(remote: str, specs: list[str], data: bytes) -> dict[str, str]:
+    """The remote-tracking refs a push (the pre-push hook's input ``data``) moves once it lands:
+    tracking ref -> the object ID it sends ("" for a deletion). As Git maps each remote ref it
+    updates: by the first of the remote's fetch refspecs ``specs`` that maps it under
+    ``refs/remotes/<remote>/``, unless a negative refspec (``^``) names it. No Git process."""
+    from ...core.lines import lines_of
+
+    out: dict[str, str] = {}
+    for line in lines_of(data.decode("utf-8", "surrogateescape")):
+        parts = line.split(" ")
+        if len(parts) != 4 or not is_oid(parts[1]):
+            continue
+        dst = parts[2]
+        if any(_matched(spec[1:], dst) is not None for spec in specs if spec.startswith("^")):
+            continue
+        for spec in specs:
+            src, sep, to = spec.lstrip("+").partition(":")
+            star = _matched(src, dst) if sep and not spec.startswith("^") and src.count("*") == to.count("*") \
+                else None
+            if star is not None:
+                name = to.replace("*", star)
+                if name.startswith(f"refs/remotes/{remote}/"):
+                    out[name] = parts[1] if parts[1].strip("0") else ""
+                break
+    return out
+
+
+def _matched(pattern: str, ref: str) -> str | None:
+    """What the ``*`` of ``pattern`` (a refspec side, at most one ``*``) stands for in ``ref``
+    ("" without one), or None when it does not match."""
+    if "*" not in pattern:
+        return "" if ref == pattern else None
+    if pattern.count("*") > 1:
+        return None
+    head, tail = pattern.split("*")
+    if ref.startswith(head) and ref.endswith(tail) and len(ref) >= len(head) + len(tail):
+        return ref[len(head):len(ref) - len(tail)]
+    return None
 
 
 def _read(repo: Repo, remote: str) -> tuple[str, set[str]] | None:
@@ -93,7 +148,7 @@ def _write(repo: Repo, remote: str, key: str, now: set[str]) -> None:
         pass
 
 
-def check(repo: Repo, remote: str, timeout: float | None = None) -> bool:
+def check(repo: Repo, remote: str, timeout: float | None = None, pushed: dict[str, str] | None = None) -> bool:
     """Hand ``atrisk`` the anchors of this clone's publications to ``remote`` that its
     remote-tracking refs held when last seen and no longer hold; whether any was handed (the
     caller then asks the remote now). One ``for-each-ref`` when the refs did not move; then one
@@ -103,17 +158,28 @@ def check(repo: Repo, remote: str, timeout: float | None = None) -> bool:
     shows it is the same repository (``moved.same_repository``, within ``timeout`` seconds:
     ``lost.ASK_TIMEOUT`` by default); one that cannot say leaves the record as it is (asked
     again next time), and only another repository makes it record the tips alone (an audit:
-    any change of URL dropped the commits a teammate's force-push took off)."""
-    now = tips(repo, remote)
-    if now is None:
+    any change of URL dropped the commits a teammate's force-push took off).
+
+    ``pushed`` (the pre-push hook's, ``after_push``): the tracking refs the push under way moves
+    once it lands; the record takes them as moved. Git moves them itself after the push, and no
+    git-hn sees that move: a team trial's record kept main as it was before the author's push,
+    and a teammate's force-push back to it looked like no move at all, so nothing was said. A
+    push that does not land leaves a tip in the record that the refs never held: the next check
+    walks from it, and says only what the remote was given and its branches no longer hold."""
+    rows = _rows(repo, remote)
+    if rows is None:
         return False
+    now = set(rows.values())
+    after = now if not pushed else _landed(repo, remote, rows, pushed)
     seen = _read(repo, remote)
     if seen is not None and seen[1] == now:
+        if after != now:  # (the usual push: a file written, no Git process)
+            _write(repo, remote, seen[0], after)
         return False  # (the usual sync or fetch: nothing more is asked)
     from .lost import url_key
 
     if seen is None or not seen[1]:  # (a first check: the tips only)
-        _write(repo, remote, url_key(repo, remote), now)
+        _write(repo, remote, url_key(repo, remote), after)
         return False
     walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin"],
                         input=("".join(f"{t}\n" for t in sorted(seen[1] - now))
@@ -134,8 +200,13 @@ def check(repo: Repo, remote: str, timeout: float | None = None) -> bool:
         from . import atrisk
 
         atrisk.note(repo, remote, pairs)
-    _write(repo, remote, key, now)  # (after the note: a crash in between asks again)
+    _write(repo, remote, key, after)  # (after the note: a crash in between asks again)
     return bool(pairs) and atrisk.remembered(repo, remote)
+
+
+def _landed(repo: Repo, remote: str, rows: dict[str, str], pushed: dict[str, str]) -> set[str]:
+    """The tips of ``rows`` (tracking ref -> object ID) once ``pushed`` moved them ("": deleted)."""
+    return {oid for oid in {**rows, **_own(repo, remote, pushed)}.values() if oid}
 
 
 def _published_on(repo: Repo, remote: str, commits: list[str]) -> list[tuple[str, str]]:
