@@ -236,15 +236,16 @@ def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int
 def left_behind_count(repo: Repo, away: dict[str, int]) -> int:
     """How many of the memories ``away`` counts (anchor commit -> memories on it that do not
     apply at the commit) are anchored on commits no branch, tag or remote-tracking ref here
-    contains, nor HEAD (``gate.discarded``: a branch squash-merged or rebased, then deleted). A
-    memory on an open branch does not apply on main either, but nothing was lost: a review found
+    contains, nor HEAD (``held.off_branches``: a branch squash-merged or rebased, then deleted; an
+    ``hn-anchor/*`` keep branch holds nothing open). A memory on an open branch does not apply on
+    main either, but nothing was lost: a review found
     the line said on every brief and recall of a team with open branches, suggesting to carry
     work in progress over to HEAD. One ``rev-list``, only when something does not apply."""
     if not away:
         return 0
-    from .replication.gate import discarded
+    from .held import off_branches  # (git-hn's hn-anchor/* keep branches hold nothing open)
 
-    gone = discarded(repo, set(away))
+    gone = off_branches(repo, away)
     return sum(n for commit, n in away.items() if commit in gone)
 
 

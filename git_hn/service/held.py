@@ -13,6 +13,32 @@ from ..store.repo import Repo
 _KINDS = (("refs/heads/*", ""), ("refs/remotes/*", "remotes/"), ("refs/tags/*", "tags/"))
 
 
+def _keeps() -> tuple[str, str]:
+    """(the keep branches' name pattern, a remote's copies of them): ``hn-anchor/*`` and
+    ``*/hn-anchor/*``, from ``atrisk.KEEP_PREFIX`` (what the reminder's command creates)."""
+    from .replication.atrisk import KEEP_PREFIX
+
+    name = KEEP_PREFIX[len("refs/heads/"):]
+    return f"{name}*", f"*/{name}*"
+
+
+def off_branches(repo: Repo, commits) -> set[str]:
+    """Of ``commits``, those no branch, tag or remote-tracking ref here holds, nor HEAD
+    (``gate.discarded``, one ``rev-list``), counting none of git-hn's keep branches: a local
+    ``hn-anchor/*`` branch or a remote's ``<remote>/hn-anchor/*``. Such a ref exists only to keep an
+    anchor commit on the remote for its importers (the reminder's ``git push REMOTE
+    C:refs/heads/hn-anchor/…``), not an open branch where the memory still applies: a team trial
+    followed the reminder after a squash merge, and recall and the brief on main then said
+    nothing of the branch's decisions (recall offered ``recall --at origin/hn-anchor/…``). Both
+    spellings of the branch pattern: Git matches ``--exclude`` against the short name before
+    ``--branches`` (2.39), and a later Git may match the full one."""
+    from .replication.gate import discarded
+
+    name, copies = _keeps()
+    return discarded(repo, set(commits), (f"--exclude={name}", f"--exclude=refs/heads/{name}", "--branches", "--tags",
+                                          f"--exclude={copies}", "--remotes"))
+
+
 def holding_ref(repo: Repo, commit: str, held: bool = False) -> str:
     """``holding_refs`` for one commit."""
     return holding_refs(repo, [commit], held).get(commit, "")
@@ -31,19 +57,19 @@ def holding_refs(repo: Repo, commits, held: bool = False) -> dict[str, str]:
     one ``rev-list``, about 10 ms), so that a branch deleted after its squash merge, the usual
     case, costs no walk of every ref's history. Like name-rev, a clock more than a day off may
     leave a commit unnamed (then it reads as held by no ref); so does a ref named ``undefined``
-    whose tip is the commit itself."""
+    whose tip is the commit itself. git-hn's keep branches (``off_branches``) hold nothing here."""
     todo = sorted(set(commits))
     if todo and not held:
-        from .replication.gate import discarded
-
-        gone = discarded(repo, set(todo))
+        gone = off_branches(repo, todo)
         todo = [c for c in todo if c not in gone]
     found: dict[str, str] = {}
+    name, copies = _keeps()
+    keeps = [f"--exclude=refs/heads/{name}", f"--exclude=refs/remotes/{copies}"]
     for pattern, prefix in _KINDS:
         if not todo:
             break
         skip = ["--exclude=refs/remotes/*/HEAD"] if prefix == "remotes/" else []
-        proc = repo.git.run(["name-rev", f"--refs={pattern}", *skip, *todo])
+        proc = repo.git.run(["name-rev", f"--refs={pattern}", *keeps, *skip, *todo])
         for line in proc.stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else ():
             commit, _sp, name = line.partition(" ")
             ref = name.split("~", 1)[0].split("^", 1)[0]  # (neither is allowed in a ref name)

@@ -119,9 +119,9 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
     # of ``away``, where a ref still holds the anchor: by mode, anchor (or subject) -> memories
     held: dict = {"descendants": {}, "exact": {}, "subject": {}}
     if away:  # (when others matched, only those no ref holds any more: ``brief.left_behind_count``)
-        from .replication.gate import discarded
+        from .held import off_branches  # (git-hn's hn-anchor/* keep branches hold nothing open)
 
-        gone = discarded(repo, {anchor for anchor, *_rest in away.values()})
+        gone = off_branches(repo, {anchor for anchor, *_rest in away.values()})
         for anchor, n, mode, subject in away.values():
             if mode == "subject" and subject:  # (inapplicable for want of the subject, wherever anchored)
                 held["subject"][subject] = held["subject"].get(subject, 0) + n

@@ -277,3 +277,39 @@ def test_the_brief_says_how_many_it_left_out(tmp_path):
     repo = open_repo(str(alice))
     head = git(alice, "rev-parse", "HEAD")
     assert brief.brief(repo, head, include_untrusted=True) == brief.brief_full(repo, head, include_untrusted=True)
+
+
+def test_an_hn_anchor_keep_ref_is_no_open_branch(tmp_path):
+    """A team trial: after the squash merge, Bob followed his sync's reminder (git push origin
+    C:refs/heads/hn-anchor/<c12>), and from then on recall and the brief on main said nothing of
+    his memories: ``origin/hn-anchor/<c12>`` counted as an open branch holding the anchor (recall
+    even offered ``recall --at origin/hn-anchor/…``). Such a ref only keeps the commit for
+    importers: the squash-merge hints stay, local keep branch or a remote's alike."""
+    from git_hn.service import mcp_calls
+    from git_hn.service.held import holding_refs
+    from git_hn.store.repo import open_repo
+
+    alice, _bob, on_main, on_feat = _squashed(tmp_path)
+    c = on_feat["anchor"]["commit"]
+    git(alice, "push", "-q", "origin", f"{c}:refs/heads/hn-anchor/{c[:12]}")
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "branch", f"hn-anchor/{c[:12]}", c)  # (a local keep branch too)
+    assert git(alice, "rev-parse", f"refs/remotes/origin/hn-anchor/{c[:12]}") == c
+    short = on_feat["memoryId"][7:19]
+    said = (f"{HEAD}git hn memory show {short} says where it applies, and git hn memory supersede {short} --at HEAD "
+            "--content TEXT records it again on HEAD\n")
+    for args in ([], ["--json"]):
+        r = hn(alice, "memory", "recall", "--include-untrusted", "--path", "p.py", *args)
+        assert r.code == 0 and said in r.err and "hn-anchor" not in r.err, r.err
+    r = hn(alice, "memory", "recall", "--include-untrusted", "--query", "holds")  # (nothing else matched)
+    assert r.code == 0 and said in r.err and "hn-anchor" not in r.err, r.err
+    repo = open_repo(str(alice))
+    doc = mcp_calls._recall(repo, {"path": "p.py", "includeUntrusted": True})
+    assert f"git hn memory supersede {short} --at HEAD" in doc.get("hint", ""), doc
+    r = hn(alice, "memory", "brief", "--include-untrusted")
+    assert r.code == 0 and "\n1 memory left out: it does not apply at this commit" in r.out, r.out
+    r = hn(alice, "memory", "show", short)
+    assert r.code == 0 and f"git hn memory supersede {short} --at HEAD" in r.err and "hn-anchor" not in r.err, r.err
+    assert holding_refs(repo, [c]) == {}
+    git(alice, "branch", "-q", "feat-again", c)  # (a real branch holds it again: named as before)
+    assert holding_refs(repo, [c]) == {c: "feat-again"}

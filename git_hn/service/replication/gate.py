@@ -298,14 +298,19 @@ def _escaped(name: str) -> str:
     return "".join(f"[{c}]" if c in "*?[\\" else c for c in name)
 
 
-def discarded(repo: Repo, anchors: set[str]) -> set[str]:
+ALL_REFS = ("--branches", "--tags", "--remotes")  # (``discarded``'s refs: every branch, tag and tracking ref)
+
+
+def discarded(repo: Repo, anchors: set[str], refs: tuple[str, ...] = ALL_REFS) -> set[str]:
     """The ``anchors`` that no push of this repository's history can carry: commits that no
     branch, tag or remote-tracking ref contains, nor HEAD (or that are not here at all). One
-    ``rev-list`` for all of them; none is named when Git cannot answer (the caller only warns)."""
+    ``rev-list`` for all of them; none is named when Git cannot answer (the caller only warns).
+    ``refs``: the ``rev-list`` options naming the refs that count (``held.off_branches``: without
+    git-hn's keep branches)."""
     if not anchors:
         return set()
     head = repo.head_commit()
-    found = _beyond(repo, anchors, ["--not", "--branches", "--tags", "--remotes"], [head] if head else [])
+    found = _beyond(repo, anchors, ["--not", *refs], [head] if head else [])
     return found[0] if found[1] is None else found[0] | found[1]
 
 
