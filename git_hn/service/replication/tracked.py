@@ -87,7 +87,10 @@ def after_push(remote: str, specs: list[str], data: bytes) -> dict[str, str]:
     """The remote-tracking refs a push (the pre-push hook's input ``data``) moves once it lands:
     tracking ref -> the object ID it sends ("" for a deletion). As Git maps each remote ref it
     updates: by the first of the remote's fetch refspecs ``specs`` that maps it under
-    ``refs/remotes/<remote>/``, unless a negative refspec (``^``) names it. No Git process."""
+    ``refs/remotes/<remote>/``. A negative refspec (``^``) excludes nothing here: Git 2.39 moves
+    the tracking ref of a pushed branch that a negative fetch refspec names (a review checked it;
+    its negative-refspec test reverses the sides, which a pushed ref never matches). No Git
+    process."""
     from ...core.lines import lines_of
 
     out: dict[str, str] = {}
@@ -96,8 +99,6 @@ def after_push(remote: str, specs: list[str], data: bytes) -> dict[str, str]:
         if len(parts) != 4 or not is_oid(parts[1]):
             continue
         dst = parts[2]
-        if any(_matched(spec[1:], dst) is not None for spec in specs if spec.startswith("^")):
-            continue
         for spec in specs:
             src, sep, to = spec.lstrip("+").partition(":")
             star = _matched(src, dst) if sep and not spec.startswith("^") and src.count("*") == to.count("*") \
