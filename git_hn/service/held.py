@@ -13,13 +13,15 @@ from ..store.repo import Repo
 _KINDS = (("refs/heads/*", ""), ("refs/remotes/*", "remotes/"), ("refs/tags/*", "tags/"))
 
 
-def _keeps() -> tuple[str, str]:
-    """(the keep branches' name pattern, a remote's copies of them): ``hn-anchor/*`` and
-    ``*/hn-anchor/*``, from ``atrisk.KEEP_PREFIX`` (what the reminder's command creates)."""
+def _keeps(repo: Repo) -> tuple[str, list[str]]:
+    """(the keep branches' name pattern, each remote's copies of them): ``hn-anchor/*`` and
+    ``<remote>/hn-anchor/*``, from ``atrisk.KEEP_PREFIX`` (what the reminder's command creates).
+    One pattern per remote, never ``*/hn-anchor/*``: Git matches ``--exclude`` with ``*`` across
+    ``/``, so that one also left out a teammate's ``origin/wip/hn-anchor/x`` (a review)."""
     from .replication.atrisk import KEEP_PREFIX
 
     name = KEEP_PREFIX[len("refs/heads/"):]
-    return f"{name}*", f"*/{name}*"
+    return f"{name}*", [f"{remote}/{name}*" for remote in sorted(repo.remote_names())]
 
 
 def off_branches(repo: Repo, commits) -> set[str]:
@@ -34,9 +36,9 @@ def off_branches(repo: Repo, commits) -> set[str]:
     ``--branches`` (2.39), and a later Git may match the full one."""
     from .replication.gate import discarded
 
-    name, copies = _keeps()
+    name, copies = _keeps(repo)
     return discarded(repo, set(commits), (f"--exclude={name}", f"--exclude=refs/heads/{name}", "--branches", "--tags",
-                                          f"--exclude={copies}", "--remotes"))
+                                          *(f"--exclude={c}" for c in copies), "--remotes"))
 
 
 def holding_ref(repo: Repo, commit: str, held: bool = False) -> str:
@@ -63,8 +65,8 @@ def holding_refs(repo: Repo, commits, held: bool = False) -> dict[str, str]:
         gone = off_branches(repo, todo)
         todo = [c for c in todo if c not in gone]
     found: dict[str, str] = {}
-    name, copies = _keeps()
-    keeps = [f"--exclude=refs/heads/{name}", f"--exclude=refs/remotes/{copies}"]
+    name, copies = _keeps(repo)
+    keeps = [f"--exclude=refs/heads/{name}", *(f"--exclude=refs/remotes/{c}" for c in copies)]
     for pattern, prefix in _KINDS:
         if not todo:
             break

@@ -313,3 +313,11 @@ def test_an_hn_anchor_keep_ref_is_no_open_branch(tmp_path):
     assert holding_refs(repo, [c]) == {}
     git(alice, "branch", "-q", "feat-again", c)  # (a real branch holds it again: named as before)
     assert holding_refs(repo, [c]) == {c: "feat-again"}
+    # a teammate's branch with hn-anchor/ further in its name is an open branch (a review: the
+    # remotes' pattern */hn-anchor/* matched origin/wip/hn-anchor/x, * matching across /)
+    git(alice, "branch", "-q", "-D", "feat-again")
+    git(alice, "push", "-q", "origin", f"{c}:refs/heads/wip/hn-anchor/x")
+    git(alice, "fetch", "-q", "origin")
+    assert holding_refs(open_repo(str(alice)), [c]) == {c: "origin/wip/hn-anchor/x"}
+    r = hn(alice, "memory", "recall", "--include-untrusted", "--query", "holds")  # (nothing else matched)
+    assert r.code == 0 and "origin/wip/hn-anchor/x" in r.err and said not in r.err, r.err
