@@ -2,7 +2,7 @@
 Git maps them: the pre-push check records the tracking refs so, since Git's own move of them after
 the push is seen by no git-hn (a team trial: a teammate's force-push back to the old tip then
 looked like no move, and the author was never told). Pure: the hook's input and the remote's
-fetch refspecs, and the same mapping checked against a real push.
+fetch refspecs, and the same mapping checked against a real push."""
 
 from __future__ import annotations
 
