@@ -8,11 +8,12 @@ _git_hn_words() {
         "hooks install") words="--global" ;;
         "hooks status") words="--global" ;;
         "hooks uninstall") words="--global" ;;
-        "identity") words="show list public export import use" ;;
+        "identity") words="show list public export import use remove" ;;
         "identity export") words="--output" ;;
         "identity import") words="--activate" ;;
         "identity list") words="--no-color" ;;
         "identity public") words="--no-color --json" ;;
+        "identity remove") words="--backup" ;;
         "identity show") words="--no-color" ;;
         "identity use") words="" ;;
         "init") words="--name" ;;
@@ -53,35 +54,36 @@ _git_hn_words() {
 _git_hn_value() {
     values=""
     case "$1 $2" in
-        "identity export --output"|"init --name"|"mcp --repo"|"memory brief --at"|\
-            "memory brief --base"|"memory brief --max-bytes"|"memory brief --path"|\
-            "memory brief --topic"|"memory challenge --evidence"|"memory challenge --reason"|\
-            "memory challenge --stream"|"memory digest --month"|"memory export --actor"|\
-            "memory export --at"|"memory export --output"|"memory export --path"|\
-            "memory export --query"|"memory export --subject"|"memory export --topic"|\
-            "memory handoff --actor"|"memory handoff --assumption"|"memory handoff --at"|\
-            "memory handoff --blob"|"memory handoff --blocker"|"memory handoff --completed"|\
-            "memory handoff --content"|"memory handoff --content-file"|"memory handoff --evidence"|\
-            "memory handoff --input"|"memory handoff --next-action"|"memory handoff --path"|\
-            "memory handoff --stream"|"memory handoff --subject"|"memory handoff --topic"|\
-            "memory import --stream"|"memory log --actor"|"memory log --max-count"|\
-            "memory log --path"|"memory log --query"|"memory log --subject"|"memory log --topic"|\
-            "memory log -n"|"memory recall --actor"|"memory recall --at"|"memory recall --cursor"|\
-            "memory recall --input"|"memory recall --max-content-bytes"|\
-            "memory recall --max-records"|"memory recall --path"|"memory recall --query"|\
-            "memory recall --subject"|"memory recall --topic"|"memory record --actor"|\
-            "memory record --assumption"|"memory record --at"|"memory record --blob"|\
-            "memory record --blocker"|"memory record --completed"|"memory record --content"|\
-            "memory record --content-file"|"memory record --evidence"|"memory record --input"|\
-            "memory record --next-action"|"memory record --path"|"memory record --stream"|\
-            "memory record --subject"|"memory record --topic"|"memory retract --reason"|\
-            "memory retract --stream"|"memory supersede --actor"|"memory supersede --assumption"|\
-            "memory supersede --at"|"memory supersede --blob"|"memory supersede --blocker"|\
-            "memory supersede --completed"|"memory supersede --content"|\
-            "memory supersede --content-file"|"memory supersede --evidence"|\
-            "memory supersede --input"|"memory supersede --next-action"|"memory supersede --path"|\
-            "memory supersede --stream"|"memory supersede --subject"|"memory supersede --topic"|\
-            "memory view --at"|"memory view --output"|"replication select --actor"|\
+        "identity export --output"|"identity remove --backup"|"init --name"|"mcp --repo"|\
+            "memory brief --at"|"memory brief --base"|"memory brief --max-bytes"|\
+            "memory brief --path"|"memory brief --topic"|"memory challenge --evidence"|\
+            "memory challenge --reason"|"memory challenge --stream"|"memory digest --month"|\
+            "memory export --actor"|"memory export --at"|"memory export --output"|\
+            "memory export --path"|"memory export --query"|"memory export --subject"|\
+            "memory export --topic"|"memory handoff --actor"|"memory handoff --assumption"|\
+            "memory handoff --at"|"memory handoff --blob"|"memory handoff --blocker"|\
+            "memory handoff --completed"|"memory handoff --content"|"memory handoff --content-file"|\
+            "memory handoff --evidence"|"memory handoff --input"|"memory handoff --next-action"|\
+            "memory handoff --path"|"memory handoff --stream"|"memory handoff --subject"|\
+            "memory handoff --topic"|"memory import --stream"|"memory log --actor"|\
+            "memory log --max-count"|"memory log --path"|"memory log --query"|\
+            "memory log --subject"|"memory log --topic"|"memory log -n"|"memory recall --actor"|\
+            "memory recall --at"|"memory recall --cursor"|"memory recall --input"|\
+            "memory recall --max-content-bytes"|"memory recall --max-records"|\
+            "memory recall --path"|"memory recall --query"|"memory recall --subject"|\
+            "memory recall --topic"|"memory record --actor"|"memory record --assumption"|\
+            "memory record --at"|"memory record --blob"|"memory record --blocker"|\
+            "memory record --completed"|"memory record --content"|"memory record --content-file"|\
+            "memory record --evidence"|"memory record --input"|"memory record --next-action"|\
+            "memory record --path"|"memory record --stream"|"memory record --subject"|\
+            "memory record --topic"|"memory retract --reason"|"memory retract --stream"|\
+            "memory supersede --actor"|"memory supersede --assumption"|"memory supersede --at"|\
+            "memory supersede --blob"|"memory supersede --blocker"|"memory supersede --completed"|\
+            "memory supersede --content"|"memory supersede --content-file"|\
+            "memory supersede --evidence"|"memory supersede --input"|\
+            "memory supersede --next-action"|"memory supersede --path"|"memory supersede --stream"|\
+            "memory supersede --subject"|"memory supersede --topic"|"memory view --at"|\
+            "memory view --output"|"replication select --actor"|\
             "replication select --max-attachment-bytes"|"replication select --max-events"|\
             "replication select --max-object-bytes"|"replication select --max-objects"|\
             "replication select --max-streams"|"replication select --max-total-bytes"|\

@@ -178,6 +178,7 @@ USAGE = {
     "git hn identity export": trust.EXPORT_USAGE,
     "git hn identity import": trust.IMPORT_USAGE,
     "git hn identity use": trust.USE_USAGE,
+    "git hn identity remove": identity_cmd.REMOVE_USAGE,
     "git hn demo": "usage: git hn demo",
     "git hn setup": "usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]",
 }
@@ -459,6 +460,25 @@ def identity_use(actor: Optional[str] = typer.Argument(None, metavar="ACTOR", sh
 
     git hn identity list shows them; the memories you record from now on are signed by it."""
     return trust.identity_use_command([actor] if actor is not None else [])
+
+
+@identity_app.command("remove", **CMD)
+def identity_remove(actor: Optional[str] = typer.Argument(None, metavar="ACTOR", show_default=False,
+                                                        help="the identity's actor ID, or a hex prefix of at "
+                                                             "least 8 characters (never a name)"),
+                    extra: Optional[List[str]] = typer.Argument(None, hidden=True),
+                    backup: Optional[str] = typer.Option(None, "--backup", metavar="FILE",
+                                                         help="a file that keeps a copy of the identity: an "
+                                                              "existing export of it, or a new file written as "
+                                                              "git hn identity export writes one")) -> int:
+    """Remove a stored identity other than the active one, private key included (git-hn).
+
+    For an identity this clone's git hn init made by mistake (git hn identity import FILE
+    --activate was meant, to sign as the identity you use elsewhere). Without its private key
+    nobody can add to an identity's streams or correct its memories, so --backup FILE is
+    required unless git hn init generated the key here, no export copied it and no stream of it
+    is here: then it can have signed nothing anywhere."""
+    return identity_cmd.remove_command(([actor] if actor is not None else []) + (extra or []), backup)
 
 
 _table_command(memory_app, "brief", options.BRIEF_OPTS,

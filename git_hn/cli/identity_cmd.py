@@ -1,4 +1,4 @@
-"""``git hn init`` and ``git hn identity show|list|public``: parse, call the identity store
+"""``git hn init`` and ``git hn identity show|list|public|remove``: parse, call the identity store
 (and ``service.identity_trust`` for what the trust policy at HEAD says of the identity), render.
 Kept out of ``commands`` so that the identity commands stay one room.
 """
@@ -22,6 +22,10 @@ def init_command(name: str | None, extra: list[str]) -> int:
     ident, path = identity.create(repo, name)
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
                   f"Private identity stored in {path}"])
+    if repo.remote_names():  # (a team trial: a new machine's clone, init as the README's first step)
+        render.hint(f"to sign here as the identity you use in another clone or on another machine instead, export it "
+                    f"there (git hn identity export --output FILE), run git hn identity import FILE --activate here, "
+                    f"then git hn identity remove {ident.actor[:12]} removes this new one, which has signed nothing")
     return 0
 
 
@@ -77,4 +81,28 @@ def _identity_lines(repo, which: str, no_color: bool, as_json: bool) -> int:
         render.lines([f"Name:       {one_line(ident.name)}", f"Actor:      {ident.actor}",
                       f"Public key: {ident.public_key}"])
     render.hint(identity_trust.trust_line(repo, ident.actor, found))
+    return 0
+
+
+REMOVE_USAGE = "usage: git hn identity remove ACTOR [--backup FILE]"
+
+
+def remove_command(words: list[str], backup: str | None) -> int:
+    """``git hn identity remove`` (git-hn): ``service.identity_transfer.remove``, then what was
+    deleted and where a copy is."""
+    from ..core.gostr import one_line, short_id
+    from ..service import identity_transfer
+    from ..store.repo import open_repo
+
+    if len(words) != 1:
+        from .options import stray
+
+        raise stray(REMOVE_USAGE, words[1:]) if words else UsageError(
+            f"{REMOVE_USAGE}; missing ACTOR (git hn identity list shows them)")
+    done = identity_transfer.remove(open_repo(), words[0], backup)
+    lines = [f"Removed identity {one_line(done.ident.name)} ({short_id(done.ident.actor)}): its private key "
+             "is deleted from this clone"]
+    if done.backup:
+        lines.append(f"A copy is in {one_line(done.backup)}: git hn identity import FILE puts it back")
+    render.lines(lines)
     return 0

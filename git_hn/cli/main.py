@@ -28,7 +28,7 @@ push and fetch, 'git hn replication select --all' imports your teammates' memory
 
 git hn init [--name NAME]
 git hn identity show|list|public
-git hn identity export --output FILE | import FILE [--activate] | use ACTOR
+git hn identity export --output FILE | import FILE [--activate] | use ACTOR | remove ACTOR [--backup FILE]
 git hn memory record --kind KIND --at REV --applies MODE [record fields]
 git hn memory record --input FILE|- --json
 git hn memory handoff --at REV --applies MODE [record fields]
@@ -61,7 +61,7 @@ Run 'git hn <command> -h' for the options of a command.
 """
 
 GROUPS = {
-    "identity": ({"show", "list", "public", "export", "import", "use"},
+    "identity": ({"show", "list", "public", "export", "import", "use", "remove"},
                  "usage: git hn identity <show|list|public>", 'unknown identity command "{}"'),
     "memory": ({"record", "handoff", "show", "supersede", "retract", "challenge", "recall", "index",
                 "brief", "digest", "log", "export", "import", "view", "reanchor"},

@@ -185,6 +185,7 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
     lines.append(f"Active identity: {who}" if active else
                  "Active identity unchanged; add --activate to sign with the imported one")
     render.lines(lines)
+    _stray_hint(repo, ident.actor, active)
     remotes = sorted(repo.remote_names(), key=lambda r: (r != "origin", r)) if active else []
     if remotes:  # (a team trial: recorded at once, the two clones' chains forked)
         from ..core.grammar import default_stream
@@ -195,6 +196,28 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
                     f"the replication selection takes its stream: --all, or --memory {default_stream(ident.actor)}); "
                     f"a memory recorded first forks its stream, which {sync} --rebase then mends")
     return 0
+
+
+def _stray_hint(repo, imported: str, active: bool) -> None:
+    """After an import: how to drop an identity ``init`` made here that signed nothing (a team
+    trial followed the README: ``init`` in the new clone, then the import; the stray identity
+    stayed, and no command removed it)."""
+    from ..core.gostr import one_line, short_id
+    from ..errors import HnError
+    from ..service import identity_transfer
+
+    try:
+        found = identity_transfer.strays(repo, imported)
+    except HnError:
+        return
+    for ident, is_active in found[:1]:
+        who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
+        remove = f"git hn identity remove {ident.actor[:12]}"
+        if is_active and not active:
+            render.hint(f"the active identity {who} has signed nothing here: to sign as the imported one, git hn "
+                        f"identity use {imported[:12]}, then {remove} removes the unused one")
+        else:
+            render.hint(f"identity {who} of this keyring has signed nothing here: {remove} removes it")
 
 
 def identity_use_command(positional: list[str]) -> int:

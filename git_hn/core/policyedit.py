@@ -171,12 +171,8 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
     if _HEX.fullmatch(query) and len(query) == 64:
         actor = query.lower()
         return by_actor.get(actor, Known(actor))
-    found = set()
-    if _HEX.fullmatch(query) and len(query) >= MIN_PREFIX:
-        found |= {a for a in by_actor if a.startswith(query.lower())}
+    found = matching(query, known)
     folded = fold_name(query)
-    if folded:  # (a review: "" matched every name that folds to nothing, invisible characters alone)
-        found |= {k.actor for k in known if any(fold_name(n) == folded for n in k.names)}
     if len(found) > 1 and len(found & prefer) == 1:
         found &= prefer
     shown = quoted(query)
@@ -204,6 +200,19 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
 
 
 AMBIGUOUS_SHOWN = 5  # matches an ambiguous ACTOR names
+
+
+def matching(query: str, known: list[Known]) -> set[str]:
+    """The known actors ``query`` names short of a full ID (``resolve_actor``): those its hex
+    prefix of at least ``MIN_PREFIX`` characters starts, and those seen with a name that folds
+    as it does."""
+    found = set()
+    if _HEX.fullmatch(query) and len(query) >= MIN_PREFIX:
+        found |= {k.actor for k in known if k.actor.startswith(query.lower())}
+    folded = fold_name(query)
+    if folded:  # (a review: "" matched every name that folds to nothing, invisible characters alone)
+        found |= {k.actor for k in known if any(fold_name(n) == folded for n in k.names)}
+    return found
 
 
 def fold_name(name: str) -> str:

@@ -101,11 +101,52 @@ def actor_filters(repo: Repo, values) -> tuple[str, ...]:
         if len(value) == 64 and all(c in "0123456789abcdefABCDEF" for c in value):
             # (a review: an uppercase full ID was lowercased, where CONTRACT §7.4 refuses it)
             raise InputError(explain_actor_filter(repo, (value,)))
+        among, stray = _without_strays(repo, value, known)
         try:
-            out.append(resolve_actor(value, known).actor)
+            out.append(resolve_actor(value, among).actor)
         except InputError as exc:
-            raise InputError(f"{ACTOR_FILTER}; {exc.message}") from None
+            raise InputError(f"{ACTOR_FILTER}; {exc.message}{_stray_hint(stray)}") from None
     return tuple(out)
+
+
+def _without_strays(repo: Repo, value: str, known: list) -> tuple[list, list]:
+    """``known`` for resolving ``value``, without the identities of this keyring that signed
+    nothing this clone holds when another identity of the keyring matches too (a team trial: after
+    ``init`` on a new machine, then ``identity import`` of the identity used elsewhere, both named
+    Alice, ``--actor Alice`` was ambiguous; the stray matches no memory, so leaving it out changes
+    no answer). Another actor's matching name still makes ``value`` ambiguous: a name is anyone's
+    to sign with. Also (second) the strays that stay among the matches, for the error's hint."""
+    from ..core.policyedit import matching
+    from ..store import identity
+
+    found = matching(value, known)
+    if len(found) < 2:
+        return known, []
+    own = {ident.actor: (ident, active) for ident, active in identity.list_identities(repo)}
+    strays = {a for a in found & own.keys() if a not in signers(repo)}
+    if strays and (found - strays) & own.keys():
+        return [k for k in known if k.actor not in strays], []
+    return known, [own[a] for a in sorted(strays)]
+
+
+def signers(repo: Repo) -> set[str]:
+    """The actors with a memory stream here (their own, or an accepted copy): who signed something
+    this clone holds."""
+    return {s.actor for s in streams.list_sources(repo)}
+
+
+def _stray_hint(strays: list) -> str:
+    from ..core.gostr import one_line, short_id
+
+    if not strays:
+        return ""
+    ident, active = strays[0]
+    who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
+    if active:  # (``identity remove`` never takes the active identity)
+        return (f" ({who}, your active identity, signed nothing here: to sign as one you use elsewhere instead, "
+                f"git hn identity import FILE --activate, then git hn identity remove {ident.actor[:12]})")
+    return (f" ({who} is an identity of this clone that signed nothing here: if it is a stray, git hn identity "
+            f"remove {ident.actor[:12]} removes it)")
 
 
 def explain_actor_filter(repo: Repo | None, values) -> str:

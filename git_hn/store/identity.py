@@ -1,7 +1,8 @@
 """The local keyring: identity records and the active identity (CONTRACT §2).
 
-Owns: ``<common-gitdir>/hn/identities/<actor>.json``, ``<common-gitdir>/hn/active`` and the
-one-way migration of the pre-keyring ``identity.json``. Trusts: nothing on disk until the private
+Owns: ``<common-gitdir>/hn/identities/<actor>.json``, ``<common-gitdir>/hn/active``, the
+one-way migration of the pre-keyring ``identity.json``, and (git-hn) ``hn/made-here-v0``, the
+actors whose only key copy is this keyring (``made_here``). Trusts: nothing on disk until the private
 file checks (``private``) and the record checks below pass; a key pair whose seed does not derive
 its public key is refused, since it would sign memories that never verify.
 
@@ -17,7 +18,7 @@ from ..core import canonical
 from ..core.grammar import is_actor
 from ..core.keys import actor_of, b64_decode_go, b64_encode, holds_seed, is_weak_public_key, public_key_from_seed
 from ..core.strictjson import read_document
-from ..errors import HnError, InputError, LocalStateError
+from ..errors import ConflictError, HnError, InputError, LocalStateError
 from . import private
 from .repo import Repo
 
@@ -268,6 +269,7 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
         os.unlink(path)
         raise InputError(f"identity already exists at {repo.identity_path(exc.actor)}; git hn identity "
                          f"show prints it; {SECOND_SIGNER}") from None
+    note_made_here(repo, ident.actor, True)
     return ident, path
 
 
@@ -363,6 +365,62 @@ def activate(repo: Repo, actor: str) -> tuple[Identity, bool]:
     return ident, False
 
 
+def made_here(repo: Repo) -> frozenset[str]:
+    """The actors whose key ``init`` generated in this repository and that no ``identity export``
+    has copied since: the keyring holds the only copy of such a key, so ``identity remove`` knows
+    it can have signed nothing outside this clone. Unreadable or missing: none (every identity
+    then counts as possibly used elsewhere, the careful answer)."""
+    try:
+        data = private.read_private(repo.hn_dir, repo.made_here_path()) or b""
+    except (HnError, OSError):
+        return frozenset()
+    return frozenset(line for line in data.decode("ascii", "replace").splitlines() if is_actor(line))
+
+
+def note_made_here(repo: Repo, actor: str, made: bool) -> None:
+    """Add ``actor`` to ``made_here`` (``init``), or take it out (an export copied the key, or the
+    identity was removed). Best effort: a failure only makes ``identity remove`` ask for a copy."""
+    have = made_here(repo)
+    want = have | {actor} if made else have - {actor}
+    if want == have:
+        return
+    try:
+        private.write_private(repo.hn_dir, repo.made_here_path(),
+                              "".join(a + "\n" for a in sorted(want)).encode("ascii"))
+    except (HnError, OSError):
+        pass
+
+
+def remove(repo: Repo, actor: str) -> Identity:
+    """``git hn identity remove`` (git-hn): delete the stored record of ``actor``, private key
+    included; never the active identity's. The active identity is read again after the unlink:
+    an ``identity use`` of it that ran meanwhile gets its record back, and the removal fails."""
+    ident = load_record(repo, actor)
+    if ident is None:
+        raise InputError(f"no identity of actor {actor} is in this keyring; nothing was removed")
+    if _read_active(repo) == actor:
+        raise InputError(active_not_removed(ident))
+    path = repo.identity_path(actor)
+    try:
+        os.unlink(path)
+    except OSError as exc:
+        raise LocalStateError(f"private identity file {path} cannot be removed: {exc.strerror}; "
+                              "nothing was removed") from None
+    if active_actor(repo) == actor:
+        private.write_private(repo.hn_dir, path, canonical.indented(ident.record_json()))
+        raise ConflictError(f"identity {actor} was made active while it was being removed; it is kept")
+    note_made_here(repo, actor, False)
+    return ident
+
+
+def active_not_removed(ident: Identity) -> str:
+    from ..core.gostr import one_line, short_id
+
+    return (f"identity {one_line(ident.name)} ({short_id(ident.actor)}) is the active identity: it signs what "
+            "you record, so it is not removed; make another one active first (git hn identity use ACTOR); "
+            "nothing was removed")
+
+
 def list_identities(repo: Repo) -> list[tuple[Identity, bool]]:
     """Every stored record, sorted by actor, with whether it is the active one."""
     directory = repo.identities_dir()
@@ -380,4 +438,4 @@ def list_identities(repo: Repo) -> list[tuple[Identity, bool]]:
 
 
 __all__ = ["Identity", "NoIdentity", "activate", "create", "install", "list_identities", "load_active",
-           "HnError"]
+           "made_here", "remove", "HnError"]

@@ -87,6 +87,10 @@ class Repo:
     def legacy_identity_path(self) -> str:
         return os.path.join(self.hn_dir, "identity.json")
 
+    def made_here_path(self) -> str:
+        """git-hn: the actors ``init`` created here that no ``identity export`` has copied."""
+        return os.path.join(self.hn_dir, "made-here-v0")
+
     def lock_path(self, actor: str, stream: str) -> str:
         return os.path.join(self.hn_dir, "locks", f"memory-{actor}-{stream[len('sha256:'):]}.lock")
 

@@ -83,7 +83,7 @@ def test_command_help_lists_options(repo):
 @pytest.mark.parametrize("args,message", [
     (["frobnicate"], "unknown command \"frobnicate\"; run 'git hn help'"),
     (["identity"], "usage: git hn identity <show|list|public>; missing the identity command (git hn identity -h "
-                   "also lists export, import, use)"),
+                   "also lists export, import, remove, use)"),
     (["policy"], "usage: git hn policy show [REV] [--json]; missing the policy command (git hn policy -h also lists "
                  "init, trust, untrust)"),
     (["memory", "frob"], 'unknown memory command "frob"; git hn memory -h lists them'),

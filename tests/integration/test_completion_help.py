@@ -208,7 +208,7 @@ def test_bare_memory_prints_the_groups_help(tmp_path, repo):
             assert entry.group(1).split() == first, name
     r = hn(repo, "identity")  # the other bare groups keep their usage line (CONTRACT §10.1)
     assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn identity <show|list|public>; missing the identity "
-                                            "command (git hn identity -h also lists export, import, use)\n")
+                                            "command (git hn identity -h also lists export, import, remove, use)\n")
 
 
 def test_handoff_synopsis_shows_its_flag_form():

@@ -432,7 +432,13 @@ def test_an_actor_filter_takes_a_name_or_a_prefix_as_policy_trust_does(tmp_path)
         _fails_with(repo, [*command, "--actor", "Bob"], "invalid actor filter; no known actor matches Bob: a "
                     "teammate is known once their memory is here (git hn sync; git hn memory recall "
                     "--include-untrusted lists it), or use the full actor ID their git hn identity public prints")
+    from agent_helpers import switch
+
     other = second_identity(repo, "alice")
+    switch(repo, other)  # (it signs too: an identity that signed nothing here is no match, see below)
+    assert hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "y").code == 0
+    switch(repo, actor)
     first, second = sorted([actor, other], key=lambda a: ("alice", a))
     names = {actor: "Alice", other: "alice"}
     _fails_with(repo, ["memory", "recall", "--actor", "ALICE"], "invalid actor filter; actor ALICE is ambiguous: "

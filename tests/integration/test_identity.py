@@ -99,7 +99,7 @@ def test_identity_show_public_list(inited):
 
 def test_identity_usage_and_unknown(inited):
     assert hn(inited, "identity").err == ("git-hn: usage: git hn identity <show|list|public>; missing the identity "
-                                          "command (git hn identity -h also lists export, import, use)\n")
+                                          "command (git hn identity -h also lists export, import, remove, use)\n")
     assert hn(inited, "identity", "rotate").err == \
         'git-hn: unknown identity command "rotate"; git hn identity -h lists them\n'
     assert hn(inited, "identity", "show", "x").err == 'git-hn: usage: git hn identity show; unexpected argument "x"\n'
@@ -279,7 +279,10 @@ def test_importing_an_identity_to_sign_with_says_to_sync_before_recording(tmp_pa
     from git_hn.core.grammar import default_stream
 
     stream = default_stream(actor)
-    assert r.err == ("git-hn: hint: it may have signed memories in another clone: git hn sync imports them before you "
+    stray = next(p.stem for p in (b / ".git" / "hn" / "identities").iterdir() if p.stem != actor)  # (b's init)
+    assert r.err == (f"git-hn: hint: identity Second ({stray[:12]}) of this keyring has signed nothing here: "
+                     f"git hn identity remove {stray[:12]} removes it\n"
+                     "git-hn: hint: it may have signed memories in another clone: git hn sync imports them before you "
                      "record here (when the replication selection takes its stream: --all, or --memory "
                      f"{stream}); a memory recorded first forks its stream, which git hn sync --rebase then mends\n")
     assert hn(b, "replication", "select", "--memory", stream).code == 0  # what it says (no --all)
