@@ -34,7 +34,7 @@ _git_hn_words() {
         "memory record") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
         "memory retract") words="--reason --stream --json --allow-secret-shaped --no-color" ;;
         "memory show") words="--json --no-color" ;;
-        "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color --edit --allow-retracted --allow-branch" ;;
+        "memory supersede") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color --edit --same-content --allow-retracted --allow-branch" ;;
         "memory view") words="--at --output --open" ;;
         "policy") words="show init trust untrust" ;;
         "policy init") words="" ;;

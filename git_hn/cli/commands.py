@@ -144,7 +144,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
     flags = RecordFlags(**{k: values[k] for k in RECORD_FIELD_DESTS if k in values}, positional=rest)
     if values.get("input") is not None:
         extra = flags.items()
-        if values.get("edit") or any(v not in (None, []) for v in extra.values()):
+        if values.get("edit") or values.get("same_content") or any(v not in (None, []) for v in extra.values()):
             raise InputError("--input cannot be combined with record flags or positional content")
         if not values.get("json"):
             raise InputError("--input requires --json")
@@ -165,7 +165,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
             notes: list = []
             flags = lifecycle.inherit(repo, target, flags, edit=edit if values.get("edit") else None,
                                       refuse_retracted=refuse, refuse_branch=not values.get("allow_branch"),
-                                      notes=notes)
+                                      notes=notes, same_content=bool(values.get("same_content")))
             req = request_from_flags(repo, flags, notes=notes, typed=list(values.get("path") or []))
             if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
                 from ..service.requests import check_flag_outcome

@@ -79,6 +79,9 @@ HANDOFF_OPTS = _said(tuple(o for o in RECORD_FIELDS if o.name not in ("--kind", 
                      _ANCHORING, "required, unless the --input request has it: ") + COMMON
 SUPERSEDE_OPTS = RECORD_FIELDS + COMMON + (
     Opt("--edit", "edit", help="write the new content in your editor, starting from the target's"),
+    Opt("--same-content", "same_content",
+        help="keep the target's content (git-hn): with --at REV, the same memory carried over to another "
+             "commit, such as the one a rebase made of its anchor"),
     Opt("--allow-retracted", "allow_retracted",
         help="supersede a memory its author retracted (its successor is active: what was withdrawn is back)"),
     Opt("--allow-branch", "allow_branch",

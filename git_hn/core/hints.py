@@ -182,8 +182,9 @@ def shell_word(name: str) -> str:
 
 
 def supersede_at(memory: str, at: str) -> str:
-    """The command that carries the reader's own ``memory`` over to commit ``at``."""
-    return f"git hn memory supersede {memory[7:19]} --at {at} --content TEXT"
+    """The command that carries the reader's own ``memory`` over to commit ``at``, as it is
+    (``--same-content``: a team trial retyped it, told ``--content TEXT``)."""
+    return f"git hn memory supersede {memory[7:19]} --at {at} --same-content"
 
 
 def cite_at(memory: str, kind: str, at: str) -> str:
@@ -253,7 +254,7 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     first = mine or theirs[0]
     if not first:
         return text + ("git hn memory log lists them, git hn memory show ID says where one applies, and its author "
-                       "records it again on HEAD with git hn memory supersede ID --at HEAD --content TEXT") + there
+                       "records it again on HEAD with git hn memory supersede ID --at HEAD --same-content") + there
     text += f"git hn memory show {first[7:19]} says where {'it' if one else 'one'} applies"
     supersede = f"{supersede_at(mine, 'HEAD')} records {'it' if one else 'one'} again on HEAD"
     kind = theirs[1] if theirs[1] in ("decision", "observation", "assumption") else "observation"
@@ -311,7 +312,7 @@ def stale_successor(memory: str, commit: str, paths: list[str], mcp: bool = Fals
         return ""
     named = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
     again = (f"memory_supersede with memory {memory[7:19]}, atCommit HEAD and content" if mcp else
-             f"git hn memory supersede {memory[7:19]} --at HEAD --content TEXT")
+             f"git hn memory supersede {memory[7:19]} --at HEAD --same-content")
     at = "atCommit" if mcp else "--at HEAD"
     return (f"memory {memory[7:19]} is anchored on commit {commit[:12]}, and {named} changed since: the brief at HEAD "
             f"marks it stale; {again} anchors it at HEAD with the paths as they are there (a supersede without {at} "

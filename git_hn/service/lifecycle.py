@@ -143,8 +143,8 @@ def supersede_target(repo: Repo, target: str):
 _HANDOFF_FLAGS = ("completed", "assumption", "blocker", "next_action")
 
 
-def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None,
-            refuse_retracted: bool = False, refuse_branch: bool = False, notes: list | None = None) -> RecordFlags:
+def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, refuse_retracted: bool = False,
+            refuse_branch: bool = False, notes: list | None = None, same_content: bool = False) -> RecordFlags:
     """The record flags of ``supersede TARGET``: every field the caller did not give is the
     target's (kind, anchor commit, applicability, subject, topics, paths, evidence, and the
     attempt outcome and handoff lists while the kind stays the same). Inherited paths are resolved
@@ -153,13 +153,24 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None,
     run first, so no one edits text that cannot be signed. Inherited ``memory:`` evidence that no
     verified stream here holds (signed by another implementation, which checks nothing) is left
     out, said in ``notes`` as ``(path, text)`` warnings: carried over, ``record`` refuses it, and
-    the flags could not take it out."""
+    the flags could not take it out.
+
+    ``same_content`` (``--same-content``, git-hn; docs/decisions.md): the target's content too, so
+    that the whole record is the target's but what the flags give (a team trial retyped a
+    published memory to carry it over to its rebased commit: ``--at NEW --same-content``). It
+    takes no other content source and needs some other field: alone it would sign the target's
+    record again."""
     given = content_from_flags(flags)
-    if edit is not None and given is not None:
+    if same_content:
+        _check_same_content(flags, given, edit)
+    elif edit is not None and given is not None:
         raise InputError("--edit cannot be combined with --content, --content-file or positional content")
-    if edit is None and given is None:
-        raise InputError("supersede needs new content: --content TEXT, --content-file PATH or --edit")
+    elif edit is None and given is None:
+        raise InputError("supersede needs new content: --content TEXT, --content-file PATH or --edit (or, to carry "
+                         "the memory to another commit as it is, --at REV --same-content)")
     rec = supersede_target(repo, target).envelope.record
+    if same_content:
+        given = rec.content
     if refuse_retracted:  # (before the editor opens: no one writes text that will not be signed)
         check_not_retracted(repo, target)
     if refuse_branch and edit is not None:  # (a review: the editor opened, then the refusal came)
@@ -196,6 +207,15 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None,
             raise InputError("content unchanged in the editor and no other field given; nothing appended")
         out.content, out.positional, out.content_file = [edited], [], []
     return out
+
+
+def _check_same_content(flags: RecordFlags, given, edit) -> None:
+    if given is not None or edit is not None:
+        raise InputError("--same-content cannot be combined with --content, --content-file, positional content "
+                         "or --edit: it keeps the target's content; nothing appended")
+    if not any(v for k, v in flags.items().items() if k not in ("stream", "actor")):
+        raise InputError("--same-content with no other field would sign the target's record again unchanged: give "
+                         "what changes, such as --at REV; nothing appended")
 
 
 def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False,

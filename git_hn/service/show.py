@@ -215,5 +215,5 @@ def inapplicable_hint(repo: Repo, doc: dict, mcp: bool = False) -> str:
 
     own = active_actor(repo) == doc["envelope"]["actor"]  # (None without an identity)
     again = f"memory_supersede with memory {short}, atCommit HEAD and content" if mcp else \
-        f"git hn memory supersede {short} --at HEAD --content TEXT"
+        f"git hn memory supersede {short} --at HEAD --same-content"
     return text + (f"; {again} records it again on HEAD" if own else "")

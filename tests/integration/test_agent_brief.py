@@ -673,7 +673,7 @@ def test_a_successor_that_kept_a_changed_anchor_says_at_head_anchors_it_there(tm
     assert r.code == 0, r.err
     kept = r.json()["memoryId"]
     assert (f"git-hn: hint: memory {kept[7:19]} is anchored on commit {old[:12]}, and p.py changed since: the brief "
-            f"at HEAD marks it stale; git hn memory supersede {kept[7:19]} --at HEAD --content TEXT anchors it at HEAD "
+            f"at HEAD marks it stale; git hn memory supersede {kept[7:19]} --at HEAD --same-content anchors it at HEAD "
             "with the paths as they are there (a supersede without --at HEAD keeps the old anchor)\n") in r.err, r.err
     assert brief(repo, "--include-untrusted")["decisions"][0]["stale"] is True
     r = hn(repo, "memory", "supersede", kept[7:19], "--at", "HEAD", "--content", "p.py holds b")

@@ -56,7 +56,8 @@ def test_supersede_without_new_content_names_the_options_and_appends_nothing(ini
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "supersede", old, "--topic", "x")
     assert (r.code, r.err) == (1, "git-hn: supersede needs new content: --content TEXT, "
-                                  "--content-file PATH or --edit\n")
+                                  "--content-file PATH or --edit (or, to carry the "
+                                  "memory to another commit as it is, --at REV --same-content)\n")
     r = hn(inited, "memory", "supersede", old, "--edit", "--content", "y")
     assert r.code == 1 and "--edit cannot be combined" in r.err
     assert refs_snapshot(inited) == before
@@ -470,3 +471,51 @@ def test_mcp_supersede_of_a_superseded_memory_is_refused_unless_a_branch_is_mean
     assert after == before
     assert document(meant)["hint"].startswith(f"Memory {mid[7:19]} was already superseded by ")
     assert hn(inited, "memory", "show", mid, "--json").json()["projection"]["lifecycle"] == "branching"
+
+
+def test_supersede_same_content_carries_a_published_memory_to_the_rebased_commit(tmp_path):
+    """A team trial: "carrying a published memory over to a rebased commit means retyping it":
+    ``supersede 51c8f5bad3ee --at 58fdf4c`` failed ``supersede needs new content``, and the
+    rebase hint itself printed ``--content TEXT``. ``--same-content`` (git-hn) keeps the target's
+    content; every other field is inherited as before (paths read again at the new commit), and
+    what is given overrides it. Without the flag the contract's refusal stays; with it, another
+    content source, or no other field at all, is refused, appending nothing."""
+    from helpers import shared_remote
+
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    old = _rich(alice)
+    assert hn(alice, "sync").code == 0  # published: no rewrite can move it
+    git(alice, "commit", "-q", "--amend", "-m", "app, amended")  # (no hooks: nothing re-anchors)
+    new_commit = git(alice, "rev-parse", "HEAD")
+    before = refs_snapshot(alice)
+    at = ["--at", new_commit]
+    for args, text in (
+            (at, "supersede needs new content: --content TEXT, --content-file PATH or --edit (or, to carry the "
+                 "memory to another commit as it is, --at REV --same-content)"),
+            (["--same-content"], "--same-content with no other field would sign the target's record again "
+                                 "unchanged: give what changes, such as --at REV; nothing appended"),
+            ([*at, "--same-content", "--content", "x"], "--same-content cannot be combined with --content, "
+             "--content-file, positional content or --edit: it keeps the target's content; nothing appended"),
+            ([*at, "--same-content", "--edit"], "--same-content cannot be combined with --content, "
+             "--content-file, positional content or --edit: it keeps the target's content; nothing appended"),
+            (["--same-content", "--input", "-", "--json"], "--input cannot be combined with record flags or "
+                                                           "positional content")):
+        r = hn(alice, "memory", "supersede", old[7:19], *args, input=b"{}")
+        assert (r.code, r.err) == (1, f"git-hn: {text}\n"), (args, r.err)
+        assert refs_snapshot(alice) == before, args
+    assert refs_snapshot(alice) == before
+    r = hn(alice, "memory", "supersede", old[7:19], "--at", new_commit, "--same-content", "--json")
+    assert r.code == 0, r.err
+    was, now = _data(alice, old), _data(alice, r.json()["memoryId"])
+    assert now["content"] == "the cache is warm" == was["content"]
+    assert now["anchor"]["commit"] == new_commit
+    for field in ("kind", "topics", "evidence", "applicability"):
+        assert now[field] == was[field], field
+    assert [p["path"] for p in now["anchor"]["paths"]] == ["app.py"]
+    assert now["anchor"]["paths"][0]["blob"] == git(alice, "rev-parse", f"{new_commit}:app.py")
+    assert hn(alice, "memory", "show", old, "--json").json()["projection"]["lifecycle"] == "superseded"
+    # a field given overrides the target's; the content stays the target's
+    r = hn(alice, "memory", "supersede", r.json()["memoryId"], "--same-content", "--topic", "moved", "--json")
+    assert r.code == 0, r.err
+    assert _data(alice, r.json()["memoryId"])["topics"] == ["moved"]
+    assert _data(alice, r.json()["memoryId"])["content"] == "the cache is warm"

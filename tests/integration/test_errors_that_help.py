@@ -658,7 +658,7 @@ def test_show_says_why_a_memory_is_left_out_at_head_and_how_its_author_records_i
     assert r.code == 0 and "inapplicable" in r.out
     assert r.err == (f"git-hn: hint: memory {later[7:19]} applies where commit {old[:12]} is in the history, and "
                      "HEAD does not contain it (an amended or rebased commit, or another branch): recall and the "
-                     f"brief at HEAD leave it out; git hn memory supersede {later[7:19]} --at HEAD --content TEXT "
+                     f"brief at HEAD leave it out; git hn memory supersede {later[7:19]} --at HEAD --same-content "
                      "records it again on HEAD\n")
     assert hn(inited, "memory", "show", later, "--json").err == ""
     assert hn(inited, "memory", "show", exact).err == (
@@ -933,7 +933,7 @@ def test_a_recall_of_memories_that_do_not_apply_here_says_so(inited):
     git(inited, "branch", "-q", "-D", "feature")  # (no ref holds it: carried over by its author)
     said = ("git-hn: hint: 1 matching memory does not apply at this commit and was left out: its anchor commit is "
             f"not in its history (a squash merge or a rebase?); git hn memory show {short} says where it applies, "
-            f"and git hn memory supersede {short} --at HEAD --content TEXT records it again on HEAD\n")
+            f"and git hn memory supersede {short} --at HEAD --same-content records it again on HEAD\n")
     r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "errors.py")
     assert r.code == 0 and said in r.err, r.err
 

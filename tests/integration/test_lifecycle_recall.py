@@ -425,7 +425,8 @@ def test_reason_normalization_and_supersede_input(team, tmp_path):
         "git-hn: usage: git hn memory supersede MEMORY [record fields]; MEMORY is a memory ID (sha256: and 64 " \
         "lowercase hex digits) or at least 8 of its first ones\n"
     assert hn(alice, "memory", "supersede", target, "--kind", "decision").err == \
-        "git-hn: supersede needs new content: --content TEXT, --content-file PATH or --edit\n"
+        "git-hn: supersede needs new content: --content TEXT, --content-file PATH or --edit (or, to carry the memory " \
+        "to another commit as it is, --at REV --same-content)\n"
     assert refs_snapshot(alice) == before
     req = {"version": 0, "kind": "decision", "content": "replacement via input",
            "anchor": {"commit": git(alice, "rev-parse", "HEAD")}, "applicability": {"mode": "exact"},

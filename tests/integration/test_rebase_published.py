@@ -59,13 +59,16 @@ def test_a_rebase_names_the_published_memories_it_leaves_behind_and_how_to_carry
     line = lines[0]
     assert line.startswith("git-hn: 5 memories already published stay on commits this rebase replaced, so recall "
                            "and the brief on the new ones leave them out (a published memory is never signed "
-                           f"again): git hn memory supersede {mems[0]['memoryId'][7:19]} --at {first} --content "
-                           "TEXT carries one of yours over (likewise "), line
+                           f"again): git hn memory supersede {mems[0]['memoryId'][7:19]} --at {first} --same-content "
+                           "carries one of yours over (likewise "), line
     assert line.endswith(", ...)"), line  # (bounded: three named, the count says the rest)
     assert sum(m["memoryId"][7:19] in line for m in mems) == 3, line
     assert not [m for m in mems if m["memoryId"] in _ids(alice)]
-    carried = hn(alice, "memory", "supersede", mems[0]["memoryId"][7:19], "--at", first, "--content", "carried over")
+    # what the line says, as it says it (a team trial was told --content TEXT, and retyped the memory)
+    carried = hn(alice, "memory", "supersede", mems[0]["memoryId"][7:19], "--at", first, "--same-content", "--json")
     assert carried.code == 0, carried.err
+    assert hn(alice, "memory", "show", carried.json()["memoryId"], "--json").json()["projection"]["data"][
+        "content"] == "decided at feature commit 0"
     assert len(_ids(alice)) == 1
 
 

@@ -56,7 +56,7 @@ def test_the_author_is_told_of_the_left_out_memory_while_another_matched(tmp_pat
     alice, _bob, on_main, on_feat = _squashed(tmp_path)
     short = on_feat["memoryId"][7:19]
     said = (f"{HEAD}git hn memory show {short} says where it applies, and git hn memory supersede {short} --at HEAD "
-            "--content TEXT records it again on HEAD\n")
+            "--same-content records it again on HEAD\n")
     for args in ([], ["--json"]):
         r = hn(alice, "memory", "recall", "--include-untrusted", "--path", "p.py", *args)
         assert r.code == 0 and said in r.err, r.err
@@ -150,7 +150,7 @@ def test_a_recall_that_matched_only_an_open_branchs_memory_names_the_branch(tmp_
     r = hn(alice, "memory", "recall", "--include-untrusted", "--topic", "dialect")
     assert ("git-hn: hint: 2 matching memories do not apply at this commit and were left out: 1 has its anchor "
             "commit on no branch, tag or remote-tracking ref here (a squash merge or a rebase?); git hn memory show "
-            f"{gone} says where it applies, and git hn memory supersede {gone} --at HEAD --content TEXT records it "
+            f"{gone} says where it applies, and git hn memory supersede {gone} --at HEAD --same-content records it "
             "again on HEAD; 1 of them: its anchor commit is on feature/tsv, not merged here: git hn memory recall --at "
             "feature/tsv lists it there\n") in r.err, r.err
     # MCP memory_show says what the CLI's show says (a trial: it had no ``hint``)
