@@ -296,7 +296,9 @@ Without it, after an amend or a rebase the push and
 .B git hn sync
 name the memories left on the old commits, and
 .B git hn memory reanchor OLD NEW
-moves them. The reference\\-transaction wrapper has no such stand\\-in: run
+moves them (or, for a commit dropped on purpose,
+.B git hn memory reanchor OLD \\-\\-drop
+discards your unpublished memories that name it). The reference\\-transaction wrapper has no such stand\\-in: run
 .B git hn sync
 to import.
 """,

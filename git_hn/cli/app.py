@@ -502,6 +502,9 @@ def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", sho
                     new: Optional[str] = typer.Argument(None, metavar="NEW", show_default=False,
                                                         help="the commit they should name instead"),
                     extra: Optional[List[str]] = typer.Argument(None, hidden=True),
+                    drop: bool = typer.Option(False, "--drop",
+                                              help="instead of moving them, discard your unpublished memories that "
+                                                   "name OLD (git-hn; no NEW)"),
                     json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
     """Move your unpublished memories from commit OLD to commit NEW (for a discarded commit).
 
@@ -510,8 +513,14 @@ def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", sho
     memory of its stream. This rebuilds them as git commit --amend and git rebase do through the
     post-rewrite hook: anchors and git: evidence naming OLD name NEW (anchored paths are read again
     at NEW), and each rebuilt memory, and every later one of its stream, is signed again under a
-    new ID. Published memories are never rewritten."""
-    return reanchor_cmd.reanchor_command([w for w in (old, new) if w is not None] + (extra or []), json)
+    new ID. Published memories are never rewritten.
+
+    With --drop (a commit dropped in git rebase -i, whose note nobody wants), your unpublished
+    memories that name OLD are discarded instead, and the later ones of their streams are signed
+    again under new IDs. Refused, changing nothing, when one of your memories that names OLD was
+    published, or when a memory that stays cites one that would go (as a retraction or a
+    supersession of it anchored elsewhere does)."""
+    return reanchor_cmd.reanchor_command([w for w in (old, new) if w is not None] + (extra or []), json, drop)
 
 
 _table_command(memory_app, "view", options.VIEW_OPTS,

@@ -49,7 +49,7 @@ git hn memory log [filters] [-n N | -N] [--graph] [--no-pager] [--json]
 git hn memory export [--format jsonl|markdown] [filters] [--output FILE]
 git hn memory import FILE|- [--stream ID] [--json]
 git hn memory view [--at REV] [--output FILE] [--open]
-git hn memory reanchor OLD NEW [--json]
+git hn memory reanchor OLD NEW|--drop [--json]
 git hn policy show [REV] [--json]
 git hn policy init | trust [ACTOR] [--kind KIND]... | untrust ACTOR|--kind KIND...
 git hn mcp [--allow-write] [--repo PATH]

@@ -1,19 +1,21 @@
-"""``git hn memory reanchor OLD NEW``: parse, call ``service.reanchor``, render; warn of the
-paths the new commit no longer has. Nothing here imports typer."""
+"""``git hn memory reanchor OLD NEW`` and ``OLD --drop``: parse, call ``service.reanchor``,
+render; warn of the paths the new commit no longer has. Nothing here imports typer."""
 
 from __future__ import annotations
 
 from ..errors import UsageError
 from . import advice, render
 
-REANCHOR_USAGE = "usage: git hn memory reanchor OLD NEW [--json]"
+REANCHOR_USAGE = "usage: git hn memory reanchor OLD NEW|--drop [--json]"
 
 
-def reanchor_command(words: list[str], as_json: bool) -> int:
+def reanchor_command(words: list[str], as_json: bool, drop: bool = False) -> int:
     from ..core.gostr import one_line
     from ..service import reanchor
     from ..store.repo import open_repo
 
+    if drop:
+        return _drop(words, as_json)
     if len(words) != 2:
         from ..core import hints
 
@@ -26,4 +28,22 @@ def reanchor_command(words: list[str], as_json: bool) -> int:
         render.lines(reanchor.result_lines(result))
     advice.signed_notes([(path, f"memory {mid} names --path {one_line(path)}, which is not in commit "
                                 f"{result.new}; it is recorded as absent") for mid, path in result.absent])
+    return 0
+
+
+def _drop(words: list[str], as_json: bool) -> int:
+    """``reanchor OLD --drop`` (git-hn): ``service.reanchor.drop``."""
+    from ..service import reanchor
+    from ..store.repo import open_repo
+
+    if len(words) != 1:
+        from ..core import hints
+
+        raise UsageError(hints.append(REANCHOR_USAGE, "missing OLD" if not words else
+                                      f"--drop takes no NEW ({hints.unexpected(words[1:])})"))
+    result = reanchor.drop(open_repo(), words[0])
+    if as_json:
+        render.json_line(reanchor.drop_json(result))
+    else:
+        render.lines(reanchor.drop_lines(result))
     return 0

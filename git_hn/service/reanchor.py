@@ -103,6 +103,49 @@ def _old_commit(repo: Repo, rev: str) -> str:
         raise
 
 
+class Dropped(NamedTuple):
+    commit: str  # the commit the discarded memories named
+    streams: list  # store.discard.Discarded, one per stream rebuilt
+
+
+def drop(repo: Repo, old: str) -> Dropped:
+    """``git hn memory reanchor OLD --drop`` (git-hn): discard the active identity's unpublished
+    memories that name commit ``old`` (``store.discard``), under the same publication locks and
+    with the same refreshes as a rewrite; an error when there are none."""
+    from ..store import discard
+
+    ident = identmod.load_active(repo)
+    commit = _old_commit(repo, old)
+    done = _rebuilding(repo, lambda: discard.discard(repo, ident, commit))
+    if not done:
+        raise InputError(f"no unpublished memory of yours names commit {commit} (a published memory is never "
+                         "discarded: withdraw one with git hn memory retract)" + _stopped_hint(repo))
+    return Dropped(commit, done)
+
+
+def drop_lines(result: Dropped) -> list[str]:
+    out = []
+    for d in result.streams:
+        line = (f"dropped {_count(len(d.dropped))} of {d.ref} that named {short_id(result.commit)}: "
+                f"{', '.join(short_id(i) for i in d.dropped[:SHOWN_RENAMES])}" if d.dropped else
+                f"signed again {_count(len(d.renamed))} of {d.ref}, which name memories signed again")
+        if d.dropped and d.removed:
+            line += "; the stream held nothing else, so its ref is deleted"
+        if d.renamed:
+            more = len(d.renamed) - SHOWN_RENAMES
+            renames = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in d.renamed[:SHOWN_RENAMES])
+            line += (f"; {len(d.renamed)} later signed again, new IDs: " if d.dropped else "; new IDs: ") + \
+                renames + (f" and {more} more" if more > 0 else "")
+        out.append(line)
+    return out
+
+
+def drop_json(result: Dropped) -> dict:
+    return {"commit": result.commit,
+            "streams": [{"ref": d.ref, "dropped": list(d.dropped), "removed": d.removed,
+                         "renamed": [{"from": a, "to": b} for a, b in d.renamed]} for d in result.streams]}
+
+
 PUBLICATION_WAIT = 60.0  # seconds a rewrite waits for a publication that is running
 
 
@@ -117,12 +160,18 @@ def rewrite(repo: Repo, ident, mapping: dict[str, str]) -> list:
     rebuilt one as a non-fast-forward). So the rewrite waits for it, and then knows what it
     published; a publisher that starts later finds the tips it was given replaced and sends
     nothing of them."""
+    if not mapping:
+        return []
+    return _rebuilding(repo, lambda: store.reanchor(repo, ident, mapping))
+
+
+def _rebuilding(repo: Repo, rebuild) -> list:
+    """``rebuild()`` (a list of results, each with the ``ref`` it moved) under the publication
+    lock of every remote, then the index and the state brought to the refs it moved."""
     from contextlib import ExitStack
 
     from .replication import serial
 
-    if not mapping:
-        return []
     import sys
 
     proc = repo.git.run(["remote"])
@@ -131,7 +180,7 @@ def rewrite(repo: Repo, ident, mapping: dict[str, str]) -> list:
             said = f"git-hn: waiting for the memory publication to {remote} to end before re-anchoring\n"
             stack.enter_context(serial.publishing(repo, remote, PUBLICATION_WAIT,
                                                   lambda said=said: sys.stderr.write(said)))
-        done = store.reanchor(repo, ident, mapping)
+        done = rebuild()
     if done:
         index_refresh.after_ref_change(repo)
         _refresh_state(repo, {parse_local_ref(r.ref) for r in done})

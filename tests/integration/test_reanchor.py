@@ -58,7 +58,8 @@ def test_a_discarded_anchor_is_named_and_reanchor_publishes_the_stream(tmp_path)
     assert human.out.splitlines() == [
         f"Publication of stream {ref[-64:][:12]}: memory {first['memoryId'][7:19]} (with the 1 memory after it) "
         f"waits for commit {gone[:12]}, which no branch, tag or remote-tracking ref here contains; move it to a "
-        f"commit you push with git hn memory reanchor {gone[:12]} NEW, NEW being the commit to name instead, or "
+        f"commit you push with git hn memory reanchor {gone[:12]} NEW, NEW being the commit to name instead, "
+        f"discard it with git hn memory reanchor {gone[:12]} --drop (a commit dropped on purpose), or "
         f"keep the commit on the remote: git push origin {gone[:12]}:refs/heads/hn-anchor/{gone[:12]}",
         "Synchronized with origin: 1 stream held back (above)"]
     # the push warns the same way and goes on (warn and block alike); no memory goes out
@@ -168,7 +169,7 @@ def test_reanchor_refusals_change_nothing(tmp_path, case):
                                      "supersede --at)\n"),
         "same": (("HEAD", later), f"git-hn: HEAD and {later} are the same commit {later}: nothing to move\n"),
         "unknown": (("HEAD", "no-such-branch"), "git-hn: revision no-such-branch is not a commit\n"),
-        "words": ((head,), "git-hn: missing NEW; usage: git hn memory reanchor OLD NEW [--json]\n"),
+        "words": ((head,), "git-hn: missing NEW; usage: git hn memory reanchor OLD NEW|--drop [--json]\n"),
         "nowhere": (("HEAD", gone), f"git-hn: commit {gone} is on no branch, tag or remote-tracking ref here "
                                     "either, so no push would carry it: name a commit on a branch you push\n"),
         "identity": ((head, later), None),
@@ -675,7 +676,7 @@ def test_an_anchor_rebased_away_names_the_commit_that_makes_the_same_change(tmp_
     assert human == (f"Publication of stream {ref[-64:][:12]}: memory {first['memoryId'][7:19]} waits for commit "
                      f"{old[:12]}, which no branch, tag or remote-tracking ref here contains; commit {new[:12]} of "
                      f"HEAD makes the same change (a rebase?): git hn memory reanchor {old[:12]} {new[:12]} moves it "
-                     f"there; or keep the commit on the remote: git push origin {old[:12]}:refs/heads/hn-anchor/"
+                     f"there; git hn memory reanchor {old[:12]} --drop discards it; or keep the commit on the remote: git push origin {old[:12]}:refs/heads/hn-anchor/"
                      f"{old[:12]}")
     assert hn(a, "memory", "reanchor", old[:12], new[:12]).code == 0  # what it says
     git(a, "push", "-q", "origin", "main")

@@ -72,10 +72,15 @@ class Held(NamedTuple):
                 return (f"Publication {what}: memory {memory}{later} waits for commit {commit}, "
                         f"which no branch, tag or remote-tracking ref here contains; commit {self.successor[:12]} of "
                         f"HEAD makes the same change (a rebase?): git hn memory reanchor {commit} "
-                        f"{self.successor[:12]} moves it there; or {keep}")
+                        f"{self.successor[:12]} moves it there; git hn memory reanchor {commit} --drop discards it; "
+                        f"or {keep}")
+            # (a team trial dropped the commit in rebase -i: discarding the note was the one way
+            # out not offered, and pushing the dropped commit or re-anchoring then retracting it
+            # were the only ones)
             return (f"Publication {what}: memory {memory}{later} waits for commit {commit}, which "
                     f"no branch, tag or remote-tracking ref here contains; move it to a commit you push with "
-                    f"git hn memory reanchor {commit} NEW, NEW being the commit to name instead, or {keep}")
+                    f"git hn memory reanchor {commit} NEW, NEW being the commit to name instead, discard it with "
+                    f"git hn memory reanchor {commit} --drop (a commit dropped on purpose), or {keep}")
         if self.untracked:  # (a review: a single-branch clone's push of a new branch was taken as carried)
             name = self.untracked.removeprefix("refs/heads/")
             return (f"Publication {what}: {waiting} until commit {commit} is on a branch of {remote} "
