@@ -124,7 +124,7 @@ def _typer(**kw) -> typer.Typer:
 
 
 app = _typer(help="Signed, verifiable project memory carried by Git (hn-memory/0).")
-identity_app = _typer(help="Show, list, export, import and choose (use) local identities.")
+identity_app = _typer(help="Show, list, export, import, choose (use) and remove local identities.")
 memory_app = _typer(help="Record, correct, inspect and recall memory.")
 policy_app = _typer(help="Show the trust policy at a commit, or edit it in the working tree.")
 index_app = _typer(help="Rebuild or verify the private recall index.")
