@@ -297,7 +297,7 @@ def test_an_hn_anchor_keep_ref_is_no_open_branch(tmp_path):
     assert git(alice, "rev-parse", f"refs/remotes/origin/hn-anchor/{c[:12]}") == c
     short = on_feat["memoryId"][7:19]
     said = (f"{HEAD}git hn memory show {short} says where it applies, and git hn memory supersede {short} --at HEAD "
-            "--content TEXT records it again on HEAD\n")
+            "--same-content records it again on HEAD\n")
     for args in ([], ["--json"]):
         r = hn(alice, "memory", "recall", "--include-untrusted", "--path", "p.py", *args)
         assert r.code == 0 and said in r.err and "hn-anchor" not in r.err, r.err
