@@ -173,6 +173,9 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
         return by_actor.get(actor, Known(actor))
     found = matching(query, known)
     folded = fold_name(query)
+    if not folded and not _HEX.fullmatch(query):  # (a review: "no known actor matches : …")
+        raise InputError("an empty actor (or one of invisible characters alone) names no one; give a display "
+                         "name, a prefix of at least 8 hex digits of the actor ID, or the full actor ID")
     if len(found) > 1 and len(found & prefer) == 1:
         found &= prefer
     shown = quoted(query)

@@ -461,6 +461,10 @@ def test_an_empty_actor_filter_matches_no_name_that_folds_to_nothing(tmp_path):
                     ["memory", "export"]):
         r = hn(repo, *command, "--actor", "")
         assert r.code == 1 and r.err.startswith("git-hn: invalid actor filter; "), (command, r.err)
+        # (a review: "no known actor matches : a teammate …", the empty name before the colon)
+        assert r.err == ("git-hn: invalid actor filter; an empty actor (or one of invisible characters alone) "
+                         "names no one; give a display name, a prefix of at least 8 hex digits of the actor "
+                         "ID, or the full actor ID\n"), (command, r.err)
 
 
 def test_selecting_for_a_remote_that_does_not_exist_saves_and_hints(inited):
