@@ -35,6 +35,9 @@ REQUESTS = [
     {"include_untrusted": True, "max_records": 2}, {"include_untrusted": True, "max_content_bytes": 30},
     {"include_untrusted": True, "lifecycle": ("superseded", "retracted")}, {"trust": ("actor-untrusted",)},
     {"include_untrusted": True, "subject": "issue:sha256:" + "1" * 64},
+    # the bound on the whole answer (git-hn): a page that gives way, and one that holds no row
+    {"include_untrusted": True, "max_bytes": 3000}, {"include_untrusted": True, "max_bytes": 400},
+    {"include_untrusted": True, "query": "isolation", "rank": "relevance", "max_bytes": 2500},
 ]
 
 

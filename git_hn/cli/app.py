@@ -20,7 +20,8 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..core import hints
 from ..errors import UsageError
-from . import commands, export_cmd, fast, forget_cmd, identity_cmd, log_cmd, options, reanchor_cmd, trust, view_cmd
+from . import (commands, export_cmd, fast, forget_cmd, identity_cmd, log_cmd, options, reanchor_cmd, recall_cmd,
+               trust, view_cmd)
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -258,8 +259,8 @@ _table_command(memory_app, "challenge", options.CHALLENGE_OPTS,
 
 def _recall(values: dict, positional: list[str]) -> int:
     if positional:
-        raise UsageError(commands.RECALL_USAGE)
-    return commands.recall_command(values)
+        raise UsageError(recall_cmd.RECALL_USAGE)
+    return recall_cmd.recall_command(values)
 
 
 _table_command(memory_app, "recall", options.RECALL_OPTS,

@@ -89,7 +89,6 @@ LIFECYCLE_USAGE = {  # retract takes no --evidence, so its usage names none (iss
     "retract": "usage: git hn memory retract MEMORY --reason REASON",
     "challenge": "usage: git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]",
 }
-RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
 
 
 def _emit_result(result, as_json: bool, no_color: bool = False) -> int:
@@ -233,68 +232,6 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
     else:
         render.lines(lifecycle.result_lines(result))
     advice.new_stream(result)
-    return 0
-
-
-RECALL_FILTERS = ("at", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust", "query", "rank",
-                  "max_records", "max_content_bytes", "cursor", "include_untrusted")
-
-
-def recall_command(values: dict) -> int:
-    from ..core import recall as core
-    from ..service import recall as service
-    from ..store.repo import open_repo
-
-    if values.get("input") is not None:
-        from ..service.requests import read_explicit
-
-        if not values.get("json") or any(values.get(k) not in (None, [], False) for k in RECALL_FILTERS):
-            raise InputError("--input requires --json and cannot be combined with recall flags")
-        repo = open_repo()
-        req, _at = core.parse_request(read_explicit(values["input"], LIMITS.max_request, option="--input"))
-        doc, hidden = service.recall_counted(repo, req, from_input=True)
-    else:
-        max_records = parse_int(values.get("max_records"), RECALL_USAGE, "--max-records")
-        max_content = parse_int(values.get("max_content_bytes"), RECALL_USAGE, "--max-content-bytes")
-        for value, name in ((max_records, "--max-records"), (max_content, "--max-content-bytes")):
-            if value is not None and value <= 0:  # §7.4's text first, then which bound (a newcomer trial)
-                raise InputError(f"recall bounds must be positive; {name} takes 1 or more")
-        from ..service.names import actor_filters
-
-        repo = open_repo()
-        req = core.RecallRequest(
-            at_commit=values.get("at") or "HEAD", subject=values.get("subject") or "",
-            path=values.get("path") or "", topic=tuple(values.get("topic") or ()),
-            kind=tuple(values.get("kind") or ()), actor=actor_filters(repo, values.get("actor")),
-            lifecycle=tuple(values.get("lifecycle") or ()), trust=tuple(values.get("trust") or ()),
-            query=values.get("query") or "",
-            max_records=core.DEFAULT_MAX_RECORDS if max_records is None else max_records,
-            max_content_bytes=core.DEFAULT_MAX_CONTENT if max_content is None else max_content,
-            cursor=values.get("cursor") or "", include_untrusted=bool(values.get("include_untrusted")),
-            rank=values.get("rank") or "")
-        doc, hidden = service.recall_counted(repo, req)
-    if values.get("json"):
-        render.json_line(doc)
-    elif render.on_terminal():
-        from ..service.names import author_names, known_authors
-        from . import terminal
-
-        names = author_names(repo, [row["id"] for row in doc["memories"]])
-        render.write(terminal.recall(doc, names, bool(values.get("no_color")),
-                                     known=known_authors(repo) if doc["memories"] else ()))
-    else:
-        render.lines(core.human_lines(doc))
-    from .trust import empty_hint, hint
-
-    # issue 13: say what the trust policy hid, on stderr; with --json too (an agent trial: the form
-    # agents are told to use left an untrusted memory out without a word; the document is the contract's)
-    hint(hidden, repo)
-    said = advice.path_hint(repo, doc, req.path, hidden, req.at_commit) \
-        or (not any(hidden.values()) and advice.shallow_hint(repo, doc))
-    said = advice.elsewhere_hint(repo, hidden) if not said else said  # (also when others matched)
-    if not said and not doc["matched"] and not any(hidden.values()) and not values.get("json"):
-        empty_hint(repo)
-    advice.not_imported(repo)
     return 0
 
 

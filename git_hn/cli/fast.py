@@ -20,7 +20,7 @@ def run_record(args: list[str], handoff: bool) -> int:
 
 
 def run_recall(args: list[str]) -> int:
-    from .commands import RECALL_USAGE, recall_command
+    from .recall_cmd import RECALL_USAGE, recall_command
 
     values, positional = options.parse(args, options.RECALL_OPTS, RECALL_USAGE)
     if positional:

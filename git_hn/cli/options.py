@@ -275,10 +275,18 @@ RECALL_OPTS = (
         help='terms (all must match); also prefix*, "a phrase", and a OR b (binds tighter than AND)',
         once=True),
     Opt("--rank", "rank", "ORDER", help="default (newest first) or relevance (BM25; needs --query)"),
-    Opt("--max-records", "max_records", "N", help="at most N records (default 20)"),
+    Opt("--max-records", "max_records", "N", help="at most N records per page (default 20)"),
     Opt("--max-content-bytes", "max_content_bytes", "N",
-        help="at most N bytes of encoded content (default 65536)"),
-    Opt("--cursor", "cursor", "C", help="continuation cursor"),
+        help="at most N bytes of encoded content per page (default 65536); one matching memory larger than "
+             "N fails the whole request (a memory is never cut), so this is no page size: --max-bytes is"),
+    Opt("--max-bytes", "max_bytes", "N",
+        help="at most N bytes of output (the --json line; the same page in human output): memories are "
+             "added until the next would not fit, then truncated and nextCursor page on (git-hn; default: "
+             "no bound)"),
+    Opt("--cursor", "cursor", "C",
+        help="the nextCursor of the previous page; it holds while the arguments are the same and no "
+             "memory is recorded, imported or synced here (any new memory ends it: start again without "
+             "it; a larger --max-records or --max-bytes pages less)"),
     Opt("--include-untrusted", "include_untrusted",
         help="also return memories the policy does not qualify (their real trust class is shown)"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),

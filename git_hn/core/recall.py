@@ -46,6 +46,7 @@ class RecallRequest(NamedTuple):
     cursor: str = ""
     include_untrusted: bool = False
     rank: str = ""  # git-hn: "" (the §7.7 order) or "relevance" (core.search)
+    max_bytes: int = 0  # git-hn: a bound on the whole answer (``fit``); 0: none (the contract's request)
 
 
 def _sorted_unique(items) -> tuple[str, ...]:
@@ -85,7 +86,7 @@ def topic_error(topics) -> str:
 
 def normalize(req: RecallRequest) -> RecallRequest:
     """CONTRACT §7.4, in order."""
-    if req.max_records <= 0 or req.max_content_bytes <= 0:
+    if req.max_records <= 0 or req.max_content_bytes <= 0 or req.max_bytes < 0:
         raise InputError("recall bounds must be positive")
     topics = _sorted_unique(normalize_topic(t) for t in req.topic)
     kinds, actors = _sorted_unique(req.kind), _sorted_unique(req.actor)
@@ -140,6 +141,8 @@ def request_json(req: RecallRequest, with_cursor: bool = True) -> dict:
         out["rank"] = req.rank
     out["maxRecords"] = req.max_records
     out["maxContentBytes"] = req.max_content_bytes
+    if req.max_bytes:  # git-hn: absent unless given, so a request without it keeps its digest and cursors
+        out["maxBytes"] = req.max_bytes
     if with_cursor and req.cursor:
         out["cursor"] = req.cursor
     if req.include_untrusted:
@@ -313,13 +316,24 @@ def cursor_gone() -> InputError:
     return InputError("recall cursor no longer names a result in this query")
 
 
+# fewer bytes than any row's JSON takes beside its encoded content (its IDs, signature, anchor and
+# classes alone take more than twice this): ``fill`` stops reading rows that cannot fit in maxBytes
+ROW_FLOOR = 512
+
+
 def fill(req: RecallRequest, sized) -> tuple[list, bool]:
     """§7.6 step 7, the one paging rule: take ``(item, size)`` pairs in order while both bounds
     hold. Returns the page and whether anything was left (``truncated``). ``sized`` may be a lazy
-    iterator (the verified state's ordered rows): nothing past the first item left is read."""
-    out, used = [], 0
+    iterator (the verified state's ordered rows): nothing past the first item left is read. With
+    ``max_bytes`` (git-hn) it also stops at the first item that could not fit in the whole answer
+    even if rows took no more than ``ROW_FLOOR`` besides their content; ``fit`` then measures the
+    page exactly (the first item is always taken: ``fit`` names it when it does not fit)."""
+    out, used, least = [], 0, 0
     for item, size in sized:
         if len(out) >= req.max_records or used + size > req.max_content_bytes:
+            return out, True
+        least += size + ROW_FLOOR
+        if req.max_bytes and out and least > req.max_bytes:
             return out, True
         out.append(item)
         used += size
@@ -346,11 +360,14 @@ def page(req: RecallRequest, rows: list[dict], digest: str, scores: dict[str, fl
         else:
             raise cursor_gone()
     out, truncated = fill(req, zip(ordered[start:], sizes[start:]))
-    return document(digest, len(ordered), out, truncated)
+    return document(digest, len(ordered), out, truncated, req.max_bytes)
 
 
-def document(digest: str, matched: int, rows: list[dict], truncated: bool) -> dict:
-    """The §7.11 output document for a page of rows (§7.6 steps 8–9)."""
+def document(digest: str, matched: int, rows: list[dict], truncated: bool, max_bytes: int = 0) -> dict:
+    """The §7.11 output document for a page of rows (§7.6 steps 8–9); with ``max_bytes``
+    (git-hn), the longest first part of the page that fits (``fit``)."""
+    if max_bytes:
+        return fit(document(digest, matched, rows, truncated), max_bytes)
     doc = {"version": 0, "warning": WARNING, "queryDigest": digest, "matched": matched,
            "returned": len(rows), "truncated": truncated}
     if truncated and rows:
@@ -363,10 +380,59 @@ def document(digest: str, matched: int, rows: list[dict], truncated: bool) -> di
     return doc
 
 
+def fit(doc: dict, max_bytes: int, room: int = 0) -> dict:
+    """git-hn's bound on the whole answer: ``doc`` (a §7.11 document) with the longest first
+    part of its page whose document, as one ``--json`` line with its newline, takes at most
+    ``max_bytes - room`` bytes (``room``: what a caller adds beside it, an MCP ``hint``). Rows
+    are added in order until the next would not fit; a row is never cut, and ``truncated`` and
+    ``nextCursor`` then page on from the last row given. Agents asked for 100,000 records and got
+    a 627,645-byte answer, or 20 rows in 23.8 KB for 100 bytes of content each: maxRecords and
+    maxContentBytes bound neither. When not even the first row fits (or, with none, the empty
+    document), the request fails and names the smallest bound that holds it."""
+    rows, limit = doc["memories"], max_bytes - room
+    comma = lambda n: max(n - 1, 0)  # noqa: E731  (separators of n elements)
+    cursor = encode_cursor(doc["queryDigest"], rows[0]["id"]) if rows else ""
+
+    def size(k: int, row_bytes: int, dep_bytes: int, deps: int) -> int:
+        more = doc["truncated"] or k < len(rows)
+        skeleton = {"version": 0, "warning": doc["warning"], "queryDigest": doc["queryDigest"],
+                    "matched": doc["matched"], "returned": k, "truncated": more}
+        if more and k:
+            skeleton["nextCursor"] = cursor  # (every cursor of a query is as long)
+        skeleton["memories"], skeleton["missingDependencies"] = [], []
+        return len(canonical.compact(skeleton)) + row_bytes + comma(k) + dep_bytes + comma(deps) + 1
+
+    taken, row_bytes, dep_bytes, deps = 0, 0, 0, 0
+    needed = size(0, 0, 0, 0)
+    for row in rows:  # (when not even the empty document fits, the first row names the bound)
+        row_bytes += len(canonical.compact(row))
+        dep_bytes += sum(len(canonical.compact(d)) for d in row["dependencies"])
+        deps += len(row["dependencies"])
+        needed = size(taken + 1, row_bytes, dep_bytes, deps)
+        if needed > limit:
+            break
+        taken += 1
+    if taken == len(rows) and needed <= limit:
+        return doc
+    if not taken:
+        raise does_not_fit(max_bytes, needed + room, rows[0]["id"] if rows else "")
+    return document(doc["queryDigest"], doc["matched"], rows[:taken], True)
+
+
+def does_not_fit(max_bytes: int, needed: int, memory_id: str = "") -> InputError:
+    """``fit``'s failure: the bound holds not even the first row (``memory_id``) or, when there is
+    none to give, the empty document; ``needed`` is the smallest bound that holds it."""
+    what = (f"memory {memory_id}, the next in order, does not fit in a recall answer of {max_bytes} bytes "
+            "(a memory is never cut)" if memory_id else
+            f"a recall answer does not fit in {max_bytes} bytes even without memories")
+    return InputError(f"{what}; the smallest bound that holds it is {needed}: --max-bytes {needed} "
+                      f"(maxBytes over MCP)")
+
+
 # -- strict --input (§7.3) ---------------------------------------------------------------------
 
 _KEYS = ("version", "atCommit", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust",
-         "query", "rank", "maxRecords", "maxContentBytes", "cursor", "includeUntrusted")
+         "query", "rank", "maxRecords", "maxContentBytes", "maxBytes", "cursor", "includeUntrusted")
 
 
 def parse_request(data: bytes) -> tuple[RecallRequest, str]:
@@ -424,7 +490,7 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
                         texts("actor"), texts("lifecycle"), texts("trust"), text("query"),
                         bound("maxRecords", DEFAULT_MAX_RECORDS),
                         bound("maxContentBytes", DEFAULT_MAX_CONTENT), text("cursor"), include,
-                        text("rank"))
+                        text("rank"), bound("maxBytes", 0))
     return req, at
 
 

@@ -124,9 +124,18 @@ SCHEMAS = {
                   "description": "any of these trust classes (default qualified, unless includeUntrusted)"},
         "query": {"type": "string", "description": 'terms (AND), "OR", prefix*, "quoted phrases"'},
         "rank": {"type": "string", "enum": ["default", "relevance"]},
-        "maxRecords": {"type": "integer", "minimum": 1},
-        "maxContentBytes": {"type": "integer", "minimum": 1},
-        "cursor": {"type": "string"}, "includeUntrusted": {"type": "boolean"}}),
+        "maxRecords": {"type": "integer", "minimum": 1, "description": "at most this many memories per page "
+                                                                     "(default 20)"},
+        "maxContentBytes": {"type": "integer", "minimum": 1, "description": (
+            "at most this many bytes of encoded content per page (default 65536); one matching memory larger "
+            "fails the whole call, so this is no page size: maxBytes is")},
+        "maxBytes": {"type": "integer", "minimum": 1, "description": (
+            "at most this many bytes in the whole answer (git-hn; default: no bound): memories are added "
+            "until the next would not fit, then truncated and nextCursor page on")},
+        "cursor": {"type": "string", "description": (
+            "the nextCursor of the previous page, with the same other arguments; any new memory here ends "
+            "it (start again without it)")},
+        "includeUntrusted": {"type": "boolean"}}),
     "memory_show": _object({"memory": {"type": "string", "description": "full memory ID or a prefix of 8+ hex"}},
                            ["memory"]),
     "memory_brief": _object({"version": _VERSION, "atCommit": _AT_READ,
@@ -157,7 +166,8 @@ SCHEMAS = {
 DESCRIPTIONS = {
     "memory_recall": "Recall signed project memories at a commit (default HEAD), newest first, with the "
                      "filters and bounds of git hn memory recall. Memories the repository's trust policy "
-                     "does not qualify are left out unless includeUntrusted is true (hint says how many).",
+                     "does not qualify are left out unless includeUntrusted is true (hint says how many). "
+                     "Pass maxBytes (such as 8000) to bound the answer's size; page on with nextCursor.",
     "memory_show": "Show one verified memory with its projection (git hn memory show).",
     "memory_brief": "Start here: the brief at a commit (default HEAD): latest handoffs, active decisions "
                     "and assumptions, recent failed attempts, open challenges, stale flags "

@@ -156,7 +156,7 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
         from ..store.stateview import Corrupt
 
         raise Corrupt("a row's columns disagree with its projection")
-    return core.document(digest, matched, out, more), hidden
+    return core.document(digest, matched, out, more, req.max_bytes), hidden
 
 
 def _name_held(repo: Repo, held: dict, hidden: Hidden) -> None:
@@ -241,7 +241,7 @@ def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep
                 or search.frequencies(leaves, wrapped) != tuple(freqs):
             raise Corrupt("a row's columns disagree with its projection")
         out.append(row)
-    return core.document(digest, matched, out, more)
+    return core.document(digest, matched, out, more, req.max_bytes)
 
 
 def _where(view, req: core.RecallRequest, terms, grouping: bool) -> tuple[list[str], list]:
