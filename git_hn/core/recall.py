@@ -177,11 +177,67 @@ def encode_cursor(digest: str, last_id: str) -> str:
     return base64.urlsafe_b64encode(payload).decode("ascii").rstrip("=") + "." + check
 
 
-# §7.10's text, and what to do (git-hn, after "; "): an agent reused a cursor with other filters
-# and was not told that the way on is a recall without it
-CURSOR_MISMATCH = ("recall cursor does not match the normalized query, sources, policy, or bounds; a cursor "
-                   "continues only the recall that returned it (the same filters, bounds and commit, while no "
-                   "memory ref and no policy changed): start again without the cursor")
+# §7.10's text; git-hn says after "; " which part changed when it can tell (``mismatch``)
+CURSOR_MISMATCH = "recall cursor does not match the normalized query, sources, policy, or bounds"
+PAGE_LESS = "a larger --max-records or --max-bytes (maxRecords, maxBytes) pages less often"
+# trust as §7.4 normalizes it without a filter: what includeUntrusted changes, not a filter given
+_DEFAULT_TRUST = (None, ["qualified"])
+
+
+class CursorMismatch(InputError):
+    """§7.10's refusal of a cursor made for another query digest; ``digest`` is the cursor's."""
+
+    def __init__(self, digest: str):
+        super().__init__(f"{CURSOR_MISMATCH}; {mismatch(None)}")
+        self.digest = digest
+
+
+# a request key, and the recall flag that sets it (how the reason names it, for the CLI and MCP alike)
+_FLAGS = {"atCommit": "--at", "subject": "--subject", "path": "--path", "topic": "--topic", "kind": "--kind",
+          "actor": "--actor", "lifecycle": "--lifecycle", "trust": "--trust", "query": "--query", "rank": "--rank",
+          "maxRecords": "--max-records", "maxContentBytes": "--max-content-bytes", "maxBytes": "--max-bytes",
+          "includeUntrusted": "--include-untrusted"}
+
+
+def mismatch(made: dict | None, request: dict | None = None, moved: bool = False) -> str:
+    """What to do about a cursor that does not match, after §7.10's text: from ``made`` (the
+    request the cursor was made for, as this clone's cursor log remembers it; None when it has
+    no record of the cursor) compared with ``request`` (this recall's normalized request), and
+    ``moved`` (memory refs changed since, measured with the policy of then). An agent trial:
+    every new memory, even one on another branch, broke every cursor with the same words, which
+    named four causes and none of them."""
+    if made is None:
+        return ("a cursor continues only the recall that returned it, in this clone: the same arguments and "
+                "commit, while no memory is recorded, imported or synced here and the policy stays; start "
+                f"again without the cursor; {PAGE_LESS}")
+    keys = [k for k in dict.fromkeys([*made, *request]) if k != "version" and made.get(k) != request.get(k)]
+    if "includeUntrusted" in keys and made.get("trust") in _DEFAULT_TRUST and request.get("trust") in _DEFAULT_TRUST:
+        keys = [k for k in keys if k != "trust"]  # (said by includeUntrusted)
+    changed = [_changed(key, made.get(key), request.get(key)) for key in keys]
+    if changed and not moved:
+        return (f"the cursor was made by a recall with other arguments: {'; '.join(changed)}; give it those "
+                "arguments, or start again without the cursor")
+    since = ("new or changed memories since the cursor was made (memory refs moved here: a record, an import or a "
+             "sync, by anyone working in this clone), and a cursor holds only while they stay")
+    if changed:
+        since = f"other arguments ({'; '.join(changed)}), and {since}"
+    elif not moved:
+        since = "the trust policy changed since the cursor was made"
+    return f"{since}: start again without the cursor; {PAGE_LESS}"
+
+
+def _changed(key: str, then, now) -> str:
+    """One argument that differs, named by key and flag; values shown only where they are short and
+    not author text (a commit, a bound, a switch)."""
+    name = f"{key} ({_FLAGS[key]})" if key in _FLAGS else key
+    if key == "atCommit" and isinstance(then, str) and isinstance(now, str):
+        return (f"{name} was commit {then[:12]}, is {now[:12]} (a revision that moved, such as HEAD, no longer "
+                f"names the commit: --at {then[:12]} does)")
+    short = (int, bool, type(None))
+    if then is None or now is None or (isinstance(then, short) and isinstance(now, short)):
+        show = lambda v: "not given" if v is None else str(v).lower() if isinstance(v, short) else "given"  # noqa: E731
+        return f"{name} was {show(then)}, is {show(now)}"
+    return f"{name} differs"
 
 
 def decode_cursor(cursor: str, digest: str) -> str:
@@ -214,7 +270,7 @@ def decode_cursor(cursor: str, digest: str) -> str:
             or not isinstance(last, str) or not is_digest_id(last) or not isinstance(qd, str)):
         raise malformed
     if qd != digest:
-        raise InputError(CURSOR_MISMATCH)
+        raise CursorMismatch(qd)
     return last
 
 

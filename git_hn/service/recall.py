@@ -56,8 +56,31 @@ def recall_counted(repo: Repo, req: core.RecallRequest, *,
 
     req, at, terms = _prepare(repo, req, from_input)
     listing = streams.list_sources(repo)
-    return stateview.serve(repo, lambda view: _recall_view(repo, view, req, at, terms),
-                           lambda: _recall_full(repo, req, at, terms, listing), listing)
+    made: dict = {}
+    return _explained(repo, req, made, lambda: stateview.serve(
+        repo, lambda view: _recall_view(repo, view, req, at, terms, made),
+        lambda: _recall_full(repo, req, at, terms, listing, made), listing))
+
+
+def _explained(repo: Repo, req: core.RecallRequest, made: dict, answer):
+    """``answer()``, with a first page's query noted in the cursor log (``store.cursorlog``) and
+    a cursor that does not match explained from it: which part changed, and what to do.
+    ``made`` is filled by the answer with what its query digest was made of (§7.5)."""
+    from ..store import cursorlog
+
+    try:
+        doc, hidden = answer()
+    except core.CursorMismatch as exc:
+        then = cursorlog.find(repo, exc.digest)
+        request = core.request_json(req, with_cursor=False)
+        moved = then is not None and core.source_fingerprint(then["policyDigest"], made["listing"]) != \
+            then["sourceFingerprint"]
+        raise InputError(f"{core.CURSOR_MISMATCH}; "
+                         f"{core.mismatch(None if then is None else then['request'], request, moved)}") from None
+    if "nextCursor" in doc and not req.cursor:
+        cursorlog.note(repo, doc["queryDigest"], core.request_json(req, with_cursor=False), made["fingerprint"],
+                       made["policy"])
+    return doc, hidden
 
 
 def _hides_untrusted(req: core.RecallRequest) -> bool:
@@ -88,12 +111,14 @@ class Hidden(dict):
     subject = ("", 0)
 
 
-def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms):
+def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made: dict):
     from . import rows as select
 
     resolver = Resolver(repo)
     policy = load_policy(repo, resolver, at)
-    fingerprint = core.source_fingerprint(policy.digest, [(s.ref, s.head) for s in view.listing])
+    listing = [(s.ref, s.head) for s in view.listing]
+    fingerprint = core.source_fingerprint(policy.digest, listing)
+    made.update(listing=listing, fingerprint=fingerprint, policy=policy.digest)
     digest = core.query_digest(req, fingerprint, policy.digest)
     ctx = Context(at, req.subject, req.path, policy.memory, policy.digest)
     where, args = _where(view, req, terms, grouping=True)
@@ -275,10 +300,11 @@ def _where(view, req: core.RecallRequest, terms, grouping: bool) -> tuple[list[s
 def recall_full(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> dict:
     """The same answer from a full projection of verified streams (the reference; tests)."""
     req, at, terms = _prepare(repo, req, from_input)
-    return _recall_full(repo, req, at, terms)[0]
+    made: dict = {}
+    return _explained(repo, req, made, lambda: _recall_full(repo, req, at, terms, made=made))[0]
 
 
-def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=None):
+def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=None, made: dict | None = None):
     rows, policy, sources = projected_rows(repo, at, req.subject, req.path, sources)
     kept, hidden = [], {}
     loose = req._replace(trust=()) if _hides_untrusted(req) else req
@@ -288,7 +314,10 @@ def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=No
                 kept.append(r)
             else:
                 hidden[r["trust"]] = hidden.get(r["trust"], 0) + 1
-    fingerprint = core.source_fingerprint(policy.digest, [(s.ref, s.head) for s in sources])
+    listing = [(s.ref, s.head) for s in sources]
+    fingerprint = core.source_fingerprint(policy.digest, listing)
+    if made is not None:
+        made.update(listing=listing, fingerprint=fingerprint, policy=policy.digest)
     scores = core.relevance(kept, [core.row_sequence(r) for r in rows], terms) if req.rank else None
     return core.page(req, kept, core.query_digest(req, fingerprint, policy.digest), scores), hidden
 

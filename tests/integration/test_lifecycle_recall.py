@@ -12,9 +12,12 @@ from independent import Writer, unb64
 
 KINDS = ["assumption", "attempt", "decision", "handoff", "observation", "verification"]
 
-CURSOR_MISMATCH = ("git-hn: recall cursor does not match the normalized query, sources, policy, or bounds; "
-                   "a cursor continues only the recall that returned it (the same filters, bounds and commit, "
-                   "while no memory ref and no policy changed): start again without the cursor\n")
+CURSOR_MISMATCH = "git-hn: recall cursor does not match the normalized query, sources, policy, or bounds; "
+OTHER_ARGUMENTS = "the cursor was made by a recall with other arguments: "
+GIVE_THEM = "; give it those arguments, or start again without the cursor\n"
+MOVED = ("new or changed memories since the cursor was made (memory refs moved here: a record, an import or a sync, "
+         "by anyone working in this clone), and a cursor holds only while they stay: start again without the "
+         "cursor; a larger --max-records or --max-bytes (maxRecords, maxBytes) pages less often\n")
 
 
 def _policy(actors, kinds, maintainer):
@@ -266,10 +269,15 @@ def test_bounds_and_cursor_pagination(tmp_path):
     assert seen == order
     first = _recall(repo, *untrusted, "--max-records", "3")
     cursor = first["nextCursor"]
-    for other in (["--max-records", "4"], ["--max-content-bytes", "1000"], ["--kind", "decision"], []):
+    # (an agent trial: every mismatch said the same four causes; the error names the one that changed)
+    for other, why in ((["--max-records", "4"], "maxRecords (--max-records) was 3, is 4"),
+                       (["--max-content-bytes", "1000"], "maxRecords (--max-records) was 3, is 20; maxContentBytes "
+                                                         "(--max-content-bytes) was 65536, is 1000"),
+                       (["--kind", "decision", "--max-records", "3"], "kind (--kind) was not given, is given"),
+                       ([], "includeUntrusted (--include-untrusted) was true, is not given")):
         r = hn(repo, "memory", "recall", "--json", *other, "--max-records", "3", "--cursor", cursor) \
             if other == [] else hn(repo, "memory", "recall", "--json", *untrusted, *other, "--cursor", cursor)
-        assert r.err == CURSOR_MISMATCH
+        assert r.err == CURSOR_MISMATCH + OTHER_ARGUMENTS + why + GIVE_THEM
     tampered = cursor[:-1] + ("0" if cursor[-1] != "0" else "1")
     assert hn(repo, "memory", "recall", *untrusted, "--max-records", "3", "--cursor", tampered).err == \
         "git-hn: invalid recall cursor checksum\n"
@@ -279,7 +287,7 @@ def test_bounds_and_cursor_pagination(tmp_path):
     # a new memory changes the sources, so the old cursor is stale
     _rec(repo, content="newer")
     assert hn(repo, "memory", "recall", *untrusted, "--max-records", "3", "--cursor", cursor).err == \
-        CURSOR_MISMATCH
+        CURSOR_MISMATCH + MOVED
 
 
 def test_recall_filters_and_normalization_errors(tmp_path):

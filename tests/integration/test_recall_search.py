@@ -26,8 +26,8 @@ from helpers import git, hn, make_repo
 from independent import Writer
 
 CURSOR_MISMATCH = ("git-hn: recall cursor does not match the normalized query, sources, policy, or bounds; "
-                   "a cursor continues only the recall that returned it (the same filters, bounds and commit, "
-                   "while no memory ref and no policy changed): start again without the cursor\n")
+                   "the cursor was made by a recall with other arguments: rank (--rank) was {then}, is {now}; "
+                   "give it those arguments, or start again without the cursor\n")
 
 # name -> (content, topics); timestamps follow this order, so the §7.7 order is newest first
 SEED = {
@@ -209,13 +209,12 @@ def test_relevance_pages_follow_their_cursor_and_refuse_the_other_orders(seeded)
     first = _recall(repo, *rel, "--max-records", "2")
     plain = _recall(repo, "--query", "pars* OR codec OR cache", "--max-records", "2")
     assert plain["queryDigest"] != first["queryDigest"]
-    mismatch = CURSOR_MISMATCH
     r = hn(repo, "memory", "recall", "--json", "--include-untrusted", "--query", "pars* OR codec OR cache",
            "--max-records", "2", "--cursor", first["nextCursor"])
-    assert (r.code, r.err) == (1, mismatch)
+    assert (r.code, r.err) == (1, CURSOR_MISMATCH.format(then="given", now="not given"))
     r = hn(repo, "memory", "recall", "--json", "--include-untrusted", *rel, "--max-records", "2",
            "--cursor", plain["nextCursor"])
-    assert (r.code, r.err) == (1, mismatch)
+    assert (r.code, r.err) == (1, CURSOR_MISMATCH.format(then="not given", now="given"))
 
 
 def test_relevance_digest_and_input_request(seeded):
