@@ -47,7 +47,25 @@ implementation.
     "git-hn-memory": """\
 .SH DESCRIPTION
 Memories are appended to your own streams with compare\\-and\\-swap on the stream ref; a lost
-race is retried with a freshly signed envelope. Corrections never rewrite history:
+race is retried with a freshly signed envelope.
+A write goes to the stream its
+.B \\-\\-stream
+(or a request's
+.BR stream )
+names, else the one
+.B GIT_HN_STREAM
+names for the process, else the one
+.B git config hn.stream
+names (with
+.BR "git config \\-\\-worktree" ,
+for one worktree), else your default stream. Each is a full stream ID or
+.BR label:NAME ,
+your stream of that name (derived from your actor and the label, so the same label continues the
+same stream and never names another actor's). Agents that share a clone and an identity each
+take a label of their own, so the brief lists each one's latest handoff, and a worktree on an
+unpushed branch keeps its memories from holding back the others'.
+.PP
+Corrections never rewrite history:
 .B supersede
 and
 .B retract

@@ -38,7 +38,8 @@ def _hermetic(monkeypatch, home: Path) -> Path:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-                "GIT_ALTERNATE_OBJECT_DIRECTORIES", "HN_HOOK_ACTIVE", "GIT_HN_DEBUG", "XDG_CONFIG_HOME"):
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES", "HN_HOOK_ACTIVE", "GIT_HN_DEBUG", "GIT_HN_STREAM",
+                "XDG_CONFIG_HOME"):
         monkeypatch.delenv(var, raising=False)
     return home
 

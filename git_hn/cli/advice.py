@@ -72,12 +72,13 @@ def stale_successor(repo, result) -> None:
         render.hint(text)
 
 
-def new_stream(result) -> None:
+def new_stream(result, repo=None, stream: str | None = None) -> None:
     """After a memory was signed: a hint when it started a stream that is not the signer's
-    default one (``memory.new_stream_hint``: a mistyped ``--stream`` is not silent)."""
+    default one (``memory.new_stream_hint``: a mistyped ``--stream`` or label is not silent);
+    ``stream`` is the one the request named."""
     from ..service.memory import new_stream_hint
 
-    text = new_stream_hint(result)
+    text = new_stream_hint(result, repo=repo, stream=stream)
     if text:
         render.hint(text)
 

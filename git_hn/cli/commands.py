@@ -48,7 +48,7 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
     advice.hooks_gone(repo)
     code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
     advice.applies(req.record)
-    advice.new_stream(result)
+    advice.new_stream(result, repo, req.stream)
     advice.hidden(repo, result)
     advice.waits(repo, result)
     return code
@@ -183,7 +183,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
         render.hint(branched)
     if not result.replayed:
         advice.stale_successor(repo, result)
-    advice.new_stream(result)
+    advice.new_stream(result, repo, req.stream)
     advice.hidden(repo, result)
     advice.waits(repo, result)
     return code
@@ -231,7 +231,7 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
             render.write(terminal.result(result.memory_id, result.envelope, result.replayed, no_color))
     else:
         render.lines(lifecycle.result_lines(result))
-    advice.new_stream(result)
+    advice.new_stream(result, repo, stream)
     return 0
 
 

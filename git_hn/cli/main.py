@@ -74,6 +74,7 @@ GROUPS = {
     "hooks": ({"install", "uninstall", "status"}, "usage: git hn hooks install|uninstall|status [--global]",
               'unknown hooks command "{}"'),
 }
+WRITES = ("record", "handoff", "supersede", "retract", "challenge", "import")  # (they choose a stream)
 FAST_MEMORY = ("show", "brief", "digest", "retract", "challenge", "supersede", "log", "export", "import",
                "view")  # parsed without typer
 TOP = {"init", "identity", "memory", "policy", "replication", "sync", "hooks", "demo", "version", "help",
@@ -92,14 +93,17 @@ def _wants_help(args: list[str]) -> bool:
     return False
 
 
-def _start_git_early(listing: bool) -> None:
+def _start_git_early(listing: bool, stream: bool = False) -> None:
     """Start the git processes every such command begins with (discovery, the object reader and,
-    for reads, the memory ref listing) before importing the rest of git-hn: their start-up then
-    overlaps with the imports (see ``store.git.start_early``)."""
+    for reads, the memory ref listing; for a write that may need it, ``git config hn.stream``)
+    before importing the rest of git-hn: their start-up then overlaps with the imports (see
+    ``store.git.start_early``)."""
     from ..store import git
 
     try:
-        git.start_early(os.path.abspath(os.getcwd()), listing)
+        runner = git.start_early(os.path.abspath(os.getcwd()), listing)
+        if stream and not os.environ.get("GIT_HN_STREAM"):  # (``store.streamchoice``'s order)
+            runner.ask_early(list(git.STREAM_CONFIG))
     except (OSError, HnError):
         pass  # the command starts them itself and reports what fails
 
@@ -393,7 +397,9 @@ def dispatch(argv: list[str]) -> int:
             raise UsageError(_index_usage(argv[2:]))
         if cmd == "memory" and sub in ("record", "handoff", "recall", *FAST_MEMORY) \
                 and not _wants_help(argv[2:]):
-            _start_git_early(listing=sub not in ("record", "handoff"))
+            _start_git_early(listing=sub not in ("record", "handoff"),
+                             stream=sub in WRITES and not any(a == "--stream" or a.startswith("--stream=")
+                                                              for a in argv[2:]))
         if cmd == "memory" and sub in ("record", "handoff") and not _wants_help(argv[2:]):
             from .fast import run_record
 

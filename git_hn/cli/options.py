@@ -15,6 +15,9 @@ from ..errors import UsageError
 
 
 NO_COLOR_HELP = "never colour the output on a terminal (also: NO_COLOR set, TERM=dumb)"
+STREAM_HELP = ("full stream ID, or label:NAME: your stream of that name, the same for the same NAME (one "
+               "per agent or worktree); default: GIT_HN_STREAM, else git config hn.stream, else your "
+               "default stream")
 
 
 class Opt(NamedTuple):
@@ -41,7 +44,7 @@ RECORD_FIELDS = (
         signed=True),
     Opt("--outcome", "outcome", "TOKEN", help="attempt outcome: succeeded, failed, partial or abandoned",
         signed=True),
-    Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)", signed=True),
+    Opt("--stream", "stream", "ID", help=STREAM_HELP, signed=True),
     Opt("--actor", "actor", "A", help="must equal the active identity's actor", signed=True),
     Opt("--topic", "topic", "T", multiple=True, help="topic label (repeatable)"),
     Opt("--evidence", "evidence", "TYPED-ID", multiple=True,
@@ -247,7 +250,7 @@ LOG_OPTS = (
     Opt("--json", "json", help="print one line of JSON"),
 )
 _LIFECYCLE_TAIL = (
-    Opt("--stream", "stream", "ID", help="full stream ID", signed=True),
+    Opt("--stream", "stream", "ID", help=STREAM_HELP, signed=True),
     Opt("--json", "json", help="print one line of JSON"),
     Opt("--allow-secret-shaped", "allow_secret_shaped", help="sign even if the text looks like a credential"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),
@@ -303,7 +306,7 @@ EXPORT_OPTS = (
     Opt("--output", "output", "FILE", help="write to FILE, a new file (default, or -: standard output)"),
 )
 IMPORT_OPTS = (
-    Opt("--stream", "stream", "ID", help="full stream ID (default: your default stream)"),
+    Opt("--stream", "stream", "ID", help=STREAM_HELP),
     Opt("--allow-secret-shaped", "allow_secret_shaped", help="sign even if a draft looks like a credential"),
     Opt("--json", "json", help="print the result as one line of JSON"),
 )

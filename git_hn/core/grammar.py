@@ -159,8 +159,42 @@ def content_digest(content: str) -> str:
 
 def default_stream(actor: str) -> str:
     """CONTRACT §3.3."""
-    data = b"hn-memory-stream-v0\x00" + actor.encode("ascii") + b"\x00default"
+    return labelled_stream(actor, "default")
+
+
+# git-hn: a stream chosen by a label (``label:NAME``) rather than by its ID. §3.4 leaves other
+# streams opaque and caller-chosen; an agent trial had six agents of one identity in one clone,
+# all on the default stream, and the brief showed only the latest handoff of the six (§7.15).
+STREAM_LABEL = "label:"
+MAX_STREAM_LABEL = 64
+_LABEL = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+STREAM_CHOICE_RULE = ("a full stream ID (sha256: and 64 lowercase hex digits, as a record's output prints it) or "
+                      "label:NAME, NAME being 1 to 64 of a-z, 0-9, ., _ and - (starting with a letter or digit)")
+
+
+def labelled_stream(actor: str, label: str) -> str:
+    """The stream ``label`` names for ``actor``: §3.3's derivation with the label in place of
+    ``default`` (so ``label:default`` is the default stream). The actor is hashed in, so one
+    label never names another actor's stream, and the same label continues the same stream."""
+    data = b"hn-memory-stream-v0\x00" + actor.encode("ascii") + b"\x00" + label.encode("ascii")
     return "sha256:" + hashing.sha256(data).hexdigest()
+
+
+def is_stream_choice(value: str) -> bool:
+    """A full stream ID, or ``label:NAME`` with a NAME of ``_LABEL`` (no NUL: the derivation's
+    parts cannot run into each other)."""
+    if not isinstance(value, str):
+        return False
+    if value.startswith(STREAM_LABEL):
+        return _LABEL.fullmatch(value[len(STREAM_LABEL):]) is not None
+    return is_digest_id(value)
+
+
+def chosen_stream(actor: str, choice: str) -> str:
+    """The stream ID ``choice`` (``is_stream_choice``) names for ``actor``."""
+    if choice.startswith(STREAM_LABEL):
+        return labelled_stream(actor, choice[len(STREAM_LABEL):])
+    return choice
 
 
 def local_ref(actor: str, stream: str) -> str:

@@ -22,10 +22,11 @@ from __future__ import annotations
 from ..core import export as core
 from ..core.envelope import Record
 from ..core.gostr import one_line
-from ..core.grammar import default_stream, is_oid
+from ..core.grammar import is_oid
 from ..core.tuples import NamedTuple
 from ..errors import HnError, InputError
 from ..store import identity as identmod
+from ..store import streamchoice
 from ..store.append import Draft, Position, append_all, build_envelope, now_timestamp
 from ..store.repo import Repo
 from . import index_refresh
@@ -73,7 +74,7 @@ def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
         check_actor(req.actor, ident, f"import line {number}: ")
     check_anchors(repo, [(n, req.record) for n, req in numbered])
     check_cited(repo, [req.record for _n, req in numbered], lambda i: f"import line {numbered[i][0]}: ")
-    target = _target_stream(stream, numbered) or default_stream(ident.actor)
+    target = _target_stream(stream, numbered, ident.actor) or streamchoice.stream_for(repo, ident.actor, None)
     drafts = [(n, Draft("record", target, req.record)) for n, req in numbered]
     # the replay key of each draft: its envelope at any position and time (those are not compared)
     origin = Position("", "", 0, "", None)
@@ -108,22 +109,23 @@ def import_drafts(repo: Repo, data: bytes, *, stream: str | None = None,
     return Imported(ident.actor, target, lines, len(appended), oversized)
 
 
-def _target_stream(given: str | None, numbered) -> str | None:
-    """``--stream``, else the stream the drafts name; a draft naming another stream is refused
-    (one import is one append to one stream)."""
-    from ..core.grammar import is_digest_id
+def _target_stream(given: str | None, numbered, actor: str) -> str | None:
+    """``--stream``, else the stream the drafts name (each a full ID or ``label:NAME`` of
+    ``actor``'s); a draft naming another stream is refused (one import is one append to one
+    stream)."""
+    from ..core.grammar import chosen_stream, is_stream_choice
 
-    if given is not None and not is_digest_id(given):
+    if given is not None and not is_stream_choice(given):
         from .requests import STREAM_INVALID
 
         raise InputError(STREAM_INVALID)
-    target = given
+    target = None if given is None else chosen_stream(actor, given)
     for number, req in numbered:
         if req.stream is None:
             continue
         if target is None:
-            target = req.stream
-        elif req.stream != target:
+            target = chosen_stream(actor, req.stream)
+        elif chosen_stream(actor, req.stream) != target:
             raise InputError(f"import line {number}: record input field stream {req.stream} "
                              f"does not match the import stream {target}")
     return target

@@ -100,14 +100,16 @@ def _token_like(raw: str, text: str) -> str:
     return token if grammar.is_token(token, LIMITS.max_reason) else "incorrect"
 
 
-def _stream(ident, stream: str | None) -> str:
-    if stream is None:
-        return grammar.default_stream(ident.actor)
-    if not grammar.is_digest_id(stream):
+def _stream(repo: Repo, ident, stream: str | None) -> str:
+    """The stream a lifecycle memory appends to: the one named (a full ID or ``label:NAME``),
+    else ``GIT_HN_STREAM``, ``hn.stream``, the default stream (``store.streamchoice``)."""
+    from ..store import streamchoice
+
+    if stream is not None and not grammar.is_stream_choice(stream):
         from .requests import STREAM_INVALID
 
         raise ValidationError(STREAM_INVALID)
-    return stream
+    return streamchoice.stream_for(repo, ident.actor, stream)
 
 
 def _append(repo: Repo, ident, draft: Draft, operation: str, target: str, check=None) -> Appended:
@@ -234,7 +236,7 @@ def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool =
     if from_input:
         check_input_anchor(repo, req.record)
     check_cited(repo, [req.record])
-    draft = Draft("supersede", _stream(ident, req.stream), req.record, target=target)
+    draft = Draft("supersede", _stream(repo, ident, req.stream), req.record, target=target)
     targets, replay = _target_check(repo, "supersede", target, ident.actor), replay_head(ident, draft)
 
     def check(pos):
@@ -420,7 +422,7 @@ def retract(repo: Repo, target: str, reason: str, stream: str | None, *,
     raw_reason, reason = reason, normalize_reason("retract", reason)
     lint(None, reason, allow_secret_shaped=allow_secret_shaped, raw_reason=raw_reason)
     ident = identmod.load_active(repo)
-    draft = Draft("retract", _stream(ident, stream), None, target=target, reason=reason)
+    draft = Draft("retract", _stream(repo, ident, stream), None, target=target, reason=reason)
     targets, replay = _target_check(repo, "retract", target, ident.actor), replay_head(ident, draft)
 
     def check(pos):
@@ -467,6 +469,6 @@ def challenge(repo: Repo, target: str, reason: str, evidence: list[str], stream:
     lint(None, reason, allow_secret_shaped=allow_secret_shaped, raw_reason=raw_reason)
     ident = identmod.load_active(repo)
     check_cited_evidence(repo, items, "challenge")
-    draft = Draft("challenge", _stream(ident, stream), None, target=target, reason=reason,
+    draft = Draft("challenge", _stream(repo, ident, stream), None, target=target, reason=reason,
                   evidence=items or None)
     return _append(repo, ident, draft, "challenge", target)

@@ -441,7 +441,7 @@ def _target(repo, value, what: str) -> str:
     return show.resolve(repo, value)
 
 
-def _written(repo, result, absent: list, content: str = "") -> dict:
+def _written(repo, result, absent: list, content: str = "", stream: str | None = None) -> dict:
     """A write's answer; ``pathWarnings`` when an anchored path named nothing (recorded as
     ``absent``, as the CLI's ``--path`` warns: a mistyped path is otherwise signed without a
     word), never echoing a path the secret lint flags; ``contentWarning`` when ``content``,
@@ -464,7 +464,7 @@ def _written(repo, result, absent: list, content: str = "") -> dict:
     from .unpushed import waits_hint
 
     hidden = memory.hidden_hint(repo, result, see="includeUntrusted: true")
-    started = memory.new_stream_hint(result, given="stream")
+    started = memory.new_stream_hint(result, given="stream", repo=repo, stream=stream)
     waits = waits_hint(repo, result)
     if hidden or started or waits:  # (what the CLI says on stderr, in the field the read tools use)
         doc["hint"] = _sentences(started or "", hidden or "", waits or "")
@@ -478,7 +478,7 @@ def _record(repo, arguments, handoff: bool, start: str = "") -> dict:
     _outcome(args)
     req, allow, absent = _record_request(repo, args, handoff=handoff, start=start)
     doc = _written(repo, memory.record(repo, req, from_input=True, allow_secret_shaped=allow), absent,
-                   req.record.content)
+                   req.record.content, req.stream)
     from ..core.gostr import one_line
     from ..core.hints import handoff_applies
 
@@ -529,7 +529,7 @@ def _supersede(repo, arguments, start: str = "") -> dict:
                                  refuse_retracted=not revive, allowed_by="allowRetracted: true",
                                  new_with="memory_record", refuse_branch=not branch,
                                  branch_by="allowBranch: true")
-    doc = _written(repo, result, absent, req.record.content)
+    doc = _written(repo, result, absent, req.record.content, req.stream)
     branched = lifecycle.branching_hint(target, earlier, result)
     kept = memory.not_carried(left) if left else ""
     stale = _stale_successor(repo, result)
@@ -621,12 +621,17 @@ def _lifecycle(repo, arguments, operation: str) -> dict:
     if not isinstance(reason, str):
         raise InputError(f"{operation} input field reason must be a string such as incorrect")
     allow = _allow(doc.get("allowSecretShaped"), f"{operation} input: ")
+    doc_stream = doc.get("stream")
     if operation == "retract":
-        result = lifecycle.retract(repo, target, reason, doc.get("stream"), allow_secret_shaped=allow)
+        result = lifecycle.retract(repo, target, reason, doc_stream, allow_secret_shaped=allow)
     else:
-        result = lifecycle.challenge(repo, target, reason, doc.get("evidence", []), doc.get("stream"),
+        result = lifecycle.challenge(repo, target, reason, doc.get("evidence", []), doc_stream,
                                      allow_secret_shaped=allow)
-    return {"version": 0, "warning": WARNING, "result": lifecycle.result_json(result)}
+    out = {"version": 0, "warning": WARNING, "result": lifecycle.result_json(result)}
+    from . import memory
+
+    started = memory.new_stream_hint(result, given="stream", repo=repo, stream=doc_stream)
+    return {**out, "hint": _sentences(started)} if started else out
 
 
 def _own_words(call):

@@ -31,6 +31,9 @@ _AT_WRITE = {"type": "string", "description": "the commit the memory is anchored
                                               "revision (default HEAD); or give anchor.commit"}
 _ALLOW = {"type": "boolean", "description": "sign even if the text looks like a credential (deliberate; "
                                             "default false)"}
+_STREAM = {"type": "string", "description": "a full stream ID, or label:NAME: your stream of that name (one per "
+                                             "agent: the same NAME continues it); default: GIT_HN_STREAM, else git "
+                                             "config hn.stream, else your default stream"}
 _TARGET = {"type": "string", "description": "the memory: its full ID (sha256:...) as memory_recall returns it, "
                                              "or a unique prefix of at least 8 hex digits, as memory_show takes"}
 _RECORD_PROPS = {
@@ -58,7 +61,7 @@ _RECORD_PROPS = {
     "handoff": {"type": "object", "additionalProperties": False,
                 "properties": {name: _STRINGS for name in HANDOFF_LISTS}},
     "actor": {"type": "string"},
-    "stream": {"type": "string"},
+    "stream": _STREAM,
     "allowSecretShaped": _ALLOW,
 }
 _HANDOFF_PROPS = {**_RECORD_PROPS,
@@ -97,7 +100,7 @@ _SUPERSEDE_PROPS = {
 _LIFECYCLE_PROPS = {"memory": _TARGET,
                     "reason": {"type": "string", "description": "a token such as incorrect, obsolete or "
                                                                 "evidence-mismatch"},
-                    "stream": {"type": "string", "description": "full stream ID (default: your default stream)"},
+                    "stream": _STREAM,
                     "allowSecretShaped": _ALLOW}
 
 

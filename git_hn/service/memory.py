@@ -12,6 +12,7 @@ from ..core.envelope import anchor_json
 from ..core.grammar import default_stream
 from ..errors import HnError, InputError
 from ..store import identity as identmod
+from ..store import streamchoice
 from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
@@ -55,7 +56,7 @@ def record(repo: Repo, req: RecordRequest, *, from_input: bool = False,
     if from_input:
         check_input_anchor(repo, req.record)
     check_cited(repo, [req.record])
-    stream = req.stream or default_stream(ident.actor)
+    stream = streamchoice.stream_for(repo, ident.actor, req.stream)
     draft = Draft("record", stream, req.record)
     result = append(repo, ident, draft, replay=replay_head(ident, draft))
     if not result.replayed:
@@ -134,12 +135,12 @@ def _list_sources_early(repo: Repo, stream: str | None) -> None:
     from ..store import streams
 
     actor = identmod.active_actor(repo)
-    stream = stream or (default_stream(actor) if actor else None)
-    if actor is not None and stream is not None and is_digest_id(stream):
-        try:
+    try:
+        stream = streamchoice.stream_for(repo, actor, stream) if actor else None
+        if stream is not None and is_digest_id(stream):
             streams.ask_sources_early(repo, actor, stream)
-        except HnError:
-            pass  # the append lists them itself
+    except HnError:
+        pass  # the append lists them itself (and says what is wrong with the choice)
 
 
 def _working_tree_policy(repo: Repo, actor: str, kind: str) -> str:
@@ -188,15 +189,30 @@ def result_lines(result: Appended) -> list[str]:
     return lines
 
 
-def new_stream_hint(result, given: str = "--stream") -> str | None:
+def new_stream_hint(result, given: str = "--stream", repo: Repo | None = None,
+                    stream: str | None = None) -> str | None:
     """After a memory was signed: one line when it started a stream other than the signer's
-    default one (§3.3), so that a mistyped ``--stream`` is not silent: the memory went to a stream
-    of its own, which recall shows beside the others but which no one meant to start."""
+    default one (§3.3), so that a mistyped ``--stream`` (or label) is not silent: the memory went
+    to a stream of its own, which recall shows beside the others but which no one may have meant
+    to start. With ``repo``, the request's ``stream`` (None: it named none) says which label chose
+    it and where the choice came from (``streamchoice``)."""
     env = getattr(result, "envelope", None)
     if env is None or getattr(result, "replayed", True) or env.sequence != 1 or env.stream == default_stream(env.actor):
         return None
-    return (f"started a new stream {env.stream} (this is its first memory); your default stream, where memories go "
-            f"without {given}, is {default_stream(env.actor)}")
+    try:
+        choice = streamchoice.choose(repo, stream, given) if repo is not None else None
+    except HnError:
+        choice = None
+    name, notes, without = env.stream, [], given
+    if choice is not None and choice.value and choice.stream(env.actor) == env.stream:
+        if choice.label():
+            name, notes = choice.label(), [env.stream]
+        if choice.origin in (streamchoice.ENV, streamchoice.CONFIG):
+            notes.append(f"chosen by {'git config ' if choice.origin == streamchoice.CONFIG else ''}{choice.origin}")
+            without = f"{given}, {streamchoice.ENV} or git config {streamchoice.CONFIG}"
+    notes.append("this is its first memory")
+    return (f"started a new stream {name} ({'; '.join(notes)}); your default stream, where memories go without "
+            f"{without}, is {default_stream(env.actor)}")
 
 
 def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") -> str | None:

@@ -19,7 +19,7 @@ import sys
 from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
 from ..core.gostr import one_line, quoted
-from ..core.grammar import is_actor, is_digest_id, is_oid, is_path, normalize_topic
+from ..core.grammar import STREAM_CHOICE_RULE, is_actor, is_oid, is_path, is_stream_choice, normalize_topic
 from ..core.limits import (APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS, PATH_RULE,
                            RECALL_MAX_CONTENT)
 from ..core.strictjson import JsonFloat, json_type, read_document
@@ -29,8 +29,7 @@ from ..store.repo import Repo
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
 # §1.5's text, then the form (a trial: --stream sha256:1234 got the bare text, no word of what a stream ID is)
-STREAM_INVALID = ("memory stream is invalid; a stream is named by its full ID, sha256: and 64 lowercase hex digits, "
-                  "as a record's output prints it")
+STREAM_INVALID = f"memory stream is invalid; a stream is chosen by {STREAM_CHOICE_RULE}"
 HANDOFF_FLAGS_USAGE = "usage: git hn memory handoff --at REV --applies MODE --content TEXT [record fields]"
 
 
@@ -305,7 +304,7 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
         if content is None:
             missing.append("content (--content TEXT, --content-file PATH or one positional argument)")
         raise UsageError(f"{usage}; missing {', '.join(missing)}")
-    if flags.stream is not None and not is_digest_id(flags.stream):
+    if flags.stream is not None and not is_stream_choice(flags.stream):
         raise ValidationError(STREAM_INVALID)
     if flags.actor is not None and not is_actor(flags.actor):
         raise InputError("--actor must be a full actor fingerprint")
@@ -590,8 +589,8 @@ def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict, tupl
     if actor is not None and not is_actor(actor):
         raise InputError("record input field actor must be a full actor fingerprint")
     stream = doc.text("stream") if doc.has("stream") else None
-    if stream is not None and not is_digest_id(stream):
-        raise InputError("record input field stream must be a full stream ID")
+    if stream is not None and not is_stream_choice(stream):  # (git-hn: or a label, store.streamchoice)
+        raise InputError(f"record input field stream must be a full stream ID; it takes {STREAM_CHOICE_RULE}")
     norm_topics = tuple(sorted({normalize_topic(t) for t in topics}, key=lambda t: t.encode("utf-8", "surrogatepass")))
     record = Record(
         kind=doc.text("kind"), content=doc.text("content"), anchor=Anchor(commit, paths, subject),

@@ -54,6 +54,7 @@ _CONFIG_FILES = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG
 
 # The questions almost every command asks first, started early when the command is known.
 DISCOVERY = ("rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-object-format")
+STREAM_CONFIG = ("config", "--get", "hn.stream")  # the stream a write chooses (``store.streamchoice``)
 MEMORY_LISTING = ("for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory",
                   "refs/hn/remotes")
 LOCAL_LISTING = ("for-each-ref", "--format=%(refname)", "refs/hn/memory/")  # the user's own streams

@@ -65,7 +65,9 @@ def _cases(head):
         ("actor not a fingerprint", dump({**base, "actor": "ABC"}),
          "record input field actor must be a full actor fingerprint"),
         ("stream not an ID", dump({**base, "stream": "default"}),
-         "record input field stream must be a full stream ID"),
+         "record input field stream must be a full stream ID; it takes a full stream ID (sha256: and 64 lowercase "
+         "hex digits, as a record's output prints it) or label:NAME, NAME being 1 to 64 of a-z, 0-9, ., _ and - "
+         "(starting with a letter or digit)"),
         ("attempt without outcome", dump({**base, "kind": "attempt"}),
          "memory attempt record has invalid fields; kind attempt needs attemptOutcome (succeeded, failed, partial, "
          "abandoned)"),
@@ -139,8 +141,9 @@ def test_unsorted_duplicate_topics_are_normalized_not_refused(inited, tmp_path):
     (["--topic", "a" * 129], "memory record topics are invalid; at most 32 --topic values, each at most 128 bytes"),
     (["--topic", "é" * 64 + "x"], "memory record topics are invalid; at most 32 --topic values, each at most 128 bytes"),
     (["--applies", "sometimes"], "memory applicability mode is unsupported; valid: exact, descendants, subject"),
-    (["--stream", "sha256:ABC"], "memory stream is invalid; a stream is named by its full ID, sha256: and 64 "
-                                 "lowercase hex digits, as a record's output prints it"),
+    (["--stream", "sha256:ABC"], "memory stream is invalid; a stream is chosen by a full stream ID (sha256: and 64 "
+                                 "lowercase hex digits, as a record's output prints it) or label:NAME, NAME being 1 "
+                                 "to 64 of a-z, 0-9, ., _ and - (starting with a letter or digit)"),
     (["--subject", "issue:123"], "memory anchor subject is invalid; a subject is TYPE:sha256:<64 hex digits>, "
                                  "TYPE being issue, proposal, event, policy, pipeline or run"),
     (["--outcome", "Failed"], "memory decision record has invalid fields; --outcome is only for kind attempt"),

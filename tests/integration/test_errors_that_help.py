@@ -942,8 +942,9 @@ def test_a_recall_of_memories_that_do_not_apply_here_says_so(inited):
     assert r.code == 0 and said in r.err, r.err
 
 
-STREAM_FORM = ("memory stream is invalid; a stream is named by its full ID, sha256: and 64 lowercase hex digits, "
-               "as a record's output prints it")
+STREAM_FORM = ("memory stream is invalid; a stream is chosen by a full stream ID (sha256: and 64 lowercase hex "
+               "digits, as a record's output prints it) or label:NAME, NAME being 1 to 64 of a-z, 0-9, ., _ and - "
+               "(starting with a letter or digit)")
 
 
 def test_an_invalid_stream_shows_the_form_of_a_stream_id(inited):

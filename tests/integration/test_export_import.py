@@ -468,8 +468,9 @@ def test_stream_rules(pair, tmp_path):
     r = hn(b, "memory", "import", str(_write(tmp_path / "e.jsonl", [_draft(head, "c")])), "--stream", s2, "--json")
     assert r.json()["stream"] == s2
     r = hn(b, "memory", "import", str(path), "--stream", "nope")
-    assert (r.code, r.err) == (1, "git-hn: memory stream is invalid; a stream is named by its full ID, sha256: "
-                                  "and 64 lowercase hex digits, as a record's output prints it\n")
+    assert (r.code, r.err) == (1, "git-hn: memory stream is invalid; a stream is chosen by a full stream ID (sha256: "
+                                  "and 64 lowercase hex digits, as a record's output prints it) or label:NAME, NAME "
+                                  "being 1 to 64 of a-z, 0-9, ., _ and - (starting with a letter or digit)\n")
 
 
 def test_file_rules_blank_lines_bounds_and_stdin(pair, tmp_path):
