@@ -285,6 +285,7 @@ def _plan_add(agent: str, targets, record: dict, keys: Keys) -> list[Planned]:
     for target, rel, real, before in targets:
         edit = edit_for(target)
         entry = record.get(keys.key(real))
+        edit.upgrade = entry is not None and entry["written"] == _sha(before)  # (as setup last wrote it)
         if (target.kind == content.WHOLE and before is not None and before != edit.add(None, rel)
                 and not (entry is not None and entry["written"] == _sha(before))):
             raise InputError(f"{rel} exists and was not written by git hn setup; not changed")

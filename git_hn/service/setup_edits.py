@@ -57,6 +57,7 @@ class Edit:
 
     note = ""
     original: bytes | None = None
+    upgrade = False  # the file is as setup last wrote it: an earlier form of git-hn's part may be replaced
 
     def add(self, data: bytes | None, rel: str) -> bytes:
         raise NotImplementedError
@@ -152,16 +153,31 @@ class JsonServer(Edit):
         return _dump_json(doc, indent, newline, rel)
 
 
-def _is_ours(group, event: str) -> bool:
+def _is_ours(group, event: str, hooks=None) -> bool:
+    """Whether ``group`` is exactly one that setup writes (or, by default, wrote: ``FORMER_HOOKS``)
+    for ``event``."""
     return isinstance(group, dict) and any(
         e == event and group.get("hooks") == [{"type": "command", "command": c}] and
-        group.get("matcher") == m for e, m, c in content.SESSION_HOOKS)
+        group.get("matcher") == m
+        for e, m, c in (content.SESSION_HOOKS + content.FORMER_HOOKS if hooks is None else hooks))
+
+
+def _group(matcher, command: str) -> dict:
+    group = {"hooks": [{"type": "command", "command": command}]}
+    return group if matcher is None else {"matcher": matcher, **group}
+
+
+FORMER_LEFT = ("a hook of an earlier git hn setup, or the user's own, runs the brief without --max-bytes "
+               f"{content.BRIEF_MAX_BYTES}; left as is (setup --remove, then setup, writes the current one)")
 
 
 class JsonHooks(Edit):
     """git-hn's session hooks in a Claude Code ``.claude/settings.json`` or a Codex
     ``.codex/hooks.json``: one matcher group per handler, appended after the user's groups of
-    the same event; a group is git-hn's when it is exactly one that setup writes."""
+    the same event; a group is git-hn's when it is exactly one that setup writes. A group of an
+    earlier setup (``FORMER_HOOKS``) is replaced in place when the file is as setup last wrote
+    it (``upgrade``, set by the caller from the setup record); otherwise it is the user's, stays,
+    and no second brief is added beside it."""
 
     def add(self, data, rel):
         doc, indent, newline = _load_json(data, rel)
@@ -174,12 +190,18 @@ class JsonHooks(Edit):
             present = any(isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(
                 isinstance(h, dict) and h.get("command") == command for h in g["hooks"])
                 for g in groups)
-            if not present:
-                group = {"hooks": [{"type": "command", "command": command}]}
-                if matcher is not None:
-                    group = {"matcher": matcher, **group}
-                groups.append(group)
-                changed = True
+            if present:
+                continue
+            former = [i for i, g in enumerate(groups) if _is_ours(g, event, [
+                (e, m, c) for e, m, c in content.FORMER_HOOKS if (e, m) == (event, matcher)])]
+            if former and not self.upgrade:
+                self.note = FORMER_LEFT
+                continue
+            if former:
+                groups[former[0]] = _group(matcher, command)
+            else:
+                groups.append(_group(matcher, command))
+            changed = True
         return _dump_json(doc, indent, newline, rel) if changed else data
 
     def strip(self, data, rel, created):
@@ -194,7 +216,7 @@ class JsonHooks(Edit):
                 continue
             theirs = self._theirs(event, rel)
             kept = [g for g in groups if not _is_ours(g, event) or _taken(theirs, g)]
-            mine = {c for e, _m, c in content.SESSION_HOOKS if e == event}
+            mine = {c for e, _m, c in content.SESSION_HOOKS + content.FORMER_HOOKS if e == event}
             if any(not _is_ours(g, event) and isinstance(g, dict) and isinstance(g.get("hooks"), list)
                    and any(isinstance(h, dict) and h.get("command") in mine for h in g["hooks"]) for g in kept):
                 self.note = HOOK_DIFFERS
