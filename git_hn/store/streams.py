@@ -202,8 +202,10 @@ def check_stream_owner(actor: str, stream: str, owners) -> None:
 
 
 # the way out ``check_stream_owner`` names; an MCP call says it in its own words (``mcp_calls``)
-OWN_STREAM = 'record to your own stream (without --stream, or a request\'s "stream")'
-OWN_STREAM_MCP = 'record to your own stream (leave out the "stream" field: your default stream)'
+OWN_STREAM = ('record to your own stream (without --stream, or a request\'s "stream"; --stream label:NAME names '
+              'a separate stream of yours)')
+OWN_STREAM_MCP = ('record to your own stream (leave out the "stream" field: your default stream; "stream": '
+                  '"label:NAME" names a separate stream of yours)')
 
 
 def _owner_of(ref: str) -> str | None:

@@ -32,7 +32,8 @@ def test_record_to_another_actors_stream_is_refused_before_signing(tmp_path):
     bob_actor = git(bob, "for-each-ref", "--format=%(refname)", "refs/hn/memory/").split("/")[3]
     before = refs_snapshot(alice)
     said = (f"git-hn: memory stream {bob_stream} is actor {bob_actor}'s stream in this clone; nothing was signed: "
-            "record to your own stream (without --stream, or a request's \"stream\")\n")
+            "record to your own stream (without --stream, or a request's \"stream\"; --stream label:NAME names a "
+            "separate stream of yours)\n")
     for args in ([*REC, "--stream", bob_stream, "--content", "x"],
                  ["memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--stream", bob_stream,
                   "--blocker", "b", "--content", "end"]):
@@ -80,7 +81,8 @@ def test_mcp_refuses_another_actors_stream_and_says_a_new_one(tmp_path):
     assert f"memory stream {bob_stream} is actor " in error(refused)
     # (a review: it told an MCP caller "without --stream"): the field is named
     assert error(refused).endswith('nothing was signed: record to your own stream (leave out the "stream" field: '
-                                   "your default stream)"), error(refused)
+                                   'your default stream; "stream": "label:NAME" names a separate stream of yours)'), \
+        error(refused)
     assert after == before
     assert document(started)["hint"].startswith(f"Started a new stream {new} (this is its first memory)")
 
