@@ -222,7 +222,10 @@ that import read, starts no git\\-hn either (the quiet record, one per remote, i
 any change starts git\\-hn as before). Git runs the hook once per ref a fetch updates: the
 remote is asked once per fetch, and an import runs once per fetch. A fetch that moves a
 remote\\-tracking branch off a commit (a teammate's force\\-push) starts git\\-hn in a clone that
-ever published memory, which then says whether an anchor of yours left with it. The
+ever published memory, once for the fetch however many branches moved; when nothing is to be
+imported it imports nothing and asks the remote nothing more, and says whether an anchor of yours
+left with it (asking the remote for its branches only then). What a branch the fetch updates
+later takes off is said by your next push or sync. The
 import runs inside the fetch, so a fetch that brings new memory takes as long as the import;
 after a promotion it deletes the recall index rather than rebuilding it, and the next recall
 rebuilds it (incrementally). A problem is one line on stderr with its first cause, shortened

@@ -76,4 +76,5 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
         return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
     if args[0] == "post-rewrite":
         return hook_runs.run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
-    return hook_runs.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data)
+    return hook_runs.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data,
+                                               args[2] if len(args) > 2 else "")

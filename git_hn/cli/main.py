@@ -340,8 +340,8 @@ def dispatch(argv: list[str]) -> int:
             from ..store.process import wait_for_exit
 
             wait_for_exit(int(argv[4]), PUBLISHER_WAIT)
-        if argv[2:4] == ["reference-transaction", "committed"]:
-            _start_import_early(data)
+        if argv[2:4] == ["reference-transaction", "committed"] and argv[4:5] != ["quiet"]:
+            _start_import_early(data)  # (``quiet``: the wrapper found nothing to import, and asks nothing more)
         elif argv[2:3] == ["pre-push"] and not os.environ.get("HN_HOOK_ACTIVE"):
             # pre-commit's "migration mode" runs the wrapper as pre-push.legacy with this set; it
             # must not reach git-hn's own publication push (pre-commit's hook there refuses it),

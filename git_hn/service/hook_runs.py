@@ -498,14 +498,16 @@ def _take(repo: Repo, path: str) -> bytes:
     return data
 
 
-def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
+def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = "") -> int:
     """After a committed transaction: import for every remote with a saved selection whose
     remote-tracking refs it gave a value (a deletion, as ``git fetch --prune`` makes, brings
-    nothing to import). Never fails the user's command."""
+    nothing to import). ``how`` ``quiet`` (the wrapper found the remote quiet, and a tracking ref
+    moved off a commit: ``hookscripts``): no import, only the check of what left the tracking
+    refs (``replication.anchors_left``). Never fails the user's command."""
     if state != "committed":
         return 0
     from ..store import replication
-    from .replication import sync
+    from .replication import anchors_left, sync
 
     touched = set()
     for line in lines_of(data.decode("utf-8", "replace")):
@@ -519,6 +521,12 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
     fetch = hook_caller() if touched else None
     for remote in sorted(touched):
         if not os.path.exists(replication.selection_path(repo, remote)):
+            continue
+        if how == "quiet":  # (an audit: each force-pushed ref started a whole import, and its round trip)
+            for line in anchors_left(repo, remote):
+                sys.stderr.write(f"git-hn: {line}\n")
+            if fetch is not None:
+                _note_imported(repo, remote, fetch)  # (the fetch's later refs start nothing)
             continue
         if fetch is not None and replication.failed_during(repo, remote, fetch):
             continue  # this fetch's first ref already failed the import, and said so
@@ -550,9 +558,10 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes) -> int:
 
 
 def _note_imported(repo: Repo, remote: str, fetch: str) -> None:
-    """Tell the ``reference-transaction`` wrapper that this fetch (``fetch``: ``hook_caller``'s
-    "<pid> <start time>") ran its import from ``remote``: Git 2.39 runs the hook once per ref a
-    fetch updates, and a fetch of 100 new branches started git-hn 100 times. The wrapper's stamp
+    """Tell the ``reference-transaction`` wrapper that git-hn ran for this fetch (``fetch``:
+    ``hook_caller``'s "<pid> <start time>") and ``remote``, its import or its check of what a
+    force-push left: Git 2.39 runs the hook once per ref a fetch updates, and a fetch of 100 new
+    branches started git-hn 100 times (40 force-pushed ones, 40 times). The wrapper's stamp
     (``<quiet record>.seen``), with ``imported`` for the quiet record's ID; best effort."""
     from ..store import private
     from ..store import replication as rstate

@@ -469,3 +469,98 @@ def test_a_teammates_force_push_is_checked_despite_the_quiet_record(team):
     proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "git-hn: Anchors of origin: commit " + x in proc.stderr, proc.stderr
+
+
+def _b_publishes_and_is_quiet(team) -> tuple[str, dict]:
+    """``b`` (a quiet record for origin) publishes a memory on its commit X of main, and is quiet
+    again; (X, the memory)."""
+    team.quiet_with_all()
+    git(team.b, "pull", "-q", "origin", "main")
+    git(team.b, "commit", "-q", "--allow-empty", "-m", "b's commit X")
+    x = git(team.b, "rev-parse", "HEAD")
+    mine = hn(team.b, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+              "--applies", "descendants", "--content", "b's decision on X").json()
+    _push(team.b, "origin", "main")
+    ref = f"refs/hn/memory/{mine['actor']}/{mine['stream'][7:]}"
+    assert git(team.b, "ls-remote", str(team.remote), ref).split()[0] == git(team.b, "rev-parse", ref)
+    git(team.b, "fetch", "-q", "origin")  # (quiet again)
+    assert team.quiet.exists()
+    return x, mine
+
+
+def _force_push_branches(team, names: list[str], base: str = "origin/main") -> None:
+    """``a`` pushes ``names`` (a commit on ``base``; ``b`` fetches them), then force-pushes each
+    to another commit on ``base``."""
+    git(team.a, "fetch", "-q", "origin")
+    git(team.a, "checkout", "-q", "-b", "side", base)
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "y")
+    for name in names:
+        git(team.a, "branch", "-f", name)
+    _push(team.a, "origin", *names)
+    git(team.b, "fetch", "-q", "origin")
+    git(team.a, "reset", "-q", "--hard", "HEAD~1")
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "y2")
+    for name in names:
+        git(team.a, "branch", "-f", name)
+    _push(team.a, "--force", "origin", *names)
+    git(team.a, "checkout", "-q", "main")
+
+
+def test_many_force_pushed_branches_start_git_hn_once_and_ask_the_remote_once(team, tmp_path):
+    """A review: in a clone that published, each force-pushed branch of a quiet fetch started
+    git-hn, whose whole import asked the remote again (40 branches: 40 starts, 41 ``ls-remote``,
+    2.96 s against 0.02 s without the hooks). One start for the fetch, which only checks what
+    left the tracking refs (``quiet``: no import, the remote not asked again)."""
+    _b_publishes_and_is_quiet(team)
+    names = [f"forced-{i}" for i in range(15)]
+    _force_push_branches(team, names)
+    runs = team.runs()
+    trace = tmp_path / "trace"
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE": str(trace)})
+    assert proc.returncode == 0, proc.stderr
+    assert git(team.b, "rev-parse", "origin/forced-3") == git(team.a, "rev-parse", "forced-3")
+    started = team.log.read_text().splitlines()[runs:]
+    assert started == ["hooks run reference-transaction committed quiet"], started
+    asked = [line for line in trace.read_text().splitlines() if "git ls-remote" in line]
+    assert len(asked) == 1, asked  # (the wrapper's quiet check)
+    assert "git-hn" not in proc.stderr, proc.stderr  # (nothing of b's left)
+
+
+def test_force_pushed_branches_after_an_import_start_nothing_more(team, tmp_path):
+    """Without a quiet record the first transaction's import serves the whole fetch: its later
+    force-pushed refs start no git-hn (each started a whole import before, with its round trip)."""
+    _b_publishes_and_is_quiet(team)
+    names = [f"forced-{i}" for i in range(8)]
+    _force_push_branches(team, names)
+    team.quiet.unlink()
+    runs = team.runs()
+    trace = tmp_path / "trace"
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE": str(trace)})
+    assert proc.returncode == 0, proc.stderr
+    assert team.log.read_text().splitlines()[runs:] == ["hooks run reference-transaction committed"]
+    asked = [line for line in trace.read_text().splitlines() if "git ls-remote" in line]
+    assert len(asked) <= 1, asked  # (the import's)
+
+
+def test_an_anchor_a_later_ref_of_the_fetch_took_off_is_said_by_the_next_sync(team):
+    """Git 2.39 updates a fetch's refs one transaction each (the branch merged into the current
+    one first, then in name order), and git-hn runs for the first force-pushed one only: what a
+    later one took off (b's anchor, on main) stays in ``tracked``'s record, and b's next sync
+    says it."""
+    x, _mine = _b_publishes_and_is_quiet(team)
+    _force_push_branches(team, ["aaa-forced"], base=f"{x}~1")
+    git(team.a, "fetch", "-q", "origin")
+    git(team.a, "reset", "-q", "--hard", f"{x}~1")
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "a's rewrite without X")
+    _push(team.a, "--force", "origin", "main")
+    git(team.b, "checkout", "-q", "--detach")  # (no branch merged: main's update comes after aaa-forced's)
+    runs = team.runs()
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert team.runs() == runs + 1
+    assert "git-hn: Anchors" not in proc.stderr, proc.stderr  # (git-hn ran before main moved)
+    synced = hn(team.b, "sync")
+    assert synced.code == 0, synced.err
+    assert "Anchors of origin: commit " + x in synced.out, synced.out

@@ -125,11 +125,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         if left:
             result.reminders.append("Anchors of " + remote + ": " + lost.reminder(repo, remote, left))
     elif moved:  # (the fetch hook's import: asked now, then left to the next push or sync)
-        from . import lost
-
-        gone = atrisk.check(repo, remote, timeout=min(_stall(repo), HOOK_ASK))
-        if gone:
-            result.reminders.append("Anchors of " + remote + ": " + lost.reminder(repo, remote, gone))
+        result.reminders += _gone_now(repo, remote)
     if publish and not ended and off:
         result.publication_off = True
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
@@ -170,6 +166,32 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             actor = active_actor(repo)
             result.own = [r for r in result.own if actor and (parse_local_ref(r) or ("",))[0] == actor]
     return result
+
+
+def anchors_left(repo: Repo, remote: str) -> list[str]:
+    """The fetch hook's check when the remote was found quiet (nothing to import) and a tracking
+    ref of ``remote`` moved off a commit (``hookscripts``): ``tracked.check`` alone, without the
+    import and its round trip, and the reminder (as the hook's import gives it) for anchors of
+    this clone's publications that no branch of the remote holds now; ``atrisk`` asks the remote
+    only when such an anchor left the tracking refs. Best effort: nothing when Git, the state or
+    the remote cannot answer."""
+    from . import tracked
+
+    if not is_remote_name(remote):
+        return []
+    try:
+        return _gone_now(repo, remote) if tracked.check(repo, remote) else []
+    except HnError:
+        return []
+
+
+def _gone_now(repo: Repo, remote: str) -> list[str]:
+    """The fetch hook's reminder once ``tracked`` handed ``atrisk`` anchors that left: the remote
+    asked now (bounded), then left to the next push or sync."""
+    from . import atrisk, lost
+
+    gone = atrisk.check(repo, remote, timeout=min(_stall(repo), HOOK_ASK))
+    return ["Anchors of " + remote + ": " + lost.reminder(repo, remote, gone)] if gone else []
 
 
 def _fetched_anchors(repo: Repo, remote: str, result: SyncResult, progress) -> bool:
