@@ -184,7 +184,9 @@ read memory, can be left out of publication, by both the hook and
 A push that takes off the remote a commit a memory is anchored on (whoever imports the memory's
 stream would stop at it) says so, naming whose memories they are (with
 .B block
-the push is refused), and names the push that keeps it there as a branch
+the push is refused, and nothing is published; only if the commit goes on purpose,
+.B "git \\-c hn.prePush=warn push ..."
+repeats the push with the warning instead), and names the push that keeps it there as a branch
 .BR hn\\-anchor/... ;
 each later push to that remote and each
 .B git hn sync

@@ -31,6 +31,9 @@ ATRISK_TIMEOUT = 10.0  # seconds a pre-push waits for the remote's list of branc
 
 WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush warn "
             "(publish in the background), or git push --no-verify (this push only)")
+# the way out of a refusal of what the push itself does (takes anchors or memory refs off): not
+# about publishing, and ``--no-verify`` would skip the team's chained pre-push checks too (a review)
+ANYWAY = "git -c hn.prePush=warn push ... repeats this push with a warning instead"
 
 
 def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
@@ -143,9 +146,10 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
     from .push_removals import deleting_memory, removing_anchors
 
+    refused = []  # (block: what the push itself does, refused before anything is published)
     removing, hits = removing_anchors(repo, remote, data, block)
     if removing and block:  # refused (below), so nothing was taken off: nothing to remember
-        problems.insert(0, removing)
+        refused.append(f"{removing}; only if it goes on purpose (a secret): {ANYWAY}")
     elif removing:
         sys.stderr.write(f"git-hn: {removing}\n")
         lost.remember(repo, remote, hits)
@@ -155,14 +159,17 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier)}\n")
     deleting = deleting_memory(repo, remote, data)
     if deleting and block:  # refused (below)
-        problems.insert(0, deleting)
+        refused.insert(0, f"{deleting}; only if that is meant: {ANYWAY}")
     elif deleting:
         sys.stderr.write(f"git-hn: {deleting}\n")
     earlier = background.take_failure(repo, remote)
     if earlier and not off:  # a background publication failed: said once, and its streams go again now
         sys.stderr.write(f"git-hn: the last background publication to {remote} failed: {earlier}\n")
     push_pid = _push_process()  # the git push this hook runs in (the wrapper says)
-    if publishable and block:
+    # a refusal changes nothing: block publishes nothing for a push it refuses (a review: the memory
+    # that could go was pushed, then the code push was refused)
+    refusing = block and bool(refused or problems)
+    if publishable and block and not refusing:
         # what is anchored on commits the remote already has goes now; the rest waits for this
         # push to succeed (publication after it, in the background, as with warn)
         from .replication import serial
@@ -192,13 +199,13 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
             problems.append(f"{exc.message}; {WAYS_OUT}")
         if held:
             background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid)
-    elif publishable:
+    elif publishable and not block:
         background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid)
-    if not problems:
+    if not problems and not refused:
         return 0
-    if block and WAYS_OUT not in problems[-1]:  # this push stops: the last line says how to go on
+    if block and problems and WAYS_OUT not in problems[-1]:  # this push stops: the last line says how to go on
         problems[-1] = f"{problems[-1]}; {WAYS_OUT}"
-    for problem in problems:
+    for problem in refused + problems:
         sys.stderr.write(f"git-hn: {problem}\n")
     return 1 if block else 0
 

@@ -239,13 +239,42 @@ def test_block_mode_refuses_a_push_that_takes_an_anchor_off(tmp_path):
     assert proc.stderr.splitlines()[0] == (
         f"git-hn: this push takes commit {c[:12]} off origin, and memory {mem['memoryId'][7:19]} of \"Bob\" "
         f"({actor_of(b)[:12]}) is anchored on it: whoever imports its stream from origin stops there until the "
-        f"commit is back; push it there first: {keep}; to push the code without publishing memory: git config "
-        "hn.prePush warn (publish in the background), or git push --no-verify (this push only)"), proc.stderr
+        f"commit is back; push it there first: {keep}; only if it goes on purpose (a secret): git -c "
+        "hn.prePush=warn push ... repeats this push with a warning instead"), proc.stderr
     assert git(remote, "for-each-ref") == before
     assert _records(a) == []
     _push(a, *keep.split()[2:])
     _push(a, "origin", "--delete", "bobs")
     assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{c[:12]}") == c
+
+
+def test_a_refused_push_publishes_nothing_and_its_way_out_is_about_the_anchor(tmp_path):
+    """A review: the block-mode refusal of a push that takes an anchor off ended "to push the code
+    without publishing memory: git config hn.prePush warn ... or git push --no-verify", which is
+    not what it refused (and --no-verify skips the team's own pre-push checks too); and memory that
+    could be published was pushed before the push was refused. A refusal changes nothing: no
+    memory goes; its way out repeats the push with a warning, and works as said."""
+    remote, a, _b, c, _mem = _bobs_branch_accepted_by_alice(tmp_path, "hn.prePush", "block")
+    mine = _record(a, "Alice's, on main")  # (publishable: main is on the remote)
+    ref = f"refs/hn/memory/{mine['actor']}/{mine['stream'][7:]}"
+    proc = subprocess.run(["git", "push", "-q", "origin", "--delete", "bobs"], cwd=a, capture_output=True, text=True)
+    wait_publication(a)
+    assert proc.returncode != 0
+    assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""  # (not even Alice's, on main)
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("git-hn:")]
+    assert len(lines) == 1 and lines[0].endswith(
+        "; only if it goes on purpose (a secret): git -c hn.prePush=warn push ... repeats this push with a "
+        "warning instead"), proc.stderr
+    assert "--no-verify" not in proc.stderr and "publishing memory" not in proc.stderr
+    assert git(remote, "rev-parse", "bobs") == c
+    anyway = subprocess.run(["git", "-c", "hn.prePush=warn", "push", "-q", "origin", "--delete", "bobs"], cwd=a,
+                            capture_output=True, text=True)
+    wait_publication(a)
+    assert anyway.returncode == 0, anyway.stderr
+    assert anyway.stderr.startswith(f"git-hn: this push takes commit {c[:12]} off origin"), anyway.stderr
+    assert git(remote, "rev-parse", "--verify", "-q", "bobs", check=False) == ""
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)  # (published with the push that went)
+    assert _records(a)  # (remembered: later pushes remind)
 
 
 def test_the_takes_off_line_names_ids_by_12_characters_and_its_command_still_works(tmp_path):
