@@ -468,7 +468,7 @@ def test_a_teammates_force_push_is_checked_despite_the_quiet_record(team):
     _push(team.a, "--force", "origin", "main")
     proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert "git-hn: Anchors of origin: commit " + x in proc.stderr, proc.stderr
+    assert "git-hn: Anchors of origin: commit " + x[:12] in proc.stderr, proc.stderr
 
 
 def _b_publishes_and_is_quiet(team) -> tuple[str, dict]:
@@ -563,4 +563,4 @@ def test_an_anchor_a_later_ref_of_the_fetch_took_off_is_said_by_the_next_sync(te
     assert "git-hn: Anchors" not in proc.stderr, proc.stderr  # (git-hn ran before main moved)
     synced = hn(team.b, "sync")
     assert synced.code == 0, synced.err
-    assert "Anchors of origin: commit " + x in synced.out, synced.out
+    assert "Anchors of origin: commit " + x[:12] in synced.out, synced.out

@@ -121,7 +121,7 @@ def test_the_reminder_for_several_commits_puts_them_all_back_in_one_push(tmp_pat
     _commit(a, "later")
     later = _push(a, "origin", "main")
     advice = f"git push origin {c2}:refs/heads/hn-anchor/{c2[:12]}"
-    assert later.stderr == (f"git-hn: 2 commits (first: {c1}), which memory {m1['memoryId']} and others are "
+    assert later.stderr == (f"git-hn: 2 commits (first: {c1[:12]}), which memory {m1['memoryId'][7:19]} and others are "
                             "anchored on, are no longer on any branch of origin (a force-push, or a branch deleted or squash-merged "
                             "there): whoever imports their "
                             f"streams from origin stops there; a clone that has them puts them back with {advice}; only if "
@@ -186,7 +186,7 @@ def test_the_record_follows_the_remotes_url_not_its_name(tmp_path):
     _record(a, "on c1")
     _push(a, "origin", "feature")
     assert f"takes commit {c1[:12]} off origin" in _push(a, "origin", "--delete", "feature").stderr
-    assert f"Anchors of origin: commit {c1}" in hn(a, "sync").out
+    assert f"Anchors of origin: commit {c1[:12]}" in hn(a, "sync").out
     other = tmp_path / "other.git"
     git(a, "init", "-q", "--bare", str(other))
     git(a, "remote", "remove", "origin")
@@ -297,3 +297,29 @@ def test_the_takes_off_line_names_ids_by_12_characters_and_its_command_still_wor
     assert command == f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}", line
     subprocess.run(command, shell=True, cwd=a, check=True, capture_output=True)
     assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{c1[:12]}") == c1
+
+
+def test_the_reminder_names_ids_by_12_characters_and_its_command_still_works(tmp_path):
+    """A review: the reminder later pushes and syncs print named the commit and the memory by
+    their full IDs (40 and 71 characters), while the pre-push "takes ... off" line names them by
+    12. So does the reminder now; its command keeps the full commit ID, and pasted as printed it
+    puts the commit back and ends the reminder."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    c1 = _commit(a, "c1")
+    mem = _record(a, "published at c1")
+    _push(a, "origin", "feature")
+    git(a, "commit", "-q", "--amend", "-m", "c1 amended")
+    _push(a, "-f", "origin", "feature")
+    _commit(a, "later")
+    line = _push(a, "origin", "feature").stderr.splitlines()[0]
+    said, _sp, command = line.partition(" puts it back with ")
+    assert said.startswith(f"git-hn: commit {c1[:12]}, which memory {mem['memoryId'][7:19]} is anchored on, "), line
+    assert c1 not in said and mem["memoryId"][7:] not in said, line
+    assert command.startswith(f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}; "), line
+    synced = next(x for x in hn(a, "sync").out.splitlines() if x.startswith("Anchors of origin: "))
+    assert c1 not in synced.partition(" puts it back with ")[0] and f"commit {c1[:12]}," in synced, synced
+    subprocess.run(command.split(";")[0], shell=True, cwd=a, check=True, capture_output=True)
+    assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{c1[:12]}") == c1
+    assert "Anchors of origin" not in hn(a, "sync").out

@@ -252,7 +252,7 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     assert stopped.code == 1 and "anchor-commit" in stopped.out
     # a team trial: the one warning scrolled by, and the stream stayed held; each later push to
     # origin and each sync with it says so again, until the commit is back
-    reminder = (f"commit {c1}, which memory {mem['memoryId']} is anchored on, is no longer on any branch of origin "
+    reminder = (f"commit {c1[:12]}, which memory {mem['memoryId'][7:19]} is anchored on, is no longer on any branch of origin "
                 "(a force-push, or a branch deleted or squash-merged there): whoever imports its stream from origin "
                 f"stops there; a clone that has it puts it back with {advice}; only if it was taken off on purpose (a "
                 f"secret), git hn replication forget-anchors origin {c1[:12]} ends this reminder, and importers "
@@ -303,7 +303,7 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
                              f"({actor_of(a)[:12]}) are anchored on "
                              f"them (first: memory {mems[0]['memoryId'][7:19]})")
     assert warned.endswith(f"to keep them there, also {keep}")
-    assert reminded.startswith(f"git-hn: commit {c1}, which memory")  # (the anchor branch deleted above)
+    assert reminded.startswith(f"git-hn: commit {c1[:12]}, which memory")  # (the anchor branch deleted above)
     git(a, *keep.split()[1:])
     git(a, "push", "-q", "origin", f"{c1}:refs/heads/hn-anchor/{c1[:12]}")
     git(b, "fetch", "-q", "origin")
@@ -594,7 +594,7 @@ def test_a_sync_with_a_lost_anchor_remembered_and_an_unreachable_remote_still_en
         hole.close()
     assert r.returncode == 1
     assert "did not answer within 2 s" in r.stderr, r.stderr
-    assert f"Anchors of origin: commit {c1}" in r.stdout, r.stdout
+    assert f"Anchors of origin: commit {c1[:12]}" in r.stdout, r.stdout
 
 
 def _published_then_dropped(repo, name: str) -> tuple[str, dict]:
@@ -650,7 +650,7 @@ def test_in_a_single_branch_clone_the_reminder_ends_once_its_command_was_followe
     wait_publication(sb)
     advice = f"git push origin {c}:refs/heads/hn-anchor/{c[:12]}"
     assert advice in forced.stderr, forced.stderr
-    assert f"Anchors of origin: commit {c}" in hn(sb, "sync").out
+    assert f"Anchors of origin: commit {c[:12]}" in hn(sb, "sync").out
     git(sb, *advice.split()[1:])
     assert "Anchors of origin" not in hn(sb, "sync").out
     assert not [p for p in (sb / ".git" / "hn" / "replication").iterdir() if p.name.startswith("lost-")]

@@ -70,7 +70,7 @@ def test_a_squash_merge_and_deleted_branch_on_the_server_is_said_until_the_ancho
     stopped = hn(carol, "sync", "--json")
     assert stopped.code == 1 and "anchor-commit" in stopped.out
     advice = f"git push origin {f1}:refs/heads/hn-anchor/{f1[:12]}"
-    reminder = (f"commit {f1}, which memory {mem['memoryId']} is anchored on, is no longer on any branch of origin "
+    reminder = (f"commit {f1[:12]}, which memory {mem['memoryId'][7:19]} is anchored on, is no longer on any branch of origin "
                 "(a force-push, or a branch deleted or squash-merged there): whoever imports its stream from origin "
                 f"stops there; a clone that has it puts it back with {advice}; only if it was taken off on purpose (a "
                 f"secret), git hn replication forget-anchors origin {f1[:12]} ends this reminder, and importers "
@@ -277,7 +277,7 @@ def test_the_command_pushes_only_the_commits_this_clone_has(tmp_path):
     out = hn(bob, "sync").out
     line = next(x for x in out.splitlines() if x.startswith("Anchors of origin"))
     assert line.endswith(f"git push origin {f2}:refs/heads/hn-anchor/{f2[:12]}; 1 of them is not in this clone "
-                         f"(first: {f1}): a clone that has it pushes it alike; only if they were taken off on purpose "
+                         f"(first: {f1[:12]}): a clone that has it pushes it alike; only if they were taken off on purpose "
                          "(a secret), git hn replication forget-anchors origin COMMIT... ends the reminder (with no "
                          "COMMIT, for all of them), and importers still stop at those memories"), line
     assert subprocess.run(["git", "push", "-q", "origin", f"{f2}:refs/heads/hn-anchor/{f2[:12]}"], cwd=bob).returncode == 0

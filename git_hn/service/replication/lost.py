@@ -385,7 +385,8 @@ def tips(repo: Repo, lost: dict[str, str]) -> tuple[list[str], list[str]]:
 
 
 def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absent: list[str] = ()) -> str:
-    """The reminder, in one line; its command pushes ``tips`` (``tips()``: they contain every
+    """The reminder, in one line, naming commits and the memory by 12 characters (the command
+    keeps full commit IDs); its command pushes ``tips`` (``tips()``: they contain every
     commit of ``lost`` this clone has; the first commit when none is given: for a clone that has
     it), and ``absent`` (commits this clone does not have) are named apart; then, for a commit
     taken off on purpose only, how to end the reminder by hand (``forget``), which puts nothing
@@ -394,9 +395,14 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
     n = len(lost)
     from shlex import quote  # (a command to paste: an audit's remote x$(touch${IFS}/tmp/PWNED) ran)
 
+    from ...core.gostr import short_id
+
+    # a person's line names commit and memory by 12 characters, as the pre-push "takes ... off"
+    # line does (a review: two full IDs and the command's made it unreadable); the command keeps
+    # full commit IDs, which a clone that has them pushes as printed
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (tips or [commit]))
-    what = f"commit {commit}" if n == 1 else f"{n} commits (first: {commit})"
-    text = (f"{what}, which memory {memory} {'is' if n == 1 else 'and others are'} anchored on, "
+    what = f"commit {commit[:12]}" if n == 1 else f"{n} commits (first: {commit[:12]})"
+    text = (f"{what}, which memory {short_id(memory)} {'is' if n == 1 else 'and others are'} anchored on, "
             f"{'is' if n == 1 else 'are'} no longer on any branch of {remote} (a force-push, or a branch deleted or "
             f"squash-merged there): "
             f"whoever imports {'its stream' if n == 1 else 'their streams'} from {remote} stops there; a clone that "
@@ -404,7 +410,7 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
     if tips and absent:
         from .outcomes import counted
 
-        text += (f"; {counted(len(absent), 'of them is', 'of them are')} not in this clone (first: {absent[0]}): "
+        text += (f"; {counted(len(absent), 'of them is', 'of them are')} not in this clone (first: {absent[0][:12]}): "
                  "a clone that has it pushes it alike")
     # (a team trial: "if the memory needs it no more, ... forget-anchors ends this reminder" read as
     # a routine way out, yet every importer needs the anchor: forgetting only hid the problem from
