@@ -39,8 +39,9 @@ class Newer(NamedTuple):
     earlier commit of this history, ``--applies exact``), ``("exact", "")`` (an exact one on a
     commit out of this history: a branch that holds it applies it no more once it moved on, so
     it is named by its commit), ``("ref", NAME)`` (a branch, tag or
-    remote-tracking ref holds it), ``("missing", "")`` (the commit is not here) or ``("gone", "")``
-    (no ref holds it)."""
+    remote-tracking ref holds it), ``("missing", "")`` (the commit is not here), ``("kept", NAME)``
+    (only git-hn's keep branch NAME holds it: ``held.off_branches``) or ``("gone", "")`` (no ref
+    holds it)."""
 
     shown: str
     id: str
@@ -75,13 +76,14 @@ def newer_elsewhere(shown: list[tuple], elsewhere: list) -> list[Newer]:
     return out + [Newer("", a.id, a.commit, a.mode, a.subject) for a in alone]
 
 
-def placed(newer: list[Newer], is_ancestor, present, holder) -> list[Newer]:
+def placed(newer: list[Newer], is_ancestor, present, holder, keeper=lambda _commit: "") -> list[Newer]:
     """``newer`` with each ``place`` decided: a subject handoff by its subject; one whose commit
     is not here (``present(commit)``) as such; an exact one by its commit, said to be an earlier
     commit of the brief's history when it is (``is_ancestor(commit)``; an agent trial: it
     vanished after the next commit and the hint guessed "another branch?"), never by a ref (a
     review: the brief at a branch that moved on leaves it out too); else the first ref that
-    holds its commit (``holder(commit)``: a name, or ""). The callables do the Git work (the
+    holds its commit (``holder(commit)``: a name, or ""), else the keep branch that alone holds
+    it (``keeper(commit)``, asked after ``holder``). The callables do the Git work (the
     service's); only the handoffs named are asked about."""
     out = []
     for k, n in enumerate(newer):
@@ -95,7 +97,8 @@ def placed(newer: list[Newer], is_ancestor, present, holder) -> list[Newer]:
             out.append(n._replace(place=("exact", "earlier" if is_ancestor(n.commit) else "")))
         else:
             ref = holder(n.commit)
-            out.append(n._replace(place=("ref", ref) if ref else ("gone", "")))
+            keep = "" if ref else keeper(n.commit)
+            out.append(n._replace(place=("ref", ref) if ref else ("kept", keep) if keep else ("gone", "")))
     return out
 
 
@@ -124,9 +127,11 @@ def _why(n: Newer, mcp: bool) -> str:
     if kind == "ref":
         return (f"it is anchored on commit {c12}, on {at}, which this commit's history does not contain; {show}, "
                 f"and {there}")
-    return (f"it is anchored on commit {c12}, which no branch, tag or remote-tracking ref here contains (a squash "
-            f"merge or a rebase?); {show}, and its author records it again here with git hn memory supersede "
-            f"{n.id[7:19]} --at HEAD")
+    where = "no branch, tag or remote-tracking ref here contains"
+    if kind == "kept":  # (a review: the words above were said where a keep branch held it)
+        where = f"only git-hn's keep branch {one_line(value) if mcp else shell_word(value)} holds here"
+    return (f"it is anchored on commit {c12}, which {where} (a squash merge or a rebase?); {show}, and its author "
+            f"records it again here with git hn memory supersede {n.id[7:19]} --at HEAD")
 
 
 def kept(newer: list[Newer], shown) -> list[Newer]:

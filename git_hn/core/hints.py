@@ -195,7 +195,8 @@ def cite_at(memory: str, kind: str, at: str) -> str:
 
 
 def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple[str, int] = ("", 0),
-                 exact: tuple[str, int] = ("", 0), subject: tuple[str, int] = ("", 0)) -> str:
+                 exact: tuple[str, int] = ("", 0), subject: tuple[str, int] = ("", 0),
+                 kept: tuple[str, int] = ("", 0)) -> str:
     """After a recall: ``n`` matching memories were left out because they do not apply at the
     query commit (a team trial: after a squash merge, recall on main dropped them without a word,
     even while other memories matched). ``mine``: the ID of one of them the reader signed;
@@ -206,7 +207,9 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     holds, such as that ref; ``exact``, recorded ``--applies exact`` on such a commit; ``subject``,
     recorded ``--applies subject``. Those are named by where they apply, with the recall that
     lists them there, and never offered a supersede (an agent trial: "a squash merge or a rebase?
-    … supersede --at HEAD" would have copied a decision of an unmerged branch onto main)."""
+    … supersede --at HEAD" would have copied a decision of an unmerged branch onto main). ``kept``:
+    (a keep branch, how many) of the others, whose anchor only git-hn's ``hn-anchor`` keep
+    branches hold: said so, not "no branch ... here" (a review)."""
     if not n:
         return ""
     from .gostr import one_line
@@ -245,9 +248,16 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     if gone <= 0:
         return start + there[len("; "):]
     one = gone == 1
-    if places:
+    keep, k = kept
+    keep = shell_word(keep) if keep and k else ""
+    if places and keep and k >= gone:
+        text = start + (f"{gone} {'has its anchor commit' if one else 'have their anchor commits'} held here only by "
+                        f"git-hn's keep {'branch' if one else 'branches, such as'} {keep} (a squash merge or a "
+                        "rebase?); ")
+    elif places:
+        but = f" save git-hn's keep branches, such as {keep}, which hold {k} of them" if keep else ""
         text = start + (f"{gone} {'has its anchor commit' if one else 'have their anchor commits'} on no branch, tag "
-                        "or remote-tracking ref here (a squash merge or a rebase?); ")
+                        f"or remote-tracking ref here{but} (a squash merge or a rebase?); ")
     else:
         text = start + (f"{'its anchor commit is' if one else 'their anchor commits are'} "
                         "not in its history (a squash merge or a rebase?); ")
@@ -267,7 +277,7 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
 def places(hidden) -> dict:
     """``not_applying``'s keyword arguments for where the left-out memories apply, from recall's
     ``Hidden`` (absent on the full projection's plain dict)."""
-    return {name: getattr(hidden, name, ("", 0)) for name in ("on_ref", "exact", "subject")}
+    return {name: getattr(hidden, name, ("", 0)) for name in ("on_ref", "exact", "subject", "kept")}
 
 
 def brief_not_applying(n: int) -> str:

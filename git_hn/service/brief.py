@@ -291,6 +291,7 @@ def placed(repo: Repo, at: str, newer: list) -> list:
         return repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", commit, at]).returncode == 0
 
     held: dict | None = None
+    kept: dict = {}  # (the keep branch that alone holds a commit: named by the same walk)
 
     def holder(commit: str) -> str:
         nonlocal held
@@ -298,10 +299,11 @@ def placed(repo: Repo, at: str, newer: list) -> list:
             from .held import holding_refs
 
             held = holding_refs(repo, [n.commit for n in newer[:aside.NEWER_NAMED]
-                                       if n.mode not in ("subject", "exact") and present(n.commit)] + [commit])
+                                       if n.mode not in ("subject", "exact") and present(n.commit)] + [commit],
+                                kept=kept)
         return held.get(commit, "")
 
-    return aside.placed(newer, is_ancestor, present, holder)
+    return aside.placed(newer, is_ancestor, present, holder, kept.get)
 
 
 ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen

@@ -321,3 +321,59 @@ def test_an_hn_anchor_keep_ref_is_no_open_branch(tmp_path):
     assert holding_refs(open_repo(str(alice)), [c]) == {c: "origin/wip/hn-anchor/x"}
     r = hn(alice, "memory", "recall", "--include-untrusted", "--query", "holds")  # (nothing else matched)
     assert r.code == 0 and "origin/wip/hn-anchor/x" in r.err and said not in r.err, r.err
+
+
+def test_an_anchor_only_a_keep_branch_holds_is_said_to_be_held_by_it(tmp_path):
+    """A review: where only an ``hn-anchor/*`` keep branch held an anchor, the hints said it was on
+    "no branch, tag or remote-tracking ref here", which was not true. The walk that finds the
+    anchors no other ref holds names the keep branch too (no Git process more): recall's hint
+    (CLI and MCP) and the brief's note on a newer handoff say the keep branch holds it."""
+    import json
+
+    from git_hn.service import mcp_calls, mcp_server
+    from git_hn.store.repo import open_repo
+    from helpers import make_repo
+
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn")
+    git(repo, "commit", "-q", "-m", "policy")
+    old = hn(repo, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "descendants",
+             "--content", "old session").json()["memoryId"]
+    git(repo, "checkout", "-q", "-b", "open")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "open")
+    assert hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--topic", "dialect", "--content", "TSV dialect").code == 0
+    git(repo, "checkout", "-q", "-b", "gone", "main")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "gone")
+    c = git(repo, "rev-parse", "HEAD")
+    gone = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--topic", "dialect", "--content", "CSV dialect").json()["memoryId"][7:19]
+    new = hn(repo, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "descendants",
+             "--content", "NEW session").json()["memoryId"]
+    git(repo, "commit", "-q", "--allow-empty", "-m", "later on gone")  # (the keep branch holds c below its tip)
+    git(repo, "branch", "-q", f"hn-anchor/{c[:12]}", "HEAD")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "branch", "-q", "-D", "gone")
+    keep = f"hn-anchor/{c[:12]}"
+    r = hn(repo, "memory", "recall", "--include-untrusted", "--topic", "dialect")
+    assert ("git-hn: hint: 2 matching memories do not apply at this commit and were left out: 1 has its anchor "
+            f"commit held here only by git-hn's keep branch {keep} (a squash merge or a rebase?); git hn memory show "
+            f"{gone} says where it applies") in r.err, r.err
+    assert "on no branch" not in r.err and "1 of them: its anchor commit is on open, not merged here" in r.err, r.err
+    doc = mcp_calls._recall(open_repo(str(repo)), {"topic": ["dialect"], "includeUntrusted": True})
+    assert f"1 has its anchor commit held here only by git-hn's keep branch {keep} (" in doc["hint"], doc
+    said = (f"handoff {old} is not the latest of its stream: {new}, signed later, does not apply at this commit: "
+            f"it is anchored on commit {c[:12]}, which only git-hn's keep branch {keep} holds here (a squash merge "
+            f"or a rebase?); git hn memory show {new} prints it, "
+            f"and its author records it again here with git hn memory supersede {new[7:19]} --at HEAD")
+    r = hn(repo, "memory", "brief", "--json")
+    assert r.code == 0 and f"git-hn: hint: {said}\n" in r.err, r.err
+    is_error, body = mcp_server.call(str(repo), "memory_brief", {}, allow_write=False)
+    assert not is_error and f"which only git-hn's keep branch {keep} holds here" in json.loads(body)["hint"], body
+    git(repo, "branch", "-q", "-D", keep)  # (no keep branch: said as before)
+    r = hn(repo, "memory", "recall", "--include-untrusted", "--topic", "dialect")
+    assert "1 has its anchor commit on no branch, tag or remote-tracking ref here (a squash merge" in r.err, r.err
+    r = hn(repo, "memory", "brief", "--json")
+    assert f"{c[:12]}, which no branch, tag or remote-tracking ref here contains (a squash merge" in r.err, r.err
