@@ -286,6 +286,7 @@ def _plan_add(agent: str, targets, record: dict, keys: Keys) -> list[Planned]:
         edit = edit_for(target)
         entry = record.get(keys.key(real))
         edit.upgrade = entry is not None and entry["written"] == _sha(before)  # (as setup last wrote it)
+        edit.original = None if entry is None else _original(entry)  # (what the user had: theirs)
         if (target.kind == content.WHOLE and before is not None and before != edit.add(None, rel)
                 and not (entry is not None and entry["written"] == _sha(before))):
             raise InputError(f"{rel} exists and was not written by git hn setup; not changed")
@@ -294,6 +295,8 @@ def _plan_add(agent: str, targets, record: dict, keys: Keys) -> list[Planned]:
             line = f"{rel}: unchanged" + (f" ({edit.note})" if edit.note else "")
         else:
             line = f"{rel}: " + ("created" if before is None else "updated")
+            if edit.note:  # (an entry left as is beside what was added: said on the first run too)
+                line += f" ({edit.note})"
         plans.append(Planned(rel, real, before, after, edit, line))
     return plans
 

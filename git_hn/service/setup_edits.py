@@ -167,8 +167,9 @@ def _group(matcher, command: str) -> dict:
     return group if matcher is None else {"matcher": matcher, **group}
 
 
-FORMER_LEFT = ("a hook of an earlier git hn setup, or the user's own, runs the brief without --max-bytes "
-               f"{content.BRIEF_MAX_BYTES}; left as is (setup --remove, then setup, writes the current one)")
+FORMER_LEFT = (f"a SessionStart hook (the user's own, or an earlier git hn setup's in a file changed since) "
+               f"runs the brief without --max-bytes {content.BRIEF_MAX_BYTES}; left as is: add --max-bytes "
+               f"{content.BRIEF_MAX_BYTES} to it by hand to bound what the agent reads")
 
 
 class JsonHooks(Edit):
@@ -176,8 +177,9 @@ class JsonHooks(Edit):
     ``.codex/hooks.json``: one matcher group per handler, appended after the user's groups of
     the same event; a group is git-hn's when it is exactly one that setup writes. A group of an
     earlier setup (``FORMER_HOOKS``) is replaced in place when the file is as setup last wrote
-    it (``upgrade``, set by the caller from the setup record); otherwise it is the user's, stays,
-    and no second brief is added beside it."""
+    it (``upgrade``, set by the caller from the setup record) and the file did not hold that
+    group before the first setup (``original``); otherwise it is the user's, stays, and no
+    second brief is added beside it."""
 
     def add(self, data, rel):
         doc, indent, newline = _load_json(data, rel)
@@ -194,11 +196,16 @@ class JsonHooks(Edit):
                 continue
             former = [i for i, g in enumerate(groups) if _is_ours(g, event, [
                 (e, m, c) for e, m, c in content.FORMER_HOOKS if (e, m) == (event, matcher)])]
-            if former and not self.upgrade:
+            # a group the file held before the first setup is the user's even when setup wrote
+            # the file last (the same test as ``strip``): only setup's own is replaced
+            theirs = self._theirs(event, rel)
+            users = {i for i, g in enumerate(groups) if _is_ours(g, event) and _taken(theirs, g)}
+            replace = [i for i in former if i not in users] if self.upgrade else []
+            if replace:
+                groups[replace[0]] = _group(matcher, command)
+            elif former:
                 self.note = FORMER_LEFT
                 continue
-            if former:
-                groups[former[0]] = _group(matcher, command)
             else:
                 groups.append(_group(matcher, command))
             changed = True

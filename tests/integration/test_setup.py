@@ -759,3 +759,26 @@ def test_the_users_own_unbounded_brief_hook_gets_no_second_brief_beside_it(inite
     assert commands[0] == "git hn memory brief --markdown" and content.BRIEF_COMMAND not in commands
     setup(inited, "claude", "--remove")
     assert (inited / rel).read_bytes() == before
+
+
+@pytest.mark.parametrize("agent,rel", [("claude", ".claude/settings.json"), ("codex", ".codex/hooks.json")])
+def test_the_users_own_unbounded_brief_hook_stays_on_every_run_and_after_remove(inited, agent, rel):
+    """Review finding: "running setup claude twice takes over the user's own brief hook, and
+    --remove then deletes it". A second setup finds the file as setup wrote it, but the hook was
+    there before the first setup: it stays the user's, setup is idempotent, the first run says
+    it was left, and --remove gives the file back byte for byte."""
+    old = "git hn memory brief --markdown"
+    own = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": old}]}]}}
+    (inited / rel).parent.mkdir(parents=True)
+    (inited / rel).write_text(json.dumps(own, indent=2) + "\n")
+    before = (inited / rel).read_bytes()
+    first = setup(inited, agent)
+    assert f"{rel}: updated (a SessionStart hook (the user's own" in first, first
+    written = (inited / rel).read_bytes()
+    second = setup(inited, agent)
+    assert f"{rel}: unchanged (a SessionStart hook" in second and "already set up; nothing changed" in second
+    assert (inited / rel).read_bytes() == written
+    commands = [h["command"] for g in load_json(inited, rel)["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert commands[0] == old and content.BRIEF_COMMAND not in commands
+    setup(inited, agent, "--remove")
+    assert (inited / rel).read_bytes() == before
