@@ -518,9 +518,11 @@ def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", sho
 
     With --drop (a commit dropped in git rebase -i, whose note nobody wants), your unpublished
     memories that name OLD are discarded instead, and the later ones of their streams are signed
-    again under new IDs. Refused, changing nothing, when one of your memories that names OLD was
-    published, or when a memory that stays cites one that would go (as a retraction or a
-    supersession of it anchored elsewhere does)."""
+    again under new IDs. Refused, changing nothing, when HEAD, a branch, a tag or a
+    remote-tracking ref still holds OLD (a push carries it, and its memories with it), when one
+    of your memories that names OLD was published, or when a memory that stays cites one that
+    would go (as a retraction or a supersession of it anchored elsewhere does). Memory refs keep
+    no reflog: the output names each stream's tip before (undo: git update-ref REF TIP)."""
     return reanchor_cmd.reanchor_command([w for w in (old, new) if w is not None] + (extra or []), json, drop)
 
 

@@ -116,11 +116,31 @@ def drop(repo: Repo, old: str) -> Dropped:
 
     ident = identmod.load_active(repo)
     commit = _old_commit(repo, old)
+    _check_discarded(repo, commit)
     done = _rebuilding(repo, lambda: discard.discard(repo, ident, commit))
     if not done:
         raise InputError(f"no unpublished memory of yours names commit {commit} (a published memory is never "
                          "discarded: withdraw one with git hn memory retract)" + _stopped_hint(repo))
     return Dropped(commit, done)
+
+
+def _check_discarded(repo: Repo, commit: str) -> None:
+    """Refuse ``--drop`` for a commit a push can still carry: HEAD, a branch, a tag or a
+    remote-tracking ref holds it (``gate.discarded``, the test the held publication's hint makes
+    before it offers ``--drop``). Its memories publish with it; discarding them is not undone by
+    any reflog (a review: a decision on ``main``'s tip was dropped without a word)."""
+    from ..store.discard import NOTHING
+    from .held import holding_ref
+    from .replication.gate import discarded
+
+    if commit in discarded(repo, {commit}):
+        return
+    holder = holding_ref(repo, commit, held=True)
+    by = f"{holder} holds it" if holder else "HEAD or a ref here holds it"
+    raise InputError(f"commit {commit[:12]} is not discarded ({by}), so a push carries it and its memories with it; "
+                     f"--drop is for a commit no branch, tag, remote-tracking ref or HEAD holds: withdraw a memory with "
+                     f"git hn memory retract ID --reason obsolete, or take the commit off your branches first; "
+                     f"{NOTHING}")
 
 
 def drop_lines(result: Dropped) -> list[str]:
@@ -137,12 +157,14 @@ def drop_lines(result: Dropped) -> list[str]:
             line += (f"; {len(d.renamed)} later signed again, new IDs: " if d.dropped else "; new IDs: ") + \
                 renames + (f" and {more} more" if more > 0 else "")
         out.append(line)
+    # (refs/hn/* keep no reflog: a drop made by mistake is undone only from these tips)
+    out += [f"undo: git update-ref {d.ref} {d.before}" for d in result.streams if d.before]
     return out
 
 
 def drop_json(result: Dropped) -> dict:
     return {"commit": result.commit,
-            "streams": [{"ref": d.ref, "dropped": list(d.dropped), "removed": d.removed,
+            "streams": [{"ref": d.ref, "before": d.before, "dropped": list(d.dropped), "removed": d.removed,
                          "renamed": [{"from": a, "to": b} for a, b in d.renamed]} for d in result.streams]}
 
 

@@ -41,6 +41,7 @@ class Discarded(NamedTuple):
     dropped: tuple  # IDs of the memories discarded, root first
     renamed: tuple  # (old memory ID, new memory ID) of each memory signed again, root first
     removed: bool = False  # nothing else was in the stream: its ref is gone
+    before: str = ""  # the stream's tip before (``git update-ref REF BEFORE`` undoes the drop)
 
 
 NOTHING = "nothing was dropped"
@@ -107,7 +108,7 @@ def _discard(repo: Repo, ident: Identity, commit: str, tails: list) -> list[Disc
             updates.append(f"delete {src.ref} {src.head}\n")
             pairs = ()
         done.append(Discarded(src.ref, tuple(m.memory_id for m in chain[start:] if m.memory_id in dropped), pairs,
-                              not start and not envs))
+                              not start and not envs, src.head))
     objects.write_objects(repo, written)
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: discard unpublished memories", "--stdin"],

@@ -103,61 +103,68 @@ def test_drop_refuses_what_would_lose_a_published_or_cited_memory_and_changes_no
         assert (r.code, r.out, r.err) == (1, "", f"git-hn: {text}\n"), r.err
         assert refs_snapshot(alice) == before
 
-    refused([head[:12], "--drop"], f"memory {published[7:19]} names commit {head[:12]} and was published, so it is "
-            f"never discarded (git hn memory retract {published[7:19]} --reason obsolete withdraws it); nothing "
-            "was dropped")
+    held = ("is not discarded (main holds it), so a push carries it and its memories with it; --drop is for a "
+            "commit no branch, tag, remote-tracking ref or HEAD holds: withdraw a memory with git hn memory retract "
+            "ID --reason obsolete, or take the commit off your branches first; nothing was dropped")
+    refused([head[:12], "--drop"], f"commit {head[:12]} {held}")
     refused([gone[:12], "--drop"], f"memory {retraction[7:19]} stays and cites memory {note[7:19]}, which names "
             f"commit {gone[:12]}: it would name a memory that no longer exists; nothing was dropped (git hn memory "
             f"reanchor {gone[:12]} NEW moves them instead)")
     refused([gone[:12], "--drop", "HEAD"], "--drop takes no NEW (unexpected argument \"HEAD\"); usage: git hn "
             "memory reanchor OLD NEW|--drop [--json]")
     other = _commit(alice, "other")
+    git(alice, "reset", "-q", "--hard", "HEAD~1")
     refused([other[:12], "--drop"], f"no unpublished memory of yours names commit {other} (a published memory is "
             "never discarded: withdraw one with git hn memory retract)")
 
 
-def test_drop_signs_again_what_cites_a_memory_it_renames_and_empties_a_stream(tmp_path):
-    """A memory of another stream of the same identity citing (``memory:`` evidence) a memory
-    signed again follows it; a stream that held only discarded memories loses its ref; another
-    identity's memory citing one that would be signed again refuses the whole."""
-    from agent_helpers import second_identity, switch
-
+def test_drop_refuses_a_memory_published_on_a_commit_no_ref_holds_any_more(tmp_path):
+    """A published memory is never discarded, even once its commit has left every ref here."""
     _remote, (alice,) = shared_remote(tmp_path, "Alice")
-    me = hn(alice, "identity", "public", "--json").json()["actor"]
+    git(alice, "checkout", "-q", "-b", "side")
     gone = _commit(alice, "gone")
-    side = "sha256:" + "7" * 64
-    only = _record(alice, "alone in its stream", "--stream", side)
-    note = _record(alice, "on the commit to drop")
-    git(alice, "reset", "-q", "--hard", "HEAD~1")
-    after = _record(alice, "after it, on the kept history", kind="observation")
-    citing = _record(alice, "cites the later memory", "--stream", "sha256:" + "8" * 64,
-                     "--evidence", f"memory:{after}")
-    r = hn(alice, "memory", "reanchor", gone[:12], "--drop", "--json")
-    assert r.code == 0, r.err
-    streams = {s["ref"][-64:]: s for s in r.json()["streams"]}
-    assert streams["7" * 64]["dropped"] == [only] and streams["7" * 64]["removed"] is True
-    assert git(alice, "for-each-ref", f"refs/hn/memory/{me}/{'7' * 64}") == ""
-    main = next(s for k, s in streams.items() if k not in ("7" * 64, "8" * 64))
-    assert main["dropped"] == [note] and [x["from"] for x in main["renamed"]] == [after]
-    new_after = main["renamed"][0]["to"]
-    [(was, now)] = [(x["from"], x["to"]) for x in streams["8" * 64]["renamed"]]
-    assert was == citing and streams["8" * 64]["dropped"] == []
-    assert hn(alice, "memory", "show", now, "--json").json()["projection"]["data"]["evidence"] == [
-        f"memory:{new_after}"]
-    assert hn(alice, "memory", "index", "verify").code == 0
-    compare(alice)
-
-    # another identity's memory cites one that a drop would sign again: refused, nothing changes
-    gone2 = _commit(alice, "gone2")
-    _record(alice, "on the second commit to drop")
-    git(alice, "reset", "-q", "--hard", "HEAD~1")
-    later = _record(alice, "after it too", kind="observation")
-    bob = second_identity(alice, "Bob")
-    switch(alice, bob)
-    _record(alice, "Bob cites Alice's later memory", "--evidence", f"memory:{later}")
-    switch(alice, me)
+    published = _record(alice, "published on a branch deleted since")
+    git(alice, "push", "-q", "origin", "side")
+    assert hn(alice, "sync").code == 0
+    git(alice, "checkout", "-q", "main")
+    git(alice, "push", "-q", "origin", "--delete", "side")
+    git(alice, "branch", "-q", "-D", "side")
     before = refs_snapshot(alice)
-    r = hn(alice, "memory", "reanchor", gone2[:12], "--drop")
-    assert (r.code, r.err) == (1, f"git-hn: memory {later[7:19]} would be signed again, and a published memory, or "
-                                  "another identity's, cites it; nothing was dropped\n"), r.err
+    r = hn(alice, "memory", "reanchor", gone[:12], "--drop")
+    assert (r.code, r.out) == (1, ""), r.out
+    assert r.err == (f"git-hn: memory {published[7:19]} names commit {gone[:12]} and was published, so it is "
+                     f"never discarded (git hn memory retract {published[7:19]} --reason obsolete withdraws it); "
+                     "nothing was dropped\n"), r.err
     assert refs_snapshot(alice) == before
+
+
+def test_drop_refuses_a_commit_a_branch_still_holds_and_names_the_tips_to_undo_one(tmp_path):
+    """Review finding: "reanchor OLD --drop accepts a commit that is still on a branch and silently
+    deletes unpublished memories". A commit HEAD, a branch, a tag or a remote-tracking ref holds is
+    refused, changing nothing; a drop that goes through names each stream's old tip, since refs/hn/*
+    keep no reflog, and ``git update-ref REF TIP`` brings the memories back."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    work = _commit(alice, "work")
+    decision = _record(alice, "important decision")
+    observation = _record(alice, "x", "--evidence", f"git:{work}", at="HEAD~1", kind="observation")
+    before, memory_refs = refs_snapshot(alice), git(alice, "for-each-ref", "refs/hn/")
+    r = hn(alice, "memory", "reanchor", "HEAD", "--drop")
+    assert (r.code, r.out) == (1, "") and r.err.startswith(f"git-hn: commit {work[:12]} is not discarded (main "
+                                                           "holds it)") and r.err.count("\n") == 1, r.err
+    assert r.err.endswith("or take the commit off your branches first; nothing was dropped\n"), r.err
+    assert refs_snapshot(alice) == before
+    git(alice, "tag", "kept", work)
+    git(alice, "reset", "-q", "--hard", "HEAD~1")
+    r = hn(alice, "memory", "reanchor", work[:12], "--drop")
+    assert r.code == 1 and "(kept holds it)" in r.err, r.err
+    assert git(alice, "for-each-ref", "refs/hn/") == memory_refs
+    git(alice, "tag", "-d", "kept")
+    [(ref, tip)] = [line.split() for line in before.splitlines() if line.startswith("refs/hn/memory/")]
+    r = hn(alice, "memory", "reanchor", work[:12], "--drop")
+    assert r.code == 0 and f"\nundo: git update-ref {ref} {tip}\n" in r.out, r.out
+    assert _ids(alice) == [] and git(alice, "for-each-ref", "refs/hn/memory/") == ""
+    git(alice, "update-ref", ref, tip)  # the undo the output names
+    assert sorted(_ids(alice)) == sorted([decision, observation])
+    r = hn(alice, "memory", "reanchor", work[:12], "--drop", "--json")
+    [stream] = r.json()["streams"]
+    assert stream["ref"] == ref and stream["before"] == tip and sorted(stream["dropped"]) == sorted([decision, observation])
