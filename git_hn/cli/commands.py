@@ -166,6 +166,8 @@ def supersede_command(values: dict, positional: list[str]) -> int:
                                       refuse_retracted=refuse, refuse_branch=not values.get("allow_branch"),
                                       notes=notes, same_content=bool(values.get("same_content")))
             req = request_from_flags(repo, flags, notes=notes, typed=list(values.get("path") or []))
+            if values.get("same_content") or values.get("edit"):
+                lifecycle.check_changed(repo, target, req.record, edit if values.get("edit") else None)
             if values.get("outcome") is not None:  # an outcome typed here, as for record (issue 14)
                 from ..service.requests import check_flag_outcome
 

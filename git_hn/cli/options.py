@@ -84,7 +84,8 @@ SUPERSEDE_OPTS = RECORD_FIELDS + COMMON + (
     Opt("--edit", "edit", help="write the new content in your editor, starting from the target's"),
     Opt("--same-content", "same_content",
         help="keep the target's content (git-hn): with --at REV, the same memory carried over to another "
-             "commit, such as the one a rebase made of its anchor"),
+             "commit, such as the one a rebase made of its anchor; its git: evidence is kept as it was "
+             "(--evidence replaces it)"),
     Opt("--allow-retracted", "allow_retracted",
         help="supersede a memory its author retracted (its successor is active: what was withdrawn is back)"),
     Opt("--allow-branch", "allow_branch",

@@ -202,8 +202,8 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, refuse_re
                 setattr(out, name, getattr(out, name) or list(items or ()))
     if edit is not None:
         edited = edit.edit(rec.content)
-        given = [v for k, v in flags.items().items() if k not in ("stream", "actor")]
-        if edited == rec.content.rstrip("\r\n") and not any(given):
+        given = [v for k, v in flags.items().items() if k not in ("stream", "actor") and v is not None and v != []]
+        if edited == rec.content.rstrip("\r\n") and not given:  # (--subject "" is given: it clears)
             # as git commit aborts on an unchanged template: a signed memory is for good
             edit.discard()  # nothing of the user's to keep
             raise InputError("content unchanged in the editor and no other field given; nothing appended")
@@ -215,9 +215,26 @@ def _check_same_content(flags: RecordFlags, given, edit) -> None:
     if given is not None or edit is not None:
         raise InputError("--same-content cannot be combined with --content, --content-file, positional content "
                          "or --edit: it keeps the target's content; nothing appended")
-    if not any(v for k, v in flags.items().items() if k not in ("stream", "actor")):
-        raise InputError("--same-content with no other field would sign the target's record again unchanged: give "
-                         "what changes, such as --at REV; nothing appended")
+    # (a field given empty counts: --subject "" clears the subject; ``check_changed`` then
+    # compares the record built with the target's, for fields given their own values)
+    if not any(v is not None and v != [] for k, v in flags.items().items() if k not in ("stream", "actor")):
+        raise InputError(SAME_RECORD)
+
+
+SAME_RECORD = ("--same-content with no other field would sign the target's record again unchanged: give "
+               "what changes, such as --at REV; nothing appended")
+
+
+def check_changed(repo: Repo, target: str, record, edit=None) -> None:
+    """``--same-content`` (or ``--edit``, given ``edit``): refuse a record equal to the target's
+    own, the fields given having the target's values (a review: ``--at`` naming the target's own
+    anchor commit signed a duplicate)."""
+    if record != supersede_target(repo, target).envelope.record:
+        return
+    if edit is not None:
+        edit.discard()  # (the content is the target's: nothing of the user's to keep)
+        raise InputError("content unchanged in the editor and the fields given equal the target's; nothing appended")
+    raise InputError(SAME_RECORD.replace("with no other field", "with fields equal to the target's"))
 
 
 def supersede(repo: Repo, target: str, req: RecordRequest, *, from_input: bool = False,

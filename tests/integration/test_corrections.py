@@ -519,3 +519,38 @@ def test_supersede_same_content_carries_a_published_memory_to_the_rebased_commit
     assert r.code == 0, r.err
     assert _data(alice, r.json()["memoryId"])["topics"] == ["moved"]
     assert _data(alice, r.json()["memoryId"])["content"] == "the cache is warm"
+
+
+def test_supersede_same_content_or_an_unchanged_edit_with_the_targets_own_values_signs_nothing(inited, tmp_path,
+                                                                                            monkeypatch):
+    """Review finding: "supersede --same-content with an --at that changes nothing signs a
+    duplicate". The record built is compared with the target's: fields given the target's own
+    values are refused as no field is, appending nothing; ``--subject ""`` is a field (it clears
+    the subject), signed when the target had one, refused when it had none."""
+    old = _rich(inited)
+    anchor = _data(inited, old)["anchor"]["commit"]
+    same = ("--same-content with fields equal to the target's would sign the target's record again unchanged: "
+            "give what changes, such as --at REV; nothing appended")
+    before = refs_snapshot(inited)
+    for args in (["--at", anchor], ["--at", anchor, "--kind", "assumption", "--topic", "cache", "--topic",
+                                    "architecture"]):
+        r = hn(inited, "memory", "supersede", old[7:19], "--same-content", *args)
+        assert (r.code, r.out, r.err) == (1, "", f"git-hn: {same}\n"), (args, r.err)
+        assert refs_snapshot(inited) == before
+    where = _edits_in(tmp_path, monkeypatch)
+    monkeypatch.setenv("EDITOR", "true")
+    r = hn(inited, "memory", "supersede", old[7:19], "--edit", "--at", anchor)
+    assert (r.code, r.err) == (1, "git-hn: content unchanged in the editor and the fields given equal the "
+                                  "target's; nothing appended\n"), r.err
+    assert refs_snapshot(inited) == before and list(where.iterdir()) == []
+    plain = record(inited, kind="observation", content="no subject here")["memoryId"]
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "supersede", plain[7:19], "--same-content", "--subject", "")
+    assert (r.code, r.err) == (1, f"git-hn: {same}\n"), r.err
+    assert refs_snapshot(inited) == before
+    # clearing a subject the target has is a change (applicability descendants: a subject is optional)
+    subject = record(inited, "--subject", "issue:sha256:" + "5" * 64, content="about an issue")["memoryId"]
+    r = hn(inited, "memory", "supersede", subject[7:19], "--same-content", "--subject", "", "--json")
+    assert r.code == 0, r.err
+    assert "subject" not in _data(inited, r.json()["memoryId"])["anchor"]
+    assert _data(inited, subject)["anchor"]["subject"] == "issue:sha256:" + "5" * 64
