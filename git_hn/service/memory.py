@@ -96,10 +96,11 @@ def _refuse_unheld(repo: Repo, cited, line, operation: str) -> None:
         if typed not in unheld:
             continue
         mid = typed[len("memory:"):]
-        from ..store.reanchor import renamed_to
+        from ..store.reanchor import CAUSES, what_became
 
-        new = renamed_to(repo, mid)
-        way = (f"cite memory:{new}, the ID it was signed again as when its commit was rewritten" if new else
+        new, cause = what_became(repo, mid)
+        way = (f"cite memory:{new}, the ID it was signed again as {CAUSES[cause]}" if new else
+               "it was dropped by git hn memory reanchor --drop: leave it out" if cause == "drop" else
                "git hn sync the remote that holds it first, or leave it out")
         # (a review: a refused challenge said "nothing was recorded")
         refused = "nothing was recorded" if operation == "record" else f"the {operation} was not signed"

@@ -42,7 +42,7 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
     if discarded(repo, {new_commit}):
         raise InputError(f"commit {new_commit} is on no branch, tag or remote-tracking ref here either, so "
                          "no push would carry it: name a commit on a branch you push")
-    done = rewrite(repo, ident, {old_commit: new_commit})
+    done = rewrite(repo, ident, {old_commit: new_commit}, cause="reanchor")
     if done and not any(r.memories for r in done):  # (only memories that must stay)
         raise InputError(stream_line(done[0], ""))
     if not done:
@@ -171,7 +171,7 @@ def drop_json(result: Dropped) -> dict:
 PUBLICATION_WAIT = 60.0  # seconds a rewrite waits for a publication that is running
 
 
-def rewrite(repo: Repo, ident, mapping: dict[str, str]) -> list:
+def rewrite(repo: Repo, ident, mapping: dict[str, str], cause: str = "rewrite") -> list:
     """``store.reanchor.reanchor``; when it moved refs, the exported index made consistent and
     the verified state brought to the rebuilt streams (their new commits verified now, as an
     append records its own), so that the state is exact for ``index verify`` and the next command.
@@ -184,7 +184,7 @@ def rewrite(repo: Repo, ident, mapping: dict[str, str]) -> list:
     nothing of them."""
     if not mapping:
         return []
-    return _rebuilding(repo, lambda: store.reanchor(repo, ident, mapping))
+    return _rebuilding(repo, lambda: store.reanchor(repo, ident, mapping, cause))
 
 
 def _rebuilding(repo: Repo, rebuild) -> list:

@@ -63,19 +63,24 @@ def resolve(repo: Repo, query: str) -> str:
 
 @contextmanager
 def renamed_hint(repo: Repo, query: str):
-    """A "not found" for ``query`` says which ID replaced it, when a rewrite signed that memory
-    again (``store.reanchor.renamed_to``): the ID printed before the rewrite is gone."""
+    """A "not found" for ``query`` says which ID replaced it, and why, when a rewrite, a reanchor,
+    a ``--drop`` or a ``sync --rebase`` signed that memory again, or that ``--drop`` discarded it
+    (``store.reanchor.what_became``): the ID printed before is gone."""
     try:
         yield
     except InputError as exc:
         if exc.message != _not_found(query).message:
             raise
-        from ..store.reanchor import renamed_to
+        from ..store.reanchor import CAUSES, what_became
 
-        new = renamed_to(repo, query)
+        new, cause = what_became(repo, query)
         if new:
-            raise InputError(f"{exc.message}; it was signed again as {new} when its commit was rewritten "
+            raise InputError(f"{exc.message}; it was signed again as {new} {CAUSES[cause]} "
                              f"(git hn memory show {new[len('sha256:'):][:12]})") from None
+        if cause == "drop":
+            raise InputError(f"{exc.message}; it was dropped by git hn memory reanchor --drop (unpublished, on a "
+                             "commit no ref held); the tip that command printed brings it back: git update-ref "
+                             "REF TIP") from None
         if _names_a_commit(repo, query):  # (a newcomer gave the ID git log prints)
             raise InputError(f"{exc.message}; {query} is a commit, not a memory: git hn memory recall --at "
                              f"{query} lists the memories that apply there, git hn memory log all of them") from None

@@ -32,7 +32,7 @@ from . import objects, streams
 from .identity import Identity
 from .lock import stream_lock
 from .reanchor import _chain, _cited_from_outside, _cites, _envelopes, _names_rewritten, _published_tips, _signed
-from .reanchor import remember_renames
+from .reanchor import DROPPED, remember_renames
 from .repo import Repo
 
 
@@ -115,7 +115,8 @@ def _discard(repo: Repo, ident: Identity, commit: str, tails: list) -> list[Disc
                         input="".join(updates).encode("ascii"), env={"HN_HOOK_ACTIVE": "1"})
     if proc.returncode != 0:  # (nothing moved: one transaction)
         raise ConflictError(f"a memory stream changed while its memories were discarded; {NOTHING}")
-    remember_renames(repo, [pair for d in done for pair in d.renamed])
+    remember_renames(repo, [(m, DROPPED) for d in done for m in d.dropped], "drop")
+    remember_renames(repo, [pair for d in done for pair in d.renamed], "drop")
     return sorted(done, key=lambda d: (not d.dropped, d.ref))
 
 

@@ -56,7 +56,7 @@ def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
     return out
 
 
-def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str]) -> list[Rewritten]:
+def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = "rewrite") -> list[Rewritten]:
     """Rebuild the unpublished tails of ``ident``'s local streams that name rewritten commits,
     and of those that cite a memory so rebuilt (a retraction or challenge recorded with
     ``--stream`` into another stream, ``memory:`` evidence): all of them in one ref transaction,
@@ -81,23 +81,37 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str]) -> list[Rewri
         fresh = {s.ref: s for s in listing if s.remote is None}
         locked = [fresh[s.ref] for s in open_ if s.ref in fresh]
         published = _published_tips(repo, listing)  # (and what was published meanwhile)
-        return _rebuild(repo, ident, [s for s in locked if s.head not in published.get(s.ref, set())],
+        done = _rebuild(repo, ident, [s for s in locked if s.head not in published.get(s.ref, set())],
                         listing, published, mapping)
+    remember_renames(repo, [pair for r in done for pair in r.renamed], cause)
+    return done
 
 
-RENAMED = "renamed-v0"  # <hn>/memory/renamed-v0: "old-id new-id" lines of the latest renames
+RENAMED = "renamed-v0"  # <hn>/memory/renamed-v0: "old-id new-id [cause]" lines of the latest renames
 RENAMED_KEPT = 2048  # lines kept (about 300 KB)
+DROPPED = "-"  # the new ID of a memory ``reanchor --drop`` discarded (its cause is "drop")
+# cause -> how a "not found" says why the ID is gone (a review: "signed again … when its commit
+# was rewritten" was said of a memory a --drop signed again, and of a dropped one nothing);
+# "" for lines of earlier versions, which recorded no cause, and words true of every cause
+CAUSES = {"rewrite": "when its commit was rewritten",
+          "reanchor": "when git hn memory reanchor moved its stream off a commit",
+          "drop": "when git hn memory reanchor --drop discarded an earlier memory of its stream",
+          "sync": "when git hn sync --rebase rebuilt its stream on the remote's",
+          "": "when git-hn rebuilt its stream (a rewritten commit, a reanchor, or a sync --rebase)"}
 
 
-def remember_renames(repo: Repo, pairs: list[tuple[str, str]]) -> None:
-    """Keep what each rebuilt memory was renamed to, so that a command given an old ID can say
-    which ID replaced it (``renamed_to``). Derived and best effort: only ever a hint."""
+def remember_renames(repo: Repo, pairs: list[tuple[str, str]], cause: str = "") -> None:
+    """Keep what each rebuilt memory was renamed to (``DROPPED`` for one discarded), and why
+    (a key of ``CAUSES``), so that a command given an old ID can say which ID replaced it
+    (``renamed_to``). Derived and best effort: only ever a hint. Earlier versions read a line
+    of three fields as no rename (they ask for two IDs): they only lose the hint."""
     from . import private
 
     path = os.path.join(repo.hn_dir, "memory", RENAMED)
+    tail = f" {cause}" if cause else ""
     try:
         old = private.read_private(repo.hn_dir, path, 1 << 20) or b""
-        lines = old.splitlines() + [f"{a} {b}".encode("ascii") for a, b in pairs]
+        lines = old.splitlines() + [f"{a} {b}{tail}".encode("ascii") for a, b in pairs]
         private.write_private(repo.hn_dir, path, b"".join(x + b"\n" for x in lines[-RENAMED_KEPT:]),
                               derived=True)
     except (HnError, OSError):
@@ -107,7 +121,14 @@ def remember_renames(repo: Repo, pairs: list[tuple[str, str]]) -> None:
 def renamed_to(repo: Repo, query: str) -> str:
     """The memory ID that replaced the memory ``query`` names (a full ID or a prefix of at least 8
     hex characters, as ``show`` takes), following renames, when exactly one recorded rename
-    matches; else ""."""
+    matches; else "" (also when it was dropped)."""
+    return what_became(repo, query)[0]
+
+
+def what_became(repo: Repo, query: str) -> tuple[str, str]:
+    """(the ID that replaced the memory ``query`` names, or "" when it was dropped or nothing is
+    known, the cause of the last rename: a key of ``CAUSES``, or "drop" for a dropped one);
+    ("", "") when no single recorded rename matches."""
     from ..core.grammar import is_digest_id
     from . import private
 
@@ -115,20 +136,21 @@ def renamed_to(repo: Repo, query: str) -> str:
     try:
         data = private.read_private(repo.hn_dir, os.path.join(repo.hn_dir, "memory", RENAMED), 1 << 20) or b""
     except (HnError, OSError):
-        return ""
-    renames = {}
+        return "", ""
+    renames: dict[str, tuple[str, str]] = {}
     for line in data.decode("ascii", "replace").splitlines():
-        a, _sp, b = line.partition(" ")
-        if is_digest_id(a) and is_digest_id(b):
-            renames[a] = b
+        a, b, *rest = line.split(" ") + [""]
+        cause = rest[0] if rest and rest[0] in CAUSES else ""
+        if is_digest_id(a) and (is_digest_id(b) or (b == DROPPED and cause == "drop")):
+            renames[a] = (b, cause)
     found = {a for a in renames if a[len("sha256:"):].startswith(q)}
     if len(found) != 1:
-        return ""
-    new, seen = renames[found.pop()], set()
+        return "", ""
+    (new, cause), seen = renames[found.pop()], set()
     while new in renames and new not in seen:
         seen.add(new)
-        new = renames[new]
-    return new
+        new, cause = renames[new]
+    return ("", "drop") if new == DROPPED else (new, cause)
 
 
 def _published_tips(repo: Repo, listing: list) -> dict[str, set[str]]:
@@ -247,7 +269,6 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
                                 f"that stopped left its .lock file in {repo.common_dir}); nothing was signed again")
         raise ConflictError("a memory stream changed while its memories were re-anchored; nothing was "
                             "signed again")
-    remember_renames(repo, [pair for r in done for pair in r.renamed])
     return sorted(done, key=lambda r: not r.moved) + kept  # (streams that moved first, each in ref order)
 
 

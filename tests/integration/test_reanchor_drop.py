@@ -168,3 +168,29 @@ def test_drop_refuses_a_commit_a_branch_still_holds_and_names_the_tips_to_undo_o
     r = hn(alice, "memory", "reanchor", work[:12], "--drop", "--json")
     [stream] = r.json()["streams"]
     assert stream["ref"] == ref and stream["before"] == tip and sorted(stream["dropped"]) == sorted([decision, observation])
+
+
+def test_show_says_a_dropped_memory_was_dropped_and_why_a_later_one_was_signed_again(tmp_path):
+    """Review finding: ``show OLDID`` of a memory ``--drop`` signed again said it was signed again
+    "when its commit was rewritten" (no commit was), and of a dropped memory only "not found …
+    git hn sync REMOTE imports a teammate's". The renames log records why."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    gone = _commit(alice, "gone")
+    note = _record(alice, "on the commit to drop")
+    git(alice, "reset", "-q", "--hard", "HEAD~1")
+    after = _record(alice, "after it", kind="observation")
+    r = hn(alice, "memory", "reanchor", gone[:12], "--drop", "--json")
+    assert r.code == 0, r.err
+    [[new]] = [[x["to"] for x in s["renamed"]] for s in r.json()["streams"]]
+    shown = hn(alice, "memory", "show", note)
+    assert shown.code == 1 and shown.err == (
+        f"git-hn: memory {note} was not found in verified local or accepted streams; it was dropped by git hn "
+        "memory reanchor --drop (unpublished, on a commit no ref held); the tip that command printed brings it "
+        "back: git update-ref REF TIP\n"), shown.err
+    shown = hn(alice, "memory", "show", after[7:19])
+    assert shown.code == 1 and shown.err.endswith(
+        f"it was signed again as {new} when git hn memory reanchor --drop discarded an earlier memory of its "
+        f"stream (git hn memory show {new[7:19]})\n"), shown.err
+    cite = hn(alice, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+              "--content", "y", "--evidence", f"memory:{note}")
+    assert cite.code == 1 and "it was dropped by git hn memory reanchor --drop: leave it out" in cite.err, cite.err

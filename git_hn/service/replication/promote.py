@@ -125,7 +125,7 @@ def accept(run, promotable: list) -> None:
     if rebased:
         from ...store.reanchor import remember_renames
 
-        remember_renames(repo, [pair for r in rebased for pair in r.renamed])
+        remember_renames(repo, [pair for r in rebased for pair in r.renamed], "sync")
         run.result.rebased = rebased
     run.result.promoted = n = len(promotable)
     if rstate.loose_refs_written(repo, len(promotions)) >= PACK_REFS_FROM:
