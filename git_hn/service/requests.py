@@ -590,7 +590,9 @@ def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict, tupl
         raise InputError("record input field actor must be a full actor fingerprint")
     stream = doc.text("stream") if doc.has("stream") else None
     if stream is not None and not is_stream_choice(stream):  # (git-hn: or a label, store.streamchoice)
-        raise InputError(f"record input field stream must be a full stream ID; it takes {STREAM_CHOICE_RULE}")
+        # (the contract's words first, the rule they begin going on: "must be a full stream ID; it
+        # takes a full stream ID … or label:NAME" contradicted itself, a review)
+        raise InputError(f"record input field stream must be {STREAM_CHOICE_RULE}")
     norm_topics = tuple(sorted({normalize_topic(t) for t in topics}, key=lambda t: t.encode("utf-8", "surrogatepass")))
     record = Record(
         kind=doc.text("kind"), content=doc.text("content"), anchor=Anchor(commit, paths, subject),

@@ -65,7 +65,7 @@ def _cases(head):
         ("actor not a fingerprint", dump({**base, "actor": "ABC"}),
          "record input field actor must be a full actor fingerprint"),
         ("stream not an ID", dump({**base, "stream": "default"}),
-         "record input field stream must be a full stream ID; it takes a full stream ID (sha256: and 64 lowercase "
+         "record input field stream must be a full stream ID (sha256: and 64 lowercase "
          "hex digits, as a record's output prints it) or label:NAME, NAME being 1 to 64 of a-z, 0-9, ., _ and - "
          "(starting with a letter or digit)"),
         ("attempt without outcome", dump({**base, "kind": "attempt"}),

@@ -186,4 +186,4 @@ def test_mcp_writes_follow_the_servers_environment_and_take_a_label(inited, monk
     assert document(own)["result"]["stream"] == labelled(me, "other")
     rdoc = document(retract)
     assert rdoc["result"]["stream"] == labelled(me, "third") and "label:third" in rdoc["hint"]
-    assert error(bad) == f"git-hn: record input field stream must be a full stream ID; it takes {RULE}"
+    assert error(bad) == f"git-hn: record input field stream must be {RULE}"
