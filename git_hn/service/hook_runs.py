@@ -139,7 +139,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     from .replication import atrisk, tracked  # (a branch squash-merged, deleted or force-pushed on the
     # server: nothing asked while no anchor is at risk there; once an hour while none is gone)
     # (the record takes the tracking refs as this push moves them: Git's own move is seen by no git-hn)
-    if tracked.check(repo, remote, pushed=tracked.after_push(remote, specs, data)) or atrisk.due(repo, remote):
+    # (written only once this hook lets the push go on: a refused push moves nothing, a review)
+    handed, landing = tracked.check_push(repo, remote, tracked.after_push(remote, specs, data))
+    if handed or atrisk.due(repo, remote):
         gone = atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT)
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
@@ -201,13 +203,14 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
             background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid)
     elif publishable and not block:
         background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid)
-    if not problems and not refused:
-        return 0
     if block and problems and WAYS_OUT not in problems[-1]:  # this push stops: the last line says how to go on
         problems[-1] = f"{problems[-1]}; {WAYS_OUT}"
     for problem in refused + problems:
         sys.stderr.write(f"git-hn: {problem}\n")
-    return 1 if block else 0
+    if block and (problems or refused):
+        return 1
+    landing()
+    return 0
 
 
 def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool, list[str]]:

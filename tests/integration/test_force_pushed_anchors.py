@@ -228,3 +228,31 @@ def test_a_push_that_did_not_land_says_nothing(tmp_path):
     assert synced.code == 0, synced.err
     assert "Anchors of origin" not in synced.out + synced.err, synced.out
     assert not [p for p in (carol / ".git" / "hn" / "replication").iterdir() if p.name.startswith("atrisk-")]
+
+
+def test_a_push_the_hook_refused_leaves_the_record(tmp_path):
+    """A review: with ``hn.prePush block`` the hook refused Carol's force-push (it took her anchor
+    off main), Git never pushed, but the record already held the refused tip; Alice's force-push
+    off the anchor then looked like a move from that tip, and Carol's sync said "up to date"."""
+    _remote, (carol, alice) = shared_remote(tmp_path, "Carol", "Alice")
+    assert hn(carol, "hooks", "install").code == 0
+    c = commit_on(carol, None, "c1.txt")
+    mem = _record(carol, "Carol's, on c1")
+    _run(carol, "push", "-q", "origin", "main")
+    assert hn(carol, "sync").code == 0
+    git(carol, "config", "hn.prePush", "block")
+    git(carol, "checkout", "-q", "-b", "tmp", f"{c}~1")
+    git(carol, "commit", "-q", "--allow-empty", "-m", "Carol's rewrite")
+    refused = subprocess.run(["git", "push", "-q", "--force", "origin", "tmp:main"], cwd=carol,
+                             capture_output=True, text=True)
+    assert refused.returncode != 0 and "git -c hn.prePush=warn push" in refused.stderr, refused.stderr
+    assert git(_remote, "rev-parse", "main") == c
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "reset", "-q", "--hard", f"{c}~1")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "Alice's rewrite")
+    git(alice, "push", "-q", "--force", "origin", "main")
+    git(carol, "checkout", "-q", "main")
+    git(carol, "fetch", "-q", "origin")
+    synced = hn(carol, "sync")
+    assert synced.code == 0, synced.err
+    assert f"Anchors of origin: {_reminder(c, mem)}" in synced.out.splitlines(), synced.out

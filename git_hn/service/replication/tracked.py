@@ -18,9 +18,10 @@ handed to ``atrisk``, which asks the remote itself which branches hold them and 
 ``lost``'s reminder, those no branch holds. The tracking refs only raise the question: a
 tracking ref deleted by hand, or stale, never makes a reminder on its own (said nothing on a
 guess). The first check in a clone only records the tips. The pre-push check records them as the
-push moves them (``after_push``): Git moves them itself once the push lands, where no git-hn
-looks, and a record left as it was before the author's push made a teammate's force-push back to
-it look like no move (a team trial).
+push moves them (``after_push``), once the hook lets the push go on (``check_push``): Git moves
+them itself once the push lands, where no git-hn looks, and a record left as it was before the
+author's push made a teammate's force-push back to it look like no move (a team trial); a push
+the hook refuses leaves the record as it was (a review).
 
 A record made for another URL of the remote (``git remote set-url``) keeps what it saw once
 the remote shows it is the same repository (``moved.same_repository``), and a renamed remote
@@ -33,6 +34,7 @@ Trusts: this clone's remote-tracking refs to decide what to ask, the remote's an
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 from ...core.grammar import is_oid
 from ...errors import HnError
@@ -149,7 +151,7 @@ def _write(repo: Repo, remote: str, key: str, now: set[str]) -> None:
         pass
 
 
-def check(repo: Repo, remote: str, timeout: float | None = None, pushed: dict[str, str] | None = None) -> bool:
+def check(repo: Repo, remote: str, timeout: float | None = None) -> bool:
     """Hand ``atrisk`` the anchors of this clone's publications to ``remote`` that its
     remote-tracking refs held when last seen and no longer hold; whether any was handed (the
     caller then asks the remote now). One ``for-each-ref`` when the refs did not move; then one
@@ -159,29 +161,46 @@ def check(repo: Repo, remote: str, timeout: float | None = None, pushed: dict[st
     shows it is the same repository (``moved.same_repository``, within ``timeout`` seconds:
     ``lost.ASK_TIMEOUT`` by default); one that cannot say leaves the record as it is (asked
     again next time), and only another repository makes it record the tips alone (an audit:
-    any change of URL dropped the commits a teammate's force-push took off).
+    any change of URL dropped the commits a teammate's force-push took off)."""
+    return _check(repo, remote, timeout)[0]
 
-    ``pushed`` (the pre-push hook's, ``after_push``): the tracking refs the push under way moves
-    once it lands; the record takes them as moved. Git moves them itself after the push, and no
-    git-hn sees that move: a team trial's record kept main as it was before the author's push,
-    and a teammate's force-push back to it looked like no move at all, so nothing was said. A
-    push that does not land leaves a tip in the record that the refs never held: the next check
-    walks from it, and says only what the remote was given and its branches no longer hold."""
+
+def check_push(repo: Repo, remote: str, pushed: dict[str, str]) -> tuple[bool, Callable[[], None]]:
+    """``check``, for the pre-push hook: (whether an anchor was handed, the write that makes the
+    record take the tracking refs as ``pushed`` (``after_push``) moves them, for the hook to call
+    once it lets the push go on). Git moves them itself after the push, and no git-hn sees that
+    move: a team trial's record kept main as it was before the author's push, and a teammate's
+    force-push back to it looked like no move at all. A push the hook refuses (``hn.prePush
+    block``) must leave the record as the check left it (a review: the refused tip was recorded,
+    and a teammate's force-push off an anchor then looked like a move from that tip, unsaid). A
+    push that does not land for another reason (the remote rejects it) leaves a tip in the
+    record that the refs never held: the next check walks from it, and says only what the
+    remote was given and its branches no longer hold. The write is a file, no Git process."""
+    handed, landing = _check(repo, remote, None, pushed)
+    if landing is None:
+        return handed, lambda: None
+    key, after = landing
+    return handed, lambda: _write(repo, remote, key, after)
+
+
+def _check(repo: Repo, remote: str, timeout: float | None,
+           pushed: dict[str, str] | None = None) -> tuple[bool, tuple[str, set[str]] | None]:
+    """``check``, and (the URL key, the tips) the record takes once ``pushed`` lands, when
+    that differs from what the check wrote (None otherwise)."""
     rows = _rows(repo, remote)
     if rows is None:
-        return False
+        return False, None
     now = set(rows.values())
     after = now if not pushed else _landed(repo, remote, rows, pushed)
     seen = _read(repo, remote)
-    if seen is not None and seen[1] == now:
-        if after != now:  # (the usual push: a file written, no Git process)
-            _write(repo, remote, seen[0], after)
-        return False  # (the usual sync or fetch: nothing more is asked)
+    if seen is not None and seen[1] == now:  # (the usual sync, fetch or push: nothing more is asked)
+        return False, (seen[0], after) if after != now else None
     from .lost import url_key
 
     if seen is None or not seen[1]:  # (a first check: the tips only)
-        _write(repo, remote, url_key(repo, remote), after)
-        return False
+        key = url_key(repo, remote)
+        _write(repo, remote, key, now)
+        return False, (key, after) if after != now else None
     walk = repo.git.run(["rev-list", "--ignore-missing", "--stdin"],
                         input=("".join(f"{t}\n" for t in sorted(seen[1] - now))
                                + "".join(f"^{t}\n" for t in sorted(now))).encode("ascii"))
@@ -193,7 +212,7 @@ def check(repo: Repo, remote: str, timeout: float | None = None, pushed: dict[st
 
         same = same_repository(repo, remote, ASK_TIMEOUT if timeout is None else timeout)
         if same is None:
-            return False  # (the record stays as it is: the next check asks again)
+            return False, None  # (the record stays as it is: the next check asks again)
         if not same:
             left = []  # another server under this name: its tips only
     pairs = _published_on(repo, remote, left) if left else []
@@ -201,8 +220,9 @@ def check(repo: Repo, remote: str, timeout: float | None = None, pushed: dict[st
         from . import atrisk
 
         atrisk.note(repo, remote, pairs)
-    _write(repo, remote, key, after)  # (after the note: a crash in between asks again)
-    return bool(pairs) and atrisk.remembered(repo, remote)
+    _write(repo, remote, key, now)  # (after the note: a crash in between asks again)
+    handed = bool(pairs) and atrisk.remembered(repo, remote)
+    return handed, (key, after) if after != now else None
 
 
 def _landed(repo: Repo, remote: str, rows: dict[str, str], pushed: dict[str, str]) -> set[str]:
