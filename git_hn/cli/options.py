@@ -288,8 +288,8 @@ RECALL_OPTS = (
              "added until the next would not fit, then truncated and nextCursor page on (git-hn; default: "
              "no bound)"),
     Opt("--cursor", "cursor", "C",
-        help="the nextCursor of the previous page; it holds while the arguments are the same and no "
-             "memory is recorded, imported or synced here (any new memory ends it: start again without "
+        help="the nextCursor of the previous page; it holds while the arguments (--max-bytes aside) are the "
+             "same and no memory is recorded, imported or synced here (any new memory ends it: start again without "
              "it; a larger --max-records or --max-bytes pages less)"),
     Opt("--include-untrusted", "include_untrusted",
         help="also return memories the policy does not qualify (their real trust class is shown)"),

@@ -141,7 +141,7 @@ def request_json(req: RecallRequest, with_cursor: bool = True) -> dict:
         out["rank"] = req.rank
     out["maxRecords"] = req.max_records
     out["maxContentBytes"] = req.max_content_bytes
-    if req.max_bytes:  # git-hn: absent unless given, so a request without it keeps its digest and cursors
+    if req.max_bytes:  # git-hn: never in the query digest (``digest_request``)
         out["maxBytes"] = req.max_bytes
     if with_cursor and req.cursor:
         out["cursor"] = req.cursor
@@ -163,8 +163,17 @@ def source_fingerprint(policy_digest: str, sources: list[tuple[str, str]]) -> st
     return "sha256:" + h.hexdigest()
 
 
+def digest_request(req: RecallRequest) -> dict:
+    """The request a query digest is made of (§7.5): ``request_json`` without the cursor, and
+    without ``maxBytes`` (git-hn's page size, not a §7.10 bound): a cursor continues under any
+    ``maxBytes`` or none, so a page whose next memory does not fit goes on with the larger bound
+    the refusal names (a review: that bound refused the cursor, and paging stopped for good at a
+    memory larger than the agent's bound); a request without it is the contract's, byte for byte."""
+    return request_json(req._replace(max_bytes=0), with_cursor=False)
+
+
 def query_digest(req: RecallRequest, fingerprint: str, policy_digest: str) -> str:
-    doc = {"domain": QUERY_DOMAIN, "request": request_json(req, with_cursor=False),
+    doc = {"domain": QUERY_DOMAIN, "request": digest_request(req),
            "sourceFingerprint": fingerprint, "policyDigest": policy_digest}
     return "sha256:" + hashing.sha256(canonical.compact(doc)).hexdigest()
 
@@ -195,7 +204,7 @@ class CursorMismatch(InputError):
 # a request key, and the recall flag that sets it (how the reason names it, for the CLI and MCP alike)
 _FLAGS = {"atCommit": "--at", "subject": "--subject", "path": "--path", "topic": "--topic", "kind": "--kind",
           "actor": "--actor", "lifecycle": "--lifecycle", "trust": "--trust", "query": "--query", "rank": "--rank",
-          "maxRecords": "--max-records", "maxContentBytes": "--max-content-bytes", "maxBytes": "--max-bytes",
+          "maxRecords": "--max-records", "maxContentBytes": "--max-content-bytes",
           "includeUntrusted": "--include-untrusted"}
 
 
@@ -210,7 +219,8 @@ def mismatch(made: dict | None, request: dict | None = None, moved: bool = False
         return ("a cursor continues only the recall that returned it, in this clone: the same arguments and "
                 "commit, while no memory is recorded, imported or synced here and the policy stays; start "
                 f"again without the cursor; {PAGE_LESS}")
-    keys = [k for k in dict.fromkeys([*made, *request]) if k != "version" and made.get(k) != request.get(k)]
+    keys = [k for k in dict.fromkeys([*made, *request])  # (maxBytes: in a log line written before f27)
+            if k not in ("version", "maxBytes") and made.get(k) != request.get(k)]
     if "includeUntrusted" in keys and made.get("trust") in _DEFAULT_TRUST and request.get("trust") in _DEFAULT_TRUST:
         keys = [k for k in keys if k != "trust"]  # (said by includeUntrusted)
     changed = [_changed(key, made.get(key), request.get(key)) for key in keys]
@@ -416,14 +426,16 @@ def page(req: RecallRequest, rows: list[dict], digest: str, scores: dict[str, fl
         else:
             raise cursor_gone()
     out, truncated = fill(req, zip(ordered[start:], sizes[start:]))
-    return document(digest, len(ordered), out, truncated, req.max_bytes)
+    return document(digest, len(ordered), out, truncated, req.max_bytes, bool(req.cursor))
 
 
-def document(digest: str, matched: int, rows: list[dict], truncated: bool, max_bytes: int = 0) -> dict:
+def document(digest: str, matched: int, rows: list[dict], truncated: bool, max_bytes: int = 0,
+             paged: bool = False) -> dict:
     """The §7.11 output document for a page of rows (§7.6 steps 8–9); with ``max_bytes``
-    (git-hn), the longest first part of the page that fits (``fit``)."""
+    (git-hn), the longest first part of the page that fits (``fit``; ``paged``: the request
+    gave a cursor)."""
     if max_bytes:
-        return fit(document(digest, matched, rows, truncated), max_bytes)
+        return fit(document(digest, matched, rows, truncated), max_bytes, paged=paged)
     doc = {"version": 0, "warning": WARNING, "queryDigest": digest, "matched": matched,
            "returned": len(rows), "truncated": truncated}
     if truncated and rows:
@@ -436,7 +448,7 @@ def document(digest: str, matched: int, rows: list[dict], truncated: bool, max_b
     return doc
 
 
-def fit(doc: dict, max_bytes: int, room: int = 0) -> dict:
+def fit(doc: dict, max_bytes: int, room: int = 0, paged: bool = False) -> dict:
     """git-hn's bound on the whole answer: ``doc`` (a §7.11 document) with the longest first
     part of its page whose document, as one ``--json`` line with its newline, takes at most
     ``max_bytes - room`` bytes (``room``: what a caller adds beside it, an MCP ``hint``). Rows
@@ -444,7 +456,8 @@ def fit(doc: dict, max_bytes: int, room: int = 0) -> dict:
     ``nextCursor`` then page on from the last row given. Agents asked for 100,000 records and got
     a 627,645-byte answer, or 20 rows in 23.8 KB for 100 bytes of content each: maxRecords and
     maxContentBytes bound neither. When not even the first row fits (or, with none, the empty
-    document), the request fails and names the smallest bound that holds it."""
+    document), the request fails and names the smallest bound that holds it (``paged``: with the
+    cursor given, which that bound continues)."""
     rows, limit = doc["memories"], max_bytes - room
     comma = lambda n: max(n - 1, 0)  # noqa: E731  (separators of n elements)
     cursor = encode_cursor(doc["queryDigest"], rows[0]["id"]) if rows else ""
@@ -471,18 +484,22 @@ def fit(doc: dict, max_bytes: int, room: int = 0) -> dict:
     if taken == len(rows) and needed <= limit:
         return doc
     if not taken:
-        raise does_not_fit(max_bytes, needed + room, rows[0]["id"] if rows else "")
+        raise does_not_fit(max_bytes, needed + room, rows[0]["id"] if rows else "", paged)
     return document(doc["queryDigest"], doc["matched"], rows[:taken], True)
 
 
-def does_not_fit(max_bytes: int, needed: int, memory_id: str = "") -> InputError:
+def does_not_fit(max_bytes: int, needed: int, memory_id: str = "", paged: bool = False) -> InputError:
     """``fit``'s failure: the bound holds not even the first row (``memory_id``) or, when there is
-    none to give, the empty document; ``needed`` is the smallest bound that holds it."""
+    none to give, the empty document; ``needed`` is the smallest bound that holds it. ``paged``:
+    the request gave a cursor, which goes on under that bound (``digest_request``), and the next
+    page may take the smaller bound again: said, so an agent keeps its cursor (a review)."""
     what = (f"memory {memory_id}, the next in order, does not fit in a recall answer of {max_bytes} bytes "
             "(a memory is never cut)" if memory_id else
             f"a recall answer does not fit in {max_bytes} bytes even without memories")
+    cursor = (" with the same cursor, and the page after it may take the smaller bound again (a cursor holds "
+              "under any bound)") if paged else ""
     return InputError(f"{what}; the smallest bound that holds it is {needed}: --max-bytes {needed} "
-                      f"(maxBytes over MCP)")
+                      f"(maxBytes over MCP){cursor}")
 
 
 # -- strict --input (§7.3) ---------------------------------------------------------------------

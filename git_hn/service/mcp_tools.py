@@ -136,8 +136,8 @@ SCHEMAS = {
             "at most this many bytes in the whole answer (git-hn; default: no bound): memories are added "
             "until the next would not fit, then truncated and nextCursor page on")},
         "cursor": {"type": "string", "description": (
-            "the nextCursor of the previous page, with the same other arguments; any new memory here ends "
-            "it (start again without it)")},
+            "the nextCursor of the previous page, with the same other arguments (maxBytes may differ); any new "
+            "memory here ends it (start again without it)")},
         "includeUntrusted": {"type": "boolean"}}),
     "memory_show": _object({"memory": {"type": "string", "description": "full memory ID or a prefix of 8+ hex"}},
                            ["memory"]),

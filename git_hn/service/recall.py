@@ -72,13 +72,13 @@ def _explained(repo: Repo, req: core.RecallRequest, made: dict, answer):
         doc, hidden = answer()
     except core.CursorMismatch as exc:
         then = cursorlog.find(repo, exc.digest)
-        request = core.request_json(req, with_cursor=False)
+        request = core.digest_request(req)
         moved = then is not None and core.source_fingerprint(then["policyDigest"], made["listing"]) != \
             then["sourceFingerprint"]
         raise InputError(f"{core.CURSOR_MISMATCH}; "
                          f"{core.mismatch(None if then is None else then['request'], request, moved)}") from None
     if "nextCursor" in doc and not req.cursor:
-        cursorlog.note(repo, doc["queryDigest"], core.request_json(req, with_cursor=False), made["fingerprint"],
+        cursorlog.note(repo, doc["queryDigest"], core.digest_request(req), made["fingerprint"],
                        made["policy"])
     return doc, hidden
 
@@ -191,7 +191,7 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made
         from ..store.stateview import Corrupt
 
         raise Corrupt("a row's columns disagree with its projection")
-    return core.document(digest, matched, out, more, req.max_bytes), hidden
+    return core.document(digest, matched, out, more, req.max_bytes, bool(req.cursor)), hidden
 
 
 def _name_held(repo: Repo, held: dict, hidden: Hidden) -> None:
@@ -276,7 +276,7 @@ def _ranked_view(view, req: core.RecallRequest, ctx, resolver, where, args, keep
                 or search.frequencies(leaves, wrapped) != tuple(freqs):
             raise Corrupt("a row's columns disagree with its projection")
         out.append(row)
-    return core.document(digest, matched, out, more, req.max_bytes)
+    return core.document(digest, matched, out, more, req.max_bytes, bool(req.cursor))
 
 
 def _where(view, req: core.RecallRequest, terms, grouping: bool) -> tuple[list[str], list]:

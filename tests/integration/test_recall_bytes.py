@@ -47,7 +47,8 @@ def test_max_bytes_bounds_the_whole_answer_and_the_cursor_pages_on(many):
     page = _recall(many, "--max-bytes", str(bound))
     assert len(page.out_bytes) == bound and [m["id"] for m in page.json()["memories"]] == \
         [m["id"] for m in two.json()["memories"]]
-    assert page.json()["queryDigest"] != two.json()["queryDigest"]  # maxBytes is part of the request
+    # maxBytes is a page size, not in the query digest: the digest of the same recall without it
+    assert page.json()["queryDigest"] == _recall(many).json()["queryDigest"]
     smaller = _recall(many, "--max-bytes", str(bound - 1))
     assert smaller.json()["returned"] == 1 and len(smaller.out_bytes) < bound
     seen, cursor, pages = [], [], 0
@@ -107,7 +108,43 @@ def test_without_max_bytes_the_request_is_the_contracts(many):
     via_input = hn(many, "memory", "recall", "--input", "-", "--json", input=json.dumps(req).encode()).json()
     assert via_input["queryDigest"] == plain["queryDigest"] and via_input["nextCursor"] == plain["nextCursor"]
     big = _recall(many, "--max-records", "3", "--max-bytes", "1000000").json()
-    assert {**big, "queryDigest": 0, "nextCursor": 0} == {**plain, "queryDigest": 0, "nextCursor": 0}
+    assert big == plain  # (the same digest and cursor too: maxBytes is in neither)
+
+
+def test_a_memory_larger_than_the_bound_pages_on_with_the_bound_named(inited):
+    """A review: with ``--max-bytes 2000``, the next memory taking 3,646 bytes, the refusal named
+    ``--max-bytes 3646``, and that bound refused the cursor ("maxBytes (--max-bytes) was 2000, is
+    3646"): paging stopped for good at a memory larger than the agent's bound. maxBytes is in no
+    query digest: the bound named continues the cursor, and the next page takes the smaller again."""
+    def recall(*args):
+        return hn(inited, "memory", "recall", "--json", "--include-untrusted", *args)
+
+    def record(content):
+        r = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+               "descendants", "--content", content)
+        assert r.code == 0, r.err
+        return r.json()["memoryId"]
+
+    older, large, newest = record("small and old"), record("large " * 500), record("small and new")
+    first = recall("--max-bytes", "2000")
+    assert first.code == 0, first.err
+    assert [m["id"] for m in first.json()["memories"]] == [newest]
+    cursor = first.json()["nextCursor"]
+    refused = recall("--max-bytes", "2000", "--cursor", cursor)
+    assert refused.code == 1 and refused.out == ""
+    needed = int(refused.err.split("the smallest bound that holds it is ")[1].split(":")[0])
+    assert refused.err == (f"git-hn: memory {large}, the next in order, does not fit in a recall answer of 2000 "
+                           f"bytes (a memory is never cut); the smallest bound that holds it is {needed}: "
+                           f"--max-bytes {needed} (maxBytes over MCP) with the same cursor, and the page after "
+                           "it may take the smaller bound again (a cursor holds under any bound)\n")
+    second = recall("--max-bytes", str(needed), "--cursor", cursor)
+    assert second.code == 0, second.err
+    assert [m["id"] for m in second.json()["memories"]] == [large] and len(second.out_bytes) == needed
+    third = recall("--max-bytes", "2000", "--cursor", second.json()["nextCursor"])
+    assert third.code == 0, third.err
+    assert [m["id"] for m in third.json()["memories"]] == [older] and not third.json()["truncated"]
+    unbounded = recall("--cursor", cursor)  # (and without a bound at all)
+    assert unbounded.code == 0 and [m["id"] for m in unbounded.json()["memories"]] == [large, older]
 
 
 def test_mcp_recall_max_bytes_bounds_the_tool_result_with_its_hint(many):

@@ -54,12 +54,14 @@ def test_a_memory_recorded_on_another_branch_is_named_as_the_cause(inited):
 
 def test_other_arguments_are_named_with_what_continues(inited):
     _three(inited)
-    cursor = _page(inited, "--max-bytes", "5000")["nextCursor"]
+    cursor = _page(inited, "--max-content-bytes", "5000")["nextCursor"]
     r = hn(inited, "memory", "recall", "--json", "--include-untrusted", "--max-records", "1", "--cursor", cursor)
     assert r.code == 1 and r.err == (
-        PREFIX + "the cursor was made by a recall with other arguments: maxBytes (--max-bytes) was 5000, is not "
-        "given; give it those arguments, or start again without the cursor\n")
-    assert _page(inited, "--max-bytes", "5000", "--cursor", cursor)["returned"] == 1
+        PREFIX + "the cursor was made by a recall with other arguments: maxContentBytes (--max-content-bytes) was "
+        "5000, is 65536; give it those arguments, or start again without the cursor\n")
+    assert _page(inited, "--max-content-bytes", "5000", "--cursor", cursor)["returned"] == 1
+    # --max-bytes is a page size, no argument of the query: a cursor goes on under any bound or none
+    assert _page(inited, "--max-content-bytes", "5000", "--max-bytes", "5000", "--cursor", cursor)["returned"] == 1
 
 
 def test_a_cursor_this_clone_has_no_record_of_gets_the_whole_rule(inited, tmp_path):
@@ -72,7 +74,8 @@ def test_a_cursor_this_clone_has_no_record_of_gets_the_whole_rule(inited, tmp_pa
     r = hn(inited, "memory", "recall", "--json", "--include-untrusted", "--max-records", "1", "--cursor", cursor)
     assert (r.code, r.err) == (1, UNKNOWN)
     help_text = " ".join(hn(inited, "memory", "recall", "-h").out.split())
-    assert ("the nextCursor of the previous page; it holds while the arguments are the same and no memory is "
+    assert ("the nextCursor of the previous page; it holds while the arguments (--max-bytes aside) are the same "
+            "and no memory is "
             "recorded, imported or synced here (any new memory ends it: start again without it; a larger "
             "--max-records or --max-bytes pages less)") in help_text
 
