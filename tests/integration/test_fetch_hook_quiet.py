@@ -451,17 +451,7 @@ def test_a_teammates_force_push_is_checked_despite_the_quiet_record(team):
     """An audit: with a quiet record a fetch never checked for a teammate's force-push (the
     record hashes memory refs only), so the author of a memory whose anchor it took off the
     remote was not told. A tracking ref that moved off a commit makes the wrapper start git-hn."""
-    team.quiet_with_all()
-    git(team.b, "pull", "-q", "origin", "main")
-    git(team.b, "commit", "-q", "--allow-empty", "-m", "b's commit X")
-    x = git(team.b, "rev-parse", "HEAD")
-    mine = hn(team.b, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
-              "--applies", "descendants", "--content", "b's decision on X").json()
-    _push(team.b, "origin", "main")
-    ref = f"refs/hn/memory/{mine['actor']}/{mine['stream'][7:]}"
-    assert git(team.b, "ls-remote", str(team.remote), ref).split()[0] == git(team.b, "rev-parse", ref)
-    git(team.b, "fetch", "-q", "origin")  # (quiet again)
-    assert team.quiet.exists()
+    x, _mine = _b_publishes_and_is_quiet(team)
     git(team.a, "fetch", "-q", "origin")
     git(team.a, "reset", "-q", "--hard", f"{x}~1")
     git(team.a, "commit", "-q", "--allow-empty", "-m", "a's rewrite without X")
