@@ -116,7 +116,7 @@ def test_the_reminder_for_several_commits_puts_them_all_back_in_one_push(tmp_pat
     git(a, "checkout", "-q", "feature")
     git(a, "rebase", "-q", "main")
     forced = _push(a, "-f", "origin", "feature")
-    assert f"this push takes 2 commits off origin" in forced.stderr, forced.stderr
+    assert "this push takes 2 commits off origin" in forced.stderr, forced.stderr
     git(a, "checkout", "-q", "main")
     _commit(a, "later")
     later = _push(a, "origin", "main")
@@ -277,11 +277,9 @@ def test_a_refused_push_publishes_nothing_and_its_way_out_is_about_the_anchor(tm
     assert _records(a)  # (remembered: later pushes remind)
 
 
-def test_the_takes_off_line_names_ids_by_12_characters_and_its_command_still_works(tmp_path):
-    """A team trial: "pre-push 'takes … off' line prints full IDs": a 71-character memory ID and
-    a 40-character commit, then the command's, made one unreadable line. The line names the
-    memory and the commit by 12 characters, as the held-back publication lines do; its command
-    keeps full commit IDs, and pasted as printed it puts the commit back on the remote."""
+def _published_then_amended(tmp_path):
+    """Alice (hooks installed) published a memory on commit c1 of branch feature, then amended
+    c1 (not pushed yet): (remote, her clone, c1, the memory)."""
     remote, (a,) = shared_remote(tmp_path, "Alice")
     assert hn(a, "hooks", "install").code == 0
     git(a, "checkout", "-q", "-b", "feature")
@@ -289,6 +287,15 @@ def test_the_takes_off_line_names_ids_by_12_characters_and_its_command_still_wor
     mem = _record(a, "published at c1")
     _push(a, "origin", "feature")
     git(a, "commit", "-q", "--amend", "-m", "c1 amended")
+    return remote, a, c1, mem
+
+
+def test_the_takes_off_line_names_ids_by_12_characters_and_its_command_still_works(tmp_path):
+    """A team trial: "pre-push 'takes … off' line prints full IDs": a 71-character memory ID and
+    a 40-character commit, then the command's, made one unreadable line. The line names the
+    memory and the commit by 12 characters, as the held-back publication lines do; its command
+    keeps full commit IDs, and pasted as printed it puts the commit back on the remote."""
+    remote, a, c1, mem = _published_then_amended(tmp_path)
     line = _push(a, "-f", "origin", "feature").stderr.splitlines()[0]
     said, _also, command = line.partition("; to keep it there, also ")
     assert said.startswith(f"git-hn: this push takes commit {c1[:12]} off origin, and memory {mem['memoryId'][7:19]} "), \
@@ -304,13 +311,7 @@ def test_the_reminder_names_ids_by_12_characters_and_its_command_still_works(tmp
     their full IDs (40 and 71 characters), while the pre-push "takes ... off" line names them by
     12. So does the reminder now; its command keeps the full commit ID, and pasted as printed it
     puts the commit back and ends the reminder."""
-    remote, (a,) = shared_remote(tmp_path, "Alice")
-    assert hn(a, "hooks", "install").code == 0
-    git(a, "checkout", "-q", "-b", "feature")
-    c1 = _commit(a, "c1")
-    mem = _record(a, "published at c1")
-    _push(a, "origin", "feature")
-    git(a, "commit", "-q", "--amend", "-m", "c1 amended")
+    remote, a, c1, mem = _published_then_amended(tmp_path)
     _push(a, "-f", "origin", "feature")
     _commit(a, "later")
     line = _push(a, "origin", "feature").stderr.splitlines()[0]
