@@ -59,11 +59,13 @@ clone ever published memory (``store.given``'s journal, ``given-v0``, exists), o
 ``git rev-list -n 1`` of the old values without the new ones asks whether a commit left them; if
 one did, git-hn runs with ``quiet``: it imports nothing (the remote is not asked again) and only
 checks what left (``atrisk`` asks the remote for its branches only when an anchor of this
-clone's publications left). An importer-only clone pays nothing. Any run of git-hn for a fetch
-leaves the ``imported`` stamp, and the fetch's later transactions start nothing and walk nothing
-(an audit: 40 force-pushed branches started git-hn 40 times, each with its own round trip; 2.96 s
-against 0.02 s without the hooks): what a later ref of the same fetch took off stays in
-``tracked``'s record, and the next push, sync or fetch-hook run says it.
+clone's publications left). An importer-only clone pays nothing. git-hn runs at most twice for
+a fetch (an audit: 40 force-pushed branches started git-hn 40 times, each with its own round
+trip; 2.96 s against 0.02 s without the hooks): its import leaves the ``imported`` stamp, after
+which a later ref's force-push still starts one check of what left (a review: a fetch that
+brought memory and force-pushed main said nothing of the anchor main took off); that check leaves
+``checked``, and the fetch's later transactions start nothing and walk nothing: what a still later
+ref took off stays in ``tracked``'s record, and the next push or sync says it.
 
 *A prune starts nothing.* A transaction whose remote-tracking refs are only deleted brings no
 memory: ``git fetch --prune`` deletes each stale remote-tracking branch in a transaction of its
@@ -342,7 +344,7 @@ seen_by_this_fetch() {  # an earlier transaction of this fetch found the remote 
     [ -f "$fetch_stamp" ] && [ ! -L "$fetch_stamp" ] || return 1
     IFS=' ' read -r s_magic s_pid s_start s_token < "$fetch_stamp" 2>/dev/null || return 1
     [ "$s_magic" = hn-seen/0 ] && [ "$s_pid $s_start" = "$caller" ] && [ -n "$s_token" ] || return 1
-    [ "$s_token" = imported ] && return 0
+    case $s_token in imported|checked) return 0 ;; esac
     record="$common/hn/replication/quiet/$stem"
     [ -f "$record" ] && [ ! -L "$record" ] || return 1
     { IFS= read -r _m && IFS= read -r _r && IFS= read -r _f && IFS= read -r _u &&
@@ -393,8 +395,11 @@ case $input in
             how=  # git-hn imports, or with "quiet" only checks what left the tracking refs
             if [ -n "$known" ] && seen_by_this_fetch; then
                 # git-hn ran for this fetch already (its import or check serves the fetch's later refs)
-                [ "$s_token" = imported ] && exit 0
-                commits_left || exit 0  # (found quiet by an earlier ref of this fetch: asked once)
+                # after its check of what left, nothing more; after an import (or a quiet answer),
+                # a later ref's force-push is still checked once (a review: a fetch that brought
+                # memory and force-pushed main said nothing of the anchor main took off)
+                [ "$s_token" = checked ] && exit 0
+                commits_left || exit 0  # (found quiet or imported by an earlier ref: asked once)
                 how=quiet  # a force-push: git-hn checks what left (``tracked``), and imports nothing
             fi
             find_git_hn || exit 0

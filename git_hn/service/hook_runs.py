@@ -535,8 +535,8 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
         if how == "quiet":  # (an audit: each force-pushed ref started a whole import, and its round trip)
             for line in anchors_left(repo, remote):
                 sys.stderr.write(f"git-hn: {line}\n")
-            if fetch is not None:
-                _note_imported(repo, remote, fetch)  # (the fetch's later refs start nothing)
+            if fetch is not None:  # (the fetch's later refs start nothing)
+                _note_imported(repo, remote, fetch, "checked")
             continue
         if fetch is not None and replication.failed_during(repo, remote, fetch):
             continue  # this fetch's first ref already failed the import, and said so
@@ -567,18 +567,21 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
     return 0
 
 
-def _note_imported(repo: Repo, remote: str, fetch: str) -> None:
+def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported") -> None:
     """Tell the ``reference-transaction`` wrapper that git-hn ran for this fetch (``fetch``:
-    ``hook_caller``'s "<pid> <start time>") and ``remote``, its import or its check of what a
-    force-push left: Git 2.39 runs the hook once per ref a fetch updates, and a fetch of 100 new
-    branches started git-hn 100 times (40 force-pushed ones, 40 times). The wrapper's stamp
-    (``<quiet record>.seen``), with ``imported`` for the quiet record's ID; best effort."""
+    ``hook_caller``'s "<pid> <start time>") and ``remote``: ``imported`` after its import (a later
+    ref of the fetch that moved a tracking ref off a commit still starts one check of what left:
+    a review found a fetch that brought memory and force-pushed main silent about main's anchor),
+    ``checked`` after that check (nothing more starts): Git 2.39 runs the hook once per ref a fetch
+    updates, and a fetch of 100 new branches started git-hn 100 times (40 force-pushed ones, 40
+    times). The wrapper's stamp (``<quiet record>.seen``), the token in place of the quiet
+    record's ID; best effort."""
     from ..store import private
     from ..store import replication as rstate
 
     try:
         private.write_private(repo.hn_dir, rstate.quiet_path(repo, remote) + ".seen",
-                              f"hn-seen/0 {fetch} imported\n".encode("ascii"), derived=True)
+                              f"hn-seen/0 {fetch} {token}\n".encode("ascii"), derived=True)
     except (HnError, OSError):
         pass
 

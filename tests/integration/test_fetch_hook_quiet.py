@@ -517,9 +517,10 @@ def test_many_force_pushed_branches_start_git_hn_once_and_ask_the_remote_once(te
     assert "git-hn" not in proc.stderr, proc.stderr  # (nothing of b's left)
 
 
-def test_force_pushed_branches_after_an_import_start_nothing_more(team, tmp_path):
-    """Without a quiet record the first transaction's import serves the whole fetch: its later
-    force-pushed refs start no git-hn (each started a whole import before, with its round trip)."""
+def test_force_pushed_branches_after_an_import_start_one_check_more(team, tmp_path):
+    """Without a quiet record the first transaction's import serves the whole fetch: of its later
+    force-pushed refs the first starts one check of what left, and the rest nothing (each started a
+    whole import before, with its round trip)."""
     _b_publishes_and_is_quiet(team)
     names = [f"forced-{i}" for i in range(8)]
     _force_push_branches(team, names)
@@ -529,9 +530,31 @@ def test_force_pushed_branches_after_an_import_start_nothing_more(team, tmp_path
     proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
                           env={**os.environ, "GIT_TRACE": str(trace)})
     assert proc.returncode == 0, proc.stderr
-    assert team.log.read_text().splitlines()[runs:] == ["hooks run reference-transaction committed"]
+    assert team.log.read_text().splitlines()[runs:] == ["hooks run reference-transaction committed",
+                                                       "hooks run reference-transaction committed quiet"]
     asked = [line for line in trace.read_text().splitlines() if "git ls-remote" in line]
     assert len(asked) <= 1, asked  # (the import's)
+
+
+def test_a_fetch_that_imports_and_takes_an_anchor_off_says_so(team):
+    """A review: a fetch whose first ref's transaction imported new memory, and whose later ref
+    (main, force-pushed) took b's published anchor off the remote, said nothing (the import's
+    check ran before main moved, and the import's stamp made main's transaction start nothing).
+    After an import a later force-pushed ref still starts one check of what left."""
+    x, _mine = _b_publishes_and_is_quiet(team)
+    git(team.a, "fetch", "-q", "origin")
+    git(team.a, "reset", "-q", "--hard", f"{x}~1")
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "a's rewrite without X")
+    git(team.a, "branch", "-f", "feature")
+    team.record("new memory from a")  # (the remote is not quiet any more: the fetch imports)
+    _push(team.a, "--force", "origin", "main", "feature")
+    git(team.b, "checkout", "-q", "--detach")  # (no branch merged: feature's update comes first)
+    runs = team.runs()
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert team.log.read_text().splitlines()[runs:] == ["hooks run reference-transaction committed",
+                                                       "hooks run reference-transaction committed quiet"]
+    assert "git-hn: Anchors of origin: commit " + x[:12] in proc.stderr, proc.stderr
 
 
 def test_an_anchor_a_later_ref_of_the_fetch_took_off_is_said_by_the_next_sync(team):
