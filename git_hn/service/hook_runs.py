@@ -33,7 +33,25 @@ WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush w
             "(publish in the background), or git push --no-verify (this push only)")
 # the way out of a refusal of what the push itself does (takes anchors or memory refs off): not
 # about publishing, and ``--no-verify`` would skip the team's chained pre-push checks too (a review)
-ANYWAY = "git -c hn.prePush=warn push ... repeats this push with a warning instead"
+ANYWAY = "{command} repeats this push with a warning instead"
+
+
+def anyway(remote: str, data: bytes) -> str:
+    """``ANYWAY`` with the command that repeats this push (the pre-push hook's input ``data``)
+    under ``hn.prePush=warn``, to paste as printed (a review: "push ..." was a placeholder, and
+    pasted, Git took "..." for a remote): each ref sent as the object it sends, forced (the push
+    took commits off, so it was one), a deletion as ``:REF``; every word shell-quoted."""
+    from ..core.grammar import is_oid
+    from ..core.hints import shell_word
+
+    specs = []
+    for line in lines_of(data.decode("utf-8", "surrogateescape")):
+        parts = line.split(" ")
+        if len(parts) != 4 or not is_oid(parts[1]):
+            continue
+        specs.append(f"+{parts[1]}:{parts[2]}" if parts[1].strip("0") else f":{parts[2]}")
+    words = ["git", "-c", "hn.prePush=warn", "push", shell_word(remote), *(shell_word(s) for s in specs)]
+    return ANYWAY.format(command=" ".join(words))
 
 
 def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
@@ -151,7 +169,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     refused = []  # (block: what the push itself does, refused before anything is published)
     removing, hits = removing_anchors(repo, remote, data, block)
     if removing and block:  # refused (below), so nothing was taken off: nothing to remember
-        refused.append(f"{removing}; only if it goes on purpose (a secret): {ANYWAY}")
+        refused.append(f"{removing}; only if it goes on purpose (a secret): {anyway(remote, data)}")
     elif removing:
         sys.stderr.write(f"git-hn: {removing}\n")
         lost.remember(repo, remote, hits)
@@ -161,7 +179,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier)}\n")
     deleting = deleting_memory(repo, remote, data)
     if deleting and block:  # refused (below)
-        refused.insert(0, f"{deleting}; only if that is meant: {ANYWAY}")
+        refused.insert(0, f"{deleting}; only if that is meant: {anyway(remote, data)}")
     elif deleting:
         sys.stderr.write(f"git-hn: {deleting}\n")
     earlier = background.take_failure(repo, remote)
