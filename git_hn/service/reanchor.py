@@ -131,12 +131,18 @@ def _check_discarded(repo: Repo, commit: str) -> None:
     any reflog (a review: a decision on ``main``'s tip was dropped without a word)."""
     from ..store.discard import NOTHING
     from .held import holding_ref
-    from .replication.gate import discarded
+    from .replication.gate import ALL_REFS, discarded
 
-    if commit in discarded(repo, {commit}):
+    # every worktree's HEAD counts (a review: a commit checked out in a second worktree, which a
+    # push from there carries, was dropped): one ``git worktree list``, on this path only
+    listing = repo.git.run(["worktree", "list", "--porcelain"])
+    heads = tuple(line[5:] for line in lines_of(listing.stdout.decode("ascii", "replace"))
+                  if line.startswith("HEAD ") and is_oid(line[5:])) if listing.returncode == 0 else ()
+    if commit in discarded(repo, {commit}, ALL_REFS + heads):
         return
     holder = holding_ref(repo, commit, held=True)
-    by = f"{holder} holds it" if holder else "HEAD or a ref here holds it"
+    by = f"{holder} holds it" if holder else \
+        "a worktree's HEAD or a ref here holds it, perhaps a keep branch hn-anchor/… (git branch -a --contains names it)"
     raise InputError(f"commit {commit[:12]} is not discarded ({by}), so a push carries it and its memories with it; "
                      f"--drop is for a commit no branch, tag, remote-tracking ref or HEAD holds: withdraw a memory with "
                      f"git hn memory retract ID --reason obsolete, or take the commit off your branches first; "

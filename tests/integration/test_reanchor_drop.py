@@ -194,3 +194,22 @@ def test_show_says_a_dropped_memory_was_dropped_and_why_a_later_one_was_signed_a
     cite = hn(alice, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
               "--content", "y", "--evidence", f"memory:{note}")
     assert cite.code == 1 and "it was dropped by git hn memory reanchor --drop: leave it out" in cite.err, cite.err
+
+
+def test_drop_refuses_a_commit_another_worktrees_head_holds(tmp_path):
+    """A review: only this worktree's HEAD counted, so a commit checked out (detached) in a second
+    worktree, which a branch made there would carry, was dropped with its memories. Every
+    worktree's HEAD holds what it contains; once that worktree moves on, the drop goes."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    work = _commit(alice, "work")
+    _record(alice, "on work")
+    git(alice, "worktree", "add", "-q", "--detach", str(tmp_path / "wt"), work)
+    git(alice, "reset", "-q", "--hard", "HEAD~1")
+    before = refs_snapshot(alice)
+    r = hn(alice, "memory", "reanchor", work[:12], "--drop")
+    assert r.code == 1 and r.err.startswith(f"git-hn: commit {work[:12]} is not discarded (a worktree's HEAD"), r.err
+    assert r.err.endswith("; nothing was dropped\n") and r.err.count("\n") == 1, r.err
+    assert refs_snapshot(alice) == before
+    git(tmp_path / "wt", "checkout", "-q", "--detach", "HEAD~1")
+    r = hn(alice, "memory", "reanchor", work[:12], "--drop")
+    assert r.code == 0 and r.out.startswith("dropped 1 unpublished memory of refs/hn/memory/"), (r.out, r.err)
