@@ -404,6 +404,16 @@ def test_pruning_remote_tracking_branches_starts_nothing(team, capsys):
     assert "git-hn: memory import from origin failed: " in err and "; run git hn sync origin" in err
 
 
+def _fetch_asking(team, tmp_path) -> tuple[list[str], str]:
+    """``git fetch origin`` in ``b`` (it must succeed), traced: (the ``git ls-remote`` lines of the
+    trace, each a question to the remote, the wrapper's or git-hn's; the fetch's stderr)."""
+    trace = tmp_path / "trace"
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE": str(trace)})
+    assert proc.returncode == 0, proc.stderr
+    return [line for line in trace.read_text().splitlines() if "git ls-remote" in line], proc.stderr
+
+
 def test_a_fetch_of_many_new_branches_asks_the_remote_once(team, tmp_path):
     """An audit: Git 2.39 gives each ref a fetch updates a transaction of its own, and with a
     quiet record each ran its own ``git ls-remote`` (100 new branches over a 300 ms link: 0.72 s
@@ -415,12 +425,8 @@ def test_a_fetch_of_many_new_branches_asks_the_remote_once(team, tmp_path):
     for name in names:
         git(team.a, "branch", name)
     _push(team.a, "origin", *names)
-    trace = tmp_path / "trace"
-    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
-                          env={**os.environ, "GIT_TRACE": str(trace)})
-    assert proc.returncode == 0, proc.stderr
+    asked, stderr = _fetch_asking(team, tmp_path)
     assert len(git(team.b, "for-each-ref", "refs/remotes/origin/many-*").splitlines()) == 50
-    asked = [line for line in trace.read_text().splitlines() if "git ls-remote" in line]
     assert len(asked) <= 1, asked
     assert team.runs() <= runs + 1
     # a later fetch (another Git process) asks again: the stamp is this fetch's only
@@ -438,12 +444,8 @@ def test_many_new_branches_without_a_quiet_record_start_git_hn_once(team, tmp_pa
     for name in names:
         git(team.a, "branch", name)
     _push(team.a, "origin", *names)
-    trace = tmp_path / "trace"
-    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
-                          env={**os.environ, "GIT_TRACE": str(trace)})
-    assert proc.returncode == 0, proc.stderr
+    asked, stderr = _fetch_asking(team, tmp_path)
     assert team.runs() == runs + 1
-    asked = [line for line in trace.read_text().splitlines() if "git ls-remote" in line]
     assert len(asked) <= 1, asked  # (git-hn's own import's, if any: the wrapper asks nothing more)
 
 
@@ -505,16 +507,12 @@ def test_many_force_pushed_branches_start_git_hn_once_and_ask_the_remote_once(te
     names = [f"forced-{i}" for i in range(15)]
     _force_push_branches(team, names)
     runs = team.runs()
-    trace = tmp_path / "trace"
-    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
-                          env={**os.environ, "GIT_TRACE": str(trace)})
-    assert proc.returncode == 0, proc.stderr
+    asked, stderr = _fetch_asking(team, tmp_path)
     assert git(team.b, "rev-parse", "origin/forced-3") == git(team.a, "rev-parse", "forced-3")
     started = team.log.read_text().splitlines()[runs:]
     assert started == ["hooks run reference-transaction committed quiet"], started
-    asked = [line for line in trace.read_text().splitlines() if "git ls-remote" in line]
     assert len(asked) == 1, asked  # (the wrapper's quiet check)
-    assert "git-hn" not in proc.stderr, proc.stderr  # (nothing of b's left)
+    assert "git-hn" not in stderr, stderr  # (nothing of b's left)
 
 
 def test_force_pushed_branches_after_an_import_start_one_check_more(team, tmp_path):
@@ -526,13 +524,9 @@ def test_force_pushed_branches_after_an_import_start_one_check_more(team, tmp_pa
     _force_push_branches(team, names)
     team.quiet.unlink()
     runs = team.runs()
-    trace = tmp_path / "trace"
-    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True,
-                          env={**os.environ, "GIT_TRACE": str(trace)})
-    assert proc.returncode == 0, proc.stderr
+    asked, stderr = _fetch_asking(team, tmp_path)
     assert team.log.read_text().splitlines()[runs:] == ["hooks run reference-transaction committed",
                                                        "hooks run reference-transaction committed quiet"]
-    asked = [line for line in trace.read_text().splitlines() if "git ls-remote" in line]
     assert len(asked) <= 1, asked  # (the import's)
 
 
