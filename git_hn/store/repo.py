@@ -32,6 +32,7 @@ class Repo:
         self._head: str | None = None
         self._pending = None
         self._remote_names: frozenset[str] | None = None
+        self._stream_config: str | None = None
         self.quarantine = False
 
     def remote_names(self) -> frozenset[str]:
@@ -43,6 +44,16 @@ class Repo:
             # (one a line: a name may hold U+00A0 or U+2028, which ``str.split()`` splits on)
             self._remote_names = frozenset(lines_of(proc.stdout.decode("utf-8", "replace")))
         return self._remote_names
+
+    def stream_config(self) -> str:
+        """``git config hn.stream`` ("" when unset or unreadable; one process, asked once, often
+        started early: ``store.streamchoice`` reads it)."""
+        if self._stream_config is None:
+            from .git import STREAM_CONFIG
+
+            proc = self.git.run(list(STREAM_CONFIG))
+            self._stream_config = proc.stdout.decode("utf-8", "replace").rstrip("\n") if proc.returncode == 0 else ""
+        return self._stream_config
 
     def pending(self):
         """The replication pending state (§9.17); nothing is pending inside a quarantine."""

@@ -28,12 +28,10 @@ import os
 from ..core.grammar import STREAM_CHOICE_RULE, chosen_stream, default_stream, is_stream_choice
 from ..core.tuples import NamedTuple
 from ..errors import InputError
-from .git import STREAM_CONFIG
 from .repo import Repo
 
 ENV = "GIT_HN_STREAM"
 CONFIG = "hn.stream"
-QUESTION = STREAM_CONFIG  # (asked early by the write commands: ``cli.main``)
 
 
 class Choice(NamedTuple):
@@ -49,17 +47,13 @@ class Choice(NamedTuple):
 
 
 def configured(repo: Repo) -> Choice:
-    """The stream ``GIT_HN_STREAM`` or ``hn.stream`` chooses, else the default (read once per
-    repository object: one ``git config`` process, often started early)."""
+    """The stream ``GIT_HN_STREAM`` or ``hn.stream`` chooses, else the default (``hn.stream``
+    read once per repository object: ``Repo.stream_config``, asked early by the write commands)."""
     value = os.environ.get(ENV, "")
     if value:
         return _checked(Choice(value, ENV))
-    cached = getattr(repo, "_stream_configured", None)
-    if cached is None:
-        proc = repo.git.run(list(QUESTION))
-        value = proc.stdout.decode("utf-8", "replace").rstrip("\n") if proc.returncode == 0 else ""
-        cached = repo._stream_configured = Choice(value, CONFIG) if value else Choice("", "")
-    return _checked(cached)
+    value = repo.stream_config()
+    return _checked(Choice(value, CONFIG) if value else Choice("", ""))
 
 
 def choose(repo: Repo, given: str | None, origin: str = "--stream") -> Choice:
