@@ -185,8 +185,12 @@ A push that takes off the remote a commit a memory is anchored on (whoever impor
 stream would stop at it) says so, naming whose memories they are (with
 .B block
 the push is refused, and nothing is published; only if the commit goes on purpose,
-.B "git \\-c hn.prePush=warn push REMOTE +OID:REF..."
-(the line gives it in full, to paste) repeats the push with the warning instead), and names the push that keeps it there as a branch
+.B "git \\-c hn.prePush=warn push \\-\\-force\\-with\\-lease=REF:OID... REMOTE OID:REF..."
+(the line gives it in full, to paste; each lease refuses a ref a teammate moved since) repeats the
+push with the warning instead; for a
+.B \\-\\-mirror
+push, or one of more than eight refs, the line says to run your own push again with
+.BR "git \\-c hn.prePush=warn push" ), and names the push that keeps it there as a branch
 .BR hn\\-anchor/... ;
 each later push to that remote and each
 .B git hn sync

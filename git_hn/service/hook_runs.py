@@ -34,24 +34,41 @@ WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush w
 # the way out of a refusal of what the push itself does (takes anchors or memory refs off): not
 # about publishing, and ``--no-verify`` would skip the team's chained pre-push checks too (a review)
 ANYWAY = "{command} repeats this push with a warning instead"
+# a mirror push, or one of many refs: no command that repeats it fits (or is true) on one line
+ANYWAY_AGAIN = ("git -c hn.prePush=warn push with this push's own arguments, as you typed them, repeats it "
+                "with a warning instead")
+ANYWAY_REFS = 8  # refs a push may hold for the way out to name each of them
 
 
 def anyway(remote: str, data: bytes) -> str:
     """``ANYWAY`` with the command that repeats this push (the pre-push hook's input ``data``)
     under ``hn.prePush=warn``, to paste as printed (a review: "push ..." was a placeholder, and
-    pasted, Git took "..." for a remote): each ref sent as the object it sends, forced (the push
-    took commits off, so it was one), a deletion as ``:REF``; every word shell-quoted."""
+    pasted, Git took "..." for a remote): each ref sent as the object it sends, a deletion as
+    ``:REF``, and for each ref the remote had, a lease on what this push expected there
+    (``--force-with-lease=REF:OID``): it lets the non-fast-forward update the push made go, and
+    refuses the ref when a teammate moved it since (a review: a ``+`` on every ref let the pasted
+    command reset a branch the push never forced, losing the teammate's commit); every word
+    shell-quoted. ``ANYWAY_AGAIN`` for a mirror push (its refs/remotes/* and refs/hn/remotes/* are
+    no refspec of a plain push) and for one of more than ``ANYWAY_REFS`` refs."""
     from ..core.grammar import is_oid
     from ..core.hints import shell_word
 
-    specs = []
-    for line in lines_of(data.decode("utf-8", "surrogateescape")):
-        parts = line.split(" ")
-        if len(parts) != 4 or not is_oid(parts[1]):
-            continue
-        specs.append(f"+{parts[1]}:{parts[2]}" if parts[1].strip("0") else f":{parts[2]}")
-    words = ["git", "-c", "hn.prePush=warn", "push", shell_word(remote), *(shell_word(s) for s in specs)]
+    rows = [parts for line in lines_of(data.decode("utf-8", "surrogateescape"))
+            for parts in [line.split(" ")] if len(parts) == 4 and is_oid(parts[1])]
+    mirrored = ("refs/remotes/", "refs/hn/remotes/")
+    if len(rows) > ANYWAY_REFS or any(p[0].startswith(mirrored) or p[2].startswith(mirrored) for p in rows):
+        return ANYWAY_AGAIN
+    leases = [f"--force-with-lease={p[2]}:{p[3]}" for p in rows if p[3].strip("0") and is_oid(p[3])]
+    specs = [f"{p[1]}:{p[2]}" if p[1].strip("0") else f":{p[2]}" for p in rows]
+    words = ["git", "-c", "hn.prePush=warn", "push", *(shell_word(w) for w in (*leases, remote, *specs))]
     return ANYWAY.format(command=" ".join(words))
+
+
+def _sends_memory(data: bytes) -> bool:
+    """Whether a push (the pre-push hook's input ``data``) sends a memory ref (not only deletes)."""
+    return b"refs/hn/memory/" in data and any(
+        len(p) == 4 and p[2].startswith("refs/hn/memory/") and p[1].strip("0")
+        for p in (line.split(" ") for line in lines_of(data.decode("utf-8", "replace"))))
 
 
 def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
@@ -90,9 +107,18 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         # (the URL itself is never echoed: it may carry credentials)
         named = _remote_of_url(repo, remote)
         named = named if is_remote_name(named) else ""  # (a name §3.2 refuses is no remote to git-hn)
-        if b"refs/hn/memory/" in data and named:  # memory refs pushed by hand: offered as to that remote
+        from .push_removals import deleting_memory_at_url
+
+        deleting = deleting_memory_at_url(repo, data)  # (as to a remote's name: a review)
+        if deleting and _push_settings(repo, named)[0]:
+            sys.stderr.write(f"git-hn: {deleting}; only if that is meant: {ANYWAY_AGAIN}\n")
+            return 1
+        if deleting:
+            sys.stderr.write(f"git-hn: {deleting}\n")
+        sends = _sends_memory(data)
+        if sends and named:  # memory refs pushed by hand: offered as to that remote
             _offer_pushed_memory(repo, named, data)
-        elif b"refs/hn/memory/" in data:
+        elif sends:
             sys.stderr.write("git-hn: warning: this push sends memory refs to a URL that is no remote here, so "
                              "git-hn cannot learn what it took, and re-anchoring after a rewrite may sign "
                              "one of them again; push memory with a remote's name (git remote add NAME URL)\n")

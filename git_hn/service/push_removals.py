@@ -127,3 +127,19 @@ def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
     advice = "; push branches and tags by name instead of --mirror" if copied else ""
     return (f"this push {' and '.join(what)}: memory history is append-only, and whoever relies on "
             f"{remote}'s streams loses them{advice}")
+
+
+def deleting_memory_at_url(repo: Repo, data: bytes) -> str:
+    """``deleting_memory``'s line for a push to a URL (Git's hook input ``data``): the memory refs
+    it deletes there, the URL never echoed (it may carry credentials); "" when it deletes none. A
+    review: such a push was said to "send memory refs to a URL", and with ``hn.prePush`` at
+    ``block`` went on, while the same deletion pushed to the remote's name is refused. No Git
+    process (a mirror's prune is not asked of a URL)."""
+    zero = "0" * repo.oid_hex_len
+    deleted = sorted(p[2] for p in (line.split(" ") for line in lines_of(data.decode("utf-8", "replace")))
+                     if len(p) == 4 and p[2].startswith("refs/hn/") and p[1] == zero and p[3] != zero)
+    if not deleted:
+        return ""
+    n = len(deleted)
+    return (f"this push deletes {n} memory {'ref' if n == 1 else 'refs'} at the URL it pushes to (first: "
+            f"{deleted[0]}): memory history is append-only, and whoever relies on those streams loses them")

@@ -240,7 +240,8 @@ def test_block_mode_refuses_a_push_that_takes_an_anchor_off(tmp_path):
         f"git-hn: this push takes commit {c[:12]} off origin, and memory {mem['memoryId'][7:19]} of \"Bob\" "
         f"({actor_of(b)[:12]}) is anchored on it: whoever imports its stream from origin stops there until the "
         f"commit is back; push it there first: {keep}; only if it goes on purpose (a secret): git -c "
-        "hn.prePush=warn push origin :refs/heads/bobs repeats this push with a warning instead"), proc.stderr
+        f"hn.prePush=warn push --force-with-lease=refs/heads/bobs:{c} origin :refs/heads/bobs repeats this push with "
+        "a warning instead"), proc.stderr
     assert git(remote, "for-each-ref") == before
     assert _records(a) == []
     _push(a, *keep.split()[2:])
@@ -262,7 +263,7 @@ def test_a_refused_push_publishes_nothing_and_its_way_out_is_about_the_anchor(tm
     assert proc.returncode != 0
     assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""  # (not even Alice's, on main)
     lines = [line for line in proc.stderr.splitlines() if line.startswith("git-hn:")]
-    way_out = "git -c hn.prePush=warn push origin :refs/heads/bobs"
+    way_out = f"git -c hn.prePush=warn push --force-with-lease=refs/heads/bobs:{c} origin :refs/heads/bobs"
     assert len(lines) == 1 and lines[0].endswith(
         f"; only if it goes on purpose (a secret): {way_out} repeats this push with a "
         "warning instead"), proc.stderr
@@ -329,8 +330,9 @@ def test_the_reminder_names_ids_by_12_characters_and_its_command_still_works(tmp
 
 def test_the_block_refusals_way_out_of_a_force_push_works_pasted_as_printed(tmp_path):
     """A review: the way out ended "git -c hn.prePush=warn push ... repeats this push", whose
-    "..." Git took for a remote when pasted. It names the remote and each ref as sent (forced:
-    the push took commits off), shell-quoted, and pasted as printed it makes the same push."""
+    "..." Git took for a remote when pasted. It names the remote and each ref as sent (leased on
+    what the push expected there: a ``+`` could reset a teammate's later push), shell-quoted, and
+    pasted as printed it makes the same push."""
     remote, a, c1, _mem = _published_then_amended(tmp_path)
     git(a, "config", "hn.prePush", "block")
     head = git(a, "rev-parse", "HEAD")
@@ -338,8 +340,8 @@ def test_the_block_refusals_way_out_of_a_force_push_works_pasted_as_printed(tmp_
     assert proc.returncode != 0 and git(remote, "rev-parse", "feature") == c1, proc.stderr
     line = next(line for line in proc.stderr.splitlines() if line.startswith("git-hn:"))
     command = line.rsplit("only if it goes on purpose (a secret): ", 1)[1]
-    assert command == (f"git -c hn.prePush=warn push origin +{head}:refs/heads/feature repeats this push with a "
-                       "warning instead"), line
+    assert command == (f"git -c hn.prePush=warn push --force-with-lease=refs/heads/feature:{c1} origin "
+                       f"{head}:refs/heads/feature repeats this push with a warning instead"), line
     pasted = subprocess.run(command.split(" repeats ")[0], shell=True, cwd=a, capture_output=True, text=True)
     wait_publication(a)
     assert pasted.returncode == 0, pasted.stderr
