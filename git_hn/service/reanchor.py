@@ -135,18 +135,48 @@ def _check_discarded(repo: Repo, commit: str) -> None:
 
     # every worktree's HEAD counts (a review: a commit checked out in a second worktree, which a
     # push from there carries, was dropped): one ``git worktree list``, on this path only
-    listing = repo.git.run(["worktree", "list", "--porcelain"])
-    heads = tuple(line[5:] for line in lines_of(listing.stdout.decode("ascii", "replace"))
-                  if line.startswith("HEAD ") and is_oid(line[5:])) if listing.returncode == 0 else ()
-    if commit in discarded(repo, {commit}, ALL_REFS + heads):
+    heads = _worktree_heads(repo)
+    if commit in discarded(repo, {commit}, ALL_REFS + tuple(heads.values())):
         return
     holder = holding_ref(repo, commit, held=True)
-    by = f"{holder} holds it" if holder else \
-        "a worktree's HEAD or a ref here holds it, perhaps a keep branch hn-anchor/… (git branch -a --contains names it)"
+    tree = "" if holder else _worktree_holding(repo, commit, heads)
+    if holder or not tree:
+        by = f"{holder} holds it" if holder else \
+            "a worktree's HEAD or a ref here holds it, perhaps a keep branch hn-anchor/… (git branch -a --contains names it)"
+        then = "take the commit off your branches first"
+    else:  # (a review: "git branch -a --contains" named nothing, and the commit was on no branch)
+        from ..core.gostr import quoted
+
+        by = f'the HEAD of worktree "{quoted(tree, 200)}" holds it'
+        then = "move that worktree's HEAD off it first"
     raise InputError(f"commit {commit[:12]} is not discarded ({by}), so a push carries it and its memories with it; "
                      f"--drop is for a commit no branch, tag, remote-tracking ref or HEAD holds: withdraw a memory with "
-                     f"git hn memory retract ID --reason obsolete, or take the commit off your branches first; "
-                     f"{NOTHING}")
+                     f"git hn memory retract ID --reason obsolete, or {then}; {NOTHING}")
+
+
+def _worktree_heads(repo: Repo) -> dict[str, str]:
+    """Each worktree's path -> the commit its HEAD names (``git worktree list --porcelain -z``);
+    a worktree on an unborn branch (Git lists its HEAD as the null ID: a review found ``rev-list``
+    then failing with "bad object") or whose HEAD Git cannot read is left out."""
+    listing = repo.git.run(["worktree", "list", "--porcelain", "-z"])
+    if listing.returncode != 0:
+        return {}
+    heads, path = {}, ""
+    for field in listing.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if field.startswith("worktree "):
+            path = field[len("worktree "):]
+        elif field.startswith("HEAD ") and is_oid(field[5:]) and field[5:].strip("0") and path:
+            heads[path] = field[5:]
+    return heads
+
+
+def _worktree_holding(repo: Repo, commit: str, heads: dict[str, str]) -> str:
+    """The path of a worktree whose HEAD holds ``commit`` (one ``merge-base`` a worktree, on the
+    refusal's path only); "" when none does."""
+    for path, head in sorted(heads.items()):
+        if head == commit or repo.git.run(["merge-base", "--is-ancestor", commit, head]).returncode == 0:
+            return path
+    return ""
 
 
 def drop_lines(result: Dropped) -> list[str]:

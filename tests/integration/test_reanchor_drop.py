@@ -199,7 +199,9 @@ def test_show_says_a_dropped_memory_was_dropped_and_why_a_later_one_was_signed_a
 def test_drop_refuses_a_commit_another_worktrees_head_holds(tmp_path):
     """A review: only this worktree's HEAD counted, so a commit checked out (detached) in a second
     worktree, which a branch made there would carry, was dropped with its memories. Every
-    worktree's HEAD holds what it contains; once that worktree moves on, the drop goes."""
+    worktree's HEAD holds what it contains; once that worktree moves on, the drop goes. The
+    refusal names that worktree (a later review: it said "git branch -a --contains names it",
+    which printed nothing, and "take the commit off your branches", where it was on none)."""
     _remote, (alice,) = shared_remote(tmp_path, "Alice")
     work = _commit(alice, "work")
     _record(alice, "on work")
@@ -207,9 +209,27 @@ def test_drop_refuses_a_commit_another_worktrees_head_holds(tmp_path):
     git(alice, "reset", "-q", "--hard", "HEAD~1")
     before = refs_snapshot(alice)
     r = hn(alice, "memory", "reanchor", work[:12], "--drop")
-    assert r.code == 1 and r.err.startswith(f"git-hn: commit {work[:12]} is not discarded (a worktree's HEAD"), r.err
-    assert r.err.endswith("; nothing was dropped\n") and r.err.count("\n") == 1, r.err
+    assert r.code == 1 and r.err.startswith(
+        f'git-hn: commit {work[:12]} is not discarded (the HEAD of worktree "{tmp_path / "wt"}" holds it)'), r.err
+    assert r.err.endswith("or move that worktree's HEAD off it first; nothing was dropped\n"), r.err
+    assert r.err.count("\n") == 1 and "--contains" not in r.err and "your branches" not in r.err, r.err
     assert refs_snapshot(alice) == before
     git(tmp_path / "wt", "checkout", "-q", "--detach", "HEAD~1")
     r = hn(alice, "memory", "reanchor", work[:12], "--drop")
+    assert r.code == 0 and r.out.startswith("dropped 1 unpublished memory of refs/hn/memory/"), (r.out, r.err)
+
+
+def test_drop_goes_on_past_a_worktree_on_an_unborn_branch(tmp_path):
+    """A review: a linked worktree on an unborn branch (``git checkout --orphan``) is listed with
+    the null ID as its HEAD, and the drop asked ``rev-list`` for it ("fatal: bad object"), refusing
+    with a wrong explanation. Such a worktree holds no commit: the drop goes."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    git(alice, "checkout", "-q", "-b", "feat")
+    c1 = _commit(alice, "c1")
+    _record(alice, "on c1")
+    git(alice, "checkout", "-q", "main")
+    git(alice, "branch", "-q", "-D", "feat")
+    git(alice, "worktree", "add", "-q", str(tmp_path / "wt2"), "-b", "side")
+    git(tmp_path / "wt2", "checkout", "-q", "--orphan", "newroot")
+    r = hn(alice, "memory", "reanchor", c1, "--drop")
     assert r.code == 0 and r.out.startswith("dropped 1 unpublished memory of refs/hn/memory/"), (r.out, r.err)
