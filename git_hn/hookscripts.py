@@ -64,8 +64,16 @@ a fetch (an audit: 40 force-pushed branches started git-hn 40 times, each with i
 trip; 2.96 s against 0.02 s without the hooks): its import leaves the ``imported`` stamp, after
 which a later ref's force-push still starts one check of what left (a review: a fetch that
 brought memory and force-pushed main said nothing of the anchor main took off); that check leaves
-``checked``, and the fetch's later transactions start nothing and walk nothing: what a still later
-ref took off stays in ``tracked``'s record, and the next push or sync says it.
+``checked``. After ``imported`` or ``checked``, a later ref's force-push starts git-hn's check
+only when an anchor of this clone's publications to the remote is among the commits it left: the
+check and the import write those anchors (``hn/replication/published/<that name>``:
+``hn-published/0``, then one commit ID a line; ``tracked.note_published``), and the wrapper pipes
+the walk of what left (``git rev-list``) into ``grep -qxF -f`` that list, which stops at the first
+one (a review: the first check's ``checked`` stamp kept a later ref's force-push, which took this
+clone's anchor off, unsaid at fetch time). 40 force-pushed branches of which none held an anchor
+of ours still start git-hn at most once. Without a list that can be read, as before it existed:
+one check after an import, nothing after ``checked`` (what a still later ref took off stays in
+``tracked``'s record, and the next push or sync says it).
 
 *A prune starts nothing.* A transaction whose remote-tracking refs are only deleted brings no
 memory: ``git fetch --prune`` deletes each stale remote-tracking branch in a transaction of its
@@ -380,6 +388,15 @@ EOF
     [ -n "$walk" ] || return 1
     [ -n "$(printf '%s' "$walk" | git rev-list -n 1 --ignore-missing --stdin 2>/dev/null)" ]
 }
+ours_left() {  # after ``commits_left``: whether an anchor of this clone's publications to the remote
+    # is among the commits that left (``tracked.note_published`` lists them): 0 yes, 1 no, 2 unknown
+    # (no list, or an unreadable one). The walk stops at the first one found
+    published="$common/hn/replication/published/$stem"
+    [ -f "$published" ] && [ ! -L "$published" ] && [ -r "$published" ] || return 2
+    IFS= read -r p_magic < "$published" 2>/dev/null && [ "$p_magic" = hn-published/0 ] || return 2
+    printf '%s' "$walk" | git rev-list --ignore-missing --stdin 2>/dev/null | grep -qxF -f "$published" && return 0
+    return 1
+}
 case $input in
     *" refs/remotes/"*)
         if [ "$1" = committed ] && [ -z "$HN_HOOK_ACTIVE" ] && moves_remote_ref && has_selection; then
@@ -395,11 +412,21 @@ case $input in
             how=  # git-hn imports, or with "quiet" only checks what left the tracking refs
             if [ -n "$known" ] && seen_by_this_fetch; then
                 # git-hn ran for this fetch already (its import or check serves the fetch's later refs)
-                # after its check of what left, nothing more; after an import (or a quiet answer),
-                # a later ref's force-push is still checked once (a review: a fetch that brought
-                # memory and force-pushed main said nothing of the anchor main took off)
-                [ "$s_token" = checked ] && exit 0
+                # a later ref's force-push is still checked (a review: a fetch that brought memory
+                # and force-pushed main said nothing of the anchor main took off): after git-hn's
+                # import or check, only when an anchor of this clone's publications left with it
+                # (a later review: the first check's stamp kept a later ref's unsaid), else (no
+                # list of them) once after an import and no more after a check
                 commits_left || exit 0  # (found quiet or imported by an earlier ref: asked once)
+                case $s_token in
+                    imported|checked)
+                        ours_left
+                        case $? in
+                            0) ;;
+                            1) exit 0 ;;
+                            *) [ "$s_token" = checked ] && exit 0 ;;
+                        esac ;;
+                esac
                 how=quiet  # a force-push: git-hn checks what left (``tracked``), and imports nothing
             fi
             find_git_hn || exit 0

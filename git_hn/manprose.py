@@ -230,8 +230,12 @@ remote is asked once per fetch, and an import runs once per fetch. A fetch that 
 remote\\-tracking branch off a commit (a teammate's force\\-push) starts git\\-hn in a clone that
 ever published memory, once for the fetch however many branches moved; when nothing is to be
 imported it imports nothing and asks the remote nothing more, and says whether an anchor of yours
-left with it (asking the remote for its branches only then). What a branch the fetch updates
-later takes off is said by your next push or sync. The
+left with it (asking the remote for its branches only then). A branch the fetch updates later
+starts it again only when it takes off a commit that a memory you published to that remote is
+anchored on (git\-hn keeps their list in
+.BR .git/hn/replication/published/ ,
+which the wrapper reads); without that list, what a later branch takes off is said by your next
+push or sync. The
 import runs inside the fetch, so a fetch that brings new memory takes as long as the import;
 after a promotion it deletes the recall index rather than rebuilding it, and the next recall
 rebuilds it (incrementally). A problem is one line on stderr with its first cause, shortened

@@ -98,6 +98,12 @@ def quiet_path(repo: Repo, remote: str) -> str:
     return _per_remote(repo, "quiet", remote)
 
 
+def published_path(repo: Repo, remote: str) -> str:
+    """The anchors of this clone's own publications to ``remote``, for the fetch hook's wrapper
+    (``service.replication.tracked.note_published``)."""
+    return _per_remote(repo, "published", remote)
+
+
 def pushing_path(repo: Repo, remote: str) -> str:
     """The pre-push hook's note of the push to ``remote`` in progress (``hook_runs._note_push``)."""
     return _per_remote(repo, "pushing", remote)

@@ -23,6 +23,9 @@ them itself once the push lands, where no git-hn looks, and a record left as it 
 author's push made a teammate's force-push back to it look like no move (a team trial); a push
 the hook refuses leaves the record as it was (a review).
 
+Each check also writes the anchor commits of this clone's own publications to ``remote``
+(``note_published``), which the fetch hook's wrapper reads for the later refs of a fetch.
+
 A record made for another URL of the remote (``git remote set-url``) keeps what it saw once
 the remote shows it is the same repository (``moved.same_repository``), and a renamed remote
 takes its record over (``moved.adopt``), as ``lost``'s and ``atrisk``'s records do.
@@ -162,7 +165,9 @@ def check(repo: Repo, remote: str, timeout: float | None = None) -> bool:
     ``lost.ASK_TIMEOUT`` by default); one that cannot say leaves the record as it is (asked
     again next time), and only another repository makes it record the tips alone (an audit:
     any change of URL dropped the commits a teammate's force-push took off)."""
-    return _check(repo, remote, timeout)[0]
+    handed = _check(repo, remote, timeout)[0]
+    note_published(repo, remote)
+    return handed
 
 
 def check_push(repo: Repo, remote: str, pushed: dict[str, str]) -> tuple[bool, Callable[[], None]]:
@@ -177,6 +182,7 @@ def check_push(repo: Repo, remote: str, pushed: dict[str, str]) -> tuple[bool, C
     record that the refs never held: the next check walks from it, and says only what the
     remote was given and its branches no longer hold. The write is a file, no Git process."""
     handed, landing = _check(repo, remote, None, pushed)
+    note_published(repo, remote)
     if landing is None:
         return handed, lambda: None
     key, after = landing
@@ -236,3 +242,61 @@ def _published_on(repo: Repo, remote: str, commits: list[str]) -> list[tuple[str
     from .lost import held
 
     return held(repo, remote, anchored_on(repo, commits), own=True)
+
+
+PUBLISHED_MAGIC = "hn-published/0"
+
+
+def note_published(repo: Repo, remote: str) -> None:
+    """Write the anchor commits of the memories this clone gave ``remote`` (each stream up to
+    the tip it was last given: ``published_heads``; and the active identity's accepted copies
+    from it), one a line after ``PUBLISHED_MAGIC``, to ``replication.published_path`` (derived,
+    private; rewritten only when it changes). The ``reference-transaction`` wrapper reads it for
+    a fetch's later force-pushed refs, once git-hn's import or check ran for the fetch: it starts
+    git-hn's check of what left only when one of these left the tracking refs (a review: the
+    ``checked`` stamp of the first force-pushed ref kept a later ref's force-push, which took this
+    clone's anchor off, unsaid at fetch time). Best effort: when the state cannot answer the file
+    is removed (absent: the wrapper does as before it existed)."""
+    from ...store import private
+    from ...store import replication as rstate
+
+    path = rstate.published_path(repo, remote)
+    anchors = _own_anchors(repo, remote)
+    try:
+        if anchors is None:
+            os.unlink(path)
+            return
+        text = (PUBLISHED_MAGIC + "\n" + "".join(f"{a}\n" for a in sorted(anchors))).encode("ascii")
+        if private.read_private(repo.hn_dir, path, MAX_BYTES) != text:
+            private.write_private(repo.hn_dir, path, text, derived=True)
+    except (HnError, OSError):
+        pass
+
+
+def _own_anchors(repo: Repo, remote: str) -> set[str] | None:
+    """The anchor commits ``note_published`` writes; None when the state cannot answer."""
+    from ...store.identity import active_actor
+    from ...store.statedb import sqlite3
+    from ...store.stateview import last_verified
+    from .given_record import published_heads
+
+    given = published_heads(repo, remote)
+    actor = active_actor(repo)
+    try:
+        with last_verified(repo) as view:
+            if view is None:
+                return None
+            out: set[str] = set()
+            for ref, tip in sorted(given.items()):  # (a stream up to the tip it was given)
+                out.update(a for (a,) in view.conn.execute(
+                    'SELECT a.anchor FROM sources s JOIN chain t ON t.sid = s.sid AND t."commit" = ? '
+                    "JOIN chain c ON c.sid = s.sid AND c.seq <= t.seq JOIN rows r ON r.id = c.id "
+                    "JOIN akeys a ON a.akey = r.akey WHERE s.ref = ?", (tip, ref)))
+            if actor:  # (the author's own copies accepted back: after ``git remote rename``, as ``lost.held``)
+                mine = f"refs/hn/remotes/{remote}/memory/{actor}/"
+                out.update(a for (a,) in view.conn.execute(
+                    "SELECT a.anchor FROM sources s JOIN chain c ON c.sid = s.sid JOIN rows r ON r.id = c.id "
+                    "JOIN akeys a ON a.akey = r.akey WHERE substr(s.ref, 1, ?) = ?", (len(mine), mine)))
+    except (HnError, OSError, sqlite3.Error):
+        return None
+    return {a for a in out if is_oid(a)}
