@@ -619,10 +619,13 @@ def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported")
     ``checked`` after that check (nothing more starts): Git 2.39 runs the hook once per ref a fetch
     updates, and a fetch of 100 new branches started git-hn 100 times (40 force-pushed ones, 40
     times). The wrapper's stamp (``<quiet record>.seen``), the token in place of the quiet
-    record's ID; best effort."""
+    record's ID, after the list of this clone's published anchors that the wrapper reads with it
+    for the fetch's later refs (``tracked.note_published``); best effort."""
     from ..store import private
     from ..store import replication as rstate
+    from .replication.tracked import note_published
 
+    note_published(repo, remote)
     try:
         private.write_private(repo.hn_dir, rstate.quiet_path(repo, remote) + ".seen",
                               f"hn-seen/0 {fetch} {token}\n".encode("ascii"), derived=True)

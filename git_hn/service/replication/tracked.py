@@ -23,8 +23,9 @@ them itself once the push lands, where no git-hn looks, and a record left as it 
 author's push made a teammate's force-push back to it look like no move (a team trial); a push
 the hook refuses leaves the record as it was (a review).
 
-Each check also writes the anchor commits of this clone's own publications to ``remote``
-(``note_published``), which the fetch hook's wrapper reads for the later refs of a fetch.
+The fetch hook, when it leaves its per-fetch stamp, also writes the anchor commits of this
+clone's own publications to ``remote`` (``note_published``), which the wrapper reads for the
+fetch's later refs.
 
 A record made for another URL of the remote (``git remote set-url``) keeps what it saw once
 the remote shows it is the same repository (``moved.same_repository``), and a renamed remote
@@ -165,9 +166,7 @@ def check(repo: Repo, remote: str, timeout: float | None = None) -> bool:
     ``lost.ASK_TIMEOUT`` by default); one that cannot say leaves the record as it is (asked
     again next time), and only another repository makes it record the tips alone (an audit:
     any change of URL dropped the commits a teammate's force-push took off)."""
-    handed = _check(repo, remote, timeout)[0]
-    note_published(repo, remote)
-    return handed
+    return _check(repo, remote, timeout)[0]
 
 
 def check_push(repo: Repo, remote: str, pushed: dict[str, str]) -> tuple[bool, Callable[[], None]]:
@@ -182,7 +181,6 @@ def check_push(repo: Repo, remote: str, pushed: dict[str, str]) -> tuple[bool, C
     record that the refs never held: the next check walks from it, and says only what the
     remote was given and its branches no longer hold. The write is a file, no Git process."""
     handed, landing = _check(repo, remote, None, pushed)
-    note_published(repo, remote)
     if landing is None:
         return handed, lambda: None
     key, after = landing
@@ -255,8 +253,10 @@ def note_published(repo: Repo, remote: str) -> None:
     a fetch's later force-pushed refs, once git-hn's import or check ran for the fetch: it starts
     git-hn's check of what left only when one of these left the tracking refs (a review: the
     ``checked`` stamp of the first force-pushed ref kept a later ref's force-push, which took this
-    clone's anchor off, unsaid at fetch time). Best effort: when the state cannot answer the file
-    is removed (absent: the wrapper does as before it existed)."""
+    clone's anchor off, unsaid at fetch time). Written by the fetch hook beside its per-fetch
+    stamp (``hook_runs._note_imported``), the only time the wrapper reads it, so neither a sync nor
+    a push pays for it. Best effort: when the state cannot answer the file is removed (absent: the
+    wrapper does as before it existed)."""
     from ...store import private
     from ...store import replication as rstate
 
@@ -287,11 +287,16 @@ def _own_anchors(repo: Repo, remote: str) -> set[str] | None:
             if view is None:
                 return None
             out: set[str] = set()
-            for ref, tip in sorted(given.items()):  # (a stream up to the tip it was given)
+            if given:  # (each stream up to the tip it was given; one query for them all: a clone
+                # that published 10,000 streams asked 10,000 times)
+                import json
+
                 out.update(a for (a,) in view.conn.execute(
-                    'SELECT a.anchor FROM sources s JOIN chain t ON t.sid = s.sid AND t."commit" = ? '
+                    "WITH g(ref, tip) AS (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') "
+                    "FROM json_each(?)) SELECT DISTINCT a.anchor FROM g JOIN sources s ON s.ref = g.ref "
+                    'JOIN chain t ON t.sid = s.sid AND t."commit" = g.tip '
                     "JOIN chain c ON c.sid = s.sid AND c.seq <= t.seq JOIN rows r ON r.id = c.id "
-                    "JOIN akeys a ON a.akey = r.akey WHERE s.ref = ?", (tip, ref)))
+                    "JOIN akeys a ON a.akey = r.akey", (json.dumps(sorted(given.items())),)))
             if actor:  # (the author's own copies accepted back: after ``git remote rename``, as ``lost.held``)
                 mine = f"refs/hn/remotes/{remote}/memory/{actor}/"
                 out.update(a for (a,) in view.conn.execute(
