@@ -66,7 +66,7 @@ which a later ref's force-push still starts one check of what left (a review: a 
 brought memory and force-pushed main said nothing of the anchor main took off); that check leaves
 ``checked``. After ``imported`` or ``checked``, a later ref's force-push starts git-hn's check
 only when an anchor of this clone's publications to the remote is among the commits it left: the
-check and the import write those anchors (``hn/replication/published/<that name>``:
+hook's check and import write those anchors beside the stamp (``hn/replication/published/<that name>``:
 ``hn-published/0``, then one commit ID a line; ``tracked.note_published``), and the wrapper pipes
 the walk of what left (``git rev-list``) into ``grep -qxF -f`` that list, which stops at the first
 one (a review: the first check's ``checked`` stamp kept a later ref's force-push, which took this
