@@ -151,40 +151,65 @@
     return name === "actor" ? names.get(value) + " (" + value.slice(0, 12) + ")" : value;
   }
 
+  // Each select's options count the memories that match every other active filter (facet
+  // counts: with Kind = decision, Actor says how many of each actor's are decisions); an option
+  // whose count is 0 stays, so that a choice is never lost, and says (0).
   const selects = {};
+  const options = {};  // name -> [[value, option]]
   for (const name of Object.keys(FILTERS)) {
     const select = document.getElementById("f-" + name);
-    const counts = new Map();
-    for (const m of memories) for (const v of new Set(FILTERS[name](m))) counts.set(v, (counts.get(v) || 0) + 1);
-    const all = el("option", null, "all (" + memories.length + ")");
+    const values = new Set();
+    for (const m of memories) for (const v of FILTERS[name](m)) values.add(v);
+    const all = el("option");
     all.value = "";
     select.appendChild(all);
-    const values = Array.from(counts.keys()).sort((a, b) => {
+    options[name] = [["", all]];
+    const sorted = Array.from(values).sort((a, b) => {
       const x = label(name, a), y = label(name, b);
       return x < y ? -1 : x > y ? 1 : 0;
     });
-    for (const v of values) {
-      const option = el("option", null, label(name, v) + " (" + counts.get(v) + ")");
+    for (const v of sorted) {
+      const option = el("option");
       option.value = v;
       select.appendChild(option);
+      options[name].push([v, option]);
     }
     select.addEventListener("change", apply);
     selects[name] = select;
   }
 
+  function matches(m, except) {
+    for (const name of Object.keys(selects)) {
+      const want = selects[name].value;
+      if (name !== except && want !== "" && FILTERS[name](m).indexOf(want) < 0) return false;
+    }
+    return true;
+  }
+
+  function recount() {
+    for (const name of Object.keys(selects)) {
+      const counts = new Map();
+      let total = 0;
+      for (const m of memories) {
+        if (!matches(m, name)) continue;
+        total += 1;
+        for (const v of new Set(FILTERS[name](m))) counts.set(v, (counts.get(v) || 0) + 1);
+      }
+      for (const [v, option] of options[name]) {
+        option.textContent = (v === "" ? "all" : label(name, v)) + " (" + (v === "" ? total : counts.get(v) || 0) + ")";
+      }
+    }
+  }
+
   const count = document.getElementById("count");
+  const none = document.getElementById("no-match");
   function apply() {
     // the matching items are put back in order and the others taken out of the list: hiding a
     // long run of list items one by one costs Chromium time quadratic in their number
     const shown = document.createDocumentFragment();
     let n = 0;
     for (const [m, li] of rows) {
-      let ok = true;
-      for (const name of Object.keys(selects)) {
-        const want = selects[name].value;
-        if (want !== "" && FILTERS[name](m).indexOf(want) < 0) ok = false;
-      }
-      if (ok) {
+      if (matches(m, null)) {
         shown.appendChild(li);
         n += 1;
       }
@@ -192,11 +217,15 @@
     timeline.replaceChildren(shown);
     count.textContent = n + " of " + memories.length + " memories shown";
     count.dataset.shown = String(n);
+    none.hidden = n > 0 || memories.length === 0;
+    recount();
   }
-  document.getElementById("reset").addEventListener("click", () => {
+  function reset() {
     for (const name of Object.keys(selects)) selects[name].value = "";
     apply();
-  });
+  }
+  document.getElementById("reset").addEventListener("click", reset);
+  document.getElementById("clear").addEventListener("click", reset);
   document.getElementById("filters").addEventListener("submit", (e) => e.preventDefault());
   apply();
 
@@ -206,10 +235,16 @@
   // never becomes depth (a peer's 1,500 supersedes would otherwise nest 3,000 levels and crash
   // the renderer). Retractions and challenges are the one nested level under each member.
   function member(m, supersedes) {
+    // "<this> supersedes <that>": the successor first, as a sentence reads
     const li = el("li", "node");
-    if (supersedes) li.appendChild(el("span", "rel-type", "supersedes " + supersedes.short + ": "));
     li.appendChild(ref(m.id, m.short));
     li.appendChild(document.createTextNode(" "));
+    if (supersedes) {
+      const rel = el("span", "rel-type", "supersedes ");
+      rel.appendChild(ref(supersedes.id, supersedes.short));
+      li.appendChild(rel);
+      li.appendChild(document.createTextNode(" "));
+    }
     li.appendChild(el("span", "badge kind", m.kind));
     li.appendChild(el("span", "badge lifecycle", m.lifecycle));
     li.appendChild(author(m));

@@ -151,6 +151,38 @@ def test_each_filter_shows_the_expected_number(opened):
     assert o.violations() == [] and o.errors == []
 
 
+def test_filter_counts_follow_the_other_filters_and_an_empty_result_says_so(opened):
+    """A newcomer trial: with Kind = decision, Actor still listed every actor's total, and
+    choosing one without a decision showed "0 of 10 memories shown" over an empty timeline.
+    Each option counts what the other active filters leave (facet counts), and nothing matching
+    says so, with a way to clear the filters."""
+    o, s = opened
+    page = o.page
+
+    def option_texts(field):
+        return page.locator(f"#f-{field} option").all_text_contents()
+
+    none = page.locator("#no-match")
+    assert none.is_hidden() and option_texts("actor")[0] == f"all ({s['total']})"
+    page.select_option("#f-kind", value="observation")  # Alice's one observation
+    actors = option_texts("actor")
+    assert actors[0] == "all (1)"
+    assert [t for t in actors if f"({s['alice'][:12]})" in t] == [f"Alice ({s['alice'][:12]}) (1)"]
+    assert [t for t in actors if f"({s['bob'][:12]})" in t][0].endswith(" (0)")
+    assert option_texts("kind")[0] == f"all ({s['total']})"  # a filter never narrows its own options
+    assert "observation (1)" in option_texts("kind") and "decision (3)" in option_texts("kind")
+    assert none.is_hidden()
+    page.select_option("#f-actor", value=s["bob"])
+    assert o.shown() == 0 and none.is_visible()
+    assert none.text_content() == "No memory matches these filters. Clear the filters"
+    assert "decision (1)" in option_texts("kind") and "observation (0)" in option_texts("kind")
+    page.click("#clear")
+    assert o.shown() == s["total"] and none.is_hidden()
+    assert page.locator("#f-kind").input_value() == "" and page.locator("#f-actor").input_value() == ""
+    assert option_texts("actor")[0] == f"all ({s['total']})"
+    assert o.violations() == [] and o.errors == []
+
+
 def test_injected_markup_never_runs_stored_xss(opened):
     o, s = opened
     page = o.page
@@ -200,7 +232,12 @@ def test_relations_show_supersession_retraction_and_challenge(opened):
     assert chain.count() == 2  # flat: a chain's length never becomes depth
     assert chain.nth(0).locator(":scope > .ref").text_content() == hexes["a1"]
     assert chain.nth(1).locator(":scope > .ref").text_content() == hexes["a2"]
-    assert chain.nth(1).locator(":scope > .rel-type").text_content() == f"supersedes {hexes['a1']}: "
+    # the successor first, as the sentence reads: "a2 supersedes a1" (a newcomer trial read
+    # "supersedes a1: a2" backwards), with a link to what it supersedes
+    assert chain.nth(1).text_content().startswith(f"{hexes['a2']} supersedes {hexes['a1']} ")
+    assert chain.nth(1).locator(":scope > .rel-type").text_content() == f"supersedes {hexes['a1']}"
+    assert chain.nth(1).locator(":scope > .rel-type > a.ref").get_attribute("href") == "#m-" + s["a1"][len("sha256:"):]
+    assert chain.nth(0).locator(":scope > .rel-type").count() == 0
     challenged = chain.nth(1).locator(":scope > ul > li.relation")
     assert challenged.text_content() == \
         f"challenged by {hexes['challenge']} by Bob \\u{{202e}}evil <script>window.__pwned=1</script> " \
@@ -303,7 +340,7 @@ def test_a_very_long_supersede_chain_is_drawn_flat(browser, tmp_path):
         members = page.locator("#relations > li.chain > ol > li.node")
         assert members.count() == n and errors == []
         before = f"{n - 2:064x}"[:12]  # the short ID of what the last one supersedes
-        assert members.nth(n - 1).locator(":scope > .rel-type").text_content() == f"supersedes {before}: "
+        assert members.nth(n - 1).locator(":scope > .rel-type").text_content() == f"supersedes {before}"
         depth = page.evaluate("""() => { let d = 0, e = document.querySelector('#relations li.node:last-child');
                                  while (e) { d += 1; e = e.parentElement; } return d; }""")
         assert depth < 20
