@@ -24,7 +24,7 @@ _git_hn_words() {
         "memory digest") words="--month --include-untrusted --json --no-color" ;;
         "memory export") words="--format --at --subject --path --topic --kind --actor --lifecycle --trust --query --output" ;;
         "memory handoff") words="--at --applies --content --content-file --subject --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
-        "memory import") words="--stream --allow-secret-shaped --json" ;;
+        "memory import") words="--stream --allow-secret-shaped --json --no-color" ;;
         "memory index") words="rebuild verify" ;;
         "memory index rebuild") words="" ;;
         "memory index verify") words="" ;;

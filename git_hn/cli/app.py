@@ -50,6 +50,12 @@ def _whole_words(formatter):
         _textwrap.TextWrapper = plain
 
 
+def _usage(command, ctx, formatter) -> None:
+    """A help's first line as ``git hn -h`` and Git (``git commit -h``) write it: ``usage: …``
+    (click's ``Usage:``; a newcomer trial saw both)."""
+    formatter.write_usage(ctx.command_path, " ".join(command.collect_usage_pieces(ctx)), prefix="usage: ")
+
+
 class HnCommand(TyperCommand):
     """A command whose help shows its arguments as declared: the usage line lists each visible
     argument's metavar verbatim (``MEMORY``, ``[REMOTE]``, ``MEMORY [CONTENT]``), and the
@@ -80,6 +86,9 @@ class HnCommand(TyperCommand):
     def collect_usage_pieces(self, ctx) -> list[str]:
         return [self.options_metavar, *(p.metavar for p in self._arguments(ctx))]
 
+    def format_usage(self, ctx, formatter) -> None:
+        _usage(self, ctx, formatter)
+
     def format_help(self, ctx, formatter) -> None:
         with _whole_words(formatter):
             super().format_help(ctx, formatter)
@@ -102,6 +111,9 @@ class HnGroup(TyperGroup):
 
     def collect_usage_pieces(self, ctx) -> list[str]:
         return ["<command>", "[options]"]
+
+    def format_usage(self, ctx, formatter) -> None:
+        _usage(self, ctx, formatter)
 
     def format_help(self, ctx, formatter) -> None:
         with _whole_words(formatter):

@@ -65,6 +65,13 @@ def import_(values: dict, positional: list[str]) -> int:
                                    allow_secret_shaped=bool(values.get("allow_secret_shaped")))
     if values.get("json"):
         render.json_line(service.result_json(result))
+    elif render.on_terminal():  # (record's layout: short IDs, the author's name; a pipe keeps the lines)
+        from ..service.names import author_names
+        from . import terminal
+
+        first = [line.memory_id for line in result.lines][:1]
+        render.write(terminal.imported(result, author_names(repo, first).get(first[0], "") if first else "",
+                                       bool(values.get("no_color"))))
     else:
         render.lines(service.result_lines(result))
     if result.oversized:  # (stderr, with --json too: an agent reads it)

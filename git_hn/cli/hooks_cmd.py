@@ -40,7 +40,7 @@ def hooks_run_usage(args: list[str]) -> int:
     its usage error for anything else that names no hook (it said install's usage, without
     ``run``)."""
     if args[:1] in (["-h"], ["--help"]):
-        render.lines(["Usage: " + HOOKS_RUN_USAGE[len("usage: "):], "",
+        render.lines([HOOKS_RUN_USAGE, "",
                       "  What git-hn's hook wrappers run, with the hook's arguments and standard input; a",
                       "  team's own pre-push or post-rewrite hook may call it (see git-hn-hooks(1), HOOK",
                       "  MANAGERS)."])

@@ -298,7 +298,7 @@ PUBLISHER_WAIT = 600.0  # seconds: ``service.replication.background.WAIT`` (a te
 # ``version -h`` in the layout of every other command's help (typer's), which it does not go
 # through: the version answers without importing typer
 VERSION_HELP = """\
-Usage: git hn version [OPTIONS]
+usage: git hn version [OPTIONS]
 
   Print git-hn's version; with --json, one line of JSON with the protocol it
   speaks.

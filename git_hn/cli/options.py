@@ -310,6 +310,7 @@ IMPORT_OPTS = (
     Opt("--stream", "stream", "ID", help=STREAM_HELP),
     Opt("--allow-secret-shaped", "allow_secret_shaped", help="sign even if a draft looks like a credential"),
     Opt("--json", "json", help="print the result as one line of JSON"),
+    Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
 VIEW_OPTS = (
     Opt("--at", "at", "REV", help="query commit (default HEAD)"),

@@ -25,7 +25,7 @@ def reanchor_command(words: list[str], as_json: bool, drop: bool = False) -> int
     if as_json:
         render.json_line(reanchor.result_json(result))
     else:
-        render.lines(reanchor.result_lines(result))
+        render.lines(_capitalised(reanchor.result_lines(result)))
     advice.signed_notes([(path, f"memory {mid} names --path {one_line(path)}, which is not in commit "
                                 f"{result.new}; it is recorded as absent") for mid, path in result.absent])
     return 0
@@ -45,5 +45,12 @@ def _drop(words: list[str], as_json: bool) -> int:
     if as_json:
         render.json_line(reanchor.drop_json(result))
     else:
-        render.lines(reanchor.drop_lines(result))
+        render.lines(_capitalised(reanchor.drop_lines(result)))
     return 0
+
+
+def _capitalised(lines: list[str]) -> list[str]:
+    """The command's own lines start with a capital, as every other command's do (a newcomer
+    trial: ``dropped 1 unpublished memory …``); the hooks print the same text after ``git-hn: ``,
+    where it stays lowercase."""
+    return [line[:1].upper() + line[1:] for line in lines]

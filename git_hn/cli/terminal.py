@@ -418,6 +418,33 @@ def result(memory_id: str, env, replayed: bool = False, no_color: bool = False,
     return screen.text()
 
 
+IMPORTED_SHOWN = 10  # new IDs an import lists on a terminal (--json lists every one)
+
+
+def imported(result, name: str, no_color: bool = False, columns: int | None = None) -> str:
+    """What ``memory import`` appended, in ``result``'s layout: the count, the new short IDs,
+    the author (``name``: the signed one) and the stream; a replay says nothing was appended."""
+    screen = Screen(no_color, columns)
+    new = [line.memory_id for line in result.lines if not line.replayed]
+    present = len(result.lines) - len(new)
+    if new:
+        head = span((f"Imported {len(new)} {'memory' if len(new) == 1 else 'memories'}", "bold"))
+        if present:
+            head.append(f", {present} {'draft' if present == 1 else 'drafts'} already present", style=LABEL)
+        screen.line(head)
+        more = len(new) - IMPORTED_SHOWN
+        flow(screen, [*((short_id(i), ID) for i in new[:IMPORTED_SHOWN]), (f"and {more} more" if more > 0 else "",
+                                                                           LABEL)],
+             lead=labelled("New", ""))
+    else:
+        n = len(result.lines)
+        screen.line(Text(f"Replayed: {'the draft is' if n == 1 else f'all {n} drafts are'} already in the "
+                         "stream; nothing appended", style="yellow"))
+    screen.line(labelled("Author", who(name, result.actor, screen.width - 10)))
+    screen.line(labelled("Stream", short_id(result.stream)))
+    return screen.text()
+
+
 def already_retracted(target: str, retraction: str, no_color: bool = False) -> str:
     screen = Screen(no_color)
     screen.line(span(("Memory", ""), (short_id(target), ID), ("is already retracted by", ""),

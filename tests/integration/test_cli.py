@@ -27,7 +27,7 @@ def test_help_and_version(tmp_path):
     assert hn(tmp_path, "version", "--json").json() == {"version": VERSION, "protocol": "hn-memory/0"}
     # laid out as every other command's -h (it printed a lone lowercase usage line)
     help_text = hn(tmp_path, "version", "-h").out
-    assert help_text.startswith("Usage: git hn version [OPTIONS]\n\n  Print git-hn's version")
+    assert help_text.startswith("usage: git hn version [OPTIONS]\n\n  Print git-hn's version")
     assert "\nOptions:\n  --json      print one line of JSON\n  -h, --help  Show this message and exit.\n" in help_text
     assert help_text.split("Options:")[1] == hn(tmp_path, "memory", "show", "-h").out.split("Options:")[1].replace(
         "  --no-color  never colour the output on a terminal (also: NO_COLOR set,\n"

@@ -146,12 +146,12 @@ def test_every_command_help_has_a_clean_usage_line(tmp_path, path):
     r = hn(tmp_path, *path, "-h")
     assert (r.code, r.err) == (0, "")
     usage = r.out.splitlines()[0]
-    assert usage.startswith("Usage: git hn " + " ".join(path) + " [OPTIONS]")
+    assert usage.startswith("usage: git hn " + " ".join(path) + " [OPTIONS]")
     for leak in LEAKS:
         assert leak not in r.out, (leak, r.out)
     cmd = dict((tuple(p), c) for p, c, _u in docgen.tree())[tuple(path)]
     shown = [p.metavar for p in cmd.params if p.param_type_name == "argument" and not p.hidden and p.metavar]
-    assert usage == " ".join(["Usage: git hn", *path, "[OPTIONS]", *shown])
+    assert usage == " ".join(["usage: git hn", *path, "[OPTIONS]", *shown])
     for metavar in shown:  # every operand the usage line names is explained under Arguments
         assert re.search(rf"^Arguments:\n(  .*\n)*  {re.escape(metavar)}  \S", r.out, re.M), r.out
 
@@ -189,7 +189,7 @@ def test_commands_without_operands_show_none(tmp_path):
     for path in (["memory", "recall"], ["memory", "brief"], ["memory", "log"], ["policy", "init"],
                  ["init"], ["identity", "export"]):
         out = hn(tmp_path, *path, "-h").out
-        assert out.splitlines()[0] == f"Usage: git hn {' '.join(path)} [OPTIONS]"
+        assert out.splitlines()[0] == f"usage: git hn {' '.join(path)} [OPTIONS]"
         assert "Arguments:" not in out
 
 
@@ -198,7 +198,7 @@ def test_bare_memory_prints_the_groups_help(tmp_path, repo):
         r = hn(cwd, "memory")
         assert (r.code, r.err) == (0, "")
         assert r.out == hn(cwd, "memory", "-h").out
-        assert r.out.startswith("Usage: git hn memory <command> [options]\n")
+        assert r.out.startswith("usage: git hn memory <command> [options]\n")
         commands = r.out.split("Commands:\n", 1)[1]
         for name, cmd in app.click_command().commands["memory"].commands.items():
             first = (cmd.help or "").split("\n\n")[0].split()

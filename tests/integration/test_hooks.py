@@ -1872,7 +1872,7 @@ def test_hooks_run_says_its_own_usage(tmp_path):
     repo = make_repo(tmp_path / "r")
     r = hn(repo, "hooks", "run", "-h")
     assert r.code == 0 and r.out.startswith(
-        "Usage: git hn hooks run pre-push|post-rewrite|reference-transaction [ARGS]...\n"), r.out
+        "usage: git hn hooks run pre-push|post-rewrite|reference-transaction [ARGS]...\n"), r.out
     for args, why in (([], "missing the hook's name"), (["pre-commit"], 'unknown hook "pre-commit"')):
         r = hn(repo, "hooks", "run", *args)
         assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn hooks run pre-push|post-rewrite|"

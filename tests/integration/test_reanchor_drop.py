@@ -161,7 +161,7 @@ def test_drop_refuses_a_commit_a_branch_still_holds_and_names_the_tips_to_undo_o
     git(alice, "tag", "-d", "kept")
     [(ref, tip)] = [line.split() for line in before.splitlines() if line.startswith("refs/hn/memory/")]
     r = hn(alice, "memory", "reanchor", work[:12], "--drop")
-    assert r.code == 0 and f"\nundo: git update-ref {ref} {tip}\n" in r.out, r.out
+    assert r.code == 0 and f"\nUndo: git update-ref {ref} {tip}\n" in r.out, r.out
     assert _ids(alice) == [] and git(alice, "for-each-ref", "refs/hn/memory/") == ""
     git(alice, "update-ref", ref, tip)  # the undo the output names
     assert sorted(_ids(alice)) == sorted([decision, observation])
@@ -216,7 +216,7 @@ def test_drop_refuses_a_commit_another_worktrees_head_holds(tmp_path):
     assert refs_snapshot(alice) == before
     git(tmp_path / "wt", "checkout", "-q", "--detach", "HEAD~1")
     r = hn(alice, "memory", "reanchor", work[:12], "--drop")
-    assert r.code == 0 and r.out.startswith("dropped 1 unpublished memory of refs/hn/memory/"), (r.out, r.err)
+    assert r.code == 0 and r.out.startswith("Dropped 1 unpublished memory of refs/hn/memory/"), (r.out, r.err)
 
 
 def test_drop_goes_on_past_a_worktree_on_an_unborn_branch(tmp_path):
@@ -232,4 +232,4 @@ def test_drop_goes_on_past_a_worktree_on_an_unborn_branch(tmp_path):
     git(alice, "worktree", "add", "-q", str(tmp_path / "wt2"), "-b", "side")
     git(tmp_path / "wt2", "checkout", "-q", "--orphan", "newroot")
     r = hn(alice, "memory", "reanchor", c1, "--drop")
-    assert r.code == 0 and r.out.startswith("dropped 1 unpublished memory of refs/hn/memory/"), (r.out, r.err)
+    assert r.code == 0 and r.out.startswith("Dropped 1 unpublished memory of refs/hn/memory/"), (r.out, r.err)
