@@ -2,7 +2,7 @@
 # Loaded by git's completion for `git hn` (function _git_hn) and for the git-hn executable.
 _git_hn_words() {
     case "$1" in
-        "") words="sync init mcp setup demo hooks replication identity memory policy" ;;
+        "") words="init identity memory policy replication sync hooks mcp setup demo" ;;
         "demo") words="" ;;
         "hooks") words="install uninstall status" ;;
         "hooks install") words="--global" ;;
@@ -30,7 +30,7 @@ _git_hn_words() {
         "memory index verify") words="" ;;
         "memory log") words="--kind --actor --topic --path --subject --lifecycle --trust --query --max-count -n --graph --no-pager --no-color --json" ;;
         "memory reanchor") words="--drop --json" ;;
-        "memory recall") words="--at --subject --path --topic --kind --actor --lifecycle --trust --query --rank --max-records --max-content-bytes --max-bytes --cursor --include-untrusted --no-color --json --input" ;;
+        "memory recall") words="--at --subject --path --topic --kind --actor --lifecycle --trust --query --rank --max-records -n --max-content-bytes --max-bytes --cursor --include-untrusted --no-color --json --input" ;;
         "memory record") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
         "memory retract") words="--reason --stream --json --allow-secret-shaped --no-color" ;;
         "memory show") words="--json --no-color" ;;
@@ -71,19 +71,20 @@ _git_hn_value() {
             "memory recall --at"|"memory recall --cursor"|"memory recall --input"|\
             "memory recall --max-bytes"|"memory recall --max-content-bytes"|\
             "memory recall --max-records"|"memory recall --path"|"memory recall --query"|\
-            "memory recall --subject"|"memory recall --topic"|"memory record --actor"|\
-            "memory record --assumption"|"memory record --at"|"memory record --blob"|\
-            "memory record --blocker"|"memory record --completed"|"memory record --content"|\
-            "memory record --content-file"|"memory record --evidence"|"memory record --input"|\
-            "memory record --next-action"|"memory record --path"|"memory record --stream"|\
-            "memory record --subject"|"memory record --topic"|"memory retract --reason"|\
-            "memory retract --stream"|"memory supersede --actor"|"memory supersede --assumption"|\
-            "memory supersede --at"|"memory supersede --blob"|"memory supersede --blocker"|\
-            "memory supersede --completed"|"memory supersede --content"|\
-            "memory supersede --content-file"|"memory supersede --evidence"|\
-            "memory supersede --input"|"memory supersede --next-action"|"memory supersede --path"|\
-            "memory supersede --stream"|"memory supersede --subject"|"memory supersede --topic"|\
-            "memory view --at"|"memory view --output"|"replication select --actor"|\
+            "memory recall --subject"|"memory recall --topic"|"memory recall -n"|\
+            "memory record --actor"|"memory record --assumption"|"memory record --at"|\
+            "memory record --blob"|"memory record --blocker"|"memory record --completed"|\
+            "memory record --content"|"memory record --content-file"|"memory record --evidence"|\
+            "memory record --input"|"memory record --next-action"|"memory record --path"|\
+            "memory record --stream"|"memory record --subject"|"memory record --topic"|\
+            "memory retract --reason"|"memory retract --stream"|"memory supersede --actor"|\
+            "memory supersede --assumption"|"memory supersede --at"|"memory supersede --blob"|\
+            "memory supersede --blocker"|"memory supersede --completed"|\
+            "memory supersede --content"|"memory supersede --content-file"|\
+            "memory supersede --evidence"|"memory supersede --input"|\
+            "memory supersede --next-action"|"memory supersede --path"|"memory supersede --stream"|\
+            "memory supersede --subject"|"memory supersede --topic"|"memory view --at"|\
+            "memory view --output"|"replication select --actor"|\
             "replication select --max-attachment-bytes"|"replication select --max-events"|\
             "replication select --max-object-bytes"|"replication select --max-objects"|\
             "replication select --max-streams"|"replication select --max-total-bytes"|\

@@ -17,8 +17,15 @@ from .version import VERSION
 DATE = "2026-11-30"
 
 
+# the top-level commands in the order of ``git hn -h`` (``main.SUMMARY``): the memory commands
+# together, then whose memory to trust, then how it travels
+TOP_ORDER = ("init", "identity", "memory", "policy", "replication", "sync", "hooks", "mcp", "setup", "demo",
+             "version")
+
+
 def tree():
-    """(path, command) pairs for every leaf command, in definition order."""
+    """(path, command) pairs for every leaf command: the top-level ones in ``TOP_ORDER``, the
+    others in definition order."""
     from .cli.app import USAGE, click_command
 
     out = []
@@ -26,7 +33,10 @@ def tree():
     def walk(cmd, path):
         subs = getattr(cmd, "commands", None)
         if subs:
-            for name, sub in subs.items():
+            names = list(subs)
+            if not path:
+                names.sort(key=lambda n: TOP_ORDER.index(n) if n in TOP_ORDER else len(TOP_ORDER))
+            for name, sub in ((n, subs[n]) for n in names):
                 if getattr(sub, "hidden", False):
                     continue
                 walk(sub, path + [name])

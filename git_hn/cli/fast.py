@@ -20,9 +20,11 @@ def run_record(args: list[str], handoff: bool) -> int:
 
 
 def run_recall(args: list[str]) -> int:
+    from .log_cmd import git_counts
     from .recall_cmd import RECALL_USAGE, recall_command
 
-    values, positional = options.parse(args, options.RECALL_OPTS, RECALL_USAGE)
+    values, positional = options.parse(git_counts(args, options.RECALL_OPTS, bare=False), options.RECALL_OPTS,
+                                       RECALL_USAGE)
     if positional:
         raise options.stray(RECALL_USAGE, positional)
     return recall_command(values)

@@ -25,12 +25,13 @@ LOG_USAGE = ("usage: git hn memory log [--kind K] [--actor A] [--topic T] [--pat
              "[--lifecycle L] [--trust T] [--query TEXT] [-n N | -N] [--graph] [--no-pager] [--json]")
 
 
-def git_counts(args: list[str]) -> list[str]:
-    """``git log``'s count spellings as ``-n N``: ``-5`` and ``-n5`` (an option's own value, and
-    anything after ``--``, are left as they are)."""
+def git_counts(args: list[str], opts=None, bare: bool = True) -> list[str]:
+    """``git log``'s count spellings as ``-n N``: ``-5`` (with ``bare``) and ``-n5`` (an option's
+    own value, and anything after ``--``, are left as they are; ``opts``: the command's option
+    table, default log's)."""
     from .options import LOG_OPTS
 
-    takes_value = {o.name for o in LOG_OPTS if o.metavar is not None}
+    takes_value = {o.name for o in (opts or LOG_OPTS) if o.metavar is not None}
     out: list[str] = []
     i = 0
     while i < len(args):
@@ -41,7 +42,7 @@ def git_counts(args: list[str]) -> list[str]:
             out += [arg, args[i + 1]]
             i += 2
             continue
-        if len(arg) > 1 and arg[0] == "-" and arg[1:].isascii() and arg[1:].isdigit():
+        if bare and len(arg) > 1 and arg[0] == "-" and arg[1:].isascii() and arg[1:].isdigit():
             out += ["-n", arg[1:]]
         elif arg.startswith("-n") and arg[2:].isascii() and arg[2:].isdigit() and len(arg) > 2:
             out += ["-n", arg[2:]]

@@ -39,10 +39,6 @@ git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]...
 git hn memory show MEMORY [--json]
 git hn memory recall [filters] [bounds] [--json]
 git hn memory index rebuild|verify
-git hn replication select|show [REMOTE] ...
-git hn replication forget-anchors REMOTE [COMMIT]... [--dry-run] [--json]
-git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]
-git hn hooks install|uninstall|status [--global]
 git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
 git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]
 git hn memory log [filters] [-n N | -N] [--graph] [--no-pager] [--json]
@@ -52,12 +48,17 @@ git hn memory view [--at REV] [--output FILE] [--open]
 git hn memory reanchor OLD NEW|--drop [--json]
 git hn policy show [REV] [--json]
 git hn policy init | trust [ACTOR] [--kind KIND]... | untrust ACTOR|--kind KIND...
+git hn replication select|show [REMOTE] ...
+git hn replication forget-anchors REMOTE [COMMIT]... [--dry-run] [--json]
+git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]
+git hn hooks install|uninstall|status [--global]
 git hn mcp [--allow-write] [--repo PATH]
 git hn setup claude|codex|cursor|agents-md [--remove] [--print]
 git hn demo
 git hn version [--json]
 
-Run 'git hn <command> -h' for the options of a command.
+Run 'git hn <command> -h' for the options of a command. --no-color, after the command or
+before it (git hn --no-color memory log), turns colour off on a terminal.
 """
 
 GROUPS = {
@@ -310,6 +311,11 @@ Options:
 
 
 def dispatch(argv: list[str]) -> int:
+    # ``git hn --no-color <command>``: the option before the command, as Git takes ``-c`` there
+    # (a newcomer trial was told 'unknown command "--no-color"'); it applies to every command
+    render.no_color_first = argv[:1] == ["--no-color"]
+    while argv[:1] == ["--no-color"]:
+        argv = argv[1:]
     if not argv or argv[0] in ("help", *HELP):
         sys.stdout.write(SUMMARY)
         return 0

@@ -280,6 +280,7 @@ RECALL_OPTS = (
         once=True),
     Opt("--rank", "rank", "ORDER", help="default (newest first) or relevance (BM25; needs --query)"),
     Opt("--max-records", "max_records", "N", help="at most N records per page (default 20)"),
+    Opt("-n", "n", "N", help="the same as --max-records (git-hn, as in git hn memory log -n N)"),
     Opt("--max-content-bytes", "max_content_bytes", "N",
         help="at most N bytes of encoded content per page (default 65536); one matching memory larger than "
              "N fails the whole request (a memory is never cut), so this is no page size: --max-bytes is"),

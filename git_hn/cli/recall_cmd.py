@@ -14,7 +14,7 @@ from .commands import parse_int
 
 RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
 RECALL_FILTERS = ("at", "subject", "path", "topic", "kind", "actor", "lifecycle", "trust", "query", "rank",
-                  "max_records", "max_content_bytes", "max_bytes", "cursor", "include_untrusted")
+                  "max_records", "n", "max_content_bytes", "max_bytes", "cursor", "include_untrusted")
 
 
 def recall_command(values: dict) -> int:
@@ -31,12 +31,20 @@ def recall_command(values: dict) -> int:
         req, _at = core.parse_request(read_explicit(values["input"], LIMITS.max_request, option="--input"))
         doc, hidden = service.recall_counted(repo, req, from_input=True)
     else:
-        bounds = {name: parse_int(values.get(name[2:].replace("-", "_")), RECALL_USAGE, name)
-                  for name in ("--max-records", "--max-content-bytes", "--max-bytes")}
+        records = "--max-records"
+        if values.get("n") is not None:  # (git-hn: log's -n N, for a newcomer who typed recall -n 1)
+            if values.get("max_records") is not None:
+                from ..errors import UsageError
+
+                raise UsageError(f"{RECALL_USAGE}; give -n N or --max-records N once")
+            records, values = "-n", {**values, "max_records": values["n"]}
+        bounds = {name: parse_int(values.get(key), RECALL_USAGE, name)
+                  for name, key in ((records, "max_records"), ("--max-content-bytes", "max_content_bytes"),
+                                    ("--max-bytes", "max_bytes"))}
         for name, value in bounds.items():
             if value is not None and value <= 0:  # §7.4's text first, then which bound (a newcomer trial)
                 raise InputError(f"recall bounds must be positive; {name} takes 1 or more")
-        max_records, max_content = bounds["--max-records"], bounds["--max-content-bytes"]
+        max_records, max_content = bounds[records], bounds["--max-content-bytes"]
         from ..service.names import actor_filters
 
         repo = open_repo()

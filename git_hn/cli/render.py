@@ -19,6 +19,11 @@ import sys
 # the fetch-side hook) starts them before loading what its output needs
 
 
+# ``git hn --no-color <command>`` (set by ``main.dispatch`` for this run): as a command's own
+# ``--no-color``, for every command (``terminal.wants_colour``)
+no_color_first = False
+
+
 def json_line(value) -> None:
     from ..core import canonical
 

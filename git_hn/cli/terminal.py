@@ -3,7 +3,7 @@
 Only used when stdout is a terminal; piped or redirected output keeps the contract's line formats
 (``render.lines``) and never comes here, so rich is imported only on a terminal. Colour is off
 when ``NO_COLOR`` is set (any non-empty value), ``TERM`` is ``dumb`` or unset, or ``--no-color``
-is given; the layout stays the readable one.
+is given (after the command, or before it: ``git hn --no-color memory log``); the layout stays the readable one.
 
 Trust boundary: every string taken from a memory, an identity name, a remote or a ref is author
 text. It reaches the terminal only as the plain text of a rich ``Text`` span built here, after
@@ -55,7 +55,9 @@ def trust_style(trust: str) -> str:
 
 def wants_colour(no_color: bool = False) -> bool:
     """Colour on a terminal unless ``--no-color``, ``NO_COLOR`` (non-empty) or a dumb terminal."""
-    if no_color or os.environ.get("NO_COLOR"):
+    from . import render
+
+    if no_color or render.no_color_first or os.environ.get("NO_COLOR"):
         return False
     return os.environ.get("TERM", "") not in ("", "dumb")
 

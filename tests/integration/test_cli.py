@@ -166,7 +166,7 @@ def test_fast_and_typer_option_tables_agree(name):
     """Every ``git hn memory`` command parsed without typer declares the same options to typer."""
     opts = TABLES[name]
     cmd = appmod.click_command().commands["memory"].commands[name]
-    names = sorted(n for p in cmd.params for n in getattr(p, "opts", []) if n.startswith("--"))
+    names = sorted(n for p in cmd.params for n in getattr(p, "opts", []) if n.startswith("-"))
     assert names == sorted(o.name for o in opts)
     multiple = sorted(p.opts[0] for p in cmd.params if getattr(p, "multiple", False))
     assert multiple == sorted(o.name for o in opts if o.multiple)
@@ -233,7 +233,7 @@ def test_json_output_is_one_compact_line(inited):
 
 def test_recall_fast_and_typer_option_tables_agree():
     cmd = appmod.click_command().commands["memory"].commands["recall"]
-    names = sorted(n for p in cmd.params for n in getattr(p, "opts", []) if n.startswith("--"))
+    names = sorted(n for p in cmd.params for n in getattr(p, "opts", []) if n.startswith("-"))
     assert names == sorted(o.name for o in options.RECALL_OPTS)
     argv = ["--topic", "a", "--max-records=5", "--include-untrusted", "--kind", "x", "--kind", "y"]
     fast, pos = options.parse(argv, options.RECALL_OPTS, "usage")

@@ -61,3 +61,62 @@ def test_import_and_a_repeated_challenge_print_the_terminal_layout(tmp_path):
         assert re.fullmatch(r"Challenged with [0-9a-f]{12} outdated", lines[0]), lines
         assert lines[1] == f"Challenges {decision[7:19]}" and not FULL_ID.search("\n".join(lines))
     assert lines[-1] == "Replayed: existing memory returned; nothing appended"
+
+
+def test_recall_takes_n_as_max_records(tmp_path):
+    """A newcomer trial: ``recall -n 1`` was refused (with a hint at --max-records) while ``log
+    -n`` works. ``-n N`` (and ``-nN``) is --max-records, a git-hn extension; both at once are one
+    usage error."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    for i in range(3):
+        record_id(repo, content=f"decision {i}")
+    for args in (["-n", "1"], ["-n1"], ["-n=2"]):
+        doc = hn(repo, "memory", "recall", "--include-untrusted", "--json", *args).json()
+        assert (doc["matched"], doc["returned"]) == (3, int(args[-1][-1])), args
+    both = hn(repo, "memory", "recall", "-n", "1", "--max-records", "2")
+    assert (both.code, both.out) == (1, "")
+    assert both.err == ("git-hn: usage: git hn memory recall [filters] [bounds] [--json]; "
+                        "give -n N or --max-records N once\n")
+    assert hn(repo, "memory", "recall", "-n", "0").err == "git-hn: recall bounds must be positive; -n takes 1 or more\n"
+    assert "--input requires --json" in hn(repo, "memory", "recall", "--json", "--input", "-", "-n", "1").err
+    assert "-n N" in hn(repo, "memory", "recall", "-h").out
+
+
+def test_no_color_before_the_command(tmp_path):
+    """A newcomer trial: ``git hn --no-color memory …`` said 'unknown command "--no-color"'. It is
+    taken before any command, as Git takes ``-c`` there."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    record_id(repo, content="use JSON")
+    assert "\x1b[" in on_terminal(repo, [GIT_HN, "memory", "log"], 100, {"GIT_PAGER": "cat"})
+    out = on_terminal(repo, [GIT_HN, "--no-color", "memory", "log"], 100, {"GIT_PAGER": "cat"})
+    assert "\x1b" not in out and "use JSON" in out
+    out = on_terminal(repo, [GIT_HN, "--no-color", "memory", "recall", "--include-untrusted"], 100, {})
+    assert "\x1b" not in out and "use JSON" in out
+    r = hn(repo, "--no-color", "version")
+    assert r.code == 0 and r.out.startswith("git-hn ")
+    assert hn(repo, "memory", "recall").code == 0  # (in-process: the next run is coloured again)
+    from git_hn.cli import render
+
+    assert render.no_color_first is False
+
+
+def test_help_keeps_the_memory_commands_together(tmp_path):
+    """A newcomer trial: ``git hn -h`` listed replication, sync and hooks between two runs of
+    memory commands. Each command group is one run, in ``git hn -h`` and in git-hn(1)."""
+    def runs(words):
+        out = []
+        for w in words:
+            if not out or out[-1] != w:
+                out.append(w)
+        return out
+
+    summary = hn(tmp_path, "-h").out
+    groups = [line.split()[2] for line in summary.splitlines() if line.startswith("git hn ")]
+    assert len(runs(groups)) == len(set(groups)), runs(groups)
+    assert runs(groups)[:4] == ["init", "identity", "memory", "policy"]
+    man = (Path(__file__).resolve().parents[2] / "man" / "git-hn.1").read_text()
+    synopsis = man.split(".SH SYNOPSIS", 1)[1].split(".SH ", 1)[0]
+    words = [line.split()[2] for line in synopsis.splitlines() if line.startswith("git hn ")]
+    assert len(runs(words)) == len(set(words)) and runs(words)[:3] == ["init", "identity", "memory"], runs(words)
