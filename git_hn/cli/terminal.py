@@ -280,7 +280,7 @@ def recall(doc: dict, names: dict[str, str], no_color: bool = False, columns: in
     screen.line(Text(count, style=LABEL))
     shared = logcore.shared_names([*((names.get(row["id"], ""), row["actor"]) for row in rows), *known])
     for row in rows:
-        extra = tuple(x for x in (row["applicability"], row["evidence"]) if x not in QUIET)
+        extra = tuple(x for x in (row["applicability"], row["evidence"]) if x not in QUIET) + challenged(row)
         name = names.get(row["id"], "")
         header(screen, short_id(row["id"]), utc_timestamp(row["signedTimestamp"])[:10], name,
                logcore.actor_tag(name, row["actor"], shared), row["kind"], row["lifecycle"], row["trust"],
@@ -303,9 +303,17 @@ def digest(doc: dict, names: dict[str, str], no_color: bool = False, columns: in
     for row in doc["memories"]:
         name = names.get(row["id"], "")
         header(screen, short_id(row["id"]), utc_timestamp(row["signedTimestamp"])[:10], name,
-               logcore.actor_tag(name, row["actor"], shared), row["kind"], row["lifecycle"], row["trust"])
+               logcore.actor_tag(name, row["actor"], shared), row["kind"], row["lifecycle"], row["trust"],
+               challenged(row))
         content_line(screen, row["data"]["content"])
     return screen.text()
+
+
+def challenged(row: dict) -> tuple[str, ...]:
+    """A recall or digest row's mark when someone challenged it (``show``, ``log --graph`` and
+    the page say so; a newcomer trial found recall silent): ``challenged``, with the count past one."""
+    n = len(row.get("challengers") or ())
+    return () if not n else ("challenged",) if n == 1 else (f"challenged ({n})",)
 
 
 def show(doc: dict, no_color: bool = False, columns: int | None = None) -> str:

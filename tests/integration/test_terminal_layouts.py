@@ -120,3 +120,19 @@ def test_help_keeps_the_memory_commands_together(tmp_path):
     synopsis = man.split(".SH SYNOPSIS", 1)[1].split(".SH ", 1)[0]
     words = [line.split()[2] for line in synopsis.splitlines() if line.startswith("git hn ")]
     assert len(runs(words)) == len(set(words)) and runs(words)[:3] == ["init", "identity", "memory"], runs(words)
+
+
+def test_recall_on_a_terminal_marks_a_challenged_memory(tmp_path):
+    """A newcomer trial: show, log --graph and the page say a memory was challenged; recall on a
+    terminal did not. Its line ends with ``challenged`` (the count past one); piped and --json
+    output are the contract's, unchanged."""
+    repo, decision = _two_actors(tmp_path)
+    other = record_id(repo, content="another decision")
+    piped_before = hn(repo, "memory", "recall", "--include-untrusted").out
+    assert hn(repo, "memory", "challenge", decision, "--reason", "outdated").code == 0
+    lines = _pty(repo, "memory", "recall", "--include-untrusted", columns=120)
+    marked = [line for line in lines if line.startswith(decision[7:19])]
+    assert marked and marked[0].endswith(" challenged"), lines
+    assert not [line for line in lines if line.startswith(other[7:19]) and "challenged" in line]
+    piped = hn(repo, "memory", "recall", "--include-untrusted").out
+    assert "challenged" not in piped and piped.count("\n") == piped_before.count("\n")
