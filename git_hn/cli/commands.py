@@ -244,10 +244,11 @@ def policy_show_command(rev: str | None, as_json: bool) -> int:
     repo = open_repo()
     doc = service.policy_show(repo, rev or "HEAD")
     if as_json:
-        from .trust import names_hint
+        from .trust import absent_hint, names_hint
 
         render.json_line(doc)
         names_hint(repo, (doc.get("memory") or {}).get("trustedActors") or [])
+        absent_hint(repo, doc)
     else:
         from .trust import show_policy
 

@@ -96,6 +96,20 @@ def show_policy(repo, doc: dict) -> None:
         # commit's policy differs from the working tree's as a matter of course)
         render.hint(f".hn/policy.json in the working tree is not the policy at commit {doc['commit'][:12]}, which "
                     "is what this shows and what recall and brief read: commit it to apply it")
+    else:
+        absent_hint(repo, doc)
+
+
+def absent_hint(repo, doc: dict) -> None:
+    """``policy show`` (also with ``--json``) of HEAD without a memory policy, and none waiting in
+    the working tree: how to make one (a newcomer trial read ``Memory policy: absent`` and did
+    not know what to do)."""
+    if doc.get("memory") is None and doc["commit"] == repo.head_commit():
+        from ..service.policy_edit import differs_from_working
+
+        if not differs_from_working(repo, doc["commit"]):
+            render.hint("no memory policy at HEAD, so recall and the brief leave every memory out: git hn "
+                        "policy init writes one in .hn/policy.json trusting you; commit it to apply it")
 
 
 NAMES_SHOWN = 10  # trusted actors a names hint names

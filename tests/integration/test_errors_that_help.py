@@ -644,6 +644,20 @@ def test_policy_show_says_the_working_trees_policy_is_not_committed(inited):
     assert hn(inited, "policy", "show", "HEAD~1").err == ""  # (an older commit's differs as a matter of course)
 
 
+def test_policy_show_without_a_policy_says_how_to_make_one(inited):
+    """A newcomer trial: ``policy show`` said ``Memory policy: absent`` and nothing of ``policy
+    init``. With no policy at HEAD and none waiting in the working tree, one hint says it (with
+    --json too: stderr); an older commit's, or a file waiting to be committed, get no such hint."""
+    hint = ("git-hn: hint: no memory policy at HEAD, so recall and the brief leave every memory out: git hn "
+            "policy init writes one in .hn/policy.json trusting you; commit it to apply it\n")
+    for args in ((), ("--json",)):
+        r = hn(inited, "policy", "show", *args)
+        assert r.code == 0 and r.err == hint, r
+    assert "Memory policy: absent" in hn(inited, "policy", "show").out
+    assert hn(inited, "policy", "init").code == 0
+    assert "policy init" not in hn(inited, "policy", "show").err
+
+
 def test_show_says_why_a_memory_is_left_out_at_head_and_how_its_author_records_it_again(inited):
     """An agent trial: after an amend of a published commit, a verification vanished from recall
     and the brief, and ``show`` said only ``inapplicable (222150874e66)``. It says why (a hint on
@@ -898,8 +912,8 @@ LOG = "git hn memory log -h shows the options"
     (["memory", "import"], "missing FILE (- reads stdin); usage: git hn memory import FILE|- [--stream ID] "
                            "[--allow-secret-shaped] [--json]"),
     # the contract's usage texts stay first (§10.1), the reason after them
-    (["memory", "recall", "-n", "3"], "usage: git hn memory recall [filters] [bounds] [--json]; unknown option -n; "
-                                      "did you mean --max-records?"),
+    (["memory", "recall", "--max-record", "3"], "usage: git hn memory recall [filters] [bounds] [--json]; unknown "
+                                                "option --max-record; did you mean --max-records?"),
     (["memory", "recall", "--max-records", "0"], "recall bounds must be positive; --max-records takes 1 or more"),
     (["memory", "recall", "--max-content-bytes", "-1"],
      "recall bounds must be positive; --max-content-bytes takes 1 or more"),
