@@ -514,8 +514,9 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         # not an error (issue 13's `setup` installs that hook before the first commit)
         from ..core.limits import WARNING
 
-        sys.stdout.write(f"> {WARNING}\n\nNo memory yet: HEAD has no commit, and memory is anchored on "
-                         "commits (make a first commit: git commit).\n")
+        # (the advice in recall's and view's words: they fail there, as CONTRACT §10.0 has recall)
+        sys.stdout.write(f"> {WARNING}\n\nNo memory yet: HEAD has no commit yet, and memory is anchored on "
+                         "commits: make a first commit (git commit).\n")
         return 0
     left: dict = {}
     newer: list = []

@@ -725,7 +725,7 @@ def test_brief_on_an_unborn_head(tmp_path):
     repo.mkdir()
     git(repo, "init", "-q")
     r = hn(repo, "memory", "brief")  # (an empty brief that says what to do: see the session-start test)
-    assert (r.code, r.err) == (0, "") and "make a first commit: git commit" in r.out
+    assert (r.code, r.err) == (0, "") and "make a first commit (git commit)" in r.out
 
 
 # -- digest ------------------------------------------------------------------------------------
@@ -867,11 +867,20 @@ def test_the_session_start_brief_in_a_repository_without_commits_is_empty_not_an
     git(tmp_path, "init", "-q", str(repo))
     hook = subprocess.run(BRIEF_COMMAND, shell=True, cwd=repo, capture_output=True, text=True)
     assert (hook.returncode, hook.stderr) == (0, "")
-    assert hook.stdout == (f"> {WARNING}\n\nNo memory yet: HEAD has no commit, and memory is anchored on commits "
-                           "(make a first commit: git commit).\n")
+    assert hook.stdout == (f"> {WARNING}\n\nNo memory yet: HEAD has no commit yet, and memory is anchored on "
+                           "commits: make a first commit (git commit).\n")
     unborn = "git-hn: revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)\n"
     assert hn(repo, "memory", "brief", "--json").err == unborn
     assert hn(repo, "memory", "brief", "--at", "HEAD").err == unborn
+    # recall (CONTRACT §10.0 has it fail on an unborn HEAD) and view (which reads as recall does)
+    # fail with the same line: the brief's Markdown and they give the same advice (a newcomer trial
+    # found them disagreeing)
+    page = tmp_path / "page.html"
+    for args in (["memory", "recall"], ["memory", "recall", "--json"], ["memory", "view", "--output", str(page)]):
+        r = hn(repo, *args)
+        assert (r.code, r.out, r.err) == (1, "", unborn), args
+    assert not page.exists()
+    assert "HEAD has no commit yet" in hook.stdout and "make a first commit (git commit)" in hook.stdout
 
 
 @pytest.mark.parametrize("args,message", [
