@@ -253,7 +253,9 @@ LOG_OPTS = (
 _LIFECYCLE_TAIL = (
     Opt("--stream", "stream", "ID", help=STREAM_HELP, signed=True),
     Opt("--json", "json", help="print one line of JSON"),
-    Opt("--allow-secret-shaped", "allow_secret_shaped", help="sign even if the text looks like a credential"),
+    # (CONTRACT §10.6 lints a retraction's and a challenge's reason, their one free field)
+    Opt("--allow-secret-shaped", "allow_secret_shaped",
+        help="sign even if the reason looks like a credential (the secret lint checks --reason)"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
 RETRACT_OPTS = (Opt("--reason", "reason", "REASON", help="one token of a-z and 0-9 joined by -, such as "

@@ -136,3 +136,16 @@ def test_recall_on_a_terminal_marks_a_challenged_memory(tmp_path):
     assert not [line for line in lines if line.startswith(other[7:19]) and "challenged" in line]
     piped = hn(repo, "memory", "recall", "--include-untrusted").out
     assert "challenged" not in piped and piped.count("\n") == piped_before.count("\n")
+
+
+def test_challenge_and_retract_help_say_what_allow_secret_shaped_checks(tmp_path):
+    """A newcomer trial asked what ``challenge --allow-secret-shaped`` checks, a challenge having
+    no free text: CONTRACT §10.6 lints its reason (and keeps the option), so -h says so; a script
+    that passes it still signs."""
+    repo, decision = _two_actors(tmp_path)
+    for command in ("challenge", "retract"):
+        text = " ".join(hn(repo, "memory", command, "-h").out.split())
+        assert "--allow-secret-shaped sign even if the reason looks like a credential (the secret lint checks " \
+               "--reason)" in text, text
+    r = hn(repo, "memory", "challenge", decision, "--reason", "outdated", "--allow-secret-shaped", "--json")
+    assert r.code == 0 and r.json()["memoryId"].startswith("sha256:")
