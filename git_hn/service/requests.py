@@ -312,7 +312,10 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
         raise InputError("--blob must be supplied once per --path")
     commit = repo.resolve_commit(flags.at)
     subject = flags.subject or ""
-    topics = tuple(sorted({normalize_topic(t) for t in flags.topic}, key=lambda t: t.encode()))
+    # (surrogatepass: a --topic of bytes that are not UTF-8 reaches here as lone surrogates, and
+    # check_record refuses it with its words; a plain encode() raised first, an internal error)
+    topics = tuple(sorted({normalize_topic(t) for t in flags.topic},
+                          key=lambda t: t.encode("utf-8", "surrogatepass")))
     handoff = None
     lists = (flags.completed, flags.assumption, flags.blocker, flags.next_action)
     if kind == "handoff" or any(lists):
@@ -334,6 +337,8 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
     except ValidationError as exc:
         from ..core import hints  # error paths only
 
+        if exc.message == "memory attempt record has invalid fields" and record.attempt_outcome:
+            check_flag_outcome(record)  # (an --outcome that is no token: the valid ones, as for a typo)
         raise ValidationError(hints.append(exc.message, record_hint(exc.message, record,
                                                                     resolve=commit_of(repo)))) from None
     return RecordRequest(record, flags.stream, flags.actor, tuple(flags.topic))
@@ -380,6 +385,7 @@ class Words(NamedTuple):
     path: str
     handoff_lists: tuple[str, ...] = ()  # each handoff list's name, in HANDOFF_LISTS order
     handoff_unit: tuple[str, str] = ("", "")  # what an entry of a list is called: one, several
+    topic_one: str = "a topic"  # one topic, as an error names it
 
 
 FLAG_WORDS = Words(
@@ -387,7 +393,7 @@ FLAG_WORDS = Words(
     "--applies subject needs --subject ID", "", "--outcome", "kind verification needs --evidence TYPED-ID", "",
     "--completed, --assumption, --blocker and --next-action are only for kind handoff",
     "a --topic value contains a control character (an escape, a newline, a tab)", PATH_RULE,
-    ("--completed", "--assumption", "--blocker", "--next-action"), ("value", "values"))
+    ("--completed", "--assumption", "--blocker", "--next-action"), ("value", "values"), "each --topic value")
 INPUT_WORDS = Words(
     "evidence", f"content is non-blank UTF-8 text of at most {LIMITS.max_content} bytes",
     f"at most {LIMITS.max_topics} topics, each at most {LIMITS.max_topic} bytes",
@@ -415,6 +421,10 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
         return words.topic_controls
     if message == "memory record topics are invalid" and any(not t.strip() for t in record.topics or ()):
         return "a topic is never blank (spaces are trimmed)"
+    if message == "memory record topics are invalid" and not all(grammar.is_utf8(t) for t in record.topics or ()):
+        # (bytes that are not UTF-8 on a command line reach here as lone surrogates; the topic is
+        # not repeated)
+        return f"{words.topic_one} is UTF-8 text (a lone surrogate or a byte that is not UTF-8 is not)"
     fixed = {"memory record content is invalid": words.content, "memory record topics are invalid": words.topics,
              "memory applicability subject must match anchor": words.subject,
              "memory anchor commit is invalid": words.anchor,
