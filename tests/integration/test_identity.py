@@ -240,6 +240,7 @@ def test_init_refuses_a_name_with_a_direction_control(repo, name):
                "with --name NAME\n")
     r = hn(repo, "init", "--name", name)
     assert (r.code, r.out, r.err) == (1, "", refusal)
+    assert not (repo / ".git" / "hn").exists()  # (an audit: nothing private made, no cache either)
     git(repo, "config", "user.name", name)
     assert hn(repo, "init").err == refusal
     assert not (repo / ".git" / "hn" / "identities").exists()
