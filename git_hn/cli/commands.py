@@ -479,7 +479,7 @@ def sync_command(args: list[str]) -> int:
         render.lines(result.lines() + [result.summary()])
     message = result.exit_message()
     if message:
-        raise HnError(message)
+        raise HnError(message + result.failure_pointer(as_json))
     if result.compatibility and result.imported and not as_json:
         # (hooks install and an empty recall say a fetch imports nothing without a selection: a
         # newcomer whose sync then imported everything was told two things)

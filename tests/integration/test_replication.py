@@ -215,10 +215,14 @@ def test_json_output_and_independent_outcomes(world):
     r = hn(bob, "sync", "--json")
     assert r.code == 1
     assert r.err == ("git-hn: replication import phase failed for one or more exact selections; "
-                     "independently valid selections were promoted\n")
+                     f"independently valid selections were promoted; memory {missing} failed (dependency-missing): "
+                     "verify the full selection ID and retry when the exact ref is advertised (the outcomes of the "
+                     "JSON on stdout say why)\n")
     doc = json.loads(r.out)
     assert list(doc) == ["version", "remote", "outcomes", "verifiedEvents", "promoted", "importedMemories",
                          "published", "error"]
+    assert doc["error"] == ("replication import phase failed for one or more exact selections; "
+                            "independently valid selections were promoted")  # (§9.15's text: no pointer)
     kinds = [(o["kind"], o["id"], o["status"]) for o in doc["outcomes"]]
     assert kinds == sorted(kinds)
     by_id = {o["id"]: o for o in doc["outcomes"]}

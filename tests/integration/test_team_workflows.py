@@ -139,8 +139,11 @@ def test_a_failed_sync_that_promoted_nothing_does_not_say_it_promoted(tmp_path, 
     assert hn(bob, "replication", "select", "--memory", mem["stream"], "--max-total-bytes", "10").code == 0
     r = hn(bob, "sync")
     assert r.code == 1
+    # (an audit: stderr said only this; the reason and its fix were on stdout alone)
     assert r.err == ("git-hn: replication import phase failed for one or more exact selections; "
-                     "no selection was promoted\n")
+                     f"no selection was promoted; memory {mem['stream']} failed (over-budget): raise it above 10 "
+                     "with git hn replication select origin --max-total-bytes N (the Replication line above says "
+                     "why)\n")
     line = r.out.splitlines()[0]
     assert line.startswith(f"Replication memory {mem['stream']}: failed (over-budget): selection memory "
                            f"{mem['stream']} exceeded max-total-bytes budget: configured=10 measured=")

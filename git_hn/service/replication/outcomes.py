@@ -194,6 +194,28 @@ class SyncResult:
                     "independently valid selections were promoted")
         return ""
 
+    def failure_pointer(self, as_json: bool = False) -> str:
+        """git-hn, for the stderr line only (``--json``'s ``error`` keeps §9.15's text): after
+        "failed for one or more exact selections", the first failure and what to do about it,
+        and where each is listed (an audit: a hostile or over-budget remote's sync said only that
+        on stderr, the budget and how to raise it being on stdout); "" when none failed."""
+        failed = [o for o in self.sorted_outcomes(current=False)
+                  if o.status not in ("promoted", "skipped", UP_TO_DATE)]
+        if not failed or self.import_error or self.publication_error:
+            return ""
+        first = failed[0]
+        why = one_line(first.fields.get("recovery") or first.fields.get("diagnostic") or "")
+        if len(why) > 200:  # (a long diagnostic, of IDs mostly: the status names the reason)
+            why = ""
+        many = len(failed) > 1
+        which = f"the first of {len(failed)} failures: " if many else ""
+        if as_json:
+            where = "the outcomes of the JSON on stdout say " + ("each" if many else "why")
+        else:
+            where = "the Replication lines above say each" if many else "the Replication line above says why"
+        return (f"; {which}{first.kind} {first.id} failed ({first.status})" + (f": {why}" if why else "")
+                + f" ({where})")
+
     @property
     def imported(self) -> int:
         return sum(o.imported for o in self.outcomes if o.status == "promoted" or o.prefix) + self.earlier_imported
