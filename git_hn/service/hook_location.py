@@ -68,7 +68,20 @@ class Location:
             doc = json.loads(data)
             return {h["name"]: h for h in doc["hooks"]} if doc.get("version") == 1 else {}
         except (ValueError, KeyError, TypeError, AttributeError):
-            raise LocalStateError(f"hook record {self.record} is invalid") from None
+            raise LocalStateError(self.invalid_record()) from None
+
+    def invalid_record(self) -> str:
+        """The error for a record that cannot be read, and the safe way out (an audit: "garbage
+        hooks.json gives only hook record …/hooks.json is invalid"). The record is git-hn's own
+        list of what it installed; once it is removed, ``hooks install`` recognizes git-hn's
+        wrappers in the directory and takes them on again, their chained hooks included, so that
+        ``uninstall`` then puts each chained hook back."""
+        import shlex
+
+        where = "" if self.private_root is not None else " --global"
+        return (f"hook record {self.record} is invalid; it only lists the hooks git-hn installed in {self.dir}: "
+                f"remove it (rm {shlex.quote(self.record)}), then git hn hooks install{where} takes git-hn's "
+                "hooks there on again (your own chained hooks stay)")
 
     def save(self, hooks: dict) -> None:
         if not hooks:

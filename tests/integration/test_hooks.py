@@ -99,6 +99,34 @@ def test_existing_pre_push_hook_is_chained_and_restored(tmp_path):
     assert sorted(p.name for p in hook.parent.iterdir() if not p.name.endswith(".sample")) == ["pre-push"]
 
 
+def test_an_unreadable_hook_record_says_how_to_recover_and_the_way_works(tmp_path):
+    """An audit: garbage in ``.git/hn/hooks.json`` gave ``hook record …/hooks.json is invalid``
+    alone for ``hooks status`` and ``uninstall``. The error says what to do, and doing it (remove
+    the record, install again) ends with the user's own chained hook back in place."""
+    import shlex
+
+    a = make_repo(tmp_path / "a")
+    hook = a / ".git" / "hooks" / "pre-push"
+    original = b"#!/bin/sh\necho mine\n"
+    hook.write_bytes(original)
+    os.chmod(hook, 0o755)
+    assert hn(a, "hooks", "install").code == 0
+    record = a / ".git" / "hn" / "hooks.json"
+    record.write_bytes(b"{garbage")
+    before = sorted(p.name for p in hook.parent.iterdir())
+    expected = (f"git-hn: hook record {record} is invalid; it only lists the hooks git-hn installed in "
+                f"{hook.parent}: remove it (rm {shlex.quote(str(record))}), then git hn hooks install takes "
+                "git-hn's hooks there on again (your own chained hooks stay)\n")
+    for which in ("status", "uninstall", "install"):
+        r = hn(a, "hooks", which)
+        assert (r.code, r.out, r.err) == (1, "", expected), which
+    assert sorted(p.name for p in hook.parent.iterdir()) == before and record.read_bytes() == b"{garbage"
+    record.unlink()
+    assert hn(a, "hooks", "install").code == 0
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert hook.read_bytes() == original
+
+
 def test_uninstall_refuses_a_changed_wrapper(clones):
     _remote, a, _b = clones
     wrapper = a / ".git" / "hooks" / "pre-push"
