@@ -114,6 +114,12 @@ def read_export(path: str) -> Identity:
     try:
         return parse_record(data)
     except LocalStateError as exc:
+        if not data.lstrip(b" \t\r\n").startswith(b"{"):
+            # (an audit: a file of the raw private key alone got "read identity record: unexpected
+            # trailing JSON"; what the file holds is not repeated, it may be that key)
+            raise InputError(f"identity file {shown} is not an identity export: git hn identity import reads "
+                             "the JSON file that git hn identity export --output FILE writes in a clone holding "
+                             "the identity (a key alone cannot be imported)") from None
         raise InputError(f"identity file {shown} is not a valid identity: {exc.message}") from None
 
 

@@ -533,6 +533,16 @@ def test_identity_import_checks_the_file_and_never_replaces_a_key(inited, tmp_pa
     os.write(fd, json.dumps({**record, "privateKey": other["privateKey"]}, indent=2).encode())
     os.close(fd)
     refused(forged, f"identity file {forged} is not a valid identity: identity key pair does not match")
+    # an audit: the raw private key alone got "read identity record: unexpected trailing JSON"
+    for raw in (record["privateKey"], "0" + record["privateKey"], ""):
+        bare = tmp_path / "bare.key"
+        bare.unlink(missing_ok=True)
+        fd = os.open(bare, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, raw.encode() + b"\n")
+        os.close(fd)
+        refused(bare, f"identity file {bare} is not an identity export: git hn identity import reads the JSON file "
+                      "that git hn identity export --output FILE writes in a clone holding the identity (a key "
+                      "alone cannot be imported)")
     for err in errors:
         assert record["privateKey"] not in err and other["privateKey"] not in err
     assert not (target / ".git" / "hn" / "identities").exists() or \
