@@ -121,6 +121,18 @@ def _object(parent: dict, key: str, rel: str, create: bool) -> dict | None:
     return value
 
 
+def check_server_entry(entry, rel: str, where: str, shape: str = "an object") -> None:
+    """An existing ``git-hn`` server entry is left as is only when it is a server definition (an
+    object with a ``command`` or a ``url`` string): an audit's ``"git-hn": 5`` was reported as
+    "already configured; left as is", and setup said done, while no agent could start it. The
+    entry is the user's, so it is not replaced: they are told to fix or remove it."""
+    if isinstance(entry, dict) and any(isinstance(entry.get(k), str) and entry[k] for k in ("command", "url")):
+        return
+    raise InputError(f"{rel}: {where} is not a server definition ({shape} with a command or a url), so no "
+                     f"agent can start it; not changed: remove that entry (setup then writes its own) or fix it, "
+                     "then run this setup again")
+
+
 class JsonServer(Edit):
     """``mcpServers.git-hn`` in a Claude Code or Cursor MCP file. An existing ``git-hn`` entry
     with other values (the user's own, say with ``--allow-write``) is left as is."""
@@ -133,6 +145,7 @@ class JsonServer(Edit):
         servers = _object(doc, "mcpServers", rel, create=True)
         if content.SERVER in servers:
             if servers[content.SERVER] != self.server:
+                check_server_entry(servers[content.SERVER], rel, f'"mcpServers"."{content.SERVER}"')
                 self.note = f"an MCP server named {content.SERVER} is already configured; left as is"
             return data if data is not None else _dump_json(doc, indent, newline, rel)
         servers[content.SERVER] = copy.deepcopy(self.server)
@@ -301,6 +314,7 @@ class TomlServer(Edit):
         servers = doc.get("mcp_servers")
         if isinstance(servers, dict) and content.SERVER in servers:
             if servers[content.SERVER] != TOML_TABLE:
+                check_server_entry(servers[content.SERVER], rel, f"mcp_servers.{content.SERVER}", "a table")
                 self.note = f"an MCP server named {content.SERVER} is already configured; left as is"
             return data if data is not None else TOML_BLOCK.encode()
         new = text

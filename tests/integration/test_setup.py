@@ -441,6 +441,11 @@ def test_remove_names_a_hook_group_the_user_added_to_and_keeps_it(inited):
     (".claude/settings.json", b'{"hooks": {"SessionStart": {}}}\n',
      '.claude/settings.json: "hooks.SessionStart" is not a JSON array; not changed'),
     ("CLAUDE.md", None, "CLAUDE.md is not a regular file; not changed"),
+    # an audit: "git-hn": 5 was "already configured; left as is", and setup said done
+    *((".mcp.json", b'{"mcpServers": {"git-hn": %s}}\n' % entry,
+       '.mcp.json: "mcpServers"."git-hn" is not a server definition (an object with a command or a url), so no '
+       "agent can start it; not changed: remove that entry (setup then writes its own) or fix it, then run this "
+       "setup again") for entry in (b"5", b"null", b'"git hn mcp"', b"{}", b'{"command": ""}', b'{"args": ["x"]}')),
 ])
 def test_invalid_files_are_refused_before_anything_is_written(inited, rel, data, message):
     path = inited / rel
@@ -454,6 +459,18 @@ def test_invalid_files_are_refused_before_anything_is_written(inited, rel, data,
     assert r.code == 1 and r.out == ""
     assert r.err == f"git-hn: {message}\n"
     assert tree(inited) == before
+
+
+def test_a_codex_git_hn_entry_that_is_no_server_is_refused(inited):
+    (inited / ".codex").mkdir()
+    data = b'[mcp_servers]\ngit-hn = 5\n'
+    (inited / ".codex/config.toml").write_bytes(data)
+    r = hn(inited, "setup", "codex")
+    assert (r.code, r.out) == (1, "")
+    assert r.err == ("git-hn: .codex/config.toml: mcp_servers.git-hn is not a server definition (a table with a "
+                     "command or a url), so no agent can start it; not changed: remove that entry (setup then "
+                     "writes its own) or fix it, then run this setup again\n")
+    assert (inited / ".codex/config.toml").read_bytes() == data and not (inited / "AGENTS.md").exists()
 
 
 def test_toml_that_cannot_take_the_table_is_refused(inited):
