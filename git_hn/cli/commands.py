@@ -41,6 +41,7 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
     else:
         repo = open_repo()
         notes: list = []
+        flags.evidence = _evidence(repo, flags.evidence)
         req = request_from_flags(repo, flags, kind="handoff" if handoff else None, notes=notes)
         result = service.record(repo, req, allow_secret_shaped=allow)
         advice.signed_notes(notes)
@@ -130,6 +131,25 @@ def _target(repo, query: str) -> str:
     return query if is_digest_id(query) else show.resolve(repo, query)
 
 
+def _evidence(repo, items: list[str]) -> list[str]:
+    """``--evidence memory:<prefix>`` (git-hn, the command line only): each ``memory:`` item that
+    names a memory by a unique prefix of at least 8 hex digits (``sha256:`` optional), as ``show``
+    takes it, becomes that memory's full typed ID before anything is signed, with ``show``'s
+    errors for an unknown or ambiguous prefix. A newcomer trial: ``challenge -h`` says "give it as
+    --evidence memory:ID" and the README "a short ID works wherever a memory is named", yet
+    ``memory:deea7652947b`` was refused. What is signed is always the full ID; request documents
+    (``--input``, MCP) keep the contract's strict form."""
+    from ..core.grammar import is_typed_evidence
+    from ..service import show
+
+    out = []
+    for item in items:
+        if item.startswith("memory:") and not is_typed_evidence(item) and show.is_query(item[len("memory:"):]):
+            item = "memory:" + show.resolve(repo, item[len("memory:"):])
+        out.append(item)
+    return out
+
+
 def supersede_command(values: dict, positional: list[str]) -> int:
     from ..service import lifecycle
     from ..service.requests import RecordFlags, read_explicit, request_from_flags, request_from_input
@@ -159,6 +179,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
 
         repo = open_repo()
         target = _target(repo, query)
+        flags.evidence = _evidence(repo, flags.evidence)
         # an edited text is kept, and named by the error, until it is signed (as COMMIT_EDITMSG)
         with EditFile(repo) as edit:
             notes: list = []
@@ -220,7 +241,7 @@ def lifecycle_command(operation: str, target: str | None, reason: str | None, ev
         result = lifecycle.retract(repo, target, reason, stream,
                                    allow_secret_shaped=allow_secret_shaped)
     else:
-        result = lifecycle.challenge(repo, target, reason, evidence, stream,
+        result = lifecycle.challenge(repo, target, reason, _evidence(repo, evidence), stream,
                                      allow_secret_shaped=allow_secret_shaped)
     if as_json:
         render.json_line(lifecycle.result_json(result))

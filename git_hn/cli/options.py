@@ -48,8 +48,8 @@ RECORD_FIELDS = (
     Opt("--actor", "actor", "A", help="must equal the active identity's actor", signed=True),
     Opt("--topic", "topic", "T", multiple=True, help="topic label (repeatable)"),
     Opt("--evidence", "evidence", "TYPED-ID", multiple=True,
-        help="typed evidence: git:<oid>, event:sha256:<id> or memory:sha256:<id> (repeatable; "
-             "a verification needs one)"),
+        help="typed evidence: git:<oid>, event:sha256:<id> or memory:sha256:<id>, where a short "
+             "memory ID is resolved to its full one (repeatable; a verification needs one)"),
     Opt("--path", "path", "P", multiple=True, help="anchored repository-relative path (repeatable)"),
     Opt("--blob", "blob", "B", multiple=True, help="expected blob of each --path (once per --path)"),
     Opt("--completed", "completed", "TEXT", multiple=True, help="handoff: completed item"),
@@ -264,7 +264,9 @@ CHALLENGE_OPTS = (Opt("--reason", "reason", "REASON", help="one token of a-z and
                                                            "evidence-mismatch (to explain in words, record "
                                                            "an observation and give it as --evidence "
                                                            "memory:ID)", signed=True),
-                  Opt("--evidence", "evidence", "TYPED-ID", multiple=True, help="typed evidence (repeatable)"),
+                  Opt("--evidence", "evidence", "TYPED-ID", multiple=True,
+                      help="typed evidence: git:<oid>, event:sha256:<id> or memory:sha256:<id>, where a short "
+                           "memory ID is resolved to its full one (repeatable)"),
                   ) + _LIFECYCLE_TAIL
 
 RECALL_OPTS = (

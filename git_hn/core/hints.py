@@ -119,10 +119,12 @@ def append(message: str, hint: str) -> str:
     return f"{message}; {hint}" if hint else message
 
 
-def evidence(items, max_items: int, is_typed, resolve=None, name: str = "--evidence") -> str:
+def evidence(items, max_items: int, is_typed, resolve=None, name: str = "--evidence", memory=None) -> str:
     """What ``--evidence`` takes, after ``memory <record|challenge> evidence is invalid``: for an
     item ``git:<revision>`` that ``resolve`` (revision -> full commit ID, or None) turns into a
-    commit, that commit's full typed ID; else the typed forms. The item given is not repeated."""
+    commit, that commit's full typed ID; for an item ``memory:<prefix>`` that ``memory`` (prefix
+    -> full memory ID, or None) turns into one memory, its full typed ID (a request document takes
+    full IDs only); else the typed forms. The item given is not repeated."""
     bad = next((e for e in items if not is_typed(e)), None)
     if bad is None:
         return f"each {name} item once" if len(set(items)) != len(items) \
@@ -133,6 +135,10 @@ def evidence(items, max_items: int, is_typed, resolve=None, name: str = "--evide
             # (kept refusing, not resolved: evidence is signed as given, for good, and §10.2 keeps
             # it so; a trial asked why --at takes HEAD and --evidence not: the error says it)
             return f"{name} takes a full commit ID, not a revision name (evidence is signed as given): git:{full}"
+    if bad.startswith("memory:") and memory is not None:
+        full = memory(bad[len("memory:"):])
+        if full:
+            return f"{name} takes a full memory ID, not a prefix (evidence is signed as given): memory:{full}"
     return f"{name} is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"
 
 

@@ -479,10 +479,10 @@ def challenge(repo: Repo, target: str, reason: str, evidence: list[str], stream:
     if (len(items) > LIMITS.max_evidence or len(set(items)) != len(items)
             or not all(grammar.is_typed_evidence(e) for e in items)):
         from ..core import hints  # error paths only
-        from .requests import commit_of
+        from .requests import commit_of, memory_of
 
         raise ValidationError(hints.append("memory challenge evidence is invalid", hints.evidence(
-            items, LIMITS.max_evidence, grammar.is_typed_evidence, commit_of(repo))))
+            items, LIMITS.max_evidence, grammar.is_typed_evidence, commit_of(repo), memory=memory_of(repo))))
     lint(None, reason, allow_secret_shaped=allow_secret_shaped, raw_reason=raw_reason)
     ident = identmod.load_active(repo)
     check_cited_evidence(repo, items, "challenge")

@@ -356,6 +356,21 @@ def check_flag_outcome(record: Record) -> None:
                          + hints.choice(record.attempt_outcome, ATTEMPT_OUTCOMES))
 
 
+def memory_of(repo):
+    """prefix -> the one verified memory's full ID it names (as ``show`` finds it), or None (for
+    an error's hint: never raises)."""
+    def resolve(query: str) -> str | None:
+        from ..errors import HnError
+        from .show import is_query, resolve as find
+
+        try:
+            return find(repo, query) if is_query(query) else None
+        except HnError:
+            return None
+
+    return resolve
+
+
 def commit_of(repo):
     """revision -> its full commit ID, or None (for an error's hint: never raises)."""
     def resolve(rev: str) -> str | None:
@@ -407,7 +422,7 @@ INPUT_WORDS = Words(
     tuple(f"handoff.{name}" for name in HANDOFF_LISTS), ("entry", "entries"))
 
 
-def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve=None) -> str:
+def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve=None, memory=None) -> str:
     """What to change after ``check_record`` refused a record (issue 14), in ``words``: those of
     the flags or those of a request document (``--input``, the MCP write tools, from which an
     agent corrects itself). The valid kinds or modes with the closest one, the field a kind
@@ -437,7 +452,7 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
         return fixed[message]
     if message == "memory record evidence is invalid":
         return hints.evidence(record.evidence, LIMITS.max_evidence, grammar.is_typed_evidence, resolve,
-                              name=words.evidence)
+                              name=words.evidence, memory=memory)
     if message == "memory record kind is unsupported":
         return ("a kind is required; " if not kind else "") + hints.choice(kind, KINDS)
     if message == "memory applicability mode is unsupported":
@@ -652,5 +667,6 @@ def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None
     except ValidationError as exc:
         from ..core import hints  # error paths only
 
-        raise ValidationError(hints.append(exc.message, record_hint(exc.message, record, INPUT_WORDS))) from None
+        raise ValidationError(hints.append(exc.message, record_hint(exc.message, record, INPUT_WORDS,
+                                                                    memory=memory_of(repo)))) from None
     return RecordRequest(record, stream, actor, raw_topics)

@@ -11,7 +11,7 @@ import json
 
 from agent_helpers import second_identity, switch
 from helpers import git, hn, refs_snapshot
-from independent import append_by_hand
+from independent import append_by_hand, verify_commit
 from test_agent_mcp import document, run, text
 
 ABSENT = "memory:sha256:" + "d" * 64
@@ -139,3 +139,61 @@ def test_every_other_signing_path_refuses_it_alike(inited):
     answers, after = run(inited, body, "--allow-write")
     assert [(a.is_error, text(a)) for a in answers] == [(True, REFUSED[:-1])] * 2
     assert after == before
+
+
+def _evidence_of(repo, memory_id):
+    """The evidence as signed (read and verified by the independent checker)."""
+    env = verify_commit(repo, hn(repo, "memory", "show", memory_id, "--json").json()["commit"])
+    return (env.get("record") or env)["evidence"]
+
+
+def test_a_short_memory_id_works_as_evidence_on_the_command_line(inited):
+    """A newcomer trial: ``challenge -h`` says "give it as --evidence memory:ID" and the README "a
+    short ID works wherever a memory is named", yet ``--evidence memory:deea7652947b`` was refused.
+    On the command line a unique prefix (8+ hex digits, ``sha256:`` optional) is resolved as
+    ``show`` resolves it, and the full ID is what is signed."""
+    held = _record(inited, content="held").json()["memoryId"]
+    short, full = held[len("sha256:"):][:12], f"memory:{held}"
+    cites = _record(inited, "--evidence", f"memory:{short}", content="cites").json()["memoryId"]
+    assert _evidence_of(inited, cites) == [full]
+    r = hn(inited, "memory", "handoff", "--json", "--at", "HEAD", "--applies", "exact", "--content", "h",
+           "--evidence", f"memory:sha256:{short[:8]}", "--next-action", "go on")
+    assert _evidence_of(inited, r.json()["memoryId"]) == [full]
+    r = hn(inited, "memory", "supersede", cites[len("sha256:"):][:8], "--json", "--content", "again",
+           "--evidence", f"memory:{short}")
+    assert _evidence_of(inited, r.json()["memoryId"]) == [full]
+    switch(inited, second_identity(inited))
+    r = hn(inited, "memory", "challenge", held, "--reason", "outdated", "--evidence", f"memory:{short}", "--json")
+    assert _evidence_of(inited, r.json()["memoryId"]) == [full]
+    # an unknown prefix gets show's error, and nothing is signed
+    before = refs_snapshot(inited)
+    for args in (("memory", "challenge", held, "--reason", "outdated"),
+                 ("memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "x")):
+        r = hn(inited, *args, "--evidence", "memory:0000000000")
+        assert (r.code, r.out) == (1, "")
+        assert r.err.startswith('git-hn: memory 0000000000 was not found in verified local or accepted streams'), r.err
+    assert refs_snapshot(inited) == before
+
+
+def test_a_request_document_takes_full_memory_ids_and_the_refusal_names_the_one_to_use(inited):
+    """``--input`` and the MCP tools keep the contract's strict request form; the refusal gives
+    the full ID the prefix names, as it does for ``git:HEAD``."""
+    held = _record(inited, content="held").json()["memoryId"]
+    short = held[len("sha256:"):][:12]
+    before = refs_snapshot(inited)
+    draft = {"version": 0, "kind": "decision", "content": "x", "anchor": {"commit": git(inited, "rev-parse", "HEAD")},
+             "applicability": {"mode": "descendants"}, "topics": [], "evidence": [f"memory:{short}"]}
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(draft).encode())
+    assert (r.code, r.err) == (1, "git-hn: memory record evidence is invalid; evidence takes a full memory ID, not a "
+                                  f"prefix (evidence is signed as given): memory:{held}\n")
+    switch(inited, second_identity(inited))
+
+    async def body(client):
+        return await client.call_tool("memory_challenge", {"memory": held, "reason": "outdated",
+                                                           "evidence": [f"memory:{short}"]})
+
+    refused = run(inited, body, "--allow-write")
+    assert refused.is_error is True
+    assert text(refused).startswith("git-hn: memory challenge evidence is invalid; ")
+    assert text(refused).endswith(f"takes a full memory ID, not a prefix (evidence is signed as given): memory:{held}")
+    assert refs_snapshot(inited) == before
