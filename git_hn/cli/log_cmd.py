@@ -109,6 +109,12 @@ def log(values: dict, positional: list[str]) -> int:
 
         # without an identity, record fails: the first step is init (a newcomer trial)
         first = "" if active_actor(repo) else "create your identity with git hn init --name NAME, then "
+        from ..service import unimported
+
+        waiting = "" if team else unimported.hint(repo)
+        if waiting:  # (a newcomer trial: a saved selection had imported nothing; the sync comes first)
+            render.hint(f"no memory here yet: {waiting}; to add your own, {first}record one with git hn memory record")
+            return 0
         render.hint(f"no memory here yet: {first}record one with git hn memory record" +
                     (f"; {team}, then git hn sync" if team else ""))
         return 0

@@ -340,6 +340,30 @@ def test_an_empty_log_on_a_terminal_says_why_it_is_empty(tmp_path, bare_remote):
     assert on_terminal(repo, [git_hn, "memory", "log", "-n", "0"], 80, {"GIT_PAGER": "cat"}, both=True) == ("", "")
 
 
+def test_an_empty_log_with_a_saved_selection_points_to_the_sync(tmp_path, bare_remote):
+    """A newcomer trial: a fresh clone with hooks, ``replication select --all`` and a ``git fetch``
+    (which moved no branch, so imported nothing) got "create your identity …, then record one"
+    while the remote held memories: with a selection saved, the log points to the sync first."""
+    from helpers import shared_remote
+
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    _rec(alice, content="one")
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(remote), str(bob))
+    assert hn(bob, "hooks", "install").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    git(bob, "fetch", "-q")
+    r = hn(bob, "memory", "log")
+    assert (r.code, r.out, r.err) == (0, "", "git-hn: hint: no memory here yet: nothing is imported from origin yet, "
+                                             "though its replication selection is saved: git hn sync origin imports "
+                                             "what it selects (a git fetch imports only when it moves a branch); to "
+                                             "add your own, create your identity with git hn init --name NAME, then "
+                                             "record one with git hn memory record\n")
+    assert hn(bob, "sync").code == 0  # (the way it names works)
+    assert hn(bob, "memory", "log").out.count("\n") == 1
+
+
 def test_an_empty_log_says_so_in_a_pipe_too(tmp_path):
     """A newcomer trial: ``memory log`` with no memory printed nothing at all when piped (the
     hint was for terminals only); stdout stays empty, stderr says what to do, as recall's
