@@ -90,16 +90,34 @@ def _absent_at(repo: Repo, done: list, commit: str) -> list[tuple[str, str]]:
 
 
 def _old_commit(repo: Repo, rev: str) -> str:
-    """OLD as a full commit ID: a revision, or a full ID of a commit that is no longer here at all
-    (``git gc`` pruned it after its reflog expired; ``git hn sync`` names it in full)."""
+    """OLD as a full commit ID: a revision, or the ID of a commit that is no longer here at all
+    (``git gc`` pruned it after its reflog expired): in full, or by a prefix that names one anchor
+    commit of the memories here, such as the 12 hex digits ``git hn sync`` and ``push`` print (a
+    newcomer trial: the error said "named by its full ID, as git hn sync prints it", and sync
+    printed 12)."""
     try:
         return repo.resolve_commit(rev)
     except InputError as exc:
         if is_oid(rev) and len(rev) == repo.oid_hex_len and repo.git.object_info(rev) is None:
             return rev
         if 4 <= len(rev) < repo.oid_hex_len and all(c in "0123456789abcdef" for c in rev):
-            raise InputError(f"{exc.message}; a commit that is no longer here is named by its full ID, "
-                             "as git hn sync prints it") from None
+            from ..store import stateview
+
+            try:
+                with stateview.current(repo) as view:
+                    anchors = view.anchors(rev)
+            except HnError:
+                anchors = []
+            if len(anchors) == 1:
+                if repo.git.object_info(anchors[0]) is None:
+                    return anchors[0]
+                raise  # (a commit that is here, which Git found ambiguous among its objects)
+            if len(anchors) > 1:
+                raise InputError(f"{exc.message}; it begins more than one memory anchor commit here: give more of "
+                                 "its hex digits, or its full ID") from None
+            raise InputError(f"{exc.message}; nor does any memory here name a commit beginning so (a commit that "
+                             "is no longer here is named by its full ID, or by the first digits git hn sync "
+                             "prints)") from None
         raise
 
 

@@ -265,6 +265,13 @@ class View:
         return [r[0] for r in self.conn.execute(
             "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 2", (low, low + "g"))]
 
+    def anchors(self, hexprefix: str) -> list[str]:
+        """Anchor commits of verified memories starting with ``hexprefix`` (at most two: enough to
+        say "ambiguous"); ``reanchor`` names a commit no longer here by the prefix sync prints."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT anchor FROM akeys WHERE anchor >= ? AND anchor < ? ORDER BY anchor LIMIT 2",
+            (hexprefix, hexprefix + "g"))]
+
     def ids(self, hexprefix: str, operations=None) -> list[str]:
         """Every ID starting with ``sha256:<hexprefix>``, sorted; only memories whose operation
         is in ``operations`` when it is given (shell completion)."""

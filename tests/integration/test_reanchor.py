@@ -134,17 +134,25 @@ def test_reanchor_warns_of_an_anchored_path_the_new_commit_lacks(tmp_path):
     assert shown["projection"]["anchor"]["paths"] == [{"path": "p.txt", "blob": "absent"}]
 
 
-def test_a_pruned_commit_is_discarded_and_reanchor_takes_its_full_id(tmp_path):
+@pytest.mark.parametrize("named", ["full", "short"])
+def test_a_pruned_commit_is_discarded_and_reanchor_takes_the_id_sync_prints(tmp_path, named):
+    """A newcomer trial: sync names such a commit by 12 hex digits, and reanchor said "a commit that
+    is no longer here is named by its full ID, as git hn sync prints it": a prefix that names one
+    anchor commit of the memories here is taken too."""
     _remote, a, _b, gone, first, _second, ref = _discarded(tmp_path)
     git(a, "reflog", "expire", "--expire=now", "--all")
     git(a, "gc", "-q", "--prune=now")
     assert subprocess.run(["git", "cat-file", "-e", gone], cwd=a).returncode != 0
     doc = hn(a, "sync", "--json").json()
     assert [(h["commit"], h["discarded"]) for h in doc["heldBack"]] == [(gone, True)]
-    assert hn(a, "memory", "reanchor", gone[:12], "HEAD").err == (
-        f"git-hn: revision {gone[:12]} is not a commit; a commit that is no longer here is named by its full "
-        "ID, as git hn sync prints it\n")
-    moved = hn(a, "memory", "reanchor", gone, "HEAD", "--json").json()
+    assert f"git hn memory reanchor {gone[:12]} NEW" in hn(a, "sync").out
+    before = git(a, "for-each-ref")
+    unknown = "deadbeef" if not gone.startswith("deadbeef") else "beefdead"
+    assert hn(a, "memory", "reanchor", unknown, "HEAD").err == (
+        f"git-hn: revision {unknown} is not a commit; nor does any memory here name a commit beginning so (a "
+        "commit that is no longer here is named by its full ID, or by the first digits git hn sync prints)\n")
+    assert git(a, "for-each-ref") == before
+    moved = hn(a, "memory", "reanchor", gone if named == "full" else gone[:12], "HEAD", "--json").json()
     assert moved["streams"][0]["ref"] == ref and moved["streams"][0]["reanchored"] == 1
     assert "heldBack" not in hn(a, "sync", "--json").json()
     assert first["memoryId"] not in git(a, "log", "--format=%s", ref)
