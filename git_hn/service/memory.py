@@ -244,8 +244,14 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
         at_head = "HEAD has no memory trust policy" if cls == "policy-missing" else "the policy at HEAD does not trust it"
         return f"{start} {at_head}; {waiting}"
     if cls == "policy-missing":
+        # (a newcomer trial: "then git hn policy trust <64 hex> for this actor" after every record,
+        # though policy init trusts whoever runs it, in a repository with no one else to run it)
+        if not repo.remote_names():
+            return (f"{start} HEAD has no memory trust policy; git hn policy init creates one that trusts whoever "
+                    "runs it (run here, this identity), then commit .hn/policy.json")
         return (f"{start} HEAD has no memory trust policy; a maintainer runs git hn policy init (which trusts whoever "
-                f"runs it), then git hn policy trust {actor} for this actor, and commits .hn/policy.json")
+                f"runs it; git hn policy trust {actor} adds this actor when another runs it) and commits "
+                ".hn/policy.json")
     if cls == "actor-untrusted":
         return (f"{start} the policy at HEAD does not trust actor {actor}; a maintainer runs "
                 f"git hn policy trust {actor} and commits .hn/policy.json")

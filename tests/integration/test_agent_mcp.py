@@ -925,8 +925,9 @@ def test_an_agent_is_told_what_the_trust_policy_hid(inited):
     made, recalled, everything, brief = run(inited, body, "--allow-write")
     assert document(made)["hint"] == (  # (told when it wrote, not first by an empty recall)
         "Memory signed, but recall and the brief leave it out (includeUntrusted: true shows it) until the trust "
-        "policy trusts it: HEAD has no memory trust policy; a maintainer runs git hn policy init (which trusts "
-        f"whoever runs it), then git hn policy trust {actor(inited)} for this actor, and commits .hn/policy.json.")
+        # (no remote: whoever runs policy init here is this identity, so no trust step; a newcomer trial)
+        "policy trusts it: HEAD has no memory trust policy; git hn policy init creates one that trusts whoever runs "
+        "it (run here, this identity), then commit .hn/policy.json.")
     doc = document(recalled)
     assert doc["memories"] == [] and doc["hint"] == (
         "1 memory hidden: no memory trust policy at this commit; see it with includeUntrusted: true, or "

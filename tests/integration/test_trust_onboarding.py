@@ -804,8 +804,8 @@ def test_an_author_the_policy_does_not_trust_is_told_at_write_time(team):
     start = "git-hn: hint: memory signed, but recall and the brief leave it out (--include-untrusted shows it) " \
             "until the trust policy trusts it: "
     missing = start + ("HEAD has no memory trust policy; a maintainer runs git hn policy init (which trusts "
-                       f"whoever runs it), then git hn policy trust {b} for this actor, and commits "
-                       ".hn/policy.json\n")
+                       f"whoever runs it; git hn policy trust {b} adds this actor when another runs it) and "
+                       "commits .hn/policy.json\n")
     r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
            "--content", "use the new parser")
     assert r.code == 0 and _unwaited(r.err) == missing
