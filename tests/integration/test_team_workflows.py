@@ -492,28 +492,30 @@ def test_a_remote_added_by_a_relative_path_replicates_both_ways(tmp_path, bare_r
 
 def test_the_sync_summary_names_what_it_published_and_the_users_own_memory_coming_back(tmp_path, bare_remote):
     """A sync that only published says so (not "up to date"); the user's own memories, imported
-    back from the remote once published (every selected stream is), are named as theirs."""
+    back from the remote once published (every selected stream is), are named as theirs. With no
+    selection saved the counts are of streams (a team trial: "promoted 2 selections" beside the
+    hint "no replication selection is saved for origin")."""
     remote, alice = _alice(tmp_path, bare_remote)
     mine = _record(alice, "one")
     assert hn(alice, "sync").out.splitlines() == ["Synchronized with origin: published 1 stream"]
     assert hn(alice, "sync").out.splitlines() == [
         f"Replication memory {mine['stream']}: promoted",
-        "Synchronized with origin: imported 1 memory (your own), promoted 1 selection"]
-    assert hn(alice, "sync").out.splitlines() == ["Replication from origin: 1 selection up to date",
+        "Synchronized with origin: imported 1 memory (your own), promoted 1 stream"]
+    assert hn(alice, "sync").out.splitlines() == ["Replication from origin: 1 stream up to date",
                                                   "Synchronized with origin: up to date"]
     bob = _bob(tmp_path, remote)
     assert hn(bob, "init", "--name", "Bob").code == 0
     _record(bob, "b1")
     r = hn(bob, "sync")
     assert (r.code, r.out.splitlines()[-1]) == (
-        0, "Synchronized with origin: imported 1 memory, promoted 1 selection, published 1 stream")
+        0, "Synchronized with origin: imported 1 memory, promoted 1 stream, published 1 stream")
     _record(alice, "two")
     assert hn(alice, "sync").out.splitlines()[-1] == (
-        "Synchronized with origin: imported 1 memory, promoted 1 selection, 1 up to date, published 1 stream")
+        "Synchronized with origin: imported 1 memory, promoted 1 stream, 1 up to date, published 1 stream")
     _record(bob, "b2")
     r = hn(bob, "sync")
     assert (r.code, r.out.splitlines()[-1]) == (
-        0, "Synchronized with origin: imported 2 memories (1 of them your own), promoted 2 selections, "
+        0, "Synchronized with origin: imported 2 memories (1 of them your own), promoted 2 streams, "
            "published 1 stream")
     doc = hn(bob, "sync", "--json").json()  # the JSON document keeps the contract's counts
     assert (doc["importedMemories"], doc["published"]) == (1, 1)

@@ -239,7 +239,7 @@ class SyncResult:
                 out.append(f"Replication {o.kind} {o.id}: failed ({o.status}): {diagnostic}"
                            + (f"; {recovery}" if recovery else ""))
         if current:
-            out.append(f"Replication from {self.remote}: {counted(current, 'selection', 'selections')} up to date")
+            out.append(f"Replication from {self.remote}: {counted(current, *self._unit())} up to date")
         out += self._anchor_hints()
         out += [self._rebased_line(r) for r in self.rebased]
         out += [h.line(self.remote) for h in self.held]
@@ -298,6 +298,12 @@ class SyncResult:
                 f"stream {parse_local_ref(r.ref)[1]} on {self.remote}'s chain (signed again); new IDs: {shown}"
                 + (f" and {more} more" if more > 0 else ""))
 
+    def _unit(self) -> tuple[str, str]:
+        """What the counts count: selections, or, with no selection saved (every advertised
+        stream, §9.1), streams (a team trial: "promoted 2 selections" beside the hint "no
+        replication selection is saved for origin")."""
+        return ("stream", "streams") if self.compatibility else ("selection", "selections")
+
     def summary(self) -> str:
         """git-hn (issue 12): what this sync did, in counts a person can read: what it imported
         (and how much of that is the user's own memory coming back from the remote, as every
@@ -317,7 +323,7 @@ class SyncResult:
         mine = self._own_imported()
         if mine:
             imported += " (your own)" if mine == self.imported else f" ({mine} of them your own)"
-        parts = [imported, f"promoted {counted(self.promoted, 'selection', 'selections')}"]
+        parts = [imported, f"promoted {counted(self.promoted, *self._unit())}"]
         failed = [o for o in self.outcomes if o.status not in ("promoted", "skipped", UP_TO_DATE)]
         if failed:  # (a team trial: "promoted 3 selections" read as success beside a failed one)
             part = sum(1 for o in failed if o.prefix)
