@@ -70,7 +70,9 @@ hook's check and import write those anchors beside the stamp (``hn/replication/p
 ``hn-published/0``, then one commit ID a line; ``tracked.note_published``), and the wrapper pipes
 the walk of what left (``git rev-list``) into ``grep -qxF -f`` that list, which stops at the first
 one (a review: the first check's ``checked`` stamp kept a later ref's force-push, which took this
-clone's anchor off, unsaid at fetch time). 40 force-pushed branches of which none held an anchor
+clone's anchor off, unsaid at fetch time). The list leaves out the anchors this fetch's reminders already named
+(kept in the stamp after its first line, the only one the wrapper reads), so each is said once
+per fetch. 40 force-pushed branches of which none held an anchor
 of ours still start git-hn at most once. Without a list that can be read, as before it existed:
 one check after an import, nothing after ``checked`` (what a still later ref took off stays in
 ``tracked``'s record, and the next push or sync says it).

@@ -232,7 +232,7 @@ ever published memory, once for the fetch however many branches moved; when noth
 imported it imports nothing and asks the remote nothing more, and says whether an anchor of yours
 left with it (asking the remote for its branches only then). A branch the fetch updates later
 starts it again only when it takes off a commit that a memory you published to that remote is
-anchored on (git\\-hn keeps their list in
+anchored on and this fetch has not named yet, so each is said once per fetch (git\\-hn keeps their list in
 .BR .git/hn/replication/published/ ,
 which the wrapper reads); without that list, what a later branch takes off is said by your next
 push or sync. The

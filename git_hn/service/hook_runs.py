@@ -577,13 +577,15 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
         if not os.path.exists(replication.selection_path(repo, remote)):
             continue
         if how == "quiet":  # (an audit: each force-pushed ref started a whole import, and its round trip)
-            for line in anchors_left(repo, remote):
+            said = anchors_left(repo, remote)
+            for line in said:
                 sys.stderr.write(f"git-hn: {line}\n")
             if fetch is not None:  # (the fetch's later refs start nothing)
-                _note_imported(repo, remote, fetch, "checked")
+                _note_imported(repo, remote, fetch, "checked", bool(said))
             continue
         if fetch is not None and replication.failed_during(repo, remote, fetch):
             continue  # this fetch's first ref already failed the import, and said so
+        reminded = False
         try:
             # by the advertisement even for streams known by name: when it finds nothing to
             # import (the usual fetch) it leaves the quiet record, and the hooked fetches after
@@ -594,6 +596,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             cause = first_failure(result) if failed else ""
             for line in result.reminders:  # (a teammate's force-push took an anchor of ours off it)
                 sys.stderr.write(f"git-hn: {line}\n")
+            reminded = bool(result.reminders)
         except ConflictError as exc:  # another sync with that remote is running, or with another accepting
             sys.stderr.write(f"git-hn: {exc.message}\n")
             if fetch is not None:  # (said once: this fetch's later ref transactions do not import again)
@@ -607,11 +610,11 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             if fetch is not None:
                 replication.note_failed(repo, remote, fetch)
         if fetch is not None:  # (the wrapper starts no git-hn for this fetch's later refs: finding 1)
-            _note_imported(repo, remote, fetch)
+            _note_imported(repo, remote, fetch, said=reminded)
     return 0
 
 
-def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported") -> None:
+def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported", said: bool = False) -> None:
     """Tell the ``reference-transaction`` wrapper that git-hn ran for this fetch (``fetch``:
     ``hook_caller``'s "<pid> <start time>") and ``remote``: ``imported`` after its import (a later
     ref of the fetch that moved a tracking ref off a commit still starts one check of what left:
@@ -620,15 +623,28 @@ def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported")
     updates, and a fetch of 100 new branches started git-hn 100 times (40 force-pushed ones, 40
     times). The wrapper's stamp (``<quiet record>.seen``), the token in place of the quiet
     record's ID, after the list of this clone's published anchors that the wrapper reads with it
-    for the fetch's later refs (``tracked.note_published``); best effort."""
+    for the fetch's later refs (``tracked.note_published``); best effort. ``said``: this run's
+    reminder named the anchors ``atrisk`` finds gone; they, and those an earlier run of the same
+    fetch named (kept in the stamp, a line each after its first), are left out of the list, so a
+    later ref that left only those starts nothing (a review: one fetch said the reminder once
+    per force-pushed branch)."""
+    from ..core.grammar import is_oid
     from ..store import private
     from ..store import replication as rstate
+    from .replication import atrisk
     from .replication.tracked import note_published
 
-    note_published(repo, remote)
+    path = rstate.quiet_path(repo, remote) + ".seen"
     try:
-        private.write_private(repo.hn_dir, rstate.quiet_path(repo, remote) + ".seen",
-                              f"hn-seen/0 {fetch} {token}\n".encode("ascii"), derived=True)
+        lines = (private.read_private(repo.hn_dir, path) or b"").decode("ascii").splitlines()
+    except (HnError, OSError, UnicodeDecodeError):
+        lines = []
+    named = {c for c in lines[1:] if is_oid(c)} if lines and lines[0].split(" ")[1:3] == fetch.split(" ") else set()
+    named |= set(atrisk.gone(repo, remote)) if said else set()
+    note_published(repo, remote, frozenset(named))
+    try:
+        text = "".join(f"{line}\n" for line in [f"hn-seen/0 {fetch} {token}", *sorted(named)])
+        private.write_private(repo.hn_dir, path, text.encode("ascii"), derived=True)
     except (HnError, OSError):
         pass
 

@@ -582,3 +582,43 @@ def test_an_anchor_a_later_ref_of_the_fetch_took_off_is_said_at_fetch_time(team)
     assert proc.returncode == 0, proc.stderr
     assert team.log.read_text().splitlines()[runs:] == ["hooks run reference-transaction committed quiet"] * 2
     assert "git-hn: Anchors of origin: commit " + x[:12] in proc.stderr, proc.stderr
+
+
+def test_one_fetch_says_each_anchor_of_ours_once(team):
+    """A review: b published a memory on each of x1..x3; a force-pushed them all back to main
+    (after f1..f6, which hold nothing of b's). The check for x1 asked the remote, which holds
+    none of the three any more, and said them all; then x2's and x3's transactions each found
+    their own anchor in the published list and started another check that said the whole line
+    again. What a check of this fetch said is left out of the list: one line, two starts."""
+    team.quiet_with_all()
+    git(team.b, "pull", "-q", "origin", "main")
+    xs = [f"x{i}" for i in range(1, 4)]
+    for name in xs:
+        git(team.b, "checkout", "-q", "-b", name, "origin/main")
+        git(team.b, "commit", "-q", "--allow-empty", "-m", f"b's {name}")
+        hn(team.b, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+           "--applies", "descendants", "--content", f"on {name}").json()
+        _push(team.b, "origin", name)
+    git(team.b, "checkout", "-q", "--detach")
+    git(team.b, "fetch", "-q", "origin")
+    fs = [f"f{i}" for i in range(1, 7)]
+    git(team.a, "fetch", "-q", "origin")
+    git(team.a, "checkout", "-q", "-b", "side", "origin/main")
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "p")
+    for name in fs:
+        git(team.a, "branch", "-f", name)
+    _push(team.a, "origin", *fs)
+    git(team.b, "fetch", "-q", "origin")
+    git(team.a, "reset", "-q", "--hard", "origin/main")
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "w")
+    for name in fs:
+        git(team.a, "branch", "-f", name)
+    for name in xs:
+        git(team.a, "branch", "-f", name, "origin/main")
+    _push(team.a, "--force", "origin", *xs, *fs)
+    runs = team.runs()
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if line.startswith("git-hn: Anchors of origin: ")]
+    assert len(said) == 1 and said[0].startswith("git-hn: Anchors of origin: 3 commits"), proc.stderr
+    assert team.runs() - runs <= 2, team.log.read_text()

@@ -245,7 +245,7 @@ def _published_on(repo: Repo, remote: str, commits: list[str]) -> list[tuple[str
 PUBLISHED_MAGIC = "hn-published/0"
 
 
-def note_published(repo: Repo, remote: str) -> None:
+def note_published(repo: Repo, remote: str, without: frozenset[str] = frozenset()) -> None:
     """Write the anchor commits of the memories this clone gave ``remote`` (each stream up to
     the tip it was last given: ``published_heads``; and the active identity's accepted copies
     from it), one a line after ``PUBLISHED_MAGIC``, to ``replication.published_path`` (derived,
@@ -255,7 +255,9 @@ def note_published(repo: Repo, remote: str) -> None:
     ``checked`` stamp of the first force-pushed ref kept a later ref's force-push, which took this
     clone's anchor off, unsaid at fetch time). Written by the fetch hook beside its per-fetch
     stamp (``hook_runs._note_imported``), the only time the wrapper reads it, so neither a sync nor
-    a push pays for it. Best effort: when the state cannot answer the file is removed (absent: the
+    a push pays for it. ``without``: the anchors this fetch's reminders already named, left out
+    (a review: each later ref whose anchor was in the list started a check that said the whole
+    reminder again). Best effort: when the state cannot answer the file is removed (absent: the
     wrapper does as before it existed)."""
     from ...store import private
     from ...store import replication as rstate
@@ -266,7 +268,7 @@ def note_published(repo: Repo, remote: str) -> None:
         if anchors is None:
             os.unlink(path)
             return
-        text = (PUBLISHED_MAGIC + "\n" + "".join(f"{a}\n" for a in sorted(anchors))).encode("ascii")
+        text = (PUBLISHED_MAGIC + "\n" + "".join(f"{a}\n" for a in sorted(anchors - without))).encode("ascii")
         if private.read_private(repo.hn_dir, path, MAX_BYTES) != text:
             private.write_private(repo.hn_dir, path, text, derived=True)
     except (HnError, OSError):
