@@ -107,7 +107,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         # (the URL itself is never echoed: it may carry credentials)
         named = _remote_of_url(repo, remote)
         named = named if is_remote_name(named) else ""  # (a name §3.2 refuses is no remote to git-hn)
-        from .push_removals import deleting_memory_at_url
+        from .push_removals import deleting_memory_at_url, only_deletes
 
         deleting = deleting_memory_at_url(repo, data)  # (as to a remote's name: a review)
         if deleting and _push_settings(repo, named)[0]:
@@ -122,7 +122,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
             sys.stderr.write("git-hn: warning: this push sends memory refs to a URL that is no remote here, so "
                              "git-hn cannot learn what it took, and re-anchoring after a rewrite may sign "
                              "one of them again; push memory with a remote's name (git remote add NAME URL)\n")
-        elif named and not _push_settings(repo, named)[1]:
+        elif named and not only_deletes(data) and not _push_settings(repo, named)[1]:
             sys.stderr.write(f"git-hn: a push to a URL publishes no memory; that URL is remote {named}'s: "
                              f"git hn sync {named} publishes it (or push with git push {named})\n")
         return 0

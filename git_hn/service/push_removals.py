@@ -129,15 +129,23 @@ def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
             f"{remote}'s streams loses them{advice}")
 
 
+def only_deletes(data: bytes) -> bool:
+    """Whether a push (Git's hook input ``data``) only deletes refs: it publishes nothing, so the
+    pre-push hook's "a push to a URL publishes no memory" hint is no news to it (a review)."""
+    rows = [p for p in (line.split(" ") for line in lines_of(data.decode("utf-8", "replace"))) if len(p) == 4]
+    return bool(rows) and not any(p[1].strip("0") for p in rows)
+
+
 def deleting_memory_at_url(repo: Repo, data: bytes) -> str:
     """``deleting_memory``'s line for a push to a URL (Git's hook input ``data``): the memory refs
     it deletes there, the URL never echoed (it may carry credentials); "" when it deletes none. A
     review: such a push was said to "send memory refs to a URL", and with ``hn.prePush`` at
     ``block`` went on, while the same deletion pushed to the remote's name is refused. No Git
-    process (a mirror's prune is not asked of a URL)."""
+    process (a mirror's prune is not asked of a URL). Memory refs only (``refs/hn/memory/``): a
+    review found any ``refs/hn/`` ref counted, and said to be a memory ref."""
     zero = "0" * repo.oid_hex_len
     deleted = sorted(p[2] for p in (line.split(" ") for line in lines_of(data.decode("utf-8", "replace")))
-                     if len(p) == 4 and p[2].startswith("refs/hn/") and p[1] == zero and p[3] != zero)
+                     if len(p) == 4 and p[2].startswith("refs/hn/memory/") and p[1] == zero and p[3] != zero)
     if not deleted:
         return ""
     n = len(deleted)

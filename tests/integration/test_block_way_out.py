@@ -124,3 +124,26 @@ def test_block_refuses_deleting_a_memory_ref_at_a_url(tmp_path):
     assert proc.returncode == 0 and "this push deletes 1 memory ref at the URL" in proc.stderr, proc.stderr
     assert "sends memory refs" not in proc.stderr
     assert git(other, "for-each-ref", "refs/hn/memory/") == ""
+
+
+def test_a_deletion_at_a_remotes_url_gets_no_publishing_hint_and_only_memory_refs_count(tmp_path):
+    """A review: ``git -c hn.prePush=warn push URL :refs/hn/memory/A/S`` to the remote's own URL
+    said it deletes a memory ref, then also "a push to a URL publishes no memory; ... git hn sync
+    origin publishes it", which a push that only deletes has no use for; and a deletion of any
+    ``refs/hn/`` ref was said to delete a "memory ref"."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "on main").code == 0
+    assert _push(a, "-q", "origin", "main").returncode == 0
+    ref = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    git(remote, "update-ref", "refs/hn/notes/x", "HEAD")
+    git(a, "config", "hn.prePush", "warn")
+    proc = _push(a, "-q", f"file://{remote}", f":{ref}")
+    lines = [x for x in proc.stderr.splitlines() if x.startswith("git-hn:")]
+    assert proc.returncode == 0 and lines == [
+        f"git-hn: this push deletes 1 memory ref at the URL it pushes to (first: {ref}): memory history is "
+        "append-only, and whoever relies on those streams loses them"], proc.stderr
+    proc = _push(a, "-q", f"file://{remote}", ":refs/hn/notes/x")
+    assert proc.returncode == 0 and "memory ref" not in proc.stderr, proc.stderr
+    assert git(remote, "for-each-ref", "refs/hn/notes/") == ""
