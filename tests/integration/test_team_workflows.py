@@ -131,6 +131,24 @@ def test_sync_results_say_what_happened_in_counts(tmp_path, bare_remote):
     assert (doc["promoted"], doc["importedMemories"]) == (1, 1)
 
 
+def test_a_failed_sync_with_a_long_diagnostic_still_says_what_to_do(tmp_path, bare_remote):
+    """A review: a diagnostic over 200 characters (a code commit pushed as a memory ref) left the
+    failure line ending "failed (structurally-invalid) (the Replication line above says why)", no
+    fix: IDs are cut to 12 characters, and a failure without a recovery gets one."""
+    remote, alice = _alice(tmp_path, bare_remote)
+    git(alice, "push", "-q", "origin", f"HEAD:refs/hn/memory/{'a' * 64}/{'b' * 64}")
+    bob = _bob(tmp_path, remote)
+    assert hn(bob, "replication", "select", "--all").code == 0
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert r.err.endswith(f"memory sha256:{'b' * 64} failed (structurally-invalid): selection memory "
+                          f"{'b' * 12} is structurally invalid: memory source refs/hn/quarantine/memory/"
+                          f"{'a' * 12}/{'b' * 12}: memory commit {git(alice, 'rev-parse', 'HEAD')[:12]} tree "
+                          "contains unexpected entry README.md; its publisher can push it again, or git hn "
+                          "replication select origin --memory STREAM, once per stream wanted, leaves it out (the "
+                          "Replication line above says why)\n"), r.err
+
+
 def test_a_failed_sync_that_promoted_nothing_does_not_say_it_promoted(tmp_path, bare_remote):
     remote, alice = _alice(tmp_path, bare_remote)
     mem = _record(alice, "one")

@@ -204,9 +204,16 @@ class SyncResult:
         if not failed or self.import_error or self.publication_error:
             return ""
         first = failed[0]
-        why = one_line(first.fields.get("recovery") or first.fields.get("diagnostic") or "")
-        if len(why) > 200:  # (a long diagnostic, of IDs mostly: the status names the reason)
-            why = ""
+        recovery = one_line(first.fields.get("recovery") or "")
+        why = recovery or one_line(first.fields.get("diagnostic") or "")
+        if len(why) > 200:  # (a long diagnostic, of IDs mostly: cut to 12 characters, as sync prints them)
+            import re
+
+            why = re.sub(r"\b(sha256:)?([0-9a-f]{12})[0-9a-f]{28,52}\b", r"\2", why)
+        why = why if len(why) <= 200 else ""  # (else the status names the reason)
+        if not recovery:  # (a review: a long diagnostic left the line with no fix)
+            why += ("; " if why else "") + (f"its publisher can push it again, or git hn replication select "
+                                            f"{self.remote} --memory STREAM, once per stream wanted, leaves it out")
         many = len(failed) > 1
         which = f"the first of {len(failed)} failures: " if many else ""
         if as_json:
