@@ -142,10 +142,19 @@ def _evidence(repo, items: list[str]) -> list[str]:
     from ..core.grammar import is_typed_evidence
     from ..service import show
 
+    from ..core.gostr import quoted
+    from ..errors import InputError
+
     out = []
     for item in items:
-        if item.startswith("memory:") and not is_typed_evidence(item) and show.is_query(item[len("memory:"):]):
-            item = "memory:" + show.resolve(repo, item[len("memory:"):])
+        query = item[len("memory:"):]
+        # (a review: an unknown or uppercase prefix was refused without naming --evidence, or
+        # generically; show's refusal, which says "lowercase", after the item it refuses)
+        if item.startswith("memory:") and not is_typed_evidence(item) and show.is_query(query.lower()):
+            try:
+                item = "memory:" + show.resolve(repo, query)
+            except InputError as exc:
+                raise InputError(f"--evidence {quoted(item)}: {exc.message}") from None
         out.append(item)
     return out
 

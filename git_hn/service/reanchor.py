@@ -98,9 +98,11 @@ def _old_commit(repo: Repo, rev: str) -> str:
     try:
         return repo.resolve_commit(rev)
     except InputError as exc:
-        if is_oid(rev) and len(rev) == repo.oid_hex_len and repo.git.object_info(rev) is None:
-            return rev
-        if 4 <= len(rev) < repo.oid_hex_len and all(c in "0123456789abcdef" for c in rev):
+        low = rev.lower()  # (Git takes a commit that is here in either case: one no longer here too)
+        if is_oid(low) and len(low) == repo.oid_hex_len and repo.git.object_info(low) is None:
+            return low
+        if 4 <= len(low) < repo.oid_hex_len and all(c in "0123456789abcdef" for c in low):
+            rev = low
             from ..store import stateview
 
             try:

@@ -171,7 +171,17 @@ def test_a_short_memory_id_works_as_evidence_on_the_command_line(inited):
                  ("memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "x")):
         r = hn(inited, *args, "--evidence", "memory:0000000000")
         assert (r.code, r.out) == (1, "")
-        assert r.err.startswith('git-hn: memory 0000000000 was not found in verified local or accepted streams'), r.err
+        assert r.err.startswith('git-hn: --evidence memory:0000000000: memory 0000000000 was not found in '
+                                'verified local or accepted streams'), r.err
+    assert refs_snapshot(inited) == before
+    # (a review: an uppercase prefix fell through to the generic evidence error: show's, naming --evidence)
+    upper = short.upper()
+    for args in (("memory", "challenge", held, "--reason", "outdated"),
+                 ("memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "x")):
+        r = hn(inited, *args, "--evidence", f"memory:{upper}")
+        assert (r.code, r.out, r.err) == (1, "", f"git-hn: --evidence memory:{upper}: memory {upper} was not found in "
+                                          "verified local or accepted streams; a memory is named by its ID (sha256: "
+                                          "and 64 lowercase hex digits) or by at least 8 of its first ones\n")
     assert refs_snapshot(inited) == before
 
 

@@ -134,7 +134,7 @@ def test_reanchor_warns_of_an_anchored_path_the_new_commit_lacks(tmp_path):
     assert shown["projection"]["anchor"]["paths"] == [{"path": "p.txt", "blob": "absent"}]
 
 
-@pytest.mark.parametrize("named", ["full", "short"])
+@pytest.mark.parametrize("named", ["full", "short", "SHORT"])
 def test_a_pruned_commit_is_discarded_and_reanchor_takes_the_id_sync_prints(tmp_path, named):
     """A newcomer trial: sync names such a commit by 12 hex digits, and reanchor said "a commit that
     is no longer here is named by its full ID, as git hn sync prints it": a prefix that names one
@@ -152,7 +152,9 @@ def test_a_pruned_commit_is_discarded_and_reanchor_takes_the_id_sync_prints(tmp_
         f"git-hn: revision {unknown} is not a commit; nor does any memory here name a commit beginning so (a "
         "commit that is no longer here is named by its full ID, or by the first digits git hn sync prints)\n")
     assert git(a, "for-each-ref") == before
-    moved = hn(a, "memory", "reanchor", gone if named == "full" else gone[:12], "HEAD", "--json").json()
+    # (a review: an uppercase prefix, which Git takes for a commit that is here, fell through)
+    given = {"full": gone, "short": gone[:12], "SHORT": gone[:12].upper()}[named]
+    moved = hn(a, "memory", "reanchor", given, "HEAD", "--json").json()
     assert moved["streams"][0]["ref"] == ref and moved["streams"][0]["reanchored"] == 1
     assert "heldBack" not in hn(a, "sync", "--json").json()
     assert first["memoryId"] not in git(a, "log", "--format=%s", ref)
