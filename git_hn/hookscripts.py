@@ -396,6 +396,8 @@ ours_left() {  # after ``commits_left``: whether an anchor of this clone's publi
     published="$common/hn/replication/published/$stem"
     [ -f "$published" ] && [ ! -L "$published" ] && [ -r "$published" ] || return 2
     IFS= read -r p_magic < "$published" 2>/dev/null && [ "$p_magic" = hn-published/0 ] || return 2
+    # (the same $walk commits_left walked: that one stopped at its first commit, -n 1, this one
+    # goes on until grep finds an anchor of ours, so neither output can serve the other)
     printf '%s' "$walk" | git rev-list --ignore-missing --stdin 2>/dev/null | grep -qxF -f "$published" && return 0
     return 1
 }
