@@ -48,7 +48,7 @@ stamp beside the record (``hn/replication/quiet/<that name>.seen``: ``hn-seen/0`
 process's ID and start time from ``/proc`` (``-`` without it), the record's ID), and the
 later transactions of the same Git process whose record is still that one start nothing; git-hn's
 import (or its check of a force-push, below) leaves the same stamp with ``imported``
-(``hook_runs._note_imported``), so git-hn runs at most once per fetch. The stamp is read and
+(``fetch_hook._note_imported``), so git-hn runs at most once per fetch. The stamp is read and
 written with shell builtins: the usual one-branch fetch costs no process more.
 
 *A teammate's force-push.* The quiet record hashes memory refs only, so a fetch that brings a

@@ -1,5 +1,5 @@
 """``git hn hooks install|uninstall|status [--global]`` and the internal ``git hn hooks run``:
-parse, call ``service.hooks`` or ``service.hook_runs``, print.
+parse, call ``service.hooks``, ``service.hook_runs`` or ``service.fetch_hook``, print.
 
 Kept out of ``commands`` so that a hook's run (every hooked fetch and push that starts git-hn)
 imports only this and what the hook needs.
@@ -60,21 +60,27 @@ def _no_hook(args: list[str]) -> UsageError:
 def hooks_run_command(args: list[str], data: bytes) -> int:
     """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``), with the
     hook's standard input."""
-    from ..service import hook_runs, hooks
+    from ..service import hooks
     from ..store.repo import open_repo
 
     if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
         raise _no_hook(args)
     repo = open_repo()
     if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
+        from ..service import hook_runs
+
         return hook_runs.run_background_publication(repo, args[1], data, args[2] if len(args) == 3 else "")
     if render.stderr_on_terminal():
         from . import notice
 
         notice.install()  # Git waits on these hooks, and so does whoever is at its terminal
-    if args[0] == "pre-push":
-        return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
-    if args[0] == "post-rewrite":
+    if args[0] in ("pre-push", "post-rewrite"):
+        from ..service import hook_runs
+
+        if args[0] == "pre-push":
+            return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
         return hook_runs.run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
-    return hook_runs.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data,
+    from ..service import fetch_hook  # (the fetch hook loads neither the push's code nor the rewrite's)
+
+    return fetch_hook.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data,
                                                args[2] if len(args) > 2 else "")

@@ -193,7 +193,7 @@ def _ask_remote_early(runner, remote: str, publishing: bool = False) -> None:
     url_question = runner.ask_early(transport.url_question(remote))
     runner.ask_early(("for-each-ref", "--format=%(objectname) %(refname)", f"{REMOTES_PREFIX}{remote}/memory/"))
     # a sync fetches a selection of exact streams by name; the fetch hook's import reads the
-    # advertisement in any case (``hook_runs.run_reference_transaction``)
+    # advertisement in any case (``fetch_hook.run_reference_transaction``)
     exact = publishing and _selects_exact_streams(runner, remote)
     if exact:  # and learns the user's own streams' names (``run._fetch_exact``)
         runner.ask_early(LOCAL_LISTING)

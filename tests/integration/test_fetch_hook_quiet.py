@@ -369,7 +369,7 @@ def test_pruning_remote_tracking_branches_starts_nothing(team, capsys):
     check's round trip (measured: 50 pruned branches took 2.2 s with the hooks, 57 ms without).
     With the quiet record removed, any transaction the wrapper took for a change would start
     git-hn; git-hn itself skips a deletion the same way."""
-    from git_hn.service.hook_runs import run_reference_transaction
+    from git_hn.service.fetch_hook import run_reference_transaction
     from git_hn.store.repo import open_repo
 
     team.quiet_with_all()

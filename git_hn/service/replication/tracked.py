@@ -254,7 +254,7 @@ def note_published(repo: Repo, remote: str, without: frozenset[str] = frozenset(
     git-hn's check of what left only when one of these left the tracking refs (a review: the
     ``checked`` stamp of the first force-pushed ref kept a later ref's force-push, which took this
     clone's anchor off, unsaid at fetch time). Written by the fetch hook beside its per-fetch
-    stamp (``hook_runs._note_imported``), the only time the wrapper reads it, so neither a sync nor
+    stamp (``fetch_hook._note_imported``), the only time the wrapper reads it, so neither a sync nor
     a push pays for it. ``without``: the anchors this fetch's reminders already named, left out
     (a review: each later ref whose anchor was in the list started a check that said the whole
     reminder again). Best effort: when the state cannot answer the file is removed (absent: the

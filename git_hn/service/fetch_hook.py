@@ -1,0 +1,165 @@
+"""The fetch hook (CONTRACT §10.7): what the ``reference-transaction`` wrapper runs after a
+committed transaction moved a remote's remote-tracking refs, standing in for the post-fetch hook
+Git does not have. It imports the remote's selected streams (or, when the wrapper found the
+remote quiet, only checks what a force-push took off the tracking refs), says in one line why an
+import failed, and leaves the per-fetch stamp (and the list of this clone's published anchors)
+that the wrapper reads so that git-hn runs at most once per fetch. Never fails the user's Git
+command. Trusts: Git's hook input, as Git gives it; the verified state for what this clone
+published.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..core.lines import lines_of
+from ..errors import ConflictError, HnError
+from ..store.repo import Repo
+
+
+def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = "") -> int:
+    """After a committed transaction: import for every remote with a saved selection whose
+    remote-tracking refs it gave a value (a deletion, as ``git fetch --prune`` makes, brings
+    nothing to import). ``how`` ``quiet`` (the wrapper found the remote quiet, and a tracking ref
+    moved off a commit: ``hookscripts``): no import, only the check of what left the tracking
+    refs (``replication.anchors_left``). Never fails the user's command."""
+    if state != "committed":
+        return 0
+    from ..store import replication
+    from .replication import anchors_left, sync
+
+    touched = set()
+    for line in lines_of(data.decode("utf-8", "replace")):
+        parts = line.split(" ")
+        if len(parts) == 3 and parts[2].startswith("refs/remotes/") and parts[1].strip("0"):
+            rest = parts[2][len("refs/remotes/"):]
+            if "/" in rest:
+                touched.add(rest.split("/", 1)[0])
+    from ..store.process import hook_caller
+
+    fetch = hook_caller() if touched else None
+    for remote in sorted(touched):
+        if not os.path.exists(replication.selection_path(repo, remote)):
+            continue
+        if how == "quiet":  # (an audit: each force-pushed ref started a whole import, and its round trip)
+            said = anchors_left(repo, remote)
+            for line in said:
+                sys.stderr.write(f"git-hn: {line}\n")
+            if fetch is not None:  # (the fetch's later refs start nothing)
+                _note_imported(repo, remote, fetch, "checked", bool(said))
+            continue
+        if fetch is not None and replication.failed_during(repo, remote, fetch):
+            continue  # this fetch's first ref already failed the import, and said so
+        reminded = False
+        try:
+            # by the advertisement even for streams known by name: when it finds nothing to
+            # import (the usual fetch) it leaves the quiet record, and the hooked fetches after
+            # it start no git-hn (``hookscripts``); a fetch by name would leave none
+            result = sync(repo, remote, publish=False, by_name=False, wait=0)  # never holds up Git
+            failed = bool(result.exit_message())
+            said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
+            cause = first_failure(result) if failed else ""
+            for line in result.reminders:  # (a teammate's force-push took an anchor of ours off it)
+                sys.stderr.write(f"git-hn: {line}\n")
+            reminded = bool(result.reminders)
+        except ConflictError as exc:  # another sync with that remote is running, or with another accepting
+            sys.stderr.write(f"git-hn: {exc.message}\n")
+            if fetch is not None:  # (said once: this fetch's later ref transactions do not import again)
+                replication.note_failed(repo, remote, fetch)
+            continue
+        except HnError as exc:
+            failed, said = True, exc.message
+            cause = _shortened(exc.message)
+        if failed:
+            sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(said, remote, cause)}\n")
+            if fetch is not None:
+                replication.note_failed(repo, remote, fetch)
+        if fetch is not None:  # (the wrapper starts no git-hn for this fetch's later refs: finding 1)
+            _note_imported(repo, remote, fetch, said=reminded)
+    return 0
+
+
+def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported", said: bool = False) -> None:
+    """Tell the ``reference-transaction`` wrapper that git-hn ran for this fetch (``fetch``:
+    ``hook_caller``'s "<pid> <start time>") and ``remote``: ``imported`` after its import (a later
+    ref of the fetch that moved a tracking ref off a commit still starts one check of what left:
+    a review found a fetch that brought memory and force-pushed main silent about main's anchor),
+    ``checked`` after that check (nothing more starts): Git 2.39 runs the hook once per ref a fetch
+    updates, and a fetch of 100 new branches started git-hn 100 times (40 force-pushed ones, 40
+    times). The wrapper's stamp (``<quiet record>.seen``), the token in place of the quiet
+    record's ID, after the list of this clone's published anchors that the wrapper reads with it
+    for the fetch's later refs (``tracked.note_published``); best effort. ``said``: this run's
+    reminder named the anchors ``atrisk`` finds gone; they, and those an earlier run of the same
+    fetch named (kept in the stamp, a line each after its first), are left out of the list, so a
+    later ref that left only those starts nothing (a review: one fetch said the reminder once
+    per force-pushed branch)."""
+    from ..core.grammar import is_oid
+    from ..store import private
+    from ..store import replication as rstate
+    from .replication import atrisk
+    from .replication.tracked import note_published
+
+    path = rstate.quiet_path(repo, remote) + ".seen"
+    try:
+        lines = (private.read_private(repo.hn_dir, path) or b"").decode("ascii").splitlines()
+    except (HnError, OSError, UnicodeDecodeError):
+        lines = []
+    named = {c for c in lines[1:] if is_oid(c)} if lines and lines[0].split(" ")[1:3] == fetch.split(" ") else set()
+    named |= set(atrisk.gone(repo, remote)) if said else set()
+    note_published(repo, remote, frozenset(named))
+    try:
+        text = "".join(f"{line}\n" for line in [f"hn-seen/0 {fetch} {token}", *sorted(named)])
+        private.write_private(repo.hn_dir, path, text.encode("ascii"), derived=True)
+    except (HnError, OSError):
+        pass
+
+
+def _why(said: str, remote: str, cause: str = "") -> str:
+    """The end of the fetch hook's one line: a prompt the import could not show, with its way out
+    (``git hn sync`` would fail the same way), else the first cause (``first_failure``) and where
+    the details are."""
+    from shlex import quote as shlex_quote
+
+    from ..store.transport import NO_CREDENTIALS, NO_PASSPHRASE, without_terminal
+
+    reason = next((r for r in (NO_PASSPHRASE, NO_CREDENTIALS) if r in said), "")
+    if reason:
+        return f": {reason}; {without_terminal(reason, remote)}"
+    return (f": {cause}" if cause else "") + f"; run git hn sync {shlex_quote(remote)}"
+
+
+CAUSE_LIMIT = 200  # characters of the cause the fetch hook's line gives (``git hn sync`` says all)
+
+
+def first_failure(result) -> str:
+    """The fetch hook's reason, in its one line (a team trial: "memory import from origin failed"
+    on every fetch, and no reason): the first failing stream's, shortened, as ``stream S of "NAME"
+    stops at memory M, whose anchor commit C is not on REMOTE`` for the usual case, else its
+    diagnostic with IDs cut to 12 characters and without its recovery; else the import phase's
+    error. Author text (the name) is inert and bounded. No Git process."""
+    from ..core.gostr import bounded, short_id
+    from ..core.log import shown_name
+
+    for o in result.sorted_outcomes(current=False):
+        if o.status in ("promoted", "skipped", "up-to-date"):
+            continue
+        owner, missing = o.fields.get("ownerMemoryId") or "", o.fields.get("missingId") or ""
+        if o.fields.get("dependencyKind") == "anchor-commit" and owner and missing:
+            names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner]
+            who = f' of "{bounded(shown_name(names[0]), 64)}"' if names else ""
+            return (f"stream {short_id(o.id)}{who} stops at memory {short_id(owner)}, whose anchor commit "
+                    f"{missing[:12]} is not on {result.remote}")
+        text = o.fields.get("diagnostic", "").split("; recovery: ")[0]
+        return _shortened(text.replace(f"selection memory {o.id} ", f"stream {short_id(o.id)}: ", 1))
+    return _shortened(result.import_error)
+
+
+def _shortened(text: str) -> str:
+    """``text`` on one line, with full object and memory IDs cut to 12 characters, and at most
+    ``CAUSE_LIMIT`` characters (then "…")."""
+    import re
+
+    from ..core.gostr import quoted
+
+    return quoted(re.sub(r"\b(sha256:)?([0-9a-f]{12})[0-9a-f]{28,52}\b", lambda m: m.group(2), text), CAUSE_LIMIT)
