@@ -189,15 +189,21 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
     earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
-    from .push_removals import deleting_memory, removing_anchors
+    from .push_removals import deleting_memory, removing_anchors, unimported_there
 
     refused = []  # (block: what the push itself does, refused before anything is published)
-    removing, hits = removing_anchors(repo, remote, data, block)
+    removing, hits, takes = removing_anchors(repo, remote, data, block)
     if removing and block:  # refused (below), so nothing was taken off: nothing to remember
         refused.append(f"{removing}; only if it goes on purpose (a secret): {anyway(remote, data)}")
     elif removing:
         sys.stderr.write(f"git-hn: {removing}\n")
         lost.remember(repo, remote, hits)
+    # (only a push that takes commits off asks the remote for its memory refs: a team trial)
+    unknown = unimported_there(repo, remote, block, ATRISK_TIMEOUT) if takes else ""
+    if unknown and block:
+        refused.append(f"{unknown}; only if it goes on purpose: {anyway(remote, data)}")
+    elif unknown:
+        sys.stderr.write(f"git-hn: {unknown}\n")
     earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
     lost.note_keeps(repo, remote, data)  # (the next push or sync asks whether it landed)
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)

@@ -16,13 +16,14 @@ from ..store.repo import Repo
 NAMES_SHOWN = 3  # authors a line names (then "and N others")
 
 
-def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) -> tuple[str, list]:
+def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) -> tuple[str, list, bool]:
     """A line when this push takes off ``remote`` commits that verified memories are anchored
     on (a force-push after a rebase, a deleted branch): a memory is imported only with its anchor
     commit, so whoever imports its stream from that remote stops at it until the commit is there
     again. (One line, naming the first such memory, whose memories they are and how to keep the
     commit (``block``: a refusal, so the keeping push comes first), "" otherwise; the (memory,
-    commit) pairs, which ``lost`` remembers when the push goes on.) git-hn never keeps the commit
+    commit) pairs, which ``lost`` remembers when the push goes on; whether the push takes any
+    commit off at all (``unimported_there`` asks then).) git-hn never keeps the commit
     there itself: a push may be made to take a secret off the remote (automatic keeping was tried
     and a review broke it: docs/decisions.md)."""
     import shlex
@@ -32,7 +33,7 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
     removed, old_tips = publish.removed_by_push(repo, remote, data)
     hits = lost.held(repo, remote, gate.anchored_on(repo, removed))  # (only what the remote has)
     if not hits:
-        return "", []
+        return "", [], bool(removed)
     from ..core.gostr import short_id
 
     # a person's line names them by 12 characters, as the held-back publication lines do (a team
@@ -45,12 +46,63 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
     how = f"push it there first: {push}" if block else f"to keep it there, also {push}"
     if commits == 1 and len(hits) == 1:
         return (f"this push takes commit {commit} off {remote}, and memory {memory}{whose} is anchored on it: "
-                f"whoever imports its stream from {remote} stops there until the commit is back; {how}"), hits
+                f"whoever imports its stream from {remote} stops there until the commit is back; {how}"), hits, True
     what = f"commit {commit}" if commits == 1 else f"{commits} commits"
     how = how.replace("push it there", "push them there").replace("keep it there", "keep them there")
     return (f"this push takes {what} off {remote}, and {len(hits)} memories{whose} are anchored on "
             f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
-            f"{remote} stops at the first of them until the commits are back; {how}"), hits
+            f"{remote} stops at the first of them until the commits are back; {how}"), hits, True
+
+
+def unimported_there(repo: Repo, remote: str, block: bool, timeout: float) -> str:
+    """A line when ``remote`` holds memory streams whose tips this clone has not accepted (its
+    verified chains hold no such commit): ``removing_anchors`` knows only the memories this clone
+    verified, so a push that takes commits off could strand a teammate's memory it never imported
+    (a team trial: a clone that had only pulled force-pushed under ``block`` and took a published
+    anchor off unsaid). One bounded ``ls-remote`` of ``refs/hn/memory/*`` at the remote's push URL,
+    asked only for a push that takes commits off; "" when there is none such, or the remote
+    cannot say (in ``timeout`` seconds)."""
+    from ..core.gostr import bounded
+    from ..store.transport import listed
+    from .replication.given_record import push_urls
+
+    urls = push_urls(repo, remote)
+    lines = listed(repo, urls[0], patterns=("refs/hn/memory/*",), timeout=timeout) \
+        if len(urls) == 1 and urls[0] else None
+    tips = {oid: ref for oid, ref in lines or [] if ref.startswith("refs/hn/memory/")}
+    known = _accepted(repo, sorted(tips)) if tips else set()
+    unknown = sorted(ref for oid, ref in tips.items() if oid not in known)
+    if not unknown:
+        return ""
+    from shlex import quote
+
+    from .replication.outcomes import counted
+
+    what = (f"{remote} has {counted(len(unknown), 'memory stream', 'memory streams')} this clone has not "
+            f"imported (first: {bounded(unknown[0], 160)}), and this push takes commits off {remote}: git-hn "
+            f"cannot tell whether memories of {'it' if len(unknown) == 1 else 'them'} are anchored on those commits")
+    if block:
+        return f"{what}; run git hn sync {quote(remote)} first, then push again"
+    return f"warning: {what} (git hn sync {quote(remote)} imports them; a later push then checks)"
+
+
+def _accepted(repo: Repo, commits: list[str]) -> set[str]:
+    """Those of ``commits`` that a chain of the state as last verified holds (none when it cannot
+    answer)."""
+    from ..errors import HnError
+    from ..store.state import chunks, marks
+    from ..store.statedb import sqlite3
+    from ..store.stateview import last_verified
+
+    out: set[str] = set()
+    try:
+        with last_verified(repo) as view:
+            for part in chunks(commits) if view is not None else []:
+                out |= {r[0] for r in view.conn.execute(
+                    f'SELECT "commit" FROM chain WHERE "commit" IN ({marks(len(part))})', part)}
+    except (HnError, OSError, sqlite3.Error):
+        return set()
+    return out
 
 
 def _authors(repo: Repo, memories: list[str]) -> str:
