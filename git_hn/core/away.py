@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .gostr import one_line
 from .grammar import utc_instant
-from .hints import NEWER_NAMED, shell_word
+from .hints import NEWER_NAMED, shell_word, supersede_at
 from .tuples import NamedTuple
 
 ELSEWHERE = ("inapplicable", "anchor-missing")  # applicabilities of a handoff "signed elsewhere"
@@ -131,7 +131,7 @@ def _why(n: Newer, mcp: bool) -> str:
     if kind == "kept":  # (a review: the words above were said where a keep branch held it)
         where = f"only git-hn's keep branch {one_line(value) if mcp else shell_word(value)} holds here"
     return (f"it is anchored on commit {c12}, which {where} (a squash merge or a rebase?); {show}, and its author "
-            f"records it again here with git hn memory supersede {n.id[7:19]} --at HEAD")
+            f"records it again here with {supersede_at(n.id, 'HEAD')}")
 
 
 def kept(newer: list[Newer], shown) -> list[Newer]:
@@ -150,7 +150,8 @@ def newer_notes(newer: list[Newer], mcp: bool = False) -> list[str]:
     alone = sum(1 for n in newer if not n.shown)
     if alone:
         one = alone == 1
-        out.append(f"{alone} stream{'' if one else 's'}' latest handoff{' is' if one else 's are'} left out of this "
+        whose = "stream's" if one else "streams'"  # (a team trial read "1 stream' latest handoff")
+        out.append(f"{alone} {whose} latest handoff{' is' if one else 's are'} left out of this "
                    f"brief: {'it applies' if one else 'they apply'} to a subject or to commits not in this commit's "
                    "history")
     named = [n for n in newer[:NEWER_NAMED] if n.place[0]]

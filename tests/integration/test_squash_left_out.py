@@ -367,7 +367,7 @@ def test_an_anchor_only_a_keep_branch_holds_is_said_to_be_held_by_it(tmp_path):
     said = (f"handoff {old} is not the latest of its stream: {new}, signed later, does not apply at this commit: "
             f"it is anchored on commit {c[:12]}, which only git-hn's keep branch {keep} holds here (a squash merge "
             f"or a rebase?); git hn memory show {new} prints it, "
-            f"and its author records it again here with git hn memory supersede {new[7:19]} --at HEAD")
+            f"and its author records it again here with git hn memory supersede {new[7:19]} --at HEAD --same-content")
     r = hn(repo, "memory", "brief", "--json")
     assert r.code == 0 and f"git-hn: hint: {said}\n" in r.err, r.err
     is_error, body = mcp_server.call(str(repo), "memory_brief", {}, allow_write=False)
@@ -377,3 +377,8 @@ def test_an_anchor_only_a_keep_branch_holds_is_said_to_be_held_by_it(tmp_path):
     assert "1 has its anchor commit on no branch, tag or remote-tracking ref here (a squash merge" in r.err, r.err
     r = hn(repo, "memory", "brief", "--json")
     assert f"{c[:12]}, which no branch, tag or remote-tracking ref here contains (a squash merge" in r.err, r.err
+    # the suggested command works as printed (a team trial: without --same-content it was refused)
+    command = r.err.rpartition("records it again here with ")[2].split("\n")[0]
+    assert command == f"git hn memory supersede {new[7:19]} --at HEAD --same-content", r.err
+    done = hn(repo, *command.split()[2:])
+    assert done.code == 0, done.err

@@ -320,3 +320,13 @@ def test_a_brief_that_lists_no_item_knows_the_bound_that_lists_one(fmt):
     assert ([i["id"] for i in one["assumptions"]], one.one_fits) == ([entry("assumptions", 3, "", [])["id"]], None)
     assert brief.bounded(top, full, doc.one_fits - 1, fmt)[0]["omitted"] == 3
     assert doc == brief.bounded(top, full, empty_size + 40, fmt)[0]  # (the bound is no part of the document)
+
+
+def test_one_streams_latest_handoff_left_out_is_possessive():
+    """A team trial read "1 stream' latest handoff is left out"."""
+    from git_hn.core.away import Newer, newer_notes
+
+    fields = {f: "" for f in Newer._fields}
+    one = Newer(**{**fields, "id": "sha256:" + "a" * 64, "place": ("", "")})
+    assert newer_notes([one])[0].startswith("1 stream's latest handoff is left out of this brief: it applies")
+    assert newer_notes([one, one])[0].startswith("2 streams' latest handoffs are left out of this brief")
