@@ -42,8 +42,9 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
     for remote in sorted(touched):
         if not os.path.exists(replication.selection_path(repo, remote)):
             continue
+        named = _named_earlier(repo, remote, fetch) if fetch is not None else frozenset()
         if how == "quiet":  # (an audit: each force-pushed ref started a whole import, and its round trip)
-            said = anchors_left(repo, remote)
+            said = anchors_left(repo, remote, named)
             for line in said:
                 sys.stderr.write(f"git-hn: {line}\n")
             if fetch is not None:  # (the fetch's later refs start nothing)
@@ -56,7 +57,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             # by the advertisement even for streams known by name: when it finds nothing to
             # import (the usual fetch) it leaves the quiet record, and the hooked fetches after
             # it start no git-hn (``hookscripts``); a fetch by name would leave none
-            result = sync(repo, remote, publish=False, by_name=False, wait=0)  # never holds up Git
+            result = sync(repo, remote, publish=False, by_name=False, wait=0, named=named)  # never holds up Git
             failed = bool(result.exit_message())
             said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
             cause = first_failure(result) if failed else ""
@@ -94,18 +95,13 @@ def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported",
     fetch named (kept in the stamp, a line each after its first), are left out of the list, so a
     later ref that left only those starts nothing (a review: one fetch said the reminder once
     per force-pushed branch)."""
-    from ..core.grammar import is_oid
     from ..store import private
     from ..store import replication as rstate
     from .replication import atrisk
     from .replication.tracked import note_published
 
     path = rstate.quiet_path(repo, remote) + ".seen"
-    try:
-        lines = (private.read_private(repo.hn_dir, path) or b"").decode("ascii").splitlines()
-    except (HnError, OSError, UnicodeDecodeError):
-        lines = []
-    named = {c for c in lines[1:] if is_oid(c)} if lines and lines[0].split(" ")[1:3] == fetch.split(" ") else set()
+    named = set(_named_earlier(repo, remote, fetch))
     named |= set(atrisk.gone(repo, remote)) if said else set()
     note_published(repo, remote, frozenset(named))
     try:
@@ -113,6 +109,29 @@ def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported",
         private.write_private(repo.hn_dir, path, text.encode("ascii"), derived=True)
     except (HnError, OSError):
         pass
+
+
+STAMP_LIMIT = 4 << 20  # bytes of the stamp read back (~100,000 anchors; the wrapper reads its first line only)
+
+
+def _named_earlier(repo: Repo, remote: str, fetch: str) -> frozenset[str]:
+    """The anchors an earlier run of this fetch (``fetch``: ``hook_caller``'s "<pid> <start
+    time>") named in its reminder, from the stamp ``_note_imported`` leaves; none when the stamp
+    is another fetch's, absent or unreadable. A later run leaves them out of its reminder (a
+    review: two ``hn-anchor/*`` branches force-pushed in one push made the next fetch say the
+    reminder twice, the second line naming the first's anchor again)."""
+    from ..core.grammar import is_oid
+    from ..store import private
+    from ..store import replication as rstate
+
+    path = rstate.quiet_path(repo, remote) + ".seen"
+    try:
+        lines = (private.read_private(repo.hn_dir, path, STAMP_LIMIT) or b"").decode("ascii").splitlines()
+    except (HnError, OSError, UnicodeDecodeError):
+        return frozenset()
+    if not lines or lines[0].split(" ")[1:3] != fetch.split(" "):
+        return frozenset()
+    return frozenset(c for c in lines[1:] if is_oid(c))
 
 
 def _why(said: str, remote: str, cause: str = "") -> str:

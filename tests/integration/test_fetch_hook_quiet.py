@@ -622,3 +622,58 @@ def test_one_fetch_says_each_anchor_of_ours_once(team):
     said = [line for line in proc.stderr.splitlines() if line.startswith("git-hn: Anchors of origin: ")]
     assert len(said) == 1 and said[0].startswith("git-hn: Anchors of origin: 3 commits"), proc.stderr
     assert team.runs() - runs <= 2, team.log.read_text()
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_anchors_kept_on_hn_anchor_branches_force_pushed_together_are_each_said_once(team, n):
+    """A review: b's anchors, put back on ``hn-anchor/*`` keep branches as the reminder says, were
+    force-pushed off in one push; the next fetch said the reminder once per keep branch, each
+    line naming the earlier lines' anchors again (each branch's transaction started its own
+    check). A later check of the fetch leaves out what an earlier one named."""
+    team.quiet_with_all()
+    git(team.b, "pull", "-q", "origin", "main")
+    xs = [f"x{i}" for i in range(1, n + 1)]
+    anchors = []
+    for name in xs:
+        git(team.b, "checkout", "-q", "-b", name, "origin/main")
+        git(team.b, "commit", "-q", "--allow-empty", "-m", f"b's {name}")
+        anchors.append(git(team.b, "rev-parse", "HEAD"))
+        hn(team.b, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+           "--applies", "descendants", "--content", f"on {name}").json()
+        _push(team.b, "origin", name)
+    git(team.b, "checkout", "-q", "--detach")
+    git(team.b, "fetch", "-q", "origin")
+    git(team.a, "fetch", "-q", "origin")
+    for name in xs:  # (a's force-push takes them off; b puts them back as the reminder says)
+        git(team.a, "branch", "-f", name, "origin/main")
+    _push(team.a, "--force", "origin", *xs)
+    git(team.b, "fetch", "-q", "origin")
+    keep = [f"{c}:refs/heads/hn-anchor/{c[:12]}" for c in anchors]
+    _push(team.b, "origin", *keep)
+    git(team.b, "fetch", "-q", "origin")
+    assert hn(team.b, "sync", "origin").code == 0
+    git(team.a, "fetch", "-q", "origin")
+    for c in anchors:  # (then force-pushes the keep branches off, in one push)
+        git(team.a, "branch", "-f", f"hn-anchor/{c[:12]}", "origin/main")
+    _push(team.a, "--force", "origin", *(f"hn-anchor/{c[:12]}" for c in anchors))
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=team.b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if line.startswith("git-hn: Anchors of origin: ")]
+    assert said, proc.stderr
+    pushed = [line.split(" git push origin ", 1)[1].split(";")[0].split() for line in said]
+    named = [spec.split(":")[0] for specs in pushed for spec in specs]  # (each its own tip)
+    assert sorted(named) == sorted(anchors), proc.stderr
+
+
+def test_the_stamp_s_named_anchors_are_read_back_past_64_kib(team):
+    """A review: the stamp's anchors were read back only up to 64 KiB (about 1,600 anchors), and
+    past it none at all, so a fetch that had named more said them all again. Read up to 4 MiB."""
+    from git_hn.service.fetch_hook import _named_earlier
+    from git_hn.store.repo import open_repo
+
+    team.quiet_with_all()
+    many = [f"{i:040x}" for i in range(1, 3001)]  # (123 KiB)
+    stamp = team.quiet.parent / (team.quiet.name + ".seen")
+    stamp.write_text("".join(f"{line}\n" for line in ["hn-seen/0 12 34 checked", *many]))
+    assert _named_earlier(open_repo(str(team.b)), "origin", "12 34") == frozenset(many)
+    assert _named_earlier(open_repo(str(team.b)), "origin", "12 35") == frozenset()

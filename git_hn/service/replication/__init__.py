@@ -76,7 +76,7 @@ HOOK_ASK = 10.0  # seconds the fetch hook's import waits for the remote's list o
 
 def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=None,
          publish: bool = True, interrupt_after: str | None = None, by_name: bool = True,
-         wait: float = WAIT, rebase: bool = False) -> SyncResult:
+         wait: float = WAIT, rebase: bool = False, named: frozenset[str] = frozenset()) -> SyncResult:
     """Run the import and (unless ``publish`` is False, as in the fetch hook) publication.
     ``by_name``: a selection of streams whose owners are known is fetched by name, without the
     advertisement (``run.Import._fetch_exact``); False reads the advertisement in any case.
@@ -86,6 +86,9 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     ``rebase`` (``--rebase``): a stream of the user's own that the remote holds a different
     continuation of (the same identity appended in another clone) is rebased: this clone's
     unpublished memories of it are signed again on top of the remote's chain (``run._own_fork``).
+
+    ``named`` (the fetch hook's): anchors an earlier run of the same fetch named in its reminder,
+    left out of this one's (``_gone_now``).
 
     ``interrupt_after`` names a crash seam (§9.19) at which to stop as if the process died; the
     CLI passes it only under the testing switch."""
@@ -125,7 +128,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         if left:
             result.reminders.append("Anchors of " + remote + ": " + lost.reminder(repo, remote, left))
     elif moved:  # (the fetch hook's import: asked now, then left to the next push or sync)
-        result.reminders += _gone_now(repo, remote)
+        result.reminders += _gone_now(repo, remote, named)
     if publish and not ended and off:
         result.publication_off = True
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
@@ -168,7 +171,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     return result
 
 
-def anchors_left(repo: Repo, remote: str) -> list[str]:
+def anchors_left(repo: Repo, remote: str, named: frozenset[str] = frozenset()) -> list[str]:
     """The fetch hook's check when the remote was found quiet (nothing to import) and a tracking
     ref of ``remote`` moved off a commit (``hookscripts``): ``tracked.check`` alone, without the
     import and its round trip, and the reminder (as the hook's import gives it) for anchors of
@@ -180,17 +183,20 @@ def anchors_left(repo: Repo, remote: str) -> list[str]:
     if not is_remote_name(remote):
         return []
     try:
-        return _gone_now(repo, remote) if tracked.check(repo, remote) else []
+        return _gone_now(repo, remote, named) if tracked.check(repo, remote) else []
     except HnError:
         return []
 
 
-def _gone_now(repo: Repo, remote: str) -> list[str]:
+def _gone_now(repo: Repo, remote: str, named: frozenset[str] = frozenset()) -> list[str]:
     """The fetch hook's reminder once ``tracked`` handed ``atrisk`` anchors that left: the remote
-    asked now (bounded), then left to the next push or sync."""
+    asked now (bounded), then left to the next push or sync. ``named``: anchors an earlier run of
+    the same fetch named (``fetch_hook._named_earlier``), left out: nothing when none else is gone
+    (a review: the fetch's second run repeated the first's anchor)."""
     from . import atrisk, lost
 
     gone = atrisk.check(repo, remote, timeout=min(_stall(repo), HOOK_ASK))
+    gone = {c: m for c, m in gone.items() if c not in named}
     return ["Anchors of " + remote + ": " + lost.reminder(repo, remote, gone)] if gone else []
 
 
