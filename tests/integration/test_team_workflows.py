@@ -144,9 +144,10 @@ def test_a_failed_sync_with_a_long_diagnostic_still_says_what_to_do(tmp_path, ba
     assert r.err.endswith(f"memory sha256:{'b' * 64} failed (structurally-invalid): selection memory "
                           f"{'b' * 12} is structurally invalid: memory source refs/hn/quarantine/memory/"
                           f"{'a' * 12}/{'b' * 12}: memory commit {git(alice, 'rev-parse', 'HEAD')[:12]} tree "
-                          "contains unexpected entry README.md; its publisher can push it again, or git hn "
-                          "replication select origin --memory STREAM, once per stream wanted, leaves it out (the "
-                          "Replication line above says why)\n"), r.err
+                          "contains unexpected entry README.md; whoever pushed it can push a valid one in its "
+                          "place, or one git hn replication select origin --memory STREAM... leaves it out: it "
+                          "replaces the saved selection, so give a --memory for every stream to keep, by its full "
+                          "ID (git hn sync origin --json lists them) (the Replication line above says why)\n"), r.err
 
 
 def test_a_failed_sync_that_promoted_nothing_does_not_say_it_promoted(tmp_path, bare_remote):

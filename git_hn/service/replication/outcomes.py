@@ -211,9 +211,13 @@ class SyncResult:
 
             why = re.sub(r"\b(sha256:)?([0-9a-f]{12})[0-9a-f]{28,52}\b", r"\2", why)
         why = why if len(why) <= 200 else ""  # (else the status names the reason)
-        if not recovery:  # (a review: a long diagnostic left the line with no fix)
-            why += ("; " if why else "") + (f"its publisher can push it again, or git hn replication select "
-                                            f"{self.remote} --memory STREAM, once per stream wanted, leaves it out")
+        if not recovery:  # (a review: a long diagnostic left the line with no fix; then, that a select
+            # replaces the saved selection, that it takes full IDs (these are cut), and that the
+            # ref may be anyone's push, not its publisher's)
+            why += ("; " if why else "") + (
+                f"whoever pushed it can push a valid one in its place, or one git hn replication select "
+                f"{self.remote} --memory STREAM... leaves it out: it replaces the saved selection, so give a "
+                f"--memory for every stream to keep, by its full ID (git hn sync {self.remote} --json lists them)")
         many = len(failed) > 1
         which = f"the first of {len(failed)} failures: " if many else ""
         if as_json:
