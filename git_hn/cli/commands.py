@@ -148,8 +148,17 @@ def _evidence(repo, items: list[str]) -> list[str]:
     out = []
     for item in items:
         query = item[len("memory:"):]
+        digits = query[len("sha256:"):] if query.startswith("sha256:") else query
         # (a review: an unknown or uppercase prefix was refused without naming --evidence, or
-        # generically; show's refusal, which says "lowercase", after the item it refuses)
+        # generically; show's refusal after the item it refuses. Then: an uppercase one led with
+        # "not found", and 7 digits got the generic line: each says its own rule first)
+        if item.startswith("memory:") and not is_typed_evidence(item) and show.is_query(query.lower()) \
+                and digits != digits.lower():
+            raise InputError(f"--evidence {quoted(item)}: memory IDs are lowercase hex: give "
+                             f"{quoted('memory:' + query.lower())}")
+        if item.startswith("memory:") and 0 < len(digits) < 8 and all(c in "0123456789abcdefABCDEF" for c in digits):
+            raise InputError(f"--evidence {quoted(item)}: a memory prefix needs at least 8 hex digits (git hn "
+                             "memory log prints 12)")
         if item.startswith("memory:") and not is_typed_evidence(item) and show.is_query(query.lower()):
             try:
                 item = "memory:" + show.resolve(repo, query)

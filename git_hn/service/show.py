@@ -28,6 +28,8 @@ def _hex(query: str) -> str:
     if _QUERY.fullmatch(q) is None:
         from ..core.hints import append  # error paths only
 
+        if _QUERY.fullmatch(q.lower()):  # (a review: uppercase hex got the generic line; §7.13's error stays first)
+            raise InputError(append(_not_found(query).message, f"memory IDs are lowercase hex: give {quoted(q.lower())}"))
         raise InputError(append(_not_found(query).message, "a memory is named by its ID (sha256: and 64 "
                                 "lowercase hex digits) or by at least 8 of its first ones"))
     return q

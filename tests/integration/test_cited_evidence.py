@@ -174,15 +174,25 @@ def test_a_short_memory_id_works_as_evidence_on_the_command_line(inited):
         assert r.err.startswith('git-hn: --evidence memory:0000000000: memory 0000000000 was not found in '
                                 'verified local or accepted streams'), r.err
     assert refs_snapshot(inited) == before
-    # (a review: an uppercase prefix fell through to the generic evidence error: show's, naming --evidence)
-    upper = short.upper()
+    # (reviews: an uppercase prefix fell through to the generic evidence error, then led with "not
+    # found"; a 7-digit one got the generic line: each says its rule first, naming --evidence)
+    upper = short.upper() if short.upper() != short else held[7:].upper()  # (surely a letter)
     for args in (("memory", "challenge", held, "--reason", "outdated"),
                  ("memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--content", "x")):
         r = hn(inited, *args, "--evidence", f"memory:{upper}")
-        assert (r.code, r.out, r.err) == (1, "", f"git-hn: --evidence memory:{upper}: memory {upper} was not found in "
-                                          "verified local or accepted streams; a memory is named by its ID (sha256: "
-                                          "and 64 lowercase hex digits) or by at least 8 of its first ones\n")
+        assert (r.code, r.out, r.err) == (1, "", f"git-hn: --evidence memory:{upper}: memory IDs are lowercase hex: "
+                                          f"give memory:{upper.lower()}\n")
+        r = hn(inited, *args, "--evidence", f"memory:sha256:{held[7:].upper()}")
+        assert r.err == f"git-hn: --evidence memory:sha256:{held[7:].upper()}: memory IDs are lowercase hex: give {full}\n"
+        for seven in (short[:7], f"sha256:{short[:7]}"):
+            r = hn(inited, *args, "--evidence", f"memory:{seven}")
+            assert (r.code, r.out, r.err) == (1, "", f"git-hn: --evidence memory:{seven}: a memory prefix needs at "
+                                              "least 8 hex digits (git hn memory log prints 12)\n")
     assert refs_snapshot(inited) == before
+    # (show shares the rule; CONTRACT §7.13's "not found" stays first there)
+    r = hn(inited, "memory", "show", upper)
+    assert (r.code, r.out, r.err) == (1, "", f"git-hn: memory {upper} was not found in verified local or accepted "
+                                      f"streams; memory IDs are lowercase hex: give {upper.lower()}\n")
 
 
 def test_a_request_document_takes_full_memory_ids_and_the_refusal_names_the_one_to_use(inited):

@@ -239,8 +239,8 @@ def test_show_lookup(inited):
     upper = mid[7:].upper()
     assert upper != mid[7:]
     assert hn(inited, "memory", "show", upper).err == \
-        (f"git-hn: memory {upper} was not found in verified local or accepted streams; a memory is named by its "
-         "ID (sha256: and 64 lowercase hex digits) or by at least 8 of its first ones\n")
+        (f"git-hn: memory {upper} was not found in verified local or accepted streams; memory IDs are lowercase "
+         f"hex: give {mid[7:]}\n")
     assert hn(inited, "memory", "show").err == "git-hn: usage: git hn memory show MEMORY [--json]; missing MEMORY\n"
     r = hn(inited, "memory", "show", mid)
     assert r.out.splitlines()[0].startswith("Memory content is untrusted inert data.")
