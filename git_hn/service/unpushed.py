@@ -12,6 +12,11 @@ publishes to by default (``origin``, else the first configured remote), skipped 
 remote's tracking refs, the ``hnPublish`` settings); nothing more when the anchor is one of that
 remote's tips; else one ``rev-list`` (bounded in time: the hint is advice) and, only when the hint
 is given and the anchor is not HEAD, one ``merge-base --is-ancestor`` to name the current branch.
+The earlier memories of the stream that remote was not given are read from the verified state
+and the publication journal (no Git process); their anchors join that one ``rev-list``, and when
+the first of them that is not on the remote holds this one back (a team trial: a decision on main
+waited behind memories of an unpushed feature branch, and the hint named main), the hint names
+that commit and, with one ``name-rev`` of the local branches, a branch that holds it.
 No local branch is listed or searched. Trusts the remote-tracking refs (a publication reads the
 same ones, of the same remote: ``gate._not_on_remote``); never contacts a remote. Author text (a
 branch name) is shell-quoted inside the command it names.
@@ -74,17 +79,82 @@ def _current_branch(repo: Repo, anchor: str) -> str:
     return branch if held.returncode == 0 else ""
 
 
-def waits_hint(repo: Repo, result) -> str | None:
-    """After a record, handoff or supersede was signed (not a replay): one line when its anchor
-    commit is on none of the named remote's tracking refs, so its publication, and that of every
-    later memory of the stream, waits until the commit is pushed; None otherwise (no remote,
-    publication to it off, the commit on one of its tracking refs, or Git could not answer in
-    time: the hint is advice, never an error)."""
-    from shlex import quote
+def _earlier(repo: Repo, remote: str, env, commit: str) -> list[tuple[str, str]] | None:
+    """(memory ID, anchor commit) of each memory of ``env``'s stream before the one at ``commit``
+    that ``remote`` was not given yet (above the head publication last recorded for it, else from
+    the root), root first; memories without an anchor are left out. From the verified state the
+    append just wrote and the publication journal: no Git process. None when the state cannot
+    say (it is not at ``commit``)."""
+    from ..core.grammar import local_ref
+    from ..errors import HnError
+    from ..store import statedb
+    from ..store.statedb import sqlite3
+    from .replication.given_record import published_heads
 
-    from ..core.gostr import short_id
+    ref = local_ref(env.actor, env.stream)
+    try:
+        with statedb.locked(repo, exclusive=False, wait=0.5):
+            conn = statedb.open_sealed(repo, readonly=True)
+            if conn is None:
+                return None
+            try:
+                rows = conn.execute(
+                    'SELECT c."commit", c.id, a.anchor FROM chain c JOIN sources s ON s.sid = c.sid '
+                    "LEFT JOIN rows r ON r.id = c.id LEFT JOIN akeys a ON a.akey = r.akey "
+                    "WHERE s.ref = ? ORDER BY c.seq", (ref,)).fetchall()
+            finally:
+                conn.close()
+    except (HnError, OSError, sqlite3.Error):
+        return None
+    commits = [row[0] for row in rows]
+    if commit not in commits:
+        return None
+    base = published_heads(repo, remote).get(ref, "")
+    start = commits.index(base) + 1 if base in commits else 0
+    return [(mid, anchor) for _c, mid, anchor in rows[start:commits.index(commit)] if anchor]
+
+
+def _missing(repo: Repo, anchors: list[str], tips: list[str]) -> set[str] | None:
+    """Of ``anchors``, those no tip in ``tips`` reaches (one ``rev-list``, bounded in time);
+    None when Git could not answer in time."""
     from ..errors import HnError
 
+    todo = sorted(set(anchors) - set(tips))
+    if not todo or not tips:
+        return set(todo)
+    try:
+        walk = repo.git.run(["rev-list", "--stdin"], timeout=WALK_SECONDS,
+                            input=("".join(f"{a}\n" for a in todo) + "".join(f"^{t}\n" for t in tips)).encode())
+    except HnError:  # (no answer in time)
+        return None
+    if walk.returncode != 0:
+        return None
+    return set(todo) & set(walk.stdout.decode("ascii", "replace").split())
+
+
+def _branch_of(repo: Repo, commit: str) -> str:
+    """A local branch (not a keep branch, ``hn-anchor/*``) whose history holds ``commit``: one
+    ``name-rev``, bounded in time; "" when none does or Git could not answer."""
+    from ..errors import HnError
+
+    try:
+        proc = repo.git.run(["name-rev", "--name-only", "--refs=refs/heads/*", "--exclude=refs/heads/hn-anchor/*",
+                             commit], timeout=WALK_SECONDS)
+    except HnError:
+        return ""
+    name = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+    name = name.split("~", 1)[0].split("^", 1)[0]
+    return "" if name in ("", "undefined") else name
+
+
+def waits_hint(repo: Repo, result) -> str | None:
+    """After a record, handoff or supersede was signed (not a replay): one line when its
+    publication to the named remote waits for a commit that is on none of that remote's tracking
+    refs: the anchor of the earliest memory of its stream that remote was not given yet and whose
+    anchor is not there (a stream publishes in order: a team trial pushed main as this hint said,
+    and the memory still waited for an earlier one anchored on an unpushed feature branch), else
+    its own anchor. None otherwise (no remote, publication to it off, every such anchor on one of
+    its tracking refs, or Git could not answer in time: the hint is advice, never an error)."""
     env = result.envelope
     if env.record is None or getattr(result, "replayed", False):
         return None
@@ -99,16 +169,23 @@ def waits_hint(repo: Repo, result) -> str | None:
     if remote is None or listing.returncode != 0:
         return None
     tips = _tips(repo, remote, listing.stdout.decode("utf-8", "surrogateescape"))
-    if anchor in tips:
+    earlier = _earlier(repo, remote, env, result.commit) or []
+    missing = _missing(repo, [a for _m, a in earlier] + [anchor], tips)
+    if missing is None:
         return None
-    if tips:
-        try:
-            walk = git.run(["rev-list", "--stdin"], timeout=WALK_SECONDS,
-                           input=(f"{anchor}\n" + "".join(f"^{t}\n" for t in tips)).encode())
-        except HnError:  # (no answer in time)
-            return None
-        if walk.returncode != 0 or anchor not in walk.stdout.decode("ascii", "replace").split():
-            return None
+    first = next((i for i, (_m, a) in enumerate(earlier) if a in missing), None)
+    if first is not None and earlier[first][1] != anchor:
+        return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1)
+    if anchor not in missing:
+        return None
+    return _held_by_own(repo, env, remote, anchor)
+
+
+def _held_by_own(repo: Repo, env, remote: str, anchor: str) -> str:
+    from shlex import quote
+
+    from ..core.gostr import short_id
+
     branch = _current_branch(repo, anchor)
     if branch:
         how = f"branch {branch}: git push {quote(remote)} {quote(branch)}; or git fetch {quote(remote)} if it is there already"
@@ -116,3 +193,24 @@ def waits_hint(repo: Repo, result) -> str | None:
         how = f"push a branch that contains it, or git fetch {quote(remote)} if one is there already"
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
             f"pushed ({how}): later memories of this stream wait behind it")
+
+
+def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiting: int) -> str:
+    """The hint when an earlier memory of the stream, ``first`` (memory ID, anchor), holds this
+    one back: its anchor and the branch that holds it, and that feature work recorded in a stream
+    of its own would not hold back the rest (``streamchoice``; README, "Streams and labels")."""
+    from shlex import quote
+
+    from ..core.gostr import short_id
+
+    memory, anchor = first
+    branch = _branch_of(repo, anchor)
+    if branch:
+        how = f"branch {branch}: git push {quote(remote)} {quote(branch)}; or git fetch {quote(remote)} if it is there already"
+    else:
+        how = f"no branch here contains it: git hn sync {quote(remote)} says how to move or drop memory {short_id(memory)}"
+    return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
+            f"pushed ({how}): memory {short_id(memory)}, recorded earlier in this stream, is anchored there, and "
+            f"{waiting} memories, this one included, wait behind it; to keep unpushed feature work from holding "
+            "back the rest, record it in a stream of its own (--stream label:NAME, or git config --worktree "
+            "hn.stream label:NAME in its worktree)")

@@ -10,9 +10,9 @@ from helpers import git, hn, hn_proc
 from test_agent_mcp import document, run
 
 
-def _record(repo, at: str, *args):
+def _record(repo, at: str, *args, content: str = ""):
     return hn(repo, "memory", "record", "--kind", "decision", "--at", at, "--applies", "descendants",
-              "--content", f"on {at}", *args)
+              "--content", content or f"on {at}", *args)
 
 
 def _waits(err: str) -> list[str]:
@@ -121,3 +121,48 @@ def test_waits_hint_without_tracking_refs_says_fetch(inited, bare_remote):
     r = hn(inited, *REC, "--content", "x")
     assert r.code == 0
     assert "or git fetch origin if it is there already" in _waits(r.err)[0], r.err
+
+
+def test_hint_names_the_earlier_memory_that_holds_the_stream(inited, bare_remote):
+    # a team trial: memories on an unpushed feature branch held back a decision recorded later on
+    # main; the hint said "waits until commit <main's> is pushed (branch main: git push origin
+    # main)", main was pushed, and the decision still waited for the feature branch's commit
+    git(inited, "remote", "add", "origin", str(bare_remote()))
+    main = git(inited, "symbolic-ref", "--short", "HEAD")
+    git(inited, "push", "-q", "origin", main)
+    r = hn(inited, "sync", "origin")
+    assert r.code == 0, r.err
+    git(inited, "checkout", "-q", "-b", "feature/cli")
+    commits = []
+    for n in range(3):
+        git(inited, "commit", "-q", "--allow-empty", "-m", f"cli {n}")
+        commits.append(git(inited, "rev-parse", "HEAD"))
+        if n:
+            assert _record(inited, "HEAD", content=f"cli {n}").code == 0
+    second = commits[1][:12]
+    git(inited, "checkout", "-q", main)
+    git(inited, "commit", "-q", "--allow-empty", "-m", "on main")
+    r = _record(inited, "HEAD", "--json")
+    assert r.code == 0, r.err
+    stream = r.json()["stream"][7:19]
+    [line] = _waits(r.err)
+    assert line.startswith(f"git-hn: hint: publication of stream {stream} to origin waits until commit {second} is "
+                           "pushed (branch feature/cli: git push origin feature/cli; or git fetch origin if it is "
+                           "there already): memory "), line
+    assert ", recorded earlier in this stream, is anchored there, and 3 memories, this one included, wait behind " \
+           "it; to keep unpushed feature work from holding back the rest, record it in a stream of its own " \
+           "(--stream label:NAME, or git config --worktree hn.stream label:NAME in its worktree)" in line, line
+    # pushing main, as the old hint said, publishes nothing of the stream: the hint still names
+    # the feature branch's commit, and sync agrees
+    git(inited, "push", "-q", "origin", main)
+    r = _record(inited, "HEAD", content="after the push of main")
+    assert f"waits until commit {second} is pushed (branch feature/cli:" in _waits(r.err)[0], r.err
+    r = hn(inited, "sync", "origin")
+    assert f"4 memories wait until commit {second} is on origin" in r.err + r.out, r.err
+    # a stream of its own for the feature work: a main memory then waits for nothing
+    r = _record(inited, "HEAD", "--stream", "label:main-work")
+    assert r.code == 0 and _waits(r.err) == [], r.err
+    # the feature branch pushed and published: nothing waits
+    git(inited, "push", "-q", "origin", "feature/cli")
+    assert hn(inited, "sync", "origin").code == 0
+    assert _waits(_record(inited, "HEAD", content="all pushed").err) == []
