@@ -152,6 +152,17 @@ def not_imported(repo) -> None:
         render.hint(text)
 
 
+def failed_imports(repo) -> None:
+    """After recall and the brief (every form): the streams the last import of a remote did not
+    import (``replication.failures``; a team trial: one stream failed at sync, and recall and the
+    brief showed the rest with nothing said). One file read."""
+    from ..service.replication.failures import hint
+
+    text = hint(repo)
+    if text:
+        render.hint(text)
+
+
 def no_selection(repo) -> None:
     """After a JSON brief: the Markdown header's line that this clone holds no memory imported
     from its remotes and has no replication selection (``brief.NOT_IMPORTED``; an agent trial: a

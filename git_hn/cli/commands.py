@@ -580,6 +580,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``)
         advice.no_selection(repo)
         advice.not_imported(repo)
+    advice.failed_imports(repo)
     return 0
 
 

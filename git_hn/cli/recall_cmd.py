@@ -81,4 +81,5 @@ def recall_command(values: dict) -> int:
     if not said and not doc["matched"] and not any(hidden.values()) and not values.get("json"):
         empty_hint(repo)
     advice.not_imported(repo)
+    advice.failed_imports(repo)
     return 0

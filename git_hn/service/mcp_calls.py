@@ -212,7 +212,10 @@ def _hinted(repo, doc: dict, hidden: dict[str, int]) -> dict:
 
     text = trust_hidden(hidden, working_policy(repo) if hidden.get("policy-missing") else "",
                         see="includeUntrusted: true")
-    text = _sentences(text or "", *header_notes(repo))  # (and: nothing imported here yet)
+    from .replication.failures import hint
+
+    # (and: nothing imported here yet; streams the last sync did not import)
+    text = _sentences(text or "", *header_notes(repo), hint(repo))
     return {**doc, "hint": text} if text else doc
 
 

@@ -108,6 +108,10 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             again = SyncResult(remote)
             run, ended = _import(repo, remote, url, again, False, progress, publish, None, by_name, rebase, wait)
             result = _merged(result, again)
+    if run is not None and not ended and not result.import_error:  # (recall and the brief name them)
+        from .failures import note
+
+        note(repo, remote, result)
     from . import atrisk, tracked
 
     # (a teammate's force-push took an anchor of ours off the remote's branches: one

@@ -1,0 +1,122 @@
+"""Streams the last import from each remote did not import (git-hn; docs/decisions.md).
+
+A team trial: a fresh clone's ``git hn sync`` failed for one teammate's stream (an early memory's
+anchor commit was gone from the remote), so none of that stream's memories were imported, an
+active decision among them; ``recall`` and the brief then showed the other memories and said
+nothing was missing. Agents read the brief, not the sync's output.
+
+So each import that ran to its end (``git hn sync``, and the fetch hook's import, which is a
+sync without publication) writes the streams it did not import, per remote, into
+``<common-gitdir>/hn/replication/failed-imports`` (``note``): each stream's ID, the name its
+memories sign with, the memory it stops at and the anchor commit that memory misses, and the
+outcome's status. A later import of that remote replaces the remote's entry: a stream that
+imports is no longer named, and a remote whose import failed as a whole (unreachable, an error
+before any outcome) keeps what it had. ``hint`` reads it back for recall, the brief and the MCP
+read tools: one small file read, no Git process. Derived, private, best effort (a failure to
+write it costs the hint only). Two syncs of different remotes that end together may each write
+the file from what it read: one remote's entry may then be that of its previous import, until
+its next one. Trusts nothing in the file beyond its shape; the name is author text, inert and
+bounded where it is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ...core.grammar import is_digest_id, is_oid
+from ...errors import HnError
+from ...store.repo import Repo
+
+FILE = "failed-imports"
+MAGIC = "hn-failed-imports/0"
+MAX_BYTES = 1 << 16  # a larger record is taken as absent
+MAX_STREAMS = 100  # per remote: the hint names one and counts the rest
+
+
+def _path(repo: Repo) -> str:
+    return os.path.join(repo.hn_dir, "replication", FILE)
+
+
+def _read(repo: Repo) -> dict[str, list[dict]]:
+    """remote -> its entries; {} when there is no record or it cannot be read."""
+    from ...store import private
+
+    try:
+        data = private.read_private(repo.hn_dir, _path(repo), MAX_BYTES)
+        doc = json.loads(data) if data else None
+    except (HnError, OSError, ValueError):
+        return {}
+    if not isinstance(doc, dict) or doc.get("format") != MAGIC or not isinstance(doc.get("remotes"), dict):
+        return {}
+    return {r: [e for e in entries if _valid(e)] for r, entries in doc["remotes"].items()
+            if isinstance(r, str) and isinstance(entries, list)}
+
+
+def _valid(entry) -> bool:
+    return (isinstance(entry, dict) and is_digest_id(entry.get("stream", "")) and isinstance(entry.get("name", ""), str)
+            and (entry.get("memory", "") == "" or is_digest_id(entry["memory"]))
+            and (entry.get("commit", "") == "" or is_oid(entry["commit"])))
+
+
+def entries_of(result) -> list[dict]:
+    """The streams ``result`` (a ``SyncResult``) did not import, as the record keeps them."""
+    out = []
+    for o in result.sorted_outcomes(current=False):
+        if o.kind != "memory" or o.status in ("promoted", "skipped", "up-to-date") or not is_digest_id(o.id):
+            continue
+        owner = o.fields.get("ownerMemoryId") or ""
+        missing = o.fields.get("missingId") or "" if o.fields.get("dependencyKind") == "anchor-commit" else ""
+        names = [m.envelope.actor_name for m in (o.memories or ()) if m.memory_id == owner] or \
+            [m.envelope.actor_name for m in (o.memories or ())][:1]
+        out.append({"stream": o.id, "name": names[0] if names else "", "status": str(o.status),
+                    "memory": owner if is_digest_id(owner) else "", "commit": missing if is_oid(missing) else ""})
+    return out[:MAX_STREAMS]
+
+
+def note(repo: Repo, remote: str, result) -> None:
+    """After an import of ``remote`` that ran to its end: its entry becomes the streams this one
+    did not import (none: the entry is dropped). Best effort."""
+    from ...store import private
+
+    entries = entries_of(result)
+    remotes = _read(repo)
+    if remotes.get(remote, []) == entries or (not entries and remote not in remotes):
+        return  # (the usual sync: one read, nothing written)
+    if entries:
+        remotes[remote] = entries
+    else:
+        remotes.pop(remote, None)
+    try:
+        if remotes:
+            text = json.dumps({"format": MAGIC, "remotes": remotes}, sort_keys=True, ensure_ascii=True)
+            private.write_private(repo.hn_dir, _path(repo), text.encode("ascii"), derived=True)
+        else:
+            os.unlink(_path(repo))
+    except (HnError, OSError):
+        pass
+
+
+def hint(repo: Repo) -> str:
+    """One line naming the streams each remote's last import did not import, and the sync that
+    says why; "" when every import ended with all its streams (or none is recorded). One file
+    read."""
+    from shlex import quote
+
+    from ...core.gostr import bounded, short_id
+    from ...core.log import shown_name
+
+    parts = []
+    for remote, entries in sorted(_read(repo).items()):
+        if not entries:
+            continue
+        first = entries[0]
+        who = f' of "{bounded(shown_name(first["name"]), 64)}"' if first.get("name") else ""
+        where = f": stops at memory {short_id(first['memory'])}" if first.get("memory") else f": {first['status']}"
+        if first.get("memory") and first.get("commit"):
+            where += f", whose anchor commit {first['commit'][:12]} is not on {remote}"
+        more = f"; and {len(entries) - 1} more" if len(entries) > 1 else ""
+        count = "1 stream" if len(entries) == 1 else f"{len(entries)} streams"
+        parts.append(f"{count} of {remote} did not import at the last sync (stream {short_id(first['stream'])}"
+                     f"{who}{where}{more}); git hn sync {quote(remote)} says why")
+    return "; ".join(parts)
