@@ -184,8 +184,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     # (the record takes the tracking refs as this push moves them: Git's own move is seen by no git-hn)
     # (written only once this hook lets the push go on: a refused push moves nothing, a review)
     handed, landing = tracked.check_push(repo, remote, tracked.after_push(remote, specs, data))
+    ask = atrisk.asker(repo, remote, ATRISK_TIMEOUT)  # (the remote's branches, asked once for both)
     if handed or atrisk.due(repo, remote):
-        gone = atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT)
+        gone = atrisk.check(repo, remote, sent=_sent_tips(repo, data), timeout=ATRISK_TIMEOUT, branches=ask)
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
     earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
@@ -206,8 +207,12 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         sys.stderr.write(f"git-hn: {unknown}\n")
     earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
     lost.note_keeps(repo, remote, data)  # (the next push or sync asks whether it landed)
+    there = ask() if earlier else None  # (a team trial: this clone's tracking refs were older than a
+    # teammate's push of the anchor, and the reminder told to push what was there; said "as of
+    # your last fetch" when the remote does not answer)
+    earlier = lost.off_branches(repo, remote, earlier, there) if there is not None else earlier
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
-        sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier)}\n")
+        sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier, stale=there is None)}\n")
     deleting = deleting_memory(repo, remote, data)
     if deleting and block:  # refused (below)
         refused.insert(0, f"{deleting}; only if that is meant: {anyway(remote, data)}")

@@ -346,3 +346,37 @@ def test_the_block_refusals_way_out_of_a_force_push_works_pasted_as_printed(tmp_
     wait_publication(a)
     assert pasted.returncode == 0, pasted.stderr
     assert git(remote, "rev-parse", "feature") == head
+
+
+def test_a_teammates_keep_push_ends_the_reminder_before_a_fetch(tmp_path):
+    """A team trial: Bob pushed ``hn-anchor/<commit>``; Alice, not fetched since, pushed again and
+    her pre-push said the commit "is no longer on any branch of origin" and told her to push it,
+    though it was there (the line went after a ``git fetch``). The push asks the remote for its
+    branches before saying it."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    c1 = _commit(a, "c1")
+    _record(a, "published at c1")
+    _push(a, "origin", "feature")
+    git(b, "fetch", "-q", "origin")
+    git(a, "commit", "-q", "--amend", "-m", "c1 amended")
+    _push(a, "-f", "origin", "feature")
+    _push(b, "origin", f"{c1}:refs/heads/hn-anchor/{c1[:12]}")
+    _commit(a, "later")
+    said = _push(a, "origin", "feature").stderr
+    assert "no longer on any branch" not in said, said
+    assert _records(a) == []
+
+
+def test_a_reminder_the_remote_could_not_confirm_says_as_of_the_last_fetch(tmp_path):
+    """The same trial: where the remote is not asked (two push URLs: which one would answer?),
+    the reminder says it is as of the last fetch, not as a fact about the remote now."""
+    remote, a, c1, _mem = _published_then_amended(tmp_path)
+    _push(a, "-f", "origin", "feature")
+    git(tmp_path, "clone", "-q", "--bare", str(remote), str(tmp_path / "backup.git"))
+    git(a, "config", "--add", "remote.origin.pushurl", str(remote))
+    git(a, "config", "--add", "remote.origin.pushurl", str(tmp_path / "backup.git"))
+    _commit(a, "later")
+    said = _push(a, "origin", "feature").stderr
+    assert f"is no longer on any branch of origin as of your last fetch of origin (" in said, said

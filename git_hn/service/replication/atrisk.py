@@ -239,20 +239,21 @@ def _answered(repo: Repo, remote: str, ok: bool = True) -> None:
 
 
 def check(repo: Repo, remote: str, sent: tuple[str, ...] = (), fetch=None,
-          timeout: float | None = None) -> dict[str, str]:
+          timeout: float | None = None, branches=None) -> dict[str, str]:
     """commit -> memory of the remembered anchors that no branch of ``remote`` holds now (to say,
     with ``lost.line``); the record is brought to what the remote says. ``sent``: the tips a push
     sends now (what they contain is not said: that push may put it back). ``fetch()``: fetches the
     remote's branches and says whether it did (a sync: a tip this clone lacks, such as the squash
     commit, can then be walked). {} and no Git process when nothing is remembered; when the
     remote does not answer (bounded by ``timeout``), what its last answer said, and a push asks
-    again only an hour later (``due``)."""
+    again only an hour later (``due``). ``branches``: an ``asker``'s (the remote asked once for
+    the push, ``lost``'s reminder sharing the answer)."""
     default, entries = _read(repo, remote)
     if not entries and remembered(repo, remote):
         default, entries = _reverify(repo, remote, timeout)
     if not entries:
         return {}
-    heads = _branches(repo, remote, timeout)
+    heads = branches() if branches is not None else _branches(repo, remote, timeout)
     _answered(repo, remote, heads is not None)
     if heads is not None:
         merged_tips = {oid for ref, oid in heads.items()
@@ -269,7 +270,7 @@ def check(repo: Repo, remote: str, sent: tuple[str, ...] = (), fetch=None,
     if sent and out:
         present = [c for c, here in zip(sorted(out), repo.git.presence(sorted(out))) if here]
         tips = [t for t, here in zip(sent, repo.git.presence(list(sent))) if here]
-        off = _off(repo, present, tips)
+        off = not_held(repo, present, tips)
         out = {c: m for c, m in out.items() if off is None or c in off or c not in present}
     return out
 
@@ -298,10 +299,10 @@ def _walk(repo: Repo, commits: list[str], merged_tips: set[str], other_tips: set
     tips = sorted(merged_tips | other_tips)
     here = dict(zip(tips + commits, repo.git.presence(tips + commits)))
     blind = not all(here[t] for t in merged_tips | other_tips)  # (a branch this clone cannot walk)
-    unmerged = _off(repo, [c for c in commits if here[c]], [t for t in merged_tips if here[t]])
+    unmerged = not_held(repo, [c for c in commits if here[c]], [t for t in merged_tips if here[t]])
     if unmerged is None:
         return None
-    nowhere = _off(repo, sorted(unmerged), [t for t in other_tips if here[t]]) if unmerged else set()
+    nowhere = not_held(repo, sorted(unmerged), [t for t in other_tips if here[t]]) if unmerged else set()
     if nowhere is None:
         return None
     state: dict[str, str | None] = {}
@@ -329,6 +330,19 @@ def _update(repo: Repo, remote: str, state: dict[str, str | None]) -> None:
         _write(repo, remote, default, out)
 
 
+def asker(repo: Repo, remote: str, timeout: float | None):
+    """A callable that asks ``remote`` for its branches (``_branches``) the first time it is
+    called and gives that answer (None included: a remote that did not answer is not waited for
+    twice) every time after: a push asks once for ``check`` and ``lost``'s reminder."""
+    answer: list = []
+
+    def ask() -> dict[str, str] | None:
+        if not answer:
+            answer.append(_branches(repo, remote, timeout))
+        return answer[0]
+    return ask
+
+
 def _branches(repo: Repo, remote: str, timeout: float | None) -> dict[str, str] | None:
     """ref -> tip of every branch the repository ``remote`` pushes to advertises (one bounded
     ``ls-remote --heads``: publication went there, and with a push URL of its own the fetch URL
@@ -342,7 +356,7 @@ def _branches(repo: Repo, remote: str, timeout: float | None) -> dict[str, str] 
     return None if lines is None else {ref: oid for oid, ref in lines if ref.startswith("refs/heads/")}
 
 
-def _off(repo: Repo, commits: list[str], tips: list[str]) -> set[str] | None:
+def not_held(repo: Repo, commits: list[str], tips: list[str]) -> set[str] | None:
     """Those of ``commits`` (all here) that none of ``tips`` (all here) contains: one ``rev-list``,
     none when there is nothing to ask; None when Git fails."""
     if not commits or not tips:

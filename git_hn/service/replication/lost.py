@@ -284,13 +284,29 @@ def _kept(repo: Repo, remote: str, url: str, lost: dict[str, str], timeout: floa
     lines = listing(repo, url, patterns=("refs/heads/hn-anchor/*",), timeout=timeout) if lost else None
     if lines is None:
         return None
-    listed = {oid for oid, ref in lines if ref.startswith("refs/heads/hn-anchor/")}
+    return _held_off(repo, remote, lost, {oid for oid, ref in lines if ref.startswith("refs/heads/hn-anchor/")})
+
+
+def off_branches(repo: Repo, remote: str, lost: dict[str, str], heads: dict[str, str]) -> dict[str, str]:
+    """Of ``lost``, those no branch of ``heads`` (ref -> tip: the remote's answer, ``atrisk.asker``)
+    holds; the others are forgotten. A team trial: Bob put the anchor back on an ``hn-anchor``
+    branch, and Alice's pre-push, from remote-tracking refs she had not fetched since, still said
+    it "is no longer on any branch of origin" and told her to push it. A branch tip this clone
+    lacks holds only itself, as far as this clone can tell."""
+    return _held_off(repo, remote, lost, set(heads.values()), only=True) if lost else lost
+
+
+def _held_off(repo: Repo, remote: str, lost: dict[str, str], listed: set[str], only: bool = False) -> dict[str, str]:
+    """``lost`` without what the branch tips ``listed`` hold (forgotten); ``only``: those tips
+    alone decide (not this clone's remote-tracking refs, which may still hold a deleted branch)."""
     back = {c for c in lost if c in listed}
     rest = [c for c in lost if c not in back]
     tips = sorted(o for o, here in zip(sorted(listed), repo.git.presence(sorted(listed))) if here) if rest else []
     if tips:
+        from .atrisk import not_held as walk
+
         present = {c for c, here in zip(rest, repo.git.presence(rest)) if here}
-        off = _off(repo, remote, dict.fromkeys(present), tuple(tips))
+        off = walk(repo, sorted(present), tips) if only else _off(repo, remote, dict.fromkeys(present), tuple(tips))
         if off is not None:
             back |= present - off
     if not back:
@@ -362,10 +378,11 @@ def _off(repo: Repo, remote: str, commits: dict, sent: tuple[str, ...]) -> set[s
     return set(walk.stdout.decode("ascii", "replace").split()) if walk.returncode == 0 else None
 
 
-def reminder(repo: Repo, remote: str, lost: dict[str, str]) -> str:
-    """The reminder for ``lost``, its command pushing what this clone has of them (``tips``)."""
+def reminder(repo: Repo, remote: str, lost: dict[str, str], stale: bool = False) -> str:
+    """The reminder for ``lost``, its command pushing what this clone has of them (``tips``);
+    ``stale``: the remote could not be asked now, so it says what the last fetch showed."""
     kept, absent = tips(repo, lost)
-    return line(remote, lost, kept, absent)
+    return line(remote, lost, kept, absent, stale)
 
 
 def tips(repo: Repo, lost: dict[str, str]) -> tuple[list[str], list[str]]:
@@ -384,13 +401,14 @@ def tips(repo: Repo, lost: dict[str, str]) -> tuple[list[str], list[str]]:
     return [c for c in here if c in independent], absent
 
 
-def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absent: list[str] = ()) -> str:
+def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absent: list[str] = (),
+         stale: bool = False) -> str:
     """The reminder, in one line, naming commits and the memory by 12 characters (the command
     keeps full commit IDs); its command pushes ``tips`` (``tips()``: they contain every
     commit of ``lost`` this clone has; the first commit when none is given: for a clone that has
     it), and ``absent`` (commits this clone does not have) are named apart; then, for a commit
     taken off on purpose only, how to end the reminder by hand (``forget``), which puts nothing
-    back."""
+    back. ``stale``: said "as of your last fetch" (the remote could not be asked now)."""
     commit, memory = next(iter(lost.items()))
     n = len(lost)
     from shlex import quote  # (a command to paste: an audit's remote x$(touch${IFS}/tmp/PWNED) ran)
@@ -403,7 +421,8 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
     keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (tips or [commit]))
     what = f"commit {commit[:12]}" if n == 1 else f"{n} commits (first: {commit[:12]})"
     text = (f"{what}, which memory {short_id(memory)} {'is' if n == 1 else 'and others are'} anchored on, "
-            f"{'is' if n == 1 else 'are'} no longer on any branch of {remote} (a force-push, or a branch deleted or "
+            f"{'is' if n == 1 else 'are'} no longer on any branch of {remote}"
+            f"{f' as of your last fetch of {remote}' if stale else ''} (a force-push, or a branch deleted or "
             f"squash-merged there): "
             f"whoever imports {'its stream' if n == 1 else 'their streams'} from {remote} stops there; a clone that "
             f"has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push {quote(remote)} {keep}")
