@@ -65,7 +65,7 @@ def test_workflow_blocks_run_as_written(tmp_path):
     assert "Content (inert): Keep memory streams separate from collaboration actor chains." in out
     assert "trustedKind: decision" in out and "trust=qualified" in out
     assert "Keep memory streams separate; actor chains carry collaboration only." in out
-    assert out.count("promoted 1 selection") >= 2  # Bob's first sync, the CI clone
+    assert out.count("promoted 1 stream") >= 2  # Bob's first sync, the CI clone
     assert "Greetings go to the whole world." in out  # reached Bob through git push / git fetch
     assert "Bob read the team's memory." in out  # and Bob's reached Alice, whose remote is ../team.git
     assert "sync named the missing anchors and the recovery command" in out

@@ -90,7 +90,7 @@ def test_two_actors_exchange_memories_and_trust_follows_policy(world):
     r = hn(alice, "sync")
     assert r.code == 0, r.err
     assert r.out.splitlines() == [f"Replication memory {b['stream']}: promoted",
-                                  "Synchronized with origin: imported 1 memory, promoted 1 selection"]
+                                  "Synchronized with origin: imported 1 memory, promoted 1 stream"]
     assert hn(bob, "sync").code == 0
     accepted = f"refs/hn/remotes/origin/memory/{_actor(bob)}/{b['stream'][7:]}"
     assert git(alice, "rev-parse", accepted) == git(bob, "rev-parse", f"refs/hn/memory/{_actor(bob)}/{b['stream'][7:]}")
@@ -623,7 +623,7 @@ def test_a_shallow_clone_without_an_exact_selection_is_told_to_deepen(tmp_path, 
     git(bob, "fetch", "-q", "--deepen=3")
     r = hn(bob, "sync")
     assert r.code == 0, r.err
-    assert f"promoted 1 {'selection' if select else 'stream'}" in r.out.splitlines()[-1]
+    assert "promoted 1 stream" in r.out.splitlines()[-1]
 
 
 def test_a_killed_writes_temporary_beside_anchors_and_receipts_is_not_a_record(world):

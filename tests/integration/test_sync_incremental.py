@@ -95,7 +95,7 @@ def test_one_fetch_for_many_changed_streams_none_when_nothing_moved(tmp_path, ba
     assert r.code == 0, r.err
     sessions = packs.sessions()
     assert len(sessions) == 1 and _fetch_sessions(sessions) == 0  # the advertisement only
-    assert "Replication from origin: 5 selections up to date" in r.out.splitlines()
+    assert "Replication from origin: 5 streams up to date" in r.out.splitlines()
     assert staged == [] and refs_snapshot(bob) == before
     assert not (bob / ".git" / "hn" / "replication" / "quarantine").exists() or \
         list((bob / ".git" / "hn" / "replication" / "quarantine").iterdir()) == []
@@ -378,7 +378,7 @@ def test_an_exact_selection_is_fetched_by_name_in_one_session(tmp_path, bare_rem
     assert r.code == 0, r.err
     sessions = packs.sessions()
     assert len(sessions) == 1 and _fetch_sessions(sessions) == 0  # the refs' names only
-    assert "Replication from origin: 3 selections up to date" in r.out.splitlines()
+    assert "Replication from origin: 3 streams up to date" in r.out.splitlines()
     assert staged == [] and refs_snapshot(bob) == before
     assert list((bob / ".git" / "hn" / "replication" / "quarantine").iterdir()) == []
     new = _rec(alice, "second memory", chosen[1])

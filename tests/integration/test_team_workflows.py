@@ -121,9 +121,9 @@ def test_sync_results_say_what_happened_in_counts(tmp_path, bare_remote):
     assert hn(bob, "replication", "select", "--memory", first["stream"]).code == 0
     r = hn(bob, "sync")
     assert (r.code, r.out.splitlines()) == (0, [f"Replication memory {first['stream']}: promoted",
-                                                "Synchronized with origin: imported 2 memories, promoted 1 selection"])
+                                                "Synchronized with origin: imported 2 memories, promoted 1 stream"])
     r = hn(bob, "sync")
-    assert (r.code, r.out.splitlines()) == (0, ["Replication from origin: 1 selection up to date",
+    assert (r.code, r.out.splitlines()) == (0, ["Replication from origin: 1 stream up to date",
                                                 "Synchronized with origin: up to date"])
     _record(alice, "three")
     assert hn(alice, "sync").code == 0
@@ -167,7 +167,7 @@ def test_a_failed_sync_that_promoted_nothing_does_not_say_it_promoted(tmp_path, 
     assert line.startswith(f"Replication memory {mem['stream']}: failed (over-budget): selection memory "
                            f"{mem['stream']} exceeded max-total-bytes budget: configured=10 measured=")
     assert line.endswith("; raise it above 10 with git hn replication select origin --max-total-bytes N")
-    assert r.out.splitlines()[1] == ("Sync with origin incomplete: imported 0 memories, promoted 0 selections, "
+    assert r.out.splitlines()[1] == ("Sync with origin incomplete: imported 0 memories, promoted 0 streams, "
                                      "1 failed (above)")
     # the named command raises the budget and keeps the selection's streams
     r = hn(bob, "replication", "select", "origin", "--max-total-bytes", "1000000")
@@ -493,7 +493,7 @@ def test_a_remote_added_by_a_relative_path_replicates_both_ways(tmp_path, bare_r
     assert hn(bob, "replication", "select", *args).code == 0
     r = hn(bob, "sync")
     assert (r.code, r.err) == (0, "")
-    assert r.out.splitlines()[-1] == "Synchronized with origin: imported 1 memory, promoted 1 selection"
+    assert r.out.splitlines()[-1] == "Synchronized with origin: imported 1 memory, promoted 1 stream"
     assert git(bob, "for-each-ref", "--format=%(objectname)", f"refs/hn/remotes/origin/memory/{mem['actor']}/"
                f"{mem['stream'][7:]}") == git(alice, "rev-parse", f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}")
     _record(alice, "two")
@@ -511,9 +511,10 @@ def test_a_remote_added_by_a_relative_path_replicates_both_ways(tmp_path, bare_r
 
 def test_the_sync_summary_names_what_it_published_and_the_users_own_memory_coming_back(tmp_path, bare_remote):
     """A sync that only published says so (not "up to date"); the user's own memories, imported
-    back from the remote once published (every selected stream is), are named as theirs. With no
-    selection saved the counts are of streams (a team trial: "promoted 2 selections" beside the
-    hint "no replication selection is saved for origin")."""
+    back from the remote once published (every selected stream is), are named as theirs. The counts
+    are of streams, with or without a saved selection (team trials: "promoted 2 selections" beside
+    the hint "no replication selection is saved for origin"; "promoted 1 stream" in one sync and
+    "promoted 1 selection" in another)."""
     remote, alice = _alice(tmp_path, bare_remote)
     mine = _record(alice, "one")
     assert hn(alice, "sync").out.splitlines() == ["Synchronized with origin: published 1 stream"]
@@ -543,7 +544,7 @@ def test_the_sync_summary_names_what_it_published_and_the_users_own_memory_comin
     git(tmp_path, "clone", "-q", "--mirror", str(remote), str(mirror))
     assert hn(mirror, "replication", "select", "--all").code == 0
     r = hn(mirror, "sync")
-    assert r.code == 0 and r.out.splitlines()[-1] == "Synchronized with origin: imported 4 memories, promoted 2 selections"
+    assert r.code == 0 and r.out.splitlines()[-1] == "Synchronized with origin: imported 4 memories, promoted 2 streams"
 
 
 def test_sync_withholds_a_stream_with_secret_shaped_text_as_a_push_does(tmp_path, bare_remote):

@@ -310,10 +310,11 @@ class SyncResult:
                 + (f" and {more} more" if more > 0 else ""))
 
     def _unit(self) -> tuple[str, str]:
-        """What the counts count: selections, or, with no selection saved (every advertised
-        stream, §9.1), streams (a team trial: "promoted 2 selections" beside the hint "no
-        replication selection is saved for origin")."""
-        return ("stream", "streams") if self.compatibility else ("selection", "selections")
+        """What the counts count: streams, always. Every outcome is one memory stream (an actor
+        or ``--all`` selection is expanded into its streams before it has outcomes), so the
+        count is of streams whatever was selected (a team trial: "promoted 1 stream" in one
+        sync and "promoted 1 selection" in another, for the same one stream)."""
+        return ("stream", "streams")
 
     def summary(self) -> str:
         """git-hn (issue 12): what this sync did, in counts a person can read: what it imported
