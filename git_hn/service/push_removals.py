@@ -132,6 +132,9 @@ def _authors(repo: Repo, memories: list[str]) -> str:
                                                       if rest > 0 else "")
 
 
+KEEP_BRANCHES = "refs/heads/hn-anchor/"  # the branches that keep anchor commits on a remote
+
+
 def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
     """A warning when this push deletes memory refs on ``remote`` (``git push --delete
     refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
@@ -151,22 +154,24 @@ def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
             deleted.append(rref)
         elif lref.startswith("refs/hn/remotes/") and loid != zero:
             copied += 1
+    keeps: list[str] = []  # the remote's hn-anchor branches a mirror push deletes
     if copied:  # a mirror push: it also deletes every remote memory ref this clone lacks
         from ..errors import OutputTooLarge
         from ..store.git import LOCAL_LISTING
         from ..store.transport import advertisement_limit, remote_env
 
         try:
-            there = repo.git.run(["ls-remote", "--refs", "--", remote, "refs/hn/memory/*"], env=remote_env(),
-                                 limit=advertisement_limit())
+            there = repo.git.run(["ls-remote", "--refs", "--", remote, "refs/hn/memory/*", f"{KEEP_BRANCHES}*"],
+                                 env=remote_env(), limit=advertisement_limit())
         except OutputTooLarge:
             there = None  # (a remote listing that much junk: its deletions are not counted)
-        here = set(lines_of(repo.git.run(list(LOCAL_LISTING)).stdout.decode("utf-8", "replace")))
+        here = set(lines_of(repo.git.run([*LOCAL_LISTING, KEEP_BRANCHES]).stdout.decode("utf-8", "replace")))
         if there is not None and there.returncode == 0:
             for line in lines_of(there.stdout.decode("utf-8", "replace")):
                 ref = line.partition("\t")[2]
-                if ref and ref not in here and ref not in deleted:
-                    deleted.append(ref)
+                if not ref or ref in here or ref in deleted or ref in keeps:
+                    continue
+                (keeps if ref.startswith(KEEP_BRANCHES) else deleted).append(ref)
     first = min(deleted) if deleted else ""
     if not deleted and not copied:
         return ""
@@ -174,6 +179,13 @@ def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
     if deleted:
         n = len(deleted)
         what.append(f"deletes {n} memory {'ref' if n == 1 else 'refs'} on {remote} (first: {first})")
+    if keeps:  # (a team trial: the warning named the memory refs, not the anchor branches it also
+        # deleted, which kept memories' anchor commits on the remote)
+        from ..core.gostr import bounded
+
+        n = len(keeps)
+        what.append(f"deletes {n} hn-anchor {'branch' if n == 1 else 'branches'} on {remote} (first: "
+                    f"{bounded(min(keeps), 120)}), which {'keeps' if n == 1 else 'keep'} memories' anchor commits there")
     if copied:
         what.append(f"copies {copied} of this clone's accepted memory refs (refs/hn/remotes/*) there")
     advice = "; push branches and tags by name instead of --mirror" if copied else ""

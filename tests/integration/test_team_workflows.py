@@ -753,3 +753,24 @@ def test_the_syncs_branch_fetch_is_bounded_by_the_stall_timeout_and_said(tmp_pat
     assert count.read_text().strip() == "3"  # one branch fetch, not two
     assert "(this sync's fetch of origin's branches: git fetch origin did not end within 3 s (git config " \
            "hn.syncStallTimeout))" in r.out, r.out
+
+
+def test_a_mirror_push_names_the_anchor_branches_it_deletes(tmp_path):
+    """A team trial: ``git push --mirror`` in warn mode named the memory refs it deleted, not the
+    ``hn-anchor/*`` branches it also deleted, which kept memories' anchor commits on the remote."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    for repo in (a, b):
+        assert hn(repo, "replication", "select", "--all").code == 0
+    assert hn(b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Bob's").code == 0
+    assert hn(b, "sync").code == 0 and hn(a, "sync").code == 0
+    head = git(b, "rev-parse", "HEAD")
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(remote), str(mirror))
+    for n in ("b", "a"):
+        git(b, "push", "-q", str(mirror), f"{head}:refs/heads/hn-anchor/{n}{head[1:12]}")
+    git(a, "remote", "add", "m", str(mirror))
+    assert hn(a, "hooks", "install").code == 0
+    warned = subprocess.run(["git", "push", "-q", "--mirror", "m"], cwd=a, capture_output=True, text=True)
+    assert (f"deletes 2 hn-anchor branches on m (first: refs/heads/hn-anchor/a{head[1:12]}), which keep "
+            "memories' anchor commits there") in warned.stderr, warned.stderr
