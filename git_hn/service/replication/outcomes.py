@@ -205,12 +205,20 @@ class SyncResult:
             return ""
         first = failed[0]
         recovery = one_line(first.fields.get("recovery") or "")
+        missing, back = first.fields.get("missingId") or "", ""
+        if self.branches_fetched and missing and first.fields.get("dependencyKind") == "anchor-commit" and \
+                recovery.startswith("fetch a branch that contains"):  # (a team trial: this sync fetched
+            # the remote's branches and none has it, so "fetch a branch" cannot work)
+            back = (f"no branch of {self.remote} has commit {missing[:12]}: a clone that still has it (its "
+                        f"author's, most likely) can put it back: git push {self.remote} "
+                        f"{missing}:refs/heads/hn-anchor/{missing[:12]}; or one git hn replication select "
+                        f"{self.remote} --memory STREAM... leaves the stream out")
         why = recovery or one_line(first.fields.get("diagnostic") or "")
         if len(why) > 200:  # (a long diagnostic, of IDs mostly: cut to 12 characters, as sync prints them)
             import re
 
             why = re.sub(r"\b(sha256:)?([0-9a-f]{12})[0-9a-f]{28,52}\b", r"\2", why)
-        why = why if len(why) <= 200 else ""  # (else the status names the reason)
+        why = back or (why if len(why) <= 200 else "")  # (else the status names the reason)
         if not recovery:  # (a review: a long diagnostic left the line with no fix; then, that a select
             # replaces the saved selection, that it takes full IDs (these are cut), and that the
             # ref may be anyone's push, not its publisher's)
