@@ -114,6 +114,13 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
             return 1
         if deleting:
             sys.stderr.write(f"git-hn: {deleting}\n")
+        # a URL that is a remote's: that remote's checks of what the push takes off (a review: a
+        # force-push to origin's URL under block went on unsaid); the way out names no URL
+        block = bool(named) and _push_settings(repo, named)[0]
+        refused = _removals(repo, named, data, block, ANYWAY_AGAIN)[0] if named else []
+        if refused:
+            sys.stderr.writelines(f"git-hn: {line}\n" for line in refused)
+            return 1
         sends = _sends_memory(data)
         if sends and named:  # memory refs pushed by hand: offered as to that remote
             _offer_pushed_memory(repo, named, data)
@@ -190,21 +197,10 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
     earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
-    from .push_removals import deleting_memory, removing_anchors, unimported_there
+    from .push_removals import deleting_memory
 
-    refused = []  # (block: what the push itself does, refused before anything is published)
-    removing, hits, takes = removing_anchors(repo, remote, data, block)
-    if removing and block:  # refused (below), so nothing was taken off: nothing to remember
-        refused.append(f"{removing}; only if it goes on purpose (a secret): {anyway(remote, data)}")
-    elif removing:
-        sys.stderr.write(f"git-hn: {removing}\n")
-        lost.remember(repo, remote, hits)
-    # (only a push that takes commits off asks the remote for its memory refs: a team trial)
-    unknown = unimported_there(repo, remote, block, ATRISK_TIMEOUT) if takes else ""
-    if unknown and block:
-        refused.append(f"{unknown}; only if it goes on purpose: {anyway(remote, data)}")
-    elif unknown:
-        sys.stderr.write(f"git-hn: {unknown}\n")
+    # (block: what the push itself does, refused before anything is published)
+    refused, hits = _removals(repo, remote, data, block, anyway(remote, data))
     earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
     lost.note_keeps(repo, remote, data)  # (the next push or sync asks whether it landed)
     there = ask() if earlier else None  # (a team trial: this clone's tracking refs were older than a
@@ -265,6 +261,31 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
         return 1
     landing()
     return 0
+
+
+def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str) -> tuple[list[str], list]:
+    """The lines refusing a push (``block``) that takes off ``remote`` commits memories are
+    anchored on, or commits while ``remote`` holds streams this clone has not imported; with warn,
+    each is written as a warning (the anchors remembered by ``lost``). Also the (memory, commit)
+    pairs. Only the first refusal line carries ``way_out`` (a review: two lines each repeated the
+    long command)."""
+    from .push_removals import removing_anchors, unimported_there
+    from .replication import lost
+
+    refused = []
+    removing, hits, takes = removing_anchors(repo, remote, data, block)
+    if removing and block:  # refused (below), so nothing was taken off: nothing to remember
+        refused.append(f"{removing}; only if it goes on purpose (a secret): {way_out}")
+    elif removing:
+        sys.stderr.write(f"git-hn: {removing}\n")
+        lost.remember(repo, remote, hits)
+    # (only a push that takes commits off asks the remote for its memory refs: a team trial)
+    unknown = unimported_there(repo, remote, block, ATRISK_TIMEOUT) if takes else ""
+    if unknown and block:
+        refused.append(unknown if refused else f"{unknown}; only if it goes on purpose: {way_out}")
+    elif unknown:
+        sys.stderr.write(f"git-hn: {unknown}\n")
+    return refused, hits
 
 
 def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool, list[str]]:

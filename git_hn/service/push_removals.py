@@ -61,17 +61,31 @@ def unimported_there(repo: Repo, remote: str, block: bool, timeout: float) -> st
     (a team trial: a clone that had only pulled force-pushed under ``block`` and took a published
     anchor off unsaid). One bounded ``ls-remote`` of ``refs/hn/memory/*`` at the remote's push URL,
     asked only for a push that takes commits off; "" when there is none such, or the remote
-    cannot say (in ``timeout`` seconds)."""
+    cannot say (in ``timeout`` seconds). Only streams ``git hn sync`` would import count (a
+    review: an exact selection's clone was refused forever, told to sync, which never imports
+    what the selection leaves out), and not those the last sync recorded as failed (``failures``:
+    sync, recall and the brief already say them); each ref counts (a review: refs sharing a tip
+    were counted once)."""
     from ..core.gostr import bounded
+    from ..core.grammar import parse_local_ref
     from ..store.transport import listed
+    from .replication.failures import failed_streams
     from .replication.given_record import push_urls
 
     urls = push_urls(repo, remote)
     lines = listed(repo, urls[0], patterns=("refs/hn/memory/*",), timeout=timeout) \
         if len(urls) == 1 and urls[0] else None
-    tips = {oid: ref for oid, ref in lines or [] if ref.startswith("refs/hn/memory/")}
-    known = _accepted(repo, sorted(tips)) if tips else set()
-    unknown = sorted(ref for oid, ref in tips.items() if oid not in known)
+    wanted = _imported_by(repo, remote)
+    failed = failed_streams(repo, remote)
+    refs = []  # (tip, what names it: the stream as ``select --memory`` takes it, else the ref)
+    for oid, ref in lines or []:
+        parsed = parse_local_ref(ref) if ref.startswith("refs/hn/memory/") else None
+        if not ref.startswith("refs/hn/memory/") or (parsed and parsed[1] in failed) or \
+                (wanted is not None and (parsed is None or parsed[1] not in wanted)):
+            continue
+        refs.append((oid, parsed[1] if parsed else ref))
+    known = _accepted(repo, sorted({oid for oid, _n in refs})) if refs else set()
+    unknown = sorted(name for oid, name in refs if oid not in known)
     if not unknown:
         return ""
     from shlex import quote
@@ -84,6 +98,20 @@ def unimported_there(repo: Repo, remote: str, block: bool, timeout: float) -> st
     if block:
         return f"{what}; run git hn sync {quote(remote)} first, then push again"
     return f"warning: {what} (git hn sync {quote(remote)} imports them; a later push then checks)"
+
+
+def _imported_by(repo: Repo, remote: str) -> set[str] | None:
+    """The streams a sync of ``remote`` imports by its saved selection: None for every stream
+    (``--all``, no selection saved, or one that cannot be read); an exact selection's streams
+    otherwise (actor and proposal selectors import nothing: they are skipped, unsupported)."""
+    from ..errors import HnError
+    from ..store.replication import read_selection
+
+    try:
+        sel = read_selection(repo, remote)[0]
+    except (HnError, OSError):
+        return None
+    return None if sel.all else set(sel.memories)
 
 
 def _accepted(repo: Repo, commits: list[str]) -> set[str]:

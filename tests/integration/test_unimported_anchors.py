@@ -41,7 +41,7 @@ def test_block_refuses_a_force_push_while_the_remote_has_memory_not_imported(tmp
     assert pushed.returncode != 0
     line = [x for x in pushed.stderr.splitlines() if "not imported" in x]
     assert len(line) == 1, pushed.stderr
-    assert line[0].startswith("git-hn: origin has 1 memory stream this clone has not imported (first: refs/hn/memory/")
+    assert line[0].startswith("git-hn: origin has 1 memory stream this clone has not imported (first: sha256:")
     assert "run git hn sync origin first, then push again; only if it goes on purpose: git -c hn.prePush=warn push" \
         in line[0]
     assert git(remote, "for-each-ref") == before

@@ -32,14 +32,22 @@ FILE = "failed-imports"
 MAGIC = "hn-failed-imports/0"
 MAX_BYTES = 1 << 16  # a larger record is taken as absent
 MAX_STREAMS = 100  # per remote: the hint names one and counts the rest
+# the statuses an entry may hold: CONTRACT §9.14's, less those of a stream that imported (a review:
+# a hand-edited status was printed as it was)
+STATUSES = frozenset({"fetched", "over-budget", "structurally-invalid", "dependency-missing",
+                      "relationship-invalid", "promotable", "equivocation"})
 
 
 def _path(repo: Repo) -> str:
     return os.path.join(repo.hn_dir, "replication", FILE)
 
 
-def _read(repo: Repo) -> dict[str, list[dict]]:
-    """remote -> its entries; {} when there is no record or it cannot be read."""
+def _read(repo: Repo, configured: bool = False) -> dict[str, list[dict]]:
+    """remote -> its entries; {} when there is no record or it cannot be read. A key that is no
+    remote name (CONTRACT §3.2) is dropped, and with ``configured`` one that ``git remote`` no
+    longer lists (a review: a removed remote's streams were named for ever, a renamed one's twice;
+    ``Repo.remote_names``, asked only when the file has entries)."""
+    from ...core.remotes import is_remote_name
     from ...store import private
 
     try:
@@ -49,12 +57,17 @@ def _read(repo: Repo) -> dict[str, list[dict]]:
         return {}
     if not isinstance(doc, dict) or doc.get("format") != MAGIC or not isinstance(doc.get("remotes"), dict):
         return {}
-    return {r: [e for e in entries if _valid(e)] for r, entries in doc["remotes"].items()
-            if isinstance(r, str) and isinstance(entries, list)}
+    out = {r: [e for e in entries if _valid(e)] for r, entries in doc["remotes"].items()
+           if isinstance(r, str) and is_remote_name(r) and isinstance(entries, list)}
+    if configured and out:
+        names = repo.remote_names()
+        out = {r: entries for r, entries in out.items() if r in names}
+    return out
 
 
 def _valid(entry) -> bool:
     return (isinstance(entry, dict) and is_digest_id(entry.get("stream", "")) and isinstance(entry.get("name", ""), str)
+            and entry.get("status") in STATUSES
             and (entry.get("memory", "") == "" or is_digest_id(entry["memory"]))
             and (entry.get("commit", "") == "" or is_oid(entry["commit"])))
 
@@ -80,7 +93,7 @@ def note(repo: Repo, remote: str, result) -> None:
     from ...store import private
 
     entries = entries_of(result)
-    remotes = _read(repo)
+    remotes = _read(repo, configured=True)  # (a removed or renamed remote's entry goes: a review)
     if remotes.get(remote, []) == entries or (not entries and remote not in remotes):
         return  # (the usual sync: one read, nothing written)
     if entries:
@@ -97,6 +110,12 @@ def note(repo: Repo, remote: str, result) -> None:
         pass
 
 
+def failed_streams(repo: Repo, remote: str) -> set[str]:
+    """The streams ``remote``'s last import did not import, as recorded (the pre-push hook's
+    ``unimported_there`` leaves them out: the sync already says them)."""
+    return {e["stream"] for e in _read(repo).get(remote, [])}
+
+
 def hint(repo: Repo) -> str:
     """One line naming the streams each remote's last import did not import, and the sync that
     says why; "" when every import ended with all its streams (or none is recorded). One file
@@ -107,7 +126,7 @@ def hint(repo: Repo) -> str:
     from ...core.log import shown_name
 
     parts = []
-    for remote, entries in sorted(_read(repo).items()):
+    for remote, entries in sorted(_read(repo, configured=True).items()):
         if not entries:
             continue
         first = entries[0]
