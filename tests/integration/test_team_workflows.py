@@ -348,8 +348,10 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     assert hint in said.splitlines(), said  # (a line of its own, once for the commit, saying whose)
     closing = hn(bob, "sync").err  # (a team trial: it said "fetch a branch that contains" it, impossible)
     assert "fetch a branch" not in closing and (
-        f"no branch of origin has commit {local[:12]}: a clone that still has it (its author's, most likely) can "
-        f"put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}") in closing, closing
+        f"no branch of origin this clone fetches has commit {local[:12]}: a clone that still has it (its "
+        f"author's, most likely) can put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}; or "
+        "one git hn replication select origin --memory STREAM... leaves the stream out (it replaces the saved "
+        "selection: give a --memory for every stream to keep)") in closing, closing
     assert hn(bob, "memory", "show", first["memoryId"]).code == 0
     assert hn(bob, "memory", "show", second["memoryId"]).code == 1
     assert git(bob, "rev-parse", f"refs/hn/remotes/origin/memory/{actor_of(alice)}/{first['stream'][7:]}") == \

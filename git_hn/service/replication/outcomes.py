@@ -209,10 +209,15 @@ class SyncResult:
         if self.branches_fetched and missing and first.fields.get("dependencyKind") == "anchor-commit" and \
                 recovery.startswith("fetch a branch that contains"):  # (a team trial: this sync fetched
             # the remote's branches and none has it, so "fetch a branch" cannot work)
-            back = (f"no branch of {self.remote} has commit {missing[:12]}: a clone that still has it (its "
-                        f"author's, most likely) can put it back: git push {self.remote} "
-                        f"{missing}:refs/heads/hn-anchor/{missing[:12]}; or one git hn replication select "
-                        f"{self.remote} --memory STREAM... leaves the stream out")
+            # ("this clone fetches": a review found the commit on a branch a --single-branch clone
+            # does not fetch, where "no branch of origin has it" was untrue)
+            from shlex import quote
+
+            back = (f"no branch of {self.remote} this clone fetches has commit {missing[:12]}: a clone that "
+                    f"still has it (its author's, most likely) can put it back: git push {quote(self.remote)} "
+                    f"{missing}:refs/heads/hn-anchor/{missing[:12]}; or one git hn replication select "
+                    f"{quote(self.remote)} --memory STREAM... leaves the stream out (it replaces the saved "
+                    f"selection: give a --memory for every stream to keep)")
         why = recovery or one_line(first.fields.get("diagnostic") or "")
         if len(why) > 200:  # (a long diagnostic, of IDs mostly: cut to 12 characters, as sync prints them)
             import re
