@@ -168,11 +168,14 @@ def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
     refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
     clone's accepted copies (``refs/hn/remotes/*``) there: memory history is append-only, and a
     teammate's deleted stream is not this clone's to restore. Git does not tell pre-push what a
-    mirror push prunes, so a push that copies accepted copies (what ``--mirror`` does) asks the
-    remote for its memory refs (one ``ls-remote``, only then). "" when the push touches none."""
+    mirror push prunes, so a push that looks like one (it copies accepted copies or
+    remote-tracking refs under their own names, what ``--mirror`` does) asks the remote for its
+    memory refs (one ``ls-remote``, only then; a review: a clone that had imported nothing
+    mirrored over a remote's memory refs and keep branches unsaid). "" when the push touches
+    none."""
     zero = "0" * repo.oid_hex_len
     deleted: list[str] = []
-    copied = 0
+    copied = mirrored = 0
     for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split(" ")
         if len(parts) != 4:
@@ -182,8 +185,10 @@ def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
             deleted.append(rref)
         elif lref.startswith("refs/hn/remotes/") and loid != zero:
             copied += 1
+        elif lref.startswith("refs/remotes/") and lref == rref and loid != zero:
+            mirrored += 1  # (a remote-tracking ref pushed under its own name: ``--mirror``)
     keeps: list[str] = []  # the remote's hn-anchor branches a mirror push deletes
-    if copied:  # a mirror push: it also deletes every remote memory ref this clone lacks
+    if copied or mirrored:  # a mirror push: it also deletes every remote memory ref this clone lacks
         from ..errors import OutputTooLarge
         from ..store.git import LOCAL_LISTING
         from ..store.transport import advertisement_limit, remote_env
@@ -216,7 +221,7 @@ def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
                     f"{bounded(min(keeps), 120)}), which {'keeps' if n == 1 else 'keep'} memories' anchor commits there")
     if copied:
         what.append(f"copies {copied} of this clone's accepted memory refs (refs/hn/remotes/*) there")
-    advice = "; push branches and tags by name instead of --mirror" if copied else ""
+    advice = "; push branches and tags by name instead of --mirror" if copied or mirrored else ""
     return (f"this push {' and '.join(what)}: memory history is append-only, and whoever relies on "
             f"{remote}'s streams loses them{advice}")
 

@@ -780,3 +780,27 @@ def test_a_mirror_push_names_the_anchor_branches_it_deletes(tmp_path):
     warned = subprocess.run(["git", "push", "-q", "--mirror", "m"], cwd=a, capture_output=True, text=True)
     assert (f"deletes 2 hn-anchor branches on m (first: refs/heads/hn-anchor/a{head[1:12]}), which keep "
             "memories' anchor commits there") in warned.stderr, warned.stderr
+
+
+def test_a_mirror_push_from_a_clone_that_imported_nothing_says_what_it_deletes(tmp_path):
+    """A review: a clone with no accepted copies (it never imported) that ran ``git push --mirror``
+    deleted every memory ref and ``hn-anchor`` branch of the target unsaid, since only a push
+    copying ``refs/hn/remotes/*`` was taken for a mirror; its remote-tracking refs, pushed under
+    their own names, say it too."""
+    remote, (b,) = shared_remote(tmp_path, "Bob")
+    assert hn(b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Bob's").code == 0
+    assert hn(b, "sync").code == 0
+    head = git(b, "rev-parse", "HEAD")
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(remote), str(mirror))
+    git(b, "push", "-q", str(mirror), f"{head}:refs/heads/hn-anchor/{head[:12]}")
+    dave = tmp_path / "dave"
+    git(tmp_path, "clone", "-q", str(remote), str(dave))
+    assert hn(dave, "init", "--name", "Dave").code == 0
+    assert hn(dave, "hooks", "install").code == 0
+    git(dave, "remote", "add", "m", str(mirror))
+    warned = subprocess.run(["git", "push", "-q", "--mirror", "m"], cwd=dave, capture_output=True, text=True)
+    assert "deletes 1 memory ref on m (first: refs/hn/memory/" in warned.stderr, warned.stderr
+    assert f"deletes 1 hn-anchor branch on m (first: refs/heads/hn-anchor/{head[:12]})" in warned.stderr, \
+        warned.stderr
