@@ -60,7 +60,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             result = sync(repo, remote, publish=False, by_name=False, wait=0, named=named)  # never holds up Git
             failed = bool(result.exit_message())
             said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
-            cause = first_failure(result) if failed else ""
+            cause, way_out = first_failure(result) if failed else ("", "")
             for line in result.reminders:  # (a teammate's force-push took an anchor of ours off it)
                 sys.stderr.write(f"git-hn: {line}\n")
             reminded = bool(result.reminders)
@@ -71,9 +71,9 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             continue
         except HnError as exc:
             failed, said = True, exc.message
-            cause = _shortened(exc.message)
+            cause, way_out = _shortened(exc.message), ""
         if failed:
-            sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(said, remote, cause)}\n")
+            sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(said, remote, cause, way_out)}\n")
             if fetch is not None:
                 replication.note_failed(repo, remote, fetch)
         if fetch is not None:  # (the wrapper starts no git-hn for this fetch's later refs: finding 1)
@@ -134,10 +134,10 @@ def _named_earlier(repo: Repo, remote: str, fetch: str) -> frozenset[str]:
     return frozenset(c for c in lines[1:] if is_oid(c))
 
 
-def _why(said: str, remote: str, cause: str = "") -> str:
+def _why(said: str, remote: str, cause: str = "", way_out: str = "") -> str:
     """The end of the fetch hook's one line: a prompt the import could not show, with its way out
-    (``git hn sync`` would fail the same way), else the first cause (``first_failure``) and where
-    the details are."""
+    (``git hn sync`` would fail the same way), else the first cause (``first_failure``) and its
+    way out: ``way_out`` when a sync cannot help either, else where the details are."""
     from shlex import quote as shlex_quote
 
     from ..store.transport import NO_CREDENTIALS, NO_PASSPHRASE, without_terminal
@@ -145,20 +145,24 @@ def _why(said: str, remote: str, cause: str = "") -> str:
     reason = next((r for r in (NO_PASSPHRASE, NO_CREDENTIALS) if r in said), "")
     if reason:
         return f": {reason}; {without_terminal(reason, remote)}"
-    return (f": {cause}" if cause else "") + f"; run git hn sync {shlex_quote(remote)}"
+    return (f": {cause}" if cause else "") + "; " + (way_out or f"run git hn sync {shlex_quote(remote)}")
 
 
 CAUSE_LIMIT = 200  # characters of the cause the fetch hook's line gives (``git hn sync`` says all)
 
 
-def first_failure(result) -> str:
+def first_failure(result) -> tuple[str, str]:
     """The fetch hook's reason, in its one line (a team trial: "memory import from origin failed"
-    on every fetch, and no reason): the first failing stream's, shortened, as ``stream S of "NAME"
-    stops at memory M, whose anchor commit C is not on REMOTE`` for the usual case, else its
-    diagnostic with IDs cut to 12 characters and without its recovery; else the import phase's
-    error. Author text (the name) is inert and bounded. No Git process."""
-    from ..core.gostr import bounded, short_id
+    on every fetch, and no reason), and its way out when ``git hn sync`` is not it: the first
+    failing stream's, shortened, as ``stream S of "NAME" stops at memory M, whose anchor commit C
+    is not on REMOTE`` for the usual case, else its diagnostic with IDs cut to 12 characters and
+    without its recovery; else the import phase's error. For that usual case the way out is who
+    can put the commit back (``outcomes.put_back``): the fetch that started the hook brought the
+    remote's branches, and none had the commit, so a sync, which fetches them again, fails the
+    same way (a team trial). Author text (the name) is inert and bounded. No Git process."""
+    from ..core.gostr import bounded, one_line, short_id
     from ..core.log import shown_name
+    from .replication.outcomes import put_back
 
     for o in result.sorted_outcomes(current=False):
         if o.status in ("promoted", "skipped", "up-to-date"):
@@ -167,11 +171,13 @@ def first_failure(result) -> str:
         if o.fields.get("dependencyKind") == "anchor-commit" and owner and missing:
             names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner]
             who = f' of "{bounded(shown_name(names[0]), 64)}"' if names else ""
+            back = one_line(o.fields.get("recovery") or "").startswith("fetch a branch that contains")
             return (f"stream {short_id(o.id)}{who} stops at memory {short_id(owner)}, whose anchor commit "
-                    f"{missing[:12]} is not on {result.remote}")
+                    f"{missing[:12]} is not on {result.remote}",
+                    put_back(result.remote, missing, "this fetch brought") if back else "")
         text = o.fields.get("diagnostic", "").split("; recovery: ")[0]
-        return _shortened(text.replace(f"selection memory {o.id} ", f"stream {short_id(o.id)}: ", 1))
-    return _shortened(result.import_error)
+        return _shortened(text.replace(f"selection memory {o.id} ", f"stream {short_id(o.id)}: ", 1)), ""
+    return _shortened(result.import_error), ""
 
 
 def _shortened(text: str) -> str:

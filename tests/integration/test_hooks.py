@@ -489,9 +489,16 @@ def test_a_failed_fetch_import_names_its_cause_in_its_one_line(clones):
     git(a, "push", "-q", "--no-verify", "origin", "HEAD~1:refs/heads/other")
     proc = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+    # the way out is putting the commit back: this fetch brought origin's branches, and none had
+    # it, so "run git hn sync origin" (which fetches them again) would fail the same way (a team trial)
     line = (f'git-hn: memory import from origin failed: stream {rec["stream"][7:19]} of "A" stops at memory '
-            f'{rec["memoryId"][7:19]}, whose anchor commit {anchor[:12]} is not on origin; run git hn sync origin')
+            f'{rec["memoryId"][7:19]}, whose anchor commit {anchor[:12]} is not on origin; no branch of origin '
+            f'this fetch brought has commit {anchor[:12]}: a clone that still has it (its author\'s, most likely) '
+            f'can put it back: git push origin {anchor}:refs/heads/hn-anchor/{anchor[:12]}; or one git hn '
+            'replication select origin --memory STREAM... leaves the stream out (it replaces the saved selection: '
+            'give a --memory for every stream to keep)')
     assert [x for x in proc.stderr.splitlines() if x.startswith("git-hn:")] == [line], proc.stderr
+    assert "run git hn sync" not in proc.stderr
 
 
 def test_a_fetch_moving_several_branches_reports_a_failed_import_once(clones):

@@ -211,13 +211,7 @@ class SyncResult:
             # the remote's branches and none has it, so "fetch a branch" cannot work)
             # ("this clone fetches": a review found the commit on a branch a --single-branch clone
             # does not fetch, where "no branch of origin has it" was untrue)
-            from shlex import quote
-
-            back = (f"no branch of {self.remote} this clone fetches has commit {missing[:12]}: a clone that "
-                    f"still has it (its author's, most likely) can put it back: git push {quote(self.remote)} "
-                    f"{missing}:refs/heads/hn-anchor/{missing[:12]}; or one git hn replication select "
-                    f"{quote(self.remote)} --memory STREAM... leaves the stream out (it replaces the saved "
-                    f"selection: give a --memory for every stream to keep)")
+            back = put_back(self.remote, missing, "this clone fetches")
         why = recovery or one_line(first.fields.get("diagnostic") or "")
         if len(why) > 200:  # (a long diagnostic, of IDs mostly: cut to 12 characters, as sync prints them)
             import re
@@ -390,6 +384,20 @@ class SyncResult:
         if message:
             doc["error"] = message
         return doc
+
+
+def put_back(remote: str, missing: str, where: str) -> str:
+    """The way out for an anchor commit ``missing`` that no branch of ``remote`` the clone got
+    (``where``: "this clone fetches" after a sync's own fetch of them, "this fetch brought" in the
+    fetch hook) has: who can put it back, and how to leave the stream out. Said by the sync's
+    closing line (``failure_pointer``) and the fetch hook's one line (a team trial: the hook said
+    "run git hn sync origin", which fails the same way)."""
+    from shlex import quote
+
+    return (f"no branch of {remote} {where} has commit {missing[:12]}: a clone that still has it (its "
+            f"author's, most likely) can put it back: git push {quote(remote)} {missing}:refs/heads/hn-anchor/"
+            f"{missing[:12]}; or one git hn replication select {quote(remote)} --memory STREAM... leaves the "
+            f"stream out (it replaces the saved selection: give a --memory for every stream to keep)")
 
 
 def counted(n: int, one: str, many: str) -> str:
