@@ -380,3 +380,27 @@ def test_a_reminder_the_remote_could_not_confirm_says_as_of_the_last_fetch(tmp_p
     _commit(a, "later")
     said = _push(a, "origin", "feature").stderr
     assert f"is no longer on any branch of origin as of your last fetch of origin (" in said, said
+
+
+def test_a_push_that_puts_a_lost_anchor_back_on_an_ordinary_branch_does_not_remind_of_it(tmp_path):
+    """A review: after a force-push took an anchor off, ``git push origin C:refs/heads/feature-
+    restored`` (an ordinary branch, not the reminder's ``hn-anchor/*``) still said, on that same
+    push, that C "is no longer on any branch of origin ... put it back": the reminder looked at the
+    remote as it was before the push. What the push itself puts on a branch is left out, and the
+    next push, the branch being there, says nothing either."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    assert hn(a, "replication", "select", "--all").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    c1 = _commit(a, "c1")
+    _record(a, "published at c1")
+    _push(a, "origin", "feature")
+    git(a, "commit", "-q", "--amend", "-m", "c1 amended")
+    _push(a, "-f", "origin", "feature")
+    assert len(_records(a)) == 1
+    kept = _push(a, "origin", f"{c1}:refs/heads/feature-restored")
+    assert "no longer on any branch" not in kept.stderr and "put it back" not in kept.stderr, kept.stderr
+    git(a, "checkout", "-q", "-b", "later")
+    _commit(a, "later")
+    later = _push(a, "origin", "later")
+    assert "no longer on any branch" not in later.stderr, later.stderr

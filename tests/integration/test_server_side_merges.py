@@ -290,3 +290,29 @@ def test_the_command_pushes_only_the_commits_this_clone_has(tmp_path):
     assert (forgot.code, forgot.out) == (0, f"Forgot {f1} (memory {mem['memoryId'][7:19]}; not in this clone)\n")
     assert "Anchors of origin" not in hn(bob, "sync").out
     assert not _at_risk_files(bob)
+
+
+def test_a_push_that_puts_the_anchor_back_on_an_ordinary_branch_does_not_remind_of_it(tmp_path):
+    """A review: ``git push origin C:refs/heads/feature-restored`` put the anchor back on a branch,
+    and that same push still said it "is no longer on any branch of origin ... put it back": the
+    reminder looked at the remote as it was before the push. What the push puts on a branch (its
+    new tips, and what they reach) is left out; the next push says nothing either."""
+    remote, bob, _carol, f1, _mem = _published_on_feature(tmp_path)
+    _merged_on_the_server(tmp_path, remote, "--squash")
+    assert "Anchors of origin" in hn(bob, "sync").out
+    git(bob, "checkout", "-q", "main")
+    git(bob, "pull", "-q", "origin", "main")
+    git(bob, "checkout", "-q", "-b", "child", f1)
+    child = commit_on(bob, None, "child.txt")  # (a descendant of the anchor: a branch there holds it too)
+    git(bob, "checkout", "-q", "main")
+    for spec in (f"{f1}:refs/heads/feature-restored", f"{child}:refs/heads/feature-child"):
+        kept = subprocess.run(["git", "push", "origin", spec], cwd=bob, capture_output=True, text=True)
+        wait_publication(bob)
+        assert kept.returncode == 0 and "no longer on any branch" not in kept.stderr, (spec, kept.stderr)
+        git(remote, "branch", "-D", spec.rsplit("/", 1)[1])  # (taken off again for the next round)
+        assert "Anchors of origin" in hn(bob, "sync").out
+    git(bob, "checkout", "-q", "main")
+    commit_on(bob, None, "later.txt")
+    later = subprocess.run(["git", "push", "origin", "main"], cwd=bob, capture_output=True, text=True)
+    wait_publication(bob)
+    assert later.returncode == 0 and "no longer on any branch" in later.stderr, later.stderr
