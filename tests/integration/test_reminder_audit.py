@@ -142,16 +142,19 @@ def _silent_server(hold: float):
             conn.close()
 
 
-def _keep_listing_to(monkeypatch, url: str) -> list:
+def _keep_listing_to(monkeypatch, url: str, branches: bool = False) -> list:
     """Every ``ls-remote`` of the keep branches (``lost.kept_there``) in this process goes to
-    ``url``; the returned list gets each one's timeout."""
+    ``url``; the returned list gets each one's timeout. ``branches``: the pre-push's question for
+    the remote's branches (``atrisk.asker``, ``--heads``) goes there too (not counted)."""
     from git_hn.store.git import Git
 
     real_run, asked = Git.run, []
 
     def redirected(self, args, **kwargs):
-        if args and args[0] == "ls-remote" and "refs/heads/hn-anchor/*" in args:
-            asked.append(kwargs.get("timeout"))
+        keeps = args and args[0] == "ls-remote" and "refs/heads/hn-anchor/*" in args
+        if keeps or (branches and args and args[0] == "ls-remote" and "--heads" in args):
+            if keeps:
+                asked.append(kwargs.get("timeout"))
             args = [*args[:args.index("--") + 1], url, *args[args.index("--") + 2:]]
         return real_run(self, args, **kwargs)
 
@@ -194,13 +197,14 @@ def test_a_push_keeps_the_keep_note_until_the_remote_answers(tmp_path, monkeypat
     monkeypatch.setattr(hook_runs, "ATRISK_TIMEOUT", 1.0)
     main = git(a, "rev-parse", "main")
     data = f"refs/heads/main {main} refs/heads/main {main}\n".encode()
-    with _silent_server(HOLD) as url:
-        asked = _keep_listing_to(monkeypatch, url)
+    with _silent_server(HOLD) as url:  # (the remote's branches, asked before a reminder, unanswered too)
+        asked = _keep_listing_to(monkeypatch, url, branches=True)
         start = time.monotonic()
         code, err = _pre_push(a, data, capsys)
         took = time.monotonic() - start
     assert asked == [1.0] and took < HOLD - 2, (asked, took)
     assert code == 0 and f"commit {c1[:12]}, which memory" in err, err  # (unanswered: said as before)
+    assert "as of your last fetch of origin" in err, err  # (the branches were not asked either)
     assert note.exists()
     monkeypatch.undo()
     code, err = _pre_push(a, data, capsys)  # the remote answers now: kept there, all ends

@@ -36,7 +36,11 @@ def test_ambiguous_prefix():
 def test_not_found(q):
     with pytest.raises(InputError) as err:
         find(_collection(A), q)
-    assert err.value.message.endswith("was not found in verified local or accepted streams; a memory is named "
-                                      "by its ID (sha256: and 64 lowercase hex digits) or by at least 8 of "
-                                      "its first ones")
+    if q == "ABCDEF01":  # (§7.13's not-found first, then the lowercase rule with the form to give: f32)
+        assert err.value.message == ("memory ABCDEF01 was not found in verified local or accepted streams; "
+                                     "memory IDs are lowercase hex: give abcdef01")
+    else:
+        assert err.value.message.endswith("was not found in verified local or accepted streams; a memory is named "
+                                          "by its ID (sha256: and 64 lowercase hex digits) or by at least 8 of "
+                                          "its first ones")
     assert "\x1b" not in err.value.message

@@ -35,7 +35,7 @@ from ...core.grammar import is_digest_id, is_oid
 from ...core.lines import lines_of
 from ...errors import HnError
 from ...store.repo import Repo
-from .lost import locked, unwritable, url_key
+from .lost import locked, not_held, unwritable, url_key
 
 KEPT = 256  # anchors remembered per remote (the oldest go first)
 CHECK_EVERY = 3600.0  # seconds a push goes without asking while nothing is gone (``due``)
@@ -354,16 +354,3 @@ def _branches(repo: Repo, remote: str, timeout: float | None) -> dict[str, str] 
     urls = push_urls(repo, remote)
     lines = listed(repo, urls[0], ("--heads",), timeout=timeout) if len(urls) == 1 and urls[0] else None
     return None if lines is None else {ref: oid for oid, ref in lines if ref.startswith("refs/heads/")}
-
-
-def not_held(repo: Repo, commits: list[str], tips: list[str]) -> set[str] | None:
-    """Those of ``commits`` (all here) that none of ``tips`` (all here) contains: one ``rev-list``,
-    none when there is nothing to ask; None when Git fails."""
-    if not commits or not tips:
-        return set(commits)
-    walk = repo.git.run(["rev-list", "--stdin"],
-                        input=("".join(f"{c}\n" for c in commits) + "".join(f"^{t}\n" for t in tips)).encode())
-    if walk.returncode != 0:
-        return None
-    beyond = set(walk.stdout.decode("ascii", "replace").split())
-    return {c for c in commits if c in beyond}

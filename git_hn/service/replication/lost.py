@@ -303,10 +303,8 @@ def _held_off(repo: Repo, remote: str, lost: dict[str, str], listed: set[str], o
     rest = [c for c in lost if c not in back]
     tips = sorted(o for o, here in zip(sorted(listed), repo.git.presence(sorted(listed))) if here) if rest else []
     if tips:
-        from .atrisk import not_held as walk
-
         present = {c for c, here in zip(rest, repo.git.presence(rest)) if here}
-        off = walk(repo, sorted(present), tips) if only else _off(repo, remote, dict.fromkeys(present), tuple(tips))
+        off = not_held(repo, sorted(present), tips) if only else _off(repo, remote, dict.fromkeys(present), tuple(tips))
         if off is not None:
             back |= present - off
     if not back:
@@ -440,3 +438,16 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
     return (f"{text}; only if they were taken off on purpose (a secret), git hn replication forget-anchors "
             f"{quote(remote)} COMMIT... ends the reminder (with no COMMIT, for all of them), and importers still "
             "stop at those memories")
+
+
+def not_held(repo: Repo, commits: list[str], tips: list[str]) -> set[str] | None:
+    """Those of ``commits`` (all here) that none of ``tips`` (all here) contains: one ``rev-list``,
+    none when there is nothing to ask; None when Git fails."""
+    if not commits or not tips:
+        return set(commits)
+    walk = repo.git.run(["rev-list", "--stdin"],
+                        input=("".join(f"{c}\n" for c in commits) + "".join(f"^{t}\n" for t in tips)).encode())
+    if walk.returncode != 0:
+        return None
+    beyond = set(walk.stdout.decode("ascii", "replace").split())
+    return {c for c in commits if c in beyond}
