@@ -362,3 +362,66 @@ def test_the_fetch_hook_says_why_an_import_cannot_ask_for_a_passphrase(tmp_path,
                      "own Git processes cannot ask for one; give Git the credentials without a prompt: load the "
                      "ssh key into an agent (ssh-add), or for HTTPS set a credential helper (git config --global "
                      "credential.helper cache), then git hn sync origin"], proc.stderr
+
+
+TERMINAL_SSH = """#!/bin/sh
+# ssh stand-in for a key with a passphrase and no agent: it asks on a terminal (and gets the
+# passphrase), and without one fails as OpenSSH does ({said})
+if [ "$1" = "-G" ]; then exit 1; fi
+if ! ( : </dev/tty ) 2>/dev/null; then
+  {said}
+  echo "git@localhost: Permission denied (publickey)." >&2
+  exit 255
+fi
+for last; do :; done
+exec sh -c "$last"
+"""
+
+
+def _at_terminal(cwd, argv: list[str], env: dict) -> tuple[int, str]:
+    """``argv`` run in a session of its own with a pseudo-terminal as its controlling terminal
+    (as a user's shell runs it); its exit code and what it wrote there."""
+    import pty
+
+    from helpers import read_terminal
+
+    pid, master = pty.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        try:
+            os.chdir(cwd)
+            os.execvpe(argv[0], argv, {**os.environ, **env})
+        finally:
+            os._exit(127)
+    written = read_terminal(master, subprocess.Popen(["true"]), 120)
+    _pid, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), written.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize("said", ["", "echo \"read_passphrase: can't open /dev/tty: No such device or address\" >&2"])
+def test_a_background_publication_without_a_terminal_says_how_to_give_the_passphrase(tmp_path, bare_remote, said):
+    """A trial: a hooked push at a terminal went through, its background publication (no terminal:
+    ssh cannot ask for the key's passphrase, and OpenSSH then says only "Permission denied") failed,
+    and the next push said "the remote refused access; if you only read from origin, stop publishing
+    there". It now says what works: ssh-add, or git hn sync at a terminal."""
+    from helpers import wait_publication
+
+    bob, _remote, _memory = _team(tmp_path, bare_remote)
+    ssh = tmp_path / "terminal-ssh"
+    ssh.write_text(TERMINAL_SSH.replace("{said}", said))
+    ssh.chmod(0o755)
+    env = {"GIT_SSH_COMMAND": str(ssh)}
+    assert hn(bob, "hooks", "install").code == 0
+    git(bob, "commit", "-q", "--allow-empty", "-m", "bob's work")
+    assert hn(bob, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+              "--content", "bob's").code == 0
+    code, said_first = _at_terminal(bob, ["git", "push", "-q", "origin", "main"], env)
+    assert code == 0, said_first
+    wait_publication(bob)
+    git(bob, "commit", "-q", "--allow-empty", "-m", "more")
+    code, said_next = _at_terminal(bob, ["git", "push", "-q", "origin", "main"], env)
+    assert code == 0, said_next
+    wait_publication(bob)
+    line = next(s for s in said_next.splitlines() if "last background publication" in s)
+    assert "stop publishing there" not in line and "hnPublish" not in line, line
+    assert "runs without a terminal" in line and "ssh-add" in line, line
+    assert line.endswith("or run git hn sync origin at a terminal"), line

@@ -117,13 +117,28 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
         if renew:
             _renew_quiet(repo, remote)
     except (PhaseError, ConflictError, HnError) as exc:
-        record = json.dumps({"remote": remote, "message": exc.message}).encode("utf-8")
+        record = json.dumps({"remote": remote, "message": _detached(exc, remote)}).encode("utf-8")
         try:
             private.write_private(repo.hn_dir, _path(repo, remote, "failed"), record, derived=True)
         except HnError:
             pass
     finally:
         _clear(repo, running_marker(repo, remote))
+
+
+def _detached(exc: HnError, remote: str) -> str:
+    """The failure's message, for a push that reached nothing because it had no terminal to ask
+    on: this publisher runs in a session of its own, so ssh cannot ask for a key's passphrase
+    (nor Git for a password), and modern ssh then says only "Permission denied". The user's own
+    push, at a terminal, got through: "stop publishing there" was wrong advice (a trial)."""
+    from ...store.transport import NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE
+
+    cause = getattr(exc, "cause", "")
+    if getattr(exc, "published", 0) or cause not in (*NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE):
+        return exc.message
+    return (f"replication memory publication failed for remote {remote}: {cause}; the background publication "
+            "runs without a terminal, where ssh cannot ask for a key's passphrase (nor Git for a password): "
+            f"add the key to ssh-agent (ssh-add), or run git hn sync {remote} at a terminal")
 
 
 def _renew_quiet(repo: Repo, remote: str) -> None:

@@ -26,6 +26,7 @@ class PhaseError(HnError):
         super().__init__(message)
         self.published = published
         self.unreachable = unreachable  # the remote could not be reached (or refused access) at all
+        self.cause = ""  # (a push's) why the remote was not reached, in ``store.transport``'s fixed words
 
 
 def phase(name: str, remote: str, published: int = 0) -> PhaseError:

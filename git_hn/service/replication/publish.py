@@ -445,6 +445,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                 reason += (f"; if you only read from {remote}, stop publishing there: git config "
                            f"remote.{remote}.hnPublish false")
             error = PhaseError(f"{error.message}: {reason}", published)
+            error.cause = reason.split(";")[0]  # (the fixed words alone: ``background`` advises otherwise)
         raise error
     return published
 
