@@ -425,3 +425,29 @@ def test_a_background_publication_without_a_terminal_says_how_to_give_the_passph
     assert "stop publishing there" not in line and "hnPublish" not in line, line
     assert "runs without a terminal" in line and "ssh-add" in line, line
     assert line.endswith("or run git hn sync origin at a terminal"), line
+
+
+def test_a_server_gone_mid_sync_is_not_blamed_on_the_stream(tmp_path, bare_remote, monkeypatch):
+    """A trial: the server went away between the advertisement and the exact fetch, and the stderr
+    advice read "whoever pushed it can push a valid one in its place, or one git hn replication
+    select …". It now says the remote could not be reached and to sync again; §9's outcome (status,
+    diagnostic, no recovery) is unchanged."""
+    bob, _remote, _memory = _team(tmp_path, bare_remote)
+    ssh = tmp_path / "gone-ssh"
+    ssh.write_text(PASSPHRASE_SSH.replace("{quarantine}", QUARANTINE_DIR).replace(
+        "read_passphrase: can't open /dev/tty: No such device or address",
+        "ssh: connect to host localhost port 22: Connection refused").replace(
+        "git@localhost: Permission denied (publickey).", ""))
+    ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+    assert out["status"] == "structurally-invalid" and "recovery" not in out, out
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote's server refused the "
+                                      "connection"), out
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert "whoever pushed it" not in r.err and "replication select" not in r.err, r.err
+    assert r.err.rstrip("\n").endswith("failed (structurally-invalid): the remote's server refused the connection; "
+                                       "its fetch from origin failed, not the stream: run git hn sync origin again "
+                                       "once it can be reached (the Replication line above says why)"), r.err
+    assert len(r.err) < 400, r.err

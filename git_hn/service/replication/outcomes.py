@@ -128,6 +128,8 @@ class Outcome:
 
         self.fail("structurally-invalid", f"selection memory {self.id} failed exact fetch from remote {remote}"
                   + (f": {reason}" if reason else ""), recovery=without_terminal(reason, remote) or None)
+        if reason:  # (git-hn's stderr advice only, never in the JSON: the fetch failed, not the stream)
+            self.fields["unreached"] = reason
 
     def equivocates(self, diagnostic: str) -> None:
         self.fail("equivocation", diagnostic, recovery=EQUIVOCATION_RECOVERY)
@@ -219,7 +221,11 @@ class SyncResult:
 
             why = re.sub(r"\b(sha256:)?([0-9a-f]{12})[0-9a-f]{28,52}\b", r"\2", why)
         why = back or (why if len(why) <= 200 else "")  # (else the status names the reason)
-        if not recovery:  # (a review: a long diagnostic left the line with no fix; then, that a select
+        if not recovery and first.fields.get("unreached"):  # (a trial: a server gone mid-sync was
+            # blamed on the stream, "whoever pushed it can push a valid one in its place")
+            why = (f"{first.fields['unreached']}; its fetch from {self.remote} failed, not the stream: "
+                   f"run git hn sync {self.remote} again once it can be reached")
+        elif not recovery:  # (a review: a long diagnostic left the line with no fix; then, that a select
             # replaces the saved selection, that it takes full IDs (these are cut), and that the
             # ref may be anyone's push, not its publisher's)
             why += ("; " if why else "") + (
