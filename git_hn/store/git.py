@@ -182,7 +182,7 @@ class Git:
         try:
             out, err = exchange(proc, input, timeout or self.timeout, limit)
         except (Timeout, Oversize) as exc:
-            proc.kill()
+            proc.kill_tree()  # (and ssh, its proxy: a remote's call that did not end)
             proc.wait()
             raise _stopped(args, exc, limit) from None
         return Completed(proc.args, proc.returncode, out, err)
@@ -502,6 +502,7 @@ class Started:
         try:
             out, err = exchange(self.proc, data, self.timeout, limit)
         except (Timeout, Oversize) as exc:
+            self.proc.kill_tree()  # (an early advertisement over ssh: ssh and its proxy too)
             self.abandon()
             raise _stopped(self.args, exc, limit) from None
         self.result = Completed(self.proc.args, self.proc.returncode, out, err)

@@ -148,6 +148,21 @@ class Child:
             except ProcessLookupError:
                 pass
 
+    def kill_tree(self) -> None:
+        """``kill``, and first every process it started, found through ``/proc`` (where there is
+        one): a timed-out ``git ls-remote`` over ssh left ``sh -c ssh …``, ssh and its
+        ProxyCommand running on, reparented to init (a trial). Git runs in this process's
+        session, where ssh can ask for a passphrase, so no process group of its own to kill."""
+        import _signal
+
+        if self.returncode is None:
+            for pid in _descendants(self.pid):
+                try:
+                    os.kill(pid, _signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        self.kill()
+
     def communicate(self, data: bytes | None = None) -> tuple[bytes, bytes]:
         return exchange(self, data, 10**6)
 
@@ -587,3 +602,29 @@ def git_above(given: str) -> str:
         if pid <= 1:
             break
     return given
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes below ``root``, deepest first (none without ``/proc``)."""
+    parents: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # (after the command name, which may hold anything)
+        if len(fields) > 1 and fields[1].isdigit():
+            parents.setdefault(int(fields[1]), []).append(int(name))
+    found, todo = [], [root]
+    while todo:
+        below = parents.get(todo.pop(), [])
+        found.extend(below)
+        todo.extend(below)
+    return found[::-1]

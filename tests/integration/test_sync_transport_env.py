@@ -451,3 +451,50 @@ def test_a_server_gone_mid_sync_is_not_blamed_on_the_stream(tmp_path, bare_remot
                                        "its fetch from origin failed, not the stream: run git hn sync origin again "
                                        "once it can be reached (the Replication line above says why)"), r.err
     assert len(r.err) < 400, r.err
+
+
+STALLING_SSH = """#!/bin/sh
+# ssh stand-in for a server that never answers: ssh waits on its ProxyCommand, which sleeps
+if [ "$1" = "-G" ]; then exit 1; fi
+sleep 100077 &
+echo $! >> '{pids}'
+echo $$ >> '{pids}'
+wait
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
+def test_an_advertisement_past_the_stall_timeout_leaves_no_ssh_running(tmp_path, bare_remote, monkeypatch):
+    """A trial: with hn.syncStallTimeout 3 and a server that never answered, the sync said so,
+    but ``sh -c ssh …``, ssh and its ProxyCommand ran on, reparented to init (the fetch phase
+    kills its whole process group; the advertisement killed only git)."""
+    import time
+
+    bob, _remote, _memory = _team(tmp_path, bare_remote)
+    pids = tmp_path / "ssh-pids"
+    ssh = tmp_path / "stalling-ssh"
+    ssh.write_text(STALLING_SSH.replace("{pids}", str(pids)))
+    ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    git(bob, "config", "hn.syncStallTimeout", "3")
+    started = time.monotonic()
+    r = hn(bob, "sync")
+    assert r.code == 1 and time.monotonic() - started < 30, r.err
+    assert "did not answer within 3 s" in r.err, r.err
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) == 2, started
+    deadline = time.monotonic() + 5
+    while any(_alive(p) for p in started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [p for p in started if _alive(p)]
+    for pid in left:  # (no test leaves them behind)
+        os.kill(pid, 9)
+    assert not left, "the advertisement's ssh and its child outlived the sync"
