@@ -984,3 +984,32 @@ def test_oversized_content_says_how_big_it_was(inited, tmp_path):
            "applicability": {"mode": "exact"}, "topics": [], "evidence": []}
     _fails_with(inited, ["memory", "record", "--input", "-", "--json"], "memory record content is invalid; content "
                 "is non-blank UTF-8 text of at most 65536 bytes (70000 bytes given)", input=json.dumps(doc).encode())
+
+
+def test_a_publication_a_pre_push_hook_refused_says_what_the_hook_said(tmp_path, bare_remote):
+    """A trial: a team's husky-style pre-push hook (``core.hooksPath``) refused git-hn's push of
+    refs/hn/, and sync said only "replication memory publication failed for remote origin", the
+    hook's own words swallowed. It now gives the hook's last line (bounded, inert) and the likely
+    cause."""
+    bare = bare_remote()
+    clone = tmp_path / "clone"
+    git(tmp_path, "init", "-q", "-b", "main", str(clone))
+    git(clone, "commit", "-q", "--allow-empty", "-m", "first")
+    git(clone, "remote", "add", "origin", str(bare))
+    git(clone, "push", "-q", "origin", "main")
+    hooks = tmp_path / "husky"
+    hooks.mkdir()
+    (hooks / "pre-push").write_text("#!/bin/sh\nwhile read l r rr rs; do case \"$rr\" in refs/hn/*)\n"
+                                    "  echo 'husky - pre-push hook exited with code 1' >&2\n"
+                                    "  printf 'lint: refs/hn/ is not a branch \\033[31mno\\033[0m\\n' >&2; exit 1;; esac; done\n")
+    (hooks / "pre-push").chmod(0o755)
+    git(clone, "config", "core.hooksPath", str(hooks))
+    assert hn(clone, "init", "--name", "Husky").code == 0
+    assert hn(clone, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "kept here").code == 0
+    r = hn(clone, "sync")
+    assert r.code == 1
+    assert r.err.startswith("git-hn: publication phase failed after replication: replication memory publication "
+                            "failed for remote origin: its git push said last: lint: refs/hn/ is not a branch  [31mno "
+                            "[0m; a pre-push hook (core.hooksPath) may have refused it"), r.err
+    assert "\x1b" not in r.err and str(bare) not in r.err and r.err.count("\n") == 1, r.err

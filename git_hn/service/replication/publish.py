@@ -418,6 +418,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
 
                 reason = known_reason(proc.stderr or b"")
                 reason += f"; {without_terminal(reason, remote)}" if without_terminal(reason, remote) else ""
+                reason = reason or _last_said(proc.stderr or b"")
     ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind})
     for ref in behind:
         if ref in ahead:  # the remote has this tip inside a longer chain: nothing to publish
@@ -493,6 +494,26 @@ def _already_beyond(repo: Repo, remote: str, tips: dict[str, str]) -> dict[str, 
 
 
 REASON_MAX = 200  # bytes of server text in one error line
+
+
+# Git's own lines of a failed push, which name the URL (and any credentials in it)
+_GITS_OWN = ("error: failed to push some refs", "to ", "hint: ", "remote: ", "fatal: ")
+
+
+def _last_said(stderr: bytes) -> str:
+    """For a push that failed with no ref refused and no cause git-hn has words for: the last
+    line of its stderr that is not Git's own, bounded and without control characters, and what
+    may have refused it (a trial: a team's husky pre-push hook refused refs/hn/, and the message
+    was only "publication failed", with the hook's own words swallowed); "" when there is none."""
+    said = ""
+    for line in lines_of(stderr.decode("utf-8", "replace")):
+        if line.strip() and not line.lower().startswith(_GITS_OWN):
+            said = line.strip()
+    if not said:
+        return ""
+    said = one_line(said) if len(said) <= REASON_MAX else one_line(said[:REASON_MAX]) + "..."
+    return (f"its git push said last: {said}; a pre-push hook (core.hooksPath) may have refused it: let the hook "
+            "pass git-hn's own pushes, which carry HN_HOOK_ACTIVE=1 and push only refs/hn/ refs")
 
 
 def refusal(status: str, stderr: str) -> str:
