@@ -181,6 +181,13 @@ def waits_hint(repo: Repo, result) -> str | None:
     return _held_by_own(repo, env, remote, anchor)
 
 
+def _push_branch(remote: str, branch: str) -> str:
+    """The way out naming ``branch``, the one that holds the anchor (both hints say it alike)."""
+    from shlex import quote
+
+    return f"branch {branch}: git push {quote(remote)} {quote(branch)}; or git fetch {quote(remote)} if it is there already"
+
+
 def _held_by_own(repo: Repo, env, remote: str, anchor: str) -> str:
     from shlex import quote
 
@@ -188,7 +195,7 @@ def _held_by_own(repo: Repo, env, remote: str, anchor: str) -> str:
 
     branch = _current_branch(repo, anchor)
     if branch:
-        how = f"branch {branch}: git push {quote(remote)} {quote(branch)}; or git fetch {quote(remote)} if it is there already"
+        how = _push_branch(remote, branch)
     else:
         how = f"push a branch that contains it, or git fetch {quote(remote)} if one is there already"
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
@@ -206,7 +213,7 @@ def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiti
     memory, anchor = first
     branch = _branch_of(repo, anchor)
     if branch:
-        how = f"branch {branch}: git push {quote(remote)} {quote(branch)}; or git fetch {quote(remote)} if it is there already"
+        how = _push_branch(remote, branch)
     else:
         how = f"no branch here contains it: git hn sync {quote(remote)} says how to move or drop memory {short_id(memory)}"
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "

@@ -11,10 +11,7 @@ import os
 import subprocess
 
 from helpers import commit_on, git, hn, make_repo, wait_publication
-
-
-def _said(err: str) -> list[str]:
-    return [line for line in err.splitlines() if "did not import at the last sync" in line]
+from test_failed_import_hint import _said
 
 
 def _carol_failed(tmp_path):
