@@ -93,11 +93,9 @@ def test_a_mirror_or_a_push_of_many_refs_is_told_to_repeat_its_own_arguments(tmp
     assert "refs/heads/b0" not in proc.stderr
 
 
-def test_block_refuses_deleting_a_memory_ref_at_a_url(tmp_path):
-    """A review: ``git push URL :refs/hn/memory/...`` with ``hn.prePush=block`` was not refused,
-    and its warning said the push "sends memory refs to a URL"; pushed to the remote's name the
-    same deletion is refused. Now it is at a URL too, in one line that says it deletes, and the
-    memory ref stays."""
+def _published(tmp_path):
+    """Alice's remote with hooks installed and one memory of hers published there: (remote, her
+    clone, its memory ref on the remote)."""
     remote, (a,) = shared_remote(tmp_path, "Alice")
     assert hn(a, "hooks", "install").code == 0
     assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
@@ -105,11 +103,19 @@ def test_block_refuses_deleting_a_memory_ref_at_a_url(tmp_path):
     assert _push(a, "-q", "origin", "main").returncode == 0
     ref = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
     assert ref
+    return remote, a, ref
+
+
+def test_block_refuses_deleting_a_memory_ref_at_a_url(tmp_path):
+    """A review: ``git push URL :refs/hn/memory/...`` with ``hn.prePush=block`` was not refused,
+    and its warning said the push "sends memory refs to a URL"; pushed to the remote's name the
+    same deletion is refused. Now it is at a URL too, in one line that says it deletes, and the
+    memory ref stays."""
+    remote, a, ref = _published(tmp_path)
     other = tmp_path / "other.git"
     git(tmp_path, "clone", "-q", "--mirror", str(remote), str(other))
+    git(a, "config", "hn.prePush", "block")
     for url in (str(remote), str(other)):  # (the remote's own URL, and one that is no remote here)
-        git(a, "config", "hn.prePush", "warn")
-        git(a, "config", "hn.prePush", "block")
         proc = _push(a, "-q", url, f":{ref}")
         lines = [x for x in proc.stderr.splitlines() if x.startswith("git-hn:")]
         assert proc.returncode != 0 and lines == [
@@ -131,12 +137,7 @@ def test_a_deletion_at_a_remotes_url_gets_no_publishing_hint_and_only_memory_ref
     said it deletes a memory ref, then also "a push to a URL publishes no memory; ... git hn sync
     origin publishes it", which a push that only deletes has no use for; and a deletion of any
     ``refs/hn/`` ref was said to delete a "memory ref"."""
-    remote, (a,) = shared_remote(tmp_path, "Alice")
-    assert hn(a, "hooks", "install").code == 0
-    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-              "--content", "on main").code == 0
-    assert _push(a, "-q", "origin", "main").returncode == 0
-    ref = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    remote, a, ref = _published(tmp_path)
     git(remote, "update-ref", "refs/hn/notes/x", "HEAD")
     git(a, "config", "hn.prePush", "warn")
     proc = _push(a, "-q", f"file://{remote}", f":{ref}")
