@@ -1,5 +1,5 @@
 """``git hn hooks install|uninstall|status [--global]`` and the internal ``git hn hooks run``:
-parse, call ``service.hooks``, ``service.hook_runs`` or ``service.fetch_hook``, print.
+parse, call ``service.hooks`` (``service.hook_hints`` after status and uninstall), ``service.hook_runs`` or ``service.fetch_hook``, print.
 
 Kept out of ``commands`` so that a hook's run (every hooked fetch and push that starts git-hn)
 imports only this and what the hook needs.
@@ -24,7 +24,9 @@ def hooks_command(which: str, global_: bool) -> int:
             render.hint(text)
     else:
         render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
-        text = hooks.after_hint(loc, repo, which)
+        from ..service.hook_hints import after_hint
+
+        text = after_hint(loc, repo, which)
         if text:
             render.hint(text)
     if repo is not None:

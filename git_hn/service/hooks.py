@@ -27,7 +27,7 @@ from .hook_calls import calls_git_hn, loops_back, rechainable, skips_pre_commit
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, locate, named_dirs, own_recorded,
                             per_worktree_hooks, shared_hooks_path, within)
 
-__all__ = ["HOOKS", "PUBLISHER", "Location", "locate", "install", "uninstall", "status_lines", "after_hint",
+__all__ = ["HOOKS", "PUBLISHER", "Location", "locate", "install", "uninstall", "status_lines",
            "selection_hint", "wrappers_here", "wrapper_text", "shared_hooks_path"]
 
 PUBLISHER = "publish"  # internal: ``git hn hooks run publish REMOTE``, the background publication
@@ -563,11 +563,15 @@ def _uninstall(loc: Location) -> list[str]:
             raise InputError(f"hook {path} changed since install; refusing to uninstall ({chained} holds the hook "
                              f"that was there before: keep the one that is wanted as {path}, remove the other, "
                              "then uninstall again)")
-        if _sha(path) != mine["wrapper"]:
-            raise InputError(f"hook {path} changed since install; refusing to uninstall")
+        if _sha(path) != mine["wrapper"]:  # (a newcomer's edit: the refusal gave no way on)
+            raise InputError(f"hook {path} changed since install (git-hn's wrapper, edited); refusing to "
+                             "uninstall over the edit: take it out, or delete the file if nothing in it is "
+                             "wanted, then uninstall again; nothing was changed")
         if mine.get("chained") is not None and os.path.lexists(chained) \
                 and mine["chained"] not in (_fingerprint(chained), _sha(chained)):
-            raise InputError(f"hook {chained} changed since install; refusing to uninstall")
+            raise InputError(f"hook {chained} changed since install (the hook git-hn's {name} wrapper runs, "
+                             f"edited since); refusing to put it back: to keep the edit, replace {path} with "
+                             "it by hand, then uninstall again; nothing was changed")
     for name in HOOKS:
         mine = record.pop(name, None)
         if mine is None:
@@ -600,56 +604,6 @@ def _uninstall(loc: Location) -> list[str]:
     return status_lines(loc)
 
 
-def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
-    """After ``status`` or ``uninstall``: what the lines alone would leave a user believing wrongly
-    (they do not run, they run from elsewhere, they are another repository's), else ""."""
-    shared = shared_hooks_path(repo)
-    record = loc.load()
-    unrecorded = [n for n in HOOKS if _is_wrapper(loc.path(n)) and (
-        n not in record or _sha(loc.path(n)) != record[n]["wrapper"])]
-    whose = "this repository's record" if loc.private_root is not None else f"the record {loc.record}"
-    if which == "uninstall":
-        if shared and not record and os.path.lexists(os.path.join(os.path.expanduser(shared), "hn-hooks.json")):
-            return (f"git-hn's hooks for every repository are still in your global core.hooksPath ({shared}): "
-                    "git hn hooks uninstall --global takes them out")
-        if unrecorded and loc.gitdir and within(loc.dir, loc.gitdir):  # (this repository's own: its record was lost)
-            return (f"{loc.dir} still holds git-hn wrappers this repository's record does not name (it was lost): "
-                    "git hn hooks install takes them on again, then git hn hooks uninstall takes them out")
-        if unrecorded:
-            return (f"{loc.dir} still holds git-hn wrappers that {whose} does not name, left as they are: a "
-                    "repository whose core.hooksPath names this directory installed them (git hn hooks uninstall "
-                    "there takes them out), or the record was lost (then delete each by hand, and move "
-                    f"{CHAINED_DIR}/<hook>, if there, back in its place)")
-        return ""
-    if shared and unrecorded and os.path.realpath(os.path.expanduser(shared)) == os.path.realpath(loc.dir):
-        return (f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks status "
-                "--global shows what is installed there")
-    if loc.installed_by:
-        return (f"these hooks were installed by the repository whose Git directory is {loc.installed_by} (this one is "
-                "a copy of it, with its core.hooksPath): they run here too, and its git hn hooks uninstall takes "
-                "them out")
-    if loc.moved_from and not os.path.isdir(loc.dir):
-        return (f"core.hooksPath names {loc.dir}, which does not exist (this repository was moved since git-hn "
-                "installed hooks there): Git runs no hook; set core.hooksPath to where they are now")
-    if loc.elsewhere and not wrappers_here(loc):
-        return (f"this repository's record names git-hn's hooks in {loc.elsewhere} (installed from another "
-                "worktree, or with another core.hooksPath), not where Git runs hooks now")
-    if loc.runs_from:
-        return (f"these are in {loc.dir}, where git-hn installed them, but Git now runs hooks from "
-                f"{loc.runs_from} (core.hooksPath changed since): they do not run; git hn hooks uninstall, then "
-                "install again")
-    if unrecorded and loc.gitdir and within(loc.dir, loc.gitdir):
-        return (f"{loc.dir} holds git-hn wrappers this repository's record does not name (it was lost): they run; "
-                "git hn hooks install takes them on again")
-    if unrecorded:
-        return (f"{loc.dir} holds git-hn wrappers that {whose} does not name (a repository whose "
-                "core.hooksPath names the same directory installed them, or the record was lost): they run here too")
-    if shared:
-        return (f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks status "
-                "--global shows what is installed there")
-    return ""
-
-
 def status_lines(loc: Location) -> list[str]:
     record = loc.load()
     lines = []
@@ -675,6 +629,11 @@ def status_lines(loc: Location) -> list[str]:
                          f"{CHAINED_DIR}/{name}, a copy of pre-commit's own hook: git hn hooks install removes it)")
         elif mine is not None and _migrated(path, mine):
             lines.append(f"{name}: installed (pre-commit runs it as {name}{PRE_COMMIT_LEGACY})")
+        elif mine is not None and _sha(path) != mine["wrapper"] and _is_wrapper(path):
+            # (a newcomer's edited wrapper was "not installed", and the hint said the record "was lost")
+            lines.append(f"{name}: edited since install (git-hn's wrapper, changed by hand): Git runs it as it "
+                         "is; git hn hooks install and uninstall refuse over the edit until it is taken out "
+                         "(or the file deleted)")
         elif (mine is None or _sha(path) != mine["wrapper"]) and calls_git_hn(loc, name):
             lines.append(f"{name}: run by hand from {calls_git_hn(loc, name)} (its line git hn hooks run {name}, as "
                          "git-hn-hooks(1) gives it; no wrapper of git-hn's)")

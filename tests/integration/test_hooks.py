@@ -132,8 +132,27 @@ def test_uninstall_refuses_a_changed_wrapper(clones):
     wrapper = a / ".git" / "hooks" / "pre-push"
     wrapper.write_text(wrapper.read_text() + "# edited by the user\n")
     r = hn(a, "hooks", "uninstall")
-    assert r.err == f"git-hn: hook {wrapper} changed since install; refusing to uninstall\n"
+    assert r.err == (f"git-hn: hook {wrapper} changed since install (git-hn's wrapper, edited); refusing to "
+                     "uninstall over the edit: take it out, or delete the file if nothing in it is wanted, then "
+                     "uninstall again; nothing was changed\n")
     assert wrapper.exists() and (a / ".git" / "hooks" / "reference-transaction").exists()
+
+
+def test_status_says_an_edited_wrapper_is_edited_and_the_way_out_works(clones):
+    """A newcomer's edited wrapper was "not installed", and the hint after it said this
+    repository's record "was lost"; uninstall refused with no way on. Status names the edit,
+    says nothing about a lost record, and deleting the file (as uninstall says) lets it go on."""
+    _remote, a, _b = clones
+    wrapper = a / ".git" / "hooks" / "pre-push"
+    wrapper.write_text(wrapper.read_text() + "# edited by the user\n")
+    r = hn(a, "hooks", "status")
+    assert r.out.splitlines()[0] == (
+        "pre-push: edited since install (git-hn's wrapper, changed by hand): Git runs it as it is; git hn hooks "
+        "install and uninstall refuse over the edit until it is taken out (or the file deleted)"), r.out
+    assert r.out.splitlines()[1] == "reference-transaction: installed" and "was lost" not in r.err, r
+    wrapper.unlink()
+    r = hn(a, "hooks", "uninstall")
+    assert r.code == 0 and not (a / ".git" / "hooks" / "reference-transaction").exists(), r
 
 
 def test_install_refuses_an_existing_chained_name(tmp_path):
@@ -1504,8 +1523,15 @@ def test_an_edited_chained_hook_or_wrapper_is_never_removed_or_overwritten(tmp_p
     with open(hooks / "hn-chained" / "pre-push", "a") as fh:
         fh.write("# (installed by `git hn hooks install`\n")
     r = hn(a, "hooks", "uninstall")
-    assert r.code == 1 and "changed since install; refusing to uninstall" in r.err, r.err
+    assert r.code == 1 and r.err == (
+        f"git-hn: hook {hooks / 'hn-chained' / 'pre-push'} changed since install (the hook git-hn's pre-push "
+        f"wrapper runs, edited since); refusing to put it back: to keep the edit, replace {hooks / 'pre-push'} "
+        "with it by hand, then uninstall again; nothing was changed\n"), r.err
     assert (hooks / "hn-chained" / "pre-push").exists()
+    edited = (hooks / "hn-chained" / "pre-push").read_bytes()
+    os.replace(hooks / "hn-chained" / "pre-push", hooks / "pre-push")  # (what the line says)
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks / "pre-push").read_bytes() == edited and not (hooks / "reference-transaction").exists()
     b = make_repo(tmp_path / "b")
     assert hn(b, "hooks", "install").code == 0
     with open(b / ".git" / "hooks" / "pre-push", "a") as fh:

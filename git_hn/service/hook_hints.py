@@ -1,0 +1,63 @@
+"""What ``git hn hooks status`` and ``uninstall`` add on stderr after their lines (``after_hint``):
+what the lines alone would leave a user believing wrongly. Reads the hooks' record and
+directory (``hooks``, ``hook_location``); changes nothing."""
+
+from __future__ import annotations
+
+import os
+
+from ..store.repo import Repo
+from .hook_location import CHAINED_DIR, HOOKS, Location, shared_hooks_path, within
+from .hooks import _is_wrapper, wrappers_here
+
+__all__ = ["after_hint"]
+
+
+def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
+    """After ``status`` or ``uninstall``: what the lines alone would leave a user believing wrongly
+    (they do not run, they run from elsewhere, they are another repository's), else ""."""
+    shared = shared_hooks_path(repo)
+    record = loc.load()
+    unrecorded = [n for n in HOOKS if _is_wrapper(loc.path(n)) and n not in record]  # (one the record
+    # names that differs is an edit, which the status line says)
+    whose = "this repository's record" if loc.private_root is not None else f"the record {loc.record}"
+    if which == "uninstall":
+        if shared and not record and os.path.lexists(os.path.join(os.path.expanduser(shared), "hn-hooks.json")):
+            return (f"git-hn's hooks for every repository are still in your global core.hooksPath ({shared}): "
+                    "git hn hooks uninstall --global takes them out")
+        if unrecorded and loc.gitdir and within(loc.dir, loc.gitdir):  # (this repository's own: its record was lost)
+            return (f"{loc.dir} still holds git-hn wrappers this repository's record does not name (it was lost): "
+                    "git hn hooks install takes them on again, then git hn hooks uninstall takes them out")
+        if unrecorded:
+            return (f"{loc.dir} still holds git-hn wrappers that {whose} does not name, left as they are: a "
+                    "repository whose core.hooksPath names this directory installed them (git hn hooks uninstall "
+                    "there takes them out), or the record was lost (then delete each by hand, and move "
+                    f"{CHAINED_DIR}/<hook>, if there, back in its place)")
+        return ""
+    if shared and unrecorded and os.path.realpath(os.path.expanduser(shared)) == os.path.realpath(loc.dir):
+        return (f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks status "
+                "--global shows what is installed there")
+    if loc.installed_by:
+        return (f"these hooks were installed by the repository whose Git directory is {loc.installed_by} (this one is "
+                "a copy of it, with its core.hooksPath): they run here too, and its git hn hooks uninstall takes "
+                "them out")
+    if loc.moved_from and not os.path.isdir(loc.dir):
+        return (f"core.hooksPath names {loc.dir}, which does not exist (this repository was moved since git-hn "
+                "installed hooks there): Git runs no hook; set core.hooksPath to where they are now")
+    if loc.elsewhere and not wrappers_here(loc):
+        return (f"this repository's record names git-hn's hooks in {loc.elsewhere} (installed from another "
+                "worktree, or with another core.hooksPath), not where Git runs hooks now")
+    if loc.runs_from:
+        return (f"these are in {loc.dir}, where git-hn installed them, but Git now runs hooks from "
+                f"{loc.runs_from} (core.hooksPath changed since): they do not run; git hn hooks uninstall, then "
+                "install again")
+    if unrecorded and loc.gitdir and within(loc.dir, loc.gitdir):
+        return (f"{loc.dir} holds git-hn wrappers this repository's record does not name (it was lost): they run; "
+                "git hn hooks install takes them on again")
+    if unrecorded:
+        return (f"{loc.dir} holds git-hn wrappers that {whose} does not name (a repository whose "
+                "core.hooksPath names the same directory installed them, or the record was lost): they run here too")
+    if shared:
+        return (f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks status "
+                "--global shows what is installed there")
+    return ""
