@@ -19,9 +19,11 @@ def hooks_command(which: str, global_: bool) -> int:
     loc = hooks.locate(repo, global_, which)
     if which == "install":
         render.lines(hooks.install(loc, repo))
-        text = hooks.selection_hint(repo)
-        if text:
-            render.hint(text)
+        from ..service.hook_hints import install_hint
+
+        for text in (hooks.selection_hint(repo), install_hint(loc, repo)):
+            if text:
+                render.hint(text)
     else:
         render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
         from ..service.hook_hints import after_hint

@@ -215,6 +215,25 @@ def per_worktree_hooks(repo: Repo) -> bool:
     return sum(1 for f in listed.split(b"\0") if f.startswith(b"worktree ")) > 1
 
 
+def relative_hooks_path(repo: Repo | None) -> str:
+    """``core.hooksPath`` when it is relative (each worktree resolves it from its own top, so a
+    linked worktree runs hooks from a directory of its own, none when the directory is not
+    tracked), else ""."""
+    if repo is None:
+        return ""
+    value = repo.git.run(["config", "--get", "core.hooksPath"]).stdout.decode("utf-8", "surrogateescape").strip()
+    return value if value and not value.startswith(("/", "~")) else ""
+
+
+def make_absolute(value: str, recorded: str) -> str:
+    """The way out when a relative ``core.hooksPath`` (``value``) leaves a worktree without the
+    hooks installed in ``recorded``: the setting made absolute, so every worktree runs them."""
+    from shlex import quote
+
+    return (f"core.hooksPath {value} is relative, so each worktree runs hooks from its own {value}: to run "
+            f"these in every worktree, make it absolute: git config core.hooksPath {quote(recorded)}")
+
+
 def named_dirs(loc: Location) -> tuple[str, str]:
     """(the hooks directory the record names, the Git directory it names), "" for each missing."""
     try:

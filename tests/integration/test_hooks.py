@@ -923,6 +923,33 @@ def test_each_status_line_says_hooks_git_no_longer_runs_are_not_run(tmp_path):
     assert r.code == 0 and (a / ".hk" / "pre-push").read_text() == "#!/bin/sh\nexit 0\n", r.err
 
 
+def test_a_relative_hooks_path_says_linked_worktrees_run_none_and_how_to_share_them(tmp_path):
+    """A trial: with an untracked relative ``core.hooksPath`` a linked worktree ran no hook (an
+    amend re-anchored nothing), status there said only "not installed", and install's refusal
+    pointed at uninstalling from the other worktree, which moved the problem. Install says it,
+    status and the refusal in the worktree give the absolute path, and following it works."""
+    a = make_repo(tmp_path / "a")
+    (a / ".git" / "info" / "exclude").write_text(".hk\n")
+    git(a, "config", "core.hooksPath", ".hk")
+    r = hn(a, "hooks", "install")
+    way = f"core.hooksPath .hk is relative, so each worktree runs hooks from its own .hk: to run these in " \
+          f"every worktree, make it absolute: git config core.hooksPath {a / '.hk'}"
+    assert r.code == 0 and f"hint: linked worktrees (git worktree add) run none of these: {way}" in r.err, r.err
+    wt = tmp_path / "wt"
+    git(a, "worktree", "add", "-q", "-b", "topic", str(wt))
+    r = hn(wt, "hooks", "status")
+    assert r.out.splitlines()[0] == "pre-push: not installed"
+    assert f"hint: Git runs no hook of git-hn's in this worktree: {way}" in r.err, r.err
+    r = hn(wt, "hooks", "install")
+    assert r.code == 1 and r.err == (f"git-hn: git-hn's hooks of this repository are installed in {a / '.hk'}, "
+                                     f"another worktree's: {way}; nothing was changed\n"), r.err
+    assert not (wt / ".hk").exists()
+    git(a, "config", "core.hooksPath", str(a / ".hk"))
+    r = hn(wt, "hooks", "status")
+    assert r.out.splitlines() == ["pre-push: installed", "reference-transaction: installed",
+                                  "post-rewrite: installed"] and r.err == "", r
+
+
 def test_a_copied_repository_uninstalls_its_own_hooks_never_the_originals(tmp_path):
     """``cp -a`` copies the hook record with the original's directory in it: the copy's uninstall
     takes out the copy's wrappers and leaves the original's alone (a recorded directory is
@@ -1072,7 +1099,8 @@ def test_a_linked_worktree_with_a_relative_hooks_path_never_acts_on_the_main_one
     wt = tmp_path / "wt"
     git(a, "worktree", "add", "-q", str(wt))
     r = hn(wt, "hooks", "status")
-    assert "changed since" not in r.err and f"names git-hn's hooks in {hooks_a}" in r.err, r.err
+    assert "changed since" not in r.err and "Git runs no hook of git-hn's in this worktree" in r.err \
+        and f"make it absolute: git config core.hooksPath {hooks_a}" in r.err, r.err
     r = hn(wt, "hooks", "uninstall")
     assert r.code == 1 and f"git-hn's hooks were installed in {hooks_a}" in r.err, r.err
     assert (hooks_a / "hn-chained" / "pre-push").exists()
