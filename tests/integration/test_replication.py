@@ -184,7 +184,8 @@ def test_sync_argument_and_remote_errors(world):
         assert hn(alice, "sync", *args).err == f"{usage[:-1]}; {args[0]} was given twice\n", args
     assert hn(alice, "sync", "--force").err == usage[:-1] + "; unknown option --force\n"
     assert hn(alice, "sync", "nope").err == ('git-hn: remote "nope" does not exist (the remotes here: origin); '
-                                             'add it with git remote add nope URL\n')
+                                             'name one of them (git hn sync origin), or add it with git remote '
+                                             'add nope URL\n')
     assert hn(alice, "sync", "-bad").err == usage[:-1] + "; unknown option -bad\n"
     assert hn(alice, "sync", "--", "..x").err == ('git-hn: invalid remote name "..x"; a remote git-hn replicates '
                                                   "with is named by letters, digits and _ (then also . and -; no "

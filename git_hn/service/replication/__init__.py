@@ -33,7 +33,11 @@ def resolve_remote(repo: Repo, remote: str) -> str:
     if proc.returncode != 0:
         names = lines_of(repo.git.run(["remote"]).stdout.decode("utf-8", "replace"))
         known = f" (the remotes here: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''})" if names else ""
-        raise InputError(f'remote "{remote}" does not exist{known}; add it with git remote add {remote} URL')
+        from shlex import quote
+
+        other = f"name one of them (git hn sync {quote(names[0])}), or " if names else ""  # (a trial: the
+        # only remote was my-origin.v2, and the line said only to add an "origin")
+        raise InputError(f'remote "{remote}" does not exist{known}; {other}add it with git remote add {remote} URL')
     url = proc.stdout.decode("utf-8", "surrogateescape").strip()
     if not transport_allowed(url):
         raise InputError(f'remote "{remote}" uses a refused transport')
