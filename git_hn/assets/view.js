@@ -62,6 +62,21 @@
     return span;
   }
 
+  // A retractor's or challenger's standing under the policy at the page's commit, in words and
+  // before the name it chose (a stranger can sign as "Alice" with a Cyrillic A): any actor's
+  // challenge counts, and only the standing tells a teammate's from a stranger's.
+  function standing(e) {
+    const trusted = e.standing === "trusted";
+    const badge = el("span", "badge standing " + (trusted ? "trusted" : "untrusted"),
+                     trusted ? "trusted actor" : "untrusted actor");
+    badge.title = e.standingWhy;
+    return badge;
+  }
+
+  function trustBadge(m) {
+    return el("span", "badge " + (m.trust === "qualified" ? "trusted" : "untrusted"), m.trust);
+  }
+
   function relationItem(r) {
     const li = el("li", "relation");
     li.appendChild(el("span", "rel-type", RELATION_TEXT[r.type] || "related to"));
@@ -70,6 +85,8 @@
     const e = events.get(r.memoryId);
     if (e) {
       li.appendChild(document.createTextNode(" by "));
+      li.appendChild(standing(e));
+      li.appendChild(document.createTextNode(" "));
       li.appendChild(author(e));
       if (e.reason) {
         li.appendChild(document.createTextNode(": "));
@@ -89,7 +106,7 @@
     head.appendChild(author(m));
     head.appendChild(el("span", "badge kind", m.kind));
     head.appendChild(el("span", "badge lifecycle", m.lifecycle));
-    head.appendChild(el("span", "badge " + (m.trust === "qualified" ? "trusted" : "untrusted"), m.trust));
+    head.appendChild(trustBadge(m));
     head.appendChild(el("code", "anchor", "@" + m.anchor.commit.slice(0, 12) + " " + m.applies.mode));
     li.appendChild(head);
     li.appendChild(el("p", "summary t", m.summary));
@@ -247,6 +264,7 @@
     }
     li.appendChild(el("span", "badge kind", m.kind));
     li.appendChild(el("span", "badge lifecycle", m.lifecycle));
+    li.appendChild(trustBadge(m));  // (as in the timeline: a chain's members are any actor's)
     li.appendChild(author(m));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(el("span", "summary t", m.summary));

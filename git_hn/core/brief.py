@@ -29,6 +29,7 @@ from . import canonical
 from .gostr import content_text, one_line, quoted, safe_text
 from .invisible import spell_invisible
 from .limits import WARNING
+from .policy import actor_standing
 from .grammar import utc_instant, utc_timestamp
 from .recall import order
 from .tuples import NamedTuple
@@ -489,19 +490,11 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
     return _out("".join(out))
 
 
-CHALLENGER_TRUSTED = "trusted: the policy at this commit lists this actor"
-CHALLENGER_UNTRUSTED = "untrusted: the policy at this commit does not list this actor"
-CHALLENGER_NO_POLICY = "untrusted: there is no trust policy at this commit"
-
-
 def challenger_standing(actor: str, names: dict) -> str:
-    """Whether the policy at the brief's commit trusts a challenger (its ``trustedActors``, matched
-    exactly as §5.7 matches an author): any actor's challenge counts (§5.3), so the Markdown says
+    """Whether the policy at the brief's commit trusts a challenger, and why
+    (``core.policy.actor_standing``): any actor's challenge counts (§5.3), so the Markdown says
     whose it is; the JSON ``challengedBy`` entries keep their four keys (§7.15)."""
-    policy = getattr(names, "policy", None)
-    if policy is None:
-        return CHALLENGER_NO_POLICY
-    return CHALLENGER_TRUSTED if actor in policy.trusted_actors else CHALLENGER_UNTRUSTED
+    return "%s: %s" % actor_standing(actor, getattr(names, "policy", None))
 
 
 def _section_markdown(name: str) -> bytes:

@@ -204,3 +204,16 @@ def load(data: bytes | None) -> Policy:
     if data is None:
         return Policy(MISSING_DIGEST, None, False)
     return Policy(digest_of(data), parse_policy(data), True)
+
+
+def actor_standing(actor: str, policy: MemoryPolicy | None) -> tuple[str, str]:
+    """Whether the memory policy at a commit lists ``actor`` (matched exactly, as §5.7 matches an
+    author): ``("trusted" | "untrusted", why)``. Said beside a challenger's or retractor's signed
+    name wherever one is shown: any actor's challenge counts (§5.3) and a name is its author's own
+    choice (*impersonation*: a Cyrillic "А" signs as "Аlice"), so the standing, not the name, tells
+    a teammate's challenge from a stranger's."""
+    if policy is None:
+        return "untrusted", "there is no trust policy at this commit"
+    if actor in policy.trusted_actors:
+        return "trusted", "the policy at this commit lists this actor"
+    return "untrusted", "the policy at this commit does not list this actor"

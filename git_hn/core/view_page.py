@@ -1,8 +1,9 @@
 """``git hn memory view``: the page's data document and the self-contained HTML around it (issue 14).
 
-Pure: projected rows (index-row form, §8.2), the author names their signed envelopes carry and
-the retractions and challenges that target them go in; one HTML string comes out. Nothing here
-reads Git, files or the clock (the page's script and style are passed in, as text).
+Pure: projected rows (index-row form, §8.2), the author names their signed envelopes carry, the
+retractions and challenges that target them and the memory policy that says whether their authors
+are trusted go in; one HTML string comes out. Nothing here reads Git, files or the clock (the
+page's script and style are passed in, as text).
 
 Trust boundary: every author string (names, content, topics, paths, subjects, reasons) is hostile.
 It reaches the page only as data, never as markup (*HTML injection*, *stored XSS*):
@@ -32,6 +33,7 @@ from . import log as logcore
 from .gostr import one_line, safe_text, short_id
 from .grammar import utc_timestamp
 from .invisible import spell_invisible
+from .policy import actor_standing
 
 GENERATOR = "git-hn memory view"
 MARKER = f'<meta name="generator" content="{GENERATOR}">'
@@ -82,10 +84,14 @@ def memory_entry(row: dict, actor_name: str, target: str) -> dict:
     }
 
 
-def event_entry(memory_id: str, env) -> dict:
-    """A retraction or challenge shown under its target (they are not records of their own)."""
+def event_entry(memory_id: str, env, policy) -> dict:
+    """A retraction or challenge shown under its target (they are not records of their own), with
+    its author's standing under ``policy`` (the memory policy at the page's commit, None when there
+    is none: ``core.policy.actor_standing``), which the page shows before the self-chosen name."""
+    standing, why = actor_standing(env.actor, policy)
     return {"id": memory_id, "short": short_id(memory_id), "operation": env.operation,
             "actor": env.actor, "actorName": inert_line(env.actor_name).strip() or "?",
+            "standing": standing, "standingWhy": why,
             "signedTimestamp": env.timestamp, "target": env.target, "reason": inert_line(env.reason)}
 
 

@@ -3,9 +3,10 @@
 Served from the verified state like ``memory log``: every record row is listed in SQL, and the
 rows are projected in batches from their closure (``View.project``: payloads read from Git and
 re-checked), which also yields the retractions and challenges that target them (their author
-names and reasons are shown under their target). ``page_full`` answers from a full projection of
-verified streams (the reference; a test compares the two). Trust and applicability are decided
-with the policy at the query commit (``--at``, default HEAD).
+names and reasons are shown under their target, after whether the policy trusts their authors).
+``page_full`` answers from a full projection of verified streams (the reference; a test compares
+the two). Trust, standing and applicability are decided with the policy at the query commit
+(``--at``, default HEAD).
 
 Writing: the default file is private (``page_path``, under ``<gitdir>/hn``, owner-only, replaced
 atomically). A file named with ``--output`` is replaced only when it does not exist or is a page
@@ -81,7 +82,7 @@ def _from_view(repo: Repo, view, commit: str) -> dict:
             for other in row["retractions"] + row["challengers"]:
                 if other not in mems:
                     raise Corrupt("a relation without its memory")
-                events.append(core.event_entry(other, mems[other].envelope))
+                events.append(core.event_entry(other, mems[other].envelope, ctx.policy))
     return core.document(entries, events, commit)
 
 
@@ -97,7 +98,7 @@ def _from_full(repo: Repo, commit: str, sources=None) -> dict:
         row = row_index_json(r)
         entries.append(_entry(row, envelopes[row["id"]]))
         for other in row["retractions"] + row["challengers"]:
-            events.append(core.event_entry(other, envelopes[other]))
+            events.append(core.event_entry(other, envelopes[other], ctx.policy))
     return core.document(entries, events, commit)
 
 

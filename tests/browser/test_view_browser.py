@@ -239,11 +239,20 @@ def test_relations_show_supersession_retraction_and_challenge(opened):
     assert chain.nth(1).locator(":scope > .rel-type > a.ref").get_attribute("href") == "#m-" + s["a1"][len("sha256:"):]
     assert chain.nth(0).locator(":scope > .rel-type").count() == 0
     challenged = chain.nth(1).locator(":scope > ul > li.relation")
+    # each relation's author is said trusted or not (in words) before the name it chose: a
+    # stranger's challenge signed "Alice" with a Cyrillic A looked like the maintainer's
     assert challenged.text_content() == \
-        f"challenged by {hexes['challenge']} by Bob \\u{{202e}}evil <script>window.__pwned=1</script> " \
-        f"({s['bob'][:12]}): incorrect"
+        f"challenged by {hexes['challenge']} by untrusted actor Bob \\u{{202e}}evil " \
+        f"<script>window.__pwned=1</script> ({s['bob'][:12]}): incorrect"
+    assert challenged.locator(".standing").get_attribute("title") == \
+        "the policy at this commit does not list this actor"
     retracted = rel.locator(":scope > li.chain").nth(1).locator(":scope > ol > li.node > ul > li.relation")
-    assert retracted.text_content() == f"retracted by {hexes['retraction']} by Alice ({s['alice'][:12]}): incorrect"
+    assert retracted.text_content() == \
+        f"retracted by {hexes['retraction']} by trusted actor Alice ({s['alice'][:12]}): incorrect"
+    # the timeline's relation lines say the same, and a chain's members carry their trust
+    a2 = o.page.locator("#m-" + s["a2"][len("sha256:"):])
+    assert a2.locator(".relations-of .standing").all_text_contents() == ["untrusted actor"]
+    assert chain.nth(1).locator(":scope > .badge").all_text_contents() == ["decision", "active", "qualified"]
     # an in-page link goes to the memory it names
     o.page.locator(f"#m-{s['a1'][len('sha256:'):]} .relations-of a.ref").click()
     assert o.page.evaluate("location.hash") == "#m-" + s["a2"][len("sha256:"):]

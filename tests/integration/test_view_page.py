@@ -218,6 +218,10 @@ def test_page_data_timeline_relations_trust_and_anchors(seeded):
     assert (events[s["challenge"]]["operation"], events[s["challenge"]]["actor"],
             events[s["challenge"]]["target"], events[s["challenge"]]["reason"]) == \
         ("challenge", s["bob"], s["a2"], "incorrect")
+    # each event's author's standing under the policy at the page's commit (it trusts Alice only)
+    assert [(events[i]["standing"], events[i]["standingWhy"]) for i in (s["challenge"], s["retraction"])] == \
+        [("untrusted", "the policy at this commit does not list this actor"),
+         ("trusted", "the policy at this commit lists this actor")]
     assert [(m["lifecycle"], m["trust"]) for m in (by[s["a1"]], by[s["a2"]], by[s["a3"]], by[s["b1"]])] == \
         [("superseded", "qualified"), ("active", "qualified"), ("retracted", "qualified"),
          ("active", "actor-untrusted")]
@@ -281,6 +285,8 @@ def test_at_judges_trust_with_the_policy_of_that_commit(seeded):
     path, page = _write(seeded["repo"], "--at", "HEAD~1", "--output", str(seeded["repo"].parent / "old.html"))
     doc = _data(page)
     assert {m["trust"] for m in doc["memories"]} == {"policy-missing"}
+    assert {(e["standing"], e["standingWhy"]) for e in doc["events"]} == \
+        {("untrusted", "there is no trust policy at this commit")}
     assert doc["atCommit"] == git(seeded["repo"], "rev-parse", "HEAD~1")
     r = hn(seeded["repo"], "memory", "view", "--at", "no-such-rev")
     assert (r.code, r.out) == (1, "") and r.err == "git-hn: revision no-such-rev is not a commit\n"
