@@ -17,7 +17,9 @@ smaller item of its section may still be taken. *Prompt
 injection through Markdown*: author text (content, handoff entries, challenge reasons) is only
 ever written inside a fenced block whose backtick fence is longer than any backtick run in the
 text, so it cannot close the fence and be read as the brief's own structure; next actions are
-labelled as proposals, never as instructions.
+labelled as proposals, never as instructions. An author's name is one inline code span with its
+backticks spelled out (``_name``), so that no name seems, in the raw text, to end early and go on
+as the brief's words; a challenge line says the challenger's standing before its name.
 """
 
 from __future__ import annotations
@@ -423,12 +425,24 @@ def fence(text: str) -> str:
 
 
 def _code(text: str) -> str:
-    """An inline code span for an identifier-like author string (a path)."""
+    """An inline code span for an identifier-like author string (a path, a topic): exact, by
+    CommonMark's rule (a fence longer than any backtick run inside, padded when the text starts or
+    ends with one). For author names, ``_name``."""
     text = one_line(text)
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _name(text: str) -> str:
+    """An author's signed name as an inline code span that ends, to a reader of the raw text,
+    where it ends to a renderer: one backtick each side, and every backtick in the name spelled
+    ``\\u{60}`` (as invisible characters are spelled). A longer fence was CommonMark-correct but
+    misread (*markdown injection*, *impersonation*): an agent reading the raw brief took
+    ``Alice Lead` <Alice's actor>; trusted: …) and (actor `Bob`` for a trusted challenge by Alice.
+    A name is display text (the actor ID beside it is the identity), so it may be shown changed."""
+    return "`" + one_line(text).replace("`", "\\u{60}") + "`"
 
 
 def _out(text: str) -> bytes:
@@ -439,10 +453,10 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
     """One item of section ``name`` at position ``index`` of its section."""
     if name in DERIVED:
         author = names.get(it["memoryId"])
-        who = f"{_code(author)} ({it['actor']})" if author else it["actor"]
+        who = f"{_name(author)} ({it['actor']})" if author else it["actor"]
         return _out(f"\nFrom handoff {it['memoryId']}, author: {who}:\n" + fence(it["text"]))
     author = names.get(it["id"])
-    who = f"{_code(author)} ({it['actor']})" if author else it["actor"]
+    who = f"{_name(author)} ({it['actor']})" if author else it["actor"]
     if name == "staleAnchors":
         return _out(f"\n- {it['id']} ({it['kind']}; author: {who}) changed: "
                     + ", ".join(_code(p) for p in it["stalePaths"]) + "\n")
@@ -481,8 +495,9 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
                                                        " have their sections below, as far as the bound allows.\n"))
     for ch in it.get("challengedBy", ()):
         name = names.get(ch["memoryId"])
-        who = f"{_code(name)} {ch['actor']}" if name else ch["actor"]
-        out.append(f"Challenged by {ch['memoryId']} (actor {who}; {challenger_standing(ch['actor'], names)}); "
+        who = f"{_name(name)} {ch['actor']}" if name else ch["actor"]
+        # the standing first: what the policy says of the actor, before anything the actor chose
+        out.append(f"Challenged by {ch['memoryId']} ({challenger_standing(ch['actor'], names)}; actor {who}); "
                    "reason:\n")
         out.append(fence(ch["reason"]))
         if ch["evidence"]:
