@@ -379,12 +379,14 @@ _KIND_HELP = ("kind to trust or untrust (repeatable); trusted kinds apply to eve
 def policy_trust(actor: Optional[str] = typer.Argument(
                      None, metavar="[ACTOR]", show_default=False,
                      help="full actor ID, a unique prefix of at least 8 hex characters, or a display "
-                          "name unique among known actors"),
+                          "name unique among known actors (a name is one its actor chose)"),
                  kind: Optional[List[str]] = typer.Option(None, "--kind", metavar="KIND", help=_KIND_HELP,
                                                           show_default=False)) -> int:
     """Add ACTOR (and/or kinds) to the memory section of .hn/policy.json in the working tree.
 
-    Rewrites the file in canonical, sorted form and prints what changed; commit it to apply it."""
+    Rewrites the file in canonical, sorted form and prints what changed; commit it to apply it.
+    Anyone can sign under any display name: before committing a grant by name, compare the short
+    ID it printed with the actor ID that person's git hn identity public prints."""
     return trust.policy_change_command(True, [actor] if actor is not None else [], kind or [])
 
 

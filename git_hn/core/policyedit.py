@@ -11,7 +11,9 @@ key order and layout, Go's ``MarshalIndent``).
 The format has no per-actor kinds: ``trustedKinds`` applies to every trusted actor, so ``--kind``
 edits that one global list. Resolving a name or prefix refuses anything ambiguous rather than
 guess: trusting the wrong actor because two share a name (*name squatting*: display names are
-chosen by their authors and are not unique) would silently qualify someone else's memories.
+chosen by their authors and are not unique) would silently qualify someone else's memories. A name that resolves is still only its author's
+choice, so the names it may be taken for are found too (``look_alike``: another script's letter,
+an invisible character), for the warning ``policy trust`` gives after a grant by name.
 """
 
 from __future__ import annotations
@@ -227,6 +229,46 @@ def fold_name(name: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
 
 
+# letters of other scripts drawn like a Latin letter (after NFKC and case folding, so each
+# capital's lowercase stands for it: Cyrillic "Н" folds to "н", drawn as "H" in capitals)
+_LOOKS_LATIN = str.maketrans(
+    "\u0430\u0432\u0435\u0451\u0456\u0457\u0458\u043a\u043c\u043d\u043e\u0440\u0441\u0442\u0443"
+    "\u0445\u0455\u04bb\u04cf\u0501\u051b\u051d"  # Cyrillic
+    "\u03b1\u03b2\u03b5\u03b7\u03b9\u03ba\u03bc\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7\u03b6"  # Greek
+    "\u0585\u057d\u0578\u0131\u0261",  # Armenian o, u, n; dotless i; script g
+    "abeeiijkmhopctyxshldqw" "abehikmvoptuxz" "ouni" "g")
+
+
+def look_alike(name: str) -> str:
+    """What ``name`` looks like on screen, for saying that two different names can be taken for
+    each other (*homoglyph impersonation*: "Аlice" with a Cyrillic "А"): ``fold_name`` without
+    any invisible character (``core.invisible``, also those that are no format character, such
+    as U+2800), runs of spaces as one, and the letters of other scripts drawn like a Latin
+    letter as that letter (a small table, not Unicode's whole confusables list)."""
+    from .invisible import remove_invisible
+
+    return " ".join(fold_name(remove_invisible(name)).translate(_LOOKS_LATIN).split())
+
+
+def named_by(query: str, who: Known) -> str:
+    """The display name of ``who`` that ``query`` named it by (``resolve_actor``), or "" when it
+    named it by its ID or a hex prefix of it."""
+    if _HEX.fullmatch(query) and len(query) >= MIN_PREFIX and who.actor.startswith(query.lower()):
+        return ""
+    folded = fold_name(query)
+    return next((n for n in who.names if folded and fold_name(n) == folded), "")
+
+
+def look_alikes(name: str, who: Known, known: list[Known]) -> list[Known]:
+    """The known actors other than ``who`` seen with a name that looks like ``name``
+    (``look_alike``), in a stable order."""
+    shape = look_alike(name)
+    if not shape:
+        return []
+    found = [k for k in known if k.actor != who.actor and any(look_alike(n) == shape for n in k.names)]
+    return sorted(found, key=lambda k: k.actor)
+
+
 def label(known: Known) -> str:
     """``Name (short ID)``, or the short ID alone for an actor seen with no name."""
     if known.names:
@@ -235,4 +277,4 @@ def label(known: Known) -> str:
 
 
 __all__ = ["DEFAULT_KINDS", "Known", "Change", "Edit", "initial", "edit", "canonical_document",
-           "check_kinds", "resolve_actor", "label"]
+           "check_kinds", "resolve_actor", "label", "look_alike", "named_by", "look_alikes"]

@@ -26,6 +26,8 @@ class Outcome(NamedTuple):
     who: Known | None
     edit: Edit
     maintainers: tuple[str, ...] = ()  # the file's (``self_trust_warning``)
+    named: str = ""  # the display name ACTOR named ``who`` by ("": its ID or a prefix; ``name_warning``)
+    alikes: tuple[Known, ...] = ()  # other known actors whose name looks like ``named``
 
 
 FIX_BY_HAND = "fix it by hand, or remove it and run git hn policy init"
@@ -101,16 +103,49 @@ def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds) -> Outc
         raise PolicyError(f"{worktree.POLICY} in the working tree is invalid: {exc.message}; "
                           f"{FIX_BY_HAND}") from None
     kinds = policyedit.check_kinds(kinds)
-    who = None
+    who, named, alikes = None, "", ()
     if actor is not None:
         trusted = list((doc.get("memory") or {}).get("trustedActors") or ())
         listed = trusted + list(doc["maintainers"])
-        who = policyedit.resolve_actor(actor, known_actors(repo, listed),
-                                       prefer=frozenset() if trust else frozenset(trusted))
+        known = known_actors(repo, listed)
+        who = policyedit.resolve_actor(actor, known, prefer=frozenset() if trust else frozenset(trusted))
+        named = policyedit.named_by(actor, who) if trust else ""
+        alikes = tuple(policyedit.look_alikes(named, who, known)) if named else ()
     result = policyedit.edit(data, trust=trust, actor=who.actor if who else None, kinds=kinds)
     if result.data is not None:
         worktree.write_policy(top, result.data, expected=data, mode=mode)
-    return Outcome(who, result, tuple(doc["maintainers"]))
+    return Outcome(who, result, tuple(doc["maintainers"]), named, alikes)
+
+
+ALIKES_SHOWN = 3  # other actors whose name looks the same that ``name_warning`` names
+
+
+def name_warning(repo: Repo, outcome: Outcome) -> str:
+    """When ``policy trust`` just added an actor named by its display name (not its ID or a
+    prefix), one line: the name is the one that actor chose, and anyone may sign under any name
+    (*name squatting*: a trial's impostor signed as "Carol" before Carol joined, and ``policy
+    trust Carol`` trusted the impostor without a word), so the short ID is to be compared with
+    what the person's ``git hn identity public`` prints before the edit is committed; and the
+    other known actors whose name looks the same (``policyedit.look_alike``). Not for an identity
+    of this keyring (the name is the user's own); "" otherwise."""
+    from ..core.gostr import one_line, short_id
+    from ..store import identity
+
+    who = outcome.who
+    added = any(c.what == "actor" and c.done for c in outcome.edit.changes)
+    if who is None or not added or not outcome.named:
+        return ""
+    if any(ident.actor == who.actor for ident, _active in identity.list_identities(repo)):
+        return ""
+    name = one_line(outcome.named).strip()
+    text = (f"{name} is a name its actor chose, and anyone can sign under any name: before you commit, compare "
+            f"{short_id(who.actor)} with the actor ID that {name}'s git hn identity public prints")
+    if outcome.alikes:
+        listed = ", ".join(policyedit.label(k) for k in outcome.alikes[:ALIKES_SHOWN])
+        more = f" and {len(outcome.alikes) - ALIKES_SHOWN} more" if len(outcome.alikes) > ALIKES_SHOWN else ""
+        text += (f"; other known actors' names look the same, differing by a letter of another script or an "
+                 f"invisible character: {listed}{more}")
+    return text
 
 
 def self_trust_warning(repo: Repo, outcome: Outcome) -> str:
