@@ -358,7 +358,10 @@ def index_verify() -> int:
 def policy_show(rev: Optional[str] = typer.Argument(None, metavar="[REV]", help="commit (default HEAD)"),
                 json: bool = typer.Option(False, "--json", help="print one line of JSON"),
                 no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP)) -> int:
-    """Print the memory section of .hn/policy.json at a commit, and its digest."""
+    """Print the memory section of .hn/policy.json at a commit, and its digest.
+
+    On stderr, the policy's maintainers (the people to ask for trust) and the trusted actors known
+    here by name."""
     return commands.policy_show_command(rev, json)
 
 

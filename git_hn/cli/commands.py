@@ -281,17 +281,18 @@ def policy_show_command(rev: str | None, as_json: bool) -> int:
     from ..store.repo import open_repo
 
     repo = open_repo()
-    doc = service.policy_show(repo, rev or "HEAD")
+    maintainers: list = []
+    doc = service.policy_show(repo, rev or "HEAD", maintainers)
     if as_json:
         from .trust import absent_hint, names_hint
 
         render.json_line(doc)
-        names_hint(repo, (doc.get("memory") or {}).get("trustedActors") or [])
+        names_hint(repo, (doc.get("memory") or {}).get("trustedActors") or [], maintainers)
         absent_hint(repo, doc)
     else:
         from .trust import show_policy
 
-        show_policy(repo, doc)
+        show_policy(repo, doc, maintainers)
     return 0
 
 

@@ -74,21 +74,21 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
     return 0
 
 
-def show_policy(repo, doc: dict) -> None:
+def show_policy(repo, doc: dict, maintainers=()) -> None:
     """``policy show``'s lines (on a terminal, a trusted actor known here also gets its name),
-    and a hint for entries that can never match."""
+    the names hint (``names_hint``), and a hint for entries that can never match."""
     from ..service import recall
 
     from ..service.policy_edit import differs_from_working
 
     actors = (doc.get("memory") or {}).get("trustedActors") or []
     if render.on_terminal() and actors:
-        from ..service.policy_edit import known_actors
-
-        render.lines(recall.policy_lines(doc, {k.actor: k.names[0] for k in known_actors(repo) if k.names}))
+        names = _names(repo)
+        render.lines(recall.policy_lines(doc, names))
+        names_hint(repo, (), maintainers, names)
     else:
         render.lines(recall.policy_lines(doc))
-        names_hint(repo, actors)
+        names_hint(repo, actors, maintainers)
     upper = [a for a in actors if a != a.lower()]
     if upper:  # valid, but trust matches exactly and actor IDs are lowercase (§6.3)
         render.hint(f"{len(upper)} trusted actor{'s' if len(upper) > 1 else ''} with uppercase hex "
@@ -115,28 +115,43 @@ def absent_hint(repo, doc: dict) -> None:
                         "policy init writes one in .hn/policy.json trusting you; commit it to apply it")
 
 
-NAMES_SHOWN = 10  # trusted actors a names hint names
+NAMES_SHOWN = 10  # trusted actors (and maintainers) a names hint names
 
 
-def names_hint(repo, actors) -> None:
+def names_hint(repo, actors, maintainers=(), names: dict | None = None) -> None:
     """Off a terminal (the contract's lines carry IDs only, §6.6), and with ``--json``: one hint
-    naming the trusted actors known here (a team trial: a list of 64-hex IDs said nothing of who
-    is trusted). Names are the authors' own (identities here, verified memory), printed inert."""
-    if not actors:
+    naming the trusted ``actors`` known here (a team trial: a list of 64-hex IDs said nothing of
+    who is trusted); then, everywhere, one naming the policy's ``maintainers`` (which neither the
+    lines nor the document of §6.6 carry: a newcomer told "a maintainer runs …" could not find
+    who that is). Names are the authors' own (identities here, verified memory), printed inert;
+    ``names``: those already read (actor -> name)."""
+    if not actors and not maintainers:
         return
     from ..core.gostr import short_id
+
+    names = _names(repo) if names is None else names
+    known = [f"{short_id(a)} {names[a]}" for a in actors if a in names]
+    if known:
+        more = f" and {len(known) - NAMES_SHOWN} more" if len(known) > NAMES_SHOWN else ""
+        render.hint(f"trusted actors known here by name: {', '.join(known[:NAMES_SHOWN])}{more}")
+    if maintainers:
+        listed = [f"{names[a]} ({short_id(a)})" if a in names else short_id(a) for a in maintainers]
+        more = f" and {len(listed) - NAMES_SHOWN} more" if len(listed) > NAMES_SHOWN else ""
+        render.hint(f"maintainers in this policy (whom to ask for trust): {', '.join(listed[:NAMES_SHOWN])}"
+                    f"{more}")
+
+
+def _names(repo) -> dict:
+    """actor -> the newest name it is known here by (``known_actors``); nothing when the verified
+    state cannot be read (advisory: a review found an invalid stream failed policy show, which
+    §6.6 keeps display only)."""
     from ..errors import HnError
     from ..service.policy_edit import known_actors
 
-    try:  # (advisory: a review found an invalid stream failed policy show, which §6.6 keeps display only)
-        names = {k.actor: k.names[0] for k in known_actors(repo) if k.names}
+    try:
+        return {k.actor: k.names[0] for k in known_actors(repo) if k.names}
     except HnError:
-        return
-    known = [f"{short_id(a)} {names[a]}" for a in actors if a in names]
-    if not known:
-        return
-    more = f" and {len(known) - NAMES_SHOWN} more" if len(known) > NAMES_SHOWN else ""
-    render.hint(f"trusted actors known here by name: {', '.join(known[:NAMES_SHOWN])}{more}")
+        return {}
 
 
 def change_lines(outcome, trust: bool) -> list[str]:

@@ -33,6 +33,7 @@ class Policy(NamedTuple):
     digest: str
     memory: MemoryPolicy | None
     present: bool
+    maintainers: tuple[str, ...] = ()  # as written (``policy show`` names them; nothing is enforced with them)
 
 
 def digest_of(data: bytes | None) -> str:
@@ -123,6 +124,11 @@ def parse_policy(data: bytes, in_order: bool = True) -> MemoryPolicy | None:
     """Validate a complete ``hn.policy/0`` document and return its memory section (or None).
     ``in_order=False`` lets the memory lists be out of order (and returns them as written): for
     ``git hn policy trust|untrust``, which write them sorted, never for a policy that is read."""
+    return _parse(data, in_order)[1]
+
+
+def _parse(data: bytes, in_order: bool = True) -> tuple[tuple[str, ...], MemoryPolicy | None]:
+    """``parse_policy``, with the maintainers first."""
     if len(data) > LIMITS.max_policy:
         raise PolicyError(f"policy exceeds {LIMITS.max_policy} bytes")
     doc = read_document(data, prefix="parse policy: ", max_bytes=LIMITS.max_policy, fold_keys=True,
@@ -165,7 +171,7 @@ def parse_policy(data: bytes, in_order: bool = True) -> MemoryPolicy | None:
             if results > len(runners):
                 raise PolicyError(f'pipeline "{name}" requiredResults exceeds its trusted runner count')
             _check_actors(runners, f"pipeline {name} trustedRunners")
-    return _memory_section(top.get("memory"), in_order)
+    return tuple(maintainers), _memory_section(top.get("memory"), in_order)
 
 
 def _memory_section(value, in_order: bool) -> MemoryPolicy | None:
@@ -203,7 +209,8 @@ def load(data: bytes | None) -> Policy:
     """The policy at a commit: ``data`` is the file's bytes, or None when it has no entry."""
     if data is None:
         return Policy(MISSING_DIGEST, None, False)
-    return Policy(digest_of(data), parse_policy(data), True)
+    maintainers, memory = _parse(data)
+    return Policy(digest_of(data), memory, True, maintainers)
 
 
 def actor_standing(actor: str, policy: MemoryPolicy | None) -> tuple[str, str]:

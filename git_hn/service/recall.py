@@ -348,9 +348,13 @@ def _prepare(repo: Repo, req: core.RecallRequest, from_input: bool):
     return req, at, core.parse_query(req.query)
 
 
-def policy_show(repo: Repo, rev: str) -> dict:
+def policy_show(repo: Repo, rev: str, maintainers: list | None = None) -> dict:
+    """CONTRACT §6.6's document; ``maintainers`` (when given) gets the policy's, which the
+    document does not carry (for ``policy show``'s hint)."""
     commit = repo.resolve_commit(rev)
     policy = load_policy(repo, Resolver(repo), commit)
+    if maintainers is not None:
+        maintainers.extend(policy.maintainers)
     doc = {"version": 0, "commit": commit, "policyDigest": policy.digest}
     if policy.memory is not None:
         doc["memory"] = {"trustedActors": list(policy.memory.trusted_actors),

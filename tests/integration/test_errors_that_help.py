@@ -640,7 +640,9 @@ def test_policy_show_says_the_working_trees_policy_is_not_committed(inited):
     git(inited, "commit", "-q", "-m", "policy")
     r = hn(inited, "policy", "show")
     assert r.code == 0 and "Memory policy: absent" not in r.out
-    assert r.err == f"git-hn: hint: trusted actors known here by name: {actor_of(inited)[:12]} Alice Agent\n"
+    a = actor_of(inited)
+    assert r.err == (f"git-hn: hint: trusted actors known here by name: {a[:12]} Alice Agent\n"
+                     f"git-hn: hint: maintainers in this policy (whom to ask for trust): Alice Agent ({a[:12]})\n")
     assert hn(inited, "policy", "show", "HEAD~1").err == ""  # (an older commit's differs as a matter of course)
 
 

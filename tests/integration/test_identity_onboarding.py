@@ -92,7 +92,8 @@ def test_policy_show_names_the_trusted_actors_known_here(inited):
     for args in ([], ["--json"]):
         r = hn(inited, "policy", "show", *args)
         assert r.code == 0 and a in r.out
-        assert r.err == f"git-hn: hint: trusted actors known here by name: {a[:12]} Alice Agent\n"
+        assert r.err == (f"git-hn: hint: trusted actors known here by name: {a[:12]} Alice Agent\n"
+                         f"git-hn: hint: maintainers in this policy (whom to ask for trust): Alice Agent ({a[:12]})\n")
 
 
 def test_policy_trust_of_ones_own_identity_by_a_non_maintainer_warns(tmp_path):

@@ -3,6 +3,7 @@ repositories that share memory through a real bare remote with ``git hn sync``:
 
 - ``policy trust NAME`` says the name is its actor's own choice, what to compare before the commit,
   and which other known actors' names look the same (*name squatting*, *homoglyph impersonation*);
+- ``policy show`` names the policy's maintainers, whom a newcomer asks for trust;
 """
 
 from __future__ import annotations
@@ -62,3 +63,31 @@ def test_trust_by_name_says_whose_choice_a_name_is_and_names_the_look_alikes(tmp
     assert r.code == 0
     r = hn(alice, "policy", "trust", "Carol")
     assert r.code == 1 and "actor Carol is ambiguous: it matches 2 known actors" in r.err
+
+
+def test_policy_show_names_the_maintainers_a_newcomer_asks(tmp_path):
+    """A newcomer told "a maintainer runs git hn policy trust …" found no command saying who that
+    is: ``policy show`` names the policy's maintainers (known here by name, or by short ID) in one
+    hint, with ``--json`` too, whose document (CONTRACT §6.6, which has no maintainers) stays as it
+    was; the lines stay the contract's."""
+    import json
+
+    alice, bob = _team(tmp_path, "Bob")
+    a, b, stranger = actor_of(alice), actor_of(bob), "f" * 64
+    assert hn(alice, "policy", "init").code == 0
+    path = alice / ".hn" / "policy.json"
+    doc = json.loads(path.read_text())
+    doc["maintainers"] = [a, stranger, b]
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    git(alice, "add", ".hn/policy.json")
+    git(alice, "commit", "-q", "-m", "Trust policy")
+    git(alice, "push", "-q", "origin", "main")
+    git(bob, "pull", "-q", "origin", "main")
+    hint = f"git-hn: hint: maintainers in this policy (whom to ask for trust): Alice ({a[:12]}), ffffffffffff, Bob ({b[:12]})\n"
+    r = hn(bob, "policy", "show")
+    assert r.code == 0 and r.err == f"git-hn: hint: trusted actors known here by name: {a[:12]} Alice\n" + hint
+    assert [x.split(":")[0] for x in r.out.splitlines()] == ["Policy commit", "Policy digest", "Memory policy",
+                                                             "trustedActor", *["trustedKind"] * 6]
+    r = hn(bob, "policy", "show", "--json")
+    assert list(r.json()) == ["version", "commit", "policyDigest", "memory"]
+    assert r.err.endswith(hint)

@@ -630,10 +630,12 @@ def test_policy_show_says_an_uppercase_trusted_actor_never_matches(inited):
     _commit(inited)
     r = hn(inited, "policy", "show")
     assert r.code == 0 and f"trustedActor: {a.upper()}" in r.out.splitlines()
-    assert r.err == _hint(f"1 trusted actor with uppercase hex never matches an actor (IDs are lowercase), "
-                          f"such as {a.upper()[:12]}…: write it in lowercase, or use git hn policy trust")
+    maintainers = _hint(f"maintainers in this policy (whom to ask for trust): Alice Agent ({a[:12]})")
+    assert r.err == maintainers + _hint(f"1 trusted actor with uppercase hex never matches an actor (IDs are "
+                                        f"lowercase), such as {a.upper()[:12]}…: write it in lowercase, or use git hn "
+                                        "policy trust")
     assert _recall_ids(inited) == []  # as the hint says
-    assert hn(inited, "policy", "show", "--json").err == ""
+    assert hn(inited, "policy", "show", "--json").err == maintainers
 
 
 def test_identity_use_switches_between_the_keyrings_identities(tmp_path):
