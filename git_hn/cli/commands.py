@@ -572,11 +572,11 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     from .trust import brief_hint, brief_json_hint
 
     if as_json:  # (an agent trial: the form agents use hid untrusted memories without a word)
-        brief_json_hint(repo, _doc)
+        brief_json_hint(repo, _doc, left.get("authors"))
         for text in newer_notes(newer):  # (the Markdown header says it: a stream's newer handoff elsewhere)
             render.hint(text[:1].lower() + text[1:])
     else:
-        brief_hint(repo, _doc)  # issue 13: what the body cannot say of the trust policy, on stderr
+        brief_hint(repo, _doc, left.get("authors"))  # issue 13: what the body cannot say of the trust policy
     advice.brief_left_out(left, as_json)
     if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``)
         advice.no_selection(repo)
@@ -590,8 +590,10 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
     from ..service import brief
     from ..store.repo import open_repo
 
+    from ..service.recall import Hidden
+
     repo = open_repo()
-    hidden: dict = {}
+    hidden = Hidden()
     doc = brief.digest(repo, month, include_untrusted=include_untrusted, hidden=hidden)
     if as_json:
         render.json_line(doc)
@@ -605,7 +607,7 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
         render.lines(brief.digest_lines(doc))
     from .trust import hint
 
-    hint(hidden, repo)  # as recall and the brief say it
+    hint(hidden, repo, "HEAD")  # as recall and the brief say it (the digest reads HEAD's policy)
     return 0
 
 

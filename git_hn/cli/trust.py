@@ -287,27 +287,40 @@ BRIEF_WORKING = {  # what the brief's own line cannot know: the working tree's p
 }
 
 
-def brief_hint(repo, doc: dict) -> None:
+def brief_hint(repo, doc: dict, authors: dict | None = None) -> None:
     """After a Markdown brief that left memories out for trust: its body says so already, with
     what qualifies them (an agent reads only that), so stderr adds only what the body cannot
     know, the state of the working tree's policy file (a newcomer trial read the same note
-    twice, in the body and as a hint)."""
+    twice, in the body and as a hint), and which of their ``authors`` (actor -> memories left
+    out as ``actor-untrusted``) the policy no longer trusts, since when (``service.revoked``)."""
     if doc.get("excludedUntrusted", 0):
         text = BRIEF_WORKING.get(_policy_file(repo))
         if text:
             render.hint(text)
+        if authors:
+            from ..core.hints import no_longer_trusted
+            from ..service.revoked import among
+
+            revoked, _every = among(repo, doc["atCommit"], authors)
+            if revoked:
+                render.hint(f"of the authors whose memories the brief leaves out for trust, {no_longer_trusted(revoked)}")
 
 
-def brief_json_hint(repo, doc: dict) -> None:
+def brief_json_hint(repo, doc: dict, authors: dict | None = None) -> None:
     """After a JSON brief that left memories out for trust: the hint recall gives (an agent trial:
     the form agents are told to use left them out without a word; the document, the contract's,
-    carries only the ``excludedUntrusted`` count)."""
+    carries only the ``excludedUntrusted`` count), with the ``authors`` of those left out as
+    ``actor-untrusted`` that the policy no longer trusts."""
     count = doc.get("excludedUntrusted", 0)
     if count:
         from ..service.policy_edit import policy_present
 
         present = policy_present(repo, doc["atCommit"])
-        hint({"untrusted" if present else "policy-missing": count}, repo)
+        n = min(sum((authors or {}).values()), count)  # (the document counts every class together; with a
+        # policy, those not left out as actor-untrusted are kind-untrusted)
+        hidden = {"policy-missing": count} if not present else \
+            {"actor-untrusted": n, "kind-untrusted": count - n} if n else {"untrusted": count}
+        hint(hidden, repo, doc["atCommit"], authors)
 
 
 def empty_hint(repo) -> None:
@@ -321,10 +334,20 @@ def empty_hint(repo) -> None:
         render.hint("nothing matched; " + text + ", then git hn sync")
 
 
-def hint(hidden: dict[str, int], repo=None) -> None:
+def hint(hidden: dict[str, int], repo=None, at: str = "", authors: dict | None = None) -> None:
+    """The trust hint of recall, the brief and the digest (``hints.trust_hidden``); with the
+    query commit ``at`` (a revision), the authors of the ``actor-untrusted`` ones (``authors``,
+    else ``hidden.authors``) that its policy no longer trusts are said so (``service.revoked``)."""
     from ..core.hints import trust_hidden
 
-    text = trust_hidden(hidden, _policy_file(repo) if hidden.get("policy-missing", 0) > 0 else "")
+    authors = getattr(hidden, "authors", None) if authors is None else authors
+    revoked, every = (), False
+    if repo is not None and at and authors and hidden.get("actor-untrusted", 0) > 0:
+        from ..service.revoked import among
+
+        revoked, every = among(repo, at, authors)
+    text = trust_hidden(hidden, _policy_file(repo) if hidden.get("policy-missing", 0) > 0 else "",
+                        revoked=revoked, every=every)
     if text:
         render.hint(text)
 

@@ -142,12 +142,36 @@ def evidence(items, max_items: int, is_typed, resolve=None, name: str = "--evide
     return f"{name} is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"
 
 
-def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--include-untrusted") -> str | None:
+def no_longer_trusted(revoked) -> str:
+    """``actor 0b58554d5a0b is no longer trusted since eab6a286c06e "Revoke Bob's key"`` of the
+    ``revoked`` (actor, the commit that removed it from the policy, that commit's subject), as
+    ``service.revoked`` finds them. The subject is author text: on one line, with its invisible
+    characters spelled."""
+    said = [(actor[:12], since(commit, subject)) for actor, commit, subject in revoked]
+    if len(said) == 1:
+        return f"actor {said[0][0]} is no longer trusted {said[0][1]}"
+    listed = [f"{actor} ({since})" for actor, since in said]
+    return f"actors {', '.join(listed[:-1])} and {listed[-1]} are no longer trusted"
+
+
+def since(commit: str, subject: str) -> str:
+    """``since eab6a286c06e "Revoke Bob's key"``: the commit that removed an actor from the policy,
+    and its subject, author text, on one line with its invisible characters spelled."""
+    from .log import inert
+
+    return f'since {commit[:12]} "{inert(subject)}"'
+
+
+def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--include-untrusted",
+                 revoked=(), every: bool = False) -> str | None:
     """One line for memories recall, the brief or the digest left out for trust, by trust class
     (issue 13); None when none was. ``policy_file``: what the working tree holds at the policy's
     path ("" nothing, ``no-memory`` a policy without a memory section, ``memory`` one with it,
     ``invalid``, ``committed``: the one HEAD has). ``see``: how the reader asks for them (an
-    option, or an MCP argument)."""
+    option, or an MCP argument). ``revoked``: authors of the ``actor-untrusted`` ones that the
+    policy no longer trusts (``no_longer_trusted``), said so, and never offered a trust again (a
+    team trial: the hint after a revocation told everyone to trust the revoked key); ``every``:
+    they are all of those authors."""
     count = sum(hidden.values())
     if not count:
         return None
@@ -166,6 +190,13 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
             return f"{missing}; .hn/policy.json in the working tree is invalid: fix it, then commit it"
         return f"{missing}, or create one with git hn policy init and commit it"
     classes = {c for c, n in hidden.items() if n}
+    if revoked and "actor-untrusted" in classes:
+        text = f"{what} hidden by the trust policy; {see}; {no_longer_trusted(revoked)}"
+        kinds = "kind-untrusted" in classes
+        if not every:
+            return text + ("; trust the other authors or their kinds with git hn policy trust ACTOR|--kind KIND"
+                           if kinds else "; trust the other authors with git hn policy trust ACTOR")
+        return text + ("; trust their kinds with git hn policy trust --kind KIND" if kinds else "")
     if classes == {"actor-untrusted"}:
         how = "trust their authors with git hn policy trust ACTOR"
     elif classes == {"kind-untrusted"}:

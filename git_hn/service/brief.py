@@ -106,6 +106,7 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
             continue
         if row.trust != "qualified" and not include_untrusted:
             excluded += 1
+            _untrusted_author(left_out, row.trust, row.actor, 1)
             continue
         challenged_by = _challengers(row, lambda c: by_id[c].envelope) if row.lifecycle.challengers else None
         candidates.append(_item(row, row_index_json(row), blob_at, challenged_by))
@@ -309,6 +310,14 @@ def placed(repo: Repo, at: str, newer: list) -> list:
 ITEM_BATCH = 8  # items projected at a time: the byte bound usually admits a few dozen
 
 
+def _untrusted_author(left_out: dict | None, trust: str, actor: str, n: int) -> None:
+    """``left_out["authors"]``: actor -> how many ``actor-untrusted`` memories of it the brief
+    left out (for the hint naming those no longer trusted, ``service.revoked``)."""
+    if left_out is not None and trust == "actor-untrusted":
+        authors = left_out.setdefault("authors", {})
+        authors[actor] = authors.get(actor, 0) + n
+
+
 def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: int, fmt: str,
                 aim: core.Focus = core.Focus(), notes: tuple[str, ...] = (), left_out: dict | None = None,
                 newer: list | None = None):
@@ -330,6 +339,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
             continue
         if classes.trust(g) != "qualified" and not include_untrusted:
             excluded += g.count
+            _untrusted_author(left_out, classes.trust(g), g.actor, g.count)
             continue
         keep.add(g.key)
         by_kind[g.kind] = by_kind.get(g.kind, 0) + g.count
@@ -487,20 +497,25 @@ def digest(repo: Repo, month: str | None, *, include_untrusted: bool = False,
            hidden: dict | None = None) -> dict:
     """CONTRACT §7.15: the handoffs and decisions signed within one UTC month, from the state.
     ``hidden`` (when given) gets how many the trust policy left out, by trust class (for the
-    human hint, as recall's; the document does not carry it)."""
+    human hint, as recall's; the document does not carry it), and a ``recall.Hidden`` their
+    authors too."""
     from ..store import stateview
 
+    from .recall import Hidden
+
     month = _month(month)
-    left: dict = {}
+    left = Hidden()
 
     def counted(make):
         left.clear()  # (the state may fail over to the full projection half way)
+        left.authors.clear()
         return make()
 
     doc = stateview.serve(repo, lambda view: counted(lambda: _digest_view(repo, view, month, include_untrusted, left)),
                           lambda: counted(lambda: _digest_full(repo, month, include_untrusted, left)))
     if hidden is not None:
         hidden.update(left)
+        getattr(hidden, "authors", {}).update(left.authors)
     return doc
 
 
@@ -527,7 +542,7 @@ def _digest_view(repo: Repo, view, month: str, include_untrusted: bool, hidden: 
         if cls == "qualified":
             ids.append(ident)
         else:
-            hidden[cls] = hidden.get(cls, 0) + 1
+            hidden.note(cls, actor)
     rows = []
     for i in range(0, len(ids), 256):
         batch = ids[i:i + 256]
@@ -553,7 +568,7 @@ def _digest_full(repo: Repo, month: str, include_untrusted: bool, hidden: dict |
     if hidden is not None and not include_untrusted:
         for r in core.digest_rows([row_index_json(r) for r in proj.rows.values() if r.trust != "qualified"],
                                   month):
-            hidden[r["trust"]] = hidden.get(r["trust"], 0) + 1
+            hidden.note(r["trust"], r["actor"])
     return core.digest_doc(month, core.digest_rows(rows, month))
 
 

@@ -40,7 +40,8 @@ def trust_at_head(repo: Repo, actor: str) -> dict:
 
 def trust_line(repo: Repo, actor: str, found: dict) -> str:
     """One line of ``found`` (``trust_at_head``) for a person: whether memory signed by ``actor``
-    shows in default recall and the brief, and what a maintainer runs when it does not."""
+    shows in default recall and the brief, and what a maintainer runs when it does not; for an
+    actor the policy no longer trusts (``service.revoked``), since when, and no such command."""
     commit = f"HEAD ({found['commit'][:12]})" if found["commit"] else "HEAD (no commit yet)"
     trust = found["trust"]
     if trust == "qualified":
@@ -57,6 +58,15 @@ def trust_line(repo: Repo, actor: str, found: dict) -> str:
         return (f"trust: {commit} has no memory trust policy, so default recall and the brief show no memory; a "
                 f"maintainer runs git hn policy init (which trusts whoever runs it), then git hn policy trust "
                 f"{actor}, and commits .hn/policy.json{working}")
+    from .revoked import revocations
+
+    gone = revocations(repo, found["commit"], [actor]).get(actor)
+    if gone is not None:  # (a team trial: the line told a revoked key's holder to ask to be trusted again)
+        from ..core.hints import since
+
+        return (f"trust: the policy at {commit} no longer trusts this actor, {since(gone.commit, gone.subject)}, so "
+                "default recall and the brief leave its memory out; to sign again, make a new identity and send a "
+                f"maintainer what its git hn identity public prints{working}")
     return (f"trust: the policy at {commit} does not trust this actor, so default recall and the brief leave its "
             f"memory out; a maintainer runs git hn policy trust {actor} and commits .hn/policy.json{working}")
 

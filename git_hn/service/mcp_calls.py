@@ -201,17 +201,20 @@ def _listed(doc: dict) -> bool:
     return any(doc[name] for name in SECTIONS)
 
 
-def _hinted(repo, doc: dict, hidden: dict[str, int]) -> dict:
+def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "") -> dict:
     """A read tool's document with ``hint`` when the trust policy hid memories: what the CLI
     says on stderr, which an agent never reads (its own record, then an empty recall, with
-    nothing to say why)."""
+    nothing to say why); with the query commit ``at``, the authors no longer trusted too."""
     from ..core.hints import trust_hidden
     from .policy_edit import working_policy
+    from .revoked import among
 
     from .brief import header_notes
 
+    authors = getattr(hidden, "authors", None) if at and hidden.get("actor-untrusted") else None
+    revoked, every = among(repo, at, authors) if authors else ((), False)
     text = trust_hidden(hidden, working_policy(repo) if hidden.get("policy-missing") else "",
-                        see="includeUntrusted: true")
+                        see="includeUntrusted: true", revoked=revoked, every=every)
     from .replication.failures import hint
 
     # (and: nothing imported here yet; streams the last sync did not import)
@@ -256,12 +259,14 @@ def _digest(repo, arguments) -> dict:
     if type(bound) is int and bound < 1024:  # (0 and negatives too: one rule, one message)
         raise InputError("digest input field maxBytes must be at least 1024")
     bound = _positive(bound, "digest")
-    hidden: dict = {}
+    from .recall import Hidden
+
+    hidden = Hidden()
     full = brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False),
                         hidden=hidden)
-    hint = _hinted(repo, {}, hidden)
+    hint = _hinted(repo, {}, hidden, "HEAD")
     room = len(canonical.compact(hint)) - 1 if hint else 0  # (the hint counts against the bound too)
-    return _hinted(repo, bounded_digest(full, bound - room, lambda obj: len(canonical.compact(obj))), hidden)
+    return _hinted(repo, bounded_digest(full, bound - room, lambda obj: len(canonical.compact(obj))), hidden, "HEAD")
 
 
 def _recall(repo, arguments, start: str = "") -> dict:
@@ -280,7 +285,7 @@ def _recall(repo, arguments, start: str = "") -> dict:
     req, at = core.parse_request(_request_bytes(args))
     req = req._replace(at_commit=at or repo.resolve_commit("HEAD"))
     doc, hidden = recall.recall_counted(repo, req, from_input=True)
-    doc = _hinted(repo, doc, hidden)
+    doc = _hinted(repo, doc, hidden, req.at_commit)
     extra = _empty_hint(repo, req, hidden, bool(doc["matched"] or any(hidden.values())), start)
     if extra:  # (what the CLI says on stderr)
         doc["hint"] = _sentences(doc.get("hint", ""), extra)

@@ -220,7 +220,8 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
     """After a record, handoff or supersede was signed: one line when the trust policy at HEAD
     (the commit the next recall and brief read by default; the anchor while HEAD is unborn) does
     not qualify it, so its author learns now, not from an empty brief, that it is hidden and what
-    a maintainer runs to trust it. ``see``: how the reader shows it anyway (an option, or an MCP
+    a maintainer runs to trust it (for an actor the policy no longer trusts, since which commit,
+    and nothing to run: ``service.revoked``). ``see``: how the reader shows it anyway (an option, or an MCP
     argument). A retraction or challenge takes effect whatever its author's trust (§5.3), so it
     gets none. One policy read (the blob at HEAD), no verification."""
     from ..core.projection import trust
@@ -253,6 +254,14 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
                 f"runs it; git hn policy trust {actor} adds this actor when another runs it) and commits "
                 ".hn/policy.json")
     if cls == "actor-untrusted":
+        from .revoked import revocations
+
+        gone = revocations(repo, commit, [actor]).get(actor)
+        if gone is not None:  # (a team trial: a revoked key's holder was told what a maintainer runs to trust it)
+            from ..core.hints import since
+
+            return (f"memory signed, but recall and the brief leave it out ({see} shows it): the policy at HEAD no "
+                    f"longer trusts actor {actor[:12]}, {since(gone.commit, gone.subject)}")
         return (f"{start} the policy at HEAD does not trust actor {actor}; a maintainer runs "
                 f"git hn policy trust {actor} and commits .hn/policy.json")
     return (f"{start} the policy at HEAD does not trust kind {env.record.kind}; a maintainer runs "

@@ -103,7 +103,19 @@ class Hidden(dict):
     (a subject, how many) of those recorded ``--applies subject`` (the query has no subject); both
     said only when nothing else matched, each with the recall that lists them. ``kept``: (a keep
     branch's short name, how many) of ``elsewhere`` whose anchor only git-hn's keep branches hold
-    (``held.off_branches``), so the hint does not say no ref holds it (a review)."""
+    (``held.off_branches``), so the hint does not say no ref holds it (a review). ``authors``:
+    actor -> how many of the hidden are ``actor-untrusted`` memories it signed (the hint names
+    those no longer trusted, ``service.revoked``)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.authors: dict[str, int] = {}
+
+    def note(self, trust: str, actor: str, n: int = 1) -> None:
+        """``n`` memories of ``actor`` hidden as ``trust``."""
+        self[trust] = self.get(trust, 0) + n
+        if trust == "actor-untrusted":
+            self.authors[actor] = self.authors.get(actor, 0) + n
 
     elsewhere = 0
     mine = ""
@@ -139,7 +151,7 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made
             continue
         if req.trust and classes.trust(g) not in req.trust:
             if counting:
-                hidden[classes.trust(g)] = hidden.get(classes.trust(g), 0) + g.count
+                hidden.note(classes.trust(g), g.actor, g.count)
             continue
         keep.add(g.key)
         matched += g.count
@@ -316,14 +328,14 @@ def recall_full(repo: Repo, req: core.RecallRequest, *, from_input: bool = False
 
 def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=None, made: dict | None = None):
     rows, policy, sources = projected_rows(repo, at, req.subject, req.path, sources)
-    kept, hidden = [], {}
+    kept, hidden = [], Hidden()
     loose = req._replace(trust=()) if _hides_untrusted(req) else req
     for r in rows:
         if core.matches(r, loose, terms):
             if r["trust"] in req.trust or not req.trust:
                 kept.append(r)
             else:
-                hidden[r["trust"]] = hidden.get(r["trust"], 0) + 1
+                hidden.note(r["trust"], r["actor"])
     listing = [(s.ref, s.head) for s in sources]
     fingerprint = core.source_fingerprint(policy.digest, listing)
     if made is not None:

@@ -815,10 +815,13 @@ def test_digest_human_lines(world):
     from git_hn.service import brief
     from git_hn.store.repo import open_repo
 
+    from git_hn.service.recall import Hidden
+
     repo = open_repo(w["repo"])
-    from_state, full = {}, {}
+    from_state, full = Hidden(), Hidden()
     assert brief.digest(repo, month, hidden=from_state) == brief._digest_full(repo, month, False, full)
     assert from_state == full == {"actor-untrusted": 1}
+    assert from_state.authors == full.authors and list(full.authors.values()) == [1]  # (the revoked hint's)
     assert out[0] == WARNING
     first = doc["memories"][0]
     assert out[1] == (f"{first['signedTimestamp']}  {first['id']}  kind=handoff  lifecycle=active  "

@@ -4,11 +4,13 @@ repositories that share memory through a real bare remote with ``git hn sync``:
 - ``policy trust NAME`` says the name is its actor's own choice, what to compare before the commit,
   and which other known actors' names look the same (*name squatting*, *homoglyph impersonation*);
 - ``policy show`` names the policy's maintainers, whom a newcomer asks for trust;
+- after a revocation, the messages about the revoked actor say since which commit, and no longer
+  offer to trust it (a ready-made request for whoever holds a stolen key);
 """
 
 from __future__ import annotations
 
-from helpers import actor_of, git, hn, init_as, record_id, shared_remote
+from helpers import actor_of, git, git_processes, hn, init_as, record_id, shared_remote
 
 
 def _sync(*repos):
@@ -91,3 +93,86 @@ def test_policy_show_names_the_maintainers_a_newcomer_asks(tmp_path):
     r = hn(bob, "policy", "show", "--json")
     assert list(r.json()) == ["version", "commit", "policyDigest", "memory"]
     assert r.err.endswith(hint)
+
+
+def _actor_of_json(repo) -> str:
+    return hn(repo, "identity", "public", "--json").json()["actor"]
+
+
+def _commit_policy(repo, message):
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", message)
+    git(repo, "push", "-q", "origin", "main")
+
+
+def test_after_a_revocation_no_message_offers_to_trust_the_revoked_key_again(tmp_path, monkeypatch):
+    """A team trial: after Alice untrusted Bob's lost key, recall's hint told her to trust its
+    author, and ``identity show`` in Bob's clone (or a thief's) said which command a maintainer
+    runs to trust it, a ready-made request to forward. Each now says since which commit, with its
+    subject (author text: one line, bounded, invisible characters spelled), and offers no trust;
+    an author never trusted (Carol) still gets the offer."""
+    alice, bob, carol = _team(tmp_path, "Bob", "Carol")
+    b = actor_of(bob)
+    record_id(bob, content="deploys on tuesdays")  # (a decision: the digest lists only decisions and handoffs)
+    _sync(bob, alice)
+    assert hn(alice, "policy", "init").code == 0
+    assert hn(alice, "policy", "trust", b).code == 0
+    _commit_policy(alice, "Trust Bob")
+    trusted_at = git(alice, "rev-parse", "HEAD")
+    assert hn(alice, "policy", "untrust", b).code == 0
+    subject = "Revoke Bob's key \u202e " + "x" * 80  # (longer than a hint shows, and a direction control)
+    _commit_policy(alice, subject)
+    revoked_at = git(alice, "rev-parse", "HEAD")
+    shown = "Revoke Bob's key \\u{202e} " + "x" * 40 + "…"
+    gone = f'actor {b[:12]} is no longer trusted since {revoked_at[:12]} "{shown}"'
+
+    def hint(n, rest=""):
+        return f"git-hn: hint: {n} memories hidden by the trust policy; see them with --include-untrusted; {gone}{rest}\n"
+
+    # Bob's two memories and Carol's one: Carol is offered a trust, Bob is not
+    r = hn(alice, "memory", "recall")
+    assert r.err == hint(3, "; trust the other authors with git hn policy trust ACTOR")
+    assert hn(alice, "memory", "recall", "--json").err == r.err
+    assert hn(alice, "memory", "recall", "--actor", b).err == hint(2)
+    assert hn(alice, "memory", "recall", "--kind", "decision").err == hint(1).replace("1 memories", "1 memory") \
+        .replace("see them", "see it")
+    assert hn(alice, "memory", "digest").err == hint(1).replace("1 memories", "1 memory").replace("see them", "see it")
+    assert hn(alice, "memory", "brief", "--json").err == hint(3, "; trust the other authors with git hn policy trust "
+                                                                 "ACTOR")
+    assert f"git-hn: hint: of the authors whose memories the brief leaves out for trust, {gone}\n" in \
+        hn(alice, "memory", "brief").err
+    # an agent's tools say it as the CLI does (``hint``)
+    from git_hn.service.mcp_calls import CALLS
+    from git_hn.store.repo import open_repo
+
+    told = CALLS["memory_recall"](open_repo(str(alice)), {"actor": [b]})["hint"]
+    assert told.startswith(f"2 memories hidden by the trust policy; see them with includeUntrusted: true; {gone}")
+    assert "policy trust" not in told
+    # at the commit that trusted him, his memories are not hidden; nothing is said of him
+    assert hn(alice, "memory", "recall", "--actor", b, "--at", trusted_at).err == ""
+
+    # in Bob's clone (a thief holding the key would see the same): no command to forward
+    git(bob, "pull", "-q", "origin", "main")
+    r = hn(bob, "identity", "show")
+    assert r.err == (f"git-hn: hint: trust: the policy at HEAD ({revoked_at[:12]}) no longer trusts this actor, since "
+                     f'{revoked_at[:12]} "{shown}", so default recall and the brief leave its memory out; to sign '
+                     "again, make a new identity and send a maintainer what its git hn identity public prints\n")
+    r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "deploys on fridays")
+    assert r.code == 0
+    assert r.err == (f"git-hn: hint: memory signed, but recall and the brief leave it out (--include-untrusted shows "
+                     f'it): the policy at HEAD no longer trusts actor {b[:12]}, since {revoked_at[:12]} "{shown}"\n')
+    # Carol, never trusted, is still told what a maintainer runs
+    git(carol, "pull", "-q", "origin", "main")
+    assert f"a maintainer runs git hn policy trust {actor_of(carol)}" in hn(carol, "identity", "show").err
+
+    # the history is read only when such a hint is printed: never on the quiet path
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    assert hn(alice, "memory", "recall", "--include-untrusted").err == ""
+    assert hn(alice, "memory", "recall", "--actor", actor_of(alice)).err == ""
+    assert not [a for a in git_processes(trace) if a[:1] == ["log"] and any(x.startswith("-G") for x in a)]
+    assert hn(alice, "memory", "recall", "--actor", b).err == hint(2)
+    assert len([a for a in git_processes(trace) if a[:1] == ["log"] and any(x.startswith("-G") for x in a)]) == 1
+
