@@ -26,7 +26,20 @@ def init_command(name: str | None, extra: list[str]) -> int:
         render.hint(f"to sign here as the identity you use in another clone or on another machine instead, export it "
                     f"there (git hn identity export --output FILE), run git hn identity import FILE --activate here, "
                     f"then git hn identity remove {ident.actor[:12]} removes this new one, which has signed nothing")
+    _newcomer_hint(repo, ident)
     return 0
+
+
+def _newcomer_hint(repo, ident) -> None:
+    """After ``init`` in a clone whose policy at HEAD has a memory section that does not trust
+    the new identity (a team trial: a newcomer learnt it from an empty brief, and did not know
+    what to ask for): what to send a maintainer, and where to find one."""
+    from ..service import identity_trust
+
+    if identity_trust.trust_at_head(repo, ident.actor)["trust"] == "actor-untrusted":
+        render.hint("the policy at HEAD does not trust this new identity yet, so recall and the brief leave its "
+                    "memory out: send a maintainer (git hn policy show names them) what git hn identity public "
+                    "prints, for them to trust its actor ID and commit .hn/policy.json")
 
 
 # CONTRACT §13.11: upstream's identity show --json has no specified schema, so it stays a usage

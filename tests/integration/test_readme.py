@@ -70,6 +70,9 @@ def test_workflow_blocks_run_as_written(tmp_path):
     assert "Bob read the team's memory." in out  # and Bob's reached Alice, whose remote is ../team.git
     assert "sync named the missing anchors and the recovery command" in out
     assert "trusted memories" in out
+    # the key section: Bob's old key untrusted, his new one trusted, and recall says since when
+    assert "is no longer trusted since" in proc.stderr
+    assert "Revoke Bob's key" in proc.stderr
     project = next(tmp.glob("tmp.*/bob"))
     refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/hn/remotes/origin/memory"],
                           cwd=project, env=env, capture_output=True, text=True, check=True).stdout

@@ -6,6 +6,7 @@ repositories that share memory through a real bare remote with ``git hn sync``:
 - ``policy show`` names the policy's maintainers, whom a newcomer asks for trust;
 - after a revocation, the messages about the revoked actor say since which commit, and no longer
   offer to trust it (a ready-made request for whoever holds a stolen key);
+- ``init`` in a clone whose policy does not trust the new identity says what to send a maintainer.
 """
 
 from __future__ import annotations
@@ -176,3 +177,18 @@ def test_after_a_revocation_no_message_offers_to_trust_the_revoked_key_again(tmp
     assert hn(alice, "memory", "recall", "--actor", b).err == hint(2)
     assert len([a for a in git_processes(trace) if a[:1] == ["log"] and any(x.startswith("-G") for x in a)]) == 1
 
+def test_init_in_a_clone_whose_policy_does_not_trust_it_says_what_to_send_a_maintainer(tmp_path):
+    alice, = _team(tmp_path)
+    assert hn(alice, "policy", "init").code == 0
+    _commit_policy(alice, "Trust policy")
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(tmp_path / "dave"))
+    r = hn(tmp_path / "dave", "init", "--name", "Dave")
+    assert r.code == 0
+    assert r.err.splitlines()[1:] == [
+        "git-hn: hint: the policy at HEAD does not trust this new identity yet, so recall and the brief leave its memory "
+        "out: send a maintainer (git hn policy show names them) what git hn identity public prints, for them to trust "
+        "its actor ID and commit .hn/policy.json"]
+    # with no memory policy at HEAD (identity show says what to do there), or one that trusts it: nothing more
+    git(tmp_path, "clone", "-q", str(alice), str(tmp_path / "erin"))
+    git(tmp_path / "erin", "reset", "-q", "--hard", "HEAD~1")
+    assert len(hn(tmp_path / "erin", "init", "--name", "Erin").err.splitlines()) == 1
