@@ -425,6 +425,14 @@ def trust_hint(repo: Repo) -> str | None:
         if working is not None and working[0] and not working[1]:
             return (f"{start}, and it does not trust your identity ({short_id(actor)}); the working tree's policy "
                     "does: commit .hn/policy.json")
+        from .revoked import revocations
+
+        gone = revocations(repo, head, [actor]).get(actor)
+        if gone is not None:  # (no trust to ask for: a revoked key, perhaps in a thief's hands)
+            from ..core.hints import since
+
+            return (f"{start}, and it no longer trusts your identity ({short_id(actor)}), {since(gone.commit, gone.subject)}: "
+                    "the agent's records and handoffs will not show in its next brief")
         return (f"{start}, and it does not trust your identity ({short_id(actor)}): until a maintainer runs "
                 f"git hn policy trust {short_id(actor)} and commits .hn/policy.json, the agent's records and "
                 "handoffs will not show in its next brief")

@@ -158,6 +158,11 @@ def test_after_a_revocation_no_message_offers_to_trust_the_revoked_key_again(tmp
     assert r.err == (f"git-hn: hint: trust: the policy at HEAD ({revoked_at[:12]}) no longer trusts this actor, since "
                      f'{revoked_at[:12]} "{shown}", so default recall and the brief leave its memory out; to sign '
                      "again, make a new identity and send a maintainer what its git hn identity public prints\n")
+    r = hn(bob, "setup", "claude")
+    assert r.code == 0 and r.err == (
+        "git-hn: hint: the brief an agent reads at session start shows only memory the committed trust policy trusts, "
+        f'and it no longer trusts your identity ({b[:12]}), since {revoked_at[:12]} "{shown}": the agent\'s records '
+        "and handoffs will not show in its next brief\n")
     r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
            "--content", "deploys on fridays")
     assert r.code == 0
