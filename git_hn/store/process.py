@@ -7,7 +7,8 @@ the one line said when the system will not start it (``not_started``), exchangin
 output with it (``exchange``: one poll set with a pidfd, so an exit is seen
 the moment it happens), holding a stopping signal back while a child is being started
 (``popen``, ``defer_signal``), waiting for another process to end (``wait_for_exit``), and
-finding the Git process a hook runs in (``hook_caller``, ``git_above``).
+finding the Git process a hook runs in (``hook_caller``, ``git_above``). Killing a child with
+the processes below it is ``store.process_tree``'s (``Child.kill_tree``).
 What to run, and with which environment, is ``store.git``'s.
 
 Trusts: the caller's arguments (argv lists, never a shell).
@@ -149,19 +150,14 @@ class Child:
                 pass
 
     def kill_tree(self) -> None:
-        """``kill``, and first every process it started, found through ``/proc`` (where there is
-        one): a timed-out ``git ls-remote`` over ssh left ``sh -c ssh …``, ssh and its
-        ProxyCommand running on, reparented to init (a trial). Git runs in this process's
-        session, where ssh can ask for a passphrase, so no process group of its own to kill."""
-        import _signal
-
+        """``kill``, and first every process it started (``process_tree.kill_tree``): a timed-out
+        ``git ls-remote`` over ssh left ``sh -c ssh …``, ssh and its ProxyCommand running on,
+        reparented to init (a trial). Git runs in this process's session, where ssh can ask for a
+        passphrase, so it has no process group of its own to kill."""
         if self.returncode is None:
-            for pid in _descendants(self.pid):
-                try:
-                    os.kill(pid, _signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-        self.kill()
+            from .process_tree import kill_tree
+
+            kill_tree(self.pid)
 
     def communicate(self, data: bytes | None = None) -> tuple[bytes, bytes]:
         return exchange(self, data, 10**6)
@@ -566,20 +562,15 @@ class Background:
 # -- the Git process a hook runs in (Linux ``/proc``; None or the given ID elsewhere) ----------
 
 
-def _stat(pid: int) -> tuple[bytes, list[str]]:
-    """(command name, the fields after it) of ``/proc/<pid>/stat``; OSError where there is none."""
-    with open(f"/proc/{pid}/stat", "rb") as fh:
-        head, tail = fh.read().rsplit(b")", 1)
-    return head.split(b"(", 1)[1], tail.decode("ascii").split()
-
-
 def hook_caller() -> str | None:
     """The Git process that ran the hook wrapper that started this process (the wrapper's
     parent): its ID and start time (so a later process given the same ID is another), or None
     where ``/proc`` cannot say."""
+    from .process_tree import read_stat
+
     try:
-        git = int(_stat(os.getppid())[1][1])
-        return f"{git} {_stat(git)[1][19]}"
+        git = int(read_stat(os.getppid())[1][1])
+        return f"{git} {read_stat(git)[1][19]}"
     except (OSError, IndexError, ValueError, UnicodeDecodeError):
         return None
 
@@ -588,12 +579,14 @@ def git_above(given: str) -> str:
     """The process ID ``given`` if it is a ``git`` process, else the nearest ``git`` above it
     (a hook manager between Git and the wrapper: pre-commit runs it as ``<hook>.legacy`` from
     Python), else ``given`` itself."""
+    from .process_tree import read_stat
+
     if not given.isdigit():
         return given
     pid = int(given)
     for _ in range(4):
         try:
-            name, rest = _stat(pid)
+            name, rest = read_stat(pid)
             if name == b"git":
                 return str(pid)
             pid = int(rest[1])
@@ -602,29 +595,3 @@ def git_above(given: str) -> str:
         if pid <= 1:
             break
     return given
-
-
-def _descendants(root: int) -> list[int]:
-    """The processes below ``root``, deepest first (none without ``/proc``)."""
-    parents: dict[int, list[int]] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()  # (after the command name, which may hold anything)
-        if len(fields) > 1 and fields[1].isdigit():
-            parents.setdefault(int(fields[1]), []).append(int(name))
-    found, todo = [], [root]
-    while todo:
-        below = parents.get(todo.pop(), [])
-        found.extend(below)
-        todo.extend(below)
-    return found[::-1]
