@@ -54,15 +54,18 @@ def _end(pids) -> None:
 
 def _reuse_pid(pid: int) -> subprocess.Popen | None:
     """An unrelated process given ``pid`` (the kernel's next process ID set below it), or None
-    when another process took it first."""
-    with open("/proc/sys/kernel/ns_last_pid", "w") as fh:
-        fh.write(str(pid - 1))
-    other = subprocess.Popen(["sleep", "1000"], start_new_session=True)
-    if other.pid != pid:
-        other.kill()
-        other.wait()
-        return None
-    return other
+    when other processes kept taking it first."""
+    for _ in range(20):
+        if not os.path.exists(f"/proc/{pid}"):
+            with open("/proc/sys/kernel/ns_last_pid", "w") as fh:
+                fh.write(str(pid - 1))
+            other = subprocess.Popen(["sleep", "1000"], start_new_session=True)
+            if other.pid == pid:
+                return other
+            other.kill()
+            other.wait()
+        time.sleep(0.05)
+    return None
 
 
 @pytest.mark.skipif(not os.access("/proc/sys/kernel/ns_last_pid", os.W_OK),
