@@ -2,11 +2,11 @@
 ``/proc/<pid>/stat`` (``read_stat``), and killing a child process with every process below it
 (``kill_tree``: a git past its time bound, with ssh and its ProxyCommand below it).
 
-Owns: which processes belong to a tree being killed, and the order of its signals. A process ID
-alone names no process: once its process has ended and been reaped, the system gives it to the
-next one, so a process listed here is always named by its ID and its start time (field 22 of its
-``stat``), held by a pidfd where there is one. Without ``/proc`` nothing below the child is
-found: the child alone is killed.
+Owns: which processes belong to a tree being killed, and the order of its signals (stopped,
+asked to end, then killed). A process ID alone names no process: once its process has ended and
+been reaped, the system gives it to the next one, so a process listed here is always named by its
+ID and its start time (field 22 of its ``stat``), held by a pidfd where there is one. Without
+``/proc`` nothing below the child is found: the child alone is signalled.
 
 Trusts: the system's process table; nothing in it is trusted to be the process it was a moment
 ago.
@@ -15,6 +15,9 @@ ago.
 from __future__ import annotations
 
 import os
+
+TREE_TERM = 0.5  # seconds a tree being killed has to end on SIGTERM before SIGKILL
+FREEZE = 0.2  # seconds a tree being stopped waits at most for its processes to stop
 
 
 def read_stat(pid: int) -> tuple[bytes, list[str]]:
@@ -25,16 +28,25 @@ def read_stat(pid: int) -> tuple[bytes, list[str]]:
 
 
 def kill_tree(root: int) -> None:
-    """Kill ``root`` (a child of this process's, not yet reaped) and every process below it,
-    the deepest first: a timed-out ``git ls-remote`` over ssh left ``sh -c ssh …``, ssh and its
-    ProxyCommand running on, reparented to init (a trial)."""
+    """End ``root`` (a child of this process's, not yet reaped) and every process below it: a
+    timed-out ``git ls-remote`` over ssh left ``sh -c ssh …``, ssh and its ProxyCommand running
+    on, reparented to init (a trial).
+
+    SIGTERM first, then SIGKILL to what is left after at most ``TREE_TERM`` seconds: ssh asking
+    for a passphrase has turned the terminal's echo off and turns it back on only on a signal it
+    can catch (a review: after SIGKILL the user's terminal stayed ``-echo``). Before each, the tree
+    is stopped and listed again until no new process shows (``_Tree.freeze``)."""
     import _signal
 
     tree = _Tree(root)
     try:
-        tree.hold_new()
+        tree.freeze()
+        tree.send(_signal.SIGTERM)  # (pending while stopped: handled once continued)
+        tree.send(_signal.SIGCONT)
+        tree.wait(TREE_TERM)
+        tree.freeze()  # (what is left, and what a handler started meanwhile)
     finally:
-        tree.send(_signal.SIGKILL)
+        tree.send(_signal.SIGKILL)  # (a signal that cut this short leaves nothing stopped either)
         tree.close()
 
 
@@ -50,6 +62,23 @@ class _Tree:
         self.root = root
         self.held: dict[tuple[int, str], int] = {}  # (ID, start time): pidfd, or -1
         self.seen: set[tuple[int, str]] = set()
+
+    def freeze(self) -> None:
+        """SIGSTOP to the tree, then to each process found below it since, until a listing made
+        once all are stopped finds none new (bounded): a stopped process starts none, and a
+        process started by one that then ends is below init, out of sight (a review: a process
+        that git started after the tree was listed was left running)."""
+        import _signal
+        import time
+
+        self.send(_signal.SIGSTOP)
+        deadline = time.monotonic() + FREEZE
+        for _ in range(20):
+            while time.monotonic() < deadline and not all(
+                    _state(pid, start) in "TtZX?" for pid, start in [(self.root, None), *self.held]):
+                time.sleep(0.001)  # (a signal takes effect when its process next runs)
+            if not self.hold_new(_signal.SIGSTOP):
+                return
 
     def hold_new(self, signum: int | None = None) -> bool:
         """Hold each process now below the root or below a process held, not seen before, and
@@ -96,6 +125,17 @@ class _Tree:
         except ProcessLookupError:
             pass
 
+    def wait(self, timeout: float) -> None:
+        """Until every process of the tree has ended, or ``timeout`` seconds."""
+        import time
+
+        deadline, delay = time.monotonic() + timeout, 0.001
+        while not (_exited(self.root) and all(_state(pid, start) in "ZX" for pid, start in self.held)):
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(delay)
+            delay = min(delay * 2, 0.02)
+
     def close(self) -> None:
         for fd in self.held.values():
             if fd >= 0:
@@ -141,3 +181,13 @@ def _state(pid: int, start: str | None) -> str:
     except (OSError, IndexError, UnicodeDecodeError):
         return "?" if start is None else "X"
     return fields[0] if start is None or fields[19] == start else "X"
+
+
+def _exited(pid: int) -> bool:
+    """Whether the child ``pid`` has exited, left unreaped (so that its ID stays its own)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+    except AttributeError:  # (no waitid: macOS before Python 3.13)
+        return _state(pid, None) in "Z?"

@@ -1,11 +1,13 @@
 """Killing a process tree (``store.process.Child.kill_tree``: a remote call past its time bound,
-with ssh and its ProxyCommand below git), on real processes: a process ID the system has given
-to another program since the tree was listed is never signalled."""
+with ssh and its ProxyCommand below git), on real processes: the tree is asked to end (SIGTERM)
+before it is killed, a process it starts meanwhile is not left running, and a process ID the
+system has given to another program since the tree was listed is never signalled."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 
 import pytest
@@ -50,6 +52,48 @@ def _end(pids) -> None:
             os.kill(pid, 9)
         except ProcessLookupError:
             pass
+
+
+TRAPPING = """#!/bin/sh
+# ends on SIGTERM the way ssh at a passphrase prompt does: its handler puts things back first
+trap 'echo TERM > "$1"; exit 0' TERM
+: > "$2"
+while :; do sleep 0.05; done
+"""
+
+
+def test_a_tree_is_asked_to_end_before_it_is_killed(tmp_path):
+    """A review: SIGKILL gives ssh, asking for a passphrase with the terminal's echo off, no
+    chance to turn it back on (readpassphrase(3) restores it on a signal it can catch)."""
+    child, termed, ready = tmp_path / "trapping", tmp_path / "termed", tmp_path / "ready"
+    child.write_text(TRAPPING)
+    root = _start("sh", "-c", 'sh "$0" "$1" "$2"; :', str(child), str(termed), str(ready))
+    try:
+        _until(ready.exists, "the trapping child never started")
+        root.kill_tree()
+        root.wait()
+        _until(termed.exists, "the trapping child got no SIGTERM", 2)
+        assert termed.read_text() == "TERM\n"
+    finally:
+        _end(_running(str(child).encode()))
+
+
+def test_processes_started_while_the_tree_is_killed_are_killed_too(tmp_path):
+    """A review: the processes below git were listed once, then killed, then git; whatever git
+    or a process below it started in between ran on, reparented to init."""
+    token = f"1000{os.getpid() % 1000:03d}"
+    spawning = f"while :; do sleep {token} & done"
+    root = _start("sh", "-c", f"sh -c '{spawning}' & {spawning}")
+    try:
+        _until(lambda: len(_running(token.encode())) > 20, "the tree never grew")
+        root.kill_tree()
+        root.wait()
+        time.sleep(0.2)  # (init reaps what was killed)
+        assert _running(token.encode()) == [], "a process started during the kill outlived it"
+    finally:
+        for _ in range(3):  # (what the old code left kept spawning until its parent was gone)
+            _end(_running(token.encode()))
+            time.sleep(0.1)
 
 
 def _reuse_pid(pid: int) -> subprocess.Popen | None:
@@ -110,3 +154,60 @@ def test_pid_reuse_between_listing_and_signalling_spares_the_unrelated_process(t
         _end(_running(str(inner).encode()))
         _end(_running(b"sleep\x001000\x00"))  # (the shell's, killed with it already: its ID)
 
+
+PROMPTING_SSH = """#!/bin/sh
+# OpenSSH asking for a key's passphrase (readpassphrase(3)): echo off on /dev/tty, put back on a
+# signal it can catch and after the answer (none comes here); SIGKILL cannot be caught
+if [ "$1" = "-G" ]; then exit 1; fi
+exec 3<>/dev/tty || exit 255
+saved=$(stty -g <&3)
+trap 'stty "$saved" <&3; exit 130' INT TERM HUP QUIT PIPE
+printf "Enter passphrase for key: " >&3
+stty -echo <&3
+read -r pass <&3
+stty "$saved" <&3
+"""
+
+AT_A_TERMINAL = """import os, pty, sys
+pid, fd = pty.fork()  # the command in a session of its own, the pty its terminal
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        break
+    if not data:
+        break
+    out += data
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+"""
+
+TIMED_OUT = """import sys
+from git_hn.errors import GitError
+from git_hn.store.git import Git
+try:
+    Git(sys.argv[1], timeout=1).run(["ls-remote", "localhost:/nowhere.git"])
+except GitError as exc:
+    print(exc.message)
+"""
+
+
+def test_a_call_timed_out_at_a_passphrase_prompt_leaves_the_terminal_echoing(repo, tmp_path):
+    """A review: ``git hn sync`` past ``hn.syncStallTimeout`` while ssh asked for a passphrase
+    left the user's terminal ``-echo`` (ssh was killed with SIGKILL, which it cannot catch)."""
+    ssh = tmp_path / "prompting-ssh"
+    ssh.write_text(PROMPTING_SSH)
+    ssh.chmod(0o755)
+    script = f'"{sys.executable}" -c \'{TIMED_OUT}\' "{repo}"; stty -a'
+    out = subprocess.run([sys.executable, "-c", AT_A_TERMINAL, "sh", "-c", script],
+                         env={**os.environ, "GIT_SSH_COMMAND": str(ssh)}, capture_output=True,
+                         timeout=60).stdout.decode(errors="replace")
+    try:
+        assert "Enter passphrase for key: " in out and "git ls-remote timed out" in out, out
+        settings = out.rsplit("timed out", 1)[1].replace(";", " ").split()
+        assert "echo" in settings and "-echo" not in settings, out
+    finally:
+        _end(_running(str(ssh).encode()))
