@@ -988,30 +988,58 @@ def test_oversized_content_says_how_big_it_was(inited, tmp_path):
                 "is non-blank UTF-8 text of at most 65536 bytes (70000 bytes given)", input=json.dumps(doc).encode())
 
 
+def _husky(tmp_path, url: str, refuses: str):
+    """A clone that pushes to ``url``, with one memory to publish and a team's husky-style pre-push
+    hook (``core.hooksPath``) that runs ``refuses`` (shell) for a ref under refs/hn/."""
+    clone = tmp_path / "clone"
+    git(tmp_path, "init", "-q", "-b", "main", str(clone))
+    git(clone, "commit", "-q", "--allow-empty", "-m", "first")
+    git(clone, "remote", "add", "origin", url)
+    git(clone, "push", "-q", "origin", "main")
+    hooks = tmp_path / "husky"
+    hooks.mkdir()
+    (hooks / "pre-push").write_text("#!/bin/sh\nwhile read l r rr rs; do case \"$rr\" in refs/hn/*)\n"
+                                    f"{refuses}; exit 1;; esac; done\n")
+    (hooks / "pre-push").chmod(0o755)
+    git(clone, "config", "core.hooksPath", str(hooks))
+    assert hn(clone, "init", "--name", "Husky").code == 0
+    assert hn(clone, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "kept here").code == 0
+    return clone
+
+
 def test_a_publication_a_pre_push_hook_refused_says_what_the_hook_said(tmp_path, bare_remote):
     """A trial: a team's husky-style pre-push hook (``core.hooksPath``) refused git-hn's push of
     refs/hn/, and sync said only "replication memory publication failed for remote origin", the
     hook's own words swallowed. It now gives the hook's last line (bounded, inert) and the likely
     cause."""
     bare = bare_remote()
-    clone = tmp_path / "clone"
-    git(tmp_path, "init", "-q", "-b", "main", str(clone))
-    git(clone, "commit", "-q", "--allow-empty", "-m", "first")
-    git(clone, "remote", "add", "origin", str(bare))
-    git(clone, "push", "-q", "origin", "main")
-    hooks = tmp_path / "husky"
-    hooks.mkdir()
-    (hooks / "pre-push").write_text("#!/bin/sh\nwhile read l r rr rs; do case \"$rr\" in refs/hn/*)\n"
-                                    "  echo 'husky - pre-push hook exited with code 1' >&2\n"
-                                    "  printf 'lint: refs/hn/ is not a branch \\033[31mno\\033[0m\\n' >&2; exit 1;; esac; done\n")
-    (hooks / "pre-push").chmod(0o755)
-    git(clone, "config", "core.hooksPath", str(hooks))
-    assert hn(clone, "init", "--name", "Husky").code == 0
-    assert hn(clone, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
-              "--content", "kept here").code == 0
+    clone = _husky(tmp_path, str(bare), "  echo 'husky - pre-push hook exited with code 1' >&2\n"
+                   "  printf 'lint: refs/hn/ is not a branch \\033[31mno\\033[0m\\n' >&2")
     r = hn(clone, "sync")
     assert r.code == 1
     assert r.err.startswith("git-hn: publication phase failed after replication: replication memory publication "
                             "failed for remote origin: its git push said last: lint: refs/hn/ is not a branch  [31mno "
                             "[0m; a pre-push hook (core.hooksPath) may have refused it"), r.err
     assert "\x1b" not in r.err and str(bare) not in r.err and r.err.count("\n") == 1, r.err
+
+
+def test_a_refusing_hook_that_prints_the_url_does_not_show_its_password(tmp_path, bare_remote, http_backend):
+    """A review: a team's pre-push hook printed its ``$2``, the remote's URL, and git-hn quoted it:
+    "its git push said last: lint: refusing refs/hn/memory/… to http://u:pw@127.0.0.1:18641/origin.gi...".
+    Secrets are never in errors: the remote's URLs, and any URL's user and password, are redacted
+    before the line is cut (a cut URL keeps its password and loses the "@" that marks it)."""
+    url = http_backend(bare_remote()).replace("http://", "http://u:s3cret@")
+    clone = _husky(tmp_path, url, '  echo "lint: refusing refs/hn/ to $2 (also http://u:s3cret@elsewhere.invalid/x)" >&2')
+    r = hn(clone, "sync")
+    assert r.code == 1
+    assert "s3cret" not in r.err and "u:" not in r.err, r.err
+    assert "its git push said last: lint: refusing refs/hn/ to <private> (also http://<private>@elsewhere.invalid/x); " \
+        "a pre-push hook (core.hooksPath) may have refused it" in r.err, r.err
+    # a line cut at 200 characters where its password starts: redacted first, none of it shows
+    clone2 = tmp_path / "second"
+    clone2.mkdir()
+    url = http_backend(bare_remote("second.git")).replace("http://", "http://u:s3cret@")
+    long = _husky(clone2, url, '  echo "lint: $(printf "%0182d" 0) http://u:s3cret@elsewhere.invalid/x" >&2')
+    r = hn(long, "sync")
+    assert r.code == 1 and "u:s3" not in r.err and " http://<pri...; a pre-push hook" in r.err, r.err

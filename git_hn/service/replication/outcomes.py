@@ -46,10 +46,17 @@ def completion_failed(n: int, remote: str) -> PhaseError:
 
 
 def redact(text: str, *secrets: str) -> str:
-    """§0.5: the quarantine path, the git directory and the remote URL are never shown."""
+    """§0.5: the quarantine path, the git directory and the remote URL are never shown, nor the
+    user information of any URL in ``text`` (``scheme://user:password@``: a review found a
+    pre-push hook's line, quoted in a publication error, naming ``http://u:pw@host/…``)."""
     for s in secrets:
         if s:
             text = text.replace(s, "<private>")
+    if "://" in text and "@" in text:
+        import re
+
+        # (greedy up to the last "@" before the path: a password may hold one, unencoded)
+        text = re.sub(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@", r"\1<private>@", text)
     return text
 
 

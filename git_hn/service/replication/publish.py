@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 
-from ...core.gostr import one_line
 from ...core.grammar import LOCAL_PREFIX, parse_accepted_ref, parse_local_ref, uniform_lines
 from ...core.lines import lines_of
 from ...errors import HnError, ValidationError
@@ -31,6 +30,7 @@ from ...store.repo import Repo
 from .gate import gate, tracking
 from .given_record import note_held, published_heads, remember, settle_stopped
 from .outcomes import PhaseError, counted, phase
+from .push_said import hook_said, refusal
 
 SLICE = 1000  # refspecs per push command line
 OUTBOX_FROM = 16  # refs from which a push names them through one wildcard refspec (``push``)
@@ -418,7 +418,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
 
                 reason = known_reason(proc.stderr or b"")
                 reason += f"; {without_terminal(reason, remote)}" if without_terminal(reason, remote) else ""
-                reason = reason or _last_said(proc.stderr or b"")
+                reason = reason or hook_said(repo, remote, proc.stderr or b"")
     ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind})
     for ref in behind:
         if ref in ahead:  # the remote has this tip inside a longer chain: nothing to publish
@@ -491,46 +491,6 @@ def _already_beyond(repo: Repo, remote: str, tips: dict[str, str]) -> dict[str, 
         return {}
     outside = set(walk.stdout.decode("ascii", "replace").split())
     return {ref: oid for ref, oid in pairs.items() if tips[ref] not in outside}
-
-
-REASON_MAX = 200  # bytes of server text in one error line
-
-
-# Git's own lines of a failed push, which name the URL (and any credentials in it)
-_GITS_OWN = ("error: failed to push some refs", "to ", "hint: ", "remote: ", "fatal: ")
-
-
-def _last_said(stderr: bytes) -> str:
-    """For a push that failed with no ref refused and no cause git-hn has words for: the last
-    line of its stderr that is not Git's own, bounded and without control characters, and what
-    may have refused it (a trial: a team's husky pre-push hook refused refs/hn/, and the message
-    was only "publication failed", with the hook's own words swallowed); "" when there is none."""
-    said = ""
-    for line in lines_of(stderr.decode("utf-8", "replace")):
-        if line.strip() and not line.lower().startswith(_GITS_OWN):
-            said = line.strip()
-    if not said:
-        return ""
-    said = one_line(said) if len(said) <= REASON_MAX else one_line(said[:REASON_MAX]) + "..."
-    return (f"its git push said last: {said}; a pre-push hook (core.hooksPath) may have refused it: let the hook "
-            "pass git-hn's own pushes, which carry HN_HOOK_ACTIVE=1 and push only refs/hn/ refs")
-
-
-def refusal(status: str, stderr: str) -> str:
-    """The server's reason for refusing a ref, in one bounded line: the porcelain status
-    (``[remote rejected] (pre-receive hook declined)``) and the first message the server's hook
-    printed (``remote: …``). Server text is hostile: control characters become spaces (no
-    terminal escapes) and it is cut at ``REASON_MAX``. Only ``remote:`` lines are read from
-    stderr, never git's own lines, which name the URL (and any credentials in it)."""
-    said = ""
-    for line in lines_of(stderr):
-        if line.startswith("remote: ") and line[8:].strip():
-            said = line[8:].strip()
-            break
-    text = one_line(status.strip())
-    if said:
-        text = f"{text}; the server said: {one_line(said)}" if text else f"the server said: {one_line(said)}"
-    return text if len(text) <= REASON_MAX else text[:REASON_MAX] + "..."
 
 
 def remote_bases(repo: Repo, remote: str, heads: dict[str, str], given: dict[str, str]) -> dict[str, str]:
