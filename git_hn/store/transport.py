@@ -150,6 +150,16 @@ _UNREACHABLE = (
     ("the requested url returned error: 404", "the remote's server answered with HTTP 404 (no repository)"),
     ("the requested url returned error", "the remote's server answered with an error"),
 )
+# What Git and ssh print when a connection failed or broke off, and nothing else: a failure whose
+# every line is one of these is said as ``CONNECTION_LOST`` (a review: ssh dropping pushes,
+# ``kex_exchange_identification: Connection closed by remote host``, was blamed on a pre-push hook).
+# A line of anyone else's (a server's ``ERROR: …`` over ssh, a hook's) leaves it unexplained.
+CONNECTION_LOST = "the connection to the remote broke off"
+_DROPPED = ("kex_exchange_identification:", "ssh_exchange_identification:", "connection closed by",
+            "connection reset by", "client_loop:", "packet_write_wait:", "banner exchange:",
+            "fatal: could not read from remote repository", "please make sure you have the correct access rights",
+            "and the repository exists", "fatal: the remote end hung up unexpectedly", "fatal: early eof",
+            "send-pack: unexpected disconnect", "fetch-pack: unexpected disconnect", "error: rpc failed")
 NO_ACCESS = ("the remote refused access", "the remote's server answered with HTTP 401 (no access)",
              "the remote's server answered with HTTP 403 (no access)")
 
@@ -166,6 +176,9 @@ def known_reason(stderr: bytes) -> str:
     for found, said in _UNREACHABLE:
         if found in text:
             return said
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    if lines and all(line.startswith(_DROPPED) for line in lines):
+        return CONNECTION_LOST
     return ""
 
 

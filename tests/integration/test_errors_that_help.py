@@ -1043,3 +1043,16 @@ def test_a_refusing_hook_that_prints_the_url_does_not_show_its_password(tmp_path
     long = _husky(clone2, url, '  echo "lint: $(printf "%0182d" 0) http://u:s3cret@elsewhere.invalid/x" >&2')
     r = hn(long, "sync")
     assert r.code == 1 and "u:s3" not in r.err and " http://<pri...; a pre-push hook" in r.err, r.err
+
+
+def test_a_silent_refusing_hook_is_named_without_a_quote(tmp_path, bare_remote):
+    """A pre-push hook that refuses without a word: the push has a hook refusal's form (exit 1,
+    no ref's status, Git's "error: failed to push some refs" alone), so it is named, and nothing
+    of Git's own is quoted in its place."""
+    clone = _husky(tmp_path, str(bare_remote()), "  :")
+    r = hn(clone, "sync")
+    assert r.code == 1
+    assert r.err == ("git-hn: publication phase failed after replication: replication memory publication failed "
+                     "for remote origin: its git push stopped before it sent anything; a pre-push hook (core.hooksPath) "
+                     "may have refused it: let the hook pass git-hn's own pushes, which carry HN_HOOK_ACTIVE=1 and push "
+                     "only refs/hn/ refs\n"), r.err

@@ -288,15 +288,23 @@ def test_a_fetch_that_cannot_ask_for_a_passphrase_says_so_and_what_to_do(tmp_pat
     said = hn(bob, "sync").out
     assert "load the ssh key into an agent (ssh-add)" in said and "Permission denied" not in said
     assert not _arrived(bob, memory)
-    # a failure git-hn has no words for points at where Git's own message is (never repeated)
+    # a failure git-hn has no words for (a server's, over ssh) points at where Git's own message
+    # is (never repeated); ssh's and Git's own lines alone, for a dropped connection, are said so
     ssh.write_text(PASSPHRASE_SSH.replace("{quarantine}", QUARANTINE_DIR).replace(
-        "read_passphrase: can't open /dev/tty: No such device or address", "kex_exchange_identification: "
-        "Connection closed by remote host").replace("git@localhost: Permission denied (publickey).", ""))
+        "read_passphrase: can't open /dev/tty: No such device or address", "ERROR: upload-pack is off for "
+        "maintenance").replace("git@localhost: Permission denied (publickey).", ""))
     out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
     tip = git(tmp_path / "alice", "rev-parse", f"refs/hn/memory/{actor_of(tmp_path / 'alice')}/"
               f"{default_stream(actor_of(tmp_path / 'alice'))[7:]}")
     assert out["diagnostic"].endswith(f"failed exact fetch from remote origin: git fetch origin {tip} shows Git's "
                                       "own message"), out
+    assert "recovery" not in out and "maintenance" not in json.dumps(out)
+    ssh.write_text(PASSPHRASE_SSH.replace("{quarantine}", QUARANTINE_DIR).replace(
+        "read_passphrase: can't open /dev/tty: No such device or address", "kex_exchange_identification: "
+        "Connection closed by remote host").replace("git@localhost: Permission denied (publickey).", ""))
+    out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the connection to the remote broke "
+                                      "off"), out
     assert "recovery" not in out and "kex_exchange" not in json.dumps(out)
 
 
@@ -498,3 +506,41 @@ def test_an_advertisement_past_the_stall_timeout_leaves_no_ssh_running(tmp_path,
     for pid in left:  # (no test leaves them behind)
         os.kill(pid, 9)
     assert not left, "the advertisement's ssh and its child outlived the sync"
+
+
+DROPPING_SSH = """#!/bin/sh
+# ssh stand-in: fetches work, and a push is dropped before it logs in (sshd's MaxStartups, a
+# firewall), in ssh's own words or a server's
+if [ "$1" = "-G" ]; then exit 1; fi
+for last; do :; done
+case "$last" in
+  git-receive-pack*) {said}
+                     exit 255 ;;
+esac
+exec sh -c "$last"
+"""
+
+
+@pytest.mark.parametrize("said, end", [
+    ('echo "kex_exchange_identification: Connection closed by remote host" >&2\n'
+     'echo "Connection closed by 127.0.0.1 port 22" >&2', "the connection to the remote broke off"),
+    ('echo "ERROR: this repository is read-only for maintenance" >&2',
+     "git push --dry-run --no-verify origin 'refs/hn/memory/*:refs/hn/memory/*' shows Git's own message")])
+def test_a_push_ssh_dropped_is_not_blamed_on_a_hook(tmp_path, bare_remote, monkeypatch, said, end):
+    """A review: ssh dropping git-hn's push (``kex_exchange_identification: Connection closed by
+    remote host``) was said as "its git push said last: and the repository exists.; a pre-push hook
+    (core.hooksPath) may have refused it": Git's own trailer quoted as a hook's words. Only a push
+    with the form of a hook's refusal is blamed on one; a connection that only Git's and ssh's
+    lines say was dropped is said so, and text of anyone else's is pointed at, never quoted."""
+    bob, _remote, _memory = _team(tmp_path, bare_remote)
+    ssh = tmp_path / "dropping-ssh"
+    ssh.write_text(DROPPING_SSH.replace("{said}", said))
+    ssh.chmod(0o755)
+    assert hn(bob, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+              "--content", "bob's").code == 0
+    assert hn(bob, "replication", "select", "--memory", default_stream(actor_of(tmp_path / "alice"))).code == 0
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    r = hn(bob, "sync")
+    assert r.code == 1
+    assert r.err == ("git-hn: publication phase failed after replication: replication memory publication failed "
+                     f"for remote origin: {end}\n"), r.err

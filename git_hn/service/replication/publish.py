@@ -30,7 +30,7 @@ from ...store.repo import Repo
 from .gate import gate, tracking
 from .given_record import note_held, published_heads, remember, settle_stopped
 from .outcomes import PhaseError, counted, phase
-from .push_said import hook_said, refusal
+from .push_said import not_pushed, refusal
 
 SLICE = 1000  # refspecs per push command line
 OUTBOX_FROM = 16  # refs from which a push names them through one wildcard refspec (``push``)
@@ -413,12 +413,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                 reported.update(spec.rsplit(":", 1)[-1] for spec in specs)
         if proc.returncode != 0 and len(behind) == refused_behind:  # (else decided below)
             rejected = True
-            if not reason:  # (no ref refused: the remote was not reached, or refused access)
-                from ...store.transport import known_reason, without_terminal
-
-                reason = known_reason(proc.stderr or b"")
-                reason += f"; {without_terminal(reason, remote)}" if without_terminal(reason, remote) else ""
-                reason = reason or hook_said(repo, remote, proc.stderr or b"")
+            if not reason:  # (no ref refused: a local hook refused it, or the remote was not reached)
+                reason = not_pushed(repo, remote, proc.returncode, proc.stdout or b"", proc.stderr or b"")
     ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind})
     for ref in behind:
         if ref in ahead:  # the remote has this tip inside a longer chain: nothing to publish

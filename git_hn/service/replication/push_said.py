@@ -1,7 +1,11 @@
 """What a failed publication push said (CONTRACT §0.5, §9.13), in one bounded line of git-hn's: the
-server's refusal of a ref, or a local pre-push hook's refusal of the push.
+server's refusal of a ref, a local pre-push hook's refusal of the push, or why Git could not
+reach the remote.
 
-Owns the text quoted from a failed ``git push --porcelain``. Trusts none of it: a server's and a
+Owns telling those apart (``not_pushed``) and the text quoted from a failed ``git push
+--porcelain``. Only a hook's refusal is quoted, and only when the push has its form: any other
+failure git-hn has no words for is not blamed on a hook (a review: ssh dropping pushes had
+Git's own "and the repository exists." quoted as a hook's). Trusts none of that text: a server's and a
 hook's words are hostile (control characters become spaces, the line is cut at ``REASON_MAX``),
 and any URL in them may carry credentials, so the remote's URLs, the Git directory and every
 URL's user information are redacted before the cut (a review: a hook that printed its ``$2``
@@ -10,6 +14,8 @@ URL.
 """
 
 from __future__ import annotations
+
+from shlex import quote
 
 from ...core.gostr import one_line
 from ...core.lines import lines_of
@@ -37,26 +43,60 @@ def refusal(status: str, stderr: str) -> str:
     return text if len(text) <= REASON_MAX else text[:REASON_MAX] + "..."
 
 
+def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: bytes) -> str:
+    """Why a ``git push --porcelain`` to ``remote`` failed with no ref refused: a local pre-push
+    hook's refusal (``hook_refused``; its last line quoted), else the cause in ``store.
+    transport``'s fixed words (with the way out when it is a prompt no Git process of git-hn's can
+    show), else the command that shows Git's own message, which git-hn never repeats (it names
+    the URL). ``--no-verify``: the dry run shows the transport's failure, not a hook's again."""
+    from ...store.transport import known_reason, without_terminal
+
+    if hook_refused(returncode, stdout, stderr):
+        return hook_said(repo, remote, stderr)
+    reason = known_reason(stderr)
+    if not reason:
+        return (f"git push --dry-run --no-verify {quote(remote)} 'refs/hn/memory/*:refs/hn/memory/*' shows Git's "
+                "own message")
+    way_out = without_terminal(reason, remote)
+    return f"{reason}; {way_out}" if way_out else reason
+
+
+_GIT_GAVE_UP = ("fatal:", "error: rpc failed", "send-pack:")  # (Git's lines for a transport that failed)
+
+
+def hook_refused(returncode: int, stdout: bytes, stderr: bytes) -> bool:
+    """Whether a failed push has the form Git (2.39) gives a local pre-push hook's refusal: exit
+    status 1, no ref's status on stdout (the hook runs before anything is sent, and Git then
+    reports no ref), and stderr ending with Git's ``error: failed to push some refs to …``, with
+    no line of a transport that failed (``fatal: Could not read from remote repository.``, which
+    exits 128; ``send-pack: unexpected disconnect …``; ``error: RPC failed …``)."""
+    if returncode != 1 or any("\t" in line for line in lines_of(stdout.decode("utf-8", "replace"))):
+        return False
+    lines = [line.strip().lower() for line in lines_of(stderr.decode("utf-8", "replace")) if line.strip()]
+    return bool(lines) and lines[-1].startswith("error: failed to push some refs") and \
+        not any(line.startswith(_GIT_GAVE_UP) for line in lines)
+
+
 # Git's own lines of a failed push, which name the URL (and any credentials in it)
 _GITS_OWN = ("error: failed to push some refs", "to ", "hint: ", "remote: ", "fatal: ")
 
 
 def hook_said(repo: Repo, remote: str, stderr: bytes) -> str:
-    """For a push that failed with no ref refused and no cause git-hn has words for: the last
-    line of its stderr that is not Git's own, and what may have refused it (a trial: a team's
-    husky pre-push hook refused refs/hn/, and the message was only "publication failed", with
-    the hook's own words swallowed); "" when there is none. The line is redacted (``secrets``)
-    before it is cut: a cut URL would keep its password and lose what marks it as one."""
+    """For a push a local pre-push hook refused (``hook_refused``): the last line of its stderr
+    that is not Git's own, and what refused it (a trial: a team's husky pre-push hook refused
+    refs/hn/, and the message was only "publication failed", with the hook's own words
+    swallowed). The line is redacted (``secrets``) before it is cut: a cut URL would keep its
+    password and lose what marks it as one."""
     said = ""
     for line in lines_of(stderr.decode("utf-8", "replace")):
         if line.strip() and not line.lower().startswith(_GITS_OWN):
             said = line.strip()
-    if not said:
-        return ""
-    said = redact(said, *secrets(repo, remote))
-    said = one_line(said) if len(said) <= REASON_MAX else one_line(said[:REASON_MAX]) + "..."
-    return (f"its git push said last: {said}; a pre-push hook (core.hooksPath) may have refused it: let the hook "
-            "pass git-hn's own pushes, which carry HN_HOOK_ACTIVE=1 and push only refs/hn/ refs")
+    if said:
+        said = redact(said, *secrets(repo, remote))
+        said = one_line(said) if len(said) <= REASON_MAX else one_line(said[:REASON_MAX]) + "..."
+    return ((f"its git push said last: {said}; " if said else "its git push stopped before it sent anything; ")
+            + "a pre-push hook (core.hooksPath) may have refused it: let the hook pass git-hn's own pushes, which "
+            "carry HN_HOOK_ACTIVE=1 and push only refs/hn/ refs")
 
 
 def secrets(repo: Repo, remote: str) -> list[str]:
