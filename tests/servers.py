@@ -23,7 +23,7 @@ Fixtures (registered for every test through ``tests/conftest.py``)
     children) and asserts that no process of the group is left. ``git_daemon.server(url)``
     returns the :class:`GitDaemon` (``.pid``, ``.port``, ``.log``).
 
-``http_backend(bare_path) -> "http://127.0.0.1:<port>/<name>"``
+``http_backend(bare_path, basic=None) -> "http://127.0.0.1:<port>/<name>"``
     Factory: a threaded ``http.server`` (in a background thread of the test process, bound to
     port 0, so there is no port race) that runs ``git http-backend`` as a CGI for every request
     (smart HTTP, protocols v0 and v2). It sets ``http.receivepack=true`` in the bare repository
@@ -34,6 +34,8 @@ Fixtures (registered for every test through ``tests/conftest.py``)
     ``Expect: 100-continue`` is answered by ``http.server``. ``http_backend.server(url)``
     returns the :class:`HttpBackendServer`, whose ``.requests`` records every request (method,
     path, headers, raw and decoded body sizes) so tests can prove which code path was taken.
+    ``basic="user:password"``: every request must carry those HTTP Basic credentials, else the
+    answer is 401 with ``WWW-Authenticate: Basic`` (Git then asks for them).
 
 ``endless_pack_server(ref=None, oid=None, *, mode="endless", ...) -> HostilePackServer``
     Factory for the hostile fake; see below. ``.url`` is the URL to fetch from.
@@ -118,6 +120,7 @@ can hold more than 1024 file descriptors, where ``select`` raises.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import gzip
 import os
@@ -687,6 +690,11 @@ class _CgiHandler(_QuietHandler):
                        else (b"", {"chunked": False, "encoding": None, "raw_bytes": 0,
                                    "body_bytes": 0}))
         entry = self._record(**facts)
+        if owner.basic and self.headers.get("Authorization") != "Basic " + base64.b64encode(
+                owner.basic.encode()).decode("ascii"):
+            entry["status"] = 401
+            self._send_simple(401, headers={"WWW-Authenticate": 'Basic realm="git"'})
+            return
         env = {**owner.env,
                "GIT_PROJECT_ROOT": str(owner.root), "GIT_HTTP_EXPORT_ALL": "1",
                "GATEWAY_INTERFACE": "CGI/1.1", "SERVER_PROTOCOL": "HTTP/1.1",
@@ -756,10 +764,11 @@ class HttpBackendServer(_ThreadedHttp):
     handler = _CgiHandler
     cgi_timeout = 120
 
-    def __init__(self, root, env: dict | None = None):
+    def __init__(self, root, env: dict | None = None, basic: str | None = None):
         super().__init__()
         self.root = Path(root).resolve()
         self.env = dict(os.environ if env is None else env)
+        self.basic = basic  # "user:password" that every request must send (HTTP Basic), else 401
         self.cgi: set[subprocess.Popen] = set()
 
     def url_for(self, bare_path) -> str:
@@ -1018,10 +1027,10 @@ def http_backend():
     """Factory: ``http_backend(bare_path) -> "http://127.0.0.1:<port>/<name>"``."""
     servers: list[HttpBackendServer] = []
 
-    def start(bare_path) -> str:
+    def start(bare_path, basic: str | None = None) -> str:
         bare_path = Path(bare_path).resolve()
         enable_http_push(bare_path)
-        s = HttpBackendServer(bare_path.parent).start()
+        s = HttpBackendServer(bare_path.parent, basic=basic).start()
         servers.append(s)
         url = s.url_for(bare_path)
         factory.servers[url] = s

@@ -126,6 +126,7 @@ def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, .
 # is never repeated: it quotes the URL, which may carry credentials, and a server's text.
 NO_CREDENTIALS = "the remote needs credentials and none were given"
 NO_PASSPHRASE = "ssh needs a passphrase or password, and git-hn's own Git processes cannot ask for one"
+ACCESS_REFUSED = "the remote refused access"  # (ssh's "Permission denied", git daemon's "access denied")
 _UNREACHABLE = (
     # (ssh with a key that has a passphrase, or a password login, and no terminal to ask on)
     ("read_passphrase", NO_PASSPHRASE),
@@ -143,8 +144,8 @@ _UNREACHABLE = (
     ("could not read username", NO_CREDENTIALS),
     ("could not read password", NO_CREDENTIALS),
     ("terminal prompts disabled", NO_CREDENTIALS),
-    ("permission denied", "the remote refused access"),
-    ("access denied", "the remote refused access"),  # (git daemon: a push to one without receive-pack)
+    ("permission denied", ACCESS_REFUSED),
+    ("access denied", ACCESS_REFUSED),  # (git daemon: a push to one without receive-pack)
     ("the requested url returned error: 401", "the remote's server answered with HTTP 401 (no access)"),
     ("the requested url returned error: 403", "the remote's server answered with HTTP 403 (no access)"),
     ("the requested url returned error: 404", "the remote's server answered with HTTP 404 (no repository)"),
@@ -160,7 +161,7 @@ _DROPPED = ("kex_exchange_identification:", "ssh_exchange_identification:", "con
             "fatal: could not read from remote repository", "please make sure you have the correct access rights",
             "and the repository exists", "fatal: the remote end hung up unexpectedly", "fatal: early eof",
             "send-pack: unexpected disconnect", "fetch-pack: unexpected disconnect", "error: rpc failed")
-NO_ACCESS = ("the remote refused access", "the remote's server answered with HTTP 401 (no access)",
+NO_ACCESS = (ACCESS_REFUSED, "the remote's server answered with HTTP 401 (no access)",
              "the remote's server answered with HTTP 403 (no access)")
 
 

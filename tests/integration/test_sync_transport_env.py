@@ -433,6 +433,12 @@ def test_a_background_publication_without_a_terminal_says_how_to_give_the_passph
     assert "stop publishing there" not in line and "hnPublish" not in line, line
     assert "runs without a terminal" in line and "ssh-add" in line, line
     assert line.endswith("or run git hn sync origin at a terminal"), line
+    # and it holds: git hn sync at a terminal publishes (its push runs in the terminal's session,
+    # where ssh opens /dev/tty for the passphrase, whatever GIT_TERMINAL_PROMPT says)
+    mine = f"refs/hn/memory/{actor_of(bob)}/{default_stream(actor_of(bob))[7:]}"
+    assert git(bob, "ls-remote", str(_remote), mine) == ""
+    _at_terminal(bob, ["git", "hn", "sync", "origin"], env)
+    assert git(bob, "ls-remote", str(_remote), mine) == f"{git(bob, 'rev-parse', mine)}\t{mine}"
 
 
 def test_a_server_gone_mid_sync_is_not_blamed_on_the_stream(tmp_path, bare_remote, monkeypatch):
@@ -544,3 +550,74 @@ def test_a_push_ssh_dropped_is_not_blamed_on_a_hook(tmp_path, bare_remote, monke
     assert r.code == 1
     assert r.err == ("git-hn: publication phase failed after replication: replication memory publication failed "
                      f"for remote origin: {end}\n"), r.err
+
+
+def _answered_at_terminal(cwd, argv: list[str], answers: list[tuple[bytes, bytes]], timeout: float = 120) -> str:
+    """``argv`` run with a pseudo-terminal as its controlling terminal (as a user's shell runs
+    it), typing each answer once its prompt was written there (Git's prompts for a user name and
+    password read ``/dev/tty``); what was written there. It must exit 0."""
+    import pty
+    import select
+    import time
+
+    pid, master = pty.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        try:
+            os.chdir(cwd)
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    written, seen, todo = bytearray(), 0, list(answers)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if not select.select([master], [], [], 1)[0]:
+                continue
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: every writer closed the terminal
+                break
+            if not data:
+                break
+            written += data
+            if todo and todo[0][0] in written[seen:]:
+                seen = len(written)
+                os.write(master, todo.pop(0)[1] + b"\n")
+    finally:
+        os.close(master)
+    _pid, status = os.waitpid(pid, 0)
+    said = written.decode("utf-8", "replace").replace("\r\n", "\n")
+    assert os.waitstatus_to_exitcode(status) == 0 and not todo, said
+    return said
+
+
+def test_a_background_publication_to_https_without_credentials_says_to_store_them(tmp_path, bare_remote,
+                                                                                   http_backend):
+    """A review: a push to an HTTPS remote whose password the user typed at Git's prompt went
+    through, its background publication (no terminal, Git's prompts off) found no credentials, and
+    the next push said "ssh cannot ask for a key's passphrase (nor Git for a password): add the key
+    to ssh-agent (ssh-add), or run git hn sync origin at a terminal" - where git hn sync cannot ask
+    either (every Git process of git-hn's runs with GIT_TERMINAL_PROMPT=0). It gives the way that
+    works: a credential helper (or an agent), then git hn sync."""
+    from helpers import make_repo, wait_publication
+
+    bare = bare_remote()
+    url = http_backend(bare, basic="u:pw")
+    bob = make_repo(tmp_path / "bob")
+    git(bob, "push", "-q", str(bare), "main")
+    git(bob, "remote", "add", "origin", url)
+    git(bob, "fetch", "-q", url.replace("http://", "http://u:pw@"), "main:refs/remotes/origin/main")
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    assert hn(bob, "hooks", "install").code == 0
+    typed = [(b"Username for", b"u"), (b"Password for", b"pw")]
+    for n in (1, 2):
+        git(bob, "commit", "-q", "--allow-empty", "-m", f"bob's work {n}")
+        assert hn(bob, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+                  "--content", f"bob's {n}").code == 0
+        said = _answered_at_terminal(bob, ["git", "push", "-q", "origin", "main"], typed)
+        wait_publication(bob)
+    lines = [s for s in said.splitlines() if "last background publication" in s]
+    assert lines == ["git-hn: the last background publication to origin failed: replication memory publication "
+                     "failed for remote origin: the remote needs credentials and none were given; give Git the "
+                     "credentials without a prompt: load the ssh key into an agent (ssh-add), or for HTTPS set a "
+                     "credential helper (git config --global credential.helper cache), then git hn sync origin"], said

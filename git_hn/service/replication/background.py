@@ -128,17 +128,23 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
 
 def _detached(exc: HnError, remote: str) -> str:
     """The failure's message, for a push that reached nothing because it had no terminal to ask
-    on: this publisher runs in a session of its own, so ssh cannot ask for a key's passphrase
-    (nor Git for a password), and modern ssh then says only "Permission denied". The user's own
-    push, at a terminal, got through: "stop publishing there" was wrong advice (a trial)."""
-    from ...store.transport import NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE
+    on (the user's own push, at a terminal, got through: "stop publishing there" was wrong advice,
+    a trial). This publisher runs in a session of its own, so ssh cannot ask for a key's
+    passphrase, and modern ssh then says only "Permission denied": ``git hn sync`` at a terminal
+    publishes (its push shares the terminal's session) or an agent does. Git's own prompts for an
+    HTTPS password are off in every Git process of git-hn's (``GIT_TERMINAL_PROMPT=0``), at a
+    terminal too, so for those (no credentials, HTTP 401 or 403) only a credential helper does (a
+    review found the ssh advice said for an HTTPS remote)."""
+    from ...store.transport import ACCESS_REFUSED, NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE, without_terminal
 
     cause = getattr(exc, "cause", "")
     if getattr(exc, "published", 0) or cause not in (*NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE):
         return exc.message
-    return (f"replication memory publication failed for remote {remote}: {cause}; the background publication "
-            "runs without a terminal, where ssh cannot ask for a key's passphrase (nor Git for a password): "
-            f"add the key to ssh-agent (ssh-add), or run git hn sync {remote} at a terminal")
+    failed = f"replication memory publication failed for remote {remote}: {cause}"
+    if cause not in (NO_PASSPHRASE, ACCESS_REFUSED):  # (Git's prompt for a password: HTTPS)
+        return f"{failed}; {without_terminal(NO_CREDENTIALS, remote)}"
+    return (f"{failed}; the background publication runs without a terminal, where ssh cannot ask for a key's "
+            f"passphrase: add the key to ssh-agent (ssh-add), or run git hn sync {remote} at a terminal")
 
 
 def _renew_quiet(repo: Repo, remote: str) -> None:
