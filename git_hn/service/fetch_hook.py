@@ -159,7 +159,9 @@ def first_failure(result) -> tuple[str, str]:
     without its recovery; else the import phase's error. For that usual case the way out is who
     can put the commit back (``outcomes.put_back``): the fetch that started the hook brought the
     remote's branches, and none had the commit, so a sync, which fetches them again, fails the
-    same way (a team trial). Author text (the name) is inert and bounded. No Git process."""
+    same way (a team trial). For a fetch the remote refused access to, it is the outcome's
+    credentials advice (a sync's fetch has no terminal either). Author text (the name) is inert
+    and bounded. No Git process."""
     from ..core.gostr import bounded, one_line, short_id
     from ..core.log import shown_name
     from .replication.outcomes import put_back
@@ -176,7 +178,9 @@ def first_failure(result) -> tuple[str, str]:
                     f"{missing[:12]} is not on {result.remote}",
                     put_back(result.remote, missing, "this fetch brought") if back else "")
         text = o.fields.get("diagnostic", "").split("; recovery: ")[0]
-        return _shortened(text.replace(f"selection memory {o.id} ", f"stream {short_id(o.id)}: ", 1)), ""
+        # (a fetch refused access: the sync's fetch runs without a terminal too, and fails alike)
+        way_out = one_line(o.fields.get("recovery") or "") if o.fields.get("refused") else ""
+        return _shortened(text.replace(f"selection memory {o.id} ", f"stream {short_id(o.id)}: ", 1)), way_out
     return _shortened(result.import_error), ""
 
 

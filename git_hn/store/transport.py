@@ -122,12 +122,18 @@ def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, .
     return out
 
 
-# Git's words for a remote it could not reach, and git-hn's fixed words for them. Git's own text
-# is never repeated: it quotes the URL, which may carry credentials, and a server's text.
+# Git's words for a remote it could not reach (or that could not serve), and git-hn's fixed words
+# for them. Git's own text is never repeated: it quotes the URL, which may carry credentials, and
+# a server's text.
 NO_CREDENTIALS = "the remote needs credentials and none were given"
 NO_PASSPHRASE = "ssh needs a passphrase or password, and git-hn's own Git processes cannot ask for one"
 ACCESS_REFUSED = "the remote refused access"  # (ssh's "Permission denied", git daemon's "access denied")
+CREDENTIALS_REFUSED = "the remote refused the credentials given"
+REMOTE_CORRUPT = ("the remote's server could not read objects of its repository (possible repository corruption "
+                  "on the remote side)")
 _UNREACHABLE = (
+    # (first: a server's upload-pack that dies on a missing object ends the connection too)
+    ("corruption on the remote side", REMOTE_CORRUPT),
     # (ssh with a key that has a passphrase, or a password login, and no terminal to ask on)
     ("read_passphrase", NO_PASSPHRASE),
     ("can't open /dev/tty", NO_PASSPHRASE),
@@ -140,7 +146,7 @@ _UNREACHABLE = (
     ("connection refused", "the remote's server refused the connection"),
     ("couldn't connect to server", "the remote's server refused the connection"),
     ("timed out", "the connection to the remote timed out"),
-    ("authentication failed", "the remote refused the credentials given"),
+    ("authentication failed", CREDENTIALS_REFUSED),
     ("could not read username", NO_CREDENTIALS),
     ("could not read password", NO_CREDENTIALS),
     ("terminal prompts disabled", NO_CREDENTIALS),
@@ -163,6 +169,12 @@ _DROPPED = ("kex_exchange_identification:", "ssh_exchange_identification:", "con
             "send-pack: unexpected disconnect", "fetch-pack: unexpected disconnect", "error: rpc failed")
 NO_ACCESS = (ACCESS_REFUSED, "the remote's server answered with HTTP 401 (no access)",
              "the remote's server answered with HTTP 403 (no access)")
+# the fixed words that say no Git server answered at the remote's URL (``NOT_REACHED``): a fetch
+# that failed so failed for want of the remote, not for its stream (``Outcome.fetch_failed``)
+_NOT_REACHED_WORDS = ("host key verification failed", "does not appear to be a git repository", "repository not found",
+                      "could not resolve host", "could not resolve hostname", "connection refused",
+                      "couldn't connect to server", "timed out", "the requested url returned error: 404")
+NOT_REACHED = frozenset({said for found, said in _UNREACHABLE if found in _NOT_REACHED_WORDS} | {CONNECTION_LOST})
 
 
 def unreachable_reason(stderr: bytes, shown_by: str = "git ls-remote <remote>") -> str:

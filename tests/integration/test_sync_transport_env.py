@@ -621,3 +621,57 @@ def test_a_background_publication_to_https_without_credentials_says_to_store_the
                      "failed for remote origin: the remote needs credentials and none were given; give Git the "
                      "credentials without a prompt: load the ssh key into an agent (ssh-add), or for HTTPS set a "
                      "credential helper (git config --global credential.helper cache), then git hn sync origin"], said
+
+
+def test_a_stream_the_remote_cannot_serve_is_not_said_unreached(tmp_path, bare_remote):
+    """A review: a memory's blob deleted from the remote's objects (Git: "aborting due to possible
+    repository corruption on the remote side") was advised "its fetch from origin failed, not the
+    stream: run git hn sync origin again once it can be reached": the remote was reached, and
+    a sync again fails the same way. It is said in fixed words, with the stream's advice."""
+    bob, remote, memory = _team(tmp_path, bare_remote)
+    git(bob, "remote", "set-url", "origin", str(remote))
+    ref = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    blob = git(remote, "rev-parse", f"{ref}:memory.json")
+    loose = remote / "objects" / blob[:2] / blob[2:]
+    assert loose.is_file()
+    loose.unlink()
+    out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote's server could not read "
+                                      "objects of its repository (possible repository corruption on the remote "
+                                      "side)"), out
+    assert "recovery" not in out and not _arrived(bob, memory)
+    r = hn(bob, "sync")
+    assert r.code == 1 and "once it can be reached" not in r.err, r.err
+    assert "(possible repository corruption on the remote side); whoever pushed it can push a valid one in its " \
+           "place, or one git hn replication select origin --memory STREAM... leaves it out" in r.err, r.err
+
+
+def test_a_fetch_refused_access_after_the_advertisement_gets_the_credentials_advice(tmp_path, bare_remote,
+                                                                                     monkeypatch):
+    """A review: with a passphrase key and no agent, a sync at a terminal got its advertisement
+    (ssh asked there) but not its fetch into quarantine (a session of its own: OpenSSH 9 then says
+    only "Permission denied (publickey)"), and the advice was "its fetch from origin failed, not the
+    stream: run git hn sync origin again once it can be reached", which fails the same way. A
+    refusal of access gets the credentials advice, in sync's line, its JSON and the fetch hook's."""
+    bob, _remote, _memory = _team(tmp_path, bare_remote)
+    ssh = tmp_path / "passphrase-ssh"
+    ssh.write_text(PASSPHRASE_SSH.replace("{quarantine}", QUARANTINE_DIR).replace(
+        "read_passphrase: can't open /dev/tty: No such device or address", "debug1: no terminal"))
+    ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    way_out = ("give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), or for HTTPS "
+               "set a credential helper (git config --global credential.helper cache), then git hn sync origin")
+    out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+    assert out["diagnostic"].endswith("failed exact fetch from remote origin: the remote refused access"), out
+    assert out["recovery"] == way_out, out
+    r = hn(bob, "sync")
+    assert r.code == 1 and "once it can be reached" not in r.err, r.err
+    assert r.err.rstrip("\n").endswith(f"failed (structurally-invalid): {way_out} (the Replication line above says "
+                                       "why)"), r.err
+    assert hn(bob, "hooks", "install").code == 0
+    alice = tmp_path / "alice"
+    git(alice, "commit", "-q", "--allow-empty", "-m", "moves main")
+    git(alice, "push", "-q", "origin", "main")
+    proc = subprocess.run(["git", "fetch", "-q", "origin"], cwd=bob, capture_output=True, text=True, timeout=120)
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("git-hn:")]
+    assert len(lines) == 1 and lines[0].endswith(": the remote refused access; " + way_out), proc.stderr

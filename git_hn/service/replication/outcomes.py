@@ -129,14 +129,27 @@ class Outcome:
                   f"configured={configured} measured={measured}",
                   recovery=f"raise it above {configured} with git hn replication select {remote} --{flag} N")
 
-    def fetch_failed(self, remote: str, reason: str = "") -> None:
-        """Git's fetch failed (``reason``: why, in git-hn's fixed words, when Git said why)."""
-        from ...store.transport import without_terminal
+    def fetch_failed(self, remote: str, reason: str = "", unreached: bool = False) -> None:
+        """Git's fetch failed (``reason``: why, in git-hn's fixed words, when Git said why;
+        ``unreached``: the remote stopped answering, a stall). Its advice follows the cause (a
+        review: "its fetch failed, not the stream: sync again once it can be reached" was said
+        for a stream the remote could not serve, and for a refused passphrase): a remote that was
+        not reached (``store.transport.NOT_REACHED``, a stall) is to be synced again, git-hn's
+        stderr advice only, never in the JSON; a refusal of access gets the credentials advice, as
+        a prompt that could not be shown does (the fetch runs in a session of its own, without a
+        terminal, so OpenSSH 9 says only "Permission denied" when it cannot ask for a passphrase,
+        while the same sync's advertisement got through); anything else (a remote whose objects
+        are damaged, a reason Git's own message holds) keeps the stream's advice."""
+        from ...store.transport import CREDENTIALS_REFUSED, NO_ACCESS, NO_CREDENTIALS, NOT_REACHED, without_terminal
 
+        refused = reason in (*NO_ACCESS, CREDENTIALS_REFUSED)
         self.fail("structurally-invalid", f"selection memory {self.id} failed exact fetch from remote {remote}"
-                  + (f": {reason}" if reason else ""), recovery=without_terminal(reason, remote) or None)
-        if reason:  # (git-hn's stderr advice only, never in the JSON: the fetch failed, not the stream)
+                  + (f": {reason}" if reason else ""),
+                  recovery=without_terminal(NO_CREDENTIALS if refused else reason, remote) or None)
+        if reason and (unreached or reason in NOT_REACHED):
             self.fields["unreached"] = reason
+        elif refused:  # (the fetch hook's way out: its recovery, not "run git hn sync", which fails alike)
+            self.fields["refused"] = reason
 
     def equivocates(self, diagnostic: str) -> None:
         self.fail("equivocation", diagnostic, recovery=EQUIVOCATION_RECOVERY)

@@ -72,7 +72,7 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
                 out.measurements["TotalBytes"] = q.measured
                 out.over("max-total-bytes", max_total, q.measured, remote)
             elif verdict == "stall":
-                out.fetch_failed(remote, f"nothing arrived for {stall:g} s (hn.syncStallTimeout)")
+                out.fetch_failed(remote, f"nothing arrived for {stall:g} s (hn.syncStallTimeout)", unreached=True)
             elif verdict:  # (Git's own words are never repeated: they may quote a URL)
                 out.fetch_failed(remote, q.failure or f"git fetch {remote} {out.advertised} shows Git's own "
                                  "message")  # (the memory ref's tip: a plain git fetch never asks for it)
