@@ -174,9 +174,10 @@ def first_failure(result) -> tuple[str, str]:
             names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner]
             who = f' of "{bounded(shown_name(names[0]), 64)}"' if names else ""
             back = one_line(o.fields.get("recovery") or "").startswith("fetch a branch that contains")
+            where = f"on a branch of {result.remote} this fetch brought" if result.unfetched else f"on {result.remote}"
             return (f"stream {short_id(o.id)}{who} stops at memory {short_id(owner)}, whose anchor commit "
-                    f"{missing[:12]} is not on {result.remote}",
-                    put_back(result.remote, missing, "this fetch brought") if back else "")
+                    f"{missing[:12]} is not {where}",
+                    put_back(result.remote, missing, "this fetch brought", result.unfetched) if back else "")
         text = o.fields.get("diagnostic", "").split("; recovery: ")[0]
         # (a fetch refused access: the sync's fetch runs without a terminal too, and fails alike)
         way_out = one_line(o.fields.get("recovery") or "") if o.fields.get("refused") else ""

@@ -515,7 +515,7 @@ def test_a_failed_fetch_import_names_its_cause_in_its_one_line(clones):
             f'this fetch brought has commit {anchor[:12]}: a clone that still has it (its author\'s, most likely) '
             f'can put it back: git push origin {anchor}:refs/heads/hn-anchor/{anchor[:12]}; or one git hn '
             'replication select origin --memory STREAM... leaves the stream out (it replaces the saved selection: '
-            'give a --memory for every stream to keep)')
+            'give a --memory for every stream to keep, each by its full ID, which git hn sync origin --json lists)')
     assert [x for x in proc.stderr.splitlines() if x.startswith("git-hn:")] == [line], proc.stderr
     assert "run git hn sync" not in proc.stderr
 

@@ -351,7 +351,8 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
         f"no branch of origin this clone fetches has commit {local[:12]}: a clone that still has it (its "
         f"author's, most likely) can put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}; or "
         "one git hn replication select origin --memory STREAM... leaves the stream out (it replaces the saved "
-        "selection: give a --memory for every stream to keep)") in closing, closing
+        "selection: give a --memory for every stream to keep, each by its full ID, which git hn sync origin --json "
+        "lists)") in closing, closing
     assert hn(bob, "memory", "show", first["memoryId"]).code == 0
     assert hn(bob, "memory", "show", second["memoryId"]).code == 1
     assert git(bob, "rev-parse", f"refs/hn/remotes/origin/memory/{actor_of(alice)}/{first['stream'][7:]}") == \
@@ -361,6 +362,58 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     doc = hn(bob, "sync", "--json").json()
     assert (doc["promoted"], doc["importedMemories"]) == (1, 2)
     assert hn(bob, "memory", "show", third["memoryId"]).code == 0
+
+
+def test_a_single_branch_clone_is_offered_the_fetch_of_the_anchor_a_branch_it_leaves_out_holds(tmp_path,
+                                                                                                  bare_remote):
+    """A review: a ``--single-branch`` clone whose teammate's memory is anchored on origin's
+    ``feature`` was told, by the sync's closing line and the fetch hook's, "no branch of origin
+    this clone fetches has commit C: a clone that still has it (its author's) can put it back",
+    while ``git ls-remote origin`` listed ``feature`` at C and ``git fetch origin C`` then ``git hn
+    sync origin`` imported it. Where the clone's refspecs leave out branches the remote has, that
+    fetch is offered first; where they leave out none, it is not."""
+    remote, alice = _alice(tmp_path, bare_remote)
+    git(alice, "checkout", "-q", "-b", "feature")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "feature work")
+    feature = git(alice, "rev-parse", "HEAD")
+    git(alice, "push", "-q", "origin", "feature")
+    memory = _record(alice, "on feature")
+    assert hn(alice, "sync").code == 0
+    carol = tmp_path / "carol"
+    git(tmp_path, "clone", "-q", "--single-branch", "-b", "main", remote.as_uri(), str(carol))
+    assert hn(carol, "init", "--name", "Carol").code == 0
+    assert hn(carol, "replication", "select", "--memory", memory["stream"]).code == 0
+    r = hn(carol, "sync")
+    assert r.code == 1
+    offer = (f"git fetch origin {feature} brings commit {feature[:12]} if a branch of origin this clone does not "
+             f"fetch has it (then git hn sync origin); if none has it, a clone that still has it (its author's, "
+             f"most likely) can put it back: git push origin {feature}:refs/heads/hn-anchor/{feature[:12]}; or one git "
+             "hn replication select origin --memory STREAM... leaves the stream out (it replaces the saved selection: "
+             "give a --memory for every stream to keep, each by its full ID, which git hn sync origin --json lists)")
+    assert f"failed (dependency-missing): {offer} (the Replication line above says why)" in r.err, r.err
+    assert f"git fetch origin {feature} brings it if a branch this clone does not fetch has it" in r.out, r.out
+    # the fetch hook's line says it too (the fetch brought main only)
+    assert hn(carol, "hooks", "install").code == 0
+    git(alice, "checkout", "-q", "main")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "main moves")
+    git(alice, "push", "-q", "origin", "main")
+    proc = subprocess.run(["git", "fetch", "-q", "origin"], cwd=carol, capture_output=True, text=True, timeout=120)
+    lines = [x for x in proc.stderr.splitlines() if x.startswith("git-hn:")]
+    assert lines == [f'git-hn: memory import from origin failed: stream {memory["stream"][7:19]} of "Alice" stops at '
+                     f'memory {memory["memoryId"][7:19]}, whose anchor commit {feature[:12]} is not on a branch of '
+                     f"origin this fetch brought; {offer}"], proc.stderr
+    # and it works
+    git(carol, "fetch", "-q", "origin", feature)
+    assert hn(carol, "sync").code == 0 and hn(carol, "memory", "show", memory["memoryId"]).code == 0
+    # a single-branch clone of a remote with no other branch is not offered it
+    git(remote, "branch", "-D", "feature")
+    dave = tmp_path / "dave"
+    git(tmp_path, "clone", "-q", "--single-branch", "-b", "main", remote.as_uri(), str(dave))
+    assert hn(dave, "init", "--name", "Dave").code == 0
+    assert hn(dave, "replication", "select", "--memory", memory["stream"]).code == 0
+    r = hn(dave, "sync")
+    assert r.code == 1 and f"git fetch origin {feature}" not in r.out + r.err, r.out + r.err
+    assert f"no branch of origin this clone fetches has commit {feature[:12]}: a clone that still has it" in r.err
 
 
 def test_a_sync_right_after_a_teammates_push_fetches_the_branch_its_memory_needs(tmp_path, bare_remote):

@@ -112,6 +112,11 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             again = SyncResult(remote)
             run, ended = _import(repo, remote, url, again, False, progress, publish, None, by_name, rebase, wait)
             result = _merged(result, again)
+    if run is not None and not ended and not result.unreachable and _anchors_missing(result):
+        # (a review: a --single-branch clone was told to have a commit put back that a branch it
+        # does not fetch held; asked of the remote, bounded, only when the refspecs leave any out)
+        result.unfetched = _unfetched_branches(repo, remote, url, _stall(repo) if publish else
+                                               min(_stall(repo), HOOK_ASK))
     if run is not None and not ended and not result.import_error:  # (recall and the brief name them)
         from .failures import note
 
@@ -214,15 +219,47 @@ def _fetched_anchors(repo: Repo, remote: str, result: SyncResult, progress) -> b
     failed until a ``git fetch``): one ``git fetch <remote>`` of the remote's branches, as the
     advice says, and whether it brought any of them (then the import runs again). Not in a
     shallow clone (``--recover-shallow``'s case), nor for a hook's import (a fetch just ran)."""
-    missing = sorted({o.fields.get("missingId") or "" for o in result.outcomes
-                      if o.fields.get("dependencyKind") == "anchor-commit"
-                      and (o.fields.get("recovery") or "").startswith("fetch a branch that contains")} - {""})
+    missing = _anchors_missing(result)
     if not missing:
         return False
     if progress:
         progress(f"fetch {remote}'s branches: {counted(len(missing), 'anchor commit is', 'anchor commits are')} "
                  "not here")
     return not _fetch_branches(repo, remote, result) and any(repo.git.presence(missing))
+
+
+def _anchors_missing(result: SyncResult) -> list[str]:
+    """The anchor commits the outcomes wait for that a branch of the remote may hold (their
+    recovery: "fetch a branch that contains C")."""
+    return sorted({o.fields.get("missingId") or "" for o in result.outcomes
+                   if o.fields.get("dependencyKind") == "anchor-commit"
+                   and (o.fields.get("recovery") or "").startswith("fetch a branch that contains")} - {""})
+
+
+def _unfetched_branches(repo: Repo, remote: str, url: str, timeout: float) -> bool:
+    """Whether ``remote`` may hold branches this clone's fetch refspecs leave out (a
+    ``--single-branch`` clone's ``refs/heads/main`` alone, or negative refspecs), where a
+    missing anchor commit may be (``git fetch REMOTE C`` brings it). No Git process but the
+    configuration's when a refspec takes every branch; else one ``ls-remote`` of its branches,
+    bounded by ``timeout``: True when one is left out, or when the remote cannot say in time."""
+    from ...store.transport import listed
+
+    specs = _branch_refspecs(repo, remote)
+    taken = [s.lstrip("+").partition(":")[0] for s in specs if not s.startswith("^")]
+    left = [s[1:] for s in specs if s.startswith("^")]
+    if "refs/heads/*" in taken and not left:
+        return False
+    branches = listed(repo, url, patterns=("refs/heads/*",), timeout=timeout)
+    return branches is None or any(not any(_matches(p, ref) for p in taken) or any(_matches(p, ref) for p in left)
+                                   for _oid, ref in branches if ref.startswith("refs/heads/"))
+
+
+def _matches(pattern: str, ref: str) -> bool:
+    """Whether a refspec's side ``pattern`` (at most one ``*``, any characters, as Git's) names ``ref``."""
+    head, star, tail = pattern.partition("*")
+    if not star:
+        return pattern == ref
+    return len(ref) >= len(head) + len(tail) and ref.startswith(head) and ref.endswith(tail)
 
 
 def _fetch_branches(repo: Repo, remote: str, result: SyncResult) -> str:

@@ -185,6 +185,9 @@ class SyncResult:
         self.own: list[str] = []  # the user's own stream refs (local), as publication listed them
         self.rebased: list = []  # store.reanchor.Rebased: own streams rebased on the remote's (--rebase)
         self.branches_fetched = False  # the sync fetched the remote's branches for missing anchors
+        # the remote has (or may have) branches this clone's fetch refspecs do not bring (a
+        # --single-branch clone): ``git fetch REMOTE C`` may bring a missing anchor commit
+        self.unfetched = False
         self.branch_fetch = ""  # "fetched", or why that fetch was not made or failed ("" not tried)
         self.reminders: list[str] = []  # lines after the outcomes (``lost``: anchors a push took off)
         self.earlier_imported = 0  # memories a first pass promoted of streams a second pass went on with
@@ -234,7 +237,7 @@ class SyncResult:
             # the remote's branches and none has it, so "fetch a branch" cannot work)
             # ("this clone fetches": a review found the commit on a branch a --single-branch clone
             # does not fetch, where "no branch of origin has it" was untrue)
-            back = put_back(self.remote, missing, "this clone fetches")
+            back = put_back(self.remote, missing, "this clone fetches", self.unfetched)
         why = recovery or one_line(first.fields.get("diagnostic") or "")
         if len(why) > 200:  # (a long diagnostic, of IDs mostly: cut to 12 characters, as sync prints them)
             import re
@@ -305,12 +308,20 @@ class SyncResult:
         owners.pop("", None)
         back = (f"a clone that still has it (its author's, most likely) can put it back: git push {self.remote} "
                 "{oid}:refs/heads/hn-anchor/{short}")
+        if self.branches_fetched and self.unfetched:  # (a review: a --single-branch clone's anchor was
+            # on a branch it does not fetch, and only "put it back" was offered; git fetch REMOTE C brought it)
+            return [f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
+                    f"has just fetched them){self._whose(owners[oid])}: git fetch {self.remote} {oid} brings it if a "
+                    f"branch this clone does not fetch has it (then git hn sync {self.remote} again); if a rebase, an "
+                    f"amend or a deleted branch took it off, {back.format(oid=oid, short=oid[:12])}"
+                    for oid in sorted(owners)]
         if self.branches_fetched:  # (this sync fetched the remote's branches for it: none has it)
             return [f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
                     f"has just fetched them){self._whose(owners[oid])}: if a rebase, an amend or a deleted branch took it "
                     f"off, {back.format(oid=oid, short=oid[:12])}" for oid in sorted(owners)]
         why = f" (this sync's fetch of {self.remote}'s branches: {self.branch_fetch})" if self.branch_fetch else ""
-        return [f"Commit {oid} is not here{self._whose(owners[oid])}{why}: git fetch {self.remote} brings it if a branch "
+        return [f"Commit {oid} is not here{self._whose(owners[oid])}{why}: git fetch {self.remote}"
+                f"{' ' + oid if self.unfetched else ''} brings it if a branch "
                 f"of {self.remote} has it (then git hn sync {self.remote} again); if none has it any more (a "
                 f"rebase, an amend or a deleted branch), {back.format(oid=oid, short=oid[:12])}"
                 for oid in sorted(owners)]
@@ -413,18 +424,26 @@ class SyncResult:
         return doc
 
 
-def put_back(remote: str, missing: str, where: str) -> str:
+def put_back(remote: str, missing: str, where: str, unfetched: bool = False) -> str:
     """The way out for an anchor commit ``missing`` that no branch of ``remote`` the clone got
     (``where``: "this clone fetches" after a sync's own fetch of them, "this fetch brought" in the
     fetch hook) has: who can put it back, and how to leave the stream out. Said by the sync's
     closing line (``failure_pointer``) and the fetch hook's one line (a team trial: the hook said
-    "run git hn sync origin", which fails the same way)."""
+    "run git hn sync origin", which fails the same way). ``unfetched`` (``SyncResult.unfetched``):
+    the remote has branches the clone's refspecs leave out, so ``git fetch REMOTE C`` comes first
+    (a review: a --single-branch clone was told to have the commit put back while origin's
+    ``feature`` held it). The select takes full stream IDs, which these lines cut to 12
+    characters: it says where they are listed."""
     from shlex import quote
 
-    return (f"no branch of {remote} {where} has commit {missing[:12]}: a clone that still has it (its "
-            f"author's, most likely) can put it back: git push {quote(remote)} {missing}:refs/heads/hn-anchor/"
-            f"{missing[:12]}; or one git hn replication select {quote(remote)} --memory STREAM... leaves the "
-            f"stream out (it replaces the saved selection: give a --memory for every stream to keep)")
+    back = (f"a clone that still has it (its author's, most likely) can put it back: git push {quote(remote)} "
+            f"{missing}:refs/heads/hn-anchor/{missing[:12]}; or one git hn replication select {quote(remote)} "
+            "--memory STREAM... leaves the stream out (it replaces the saved selection: give a --memory for every "
+            f"stream to keep, each by its full ID, which git hn sync {quote(remote)} --json lists)")
+    if unfetched:
+        return (f"git fetch {quote(remote)} {missing} brings commit {missing[:12]} if a branch of {remote} this clone "
+                f"does not fetch has it (then git hn sync {quote(remote)}); if none has it, {back}")
+    return f"no branch of {remote} {where} has commit {missing[:12]}: {back}"
 
 
 def counted(n: int, one: str, many: str) -> str:
