@@ -9,7 +9,8 @@ pushes verified local streams the remote does not already hold (``publish``).
 
 Modules: ``outcomes`` (results and wording), ``advertise``, ``transfer`` (the fetch),
 ``measure``, ``accepted`` (what the main repository verified), ``run`` (the transaction),
-``promote``, ``publish`` (``push_said``: what a failed push said), ``shallow``; the pure classification is ``core.dependencies``.
+``promote``, ``publish`` (``push_said``: what a failed push said), ``shallow``; the pure
+classification is ``core.dependencies``.
 """
 
 from __future__ import annotations

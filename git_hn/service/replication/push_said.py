@@ -5,12 +5,12 @@ reach the remote.
 Owns telling those apart (``not_pushed``) and the text quoted from a failed ``git push
 --porcelain``. Only a hook's refusal is quoted, and only when the push has its form: any other
 failure git-hn has no words for is not blamed on a hook (a review: ssh dropping pushes had
-Git's own "and the repository exists." quoted as a hook's). Trusts none of that text: a server's and a
-hook's words are hostile (control characters become spaces, the line is cut at ``REASON_MAX``),
-and any URL in them may carry credentials, so the remote's URLs, the Git directory and every
-URL's user information are redacted before the cut (a review: a hook that printed its ``$2``
-put ``http://u:pw@host/…`` in git-hn's error). Git's own lines are never quoted: they name the
-URL.
+Git's own "and the repository exists." quoted as a hook's). Trusts none of that text: a
+server's and a hook's words are hostile (control characters become spaces, the line is cut at
+``REASON_MAX``), and any URL in them may carry credentials, so the remote's URLs, the Git
+directory and every URL's user information are redacted before the cut (a review: a hook that
+printed its ``$2`` put ``http://u:pw@host/…`` in git-hn's error). Git's own lines are never
+quoted: they name the URL.
 """
 
 from __future__ import annotations
