@@ -20,6 +20,7 @@ import sys
 
 from ..core.lines import lines_of
 from ..core.remotes import is_remote_name
+from ..core.tuples import NamedTuple
 from ..errors import ConflictError, HnError
 from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
@@ -147,7 +148,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     from .replication import PhaseError, background, gate, lint, publish
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
-    block, off, specs = _push_settings(repo, remote)
+    block, off, specs, mirrors = _push_settings(repo, remote)
     try:
         text = streams.listing_text(repo)  # one for-each-ref (started early: cli.main)
     except HnError:
@@ -197,7 +198,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
     earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
-    from .push_removals import deleting_memory
+    from .push_removals import deleting_memory, mirror_push
 
     # (block: what the push itself does, refused before anything is published)
     refused, hits = _removals(repo, remote, data, block, anyway(remote, data))
@@ -209,7 +210,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     earlier = lost.off_branches(repo, remote, earlier, there) if there is not None else earlier
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
         sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier, stale=there is None)}\n")
-    deleting = deleting_memory(repo, remote, data)
+    deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()))
     if deleting and block:  # refused (below)
         refused.insert(0, f"{deleting}; only if that is meant: {anyway(remote, data)}")
     elif deleting:
@@ -288,12 +289,20 @@ def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str) -
     return refused, hits
 
 
-def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool, list[str]]:
-    """(``hn.prePush`` is ``block``, ``remote.<remote>.hnPublish`` is false, the remote's fetch
-    refspecs) from one answer."""
+class PushSettings(NamedTuple):
+    """What the pre-push hook reads of the configuration (one ``git config``)."""
+
+    block: bool  # ``hn.prePush`` is ``block``
+    off: bool  # ``remote.<remote>.hnPublish`` is false
+    specs: list  # the remote's fetch refspecs
+    mirror: bool  # ``remote.<remote>.mirror`` is true: every push there mirrors
+
+
+def _push_settings(repo: Repo, remote: str) -> PushSettings:
+    """The remote's ``PushSettings`` from one answer."""
     from ..store.git import config_false
 
-    block = off = False
+    block = off = mirror = False
     specs: list[str] = []
     key = f"remote.{remote}.hnpublish"
     for line in lines_of(repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode("utf-8", "replace")):
@@ -304,7 +313,9 @@ def _push_settings(repo: Repo, remote: str) -> tuple[bool, bool, list[str]]:
             off = config_false(value if sp else None)
         elif name == f"remote.{remote}.fetch" and sp:
             specs.append(value.strip())
-    return block, off, specs
+        elif name == f"remote.{remote}.mirror":
+            mirror = not config_false(value if sp else None)
+    return PushSettings(block, off, specs, mirror)
 
 
 def _tracked_tips(remote: str, specs: list[str], data: bytes) -> tuple[set[str], dict[str, str]]:

@@ -5,7 +5,8 @@ force-push after a rebase, a deleted branch), and memory refs (``deleting_memory
 refuses the push (``hook_runs.run_pre_push``). The anchor line names whose memories they are
 (an author name is signed author text: made inert and bounded): a team trial's push deleting a
 teammate's branch was not told whose memories it stranded. Trusts: Git's hook input, this
-clone's remote-tracking refs and verified state.
+clone's remote-tracking refs and verified state, and the command line of the ``git push`` the hook
+runs in (only to tell a mirror push: ``mirror_push``).
 """
 
 from __future__ import annotations
@@ -163,19 +164,77 @@ def _authors(repo: Repo, memories: list[str]) -> str:
 KEEP_BRANCHES = "refs/heads/hn-anchor/"  # the branches that keep anchor commits on a remote
 
 
-def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
+def mirror_push(data: bytes, configured: bool, push_pid: str) -> bool:
+    """Whether this push is ``git push --mirror`` (Git's hook input ``data``): Git does not give
+    pre-push the refs a mirror push prunes (it names only those it sends), so ``deleting_memory``
+    asks the remote. Git's own signals: ``remote.<name>.mirror`` set (``configured``: every push
+    to that remote mirrors, or fails), or ``--mirror`` on the command line of the ``git push``
+    this hook runs in (``push_pid``; an alias is expanded there). Where that command line cannot
+    be read (no ``/proc``, no Git process above the hook), a push that copies accepted copies
+    (``refs/hn/remotes/*``) or remote-tracking refs under their own names counts, as it did
+    before: a review found ``git push backup 'refs/remotes/origin/*:refs/remotes/origin/*'``,
+    which deletes nothing, refused as a mirror that deletes the remote's memory refs."""
+    if configured:
+        return True
+    argv = _push_arguments(push_pid)
+    if argv is not None:
+        return _mirrors(argv)
+    for line in lines_of(data.decode("utf-8", "replace")):
+        parts = line.split(" ")
+        if len(parts) == 4 and parts[1].strip("0") and (
+                parts[0].startswith("refs/hn/remotes/") or
+                (parts[0].startswith("refs/remotes/") and parts[0] == parts[2])):
+            return True
+    return False
+
+
+# ``git push`` options whose value is the next word (a push option may be ``--mirror``)
+_VALUED = frozenset(("-o", "--push-option", "--receive-pack", "--exec", "--repo"))
+
+
+def _mirrors(argv: list[str]) -> bool:
+    """Whether the ``git push`` command line ``argv`` mirrors: its last ``--mirror`` or
+    ``--no-mirror``, in any abbreviation Git takes (``--m``, ``--no-m``: no other option of
+    ``git push`` starts so), before ``--``."""
+    mirror, skip = False, False
+    for word in argv[argv.index("push") + 1:]:
+        if skip:
+            skip = False
+        elif word == "--":
+            break
+        elif word in _VALUED:
+            skip = True
+        elif len(word) > 2 and "--mirror".startswith(word):
+            mirror = True
+        elif len(word) > 5 and "--no-mirror".startswith(word):
+            mirror = False
+    return mirror
+
+
+def _push_arguments(pid: str) -> list[str] | None:
+    """The command line of the ``git push`` process ``pid`` (Linux ``/proc``), None when it
+    cannot be read or is no ``git push``."""
+    if not pid.isdigit():
+        return None
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read(1 << 20).decode("utf-8", "surrogateescape").split("\0")
+    except OSError:
+        return None
+    return argv if "push" in argv[1:] else None
+
+
+def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool) -> str:
     """A warning when this push deletes memory refs on ``remote`` (``git push --delete
     refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
     clone's accepted copies (``refs/hn/remotes/*``) there: memory history is append-only, and a
     teammate's deleted stream is not this clone's to restore. Git does not tell pre-push what a
-    mirror push prunes, so a push that looks like one (it copies accepted copies or
-    remote-tracking refs under their own names, what ``--mirror`` does) asks the remote for its
-    memory refs (one ``ls-remote``, only then; a review: a clone that had imported nothing
-    mirrored over a remote's memory refs and keep branches unsaid). "" when the push touches
-    none."""
+    mirror push prunes, so a ``mirror`` push (``mirror_push``) asks the remote for its memory
+    refs (one ``ls-remote``, only then; a review: a clone that had imported nothing mirrored over
+    a remote's memory refs and keep branches unsaid). "" when the push touches none."""
     zero = "0" * repo.oid_hex_len
     deleted: list[str] = []
-    copied = mirrored = 0
+    copied = 0
     for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split(" ")
         if len(parts) != 4:
@@ -185,10 +244,8 @@ def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
             deleted.append(rref)
         elif lref.startswith("refs/hn/remotes/") and loid != zero:
             copied += 1
-        elif lref.startswith("refs/remotes/") and lref == rref and loid != zero:
-            mirrored += 1  # (a remote-tracking ref pushed under its own name: ``--mirror``)
     keeps: list[str] = []  # the remote's hn-anchor branches a mirror push deletes
-    if copied or mirrored:  # a mirror push: it also deletes every remote memory ref this clone lacks
+    if mirror:  # it also deletes every remote memory ref this clone lacks
         from ..errors import OutputTooLarge
         from ..store.git import LOCAL_LISTING
         from ..store.transport import advertisement_limit, remote_env
@@ -221,7 +278,7 @@ def deleting_memory(repo: Repo, remote: str, data: bytes) -> str:
                     f"{bounded(min(keeps), 120)}), which {'keeps' if n == 1 else 'keep'} memories' anchor commits there")
     if copied:
         what.append(f"copies {copied} of this clone's accepted memory refs (refs/hn/remotes/*) there")
-    advice = "; push branches and tags by name instead of --mirror" if copied or mirrored else ""
+    advice = "; push branches and tags by name instead of --mirror" if mirror else ""
     return (f"this push {' and '.join(what)}: memory history is append-only, and whoever relies on "
             f"{remote}'s streams loses them{advice}")
 

@@ -415,7 +415,7 @@ def test_the_publisher_runs_as_the_git_hn_the_hook_runs_as(tmp_path, monkeypatch
 
 def test_pre_push_asks_its_git_questions_before_loading_git_hn(clones):
     """The pre-push hook starts the memory ref listing, the remote names and ``hn.prePush`` (with
-    every remote's ``hnPublish``) before it imports the rest of git-hn (at 10,000 streams the listing is ~15 ms of Git)."""
+    every remote's ``hnPublish``, fetch refspecs and ``mirror``) before it imports the rest of git-hn (at 10,000 streams the listing is ~15 ms of Git)."""
     import json
     import sys
 
@@ -438,7 +438,7 @@ def test_pre_push_asks_its_git_questions_before_loading_git_hn(clones):
     spawns = [json.loads(line[6:]) for line in proc.stderr.decode().splitlines() if line.startswith("SPAWN ")]
     early = [args for args, loaded in spawns if not loaded]
     for question in (["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory", "refs/hn/remotes"],
-                     ["remote"], ["config", "--get-regexp", r"^(hn\.prepush|remote\..*\.(hnpublish|fetch))$"]):
+                     ["remote"], ["config", "--get-regexp", r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|mirror))$"]):
         assert any(args[-len(question):] == question for args in early), (question, spawns)
         assert sum(args[-len(question):] == question for args, _l in spawns) == 1  # asked once
 

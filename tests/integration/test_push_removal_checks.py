@@ -1,0 +1,61 @@
+"""What the pre-push hook's checks of a push's removals (``push_removals``) take a push for, and
+ask: a mirror push told from a refspec push, the repository a mirror push deletes in (its push
+URL), a push to another spelling of a remote's URL, the refusal's one way out, and a bounded
+question. From an independent review; real repositories, real bare remotes, real ``git push``
+with the hooks installed."""
+
+from __future__ import annotations
+
+import subprocess
+
+from helpers import git, hn, shared_remote, wait_publication
+
+
+def _push(repo, *args, env=None):
+    proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True, env=env)
+    wait_publication(repo)
+    return proc
+
+
+def _said(proc) -> list[str]:
+    return [x for x in proc.stderr.splitlines() if x.startswith("git-hn:")]
+
+
+def _backup_of_published(tmp_path):
+    """Alice published a memory on origin; backup.git is a mirror clone of origin; Bob's fresh
+    clone (hooks installed, ``hn.prePush=block``) has a remote ``backup``: (origin, backup, bob,
+    the memory ref)."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "Alice's").code == 0
+    assert hn(alice, "sync", "origin").code == 0
+    ref = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    backup = tmp_path / "backup.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(remote), str(backup))
+    assert hn(bob, "hooks", "install").code == 0
+    git(bob, "config", "hn.prePush", "block")
+    git(bob, "remote", "add", "backup", str(backup))
+    return remote, backup, bob, ref
+
+
+def test_a_refspec_push_of_remote_tracking_refs_is_no_mirror(tmp_path):
+    """A review: ``git push backup 'refs/remotes/origin/*:refs/remotes/origin/*'`` was taken for
+    a mirror push (remote-tracking refs pushed under their own names) and refused for deleting
+    backup's memory ref, which it does not delete. Only ``--mirror`` (or ``remote.<r>.mirror``)
+    is; a mirror push whose only changed ref is a branch is still said, and refused."""
+    _remote, backup, bob, ref = _backup_of_published(tmp_path)
+    proc = _push(bob, "-q", "backup", "refs/remotes/origin/*:refs/remotes/origin/*")
+    assert proc.returncode == 0 and _said(proc) == [], proc.stderr
+    assert git(backup, "for-each-ref", "--format=%(refname)", "refs/hn/memory/") == ref
+    (bob / "b.txt").write_text("b\n")
+    git(bob, "add", "b.txt")
+    git(bob, "commit", "-q", "-m", "b")
+    for args in (["--mirror", "backup"], ["--mir", "backup"]):  # (Git takes the abbreviation)
+        proc = _push(bob, "-q", *args)  # (its hook input: refs/heads/main only)
+        assert proc.returncode != 0, proc.stderr
+        assert [x for x in _said(proc) if f"this push deletes 1 memory ref on backup (first: {ref})" in x
+                and "instead of --mirror" in x], proc.stderr
+    git(bob, "config", "remote.backup.mirror", "true")
+    proc = _push(bob, "-q", "backup")
+    assert proc.returncode != 0 and f"deletes 1 memory ref on backup (first: {ref})" in proc.stderr, proc.stderr
+    assert git(backup, "for-each-ref", "--format=%(refname)", "refs/hn/memory/") == ref
