@@ -82,7 +82,8 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
         from ..service import hook_runs
 
         if args[0] == "pre-push":
-            return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data)
+            return hook_runs.run_pre_push(repo, args[1] if len(args) > 1 else "", data,
+                                          args[2] if len(args) > 2 else "")
         return hook_runs.run_post_rewrite(repo, data, args[1] if len(args) > 1 else "")
     from ..service import fetch_hook  # (the fetch hook loads neither the push's code nor the rewrite's)
 

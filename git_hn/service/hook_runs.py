@@ -91,10 +91,11 @@ def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
         given.offer(repo, remote, sent, int(push) if push.isdigit() else 0, theirs=True)
 
 
-def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
+def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> int:
     """Verify, lint and publish the local streams that moved since ``remote`` last got them;
     the exit status per hn.prePush. Imported streams are never published; a stream whose tip the
-    remote already has costs nothing (issue 11). ``data``: the hook's input (what is pushed)."""
+    remote already has costs nothing (issue 11). ``data``: the hook's input (what is pushed);
+    ``url``: the URL Git pushes to (the hook's second argument; "" when not given)."""
     if os.environ.get("HN_HOOK_ACTIVE"):
         return 0
     # pre-commit's "migration mode" runs this wrapper as pre-push.legacy with this variable set;
@@ -210,7 +211,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"") -> int:
     earlier = lost.off_branches(repo, remote, earlier, there) if there is not None else earlier
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
         sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier, stale=there is None)}\n")
-    deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()))
+    deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()), url)
     if deleting and block:  # refused (below)
         refused.insert(0, f"{deleting}; only if that is meant: {anyway(remote, data)}")
     elif deleting:

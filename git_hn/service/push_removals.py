@@ -224,14 +224,17 @@ def _push_arguments(pid: str) -> list[str] | None:
     return argv if "push" in argv[1:] else None
 
 
-def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool) -> str:
+def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool, url: str = "") -> str:
     """A warning when this push deletes memory refs on ``remote`` (``git push --delete
     refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
     clone's accepted copies (``refs/hn/remotes/*``) there: memory history is append-only, and a
     teammate's deleted stream is not this clone's to restore. Git does not tell pre-push what a
     mirror push prunes, so a ``mirror`` push (``mirror_push``) asks the remote for its memory
     refs (one ``ls-remote``, only then; a review: a clone that had imported nothing mirrored over
-    a remote's memory refs and keep branches unsaid). "" when the push touches none."""
+    a remote's memory refs and keep branches unsaid), at the URL this push goes to: ``url``, as
+    Git gives it to the hook, else the remote's one push URL (a review: the remote's name asked
+    its fetch URL, another repository when a push URL is set, and the mirror push deleted the
+    memory refs there unsaid). "" when the push touches none."""
     zero = "0" * repo.oid_hex_len
     deleted: list[str] = []
     copied = 0
@@ -246,22 +249,19 @@ def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool) -> str:
             copied += 1
     keeps: list[str] = []  # the remote's hn-anchor branches a mirror push deletes
     if mirror:  # it also deletes every remote memory ref this clone lacks
-        from ..errors import OutputTooLarge
         from ..store.git import LOCAL_LISTING
-        from ..store.transport import advertisement_limit, remote_env
+        from ..store.transport import listed
+        from .replication.given_record import push_urls
 
-        try:
-            there = repo.git.run(["ls-remote", "--refs", "--", remote, "refs/hn/memory/*", f"{KEEP_BRANCHES}*"],
-                                 env=remote_env(), limit=advertisement_limit())
-        except OutputTooLarge:
-            there = None  # (a remote listing that much junk: its deletions are not counted)
+        urls = [url] if url else push_urls(repo, remote)
+        # (None: the remote cannot say, a listing over the bound among them: its deletions are not counted)
+        there = listed(repo, urls[0], patterns=("refs/hn/memory/*", f"{KEEP_BRANCHES}*")) \
+            if len(urls) == 1 and urls[0] else None
         here = set(lines_of(repo.git.run([*LOCAL_LISTING, KEEP_BRANCHES]).stdout.decode("utf-8", "replace")))
-        if there is not None and there.returncode == 0:
-            for line in lines_of(there.stdout.decode("utf-8", "replace")):
-                ref = line.partition("\t")[2]
-                if not ref or ref in here or ref in deleted or ref in keeps:
-                    continue
-                (keeps if ref.startswith(KEEP_BRANCHES) else deleted).append(ref)
+        for _oid, ref in there or []:
+            if ref in here or ref in deleted or ref in keeps:
+                continue
+            (keeps if ref.startswith(KEEP_BRANCHES) else deleted).append(ref)
     first = min(deleted) if deleted else ""
     if not deleted and not copied:
         return ""

@@ -6,6 +6,7 @@ with the hooks installed."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 from helpers import git, hn, shared_remote, wait_publication
@@ -59,3 +60,24 @@ def test_a_refspec_push_of_remote_tracking_refs_is_no_mirror(tmp_path):
     proc = _push(bob, "-q", "backup")
     assert proc.returncode != 0 and f"deletes 1 memory ref on backup (first: {ref})" in proc.stderr, proc.stderr
     assert git(backup, "for-each-ref", "--format=%(refname)", "refs/hn/memory/") == ref
+
+
+def test_a_mirror_push_asks_the_repository_it_pushes_to(tmp_path):
+    """A review: remote m fetching from A.git and pushing to B.git (a mirror of origin holding a
+    memory ref): ``git push --mirror m`` under block deleted B's memory ref without a word, since
+    the hook asked the remote's name, and so A. It asks the URL Git pushes to; the remote's own
+    push URL when the hook is run without one."""
+    _remote, backup, bob, ref = _backup_of_published(tmp_path)
+    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "A.git"))
+    git(bob, "remote", "add", "m", str(tmp_path / "A.git"))
+    git(bob, "remote", "set-url", "--push", "m", str(backup))
+    proc = _push(bob, "-q", "--mirror", "m")
+    assert proc.returncode != 0 and f"this push deletes 1 memory ref on m (first: {ref})" in proc.stderr, \
+        proc.stderr
+    assert git(backup, "for-each-ref", "--format=%(refname)", "refs/hn/memory/") == ref
+    head = git(bob, "rev-parse", "HEAD")
+    mirrors = {**os.environ, "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "remote.m.mirror",
+               "GIT_CONFIG_VALUE_0": "true"}  # (as ``git -c remote.m.mirror=true push m`` runs its hook)
+    hook = subprocess.run(["git", "hn", "hooks", "run", "pre-push", "m"], cwd=bob, capture_output=True, text=True,
+                          input=f"refs/heads/main {head} refs/heads/main {head}\n", env=mirrors)
+    assert hook.returncode != 0 and f"deletes 1 memory ref on m (first: {ref})" in hook.stderr, hook.stderr
