@@ -58,6 +58,8 @@ Helpers (plain functions, import them from ``servers``):
 * :func:`processes_in` / :func:`assert_no_processes_in`: live processes whose working
   directory is inside a path (catches a watchdog that killed ``git fetch`` but left
   ``index-pack`` running); :func:`process_group_pids`, :func:`descendant_pids`;
+* :func:`silent_git_server`: a ``git://`` URL whose server accepts and says nothing (a remote
+  that never answers: what a question's time bound has to catch);
 * :func:`spawn_git` (``git_spawn`` without the fixture), :func:`make_bare`,
   :func:`pkt_line` / :func:`parse_pkt_lines`, :func:`pack_stream`.
 
@@ -1088,3 +1090,35 @@ def _stop_all(servers) -> None:
         except AssertionError as e:
             failures.append(str(e))
     assert not failures, "; ".join(failures)
+
+
+@contextlib.contextmanager
+def silent_git_server(hold: float):
+    """A git:// URL whose server accepts every connection and says nothing for ``hold`` seconds,
+    then closes it (so a question without a bound of its own ends there, failed, and a test
+    without the fix fails in seconds rather than Git's 300)."""
+    sock = socket.socket()
+    sock.bind((HOST, 0))
+    sock.listen(16)
+    held, done = [], threading.Event()
+
+    def serve():
+        sock.settimeout(0.1)
+        while not done.is_set():
+            try:
+                conn, _addr = sock.accept()
+            except OSError:
+                continue
+            held.append(conn)
+            threading.Timer(hold, conn.close).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"git://{HOST}:{sock.getsockname()[1]}/r.git"
+    finally:
+        done.set()
+        thread.join()
+        sock.close()
+        for conn in held:
+            conn.close()

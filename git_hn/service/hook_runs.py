@@ -26,7 +26,8 @@ from ..store.git import PRE_PUSH_QUESTIONS
 from ..store.repo import Repo
 
 PUBLICATION_WAIT = 60.0  # seconds a block-mode pre-push waits for another publication to the remote
-ATRISK_TIMEOUT = 10.0  # seconds a pre-push waits for the remote's list of branches (``atrisk``)
+ATRISK_TIMEOUT = 10.0  # seconds a pre-push waits for each question to the remote (``atrisk``'s list of
+# branches, the memory refs a mirror push deletes, the streams not imported, the keep branches)
 
 
 WAYS_OUT = ("to push the code without publishing memory: git config hn.prePush warn "
@@ -211,7 +212,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     earlier = lost.off_branches(repo, remote, earlier, there) if there is not None else earlier
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
         sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier, stale=there is None)}\n")
-    deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()), url)
+    deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()), url,
+                               ATRISK_TIMEOUT)
     if deleting and block:  # refused (below)
         refused.insert(0, f"{deleting}; only if that is meant: {anyway(remote, data)}")
     elif deleting:

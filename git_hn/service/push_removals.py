@@ -224,7 +224,8 @@ def _push_arguments(pid: str) -> list[str] | None:
     return argv if "push" in argv[1:] else None
 
 
-def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool, url: str = "") -> str:
+def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool, url: str = "",
+                    timeout: float | None = None) -> str:
     """A warning when this push deletes memory refs on ``remote`` (``git push --delete
     refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
     clone's accepted copies (``refs/hn/remotes/*``) there: memory history is append-only, and a
@@ -234,7 +235,9 @@ def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool, url: str
     a remote's memory refs and keep branches unsaid), at the URL this push goes to: ``url``, as
     Git gives it to the hook, else the remote's one push URL (a review: the remote's name asked
     its fetch URL, another repository when a push URL is set, and the mirror push deleted the
-    memory refs there unsaid). "" when the push touches none."""
+    memory refs there unsaid), within ``timeout`` seconds (a remote that does not answer by then
+    counts as one that cannot say: none of its deletions is counted, as ``unimported_there``
+    and ``atrisk`` go on without their answers). "" when the push touches none."""
     zero = "0" * repo.oid_hex_len
     deleted: list[str] = []
     copied = 0
@@ -255,7 +258,7 @@ def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool, url: str
 
         urls = [url] if url else push_urls(repo, remote)
         # (None: the remote cannot say, a listing over the bound among them: its deletions are not counted)
-        there = listed(repo, urls[0], patterns=("refs/hn/memory/*", f"{KEEP_BRANCHES}*")) \
+        there = listed(repo, urls[0], patterns=("refs/hn/memory/*", f"{KEEP_BRANCHES}*"), timeout=timeout) \
             if len(urls) == 1 and urls[0] else None
         here = set(lines_of(repo.git.run([*LOCAL_LISTING, KEEP_BRANCHES]).stdout.decode("utf-8", "replace")))
         for _oid, ref in there or []:

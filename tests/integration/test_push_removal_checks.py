@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 
 from helpers import git, hn, shared_remote, wait_publication
+from servers import silent_git_server
 
 
 def _push(repo, *args, env=None):
@@ -81,3 +83,33 @@ def test_a_mirror_push_asks_the_repository_it_pushes_to(tmp_path):
     hook = subprocess.run(["git", "hn", "hooks", "run", "pre-push", "m"], cwd=bob, capture_output=True, text=True,
                           input=f"refs/heads/main {head} refs/heads/main {head}\n", env=mirrors)
     assert hook.returncode != 0 and f"deletes 1 memory ref on m (first: {ref})" in hook.stderr, hook.stderr
+
+
+HOLD = 8.0  # seconds the silent server holds a question: more than the bound the test sets
+
+
+def test_a_mirror_push_waits_for_the_remotes_memory_refs_within_the_hooks_bound(tmp_path, monkeypatch, capsys):
+    """A review: the question for what a mirror push deletes had Git's 300 s, where the hook's
+    other questions to the remote have its 10 s (``ATRISK_TIMEOUT``). It has that bound; a
+    remote that does not answer counts as one that cannot say (no deletion counted, the push
+    goes on), as with the others."""
+    from git_hn.service import hook_runs
+    from git_hn.store.repo import open_repo
+
+    _remote, _backup, bob, _ref = _backup_of_published(tmp_path)
+    git(bob, "config", "hn.prePush", "warn")
+    git(bob, "config", "remote.backup.mirror", "true")
+    head = git(bob, "rev-parse", "HEAD")
+    monkeypatch.setattr(hook_runs, "ATRISK_TIMEOUT", 1.0)
+    monkeypatch.chdir(bob)
+    repo = open_repo(str(bob))
+    try:
+        with silent_git_server(HOLD) as url:  # (the URL Git would give the hook)
+            start = time.monotonic()
+            code = hook_runs.run_pre_push(repo, "backup", f"refs/heads/main {head} refs/heads/main {'0' * 40}\n"
+                                          .encode(), url)
+            took = time.monotonic() - start
+    finally:
+        repo.close()
+    assert code == 0 and took < HOLD - 2, took
+    assert "deletes" not in capsys.readouterr().err

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import subprocess
 import time
-from contextlib import contextmanager
-
 from helpers import commit_on, git, git_processes, hn, shared_remote, wait_publication
+from servers import silent_git_server
 
 
 def _record(repo, content) -> dict:
@@ -107,41 +106,6 @@ def test_a_push_deleting_many_branches_still_warns_of_the_anchor_it_takes(tmp_pa
     assert f"git-hn: this push takes commit {c2[:12]} off origin, and memory" in err, err
 
 
-@contextmanager
-def _silent_server(hold: float):
-    """A git:// URL whose server accepts every connection and says nothing for ``hold`` seconds,
-    then closes it (so a question without a bound of its own ends there, failed, and a test
-    without the fix fails in seconds rather than Git's 300)."""
-    import socket
-    import threading
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    held, done = [], threading.Event()
-
-    def serve():
-        sock.settimeout(0.1)
-        while not done.is_set():
-            try:
-                conn, _addr = sock.accept()
-            except OSError:
-                continue
-            held.append(conn)
-            threading.Timer(hold, conn.close).start()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"git://127.0.0.1:{sock.getsockname()[1]}/r.git"
-    finally:
-        done.set()
-        thread.join()
-        sock.close()
-        for conn in held:
-            conn.close()
-
-
 def _keep_listing_to(monkeypatch, url: str, branches: bool = False) -> list:
     """Every ``ls-remote`` of the keep branches (``lost.kept_there``) in this process goes to
     ``url``; the returned list gets each one's timeout. ``branches``: the pre-push's question for
@@ -173,7 +137,7 @@ def test_a_sync_asks_for_the_keep_branches_within_its_stall_timeout(tmp_path, mo
     git(a, "config", "--replace-all", "remote.origin.fetch", "+refs/heads/main:refs/remotes/origin/main")
     git(a, "config", "hn.syncStallTimeout", "1")
     before = [p.read_bytes() for p in _records(a, "lost-")]
-    with _silent_server(HOLD) as url:
+    with silent_git_server(HOLD) as url:
         asked = _keep_listing_to(monkeypatch, url)
         start = time.monotonic()
         r = hn(a, "sync")
@@ -197,7 +161,7 @@ def test_a_push_keeps_the_keep_note_until_the_remote_answers(tmp_path, monkeypat
     monkeypatch.setattr(hook_runs, "ATRISK_TIMEOUT", 1.0)
     main = git(a, "rev-parse", "main")
     data = f"refs/heads/main {main} refs/heads/main {main}\n".encode()
-    with _silent_server(HOLD) as url:  # (the remote's branches, asked before a reminder, unanswered too)
+    with silent_git_server(HOLD) as url:  # (the remote's branches, asked before a reminder, unanswered too)
         asked = _keep_listing_to(monkeypatch, url, branches=True)
         start = time.monotonic()
         code, err = _pre_push(a, data, capsys)
@@ -225,7 +189,7 @@ def test_settling_a_stopped_publication_asks_the_push_url_within_the_stall_timeo
     mem = _record(a, "offered, then stopped")
     ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
     git(a, "config", "hn.syncStallTimeout", "1")
-    with _silent_server(HOLD) as url:
+    with silent_git_server(HOLD) as url:
         git(a, "config", "remote.origin.pushurl", url)
         old = os.getcwd()
         os.chdir(a)
