@@ -202,8 +202,11 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
     from .push_removals import deleting_memory, mirror_push
 
-    # (block: what the push itself does, refused before anything is published)
-    refused, hits = _removals(repo, remote, data, block, anyway(remote, data))
+    deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()), url,
+                               ATRISK_TIMEOUT)
+    # (block: what the push itself does, refused before anything is published; only the first
+    # refusal line carries the way out, the deletion's when there is one)
+    refused, hits = _removals(repo, remote, data, block, "" if deleting and block else anyway(remote, data))
     earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
     lost.note_keeps(repo, remote, data)  # (the next push or sync asks whether it landed)
     there = ask() if earlier else None  # (a team trial: this clone's tracking refs were older than a
@@ -212,8 +215,6 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     earlier = lost.off_branches(repo, remote, earlier, there) if there is not None else earlier
     if earlier:  # (a team trial: the one warning scrolled by, and the stream was held for good)
         sys.stderr.write(f"git-hn: {lost.reminder(repo, remote, earlier, stale=there is None)}\n")
-    deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()), url,
-                               ATRISK_TIMEOUT)
     if deleting and block:  # refused (below)
         refused.insert(0, f"{deleting}; only if that is meant: {anyway(remote, data)}")
     elif deleting:
@@ -272,21 +273,21 @@ def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str) -
     anchored on, or commits while ``remote`` holds streams this clone has not imported; with warn,
     each is written as a warning (the anchors remembered by ``lost``). Also the (memory, commit)
     pairs. Only the first refusal line carries ``way_out`` (a review: two lines each repeated the
-    long command)."""
+    long command); none does when it is "" (a line before them carries it)."""
     from .push_removals import removing_anchors, unimported_there
     from .replication import lost
 
     refused = []
     removing, hits, takes = removing_anchors(repo, remote, data, block)
     if removing and block:  # refused (below), so nothing was taken off: nothing to remember
-        refused.append(f"{removing}; only if it goes on purpose (a secret): {way_out}")
+        refused.append(f"{removing}; only if it goes on purpose (a secret): {way_out}" if way_out else removing)
     elif removing:
         sys.stderr.write(f"git-hn: {removing}\n")
         lost.remember(repo, remote, hits)
     # (only a push that takes commits off asks the remote for its memory refs: a team trial)
     unknown = unimported_there(repo, remote, block, ATRISK_TIMEOUT) if takes else ""
     if unknown and block:
-        refused.append(unknown if refused else f"{unknown}; only if it goes on purpose: {way_out}")
+        refused.append(unknown if refused or not way_out else f"{unknown}; only if it goes on purpose: {way_out}")
     elif unknown:
         sys.stderr.write(f"git-hn: {unknown}\n")
     return refused, hits

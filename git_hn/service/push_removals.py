@@ -31,7 +31,11 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
 
     from .replication import gate, lost, publish
 
-    removed, old_tips = publish.removed_by_push(repo, remote, data)
+    # (branches and tags only: a deleted memory ref's chain, or a mirror's stash, holds no anchor,
+    # and its tip in the keep command made an hn-anchor branch of a memory commit: a review)
+    code = b"".join(line for line in data.splitlines(keepends=True)
+                    if (line.split(b" ", 3)[2:3] or [b""])[0].startswith((b"refs/heads/", b"refs/tags/")))
+    removed, old_tips = publish.removed_by_push(repo, remote, code)
     hits = lost.held(repo, remote, gate.anchored_on(repo, removed))  # (only what the remote has)
     if not hits:
         return "", [], bool(removed)

@@ -113,3 +113,33 @@ def test_a_mirror_push_waits_for_the_remotes_memory_refs_within_the_hooks_bound(
         repo.close()
     assert code == 0 and took < HOLD - 2, took
     assert "deletes" not in capsys.readouterr().err
+
+
+def test_a_deletion_refused_with_an_anchor_removal_gives_one_way_out_and_keeps_no_memory_commit(tmp_path):
+    """A review: ``git push -f origin :MEMREF feature`` under block (feature rewritten under a
+    published memory) was refused in two lines, each ending with the whole ~500-character way
+    out; and the keep command made an ``hn-anchor`` branch of the deleted memory ref's tip. Only
+    the first line carries the way out; the keep command names the branch's commit alone."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    (a / "f.txt").write_text("f\n")
+    git(a, "add", "f.txt")
+    git(a, "commit", "-q", "-m", "f")
+    old = git(a, "rev-parse", "HEAD")
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "on f").code == 0
+    assert _push(a, "-q", "origin", "feature").returncode == 0
+    ref = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    tip = git(remote, "rev-parse", ref)
+    git(a, "config", "hn.prePush", "block")
+    git(a, "commit", "-q", "--amend", "-m", "f2")
+    proc = _push(a, "-q", "-f", "origin", f":{ref}", "feature")
+    lines = [x for x in _said(proc) if "this push" in x]
+    assert proc.returncode != 0 and len(lines) == 2, proc.stderr
+    assert lines[0].startswith(f"git-hn: this push deletes 1 memory ref on origin (first: {ref})"), lines
+    assert lines[0].endswith("repeats this push with a warning instead"), lines
+    assert "hn.prePush=warn" not in lines[1] and lines[1].endswith(
+        f"push it there first: git push origin {old}:refs/heads/hn-anchor/{old[:12]}"), lines
+    assert tip[:12] not in lines[1]
+    assert git(remote, "rev-parse", ref) == tip
