@@ -107,7 +107,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     if remote not in repo.remote_names():
         # a push to a URL: Git updates no remote-tracking ref, so nothing could be gated
         # (the URL itself is never echoed: it may carry credentials)
-        named = _remote_of_url(repo, remote)
+        from .remote_urls import remote_of_url
+
+        named = remote_of_url(repo, remote)
         named = named if is_remote_name(named) else ""  # (a name §3.2 refuses is no remote to git-hn)
         from .push_removals import deleting_memory_at_url, only_deletes
 
@@ -364,31 +366,6 @@ def _replaced(repo: Repo, moved: dict[str, tuple[str, str]]) -> set[str]:
         return set()
     grew = contains(repo, [(new, old) for old, new in moved.values() if new])
     return {r for r, (old, new) in moved.items() if not new or grew.get((new, old)) is not True}
-
-
-def _remote_of_url(repo: Repo, url: str) -> str:
-    """The configured remote whose URL (or push URL) ``url`` is, comparing local paths by their
-    real path; "" if none."""
-    proc = repo.git.run(["config", "--get-regexp", r"^remote\..*\.(push)?url$"])
-    if proc.returncode != 0 or not url:
-        return ""
-
-    def same(a: str, b: str) -> bool:
-        if a == b:
-            return True
-        local = [x[len("file://"):] if x.startswith("file://") else x for x in (a, b)]
-        if any(":" in x.split("/", 1)[0] for x in local):  # scp-like or another scheme
-            return False
-        return os.path.realpath(local[0]) == os.path.realpath(local[1])
-
-    for line in lines_of(proc.stdout.decode("utf-8", "surrogateescape")):
-        key, _sp, value = line.partition(" ")
-        if not key.startswith("remote.") or "." not in key[len("remote."):]:
-            continue  # (a value's second line: Git prints a newline in a value as it is)
-        name = key[len("remote."):key.rindex(".")]
-        if same(url, value):
-            return name
-    return ""
 
 
 def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: list[str]) -> list[str]:

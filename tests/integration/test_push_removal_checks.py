@@ -143,3 +143,58 @@ def test_a_deletion_refused_with_an_anchor_removal_gives_one_way_out_and_keeps_n
         f"push it there first: git push origin {old}:refs/heads/hn-anchor/{old[:12]}"), lines
     assert tip[:12] not in lines[1]
     assert git(remote, "rev-parse", ref) == tip
+
+
+def test_a_push_to_another_spelling_of_a_remotes_url_is_checked_as_that_remote(tmp_path):
+    """A review: a push to origin's URL is checked as origin (refused under block when it takes
+    commits off while origin holds streams not imported here), but the same push to
+    ``/x/origin`` for ``/x/origin.git`` (Git opens origin.git), or with a trailing ``/``, went
+    on with no line. The URL is compared by the repository it names."""
+    remote, (alice, carol) = shared_remote(tmp_path, "Alice", "Carol")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "A").code == 0
+    assert hn(alice, "sync", "origin").code == 0
+    git(carol, "remote", "rename", "origin", "up.stream")
+    assert hn(carol, "hooks", "install").code == 0
+    git(carol, "config", "hn.prePush", "block")
+    (carol / "c.txt").write_text("c\n")
+    git(carol, "add", "c.txt")
+    git(carol, "commit", "-q", "-m", "c")
+    assert _push(carol, "-q", "--no-verify", "up.stream", "main").returncode == 0
+    git(carol, "fetch", "-q", "up.stream")
+    git(carol, "commit", "-q", "--amend", "-m", "c2")
+    before = git(remote, "rev-parse", "main")
+    assert str(remote).endswith(".git")
+    for url in (str(remote)[:-len(".git")], f"{remote}/", f"file://{str(remote)[:-len('.git')]}"):
+        pushed = _push(carol, "-q", "-f", url, "HEAD:refs/heads/main")
+        assert pushed.returncode != 0, (url, pushed.stderr)
+        assert [x for x in _said(pushed) if "up.stream has 1 memory stream this clone has not imported" in x], \
+            pushed.stderr
+        assert git(remote, "rev-parse", "main") == before
+
+
+def test_network_urls_name_their_remote_in_any_spelling_git_takes(tmp_path):
+    """The review's other spellings: a trailing ``/`` or ``.git``, scp-like ``host:path`` for
+    ``ssh://host/path``, the host's case, a default port, who logs in; another path, port or
+    host is no remote's. The pre-push hook as Git runs it for a push to such a URL (a
+    fast-forward: nothing is asked of the network), whose hint names the remote it found."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    git(a, "remote", "add", "gh", "https://GitHub.com/o/r.git")
+    git(a, "remote", "add", "box", "git@box.example:srv/r")
+    head = git(a, "rev-parse", "HEAD")
+
+    def named(url: str) -> list[str]:
+        hook = subprocess.run(["git", "hn", "hooks", "run", "pre-push", url, url], cwd=a, capture_output=True,
+                              text=True, input=f"refs/heads/main {head} refs/heads/main {'0' * 40}\n")
+        assert hook.returncode == 0, hook.stderr
+        return [line.split("that URL is remote ")[1].split("'s:")[0] for line in hook.stderr.splitlines()
+                if "that URL is remote " in line]
+
+    for url in ("https://github.com/o/r", "https://github.com/o/r/", "https://user@GITHUB.com:443/o/r.git/",
+                "git@github.com:o/r.git", "ssh://git@github.com:22/o/r", "git+ssh://github.com/~/o/r"):
+        assert named(url) == ["gh"], url
+    for url in ("ssh://git@box.example/srv/r.git", "box.example:srv/r/", "ssh://box.example/~/srv/r"):
+        assert named(url) == ["box"], url
+    for url in ("https://github.com/o/r2", "https://github.com:8443/o/r", "https://gitlab.com/o/r",
+                "git@box.example:srv/r/x"):
+        assert named(url) == [], url
