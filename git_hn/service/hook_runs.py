@@ -114,15 +114,16 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         from .push_removals import deleting_memory_at_url, only_deletes
 
         deleting = deleting_memory_at_url(repo, data)  # (as to a remote's name: a review)
-        if deleting and _push_settings(repo, named)[0]:
+        # (one ``git config`` for all three questions below, none when none is asked)
+        settings = _push_settings(repo, named) if deleting or named else None
+        if deleting and settings.block:
             sys.stderr.write(f"git-hn: {deleting}; only if that is meant: {ANYWAY_AGAIN}\n")
             return 1
         if deleting:
             sys.stderr.write(f"git-hn: {deleting}\n")
         # a URL that is a remote's: that remote's checks of what the push takes off (a review: a
         # force-push to origin's URL under block went on unsaid); the way out names no URL
-        block = bool(named) and _push_settings(repo, named)[0]
-        refused = _removals(repo, named, data, block, ANYWAY_AGAIN)[0] if named else []
+        refused = _removals(repo, named, data, settings.block, ANYWAY_AGAIN)[0] if named else []
         if refused:
             sys.stderr.writelines(f"git-hn: {line}\n" for line in refused)
             return 1
@@ -133,7 +134,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
             sys.stderr.write("git-hn: warning: this push sends memory refs to a URL that is no remote here, so "
                              "git-hn cannot learn what it took, and re-anchoring after a rewrite may sign "
                              "one of them again; push memory with a remote's name (git remote add NAME URL)\n")
-        elif named and not only_deletes(data) and not _push_settings(repo, named)[1]:
+        elif named and not only_deletes(data) and not settings.off:
             sys.stderr.write(f"git-hn: a push to a URL publishes no memory; that URL is remote {named}'s: "
                              f"git hn sync {named} publishes it (or push with git push {named})\n")
         return 0

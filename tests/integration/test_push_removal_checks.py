@@ -10,7 +10,7 @@ import os
 import subprocess
 import time
 
-from helpers import git, hn, shared_remote, wait_publication
+from helpers import git, git_processes, hn, shared_remote, wait_publication
 from servers import silent_git_server
 
 
@@ -198,3 +198,35 @@ def test_network_urls_name_their_remote_in_any_spelling_git_takes(tmp_path):
     for url in ("https://github.com/o/r2", "https://github.com:8443/o/r", "https://gitlab.com/o/r",
                 "git@box.example:srv/r/x"):
         assert named(url) == [], url
+
+
+def test_a_push_to_a_remotes_url_reads_the_settings_once(tmp_path):
+    """A review: the pre-push hook's path for a push to a URL read ``hn.prePush`` and the remote's
+    settings up to three times (three ``git config`` processes): for a deletion there, for the
+    checks of the remote the URL is, and for the hint. Once now."""
+    remote, a, ref = _published(tmp_path)
+    (a / "n.txt").write_text("n\n")
+    git(a, "add", "n.txt")
+    git(a, "commit", "-q", "-m", "n")
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    proc = _push(a, "-q", str(remote), f":{ref}", "main", env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    said = _said(proc)
+    assert proc.returncode == 0 and len(said) == 2 and "deletes 1 memory ref at the URL" in said[0] and \
+        "that URL is remote origin's" in said[1], proc.stderr
+    asked = [argv for argv in git_processes(trace) if argv[:2] == ["config", "--get-regexp"]
+             and "hn\\.prepush" in argv[2]]
+    assert len(asked) == 1, asked
+
+
+def _published(tmp_path):
+    """Alice's remote with hooks installed and one memory of hers published there: (remote, her
+    clone, its memory ref on the remote)."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "on main").code == 0
+    assert _push(a, "-q", "origin", "main").returncode == 0
+    ref = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    assert ref
+    return remote, a, ref
