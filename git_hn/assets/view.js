@@ -19,6 +19,12 @@
     return e;
   }
 
+  // The policy drift notice (git-hn): the policy at this commit trusts someone the reference
+  // branch's policy does not. Plain text, under the heading.
+  if (typeof doc.notice === "string" && doc.notice) {
+    document.querySelector("header").appendChild(el("p", "notice t", doc.notice));
+  }
+
   // A class name derived from a value only when the value is one the page knows.
   function known(prefix, value, list) {
     return list.indexOf(value) >= 0 ? prefix + value : prefix + "other";

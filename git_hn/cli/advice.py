@@ -163,6 +163,23 @@ def failed_imports(repo) -> None:
         render.hint(text)
 
 
+def policy_drift(repo, at: str, shown) -> None:
+    """After a read that shows memories as trusted (``shown``: their (actor, kind) pairs) at
+    revision ``at``: the actors (or kinds) the policy there trusts that the policy at the
+    reference branch does not (``service.policy_drift``; a trial: a revoked key's new handoff read
+    as trusted on a release branch, with no word). With ``--json`` too: an agent reads it."""
+    shown = set(shown)
+    if not shown:
+        return
+    from ..core.grammar import is_oid
+    from ..service.policy_drift import hint
+
+    commit = at if is_oid(at) and len(at) == repo.oid_hex_len else repo.resolve_commit(at)
+    text = hint(repo, commit, shown)
+    if text:
+        render.hint(text)
+
+
 def no_selection(repo) -> None:
     """After a JSON brief: the Markdown header's line that this clone holds no memory imported
     from its remotes and has no replication selection (``brief.NOT_IMPORTED``; an agent trial: a

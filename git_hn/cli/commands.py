@@ -63,8 +63,11 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     notes: list[str] | None = None if as_json else []  # (§7.13's JSON keeps §6.1's failure)
     doc = show.show(repo, query, notes)
     render.warnings(notes or ())
+    from ..service.policy_drift import shown_trusted
+
     if as_json:
         render.json_line(doc)
+        advice.policy_drift(repo, "HEAD", shown_trusted(doc))  # (with --json too: an agent reads it)
         return 0
     if render.on_terminal():
         from . import terminal
@@ -75,6 +78,7 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     why = show.inapplicable_hint(repo, doc)
     if why:
         render.hint(why)
+    advice.policy_drift(repo, "HEAD", shown_trusted(doc))
     return 0
 
 
@@ -578,7 +582,10 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     else:
         brief_hint(repo, _doc, left.get("authors"))  # issue 13: what the body cannot say of the trust policy
     advice.brief_left_out(left, as_json)
-    if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``)
+    if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``, ``brief.drift_notes``)
+        from ..service.policy_drift import shown_trusted
+
+        advice.policy_drift(repo, _doc["atCommit"], shown_trusted(_doc))
         advice.no_selection(repo)
         advice.not_imported(repo)
     advice.failed_imports(repo)
@@ -605,9 +612,11 @@ def digest_command(month: str | None, include_untrusted: bool, as_json: bool,
         render.write(terminal.digest(doc, names, no_color, known=known_authors(repo) if doc["memories"] else ()))
     else:
         render.lines(brief.digest_lines(doc))
+    from ..service.policy_drift import shown_trusted
     from .trust import hint
 
     hint(hidden, repo, "HEAD")  # as recall and the brief say it (the digest reads HEAD's policy)
+    advice.policy_drift(repo, "HEAD", shown_trusted(doc))
     return 0
 
 

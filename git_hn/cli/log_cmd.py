@@ -85,6 +85,10 @@ def log(values: dict, positional: list[str]) -> int:
     notes: list[str] = []  # an invalid policy at HEAD: listed anyway, trust policy-invalid
     items = service.log(repo, req, max_count, notes)
     render.warnings(notes)
+    from . import advice
+
+    # (before the lines: a pager takes the terminal once they are written)
+    advice.policy_drift(repo, "HEAD", {(it.actor, it.kind) for it in items if it.trust == "qualified"})
     from ..core import log as core
 
     if values.get("json"):

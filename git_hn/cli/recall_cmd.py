@@ -80,6 +80,9 @@ def recall_command(values: dict) -> int:
     said = advice.elsewhere_hint(repo, hidden) if not said else said  # (also when others matched)
     if not said and not doc["matched"] and not any(hidden.values()) and not values.get("json"):
         empty_hint(repo)
+    from ..service.policy_drift import shown_trusted
+
+    advice.policy_drift(repo, req.at_commit or "HEAD", shown_trusted(doc))
     advice.not_imported(repo)
     advice.failed_imports(repo)
     return 0

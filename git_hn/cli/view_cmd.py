@@ -29,9 +29,13 @@ def view(values: dict, positional: list[str]) -> int:
     from ..service import view as service
     from ..store.repo import open_repo
 
-    path = service.write_page(open_repo(), values.get("at") or "HEAD", output)
+    path, drift = service.write_page(open_repo(), values.get("at") or "HEAD", output)
     sys.stdout.write(one_line(path) + "\n")
     sys.stdout.flush()
+    if drift:  # (the page says it too, under its heading)
+        from . import render
+
+        render.hint(drift)
     if values.get("open"):
         import pathlib
         import webbrowser

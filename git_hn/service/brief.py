@@ -86,7 +86,8 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
                    left_out: dict | None = None):
     """(head of the document, full sections, actor names, ``away.newer_elsewhere``'s answer) for
     the brief at commit ``at``; ``left_out["inapplicable"]`` (when given): the active memories the
-    trust filter keeps that do not apply at ``at``."""
+    trust filter keeps that do not apply at ``at``; ``left_out["trusted"]``: (actor, kind) of the
+    candidates the policy trusts (``drift_notes``)."""
     collection, resolver, policy, proj = _projection(repo, at)
     by_id = collection.by_id()
     blob_at = _blob_at(resolver, at)
@@ -114,6 +115,7 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
     top = core.head(at, policy.digest, excluded)
     if left_out is not None:
         left_out["inapplicable"] = left_behind_count(repo, away)
+        left_out["trusted"] = {(c["actor"], c["kind"]) for c in candidates if c["trust"] == "qualified"}
     full = core.sections(candidates, sequences, focus)
     shown = [(h["id"], h["actor"], h["stream"], sequences[h["id"]]) for h in full["handoffs"]]
     return top, full, names, placed(repo, at, aside.newer_elsewhere(shown, elsewhere))
@@ -230,6 +232,7 @@ def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int
                 newer: list | None = None):
     left_out = {} if left_out is None else left_out
     top, full, names, found = brief_sections(repo, commit, include_untrusted, aim, left_out)
+    notes = (*notes, *drift_notes(repo, commit, fmt, left_out["trusted"]))
     return core.bounded(top, full, max_bytes, fmt, names,
                         *_noted(_away(notes, fmt, left_out["inapplicable"]), found, fmt, newer))
 
@@ -248,6 +251,19 @@ def left_behind_count(repo: Repo, away: dict[str, int]) -> int:
 
     gone = off_branches(repo, away)
     return sum(n for commit, n in away.items() if commit in gone)
+
+
+def drift_notes(repo: Repo, at: str, fmt: str, trusted) -> tuple[str, ...]:
+    """The Markdown header's line when the policy at ``at`` trusts an actor or kind of the brief's
+    trusted candidates (``trusted``: their (actor, kind) pairs) that the policy at the reference
+    branch does not (``policy_drift``: a trial's agent read a revoked key's handoff, and a
+    self-trusting branch's, as trusted). An agent reads the brief, not stderr."""
+    if fmt != "markdown":
+        return ()
+    from .policy_drift import hint
+
+    text = hint(repo, at, trusted, markdown=True)
+    return (text[:1].upper() + text[1:],) if text else ()
 
 
 def _away(notes: tuple[str, ...], fmt: str, n: int) -> tuple[str, ...]:
@@ -448,6 +464,8 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     away = left_behind_count(repo, away)
     if left_out is not None:
         left_out["inapplicable"] = away
+    notes = (*notes, *drift_notes(repo, at, fmt, {(g.actor, g.kind) for g in groups
+                                                   if g.key in keep and classes.trust(g) == "qualified"}))
     return core.bounded_items(top, counts, {n: items(n) for n in core.SECTIONS}, max_bytes, fmt, names,
                               *_noted(_away(notes, fmt, away), found, fmt, newer))
 

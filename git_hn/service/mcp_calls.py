@@ -122,7 +122,8 @@ def _show(repo, arguments) -> dict:
                          "memory ID (sha256: and 64 hex digits, or at least 8 of its first ones)")
     out = show.show(repo, memory)
     why = show.inapplicable_hint(repo, out, mcp=True)  # (what the CLI says on stderr)
-    return {**out, "hint": _sentences(why)} if why else out
+    text = _sentences(why, _drift(repo, repo.head_commit(), out))
+    return {**out, "hint": text} if text else out
 
 
 def _brief(repo, arguments) -> dict:
@@ -152,7 +153,7 @@ def _brief(repo, arguments) -> dict:
         from .policy_edit import policy_present
 
         hidden = {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing": count}
-    base = _hinted(repo, {}, hidden)
+    base = _hinted(repo, {}, hidden, drift=_drift(repo, commit, result))
     if newer:  # (a stream's newer handoff on another branch, as the Markdown brief's header says)
         from ..core.away import newer_notes
 
@@ -201,10 +202,11 @@ def _listed(doc: dict) -> bool:
     return any(doc[name] for name in SECTIONS)
 
 
-def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "") -> dict:
+def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "", drift: str = "") -> dict:
     """A read tool's document with ``hint`` when the trust policy hid memories: what the CLI
     says on stderr, which an agent never reads (its own record, then an empty recall, with
-    nothing to say why); with the query commit ``at``, the authors no longer trusted too."""
+    nothing to say why); with the query commit ``at``, the authors no longer trusted too; and
+    ``drift`` (``_drift``)."""
     from ..core.hints import trust_hidden
     from .policy_edit import working_policy
     from .revoked import among
@@ -218,8 +220,16 @@ def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "") -> dict:
     from .replication.failures import hint
 
     # (and: nothing imported here yet; streams the last sync did not import)
-    text = _sentences(text or "", *header_notes(repo), hint(repo))
+    text = _sentences(text or "", drift, *header_notes(repo), hint(repo))
     return {**doc, "hint": text} if text else doc
+
+
+def _drift(repo, at: str, doc: dict) -> str:
+    """The CLI's policy drift hint (``policy_drift``) for a read document at commit ``at``: the
+    memories it shows as trusted that the reference branch's policy does not trust."""
+    from .policy_drift import hint, shown_trusted
+
+    return hint(repo, at, shown_trusted(doc))
 
 
 def _sentences(*texts: str) -> str:
@@ -264,9 +274,11 @@ def _digest(repo, arguments) -> dict:
     hidden = Hidden()
     full = brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False),
                         hidden=hidden)
-    hint = _hinted(repo, {}, hidden, "HEAD")
+    drift = _drift(repo, repo.head_commit(), full)
+    hint = _hinted(repo, {}, hidden, "HEAD", drift)
     room = len(canonical.compact(hint)) - 1 if hint else 0  # (the hint counts against the bound too)
-    return _hinted(repo, bounded_digest(full, bound - room, lambda obj: len(canonical.compact(obj))), hidden, "HEAD")
+    return _hinted(repo, bounded_digest(full, bound - room, lambda obj: len(canonical.compact(obj))), hidden, "HEAD",
+                   drift)
 
 
 def _recall(repo, arguments, start: str = "") -> dict:
@@ -285,7 +297,7 @@ def _recall(repo, arguments, start: str = "") -> dict:
     req, at = core.parse_request(_request_bytes(args))
     req = req._replace(at_commit=at or repo.resolve_commit("HEAD"))
     doc, hidden = recall.recall_counted(repo, req, from_input=True)
-    doc = _hinted(repo, doc, hidden, req.at_commit)
+    doc = _hinted(repo, doc, hidden, req.at_commit, _drift(repo, req.at_commit, doc))
     extra = _empty_hint(repo, req, hidden, bool(doc["matched"] or any(hidden.values())), start)
     if extra:  # (what the CLI says on stderr)
         doc["hint"] = _sentences(doc.get("hint", ""), extra)

@@ -171,8 +171,13 @@ def _shown(path: str) -> str:
     return one_line(path)
 
 
-def write_page(repo: Repo, at: str, output: str | None) -> str:
+def write_page(repo: Repo, at: str, output: str | None) -> tuple[str, str]:
     """``git hn memory view``: the page at revision ``at`` written to ``output`` (or the private
-    default); returns the path written."""
-    page = render(document(repo, at))
-    return write_output(output, page) if output else write_default(repo, page)
+    default); returns the path written and the policy drift hint (``policy_drift``: the page
+    shows it too, as its ``notice``), "" when there is none."""
+    from .policy_drift import hint
+
+    doc = document(repo, at)
+    drift = hint(repo, doc["atCommit"], {(m["actor"], m["kind"]) for m in doc["memories"] if m["trust"] == "qualified"})
+    page = render({**doc, "notice": core.inert_line(drift[:1].upper() + drift[1:])} if drift else doc)
+    return (write_output(output, page) if output else write_default(repo, page)), drift

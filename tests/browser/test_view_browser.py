@@ -287,6 +287,43 @@ def test_details_show_an_attempts_outcome_and_a_handoffs_lists_as_text(browser, 
         context.close()
 
 
+def test_the_policy_drift_notice_is_shown_as_text(browser, tmp_path):
+    """A branch that trusts its own author while origin/main does not (*self-trusting branch*):
+    the page says so under its heading, the author's name as text (``service.policy_drift``)."""
+    from helpers import actor_of, git, init_as, make_repo
+
+    repo = make_repo(tmp_path / "r")
+    init_as(repo, "Mal <img src=x onerror=window.__pwned=9>")
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "policy")
+    assert hn(repo, "policy", "untrust", actor_of(repo)).code == 0
+    git(repo, "commit", "-q", "-am", "untrust the author")
+    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "remote.git"))
+    git(repo, "remote", "add", "origin", str(tmp_path / "remote.git"))
+    git(repo, "push", "-q", "origin", "main")
+    git(repo, "checkout", "-q", "-b", "other")
+    assert hn(repo, "policy", "trust", actor_of(repo)).code == 0
+    git(repo, "commit", "-q", "-am", "trust myself")
+    assert hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "merge it").code == 0
+    target = tmp_path / "page.html"
+    assert hn(repo, "memory", "view", "--output", str(target)).code == 0
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(target.as_uri(), wait_until="load")
+        notice = page.locator("header > p.notice").text_content()
+        assert notice.startswith('The policy at HEAD trusts "Mal <img src=x onerror=window.__pwned=9>" '
+                                 f"({actor_of(repo)[:12]}), which the policy at origin/main ("), notice
+        assert page.locator("img").count() == 0 and page.evaluate("typeof window.__pwned") == "undefined"
+        assert errors == []
+    finally:
+        context.close()
+
+
 # -- at scale: synthetic rows through the same page code (pure: rows in, HTML out) ----------------
 
 

@@ -1,0 +1,227 @@
+"""Trust-policy drift: memories a read shows as trusted under the policy at its query commit that
+the policy at the repository's reference branch does not trust (git-hn; docs/decisions.md).
+
+Trust is decided by the policy at the exact query commit (CONTRACT §5.7, §6.1), and stays so. A
+trial found what that means when the policy changes on one branch only. After a maintainer
+untrusted a stolen key on main, every checkout without that commit (a release branch, a tag, a
+local main behind ``origin/main``) still showed the thief's new handoff, "Run ./deploy.sh
+--skip-checks", as trusted, in an agent's brief too (*revoked-key replay*). And an unreviewed
+branch that trusts its own author in ``.hn/policy.json`` made that author's memories trusted for
+the reviewer who checked it out, and for their agent's brief (*self-trusting branch*). Nothing
+said so.
+
+So a read that shows trusted memories compares the policy at its query commit with the policy at
+the reference: the remote's default branch, ``refs/remotes/<remote>/HEAD`` (else its ``main``,
+else its ``master``), for the remote of the current branch's upstream, else ``origin``; without
+any of them, the current branch's upstream; without one, nothing is compared. When an actor (or
+kind) of a memory shown as trusted is trusted at the query commit and not at the reference,
+``hint`` says so, in one line.
+The trust classes and every document stay as the contract has them: this is a hint beside them.
+
+Cost (``hint``): nothing when no memory is shown as trusted; else one ``for-each-ref`` (the
+current branch's upstream remote and the remotes' default branches) and one exchange with the
+repository's batch reader for the two policy blob IDs: equal blobs end it there. Only when they
+differ are both policies read (the batch reader again), the names of the actors named looked up in
+the verified state, and one ``git log`` finds the reference's commit that last changed the file.
+
+Trusts: Git's refs and objects, the worktree's ``HEAD`` file for the current branch (a file
+read, as ``store.discover`` reads the repository: a ``HEAD`` that names no branch is a detached
+one). Author names, ref names and commit subjects are hostile text: shown inert, on one line,
+bounded. Advisory: a failure to decide is no hint, never an error.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import HnError
+from ..store.repo import Repo
+
+POLICY_PATH = ".hn/policy.json"  # the committed policy (CONTRACT §6.1)
+NAMED = 3  # actors and kinds a hint names; the rest are counted
+NAME_BYTES = 64  # of an author name, as the failed-imports hint bounds it
+SUBJECT_BYTES = 72  # of the reference commit's subject
+# a remote's default branch as this clone tracks it: the target of its HEAD, else its main, else
+# its master (``replication.atrisk``'s rule: a clone made by ``git init`` and ``git remote add``
+# has no ``refs/remotes/origin/HEAD``, and its upstream may be the very branch in question)
+DEFAULTS = ("HEAD", "main", "master")
+LOG_SECONDS = 10.0  # for the one ``git log`` (a long history without a commit-graph)
+
+
+class Reference:
+    """The reference branch: its ref (``refs/remotes/origin/main``) and its commit."""
+
+    __slots__ = ("name", "commit")
+
+    def __init__(self, name: str, commit: str):
+        self.name, self.commit = name, commit
+
+
+def shown_trusted(doc: dict) -> set[tuple[str, str]]:
+    """(actor, kind) of every memory a read's document shows as trusted (``qualified``): recall's
+    and the digest's ``memories``, the brief's sections, ``show``'s projections."""
+    from ..core.brief import SECTIONS
+
+    rows = [*(doc.get("memories") or ()), doc.get("projection"), doc.get("targetProjection")]
+    for name in SECTIONS:
+        rows += doc.get(name) or ()
+    return {(r["actor"], r["kind"]) for r in rows
+            if isinstance(r, dict) and r.get("trust") == "qualified" and "actor" in r and "kind" in r}
+
+
+def hint(repo: Repo, at: str, shown, markdown: bool = False) -> str:
+    """The drift line for a read at commit ``at`` that shows memories of ``shown`` ((actor,
+    kind) pairs) as trusted, or "". ``markdown``: for the brief's header, where no author text
+    appears outside a fence: actors by short ID only, the reference commit without its subject."""
+    shown = set(shown)
+    if not shown or not at:
+        return ""
+    try:
+        return _hint(repo, at, shown, markdown)
+    except (HnError, OSError, ValueError):
+        return ""  # (advisory: the read's answer stands as it is)
+
+
+def _hint(repo: Repo, at: str, shown: set, markdown: bool) -> str:
+    from ..core.projection import trust
+    from ..store.resolver import Resolver, load_policy
+
+    ref = reference(repo)
+    if ref is None or ref.commit == at:
+        return ""
+    here, there = repo.git.object_infos([f"{at}:{POLICY_PATH}", f"{ref.commit}:{POLICY_PATH}"])
+    if (here and here[0]) == (there and there[0]):
+        return ""  # the same policy blob (or none at both): the hot path ends here
+    resolver = Resolver(repo)
+    mine, theirs = load_policy(repo, resolver, at).memory, load_policy(repo, resolver, ref.commit).memory
+    widened = [(a, k) for a, k in sorted(shown) if trust(a, k, mine) == "qualified"
+               and trust(a, k, theirs) != "qualified"]
+    actors = sorted({a for a, k in widened if trust(a, k, theirs) != "kind-untrusted"})
+    kinds = sorted({k for a, k in widened if trust(a, k, theirs) == "kind-untrusted"})
+    if not actors and not kinds:
+        return ""
+    names = {} if markdown else _names(repo, actors[:NAMED])
+    changed = None if markdown else _changed(repo, ref.commit)
+    return text(_label(repo, at), actors, kinds, names, ref, changed)
+
+
+def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[str, str], ref: Reference,
+         changed: tuple[str, str] | None) -> str:
+    """The hint: whom the policy at ``at`` (how it is said, and the revision that names it) trusts
+    that the reference's does not (at most ``NAMED`` of them named), where the reference's policy
+    last changed (``changed``: commit and subject; None: the reference's commit alone), and how to
+    see the difference."""
+    from ..core.gostr import bounded, short_id
+    from ..core.log import shown_name
+
+    def who(actor: str) -> str:
+        name = names.get(actor)
+        return f'"{bounded(shown_name(name), NAME_BYTES)}" ({short_id(actor)})' if name else f"actor {short_id(actor)}"
+
+    entries = [who(a) for a in actors] + [f"kind {k}" for k in kinds]
+    if len(entries) > NAMED:
+        listed = f"{', '.join(entries[:NAMED])} and {len(entries) - NAMED} more"
+    else:
+        listed = " and ".join(filter(None, (", ".join(entries[:-1]), entries[-1])))
+    place = _shown_ref(ref.name)
+    if changed is not None:
+        where = f'{place} ({changed[0][:12]}: "{bounded(shown_name(changed[1]), SUBJECT_BYTES)}")'
+    else:
+        where = f"{place} ({ref.commit[:12]})"
+    whose = ("their memories" if not kinds else "such memories" if actors
+             else "memories of that kind" if len(kinds) == 1 else "memories of those kinds")
+    said, rev = at
+    return (f"the policy at {said} trusts {listed}, which the policy at {where} does not: {whose} shown as "
+            f"trusted here would be untrusted there; git diff {place} {rev} -- {POLICY_PATH} shows the change")
+
+
+def reference(repo: Repo) -> Reference | None:
+    """The reference branch (see the module docstring), or None. One ``for-each-ref``: the
+    current branch's upstream (its remote and ref) and every remote's ``HEAD``, ``main`` and
+    ``master`` (a remote whose name holds a ``/`` has none of them here: its upstream is the
+    reference)."""
+    from ..core.grammar import is_oid
+    from ..core.lines import lines_of
+
+    branch = _branch(repo)
+    proc = repo.git.run(["for-each-ref", "--format=%(refname)%00%(objectname)%00%(symref)%00"
+                         "%(upstream:remotename)%00%(upstream)", "--end-of-options",
+                         *([branch] if branch else []), *(f"refs/remotes/*/{name}" for name in DEFAULTS)])
+    rows = {}
+    for line in lines_of(proc.stdout.decode("utf-8", "surrogateescape")) if proc.returncode == 0 else ():
+        parts = line.split("\0")
+        if len(parts) == 5:
+            rows[parts[0]] = parts[1:]
+    remote, upstream = "origin", ""
+    if branch and branch in rows:
+        _oid, _symref, named, upstream = rows[branch]
+        if named and named != ".":  # (an upstream branch of this repository: no remote of its own)
+            remote = named
+    for name in DEFAULTS:
+        found = rows.get(f"refs/remotes/{remote}/{name}")
+        if found is not None and is_oid(found[0]):
+            return Reference(found[1] or f"refs/remotes/{remote}/{name}", found[0])
+    if upstream.startswith("refs/"):
+        info = repo.git.object_info(upstream + "^{commit}")
+        if info is not None and info[1] == "commit":
+            return Reference(upstream, info[0])
+    return None
+
+
+def _branch(repo: Repo) -> str:
+    """The current branch's ref (``refs/heads/…``) from the worktree's ``HEAD`` file; "" when
+    detached or unreadable (also under the reftable format, whose ``HEAD`` names no branch)."""
+    try:
+        with open(os.path.join(repo.git_dir, "HEAD"), "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "surrogateescape").strip()
+    except OSError:
+        return ""
+    ref = head[len("ref: "):] if head.startswith("ref: refs/heads/") else ""
+    return ref if ref and all(c > " " and c != "\x7f" for c in ref) else ""
+
+
+def _shown_ref(ref: str) -> str:
+    """A ref's short name as a hint shows it (a remote's branch names are its own text)."""
+    from ..core.gostr import bounded
+    from ..core.log import inert
+
+    for prefix in ("refs/remotes/", "refs/heads/"):
+        if ref.startswith(prefix):
+            ref = ref[len(prefix):]
+            break
+    return bounded(inert(ref), 120)
+
+
+def _label(repo: Repo, at: str) -> tuple[str, str]:
+    """How a hint says the query commit, and the revision that names it."""
+    return ("HEAD", "HEAD") if at == repo.head_commit() else (f"commit {at[:12]}", at[:12])
+
+
+def _names(repo: Repo, actors: list[str]) -> dict[str, str]:
+    """The name each actor signed its newest memory of a stream with, from the verified state ({}
+    when the state cannot say: the hint names them by ID)."""
+    if not actors:
+        return {}
+    from ..store import stateview
+
+    def from_view(view) -> dict[str, str]:
+        ids = [row[0] for actor in actors for row in view.conn.execute(
+            "SELECT c.id FROM sources s JOIN chain c ON c.sid = s.sid AND c.seq = s.length WHERE s.actor = ? "
+            "LIMIT 1", (actor,))]
+        return {m.envelope.actor: m.envelope.actor_name for m in view.load(ids).values()}
+
+    return stateview.serve(repo, from_view, dict)
+
+
+def _changed(repo: Repo, commit: str) -> tuple[str, str] | None:
+    """(commit, subject) of the last commit in ``commit``'s history that changed the policy file
+    (one ``git log``), or None."""
+    from ..core.grammar import is_oid
+
+    try:
+        proc = repo.git.run(["log", "-1", "--format=%H%x00%s", "--end-of-options", commit, "--", POLICY_PATH],
+                            timeout=LOG_SECONDS)
+    except HnError:  # (no answer in time: the reference's commit is named instead)
+        return None
+    found, _nul, subject = proc.stdout.decode("utf-8", "replace").rstrip("\n").partition("\0")
+    return (found, subject) if proc.returncode == 0 and is_oid(found) else None
