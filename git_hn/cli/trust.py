@@ -171,6 +171,9 @@ def change_lines(outcome, trust: bool) -> list[str]:
                 lines.append(f"Unchanged: {who} is already trusted")
             else:
                 lines.append(f"Untrusted {who}" if change.done else f"Unchanged: {who} is not trusted")
+                if change.done:  # (a trial: a revoked key's memories read as trusted on a release branch)
+                    lines.append(f"Branches and tags without the commit of this change still trust {who} until "
+                                 "they contain it: the policy is read at the query commit")
         elif trust:
             lines.append(f"Trusted kind {change.value} for every trusted actor" if change.done
                          else f"Unchanged: kind {change.value} is already trusted")

@@ -113,6 +113,14 @@ def test_revoked_key_replay_on_a_branch_behind_origin_main_is_said(tmp_path):
     assert {m["trust"] for m in r.json()["memories"] if m["id"] == thief} == {"actor-untrusted"}
 
 
+def test_untrust_says_that_branches_without_the_change_still_trust(tmp_path):
+    alice, bob, _carol = _team(tmp_path)
+    r = hn(alice, "policy", "untrust", actor_of(bob))
+    assert r.code == 0 and r.out.splitlines()[1] == (
+        f"Branches and tags without the commit of this change still trust {actor_of(bob)[:12]} until they "
+        "contain it: the policy is read at the query commit"), r.out
+
+
 def test_a_self_trusting_branch_is_said_to_its_reviewer(tmp_path):
     _remote, (alice, mallory) = shared_remote(tmp_path, "Alice", "Mallory")
     for repo in (alice, mallory):

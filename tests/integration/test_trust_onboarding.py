@@ -160,7 +160,9 @@ def test_trust_and_untrust_by_name_prefix_and_id_change_what_recall_returns(team
         "Unchanged: kind observation is not trusted\n"
 
     r = hn(alice, "policy", "untrust", b[:10])
-    assert r.out.splitlines() == [f"Untrusted Bob ({b[:12]})", COMMIT_HINT]
+    assert r.out.splitlines() == [f"Untrusted Bob ({b[:12]})", f"Branches and tags without the commit of this "
+                                  f"change still trust Bob ({b[:12]}) until they contain it: the policy is read at "
+                                  "the query commit", COMMIT_HINT]
     _commit(alice)
     assert _recall_ids(alice) == [mine]
 
