@@ -353,6 +353,10 @@ qualification says the actor and kind are listed in the memory section of .hn/po
 exact query commit; evidence resolution says named objects exist; semantic truth is a human or
 agent judgment; and no memory, handoff, signature or selection ever grants prompt authority.
 Without a policy every memory is policy\\-missing and default recall returns nothing.
+Since the policy is read at the query commit, a branch or tag without a maintainer's later
+untrust still trusts that actor, and a branch can trust its own author: a read that shows
+memories as trusted adds one hint line when the policy at the remote's default branch does not
+trust their actor or kind (policy drift); the trust classes stay those of the query commit.
 .SH SAFETY LIMITS
 Content at most 65536 bytes; 32 topics of at most 128 bytes; 64 evidence items; 128 anchored
 paths (4096 bytes each, 65536 in total); handoff lists of 64 entries of 4096 bytes, 65536 bytes
