@@ -149,8 +149,11 @@ def test_after_a_revocation_no_message_offers_to_trust_the_revoked_key_again(tmp
     told = CALLS["memory_recall"](open_repo(str(alice)), {"actor": [b]})["hint"]
     assert told.startswith(f"2 memories hidden by the trust policy; see them with includeUntrusted: true; {gone}")
     assert "policy trust" not in told
-    # at the commit that trusted him, his memories are not hidden; nothing is said of him
-    assert hn(alice, "memory", "recall", "--actor", b, "--at", trusted_at).err == ""
+    # at the commit that trusted him, his memories are not hidden; only the policy drift hint says
+    # origin/main's policy would not trust them (policy_drift), and nothing offers to trust him
+    err = hn(alice, "memory", "recall", "--actor", b, "--at", trusted_at).err
+    assert err.startswith(f"git-hn: hint: the policy at commit {trusted_at[:12]} trusts ") and \
+        "would be untrusted there" in err and "policy trust" not in err and err.count("\n") == 1, err
 
     # in Bob's clone (a thief holding the key would see the same): no command to forward
     git(bob, "pull", "-q", "origin", "main")
