@@ -195,8 +195,16 @@ def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str,
         if row is not None and (row.applicability == "anchor-invalid" or row.evidence == "invalid"):
             return Failure("relationship-invalid", f"selection memory {c.stream} memory {mid} has invalid "
                            "anchor or evidence relationship", {})
-    for d in proj.dependencies:
-        if d["ownerId"] not in mine or d["kind"] == "evidence-event":  # §11(c): never blocks
+    # the missing dependency named is one of the first memory, in chain order, that has one: where
+    # the stream stops (``_with_prefix``). ``proj.dependencies`` is sorted by the missing object's
+    # ID, and its first entry named a later memory ("promoted the 1 memory before it") past an
+    # earlier one that was not promoted (a single-branch clone lacking two topic branches' anchors)
+    first = _first_missing(c, proj, present)
+    if first < 0:
+        return None
+    owner = c.memories[first]
+    for d in proj.dependencies:  # (among that memory's own: in the projection's order, §9.9 step 4)
+        if d["ownerId"] != owner.memory_id or d["kind"] == "evidence-event":  # §11(c): never blocks
             continue
         recovery, selectors, ref = recovery_for(d, holders, remote, shallow)
         return Failure("dependency-missing", f"selection memory {c.stream} memory {d['ownerId']} missing "
@@ -204,8 +212,8 @@ def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str,
                        {"dependencyKind": d["kind"], "missingId": d["missingId"], "ownerMemoryId": d["ownerId"],
                         "ownerStream": d["stream"], "requiredRef": ref, "requiredSelectors": selectors,
                         "recovery": recovery})
-    needs = exact_needs(c.memories)
-    for oid in sorted(needs):
+    needs = exact_needs([owner])
+    for oid in sorted(needs):  # (§9.9 step 5's sorted OID order, within that memory)
         if present(oid):
             continue
         kind = needs[oid]

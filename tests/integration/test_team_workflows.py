@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from helpers import (actor_of, commit_on, git, hn, hn_proc, make_repo, refs_snapshot, shared_remote,
-                     wait_publication)
+from helpers import (actor_of, commit_on, git, hn, hn_proc, make_repo, record_id, refs_snapshot,
+                     shared_remote, wait_publication)
 
 OTHER_STREAM = "sha256:" + "ab" * 32
 
@@ -414,6 +414,37 @@ def test_a_single_branch_clone_is_offered_the_fetch_of_the_anchor_a_branch_it_le
     r = hn(dave, "sync")
     assert r.code == 1 and f"git fetch origin {feature}" not in r.out + r.err, r.out + r.err
     assert f"no branch of origin this clone fetches has commit {feature[:12]}: a clone that still has it" in r.err
+
+
+def test_the_memory_named_is_the_first_the_stream_stops_at_in_chain_order(tmp_path, bare_remote):
+    """F45 (a trial): a single-branch clone lacks two topic branches that the second and third
+    memories of a stream are anchored on. The sync named the third (its anchor's ID sorted
+    first among the missing ones) and said "promoted the 1 memory before it", past the second,
+    which was not promoted. It names the first memory, in chain order, whose dependency is
+    missing; once that one's branch is fetched, the next."""
+    remote, alice = _alice(tmp_path, bare_remote)
+    first = _record(alice, "anchored on main")
+    tops = [commit_on(alice, "zz-topic", "z.txt")]
+    git(alice, "checkout", "-q", "main")
+    tops.append(commit_on(alice, "aa-topic", "a.txt"))
+    low, high = sorted(tops)  # the second memory's anchor sorts after the third's
+    branch = {tops[0]: "zz-topic", tops[1]: "aa-topic"}
+    second = record_id(alice, content="second", at=high)
+    third = record_id(alice, content="third", at=low)
+    git(alice, "push", "-q", "origin", "zz-topic", "aa-topic")
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", "--single-branch", "--branch", "main", remote.as_uri(), str(bob))
+    assert hn(bob, "replication", "select", "--all").code == 0
+    out = json.loads(hn(bob, "sync", "--json").out)["outcomes"][0]
+    assert (out["ownerMemoryId"], out["missingId"]) == (second, high), out
+    assert out["diagnostic"].endswith("; promoted the 1 memory before it")
+    git(bob, "fetch", "-q", "origin", f"{branch[high]}:refs/remotes/origin/{branch[high]}")
+    doc = json.loads(hn(bob, "sync", "--json").out)
+    out = doc["outcomes"][0]
+    assert (out["ownerMemoryId"], out["missingId"]) == (third, low), out
+    assert out["diagnostic"].endswith("; promoted the 1 memory before it") and doc["importedMemories"] == 1
+    assert hn(bob, "memory", "show", first["memoryId"]).code == 0
 
 
 def test_a_sync_right_after_a_teammates_push_fetches_the_branch_its_memory_needs(tmp_path, bare_remote):
