@@ -388,12 +388,28 @@ class Git:
         the store (``cat-file --batch-all-objects``) compared with them. Both give the same
         answer (tested); the listing never looks an object up, so it never rescans. A missing
         object is what makes asking costly (Git rescans its packs for each): when they are
-        ``expected`` to be there (a check after a copy), they are asked."""
+        ``expected`` to be there (a check after a copy), they are asked. In a partial clone
+        they are asked of a view that never fetches a missing object (``store.promisor``)."""
+        if self._without_lazy_fetch() is not self:
+            return self._view.presence(oids, expected)
         if len(oids) >= self.LIST_FROM and not expected:
             listed = self._listed_presence(oids)
             if listed is not None:
                 return listed
         return [info is not None for info in self.infos_bulk(oids, oneshot=True)]
+
+    objects_of: tuple[str, str] | None = None  # (common git directory, object format), set by ``store.repo``
+    _view: Git | None = None  # who ``presence`` asks: this runner, or in a partial clone a view of its objects
+
+    def _without_lazy_fetch(self) -> Git:
+        """A scrubbed runner reading the same objects that never fetches one (``store.promisor``)."""
+        if self._view is None:
+            from .promisor import view_env
+
+            env = view_env(*self.objects_of, self.env) if self.objects_of else None
+            self._view = self if env is None else Git(env["GIT_DIR"], extra_env=env, scrub=True, timeout=self.timeout)
+            self._view.version = self.version
+        return self._view
 
     def _listed_presence(self, oids: list[str]) -> list[bool] | None:
         """``presence`` by listing the store, or None when that is not the cheaper way (or an

@@ -29,6 +29,7 @@ class Repo:
         self.git_dir = git_dir
         self.common_dir = common_dir
         self.object_format = object_format
+        git.objects_of = (common_dir, object_format)  # (``Git.presence`` in a partial clone)
         self._head: str | None = None
         self._pending = None
         self._remote_names: frozenset[str] | None = None
