@@ -133,6 +133,10 @@ After a promotion a recall index that served the refs just before it is rebuilt,
 .BR \\-\\-recover\\-shallow ,
 the anchor commits a saved exact selection needs beyond a shallow clone's boundary are fetched
 exactly, with depth 1, and become new boundaries; the repository is never unshallowed.
+In a partial clone
+.RB ( "git clone \\-\\-filter" ),
+the files memories are anchored on that the clone lacks are fetched into the quarantine by
+object ID, with the memories, and copied into the repository when they are promoted.
 .PP
 Exit status is 1 when any selection failed; the message says which phase. Memories held back
 from publication because their anchor commits (or the memories they cite) are not on the remote

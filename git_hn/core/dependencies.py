@@ -101,28 +101,49 @@ def recovery_for(dep: dict, holders: dict[str, Candidate], remote: str, shallow:
     return git_recovery(missing, remote, shallow), [], ""
 
 
-def git_recovery(oid: str, remote: str, shallow: bool | str) -> str:
-    """The recovery for a Git object a memory needs and the repository lacks."""
+def git_recovery(oid: str, remote: str, shallow: bool | str, *, kind: str = "", at: tuple[str, str] | None = None,
+                 partial: bool = False) -> str:
+    """The recovery for a Git object a memory needs and the repository lacks. ``at``: the (anchor
+    commit, path) whose file the object is, for an ``anchor-path`` blob: a branch "contains" a
+    commit, never a blob, and the commit is here (projection read its tree), only the file is not.
+    ``partial``: the repository is a partial clone (``git clone --filter``), where Git fetches a
+    file it lacks from its promisor remote when asked for it: ``git cat-file -e <oid>`` (as Git
+    does it, offering no commit as had; a plain ``git fetch <remote> <blob>`` was refused by a
+    server with bitmaps, "did not send all necessary objects"). A sync fetches anchored files
+    itself (``service.replication.partial``); this is for when it could not."""
     if shallow == DEEPEN:
         return (f"deepen this shallow clone until it has {oid} (git fetch --deepen=N, or "
                 f"--unshallow), then git hn sync {remote}")
     if shallow:
         return f"git hn sync {remote} --recover-shallow"
+    if at is not None:
+        from .gostr import quoted
+
+        # (short: sync's stderr line cuts the IDs of a recovery over 200 characters, and a cut ID
+        # cannot be fetched)
+        path = quoted(at[1], 40)
+        if partial:
+            return f"git cat-file -e {oid} (it fetches the file {path} of commit {at[0][:12]}), then git hn sync {remote}"
+        return (f"this repository has commit {at[0][:12]} but not its file {path}: repair it (git fsck names "
+                f"what is missing), then git hn sync {remote}")
+    if partial and kind == "evidence-git":  # (a commit most often: the branch brings it as this clone fetches)
+        return f"fetch a branch that contains {oid} (a file: git cat-file -e {oid}), then git hn sync {remote}"
     return f"fetch a branch that contains {oid}, then git hn sync {remote}"
 
 
 def classify(live: list[Candidate], proj, present, holders: dict[str, Candidate], *, remote: str,
-             shallow: bool | str) -> dict[str, Failure]:
+             shallow: bool | str, partial: bool = False) -> dict[str, Failure]:
     """§9.9 steps 2–6 for the candidates that are still promotable.
 
     ``proj`` projects the accepted set and every memory of ``live``; ``present(oid)`` says
     whether an exact object is available; ``holders`` maps every memory ID of every requested
-    stream (failed ones included, for the recovery text) to its candidate.
+    stream (failed ones included, for the recovery text) to its candidate; ``partial``: the
+    repository is a partial clone (``git_recovery``).
     """
     failed: dict[str, Failure] = {}
     for c in live:
         mine = {m.memory_id for m in c.memories}
-        got = _first_failure(c, mine, proj, present, holders, remote, shallow)
+        got = _first_failure(c, mine, proj, present, holders, remote, shallow, partial)
         if got is not None:
             failed[c.stream] = _with_prefix(c, got, proj, present, holders, remote, shallow)
     owner = {m.memory_id: (c, i) for c in live for i, m in enumerate(c.memories)}
@@ -185,7 +206,8 @@ def _first_missing(c: Candidate, proj, present) -> int:
     return min(firsts, default=-1)
 
 
-def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str, shallow: bool | str):
+def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str, shallow: bool | str,
+                   partial: bool = False):
     for d in proj.diagnostics:
         if d["memoryId"] in mine:
             return Failure("relationship-invalid", f"selection memory {c.stream} memory {d['memoryId']} "
@@ -217,8 +239,17 @@ def _first_failure(c: Candidate, mine: set, proj, present, holders, remote: str,
         if present(oid):
             continue
         kind = needs[oid]
-        recovery = git_recovery(oid, remote, shallow)
+        recovery = git_recovery(oid, remote, shallow, kind=kind, at=_file_at(owner, oid), partial=partial)
         return Failure("dependency-missing", f"selection memory {c.stream} has unavailable exact Git "
                        f"dependency {oid}; recovery: {recovery}",
                        {"dependencyKind": kind, "missingId": oid, "recovery": recovery, "reason": REASONS[kind]})
     return None
+
+
+def _file_at(mem, oid: str) -> tuple[str, str] | None:
+    """(anchor commit, path) where ``mem``'s anchor names blob ``oid``, or None."""
+    rec = mem.envelope.record
+    if rec is None:
+        return None
+    path = next((p.path for p in rec.anchor.paths if p.blob == oid), None)
+    return None if path is None else (rec.anchor.commit, path)

@@ -219,17 +219,21 @@ class Quarantine:
         return total
 
     def fetch(self, url: str, wants: list[str], max_total: int, stall_seconds: float,
-              fetch_head: bool = False, meanwhile=None, depth: int = 0) -> str:
+              fetch_head: bool = False, meanwhile=None, depth: int = 0, negotiate: bool = True) -> str:
         """Fetch exact objects (the advertised tips) under the watchdog, in one ``git fetch``
         (on its standard input, so that any number fits): "" on success, else "size" or "stall"
         or "failed". With ``fetch_head``, ``wants`` are exact refspecs and the tips Git fetched
         are left in ``FETCH_HEAD`` (``fetch_head()``). ``meanwhile()`` runs once the fetch has
         started (the caller's preparations: they delay the watchdog's first look). ``depth``:
-        a shallow fetch of that depth (``--recover-shallow``'s missing anchors)."""
+        a shallow fetch of that depth (``--recover-shallow``'s missing anchors). Without
+        ``negotiate``, no commit is offered as had (Git's own lazy fetch does so): a server
+        counts every object of a commit it is told is here as here, and a partial clone's
+        commits lack their files (``service.replication.partial``)."""
         self.failure = ""
         if not is_local(url):
             self.carry_transport()
-        args = ["git", "fetch", "--no-tags", *(() if fetch_head else ("--no-write-fetch-head",)),
+        args = ["git", *(() if negotiate else ("-c", "fetch.negotiationAlgorithm=noop")), "fetch", "--no-tags",
+                *(() if fetch_head else ("--no-write-fetch-head",)),
                 *((f"--depth={depth}",) if depth else ()),
                 "--progress", "--stdin", "--end-of-options", self.remote_url(url)]
         limit = max_total + max(1 << 20, max_total // 8)

@@ -57,3 +57,69 @@ def test_a_partial_clone_imports_without_a_lazy_fetch_per_memory_object(tmp_path
     assert hn(pat, "sync", "--json").json()["importedMemories"] == 0
     assert _promisor_packs(pat) == before
 
+
+def _on_app_py(tmp_path: Path, bare_remote):
+    """Pat's partial clone, then Alice's commit changing app.py (pushed) and her memory on that
+    file there (published): a blob Pat's clone does not have. The server has bitmaps: told that
+    the clone has a commit, it counts that commit's files as had (a fetch of app.py that offered
+    the clone's commits got nothing). (team server, alice, pat, memory, commit, blob)"""
+    server, alice = _team(tmp_path, bare_remote)
+    pat = _partial(tmp_path, server)
+    (alice / "app.py").write_text("v2\n")
+    git(alice, "commit", "-qam", "two")
+    git(alice, "push", "-q")
+    r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--path", "app.py", "--content", "about app.py v2")
+    assert r.code == 0, r.err
+    assert hn(alice, "sync").code == 0
+    git(server, "repack", "-adbq")  # (bitmaps, as a hosting service has: see the fetch's negotiation)
+    return server, alice, pat, r.json()["memoryId"], git(alice, "rev-parse", "HEAD"), git(alice, "rev-parse",
+                                                                                              "HEAD:app.py")
+
+
+def _has(repo: Path, oid: str) -> bool:
+    """Whether ``oid`` is in the repository's store (listed: asking Git would fetch it)."""
+    listed = git(repo, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)")
+    return oid in listed.split()
+
+
+def test_a_memory_on_a_file_imports_into_a_partial_clone(tmp_path, bare_remote):
+    """A trial: a teammate's memory made with ``--path app.py`` never imported into a blob:none
+    clone. The quarantine has no promisor remote, so app.py's blob was unavailable, and the
+    advice "fetch a branch that contains <blob>" could not bring it. The sync fetches the file
+    itself, with the memory, and copies it into the main store with the memory objects."""
+    server, alice, pat, memory, commit, blob = _on_app_py(tmp_path, bare_remote)
+    git(pat, "fetch", "-q", "origin")  # (the commit: a branch fetch brings no file)
+    assert not _has(pat, blob)
+    doc = json.loads(hn(pat, "sync", "--json").out)
+    assert (doc["promoted"], doc["importedMemories"]) == (1, 1), doc
+    assert _has(pat, blob)
+    shown = hn(pat, "memory", "show", "--json", memory)
+    assert shown.code == 0 and commit in shown.out and blob in shown.out, shown
+    git(pat, "fsck", "--no-progress")
+
+
+def test_a_partial_clone_is_told_to_fetch_the_file_from_its_promisor_remote(tmp_path, bare_remote):
+    """When the remote synced with cannot send the file (it holds memories, not the code), the
+    recovery names the file at its commit and a command that fetches it from the remote the
+    clone is partial from (Git's own lazy fetch: ``git fetch origin <blob>`` gets nothing from a
+    server with bitmaps), never "fetch a branch that contains" a blob, which cannot work."""
+    server, alice, pat, memory, commit, blob = _on_app_py(tmp_path, bare_remote)
+    mem = bare_remote("memories.git")
+    git(alice, "push", "-q", mem.as_uri(), "refs/hn/*:refs/hn/*")
+    git(pat, "remote", "add", "mem", mem.as_uri())
+    git(pat, "fetch", "-q", "origin")
+    assert hn(pat, "replication", "select", "mem", "--all").code == 0
+    r = hn(pat, "sync", "mem", "--json")
+    out = json.loads(r.out)["outcomes"][0]
+    assert (out["status"], out["dependencyKind"], out["missingId"]) == ("dependency-missing", "anchor-path", blob)
+    fix = f"git cat-file -e {blob} (it fetches the file app.py of commit {commit[:12]}), then git hn sync mem"
+    assert out["recovery"] == fix, out
+    assert out["diagnostic"].endswith(f"; recovery: {fix}; fetching the anchored files from mem failed: mem did not "
+                                      "send them"), out
+    said = hn(pat, "sync", "mem")
+    assert "fetch a branch" not in said.out + said.err and fix in said.err, said
+    git(pat, "cat-file", "-e", blob)  # what the recovery says
+    doc = hn(pat, "sync", "mem", "--json").json()
+    assert (doc["promoted"], doc["importedMemories"]) == (1, 1)
+    assert hn(pat, "memory", "show", memory).code == 0

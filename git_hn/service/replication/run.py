@@ -5,7 +5,8 @@ advertisement → up-to-date streams set aside (nothing fetched, measured or ver
 quarantine fetch for the rest → measurement → validation of the commits above each accepted tip
 only, decoding each once → continuity (no rollback, no rewrite, no divergence from another
 verified source of the stream) → classification of the new memories against the accepted set
-(``core.dependencies``) → acceptance (``promote``). Each selection has its own outcome; nothing
+(``core.dependencies``; in a partial clone, the anchored files it lacks are fetched and their
+streams classified again: ``partial``) → acceptance (``promote``). Each selection has its own outcome; nothing
 fetched is trusted before promotion.
 """
 
@@ -166,6 +167,10 @@ class Import:
                 self.classify(wanted)
                 if self.recover_shallow:
                     shallow.fetch_missing(self, wanted)
+            if self.partial:  # the anchored files a partial clone lacks (not under the state's lock: a fetch)
+                from . import partial
+
+                partial.fetch_files(self, wanted)
             promotable = [o for o in wanted if o.alive]
             for o in promotable:
                 o.status = "promotable"
@@ -330,6 +335,19 @@ class Import:
             yield
 
         return opened()
+
+    def classify_again(self, wanted: list[Outcome], targets: list[Outcome]) -> None:
+        """``classify`` for ``targets`` after the accepted set's context ended (the state's lock is
+        taken again: it was released for a fetch)."""
+        with self._accepted_set():
+            self.classify(wanted, targets)
+
+    @property
+    def partial(self) -> bool:
+        """Whether this is a partial clone (``store.promisor``): its missing files are fetched."""
+        from ...store.promisor import is_partial
+
+        return is_partial(self.repo.common_dir)
 
     def accepted_length(self, o: Outcome) -> int | None:
         if self.accepted is None:
@@ -599,7 +617,8 @@ class Import:
         shallow = os.path.exists(os.path.join(self.repo.common_dir, "shallow"))
         if shallow and (not self.sel.saved or self.sel.all):  # §9.18 refuses --recover-shallow there
             shallow = dependencies.DEEPEN
-        failed = dependencies.classify(cands, proj, present, holders, remote=self.remote, shallow=shallow)
+        failed = dependencies.classify(cands, proj, present, holders, remote=self.remote, shallow=shallow,
+                                       partial=self.partial)
         for o in live:
             f = failed.get(o.id)
             if f is not None:
