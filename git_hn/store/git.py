@@ -2,10 +2,10 @@
 child process itself (spawning, pipes, waiting, signals) is ``store.process``'s.
 
 Owns: argv construction (lists only, never a shell), the process environment, timeouts, when to use
-the reusable object readers (``store.reader``: ``cat-file --batch-command``, or
-``--batch``/``--batch-check`` before Git 2.36), and processes started early: a command that knows which read-only questions it will
-ask starts them first (``start_early``), so that Git's start-up overlaps with Python's imports,
-and ``run`` with the same arguments collects the answer. Trusts: the ``git`` found on
+the reusable object readers (``store.reader``: ``cat-file --batch-command``, or ``--batch``/
+``--batch-check`` before Git 2.36), and processes started early: a command that knows which
+read-only questions it will ask starts them first (``start_early``), so that Git's start-up
+overlaps with Python's imports, and ``run`` with the same arguments collects the answer. Trusts: the ``git`` found on
 PATH. Does not trust: object names, ref names or paths supplied by users or remotes; callers put
 ``--end-of-options`` before them and this module never interprets them.
 
@@ -382,14 +382,13 @@ class Git:
     LIST_RATIO = 8  # ... when the store holds at most this many objects per question
 
     def presence(self, oids: list[str], expected: bool = False) -> list[bool]:
-        """Whether the repository has each of ``oids`` (full object IDs), in one or two
-        processes: one ``cat-file --batch-check`` (``infos_bulk``), or, when many are asked of a
-        store that is small against them (``count-objects -v``; no alternates), one listing of
-        the store (``cat-file --batch-all-objects``) compared with them. Both give the same
-        answer (tested); the listing never looks an object up, so it never rescans. A missing
-        object is what makes asking costly (Git rescans its packs for each): when they are
-        ``expected`` to be there (a check after a copy), they are asked. In a partial clone
-        they are asked of a view that never fetches a missing object (``store.promisor``)."""
+        """Whether the repository has each of ``oids`` (full object IDs), in one or two processes:
+        one ``cat-file --batch-check`` (``infos_bulk``), or, when many are asked of a store small
+        against them (``count-objects -v``; no alternates), one listing of the store (``cat-file
+        --batch-all-objects``) compared with them: the same answer (tested), and never a rescan
+        (Git rescans its packs for each missing object asked); when they are ``expected`` to be
+        there (a check after a copy), asked. A partial clone is asked through a view that never
+        fetches a missing object (``store.promisor``)."""
         if self._without_lazy_fetch() is not self:
             return self._view.presence(oids, expected)
         if len(oids) >= self.LIST_FROM and not expected:
@@ -398,8 +397,8 @@ class Git:
                 return listed
         return [info is not None for info in self.infos_bulk(oids, oneshot=True)]
 
-    objects_of: tuple[str, str] | None = None  # (common git directory, object format), set by ``store.repo``
-    _view: Git | None = None  # who ``presence`` asks: this runner, or in a partial clone a view of its objects
+    objects_of: tuple[str, str] | None = None  # (common git directory, object format), from ``store.repo``
+    _view: Git | None = None  # whom ``presence`` asks: this runner, or a partial clone's view of its objects
 
     def _without_lazy_fetch(self) -> Git:
         """A scrubbed runner reading the same objects that never fetches one (``store.promisor``)."""
