@@ -250,9 +250,15 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
                                      if not now.get(ref) else
                                      f"git-hn: {ref} was rewritten while this push waited: not published now; "
                                      f"git hn sync {remote} publishes it once the commits it names are on {remote}\n")
-                allowed, held = gate.gate(repo, remote, still, given, listing) if still else ({}, [])
-                ready = sorted(r for r in allowed if given.get(r) != allowed[r])
-                publish.push(repo, remote, ready, allowed, exact=True)
+                from .replication import push_targets
+
+                urls = push_targets.split(repo, remote) if still else None
+                if urls:  # (it pushes elsewhere than it fetches: each push URL is asked what it holds)
+                    push_targets.publish_each(repo, remote, urls, still, listing, ATRISK_TIMEOUT, held=held)
+                else:
+                    allowed, held = gate.gate(repo, remote, still, given, listing) if still else ({}, [])
+                    ready = sorted(r for r in allowed if given.get(r) != allowed[r])
+                    publish.push(repo, remote, ready, allowed, exact=True)
         except PhaseError as exc:  # this push stops here: say how to go on (issue 14)
             problems.append(f"{exc.message}; {WAYS_OUT}")
         except ConflictError as exc:

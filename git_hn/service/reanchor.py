@@ -63,7 +63,7 @@ def _stopped_hint(repo: Repo) -> str:
         return ""
     if not stopped:
         return ""
-    remotes = " ".join(sorted({r for r, _ref, _h in stopped}))
+    remotes = " ".join(sorted({given.remote_of(r) for r, _ref, _h in stopped}))  # (a push URL's key names it)
     return (f"; a publication to {remotes} was stopped while pushing, so what it sent counts as published "
             f"until git hn sync {shlex.quote(remotes.split()[0])} finds what the remote holds (when it holds less, no "
             "sooner than ten minutes after the stop: a server may still be taking that push); if that remote "

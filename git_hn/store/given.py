@@ -19,7 +19,10 @@ published, and callers refuse to sign again). It is created at the first publica
 state that recorded publications is discarded (with what that state recorded, for clones that
 published with an earlier git-hn); it is compacted to the newest line of each (remote, ref) once
 it passes ``COMPACT_AT`` (a remote's tips only move forward).
-Remote names hold no space or newline (Git refuses them), so a line splits from the right.
+Remote names hold no space or newline (Git refuses them), so a line splits from the right. What
+one of a remote's several push URLs took is kept under a key of its own, the remote's name, a
+space and a digest of that URL (``remote_of`` names the remote), and under the remote's name only
+what every one of them holds (``service.replication.push_targets``).
 """
 
 from __future__ import annotations
@@ -79,6 +82,12 @@ def newest(repo: Repo, remote: str, refs=None) -> dict[str, str]:
         return {}
     want = None if refs is None else set(refs)
     return {ref: head for r, ref, head in rows if r == remote and (want is None or ref in want)}
+
+
+def remote_of(key: str) -> str:
+    """The remote a record's key belongs to: a key of one of a remote's several push URLs is
+    its name, a space and a digest of that URL (``given_record.url_key``)."""
+    return key.split(" ", 1)[0]
 
 
 def note(repo: Repo, remote: str, heads: dict[str, str]) -> None:

@@ -157,14 +157,17 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
             result.publication_error = f"{phase('memory publication', remote).message}: not tried, the " \
                                        "remote could not be reached"
     elif publish and not ended:
+        from . import push_targets
         from .publish import publish_streams
 
         advertised = getattr(run, "advertised_refs", None) if run is not None else None
         local = getattr(run, "local_refs", None) if run is not None else None
         try:
             with serial.publishing(repo, remote, wait):
-                result.published = publish_streams(repo, remote, advertised, result.held, local,
-                                                   result.sent, result.own, url)
+                urls = push_targets.split(repo, remote)  # (pushes elsewhere: each push URL is asked)
+                result.published = push_targets.publish_streams(
+                    repo, remote, urls, result.held, local, result.sent, result.own, stall) if urls else \
+                    publish_streams(repo, remote, advertised, result.held, local, result.sent, result.own, url)
                 serial.forget_failure(repo, remote)  # (what a push's background publication failed is published now)
         except PhaseError as exc:
             result.publication_error = exc.message

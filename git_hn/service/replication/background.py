@@ -83,7 +83,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
     (``gate.gate``: a rejected push publishes nothing it anchors); record a failure."""
     from ...store import replication as rstate
     from ...store import streams
-    from . import gate, publish, serial
+    from . import gate, publish, push_targets, serial
     from .outcomes import PhaseError
 
     renew = False
@@ -104,6 +104,11 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
 
                 verdicts = contains(repo, sorted({(now, oid) for oid, now in grown.values()}))
                 todo.update({ref: oid for ref, (oid, now) in grown.items() if verdicts.get((now, oid)) is True})
+            urls = push_targets.split(repo, remote) if todo else None
+            if urls:  # (each push URL asked and given on its own: which of them took this push is not known)
+                sent: list[str] = []
+                push_targets.publish_each(repo, remote, urls, todo, listing, publish.ASK_TIMEOUT, sent)
+                renew, todo = quiet and bool(sent), {}
             if todo:
                 bases = publish.remote_bases(repo, remote, todo, publish.published_heads(repo, remote))
                 todo = {ref: oid for ref, oid in todo.items() if bases.get(ref) != oid}

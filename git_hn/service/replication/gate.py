@@ -40,6 +40,7 @@ class Held(NamedTuple):
     elsewhere: bool = False  # (discarded:) only another remote's branches contain the commit
     untracked: str = ""  # or: this push sends the commit to this remote ref, which no fetch refspec tracks
     successor: str = ""  # (discarded:) the one commit of HEAD's history that makes the same change
+    where: str = ""  # or: the push URL that was asked and lacks the commit ("push URL 2 of origin": ``push_targets``)
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook); every name inside a
@@ -87,25 +88,30 @@ class Held(NamedTuple):
                     f"this clone tracks: this push sends it to {self.untracked}, which remote.{remote}.fetch "
                     f"does not map (a single-branch clone?); git remote set-branches --add {remote} {quote(name)} and "
                     f"git fetch {remote} track it, then git hn sync {remote}")
+        if self.where:  # (that URL was asked: no fetch makes it true)
+            return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
+                    f"contains it to {remote}: the memory follows that push, or git hn sync {remote})")
         return (f"Publication {what}: {waiting} until commit {commit} is on {remote} (push a branch "
                 f"that contains it, or git fetch {remote} if one is there already; then git hn sync {remote})")
 
 
 def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
-         listing: list | None = None) -> tuple[dict[str, str], list[Held]]:
+         listing: list | None = None, there: list[str] | None = None) -> tuple[dict[str, str], list[Held]]:
     """For each ``ref -> tip`` (verified), the newest commit of its chain that may be published
     to ``remote``: every memory above ``bases[ref]`` (what the remote already has, if anything)
     up to it is anchored on a commit reachable from ``refs/remotes/<remote>/*``. Refs with nothing
     publishable (``behind`` included) are left out; those held back are listed. Two Git processes for all streams
     (the remote-tracking tips, one ``rev-list``), none when nothing is above its base.
-    ``listing``: the memory sources, when the caller listed them."""
+    ``listing``: the memory sources, when the caller listed them. ``there``: the commits one push
+    URL's branches name (those this clone has), counted instead of the remote-tracking refs
+    (``push_targets``: a remote that pushes elsewhere than it fetches)."""
     listing = streams.list_sources(repo) if listing is None else listing
     ahead = behind(repo, remote, tips, listing)
     if ahead:
         tips = {r: t for r, t in tips.items() if r not in ahead}
     chains, citing = _chains_above(repo, tips, bases, listing, remote)
     anchors = {a for links in chains.values() for link in links for a in [link.anchor] if a}
-    missing = _not_on_remote(repo, remote, anchors) if anchors else set()
+    missing = _not_on_remote(repo, remote, anchors, there) if anchors else set()
     cut = {ref: next((i for i, link in enumerate(links) if link.anchor in missing), len(links))
            for ref, links in chains.items()}
     waits = cited.waits(remote, chains, cut, *citing) if citing is not None else {}
@@ -434,9 +440,13 @@ def _chains_above(repo: Repo, tips: dict[str, str], bases: dict[str, str],
                 for ref in tips}, None
 
 
-def _not_on_remote(repo: Repo, remote: str, anchors: set[str]) -> set[str]:
-    """The ``anchors`` that are not reachable from ``remote``'s remote-tracking refs (or are not
-    in this repository at all). One listing and one ``rev-list`` for all of them."""
+def _not_on_remote(repo: Repo, remote: str, anchors: set[str], there: list[str] | None = None) -> set[str]:
+    """The ``anchors`` that are not reachable from ``remote``'s remote-tracking refs (or from the
+    commits ``there``, when given), or are not in this repository at all. One listing and one
+    ``rev-list`` for all of them."""
+    if there is not None:
+        absent, beyond = _beyond(repo, anchors, [], sorted(there)) if there else (set(), None)
+        return set(anchors) if beyond is None else absent | beyond
     proc = repo.git.run(["for-each-ref", "--format=%(objectname) %(refname)", f"refs/remotes/{remote}/"])
     others = nested_prefixes(repo, remote)
     rows = [row.split(" ", 1) for row in lines_of(proc.stdout.decode("utf-8", "replace"))] \

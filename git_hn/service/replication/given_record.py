@@ -133,6 +133,18 @@ def push_urls(repo: Repo, remote: str) -> list[str]:
     return lines_of(proc.stdout.decode("utf-8", "surrogateescape")) if proc.returncode == 0 else []
 
 
+def url_key(remote: str, url: str, count: int) -> str:
+    """The name the publication records keep what one of ``remote``'s ``count`` push URLs took
+    under (``push_targets``): the remote's own name when it pushes to that one URL alone, else
+    the name and a digest of the URL (never the URL: it may carry credentials). Git refuses a
+    space in a remote's name, so such a key is no remote's (``store.given.remote_of`` names it)."""
+    if count == 1:
+        return remote
+    import hashlib
+
+    return f"{remote} {hashlib.sha256(url.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+
+
 def contains(repo: Repo, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool | None]:
     """For each (tip, head): whether commit ``tip`` contains ``head`` (None when this clone
     cannot tell: the tip, a commit of another clone's, is not here). One ``cat-file`` and one

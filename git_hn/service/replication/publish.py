@@ -246,7 +246,7 @@ def _heads(repo: Repo, refs: list[str], listing: list | None = None) -> dict[str
 
 
 def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool = False,
-         sent: list | None = None) -> int:
+         sent: list | None = None, to: tuple[str, str] = ()) -> int:
     """``git push --porcelain`` of non-forced refspecs; the number of refs pushed (or already
     up to date there); ``sent`` gets those the push moved (created or fast-forwarded). ``exact``
     pushes each ref's tip in ``heads`` (the one that was verified and linted) rather than
@@ -266,7 +266,10 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
     pushed after it, in a push of its own, and only once the remote took what it cites: a push
     is not atomic, and a server that refused the cited stream took the citing one alone (every
     importer then failed with dependency-missing). A ref whose cited stream was refused waits
-    for the next publication; the others go on, and the first refusal is raised at the end."""
+    for the next publication; the others go on, and the first refusal is raised at the end.
+
+    ``to``: (one push URL of ``remote``, the key what it takes is recorded under), for a remote
+    that pushes elsewhere than it fetches (``push_targets``): the push goes to that URL alone."""
     after = getattr(heads, "after", None) or {}
     rounds, left = [], list(refs)
     while left:
@@ -280,7 +283,7 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
         if not ready:
             continue
         try:
-            published += _push_round(repo, remote, ready, heads, exact, sent, taken)
+            published += _push_round(repo, remote, ready, heads, exact, sent, taken, to)
         except PhaseError as exc:
             published += exc.published
             failed = failed or exc
@@ -308,40 +311,41 @@ def _note_at_risk(repo: Repo, remote: str, heads: dict[str, str], taken: dict[st
 
 
 def _push_round(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool,
-                sent: list | None, taken: dict) -> int:
+                sent: list | None, taken: dict, to: tuple[str, str] = ()) -> int:
     """One push of ``refs`` (``push``); ``taken`` gets what the remote holds now of them."""
     from ...store import given
 
-    given.offer(repo, remote, {r: heads[r] for r in refs if r in heads})
+    key = to[1] if to else remote
+    given.offer(repo, key, {r: heads[r] for r in refs if r in heads})
     answered: dict[str, str] = {}  # ref -> the tip the remote now holds, from the push's answer
     reported: set[str] = set()  # the refs the push's answer named (given or refused)
     try:
-        published = _push_slices(repo, remote, refs, heads, exact, sent, answered, reported)
+        published = _push_slices(repo, remote, refs, heads, exact, sent, answered, reported, to)
     except PhaseError:  # (an answer was read, for the refs it named: what it gave is journalled)
         from .given_record import push_urls
 
-        if len(push_urls(repo, remote)) != 1:  # one URL's refusal says nothing of what another took
+        if not to and len(push_urls(repo, remote)) != 1:  # one URL's refusal says nothing of what another took
             reported = set(answered)
-        given.settled(repo, remote, answered, reported)
+        given.settled(repo, key, answered, reported)
         taken.update(answered)
         raise
     # anything else (a signal, a timeout): the offer stays, ``settle_stopped``'s
-    given.settled(repo, remote, answered, None)
+    given.settled(repo, key, answered, None)
     taken.update(answered)
     return published
 
 
 def _push_slices(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact: bool,
-                 sent: list | None, answered: dict, reported: set) -> int:
+                 sent: list | None, answered: dict, reported: set, to: tuple[str, str] = ()) -> int:
     if exact and len(refs) >= OUTBOX_FROM:
         from ...store import outbox
 
         with outbox.staged(repo, {r: heads[r] for r in refs}) as spec:
             if spec is not None:  # (else nothing was written: one refspec per ref)
-                return _push(repo, remote, [[spec]], heads, sent, answered, reported)
+                return _push(repo, remote, [[spec]], heads, sent, answered, reported, to)
     slices = [[f"{heads[r]}:{r}" if exact else f"{r}:{r}" for r in refs[i:i + SLICE]]
               for i in range(0, len(refs), SLICE)]
-    return _push(repo, remote, slices, heads, sent, answered, reported)
+    return _push(repo, remote, slices, heads, sent, answered, reported, to)
 
 
 # Git's words for a push that never reached the remote (nothing was sent): its offers are settled
@@ -371,11 +375,13 @@ def _never_sent(stderr: bytes) -> bool:
 
 
 def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str],
-          sent: list | None = None, answered: dict | None = None, reported: set | None = None) -> int:
+          sent: list | None = None, answered: dict | None = None, reported: set | None = None,
+          to: tuple[str, str] = ()) -> int:
     """One ``git push`` per slice of refspecs, their porcelain read (see ``push``)."""
     from ...store import given
 
     published, rejected = 0, False
+    dest, key = to or (remote, remote)  # (where the push goes; what it took is recorded under)
     # started by the pre-push of a push the user's hooks approved (the wrapper's variable): the
     # hooks do not run again for git-hn's own push (a team trial: with pre-commit installed after
     # git-hn, its pre-push stage ran twice per push); git-hn's own wrapper would skip them alike
@@ -385,9 +391,9 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
     behind: dict[str, str] = {}  # ref -> refusal, as non-fast-forwards: the remote may hold more already
     for specs in slices:
         refused_behind = len(behind)
-        proc = repo.git.run(["push", "--porcelain", *checked, "--end-of-options", remote, *specs],
+        proc = repo.git.run(["push", "--porcelain", *checked, "--end-of-options", dest, *specs],
                             env={**remote_env(), "HN_HOOK_ACTIVE": "1"},
-                            on_start=lambda pid: given.pushing(repo, remote, pid))
+                            on_start=lambda pid: given.pushing(repo, key, pid))
         for line in lines_of(proc.stdout.decode("utf-8", "replace")):
             parts = line.split("\t")
             if len(parts) >= 2 and ":" in parts[1]:
@@ -415,7 +421,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
             rejected = True
             if not reason:  # (no ref refused: a local hook refused it, or the remote was not reached)
                 reason = not_pushed(repo, remote, proc.returncode, proc.stdout or b"", proc.stderr or b"")
-    ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind})
+    ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind}, dest if to else "")
     for ref in behind:
         if ref in ahead:  # the remote has this tip inside a longer chain: nothing to publish
             published += 1
@@ -423,7 +429,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
         else:
             rejected = True
             reason = reason or behind[ref]
-    remember(repo, remote, done)
+    remember(repo, key, done)
     if answered is not None:
         answered.update(done)
     if rejected:
@@ -435,10 +441,10 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
                            "stream selected, signs yours again on top of them")
             elif reason.startswith("[remote rejected]") and "cannot lock ref" in reason:
                 reason += f"; another push to {remote} was updating that ref: git hn sync {remote} again"
-            elif reason.startswith("[remote rejected]") and not published:
+            elif reason.startswith("[remote rejected]") and not published and not to:  # (``push_targets`` advises)
                 reason += (f"; if {remote} never accepts memory refs, stop publishing there: git config "
                            f"remote.{remote}.hnPublish false")
-            elif reason.split(";")[0] in NO_ACCESS and not published:  # (a remote one only reads from)
+            elif reason.split(";")[0] in NO_ACCESS and not published and not to:  # (a remote one only reads from)
                 reason += (f"; if you only read from {remote}, stop publishing there: git config "
                            f"remote.{remote}.hnPublish false")
             error = PhaseError(f"{error.message}: {reason}", published)
@@ -447,17 +453,17 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
     return published
 
 
-def _already_beyond(repo: Repo, remote: str, tips: dict[str, str]) -> dict[str, str]:
+def _already_beyond(repo: Repo, remote: str, tips: dict[str, str], url: str = "") -> dict[str, str]:
     """Of ``tips`` (ref -> the tip a push offered and the remote refused as a non-fast-forward),
     the refs whose remote tip already contains that tip (ref -> the remote's tip): the remote
     got the stream further from elsewhere (a mirror of another remote, another clone of the same
     identity), while this clone offered what its gate allowed. One ``ls-remote`` and one
-    ``rev-list``, only after such a refusal."""
+    ``rev-list``, only after such a refusal. ``url``: the push URL the push went to, when one."""
     if not tips:
         return {}
     from .given_record import push_urls
 
-    urls = push_urls(repo, remote)
+    urls = [url] if url else push_urls(repo, remote)
     if len(urls) != 1 or not transport_allowed(urls[0]):
         return {}  # (where the push went is not one repository this can ask: the refusal stands)
     from ...errors import OutputTooLarge
@@ -521,12 +527,14 @@ def remote_bases(repo: Repo, remote: str, heads: dict[str, str], given: dict[str
 
 def _remote_tips(repo: Repo, remote: str):
     """ref -> tip of the memory refs ``remote``'s push URL advertises (an ``AdvertisedRefs``),
-    or {} when it cannot be asked or does not answer well."""
+    or {} when it cannot be asked or does not answer well, or it has several push URLs (one of
+    them holding a stream is not ``remote`` holding it: ``push_targets``)."""
     from .advertise import AdvertisedRefs, advertise
+    from .given_record import push_urls
 
-    proc = repo.git.run(["remote", "get-url", "--push", "--end-of-options", remote])
-    url = proc.stdout.decode("utf-8", "surrogateescape").strip()
-    if proc.returncode != 0 or not transport_allowed(url):
+    urls = push_urls(repo, remote)
+    url = urls[0] if len(urls) == 1 else ""
+    if not transport_allowed(url):
         return {}
     try:
         advertised, _others = advertise(repo, url, remote, timeout=ASK_TIMEOUT)

@@ -566,8 +566,9 @@ class Import:
             offered = set()
         if offered:  # (what is journalled as given, offers apart: read once, only when any is offered)
             offered -= {(r, h) for r, _f, h in given_of(self.repo, ref, conn, offered=False) or ()}
-        for remote, _ref, head in given:
-            if head in commits and (remote, head) in offered:
+        for key, _ref, head in given:
+            remote = journal.remote_of(key)  # (a key of one of its push URLs names it)
+            if head in commits and (key, head) in offered:
                 return (f"memory {commits[head].memory_id} of it may have been published to {remote} by a "
                         f"publication that was stopped while pushing; what {remote} holds of it is not known here "
                         f"(if that push never reached {remote}, remove its line from "

@@ -1,0 +1,225 @@
+"""Publication to a remote that pushes elsewhere than it fetches: several push URLs (``git remote
+set-url --add --push``: a team repository and its mirror), or one push URL that is another
+repository (fetch from upstream, push to your fork).
+
+``git push <remote>`` pushes to each push URL in turn, and Git moves ``refs/remotes/<remote>/*``
+as soon as one of them accepts (and a fetch from the fetch URL moves them back): those refs say
+nothing of what each push URL holds, so the gate cannot count them. A trial: a push the mirror
+rejected still published the memory anchored on the rejected commit to the mirror, whose readers
+were stopped at it; with a fork, every fetch turned a published memory back into one that
+"waits", and every push turned it back again. So each push URL is asked what it holds (one
+bounded ``ls-remote`` of its branches and memory refs), its streams are gated on its own branches
+(``gate.gate``'s ``there``), and it is given what it may hold by a push to that URL alone
+(``publish.push``'s ``to``).
+
+What each URL took is recorded under a key of its own (``given_record.url_key``; re-anchoring
+never signs again what any of them holds), and under the remote's name only what every one of
+them holds: the pre-push hook's bookkeeping (``publish.moved_since_given``) keeps offering a
+stream one of them lacks, so a URL that refused it is tried again on every push and sync, and its
+failure is said each time, until it takes it. With one push URL, its key is the remote's name.
+
+Owns nothing on disk. Trusts what each push URL advertises only to spare pushing to it: a URL that
+claims a branch or a tip it lacks misleads its own readers alone, as its remote-tracking refs would.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...core.grammar import LOCAL_PREFIX
+from ...errors import HnError
+from ...store.repo import Repo
+from .given_record import contains, note_held, published_heads, push_urls, remember, url_key
+from .outcomes import PhaseError, phase
+
+
+def split(repo: Repo, remote: str) -> list[str] | None:
+    """The push URLs of ``remote`` when it pushes elsewhere than it fetches (several, or one that
+    is not its fetch URL): each is asked and given on its own. None in the usual case (one push
+    URL, the fetch URL), or when Git cannot say (the usual publication reports it)."""
+    urls = push_urls(repo, remote)
+    if len(urls) != 1:
+        return urls or None
+    proc = repo.git.run(["remote", "get-url", "--end-of-options", remote])
+    return None if proc.returncode != 0 or proc.stdout.decode("utf-8", "surrogateescape").strip() == urls[0] else urls
+
+
+def where(remote: str, index: int, count: int) -> str:
+    """A push URL as a person reads it: by its place in ``git remote get-url --push --all``'s list,
+    never by the URL (it may carry credentials)."""
+    return f"{remote}'s push URL" if count == 1 else f"push URL {index + 1} of {remote}"
+
+
+def ask(repo: Repo, url: str, timeout: float) -> tuple[list[str], dict[str, str]] | None:
+    """(the commits ``url``'s branches name that this clone has, ref -> tip of its memory refs):
+    one ``ls-remote`` within ``timeout`` seconds; None when it cannot be asked or does not answer.
+    A branch tip this clone lacks counts for nothing (what it holds cannot be walked here)."""
+    from ...store.transport import listed
+
+    lines = listed(repo, url, patterns=("refs/heads/*", f"{LOCAL_PREFIX}*"), timeout=timeout)
+    if lines is None:
+        return None
+    tips = sorted({oid for oid, ref in lines if ref.startswith("refs/heads/")})
+    infos = repo.git.infos_bulk(tips) if tips else []
+    there = [oid for oid, info in zip(tips, infos) if info is not None and info[1] == "commit"]
+    return there, {ref: oid for oid, ref in lines if ref.startswith(LOCAL_PREFIX)}
+
+
+def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None = None,
+                    local: list[str] | None = None, sent: list | None = None, own: list | None = None,
+                    timeout: float = 20.0) -> int:
+    """``publish.publish_streams`` for a remote that pushes elsewhere than it fetches: the sync's
+    advertisement is the fetch URL's, which says nothing of what the push URLs hold (a trial: a
+    memory the fork took "waited" again after every fetch), so each push URL is asked
+    (``publish_each``). The streams are linted above what every push URL was given (the remote's
+    own record: what one of them took was linted when it was given)."""
+    from ...store import streams
+    from . import publish
+
+    refs = local if local is not None else publish.local_refs(repo, remote)
+    if own is not None:
+        own.extend(refs)
+    if not refs:
+        return 0
+    try:
+        listing = streams.list_sources(repo)
+    except HnError:
+        listing = None  # (``valid_refs`` names what is wrong, stream by stream)
+    valid = publish.valid_refs(repo, refs, listing)
+    heads = publish.current_heads(repo) if listing is None else {s.ref: s.head for s in listing if s.remote is None}
+    given = published_heads(repo, remote)
+    withheld = publish.secret_shaped(repo, listing, [r for r in valid if given.get(r) != heads.get(r)], given)
+    tips = {r: heads[r] for r in valid if r not in withheld and heads.get(r)}
+    published = publish_each(repo, remote, urls, tips, listing, timeout, sent, held)
+    if len(valid) < len(refs):
+        raise phase("memory publication", remote, published)  # §9.13: the valid refs still go
+    if withheld:
+        ref = min(withheld)
+        raise PhaseError(f"{phase('memory publication', remote).message}: {withheld[ref]}", published)
+    return published
+
+
+def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str], listing: list | None,
+                 timeout: float, sent: list | None = None, held: list | None = None) -> int:
+    """Give each of ``remote``'s push URLs ``urls`` the streams of ``tips`` (ref -> verified tip),
+    each up to its first memory anchored on a commit that URL's branches do not hold; the number
+    of refs every URL now holds as far as it may. ``held`` gets the ``gate.Held`` lines (one for
+    what every URL waits for alike), ``sent`` the refs a push moved on any URL. The remote's own
+    name records what every URL holds. Every URL is tried; then the first failure is raised (a
+    ``PhaseError`` naming that URL by its place), with the count of the others that failed."""
+    from . import publish
+    from .gate import gate
+
+    count, failures, counts, holds = len(urls), [], [], []
+    moved: list[str] = []
+    for index, url in enumerate(urls):
+        key, place = url_key(remote, url, count), where(remote, index, count)
+        asked = ask(repo, url, timeout)
+        if asked is None:
+            failures.append(_failed(remote, index, count, f"it did not answer git ls-remote (within {timeout:g} s), "
+                                    f"or its transport is one git-hn does not use; nothing was published there; "
+                                    f"git hn sync {remote} asks it again"))
+            counts.append(0)
+            continue
+        there, memory = asked
+        _settle(repo, key, memory)
+        same = {r: t for r, t in tips.items() if memory.get(r) == t}
+        note_held(repo, key, same)  # (a memory there that no record says was given: never signed again)
+        todo = {r: t for r, t in tips.items() if r not in same}
+        bases = {r: memory[r] for r in todo if r in memory}
+        allowed, waiting = gate(repo, remote, todo, bases, listing, there) if todo else ({}, [])
+        holds.append([h._replace(where=place) if h.commit and not h.discarded else h for h in waiting])
+        waits = {h.ref for h in waiting}
+        idle = sum(r not in allowed and r not in waits for r in todo)
+        ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
+        done = len(same) + idle + sum(bases.get(r) == allowed[r] for r in allowed)
+        try:
+            done += publish.push(repo, remote, ready, allowed, exact=True, sent=moved, to=(url, key))
+        except PhaseError as exc:
+            done += exc.published
+            failures.append(_failed(remote, index, count, _reason(exc, remote), exc))
+        counts.append(done)
+    if sent is not None:
+        sent.extend(r for r in dict.fromkeys(moved) if r not in sent)
+    if count > 1:
+        _record_everywhere(repo, remote, [url_key(remote, u, count) for u in urls], tips)
+    published = min(counts) if counts else 0
+    if held is not None:
+        held.extend(_merged(holds, remote, count))
+    if failures:
+        first = failures[0]
+        if len(failures) > 1:
+            first.message += f"; {len(failures) - 1} more of {remote}'s push URLs failed too"
+        first.published = published
+        raise first
+    return published
+
+
+def _failed(remote: str, index: int, count: int, reason: str, exc: PhaseError | None = None) -> PhaseError:
+    """The publication's error for one push URL: the remote's phase error, naming the URL by its
+    place (``git remote get-url --push --all`` lists them), with the advice that fits one URL of
+    several (``hnPublish`` would stop the others too)."""
+    place = "at its push URL" if count == 1 else f"at push URL {index + 1} of {count}"
+    lists = f"git remote get-url --push --all {remote} lists them" if count > 1 else f"git remote get-url --push {remote}"
+    cause = getattr(exc, "cause", "") if exc is not None else ""
+    from ...store.transport import NO_ACCESS
+
+    if exc is not None and not exc.published and (cause.startswith("[remote rejected]") or cause in NO_ACCESS) \
+            and "cannot lock ref" not in reason:
+        reason += (f"; if that repository never takes memory refs, stop publishing there: git config "
+                   f"remote.{remote}.hnPublish false" if count == 1 else
+                   f"; if that repository never takes memory refs, push to it through a remote of its own (git remote "
+                   f"add NAME URL; git config remote.NAME.hnPublish false) and take it off {remote}'s push URLs "
+                   f"(git remote set-url --delete --push {remote} URL)")
+    error = PhaseError(f"{phase('memory publication', remote).message} {place} ({lists}): {reason}")
+    error.cause = cause
+    return error
+
+
+def _reason(exc: PhaseError, remote: str) -> str:
+    """What a push to one URL said, without the phase's own words (``_failed`` says them)."""
+    head = f"{phase('memory publication', remote).message}: "
+    return exc.message[len(head):] if exc.message.startswith(head) else "the push failed"
+
+
+def _settle(repo: Repo, key: str, memory: dict[str, str]) -> None:
+    """What stopped publications offered this push URL, settled by its answer (``store.given``)."""
+    from ...store import given
+
+    if not os.path.lexists(given.offered_path(repo)):
+        return  # (the usual case: one stat)
+    try:
+        settled = given.settle_stopped(repo, key, memory, lambda pairs: contains(repo, pairs))
+    except (HnError, OSError):
+        return
+    remember(repo, key, settled)
+
+
+def _record_everywhere(repo: Repo, remote: str, keys: list[str], tips: dict[str, str]) -> None:
+    """Under ``remote``'s own name: the tips of ``tips`` that every push URL's record holds now.
+    An offer made under that name (memory refs the user pushed by hand) is settled when every
+    push URL holds exactly its tip, as a push of the remote's own settled it."""
+    from ...store import given
+
+    records = [published_heads(repo, key) for key in keys]
+    everywhere = {r: t for r, t in tips.items() if all(rec.get(r) == t for rec in records)}
+    known = published_heads(repo, remote)
+    remember(repo, remote, {r: t for r, t in everywhere.items() if known.get(r) != t})
+    if everywhere and os.path.lexists(given.offered_path(repo)):
+        given.settled(repo, remote, everywhere, set())
+
+
+def _merged(holds: list[list], remote: str, count: int) -> list:
+    """The held lines of every URL, one per ref and reason: a memory every URL waits for the
+    same commit for says so once."""
+    out, seen = [], {}
+    for held in holds:
+        for h in held:
+            plain = h._replace(where="")
+            seen.setdefault(plain, []).append(h)
+    for plain, copies in seen.items():
+        if count > 1 and len(copies) == count and copies[0].where:
+            out.append(plain._replace(where=f"every push URL of {remote}"))
+        else:
+            out.extend(dict.fromkeys(copies))
+    return sorted(out, key=lambda h: (h.ref, h.where))

@@ -1,0 +1,143 @@
+"""A remote that pushes elsewhere than it fetches (``service.replication.push_targets``): two push
+URLs (a team repository and its mirror), or one push URL that is a fork. Real repositories, real
+pushes through the installed hooks, real background publications."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from helpers import git, hn, make_repo, wait_publication
+
+
+def _push(repo, *args):
+    """``git push``, then the background publication its pre-push hook started (if any)."""
+    proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True, timeout=120)
+    wait_publication(repo)
+    return proc
+
+
+def _record(repo, content: str) -> str:
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", content)
+    assert r.code == 0, r.err
+    doc = r.json()
+    return f"refs/hn/memory/{doc['actor']}/{doc['stream'][7:]}"
+
+
+def _memory_refs(bare) -> str:
+    return git(bare, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/")
+
+
+def _team_and_mirror(tmp_path, mode: str = "warn"):
+    """Alice's clone of team.git, pushing to team.git and mirror.git (both holding main), with
+    git-hn's hooks installed: (alice, team, mirror)."""
+    team, mirror = tmp_path / "team.git", tmp_path / "mirror.git"
+    alice = make_repo(tmp_path / "alice")
+    for bare in (team, mirror):
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+        git(alice, "push", "-q", str(bare), "main")
+    git(alice, "remote", "add", "origin", str(team))
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
+    git(alice, "remote", "set-url", "--add", "--push", "origin", str(team))
+    git(alice, "remote", "set-url", "--add", "--push", "origin", str(mirror))
+    git(alice, "config", "hn.prePush", mode)
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    assert hn(alice, "hooks", "install").code == 0
+    return alice, team, mirror
+
+
+@pytest.mark.parametrize("mode", ["warn", "block"])
+def test_a_push_url_that_rejected_the_commit_gets_no_memory_anchored_on_it(tmp_path, mode):
+    """A trial: the mirror rejected the push of commit two ("fetch first"), the team took it, and
+    the background publication still gave the mirror the memory anchored on two (Git moves
+    refs/remotes/origin/main once any push URL accepts): the mirror's readers were stopped at it.
+    Each push URL is asked what its branches hold; the mirror gets the memory once it has two."""
+    alice, team, mirror = _team_and_mirror(tmp_path, mode)
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(mirror), str(other))
+    git(other, "-c", "user.name=M", "-c", "user.email=m@e", "commit", "-q", "--allow-empty", "-m", "mirror only")
+    git(other, "push", "-q", "origin", "HEAD:main")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    ref = _record(alice, "anchored on two")
+    pushed = _push(alice)
+    assert "[rejected]" in pushed.stderr, pushed.stderr
+    assert ref in _memory_refs(team)
+    assert ref not in _memory_refs(mirror)  # (its readers would stop at a commit it lacks)
+    synced = hn(alice, "sync")
+    assert "until commit" in synced.out and "is on push URL 2 of origin" in synced.out, synced.out
+    assert ref not in _memory_refs(mirror)
+    git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(mirror), "main")
+    pushed = _push(alice)
+    assert pushed.returncode == 0, pushed.stderr
+    assert git(mirror, "rev-parse", ref) == git(alice, "rev-parse", ref)
+
+
+def test_a_push_url_that_refuses_memory_refs_is_said_and_tried_again(tmp_path):
+    """A trial: the mirror's pre-receive refused refs/hn/*; Git runs pre-push once per push URL, so
+    two background publications ran, and the second (finding the stream given to origin, since
+    the team took it) erased the first one's failure: never said, never tried again. The failure
+    names the push URL by its place, the stream is offered again until that URL takes it, and
+    the advice does not stop publishing to the team (``hnPublish false`` would)."""
+    alice, team, mirror = _team_and_mirror(tmp_path)
+    hook = mirror / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nif grep -q refs/hn/; then echo 'no memory refs here' >&2; exit 1; fi\n")
+    hook.chmod(0o755)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    ref = _record(alice, "anchored on two")
+    first = _push(alice)
+    assert first.returncode == 0, first.stderr
+    assert git(team, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    assert ref not in _memory_refs(mirror)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "three")
+    second = _push(alice)
+    said = [line for line in second.stderr.splitlines() if "the last background publication to origin failed" in line]
+    assert len(said) == 1, second.stderr
+    assert "at push URL 2 of 2" in said[0] and "no memory refs here" in said[0], said[0]
+    assert str(mirror) not in said[0] and "set-url --delete --push origin" in said[0], said[0]
+    synced = hn(alice, "sync")
+    assert synced.code == 1 and "at push URL 2 of 2" in synced.err, synced.err
+    hook.unlink()  # (the mirror takes memory now: the next push gives it what it lacks)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "four")
+    third = _push(alice)
+    assert "the last background publication to origin failed" in third.stderr, third.stderr  # (the retry's)
+    assert git(mirror, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    fourth = _push(alice)
+    assert "failed" not in fourth.stderr, fourth.stderr
+
+
+def test_a_fork_push_url_keeps_a_published_memory_published_after_a_fetch(tmp_path):
+    """A trial: fetch from upstream, push to your fork (``set-url --push``). The push gave the fork
+    the memory, but after ``git fetch`` every sync said it "waits until commit … is on origin"
+    and "1 stream held back" (the fetch moved refs/remotes/origin/main back to upstream's), and
+    the next push said it was up to date again. The fork is asked what it holds."""
+    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
+    alice = make_repo(tmp_path / "alice")
+    for bare in (upstream, fork):
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+        git(alice, "push", "-q", str(bare), "main")
+    git(alice, "remote", "add", "origin", str(upstream))
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
+    git(alice, "remote", "set-url", "--push", "origin", str(fork))
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    assert hn(alice, "hooks", "install").code == 0
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    ref = _record(alice, "anchored on two")
+    assert _push(alice).returncode == 0
+    assert git(fork, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    git(alice, "fetch", "-q", "origin")  # (upstream lacks two)
+    for _ in range(2):
+        synced = hn(alice, "sync")
+        assert synced.code == 0 and "held back" not in synced.out and "waits" not in synced.out, synced.out
+    # a memory on a commit only the fork has goes there by the sync alone
+    git(alice, "commit", "-q", "--allow-empty", "-m", "three")
+    git(alice, "push", "-q", "--no-verify", "origin", "main")
+    git(alice, "fetch", "-q", "origin")
+    _record(alice, "anchored on three")
+    synced = hn(alice, "sync")
+    assert synced.code == 0 and "published 1 stream" in synced.out, synced.out
+    assert git(fork, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    assert ref not in _memory_refs(upstream)
