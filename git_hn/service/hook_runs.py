@@ -96,7 +96,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     """Verify, lint and publish the local streams that moved since ``remote`` last got them;
     the exit status per hn.prePush. Imported streams are never published; a stream whose tip the
     remote already has costs nothing (issue 11). ``data``: the hook's input (what is pushed);
-    ``url``: the URL Git pushes to (the hook's second argument; "" when not given)."""
+    ``url``: the URL Git pushes to (the hook's second argument, once for each of a remote's push
+    URLs; "" when not given)."""
     if os.environ.get("HN_HOOK_ACTIVE"):
         return 0
     # pre-commit's "migration mode" runs this wrapper as pre-push.legacy with this variable set;
@@ -147,13 +148,15 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         sys.stderr.write(f'git-hn: this push publishes no memory and keeps no reminder for it: invalid remote '
                          f'name "{quoted(remote)}"; {REMOTE_NAME_RULE}\n')
         return 0
+    block, off, specs, mirrors, several = _push_settings(repo, remote)
+    if several and url and not block and _later_push_url(repo, remote, url):
+        return 0  # (the first push URL's run warned once, and its publication asks and gives each push URL)
     _note_push(repo, remote, data)
     _offer_pushed_memory(repo, remote, data)
     from ..store import streams
     from .replication import PhaseError, background, gate, lint, publish
 
     found: list[tuple[str, str]] = []  # (ref, problem): reported one line each, in ref order
-    block, off, specs, mirrors = _push_settings(repo, remote)
     try:
         text = streams.listing_text(repo)  # one for-each-ref (started early: cli.main)
     except HnError:
@@ -309,6 +312,7 @@ class PushSettings(NamedTuple):
     off: bool  # ``remote.<remote>.hnPublish`` is false
     specs: list  # the remote's fetch refspecs
     mirror: bool  # ``remote.<remote>.mirror`` is true: every push there mirrors
+    several: bool  # several push URLs: ``pushurl`` given more than once, or ``url`` and no ``pushurl``
 
 
 def _push_settings(repo: Repo, remote: str) -> PushSettings:
@@ -317,6 +321,7 @@ def _push_settings(repo: Repo, remote: str) -> PushSettings:
 
     block = off = mirror = False
     specs: list[str] = []
+    urls = {"url": 0, "pushurl": 0}
     key = f"remote.{remote}.hnpublish"
     for line in lines_of(repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode("utf-8", "replace")):
         name, sp, value = line.partition(" ")
@@ -328,7 +333,18 @@ def _push_settings(repo: Repo, remote: str) -> PushSettings:
             specs.append(value.strip())
         elif name == f"remote.{remote}.mirror":
             mirror = not config_false(value if sp else None)
-    return PushSettings(block, off, specs, mirror)
+        elif name.startswith(f"remote.{remote}.") and name[len(remote) + 8:] in urls:
+            urls[name[len(remote) + 8:]] += 1
+    return PushSettings(block, off, specs, mirror, (urls["pushurl"] or urls["url"]) > 1)
+
+
+def _later_push_url(repo: Repo, remote: str, url: str) -> bool:
+    """Whether ``url`` is one of ``remote``'s push URLs but the first: Git runs pre-push once for
+    each, in their order, and a trial saw every warning twice."""
+    from .replication.given_record import push_urls
+
+    urls = push_urls(repo, remote)
+    return url in urls[1:] and url != urls[0]
 
 
 def _tracked_tips(remote: str, specs: list[str], data: bytes) -> tuple[set[str], dict[str, str]]:

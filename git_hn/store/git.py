@@ -67,10 +67,10 @@ def publication_off_question(remote: str) -> tuple[str, ...]:
     return ("config", "--type=bool", "--get", f"remote.{remote}.hnPublish")  # (Git's own reading)
 
 
-# besides the listing: the remotes, and hn.prePush with every remote's hnPublish (fetch refspecs,
-# mirror setting) in one answer
+# besides the listing: the remotes, and hn.prePush with every remote's hnPublish, fetch refspecs,
+# mirror setting and URLs (several push URLs: ``hook_runs``) in one answer
 PRE_PUSH_QUESTIONS = (("remote",), ("config", "--get-regexp",
-                                    r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|mirror))$"))
+                                    r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|mirror|url|pushurl))$"))
 # a ref transaction of full object IDs: without the ambiguity check Git does not look each one up
 # as a ref name (a dozen stats per ref at 10,000 refs)
 REF_TRANSACTION = ("-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin")

@@ -108,6 +108,24 @@ def test_a_push_url_that_refuses_memory_refs_is_said_and_tried_again(tmp_path):
     assert "failed" not in fourth.stderr, fourth.stderr
 
 
+def test_a_push_to_two_push_urls_warns_once(tmp_path):
+    """The same trial: Git runs pre-push once for each push URL, and every warning of git-hn's
+    was said twice. The first push URL's run says them (and its publication asks and gives
+    every push URL); the others' say nothing."""
+    alice, team, mirror = _team_and_mirror(tmp_path)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    ref = _record(alice, "anchored on two")
+    tip = git(alice, "rev-parse", ref)  # (what may be published: the next memory waits for feature)
+    git(alice, "checkout", "-q", "-b", "feature")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "not pushed yet")
+    _record(alice, "anchored on a commit no push carries yet")
+    git(alice, "checkout", "-q", "main")
+    pushed = _push(alice, "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert pushed.stderr.count("waits until commit") == 1, pushed.stderr
+    assert git(team, "rev-parse", ref) == tip and git(mirror, "rev-parse", ref) == tip
+
+
 def test_a_fork_push_url_keeps_a_published_memory_published_after_a_fetch(tmp_path):
     """A trial: fetch from upstream, push to your fork (``set-url --push``). The push gave the fork
     the memory, but after ``git fetch`` every sync said it "waits until commit … is on origin"
