@@ -185,6 +185,15 @@ A remote that refuses memory refs (a host whose hooks allow branches only), or w
 read memory, can be left out of publication, by both the hook and
 .BR "git hn sync" :
 .BR "git config remote.<name>.hnPublish false" .
+A remote that pushes elsewhere than it fetches (several push URLs, a team repository and its
+mirror; or one push URL that is your fork) is asked, at each push URL, which branches and memory
+refs it holds: each push URL is given the memory anchored on commits its own branches hold, and
+one that refused a push is named by its place in
+.B "git remote get\\-url \\-\\-push \\-\\-all REMOTE"
+(a line never shows a URL: it may carry credentials) and is tried again on every push and sync
+until it takes it. Git runs the hook once for each push URL; with
+.B warn
+the first one's run says what there is to say, once.
 A push that takes off the remote a commit a memory is anchored on (whoever imports the memory's
 stream would stop at it) says so, naming whose memories they are (with
 .B block
@@ -257,7 +266,8 @@ or
 .BR "git rebase" ,
 your memories that were never published and are anchored on a rewritten commit, on its
 replacement (signed anew). A memory is published only once its anchor commit is on the remote
-(reachable from its remote\\-tracking refs): after a rejected push nothing anchored on the
+(reachable from its remote\\-tracking refs, or from a push URL's own branches where the remote
+pushes elsewhere than it fetches): after a rejected push nothing anchored on the
 rejected commits goes out, and after the rebase and the next push the re\\-anchored memories do.
 .PP
 When the recorded
