@@ -164,7 +164,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         local = getattr(run, "local_refs", None) if run is not None else None
         try:
             with serial.publishing(repo, remote, wait):
-                urls = push_targets.split(repo, remote)  # (pushes elsewhere: each push URL is asked)
+                urls = push_targets.split(repo, remote, url)  # (pushes elsewhere: each push URL is asked)
                 result.published = push_targets.publish_streams(
                     repo, remote, urls, result.held, local, result.sent, result.own, stall) if urls else \
                     publish_streams(repo, remote, advertised, result.held, local, result.sent, result.own, url)

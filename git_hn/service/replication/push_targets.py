@@ -33,15 +33,18 @@ from .given_record import contains, note_held, published_heads, push_urls, remem
 from .outcomes import PhaseError, phase
 
 
-def split(repo: Repo, remote: str) -> list[str] | None:
+def split(repo: Repo, remote: str, fetch_url: str = "") -> list[str] | None:
     """The push URLs of ``remote`` when it pushes elsewhere than it fetches (several, or one that
     is not its fetch URL): each is asked and given on its own. None in the usual case (one push
-    URL, the fetch URL), or when Git cannot say (the usual publication reports it)."""
+    URL, the fetch URL), or when Git cannot say (the usual publication reports it).
+    ``fetch_url``: the fetch URL, when the caller knows it (``git remote get-url``'s answer)."""
     urls = push_urls(repo, remote)
     if len(urls) != 1:
         return urls or None
-    proc = repo.git.run(["remote", "get-url", "--end-of-options", remote])
-    return None if proc.returncode != 0 or proc.stdout.decode("utf-8", "surrogateescape").strip() == urls[0] else urls
+    if not fetch_url:
+        proc = repo.git.run(["remote", "get-url", "--end-of-options", remote])
+        fetch_url = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else urls[0]
+    return None if fetch_url == urls[0] else urls
 
 
 def where(remote: str, index: int, count: int) -> str:
