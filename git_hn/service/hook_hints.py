@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 
 from ..store.repo import Repo
-from .hook_location import CHAINED_DIR, HOOKS, Location, make_absolute, relative_hooks_path, shared_hooks_path, within
+from .hook_location import (CHAINED_DIR, HOOKS, Location, in_this_worktree, make_absolute, relative_hooks_path,
+                            shared_hooks_path, within)
 from .hooks import _is_wrapper, wrappers_here
 
 __all__ = ["after_hint", "install_hint"]
@@ -19,7 +20,7 @@ def install_hint(loc: Location, repo: Repo | None) -> str:
     these hooks (install writes only where the directory is not tracked, so no other worktree
     has it), else ""."""
     relative = relative_hooks_path(repo)
-    return (f"linked worktrees (git worktree add) run none of these: {make_absolute(relative, loc.dir)}"
+    return (f"other worktrees (git worktree add) run none of these: {make_absolute(relative, loc.dir)}"
             if relative else "")
 
 
@@ -54,7 +55,8 @@ def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
     if loc.moved_from and not os.path.isdir(loc.dir):
         return (f"core.hooksPath names {loc.dir}, which does not exist (this repository was moved since git-hn "
                 "installed hooks there): Git runs no hook; set core.hooksPath to where they are now")
-    if loc.elsewhere and not wrappers_here(loc) and relative_hooks_path(repo):
+    if loc.elsewhere and not wrappers_here(loc) and relative_hooks_path(repo) and \
+            not in_this_worktree(repo, loc.elsewhere):  # (else this worktree's own, under an older setting)
         return f"Git runs no hook of git-hn's in this worktree: {make_absolute(relative_hooks_path(repo), loc.elsewhere)}"
     if loc.elsewhere and not wrappers_here(loc):
         return (f"this repository's record names git-hn's hooks in {loc.elsewhere} (installed from another "

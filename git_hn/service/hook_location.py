@@ -222,10 +222,19 @@ def relative_hooks_path(repo: Repo | None) -> str:
     if repo is None:
         return ""
     value = repo.git.run(["config", "--get", "core.hooksPath"]).stdout.decode("utf-8", "surrogateescape").strip()
-    return value if value and not value.startswith(("/", "~")) else ""
+    if not value or value.startswith(("/", "~")) or os.path.normpath(value).split(os.sep)[0] == "..":
+        return ""  # (a review: ``../shared-hooks`` may be one directory for sibling worktrees)
+    return value
 
 
-def make_absolute(value: str, recorded: str) -> str:
+def in_this_worktree(repo: Repo, path: str) -> bool:
+    """Whether ``path`` lies in this worktree (a directory an older relative ``core.hooksPath``
+    named here, not another worktree's)."""
+    top = repo.git.run(["rev-parse", "--show-toplevel"]).stdout.decode("utf-8", "surrogateescape").strip()
+    return bool(top) and within(path, os.path.realpath(top))
+
+
+def make_absolute(value: str, recorded: str) -> str:  # (``relative_hooks_path``'s value)
     """The way out when a relative ``core.hooksPath`` (``value``) leaves a worktree without the
     hooks installed in ``recorded``: the setting made absolute, so every worktree runs them."""
     from shlex import quote

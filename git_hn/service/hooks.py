@@ -24,8 +24,9 @@ from ..core import hashing
 from ..errors import HnError, InputError
 from ..store.repo import Repo
 from .hook_calls import calls_git_hn, loops_back, rechainable, skips_pre_commit
-from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, locate, make_absolute, named_dirs,
-                            own_recorded, per_worktree_hooks, relative_hooks_path, shared_hooks_path, within)
+from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, in_this_worktree, locate, make_absolute,
+                            named_dirs, own_recorded, per_worktree_hooks, relative_hooks_path, shared_hooks_path,
+                            within)
 
 __all__ = ["HOOKS", "PUBLISHER", "Location", "locate", "install", "uninstall", "status_lines",
            "selection_hint", "wrappers_here", "wrapper_text", "shared_hooks_path"]
@@ -176,7 +177,7 @@ def refuse_elsewhere(loc: Location, repo: Repo | None = None) -> None:
         # (what ``uninstall`` here follows: ``_follow_record``)
         raise InputError(f"git-hn's hooks of this repository are installed in {recorded} (with core.hooksPath as "
                          "it was): git hn hooks uninstall takes them out from there, then install again")
-    relative = relative_hooks_path(repo)
+    relative = relative_hooks_path(repo) if not in_this_worktree(repo, recorded) else ""
     if relative:  # (a trial: a worktree of a repository whose untracked core.hooksPath is relative
         # ran no hook, and this refusal's way out only moved the problem to the other worktree)
         raise InputError(f"git-hn's hooks of this repository are installed in {recorded}, another worktree's: "

@@ -935,7 +935,7 @@ def test_a_relative_hooks_path_says_linked_worktrees_run_none_and_how_to_share_t
     r = hn(a, "hooks", "install")
     way = f"core.hooksPath .hk is relative, so each worktree runs hooks from its own .hk: to run these in " \
           f"every worktree, make it absolute: git config core.hooksPath {a / '.hk'}"
-    assert r.code == 0 and f"hint: linked worktrees (git worktree add) run none of these: {way}" in r.err, r.err
+    assert r.code == 0 and f"hint: other worktrees (git worktree add) run none of these: {way}" in r.err, r.err
     wt = tmp_path / "wt"
     git(a, "worktree", "add", "-q", "-b", "topic", str(wt))
     r = hn(wt, "hooks", "status")
@@ -949,6 +949,33 @@ def test_a_relative_hooks_path_says_linked_worktrees_run_none_and_how_to_share_t
     r = hn(wt, "hooks", "status")
     assert r.out.splitlines() == ["pre-push: installed", "reference-transaction: installed",
                                   "post-rewrite: installed"] and r.err == "", r
+
+
+def test_relative_hooks_path_hints_are_said_only_where_true(tmp_path):
+    """A review of the hints above: installed from a linked worktree, it is the others that run
+    none; a relative setting changed in the worktree that installed names its own directory under
+    the older setting (not "another worktree's"); ``../shared`` may be every sibling's, so no hint."""
+    a = make_repo(tmp_path / "a")
+    (a / ".git" / "info" / "exclude").write_text(".hk*\n")
+    git(a, "config", "core.hooksPath", ".hk")
+    wt = tmp_path / "wt"
+    git(a, "worktree", "add", "-q", "-b", "topic", str(wt))
+    r = hn(wt, "hooks", "install")
+    assert r.code == 0 and "hint: other worktrees (git worktree add) run none of these: core.hooksPath .hk is " \
+        f"relative, so each worktree runs hooks from its own .hk: to run these in every worktree, make it absolute: " \
+        f"git config core.hooksPath {wt / '.hk'}" in r.err, r.err
+    assert hn(wt, "hooks", "uninstall").code == 0 and hn(a, "hooks", "install").code == 0
+    git(a, "config", "core.hooksPath", ".hk2")
+    r = hn(a, "hooks", "status")
+    assert "Git runs no hook of git-hn's in this worktree" not in r.err and \
+        f"names git-hn's hooks in {a / '.hk'}" in r.err, r.err
+    r = hn(a, "hooks", "install")
+    assert r.code == 1 and "another worktree's:" not in r.err and "with core.hooksPath as it was" in r.err, r.err
+    b = make_repo(tmp_path / "b")
+    git(b, "config", "core.hooksPath", "../shared")
+    (tmp_path / "shared").mkdir()
+    r = hn(b, "hooks", "install")
+    assert r.code == 0 and "worktrees" not in r.err, r.err
 
 
 def test_a_copied_repository_uninstalls_its_own_hooks_never_the_originals(tmp_path):

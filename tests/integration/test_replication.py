@@ -186,6 +186,8 @@ def test_sync_argument_and_remote_errors(world):
     assert hn(alice, "sync", "nope").err == ('git-hn: remote "nope" does not exist (the remotes here: origin); '
                                              'name one of them (git hn sync origin), or add it with git remote '
                                              'add nope URL\n')
+    git(alice, "remote", "add", "a/b", "file:///nowhere")  # (a name git-hn refuses is never offered)
+    assert "(git hn sync origin)" in hn(alice, "sync", "nope").err
     assert hn(alice, "sync", "-bad").err == usage[:-1] + "; unknown option -bad\n"
     assert hn(alice, "sync", "--", "..x").err == ('git-hn: invalid remote name "..x"; a remote git-hn replicates '
                                                   "with is named by letters, digits and _ (then also . and -; no "

@@ -36,7 +36,8 @@ def resolve_remote(repo: Repo, remote: str) -> str:
         known = f" (the remotes here: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''})" if names else ""
         from shlex import quote
 
-        other = f"name one of them (git hn sync {quote(names[0])}), or " if names else ""  # (a trial: the
+        usable = [n for n in names if is_remote_name(n)]  # (a review: "team/main" was named, which §3.2 refuses)
+        other = f"name one of them (git hn sync {quote(usable[0])}), or " if usable else ""  # (a trial: the
         # only remote was my-origin.v2, and the line said only to add an "origin")
         raise InputError(f'remote "{remote}" does not exist{known}; {other}add it with git remote add {remote} URL')
     url = proc.stdout.decode("utf-8", "surrogateescape").strip()
