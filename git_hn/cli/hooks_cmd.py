@@ -26,11 +26,11 @@ def hooks_command(which: str, global_: bool) -> int:
                 render.hint(text)
     else:
         render.lines({"uninstall": hooks.uninstall, "status": hooks.status_lines}[which](loc))
-        from ..service.hook_hints import after_hint
+        from ..service.hook_hints import after_hint, failed_publications
 
-        text = after_hint(loc, repo, which)
-        if text:
-            render.hint(text)
+        for text in (after_hint(loc, repo, which), failed_publications(repo) if which == "status" else ""):
+            if text:
+                render.hint(text)
     if repo is not None:
         repo.close()
     return 0

@@ -12,7 +12,23 @@ from .hook_location import (CHAINED_DIR, HOOKS, Location, in_this_worktree, make
                             shared_hooks_path, within)
 from .hooks import _is_wrapper, wrappers_here
 
-__all__ = ["after_hint", "install_hint"]
+__all__ = ["after_hint", "failed_publications", "install_hint"]
+
+
+def failed_publications(repo: Repo | None) -> str:
+    """After ``status``: the remotes whose last background publication failed (a trial: status
+    said "installed" for hooks whose every publication was refused), else ""."""
+    if repo is None:
+        return ""
+    from .replication.background import failure_recorded
+
+    failed = sorted(r for r in repo.remote_names() if failure_recorded(repo, r))
+    if not failed:
+        return ""
+    first = failed[0]
+    more = f" (and {len(failed) - 1} other remote{'s' if len(failed) > 2 else ''})" if len(failed) > 1 else ""
+    return (f"the last background publication to {first}{more} failed: git hn sync {first} publishes again "
+            "and says why")
 
 
 def install_hint(loc: Location, repo: Repo | None) -> str:

@@ -658,4 +658,8 @@ def status_lines(loc: Location) -> list[str]:
             if line.startswith(f"{name}: installed") and rest[:2] in ("", " ("):
                 lines[i] = (f"{name}: installed in {where}{rest}, not run (core.hooksPath changed since): "
                             "git hn hooks uninstall, then install again")
+            elif line.startswith(f"{name}: edited since install"):  # (a trial: "Git runs it as it is")
+                lines[i] = (f"{name}: edited since install in {where} (git-hn's wrapper, changed by hand), not run "
+                            "(core.hooksPath changed since): take the edit out (or delete the file), then git hn "
+                            "hooks uninstall, then install again")
     return lines

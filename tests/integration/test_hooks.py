@@ -155,6 +155,40 @@ def test_status_says_an_edited_wrapper_is_edited_and_the_way_out_works(clones):
     assert r.code == 0 and not (a / ".git" / "hooks" / "reference-transaction").exists(), r
 
 
+def test_status_of_an_edited_wrapper_git_no_longer_runs_says_it_is_not_run(tmp_path):
+    """A trial: with core.hooksPath changed since install, an edited wrapper's line said "Git
+    runs it as it is" while the other two said "not run"."""
+    a = make_repo(tmp_path / "a")
+    (a / ".git" / "info" / "exclude").write_text(".hk\n")
+    git(a, "config", "core.hooksPath", ".hk")
+    assert hn(a, "hooks", "install").code == 0
+    with open(a / ".hk" / "post-rewrite", "a") as fh:
+        fh.write("# edited\n")
+    git(a, "config", "--unset", "core.hooksPath")
+    r = hn(a, "hooks", "status")
+    assert r.out.splitlines()[2] == (
+        "post-rewrite: edited since install in .hk (git-hn's wrapper, changed by hand), not run (core.hooksPath "
+        "changed since): take the edit out (or delete the file), then git hn hooks uninstall, then install "
+        "again"), r.out
+
+
+def test_status_says_the_last_background_publication_failed(clones):
+    """A trial: while every background publication was refused, status said only "installed"."""
+    remote, a, _b = clones
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nwhile read o n r; do case $r in refs/hn/*) exit 1;; esac; done\n")
+    hook.chmod(0o755)
+    assert hn(a, "hooks", "status").err == ""
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "refused").code == 0
+    git(a, "commit", "-q", "--allow-empty", "-m", "moves")
+    subprocess.run(["git", "push", "-q", "origin", "main"], cwd=a, capture_output=True, timeout=120)
+    wait_publication(a)
+    r = hn(a, "hooks", "status")
+    assert r.err == ("git-hn: hint: the last background publication to origin failed: git hn sync origin publishes "
+                     "again and says why\n"), r.err
+
+
 def test_install_refuses_an_existing_chained_name(tmp_path):
     a = make_repo(tmp_path / "a")
     hooks = a / ".git" / "hooks"

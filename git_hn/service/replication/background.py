@@ -173,6 +173,11 @@ def _renew_quiet(repo: Repo, remote: str) -> None:
             return
 
 
+def failure_recorded(repo: Repo, remote: str) -> bool:
+    """Whether a failed background publication to ``remote`` is on record (read nothing)."""
+    return os.path.lexists(_path(repo, remote, "failed"))
+
+
 def take_failure(repo: Repo, remote: str) -> str:
     """The message of a failed background publication to ``remote`` (then forgotten), or ""."""
     path = _path(repo, remote, "failed")
