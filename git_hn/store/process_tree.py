@@ -2,10 +2,12 @@
 ``/proc/<pid>/stat`` (``read_stat``), and killing a child process with every process below it
 (``kill_tree``: a git past its time bound, with ssh and its ProxyCommand below it).
 
-Owns: which processes belong to a tree being killed, and the order of its signals (stopped,
-asked to end, then killed). A process ID alone names no process: once its process has ended and
-been reaped, the system gives it to the next one, so a process listed here is always named by its
-ID and its start time (field 22 of its ``stat``), held by a pidfd where there is one. Without
+Owns: which processes belong to a tree being killed, and the order of its signals (asked to end,
+then killed, round by round). Nothing is ever stopped: a process stopped by a git-hn that is
+itself killed before it sends the next signal stays stopped for good (a review), holding whatever
+it holds (a git, its ``*.lock``). A process ID alone names no process: once its process has ended
+and been reaped, the system gives it to the next one, so a process listed here is always named by
+its ID and its start time (field 22 of its ``stat``), held by a pidfd where there is one. Without
 ``/proc`` nothing below the child is found: the child alone is signalled.
 
 Trusts: the system's process table; nothing in it is trusted to be the process it was a moment
@@ -16,8 +18,8 @@ from __future__ import annotations
 
 import os
 
-TREE_TERM = 0.5  # seconds a tree being killed has to end on SIGTERM before SIGKILL
-FREEZE = 0.2  # seconds a tree being stopped waits at most for its processes to stop
+TREE_TERM = 0.5  # seconds the processes of a round have to end on SIGTERM before SIGKILL
+ROUNDS = 10  # rounds at most: each for the processes the listing before it found new
 
 
 def read_stat(pid: int) -> tuple[bytes, list[str]]:
@@ -32,21 +34,33 @@ def kill_tree(root: int) -> None:
     timed-out ``git ls-remote`` over ssh left ``sh -c ssh …``, ssh and its ProxyCommand running
     on, reparented to init (a trial).
 
-    SIGTERM first, then SIGKILL to what is left after at most ``TREE_TERM`` seconds: ssh asking
-    for a passphrase has turned the terminal's echo off and turns it back on only on a signal it
-    can catch (a review: after SIGKILL the user's terminal stayed ``-echo``). Before each, the tree
-    is stopped and listed again until no new process shows (``_Tree.freeze``)."""
+    In rounds: SIGTERM to the round's processes, and SIGKILL to those left after at most
+    ``TREE_TERM`` seconds (ssh asking for a passphrase has turned the terminal's echo off and turns
+    it back on only on a signal it can catch: a review, after SIGKILL the user's terminal stayed
+    ``-echo``). Just before the SIGKILL ``/proc`` is listed again: what the round's processes
+    started meanwhile (a handler's helper, or the child of one that outlived SIGTERM) is held
+    while its parent still lives, and is the next round's, SIGTERM first too; at most ``ROUNDS``
+    rounds, then SIGKILL alone. Nothing is ever stopped (see the module's docstring): a process
+    started after a listing by a process that then ends is below init by the next one, out of
+    sight, and runs on until it ends by itself."""
     import _signal
 
-    tree = _Tree(root)
+    tree, done = _Tree(root), False
     try:
-        tree.freeze()
-        tree.send(_signal.SIGTERM)  # (pending while stopped: handled once continued)
-        tree.send(_signal.SIGCONT)
-        tree.wait(TREE_TERM)
-        tree.freeze()  # (what is left, and what a handler started meanwhile)
+        batch = [tree.root, *tree.hold_new()]
+        for _ in range(ROUNDS):
+            tree.send(batch, _signal.SIGTERM)
+            tree.wait(batch, TREE_TERM)
+            batch, ending = tree.hold_new(), batch  # (held first: once its parent dies, below init)
+            tree.send(ending, _signal.SIGKILL)
+            if not batch:
+                break
+        else:
+            tree.send(batch, _signal.SIGKILL)  # (still starting processes after ROUNDS rounds)
+        done = True
     finally:
-        tree.send(_signal.SIGKILL)  # (a signal that cut this short leaves nothing stopped either)
+        if not done:  # (an exception cut this short: what is held is not left running)
+            tree.send(list(tree.held), _signal.SIGKILL)
         tree.close()
 
 
@@ -56,36 +70,19 @@ class _Tree:
     by a pidfd opened while its start time was still the one listed or, without pidfds, by that
     start time, read again before each signal: an ID the system has given to another program
     since it was listed is never signalled (a review's forced interleaving: a listed process
-    ended, an unrelated program got its ID and was killed)."""
+    ended, an unrelated program got its ID and was killed). A process stays held once found:
+    what is found below it later belongs to the tree, below init by then or not."""
 
     def __init__(self, root: int):
-        self.root = root
-        self.held: dict[tuple[int, str], int] = {}  # (ID, start time): pidfd, or -1
+        self.root = (root, None)  # (its start time is not needed: see above)
+        self.held: dict[tuple[int, str | None], int] = {self.root: -1}  # (ID, start time): pidfd/-1
         self.seen: set[tuple[int, str]] = set()
 
-    def freeze(self) -> None:
-        """SIGSTOP to the tree, then to each process found below it since, until a listing made
-        once all are stopped finds none new (bounded): a stopped process starts none, and a
-        process started by one that then ends is below init, out of sight (a review: a process
-        that git started after the tree was listed was left running)."""
-        import _signal
-        import time
-
-        self.send(_signal.SIGSTOP)
-        deadline = time.monotonic() + FREEZE
-        for _ in range(20):
-            while time.monotonic() < deadline and not all(
-                    _state(pid, start) in "TtZX?" for pid, start in [(self.root, None), *self.held]):
-                time.sleep(0.001)  # (a signal takes effect when its process next runs)
-            if not self.hold_new(_signal.SIGSTOP):
-                return
-
-    def hold_new(self, signum: int | None = None) -> bool:
-        """Hold each process now below the root or below a process held, not seen before, and
-        send it ``signum``; whether there was any."""
-        roots: dict[int, str | None] = {pid: start for pid, start in self.held}
-        roots[self.root] = None
-        new = [p for p in _descendants(roots) if p not in self.seen]
+    def hold_new(self) -> list[tuple[int, str | None]]:
+        """Hold each process now below the root or below a process held, not seen before; those,
+        parents before their children."""
+        new = [p for p in _descendants(dict(self.held.keys())) if p not in self.seen]
+        held = []
         for pid, start in new:
             self.seen.add((pid, start))
             try:
@@ -97,40 +94,37 @@ class _Tree:
                     os.close(fd)
                 continue
             self.held[pid, start] = fd
-            if signum is not None:
-                self._signal(pid, start, fd, signum)
-        return bool(new)
+            held.append((pid, start))
+        return held
 
-    def _signal(self, pid: int, start: str, fd: int, signum: int) -> None:
+    def send(self, batch: list[tuple[int, str | None]], signum: int) -> None:
+        """``signum`` to each process of ``batch`` still held, the deepest first."""
         import _signal
 
-        try:
-            if fd >= 0:
-                _signal.pidfd_send_signal(fd, signum)
-            elif _state(pid, start) != "X":
-                os.kill(pid, signum)
-        except PermissionError:  # (not this user's: left alone, and not waited for)
-            if fd >= 0:
-                os.close(fd)
-            del self.held[pid, start]
-        except OSError:  # (ended)
-            pass
+        for key in reversed(batch):
+            fd = self.held.get(key)
+            if fd is None:  # (not this user's: left alone)
+                continue
+            pid, start = key
+            try:
+                if fd >= 0:
+                    _signal.pidfd_send_signal(fd, signum)
+                elif start is None or _state(pid, start) != "X":
+                    os.kill(pid, signum)
+            except PermissionError:  # (not this user's: left alone, and not waited for)
+                if fd >= 0:
+                    os.close(fd)
+                del self.held[key]
+            except OSError:  # (ended)
+                pass
 
-    def send(self, signum: int) -> None:
-        """``signum`` to every process of the tree, the deepest first."""
-        for (pid, start), fd in reversed(list(self.held.items())):
-            self._signal(pid, start, fd, signum)
-        try:
-            os.kill(self.root, signum)
-        except ProcessLookupError:
-            pass
-
-    def wait(self, timeout: float) -> None:
-        """Until every process of the tree has ended, or ``timeout`` seconds."""
+    def wait(self, batch: list[tuple[int, str | None]], timeout: float) -> None:
+        """Until every process of ``batch`` still held has ended, or ``timeout`` seconds."""
         import time
 
         deadline, delay = time.monotonic() + timeout, 0.001
-        while not (_exited(self.root) and all(_state(pid, start) in "ZX" for pid, start in self.held)):
+        while not all(_exited(pid) if start is None else _state(pid, start) in "ZX"
+                      for pid, start in batch if (pid, start) in self.held):
             if time.monotonic() >= deadline:
                 return
             time.sleep(delay)

@@ -1,7 +1,8 @@
 """Killing a process tree (``store.process.Child.kill_tree``: a remote call past its time bound,
 with ssh and its ProxyCommand below git), on real processes: the tree is asked to end (SIGTERM)
-before it is killed, a process it starts meanwhile is not left running, and a process ID the
-system has given to another program since the tree was listed is never signalled."""
+before it is killed, a process it starts meanwhile is asked to end and killed too, a git-hn killed
+meanwhile leaves nothing stopped, and a process ID the system has given to another program since
+the tree was listed is never signalled."""
 
 from __future__ import annotations
 
@@ -78,22 +79,91 @@ def test_a_tree_is_asked_to_end_before_it_is_killed(tmp_path):
         _end(_running(str(child).encode()))
 
 
-def test_processes_started_while_the_tree_is_killed_are_killed_too(tmp_path):
-    """A review: the processes below git were listed once, then killed, then git; whatever git
-    or a process below it started in between ran on, reparented to init."""
-    token = f"1000{os.getpid() % 1000:03d}"
-    spawning = f"while :; do sleep {token} & done"
-    root = _start("sh", "-c", f"sh -c '{spawning}' & {spawning}")
+LINGERING = """#!/bin/sh
+# outlives SIGTERM: its handler writes its marker, starts one more of itself (down to 0), runs on
+trap 'echo TERM > "$1/termed-$2"; if [ "$2" -gt 0 ]; then sh "$0" "$1" $(($2 - 1)) & fi' TERM
+: > "$1/ready-$2"
+while :; do sleep 0.05; done
+"""
+
+
+def test_what_the_tree_starts_while_it_is_killed_is_asked_to_end_and_killed(tmp_path):
+    """A review: a process that git, or one below it, started after the tree was listed ran on,
+    below init. Here each process's SIGTERM handler starts the next, which therefore appears only
+    while the kill goes on: each must be found while its parent lives, and get SIGTERM (ssh started
+    late may be asking for a passphrase too) before SIGKILL."""
+    script = tmp_path / "lingering"
+    script.write_text(LINGERING)
+    root = _start("sh", "-c", 'sh "$0" "$1" 3; :', str(script), str(tmp_path))
     try:
-        _until(lambda: len(_running(token.encode())) > 20, "the tree never grew")
+        _until((tmp_path / "ready-3").exists, "the lingering child never started")
         root.kill_tree()
         root.wait()
-        time.sleep(0.2)  # (init reaps what was killed)
-        assert _running(token.encode()) == [], "a process started during the kill outlived it"
+        termed = sorted(p.name for p in tmp_path.glob("termed-*"))
+        assert termed == ["termed-0", "termed-1", "termed-2", "termed-3"], "a late process got no SIGTERM"
+        assert _running(str(script).encode()) == [], "a process started during the kill outlived it"
     finally:
-        for _ in range(3):  # (what the old code left kept spawning until its parent was gone)
-            _end(_running(token.encode()))
-            time.sleep(0.1)
+        _end(_running(str(script).encode()))
+
+
+INTERRUPTED = """import os, sys, time
+from git_hn.store import process
+token = sys.argv[1]
+root = process.popen(["sh", "-c", "trap '' TERM; for i in 1 2 3 4 5 6 7 8 9 10; do sleep %s & done; wait"
+                      % token], stdin=process.DEVNULL, stdout=process.DEVNULL, stderr=process.DEVNULL)
+def below():
+    found = 0
+    for name in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % name, "rb") as fh:
+                found += fh.read().rsplit(b")", 1)[1].split()[1] == str(root.pid).encode()
+        except (OSError, IndexError):
+            pass
+    return found
+while below() < 10:
+    time.sleep(0.01)
+print(root.pid, flush=True)
+root.kill_tree()
+time.sleep(60)
+"""
+
+
+def _stopped(token: bytes) -> list[int]:
+    """The processes whose command line holds ``token`` that are stopped (state T)."""
+    found = []
+    for pid in _running(token):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                if fh.read().rsplit(b")", 1)[1].split()[0] == b"T":
+                    found.append(pid)
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+@pytest.mark.parametrize("delay", [0, 0.002, 0.01, 0.1, 0.5, 0.52])
+def test_git_hn_killed_while_it_kills_a_tree_leaves_nothing_stopped(delay):
+    """A review: git-hn stopped the tree (SIGSTOP) before each round; SIGKILLed meanwhile (or ended
+    by a signal it does not catch), it left the tree stopped for good, a git maybe holding a
+    ``*.lock``. git-hn is killed here at several points of the kill, and at once if any process of
+    the tree shows stopped."""
+    token = f"1000{os.getpid() % 1000:03d}{int(delay * 1000):03d}"
+    killer = subprocess.Popen([sys.executable, "-c", INTERRUPTED, token], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE)
+    try:
+        assert killer.stdout.readline().strip(), "the tree was never started"
+        deadline = time.monotonic() + delay
+        while time.monotonic() < deadline and not _stopped(token.encode()):
+            time.sleep(0.0005)
+        killer.kill()
+        killer.wait()
+        time.sleep(0.1)
+        assert _stopped(token.encode()) == [], "git-hn killed during a kill left processes stopped"
+    finally:
+        killer.kill()
+        killer.wait()
+        killer.stdout.close()
+        _end(_running(token.encode()))  # (what runs on, ignoring SIGTERM: SIGKILL ends it, stopped or not)
 
 
 def _reuse_pid(pid: int) -> subprocess.Popen | None:
