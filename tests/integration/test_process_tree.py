@@ -7,6 +7,7 @@ the tree was listed is never signalled."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -164,6 +165,25 @@ def test_git_hn_killed_while_it_kills_a_tree_leaves_nothing_stopped(delay):
         killer.wait()
         killer.stdout.close()
         _end(_running(token.encode()))  # (what runs on, ignoring SIGTERM: SIGKILL ends it, stopped or not)
+
+
+def test_a_kill_cut_short_by_an_exception_kills_what_it_holds():
+    """git-hn interrupted (Ctrl-C; ``sync`` turns SIGTERM into an exception too) while the tree has
+    its time to end on SIGTERM: what ignores SIGTERM is killed on the way out, not left running."""
+    token = f"1001{os.getpid() % 1000:03d}"
+    killer = subprocess.Popen([sys.executable, "-c", INTERRUPTED, token], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert killer.stdout.readline().strip(), "the tree was never started"
+        time.sleep(0.1)
+        killer.send_signal(signal.SIGINT)
+        assert killer.wait(10) != 0
+        _until(lambda: _running(token.encode()) == [], "the tree ran on after the interrupted kill", 2)
+    finally:
+        killer.kill()
+        killer.wait()
+        killer.stdout.close()
+        _end(_running(token.encode()))
 
 
 def _reuse_pid(pid: int) -> subprocess.Popen | None:
