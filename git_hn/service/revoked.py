@@ -4,7 +4,8 @@ trial): after a key was revoked, every message about it still said to trust it (
 whoever holds a stolen key could forward to a maintainer. The messages say instead since when
 it is no longer trusted, and suggest nothing.
 
-One ``git log`` of the query commit's history, limited to ``.hn/policy.json`` and to the changes
+One ``git log`` of the query commit's history (run at the top of the working tree: a review found
+the pathspec counted from a subdirectory), limited to ``.hn/policy.json`` and to the changes
 of lines that name one of the actors asked about (``-G``, no external diff or textconv driver),
 and only when such a message is about to be printed: never on the quiet path. At most ``SHOWN``
 actors are asked about and ``COMMITS`` commits read. The newest commit whose change names an
@@ -43,9 +44,11 @@ def revocations(repo: Repo, commit: str, actors) -> dict[str, Revoked]:
     asked = [a for a in dict.fromkeys(actors) if grammar.is_actor(a)][:SHOWN]
     if not asked or not commit:
         return {}
-    proc = repo.git.run(["log", f"-n{COMMITS}", f"-G{'|'.join(asked)}", "-p", "-U0", "--no-color", "--no-ext-diff",
-                         "--no-textconv", "--no-renames", "--format=%x00%H %s", "--end-of-options", commit, "--",
-                         ".hn/policy.json"])
+    from ..store.worktree import from_top
+
+    proc = repo.git.run([*from_top(repo), "log", f"-n{COMMITS}", f"-G{'|'.join(asked)}", "-p", "-U0", "--no-color",
+                         "--no-ext-diff", "--no-textconv", "--no-renames", "--format=%x00%H %s", "--end-of-options",
+                         commit, "--", ".hn/policy.json"])
     if proc.returncode != 0:
         return {}
     found: dict[str, Revoked] = {}

@@ -34,6 +34,16 @@ def toplevel(repo: Repo) -> str | None:
     return out if proc.returncode == 0 and out else None
 
 
+def from_top(repo: Repo) -> list[str]:
+    """The options (``-C TOP``) that make a Git command's pathspec a path from the top of the
+    working tree, not from the current directory; none without a working tree (a bare repository,
+    or its ``.git`` directory: no subdirectory to count from). ``GIT_LITERAL_PATHSPECS`` (CONTRACT
+    §10.0) rules out ``:(top)`` (a review: from a subdirectory, ``git log -- .hn/policy.json``
+    asked about ``sub/dir/.hn/policy.json`` and found no revocation)."""
+    top = toplevel(repo)
+    return ["-C", top] if top else []
+
+
 def policy_dir(top: str) -> str:
     return os.path.join(top, ".hn")
 
