@@ -4,14 +4,29 @@ trial): after a key was revoked, every message about it still said to trust it (
 whoever holds a stolen key could forward to a maintainer. The messages say instead since when
 it is no longer trusted, and suggest nothing.
 
-One ``git log`` of the query commit's history (run at the top of the working tree: a review found
-the pathspec counted from a subdirectory), limited to ``.hn/policy.json`` and to the changes
-of lines that name one of the actors asked about (``-G``, no external diff or textconv driver),
-and only when such a message is about to be printed: never on the quiet path. At most ``SHOWN``
-actors are asked about and ``COMMITS`` commits read. The newest commit whose change names an
-actor decides: one that removed a line naming it and added none is its removal; any other says
-nothing. An actor removed by a merge's resolution only, or longer ago than those commits, is not
-found, and the message keeps its usual advice.
+What counts: a commit whose memory policy (``core.policy``, parsed) does not list the actor in
+``trustedActors`` while its parent's did. Nothing else does: not another line naming the actor (a
+review: Carol, never trusted, stepping down from ``maintainers`` was said to be no longer trusted),
+nor a file that is no valid policy. Of a merge whose parents disagree, the removal is a commit on
+the side that dropped it, which the walk reaches too: the merge is named only when none is found.
+An actor that no listed policy trusted gets the message's usual advice.
+
+Cost, only when such a message is about to be printed (never on the quiet path): one ``rev-parse
+--show-toplevel`` (the pathspec counts from the top: a review found the lookup blind from a
+subdirectory) and one ``git log`` listing the newest ``COMMITS`` commits of the query commit's
+history that changed ``.hn/policy.json``, in topological order (a revocation committed with a
+skewed date is still newer than the trust it ends), each with the file's blob before and after
+(``--raw``: Git compares trees and reads no blob), in at most ``LOG_SECONDS`` and ``LOG_BYTES``;
+then the batch reader gives those blobs' sizes, and their contents: each at most the size a policy
+may have (``LIMITS.max_policy``: a larger one is not read and says nothing; a review's history of
+policies rewritten to tens of megabytes cost seconds and gigabytes), ``READ_BYTES`` in all, the
+newest first, one parsed only when it names an asked actor. A partial clone reads only the blobs
+it has. The walk is as long as the history, for an actor never trusted too (Git sorts every commit
+before it stops at ``COMMITS``): about 6 us a commit here without a commit-graph, 4 with one, 1
+with its changed-path filters (``git commit-graph write --changed-paths``); a history Git cannot
+walk in ``LOG_SECONDS`` (about 150,000 commits without a commit-graph) gets the usual advice, a
+second later. Any failure is the usual advice too: this is a hint's detail, never an error (a
+review: a timed-out ``git log`` failed a ``memory record`` that had stored its memory).
 
 Trusts: the history of the file in this clone, as the policy at each commit is trusted; the
 subject is its author's text, returned one line and at most ``SUBJECT_SHOWN`` characters (the
@@ -21,11 +36,17 @@ wording, ``core.hints.no_longer_trusted``, makes it inert).
 from __future__ import annotations
 
 from ..core.tuples import NamedTuple
+from ..errors import HnError
 from ..store.repo import Repo
 
 SHOWN = 3  # actors a message names as no longer trusted (those with the most memories first)
-COMMITS = 20  # newest commits of the policy's history that change a line naming one of them
+COMMITS = 50  # newest commits of the query commit's history that changed the policy file, read
+LOG_SECONDS = 1.0  # for the ``git log`` listing them (a hint's detail: a recall waits for it)
+LOG_BYTES = COMMITS * 4096  # of its output (a commit ID, and the blobs of a merge's parents)
+READ_BYTES = 4 << 20  # of policy blobs read, in all
+COMMIT_BYTES = 1 << 20  # of a revoking commit read for its subject (a larger one is named without it)
 SUBJECT_SHOWN = 60  # characters of the removing commit's subject
+POLICY_PATH = ".hn/policy.json"
 
 
 class Revoked(NamedTuple):
@@ -34,40 +55,32 @@ class Revoked(NamedTuple):
     subject: str  # that commit's subject: author text, one line, bounded
 
 
+class Change(NamedTuple):
+    """A listed commit: the policy file's blob in each parent and in the commit ("": no policy
+    file there; None: not a regular file, which is no policy)."""
+
+    commit: str
+    before: tuple
+    after: str | None
+
+
 def revocations(repo: Repo, commit: str, actors) -> dict[str, Revoked]:
-    """actor -> its removal from ``.hn/policy.json`` in the history of ``commit``, for the first
-    ``SHOWN`` of ``actors`` (full IDs) that the file once named and whose newest change removed
-    them; one ``git log``, none without actors or a commit."""
+    """actor -> its removal from the memory policy's trusted actors in the history of ``commit``,
+    for the first ``SHOWN`` of ``actors`` (full IDs) that a listed policy trusted and the newest
+    change removed; {} without actors or a commit, and whenever the lookup cannot answer."""
     from ..core import grammar
-    from ..core.gostr import bounded
 
     asked = [a for a in dict.fromkeys(actors) if grammar.is_actor(a)][:SHOWN]
     if not asked or not commit:
         return {}
-    from ..store.worktree import from_top
-
-    proc = repo.git.run([*from_top(repo), "log", f"-n{COMMITS}", f"-G{'|'.join(asked)}", "-p", "-U0", "--no-color",
-                         "--no-ext-diff", "--no-textconv", "--no-renames", "--format=%x00%H %s", "--end-of-options",
-                         commit, "--", ".hn/policy.json"])
-    if proc.returncode != 0:
-        return {}
-    found: dict[str, Revoked] = {}
-    decided: set[str] = set()
-    for chunk in proc.stdout.decode("utf-8", "replace").split("\x00")[1:]:
-        head, _nl, diff = chunk.partition("\n")
-        oid, _sp, subject = head.partition(" ")
-        lines = diff.splitlines()
-        removed = " ".join(x for x in lines if x.startswith("-") and not x.startswith("---"))
-        added = " ".join(x for x in lines if x.startswith("+") and not x.startswith("+++"))
-        for actor in asked:
-            if actor in decided or (actor not in removed and actor not in added):
-                continue
-            decided.add(actor)
-            if actor in removed and actor not in added:
-                subject = bounded(subject)
-                cut = subject if len(subject) <= SUBJECT_SHOWN else subject[:SUBJECT_SHOWN - 1] + "…"
-                found[actor] = Revoked(actor, oid, cut)
-    return found
+    try:
+        changes = _changes(repo, commit)
+        trusts = _trusts(repo, changes, asked)
+        found = {a: c for a in asked if (c := _removal(a, changes, trusts)) is not None}
+        subjects = _subjects(repo, sorted(set(found.values())))
+    except (HnError, OSError, ValueError):
+        return {}  # (advisory: the message keeps its usual advice)
+    return {a: Revoked(a, c, subjects.get(c, "")) for a, c in found.items()}
 
 
 def among(repo: Repo, commit: str, authors: dict) -> tuple[tuple[Revoked, ...], bool]:
@@ -80,3 +93,120 @@ def among(repo: Repo, commit: str, authors: dict) -> tuple[tuple[Revoked, ...], 
     found = revocations(repo, commit, asked)
     revoked = tuple(found[a] for a in asked if a in found)
     return revoked, len(revoked) == len(authors)
+
+
+def _changes(repo: Repo, commit: str) -> list[Change]:
+    """The listed commits, newest first in topological order (one ``git log``, bounded)."""
+    from ..core.grammar import is_oid
+    from ..store.worktree import from_top
+
+    # (-c: a merge that differs from every parent lists each parent's blob; --root: a root
+    # commit's too, whatever log.showRoot says; no rename following, diff driver or signature)
+    proc = repo.git.run([*from_top(repo), "log", "--format=%x01%H", "--topo-order", f"-n{COMMITS}", "-c", "--raw",
+                         "--root", "--no-abbrev", "--no-renames", "--no-follow", "--no-ext-diff", "--no-textconv",
+                         "--no-show-signature", "--no-color", "--end-of-options", commit, "--", POLICY_PATH],
+                        timeout=LOG_SECONDS, limit=LOG_BYTES)
+    if proc.returncode != 0:
+        return []
+    rows: list[list[str]] = []
+    for line in proc.stdout.decode("ascii", "replace").split("\n"):
+        if line.startswith("\x01") and is_oid(line[1:]):
+            rows.append([line[1:]])
+        elif line.startswith(":") and line.endswith("\t" + POLICY_PATH) and rows and len(rows[-1]) == 1:
+            rows[-1].append(line)
+    return [change for change in (_raw(*row) for row in rows if len(row) == 2) if change is not None]
+
+
+def _raw(commit: str, line: str) -> Change | None:
+    """A listed commit's ``--raw`` line (``:MODE MODE OID OID STATUS\\tPATH``; a merge's has one
+    more colon, mode and blob per parent), or None when it is not one."""
+    meta = line.partition("\t")[0]
+    parents = len(meta) - len(meta.lstrip(":"))
+    fields = meta[parents:].split(" ")
+    if len(fields) != 2 * (parents + 1) + 1:
+        return None
+    modes, oids = fields[:parents + 1], fields[parents + 1:2 * (parents + 1)]
+    blobs = ["" if not oid.strip("0") else oid if mode in ("100644", "100755") else None
+             for mode, oid in zip(modes, oids)]
+    return Change(commit, tuple(blobs[:-1]), blobs[-1])
+
+
+def _trusts(repo: Repo, changes: list[Change], asked: list[str]) -> dict[str, frozenset | None]:
+    """blob -> which of ``asked`` its memory policy trusts (None: not known: not read, larger than
+    a policy may be, beyond ``READ_BYTES``, or no valid policy)."""
+    from ..core.limits import LIMITS
+    from ..core.policy import load
+    from ..store.promisor import is_partial
+
+    blobs = list(dict.fromkeys(b for c in changes for b in (c.after, *c.before) if b))
+    out: dict[str, frozenset | None] = dict.fromkeys(blobs)
+    if not blobs:
+        return out
+    if is_partial(repo.common_dir):  # (never a lazy fetch for a hint)
+        blobs = [b for b, here in zip(blobs, repo.git.presence(blobs)) if here]
+    todo, total = [], 0
+    for blob, info in zip(blobs, repo.git.object_infos(blobs)):
+        if info is not None and info[1] == "blob" and info[2] <= LIMITS.max_policy and total + info[2] <= READ_BYTES:
+            todo.append(blob)
+            total += info[2]
+    names = [a.encode("ascii") for a in asked]
+    for blob, got in zip(todo, repo.git.read_objects_bounded(todo, LIMITS.max_policy)):
+        data = got[2] if got is not None and got[0] == "blob" else None
+        if data is None:
+            continue
+        if b"\\" not in data and not any(n in data for n in names):
+            out[blob] = frozenset()  # (names none of them, even escaped: nothing to parse)
+            continue
+        try:
+            memory = load(data).memory
+        except HnError:
+            continue  # (no valid policy: it says nothing)
+        out[blob] = frozenset(a for a in asked if memory is not None and a in memory.trusted_actors)
+    return out
+
+
+def _removal(actor: str, changes: list[Change], trusts: dict) -> str | None:
+    """The newest listed commit whose policy does not trust ``actor`` while its parent's did: of a
+    merge, only when every parent's did (else the removal is on a parent's side, listed later),
+    unless no other is found. None while the newest listed policy trusts it."""
+    def trusted(blob) -> bool | None:
+        if blob == "":
+            return False  # (no policy file: it trusts no one)
+        found = trusts.get(blob)  # (None for a blob not known, or no regular file)
+        return None if found is None else actor in found
+
+    merge = None
+    for i, change in enumerate(changes):
+        now = trusted(change.after)
+        if now is not False:
+            if i == 0 and now:
+                return None
+            continue
+        before = [trusted(b) for b in change.before]
+        if all(before):
+            return change.commit
+        if merge is None and any(before):
+            merge = change.commit
+    return merge
+
+
+def _subjects(repo: Repo, commits: list[str]) -> dict[str, str]:
+    """commit -> its subject as ``git log``'s ``%s`` has it (the first paragraph of its message
+    on one line), bounded: author text."""
+    from ..core.gostr import bounded
+
+    out = {}
+    for commit, got in zip(commits, repo.git.read_objects_bounded(commits, COMMIT_BYTES)):
+        if got is None or got[0] != "commit" or got[2] is None:
+            continue
+        message = got[2].partition(b"\n\n")[2].decode("utf-8", "replace")
+        lines = []
+        for line in message.split("\n"):
+            if not line.strip():
+                if lines:
+                    break
+                continue
+            lines.append(line.rstrip())
+        subject = bounded(" ".join(lines))
+        out[commit] = subject if len(subject) <= SUBJECT_SHOWN else subject[:SUBJECT_SHOWN - 1] + "…"
+    return out
