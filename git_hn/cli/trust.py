@@ -316,13 +316,10 @@ def brief_json_hint(repo, doc: dict, authors: dict | None = None) -> None:
     ``actor-untrusted`` that the policy no longer trusts."""
     count = doc.get("excludedUntrusted", 0)
     if count:
+        from ..core.hints import left_out_classes
         from ..service.policy_edit import policy_present
 
-        present = policy_present(repo, doc["atCommit"])
-        n = min(sum((authors or {}).values()), count)  # (the document counts every class together; with a
-        # policy, those not left out as actor-untrusted are kind-untrusted)
-        hidden = {"policy-missing": count} if not present else \
-            {"actor-untrusted": n, "kind-untrusted": count - n} if n else {"untrusted": count}
+        hidden = left_out_classes(count, sum((authors or {}).values()), policy_present(repo, doc["atCommit"]))
         hint(hidden, repo, doc["atCommit"], authors)
 
 

@@ -206,6 +206,17 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     return f"{what} hidden by the trust policy; {see}, or {how}"
 
 
+def left_out_classes(count: int, actor_untrusted: int, present: bool) -> dict[str, int]:
+    """The trust classes of the ``count`` memories a JSON brief left out for trust, whose document
+    counts every class together (``excludedUntrusted``), for ``trust_hidden``: all
+    ``policy-missing`` without a memory policy (``present``); else the ``actor_untrusted`` of them
+    so and the rest ``kind-untrusted``, or all ``untrusted`` when none was said to be."""
+    n = min(actor_untrusted, count)
+    if not present:
+        return {"policy-missing": count}
+    return {"actor-untrusted": n, "kind-untrusted": count - n} if n else {"untrusted": count}
+
+
 def shell_word(name: str) -> str:
     """``name`` (a ref's short name) as one word of a command to paste, and as the text around it
     names it: one line, shell-quoted unless it holds only letters, digits and ``@%+=:,./-_`` (a

@@ -138,22 +138,24 @@ def _brief(repo, arguments) -> dict:
     bound = _positive(doc.get("maxBytes", DEFAULT_MAX_BYTES), "brief")
     commit = _commit(repo, doc.get("atCommit", "HEAD"))
     newer: list = []
+    left: dict = {}
 
-    def bounded(limit: int) -> dict:
+    def bounded(limit: int, left_out: dict | None = None) -> dict:
         newer.clear()
         return brief.brief(repo, commit, max_bytes=limit, from_input=True,  # exact by now
                            include_untrusted=doc.get("includeUntrusted", False), fmt="json",
                            base=doc.get("base"), paths=tuple(doc.get("paths", ())),
-                           topics=tuple(doc.get("topics", ())), newer=newer)[0]
+                           topics=tuple(doc.get("topics", ())), left_out=left_out, newer=newer)[0]
 
-    result = bounded(bound)
+    result = bounded(bound, left)
     count = result.get("excludedUntrusted", 0)
-    hidden = {}
-    if count:
+    hidden, authors = {}, left.get("authors")
+    if count:  # (a review: the hint offered to trust a revoked author, which the CLI's brief does not)
+        from ..core.hints import left_out_classes
         from .policy_edit import policy_present
 
-        hidden = {"untrusted" if policy_present(repo, result["atCommit"]) else "policy-missing": count}
-    base = _hinted(repo, {}, hidden, drift=_drift(repo, commit, result))
+        hidden = left_out_classes(count, sum((authors or {}).values()), policy_present(repo, result["atCommit"]))
+    base = _hinted(repo, {}, hidden, commit, _drift(repo, commit, result), authors)
     if newer:  # (a stream's newer handoff on another branch, as the Markdown brief's header says)
         from ..core.away import newer_notes
 
@@ -202,18 +204,20 @@ def _listed(doc: dict) -> bool:
     return any(doc[name] for name in SECTIONS)
 
 
-def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "", drift: str = "") -> dict:
+def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "", drift: str = "",
+            authors: dict | None = None) -> dict:
     """A read tool's document with ``hint`` when the trust policy hid memories: what the CLI
     says on stderr, which an agent never reads (its own record, then an empty recall, with
-    nothing to say why); with the query commit ``at``, the authors no longer trusted too; and
-    ``drift`` (``_drift``)."""
+    nothing to say why); with the query commit ``at``, the authors no longer trusted too (of
+    ``authors``, else ``hidden.authors``); and ``drift`` (``_drift``)."""
     from ..core.hints import trust_hidden
     from .policy_edit import working_policy
     from .revoked import among
 
     from .brief import header_notes
 
-    authors = getattr(hidden, "authors", None) if at and hidden.get("actor-untrusted") else None
+    authors = getattr(hidden, "authors", None) if authors is None else authors
+    authors = authors if at and hidden.get("actor-untrusted") else None
     revoked, every = among(repo, at, authors) if authors else ((), False)
     text = trust_hidden(hidden, working_policy(repo) if hidden.get("policy-missing") else "",
                         see="includeUntrusted: true", revoked=revoked, every=every)
@@ -275,10 +279,9 @@ def _digest(repo, arguments) -> dict:
     full = brief.digest(repo, doc.get("month"), include_untrusted=doc.get("includeUntrusted", False),
                         hidden=hidden)
     drift = _drift(repo, repo.head_commit(), full)
-    hint = _hinted(repo, {}, hidden, "HEAD", drift)
+    hint = _hinted(repo, {}, hidden, "HEAD", drift)  # (once: a review found the revocation looked up twice)
     room = len(canonical.compact(hint)) - 1 if hint else 0  # (the hint counts against the bound too)
-    return _hinted(repo, bounded_digest(full, bound - room, lambda obj: len(canonical.compact(obj))), hidden, "HEAD",
-                   drift)
+    return {**bounded_digest(full, bound - room, lambda obj: len(canonical.compact(obj))), **hint}
 
 
 def _recall(repo, arguments, start: str = "") -> dict:

@@ -5,14 +5,15 @@ share memory through a real bare remote (an independent review of F40's revocati
 - only a removal from the memory policy's ``trustedActors`` counts, never another line naming the
   actor (a maintainer stepping down) nor a policy too large to be one (*hostile history*);
 - a revocation committed with a skewed date is still newer than the trust it ends;
-- a lookup that fails, or takes too long, is the message's usual advice, never an error.
+- a lookup that fails, or takes too long, is the message's usual advice, never an error;
+- the MCP brief says it as the CLI does, and the MCP digest looks it up once.
 """
 
 from __future__ import annotations
 
 import json
 
-from helpers import actor_of, git, hn, record_id, shared_remote
+from helpers import actor_of, git, git_processes, hn, record_id, shared_remote
 
 POLICY = ".hn/policy.json"
 
@@ -52,6 +53,11 @@ def _revoked_bob(tmp_path, *others):
     revoked = _commit_policy(alice, "Revoke Bob's key")
     git(alice, "push", "-q", "origin", "main")
     return (*repos, revoked)
+
+
+def _lookups(trace) -> list[list[str]]:
+    """The revocation lookups' ``git log`` processes a trace saw (the policy drift hint's is ``-1``)."""
+    return [a for a in git_processes(trace) if a[:1] == ["log"] and POLICY in a and "-1" not in a]
 
 
 def test_a_revocation_is_found_from_a_subdirectory(tmp_path):
@@ -173,3 +179,26 @@ def test_a_lookup_that_times_out_is_the_usual_advice_and_never_an_error(tmp_path
     r = hn(alice, "memory", "recall", "--actor", b)
     assert r.code == 0 and "hidden by the trust policy" in r.err
     assert hn(bob, "identity", "show").code == 0
+
+
+def test_the_mcp_brief_names_the_revoked_author_and_the_digest_looks_once(tmp_path, monkeypatch):
+    """A review: the MCP ``memory_brief`` hint still offered ``git hn policy trust ACTOR`` for a
+    revoked author (the CLI's brief did not), and ``memory_digest`` looked the revocation up
+    twice a call."""
+    from git_hn.service.mcp_calls import CALLS
+    from git_hn.store.repo import open_repo
+
+    alice, bob, revoked = _revoked_bob(tmp_path)
+    b = actor_of(bob)
+    record_id(bob, content="deploys on tuesdays")  # (a decision: the digest lists only decisions and handoffs)
+    _sync(bob, alice)
+    gone = f"actor {b[:12]} is no longer trusted since {revoked[:12]} \"Revoke Bob's key\""
+    told = CALLS["memory_brief"](open_repo(str(alice)), {})["hint"]
+    assert told.startswith(f"2 memories hidden by the trust policy; see them with includeUntrusted: true; {gone}")
+    assert "policy trust" not in told
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    told = CALLS["memory_digest"](open_repo(str(alice)), {})["hint"]
+    assert told.startswith(f"1 memory hidden by the trust policy; see it with includeUntrusted: true; {gone}")
+    assert len(_lookups(trace)) == 1
