@@ -13,7 +13,8 @@ edits that one global list. Resolving a name or prefix refuses anything ambiguou
 guess: trusting the wrong actor because two share a name (*name squatting*: display names are
 chosen by their authors and are not unique) would silently qualify someone else's memories. A name that resolves is still only its author's
 choice, so the names it may be taken for are found too (``look_alike``: another script's letter,
-an invisible character), for the warning ``policy trust`` gives after a grant by name.
+an invisible character, a capital I drawn as an l), for the warning ``policy trust`` gives after a
+grant by name.
 """
 
 from __future__ import annotations
@@ -229,6 +230,13 @@ def fold_name(name: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
 
 
+# capitals of other scripts drawn like a Latin capital, as that capital, before case folding: its
+# own lowercase may be drawn otherwise (a review: Greek "Ν" folds to "ν", drawn as "v"; "Υ" to
+# "υ", drawn as "u"; "Ι" and Cyrillic "І" are drawn as "I", which ``shapes`` takes for "l" too)
+_CAPITALS = str.maketrans(
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"  # Greek
+    "\u0405\u0406\u0408\u04c0",  # Cyrillic
+    "ABEZHIKMNOPTYX" "SIJI")
 # letters of other scripts drawn like a Latin letter (after NFKC and case folding, so each
 # capital's lowercase stands for it: Cyrillic "Н" folds to "н", drawn as "H" in capitals)
 _LOOKS_LATIN = str.maketrans(
@@ -239,15 +247,27 @@ _LOOKS_LATIN = str.maketrans(
     "abeeiijkmhopctyxshldqw" "abehikmvoptuxz" "ouni" "g")
 
 
-def look_alike(name: str) -> str:
+def look_alike(name: str, capital_i: str = "I") -> str:
     """What ``name`` looks like on screen, for saying that two different names can be taken for
-    each other (*homoglyph impersonation*: "Аlice" with a Cyrillic "А"): ``fold_name`` without
-    any invisible character (``core.invisible``, also those that are no format character, such
-    as U+2800), runs of spaces as one, and the letters of other scripts drawn like a Latin
-    letter as that letter (a small table, not Unicode's whole confusables list)."""
+    each other (*homoglyph impersonation*: "Аlice" with a Cyrillic "А"): NFKC, the capitals of other
+    scripts drawn like a Latin capital as that capital, ``fold_name`` without any invisible
+    character (``core.invisible``, also those that are no format character, such as U+2800), runs
+    of spaces as one, and the letters of other scripts drawn like a Latin letter as that letter (a
+    small table, not Unicode's whole confusables list). ``capital_i``: what a capital "I" is read
+    as: itself, or "l", as many fonts draw both (``shapes``)."""
+    import unicodedata
+
     from .invisible import remove_invisible
 
-    return " ".join(fold_name(remove_invisible(name)).translate(_LOOKS_LATIN).split())
+    text = unicodedata.normalize("NFKC", remove_invisible(name)).translate(_CAPITALS).replace("I", capital_i)
+    return " ".join(fold_name(text).translate(_LOOKS_LATIN).split())
+
+
+def shapes(name: str) -> set[str]:
+    """The ways ``name`` may be read on screen (``look_alike``): with a capital "I" as an "I", and
+    as an "l" (a review: "AIice", with a capital "I", was not found to look like "Alice"); none
+    for a name drawn as nothing."""
+    return {look_alike(name), look_alike(name, "l")} - {""}
 
 
 def named_by(query: str, who: Known) -> str:
@@ -261,11 +281,11 @@ def named_by(query: str, who: Known) -> str:
 
 def look_alikes(name: str, who: Known, known: list[Known]) -> list[Known]:
     """The known actors other than ``who`` seen with a name that looks like ``name``
-    (``look_alike``), in a stable order."""
-    shape = look_alike(name)
-    if not shape:
+    (``shapes``: one way of reading it is one of theirs), in a stable order."""
+    read = shapes(name)
+    if not read:
         return []
-    found = [k for k in known if k.actor != who.actor and any(look_alike(n) == shape for n in k.names)]
+    found = [k for k in known if k.actor != who.actor and any(shapes(n) & read for n in k.names)]
     return sorted(found, key=lambda k: k.actor)
 
 
@@ -277,4 +297,4 @@ def label(known: Known) -> str:
 
 
 __all__ = ["DEFAULT_KINDS", "Known", "Change", "Edit", "initial", "edit", "canonical_document",
-           "check_kinds", "resolve_actor", "label", "look_alike", "named_by", "look_alikes"]
+           "check_kinds", "resolve_actor", "label", "look_alike", "shapes", "named_by", "look_alikes"]

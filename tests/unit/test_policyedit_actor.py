@@ -40,3 +40,25 @@ def test_names_that_look_alike_on_screen_are_found_and_an_id_names_no_one_by_nam
     assert look_alike("\u039aarol") == look_alike("Karol") == "karol"
     assert named_by("carol", carol) == "Carol" and named_by("c" * 8, carol) == named_by("c" * 64, carol) == ""
     assert look_alikes("", carol, [carol, Known("6" * 64, ("\u200b",))]) == []
+
+
+def test_greek_capitals_and_a_capital_i_drawn_as_an_l_look_alike():
+    """*Homoglyph impersonation*, a review: Greek "\u039d" folded to "\u03bd" (drawn as "v") and "\u03a5" to "\u03c5"
+    (drawn as "u"), so "\u039dick" and "\u03a5ann" were not found to look like "Nick" and "Yann"; and "AIice",
+    with a capital I, which many fonts draw as an "l", not like "Alice". A capital of another
+    script is read as the Latin capital it is drawn as, and a capital I either way."""
+    from git_hn.core.policyedit import look_alike, look_alikes
+
+    assert look_alike("\u039dick") == look_alike("Nick") == "nick"
+    assert look_alike("\u03a5ann") == look_alike("Yann") == "yann"
+    assert look_alike("\u0399van") == look_alike("\u0406van") == look_alike("Ivan") == "ivan"
+    alice = Known("a" * 64, ("Alice",))
+    others = [Known("1" * 64, ("AIice",)), Known("2" * 64, ("ALICE\u2800",)), Known("3" * 64, ("\u0391\u0399ice",)),
+              Known("4" * 64, ("Aiice",)), Known("5" * 64, ("Alvce",))]
+    assert [k.actor[0] for k in look_alikes("Alice", alice, [alice, *others])] == ["1", "2", "3"]
+    from git_hn.core.policyedit import shapes
+
+    assert shapes("AIice") == {"aiice", "alice"} and shapes("Alice") == {"alice"}
+    assert [k.actor[0] for k in look_alikes("AIice", others[0], [alice, *others])] == ["2", "3", "4", "a"]
+    nick = Known("6" * 64, ("Nick",))
+    assert [k.actor[0] for k in look_alikes("Nick", nick, [nick, Known("7" * 64, ("\u039d\u0399CK",))])] == ["7"]
