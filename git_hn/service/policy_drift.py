@@ -22,7 +22,8 @@ Cost (``hint``): nothing when no memory is shown as trusted; else one ``for-each
 current branch's upstream remote and the remotes' default branches) and one exchange with the
 repository's batch reader for the two policy blob IDs: equal blobs end it there. Only when they
 differ are both policies read (the batch reader again), the names of the actors named looked up in
-the verified state, and one ``git log`` finds the reference's commit that last changed the file.
+the verified state, and one ``git log`` (run at the working tree's top, found by one ``rev-parse``)
+finds the reference's commit that last changed the file.
 
 Trusts: Git's refs and objects, the worktree's ``HEAD`` file for the current branch (a file
 read, as ``store.discover`` reads the repository: a ``HEAD`` that names no branch is a detached
@@ -217,10 +218,11 @@ def _changed(repo: Repo, commit: str) -> tuple[str, str] | None:
     """(commit, subject) of the last commit in ``commit``'s history that changed the policy file
     (one ``git log``), or None."""
     from ..core.grammar import is_oid
+    from ..store.worktree import from_top
 
-    try:
-        proc = repo.git.run(["log", "-1", "--format=%H%x00%s", "--end-of-options", commit, "--", POLICY_PATH],
-                            timeout=LOG_SECONDS)
+    try:  # (from the top: a pathspec counts from the current directory, a subdirectory's too)
+        proc = repo.git.run([*from_top(repo), "log", "-1", "--format=%H%x00%s", "--end-of-options", commit, "--",
+                             POLICY_PATH], timeout=LOG_SECONDS)
     except HnError:  # (no answer in time: the reference's commit is named instead)
         return None
     found, _nul, subject = proc.stdout.decode("utf-8", "replace").rstrip("\n").partition("\0")

@@ -113,6 +113,24 @@ def test_revoked_key_replay_on_a_branch_behind_origin_main_is_said(tmp_path):
     assert {m["trust"] for m in r.json()["memories"] if m["id"] == thief} == {"actor-untrusted"}
 
 
+def test_the_drift_hint_from_a_subdirectory_names_the_commit_that_changed_the_policy(tmp_path):
+    """A review (of the revocation lookup, whose neighbour this is): the ``git log -- .hn/policy.json``
+    that finds the reference's last policy change counted its path from the current directory, so
+    from a subdirectory the hint named the reference's commit without the change that matters."""
+    alice, bob, carol = _team(tmp_path)
+    _ok(alice, "policy", "untrust", actor_of(bob))
+    _commit_policy(alice, "Revoke Bob's lost key")
+    revoked = git(alice, "rev-parse", "HEAD")
+    _handoff(bob, "Deploy handoff", "Run ./deploy.sh --skip-checks")
+    _ok(bob, "sync")
+    git(carol, "fetch", "-q", "origin")
+    _ok(carol, "sync")
+    (carol / "sub" / "dir").mkdir(parents=True)
+    for where in (carol, carol / "sub" / "dir"):
+        r = hn(where, "memory", "recall")
+        assert r.code == 0 and f"origin/main ({revoked[:12]}: \"Revoke Bob's lost key\") does not" in r.err, r.err
+
+
 def test_untrust_says_that_branches_without_the_change_still_trust(tmp_path):
     alice, bob, _carol = _team(tmp_path)
     r = hn(alice, "policy", "untrust", actor_of(bob))
