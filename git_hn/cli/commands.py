@@ -427,11 +427,15 @@ SYNC_OPTIONS = ("--json", "--recover-shallow", "--rebase")
 def interrupt_after() -> str | None:
     """The crash seam of CONTRACT §9.19, read here at the edge: only when
     ``HN_INTERNAL_TESTING=1``, ``HN_TEST_REPLICATION_INTERRUPT_AFTER`` names where a replication
-    transaction stops as if it had crashed (any other value is ignored)."""
+    transaction stops as if it had crashed (any other value is ignored). git-hn's own test hook,
+    under the same switch: ``HN_TEST_REPLICATION_SIGNAL_AT`` names a seam at which the sync sends
+    itself SIGINT and goes on, as if Ctrl-C were pressed there (``signal:<step>``)."""
     import os
 
     if os.environ.get("HN_INTERNAL_TESTING") != "1":
         return None
+    if os.environ.get("HN_TEST_REPLICATION_SIGNAL_AT"):
+        return "signal:" + os.environ["HN_TEST_REPLICATION_SIGNAL_AT"]
     return os.environ.get("HN_TEST_REPLICATION_INTERRUPT_AFTER") or None
 
 

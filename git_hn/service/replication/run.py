@@ -61,6 +61,8 @@ class Import:
         self.selection_bytes = selection_bytes  # the selection file as read (None: no file)
         self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
         self.interrupt_after = interrupt_after if interrupt_after in SEAMS else None
+        # (a test's Ctrl-C at a seam: the sync signals itself there and goes on, ``cli.commands``)
+        self.signal_at = (interrupt_after or "").partition("signal:")[2] or None
         self.seam_error = ""
         self.budgets = selection.budgets
         self.known_main: dict[str, bool] = {}
@@ -86,15 +88,23 @@ class Import:
     # -- crash seams (§9.19): only when the caller passed one in ----------------------------------
 
     def seam(self, step: str, phase_name: str = "") -> None:
+        self._signal_at(step)
         if self.interrupt_after == step:
             if phase_name:
                 self.seam_error = f"replication {phase_name} failed for remote {self.remote}"
             raise Interrupted(f"injected replication interruption at {step}")
 
     def residue_seam(self, step: str, what: str) -> None:
+        self._signal_at(step)
         if self.interrupt_after == step:
             self.seam_error = residue(what, self.remote).message
             raise Interrupted(f"injected replication interruption at {step}")
+
+    def _signal_at(self, step: str) -> None:
+        if self.signal_at == step:
+            import signal
+
+            os.kill(os.getpid(), signal.SIGINT)
 
     # -- the transaction -----------------------------------------------------------------------
 
