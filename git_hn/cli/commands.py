@@ -439,6 +439,25 @@ def interrupt_after() -> str | None:
     return os.environ.get("HN_TEST_REPLICATION_INTERRUPT_AFTER") or None
 
 
+def _stopped(repo, remote: str, name: str, promoted: int) -> str:
+    """The one line of a sync stopped by a signal, saying what it left: nothing promoted, its
+    promotion done (what follows it not run), or, should a stop have come between a promotion
+    and its completion receipt (they are held apart from signals: ``promote.accept``), an
+    acceptance left pending, which every memory read waits for until the next sync completes it."""
+    from ..service.replication.promote import unfinished
+
+    said = f"sync with {remote} stopped by {name}"
+    if unfinished(repo, remote):
+        return (f"{said} before it finished accepting what it fetched, so memory reads fail until it is "
+                f"completed: run git hn sync {remote}")
+    if promoted:
+        from ..service.replication.outcomes import counted
+
+        return (f"{said} after it promoted {counted(promoted, 'stream', 'streams')}; the rest of the sync "
+                f"did not run: run git hn sync {remote} again")
+    return f"{said}; its quarantine was removed and nothing was promoted: run git hn sync {remote} again"
+
+
 def _signals_raise():
     """SIGTERM, SIGINT and SIGHUP raise ``Signalled`` for the duration (then the previous
     handlers come back), so that a stopped sync removes its quarantine and says so."""
@@ -503,8 +522,7 @@ def sync_command(args: list[str]) -> int:
         if status is not None:
             status.stop()
             status = None
-        render.error(f"sync with {remote} stopped by {signal.Signals(stop.signum).name}; its quarantine "
-                     f"was removed and nothing was half promoted: run git hn sync {remote} again")
+        render.error(_stopped(repo, remote, signal.Signals(stop.signum).name, getattr(stop, "promoted", 0)))
         return 128 + stop.signum
     finally:
         if status is not None:

@@ -211,8 +211,7 @@ def _stored_tables(repo: Repo) -> dict | None:
         with statedb.locked(repo, exclusive=exclusive):  # is taken over (``open_sealed``)
             if not statedb.sealed(repo):
                 raise core_index.IndexError_("corrupt", "memory state is unsealed: a write of it was interrupted, "
-                                             "or it was changed after it was written; git hn memory index "
-                                             "rebuild replaces it")
+                                             "or it was changed after it was written; " + _unsealed_way_out(repo))
             conn = statedb.open_sealed(repo, readonly=not exclusive)
             if conn is None:
                 continue
@@ -223,6 +222,18 @@ def _stored_tables(repo: Repo) -> dict | None:
             finally:
                 conn.close()
     raise core_index.IndexError_("incompatible", "memory state was written by another version")
+
+
+def _unsealed_way_out(repo: Repo) -> str:
+    """What replaces an unsealed state: a rebuild, unless a replication acceptance is pending
+    (§9.17), which fails the rebuild as it fails every read until the sync completes it (a
+    sync stopped during its promotion, say)."""
+    pending = repo.pending()
+    if pending.ok and not pending.denied:
+        return "git hn memory index rebuild replaces it"
+    remote = min(pending.remotes() - {""}, default="REMOTE")
+    return (f"a replication acceptance from {remote} is pending, which git hn sync {remote} completes; "
+            "then git hn memory index rebuild replaces it")
 
 
 def _tables_of(repo: Repo, collection) -> dict:

@@ -327,6 +327,72 @@ def test_interruption_at_each_seam_then_rerun_converges(world, seam, tmp_path):
     assert os.listdir(bob / ".git" / "hn" / "replication" / "anchors") == []
 
 
+STOPPED = {
+    "after-fetch": "; its quarantine was removed and nothing was promoted: run git hn sync origin again",
+    "after-pending-anchor": "; its quarantine was removed and nothing was promoted: run git hn sync origin again",
+    "after-object-copy": "; its quarantine was removed and nothing was promoted: run git hn sync origin again",
+    "before-completion-receipt": " after it promoted 1 stream; the rest of the sync did not run: run git hn sync "
+                                 "origin again",
+}
+
+
+@pytest.mark.parametrize("seam", list(STOPPED))
+def test_ctrl_c_during_promotion_never_leaves_reads_waiting_for_a_sync(world, seam):
+    """A trial: Ctrl-C between the pending anchor and its receipt, or between the ref transaction
+    and the completion receipt, said "nothing was half promoted", and every read then failed
+    with "replication acceptance pending" until the next sync. A stopping signal is held across
+    those two steps (it lands before or after them), and the line says what the sync left."""
+    remote, alice, bob = world
+    a = _rec(alice, "stopped import")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    accepted = f"refs/hn/remotes/origin/memory/{_actor(alice)}/{a['stream'][7:]}"
+    from helpers import hn_proc
+
+    r = hn_proc(bob, "sync", env={"HN_INTERNAL_TESTING": "1", "HN_TEST_REPLICATION_SIGNAL_AT": seam})
+    assert (r.code, r.err) == (130, f"git-hn: sync with origin stopped by SIGINT{STOPPED[seam]}\n")
+    promoted = git(bob, "rev-parse", "--verify", "-q", accepted, check=False)
+    assert bool(promoted) == (seam == "before-completion-receipt")
+    quarantine = bob / ".git" / "hn" / "replication" / "quarantine"
+    assert not quarantine.exists() or os.listdir(quarantine) == []
+    # reads never wait for a sync: the state is consistent, and nothing a ref reaches is denied
+    r = hn(bob, "memory", "recall", "--include-untrusted", "--json")
+    assert r.code == 0, r.err
+    assert [m["id"] for m in r.json()["memories"]] == ([a["memoryId"]] if promoted else [])
+    assert hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "still records").code == 0
+    r = hn(bob, "sync")
+    assert r.code == 0, r.err
+    assert git(bob, "rev-parse", accepted) == git(alice, "rev-parse", f"refs/hn/memory/{_actor(alice)}/{a['stream'][7:]}")
+    assert os.listdir(bob / ".git" / "hn" / "replication" / "anchors") == []
+
+
+def test_index_verify_of_an_unsealed_state_names_the_sync_a_pending_acceptance_waits_for(world):
+    """A trial: with an acceptance pending (a promotion cut before its completion receipt) and
+    the state unsealed, ``index verify`` advised ``index rebuild``, which failed with the pending
+    line; it names the sync that completes the acceptance."""
+    remote, alice, bob = world
+    a = _rec(alice, "pending")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", a["stream"]).code == 0
+    assert hn(bob, "memory", "recall", "--json").code == 0  # the state exists
+    from helpers import hn_proc
+
+    env = {"HN_INTERNAL_TESTING": "1", "HN_TEST_REPLICATION_INTERRUPT_AFTER": "before-completion-receipt"}
+    assert hn_proc(bob, "sync", env=env).code == 1
+    seal = bob / ".git" / "hn" / "memory" / "state-v0.seal"
+    seal.write_text("interrupted\n")
+    r = hn(bob, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state is unsealed: a write of it was "
+                                  "interrupted, or it was changed after it was written; a replication acceptance "
+                                  "from origin is pending, which git hn sync origin completes; then git hn memory "
+                                  "index rebuild replaces it\n")
+    assert hn(bob, "memory", "index", "rebuild").code == 1  # as the line says: not before the sync
+    assert hn(bob, "sync").code == 0
+    assert hn(bob, "memory", "index", "rebuild").code == 0
+    assert hn(bob, "memory", "index", "verify").code == 0
+
+
 def test_objects_copied_but_not_accepted_are_denied_to_trust_reads(world):
     remote, alice, bob = world
     a = _rec(alice, "pending")

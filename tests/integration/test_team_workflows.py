@@ -289,7 +289,7 @@ def test_a_stopped_sync_removes_its_quarantine_and_says_so(tmp_path, bare_remote
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert err == ("git-hn: sync with origin stopped by SIGTERM; its quarantine was removed and nothing "
-                   "was half promoted: run git hn sync origin again\n")
+                   "was promoted: run git hn sync origin again\n")
     assert _quarantines(bob) == [] and git(bob, "for-each-ref", "refs/hn") == before
     proc = _sync_until_quarantine(bob)
     proc.kill()

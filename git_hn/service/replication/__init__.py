@@ -18,7 +18,7 @@ from __future__ import annotations
 from ...core.gostr import quoted
 from ...core.grammar import is_remote_name
 from ...core.lines import lines_of
-from ...errors import ConflictError, HnError, InputError, Interrupted
+from ...errors import ConflictError, HnError, InputError, Interrupted, Signalled
 from ...store import replication as rstate
 from ...store.transport import transport_allowed, url_question
 from ...store.repo import Repo
@@ -97,12 +97,27 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
     left out of this one's (``_gone_now``).
 
     ``interrupt_after`` names a crash seam (§9.19) at which to stop as if the process died; the
-    CLI passes it only under the testing switch."""
+    CLI passes it only under the testing switch.
+
+    A stopping signal (``errors.Signalled``) leaves with ``promoted``: the streams this sync had
+    promoted, which the CLI's line names."""
+    results: list[SyncResult] = []
+    try:
+        return _sync(repo, remote, results, recover_shallow, progress, publish, interrupt_after, by_name,
+                     wait, rebase, named)
+    except Signalled as stop:
+        stop.promoted = sum(r.promoted for r in results)
+        raise
+
+
+def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progress, publish: bool,
+          interrupt_after: str | None, by_name: bool, wait: float, rebase: bool, named: frozenset[str]) -> SyncResult:
     from . import serial
 
     url = resolve_remote(repo, remote)
     stall = _stall(repo, early=True)  # (a setting out of range is refused before anything is asked)
     result = SyncResult(remote)
+    results.append(result)
     # (asked now, while its early answer stands: the import's ref writes would drop it)
     off = publish and _publication_off(repo, remote)
     waiting = (lambda: progress(f"waiting for another git hn sync with {remote}")) if progress else None
@@ -112,6 +127,7 @@ def sync(repo: Repo, remote: str, *, recover_shallow: bool = False, progress=Non
         if publish and not ended and not recover_shallow and interrupt_after is None and _fetched_anchors(
                 repo, remote, result, progress):
             again = SyncResult(remote)
+            results.append(again)
             run, ended = _import(repo, remote, url, again, False, progress, publish, None, by_name, rebase, wait)
             result = _merged(result, again)
     if run is not None and not ended and not result.unreachable and _anchors_missing(result):

@@ -16,6 +16,7 @@ from ...core.grammar import accepted_ref
 from ...errors import ConflictError, HnError, Interrupted
 from ...store import pending as pendingmod
 from ...store import replication as rstate
+from ...store.process import signals_held
 from .outcomes import PhaseError, completion_failed, phase, residue
 
 
@@ -55,6 +56,27 @@ def repair_pending(repo, remote: str) -> None:
         repo.forget_pending()
 
 
+def unfinished(repo, remote: str) -> bool:
+    """After a stopped sync: whether an acceptance with ``remote`` is left pending in a way that
+    denies trust reads until ``git hn sync <remote>`` completes it (§9.17): an anchor without its
+    receipt (the state is invalid), or one whose promotions the refs already hold. An anchor
+    whose refs were never moved denies only objects no ref reaches. False when unreadable."""
+    try:
+        for txn, (owner, _objs) in rstate.load_anchors(repo).items():
+            if owner != remote:
+                continue
+            rec = rstate.load_receipt(repo, txn)
+            if rec is None:
+                return True
+            promotions = rec.get("promotions") or []
+            if rec.get("state") != "complete" and promotions and all(
+                    _ref_value(repo, p.get("ref", "")) == p.get("newOid") for p in promotions):
+                return True
+    except (HnError, OSError):
+        return False
+    return False
+
+
 def _ref_value(repo, ref: str) -> str:
     proc = repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref])
     return proc.stdout.decode().strip() if proc.returncode == 0 else ""
@@ -74,15 +96,20 @@ def accept(run, promotable: list) -> None:
     pending = run.absent_from_main(accepted_objs)
     txn = q.txn
     outcomes = [o.to_json() for o in run.result.sorted_outcomes(current=False) if o.kind == "memory" and o.status != "up-to-date"]
-    try:
-        rstate.write_anchor(repo, txn, remote, pending)
-    except (HnError, OSError):
-        raise phase("pending acceptance anchoring", remote) from None
-    run.residue_seam("after-pending-anchor", "interrupted after pending anchor before object copy")
-    try:
-        rstate.write_receipt(repo, txn, remote, "validated", outcomes, promotions, pending, accepted_objs)
-    except (HnError, OSError):
-        raise phase("validated transaction recording", remote) from None
+    # a stopping signal (Ctrl-C, SIGTERM) is held across the two steps that leave pending state
+    # which denies every read until a sync repairs it (§9.17): from the anchor to its receipt,
+    # and from the ref transaction to the completion receipt. A stop lands before or after them,
+    # never between (docs/decisions.md, "A stopped sync never leaves its acceptance pending")
+    with signals_held():
+        try:
+            rstate.write_anchor(repo, txn, remote, pending)
+        except (HnError, OSError):
+            raise phase("pending acceptance anchoring", remote) from None
+        run.residue_seam("after-pending-anchor", "interrupted after pending anchor before object copy")
+        try:
+            rstate.write_receipt(repo, txn, remote, "validated", outcomes, promotions, pending, accepted_objs)
+        except (HnError, OSError):
+            raise phase("validated transaction recording", remote) from None
     adopted: list[list[str]] = []
     if pending:
         run.say("copy objects")
@@ -102,68 +129,70 @@ def accept(run, promotable: list) -> None:
         raise residue("quarantine cleanup failed", remote) from None
     run.residue_seam("before-promotion", "interrupted immediately before accepted-ref transaction")
     rebased = _rebased(run, promotable)
-    updates = _updates(promotions) + [f"update {r.ref} {r.tip} {r.old}" for r in rebased]
-    prepared, tx = _matching(run, updates), None
-    if prepared is None:
-        tx = _transaction(repo, updates, remote)
-    elif prepared.ready(block=False):
-        tx, run.prepared = prepared.commit(), None
-    # meanwhile the state takes the promoted memories, committed only if the refs are
-    with state_promotion(run, promotable, rebased) as finish:
-        if tx is None:  # Git was still preparing when the state began; or it refused
-            tx = prepared.commit() if prepared.ready() else _restart(run, repo, updates)
-            run.prepared = None
-        code, _out, err = tx.wait()
-        ok = code == 0
-        serial.promoted(repo, remote)
-        finish(ok)
-    if not ok:
-        raise _transaction_failed(remote, err)
-    for o in promotable:
-        if not o.prefix:  # a stream promoted up to a missing dependency stays failed
-            o.status = "promoted"
-    if rebased:
-        from ...store.reanchor import remember_renames
+    with signals_held():  # (see above: the ref transaction to the completion receipt)
+        updates = _updates(promotions) + [f"update {r.ref} {r.tip} {r.old}" for r in rebased]
+        prepared, tx = _matching(run, updates), None
+        if prepared is None:
+            tx = _transaction(repo, updates, remote)
+        elif prepared.ready(block=False):
+            tx, run.prepared = prepared.commit(), None
+        # meanwhile the state takes the promoted memories, committed only if the refs are
+        with state_promotion(run, promotable, rebased) as finish:
+            if tx is None:  # Git was still preparing when the state began; or it refused
+                tx = prepared.commit() if prepared.ready() else _restart(run, repo, updates)
+                run.prepared = None
+            code, _out, err = tx.wait()
+            ok = code == 0
+            serial.promoted(repo, remote)
+            finish(ok)
+        if not ok:
+            raise _transaction_failed(remote, err)
+        for o in promotable:
+            if not o.prefix:  # a stream promoted up to a missing dependency stays failed
+                o.status = "promoted"
+        if rebased:
+            from ...store.reanchor import remember_renames
 
-        remember_renames(repo, [pair for r in rebased for pair in r.renamed], "sync")
-        run.result.rebased = rebased
-    run.result.promoted = n = len(promotable)
-    if rstate.loose_refs_written(repo, len(promotions)) >= PACK_REFS_FROM:
-        # as many loose ref files as that, written by this promotion or by earlier ones since
-        # git-hn last packed, make every later listing of refs slow (each is a file to read:
-        # 10,000 of them ≈ 3× a packed listing), and a user's own `git gc` or `git pack-refs`
-        # slow too (Git deletes each packed loose ref in a transaction of its own, each running
-        # the reference-transaction hook twice: ≈ 3 ms a ref with git-hn's wrapper, 1.5 s for
-        # 500); pack them, as git gc would, and like git gc --auto in the background: that is
-        # seconds of file system work for 10,000 refs (2–4 s here) that no answer of this sync
-        # depends on, and Git's locks keep it safe beside later commands. No hook runs (for the
-        # reason above: 5,000 refs kept the machine busy for many seconds after the sync);
-        # packing changes no ref's value
-        repo.git.detach(["-c", f"core.hooksPath={os.devnull}", "pack-refs", "--all"],
-                        env={"HN_HOOK_ACTIVE": "1"})
-        rstate.set_loose_refs(repo, 0)
-    from .. import index_refresh
+            remember_renames(repo, [pair for r in rebased for pair in r.renamed], "sync")
+            run.result.rebased = rebased
+        run.result.promoted = n = len(promotable)
+        if rstate.loose_refs_written(repo, len(promotions)) >= PACK_REFS_FROM:
+            # as many loose ref files as that, written by this promotion or by earlier ones since
+            # git-hn last packed, make every later listing of refs slow (each is a file to read:
+            # 10,000 of them ≈ 3× a packed listing), and a user's own `git gc` or `git pack-refs`
+            # slow too (Git deletes each packed loose ref in a transaction of its own, each running
+            # the reference-transaction hook twice: ≈ 3 ms a ref with git-hn's wrapper, 1.5 s for
+            # 500); pack them, as git gc would, and like git gc --auto in the background: that is
+            # seconds of file system work for 10,000 refs (2–4 s here) that no answer of this sync
+            # depends on, and Git's locks keep it safe beside later commands. No hook runs (for the
+            # reason above: 5,000 refs kept the machine busy for many seconds after the sync);
+            # packing changes no ref's value
+            repo.git.detach(["-c", f"core.hooksPath={os.devnull}", "pack-refs", "--all"],
+                            env={"HN_HOOK_ACTIVE": "1"})
+            rstate.set_loose_refs(repo, 0)
+        from .. import index_refresh
 
-    index_refresh.after_ref_change(repo)
-    try:
-        shallow.release(repo, [m.commit for o in promotable for m in o.memories])
-        run.seam("before-completion-receipt")
-    except Interrupted:
-        run.seam_error = completion_failed(n, remote).message
-        raise
-    outcomes = [o.to_json() for o in run.result.sorted_outcomes(current=False) if o.kind == "memory" and o.status != "up-to-date"]
-    try:
-        rstate.write_receipt(repo, txn, remote, "complete", outcomes, promotions, pending, accepted_objs)
-    except (HnError, OSError):
-        raise completion_failed(n, remote) from None
-    try:
-        rstate.remove_anchor(repo, txn)
-    except OSError as exc:
-        raise PhaseError(f"replication promotion succeeded for {n} selection(s), but completed "
-                         f"pending-anchor cleanup failed for remote {remote}: {exc.strerror}") from None
-    reconcile(repo, remote, txn, set(accepted_objs), n)
-    pendingmod.remember_completed(repo, run.nothing_pending, txn)
-    repo.forget_pending()
+        index_refresh.after_ref_change(repo)
+        try:
+            shallow.release(repo, [m.commit for o in promotable for m in o.memories])
+            run.seam("before-completion-receipt")
+        except Interrupted:
+            run.seam_error = completion_failed(n, remote).message
+            raise
+        outcomes = [o.to_json() for o in run.result.sorted_outcomes(current=False)
+                    if o.kind == "memory" and o.status != "up-to-date"]
+        try:
+            rstate.write_receipt(repo, txn, remote, "complete", outcomes, promotions, pending, accepted_objs)
+        except (HnError, OSError):
+            raise completion_failed(n, remote) from None
+        try:
+            rstate.remove_anchor(repo, txn)
+        except OSError as exc:
+            raise PhaseError(f"replication promotion succeeded for {n} selection(s), but completed "
+                             f"pending-anchor cleanup failed for remote {remote}: {exc.strerror}") from None
+        reconcile(repo, remote, txn, set(accepted_objs), n)
+        pendingmod.remember_completed(repo, run.nothing_pending, txn)
+        repo.forget_pending()
 
 
 def _rebased(run, promotable: list) -> list:
