@@ -537,8 +537,9 @@ def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
                 fcntl.flock(fd, mode | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise ConflictError("memory state is busy; retry") from None
+                if time.monotonic() >= deadline:  # (a rebuild stopped with Ctrl-Z holds it for good: a trial)
+                    raise ConflictError(f"memory state is busy: another git-hn process holds {path} (git hn memory "
+                                        "index rebuild, say, or one stopped with Ctrl-Z); retry once it ends") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
         yield

@@ -34,16 +34,16 @@ Corrupt = StateCorrupt
 
 
 @contextmanager
-def current(repo: Repo, listing: list | None = None, scope: set | None = None):
+def current(repo: Repo, listing: list | None = None, scope: set | None = None, wait: float = statedb.LOCK_WAIT):
     """A ``View`` of the state at the current refs (or, with ``scope``, a set of (actor, stream),
     at least those streams' refs current). Raises what a full collection raises when a stream is
-    invalid."""
+    invalid; ``ConflictError`` when the state's lock stays taken for ``wait`` seconds."""
     if listing is None:
         listing = streams.list_sources(repo)
     pending = repo.pending()
     if not pending.ok or pending.denied:
         raise Unavailable
-    with statedb.locked(repo, exclusive=False):
+    with statedb.locked(repo, exclusive=False, wait=wait):
         conn = statedb.open_sealed(repo, readonly=True)
         if conn is not None:
             if _current(conn, listing, scope):
@@ -53,7 +53,7 @@ def current(repo: Repo, listing: list | None = None, scope: set | None = None):
                     conn.close()
                 return
             conn.close()
-    with statedb.locked(repo, exclusive=True):
+    with statedb.locked(repo, exclusive=True, wait=wait):
         conn = update(repo, listing, scope)
         try:
             yield View(repo, conn, listing)

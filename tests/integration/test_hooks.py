@@ -2093,3 +2093,69 @@ def test_post_rewrite_on_a_terminal_never_writes_on_the_rebase_progress_line(tmp
     piped = subprocess.run(["git", "rebase", "main"], cwd=a, capture_output=True, text=True)
     assert piped.returncode == 0 and "Rebasing (1/1)\ngit-hn: re-anchored 1 unpublished memory" in piped.stderr, \
         repr(piped.stderr)  # (Git ends its progress with a newline there)
+
+
+def _state_lock_held(repo):
+    """Another process holding the memory state's lock exclusively (as ``git hn memory index
+    rebuild`` does, or one stopped with Ctrl-Z): the ``Popen``, holding it until its stdin closes."""
+    import sys
+
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys\n"
+                               "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
+                               "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.read()\n",
+                               str(repo / ".git" / "hn" / "locks" / "state.lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_a_fetch_never_waits_for_the_memory_state_another_git_hn_holds(clones):
+    """A trial: with an ``index rebuild`` stopped by Ctrl-Z holding the state's lock, ``git fetch``
+    hung without a word (the hook's import waited up to 120 s for the state). The import is
+    skipped at once, in one line, and the fetch ends; ``git hn sync`` imports it later."""
+    remote, a, b = clones
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "descendants", "--content", "fetched while the state is busy").json()
+    assert hn(b, "replication", "select", "origin", "--memory", rec["stream"]).code == 0
+    assert hn(b, "memory", "recall", "--json").code == 0  # b's state exists
+    git(a, "commit", "-q", "--allow-empty", "-m", "new")
+    _push(a)
+    holder = _state_lock_held(b)
+    try:
+        fetch = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True, timeout=60)
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    assert fetch.returncode == 0, fetch.stderr
+    assert [x for x in fetch.stderr.splitlines() if x.startswith("git-hn:")] == [
+        "git-hn: memory import from origin skipped: another git-hn is updating the memory state; "
+        "git hn sync origin imports it"], fetch.stderr
+    accepted = f"refs/hn/remotes/origin/memory/{rec['actor']}/{rec['stream'][7:]}"
+    assert git(b, "rev-parse", "--verify", "-q", accepted, check=False) == ""
+    r = hn(b, "sync")
+    assert r.code == 0, r.err
+    assert git(b, "rev-parse", accepted) == git(a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
+
+
+def test_a_read_that_waited_for_the_state_names_the_lock_another_git_hn_holds(clones):
+    """A trial: "memory state is busy; retry" after two minutes, and retrying changed nothing (the
+    holder was an ``index rebuild`` stopped with Ctrl-Z). The line names the lock and who holds it."""
+    from git_hn.errors import ConflictError
+    from git_hn.store import statedb
+    from git_hn.store.repo import open_repo
+
+    remote, a, b = clones
+    assert hn(b, "memory", "recall", "--json").code == 0
+    repo = open_repo(str(b))
+    holder = _state_lock_held(b)
+    try:
+        with pytest.raises(ConflictError) as stopped:
+            with statedb.locked(repo, exclusive=False, wait=0.2):
+                pass
+    finally:
+        holder.stdin.close()
+        holder.wait()
+        repo.close()
+    lock = b / ".git" / "hn" / "locks" / "state.lock"
+    assert stopped.value.message == (f"memory state is busy: another git-hn process holds {lock} (git hn memory "
+                                     "index rebuild, say, or one stopped with Ctrl-Z); retry once it ends")

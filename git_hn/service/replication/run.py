@@ -17,7 +17,7 @@ from contextlib import ExitStack
 
 from ...core.grammar import accepted_ref, quarantine_ref
 from ...core.lines import lines_of
-from ...errors import HnError, Interrupted, ValidationError
+from ...errors import ConflictError, HnError, Interrupted, ValidationError
 from ...store import quarantine
 from ...store import pending as pendingmod
 from ...store import replication as rstate
@@ -327,13 +327,20 @@ class Import:
 
         @contextmanager
         def opened():
-            try:
-                with stateview.current(self.repo) as view:
+            entered = False
+            try:  # (the fetch hook's import never waits for the state: it would hold up Git)
+                with stateview.current(self.repo, wait=statedb.LOCK_WAIT if self.wait else 0) as view:
+                    entered = True
                     self.accepted = acceptedmod.FromState(view)
                     yield
                     return
             except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed):
                 pass
+            except ConflictError:
+                if entered or self.wait:
+                    raise
+                raise ConflictError(f"memory import from {self.remote} skipped: another git-hn is updating "
+                                    f"the memory state; git hn sync {self.remote} imports it") from None
             except ValidationError:
                 self.accepted = None
                 yield
