@@ -20,15 +20,17 @@ from . import render
 SUMMARY = """\
 usage: git hn <command> [options]
 
-Start here: 'git hn demo' shows the whole flow in a throwaway repository. In your project,
-'git hn init' creates your signing identity, 'git hn hooks install' keeps memory in step with
-push and fetch, 'git hn replication select --all' imports your teammates' memory,
-'git hn policy init' (then commit it) says whose memory to trust, and 'git hn setup claude'
-(or codex, cursor, agents-md) lets an agent use it.
+Start here: 'git hn demo' shows the whole flow in a throwaway repository.
+In your project, 'git hn init' creates your signing identity,
+'git hn hooks install' keeps memory in step with push and fetch,
+'git hn replication select --all' imports your teammates' memory,
+'git hn policy init' (then commit it) says whose memory to trust, and
+'git hn setup claude' (or codex, cursor, agents-md) lets an agent use it.
 
 git hn init [--name NAME]
 git hn identity show|list|public
-git hn identity export --output FILE | import FILE [--activate] | use ACTOR | remove ACTOR [--backup FILE]
+git hn identity export --output FILE | import FILE [--activate]
+git hn identity use ACTOR | remove ACTOR [--backup FILE]
 git hn memory record --kind KIND --at REV --applies MODE [record fields]
 git hn memory record --input FILE|- --json
 git hn memory handoff --at REV --applies MODE [record fields]
@@ -39,7 +41,8 @@ git hn memory challenge MEMORY --reason REASON [--evidence TYPED-ID]...
 git hn memory show MEMORY [--json]
 git hn memory recall [filters] [bounds] [--json]
 git hn memory index rebuild|verify
-git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted] [--json|--markdown]
+git hn memory brief [--at REV] [--max-bytes N] [--include-untrusted]
+                    [--json|--markdown]
 git hn memory digest [--month YYYY-MM] [--include-untrusted] [--json]
 git hn memory log [filters] [-n N | -N] [--graph] [--no-pager] [--json]
 git hn memory export [--format jsonl|markdown] [filters] [--output FILE]
@@ -47,7 +50,8 @@ git hn memory import FILE|- [--stream ID] [--json]
 git hn memory view [--at REV] [--output FILE] [--open]
 git hn memory reanchor OLD NEW|--drop [--json]
 git hn policy show [REV] [--json]
-git hn policy init | trust [ACTOR] [--kind KIND]... | untrust ACTOR|--kind KIND...
+git hn policy init | trust [ACTOR] [--kind KIND]...
+git hn policy untrust ACTOR|--kind KIND...
 git hn replication select|show [REMOTE] ...
 git hn replication forget-anchors REMOTE [COMMIT]... [--dry-run] [--json]
 git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]
@@ -57,8 +61,9 @@ git hn setup claude|codex|cursor|agents-md [--remove] [--print]
 git hn demo
 git hn version [--json]
 
-Run 'git hn <command> -h' for the options of a command. --no-color, after the command or
-before it (git hn --no-color memory log), turns colour off on a terminal.
+Run 'git hn <command> -h' for the options of a command. --no-color, after
+the command or before it (git hn --no-color memory log), turns colour off
+on a terminal.
 """
 
 GROUPS = {

@@ -71,6 +71,21 @@ def test_summary_starts_a_newcomer_with_commands_that_exist(tmp_path):
         assert r.code == 0 and "usage" in r.out.lower(), (command, r.err)
 
 
+def test_every_help_fits_an_80_column_terminal(tmp_path):
+    """A newcomer trial: ``git hn -h`` (static text) was wrapped at ~95 columns, so an 80-column
+    terminal split it mid-word ("In you" / "r project"), and usage lines ran past 100 columns.
+    Every line of every help, the summary's and each command's and group's, is at most 79."""
+    from git_hn import docgen
+
+    paths = [[], ["help"], ["memory"]] + [path for path, _cmd, _usage in docgen.tree()]
+    paths += sorted({tuple(path[:1]) for path in paths if len(path) > 1})
+    for path in paths:
+        r = hn(tmp_path, *path, *(["-h"] if path not in ([], ["help"], ["memory"]) else []))
+        assert r.code == 0 and r.out.startswith("usage: "), (path, r.err)
+        wide = [line for line in r.out.splitlines() if len(line) > 79]
+        assert not wide, (path, wide)
+
+
 def test_command_help_lists_options(repo):
     r = hn(repo, "memory", "record", "--help")
     assert r.code == 0, r.err
