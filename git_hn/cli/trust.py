@@ -75,16 +75,21 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
 
 
 def show_policy(repo, doc: dict, maintainers=()) -> None:
-    """``policy show``'s lines (on a terminal, a trusted actor known here also gets its name),
-    the names hint (``names_hint``), and a hint for entries that can never match."""
+    """``policy show``'s lines (on a terminal, a trusted actor known here also gets its name:
+    ``recall.policy_lines``), the names hint (``names_hint``), and a hint for entries that can
+    never match."""
     from ..service import recall
 
     from ..service.policy_edit import differs_from_working
 
     actors = (doc.get("memory") or {}).get("trustedActors") or []
     if render.on_terminal() and actors:
+        from rich.cells import cell_len
+
+        from .terminal import width
+
         names = _names(repo)
-        render.lines(recall.policy_lines(doc, names))
+        render.lines(recall.policy_lines(doc, names, width(), cell_len))
         names_hint(repo, (), maintainers, names)
     else:
         render.lines(recall.policy_lines(doc))

@@ -374,9 +374,14 @@ def policy_show(repo: Repo, rev: str, maintainers: list | None = None) -> dict:
     return doc
 
 
-def policy_lines(doc: dict, names: dict[str, str] | None = None) -> list[str]:
-    """The contract's lines (§6.5); with ``names`` (a terminal's), each trusted actor known here
-    is followed by its signed name, as inert text."""
+def policy_lines(doc: dict, names: dict[str, str] | None = None, width: int | None = None, cells=len) -> list[str]:
+    """The contract's lines (§6.6); with ``names`` (a terminal's), each trusted actor known here
+    is followed by its signed name, as inert text. With ``width`` (the terminal's columns, which
+    ``cells`` measures) too narrow for one of those lines (``trustedActor: <64 hex>  Name`` is
+    more than 80), each named actor is shown name first, with its short ID (``Bob
+    (8a3f0c1d2e4b)``, as ``show`` names an author): wrapped by the terminal, the name alone on the
+    next line read as another entry (a trial). An actor without a name keeps its full ID (78
+    columns); piped output never gets names (§6.6's lines, byte for byte)."""
     lines = [f"Policy commit: {doc['commit']}", f"Policy digest: {doc['policyDigest']}"]
     mem = doc.get("memory")
     if mem is None:
@@ -385,10 +390,14 @@ def policy_lines(doc: dict, names: dict[str, str] | None = None) -> list[str]:
     from ..core.gostr import one_line
 
     if names:
+        from ..core.gostr import short_id
         from ..core.log import inert
 
-        lines += [f"trustedActor: {one_line(a)}" + (f"  {inert(names[a]).strip()}" if names.get(a) else "")
-                  for a in mem["trustedActors"]]
+        shown = {a: inert(names[a]).strip() for a in mem["trustedActors"] if names.get(a)}
+        full = {a: f"trustedActor: {one_line(a)}  {name}" for a, name in shown.items()}
+        if width is not None and any(cells(line) > width for line in full.values()):
+            full = {a: f"trustedActor: {name} ({short_id(a)})" for a, name in shown.items()}
+        lines += [full.get(a) or f"trustedActor: {one_line(a)}" for a in mem["trustedActors"]]
     else:
         lines += [f"trustedActor: {one_line(a)}" for a in mem["trustedActors"]]
     lines += [f"trustedKind: {k}" for k in mem["trustedKinds"]]

@@ -618,6 +618,15 @@ def test_policy_show_names_trusted_actors_on_a_terminal_only(tmp_path):
     bob_line = next(line for line in shown if actor_of(bob) in line)
     assert bob_line == f"trustedActor: {actor_of(bob)}  Bob\\u{{202e}}"  # an override, shown inert
     assert [line.split("  ")[0] for line in shown] == piped
+    # 80 columns (a trial: "<64 hex>  Bob" wrapped, and "Bob" alone on the next line read as
+    # another entry): a named actor is shown name first, with its short ID; the piped lines stay
+    narrow = on_terminal(alice, ["git", "hn", "policy", "show"], 80, {}).splitlines()
+    assert f"trustedActor: Alice ({actor_of(alice)[:12]})" in narrow
+    assert f"trustedActor: Bob\\u{{202e}} ({actor_of(bob)[:12]})" in narrow
+    assert all(len(line) <= 80 for line in narrow if line.startswith("trustedActor: ")), narrow
+    assert [line for line in narrow if not line.startswith("trustedActor: ")] == \
+        [line for line in piped if not line.startswith("trustedActor: ")]
+    assert hn(alice, "policy", "show").out.splitlines() == piped
 
 
 def test_policy_show_says_an_uppercase_trusted_actor_never_matches(inited):
