@@ -67,18 +67,20 @@ class RecordRequest(NamedTuple):
 
 
 def read_explicit(path: str, max_bytes: int, *, stdin=None, option: str = "") -> bytes:
-    """Bytes of ``path`` (``-`` is stdin), reading at most ``max_bytes + 1`` bytes. ``option``
-    (``--content-file``, ``--input``) is named by an error, so that a command with several paths
-    says which one is wrong (a newcomer trial: ``--content-file /nonexistent`` named neither)."""
+    """Bytes of ``path`` (``-`` is stdin), reading at most ``max_bytes + 1`` bytes. An error names
+    ``option`` (``--content-file``, ``--input``), so that a command with several paths says which
+    one is wrong (a newcomer trial: ``--content-file /nonexistent`` named neither), and the path
+    as given (a later trial: "nothing is at the --content-file path" left the reader to find which
+    path that was), on one line and at most ``ECHO_LIMIT`` characters (``quoted``), as ``view
+    --output`` and ``identity export`` name theirs."""
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
         return stream.read(max_bytes + 1)
-    # (the path is the user's own, possibly naming a secret: it is not repeated into a log)
-    that = f"the {option} path" if option else "that path"
+    that = f'{option} "{quoted(path)}"' if option else f'"{quoted(path)}"'
     try:
         st = os.stat(path)
     except OSError as exc:
-        why = f"nothing is at {that}" if exc.errno == errno.ENOENT else f"{that} cannot be read: {exc.strerror}"
+        why = f"{that} does not exist" if exc.errno == errno.ENOENT else f"{that} cannot be read: {exc.strerror}"
         raise InputError(f"explicit input must be a regular file; {why}") from None
     if not stat.S_ISREG(st.st_mode):
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe, socket or device)"

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from git_hn.core.gostr import quoted
 from helpers import git, hn, refs_snapshot
 
 
@@ -106,11 +107,11 @@ def test_non_regular_input_file(inited, tmp_path):
     before = refs_snapshot(inited)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    for path, why in ((tmp_path, "the --input path is a directory"),
-                      (fifo, "the --input path is not a regular file (a pipe, socket or device)"),
-                      (tmp_path / "missing.json", "nothing is at the --input path")):
+    for path, why in ((tmp_path, "is a directory"),
+                      (fifo, "is not a regular file (a pipe, socket or device)"),
+                      (tmp_path / "missing.json", "does not exist")):
         r = hn(inited, "memory", "record", "--input", str(path), "--json")
-        assert r.err == f"git-hn: explicit input must be a regular file; {why}\n"
+        assert r.err == f'git-hn: explicit input must be a regular file; --input "{quoted(str(path))}" {why}\n'
     target = tmp_path / "real.json"
     target.write_text(json.dumps(_base(git(inited, "rev-parse", "HEAD"))))
     link = tmp_path / "link.json"

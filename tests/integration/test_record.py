@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from git_hn.core.gostr import quoted
 from helpers import git, hn, refs_snapshot, unhinted
 from independent import verify_commit
 
@@ -131,11 +132,16 @@ def test_content_sources(inited, tmp_path):
     assert hn(inited, "memory", "record", *base, "--content-file", str(bad)).err == \
         "git-hn: memory record content is invalid; the content is non-blank UTF-8 text of at most 65536 bytes\n"
     assert hn(inited, "memory", "record", *base, "--content-file", str(tmp_path)).err == \
-        "git-hn: explicit input must be a regular file; the --content-file path is a directory\n"
-    # the option is named (a newcomer trial), the path is not repeated (it may name a secret)
-    missing = tmp_path / "nonexistent-token"
-    assert hn(inited, "memory", "record", *base, "--content-file", str(missing)).err == \
-        "git-hn: explicit input must be a regular file; nothing is at the --content-file path\n"
+        f'git-hn: explicit input must be a regular file; --content-file "{quoted(str(tmp_path))}" is a directory\n'
+    # the option is named (a newcomer trial), and the path as given (a later trial: "nothing is at
+    # the --content-file path" did not say which), on one line and bounded
+    assert hn(inited, "memory", "record", *base, "--content-file", "nope.txt").err == \
+        'git-hn: explicit input must be a regular file; --content-file "nope.txt" does not exist\n'
+    long = "x" * 200 + "\n\x1b[31m"
+    assert hn(inited, "memory", "record", *base, "--content-file", long).err == \
+        f'git-hn: explicit input must be a regular file; --content-file "{"x" * 80}\u2026" does not exist\n'
+    assert hn(inited, "memory", "record", *base, "--content-file", "a\nb\x1b[31m").err == \
+        'git-hn: explicit input must be a regular file; --content-file "a b [31m" does not exist\n'
     assert refs_snapshot(inited) == before
 
 
