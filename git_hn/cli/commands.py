@@ -415,9 +415,9 @@ def show_selection_command(positional: list[str]) -> int:
 def parse_sync_args(args: list[str]) -> tuple[str, bool, bool, bool]:
     """§9.3: at most one REMOTE, one --recover-shallow and one --json; nothing else but git-hn's
     --rebase. (remote, recover, as_json, rebase)."""
-    from .options import switches
+    from .options import select_instead, switches
 
-    seen, words = switches(args, SYNC_OPTIONS, SYNC_USAGE, operands=1)
+    seen, words = switches(args, SYNC_OPTIONS, SYNC_USAGE, operands=1, instead=lambda n: select_instead(n, args))
     return (words or ["origin"])[0], "--recover-shallow" in seen, "--json" in seen, "--rebase" in seen
 
 

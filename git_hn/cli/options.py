@@ -100,22 +100,48 @@ def stray(usage: str, args: list[str]) -> UsageError:
     return UsageError(hints.append(usage, hints.unexpected(args)))
 
 
-def bad_option(usage: str, arg: str, switches, others=()) -> UsageError:
+def bad_option(usage: str, arg: str, switches, others=(), instead=None) -> UsageError:
     """The usage error for an option-shaped ``arg`` of a command parsed by hand (``sync``,
     ``mcp``, ``version``), saying which: one of its ``switches`` given a value or twice, or an
-    unknown option (``hints``, with the closest of ``switches`` and ``others``)."""
+    unknown option (``hints``, with the closest of ``switches`` and ``others``; ``instead``: name
+    -> what to run instead, "" when nothing is known)."""
     from ..core import hints  # error paths only
 
     name, eq, _value = arg.partition("=")
     if name in switches:
         return UsageError(f"{usage}; {name} {'takes no value' if eq else 'was given twice'}")
+    other = instead(name) if instead else ""
+    if other:
+        return UsageError(f"{usage}; {other}")
     return UsageError(f"{usage}; {hints.unknown_option(name, (*switches, *others), every_option())}")
 
 
-def switches(argv: list[str], names, usage: str, operands: int = 0) -> tuple[set, list[str]]:
+def select_instead(name: str, argv: list[str]) -> str:
+    """``sync`` given an option of ``replication select`` (a trial: ``git hn sync --all`` was told
+    only that other commands take it): the select to run, then the sync, with the remote of
+    ``argv`` when it names one; "" for any other option."""
+    opt = next((o for o in SELECT_OPTS if o.name == name), None)
+    if opt is None:
+        return ""
+    from ..core.remotes import is_remote_name  # error paths only
+
+    words, takes = [], {o.name for o in SELECT_OPTS if o.metavar}
+    for i, w in enumerate(argv):
+        if w == "--":
+            break
+        if not w.startswith("-") and not (i and argv[i - 1] in takes):  # (not the value of --max-events N)
+            words.append(w)
+    remote = f" {words[0]}" if words and is_remote_name(words[0]) else ""
+    given = f"{name} {opt.metavar}" if opt.metavar else name
+    return (f"unknown option {name} for sync; git hn replication select takes it: run git hn replication "
+            f"select{remote} {given}, then git hn sync{remote}")
+
+
+def switches(argv: list[str], names, usage: str, operands: int = 0, instead=None) -> tuple[set, list[str]]:
     """(the switches given, the positional words) of a command of switches only, parsed by hand
     (``sync``, ``version``): each of ``names`` at most once, at most ``operands`` words (``--``
-    ends the options; CONTRACT §9.3); anything else is a usage error that says which."""
+    ends the options; CONTRACT §9.3); anything else is a usage error that says which
+    (``instead``: as ``bad_option``'s)."""
     seen: set = set()
     words: list[str] = []
     dashdash = False
@@ -129,7 +155,7 @@ def switches(argv: list[str], names, usage: str, operands: int = 0) -> tuple[set
         elif arg in names and arg not in seen:
             seen.add(arg)
         else:
-            raise bad_option(usage, arg, names)
+            raise bad_option(usage, arg, names, instead=instead)
     return seen, words
 
 

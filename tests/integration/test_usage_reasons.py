@@ -25,6 +25,13 @@ INDEX = "usage: git hn memory index rebuild|verify"
     (["sync", "--json=1"], f"{SYNC}; --json takes no value"),  # (was: "unknown option --json; did you mean --json?")
     (["sync", "--rebase", "--rebase"], f"{SYNC}; --rebase was given twice"),
     (["sync", "--at", "HEAD"], f"{SYNC}; unknown option --at for this command (other git hn commands take it)"),
+    # replication select's options (a trial: "git hn sync --all"): the select to run, then the sync
+    (["sync", "--all"], f"{SYNC}; unknown option --all for sync; git hn replication select takes it: run git hn "
+                        "replication select --all, then git hn sync"),
+    (["sync", "--max-events", "5", "upstream"], f"{SYNC}; unknown option --max-events for sync; git hn replication "
+     "select takes it: run git hn replication select upstream --max-events N, then git hn sync upstream"),
+    (["sync", "a;b", "--memory=x"], f"{SYNC}; unknown option --memory for sync; git hn replication select takes "
+     "it: run git hn replication select --memory STREAM, then git hn sync"),  # (no remote name: not repeated)
     (["mcp", "--bogus"], f"{MCP}; unknown option --bogus"),
     (["mcp", "--allow"], f"{MCP}; unknown option --allow; did you mean --allow-write?"),
     (["mcp", "--allow-write=yes"], f"{MCP}; --allow-write takes no value"),
