@@ -372,7 +372,7 @@ def select_command(values: dict, positional: list[str]) -> int:
     sel = selmod.check(sel)
     repo = repo or open_repo()
     replication.save_selection(repo, sel)
-    from ..service.replication import learn_owners
+    from ..service.replication import learn_owners, remotes_here
 
     learn_owners(repo, sel)
     render.lines([f"Saved replication selection for {remote}", *selmod.show_lines(sel)])
@@ -383,9 +383,9 @@ def select_command(values: dict, positional: list[str]) -> int:
 
     if repo.git.run(list(url_question(remote))).returncode != 0:
         # §9.2: the remote need not exist, and the selection is saved; a typo would otherwise
-        # show only at the first sync
-        render.hint(f'remote "{remote}" does not exist (yet); git hn sync {remote} needs it: '
-                    "git remote add NAME URL")
+        # show only at the first sync (in sync's words: the remotes here, and the remote add)
+        render.hint(f'remote "{remote}" does not exist yet{remotes_here(repo)[0]}; git hn sync {remote} needs '
+                    f"it: add it with git remote add {remote} URL")
     else:  # (a selection imports nothing by itself: a newcomer's git fetch that moved no branch did not)
         render.hint(f"a selection imports nothing by itself: git hn sync {remote} imports what it selects now; "
                     "with git-hn's hooks installed, so does each later git fetch that moves a branch")

@@ -473,8 +473,16 @@ def test_selecting_for_a_remote_that_does_not_exist_saves_and_hints(inited):
     r = hn(inited, "replication", "select", "orgin", "--all")
     assert r.code == 0
     assert r.out.startswith("Saved replication selection for orgin\n")
-    assert r.err == ('git-hn: hint: remote "orgin" does not exist (yet); git hn sync orgin needs it: '
-                     "git remote add NAME URL\n")
+    # in sync's words (a trial: select said "git remote add NAME URL", sync "git remote add origin URL")
+    assert r.err == ('git-hn: hint: remote "orgin" does not exist yet; git hn sync orgin needs it: add it with '
+                     "git remote add orgin URL\n")
+    assert hn(inited, "sync", "orgin").err == \
+        'git-hn: remote "orgin" does not exist; add it with git remote add orgin URL\n'
+    git(inited, "remote", "add", "upstream", str(inited))  # a typo beside a remote: the remotes are named
+    assert hn(inited, "replication", "select", "orgin", "--all").err == (
+        'git-hn: hint: remote "orgin" does not exist yet (the remotes here: upstream); git hn sync orgin needs it: '
+        "add it with git remote add orgin URL\n")
+    git(inited, "remote", "remove", "upstream")
     assert hn(inited, "replication", "show", "orgin").out.startswith("remote: orgin\n")
     git(inited, "remote", "add", "orgin", str(inited))
     r = hn(inited, "replication", "select", "orgin", "--all")

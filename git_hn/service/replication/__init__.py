@@ -32,11 +32,9 @@ def resolve_remote(repo: Repo, remote: str) -> str:
         raise InputError(f'invalid remote name "{quoted(remote)}"; {REMOTE_NAME_RULE}')
     proc = repo.git.run(list(url_question(remote)))
     if proc.returncode != 0:
-        names = lines_of(repo.git.run(["remote"]).stdout.decode("utf-8", "replace"))
-        known = f" (the remotes here: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''})" if names else ""
+        known, usable = remotes_here(repo)
         from shlex import quote
 
-        usable = [n for n in names if is_remote_name(n)]  # (a review: "team/main" was named, which §3.2 refuses)
         other = f"name one of them (git hn sync {quote(usable[0])}), or " if usable else ""  # (a trial: the
         # only remote was my-origin.v2, and the line said only to add an "origin")
         raise InputError(f'remote "{remote}" does not exist{known}; {other}add it with git remote add {remote} URL')
@@ -44,6 +42,14 @@ def resolve_remote(repo: Repo, remote: str) -> str:
     if not transport_allowed(url):
         raise InputError(f'remote "{remote}" uses a refused transport')
     return url
+
+
+def remotes_here(repo: Repo) -> tuple[str, list[str]]:
+    """After a remote that does not exist: `` (the remotes here: a, b)`` ("" with none), and those
+    of them git-hn takes (a review: "team/main" was named, which §3.2 refuses)."""
+    names = lines_of(repo.git.run(["remote"]).stdout.decode("utf-8", "replace"))
+    known = f" (the remotes here: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''})" if names else ""
+    return known, [n for n in names if is_remote_name(n)]
 
 
 LEARN_TIMEOUT = 20.0  # seconds ``replication select`` waits for the remote's advertisement
