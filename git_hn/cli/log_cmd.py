@@ -111,8 +111,12 @@ def log(values: dict, positional: list[str]) -> int:
         team = hooks.selection_hint(repo) if repo.git.run(["remote"]).stdout.strip() else None
         from ..store.identity import active_actor
 
-        # without an identity, record fails: the first step is init (a newcomer trial)
-        first = "" if active_actor(repo) else "create your identity with git hn init --name NAME, then "
+        # without an identity, record fails: the first step is init (a newcomer trial); and
+        # without a commit, it has nothing to anchor to: the first commit comes first (a trial)
+        steps = [] if repo.head_commit() else ["make the first commit (git commit)"]
+        if not active_actor(repo):
+            steps.append("create your identity with git hn init --name NAME")
+        first = f"{', '.join(steps)}, then " if steps else ""
         from ..service import unimported
 
         waiting = "" if team else unimported.hint(repo)

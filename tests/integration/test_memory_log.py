@@ -376,3 +376,19 @@ def test_an_empty_log_says_so_in_a_pipe_too(tmp_path):
     assert hn(repo, "memory", "log").err == "git-hn: hint: no memory here yet: record one with git hn memory record\n"
     assert hn(repo, "memory", "log", "--kind", "attempt").err == "git-hn: hint: no memory matches these filters\n"
     assert hn(repo, "memory", "log", "--json").err == ""  # machine output: no hint
+
+
+def test_an_empty_log_before_the_first_commit_says_to_make_it(tmp_path):
+    """A trial: ``memory log`` in a repository without a commit said to record one, and record
+    then failed (it anchors to a commit): the first commit comes first."""
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(repo))
+    r = hn(repo, "memory", "log")
+    assert (r.code, r.out, r.err) == (0, "", "git-hn: hint: no memory here yet: make the first commit (git commit), "
+                                             "create your identity with git hn init --name NAME, then record one "
+                                             "with git hn memory record\n")
+    assert hn(repo, "init", "--name", "A").code == 0
+    assert hn(repo, "memory", "log").err == ("git-hn: hint: no memory here yet: make the first commit (git commit), "
+                                             "then record one with git hn memory record\n")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+    assert hn(repo, "memory", "log").err == "git-hn: hint: no memory here yet: record one with git hn memory record\n"
