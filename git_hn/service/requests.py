@@ -466,10 +466,20 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
     if kind != "attempt" and record.attempt_outcome:
         return f"{words.outcome} is only for kind attempt"
     if kind == "verification" and not record.evidence:
-        return words.verification
+        return words.verification + _evidence_example(record, words)
     if kind == "handoff":
         return handoff_hint(record.handoff, words)
     return words.handoff_only if record.handoff is not None else ""
+
+
+def _evidence_example(record: Record, words: Words) -> str:
+    """After "kind verification needs evidence": an example with the record's own anchor commit
+    (a trial: ``needs --evidence TYPED-ID`` alone left the form to guess; ``git:HEAD`` is no typed
+    ID, evidence is signed as given)."""
+    commit = record.anchor.commit if is_oid(record.anchor.commit or "") else "<full commit ID>"
+    if words is FLAG_WORDS:
+        return f", such as --evidence git:{commit} (the --at commit) or --evidence memory:<memory ID>"
+    return f', such as "evidence": ["git:{commit}"]'
 
 
 def handoff_hint(handoff: Handoff | None, words: Words) -> str:

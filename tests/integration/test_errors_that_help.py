@@ -190,11 +190,25 @@ def test_missing_required_options_are_named(inited):
      f"memory attempt outcome is unsupported; did you mean failed? (valid: {OUTCOMES})"),
     (["--kind", "decision", "--applies", "exact", "--outcome", "failed"],
      "memory decision record has invalid fields; --outcome is only for kind attempt"),
-    (["--kind", "verification", "--applies", "exact"],
-     "memory verification record has invalid fields; kind verification needs --evidence TYPED-ID"),
 ])
 def test_record_enumerations_list_the_valid_values_and_suggest(inited, args, message):
     _fails_with(inited, [*BASE, *args], message)
+
+
+def test_a_verification_without_evidence_gets_an_example(inited):
+    """A trial: ``needs --evidence TYPED-ID`` alone left the form to guess (and ``git:HEAD`` is
+    no typed ID: evidence is signed as given). The example is the --at commit's full typed ID."""
+    head = git(inited, "rev-parse", "HEAD")
+    _fails_with(inited, [*BASE, "--kind", "verification", "--applies", "exact"],
+                "memory verification record has invalid fields; kind verification needs --evidence TYPED-ID, "
+                f"such as --evidence git:{head} (the --at commit) or --evidence memory:<memory ID>")
+    request = {"version": 0, "kind": "verification", "content": "x", "anchor": {"commit": head},
+               "applicability": {"mode": "exact"}, "topics": [], "evidence": []}
+    _fails_with(inited, ["memory", "record", "--input", "-", "--json"],
+                "memory verification record has invalid fields; kind verification needs evidence (at least one "
+                f'typed ID), such as "evidence": ["git:{head}"]', input=json.dumps(request).encode())
+    r = hn(inited, *BASE, "--kind", "verification", "--applies", "exact", "--evidence", f"git:{head}")
+    assert r.code == 0, r.err  # (the example works)
 
 
 def test_attempt_without_outcome_says_so(inited):
