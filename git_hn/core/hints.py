@@ -98,6 +98,26 @@ def choice(value: str, choices) -> str:
     return f"{hint} ({valid})" if hint else valid
 
 
+def also_unsupported(given) -> str:
+    """After the options a record misses: each of ``given`` (option name, value, valid values)
+    whose value is given and not valid, said together (a trial: ``--kind note`` without --at was
+    told only of the --at, then of the kind on the next try); "" when none. §10.3's usage text
+    stays first: this goes after git-hn's reason."""
+    return "".join(f"; also, that {name} is unsupported: {choice(value, choices)}"
+                   for name, value, choices in given if value and value not in choices)
+
+
+def evidence_example(commit: str, flags: bool) -> str:
+    """After "kind verification needs evidence": an example, with ``commit`` (the record's anchor
+    commit, "" when it is not a full ID) as a typed ID (a trial: ``needs --evidence TYPED-ID``
+    alone left the form to guess; ``git:HEAD`` is no typed ID, evidence is signed as given).
+    ``flags``: the command line's words, else a request document's."""
+    commit = commit or "<full commit ID>"
+    if flags:
+        return f", such as --evidence git:{commit} (the --at commit) or --evidence memory:<memory ID>"
+    return f', such as "evidence": ["git:{commit}"]'
+
+
 # an example value of each array field of a request document (recall, brief, challenge)
 _EXAMPLES = {"kind": '["decision"]', "lifecycle": '["active"]', "trust": '["qualified"]', "topic": '["cache"]',
              "topics": '["cache"]', "paths": '["src/app.py"]', "actor": '["<64-hex actor ID>"]',

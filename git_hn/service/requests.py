@@ -305,7 +305,10 @@ def request_from_flags(repo: Repo, flags: RecordFlags, *, kind: str | None = Non
                    if not value]
         if content is None:
             missing.append("content (--content TEXT, --content-file PATH or one positional argument)")
-        raise UsageError(f"{usage}; missing {', '.join(missing)}")
+        from ..core.hints import also_unsupported  # error paths only
+
+        raise UsageError(f"{usage}; missing {', '.join(missing)}" + also_unsupported(
+            (("--kind", kind, KINDS), ("--applies", flags.applies, APPLICABILITY_MODES))))
     if flags.stream is not None and not is_stream_choice(flags.stream):
         raise ValidationError(STREAM_INVALID)
     if flags.actor is not None and not is_actor(flags.actor):
@@ -466,20 +469,11 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
     if kind != "attempt" and record.attempt_outcome:
         return f"{words.outcome} is only for kind attempt"
     if kind == "verification" and not record.evidence:
-        return words.verification + _evidence_example(record, words)
+        commit = record.anchor.commit if is_oid(record.anchor.commit or "") else ""
+        return words.verification + hints.evidence_example(commit, flags=words is FLAG_WORDS)
     if kind == "handoff":
         return handoff_hint(record.handoff, words)
     return words.handoff_only if record.handoff is not None else ""
-
-
-def _evidence_example(record: Record, words: Words) -> str:
-    """After "kind verification needs evidence": an example with the record's own anchor commit
-    (a trial: ``needs --evidence TYPED-ID`` alone left the form to guess; ``git:HEAD`` is no typed
-    ID, evidence is signed as given)."""
-    commit = record.anchor.commit if is_oid(record.anchor.commit or "") else "<full commit ID>"
-    if words is FLAG_WORDS:
-        return f", such as --evidence git:{commit} (the --at commit) or --evidence memory:<memory ID>"
-    return f', such as "evidence": ["git:{commit}"]'
 
 
 def handoff_hint(handoff: Handoff | None, words: Words) -> str:

@@ -176,6 +176,15 @@ def test_missing_required_options_are_named(inited):
     _fails_with(inited, ["memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact"],
                 f"{RECORD_USAGE}; missing content (--content TEXT, --content-file PATH or one positional "
                 "argument)")
+    # an unsupported --kind or --applies is said with what is missing (a trial: "--kind note" was
+    # told of the missing --at, then of the kind on the next try); the value is not repeated
+    r = _fails_with(inited, ["memory", "record", "--kind", "note", "--content", "x"],
+                    f"{RECORD_USAGE}; missing --at, --applies; also, that --kind is unsupported: valid: {KINDS}")
+    assert "note" not in r.err
+    _fails_with(inited, ["memory", "record", "--kind", "decison", "--applies", "exac"],
+                f"{RECORD_USAGE}; missing --at, content (--content TEXT, --content-file PATH or one positional "
+                f"argument); also, that --kind is unsupported: did you mean decision? (valid: {KINDS}); also, that "
+                "--applies is unsupported: did you mean exact? (valid: exact, descendants, subject)")
 
 
 @pytest.mark.parametrize("args,message", [
