@@ -217,11 +217,12 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
             return text + ("; trust the other authors or their kinds with git hn policy trust ACTOR|--kind KIND"
                            if kinds else "; trust the other authors with git hn policy trust ACTOR")
         return text + ("; trust their kinds with git hn policy trust --kind KIND" if kinds else "")
+    their = "its" if count == 1 else "their"  # (a trial: "1 memory …, or trust their authors")
     if classes == {"actor-untrusted"}:
-        how = "trust their authors with git hn policy trust ACTOR"
+        how = f"trust {their} author{'' if count == 1 else 's'} with git hn policy trust ACTOR"
     elif classes == {"kind-untrusted"}:
-        how = "trust their kinds with git hn policy trust --kind KIND"
-    else:
+        how = f"trust {their} kind{'' if count == 1 else 's'} with git hn policy trust --kind KIND"
+    else:  # (two classes: two memories at least)
         how = "trust their authors or kinds with git hn policy trust ACTOR|--kind KIND"
     return f"{what} hidden by the trust policy; {see}, or {how}"
 

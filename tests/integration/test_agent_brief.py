@@ -809,7 +809,7 @@ def test_digest_human_lines(world):
     out = r.out.splitlines()
     # what the policy left out is said on stderr, as recall and the brief say it
     assert r.err == ("git-hn: hint: 1 memory hidden by the trust policy; see it with --include-untrusted, "
-                     "or trust their authors with git hn policy trust ACTOR\n")
+                     "or trust its author with git hn policy trust ACTOR\n")
     assert hn(w["repo"], "memory", "digest", "--month", month, "--include-untrusted").err == ""
     assert hn(w["repo"], "memory", "digest", "--month", month, "--json").err == r.err  # (an agent reads it)
     from git_hn.service import brief

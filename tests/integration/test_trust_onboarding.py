@@ -376,7 +376,7 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
         "so it takes effect once it is committed")
     _commit(alice)
     authors = _hint("1 memory hidden by the trust policy; see it with --include-untrusted, or trust "
-                    "their authors with git hn policy trust ACTOR")
+                    "its author with git hn policy trust ACTOR")  # (one memory: "its", a trial)
     assert hn(alice, "memory", "recall").err == authors
     assert hn(alice, "memory", "recall", "--json").err == authors
     assert hn(alice, "memory", "recall", "--kind", "observation").err == ""  # filters apply first
@@ -388,7 +388,7 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     assert hn(alice, "memory", "recall").err == _hint(both)
     assert hn(alice, "memory", "brief").err == ""
     assert hn(alice, "memory", "recall", "--actor", a).err == _hint(
-        "1 memory hidden by the trust policy; see it with --include-untrusted, or trust their kinds "
+        "1 memory hidden by the trust policy; see it with --include-untrusted, or trust its kind "
         "with git hn policy trust --kind KIND")
 
 
