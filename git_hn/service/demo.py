@@ -6,7 +6,9 @@ temporary directory is read or written; the directory is removed at the end.
 
 The trust policy is set up (``policy init``, then committed) before anything is recorded, so
 the memories are ``qualified`` and the show at the end says so: a newcomer trial saw only
-``Trust: policy-missing`` and the same long trust hint after each of four records.
+``Trust: policy-missing`` and the same long trust hint after each of four records. Then the
+reading side (``READS``): a recall by query and the first lines of the brief, as an agent starts a
+session (a trial: the demo wrote memory and never showed anyone reading it).
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ _ENV = {
 
 # a Git step (not git hn): the policy is read from the commit asked about, never the working tree
 COMMIT_POLICY = ["git", "add", ".hn/policy.json", "&&", "git", "commit", "-m", "Trust policy"]
+
+
+# the reading side, after the writes: (arguments, lines shown (None: all), why, as a shell comment)
+READS = ((["memory", "recall", "--query", "caching"], None, "before trying it again"),
+         (["memory", "brief"], 13, "what a new session reads first"))
 
 
 def _run(step: list[str], work: str, env: dict) -> subprocess.CompletedProcess:
@@ -99,6 +106,11 @@ def run_demo(emit) -> None:
             proc = subprocess.run([sys.executable, "-m", "git_hn", "memory", "show", last_id[7:19]],
                                   cwd=work, env=env, capture_output=True, text=True)
             emit((proc.stdout + proc.stderr).rstrip("\n").splitlines())
+        for step, shown, why in READS:
+            emit(["", f"$ git hn {' '.join(step)}{f' | head -n {shown}' if shown else ''}  # {why}"])
+            proc = _run(step, work, env)
+            emit((proc.stdout.splitlines()[:shown] if shown else proc.stdout.rstrip("\n").splitlines()) +
+                 proc.stderr.rstrip("\n").splitlines())
         refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/hn"], cwd=work,
                               env=env, capture_output=True, text=True).stdout.split()
         emit(["", "Memory refs written (signed, append-only, one commit per memory):", *refs,

@@ -52,6 +52,24 @@ def test_the_demo_shows_trust_working(tmp_path):
     assert "Trust: qualified" in r.out.splitlines()
 
 
+def test_the_demo_shows_the_reading_side(tmp_path):
+    """A trial: the demo (the README's first command) recorded, handed off and showed one memory,
+    but never read memory back as a reader does. It ends with a recall by query, which finds the
+    failed attempt, and the first lines of the brief, a session's start."""
+    r = hn(tmp_path, "demo")
+    assert (r.code, r.err) == (0, "")
+    blocks = r.out.split("\n\n")
+    recall = next(b for b in blocks if b.startswith("$ git hn memory recall --query caching"))
+    assert r.out.index(recall) > r.out.index("$ git hn memory handoff")
+    assert recall.splitlines()[2] == "Matched: 1; returned: 1; truncated: false"
+    assert "kind=attempt" in recall and "  Tried caching parsed envelopes across runs; invalidation was unsafe." in recall
+    brief_at = r.out.index("$ git hn memory brief | head -n 13")
+    brief = r.out[brief_at:r.out.index("\nMemory refs written")].rstrip("\n").splitlines()
+    assert len(brief) == 1 + 13 and brief[3].startswith("Brief at commit ") and "## Handoffs" in brief
+    assert brief[-1] == "```" and "Session handoff: codec and store are done." in brief
+    assert r.out.index("$ git hn memory brief") > r.out.index(recall)
+
+
 def test_plugin_is_found_by_git(repo):
     r = hn_proc(repo, "-h")
     assert r.code == 0 and r.out.startswith("usage: git hn <command>")
