@@ -110,7 +110,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         # (the URL itself is never echoed: it may carry credentials)
         from .remote_urls import remote_of_url
 
-        named = remote_of_url(repo, remote)
+        # (the URL Git pushes to, ``insteadOf`` applied: the typed one may be another's spelling, a review)
+        named = remote_of_url(repo, url or remote)
         named = named if is_remote_name(named) else ""  # (a name §3.2 refuses is no remote to git-hn)
         from .push_removals import deleting_memory_at_url, only_deletes
 

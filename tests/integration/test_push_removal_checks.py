@@ -10,6 +10,7 @@ import os
 import subprocess
 import time
 
+import pytest
 from helpers import git, git_processes, hn, shared_remote, wait_publication
 from servers import silent_git_server
 
@@ -173,6 +174,40 @@ def test_a_push_to_another_spelling_of_a_remotes_url_is_checked_as_that_remote(t
         assert git(remote, "rev-parse", "main") == before
 
 
+@pytest.mark.parametrize("how", ["insteadOf", "pushInsteadOf", "remote spelled so"])
+def test_a_push_to_a_url_git_rewrites_is_checked_as_the_remote_it_reaches(tmp_path, how):
+    """A review: with ``git config url."$PWD/../".insteadOf srv:``, ``git push -f srv:origin.git
+    main`` under block took commits off origin with no line, where the same push to ``origin`` or
+    its path is refused: the hook looked up the URL as typed (``$1``), not the one Git pushes to
+    (``$2``, the rewrite applied). Also with ``pushInsteadOf``, and with the remote's own URL
+    spelled with the rewritten prefix."""
+    remote, (alice, carol) = shared_remote(tmp_path, "Alice", "Carol")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "A").code == 0
+    assert hn(alice, "sync", "origin").code == 0
+    assert hn(carol, "hooks", "install").code == 0
+    git(carol, "config", "hn.prePush", "block")
+    (carol / "c.txt").write_text("c\n")
+    git(carol, "add", "c.txt")
+    git(carol, "commit", "-q", "-m", "c")
+    assert _push(carol, "-q", "--no-verify", "origin", "main").returncode == 0
+    git(carol, "fetch", "-q", "origin")
+    git(carol, "commit", "-q", "--amend", "-m", "c2")
+    before = git(remote, "rev-parse", "main")
+    typed = f"srv:{remote.name}"
+    if how == "remote spelled so":  # (origin's URL is srv:…, and the push goes to the path)
+        git(carol, "config", f"url.{remote.parent}/.insteadOf", "srv:")
+        git(carol, "remote", "set-url", "origin", typed)
+        typed = str(remote)
+    else:
+        git(carol, "config", f"url.{remote.parent}/.{how}", "srv:")
+    pushed = _push(carol, "-q", "-f", typed, "HEAD:refs/heads/main")
+    assert pushed.returncode != 0, pushed.stderr
+    assert [x for x in _said(pushed) if "origin has 1 memory stream this clone has not imported" in x], \
+        pushed.stderr
+    assert git(remote, "rev-parse", "main") == before
+
+
 def test_network_urls_name_their_remote_in_any_spelling_git_takes(tmp_path):
     """The review's other spellings: a trailing ``/`` or ``.git``, scp-like ``host:path`` for
     ``ssh://host/path``, the host's case, a default port, who logs in; another path, port or
@@ -193,11 +228,16 @@ def test_network_urls_name_their_remote_in_any_spelling_git_takes(tmp_path):
     for url in ("https://github.com/o/r", "https://github.com/o/r/", "https://user@GITHUB.com:443/o/r.git/",
                 "git@github.com:o/r.git", "ssh://git@github.com:22/o/r", "git+ssh://github.com/~/o/r"):
         assert named(url) == ["gh"], url
-    for url in ("ssh://git@box.example/srv/r.git", "box.example:srv/r/", "ssh://box.example/~/srv/r"):
+    for url in ("bob@box.example:srv/r.git", "box.example:srv/r/", "ssh://box.example/~/srv/r"):
         assert named(url) == ["box"], url
     for url in ("https://github.com/o/r2", "https://github.com:8443/o/r", "https://gitlab.com/o/r",
                 "git@box.example:srv/r/x"):
         assert named(url) == [], url
+    # a path from the login's home is not the absolute one (a review: srv/r is not /srv/r)
+    for url in ("ssh://git@box.example/srv/r.git", "git@box.example:/srv/r", "ssh://box.example/~bob/srv/r"):
+        assert named(url) == [], url
+    git(a, "remote", "add", "abs", "ssh://box.example/srv/r")
+    assert named("box.example:/srv/r/") == ["abs"] and named("git@box.example:srv/r") == ["box"]
 
 
 def test_a_push_to_a_remotes_url_reads_the_settings_once(tmp_path):
