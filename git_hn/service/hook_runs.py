@@ -113,9 +113,14 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         # (the URL Git pushes to, ``insteadOf`` applied: the typed one may be another's spelling, a review)
         named = remote_of_url(repo, url or remote)
         named = named if is_remote_name(named) else ""  # (a name §3.2 refuses is no remote to git-hn)
-        from .push_removals import deleting_memory_at_url, only_deletes
+        from .push_removals import deleting_memory, deleting_memory_at_url, mirror_push, only_deletes
 
-        deleting = deleting_memory_at_url(repo, data)  # (as to a remote's name: a review)
+        if named and mirror_push(data, False, _push_process()):  # what it prunes there, asked of the URL
+            # Git pushes to, as for the remote's name (a review: ``git push --mirror`` to backup's URL
+            # deleted its memory refs unsaid, where ``git push --mirror backup`` is refused)
+            deleting = deleting_memory(repo, named, data, True, url or remote, ATRISK_TIMEOUT)
+        else:
+            deleting = deleting_memory_at_url(repo, data)  # (as to a remote's name: a review)
         # (one ``git config`` for all three questions below, none when none is asked)
         settings = _push_settings(repo, named) if deleting or named else None
         if deleting and settings.block:

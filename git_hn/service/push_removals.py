@@ -302,7 +302,8 @@ def deleting_memory_at_url(repo: Repo, data: bytes) -> str:
     it deletes there, the URL never echoed (it may carry credentials); "" when it deletes none. A
     review: such a push was said to "send memory refs to a URL", and with ``hn.prePush`` at
     ``block`` went on, while the same deletion pushed to the remote's name is refused. No Git
-    process (a mirror's prune is not asked of a URL). Memory refs only (``refs/hn/memory/``): a
+    process (a mirror's prune is not asked of a URL here: for a mirror push to a remote's URL the
+    hook asks ``deleting_memory`` as for that remote, of the URL). Memory refs only (``refs/hn/memory/``): a
     review found any ``refs/hn/`` ref counted, and said to be a memory ref."""
     zero = "0" * repo.oid_hex_len
     deleted = sorted(p[2] for p in (line.split(" ") for line in lines_of(data.decode("utf-8", "replace")))

@@ -86,6 +86,20 @@ def test_a_mirror_push_asks_the_repository_it_pushes_to(tmp_path):
     assert hook.returncode != 0 and f"deletes 1 memory ref on m (first: {ref})" in hook.stderr, hook.stderr
 
 
+def test_a_mirror_push_to_a_remotes_url_is_checked_as_to_its_name(tmp_path):
+    """A review: ``git push --mirror <backup's URL>`` under block deleted backup's memory ref,
+    the hook saying only that the URL is remote backup's, where ``git push --mirror backup`` is
+    refused: a mirror's prune was never asked of a URL. Asked of the URL Git pushes to, as for
+    the remote's name, when the URL is a remote's."""
+    _remote, backup, bob, ref = _backup_of_published(tmp_path)
+    proc = _push(bob, "-q", "--mirror", f"file://{backup}")
+    assert proc.returncode != 0, proc.stderr
+    assert [x for x in _said(proc) if f"this push deletes 1 memory ref on backup (first: {ref})" in x
+            and "instead of --mirror" in x and "hn.prePush=warn push" in x], proc.stderr
+    assert not [x for x in _said(proc) if str(backup) in x], proc.stderr  # (the URL never echoed)
+    assert git(backup, "for-each-ref", "--format=%(refname)", "refs/hn/memory/") == ref
+
+
 HOLD = 8.0  # seconds the silent server holds a question: more than the bound the test sets
 
 
