@@ -1055,6 +1055,31 @@ def test_a_publication_a_pre_push_hook_refused_says_what_the_hook_said(tmp_path,
     assert "\x1b" not in r.err and str(bare) not in r.err and r.err.count("\n") == 1, r.err
 
 
+def test_a_refusing_hook_whose_last_line_is_fatal_is_said_as_the_hooks(tmp_path, bare_remote):
+    """A review: a chained pre-push hook ending ``fatal: lint: …`` (exit 1) was not taken for a
+    hook's refusal (any ``fatal:`` line was taken for Git's), and the advice was ``git push
+    --dry-run --no-verify …``, which succeeds: ``--no-verify`` skips the refusing hook. Only Git's
+    own transport lines count as Git's; the hook's line is quoted, and no ``--no-verify`` dry
+    run is suggested."""
+    clone = _husky(tmp_path, str(bare_remote()), "  echo 'fatal: lint: refs/hn/ is not a branch' >&2")
+    r = hn(clone, "sync")
+    assert r.code == 1
+    assert "its git push said last: fatal: lint: refs/hn/ is not a branch; a pre-push hook (core.hooksPath) " \
+        "may have refused it" in r.err and "--no-verify" not in r.err, r.err
+
+
+def test_a_hook_refusal_that_quotes_a_transport_line_is_never_sent_to_a_no_verify_dry_run(tmp_path, bare_remote):
+    """The same review's other half: a hook that ends with a line Git's transport also prints
+    (it ran a fetch of its own) has the form of a refusal but cannot be told from a transport's;
+    the dry run suggested keeps the team's hooks (``HN_HOOK_ACTIVE=1`` keeps git-hn's own out, as
+    in its push), so that it shows whichever it was."""
+    clone = _husky(tmp_path, str(bare_remote()), "  echo 'fatal: the remote end hung up unexpectedly' >&2")
+    r = hn(clone, "sync")
+    assert r.code == 1
+    assert r.err.endswith("HN_HOOK_ACTIVE=1 git push --dry-run origin 'refs/hn/memory/*:refs/hn/memory/*' shows "
+                          "Git's own message, or a pre-push hook's\n") and "--no-verify" not in r.err, r.err
+
+
 def test_a_refusing_hook_that_prints_the_url_does_not_show_its_password(tmp_path, bare_remote, http_backend):
     """A review: a team's pre-push hook printed its ``$2``, the remote's URL, and git-hn quoted it:
     "its git push said last: lint: refusing refs/hn/memory/… to http://u:pw@127.0.0.1:18641/origin.gi...".

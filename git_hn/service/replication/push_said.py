@@ -48,12 +48,18 @@ def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: 
     hook's refusal (``hook_refused``; its last line quoted), else the cause in ``store.
     transport``'s fixed words (with the way out when it is a prompt no Git process of git-hn's can
     show), else the command that shows Git's own message, which git-hn never repeats (it names
-    the URL). ``--no-verify``: the dry run shows the transport's failure, not a hook's again."""
+    the URL). ``--no-verify``: the dry run shows the transport's failure, not a hook's again; never
+    for a push of a hook's refusal's form (a hook's refusal the dry run would skip: it would pass)."""
     from ...store.transport import known_reason, without_terminal
 
     if hook_refused(returncode, stdout, stderr):
         return hook_said(repo, remote, stderr)
     reason = known_reason(stderr)
+    if not reason and _hook_form(returncode, stdout, stderr):
+        # (a hook's refusal that quotes a Git transport line: ``--no-verify`` would skip the hook,
+        # and the dry run succeed, a review; git-hn's own hook stays out of it as in its push)
+        return (f"HN_HOOK_ACTIVE=1 git push --dry-run {quote(remote)} 'refs/hn/memory/*:refs/hn/memory/*' shows "
+                "Git's own message, or a pre-push hook's")
     if not reason:
         return (f"git push --dry-run --no-verify {quote(remote)} 'refs/hn/memory/*:refs/hn/memory/*' shows Git's "
                 "own message")
@@ -61,7 +67,35 @@ def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: 
     return f"{reason}; {way_out}" if way_out else reason
 
 
-_GIT_GAVE_UP = ("fatal:", "error: rpc failed", "send-pack:")  # (Git's lines for a transport that failed)
+# Git's lines for a transport that failed; a ``fatal:`` line of Git's own is one of ``_GITS_FATAL``
+# (a hook may print ``fatal: lint: …`` too: a review found such a refusal taken for Git's)
+_GIT_GAVE_UP = ("error: rpc failed", "send-pack:")
+_GITS_FATAL = ("fatal: could not read from remote repository", "fatal: the remote end hung up",
+               "fatal: early eof", "fatal: unable to access", "fatal: protocol error", "fatal: unable to connect",
+               "fatal: unable to look up", "fatal: authentication failed", "fatal: could not read username",
+               "fatal: could not read password", "fatal: remote error", "fatal: repository ", "fatal: unable to write",
+               "fatal: sha1 file", "fatal: pack-objects died", "fatal: unexpected", "fatal: expected",
+               "fatal: invalid packet", "fatal: bad packet", "fatal: unable to fork", "fatal: unable to find remote helper",
+               "fatal: unable to create thread", "fatal: the receiving end does not support",
+               "fatal: transport ", "fatal: protocol ", "fatal: ssh variant", "fatal: strange hostname",
+               "fatal: unable to run", "fatal: cannot run", "fatal: git upload-pack", "fatal: git receive-pack",
+               "fatal: unknown value for", "fatal: bad config", "fatal: unable to auto-detect")
+
+
+def _gits_fatal(line: str) -> bool:
+    """Whether ``line`` (lower case, stripped) is one of Git's own ``fatal:`` lines of a push
+    that failed (``_GITS_FATAL``, or ``fatal: '<path>' does not appear to be a git repository``)."""
+    return line.startswith(_GITS_FATAL) or (line.startswith("fatal: '") and
+                                            line.endswith("does not appear to be a git repository"))
+
+
+def _hook_form(returncode: int, stdout: bytes, stderr: bytes) -> list[str] | None:
+    """The lines of stderr (lower case, stripped) when a failed push has the form of a local
+    pre-push hook's refusal but for the lines in it (``hook_refused``), else None."""
+    if returncode != 1 or any("\t" in line for line in lines_of(stdout.decode("utf-8", "replace"))):
+        return None
+    lines = [line.strip().lower() for line in lines_of(stderr.decode("utf-8", "replace")) if line.strip()]
+    return lines if lines and lines[-1].startswith("error: failed to push some refs") else None
 
 
 def hook_refused(returncode: int, stdout: bytes, stderr: bytes) -> bool:
@@ -69,16 +103,15 @@ def hook_refused(returncode: int, stdout: bytes, stderr: bytes) -> bool:
     status 1, no ref's status on stdout (the hook runs before anything is sent, and Git then
     reports no ref), and stderr ending with Git's ``error: failed to push some refs to …``, with
     no line of a transport that failed (``fatal: Could not read from remote repository.``, which
-    exits 128; ``send-pack: unexpected disconnect …``; ``error: RPC failed …``)."""
-    if returncode != 1 or any("\t" in line for line in lines_of(stdout.decode("utf-8", "replace"))):
-        return False
-    lines = [line.strip().lower() for line in lines_of(stderr.decode("utf-8", "replace")) if line.strip()]
-    return bool(lines) and lines[-1].startswith("error: failed to push some refs") and \
-        not any(line.startswith(_GIT_GAVE_UP) for line in lines)
+    exits 128; ``send-pack: unexpected disconnect …``; ``error: RPC failed …``): a ``fatal:`` line
+    that is none of Git's own (``_gits_fatal``) is the hook's."""
+    lines = _hook_form(returncode, stdout, stderr)
+    return lines is not None and not any(line.startswith(_GIT_GAVE_UP) or _gits_fatal(line) for line in lines)
 
 
-# Git's own lines of a failed push, which name the URL (and any credentials in it)
-_GITS_OWN = ("error: failed to push some refs", "to ", "hint: ", "remote: ", "fatal: ")
+# Git's own lines of a failed push, which name the URL (and any credentials in it); and its
+# ``fatal:`` lines (``_gits_fatal``)
+_GITS_OWN = ("error: failed to push some refs", "to ", "hint: ", "remote: ")
 
 
 def hook_said(repo: Repo, remote: str, stderr: bytes) -> str:
@@ -89,7 +122,7 @@ def hook_said(repo: Repo, remote: str, stderr: bytes) -> str:
     password and lose what marks it as one."""
     said = ""
     for line in lines_of(stderr.decode("utf-8", "replace")):
-        if line.strip() and not line.lower().startswith(_GITS_OWN):
+        if line.strip() and not line.lower().startswith(_GITS_OWN) and not _gits_fatal(line.strip().lower()):
             said = line.strip()
     if said:
         said = redact(said, *secrets(repo, remote))
