@@ -7,6 +7,7 @@ clone lacks (an anchored file) comes with the sync's own fetch, through the quar
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from helpers import git, hn, make_repo
@@ -123,3 +124,106 @@ def test_a_partial_clone_is_told_to_fetch_the_file_from_its_promisor_remote(tmp_
     doc = hn(pat, "sync", "mem", "--json").json()
     assert (doc["promoted"], doc["importedMemories"]) == (1, 1)
     assert hn(pat, "memory", "show", memory).code == 0
+
+
+def test_only_the_files_of_promoted_memories_reach_the_main_store(tmp_path, bare_remote):
+    """CONTRACT §9.10, an independent review: Alice's stream m1 (on app.py at C1), m2 (anchored
+    on a commit she never pushed), m3 (on other.py at C1). Pat's blob:none clone promotes m1
+    alone, yet other.py's blob, which only m3 names, was fetched and copied into the main store
+    and counted in the receipt's accepted objects. Only the files of promoted memories are; and
+    only those are fetched (other.py is larger than the selection's byte budget: fetched with
+    app.py, it failed the fetch, and m1 with it)."""
+    server, alice = _team(tmp_path, bare_remote)
+    pat = _partial(tmp_path, server)
+    assert hn(pat, "replication", "select", "--all", "--max-total-bytes", "100000").code == 0
+    (alice / "app.py").write_text("v2\n")
+    (alice / "other.py").write_bytes(os.urandom(2 << 20))  # (incompressible)
+    git(alice, "add", "other.py")
+    git(alice, "commit", "-qam", "C1")
+    git(alice, "push", "-q")
+    c1 = git(alice, "rev-parse", "HEAD")
+    app, other = git(alice, "rev-parse", "HEAD:app.py"), git(alice, "rev-parse", "HEAD:other.py")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "never pushed")
+    secret = git(alice, "rev-parse", "HEAD")
+    for args in (["--at", c1, "--path", "app.py"], ["--at", secret], ["--at", c1, "--path", "other.py"]):
+        assert hn(alice, "memory", "record", "--kind", "decision", "--applies", "descendants",
+                  "--content", f"on {args}", *args).code == 0
+    git(alice, "push", "-q", "--no-verify", "origin", "refs/hn/memory/*:refs/hn/memory/*")
+    git(server, "repack", "-adbq")
+    git(pat, "fetch", "-q", "origin")  # (C1: a branch fetch brings no file)
+    assert not _has(pat, app) and not _has(pat, other)
+    doc = json.loads(hn(pat, "sync", "--json").out)
+    assert doc["importedMemories"] == 1, doc
+    assert _has(pat, app) and not _has(pat, other)
+    txdir = pat / ".git" / "hn" / "replication" / "transactions"
+    accepted = {o for path in txdir.iterdir() for o in json.loads(path.read_text())["acceptedObjects"]}
+    assert app in accepted and other not in accepted
+    git(pat, "fsck", "--no-progress")
+
+
+def test_the_files_of_a_stream_that_fails_are_not_copied_when_another_promotes(tmp_path, bare_remote):
+    """The same review: a stream whose file was fetched and which then fails on another
+    dependency (Bob's memory on other.py cites Alice's m2, which does not promote: its anchor
+    commit was never pushed) promotes nothing, but its file was copied into the main store all
+    the same, since Alice's stream promoted m1 and every file fetched went with the memory
+    objects. Only what a promoted memory names is copied."""
+    server, alice = _team(tmp_path, bare_remote)
+    pat = _partial(tmp_path, server)
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", server.as_uri(), str(bob))
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    (alice / "app.py").write_text("v2\n")
+    (alice / "other.py").write_text("other v1\n")
+    git(alice, "add", "other.py")
+    git(alice, "commit", "-qam", "C1")
+    git(alice, "push", "-q")
+    c1 = git(alice, "rev-parse", "HEAD")
+    app, other = git(alice, "rev-parse", "HEAD:app.py"), git(alice, "rev-parse", "HEAD:other.py")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "never pushed")
+    secret = git(alice, "rev-parse", "HEAD")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--applies", "descendants", "--at", c1,
+              "--path", "app.py", "--content", "on app.py").code == 0
+    m2 = hn(alice, "memory", "record", "--json", "--kind", "decision", "--applies", "descendants", "--at", secret,
+            "--content", "on the commit not pushed").json()["memoryId"]
+    git(alice, "push", "-q", "--no-verify", "origin", "refs/hn/memory/*:refs/hn/memory/*")
+    git(bob, "pull", "-q")
+    git(bob, "fetch", "-q", str(alice), secret)  # (Bob imports m2: he has its commit)
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert hn(bob, "sync", "--json").json()["importedMemories"] == 2
+    assert hn(bob, "memory", "record", "--kind", "decision", "--applies", "descendants", "--at", c1,
+              "--path", "other.py", "--evidence", f"memory:{m2}", "--content", "on other.py").code == 0
+    git(bob, "push", "-q", "--no-verify", "origin", "refs/hn/memory/*:refs/hn/memory/*")
+    git(server, "repack", "-adbq")
+    git(pat, "fetch", "-q", "origin")
+    doc = json.loads(hn(pat, "sync", "--json").out)
+    assert doc["importedMemories"] == 1, doc
+    reasons = sorted(o["diagnostic"].split(";")[0] for o in doc["outcomes"] if o["status"] == "dependency-missing")
+    assert len(reasons) == 2 and [r for r in reasons if "depends on failed memory" in r], reasons
+    assert _has(pat, app) and not _has(pat, other)
+    git(pat, "fsck", "--no-progress")
+
+
+def test_the_files_count_against_the_selections_one_byte_budget(tmp_path, bare_remote):
+    """The same review: the files' fetch had a byte budget of its own (max-total-bytes for each
+    stream) on top of the one the memories' fetch had. A stream's memory objects and its files
+    share its one budget: a file that takes it over is not fetched into the main store, and the
+    stream stops before its memory, saying so."""
+    server, alice, pat, memory, commit, blob = _on_app_py(tmp_path, bare_remote)
+    git(pat, "fetch", "-q", "origin")
+    assert hn(pat, "sync", "--json").json()["importedMemories"] == 1 and _has(pat, blob)
+    (alice / "app.py").write_bytes(os.urandom(300_000).hex().encode())  # (600,000 bytes)
+    git(alice, "commit", "-qam", "big")
+    git(alice, "push", "-q")
+    big = git(alice, "rev-parse", "HEAD:app.py")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--path", "app.py", "--content", "about the big app.py").code == 0
+    git(alice, "push", "-q", "--no-verify", "origin", "refs/hn/memory/*:refs/hn/memory/*")
+    git(pat, "fetch", "-q", "origin")
+    assert hn(pat, "replication", "select", "--all", "--max-total-bytes", "500000").code == 0
+    doc = json.loads(hn(pat, "sync", "--json").out)
+    (out,) = doc["outcomes"]
+    assert doc["importedMemories"] == 0 and out["dependencyKind"] == "anchor-path" and out["missingId"] == big, doc
+    assert out["diagnostic"].endswith("fetching the anchored files from origin failed: the files exceed the byte "
+                                      "budget (500000 bytes a selection, max-total-bytes)"), out
+    assert _has(pat, blob) and not _has(pat, big)
+    git(pat, "fsck", "--no-progress")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from ...core.dependencies import exact_needs
 from ...core.grammar import accepted_ref
 from ...errors import ConflictError, HnError, Interrupted
 from ...store import pending as pendingmod
@@ -91,7 +92,11 @@ def accept(run, promotable: list) -> None:
     # the objects this transaction accepts: reachable from the promoted roots, not from the
     # accepted tips they continue (those were accepted before)
     accepted_objs = {oid for o in promotable for oid in (o.reachable or ())}
-    extra, new_shallow = shallow.extra_objects(run)
+    # and of the objects fetched for memories' dependencies (recovered anchors, a partial clone's
+    # files), those a promoted memory names: a stream that stops, or fails, names none of the rest
+    # (CONTRACT §9.10; a review found a file only an unpromoted memory named copied)
+    needed = {oid for o in promotable for oid in exact_needs(o.memories or ())}
+    extra, new_shallow = shallow.extra_objects(run, needed)
     accepted_objs = sorted(accepted_objs | set(extra))
     pending = run.absent_from_main(accepted_objs)
     txn = q.txn

@@ -108,9 +108,11 @@ def _present(resolver, oid: str) -> bool:
         return True
 
 
-def extra_objects(run) -> tuple[list[str], list[str]]:
-    """(objects, new shallow commits) fetched by recovery, to copy with the memory objects."""
-    roots = run.extra_roots
+def extra_objects(run, needed: set[str]) -> tuple[list[str], list[str]]:
+    """(objects, new shallow commits) fetched by recovery (and a partial clone's files), to copy
+    with the memory objects: of those fetched, the ones in ``needed`` (what promoted memories
+    name) and what they reach."""
+    roots = [r for r in run.extra_roots if r in needed]
     if not roots:
         return [], []
     listing = run.q.git.run(["rev-list", "--objects", "--no-walk", "--end-of-options", *roots])
