@@ -58,6 +58,7 @@ def identity_command(which: str, no_color: bool = False, as_json: bool = False) 
     repo = open_repo()
     if which != "list":
         return _identity_lines(repo, which, no_color, as_json)
+    identity.sweep_killed_writes(repo)
     if render.on_terminal():
         from . import terminal
 

@@ -226,8 +226,26 @@ def load_active(repo: Repo) -> Identity:
     return ident
 
 
+def sweep_killed_writes(repo: Repo) -> None:
+    """Remove the temporaries of keyring writes a kill interrupted (``.hn-private-*`` in
+    ``hn/identities`` and ``hn`` itself: a whole identity record with its private key, mode 0600,
+    that nothing else ever removes), once older than ``private.STALE_TEMPORARY`` (a concurrent
+    write's are younger). Called where the keyring is written (``init``, ``identity import``,
+    ``use``, ``remove``) and by ``identity list``, never on the record/recall path. Best effort:
+    an unsafe or absent directory is left to the check that reads it."""
+    try:
+        if not private.check_dirs(repo.hn_dir, repo.hn_dir):
+            return
+        private.sweep_temporaries(repo.hn_dir)
+        if private.check_dirs(repo.hn_dir, repo.identities_dir()):
+            private.sweep_temporaries(repo.identities_dir())
+    except LocalStateError:
+        return
+
+
 def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
     """``git hn init``: generate a key pair, store it, make it active."""
+    sweep_killed_writes(repo)
     try:
         existing = load_active(repo)
     except NoIdentity:
@@ -314,6 +332,7 @@ def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str
 
     Returns (record path, whether the record is new, whether it is now the active identity). A
     record already stored for the actor must be identical: an import never replaces a key."""
+    sweep_killed_writes(repo)
     check_key_pair(ident.actor, ident.public_key, ident.private_key)
     check_signing_name(ident.name, "no memory could be recorded with this identity, so it is not imported")
     if holds_seed(ident.name.encode("utf-8", "surrogateescape"), b64_decode_go(ident.private_key)[:32]):
@@ -354,6 +373,7 @@ def activate(repo: Repo, actor: str) -> tuple[Identity, bool]:
     """``git hn identity use``: make the stored identity of ``actor`` the active one; (it,
     whether it was active already). Its record is checked first (key pair and name), so the
     active identity is never one that cannot sign."""
+    sweep_killed_writes(repo)
     ident = load_record(repo, actor)
     if ident is None:
         raise InputError(f"no identity of actor {actor} is in this keyring; import it with git hn "
@@ -395,6 +415,7 @@ def remove(repo: Repo, actor: str) -> Identity:
     """``git hn identity remove`` (git-hn): delete the stored record of ``actor``, private key
     included; never the active identity's. The active identity is read again after the unlink:
     an ``identity use`` of it that ran meanwhile gets its record back, and the removal fails."""
+    sweep_killed_writes(repo)
     ident = load_record(repo, actor)
     if ident is None:
         raise InputError(f"no identity of actor {actor} is in this keyring; nothing was removed")

@@ -294,3 +294,47 @@ def test_importing_an_identity_to_sign_with_says_to_sync_before_recording(tmp_pa
     assert synced.code == 0, synced.out + synced.err
     assert hn(a, "sync").code == 0
     assert hn(a, "memory", "recall", "--include-untrusted", "--json").json()["matched"] == 2
+
+
+def _killed_write(directory: Path, data: bytes, age: float) -> Path:
+    """A private write SIGKILLed between writing its temporary and renaming it into place (the
+    real ``write_beside``, in a process that dies where ``place`` would rename), aged ``age`` s."""
+    import signal
+    import subprocess
+    import sys
+
+    from git_hn.store import private
+
+    before = set(os.listdir(directory))
+    code = ("import os, signal, sys\nfrom git_hn.store import private\n"
+            "private.write_beside(sys.argv[1], private.TEMPORARY, sys.argv[2].encode(), "
+            "lambda tmp: os.kill(os.getpid(), signal.SIGKILL), mode=private.FILE_MODE, fsync=True)\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(directory), data.decode()])
+    assert proc.returncode == -signal.SIGKILL
+    (left,) = set(os.listdir(directory)) - before
+    path = directory / left
+    assert left.startswith(private.TEMPORARY) and _modes(path) == 0o600
+    past = path.stat().st_mtime - age
+    os.utime(path, (past, past))
+    return path
+
+
+def test_a_killed_keyring_writes_temporary_is_swept(repo):
+    """An ``init`` killed mid-write left a ``.hn-private-*`` temporary holding a whole identity
+    record, private key included, in ``hn/identities`` (and ``hn`` for ``active``) that no later
+    command removed: ``init`` and the identity commands sweep the stale ones, never a younger one
+    (a concurrent write's)."""
+    from git_hn.store import private
+
+    hn_dir = repo / ".git" / "hn"
+    (hn_dir / "identities").mkdir(parents=True, mode=0o700)
+    hn_dir.chmod(0o700)
+    stale = private.STALE_TEMPORARY + 60
+    key = _killed_write(hn_dir / "identities", b'{"privateKey": "..."}', stale)
+    active = _killed_write(hn_dir, b"actor\n", stale)
+    young = _killed_write(hn_dir / "identities", b'{"privateKey": "..."}', 0)
+    assert hn(repo, "init", "--name", "Alice Agent").code == 0
+    assert not key.exists() and not active.exists() and young.exists()
+    later = _killed_write(hn_dir / "identities", b'{"privateKey": "..."}', stale)
+    assert hn(repo, "identity", "list").code == 0
+    assert not later.exists() and young.exists()
