@@ -646,7 +646,12 @@ def run_app(argv: list[str]) -> int:
 
     cmd = click_command()
     try:
-        rv = cmd.main(args=argv, prog_name="git hn", standalone_mode=False)
+        # click's ``main`` without its standalone handling, whose Ctrl-C became a silent exit 130
+        # (a trial): ``KeyboardInterrupt`` reaches ``main``, which says so as every command does
+        with cmd.make_context("git hn", list(argv)) as ctx:
+            rv = cmd.invoke(ctx)
+    except EOFError:
+        raise UsageError("aborted") from None
     except _click.exceptions.UsageError as exc:
         path = _command_path(cmd, argv)
         raise UsageError(hints.append(USAGE.get(path, "usage: " + path), _click_hint(exc, cmd, argv))) from None

@@ -504,7 +504,13 @@ def main(argv: list[str] | None = None) -> int:
             render.error(exc.message)
         return 1
     except KeyboardInterrupt:
-        render.error("interrupted")
+        # before anything else (no call into Python code first, whose entry would run a pending
+        # handler): git passes the terminal's Ctrl-C on to git-hn, which so often gets two, and the
+        # second, raised while the first is reported, printed a traceback (a trial: 11 in 79)
+        import _signal
+
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+        render.error(INTERRUPTED)
         return 1
     except BrokenPipeError:
         _quiet_stdout()
@@ -541,10 +547,22 @@ def run() -> None:
     left for the teardown to do: every ref was written by git, state and private files were
     committed or renamed into place, child processes were waited for and pools closed before
     ``main`` returned; only the standard streams need flushing, done here."""
-    code = main()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a reader that went away: the exit status says so
-            code = code or 1
+    try:
+        code = main()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a reader that went away: the exit status says so
+                code = code or 1
+    except KeyboardInterrupt:  # Ctrl-C while the output was flushed (a pager not reading yet)
+        import _signal
+
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)  # first, as in ``main``
+        render.error(INTERRUPTED)
+        code = 1
     os._exit(code)
+
+
+# Ctrl-C's one line, on every command (status 1, as every error: CONTRACT §0.5); ``sync``, which
+# cleans up first, names the signal instead
+INTERRUPTED = "interrupted"
