@@ -172,21 +172,19 @@ PRE_PUSH = """#!/bin/sh
 # Runs the chained hook, if any, with the same arguments and stdin, honours its status,
 # then lets git-hn validate, lint and publish local memory streams to the pushed remote.
 """ + _PRELUDE.replace("@NAME@", "pre-push").replace("@WHAT@", "memory was not published") + """\
-input=
-trap '[ -z "$input" ] || rm -f -- "$input"' EXIT  # (set first: a signal just after mktemp leaves nothing)
-trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM  # (so that EXIT's runs then too)
-input=$(mktemp "${TMPDIR:-/tmp}/git-hn-pre-push.XXXXXX") || exit 1
-cat > "$input"
+# the input is held here, never in a temporary file, which a kill (SIGKILL) left in $TMPDIR
+input=$(cat) || exit 1
+hook_input() { [ -z "$input" ] || printf '%s\\n' "$input" 2>/dev/null; }  # (Git's lines, as given)
 # git-hn's own publication push, started by this hook after the chained hook approved the user's
 # push to the same remote, does not run the chained hook (the team's tests) a second time
 if [ -x "$chained" ] && { [ -z "$HN_HOOK_ACTIVE" ] || [ -z "$HN_PRE_PUSH_CHECKED" ]; }; then
-    run_chained "$@" < "$input" || exit $?
+    hook_input | run_chained "$@" || exit $?
 fi
 [ -n "$HN_HOOK_ACTIVE" ] && exit 0
 HN_PRE_PUSH_CHECKED=1
 export HN_PRE_PUSH_CHECKED
 find_git_hn || exit 0
-HN_PUSH_PID=$PPID "$hn" hooks run pre-push "$@" < "$input"
+hook_input | HN_PUSH_PID=$PPID "$hn" hooks run pre-push "$@"
 """
 
 REFERENCE_TRANSACTION = """#!/bin/sh
@@ -449,17 +447,15 @@ POST_REWRITE = """#!/bin/sh
 # After `git commit --amend` or `git rebase`, memories that were never published and are
 # anchored on a rewritten commit are re-anchored on its replacement. Never fails Git.
 """ + _PRELUDE.replace("@NAME@", "post-rewrite").replace("@WHAT@", "memory was not re-anchored") + """\
-input=
-trap '[ -z "$input" ] || rm -f -- "$input"' EXIT  # (set first: a signal just after mktemp leaves nothing)
-trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM  # (so that EXIT's runs then too)
-input=$(mktemp "${TMPDIR:-/tmp}/git-hn-post-rewrite.XXXXXX") || { cat > /dev/null; exit 0; }
-cat > "$input"
+# the input is held here, never in a temporary file, which a kill (SIGKILL) left in $TMPDIR
+input=$(cat) || exit 0
+hook_input() { [ -z "$input" ] || printf '%s\\n' "$input" 2>/dev/null; }  # (Git's lines, as given)
 if [ -x "$chained" ]; then
-    run_chained "$@" < "$input"
+    hook_input | run_chained "$@"
 fi
 [ -n "$HN_HOOK_ACTIVE" ] && exit 0
 find_git_hn || exit 0
-HN_HOOK_ACTIVE=1 "$hn" hooks run post-rewrite "$@" < "$input" || :
+hook_input | HN_HOOK_ACTIVE=1 "$hn" hooks run post-rewrite "$@" || :
 exit 0
 """
 
