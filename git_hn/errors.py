@@ -112,8 +112,19 @@ class StateWriteFailed(StateError):
     """Writing the state failed (a full disk, an I/O error); ``cause`` is one line without data."""
 
     def __init__(self, cause: str):
+        cause = with_space_hint(cause)
         super().__init__(f"memory state could not be written: {cause}")
         self.cause = cause
+
+
+# what a full disk is called: SQLite's SQLITE_FULL, and the system's ENOSPC (a trial filled the
+# disk; the index messages said what had failed and not what to do)
+DISK_FULL = ("database or disk is full", "No space left on device")
+
+
+def with_space_hint(cause: str) -> str:
+    """``cause``, followed by what to do when it says the disk is full."""
+    return f"{cause}; free some disk space" if cause.endswith(DISK_FULL) else cause
 
 
 class Signalled(BaseException):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ..errors import LocalStateError
+from ..errors import LocalStateError, with_space_hint
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -193,7 +193,8 @@ def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived
         write_beside(directory, TEMPORARY, data, lambda tmp: os.rename(tmp, path), mode=FILE_MODE,
                      fsync=fsync)
     except OSError as exc:
-        raise LocalStateError(f"private identity file {path} cannot be written: {exc.strerror}") from None
+        raise LocalStateError(f"private identity file {path} cannot be written: "
+                              f"{with_space_hint(exc.strerror or type(exc).__name__)}") from None
 
 
 def create_private(root: str, path: str, data: bytes) -> None:
@@ -224,7 +225,8 @@ def create_private(root: str, path: str, data: bytes) -> None:
     except FileExistsError:
         raise
     except OSError as exc:
-        raise LocalStateError(f"private identity file {path} cannot be written: {exc.strerror}") from None
+        raise LocalStateError(f"private identity file {path} cannot be written: "
+                              f"{with_space_hint(exc.strerror or type(exc).__name__)}") from None
 
 
 STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write

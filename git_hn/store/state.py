@@ -347,8 +347,18 @@ def apply(conn, changes: list[Change], removed: list[str], commit: bool = True) 
         if commit:
             conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
+
+
+def rollback(conn) -> None:
+    """End a failed transaction, its error still the one raised: after some (``database or disk is
+    full``) SQLite rolled back itself, and a ``ROLLBACK`` raised "no transaction is active"."""
+    try:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+    except Exception:  # noqa: BLE001 - (a failed rollback says less than the error being raised)
+        pass
 
 
 def check_agreement(conn, changes: list[Change]) -> None:
@@ -638,7 +648,7 @@ def load_collection(conn, collection: streams.Collection, work: progress.Work = 
         work.advance(1)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
     return totals
 
@@ -669,12 +679,9 @@ def given_everywhere(conn, ref: str | None = None) -> list[tuple[str, str, str]]
 
 def published_of(conn, remote: str, refs: list[str]) -> dict[str, str]:
     """``published_heads`` for ``refs`` only (a few: one lookup each)."""
-    out = {}
-    for ref in refs:
-        row = conn.execute("SELECT head FROM published WHERE remote = ? AND ref = ?", (remote, ref)).fetchone()
-        if row is not None:
-            out[ref] = row[0]
-    return out
+    rows = ((ref, conn.execute("SELECT head FROM published WHERE remote = ? AND ref = ?", (remote, ref)).fetchone())
+            for ref in refs)
+    return {ref: row[0] for ref, row in rows if row is not None}
 
 
 def record_published(conn, remote: str, heads: dict[str, str]) -> None:
@@ -689,5 +696,5 @@ def record_published(conn, remote: str, heads: dict[str, str]) -> None:
                      (remote, remote))
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
