@@ -126,9 +126,13 @@ def check_file(path: str, st: os.stat_result, max_bytes: int) -> None:
         raise LocalStateError(f"private identity file {path} is a symbolic link")
     if not stat.S_ISREG(st.st_mode):
         raise LocalStateError(f"private identity path {path} is not a regular file")
-    if stat.S_IMODE(st.st_mode) != FILE_MODE:
-        raise LocalStateError(f"private identity file {path} has unsafe permissions; it must have mode 0600 "
-                              f"(it has {stat.S_IMODE(st.st_mode):04o}): {_chmod('600', path)}")
+    if stat.S_IMODE(st.st_mode) & ~FILE_MODE:
+        # (0400 passes, as a 0500 directory does, ``owner_only``: a trial's ``chmod -R a-w .git/hn``
+        # made every receipt "invalid", the cause unsaid; what matters is that no one else can
+        # read or change it, and a read-only file is replaced whole, by rename, when written)
+        raise LocalStateError(f"private identity file {path} has unsafe permissions; it must be closed to group "
+                              f"and others (mode 0600, or 0400 read-only; it has {stat.S_IMODE(st.st_mode):04o}): "
+                              f"{_chmod('600', path)}")
     if st.st_size > max_bytes:
         raise LocalStateError(f"private identity file {path} is too large")
 

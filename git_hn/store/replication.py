@@ -437,6 +437,12 @@ def load_receipt(repo: Repo, txn: str) -> dict | None:
     return _read_json(repo, receipt_path(repo, txn))
 
 
+# what §2.3's messages say of a record file that is unsafe as it stands (not one a concurrent
+# write replaced): "state=invalid; recovery=repair the local replication transaction record"
+# did not say which file, nor what was wrong with it
+UNSAFE_FILE = (" is a symbolic link", " is not a regular file", " has unsafe permissions")
+
+
 def load_pending(repo: Repo) -> Pending:
     """Compute the denied set; an inconsistent state is reported as invalid, never raised.
 
@@ -518,6 +524,9 @@ def _load_pending(repo: Repo) -> Pending:
             receipts[txn] = doc
         anchors = load_anchors(repo)
     except (HnError, OSError) as exc:
+        if isinstance(exc, LocalStateError) and exc.message.startswith("private identity ") and \
+                any(what in exc.message for what in UNSAFE_FILE):  # (said with its path, as its directory is)
+            raise
         txn = ""
         m = re.search(r"txn-[A-Za-z0-9-]+", str(exc))
         if m:

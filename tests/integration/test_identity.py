@@ -129,8 +129,8 @@ def test_key_file_with_group_permissions_is_refused(inited):
     before = refs_snapshot(inited)
     r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--content", "x")
-    assert r.err == (f"git-hn: private identity file {key} has unsafe permissions; it must have mode 0600 "
-                     f"(it has 0640): chmod 600 {key}\n")
+    assert r.err == (f"git-hn: private identity file {key} has unsafe permissions; it must be closed to group "
+                     f"and others (mode 0600, or 0400 read-only; it has 0640): chmod 600 {key}\n")
     assert refs_snapshot(inited) == before
 
 

@@ -75,3 +75,40 @@ def test_a_directory_others_can_reach_is_refused_naming_what_it_holds(inited, wh
     assert (r.code, r.err) == (1, f"git-hn: private identity directory {directory} has unsafe permissions; "
                                   f"{what} must be closed to group and others (mode 0700, or 0500 "
                                   f"read-only; it has 0750): chmod 700 {directory}\n")
+
+
+@pytest.fixture
+def synced(tmp_path):
+    """Bob's clone after a sync that imported Alice's memory: it holds a receipt."""
+    from helpers import shared_remote
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    record_id(alice, content="alice decides")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert hn(bob, "sync").code == 0
+    (receipt,) = (bob / ".git" / "hn" / "replication" / "transactions").iterdir()
+    return bob, receipt
+
+
+def test_read_only_private_files_are_read(synced):
+    """A trial's ``chmod -R a-w .git/hn``: every private file 0400. They are read as 0600 ones are
+    (0400 is as closed to others); the receipts were read as "state=invalid; recovery=repair the
+    local replication transaction record before retrying sync", which named no file."""
+    bob, _receipt = synced
+    for path in (bob / ".git" / "hn").rglob("*"):
+        if path.is_file():
+            path.chmod(0o400)
+    for command in ("memory log", "memory recall --include-untrusted", "replication show", "identity show"):
+        r = hn(bob, *command.split())
+        assert (r.code, "state=invalid" in r.err) == (0, False), (command, r.err)
+    assert "alice decides" in hn(bob, "memory", "recall", "--include-untrusted").out
+
+
+def test_a_receipt_others_can_read_is_named_with_its_chmod(synced):
+    bob, receipt = synced
+    receipt.chmod(0o640)
+    r = hn(bob, "memory", "log")
+    assert (r.code, r.err) == (1, f"git-hn: private identity file {receipt} has unsafe permissions; it must be "
+                                  f"closed to group and others (mode 0600, or 0400 read-only; it has 0640): "
+                                  f"chmod 600 {receipt}\n")
