@@ -22,8 +22,12 @@ Cost (``hint``): nothing when no memory is shown as trusted; else one ``for-each
 current branch's upstream remote and the remotes' default branches) and one exchange with the
 repository's batch reader for the two policy blob IDs: equal blobs end it there. Only when they
 differ are both policies read (the batch reader again), the names of the actors named looked up in
-the verified state, and one ``git log`` (run at the working tree's top, found by one ``rev-parse``)
-finds the reference's commit that last changed the file.
+the verified state, and the commit the hint names is found: when it names actors only, the commit of
+the reference's history that removed them (``service.revoked``'s bounded lookup: a newcomer trial
+was told the policy at "Trust Bob's new key" does not trust the old key, a later change that did not
+touch it); when it names kinds, or that lookup finds no one commit, one ``git log`` (run at the
+working tree's top, found by one ``rev-parse``) finds the reference's commit that last changed the
+file.
 
 Trusts: Git's refs and objects, the worktree's ``HEAD`` file for the current branch (a file
 read, as ``store.discover`` reads the repository: a ``HEAD`` that names no branch is a detached
@@ -102,16 +106,16 @@ def _hint(repo: Repo, at: str, shown: set, markdown: bool) -> str:
     if not actors and not kinds:
         return ""
     names = {} if markdown else _names(repo, actors[:NAMED])
-    changed = None if markdown else _changed(repo, ref.commit)
+    changed = None if markdown else _removed(repo, ref.commit, actors, kinds) or _changed(repo, ref.commit)
     return text(_label(repo, at), actors, kinds, names, ref, changed)
 
 
 def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[str, str], ref: Reference,
          changed: tuple[str, str] | None) -> str:
     """The hint: whom the policy at ``at`` (how it is said, and the revision that names it) trusts
-    that the reference's does not (at most ``NAMED`` of them named), where the reference's policy
-    last changed (``changed``: commit and subject; None: the reference's commit alone), and how to
-    see the difference."""
+    that the reference's does not (at most ``NAMED`` of them named), the commit of the reference's
+    history that removed them or last changed its policy (``changed``: commit and subject; None:
+    the reference's commit alone), and how to see the difference."""
     from ..core.gostr import bounded, short_id
     from ..core.log import shown_name
 
@@ -212,6 +216,20 @@ def _names(repo: Repo, actors: list[str]) -> dict[str, str]:
         return {m.envelope.actor: m.envelope.actor_name for m in view.load(ids).values()}
 
     return stateview.serve(repo, from_view, dict)
+
+
+def _removed(repo: Repo, commit: str, actors: list[str], kinds: list[str]) -> tuple[str, str] | None:
+    """(commit, subject) of the commit in ``commit``'s history that removed ``actors`` from the
+    trusted actors (``service.revoked``), when the hint names actors only and one commit removed
+    every one of them; else None (a newcomer trial: after "Trust Bob's new key", the last change
+    was named as the policy that does not trust the old key, which it did not touch)."""
+    if kinds or not actors or len(actors) > NAMED:
+        return None
+    from .revoked import revocations
+
+    found = revocations(repo, commit, actors)
+    removals = {(r.commit, r.subject) for r in found.values()}
+    return removals.pop() if len(found) == len(actors) and len(removals) == 1 else None
 
 
 def _changed(repo: Repo, commit: str) -> tuple[str, str] | None:

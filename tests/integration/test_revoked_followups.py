@@ -1,0 +1,61 @@
+"""After a revocation (a newcomer trial of README's "Lost or compromised key", F49), on real
+repositories sharing memory through a real bare remote:
+
+- ``policy trust`` of a revoked key names the commit that untrusted it (trusting it again
+  undoes that), and an ambiguous name marks which of its matches is no longer trusted;
+- ``identity show`` in a clone behind the revocation says the reference branch's policy does
+  not trust the actor (the drift line recall prints), not only that HEAD's does;
+- the drift hint names the commit that removed the actor, not a later policy change;
+- the revoked user is told how to make a new identity (README's recipe), by their hint and by
+  ``init``'s refusal;
+- the ``memory view`` page's notice says since when an author shown untrusted is no longer trusted.
+"""
+
+from __future__ import annotations
+
+from helpers import actor_of, git, hn
+from test_revoked import _commit_policy, _revoked_bob
+
+RECIPE = "README's \"Lost or compromised key\""
+
+
+def _new_key(tmp_path, bob):
+    """README's recipe in Bob's clone: a new identity named Bob made in a scratch repository,
+    imported and activated, the old one removed (with a backup); its actor."""
+    scratch = tmp_path / "keygen"
+    git(tmp_path, "init", "-q", str(scratch))
+    assert hn(scratch, "init", "--name", "Bob").code == 0
+    assert hn(scratch, "identity", "export", "--output", str(tmp_path / "new.json")).code == 0
+    old = actor_of(bob)
+    assert hn(bob, "identity", "import", str(tmp_path / "new.json"), "--activate").code == 0
+    r = hn(bob, "identity", "remove", old, "--backup", str(tmp_path / "old.json"))
+    assert r.code == 0, r.err
+    return actor_of(bob)
+
+
+def _behind(repo, revoked):
+    """``git fetch``, and the branch at the commit before the revocation (the trial's clone had
+    merged the trust, then fetched the revocation without merging it)."""
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "merge", "-q", "--ff-only", f"{revoked}^")
+
+
+def test_the_drift_hint_names_the_revocation_not_a_later_change(tmp_path):
+    """The trial: after "Trust Bob's new key", the hint said the policy at origin/master
+    (66ac0b57f172: "Trust Bob's new key") does not trust Bob: the commit named trusts a key, and
+    is not the one that untrusted this one."""
+    alice, bob, carol, revoked = _revoked_bob(tmp_path, "Carol")
+    assert hn(alice, "policy", "trust", actor_of(carol)).code == 0
+    later = _commit_policy(alice, "Trust Carol's key")
+    git(alice, "push", "-q", "origin", "main")
+    _behind(bob, revoked)
+    err = hn(bob, "memory", "recall").err
+    assert f"origin/main ({revoked[:12]}: \"Revoke Bob's key\") does not" in err, err
+    assert later[:12] not in err
+    # a kind untrusted there: the last change is named, as before
+    assert hn(alice, "policy", "untrust", "--kind", "observation").code == 0
+    kinds = _commit_policy(alice, "No observations")
+    git(alice, "push", "-q", "origin", "main")
+    _behind(carol, revoked)
+    err = hn(carol, "memory", "recall", "--actor", actor_of(carol), "--at", later).err
+    assert f"origin/main ({kinds[:12]}: \"No observations\") does not" in err, err
