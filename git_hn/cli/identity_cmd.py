@@ -73,7 +73,8 @@ def identity_command(which: str, no_color: bool = False, as_json: bool = False) 
 
 def _identity_lines(repo, which: str, no_color: bool, as_json: bool) -> int:
     """``identity show|public``: the contract's lines (§2.7), then on stderr what the trust
-    policy at HEAD says of the identity (a team trial: a newcomer learned it from an empty brief);
+    policy at HEAD says of the identity (a team trial: a newcomer learned it from an empty brief),
+    and the policy drift line when the reference branch's policy does not trust what HEAD's does;
     ``public --json`` (git-hn) carries it in ``trustAtHead``."""
     from ..core.gostr import one_line
     from ..service import identity_trust
@@ -95,6 +96,9 @@ def _identity_lines(repo, which: str, no_color: bool, as_json: bool) -> int:
         render.lines([f"Name:       {one_line(ident.name)}", f"Actor:      {ident.actor}",
                       f"Public key: {ident.public_key}"])
     render.hint(identity_trust.trust_line(repo, ident.actor, found))
+    drift = identity_trust.drift_line(repo, ident.actor, found)
+    if drift:
+        render.hint(drift)
     return 0
 
 

@@ -4,7 +4,8 @@ document, so a newcomer learns whether their memory will show in recall and the 
 a maintainer runs, before the first empty brief.
 
 Reads the policy committed at HEAD (one blob, no verification of memory) and, when HEAD's has
-none or does not trust the actor, whether the working tree's ``.hn/policy.json`` differs.
+none or does not trust the actor, whether the working tree's ``.hn/policy.json`` differs; when
+it trusts the actor, whether the reference branch's policy does too (``service.policy_drift``).
 Trusts the committed policy (as recall does).
 """
 
@@ -69,6 +70,18 @@ def trust_line(repo: Repo, actor: str, found: dict) -> str:
                 f"maintainer what its git hn identity public prints{working}")
     return (f"trust: the policy at {commit} does not trust this actor, so default recall and the brief leave its "
             f"memory out; a maintainer runs git hn policy trust {actor} and commits .hn/policy.json{working}")
+
+
+def drift_line(repo: Repo, actor: str, found: dict) -> str:
+    """When the policy at HEAD trusts ``actor`` (``found``: ``trust_at_head``) and the reference
+    branch's does not, the drift line recall prints (``service.policy_drift``); "" otherwise (a
+    newcomer trial: in a clone that had fetched the revocation of its key without merging it,
+    ``identity show`` said only that HEAD's policy trusts it, while recall said origin's does not)."""
+    if found["trust"] != "qualified":
+        return ""
+    from .policy_drift import hint
+
+    return hint(repo, found["commit"], {(actor, kind) for kind in found["trustedKinds"]})
 
 
 def _working(repo: Repo) -> str:

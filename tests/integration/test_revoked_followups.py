@@ -40,6 +40,23 @@ def _behind(repo, revoked):
     git(repo, "merge", "-q", "--ff-only", f"{revoked}^")
 
 
+def test_identity_show_behind_the_revocation_says_the_reference_does_not_trust_it(tmp_path):
+    """The trial: in Bob's clone after ``git fetch`` (the revocation not merged), ``identity
+    show`` said the policy at HEAD trusts this actor, while recall printed the drift hint."""
+    _alice, bob, revoked = _revoked_bob(tmp_path)
+    b = actor_of(bob)
+    _behind(bob, revoked)
+    drift = (f"the policy at HEAD trusts \"Bob\" ({b[:12]}), which the policy at origin/main ({revoked[:12]}: "
+             "\"Revoke Bob's key\") does not")
+    assert drift in hn(bob, "memory", "recall").err
+    for which in ("show", "public"):
+        r = hn(bob, "identity", which)
+        assert r.code == 0 and "trusts this actor for" in r.err and drift in r.err, r.err
+    git(bob, "merge", "-q", "--ff-only", "origin/main")
+    r = hn(bob, "identity", "show")
+    assert "which the policy at origin/main" not in r.err and "no longer trusts this actor" in r.err, r.err
+
+
 def test_the_drift_hint_names_the_revocation_not_a_later_change(tmp_path):
     """The trial: after "Trust Bob's new key", the hint said the policy at origin/master
     (66ac0b57f172: "Trust Bob's new key") does not trust Bob: the commit named trusts a key, and
