@@ -63,6 +63,11 @@ def policy_change_command(trust: bool, positional: list[str], kinds: list[str]) 
     if trust and outcome.edit.data is None and COMMIT_HINT not in lines and policy_edit.uncommitted(repo):
         lines.append(COMMIT_HINT)  # "unchanged" in the file, but not yet what recall reads
     render.lines(lines)
+    revoked = policy_edit.revoked_warning(repo, outcome) if trust else ""
+    if revoked:  # (before the name hint: trusting a revoked key again is the graver news)
+        from .advice import warn
+
+        warn(revoked)
     named = policy_edit.name_warning(repo, outcome) if trust else ""
     if named:
         render.hint(named)

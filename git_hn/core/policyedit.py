@@ -163,13 +163,14 @@ def _apply(items: list, value: str, add: bool, what: str) -> Change:
 # -- ACTOR arguments ----------------------------------------------------------------------------
 
 
-def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset()) -> Known:
+def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(), notes=None) -> Known:
     """A full actor ID (any case; it need not be known), a unique prefix of at least eight hex
     characters, or a display name that exactly one known actor was seen with. Names are compared
     folded (``fold_name``: case, compatibility forms and invisible characters do not count), and
     every actor whose name folds the same matches: anyone can sign under any name, so "bob" must
     not quietly mean whichever of "Bob" and "bob" published first. Among several matches, the one
-    actor of ``prefer`` (``untrust``: the actors the policy lists) is taken."""
+    actor of ``prefer`` (``untrust``: the actors the policy lists) is taken. ``notes``: actor ->
+    what an ambiguous name's refusal says of it beside its short ID (``no longer trusted since …``)."""
     by_actor = {k.actor: k for k in known}
     if _HEX.fullmatch(query) and len(query) == 64:
         actor = query.lower()
@@ -184,7 +185,7 @@ def resolve_actor(query: str, known: list[Known], prefer: frozenset = frozenset(
     shown = quoted(query)
     if len(found) > 1:
         matches = sorted(found, key=lambda a: (fold_name((by_actor[a].names or ("",))[0]), a))
-        listed = ", ".join(label(by_actor[a]) for a in matches[:AMBIGUOUS_SHOWN])
+        listed = ", ".join(label(by_actor[a], (notes or {}).get(a, "")) for a in matches[:AMBIGUOUS_SHOWN])
         more = f" and {len(found) - AMBIGUOUS_SHOWN} more" if len(found) > AMBIGUOUS_SHOWN else ""
         raise InputError(f"actor {shown} is ambiguous: it matches {len(found)} known actors ({listed}{more}); "
                          "use a longer prefix or the full actor ID")
@@ -289,11 +290,12 @@ def look_alikes(name: str, who: Known, known: list[Known]) -> list[Known]:
     return sorted(found, key=lambda k: k.actor)
 
 
-def label(known: Known) -> str:
-    """``Name (short ID)``, or the short ID alone for an actor seen with no name."""
+def label(known: Known, note: str = "") -> str:
+    """``Name (short ID)``, or the short ID alone for an actor seen with no name; with a ``note``,
+    ``Name (short ID, note)`` or ``short ID (note)``."""
     if known.names:
-        return f"{one_line(known.names[0])} ({short_id(known.actor)})"
-    return short_id(known.actor)
+        return f"{one_line(known.names[0])} ({short_id(known.actor)}{', ' + note if note else ''})"
+    return f"{short_id(known.actor)} ({note})" if note else short_id(known.actor)
 
 
 __all__ = ["DEFAULT_KINDS", "Known", "Change", "Edit", "initial", "edit", "canonical_document",

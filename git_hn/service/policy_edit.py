@@ -108,13 +108,52 @@ def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds) -> Outc
         trusted = list((doc.get("memory") or {}).get("trustedActors") or ())
         listed = trusted + list(doc["maintainers"])
         known = known_actors(repo, listed)
-        who = policyedit.resolve_actor(actor, known, prefer=frozenset() if trust else frozenset(trusted))
+        prefer = frozenset() if trust else frozenset(trusted)
+        who = policyedit.resolve_actor(actor, known, prefer=prefer, notes=_ambiguous_notes(repo, actor, known, prefer))
         named = policyedit.named_by(actor, who) if trust else ""
         alikes = tuple(policyedit.look_alikes(named, who, known)) if named else ()
     result = policyedit.edit(data, trust=trust, actor=who.actor if who else None, kinds=kinds)
     if result.data is not None:
         worktree.write_policy(top, result.data, expected=data, mode=mode)
     return Outcome(who, result, tuple(doc["maintainers"]), named, alikes)
+
+
+def _ambiguous_notes(repo: Repo, actor: str, known, prefer: frozenset) -> dict[str, str]:
+    """When ``actor`` is a name (or prefix) that ``resolve_actor`` will refuse as ambiguous: of
+    its matches, those the policy at HEAD no longer trusts (``service.revoked``), actor -> ``no
+    longer trusted since …`` (a newcomer trial: ``Bob (19b05949310c), Bob (5eb6bb9f544e)`` did not
+    say which key was revoked); {} otherwise, without a lookup."""
+    from ..core.grammar import is_actor
+
+    found = policyedit.matching(actor, known)
+    if is_actor(actor.lower()) or len(found) < 2 or len(found & prefer) == 1:
+        return {}
+    from ..core.hints import since
+    from .revoked import revocations
+
+    ordered = sorted(found, key=lambda a: (policyedit.fold_name(next(
+        (k.names[0] for k in known if k.actor == a and k.names), "")), a))
+    gone = revocations(repo, repo.head_commit(), ordered[:policyedit.AMBIGUOUS_SHOWN])
+    return {a: f"no longer trusted {since(r.commit, r.subject)}" for a, r in gone.items()}
+
+
+def revoked_warning(repo: Repo, outcome: Outcome) -> str:
+    """When ``policy trust`` just added an actor that the policy at HEAD no longer trusts (``service
+    .revoked``): one line naming the commit that untrusted it (a newcomer trial: ``policy trust bob``
+    trusted a stolen key again without a word); "" otherwise. Advisory: a lookup that cannot answer
+    is no warning."""
+    from ..core.gostr import short_id
+    from ..core.log import inert
+    from .revoked import revocations
+
+    who = outcome.who
+    if who is None or not any(c.what == "actor" and c.done for c in outcome.edit.changes):
+        return ""
+    gone = revocations(repo, repo.head_commit(), [who.actor]).get(who.actor)
+    if gone is None:
+        return ""
+    return (f'{short_id(who.actor)} was untrusted in {gone.commit[:12]} "{inert(gone.subject)}": trusting it again '
+            "undoes that")
 
 
 ALIKES_SHOWN = 3  # other actors whose name looks the same that ``name_warning`` names

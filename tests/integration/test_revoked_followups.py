@@ -13,8 +13,8 @@ repositories sharing memory through a real bare remote:
 
 from __future__ import annotations
 
-from helpers import actor_of, git, hn
-from test_revoked import _commit_policy, _revoked_bob
+from helpers import actor_of, git, hn, record_id
+from test_revoked import _commit_policy, _revoked_bob, _sync
 
 RECIPE = "README's \"Lost or compromised key\""
 
@@ -38,6 +38,38 @@ def _behind(repo, revoked):
     merged the trust, then fetched the revocation without merging it)."""
     git(repo, "fetch", "-q", "origin")
     git(repo, "merge", "-q", "--ff-only", f"{revoked}^")
+
+
+def test_trusting_a_revoked_key_again_names_the_revocation(tmp_path):
+    """The trial: ``policy trust bob`` printed ``Trusted Bob (19b05949310c)`` and the name hint
+    alone, after "Revoke Bob's key …: laptop stolen" (*revoked-key replay* by a maintainer who
+    took the old ID from a stale message)."""
+    alice, bob, revoked = _revoked_bob(tmp_path)
+    b = actor_of(bob)
+    for how in (b, b[:12], "Bob"):
+        r = hn(alice, "policy", "trust", how)
+        assert r.code == 0 and r.out.startswith(f"Trusted Bob ({b[:12]})"), r.err
+        assert (f"git-hn: warning: {b[:12]} was untrusted in {revoked[:12]} \"Revoke Bob's key\": trusting it "
+                "again undoes that\n") in r.err, (how, r.err)
+        git(alice, "checkout", "-q", "--", ".hn/policy.json")
+    # a key never trusted gets no such warning
+    r = hn(alice, "policy", "trust", actor_of(alice))
+    assert "untrusted in" not in r.err
+
+
+def test_an_ambiguous_name_marks_the_revoked_key(tmp_path):
+    """The trial: with both of Bob's keys known, ``policy trust Bob`` listed ``Bob
+    (19b05949310c), Bob (5eb6bb9f544e)``: nothing said which one was revoked."""
+    alice, bob, revoked = _revoked_bob(tmp_path)
+    old = actor_of(bob)
+    git(bob, "pull", "-q", "origin", "main")
+    new = _new_key(tmp_path, bob)
+    record_id(bob, kind="observation", content="new key here")
+    _sync(bob, alice)
+    r = hn(alice, "policy", "trust", "Bob")
+    assert r.code == 1
+    assert f"Bob ({old[:12]}, no longer trusted since {revoked[:12]} \"Revoke Bob's key\")" in r.err, r.err
+    assert f"Bob ({new[:12]})" in r.err, r.err
 
 
 def test_identity_show_behind_the_revocation_says_the_reference_does_not_trust_it(tmp_path):
