@@ -19,7 +19,12 @@ def init_command(name: str | None, extra: list[str]) -> int:
 
         raise UsageError(hints.append("usage: git hn init [--name NAME]", hints.unexpected(extra)))
     repo = open_repo()
-    ident, path = identity.create(repo, name)
+    try:
+        ident, path = identity.create(repo, name)
+    except identity.IdentityExists as exc:
+        from ..service.identity_trust import init_refusal
+
+        raise init_refusal(repo, exc) from None
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
                   f"Private identity stored in {path}"])
     if repo.remote_names():  # (a team trial: a new machine's clone, init as the README's first step)

@@ -174,6 +174,12 @@ def no_longer_trusted(revoked) -> str:
     return f"actors {', '.join(listed[:-1])} and {listed[-1]} are no longer trusted"
 
 
+# how whose key is no longer trusted signs again (a newcomer trial: told to "make a new
+# identity", ran git hn init --name Bob, which refused: one identity is active per clone)
+NEW_IDENTITY = ("make a new identity as README's \"Lost or compromised key\" shows (git hn init in a scratch "
+                "repository, git hn identity export there, git hn identity import FILE --activate here)")
+
+
 def since(commit: str, subject: str) -> str:
     """``since eab6a286c06e "Revoke Bob's key"``: the commit that removed an actor from the policy,
     and its subject, author text, on one line with its invisible characters spelled."""

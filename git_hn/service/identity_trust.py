@@ -59,17 +59,38 @@ def trust_line(repo: Repo, actor: str, found: dict) -> str:
         return (f"trust: {commit} has no memory trust policy, so default recall and the brief show no memory; a "
                 f"maintainer runs git hn policy init (which trusts whoever runs it), then git hn policy trust "
                 f"{actor}, and commits .hn/policy.json{working}")
-    from .revoked import revocations
-
-    gone = revocations(repo, found["commit"], [actor]).get(actor)
+    gone = revoked(repo, actor, found["commit"])
     if gone is not None:  # (a team trial: the line told a revoked key's holder to ask to be trusted again)
-        from ..core.hints import since
+        from ..core.hints import NEW_IDENTITY, since
 
         return (f"trust: the policy at {commit} no longer trusts this actor, {since(gone.commit, gone.subject)}, so "
-                "default recall and the brief leave its memory out; to sign again, make a new identity and send a "
+                f"default recall and the brief leave its memory out; to sign again, {NEW_IDENTITY}, and send a "
                 f"maintainer what its git hn identity public prints{working}")
     return (f"trust: the policy at {commit} does not trust this actor, so default recall and the brief leave its "
             f"memory out; a maintainer runs git hn policy trust {actor} and commits .hn/policy.json{working}")
+
+
+def revoked(repo: Repo, actor: str, head: str | None = None):
+    """The removal of ``actor`` from the trusted actors in HEAD's history (``service.revoked``:
+    bounded, advisory), or None."""
+    from .revoked import revocations
+
+    head = repo.head_commit() if head is None else head
+    return revocations(repo, head, [actor]).get(actor) if head else None
+
+
+def init_refusal(repo: Repo, exc) -> Exception:
+    """``init``'s refusal where an identity is active (``store.identity.IdentityExists``): when the
+    policy at HEAD no longer trusts it, since when and how to make a new one (a newcomer trial was
+    told to make a new identity, and ``init`` refused without saying how); else ``exc`` itself."""
+    from ..core.hints import NEW_IDENTITY, since
+    from ..errors import InputError
+
+    gone = revoked(repo, exc.actor)
+    if gone is None:
+        return exc
+    return InputError(f"identity already exists at {exc.path}, and it is no longer trusted "
+                      f"{since(gone.commit, gone.subject)}: to sign again, {NEW_IDENTITY}")
 
 
 def drift_line(repo: Repo, actor: str, found: dict) -> str:

@@ -54,6 +54,15 @@ class Identity:
                 "privateKey": self.private_key, "lifecycle": "available"}
 
 
+class IdentityExists(InputError):
+    """``init`` where an identity is active (``actor``, its record at ``path``): the caller may
+    say more when that identity is no longer trusted (``cli.identity_cmd``)."""
+
+    def __init__(self, actor: str, path: str):
+        super().__init__(f"identity already exists at {path}; git hn identity show prints it; {SECOND_SIGNER}")
+        self.actor, self.path = actor, path
+
+
 class NoIdentity(InputError):
     def __init__(self):
         super().__init__("no identity; run 'git hn init' (or, to sign as one you exported in another "
@@ -256,7 +265,7 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
             raise InputError(f'identity already exists at {path}; it is named "{ANONYMOUS}" (no name was given '
                              f"then): if it signed nothing yet (git hn memory log --actor {existing.actor} lists "
                              f"nothing), {_replace_command(repo, path)}")
-        raise InputError(f"identity already exists at {path}; git hn identity show prints it; {SECOND_SIGNER}")
+        raise IdentityExists(existing.actor, path)
     from ..core.gostr import is_blank
 
     if name is None or is_blank(name):
@@ -285,8 +294,7 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
         _write_active(repo, ident.actor)
     except ActiveExists as exc:  # another init won the race: its identity stays, this key goes
         os.unlink(path)
-        raise InputError(f"identity already exists at {repo.identity_path(exc.actor)}; git hn identity "
-                         f"show prints it; {SECOND_SIGNER}") from None
+        raise IdentityExists(exc.actor, repo.identity_path(exc.actor)) from None
     note_made_here(repo, ident.actor, True)
     return ident, path
 

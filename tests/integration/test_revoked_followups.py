@@ -108,3 +108,18 @@ def test_the_drift_hint_names_the_revocation_not_a_later_change(tmp_path):
     _behind(carol, revoked)
     err = hn(carol, "memory", "recall", "--actor", actor_of(carol), "--at", later).err
     assert f"origin/main ({kinds[:12]}: \"No observations\") does not" in err, err
+
+def test_the_revoked_user_is_told_how_to_make_a_new_identity(tmp_path):
+    """The trial: told "to sign again, make a new identity", Bob ran ``git hn init --name Bob``,
+    which refused (``identity already exists``) without a word of how: the recipe (init in a
+    scratch repository, export, import --activate, remove) was only in the README."""
+    _alice, bob, revoked = _revoked_bob(tmp_path)
+    git(bob, "pull", "-q", "origin", "main")
+    r = hn(bob, "identity", "show")
+    assert "to sign again, make a new identity" in r.err and RECIPE in r.err and "scratch repository" in r.err, r.err
+    r = hn(bob, "init", "--name", "Bob")
+    assert r.code == 1 and r.err.count("\n") == 1, r.err
+    assert r.err.startswith("git-hn: identity already exists at ")
+    assert f"no longer trusted since {revoked[:12]}" in r.err and RECIPE in r.err, r.err
+    assert "in a clone of its own" not in r.err  # (the second-signer advice is not what Bob needs)
+

@@ -160,7 +160,9 @@ def test_after_a_revocation_no_message_offers_to_trust_the_revoked_key_again(tmp
     r = hn(bob, "identity", "show")
     assert r.err == (f"git-hn: hint: trust: the policy at HEAD ({revoked_at[:12]}) no longer trusts this actor, since "
                      f'{revoked_at[:12]} "{shown}", so default recall and the brief leave its memory out; to sign '
-                     "again, make a new identity and send a maintainer what its git hn identity public prints\n")
+                     "again, make a new identity as README's \"Lost or compromised key\" shows (git hn init in a "
+                     "scratch repository, git hn identity export there, git hn identity import FILE --activate "
+                     "here), and send a maintainer what its git hn identity public prints\n")
     r = hn(bob, "setup", "claude")
     assert r.code == 0 and r.err == (
         "git-hn: hint: the brief an agent reads at session start shows only memory the committed trust policy trusts, "
