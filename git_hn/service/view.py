@@ -174,10 +174,27 @@ def _shown(path: str) -> str:
 def write_page(repo: Repo, at: str, output: str | None) -> tuple[str, str]:
     """``git hn memory view``: the page at revision ``at`` written to ``output`` (or the private
     default); returns the path written and the policy drift hint (``policy_drift``: the page
-    shows it too, as its ``notice``), "" when there is none."""
+    shows it too, as its ``notice``, with the authors shown untrusted that the policy no longer
+    trusts), "" when there is none."""
     from .policy_drift import hint
 
     doc = document(repo, at)
     drift = hint(repo, doc["atCommit"], {(m["actor"], m["kind"]) for m in doc["memories"] if m["trust"] == "qualified"})
-    page = render({**doc, "notice": core.inert_line(drift[:1].upper() + drift[1:])} if drift else doc)
+    notice = "; ".join(filter(None, (drift, _revoked_notice(repo, doc))))
+    page = render({**doc, "notice": core.inert_line(notice[:1].upper() + notice[1:])} if notice else doc)
     return (write_output(output, page) if output else write_default(repo, page)), drift
+
+
+def _revoked_notice(repo: Repo, doc: dict) -> str:
+    """Of the authors of the memories the page shows as ``actor-untrusted``, those the policy no
+    longer trusts, since when (``service.revoked``: one bounded, advisory lookup a page, and none
+    when no memory is shown so), as recall's hint says it; "" otherwise (a newcomer trial: the
+    page showed the old key's memories untrusted without the reason recall gives)."""
+    from collections import Counter
+
+    from ..core.hints import no_longer_trusted
+    from .revoked import among
+
+    authors = Counter(m["actor"] for m in doc["memories"] if m.get("trust") == "actor-untrusted")
+    revoked, _every = among(repo, doc["atCommit"], dict(authors))
+    return f"of the authors shown as untrusted, {no_longer_trusted(revoked)}" if revoked else ""

@@ -123,3 +123,13 @@ def test_the_revoked_user_is_told_how_to_make_a_new_identity(tmp_path):
     assert f"no longer trusted since {revoked[:12]}" in r.err and RECIPE in r.err, r.err
     assert "in a clone of its own" not in r.err  # (the second-signer advice is not what Bob needs)
 
+def test_the_view_page_says_since_when_an_author_is_no_longer_trusted(tmp_path):
+    """The trial: the page showed the old key's memories as actor-untrusted without the reason
+    recall gives."""
+    alice, bob, revoked = _revoked_bob(tmp_path)
+    b = actor_of(bob)
+    out = tmp_path / "page.html"
+    r = hn(alice, "memory", "view", "--output", str(out))
+    assert r.code == 0, r.err
+    page = out.read_text()
+    assert f"actor {b[:12]} is no longer trusted since {revoked[:12]}" in page
