@@ -19,8 +19,8 @@
     return e;
   }
 
-  // The policy drift notice (git-hn): the policy at this commit trusts someone the reference
-  // branch's policy does not. Plain text, under the heading.
+  // The notice (git-hn): the policy at this commit trusts someone the reference branch's policy
+  // does not, or an author shown untrusted is no longer trusted. Plain text, under the heading.
   if (typeof doc.notice === "string" && doc.notice) {
     document.querySelector("header").appendChild(el("p", "notice t", doc.notice));
   }
