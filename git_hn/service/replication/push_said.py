@@ -25,16 +25,22 @@ from .outcomes import redact
 REASON_MAX = 200  # characters of server or hook text in one error line
 
 
+# what the server's Git itself says of a ref its ``update`` hook refused: the status again, with
+# the ref's name cut at ``REASON_MAX`` (a newcomer trial's sync line said it twice); the hook's
+# own words, printed before it, are quoted instead
+_RESTATED = ("error: hook declined to update ",)
+
+
 def refusal(status: str, stderr: str) -> str:
     """The server's reason for refusing a ref, in one bounded line: the porcelain status
     (``[remote rejected] (pre-receive hook declined)``) and the first message the server's hook
-    printed (``remote: …``). Server text is hostile: control characters become spaces (no
+    printed (``remote: …``; not the server Git's own restatement of the status, ``_RESTATED``). Server text is hostile: control characters become spaces (no
     terminal escapes), a URL's user information is redacted, and it is cut at ``REASON_MAX``.
     Only ``remote:`` lines are read from stderr, never git's own lines, which name the URL (and
     any credentials in it)."""
     said = ""
     for line in lines_of(stderr):
-        if line.startswith("remote: ") and line[8:].strip():
+        if line.startswith("remote: ") and line[8:].strip() and not line[8:].startswith(_RESTATED):
             said = redact(line[8:].strip())
             break
     text = one_line(status.strip())
