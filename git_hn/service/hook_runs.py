@@ -231,9 +231,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         refused.insert(0, f"{deleting}; only if that is meant: {anyway(remote, data)}")
     elif deleting:
         sys.stderr.write(f"git-hn: {deleting}\n")
-    earlier = background.take_failure(repo, remote)
-    if earlier and not off:  # a background publication failed: said once, and its streams go again now
-        sys.stderr.write(f"git-hn: the last background publication to {remote} failed: {earlier}\n")
+    earlier = background.take_failure(repo, remote)  # (said below, once this push's own publication is done)
     push_pid = _push_process()  # the git push this hook runs in (the wrapper says)
     # a refusal changes nothing: block publishes nothing for a push it refuses (a review: the memory
     # that could go was pushed, then the code push was refused)
@@ -272,10 +270,21 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
             problems.append(f"{exc.message}; {WAYS_OUT}")
         except ConflictError as exc:
             problems.append(f"{exc.message}; {WAYS_OUT}")
-        if held:
+        else:
+            serial.forget_failure(repo, remote)  # (a failure said before is no longer the last one)
+        # the rest waits for this push, in the background, unless this push stops: refused, it
+        # lands nothing those memories wait for, and the publisher only tried again what just
+        # failed, its record then said a second time by the next push (a newcomer trial)
+        if held and not problems:
             background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid)
     elif publishable and not block:
         background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid)
+    # a background publication failed: said once; its streams go again with this push's
+    # publication, unless this push publishes nothing (refused, or nothing left to give). With
+    # block, when this push's own publication failed, its line says why (the earlier one was said
+    # twice, a newcomer trial)
+    if earlier and not off and not (block and problems and publishable and not refusing):
+        sys.stderr.write(f"git-hn: {earlier.line(remote, again=bool(publishable) and not refusing)}\n")
     if block and problems and WAYS_OUT not in problems[-1]:  # this push stops: the last line says how to go on
         problems[-1] = f"{problems[-1]}; {WAYS_OUT}"
     for problem in refused + problems:

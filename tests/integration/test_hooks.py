@@ -731,7 +731,7 @@ def test_a_failed_background_publication_is_said_by_the_next_push_and_retried(cl
     guard.unlink()
     git(a, "commit", "-q", "--allow-empty", "-m", "two")
     proc = _push(a, "origin", "main")
-    assert proc.stderr.count("git-hn: the last background publication to origin failed: "
+    assert proc.stderr.count("git-hn: the last background publication to origin failed (publishing again now): "
                              "replication memory publication failed for remote origin") == 1, proc.stderr
     assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
     git(a, "commit", "-q", "--allow-empty", "-m", "three")

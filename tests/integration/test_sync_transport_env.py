@@ -617,7 +617,8 @@ def test_a_background_publication_to_https_without_credentials_says_to_store_the
         said = _answered_at_terminal(bob, ["git", "push", "-q", "origin", "main"], typed)
         wait_publication(bob)
     lines = [s for s in said.splitlines() if "last background publication" in s]
-    assert lines == ["git-hn: the last background publication to origin failed: replication memory publication "
+    assert lines == ["git-hn: the last background publication to origin failed (publishing again now): "
+                     "replication memory publication "
                      "failed for remote origin: the remote needs credentials and none were given; give Git the "
                      "credentials without a prompt: load the ssh key into an agent (ssh-add), or for HTTPS set a "
                      "credential helper (git config --global credential.helper cache), then git hn sync origin"], said

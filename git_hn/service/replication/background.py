@@ -13,7 +13,11 @@ remote had left a quiet record (``hookscripts``), it then runs that import again
 record describes the remote with the new memory and the user's next fetch starts no git-hn. A
 failure is written to ``<common-gitdir>/hn/replication/publication-<remote digest>.failed`` and
 said by the next pre-push, which publishes those streams again (they were never remembered as
-given).
+given): "…failed (publishing again now): …". Taken, the record becomes ``….said``, kept until a
+publication to that remote succeeds: a publisher that fails the same way again (the same fixed
+refusal words) marks its record ``repeated``, and only then is the failure's advice to stop
+publishing there (``hnPublish false``) said (a newcomer trial: after the server was mended, the
+push that published first advised turning publishing off, for a refusal it was retrying).
 
 Owns the marker ``publication-<remote digest>.running`` (created before the publisher starts,
 removed when it ends), which tells a waiting caller (a test, a script) that a publication is in
@@ -27,6 +31,7 @@ import os
 import subprocess
 
 from ...core.grammar import is_oid, parse_local_ref
+from ...core.tuples import NamedTuple
 from ...errors import ConflictError, HnError
 from ...store import private
 from ...store.process import wait_for_exit
@@ -118,17 +123,41 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
                 if ready:
                     publish.push(repo, remote, ready, allowed, exact=True)
                     renew = quiet
-        _clear(repo, _path(repo, remote, "failed"))
+        serial.forget_failure(repo, remote)
         if renew:
             _renew_quiet(repo, remote)
     except (PhaseError, ConflictError, HnError) as exc:
-        record = json.dumps({"remote": remote, "message": _detached(exc, remote)}).encode("utf-8")
-        try:
-            private.write_private(repo.hn_dir, _path(repo, remote, "failed"), record, derived=True)
-        except HnError:
-            pass
+        _record_failure(repo, remote, exc)
     finally:
         _clear(repo, running_marker(repo, remote))
+
+
+def _record_failure(repo: Repo, remote: str, exc: HnError) -> None:
+    """Write ``exc`` as the failure record: its message without the advice to stop publishing
+    there, that advice, the refusal's fixed words (``cause``; the message without one), and
+    whether the record before it (not said yet, else the one said last) has the same words."""
+    message = _detached(exc, remote)
+    advice = getattr(exc, "advice", "") if message == exc.message else ""  # (``_detached`` advises otherwise)
+    if advice:
+        message = message.replace(f"; {advice}", "", 1)
+    key = getattr(exc, "cause", "") or message
+    before = _read(repo, _path(repo, remote, "failed")) or _read(repo, _path(repo, remote, "said")) or {}
+    record = json.dumps({"remote": remote, "message": message, "advice": advice, "key": key,
+                         "repeated": before.get("key") == key}).encode("utf-8")
+    try:
+        private.write_private(repo.hn_dir, _path(repo, remote, "failed"), record, derived=True)
+    except HnError:
+        pass
+
+
+def _read(repo: Repo, path: str) -> dict | None:
+    """A failure record (a JSON object), or None: absent, unreadable or not one."""
+    try:
+        data = private.read_private(repo.hn_dir, path, 65_536)
+        doc = json.loads(data) if data is not None else None
+    except (HnError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
 
 
 def _detached(exc: HnError, remote: str) -> str:
@@ -174,28 +203,46 @@ def _renew_quiet(repo: Repo, remote: str) -> None:
 
 
 def failure_recorded(repo: Repo, remote: str) -> bool:
-    """Whether a failed background publication to ``remote`` is on record (read nothing)."""
-    return os.path.lexists(_path(repo, remote, "failed"))
+    """Whether a failed background publication to ``remote`` is on record, said yet or not (no
+    publication has succeeded since; read nothing)."""
+    return any(os.path.lexists(_path(repo, remote, suffix)) for suffix in ("failed", "said"))
 
 
-def take_failure(repo: Repo, remote: str) -> str:
-    """The message of a failed background publication to ``remote`` (then forgotten), or ""."""
+class Failure(NamedTuple):
+    """A failed background publication, as the next pre-push says it (``line``)."""
+
+    message: str  # without the advice to stop publishing there
+    advice: str  # that advice, or ""
+    repeated: bool  # the publication before it failed with the same words
+
+    def line(self, remote: str, again: bool) -> str:
+        """The one line: the failure; with ``again``, that this push publishes those streams
+        again (before the message: what to do stays last); its advice to stop publishing there
+        only when the refusal repeated (the first time, the retry may well succeed: a server
+        mended meanwhile)."""
+        return (f"the last background publication to {remote} failed{' again' if self.repeated else ''}"
+                f"{' (publishing again now)' if again else ''}: {self.message}"
+                f"{f'; {self.advice}' if self.repeated and self.advice else ''}")
+
+
+def take_failure(repo: Repo, remote: str) -> Failure | None:
+    """The failed background publication to ``remote`` not said yet (then kept as said: the next
+    failure is compared with it), or None."""
     path = _path(repo, remote, "failed")
+    if not os.path.lexists(path):
+        return None  # (the usual case: one stat)
+    doc = _read(repo, path)
     try:
-        data = private.read_private(repo.hn_dir, path, 65_536)
-    except HnError:
-        data = None
-    if data is None:
-        return ""
-    _clear(repo, path)
-    try:
-        doc = json.loads(data)
-        message = doc.get("message") if isinstance(doc, dict) else None
-    except ValueError:
-        message = None
+        os.replace(path, _path(repo, remote, "said"))
+    except OSError:
+        _clear(repo, path)
     from ...core.gostr import one_line
 
-    return one_line(message)[:1000] if isinstance(message, str) else "unreadable failure record"
+    if doc is None or not isinstance(doc.get("message"), str):
+        return Failure("unreadable failure record", "", False)
+    advice = doc.get("advice")
+    return Failure(one_line(doc["message"])[:1000], one_line(advice)[:300] if isinstance(advice, str) else "",
+                   doc.get("repeated") is True)
 
 
 def _parse(data: bytes, n: int) -> dict[str, str]:

@@ -27,6 +27,9 @@ class PhaseError(HnError):
         self.published = published
         self.unreachable = unreachable  # the remote could not be reached (or refused access) at all
         self.cause = ""  # (a push's) why the remote was not reached, in ``store.transport``'s fixed words
+        # the advice at the message's end to stop publishing there (``hnPublish false``), or "": a
+        # background publication's record says it only once the same refusal repeats (``background``)
+        self.advice = ""
 
 
 def phase(name: str, remote: str, published: int = 0) -> PhaseError:

@@ -434,6 +434,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
         answered.update(done)
     if rejected:
         error = phase("memory publication", remote, published)
+        advice = ""
         if reason:
             if reason.startswith("[rejected] (fetch first)"):
                 reason += (f"; the remote's copy of your stream has memories this clone lacks (did your "
@@ -442,13 +443,14 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
             elif reason.startswith("[remote rejected]") and "cannot lock ref" in reason:
                 reason += f"; another push to {remote} was updating that ref: git hn sync {remote} again"
             elif reason.startswith("[remote rejected]") and not published and not to:  # (``push_targets`` advises)
-                reason += (f"; if {remote} never accepts memory refs, stop publishing there: git config "
-                           f"remote.{remote}.hnPublish false")
+                advice = (f"if {remote} never accepts memory refs, stop publishing there: git config "
+                          f"remote.{remote}.hnPublish false")
             elif reason.split(";")[0] in NO_ACCESS and not published and not to:  # (a remote one only reads from)
-                reason += (f"; if you only read from {remote}, stop publishing there: git config "
-                           f"remote.{remote}.hnPublish false")
-            error = PhaseError(f"{error.message}: {reason}", published)
+                advice = (f"if you only read from {remote}, stop publishing there: git config "
+                          f"remote.{remote}.hnPublish false")
+            error = PhaseError(f"{error.message}: {reason}" + (f"; {advice}" if advice else ""), published)
             error.cause = reason.split(";")[0]  # (the fixed words alone: ``background`` advises otherwise)
+            error.advice = advice
         raise error
     return published
 

@@ -167,15 +167,18 @@ def _failed(remote: str, index: int, count: int, reason: str, exc: PhaseError | 
     cause = getattr(exc, "cause", "") if exc is not None else ""
     from ...store.transport import NO_ACCESS
 
+    advice = ""
     if exc is not None and not exc.published and (cause.startswith("[remote rejected]") or cause in NO_ACCESS) \
             and "cannot lock ref" not in reason:
-        reason += (f"; if that repository never takes memory refs, stop publishing there: git config "
-                   f"remote.{remote}.hnPublish false" if count == 1 else
-                   f"; if that repository never takes memory refs, push to it through a remote of its own (git remote "
-                   f"add NAME URL; git config remote.NAME.hnPublish false) and take it off {remote}'s push URLs "
-                   f"(git remote set-url --delete --push {remote} URL)")
-    error = PhaseError(f"{phase('memory publication', remote).message} {place} ({lists}): {reason}")
+        advice = (f"if that repository never takes memory refs, stop publishing there: git config "
+                  f"remote.{remote}.hnPublish false" if count == 1 else
+                  f"if that repository never takes memory refs, push to it through a remote of its own (git remote "
+                  f"add NAME URL; git config remote.NAME.hnPublish false) and take it off {remote}'s push URLs "
+                  f"(git remote set-url --delete --push {remote} URL)")
+    error = PhaseError(f"{phase('memory publication', remote).message} {place} ({lists}): {reason}"
+                       + (f"; {advice}" if advice else ""))
     error.cause = cause
+    error.advice = advice
     return error
 
 

@@ -32,17 +32,19 @@ def lock_path(repo: Repo, remote: str, what: str) -> str:
 
 def publication_marker(repo: Repo, remote: str, suffix: str) -> str:
     """``<common-gitdir>/hn/replication/publication-<digest>.<suffix>``: the background
-    publication's markers (``running``, ``failed``; ``background`` writes them)."""
+    publication's markers (``running``, ``failed``, ``said``; ``background`` writes them)."""
     return os.path.join(repo.hn_dir, "replication", f"publication-{remote_digest(remote)}.{suffix}")
 
 
 def forget_failure(repo: Repo, remote: str) -> None:
-    """A sync published everything to ``remote``: an earlier background failure is history (the
-    next push said it still, after ``sync --rebase`` had mended it)."""
-    try:
-        os.unlink(publication_marker(repo, remote, "failed"))
-    except FileNotFoundError:
-        pass
+    """A publication to ``remote`` succeeded (a sync's, a block-mode push's, a background one): an
+    earlier background failure is history (the next push said it still, after ``sync --rebase``
+    had mended it), and so is the one said last (``background``: a later failure is no repeat)."""
+    for suffix in ("failed", "said"):
+        try:
+            os.unlink(publication_marker(repo, remote, suffix))
+        except OSError:
+            pass  # (none, or one that cannot go: the next push says it once more)
 
 
 def busy(remote: str) -> str:

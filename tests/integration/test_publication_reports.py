@@ -1,0 +1,151 @@
+"""What pushes and syncs say of a publication the server refused (a newcomer trial, f50): each
+failure once, the advice to stop publishing there only once the same refusal repeats, and no
+publisher started for a push the hook refused. Real clones, a real bare remote whose own hooks
+refuse memory refs, real ``git push`` with git-hn's hooks."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from helpers import git, hn, make_repo, wait_publication
+
+FAILED = "replication memory publication failed for remote origin: [remote rejected] (pre-receive hook declined); " \
+         "the server said: no memory refs here"
+ADVICE = "if origin never accepts memory refs, stop publishing there: git config remote.origin.hnPublish false"
+
+
+@pytest.fixture
+def clone(tmp_path):
+    """A clone with git-hn's hooks, and a remote whose pre-receive hook refuses memory refs."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", str(remote))
+    git(a, "push", "-q", "-u", "origin", "main")
+    assert hn(a, "init", "--name", "A").code == 0
+    assert hn(a, "hooks", "install").code == 0
+    guard = remote / "hooks" / "pre-receive"
+    guard.write_text("#!/bin/sh\nwhile read old new ref; do\n  case $ref in refs/hn/*) echo 'no memory refs here' >&2;"
+                     " exit 1;; esac\ndone\nexit 0\n")
+    guard.chmod(0o755)
+    return remote, a, guard
+
+
+def _record_on_a_new_commit(a, n):
+    git(a, "commit", "-q", "--allow-empty", "-m", f"commit {n}")
+    r = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+           "--content", f"on commit {n}")
+    assert r.code == 0, r.err
+    return f"refs/hn/memory/{r.json()['actor']}/{r.json()['stream'][7:]}"
+
+
+def _push(a):
+    proc = subprocess.run(["git", "push", "origin", "main"], cwd=a, capture_output=True, text=True, timeout=120)
+    wait_publication(a)
+    return proc
+
+
+def _said(proc):
+    return [line for line in proc.stderr.splitlines() if line.startswith("git-hn: ")]
+
+
+def _records(a):
+    return sorted(p.suffix for p in (a / ".git" / "hn" / "replication").glob("publication-*"))
+
+
+def test_a_block_push_its_publication_refused_starts_no_background_publisher(clone):
+    """The trial: the refused push still started a publisher for the memory anchored on the
+    commit it carried; the push landed nothing, so that publisher only tried again what had just
+    failed, and its record made the next push say the failure twice."""
+    remote, a, _guard = clone
+    git(a, "config", "hn.prePush", "block")
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "on a commit origin has").code == 0
+    _record_on_a_new_commit(a, 1)  # (held: it waits for this push)
+    proc = _push(a)
+    assert proc.returncode != 0 and [s for s in _said(proc) if FAILED in s] == _said(proc), proc.stderr
+    assert ".failed" not in _records(a)
+    assert git(remote, "for-each-ref", "refs/hn") == ""
+    again = _push(a)
+    assert len(_said(again)) == 1 and FAILED in _said(again)[0], again.stderr
+
+
+def test_block_says_a_background_failure_once_when_its_own_publication_fails_the_same_way(clone):
+    """Block mode: a push's held memory failed in the background; the next push's own publication
+    failed the same way, and both lines were said."""
+    _remote, a, _guard = clone
+    git(a, "config", "hn.prePush", "block")
+    _record_on_a_new_commit(a, 1)
+    first = _push(a)
+    assert first.returncode == 0 and _said(first) == [], first.stderr  # (the memory went after, and failed)
+    assert ".failed" in _records(a)
+    _record_on_a_new_commit(a, 2)
+    second = _push(a)
+    assert second.returncode != 0
+    assert len(_said(second)) == 1 and _said(second)[0].startswith(f"git-hn: {FAILED}; {ADVICE}; to push the code"), \
+        second.stderr
+
+
+def test_a_retried_background_failure_is_said_without_the_advice_to_stop_publishing(clone):
+    """The trial: after the server was mended, the push that published first said "…failed: …
+    stop publishing there: git config remote.origin.hnPublish false"."""
+    remote, a, guard = clone
+    ref = _record_on_a_new_commit(a, 1)
+    assert _said(_push(a)) == []
+    guard.unlink()
+    _record_on_a_new_commit(a, 2)
+    mended = _push(a)
+    assert _said(mended) == [f"git-hn: the last background publication to origin failed (publishing again now): "
+                             f"{FAILED}"], mended.stderr
+    assert git(remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+    git(a, "commit", "-q", "--allow-empty", "-m", "three")
+    assert _said(_push(a)) == []
+
+
+def test_the_advice_to_stop_publishing_comes_once_the_same_refusal_repeats(clone):
+    _remote, a, _guard = clone
+    _record_on_a_new_commit(a, 1)
+    _push(a)
+    _record_on_a_new_commit(a, 2)
+    second = _push(a)
+    assert _said(second) == [f"git-hn: the last background publication to origin failed (publishing again now): "
+                             f"{FAILED}"], second.stderr
+    _record_on_a_new_commit(a, 3)
+    third = _push(a)
+    assert _said(third) == [f"git-hn: the last background publication to origin failed again (publishing again now): "
+                            f"{FAILED}; {ADVICE}"], third.stderr
+    # a publication that succeeds in between (a sync to a remote that takes memory again) ends
+    # the repetition: the next refusal is a first one
+    guard = a.parent / "remote.git" / "hooks" / "pre-receive"
+    text = guard.read_text()
+    guard.unlink()
+    assert hn(a, "sync").code == 0
+    guard.write_text(text)
+    guard.chmod(0o755)
+    _record_on_a_new_commit(a, 4)
+    assert _said(_push(a)) == []
+    _record_on_a_new_commit(a, 5)
+    assert _said(_push(a)) == [f"git-hn: the last background publication to origin failed (publishing again now): "
+                               f"{FAILED}"]
+
+
+def test_a_refusal_by_the_servers_update_hook_is_not_said_twice(clone):
+    """The server's Git follows a refusal by its ``update`` hook with "error: hook declined to
+    update <ref>": quoted as what the server said, it repeated the status with the ref's name cut
+    short. The hook's own words are quoted; without any, the status alone."""
+    remote, a, guard = clone
+    guard.unlink()
+    update = remote / "hooks" / "update"
+    update.write_text("#!/bin/sh\ncase $1 in refs/hn/*) exit 1;; esac\n")
+    update.chmod(0o755)
+    assert hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
+              "--content", "refused").code == 0
+    r = hn(a, "sync")
+    assert r.code == 1
+    assert r.err == ("git-hn: publication phase failed after replication: replication memory publication failed for "
+                     f"remote origin: [remote rejected] (hook declined); {ADVICE}\n"), r.err
+    update.write_text("#!/bin/sh\ncase $1 in refs/hn/*) echo 'ask ops first' >&2; exit 1;; esac\n")
+    r = hn(a, "sync")
+    assert r.code == 1 and "(hook declined); the server said: ask ops first; if origin" in r.err, r.err
