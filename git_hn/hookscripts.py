@@ -19,7 +19,10 @@ Git would have run it; any other program is executed directly.
 
 *A missing git-hn never blocks Git.* ``@GIT_HN@`` is replaced by the shell-quoted path of the
 ``git-hn`` that installed the wrapper; when that is gone, ``git-hn`` on ``PATH`` is used, and
-when there is none the wrapper says so in one line and lets the push or fetch go on.
+when there is none the wrapper says so in one line (once per Git command: the stamp
+``hn/missing-git-hn`` holds the Git process's ID) and lets the push or fetch go on. The line's way
+out needs no git-hn: reinstall it, or the ``cd DIR && mv -f hn-chained/<hook> <wrapper> && rm -f
+… && rmdir hn-chained`` that does what ``git hn hooks uninstall`` does (``take_out``).
 
 *A fetch that brings no memory starts no Python.* A committed transaction that moves the
 remote-tracking refs of one remote finds that remote's selection file (its name is the remote's
@@ -157,13 +160,45 @@ find_git_hn() {
     hn=$recorded
     [ -x "$hn" ] || hn=$(command -v git-hn 2>/dev/null) || hn=
     [ -n "$hn" ] && return 0
-    # said once per Git command: a push runs pre-push and then reference-transaction
+    # said once per Git command (a push runs pre-push and then reference-transaction), and by
+    # each command it leaves memory behind for; the way out needs no git-hn (git hn hooks
+    # uninstall was advised, which needs the git-hn that is missing: a newcomer trial)
     stamp="$(git rev-parse --git-common-dir 2>/dev/null)/hn/missing-git-hn"
     if [ "$(cat "$stamp" 2>/dev/null)" != "$PPID" ]; then
-        echo "git-hn: warning: git-hn is not installed (not at $recorded nor on PATH); @WHAT@; install it, or run git hn hooks uninstall" >&2
+        out=$(take_out) || out="remove git-hn's wrappers from $hook_dir by hand, moving each hook in its hn-chained/ back in its place"
+        echo "git-hn: warning: git-hn is not installed (not at $recorded nor on PATH); @WHAT@; reinstall it (./install.sh in git-hn's source), or take its hooks out: $out" >&2
         echo "$PPID" > "$stamp" 2>/dev/null
     fi
     return 1
+}
+take_out() {  # the commands that do what git hn hooks uninstall does, without git-hn: each wrapper
+    # here (found by its second line; pre-commit may have moved one to <hook>.legacy) is replaced
+    # by the hook it chains, or deleted
+    (
+        cd -- "$hook_dir" 2>/dev/null || exit 1
+        dir=$(pwd) && [ -n "$dir" ] || exit 1
+        names=$(grep -l -s -e '^# git-hn [a-z-]* wrapper (installed by' -- * 2>/dev/null)
+        [ -n "$names" ] || exit 1
+        cmd= gone=
+        for w in $names; do
+            case $w in *[!A-Za-z0-9._-]*) exit 1 ;; esac
+            if [ -f "hn-chained/${w%.legacy}" ]; then
+                cmd="$cmd && mv -f hn-chained/${w%.legacy} $w"
+            else
+                gone="$gone $w"
+            fi
+        done
+        [ -z "$gone" ] || cmd="$cmd && rm -f$gone"
+        [ ! -d hn-chained ] || cmd="$cmd && rmdir hn-chained"
+        quoted= rest=$dir  # (single-quoted for the shell it is pasted into)
+        while :; do
+            case $rest in
+                *"'"*) quoted="$quoted${rest%%"'"*}'\\''"; rest=${rest#*"'"} ;;
+                *) quoted="$quoted$rest"; break ;;
+            esac
+        done
+        printf "cd '%s'%s\\n" "$quoted" "$cmd"
+    )
 }
 """
 

@@ -274,7 +274,9 @@ When the recorded
 .B git\\-hn
 is gone, the wrappers use
 .B git\\-hn
-on PATH; when there is none, they say so once and let the push or fetch go on.
+on PATH; when there is none, they say so (one line for each Git command they serve, a push or
+a fetch) and let it go on. The line gives the way out without git\\-hn: reinstall it, or the
+commands that take the wrappers out and put back the hooks they chained, as uninstall would.
 .SH HOOK MANAGERS
 husky v9 generates
 .B .husky/_

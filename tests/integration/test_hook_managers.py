@@ -281,8 +281,10 @@ def test_without_any_git_hn_push_and_fetch_go_on_with_one_warning(tmp_path, stan
     bare_path = os.pathsep.join(dict.fromkeys([git_dir, "/usr/bin", "/bin"]))
     proc = _push(a, {"PATH": bare_path})
     assert proc.returncode == 0, proc.stderr
+    out = f"cd '{(a / '.git' / 'hooks').resolve()}' && rm -f post-rewrite pre-push reference-transaction"
     assert proc.stderr == (f"git-hn: warning: git-hn is not installed (not at {stand_in_git_hn} nor on PATH); "
-                           "memory was not published; install it, or run git hn hooks uninstall\n")
+                           "memory was not published; reinstall it (./install.sh in git-hn's source), or take its "
+                           f"hooks out: {out}\n")
     assert git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")  # the push went through
     assert not _published(remote, mem)
     fetch = subprocess.run(["git", "fetch", "-q", "origin"], cwd=a, capture_output=True, text=True,
@@ -298,7 +300,8 @@ def test_without_any_git_hn_push_and_fetch_go_on_with_one_warning(tmp_path, stan
                            env={**os.environ, "PATH": bare_path})
     assert fetch.returncode == 0
     assert fetch.stderr == (f"git-hn: warning: git-hn is not installed (not at {stand_in_git_hn} nor on "
-                            "PATH); memory was not imported; install it, or run git hn hooks uninstall\n")
+                            "PATH); memory was not imported; reinstall it (./install.sh in git-hn's source), or take "
+                            f"its hooks out: {out}\n")
 
 
 def test_an_install_of_the_old_layout_moves_its_chained_hook_into_the_folder(tmp_path):
