@@ -177,7 +177,12 @@ take_out() {  # the commands that do what git hn hooks uninstall does, without g
     (
         cd -- "$hook_dir" 2>/dev/null || exit 1
         dir=$(pwd) && [ -n "$dir" ] || exit 1
-        names=$(grep -l -s -e '^# git-hn [a-z-]* wrapper (installed by' -- * 2>/dev/null)
+        set --  # (regular files only: a FIFO named like a hook would hold grep, and the push, for good)
+        for f in *; do
+            [ ! -f "$f" ] || set -- "$@" "$f"
+        done
+        [ $# -gt 0 ] || exit 1
+        names=$(grep -l -s -e '^# git-hn [a-z-]* wrapper (installed by' -- "$@" 2>/dev/null)
         [ -n "$names" ] || exit 1
         cmd= gone=
         for w in $names; do

@@ -99,12 +99,13 @@ def test_the_way_out_puts_the_chained_hook_where_pre_commit_runs_it(tmp_path, st
     dispatcher = '#!/bin/sh\nHERE=${0%/*}\n[ ! -x "$HERE/pre-push.legacy" ] || "$HERE/pre-push.legacy" "$@"\n'
     (hooks / "pre-push").write_text(dispatcher)
     (hooks / "pre-push").chmod(0o755)
+    os.mkfifo(hooks / "post-merge")  # (not read: it would hold the push for good)
     git(a, "commit", "-q", "--allow-empty", "-m", "work")
     out = _way_out(_push(a).stderr)
     assert out.endswith("&& mv -f hn-chained/pre-push pre-push.legacy && rm -f post-rewrite reference-transaction "
                         "&& rmdir hn-chained"), out
     assert subprocess.run(["sh", "-c", out], cwd=a, env=_without_git_hn()).returncode == 0
-    assert _hooks(a) == ["pre-push", "pre-push.legacy"]
+    assert _hooks(a) == ["post-merge", "pre-push", "pre-push.legacy"]
     assert (hooks / "pre-push").read_text() == dispatcher and (hooks / "pre-push.legacy").read_text() == TEAM
     git(a, "commit", "-q", "--allow-empty", "-m", "more")
     assert _push(a).stderr == "team hook ran\n"
