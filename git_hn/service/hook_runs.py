@@ -155,8 +155,18 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
                          f'name "{quoted(remote)}"; {REMOTE_NAME_RULE}\n')
         return 0
     block, off, specs, mirrors, several = _push_settings(repo, remote)
-    if several and url and not block and _later_push_url(repo, remote, url):
-        return 0  # (the first push URL's run warned once, and its publication asks and gives each push URL)
+    place = _push_url_place(repo, remote, url) if several and url else ""
+    from .push_removals import deleting_memory, mirror_push
+
+    if place and not block and not place.startswith("push URL 1 "):
+        # the first push URL's run warned once, and its publication asks and gives each push URL;
+        # what this push deletes at this URL is this run's alone to say (a review: a mirror push
+        # deleted the memory refs at push URL 2 unsaid, since only this run asks that URL)
+        deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()), url,
+                                   ATRISK_TIMEOUT, place)
+        if deleting:
+            sys.stderr.write(f"git-hn: {deleting}\n")
+        return 0
     _note_push(repo, remote, data)
     _offer_pushed_memory(repo, remote, data)
     from ..store import streams
@@ -212,10 +222,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
     earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
-    from .push_removals import deleting_memory, mirror_push
-
     deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()), url,
-                               ATRISK_TIMEOUT)
+                               ATRISK_TIMEOUT, place)
     # (block: what the push itself does, refused before anything is published; only the first
     # refusal line carries the way out, the deletion's when there is one)
     refused, hits = _removals(repo, remote, data, block, "" if deleting and block else anyway(remote, data))
@@ -353,13 +361,15 @@ def _push_settings(repo: Repo, remote: str) -> PushSettings:
     return PushSettings(block, off, specs, mirror, (urls["pushurl"] or urls["url"]) > 1)
 
 
-def _later_push_url(repo: Repo, remote: str, url: str) -> bool:
-    """Whether ``url`` is one of ``remote``'s push URLs but the first: Git runs pre-push once for
-    each, in their order, and a trial saw every warning twice."""
+def _push_url_place(repo: Repo, remote: str, url: str) -> str:
+    """Which of ``remote``'s push URLs ``url`` is, as a person reads it ("push URL 2 of origin";
+    ``push_targets.where``); "" when it is none of them. Git runs pre-push once for each, in
+    their order (a trial saw every warning twice)."""
     from .replication.given_record import push_urls
+    from .replication.push_targets import where
 
     urls = push_urls(repo, remote)
-    return url in urls[1:] and url != urls[0]
+    return where(remote, urls.index(url), len(urls)) if url in urls and len(urls) > 1 else ""
 
 
 def _tracked_tips(remote: str, specs: list[str], data: bytes) -> tuple[set[str], dict[str, str]]:

@@ -229,7 +229,7 @@ def _push_arguments(pid: str) -> list[str] | None:
 
 
 def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool, url: str = "",
-                    timeout: float | None = None) -> str:
+                    timeout: float | None = None, place: str = "") -> str:
     """A warning when this push deletes memory refs on ``remote`` (``git push --delete
     refs/hn/...``; ``git push --mirror`` from a clone that lacks some of them) or copies this
     clone's accepted copies (``refs/hn/remotes/*``) there: memory history is append-only, and a
@@ -241,7 +241,8 @@ def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool, url: str
     its fetch URL, another repository when a push URL is set, and the mirror push deleted the
     memory refs there unsaid), within ``timeout`` seconds (a remote that does not answer by then
     counts as one that cannot say: none of its deletions is counted, as ``unimported_there``
-    and ``atrisk`` go on without their answers). "" when the push touches none."""
+    and ``atrisk`` go on without their answers). "" when the push touches none. ``place``: which of
+    the remote's several push URLs ``url`` is ("push URL 2 of origin"), said instead of the remote."""
     zero = "0" * repo.oid_hex_len
     deleted: list[str] = []
     copied = 0
@@ -272,16 +273,16 @@ def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool, url: str
     first = min(deleted) if deleted else ""
     if not deleted and not copied:
         return ""
-    what = []
+    what, on = [], f"at {place}" if place else f"on {remote}"
     if deleted:
         n = len(deleted)
-        what.append(f"deletes {n} memory {'ref' if n == 1 else 'refs'} on {remote} (first: {first})")
+        what.append(f"deletes {n} memory {'ref' if n == 1 else 'refs'} {on} (first: {first})")
     if keeps:  # (a team trial: the warning named the memory refs, not the anchor branches it also
         # deleted, which kept memories' anchor commits on the remote)
         from ..core.gostr import bounded
 
         n = len(keeps)
-        what.append(f"deletes {n} hn-anchor {'branch' if n == 1 else 'branches'} on {remote} (first: "
+        what.append(f"deletes {n} hn-anchor {'branch' if n == 1 else 'branches'} {on} (first: "
                     f"{bounded(min(keeps), 120)}), which {'keeps' if n == 1 else 'keep'} memories' anchor commits there")
     if copied:
         what.append(f"copies {copied} of this clone's accepted memory refs (refs/hn/remotes/*) there")

@@ -162,3 +162,18 @@ def test_a_fork_push_url_keeps_a_published_memory_published_after_a_fetch(tmp_pa
     assert synced.code == 0 and "published 1 stream" in synced.out, synced.out
     assert git(fork, "rev-parse", ref) == git(alice, "rev-parse", ref)
     assert ref not in _memory_refs(upstream)
+
+
+def test_a_mirror_push_that_deletes_memory_at_push_url_2_is_said(tmp_path):
+    """A review: ``git push --mirror`` to a remote with two push URLs deleted the memory refs the
+    second held with no warning under warn: the run for push URL 2 returned before its deletion
+    check, the only one that asks that URL. It is said, naming the push URL by its place."""
+    alice, team, mirror = _team_and_mirror(tmp_path)
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(mirror), str(bob))
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    ref = _record(bob, "bob's")
+    git(bob, "push", "-q", "--no-verify", "origin", f"{ref}:{ref}")
+    pushed = _push(alice, "--mirror")
+    said = [line for line in pushed.stderr.splitlines() if "deletes 1 memory ref" in line]
+    assert len(said) == 1 and "at push URL 2 of origin" in said[0] and ref in said[0], pushed.stderr
