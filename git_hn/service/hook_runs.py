@@ -154,8 +154,15 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         sys.stderr.write(f'git-hn: this push publishes no memory and keeps no reminder for it: invalid remote '
                          f'name "{quoted(remote)}"; {REMOTE_NAME_RULE}\n')
         return 0
-    block, off, specs, mirrors, several = _push_settings(repo, remote)
-    place = _push_url_place(repo, remote, url) if several and url else ""
+    settings = _push_settings(repo, remote)
+    block, off, specs, mirrors = settings.block, settings.off, settings.specs, settings.mirror
+    # (pushes elsewhere than it fetches: what every push URL holds is recorded under that set's key)
+    targets = _push_targets(repo, remote, settings) if settings.several or settings.push is None or \
+        settings.push[0] != settings.fetch else None
+    from .replication.given_record import set_key
+
+    key = set_key(remote, targets) if targets else remote
+    place = _push_url_place(remote, targets, url) if settings.several and url else ""
     from .push_removals import deleting_memory, mirror_push
 
     if place and not block and not place.startswith("push URL 1 "):
@@ -177,7 +184,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         text = streams.listing_text(repo)  # one for-each-ref (started early: cli.main)
     except HnError:
         text = None
-    quick = publish.moved_since_given(repo, remote, text) if text is not None and not off else None
+    quick = publish.moved_since_given(repo, key, text) if text is not None and not off else None
     if off:  # (this remote refuses memory refs, or its owner chose so: nothing is read or pushed)
         listing, heads, given = [], {}, {}
     elif quick is not None:  # the usual case: only the few streams that moved are read
@@ -190,7 +197,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         if listing is None:  # name every malformed local ref, and go on with the valid ones
             listing = lint.valid_sources(repo, found)
         heads = {s.ref: s.head for s in listing if s.remote is None}
-        given = publish.remote_bases(repo, remote, heads, publish.published_heads(repo, remote))
+        given = publish.published_heads(repo, key)
+        # (``remote_bases`` asks the fetch URL's repository; each push URL is asked by the publication)
+        given = given if targets else publish.remote_bases(repo, remote, heads, given)
     moved = sorted(r for r, h in heads.items() if given.get(r) != h)
     publishable = []
     anchors: dict = {}
@@ -267,9 +276,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
                                      f"git hn sync {remote} publishes it once the commits it names are on {remote}\n")
                 from .replication import push_targets
 
-                urls = push_targets.split(repo, remote) if still else None
-                if urls:  # (it pushes elsewhere than it fetches: each push URL is asked what it holds)
-                    push_targets.publish_each(repo, remote, urls, still, listing, ATRISK_TIMEOUT, held=held)
+                if targets and still:  # (it pushes elsewhere than it fetches: each push URL is asked what it holds)
+                    push_targets.publish_each(repo, remote, targets, still, listing, ATRISK_TIMEOUT, held=held)
                 else:
                     allowed, held = gate.gate(repo, remote, still, given, listing) if still else ({}, [])
                     ready = sorted(r for r in allowed if given.get(r) != allowed[r])
@@ -336,17 +344,19 @@ class PushSettings(NamedTuple):
     specs: list  # the remote's fetch refspecs
     mirror: bool  # ``remote.<remote>.mirror`` is true: every push there mirrors
     several: bool  # several push URLs: ``pushurl`` given more than once, or ``url`` and no ``pushurl``
+    push: tuple | None  # the push URLs, as configured; None when Git must say (a URL rewritten, none set)
+    fetch: str  # the fetch URL, as configured ("" when none)
 
 
 def _push_settings(repo: Repo, remote: str) -> PushSettings:
     """The remote's ``PushSettings`` from one answer."""
     from ..store.git import config_false
 
-    block = off = mirror = False
+    block = off = mirror = rewritten = False
     specs: list[str] = []
-    urls = {"url": 0, "pushurl": 0}
+    urls: dict[str, list[str]] = {"url": [], "pushurl": []}
     key = f"remote.{remote}.hnpublish"
-    for line in lines_of(repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode("utf-8", "replace")):
+    for line in lines_of(repo.git.run(list(PRE_PUSH_QUESTIONS[1])).stdout.decode("utf-8", "surrogateescape")):
         name, sp, value = line.partition(" ")
         if name == "hn.prepush":
             block = value.strip() == "block"
@@ -357,19 +367,33 @@ def _push_settings(repo: Repo, remote: str) -> PushSettings:
         elif name == f"remote.{remote}.mirror":
             mirror = not config_false(value if sp else None)
         elif name.startswith(f"remote.{remote}.") and name[len(remote) + 8:] in urls:
-            urls[name[len(remote) + 8:]] += 1
-    return PushSettings(block, off, specs, mirror, (urls["pushurl"] or urls["url"]) > 1)
+            urls[name[len(remote) + 8:]].append(value)
+        elif name.startswith("url.") and name.endswith(("insteadof", "pushinsteadof")):
+            rewritten = True
+    push = urls["pushurl"] or urls["url"]
+    known = tuple(push) if push and not rewritten else None
+    return PushSettings(block, off, specs, mirror, len(push) > 1, known, urls["url"][0] if urls["url"] else "")
 
 
-def _push_url_place(repo: Repo, remote: str, url: str) -> str:
-    """Which of ``remote``'s push URLs ``url`` is, as a person reads it ("push URL 2 of origin";
-    ``push_targets.where``); "" when it is none of them. Git runs pre-push once for each, in
-    their order (a trial saw every warning twice)."""
-    from .replication.given_record import push_urls
+def _push_targets(repo: Repo, remote: str, settings: PushSettings) -> list[str] | None:
+    """``push_targets.split`` from what the hook's one ``git config`` read (a review: asking Git
+    again cost the quiet push two processes), Git asked only when a URL is rewritten
+    (``insteadOf``) or none is configured."""
+    if settings.push is None:
+        from .replication import push_targets
+
+        return push_targets.split(repo, remote)
+    urls = list(settings.push)
+    return None if len(urls) == 1 and urls[0] == settings.fetch else urls
+
+
+def _push_url_place(remote: str, urls: list[str] | None, url: str) -> str:
+    """Which of ``remote``'s several push URLs ``urls`` the URL ``url`` is, as a person reads it
+    ("push URL 2 of origin"; ``push_targets.where``); "" when it is none of them. Git runs
+    pre-push once for each, in their order (a trial saw every warning twice)."""
     from .replication.push_targets import where
 
-    urls = push_urls(repo, remote)
-    return where(remote, urls.index(url), len(urls)) if url in urls and len(urls) > 1 else ""
+    return where(remote, urls.index(url), len(urls)) if urls and len(urls) > 1 and url in urls else ""
 
 
 def _tracked_tips(remote: str, specs: list[str], data: bytes) -> tuple[set[str], dict[str, str]]:

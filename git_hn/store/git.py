@@ -68,9 +68,11 @@ def publication_off_question(remote: str) -> tuple[str, ...]:
 
 
 # besides the listing: the remotes, and hn.prePush with every remote's hnPublish, fetch refspecs,
-# mirror setting and URLs (several push URLs: ``hook_runs``) in one answer
+# mirror setting and URLs, and whether any URL is rewritten (several push URLs, or a fork's:
+# ``hook_runs``, which then asks Git for none of them) in one answer
 PRE_PUSH_QUESTIONS = (("remote",), ("config", "--get-regexp",
-                                    r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|mirror|url|pushurl))$"))
+                                    r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|mirror|url|pushurl)"
+                                    r"|url\..*\.(insteadof|pushinsteadof))$"))
 # a ref transaction of full object IDs: without the ambiguity check Git does not look each one up
 # as a ref name (a dozen stats per ref at 10,000 refs)
 REF_TRANSACTION = ("-c", "core.warnAmbiguousRefs=false", "update-ref", "--stdin")

@@ -177,3 +177,39 @@ def test_a_mirror_push_that_deletes_memory_at_push_url_2_is_said(tmp_path):
     pushed = _push(alice, "--mirror")
     said = [line for line in pushed.stderr.splitlines() if "deletes 1 memory ref" in line]
     assert len(said) == 1 and "at push URL 2 of origin" in said[0] and ref in said[0], pushed.stderr
+
+
+def _alice_on(tmp_path, *bares):
+    """Alice's clone of the first of ``bares`` (each holding main), git-hn's hooks installed."""
+    alice = make_repo(tmp_path / "alice")
+    for bare in bares:
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+        git(alice, "push", "-q", str(bare), "main")
+    git(alice, "remote", "add", "origin", str(bares[0]))
+    git(alice, "fetch", "-q", "origin")
+    git(alice, "branch", "-q", "--set-upstream-to", "origin/main")
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    assert hn(alice, "hooks", "install").code == 0
+    return alice
+
+
+@pytest.mark.parametrize("how", ["mirror added", "fork"])
+def test_a_push_url_added_after_a_publication_gets_the_memory_at_the_next_push(tmp_path, how):
+    """A review: a mirror added as a second push URL after a publication (or a fork set as the
+    only push URL) never got the memory on later pushes, until ``git hn sync``: the hook's
+    bookkeeping read the record under the remote's name ("given"), written while the remote
+    pushed to the team repository alone. The record of what every push URL holds is keyed by the
+    set of push URLs, so a changed set asks each URL again."""
+    team, other = tmp_path / "team.git", tmp_path / "other.git"
+    alice = _alice_on(tmp_path, team, other)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    ref = _record(alice, "anchored on two")
+    assert _push(alice).returncode == 0
+    assert git(team, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    if how == "mirror added":
+        git(alice, "remote", "set-url", "--add", "--push", "origin", str(team))
+    git(alice, "remote", "set-url", "--add", "--push", "origin", str(other))
+    for n in (3, 4):
+        git(alice, "commit", "-q", "--allow-empty", "-m", f"c{n}")
+        assert _push(alice).returncode == 0
+    assert git(other, "rev-parse", ref) == git(alice, "rev-parse", ref)

@@ -133,16 +133,36 @@ def push_urls(repo: Repo, remote: str) -> list[str]:
     return lines_of(proc.stdout.decode("utf-8", "surrogateescape")) if proc.returncode == 0 else []
 
 
-def url_key(remote: str, url: str, count: int) -> str:
-    """The name the publication records keep what one of ``remote``'s ``count`` push URLs took
-    under (``push_targets``): the remote's own name when it pushes to that one URL alone, else
-    the name and a digest of the URL (never the URL: it may carry credentials). Git refuses a
-    space in a remote's name, so such a key is no remote's (``store.given.remote_of`` names it)."""
-    if count == 1:
-        return remote
+def url_key(remote: str, url: str) -> str:
+    """The name the publication records keep what one push URL of ``remote`` took under, when
+    ``remote`` pushes elsewhere than it fetches (``push_targets``): the name, a space and a digest
+    of the URL without its credentials (``plain_url``; never the URL). Git refuses a space in a
+    remote's name, so such a key is no remote's (``store.given.remote_of`` names it)."""
+    return set_key(remote, [url])
+
+
+def set_key(remote: str, urls: list[str]) -> str:
+    """The name the publication records keep what every one of ``urls`` (the push URLs of
+    ``remote``, which pushes elsewhere than it fetches) holds under: the name, a space and a
+    digest of the set of those URLs (``plain_url``), so that a push URL added, removed or
+    changed starts a record of its own and the pre-push hook's bookkeeping asks each URL again
+    (a review: a mirror added as a second push URL after a publication, and a record an earlier
+    git-hn wrote under the remote's name when any URL took a stream, were read as "every push URL
+    holds it", and the mirror never got it). One URL's set digests as that URL (``url_key``)."""
     import hashlib
 
-    return f"{remote} {hashlib.sha256(url.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+    text = "\n".join(sorted({plain_url(u) for u in urls}))
+    return f"{remote} {hashlib.sha256(text.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+
+
+def plain_url(url: str) -> str:
+    """``url`` without the userinfo of a ``scheme://user:password@host/...`` URL: what a record's
+    key digests, so that no password is ever hashed into it and a rotated token keeps its
+    records (a review)."""
+    import re
+
+    found = re.match(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/]*@)", url)
+    return found.group(1) + url[found.end():] if found else url
 
 
 def contains(repo: Repo, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], bool | None]:

@@ -13,10 +13,13 @@ bounded ``ls-remote`` of its branches and memory refs), its streams are gated on
 (``publish.push``'s ``to``).
 
 What each URL took is recorded under a key of its own (``given_record.url_key``; re-anchoring
-never signs again what any of them holds), and under the remote's name only what every one of
-them holds: the pre-push hook's bookkeeping (``publish.moved_since_given``) keeps offering a
-stream one of them lacks, so a URL that refused it is tried again on every push and sync, and its
-failure is said each time, until it takes it. With one push URL, its key is the remote's name.
+never signs again what any of them holds), and what every one of them holds under the key of
+the set of push URLs (``given_record.set_key``; and under the remote's name): the pre-push hook's
+bookkeeping (``publish.moved_since_given``) reads that set's key, so it keeps offering a stream
+one of them lacks (a URL that refused it is tried again on every push and sync, and its failure
+is said each time, until it takes it), and a push URL added or changed starts with nothing
+recorded (each URL is asked again). One push URL (a fork) has a key of its own too: what the
+remote's name records was given to the fetch URL.
 
 Owns nothing on disk. Trusts what each push URL advertises only to spare pushing to it: a URL that
 claims a branch or a tip it lacks misleads its own readers alone, as its remote-tracking refs would.
@@ -29,7 +32,7 @@ import os
 from ...core.grammar import LOCAL_PREFIX
 from ...errors import HnError
 from ...store.repo import Repo
-from .given_record import contains, note_held, published_heads, push_urls, remember, url_key
+from .given_record import contains, note_held, published_heads, push_urls, remember, set_key, url_key
 from .outcomes import PhaseError, phase
 
 
@@ -90,7 +93,7 @@ def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None 
         listing = None  # (``valid_refs`` names what is wrong, stream by stream)
     valid = publish.valid_refs(repo, refs, listing)
     heads = publish.current_heads(repo) if listing is None else {s.ref: s.head for s in listing if s.remote is None}
-    given = published_heads(repo, remote)
+    given = published_heads(repo, set_key(remote, urls))
     withheld = publish.secret_shaped(repo, listing, [r for r in valid if given.get(r) != heads.get(r)], given)
     tips = {r: heads[r] for r in valid if r not in withheld and heads.get(r)}
     published = publish_each(repo, remote, urls, tips, listing, timeout, sent, held)
@@ -116,7 +119,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
     count, failures, counts, holds = len(urls), [], [], []
     moved: list[str] = []
     for index, url in enumerate(urls):
-        key, place = url_key(remote, url, count), where(remote, index, count)
+        key, place = url_key(remote, url), where(remote, index, count)
         asked = ask(repo, url, timeout)
         if asked is None:
             failures.append(_failed(remote, index, count, f"it did not answer git ls-remote (within {timeout:g} s), "
@@ -125,7 +128,8 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
             counts.append(0)
             continue
         there, memory = asked
-        _settle(repo, key, memory)
+        for settling in dict.fromkeys((key, remote) if count == 1 else (key,)):
+            _settle(repo, settling, memory)  # (one push URL: the remote's own offers went there)
         same = {r: t for r, t in tips.items() if memory.get(r) == t}
         note_held(repo, key, same)  # (a memory there that no record says was given: never signed again)
         todo = {r: t for r, t in tips.items() if r not in same}
@@ -144,8 +148,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
         counts.append(done)
     if sent is not None:
         sent.extend(r for r in dict.fromkeys(moved) if r not in sent)
-    if count > 1:
-        _record_everywhere(repo, remote, [url_key(remote, u, count) for u in urls], tips)
+    _record_everywhere(repo, remote, urls, tips)
     published = min(counts) if counts else 0
     if held is not None:
         held.extend(_merged(holds, remote, count))
@@ -201,16 +204,19 @@ def _settle(repo: Repo, key: str, memory: dict[str, str]) -> None:
     remember(repo, key, settled)
 
 
-def _record_everywhere(repo: Repo, remote: str, keys: list[str], tips: dict[str, str]) -> None:
-    """Under ``remote``'s own name: the tips of ``tips`` that every push URL's record holds now.
-    An offer made under that name (memory refs the user pushed by hand) is settled when every
-    push URL holds exactly its tip, as a push of the remote's own settled it."""
+def _record_everywhere(repo: Repo, remote: str, urls: list[str], tips: dict[str, str]) -> None:
+    """The tips of ``tips`` that every push URL's record holds now, under the key of that set
+    of push URLs (``set_key``: what the pre-push hook's bookkeeping reads) and under ``remote``'s
+    own name (what the reminders of lost anchors read: "this clone gave it"). An offer made under
+    that name (memory refs the user pushed by hand) is settled when every push URL holds exactly
+    its tip, as a push of the remote's own settled it."""
     from ...store import given
 
-    records = [published_heads(repo, key) for key in keys]
+    records = [published_heads(repo, url_key(remote, url)) for url in urls]
     everywhere = {r: t for r, t in tips.items() if all(rec.get(r) == t for rec in records)}
-    known = published_heads(repo, remote)
-    remember(repo, remote, {r: t for r, t in everywhere.items() if known.get(r) != t})
+    for key in dict.fromkeys((set_key(remote, urls), remote)):
+        known = published_heads(repo, key)
+        remember(repo, key, {r: t for r, t in everywhere.items() if known.get(r) != t})
     if everywhere and os.path.lexists(given.offered_path(repo)):
         given.settled(repo, remote, everywhere, set())
 
