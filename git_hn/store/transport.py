@@ -91,32 +91,41 @@ def advertisement_limit(max_streams: int | None = None) -> int:
 
 
 def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, ...] = (),
-           timeout: float | None = None) -> list[tuple[str, str]] | None:
+           timeout: float | None = None, why: list | None = None) -> list[tuple[str, str]] | None:
     """(object ID, ref) of each line ``git ls-remote --refs <options> -- <url> <patterns>``
     lists, its output bounded (``advertisement_limit``) and its time by ``timeout`` (Git's
     default when None); None when the transport is refused or the remote cannot say (a failure,
     a timeout, a listing over the bound, or one that names a ref twice with two object IDs: a
     hostile remote's, whose second line would silently replace the first, as a ref holding
     U+2028 did when the listing was split with ``str.splitlines``: ``core.lines``). Lines that
-    are not an object ID and a ref are dropped."""
+    are not an object ID and a ref are dropped. ``why``, when given, gets the reason of a None, in
+    git-hn's fixed words (``known_reason``; never Git's, which may quote the URL)."""
     from ..core.grammar import is_oid
     from ..core.lines import lines_of
-    from ..errors import GitError
+    from ..errors import GitError, OutputTooLarge
 
+    why = [] if why is None else why
     if not transport_allowed(url):
+        why.append("its transport is one git-hn does not use")
         return None
     try:
         proc = repo.git.run(["ls-remote", "--refs", *options, "--", url, *patterns], env=remote_env(),
                             limit=advertisement_limit(), **({"timeout": timeout} if timeout is not None else {}))
+    except OutputTooLarge:
+        why.append("its list of refs was larger than git-hn reads")
+        return None
     except GitError:
+        why.append("it did not answer git ls-remote" + (f" within {timeout:g} s" if timeout is not None else ""))
         return None
     if proc.returncode != 0:
+        why.append(known_reason(proc.stderr or b"") or "git ls-remote failed there")
         return None
     out, seen = [], {}
     for line in lines_of(proc.stdout.decode("utf-8", "replace")):
         oid, _tab, ref = line.partition("\t")
         if is_oid(oid) and ref:
             if seen.setdefault(ref, oid) != oid:
+                why.append("it named a ref twice, with two object IDs")
                 return None
             out.append((oid, ref))
     return out

@@ -213,3 +213,49 @@ def test_a_push_url_added_after_a_publication_gets_the_memory_at_the_next_push(t
         git(alice, "commit", "-q", "--allow-empty", "-m", f"c{n}")
         assert _push(alice).returncode == 0
     assert git(other, "rev-parse", ref) == git(alice, "rev-parse", ref)
+
+
+def test_a_push_url_that_refuses_the_password_is_said_so(tmp_path, http_backend):
+    """A review: a push URL over HTTP with a wrong password was said to have "not answered git
+    ls-remote (within 60 s), or its transport is one git-hn does not use" (the reason Git gave
+    was thrown away). Its reason is said in git-hn's own words, the URL never."""
+    alice, team, mirror = _team_and_mirror(tmp_path)
+    url = http_backend(mirror, basic="alice:right").replace("http://", "http://alice:wrong@")
+    git(alice, "remote", "set-url", "--push", "origin", url, str(mirror))
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    _record(alice, "anchored on two")
+    synced = hn(alice, "sync")
+    assert synced.code == 1 and "at push URL 2 of 2" in synced.err, synced.err
+    assert "the remote refused the credentials given" in synced.err and "did not answer" not in synced.err, synced.err
+    assert "wrong" not in synced.err, synced.err
+
+
+def test_a_partial_clone_asks_a_fork_without_fetching_its_branches(tmp_path):
+    """A review: a partial clone (blob:none) publishing to a fork made one lazy fetch for each of
+    the fork's branch tips it lacked (the tips were looked up on the runner that fetches missing
+    objects). They are asked of the view that never fetches: the commit stays missing here."""
+    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
+    seed = make_repo(tmp_path / "seed")
+    for bare in (upstream, fork):
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+        git(bare, "config", "uploadpack.allowFilter", "true")
+        git(seed, "push", "-q", str(bare), "main")
+    alice = tmp_path / "alice"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{upstream}", str(alice))
+    git(alice, "remote", "set-url", "--push", "origin", str(fork))
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    git(seed, "commit", "-q", "--allow-empty", "-m", "elsewhere")
+    git(seed, "push", "-q", str(fork), "HEAD:refs/heads/other")
+    git(seed, "push", "-q", str(upstream), "HEAD:refs/kept/other")  # (a lazy fetch would find it; no fetch does)
+    git(upstream, "config", "uploadpack.allowAnySHA1InWant", "true")
+    lacking = git(seed, "rev-parse", "HEAD")
+    _record(alice, "on main")
+    synced = hn(alice, "sync")
+    assert synced.code == 0, synced.err
+    view = tmp_path / "view"  # (a repository with no promisor, reading alice's objects: nothing fetched)
+    git(tmp_path, "init", "-q", str(view))
+    import os
+
+    looked = subprocess.run(["git", "cat-file", "-e", lacking], cwd=view,
+                            env={**os.environ, "GIT_OBJECT_DIRECTORY": str(alice / ".git" / "objects")})
+    assert looked.returncode != 0

@@ -56,18 +56,21 @@ def where(remote: str, index: int, count: int) -> str:
     return f"{remote}'s push URL" if count == 1 else f"push URL {index + 1} of {remote}"
 
 
-def ask(repo: Repo, url: str, timeout: float) -> tuple[list[str], dict[str, str]] | None:
+def ask(repo: Repo, url: str, timeout: float, why: list | None = None) -> tuple[list[str], dict[str, str]] | None:
     """(the commits ``url``'s branches name that this clone has, ref -> tip of its memory refs):
-    one ``ls-remote`` within ``timeout`` seconds; None when it cannot be asked or does not answer.
-    A branch tip this clone lacks counts for nothing (what it holds cannot be walked here)."""
+    one ``ls-remote`` within ``timeout`` seconds; None when it cannot be asked or does not answer
+    (``why`` gets the reason: ``transport.listed``'s). A branch tip this clone lacks counts for
+    nothing (what it holds cannot be walked here); a partial clone is asked whether it has each
+    without fetching it (``presence``: a review saw one lazy fetch per branch of a fork it lacks)."""
     from ...store.transport import listed
 
-    lines = listed(repo, url, patterns=("refs/heads/*", f"{LOCAL_PREFIX}*"), timeout=timeout)
+    lines = listed(repo, url, patterns=("refs/heads/*", f"{LOCAL_PREFIX}*"), timeout=timeout, why=why)
     if lines is None:
         return None
     tips = sorted({oid for oid, ref in lines if ref.startswith("refs/heads/")})
-    infos = repo.git.infos_bulk(tips) if tips else []
-    there = [oid for oid, info in zip(tips, infos) if info is not None and info[1] == "commit"]
+    here = [oid for oid, present in zip(tips, repo.git.presence(tips) if tips else []) if present]
+    infos = repo.git.infos_bulk(here) if here else []  # (each one here: nothing is fetched)
+    there = [oid for oid, info in zip(here, infos) if info is not None and info[1] == "commit"]
     return there, {ref: oid for oid, ref in lines if ref.startswith(LOCAL_PREFIX)}
 
 
@@ -120,11 +123,15 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
     moved: list[str] = []
     for index, url in enumerate(urls):
         key, place = url_key(remote, url), where(remote, index, count)
-        asked = ask(repo, url, timeout)
+        why: list[str] = []
+        asked = ask(repo, url, timeout, why)
         if asked is None:
-            failures.append(_failed(remote, index, count, f"it did not answer git ls-remote (within {timeout:g} s), "
-                                    f"or its transport is one git-hn does not use; nothing was published there; "
-                                    f"git hn sync {remote} asks it again"))
+            from ...store.transport import without_terminal
+
+            reason = why[0] if why else "it did not answer git ls-remote"
+            way = without_terminal(reason, remote)  # (a review: the credential advice was lost here)
+            failures.append(_failed(remote, index, count, f"{reason}; nothing was published there; " +
+                                    (way or f"git hn sync {remote} asks it again")))
             counts.append(0)
             continue
         there, memory = asked
