@@ -259,3 +259,21 @@ def test_a_partial_clone_asks_a_fork_without_fetching_its_branches(tmp_path):
     looked = subprocess.run(["git", "cat-file", "-e", lacking], cwd=view,
                             env={**os.environ, "GIT_OBJECT_DIRECTORY": str(alice / ".git" / "objects")})
     assert looked.returncode != 0
+
+
+def test_a_stream_two_of_three_push_urls_wait_for_is_counted_once(tmp_path):
+    """A review: with three push URLs, two of which lacked the anchor commit, the sync said "2
+    streams held back" for one stream, and --json's heldBack had two identical entries. One line
+    names both push URLs; the stream is counted and listed once."""
+    one, two, three = tmp_path / "one.git", tmp_path / "two.git", tmp_path / "three.git"
+    alice = _alice_on(tmp_path, one, two, three)
+    for bare in (one, two, three):
+        git(alice, "remote", "set-url", "--add", "--push", "origin", str(bare))
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    git(alice, "push", "-q", "--no-verify", str(one), "main")
+    ref = _record(alice, "anchored on two")
+    synced = hn(alice, "sync")
+    assert "is on push URLs 2 and 3 of origin" in synced.out and "1 stream held back" in synced.out, synced.out
+    doc = hn(alice, "sync", "--json").json()
+    assert [h["ref"] for h in doc["heldBack"]] == [ref], doc
+    assert git(one, "rev-parse", ref) == git(alice, "rev-parse", ref)

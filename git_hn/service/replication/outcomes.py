@@ -372,7 +372,8 @@ class SyncResult:
             return f"Sync with {self.remote} incomplete: {self.remote} could not be reached"
         current = self.up_to_date()
         sent = f"published {counted(len(self.sent), 'stream', 'streams')}" if self.sent else ""
-        held = f"{counted(len(self.held), 'stream', 'streams')} held back (above)" if self.held else ""
+        # (one stream held at several push URLs for different commits has a line for each: counted once)
+        held = f"{counted(len({h.ref for h in self.held}), 'stream', 'streams')} held back (above)" if self.held else ""
         if not self.promoted and not self.import_error and \
                 not any(o.status not in ("skipped", UP_TO_DATE) for o in self.outcomes):
             if self.publication_error:  # nothing to import, and the publication failed (below)
@@ -418,7 +419,7 @@ class SyncResult:
                                 "discarded": h.discarded, **({"cites": h.cites} if h.cites else {}),
                                 **({"elsewhere": True} if h.elsewhere else {}),
                                 **({"sameChange": h.successor} if h.successor else {})}
-                               for h in self.held]
+                               for h in _per_stream(self.held)]
         if self.publication_off:  # git-hn: remote.<name>.hnPublish is false (not "nothing to publish")
             doc["publicationOff"] = True
         message = self.exit_message()
@@ -451,3 +452,10 @@ def put_back(remote: str, missing: str, where: str, unfetched: bool = False) -> 
 
 def counted(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
+
+
+def _per_stream(held: list) -> list:
+    """The first of ``held``'s lines of each stream: one ``heldBack`` entry per stream (a stream
+    held at several push URLs for different commits has a line for each; a review)."""
+    seen: set[str] = set()
+    return [h for h in held if not (h.ref in seen or seen.add(h.ref))]

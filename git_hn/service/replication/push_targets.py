@@ -122,7 +122,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
     count, failures, counts, holds = len(urls), [], [], []
     moved: list[str] = []
     for index, url in enumerate(urls):
-        key, place = url_key(remote, url), where(remote, index, count)
+        key = url_key(remote, url)
         why: list[str] = []
         asked = ask(repo, url, timeout, why)
         if asked is None:
@@ -142,7 +142,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
         todo = {r: t for r, t in tips.items() if r not in same}
         bases = {r: memory[r] for r in todo if r in memory}
         allowed, waiting = gate(repo, remote, todo, bases, listing, there) if todo else ({}, [])
-        holds.append([h._replace(where=place) if h.commit and not h.discarded else h for h in waiting])
+        holds.append((index, waiting))
         waits = {h.ref for h in waiting}
         idle = sum(r not in allowed and r not in waits for r in todo)
         ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
@@ -228,17 +228,24 @@ def _record_everywhere(repo: Repo, remote: str, urls: list[str], tips: dict[str,
         given.settled(repo, remote, everywhere, set())
 
 
-def _merged(holds: list[list], remote: str, count: int) -> list:
-    """The held lines of every URL, one per ref and reason: a memory every URL waits for the
-    same commit for says so once."""
-    out, seen = [], {}
-    for held in holds:
+def _merged(holds: list[tuple[int, list]], remote: str, count: int) -> list:
+    """The held lines of every URL ((its index, its ``gate.Held`` lines)), one per ref and reason:
+    a memory several URLs wait for the same commit for says so once, naming them ("push URLs 2
+    and 3 of origin", "every push URL of origin"; a review: three push URLs made two identical
+    lines, and the sync counted the stream twice)."""
+    seen: dict = {}
+    for index, held in holds:
         for h in held:
-            plain = h._replace(where="")
-            seen.setdefault(plain, []).append(h)
-    for plain, copies in seen.items():
-        if count > 1 and len(copies) == count and copies[0].where:
-            out.append(plain._replace(where=f"every push URL of {remote}"))
+            seen.setdefault(h, []).append(index)
+    out = []
+    for h, indexes in seen.items():
+        if not h.commit or h.discarded:
+            out.append(h)  # (not about what one URL lacks)
+        elif len(indexes) == count and count > 1:
+            out.append(h._replace(where=f"every push URL of {remote}"))
+        elif len(indexes) == 1:
+            out.append(h._replace(where=where(remote, indexes[0], count)))
         else:
-            out.extend(dict.fromkeys(copies))
+            places = [str(i + 1) for i in sorted(set(indexes))]
+            out.append(h._replace(where=f"push URLs {', '.join(places[:-1])} and {places[-1]} of {remote}"))
     return sorted(out, key=lambda h: (h.ref, h.where))
