@@ -292,9 +292,9 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         # lands nothing those memories wait for, and the publisher only tried again what just
         # failed, its record then said a second time by the next push (a newcomer trial)
         if held and not problems:
-            background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid)
+            background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid, targets)
     elif publishable and not block:
-        background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid)
+        background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid, targets)
     # a background publication failed: said once; its streams go again with this push's
     # publication, unless this push publishes nothing (refused, or nothing left to give). With
     # block, when this push's own publication failed, its line says why (the earlier one was said

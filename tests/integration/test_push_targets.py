@@ -277,3 +277,26 @@ def test_a_stream_two_of_three_push_urls_wait_for_is_counted_once(tmp_path):
     doc = hn(alice, "sync", "--json").json()
     assert [h["ref"] for h in doc["heldBack"]] == [ref], doc
     assert git(one, "rev-parse", ref) == git(alice, "rev-parse", ref)
+
+
+@pytest.mark.parametrize("mode", ["warn", "block"])
+def test_a_quiet_push_asks_git_for_no_push_url(tmp_path, mode):
+    """A review: the push-URL question (``git remote get-url --push --all``, then ``git remote
+    get-url``) cost every push two Git processes in the hook or the publisher, though the hook's
+    one ``git config`` had read the remote's url and pushurl already."""
+    import json
+    import os
+
+    remote = tmp_path / "origin.git"
+    alice = _alice_on(tmp_path, remote)
+    git(alice, "config", "hn.prePush", mode)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    _record(alice, "anchored on two")
+    trace = tmp_path / "trace.json"
+    proc = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=alice, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    wait_publication(alice)
+    assert proc.returncode == 0, proc.stderr
+    starts = [e["argv"] for e in map(json.loads, trace.read_text().splitlines()) if e["event"] == "start"]
+    assert not [a for a in starts if "get-url" in a], starts
+    assert git(remote, "for-each-ref", "refs/hn/memory")

@@ -38,6 +38,9 @@ from ...store.process import wait_for_exit
 from ...store.repo import Repo
 
 WAIT = 600.0  # seconds a publisher waits for an earlier one to the same remote
+# the publisher's input after the tips: the remote pushes where it fetches, or one line per push URL
+USUAL = "pushes-where-it-fetches"
+PUSH_URL = "push-url "
 
 
 def _path(repo: Repo, remote: str, suffix: str) -> str:
@@ -50,11 +53,19 @@ def running_marker(repo: Repo, remote: str) -> str:
     return _path(repo, remote, "running")
 
 
-def start(repo: Repo, remote: str, tips: dict[str, str], push_pid: str = "") -> None:
+def start(repo: Repo, remote: str, tips: dict[str, str], push_pid: str = "", targets=()) -> None:
     """Start the detached publisher for ``tips`` (ref -> verified tip) and return at once; it
-    waits for the ``git push`` with process ID ``push_pid`` (if given) to end first."""
+    waits for the ``git push`` with process ID ``push_pid`` (if given) to end first. ``targets``:
+    the remote's push URLs when it pushes elsewhere than it fetches, None when it does not (the
+    hook read both from its one ``git config``: the publisher asks Git again for neither, a
+    review), () when not known. They go on the publisher's input, never its command line (a URL
+    may carry credentials)."""
     private.write_private(repo.hn_dir, running_marker(repo, remote), b"", derived=True)
     data = "".join(f"{ref} {oid}\n" for ref, oid in sorted(tips.items())).encode("ascii")
+    if targets is None:
+        data += f"{USUAL}\n".encode("ascii")
+    elif targets and not any("\n" in url for url in targets):
+        data += "".join(f"{PUSH_URL}{url}\n" for url in targets).encode("utf-8", "surrogateescape")
     env = {k: v for k, v in os.environ.items() if k != "HN_HOOK_ACTIVE"}
     pid = [push_pid] if push_pid.isdigit() else []
     proc = subprocess.Popen([_executable(), "hooks", "run", "publish", remote, *pid], stdin=subprocess.PIPE,
@@ -93,7 +104,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
 
     renew = False
     try:
-        given = _parse(data, repo.oid_hex_len)
+        given, targets = _parse(data, repo.oid_hex_len)
         if push_pid.isdigit():
             wait_for_exit(int(push_pid), WAIT)
         quiet = os.path.isfile(rstate.quiet_path(repo, remote))  # (the push's own hook is over)
@@ -109,7 +120,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
 
                 verdicts = contains(repo, sorted({(now, oid) for oid, now in grown.values()}))
                 todo.update({ref: oid for ref, (oid, now) in grown.items() if verdicts.get((now, oid)) is True})
-            urls = push_targets.split(repo, remote) if todo else None
+            urls = (push_targets.split(repo, remote) if targets == () else targets) if todo else None
             if urls:  # (each push URL asked and given on its own: which of them took this push is not known)
                 sent: list[str] = []
                 push_targets.publish_each(repo, remote, urls, todo, listing, publish.ASK_TIMEOUT, sent)
@@ -245,14 +256,24 @@ def take_failure(repo: Repo, remote: str) -> Failure | None:
                    doc.get("repeated") is True)
 
 
-def _parse(data: bytes, n: int) -> dict[str, str]:
-    given = {}
-    for line in data.decode("ascii", "replace").splitlines():
+def _parse(data: bytes, n: int) -> tuple[dict[str, str], list[str] | None | tuple]:
+    """(ref -> tip, the push URLs ``start`` wrote: a list, None for a remote that pushes where it
+    fetches, () when none was written)."""
+    given: dict[str, str] = {}
+    urls: list[str] = []
+    usual = False
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
+        if line.startswith(PUSH_URL):
+            urls.append(line[len(PUSH_URL):])
+            continue
+        if line == USUAL:
+            usual = True
+            continue
         ref, _sp, oid = line.partition(" ")
         if parse_local_ref(ref) is None or not is_oid(oid) or len(oid) != n:
             raise HnError("background publication got a malformed tip list")
         given[ref] = oid
-    return given
+    return given, (None if usual else urls or ())
 
 
 def _clear(repo: Repo, path: str) -> None:
