@@ -300,3 +300,21 @@ def test_a_quiet_push_asks_git_for_no_push_url(tmp_path, mode):
     starts = [e["argv"] for e in map(json.loads, trace.read_text().splitlines()) if e["event"] == "start"]
     assert not [a for a in starts if "get-url" in a], starts
     assert git(remote, "for-each-ref", "refs/hn/memory")
+
+
+def test_a_push_to_a_fork_carries_the_remotes_receivepack(tmp_path):
+    """A review: publication to a fork pushed by URL, so ``remote.<name>.receivepack`` (and proxy)
+    were dropped. The push URL is pushed to as a remote carrying them."""
+    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
+    alice = _alice_on(tmp_path, upstream, fork)
+    git(alice, "remote", "set-url", "--push", "origin", str(fork))
+    mark = tmp_path / "receive-pack-ran"
+    wrapper = tmp_path / "receive-pack"
+    wrapper.write_text(f"#!/bin/sh\ntouch '{mark}'\nexec git-receive-pack \"$@\"\n")
+    wrapper.chmod(0o755)
+    git(alice, "config", "remote.origin.receivepack", str(wrapper))
+    ref = _record(alice, "on main")
+    synced = hn(alice, "sync")
+    assert synced.code == 0, synced.err
+    assert git(fork, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    assert mark.exists()

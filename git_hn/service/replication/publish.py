@@ -268,7 +268,8 @@ def push(repo: Repo, remote: str, refs: list[str], heads: dict[str, str], exact:
     importer then failed with dependency-missing). A ref whose cited stream was refused waits
     for the next publication; the others go on, and the first refusal is raised at the end.
 
-    ``to``: (one push URL of ``remote``, the key what it takes is recorded under), for a remote
+    ``to``: (one push URL of ``remote``, the key what it takes is recorded under[, the environment
+    that names it as a remote carrying ``remote``'s settings, its name under ""]), for a remote
     that pushes elsewhere than it fetches (``push_targets``): the push goes to that URL alone."""
     after = getattr(heads, "after", None) or {}
     rounds, left = [], list(refs)
@@ -381,7 +382,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
     from ...store import given
 
     published, rejected = 0, False
-    dest, key = to or (remote, remote)  # (where the push goes; what it took is recorded under)
+    dest, key = to[:2] or (remote, remote)  # (where the push goes; what it took is recorded under)
+    carried = to[2] if len(to) > 2 else {}  # (the push URL as a remote carrying ``remote``'s settings)
     # started by the pre-push of a push the user's hooks approved (the wrapper's variable): the
     # hooks do not run again for git-hn's own push (a team trial: with pre-commit installed after
     # git-hn, its pre-push stage ran twice per push); git-hn's own wrapper would skip them alike
@@ -391,8 +393,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
     behind: dict[str, str] = {}  # ref -> refusal, as non-fast-forwards: the remote may hold more already
     for specs in slices:
         refused_behind = len(behind)
-        proc = repo.git.run(["push", "--porcelain", *checked, "--end-of-options", dest, *specs],
-                            env={**remote_env(), "HN_HOOK_ACTIVE": "1"},
+        proc = repo.git.run(["push", "--porcelain", *checked, "--end-of-options", carried.get("", dest), *specs],
+                            env={**remote_env(), "HN_HOOK_ACTIVE": "1", **{k: v for k, v in carried.items() if k}},
                             on_start=lambda pid: given.pushing(repo, key, pid))
         for line in lines_of(proc.stdout.decode("utf-8", "replace")):
             parts = line.split("\t")

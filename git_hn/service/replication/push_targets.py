@@ -121,6 +121,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
 
     count, failures, counts, holds = len(urls), [], [], []
     moved: list[str] = []
+    settings = None  # (``_settings``: read at the first push)
     for index, url in enumerate(urls):
         key = url_key(remote, url)
         why: list[str] = []
@@ -148,7 +149,10 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
         ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
         done = len(same) + idle + sum(bases.get(r) == allowed[r] for r in allowed)
         try:
-            done += publish.push(repo, remote, ready, allowed, exact=True, sent=moved, to=(url, key))
+            if settings is None:
+                settings = _settings(repo, remote)
+            done += publish.push(repo, remote, ready, allowed, exact=True, sent=moved,
+                                 to=(url, key, _as_remote(repo, url, settings)))
         except PhaseError as exc:
             done += exc.published
             failures.append(_failed(remote, index, count, _reason(exc, remote), exc))
@@ -166,6 +170,44 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
         first.published = published
         raise first
     return published
+
+
+# a remote's settings a push to one of its push URLs carries (a review: pushing by URL dropped them)
+CARRIED = ("receivepack", "proxy", "proxyauthmethod", "vcs")
+AS_REMOTE = "hn-push-url"  # the name the push gives that URL (no remote has it: else the URL is pushed to)
+
+
+def _settings(repo: Repo, remote: str) -> list[tuple[str, str]] | None:
+    """``remote``'s ``CARRIED`` settings (one ``git config``); None when they cannot be carried
+    (a remote named ``AS_REMOTE`` exists, or Git cannot say)."""
+    proc = repo.git.run(["config", "--get-regexp", r"^remote\..*\.(url|" + "|".join(CARRIED) + ")$"])
+    if proc.returncode not in (0, 1):
+        return None
+    out = []
+    for line in proc.stdout.decode("utf-8", "surrogateescape").split("\n"):
+        name, _sp, value = line.partition(" ")
+        if name.startswith(f"remote.{AS_REMOTE}."):
+            return None
+        if name.startswith(f"remote.{remote}.") and name[len(remote) + 8:] in CARRIED:
+            out.append((name[len(remote) + 8:], value))
+    return out
+
+
+def _as_remote(repo: Repo, url: str, settings: list[tuple[str, str]] | None) -> dict[str, str]:
+    """The environment that makes ``url`` the remote ``AS_REMOTE`` with ``settings``
+    (``GIT_CONFIG_COUNT`` entries after the caller's own: never on a command line, where a URL's
+    credentials would show), its name under ""; {} when there is nothing to carry."""
+    if not settings:
+        return {}
+    base = {**os.environ, **repo.git.env}
+    count = base.get("GIT_CONFIG_COUNT", "0")
+    n = int(count) if count.isdigit() else 0
+    env = {"": AS_REMOTE}
+    for i, (name, value) in enumerate([("url", url), *settings]):
+        env[f"GIT_CONFIG_KEY_{n + i}"] = f"remote.{AS_REMOTE}.{name}"
+        env[f"GIT_CONFIG_VALUE_{n + i}"] = value
+    env["GIT_CONFIG_COUNT"] = str(n + 1 + len(settings))
+    return env
 
 
 def _failed(remote: str, index: int, count: int, reason: str, exc: PhaseError | None = None) -> PhaseError:
