@@ -318,3 +318,28 @@ def test_a_push_to_a_fork_carries_the_remotes_receivepack(tmp_path):
     assert synced.code == 0, synced.err
     assert git(fork, "rev-parse", ref) == git(alice, "rev-parse", ref)
     assert mark.exists()
+
+
+def test_block_mode_asks_each_push_url_once_and_says_its_failure_once(tmp_path):
+    """A review: in block mode Git runs pre-push once per push URL and each run asked and gave
+    every push URL: with three, nine ``ls-remote``s, and push URL 2's refusal said three times.
+    Each run asks and gives the push URL Git is about to push to."""
+    import json
+    import os
+
+    one, two, three = tmp_path / "one.git", tmp_path / "two.git", tmp_path / "three.git"
+    alice = _alice_on(tmp_path, one, two, three)
+    for bare in (one, two, three):
+        git(alice, "remote", "set-url", "--add", "--push", "origin", str(bare))
+    git(alice, "config", "hn.prePush", "block")
+    hook = two / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nif grep -q refs/hn/; then echo 'no memory refs here' >&2; exit 1; fi\n")
+    hook.chmod(0o755)
+    _record(alice, "on main")
+    trace = tmp_path / "trace.json"
+    proc = subprocess.run(["git", "push", "origin", "main"], cwd=alice, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    wait_publication(alice)
+    assert proc.stderr.count("at push URL 2 of 3") == 1, proc.stderr
+    starts = [e["argv"] for e in map(json.loads, trace.read_text().splitlines()) if e["event"] == "start"]
+    assert len([a for a in starts if "ls-remote" in a and "refs/heads/*" in a]) == 3, starts

@@ -109,13 +109,16 @@ def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None 
 
 
 def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str], listing: list | None,
-                 timeout: float, sent: list | None = None, held: list | None = None) -> int:
+                 timeout: float, sent: list | None = None, held: list | None = None, only: str = "") -> int:
     """Give each of ``remote``'s push URLs ``urls`` the streams of ``tips`` (ref -> verified tip),
     each up to its first memory anchored on a commit that URL's branches do not hold; the number
     of refs every URL now holds as far as it may. ``held`` gets the ``gate.Held`` lines (one for
     what every URL waits for alike), ``sent`` the refs a push moved on any URL. The remote's own
     name records what every URL holds. Every URL is tried; then the first failure is raised (a
-    ``PhaseError`` naming that URL by its place), with the count of the others that failed."""
+    ``PhaseError`` naming that URL by its place), with the count of the others that failed.
+    ``only``: one of ``urls``, the one asked and given (block mode's hook runs once for each push
+    URL, right before Git pushes there: a review saw each run ask every URL, N² ``ls-remote``s,
+    and say a refusing URL's failure once per run); what every URL holds is still recorded."""
     from . import publish
     from .gate import gate
 
@@ -123,6 +126,8 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
     moved: list[str] = []
     settings = None  # (``_settings``: read at the first push)
     for index, url in enumerate(urls):
+        if only and url != only:
+            continue
         key = url_key(remote, url)
         why: list[str] = []
         asked = ask(repo, url, timeout, why)
