@@ -5,8 +5,8 @@ Owns: argv construction (lists only, never a shell), the process environment, ti
 the reusable object readers (``store.reader``: ``cat-file --batch-command``, or ``--batch``/
 ``--batch-check`` before Git 2.36), and processes started early: a command that knows which
 read-only questions it will ask starts them first (``start_early``), so that Git's start-up
-overlaps with Python's imports, and ``run`` with the same arguments collects the answer. Trusts: the ``git`` found on
-PATH. Does not trust: object names, ref names or paths supplied by users or remotes; callers put
+overlaps with Python's imports; ``run`` with the same arguments collects the answer. Trusts: the
+``git`` found on PATH. Does not trust: object names, ref names or paths supplied by users or remotes; callers put
 ``--end-of-options`` before them and this module never interprets them.
 
 Every process runs with ``GIT_NO_REPLACE_OBJECTS=1`` (replace refs must never change what is read:
@@ -67,9 +67,8 @@ def publication_off_question(remote: str) -> tuple[str, ...]:
     return ("config", "--type=bool", "--get", f"remote.{remote}.hnPublish")  # (Git's own reading)
 
 
-# besides the listing: the remotes, and hn.prePush with every remote's hnPublish, fetch refspecs,
-# mirror setting and URLs, and whether any URL is rewritten (several push URLs, or a fork's:
-# ``hook_runs``, which then asks Git for none of them) in one answer
+# besides the listing, in one answer: the remotes; hn.prePush; every remote's hnPublish, fetch
+# refspecs, mirror setting and URLs; URL rewrites (``hook_runs`` then asks Git for no push URL)
 PRE_PUSH_QUESTIONS = (("remote",), ("config", "--get-regexp",
                                     r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|mirror|url|pushurl)"
                                     r"|url\..*\.(insteadof|pushinsteadof))$"))
@@ -388,9 +387,8 @@ class Git:
         one ``cat-file --batch-check`` (``infos_bulk``), or, when many are asked of a store small
         against them (``count-objects -v``; no alternates), one listing of the store (``cat-file
         --batch-all-objects``) compared with them: the same answer (tested), and never a rescan
-        (Git rescans its packs for each missing object asked); when they are ``expected`` to be
-        there (a check after a copy), asked. A partial clone is asked through a view that never
-        fetches a missing object (``store.promisor``)."""
+        (Git rescans its packs for each missing object asked); asked when ``expected`` (a check
+        after a copy). A partial clone: through a view that never fetches (``store.promisor``)."""
         if self._without_lazy_fetch() is not self:
             return self._view.presence(oids, expected)
         if len(oids) >= self.LIST_FROM and not expected:
@@ -399,8 +397,8 @@ class Git:
                 return listed
         return [info is not None for info in self.infos_bulk(oids, oneshot=True)]
 
-    objects_of: tuple[str, str] | None = None  # (common git directory, object format), from ``store.repo``
-    _view: Git | None = None  # whom ``presence`` asks: this runner, or a partial clone's view of its objects
+    objects_of: tuple[str, str] | None = None  # (common git directory, object format: ``store.repo``)
+    _view: Git | None = None  # whom ``presence`` asks (itself, or a partial clone's promisor-free view)
 
     def _without_lazy_fetch(self) -> Git:
         """A scrubbed runner reading the same objects that never fetches one (``store.promisor``)."""

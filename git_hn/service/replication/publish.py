@@ -72,6 +72,23 @@ def verified(repo: Repo, refs: list[str], on_view=None, listing: list | None = N
         return None
 
 
+def own_streams(repo: Repo, remote: str, local: list[str] | None, own: list | None) -> tuple[list, list | None, list]:
+    """(the user's own stream refs, ``local`` or listed; the memory refs' listing, None when it
+    cannot be read; the refs that verify: ``valid_refs`` names what is wrong, stream by stream),
+    the refs added to ``own``: how each publication phase starts (``publish_streams``, and
+    ``push_targets``' for a remote that pushes elsewhere than it fetches)."""
+    refs = local if local is not None else local_refs(repo, remote)
+    if own is not None:
+        own.extend(refs)
+    if not refs:
+        return refs, None, []
+    try:
+        listing = streams.list_sources(repo)
+    except HnError:
+        listing = None
+    return refs, listing, valid_refs(repo, refs, listing)
+
+
 def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
                     held: list | None = None, local: list[str] | None = None,
                     sent: list | None = None, own: list | None = None, url: str | None = None) -> int:
@@ -85,16 +102,9 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     (the tips pushed are the ones verified). For the summary a person reads: ``sent`` gets the
     refs the push moved on the remote, ``own`` the user's own stream refs. ``url``: the URL the
     advertisement came from (it settles stopped offers only where the remote pushes there)."""
-    refs = local if local is not None else local_refs(repo, remote)
-    if own is not None:
-        own.extend(refs)
+    refs, listing, valid = own_streams(repo, remote, local, own)
     if not refs:
         return 0
-    try:
-        listing = streams.list_sources(repo)
-    except HnError:
-        listing = None  # ``valid_refs`` names what is wrong, stream by stream
-    valid = valid_refs(repo, refs, listing)
     heads = _heads(repo, valid, listing)
     if advertised is not None and url is not None:
         settle_stopped(repo, remote, advertised, url)

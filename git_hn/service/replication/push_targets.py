@@ -82,19 +82,11 @@ def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None 
     memory the fork took "waited" again after every fetch), so each push URL is asked
     (``publish_each``). The streams are linted above what every push URL was given (the remote's
     own record: what one of them took was linted when it was given)."""
-    from ...store import streams
     from . import publish
 
-    refs = local if local is not None else publish.local_refs(repo, remote)
-    if own is not None:
-        own.extend(refs)
+    refs, listing, valid = publish.own_streams(repo, remote, local, own)
     if not refs:
         return 0
-    try:
-        listing = streams.list_sources(repo)
-    except HnError:
-        listing = None  # (``valid_refs`` names what is wrong, stream by stream)
-    valid = publish.valid_refs(repo, refs, listing)
     heads = publish.current_heads(repo) if listing is None else {s.ref: s.head for s in listing if s.remote is None}
     given = published_heads(repo, set_key(remote, urls))
     withheld = publish.secret_shaped(repo, listing, [r for r in valid if given.get(r) != heads.get(r)], given)
