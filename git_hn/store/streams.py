@@ -251,13 +251,31 @@ def parse_parents(ref: str, commit: str, obj) -> tuple[str, tuple[str, ...]]:
     or the §4.2 error naming the source."""
     if obj is None:
         raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable "
-                              "while reading parents: object not found")
+                              f"while reading parents: object not found{_missing_way_out(ref)}")
     if obj[0] != "commit":
         raise ValidationError(f"memory source {ref}: memory commit {commit} is unavailable or not a commit")
     try:
         return chain.parse_commit(commit, obj[1])
     except ValidationError as exc:
         raise ValidationError(f"memory source {ref}: {exc.message}") from None
+
+
+def _missing_way_out(ref: str) -> str:
+    """What brings a stream's missing commit back: its remote ref fetched again (Git sends the
+    objects a ref needs whatever the local ref says). A commit goes missing when ``git gc
+    --prune=now`` or ``git prune`` races a write (Git's documented hazard; ``git commit`` breaks
+    the same way), or an alternate lost it. Only for the main repository's refs: a quarantine's
+    names no ref a user can fetch."""
+    local = parse_local_ref(ref)
+    if local is not None:
+        return (" in this repository (git gc --prune=now or git prune during a write removes new objects); "
+                f"git fetch REMOTE {ref} brings the stream back from a remote you pushed it to")
+    accepted = parse_accepted_ref(ref)
+    if accepted is not None:
+        remote, actor, stream = accepted
+        return (" in this repository (git gc --prune=now or git prune during a write removes new objects); "
+                f"git fetch {remote} {local_ref(actor, stream)} brings the stream back")
+    return ""
 
 
 def walk(repo: Repo, source: Source, stop: str | None = None, stops: set | None = None) -> list[tuple[str, str]]:

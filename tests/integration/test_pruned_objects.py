@@ -1,0 +1,63 @@
+"""A memory commit missing from the object database (``git gc --prune=now`` or ``git prune``
+racing a write, Git's documented hazard; an alternate that lost objects) is named with its way
+back: the stream's ref fetched again from a remote that has it. Reading then works again, and
+nothing was changed by the failing reads."""
+
+from __future__ import annotations
+
+from helpers import git, hn, record_id, refs_snapshot, shared_remote
+
+
+def _drop_loose(repo, oid: str) -> None:
+    """Remove ``oid`` from ``repo``'s objects: packs are first unpacked into loose objects."""
+    packs = repo / ".git" / "objects" / "pack"
+    for pack in sorted(packs.glob("*.pack")):
+        moved = repo.parent / pack.name
+        pack.rename(moved)
+        pack.with_suffix(".idx").unlink()
+        for extra in packs.glob(pack.stem + ".*"):
+            extra.unlink()
+        git(repo, "unpack-objects", "-q", input=moved.read_bytes())
+        moved.unlink()
+    (repo / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+
+
+def test_a_pruned_tip_of_an_own_stream_is_named_with_the_fetch_that_brings_it_back(tmp_path):
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    record_id(alice, content="first")
+    record_id(alice, content="second")
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory").strip()
+    git(alice, "push", "-q", str(remote), f"{ref}:{ref}")
+    tip = git(alice, "rev-parse", ref).strip()
+    _drop_loose(alice, tip)
+    before = refs_snapshot(alice)
+
+    r = hn(alice, "memory", "log")
+    assert r.code == 1 and r.out == ""
+    assert r.err == (f"git-hn: memory source {ref}: memory commit {tip} is unavailable while reading parents: "
+                     "object not found in this repository (git gc --prune=now or git prune during a write removes "
+                     f"new objects); git fetch REMOTE {ref} brings the stream back from a remote you pushed it to\n")
+    assert refs_snapshot(alice) == before
+
+    git(alice, "fetch", "-q", str(remote), ref)  # the way out, as said (REMOTE: the bare remote)
+    r = hn(alice, "memory", "log")
+    assert r.code == 0 and "second" in r.out and "first" in r.out
+
+
+def test_a_pruned_commit_of_an_imported_stream_names_the_remote_it_came_from(tmp_path):
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    record_id(alice, content="from alice")
+    assert hn(alice, "sync", "origin").code == 0
+    assert hn(bob, "replication", "select", "origin", "--all").code == 0
+    assert hn(bob, "sync", "origin").code == 0
+    accepted = git(bob, "for-each-ref", "--format=%(refname)", "refs/hn/remotes/origin/memory").strip()
+    own = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory").strip()
+    tip = git(bob, "rev-parse", accepted).strip()
+    _drop_loose(bob, tip)
+
+    r = hn(bob, "memory", "log")
+    assert r.code == 1
+    assert r.err.endswith(f"git fetch origin {own} brings the stream back\n"), r.err
+    git(bob, "fetch", "-q", "origin", own)
+    r = hn(bob, "memory", "log")
+    assert r.code == 0 and "from alice" in r.out
