@@ -28,6 +28,7 @@ def test_a_pruned_tip_of_an_own_stream_is_named_with_the_fetch_that_brings_it_ba
     record_id(alice, content="second")
     ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory").strip()
     git(alice, "push", "-q", str(remote), f"{ref}:{ref}")
+    git(alice, "remote", "remove", "origin")
     tip = git(alice, "rev-parse", ref).strip()
     _drop_loose(alice, tip)
     before = refs_snapshot(alice)
@@ -37,6 +38,16 @@ def test_a_pruned_tip_of_an_own_stream_is_named_with_the_fetch_that_brings_it_ba
     assert r.err == (f"git-hn: memory source {ref}: memory commit {tip} is unavailable while reading parents: "
                      "object not found in this repository (git gc --prune=now or git prune during a write removes "
                      f"new objects); git fetch REMOTE {ref} brings the stream back from a remote you pushed it to\n")
+    assert refs_snapshot(alice) == before
+
+    # a sync says why, in the import's outcome and in the publication's line (they said no cause)
+    git(alice, "remote", "add", "origin", str(remote))
+    r = hn(alice, "sync", "origin")
+    missing = f"memory commit {tip} is unavailable while reading parents: object not found in this repository"
+    assert r.code == 1
+    assert f"cannot inspect accepted memory projection: memory source {ref}: {missing}" in r.out
+    assert r.err.startswith("git-hn: publication phase failed after replication: replication memory publication "
+                            f"failed for remote origin: memory source {ref}: {missing}"), r.err
     assert refs_snapshot(alice) == before
 
     git(alice, "fetch", "-q", str(remote), ref)  # the way out, as said (REMOTE: the bare remote)

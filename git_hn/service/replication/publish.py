@@ -72,21 +72,32 @@ def verified(repo: Repo, refs: list[str], on_view=None, listing: list | None = N
         return None
 
 
-def own_streams(repo: Repo, remote: str, local: list[str] | None, own: list | None) -> tuple[list, list | None, list]:
+def own_streams(repo: Repo, remote: str, local: list[str] | None,
+                own: list | None) -> tuple[list, list | None, list, str]:
     """(the user's own stream refs, ``local`` or listed; the memory refs' listing, None when it
-    cannot be read; the refs that verify: ``valid_refs`` names what is wrong, stream by stream),
-    the refs added to ``own``: how each publication phase starts (``publish_streams``, and
-    ``push_targets``' for a remote that pushes elsewhere than it fetches)."""
+    cannot be read; the refs that verify: ``valid_refs`` names what is wrong, stream by stream;
+    the first reason a stream does not, or ""), the refs added to ``own``: how each publication
+    phase starts (``publish_streams``, and ``push_targets``' for a remote that pushes elsewhere
+    than it fetches)."""
     refs = local if local is not None else local_refs(repo, remote)
     if own is not None:
         own.extend(refs)
     if not refs:
-        return refs, None, []
+        return refs, None, [], ""
     try:
         listing = streams.list_sources(repo)
     except HnError:
         listing = None
-    return refs, listing, valid_refs(repo, refs, listing)
+    why: list[str] = []
+    return refs, listing, valid_refs(repo, refs, listing, why), why[0] if why else ""
+
+
+def invalid_streams(remote: str, published: int, why: str) -> PhaseError:
+    """§9.13's phase error when an own stream does not verify (the others were still published),
+    with the first stream's reason: alone, the phase's text named no stream and no cause (a
+    trial: a pruned commit)."""
+    error = phase("memory publication", remote, published)
+    return PhaseError(f"{error.message}: {why}", published) if why else error
 
 
 def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
@@ -102,7 +113,7 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     (the tips pushed are the ones verified). For the summary a person reads: ``sent`` gets the
     refs the push moved on the remote, ``own`` the user's own stream refs. ``url``: the URL the
     advertisement came from (it settles stopped offers only where the remote pushes there)."""
-    refs, listing, valid = own_streams(repo, remote, local, own)
+    refs, listing, valid, why = own_streams(repo, remote, local, own)
     if not refs:
         return 0
     heads = _heads(repo, valid, listing)
@@ -125,7 +136,7 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     except PhaseError as exc:  # the same text (the server's reason included), with this count
         raise PhaseError(exc.message, exc.published + done) from None
     if len(valid) < len(refs):
-        raise phase("memory publication", remote, published)  # §9.13: the valid refs still go
+        raise invalid_streams(remote, published, why)  # §9.13: the valid refs still go
     if withheld:
         ref = min(withheld)
         raise PhaseError(f"{phase('memory publication', remote).message}: {withheld[ref]}", published)
@@ -152,16 +163,17 @@ def secret_shaped(repo: Repo, listing: list | None, refs: list[str], bases: dict
     return out
 
 
-def valid_refs(repo: Repo, refs: list[str], listing: list | None = None) -> list[str]:
+def valid_refs(repo: Repo, refs: list[str], listing: list | None = None, why: list | None = None) -> list[str]:
     """``refs`` whose streams verify (§9.13: an invalid local stream is not published, and does
     not stop the others). The common case costs the incremental check of ``verified``; only when
     a stream is invalid are the streams verified in full, each on its own. ``listing``: the
-    memory sources, when the caller listed them."""
+    memory sources, when the caller listed them; ``why`` gets the first failure's text."""
     try:
         verified(repo, refs, listing=listing)
         return refs
-    except HnError:
-        pass
+    except HnError as exc:
+        if why is not None:
+            why.append(exc.message)
     mine = {parse_local_ref(r) for r in refs}
     failed: set = set()
     try:

@@ -84,7 +84,7 @@ def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None 
     own record: what one of them took was linted when it was given)."""
     from . import publish
 
-    refs, listing, valid = publish.own_streams(repo, remote, local, own)
+    refs, listing, valid, why = publish.own_streams(repo, remote, local, own)
     if not refs:
         return 0
     heads = publish.current_heads(repo) if listing is None else {s.ref: s.head for s in listing if s.remote is None}
@@ -93,7 +93,7 @@ def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None 
     tips = {r: heads[r] for r in valid if r not in withheld and heads.get(r)}
     published = publish_each(repo, remote, urls, tips, listing, timeout, sent, held)
     if len(valid) < len(refs):
-        raise phase("memory publication", remote, published)  # §9.13: the valid refs still go
+        raise publish.invalid_streams(remote, published, why)  # §9.13: the valid refs still go
     if withheld:
         ref = min(withheld)
         raise PhaseError(f"{phase('memory publication', remote).message}: {withheld[ref]}", published)

@@ -68,6 +68,7 @@ class Import:
         self.known_main: dict[str, bool] = {}
         self.nothing_pending: list[str] | None = None  # ``pending.nothing_pending_files`` at the start
         self.accepted = None  # FromState / FromCollection, or None when the collection failed
+        self.accepted_error = ""  # why it failed (said after §9.9's text)
         self.session = None
         self.fetches = 0
         self.extra_roots: list[str] = []
@@ -341,14 +342,14 @@ class Import:
                     raise
                 raise ConflictError(f"memory import from {self.remote} skipped: another git-hn is updating "
                                     f"the memory state; git hn sync {self.remote} imports it") from None
-            except ValidationError:
-                self.accepted = None
+            except ValidationError as exc:
+                self.accepted, self.accepted_error = None, exc.message
                 yield
                 return
             try:
                 self.accepted = acceptedmod.FromCollection(streams.collect(self.repo))
-            except HnError:
-                self.accepted = None
+            except HnError as exc:
+                self.accepted, self.accepted_error = None, exc.message
             yield
 
         return opened()
@@ -606,7 +607,8 @@ class Import:
             return
         if self.accepted is None:
             for o in live:
-                o.fail("relationship-invalid", f"selection memory {o.id} cannot inspect accepted memory projection")
+                o.fail("relationship-invalid", f"selection memory {o.id} cannot inspect accepted memory projection"
+                       + (f": {self.accepted_error}" if self.accepted_error else ""))
             return
         selected = set(self.sel.memories)
         cands = [dependencies.Candidate(o.id, o.actor, tuple(o.memories), self.sel.all or o.id in selected)
