@@ -343,3 +343,25 @@ def test_block_mode_asks_each_push_url_once_and_says_its_failure_once(tmp_path):
     assert proc.stderr.count("at push URL 2 of 3") == 1, proc.stderr
     starts = [e["argv"] for e in map(json.loads, trace.read_text().splitlines()) if e["event"] == "start"]
     assert len([a for a in starts if "ls-remote" in a and "refs/heads/*" in a]) == 3, starts
+
+
+def test_a_sync_of_a_clone_without_streams_of_its_own_asks_no_push_url(tmp_path):
+    """The publication phase of a clone that only imports (the import listed no stream of its
+    own) publishes nothing; it asked Git for the remote's push URLs all the same (two Git
+    processes on every such sync: ``git config`` and ``git remote get-url --push --all``)."""
+    import json
+    import os
+
+    from helpers import record_id, shared_remote
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    record_id(alice, content="from alice")
+    assert hn(alice, "sync", "origin").code == 0
+    assert hn(bob, "replication", "select", "origin", "--all").code == 0
+    trace = tmp_path / "trace.json"
+    proc = subprocess.run(["git", "hn", "sync", "origin"], cwd=bob, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    assert proc.returncode == 0, proc.stderr
+    assert "promoted 1 stream" in proc.stdout, proc.stdout
+    starts = [e["argv"] for e in map(json.loads, trace.read_text().splitlines()) if e["event"] == "start"]
+    assert not [a for a in starts if "--push" in a], starts

@@ -187,7 +187,13 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
         local = getattr(run, "local_refs", None) if run is not None else None
         try:
             with serial.publishing(repo, remote, wait):
-                urls = push_targets.split(repo, remote, url)  # (pushes elsewhere: each push URL is asked)
+                # (pushes elsewhere: each push URL is asked; not when this clone has no stream of
+                # its own: either way publishes nothing, and the question is two Git processes)
+                if local is None:
+                    from .publish import local_refs
+
+                    local = local_refs(repo, remote)
+                urls = push_targets.split(repo, remote, url) if local else None
                 result.published = push_targets.publish_streams(
                     repo, remote, urls, result.held, local, result.sent, result.own, stall) if urls else \
                     publish_streams(repo, remote, advertised, result.held, local, result.sent, result.own, url)
