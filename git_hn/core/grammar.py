@@ -58,6 +58,18 @@ def is_typed_evidence(s: str) -> bool:
     return False
 
 
+OBJECT_FORMATS = {40: "SHA-1", 64: "SHA-256"}  # an object ID's hex length -> its object format
+
+
+def foreign_git_evidence(items, oid_len: int) -> str | None:
+    """The first ``git:`` item of ``items`` whose object ID has the length of the other object
+    format (64 hex digits in a SHA-1 repository, 40 in a SHA-256 one), or None. No such object
+    can exist in the repository: CONTRACT §5.5 makes its probe an error, the evidence ``invalid``,
+    and §9.9 refuses the whole stream as ``relationship-invalid`` in every importing clone."""
+    return next((e for e in items or () if e.startswith("git:") and is_oid(e[4:]) and len(e) - 4 != oid_len),
+                None)
+
+
 def is_token(s: str, max_bytes: int) -> bool:
     return 0 < len(s) <= max_bytes and _TOKEN.fullmatch(s) is not None
 

@@ -162,6 +162,20 @@ def evidence(items, max_items: int, is_typed, resolve=None, name: str = "--evide
     return f"{name} is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"
 
 
+def foreign_evidence(item: str, oid_len: int, refused: str = "nothing was recorded") -> str:
+    """After ``memory <record|challenge> evidence is invalid``, for a ``git:`` ``item`` of the
+    other object format's length (``grammar.foreign_git_evidence``): what it is, why no importer
+    takes it, and what to cite instead. The ID is not repeated (a pasted 64-hex token is not
+    echoed); its length tells it apart from the other items."""
+    from .grammar import OBJECT_FORMATS
+
+    given = len(item) - 4
+    return (f"a git: item has {given} hex digits, a {OBJECT_FORMATS[given]} object ID, and this is a "
+            f"{OBJECT_FORMATS[oid_len]} repository ({oid_len} hex digits): no such object can be here, and every "
+            "clone importing the stream would refuse it, and every later memory of the stream, for good; cite "
+            f"git:<full commit ID> of this repository ({refused})")
+
+
 def no_longer_trusted(revoked) -> str:
     """``actor 0b58554d5a0b is no longer trusted since eab6a286c06e "Revoke Bob's key"`` of the
     ``revoked`` (actor, the commit that removed it from the policy, that commit's subject), as

@@ -153,8 +153,9 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, refuse_re
     again at the new anchor commit. New content is required: from the flags, or from the editor
     (``edit``, an ``editor.EditFile``), which starts from the target's content. The target checks
     run first, so no one edits text that cannot be signed. Inherited ``memory:`` evidence that no
-    verified stream here holds (signed by another implementation, which checks nothing) is left
-    out, said in ``notes`` as ``(path, text)`` warnings: carried over, ``record`` refuses it, and
+    verified stream here holds, and ``git:`` evidence of the other object format's length
+    (signed by another implementation, or an older git-hn, which checked nothing), is left
+    out (``memory.not_importable``), said in ``notes`` as ``(path, text)`` warnings: carried over, ``record`` refuses it, and
     the flags could not take it out.
 
     ``same_content`` (``--same-content``, git-hn; docs/decisions.md): the target's content too, so
@@ -188,9 +189,9 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, refuse_re
     out.topic = out.topic or list(rec.topics)
     out.path = out.path or [p.path for p in rec.anchor.paths]
     if not out.evidence:
-        from .memory import not_carried, unheld_memories
+        from .memory import not_carried, not_importable
 
-        left = unheld_memories(repo, rec.evidence or ())
+        left = not_importable(repo, rec.evidence or ())
         out.evidence = [e for e in rec.evidence or () if e not in left]
         if left and notes is not None:
             notes.append(("", not_carried(left)))

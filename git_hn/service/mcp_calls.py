@@ -540,7 +540,7 @@ def _supersede(repo, arguments, start: str = "") -> dict:
     typed = {p.get("path") for p in paths if isinstance(p, dict)} if isinstance(paths, list) else set()
     inherits_evidence = args.get("evidence") is None
     args = _inherited(repo, target, args)
-    left = memory.unheld_memories(repo, args["evidence"]) if inherits_evidence and isinstance(
+    left = memory.not_importable(repo, args["evidence"]) if inherits_evidence and isinstance(
         args.get("evidence"), list) else []
     if left:  # (as ``lifecycle.inherit`` leaves them out)
         args["evidence"] = [e for e in args["evidence"] if e not in left]

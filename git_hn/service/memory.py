@@ -79,15 +79,38 @@ def check_cited(repo: Repo, records, line=lambda _i: "") -> None:
     so every clone importing the stream would stop at that memory, and at every later one of the
     append-only stream, for good (an agent trial: a mistyped ID, signed without a word, held a
     stream's handoffs from every other clone). One state query for all of ``records``; ``line(i)``
-    prefixes the error for the ``i``-th (``memory import``'s line number)."""
-    _refuse_unheld(repo, [(i, e) for i, rec in enumerate(records) for e in (rec.evidence or ())], line, "record")
+    prefixes the error for the ``i``-th (``memory import``'s line number). First, with no Git
+    process, a ``git:`` item of the other object format's length (``_refuse_foreign``)."""
+    cited = [(i, e) for i, rec in enumerate(records) for e in (rec.evidence or ())]
+    _refuse_foreign(repo, cited, line, "record")
+    _refuse_unheld(repo, cited, line, "record")
 
 
 def check_cited_evidence(repo: Repo, evidence, operation: str) -> None:
     """``check_cited`` for the evidence of a ``challenge`` (which carries no record): a team
     trial signed a challenge citing an unknown ``memory:`` ID that ``record`` refused, and the same
     §9.9 dependency blocked every importer of the challenger's stream."""
-    _refuse_unheld(repo, [(0, e) for e in evidence], lambda _i: "", operation)
+    cited = [(0, e) for e in evidence]
+    _refuse_foreign(repo, cited, lambda _i: "", operation)
+    _refuse_unheld(repo, cited, lambda _i: "", operation)
+
+
+def _refuse_foreign(repo: Repo, cited, line, operation: str) -> None:
+    """A ``git:`` item of the other object format's length (a SHA-256 ID in a SHA-1 repository)
+    names no object this repository can ever hold: §5.5 makes it ``invalid``, and §9.9 refuses the
+    whole stream in every importing clone, and every later memory of the append-only stream with
+    it (a trial of unusual repositories: signed, published, and the author's next memories reached
+    no one). git-hn refuses to sign what no importer can accept (docs/decisions.md)."""
+    from ..core.grammar import foreign_git_evidence
+
+    for i, typed in cited:
+        if foreign_git_evidence([typed], repo.oid_hex_len):
+            from ..core.hints import foreign_evidence
+            from ..errors import ValidationError
+
+            refused = "nothing was recorded" if operation == "record" else f"the {operation} was not signed"
+            raise ValidationError(f"{line(i)}memory {operation} evidence is invalid; "
+                                  + foreign_evidence(typed, repo.oid_hex_len, refused))
 
 
 def _refuse_unheld(repo: Repo, cited, line, operation: str) -> None:
@@ -109,6 +132,17 @@ def _refuse_unheld(repo: Repo, cited, line, operation: str) -> None:
                          f"at it for good): {way}")
 
 
+def not_importable(repo: Repo, evidence) -> list[str]:
+    """The items of an inherited ``evidence`` that no importer could accept: ``memory:`` items no
+    verified stream here holds (``unheld_memories``) and ``git:`` items of the other object
+    format's length, which an older git-hn, or another implementation, signed."""
+    from ..core.grammar import foreign_git_evidence
+
+    foreign = [e for e in evidence or () if foreign_git_evidence([e], repo.oid_hex_len)]
+    unheld = set(unheld_memories(repo, evidence or ()))
+    return [e for e in evidence or () if e in unheld or e in foreign]
+
+
 def unheld_memories(repo: Repo, evidence) -> list[str]:
     """The ``memory:`` items of ``evidence`` that no verified local or accepted stream holds, in
     order: one state query (none when there is no such item)."""
@@ -124,9 +158,15 @@ def unheld_memories(repo: Repo, evidence) -> list[str]:
 
 
 def not_carried(left: list[str]) -> str:
-    """What a supersession says of the target's evidence it did not inherit (``unheld_memories``)."""
-    return (f"evidence {', '.join(left)} of the superseded memory was not carried over: no verified memory here "
-            "has that ID, and a clone importing the new memory would stop at it for good")
+    """What a supersession says of the target's evidence it did not inherit (``not_importable``)."""
+    memories = [e for e in left if e.startswith("memory:")]
+    if len(memories) == len(left):
+        return (f"evidence {', '.join(left)} of the superseded memory was not carried over: no verified memory here "
+                "has that ID, and a clone importing the new memory would stop at it for good")
+    why = "no verified memory here has the memory: IDs, and " if memories else ""
+    return (f"evidence {', '.join(left)} of the superseded memory was not carried over: {why}a git: ID of the other "
+            "object format's length names no object this repository can hold; a clone importing the new memory "
+            "would refuse it for good")
 
 
 def _list_sources_early(repo: Repo, stream: str | None) -> None:

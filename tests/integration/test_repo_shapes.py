@@ -8,7 +8,7 @@ import os
 import pytest
 
 from helpers import git, hn, make_repo
-from independent import verify_commit
+from independent import append_by_hand, verify_commit
 
 NOT_A_REPO = ("git-hn: not a git repository; run git hn inside a Git repository (cd into one), or "
               "create one with git init\n")
@@ -40,7 +40,12 @@ def test_wrong_length_oid_is_a_probe_error_not_missing(tmp_path):
     assert hn(repo, "init").code == 0
     r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--evidence", "git:" + "a" * 40, "--content", "sha1 evidence in a sha256 repo")
-    shown = hn(repo, "memory", "show", r.json()["memoryId"], "--json").json()
+    assert r.code == 1 and "a git: item has 40 hex digits" in r.err  # (git-hn refuses to sign it)
+    # signed by an implementation that checks nothing
+    mid = append_by_hand(repo, {"kind": "decision", "content": "sha1 evidence in a sha256 repo", "anchor": {
+        "commit": git(repo, "rev-parse", "HEAD")}, "applicability": {"mode": "exact"}, "topics": [],
+        "evidence": ["git:" + "a" * 40]})
+    shown = hn(repo, "memory", "show", mid, "--json").json()
     assert shown["projection"]["evidence"] == "invalid"
     assert shown["projection"]["evidenceDetails"][0]["reason"] == "object-inspection-failed"
 
