@@ -208,9 +208,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         for ref in moved:
             if ref not in findings:
                 continue  # its stream did not verify: already reported
-            for mid, field, detector in findings[ref]:
-                found.append((ref, f"secret-shaped text in memory {mid} {field} ({detector}); "
-                                   f"stream {ref} not published"))
+            for hit in findings[ref]:
+                found.append((ref, lint.withheld(repo, ref, hit)))
             if not findings[ref]:
                 publishable.append(ref)
     problems = [p for _r, p in sorted(found, key=lambda f: f[0])]

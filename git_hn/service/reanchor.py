@@ -101,6 +101,8 @@ def _old_commit(repo: Repo, rev: str) -> str:
         low = rev.lower()  # (Git takes a commit that is here in either case: one no longer here too)
         if is_oid(low) and len(low) == repo.oid_hex_len and repo.git.object_info(low) is None:
             return low
+        if is_oid(low) and len(low) != repo.oid_hex_len:  # (the other object format's: never here, but
+            return low  # ``git:`` evidence an older git-hn signed names it, which --drop discards; lint.withheld)
         if 4 <= len(low) < repo.oid_hex_len and all(c in "0123456789abcdef" for c in low):
             rev = low
             from ..store import stateview

@@ -9,9 +9,10 @@ repositories and a real ``git hn mcp`` server; nothing is mocked.
 from __future__ import annotations
 
 import json
+import subprocess
 
 from agent_helpers import second_identity, switch
-from helpers import git, hn, make_repo, refs_snapshot
+from helpers import git, hn, make_repo, refs_snapshot, shared_remote, wait_publication
 from independent import append_by_hand
 from test_agent_mcp import document, run, text
 
@@ -98,3 +99,45 @@ def test_mcp_record_refuses_and_supersede_leaves_out_what_an_older_git_hn_signed
             "memory would refuse it for good\n") in r.err
     shown = hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()
     assert shown["projection"]["evidence"] == "resolved"
+
+
+def _push(repo, *args):
+    proc = subprocess.run(["git", "push", *args], cwd=repo, capture_output=True, text=True)
+    wait_publication(repo)
+    return proc
+
+
+def test_a_stream_an_older_git_hn_signed_such_evidence_in_is_withheld_until_it_is_dropped(tmp_path):
+    """What an older git-hn signed: the publication withholds the stream, as it withholds one with
+    secret-shaped text (published, every importer refused it whole, for good); ``hn.prePush
+    block`` refuses the push with the one line; ``reanchor <ID> --drop`` discards the memory, and
+    the stream then goes."""
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "config", "hn.prePush", "block")
+    head = git(a, "rev-parse", "HEAD")
+    first = _record(a, content="ok first").json()
+    bad = append_by_hand(a, {"kind": "observation", "content": "wide", "anchor": {"commit": head},
+                             "applicability": {"mode": "descendants"}, "topics": [], "evidence": [WIDE]})
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    (a / "b.txt").write_text("b\n")
+    git(a, "add", "b.txt")
+    git(a, "commit", "-q", "-m", "b")
+    proc = _push(a, "origin", "main")
+    said = (f"git-hn: memory {bad} cites {WIDE}, an ID of 64 hex digits that no SHA-1 repository can hold (an "
+            f"older git-hn signed it): every clone importing the stream would refuse it whole; stream {ref} not "
+            f"published: git hn memory reanchor {WIDE[4:]} --drop discards that memory (and signs the later ones "
+            "again)")
+    assert proc.returncode != 0 and said in proc.stderr, proc.stderr
+    assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""
+    r = hn(a, "sync", "origin")  # sync's publication withholds it alike
+    assert r.code == 1 and said.removeprefix("git-hn: ") in r.err, r.err
+    assert git(remote, "rev-parse", "--verify", "-q", ref, check=False) == ""
+    r = hn(a, "memory", "reanchor", WIDE[4:], "--drop")
+    assert r.code == 0, r.err
+    proc = _push(a, "origin", "main")
+    assert proc.returncode == 0, proc.stderr
+    assert hn(b, "replication", "select", "--all").code == 0
+    r = hn(b, "sync", "origin")
+    assert r.code == 0, r.err
+    assert hn(b, "memory", "show", first["memoryId"]).code == 0

@@ -1,6 +1,6 @@
 """The pre-push lint of the user's own streams (CONTRACT §10.6, §10.7; git-hn): which of the
-streams about to be published hold secret-shaped text in a memory the remote has not been given,
-read from the verified state (only what is new to it is verified), or by full verification when
+streams about to be published hold secret-shaped text, or ``git:`` evidence of the other object
+format's length (``withheld``), in a memory the remote has not been given, read from the verified state (only what is new to it is verified), or by full verification when
 the state cannot answer. Used by the pre-push hook and by ``git hn sync``'s publication, so that
 both withhold the same streams.
 
@@ -14,6 +14,40 @@ from __future__ import annotations
 from ...core.lines import lines_of
 from ...errors import HnError
 from ...store.repo import Repo
+
+
+FOREIGN = "foreign-object-id"  # a finding's "detector" for git: evidence no importer can accept
+
+
+def finding(repo: Repo, envelope):
+    """(field, detector) of the first problem of one verified envelope about to be published:
+    secret-shaped text (§10.6), else ``git:`` evidence of the other object format's length, which
+    an older git-hn signed: every importer would refuse the stream whole (§5.5, §9.9), so it is
+    withheld as a secret-shaped one is (docs/decisions.md). No Git process."""
+    from ...core.grammar import foreign_git_evidence
+    from ..secretscan import lint_envelope  # the same lint as the commands (§10.6)
+
+    hit = lint_envelope(envelope)
+    if hit:
+        return hit
+    rec = envelope.record
+    items = [*(rec.evidence or () if rec is not None else ()), *(envelope.evidence or ())]
+    foreign = foreign_git_evidence(items, repo.oid_hex_len)
+    return (f"evidence {foreign}", FOREIGN) if foreign else None
+
+
+def withheld(repo: Repo, ref: str, hit) -> str:
+    """Why ``ref`` is not published, for its first finding ``(memory ID, field, detector)``."""
+    mid, field, detector = hit
+    if detector != FOREIGN:
+        return f"secret-shaped text in memory {mid} {field} ({detector}); stream {ref} not published"
+    from ...core.grammar import OBJECT_FORMATS
+
+    oid = field.partition(":")[2]
+    return (f"memory {mid} cites git:{oid}, an ID of {len(oid)} hex digits that no "
+            f"{OBJECT_FORMATS[repo.oid_hex_len]} repository can hold (an older git-hn signed it): every clone "
+            f"importing the stream would refuse it whole; stream {ref} not published: git hn memory reanchor {oid} "
+            "--drop discards that memory (and signs the later ones again)")
 
 
 def valid_sources(repo: Repo, found: list) -> list:
@@ -46,7 +80,6 @@ def check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found:
     (memory ID, anchor commit or "") of each memory above that tip, root first (``gate.discarded``)."""
     from ...core.grammar import parse_local_ref
     from ...store import statedb, stateview
-    from ..secretscan import lint_envelope  # the same lint as the commands (§10.6)
 
     def lint(view, refs):
         out = {}
@@ -58,7 +91,7 @@ def check_moved(repo: Repo, listing: list, moved: list[str], given: dict, found:
             mems = view.load(ids)
             hits = []
             for mid in ids:
-                hit = lint_envelope(mems[mid].envelope)
+                hit = finding(repo, mems[mid].envelope)
                 if hit:
                     hits.append((mid, hit[0], hit[1]))
             out[ref] = hits
@@ -94,7 +127,6 @@ def check_full(repo: Repo, listing: list, refs: list[str], found: list, given: d
     """``check_moved`` without a state: full verification of those streams, every memory linted."""
     from ...core.grammar import parse_local_ref
     from ...store import streams
-    from ..secretscan import lint_envelope
 
     out = {}
     for ref in refs:
@@ -105,7 +137,7 @@ def check_full(repo: Repo, listing: list, refs: list[str], found: list, given: d
             found.append((ref, exc.message))
             continue
         chain = collection.chains.get(ref, [])
-        out[ref] = [(m.memory_id, *hit) for m in chain for hit in [lint_envelope(m.envelope)] if hit]
+        out[ref] = [(m.memory_id, *hit) for m in chain for hit in [finding(repo, m.envelope)] if hit]
         if anchors is not None:
             commits = [m.commit for m in chain]
             base = (given or {}).get(ref)

@@ -144,12 +144,13 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
 
 
 def secret_shaped(repo: Repo, listing: list | None, refs: list[str], bases: dict[str, str]) -> dict[str, str]:
-    """ref -> why it is withheld, for each of ``refs`` with secret-shaped text in a memory the
+    """ref -> why it is withheld, for each of ``refs`` with secret-shaped text (or ``git:``
+    evidence of the other object format's length: ``lint.finding``) in a memory the
     remote does not have yet (above ``bases``): the pre-push hook's lint (§10.6), so that
     ``git hn sync`` never publishes what a push withholds (git-hn). Only what is new is read."""
     if not refs:
         return {}
-    from .lint import check_moved, valid_sources
+    from .lint import check_moved, valid_sources, withheld
 
     found: list = []
     if listing is None:
@@ -158,8 +159,7 @@ def secret_shaped(repo: Repo, listing: list | None, refs: list[str], bases: dict
     out = {}
     for ref, hits in findings.items():
         if hits:
-            mid, field, detector = hits[0]
-            out[ref] = f"secret-shaped text in memory {mid} {field} ({detector}); stream {ref} not published"
+            out[ref] = withheld(repo, ref, hits[0])
     return out
 
 
