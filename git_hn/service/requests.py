@@ -134,7 +134,7 @@ def absent_notes(commit: str, absent: list[str]) -> list[tuple[str, str]]:
     """git-hn: (path, warning) for each ``--path`` that names nothing at the anchor commit
     (recorded as ``absent``, which the contract allows: a memory about a deleted file), since a
     mistyped path would otherwise be signed for good without a word (one relative to the current
-    directory is refused before: ``check_top_relative``). The caller prints them only once the
+    directory, or one that looks like a path of the tree, is refused before: ``check_top_relative``). The caller prints them only once the
     record is signed, and never a secret-shaped path (``secret_free``): a refused record must not
     echo what the lint refused."""
     return [(path, f"--path {one_line(path)} names nothing at commit {commit}; it is recorded as absent")
@@ -151,15 +151,28 @@ def check_top_relative(repo: Repo, commit: str, absent: list[str], prefix: str |
     (default: asked of Git); the MCP server gives the one of the directory it was started in, and
     the error then names ``anchor.paths`` (an agent trial: a server started in ``src/`` signed
     ``pkg/parser.py`` as absent for good where the CLI refused it). The error names the path to
-    use, unless the secret lint flags it (a refused record must not echo a credential)."""
+    use, unless the secret lint flags it (a refused record must not echo a credential). Then a
+    path that looks like one the user sees there (``lookalike``: inside a submodule, another case,
+    another Unicode normalization) is refused alike."""
     if not absent:
         return
     mcp = prefix is not None
     if prefix is None:
         proc = repo.git.run(["rev-parse", "--show-prefix"])
         prefix = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n") if proc.returncode == 0 else ""
-    if not prefix:
-        return
+    if prefix:
+        _check_from_here(repo, commit, absent, prefix, mcp)
+    from . import lookalike
+
+    for path in absent:
+        found = lookalike.look_alike(repo, commit, path)
+        if found is not None:
+            from .secretscan import scan
+
+            raise InputError(lookalike.refusal(found, path, commit, mcp, named=not scan(path)))
+
+
+def _check_from_here(repo: Repo, commit: str, absent: list[str], prefix: str, mcp: bool) -> None:
     for path in absent:
         full = prefix + path
         if not is_path(full, LIMITS.max_path):
