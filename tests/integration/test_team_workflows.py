@@ -34,7 +34,8 @@ def _record(repo, content, *extra) -> dict:
 
 
 def test_an_invalid_local_stream_does_not_stop_the_valid_ones_from_being_published(tmp_path, bare_remote):
-    """CONTRACT §9.13: the invalid stream is a phase error, and the other refs are still pushed."""
+    """CONTRACT §9.13: the invalid stream is a phase error, and the other refs are still pushed.
+    git-hn says the first invalid stream's reason after the contract's text."""
     remote, alice = _alice(tmp_path, bare_remote)
     good = _record(alice, "valid stream")
     _record(alice, "soon broken", "--stream", OTHER_STREAM)
@@ -43,11 +44,12 @@ def test_an_invalid_local_stream_does_not_stop_the_valid_ones_from_being_publish
     git(alice, "update-ref", bad_ref, "HEAD")  # a code commit is not a memory chain
     r = hn(alice, "sync", "--json")
     assert r.code == 1
+    phase = "replication memory publication failed for remote origin"
     assert r.err.strip().splitlines() == [
-        "git-hn: publication phase failed after replication: replication memory publication failed for "
-        "remote origin"], r.err
+        f"git-hn: publication phase failed after replication: {phase}: memory source {bad_ref}: memory commit "
+        f"{git(alice, 'rev-parse', 'HEAD').strip()} tree contains unexpected entry README.md"], r.err
     doc = json.loads(r.out)
-    assert doc["published"] == 1 and doc["error"].endswith("remote origin")
+    assert doc["published"] == 1 and f"{phase}: memory source {bad_ref}: " in doc["error"]
     on_remote = git(remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn")
     good_ref = f"refs/hn/memory/{actor}/{good['stream'].split(':')[1]}"
     assert on_remote.split() == [good_ref, git(alice, "rev-parse", good_ref).strip()]
