@@ -1,7 +1,7 @@
 """Lifecycle operations: supersede, retract, challenge (CONTRACT §5.3, §10.3, §10.4).
 
-Who may do what is decided against the verified memory set, under the stream lock, on every
-append attempt: supersede and retract only by the target's author, challenge only by another
+Who may do what is decided against the verified memory set, under the stream lock (and, for
+supersede and retract, the target's lock, across the clone's streams), on every append attempt: supersede and retract only by the target's author, challenge only by another
 actor. A corrected memory is never rewritten; its history stays, and projection derives the
 lifecycle class from the new relationship.
 
@@ -11,6 +11,8 @@ accepted retraction appends nothing and answers ``AlreadyRetracted``.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 from ..core import grammar
 from ..core.gostr import to_lower, trim_space
@@ -113,12 +115,32 @@ def _stream(repo: Repo, ident, stream: str | None) -> str:
 
 
 def _append(repo: Repo, ident, draft: Draft, operation: str, target: str, check=None) -> Appended:
-    """Append under the target checks, or return the head this request repeats (§7.14)."""
-    result = append(repo, ident, draft, check=check or _target_check(repo, operation, target, ident.actor),
-                    replay=replay_head(ident, draft))
+    """Append under the target checks, or return the head this request repeats (§7.14). A
+    supersession or retraction holds ``target``'s lock (``_target_locked``) around it."""
+    with _target_locked(repo, target) if operation != "challenge" else contextlib.nullcontext():
+        result = append(repo, ident, draft, check=check or _target_check(repo, operation, target, ident.actor),
+                        replay=replay_head(ident, draft))
     if not result.replayed:
         index_refresh.after_ref_change(repo)
     return result
+
+
+@contextlib.contextmanager
+def _target_locked(repo: Repo, target: str):
+    """``target``'s lock (``store.lock.target_lock_path``), held from the checks that read what
+    targets it (already superseded, already retracted) to the stream ref's update. The stream
+    lock that ``append`` takes is the stream's only: two agents of one clone superseding one
+    memory from two streams (as they are told to: a stream each) both found no successor, and
+    both signed one (a trial: 9 rounds in 10), so the memory branched for good, unsaid. Now the
+    second waits and is refused. What Git answered before the lock is dropped: the check must
+    see the first one's memory. Two clones can still both supersede (docs/decisions.md)."""
+    from ..store.lock import stream_lock, target_lock_path
+
+    with stream_lock(repo.hn_dir, target_lock_path(repo.hn_dir, target), target,
+                     busy=f"memory {target} is being superseded or retracted by another git-hn process "
+                          "of this repository; retry"):
+        repo.git.forget_early()
+        yield
 
 
 def target_memory(repo: Repo, target: str):

@@ -4,7 +4,9 @@ Owns ``<common-gitdir>/hn/locks/memory-<actor>-<stream-hex>.lock``: an exclusive
 local writers of one stream hold from reading the head until the compare-and-swap ends, so that a
 burst of concurrent local writers queues instead of exhausting its retries. The lock files are
 never deleted (deleting a lock file another process holds would let a third process lock a new
-inode). The compare-and-swap, not this lock, is what guards against every other writer.
+inode). The compare-and-swap, not this lock, is what guards against every other writer. Also
+the paths of the other ``flock`` locks: a remote's, and a lifecycle target's
+(``target-<xx>.lock``, which no compare-and-swap backs: ``service.lifecycle``).
 """
 
 from __future__ import annotations
@@ -74,6 +76,17 @@ def remote_lock_path(hn_dir: str, remote: str, what: str) -> str:
     """``<common-gitdir>/hn/locks/<what>-<digest>.lock``: a remote's ``import`` or
     ``publication`` lock (``service.replication.serial`` takes them)."""
     return os.path.join(hn_dir, "locks", f"{what}-{remote_digest(remote)}.lock")
+
+
+def target_lock_path(hn_dir: str, target: str) -> str:
+    """``<common-gitdir>/hn/locks/target-<2 hex>.lock``: the lock that supersessions and
+    retractions of ``target`` (a memory ID) hold from their target checks to their ref update
+    (``service.lifecycle``). One of 256 files, by a digest of the ID: lock files are never
+    deleted, so one per memory would pile up, and two targets sharing a file only queue."""
+    from ..core import hashing
+
+    digest = hashing.sha256(target.encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(hn_dir, "locks", f"target-{digest[:2]}.lock")
 
 
 def held_elsewhere(path: str) -> bool:

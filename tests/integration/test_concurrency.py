@@ -104,3 +104,59 @@ def test_exhausted_retries_report_the_contract_message(inited):
                 for c in git(inited, "rev-list", "--reverse", ref).split()]
     assert contents == [f"overtaker {i}" for i in range(1, 5)]
     repo.close()
+
+
+def _held_target_race(inited, argv):
+    """Run ``git hn memory <argv>`` (stream label:agent-a) on a fresh memory while this test holds
+    that memory's lifecycle lock, as a process of another stream that has passed its checks and
+    not yet moved its ref does; the test appends that process's memory (``operation``, default
+    stream) after giving the command time to finish if it does not wait, then lets go. Returns
+    (the command's result, the target, the memory's projection)."""
+    import json
+    import time
+
+    from git_hn.store.lock import stream_lock, target_lock_path
+
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "target", "--json")
+    target = json.loads(r.out)["memoryId"]
+    repo = open_repo(str(inited))
+    ident = load_active(repo)
+    op = argv[0]
+    with stream_lock(repo.hn_dir, target_lock_path(repo.hn_dir, target), target):
+        proc = subprocess.Popen(["git", "hn", "memory", op, target, *argv[1:], "--stream", "label:agent-a",
+                                 "--json"], cwd=inited, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 2.0  # (a command that does not wait has long finished by then)
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if op == "supersede":
+            from git_hn.service.lifecycle import target_memory
+
+            rec = target_memory(repo, target).envelope.record._replace(content="fix B")
+            draft = Draft("supersede", default_stream(ident.actor), rec, target=target)
+        else:
+            draft = Draft("retract", default_stream(ident.actor), None, target=target, reason="wrong")
+        append(repo, ident, draft)
+    out, err = proc.communicate(timeout=60)
+    repo.close()
+    shown = json.loads(hn(inited, "memory", "show", target, "--json").out)["projection"]
+    return (proc.returncode, out.decode(), err.decode()), target, shown
+
+
+def test_two_streams_superseding_one_memory_do_not_branch_it(inited):
+    """A race of two agents of one clone, a stream each (as they are told): both found no
+    successor and both signed one, so the memory was ``branching`` for good, unsaid. The second
+    now waits for the first's ref update and is refused with the latest successor's name."""
+    (code, out, err), target, shown = _held_target_race(inited, ["supersede", "--content", "fix A"])
+    assert code == 1 and out == "", (out, err)
+    assert f"is already superseded (latest: {shown['successors'][0]})" in err
+    assert (shown["lifecycle"], len(shown["successors"])) == ("superseded", 1)
+
+
+def test_two_streams_retracting_one_memory_retract_it_once(inited):
+    (code, out, err), target, shown = _held_target_race(inited, ["retract", "--reason", "wrong"])
+    assert code == 0, err
+    import json
+
+    assert json.loads(out)["alreadyRetracted"] is True
+    assert shown["lifecycle"] == "retracted"
