@@ -13,6 +13,8 @@ Attacks and races handled here:
   exactly one win, and the loser re-reads, re-signs and retries (never re-uses a signed envelope);
 - *equivocation by the writer*: the next position continues the longest of the local and accepted
   chains only if they are prefix-consistent, so git-hn never knowingly forks its own stream;
+- *a killed writer*: the ref lock file its ``update-ref`` left is removed by the next writer of
+  the stream, which holds the stream lock (``reflock``);
 - *stale state*: the state is brought up to date with the stream's refs first, and the head
   commit's tree and signature are verified again either way (CONTRACT §4.4).
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from contextlib import contextmanager
 
 from ..core import envelope as envmod
 from ..core import keys
@@ -32,7 +35,7 @@ from ..core.grammar import format_timestamp, local_ref, memory_id
 from ..core.limits import PROTOCOL
 from ..core.tuples import NamedTuple
 from ..errors import ConflictError, HnError, InputError, ValidationError
-from . import objects, streams, verify
+from . import objects, reflock, streams, verify
 from .identity import Identity
 from .lock import stream_lock
 from .repo import Repo
@@ -283,13 +286,29 @@ def _commit_objects(repo: Repo, ident: Identity, env: Envelope, payload: bytes, 
         repo.object_format)
 
 
-def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writers) -> None:
-    """``ref`` from ``old`` (empty: it must not exist) to ``new``, or ``_LostRace``."""
+def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writers, record: str) -> None:
+    """``ref`` from ``old`` (empty: it must not exist) to ``new``, or ``_LostRace``. ``record``:
+    where what Git is doing is written while it does it (``reflock``: a kill leaves it)."""
     old = old or "0" * repo.oid_hex_len
     repo.git.forget_early()  # answers from before this write would be stale after it
+    reflock.write_record(record, writers.cas.proc.pid, new)
     proc = writers.cas.finish(f"update {ref} {new} {old}\n".encode("ascii"))
+    reflock.remove_record(record)  # (not when finish raised: the next writer looks at its Git)
     if proc.returncode != 0:
         raise _LostRace(_held_lock(proc.stderr or b""))
+
+
+@contextmanager
+def _locked(repo: Repo, actor: str, stream: str, ref: str):
+    """The stream lock of ``ref``; yields the path of its record (``reflock``). Once it is held,
+    a ref lock file a killed writer of the stream left is removed (``reflock.clear_left``)."""
+    path = repo.lock_path(actor, stream)
+    # (after a wait, what Git answered before it is stale: a sync's import may have moved the
+    # accepted copy, which no compare-and-swap of the local ref would notice)
+    with stream_lock(repo.hn_dir, path, ref, on_wait=repo.git.forget_early):
+        record = reflock.record_path(path)
+        reflock.clear_left(record, repo.common_dir, ref)
+        yield record
 
 
 def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None,
@@ -302,9 +321,7 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
     ref = local_ref(ident.actor, draft.stream)
     seed = ident.seed()
     last_error = None
-    # (after a wait, what Git answered before it is stale: a sync's import may have moved the
-    # accepted copy, which no compare-and-swap of the local ref would notice)
-    with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, draft.stream), ref, on_wait=repo.git.forget_early):
+    with _locked(repo, ident.actor, draft.stream, ref) as record:
         for attempt in range(ATTEMPTS):
             if attempt:
                 time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)
@@ -328,7 +345,7 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                     else:
                         objects.write_objects(repo, objs, writers.unpack)
                     try:
-                        _compare_and_swap(repo, ref, commit, pos.local_head, writers)
+                        _compare_and_swap(repo, ref, commit, pos.local_head, writers, record)
                     except _LostRace as lost:
                         last_error = lost_race_error(ref, lost.lock)
                         continue
@@ -370,7 +387,7 @@ def append_all(repo: Repo, ident: Identity, stream: str, select, *,
     ref = local_ref(ident.actor, stream)
     seed = ident.seed()
     last_error = None
-    with stream_lock(repo.hn_dir, repo.lock_path(ident.actor, stream), ref, on_wait=repo.git.forget_early):
+    with _locked(repo, ident.actor, stream, ref) as record:
         for attempt in range(ATTEMPTS):
             if attempt:
                 time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)
@@ -398,7 +415,7 @@ def append_all(repo: Repo, ident: Identity, stream: str, select, *,
                     else:
                         objects.write_objects(repo, objs, writers.unpack)
                     try:
-                        _compare_and_swap(repo, ref, at.parent, pos.local_head, writers)
+                        _compare_and_swap(repo, ref, at.parent, pos.local_head, writers, record)
                     except _LostRace as lost:
                         last_error = lost_race_error(ref, lost.lock)
                         continue

@@ -6,7 +6,7 @@ actions, no descriptor beyond the standard three), finding its executable on the
 the one line said when the system will not start it (``not_started``), exchanging input and
 output with it (``exchange``: one poll set with a pidfd, so an exit is seen
 the moment it happens), holding a stopping signal back while a child is being started
-(``popen``, ``defer_signal``), waiting for another process to end (``wait_for_exit``), and
+(``popen``, ``defer_signal``), waiting for another process to end (``wait_for_exit``, ``ended``), and
 finding the Git process a hook runs in (``hook_caller``, ``git_above``). Killing a child with
 the processes below it is ``store.process_tree``'s (``Child.kill_tree``).
 What to run, and with which environment, is ``store.git``'s.
@@ -241,6 +241,19 @@ def running(pid: int, names: tuple[bytes, ...]) -> bool:
             return False
         except OSError:
             return True
+
+
+def ended(pid: int, names: tuple[bytes, ...], wait: float) -> bool:
+    """Whether process ``pid`` no longer runs as one of ``names`` (``running``), waiting up to
+    ``wait`` seconds for it (a killed writer's Git, which ends at the end of its input)."""
+    import time
+
+    deadline = time.monotonic() + wait
+    while running(pid, names):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def wait_for_exit(pid: int, timeout: float) -> None:

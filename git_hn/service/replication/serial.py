@@ -151,16 +151,9 @@ def _ended(pid: int, wait: float = 30.0) -> bool:
     seconds for it (a transaction a killed sync left ends as soon as it reads the end of its
     input, or its hooks return). A process of that ID that is not ``git update-ref`` (the ID was
     used again) counts as ended."""
-    import time
+    from ...store.process import ended
 
-    from ...store.process import running
-
-    deadline = time.monotonic() + wait
-    while running(pid, (b"update-ref",)):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.02)
-    return True
+    return ended(pid, (b"update-ref",), wait)
 
 
 def clear_dead(repo: Repo, remote: str) -> list[str] | None:
