@@ -31,7 +31,7 @@ from .mcp_tools import READ_TOOLS, WRITE_TOOLS, tool_names
 from .mcp_wire import Screened, malformed, screened
 
 __all__ = ["READ_TOOLS", "WRITE_TOOLS", "tool_names", "call", "read_resource", "get_prompt",
-           "server_root", "build_server", "serve"]
+           "server_root", "build_server", "serve", "first_cause"]
 
 # the SDK modules the server imports before it can answer (bench/bench_mcp.py times importing
 # exactly these as the baseline of start-up)
@@ -52,6 +52,9 @@ def _serve_one(root: str, work) -> tuple[bool, str]:
 
     with _LOCK:
         repo = None
+        if not os.path.isdir(root):  # (Git said: git version failed: cannot change to '<root>')
+            return True, ("git-hn: the directory this MCP server serves is gone (a removed worktree?): "
+                          f"{one_line(root)}; restart git hn mcp from an existing checkout")
         try:
             repo = open_repo(root)
             return False, work(repo)
@@ -336,8 +339,31 @@ def serve(root: str, *, allow_write: bool, prefix: str = "") -> None:
 
     try:
         anyio.run(main)
+    except BaseExceptionGroup as group:  # (anyio's task groups wrap what their tasks raised)
+        raise first_cause(group) from None
     finally:
         restore()
+
+
+def first_cause(group: BaseExceptionGroup) -> BaseException:
+    """What ``main`` words of a task group's failure: a client that went away (the SDK's writer
+    met a closed stdout) ended the server with ``internal error: ExceptionGroup`` and status 1,
+    and a full disk under stdout was no better. The leaf that says most: an interruption, a
+    closed pipe (``main`` exits quietly), a git-hn error, another ``OSError`` (``main``: cannot
+    write the output: <reason>), else the first."""
+    leaves, todo = [], [group]
+    while todo:
+        exc = todo.pop(0)
+        if isinstance(exc, BaseExceptionGroup):
+            todo[:0] = exc.exceptions
+        else:
+            leaves.append(exc)
+    for says_most in (lambda e: not isinstance(e, Exception), lambda e: isinstance(e, BrokenPipeError),
+                      lambda e: isinstance(e, HnError), lambda e: isinstance(e, OSError)):
+        found = [e for e in leaves if says_most(e)]
+        if found:
+            return found[0]
+    return leaves[0] if leaves else group
 
 
 def _claim_stdin():

@@ -715,6 +715,20 @@ def test_server_starts_in_a_subdirectory_and_with_repo(inited, tmp_path):
     assert run(sub, gone) == head
 
 
+def test_a_server_whose_worktree_was_removed_says_so(inited, tmp_path):
+    """``git worktree remove`` of the worktree a server serves: every call answered ``git version
+    failed: cannot change to '<dir>'``, naming neither what happened nor what to do."""
+    wt = tmp_path / "proj-wt"
+    git(inited, "worktree", "add", "-q", str(wt))
+
+    async def removed(client):
+        git(inited, "worktree", "remove", "--force", str(wt))
+        return error(await client.call_tool("memory_brief", {}))
+
+    assert run(wt, removed) == (f"git-hn: the directory this MCP server serves is gone (a removed worktree?): "
+                                f"{wt}; restart git hn mcp from an existing checkout")
+
+
 def test_tools_list_does_not_wait_for_the_history(inited, tmp_path):
     """Start-up finds the repository and nothing else: before tools/list is answered no Git
     process reads a memory ref or object, so the answer does not wait for the history, however

@@ -102,3 +102,26 @@ def test_protocol_errors_say_what_to_do_and_keep_the_id(inited):
         assert server.answer()["result"]["isError"]  # (after the handshake, the tool's own error)
     finally:
         assert server.close() == 0
+
+
+CALL = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_brief","arguments":{}}}'
+
+
+def test_a_client_that_went_away_ends_the_server_quietly(inited):
+    """A client that closed its end (``| head -c 0``): the SDK's writer met the closed pipe inside
+    an anyio task group, and the server said ``internal error: ExceptionGroup``. Now it ends as
+    any git-hn whose reader went away: no line."""
+    proc = subprocess.Popen(["git-hn", "mcp"], cwd=inited, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()
+    _out, err = proc.communicate(INIT + b"\n" + CALL + b"\n", timeout=60)
+    assert err == b"" and proc.returncode == 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_under_the_servers_output_is_said_with_its_reason(inited):
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(["git-hn", "mcp"], cwd=inited, input=INIT + b"\n" + CALL + b"\n", stdout=full,
+                              stderr=subprocess.PIPE, timeout=60)
+    assert proc.stderr == b"git-hn: cannot write the output: No space left on device\n"
+    assert proc.returncode == 1
