@@ -209,9 +209,10 @@ def _stored_tables(repo: Repo) -> dict | None:
         return None
     for exclusive in (False, True):  # the second time, a state of the same code installed anew
         with statedb.locked(repo, exclusive=exclusive):  # is taken over (``open_sealed``)
-            if not statedb.sealed(repo):
+            if not statedb.sealed(repo):  # (a copy has another inode and change time: ``statedb``)
                 raise core_index.IndexError_("corrupt", "memory state is unsealed: a write of it was interrupted, "
-                                             "or it was changed after it was written; " + _unsealed_way_out(repo))
+                                             "it was changed after it was written, or the repository was "
+                                             "copied or moved; " + _way_out(repo))
             conn = statedb.open_sealed(repo, readonly=not exclusive)
             if conn is None:
                 continue
@@ -221,13 +222,15 @@ def _stored_tables(repo: Repo) -> dict | None:
                 raise core_index.IndexError_("corrupt", "memory state is unreadable") from None
             finally:
                 conn.close()
-    raise core_index.IndexError_("incompatible", "memory state was written by another version")
+    # (the checker covers the code's file times: a reinstall of the same version is another one too)
+    raise core_index.IndexError_("incompatible", "memory state was written by another version or installation "
+                                 "of git-hn; " + _way_out(repo))
 
 
-def _unsealed_way_out(repo: Repo) -> str:
-    """What replaces an unsealed state: a rebuild, unless a replication acceptance is pending
-    (§9.17), which fails the rebuild as it fails every read until the sync completes it (a
-    sync stopped during its promotion, say)."""
+def _way_out(repo: Repo) -> str:
+    """What replaces an unsealed state or one of other code: a rebuild, unless a replication
+    acceptance is pending (§9.17), which fails the rebuild as it fails every read until the sync
+    completes it (a sync stopped during its promotion, say)."""
     pending = repo.pending()
     if pending.ok and not pending.denied:
         return "git hn memory index rebuild replaces it"

@@ -337,8 +337,25 @@ def test_index_verify_calls_a_state_of_other_code_incompatible_and_leaves_it(pop
     before = _db(populated).read_bytes()
     monkeypatch.setattr(statedb, "_checker", "another verification code or library")
     r = hn(populated, "memory", "index", "verify")
-    assert (r.code, r.err) == (1, "git-hn: memory index incompatible: memory state was written by another version\n")
+    assert (r.code, r.err) == (1, "git-hn: memory index incompatible: memory state was written by another version "
+                                  "or installation of git-hn; git hn memory index rebuild replaces it\n")
     assert _db(populated).read_bytes() == before
+    assert hn(populated, "memory", "index", "rebuild").code == 0  # as the line says
+    assert hn(populated, "memory", "index", "verify").code == 0
+
+
+def test_index_verify_in_a_copied_repository_names_the_copy_and_the_way_out(populated, tmp_path):
+    """A trial: a clone copied with ``cp -a`` (or restored from a backup) has a state whose seal
+    names another file (inode, change time), which ``verify`` blamed on an interrupted write."""
+    _recall(populated)
+    copy = tmp_path / "copy"
+    shutil.copytree(populated, copy, symlinks=True)  # ``cp -a``: modes and times kept
+    r = hn(copy, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state is unsealed: a write of it was "
+                                  "interrupted, it was changed after it was written, or the repository was "
+                                  "copied or moved; git hn memory index rebuild replaces it\n")
+    assert hn(copy, "memory", "index", "rebuild").code == 0
+    assert hn(copy, "memory", "index", "verify").code == 0
 
 
 def test_new_record_and_policy_change_are_followed(populated):
@@ -603,8 +620,8 @@ def test_verify_compares_the_state_with_a_rebuild(populated):
     conn.close()
     r = hn(populated, "memory", "index", "verify")
     assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state is unsealed: a write of it "
-                                  "was interrupted, or it was changed after it was written; git hn memory "
-                                  "index rebuild replaces it\n")
+                                  "was interrupted, it was changed after it was written, or the repository was "
+                                  "copied or moved; git hn memory index rebuild replaces it\n")
     repo = open_repo(str(populated))
     statedb.write_seal(repo)
     repo.close()

@@ -384,7 +384,8 @@ def test_index_verify_of_an_unsealed_state_names_the_sync_a_pending_acceptance_w
     seal.write_text("interrupted\n")
     r = hn(bob, "memory", "index", "verify")
     assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state is unsealed: a write of it was "
-                                  "interrupted, or it was changed after it was written; a replication acceptance "
+                                  "interrupted, it was changed after it was written, or the repository was copied "
+                                  "or moved; a replication acceptance "
                                   "from origin is pending, which git hn sync origin completes; then git hn memory "
                                   "index rebuild replaces it\n")
     assert hn(bob, "memory", "index", "rebuild").code == 1  # as the line says: not before the sync
