@@ -35,6 +35,9 @@ class Repo:
         self._remote_names: frozenset[str] | None = None
         self._stream_config: str | None = None
         self.quarantine = False
+        # this command left the verified state behind the memory refs (built for a few streams
+        # only, or a promotion it could not take): a sync brings it up (``stateview.catch_up``)
+        self.state_behind = False
 
     def remote_names(self) -> frozenset[str]:
         """The configured remotes' names (one ``git remote``, asked once; often started early)."""

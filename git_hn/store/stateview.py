@@ -120,6 +120,8 @@ def update(repo: Repo, listing: list, scope: set | None = None):
         # after an upgrade that left the signature code and libraries alone, the state being
         # replaced still vouches for the signatures it checked (``statedb.verified_signatures``)
         collection = streams.collect(repo, sources, verified=statedb.verified_signatures(repo))
+    if scope is not None:  # built for ``scope`` only (callers list only it): the other streams,
+        repo.state_behind = True  # if any, wait for the next read
     return build(repo, collection)
 
 
@@ -144,6 +146,19 @@ def build(repo: Repo, collection, with_totals: bool = False):
     finally:
         work.end()
     return (conn, totals) if with_totals else conn
+
+
+def catch_up(repo: Repo, wait: float = statedb.LOCK_WAIT) -> None:
+    """Bring the state to the current refs now (verifying only what it lacks), as the next read
+    would: for a command that left it behind them (``Repo.state_behind``) and promises the index
+    fresh when it ends (a sync, §8.4 amendment). Best effort: a read does the same."""
+    from .statedb import sqlite3
+
+    try:
+        with current(repo, wait=wait):
+            pass
+    except (HnError, OSError, sqlite3.Error):
+        pass  # (pending, unwritable, busy, invalid: each read says or mends it)
 
 
 def discard(repo: Repo) -> None:

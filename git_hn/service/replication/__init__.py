@@ -214,6 +214,10 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
 
             actor = active_actor(repo)
             result.own = [r for r in result.own if actor and (parse_local_ref(r) or ("",))[0] == actor]
+    if publish and repo.state_behind:  # (a state of another git-hn: §8.4's index fresh after a sync)
+        from ...store import stateview
+
+        stateview.catch_up(repo, wait=10.0)  # (as the promotion waits: a rebuild elsewhere is left to finish)
     return result
 
 

@@ -332,15 +332,11 @@ def after_killed_promotion(repo) -> None:
     its write was interrupted), as the promotion would have left them, so that ``index verify``
     passes after this sync even when nothing is left to promote. Best effort: a read repairs
     the state as well."""
-    from ...store import stateview, statedb
+    from ...store import stateview
     from .. import index_refresh
 
     index_refresh.after_ref_change(repo)
-    try:
-        with stateview.current(repo):
-            pass
-    except (HnError, OSError, stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed, stateview.Corrupt):
-        pass
+    stateview.catch_up(repo)
 
 
 def _transaction_failed(remote: str, err: bytes):
@@ -409,11 +405,22 @@ def state_promotion(run, promotable: list, rebased: list = ()):
     the same objects in the main store), while the ref transaction runs
     (``stateview.staged``): ``finish(ok)`` commits that only if the refs were promoted. Nothing
     happens when the state did not record exactly the tips they continue (its next refresh
-    verifies what it lacks). Never changes the sync's outcome: a failure is the §8.4 warning."""
+    verifies what it lacks; meanwhile ``Repo.state_behind`` says so, and a sync brings it up when
+    it ends: a state of another git-hn, which a sync killed after validation leaves in place, left
+    the promoted refs out until the next read). Never changes the sync's outcome: a failure is the
+    §8.4 warning."""
     from ...store import stateview
 
-    return stateview.staged(run.repo, lambda conn: _changes(run, conn, promotable, rebased),
-                            lambda exc: _failed(run.repo, exc), wait=10.0)
+    before, run.repo.state_behind = run.repo.state_behind, True  # until the changes are staged (a
+    # failure to commit them is warned of and the state discarded instead)
+
+    def changes_of(conn):
+        changes = _changes(run, conn, promotable, rebased)
+        if changes is not None:
+            run.repo.state_behind = before
+        return changes
+
+    return stateview.staged(run.repo, changes_of, lambda exc: _failed(run.repo, exc), wait=10.0)
 
 
 def _changes(run, conn, promotable: list, rebased: list = ()):
