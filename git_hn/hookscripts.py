@@ -101,6 +101,43 @@ def git_hn_path() -> str:
     return os.path.abspath(found) if found else "git-hn"
 
 
+def recorded_git_hn(path: str) -> str | None:
+    """The executable the wrapper at ``path`` records (its ``recorded=`` line: ``git_hn_path``
+    at install), or None when none can be read. Nothing is followed."""
+    import shlex
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        head = os.read(fd, 1 << 16).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    for line in head.splitlines():
+        if line.strip().startswith("recorded="):
+            try:
+                words = shlex.split(line.strip()[len("recorded="):])
+            except ValueError:
+                return None
+            return words[0] if len(words) == 1 else None
+    return None
+
+
+def other_git_hn(path: str) -> tuple[str, str] | None:
+    """(the git-hn the wrapper at ``path`` runs, this one) when they are two executables: hooks
+    installed with another git-hn first on PATH keep running it after an upgrade elsewhere
+    (every push and fetch then runs old code, and the state flips between the two). None when
+    they are one (links resolved), or the recorded one is gone (the wrapper then runs PATH's)."""
+    recorded, here = recorded_git_hn(path), git_hn_path()
+    if recorded is None or not os.path.isabs(here) or not os.path.isfile(recorded) \
+            or not os.access(recorded, os.X_OK) or os.path.realpath(recorded) == os.path.realpath(here):
+        return None
+    return recorded, here
+
+
 _PRELUDE = """case $0 in  # dirname "$0", without a process
     */*) hook_dir=${0%/*}; hook_dir=${hook_dir:-/} ;;
     *) hook_dir=. ;;

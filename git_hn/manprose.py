@@ -277,6 +277,14 @@ is gone, the wrappers use
 on PATH; when there is none, they say so (one line for each Git command they serve, a push or
 a fetch) and let it go on. The line gives the way out without git\\-hn: reinstall it, or the
 commands that take the wrappers out and put back the hooks they chained, as uninstall would.
+While the recorded
+.B git\\-hn
+is there, the wrappers run it, also after another git\\-hn is installed first on PATH (an
+upgrade into another directory):
+.B git hn hooks status
+names the one each hook runs when it is not the git\\-hn on PATH, and
+.B git hn hooks install
+makes them run that one, and says so.
 .SH HOOK MANAGERS
 husky v9 generates
 .B .husky/_

@@ -308,6 +308,7 @@ def _install(loc: Location, repo: Repo | None = None) -> list[str]:
         loc.save(record)
     if not plan:
         return status_lines(loc)
+    switched = {name: other[0] for name in HOOKS if (other := _runs_other(loc, name))}  # (an upgrade's PATH)
     loc.save(record)  # the record can be written: else nothing is, not even a wrapper
     done: list = []  # what ``_apply`` did, for ``_undo``
     folder = os.path.join(loc.dir, CHAINED_DIR)
@@ -324,7 +325,7 @@ def _install(loc: Location, repo: Repo | None = None) -> list[str]:
                 pass
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else getattr(exc, "message", str(exc))
         raise InputError(f"hooks could not be installed in {loc.dir}: {why}; nothing was changed") from None
-    return status_lines(loc)
+    return status_lines(loc, switched)
 
 
 def _refuse_unrecorded(loc: Location, path: str) -> None:
@@ -610,7 +611,17 @@ def _uninstall(loc: Location) -> list[str]:
     return status_lines(loc)
 
 
-def status_lines(loc: Location) -> list[str]:
+def _runs_other(loc: Location, name: str) -> tuple[str, str] | None:
+    """``hookscripts.other_git_hn`` of the wrapper of ``name`` (where pre-commit moved it, too)."""
+    from ..hookscripts import other_git_hn
+
+    path = loc.path(name)
+    wrapper = next((p for p in (path, path + PRE_COMMIT_LEGACY) if _is_wrapper(p)), None)
+    return other_git_hn(wrapper) if wrapper else None
+
+
+def status_lines(loc: Location, switched: dict | None = None) -> list[str]:
+    """One line per hook; ``switched``: the git-hn each wrapper ran before ``install`` rewrote it."""
     record = loc.load()
     lines = []
     for name in HOOKS:
@@ -662,4 +673,15 @@ def status_lines(loc: Location) -> list[str]:
                 lines[i] = (f"{name}: edited since install in {where} (git-hn's wrapper, changed by hand), not run "
                             "(core.hooksPath changed since): take the edit out (or delete the file), then git hn "
                             "hooks uninstall, then install again")
+        return lines
+    for i, (name, line) in enumerate(zip(HOOKS, lines)):  # (an upgrade trial: hooks kept running the old one)
+        if not line.startswith(f"{name}: installed") or line[len(f"{name}: installed"):][:2] not in ("", " ("):
+            continue
+        other = _runs_other(loc, name)
+        if other is not None:
+            lines[i] += f", runs {other[0]}, not this git-hn ({other[1]}); git hn hooks install makes it run this one"
+        elif (switched or {}).get(name):
+            from ..hookscripts import git_hn_path
+
+            lines[i] += f", switched from {switched[name]} to this git-hn ({git_hn_path()})"
     return lines

@@ -172,6 +172,35 @@ def test_status_of_an_edited_wrapper_git_no_longer_runs_says_it_is_not_run(tmp_p
         "again"), r.out
 
 
+def test_hooks_that_run_another_git_hn_are_named_and_install_switches_them(tmp_path, monkeypatch):
+    """An upgrade trial: hooks installed while another git-hn came first on PATH record it and
+    keep running it (every push and fetch then runs old code, and the state flips between the
+    two builds), while status said "installed"; install now says it switched them."""
+    import shutil
+
+    here = shutil.which("git-hn")
+    old = tmp_path / "old" / "bin"
+    old.mkdir(parents=True)
+    shutil.copy2(here, old / "git-hn")  # another installation's executable
+    a = make_repo(tmp_path / "a")
+    with monkeypatch.context() as m:
+        m.setenv("PATH", f"{old}{os.pathsep}{os.environ['PATH']}")
+        assert hn(a, "hooks", "install").out.splitlines()[0] == "pre-push: installed"
+    here = os.path.abspath(here)
+    runs = f", runs {old / 'git-hn'}, not this git-hn ({here}); git hn hooks install makes it run this one"
+    r = hn(a, "hooks", "status")
+    assert r.out.splitlines() == [f"{n}: installed{runs}" for n in ("pre-push", "reference-transaction",
+                                                                      "post-rewrite")], r.out
+    r = hn(a, "hooks", "install")
+    switched = f", switched from {old / 'git-hn'} to this git-hn ({here})"
+    assert r.out.splitlines() == [f"{n}: installed{switched}" for n in ("pre-push", "reference-transaction",
+                                                                          "post-rewrite")], r.out
+    assert f"recorded={here}" in (a / ".git" / "hooks" / "pre-push").read_text()
+    r = hn(a, "hooks", "status")
+    assert r.out.splitlines() == ["pre-push: installed", "reference-transaction: installed",
+                                  "post-rewrite: installed"], r.out
+
+
 def test_status_says_the_last_background_publication_failed(clones):
     """A trial: while every background publication was refused, status said only "installed"."""
     remote, a, _b = clones
