@@ -257,7 +257,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         # push to succeed (publication after it, in the background, as with warn)
         from .replication import serial
 
-        held = []
+        held, still = [], {}
         try:  # (under the publication lock, as every publication: a re-anchoring waits for it)
             with serial.publishing(repo, remote, PUBLICATION_WAIT, lambda: sys.stderr.write(
                     f"git-hn: waiting for another memory publication to {remote} to end\n")):
@@ -291,8 +291,12 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         # the rest waits for this push, in the background, unless this push stops: refused, it
         # lands nothing those memories wait for, and the publisher only tried again what just
         # failed, its record then said a second time by the next push (a newcomer trial)
-        if held and not problems:
-            background.start(repo, remote, {h.ref: heads[h.ref] for h in held}, push_pid, targets)
+        # (pushing elsewhere than it fetches: Git runs this hook once per push URL, and one publisher
+        # per push asks and gives every URL what it may hold, so it gets every stream; a review saw one
+        # per URL: N + N² ``ls-remote``s, and a first refusal recorded as a repeated one)
+        if held and not problems and not (targets and background.started_for(repo, remote, push_pid)):
+            background.start(repo, remote, still if targets else {h.ref: heads[h.ref] for h in held},
+                             push_pid, targets)
     elif publishable and not block:
         background.start(repo, remote, {r: heads[r] for r in publishable}, push_pid, targets)
     # a background publication failed: said once; its streams go again with this push's

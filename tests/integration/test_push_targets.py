@@ -365,3 +365,33 @@ def test_a_sync_of_a_clone_without_streams_of_its_own_asks_no_push_url(tmp_path)
     assert "promoted 1 stream" in proc.stdout, proc.stdout
     starts = [e["argv"] for e in map(json.loads, trace.read_text().splitlines()) if e["event"] == "start"]
     assert not [a for a in starts if "--push" in a], starts
+
+
+def test_block_mode_starts_one_publisher_per_push_and_says_a_first_refusal_once(tmp_path):
+    """A review: in block mode Git runs pre-push once per push URL, and each run that left a
+    memory waiting for the push started a background publisher; each asked and gave every push
+    URL (two URLs: six ``ls-remote``s), and the second compared its refusal with the first's, so a
+    mirror's very first refusal of memory refs was said as one "failed again", with the advice to
+    stop publishing there. One publisher per push: each URL asked once by the hook, once by it."""
+    import json
+    import os
+
+    alice, team, mirror = _team_and_mirror(tmp_path, "block")
+    hook = mirror / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nif grep -q refs/hn/; then echo 'no memory refs here' >&2; exit 1; fi\n")
+    hook.chmod(0o755)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    ref = _record(alice, "anchored on two")
+    trace = tmp_path / "trace.json"
+    proc = subprocess.run(["git", "push", "origin", "main"], cwd=alice, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    wait_publication(alice)
+    assert proc.returncode == 0, proc.stderr
+    starts = [e["argv"] for e in map(json.loads, trace.read_text().splitlines()) if e["event"] == "start"]
+    assert len([a for a in starts if "ls-remote" in a and "refs/heads/*" in a]) == 4, starts
+    assert git(team, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "three")
+    second = _push(alice, "origin", "main")
+    said = [line for line in second.stderr.splitlines() if "the last background publication to origin" in line]
+    assert len(said) == 1 and "failed (publishing again now)" in said[0], second.stderr
+    assert "set-url --delete --push" not in said[0], said[0]  # (a first refusal: the retry may well succeed)

@@ -21,7 +21,10 @@ push that published first advised turning publishing off, for a refusal it was r
 
 Owns the marker ``publication-<remote digest>.running`` (created before the publisher starts,
 removed when it ends), which tells a waiting caller (a test, a script) that a publication is in
-flight.
+flight, and holds the process ID of the push the publisher waits for: with several push URLs Git
+runs pre-push once per URL, and a block-mode run starts no second publisher for the same push
+(``started_for``; a review: two publishers, each asking and giving every URL, compared the second
+one's failure with the first's and called a first refusal a repeated one).
 """
 
 from __future__ import annotations
@@ -60,7 +63,8 @@ def start(repo: Repo, remote: str, tips: dict[str, str], push_pid: str = "", tar
     hook read both from its one ``git config``: the publisher asks Git again for neither, a
     review), () when not known. They go on the publisher's input, never its command line (a URL
     may carry credentials)."""
-    private.write_private(repo.hn_dir, running_marker(repo, remote), b"", derived=True)
+    mark = push_pid.encode("ascii") if push_pid.isdigit() else b""
+    private.write_private(repo.hn_dir, running_marker(repo, remote), mark, derived=True)
     data = "".join(f"{ref} {oid}\n" for ref, oid in sorted(tips.items())).encode("ascii")
     if targets is None:
         data += f"{USUAL}\n".encode("ascii")
@@ -77,6 +81,19 @@ def start(repo: Repo, remote: str, tips: dict[str, str], push_pid: str = "", tar
 
 
 DETACHED: list = []
+
+
+def started_for(repo: Repo, remote: str, push_pid: str) -> bool:
+    """Whether a publisher to ``remote`` waiting for the ``git push`` with process ID ``push_pid``
+    was started already (an earlier pre-push run of that push, for another push URL): it asks and
+    gives every push URL once that push has ended. It is still waiting while the push runs, so its
+    marker is there."""
+    if not push_pid.isdigit():
+        return False
+    try:
+        return private.read_private(repo.hn_dir, running_marker(repo, remote), 64) == push_pid.encode("ascii")
+    except HnError:
+        return False
 
 
 def _executable() -> str:
