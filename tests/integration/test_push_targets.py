@@ -395,3 +395,22 @@ def test_block_mode_starts_one_publisher_per_push_and_says_a_first_refusal_once(
     said = [line for line in second.stderr.splitlines() if "the last background publication to origin" in line]
     assert len(said) == 1 and "failed (publishing again now)" in said[0], second.stderr
     assert "set-url --delete --push" not in said[0], said[0]  # (a first refusal: the retry may well succeed)
+
+
+def test_a_remote_that_pushes_where_it_fetches_again_gets_the_memory_its_fork_took(tmp_path):
+    """A review: after pushing to a fork (``set-url --push``) and unsetting the push URL, no push
+    ever gave upstream the memory the fork took: what every push URL held was recorded under the
+    remote's own name too, which the hook reads as what the fetch URL was given. A fork's record
+    stays its own; the next push publishes to upstream."""
+    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
+    alice = _alice_on(tmp_path, upstream, fork)
+    git(alice, "remote", "set-url", "--push", "origin", str(fork))
+    ref = _record(alice, "on one")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    assert _push(alice, "origin", "main").returncode == 0
+    assert git(fork, "rev-parse", ref) == git(alice, "rev-parse", ref)
+    git(alice, "config", "--unset", "remote.origin.pushurl")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "three")
+    pushed = _push(alice, "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert git(upstream, "rev-parse", ref) == git(alice, "rev-parse", ref)

@@ -14,7 +14,8 @@ bounded ``ls-remote`` of its branches and memory refs), its streams are gated on
 
 What each URL took is recorded under a key of its own (``given_record.url_key``; re-anchoring
 never signs again what any of them holds), and what every one of them holds under the key of
-the set of push URLs (``given_record.set_key``; and under the remote's name): the pre-push hook's
+the set of push URLs (``given_record.set_key``; and under the remote's name when the fetch URL is
+one of them): the pre-push hook's
 bookkeeping (``publish.moved_since_given``) reads that set's key, so it keeps offering a stream
 one of them lacks (a URL that refused it is tried again on every push and sync, and its failure
 is said each time, until it takes it), and a push URL added or changed starts with nothing
@@ -44,10 +45,14 @@ def split(repo: Repo, remote: str, fetch_url: str = "") -> list[str] | None:
     urls = push_urls(repo, remote)
     if len(urls) != 1:
         return urls or None
-    if not fetch_url:
-        proc = repo.git.run(["remote", "get-url", "--end-of-options", remote])
-        fetch_url = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else urls[0]
+    fetch_url = fetch_url or _fetch_url(repo, remote) or urls[0]
     return None if fetch_url == urls[0] else urls
+
+
+def _fetch_url(repo: Repo, remote: str) -> str:
+    """``remote``'s fetch URL as Git uses it (``insteadOf`` applied), "" when Git cannot say."""
+    proc = repo.git.run(["remote", "get-url", "--end-of-options", remote])
+    return proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
 
 
 def where(remote: str, index: int, count: int) -> str:
@@ -106,7 +111,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
     each up to its first memory anchored on a commit that URL's branches do not hold; the number
     of refs every URL now holds as far as it may. ``held`` gets the ``gate.Held`` lines (one for
     what every URL waits for alike), ``sent`` the refs a push moved on any URL. The remote's own
-    name records what every URL holds. Every URL is tried; then the first failure is raised (a
+    name records what every URL holds when its fetch URL is one of them. Every URL is tried; then the first failure is raised (a
     ``PhaseError`` naming that URL by its place), with the count of the others that failed.
     ``only``: one of ``urls``, the one asked and given (block mode's hook runs once for each push
     URL, right before Git pushes there: a review saw each run ask every URL, N² ``ls-remote``s,
@@ -133,8 +138,9 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
             counts.append(0)
             continue
         there, memory = asked
-        for settling in dict.fromkeys((key, remote) if count == 1 else (key,)):
-            _settle(repo, settling, memory)  # (one push URL: the remote's own offers went there)
+        _settle(repo, key, memory)
+        if count == 1:  # (one push URL: the remote's own offers went there, and are its record's)
+            _settle(repo, remote, memory, key)
         same = {r: t for r, t in tips.items() if memory.get(r) == t}
         note_held(repo, key, same)  # (a memory there that no record says was given: never signed again)
         todo = {r: t for r, t in tips.items() if r not in same}
@@ -237,8 +243,9 @@ def _reason(exc: PhaseError, remote: str) -> str:
     return exc.message[len(head):] if exc.message.startswith(head) else "the push failed"
 
 
-def _settle(repo: Repo, key: str, memory: dict[str, str]) -> None:
-    """What stopped publications offered this push URL, settled by its answer (``store.given``)."""
+def _settle(repo: Repo, key: str, memory: dict[str, str], into: str = "") -> None:
+    """What stopped publications offered under ``key``, settled by this push URL's answer
+    (``store.given``) and recorded under ``into`` (else ``key``)."""
     from ...store import given
 
     if not os.path.lexists(given.offered_path(repo)):
@@ -247,20 +254,26 @@ def _settle(repo: Repo, key: str, memory: dict[str, str]) -> None:
         settled = given.settle_stopped(repo, key, memory, lambda pairs: contains(repo, pairs))
     except (HnError, OSError):
         return
-    remember(repo, key, settled)
+    remember(repo, into or key, settled)
 
 
 def _record_everywhere(repo: Repo, remote: str, urls: list[str], tips: dict[str, str]) -> None:
     """The tips of ``tips`` that every push URL's record holds now, under the key of that set
-    of push URLs (``set_key``: what the pre-push hook's bookkeeping reads) and under ``remote``'s
-    own name (what the reminders of lost anchors read: "this clone gave it"). An offer made under
-    that name (memory refs the user pushed by hand) is settled when every push URL holds exactly
-    its tip, as a push of the remote's own settled it."""
+    of push URLs (``set_key``: what the pre-push hook's bookkeeping reads) and, when the fetch URL
+    is one of them (a team repository and its mirror), under ``remote``'s own name (what the
+    reminders of lost anchors read: "this clone gave it"). That name is what the fetch URL was
+    given: the hook reads it once the remote pushes where it fetches again (a review: a fork's
+    memory recorded there was never given to upstream after the push URL was unset). An offer
+    made under that name (memory refs the user pushed by hand) is settled when every push URL
+    holds exactly its tip, as a push of the remote's own settled it."""
     from ...store import given
 
     records = [published_heads(repo, url_key(remote, url)) for url in urls]
     everywhere = {r: t for r, t in tips.items() if all(rec.get(r) == t for rec in records)}
-    for key in dict.fromkeys((set_key(remote, urls), remote)):
+    keys = [set_key(remote, urls)]
+    if everywhere and len(urls) > 1 and _fetch_url(repo, remote) in urls:  # (one URL: a fork, ``split``)
+        keys.append(remote)
+    for key in keys:
         known = published_heads(repo, key)
         remember(repo, key, {r: t for r, t in everywhere.items() if known.get(r) != t})
     if everywhere and os.path.lexists(given.offered_path(repo)):
