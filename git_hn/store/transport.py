@@ -91,7 +91,8 @@ def advertisement_limit(max_streams: int | None = None) -> int:
 
 
 def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, ...] = (),
-           timeout: float | None = None, why: list | None = None) -> list[tuple[str, str]] | None:
+           timeout: float | None = None, why: list | None = None,
+           as_remote: dict | None = None) -> list[tuple[str, str]] | None:
     """(object ID, ref) of each line ``git ls-remote --refs <options> -- <url> <patterns>``
     lists, its output bounded (``advertisement_limit``) and its time by ``timeout`` (Git's
     default when None); None when the transport is refused or the remote cannot say (a failure,
@@ -99,7 +100,9 @@ def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, .
     hostile remote's, whose second line would silently replace the first, as a ref holding
     U+2028 did when the listing was split with ``str.splitlines``: ``core.lines``). Lines that
     are not an object ID and a ref are dropped. ``why``, when given, gets the reason of a None, in
-    git-hn's fixed words (``known_reason``; never Git's, which may quote the URL)."""
+    git-hn's fixed words (``known_reason``; never Git's, which may quote the URL). ``as_remote``:
+    the environment that makes ``url`` a remote carrying its remote's settings (``uploadpack``,
+    ``proxy``; ``push_targets``), the remote's name under "": asked by that name, as pushed to."""
     from ..core.grammar import is_oid
     from ..core.lines import lines_of
     from ..errors import GitError, OutputTooLarge
@@ -109,7 +112,9 @@ def listed(repo, url: str, options: tuple[str, ...] = (), patterns: tuple[str, .
         why.append("its transport is one git-hn does not use")
         return None
     try:
-        proc = repo.git.run(["ls-remote", "--refs", *options, "--", url, *patterns], env=remote_env(),
+        carried = as_remote or {}
+        proc = repo.git.run(["ls-remote", "--refs", *options, "--", carried.get("", url), *patterns],
+                            env={**remote_env(), **{k: v for k, v in carried.items() if k}},
                             limit=advertisement_limit(), **({"timeout": timeout} if timeout is not None else {}))
     except OutputTooLarge:
         why.append("its list of refs was larger than git-hn reads")

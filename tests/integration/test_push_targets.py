@@ -414,3 +414,88 @@ def test_a_remote_that_pushes_where_it_fetches_again_gets_the_memory_its_fork_to
     pushed = _push(alice, "origin", "main")
     assert pushed.returncode == 0, pushed.stderr
     assert git(upstream, "rev-parse", ref) == git(alice, "rev-parse", ref)
+
+
+class _ForkProxy:
+    """An HTTP proxy (``remote.<name>.proxy``) that alone reaches ``http://fork.invalid/``: it
+    forwards there to ``target`` (host:port) and refuses every other host."""
+
+    def __init__(self, target: str):
+        import http.server
+        import socketserver
+        import threading
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def forward(self):
+                split = urllib.parse.urlsplit(self.path)
+                if split.netloc != "fork.invalid":
+                    self.send_error(502)
+                    return
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)) if self.command == "POST" else None
+                headers = {k: v for k, v in self.headers.items()
+                           if k.lower() not in ("host", "proxy-connection", "connection", "content-length")}
+                query = f"?{split.query}" if split.query else ""
+                request = urllib.request.Request(f"http://{target}{split.path}{query}", data=body, headers=headers,
+                                                 method=self.command)
+                try:
+                    with urllib.request.urlopen(request, timeout=60) as answer:
+                        code, data, got = answer.status, answer.read(), answer.headers
+                except urllib.error.HTTPError as exc:
+                    code, data, got = exc.code, exc.read(), exc.headers
+                self.send_response(code)
+                for k, v in got.items():
+                    if k.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = forward
+
+            def log_message(self, *args):
+                pass
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(10)
+
+
+@pytest.mark.parametrize("way", ["proxy", "uploadpack"])
+def test_a_fork_reached_through_the_remotes_own_settings_gets_the_memory(tmp_path, http_backend, way):
+    """A review: the push to a fork carried ``remote.<name>.receivepack`` and ``.proxy``, but the
+    question before it (``ls-remote`` of the push URL) carried neither, nor ``uploadpack``: a fork
+    reached only through them never got memory ("no Git repository is at the remote's URL").
+    The push URL is asked as it is pushed to."""
+    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
+    alice = _alice_on(tmp_path, upstream, fork)
+    proxy = None
+    try:
+        if way == "proxy":
+            proxy = _ForkProxy(http_backend(fork).split("/")[2])
+            git(alice, "remote", "set-url", "--push", "origin", "http://fork.invalid/fork.git")
+            git(alice, "config", "remote.origin.proxy", proxy.url)
+        else:
+            git(alice, "remote", "set-url", "--push", "origin", str(tmp_path / "alias.git"))
+            git(alice, "config", "remote.origin.receivepack", f"git-receive-pack {fork} #")
+            git(alice, "config", "remote.origin.uploadpack", f"git-upload-pack {fork} #")
+        git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+        ref = _record(alice, "on two")
+        pushed = _push(alice, "origin", "main")
+        assert pushed.returncode == 0, pushed.stderr
+        assert git(fork, "rev-parse", ref) == git(alice, "rev-parse", ref)
+        later = _record(alice, "on two, later")
+        synced = hn(alice, "sync")
+        assert synced.code == 0, synced.err
+        assert git(fork, "rev-parse", later) == git(alice, "rev-parse", later)
+    finally:
+        if proxy is not None:
+            proxy.close()

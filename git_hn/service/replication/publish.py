@@ -445,7 +445,7 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
             rejected = True
             if not reason:  # (no ref refused: a local hook refused it, or the remote was not reached)
                 reason = not_pushed(repo, remote, proc.returncode, proc.stdout or b"", proc.stderr or b"")
-    ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind}, dest if to else "")
+    ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind}, dest if to else "", carried)
     for ref in behind:
         if ref in ahead:  # the remote has this tip inside a longer chain: nothing to publish
             published += 1
@@ -479,12 +479,14 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
     return published
 
 
-def _already_beyond(repo: Repo, remote: str, tips: dict[str, str], url: str = "") -> dict[str, str]:
+def _already_beyond(repo: Repo, remote: str, tips: dict[str, str], url: str = "",
+                    carried: dict | None = None) -> dict[str, str]:
     """Of ``tips`` (ref -> the tip a push offered and the remote refused as a non-fast-forward),
     the refs whose remote tip already contains that tip (ref -> the remote's tip): the remote
     got the stream further from elsewhere (a mirror of another remote, another clone of the same
     identity), while this clone offered what its gate allowed. One ``ls-remote`` and one
-    ``rev-list``, only after such a refusal. ``url``: the push URL the push went to, when one."""
+    ``rev-list``, only after such a refusal. ``url``: the push URL the push went to, when one, and
+    ``carried`` the environment it was pushed to as a remote with (``push_targets._as_remote``)."""
     if not tips:
         return {}
     from .given_record import push_urls
@@ -496,7 +498,9 @@ def _already_beyond(repo: Repo, remote: str, tips: dict[str, str], url: str = ""
     from ...store.transport import advertisement_limit
 
     try:  # (ls-remote matches names by their end: junk refs ending alike are listed too)
-        listed = repo.git.run(["ls-remote", "--refs", "--", urls[0], *sorted(tips)], env=remote_env(),
+        carried = carried or {}
+        listed = repo.git.run(["ls-remote", "--refs", "--", carried.get("", urls[0]), *sorted(tips)],
+                              env={**remote_env(), **{k: v for k, v in carried.items() if k}},
                               limit=advertisement_limit())
     except OutputTooLarge:
         return {}

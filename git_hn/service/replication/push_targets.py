@@ -61,15 +61,20 @@ def where(remote: str, index: int, count: int) -> str:
     return f"{remote}'s push URL" if count == 1 else f"push URL {index + 1} of {remote}"
 
 
-def ask(repo: Repo, url: str, timeout: float, why: list | None = None) -> tuple[list[str], dict[str, str]] | None:
+def ask(repo: Repo, url: str, timeout: float, why: list | None = None,
+        as_remote: dict | None = None) -> tuple[list[str], dict[str, str]] | None:
     """(the commits ``url``'s branches name that this clone has, ref -> tip of its memory refs):
     one ``ls-remote`` within ``timeout`` seconds; None when it cannot be asked or does not answer
     (``why`` gets the reason: ``transport.listed``'s). A branch tip this clone lacks counts for
     nothing (what it holds cannot be walked here); a partial clone is asked whether it has each
-    without fetching it (``presence``: a review saw one lazy fetch per branch of a fork it lacks)."""
+    without fetching it (``presence``: a review saw one lazy fetch per branch of a fork it lacks).
+    ``as_remote``: ``_as_remote``'s environment, so that the URL is asked as it is pushed to (a
+    review: a push URL reached through the remote's ``uploadpack`` or ``proxy`` was asked without
+    them, and never got memory)."""
     from ...store.transport import listed
 
-    lines = listed(repo, url, patterns=("refs/heads/*", f"{LOCAL_PREFIX}*"), timeout=timeout, why=why)
+    lines = listed(repo, url, patterns=("refs/heads/*", f"{LOCAL_PREFIX}*"), timeout=timeout, why=why,
+                   as_remote=as_remote)
     if lines is None:
         return None
     tips = sorted({oid for oid, ref in lines if ref.startswith("refs/heads/")})
@@ -121,13 +126,16 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
 
     count, failures, counts, holds = len(urls), [], [], []
     moved: list[str] = []
-    settings = None  # (``_settings``: read at the first push)
+    settings = None  # (``_settings``: read before the first URL is asked)
     for index, url in enumerate(urls):
         if only and url != only:
             continue
         key = url_key(remote, url)
         why: list[str] = []
-        asked = ask(repo, url, timeout, why)
+        if settings is None:
+            settings = _settings(repo, remote)
+        carried = _as_remote(repo, url, settings)
+        asked = ask(repo, url, timeout, why, carried)
         if asked is None:
             from ...store.transport import without_terminal
 
@@ -152,10 +160,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
         ready = sorted(r for r in allowed if bases.get(r) != allowed[r])
         done = len(same) + idle + sum(bases.get(r) == allowed[r] for r in allowed)
         try:
-            if settings is None:
-                settings = _settings(repo, remote)
-            done += publish.push(repo, remote, ready, allowed, exact=True, sent=moved,
-                                 to=(url, key, _as_remote(repo, url, settings)))
+            done += publish.push(repo, remote, ready, allowed, exact=True, sent=moved, to=(url, key, carried))
         except PhaseError as exc:
             done += exc.published
             failures.append(_failed(remote, index, count, _reason(exc, remote), exc))
@@ -175,8 +180,9 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
     return published
 
 
-# a remote's settings a push to one of its push URLs carries (a review: pushing by URL dropped them)
-CARRIED = ("receivepack", "proxy", "proxyauthmethod", "vcs")
+# a remote's settings a push to one of its push URLs, and the question before it, carry (a review:
+# pushing by URL dropped them; another: asking by URL dropped ``uploadpack`` and ``proxy``)
+CARRIED = ("receivepack", "uploadpack", "proxy", "proxyauthmethod", "vcs")
 AS_REMOTE = "hn-push-url"  # the name the push gives that URL (no remote has it: else the URL is pushed to)
 
 
