@@ -375,7 +375,8 @@ def _push_settings(repo: Repo, remote: str) -> PushSettings:
         elif name.startswith("url.") and name.endswith(("insteadof", "pushinsteadof")):
             rewritten = True
     push = urls["pushurl"] or urls["url"]
-    known = tuple(push) if push and not rewritten else None
+    # (one ``url`` and no ``pushurl``: it pushes where it fetches, ``pushInsteadOf`` or not: ``push_targets.split``)
+    known = tuple(push) if push and (not rewritten or not urls["pushurl"] and len(push) == 1) else None
     return PushSettings(block, off, specs, mirror, len(push) > 1, known, urls["url"][0] if urls["url"] else "")
 
 

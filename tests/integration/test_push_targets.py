@@ -499,3 +499,47 @@ def test_a_fork_reached_through_the_remotes_own_settings_gets_the_memory(tmp_pat
     finally:
         if proxy is not None:
             proxy.close()
+
+
+def test_a_push_url_respelled_by_push_instead_of_is_the_fetch_urls_repository(tmp_path):
+    """A review: with ``url.<base>.pushInsteadOf`` (fetch over one URL, push over another to the
+    same repository), the push URL was asked as a fork's: once a teammate had pushed since the
+    last fetch, its branch tip was a commit this clone lacked, so nothing counted there, no memory
+    was published, and the sync said the anchor was missing there though it was not. Without
+    ``pushurl`` the one push URL is the fetch URL's repository: its tracking refs count."""
+    team = tmp_path / "team.git"
+    alice = _alice_on(tmp_path, team)
+    git(alice, "remote", "set-url", "origin", f"file://{team}")
+    git(alice, "config", f"url.{tmp_path}/.pushInsteadOf", f"file://{tmp_path}/")
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(team), str(bob))
+    git(bob, "-c", "user.name=B", "-c", "user.email=b@e", "commit", "-q", "--allow-empty", "-m", "bob's")
+    git(bob, "push", "-q", "origin", "HEAD:main")
+    ref = _record(alice, "on one")
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    pushed = _push(alice, "origin", "main")
+    assert "[rejected]" in pushed.stderr, pushed.stderr
+    assert git(team, "rev-parse", ref) == git(alice, "rev-parse", ref)
+
+
+def test_a_fork_whose_branch_this_clone_lacks_says_so_and_how_to_fetch_it(tmp_path):
+    """The same review: a fork's branch tip this clone lacks (pushed from another clone) counts for
+    nothing, since what it holds cannot be walked here; the sync said "until commit … is on
+    origin's push URL (push a branch that contains it …)" though that branch contained it. The
+    line says the fork names commits this clone lacks and how to fetch them; then it publishes."""
+    upstream, fork = tmp_path / "up.git", tmp_path / "fork.git"
+    alice = _alice_on(tmp_path, upstream, fork)
+    git(alice, "remote", "set-url", "--push", "origin", str(fork))
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(fork), str(other))
+    git(other, "-c", "user.name=A", "-c", "user.email=a@e", "commit", "-q", "--allow-empty", "-m", "elsewhere")
+    git(other, "push", "-q", "origin", "HEAD:main")
+    ref = _record(alice, "on one")
+    synced = hn(alice, "sync")
+    assert "whose branches name commits this clone lacks" in synced.out, synced.out
+    assert "git remote get-url --push --all origin" in synced.out and "push a branch" not in synced.out, synced.out
+    git(alice, "remote", "add", "fork", str(fork))
+    git(alice, "fetch", "-q", "fork")
+    synced = hn(alice, "sync")
+    assert synced.code == 0 and "waits" not in synced.out, synced.out
+    assert git(fork, "rev-parse", ref) == git(alice, "rev-parse", ref)

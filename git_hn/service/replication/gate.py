@@ -41,6 +41,7 @@ class Held(NamedTuple):
     untracked: str = ""  # or: this push sends the commit to this remote ref, which no fetch refspec tracks
     successor: str = ""  # (discarded:) the one commit of HEAD's history that makes the same change
     where: str = ""  # or: the push URL that was asked and lacks the commit ("push URL 2 of origin": ``push_targets``)
+    unseen: bool = False  # (where:) that URL's branches name commits this clone lacks, which may contain it
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook); every name inside a
@@ -88,6 +89,11 @@ class Held(NamedTuple):
                     f"this clone tracks: this push sends it to {self.untracked}, which remote.{remote}.fetch "
                     f"does not map (a single-branch clone?); git remote set-branches --add {remote} {quote(name)} and "
                     f"git fetch {remote} track it, then git hn sync {remote}")
+        if self.where and self.unseen:  # (a review: "push a branch that contains it" when one there did)
+            return (f"Publication {what}: {waiting} until commit {commit} is on {self.where}, whose branches name "
+                    f"commits this clone lacks (pushed there since you last fetched from it?), which may contain it: fetch "
+                    f"them (git remote add NAME URL, with the URL git remote get-url --push --all {remote} lists, "
+                    f"and git fetch NAME), then git hn sync {remote}")
         if self.where:  # (that URL was asked: no fetch makes it true)
             return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
                     f"contains it to {remote}: the memory follows that push, or git hn sync {remote})")

@@ -39,14 +39,21 @@ from .outcomes import PhaseError, phase
 
 def split(repo: Repo, remote: str, fetch_url: str = "") -> list[str] | None:
     """The push URLs of ``remote`` when it pushes elsewhere than it fetches (several, or one that
-    is not its fetch URL): each is asked and given on its own. None in the usual case (one push
-    URL, the fetch URL), or when Git cannot say (the usual publication reports it).
+    is not its fetch URL, nor that URL respelled by ``pushInsteadOf``): each is asked and given on
+    its own. None in the usual case (one push URL, the fetch URL's repository), or when Git cannot say (the usual publication reports it).
     ``fetch_url``: the fetch URL, when the caller knows it (``git remote get-url``'s answer)."""
     urls = push_urls(repo, remote)
     if len(urls) != 1:
         return urls or None
     fetch_url = fetch_url or _fetch_url(repo, remote) or urls[0]
-    return None if fetch_url == urls[0] else urls
+    if fetch_url == urls[0]:
+        return None
+    # no ``pushurl``: the one push URL is the fetch URL respelled by ``url.<base>.pushInsteadOf``
+    # (fetch over https, push over ssh), which Git documents for the same repository; its
+    # remote-tracking refs count, as for any remote (a review: a branch tip of it this clone
+    # lacked, someone's push since the last fetch, left every memory waiting "until it is there")
+    proc = repo.git.run(["config", "--get-all", "--end-of-options", f"remote.{remote}.pushurl"])
+    return None if proc.returncode == 1 else urls
 
 
 def _fetch_url(repo: Repo, remote: str) -> str:
@@ -62,11 +69,13 @@ def where(remote: str, index: int, count: int) -> str:
 
 
 def ask(repo: Repo, url: str, timeout: float, why: list | None = None,
-        as_remote: dict | None = None) -> tuple[list[str], dict[str, str]] | None:
-    """(the commits ``url``'s branches name that this clone has, ref -> tip of its memory refs):
-    one ``ls-remote`` within ``timeout`` seconds; None when it cannot be asked or does not answer
-    (``why`` gets the reason: ``transport.listed``'s). A branch tip this clone lacks counts for
-    nothing (what it holds cannot be walked here); a partial clone is asked whether it has each
+        as_remote: dict | None = None) -> tuple[list[str], dict[str, str], bool] | None:
+    """(the commits ``url``'s branches name that this clone has, ref -> tip of its memory refs,
+    whether a branch names a commit this clone lacks): one ``ls-remote`` within ``timeout``
+    seconds; None when it cannot be asked or does not answer (``why`` gets the reason:
+    ``transport.listed``'s). A branch tip this clone lacks counts for nothing (what it holds
+    cannot be walked here: a memory waiting for a commit may be wrong to wait, and its line says
+    so, ``gate.Held.unseen``); a partial clone is asked whether it has each
     without fetching it (``presence``: a review saw one lazy fetch per branch of a fork it lacks).
     ``as_remote``: ``_as_remote``'s environment, so that the URL is asked as it is pushed to (a
     review: a push URL reached through the remote's ``uploadpack`` or ``proxy`` was asked without
@@ -81,7 +90,7 @@ def ask(repo: Repo, url: str, timeout: float, why: list | None = None,
     here = [oid for oid, present in zip(tips, repo.git.presence(tips) if tips else []) if present]
     infos = repo.git.infos_bulk(here) if here else []  # (each one here: nothing is fetched)
     there = [oid for oid, info in zip(here, infos) if info is not None and info[1] == "commit"]
-    return there, {ref: oid for oid, ref in lines if ref.startswith(LOCAL_PREFIX)}
+    return there, {ref: oid for oid, ref in lines if ref.startswith(LOCAL_PREFIX)}, len(there) < len(tips)
 
 
 def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None = None,
@@ -145,7 +154,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
                                     (way or f"git hn sync {remote} asks it again")))
             counts.append(0)
             continue
-        there, memory = asked
+        there, memory, lacking = asked
         _settle(repo, key, memory)
         if count == 1:  # (one push URL: the remote's own offers went there, and are its record's)
             _settle(repo, remote, memory, key)
@@ -154,6 +163,8 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
         todo = {r: t for r, t in tips.items() if r not in same}
         bases = {r: memory[r] for r in todo if r in memory}
         allowed, waiting = gate(repo, remote, todo, bases, listing, there) if todo else ({}, [])
+        if lacking:  # (that URL may hold the commit, in a history this clone has not fetched)
+            waiting = [h._replace(unseen=True) if h.commit and not h.discarded else h for h in waiting]
         holds.append((index, waiting))
         waits = {h.ref for h in waiting}
         idle = sum(r not in allowed and r not in waits for r in todo)
