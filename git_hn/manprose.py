@@ -191,7 +191,12 @@ refs it holds: each push URL is given the memory anchored on commits its own bra
 one that refused a push is named by its place in
 .B "git remote get\\-url \\-\\-push \\-\\-all REMOTE"
 (a line never shows a URL: it may carry credentials) and is tried again on every push and sync
-until it takes it. Git runs the hook once for each push URL; with
+until it takes it. A push URL that only
+.B "url.<base>.pushInsteadOf"
+respells (no
+.BR "remote.<name>.pushurl" )
+is the fetch URL's repository: its remote\-tracking refs count, as for any remote.
+Git runs the hook once for each push URL; with
 .B warn
 the first one's run says what there is to say, once.
 A push that takes off the remote a commit a memory is anchored on (whoever imports the memory's
