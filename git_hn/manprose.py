@@ -195,7 +195,7 @@ until it takes it. A push URL that only
 .B "url.<base>.pushInsteadOf"
 respells (no
 .BR "remote.<name>.pushurl" )
-is the fetch URL's repository: its remote\-tracking refs count, as for any remote.
+is the fetch URL's repository: its remote\\-tracking refs count, as for any remote.
 Git runs the hook once for each push URL; with
 .B warn
 the first one's run says what there is to say, once.
