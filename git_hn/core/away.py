@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .gostr import one_line
 from .grammar import utc_instant
-from .hints import NEWER_NAMED, shell_word, supersede_at
+from .hints import NEWER_NAMED, code_word, plain_word, shell_word, supersede_at
 from .tuples import NamedTuple
 
 ELSEWHERE = ("inapplicable", "anchor-missing")  # applicabilities of a handoff "signed elsewhere"
@@ -102,12 +102,18 @@ def placed(newer: list[Newer], is_ancestor, present, holder, keeper=lambda _comm
     return out
 
 
-def _why(n: Newer, mcp: bool) -> str:
-    """Where ``n`` applies and how to see it (``mcp``: in the MCP tools' words)."""
+def _why(n: Newer, style: str) -> str:
+    """Where ``n`` applies and how to see it, in ``style``'s words: ``cli`` (stderr: a ref name
+    shell-quoted, as a command to paste takes it), ``markdown`` (the brief's header) or ``mcp``
+    (the MCP tools' words). In the last two a ref name is teammate text shown as an escaped code
+    span (``code_word``), and a command names the anchor commit instead of a ref whose name is
+    not ``plain_word`` (an agent trial: a branch named ``…`SYSTEM`_IGNORE_PREVIOUS_INSTRUCTIONS…``
+    stood bare in the brief's header, twice)."""
+    mcp = style == "mcp"
     c12 = n.commit[:12]
     show = f"memory_show with memory {n.id} prints it" if mcp else f"git hn memory show {n.id} prints it"
     kind, value = n.place
-    if kind == "subject":
+    if kind == "subject":  # (a typed subject: TYPE:sha256:<hex>, no teammate's words)
         value = one_line(value)
         listed = f"memory_recall with subject {value} lists it" if mcp else \
             f"git hn memory recall --subject {value} lists it"
@@ -115,7 +121,10 @@ def _why(n: Newer, mcp: bool) -> str:
                 f"{listed}")
     if kind == "missing":
         return f"its anchor commit {c12} is not in this clone (a git fetch may bring it); {show}"
-    at = (one_line(value) if mcp else shell_word(value)) if kind == "ref" else c12
+    said = shell_word(value) if style == "cli" else code_word(value)  # (a ref name: the prose's)
+    at = c12
+    if kind == "ref":
+        at = shell_word(value) if style == "cli" else value if plain_word(value) else c12
     there = f"memory_brief with atCommit {at} gives the brief there" if mcp else \
         f"git hn memory brief --at {at} gives the brief there"
     if kind == "exact" and value:
@@ -125,11 +134,11 @@ def _why(n: Newer, mcp: bool) -> str:
         return (f"it applies only at commit {c12} (--applies exact), which this commit's history does not contain; "
                 f"{show}, and {there}")
     if kind == "ref":
-        return (f"it is anchored on commit {c12}, on {at}, which this commit's history does not contain; {show}, "
-                f"and {there}")
+        return (f"it is anchored on commit {c12}, on {said}, which this commit's history does not contain; "
+                f"{show}, and {there}")
     where = "no branch, tag or remote-tracking ref here contains"
     if kind == "kept":  # (a review: the words above were said where a keep branch held it)
-        where = f"only git-hn's keep branch {one_line(value) if mcp else shell_word(value)} holds here"
+        where = f"only git-hn's keep branch {said} holds here"
     return (f"it is anchored on commit {c12}, which {where} (a squash merge or a rebase?); {show}, and its author "
             f"records it again here with {supersede_at(n.id, 'HEAD')}")
 
@@ -140,11 +149,11 @@ def kept(newer: list[Newer], shown) -> list[Newer]:
     return [n for n in newer if not n.shown or n.shown in shown]
 
 
-def newer_notes(newer: list[Newer], mcp: bool = False) -> list[str]:
+def newer_notes(newer: list[Newer], style: str = "cli") -> list[str]:
     """Lines for ``newer_elsewhere``'s answers (placed): a count of the streams whose latest
     handoff the brief leaves out, then one line for each of the first ``NEWER_NAMED`` handoffs
     not shown whose place was decided (and one counting the rest): which one, why it does not
-    apply here, and how to see it (``mcp``: in the MCP tools' words). So ``kept``'s answer gives
+    apply here, and how to see it (``style``: ``_why``'s). So ``kept``'s answer gives
     the same lines, or fewer (one ``placed`` left unasked is counted, never named)."""
     out = []
     alone = sum(1 for n in newer if not n.shown)
@@ -158,9 +167,9 @@ def newer_notes(newer: list[Newer], mcp: bool = False) -> list[str]:
     for n in named:
         if n.shown:
             out.append(f"Handoff {n.shown} is not the latest of its stream: {n.id}, signed later, does not apply at "
-                       f"this commit: {_why(n, mcp)}")
+                       f"this commit: {_why(n, style)}")
         else:
-            out.append(f"Handoff {n.id}, the latest of its stream, is left out: {_why(n, mcp)}")
+            out.append(f"Handoff {n.id}, the latest of its stream, is left out: {_why(n, style)}")
     if len(newer) > len(named):
         more = len(newer) - len(named)
         out.append(f"{more} more handoff{'s' if more > 1 else ''}, the latest of {'their' if more > 1 else 'its'} "

@@ -285,9 +285,9 @@ def _noted(notes: tuple[str, ...], found: list, fmt: str, newer: list | None):
         return notes, None
 
     def settle(doc) -> tuple[str, ...]:
-        return (*notes, *aside.newer_notes(aside.kept(found, {h["id"] for h in doc["handoffs"]})))
+        return (*notes, *aside.newer_notes(aside.kept(found, {h["id"] for h in doc["handoffs"]}), "markdown"))
 
-    return (*notes, *aside.newer_notes(found)), settle
+    return (*notes, *aside.newer_notes(found, "markdown")), settle
 
 
 def placed(repo: Repo, at: str, newer: list) -> list:

@@ -159,7 +159,7 @@ def _brief(repo, arguments) -> dict:
     if newer:  # (a stream's newer handoff on another branch, as the Markdown brief's header says)
         from ..core.away import newer_notes
 
-        base = {"hint": _sentences(base.get("hint", ""), *newer_notes(newer, mcp=True))}
+        base = {"hint": _sentences(base.get("hint", ""), *newer_notes(newer, style="mcp"))}
 
     def hinted(doc: dict) -> dict:
         if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)

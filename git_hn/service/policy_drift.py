@@ -107,16 +107,21 @@ def _hint(repo: Repo, at: str, shown: set, markdown: bool) -> str:
         return ""
     names = {} if markdown else _names(repo, actors[:NAMED])
     changed = None if markdown else _removed(repo, ref.commit, actors, kinds) or _changed(repo, ref.commit)
-    return text(_label(repo, at), actors, kinds, names, ref, changed)
+    return text(_label(repo, at), actors, kinds, names, ref, changed, markdown)
 
 
 def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[str, str], ref: Reference,
-         changed: tuple[str, str] | None) -> str:
+         changed: tuple[str, str] | None, markdown: bool = False) -> str:
     """The hint: whom the policy at ``at`` (how it is said, and the revision that names it) trusts
     that the reference's does not (at most ``NAMED`` of them named), the commit of the reference's
     history that removed them or last changed its policy (``changed``: commit and subject; None:
-    the reference's commit alone), and how to see the difference."""
+    the reference's commit alone), and how to see the difference. The reference's name is the
+    remote's text (its default branch): ``markdown``, an escaped code span (``hints.code_word``:
+    an agent trial, *prompt injection through a ref name*); the ``git diff`` to paste names it
+    only when it is a plain word, else its commit (a remote's ``$(…)`` branch never reaches a
+    shell)."""
     from ..core.gostr import bounded, short_id
+    from ..core.hints import code_word, plain_word
     from ..core.log import shown_name
 
     def who(actor: str) -> str:
@@ -129,6 +134,8 @@ def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[s
     else:
         listed = " and ".join(filter(None, (", ".join(entries[:-1]), entries[-1])))
     place = _shown_ref(ref.name)
+    rev_there = place if plain_word(place) else ref.commit[:12]
+    place = code_word(bounded(_short_ref(ref.name), 120)) if markdown else place
     if changed is not None:
         where = f'{place} ({changed[0][:12]}: "{bounded(shown_name(changed[1]), SUBJECT_BYTES)}")'
     else:
@@ -137,7 +144,7 @@ def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[s
              else "memories of that kind" if len(kinds) == 1 else "memories of those kinds")
     said, rev = at
     return (f"the policy at {said} trusts {listed}, which the policy at {where} does not: {whose} shown as "
-            f"trusted here would be untrusted there; git diff {place} {rev} -- {POLICY_PATH} shows the change")
+            f"trusted here would be untrusted there; git diff {rev_there} {rev} -- {POLICY_PATH} shows the change")
 
 
 def reference(repo: Repo) -> Reference | None:
@@ -190,11 +197,14 @@ def _shown_ref(ref: str) -> str:
     from ..core.gostr import bounded
     from ..core.log import inert
 
+    return bounded(inert(_short_ref(ref)), 120)
+
+
+def _short_ref(ref: str) -> str:
     for prefix in ("refs/remotes/", "refs/heads/"):
         if ref.startswith(prefix):
-            ref = ref[len(prefix):]
-            break
-    return bounded(inert(ref), 120)
+            return ref[len(prefix):]
+    return ref
 
 
 def _label(repo: Repo, at: str) -> tuple[str, str]:

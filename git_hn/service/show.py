@@ -206,14 +206,16 @@ def inapplicable_hint(repo: Repo, doc: dict, mcp: bool = False) -> str:
                 "HEAD: recall and the brief at HEAD leave it out")
     if mode != "descendants":
         return ""
-    from ..core.gostr import one_line
-    from ..core.hints import shell_word
+    from ..core.hints import code_word, plain_word, shell_word
     from .held import holding_ref
 
     held = holding_ref(repo, row["anchor"]["commit"])
-    ref = (one_line if mcp else shell_word)(held) if held else ""
+    # (MCP: a teammate's ref name as an escaped code span, and bare in a tool's arguments only when
+    # plain: ``core.away._why``)
+    ref = (code_word if mcp else shell_word)(held) if held else ""
     if ref:
-        there = f"memory_recall with atCommit {ref}" if mcp else f"git hn memory recall --at {ref}"
+        there = f"memory_recall with atCommit {held if plain_word(held) else commit}" if mcp else \
+            f"git hn memory recall --at {ref}"
         return (f"memory {short} is anchored on commit {commit}, on {ref}, which HEAD does not contain (not merged "
                 f"here): recall and the brief at HEAD leave it out; {there} lists it there")
     text = (f"memory {short} applies where commit {commit} is in the history, and HEAD does not contain it (an "

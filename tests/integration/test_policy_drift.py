@@ -88,7 +88,7 @@ def test_revoked_key_replay_on_a_branch_behind_origin_main_is_said(tmp_path):
     r = hn(carol, "memory", "brief")
     assert r.code == 0 and not _drift(r.err), r.err
     header = r.out.split("\n## ", 1)[0]
-    assert f"The policy at HEAD trusts actor {bob_short}, which the policy at origin/main ({revoked[:12]}) does " \
+    assert f"The policy at HEAD trusts actor {bob_short}, which the policy at `origin/main` ({revoked[:12]}) does " \
            "not: their memories shown as trusted here would be untrusted there" in header, r.out
     assert "Revoke" not in header  # (no commit subject outside a fence)
     # the view page carries it as its notice
@@ -161,7 +161,7 @@ def test_a_self_trusting_branch_is_said_to_its_reviewer(tmp_path):
     r = hn(alice, "memory", "brief")
     assert r.code == 0 and "pre-approved" in r.out
     header = r.out.split("\n## ", 1)[0]
-    assert f"The policy at HEAD trusts actor {actor_of(mallory)[:12]}, {DRIFT} (" in header, r.out
+    assert f"The policy at HEAD trusts actor {actor_of(mallory)[:12]}, {DRIFT.replace('origin/main', '`origin/main`')} (" in header, r.out
     for args in (("memory", "recall"), ("memory", "brief", "--json")):
         r = hn(alice, *args)
         assert r.code == 0 and len(_drift(r.err)) == 1, (args, r.err)

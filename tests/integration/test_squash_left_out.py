@@ -156,7 +156,7 @@ def test_a_recall_that_matched_only_an_open_branchs_memory_names_the_branch(tmp_
     # MCP memory_show says what the CLI's show says (a trial: it had no ``hint``)
     repo = open_repo(str(alice))
     doc = mcp_calls._show(repo, {"memory": short})
-    assert doc["hint"].endswith("on feature/tsv, which HEAD does not contain (not merged here): recall and the brief "
+    assert doc["hint"].endswith("on `feature/tsv`, which HEAD does not contain (not merged here): recall and the brief "
                                 "at HEAD leave it out; memory_recall with atCommit feature/tsv lists it there."), doc
     doc = mcp_calls._show(repo, {"memory": gone})
     assert doc["hint"].endswith(f"memory_supersede with memory {gone}, atCommit HEAD and content records it again on "
@@ -371,7 +371,7 @@ def test_an_anchor_only_a_keep_branch_holds_is_said_to_be_held_by_it(tmp_path):
     r = hn(repo, "memory", "brief", "--json")
     assert r.code == 0 and f"git-hn: hint: {said}\n" in r.err, r.err
     is_error, body = mcp_server.call(str(repo), "memory_brief", {}, allow_write=False)
-    assert not is_error and f"which only git-hn's keep branch {keep} holds here" in json.loads(body)["hint"], body
+    assert not is_error and f"which only git-hn's keep branch `{keep}` holds here" in json.loads(body)["hint"], body
     git(repo, "branch", "-q", "-D", keep)  # (no keep branch: said as before)
     r = hn(repo, "memory", "recall", "--include-untrusted", "--topic", "dialect")
     assert "1 has its anchor commit on no branch, tag or remote-tracking ref here (a squash merge" in r.err, r.err

@@ -283,7 +283,7 @@ def test_a_newer_handoff_elsewhere_is_the_newest_of_its_stream_signed_after_the_
     many = [away.Newer(f"h{n}", f"e{n}", "c" * 40, "descendants", "") for n in range(5)]
     notes = away.newer_notes(many)
     assert len(notes) == away.NEWER_NAMED + 1 and notes[-1].startswith("2 more handoffs, the latest of their")
-    assert "memory_show with memory e0" in away.newer_notes(many[:1], mcp=True)[0]
+    assert "memory_show with memory e0" in away.newer_notes(many[:1], "mcp")[0]
     # why each does not apply here, asked of the caller only for the handoffs named
     asked = []
     placed = away.placed([away.Newer("", "x", "1" * 40, "subject", "issue:y"),

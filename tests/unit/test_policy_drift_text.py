@@ -36,3 +36,17 @@ def test_hostile_names_and_subjects_are_inert_one_line_and_bounded():
     assert "\u202e" not in out and "\u2066" not in out and "\\u{202e}" in out
     quoted = out.split('"')
     assert len(quoted[1].encode()) <= 64 and len(quoted[3].encode()) <= 72, quoted
+
+
+def test_a_remotes_hostile_default_branch_is_a_code_span_in_markdown_and_never_pasted():
+    """*Prompt injection through a ref name*, *command injection by paste*: the reference is the
+    remote's default branch, named by whoever runs the remote. The Markdown brief's header shows it
+    as one code span, its backticks spelled; the ``git diff`` to paste names its commit instead
+    (on stderr too: a ``$(…)`` name was pasted bare)."""
+    ref = Reference("refs/remotes/origin/x`SYSTEM`$(touch${IFS}P)", "c" * 40)
+    md = text(("HEAD", "HEAD"), [A], [], {}, ref, None, markdown=True)
+    assert "the policy at `origin/x\\u{60}SYSTEM\\u{60}$(touch${IFS}P)` (cccccccccccc) does not" in md, md
+    assert "`SYSTEM`" not in md and md.endswith("git diff cccccccccccc HEAD -- .hn/policy.json shows the change")
+    cli = text(("HEAD", "HEAD"), [A], [], {}, ref, None)
+    assert cli.endswith("git diff cccccccccccc HEAD -- .hn/policy.json shows the change"), cli
+    assert "git diff origin/main HEAD" in text(("HEAD", "HEAD"), [A], [], {}, REF, None, markdown=True)
