@@ -5,7 +5,7 @@ month to report is passed in; nothing here reads a clock, Git or a file. For the
 output bytes are identical.
 
 At scale (issue 13) a brief stays useful: each section has a guaranteed share of the byte
-budget (``SHARES``; what a section leaves unused goes to the others, in section order), so
+budget (``SHARES``; what a section leaves unused goes to the others, in ``REST`` order), so
 thousands of decisions cannot crowd out the failed attempts and assumptions; decisions and
 assumptions anchored to the paths of the work at hand (``Focus``: paths changed on the branch,
 ``--path``, ``--topic``) come first, each group in §7.7 order; and every Markdown item shows its
@@ -59,8 +59,17 @@ RANKED = ("decisions", "observations", "assumptions", "failedAttempts", "staleAn
 # failed attempts before the decisions, observations and assumptions (an agent trial: with
 # --path and an 8,000-byte bound, three long unanchored notes took the room and the failed attempt
 # on that very file was left out; it is the one an agent must not repeat)
-FIRST_ONE = ("handoffs", "nextActions", "blockers", "failedAttempts", "decisions", "observations", "assumptions",
-             "challenges", "staleAnchors")
+# (f62, an agents trial: at 8,000 bytes three of four challenged decisions were in no section, while
+# routine observations and assumptions were listed) a challenged memory comes before the routine ones
+FIRST_ONE = ("handoffs", "nextActions", "blockers", "failedAttempts", "challenges", "decisions", "observations",
+             "assumptions", "staleAnchors")
+# the order in which the sections then share what their shares left (git-hn, f62: the challenged
+# before the routine decisions, observations and assumptions; the document keeps ``SECTIONS``)
+REST = ("handoffs", "nextActions", "blockers", "challenges", "decisions", "observations", "assumptions",
+        "failedAttempts", "staleAnchors")
+# sections that do not list a challenged memory: it is listed once, in full, in ``challenges``, with
+# its challenges (f62: at 16 KB one challenged decision took ~2.6 KB twice, and another none)
+ONCE = {"decisions": "decision", "observations": "observation", "assumptions": "assumption"}
 DERIVED = {"nextActions": "nextActions", "blockers": "blockers"}  # section -> handoff entry list
 FROM_HANDOFFS = 10  # the latest handoffs whose next actions and blockers get their own sections
 # a section stops reading items once this many did not fit (each item is built as it is read: a
@@ -120,7 +129,8 @@ _MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
 def sections(candidates: list[dict], sequences: dict[str, int], focus: Focus = Focus()) -> dict[str, list[dict]]:
     """The sections of a brief from trusted candidate items (rows with ``stale`` keys, and
     ``challengedBy`` on rows with accepted challenges), each in §7.7 order (the ranked ones:
-    those relevant to ``focus`` first)."""
+    those relevant to ``focus`` first). A challenged decision, observation or assumption is in
+    ``challenges`` only (``ONCE``)."""
     ordered = order(candidates)
     latest: dict[tuple[str, str], dict] = {}
     for item in ordered:
@@ -136,9 +146,7 @@ def sections(candidates: list[dict], sequences: dict[str, int], focus: Focus = F
     handoffs = [i for i in ordered if i["id"] in chosen]
     out = {
         "handoffs": handoffs,
-        "decisions": [i for i in ordered if i["kind"] == "decision"],
-        "observations": [i for i in ordered if i["kind"] == "observation"],
-        "assumptions": [i for i in ordered if i["kind"] == "assumption"],
+        **{name: [i for i in ordered if i["kind"] == kind and not i["challengers"]] for name, kind in ONCE.items()},
         "failedAttempts": by_relevance(failed, focus)[:FAILED_ATTEMPTS],
         "challenges": [i for i in ordered if i["challengers"]],
         "staleAnchors": [i for i in ordered if i["stale"]],
@@ -246,8 +254,10 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
     """Fill each section within ``max_bytes`` (§7.15, with git-hn's shares): first every section,
     in order, takes each of its items, in order, that fits in what is left of its share of the
     item budget (``SHARES``); then a section that took nothing (each item exceeds its share) takes
-    its first item that fits in what is left (in ``FIRST_ONE`` order); then, in section order
-    again, each takes every item not taken yet, in order, that fits in what is left. An item that
+    its first item that fits in what is left (in ``FIRST_ONE`` order; ``challenges`` takes every
+    one that fits there, before the routine decisions, observations and assumptions get their
+    one: f62, a disputed memory must not be the one an agent misses); then, in ``REST`` order,
+    each takes every item not taken yet, in order, that fits in what is left. An item that
     does not fit is omitted whole (never cut), and a later, smaller one of its section may still
     be taken (git-hn, where §7.15 omits every later item too: one long handoff hid all the
     others); a section's items keep their order. Returns the document and its exact stdout bytes
@@ -393,9 +403,11 @@ def _filled(top: dict, counts: dict[str, int], items: dict, max_bytes: int, rend
     for name in SECTIONS:
         fill(name, budget * SHARES[name] // 100)
     for name in FIRST_ONE:  # a section whose items each exceed its share still gets one, if it fits
-        if not taken[name]:
+        if name == "challenges":  # (f62: every challenged memory that fits, before the routine ones)
+            fill(name, used[name] + budget - sum(used.values()))
+        elif not taken[name]:
             fill(name, budget - sum(used.values()), most=1)
-    for name in SECTIONS:  # then what the shares left, in section order
+    for name in REST:  # then what the shares left, the challenged before the routine memories
         fill(name, used[name] + budget - sum(used.values()))
     for name in SECTIONS:  # (taken out of order: shown in the section's own order)
         taken[name].sort(key=lambda it: it.position)
