@@ -591,20 +591,22 @@ def digest_doc(month: str, rows: list[dict]) -> dict:
 
 def bounded_digest(doc: dict, max_bytes: int, size) -> dict:
     """git-hn (the MCP tool): ``doc`` (a §7.15 digest) within ``max_bytes`` as ``size(obj)``
-    measures it, keeping its first memories that fit; when any is left out, ``truncated`` is true
-    and ``omitted`` counts them, as in a brief. The document alone is never cut below its fixed
-    part (the caller refuses a bound under it)."""
+    measures it, keeping its newest memories that fit, in the digest's order; when any is left
+    out (the oldest), ``truncated`` is true and ``omitted`` counts them, as in a brief. An agents
+    trial (f62): mid-month, 59 of 179 kept were the month's first, and every agent's latest
+    handoff was among those left out. The document alone is never cut below its fixed part (the
+    caller refuses a bound under it)."""
     if size(doc) <= max_bytes:
         return doc
     rows = doc["memories"]
     fixed = size({**doc, "memories": [], "truncated": True, "omitted": len(rows)})
     kept, used = [], fixed
-    for row in rows:
+    for row in reversed(rows):
         used += size(row) + (1 if kept else 0)
         if used > max_bytes:
             break
         kept.append(row)
-    return {**doc, "memories": kept, "truncated": True, "omitted": len(rows) - len(kept)}
+    return {**doc, "memories": kept[::-1], "truncated": True, "omitted": len(rows) - len(kept)}
 
 
 def digest_lines(doc: dict) -> list[str]:

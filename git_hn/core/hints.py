@@ -437,3 +437,11 @@ def stale_successor(memory: str, commit: str, paths: list[str], mcp: bool = Fals
             f"marks it stale; {again} anchors it at HEAD with the paths as they are there (a supersede without {at} "
             "keeps the old anchor)")
 
+
+def digest_older(n: int, month: str, bound: int) -> str:
+    """``memory_digest``'s hint when it left out the ``n`` oldest memories of ``month``."""
+    one = n == 1
+    return (f"the {n} oldest {'memory' if one else 'memories'} of {month} {'was' if one else 'were'} left out to "
+            f"stay within maxBytes {bound} (the newest are kept): a larger maxBytes shows "
+            f"{'it' if one else 'them'}, and the CLI's git hn memory digest --month {month} --json lists the whole "
+            "month")

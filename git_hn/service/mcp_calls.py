@@ -281,7 +281,20 @@ def _digest(repo, arguments) -> dict:
     drift = _drift(repo, repo.head_commit(), full)
     hint = _hinted(repo, {}, hidden, "HEAD", drift)  # (once: a review found the revocation looked up twice)
     room = len(canonical.compact(hint)) - 1 if hint else 0  # (the hint counts against the bound too)
-    return {**bounded_digest(full, bound - room, lambda obj: len(canonical.compact(obj))), **hint}
+
+    def size(obj) -> int:
+        return len(canonical.compact(obj))
+
+    if size(full) + room <= bound:
+        return {**full, **hint}
+    # (f62, an agents trial: the oldest are left out, and the hint says how many and how to see
+    # them; its room is taken at its widest count)
+    from ..core.hints import digest_older as older
+
+    widest = {"hint": _sentences(hint.get("hint", ""), older(len(full["memories"]), full["month"], bound))}
+    doc = bounded_digest(full, bound - (size(widest) - 1), size)
+    return {**doc, "hint": _sentences(hint.get("hint", ""), older(doc["omitted"], full["month"], bound))}
+
 
 
 def _recall(repo, arguments, start: str = "") -> dict:

@@ -316,7 +316,9 @@ def test_a_path_given_from_the_servers_directory_is_refused_as_the_cli_refuses_i
 
 def test_the_digest_tool_is_bounded(inited):
     """A month of long decisions would be megabytes in one JSON-RPC line: ``memory_digest`` keeps
-    the first memories that fit in ``maxBytes`` (default 65536) and says how many it left out."""
+    the newest memories that fit in ``maxBytes`` (default 65536) and says how many older ones it
+    left out, and how to see them (an agents trial, f62: it kept the month's first, every agent's
+    latest handoff was left out, and ``hint`` was empty)."""
     for n in range(12):
         record(inited, content=f"decision {n} " + "long reasoning " * 600)  # ~9 KB each
 
@@ -335,8 +337,12 @@ def test_the_digest_tool_is_bounded(inited):
         assert len(text(result).encode()) <= bound
         assert doc["truncated"] is True and doc["omitted"] == 12 - len(doc["memories"]) > 0
         kept = len(doc["memories"])
-        assert doc["memories"] == full["memories"][:kept]  # the first ones, whole
-        one_more = {**doc, "memories": full["memories"][:kept + 1], "omitted": doc["omitted"] - 1}
+        assert doc["memories"] == full["memories"][12 - kept:]  # the newest ones, whole, in the digest's order
+        month, n = full["month"], doc["omitted"]
+        assert doc["hint"] == (f"The {n} oldest memories of {month} were left out to stay within maxBytes {bound} "
+                               "(the newest are kept): a larger maxBytes shows them, and the CLI's git hn memory "
+                               f"digest --month {month} --json lists the whole month."), doc["hint"]
+        one_more = {**doc, "memories": full["memories"][12 - kept - 1:], "omitted": doc["omitted"] - 1}
         assert len(canonical.compact(one_more)) > bound  # as many as fit
     assert len(document(small)["memories"]) < len(document(default)["memories"])
 
