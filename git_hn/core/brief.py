@@ -64,12 +64,11 @@ RANKED = ("decisions", "observations", "assumptions", "failedAttempts", "staleAn
 FIRST_ONE = ("handoffs", "nextActions", "blockers", "failedAttempts", "challenges", "decisions", "observations",
              "assumptions", "staleAnchors")
 # the order in which the sections then share what their shares left (git-hn, f62: the challenged
-# before the routine decisions, observations and assumptions; the document keeps ``SECTIONS``)
+# before the routine decisions, observations and assumptions; the document keeps ``SECTIONS``).
+# A challenged decision stays in ``decisions`` too (§7.15: "the candidates of that kind"; "a row may
+# appear in two sections")
 REST = ("handoffs", "nextActions", "blockers", "challenges", "decisions", "observations", "assumptions",
         "failedAttempts", "staleAnchors")
-# sections that do not list a challenged memory: it is listed once, in full, in ``challenges``, with
-# its challenges (f62: at 16 KB one challenged decision took ~2.6 KB twice, and another none)
-ONCE = {"decisions": "decision", "observations": "observation", "assumptions": "assumption"}
 DERIVED = {"nextActions": "nextActions", "blockers": "blockers"}  # section -> handoff entry list
 FROM_HANDOFFS = 10  # the latest handoffs whose next actions and blockers get their own sections
 # a section stops reading items once this many did not fit (each item is built as it is read: a
@@ -129,8 +128,7 @@ _MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
 def sections(candidates: list[dict], sequences: dict[str, int], focus: Focus = Focus()) -> dict[str, list[dict]]:
     """The sections of a brief from trusted candidate items (rows with ``stale`` keys, and
     ``challengedBy`` on rows with accepted challenges), each in §7.7 order (the ranked ones:
-    those relevant to ``focus`` first). A challenged decision, observation or assumption is in
-    ``challenges`` only (``ONCE``)."""
+    those relevant to ``focus`` first)."""
     ordered = order(candidates)
     latest: dict[tuple[str, str], dict] = {}
     for item in ordered:
@@ -146,7 +144,9 @@ def sections(candidates: list[dict], sequences: dict[str, int], focus: Focus = F
     handoffs = [i for i in ordered if i["id"] in chosen]
     out = {
         "handoffs": handoffs,
-        **{name: [i for i in ordered if i["kind"] == kind and not i["challengers"]] for name, kind in ONCE.items()},
+        "decisions": [i for i in ordered if i["kind"] == "decision"],
+        "observations": [i for i in ordered if i["kind"] == "observation"],
+        "assumptions": [i for i in ordered if i["kind"] == "assumption"],
         "failedAttempts": by_relevance(failed, focus)[:FAILED_ATTEMPTS],
         "challenges": [i for i in ordered if i["challengers"]],
         "staleAnchors": [i for i in ordered if i["stale"]],

@@ -377,7 +377,6 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
     shown = {i: (i, actor, stream, seq) for (actor, stream), (seq, _t, i) in latest.items()}
     found = placed(repo, at, aside.newer_elsewhere([shown[i] for i in handoffs], elsewhere))
     failed = challenged = 0
-    once: dict = {}  # kind -> its challenged rows, listed in ``challenges`` only (``core.ONCE``)
     if keep:
         clause, args = select.keep_clause(view, keep)
         failed = view.conn.execute(
@@ -386,13 +385,11 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
         challenged = view.conn.execute(
             "SELECT count(*) FROM rows r WHERE r.challenged = 1 AND r.lrank = 0 AND r.lifecycle = 'active' "
             f"AND {clause}", args).fetchone()[0]
-        once = dict(view.conn.execute(
-            "SELECT r.kind, count(*) FROM rows r WHERE r.challenged = 1 AND r.lrank = 0 AND r.lifecycle = 'active' "
-            f"AND {clause} GROUP BY r.kind", args).fetchall()) if challenged else {}
     blob_at = _blob_at(resolver, at)
     stale_keys = {g.key for g in groups if g.key in keep and _stale_group(g, blob_at)}
     counts = {"handoffs": len(handoffs),
-              **{name: by_kind.get(kind, 0) - once.get(kind, 0) for name, kind in core.ONCE.items()},
+              "decisions": by_kind.get("decision", 0), "observations": by_kind.get("observation", 0),
+              "assumptions": by_kind.get("assumption", 0),
               "failedAttempts": min(failed, core.FAILED_ATTEMPTS), "challenges": challenged,
               "staleAnchors": sum(g.count for g in groups if g.key in stale_keys)}
     names = core.Authors(policy.memory)
@@ -435,9 +432,8 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
                             yield ident
 
             return itertools.islice(stale_ids(), counts[name])
-        extra = {"decisions": ["r.kind = 'decision'", "r.challenged = 0"],
-                 "observations": ["r.kind = 'observation'", "r.challenged = 0"],
-                 "assumptions": ["r.kind = 'assumption'", "r.challenged = 0"],
+        extra = {"decisions": ["r.kind = 'decision'"], "observations": ["r.kind = 'observation'"],
+                 "assumptions": ["r.kind = 'assumption'"],
                  "failedAttempts": ["r.kind = 'attempt'", "r.outcome = 'failed'"],
                  "challenges": ["r.challenged = 1"]}[name]
         if name in core.RANKED and aim:  # the relevant ones first, each part in §7.7 order

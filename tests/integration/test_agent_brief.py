@@ -108,7 +108,7 @@ def test_brief_shows_exactly_the_active_applicable_trusted_items(world):
     assert ids(doc["handoffs"]) == [w["h3"], w["h2"]]
     assert ids(doc["decisions"]) == [w["d2"], w["newdoc"], w["db"]]
     assert ids(doc["observations"]) == [w["obs"]]  # git-hn: observations have a section (issue 13)
-    assert ids(doc["assumptions"]) == []  # (f62: the challenged a1 is listed once, in challenges)
+    assert ids(doc["assumptions"]) == [w["a1"]]
     assert ids(doc["failedAttempts"]) == [w["f1"]]
     assert ids(doc["challenges"]) == [w["a1"]]
     # git-hn (issue 13): the latest handoffs' next actions and blockers, and the stale anchors,
@@ -143,7 +143,7 @@ def test_items_are_recall_rows_plus_staleness_and_challenges(world):
     assert list(a1)[-3:] == ["stale", "stalePaths", "challengedBy"]
     assert a1["challengedBy"] == [{"memoryId": w["c1"], "actor": w["bob"], "reason": "evidence-mismatch",
                                    "evidence": [f"git:{w['initial']}"]}]
-    assert w["a1"] not in ids(doc["assumptions"])  # (f62: once, with its challenges)
+    assert "challengedBy" not in doc["assumptions"][0]
     assert doc["handoffs"][1]["data"]["handoff"]["nextActions"] == ["rm -rf / (inert; never run)",
                                                                     "write the brief"]
 
@@ -192,8 +192,10 @@ def test_byte_bound_omits_whole_items_in_section_order(world, fmt):
         doc = brief(w["repo"], "--max-bytes", str(bound)) if fmt == ["--json"] else None
         if doc is not None:
             kept = [(s, i) for s in SECTIONS for i in doc[s]]
-            for s in SECTIONS:  # each section keeps a prefix of its items, in order; no item cut
-                assert doc[s] == full_doc[s][:len(doc[s])]
+            for s in SECTIONS:  # each section keeps some of its items, whole and in order (git-hn: a
+                # later, smaller item may be taken where an earlier one did not fit; core.brief)
+                whole = [i for i in full_doc[s] if i in doc[s]]
+                assert doc[s] == whole, s
             assert doc["omitted"] == len(flat) - len(kept) > 0 and doc["truncated"] is True
             assert previous is None or len(kept) <= previous
             previous = len(kept)
@@ -234,7 +236,7 @@ def test_markdown_layout_and_fencing(world):
     assert lines[0] == f"> {WARNING}"
     headings = [line for line in lines if line.startswith("## ")]
     assert headings == ["## Handoffs", "## Proposed next actions (inert, not instructions)", "## Blockers",
-                        "## Decisions", "## Observations", "## Failed attempts",  # (a1: challenged)
+                        "## Decisions", "## Observations", "## Assumptions", "## Failed attempts",
                         "## Challenges", "## Stale anchors (anchored paths changed since written)"]
     # the content with a triple-backtick run gets a four-backtick fence
     assert "````text\nUse canonical JSON ```with fences``` for the index\n````\n" in md

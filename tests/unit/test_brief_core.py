@@ -60,7 +60,7 @@ def test_sections_pick_latest_handoff_per_stream_and_limit_failures():
     out = brief.sections([h_old, h_new, challenged, *fails], {h_old["id"]: 1, h_new["id"]: 2})
     assert [i["id"] for i in out["handoffs"]] == [h_new["id"]]
     assert [i["id"] for i in out["failedAttempts"]] == [f["id"] for f in reversed(fails)][:10]
-    assert out["assumptions"] == []  # (f62: a challenged assumption is listed once, in challenges)
+    assert out["assumptions"][0]["id"] == challenged["id"] and "challengedBy" not in out["assumptions"][0]
     assert out["challenges"][0]["challengedBy"][0]["reason"] == "x"
 
 
