@@ -280,8 +280,9 @@ def _unfetched_branches(repo: Repo, remote: str, url: str, timeout: float) -> bo
     configuration's when a refspec takes every branch; else one ``ls-remote`` of its branches,
     bounded by ``timeout``: True when one is left out, or when the remote cannot say in time."""
     from ...store.transport import listed
+    from .gate import branch_refspecs
 
-    specs = _branch_refspecs(repo, remote)
+    specs = branch_refspecs(repo, remote)
     taken = [s.lstrip("+").partition(":")[0] for s in specs if not s.startswith("^")]
     left = [s[1:] for s in specs if s.startswith("^")]
     if "refs/heads/*" in taken and not left:
@@ -309,9 +310,10 @@ def _fetch_branches(repo: Repo, remote: str, result: SyncResult) -> str:
     fetch could follow). The fetch hook's import is not started: the sync imports."""
     from ...errors import GitError
     from ...store.transport import remote_env
+    from .gate import branch_refspecs
     from .transfer import stall_timeout
 
-    specs = _branch_refspecs(repo, remote)
+    specs = branch_refspecs(repo, remote)
     if not any(not s.startswith("^") for s in specs):
         result.branch_fetch = (f"this clone fetches no branch of {remote} under refs/remotes/{remote}/ "
                                f"(git config --get-all remote.{remote}.fetch)")
@@ -340,25 +342,6 @@ def _stall(repo: Repo, early: bool = False) -> float:
     from .transfer import stall_timeout
 
     return stall_timeout(repo, early)
-
-
-def _branch_refspecs(repo: Repo, remote: str) -> list[str]:
-    """The fetch refspecs of ``remote`` that map its branches into its own remote-tracking refs
-    (and its negative ones for branches), as configured."""
-    from .gate import nested_prefixes
-
-    proc = repo.git.run(["config", "--get-all", "--end-of-options", f"remote.{remote}.fetch"])
-    others = nested_prefixes(repo, remote)
-    specs = []
-    for spec in lines_of(proc.stdout.decode("utf-8", "replace")) if proc.returncode == 0 else []:
-        spec = spec.strip()
-        src, colon, dst = spec.lstrip("+").partition(":")
-        if spec.startswith("^refs/heads/") and not colon:
-            specs.append(spec)
-        elif colon and src.startswith("refs/heads/") and dst.startswith(f"refs/remotes/{remote}/") \
-                and not dst.startswith(others) and ".." not in dst:
-            specs.append(spec)
-    return specs
 
 
 def _merged(first: SyncResult, again: SyncResult) -> SyncResult:

@@ -42,6 +42,7 @@ class Held(NamedTuple):
     successor: str = ""  # (discarded:) the one commit of HEAD's history that makes the same change
     where: str = ""  # or: the push URL that was asked and lacks the commit ("push URL 2 of origin": ``push_targets``)
     unseen: bool = False  # (where:) that URL's branches name commits this clone lacks, which may contain it
+    unmapped: bool = False  # or: no fetch refspec maps the remote's branches (a bare clone: ``remote_branches``)
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook); every name inside a
@@ -57,7 +58,7 @@ class Held(NamedTuple):
         what = f"of stream {short_id(local[1])}" if local else self.ref
         memory, commit = short_id(self.memory), self.commit[:12]
         waiting = counted(self.waiting, "memory waits", "memories wait")
-        remote = quote(remote)  # (a no-op for a name CONTRACT §3.2 allows)
+        self_remote, remote = remote, quote(remote)  # (a no-op for a name CONTRACT §3.2 allows)
         if self.cites:
             return (f"Publication {what}: {waiting} until memory {short_id(self.cites)}, which memory {memory} "
                     f"cites, is on {remote} (it is in another stream of this clone: what holds that one is said "
@@ -94,6 +95,12 @@ class Held(NamedTuple):
                     f"commits this clone lacks (pushed there since you last fetched from it?), which may contain it: fetch "
                     f"them (git remote add NAME URL, with the URL git remote get-url --push --all {remote} lists, "
                     f"and git fetch NAME), then git hn sync {remote}")
+        if self.unmapped:  # (a trial: a bare clone was told to fetch, which moved nothing, for good)
+            spec = quote(f"+refs/heads/*:refs/remotes/{self_remote}/*")
+            return (f"Publication {what}: {waiting} until commit {commit} is on a branch of {remote}, and no "
+                    f"remote.{remote}.fetch maps its branches (a bare clone?): push a branch that contains it, "
+                    f"then git hn sync {remote}; to track them, git config --add remote.{remote}.fetch {spec} "
+                    f"&& git fetch {remote}")
         if self.where:  # (that URL was asked: no fetch makes it true)
             return (f"Publication {what}: {waiting} until commit {commit} is on {self.where} (push a branch that "
                     f"contains it to {remote}: the memory follows that push, or git hn sync {remote})")
@@ -309,6 +316,23 @@ def tracking(repo: Repo, remote: str, excluded: tuple[str, ...] = ()) -> list[st
 def nested_prefixes(repo: Repo, remote: str) -> tuple[str, ...]:
     """The ``refs/remotes/<remote>/<x>/`` prefixes that belong to other remotes (``tracking``)."""
     return tuple(f"refs/remotes/{n}/" for n in sorted(repo.remote_names()) if n.startswith(remote + "/"))
+
+
+def branch_refspecs(repo: Repo, remote: str) -> list[str]:
+    """The fetch refspecs of ``remote`` that map its branches into its own remote-tracking refs
+    (and its negative ones for branches), as configured."""
+    proc = repo.git.run(["config", "--get-all", "--end-of-options", f"remote.{remote}.fetch"])
+    others = nested_prefixes(repo, remote)
+    specs = []
+    for spec in lines_of(proc.stdout.decode("utf-8", "replace")) if proc.returncode == 0 else []:
+        spec = spec.strip()
+        src, colon, dst = spec.lstrip("+").partition(":")
+        if spec.startswith("^refs/heads/") and not colon:
+            specs.append(spec)
+        elif colon and src.startswith("refs/heads/") and dst.startswith(f"refs/remotes/{remote}/") \
+                and not dst.startswith(others) and ".." not in dst:
+            specs.append(spec)
+    return specs
 
 
 def _escaped(name: str) -> str:

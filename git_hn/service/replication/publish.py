@@ -125,6 +125,11 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     withheld = secret_shaped(repo, listing, todo, bases)
     todo = [r for r in todo if r not in withheld]
     allowed, waiting = gate(repo, remote, {r: heads[r] for r in todo}, bases, listing) if todo else ({}, [])
+    if waiting and url is not None:  # (a bare clone: no remote-tracking ref says what the remote holds)
+        from .remote_branches import untracked_gate
+
+        allowed, waiting = untracked_gate(repo, remote, url, {r: heads[r] for r in todo}, bases, listing,
+                                          (allowed, waiting), ASK_TIMEOUT)
     if held is not None:
         held.extend(waiting)
     ready = sorted(r for r in allowed if bases.get(r) != allowed[r])

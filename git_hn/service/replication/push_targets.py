@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import os
 
-from ...core.grammar import LOCAL_PREFIX
 from ...errors import HnError
 from ...store.repo import Repo
 from .given_record import contains, note_held, published_heads, push_urls, remember, set_key, url_key
 from .outcomes import PhaseError, phase
+from .remote_branches import ask
 
 
 def split(repo: Repo, remote: str, fetch_url: str = "") -> list[str] | None:
@@ -66,31 +66,6 @@ def where(remote: str, index: int, count: int) -> str:
     """A push URL as a person reads it: by its place in ``git remote get-url --push --all``'s list,
     never by the URL (it may carry credentials)."""
     return f"{remote}'s push URL" if count == 1 else f"push URL {index + 1} of {remote}"
-
-
-def ask(repo: Repo, url: str, timeout: float, why: list | None = None,
-        as_remote: dict | None = None) -> tuple[list[str], dict[str, str], bool] | None:
-    """(the commits ``url``'s branches name that this clone has, ref -> tip of its memory refs,
-    whether a branch names a commit this clone lacks): one ``ls-remote`` within ``timeout``
-    seconds; None when it cannot be asked or does not answer (``why`` gets the reason:
-    ``transport.listed``'s). A branch tip this clone lacks counts for nothing (what it holds
-    cannot be walked here: a memory waiting for a commit may be wrong to wait, and its line says
-    so, ``gate.Held.unseen``); a partial clone is asked whether it has each
-    without fetching it (``presence``: a review saw one lazy fetch per branch of a fork it lacks).
-    ``as_remote``: ``_as_remote``'s environment, so that the URL is asked as it is pushed to (a
-    review: a push URL reached through the remote's ``uploadpack`` or ``proxy`` was asked without
-    them, and never got memory)."""
-    from ...store.transport import listed
-
-    lines = listed(repo, url, patterns=("refs/heads/*", f"{LOCAL_PREFIX}*"), timeout=timeout, why=why,
-                   as_remote=as_remote)
-    if lines is None:
-        return None
-    tips = sorted({oid for oid, ref in lines if ref.startswith("refs/heads/")})
-    here = [oid for oid, present in zip(tips, repo.git.presence(tips) if tips else []) if present]
-    infos = repo.git.infos_bulk(here) if here else []  # (each one here: nothing is fetched)
-    there = [oid for oid, info in zip(here, infos) if info is not None and info[1] == "commit"]
-    return there, {ref: oid for oid, ref in lines if ref.startswith(LOCAL_PREFIX)}, len(there) < len(tips)
 
 
 def publish_streams(repo: Repo, remote: str, urls: list[str], held: list | None = None,
