@@ -45,3 +45,44 @@ def test_a_bare_clone_whose_anchor_is_on_no_remote_branch_is_told_how_to_track_t
             "maps its branches (a bare clone?): push a branch that contains it, then git hn sync origin; to "
             "track them, git config --add remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*' && "
             "git fetch origin") in s.out, s.out
+
+
+OTHER_FORMAT = ("remote origin uses SHA-256 and this clone SHA-1, so memory (and code) cannot move between "
+                "them; work with it from a clone of it (git clone), or remove it here (git remote remove origin)")
+
+
+def _sha256_remote(tmp_path, with_memory: bool):
+    team = tmp_path / "team256.git"
+    git(tmp_path, "init", "-q", "--bare", "--object-format=sha256", str(team))
+    w = make_repo(tmp_path / "w256", object_format="sha256")
+    git(w, "push", "-q", str(team), "main")
+    if with_memory:
+        git(w, "remote", "add", "origin", str(team))
+        assert hn(w, "init", "--name", "W").code == 0
+        assert hn(w, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+                  "--content", "x").code == 0
+        assert hn(w, "sync").code == 0
+    c = make_repo(tmp_path / "c")
+    git(c, "remote", "add", "origin", str(team))
+    assert hn(c, "init", "--name", "C").code == 0
+    assert hn(c, "replication", "select", "origin", "--all").code == 0
+    assert hn(c, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+              "--content", "y").code == 0
+    return c
+
+
+def test_a_remote_of_the_other_object_format_is_said_so_in_one_line(tmp_path):
+    """A SHA-256 remote whose memory refs a SHA-1 clone cannot read: "advertisement validation
+    failed", then "push a branch that contains it", where Git says "mismatched algorithms"."""
+    s = hn(_sha256_remote(tmp_path, True), "sync")
+    assert (s.code, s.err) == (1, f"git-hn: {OTHER_FORMAT}\n"), s.err
+    assert "push a branch" not in s.out
+
+
+def test_a_remote_of_the_other_object_format_with_no_memory_yet_is_said_so(tmp_path):
+    """The same remote before any memory is there: the advertisement of ``refs/hn/*`` is empty, and
+    the memory waited for a push that Git refuses ("the receiving end does not support this
+    repository's hash algorithm"); the branches asked say the format."""
+    s = hn(_sha256_remote(tmp_path, False), "sync")
+    assert (s.code, s.err) == (1, f"git-hn: {OTHER_FORMAT}\n"), s.err
+    assert "push a branch" not in s.out

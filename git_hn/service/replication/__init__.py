@@ -176,7 +176,7 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
     elif publish and not ended and result.unreachable and _pushes_where_it_fetches(repo, remote, url):
         # (a push would meet the same refusal, and the streams it would hold back for anchors
         # "not on the remote" would only say what this clone cannot see of it)
-        if _has_local_streams(repo):
+        if _has_local_streams(repo) and not result.other_format:  # (that one line says why: a review)
             result.publication_error = f"{phase('memory publication', remote).message}: not tried, the " \
                                        "remote could not be reached"
     elif publish and not ended:
@@ -201,6 +201,7 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
         except PhaseError as exc:
             result.publication_error = exc.message
             result.published = exc.published
+            result.other_format = exc.other_format
         except ConflictError as exc:
             result.publication_error = exc.message
         if result.sent or result.publication_error:  # the remote's advertisement moved (or may have):
@@ -440,6 +441,7 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
             result.import_error = exc.message
         except PhaseError as exc:
             result.import_error, result.unreachable = exc.message, exc.unreachable
+            result.other_format = exc.other_format
         except Interrupted:
             result.import_error = run.seam_error
         except HnError as exc:

@@ -18,7 +18,7 @@ from ...core.grammar import uniform_lines as uniform
 from ...core.lines import lines_of
 from ...store.transport import ADVERTISED_BYTES_PER_STREAM, advertisement, advertisement_limit, remote_env
 from ...store.repo import Repo
-from .outcomes import Outcome, PhaseError, phase
+from .outcomes import Outcome, PhaseError, format_of, other_format, phase
 
 _ACTOR_REF = re.compile(r"refs/hn/actors/[0-9a-f]{64}")
 _PROPOSAL_REF = re.compile(r"refs/hn/proposals/[0-9a-f]{64}")
@@ -56,7 +56,9 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
         answers["advertisement"] = proc.stdout
     got = parse(proc.stdout, repo.oid_hex_len)
     if got is None:
-        raise phase("advertisement validation", remote)
+        theirs = format_of([line.split("\t", 1)[0] for line in lines_of(proc.stdout.decode("utf-8", "replace"))],
+                           repo.oid_hex_len)
+        raise other_format(remote, theirs, repo.oid_hex_len) if theirs else phase("advertisement validation", remote)
     return got
 
 

@@ -30,6 +30,29 @@ class PhaseError(HnError):
         # the advice at the message's end to stop publishing there (``hnPublish false``), or "": a
         # background publication's record says it only once the same refusal repeats (``background``)
         self.advice = ""
+        self.other_format = False  # the remote uses the other object format (``other_format``)
+
+
+def other_format(remote: str, theirs: int, ours: int, what: str = "") -> PhaseError:
+    """The remote's object IDs have ``theirs`` hex digits and this clone's ``ours``: SHA-1 and
+    SHA-256 repositories exchange no object (Git: "mismatched algorithms"), so nothing of memory
+    or code moves, and no push or fetch helps (a trial: "advertisement validation failed", then
+    "push a branch that contains it"). ``what``: the remote as named ("push URL 2 of origin")."""
+    name = {40: "SHA-1", 64: "SHA-256"}
+    error = PhaseError(f"{what or 'remote ' + remote} uses {name.get(theirs, 'another object format')} and this clone "
+                       f"{name.get(ours, 'another')}, so memory (and code) cannot move between them; work with "
+                       f"it from a clone of it (git clone), or remove it here (git remote remove {remote})",
+                       unreachable=True)
+    error.other_format = True
+    return error
+
+
+def format_of(oids, ours: int) -> int:
+    """The length of the object IDs ``oids`` (hex strings) when every one is a SHA-1 or SHA-256 ID
+    of the length this clone does not use; else 0."""
+    lengths = {len(o) for o in oids}
+    return lengths.pop() if len(lengths) == 1 and lengths <= {40, 64} - {ours} and all(
+        c in "0123456789abcdef" for o in oids for c in o) else 0
 
 
 def phase(name: str, remote: str, published: int = 0) -> PhaseError:
@@ -180,6 +203,7 @@ class SyncResult:
         self.import_error = ""
         self.publication_error = ""
         self.unreachable = False  # the import could not reach the remote: no publication is tried
+        self.other_format = False  # (and so:) the remote uses the other object format
         self.publication_off = False  # remote.<name>.hnPublish is false: no publication there
         self.compatibility = False  # no selection saved: every advertised stream (CONTRACT §9.1)
         self.repaired_only = False
@@ -206,6 +230,8 @@ class SyncResult:
         return len(self.current) + sum(o.status == UP_TO_DATE for o in self.outcomes)
 
     def exit_message(self) -> str:
+        if self.other_format:  # (nothing moves either way: the one reason, not two phases')
+            return self.import_error or self.publication_error
         if self.import_error and self.publication_error:
             imported, way_out = self.import_error, self.publication_error.rpartition("; ")[2]
             if way_out and imported.endswith("; " + way_out):  # (the same advice once, at the end)
@@ -368,6 +394,8 @@ class SyncResult:
         """git-hn (issue 12): what this sync did, in counts a person can read: what it imported
         (and how much of that is the user's own memory coming back from the remote, as every
         stream a selection names does once published), promoted and published."""
+        if self.other_format:
+            return f"Sync with {self.remote} incomplete: {self.remote} uses the other object format"
         if self.unreachable:
             return f"Sync with {self.remote} incomplete: {self.remote} could not be reached"
         current = self.up_to_date()

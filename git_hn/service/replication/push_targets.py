@@ -119,7 +119,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
         if settings is None:
             settings = _settings(repo, remote)
         carried = _as_remote(repo, url, settings)
-        asked = ask(repo, url, timeout, why, carried)
+        asked = ask(repo, url, timeout, why, carried, remote, where(remote, index, count))
         if asked is None:
             from ...store.transport import without_terminal
 

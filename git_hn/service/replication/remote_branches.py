@@ -18,10 +18,11 @@ from __future__ import annotations
 from ...core.grammar import LOCAL_PREFIX
 from ...store.repo import Repo
 from .gate import Held, branch_refspecs, gate
+from .outcomes import format_of, other_format
 
 
-def ask(repo: Repo, url: str, timeout: float, why: list | None = None,
-        as_remote: dict | None = None) -> tuple[list[str], dict[str, str], bool] | None:
+def ask(repo: Repo, url: str, timeout: float, why: list | None = None, as_remote: dict | None = None,
+        remote: str = "", what: str = "") -> tuple[list[str], dict[str, str], bool] | None:
     """(the commits ``url``'s branches name that this clone has, ref -> tip of its memory refs,
     whether a branch names a commit this clone lacks): one ``ls-remote`` within ``timeout``
     seconds; None when it cannot be asked or does not answer (``why`` gets the reason:
@@ -31,13 +32,17 @@ def ask(repo: Repo, url: str, timeout: float, why: list | None = None,
     without fetching it (``presence``: a review saw one lazy fetch per branch of a fork it lacks).
     ``as_remote``: ``_as_remote``'s environment, so that the URL is asked as it is pushed to (a
     review: a push URL reached through the remote's ``uploadpack`` or ``proxy`` was asked without
-    them, and never got memory)."""
+    them, and never got memory). Raises ``outcomes.other_format`` when its object IDs are of the
+    other format (``remote``, ``what``: how it is named)."""
     from ...store.transport import listed
 
     lines = listed(repo, url, patterns=("refs/heads/*", f"{LOCAL_PREFIX}*"), timeout=timeout, why=why,
                    as_remote=as_remote)
     if lines is None:
         return None
+    theirs = format_of([oid for oid, _ref in lines], repo.oid_hex_len)
+    if theirs:  # (a push there fails: "the receiving end does not support this repository's hash algorithm")
+        raise other_format(remote, theirs, repo.oid_hex_len, what)
     tips = sorted({oid for oid, ref in lines if ref.startswith("refs/heads/")})
     here = [oid for oid, present in zip(tips, repo.git.presence(tips) if tips else []) if present]
     infos = repo.git.infos_bulk(here) if here else []  # (each one here: nothing is fetched)
@@ -48,20 +53,25 @@ def ask(repo: Repo, url: str, timeout: float, why: list | None = None,
 def untracked_gate(repo: Repo, remote: str, url: str, tips: dict[str, str], bases: dict[str, str],
                    listing: list | None, gated: tuple, timeout: float) -> tuple:
     """``gated`` (``gate.gate``'s answer for ``tips``), or, when a memory waits for an anchor
-    commit that no branch of this clone holds back (not ``discarded``) and no fetch refspec maps
-    ``remote``'s branches: the gate again with the branch tips the remote advertises now (those
-    this clone has: an anchor counts only when it is an ancestor of one). What still waits (or all
-    of it, when the remote does not answer) is marked ``unmapped``: its line gives the refspec that
-    tracks them, never ``git fetch`` alone, which moves nothing here. No Git process more while
-    nothing waits on a commit, one ``git config`` when one does, one ``ls-remote`` in a bare clone."""
+    commit that no branch of this clone holds back (not ``discarded``) and no remote-tracking ref
+    of ``remote`` says what it holds (no fetch refspec maps its branches: a bare clone; or none was
+    ever fetched: a remote of the other object format, which no fetch reaches): the gate again
+    with the branch tips the remote advertises now (those this clone has: an anchor counts only
+    when it is an ancestor of one). Without a refspec, what still waits (or all of it, when the
+    remote does not answer) is marked ``unmapped``: its line gives the refspec that tracks them,
+    never ``git fetch`` alone, which moves nothing there. Raises ``outcomes.other_format`` for a
+    remote of the other object format. No Git process more while nothing waits on a commit, one
+    or two (``git config``, ``for-each-ref``) when one does, one ``ls-remote`` in those clones."""
     allowed, held = gated
-    if not any(h.commit and not h.discarded for h in held) or any(
-            not s.startswith("^") for s in branch_refspecs(repo, remote)):
+    if not any(h.commit and not h.discarded for h in held):
         return gated
-    asked = ask(repo, url, timeout)
+    mapped = any(not s.startswith("^") for s in branch_refspecs(repo, remote))
+    if mapped and repo.git.run(["for-each-ref", "--count=1", "--format=x", f"refs/remotes/{remote}/"]).stdout.strip():
+        return gated
+    asked = ask(repo, url, timeout, remote=remote)
     if asked is not None:
         allowed, held = gate(repo, remote, tips, bases, listing, asked[0])
-    return allowed, [_unmapped(h) for h in held]
+    return allowed, held if mapped else [_unmapped(h) for h in held]
 
 
 def _unmapped(held: Held) -> Held:
