@@ -246,8 +246,11 @@ def path_hint(repo, doc: dict, path: str, hidden: dict | None = None, at: str = 
     top = os.path.normpath(os.path.join(os.getcwd(), *[".."] * prefix.count("/")))
     if not os.path.lexists(path) or os.path.lexists(os.path.join(top, path)):
         return False  # (``path`` from here is no file, or it names one from the top already)
+    from shlex import quote
+
     from ..core.gostr import one_line
 
+    # (shell-quoted, as record's hint is: a trial pasted ``--path dïr ü/ñ.txt`` and got two arguments)
     render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, so "
-                f"from here that is --path {one_line(prefix + path)}")
+                f"from here that is --path {one_line(quote(prefix + path))}")
     return True

@@ -409,6 +409,8 @@ def directory_hint(repo: Repo, at: str, path: str, option: str = "--path") -> st
     commit ``at`` (a revision), one line saying that ``option`` takes a file (paths are literal,
     CONTRACT §7.6: a trial's ``--path src`` matched nothing beside memories on src/parser.py) and
     naming a file in it; None otherwise. One tree walk, through the batch process."""
+    from shlex import quote
+
     from ..core.gostr import one_line
     from ..core.grammar import is_path
     from ..core.limits import LIMITS
@@ -425,7 +427,7 @@ def directory_hint(repo: Repo, at: str, path: str, option: str = "--path") -> st
     if found is None or found[1] != "tree":
         return None
     example = _first_file(repo, found[2], path)
-    such = f", such as {option} {one_line(example)}" if example and is_path(example, LIMITS.max_path) else ""
+    such = f", such as {option} {one_line(quote(example))}" if example and is_path(example, LIMITS.max_path) else ""
     return (f"nothing is anchored to {one_line(path)}: it is a directory at commit {commit[:12]}, and {option} "
             f"takes a file, compared literally; recall a file in it{such}")
 

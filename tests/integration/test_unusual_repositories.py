@@ -86,3 +86,22 @@ def test_a_remote_of_the_other_object_format_with_no_memory_yet_is_said_so(tmp_p
     s = hn(_sha256_remote(tmp_path, False), "sync")
     assert (s.code, s.err) == (1, f"git-hn: {OTHER_FORMAT}\n"), s.err
     assert "push a branch" not in s.out
+
+
+def test_recall_path_hints_are_shell_quoted(inited):
+    """A trial's ``dïr ü/ñ.txt``: from ``dïr ü``, ``recall --path ñ.txt`` was told ``--path dïr
+    ü/ñ.txt``, two arguments once pasted (record's own hint quotes it). The directory hint's
+    example is quoted too."""
+    here = inited / "dïr ü"
+    here.mkdir()
+    (here / "ñ.txt").write_text("x\n")
+    git(inited, "add", ".")
+    git(inited, "commit", "-q", "-m", "odd names")
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--path", "dïr ü/ñ.txt", "--content", "odd")
+    assert r.code == 0, r.err
+    r = hn(here, "memory", "recall", "--include-untrusted", "--path", "ñ.txt")
+    assert r.err == ("git-hn: hint: nothing is anchored to ñ.txt; paths are relative to the top of the repository, "
+                     "so from here that is --path 'dïr ü/ñ.txt'\n"), r.err
+    r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "dïr ü")
+    assert r.err.endswith("recall a file in it, such as --path 'dïr ü/ñ.txt'\n"), r.err
