@@ -441,6 +441,7 @@ def load_receipt(repo: Repo, txn: str) -> dict | None:
 # write replaced): "state=invalid; recovery=repair the local replication transaction record"
 # did not say which file, nor what was wrong with it
 UNSAFE_FILE = (" is a symbolic link", " is not a regular file", " has unsafe permissions")
+PRIVATE = ("private identity ", "private file ")  # (``private.label``'s words for a receipt and its directory)
 
 
 def load_pending(repo: Repo) -> Pending:
@@ -524,7 +525,7 @@ def _load_pending(repo: Repo) -> Pending:
             receipts[txn] = doc
         anchors = load_anchors(repo)
     except (HnError, OSError) as exc:
-        if isinstance(exc, LocalStateError) and exc.message.startswith("private identity ") and \
+        if isinstance(exc, LocalStateError) and exc.message.startswith(PRIVATE) and \
                 any(what in exc.message for what in UNSAFE_FILE):  # (said with its path, as its directory is)
             raise
         txn = ""

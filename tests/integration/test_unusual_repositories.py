@@ -105,3 +105,44 @@ def test_recall_path_hints_are_shell_quoted(inited):
                      "so from here that is --path 'dïr ü/ñ.txt'\n"), r.err
     r = hn(inited, "memory", "recall", "--include-untrusted", "--path", "dïr ü")
     assert r.err.endswith("recall a file in it, such as --path 'dïr ü/ñ.txt'\n"), r.err
+
+
+def _read_only_mount(tmp_path, src):
+    """``src`` mounted read-only at a new directory (root only: else the test is skipped)."""
+    import os
+    import subprocess
+
+    import pytest
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(src), str(ro)], capture_output=True).returncode:
+        pytest.skip("a read-only bind mount needs root")
+    if subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], capture_output=True).returncode:
+        subprocess.run(["umount", str(ro)], capture_output=True)
+        pytest.skip("this kernel does not remount a bind mount read-only")
+    return ro
+
+
+def test_a_read_only_mount_names_the_lock_file_and_the_page_and_says_read_only(tmp_path):
+    """A trial's read-only mount: record said "private identity file …/memory-….lock cannot be
+    opened: Read-only file system", view the same of its page."""
+    import subprocess
+
+    src = make_repo(tmp_path / "src")
+    assert hn(src, "init", "--name", "R").code == 0
+    assert hn(src, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+              "--content", "x").code == 0
+    assert hn(src, "memory", "view").code == 0
+    ro = _read_only_mount(tmp_path, src)
+    try:
+        r = hn(ro, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+               "--content", "y")
+        assert r.code == 1 and r.err.startswith(f"git-hn: lock file {ro}/.git/hn/locks/memory-"), r.err
+        assert r.err.endswith(".lock cannot be opened: the file system is read-only\n"), r.err
+        r = hn(ro, "memory", "view")
+        assert (r.code, r.err) == (1, f"git-hn: page {ro}/.git/hn/hn-memory.html cannot be written: the file "
+                                      "system is read-only; git hn memory view --output FILE writes the page "
+                                      "elsewhere\n"), r.err
+    finally:
+        subprocess.run(["umount", str(ro)], capture_output=True)
