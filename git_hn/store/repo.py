@@ -227,6 +227,21 @@ def close_all() -> None:
         OPENED.pop().close()
 
 
+def unknown_extensions(stderr: bytes) -> str:
+    """The repository extensions Git says it does not know (``unknown repository extension
+    found:``, then one name a line, each after a tab), joined with ", "; "" when it says none."""
+    text = stderr.decode("utf-8", "replace")
+    marker = "unknown repository extension found:"
+    if marker not in text:
+        return ""
+    names = []
+    for line in text.split(marker, 1)[1].split("\n")[1:]:
+        if not line.startswith("\t"):
+            break
+        names.append(one_line(line.strip()))
+    return ", ".join(dict.fromkeys(names)) or "(unnamed)"
+
+
 def open_repo(cwd: str | None = None) -> Repo:
     """Discover the repository around ``cwd`` (default: the current directory)."""
     cwd = os.path.abspath(cwd or os.getcwd())
@@ -240,6 +255,10 @@ def open_repo(cwd: str | None = None) -> Repo:
             if b"dubious ownership" in proc.stderr:  # Git's safe.directory check (CVE-2022-24765)
                 raise InputError("not a git repository: Git refuses one owned by another user here "
                                  "(git config --global --add safe.directory DIR trusts it, if you do)")
+            unknown = unknown_extensions(proc.stderr)
+            if unknown:  # (a trial: a newer Git's extensions.refStorage was "not a git repository")
+                raise InputError(f"Git cannot open this repository: unknown repository extension {unknown} "
+                                 "(a newer Git made it?)")
             # (the contract's text, then the next step: a newcomer ran git-hn outside any repository)
             raise InputError("not a git repository; run git hn inside a Git repository (cd into one), or "
                              "create one with git init")

@@ -146,3 +146,16 @@ def test_a_read_only_mount_names_the_lock_file_and_the_page_and_says_read_only(t
                                       "elsewhere\n"), r.err
     finally:
         subprocess.run(["umount", str(ro)], capture_output=True)
+
+
+def test_a_repository_with_an_unknown_extension_is_not_called_no_repository(tmp_path):
+    """A trial: ``extensions.refStorage`` (a newer Git's) made this Git ignore the repository, and
+    git-hn said "not a git repository; … create one with git init" in it."""
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(repo))
+    git(repo, "config", "core.repositoryformatversion", "1")
+    git(repo, "config", "extensions.hnNoSuchExtension", "x")  # (one no Git knows: refStorage is known from 2.45)
+    r = hn(repo, "memory", "recall")
+    assert r.code == 1
+    assert r.err.splitlines()[-1] == ("git-hn: Git cannot open this repository: unknown repository extension "
+                                      "hnnosuchextension (a newer Git made it?)"), r.err
