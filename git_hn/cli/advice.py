@@ -89,9 +89,12 @@ def waits(repo, result) -> None:
     (``unpushed.waits_hint``), with ``--json`` too."""
     from ..service.unpushed import waits_hint
 
-    text = waits_hint(repo, result)
+    risks: list[str] = []  # (a mirror clone: a pruning fetch deletes it, a trial)
+    text = waits_hint(repo, result, risks)
     if text:
         render.hint(text)
+    for risk in risks:
+        warn(risk)
 
 
 def warn(text: str) -> None:

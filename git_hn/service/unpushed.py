@@ -9,8 +9,9 @@ only at the next sync. ``waits_hint`` says so when the memory is signed, as one 
 It runs after every write, so it is kept cheap: the remote it names is the one ``git hn sync``
 publishes to by default (``origin``, else the first configured remote), skipped when its
 ``remote.<name>.hnPublish`` is false; three questions started together (the remotes, that
-remote's tracking refs, the ``hnPublish`` settings); nothing more when the anchor is one of that
-remote's tips; else one ``rev-list`` (bounded in time: the hint is advice) and, only when the hint
+remote's tracking refs, the ``hnPublish`` settings and fetch refspecs: ``pruned_by_fetch`` warns
+from those when a refspec writes the memory refs, as a mirror clone's does); nothing more when
+the anchor is one of that remote's tips; else one ``rev-list`` (bounded in time: the hint is advice) and, only when the hint
 is given and the anchor is not HEAD, one ``merge-base --is-ancestor`` to name the current branch.
 The earlier memories of the stream that remote was not given are read from the verified state
 and the publication journal (no Git process); their anchors join that one ``rev-list``, and when
@@ -33,7 +34,8 @@ from ..store.repo import Repo
 # that goes silent under load would make its tests, and the advice, depend on the hour
 WALK_SECONDS = 0.5
 _TRACKING = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/")
-_PUBLISH = ("config", "--get-regexp", r"^remote\..*\.hnpublish$")
+# (the fetch refspecs too: ``pruned_by_fetch`` reads them from the same answer, no process more)
+_PUBLISH = ("config", "--get-regexp", r"^remote\..*\.(hnpublish|fetch)$")
 
 
 def _named_remote(repo: Repo, publish_text: str) -> str | None:
@@ -147,14 +149,15 @@ def _branch_of(repo: Repo, commit: str) -> str:
     return "" if name in ("", "undefined") else name
 
 
-def waits_hint(repo: Repo, result) -> str | None:
+def waits_hint(repo: Repo, result, warnings: list | None = None) -> str | None:
     """After a record, handoff or supersede was signed (not a replay): one line when its
     publication to the named remote waits for a commit that is on none of that remote's tracking
     refs: the anchor of the earliest memory of its stream that remote was not given yet and whose
     anchor is not there (a stream publishes in order: a team trial pushed main as this hint said,
     and the memory still waited for an earlier one anchored on an unpushed feature branch), else
     its own anchor. None otherwise (no remote, publication to it off, every such anchor on one of
-    its tracking refs, or Git could not answer in time: the hint is advice, never an error)."""
+    its tracking refs, or Git could not answer in time: the hint is advice, never an error).
+    ``warnings`` gets ``pruned_by_fetch``'s line, when there is one."""
     env = result.envelope
     if env.record is None or getattr(result, "replayed", False):
         return None
@@ -165,6 +168,10 @@ def waits_hint(repo: Repo, result) -> str | None:
         git.ask_early(question)
     listing = git.run(list(_TRACKING))
     publish = git.run(list(_PUBLISH))
+    if warnings is not None and publish.returncode == 0:
+        risk = pruned_by_fetch(publish.stdout.decode("utf-8", "surrogateescape"))
+        if risk:
+            warnings.append(risk)
     remote = _named_remote(repo, publish.stdout.decode("utf-8", "surrogateescape"))
     if remote is None or listing.returncode != 0:
         return None
@@ -221,3 +228,48 @@ def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiti
             f"{waiting} memories, this one included, wait behind it; to keep unpushed feature work from holding "
             "back the rest, record it in a stream of its own (--stream label:NAME, or git config --worktree "
             "hn.stream label:NAME in its worktree)")
+
+
+_SAMPLE = "refs/hn/memory/a/b"  # (a memory ref, as a refspec's pattern would match it)
+
+
+def pruned_by_fetch(config: str) -> str | None:
+    """After a memory was signed: one line when a remote's fetch refspec writes this clone's own
+    memory refs (``+refs/*:refs/*``, a ``git clone --mirror``): a pruning fetch of it deletes
+    every stream that remote does not hold, and the signed, unpublished memory is gone for good
+    (a trial: ``- [deleted] (none) -> refs/hn/memory/…``, and nothing warned). None when no
+    refspec maps them, or a negative one (``^refs/hn/*``) keeps them out. ``config``: ``git config
+    --get-regexp``'s lines (``_PUBLISH``'s answer; other keys are passed over)."""
+    from shlex import quote
+
+    mapped: dict[str, str] = {}
+    kept: set[str] = set()
+    for line in lines_of(config):
+        key, _sp, spec = line.partition(" ")
+        if not key.lower().endswith(".fetch"):
+            continue
+        remote = key[len("remote."):-len(".fetch")]
+        spec = spec.strip()
+        if spec.startswith("^"):
+            if _matches(spec[1:], _SAMPLE):
+                kept.add(remote)
+            continue
+        src, colon, dst = spec.lstrip("+").partition(":")
+        if colon and _matches(dst, _SAMPLE):
+            mapped.setdefault(remote, spec)
+    remote = next((r for r in sorted(mapped) if r not in kept), None)
+    if remote is None:
+        return None
+    return (f"remote.{remote}.fetch ({mapped[remote]}) writes this clone's memory refs: a pruning fetch "
+            f"(git fetch --prune) deletes the memory {quote(remote)} does not hold yet, for good; publish it "
+            f"first (git hn sync {quote(remote)}), or keep fetches off it: git config --add remote.{remote}.fetch "
+            f"{quote('^refs/hn/*')}")
+
+
+def _matches(pattern: str, ref: str) -> bool:
+    """Whether a refspec side ``pattern`` (at most one ``*``) names ``ref``."""
+    head, star, tail = pattern.partition("*")
+    if not star:
+        return pattern == ref
+    return len(ref) >= len(head) + len(tail) and ref.startswith(head) and ref.endswith(tail)
+

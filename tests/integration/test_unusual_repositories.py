@@ -159,3 +159,34 @@ def test_a_repository_with_an_unknown_extension_is_not_called_no_repository(tmp_
     assert r.code == 1
     assert r.err.splitlines()[-1] == ("git-hn: Git cannot open this repository: unknown repository extension "
                                       "hnnosuchextension (a newer Git made it?)"), r.err
+
+
+PRUNE_WARNING = ("git-hn: warning: remote.origin.fetch (+refs/*:refs/*) writes this clone's memory refs: a pruning "
+                 "fetch (git fetch --prune) deletes the memory origin does not hold yet, for good; publish it "
+                 "first (git hn sync origin), or keep fetches off it: git config --add remote.origin.fetch "
+                 "'^refs/hn/*'\n")
+
+
+def test_record_in_a_mirror_clone_warns_that_a_pruning_fetch_deletes_it(tmp_path):
+    """A trial: in a ``git clone --mirror``, ``git fetch --prune origin`` printed ``- [deleted]
+    (none) -> refs/hn/memory/…``: the signed, unpublished memory was gone, and nothing had warned.
+    The negative refspec the warning gives keeps the memory through such a fetch."""
+    work = make_repo(tmp_path / "w")
+    team = tmp_path / "team.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(team))
+    mirror = tmp_path / "m.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(team), str(mirror))
+    assert hn(mirror, "init", "--name", "M").code == 0
+    r = hn(mirror, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+           "--content", "x")
+    assert r.code == 0 and r.err.count(PRUNE_WARNING) == 1, r.err
+    git(mirror, "config", "--add", "remote.origin.fetch", "^refs/hn/*")
+    git(mirror, "fetch", "-q", "--prune", "origin")
+    assert git(mirror, "for-each-ref", "refs/hn/memory")
+    r = hn(mirror, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+           "--content", "y")
+    assert r.code == 0 and "pruning fetch" not in r.err, r.err
+    r = hn(work, "init", "--name", "W")  # (a usual clone's fetch refspec maps no memory ref: nothing said)
+    r = hn(work, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+           "--content", "z")
+    assert r.code == 0 and "pruning fetch" not in r.err, r.err
