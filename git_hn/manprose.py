@@ -221,6 +221,13 @@ branch squash\\-merged or deleted on the server took off (a hosting UI's merge):
 you published is anchored off the remote's default branch, each sync with it and each push to it
 ask the remote for its branches (one
 .BR "git ls-remote --heads" ).
+A forced update or a deletion of a remote ref whose tip this clone has not fetched cannot be
+checked (what it takes off is not here to walk): while the remote holds memory, the push says so
+(with
+.B block
+it is refused:
+.B git fetch
+first, then push again).
 .PP
 .B reference\\-transaction
 stands in for the post\\-fetch hook Git does not have: after a committed transaction that

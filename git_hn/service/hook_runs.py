@@ -130,7 +130,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
             sys.stderr.write(f"git-hn: {deleting}\n")
         # a URL that is a remote's: that remote's checks of what the push takes off (a review: a
         # force-push to origin's URL under block went on unsaid); the way out names no URL
-        refused = _removals(repo, named, data, settings.block, ANYWAY_AGAIN)[0] if named else []
+        refused = _removals(repo, named, data, settings.block, ANYWAY_AGAIN, settings.forcing)[0] if named else []
         if refused:
             sys.stderr.writelines(f"git-hn: {line}\n" for line in refused)
             return 1
@@ -234,7 +234,8 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
                                ATRISK_TIMEOUT, place)
     # (block: what the push itself does, refused before anything is published; only the first
     # refusal line carries the way out, the deletion's when there is one)
-    refused, hits = _removals(repo, remote, data, block, "" if deleting and block else anyway(remote, data))
+    refused, hits = _removals(repo, remote, data, block, "" if deleting and block else anyway(remote, data),
+                              settings.forcing)
     earlier = {c: m for c, m in earlier.items() if all(c != h for _m, h in hits)}
     lost.note_keeps(repo, remote, data)  # (the next push or sync asks whether it landed)
     there = ask() if earlier else None  # (a team trial: this clone's tracking refs were older than a
@@ -315,24 +316,30 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     return 0
 
 
-def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str) -> tuple[list[str], list]:
+def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str,
+              forcing: bool = False) -> tuple[list[str], list]:
     """The lines refusing a push (``block``) that takes off ``remote`` commits memories are
-    anchored on, or commits while ``remote`` holds streams this clone has not imported; with warn,
-    each is written as a warning (the anchors remembered by ``lost``). Also the (memory, commit)
-    pairs. Only the first refusal line carries ``way_out`` (a review: two lines each repeated the
-    long command); none does when it is "" (a line before them carries it)."""
-    from .push_removals import removing_anchors, unimported_there
+    anchored on, or commits while ``remote`` holds streams this clone has not imported, or that
+    forces or deletes a ref of ``remote`` whose tip this clone has not fetched (``forcing``: a push
+    refspec of the remote forces); with warn, each is written as a warning (the anchors remembered
+    by ``lost``). Also the (memory, commit) pairs. Only the first refusal line carries ``way_out``
+    (a review: two lines each repeated the long command); none does when it is "" (a line before
+    them carries it)."""
+    from .push_removals import forced_push, removing_anchors, unimported_there
     from .replication import lost
 
     refused = []
-    removing, hits, takes = removing_anchors(repo, remote, data, block)
+    removing, hits, takes, unfetched = removing_anchors(repo, remote, data, block)
+    # (an update of a tip this clone lacks that is not forced: Git refuses it itself, "fetch first")
+    if any(not deleted for _r, _o, deleted in unfetched) and not forced_push(forcing, _push_process()):
+        unfetched = [u for u in unfetched if u[2]]
     if removing and block:  # refused (below), so nothing was taken off: nothing to remember
         refused.append(f"{removing}; only if it goes on purpose (a secret): {way_out}" if way_out else removing)
     elif removing:
         sys.stderr.write(f"git-hn: {removing}\n")
         lost.remember(repo, remote, hits)
     # (only a push that takes commits off asks the remote for its memory refs: a team trial)
-    unknown = unimported_there(repo, remote, block, ATRISK_TIMEOUT) if takes else ""
+    unknown = unimported_there(repo, remote, block, ATRISK_TIMEOUT, unfetched) if takes or unfetched else ""
     if unknown and block:
         refused.append(unknown if refused or not way_out else f"{unknown}; only if it goes on purpose: {way_out}")
     elif unknown:
@@ -350,13 +357,14 @@ class PushSettings(NamedTuple):
     several: bool  # several push URLs: ``pushurl`` given more than once, or ``url`` and no ``pushurl``
     push: tuple | None  # the push URLs, as configured; None when Git must say (a URL rewritten, none set)
     fetch: str  # the fetch URL, as configured ("" when none)
+    forcing: bool = False  # a push refspec of the remote forces (``+``): ``push_removals.forced_push``
 
 
 def _push_settings(repo: Repo, remote: str) -> PushSettings:
     """The remote's ``PushSettings`` from one answer."""
     from ..store.git import config_false
 
-    block = off = mirror = rewritten = False
+    block = off = mirror = rewritten = forcing = False
     specs: list[str] = []
     urls: dict[str, list[str]] = {"url": [], "pushurl": []}
     key = f"remote.{remote}.hnpublish"
@@ -368,6 +376,8 @@ def _push_settings(repo: Repo, remote: str) -> PushSettings:
             off = config_false(value if sp else None)
         elif name == f"remote.{remote}.fetch" and sp:
             specs.append(value.strip())
+        elif name == f"remote.{remote}.push" and sp:
+            forcing = forcing or value.strip().startswith("+")
         elif name == f"remote.{remote}.mirror":
             mirror = not config_false(value if sp else None)
         elif name.startswith(f"remote.{remote}.") and name[len(remote) + 8:] in urls:
@@ -377,7 +387,8 @@ def _push_settings(repo: Repo, remote: str) -> PushSettings:
     push = urls["pushurl"] or urls["url"]
     # (one ``url`` and no ``pushurl``: it pushes where it fetches, ``pushInsteadOf`` or not: ``push_targets.split``)
     known = tuple(push) if push and (not rewritten or not urls["pushurl"] and len(push) == 1) else None
-    return PushSettings(block, off, specs, mirror, len(push) > 1, known, urls["url"][0] if urls["url"] else "")
+    return PushSettings(block, off, specs, mirror, len(push) > 1, known, urls["url"][0] if urls["url"] else "",
+                        forcing or mirror)
 
 
 def _push_targets(repo: Repo, remote: str, settings: PushSettings) -> list[str] | None:

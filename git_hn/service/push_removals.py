@@ -17,14 +17,15 @@ from ..store.repo import Repo
 NAMES_SHOWN = 3  # authors a line names (then "and N others")
 
 
-def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) -> tuple[str, list, bool]:
+def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) -> tuple[str, list, bool, list]:
     """A line when this push takes off ``remote`` commits that verified memories are anchored
     on (a force-push after a rebase, a deleted branch): a memory is imported only with its anchor
     commit, so whoever imports its stream from that remote stops at it until the commit is there
     again. (One line, naming the first such memory, whose memories they are and how to keep the
     commit (``block``: a refusal, so the keeping push comes first), "" otherwise; the (memory,
     commit) pairs, which ``lost`` remembers when the push goes on; whether the push takes any
-    commit off at all (``unimported_there`` asks then).) git-hn never keeps the commit
+    commit off at all (``unimported_there`` asks then); the remote's old tips this clone lacks
+    (``publish.removed_by_push``: what the push takes off behind them is not known here).) git-hn never keeps the commit
     there itself: a push may be made to take a secret off the remote (automatic keeping was tried
     and a review broke it: docs/decisions.md)."""
     import shlex
@@ -35,10 +36,10 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
     # and its tip in the keep command made an hn-anchor branch of a memory commit: a review)
     code = b"".join(line for line in data.splitlines(keepends=True)
                     if (line.split(b" ", 3)[2:3] or [b""])[0].startswith((b"refs/heads/", b"refs/tags/")))
-    removed, old_tips = publish.removed_by_push(repo, remote, code)
+    removed, old_tips, unfetched = publish.removed_by_push(repo, remote, code)
     hits = lost.held(repo, remote, gate.anchored_on(repo, removed))  # (only what the remote has)
     if not hits:
-        return "", [], bool(removed)
+        return "", [], bool(removed), unfetched
     from ..core.gostr import short_id
 
     # a person's line names them by 12 characters, as the held-back publication lines do (a team
@@ -51,15 +52,16 @@ def removing_anchors(repo: Repo, remote: str, data: bytes, block: bool = False) 
     how = f"push it there first: {push}" if block else f"to keep it there, also {push}"
     if commits == 1 and len(hits) == 1:
         return (f"this push takes commit {commit} off {remote}, and memory {memory}{whose} is anchored on it: "
-                f"whoever imports its stream from {remote} stops there until the commit is back; {how}"), hits, True
+                f"whoever imports its stream from {remote} stops there until the commit is back; {how}"), hits, True, \
+            unfetched
     what = f"commit {commit}" if commits == 1 else f"{commits} commits"
     how = how.replace("push it there", "push them there").replace("keep it there", "keep them there")
     return (f"this push takes {what} off {remote}, and {len(hits)} memories{whose} are anchored on "
             f"{'it' if commits == 1 else 'them'} (first: memory {memory}): whoever imports their streams from "
-            f"{remote} stops at the first of them until the commits are back; {how}"), hits, True
+            f"{remote} stops at the first of them until the commits are back; {how}"), hits, True, unfetched
 
 
-def unimported_there(repo: Repo, remote: str, block: bool, timeout: float) -> str:
+def unimported_there(repo: Repo, remote: str, block: bool, timeout: float, unfetched: list | None = None) -> str:
     """A line when ``remote`` holds memory streams whose tips this clone has not accepted (its
     verified chains hold no such commit): ``removing_anchors`` knows only the memories this clone
     verified, so a push that takes commits off could strand a teammate's memory it never imported
@@ -70,7 +72,10 @@ def unimported_there(repo: Repo, remote: str, block: bool, timeout: float) -> st
     review: an exact selection's clone was refused forever, told to sync, which never imports
     what the selection leaves out), and not those the last sync recorded as failed (``failures``:
     sync, recall and the brief already say them); each ref counts (a review: refs sharing a tip
-    were counted once)."""
+    were counted once). With ``unfetched`` (the remote's old tips this push forces or deletes that
+    this clone lacks: ``removing_anchors``), the line says that instead when the remote holds any
+    memory ref, or cannot say: what the push takes off behind them cannot be checked, whoever's
+    memory it is (docs/decisions.md)."""
     from ..core.gostr import bounded
     from ..core.grammar import parse_local_ref
     from ..store.transport import listed
@@ -80,6 +85,10 @@ def unimported_there(repo: Repo, remote: str, block: bool, timeout: float) -> st
     urls = push_urls(repo, remote)
     lines = listed(repo, urls[0], patterns=("refs/hn/memory/*",), timeout=timeout) \
         if len(urls) == 1 and urls[0] else None
+    if unfetched:
+        if lines is None or any(ref.startswith("refs/hn/memory/") for _oid, ref in lines):
+            return _unfetched_line(remote, unfetched, block)
+        return ""  # (no memory there: nothing the push takes off is an anchor)
     wanted = _imported_by(repo, remote)
     failed = failed_streams(repo, remote)
     refs = []  # (tip, what names it: the stream as ``select --memory`` takes it, else the ref)
@@ -103,6 +112,70 @@ def unimported_there(repo: Repo, remote: str, block: bool, timeout: float) -> st
     if block:
         return f"{what}; run git hn sync {quote(remote)} first, then push again"
     return f"warning: {what} (git hn sync {quote(remote)} imports them; a later push then checks)"
+
+
+def _unfetched_line(remote: str, unfetched: list, block: bool) -> str:
+    """The line for a push that forces or deletes a remote ref whose tip this clone lacks
+    (``unfetched``: (remote ref, old tip, deleted)): the first named, its branch or tag as a
+    person reads it, bounded (Git's hook input names the remote ref as the push gave it)."""
+    from shlex import quote
+
+    from ..core.gostr import bounded
+
+    ref, oid, _deleted = unfetched[0]
+    name = ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else \
+        f"tag {ref[len('refs/tags/'):]}" if ref.startswith("refs/tags/") else ref
+    more = len(unfetched) - 1
+    what = f"{remote}'s {bounded(name, 120)} is at {oid[:12]}" + \
+        (f" ({more} more {'ref' if more == 1 else 'refs'} this push replaces or deletes too)" if more else "")
+    if block:
+        return (f"{what}, which this clone has not fetched: git fetch {quote(remote)} first, then push again "
+                f"(what the push takes off cannot be checked)")
+    return (f"warning: {what}, which this clone has not fetched, so git-hn cannot check what this push takes "
+            f"off {remote} for memories' anchor commits (git fetch {quote(remote)} before such a push lets it)")
+
+
+def forced_push(configured: bool, push_pid: str) -> bool:
+    """Whether this push may force an update (``--force``, ``-f``, a lease, ``+REFSPEC``,
+    ``--mirror``; ``configured``: a ``+`` push refspec of the remote): Git runs pre-push also for
+    the ref it then refuses as "fetch first" (an update, not forced, of a remote tip this clone
+    lacks), and its hook input does not tell them apart (a deletion needs no force). Read from the
+    command line of the ``git push`` this hook runs in (``push_pid``), as ``mirror_push`` reads
+    it; True when that cannot be read."""
+    if configured:
+        return True
+    argv = _push_arguments(push_pid)
+    return True if argv is None else _forces(argv)
+
+
+def _forces(argv: list[str]) -> bool:
+    """Whether the ``git push`` command line ``argv`` forces: ``-f`` (in a group of short
+    options too), a long option Git takes for ``--force``, ``--force-with-lease`` or
+    ``--force-if-includes`` (any abbreviation) or for ``--mirror``, or a refspec starting with
+    ``+``."""
+    skip, ended = False, False
+    for word in argv[argv.index("push") + 1:]:
+        if skip:
+            skip = False
+        elif ended or not word.startswith("-") or word == "-":
+            if word.startswith("+"):
+                return True
+        elif word == "--":
+            ended = True
+        elif word in _VALUED:
+            skip = True
+        elif word.startswith("--"):
+            name = word[2:].split("=", 1)[0]
+            if name and ("force".startswith(name) or name.startswith("force") or "mirror".startswith(name)):
+                return True
+        else:  # short options: ``o`` takes the rest, or the next word, as its value
+            for i, c in enumerate(word[1:]):
+                if c == "f":
+                    return True
+                if c == "o":
+                    skip = i == len(word) - 2
+                    break
+    return False
 
 
 def _imported_by(repo: Repo, remote: str) -> set[str] | None:

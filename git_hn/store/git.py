@@ -68,9 +68,9 @@ def publication_off_question(remote: str) -> tuple[str, ...]:
 
 
 # besides the listing, in one answer: the remotes; hn.prePush; every remote's hnPublish, fetch
-# refspecs, mirror setting and URLs; URL rewrites (``hook_runs`` then asks Git for no push URL)
+# refspecs, push refspecs, mirror setting and URLs; URL rewrites (``hook_runs`` then asks Git for no push URL)
 PRE_PUSH_QUESTIONS = (("remote",), ("config", "--get-regexp",
-                                    r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|mirror|url|pushurl)"
+                                    r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|push|mirror|url|pushurl)"
                                     r"|url\..*\.(insteadof|pushinsteadof))$"))
 # a ref transaction of full object IDs: without the ambiguity check Git does not look each one up
 # as a ref name (a dozen stats per ref at 10,000 refs)

@@ -502,7 +502,7 @@ def test_pre_push_asks_its_git_questions_before_loading_git_hn(clones):
     early = [args for args, loaded in spawns if not loaded]
     for question in (["for-each-ref", "--format=%(refname) %(objectname)", "refs/hn/memory", "refs/hn/remotes"],
                      ["remote"], ["config", "--get-regexp",
-                                  r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|mirror|url|pushurl)"
+                                  r"^(hn\.prepush|remote\..*\.(hnpublish|fetch|push|mirror|url|pushurl)"
                                   r"|url\..*\.(insteadof|pushinsteadof))$"]):
         assert any(args[-len(question):] == question for args in early), (question, spawns)
         assert sum(args[-len(question):] == question for args, _l in spawns) == 1  # asked once

@@ -89,3 +89,5 @@ def test_a_fast_forward_push_asks_the_remote_nothing_more(tmp_path):
     pushed = _push(carol, "origin", "main", env={"GIT_TRACE2_EVENT": str(trace)})
     assert pushed.returncode == 0, pushed.stderr
     assert not [a for a in git_processes(trace) if a and a[0] in ("ls-remote", "upload-pack")], git_processes(trace)
+    # (whether the remote's old tip is here is asked of the object reader already open: no process more)
+    assert len([a for a in git_processes(trace) if a and a[0] == "cat-file"]) == 1, git_processes(trace)

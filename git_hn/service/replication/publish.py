@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 
-from ...core.grammar import LOCAL_PREFIX, parse_accepted_ref, parse_local_ref, uniform_lines
+from ...core.grammar import LOCAL_PREFIX, is_oid, parse_accepted_ref, parse_local_ref, uniform_lines
 from ...core.lines import lines_of
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
@@ -189,7 +189,7 @@ def valid_refs(repo: Repo, refs: list[str], listing: list | None = None, why: li
     return [r for r in refs if parse_local_ref(r) not in failed] if failed else []
 
 
-def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], list[str]]:
+def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], list[str], list[tuple[str, str, bool]]]:
     """The commits a push (the pre-push hook's input ``data``) takes off ``remote``: reachable
     from a remote ref it force-updates or deletes, and from no new tip it sends and no other
     remote-tracking ref of ``remote``; and the tips of those commits (none is a parent of another
@@ -197,10 +197,14 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
     a force-pushed tag gave a keep command naming no commit). A tag does not keep a commit: a
     local one may never be pushed, and an importer's plain fetch does not follow a tag to a commit
     on no branch. One ``rev-list``, only when the push moves or deletes an existing remote ref (a
-    fast-forward lists nothing)."""
+    fast-forward lists nothing). Also the remote's old tips this clone lacks (remote ref, old tip,
+    whether the push deletes it): the walk cannot start there, so what the push takes off behind
+    them is not in the list (a team trial: a force-push over a teammate's unfetched commit, which
+    a memory was anchored on, went on unsaid under ``block``); asked of the object reader already
+    open, no process more."""
     zero = "0" * repo.oid_hex_len
     prefix = "refs/heads/"
-    lines, updated, kept = [], [], []
+    lines, updated, kept, olds = [], [], [], []
     for line in lines_of(data.decode("utf-8", "replace")):
         parts = line.split(" ")
         if len(parts) != 4 or parts[1] == parts[3]:
@@ -211,6 +215,8 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
                 kept.append(f"^{loid}")
             continue
         lines.append(roid)
+        if is_oid(roid):  # (Git's hook input: an object ID, never a name the reader would resolve)
+            olds.append((rref, roid, loid == zero))
         if loid != zero:
             lines.append(f"^{loid}")
         if rref.startswith(prefix):
@@ -220,7 +226,9 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
             # fetched here (a review: a plain --force over it warned of nothing)
             lines.append(f"refs/remotes/{remote}/{branch}")
     if not lines:
-        return [], []
+        return [], [], []
+    infos = repo.git.object_infos([oid for _r, oid, _d in olds]) if olds else []
+    unfetched = [old for old, info in zip(olds, infos) if info is None]
     lines += kept
     # (refs/remotes/<remote>/HEAD names the old tip of the default branch while pre-push runs: a
     # team trial's force-push of main took its anchor off the remote without a word)
@@ -233,7 +241,7 @@ def removed_by_push(repo: Repo, remote: str, data: bytes) -> tuple[list[str], li
     rows = [row.split() for row in walk.stdout.decode("ascii", "replace").splitlines()] if walk.returncode == 0 else []
     removed = [row[0] for row in rows if row]
     parents = {p for row in rows for p in row[1:]}
-    return removed, [c for c in removed if c not in parents]
+    return removed, [c for c in removed if c not in parents], unfetched
 
 
 EXCLUDED_MAX = 1000  # branches a push moves or deletes that ``removed_by_push`` names on a command line
