@@ -543,7 +543,7 @@ def sync_command(args: list[str]) -> int:
         render.write(terminal.shortened_lines(result.lines() + [result.summary()]))
     else:
         render.lines(result.lines() + [result.summary()])
-    message = result.exit_message()
+    message = result.exit_message(human=True)
     if message:
         raise HnError(message + result.failure_pointer(as_json))
     if result.compatibility and result.imported and not as_json:

@@ -393,8 +393,8 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     assert (out["status"], out["dependencyKind"], out["missingId"]) == ("dependency-missing", "anchor-commit", local)
     assert out["diagnostic"].endswith("; promoted the 1 memory before it")
     assert (doc["promoted"], doc["importedMemories"]) == (1, 1)
-    said = hn(bob, "sync").out  # the human line: the recovery once, then who can bring it back
-    assert said.count(f"fetch a branch that contains {local}, then git hn sync origin") == 1, said
+    said = hn(bob, "sync").out  # the human lines: the failure, then who can bring the commit back, once
+    assert "fetch a branch" not in said and said.count("git push origin") == 1, said  # (f59: it cannot work)
     name = hn(alice, "identity", "show").out.split("\n")[0].split(None, 1)[1]
     hint = (f"Commit {local} is not here, nor on any branch of origin this clone fetches (this sync has just fetched them), "
             f"and memory {second['memoryId'][7:19]} of \"{name}\" ({actor_of(alice)[:12]}) is anchored on it: if a "
@@ -402,12 +402,16 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
             f"likely) can put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}")
     assert hint in said.splitlines(), said  # (a line of its own, once for the commit, saying whose)
     closing = hn(bob, "sync").err  # (a team trial: it said "fetch a branch that contains" it, impossible)
+    assert "fetch a branch" not in closing and "git push" not in closing and (  # (f59: the line above has it)
+        f"no branch of origin this clone fetches has commit {local[:12]} (the line above that names it says how to "
+        "bring it back); or one git hn replication select origin --memory STREAM... leaves the stream out (it "
+        "replaces the saved selection: give a --memory for every stream to keep, each by its full ID, which git hn "
+        "sync origin --json lists)") in closing, closing
+    closing = hn(bob, "sync", "--json").err  # (no line above it on stdout: the push is said here)
     assert "fetch a branch" not in closing and (
         f"no branch of origin this clone fetches has commit {local[:12]}: a clone that still has it (its "
         f"author's, most likely) can put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}; or "
-        "one git hn replication select origin --memory STREAM... leaves the stream out (it replaces the saved "
-        "selection: give a --memory for every stream to keep, each by its full ID, which git hn sync origin --json "
-        "lists)") in closing, closing
+        "one git hn replication select origin --memory STREAM... leaves the stream out") in closing, closing
     assert hn(bob, "memory", "show", first["memoryId"]).code == 0
     assert hn(bob, "memory", "show", second["memoryId"]).code == 1
     assert git(bob, "rev-parse", f"refs/hn/remotes/origin/memory/{actor_of(alice)}/{first['stream'][7:]}") == \
@@ -445,8 +449,12 @@ def test_a_single_branch_clone_is_offered_the_fetch_of_the_anchor_a_branch_it_le
              f"most likely) can put it back: git push origin {feature}:refs/heads/hn-anchor/{feature[:12]}; or one git "
              "hn replication select origin --memory STREAM... leaves the stream out (it replaces the saved selection: "
              "give a --memory for every stream to keep, each by its full ID, which git hn sync origin --json lists)")
-    assert f"failed (dependency-missing): {offer} (the Replication line above says why)" in r.err, r.err
+    # (the stdout line gives the commands; the closing line points at it, f59)
+    assert f"failed (dependency-missing): no branch of origin this clone fetches has commit {feature[:12]} (the " \
+        "line above that names it says how to bring it back); or one git hn replication select" in r.err, r.err
     assert f"git fetch origin {feature} brings it if a branch this clone does not fetch has it" in r.out, r.out
+    assert f"failed (dependency-missing): {offer} (the outcomes of the JSON on stdout say why)" in \
+        hn(carol, "sync", "--json").err
     # the fetch hook's line says it too (the fetch brought main only)
     assert hn(carol, "hooks", "install").code == 0
     git(alice, "checkout", "-q", "main")
@@ -468,7 +476,8 @@ def test_a_single_branch_clone_is_offered_the_fetch_of_the_anchor_a_branch_it_le
     assert hn(dave, "replication", "select", "--memory", memory["stream"]).code == 0
     r = hn(dave, "sync")
     assert r.code == 1 and f"git fetch origin {feature}" not in r.out + r.err, r.out + r.err
-    assert f"no branch of origin this clone fetches has commit {feature[:12]}: a clone that still has it" in r.err
+    assert f"no branch of origin this clone fetches has commit {feature[:12]} (the line above" in r.err
+    assert "nor on any branch of origin this clone fetches (this sync has just fetched them)" in r.out
 
 
 def test_the_memory_named_is_the_first_the_stream_stops_at_in_chain_order(tmp_path, bare_remote):

@@ -358,7 +358,7 @@ def _merged(first: SyncResult, again: SyncResult) -> SyncResult:
     again.promoted += sum(o.status == "promoted" for o in kept)
     again.earlier_imported = sum(o.imported for o in first.outcomes if (o.kind, o.id) in seen and o.prefix)
     again.rebased[:0] = first.rebased
-    again.compatibility, again.branches_fetched = first.compatibility, first.branches_fetched
+    again.compatibility, again.branches_fetched, again.every = first.compatibility, first.branches_fetched, first.every
     again.branch_fetch = first.branch_fetch
     return again
 
@@ -423,6 +423,7 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
         selection = selection_bytes = None
     run = None
     result.compatibility = selection is not None and selection_bytes is None
+    result.every = selection is not None and (result.compatibility or selection.all)
     if selection is not None:
         if recover_shallow:
             from . import shallow

@@ -206,6 +206,7 @@ class SyncResult:
         self.other_format = False  # (and so:) the remote uses the other object format
         self.publication_off = False  # remote.<name>.hnPublish is false: no publication there
         self.compatibility = False  # no selection saved: every advertised stream (CONTRACT §9.1)
+        self.every = False  # the selection is every stream (``--all``, or none saved): not exact
         self.repaired_only = False
         self.held: list = []  # gate.Held: streams published only up to a memory that must wait
         self.sent: list[str] = []  # the user's refs this sync's publication moved on the remote
@@ -229,7 +230,11 @@ class SyncResult:
     def up_to_date(self) -> int:
         return len(self.current) + sum(o.status == UP_TO_DATE for o in self.outcomes)
 
-    def exit_message(self) -> str:
+    def exit_message(self, human: bool = False) -> str:
+        """§9.15's exit text ("" for a sync that exits 0). ``human`` (the stderr line; ``--json``'s
+        ``error`` keeps the contract's text): for a selection of every stream (``--all``, or none
+        saved), which is not exact, the words after the contract's first clause count streams (a
+        team trial: an ``--all`` clone read "exact selections; no selection was promoted")."""
         if self.other_format:  # (nothing moves either way: the one reason, not two phases')
             return self.import_error or self.publication_error
         if self.import_error and self.publication_error:
@@ -242,6 +247,11 @@ class SyncResult:
         if self.publication_error:
             return f"publication phase failed after replication: {self.publication_error}"
         if any(o.status not in ("promoted", "skipped", UP_TO_DATE) for o in self.outcomes):
+            if human and self.every:  # (the contract's words first, then what they mean here)
+                failed = sum(o.status not in ("promoted", "skipped", UP_TO_DATE) for o in self.outcomes)
+                which = "of every stream (no selection saved)" if self.compatibility else "of --all"
+                return (f"replication import phase failed for one or more exact selections; "
+                        f"{counted(failed, 'stream', 'streams')} {which} failed, {self.promoted or 'none'} promoted")
             if not self.promoted:  # git-hn: do not claim promotions that did not happen
                 return ("replication import phase failed for one or more exact selections; "
                         "no selection was promoted")
@@ -261,12 +271,14 @@ class SyncResult:
         first = failed[0]
         recovery = one_line(first.fields.get("recovery") or "")
         missing, back = first.fields.get("missingId") or "", ""
-        if self.branches_fetched and missing and first.fields.get("dependencyKind") == "anchor-commit" and \
-                recovery.startswith("fetch a branch that contains"):  # (a team trial: this sync fetched
+        # (the human output's line for the commit, above, gives the commands: a team trial read
+        # the push twice, and three lines for one missing commit)
+        said = not as_json and self._hinted(first)
+        if self.branches_fetched and self._hinted(first):  # (a team trial: this sync fetched
             # the remote's branches and none has it, so "fetch a branch" cannot work)
             # ("this clone fetches": a review found the commit on a branch a --single-branch clone
             # does not fetch, where "no branch of origin has it" was untrue)
-            back = put_back(self.remote, missing, "this clone fetches", self.unfetched)
+            back = put_back(self.remote, missing, "this clone fetches", self.unfetched, said)
         why = recovery or one_line(first.fields.get("diagnostic") or "")
         if len(why) > 200:  # (a long diagnostic, of IDs mostly: cut to 12 characters, as sync prints them)
             import re
@@ -289,9 +301,16 @@ class SyncResult:
         if as_json:
             where = "the outcomes of the JSON on stdout say " + ("each" if many else "why")
         else:
-            where = "the Replication lines above say each" if many else "the Replication line above says why"
-        return (f"; {which}{first.kind} {first.id} failed ({first.status})" + (f": {why}" if why else "")
-                + f" ({where})")
+            where = "the Replication lines above say each" if many else \
+                "" if back and said else "the Replication line above says why"
+        return (f"; {which}{first.kind} {first.id} failed ({first.status})"
+                + (f": {why}" if why else "") + (f" ({where})" if where else ""))
+
+    def _hinted(self, o: Outcome) -> bool:
+        """Whether ``o`` waits for an anchor commit this clone lacks that ``_anchor_hints`` gives a
+        line for (who can bring it back: its recovery is "fetch a branch that contains" it)."""
+        return o.fields.get("dependencyKind") == "anchor-commit" and bool(o.fields.get("missingId")) and \
+            one_line(o.fields.get("recovery") or "").startswith("fetch a branch that contains")
 
     @property
     def imported(self) -> int:
@@ -311,6 +330,10 @@ class SyncResult:
             else:
                 recovery = one_line(o.fields.get("recovery") or "")
                 diagnostic = one_line(o.fields.get("diagnostic", ""))
+                if self._hinted(o):  # the line for its commit, below, says how to bring it back (a team
+                    # trial: "fetch a branch that contains" it stood above "no branch has it"; --json
+                    # keeps the diagnostic and the recovery whole)
+                    diagnostic, recovery = diagnostic.replace(f"; recovery: {recovery}", "", 1), ""
                 if f"recovery: {recovery}" in diagnostic:  # §9.12's text already holds it
                     recovery = ""
                 out.append(f"Replication {o.kind} {o.id}: failed ({o.status}): {diagnostic}"
@@ -330,11 +353,9 @@ class SyncResult:
         came before it); after a rebase, an amend or a deleted branch, only a clone that still
         has it can."""
         owners: dict[str, Outcome] = {}  # missing commit -> an outcome that waits for it
-        for o in self.outcomes:
-            if o.fields.get("dependencyKind") == "anchor-commit" and one_line(
-                    o.fields.get("recovery") or "").startswith("fetch a branch that contains"):
-                owners.setdefault(o.fields.get("missingId") or "", o)
-        owners.pop("", None)
+        for o in self.sorted_outcomes(current=False):
+            if self._hinted(o):
+                owners.setdefault(o.fields["missingId"], o)
         back = (f"a clone that still has it (its author's, most likely) can put it back: git push {self.remote} "
                 "{oid}:refs/heads/hn-anchor/{short}")
         if self.branches_fetched and self.unfetched:  # (a review: a --single-branch clone's anchor was
@@ -456,7 +477,7 @@ class SyncResult:
         return doc
 
 
-def put_back(remote: str, missing: str, where: str, unfetched: bool = False) -> str:
+def put_back(remote: str, missing: str, where: str, unfetched: bool = False, said: bool = False) -> str:
     """The way out for an anchor commit ``missing`` that no branch of ``remote`` the clone got
     (``where``: "this clone fetches" after a sync's own fetch of them, "this fetch brought" in the
     fetch hook) has: who can put it back, and how to leave the stream out. Said by the sync's
@@ -465,13 +486,18 @@ def put_back(remote: str, missing: str, where: str, unfetched: bool = False) -> 
     the remote has branches the clone's refspecs leave out, so ``git fetch REMOTE C`` comes first
     (a review: a --single-branch clone was told to have the commit put back while origin's
     ``feature`` held it). The select takes full stream IDs, which these lines cut to 12
-    characters: it says where they are listed."""
+    characters: it says where they are listed. ``said``: a line above gave the commands for the
+    commit (``SyncResult._anchor_hints``), which this one points at rather than repeats."""
     from shlex import quote
 
+    leave = (f"one git hn replication select {quote(remote)} --memory STREAM... leaves the stream out (it replaces "
+             "the saved selection: give a --memory for every stream to keep, each by its full ID, which git hn "
+             f"sync {quote(remote)} --json lists)")
+    if said:
+        return (f"no branch of {remote} {where} has commit {missing[:12]} (the line above that names it says how "
+                f"to bring it back); or {leave}")
     back = (f"a clone that still has it (its author's, most likely) can put it back: git push {quote(remote)} "
-            f"{missing}:refs/heads/hn-anchor/{missing[:12]}; or one git hn replication select {quote(remote)} "
-            "--memory STREAM... leaves the stream out (it replaces the saved selection: give a --memory for every "
-            f"stream to keep, each by its full ID, which git hn sync {quote(remote)} --json lists)")
+            f"{missing}:refs/heads/hn-anchor/{missing[:12]}; or {leave}")
     if unfetched:
         return (f"git fetch {quote(remote)} {missing} brings commit {missing[:12]} if a branch of {remote} this clone "
                 f"does not fetch has it (then git hn sync {quote(remote)}); if none has it, {back}")
