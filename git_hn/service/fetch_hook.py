@@ -73,7 +73,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             failed, said = True, exc.message
             cause, way_out = _shortened(exc.message), ""
         if failed:
-            sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(said, remote, cause, way_out)}\n")
+            sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(repo, said, remote, cause, way_out)}\n")
             if fetch is not None:
                 replication.note_failed(repo, remote, fetch)
         if fetch is not None:  # (the wrapper starts no git-hn for this fetch's later refs: finding 1)
@@ -134,7 +134,7 @@ def _named_earlier(repo: Repo, remote: str, fetch: str) -> frozenset[str]:
     return frozenset(c for c in lines[1:] if is_oid(c))
 
 
-def _why(said: str, remote: str, cause: str = "", way_out: str = "") -> str:
+def _why(repo: Repo, said: str, remote: str, cause: str = "", way_out: str = "") -> str:
     """The end of the fetch hook's one line: a prompt the import could not show, with its way out
     (``git hn sync`` would fail the same way), else the first cause (``first_failure``) and its
     way out: ``way_out`` when a sync cannot help either, else where the details are."""
@@ -144,7 +144,7 @@ def _why(said: str, remote: str, cause: str = "", way_out: str = "") -> str:
 
     reason = next((r for r in (NO_PASSPHRASE, NO_CREDENTIALS) if r in said), "")
     if reason:
-        return f": {reason}; {without_terminal(reason, remote)}"
+        return f": {reason}; {without_terminal(reason, remote, git=repo.git)}"
     return (f": {cause}" if cause else "") + "; " + (way_out or f"run git hn sync {shlex_quote(remote)}")
 
 

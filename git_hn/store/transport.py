@@ -209,14 +209,52 @@ def known_reason(stderr: bytes) -> str:
     return ""
 
 
-def without_terminal(reason: str, remote: str) -> str:
+def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bool = False) -> str:
     """The way out when ``reason`` is a prompt git-hn's Git processes could not show (they run
-    without a terminal, and fetches into quarantine in a session of their own), else ""."""
-    if reason not in (NO_CREDENTIALS, NO_PASSPHRASE):
+    without a terminal, fetches into quarantine in a session of their own, and Git's own prompt
+    for an HTTPS password is off in all of them, ``GIT_TERMINAL_PROMPT=0``), else "". It fits
+    the remote's URL (``url``; with ``git``, a ``store.git.Git``, and no ``url``: the remote's
+    fetch URL, its push URL with ``push``): the ssh agent for ssh; for http(s) a credential helper,
+    and when one is set already (asked of ``git``: a team trial's stored password was wrong, Git
+    erased it, and the advice said to set a helper and load an ssh key) a fetch at a terminal,
+    which saves the password in it; also for credentials the remote refused (``CREDENTIALS_REFUSED``,
+    HTTP only). Both ways when the URL is not known. Only on a failure: at most two Git processes."""
+    if reason not in (NO_CREDENTIALS, NO_PASSPHRASE, CREDENTIALS_REFUSED):
         return ""
+    if not url and git is not None:
+        proc = git.run(["remote", "get-url", *(["--push"] if push else []), "--end-of-options", remote])
+        url = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+    kind = _credential_kind(url) if reason != NO_PASSPHRASE else "ssh"  # (ssh's own prompt)
+    if reason == CREDENTIALS_REFUSED and kind != "http":
+        return ""
+    sync = f"git hn sync {remote}"
+    if kind == "ssh":
+        return f"give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), then {sync}"
+    if kind == "http" and git is not None and _has_helper(git, url):
+        return f"run git fetch {remote} once at a terminal so your credential helper saves the password, then {sync}"
+    if kind == "http":
+        return ("give Git the credentials without a prompt: set a credential helper (git config --global "
+                f"credential.helper cache) and run git fetch {remote} once at a terminal so it saves the password, "
+                f"then {sync}")
     return ("give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), or "
             "for HTTPS set a credential helper (git config --global credential.helper cache), then "
-            f"git hn sync {remote}")
+            f"{sync}")
+
+
+def _credential_kind(url: str) -> str:
+    """How ``url`` authenticates: "http" (http, https), "ssh" (ssh://, scp-like ``host:path``),
+    "" otherwise (a local path, file://, git://, or not known)."""
+    scheme = _scheme(url, "://")
+    if scheme is not None:
+        return {"http": "http", "https": "http", "ssh": "ssh"}.get(scheme.lower(), "")
+    return "ssh" if url and not is_local(url) and "://" not in url else ""
+
+
+def _has_helper(git, url: str) -> bool:
+    """Whether Git has a credential helper for ``url`` (``credential.helper``, or
+    ``credential.<url>.helper``, in any scope; an empty value resets the list)."""
+    proc = git.run(["config", "--get-urlmatch", "--end-of-options", "credential.helper", url])
+    return proc.returncode == 0 and bool(proc.stdout.strip())
 
 
 # How a remote is reached and authenticated to: the ssh command and variant, the git:// proxy,

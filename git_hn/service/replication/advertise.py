@@ -49,7 +49,7 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
         from ...store.transport import unreachable_reason, without_terminal
 
         reason = unreachable_reason(proc.stderr)
-        way_out = without_terminal(reason, remote)
+        way_out = without_terminal(reason, remote, url, repo.git)
         raise PhaseError(f"{phase('advertisement', remote).message}; {reason}" + (f"; {way_out}" if way_out else ""),
                          unreachable=True)
     if answers is not None:

@@ -164,7 +164,7 @@ def _record_failure(repo: Repo, remote: str, exc: HnError) -> None:
     """Write ``exc`` as the failure record: its message without the advice to stop publishing
     there, that advice, the refusal's fixed words (``cause``; the message without one), and
     whether the record before it (not said yet, else the one said last) has the same words."""
-    message = _detached(exc, remote)
+    message = _detached(repo, exc, remote)
     advice = getattr(exc, "advice", "") if message == exc.message else ""  # (``_detached`` advises otherwise)
     if advice:
         message = message.replace(f"; {advice}", "", 1)
@@ -188,7 +188,7 @@ def _read(repo: Repo, path: str) -> dict | None:
     return doc if isinstance(doc, dict) else None
 
 
-def _detached(exc: HnError, remote: str) -> str:
+def _detached(repo: Repo, exc: HnError, remote: str) -> str:
     """The failure's message, for a push that reached nothing because it had no terminal to ask
     on (the user's own push, at a terminal, got through: "stop publishing there" was wrong advice,
     a trial). This publisher runs in a session of its own, so ssh cannot ask for a key's
@@ -204,7 +204,7 @@ def _detached(exc: HnError, remote: str) -> str:
         return exc.message
     failed = f"replication memory publication failed for remote {remote}: {cause}"
     if cause not in (NO_PASSPHRASE, ACCESS_REFUSED):  # (Git's prompt for a password: HTTPS)
-        return f"{failed}; {without_terminal(NO_CREDENTIALS, remote)}"
+        return f"{failed}; {without_terminal(NO_CREDENTIALS, remote, git=repo.git, push=True)}"
     return (f"{failed}; the background publication runs without a terminal, where ssh cannot ask for a key's "
             f"passphrase: add the key to ssh-agent (ssh-add), or run git hn sync {remote} at a terminal")
 

@@ -155,7 +155,7 @@ class Outcome:
                   f"configured={configured} measured={measured}",
                   recovery=f"raise it above {configured} with git hn replication select {remote} --{flag} N")
 
-    def fetch_failed(self, remote: str, reason: str = "", unreached: bool = False) -> None:
+    def fetch_failed(self, remote: str, reason: str = "", unreached: bool = False, url: str = "", git=None) -> None:
         """Git's fetch failed (``reason``: why, in git-hn's fixed words, when Git said why;
         ``unreached``: the remote stopped answering, a stall). Its advice follows the cause (a
         review: "its fetch failed, not the stream: sync again once it can be reached" was said
@@ -165,13 +165,15 @@ class Outcome:
         a prompt that could not be shown does (the fetch runs in a session of its own, without a
         terminal, so OpenSSH 9 says only "Permission denied" when it cannot ask for a passphrase,
         while the same sync's advertisement got through); anything else (a remote whose objects
-        are damaged, a reason Git's own message holds) keeps the stream's advice."""
+        are damaged, a reason Git's own message holds) keeps the stream's advice. ``url``, ``git``:
+        the URL fetched from and the runner that asks for a credential helper
+        (``store.transport.without_terminal``)."""
         from ...store.transport import CREDENTIALS_REFUSED, NO_ACCESS, NO_CREDENTIALS, NOT_REACHED, without_terminal
 
         refused = reason in (*NO_ACCESS, CREDENTIALS_REFUSED)
         self.fail("structurally-invalid", f"selection memory {self.id} failed exact fetch from remote {remote}"
                   + (f": {reason}" if reason else ""),
-                  recovery=without_terminal(NO_CREDENTIALS if refused else reason, remote) or None)
+                  recovery=without_terminal(NO_CREDENTIALS if refused else reason, remote, url, git) or None)
         if reason and (unreached or reason in NOT_REACHED):
             self.fields["unreached"] = reason
         elif refused:  # (the fetch hook's way out: its recovery, not "run git hn sync", which fails alike)

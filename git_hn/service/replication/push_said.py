@@ -69,7 +69,7 @@ def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: 
     if not reason:
         return (f"git push --dry-run --no-verify {quote(remote)} 'refs/hn/memory/*:refs/hn/memory/*' shows Git's "
                 "own message")
-    way_out = without_terminal(reason, remote)
+    way_out = without_terminal(reason, remote, git=repo.git, push=True)
     return f"{reason}; {way_out}" if way_out else reason
 
 

@@ -124,7 +124,7 @@ def publish_each(repo: Repo, remote: str, urls: list[str], tips: dict[str, str],
             from ...store.transport import without_terminal
 
             reason = why[0] if why else "it did not answer git ls-remote"
-            way = without_terminal(reason, remote)  # (a review: the credential advice was lost here)
+            way = without_terminal(reason, remote, url, repo.git)  # (a review: the credential advice was lost here)
             failures.append(_failed(remote, index, count, f"{reason}; nothing was published there; " +
                                     (way or f"git hn sync {remote} asks it again")))
             counts.append(0)

@@ -75,7 +75,8 @@ def fetch_all(q, repo, url: str, remote: str, wanted: list[Outcome], max_total: 
                 out.fetch_failed(remote, f"nothing arrived for {stall:g} s (hn.syncStallTimeout)", unreached=True)
             elif verdict:  # (Git's own words are never repeated: they may quote a URL)
                 out.fetch_failed(remote, q.failure or f"git fetch {remote} {out.advertised} shows Git's own "
-                                 "message")  # (the memory ref's tip: a plain git fetch never asks for it)
+                                 "message", url=url, git=repo.git)  # (the memory ref's tip: a plain git fetch
+                # never asks for it)
     check_fetched(q, wanted, remote)
     return runs
 
