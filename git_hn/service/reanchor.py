@@ -204,9 +204,9 @@ def _worktree_holding(repo: Repo, commit: str, heads: dict[str, str]) -> str:
 def drop_lines(result: Dropped) -> list[str]:
     out = []
     for d in result.streams:
-        line = (f"dropped {_count(len(d.dropped))} of {d.ref} that named {short_id(result.commit)}: "
+        line = (f"dropped {_count(len(d.dropped))} of {_stream(d.ref)} that named {short_id(result.commit)}: "
                 f"{', '.join(short_id(i) for i in d.dropped[:SHOWN_RENAMES])}" if d.dropped else
-                f"signed again {_count(len(d.renamed))} of {d.ref}, which name memories signed again")
+                f"signed again {_count(len(d.renamed))} of {_stream(d.ref)}, which name memories signed again")
         if d.dropped and d.removed:
             line += "; the stream held nothing else, so its ref is deleted"
         if d.renamed:
@@ -286,20 +286,28 @@ def stream_line(r, where: str) -> str:
         commits = list(dict.fromkeys(c for _i, c in r.kept))
         keep = " ".join(f"{c}:refs/heads/hn-anchor/{c[:12]}" for c in commits)
         which = f"commit {commits[0]}" if len(commits) == 1 else f"commits {', '.join(commits)}"
-        return (f"left {_count(len(r.kept))} of {r.ref} on the old {'commit' if len(commits) == 1 else 'commits'} "
-                f"({ids}): a published memory, or "
+        return (f"left {_count(len(r.kept))} of {_stream(r.ref)} on the old "
+                f"{'commit' if len(commits) == 1 else 'commits'} ({ids}): a published memory, or "
                 f"another identity's, cites it, so it cannot be signed again; its stream waits for {which}: "
                 f"keep {'it' if len(commits) == 1 else 'them'} on the remote (git push REMOTE {keep})")
-    line = f"re-anchored {_count(r.moved)} of {r.ref} {where}"
+    line = f"re-anchored {_count(r.moved)} of {_stream(r.ref)} {where}"
     renames = ", ".join(f"{short_id(a)} -> {short_id(b)}" for a, b in r.renamed[:SHOWN_RENAMES])
     more = len(r.renamed) - SHOWN_RENAMES
     extra = f" and {more} more" if more > 0 else ""
     if not r.moved:  # a stream that cites a memory signed again (a retraction recorded with --stream)
-        return (f"signed again {_count(r.memories)} of {r.ref}, which name memories signed again; "
+        return (f"signed again {_count(r.memories)} of {_stream(r.ref)}, which name memories signed again; "
                 f"new IDs: {renames}{extra}")
     if r.memories > r.moved:
         return f"{line}; {_count(r.memories)} signed again, new IDs: {renames}{extra}"
     return f"{line}; new IDs: {renames}{extra}"
+
+
+def _stream(ref: str) -> str:
+    """A stream as the other lines name it ("stream 74207987abf1"; ``--json`` gives the ref), the
+    ref itself when it is none of this clone's memory refs (a team trial: "re-anchored 1
+    unpublished memory of refs/hn/memory/<64 hex>/<64 hex>" beside 12-character IDs)."""
+    parsed = parse_local_ref(ref)
+    return f"stream {short_id(parsed[1])}" if parsed else ref
 
 
 def _count(n: int) -> str:

@@ -209,7 +209,9 @@ def test_a_rebase_names_the_new_ids_of_every_memory_it_signs_again(tmp_path):
     assert amended.returncode == 0, amended.stderr
     line = next(x for x in amended.stderr.splitlines() if "re-anchored" in x)
     ref = f"refs/hn/memory/{on_it['actor']}/{on_it['stream'][7:]}"
-    assert line.startswith(f"git-hn: re-anchored 1 unpublished memory of {ref} on the rewritten commits; "
+    # (the stream by its 12 characters, as every other line: f59, a team trial read two 64-hex IDs)
+    assert line.startswith(f"git-hn: re-anchored 1 unpublished memory of stream {on_it['stream'][7:19]} on the "
+                           "rewritten commits; "
                            "2 unpublished memories signed again, new IDs: ")
     pairs = line.split("new IDs: ", 1)[1].split(", ")
     assert [p.split(" -> ")[0] for p in pairs] == [on_it["memoryId"][7:19], after["memoryId"][7:19]]
@@ -430,10 +432,10 @@ def test_a_retraction_and_a_challenge_in_other_streams_follow_the_memory_they_na
     assert amended.returncode == 0, amended.stderr
     lines = amended.stderr.splitlines()
     assert len(lines) == 3 and lines[0].startswith("git-hn: re-anchored 1 unpublished memory of "), lines
-    assert lines[1].startswith(f"git-hn: signed again 1 unpublished memory of refs/hn/memory/{made['actor']}/"
-                               f"{'1' * 64}, which name memories signed again; new IDs: {retraction[7:19]} -> ")
-    assert lines[2].startswith(f"git-hn: signed again 1 unpublished memory of refs/hn/memory/{made['actor']}/"
-                               f"{'2' * 64}, which name memories signed again; new IDs: ")
+    assert lines[1].startswith(f"git-hn: signed again 1 unpublished memory of stream {'1' * 12}, which name "
+                               f"memories signed again; new IDs: {retraction[7:19]} -> ")
+    assert lines[2].startswith(f"git-hn: signed again 1 unpublished memory of stream {'2' * 12}, which name "
+                               "memories signed again; new IDs: ")
     mems = {m["id"]: m for m in hn(a, "memory", "log", "--json").json()["memories"]}
     assert made["memoryId"] not in mems
     (moved,) = [m for m in mems.values() if m["stream"] == made["stream"]]
@@ -507,7 +509,7 @@ def test_a_memory_a_published_memory_cites_is_never_signed_again(tmp_path):
     amended = subprocess.run(["git", "commit", "-q", "--amend", "-m", "mine, reworded"], cwd=a,
                              capture_output=True, text=True)
     assert amended.returncode == 0, amended.stderr
-    ref = f"refs/hn/memory/{made['actor']}/{made['stream'][7:]}"
+    ref = f"stream {made['stream'][7:19]}"
     assert f"git-hn: left 1 unpublished memory of {ref} on the old commit ({made['memoryId'][7:19]}): a " \
            "published memory, or another identity's, cites it" in amended.stderr, amended.stderr
     assert hn(a, "memory", "show", made["memoryId"], "--json").json()["projection"]["lifecycle"] == "retracted"
@@ -546,7 +548,7 @@ def test_what_a_kept_memory_cites_is_kept_too(tmp_path):
     assert amended.returncode == 0, amended.stderr
     ids = {m["id"] for m in hn(a, "memory", "log", "--json").json()["memories"]}
     assert {q["memoryId"], p["memoryId"]} <= ids  # neither signed again
-    ref = f"refs/hn/memory/{alice}/{q['stream'][7:]}"
+    ref = f"stream {q['stream'][7:19]}"
     assert f"git-hn: left 1 unpublished memory of {ref} on the old commit ({q['memoryId'][7:19]})" in amended.stderr
     assert f"waits for commit {old}: keep it on the remote (git push REMOTE {old}:refs/heads/hn-anchor/{old[:12]})" \
         in amended.stderr

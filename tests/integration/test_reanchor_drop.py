@@ -216,7 +216,7 @@ def test_drop_refuses_a_commit_another_worktrees_head_holds(tmp_path):
     assert refs_snapshot(alice) == before
     git(tmp_path / "wt", "checkout", "-q", "--detach", "HEAD~1")
     r = hn(alice, "memory", "reanchor", work[:12], "--drop")
-    assert r.code == 0 and r.out.startswith("Dropped 1 unpublished memory of refs/hn/memory/"), (r.out, r.err)
+    assert r.code == 0 and r.out.startswith("Dropped 1 unpublished memory of stream "), (r.out, r.err)
 
 
 def test_drop_goes_on_past_a_worktree_on_an_unborn_branch(tmp_path):
@@ -232,4 +232,4 @@ def test_drop_goes_on_past_a_worktree_on_an_unborn_branch(tmp_path):
     git(alice, "worktree", "add", "-q", str(tmp_path / "wt2"), "-b", "side")
     git(tmp_path / "wt2", "checkout", "-q", "--orphan", "newroot")
     r = hn(alice, "memory", "reanchor", c1, "--drop")
-    assert r.code == 0 and r.out.startswith("Dropped 1 unpublished memory of refs/hn/memory/"), (r.out, r.err)
+    assert r.code == 0 and r.out.startswith("Dropped 1 unpublished memory of stream "), (r.out, r.err)
