@@ -261,20 +261,22 @@ def parse_parents(ref: str, commit: str, obj) -> tuple[str, tuple[str, ...]]:
 
 
 def _missing_way_out(ref: str) -> str:
-    """What brings a stream's missing commit back: its remote ref fetched again (Git sends the
-    objects a ref needs whatever the local ref says). A commit goes missing when ``git gc
-    --prune=now`` or ``git prune`` races a write (Git's documented hazard; ``git commit`` breaks
-    the same way), or an alternate lost it. Only for the main repository's refs: a quarantine's
-    names no ref a user can fetch."""
+    """What brings a stream's missing commit back: its remote ref fetched again with
+    ``--refetch`` (Git 2.36+), which sends every object the ref needs whatever this clone holds
+    (a plain fetch sends nothing when the missing commit is below a tip this clone has: a review).
+    A commit goes missing when ``git gc --prune=now`` or ``git prune`` races a write (Git's
+    documented hazard; ``git commit`` breaks the same way), or an alternate lost it. Only for the
+    main repository's refs: a quarantine's names no ref a user can fetch."""
     local = parse_local_ref(ref)
     if local is not None:
         return (" in this repository (git gc --prune=now or git prune during a write removes new objects); "
-                f"git fetch REMOTE {ref} brings the stream back from a remote you pushed it to")
+                f"git fetch --refetch REMOTE {ref} (Git 2.36+) brings the stream back from a remote you pushed "
+                "it to")
     accepted = parse_accepted_ref(ref)
     if accepted is not None:
         remote, actor, stream = accepted
         return (" in this repository (git gc --prune=now or git prune during a write removes new objects); "
-                f"git fetch {remote} {local_ref(actor, stream)} brings the stream back")
+                f"git fetch --refetch {remote} {local_ref(actor, stream)} (Git 2.36+) brings the stream back")
     return ""
 
 

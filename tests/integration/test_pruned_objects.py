@@ -1,6 +1,7 @@
 """A memory commit missing from the object database (``git gc --prune=now`` or ``git prune``
 racing a write, Git's documented hazard; an alternate that lost objects) is named with its way
-back: the stream's ref fetched again from a remote that has it. Reading then works again, and
+back: the stream's ref fetched again, with ``--refetch``, from a remote that has it. Reading then
+works again, and
 nothing was changed by the failing reads."""
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def test_a_pruned_tip_of_an_own_stream_is_named_with_the_fetch_that_brings_it_ba
     assert r.code == 1 and r.out == ""
     assert r.err == (f"git-hn: memory source {ref}: memory commit {tip} is unavailable while reading parents: "
                      "object not found in this repository (git gc --prune=now or git prune during a write removes "
-                     f"new objects); git fetch REMOTE {ref} brings the stream back from a remote you pushed it to\n")
+                     f"new objects); git fetch --refetch REMOTE {ref} (Git 2.36+) brings the stream back from a remote "
+                     "you pushed it to\n")
     assert refs_snapshot(alice) == before
 
     # a sync says why, in the import's outcome and in the publication's line (they said no cause)
@@ -50,7 +52,7 @@ def test_a_pruned_tip_of_an_own_stream_is_named_with_the_fetch_that_brings_it_ba
                             f"failed for remote origin: memory source {ref}: {missing}"), r.err
     assert refs_snapshot(alice) == before
 
-    git(alice, "fetch", "-q", str(remote), ref)  # the way out, as said (REMOTE: the bare remote)
+    git(alice, "fetch", "-q", "--refetch", str(remote), ref)  # the way out, as said (REMOTE: the bare remote)
     r = hn(alice, "memory", "log")
     assert r.code == 0 and "second" in r.out and "first" in r.out
 
@@ -68,7 +70,28 @@ def test_a_pruned_commit_of_an_imported_stream_names_the_remote_it_came_from(tmp
 
     r = hn(bob, "memory", "log")
     assert r.code == 1
-    assert r.err.endswith(f"git fetch origin {own} brings the stream back\n"), r.err
-    git(bob, "fetch", "-q", "origin", own)
+    assert r.err.endswith(f"git fetch --refetch origin {own} (Git 2.36+) brings the stream back\n"), r.err
+    git(bob, "fetch", "-q", "--refetch", "origin", own)
     r = hn(bob, "memory", "log")
     assert r.code == 0 and "from alice" in r.out
+
+
+def test_a_pruned_commit_below_the_tip_comes_back_with_the_fetch_said(tmp_path):
+    """A review: with the tip here and a commit below it gone (an alternate that lost old objects),
+    a plain fetch of the ref sends nothing (the tip is a "have"), and the advice looped; the said
+    ``--refetch`` brings it back."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    for n in range(3):
+        record_id(alice, content=f"m{n}")
+    ref = git(alice, "for-each-ref", "--format=%(refname)", "refs/hn/memory").strip()
+    git(alice, "push", "-q", str(remote), f"{ref}:{ref}")
+    middle = git(alice, "rev-parse", f"{ref}~1").strip()
+    _drop_loose(alice, middle)
+    r = hn(alice, "memory", "log")
+    assert r.code == 1 and f"memory commit {middle} is unavailable" in r.err
+    assert f"git fetch --refetch REMOTE {ref} (Git 2.36+)" in r.err, r.err
+    git(alice, "fetch", "-q", str(remote), ref)  # (what the advice said before: nothing comes)
+    assert hn(alice, "memory", "log").code == 1
+    git(alice, "fetch", "-q", "--refetch", str(remote), ref)
+    r = hn(alice, "memory", "log")
+    assert r.code == 0 and all(f"m{n}" in r.out for n in range(3)), r.err
