@@ -88,4 +88,15 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
     from ..service import fetch_hook  # (the fetch hook loads neither the push's code nor the rewrite's)
 
     return fetch_hook.run_reference_transaction(repo, args[1] if len(args) > 1 else "", data,
-                                               args[2] if len(args) > 2 else "")
+                                               args[2] if len(args) > 2 else "", _signal_at())
+
+
+def _signal_at() -> str | None:
+    """git-hn's own test hook, as ``git hn sync`` reads it (``commands.interrupt_after``): only
+    when ``HN_INTERNAL_TESTING=1``, ``HN_TEST_REPLICATION_SIGNAL_AT`` names a seam at which the
+    fetch hook's import sends itself SIGINT and goes on, as if Ctrl-C were pressed there."""
+    import os
+
+    if os.environ.get("HN_INTERNAL_TESTING") == "1" and os.environ.get("HN_TEST_REPLICATION_SIGNAL_AT"):
+        return "signal:" + os.environ["HN_TEST_REPLICATION_SIGNAL_AT"]
+    return None

@@ -18,12 +18,15 @@ from ..errors import ConflictError, HnError
 from ..store.repo import Repo
 
 
-def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = "") -> int:
+def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = "",
+                              signal_at: str | None = None) -> int:
     """After a committed transaction: import for every remote with a saved selection whose
     remote-tracking refs it gave a value (a deletion, as ``git fetch --prune`` makes, brings
     nothing to import). ``how`` ``quiet`` (the wrapper found the remote quiet, and a tracking ref
     moved off a commit: ``hookscripts``): no import, only the check of what left the tracking
-    refs (``replication.anchors_left``). Never fails the user's command."""
+    refs (``replication.anchors_left``). ``signal_at``: git-hn's own test hook
+    (``signal:<seam>``, as ``replication.sync``'s ``interrupt_after``). Never fails the user's
+    command."""
     if state != "committed":
         return 0
     from ..store import replication
@@ -57,7 +60,8 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             # by the advertisement even for streams known by name: when it finds nothing to
             # import (the usual fetch) it leaves the quiet record, and the hooked fetches after
             # it start no git-hn (``hookscripts``); a fetch by name would leave none
-            result = sync(repo, remote, publish=False, by_name=False, wait=0, named=named)  # never holds up Git
+            result = sync(repo, remote, publish=False, by_name=False, wait=0, named=named,  # never holds up Git
+                          interrupt_after=signal_at)
             failed = bool(result.exit_message())
             said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
             cause, way_out = first_failure(result) if failed else ("", "")

@@ -379,21 +379,83 @@ def defer_signal(signum: int) -> bool:
     return False
 
 
+def _hold(signum, _frame) -> None:
+    """The handler of a stopping signal inside ``signals_held``: the signal is kept, and
+    delivered as the block ends."""
+    _deferred.append(signum)
+
+
 class signals_held:
-    """A stopping signal that arrives inside this block (``defer_signal``) is raised as it
-    ends: for work that must not be cut between two steps, such as forking a worker process and
-    handing it to its owner, or ending every worker."""
+    """A stopping signal (SIGINT, SIGTERM, SIGHUP) that arrives inside this block is delivered as
+    it ends, to the handler that was in place before: for work that must not be cut between two
+    steps, such as a pending anchor and its receipt, forking a worker process and handing it to
+    its owner, or ending every worker.
+
+    Whatever that handler is: the fetch hook's import runs with Python's own (Ctrl-C raises
+    ``KeyboardInterrupt``), a sync with one that raises ``Signalled`` (``cli.commands``), and a
+    review found the hook's import stopped between its anchor and its receipt, every read then
+    failing until a sync. So in the main thread (where Python runs every signal handler, whichever
+    thread the system gave the signal to) the outermost block puts a handler of its own in place
+    that only keeps the signal; as it ends it puts the previous handlers back and raises the first
+    signal kept again (``signal.raise_signal``): ``KeyboardInterrupt``, ``Signalled``, or the
+    default action (the process ends), as if the signal arrived then. No signal mask changes, so a
+    child started inside inherits nothing of it (an executed program takes the default action of
+    a caught signal; ``workers`` sets its forked children's own). In another thread no handler can
+    be set: a handler that calls ``defer_signal`` still holds the signal back there (``popen``'s
+    way), raised as ``Signalled`` as the block ends."""
 
     def __enter__(self):
         global _spawning
+        import _signal
+
         _spawning += 1
+        self.saved: dict = {}
+        try:
+            for s in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
+                previous = _signal.getsignal(s)
+                if previous is None or previous is _hold or previous == _signal.SIG_IGN:
+                    continue  # (a handler set outside Python; an outer block's; ignored anyway)
+                self.saved[s] = previous
+                _signal.signal(s, _hold)  # (set, then pending signals run: another's may raise)
+        except ValueError:  # not the main thread: no handler can be set (none was)
+            self.saved = {}
+        except BaseException:  # a signal that came before the hold was whole stops this, as it would have
+            _spawning -= 1
+            _deferred.clear()
+            _restore(self.saved)
+            raise
         return self
 
     def __exit__(self, *exc) -> bool:
         global _spawning
         _spawning -= 1
-        _raise_deferred()
+        if not self.saved:  # an inner block (the outer one delivers), or not the main thread
+            _raise_deferred()
+            return False
+        kept = _deferred[:1]
+        _deferred.clear()
+        _restore(self.saved)
+        if kept:
+            import _signal
+
+            _signal.raise_signal(kept[0])  # to the handler that was in place: as if it came now
         return False
+
+
+def _restore(saved: dict) -> None:
+    """Put the handlers ``saved`` back, every one, even when a signal that arrived meanwhile
+    raises from its own handler as one is set (``signal.signal`` sets it, then runs pending
+    handlers); that exception is raised once all are back."""
+    import _signal
+
+    raised = None
+    for s, handler in saved.items():
+        try:
+            _signal.signal(s, handler)
+        except BaseException as exc:  # noqa: BLE001 - the handler is set; the rest must be too
+            raised = raised or exc
+    if raised is not None:
+        raise raised
 
 
 def _raise_deferred() -> None:
