@@ -2145,14 +2145,15 @@ def test_post_rewrite_on_a_terminal_never_writes_on_the_rebase_progress_line(tmp
         repr(piped.stderr)  # (Git ends its progress with a newline there)
 
 
-def _state_lock_held(repo):
+def _state_lock_held(repo, how: str = "LOCK_EX"):
     """Another process holding the memory state's lock exclusively (as ``git hn memory index
-    rebuild`` does, or one stopped with Ctrl-Z): the ``Popen``, holding it until its stdin closes."""
+    rebuild`` does, or one stopped with Ctrl-Z), or shared (``how`` ``LOCK_SH``: as every read
+    does): the ``Popen``, holding it until its stdin closes."""
     import sys
 
     holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys\n"
                                "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
-                               "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.read()\n",
+                               f"fcntl.flock(fd, fcntl.{how})\nprint('held', flush=True)\nsys.stdin.read()\n",
                                str(repo / ".git" / "hn" / "locks" / "state.lock")],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline() == "held\n"
@@ -2185,6 +2186,39 @@ def test_a_fetch_never_waits_for_the_memory_state_another_git_hn_holds(clones):
     r = hn(b, "sync")
     assert r.code == 0, r.err
     assert git(b, "rev-parse", accepted) == git(a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
+
+
+def test_a_fetch_never_waits_for_the_state_a_read_holds_and_the_state_then_catches_up(clones):
+    """A review: with a read holding the state's lock shared (recall, brief, an MCP server's
+    query), ``git fetch`` waited 10 s without a word: the hook's import passed its first state
+    access (shared too), then its promotion waited for the lock to stage the state's part. The
+    hook's import never waits there either: the refs are promoted without the state's part, and
+    the next read brings the state to them (never an answer from the state as it was)."""
+    import time
+
+    remote, a, b = clones
+    rec = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "descendants", "--content", "fetched while a read holds the state").json()
+    assert hn(b, "replication", "select", "origin", "--memory", rec["stream"]).code == 0
+    assert hn(b, "memory", "recall", "--include-untrusted", "--json").json()["memories"] == []  # b's state is current
+    git(a, "commit", "-q", "--allow-empty", "-m", "new")
+    _push(a)
+    holder = _state_lock_held(b, "LOCK_SH")
+    try:
+        started = time.monotonic()
+        fetch = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True, timeout=60)
+        took = time.monotonic() - started
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    assert fetch.returncode == 0, fetch.stderr
+    assert took < 8, f"git fetch took {took:.1f} s"
+    assert [x for x in fetch.stderr.splitlines() if x.startswith("git-hn:")] == [], fetch.stderr
+    accepted = f"refs/hn/remotes/origin/memory/{rec['actor']}/{rec['stream'][7:]}"
+    assert git(b, "rev-parse", accepted) == git(a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
+    r = hn(b, "memory", "recall", "--include-untrusted", "--json")
+    assert [m["id"] for m in r.json()["memories"]] == [rec["memoryId"]]
+    assert hn(b, "memory", "index", "verify").code == 0
 
 
 def test_a_read_that_waited_for_the_state_names_the_lock_another_git_hn_holds(clones):

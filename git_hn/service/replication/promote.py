@@ -21,6 +21,7 @@ from ...store.process import signals_held
 from .outcomes import PhaseError, completion_failed, phase, residue
 
 
+STATE_WAIT = 10.0  # seconds a sync's promotion waits for the state's lock (then the state catches up later)
 PACK_REFS_FROM = 512  # accepted refs written (loose) since refs were last packed that make a sync pack them
 
 
@@ -408,7 +409,12 @@ def state_promotion(run, promotable: list, rebased: list = ()):
     verifies what it lacks; meanwhile ``Repo.state_behind`` says so, and a sync brings it up when
     it ends: a state of another git-hn, which a sync killed after validation leaves in place, left
     the promoted refs out until the next read). Never changes the sync's outcome: a failure is the
-    §8.4 warning."""
+    §8.4 warning.
+
+    The fetch hook's import (``run.wait`` 0) never waits for the state's lock, which any read
+    holds shared (a review: ``git fetch`` held 10 s without a word): when it is taken the refs
+    are promoted without the state's part, and the next read brings the state to them (the
+    state records the tips it was built from, and is never served for others)."""
     from ...store import stateview
 
     before, run.repo.state_behind = run.repo.state_behind, True  # until the changes are staged (a
@@ -420,7 +426,8 @@ def state_promotion(run, promotable: list, rebased: list = ()):
             run.repo.state_behind = before
         return changes
 
-    return stateview.staged(run.repo, changes_of, lambda exc: _failed(run.repo, exc), wait=10.0)
+    return stateview.staged(run.repo, changes_of, lambda exc: _failed(run.repo, exc),
+                            wait=STATE_WAIT if run.wait else 0)
 
 
 def _changes(run, conn, promotable: list, rebased: list = ()):
