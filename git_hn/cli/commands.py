@@ -429,21 +429,25 @@ def interrupt_after() -> str | None:
     ``HN_INTERNAL_TESTING=1``, ``HN_TEST_REPLICATION_INTERRUPT_AFTER`` names where a replication
     transaction stops as if it had crashed (any other value is ignored). git-hn's own test hook,
     under the same switch: ``HN_TEST_REPLICATION_SIGNAL_AT`` names a seam at which the sync sends
-    itself SIGINT and goes on, as if Ctrl-C were pressed there (``signal:<step>``)."""
+    itself SIGINT and goes on, as if Ctrl-C were pressed there (``signal:<step>``); with
+    ``HN_TEST_REPLICATION_SIGNAL_TWICE=1`` (``signal2:<step>``) a second as the quarantine's
+    removal begins (Git and the terminal both give git-hn one for a Ctrl-C)."""
     import os
 
     if os.environ.get("HN_INTERNAL_TESTING") != "1":
         return None
     if os.environ.get("HN_TEST_REPLICATION_SIGNAL_AT"):
-        return "signal:" + os.environ["HN_TEST_REPLICATION_SIGNAL_AT"]
+        twice = os.environ.get("HN_TEST_REPLICATION_SIGNAL_TWICE") == "1"
+        return ("signal2:" if twice else "signal:") + os.environ["HN_TEST_REPLICATION_SIGNAL_AT"]
     return os.environ.get("HN_TEST_REPLICATION_INTERRUPT_AFTER") or None
 
 
 def _stopped(repo, remote: str, name: str, promoted: int) -> str:
-    """The one line of a sync stopped by a signal, saying what it left: nothing promoted, its
-    promotion done (what follows it not run), or, should a stop have come between a promotion
-    and its completion receipt (they are held apart from signals: ``promote.accept``), an
-    acceptance left pending, which every memory read waits for until the next sync completes it."""
+    """The one line of a sync stopped by a signal, saying what it left: nothing promoted (and its
+    quarantine removed, or where it was left: ``quarantine.left_behind``), its promotion done
+    (what follows it not run), or, should a stop have come between a promotion and its completion
+    receipt (they are held apart from signals: ``promote.accept``), an acceptance left pending,
+    which every memory read waits for until the next sync completes it."""
     from ..service.replication.promote import unfinished
 
     said = f"sync with {remote} stopped by {name}"
@@ -455,12 +459,23 @@ def _stopped(repo, remote: str, name: str, promoted: int) -> str:
 
         return (f"{said} after it promoted {counted(promoted, 'stream', 'streams')}; the rest of the sync "
                 f"did not run: run git hn sync {remote} again")
+    from ..store.quarantine import left_behind
+
+    left = left_behind()
+    if left:
+        return (f"{said}; nothing was promoted, and its quarantine {left[0]} is left behind (a later git hn sync "
+                f"removes it): run git hn sync {remote} again")
     return f"{said}; its quarantine was removed and nothing was promoted: run git hn sync {remote} again"
 
 
 def _signals_raise():
     """SIGTERM, SIGINT and SIGHUP raise ``Signalled`` for the duration (then the previous
-    handlers come back), so that a stopped sync removes its quarantine and says so."""
+    handlers come back), so that a stopped sync removes its quarantine and says so. Only the
+    first: those that come after it are ignored to the command's end, so that the cleanup it
+    starts and the line that says it run whole (Git passes the terminal's Ctrl-C on to git-hn,
+    which so gets two at once: a review found a second raised inside the quarantine's removal,
+    left behind while the line said it was removed, and trials saw `git-hn: interrupted` in place
+    of that line)."""
     import signal
     from contextlib import contextmanager
 
@@ -468,9 +483,14 @@ def _signals_raise():
 
     @contextmanager
     def scope():
+        stopping = []
+
         def stop(signum, _frame):
             from ..store import process
 
+            if stopping:  # the first is on its way: the cleanup it started is not cut
+                return
+            stopping.append(signum)
             if process.defer_signal(signum):  # a child is being started: raised once it exists
                 return
             raise Signalled(signum)
@@ -479,8 +499,8 @@ def _signals_raise():
         try:
             yield
         finally:
-            for s, handler in previous.items():
-                signal.signal(s, handler)
+            for s, handler in previous.items():  # (stopped, the command ends: its line is not cut either)
+                signal.signal(s, signal.SIG_IGN if stopping else handler)
 
     return scope()
 

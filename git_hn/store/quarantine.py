@@ -41,6 +41,7 @@ from .repo import Repo
 from .replication import is_txn, quarantine_root
 from .transport import is_local, remote_env, transport_config_question, transport_settings
 
+_made: set[str] = set()  # the quarantines this process made (``left_behind``)
 SWEEP_AGE = 60.0  # seconds: a quarantine younger than this is never swept (it may be starting)
 LOCK = "hn-quarantine.lock"  # locked by the sync that owns the quarantine, for its whole life
 
@@ -89,6 +90,13 @@ def sweep(main: Repo, min_age: float = SWEEP_AGE) -> int:
     return removed
 
 
+def left_behind() -> list[str]:
+    """The quarantines this process made that are still there: a stopped sync's line says its
+    quarantine was removed only when it was (a review found one left behind, cut by a second
+    Ctrl-C, under a line that said it was removed). A later sync's ``sweep`` removes them."""
+    return sorted(p for p in _made if os.path.lexists(p))
+
+
 class Quarantine:
     """One transaction's bare repository; a context manager that always removes it."""
 
@@ -98,12 +106,15 @@ class Quarantine:
         private.ensure_dirs(main.hn_dir, self.root)
         self.txn = "txn-" + os.urandom(12).hex()
         self.path = os.path.join(self.root, self.txn)
-        os.mkdir(self.path, 0o700)
-        self._held = _hold(self.path)  # until removed: ``sweep`` leaves a held quarantine alone
-        try:
+        _made.add(self.path)  # (first: a stop that comes after the mkdir still finds it)
+        self._held = None
+        try:  # (a stop right after the mkdir left the directory behind: trials)
+            os.mkdir(self.path, 0o700)
+            self._held = _hold(self.path)  # until removed: ``sweep`` leaves a held quarantine alone
             self._set_up(main)
         except BaseException:  # a failure or a signal while setting up: nothing is left behind
-            self._discard()
+            if os.path.lexists(self.path):
+                self._discard()
             raise
 
     def _set_up(self, main: Repo) -> None:
@@ -198,6 +209,7 @@ class Quarantine:
             self._held = None
         if os.path.lexists(self.path):
             raise LocalStateError("quarantine cleanup failed")
+        _made.discard(self.path)
 
     def objects_size(self) -> int:
         total = 0

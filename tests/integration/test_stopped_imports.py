@@ -51,3 +51,54 @@ def test_ctrl_c_in_the_fetch_hooks_import_never_leaves_reads_waiting_for_a_sync(
     assert [m["id"] for m in hn(bob, "memory", "recall", "--include-untrusted", "--json").json()["memories"]] \
         == [mid]
     assert os.listdir(anchors) == []
+
+
+@pytest.fixture
+def world(tmp_path):
+    """Alice publishes a memory to ``origin``; Bob selected its stream, and has yet to sync."""
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    rec = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+             "descendants", "--content", "stopped sync").json()
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--memory", rec["stream"]).code == 0
+    return bob, rec["memoryId"]
+
+
+@pytest.mark.parametrize("seam", ["after-fetch", "after-measure", "after-object-copy"])
+def test_a_second_ctrl_c_never_cuts_the_cleanup_the_first_started(world, seam):
+    """A review: Git passes the terminal's Ctrl-C on to ``git hn sync``, which so gets two; the
+    second raised again inside the cleanup the first started, and the quarantine was left behind
+    while the line said "its quarantine was removed". Once a stop is raised, the stops after it
+    are ignored."""
+    from helpers import hn_proc
+
+    bob, mid = world
+    r = hn_proc(bob, "sync", env={"HN_INTERNAL_TESTING": "1", "HN_TEST_REPLICATION_SIGNAL_AT": seam,
+                                  "HN_TEST_REPLICATION_SIGNAL_TWICE": "1"})
+    assert (r.code, r.err) == (130, "git-hn: sync with origin stopped by SIGINT; its quarantine was removed "
+                                    "and nothing was promoted: run git hn sync origin again\n")
+    quarantine = bob / ".git" / "hn" / "replication" / "quarantine"
+    assert not quarantine.exists() or os.listdir(quarantine) == []
+    assert hn(bob, "sync").code == 0
+    assert [m["id"] for m in hn(bob, "memory", "recall", "--include-untrusted", "--json").json()["memories"]] == [mid]
+
+
+def test_a_stopped_syncs_line_names_the_quarantine_it_left_behind(world):
+    """The line says the quarantine was removed only when it was: one the stop left (cut before
+    its removal began) is named, with what removes it."""
+    from git_hn.cli.commands import _stopped
+    from git_hn.store.quarantine import Quarantine
+    from git_hn.store.repo import open_repo
+
+    bob, _mid = world
+    repo = open_repo(str(bob))
+    q = Quarantine(repo)
+    try:
+        assert _stopped(repo, "origin", "SIGINT", 0) == (
+            f"sync with origin stopped by SIGINT; nothing was promoted, and its quarantine {q.path} is left "
+            "behind (a later git hn sync removes it): run git hn sync origin again")
+    finally:
+        q.remove()
+    assert _stopped(repo, "origin", "SIGINT", 0) == (
+        "sync with origin stopped by SIGINT; its quarantine was removed and nothing was promoted: run git hn "
+        "sync origin again")

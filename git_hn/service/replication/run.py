@@ -21,6 +21,7 @@ from ...errors import ConflictError, HnError, Interrupted, ValidationError
 from ...store import quarantine
 from ...store import pending as pendingmod
 from ...store import replication as rstate
+from ...store.process import signals_held
 from ...store.quarantine import Quarantine
 from . import advertise, promote, serial, transfer
 from .outcomes import SEAMS, UP_TO_DATE, Outcome, counted, phase, redact, residue
@@ -61,8 +62,12 @@ class Import:
         self.selection_bytes = selection_bytes  # the selection file as read (None: no file)
         self.result, self.progress, self.recover_shallow = result, progress, recover_shallow
         self.interrupt_after = interrupt_after if interrupt_after in SEAMS else None
-        # (a test's Ctrl-C at a seam: the sync signals itself there and goes on, ``cli.commands``)
-        self.signal_at = (interrupt_after or "").partition("signal:")[2] or None
+        # (a test's Ctrl-C at a seam: the sync signals itself there and goes on, ``cli.commands``;
+        # ``signal2``: again as the quarantine's removal begins)
+        how, _, step = (interrupt_after or "").partition(":")
+        self.signal_at, self.signals = (step or None, 2 if how == "signal2" else 1) \
+            if how in ("signal", "signal2") else (None, 0)
+        self.signalled = False
         self.seam_error = ""
         self.budgets = selection.budgets
         self.known_main: dict[str, bool] = {}
@@ -102,9 +107,10 @@ class Import:
             raise Interrupted(f"injected replication interruption at {step}")
 
     def _signal_at(self, step: str) -> None:
-        if self.signal_at == step:
+        if self.signal_at == step or (step == "cleanup" and self.signals > 1 and self.signalled):
             import signal
 
+            self.signalled = True
             os.kill(os.getpid(), signal.SIGINT)
 
     # -- the transaction -----------------------------------------------------------------------
@@ -199,13 +205,17 @@ class Import:
                 self.say(f"promote {counted(len(promotable) + len(partial), 'stream', 'streams')}")
                 promote.accept(self, promotable + partial)
         finally:
-            promote.discard_prepared(self)
-            accepting.close()
-            try:
-                self.q.remove()
-            except HnError:
-                if not self.result.import_error:
-                    raise residue("quarantine cleanup failed", self.remote) from None
+            # whole, whatever stop comes meanwhile (delivered once it is done): a review found a
+            # stop that came during the prepared transaction's abort skip the quarantine's removal
+            with signals_held():
+                promote.discard_prepared(self)
+                accepting.close()
+                self._signal_at("cleanup")  # (a test's second Ctrl-C, as the first's cleanup runs)
+                try:
+                    self.q.remove()
+                except HnError:
+                    if not self.result.import_error:
+                        raise residue("quarantine cleanup failed", self.remote) from None
 
     def _remember_quiet(self, answers: dict) -> None:
         """After an advertisement that left nothing to fetch and no selector failed: the quiet
@@ -282,7 +292,8 @@ class Import:
         q, self.q = self.q, None
         if q is not None:
             try:
-                q.remove()
+                with signals_held():  # (whole, as the import's own cleanup)
+                    q.remove()
             except HnError:
                 raise residue("quarantine cleanup failed", self.remote) from None
 
