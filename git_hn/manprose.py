@@ -346,7 +346,7 @@ runs the team's pre\\-push hook again with
 set; a team hook that does slow work (tests, linters) can skip it then:
 .PP
 .nf
-[ \\-n "$HN_HOOK_ACTIVE" ] && exit 0
+[ \\-n "${HN_HOOK_ACTIVE\\-}" ] && exit 0
 .fi
 .PP
 Or run

@@ -94,5 +94,6 @@ def loops_back(loc: Location, name: str) -> bool:
 def skips_pre_commit(path: str) -> bool:
     """Whether the wrapper at ``path`` skips a chained copy of pre-commit's script while
     pre-commit runs it as its legacy hook (``hookscripts``; wrappers before f13 ran it, and
-    stopped: ``loops_back``)."""
-    return b'[ -n "$PRE_COMMIT_RUNNING_LEGACY" ]' in (_head(path, READ) or b"")
+    stopped: ``loops_back``); its test as written since f63 (``${…-}``, for ``set -u``) or before."""
+    head = _head(path, READ) or b""
+    return b'[ -n "${PRE_COMMIT_RUNNING_LEGACY-}" ]' in head or b'[ -n "$PRE_COMMIT_RUNNING_LEGACY" ]' in head
