@@ -468,14 +468,14 @@ def _stopped(repo, remote: str, name: str, promoted: int) -> str:
     return f"{said}; its quarantine was removed and nothing was promoted: run git hn sync {remote} again"
 
 
-def _signals_raise():
+def _signals_raise(ending: bool = False):
     """SIGTERM, SIGINT and SIGHUP raise ``Signalled`` for the duration (then the previous
     handlers come back), so that a stopped sync removes its quarantine and says so. Only the
-    first: those that come after it are ignored to the command's end, so that the cleanup it
-    starts and the line that says it run whole (Git passes the terminal's Ctrl-C on to git-hn,
-    which so gets two at once: a review found a second raised inside the quarantine's removal,
-    left behind while the line said it was removed, and trials saw `git-hn: interrupted` in place
-    of that line)."""
+    first: those that come after it are ignored, so that the cleanup it starts runs whole (Git
+    passes the terminal's Ctrl-C on to git-hn, which so gets two at once: a review found a second
+    raised inside the quarantine's removal, left behind while the line said it was removed).
+    ``ending`` (the command ends once stopped): after a stop they stay ignored to its end, so
+    that its line is not cut either (trials saw ``git-hn: interrupted`` in its place)."""
     import signal
     from contextlib import contextmanager
 
@@ -499,8 +499,8 @@ def _signals_raise():
         try:
             yield
         finally:
-            for s, handler in previous.items():  # (stopped, the command ends: its line is not cut either)
-                signal.signal(s, signal.SIG_IGN if stopping else handler)
+            for s, handler in previous.items():
+                signal.signal(s, signal.SIG_IGN if stopping and ending else handler)
 
     return scope()
 
@@ -533,7 +533,7 @@ def sync_command(args: list[str]) -> int:
 
         progress = draw
     try:
-        with _signals_raise():
+        with _signals_raise(ending=True):
             result = service.sync(repo, remote, recover_shallow=recover, progress=progress,
                                   interrupt_after=interrupt_after(), rebase=rebase)
     except Signalled as stop:
