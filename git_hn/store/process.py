@@ -292,6 +292,8 @@ def popen(args, **kw) -> Child:
     (``errors.Signalled``). Raised in the middle of ``Popen``, it would leave a child that no one
     knows, still writing (into a quarantine being removed, say)."""
     global _spawning
+    if not _in_main():  # (signal handlers run in the main thread: only its starts are held)
+        return Child(args, **kw)
     _spawning += 1
     try:
         proc = Child(args, **kw)
@@ -304,6 +306,16 @@ def popen(args, **kw) -> Child:
         _stop(proc)
         _raise_deferred()
     return proc
+
+
+def _in_main() -> bool:
+    """Whether this is the main thread, where Python runs every signal handler. Only its
+    ``popen`` and ``signals_held`` count in ``_spawning``: a review's Ctrl-C at a sync's crash seam
+    was lost now and then, kept for a thread that was starting a Git process (a background probe)
+    and raised in that thread, which no one waited for."""
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def not_started(args, exc: OSError):
@@ -400,16 +412,20 @@ class signals_held:
     signal kept again (``signal.raise_signal``): ``KeyboardInterrupt``, ``Signalled``, or the
     default action (the process ends), as if the signal arrived then. No signal mask changes, so a
     child started inside inherits nothing of it (an executed program takes the default action of
-    a caught signal; ``workers`` sets its forked children's own). In another thread no handler can
-    be set: a handler that calls ``defer_signal`` still holds the signal back there (``popen``'s
-    way), raised as ``Signalled`` as the block ends."""
+    a caught signal; ``workers`` sets its forked children's own). In another thread the block does
+    nothing: no handler runs there, so nothing there can be cut; a stop raised meanwhile in the
+    main thread is the main thread's (a review: a thread's block kept the main thread's Ctrl-C and
+    raised it in that thread, where no one saw it: the sync went on and exited 0)."""
 
     def __enter__(self):
         global _spawning
         import _signal
 
-        _spawning += 1
         self.saved: dict = {}
+        self.main = _in_main()
+        if not self.main:  # (no handler runs here: nothing to hold, nothing for another to keep)
+            return self
+        _spawning += 1
         try:
             for s in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
                 previous = _signal.getsignal(s)
@@ -417,8 +433,6 @@ class signals_held:
                     continue  # (a handler set outside Python; an outer block's; ignored anyway)
                 self.saved[s] = previous
                 _signal.signal(s, _hold)  # (set, then pending signals run: another's may raise)
-        except ValueError:  # not the main thread: no handler can be set (none was)
-            self.saved = {}
         except BaseException:  # a signal that came before the hold was whole stops this, as it would have
             _spawning -= 1
             _deferred.clear()
@@ -428,6 +442,8 @@ class signals_held:
 
     def __exit__(self, *exc) -> bool:
         global _spawning
+        if not self.main:
+            return False
         _spawning -= 1
         if not self.saved:  # an inner block (the outer one delivers), or not the main thread
             _raise_deferred()
