@@ -237,7 +237,8 @@ def pruned_by_fetch(config: str) -> str | None:
     """After a memory was signed: one line when a remote's fetch refspec writes this clone's own
     memory refs (``+refs/*:refs/*``, a ``git clone --mirror``): a pruning fetch of it deletes
     every stream that remote does not hold, and the signed, unpublished memory is gone for good
-    (a trial: ``- [deleted] (none) -> refs/hn/memory/…``, and nothing warned). None when no
+    (a trial: ``- [deleted] (none) -> refs/hn/memory/…``, and nothing warned); a forcing refspec
+    replaces it on any fetch by the remote's older tip. None when no
     refspec maps them, or a negative one (``^refs/hn/*``) keeps them out. ``config``: ``git config
     --get-regexp``'s lines (``_PUBLISH``'s answer; other keys are passed over)."""
     from shlex import quote
@@ -260,10 +261,16 @@ def pruned_by_fetch(config: str) -> str | None:
     remote = next((r for r in sorted(mapped) if r not in kept), None)
     if remote is None:
         return None
-    return (f"remote.{remote}.fetch ({mapped[remote]}) writes this clone's memory refs: a pruning fetch "
-            f"(git fetch --prune) deletes the memory {quote(remote)} does not hold yet, for good; publish it "
-            f"first (git hn sync {quote(remote)}), or keep fetches off it: git config --add remote.{remote}.fetch "
-            f"{quote('^refs/hn/*')}")
+    spec = mapped[remote]
+    # a forcing refspec (``+``, a mirror clone's) replaces a memory ref by the remote's older tip on
+    # any fetch (a review: a plain ``git fetch origin`` printed ``(forced update)`` over an
+    # unpublished memory); without ``+`` only a pruning fetch takes it (deletes it)
+    loses = (f"any fetch of it (git fetch {quote(remote)}) replaces the memory {quote(remote)} does not hold "
+             "yet with what it holds, and a pruning one deletes it" if spec.startswith("+") else
+             f"a pruning fetch (git fetch --prune) deletes the memory {quote(remote)} does not hold yet")
+    return (f"remote.{remote}.fetch ({spec}) writes this clone's memory refs: {loses}, for good; keep fetches "
+            f"off it: git config --add remote.{remote}.fetch {quote('^refs/hn/*')} (or publish it first: git hn "
+            f"sync {quote(remote)})")
 
 
 def _matches(pattern: str, ref: str) -> bool:

@@ -62,6 +62,18 @@ def remote_env() -> dict:
     return {"GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, "GIT_TERMINAL_PROMPT": "0"}
 
 
+def unmirrored(name: str, base: dict, env: dict) -> dict:
+    """``env`` with ``remote.<name>.mirror=false`` added after every ``GIT_CONFIG_COUNT`` entry of
+    ``base`` (the environment Git runs with) and ``env``: git-hn's pushes name their refspecs, which Git
+    refuses for a remote whose pushes mirror (a review: in a ``git clone --mirror``, ``fatal:
+    --mirror can't be combined with refspecs``, and no sync could ever publish there). In the
+    environment, never on the command line, where a push URL's credentials would show."""
+    count = {**base, **env}.get("GIT_CONFIG_COUNT", "0")
+    n = int(count) if count.isdigit() else 0
+    return {**env, f"GIT_CONFIG_KEY_{n}": f"remote.{name}.mirror", f"GIT_CONFIG_VALUE_{n}": "false",
+            "GIT_CONFIG_COUNT": str(n + 1)}
+
+
 def url_question(remote: str) -> tuple[str, ...]:
     """The arguments that ask for ``remote``'s fetch URL (``insteadOf`` applied)."""
     return ("remote", "get-url", "--end-of-options", remote)

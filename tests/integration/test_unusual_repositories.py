@@ -161,10 +161,71 @@ def test_a_repository_with_an_unknown_extension_is_not_called_no_repository(tmp_
                                       "hnnosuchextension (a newer Git made it?)"), r.err
 
 
-PRUNE_WARNING = ("git-hn: warning: remote.origin.fetch (+refs/*:refs/*) writes this clone's memory refs: a pruning "
-                 "fetch (git fetch --prune) deletes the memory origin does not hold yet, for good; publish it "
-                 "first (git hn sync origin), or keep fetches off it: git config --add remote.origin.fetch "
-                 "'^refs/hn/*'\n")
+PRUNE_WARNING = ("git-hn: warning: remote.origin.fetch (+refs/*:refs/*) writes this clone's memory refs: any "
+                 "fetch of it (git fetch origin) replaces the memory origin does not hold yet with what it holds, "
+                 "and a pruning one deletes it, for good; keep fetches off it: git config --add "
+                 "remote.origin.fetch '^refs/hn/*' (or publish it first: git hn sync origin)\n")
+
+
+def _mirror(tmp_path):
+    work = make_repo(tmp_path / "w")
+    team = tmp_path / "team.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(team))
+    mirror = tmp_path / "m.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(team), str(mirror))
+    assert hn(mirror, "init", "--name", "M").code == 0
+    return work, team, mirror
+
+
+def _record(repo, content):
+    r = hn(repo, "memory", "record", "--json", "--kind", "observation", "--at", "HEAD", "--applies",
+           "descendants", "--content", content)
+    assert r.code == 0, r.err
+    return f"refs/hn/memory/{r.json()['actor']}/{r.json()['stream'][7:]}", r
+
+
+def test_a_mirror_clone_publishes_its_memory(tmp_path):
+    """A review: in a ``git clone --mirror`` (``remote.origin.mirror`` true) every publication push
+    failed, as Git refuses refspecs for a mirroring remote (``fatal: --mirror can't be combined
+    with refspecs``), so the sync the record's warning advised could never publish there."""
+    _work, team, mirror = _mirror(tmp_path)
+    ref, _r = _record(mirror, "m1")
+    s = hn(mirror, "sync", "origin")
+    assert s.code == 0 and "failed" not in s.err, s.err
+    assert git(team, "rev-parse", ref) == git(mirror, "rev-parse", ref)
+
+
+def test_a_failed_push_in_a_mirror_clone_shows_a_dry_run_that_can_run(tmp_path):
+    """The dry run a failed publication points at names a refspec: in a mirror clone it carries
+    ``-c remote.origin.mirror=false``, as git-hn's own push does, else it shows only Git's
+    refusal of the refspec."""
+    _work, _team, mirror = _mirror(tmp_path)
+    refusing = tmp_path / "refusing-receive-pack"
+    refusing.write_text("#!/bin/sh\necho 'ERROR: read-only for maintenance' >&2\nexit 1\n")
+    refusing.chmod(0o755)
+    git(mirror, "config", "remote.origin.receivepack", str(refusing))
+    _record(mirror, "m1")
+    s = hn(mirror, "sync", "origin")
+    assert s.err.rstrip().endswith("git -c remote.origin.mirror=false push --dry-run --no-verify origin "
+                                   "'refs/hn/memory/*:refs/hn/memory/*' shows Git's own message"), s.err
+
+
+def test_a_plain_fetch_in_a_mirror_clone_replaces_unpublished_memory_unless_kept_off(tmp_path):
+    """A review: a plain ``git fetch origin`` (no ``--prune``) in a mirror clone force-updated the
+    memory ref to origin's older tip (``(forced update)``), losing the memory signed since: the
+    warning says any fetch does, and the negative refspec it gives first keeps the ref."""
+    _work, _team, mirror = _mirror(tmp_path)
+    ref, _r = _record(mirror, "m1")
+    assert hn(mirror, "sync", "origin").code == 0
+    _ref, r = _record(mirror, "m2")
+    assert r.err.count(PRUNE_WARNING) == 1, r.err
+    mine = git(mirror, "rev-parse", ref)
+    git(mirror, "config", "--add", "remote.origin.fetch", "^refs/hn/*")
+    git(mirror, "fetch", "-q", "origin")
+    assert git(mirror, "rev-parse", ref) == mine
+    git(mirror, "config", "--unset", "remote.origin.fetch", "^\\^")
+    git(mirror, "fetch", "-q", "origin")
+    assert git(mirror, "rev-parse", ref) != mine  # (what the warning says happens without it)
 
 
 def test_record_in_a_mirror_clone_warns_that_a_pruning_fetch_deletes_it(tmp_path):

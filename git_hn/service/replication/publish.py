@@ -25,7 +25,7 @@ from ...core.lines import lines_of
 from ...errors import HnError, ValidationError
 from ...store import state as statemod
 from ...store import statedb, stateview, streams
-from ...store.transport import NO_ACCESS, remote_env, transport_allowed
+from ...store.transport import NO_ACCESS, remote_env, transport_allowed, unmirrored
 from ...store.repo import Repo
 from .gate import gate, tracking
 from .given_record import note_held, published_heads, remember, settle_stopped
@@ -429,7 +429,9 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
     for specs in slices:
         refused_behind = len(behind)
         proc = repo.git.run(["push", "--porcelain", *checked, "--end-of-options", carried.get("", dest), *specs],
-                            env={**remote_env(), "HN_HOOK_ACTIVE": "1", **{k: v for k, v in carried.items() if k}},
+                            env=unmirrored(carried.get("", dest), repo.git.env,
+                                           {**remote_env(), "HN_HOOK_ACTIVE": "1",
+                                            **{k: v for k, v in carried.items() if k}}),
                             on_start=lambda pid: given.pushing(repo, key, pid))
         for line in lines_of(proc.stdout.decode("utf-8", "replace")):
             parts = line.split("\t")

@@ -64,13 +64,21 @@ def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: 
     if not reason and _hook_form(returncode, stdout, stderr):
         # (a hook's refusal that quotes a Git transport line: ``--no-verify`` would skip the hook,
         # and the dry run succeed, a review; git-hn's own hook stays out of it as in its push)
-        return (f"HN_HOOK_ACTIVE=1 git push --dry-run {quote(remote)} 'refs/hn/memory/*:refs/hn/memory/*' shows "
-                "Git's own message, or a pre-push hook's")
+        return (f"HN_HOOK_ACTIVE=1 git {_mirror_off(repo, remote)}push --dry-run {quote(remote)} "
+                "'refs/hn/memory/*:refs/hn/memory/*' shows Git's own message, or a pre-push hook's")
     if not reason:
-        return (f"git push --dry-run --no-verify {quote(remote)} 'refs/hn/memory/*:refs/hn/memory/*' shows Git's "
-                "own message")
+        return (f"git {_mirror_off(repo, remote)}push --dry-run --no-verify {quote(remote)} "
+                "'refs/hn/memory/*:refs/hn/memory/*' shows Git's own message")
     way_out = without_terminal(reason, remote, git=repo.git, push=True)
     return f"{reason}; {way_out}" if way_out else reason
+
+
+def _mirror_off(repo: Repo, remote: str) -> str:
+    """``-c remote.<remote>.mirror=false `` when ``remote``'s pushes mirror (a ``git clone
+    --mirror``), else "": the dry run names a refspec, which Git refuses for such a remote, as
+    git-hn's own push runs with that setting (``store.transport.unmirrored``)."""
+    proc = repo.git.run(["config", "--type=bool", "--get", "--end-of-options", f"remote.{remote}.mirror"])
+    return f"-c {quote(f'remote.{remote}.mirror=false')} " if proc.stdout.strip() == b"true" else ""
 
 
 # Git's lines for a transport that failed; a ``fatal:`` line of Git's own is one of ``_GITS_FATAL``
