@@ -175,6 +175,7 @@ def waits_hint(repo: Repo, result, warnings: list | None = None) -> str | None:
     remote = _named_remote(repo, publish.stdout.decode("utf-8", "surrogateescape"))
     if remote is None or listing.returncode != 0:
         return None
+    tracked = _maps_branches(publish.stdout.decode("utf-8", "surrogateescape"), remote)
     tips = _tips(repo, remote, listing.stdout.decode("utf-8", "surrogateescape"))
     earlier = _earlier(repo, remote, env, result.commit) or []
     missing = _missing(repo, [a for _m, a in earlier] + [anchor], tips)
@@ -182,34 +183,59 @@ def waits_hint(repo: Repo, result, warnings: list | None = None) -> str | None:
         return None
     first = next((i for i, (_m, a) in enumerate(earlier) if a in missing), None)
     if first is not None and earlier[first][1] != anchor:
-        return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1)
+        return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1, tracked)
     if anchor not in missing:
         return None
-    return _held_by_own(repo, env, remote, anchor)
+    return _held_by_own(repo, env, remote, anchor, tracked)
 
 
-def _push_branch(remote: str, branch: str) -> str:
+def _maps_branches(config: str, remote: str) -> bool:
+    """Whether a fetch refspec of ``remote`` maps its branches under ``refs/remotes/<remote>/``
+    (``config``: ``_PUBLISH``'s answer), as the gate asks (``gate.branch_refspecs``): else no
+    fetch tells this clone what the remote's branches hold (a bare clone, a mirror)."""
+    key = f"remote.{remote}.fetch"
+    for line in lines_of(config):
+        name, _sp, spec = line.partition(" ")
+        src, colon, dst = spec.strip().lstrip("+").partition(":")
+        if name == key and colon and src.startswith("refs/heads/") and dst.startswith(f"refs/remotes/{remote}/"):
+            return True
+    return False
+
+
+def _fetch_or_track(remote: str, one: str, tracked: bool) -> str:
+    """The second way out: a fetch when ``one`` (a branch of the remote) may be there already;
+    without a refspec that maps its branches (a review: a bare clone was told to fetch, which
+    moves nothing there), that the sync asks the remote, and the refspec that tracks them."""
+    from shlex import quote
+
+    if tracked:
+        return f"or git fetch {quote(remote)} if {one} is there already"
+    spec = quote(f"+refs/heads/*:refs/remotes/{remote}/*")
+    return (f"no remote.{remote}.fetch maps {quote(remote)}'s branches (a bare clone?), so only git hn sync "
+            f"{quote(remote)} tells whether {one} is there already; to track them, git config --add "
+            f"remote.{remote}.fetch {spec} && git fetch {quote(remote)}")
+
+
+def _push_branch(remote: str, branch: str, tracked: bool = True) -> str:
     """The way out naming ``branch``, the one that holds the anchor (both hints say it alike)."""
     from shlex import quote
 
-    return f"branch {branch}: git push {quote(remote)} {quote(branch)}; or git fetch {quote(remote)} if it is there already"
+    return f"branch {branch}: git push {quote(remote)} {quote(branch)}; {_fetch_or_track(remote, 'it', tracked)}"
 
 
-def _held_by_own(repo: Repo, env, remote: str, anchor: str) -> str:
-    from shlex import quote
-
+def _held_by_own(repo: Repo, env, remote: str, anchor: str, tracked: bool) -> str:
     from ..core.gostr import short_id
 
     branch = _current_branch(repo, anchor)
     if branch:
-        how = _push_branch(remote, branch)
+        how = _push_branch(remote, branch, tracked)
     else:
-        how = f"push a branch that contains it, or git fetch {quote(remote)} if one is there already"
+        how = f"push a branch that contains it, {_fetch_or_track(remote, 'one', tracked)}"
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "
             f"pushed ({how}): later memories of this stream wait behind it")
 
 
-def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiting: int) -> str:
+def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiting: int, tracked: bool) -> str:
     """The hint when an earlier memory of the stream, ``first`` (memory ID, anchor), holds this
     one back: its anchor and the branch that holds it, and that feature work recorded in a stream
     of its own would not hold back the rest (``streamchoice``; README, "Streams and labels")."""
@@ -220,7 +246,7 @@ def _held_by_earlier(repo: Repo, env, remote: str, first: tuple[str, str], waiti
     memory, anchor = first
     branch = _branch_of(repo, anchor)
     if branch:
-        how = _push_branch(remote, branch)
+        how = _push_branch(remote, branch, tracked)
     else:
         how = f"no branch here contains it: git hn sync {quote(remote)} says how to move or drop memory {short_id(memory)}"
     return (f"publication of stream {short_id(env.stream)} to {remote} waits until commit {anchor[:12]} is "

@@ -47,6 +47,31 @@ def test_a_bare_clone_whose_anchor_is_on_no_remote_branch_is_told_how_to_track_t
             "git fetch origin") in s.out, s.out
 
 
+def test_a_bare_clone_behind_its_remote_is_told_to_fetch_the_branches_it_lacks(tmp_path):
+    """A review: once the remote's ``main`` moved past what a bare clone has, a memory on a commit
+    that is on that branch waited and was told to push a branch that contains it (a push Git
+    refuses as a non-fast-forward). The remote's branches name a commit this clone lacks: its line
+    says to fetch them, with the refspec that tracks them. The record's hint already gives that
+    refspec, not ``git fetch origin`` alone, which moves nothing in a bare clone."""
+    work, team, bare = _bare_clone(tmp_path)
+    git(work, "remote", "add", "team", str(team))
+    git(work, "commit", "-q", "--allow-empty", "-m", "ahead")
+    git(work, "push", "-q", "team", "main")
+    anchor = git(bare, "rev-parse", "HEAD")
+    r = hn(bare, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+           "--content", "behind")
+    assert r.code == 0, r.err
+    assert ("(branch main: git push origin main; no remote.origin.fetch maps origin's branches (a bare clone?), so "
+            "only git hn sync origin tells whether it is there already; to track them, git config --add "
+            "remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*' && git fetch origin)") in r.err, r.err
+    s = hn(bare, "sync")
+    assert s.code == 0, s.err
+    assert (f": 1 memory waits until commit {anchor[:12]} is on a branch of origin, whose branches name commits "
+            "this clone lacks (pushed there since this clone last fetched?), which may contain it, and no "
+            "remote.origin.fetch maps them (a bare clone?): fetch them (git config --add remote.origin.fetch "
+            "'+refs/heads/*:refs/remotes/origin/*' && git fetch origin), then git hn sync origin") in s.out, s.out
+
+
 OTHER_FORMAT = ("remote origin uses SHA-256 and this clone SHA-1, so memory (and code) cannot move between "
                 "them; work with it from a clone of it (git clone), or remove it here (git remote remove origin)")
 

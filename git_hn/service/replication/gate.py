@@ -41,7 +41,7 @@ class Held(NamedTuple):
     untracked: str = ""  # or: this push sends the commit to this remote ref, which no fetch refspec tracks
     successor: str = ""  # (discarded:) the one commit of HEAD's history that makes the same change
     where: str = ""  # or: the push URL that was asked and lacks the commit ("push URL 2 of origin": ``push_targets``)
-    unseen: bool = False  # (where:) that URL's branches name commits this clone lacks, which may contain it
+    unseen: bool = False  # (where, unmapped:) that URL's branches name commits this clone lacks, which may contain it
     unmapped: bool = False  # or: no fetch refspec maps the remote's branches (a bare clone: ``remote_branches``)
 
     def line(self, remote: str) -> str:
@@ -97,6 +97,12 @@ class Held(NamedTuple):
                     f"and git fetch NAME), then git hn sync {remote}")
         if self.unmapped:  # (a trial: a bare clone was told to fetch, which moved nothing, for good)
             spec = quote(f"+refs/heads/*:refs/remotes/{self_remote}/*")
+            if self.unseen:  # (a review: told to push a branch that contains it, when the remote's did)
+                return (f"Publication {what}: {waiting} until commit {commit} is on a branch of {remote}, whose "
+                        f"branches name commits this clone lacks (pushed there since this clone last fetched?), "
+                        f"which may contain it, and no remote.{remote}.fetch maps them (a bare clone?): fetch "
+                        f"them (git config --add remote.{remote}.fetch {spec} && git fetch {remote}), then git hn "
+                        f"sync {remote}")
             return (f"Publication {what}: {waiting} until commit {commit} is on a branch of {remote}, and no "
                     f"remote.{remote}.fetch maps its branches (a bare clone?): push a branch that contains it, "
                     f"then git hn sync {remote}; to track them, git config --add remote.{remote}.fetch {spec} "

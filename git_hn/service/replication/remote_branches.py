@@ -59,7 +59,8 @@ def untracked_gate(repo: Repo, remote: str, url: str, tips: dict[str, str], base
     with the branch tips the remote advertises now (those this clone has: an anchor counts only
     when it is an ancestor of one). Without a refspec, what still waits (or all of it, when the
     remote does not answer) is marked ``unmapped``: its line gives the refspec that tracks them,
-    never ``git fetch`` alone, which moves nothing there. Raises ``outcomes.other_format`` for a
+    never ``git fetch`` alone, which moves nothing there; and ``unseen`` when a branch there names
+    a commit this clone lacks (it may contain the anchor: fetch, not push). Raises ``outcomes.other_format`` for a
     remote of the other object format. No Git process more while nothing waits on a commit, one
     or two (``git config``, ``for-each-ref``) when one does, one ``ls-remote`` in those clones."""
     allowed, held = gated
@@ -69,10 +70,12 @@ def untracked_gate(repo: Repo, remote: str, url: str, tips: dict[str, str], base
     if mapped and repo.git.run(["for-each-ref", "--count=1", "--format=x", f"refs/remotes/{remote}/"]).stdout.strip():
         return gated
     asked = ask(repo, url, timeout, remote=remote)
+    unseen = False
     if asked is not None:
         allowed, held = gate(repo, remote, tips, bases, listing, asked[0])
-    return allowed, held if mapped else [_unmapped(h) for h in held]
+        unseen = asked[2]  # (a branch there names a commit this clone lacks: it may hold the anchor)
+    return allowed, held if mapped else [_unmapped(h, unseen) for h in held]
 
 
-def _unmapped(held: Held) -> Held:
-    return held._replace(unmapped=True) if held.commit and not held.discarded else held
+def _unmapped(held: Held, unseen: bool) -> Held:
+    return held._replace(unmapped=True, unseen=unseen) if held.commit and not held.discarded else held
