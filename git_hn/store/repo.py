@@ -227,19 +227,40 @@ def close_all() -> None:
         OPENED.pop().close()
 
 
-def unknown_extensions(stderr: bytes) -> str:
-    """The repository extensions Git says it does not know (``unknown repository extension
-    found:``, then one name a line, each after a tab), joined with ", "; "" when it says none."""
-    text = stderr.decode("utf-8", "replace")
-    marker = "unknown repository extension found:"
-    if marker not in text:
-        return ""
-    names = []
-    for line in text.split(marker, 1)[1].split("\n")[1:]:
-        if not line.startswith("\t"):
-            break
-        names.append(one_line(line.strip()))
-    return ", ".join(dict.fromkeys(names)) or "(unnamed)"
+def unopenable(stderr: bytes) -> str:
+    """Why Git says it cannot open the repository it found, in one line of git-hn's, from Git's
+    own lines (2.39's): ``unknown repository extension(s) found:`` and ``repo version is 0, but
+    v1-only extension(s) found:``, each followed by one name a line after a tab; ``Expected git
+    repo version <= 1, found 2``. "" when Git says none of that (a review: with two extensions,
+    or a version problem, git-hn still said "not a git repository"). Names are Git's reading of
+    the config: one line each, cut by ``one_line``."""
+    import re
+
+    lines = stderr.decode("utf-8", "replace").split("\n")
+
+    def names_after(k: int) -> str:
+        found = []
+        for line in lines[k + 1:]:
+            if not line.startswith("\t"):
+                break
+            found.append(one_line(line.strip()))
+        return ", ".join(dict.fromkeys(found)) or "(unnamed)"
+
+    for k, line in enumerate(lines):
+        said = line.split(": ", 1)[1] if line.startswith(("fatal: ", "warning: ", "error: ")) else line
+        many = said.startswith("unknown repository extensions found:") or "v1-only extensions found:" in said
+        s = "s" if many else ""
+        if said.startswith(("unknown repository extension found:", "unknown repository extensions found:")):
+            return f"unknown repository extension{s} {names_after(k)} (a newer Git made it?)"
+        if said.startswith("repo version is 0, but v1-only extension"):
+            return (f"its config sets extension{s} {names_after(k)}, which need{'' if many else 's'} "
+                    "core.repositoryformatversion 1, and it is 0: set it to 1 in the repository's config file if "
+                    f"{'they are' if many else 'it is'} meant, else remove {'them' if many else 'it'}")
+        version = re.match(r"expected git repo version <= (\d+), found (\d+)", said, re.IGNORECASE)
+        if version:
+            return (f"its core.repositoryformatversion is {version[2]}, and this Git reads at most "
+                    f"{version[1]} (a newer Git made it?)")
+    return ""
 
 
 def open_repo(cwd: str | None = None) -> Repo:
@@ -255,10 +276,9 @@ def open_repo(cwd: str | None = None) -> Repo:
             if b"dubious ownership" in proc.stderr:  # Git's safe.directory check (CVE-2022-24765)
                 raise InputError("not a git repository: Git refuses one owned by another user here "
                                  "(git config --global --add safe.directory DIR trusts it, if you do)")
-            unknown = unknown_extensions(proc.stderr)
-            if unknown:  # (a trial: a newer Git's extensions.refStorage was "not a git repository")
-                raise InputError(f"Git cannot open this repository: unknown repository extension {unknown} "
-                                 "(a newer Git made it?)")
+            why = unopenable(proc.stderr)
+            if why:  # (a trial: a newer Git's extensions.refStorage was "not a git repository")
+                raise InputError(f"Git cannot open this repository: {why}")
             # (the contract's text, then the next step: a newcomer ran git-hn outside any repository)
             raise InputError("not a git repository; run git hn inside a Git repository (cd into one), or "
                              "create one with git init")

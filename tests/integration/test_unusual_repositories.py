@@ -3,6 +3,7 @@ object format, a repository Git cannot open, a read-only mount (a trial, S52).""
 
 from __future__ import annotations
 
+import pytest
 from helpers import git, hn, make_repo
 
 
@@ -184,6 +185,29 @@ def test_a_repository_with_an_unknown_extension_is_not_called_no_repository(tmp_
     assert r.code == 1
     assert r.err.splitlines()[-1] == ("git-hn: Git cannot open this repository: unknown repository extension "
                                       "hnnosuchextension (a newer Git made it?)"), r.err
+
+
+@pytest.mark.parametrize("version, extensions, said", [
+    ("1", ("hnNoSuchA", "hnNoSuchB"), "unknown repository extensions hnnosucha, hnnosuchb (a newer Git made it?)"),
+    ("0", ("objectFormat",), "its config sets extension objectformat, which needs core.repositoryformatversion "
+                             "1, and it is 0: set it to 1 in the repository's config file if it is meant, else "
+                             "remove it"),
+    ("0", ("objectFormat", "noop-v1"),
+     "its config sets extensions objectformat, noop-v1, which need core.repositoryformatversion 1, "
+     "and it is 0: set it to 1 in the repository's config file if they are meant, else remove them"),
+    ("2", (), "its core.repositoryformatversion is 2, and this Git reads at most 1 (a newer Git made it?)")])
+def test_a_repository_git_cannot_open_is_said_why(tmp_path, version, extensions, said):
+    """A review: with two unknown extensions (Git's ``unknown repository extensions found:``), a
+    v1-only extension at version 0, or a version Git does not read, git-hn still said "not a git
+    repository"."""
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(repo))
+    config = repo / ".git" / "config"
+    text = config.read_text().replace("repositoryformatversion = 0", f"repositoryformatversion = {version}")
+    values = {"objectFormat": "sha1", "preciousObjects": "true"}
+    config.write_text(text + "[extensions]\n" + "".join(f"\t{e} = {values.get(e, 'x')}\n" for e in extensions))
+    r = hn(repo, "memory", "recall")
+    assert (r.code, r.err.splitlines()[-1]) == (1, f"git-hn: Git cannot open this repository: {said}"), r.err
 
 
 PRUNE_WARNING = ("git-hn: warning: remote.origin.fetch (+refs/*:refs/*) writes this clone's memory refs: any "
