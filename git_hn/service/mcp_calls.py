@@ -359,7 +359,7 @@ def _empty_hint(repo, req, hidden, found: bool, start: str = "") -> str:
     from .replication.shallow import is_shallow
 
     n = getattr(hidden, "elsewhere", 0)
-    return ("" if found else recall.directory_hint(repo, req.at_commit, req.path, "path")
+    return ("" if found else recall.directory_hint(repo, req.at_commit, req.path, "path", mcp=True)
             or _from_start(repo, req, start)) or \
         ("" if not n or is_shallow(repo) else
          not_applying(n, hidden.mine, hidden.theirs, **places(hidden)))

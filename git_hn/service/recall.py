@@ -404,11 +404,14 @@ def policy_lines(doc: dict, names: dict[str, str] | None = None, width: int | No
     return lines
 
 
-def directory_hint(repo: Repo, at: str, path: str, option: str = "--path") -> str | None:
+def directory_hint(repo: Repo, at: str, path: str, option: str = "--path", mcp: bool = False) -> str | None:
     """After a recall by ``path`` that matched nothing: when ``path`` is a directory at the query
     commit ``at`` (a revision), one line saying that ``option`` takes a file (paths are literal,
     CONTRACT §7.6: a trial's ``--path src`` matched nothing beside memories on src/parser.py) and
-    naming a file in it; None otherwise. One tree walk, through the batch process."""
+    naming a file in it; None otherwise. One tree walk, through the batch process. The file is
+    shell-quoted for a command line; for an MCP client (``mcp``) it is a JSON string (a review:
+    an agent copied the shell's quotes into its JSON)."""
+    import json
     from shlex import quote
 
     from ..core.gostr import one_line
@@ -427,7 +430,8 @@ def directory_hint(repo: Repo, at: str, path: str, option: str = "--path") -> st
     if found is None or found[1] != "tree":
         return None
     example = _first_file(repo, found[2], path)
-    such = f", such as {option} {one_line(quote(example))}" if example and is_path(example, LIMITS.max_path) else ""
+    shown = json.dumps(one_line(example), ensure_ascii=False) if mcp else one_line(quote(example))
+    such = f", such as {option} {shown}" if example and is_path(example, LIMITS.max_path) else ""
     return (f"nothing is anchored to {one_line(path)}: it is a directory at commit {commit[:12]}, and {option} "
             f"takes a file, compared literally; recall a file in it{such}")
 

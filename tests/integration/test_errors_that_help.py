@@ -787,7 +787,7 @@ def test_a_recall_by_a_directory_says_path_takes_a_file(inited):
     doc = json.loads(anyio.run(main).content[0].text)
     assert doc["matched"] == 0 and doc["hint"] == (
         f"Nothing is anchored to src: it is a directory at commit {head[:12]}, and path takes a file, compared "
-        "literally; recall a file in it, such as path src/parser.py.")
+        "literally; recall a file in it, such as path \"src/parser.py\".")
 
 
 def test_recording_a_path_with_uncommitted_changes_says_what_it_is_anchored_to(inited):

@@ -133,6 +133,25 @@ def test_recall_path_hints_are_shell_quoted(inited):
     assert r.err.endswith("recall a file in it, such as --path 'dïr ü/ñ.txt'\n"), r.err
 
 
+def test_the_mcp_directory_hint_gives_a_json_string_not_a_shell_word(inited):
+    """A review: the MCP hint was shell-quoted too (``such as path 'my dir/a file.py'``), and an
+    agent copies those quotes into its JSON; MCP gives a JSON string."""
+    from test_agent_mcp import run, text
+
+    (inited / "my dir").mkdir()
+    (inited / "my dir" / "a file.py").write_text("x\n")
+    git(inited, "add", ".")
+    git(inited, "commit", "-q", "-m", "spaces")
+
+    async def body(client):
+        return await client.call_tool("memory_recall", {"path": "my dir", "includeUntrusted": True})
+
+    import json
+
+    hint = json.loads(text(run(inited, body)))["hint"]
+    assert hint.endswith('recall a file in it, such as path "my dir/a file.py".'), hint
+
+
 def _read_only_mount(tmp_path, src):
     """``src`` mounted read-only at a new directory (root only: else the test is skipped)."""
     import os
