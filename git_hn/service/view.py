@@ -135,7 +135,11 @@ def write_output(path: str, page: str) -> str:
     try:
         private.write_beside(os.path.dirname(path), ".hn-view-", page.encode("utf-8"), place)
     except OSError as exc:
-        raise LocalStateError(f"cannot write {_shown(path)}: {exc.strerror}") from None
+        # (a review: a read-only mount was said in the system's raw words, the page unnamed as such)
+        import errno
+
+        then = "; choose another --output" if exc.errno == errno.EROFS else ""
+        raise LocalStateError(f"page {_shown(path)} cannot be written: {private.cause(exc)}{then}") from None
     return path
 
 

@@ -140,8 +140,8 @@ def ensure_dirs(root: str, directory: str) -> None:
             except FileExistsError:
                 pass
             except OSError as exc:
-                raise LocalStateError(f"private identity directory {d} cannot be created: "
-                                      f"{cause(exc)}") from None
+                # (a review: a read-only mount's missing locks directory was an "identity" one)
+                raise LocalStateError(f"{_what(d)} {d} cannot be created: {cause(exc)}") from None
             os.chmod(d, DIR_MODE)
             check_dir(d)
 

@@ -193,6 +193,30 @@ def test_a_read_only_mount_names_the_lock_file_and_the_page_and_says_read_only(t
         subprocess.run(["umount", str(ro)], capture_output=True)
 
 
+def test_a_read_only_mount_labels_a_missing_directory_and_a_page_named_by_output(tmp_path):
+    """A review: on a read-only mount where ``.git/hn/locks`` did not exist yet, record said
+    "private identity directory …/locks cannot be created"; ``view --output`` on the mount said
+    the system's raw "Read-only file system". Each is named for what it is, in the read-only
+    wording."""
+    import shutil
+    import subprocess
+
+    src = make_repo(tmp_path / "src")
+    assert hn(src, "init", "--name", "R").code == 0
+    shutil.rmtree(src / ".git" / "hn" / "locks", ignore_errors=True)
+    ro = _read_only_mount(tmp_path, src)
+    try:
+        r = hn(ro, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+               "--content", "y")
+        assert (r.code, r.err) == (1, f"git-hn: git-hn's lock directory {ro}/.git/hn/locks cannot be created: "
+                                      "the file system is read-only\n"), r.err
+        r = hn(src, "memory", "view", "--output", str(ro / "page.htm"))
+        assert (r.code, r.err) == (1, f"git-hn: page {ro}/page.htm cannot be written: the file system is "
+                                      "read-only; choose another --output\n"), r.err
+    finally:
+        subprocess.run(["umount", str(ro)], capture_output=True)
+
+
 def test_a_repository_with_an_unknown_extension_is_not_called_no_repository(tmp_path):
     """A trial: ``extensions.refStorage`` (a newer Git's) made this Git ignore the repository, and
     git-hn said "not a git repository; … create one with git init" in it."""
