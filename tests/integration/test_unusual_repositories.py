@@ -164,7 +164,7 @@ def _read_only_mount(tmp_path, src):
     if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(src), str(ro)], capture_output=True).returncode:
         pytest.skip("a read-only bind mount needs root")
     if subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], capture_output=True).returncode:
-        subprocess.run(["umount", str(ro)], capture_output=True)
+        subprocess.run(["umount", "-l", str(ro)], capture_output=True)
         pytest.skip("this kernel does not remount a bind mount read-only")
     return ro
 
@@ -190,7 +190,7 @@ def test_a_read_only_mount_names_the_lock_file_and_the_page_and_says_read_only(t
                                       "system is read-only; git hn memory view --output FILE writes the page "
                                       "elsewhere\n"), r.err
     finally:
-        subprocess.run(["umount", str(ro)], capture_output=True)
+        subprocess.run(["umount", "-l", str(ro)], capture_output=True)
 
 
 def test_a_read_only_mount_labels_a_missing_directory_and_a_page_named_by_output(tmp_path):
@@ -214,7 +214,7 @@ def test_a_read_only_mount_labels_a_missing_directory_and_a_page_named_by_output
         assert (r.code, r.err) == (1, f"git-hn: page {ro}/page.htm cannot be written: the file system is "
                                       "read-only; choose another --output\n"), r.err
     finally:
-        subprocess.run(["umount", str(ro)], capture_output=True)
+        subprocess.run(["umount", "-l", str(ro)], capture_output=True)
 
 
 def test_a_repository_with_an_unknown_extension_is_not_called_no_repository(tmp_path):
