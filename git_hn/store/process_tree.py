@@ -1,5 +1,6 @@
 """The process table, where the system has one (Linux ``/proc``): a process's
-``/proc/<pid>/stat`` (``read_stat``), and killing a child process with every process below it
+``/proc/<pid>/stat`` (``read_stat``), one process named by its ID and its start time
+(``start_time``, ``alive``: a record on disk that outlives its writer), and killing a child process with every process below it
 (``kill_tree``: a git past its time bound, with ssh and its ProxyCommand below it).
 
 Owns: which processes belong to a tree being killed, and the order of its signals (asked to end,
@@ -27,6 +28,21 @@ def read_stat(pid: int) -> tuple[bytes, list[str]]:
     with open(f"/proc/{pid}/stat", "rb") as fh:
         head, tail = fh.read().rsplit(b")", 1)
     return head.split(b"(", 1)[1], tail.decode("ascii").split()
+
+
+def start_time(pid: int) -> str | None:
+    """Field 22 of process ``pid``'s ``stat`` (when it started, in clock ticks since boot): with
+    the ID it names one process, not the next one given that ID; None where ``/proc`` cannot say."""
+    try:
+        return read_stat(pid)[1][19]
+    except (OSError, IndexError, UnicodeDecodeError):
+        return None
+
+
+def alive(pid: int, start: str) -> bool:
+    """Whether the process ``pid`` that started at ``start`` (``start_time``) still runs: a zombie
+    has ended, and so has a process whose ID another one has now."""
+    return _state(pid, start) not in "ZX"
 
 
 def kill_tree(root: int) -> None:

@@ -90,59 +90,6 @@ def test_a_stale_ref_lock_is_named_with_what_to_do(inited):
               "--content", "after the crash").code == 0
 
 
-def _killed_mid_update(repo, tmp_path):
-    """A ``record`` killed with its process group (an agent host's timeout) while its
-    ``update-ref`` holds the stream ref's lock: a reference-transaction hook holds the prepared
-    transaction until the kill. Returns (the ref, its lock file)."""
-    import signal
-
-    first = _record(repo, "before the kill")
-    ref = f"refs/hn/memory/{actor_of(repo)}/{first['stream'].split(':')[1]}"
-    hooks, paused = tmp_path / "hooks", tmp_path / "paused"
-    hooks.mkdir()
-    (hooks / "reference-transaction").write_text(
-        '#!/bin/sh\ncat >/dev/null\nif [ "$1" = prepared ] && [ -n "$PAUSE_AT" ]; then : > "$PAUSE_AT"; sleep 60; fi\n')
-    (hooks / "reference-transaction").chmod(0o755)
-    git(repo, "config", "core.hooksPath", str(hooks))
-    killed = subprocess.Popen(["git", "hn", "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies",
-                               "exact", "--content", "killed"], cwd=repo, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True,
-                              env={**os.environ, "PAUSE_AT": str(paused)})
-    deadline = time.monotonic() + 60
-    while not paused.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    os.killpg(killed.pid, signal.SIGKILL)
-    killed.wait()
-    lock = repo / ".git" / (ref + ".lock")
-    assert lock.exists()
-    return ref, lock
-
-
-def test_a_ref_lock_a_killed_record_left_is_removed_by_the_next_write(inited, tmp_path):
-    """Every later write to the stream failed until a file under .git was deleted by hand (an
-    agents trial). The next writer of the stream, under its stream lock, finds the record of the
-    dead writer's update and removes the lock file that update left."""
-    ref, lock = _killed_mid_update(inited, tmp_path)
-    before = git(inited, "rev-parse", ref)
-    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
-           "--content", "after the kill", "--json")
-    assert r.code == 0, r.err
-    assert not lock.exists()
-    assert git(inited, "rev-parse", f"{ref}~1") == before  # (the killed one wrote nothing)
-    assert hn(inited, "memory", "index", "verify").code == 0
-
-
-def test_a_ref_lock_holding_another_value_than_the_killed_writers_stays(inited, tmp_path):
-    """A lock file that holds a value the dead writer was not writing is another process's (a
-    user's ``git update-ref`` at that moment): it stays, and the append names it."""
-    ref, lock = _killed_mid_update(inited, tmp_path)
-    lock.write_text(git(inited, "rev-parse", "HEAD") + "\n")
-    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact",
-           "--content", "after the kill")
-    assert r.code == 1 and f"the lock file {lock} exists" in r.err
-    assert lock.exists()
-
-
 def test_a_memory_ref_that_is_a_symbolic_ref_loop_is_reported_not_silently_left_out(inited):
     """Git's listing skips a symbolic ref that points at itself; recall would silently omit its
     stream. Every read names it, with the command that removes it."""
