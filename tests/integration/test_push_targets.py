@@ -543,3 +543,42 @@ def test_a_fork_whose_branch_this_clone_lacks_says_so_and_how_to_fetch_it(tmp_pa
     synced = hn(alice, "sync")
     assert synced.code == 0 and "waits" not in synced.out, synced.out
     assert git(fork, "rev-parse", ref) == git(alice, "rev-parse", ref)
+
+
+def _new_pid_namespaces() -> bool:
+    import shutil
+
+    return shutil.which("unshare") is not None and subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _new_pid_namespaces(), reason="needs unshare --pid --fork --mount-proc")
+def test_a_publisher_killed_with_its_push_stops_no_later_push_given_the_same_process_id(tmp_path):
+    """A review: the running marker held the push's process ID alone, and a publisher killed with
+    its push (a container's PID namespace ends with it) left it; in a container or CI job process
+    IDs repeat, so the next push with that ID counted as "started already" and no publisher ever
+    ran again. Each push here runs in a PID namespace of its own, as process 2."""
+    alice, team, mirror = _team_and_mirror(tmp_path, "block")
+    slow = tmp_path / "slow"
+    hook = team / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\nif grep -q refs/hn/ && [ -e '{slow}' ]; then sleep 30; fi\nexit 0\n")
+    hook.chmod(0o755)
+    slow.write_text("")  # (the first publisher is still pushing when its namespace ends)
+    git(alice, "commit", "-q", "--allow-empty", "-m", "two")
+    _record(alice, "anchored on two")
+    first = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", "git push -q origin main; true"],
+                           cwd=alice, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    [marker] = (alice / ".git" / "hn" / "replication").glob("*.running")
+    assert marker.read_text().split()[0] == "2"  # (left by the killed publisher)
+    slow.unlink()
+    git(alice, "commit", "-q", "--allow-empty", "-m", "three")
+    ref = _record(alice, "anchored on three")
+    # (the namespace lives on until the marker is gone: a publisher started there may end)
+    second = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "sh", "-c",
+                             'git push -q origin main; n=0; while [ -e "$1" ] && [ $n -lt 300 ]; do '
+                             'sleep 0.1; n=$((n+1)); done', "sh", str(marker)],
+                            cwd=alice, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr
+    assert not marker.exists()
+    assert git(team, "rev-parse", ref) == git(mirror, "rev-parse", ref) == git(alice, "rev-parse", ref)

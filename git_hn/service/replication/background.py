@@ -21,10 +21,12 @@ push that published first advised turning publishing off, for a refusal it was r
 
 Owns the marker ``publication-<remote digest>.running`` (created before the publisher starts,
 removed when it ends), which tells a waiting caller (a test, a script) that a publication is in
-flight, and holds the process ID of the push the publisher waits for: with several push URLs Git
-runs pre-push once per URL, and a block-mode run starts no second publisher for the same push
-(``started_for``; a review: two publishers, each asking and giving every URL, compared the second
-one's failure with the first's and called a first refusal a repeated one).
+flight, and holds the process ID and start time of the push the publisher waits for: with several
+push URLs Git runs pre-push once per URL, and a block-mode run starts no second publisher for the
+same push (``started_for``; a review: two publishers, each asking and giving every URL, compared
+the second one's failure with the first's and called a first refusal a repeated one). The start
+time makes a marker that a killed publisher left name no later push that the system gave the same
+ID (a review: in a container or CI job, whose process IDs repeat, publication stopped for good).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def start(repo: Repo, remote: str, tips: dict[str, str], push_pid: str = "", tar
     hook read both from its one ``git config``: the publisher asks Git again for neither, a
     review), () when not known. They go on the publisher's input, never its command line (a URL
     may carry credentials)."""
-    mark = push_pid.encode("ascii") if push_pid.isdigit() else b""
+    mark = _push_mark(push_pid)
     private.write_private(repo.hn_dir, running_marker(repo, remote), mark, derived=True)
     data = "".join(f"{ref} {oid}\n" for ref, oid in sorted(tips.items())).encode("ascii")
     if targets is None:
@@ -87,13 +89,26 @@ def started_for(repo: Repo, remote: str, push_pid: str) -> bool:
     """Whether a publisher to ``remote`` waiting for the ``git push`` with process ID ``push_pid``
     was started already (an earlier pre-push run of that push, for another push URL): it asks and
     gives every push URL once that push has ended. It is still waiting while the push runs, so its
-    marker is there."""
+    marker is there. A marker of another process that had that ID (``_push_mark``) is not."""
     if not push_pid.isdigit():
         return False
     try:
-        return private.read_private(repo.hn_dir, running_marker(repo, remote), 64) == push_pid.encode("ascii")
+        return private.read_private(repo.hn_dir, running_marker(repo, remote), 64) == _push_mark(push_pid)
     except HnError:
         return False
+
+
+def _push_mark(push_pid: str) -> bytes:
+    """What the running marker holds for the push ``push_pid``: its ID and its start time where
+    ``/proc`` says it (``process_tree.start_time``; a publisher killed with its push, as a
+    container's PID namespace ends, leaves its marker, and a later push given that ID is another),
+    else its ID alone; nothing for no push."""
+    if not push_pid.isdigit():
+        return b""
+    from ...store.process_tree import start_time
+
+    start = start_time(int(push_pid))
+    return f"{push_pid} {start}".encode("ascii") if start else push_pid.encode("ascii")
 
 
 def _executable() -> str:
