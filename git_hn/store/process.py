@@ -312,10 +312,12 @@ def _in_main() -> bool:
     """Whether this is the main thread, where Python runs every signal handler. Only its
     ``popen`` and ``signals_held`` count in ``_spawning``: a review's Ctrl-C at a sync's crash seam
     was lost now and then, kept for a thread that was starting a Git process (a background probe)
-    and raised in that thread, which no one waited for."""
-    import threading
+    and raised in that thread, which no one waited for. A command that never loaded ``threading``
+    started no thread: it is not loaded for the question (the hot commands do without it)."""
+    import sys
 
-    return threading.current_thread() is threading.main_thread()
+    threading = sys.modules.get("threading")
+    return threading is None or threading.current_thread() is threading.main_thread()
 
 
 def not_started(args, exc: OSError):
