@@ -427,7 +427,6 @@ class signals_held:
         self.main = _in_main()
         if not self.main:  # (no handler runs here: nothing to hold, nothing for another to keep)
             return self
-        _spawning += 1
         try:
             for s in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
                 previous = _signal.getsignal(s)
@@ -436,10 +435,14 @@ class signals_held:
                 self.saved[s] = previous
                 _signal.signal(s, _hold)  # (set, then pending signals run: another's may raise)
         except BaseException:  # a signal that came before the hold was whole stops this, as it would have
-            _spawning -= 1
             _deferred.clear()
             _restore(self.saved)
             raise
+        # counted only now: a signal that came while the handlers were set went to the handler in
+        # place, which raised it (a review: counted first, the sync's handler took the block for a
+        # child being started and deferred it, its redelivery at the end found the stop "already on
+        # its way", and the sync went on, ignoring every later Ctrl-C, to exit 0)
+        _spawning += 1
         return self
 
     def __exit__(self, *exc) -> bool:

@@ -1,0 +1,72 @@
+"""``process.signals_held`` against the sync's signal handler (``cli.commands._signals_raise``),
+in a child Python process of its own (the handlers are process-wide): a stop is never lost.
+
+Two reviews: a SIGINT that came while a held block was setting its handlers reached the sync's
+handler, which took the block for a child being started and deferred it; its redelivery at the
+end found the stop "already on its way", and the sync went on, ignoring every later Ctrl-C, to
+exit 0. And a block in another thread kept the main thread's Ctrl-C and raised it in that thread,
+where no one saw it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+RUN = textwrap.dedent("""
+    import os, signal, sys, threading, time, _signal
+    from git_hn.cli.commands import _signals_raise
+    from git_hn.errors import Signalled
+    from git_hn.store import process
+    case = sys.argv[1]
+    try:
+        with _signals_raise():
+            if case == "while-setting":  # the Ctrl-C comes as the block asks for the first handler
+                real, fired = _signal.getsignal, []
+
+                def getsignal(s):
+                    if not fired:
+                        fired.append(1)
+                        os.kill(os.getpid(), signal.SIGINT)
+                    return real(s)
+
+                _signal.getsignal = getsignal
+                with process.signals_held():
+                    pass
+                _signal.getsignal = real
+            else:  # another thread holds, over and over, while the main thread is stopped
+                done = threading.Event()
+
+                def holder():
+                    while not done.is_set():
+                        with process.signals_held():
+                            time.sleep(0.0005)
+
+                t = threading.Thread(target=holder)
+                t.start()
+                try:
+                    time.sleep(0.05)
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(1.0)
+                finally:
+                    done.set()
+                    t.join()
+            print("went on")
+    except Signalled as stop:
+        print("stopped", stop.signum)
+""")
+
+
+def _run(case: str) -> str:
+    proc = subprocess.run([sys.executable, "-c", RUN, case], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_a_stop_that_comes_while_a_held_block_sets_its_handlers_stops_the_sync():
+    assert _run("while-setting") == "stopped 2"
+
+
+def test_a_block_held_in_another_thread_never_keeps_the_main_threads_stop():
+    assert all(_run("thread") == "stopped 2" for _ in range(5))
