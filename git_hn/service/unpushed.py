@@ -35,7 +35,7 @@ from ..store.repo import Repo
 WALK_SECONDS = 0.5
 _TRACKING = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/")
 # (the fetch refspecs too: ``pruned_by_fetch`` reads them from the same answer, no process more)
-_PUBLISH = ("config", "--get-regexp", r"^remote\..*\.(hnpublish|fetch)$")
+_PUBLISH = ("config", "--get-regexp", r"^remote\..*\.(hnpublish|fetch|mirror)$")
 
 
 def _named_remote(repo: Repo, publish_text: str) -> str | None:
@@ -173,7 +173,7 @@ def waits_hint(repo: Repo, result, warnings: list | None = None) -> str | None:
         if risk:
             warnings.append(risk)
     remote = _named_remote(repo, publish.stdout.decode("utf-8", "surrogateescape"))
-    if remote is None or listing.returncode != 0:
+    if remote is None or listing.returncode != 0 or _mirrors(publish.stdout.decode("utf-8", "surrogateescape"), remote):
         return None
     tracked = _maps_branches(publish.stdout.decode("utf-8", "surrogateescape"), remote)
     tips = _tips(repo, remote, listing.stdout.decode("utf-8", "surrogateescape"))
@@ -187,6 +187,16 @@ def waits_hint(repo: Repo, result, warnings: list | None = None) -> str | None:
     if anchor not in missing:
         return None
     return _held_by_own(repo, env, remote, anchor, tracked)
+
+
+def _mirrors(config: str, remote: str) -> bool:
+    """Whether ``remote.<remote>.mirror`` is true (``config``: ``_PUBLISH``'s answer): a mirror
+    clone's branches are the remote's own, Git refuses ``git push REMOTE BRANCH`` to it (``--mirror
+    can't be combined with refspecs``), and the sync's gate asks the remote itself; no hint (a
+    review: the hint gave that refused push for a commit already on the remote)."""
+    key = f"remote.{remote}.mirror".lower()
+    return any(name.lower() == key and not config_false(value if sp else None)
+               for name, sp, value in (line.partition(" ") for line in lines_of(config)))
 
 
 def _maps_branches(config: str, remote: str) -> bool:
