@@ -579,6 +579,7 @@ def _uninstall(loc: Location) -> list[str]:
             raise InputError(f"hook {chained} changed since install (the hook git-hn's {name} wrapper runs, "
                              f"edited since); refusing to put it back: to keep the edit, replace {path} with "
                              "it by hand, then uninstall again; nothing was changed")
+    removed = {}  # name: what the line says it did (a newcomer trial: "not installed" after each uninstall)
     for name in HOOKS:
         mine = record.pop(name, None)
         if mine is None:
@@ -595,20 +596,24 @@ def _uninstall(loc: Location) -> list[str]:
                 os.unlink(chained)
             elif chained is not None:
                 _put_back(mine, chained, path + PRE_COMMIT_LEGACY)
+            removed[name] = "removed"
             continue
         if _sha(path) != mine["wrapper"]:  # replaced by the hook it chains: drop the copy only
             if chained is not None:
                 os.unlink(chained)
             continue
         os.unlink(path)
+        removed[name] = "removed"
         if mine.get("chained") is not None and chained is not None:
             _put_back(mine, chained, path)  # (else deleted by hand: nothing to put back)
+            removed[name] = "removed, and the hook it chained put back"
     try:
         os.rmdir(os.path.join(loc.dir, CHAINED_DIR))  # only when empty: never anyone else's files
     except OSError:
         pass
     loc.save(record)
-    return status_lines(loc)
+    return [f"{n}: {removed[n]}" if line == f"{n}: not installed" and n in removed else line
+            for n, line in zip(HOOKS, status_lines(loc))]
 
 
 def _runs_other(loc: Location, name: str) -> tuple[str, str] | None:

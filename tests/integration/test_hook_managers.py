@@ -824,7 +824,7 @@ def test_pre_commit_installed_again_over_its_chained_hook_never_fails_the_push(t
     if repair == "install":
         assert r.out.splitlines()[0] == "pre-push: installed (pre-commit runs it as pre-push.legacy)"
     else:
-        assert r.out.splitlines()[0] == "pre-push: not installed"
+        assert r.out.splitlines()[0] == "pre-push: removed"
         assert not (hooks / "pre-push.legacy").exists()
     mem = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
              "--content", "after the repair").json()

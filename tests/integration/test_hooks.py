@@ -71,6 +71,19 @@ def test_memory_follows_push_and_fetch(clones):
     assert [m["id"] for m in out["memories"]] == [rec["memoryId"]]
 
 
+def test_uninstall_says_what_it_removed_and_a_second_says_nothing_was(tmp_path):
+    """A newcomer trial: ``hooks uninstall`` printed "not installed" for every hook whether it
+    had just removed them or there was nothing to remove, so the first run read as a failure."""
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "hooks", "install").code == 0
+    r = hn(a, "hooks", "uninstall")
+    assert (r.code, r.out.splitlines(), r.err) == (
+        0, ["pre-push: removed", "reference-transaction: removed", "post-rewrite: removed"], ""), r
+    r = hn(a, "hooks", "uninstall")
+    assert r.out.splitlines() == ["pre-push: not installed", "reference-transaction: not installed",
+                                  "post-rewrite: not installed"], r
+
+
 def test_existing_pre_push_hook_is_chained_and_restored(tmp_path):
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
@@ -93,8 +106,8 @@ def test_existing_pre_push_hook_is_chained_and_restored(tmp_path):
     proc = _push(a, "origin", "main")
     assert "user-hook-ran origin" in proc.stderr
     r = hn(a, "hooks", "uninstall")
-    assert r.out.splitlines() == ["pre-push: not installed", "reference-transaction: not installed",
-                                  "post-rewrite: not installed"]
+    assert r.out.splitlines() == ["pre-push: removed, and the hook it chained put back",
+                                  "reference-transaction: removed", "post-rewrite: removed"]
     assert hook.read_bytes() == original and stat.S_IMODE(os.stat(hook).st_mode) == 0o750
     assert sorted(p.name for p in hook.parent.iterdir() if not p.name.endswith(".sample")) == ["pre-push"]
 
