@@ -19,6 +19,12 @@ def hooks_command(which: str, global_: bool) -> int:
     loc = hooks.locate(repo, global_, which)
     if which == "install":
         render.lines(hooks.install(loc, repo))
+        if repo is not None and repo.looks_like_server():  # (a newcomer trial: installed in the team's server)
+            render.warnings(["this is a bare repository with no remote: a server's repository? these hooks run "
+                             "for the pushes it receives, not for yours; run git hn hooks install in your clone "
+                             "instead, and git hn hooks uninstall here"])
+            repo.close()
+            return 0
         from ..service.hook_hints import install_hint
 
         for text in (hooks.selection_hint(repo), install_hint(loc, repo)):

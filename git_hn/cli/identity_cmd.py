@@ -5,6 +5,8 @@ Kept out of ``commands`` so that the identity commands stay one room.
 
 from __future__ import annotations
 
+import os
+
 from ..errors import UsageError
 from . import render
 
@@ -19,6 +21,7 @@ def init_command(name: str | None, extra: list[str]) -> int:
 
         raise UsageError(hints.append("usage: git hn init [--name NAME]", hints.unexpected(extra)))
     repo = open_repo()
+    fresh = not os.path.lexists(repo.hn_dir)
     try:
         ident, path = identity.create(repo, name)
     except identity.IdentityExists as exc:
@@ -27,6 +30,12 @@ def init_command(name: str | None, extra: list[str]) -> int:
         raise init_refusal(repo, exc) from None
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
                   f"Private identity stored in {path}"])
+    if repo.looks_like_server():  # (a newcomer trial: init in the team's bare repository, silently)
+        undo = f" (rm -r {repo.hn_dir} takes out what it made here)" if fresh else ""
+        render.warnings(["this is a bare repository with no remote: a server's repository? the private key stored "
+                         "here is readable by whoever can read the repository; run git hn init in your clone "
+                         f"instead{undo}"])
+        return 0
     if repo.remote_names():  # (a team trial: a new machine's clone, init as the README's first step)
         render.hint(f"to sign here as the identity you use in another clone or on another machine instead, export it "
                     f"there (git hn identity export --output FILE), run git hn identity import FILE --activate here, "

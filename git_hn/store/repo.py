@@ -49,6 +49,15 @@ class Repo:
             self._remote_names = frozenset(lines_of(proc.stdout.decode("utf-8", "replace")))
         return self._remote_names
 
+    def looks_like_server(self) -> bool:
+        """Whether this is a bare repository with no remote configured: most likely the team's
+        server-side repository, not anyone's clone (a bare clone has its origin). One
+        ``git rev-parse`` more, only when there is no remote (``init`` and ``hooks install`` ask)."""
+        if self.remote_names():
+            return False
+        proc = self.git.run(["rev-parse", "--is-bare-repository"])
+        return proc.returncode == 0 and proc.stdout.strip() == b"true"
+
     def stream_config(self) -> str:
         """``git config hn.stream`` ("" when unset or unreadable; one process, asked once, often
         started early: ``store.streamchoice`` reads it)."""

@@ -84,6 +84,23 @@ def test_uninstall_says_what_it_removed_and_a_second_says_nothing_was(tmp_path):
                                   "post-rewrite: not installed"], r
 
 
+def test_install_in_a_bare_repository_without_a_remote_warns_it_looks_like_the_server(tmp_path):
+    """A newcomer trial: ``hooks install`` inside the team's bare server repository installed
+    hooks there, silently (and hinted about a selection no server needs). It still installs,
+    with one warning; a bare clone (it has its origin) gets no such warning."""
+    server = tmp_path / "team.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    r = hn(server, "hooks", "install")
+    assert r.code == 0 and r.out.splitlines()[0] == "pre-push: installed", r
+    assert r.err == ("git-hn: warning: this is a bare repository with no remote: a server's repository? these hooks "
+                     "run for the pushes it receives, not for yours; run git hn hooks install in your clone "
+                     "instead, and git hn hooks uninstall here\n"), r.err
+    clone = tmp_path / "mirror.git"
+    git(tmp_path, "clone", "-q", "--bare", str(server), str(clone))
+    r = hn(clone, "hooks", "install")
+    assert r.code == 0 and "warning" not in r.err, r.err
+
+
 def test_existing_pre_push_hook_is_chained_and_restored(tmp_path):
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
