@@ -37,9 +37,11 @@ def init_command(name: str | None, extra: list[str]) -> int:
                          f"instead{undo}"])
         return 0
     if repo.remote_names():  # (a team trial: a new machine's clone, init as the README's first step)
-        render.hint(f"to sign here as the identity you use in another clone or on another machine instead, export it "
-                    f"there (git hn identity export --output FILE), run git hn identity import FILE --activate here, "
-                    f"then git hn identity remove {ident.actor[:12]} removes this new one, which has signed nothing")
+        # (a newcomer trial: worded for a new teammate too, who has no identity anywhere else)
+        render.hint(f"if you already sign as an identity in another clone or on another machine, use it here instead: "
+                    f"export it there (git hn identity export --output FILE), run git hn identity import FILE "
+                    f"--activate here, then git hn identity remove {ident.actor[:12]} removes this new one, which "
+                    "has signed nothing")
     _newcomer_hint(repo, ident)
     return 0
 

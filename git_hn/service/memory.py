@@ -302,7 +302,7 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
 
             return (f"memory signed, but recall and the brief leave it out ({see} shows it): the policy at HEAD no "
                     f"longer trusts actor {actor[:12]}, {since(gone.commit, gone.subject)}")
-        return (f"{start} the policy at HEAD does not trust actor {actor}; a maintainer runs "
+        return (f"{start} the policy at HEAD does not trust actor {actor[:12]}; a maintainer runs "
                 f"git hn policy trust {actor} and commits .hn/policy.json")
     return (f"{start} the policy at HEAD does not trust kind {env.record.kind}; a maintainer runs "
             f"git hn policy trust --kind {env.record.kind} and commits .hn/policy.json")

@@ -55,10 +55,10 @@ def test_a_new_machine_that_ran_init_first_can_use_and_remove_its_stray_identity
     made = hn(b, "init", "--name", "Alice")
     stray = actor_of(b)
     assert made.code == 0
-    assert made.err == ("git-hn: hint: to sign here as the identity you use in another clone or on another machine "
-                        "instead, export it there (git hn identity export --output FILE), run git hn identity import "
-                        f"FILE --activate here, then git hn identity remove {stray[:12]} removes this new one, which "
-                        "has signed nothing\n")
+    assert made.err == ("git-hn: hint: if you already sign as an identity in another clone or on another machine, use "
+                        "it here instead: export it there (git hn identity export --output FILE), run git hn identity "
+                        f"import FILE --activate here, then git hn identity remove {stray[:12]} removes this new one, "
+                        "which has signed nothing\n")
     imported = hn(b, "identity", "import", key)
     assert imported.code == 0
     assert imported.err == (f"git-hn: hint: the active identity Alice ({stray[:12]}) has signed nothing here: to sign "

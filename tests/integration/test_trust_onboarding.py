@@ -828,7 +828,7 @@ def test_an_author_the_policy_does_not_trust_is_told_at_write_time(team):
     assert hn(alice, "policy", "init").code == 0
     _commit(alice)
     git(bob, "pull", "-q", "--no-rebase", str(alice), "main")
-    untrusted = start + (f"the policy at HEAD does not trust actor {b}; a maintainer runs git hn policy trust "
+    untrusted = start + (f"the policy at HEAD does not trust actor {b[:12]}; a maintainer runs git hn policy trust "
                          f"{b} and commits .hn/policy.json\n")
     mine = record_id(bob, content="keep the index canonical")
     r = hn(bob, "memory", "supersede", mine, "--content", "keep the index sorted")
