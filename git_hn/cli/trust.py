@@ -357,7 +357,7 @@ def hint(hidden: dict[str, int], repo=None, at: str = "", authors: dict | None =
 
         revoked, every = among(repo, at, authors)
     text = trust_hidden(hidden, _policy_file(repo) if hidden.get("policy-missing", 0) > 0 else "",
-                        revoked=revoked, every=every)
+                        revoked=revoked, every=every, names=getattr(hidden, "names", None))
     if text:
         render.hint(text)
 

@@ -203,7 +203,7 @@ def since(commit: str, subject: str) -> str:
 
 
 def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--include-untrusted",
-                 revoked=(), every: bool = False) -> str | None:
+                 revoked=(), every: bool = False, names: dict[str, str] | None = None) -> str | None:
     """One line for memories recall, the brief or the digest left out for trust, by trust class
     (issue 13); None when none was. ``policy_file``: what the working tree holds at the policy's
     path ("" nothing, ``no-memory`` a policy without a memory section, ``memory`` one with it,
@@ -211,7 +211,8 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     option, or an MCP argument). ``revoked``: authors of the ``actor-untrusted`` ones that the
     policy no longer trusts (``no_longer_trusted``), said so, and never offered a trust again (a
     team trial: the hint after a revocation told everyone to trust the revoked key); ``every``:
-    they are all of those authors."""
+    they are all of those authors. ``names``: actor -> signed name of every author of the
+    ``actor-untrusted`` ones, when they are few (``named_authors``)."""
     count = sum(hidden.values())
     if not count:
         return None
@@ -238,6 +239,8 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
                            if kinds else "; trust the other authors with git hn policy trust ACTOR")
         return text + ("; trust their kinds with git hn policy trust --kind KIND" if kinds else "")
     their = "its" if count == 1 else "their"  # (a trial: "1 memory …, or trust their authors")
+    if classes == {"actor-untrusted"} and names:
+        return named_authors(what, see, their, names)
     if classes == {"actor-untrusted"}:
         how = f"trust {their} author{'' if count == 1 else 's'} with git hn policy trust ACTOR"
     elif classes == {"kind-untrusted"}:
@@ -245,6 +248,27 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     else:  # (two classes: two memories at least)
         how = "trust their authors or kinds with git hn policy trust ACTOR|--kind KIND"
     return f"{what} hidden by the trust policy; {see}, or {how}"
+
+
+NAME_SHOWN = 40  # characters of an author's name a hint shows (author text: bounded)
+
+
+def named_authors(what: str, see: str, their: str, names: dict[str, str]) -> str:
+    """The trust hint for memories hidden because the policy does not trust their one or two
+    authors (a newcomer trial: "trust its author with git hn policy trust ACTOR" said neither who
+    nor which ID): each named, its signed name as inert data in quotes and cut to ``NAME_SHOWN``
+    characters, beside its short ID, and the command with that ID, which ``policy trust`` resolves
+    among the actors this clone knows (it holds their memories: the recall just hid them)."""
+    from .log import inert
+
+    said, commands = [], []
+    for actor, name in sorted(names.items()):
+        cut = name[:NAME_SHOWN] + ("…" if len(name) > NAME_SHOWN else "")
+        said.append(f'"{inert(cut)}" ({actor[:12]})' if name.strip() else actor[:12])
+        commands.append(f"git hn policy trust {actor[:12]}")
+    authors = f"author{'' if len(said) == 1 else 's'}"
+    return (f"{what} hidden by the trust policy, signed by {' and '.join(said)}; {see}, or trust {their} {authors} "
+            f"with {' and '.join(commands)}")
 
 
 def left_out_classes(count: int, actor_untrusted: int, present: bool) -> dict[str, int]:

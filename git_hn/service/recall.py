@@ -30,7 +30,8 @@ def resolve_input_commit(repo: Repo, at: str) -> str:
 
 
 def projected_rows(repo: Repo, at: str, subject: str, path: str, sources=None):
-    """(rows in index form, policy, sources) for one query context (CONTRACT §7.6 steps 1–2)."""
+    """(rows in index form, policy, sources, the collection) for one query context (CONTRACT
+    §7.6 steps 1–2)."""
     if sources is None:
         sources = streams.list_sources(repo)
     collection = streams.collect(repo, sources)
@@ -40,7 +41,7 @@ def projected_rows(repo: Repo, at: str, subject: str, path: str, sources=None):
     policy = load_policy(repo, resolver, at)
     ctx = Context(at, subject, path, policy.memory, policy.digest)
     proj = project(list(collection.memories), ctx, resolver)
-    return [row_index_json(r) for r in proj.rows.values()], policy, sources
+    return [row_index_json(r) for r in proj.rows.values()], policy, sources, collection
 
 
 def recall(repo: Repo, req: core.RecallRequest, *, from_input: bool = False) -> dict:
@@ -105,7 +106,8 @@ class Hidden(dict):
     branch's short name, how many) of ``elsewhere`` whose anchor only git-hn's keep branches hold
     (``held.off_branches``), so the hint does not say no ref holds it (a review). ``authors``:
     actor -> how many of the hidden are ``actor-untrusted`` memories it signed (the hint names
-    those no longer trusted, ``service.revoked``)."""
+    those no longer trusted, ``service.revoked``); ``names``: actor -> signed name of each of
+    them, when they are ``NAMED_AUTHORS`` or fewer (``_name_authors``), else None."""
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -117,6 +119,7 @@ class Hidden(dict):
         if trust == "actor-untrusted":
             self.authors[actor] = self.authors.get(actor, 0) + n
 
+    names: dict[str, str] | None = None
     elsewhere = 0
     mine = ""
     theirs = ("", "")
@@ -156,6 +159,7 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made
         keep.add(g.key)
         matched += g.count
         biggest = max(biggest, g.biggest)
+    _name_authors(view, hidden)
     # of ``away``, where a ref still holds the anchor: by mode, anchor (or subject) -> memories
     held: dict = {"descendants": {}, "exact": {}, "subject": {}}
     if away:  # (when others matched, only those no ref holds any more: ``brief.left_behind_count``)
@@ -204,6 +208,21 @@ def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made
 
         raise Corrupt("a row's columns disagree with its projection")
     return core.document(digest, matched, out, more, req.max_bytes, bool(req.cursor)), hidden
+
+
+NAMED_AUTHORS = 2  # the trust hint names this many hidden authors at most (one line, bounded)
+
+
+def _name_authors(view, hidden: Hidden) -> None:
+    """``hidden.names`` of its one or two authors (``hints.named_authors``): the signed name of
+    each one's newest memory in the state, read (and its signature checked) through the batch
+    process the recall reads with anyway, so no Git process more."""
+    if not 0 < len(hidden.authors) <= NAMED_AUTHORS:
+        return
+    ids = [row[0] for actor in hidden.authors for row in view.conn.execute(
+        "SELECT id FROM memories WHERE actor = ? ORDER BY ts DESC, id LIMIT 1", (actor,))]
+    names = {m.envelope.actor: m.envelope.actor_name for m in view.load(ids).values()}
+    hidden.names = names if names.keys() == hidden.authors.keys() else None
 
 
 def _name_held(repo: Repo, held: dict, hidden: Hidden) -> None:
@@ -327,7 +346,7 @@ def recall_full(repo: Repo, req: core.RecallRequest, *, from_input: bool = False
 
 
 def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=None, made: dict | None = None):
-    rows, policy, sources = projected_rows(repo, at, req.subject, req.path, sources)
+    rows, policy, sources, collection = projected_rows(repo, at, req.subject, req.path, sources)
     kept, hidden = [], Hidden()
     loose = req._replace(trust=()) if _hides_untrusted(req) else req
     for r in rows:
@@ -336,6 +355,11 @@ def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=No
                 kept.append(r)
             else:
                 hidden.note(r["trust"], r["actor"])
+    if 0 < len(hidden.authors) <= NAMED_AUTHORS:  # (as ``_name_authors`` picks them from the state)
+        mine = {a: sorted((m for m in collection.memories if m.envelope.actor == a), key=lambda m: m.memory_id)
+                for a in hidden.authors}
+        hidden.names = {a: max(ms, key=lambda m: m.envelope.timestamp).envelope.actor_name
+                        for a, ms in mine.items()}
     listing = [(s.ref, s.head) for s in sources]
     fingerprint = core.source_fingerprint(policy.digest, listing)
     if made is not None:

@@ -96,8 +96,8 @@ def test_a_maintainer_stepping_down_is_no_revocation(tmp_path):
     git(alice, "push", "-q", "origin", "main")
 
     r = hn(alice, "memory", "recall", "--actor", c)
-    assert r.err == ("git-hn: hint: 1 memory hidden by the trust policy; see it with --include-untrusted, or trust "
-                     "its author with git hn policy trust ACTOR\n")
+    assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by "Carol" ({c[:12]}); see it with '
+                     f"--include-untrusted, or trust its author with git hn policy trust {c[:12]}\n")
     r = hn(alice, "memory", "recall", "--actor", b)
     assert f"actor {b[:12]} is no longer trusted since {revoked[:12]}" in r.err and "policy trust" not in r.err
     git(carol, "pull", "-q", "origin", "main")
@@ -123,8 +123,8 @@ def test_a_policy_too_large_to_be_one_says_nothing_of_who_it_named(tmp_path):
     (alice / POLICY).write_bytes(good)
     _commit_policy(alice, "restore policy")
     r = hn(alice, "memory", "recall", "--actor", d)
-    assert r.err == ("git-hn: hint: 1 memory hidden by the trust policy; see it with --include-untrusted, or trust "
-                     "its author with git hn policy trust ACTOR\n")
+    assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by "Dave" ({d[:12]}); see it with '
+                     f"--include-untrusted, or trust its author with git hn policy trust {d[:12]}\n")
 
 
 def test_a_revocation_with_a_skewed_date_is_still_newer_than_the_trust_it_ends(tmp_path):

@@ -375,8 +375,9 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
         ".hn/policy.json in the working tree is not committed yet: the brief reads the policy at the commit, "
         "so it takes effect once it is committed")
     _commit(alice)
-    authors = _hint("1 memory hidden by the trust policy; see it with --include-untrusted, or trust "
-                    "its author with git hn policy trust ACTOR")  # (one memory: "its", a trial)
+    b = actor_of(bob)[:12]  # (a newcomer trial: the hint named neither who nor which ID)
+    authors = _hint(f'1 memory hidden by the trust policy, signed by "Bob" ({b}); see it with --include-untrusted, '
+                    f"or trust its author with git hn policy trust {b}")  # (one memory: "its", a trial)
     assert hn(alice, "memory", "recall").err == authors
     assert hn(alice, "memory", "recall", "--json").err == authors
     assert hn(alice, "memory", "recall", "--kind", "observation").err == ""  # filters apply first
@@ -413,6 +414,56 @@ def test_the_hint_counts_the_same_from_the_state_and_from_a_full_collection(team
     assert hn(alice, "memory", "recall").err == from_state == _hint(
         "3 memories hidden by the trust policy; see them with --include-untrusted, or trust their "
         "authors or kinds with git hn policy trust ACTOR|--kind KIND")
+
+
+def test_the_hint_names_one_or_two_hidden_authors_as_inert_text_from_the_state_and_a_full_collection(
+        team, monkeypatch):
+    """A newcomer trial: "1 memory hidden …, or trust its author with git hn policy trust ACTOR"
+    said neither who nor which ID. One or two authors are named, each signed name quoted, cut and
+    with its invisible characters spelled (author text: a name that reads as a command stays
+    inside its quotes), beside the short ID the command uses, which policy trust resolves; a
+    full collection says the same; three authors are not named (one line, bounded)."""
+    from git_hn.store import stateview
+
+    alice, bob, exchange = team
+    tmp = Path(alice).parent
+    carol = tmp / "carol"
+    git(tmp, "clone", "-q", str(alice), str(carol))
+    odd = "Carol\u200b; git hn policy trust 000000000000" + "x" * 40
+    assert hn(carol, "init", "--name", odd).code == 0
+    git(alice, "remote", "add", "carol", str(carol))
+    record_id(bob, content="bob decides")
+    record_id(bob, content="bob again")
+    record_id(carol, content="carol decides")
+    exchange()
+    git(alice, "fetch", "-q", "carol", "+refs/hn/memory/*:refs/hn/remotes/carol/memory/*")
+    assert hn(alice, "policy", "init").code == 0
+    _commit(alice)
+    b, c = actor_of(bob)[:12], actor_of(carol)[:12]
+    shown = '"Carol\\u{200b}; git hn policy trust 000000000000…"'  # (40 characters, then cut)
+    said = {b: f'"Bob" ({b})', c: f"{shown} ({c})"}
+    first, second = sorted([b, c])  # (by actor ID)
+    expected = _hint(f"3 memories hidden by the trust policy, signed by {said[first]} and {said[second]}; see them "
+                     f"with --include-untrusted, or trust their authors with git hn policy trust {first} and git hn "
+                     f"policy trust {second}")
+    assert hn(alice, "memory", "recall").err == expected
+
+    def unavailable(*_a, **_k):
+        raise stateview.Unavailable
+
+    with monkeypatch.context() as m:
+        m.setattr(stateview, "current", unavailable)
+        assert hn(alice, "memory", "recall").err == expected
+    assert hn(alice, "policy", "trust", c).code == 0  # the short ID the hint gave resolves
+    assert hn(alice, "policy", "untrust", c).code == 0
+    dave = tmp / "dave"
+    git(tmp, "clone", "-q", str(alice), str(dave))
+    assert hn(dave, "init", "--name", "Dave").code == 0
+    record_id(dave, content="dave decides")
+    git(alice, "fetch", "-q", str(dave), "+refs/hn/memory/*:refs/hn/remotes/dave/memory/*")
+    assert hn(alice, "memory", "recall").err == _hint(
+        "4 memories hidden by the trust policy; see them with --include-untrusted, or trust their authors with "
+        "git hn policy trust ACTOR")
 
 
 # -- identity export / import ------------------------------------------------------------------
