@@ -287,11 +287,12 @@ def staged_commits(monkeypatch) -> list:
 
 
 def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR", "COLUMNS", "LINES", "FORCE_COLOR"),
-                timeout: float = 60, code: int = 0, both: bool = False):
+                timeout: float = 60, code: int = 0, both: bool = False, stderr_too: bool = False):
     """Run ``argv`` with stdout on a real pseudo-terminal of ``columns`` columns (24 rows; the
     variables in ``drop`` removed, TERM=xterm-256color unless ``env`` says otherwise) and return
     what it wrote, with the terminal's CRLF as LF (with ``both``: and its stderr). Its stderr is a
-    pipe; it must exit ``code``."""
+    pipe (with ``stderr_too``: the same terminal, its text among what is returned); it must exit
+    ``code``."""
     import fcntl
     import pty
     import struct
@@ -301,11 +302,11 @@ def on_terminal(cwd, argv: list[str], columns: int, env: dict, drop=("NO_COLOR",
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     full = {k: v for k, v in os.environ.items() if k not in drop}
     full.update({"TERM": "xterm-256color", **env})
-    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE,
-                            env=full)
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=slave,
+                            stderr=slave if stderr_too else subprocess.PIPE, env=full)
     os.close(slave)
     written = read_terminal(master, proc, timeout)
-    err = proc.stderr.read()
+    err = b"" if stderr_too else proc.stderr.read()
     assert proc.wait(timeout) == code, err
     out = written.decode("utf-8").replace("\r\n", "\n")
     return (out, err.decode("utf-8", "replace")) if both else out

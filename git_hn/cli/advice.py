@@ -21,7 +21,7 @@ def signed_notes(notes: list) -> None:
 
     for path, text in notes:
         if not scan(path):
-            sys.stderr.write(f"git-hn: warning: {text}\n")
+            sys.stderr.write(render.fitted(f"git-hn: warning: {text}") + "\n")
 
 
 def recall_bound(content: str) -> None:
@@ -101,7 +101,7 @@ def warn(text: str) -> None:
     """One ``git-hn: warning:`` line on stderr."""
     import sys
 
-    sys.stderr.write(f"git-hn: warning: {text}\n")
+    sys.stderr.write(render.fitted(f"git-hn: warning: {text}") + "\n")
 
 
 def hooks_gone(repo) -> None:
@@ -119,10 +119,11 @@ def hooks_gone(repo) -> None:
     if gone:
         import sys
 
-        sys.stderr.write(f"git-hn: warning: git-hn's {', '.join(gone)} hook{'s' if len(gone) > 1 else ''} "
-                         f"{'were' if len(gone) > 1 else 'was'} installed here and {'are' if len(gone) > 1 else 'is'} "
-                         "gone (did a hook manager rewrite its hooks?), so memory is not kept in step with push "
-                         "and fetch: git hn hooks install puts them back\n")
+        sys.stderr.write(render.fitted(
+            f"git-hn: warning: git-hn's {', '.join(gone)} hook{'s' if len(gone) > 1 else ''} "
+            f"{'were' if len(gone) > 1 else 'was'} installed here and {'are' if len(gone) > 1 else 'is'} gone (did "
+            "a hook manager rewrite its hooks?), so memory is not kept in step with push and fetch: git hn hooks "
+            "install puts them back") + "\n")
 
 
 def elsewhere_hint(repo, hidden) -> bool:

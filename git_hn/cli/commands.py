@@ -556,7 +556,7 @@ def sync_command(args: list[str]) -> int:
     if as_json:
         render.json_line(result.to_json())
         for line in result.reminders:  # (an agent or CI job reads --json: a trial found them dropped)
-            sys.stderr.write(f"git-hn: warning: {line}\n")
+            sys.stderr.write(render.fitted(f"git-hn: warning: {line}") + "\n")
     elif render.on_terminal():
         from . import terminal
 

@@ -315,14 +315,42 @@ Options:
 """
 
 
+def _fitted(text: str, width: int | None) -> str:
+    """``SUMMARY`` on a terminal narrower than it: a paragraph of prose with a line too long
+    is filled again to ``width``; a usage line too long goes on under its command's words (``git
+    hn memory brief ``), as the summary's own continuation lines do."""
+    if width is None or all(len(line) <= width for line in text.split("\n")):
+        return text
+    import textwrap
+
+    out: list[str] = []
+    for block in text.split("\n\n"):
+        lines = block.split("\n")
+        if all(len(line) <= width for line in lines):
+            out.append(block)
+        elif not any(line.startswith("git hn ") for line in lines):
+            out.append(textwrap.fill(" ".join(lines), width, break_long_words=False, break_on_hyphens=False))
+        else:
+            fitted = []
+            for line in lines:
+                words = line.split(" ")
+                lead = next((i for i, w in enumerate(words)  # (the command's words: lower case, maybe a hyphen)
+                             if w.startswith("-") or not (w.replace("-", "").isalpha() and w.islower())), len(words))
+                indent = len(" ".join(words[:lead])) + 1 if line.startswith("git hn ") else 4
+                fitted += textwrap.wrap(line, width, subsequent_indent=" " * (indent if indent <= width // 2 else 4),
+                                        break_long_words=False, break_on_hyphens=False) if len(line) > width else [line]
+            out.append("\n".join(fitted))
+    return "\n\n".join(out)
+
+
 def dispatch(argv: list[str]) -> int:
     # ``git hn --no-color <command>``: the option before the command, as Git takes ``-c`` there
     # (a newcomer trial was told 'unknown command "--no-color"'); it applies to every command
     render.no_color_first = argv[:1] == ["--no-color"]
     while argv[:1] == ["--no-color"]:
         argv = argv[1:]
-    if not argv or argv[0] in ("help", *HELP):
-        sys.stdout.write(SUMMARY)
+    if not argv or argv[0] in ("help", *HELP):  # (fitted to a narrower terminal: a newcomer trial's 60 columns)
+        sys.stdout.write(_fitted(SUMMARY, render.terminal_width(sys.stdout)) if render.on_terminal() else SUMMARY)
         return 0
     cmd = argv[0]
     if cmd == COMPLETE:

@@ -85,7 +85,7 @@ def warnings(texts) -> None:
     from ..core.invisible import spell_invisible
 
     for text in dict.fromkeys(texts):
-        sys.stderr.write("git-hn: warning: " + spell_invisible(one_line(text)) + "\n")
+        sys.stderr.write(fitted("git-hn: warning: " + spell_invisible(one_line(text))) + "\n")
     sys.stderr.flush()
 
 
@@ -95,5 +95,39 @@ def hint(text: str) -> None:
     from ..core.gostr import one_line
     from ..core.invisible import spell_invisible
 
-    sys.stderr.write("git-hn: hint: " + spell_invisible(one_line(text)) + "\n")
+    sys.stderr.write(fitted("git-hn: hint: " + spell_invisible(one_line(text))) + "\n")
     sys.stderr.flush()
+
+
+def fitted(line: str) -> str:
+    """A ``hint:``/``warning:`` line as written: when stderr is a terminal narrower than it,
+    wrapped at spaces to its width, each further line indented (a newcomer trial: a 60-column
+    terminal broke them mid-word); else exactly the one line (scripts and tests read it)."""
+    return wrapped(line, terminal_width(sys.stderr)) if stderr_on_terminal() else line
+
+
+def wrapped(text: str, width: int | None) -> str:
+    """``text`` with each line longer than ``width`` columns wrapped at spaces, the further lines
+    indented four more than it (never cut inside a word: a longer word stays whole)."""
+    if width is None or all(len(line) <= width for line in text.split("\n")):
+        return text
+    import textwrap  # (on a terminal only: a piped run never loads it)
+
+    out = []
+    for line in text.split("\n"):
+        lead = line[:len(line) - len(line.lstrip(" "))]
+        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + "    ", break_long_words=False,
+                             break_on_hyphens=False) if len(line) > width else [line]
+    return "\n".join(out)
+
+
+def terminal_width(stream) -> int | None:
+    """The columns of the terminal ``stream`` is on (``COLUMNS`` when set, as Git and Python's
+    ``shutil`` take it); None when it cannot be told, or when under 20 (no useful wrapping)."""
+    import os
+
+    try:
+        width = int(os.environ.get("COLUMNS", "0")) or os.get_terminal_size(stream.fileno()).columns
+    except (ValueError, OSError):
+        return None
+    return width if width >= 20 else None

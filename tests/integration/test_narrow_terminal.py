@@ -1,0 +1,37 @@
+"""A narrow terminal (a newcomer trial at 60 columns): ``git-hn: hint:`` and ``warning:`` lines,
+and ``git hn -h``, wrap at spaces to its width, never inside a word; piped, a hint stays exactly
+one line (scripts and tests read it). Real processes on a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import sys
+
+from helpers import hn, on_terminal
+
+HINT = ("git-hn: hint: 1 memory hidden: no memory trust policy at this commit; see it with --include-untrusted, "
+        "or create one with git hn policy init and commit it")
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def test_a_hint_wraps_at_spaces_on_a_narrow_terminal_and_stays_one_line_piped(inited):
+    assert hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "the codec is pure").code == 0
+    piped = hn(inited, "memory", "recall")
+    assert piped.err == HINT + "\n"  # (piped: the one line)
+    out = on_terminal(inited, [sys.executable, "-m", "git_hn", "memory", "recall"], 60, {}, stderr_too=True)
+    lines = out[out.index("git-hn: hint:"):].rstrip("\n").split("\n")
+    assert len(lines) > 1 and all(len(line) <= 60 for line in lines), lines
+    assert all(line.startswith("    ") for line in lines[1:]), lines
+    assert _words(" ".join(lines)) == _words(HINT)  # (no word cut: the same words, in order)
+
+
+def test_the_top_level_help_fits_a_narrow_terminal(tmp_path):
+    piped = hn(tmp_path, "-h").out
+    out = on_terminal(tmp_path, [sys.executable, "-m", "git_hn", "-h"], 60, {})
+    assert max(len(line) for line in piped.splitlines()) > 60
+    assert all(len(line) <= 60 for line in out.splitlines()), out
+    assert "[--include-untrusted]" in out.split() and _words(out) == _words(piped)
+    assert on_terminal(tmp_path, [sys.executable, "-m", "git_hn", "-h"], 100, {}) == piped  # (wide enough: as is)
