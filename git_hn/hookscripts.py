@@ -403,9 +403,12 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     url=$(git remote get-url --end-of-options "$remote" 2>/dev/null) && [ "$url" = "$s_url" ] || return 1
     bound=  # the round trip is bounded as git-hn bounds it (300 s), where timeout(1) exists
     command -v timeout >/dev/null 2>&1 && bound="timeout 300"
+    # and never asks for a passphrase (no terminal, where setsid(1) exists), as git-hn's do
+    command -v setsid >/dev/null 2>&1 && bound="setsid -w $bound"
     # the bytes of quiet_input: each answer followed by its exit status, so a failure never matches
     id=$({ printf '%s\\000' "$url"
-        GIT_ALLOW_PROTOCOL=file:git:http:https:ssh $bound git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
+        GIT_ALLOW_PROTOCOL=file:git:http:https:ssh SSH_ASKPASS_REQUIRE=${SSH_ASKPASS_REQUIRE-never} \\
+            $bound git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
         printf '\\000%s\\000' $?
         git for-each-ref '--format=%(objectname) %(refname)' "refs/hn/remotes/$remote/memory/" 2>/dev/null
         printf '\\000%s\\000' $?

@@ -21,7 +21,8 @@ quarantine's own configuration. It keeps the user's transport and credential set
 ``SSH_AUTH_SOCK``, proxy variables) and the choice of the user's own configuration files
 (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG_NOSYSTEM``, as ``HOME`` is kept): they
 say how to reach a remote, not which repository, objects or hooks Git uses, and the advertisement
-runs with them anyway.
+runs with them anyway. A process that may contact a remote (``transport.remote_env``) runs in a
+session of its own: with no terminal, neither Git nor ssh asks for a password or passphrase.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..core.lines import lines_of
 from ..errors import GitError, OutputTooLarge
 from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, not_started, popen
 from .reader import Reader, object_name
+from .transport import faces_remote
 
 _FORCED = {
     "GIT_NO_REPLACE_OBJECTS": "1",
@@ -120,9 +122,8 @@ class Git:
         ``stdout_bytes``: what its output pipe holds unread (``process.Child``)."""
         full_env = self.env if env is None else {**self.env, **env}
         try:
-            proc = popen(["git", *args], stdin=PIPE if stdin else DEVNULL,
-                         stdout=PIPE, stderr=PIPE, cwd=self.cwd,
-                         env=full_env, stdout_bytes=stdout_bytes)
+            proc = popen(["git", *args], stdin=PIPE if stdin else DEVNULL, stdout=PIPE, stderr=PIPE, cwd=self.cwd,
+                         env=full_env, stdout_bytes=stdout_bytes, start_new_session=faces_remote(env))
         except OSError as exc:
             raise not_started(args, exc) from None
         return Started(proc, args, self.timeout)
@@ -174,10 +175,9 @@ class Git:
                         early.timeout = timeout
                     return early.finish(limit=limit)
         full_env = self.env if env is None else {**self.env, **env}
-        try:
-            proc = popen(["git", *args], stdin=PIPE if input is not None
-                         else DEVNULL, stdout=PIPE,
-                         stderr=PIPE, cwd=self.cwd, env=full_env)
+        try:  # (one that may contact a remote in a session of its own: ``transport.remote_env``)
+            proc = popen(["git", *args], stdin=PIPE if input is not None else DEVNULL, stdout=PIPE,
+                         stderr=PIPE, cwd=self.cwd, env=full_env, start_new_session=faces_remote(env))
         except OSError as exc:
             raise not_started(args, exc) from None
         if on_start is not None:
@@ -263,8 +263,7 @@ class Git:
         """(exit status, stdout) of ``git <args>`` with stderr discarded: one blocking read, for
         large listings (``run`` multiplexes two pipes in small reads)."""
         try:
-            proc = popen(["git", *args], stdin=DEVNULL, stdout=PIPE,
-                         stderr=DEVNULL, cwd=self.cwd, env=self.env)
+            proc = popen(["git", *args], stdin=DEVNULL, stdout=PIPE, stderr=DEVNULL, cwd=self.cwd, env=self.env)
         except OSError as exc:
             raise not_started(args, exc) from None
         with proc:
@@ -286,8 +285,7 @@ class Git:
         chain), so that the rest is never produced.
         """
         try:
-            proc = popen(["git", *args], stdout=PIPE, stderr=DEVNULL,
-                         cwd=self.cwd, env=self.env)
+            proc = popen(["git", *args], stdout=PIPE, stderr=DEVNULL, cwd=self.cwd, env=self.env)
         except OSError as exc:
             raise not_started(args, exc) from None
         try:

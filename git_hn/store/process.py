@@ -152,8 +152,8 @@ class Child:
     def kill_tree(self) -> None:
         """``kill``, and every process it started (``process_tree.kill_tree``: SIGTERM first,
         then SIGKILL): a timed-out ``git ls-remote`` over ssh left ``sh -c ssh …``, ssh and its
-        ProxyCommand running on, reparented to init (a trial). Git runs in this process's session,
-        where ssh can ask for a passphrase, so it has no process group of its own to kill."""
+        ProxyCommand running on, reparented to init (a trial). Found through ``/proc``, not a process
+        group: most of git-hn's Git processes share this process's group."""
         if self.returncode is None:
             from .process_tree import kill_tree
 
