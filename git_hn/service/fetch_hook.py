@@ -139,16 +139,18 @@ def _named_earlier(repo: Repo, remote: str, fetch: str) -> frozenset[str]:
 
 
 def _why(repo: Repo, said: str, remote: str, cause: str = "", way_out: str = "") -> str:
-    """The end of the fetch hook's one line: a prompt the import could not show, with its way out
-    (``git hn sync`` would fail the same way), else the first cause (``first_failure``) and its
-    way out: ``way_out`` when a sync cannot help either, else where the details are."""
+    """The end of the fetch hook's one line: a prompt the import could not show, or access an ssh
+    remote refused (the prompt OpenSSH 9 could not show, F67), with its way out (``git hn sync``
+    would fail the same way), else the first cause (``first_failure``) and its way out:
+    ``way_out`` when a sync cannot help either, else where the details are."""
     from shlex import quote as shlex_quote
 
-    from ..store.transport import NO_CREDENTIALS, NO_PASSPHRASE, without_terminal
+    from ..store.transport import ACCESS_REFUSED, NO_CREDENTIALS, NO_PASSPHRASE, without_terminal
 
-    reason = next((r for r in (NO_PASSPHRASE, NO_CREDENTIALS) if r in said), "")
-    if reason:
-        return f": {reason}; {without_terminal(reason, remote, git=repo.git)}"
+    reason = next((r for r in (NO_PASSPHRASE, NO_CREDENTIALS, ACCESS_REFUSED) if r in said), "")
+    way = without_terminal(reason, remote, git=repo.git) if reason else ""
+    if way:
+        return f": {reason}; {way}"
     return (f": {cause}" if cause else "") + "; " + (way_out or f"run git hn sync {shlex_quote(remote)}")
 
 

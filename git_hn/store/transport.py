@@ -247,15 +247,17 @@ def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bo
     and when one is set already (asked of ``git``: a team trial's stored password was wrong, Git
     erased it, and the advice said to set a helper and load an ssh key) a fetch at a terminal,
     which saves the password in it; also for credentials the remote refused (``CREDENTIALS_REFUSED``,
-    HTTP only). Both ways when the URL is not known. Only on a failure: at most two Git processes."""
-    if reason not in (NO_CREDENTIALS, NO_PASSPHRASE, CREDENTIALS_REFUSED):
+    HTTP only), and for access an ssh remote refused (``ACCESS_REFUSED``: with no terminal and no
+    agent, OpenSSH 9 says only "Permission denied" of a key it could not ask the passphrase of,
+    F67). Both ways when the URL is not known. Only on a failure: at most two Git processes."""
+    if reason not in (NO_CREDENTIALS, NO_PASSPHRASE, CREDENTIALS_REFUSED, ACCESS_REFUSED):
         return ""
     if not url and git is not None:
         proc = git.run(["remote", "get-url", *(["--push"] if push else []), "--end-of-options", remote])
         url = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
     kind = _credential_kind(url) if reason != NO_PASSPHRASE else "ssh"  # (ssh's own prompt)
-    if reason == CREDENTIALS_REFUSED and kind != "http":
-        return ""
+    if (reason == CREDENTIALS_REFUSED and kind != "http") or (reason == ACCESS_REFUSED and kind != "ssh"):
+        return ""  # (git daemon's "access denied" is no credentials' fault)
     sync = f"git hn sync {remote}"
     if kind == "ssh":
         return f"give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), then {sync}"

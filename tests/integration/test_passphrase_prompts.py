@@ -25,10 +25,11 @@ STAND_IN = """#!/bin/sh
 if [ "$1" = "-G" ]; then exit 1; fi  # the OpenSSH probe: answer "not OpenSSH"
 printf '%s\\n' "$SSH_ASKPASS_REQUIRE" >> "$0.askpass"
 if [ "$AGENT" != 1 ]; then
-  if ! { exec 3<>/dev/tty; } 2>/dev/null; then
+  if ! ( : </dev/tty ) 2>/dev/null; then  # (no controlling terminal)
     echo "git@localhost: Permission denied (publickey)." >&2
     exit 255
   fi
+  exec 3<>/dev/tty
   printf "Enter passphrase for key '/home/bob/.ssh/id_ed25519': " >&3
   IFS= read -r typed <&3 || exit 255
   exec 3>&-
@@ -119,7 +120,8 @@ def test_a_hooked_fetch_asks_for_the_passphrase_once(tmp_path, bare_remote):
     code, said, took = _at_terminal(bob, ["git", "fetch", "origin"], env, answers=1)
     assert code == 0, said
     assert said.count(PROMPT.decode()) == 1 and took < 8, (took, said)
-    assert "git-hn: memory import from origin failed" in said, said
+    assert [line for line in said.splitlines() if line.startswith("git-hn:")] == [
+        f"git-hn: memory import from origin failed: the remote refused access; {WAY_OUT}"], said
     assert git(bob, "rev-parse", "origin/main") == git(alice, "rev-parse", "main")
     # and no askpass program was offered (a desktop's dialog would pop up: DISPLAY is set)
     assert set((tmp_path / "passphrase-ssh.askpass").read_text().split()) == {"never"}
@@ -131,6 +133,7 @@ def test_a_sync_at_a_terminal_does_not_ask_for_a_passphrase_it_cannot_use(tmp_pa
     bob, _alice, env = _team(tmp_path, bare_remote)
     code, said, took = _at_terminal(bob, ["git", "hn", "sync", "origin"], env, answers=1)
     assert code == 1 and PROMPT.decode() not in said and took < 8, (took, said)
+    assert f"replication advertisement failed for remote origin; the remote refused access; {WAY_OUT}" in said, said
     assert not git(bob, "for-each-ref", "refs/hn/remotes/origin/memory/")
 
 
@@ -149,4 +152,4 @@ def test_the_fetch_wrappers_own_question_does_not_ask_for_a_passphrase(tmp_path,
     _moved(alice, "moves main once more")
     code, said, took = _at_terminal(bob, ["git", "fetch", "origin"], env, answers=1, timeout=30)
     assert code == 0 and said.count(PROMPT.decode()) == 1 and took < 8, (took, said)
-    assert "git-hn: memory import from origin failed" in said, said
+    assert f"git-hn: memory import from origin failed: the remote refused access; {WAY_OUT}\n" in said, said

@@ -409,7 +409,7 @@ def test_a_background_publication_without_a_terminal_says_how_to_give_the_passph
     """A trial: a hooked push at a terminal went through, its background publication (no terminal:
     ssh cannot ask for the key's passphrase, and OpenSSH then says only "Permission denied") failed,
     and the next push said "the remote refused access; if you only read from origin, stop publishing
-    there". It now says what works: ssh-add, or git hn sync at a terminal."""
+    there". It now says what works: ssh-add (git hn sync at a terminal does not ask either, F67)."""
     from helpers import wait_publication
 
     bob, _remote, _memory = _team(tmp_path, bare_remote)
@@ -431,13 +431,13 @@ def test_a_background_publication_without_a_terminal_says_how_to_give_the_passph
     line = next(s for s in said_next.splitlines() if "last background publication" in s)
     assert "stop publishing there" not in line and "hnPublish" not in line, line
     assert "runs without a terminal" in line and "ssh-add" in line, line
-    assert line.endswith("or run git hn sync origin at a terminal"), line
+    assert line.endswith("load the ssh key into an agent (ssh-add), then git hn sync origin"), line
     # git hn sync at a terminal does not ask either (F67: every Git process of git-hn's that may
     # contact a remote runs without a terminal, and its quarantine fetch could not use an answer)
     mine = f"refs/hn/memory/{actor_of(bob)}/{default_stream(actor_of(bob))[7:]}"
     assert git(bob, "ls-remote", str(_remote), mine) == ""
     code, said_sync = _at_terminal(bob, ["git", "hn", "sync", "origin"], env)
-    assert code == 1, said_sync
+    assert code == 1 and "load the ssh key into an agent (ssh-add), then git hn sync origin" in said_sync, said_sync
     assert git(bob, "ls-remote", str(_remote), mine) == ""
 
 

@@ -207,8 +207,9 @@ def _detached(repo: Repo, exc: HnError, remote: str) -> str:
     """The failure's message, for a push that reached nothing because it had no terminal to ask
     on (the user's own push, at a terminal, got through: "stop publishing there" was wrong advice,
     a trial). This publisher runs in a session of its own, so ssh cannot ask for a key's
-    passphrase, and modern ssh then says only "Permission denied": ``git hn sync`` at a terminal
-    publishes (its push shares the terminal's session) or an agent does. Git's own prompts for an
+    passphrase, and modern ssh then says only "Permission denied": an agent publishes (``git hn
+    sync`` at a terminal does not ask either: every Git process of git-hn's that may contact a
+    remote runs without a terminal, F67). Git's own prompts for an
     HTTPS password are off in every Git process of git-hn's (``GIT_TERMINAL_PROMPT=0``), at a
     terminal too, so for those (no credentials, HTTP 401 or 403) only a credential helper does (a
     review found the ssh advice said for an HTTPS remote)."""
@@ -221,7 +222,7 @@ def _detached(repo: Repo, exc: HnError, remote: str) -> str:
     if cause not in (NO_PASSPHRASE, ACCESS_REFUSED):  # (Git's prompt for a password: HTTPS)
         return f"{failed}; {without_terminal(NO_CREDENTIALS, remote, git=repo.git, push=True)}"
     return (f"{failed}; the background publication runs without a terminal, where ssh cannot ask for a key's "
-            f"passphrase: add the key to ssh-agent (ssh-add), or run git hn sync {remote} at a terminal")
+            f"passphrase: load the ssh key into an agent (ssh-add), then git hn sync {remote}")
 
 
 def _renew_quiet(repo: Repo, remote: str) -> None:
