@@ -185,12 +185,12 @@ A remote that refuses memory refs (a host whose hooks allow branches only), or w
 read memory, can be left out of publication, by both the hook and
 .BR "git hn sync" :
 .BR "git config remote.<name>.hnPublish false" .
-Git\-hn's own Git processes never ask at the terminal for a password or an ssh key's
+Git\\-hn's own Git processes never ask at the terminal for a password or an ssh key's
 passphrase: each one that may contact a remote runs without a terminal (and, unless
 .B SSH_ASKPASS_REQUIRE
 is set, ssh starts no askpass program for it), so it fails at once where it would ask. Load a key that
 has a passphrase into an agent
-.RB ( ssh\-add );
+.RB ( ssh\\-add );
 over HTTPS, use a credential helper.
 A remote that pushes elsewhere than it fetches (several push URLs, a team repository and its
 mirror; or one push URL that is your fork) is asked, at each push URL, which branches and memory
