@@ -855,3 +855,29 @@ def test_the_pre_commit_skip_is_only_for_the_wrapper_run_as_pre_commits_legacy_h
         proc = _push(a, env)
         assert proc.returncode != 0 and "team checks: FAILED" in proc.stderr, (env, proc.stderr)
     assert git(remote, "for-each-ref", "refs/heads/") == ""
+
+
+@pytest.mark.parametrize("library", [False, True])
+def test_a_bash_hook_with_a_main_guard_and_a_library_beside_it_runs_as_git_ran_it(tmp_path, library):
+    """A trial: the chained hook was sourced from hn-chained/, so ``${BASH_SOURCE[0]}`` was not
+    ``$0``: a hook behind the common bash main guard never ran its checks (a push it refuses went
+    through, memory published), and one that sources a library beside it failed every push."""
+    remote, a = _team(tmp_path)
+    hooks = a / ".git" / "hooks"
+    _executable(hooks / "pre-push", '#!/usr/bin/env bash\n'
+                + ('. "$(dirname "${BASH_SOURCE[0]}")/pre-push-lib.sh"\n' if library else
+                   'refusal() { echo "pushes to release are refused"; }\n') +
+                'main() { while read -r l ls r rs; do [[ $r == refs/heads/release ]] && '
+                '{ echo "pre-push: $(refusal)" >&2; return 1; }; done; return 0; }\n'
+                'if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then main "$@"; fi\n')
+    (hooks / "pre-push-lib.sh").write_text('refusal() { echo "pushes to release are refused"; }\n')
+    assert hn(a, "hooks", "install").code == 0
+    mem = _memory_and_commit(a)
+    git(a, "branch", "release")
+    proc = subprocess.run(["git", "push", "-q", "origin", "release"], cwd=a, capture_output=True, text=True)
+    wait_publication(a)
+    assert proc.returncode == 1 and "pre-push: pushes to release are refused" in proc.stderr, proc.stderr
+    assert not _published(remote, mem)
+    proc = _push(a)
+    assert proc.returncode == 0, proc.stderr
+    assert _published(remote, mem)
