@@ -330,11 +330,12 @@ says
 .B pre\\-commit install
 run after git\\-hn's moves the wrapper to
 .B <hook>.legacy
-and runs it there (hooks status says so); when git\\-hn had chained pre\\-commit's own hook, the
-wrapper skips that copy while pre\\-commit runs it (it would run inside itself and fail the
-push), and
+and runs it there, before its own checks, so memory would be published for a push they refuse
+(hooks status says so);
 .B git hn hooks install
-removes it.
+then chains pre\\-commit's hook and puts the wrapper back, so pre\\-commit's checks run first.
+When git\\-hn had chained pre\\-commit's own hook, the wrapper skips that copy while
+pre\\-commit runs it (it would run inside itself and fail the push).
 Install refuses to write into a hooks directory whose files are tracked or would
 show in
 .B git status

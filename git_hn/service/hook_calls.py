@@ -4,9 +4,10 @@
 A committed ``core.hooksPath`` is the team's, so install refuses it and git-hn-hooks(1) gives the
 line a team adds to its own hook; ``calls_git_hn`` finds that line, so that status does not say
 "not installed" of a hook that runs git-hn (a team trial). pre-commit installed after git-hn runs
-the wrapper as ``<hook>.legacy`` and gives a legacy hook its input only for pre-push, so
-post-rewrite ran without the rewritten commits; ``rechainable`` says when install may chain
-pre-commit's hook instead. Reads hook files only (bounded, regular files); writes nothing.
+the wrapper as ``<hook>.legacy``, before its own checks, and gives a legacy hook its input only
+for pre-push, so post-rewrite ran without the rewritten commits and pre-push published before the
+team's checks; ``rechainable`` says when install may chain pre-commit's hook instead. Reads hook
+files only (bounded, regular files); writes nothing.
 """
 
 from __future__ import annotations
@@ -53,13 +54,15 @@ def calls_git_hn(loc: Location, name: str) -> str:
 
 def rechainable(loc: Location, name: str) -> bool:
     """Whether ``install`` chains pre-commit's hook at ``name`` and puts the wrapper back from
-    ``<hook>.legacy`` in its place: only for post-rewrite (pre-push gets its input there), only
+    ``<hook>.legacy`` in its place: for post-rewrite (pre-commit gives a legacy hook no input but
+    pre-push's) and pre-push (pre-commit runs its legacy hook before its own checks, so git-hn
+    published memory for a push they then refused), only
     when nothing is chained already (two hooks cannot be chained), and only for pre-commit's own
     generated script, a regular file (or when that same script is chained already: pre-commit
     installed again after a re-chain). Nothing is then left as ``<hook>.legacy``, so pre-commit's
     script, run with the wrapper's ``$0`` (``hookscripts``), finds no legacy hook to run, and the
     two never run each other (what chaining it beside the legacy wrapper did)."""
-    if name != "post-rewrite":
+    if name not in ("post-rewrite", "pre-push"):
         return False
     chained = loc.current_chained(name)
     if chained is not None and (chained != loc.chained(name) or _head(chained, READ) != _head(loc.path(name), READ)) \

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from ..core import hashing
 from ..errors import HnError, InputError
 from ..store.repo import Repo
-from .hook_calls import calls_git_hn, loops_back, rechainable, skips_pre_commit
+from .hook_calls import calls_git_hn, loops_back, pre_commit_script, rechainable, skips_pre_commit
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, in_this_worktree, locate, make_absolute,
                             named_dirs, own_recorded, per_worktree_hooks, relative_hooks_path, shared_hooks_path,
                             within)
@@ -257,7 +257,7 @@ def _install(loc: Location, repo: Repo | None = None) -> list[str]:
             plan.append((name, path + PRE_COMMIT_LEGACY, text, None, ADOPT))
             continue
         if mine is not None and _migrated(path, mine) and rechainable(loc, name):
-            plan.append((name, path, text, path, RECHAIN))  # (pre-commit's is inert there: chained)
+            plan.append((name, path, text, path, RECHAIN))  # (pre-commit ran it first, or gave it no input)
             continue
         if mine is not None and _migrated(path, mine):
             # pre-commit runs the wrapper as <hook>.legacy: refreshed there; pre-commit's own
@@ -370,7 +370,7 @@ def _heal(loc: Location, record: dict) -> bool:
 NEW, REFRESH, ADOPT = "new", "refresh", "adopt"  # a plan's kinds: a wrapper where none of this
 # record's is (what the record said of a chained hook is void), one of its own refreshed, or a
 # wrapper in this Git directory whose record was lost (taken on, with the hook it chains)
-RECHAIN = "rechain"  # pre-commit's post-rewrite chained, the wrapper back from <hook>.legacy
+RECHAIN = "rechain"  # pre-commit's hook chained, the wrapper back from <hook>.legacy
 
 
 
@@ -646,9 +646,15 @@ def status_lines(loc: Location, switched: dict | None = None) -> list[str]:
                    "hook types)")
             lines.append(f"{name}: installed but inert: pre-commit runs it as {name}{PRE_COMMIT_LEGACY} without the "
                          f"rewritten commits, so an amend or a rebase re-anchors nothing; {how}")
-        elif loop:  # (pre-push: post-rewrite is inert, above)
-            lines.append(f"{name}: installed (pre-commit runs it as {name}{PRE_COMMIT_LEGACY}, which skips "
-                         f"{CHAINED_DIR}/{name}, a copy of pre-commit's own hook: git hn hooks install removes it)")
+        elif mine is not None and _migrated(path, mine) and name == "pre-push" and pre_commit_script(path):
+            # (a trial: pre-commit runs its legacy hook before its own checks, so memory went out
+            # with a push they then refused)
+            how = ("git hn hooks install chains pre-commit's hook instead, so its checks run first"
+                   if rechainable(loc, name) else "git hn hooks uninstall, then git hn hooks install, puts "
+                   "pre-commit's hook first (with the hook git-hn chained as pre-commit's legacy hook)")
+            skips = (f"; it skips {CHAINED_DIR}/{name}, a copy of pre-commit's own hook" if loop else "")
+            lines.append(f"{name}: installed but publishes too early: pre-commit runs it as {name}{PRE_COMMIT_LEGACY} "
+                         f"before its own checks, so memory is published even for a push they refuse{skips}; {how}")
         elif mine is not None and _migrated(path, mine):
             lines.append(f"{name}: installed (pre-commit runs it as {name}{PRE_COMMIT_LEGACY})")
         elif mine is not None and _sha(path) != mine["wrapper"] and _is_wrapper(path):

@@ -512,9 +512,13 @@ def test_pre_commit_installed_after_git_hn_keeps_publishing_and_uninstalls_clean
     _executable(hooks / "pre-push", PRE_COMMIT_MIGRATION)
     git(a, "config", "hn.prePush", mode)  # (block: git-hn's publication push runs inside the hook)
     status = hn(a, "hooks", "status").out.splitlines()
-    assert status[0] == "pre-push: installed (pre-commit runs it as pre-push.legacy)"
-    # installing again keeps it so: pre-commit's hook is not the user's to chain (a loop)
-    assert hn(a, "hooks", "install").out.splitlines()[0] == status[0]
+    how = ("git hn hooks uninstall, then git hn hooks install, puts pre-commit's hook first (with the hook "
+           "git-hn chained as pre-commit's legacy hook)" if own else
+           "git hn hooks install chains pre-commit's hook instead, so its checks run first")
+    assert status[0] == ("pre-push: installed but publishes too early: pre-commit runs it as pre-push.legacy "
+                         "before its own checks, so memory is published even for a push they refuse; " + how)
+    if own:  # installing again keeps it so: two hooks cannot be chained
+        assert hn(a, "hooks", "install").out.splitlines()[0] == status[0]
     assert (hooks / "pre-push").read_text() == PRE_COMMIT_MIGRATION
     chained = hooks / "hn-chained" / "pre-push"
     assert (chained.read_text() if chained.exists() else None) == (team if own else None)
@@ -535,6 +539,17 @@ def test_pre_commit_installed_after_git_hn_keeps_publishing_and_uninstalls_clean
         assert not (hooks / "pre-push.legacy").exists()
     assert not (hooks / "hn-chained").exists()
     assert hn(a, "hooks", "status").out.splitlines()[0] == "pre-push: not installed"
+    if own:  # the status's way: pre-commit's hook chained, the team's hook its legacy hook
+        assert hn(a, "hooks", "install").out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
+        marker.unlink()
+        (a / "again.txt").write_text("again\n")
+        git(a, "add", "again.txt")
+        git(a, "commit", "-q", "-m", "again")
+        proc = _push(a, {"MARKER": str(marker)})
+        assert proc.returncode == 0, proc.stderr
+        # (the stand-in finds its legacy hook from __file__, chained: the real one's bash uses "$0")
+        assert (hooks / "pre-push.legacy").read_text() == team and "pre-commit checks ran" in marker.read_text()
+        assert _published(remote, mem)
 
 
 @pytest.mark.parametrize("loss", ["index rebuild", "state removed", "state unsealed"])
@@ -793,8 +808,9 @@ def test_pre_commit_installed_again_over_its_chained_hook_never_fails_the_push(t
     assert hn(a, "hooks", "install").out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
     assert "migration mode" in _pre_commit(a, "install", "-t", "pre-push").stdout
     assert hn(a, "hooks", "status").out.splitlines()[0] == (
-        "pre-push: installed (pre-commit runs it as pre-push.legacy, which skips hn-chained/pre-push, a copy of "
-        "pre-commit's own hook: git hn hooks install removes it)")
+        "pre-push: installed but publishes too early: pre-commit runs it as pre-push.legacy before its own checks, "
+        "so memory is published even for a push they refuse; it skips hn-chained/pre-push, a copy of pre-commit's "
+        "own hook; git hn hooks install chains pre-commit's hook instead, so its checks run first")
     first = _memory_and_commit(a)
     proc = _push(a)
     assert proc.returncode == 0 and "bug" not in proc.stderr, proc.stdout + proc.stderr
@@ -820,10 +836,11 @@ def test_pre_commit_installed_again_over_its_chained_hook_never_fails_the_push(t
     assert proc.returncode != 0 and "migration mode" in proc.stderr, proc.stdout + proc.stderr
     r = hn(a, "hooks", repair)
     assert r.code == 0, r.err
-    assert not (hooks / "hn-chained").exists()
-    if repair == "install":
-        assert r.out.splitlines()[0] == "pre-push: installed (pre-commit runs it as pre-push.legacy)"
+    if repair == "install":  # (pre-commit's hook chained, the wrapper back in its place: its checks first)
+        assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
+        assert not (hooks / "pre-push.legacy").exists()
     else:
+        assert not (hooks / "hn-chained").exists()
         assert r.out.splitlines()[0] == "pre-push: removed"
         assert not (hooks / "pre-push.legacy").exists()
     mem = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
@@ -881,3 +898,42 @@ def test_a_bash_hook_with_a_main_guard_and_a_library_beside_it_runs_as_git_ran_i
     proc = _push(a)
     assert proc.returncode == 0, proc.stderr
     assert _published(remote, mem)
+
+
+@pytest.mark.parametrize("mode", ["warn", "block"])
+def test_pre_commit_installed_after_git_hn_runs_its_checks_before_memory_is_published(tmp_path, mode):
+    """A trial: ``pre-commit install`` after git-hn's moves the wrapper to pre-push.legacy, and
+    pre-commit runs its legacy hook before its own checks, so a push they refused had published
+    memory already. ``hooks status`` says so; ``hooks install`` chains pre-commit's hook and puts
+    the wrapper back, so the team's checks run first and memory goes out only when they pass."""
+    remote, a = _team(tmp_path)
+    hooks = a / ".git" / "hooks"
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "config", "hn.prePush", mode)
+    assert _push(a).returncode == 0  # main is on the remote: a memory anchored there may go out
+    r = hn(a, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "only after the team's checks")
+    assert r.code == 0, r.err
+    mem = r.json()
+    (a / ".pre-commit-config.yaml").write_text(PRE_PUSH_CONFIG.replace('entry: "true"', 'entry: "false"'))
+    git(a, "add", ".pre-commit-config.yaml")
+    git(a, "commit", "-q", "-m", "pre-commit config")
+    _pre_commit(a, "install", "-t", "pre-push")
+    assert hn(a, "hooks", "status").out.splitlines()[0] == (
+        "pre-push: installed but publishes too early: pre-commit runs it as pre-push.legacy before its own "
+        "checks, so memory is published even for a push they refuse; git hn hooks install chains pre-commit's "
+        "hook instead, so its checks run first")
+    pre_commit = (hooks / "pre-push").read_text()
+    r = hn(a, "hooks", "install")
+    assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)", r.out + r.err
+    proc = _push(a)
+    assert proc.returncode != 0 and "team check" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert not _published(remote, mem)  # (refused by the team's checks: nothing went out)
+    (a / ".pre-commit-config.yaml").write_text(PRE_PUSH_CONFIG)
+    git(a, "commit", "-q", "-am", "checks pass")
+    proc = _push(a)
+    assert proc.returncode == 0 and (proc.stdout + proc.stderr).count("team check") == 1, proc.stdout + proc.stderr
+    assert _published(remote, mem)
+    assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks / "pre-push").read_text() == pre_commit
+    assert not (hooks / "pre-push.legacy").exists() and not (hooks / "hn-chained").exists()
