@@ -5,8 +5,10 @@ Owns the reading of the hook record's ``dir`` and ``gitdir`` and the questions a
 hooks directory Git runs from now, the directory a record names (followed when it is this
 repository's: inside its Git directory, mapped across a ``mv`` or a ``cp -a``; or written here
 while ``core.hooksPath`` is not each worktree's own), another repository's record that still
-names the same directory, and a global or system ``core.hooksPath``. Trusts: the record only as
-far as it names this repository (``gitdir``).
+names the same directory, and a global or system ``core.hooksPath``; and the refusals that follow
+from where they would be written (a hooks directory in the working tree, which is the team's; a
+global one, every repository's). Trusts: the record only as far as it names this repository
+(``gitdir``).
 """
 
 from __future__ import annotations
@@ -267,3 +269,57 @@ def shared_hooks_path(repo: Repo | None) -> str:
     if not value.startswith(("/", "~")):  # (a relative one is each repository's own: Git resolves it
         return ""                          # from the top of the working tree)
     return value if proc.returncode == 0 and scope in ("global", "system") else ""
+
+
+def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
+    """Item 2 of issue 12: a hooks directory inside the working tree (a committed
+    ``core.hooksPath``) is the team's. Refuse, before writing anything, when a file install would
+    write or move is tracked, or would show in ``git status`` (not ignored). Husky's generated
+    ``.husky/_`` ignores itself and is accepted."""
+    if repo is None:
+        return
+    top = repo.git.run(["rev-parse", "--show-toplevel"])
+    if top.returncode != 0 or not top.stdout.strip():
+        return  # a bare repository has no working tree
+    root = os.path.realpath(top.stdout.decode("utf-8", "surrogateescape").strip())
+    hook_dir = os.path.realpath(loc.dir)
+    if hook_dir != root and not hook_dir.startswith(root + os.sep):
+        return
+    for git_dir in {os.path.realpath(repo.git_dir), os.path.realpath(repo.common_dir)}:
+        if hook_dir == git_dir or hook_dir.startswith(git_dir + os.sep):
+            return  # .git/hooks: never part of the working tree
+    rel = [os.path.relpath(os.path.join(hook_dir, p), root)
+           for name in HOOKS for p in (name, os.path.join(CHAINED_DIR, name))]
+    listed = repo.git.run(["-C", root, "ls-files", "-z", "--", *rel]).stdout.split(b"\0")  # (paths from the top)
+    tracked = {p.decode("utf-8", "surrogateescape") for p in listed if p}
+    data = "\0".join(rel).encode("utf-8", "surrogateescape") + b"\0"
+    # check-ignore refuses literal pathspecs; these are plain paths of our own making
+    answer = repo.git.run(["-C", root, "check-ignore", "--no-index", "-z", "--stdin"], input=data,
+                          env={"GIT_LITERAL_PATHSPECS": "0"}).stdout
+    ignored = {p.decode("utf-8", "surrogateescape") for p in answer.split(b"\0") if p}
+    shown = [p for p in rel if p in tracked or p not in ignored]
+    if shown:
+        where = os.path.relpath(hook_dir, root)
+        raise InputError(f"refusing to install into {where} (core.hooksPath): {shown[0]} is tracked or "
+                         "would show in git status; call git-hn from the team's own hook instead "
+                         "(see git-hn-hooks(1), HOOK MANAGERS)")
+
+
+def refuse_shared(repo: Repo | None, loc: Location) -> None:
+    """A repository install whose hooks directory is every repository's (a global
+    ``core.hooksPath``): the wrappers would run everywhere while only this repository's record
+    knew of them, and another repository's install would then find them as someone else's
+    hooks. Refused unless this repository installed there already (a refresh)."""
+    shared = shared_hooks_path(repo)
+    if not shared:
+        return
+    shared = os.path.abspath(os.path.expanduser(shared))
+    if loc.load() and os.path.realpath(named_dirs(loc)[0] or loc.dir) == os.path.realpath(shared):
+        return  # (this repository installed there before: a refresh)
+    if os.path.lexists(os.path.join(shared, "hn-hooks.json")):
+        raise InputError(f"git-hn's hooks are installed already in your global or system core.hooksPath "
+                         f"({shared}), for every repository (git hn hooks status --global shows them)")
+    raise InputError(f"core.hooksPath is set in your global or system Git config ({shared}), so hooks "
+                     "installed here would run in every repository: git hn hooks install --global installs them "
+                     "there on purpose; for this repository only, git config core.hooksPath "
+                     "\"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\" first")

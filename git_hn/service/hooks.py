@@ -25,8 +25,8 @@ from ..errors import HnError, InputError
 from ..store.repo import Repo
 from .hook_calls import calls_git_hn, loops_back, pre_commit_script, rechainable, skips_pre_commit
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, in_this_worktree, locate, make_absolute,
-                            named_dirs, own_recorded, per_worktree_hooks, relative_hooks_path, shared_hooks_path,
-                            within)
+                            own_recorded, per_worktree_hooks, refuse_shared, refuse_worktree_files,
+                            relative_hooks_path, shared_hooks_path, within)
 
 __all__ = ["HOOKS", "PUBLISHER", "Location", "locate", "install", "uninstall", "status_lines",
            "selection_hint", "wrappers_here", "wrapper_text", "shared_hooks_path"]
@@ -126,40 +126,6 @@ def _fingerprint(path: str) -> str | None:
     return _sha(path)
 
 
-def refuse_worktree_files(repo: Repo | None, loc: Location) -> None:
-    """Item 2 of issue 12: a hooks directory inside the working tree (a committed
-    ``core.hooksPath``) is the team's. Refuse, before writing anything, when a file install would
-    write or move is tracked, or would show in ``git status`` (not ignored). Husky's generated
-    ``.husky/_`` ignores itself and is accepted."""
-    if repo is None:
-        return
-    top = repo.git.run(["rev-parse", "--show-toplevel"])
-    if top.returncode != 0 or not top.stdout.strip():
-        return  # a bare repository has no working tree
-    root = os.path.realpath(top.stdout.decode("utf-8", "surrogateescape").strip())
-    hook_dir = os.path.realpath(loc.dir)
-    if hook_dir != root and not hook_dir.startswith(root + os.sep):
-        return
-    for git_dir in {os.path.realpath(repo.git_dir), os.path.realpath(repo.common_dir)}:
-        if hook_dir == git_dir or hook_dir.startswith(git_dir + os.sep):
-            return  # .git/hooks: never part of the working tree
-    rel = [os.path.relpath(os.path.join(hook_dir, p), root)
-           for name in HOOKS for p in (name, os.path.join(CHAINED_DIR, name))]
-    listed = repo.git.run(["-C", root, "ls-files", "-z", "--", *rel]).stdout.split(b"\0")  # (paths from the top)
-    tracked = {p.decode("utf-8", "surrogateescape") for p in listed if p}
-    data = "\0".join(rel).encode("utf-8", "surrogateescape") + b"\0"
-    # check-ignore refuses literal pathspecs; these are plain paths of our own making
-    answer = repo.git.run(["-C", root, "check-ignore", "--no-index", "-z", "--stdin"], input=data,
-                          env={"GIT_LITERAL_PATHSPECS": "0"}).stdout
-    ignored = {p.decode("utf-8", "surrogateescape") for p in answer.split(b"\0") if p}
-    shown = [p for p in rel if p in tracked or p not in ignored]
-    if shown:
-        where = os.path.relpath(hook_dir, root)
-        raise InputError(f"refusing to install into {where} (core.hooksPath): {shown[0]} is tracked or "
-                         "would show in git status; call git-hn from the team's own hook instead "
-                         "(see git-hn-hooks(1), HOOK MANAGERS)")
-
-
 def refuse_elsewhere(loc: Location, repo: Repo | None = None) -> None:
     """This repository's wrappers are still in the directory its record names, which is not where
     this install would write (``core.hooksPath`` changed since, or another worktree's relative
@@ -185,26 +151,6 @@ def refuse_elsewhere(loc: Location, repo: Repo | None = None) -> None:
     raise InputError(f"git-hn's hooks of this repository are installed in {recorded} (another worktree's, or "
                      f"with core.hooksPath as it was): uninstall them from there first (git hn hooks "
                      "uninstall where core.hooksPath names that directory), then install here")
-
-
-def refuse_shared(repo: Repo | None, loc: Location) -> None:
-    """A repository install whose hooks directory is every repository's (a global
-    ``core.hooksPath``): the wrappers would run everywhere while only this repository's record
-    knew of them, and another repository's install would then find them as someone else's
-    hooks. Refused unless this repository installed there already (a refresh)."""
-    shared = shared_hooks_path(repo)
-    if not shared:
-        return
-    shared = os.path.abspath(os.path.expanduser(shared))
-    if loc.load() and os.path.realpath(named_dirs(loc)[0] or loc.dir) == os.path.realpath(shared):
-        return  # (this repository installed there before: a refresh)
-    if os.path.lexists(os.path.join(shared, "hn-hooks.json")):
-        raise InputError(f"git-hn's hooks are installed already in your global or system core.hooksPath "
-                         f"({shared}), for every repository (git hn hooks status --global shows them)")
-    raise InputError(f"core.hooksPath is set in your global or system Git config ({shared}), so hooks "
-                     "installed here would run in every repository: git hn hooks install --global installs them "
-                     "there on purpose; for this repository only, git config core.hooksPath "
-                     "\"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\" first")
 
 
 @contextmanager
