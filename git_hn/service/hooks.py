@@ -287,11 +287,28 @@ def _refuse_unrecorded(loc: Location, path: str) -> None:
                      f"delete each, and move {CHAINED_DIR}/<hook>, if there, back in its place); nothing was changed")
 
 
+LEFTHOOK_OLD = ".old"  # lefthook's install renames the hook it finds to <hook>.old, and never runs it
+
+
+def _drop_stale_old(loc: Location) -> bool:
+    """Remove each git-hn wrapper lefthook's install renamed to ``<hook>.old`` (a file with a
+    wrapper's first two lines; another hook is at ``<hook>``): nothing runs it, and lefthook's next
+    install failed on it ("can't rename pre-push to pre-push.old - file already exists"), as
+    uninstall left it behind. Whether any was removed."""
+    removed = False
+    for name in HOOKS:
+        old = loc.path(name) + LEFTHOOK_OLD
+        if os.path.lexists(loc.path(name)) and _is_wrapper(old):
+            os.unlink(old)
+            removed = True
+    return removed
+
+
 def _heal(loc: Location, record: dict) -> bool:
     """Remove a chained "user's hook" that is itself a git-hn wrapper (an earlier version chained
     another repository's wrappers, or its own after a lost record: each then ran itself without
     end); its record entry then chains nothing. Whether anything changed."""
-    changed = False
+    changed = _drop_stale_old(loc)
     for name in HOOKS:
         path = loc.path(name)
         if not os.path.lexists(path) and _is_wrapper(path + PRE_COMMIT_LEGACY):
@@ -553,6 +570,7 @@ def _uninstall(loc: Location) -> list[str]:
         if mine.get("chained") is not None and chained is not None:
             _put_back(mine, chained, path)  # (else deleted by hand: nothing to put back)
             removed[name] = "removed, and the hook it chained put back"
+    _drop_stale_old(loc)
     try:
         os.rmdir(os.path.join(loc.dir, CHAINED_DIR))  # only when empty: never anyone else's files
     except OSError:

@@ -937,3 +937,31 @@ def test_pre_commit_installed_after_git_hn_runs_its_checks_before_memory_is_publ
     assert hn(a, "hooks", "uninstall").code == 0
     assert (hooks / "pre-push").read_text() == pre_commit
     assert not (hooks / "pre-push.legacy").exists() and not (hooks / "hn-chained").exists()
+
+
+LEFTHOOK_HOOK = '#!/bin/sh\n\nif [ "$LEFTHOOK" = "0" ]; then\n  exit 0\nfi\n\ncall_lefthook()\n{\n  :\n}\n\ncall_lefthook run "pre-push" "$@"\n'
+
+
+@pytest.mark.parametrize("then", ["install", "uninstall"])
+def test_lefthook_installed_after_git_hn_leaves_no_stale_wrapper_as_old(tmp_path, then):
+    """A trial: lefthook's install renames the hook it finds to ``<hook>.old`` (and never runs
+    it); ``hooks install`` then chained lefthook's hook but left git-hn's wrapper there, so
+    lefthook's next install failed ("can't rename pre-push to pre-push.old - file already
+    exists"), and ``hooks uninstall`` left it too. Both remove a wrapper of git-hn's found there,
+    and nothing else there."""
+    _remote, a = _team(tmp_path)
+    hooks = a / ".git" / "hooks"
+    assert hn(a, "hooks", "install").code == 0
+    os.rename(hooks / "pre-push", hooks / "pre-push.old")  # what lefthook install does
+    _executable(hooks / "pre-push", LEFTHOOK_HOOK)
+    _executable(hooks / "post-rewrite.old", "#!/bin/sh\necho mine\n")  # (not git-hn's: left alone)
+    assert hn(a, "hooks", "status").out.splitlines()[0] == "pre-push: not installed"
+    r = hn(a, "hooks", then)
+    assert r.code == 0, r.err
+    assert not (hooks / "pre-push.old").exists()
+    assert (hooks / "post-rewrite.old").read_text() == "#!/bin/sh\necho mine\n"
+    if then == "install":
+        assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
+        assert hn(a, "hooks", "uninstall").code == 0
+    assert (hooks / "pre-push").read_text() == LEFTHOOK_HOOK
+    assert not (hooks / "pre-push.old").exists() and not (hooks / "hn-chained").exists()
