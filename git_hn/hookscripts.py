@@ -26,7 +26,8 @@ a script run by Git. Any other program is executed directly.
 when there is none the wrapper says so in one line (once per Git command: the stamp
 ``hn/missing-git-hn`` holds the Git process's ID) and lets the push or fetch go on. The line's way
 out needs no git-hn: reinstall it, or the ``cd DIR && mv -f hn-chained/<hook> <wrapper> && rm -f
-… && rmdir hn-chained`` that does what ``git hn hooks uninstall`` does (``take_out``).
+… && rmdir hn-chained && rm -f '<git dir>/hn/hooks.json'`` that does what ``git hn hooks
+uninstall`` does (``take_out``), the install's record included.
 
 *A fetch that brings no memory starts no Python.* A committed transaction that moves the
 remote-tracking refs of one remote finds that remote's selection file (its name is the remote's
@@ -219,7 +220,8 @@ find_git_hn() {
     # said once per Git command (a push runs pre-push and then reference-transaction), and by
     # each command it leaves memory behind for; the way out needs no git-hn (git hn hooks
     # uninstall was advised, which needs the git-hn that is missing: a newcomer trial)
-    stamp="$(git rev-parse --git-common-dir 2>/dev/null)/hn/missing-git-hn"
+    hn_common=$(git rev-parse --git-common-dir 2>/dev/null) || hn_common=
+    stamp="$hn_common/hn/missing-git-hn"
     said=  # (a regular file only: a FIFO there held cat, and the push, for good)
     [ ! -f "$stamp" ] || [ -L "$stamp" ] || said=$(cat -- "$stamp" 2>/dev/null)
     if [ "$said" != "$PPID" ]; then
@@ -231,8 +233,14 @@ find_git_hn() {
 }
 take_out() {  # the commands that do what git hn hooks uninstall does, without git-hn: each wrapper
     # here (found by its second line; pre-commit may have moved one to <hook>.legacy) is replaced
-    # by the hook it chains, or deleted
+    # by the hook it chains, or deleted, and the record of the install is removed (kept, it made
+    # git-hn, once back, warn of hooks "gone" on every record and sync: a trial)
     (
+        record=  # (regular files only, tested without opening them: never a FIFO's open)
+        if [ -n "$hn_common" ] && hn_common=$(cd -- "$hn_common" 2>/dev/null && pwd) &&
+            [ -f "$hn_common/hn/hooks.json" ] && [ ! -L "$hn_common/hn/hooks.json" ]; then
+            record=$hn_common/hn/hooks.json
+        fi
         cd -- "$hook_dir" 2>/dev/null || exit 1
         dir=$(pwd) && [ -n "$dir" ] || exit 1
         set --  # (regular files only: a FIFO named like a hook would hold grep, and the push, for good)
@@ -253,15 +261,20 @@ take_out() {  # the commands that do what git hn hooks uninstall does, without g
         done
         [ -z "$gone" ] || cmd="$cmd && rm -f$gone"
         [ ! -d hn-chained ] || cmd="$cmd && rmdir hn-chained"
-        quoted= rest=$dir  # (single-quoted for the shell it is pasted into)
-        while :; do
-            case $rest in
-                *"'"*) quoted="$quoted${rest%%"'"*}'\\''"; rest=${rest#*"'"} ;;
-                *) quoted="$quoted$rest"; break ;;
-            esac
-        done
-        printf "cd '%s'%s\\n" "$quoted" "$cmd"
+        [ ! -f hn-hooks.json ] || [ -L hn-hooks.json ] || cmd="$cmd && rm -f hn-hooks.json"  # (--global's)
+        [ -z "$record" ] || cmd="$cmd && rm -f '$(quote "$record")'"
+        printf "cd '%s'%s\\n" "$(quote "$dir")" "$cmd"
     )
+}
+quote() {  # $1 for the inside of single quotes, in the shell the line is pasted into
+    quoted= rest=$1
+    while :; do
+        case $rest in
+            *"'"*) quoted="$quoted${rest%%"'"*}'\\''"; rest=${rest#*"'"} ;;
+            *) quoted="$quoted$rest"; break ;;
+        esac
+    done
+    printf '%s' "$quoted"
 }
 """
 

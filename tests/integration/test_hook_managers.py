@@ -281,7 +281,8 @@ def test_without_any_git_hn_push_and_fetch_go_on_with_one_warning(tmp_path, stan
     bare_path = os.pathsep.join(dict.fromkeys([git_dir, "/usr/bin", "/bin"]))
     proc = _push(a, {"PATH": bare_path})
     assert proc.returncode == 0, proc.stderr
-    out = f"cd '{(a / '.git' / 'hooks').resolve()}' && rm -f post-rewrite pre-push reference-transaction"
+    out = (f"cd '{(a / '.git' / 'hooks').resolve()}' && rm -f post-rewrite pre-push reference-transaction "
+           f"&& rm -f '{(a / '.git' / 'hn' / 'hooks.json').resolve()}'")
     assert proc.stderr == (f"git-hn: warning: git-hn is not installed (not at {stand_in_git_hn} nor on PATH); "
                            "memory was not published; reinstall it (./install.sh in git-hn's source), or take its "
                            f"hooks out: {out}\n")

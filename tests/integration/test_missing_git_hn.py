@@ -78,14 +78,19 @@ def test_the_way_out_of_a_missing_git_hn_takes_the_hooks_out_without_it(tmp_path
                           env=_without_git_hn(), timeout=60)
     assert proc.returncode == 0 and "team hook ran" in proc.stderr, proc.stderr
     out = _way_out(proc.stderr)
+    record = str((a / ".git" / "hn" / "hooks.json").resolve()).replace("'", "'\\''")
     assert out.endswith("&& mv -f hn-chained/pre-push pre-push && rm -f post-rewrite reference-transaction "
-                        "&& rmdir hn-chained"), out
+                        f"&& rmdir hn-chained && rm -f '{record}'"), out
     assert subprocess.run([shell, "-c", out], cwd=a / "sub", env=_without_git_hn()).returncode == 0
     assert _hooks(a) == ["pre-push"] and (a / ".git" / "hooks" / "pre-push").read_text() == TEAM
     git(a, "commit", "-q", "--allow-empty", "-m", "more")
     assert _push(a).stderr == "team hook ran\n"  # (no warning: no wrapper is left)
     assert git(remote, "rev-parse", "main") == git(a, "rev-parse", "main")
-    # and with git-hn back, its hooks are said to be gone and install chains the team's hook again
+    # and with git-hn back, its hooks are not installed (no warning of hooks gone: a trial, the
+    # record was left) and install chains the team's hook again
+    r = hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content",
+           "after the way out")
+    assert r.code == 0 and "gone" not in r.err, r.err
     assert hn(a, "hooks", "status").out.splitlines()[0] == "pre-push: not installed"
     assert hn(a, "hooks", "install").out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
 
@@ -103,7 +108,7 @@ def test_the_way_out_puts_the_chained_hook_where_pre_commit_runs_it(tmp_path, st
     git(a, "commit", "-q", "--allow-empty", "-m", "work")
     out = _way_out(_push(a).stderr)
     assert out.endswith("&& mv -f hn-chained/pre-push pre-push.legacy && rm -f post-rewrite reference-transaction "
-                        "&& rmdir hn-chained"), out
+                        f"&& rmdir hn-chained && rm -f '{(a / '.git' / 'hn' / 'hooks.json').resolve()}'"), out
     assert subprocess.run(["sh", "-c", out], cwd=a, env=_without_git_hn()).returncode == 0
     assert _hooks(a) == ["post-merge", "pre-push", "pre-push.legacy"]
     assert (hooks / "pre-push").read_text() == dispatcher and (hooks / "pre-push.legacy").read_text() == TEAM
