@@ -157,12 +157,16 @@ A chained shell script runs with
 set to the hook's own path, as Git would have run it, so hook managers that find their files
 from
 .B $0
-keep working. Git\\-hn's own publication push, started by a push your hooks approved, does not
-run them a second time: neither the chained pre\\-push hook nor a hook manager's that runs
-git\\-hn's as its own legacy hook (the publication push uses
+keep working. Git\\-hn's own publication push, started by git\\-hn's pre\\-push wrapper for a
+push your hooks approved, does not run them a second time: neither the chained pre\\-push hook
+nor a hook manager's that runs git\\-hn's as its own legacy hook (that publication push uses
 .BR \\-\\-no\\-verify ).
-A hook of yours that checks what is pushed (a secret scanner) therefore never sees memory refs
-published that way;
+A publication started otherwise
+.RB ( "git hn sync" ,
+or the line a team adds to its own hook, under HOOK MANAGERS) runs the pre\\-push hook with
+.B HN_HOOK_ACTIVE=1
+set. A hook of yours that checks what is pushed (a secret scanner) therefore never sees memory
+refs the wrapper published; a
 .B git hn sync
 publication runs it, and git\\-hn's own secret lint checks every memory either way.
 .PP
@@ -348,8 +352,10 @@ where that is agreed, so that teammates without git\\-hn are not blocked:
 if command \\-v git\\-hn >/dev/null; then git hn hooks run pre\\-push "$@"; fi
 .fi
 .PP
-git\\-hn publishes memory with a push of its own (in the background, after the checks), which
-runs the team's pre\\-push hook again with
+git\\-hn publishes memory with a push of its own (in the background, after the checks). Started
+from this line (not from git\\-hn's wrapper, whose publication push uses
+.BR \\-\\-no\\-verify ),
+that push runs the team's pre\\-push hook again with
 .B HN_HOOK_ACTIVE=1
 set; a team hook that does slow work (tests, linters) can skip it then:
 .PP
