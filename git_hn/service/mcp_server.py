@@ -236,6 +236,9 @@ def build_server(root: str, *, allow_write: bool, arrivals: Arrivals | None = No
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
+    from ..store import process
+
+    process.in_main()  # (loaded here, in the main thread, for its ``_MAIN_THREAD``: tool calls run in others)
     from ..version import VERSION
 
     tools = [types.Tool(name=n, description=mcp_tools.DESCRIPTIONS[n] + " " + WARNING,

@@ -203,6 +203,7 @@ def _seal_inherited() -> None:
 
 
 _spawning = 0  # children being started right now (in ``popen``)
+_MAIN_THREAD = __import__("_thread").get_ident()  # (imported by the command's start, in the main thread)
 _deferred: list[int] = []  # signals that arrived meanwhile
 
 
@@ -292,7 +293,7 @@ def popen(args, **kw) -> Child:
     (``errors.Signalled``). Raised in the middle of ``Popen``, it would leave a child that no one
     knows, still writing (into a quarantine being removed, say)."""
     global _spawning
-    if not _in_main():  # (signal handlers run in the main thread: only its starts are held)
+    if not in_main():  # (signal handlers run in the main thread: only its starts are held)
         return Child(args, **kw)
     _spawning += 1
     try:
@@ -308,16 +309,17 @@ def popen(args, **kw) -> Child:
     return proc
 
 
-def _in_main() -> bool:
+def in_main() -> bool:
     """Whether this is the main thread, where Python runs every signal handler. Only its
     ``popen`` and ``signals_held`` count in ``_spawning``: a review's Ctrl-C at a sync's crash seam
     was lost now and then, kept for a thread that was starting a Git process (a background probe)
-    and raised in that thread, which no one waited for. A command that never loaded ``threading``
-    started no thread: it is not loaded for the question (the hot commands do without it)."""
-    import sys
+    and raised in that thread, which no one waited for. Asked of ``_thread`` (loaded with Python),
+    so that the hot commands load no ``threading``, and so that ``Background``'s threads, started
+    with ``_thread`` alone, are not taken for the main one (a review: "no ``threading`` loaded, no
+    thread" was false for them)."""
+    import _thread
 
-    threading = sys.modules.get("threading")
-    return threading is None or threading.current_thread() is threading.main_thread()
+    return _thread.get_ident() == _MAIN_THREAD
 
 
 def not_started(args, exc: OSError):
@@ -424,7 +426,7 @@ class signals_held:
         import _signal
 
         self.saved: dict = {}
-        self.main = _in_main()
+        self.main = in_main()
         if not self.main:  # (no handler runs here: nothing to hold, nothing for another to keep)
             return self
         try:
@@ -434,6 +436,9 @@ class signals_held:
                     continue  # (a handler set outside Python; an outer block's; ignored anyway)
                 self.saved[s] = previous
                 _signal.signal(s, _hold)  # (set, then pending signals run: another's may raise)
+        except ValueError:  # not the main thread after all (``_MAIN_THREAD`` taken in another): none set
+            self.saved, self.main = {}, False
+            return self
         except BaseException:  # a signal that came before the hold was whole stops this, as it would have
             _deferred.clear()
             _restore(self.saved)
@@ -453,9 +458,11 @@ class signals_held:
         if not self.saved:  # an inner block (the outer one delivers), or not the main thread
             _raise_deferred()
             return False
-        kept = _deferred[:1]
-        _deferred.clear()
-        _restore(self.saved)
+        try:  # (the handlers first: a signal kept while they were put back is not left over, a review)
+            _restore(self.saved)
+        finally:
+            kept = _deferred[:1]
+            _deferred.clear()
         if kept:
             import _signal
 

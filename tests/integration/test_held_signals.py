@@ -70,3 +70,37 @@ def test_a_stop_that_comes_while_a_held_block_sets_its_handlers_stops_the_sync()
 
 def test_a_block_held_in_another_thread_never_keeps_the_main_threads_stop():
     assert all(_run("thread") == "stopped 2" for _ in range(5))
+
+
+BACKGROUND = textwrap.dedent("""
+    import os, signal, sys, time
+    from git_hn.cli.commands import _signals_raise
+    from git_hn.errors import Signalled
+    from git_hn.store import process
+    stop = []
+    try:
+        with _signals_raise():
+            def worker():  # (a ``Background`` thread: ``_thread`` alone, no ``threading`` loaded)
+                while not stop:
+                    for child in [process.popen(["true"], stdout=process.DEVNULL) for _ in range(20)]:
+                        child.wait()
+            bg = process.Background(worker)
+            time.sleep(0.2)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1.0)
+            stop.append(1)
+            bg.join()
+            print("went on", "threading" in sys.modules)
+    except Signalled as s:
+        stop.append(1)
+        print("stopped", s.signum, "threading" in sys.modules)
+""")
+
+
+def test_a_background_thread_starting_git_never_keeps_the_main_threads_stop():
+    """A review: "a command that never loaded ``threading`` started no thread" was false for
+    ``process.Background``, whose threads are ``_thread``'s: there the worker took itself for the
+    main thread, and the main thread's Ctrl-C was raised in the worker (37 of 60 runs)."""
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-c", BACKGROUND], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and proc.stdout.strip() == "stopped 2 False", (proc.stdout, proc.stderr)
