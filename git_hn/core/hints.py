@@ -256,16 +256,20 @@ NAME_SHOWN = 40  # characters of an author's name a hint shows (author text: bou
 def named_authors(what: str, see: str, their: str, names: dict[str, str]) -> str:
     """The trust hint for memories hidden because the policy does not trust their one or two
     authors (a newcomer trial: "trust its author with git hn policy trust ACTOR" said neither who
-    nor which ID): each named, its signed name as inert data in quotes and cut to ``NAME_SHOWN``
-    characters, beside its short ID, and the command with that ID, which ``policy trust`` resolves
-    among the actors this clone knows (it holds their memories: the recall just hid them)."""
+    nor which ID): each named, its signed name as inert data in quotes (its own quotes and
+    backslashes escaped) and cut to ``NAME_SHOWN`` characters, beside its short ID, and the
+    command with its full ID."""
     from .log import inert
 
     said, commands = [], []
     for actor, name in sorted(names.items()):
-        cut = name[:NAME_SHOWN] + ("…" if len(name) > NAME_SHOWN else "")
-        said.append(f'"{inert(cut)}" ({actor[:12]})' if name.strip() else actor[:12])
-        commands.append(f"git hn policy trust {actor[:12]}")
+        shown = inert(name.replace("\\", "\\\\").replace('"', '\\"'))  # (a review: a name's own quotes
+        # posed as a second author with a fake ID; cut after spelling out, so the bound holds)
+        cut = shown[:NAME_SHOWN] + ("…" if len(shown) > NAME_SHOWN else "")
+        said.append(f'"{cut}" ({actor[:12]})' if name.strip() else actor[:12])
+        # the full ID: ``policy trust`` takes a short one as a name too, and a clone that knows
+        # another actor who chose this short ID as its name trusted that one (a review)
+        commands.append(f"git hn policy trust {actor}")
     authors = f"author{'' if len(said) == 1 else 's'}"
     return (f"{what} hidden by the trust policy, signed by {' and '.join(said)}; {see}, or trust {their} {authors} "
             f"with {' and '.join(commands)}")

@@ -97,7 +97,7 @@ def test_a_maintainer_stepping_down_is_no_revocation(tmp_path):
 
     r = hn(alice, "memory", "recall", "--actor", c)
     assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by "Carol" ({c[:12]}); see it with '
-                     f"--include-untrusted, or trust its author with git hn policy trust {c[:12]}\n")
+                     f"--include-untrusted, or trust its author with git hn policy trust {c}\n")
     r = hn(alice, "memory", "recall", "--actor", b)
     assert f"actor {b[:12]} is no longer trusted since {revoked[:12]}" in r.err and "policy trust" not in r.err
     git(carol, "pull", "-q", "origin", "main")
@@ -124,7 +124,7 @@ def test_a_policy_too_large_to_be_one_says_nothing_of_who_it_named(tmp_path):
     _commit_policy(alice, "restore policy")
     r = hn(alice, "memory", "recall", "--actor", d)
     assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by "Dave" ({d[:12]}); see it with '
-                     f"--include-untrusted, or trust its author with git hn policy trust {d[:12]}\n")
+                     f"--include-untrusted, or trust its author with git hn policy trust {d}\n")
 
 
 def test_a_revocation_with_a_skewed_date_is_still_newer_than_the_trust_it_ends(tmp_path):

@@ -377,7 +377,7 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
     _commit(alice)
     b = actor_of(bob)[:12]  # (a newcomer trial: the hint named neither who nor which ID)
     authors = _hint(f'1 memory hidden by the trust policy, signed by "Bob" ({b}); see it with --include-untrusted, '
-                    f"or trust its author with git hn policy trust {b}")  # (one memory: "its", a trial)
+                    f"or trust its author with git hn policy trust {actor_of(bob)}")  # (one memory: "its", a trial)
     assert hn(alice, "memory", "recall").err == authors
     assert hn(alice, "memory", "recall", "--json").err == authors
     assert hn(alice, "memory", "recall", "--kind", "observation").err == ""  # filters apply first
@@ -440,12 +440,14 @@ def test_the_hint_names_one_or_two_hidden_authors_as_inert_text_from_the_state_a
     assert hn(alice, "policy", "init").code == 0
     _commit(alice)
     b, c = actor_of(bob)[:12], actor_of(carol)[:12]
-    shown = '"Carol\\u{200b}; git hn policy trust 000000000000…"'  # (40 characters, then cut)
+    shown = '"Carol\\u{200b}; git hn policy trust 00000…"'  # (40 characters once spelled out, then cut)
     said = {b: f'"Bob" ({b})', c: f"{shown} ({c})"}
+    full = {b: actor_of(bob), c: actor_of(carol)}
     first, second = sorted([b, c])  # (by actor ID)
+    # (the full IDs in the commands: a short one is taken as a name too, a review)
     expected = _hint(f"3 memories hidden by the trust policy, signed by {said[first]} and {said[second]}; see them "
-                     f"with --include-untrusted, or trust their authors with git hn policy trust {first} and git hn "
-                     f"policy trust {second}")
+                     f"with --include-untrusted, or trust their authors with git hn policy trust {full[first]} and "
+                     f"git hn policy trust {full[second]}")
     assert hn(alice, "memory", "recall").err == expected
 
     def unavailable(*_a, **_k):

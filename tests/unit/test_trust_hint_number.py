@@ -20,3 +20,17 @@ def test_several_hidden_memories_are_their_authors_or_their_kinds():
     assert trust_hidden({"kind-untrusted": 3}).endswith(", or trust their kinds with git hn policy trust --kind KIND")
     assert trust_hidden({"actor-untrusted": 1, "kind-untrusted": 1}).endswith(
         ", or trust their authors or kinds with git hn policy trust ACTOR|--kind KIND")
+
+
+def test_a_name_with_quotes_stays_inside_its_own_quotes_and_the_command_has_the_full_id():
+    """A review: a name's own quotes posed as a second author with a fake ID (``"Bob "the
+    builder" (000000000000) and "Mallory"``), and the command's short ID was taken as a name by
+    ``policy trust`` (another actor had chosen it as its name)."""
+    from git_hn.core.hints import named_authors
+
+    actor = "b75d2c9f4993" + "6" * 52
+    line = named_authors("1 memory", "see it with --include-untrusted", "its",
+                         {actor: 'B" (000000000000) and "M\\'})
+    assert line.startswith('1 memory hidden by the trust policy, signed by "B\\" (000000000000) and \\"M\\\\" '
+                           '(b75d2c9f4993); '), line
+    assert line.endswith(f"trust its author with git hn policy trust {actor}"), line
