@@ -31,7 +31,9 @@ def init_command(name: str | None, extra: list[str]) -> int:
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
                   f"Private identity stored in {path}"])
     if repo.looks_like_server():  # (a newcomer trial: init in the team's bare repository, silently)
-        undo = f" (rm -r {repo.hn_dir} takes out what it made here)" if fresh else ""
+        from shlex import quote
+
+        undo = f" (rm -r {quote(repo.hn_dir)} takes out what it made here)" if fresh else ""
         render.warnings(["this is a bare repository with no remote: a server's repository? the private key stored "
                          "here is readable by whoever can read the repository; run git hn init in your clone "
                          f"instead{undo}"])

@@ -344,13 +344,13 @@ def test_init_in_a_bare_repository_without_a_remote_warns_it_looks_like_the_serv
     """A newcomer trial: ``git hn init`` inside the team's bare server repository stored a
     private key in the shared remote, silently. It still works (a warning, not a refusal), says
     so in one line, and says how to undo; a bare clone (it has its origin) is left alone."""
-    server = tmp_path / "team.git"
+    server = tmp_path / "team server.git"  # (a review: the rm -r it gives was not quoted)
     git(tmp_path, "init", "-q", "--bare", str(server))
     r = hn(server, "init", "--name", "X")
     assert r.code == 0 and (server / "hn" / "identities").is_dir(), r.err
     assert r.err == ("git-hn: warning: this is a bare repository with no remote: a server's repository? the private "
                      "key stored here is readable by whoever can read the repository; run git hn init in your "
-                     f"clone instead (rm -r {server / 'hn'} takes out what it made here)\n"), r.err
+                     f"clone instead (rm -r '{server / 'hn'}' takes out what it made here)\n"), r.err
     clone = tmp_path / "mirror.git"
     git(tmp_path, "clone", "-q", "--bare", str(server), str(clone))
     r = hn(clone, "init", "--name", "Y")
