@@ -328,8 +328,9 @@ def _fitted(text: str, width: int | None) -> str:
         lines = block.split("\n")
         if all(len(line) <= width for line in lines):
             out.append(block)
-        elif not any(line.startswith("git hn ") for line in lines):
-            out.append(textwrap.fill(" ".join(lines), width, break_long_words=False, break_on_hyphens=False))
+        elif not any(line.startswith("git hn ") for line in lines):  # (a quoted command stays whole)
+            out.append(textwrap.fill(render.together(" ".join(lines)), width, break_long_words=False,
+                                     break_on_hyphens=False).replace(render.KEPT, " "))
         else:
             fitted = []
             for line in lines:
@@ -337,8 +338,10 @@ def _fitted(text: str, width: int | None) -> str:
                 lead = next((i for i, w in enumerate(words)  # (the command's words: lower case, maybe a hyphen)
                              if w.startswith("-") or not (w.replace("-", "").isalpha() and w.islower())), len(words))
                 indent = len(" ".join(words[:lead])) + 1 if line.startswith("git hn ") else 4
-                fitted += textwrap.wrap(line, width, subsequent_indent=" " * (indent if indent <= width // 2 else 4),
-                                        break_long_words=False, break_on_hyphens=False) if len(line) > width else [line]
+                fitted += [part.replace(render.KEPT, " ") for part in textwrap.wrap(
+                    render.together(line, commands=False), width,
+                    subsequent_indent=" " * (indent if indent <= width // 2 else 4), break_long_words=False,
+                    break_on_hyphens=False)] if len(line) > width else [line]
             out.append("\n".join(fitted))
     return "\n\n".join(out)
 

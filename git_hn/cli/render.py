@@ -108,7 +108,8 @@ def fitted(line: str) -> str:
 
 def wrapped(text: str, width: int | None) -> str:
     """``text`` with each line longer than ``width`` columns wrapped at spaces, the further lines
-    indented four more than it (never cut inside a word: a longer word stays whole)."""
+    indented four more than it (never cut inside a word: a longer word stays whole), and never
+    inside what is pasted or read as one (``together``)."""
     if width is None or all(len(line) <= width for line in text.split("\n")):
         return text
     import textwrap  # (on a terminal only: a piped run never loads it)
@@ -116,9 +117,44 @@ def wrapped(text: str, width: int | None) -> str:
     out = []
     for line in text.split("\n"):
         lead = line[:len(line) - len(line.lstrip(" "))]
-        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + "    ", break_long_words=False,
-                             break_on_hyphens=False) if len(line) > width else [line]
-    return "\n".join(out)
+        out += textwrap.wrap(together(line), width, initial_indent="", subsequent_indent=lead + "    ",
+                             break_long_words=False, break_on_hyphens=False) if len(line) > width else [line]
+    return "\n".join(part.replace(KEPT, " ") for part in out)
+
+
+KEPT = "\x00"  # (a space wrapping must not break at; no hint or help carries a NUL)
+_COMMANDS = ("git ", "rm ", "cd ", "mv ")
+
+
+def together(text: str, commands: bool = True) -> str:
+    """``text`` with the spaces inside a command (from ``git ``, ``rm ``, ``cd `` or ``mv `` to the
+    next ``;``, ``(``, ``)`` or ``, `` outside quotes), a quoted span (``'…'``, opened after a space or a
+    bracket, not an apostrophe) and an option group (``[…]``) made ``KEPT``, for ``wrapped`` and
+    the help's fill to keep on one line (a review: a 60-column terminal split ``git hn policy`` /
+    ``trust ID`` and a ``rm -r PATH``, and pasting the lines ran two commands). A span longer than
+    the width stays whole: the terminal wraps it, and a copy joins it again. ``commands`` False:
+    quotes and groups only (a usage line, which is one command as a whole)."""
+    out = []
+    command = quote = False
+    depth = 0
+    for i, ch in enumerate(text):
+        before = text[i - 1] if i else " "
+        if commands and not quote and not command and text.startswith(_COMMANDS, i) and not before.isalnum():
+            command = True
+        if ch == "'" and not before.isalnum() and not quote:
+            quote = True
+        elif ch == "'" and quote and not text[i + 1:i + 2].isalnum():
+            quote = False
+        elif ch == "[" and not quote:
+            depth += 1
+        elif ch == "]" and not quote and depth:
+            depth -= 1
+        elif command and not quote and (ch in ";()" or text.startswith(", ", i)):
+            command = False
+            if ch == "(" and out and out[-1] == KEPT:  # (the space before it is prose's)
+                out[-1] = " "
+        out.append(KEPT if ch == " " and (command or quote or depth) else ch)
+    return "".join(out)
 
 
 def terminal_width(stream) -> int | None:
