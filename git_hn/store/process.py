@@ -247,10 +247,15 @@ def running(pid: int, names: tuple[bytes, ...]) -> bool:
 def ended(pid: int, names: tuple[bytes, ...], wait: float) -> bool:
     """Whether process ``pid`` no longer runs as one of ``names`` (``running``), waiting up to
     ``wait`` seconds for it (a killed writer's Git, which ends at the end of its input)."""
+    return waited(lambda: running(pid, names), wait)
+
+
+def waited(still, wait: float) -> bool:
+    """Whether ``still()`` turned false within ``wait`` seconds, asked every 20 ms."""
     import time
 
     deadline = time.monotonic() + wait
-    while running(pid, names):
+    while still():
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.02)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import stat
 
-from .process import ended
+from .process import ended, waited
 from .process_tree import alive, start_time
 
 WAIT = 5.0  # seconds to wait for a killed writer's ``update-ref`` (it ends at the end of its input)
@@ -100,14 +100,7 @@ def _writer_ended(pid: int, start: str, wait: float) -> bool:
     gave one (an ID the system gave another process since is ended), else by its command line."""
     if start == "-":
         return ended(pid, (b"update-ref",), wait)
-    import time
-
-    deadline = time.monotonic() + wait
-    while alive(pid, start):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.02)
-    return True
+    return waited(lambda: alive(pid, start), wait)
 
 
 def _left_by(lock: str, new: str) -> tuple[int, int] | None:
