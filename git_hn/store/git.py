@@ -33,7 +33,6 @@ from ..core.lines import lines_of
 from ..errors import GitError, OutputTooLarge
 from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, not_started, popen
 from .reader import Reader, object_name
-from .transport import faces_remote
 
 _FORCED = {
     "GIT_NO_REPLACE_OBJECTS": "1",
@@ -123,7 +122,7 @@ class Git:
         full_env = self.env if env is None else {**self.env, **env}
         try:
             proc = popen(["git", *args], stdin=PIPE if stdin else DEVNULL, stdout=PIPE, stderr=PIPE, cwd=self.cwd,
-                         env=full_env, stdout_bytes=stdout_bytes, start_new_session=faces_remote(env))
+                         env=full_env, stdout_bytes=stdout_bytes, start_new_session="GIT_ALLOW_PROTOCOL" in (env or ()))
         except OSError as exc:
             raise not_started(args, exc) from None
         return Started(proc, args, self.timeout)
@@ -177,7 +176,7 @@ class Git:
         full_env = self.env if env is None else {**self.env, **env}
         try:  # (one that may contact a remote in a session of its own: ``transport.remote_env``)
             proc = popen(["git", *args], stdin=PIPE if input is not None else DEVNULL, stdout=PIPE,
-                         stderr=PIPE, cwd=self.cwd, env=full_env, start_new_session=faces_remote(env))
+                         stderr=PIPE, cwd=self.cwd, env=full_env, start_new_session="GIT_ALLOW_PROTOCOL" in (env or ()))
         except OSError as exc:
             raise not_started(args, exc) from None
         if on_start is not None:

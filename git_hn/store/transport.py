@@ -64,19 +64,13 @@ def remote_env() -> dict:
     """The variables of every Git process that may contact a remote (and only those): Git's
     protocols limited, its own prompts off, and ssh's askpass program off unless the user chose
     (``SSH_ASKPASS_REQUIRE`` set: a CI job's ``force``). ``store.git`` runs such a process in a
-    session of its own (``faces_remote``): without a controlling terminal ssh cannot ask for a
+    session of its own (``store.git``): without a controlling terminal ssh cannot ask for a
     passphrase either, and fails at once (F67, a trial: each hooked ``git fetch`` asked for the
     passphrase a second time, for git-hn's advertisement, whose quarantine fetch could not use the
     answer; unanswered, it held the fetch 60 s). ``never``: with no terminal, OpenSSH would start
     ``SSH_ASKPASS`` (a desktop's dialog) whenever ``DISPLAY`` is set."""
     return {"GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, "GIT_TERMINAL_PROMPT": "0",
             **({} if "SSH_ASKPASS_REQUIRE" in os.environ else {"SSH_ASKPASS_REQUIRE": "never"})}
-
-
-def faces_remote(env: dict | None) -> bool:
-    """Whether a Git process run with the extra variables ``env`` may contact a remote
-    (``remote_env``'s are among them): ``store.git`` then starts it in a session of its own."""
-    return env is not None and "GIT_ALLOW_PROTOCOL" in env
 
 
 def unmirrored(name: str, base: dict, env: dict) -> dict:
