@@ -31,8 +31,9 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
         if os.path.islink(path):
-            raise LocalStateError(f"{private.label(path)} {path} is a symbolic link") from None
-        raise LocalStateError(f"{private.label(path)} {path} cannot be opened: {private.cause(exc)}") from None
+            raise LocalStateError(f"private identity file {path} is a symbolic link{private.kind(path)}") from None
+        raise LocalStateError(f"private identity file {path} cannot be opened: "
+                              f"{private.cause(exc)}{private.kind(path)}") from None
     try:
         private.check_file(path, os.fstat(fd), 0)
         if flock_within(fd, timeout, busy or f"memory stream {ref} is busy; retry") and on_wait is not None:

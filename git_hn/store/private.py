@@ -21,19 +21,18 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def label(path: str) -> str:
-    """What the private file at ``path`` is, as its errors name it (a trial: a lock file and the
-    view's page were each called a "private identity file" on a read-only mount): a lock, the
-    page ``git hn memory view`` writes, an identity (``hn/identities/*``, ``hn/active``), or
-    another private file (receipts, selections, caches)."""
+def kind(path: str) -> str:
+    """What the private file at ``path`` is, said after an error's text (a trial: a lock file and
+    the view's page read as a "private identity file" on a read-only mount, which sounds like a
+    key at risk): CONTRACT §0.5 keeps ``private identity file <path> …`` unchanged for every
+    private file, so the kind is appended, ``""`` for an identity (``hn/identities/*``,
+    ``hn/active``)."""
     name = os.path.basename(path)
-    if name.endswith(".lock"):
-        return "lock file"
-    if name.endswith(".html"):
-        return "page"
     if name == "active" or os.path.basename(os.path.dirname(path)) == "identities":
-        return "private identity file"
-    return "private file"
+        return ""
+    what = "a lock file" if name.endswith(".lock") else "the page" if name.endswith((".html", ".htm")) else \
+        "a private file of git-hn's"
+    return f" ({what}, not a key)"
 
 
 def cause(exc: OSError) -> str:
@@ -148,18 +147,18 @@ def ensure_dirs(root: str, directory: str) -> None:
 
 def check_file(path: str, st: os.stat_result, max_bytes: int) -> None:
     if stat.S_ISLNK(st.st_mode):
-        raise LocalStateError(f"{label(path)} {path} is a symbolic link")
+        raise LocalStateError(f"private identity file {path} is a symbolic link{kind(path)}")
     if not stat.S_ISREG(st.st_mode):
         raise LocalStateError(f"private identity path {path} is not a regular file")
     if stat.S_IMODE(st.st_mode) & ~FILE_MODE:
         # (0400 passes, as a 0500 directory does, ``owner_only``: a trial's ``chmod -R a-w .git/hn``
         # made every receipt "invalid", the cause unsaid; what matters is that no one else can
         # read or change it, and a read-only file is replaced whole, by rename, when written)
-        raise LocalStateError(f"{label(path)} {path} has unsafe permissions; it must be closed to group "
+        raise LocalStateError(f"private identity file {path} has unsafe permissions; it must be closed to group "
                               f"and others (mode 0600, or 0400 read-only; it has {stat.S_IMODE(st.st_mode):04o}): "
-                              f"{_chmod('600', path)}")
+                              f"{_chmod('600', path)}{kind(path)}")
     if st.st_size > max_bytes:
-        raise LocalStateError(f"{label(path)} {path} is too large")
+        raise LocalStateError(f"private identity file {path} is too large{kind(path)}")
 
 
 def read_private(root: str, path: str, max_bytes: int = 65_536) -> bytes | None:
@@ -175,11 +174,11 @@ def read_private(root: str, path: str, max_bytes: int = 65_536) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise LocalStateError(f"{label(path)} {path} is unreadable: {cause(exc)}") from None
+        raise LocalStateError(f"private identity file {path} is unreadable: {cause(exc)}{kind(path)}") from None
     try:
         st2 = os.fstat(fd)
         if (st2.st_ino, st2.st_dev) != (st.st_ino, st.st_dev):
-            raise LocalStateError(f"{label(path)} {path} changed while reading")
+            raise LocalStateError(f"private identity file {path} changed while reading{kind(path)}")
         check_file(path, st2, max_bytes)
         chunks, total = [], 0
         while True:
@@ -188,7 +187,7 @@ def read_private(root: str, path: str, max_bytes: int = 65_536) -> bytes | None:
                 break
             total += len(chunk)
             if total > max_bytes:
-                raise LocalStateError(f"{label(path)} {path} is too large")
+                raise LocalStateError(f"private identity file {path} is too large{kind(path)}")
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
@@ -213,8 +212,8 @@ def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived
             try:
                 os.unlink(path)
             except OSError as exc:
-                raise LocalStateError(f"{label(path)} {path} cannot be replaced: "
-                                      f"{cause(exc)}") from None
+                raise LocalStateError(f"private identity file {path} cannot be replaced: "
+                                      f"{cause(exc)}{kind(path)}") from None
             st = None
     if st is not None:
         check_file(path, st, max(st.st_size, 1))
@@ -222,8 +221,8 @@ def write_private(root: str, path: str, data: bytes, fsync: bool = True, derived
         write_beside(directory, TEMPORARY, data, lambda tmp: os.rename(tmp, path), mode=FILE_MODE,
                      fsync=fsync)
     except OSError as exc:
-        raise LocalStateError(f"{label(path)} {path} cannot be written: "
-                              f"{cause(exc)}") from None
+        raise LocalStateError(f"private identity file {path} cannot be written: "
+                              f"{cause(exc)}{kind(path)}") from None
 
 
 def create_private(root: str, path: str, data: bytes) -> None:
@@ -254,8 +253,8 @@ def create_private(root: str, path: str, data: bytes) -> None:
     except FileExistsError:
         raise
     except OSError as exc:
-        raise LocalStateError(f"{label(path)} {path} cannot be written: "
-                              f"{cause(exc)}") from None
+        raise LocalStateError(f"private identity file {path} cannot be written: "
+                              f"{cause(exc)}{kind(path)}") from None
 
 
 STALE_TEMPORARY = 3600  # seconds: a temporary file this old belongs to no running write

@@ -441,7 +441,7 @@ def load_receipt(repo: Repo, txn: str) -> dict | None:
 # write replaced): "state=invalid; recovery=repair the local replication transaction record"
 # did not say which file, nor what was wrong with it
 UNSAFE_FILE = (" is a symbolic link", " is not a regular file", " has unsafe permissions")
-PRIVATE = ("private identity ", "private file ")  # (``private.label``'s words for a receipt and its directory)
+PRIVATE = "private identity "  # (CONTRACT §0.5's words for a receipt and its directory)
 
 
 def load_pending(repo: Repo) -> Pending:

@@ -523,10 +523,11 @@ def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
         if os.path.islink(path):
-            raise LocalStateError(f"{private.label(path)} {path} is a symbolic link") from None
+            raise LocalStateError(f"private identity file {path} is a symbolic link{private.kind(path)}") from None
         if exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM):
             raise Unwritable from None
-        raise LocalStateError(f"{private.label(path)} {path} cannot be opened: {private.cause(exc)}") from None
+        raise LocalStateError(f"private identity file {path} cannot be opened: "
+                              f"{private.cause(exc)}{private.kind(path)}") from None
     try:
         private.check_file(path, os.fstat(fd), 0)
         mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH

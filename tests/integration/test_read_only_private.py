@@ -109,6 +109,6 @@ def test_a_receipt_others_can_read_is_named_with_its_chmod(synced):
     bob, receipt = synced
     receipt.chmod(0o640)
     r = hn(bob, "memory", "log")
-    assert (r.code, r.err) == (1, f"git-hn: private file {receipt} has unsafe permissions; it must be "
+    assert (r.code, r.err) == (1, f"git-hn: private identity file {receipt} has unsafe permissions; it must be "
                                   f"closed to group and others (mode 0600, or 0400 read-only; it has 0640): "
-                                  f"chmod 600 {receipt}\n")
+                                  f"chmod 600 {receipt} (a private file of git-hn's, not a key)\n")

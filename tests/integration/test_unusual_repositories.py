@@ -183,12 +183,13 @@ def test_a_read_only_mount_names_the_lock_file_and_the_page_and_says_read_only(t
     try:
         r = hn(ro, "memory", "record", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
                "--content", "y")
-        assert r.code == 1 and r.err.startswith(f"git-hn: lock file {ro}/.git/hn/locks/memory-"), r.err
-        assert r.err.endswith(".lock cannot be opened: the file system is read-only\n"), r.err
+        # (CONTRACT §0.5's words first, the kind after them: not a key)
+        assert r.code == 1 and r.err.startswith(f"git-hn: private identity file {ro}/.git/hn/locks/memory-"), r.err
+        assert r.err.endswith(".lock cannot be opened: the file system is read-only (a lock file, not a key)\n"), r.err
         r = hn(ro, "memory", "view")
-        assert (r.code, r.err) == (1, f"git-hn: page {ro}/.git/hn/hn-memory.html cannot be written: the file "
-                                      "system is read-only; git hn memory view --output FILE writes the page "
-                                      "elsewhere\n"), r.err
+        assert (r.code, r.err) == (1, f"git-hn: private identity file {ro}/.git/hn/hn-memory.html cannot be "
+                                      "written: the file system is read-only (the page, not a key); git hn memory "
+                                      "view --output FILE writes the page elsewhere\n"), r.err
     finally:
         subprocess.run(["umount", "-l", str(ro)], capture_output=True)
 
