@@ -307,14 +307,8 @@ def _locked(repo: Repo, actor: str, stream: str, ref: str):
     # accepted copy, which no compare-and-swap of the local ref would notice)
     with stream_lock(repo.hn_dir, path, ref, on_wait=repo.git.forget_early):
         record = reflock.record_path(path)
-        reflock.clear_left(record, repo.common_dir, ref, lambda: _ref_value(repo, ref))
+        reflock.clear_left(record, repo.common_dir, ref, lambda: repo.ref_value(ref))
         yield record
-
-
-def _ref_value(repo: Repo, ref: str) -> str:
-    """The object ID ``ref`` names now, or "" (none)."""
-    proc = repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref])
-    return proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
 
 
 def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None,

@@ -154,6 +154,11 @@ class Repo:
             return "revision HEAD is not a commit; HEAD has no commit yet: make a first commit (git commit)"
         return "revision HEAD is not a commit"
 
+    def ref_value(self, ref: str) -> str:
+        """The object ID ``ref`` names now, or "" (none): one ``rev-parse``."""
+        proc = self.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref])
+        return proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
+
     def head_commit(self) -> str:
         """The commit of HEAD, or "" when HEAD is unborn."""
         if self._head is None:  # through the batch process the command reads objects with anyway

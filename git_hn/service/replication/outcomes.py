@@ -38,7 +38,7 @@ def other_format(remote: str, theirs: int, ours: int, what: str = "") -> PhaseEr
     SHA-256 repositories exchange no object (Git: "mismatched algorithms"), so nothing of memory
     or code moves, and no push or fetch helps (a trial: "advertisement validation failed", then
     "push a branch that contains it"). ``what``: the remote as named ("push URL 2 of origin")."""
-    name = {40: "SHA-1", 64: "SHA-256"}
+    from ...core.grammar import OBJECT_FORMATS as name
     error = PhaseError(f"{what or 'remote ' + remote} uses {name.get(theirs, 'another object format')} and this clone "
                        f"{name.get(ours, 'another')}, so memory (and code) cannot move between them; work with "
                        f"it from a clone of it (git clone), or remove it here (git remote remove {remote})",

@@ -44,7 +44,7 @@ def repair_pending(repo, remote: str) -> None:
                 continue
             promotions = (rec or {}).get("promotions") or []
             if rec is not None and promotions and all(
-                    _ref_value(repo, p.get("ref", "")) == p.get("newOid") for p in promotions):
+                    repo.ref_value(p.get("ref", "")) == p.get("newOid") for p in promotions):
                 rstate.write_receipt(repo, txn, owner, "complete", rec.get("outcomes") or [],
                                      promotions, objs, rec.get("acceptedObjects") or objs)
                 rstate.remove_anchor(repo, txn)
@@ -72,16 +72,11 @@ def unfinished(repo, remote: str) -> bool:
                 return True
             promotions = rec.get("promotions") or []
             if rec.get("state") != "complete" and promotions and all(
-                    _ref_value(repo, p.get("ref", "")) == p.get("newOid") for p in promotions):
+                    repo.ref_value(p.get("ref", "")) == p.get("newOid") for p in promotions):
                 return True
     except (HnError, OSError):
         return False
     return False
-
-
-def _ref_value(repo, ref: str) -> str:
-    proc = repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref])
-    return proc.stdout.decode().strip() if proc.returncode == 0 else ""
 
 
 def accept(run, promotable: list) -> None:
