@@ -150,9 +150,9 @@ def test_ref_lock_files_a_dead_transaction_left_are_removed_and_a_live_ones_are_
     serial.promoting(repo, "origin", [f"create {r} {oid}" for r in accepted], live.pid)
     repo.close()
     dead = [b / ".git" / (r + ".lock") for r in accepted[1:]]
-    for path in dead:
+    for path in dead:  # (as a killed prepared transaction leaves them: each holding its new value)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("")
+        path.write_text(oid + "\n")
     foreign = b / ".git" / "refs" / "hn" / "remotes" / "origin" / "other.lock"  # not recorded: stays
     foreign.write_text("")
     sync = subprocess.Popen(["git", "hn", "sync", "--json"], cwd=b, stdout=subprocess.PIPE,
@@ -166,6 +166,28 @@ def test_ref_lock_files_a_dead_transaction_left_are_removed_and_a_live_ones_are_
     assert sync.returncode == 0, err
     assert json.loads(out)["promoted"] == 200
     assert not any(p.exists() for p in dead) and foreign.exists()
+
+
+def test_an_empty_ref_lock_a_dead_promotion_recorded_is_a_live_gits_and_stays(tmp_path):
+    """A reread (the rule f65 gave appends): a killed promotion's prepared Git wrote each new value
+    into its lock; an empty lock on a recorded ref is a live ``git pack-refs`` (``git gc``) or
+    deletion's, and removing it loses what that Git then writes. It stays; the record goes."""
+    from git_hn.service.replication import serial
+    from git_hn.store.repo import open_repo
+
+    remote, b = _many_streams(tmp_path)
+    refs = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory").split()
+    accepted = [r.replace("refs/hn/memory/", "refs/hn/remotes/origin/memory/") for r in refs[:2]]
+    oid = git(b, "rev-parse", "HEAD")
+    repo = open_repo(str(b))  # (the recorded Git: a process ID above any pid_max, so ended)
+    serial.promoting(repo, "origin", [f"create {r} {oid}" for r in accepted], 2 ** 22 + 7)
+    left, empty = (b / ".git" / (r + ".lock") for r in accepted)
+    for path, text in ((left, oid + "\n"), (empty, "")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    assert serial.clear_dead(repo, "origin") == [str(left)]
+    repo.close()
+    assert not left.exists() and empty.exists()
 
 
 def test_one_identity_in_two_clones_publishes_nothing_from_the_clone_behind(tmp_path):

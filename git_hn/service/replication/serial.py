@@ -184,7 +184,11 @@ def clear_dead(repo: Repo, remote: str) -> list[str] | None:
             continue
         path = os.path.join(repo.common_dir, ref + ".lock")
         try:
-            if stat.S_ISREG(os.lstat(path).st_mode):
+            st = os.lstat(path)
+            # (never an empty one: a killed promotion's prepared Git wrote each new value into its
+            # lock; an empty lock is a live ``git pack-refs`` (``git gc``) or deletion's, and removing
+            # it lost what that Git then wrote over: a review of the same rule for appends, f65)
+            if stat.S_ISREG(st.st_mode) and st.st_size:
                 os.unlink(path)
                 removed.append(path)
         except OSError:
