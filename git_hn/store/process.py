@@ -315,13 +315,9 @@ def popen(args, **kw) -> Child:
 
 
 def in_main() -> bool:
-    """Whether this is the main thread, where Python runs every signal handler. Only its
-    ``popen`` and ``signals_held`` count in ``_spawning``: a review's Ctrl-C at a sync's crash seam
-    was lost now and then, kept for a thread that was starting a Git process (a background probe)
-    and raised in that thread, which no one waited for. Asked of ``_thread`` (loaded with Python),
-    so that the hot commands load no ``threading``, and so that ``Background``'s threads, started
-    with ``_thread`` alone, are not taken for the main one (a review: "no ``threading`` loaded, no
-    thread" was false for them)."""
+    """Whether this is the main thread, where Python runs every signal handler: only its ``popen``
+    and ``signals_held`` count in ``_spawning`` (another's kept the main thread's stop). Asked of
+    ``_thread``: no ``threading`` for the hot commands, and ``Background``'s threads are told too."""
     import _thread
 
     return _thread.get_ident() == _MAIN_THREAD
@@ -448,10 +444,8 @@ class signals_held:
             _deferred.clear()
             _restore(self.saved)
             raise
-        # counted only now: a signal that came while the handlers were set went to the handler in
-        # place, which raised it (a review: counted first, the sync's handler took the block for a
-        # child being started and deferred it, its redelivery at the end found the stop "already on
-        # its way", and the sync went on, ignoring every later Ctrl-C, to exit 0)
+        # counted only now: a signal while the handlers were set was raised by the handler in place
+        # (counted first, the sync's handler deferred it and its redelivery was lost: docs/decisions.md)
         _spawning += 1
         return self
 
