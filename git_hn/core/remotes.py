@@ -44,3 +44,18 @@ def selection_file_name(remote: str) -> str:
 
     encoded = binascii.b2a_base64(remote.encode("utf-8"), newline=False).decode("ascii")
     return encoded.translate(_URLSAFE).rstrip("=") + ".json"
+
+
+def refspec_star(pattern: str, ref: str) -> str | None:
+    """What the ``*`` of a refspec side ``pattern`` stands for in ``ref`` ("" when ``pattern``
+    has none and is ``ref``), or None when it does not name ``ref``; as Git's, at most one ``*``,
+    matching any characters (the one matcher of the pre-push hint, the gate's branch question and
+    the tracked tips)."""
+    if "*" not in pattern:
+        return "" if ref == pattern else None
+    if pattern.count("*") > 1:
+        return None
+    head, tail = pattern.split("*")
+    if len(ref) >= len(head) + len(tail) and ref.startswith(head) and ref.endswith(tail):
+        return ref[len(head):len(ref) - len(tail)]
+    return None

@@ -26,6 +26,7 @@ branch name) is shell-quoted inside the command it names.
 from __future__ import annotations
 
 from ..core.lines import lines_of
+from ..core.remotes import refspec_star
 from ..store.git import PRE_PUSH_QUESTIONS, config_false
 from ..store.repo import Repo
 
@@ -288,11 +289,11 @@ def pruned_by_fetch(config: str) -> str | None:
         remote = key[len("remote."):-len(".fetch")]
         spec = spec.strip()
         if spec.startswith("^"):
-            if _matches(spec[1:], _SAMPLE):
+            if refspec_star(spec[1:], _SAMPLE) is not None:
                 kept.add(remote)
             continue
         src, colon, dst = spec.lstrip("+").partition(":")
-        if colon and _matches(dst, _SAMPLE):
+        if colon and refspec_star(dst, _SAMPLE) is not None:
             mapped.setdefault(remote, spec)
     remote = next((r for r in sorted(mapped) if r not in kept), None)
     if remote is None:
@@ -307,12 +308,4 @@ def pruned_by_fetch(config: str) -> str | None:
     return (f"remote.{remote}.fetch ({spec}) writes this clone's memory refs: {loses}, for good; keep fetches "
             f"off it: git config --add remote.{remote}.fetch {quote('^refs/hn/*')} (or publish it first: git hn "
             f"sync {quote(remote)})")
-
-
-def _matches(pattern: str, ref: str) -> bool:
-    """Whether a refspec side ``pattern`` (at most one ``*``) names ``ref``."""
-    head, star, tail = pattern.partition("*")
-    if not star:
-        return pattern == ref
-    return len(ref) >= len(head) + len(tail) and ref.startswith(head) and ref.endswith(tail)
 

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from git_hn.core import grammar, selection
-from git_hn.core.remotes import is_remote_name, selection_file_name
+from git_hn.core.remotes import is_remote_name, refspec_star, selection_file_name
 from git_hn.store import transport
 
 REMOTE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
@@ -102,3 +102,19 @@ def test_the_transport_settings_keep_only_well_formed_key_names():
     assert transport.transport_settings(listing) == [
         ("http", None, "proxy", "x"), ("core", None, "sshcommand", "ssh -v"),
         ("credential", "https://h", "helper", "store"), ("http", None, "sslverify", None)]
+
+
+@pytest.mark.parametrize("pattern, ref, star", [
+    ("refs/heads/*", "refs/heads/main", "main"),
+    ("refs/heads/*", "refs/heads/a/b", "a/b"),            # any characters, '/' included, as Git's
+    ("refs/heads/*", "refs/heads/", ""),
+    ("refs/heads/main", "refs/heads/main", ""),
+    ("refs/heads/main", "refs/heads/mainline", None),
+    ("refs/heads/fo*o", "refs/heads/foo", ""),
+    ("refs/heads/fo*o", "refs/heads/fo", None),           # head and tail may not overlap
+    ("refs/heads/*-wip", "refs/heads/x-wip", "x"),
+    ("refs/heads/*/*", "refs/heads/a/b", None),           # two stars: never a match
+    ("refs/tags/*", "refs/heads/main", None),
+])
+def test_refspec_star_says_what_the_star_stands_for(pattern, ref, star):
+    assert refspec_star(pattern, ref) == star

@@ -289,16 +289,13 @@ def _unfetched_branches(repo: Repo, remote: str, url: str, timeout: float) -> bo
     if "refs/heads/*" in taken and not left:
         return False
     branches = listed(repo, url, patterns=("refs/heads/*",), timeout=timeout)
-    return branches is None or any(not any(_matches(p, ref) for p in taken) or any(_matches(p, ref) for p in left)
+    from ...core.remotes import refspec_star
+
+    def named(patterns: list[str], ref: str) -> bool:
+        return any(refspec_star(p, ref) is not None for p in patterns)
+
+    return branches is None or any(not named(taken, ref) or named(left, ref)
                                    for _oid, ref in branches if ref.startswith("refs/heads/"))
-
-
-def _matches(pattern: str, ref: str) -> bool:
-    """Whether a refspec's side ``pattern`` (at most one ``*``, any characters, as Git's) names ``ref``."""
-    head, star, tail = pattern.partition("*")
-    if not star:
-        return pattern == ref
-    return len(ref) >= len(head) + len(tail) and ref.startswith(head) and ref.endswith(tail)
 
 
 def _fetch_branches(repo: Repo, remote: str, result: SyncResult) -> str:

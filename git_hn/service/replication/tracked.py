@@ -41,6 +41,7 @@ import os
 from typing import Callable
 
 from ...core.grammar import is_oid
+from ...core.remotes import refspec_star
 from ...errors import HnError
 from ...store.repo import Repo
 
@@ -107,7 +108,7 @@ def after_push(remote: str, specs: list[str], data: bytes) -> dict[str, str]:
         dst = parts[2]
         for spec in specs:
             src, sep, to = spec.lstrip("+").partition(":")
-            star = _matched(src, dst) if sep and not spec.startswith("^") and src.count("*") == to.count("*") \
+            star = refspec_star(src, dst) if sep and not spec.startswith("^") and src.count("*") == to.count("*") \
                 else None
             if star is not None:
                 name = to.replace("*", star)
@@ -115,19 +116,6 @@ def after_push(remote: str, specs: list[str], data: bytes) -> dict[str, str]:
                     out[name] = parts[1] if parts[1].strip("0") else ""
                 break
     return out
-
-
-def _matched(pattern: str, ref: str) -> str | None:
-    """What the ``*`` of ``pattern`` (a refspec side, at most one ``*``) stands for in ``ref``
-    ("" without one), or None when it does not match."""
-    if "*" not in pattern:
-        return "" if ref == pattern else None
-    if pattern.count("*") > 1:
-        return None
-    head, tail = pattern.split("*")
-    if ref.startswith(head) and ref.endswith(tail) and len(ref) >= len(head) + len(tail):
-        return ref[len(head):len(ref) - len(tail)]
-    return None
 
 
 def _read(repo: Repo, remote: str) -> tuple[str, set[str]] | None:
