@@ -531,10 +531,17 @@ def _note_push(repo: Repo, remote: str, data: bytes) -> None:
 
 def _push_process() -> str:
     """The ``git push`` this pre-push hook runs in (``HN_PUSH_PID``, the wrapper's parent, or
-    the Git above a hook manager that ran it): the background publisher waits for it."""
+    the Git above a hook manager that ran it): the background publisher waits for it. Asked
+    once a process (a reread: the pre-push run walked ``/proc`` up to four times)."""
     from ..store.process import git_above
 
-    return git_above(os.environ.get("HN_PUSH_PID", ""))
+    given = os.environ.get("HN_PUSH_PID", "")
+    if given not in _PUSH_PROCESS:
+        _PUSH_PROCESS[given] = git_above(given)
+    return _PUSH_PROCESS[given]
+
+
+_PUSH_PROCESS: dict[str, str] = {}  # (``_push_process``'s answer by ``HN_PUSH_PID``)
 
 
 def run_background_publication(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> int:
