@@ -591,6 +591,8 @@ def run() -> None:
         _signal.signal(_signal.SIGINT, _signal.SIG_IGN)  # first, as in ``main``
         render.error(INTERRUPTED)
         code = 1
+    if "git_hn.store.process_tree" in sys.modules:  # (loaded by any Git in a session of its own)
+        sys.modules["git_hn.store.process_tree"].stop_sessions()
     os._exit(code)
 
 

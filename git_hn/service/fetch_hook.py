@@ -39,7 +39,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             rest = parts[2][len("refs/remotes/"):]
             if "/" in rest:
                 touched.add(rest.split("/", 1)[0])
-    from ..store.process import hook_caller
+    from ..store.process_tree import hook_caller
 
     fetch = hook_caller() if touched else None
     for remote in sorted(touched):

@@ -533,7 +533,7 @@ def _push_process() -> str:
     """The ``git push`` this pre-push hook runs in (``HN_PUSH_PID``, the wrapper's parent, or
     the Git above a hook manager that ran it): the background publisher waits for it. Asked
     once a process (a reread: the pre-push run walked ``/proc`` up to four times)."""
-    from ..store.process import git_above
+    from ..store.process_tree import git_above
 
     given = os.environ.get("HN_PUSH_PID", "")
     if given not in _PUSH_PROCESS:

@@ -6,9 +6,9 @@ actions, no descriptor beyond the standard three), finding its executable on the
 the one line said when the system will not start it (``not_started``), exchanging input and
 output with it (``exchange``: one poll set with a pidfd, so an exit is seen
 the moment it happens), holding a stopping signal back while a child is being started
-(``popen``, ``defer_signal``), waiting for another process to end (``wait_for_exit``, ``ended``), and
-finding the Git process a hook runs in (``hook_caller``, ``git_above``). Killing a child with
-the processes below it is ``store.process_tree``'s (``Child.kill_tree``).
+(``popen``, ``defer_signal``), waiting for another process to end (``wait_for_exit``, ``ended``).
+Killing a child with the processes below it, and finding the Git process a hook runs in
+(``hook_caller``, ``git_above``), is ``store.process_tree``'s (``Child.kill_tree``).
 What to run, and with which environment, is ``store.git``'s.
 
 Trusts: the caller's arguments (argv lists, never a shell).
@@ -100,9 +100,18 @@ class Child:
         self.stdin = os.fdopen(ours[0], "wb") if ours[0] is not None else None
         self.stdout = os.fdopen(ours[1], "rb") if ours[1] is not None else None
         self.stderr = os.fdopen(ours[2], "rb") if ours[2] is not None else None
+        self._session = bool(start_new_session)
+        if start_new_session:  # (a Git that may contact a remote: ``process_tree.stop_sessions``)
+            from .process_tree import in_session
+
+            in_session(self, in_main())
 
     def _reaped(self, status: int) -> None:
         self.returncode = os.waitstatus_to_exitcode(status)
+        if self._session:
+            from .process_tree import SESSIONS
+
+            SESSIONS.discard(self)
 
     def poll(self):
         if self.returncode is None and self._lock.acquire(blocking=False):
@@ -141,12 +150,14 @@ class Child:
         return self.returncode
 
     def kill(self) -> None:
+        """SIGKILL; to the whole process group of a child started in a session of its own (a Git
+        that may contact a remote, its ssh beside it: a review saw it run on under init)."""
         import _signal
 
         if self.returncode is None:
             try:
-                os.kill(self.pid, _signal.SIGKILL)
-            except ProcessLookupError:
+                (os.killpg if self._session else os.kill)(self.pid, _signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
                 pass
 
     def kill_tree(self) -> None:
@@ -660,40 +671,3 @@ class Background:
             return False
         return True
 
-
-# -- the Git process a hook runs in (Linux ``/proc``; None or the given ID elsewhere) ----------
-
-
-def hook_caller() -> str | None:
-    """The Git process that ran the hook wrapper that started this process (the wrapper's
-    parent): its ID and start time (so a later process given the same ID is another), or None
-    where ``/proc`` cannot say."""
-    from .process_tree import read_stat
-
-    try:
-        git = int(read_stat(os.getppid())[1][1])
-        return f"{git} {read_stat(git)[1][19]}"
-    except (OSError, IndexError, ValueError, UnicodeDecodeError):
-        return None
-
-
-def git_above(given: str) -> str:
-    """The process ID ``given`` if it is a ``git`` process, else the nearest ``git`` above it
-    (a hook manager between Git and the wrapper: pre-commit runs it as ``<hook>.legacy`` from
-    Python), else ``given`` itself."""
-    from .process_tree import read_stat
-
-    if not given.isdigit():
-        return given
-    pid = int(given)
-    for _ in range(4):
-        try:
-            name, rest = read_stat(pid)
-            if name == b"git":
-                return str(pid)
-            pid = int(rest[1])
-        except (OSError, IndexError, ValueError, UnicodeDecodeError):
-            break
-        if pid <= 1:
-            break
-    return given

@@ -1,7 +1,8 @@
 """The process table, where the system has one (Linux ``/proc``): a process's
 ``/proc/<pid>/stat`` (``read_stat``), one process named by its ID and its start time
 (``start_time``, ``alive``: a record on disk that outlives its writer), and killing a child process with every process below it
-(``kill_tree``: a git past its time bound, with ssh and its ProxyCommand below it).
+(``kill_tree``: a git past its time bound, with ssh and its ProxyCommand below it), and the Git
+process a hook runs in (``hook_caller``, ``git_above``).
 
 Owns: which processes belong to a tree being killed, and the order of its signals (asked to end,
 then killed, round by round). Nothing is ever stopped: a process stopped by a git-hn that is
@@ -201,3 +202,83 @@ def _exited(pid: int) -> bool:
         return True
     except AttributeError:  # (no waitid: macOS before Python 3.13)
         return _state(pid, None) in "Z?"
+
+
+
+# -- children in a session of their own (a Git that may contact a remote: no terminal) ----------
+
+SESSIONS: set = set()  # such children not yet reaped (``process.Child``: added and discarded)
+
+
+def in_session(child, main: bool) -> None:
+    """Count ``child``, started in a session of its own, for ``stop_sessions``; in the main thread
+    (``main``), a hang-up or SIGTERM that would end this process at once (their default action) is
+    raised as ``KeyboardInterrupt`` instead, so that the command's end stops the child: the
+    terminal's signals no longer reach it."""
+    SESSIONS.add(child)
+    if main:
+        import _signal
+
+        for signum in (_signal.SIGHUP, _signal.SIGTERM):
+            if _signal.getsignal(signum) == _signal.SIG_DFL:
+                _signal.signal(signum, _interrupt)
+
+
+def _interrupt(_signum, _frame) -> None:
+    raise KeyboardInterrupt
+
+
+def stop_sessions() -> None:
+    """End the children started in a session of their own that still run, with their process
+    group (``Child.kill``), the signals that would cut it ignored meanwhile (in the main thread, at
+    the command's end): a command stopped by a signal, or ending on an error before it collected
+    one (an early advertisement), left such a Git and its ssh running under init (a review)."""
+    import _signal
+
+    live = [child for child in SESSIONS if child.poll() is None]
+    for signum in (_signal.SIGINT, _signal.SIGHUP, _signal.SIGTERM) if live else ():
+        try:
+            _signal.signal(signum, _signal.SIG_IGN)
+        except ValueError:  # (not the main thread, which alone sets handlers)
+            break
+    for child in live:
+        child.kill()
+        try:
+            child.wait(timeout=10)
+        except Exception:  # pragma: no cover - stuck in the kernel (``process.Timeout``)
+            pass
+    SESSIONS.clear()
+
+
+# -- the Git process a hook runs in (Linux ``/proc``; None or the given ID elsewhere) ----------
+
+
+def hook_caller() -> str | None:
+    """The Git process that ran the hook wrapper that started this process (the wrapper's
+    parent): its ID and start time (so a later process given the same ID is another), or None
+    where ``/proc`` cannot say."""
+    try:
+        git = int(read_stat(os.getppid())[1][1])
+        return f"{git} {read_stat(git)[1][19]}"
+    except (OSError, IndexError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def git_above(given: str) -> str:
+    """The process ID ``given`` if it is a ``git`` process, else the nearest ``git`` above it
+    (a hook manager between Git and the wrapper: pre-commit runs it as ``<hook>.legacy`` from
+    Python), else ``given`` itself."""
+    if not given.isdigit():
+        return given
+    pid = int(given)
+    for _ in range(4):
+        try:
+            name, rest = read_stat(pid)
+            if name == b"git":
+                return str(pid)
+            pid = int(rest[1])
+        except (OSError, IndexError, ValueError, UnicodeDecodeError):
+            break
+        if pid <= 1:
+            break
+    return given
