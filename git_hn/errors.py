@@ -8,17 +8,29 @@ are translated once, at the module boundary that met them, with ``raise … from
 
 Messages never carry private key material or whole payloads: constructors take the finished
 message, and callers build it only from identifiers that passed ``one_line``.
+
+A message whose way out names a CLI command may carry a second wording, ``mcp``: the same
+message with the way out an MCP client can take (a tool and its arguments), which ``git hn mcp``
+answers instead (an agent trial: told to run ``git hn memory challenge MEMORY --reason REASON``,
+an agent with MCP tools only could not). Both are built by one function of ``core.hints`` with
+an ``mcp`` switch (``hints.both``), so the contract's text is written once.
 """
 
 from __future__ import annotations
 
 
 class HnError(Exception):
-    """Root of every error git-hn reports. ``message`` is the contract's text."""
+    """Root of every error git-hn reports. ``message`` is the contract's text; ``mcp``, when
+    given, the same text in the MCP tools' words (``for_mcp``)."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, mcp: str | None = None):
         super().__init__(message)
         self.message = message
+        self.mcp = mcp
+
+    def for_mcp(self) -> str:
+        """The message as ``git hn mcp`` answers it: its MCP wording, else the message."""
+        return self.mcp or self.message
 
     def __str__(self) -> str:
         return self.message

@@ -134,9 +134,71 @@ def field_type(key: str, go_type: str) -> str:
     return f"{key} must be true or false" if go_type == "bool" else ""
 
 
+# an example of each object field of a request document, by the strict reader's name for it
+_OBJECT_EXAMPLES = {"request.applicability": '{"mode": "descendants"}',
+                    "request.anchor": '{"commit": "<full commit ID>", "paths": [{"path": "src/app.py"}]}',
+                    "request.anchor.paths": '[{"path": "src/app.py"}]',
+                    "request.handoff": '{"completed": ["..."], "nextActions": ["..."]}'}
+
+
+def object_shape(where: str) -> str:
+    """What an object field of a request document takes, after the strict reader's ``cannot
+    unmarshal string into request.applicability`` (an agent trial: ``"applicability":
+    "descendants"`` to memory_record was told the type it gave, not the shape it needed); ""
+    for a field without an example. ``where`` is the reader's path, ``request.applicability``."""
+    example = _OBJECT_EXAMPLES.get(where)
+    if not example:
+        return ""
+    kind = "an array of objects" if example.startswith("[") else "an object"
+    return f"{where[len('request.'):]} must be {kind}, such as {example}"
+
+
 def append(message: str, hint: str) -> str:
     """The contract's ``message`` with ``hint`` appended after ``; `` (nothing when empty)."""
     return f"{message}; {hint}" if hint else message
+
+
+def both(words, *args, **kwargs) -> tuple[str, str]:
+    """(the CLI's, the MCP tools') wording of one message: ``words`` called without and with
+    ``mcp=True``, for ``errors.HnError(message, mcp)``; the template is written once."""
+    return words(*args, **kwargs), words(*args, mcp=True, **kwargs)
+
+
+def lifecycle_way(operation: str, memory: str, mcp: bool = False) -> str:
+    """How to ``operation`` (supersede, retract, challenge) ``memory``: the CLI command, or the
+    MCP tool with its arguments (an agent trial: an agent with MCP tools only was told to run
+    ``git hn memory challenge MEMORY --reason REASON``)."""
+    if mcp:
+        return f"memory_{operation} with memory {memory} and " + ("the new content" if operation == "supersede"
+                                                                  else "a reason")
+    return f"git hn memory {operation} {memory} " + ("--content TEXT" if operation == "supersede" else
+                                                     "--reason REASON")
+
+
+def not_a_record(operation: str, what: str, of: str, yours: bool, mcp: bool = False) -> str:
+    """After ``supersession target X is not a memory record`` (or ``lifecycle target``): what
+    ``X`` is (``what``: the operation that signed it, a challenge or a retraction, of memory
+    ``of``) and which memory to name instead (a trial superseded a challenge's ID, to answer it,
+    and was told only what it is not). ``yours``: the reader signed ``of``; only its author may
+    supersede or retract it, and no one challenges their own."""
+    noun = {"challenge": "a challenge", "retract": "a retraction"}.get(what, f"a {what}")
+    done = {"supersede": "superseded", "retract": "retracted", "challenge": "challenged"}[operation]
+    short = of[len("sha256:"):][:12]
+    if what == "retract" and operation == "retract":
+        do = f"memory {short} is retracted already"
+    elif what == "retract" and operation == "supersede" and yours:
+        back = (f"memory_supersede with memory {short}, the new content and allowRetracted: true" if mcp else
+                f"git hn memory supersede {short} --content TEXT --allow-retracted")
+        do = f"to bring memory {short} back, supersede it: {back}"
+    elif operation == "challenge" and yours:
+        do = (f"memory {short} is yours: {lifecycle_way('supersede', short, mcp)} corrects it, "
+              f"{lifecycle_way('retract', short, mcp)} withdraws it")
+    elif operation != "challenge" and not yours:
+        do = (f"memory {short} is another author's, which only its author may {operation}: "
+              f"{lifecycle_way('challenge', short, mcp)} disputes it")
+    else:
+        do = f"name that memory instead: {lifecycle_way(operation, short, mcp)}"
+    return f"it is {noun} of memory {short}, and only a record or a supersession can be {done}; {do}"
 
 
 def evidence(items, max_items: int, is_typed, resolve=None, name: str = "--evidence", memory=None) -> str:

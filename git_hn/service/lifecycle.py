@@ -32,38 +32,65 @@ def _not_found(target: str) -> InputError:
     return InputError(f"memory {target} was not found in verified local or accepted streams")
 
 
-def target_of(repo: Repo, target: str) -> tuple[str, str] | None:
-    """(operation, actor) of a verified memory, from the verified state (or a full collection
-    when the state cannot answer); None when no verified stream holds it."""
+def target_of(repo: Repo, target: str) -> tuple[str, str, str] | None:
+    """(operation, actor, target) of a verified memory, from the verified state (or a full
+    collection when the state cannot answer); None when no verified stream holds it."""
     from ..store import stateview
 
     def from_view(view):
         info = view.info([target]).get(target)
-        return None if info is None else (info.operation, info.actor)
+        return None if info is None else (info.operation, info.actor, info.target)
 
     def full():
         mem = streams.collect(repo).by_id().get(target)
-        return None if mem is None else (mem.envelope.operation, mem.envelope.actor)
+        return None if mem is None else (mem.envelope.operation, mem.envelope.actor, mem.envelope.target)
 
     return stateview.serve(repo, from_view, full)
 
 
-def _check_target(operation: str, target: str, actor: str, found: tuple[str, str] | None) -> None:
+def _check_target(operation: str, target: str, actor: str, found: tuple[str, str, str] | None, lookup) -> None:
+    """The target checks of ``operation`` on ``found`` (``target_of``'s answer); ``lookup``
+    (an ID -> ``target_of``'s answer) is asked, on the error path only, who signed the memory
+    a challenge or a retraction named. Each refusal is worded for the CLI and for MCP."""
+    from ..core.hints import both
+
     if found is None:
         raise _not_found(target)
-    op, author = found
+    op, author, named = found
     if op not in ("record", "supersede"):
-        if operation == "supersede":
-            raise InputError(f"supersession target {target} is not a memory record")
-        raise InputError(f"lifecycle target {target} is not a memory record")
+        of = lookup(named) if named else None
+        yours = of is not None and of[1] == actor
+        raise InputError(*both(_not_a_record, operation, target, op, named, yours))
     if operation == "challenge":
         if author == actor:
-            raise InputError(f"an author cannot challenge their own memory {target}; to correct it, supersede it "
-                             "(git hn memory supersede MEMORY), or retract it (git hn memory retract MEMORY "
-                             "--reason REASON)")
+            raise InputError(*both(_own_memory, target))
     elif author != actor:
-        raise InputError(f"only the target author may {operation} memory {target}; to dispute another "
-                         "author's memory, challenge it: git hn memory challenge MEMORY --reason REASON")
+        raise InputError(*both(_not_yours, operation, target))
+
+
+def _not_a_record(operation: str, target: str, op: str, named: str, yours: bool, mcp: bool = False) -> str:
+    from ..core.hints import append, not_a_record
+
+    what = "supersession" if operation == "supersede" else "lifecycle"
+    return append(f"{what} target {target} is not a memory record",
+                  not_a_record(operation, op, named, yours, mcp) if named else "")
+
+
+def _own_memory(target: str, mcp: bool = False) -> str:
+    from ..core.hints import lifecycle_way
+
+    supersede = lifecycle_way("supersede", target, mcp) if mcp else "git hn memory supersede MEMORY"
+    retract = lifecycle_way("retract", target, mcp) if mcp else "git hn memory retract MEMORY --reason REASON"
+    return (f"an author cannot challenge their own memory {target}; to correct it, supersede it ({supersede}), or "
+            f"retract it ({retract})")
+
+
+def _not_yours(operation: str, target: str, mcp: bool = False) -> str:
+    from ..core.hints import lifecycle_way
+
+    way = lifecycle_way("challenge", target, mcp) if mcp else "git hn memory challenge MEMORY --reason REASON"
+    return (f"only the target author may {operation} memory {target}; to dispute another author's memory, "
+            f"challenge it: {way}")
 
 
 def _target_check(repo: Repo, operation: str, target: str, actor: str):
@@ -71,7 +98,7 @@ def _target_check(repo: Repo, operation: str, target: str, actor: str):
         from .show import renamed_hint
 
         with renamed_hint(repo, target):
-            _check_target(operation, target, actor, target_of(repo, target))
+            _check_target(operation, target, actor, target_of(repo, target), lambda t: target_of(repo, t))
 
     return check
 
@@ -160,7 +187,8 @@ def supersede_target(repo: Repo, target: str):
     mem = target_memory(repo, target)
     with renamed_hint(repo, target):
         _check_target("supersede", target, ident.actor,
-                      None if mem is None else (mem.envelope.operation, mem.envelope.actor))
+                      None if mem is None else (mem.envelope.operation, mem.envelope.actor, mem.envelope.target),
+                      lambda t: target_of(repo, t))
     return mem
 
 

@@ -670,31 +670,15 @@ def _lifecycle(repo, arguments, operation: str) -> dict:
     return {**out, "hint": _sentences(started)} if started else out
 
 
-def _own_words(call):
-    """``call`` (a write), its refusal of another actor's stream worded for MCP: the ``stream``
-    field, not ``--stream`` (a review; ``streams.check_stream_owner``)."""
-    def worded(repo, arguments, start=""):
-        from ..store.streams import OWN_STREAM, OWN_STREAM_MCP
-
-        try:
-            return call(repo, arguments, start)
-        except InputError as exc:
-            if exc.message.endswith(OWN_STREAM):
-                exc.message = exc.message[:-len(OWN_STREAM)] + OWN_STREAM_MCP
-                exc.args = (exc.message,)
-            raise
-    return worded
-
-
 # each takes (repo, arguments, start): ``start`` as the module's docstring says
 CALLS = {
     "memory_recall": _recall,
     "memory_show": lambda repo, a, _start="": _show(repo, a),
     "memory_brief": lambda repo, a, _start="": _brief(repo, a),
     "memory_digest": lambda repo, a, _start="": _digest(repo, a),
-    "memory_record": _own_words(lambda repo, a, start="": _record(repo, a, handoff=False, start=start)),
-    "memory_handoff": _own_words(lambda repo, a, start="": _record(repo, a, handoff=True, start=start)),
-    "memory_supersede": _own_words(_supersede),
-    "memory_retract": _own_words(lambda repo, a, _start="": _lifecycle(repo, a, "retract")),
-    "memory_challenge": _own_words(lambda repo, a, _start="": _lifecycle(repo, a, "challenge")),
+    "memory_record": lambda repo, a, start="": _record(repo, a, handoff=False, start=start),
+    "memory_handoff": lambda repo, a, start="": _record(repo, a, handoff=True, start=start),
+    "memory_supersede": _supersede,
+    "memory_retract": lambda repo, a, _start="": _lifecycle(repo, a, "retract"),
+    "memory_challenge": lambda repo, a, _start="": _lifecycle(repo, a, "challenge"),
 }

@@ -6,8 +6,9 @@ may run, serves it and speaks MCP.
 
 Each result is one text item holding the command's ``--json`` document; every document carries
 the constant warning at top level and nests author text as inert data. An error is a tool error
-whose text is the one line ``git-hn: <message>``; a secret refusal names the argument
-``allowSecretShaped``, not the CLI flag an MCP client cannot pass.
+whose text is the one line ``git-hn: <message>``, in the MCP tools' words when the error has them
+(``HnError.for_mcp``: a tool and its arguments where the CLI names a command); a secret refusal
+names the argument ``allowSecretShaped``, not the CLI flag an MCP client cannot pass.
 
 Trust boundary: write tools (and the handoff prompt) exist only when the person who started the
 server asked for them with ``--allow-write``; they pass through the same secret lint and replay
@@ -64,8 +65,8 @@ def _serve_one(root: str, work) -> tuple[bool, str]:
             from ..core import secretlint
 
             return True, "git-hn: " + one_line(secretlint.refusal(exc.finding, override=OVERRIDE))
-        except HnError as exc:
-            return True, "git-hn: " + one_line(exc.message)
+        except HnError as exc:  # (in the MCP tools' words when it has them: ``HnError.for_mcp``)
+            return True, "git-hn: " + one_line(exc.for_mcp())
         except Exception as exc:  # noqa: BLE001 - like main(): no traceback, no locals, no text
             return True, f"git-hn: internal error: {type(exc).__name__}"
         finally:

@@ -550,7 +550,10 @@ class _Doc:
 
     def __init__(self, value, keys: tuple[str, ...], where: str):
         if not isinstance(value, dict):
-            raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(value)} into {where}")
+            from ..core.hints import append, object_shape
+
+            raise InputError(append(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(value)} into {where}",
+                                    object_shape(where)))
         for key in value:
             if key not in keys:
                 inside = " (it belongs inside handoff)" if key in HANDOFF_LISTS and "handoff" in keys else ""
@@ -616,8 +619,11 @@ def parse_input(data: bytes) -> tuple[Record, str | None, str | None, dict, tupl
         raw_paths = anchor.value.get("paths")
         if raw_paths is not None:
             if not isinstance(raw_paths, list):
-                raise InputError(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(raw_paths)} "
-                                 "into field request.anchor.paths of type []PathAnchor")
+                from ..core.hints import append, object_shape
+
+                raise InputError(append(f"{_PREFIX}invalid JSON: json: cannot unmarshal {json_type(raw_paths)} "
+                                        "into field request.anchor.paths of type []PathAnchor",
+                                        object_shape("request.anchor.paths")))
             entries = []
             for item in raw_paths:
                 pd = _Doc(item, ("path", "blob"), "request.anchor.paths")

@@ -67,31 +67,45 @@ def resolve(repo: Repo, query: str) -> str:
 def renamed_hint(repo: Repo, query: str):
     """A "not found" for ``query`` says which ID replaced it, and why, when a rewrite, a reanchor,
     a ``--drop`` or a ``sync --rebase`` signed that memory again, or that ``--drop`` discarded it
-    (``store.reanchor.what_became``): the ID printed before is gone."""
+    (``store.reanchor.what_became``): the ID printed before is gone. Worded for the CLI and for
+    MCP (``errors.HnError``'s ``mcp``)."""
     try:
         yield
     except InputError as exc:
         if exc.message != _not_found(query).message:
             raise
-        from ..store.reanchor import CAUSES, what_became
+        from ..core.hints import both
+        from ..store.reanchor import what_became
 
         new, cause = what_became(repo, query)
-        if new:
-            raise InputError(f"{exc.message}; it was signed again as {new} {CAUSES[cause]} "
-                             f"(git hn memory show {new[len('sha256:'):][:12]})") from None
-        if cause == "drop":
-            raise InputError(f"{exc.message}; it was dropped by git hn memory reanchor --drop (unpublished, on a "
-                             "commit no ref held); the tip that command printed brings it back: git update-ref "
-                             "REF TIP") from None
-        if _names_a_commit(repo, query):  # (a newcomer gave the ID git log prints)
-            raise InputError(f"{exc.message}; {query} is a commit, not a memory: git hn memory recall --at "
-                             f"{query} lists the memories that apply there, git hn memory log all of them") from None
-        raise InputError(f"{exc.message}; {NOT_FOUND_WAY}") from None
+        commit = not new and cause != "drop" and _names_a_commit(repo, query)  # (a newcomer gave git log's ID)
+        raise InputError(*both(_not_found_way, exc.message, query, new, cause, commit)) from None
 
 
 # what a "not found" goes on with when the ID is not one a rewrite replaced nor a commit (a team
 # trial: the bare contract text left an agent guessing between a typo and a teammate's memory)
 NOT_FOUND_WAY = "git hn memory log lists the IDs this clone holds, and git hn sync REMOTE imports a teammate's"
+NOT_FOUND_WAY_MCP = ('memory_recall with lifecycle ["all"] and includeUntrusted true lists the memories this clone '
+                     "holds, and git hn sync REMOTE (a command, no MCP tool) imports a teammate's")
+
+
+def _not_found_way(message: str, query: str, new: str, cause: str, commit: bool, mcp: bool = False) -> str:
+    """``renamed_hint``'s message: the "not found" ``message``, then what became of ``query``
+    (signed again as ``new`` for ``cause``, dropped, or a ``commit``) or where IDs are listed."""
+    from ..store.reanchor import CAUSES
+
+    if new:
+        short = new[len("sha256:"):][:12]
+        show = f"memory_show with memory {short}" if mcp else f"git hn memory show {short}"
+        return f"{message}; it was signed again as {new} {CAUSES[cause]} ({show})"
+    if cause == "drop":
+        return (f"{message}; it was dropped by git hn memory reanchor --drop (unpublished, on a commit no ref held); "
+                "the tip that command printed brings it back: git update-ref REF TIP")
+    if commit:
+        recall = f"memory_recall with atCommit {query}" if mcp else f"git hn memory recall --at {query}"
+        listed = "" if mcp else ", git hn memory log all of them"
+        return f"{message}; {query} is a commit, not a memory: {recall} lists the memories that apply there{listed}"
+    return f"{message}; {NOT_FOUND_WAY_MCP if mcp else NOT_FOUND_WAY}"
 
 
 def _names_a_commit(repo: Repo, query: str) -> bool:

@@ -197,11 +197,17 @@ def check_stream_owner(actor: str, stream: str, owners) -> None:
 
     others = sorted(owners - {actor})
     if others and stream != default_stream(actor):
-        raise InputError(f"memory stream {stream} is actor {others[0]}'s stream in this clone; nothing was "
-                         f"signed: {OWN_STREAM}")
+        from ..core.hints import both
+
+        raise InputError(*both(_foreign_stream, stream, others[0]))
 
 
-# the way out ``check_stream_owner`` names; an MCP call says it in its own words (``mcp_calls``)
+def _foreign_stream(stream: str, owner: str, mcp: bool = False) -> str:
+    return (f"memory stream {stream} is actor {owner}'s stream in this clone; nothing was signed: "
+            f"{OWN_STREAM_MCP if mcp else OWN_STREAM}")
+
+
+# the way out ``check_stream_owner`` names, in the CLI's words and an MCP call's
 OWN_STREAM = ('record to your own stream (without --stream, or a request\'s "stream"; --stream label:NAME names '
               'a separate stream of yours)')
 OWN_STREAM_MCP = ('record to your own stream (leave out the "stream" field: your default stream; "stream": '

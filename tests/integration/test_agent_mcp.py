@@ -237,8 +237,9 @@ def test_arguments_are_validated_like_input(inited):
         'git-hn: retract input: invalid JSON: json: unknown field "evidence"',
         "git-hn: challenge input: invalid JSON: json: cannot unmarshal array into field evidence of "
         "type []string; evidence must be an array of strings, such as [\"git:<full commit ID>\"]",
-        f"git-hn: an author cannot challenge their own memory {target}; to correct it, supersede it (git hn "
-        "memory supersede MEMORY), or retract it (git hn memory retract MEMORY --reason REASON)",
+        f"git-hn: an author cannot challenge their own memory {target}; to correct it, supersede it "
+        f"(memory_supersede with memory {target} and the new content), or retract it (memory_retract with memory "
+        f"{target} and a reason)",  # (the tools, not the CLI's commands: an agent trial)
         'git-hn: unknown tool "memory_nope"',
     ]
     assert error(results[26]) == hn(inited, "memory", "digest", "--month", "2026-13").err.rstrip("\n")
@@ -975,8 +976,8 @@ def test_supersede_fills_each_part_the_agent_left_out(inited):
            "--content", "state of play", "--completed", "parser", "--blocker", "ci red", "--next-action", "fix ci")
     assert r.code == 0, r.err
     handoff = r.json()["memoryId"]
-    retraction = hn(inited, "memory", "retract", record(inited, content="to retract")["memoryId"], "--reason",
-                    "obsolete", "--json").json()["memoryId"]
+    withdrawn = record(inited, content="to retract")["memoryId"]
+    retraction = hn(inited, "memory", "retract", withdrawn, "--reason", "obsolete", "--json").json()["memoryId"]
 
     async def body(client):
         return [await client.call_tool("memory_supersede", args) for args in (
@@ -1007,7 +1008,10 @@ def test_supersede_fills_each_part_the_agent_left_out(inited):
     assert not mode.is_error, error(mode)
     data = hn(inited, "memory", "show", document(moved)["result"]["memoryId"], "--json").json()["projection"]["data"]
     assert data["applicability"] == {"mode": "subject", "subject": other} and data["anchor"]["subject"] == other
-    assert error(retracted) == f"git-hn: supersession target {retraction} is not a memory record"
+    assert error(retracted) == (f"git-hn: supersession target {retraction} is not a memory record; it is a "
+                                f"retraction of memory {withdrawn[7:19]}, and only a record or a supersession can be "
+                                f"superseded; to bring memory {withdrawn[7:19]} back, supersede it: memory_supersede "
+                                f"with memory {withdrawn[7:19]}, the new content and allowRetracted: true")
     assert error(unknown).startswith(f"git-hn: memory sha256:{'0' * 64} was not found")
 
 

@@ -99,10 +99,14 @@ def test_supersede_retract_challenge_flow(team):
         f"git-hn: an author cannot challenge their own memory {d2}; to correct it, supersede it (git hn memory "
         "supersede MEMORY), or retract it (git hn memory retract MEMORY --reason REASON)\n")
     # a retraction is not a record: it cannot be superseded, retracted or challenged
+    # (and the refusal says what it is, and which memory to name: a trial superseded a challenge's ID)
+    not_record = (f"git-hn: lifecycle target {challenge_id} is not a memory record; it is a challenge of memory "
+                  f"{d2[7:19]}, and only a record or a supersession can be challenged; ")
     assert hn(bob, "memory", "challenge", challenge_id, "--reason", "x").err == \
-        f"git-hn: lifecycle target {challenge_id} is not a memory record\n"
-    assert hn(alice, "memory", "challenge", challenge_id, "--reason", "x").err == \
-        f"git-hn: lifecycle target {challenge_id} is not a memory record\n"
+        not_record + f"name that memory instead: git hn memory challenge {d2[7:19]} --reason REASON\n"
+    assert hn(alice, "memory", "challenge", challenge_id, "--reason", "x").err == not_record + (
+        f"memory {d2[7:19]} is yours: git hn memory supersede {d2[7:19]} --content TEXT corrects it, git hn memory "
+        f"retract {d2[7:19]} --reason REASON withdraws it\n")
 
 
 def test_branching_and_dependency_missing(team):

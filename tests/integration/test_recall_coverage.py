@@ -418,7 +418,10 @@ def test_supersede_and_recall_filter_error_texts(tmp_path):
     refs = git(repo, "for-each-ref")
     r = hn(repo, "memory", "supersede", retraction, "--kind", "decision", "--at", "HEAD",
            "--applies", "descendants", "--content", "replace a retraction")
-    assert (r.code, r.err) == (1, f"git-hn: supersession target {retraction} is not a memory record\n")
+    assert (r.code, r.err) == (1, f"git-hn: supersession target {retraction} is not a memory record; it is a "
+                                  f"retraction of memory {target[7:19]}, and only a record or a supersession can be "
+                                  f"superseded; to bring memory {target[7:19]} back, supersede it: git hn memory "
+                                  f"supersede {target[7:19]} --content TEXT --allow-retracted\n")
     assert git(repo, "for-each-ref") == refs
     for topic in ("", "   "):
         r = hn(repo, "memory", "recall", "--topic", topic)

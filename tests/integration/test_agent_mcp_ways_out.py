@@ -1,0 +1,102 @@
+"""What ``git hn mcp`` tells an agent to do next, end to end: a real ``git hn mcp`` subprocess
+driven over stdio by the official MCP SDK's client (``test_agent_mcp``'s harness), in a real
+repository. An agent with MCP tools only was told to run CLI commands it cannot run (an agent
+trial): a refusal names the tool and its arguments there, and keeps the CLI's words on the CLI.
+"""
+
+from __future__ import annotations
+
+from agent_helpers import actor, record, second_identity, switch
+from helpers import hn
+from test_agent_mcp import error, run
+
+
+def test_a_refusal_names_the_tool_to_call_not_the_command(inited):
+    """Another actor's memory superseded or retracted, an author challenging their own, an ID no
+    verified stream holds and a commit ID given as a memory: each way out is an MCP tool call."""
+    alice = actor(inited)
+    bob = second_identity(inited)
+    mine = record(inited, content="cache for an hour")["memoryId"]
+    head = hn(inited, "memory", "show", mine, "--json").json()["projection"]["data"]["anchor"]["commit"]
+    missing = "sha256:" + "0" * 64
+
+    async def body(client):
+        own = await client.call_tool("memory_challenge", {"memory": mine, "reason": "incorrect"})
+        nowhere = await client.call_tool("memory_show", {"memory": missing})
+        gone = await client.call_tool("memory_retract", {"memory": missing, "reason": "obsolete"})
+        commit = await client.call_tool("memory_show", {"memory": head})
+        switch(inited, bob)  # (each call opens the repository anew: the next ones are Bob's)
+        sup = await client.call_tool("memory_supersede", {"memory": mine, "content": "cache for a minute"})
+        ret = await client.call_tool("memory_retract", {"memory": mine, "reason": "obsolete"})
+        switch(inited, alice)
+        return own, nowhere, gone, commit, sup, ret
+
+    own, nowhere, gone, commit, sup, ret = run(inited, body, "--allow-write")
+    assert error(own) == (
+        f"git-hn: an author cannot challenge their own memory {mine}; to correct it, supersede it (memory_supersede "
+        f"with memory {mine} and the new content), or retract it (memory_retract with memory {mine} and a reason)")
+    way = ('memory_recall with lifecycle ["all"] and includeUntrusted true lists the memories this clone holds, and '
+           "git hn sync REMOTE (a command, no MCP tool) imports a teammate's")
+    assert error(nowhere) == f"git-hn: memory {missing} was not found in verified local or accepted streams; {way}"
+    assert error(gone) == error(nowhere)
+    assert error(commit).endswith(f"; {head} is a commit, not a memory: memory_recall with atCommit {head} lists "
+                                  "the memories that apply there")
+    for refused, operation in ((sup, "supersede"), (ret, "retract")):
+        assert error(refused) == (
+            f"git-hn: only the target author may {operation} memory {mine}; to dispute another author's memory, "
+            f"challenge it: memory_challenge with memory {mine} and a reason")
+    # the CLI keeps the command
+    assert hn(inited, "memory", "challenge", mine, "--reason", "incorrect").err.endswith(
+        "(git hn memory supersede MEMORY), or retract it (git hn memory retract MEMORY --reason REASON)\n")
+    assert hn(inited, "memory", "show", missing).err.endswith(
+        "; git hn memory log lists the IDs this clone holds, and git hn sync REMOTE imports a teammate's\n")
+
+
+def test_an_object_argument_of_the_wrong_shape_is_shown_the_shape_it_takes(inited):
+    """An agent trial: ``"applicability": "descendants"`` was told only "cannot unmarshal string
+    into request.applicability", and guessed at the shape."""
+    async def body(client):
+        return [await client.call_tool("memory_record", {"kind": "decision", "content": "x", key: value})
+                for key, value in (("applicability", "descendants"), ("applicability", ["descendants"]),
+                                   ("anchor", "HEAD"))]
+
+    mode, listed, anchor = run(inited, body, "--allow-write")
+    assert error(mode) == ("git-hn: record input: invalid JSON: json: cannot unmarshal string into "
+                           'request.applicability; applicability must be an object, such as {"mode": "descendants"}')
+    assert error(listed) == error(mode).replace("unmarshal string", "unmarshal array")
+    assert error(anchor).endswith('; anchor must be an object, such as {"commit": "<full commit ID>", "paths": '
+                                  '[{"path": "src/app.py"}]}')
+
+
+def test_a_challenge_given_to_supersede_or_retract_says_what_it_is_and_what_to_name(inited):
+    """A trial superseded a challenge's ID, to answer it, and was told only that it is not a
+    record: the refusal says it is a challenge of which memory, and names that memory."""
+    alice = actor(inited)
+    bob = second_identity(inited)
+    mine = record(inited, content="cache for an hour")["memoryId"]
+    switch(inited, bob)
+    challenge = hn(inited, "memory", "challenge", mine, "--reason", "incorrect", "--json").json()["memoryId"]
+    switch(inited, alice)
+    short = mine[7:19]
+
+    async def body(client):
+        sup = await client.call_tool("memory_supersede", {"memory": challenge, "content": "cache for a minute"})
+        switch(inited, bob)
+        ret = await client.call_tool("memory_retract", {"memory": challenge, "reason": "obsolete"})
+        switch(inited, alice)
+        return sup, ret
+
+    sup, ret = run(inited, body, "--allow-write")
+    assert error(sup) == (
+        f"git-hn: supersession target {challenge} is not a memory record; it is a challenge of memory {short}, and "
+        f"only a record or a supersession can be superseded; name that memory instead: memory_supersede with memory "
+        f"{short} and the new content")
+    assert error(ret) == (
+        f"git-hn: lifecycle target {challenge} is not a memory record; it is a challenge of memory {short}, and only "
+        f"a record or a supersession can be retracted; memory {short} is another author's, which only its author may "
+        f"retract: memory_challenge with memory {short} and a reason disputes it")
+    assert hn(inited, "memory", "supersede", challenge, "--content", "x").err == (
+        f"git-hn: supersession target {challenge} is not a memory record; it is a challenge of memory {short}, and "
+        f"only a record or a supersession can be superseded; name that memory instead: git hn memory supersede "
+        f"{short} --content TEXT\n")
+
