@@ -356,8 +356,13 @@ def hint(hidden: dict[str, int], repo=None, at: str = "", authors: dict | None =
         from ..service.revoked import among
 
         revoked, every = among(repo, at, authors)
+    names = getattr(hidden, "names", None)
+    if names is None and repo is not None and authors and hidden.get("actor-untrusted", 0) > 0 and not revoked:
+        from ..service.recall import author_names  # (the brief and the digest: named as recall names them)
+
+        names = author_names(repo, authors)
     text = trust_hidden(hidden, _policy_file(repo) if hidden.get("policy-missing", 0) > 0 else "",
-                        revoked=revoked, every=every, names=getattr(hidden, "names", None))
+                        revoked=revoked, every=every, names=names)
     if text:
         render.hint(text)
 

@@ -265,7 +265,8 @@ def since(commit: str, subject: str) -> str:
 
 
 def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--include-untrusted",
-                 revoked=(), every: bool = False, names: dict[str, str] | None = None) -> str | None:
+                 revoked=(), every: bool = False, names: dict[str, str] | None = None,
+                 mcp: bool = False) -> str | None:
     """One line for memories recall, the brief or the digest left out for trust, by trust class
     (issue 13); None when none was. ``policy_file``: what the working tree holds at the policy's
     path ("" nothing, ``no-memory`` a policy without a memory section, ``memory`` one with it,
@@ -274,7 +275,8 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     policy no longer trusts (``no_longer_trusted``), said so, and never offered a trust again (a
     team trial: the hint after a revocation told everyone to trust the revoked key); ``every``:
     they are all of those authors. ``names``: actor -> signed name of every author of the
-    ``actor-untrusted`` ones, when they are few (``named_authors``)."""
+    ``actor-untrusted`` ones, when they are few (``named_authors``; ``mcp``: as an MCP hint
+    shows them)."""
     count = sum(hidden.values())
     if not count:
         return None
@@ -302,7 +304,7 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
         return text + ("; trust their kinds with git hn policy trust --kind KIND" if kinds else "")
     their = "its" if count == 1 else "their"  # (a trial: "1 memory …, or trust their authors")
     if classes == {"actor-untrusted"} and names:
-        return named_authors(what, see, their, names)
+        return named_authors(what, see, their, names, mcp)
     if classes == {"actor-untrusted"}:
         how = f"trust {their} author{'' if count == 1 else 's'} with git hn policy trust ACTOR"
     elif classes == {"kind-untrusted"}:
@@ -315,20 +317,24 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
 NAME_SHOWN = 40  # characters of an author's name a hint shows (author text: bounded)
 
 
-def named_authors(what: str, see: str, their: str, names: dict[str, str]) -> str:
+def named_authors(what: str, see: str, their: str, names: dict[str, str], mcp: bool = False) -> str:
     """The trust hint for memories hidden because the policy does not trust their one or two
     authors (a newcomer trial: "trust its author with git hn policy trust ACTOR" said neither who
     nor which ID): each named, its signed name as inert data in quotes (its own quotes and
     backslashes escaped) and cut to ``NAME_SHOWN`` characters, beside its short ID, and the
-    command with its full ID."""
+    command with its full ID. ``mcp``: each name one inline code span (``code_word``), as the
+    MCP hints show text a teammate chose, where an agent reads it (*prompt injection*)."""
     from .log import inert
 
     said, commands = [], []
     for actor, name in sorted(names.items()):
-        shown = inert(name.replace("\\", "\\\\").replace('"', '\\"'))  # (a review: a name's own quotes
-        # posed as a second author with a fake ID; cut after spelling out, so the bound holds)
-        cut = shown[:NAME_SHOWN] + ("…" if len(shown) > NAME_SHOWN else "")
-        said.append(f'"{cut}" ({actor[:12]})' if name.strip() else actor[:12])
+        if mcp:
+            shown = code_word(name[:NAME_SHOWN]) + ("…" if len(name) > NAME_SHOWN else "")
+        else:
+            shown = inert(name.replace("\\", "\\\\").replace('"', '\\"'))  # (a review: a name's own quotes
+            # posed as a second author with a fake ID; cut after spelling out, so the bound holds)
+            shown = '"' + shown[:NAME_SHOWN] + ("…" if len(shown) > NAME_SHOWN else "") + '"'
+        said.append(f"{shown} ({actor[:12]})" if name.strip() else actor[:12])
         # the full ID: ``policy trust`` takes a short one as a name too, and a clone that knows
         # another actor who chose this short ID as its name trusted that one (a review)
         commands.append(f"git hn policy trust {actor}")

@@ -159,7 +159,7 @@ def _brief(repo, arguments) -> dict:
     if newer:  # (a stream's newer handoff on another branch, as the Markdown brief's header says)
         from ..core.away import newer_notes
 
-        base = {"hint": _sentences(base.get("hint", ""), *newer_notes(newer, style="mcp"))}
+        base = {**base, "hint": _sentences(base.get("hint", ""), *newer_notes(newer, style="mcp"))}
 
     def hinted(doc: dict) -> dict:
         if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)
@@ -170,7 +170,7 @@ def _brief(repo, arguments) -> dict:
         else:  # (an agent trial: an empty brief, truncated, and no word of the bound it takes)
             left = f"none of its {doc['omitted']} items fits in maxBytes {bound} (an item is never cut): " \
                    f"maxBytes {doc.one_fits} shows one"
-        return {"hint": _sentences(base.get("hint", ""), left)}
+        return {**base, "hint": _sentences(base.get("hint", ""), left)}
 
     def fits(doc: dict, hint: dict) -> bool:
         return len(canonical.compact(doc)) + len(canonical.compact(hint)) - 1 <= bound
@@ -219,13 +219,19 @@ def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "", drift: str = 
     authors = getattr(hidden, "authors", None) if authors is None else authors
     authors = authors if at and hidden.get("actor-untrusted") else None
     revoked, every = among(repo, at, authors) if authors else ((), False)
+    names = None
+    if authors and not revoked and set(hidden) - {"actor-untrusted"} <= {c for c, n in hidden.items() if not n}:
+        from .recall import author_names  # (as the CLI's recall names them: who, and the full ID to trust)
+
+        names = getattr(hidden, "names", None) or author_names(repo, authors)
     text = trust_hidden(hidden, working_policy(repo) if hidden.get("policy-missing") else "",
-                        see="includeUntrusted: true", revoked=revoked, every=every)
+                        see="includeUntrusted: true", revoked=revoked, every=every, names=names, mcp=True)
     from .replication.failures import hint
 
     # (and: nothing imported here yet; streams the last sync did not import)
     text = _sentences(text or "", drift, *header_notes(repo), hint(repo))
-    return {**doc, "hint": text} if text else doc
+    named = {"hiddenAuthors": sorted(names)} if names and text else {}  # (the IDs the hint names, to act on)
+    return {**doc, "hint": text, **named} if text else doc
 
 
 def _drift(repo, at: str, doc: dict) -> str:
@@ -291,9 +297,9 @@ def _digest(repo, arguments) -> dict:
     # them; its room is taken at its widest count)
     from ..core.hints import digest_older as older
 
-    widest = {"hint": _sentences(hint.get("hint", ""), older(len(full["memories"]), full["month"], bound))}
+    widest = {**hint, "hint": _sentences(hint.get("hint", ""), older(len(full["memories"]), full["month"], bound))}
     doc = bounded_digest(full, bound - (size(widest) - 1), size)
-    return {**doc, "hint": _sentences(hint.get("hint", ""), older(doc["omitted"], full["month"], bound))}
+    return {**doc, **hint, "hint": _sentences(hint.get("hint", ""), older(doc["omitted"], full["month"], bound))}
 
 
 
@@ -333,11 +339,11 @@ def _recall_bounded(doc: dict, bound: int) -> dict:
     from ..core import canonical
     from ..core import recall as core
 
-    hint = {"hint": doc.pop("hint")} if "hint" in doc else {}
+    hint = {key: doc.pop(key) for key in ("hint", "hiddenAuthors") if key in doc}
     if not bound:
         size = len(canonical.compact(doc))
         if size > RECALL_LARGE:
-            hint = {"hint": _sentences(hint.get("hint", ""), f"this answer is {size} bytes: maxBytes bounds the "
+            hint = {**hint, "hint": _sentences(hint.get("hint", ""), f"this answer is {size} bytes: maxBytes bounds the "
                                        "whole answer (the rest pages on by nextCursor)")}
         return {**doc, **hint}
     if not hint:

@@ -217,12 +217,37 @@ def _name_authors(view, hidden: Hidden) -> None:
     """``hidden.names`` of its one or two authors (``hints.named_authors``): the signed name of
     each one's newest memory in the state, read (and its signature checked) through the batch
     process the recall reads with anyway, so no Git process more."""
-    if not 0 < len(hidden.authors) <= NAMED_AUTHORS:
-        return
-    ids = [row[0] for actor in hidden.authors for row in view.conn.execute(
+    if 0 < len(hidden.authors) <= NAMED_AUTHORS:
+        hidden.names = _view_names(view, hidden.authors)
+
+
+def _view_names(view, authors) -> dict[str, str] | None:
+    """actor -> the signed name of its newest memory in the state, for each of ``authors``;
+    None when one has none there."""
+    ids = [row[0] for actor in authors for row in view.conn.execute(
         "SELECT id FROM memories WHERE actor = ? ORDER BY ts DESC, id LIMIT 1", (actor,))]
     names = {m.envelope.actor: m.envelope.actor_name for m in view.load(ids).values()}
-    hidden.names = names if names.keys() == hidden.authors.keys() else None
+    return names if names.keys() == set(authors) else None
+
+
+def _newest_names(memories, authors) -> dict[str, str] | None:
+    """``_view_names`` from a full collection's ``memories``."""
+    mine = {a: sorted((m for m in memories if m.envelope.actor == a), key=lambda m: m.memory_id) for a in authors}
+    names = {a: max(ms, key=lambda m: m.envelope.timestamp).envelope.actor_name for a, ms in mine.items() if ms}
+    return names if names.keys() == set(authors) else None
+
+
+def author_names(repo: Repo, authors) -> dict[str, str] | None:
+    """The names the trust hint gives ``authors`` (actors whose memories the brief or the digest
+    left out as ``actor-untrusted``), as recall names its own (``_name_authors``): None unless
+    they are ``NAMED_AUTHORS`` or fewer (a trial: the brief's hint said ``git hn policy trust
+    ACTOR`` while recall's named who and which ID)."""
+    from ..store import stateview
+
+    if not 0 < len(authors) <= NAMED_AUTHORS:
+        return None
+    return stateview.serve(repo, lambda view: _view_names(view, authors),
+                           lambda: _newest_names(streams.collect(repo).memories, authors))
 
 
 def _name_held(repo: Repo, held: dict, hidden: Hidden) -> None:
@@ -356,10 +381,7 @@ def _recall_full(repo: Repo, req: core.RecallRequest, at: str, terms, sources=No
             else:
                 hidden.note(r["trust"], r["actor"])
     if 0 < len(hidden.authors) <= NAMED_AUTHORS:  # (as ``_name_authors`` picks them from the state)
-        mine = {a: sorted((m for m in collection.memories if m.envelope.actor == a), key=lambda m: m.memory_id)
-                for a in hidden.authors}
-        hidden.names = {a: max(ms, key=lambda m: m.envelope.timestamp).envelope.actor_name
-                        for a, ms in mine.items()}
+        hidden.names = _newest_names(collection.memories, hidden.authors)
     listing = [(s.ref, s.head) for s in sources]
     fingerprint = core.source_fingerprint(policy.digest, listing)
     if made is not None:

@@ -6,9 +6,9 @@ trial): a refusal names the tool and its arguments there, and keeps the CLI's wo
 
 from __future__ import annotations
 
-from agent_helpers import actor, record, second_identity, switch
+from agent_helpers import actor, commit_policy, policy, record, second_identity, switch
 from helpers import hn
-from test_agent_mcp import error, run
+from test_agent_mcp import document, error, run
 
 
 def test_a_refusal_names_the_tool_to_call_not_the_command(inited):
@@ -100,3 +100,28 @@ def test_a_challenge_given_to_supersede_or_retract_says_what_it_is_and_what_to_n
         f"only a record or a supersession can be superseded; name that memory instead: git hn memory supersede "
         f"{short} --content TEXT\n")
 
+
+def test_the_trust_hints_of_json_and_mcp_name_the_hidden_author_with_the_full_id(inited):
+    """A trial: recall's hint named who the policy hid, and the command with the full ID, but the
+    JSON brief's hint and the MCP tools' hints still said ``git hn policy trust ACTOR``. They
+    name them so too, and the MCP documents list the IDs in ``hiddenAuthors``."""
+    alice = actor(inited)
+    bob = second_identity(inited, name="Bob `Agent`")
+    commit_policy(inited, policy([alice], ["decision"], alice))
+    switch(inited, bob)
+    record(inited, content="bob decides")
+    switch(inited, alice)
+    named = (f"1 memory hidden by the trust policy, signed by {{}} ({bob[:12]}); see it with {{}}, or trust its "
+             f"author with git hn policy trust {bob}")
+    cli = "git-hn: hint: " + named.format('"Bob `Agent`"', "--include-untrusted") + "\n"
+    assert hn(inited, "memory", "recall", "--json").err == cli  # (as before)
+    assert hn(inited, "memory", "brief", "--json").err == cli
+    assert hn(inited, "memory", "digest", "--json").err == cli
+
+    async def body(client):
+        return [await client.call_tool(name, {}) for name in ("memory_recall", "memory_brief", "memory_digest")]
+
+    told = named.format("`Bob \\u{60}Agent\\u{60}`", "includeUntrusted: true") + "."  # (a code span, as the brief)
+    for result in run(inited, body):
+        doc = document(result)
+        assert doc["hint"] == told and doc["hiddenAuthors"] == [bob]

@@ -66,7 +66,8 @@ SHOW = "`git hn memory show MEMORY --json`"
 BRIEF = "`git hn memory brief --json`"
 DIGEST = "`git hn memory digest --json`"
 LOG = "`git hn memory log --json`"
-READ_MCP = "`memory_recall`, `memory_show`, `memory_brief`"
+READ_MCP = "`memory_recall`, `memory_brief`"
+SHOW_MCP = "`memory_show`"
 DIGEST_MCP = "`memory_digest`"
 WRITE_MCP = "`memory_record`, `memory_handoff`, `memory_supersede`"
 LIFECYCLE_MCP = "`memory_retract`, `memory_challenge`"
@@ -130,10 +131,10 @@ def test_the_response_reference_lists_exactly_the_keys_each_answer_emits(tmp_pat
         for arguments in ({}, {"maxRecords": 1}):
             seen.check(await call("memory_recall", arguments), RECALL, READ_MCP)
         for memory in (w["side"], w["challenge"], w["sup"]):
-            seen.check(await call("memory_show", {"memory": memory}), SHOW, READ_MCP)
+            seen.check(await call("memory_show", {"memory": memory}), SHOW, SHOW_MCP)
         seen.check(await call("memory_brief", {}), BRIEF, READ_MCP)
         seen.all_seen(RECALL, READ_MCP)
-        seen.all_seen(SHOW, READ_MCP)
+        seen.all_seen(SHOW, SHOW_MCP)
         seen.all_seen(BRIEF, READ_MCP)
         for arguments in ({}, {"maxBytes": 1024}):
             seen.check(await call("memory_digest", arguments), DIGEST, DIGEST_MCP)
@@ -167,8 +168,8 @@ def test_the_response_reference_lists_exactly_the_keys_each_answer_emits(tmp_pat
             await body(client)
 
     anyio.run(main)
-    assert set(seen.docs) == {RECALL, SHOW, BRIEF, DIGEST, LOG, READ_MCP, DIGEST_MCP, WRITE_MCP, LIFECYCLE_MCP,
-                              RESULT}, sorted(seen.docs)  # (a table this test does not read would drift)
+    assert set(seen.docs) == {RECALL, SHOW, BRIEF, DIGEST, LOG, READ_MCP, SHOW_MCP, DIGEST_MCP, WRITE_MCP,
+                              LIFECYCLE_MCP, RESULT}, sorted(seen.docs)  # (a table this test does not read would drift)
 
 
 def test_the_readme_links_the_response_reference():
