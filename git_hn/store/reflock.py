@@ -69,7 +69,7 @@ def clear_left(path: str, common_dir: str, ref: str, current, wait: float = WAIT
     after writing it), remove ``<ref>.lock`` if it is that writer's (see the module's docstring;
     ``current()``: the ref's value now), then the record. Returns the lock file removed, if any."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # (a FIFO never holds us)
     except OSError:
         return None  # (the usual case: no record, one failed open)
     try:
@@ -108,7 +108,7 @@ def _left_by(lock: str, new: str) -> tuple[int, int] | None:
     writes into a ref's lock file right after creating it, before it renames it over the ref; the
     newline is a second write), else None: an empty lock is a live deletion's or ``pack-refs``'s."""
     try:
-        fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # (a FIFO there hung every append)
     except OSError:
         return None
     try:

@@ -148,3 +148,22 @@ def test_a_held_deletion_after_a_record_whose_git_moved_the_ref(inited, tmp_path
     assert (r.code, r.out) == (1, "") and f"the lock file {lock} exists" in r.err
     held.communicate(b"abort\n", timeout=60)
     assert git(inited, "rev-parse", ref) == new and not lock.exists()
+
+
+def test_a_fifo_at_the_ref_lock_never_holds_the_next_write(inited, tmp_path):
+    """A FIFO where the killed writer's ref lock would be (anyone who can write ``.git`` can put
+    one there) made every later append hang for good: the lock was opened for reading without
+    ``O_NONBLOCK`` before it was found not to be a file (a review). Now the write ends, with Git's
+    own refusal naming the lock."""
+    first = _record(inited, "before the fifo")
+    ref = f"refs/hn/memory/{actor_of(inited)}/{first['stream'].split(':')[1]}"
+    [cas] = [p.with_suffix(".cas") for p in (inited / ".git" / "hn" / "locks").glob("memory-*.lock")]
+    cas.write_text(f"1 - {git(inited, 'rev-parse', ref)}\n")
+    lock = inited / ".git" / f"{ref}.lock"
+    os.mkfifo(lock)
+    code = "import sys\nfrom git_hn.cli.main import main\nsys.exit(main(sys.argv[1:]))\n"
+    proc = subprocess.run([sys.executable, "-c", code, *RECORD, "after the fifo"], cwd=inited,
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert f"{ref}.lock".encode() in proc.stderr, proc.stderr
+    assert lock.exists() and not lock.is_file()  # (not ours to remove: no writer's lock)
