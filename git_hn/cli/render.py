@@ -135,13 +135,25 @@ def together(text: str, commands: bool = True) -> str:
     the width stays whole: the terminal wraps it, and a copy joins it again. ``commands`` False:
     quotes and groups only (a usage line, which is one command as a whole)."""
     out = []
-    command = quote = False
+    command = quote = double = False
     depth = 0
     for i, ch in enumerate(text):
         before = text[i - 1] if i else " "
-        if commands and not quote and not command and text.startswith(_COMMANDS, i) and not before.isalnum():
+        if commands and not (quote or double or command) and text.startswith(_COMMANDS, i) and not before.isalnum():
             command = True
-        if ch == "'" and not before.isalnum() and not quote:
+        if command and ch in "'\"" and not (double if ch == "'" else quote):
+            # a command is shell-quoted: each quote opens or closes (``shlex.quote`` writes an
+            # apostrophe as '"'"', which the prose rule below took for the end: a review saw
+            # ``rm -r '/…/teachers'"'"' repos (2024)/…'`` broken before "(2024)")
+            quote, double = (not quote, double) if ch == "'" else (quote, not double)
+        elif ch == '"' and not quote:  # prose: a quoted name, whose own quotes are escaped
+            if not double:
+                double = not before.isalnum()
+            elif (i - len(text[:i].rstrip("\\"))) % 2 == 0:  # (not after an odd run of backslashes)
+                double = False
+        elif double:
+            pass  # (an apostrophe inside a quoted name opens no span: a review's name did)
+        elif ch == "'" and not before.isalnum() and not quote:
             quote = True
         elif ch == "'" and quote and not text[i + 1:i + 2].isalnum():
             quote = False
@@ -149,7 +161,7 @@ def together(text: str, commands: bool = True) -> str:
             depth += 1
         elif ch == "]" and not quote and depth:
             depth -= 1
-        elif command and not quote and (ch in ";()" or text.startswith(", ", i)):
+        if command and not (quote or double) and (ch in ";()" or text.startswith(", ", i)):
             command = False
             if ch == "(" and out and out[-1] == KEPT:  # (the space before it is prose's)
                 out[-1] = " "

@@ -31,3 +31,34 @@ def test_an_option_group_is_never_split():
     out = wrapped("usage words " * 4 + "[--format jsonl|markdown] [--include-untrusted]", 30)
     assert "[--format jsonl|markdown]" in out.split("\n")[-1] or any(
         "[--format jsonl|markdown]" in line for line in out.split("\n")), out
+
+
+def test_a_path_with_an_apostrophe_stays_whole_in_its_command():
+    """``shlex.quote`` writes an apostrophe as '"'"': the quote is not over there (a review: a
+    path ``teachers' repos (2024)`` was broken before ``(2024)``, and the pasted line left a
+    quote open)."""
+    import shlex
+
+    from git_hn.cli.render import KEPT, together
+
+    path = "/tmp/s2/teachers' repos (2024)/team.git/hn"
+    command = f"rm -r {shlex.quote(path)}"
+    text = f"a server's repository? run git hn init in your clone instead ({command} takes out what it made here)"
+    assert command.replace(" ", KEPT) in together(text), together(text)
+    for width in range(30, 90):
+        out = wrapped(f"git-hn: warning: this is a bare repository with no remote: {text}", width)
+        assert any(command in line for line in out.split("\n")), (width, out)
+    assert shlex.split(command) == ["rm", "-r", path]
+
+
+def test_an_apostrophe_in_a_quoted_name_opens_no_span():
+    """A signed name is shown in double quotes with its own quotes escaped; an apostrophe in it
+    is no quote (a review: a name with one kept the rest of the hint, both commands included, on
+    one line of 250 characters)."""
+    actor = "bd77c3ae9f70" + "7" * 52
+    out = wrapped("git-hn: hint: 1 memory hidden by the trust policy, signed by \"Bob \\\"the\\\" and 'x \\\\ y\" "
+                  "(bd77c3ae9f70); see it with --include-untrusted, or trust its author with git hn policy trust "
+                  f"{actor} and commit the policy; the policy's maintainers decide who is trusted here", 40)
+    lines = out.split("\n")
+    assert _lines_with(out, "git hn policy trust")[0].strip().startswith(f"git hn policy trust {actor} "), out
+    assert all(len(line) <= 40 for line in lines if "git hn policy trust" not in line), out
