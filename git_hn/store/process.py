@@ -468,14 +468,21 @@ class signals_held:
         if not self.saved:  # an inner block (the outer one delivers), or not the main thread
             _raise_deferred()
             return False
+        import _signal
+
+        # the stopping signals blocked while the handlers are put back and what was kept is read:
+        # one that comes meanwhile runs once they are unblocked, in the handler put back (a review:
+        # the sync's handler raised in between, and the kept one, left over, stopped its cleanup)
+        stopping = {_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP}
+        blocked = _signal.pthread_sigmask(_signal.SIG_BLOCK, stopping) if hasattr(_signal, "pthread_sigmask") else None
         try:  # (the handlers first: a signal kept while they were put back is not left over, a review)
             _restore(self.saved)
         finally:
             kept = _deferred[:1]
             _deferred.clear()
+            if blocked is not None:
+                _signal.pthread_sigmask(_signal.SIG_SETMASK, blocked)
         if kept:
-            import _signal
-
             _signal.raise_signal(kept[0])  # to the handler that was in place: as if it came now
         return False
 

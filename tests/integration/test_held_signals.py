@@ -104,3 +104,43 @@ def test_a_background_thread_starting_git_never_keeps_the_main_threads_stop():
     for _ in range(3):
         proc = subprocess.run([sys.executable, "-c", BACKGROUND], capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and proc.stdout.strip() == "stopped 2 False", (proc.stdout, proc.stderr)
+
+
+SECOND = textwrap.dedent("""
+    import os, signal
+    from git_hn.cli.commands import _signals_raise
+    from git_hn.errors import Signalled
+    from git_hn.store import process
+
+    class Trap(list):  # a second Ctrl-C lands as the ending block reads what it kept
+        armed = False
+
+        def __getitem__(self, k):
+            if Trap.armed:
+                Trap.armed = False
+                os.kill(os.getpid(), signal.SIGINT)
+            return list.__getitem__(self, k)
+
+    process._deferred = Trap()
+    with _signals_raise():
+        try:
+            with process.signals_held():
+                os.kill(os.getpid(), signal.SIGINT)  # the first: kept by the block
+                Trap.armed = True
+        except Signalled as stop:
+            print("stopped", stop.signum, "left", list(process._deferred))
+        try:  # the cleanup the stop started runs a Git process (as the sync's does)
+            print("cleanup", process.popen(["sleep", "0.1"]).wait())
+        except Signalled as stop:
+            print("cleanup stopped", stop.signum)
+""")
+
+
+def test_a_second_stop_while_a_held_block_ends_never_cuts_the_cleanup():
+    """A review of 8d639d5: a second Ctrl-C that came after the block had put the sync's handler
+    back, and before it read what it kept, was raised by that handler; the kept one stayed in
+    ``_deferred``, and the cleanup's next Git process was killed as it started, and a second stop
+    raised in the cleanup that ``_signals_raise`` promises to let run whole."""
+    proc = subprocess.run([sys.executable, "-c", SECOND], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:2] == ["stopped 2 left []", "cleanup 0"], proc.stdout
