@@ -4,7 +4,8 @@
 ``hn.prePush`` at its default, ``warn``, the publication runs in the background after the checks,
 so the user's push does not wait for a second push; ``block`` publishes before the push goes on,
 and a failure stops it), and warns of pushes that take anchors or memory refs off the remote
-(``push_removals``; with ``block`` it refuses them);
+(``push_removals``; with ``block`` it refuses them), and of a pushed branch whose policy trusts
+again a key the remote's branch revoked (``retrust``; a warning in both modes);
 ``reference-transaction`` stands in for the post-fetch hook Git does not have (``fetch_hook``);
 ``post-rewrite`` re-anchors unpublished memories on rewritten commits (and names the published ones
 it leaves there: ``left_behind``). Each does nothing for
@@ -92,6 +93,14 @@ def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
         given.offer(repo, remote, sent, int(push) if push.isdigit() else 0, theirs=True)
 
 
+def _retrusts(repo: Repo, data: bytes) -> None:
+    """A pushed branch whose policy trusts again a key its remote history revoked: one warning
+    each (``retrust``; a merge resolution of the policy took the side before the revocation)."""
+    from .retrust import warnings
+
+    sys.stderr.writelines(f"git-hn: {line}\n" for line in warnings(repo, data))
+
+
 def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> int:
     """Verify, lint and publish the local streams that moved since ``remote`` last got them;
     the exit status per hn.prePush. Imported streams are never published; a stream whose tip the
@@ -123,6 +132,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
             deleting = deleting_memory_at_url(repo, data)  # (as to a remote's name: a review)
         # (one ``git config`` for all three questions below, none when none is asked)
         settings = _push_settings(repo, named) if deleting or named else None
+        _retrusts(repo, data)  # (a warning in both modes: before any refusal)
         if deleting and settings.block:
             sys.stderr.write(f"git-hn: {deleting}; only if that is meant: {ANYWAY_AGAIN}\n")
             return 1
@@ -176,6 +186,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         return 0
     _note_push(repo, remote, data)
     _offer_pushed_memory(repo, remote, data)
+    _retrusts(repo, data)
     from ..store import streams
     from .replication import PhaseError, background, gate, lint, publish
 

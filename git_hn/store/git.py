@@ -386,7 +386,7 @@ class Git:
         --batch-all-objects``) compared with them: the same answer (tested), and never a rescan
         (Git rescans its packs for each missing object asked); asked when ``expected`` (a check
         after a copy). A partial clone: through a view that never fetches (``store.promisor``)."""
-        if self._without_lazy_fetch() is not self:
+        if self.without_lazy_fetch() is not self:
             return self._view.presence(oids, expected)
         if len(oids) >= self.LIST_FROM and not expected:
             listed = self._listed_presence(oids)
@@ -397,8 +397,9 @@ class Git:
     objects_of: tuple[str, str] | None = None  # (common git directory, object format: ``store.repo``)
     _view: Git | None = None  # whom ``presence`` asks (itself, or a partial clone's promisor-free view)
 
-    def _without_lazy_fetch(self) -> Git:
-        """A scrubbed runner reading the same objects that never fetches one (``store.promisor``)."""
+    def without_lazy_fetch(self) -> Git:
+        """In a partial clone, a scrubbed runner reading the same objects that never fetches one
+        (``store.promisor``); else this runner."""
         if self._view is None:
             from .promisor import view_env
 

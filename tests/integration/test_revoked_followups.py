@@ -8,13 +8,19 @@ repositories sharing memory through a real bare remote:
 - the drift hint names the commit that removed the actor, not a later policy change;
 - the revoked user is told how to make a new identity (README's recipe), by their hint and by
   ``init``'s refusal;
-- the ``memory view`` page's notice says since when an author shown untrusted is no longer trusted.
+- the ``memory view`` page's notice says since when an author shown untrusted is no longer trusted;
+- a push whose policy trusts again a key the remote's branch revoked (a merge resolution that took
+  the side made before the revocation) warns, in both ``hn.prePush`` modes (F70).
 """
 
 from __future__ import annotations
 
-from helpers import actor_of, git, hn, record_id
-from test_revoked import _commit_policy, _revoked_bob, _sync
+import subprocess
+
+import pytest
+
+from helpers import actor_of, git, git_processes, hn, record_id, wait_publication
+from test_revoked import POLICY, _commit_policy, _revoked_bob, _sync, _team
 
 RECIPE = "README's \"Lost or compromised key\""
 
@@ -133,3 +139,53 @@ def test_the_view_page_says_since_when_an_author_is_no_longer_trusted(tmp_path):
     assert r.code == 0, r.err
     page = out.read_text()
     assert f"actor {b[:12]} is no longer trusted since {revoked[:12]}" in page
+
+
+@pytest.mark.parametrize("mode", ["warn", "block"])
+def test_a_push_trusting_a_revoked_key_again_warns(tmp_path, mode, monkeypatch):
+    """The trial: Carol's branch, made before Bob's key was revoked, conflicted in the policy when
+    merged; ``git checkout --theirs .hn/policy.json`` took her side, which still trusted Bob's
+    stolen key, and the push said nothing while the thief's memories were trusted again. The push
+    warns (never refuses) when it changes the policy to trust again a key the remote's branch
+    revoked; a push that leaves the policy alone asks no ``git log`` of it."""
+    alice, bob, carol = _team(tmp_path, "Bob", "Carol")
+    assert hn(alice, "hooks", "install").code == 0
+    assert hn(alice, "policy", "init").code == 0
+    assert hn(alice, "policy", "trust", actor_of(bob)).code == 0
+    _commit_policy(alice, "Trust Bob")
+    git(alice, "push", "-q", "origin", "main")
+    git(alice, "checkout", "-q", "-b", "trust-carol")
+    assert hn(alice, "policy", "trust", actor_of(carol)).code == 0
+    _commit_policy(alice, "Trust Carol")
+    git(alice, "checkout", "-q", "main")
+    assert hn(alice, "policy", "untrust", actor_of(bob)).code == 0
+    revoked = _commit_policy(alice, "Revoke Bob's key")
+    git(alice, "push", "-q", "origin", "main")
+    assert _run(alice, "merge", "-q", "trust-carol").returncode != 0  # (a conflict in the policy)
+    git(alice, "checkout", "--theirs", POLICY)
+    merged = _commit_policy(alice, "Merge trust-carol")
+    r = _run(alice, "-c", f"hn.prePush={mode}", "push", "origin", "main")
+    b = actor_of(bob)[:12]
+    assert r.returncode == 0, r.stderr
+    assert (f"git-hn: warning: this push trusts {b} again, untrusted in {revoked[:12]} \"Revoke Bob's key\": "
+            f"check {POLICY}'s merge resolution (git show {merged[:12]}:{POLICY}); if it is a mistake, git hn "
+            f"policy untrust {b}, commit and push again\n") in r.stderr, r.stderr
+    assert actor_of(carol)[:12] not in r.stderr  # (trusted for the first time: nothing to say)
+    # a push that leaves the policy as the remote has it: nothing said, and no Git process asked
+    (alice / "a.txt").write_text("more\n")
+    git(alice, "add", "a.txt")
+    git(alice, "commit", "-q", "-m", "more")
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    r = _run(alice, "-c", f"hn.prePush={mode}", "push", "origin", "main")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert r.returncode == 0 and "untrusted in" not in r.stderr, r.stderr
+    assert not [a for a in git_processes(trace) if POLICY in a], git_processes(trace)
+
+
+def _run(repo, *args):
+    """``git ARGS`` (a push: its hook says on stderr), then any background publication it started."""
+    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+    wait_publication(repo)
+    return proc

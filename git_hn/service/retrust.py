@@ -1,0 +1,97 @@
+"""A push whose memory policy trusts again a key the remote's branch had revoked (a team trial):
+merging a branch made before the revocation conflicted in ``.hn/policy.json``, ``git checkout
+--theirs`` took the side that still trusted the stolen key, and the push said nothing; the
+thief's memories were trusted again for everyone who pulled.
+
+For each branch update the pre-push hook is given (``refs/heads/*``, the remote's old commit
+known: no new branch, no deletion), the policy file's blob at the old commit and at the new one;
+when they differ, the actors the new policy trusts and the old one does not are asked of
+``service.revoked``'s lookup at the OLD commit (the remote's history, where the revocation is the
+newest change for them; at most ``revoked.SHOWN``): each one found is one warning line naming
+the commit that untrusted it and the command that shows the pushed policy. A warning, never a
+refusal, in both ``hn.prePush`` modes: a key trusted again may be meant (``policy trust`` warned
+the maintainer who did it), and the lookup is advisory.
+
+Cost: the two blobs of each update asked through the batch reader the hook starts early (one
+exchange, no Git process; in a partial clone through the view that never fetches, since a lazy
+fetch from a hook is not a hint's price); only when a pushed update changes the blob, the two
+policies read (bounded by ``LIMITS.max_policy``) and the lookup (one ``git log``, bounded).
+At most ``UPDATES`` branch updates are asked. Any failure says nothing. Trusts: the hook's input
+as Git gives it; the policies as committed (author text is printed inert).
+"""
+
+from __future__ import annotations
+
+from ..core.lines import lines_of
+from ..errors import HnError
+from ..store.repo import Repo
+
+UPDATES = 8  # branch updates of one push whose policy blobs are compared
+POLICY_PATH = ".hn/policy.json"
+
+
+def warnings(repo: Repo, data: bytes) -> list[str]:
+    """The warning lines for the pre-push hook's input ``data`` (without the ``git-hn: ``
+    prefix); [] when no pushed branch update trusts again an actor its old commit's history
+    revoked, and whenever the question cannot be answered."""
+    try:
+        return _warnings(repo, data)
+    except (HnError, OSError, ValueError):
+        return []  # (advisory: a hint never fails a push)
+
+
+def _updates(data: bytes) -> list[tuple[str, str]]:
+    """(old, new) of each pushed branch update whose remote value is known, at most ``UPDATES``."""
+    from ..core.grammar import is_oid
+
+    out = []
+    for line in lines_of(data.decode("ascii", "replace")):
+        parts = line.split(" ")
+        if len(parts) != 4 or not parts[2].startswith("refs/heads/"):
+            continue
+        new, old = parts[1], parts[3]
+        if is_oid(new) and is_oid(old) and new.strip("0") and old.strip("0") and new != old:
+            out.append((old, new))
+    return list(dict.fromkeys(out))[:UPDATES]
+
+
+def _warnings(repo: Repo, data: bytes) -> list[str]:
+    updates = _updates(data)
+    if not updates:
+        return []
+    git = repo.git.without_lazy_fetch()  # (itself, unless a partial clone)
+    names = [f"{c}:{POLICY_PATH}" for pair in updates for c in pair]
+    infos = git.object_infos(names)
+    blob = {n: (i[0] if i is not None and i[1] == "blob" else None) for n, i in zip(names, infos)}
+    changed = [(old, new, blob[f"{old}:{POLICY_PATH}"], blob[f"{new}:{POLICY_PATH}"]) for old, new in updates]
+    changed = [c for c in changed if c[3] is not None and c[2] != c[3]]
+    if not changed:
+        return []  # (the usual push: one exchange with the batch reader, and nothing else)
+    from ..core.gostr import short_id
+    from ..core.limits import LIMITS
+    from ..core.log import inert
+    from ..core.policy import load
+    from .revoked import revocations
+
+    wanted = list(dict.fromkeys(b for c in changed for b in c[2:] if b))
+    trusted = {}
+    for oid, got in zip(wanted, git.read_objects_bounded(wanted, LIMITS.max_policy)):
+        if got is None or got[0] != "blob" or got[2] is None:
+            continue
+        try:
+            memory = load(got[2]).memory
+        except HnError:
+            continue  # (no valid policy: the push's other checks say so)
+        trusted[oid] = set(memory.trusted_actors) if memory is not None else set()
+    out, said = [], set()
+    for old, new, before, after in changed:
+        if after not in trusted:
+            continue
+        added = sorted(trusted[after] - trusted.get(before, set()) - said)
+        for actor, gone in revocations(repo, old, added).items():
+            said.add(actor)
+            out.append(f'warning: this push trusts {short_id(actor)} again, untrusted in {gone.commit[:12]} '
+                       f'"{inert(gone.subject)}": check {POLICY_PATH}\'s merge resolution (git show '
+                       f'{new[:12]}:{POLICY_PATH}); if it is a mistake, git hn policy untrust {short_id(actor)}, '
+                       'commit and push again')
+    return out
