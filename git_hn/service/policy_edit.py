@@ -31,6 +31,10 @@ class Outcome(NamedTuple):
 
 
 FIX_BY_HAND = "fix it by hand, or remove it and run git hn policy init"
+# (a trial: during a merge conflict in the policy, both advices above were dangerous: an edit of
+# the markers' file, or a new policy trusting only you, dropping the maintainers)
+UNMERGED = (f"{worktree.POLICY} is in a merge conflict: resolve the merge first (git checkout --ours or --theirs "
+            f"-- {worktree.POLICY}, or edit out the conflict markers), then git add {worktree.POLICY}")
 
 
 def _top(repo: Repo) -> str:
@@ -55,15 +59,24 @@ def init(repo: Repo) -> tuple[Known, tuple[str, ...]]:
             policyedit.canonical_document(found[0])
         except PolicyError as exc:
             raise PolicyError(f"{worktree.POLICY} already exists in the working tree and is invalid: "
-                              f"{exc.message}; {_repair(found[0])}") from None
+                              f"{exc.message}; {_repair(found[0], repo)}") from None
         raise InputError(f"{worktree.POLICY} already exists in the working tree; change it with "
                          "git hn policy trust|untrust")
+    # (a trial: the file removed, init wrote a policy trusting only you, dropping the committed
+    # one's maintainers; rev-parse reads trees only: no lazy fetch of the blob in a partial clone)
+    if repo.git.run(["rev-parse", "--verify", "-q", f"HEAD:{worktree.POLICY}"]).returncode == 0:
+        raise InputError(f"HEAD has a {worktree.POLICY} (its maintainers and trusted actors) that the working tree "
+                         f"lacks: git checkout HEAD -- {worktree.POLICY} restores it; to start over, git rm "
+                         f"{worktree.POLICY} and commit first")
     worktree.write_policy(top, policyedit.initial(ident.actor), expected=None)
     return Known(ident.actor, (ident.name,)), policyedit.DEFAULT_KINDS
 
 
-def _repair(data: bytes) -> str:
-    """What repairs an invalid working-tree policy: an edit, when only its lists' order is wrong."""
+def _repair(data: bytes, repo: Repo | None = None) -> str:
+    """What repairs an invalid working-tree policy: resolving the merge, when it is in a conflict
+    (``unmerged``); an edit, when only its lists' order is wrong."""
+    if repo is not None and unmerged(repo, data):
+        return UNMERGED
     try:
         policyedit.canonical_document(data, in_order=False)
     except PolicyError:
@@ -101,7 +114,7 @@ def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds) -> Outc
         doc = policyedit.canonical_document(data, in_order=False)  # (an edit writes them sorted)
     except PolicyError as exc:
         raise PolicyError(f"{worktree.POLICY} in the working tree is invalid: {exc.message}; "
-                          f"{FIX_BY_HAND}") from None
+                          f"{UNMERGED if unmerged(repo, data) else FIX_BY_HAND}") from None
     kinds = policyedit.check_kinds(kinds)
     who, named, alikes = None, "", ()
     if actor is not None:
@@ -202,6 +215,19 @@ def self_trust_warning(repo: Repo, outcome: Outcome) -> str:
     return ("you trusted your own identity, which is not a maintainer in .hn/policy.json: the policy is only as "
             "strong as the branch that carries it, so this counts once a maintainer reviews and commits it there "
             "(trusting yourself in your own clone changes nothing for the team)")
+
+
+def unmerged(repo: Repo, data: bytes | None = None) -> bool:
+    """Whether the working tree's policy is in a merge conflict not resolved: ``data`` (its bytes)
+    holds conflict markers, or the index holds it in stages (one ``git ls-files -u``: only on an
+    error or hint path, never on a read's quiet one)."""
+    if data is not None and b"\n<<<<<<< " in b"\n" + data and b"\n>>>>>>> " in data:
+        return True
+    top = worktree.toplevel(repo)
+    if top is None:
+        return False
+    proc = repo.git.run(["-C", top, "ls-files", "-u", "-z", "--", worktree.POLICY])
+    return proc.returncode == 0 and bool(proc.stdout.strip())
 
 
 def uncommitted(repo: Repo) -> bool:

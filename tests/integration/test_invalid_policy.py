@@ -3,7 +3,9 @@ trust fail and say what still reads memory; ``log`` and the human ``show`` read 
 trust shown as ``policy-invalid`` and one warning line (a newcomer trial found no way to read
 memory until the file was fixed). In the working tree, a policy whose memory lists are only out
 of order is sorted by ``policy trust|untrust`` instead of refused, and a policy's faults are
-said in git-hn's words, not Go's."""
+said in git-hn's words, not Go's. A policy in a merge conflict is said to need the merge resolved
+(not "fix it by hand, or … policy init"), and ``policy init`` never replaces HEAD's policy removed
+from the working tree (F70)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import actor_of, git, hn, record_id
+from helpers import actor_of, git, hn, make_repo, record_id
 
 COMMIT_HINT = ("Commit .hn/policy.json to apply it: recall and brief read the policy at the query "
                "commit, never the working tree")
@@ -110,3 +112,53 @@ def test_a_policy_fault_is_said_in_git_hn_words(inited, change, said):
     r = hn(inited, "policy", "show")
     assert r.err == f"git-hn: {said}; in .hn/policy.json of commit {head}: fix the file and commit it{MEANWHILE}\n"
     assert "json:" not in r.err and "unmarshal" not in r.err
+
+
+UNMERGED = ("; .hn/policy.json is in a merge conflict: resolve the merge first (git checkout --ours or --theirs -- "
+            ".hn/policy.json, or edit out the conflict markers), then git add .hn/policy.json\n")
+
+
+def test_a_policy_in_a_merge_conflict_says_to_resolve_the_merge(tmp_path):
+    """A trial: during a merge conflict in the policy, ``policy trust|untrust`` said "fix it by
+    hand, or remove it and run git hn policy init" (a new policy trusting only you, the
+    maintainers dropped) and ``policy show`` "commit it to apply it" (a file of conflict
+    markers). Each says to resolve the merge first."""
+    repo = make_repo(tmp_path / "a")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "policy")
+    git(repo, "checkout", "-q", "-b", "side")
+    assert hn(repo, "policy", "untrust", "--kind", "handoff").code == 0
+    git(repo, "commit", "-q", "-am", "side")
+    git(repo, "checkout", "-q", "main")
+    assert hn(repo, "policy", "untrust", "--kind", "decision").code == 0
+    git(repo, "commit", "-q", "-am", "main")
+    assert "CONFLICT" in git(repo, "merge", "-q", "side", check=False)  # (in the policy)
+    assert git(repo, "ls-files", "-u", "--", ".hn/policy.json")
+    for args in (("trust", "--kind", "decision"), ("untrust", "--kind", "attempt"), ("init",)):
+        r = hn(repo, "policy", *args)
+        assert r.code == 1 and r.err.endswith(UNMERGED) and "policy init" not in r.err, (args, r.err)
+    r = hn(repo, "policy", "show")
+    assert r.code == 0 and "merge conflict" in r.err and "commit it to apply it" not in r.err, r.err
+    # the markers resolved by hand but not added: still said from the index
+    _policy_file(repo).write_text(json.dumps(_document(actor_of(repo), ["attempt"]), indent=2) + "[\n")
+    r = hn(repo, "policy", "trust", "--kind", "decision")
+    assert r.code == 1 and r.err.endswith(UNMERGED), r.err
+
+
+def test_policy_init_does_not_replace_heads_policy(tmp_path):
+    """A trial: with HEAD's policy removed from the working tree, ``policy init`` wrote a new one
+    trusting only the current actor, dropping the maintainers without a word."""
+    repo = make_repo(tmp_path / "a")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    _commit_policy(repo, _document("b" * 64, ["decision"]))
+    _policy_file(repo).unlink()
+    r = hn(repo, "policy", "init")
+    assert r.code == 1 and not _policy_file(repo).exists(), r
+    assert r.err == ("git-hn: HEAD has a .hn/policy.json (its maintainers and trusted actors) that the working tree "
+                     "lacks: git checkout HEAD -- .hn/policy.json restores it; to start over, git rm .hn/policy.json "
+                     "and commit first\n"), r.err
+    git(repo, "rm", "-q", "--cached", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "no policy")
+    assert hn(repo, "policy", "init").code == 0
