@@ -622,7 +622,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         for text in newer_notes(newer):  # (the Markdown header says it: a stream's newer handoff elsewhere)
             render.hint(text[:1].lower() + text[1:])
     else:
-        brief_hint(repo, _doc, left.get("authors"))  # issue 13: what the body cannot say of the trust policy
+        brief_hint(repo, _doc, left.get("authors"), left.get("revoked"))  # issue 13: what the body cannot say of the trust policy
     advice.brief_left_out(left, as_json)
     if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``, ``brief.drift_notes``)
         from ..service.policy_drift import shown_trusted

@@ -124,9 +124,16 @@ def absent_hint(repo, doc: dict) -> None:
     the working tree: how to make one (a newcomer trial read ``Memory policy: absent`` and did
     not know what to do)."""
     if doc.get("memory") is None and doc["commit"] == repo.head_commit():
+        from ..core.policy import MISSING_DIGEST
         from ..service.policy_edit import differs_from_working
 
-        if not differs_from_working(repo, doc["commit"]):
+        if differs_from_working(repo, doc["commit"]):
+            return
+        if doc.get("policyDigest") not in (None, MISSING_DIGEST):  # (a trial: a committed file without a
+            # memory section was told "policy init writes one", and init refuses a file that exists)
+            render.hint("no memory policy at HEAD (.hn/policy.json has no memory section), so recall and the brief "
+                        "leave every memory out: git hn policy trust ACTOR|--kind KIND adds one; commit it to apply it")
+        else:
             render.hint("no memory policy at HEAD, so recall and the brief leave every memory out: git hn "
                         "policy init writes one in .hn/policy.json trusting you; commit it to apply it")
 
@@ -306,21 +313,25 @@ BRIEF_WORKING = {  # what the brief's own line cannot know: the working tree's p
 }
 
 
-def brief_hint(repo, doc: dict, authors: dict | None = None) -> None:
+def brief_hint(repo, doc: dict, authors: dict | None = None, found=None) -> None:
     """After a Markdown brief that left memories out for trust: its body says so already, with
     what qualifies them (an agent reads only that), so stderr adds only what the body cannot
-    know, the state of the working tree's policy file (a newcomer trial read the same note
+    know, the state of the working tree's policy file when the commit has a policy (without
+    one, the body says it: ``service.brief.trust_advice``; a newcomer trial read the same note
     twice, in the body and as a hint), and which of their ``authors`` (actor -> memories left
-    out as ``actor-untrusted``) the policy no longer trusts, since when (``service.revoked``)."""
+    out as ``actor-untrusted``) the policy no longer trusts, since when (``service.revoked``;
+    ``found``: its answer, when the brief asked it already)."""
     if doc.get("excludedUntrusted", 0):
-        text = BRIEF_WORKING.get(_policy_file(repo))
+        from ..core.policy import MISSING_DIGEST
+
+        text = BRIEF_WORKING.get(_policy_file(repo)) if doc.get("policyDigest") != MISSING_DIGEST else None
         if text:
             render.hint(text)
         if authors:
             from ..core.hints import no_longer_trusted
             from ..service.revoked import among
 
-            revoked, _every = among(repo, doc["atCommit"], authors)
+            revoked, _every = found if found is not None else among(repo, doc["atCommit"], authors)
             if revoked:
                 render.hint(f"of the authors whose memories the brief leaves out for trust, {no_longer_trusted(revoked)}")
 

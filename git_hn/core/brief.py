@@ -91,11 +91,14 @@ class Authors(dict):
     items), for the Markdown brief; ``policy``: the memory section of the policy at the brief's
     commit (None: there is none), which says whether a challenger is an actor the policy trusts
     (an agent trial: a stranger's challenge read like a teammate's). The names are author text
-    (inert, one line); the policy is data of the commit."""
+    (inert, one line); the policy is data of the commit. ``advice``: what the line on memories
+    left out for trust says qualifies them, when not the usual (``TRUST``, ``NO_POLICY``: see
+    ``NO_POLICY_HERE``, ``REVOKED``)."""
 
     def __init__(self, policy=None, names=()):
         super().__init__(names)
         self.policy = policy
+        self.advice = ""
 
 
 class Focus(NamedTuple):
@@ -532,6 +535,20 @@ UNTRUSTED_LINE = ("Memories the trust policy does not qualify are left out: --in
                   "includeUntrusted true) shows them; ")
 TRUST = "git hn policy trust qualifies their authors or kinds"
 NO_POLICY = "there is no policy at this commit: git hn policy init writes one, to commit"
+# (a trial: after policy init, not committed, "policy init writes one" was said of a file that
+# exists, and init refuses it) by what the working tree holds (``policy_edit.working_policy``)
+NO_POLICY_HERE = {
+    "memory": "there is no policy at this commit: .hn/policy.json in the working tree applies once it is committed",
+    "no-memory": ("there is no policy at this commit: git hn policy trust ACTOR|--kind KIND gives .hn/policy.json "
+                  "in the working tree a memory section, to commit"),
+    "invalid": "there is no policy at this commit: .hn/policy.json in the working tree is invalid: fix it, to commit",
+    "committed": "there is no policy at this commit (HEAD has one)",
+}
+# every author of those left out is one the policy no longer trusts (``service.revoked``): no offer
+# to trust them (a trial: README promises none), only kinds when some are left out for their kind
+REVOKED = {"all": "the policy no longer trusts their authors",
+           "kinds": ("git hn policy trust --kind KIND qualifies those of trusted authors; the policy no longer "
+                     "trusts the other authors")}
 
 
 LEFT_LINE = "Left out to stay within the byte bound (git hn memory show ID prints one; a larger --max-bytes keeps more):"
@@ -559,7 +576,8 @@ def markdown_bytes(doc: dict, names: dict | None = None, left: list[tuple[str, s
     if doc["excludedUntrusted"]:  # (what an agent reads of it: the CLI's hint goes to stderr)
         from .policy import MISSING_DIGEST
 
-        parts.append(_out(f"{UNTRUSTED_LINE}{NO_POLICY if doc['policyDigest'] == MISSING_DIGEST else TRUST}\n"))
+        advice = getattr(names, "advice", "") or (NO_POLICY if doc['policyDigest'] == MISSING_DIGEST else TRUST)
+        parts.append(_out(f"{UNTRUSTED_LINE}{advice}\n"))
     parts += [_out(f"{note}\n") for note in notes]
     parts.append(_left_markdown(list(left), list(by_section)))
     for name in SECTIONS:

@@ -232,9 +232,36 @@ def _brief_full(repo: Repo, commit: str, include_untrusted: bool, max_bytes: int
                 newer: list | None = None):
     left_out = {} if left_out is None else left_out
     top, full, names, found = brief_sections(repo, commit, include_untrusted, aim, left_out)
+    names.advice = trust_advice(repo, commit, top, left_out, fmt)
     notes = (*notes, *drift_notes(repo, commit, fmt, left_out["trusted"]))
     return core.bounded(top, full, max_bytes, fmt, names,
                         *_noted(_away(notes, fmt, left_out["inapplicable"]), found, fmt, newer))
+
+
+def trust_advice(repo: Repo, at: str, top: dict, left_out: dict | None, fmt: str) -> str:
+    """What the Markdown brief's line on memories left out for trust says qualifies them, when
+    the usual advice would fail (``core.brief.Authors.advice``; "" for the usual): without a policy
+    at ``at``, by what the working tree holds (a trial: "policy init writes one" of a file init
+    refuses); when the policy no longer trusts any author of those left out as
+    ``actor-untrusted`` (``service.revoked``, whose answer goes to ``left_out["revoked"]`` for the
+    CLI's hint: one lookup), no offer to trust them. Asked only when memories were left out."""
+    if fmt != "markdown" or not top["excludedUntrusted"]:
+        return ""
+    from ..core.policy import MISSING_DIGEST
+
+    if top["policyDigest"] == MISSING_DIGEST:
+        from .policy_edit import working_policy
+
+        return core.NO_POLICY_HERE.get(working_policy(repo), "")
+    authors = (left_out or {}).get("authors")
+    if not authors:
+        return ""
+    from .revoked import among
+
+    _revoked, every = left_out["revoked"] = among(repo, at, authors)
+    if not every:
+        return ""
+    return core.REVOKED["all" if sum(authors.values()) >= top["excludedUntrusted"] else "kinds"]
 
 
 def left_behind_count(repo: Repo, away: dict[str, int]) -> int:
@@ -462,6 +489,7 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
                 yield core.stale_anchor(it) if name == "staleAnchors" else it
 
     top = core.head(at, policy.digest, excluded)
+    names.advice = trust_advice(repo, at, top, left_out, fmt)
     away = left_behind_count(repo, away)
     if left_out is not None:
         left_out["inapplicable"] = away

@@ -691,6 +691,33 @@ def test_policy_show_without_a_policy_says_how_to_make_one(inited):
     assert "policy init" not in hn(inited, "policy", "show").err
 
 
+def test_hints_about_a_missing_memory_policy_give_a_command_that_works(inited):
+    """A trial: after committing a policy with no ``memory`` section, ``policy show`` said "git
+    hn policy init writes one", which refuses since the file exists; and after ``policy init``
+    not committed, the Markdown brief's body said "git hn policy init writes one, to commit" of
+    a file that exists. Each says what works: ``policy trust`` adds the section; commit the file."""
+    a = actor_of(inited)
+    (inited / ".hn").mkdir()
+    (inited / ".hn" / "policy.json").write_text(json.dumps(
+        {"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1}}) + "\n")
+    git(inited, "add", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "policy without memory")
+    for args in ((), ("--json",)):
+        r = hn(inited, "policy", "show", *args)
+        assert r.code == 0 and ("git-hn: hint: no memory policy at HEAD (.hn/policy.json has no memory section), so "
+                                "recall and the brief leave every memory out: git hn policy trust ACTOR|--kind KIND "
+                                "adds one; commit it to apply it\n") in r.err, r.err
+    git(inited, "rm", "-q", ".hn/policy.json")
+    git(inited, "commit", "-q", "-m", "no policy")
+    assert hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "x").code == 0
+    assert hn(inited, "policy", "init").code == 0
+    r = hn(inited, "memory", "brief")
+    assert r.code == 0 and ("shows them; there is no policy at this commit: .hn/policy.json in the working tree "
+                            "applies once it is committed\n") in r.out, r.out
+    assert "policy init" not in r.out and "not committed yet" not in r.err, r  # (said once: in the body)
+
+
 def test_show_says_why_a_memory_is_left_out_at_head_and_how_its_author_records_it_again(inited):
     """An agent trial: after an amend of a published commit, a verification vanished from recall
     and the brief, and ``show`` said only ``inapplicable (222150874e66)``. It says why (a hint on

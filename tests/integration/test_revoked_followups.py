@@ -189,3 +189,21 @@ def _run(repo, *args):
     proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
     wait_publication(repo)
     return proc
+
+
+def test_the_markdown_brief_offers_no_trust_to_revoked_authors(tmp_path):
+    """A trial: the Markdown brief's body said ``git hn policy trust qualifies their authors or
+    kinds`` of memories whose every author is a revoked key (stderr said they were revoked; README
+    promises no offer to trust one). The body drops the offer then; another author gets it."""
+    alice, bob, revoked = _revoked_bob(tmp_path)
+    r = hn(alice, "memory", "brief")
+    assert r.code == 0 and "excluded untrusted: 1\n" in r.out, r.out
+    assert "shows them; the policy no longer trusts their authors\n" in r.out and "policy trust" not in r.out, r.out
+    assert f"no longer trusted since {revoked[:12]}" in r.err, r.err
+    assert r.err.count("no longer trusted") == 1  # (one lookup's answer, said once)
+    git(bob, "pull", "-q", "origin", "main")
+    _new_key(tmp_path, bob)
+    record_id(bob, kind="observation", content="new key here")
+    _sync(bob, alice)
+    r = hn(alice, "memory", "brief")
+    assert "shows them; git hn policy trust qualifies their authors or kinds\n" in r.out, r.out
