@@ -77,15 +77,20 @@ def identity_command(which: str, no_color: bool = False, as_json: bool = False) 
     if which != "list":
         return _identity_lines(repo, which, no_color, as_json)
     identity.sweep_killed_writes(repo)
+    rows = identity.list_identities(repo)
     if render.on_terminal():
         from . import terminal
 
-        rows = identity.list_identities(repo)
         if rows:  # no keyring: nothing, as off a terminal (not a bare header)
             render.write(terminal.identities(rows, no_color))
-        return 0
-    render.lines([f"{ident.actor}  {('active' if active else 'stored'):<7}  {one_line(ident.name)}"
-                  for ident, active in identity.list_identities(repo)])
+    else:
+        render.lines([f"{ident.actor}  {('active' if active else 'stored'):<7}  {one_line(ident.name)}"
+                      for ident, active in rows])
+    lost = identity.lost_active(repo, rows)
+    if lost:  # (a trial: a lost key's list printed nothing)
+        from .advice import warn
+
+        warn(lost)
     return 0
 
 

@@ -226,13 +226,32 @@ def load_active(repo: Repo) -> Identity:
     if actor is not None:
         ident = load_record(repo, actor)
         if ident is None:
-            raise LocalStateError(f"active identity record {repo.identity_path(actor)} is missing; put back a copy "
-                                  "made with git hn identity export (git hn identity import FILE --activate)")
+            raise LocalStateError(missing_record(repo, actor))
         return ident
     ident = _migrate_legacy(repo)
     if ident is None:
         raise NoIdentity()
     return ident
+
+
+def missing_record(repo: Repo, actor: str) -> str:
+    """The active identity ``actor``'s record is gone (a lost key): a copy put back, or, with none
+    (a trial: nothing said how to sign again), a new identity made where the old one was active."""
+    import shlex
+
+    return (f"active identity record {repo.identity_path(actor)} is missing; put back a copy made with git hn "
+            "identity export (git hn identity import FILE --activate), or, with no copy, make a new identity: rm "
+            f"{shlex.quote(repo.active_path())} && git hn init --name NAME (a maintainer then trusts its new ID)")
+
+
+def lost_active(repo: Repo, rows) -> str:
+    """For ``identity list`` (its ``rows``, none of them active): ``missing_record`` when the
+    keyring names an active identity whose record is gone, else ""."""
+    try:
+        actor = _read_active(repo)
+    except (HnError, OSError):
+        return ""
+    return missing_record(repo, actor) if actor and not any(active for _i, active in rows) else ""
 
 
 def sweep_killed_writes(repo: Repo) -> None:
