@@ -378,8 +378,13 @@ def hint(hidden: dict[str, int], repo=None, at: str = "", authors: dict | None =
         from ..service.recall import author_names  # (the brief and the digest: named as recall names them)
 
         names = author_names(repo, authors)
+    outsider = False  # (a trial: a non-maintainer was told to trust its own memory's author itself)
+    if repo is not None and not hidden.get("policy-missing", 0) and any(hidden.values()):
+        from ..service.policy_edit import not_maintainer
+
+        outsider = not_maintainer(repo)
     text = trust_hidden(hidden, _policy_file(repo) if hidden.get("policy-missing", 0) > 0 else "",
-                        revoked=revoked, every=every, names=names)
+                        revoked=revoked, every=every, names=names, maintainer=not outsider)
     if text:
         render.hint(text)
 

@@ -264,9 +264,24 @@ def since(commit: str, subject: str) -> str:
     return f'since {commit[:12]} "{inert(subject)}"'
 
 
+# what a maintainer of the policy runs to trust someone or something: said to whoever is not one
+# (a record's hint, ``identity show``, and recall's for a non-maintainer: a trial read "trust its
+# author with git hn policy trust <id>" of its own memory, in a clone whose policy it cannot change)
+MAINTAINER_RUNS = "a maintainer runs {command} and commits .hn/policy.json"
+
+
+def _offer(whom: str, command: str, maintainer: bool, sep: str) -> str:
+    """The offer to trust ``whom`` (``their authors``…) with ``command``, after ``sep``: to a
+    maintainer of the policy (or whoever is not known not to be), ``trust WHOM with COMMAND``; to
+    anyone else, what a maintainer runs (``MAINTAINER_RUNS``)."""
+    if maintainer:
+        return f"{sep}trust {whom} with {command}"
+    return f"; to trust {whom}, {MAINTAINER_RUNS.format(command=command)}"
+
+
 def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--include-untrusted",
                  revoked=(), every: bool = False, names: dict[str, str] | None = None,
-                 mcp: bool = False) -> str | None:
+                 mcp: bool = False, maintainer: bool = True) -> str | None:
     """One line for memories recall, the brief or the digest left out for trust, by trust class
     (issue 13); None when none was. ``policy_file``: what the working tree holds at the policy's
     path ("" nothing, ``no-memory`` a policy without a memory section, ``memory`` one with it,
@@ -276,7 +291,9 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
     team trial: the hint after a revocation told everyone to trust the revoked key); ``every``:
     they are all of those authors. ``names``: actor -> signed name of every author of the
     ``actor-untrusted`` ones, when they are few (``named_authors``; ``mcp``: as an MCP hint
-    shows them)."""
+    shows them). ``maintainer``: false when the reader is known not to be a maintainer of the
+    policy at HEAD: the trust offered is then what a maintainer runs (``MAINTAINER_RUNS``), as a
+    record's hint says."""
     count = sum(hidden.values())
     if not count:
         return None
@@ -299,25 +316,27 @@ def trust_hidden(hidden: dict[str, int], policy_file: str = "", see: str = "--in
         text = f"{what} hidden by the trust policy; {see}; {no_longer_trusted(revoked)}"
         kinds = "kind-untrusted" in classes
         if not every:
-            return text + ("; trust the other authors or their kinds with git hn policy trust ACTOR|--kind KIND"
-                           if kinds else "; trust the other authors with git hn policy trust ACTOR")
-        return text + ("; trust their kinds with git hn policy trust --kind KIND" if kinds else "")
+            return text + (_offer("the other authors or their kinds", "git hn policy trust ACTOR|--kind KIND",
+                                  maintainer, "; ") if kinds else
+                           _offer("the other authors", "git hn policy trust ACTOR", maintainer, "; "))
+        return text + (_offer("their kinds", "git hn policy trust --kind KIND", maintainer, "; ") if kinds else "")
     their = "its" if count == 1 else "their"  # (a trial: "1 memory …, or trust their authors")
     if classes == {"actor-untrusted"} and names:
-        return named_authors(what, see, their, names, mcp)
+        return named_authors(what, see, their, names, mcp, maintainer)
     if classes == {"actor-untrusted"}:
-        how = f"trust {their} author{'' if count == 1 else 's'} with git hn policy trust ACTOR"
+        whom, command = f"{their} author{'' if count == 1 else 's'}", "git hn policy trust ACTOR"
     elif classes == {"kind-untrusted"}:
-        how = f"trust {their} kind{'' if count == 1 else 's'} with git hn policy trust --kind KIND"
+        whom, command = f"{their} kind{'' if count == 1 else 's'}", "git hn policy trust --kind KIND"
     else:  # (two classes: two memories at least)
-        how = "trust their authors or kinds with git hn policy trust ACTOR|--kind KIND"
-    return f"{what} hidden by the trust policy; {see}, or {how}"
+        whom, command = "their authors or kinds", "git hn policy trust ACTOR|--kind KIND"
+    return f"{what} hidden by the trust policy; {see}{_offer(whom, command, maintainer, ', or ')}"
 
 
 NAME_SHOWN = 40  # characters of an author's name a hint shows (author text: bounded)
 
 
-def named_authors(what: str, see: str, their: str, names: dict[str, str], mcp: bool = False) -> str:
+def named_authors(what: str, see: str, their: str, names: dict[str, str], mcp: bool = False,
+                  maintainer: bool = True) -> str:
     """The trust hint for memories hidden because the policy does not trust their one or two
     authors (a newcomer trial: "trust its author with git hn policy trust ACTOR" said neither who
     nor which ID): each named, its signed name as inert data in quotes (its own quotes and
@@ -339,8 +358,8 @@ def named_authors(what: str, see: str, their: str, names: dict[str, str], mcp: b
         # another actor who chose this short ID as its name trusted that one (a review)
         commands.append(f"git hn policy trust {actor}")
     authors = f"author{'' if len(said) == 1 else 's'}"
-    return (f"{what} hidden by the trust policy, signed by {' and '.join(said)}; {see}, or trust {their} {authors} "
-            f"with {' and '.join(commands)}")
+    return (f"{what} hidden by the trust policy, signed by {' and '.join(said)}; {see}"
+            f"{_offer(f'{their} {authors}', ' and '.join(commands), maintainer, ', or ')}")
 
 
 def left_out_classes(count: int, actor_untrusted: int, present: bool) -> dict[str, int]:

@@ -50,11 +50,13 @@ def trust_line(repo: Repo, actor: str, found: dict) -> str:
                 "memory of those kinds shows in recall and the brief")
     if trust == "policy-invalid":
         return f"trust: the policy at {commit} is invalid, and every read at HEAD fails: git hn policy show says why"
+    from ..core.hints import MAINTAINER_RUNS
+
     working = _working(repo)
     if trust == "kind-untrusted":
         return (f"trust: the policy at {commit} trusts this actor but no kind of memory, so default recall and the "
-                f"brief leave its memory out; a maintainer runs git hn policy trust --kind KIND and commits "
-                f".hn/policy.json{working}")
+                f"brief leave its memory out; {MAINTAINER_RUNS.format(command='git hn policy trust --kind KIND')}"
+                f"{working}")
     if trust == "policy-missing":
         return (f"trust: {commit} has no memory trust policy, so default recall and the brief show no memory; a "
                 f"maintainer runs git hn policy init (which trusts whoever runs it), then git hn policy trust "
@@ -67,7 +69,7 @@ def trust_line(repo: Repo, actor: str, found: dict) -> str:
                 f"default recall and the brief leave its memory out; to sign again, {NEW_IDENTITY}, and send a "
                 f"maintainer what its git hn identity public prints{working}")
     return (f"trust: the policy at {commit} does not trust this actor, so default recall and the brief leave its "
-            f"memory out; a maintainer runs git hn policy trust {actor} and commits .hn/policy.json{working}")
+            f"memory out; {MAINTAINER_RUNS.format(command=f'git hn policy trust {actor}')}{working}")
 
 
 def revoked(repo: Repo, actor: str, head: str | None = None):

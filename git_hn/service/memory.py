@@ -264,6 +264,7 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
     and nothing to run: ``service.revoked``). ``see``: how the reader shows it anyway (an option, or an MCP
     argument). A retraction or challenge takes effect whatever its author's trust (§5.3), so it
     gets none. One policy read (the blob at HEAD), no verification."""
+    from ..core.hints import MAINTAINER_RUNS
     from ..core.projection import trust
     from ..store.resolver import Resolver, load_policy
 
@@ -302,7 +303,7 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
 
             return (f"memory signed, but recall and the brief leave it out ({see} shows it): the policy at HEAD no "
                     f"longer trusts actor {actor[:12]}, {since(gone.commit, gone.subject)}")
-        return (f"{start} the policy at HEAD does not trust actor {actor[:12]}; a maintainer runs "
-                f"git hn policy trust {actor} and commits .hn/policy.json")
-    return (f"{start} the policy at HEAD does not trust kind {env.record.kind}; a maintainer runs "
-            f"git hn policy trust --kind {env.record.kind} and commits .hn/policy.json")
+        return (f"{start} the policy at HEAD does not trust actor {actor[:12]}; "
+                f"{MAINTAINER_RUNS.format(command=f'git hn policy trust {actor}')}")
+    return (f"{start} the policy at HEAD does not trust kind {env.record.kind}; "
+            f"{MAINTAINER_RUNS.format(command=f'git hn policy trust --kind {env.record.kind}')}")

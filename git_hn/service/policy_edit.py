@@ -230,6 +230,25 @@ def unmerged(repo: Repo, data: bytes | None = None) -> bool:
     return proc.returncode == 0 and bool(proc.stdout.strip())
 
 
+def not_maintainer(repo: Repo) -> bool:
+    """Whether the active identity is known not to be a maintainer of the policy at HEAD (it names
+    maintainers, and not this actor): a trust hint then says what a maintainer runs
+    (``core.hints.MAINTAINER_RUNS``). False whenever it cannot tell (no identity, no commit, no
+    valid policy). For a hint only: one small file and HEAD's policy blob."""
+    from ..errors import HnError
+    from ..store import identity
+    from ..store.resolver import Resolver, load_policy
+
+    actor, head = identity.active_actor(repo), repo.head_commit()
+    if not actor or not head:
+        return False
+    try:
+        maintainers = load_policy(repo, Resolver(repo), head).maintainers
+    except HnError:
+        return False
+    return bool(maintainers) and actor not in maintainers
+
+
 def uncommitted(repo: Repo) -> bool:
     """Whether the working tree's policy differs from HEAD's (or is not tracked yet)."""
     proc = repo.git.run(["-C", _top(repo), "status", "--porcelain", "--untracked-files=all", "--",

@@ -969,3 +969,25 @@ def test_a_write_hint_says_an_uncommitted_policy_takes_effect_once_committed(ini
     assert written("attempt") == start + ("the policy at HEAD does not trust it; .hn/policy.json in the working "
                                           f"tree has no memory section yet: git hn policy trust {a} adds one, then "
                                           "commit it\n")
+
+
+def test_a_non_maintainers_trust_hint_says_what_a_maintainer_runs(team):
+    """A trial: Bob, no maintainer of the committed policy, recalled his own memory's hint "or trust
+    its author with git hn policy trust <his id>", an edit of a policy he cannot change, where
+    ``record`` told him "a maintainer runs … and commits". Recall says it as record does; the
+    maintainer is still offered the command."""
+    alice, bob, exchange = team
+    assert hn(alice, "policy", "init").code == 0
+    _commit(alice)
+    git(bob, "pull", "-q", "origin", "main")
+    b = actor_of(bob)
+    r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "bob decides")
+    runs = f"a maintainer runs git hn policy trust {b} and commits .hn/policy.json"
+    assert r.code == 0 and runs in r.err, r.err
+    r = hn(bob, "memory", "recall")
+    assert r.err == _hint(f'1 memory hidden by the trust policy, signed by "Bob" ({b[:12]}); see it with '
+                          f"--include-untrusted; to trust its author, {runs}"), r.err
+    exchange()
+    r = hn(alice, "memory", "recall")
+    assert r.err.endswith(f"or trust its author with git hn policy trust {b}\n"), r.err
