@@ -315,12 +315,17 @@ def _count(n: int) -> str:
 
 
 def result_lines(result: Reanchored) -> list[str]:
-    return [stream_line(r, f"from {short_id(result.old)} to {short_id(result.new)}") for r in result.streams]
+    """One line per stream, then one ``undo:`` line per stream rebuilt, with its tip before (memory
+    refs keep no reflog; a trial found the help promising the tips, and only ``--drop`` printing
+    them)."""
+    out = [stream_line(r, f"from {short_id(result.old)} to {short_id(result.new)}") for r in result.streams]
+    return out + [f"undo: git update-ref {r.ref} {r.before}" for r in result.streams if r.before]
 
 
 def result_json(result: Reanchored) -> dict:
     return {"from": result.old, "to": result.new,
             "streams": [{"ref": r.ref, "reanchored": r.moved, "signed": r.memories,
+                         **({"before": r.before} if r.before else {}),
                          "renamed": [{"from": a, "to": b} for a, b in r.renamed],
                          **({"kept": [{"memoryId": m, "commit": c} for m, c in r.kept]} if r.kept else {})}
                         for r in result.streams]}

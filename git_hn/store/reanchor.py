@@ -43,6 +43,8 @@ class Rewritten(NamedTuple):
     renamed: tuple  # (old memory ID, new memory ID) of each rebuilt memory, root first
     kept: tuple = ()  # (memory ID, old commit) of memories that name a rewritten commit and stay:
     # something published, or another identity's memory, cites them
+    before: str = ""  # the stream's tip before the rebuild ("" when nothing was rebuilt): memory
+    # refs keep no reflog, so ``git update-ref REF BEFORE`` is the only undo
 
 
 def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
@@ -254,7 +256,8 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
         written += objs
         updates.append(f"update {src.ref} {signed[-1].commit} {src.head}\n")
         renamed = tuple((m.memory_id, new.memory_id) for m, new in zip(tail, signed))
-        done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) for m in tail), renamed))
+        done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) for m in tail), renamed,
+                              before=src.head))
     objects.write_objects(repo, written)
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],

@@ -134,6 +134,22 @@ def test_reanchor_warns_of_an_anchored_path_the_new_commit_lacks(tmp_path):
     assert shown["projection"]["anchor"]["paths"] == [{"path": "p.txt", "blob": "absent"}]
 
 
+def test_reanchor_prints_each_streams_tip_before_and_the_undo_restores_it(tmp_path):
+    """Memory refs keep no reflog: the help and README promise "the output names each stream's
+    tip before (undo: git update-ref REF TIP)", and a team trial found only --drop printing it."""
+    _remote, a, _b, gone, first, _second, ref = _discarded(tmp_path)
+    before = git(a, "rev-parse", ref)
+    moved = hn(a, "memory", "reanchor", gone[:12], "HEAD")
+    assert moved.code == 0, moved.err
+    assert moved.out.splitlines()[-1] == f"Undo: git update-ref {ref} {before}", moved.out
+    assert git(a, "rev-parse", ref) != before
+    git(a, "update-ref", ref, before)  # (what the line says, as it says it)
+    assert hn(a, "memory", "show", first["memoryId"], "--json").json()["memoryId"] == first["memoryId"]
+    again = hn(a, "memory", "reanchor", gone[:12], "HEAD", "--json")
+    [stream] = again.json()["streams"]
+    assert (stream["ref"], stream["before"], stream["signed"]) == (ref, before, 2)  # (a key added; the others kept)
+
+
 @pytest.mark.parametrize("named", ["full", "short", "SHORT"])
 def test_a_pruned_commit_is_discarded_and_reanchor_takes_the_id_sync_prints(tmp_path, named):
     """A newcomer trial: sync names such a commit by 12 hex digits, and reanchor said "a commit that
