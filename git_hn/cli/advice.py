@@ -72,6 +72,24 @@ def stale_successor(repo, result) -> None:
         render.hint(text)
 
 
+def challenges_left(repo, target: str, result) -> None:
+    """After a supersede (a replay too): a warning when the target has challenges its successor
+    does not (a challenge names one memory ID: ``lineage.left_on``), by challengers who have not
+    challenged the successor yet; with ``--json`` too. Advice: a state that cannot answer says
+    nothing."""
+    from ..errors import HnError
+    from ..service.lineage import challenges, left_on
+
+    try:
+        found = challenges(repo, {target, result.memory_id})
+    except HnError:
+        return
+    again = {c.actor for c in found.get(result.memory_id, ())}
+    left = [c for c in found.get(target, ()) if c.actor not in again]
+    if left:
+        warn(left_on(target, result.memory_id, left))
+
+
 def new_stream(result, repo=None, stream: str | None = None) -> None:
     """After a memory was signed: a hint when it started a stream that is not the signer's
     default one (``memory.new_stream_hint``: a mistyped ``--stream`` or label is not silent);

@@ -226,6 +226,7 @@ def supersede_command(values: dict, positional: list[str]) -> int:
     branched = lifecycle.branching_hint(target, earlier, result)
     if branched:
         render.hint(branched)
+    advice.challenges_left(repo, target, result)
     if not result.replayed:
         advice.stale_successor(repo, result)
     advice.new_stream(result, repo, req.stream)

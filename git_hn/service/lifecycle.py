@@ -24,6 +24,7 @@ from ..store import streams
 from ..store.append import Appended, Draft, append, replay_head
 from ..store.repo import Repo
 from . import index_refresh
+from .lineage import line_end
 from .memory import check_actor, check_cited, check_cited_evidence, lint
 from .requests import RecordFlags, RecordRequest, check_input_anchor, content_from_flags
 
@@ -355,62 +356,6 @@ def check_not_branching(repo: Repo, target: str, branch_by: str = "--allow-branc
     raise InputError(f"memory {short_id(target)} is already superseded (latest: {latest}); a second successor "
                      f"would split it for good (lifecycle branching): to correct the correction, supersede the "
                      f"latest instead ({fix}), or add {branch_by} to branch on purpose; nothing appended")
-
-
-def line_end(repo: Repo, target: str) -> tuple[str, str, bool] | None:
-    """(timestamp, ID, False) of the newest memory that ends a line of active supersessions from
-    ``target`` (§5.3: each by its predecessor's author; a successor its author retracted
-    continues no line) and has no successor itself, so can be superseded without branching;
-    else (every end has only retracted successors) (timestamp, ID, True) of the newest of those
-    retracted successors; None when ``target`` has no successor. A retracted successor still
-    counts: one more makes its target branching (§5.4)."""
-    from ..store import stateview
-
-    def from_view(view):
-        def around(node):
-            me = view.info([node]).get(node)
-            return (me.actor if me else None,
-                    [(i.id, i.operation, i.actor, i.ts) for i in view.info(view.targeting({node})).values()])
-        return _line_end(target, around)
-
-    def full():
-        by_id = streams.collect(repo).by_id()
-
-        def around(node):
-            mem = by_id.get(node)
-            return (mem.envelope.actor if mem else None,
-                    [(m.memory_id, m.envelope.operation, m.envelope.actor, m.envelope.timestamp)
-                     for m in by_id.values() if m.envelope.target == node])
-        return _line_end(target, around)
-
-    return stateview.serve(repo, from_view, full)
-
-
-def _line_end(target: str, around) -> tuple[str, str, bool] | None:
-    """``line_end`` over ``around(id)``: (its author, [(id, operation, actor, timestamp)] of the
-    memories that target it). Supersession chains hold no cycle (a target is named by the ID of
-    a memory signed before), so each memory is walked once."""
-    active, succeeded, retracted, todo, seen = [], set(), [], [target], {target}
-    while todo:
-        node = todo.pop()
-        author, related = around(node)
-        for sid, op, actor, ts in related:
-            if op != "supersede" or actor != author:
-                continue
-            succeeded.add(node)
-            if sid in seen:
-                continue
-            seen.add(sid)
-            sub_author, sub_related = around(sid)
-            if any(o == "retract" and a == sub_author for _, o, a, _ in sub_related):
-                retracted.append((ts, sid))
-                continue
-            active.append((ts, sid))
-            todo.append(sid)
-    ends = [e for e in active if e[1] not in succeeded]
-    if ends:
-        return (*max(ends), False)
-    return (*max(retracted), True) if retracted else None
 
 
 def successors(repo: Repo, target: str) -> list[str]:

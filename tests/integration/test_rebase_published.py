@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import subprocess
 
-from helpers import commit_on, git, hn, shared_remote, wait_publication
+from helpers import actor_of, commit_on, git, hn, shared_remote, wait_publication
 
 
 def _record(repo, content) -> dict:
@@ -109,3 +109,94 @@ def test_a_teammates_memory_gets_a_command_a_teammate_can_run(tmp_path):
     r = hn(bob, "memory", "record", "--kind", "observation", "--at", new, "--applies", "descendants",
            "--evidence", f"memory:{mem['memoryId']}", "--content", "Alice's decision holds after the rebase")
     assert r.code == 0, r.err
+
+
+def test_carrying_over_a_challenged_memory_says_the_challenge_stays_on_its_old_id(tmp_path):
+    """A team trial followed the rebase line's own advice on a memory a teammate had challenged:
+    the successor showed active and unchallenged, and nothing said the challenge stayed behind (a
+    challenge names one memory ID, as the projection derives it: that is not changed, it is said).
+    Both the rebase line and the supersede say so; the challenger's name and reason are inert."""
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(alice, "hooks", "install").code == 0
+    commit_on(alice, "feat", "f.txt")
+    mem = _record(alice, "Use a table lexer.")
+    _run(alice, "push", "-q", "-u", "origin", "feat")
+    assert hn(bob, "replication", "select", "--all").code == 0
+    git(bob, "fetch", "-q", "origin")
+    assert hn(bob, "sync").code == 0
+    assert hn(bob, "memory", "challenge", mem["memoryId"], "--reason", "needs-benchmark").code == 0
+    assert hn(bob, "sync").code == 0
+    assert hn(alice, "replication", "select", "--all").code == 0
+    assert hn(alice, "sync").code == 0
+    _main_moves_on(tmp_path, remote)
+    git(alice, "fetch", "-q", "origin")
+    rebased = _run(alice, "rebase", "-q", "origin/main")
+    new = git(alice, "rev-parse", "HEAD")
+    assert rebased.stderr.endswith(
+        f"git hn memory supersede {mem['memoryId'][7:19]} --at {new} --same-content carries it over; it is "
+        "challenged, and a challenge stays on the memory ID it names: ask its challenger to challenge the successor "
+        "too, or settle it first\n"), rebased.stderr
+    carried = hn(alice, "memory", "supersede", mem["memoryId"][7:19], "--at", new, "--same-content", "--json")
+    assert carried.code == 0, carried.err
+    succ, bob_id = carried.json()["memoryId"][7:19], actor_of(bob)[:12]
+    warning = (f"git-hn: warning: memory {mem['memoryId'][7:19]} has 1 open challenge (by \"Bob\" {bob_id}: "
+               f"\"needs-benchmark\"), and a challenge stays on the memory ID it names: its successor {succ} shows "
+               f"unchallenged in recall, the brief and show; ask the challenger to challenge {succ} too (git hn "
+               f"memory challenge {succ} --reason REASON), or settle it with them before relying on {succ}")
+    assert warning in carried.err.splitlines(), carried.err
+    # (the projection is unchanged: the successor is unchallenged, the challenge on the old ID)
+    shown = hn(alice, "memory", "show", succ, "--json").json()["projection"]
+    assert (shown["lifecycle"], shown["challengers"]) == ("active", [])
+    # once the challenger challenged the successor too, nothing is left behind to warn of
+    _run(alice, "push", "-q", "-f", "origin", "feat")
+    assert hn(alice, "sync").code == 0
+    git(bob, "fetch", "-q", "origin")
+    assert hn(bob, "sync").code == 0
+    assert hn(bob, "memory", "challenge", succ, "--reason", "needs-benchmark").code == 0
+    assert hn(bob, "sync").code == 0
+    assert hn(alice, "sync").code == 0
+    again = hn(alice, "memory", "supersede", mem["memoryId"][7:19], "--at", new, "--same-content", "--json")
+    assert again.code == 0 and again.json().get("replayed"), again.err
+    assert "open challenge" not in again.err, again.err
+
+
+def test_a_verification_on_a_rebased_commit_is_tested_again_not_carried_as_it_is(tmp_path):
+    """``--same-content`` of a verification onto the rebased commit would claim a test result for
+    code no one tested (docs/decisions.md): the line says to test the new commit and record the
+    result, citing it; a decision beside it is still carried over as it is, and so is a
+    verification whose tree a reword kept."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "hooks", "install").code == 0
+    first = commit_on(alice, "feat", "f.txt")
+    decision = _record(alice, "Decided on the feature branch.")
+    r = hn(alice, "memory", "record", "--json", "--kind", "verification", "--at", "HEAD", "--applies", "descendants",
+           "--evidence", f"git:{first}", "--content", "Tests pass.")
+    assert r.code == 0, r.err
+    verification = r.json()
+    _run(alice, "push", "-q", "-u", "origin", "feat")
+    _main_moves_on(tmp_path, remote)
+    git(alice, "fetch", "-q", "origin")
+    rebased = _run(alice, "rebase", "-q", "origin/main")
+    new, short = git(alice, "rev-parse", "HEAD"), verification["memoryId"][7:19]
+    line = next(x for x in rebased.stderr.splitlines() if "already published" in x)
+    assert f"git hn memory supersede {decision['memoryId'][7:19]} --at {new} --same-content carries one of yours " \
+        "over" in line, line
+    assert line.endswith(
+        f"; {short} is a verification of a commit whose tree this rebase changed, so --same-content would claim a "
+        f"test the new commit never had: test {new[:12]}, then git hn memory supersede {short} --at {new} "
+        f"--evidence git:{new} --content TEXT records the result"), line
+    assert "(likewise" not in line  # (not among the ones carried as they are)
+    # what the line says, as it says it
+    done = hn(alice, "memory", "supersede", short, "--at", new, "--evidence", f"git:{new}", "--content",
+              "Tests pass on the rebased commit.", "--json")
+    assert done.code == 0, done.err
+    shown = hn(alice, "memory", "show", done.json()["memoryId"], "--json").json()["projection"]
+    assert (shown["data"]["kind"], shown["data"]["evidence"]) == ("verification", [f"git:{new}"])
+    # a reword changes the commit, not what was tested: that verification is carried over as it is
+    _run(alice, "push", "-q", "-f", "origin", "feat")
+    assert hn(alice, "sync").code == 0
+    amended = _run(alice, "commit", "-q", "--amend", "-m", "a better message")
+    reworded = git(alice, "rev-parse", "HEAD")
+    assert f"git hn memory supersede {done.json()['memoryId'][7:19]} --at {reworded} --same-content carries " \
+        in amended.stderr, amended.stderr
+    assert "is a verification" not in amended.stderr, amended.stderr
