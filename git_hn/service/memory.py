@@ -280,7 +280,9 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
     if cls == "qualified":
         return None
     actor = env.actor  # (in full: a prefix names only an actor whose memory the maintainer has fetched)
-    start = f"memory signed, but recall and the brief leave it out ({see} shows it) until the trust policy trusts it:"
+    # (a replay signs nothing: "Replayed: … nothing appended" was followed by "memory signed, but …", a trial)
+    signed = "memory already signed (replayed)" if getattr(result, "replayed", False) else "memory signed"
+    start = f"{signed}, but recall and the brief leave it out ({see} shows it) until the trust policy trusts it:"
     waiting = _working_tree_policy(repo, env.actor, env.record.kind)
     if waiting:
         at_head = "HEAD has no memory trust policy" if cls == "policy-missing" else "the policy at HEAD does not trust it"
@@ -301,7 +303,7 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
         if gone is not None:  # (a team trial: a revoked key's holder was told what a maintainer runs to trust it)
             from ..core.hints import since
 
-            return (f"memory signed, but recall and the brief leave it out ({see} shows it): the policy at HEAD no "
+            return (f"{signed}, but recall and the brief leave it out ({see} shows it): the policy at HEAD no "
                     f"longer trusts actor {actor[:12]}, {since(gone.commit, gone.subject)}")
         return (f"{start} the policy at HEAD does not trust actor {actor[:12]}; "
                 f"{MAINTAINER_RUNS.format(command=f'git hn policy trust {actor}')}")

@@ -209,12 +209,17 @@ def inapplicable_hint(repo: Repo, doc: dict, mcp: bool = False) -> str:
     another branch), and how its author records it again; "" when it applies. When a branch,
     tag or remote-tracking ref still holds its anchor, that ref is named and no carrying over is
     suggested (an agent trial: following "supersede --at HEAD" copies a branch's memory onto
-    main). ``mcp``: in the MCP tools' words (a trial: ``memory_show`` said nothing of it)."""
+    main). A superseded one names its latest successor instead, and what that one needs
+    (``_superseded``; a team trial was told to supersede it again, which is refused); a
+    retracted one gets no command. ``mcp``: in the MCP tools' words (a trial: ``memory_show``
+    said nothing of it)."""
     row = doc.get("projection")
-    if not row or row["applicability"] != "inapplicable" or doc["envelope"]["operation"] != "record":
+    if not row or row["applicability"] != "inapplicable" or doc["envelope"]["operation"] not in ("record", "supersede"):
         return ""
     mode = (row["data"].get("applicability") or {}).get("mode")
     commit, short = row["anchor"]["commit"][:12], doc["memoryId"][7:19]
+    if row["lifecycle"] in ("superseded", "branching"):
+        return _superseded(repo, doc, mcp)
     if mode == "exact":
         return (f"memory {short} applies at commit {commit} only ({'exact' if mcp else '--applies exact'}), not at "
                 "HEAD: recall and the brief at HEAD leave it out")
@@ -236,7 +241,47 @@ def inapplicable_hint(repo: Repo, doc: dict, mcp: bool = False) -> str:
             "amended or rebased commit, or another branch): recall and the brief at HEAD leave it out")
     from ..store.identity import active_actor
 
-    own = active_actor(repo) == doc["envelope"]["actor"]  # (None without an identity)
+    if row["lifecycle"] != "active" or active_actor(repo) != doc["envelope"]["actor"]:  # (None without an identity)
+        return text
+    head = repo.head_commit()
+    if row["kind"] == "verification" and head and not _same_tree(repo, row["anchor"]["commit"], head):
+        # (docs/decisions.md: carried as it is, it would claim a test HEAD never had)
+        again = (f"memory_supersede with memory {short}, atCommit HEAD, evidence git:{head} and the new result as "
+                 "content" if mcp else
+                 f"git hn memory supersede {short} --at HEAD --evidence git:{head} --content TEXT")
+        return (f"{text}; it is a verification of another tree than HEAD's, so test HEAD, then {again} records the "
+                "result")
     again = f"memory_supersede with memory {short}, atCommit HEAD and content" if mcp else \
         f"git hn memory supersede {short} --at HEAD --same-content"
-    return text + (f"; {again} records it again on HEAD" if own else "")
+    return f"{text}; {again} records it again on HEAD"
+
+
+def _same_tree(repo: Repo, a: str, b: str) -> bool:
+    infos = repo.git.object_infos([f"{a}^{{tree}}", f"{b}^{{tree}}"])
+    return bool(infos[0] and infos[1] and infos[0][0] == infos[1][0])
+
+
+def _superseded(repo: Repo, doc: dict, mcp: bool) -> str:
+    """``inapplicable_hint`` of a superseded memory: it has a successor already, so a supersede
+    of it is refused (or branches it); its latest successor is named (``lineage.line_end``), and
+    that one's own hint follows when HEAD leaves it out too."""
+    from ..errors import HnError
+    from .lineage import line_end
+
+    short = doc["memoryId"][7:19]
+    end = line_end(repo, doc["memoryId"])
+    if end is None:
+        return ""
+    _ts, latest, retracted = end
+    said = f"memory {short} is superseded (latest: {latest[7:19]})"
+    if retracted:
+        return f"{said}, and its author retracted that one: recall and the brief leave the line out"
+    see = f"memory_show with memory {latest[7:19]}" if mcp else f"git hn memory show {latest[7:19]}"
+    try:
+        then = show(repo, latest)
+    except HnError:
+        return f"{said}: recall and the brief show that one where it applies ({see})"
+    if (then.get("projection") or {}).get("applicability") == "applicable":
+        return f"{said}, which applies at HEAD: recall and the brief at HEAD show that one ({see})"
+    why = inapplicable_hint(repo, then, mcp)
+    return f"{said}, which HEAD leaves out too: {why}" if why else f"{said} ({see})"

@@ -746,6 +746,62 @@ def test_show_says_why_a_memory_is_left_out_at_head_and_how_its_author_records_i
     assert again.code == 0, again.err
 
 
+def test_show_of_a_superseded_memory_names_its_latest_successor_not_a_refused_supersede(inited):
+    """A team trial: ``show`` of a memory already carried over told its author to run ``supersede
+    ID --at HEAD --same-content``, which is refused (``already superseded (latest: …)``). It names
+    the latest successor, and what that one needs when HEAD leaves it out too. A replayed
+    supersede no longer says "memory signed" right after "Replayed: … nothing appended"."""
+    r = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "kept across amends")
+    assert r.code == 0, r.err
+    old = r.json()["memoryId"][7:19]
+    git(inited, "commit", "-q", "--amend", "-m", "amended")  # (no hooks: nothing re-anchors)
+    carried = hn(inited, "memory", "supersede", old, "--at", "HEAD", "--same-content", "--json")
+    assert carried.code == 0, carried.err
+    succ = carried.json()["memoryId"][7:19]
+    assert hn(inited, "memory", "show", old).err == (
+        f"git-hn: hint: memory {old} is superseded (latest: {succ}), which applies at HEAD: recall and the brief at "
+        f"HEAD show that one (git hn memory show {succ})\n")
+    # the same supersede again is a replay: it signs nothing, and its hint does not say it did
+    replay = hn(inited, "memory", "supersede", old, "--at", "HEAD", "--same-content")
+    assert replay.code == 0 and "Replayed: existing memory returned; nothing appended" in replay.out, replay
+    assert replay.err.startswith("git-hn: hint: memory already signed (replayed), but recall and the brief leave it "
+                                 "out"), replay.err
+    git(inited, "commit", "-q", "--amend", "-m", "amended again")
+    head = git(inited, "rev-parse", "HEAD")
+    anchor = hn(inited, "memory", "show", succ, "--json").json()["projection"]["anchor"]["commit"]
+    assert head != anchor
+    assert hn(inited, "memory", "show", old).err == (
+        f"git-hn: hint: memory {old} is superseded (latest: {succ}), which HEAD leaves out too: memory {succ} applies "
+        f"where commit {anchor[:12]} is in the history, and HEAD does not contain it (an amended or rebased commit, "
+        "or another branch): recall and the brief at HEAD leave it out; git hn memory supersede "
+        f"{succ} --at HEAD --same-content records it again on HEAD\n")
+    assert hn(inited, "memory", "supersede", succ, "--at", "HEAD", "--same-content").code == 0  # (as it says)
+
+
+def test_show_of_a_verification_on_a_changed_tree_says_to_test_again(inited):
+    """``--same-content`` would carry a test result onto code no one tested (docs/decisions.md):
+    ``show`` of one's own verification left out at HEAD says to test HEAD and record the result,
+    citing it; after a message-only amend (the same tree) it is still carried as it is."""
+    first = git(inited, "rev-parse", "HEAD")
+    r = hn(inited, "memory", "record", "--json", "--kind", "verification", "--at", "HEAD", "--applies",
+           "descendants", "--evidence", f"git:{first}", "--content", "Tests pass.")
+    assert r.code == 0, r.err
+    mid = r.json()["memoryId"][7:19]
+    git(inited, "commit", "-q", "--amend", "-m", "reworded")  # (the same tree)
+    assert hn(inited, "memory", "show", mid).err.endswith(
+        f"git hn memory supersede {mid} --at HEAD --same-content records it again on HEAD\n")
+    (inited / "changed.txt").write_text("changed\n")
+    git(inited, "add", "changed.txt")
+    git(inited, "commit", "-q", "--amend", "-m", "changed")
+    head = git(inited, "rev-parse", "HEAD")
+    assert hn(inited, "memory", "show", mid).err == (
+        f"git-hn: hint: memory {mid} applies where commit {first[:12]} is in the history, and HEAD does not contain "
+        "it (an amended or rebased commit, or another branch): recall and the brief at HEAD leave it out; it is a "
+        f"verification of another tree than HEAD's, so test HEAD, then git hn memory supersede {mid} --at HEAD "
+        f"--evidence git:{head} --content TEXT records the result\n")
+
+
 def test_a_recall_by_path_from_a_subdirectory_says_paths_are_from_the_top(inited):
     """An agent trial: ``recall --path lexer.py`` run in ``src/parser`` matched nothing and said
     nothing (paths are relative to the top of the repository). A hint names the path from the

@@ -944,10 +944,13 @@ def test_a_write_hint_says_an_uncommitted_policy_takes_effect_once_committed(ini
     start = "git-hn: hint: memory signed, but recall and the brief leave it out (--include-untrusted shows it) " \
             "until the trust policy trusts it: "
 
+    n = iter(range(100))
+
     def written(kind="decision") -> str:
         outcome = ["--outcome", "failed"] if kind == "attempt" else []
+        # (each its own content: the same record again is a replay, whose hint says it signed nothing)
         r = hn(inited, "memory", "record", "--kind", kind, "--at", "HEAD", "--applies", "descendants",
-               *outcome, "--content", "x")
+               *outcome, "--content", f"x{next(n)}")
         assert r.code == 0, r.err
         return r.err
 
