@@ -45,12 +45,14 @@ class Result:
 
 
 HIDDEN_HINT = "git-hn: hint: memory signed, but recall and the brief leave it out"
+# (a replay signs nothing, and its hint says so)
+HIDDEN_HINTS = (HIDDEN_HINT, "git-hn: hint: memory already signed (replayed), but recall and the brief leave it out")
 
 
 def unhinted(err: str) -> str:
     """``err`` without the hint a write gets when the trust policy hides it (every write in a
-    repository without a policy), for tests about the other lines."""
-    return "".join(line for line in err.splitlines(keepends=True) if not line.startswith(HIDDEN_HINT))
+    repository without a policy, a replay too), for tests about the other lines."""
+    return "".join(line for line in err.splitlines(keepends=True) if not line.startswith(HIDDEN_HINTS))
 
 
 def hn(cwd, *args, input: bytes = b"") -> Result:
