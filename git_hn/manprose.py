@@ -157,7 +157,9 @@ A chained shell script runs with
 set to the hook's own path, as Git would have run it, so hook managers that find their files
 from
 .B $0
-keep working. Git\\-hn's own publication push, started by git\\-hn's pre\\-push wrapper for a
+keep working; a hook that is a symbolic link runs through its link, so
+.B readlink \\-f "$0"
+finds the file it leads to, as under Git. Git\\-hn's own publication push, started by git\\-hn's pre\\-push wrapper for a
 push your hooks approved, does not run them a second time: neither the chained pre\\-push hook
 nor a hook manager's that runs git\\-hn's as its own legacy hook (that publication push uses
 .BR \\-\\-no\\-verify ).

@@ -966,3 +966,30 @@ def test_lefthook_installed_after_git_hn_leaves_no_stale_wrapper_as_old(tmp_path
         assert hn(a, "hooks", "uninstall").code == 0
     assert (hooks / "pre-push").read_text() == LEFTHOOK_HOOK
     assert not (hooks / "pre-push.old").exists() and not (hooks / "hn-chained").exists()
+
+
+@pytest.mark.parametrize("source", ['"${BASH_SOURCE[0]}"', '"$0"'])
+def test_a_linked_bash_hook_finds_its_library_through_the_link_as_under_git(tmp_path, source):
+    """A review: a team keeps its hook in the tree (``.git/hooks/pre-push -> ../../tools/pre-push``)
+    and finds its library with ``readlink -f "${BASH_SOURCE[0]}"`` (or ``"$0"``). Run as the wrapper's
+    file, both named the wrapper, the library was looked for in ``.git/hooks`` and every push failed;
+    run through its link, both resolve to ``tools/pre-push`` as under plain Git, and a main guard
+    still runs its checks."""
+    remote, a = _team(tmp_path)
+    _executable(a / "tools" / "pre-push", '#!/bin/bash\nset -e\n'
+                f'HERE=$(cd "$(dirname "$(readlink -f {source})")" && pwd)\n. "$HERE/common.sh"\n'
+                'if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then check "$@"; fi\n')
+    (a / "tools" / "common.sh").write_text(
+        'check() { while read -r l ls r rs; do [[ $r == refs/heads/release ]] && '
+        '{ echo "pre-push: pushes to release are refused" >&2; return 1; }; done; echo loaded >&2; }\n')
+    (a / ".git" / "hooks" / "pre-push").symlink_to("../../tools/pre-push")
+    assert hn(a, "hooks", "install").code == 0
+    mem = _memory_and_commit(a)
+    git(a, "branch", "release")
+    proc = subprocess.run(["git", "push", "-q", "origin", "release"], cwd=a, capture_output=True, text=True)
+    wait_publication(a)
+    assert proc.returncode == 1 and "pre-push: pushes to release are refused" in proc.stderr, proc.stderr
+    assert not _published(remote, mem)
+    proc = _push(a)
+    assert proc.returncode == 0 and "loaded" in proc.stderr, proc.stderr
+    assert _published(remote, mem)
