@@ -167,7 +167,8 @@ A publication started otherwise
 .RB ( "git hn sync" ,
 or the line a team adds to its own hook, under HOOK MANAGERS) runs the pre\\-push hook with
 .B HN_HOOK_ACTIVE=1
-set. A hook of yours that checks what is pushed (a secret scanner) therefore never sees memory
+set, at the terminal the command has (a hook may ask there; git\\-hn's other network Git
+processes never ask). A hook of yours that checks what is pushed (a secret scanner) therefore never sees memory
 refs the wrapper published; a
 .B git hn sync
 publication runs it, and git\\-hn's own secret lint checks every memory either way.
@@ -192,7 +193,8 @@ read memory, can be left out of publication, by both the hook and
 .BR "git hn sync" :
 .BR "git config remote.<name>.hnPublish false" .
 Git\\-hn's own Git processes never ask at the terminal for a password or an ssh key's
-passphrase: each one that may contact a remote runs without a terminal (and, unless
+passphrase: each one that may contact a remote runs without a terminal (but for a publication push
+that runs your pre\\-push hook, above; the advertisement before it asked nothing) (and, unless
 .B SSH_ASKPASS_REQUIRE
 is set, ssh starts no askpass program for it), so it fails at once where it would ask. Load a key that
 has a passphrase into an agent

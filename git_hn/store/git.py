@@ -22,7 +22,7 @@ quarantine's own configuration. It keeps the user's transport and credential set
 (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG_NOSYSTEM``, as ``HOME`` is kept): they
 say how to reach a remote, not which repository, objects or hooks Git uses, and the advertisement
 runs with them anyway. A process that may contact a remote (``transport.remote_env``) runs in a
-session of its own: with no terminal, neither Git nor ssh asks for a password or passphrase.
+session of its own (but with ``run``'s ``tty``): with no terminal, neither Git nor ssh asks.
 """
 
 from __future__ import annotations
@@ -160,10 +160,11 @@ class Git:
         self._early.clear()
 
     def run(self, args: list[str], *, input: bytes | None = None, env: dict | None = None,
-            timeout: float | None = None, on_start=None, limit: int | None = None) -> Completed:
+            timeout: float | None = None, on_start=None, limit: int | None = None, tty: bool = False) -> Completed:
         """Run ``git <args>``; never raises for a non-zero exit (callers decide). ``on_start``
         gets the process ID once Git runs (a push records it: ``store.given.pushing``); more
-        than ``limit`` bytes of output stop Git and raise ``OutputTooLarge``."""
+        than ``limit`` bytes of output stop Git and raise ``OutputTooLarge``. ``tty``: one that may
+        contact a remote keeps this process's terminal (a push whose pre-push hook asks there)."""
         if self._early:
             if args and args[0] in _WRITERS:
                 self.forget_early()
@@ -176,7 +177,8 @@ class Git:
         full_env = self.env if env is None else {**self.env, **env}
         try:  # (one that may contact a remote in a session of its own: ``transport.remote_env``)
             proc = popen(["git", *args], stdin=PIPE if input is not None else DEVNULL, stdout=PIPE,
-                         stderr=PIPE, cwd=self.cwd, env=full_env, start_new_session="GIT_ALLOW_PROTOCOL" in (env or ()))
+                         stderr=PIPE, cwd=self.cwd, env=full_env,
+                         start_new_session="GIT_ALLOW_PROTOCOL" in (env or ()) and not tty)
         except OSError as exc:
             raise not_started(args, exc) from None
         if on_start is not None:

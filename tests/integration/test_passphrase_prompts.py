@@ -3,7 +3,8 @@ hooked ``git fetch`` asked a second time, for the import's advertisement, whose 
 quarantine (a session of its own) could not use the answer; unanswered, the fetch hung 60 s and
 blamed the remote. Every Git process of git-hn's that may contact a remote now runs without a
 controlling terminal (and ``SSH_ASKPASS_REQUIRE=never``): it fails at once, and git-hn says to
-load the key into an agent.
+load the key into an agent. (But for a publication push that runs the team's pre-push hook: it
+keeps the terminal, where such a hook may ask.)
 
 No sshd runs in the tests: "ssh" is a stand-in that behaves as OpenSSH 9 does for such a key. It
 asks on ``/dev/tty`` (the controlling terminal) and, with none, says only "Permission denied";
@@ -72,10 +73,11 @@ def _moved(alice: Path, note: str) -> None:
     git(alice, "push", "-q", "origin", "main")
 
 
-def _at_terminal(cwd: Path, argv: list[str], env: dict, answers: int, timeout: float = 60) -> tuple[int, str, float]:
+def _at_terminal(cwd: Path, argv: list[str], env: dict, answers: int, timeout: float = 60,
+                 prompt: bytes = PROMPT) -> tuple[int, str, float]:
     """``argv`` run with a pseudo-terminal as its controlling terminal (as a user's shell runs it),
-    the passphrase typed at the first ``answers`` prompts: (exit code, what was written there,
-    seconds taken). Variables set to "" in ``env`` are removed."""
+    the passphrase typed at the first ``answers`` prompts (``prompt``): (exit code, what was
+    written there, seconds taken). Variables set to "" in ``env`` are removed."""
     import pty
 
     full = {k: v for k, v in {**os.environ, **env}.items() if v != "" or k not in env}
@@ -99,7 +101,7 @@ def _at_terminal(cwd: Path, argv: list[str], env: dict, answers: int, timeout: f
             if not data:
                 break
             written += data
-            if typed < answers and written.count(PROMPT) > typed:
+            if typed < answers and written.count(prompt) > typed:
                 typed += 1
                 os.write(master, b"secret\n")
         else:
@@ -153,3 +155,52 @@ def test_the_fetch_wrappers_own_question_does_not_ask_for_a_passphrase(tmp_path,
     code, said, took = _at_terminal(bob, ["git", "fetch", "origin"], env, answers=1, timeout=30)
     assert code == 0 and said.count(PROMPT.decode()) == 1 and took < 8, (took, said)
     assert f"git-hn: memory import from origin failed: the remote refused access; {WAY_OUT}\n" in said, said
+
+
+ASKING_HOOK = ("#!/bin/sh\nexec </dev/tty\nprintf 'Push memory to %s? ' \"$1\" >/dev/tty\nread -r answer\n"
+               "[ \"$answer\" = secret ]\n")
+
+
+def _asking_hook(bob: Path) -> None:
+    """A team's pre-push hook that asks on the terminal, as a confirmation prompt does, chained."""
+    assert hn(bob, "hooks", "uninstall").code == 0
+    hook = bob / ".git" / "hooks" / "pre-push"
+    hook.write_text(ASKING_HOOK)
+    hook.chmod(0o755)
+    assert hn(bob, "hooks", "install").code == 0
+    assert hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "asked for").code == 0
+
+
+def test_a_sync_at_a_terminal_lets_a_chained_pre_push_hook_ask_there(tmp_path, bare_remote):
+    """A review of F67: every Git process of git-hn's that may contact a remote ran without a
+    terminal, the publication push of git hn sync included, so a team's pre-push hook that asks
+    on the terminal failed every sync at one ("cannot open /dev/tty"). That push keeps the
+    terminal; the advertisement before it still asks nothing."""
+    bob, _alice, env = _team(tmp_path, bare_remote)
+    _asking_hook(bob)
+    code, said, _took = _at_terminal(bob, ["git", "hn", "sync", "origin"], {**env, "AGENT": "1"}, answers=1,
+                                     prompt=b"Push memory to origin? ")
+    assert code == 0 and said.count("Push memory to origin? ") == 1, said
+    assert "git-hn:" not in said, said
+    remote = git(bob, "remote", "get-url", "origin").removeprefix("ssh://localhost")
+    assert git(bob, "for-each-ref", "refs/hn/memory/") in git(remote, "for-each-ref", "refs/hn/memory/")
+
+
+def test_a_chained_hook_that_cannot_ask_on_a_terminal_is_said_so(tmp_path, bare_remote):
+    """Without a terminal (a sync from a script), the same hook cannot ask: the line said a
+    pre-push hook "may have refused" the push by policy and quoted the wrapper's shell error; it
+    says plainly that the hook could not ask on the terminal, and how to let it."""
+    import subprocess
+
+    bob, _alice, env = _team(tmp_path, bare_remote)
+    _asking_hook(bob)
+    full = {k: v for k, v in {**os.environ, **env, "AGENT": "1"}.items() if v != "" or k not in env}
+    proc = subprocess.run(["git", "hn", "sync", "origin"], cwd=bob, env=full, capture_output=True, text=True,
+                          start_new_session=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.endswith(
+        "memory publication failed for remote origin: a pre-push hook could not ask its question on the terminal "
+        "(/dev/tty): git-hn's push has none here; run git hn sync origin at a terminal, or let the hook skip its "
+        "question when HN_HOOK_ACTIVE=1 is set\n"), proc.stderr
+    assert "eval" not in proc.stderr and "may have refused" not in proc.stderr, proc.stderr

@@ -128,16 +128,26 @@ def hook_refused(returncode: int, stdout: bytes, stderr: bytes) -> bool:
 _GITS_OWN = ("error: failed to push some refs", "to ", "hint: ", "remote: ")
 
 
+# the shells' words for a terminal that is not there (ENXIO: Linux's, the BSDs')
+_NO_TTY = ("no such device or address", "device not configured")
+
+
 def hook_said(repo: Repo, remote: str, stderr: bytes) -> str:
     """For a push a local pre-push hook refused (``hook_refused``): the last line of its stderr
     that is not Git's own, and what refused it (a trial: a team's husky pre-push hook refused
     refs/hn/, and the message was only "publication failed", with the hook's own words
     swallowed). The line is redacted (``secrets``) before it is cut: a cut URL would keep its
-    password and lose what marks it as one."""
+    password and lose what marks it as one. A hook that failed to open ``/dev/tty`` refused
+    nothing: it could not ask (a push without a terminal, ``publish._push``), and is said so
+    (a review: its shell's error, the wrapper's ``eval`` line, was quoted as its policy)."""
     said = ""
     for line in lines_of(stderr.decode("utf-8", "replace")):
         if line.strip() and not line.lower().startswith(_GITS_OWN) and not _gits_fatal(line.strip().lower()):
             said = line.strip()
+        if "/dev/tty" in line and any(w in line.lower() for w in _NO_TTY):  # (not a refusal: a question)
+            return (f"a pre-push hook could not ask its question on the terminal (/dev/tty): git-hn's push has "
+                    f"none here; run git hn sync {quote(remote)} at a terminal, or let the hook skip its "
+                    "question when HN_HOOK_ACTIVE=1 is set")
     if said:
         said = redact(said, *secrets(repo, remote))
         said = one_line(said) if len(said) <= REASON_MAX else one_line(said[:REASON_MAX]) + "..."
