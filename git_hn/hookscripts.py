@@ -442,9 +442,11 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     command -v timeout >/dev/null 2>&1 && bound="timeout 300"
     # and never asks for a passphrase (no terminal, where setsid(1) exists), as git-hn's do
     command -v setsid >/dev/null 2>&1 && bound="setsid -w $bound"
+    ask=never  # (nor starts an askpass program the user did not choose: ``transport.remote_env``)
+    [ -z "${SSH_ASKPASS-}" ] || ask=
     # the bytes of quiet_input: each answer followed by its exit status, so a failure never matches
     id=$({ printf '%s\\000' "$url"
-        GIT_ALLOW_PROTOCOL=file:git:http:https:ssh SSH_ASKPASS_REQUIRE=${SSH_ASKPASS_REQUIRE-never} \\
+        GIT_ALLOW_PROTOCOL=file:git:http:https:ssh SSH_ASKPASS_REQUIRE=${SSH_ASKPASS_REQUIRE-$ask} \\
             $bound git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
         printf '\\000%s\\000' $?
         git for-each-ref '--format=%(objectname) %(refname)' "refs/hn/remotes/$remote/memory/" 2>/dev/null

@@ -193,13 +193,19 @@ read memory, can be left out of publication, by both the hook and
 .BR "git hn sync" :
 .BR "git config remote.<name>.hnPublish false" .
 Git\\-hn's own Git processes never ask at the terminal for a password or an ssh key's
-passphrase: each one that may contact a remote runs without a terminal (but for a publication push
-that runs your pre\\-push hook, above; the advertisement before it asked nothing) (and, unless
+passphrase: each one that may contact a remote runs without a terminal (and, unless
 .B SSH_ASKPASS_REQUIRE
-is set, ssh starts no askpass program for it), so it fails at once where it would ask. Load a key that
+or
+.B SSH_ASKPASS
+is set, ssh starts no askpass program for it), so it fails at once where it would ask; only a
+publication push that runs your pre\\-push hook keeps the terminal, for the hook (above). Load a key that
 has a passphrase into an agent
-.RB ( ssh\\-add );
-over HTTPS, use a credential helper.
+.RB ( ssh\\-add ),
+or on a desktop let ssh ask in a dialog
+.RB ( "export SSH_ASKPASS_REQUIRE=prefer" );
+over HTTPS, use a credential helper that keeps the password (one that asks every time cannot
+answer git\\-hn:
+.BR "git config credential.helper \'cache \\-\\-timeout=3600\'" ).
 A remote that pushes elsewhere than it fetches (several push URLs, a team repository and its
 mirror; or one push URL that is your fork) is asked, at each push URL, which branches and memory
 refs it holds: each push URL is given the memory anchored on commits its own branches hold, and

@@ -39,7 +39,9 @@ def _hermetic(monkeypatch, home: Path) -> Path:
     monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
                 "GIT_ALTERNATE_OBJECT_DIRECTORIES", "HN_HOOK_ACTIVE", "GIT_HN_DEBUG", "GIT_HN_STREAM",
-                "XDG_CONFIG_HOME"):
+                "XDG_CONFIG_HOME",
+                # (git-hn's ssh advice and askpass rule read these: a developer's agent or desktop)
+                "SSH_AUTH_SOCK", "SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "DISPLAY", "WAYLAND_DISPLAY"):
         monkeypatch.delenv(var, raising=False)
     return home
 

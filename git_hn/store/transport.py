@@ -63,14 +63,17 @@ def is_local(url: str) -> bool:
 def remote_env() -> dict:
     """The variables of every Git process that may contact a remote (and only those): Git's
     protocols limited, its own prompts off, and ssh's askpass program off unless the user chose
-    (``SSH_ASKPASS_REQUIRE`` set: a CI job's ``force``). ``store.git`` runs such a process in a
+    (``SSH_ASKPASS_REQUIRE`` set: a CI job's ``force``; or ``SSH_ASKPASS`` set, a desktop's askpass
+    or a wallet's, which answers each ssh process on its own: forcing ``never`` broke such a
+    setup, a review). ``store.git`` runs such a process in a
     session of its own (``store.git``): without a controlling terminal ssh cannot ask for a
     passphrase either, and fails at once (F67, a trial: each hooked ``git fetch`` asked for the
     passphrase a second time, for git-hn's advertisement, whose quarantine fetch could not use the
     answer; unanswered, it held the fetch 60 s). ``never``: with no terminal, OpenSSH would start
     ``SSH_ASKPASS`` (a desktop's dialog) whenever ``DISPLAY`` is set."""
     return {"GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS, "GIT_TERMINAL_PROMPT": "0",
-            **({} if "SSH_ASKPASS_REQUIRE" in os.environ else {"SSH_ASKPASS_REQUIRE": "never"})}
+            **({} if "SSH_ASKPASS_REQUIRE" in os.environ or os.environ.get("SSH_ASKPASS")
+               else {"SSH_ASKPASS_REQUIRE": "never"})}
 
 
 def unmirrored(name: str, base: dict, env: dict) -> dict:
@@ -240,7 +243,8 @@ def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bo
     fetch URL, its push URL with ``push``): the ssh agent for ssh; for http(s) a credential helper,
     and when one is set already (asked of ``git``: a team trial's stored password was wrong, Git
     erased it, and the advice said to set a helper and load an ssh key) a fetch at a terminal,
-    which saves the password in it; also for credentials the remote refused (``CREDENTIALS_REFUSED``,
+    which saves the password in it, or a caching helper beside one that asks on ``/dev/tty`` every
+    time and stores nothing (a review: the advice looped); also for credentials the remote refused (``CREDENTIALS_REFUSED``,
     HTTP only), and for access an ssh remote refused (``ACCESS_REFUSED``: with no terminal and no
     agent, OpenSSH 9 says only "Permission denied" of a key it could not ask the passphrase of,
     F67). Both ways when the URL is not known. Only on a failure: at most two Git processes."""
@@ -254,9 +258,11 @@ def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bo
         return ""  # (git daemon's "access denied" is no credentials' fault)
     sync = f"git hn sync {remote}"
     if kind == "ssh":
-        return f"give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), then {sync}"
+        return ssh_way(remote, refused=reason == ACCESS_REFUSED)
     if kind == "http" and git is not None and _has_helper(git, url):
-        return f"run git fetch {remote} once at a terminal so your credential helper saves the password, then {sync}"
+        return (f"run git fetch {remote} once at a terminal so your credential helper saves the password (one that "
+                "asks every time cannot answer git-hn: add one that keeps it, git config credential.helper "
+                f"'cache --timeout=3600'), then {sync}")
     if kind == "http":
         return ("give Git the credentials without a prompt: set a credential helper (git config --global "
                 f"credential.helper cache) and run git fetch {remote} once at a terminal so it saves the password, "
@@ -264,6 +270,20 @@ def without_terminal(reason: str, remote: str, url: str = "", git=None, push: bo
     return ("give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), or "
             "for HTTPS set a credential helper (git config --global credential.helper cache), then "
             f"{sync}")
+
+
+def ssh_way(remote: str, refused: bool = False, start: str = "give Git the credentials without a prompt") -> str:
+    """The way out for ssh that could not authenticate with no terminal: a key in an agent, and
+    on a desktop whose askpass ``remote_env`` turned off (no ``SSH_ASKPASS``, ``DISPLAY`` set) a
+    dialog, ``SSH_ASKPASS_REQUIRE=prefer``. Access ``refused`` with an agent's socket set is no
+    missing agent (a review: the key was simply not authorised): ssh offered keys the remote did
+    not accept, and the user's own ``git fetch`` shows ssh's reason (git-hn starts nothing more)."""
+    if refused and os.environ.get("SSH_AUTH_SOCK"):
+        return f"the remote accepted none of the keys ssh offered (your agent's included): git fetch {remote} " \
+               "shows ssh's own reason"
+    dialog = (", or let ssh ask in a desktop dialog (export SSH_ASKPASS_REQUIRE=prefer)" if os.environ.get("DISPLAY")
+              and not os.environ.get("SSH_ASKPASS_REQUIRE") and not os.environ.get("SSH_ASKPASS") else "")
+    return f"{start}: load the ssh key into an agent (ssh-add){dialog}, then git hn sync {remote}"
 
 
 def _credential_kind(url: str) -> str:

@@ -7,6 +7,7 @@ repositories, a real smart-HTTP server (``git http-backend``) with HTTP Basic au
 from __future__ import annotations
 
 import json
+import subprocess
 
 from helpers import git, hn, make_repo
 
@@ -36,7 +37,9 @@ def test_a_wrong_password_in_a_credential_helper_is_advised_a_fetch_at_a_termina
     store = tmp_path / "credentials"
     store.write_text(f"http://u:wrong@{url.split('/')[2]}\n")
     git(bob, "config", "credential.helper", f"store --file={store}")
-    fix = "run git fetch origin once at a terminal so your credential helper saves the password, then git hn sync origin"
+    fix = ("run git fetch origin once at a terminal so your credential helper saves the password (one that asks "
+           "every time cannot answer git-hn: add one that keeps it, git config credential.helper "
+           "'cache --timeout=3600'), then git hn sync origin")
     first = hn(bob, "sync")  # (Git erases the stored password the server refused)
     assert first.code == 1 and first.err.rstrip("\n").endswith(
         f"the remote refused the credentials given; {fix}"), first.err
@@ -55,3 +58,44 @@ def test_without_a_credential_helper_https_is_advised_one_and_no_ssh_key(tmp_pat
         "credential helper (git config --global credential.helper cache) and run git fetch origin once at a "
         "terminal so it saves the password, then git hn sync origin"), r.err
     assert "ssh" not in r.err
+
+
+ASKING_HELPER = """#!/bin/sh
+# a credential helper that asks on the terminal every time and stores nothing (a password manager's
+# prompt): with no terminal it has nothing to say
+[ "$1" = get ] || exit 0
+exec 3<>/dev/tty || exit 0
+printf 'Password for u: ' >&3
+IFS= read -r typed <&3
+printf 'username=u\\npassword=%s\\n' "$typed"
+"""
+
+
+def test_a_helper_that_asks_every_time_is_advised_one_that_keeps_the_password(tmp_path, bare_remote,
+                                                                               http_backend):
+    """A review: a helper that asks on ``/dev/tty`` every time cannot ask in git-hn's Git processes
+    (no terminal), and "run git fetch origin once at a terminal so your credential helper saves the
+    password" looped: it saves nothing. The advice names a helper that keeps it; followed, the
+    sync gets through."""
+    from test_passphrase_prompts import _at_terminal
+
+    bob, _url = _bob_over_http(tmp_path, bare_remote, http_backend)
+    helper = tmp_path / "asking-helper"
+    helper.write_text(ASKING_HELPER)
+    helper.chmod(0o755)
+    git(bob, "config", "--global", "credential.helper", str(helper))
+    r = hn(bob, "sync")
+    assert r.code == 1 and "git config credential.helper 'cache --timeout=3600'" in r.err, r.err
+    git(bob, "config", "credential.helper", "cache --timeout=3600")  # (as advised)
+    # (the cache's daemon, started here outside the terminal: one the fetch below starts at the
+    # test's pseudo-terminal dies when the test closes it, as a user's does with their terminal)
+    subprocess.run(["git", "credential-cache", "--timeout=3600", "store"], cwd=bob, start_new_session=True,
+                   input=b"protocol=http\nhost=unrelated.invalid\nusername=x\npassword=y\n", check=True)
+    try:
+        code, said, _took = _at_terminal(bob, ["git", "fetch", "-q", "origin"], {}, answers=1,
+                                         prompt=b"Password for u: ", answer=b"pw\n")
+        assert code == 0, said
+        r = hn(bob, "sync")
+        assert r.code == 0, r.err
+    finally:
+        git(bob, "credential-cache", "exit")

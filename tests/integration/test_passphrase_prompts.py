@@ -26,20 +26,32 @@ STAND_IN = """#!/bin/sh
 if [ "$1" = "-G" ]; then exit 1; fi  # the OpenSSH probe: answer "not OpenSSH"
 printf '%s\\n' "$SSH_ASKPASS_REQUIRE" >> "$0.askpass"
 if [ "$AGENT" != 1 ]; then
-  if ! ( : </dev/tty ) 2>/dev/null; then  # (no controlling terminal)
+  use=  # OpenSSH's askpass rule (readpass.c): its program with no terminal and DISPLAY set, unless never
+  case "$SSH_ASKPASS_REQUIRE" in
+    force) use=1 ;;
+    prefer) [ -z "$DISPLAY" ] || use=1 ;;
+    never) ;;
+    *) ( : </dev/tty ) 2>/dev/null || [ -z "$DISPLAY" ] || use=1 ;;
+  esac
+  if [ -n "$use" ]; then  # (the compiled-in program when SSH_ASKPASS is unset: none here)
+    typed=$("${SSH_ASKPASS:-/nonexistent/ssh-askpass}" "Enter passphrase for key '/home/bob/.ssh/id_ed25519': " \
+      2>/dev/null)
+  elif ! ( : </dev/tty ) 2>/dev/null; then  # (no controlling terminal)
     echo "git@localhost: Permission denied (publickey)." >&2
     exit 255
+  else
+    exec 3<>/dev/tty
+    printf "Enter passphrase for key '/home/bob/.ssh/id_ed25519': " >&3
+    IFS= read -r typed <&3 || exit 255
+    exec 3>&-
   fi
-  exec 3<>/dev/tty
-  printf "Enter passphrase for key '/home/bob/.ssh/id_ed25519': " >&3
-  IFS= read -r typed <&3 || exit 255
-  exec 3>&-
   if [ "$typed" != secret ]; then echo "git@localhost: Permission denied (publickey)." >&2; exit 255; fi
 fi
 for last; do :; done
 exec sh -c "$last"
 """
-WAY_OUT = "give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), then git hn sync origin"
+WAY_OUT = ("give Git the credentials without a prompt: load the ssh key into an agent (ssh-add), or let ssh ask in "
+           "a desktop dialog (export SSH_ASKPASS_REQUIRE=prefer), then git hn sync origin")
 
 
 def _team(tmp_path: Path, bare_remote) -> tuple[Path, Path, dict]:
@@ -62,8 +74,8 @@ def _team(tmp_path: Path, bare_remote) -> tuple[Path, Path, dict]:
     ssh = tmp_path / "passphrase-ssh"
     ssh.write_text(STAND_IN)
     ssh.chmod(0o755)
-    env = {"GIT_SSH_COMMAND": str(ssh), "DISPLAY": ":0", "SSH_ASKPASS": "/nonexistent/ssh-askpass"}
-    for name in ("SSH_AUTH_SOCK", "SSH_ASKPASS_REQUIRE", "AGENT"):
+    env = {"GIT_SSH_COMMAND": str(ssh), "DISPLAY": ":0"}  # (a desktop whose askpass the user did not choose)
+    for name in ("SSH_AUTH_SOCK", "SSH_ASKPASS", "SSH_ASKPASS_REQUIRE", "AGENT"):
         env[name] = ""
     return bob, alice, env
 
@@ -74,7 +86,7 @@ def _moved(alice: Path, note: str) -> None:
 
 
 def _at_terminal(cwd: Path, argv: list[str], env: dict, answers: int, timeout: float = 60,
-                 prompt: bytes = PROMPT) -> tuple[int, str, float]:
+                 prompt: bytes = PROMPT, answer: bytes = b"secret\n") -> tuple[int, str, float]:
     """``argv`` run with a pseudo-terminal as its controlling terminal (as a user's shell runs it),
     the passphrase typed at the first ``answers`` prompts (``prompt``): (exit code, what was
     written there, seconds taken). Variables set to "" in ``env`` are removed."""
@@ -103,7 +115,7 @@ def _at_terminal(cwd: Path, argv: list[str], env: dict, answers: int, timeout: f
             written += data
             if typed < answers and written.count(prompt) > typed:
                 typed += 1
-                os.write(master, b"secret\n")
+                os.write(master, answer)
         else:
             os.kill(pid, 9)
     finally:
@@ -204,3 +216,39 @@ def test_a_chained_hook_that_cannot_ask_on_a_terminal_is_said_so(tmp_path, bare_
         "(/dev/tty): git-hn's push has none here; run git hn sync origin at a terminal, or let the hook skip its "
         "question when HN_HOOK_ACTIVE=1 is set\n"), proc.stderr
     assert "eval" not in proc.stderr and "may have refused" not in proc.stderr, proc.stderr
+
+
+def test_an_askpass_program_the_user_chose_answers_for_git_hn(tmp_path, bare_remote):
+    """A review of F67: ``SSH_ASKPASS_REQUIRE=never`` was forced unless set, so a user whose
+    desktop's askpass or wallet (``SSH_ASKPASS``, ``DISPLAY``) gave ssh the passphrase lost a setup
+    that worked. That program answers each ssh process on its own; git-hn lets ssh use it."""
+    bob, _alice, env = _team(tmp_path, bare_remote)
+    wallet = tmp_path / "wallet-askpass"
+    wallet.write_text('#!/bin/sh\necho asked >> "$0.log"\necho secret\n')
+    wallet.chmod(0o755)
+    code, said, _took = _at_terminal(bob, ["git", "hn", "sync", "origin"], {**env, "SSH_ASKPASS": str(wallet)},
+                                     answers=0)
+    assert code == 0 and PROMPT.decode() not in said and "git-hn:" not in said, said
+    assert git(bob, "for-each-ref", "refs/hn/remotes/origin/memory/")
+    assert (tmp_path / "wallet-askpass.log").read_text().count("asked") >= 2  # (the advertisement, the fetch)
+    # and the fetch wrapper's own question (a quiet record: the second sync found nothing new)
+    code, said, _took = _at_terminal(bob, ["git", "hn", "sync", "origin"], {**env, "SSH_ASKPASS": str(wallet)},
+                                     answers=0)
+    assert code == 0, said
+    assert list((bob / ".git" / "hn" / "replication" / "quiet").iterdir())
+    _moved(_alice, "moves main")
+    code, said, _took = _at_terminal(bob, ["git", "fetch", "origin"], {**env, "SSH_ASKPASS": str(wallet)}, answers=1)
+    assert code == 0 and said.count(PROMPT.decode()) == 1 and "git-hn:" not in said, said  # (the user's own ssh)
+    assert "never" not in (tmp_path / "passphrase-ssh.askpass").read_text().split()
+
+
+def test_with_an_agent_a_refused_key_is_not_advised_an_agent(tmp_path, bare_remote):
+    """A review: "load the ssh key into an agent (ssh-add)" was said also when an agent's socket is
+    set and the key is simply not authorised there. Then the remote refused the keys ssh offered,
+    and the user's own git fetch shows ssh's reason."""
+    bob, _alice, env = _team(tmp_path, bare_remote)
+    code, said, _took = _at_terminal(bob, ["git", "hn", "sync", "origin"],
+                                     {**env, "SSH_AUTH_SOCK": str(tmp_path / "agent.sock")}, answers=0)
+    assert code == 1 and "ssh-add" not in said and "SSH_ASKPASS" not in said, said
+    assert ("replication advertisement failed for remote origin; the remote refused access; the remote accepted none "
+            "of the keys ssh offered (your agent's included): git fetch origin shows ssh's own reason") in said, said

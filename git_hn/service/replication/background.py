@@ -213,7 +213,7 @@ def _detached(repo: Repo, exc: HnError, remote: str) -> str:
     HTTPS password are off in every Git process of git-hn's (``GIT_TERMINAL_PROMPT=0``), at a
     terminal too, so for those (no credentials, HTTP 401 or 403) only a credential helper does (a
     review found the ssh advice said for an HTTPS remote)."""
-    from ...store.transport import ACCESS_REFUSED, NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE, without_terminal
+    from ...store.transport import ACCESS_REFUSED, NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE, ssh_way, without_terminal
 
     cause = getattr(exc, "cause", "")
     if getattr(exc, "published", 0) or cause not in (*NO_ACCESS, NO_CREDENTIALS, NO_PASSPHRASE):
@@ -221,8 +221,8 @@ def _detached(repo: Repo, exc: HnError, remote: str) -> str:
     failed = f"replication memory publication failed for remote {remote}: {cause}"
     if cause not in (NO_PASSPHRASE, ACCESS_REFUSED):  # (Git's prompt for a password: HTTPS)
         return f"{failed}; {without_terminal(NO_CREDENTIALS, remote, git=repo.git, push=True)}"
-    return (f"{failed}; the background publication runs without a terminal, where ssh cannot ask for a key's "
-            f"passphrase: load the ssh key into an agent (ssh-add), then git hn sync {remote}")
+    return f"{failed}; " + ssh_way(remote, cause == ACCESS_REFUSED, "the background publication runs without a "
+                                   "terminal, where ssh cannot ask for a key's passphrase")
 
 
 def _renew_quiet(repo: Repo, remote: str) -> None:
