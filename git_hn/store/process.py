@@ -72,6 +72,24 @@ class Child:
             argv[1:1] = ["-C", os.fspath(cwd)]
         env = os.environ if env is None else env
         path = executable or _executable(argv[0], env)
+        self._session = bool(start_new_session)
+        # a Git that may contact a remote (``transport.remote_env``): ``process_tree.stop_sessions``;
+        # not a detached ``pack-refs`` or a prepared transaction, which a kill would leave locked.
+        # Stopping signals are blocked from before it starts until it is counted (under load one came
+        # in between, and it ran on with its ssh); the child starts with the mask of before
+        stops = {_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP}
+        self._remote = self._session and "GIT_ALLOW_PROTOCOL" in env
+        mask = _signal.pthread_sigmask(_signal.SIG_BLOCK, stops) if self._remote and in_main() else None
+        try:
+            self._start(path, argv, env, stdin, stdout, stderr, stdout_bytes,
+                        {} if mask is None else {"setsigmask": mask})
+        finally:
+            if mask is not None:
+                _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
+
+    def _start(self, path, argv, env, stdin, stdout, stderr, stdout_bytes: int, spawn_mask: dict) -> None:
+        import _signal
+
         actions, ours, theirs = [], [None, None, None], []
         try:
             for fd, how in ((0, stdin), (1, stdout), (2, stderr)):
@@ -88,8 +106,8 @@ class Child:
                 elif how is not None:
                     raise ValueError("stdio must be PIPE, DEVNULL or None")
             spawn = os.posix_spawn if os.sep in path else os.posix_spawnp
-            self.pid = spawn(path, argv, env, file_actions=actions, setsid=bool(start_new_session),
-                             setsigdef=(_signal.SIGPIPE, _signal.SIGXFSZ))
+            self.pid = spawn(path, argv, env, file_actions=actions, setsid=self._session,
+                             setsigdef=(_signal.SIGPIPE, _signal.SIGXFSZ), **spawn_mask)
         except BaseException:
             for fd in ours + theirs:
                 if fd is not None:
@@ -100,15 +118,14 @@ class Child:
         self.stdin = os.fdopen(ours[0], "wb") if ours[0] is not None else None
         self.stdout = os.fdopen(ours[1], "rb") if ours[1] is not None else None
         self.stderr = os.fdopen(ours[2], "rb") if ours[2] is not None else None
-        self._session = bool(start_new_session)
-        if start_new_session:  # (a Git that may contact a remote: ``process_tree.stop_sessions``)
+        if self._remote:
             from .process_tree import in_session
 
             in_session(self, in_main())
 
     def _reaped(self, status: int) -> None:
         self.returncode = os.waitstatus_to_exitcode(status)
-        if self._session:
+        if self._remote:
             from .process_tree import SESSIONS
 
             SESSIONS.discard(self)

@@ -211,7 +211,9 @@ SESSIONS: set = set()  # such children not yet reaped (``process.Child``: added 
 
 
 def in_session(child, main: bool) -> None:
-    """Count ``child``, started in a session of its own, for ``stop_sessions``; in the main thread
+    """Count ``child``, a Git that may contact a remote started in a session of its own (never a
+    detached ``pack-refs`` or a prepared transaction: killed, they left Git's lock files behind, a
+    review), for ``stop_sessions``; in the main thread
     (``main``), a hang-up or SIGTERM that would end this process at once (their default action) is
     raised as ``KeyboardInterrupt`` instead, so that the command's end stops the child: the
     terminal's signals no longer reach it."""
@@ -229,13 +231,13 @@ def _interrupt(_signum, _frame) -> None:
 
 
 def stop_sessions() -> None:
-    """End the children started in a session of their own that still run, with their process
+    """End the children ``in_session`` counted that still run, with their process
     group (``Child.kill``), the signals that would cut it ignored meanwhile (in the main thread, at
     the command's end): a command stopped by a signal, or ending on an error before it collected
     one (an early advertisement), left such a Git and its ssh running under init (a review)."""
     import _signal
 
-    live = [child for child in SESSIONS if child.poll() is None]
+    live = [child for child in list(SESSIONS) if child.poll() is None]  # (``poll`` may reap: a copy)
     for signum in (_signal.SIGINT, _signal.SIGHUP, _signal.SIGTERM) if live else ():
         try:
             _signal.signal(signum, _signal.SIG_IGN)

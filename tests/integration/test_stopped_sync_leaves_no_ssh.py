@@ -64,7 +64,7 @@ def test_a_stopped_sync_kills_the_ssh_it_started(tmp_path: Path, bare_remote, st
         deadline = time.monotonic() + 10
         while any(_alive(p) for p in started) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not [p for p in started if _alive(p)], f"left running after the sync ended: {err!r}"
+        assert not [p for p in started if _alive(p)], f"left running after the sync ended ({proc.returncode}): {err!r}"
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -72,3 +72,31 @@ def test_a_stopped_sync_kills_the_ssh_it_started(tmp_path: Path, bare_remote, st
         for p in (int(p) for p in pids.read_text().split()) if pids.exists() else ():
             if _alive(p):
                 os.kill(p, signal.SIGKILL)
+
+
+def test_the_commands_end_stops_only_git_that_may_contact_a_remote():
+    """A review of bdc8201: the command's end killed every child started in a session of its own,
+    the detached ``git pack-refs`` too, which left ``packed-refs.lock`` (or a loose ref's lock)
+    behind and every later ref deletion failing. Only a Git run with the remote's environment
+    (``transport.remote_env``: ``GIT_ALLOW_PROTOCOL``) is stopped; and children that ended before
+    they were reaped are reaped as the set is read (it raised "Set changed size during
+    iteration")."""
+    from git_hn.store import process_tree
+    from git_hn.store.process import DEVNULL, popen
+
+    quiet = {"stdin": DEVNULL, "stdout": DEVNULL, "stderr": DEVNULL, "start_new_session": True}
+    local = popen(["sleep", "30"], **quiet)
+    remote = popen(["sleep", "30"], env={**os.environ, "GIT_ALLOW_PROTOCOL": "file"}, **quiet)
+    ended = [popen(["true"], env={**os.environ, "GIT_ALLOW_PROTOCOL": "file"}, **quiet) for _ in range(3)]
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)}
+    try:
+        time.sleep(0.3)  # (the three ``true`` have ended, none reaped yet)
+        process_tree.stop_sessions()
+        assert remote.wait(timeout=10) == -signal.SIGKILL
+        assert local.poll() is None  # (a detached Git outlives the command, as ``Git.detach`` says)
+        assert all(child.returncode == 0 for child in ended)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        local.kill()
+        local.wait()
