@@ -39,6 +39,9 @@ pre-push hook git-hn ran: that hook left a note (``hn/replication/pushing/<that 
 push's process ID and the object IDs it pushes), and a transaction whose parent is that process
 and whose remote-tracking refs all move to those objects is the push's own (it brings nothing to
 import; the push publishes), so not even the quiet check's round trip to the remote is paid.
+A push that left no note (``git push --no-verify``, a push with nothing to push) is known by its
+command line (``/proc/<parent>/cmdline``, one ``tr``: ``git [options] push``, ``git_push``) and
+starts nothing either; where ``/proc`` cannot say, git-hn runs as for a fetch.
 When git-hn's last import from that remote found every selected stream up to date, it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
 its selection file, its URL and the object ID of ``quiet_input``'s bytes; one per remote, so
 fetching two remotes in turn keeps both quiet). The wrapper then asks Git what git-hn would ask
@@ -524,6 +527,37 @@ ours_left() {  # after ``commits_left``: whether an anchor of this clone's publi
     printf '%s' "$walk" | git rev-list --ignore-missing --stdin 2>/dev/null | grep -qxF -f "$published" && return 0
     return 1
 }
+git_push() {  # the Git process running this hook is a `git push`, by its command line (/proc): a
+    # push brings nothing to import, also one pre-push left no note for (`--no-verify`, nothing to
+    # push: a trial found each such push running a whole import and saying its failure again).
+    # Where /proc cannot say, or a program between Git and this wrapper (a hook manager) is the
+    # parent, git-hn runs as for a fetch. Each argument on a line of its own (its own newlines
+    # made \\001 first), Git's options before the command skipped (those taking a value, with it)
+    [ -r "/proc/$PPID/cmdline" ] || return 1
+    cmdline=$(tr '\\n\\000' '\\001\\n' < "/proc/$PPID/cmdline" 2>/dev/null) || return 1
+    set -f
+    hn_ifs=$IFS
+    IFS='
+'
+    set -- $cmdline
+    IFS=$hn_ifs
+    set +f
+    case ${1-} in
+        git|*/git|git.exe|*/git.exe) shift ;;
+        git-push|*/git-push) return 0 ;;
+        *) return 1 ;;
+    esac
+    while [ $# -gt 0 ]; do
+        case $1 in
+            -C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix|--attr-source)
+                [ $# -ge 2 ] || return 1
+                shift 2 ;;
+            -*) shift ;;
+            *) break ;;
+        esac
+    done
+    [ "${1-}" = push ]
+}
 case $input in
     *" refs/remotes/"*)
         if [ "${1-}" = committed ] && [ -z "${HN_HOOK_ACTIVE-}" ] && moves_remote_ref && has_selection; then
@@ -556,6 +590,8 @@ case $input in
                 esac
                 how=quiet  # a force-push: git-hn checks what left (``tracked``), and imports nothing
             fi
+            # (after the per-fetch stamp: a fetch's later refs start no process for this)
+            [ -n "$how" ] || ! git_push || exit 0  # a push brings nothing to import
             find_git_hn || exit 0
             if [ -n "$known" ] && [ -z "$how" ] && (quiet); then
                 commits_left || exit 0

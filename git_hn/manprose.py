@@ -257,7 +257,9 @@ updated
 for a remote with a saved selection, it imports that remote's selected streams. It never fails
 the fetch. A fetch that updates no ref runs no transaction and therefore no import, and neither
 does the remote\\-tracking update of a push whose pre\\-push hook git\\-hn ran (it brings
-nothing to import: the hook noted the push's process and the commits it pushes); in a
+nothing to import: the hook noted the push's process and the commits it pushes), nor of any
+other push (\\-\\-no\\-verify, or nothing to push), known on Linux by the command line of the
+Git process running the hook; in a
 repository with no saved selection the wrapper does not start git\\-hn at all, nor for a fetch
 from a remote that has none while another remote has one, nor for a transaction that only
 deletes remote\\-tracking refs (each branch a

@@ -363,6 +363,29 @@ def test_a_push_s_own_remote_tracking_update_starts_no_import(team):
     assert team.runs() == runs + 1
 
 
+def test_a_push_pre_push_left_no_note_for_starts_no_import(team):
+    """A team trial: while a selected stream failed to import, every ``git push --no-verify``
+    and every push with nothing to push (pre-push ran with no line, so its note names nothing)
+    ran the whole import and said its failure, though a push brings nothing to import. The
+    wrapper knows a push by the command line of the Git process running it (Git's own options
+    before ``push`` too); any other Git command moving the same refs still starts git-hn."""
+    team.quiet_with_all()
+    team.quiet.write_text(team.quiet.read_text().replace(QUIET_MAGIC, "hn-quiet/9"))  # would not match
+    runs = team.runs()
+    git(team.b, "commit", "-q", "--allow-empty", "-m", "b's work")
+    for args in (["push", "--no-verify", "origin", "HEAD:refs/heads/b-work"],
+                 ["push", "origin", "HEAD:refs/heads/b-work"],  # nothing to push: an empty note
+                 ["-c", "push.default=simple", "-C", str(team.b), "--no-pager", "push", "--no-verify",
+                  "origin", "HEAD:refs/heads/b-work"]):
+        proc = subprocess.run(["git", *args], cwd=team.b, capture_output=True, text=True)
+        wait_publication(team.b)
+        assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
+        assert team.runs() == runs, args
+    assert git(team.b, "rev-parse", "refs/remotes/origin/b-work") == git(team.b, "rev-parse", "HEAD")
+    git(team.b, "update-ref", "refs/remotes/origin/elsewhere", "HEAD")  # not a push: git-hn runs
+    assert team.runs() == runs + 1
+
+
 def test_pruning_remote_tracking_branches_starts_nothing(team, capsys):
     """``git fetch --prune`` deletes each stale remote-tracking branch in a transaction of its
     own; a deletion brings nothing to import, so none of them starts git-hn, nor the quiet
