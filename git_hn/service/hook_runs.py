@@ -485,7 +485,7 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: l
               for parts in [line.split(" ")] if len(parts) == 4 and parts[2].startswith("refs/hn/memory/")}
     anchors = {ref: links for ref, links in anchors.items() if ref not in direct}
     doubtful = {a for links in anchors.values() for _m, a in links if a and a not in carried}
-    gone, elsewhere = gate.discarded_for(repo, doubtful, remote) if doubtful else (set(), set())
+    gone, elsewhere, absent = gate.discarded_for(repo, doubtful, remote) if doubtful else (set(), set(), set())
     # and those that wait for a commit of a branch not pushed yet (a worktree's): the stream's later
     # memories wait too, and with the publication in the background nothing said so (an agent trial)
     waits = gate.not_carried(repo, doubtful - gone, remote, carried) if doubtful - gone else set()
@@ -496,7 +496,7 @@ def _held_for_good(repo: Repo, remote: str, anchors: dict, data: bytes, specs: l
         k = next((i for i, (_m, a) in enumerate(links) if a in gone or a in waits), None)
         if k is not None:
             out.append(gate.Held(ref, links[k][0], links[k][1], len(links) - k, links[k][1] in gone,
-                                 elsewhere=links[k][1] in elsewhere,
+                                 elsewhere=links[k][1] in elsewhere, absent=links[k][1] in absent,
                                  untracked=sent_to.get(links[k][1], "")).line(remote))
     return out
 

@@ -404,3 +404,36 @@ def test_a_push_that_puts_a_lost_anchor_back_on_an_ordinary_branch_does_not_remi
     _commit(a, "later")
     later = _push(a, "origin", "later")
     assert "no longer on any branch" not in later.stderr, later.stderr
+
+
+def test_a_lost_anchor_this_clone_no_longer_has_is_fetched_by_id_then_put_back(tmp_path):
+    """A team trial: the author squash-merged a feature, deleted its branch there and here, and
+    ``git gc`` pruned the commit its published memory names. The reminder said ``a clone that
+    has it puts it back with git push origin C:…``, which fails here (``fatal: bad object``). It
+    now says the commit is not in this clone either and fetches it by ID first (the server still
+    holds the object); pasted as printed it puts the commit back and the reminder ends. For when
+    no one has it, forgetting is named."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    git(a, "checkout", "-q", "-b", "feature")
+    c = _commit(a, "feature")
+    mem = _record(a, "on the feature")
+    _push(a, "origin", "feature")
+    git(a, "checkout", "-q", "main")
+    git(a, "merge", "-q", "--squash", "feature")
+    git(a, "commit", "-q", "-m", "feature (squashed)")
+    _push(a, "origin", "main")
+    _push(a, "origin", "--delete", "feature")
+    git(a, "branch", "-q", "-D", "feature")
+    git(a, "reflog", "expire", "--expire=now", "--all")
+    git(a, "gc", "-q", "--prune=now")
+    assert subprocess.run(["git", "cat-file", "-e", c], cwd=a).returncode != 0
+    line = next(x for x in hn(a, "sync").out.splitlines() if x.startswith("Anchors of origin: "))
+    assert f"commit {c[:12]}, which memory {mem['memoryId'][7:19]} is anchored on" in line, line
+    said, _sp, rest = line.partition("; it is not in this clone either: ")
+    command, _sp, after = rest.partition(" puts it back if origin still has the object")
+    assert command == f"git fetch origin {c} && git push origin {c}:refs/heads/hn-anchor/{c[:12]}", line
+    assert f"if no one has it, or it was taken off on purpose (a secret), git hn replication forget-anchors origin {c[:12]}" in after
+    subprocess.run(command, shell=True, cwd=a, check=True, capture_output=True)
+    assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{c[:12]}") == c
+    assert "Anchors of origin" not in hn(a, "sync").out and _records(a) == []

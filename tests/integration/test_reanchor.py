@@ -710,3 +710,32 @@ def test_an_anchor_rebased_away_names_the_commit_that_makes_the_same_change(tmp_
     git(a, "push", "-q", "origin", "main")
     r = hn(a, "sync")
     assert r.code == 0 and "held back" not in r.out, r.out
+
+
+def test_an_anchor_pruned_here_that_the_server_still_has_is_fetched_by_id_then_kept(tmp_path):
+    """A team trial: the held publication's line for a commit this clone no longer has at all
+    (its branch deleted there and here, then ``git gc``) said ``git push origin C:refs/heads/
+    hn-anchor/C``, which fails here (``fatal: bad object``). It now says the commit is not in this
+    clone and fetches it by ID first (the server may still hold the object); pasted as printed it
+    keeps the commit there and the stream publishes. The reanchor and ``--drop`` way outs, for
+    when no one has it, stay."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    git(a, "checkout", "-q", "-b", "topic")
+    gone = _commit(a, "topic")
+    git(a, "push", "-q", "origin", "topic")  # (no hooks: the memory after it is not published)
+    _record(a, "made at the topic's commit")
+    git(a, "checkout", "-q", "main")
+    git(a, "push", "-q", "origin", "--delete", "topic")
+    git(a, "branch", "-q", "-D", "topic")
+    git(a, "reflog", "expire", "--expire=now", "--all")
+    git(a, "gc", "-q", "--prune=now")
+    assert subprocess.run(["git", "cat-file", "-e", gone], cwd=a).returncode != 0
+    line = next(x for x in hn(a, "sync").out.splitlines() if x.startswith("Publication of stream "))
+    assert f"waits for commit {gone[:12]}, which is not in this clone at all" in line, line
+    assert f"git hn memory reanchor {gone[:12]} NEW" in line and f"git hn memory reanchor {gone[:12]} --drop" in line
+    command = line.split(" (pruned after a rebase or a deleted branch?): ")[1].split(" keeps it on the remote")[0]
+    assert command == (f"git fetch origin {gone} && git push origin {gone}:refs/heads/hn-anchor/{gone[:12]}"), line
+    subprocess.run(command, shell=True, cwd=a, check=True, capture_output=True)
+    assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{gone[:12]}") == gone
+    git(a, "fetch", "-q", "origin")
+    assert "heldBack" not in hn(a, "sync", "--json").json()

@@ -277,7 +277,8 @@ def test_the_command_pushes_only_the_commits_this_clone_has(tmp_path):
     out = hn(bob, "sync").out
     line = next(x for x in out.splitlines() if x.startswith("Anchors of origin"))
     assert line.endswith(f"git push origin {f2}:refs/heads/hn-anchor/{f2[:12]}; 1 of them is not in this clone "
-                         f"(first: {f1[:12]}): a clone that has it pushes it alike; only if they were taken off on purpose "
+                         f"(first: {f1[:12]}): git fetch origin {f1} brings it if origin still has it, or a clone that has it "
+                         "pushes it alike; only if they were taken off on purpose "
                          "(a secret), git hn replication forget-anchors origin COMMIT... ends the reminder (with no "
                          "COMMIT, for all of them), and importers still stop at those memories"), line
     assert subprocess.run(["git", "push", "-q", "origin", f"{f2}:refs/heads/hn-anchor/{f2[:12]}"], cwd=bob).returncode == 0

@@ -43,6 +43,7 @@ class Held(NamedTuple):
     where: str = ""  # or: the push URL that was asked and lacks the commit ("push URL 2 of origin": ``push_targets``)
     unseen: bool = False  # (where, unmapped:) that URL's branches name commits this clone lacks, which may contain it
     unmapped: bool = False  # or: no fetch refspec maps the remote's branches (a bare clone: ``remote_branches``)
+    absent: bool = False  # (discarded:) the commit is not in this clone at all (``git gc`` pruned it)
 
     def line(self, remote: str) -> str:
         """What a person reads about it (``git hn sync`` and the pre-push hook); every name inside a
@@ -67,6 +68,13 @@ class Held(NamedTuple):
             later = f" (with the {counted(self.waiting - 1, 'memory', 'memories')} after it)" if self.waiting > 1 else ""
             keep = (f"keep the commit on the remote: git push {remote} {commit}:refs/heads/hn-anchor/"
                     f"{commit}")
+            if self.absent:  # (a trial: the push above failed, "fatal: bad object": nothing here to push)
+                return (f"Publication {what}: memory {memory}{later} waits for commit {commit}, which is not in "
+                        f"this clone at all (pruned after a rebase or a deleted branch?): git fetch {remote} "
+                        f"{self.commit} && git push {remote} {self.commit}:refs/heads/hn-anchor/{commit} keeps it "
+                        f"on the remote if {remote} still has the object; if no one has it, move the memory to a "
+                        f"commit you push with git hn memory reanchor {commit} NEW, or discard it with git hn "
+                        f"memory reanchor {commit} --drop")
             if self.elsewhere:  # (a team trial: kept on a fork after a rebase, it held the stream for good)
                 return (f"Publication {what}: memory {memory}{later} waits for commit {commit}, which "
                         f"only another remote's branches contain here, no branch or tag of yours: it reaches "
@@ -147,10 +155,10 @@ def gate(repo: Repo, remote: str, tips: dict[str, str], bases: dict[str, str],
             allowed[ref] = links[k - 1].commit
             allowed.anchors[ref] = [(link.memory_id, link.anchor) for link in links[:k] if link.anchor]
     if any(h.commit for h in held):
-        gone, elsewhere = discarded_for(repo, {h.commit for h in held if h.commit}, remote)
-        same = same_change(repo, gone - elsewhere) if gone - elsewhere else {}
+        gone, elsewhere, absent = discarded_for(repo, {h.commit for h in held if h.commit}, remote)
+        same = same_change(repo, gone - elsewhere - absent) if gone - elsewhere - absent else {}
         held = [h._replace(discarded=h.commit in gone, elsewhere=h.commit in elsewhere,
-                           successor=same.get(h.commit, "")) for h in held]
+                           successor=same.get(h.commit, ""), absent=h.commit in absent) for h in held]
     if citing is not None:
         final = {ref: waits[ref][0] if ref in waits else cut[ref] for ref in chains}
         allowed.after = _acyclic(remote, chains, final, citing, allowed, held)
@@ -271,21 +279,22 @@ def anchored_on(repo: Repo, commits: list[str]) -> list[tuple[str, str]]:
         return []
 
 
-def discarded_for(repo: Repo, anchors: set[str], remote: str) -> tuple[set[str], set[str]]:
+def discarded_for(repo: Repo, anchors: set[str], remote: str) -> tuple[set[str], set[str], set[str]]:
     """(the ``anchors`` no push to ``remote`` of this repository's branches or tags can carry, of
-    those the ones that another remote's branches contain): ``discarded`` with only ``remote``'s
+    those the ones that another remote's branches contain, and the ones that are not in this
+    clone at all): ``discarded`` with only ``remote``'s
     own remote-tracking refs counted, then one more ``rev-list`` for what it names. A commit
     only another remote holds (a fork's branch, or a commit kept there after a rebase) reaches
     ``remote`` only if that branch is merged there: without a word it held the stream for good."""
     if not anchors:
-        return set(), set()
+        return set(), set(), set()
     head = repo.head_commit()
     absent, beyond = _beyond(repo, anchors, ["--not", "--branches", "--tags", *tracking(repo, remote)],
                              [head] if head else [])
     if not beyond:  # (None: Git could not answer, and nothing is named)
-        return absent, set()
+        return absent, set(), absent
     _absent, nowhere = _beyond(repo, beyond, ["--not", "--remotes"], [])
-    return absent | beyond, set() if nowhere is None else beyond - nowhere
+    return absent | beyond, set() if nowhere is None else beyond - nowhere, absent
 
 
 def not_carried(repo: Repo, anchors: set[str], remote: str, pushed: set[str]) -> set[str]:

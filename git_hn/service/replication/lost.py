@@ -404,9 +404,11 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
     """The reminder, in one line, naming commits and the memory by 12 characters (the command
     keeps full commit IDs); its command pushes ``tips`` (``tips()``: they contain every
     commit of ``lost`` this clone has; the first commit when none is given: for a clone that has
-    it), and ``absent`` (commits this clone does not have) are named apart; then, for a commit
-    taken off on purpose only, how to end the reminder by hand (``forget``), which puts nothing
-    back. ``stale``: said "as of your last fetch" (the remote could not be asked now)."""
+    it), and ``absent`` (commits this clone does not have) are named apart, with the fetch by ID
+    that brings one back if the remote still has the object; when this clone has none of them
+    (``tips`` empty), the command is that fetch of them all, then their push. Then, for a commit
+    taken off on purpose only (or, none being here, that no one has), how to end the reminder by
+    hand (``forget``), which puts nothing back. ``stale``: said "as of your last fetch" (the remote could not be asked now)."""
     commit, memory = next(iter(lost.items()))
     n = len(lost)
     from shlex import quote  # (a command to paste: an audit's remote x$(touch${IFS}/tmp/PWNED) ran)
@@ -416,26 +418,41 @@ def line(remote: str, lost: dict[str, str], tips: list[str] | None = None, absen
     # a person's line names commit and memory by 12 characters, as the pre-push "takes ... off"
     # line does (a review: two full IDs and the command's made it unreadable); the command keeps
     # full commit IDs, which a clone that has them pushes as printed
-    keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (tips or [commit]))
+    # (a trial: with the commit gone from this clone too, the push it was told to run failed with
+    # "fatal: bad object"; the server may still hold the object, which a fetch by its ID brings)
+    nowhere = tips is not None and not tips and bool(absent)  # none of them is in this clone
+    keep = " ".join(f"{t}:refs/heads/hn-anchor/{t[:12]}" for t in (absent if nowhere else tips or [commit]))
     what = f"commit {commit[:12]}" if n == 1 else f"{n} commits (first: {commit[:12]})"
     text = (f"{what}, which memory {short_id(memory)} {'is' if n == 1 else 'and others are'} anchored on, "
             f"{'is' if n == 1 else 'are'} no longer on any branch of {remote}"
             f"{f' as of your last fetch of {remote}' if stale else ''} (a force-push, or a branch deleted or "
             f"squash-merged there): "
-            f"whoever imports {'its stream' if n == 1 else 'their streams'} from {remote} stops there; a clone that "
-            f"has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push {quote(remote)} {keep}")
+            f"whoever imports {'its stream' if n == 1 else 'their streams'} from {remote} stops there; ")
+    it = "it" if len(absent) == 1 else "them"
+    if nowhere:
+        text += (f"{'it is' if len(absent) == 1 else 'they are'} not in this clone either: git fetch {quote(remote)} "
+                 f"{' '.join(absent)} && git push {quote(remote)} {keep} puts {it} back if {remote} still has the "
+                 f"object{'' if len(absent) == 1 else 's'} (a clone that has {it} pushes {it} alike)")
+    else:
+        text += (f"a clone that has {'it' if n == 1 else 'them'} puts {'it' if n == 1 else 'them'} back with git push "
+                 f"{quote(remote)} {keep}")
     if tips and absent:
         from .outcomes import counted
 
         text += (f"; {counted(len(absent), 'of them is', 'of them are')} not in this clone (first: {absent[0][:12]}): "
-                 "a clone that has it pushes it alike")
+                 f"git fetch {quote(remote)} {absent[0]} brings it if {remote} still has it, or a clone that has it "
+                 "pushes it alike")
     # (a team trial: "if the memory needs it no more, ... forget-anchors ends this reminder" read as
     # a routine way out, yet every importer needs the anchor: forgetting only hid the problem from
     # the one person who can fix it. It is offered for a commit taken off on purpose alone)
+    if nowhere:  # (then forgetting is also the way out when no one has the commit any more)
+        purpose = f"if no one has {it}, or {'it was' if n == 1 else 'they were'} taken off on purpose (a secret)"
+    else:
+        purpose = f"only if {'it was' if n == 1 else 'they were'} taken off on purpose (a secret)"
     if n == 1:
-        return (f"{text}; only if it was taken off on purpose (a secret), git hn replication forget-anchors "
+        return (f"{text}; {purpose}, git hn replication forget-anchors "
                 f"{quote(remote)} {commit[:12]} ends this reminder, and importers still stop at the memory")
-    return (f"{text}; only if they were taken off on purpose (a secret), git hn replication forget-anchors "
+    return (f"{text}; {purpose}, git hn replication forget-anchors "
             f"{quote(remote)} COMMIT... ends the reminder (with no COMMIT, for all of them), and importers still "
             "stop at those memories")
 
