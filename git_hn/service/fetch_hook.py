@@ -172,9 +172,7 @@ def first_failure(result) -> tuple[str, str]:
     from ..core.log import shown_name
     from .replication.outcomes import put_back
 
-    for o in result.sorted_outcomes(current=False):
-        if o.status in ("promoted", "skipped", "up-to-date"):
-            continue
+    for o in result.failures():  # (a stream's own failure first: one failing only by another's comes after)
         owner, missing = o.fields.get("ownerMemoryId") or "", o.fields.get("missingId") or ""
         if o.fields.get("dependencyKind") == "anchor-commit" and owner and missing:
             names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner]
@@ -185,8 +183,9 @@ def first_failure(result) -> tuple[str, str]:
                     f"{missing[:12]} is not {where}",
                     put_back(result.remote, missing, "this fetch brought", result.unfetched) if back else "")
         text = o.fields.get("diagnostic", "").split("; recovery: ")[0]
-        # (a fetch refused access: the sync's fetch runs without a terminal too, and fails alike)
-        way_out = one_line(o.fields.get("recovery") or "") if o.fields.get("refused") else ""
+        # (a fetch refused access: the sync's fetch runs without a terminal too, and fails alike;
+        # a stream that fails by another's: a sync fails alike until that one is fixed)
+        way_out = result.recovery(o) if o.fields.get("refused") or result.root(o) is not None else ""
         return _shortened(text.replace(f"selection memory {o.id} ", f"stream {short_id(o.id)}: ", 1)), way_out
     return _shortened(result.import_error), ""
 

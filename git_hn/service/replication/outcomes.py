@@ -266,12 +266,11 @@ class SyncResult:
         "failed for one or more exact selections", the first failure and what to do about it,
         and where each is listed (an audit: a hostile or over-budget remote's sync said only that
         on stderr, the budget and how to raise it being on stdout); "" when none failed."""
-        failed = [o for o in self.sorted_outcomes(current=False)
-                  if o.status not in ("promoted", "skipped", UP_TO_DATE)]
+        failed = self.failures()
         if not failed or self.import_error or self.publication_error:
             return ""
         first = failed[0]
-        recovery = one_line(first.fields.get("recovery") or "")
+        recovery = self.recovery(first)
         missing, back = first.fields.get("missingId") or "", ""
         # (the human output's line for the commit, above, gives the commands: a team trial read
         # the push twice, and three lines for one missing commit)
@@ -299,7 +298,9 @@ class SyncResult:
                 f"{self.remote} --memory STREAM... leaves it out: it replaces the saved selection, so give a "
                 f"--memory for every stream to keep, by its full ID (git hn sync {self.remote} --json lists them)")
         many = len(failed) > 1
-        which = f"the first of {len(failed)} failures: " if many else ""
+        # ("cause": a failure only by another's comes first in order, and is not the one named)
+        which = (f"the first {'' if failed[0] is self.sorted_outcomes(current=False)[0] else 'cause '}of "
+                 f"{len(failed)} failures: ") if many else ""
         if as_json:
             where = "the outcomes of the JSON on stdout say " + ("each" if many else "why")
         else:
@@ -307,6 +308,45 @@ class SyncResult:
                 "" if back and said else "the Replication line above says why"
         return (f"; {which}{first.kind} {first.id} failed ({first.status})"
                 + (f": {why}" if why else "") + (f" ({where})" if where else ""))
+
+    def failures(self) -> list[Outcome]:
+        """The failed outcomes in (kind, id) order, except that those failing only because another
+        stream failed (``root``) come after the others: the first is a cause (a team trial: the
+        fetch hook named a dependent stream's failure, and advised a sync that fails alike)."""
+        failed = [o for o in self.sorted_outcomes(current=False) if o.status not in ("promoted", "skipped", UP_TO_DATE)]
+        return sorted(failed, key=lambda o: self.root(o) is not None)
+
+    def root(self, o: Outcome) -> Outcome | None:
+        """For a stream that failed only because a memory it needs is in another stream that failed
+        (§9.9 step 6's "depends on failed memory"), that stream's outcome, followed to one that
+        failed on its own; None for any other outcome, or when the stream holding it is not found."""
+        found, seen = None, {o.id}
+        while o.status == "dependency-missing" and (o.fields.get("diagnostic") or "").startswith(
+                f"selection memory {o.id} depends on failed memory "):
+            missing = o.fields.get("missingId") or ""
+            holder = next((x for x in self.outcomes if x.id not in seen and x.status not in ("promoted", "skipped",
+                           UP_TO_DATE) and any(m.memory_id == missing for m in x.memories)), None)
+            if holder is None:
+                break
+            found = o = holder
+            seen.add(o.id)
+        return found
+
+    def recovery(self, o: Outcome) -> str:
+        """``o``'s recovery, on one line, for a person: for a stream that failed only because
+        another did (``root``), that fixing that stream, named with its actor, imports this one
+        too (a team trial: §9.9's "repair or replace exact selection" named an exact selection
+        to an ``--all`` clone, and the fetch hook advised a sync that fails the same way);
+        ``--json`` keeps §9.9's text."""
+        root = self.root(o)
+        if root is None:
+            return one_line(o.fields.get("recovery") or "")
+        from ...core.gostr import bounded, short_id
+
+        names = [m.envelope.actor_name for m in root.memories[:1]]
+        who = f' of "{bounded(names[0], 64)}"' if names and names[0] else ""
+        actor = f" (actor {short_id(root.actor)})" if root.actor else ""
+        return f"it fails only because stream {short_id(root.id)}{who}{actor} failed: fixing that stream imports this one too"
 
     def _hinted(self, o: Outcome) -> bool:
         """Whether ``o`` waits for an anchor commit this clone lacks that ``_anchor_hints`` gives a
@@ -330,7 +370,7 @@ class SyncResult:
             elif o.status == UP_TO_DATE:
                 current += 1
             else:
-                recovery = one_line(o.fields.get("recovery") or "")
+                recovery = self.recovery(o)
                 diagnostic = one_line(o.fields.get("diagnostic", ""))
                 if self._hinted(o):  # the line for its commit, below, says how to bring it back (a team
                     # trial: "fetch a branch that contains" it stood above "no branch has it"; --json
