@@ -181,7 +181,8 @@ def first_failure(result) -> tuple[str, str]:
             where = f"on a branch of {result.remote} this fetch brought" if result.unfetched else f"on {result.remote}"
             return (f"stream {short_id(o.id)}{who} stops at memory {short_id(owner)}, whose anchor commit "
                     f"{missing[:12]} is not {where}",
-                    put_back(result.remote, missing, "this fetch brought", result.unfetched) if back else "")
+                    put_back(result.remote, missing, "this fetch brought", result.unfetched,
+                             kept=result.kept.get(missing, "")) if back else "")
         text = o.fields.get("diagnostic", "").split("; recovery: ")[0]
         # (a fetch refused access: the sync's fetch runs without a terminal too, and fails alike;
         # a stream that fails by another's: a sync fails alike until that one is fixed)

@@ -437,3 +437,42 @@ def test_a_lost_anchor_this_clone_no_longer_has_is_fetched_by_id_then_put_back(t
     subprocess.run(command, shell=True, cwd=a, check=True, capture_output=True)
     assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{c[:12]}") == c
     assert "Anchors of origin" not in hn(a, "sync").out and _records(a) == []
+
+
+def test_a_single_branch_clone_is_told_to_track_the_hn_anchor_branches_that_keep_its_anchors(tmp_path):
+    """A trial: a single-branch clone (``git clone --depth 1``, even after ``--unshallow``)
+    never fetches the remote's ``hn-anchor/*`` branches, so each sync named one missing commit
+    per stream, each to be fetched by ID. When a missing anchor is the tip of such a branch, sync
+    and the fetch hook say so and give the command that tracks them all; pasted as printed, the
+    next sync imports."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    git(a, "checkout", "-q", "-b", "feature")
+    c = _commit(a, "feature")
+    _record(a, "on the feature")
+    _push(a, "origin", "feature")
+    assert hn(a, "sync").code == 0
+    git(a, "checkout", "-q", "main")
+    git(a, "merge", "-q", "--squash", "feature")
+    git(a, "commit", "-q", "-m", "feature (squashed)")
+    _push(a, "origin", "main", f"{c}:refs/heads/hn-anchor/{c[:12]}")
+    _push(a, "origin", "--delete", "feature")
+    s = tmp_path / "single"
+    git(tmp_path, "clone", "-q", "--single-branch", remote.as_uri(), str(s))  # (a path's clone copies every object)
+    assert hn(s, "init", "--name", "Sam").code == 0
+    assert hn(s, "hooks", "install").code == 0
+    assert hn(s, "replication", "select", "--all").code == 0
+    command = ("git remote set-branches --add origin 'hn-anchor/*' && git fetch origin brings it and every anchor "
+               "kept so (then git hn sync origin again)")
+    r = hn(s, "sync")
+    assert r.code == 1
+    line = next(x for x in r.out.splitlines() if x.startswith(f"Commit {c} is not here"))
+    assert line.endswith(f": origin's branch hn-anchor/{c[:12]} keeps it, and this clone does not fetch origin's "
+                         f"hn-anchor/* branches (a single-branch clone?): {command}"), line
+    _commit(a, "later")
+    _push(a, "origin", "main")
+    fetched = subprocess.run(["git", "fetch", "origin"], cwd=s, capture_output=True, text=True)
+    said = [x for x in fetched.stderr.splitlines() if x.startswith("git-hn: ")]
+    assert len(said) == 1 and f"commit {c[:12]}: origin's branch hn-anchor/{c[:12]} keeps it" in said[0], said
+    assert command in said[0], said
+    subprocess.run(command.split(" brings it")[0], shell=True, cwd=s, check=True, capture_output=True)
+    assert hn(s, "sync").code == 0

@@ -140,7 +140,7 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
         # (a review: a --single-branch clone was told to have a commit put back that a branch it
         # does not fetch held; asked of the remote, bounded, only when the refspecs leave any out)
         result.unfetched = _unfetched_branches(repo, remote, url, _stall(repo) if publish else
-                                               min(_stall(repo), HOOK_ASK))
+                                               min(_stall(repo), HOOK_ASK), result)
     if run is not None and not ended and not result.import_error:  # (recall and the brief name them)
         from .failures import note
 
@@ -274,12 +274,16 @@ def _anchors_missing(result: SyncResult) -> list[str]:
                    and (o.fields.get("recovery") or "").startswith("fetch a branch that contains")} - {""})
 
 
-def _unfetched_branches(repo: Repo, remote: str, url: str, timeout: float) -> bool:
+def _unfetched_branches(repo: Repo, remote: str, url: str, timeout: float, result: SyncResult) -> bool:
     """Whether ``remote`` may hold branches this clone's fetch refspecs leave out (a
     ``--single-branch`` clone's ``refs/heads/main`` alone, or negative refspecs), where a
     missing anchor commit may be (``git fetch REMOTE C`` brings it). No Git process but the
     configuration's when a refspec takes every branch; else one ``ls-remote`` of its branches,
-    bounded by ``timeout``: True when one is left out, or when the remote cannot say in time."""
+    bounded by ``timeout``: True when one is left out, or when the remote cannot say in time.
+    A missing anchor commit that is the tip of such a branch under ``refs/heads/hn-anchor/``
+    (where the put-back advice keeps one) goes to ``result.kept``: a single-branch clone (``git
+    clone --depth 1``, unshallowed or not) never fetches them, and each sync named one missing
+    commit per stream (a trial); tracking them (``git remote set-branches --add``) ends that."""
     from ...store.transport import listed
     from .gate import branch_refspecs
 
@@ -294,8 +298,14 @@ def _unfetched_branches(repo: Repo, remote: str, url: str, timeout: float) -> bo
     def named(patterns: list[str], ref: str) -> bool:
         return any(refspec_star(p, ref) is not None for p in patterns)
 
-    return branches is None or any(not named(taken, ref) or named(left, ref)
-                                   for _oid, ref in branches if ref.startswith("refs/heads/"))
+    if branches is None:
+        return True
+    out = [(oid, ref) for oid, ref in branches
+           if ref.startswith("refs/heads/") and (not named(taken, ref) or named(left, ref))]
+    missing = set(_anchors_missing(result))
+    result.kept = {oid: ref for oid, ref in sorted(out, key=lambda x: x[1])
+                   if oid in missing and ref.startswith("refs/heads/hn-anchor/")}
+    return bool(out)
 
 
 def _fetch_branches(repo: Repo, remote: str, result: SyncResult) -> str:

@@ -218,6 +218,9 @@ class SyncResult:
         # the remote has (or may have) branches this clone's fetch refspecs do not bring (a
         # --single-branch clone): ``git fetch REMOTE C`` may bring a missing anchor commit
         self.unfetched = False
+        # of the missing anchor commits, those a branch under refs/heads/hn-anchor/ of the remote
+        # that the refspecs leave out has as its tip: commit -> that branch (``put_back``'s advice)
+        self.kept: dict[str, str] = {}
         self.branch_fetch = ""  # "fetched", or why that fetch was not made or failed ("" not tried)
         self.reminders: list[str] = []  # lines after the outcomes (``lost``: anchors a push took off)
         self.earlier_imported = 0  # memories a first pass promoted of streams a second pass went on with
@@ -279,7 +282,7 @@ class SyncResult:
             # the remote's branches and none has it, so "fetch a branch" cannot work)
             # ("this clone fetches": a review found the commit on a branch a --single-branch clone
             # does not fetch, where "no branch of origin has it" was untrue)
-            back = put_back(self.remote, missing, "this clone fetches", self.unfetched, said)
+            back = put_back(self.remote, missing, "this clone fetches", self.unfetched, said, self.kept.get(missing, ""))
         why = recovery or one_line(first.fields.get("diagnostic") or "")
         if len(why) > 200:  # (a long diagnostic, of IDs mostly: cut to 12 characters, as sync prints them)
             import re
@@ -400,6 +403,13 @@ class SyncResult:
                 owners.setdefault(o.fields["missingId"], o)
         back = (f"a clone that still has it (its author's, most likely) can put it back: git push {self.remote} "
                 "{oid}:refs/heads/hn-anchor/{short}")
+        kept = [f"Commit {oid} is not here{self._whose(owners[oid])}: {anchor_branch(self.remote, self.kept[oid])}"
+                for oid in sorted(owners) if oid in self.kept]
+        owners = {oid: o for oid, o in owners.items() if oid not in self.kept}
+        return kept + self._fetch_hints(owners, back)
+
+    def _fetch_hints(self, owners: dict, back: str) -> list[str]:
+        """``_anchor_hints``' lines for the commits no branch under ``hn-anchor/`` is known to keep."""
         if self.branches_fetched and self.unfetched:  # (a review: a --single-branch clone's anchor was
             # on a branch it does not fetch, and only "put it back" was offered; git fetch REMOTE C brought it)
             return [f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
@@ -519,7 +529,22 @@ class SyncResult:
         return doc
 
 
-def put_back(remote: str, missing: str, where: str, unfetched: bool = False, said: bool = False) -> str:
+def anchor_branch(remote: str, ref: str) -> str:
+    """The way out for an anchor commit that ``ref`` (``refs/heads/hn-anchor/…``) of ``remote``
+    has as its tip, which this clone's fetch refspecs leave out (``SyncResult.kept``): tracking
+    those branches brings it, and every anchor kept there later (a trial: a single-branch clone,
+    ``git clone --depth 1`` even after ``--unshallow``, named one missing commit per stream on
+    every sync)."""
+    from shlex import quote
+
+    return (f"{remote}'s branch {ref.removeprefix('refs/heads/')} keeps it, and this clone does not fetch {remote}'s "
+            f"hn-anchor/* branches (a single-branch clone?): git remote set-branches --add {quote(remote)} "
+            f"{quote('hn-anchor/*')} && git fetch {quote(remote)} brings it and every anchor kept so (then git hn sync "
+            f"{quote(remote)} again)")
+
+
+def put_back(remote: str, missing: str, where: str, unfetched: bool = False, said: bool = False,
+             kept: str = "") -> str:
     """The way out for an anchor commit ``missing`` that no branch of ``remote`` the clone got
     (``where``: "this clone fetches" after a sync's own fetch of them, "this fetch brought" in the
     fetch hook) has: who can put it back, and how to leave the stream out. Said by the sync's
@@ -529,7 +554,9 @@ def put_back(remote: str, missing: str, where: str, unfetched: bool = False, sai
     (a review: a --single-branch clone was told to have the commit put back while origin's
     ``feature`` held it). The select takes full stream IDs, which these lines cut to 12
     characters: it says where they are listed. ``said``: a line above gave the commands for the
-    commit (``SyncResult._anchor_hints``), which this one points at rather than repeats."""
+    commit (``SyncResult._anchor_hints``), which this one points at rather than repeats.
+    ``kept``: the branch under ``refs/heads/hn-anchor/`` of the remote, not fetched here, whose
+    tip is the commit (``anchor_branch``)."""
     from shlex import quote
 
     leave = (f"one git hn replication select {quote(remote)} --memory STREAM... leaves the stream out (it replaces "
@@ -538,6 +565,8 @@ def put_back(remote: str, missing: str, where: str, unfetched: bool = False, sai
     if said:
         return (f"no branch of {remote} {where} has commit {missing[:12]} (the line above that names it says how "
                 f"to bring it back); or {leave}")
+    if kept:
+        return f"commit {missing[:12]}: {anchor_branch(remote, kept)}; or {leave}"
     back = (f"a clone that still has it (its author's, most likely) can put it back: git push {quote(remote)} "
             f"{missing}:refs/heads/hn-anchor/{missing[:12]}; or {leave}")
     if unfetched:
