@@ -474,6 +474,41 @@ def test_one_recover_shallow_run_fetches_every_missing_anchor(tmp_path):
         assert git(bob, "cat-file", "-t", old) == "commit"
 
 
+def test_one_recover_shallow_run_promotes_a_stream_that_failed_only_by_a_recovered_one(tmp_path):
+    """A trial: Bob's stream challenges Alice's memory, anchored beyond a shallow clone's
+    boundary; ``--recover-shallow`` fetched the anchor and promoted Alice's stream, but Bob's,
+    which had failed only because Alice's did (§9.9 step 6), was not judged again and failed
+    until a second run. Both are promoted by the one run, Bob's with its memory before the
+    challenge too."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    alice = make_repo(tmp_path / "alice")
+    git(alice, "remote", "add", "origin", str(remote))
+    assert hn(alice, "init", "--name", "Alice").code == 0
+    old = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+             "--content", "anchored at the first commit", "--json").json()
+    git(alice, "commit", "-q", "--allow-empty", "-m", "later")
+    git(alice, "push", "-q", "origin", "main")
+    assert hn(alice, "sync").code == 0
+    bob = tmp_path / "bob"
+    git(tmp_path, "clone", "-q", str(remote), str(bob))
+    assert hn(bob, "init", "--name", "Bob").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    assert hn(bob, "sync").code == 0
+    hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+       "--content", "Bob's own, before his challenge", "--json").json()
+    mine = hn(bob, "memory", "challenge", old["memoryId"], "--reason", "needs-benchmark", "--json").json()
+    assert hn(bob, "sync").code == 0
+    sam = tmp_path / "sam"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote}", str(sam))
+    assert hn(sam, "replication", "select", "--memory", old["stream"], "--memory", mine["stream"]).code == 0
+    r = hn(sam, "sync", "--recover-shallow")
+    assert r.code == 0, r.out + r.err
+    assert f"Replication memory {old['stream']}: promoted" in r.out and f"Replication memory {mine['stream']}: promoted" in r.out
+    assert r.out.splitlines()[-1] == "Synchronized with origin: imported 3 memories, promoted 2 streams", r.out
+    assert git(sam, "rev-list", "--count", "HEAD") == "1"
+
+
 def test_recover_shallow_fetches_under_the_byte_budget(tmp_path):
     """An audit's case: the recovery fetch of missing anchors ran outside the import's watchdog
     (no byte budget, no stall timeout: a stalling server held the sync, and the state's lock that

@@ -96,9 +96,34 @@ def fetch_missing(run, wanted) -> None:
                 return
         fetched += oids
         run.extra_roots = sorted(fetched)
-        for o in targets:
-            o.status, o.fields = "fetched", {}
-        run.classify(wanted, targets)
+        # with the streams that failed only by a target's failure (§9.9 step 6), which classify
+        # then judges anew too (a trial: a challenge of a recovered stream's memory failed until a
+        # second --recover-shallow run)
+        again = targets + propagated_from(wanted, targets)
+        for o in again:
+            o.status, o.fields, o.prefix = "fetched", {}, 0
+        run.classify(wanted, again)
+
+
+def propagated_from(wanted, targets) -> list:
+    """The outcomes of ``wanted`` that failed only because a memory they need is in one of
+    ``targets``, or in such an outcome (transitively): §9.9 step 6's "depends on failed memory".
+    Judged again without ``targets``, they would count its memories as unknown."""
+    held = {m.memory_id for o in targets for m in o.memories}
+    found: list = []
+    rest = [o for o in wanted if all(o is not t for t in targets)]
+    changed = True
+    while changed:
+        changed = False
+        for o in rest:
+            if any(o is f for f in found) or o.status != "dependency-missing":
+                continue
+            if (o.fields.get("diagnostic") or "").startswith(f"selection memory {o.id} depends on failed memory ") \
+                    and o.fields.get("missingId") in held:
+                found.append(o)
+                held |= {m.memory_id for m in o.memories}
+                changed = True
+    return found
 
 
 def _present(resolver, oid: str) -> bool:
