@@ -302,7 +302,7 @@ class SyncResult:
                 f"--memory for every stream to keep, by its full ID (git hn sync {self.remote} --json lists them)")
         many = len(failed) > 1
         # ("cause": a failure only by another's comes first in order, and is not the one named)
-        which = (f"the first {'' if failed[0] is self.sorted_outcomes(current=False)[0] else 'cause '}of "
+        which = (f"the first {'' if self.root(failed[-1]) is None else 'cause '}of "
                  f"{len(failed)} failures: ") if many else ""
         if as_json:
             where = "the outcomes of the JSON on stdout say " + ("each" if many else "why")
