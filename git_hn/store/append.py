@@ -124,7 +124,9 @@ def _from_state(repo: Repo, actor: str, stream: str, sources: list[streams.Sourc
         return Position(local.head if local else "", "", 0, "", None)
     seq, mid, head = best
     try:
-        repo.pending().refuse(head)  # §4.4: the head is still checked against pending state
+        from . import pending
+
+        pending.refuse(repo, head)  # §4.4: the head is still checked against pending state
         tree, parents = streams.read_parents(repo, local.ref if local else "", head)
         if len(parents) > 1 or (seq == 1) != (not parents):
             return None

@@ -1,6 +1,7 @@
 """The replication pending state's value (CONTRACT §9.17): the objects no trust read may use
-while an acceptance is pending, and the refusal it causes; and the remembered answer "nothing is
-pending" (``pending-v0.memo``).
+while an acceptance is pending, and the refusal it causes (after waiting for a live sync that is
+completing its acceptance: ``refuse``); and the remembered answer "nothing is pending"
+(``pending-v0.memo``).
 
 A leaf module, so that every command can hold "nothing is pending" (``NONE``), and find it
 remembered, without loading the replication state code: ``store/replication.py`` computes the
@@ -39,6 +40,48 @@ class Pending(NamedTuple):
 
 
 NONE = Pending({}, True, "", "", {}, {})
+
+
+ACCEPTANCE_WAIT = 30.0  # seconds a read waits for a live sync to complete the acceptance it committed
+
+
+def refuse(repo, oid: str) -> None:
+    """``repo.pending().refuse(oid)``, except for an object a live acceptance denies only for
+    the moment: a sync commits its accepted-ref transaction and then writes the ``complete``
+    receipt that accepts what the new tips reach (§9.11–§9.12), and a command of another process
+    that read the new tip between the two found it denied and was told to run
+    ``--recover-shallow`` (2–3 % of reads during a teammate's import, a trial). While the denying
+    transaction's remote has its import lock held elsewhere (that sync is running: it holds it
+    from its repair of pending state to its ``complete`` receipt), the read waits for it, at
+    most ``ACCEPTANCE_WAIT`` seconds, and reads the pending state again. With no sync running it
+    is a crash's leftover and is refused at once (§9.17, fail closed); so is anything still
+    denied after the wait."""
+    pending = repo.pending()
+    try:
+        pending.refuse(oid)
+        return
+    except ValidationError:
+        got = pending.denied.get(oid) if pending.ok else None
+        if got is None or not _wait_for_import(repo, got[1]):
+            raise
+    repo.forget_pending()
+    repo.pending().refuse(oid)
+
+
+def _wait_for_import(repo, remote: str) -> bool:
+    """Whether ``remote``'s import lock was held by another process, waiting (polled, never
+    taken: a read must not hold up the sync) until it is released or ``ACCEPTANCE_WAIT`` ends."""
+    import time
+
+    from .lock import held_elsewhere, remote_lock_path
+
+    path = remote_lock_path(repo.hn_dir, remote, "import")
+    if not remote or not held_elsewhere(path):
+        return False
+    deadline = time.monotonic() + ACCEPTANCE_WAIT
+    while held_elsewhere(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return True
 
 
 def pending_message(txn: str, remote: str, oid: str = "", invalid: bool = False) -> str:

@@ -147,8 +147,10 @@ def load_policy(repo: Repo, resolver: Resolver, commit: str) -> Policy:
         return load(None)
     from ..core.projection import ProbeError
 
+    from . import pending
+
     try:
-        repo.pending().refuse(commit)
+        pending.refuse(repo, commit)  # (a live sync's acceptance is waited for)
     except ValidationError as exc:
         raise PolicyError(exc.message) from None
 

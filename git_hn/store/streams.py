@@ -301,12 +301,13 @@ def walk(repo: Repo, source: Source, stop: str | None = None, stops: set | None 
         if hinted is not None:
             if pending.denied or not pending.ok:
                 for commit, _tree in hinted:
-                    _refuse(pending, source, commit)
+                    _refuse(repo, source, commit)
             return hinted
     out = []
     commit = source.head
     while commit and commit not in stops:
-        _refuse(pending, source, commit)
+        if pending.denied or not pending.ok:
+            _refuse(repo, source, commit)
         tree, parent = parse_link(source.ref, commit, repo.git.read_object(commit))
         out.append((commit, tree))
         commit = parent
@@ -322,10 +323,13 @@ def walk_linear(repo: Repo, source: Source) -> list[tuple[str, str]] | None:
     return _walk_hinted(repo, source)
 
 
-def _refuse(pending, source: Source, commit: str) -> None:
-    """§4.2: in the main repository every visited commit is checked against pending state."""
+def _refuse(repo: Repo, source: Source, commit: str) -> None:
+    """§4.2: in the main repository every visited commit is checked against pending state (a
+    live sync's acceptance is waited for: ``pending.refuse``)."""
+    from . import pending
+
     try:
-        pending.refuse(commit)
+        pending.refuse(repo, commit)
     except ValidationError as exc:
         raise ValidationError(f"memory source {source.ref}: {exc.message}") from None
 
@@ -424,7 +428,8 @@ def walk_many(repo: Repo, starts: list[tuple[Source, set]], raw_levels: int = 32
         for ref, obj in zip(refs, objs):
             src, stops, commits, commit = todo[ref]
             try:
-                _refuse(pending, src, commit)
+                if pending.denied or not pending.ok:
+                    _refuse(repo, src, commit)
                 tree, parent = parse_link(ref, commit, obj)
             except ValidationError as exc:
                 out[ref] = Walk(commits, "", exc)

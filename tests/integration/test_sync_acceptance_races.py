@@ -1,0 +1,69 @@
+"""Races between a running sync's acceptance and other commands of the same clone (a concurrency
+trial, docs/decisions.md "A live acceptance is waited for …"): real Git, real processes; the
+window is held open by a lock the test holds, as the sync would."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from helpers import hn, hn_proc, shared_remote
+
+
+def _rec(repo, content):
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+           "descendants", "--content", content)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _holding(path: str) -> subprocess.Popen:
+    """Another process holding the ``flock`` at ``path`` (a running sync) until it is killed."""
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], "
+                               "os.O_RDWR | os.O_CREAT, 0o600); fcntl.flock(fd, fcntl.LOCK_EX); "
+                               "print('held', flush=True); time.sleep(60)", path], stdout=subprocess.PIPE)
+    assert holder.stdout.readline() == b"held\n"
+    return holder
+
+
+def test_a_read_between_a_live_syncs_ref_transaction_and_its_complete_receipt_waits_for_it(tmp_path):
+    """A trial's case: while a sync imported a teammate's memory, 2–3 % of reads in the same clone
+    (brief, recall, supersede, an index rebuild) failed with ``replication acceptance pending; …;
+    recovery=retry git hn sync origin --recover-shallow``: the sync commits its accepted-ref
+    transaction and then writes the ``complete`` receipt, and a read between the two found the
+    new tip denied. While that remote's sync runs (its import lock held), the read waits for it
+    and reads the pending state again; a leftover with no sync running is still refused at once
+    (CONTRACT §9.17: fail closed)."""
+    from git_hn.service.replication.serial import lock_path
+    from git_hn.store import replication as rstate
+    from git_hn.store.repo import open_repo
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    a = _rec(alice, "teammate's decision")
+    assert hn(alice, "sync").code == 0
+    env = {"HN_INTERNAL_TESTING": "1", "HN_TEST_REPLICATION_INTERRUPT_AFTER": "before-completion-receipt"}
+    assert hn_proc(bob, "sync", env=env).code == 1  # the refs moved; the ``complete`` receipt not written
+    started = time.monotonic()
+    r = hn_proc(bob, "memory", "log", "--json")  # no sync running: a crash's leftover, refused at once
+    assert r.code == 1 and "replication acceptance pending" in r.err and "--recover-shallow" in r.err, r.err
+    assert time.monotonic() - started < 10
+    repo = open_repo(str(bob))
+    (txn, (owner, objs)), = rstate.load_anchors(repo).items()
+    rec = rstate.load_receipt(repo, txn)
+    holder = _holding(lock_path(repo, "origin", "import"))  # the sync is running, about to write its receipt
+    try:
+        reader = subprocess.Popen([sys.executable, "-m", "git_hn", "memory", "log", "--json"], cwd=bob,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(0.5)
+        assert reader.poll() is None, reader.communicate()  # (waiting, not refused)
+        rstate.write_receipt(repo, txn, owner, "complete", rec.get("outcomes") or [], rec["promotions"], objs,
+                             rec.get("acceptedObjects") or objs)
+        rstate.remove_anchor(repo, txn)
+    finally:
+        holder.kill()
+        holder.wait()
+    out, err = reader.communicate(timeout=60)
+    repo.close()
+    assert reader.returncode == 0, err
+    assert a["memoryId"] in out.decode()
