@@ -28,6 +28,7 @@ session of its own (but with ``run``'s ``tty``): with no terminal, neither Git n
 from __future__ import annotations
 
 import os
+import time
 
 from ..core.lines import lines_of
 from ..errors import GitError, OutputTooLarge
@@ -149,8 +150,13 @@ class Git:
     def ask_early(self, args, env: dict | None = None) -> Started:
         """Start one read-only question now; ``run(args, env=env)`` later collects its answer."""
         size = self.LISTING_PIPE_BYTES if args and args[0] in self.LISTINGS else 0
+        self._early_since = self._early_since if self._early else time.time_ns()  # (``early_since``)
         started = self._early[_early_key(args, env)] = self.spawn(args, env=env, stdout_bytes=size)
         return started
+
+    def early_since(self) -> int | None:
+        """``time.time_ns()`` before the oldest uncollected early question (None: none left)."""
+        return self._early_since if self._early else None
 
     def forget_early(self) -> None:
         """Drop every early answer not yet collected: after this process changed refs, an answer
@@ -280,11 +286,9 @@ class Git:
         return proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
 
     def lines(self, args: list[str]):
-        """Yield stdout lines of ``git <args>`` as they come; closing the generator stops Git.
-
-        For answers that are usually found early in a long listing (a recent commit in a long
-        chain), so that the rest is never produced.
-        """
+        """Yield stdout lines of ``git <args>`` as they come; closing the generator stops Git:
+        for answers usually found early in a long listing (a recent commit in a long chain), so
+        that the rest is never produced."""
         try:
             proc = popen(["git", *args], stdout=PIPE, stderr=DEVNULL, cwd=self.cwd, env=self.env)
         except OSError as exc:
@@ -328,10 +332,8 @@ class Git:
 
     def read_objects_bounded(self, oids: list[str], max_size: int) -> list[tuple[str, int, bytes | None] | None]:
         """(type, size, content) per object; content is None when size exceeds ``max_size``.
-
         An oversize object is drained from the pipe in chunks, never held in memory, so a hostile
-        object costs time but not memory, and no second process is needed to learn sizes first.
-        """
+        object costs time but not memory, and no second process is needed to learn sizes first."""
         return self._reader().read_many(oids, max_size)
 
     def object_info(self, name: str) -> tuple[str, str, int] | None:

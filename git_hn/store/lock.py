@@ -108,3 +108,26 @@ def held_elsewhere(path: str) -> bool:
         return False
     finally:
         os.close(fd)  # (closing releases a lock this probe took)
+
+
+def mark_released(path: str) -> None:
+    """Just before releasing the lock at ``path``: set its modification time to now
+    (``time.time_ns()``), so that a command that asked Git its early questions before this
+    holder's changes, and then takes the lock without waiting, knows they are stale
+    (``released_since``). Best effort."""
+    now = time.time_ns()
+    try:
+        os.utime(path, ns=(now, now), follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        pass
+
+
+def released_since(path: str, since: int | None) -> bool:
+    """Whether the lock at ``path`` was released (``mark_released``) at or after ``since``
+    (``time.time_ns()``; None: never)."""
+    if since is None:
+        return False
+    try:
+        return os.lstat(path).st_mtime_ns >= since
+    except OSError:
+        return True  # (unknown: taken as changed, which only costs the questions asked again)

@@ -67,3 +67,41 @@ def test_a_read_between_a_live_syncs_ref_transaction_and_its_complete_receipt_wa
     repo.close()
     assert reader.returncode == 0, err
     assert a["memoryId"] in out.decode()
+
+
+def test_a_sync_that_asked_git_before_another_sync_promoted_asks_again_once_it_holds_the_lock(tmp_path,
+                                                                                                monkeypatch):
+    """A trial's case: two syncs in one clone (or in two of its worktrees) sometimes failed,
+    blaming a valid teammate stream (``commit … has sequence 2, want 3; whoever pushed it can
+    push a valid one``) or losing the accepted-ref transaction's compare-and-swap. A sync asks
+    Git for the accepted tips and the advertisement as it starts (``store.git.start_early``),
+    before it takes the remote's import lock; when the other sync promoted and released the lock
+    in between, the lock was free at once, so nothing was asked again, and the second sync
+    validated the new memories above the tips as they were before the first one's promotion.
+    Here the first sync runs, whole, after the second asked its early questions."""
+    from git_hn.cli.main import _ask_remote_early
+    from git_hn.service.replication import sync
+    from git_hn.store import git as gitmod
+    from git_hn.store.repo import open_repo
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    _rec(alice, "first")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "sync").code == 0  # Bob accepts Alice's first memory
+    _rec(alice, "second")
+    assert hn(alice, "sync").code == 0
+    monkeypatch.chdir(bob)
+    runner = gitmod.start_early(str(bob), listing=False, batch=False)  # the second sync starts
+    _ask_remote_early(runner, "origin", publishing=True)
+    for answer in [("for-each-ref", "--format=%(objectname) %(refname)", "refs/hn/remotes/origin/memory/")]:
+        assert runner.early_answer(answer).returncode == 0  # (asked and answered: the tips before)
+    first = hn_proc(bob, "sync")  # the first sync, in another process, accepts Alice's second memory
+    assert first.code == 0, first.err
+    repo = open_repo(str(bob))  # the second sync goes on: the import lock is free at once
+    try:
+        result = sync(repo, "origin")
+    finally:
+        repo.close()
+    assert result.exit_message(human=True) in (None, ""), result.lines()
+    assert [o.status for o in result.outcomes if o.kind == "memory"] in ([], ["up-to-date"]), result.lines()
+    assert hn(bob, "memory", "index", "verify").code == 0

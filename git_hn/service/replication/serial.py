@@ -22,7 +22,7 @@ from contextlib import ExitStack, contextmanager
 
 from ...core.lines import lines_of
 from ...errors import ConflictError, HnError
-from ...store.lock import remote_digest, remote_lock_path, stream_lock
+from ...store.lock import mark_released, released_since, remote_digest, remote_lock_path, stream_lock
 from ...store.repo import Repo
 
 
@@ -67,10 +67,18 @@ def held(repo: Repo, path: str, remote: str, wait: float, busy_text: str, waitin
     """The lock at ``path``: at once, else (``waiting()`` told) within ``wait`` seconds, else
     ``ConflictError(busy_text)``. After a wait, the answers Git gave before it (a command asks
     its first questions while Python starts: ``store.git.start_early``) are dropped: the sync
-    that ran meanwhile changed what they describe."""
+    that ran meanwhile changed what they describe; so are they when the lock was free at once
+    but released after they were asked (each holder marks its release: ``lock.mark_released``)."""
     try:
         lock = stream_lock(repo.hn_dir, path, remote, timeout=0.0, busy=busy_text)
         lock.__enter__()
+        # free at once, but maybe only just: a holder that released it after the early questions
+        # were asked may have changed what they describe (a trial: two syncs in one clone, the
+        # second read the accepted tips from before the first one's promotion, and then blamed
+        # the teammate's valid stream, "sequence 25, want 26", or lost the ref transaction's
+        # compare-and-swap)
+        if released_since(path, repo.git.early_since()):
+            repo.git.forget_early()
     except ConflictError:
         if wait <= 0:
             raise
@@ -82,6 +90,7 @@ def held(repo: Repo, path: str, remote: str, wait: float, busy_text: str, waitin
     try:
         yield
     finally:
+        mark_released(path)
         lock.__exit__(None, None, None)
 
 
