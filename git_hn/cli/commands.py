@@ -18,41 +18,43 @@ RECORD_FIELD_DESTS = ("kind", "at", "applies", "content", "content_file", "subje
 def record_command(values: dict, positional: list[str], *, handoff: bool) -> int:
     from ..service import memory as service
     from ..service.requests import RecordFlags, read_explicit, request_from_flags, request_from_input
+    from ..store.process import stops_after_write
     from ..store.repo import open_repo
 
     flags = RecordFlags(**{k: values[k] for k in RECORD_FIELD_DESTS if k in values},
                         positional=list(positional))
-    allow = bool(values.get("allow_secret_shaped"))
-    if values.get("input") is not None:
-        extra = flags.items()
-        extra.pop("positional")
-        if handoff:
-            extra.pop("at")
-            extra.pop("applies")
-        if positional or any(v not in (None, []) for v in extra.values()):
-            raise InputError("--input cannot be combined with record flags or positional content")
-        if not values.get("json"):
-            raise InputError("--input requires --json")
-        repo = open_repo()
-        data = read_explicit(values["input"], LIMITS.max_request, option="--input")
-        req = request_from_input(repo, data, handoff=handoff, handoff_at=flags.at,
-                                 handoff_applies=flags.applies)
-        result = service.record(repo, req, from_input=True, allow_secret_shaped=allow)
-    else:
-        repo = open_repo()
-        notes: list = []
-        flags.evidence = _evidence(repo, flags.evidence)
-        req = request_from_flags(repo, flags, kind="handoff" if handoff else None, notes=notes)
-        result = service.record(repo, req, allow_secret_shaped=allow)
-        advice.signed_notes(notes)
-    advice.recall_bound(req.record.content)
-    advice.hooks_gone(repo)
-    code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
-    advice.applies(req.record)
-    advice.new_stream(result, repo, req.stream)
-    advice.hidden(repo, result)
-    advice.waits(repo, result)
-    return code
+    with stops_after_write():  # (a stop once the memory is stored: its ID is still printed)
+        allow = bool(values.get("allow_secret_shaped"))
+        if values.get("input") is not None:
+            extra = flags.items()
+            extra.pop("positional")
+            if handoff:
+                extra.pop("at")
+                extra.pop("applies")
+            if positional or any(v not in (None, []) for v in extra.values()):
+                raise InputError("--input cannot be combined with record flags or positional content")
+            if not values.get("json"):
+                raise InputError("--input requires --json")
+            repo = open_repo()
+            data = read_explicit(values["input"], LIMITS.max_request, option="--input")
+            req = request_from_input(repo, data, handoff=handoff, handoff_at=flags.at,
+                                     handoff_applies=flags.applies)
+            result = service.record(repo, req, from_input=True, allow_secret_shaped=allow)
+        else:
+            repo = open_repo()
+            notes: list = []
+            flags.evidence = _evidence(repo, flags.evidence)
+            req = request_from_flags(repo, flags, kind="handoff" if handoff else None, notes=notes)
+            result = service.record(repo, req, allow_secret_shaped=allow)
+            advice.signed_notes(notes)
+        advice.recall_bound(req.record.content)
+        advice.hooks_gone(repo)
+        code = _emit_result(result, bool(values.get("json")), bool(values.get("no_color")))
+        advice.applies(req.record)
+        advice.new_stream(result, repo, req.stream)
+        advice.hidden(repo, result)
+        advice.waits(repo, result)
+        return code
 
 
 def show_command(query: str, as_json: bool, no_color: bool = False) -> int:

@@ -38,6 +38,7 @@ from ..errors import ConflictError, HnError, InputError, ValidationError
 from . import objects, reflock, streams, verify
 from .identity import Identity
 from .lock import stream_lock
+from .process import signals_held, stops_after_write
 from .repo import Repo
 
 ATTEMPTS = 4
@@ -346,12 +347,22 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
                         objects.checked(writers.unpack.finish())
                     else:
                         objects.write_objects(repo, objs, writers.unpack)
+                    # a stop from here on waits: once Git moved the ref the memory is stored, and
+                    # the command says so (``process.stops_after_write``)
+                    hold = signals_held()
+                    hold.__enter__()
                     try:
                         _compare_and_swap(repo, ref, commit, pos.local_head, writers, record)
-                    except _LostRace as lost:
-                        last_error = lost_race_error(ref, lost.lock)
+                    except BaseException as exc:
+                        hold.__exit__(None, None, None)  # (lost, or failed: a stop is delivered now)
+                        if not isinstance(exc, _LostRace):
+                            raise
+                        last_error = lost_race_error(ref, exc.lock)
                         continue
-                    done()
+                    try:
+                        done()
+                    finally:
+                        stops_after_write.keep(hold)
             finally:
                 writers.close()
             return Appended(mid, commit, env)

@@ -504,6 +504,33 @@ class signals_held:
         return False
 
 
+class stops_after_write:
+    """A command's scope (``memory record``): a stop from its memory's ref update on waits for the
+    scope's end, the output written, and is dropped (the command ends anyway). ``store.append``
+    hands the scope its hold once the ref moved (``keep``); with no scope (MCP) it ends it."""
+
+    active: stops_after_write | None = None
+
+    def __enter__(self):
+        self.hold, stops_after_write.active = None, self
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        hold, self.hold, stops_after_write.active = self.hold, None, None
+        if hold is not None:
+            _deferred[:] = _deferred if exc[0] else []  # (finished: it said what it stored)
+            hold.__exit__(*exc)
+        return False
+
+    @staticmethod
+    def keep(hold: signals_held) -> None:
+        scope = stops_after_write.active
+        if scope is not None and scope.hold is None:
+            scope.hold = hold
+            return
+        hold.__exit__(None, None, None)
+
+
 def _restore(saved: dict) -> None:
     """Put the handlers ``saved`` back, every one, even when a signal that arrived meanwhile
     raises from its own handler as one is set (``signal.signal`` sets it, then runs pending

@@ -1,0 +1,39 @@
+"""A stop that comes once ``git hn memory record`` has stored its memory (a trial, docs/decisions.md
+"A record stopped once its memory is stored still prints its ID"): real Git, a real signal."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+
+from helpers import git, hn
+
+
+def test_ctrl_c_as_the_memorys_ref_moves_still_prints_the_stored_memorys_id(inited, tmp_path):
+    """A trial sent SIGINT to ``memory record`` at random moments: 1 in 53 said ``git-hn:
+    interrupted`` and exited 1 although the memory was signed and stored. Here the signal comes
+    exactly then: Git's reference-transaction hook, once the ref update is committed, sends it to
+    git-hn (the parent of the ``update-ref`` that runs the hook). The command finishes, prints the
+    memory's ID and exits 0; the memory is there."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    hook = hooks / "reference-transaction"
+    hook.write_text("#!/bin/sh\n"
+                    "[ \"$1\" = committed ] || exit 0\n"
+                    "cat >/dev/null\n"
+                    "kill -INT \"$(awk '{print $4}' /proc/$PPID/stat)\"\n"  # (update-ref's parent: git-hn)
+                    "sleep 0.3\n")
+    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    git(inited, "config", "core.hooksPath", str(hooks))
+    proc = subprocess.run(["git", "hn", "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+                           "--applies", "descendants", "--content", "stored as Ctrl-C came"], cwd=inited,
+                          capture_output=True, env=os.environ, timeout=120)
+    git(inited, "config", "--unset", "core.hooksPath")
+    log = hn(inited, "memory", "log", "--json")
+    assert log.code == 0, log.err
+    stored = [m["id"] for m in log.json()["memories"]]
+    assert len(stored) == 1  # (the signal came after the ref moved)
+    assert proc.returncode == 0 and b"interrupted" not in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["memoryId"] == stored[0]
