@@ -124,10 +124,12 @@ def mark_released(path: str) -> None:
 
 def released_since(path: str, since: int | None) -> bool:
     """Whether the lock at ``path`` was released (``mark_released``) at or after ``since``
-    (``time.time_ns()``; None: never)."""
+    (``time.time_ns()``; None: never). A file never marked (created just now, by this command
+    perhaps: its first sync) has the same change and modification times, and was never held."""
     if since is None:
         return False
     try:
-        return os.lstat(path).st_mtime_ns >= since
+        st = os.lstat(path)
+        return st.st_mtime_ns >= since and st.st_mtime_ns != st.st_ctime_ns
     except OSError:
         return True  # (unknown: taken as changed, which only costs the questions asked again)
