@@ -6,23 +6,22 @@ the reusable object readers (``store.reader``: ``cat-file --batch-command``, or 
 ``--batch-check`` before Git 2.36), and processes started early: a command that knows which
 read-only questions it will ask starts them first (``start_early``), so that Git's start-up
 overlaps with Python's imports; ``run`` with the same arguments collects the answer. Trusts: the
-``git`` found on PATH. Does not trust: object names, ref names or paths supplied by users or remotes; callers put
-``--end-of-options`` before them and this module never interprets them.
+``git`` found on PATH. Does not trust: object names, ref names or paths from users or remotes
+(callers put ``--end-of-options`` before them; never interpreted here).
 
-Every process runs with ``GIT_NO_REPLACE_OBJECTS=1`` (replace refs must never change what is read:
-an attacker who can write ``refs/replace/*`` could otherwise substitute memory objects) and
-``GIT_LITERAL_PATHSPECS=1`` (paths are bytes, never pathspec magic such as ``:(glob)``).
-A scrubbed runner (quarantine work) also drops every inherited variable that could redirect Git
-to another repository, object store, hook or configuration: those Git itself sets for hooks
-(``GIT_DIR``, ``GIT_OBJECT_DIRECTORY``, ``GIT_QUARANTINE_PATH``…) and ``git -c`` settings
+Every process runs with ``GIT_NO_REPLACE_OBJECTS=1`` (one who can write ``refs/replace/*`` must not
+substitute memory objects) and ``GIT_LITERAL_PATHSPECS=1`` (paths are bytes, never pathspec magic
+such as ``:(glob)``). A scrubbed runner (quarantine work) also drops every inherited variable that
+could redirect Git to another repository, object store, hook or configuration: those Git itself sets
+for hooks (``GIT_DIR``, ``GIT_OBJECT_DIRECTORY``, ``GIT_QUARANTINE_PATH``…) and ``git -c`` settings
 (``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT``/``KEY_n``/``VALUE_n``), which would outrank the
-quarantine's own configuration. It keeps the user's transport and credential settings
-(``GIT_SSH``, ``GIT_SSH_COMMAND``, ``GIT_SSH_VARIANT``, ``GIT_PROXY_COMMAND``, ``GIT_ASKPASS``,
-``SSH_AUTH_SOCK``, proxy variables) and the choice of the user's own configuration files
-(``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG_NOSYSTEM``, as ``HOME`` is kept): they
-say how to reach a remote, not which repository, objects or hooks Git uses, and the advertisement
-runs with them anyway. A process that may contact a remote (``transport.remote_env``) runs in a
-session of its own (but with ``run``'s ``tty``): with no terminal, neither Git nor ssh asks.
+quarantine's own configuration. It keeps the user's transport and credential settings (``GIT_SSH``,
+``GIT_SSH_COMMAND``, ``GIT_SSH_VARIANT``, ``GIT_PROXY_COMMAND``, ``GIT_ASKPASS``, ``SSH_AUTH_SOCK``,
+proxy variables) and the choice of the user's own configuration files (``GIT_CONFIG_GLOBAL``,
+``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG_NOSYSTEM``, as ``HOME`` is kept): they say how to reach a
+remote, not which repository, objects or hooks Git uses. A process that may contact a remote
+(``transport.remote_env``) runs in a session of its own (but with ``run``'s ``tty``): with no
+terminal, neither Git nor ssh asks.
 """
 
 from __future__ import annotations
@@ -159,8 +158,7 @@ class Git:
         return self._early_since if self._early else None
 
     def forget_early(self) -> None:
-        """Drop every early answer not yet collected: after this process changed refs, an answer
-        taken before the change is stale (a later question runs afresh)."""
+        """Drop every early answer not yet collected: stale once this process changed refs."""
         for early in self._early.values():
             early.abandon()
         self._early.clear()

@@ -566,47 +566,6 @@ def _stop(proc: Child) -> None:
         pass
 
 
-STDERR_HEAD = STDERR_TAIL = 32768  # bytes of a child's stderr kept from its start and its end
-
-
-class _Stderr:
-    """A child's stderr, at most ``STDERR_HEAD + STDERR_TAIL`` bytes of it held: its start (a
-    server's first ``remote:`` line, the reason a push was refused) and its end (Git's own
-    ``fatal:``/``error:`` lines, written last), whole lines each; what lies between is drained
-    and dropped, and said in one line of its own. A hostile remote's hook can print without end
-    through ``git push`` or ``git fetch`` (one that printed 400 MB took a sync to 1.2 GB)."""
-
-    def __init__(self):
-        self.head, self.tail, self.dropped = bytearray(), bytearray(), 0
-
-    def append(self, chunk: bytes) -> None:
-        room = STDERR_HEAD - len(self.head)
-        if room > 0 and not self.tail:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            if len(self.tail) > 2 * STDERR_TAIL:  # (trimmed now and then, not at every chunk)
-                self._trim()
-
-    def _trim(self) -> None:
-        cut = len(self.tail) - STDERR_TAIL
-        if cut > 0:
-            self.dropped += cut
-            del self.tail[:cut]
-
-    def text(self) -> bytes:
-        self._trim()
-        head, tail, dropped = bytes(self.head), bytes(self.tail), self.dropped
-        if not dropped:
-            return head + tail
-        cut = head.rfind(b"\n") + 1  # whole lines on both sides of what is left out
-        head, dropped = (head[:cut], dropped + len(head) - cut) if cut else (head + b"\n", dropped)
-        cut = tail.find(b"\n") + 1
-        tail, dropped = tail[cut:], dropped + cut
-        return head + b"[%d bytes of output left out]\n" % dropped + tail
-
-
 def exchange(proc: Child, data: bytes | None, timeout: float,
              limit: int | None = None) -> tuple[bytes, bytes]:
     """``proc.communicate(data, timeout)`` without its exit poll: ``communicate`` waits for
@@ -615,13 +574,15 @@ def exchange(proc: Child, data: bytes | None, timeout: float,
     Linux, a pidfd of the process, so the exit is noticed the moment it happens. Raises
     ``Timeout`` (the caller kills) when ``timeout`` seconds pass, ``Oversize`` (the caller kills)
     when stdout passes ``limit`` bytes: what a remote lists is never all held in memory. Of
-    stderr, only its start and its end are kept (``_Stderr``)."""
+    stderr, only its start and its end are kept (``stderr_kept.Stderr``)."""
     import select
     import time
 
+    from .stderr_kept import Stderr
+
     deadline = time.monotonic() + timeout
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-    reading: dict = {out_fd: [], err_fd: _Stderr()}  # (stderr bounded: ``_Stderr``)
+    reading: dict = {out_fd: [], err_fd: Stderr()}  # (stderr bounded)
     done: dict[int, bytes] = {}
     poller = select.poll()
     for fd in reading:

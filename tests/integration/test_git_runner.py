@@ -41,7 +41,7 @@ def test_stderr_keeps_its_start_and_its_end_and_drops_the_middle(repo):
     """An audit: a remote's hook printing without end through git's stderr was all held in
     memory. The start (a server's first line) and the end (Git's own last words, which
     ``known_reason`` and ``_never_sent`` read) are kept, whole lines, and the middle is counted."""
-    from git_hn.store.process import STDERR_HEAD, STDERR_TAIL
+    from git_hn.store.stderr_kept import STDERR_HEAD, STDERR_TAIL
 
     g = Git(str(repo))
     flood = ("!echo 'remote: first words' >&2; yes 'remote: flood' | head -c 4900000 >&2; "
