@@ -615,7 +615,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
                              fmt="json" if as_json else "markdown", base=base, paths=tuple(paths or ()),
                              topics=tuple(topics or ()), left_out=left, newer=newer)
     # written as bytes, never through rich: the bound counts these exact bytes
-    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.write(data if as_json else render.for_terminal(data))
     sys.stdout.flush()
     from ..core.away import newer_notes
     from .trust import brief_hint, brief_json_hint

@@ -42,8 +42,11 @@ def export(values: dict, positional: list[str]) -> int:
         service.write_new_file(output, chunks)
         return 0
     out = sys.stdout.buffer
+    human = (values.get("format") or "jsonl") == "markdown"
+    from . import render
+
     for chunk in chunks:
-        out.write(chunk)
+        out.write(render.for_terminal(chunk) if human else chunk)
     out.flush()
     return 0
 

@@ -223,7 +223,7 @@ def _page(pager: str, text: str) -> None:
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         try:
-            proc.stdin.write(text.encode("utf-8", "replace"))
+            proc.stdin.write(render.for_terminal(text.encode("utf-8", "replace")))
             proc.stdin.close()
         except BrokenPipeError:  # the reader quit (q in less): not an error, as in git log
             pass

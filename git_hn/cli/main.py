@@ -524,6 +524,7 @@ def short_usage(message: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    render.set_up_streams()
     try:
         return _dispatch_and_close(args)
     except HnError as exc:

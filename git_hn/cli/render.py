@@ -27,7 +27,7 @@ no_color_first = False
 def json_line(value) -> None:
     from ..core import canonical
 
-    sys.stdout.buffer.write(canonical.compact_line(value))
+    sys.stdout.buffer.write(canonical.compact_line(value))  # (JSON: UTF-8 on a terminal too)
     sys.stdout.flush()
 
 
@@ -45,6 +45,60 @@ def stderr_on_terminal() -> bool:
         return sys.stderr.isatty()
     except ValueError:  # closed
         return False
+
+
+# the error handler ``set_up_streams`` gives a terminal whose encoding is not UTF-8
+SPELL = "git-hn-spell"
+
+
+def _spelled(exc):
+    """What a non-UTF-8 terminal gets for a character its encoding cannot show: ``\\u{…}``, the
+    spelling of the invisible characters (``core.invisible``), and ``...`` for the ``…`` that ends
+    every text git-hn cuts. Never a raw byte: a surrogate (a byte argv or a path could not decode)
+    is spelled too."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    return "".join("..." if ch == "\u2026" else f"\\u{{{ord(ch):x}}}" for ch in exc.object[exc.start:exc.end]), exc.end
+
+
+def set_up_streams() -> None:
+    """A locale whose encoding is not UTF-8 (``LC_ALL=en_US.ISO-8859-1``; ``LC_ALL=C`` without
+    Python's UTF-8 mode): its strict codec made every human view end in ``internal error:
+    UnicodeEncodeError`` at the first character it cannot encode (an em dash; the ``…`` of a cut
+    line; a trial). A terminal, and stderr anywhere (read by people), keep the locale's encoding,
+    so a byte means on screen the character it encodes and no UTF-8 continuation byte reaches an
+    8-bit terminal as a C1 control (0x9B is CSI in ISO-8859-1: *terminal escape injection*);
+    what it cannot encode is spelled (``_spelled``). Piped, stdout writes UTF-8, as the contract's
+    lines and ``--json`` (written as bytes) always are."""
+    import codecs  # (loaded by the interpreter's start-up: free)
+
+    codecs.register_error(SPELL, _spelled)
+    for stream, piped_utf8 in ((sys.stdout, True), (sys.stderr, False)):
+        try:
+            if codecs.lookup(stream.encoding).name == "utf-8":
+                continue
+            if piped_utf8 and not stream.isatty():
+                stream.reconfigure(encoding="utf-8", errors="replace")
+            else:
+                stream.reconfigure(errors=SPELL)
+        except (AttributeError, LookupError, TypeError, ValueError, OSError):
+            pass  # (no stream, closed, or not a text stream of io's: left as it is)
+
+
+def for_terminal(data: bytes) -> bytes:
+    """UTF-8 bytes of a human view (the brief, a Markdown export, the log for its pager) as the
+    terminal takes them: as they are on a UTF-8 one or in a pipe, else in the terminal's own
+    encoding, spelled where it cannot show a character (``set_up_streams``)."""
+    import codecs
+
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        if codecs.lookup(encoding).name == "utf-8" or not on_terminal():
+            return data
+    except LookupError:
+        return data
+    codecs.register_error(SPELL, _spelled)  # (idempotent: a caller other than ``main``)
+    return data.decode("utf-8", "replace").encode(encoding, SPELL)
 
 
 def write(text: str) -> None:

@@ -1,0 +1,84 @@
+"""A locale whose encoding is not UTF-8 (a trial with awkward text): ISO-8859-1, built with
+``localedef`` into the test's own directory (the machine may have only C and C.UTF-8), and C
+without Python's UTF-8 mode. Real ``git-hn`` processes on a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from helpers import hn, read_terminal
+
+LATIN1 = "en_US.ISO-8859-1"
+DASH = "the codec \u2014 pure, \u201bquoted\u2019 and caf\u00e9"
+
+
+@pytest.fixture(scope="module")
+def locales(tmp_path_factory):
+    if shutil.which("localedef") is None:
+        pytest.skip("no localedef")
+    where = tmp_path_factory.mktemp("locales")
+    made = subprocess.run(["localedef", "-i", "en_US", "-f", "ISO-8859-1", str(where / LATIN1)],
+                          capture_output=True)
+    if not (where / LATIN1).exists():
+        pytest.skip(f"localedef failed: {made.stderr!r}")
+    return where
+
+
+def latin1(locales) -> dict:
+    return {"LOCPATH": str(locales), "LC_ALL": LATIN1, "PYTHONUTF8": "0"}
+
+
+def terminal_bytes(cwd, args, env, columns=200) -> tuple[int, bytes]:
+    """``git-hn args`` with stdout and stderr on one pseudo-terminal: its exit status and every byte."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES", "LANG", "LC_CTYPE")}
+    full.update({"TERM": "dumb", "GIT_PAGER": "cat", **env})
+    proc = subprocess.Popen([sys.executable, "-m", "git_hn", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=slave, stderr=slave, env=full)
+    os.close(slave)
+    written = read_terminal(master, proc)
+    return proc.wait(60), written
+
+
+def _trusted_memory(repo) -> str:
+    assert hn(repo, "policy", "init").code == 0
+    subprocess.run(["git", "add", ".hn"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "policy"], cwd=repo, check=True)
+    r = hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", DASH + " " + "x" * 300)
+    assert r.code == 0, r.err
+    return hn(repo, "memory", "recall", "--json").json()["memories"][0]["id"]
+
+
+def test_human_views_on_a_latin1_terminal_spell_what_it_cannot_show_instead_of_crashing(inited, locales):
+    mid = _trusted_memory(inited)
+    for args in (["memory", "recall"], ["memory", "show", mid], ["memory", "log"], ["memory", "digest"],
+                 ["memory", "brief"], ["memory", "export", "--format", "markdown"]):
+        code, out = terminal_bytes(inited, args, latin1(locales))
+        assert code == 0 and b"internal error" not in out, (args, out)
+        # what Latin-1 has, in Latin-1; what it lacks, spelled; never a UTF-8 byte sequence (the
+        # brief wrote its UTF-8 as is: U+201B's 0x9B is CSI on an 8-bit terminal)
+        assert b"\\u{2014} pure, \\u{201b}quoted\\u{2019} and caf\xe9" in out, (args, out)
+        assert not any(0x80 <= b < 0xa0 for b in out), (args, out)
+
+
+def test_cut_lines_end_in_three_dots_and_pipes_keep_utf8(inited, locales):
+    _trusted_memory(inited)
+    code, out = terminal_bytes(inited, ["memory", "recall"], latin1(locales), columns=80)
+    assert code == 0 and b"...\r\n" in out and b"internal error" not in out, out
+    for env in (latin1(locales), {"LC_ALL": "C", "PYTHONUTF8": "0"}):
+        for args in (["memory", "recall"], ["memory", "log"], ["memory", "recall", "--json"]):
+            piped = subprocess.run([sys.executable, "-m", "git_hn", *args], cwd=inited, capture_output=True,
+                                   env={**os.environ, **env})
+            assert piped.returncode == 0 and DASH.encode() in piped.stdout, (args, piped)
