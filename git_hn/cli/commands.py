@@ -693,7 +693,9 @@ def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
 
 def mcp_command(allow_write: bool, repo: str | None = None) -> int:
     from ..service import mcp_server
+    from ..store.argpath import os_path
 
-    root, prefix = mcp_server.server_root(repo)  # outside a repository, fail before speaking MCP
+    # outside a repository, fail before speaking MCP
+    root, prefix = mcp_server.server_root(None if repo is None else os_path(repo))
     mcp_server.serve(root, allow_write=allow_write, prefix=prefix)
     return 0

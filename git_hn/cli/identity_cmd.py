@@ -140,7 +140,9 @@ def remove_command(words: list[str], backup: str | None) -> int:
 
         raise stray(REMOVE_USAGE, words[1:]) if words else UsageError(
             f"{REMOVE_USAGE}; missing ACTOR (git hn identity list shows them)")
-    done = identity_transfer.remove(open_repo(), words[0], backup)
+    from ..store.argpath import os_path
+
+    done = identity_transfer.remove(open_repo(), words[0], None if backup is None else os_path(backup))
     lines = [f"Removed identity {one_line(done.ident.name)} ({short_id(done.ident.actor)}): its private key "
              "is deleted from this clone"]
     if done.backup:

@@ -524,6 +524,12 @@ def short_usage(message: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and sys.getfilesystemencoding() != "utf-8":
+        # argv's bytes as UTF-8, as Git and the file system have them: Python decoded them in
+        # the locale's codec, and ISO-8859-1 signed ``--path café.txt`` as ``cafÃ©.txt``; a byte
+        # that is not UTF-8 stays a lone surrogate, which every signed field refuses, as in a
+        # UTF-8 locale (``store.argpath``: files named by arguments are opened from the same bytes)
+        args = [os.fsencode(a).decode("utf-8", "surrogateescape") for a in args]
     render.set_up_streams()
     try:
         return _dispatch_and_close(args)

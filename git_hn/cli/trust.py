@@ -219,7 +219,9 @@ def identity_export_command(output: str | None, extra: list[str]) -> int:
         raise stray(EXPORT_USAGE, extra)
     if output is None:
         raise UsageError(f"{EXPORT_USAGE}; missing --output")
-    ident, path = identity_transfer.export_active(open_repo(), output)
+    from ..store.argpath import os_path
+
+    ident, path = identity_transfer.export_active(open_repo(), os_path(output))
     render.lines([f"Exported identity {one_line(ident.name)} ({short_id(ident.actor)}) to {one_line(path)}",
                   "The file holds your private key: keep it private, import it with git hn identity "
                   "import FILE, then delete it"])
@@ -235,8 +237,10 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
         from .options import stray
 
         raise stray(IMPORT_USAGE, positional[1:]) if positional else UsageError(f"{IMPORT_USAGE}; missing FILE")
+    from ..store.argpath import os_path
+
     repo = open_repo()
-    ident, record, new, active = identity_transfer.import_file(repo, positional[0], activate)
+    ident, record, new, active = identity_transfer.import_file(repo, os_path(positional[0]), activate)
     who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
     lines = [f"Imported identity {who} into {record}" if new
              else f"Identity {who} is already in this keyring"]

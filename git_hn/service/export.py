@@ -156,9 +156,10 @@ def write_new_file(path: str, chunks) -> None:
 
     from ..core.gostr import one_line
     from ..errors import InputError, LocalStateError
+    from ..store.argpath import os_path
 
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+        fd = os.open(os_path(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
     except FileExistsError:
         raise InputError(f"export output {one_line(path)} already exists; choose a new file") from None
     except OSError as exc:
@@ -169,7 +170,7 @@ def write_new_file(path: str, chunks) -> None:
                 fh.write(chunk)
     except OSError as exc:
         try:
-            os.unlink(path)
+            os.unlink(os_path(path))
         except OSError:
             pass
         raise LocalStateError(f"export output {one_line(path)}: {exc.strerror}") from None

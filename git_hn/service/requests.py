@@ -77,8 +77,10 @@ def read_explicit(path: str, max_bytes: int, *, stdin=None, option: str = "") ->
         stream = stdin if stdin is not None else sys.stdin.buffer
         return stream.read(max_bytes + 1)
     that = f'{option} "{quoted(path)}"' if option else f'"{quoted(path)}"'
+    from ..store.argpath import os_path
+
     try:
-        st = os.stat(path)
+        st = os.stat(os_path(path))
     except OSError as exc:
         why = f"{that} does not exist" if exc.errno == errno.ENOENT else f"{that} cannot be read: {exc.strerror}"
         raise InputError(f"explicit input must be a regular file; {why}") from None
@@ -86,7 +88,7 @@ def read_explicit(path: str, max_bytes: int, *, stdin=None, option: str = "") ->
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe, socket or device)"
         raise InputError(f"explicit input must be a regular file; {that} is {kind}")
     try:
-        with open(path, "rb") as fh:
+        with open(os_path(path), "rb") as fh:
             return fh.read(max_bytes + 1)
     except OSError as exc:
         raise InputError(f"read explicit input: {exc.strerror}") from None
@@ -99,7 +101,9 @@ def read_content_file(path: str) -> str:
     data = read_explicit(path, LIMITS.max_content, option="--content-file")
     if len(data) > LIMITS.max_content:  # (the size given: a trial got the bound alone, as import said it)
         try:
-            given = f"{os.path.getsize(path)} bytes" if path != "-" else f"more than {LIMITS.max_content} bytes"
+            from ..store.argpath import os_path
+
+            given = f"{os.path.getsize(os_path(path))} bytes" if path != "-" else f"more than {LIMITS.max_content} bytes"
         except OSError:
             given = f"more than {LIMITS.max_content} bytes"
         raise ValidationError(f"memory record content is invalid; {CONTENT_RULE} ({given} given)")

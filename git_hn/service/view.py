@@ -186,7 +186,9 @@ def write_page(repo: Repo, at: str, output: str | None) -> tuple[str, str]:
     drift = hint(repo, doc["atCommit"], {(m["actor"], m["kind"]) for m in doc["memories"] if m["trust"] == "qualified"})
     notice = "; ".join(filter(None, (drift, _revoked_notice(repo, doc))))
     page = render({**doc, "notice": core.inert_line(notice[:1].upper() + notice[1:])} if notice else doc)
-    return (write_output(output, page) if output else write_default(repo, page)), drift
+    from ..store.argpath import os_path
+
+    return (write_output(os_path(output), page) if output else write_default(repo, page)), drift
 
 
 def _revoked_notice(repo: Repo, doc: dict) -> str:

@@ -17,6 +17,7 @@ Trusts: the caller's arguments (argv lists, never a shell).
 from __future__ import annotations
 
 import os
+import sys
 
 from ..core.tuples import NamedTuple
 
@@ -40,6 +41,10 @@ class Timeout(Exception):
 
 class Oversize(Exception):
     """A process wrote more to its stdout than its reader's bound (``exchange``'s ``limit``)."""
+
+
+# whether the file system's encoding (the locale's) is not UTF-8 (``Child``)
+_LOCALE_BYTES = sys.getfilesystemencoding() != "utf-8"
 
 
 class Child:
@@ -66,10 +71,15 @@ class Child:
         self.returncode = None
         self._lock = _thread.allocate_lock()
         argv = list(args)
+        if argv[0] == "git" and _LOCALE_BYTES:
+            # git-hn's text (revisions, ref names, paths Git gave it, argv: ``cli.main``) is
+            # UTF-8; ``posix_spawn`` would encode it in the locale's codec (ISO-8859-1 gave Git
+            # ``caf\xe9.txt`` for ``café.txt``; ASCII failed)
+            argv[1:] = [a.encode("utf-8", "surrogateescape") if isinstance(a, str) else a for a in argv[1:]]
         if cwd is not None:
             if argv[0] != "git":
                 raise ValueError("a working directory is supported for git only")
-            argv[1:1] = ["-C", os.fspath(cwd)]
+            argv[1:1] = ["-C", os.fspath(cwd)]  # (a directory of ``os``'s: its own encoding)
         env = os.environ if env is None else env
         path = executable or _executable(argv[0], env)
         self._session = bool(start_new_session)

@@ -82,3 +82,35 @@ def test_cut_lines_end_in_three_dots_and_pipes_keep_utf8(inited, locales):
             piped = subprocess.run([sys.executable, "-m", "git_hn", *args], cwd=inited, capture_output=True,
                                    env={**os.environ, **env})
             assert piped.returncode == 0 and DASH.encode() in piped.stdout, (args, piped)
+
+
+def _record(cwd, env, *args: bytes):
+    return subprocess.run([sys.executable.encode(), b"-m", b"git_hn", b"memory", b"record", b"--kind", b"decision",
+                           b"--at", b"HEAD", b"--applies", b"descendants", *args], cwd=cwd, capture_output=True,
+                          env={**os.environ, **env})
+
+
+@pytest.mark.parametrize("which", ["latin1", "c"])
+def test_arguments_are_read_as_utf8_whatever_the_locale_never_signed_altered(inited, locales, which):
+    """*Altered input signed*: under ISO-8859-1 Python read argv's UTF-8 ``café.txt`` as
+    ``cafÃ©.txt`` (recorded absent) and signed ``naÃ¯ve cafÃ©``; under C, ``é`` was refused."""
+    env = latin1(locales) if which == "latin1" else {"LC_ALL": "C", "PYTHONUTF8": "0"}
+    (inited / "café.txt").write_text("x\n")
+    (inited / "nöte.txt").write_text("naïve from a file\n")
+    subprocess.run(["git", "add", "café.txt"], cwd=inited, check=True)
+    subprocess.run(["git", "commit", "-qm", "café"], cwd=inited, check=True)
+    given = _record(inited, env, b"--content", "naïve café".encode(), b"--path", "café.txt".encode(),
+                    b"--topic", "thé".encode())
+    assert given.returncode == 0 and b"absent" not in given.stderr, given
+    from_file = _record(inited, env, b"--content-file", "nöte.txt".encode())
+    assert from_file.returncode == 0, from_file
+    memories = {m["data"]["content"]: m for m in hn(inited, "memory", "recall", "--json",
+                                                      "--include-untrusted").json()["memories"]}
+    assert set(memories) == {"naïve café", "naïve from a file\n"}, memories
+    assert memories["naïve café"]["anchor"]["paths"][0]["path"] == "café.txt"
+    assert memories["naïve café"]["anchor"]["paths"][0].get("blob"), memories  # (present, not absent)
+    assert memories["naïve café"]["data"]["topics"] == ["thé"]
+    # bytes that are not UTF-8 are refused, as in a UTF-8 locale: never signed
+    refused = _record(inited, env, b"--content", b"caf\xe9")
+    assert refused.returncode == 1 and refused.stderr.startswith(b"git-hn: memory record content is invalid")
+    assert len(hn(inited, "memory", "recall", "--json", "--include-untrusted").json()["memories"]) == 2
