@@ -28,8 +28,10 @@ def init_command(name: str | None, extra: list[str]) -> int:
         from ..service.identity_trust import init_refusal
 
         raise init_refusal(repo, exc) from None
+    from ..core.hints import shell_path
+
     render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
-                  f"Private identity stored in {path}"])
+                  f"Private identity stored in {shell_path(path)}"])
     if repo.looks_like_server():  # (a newcomer trial: init in the team's bare repository, silently)
         from shlex import quote
 

@@ -385,6 +385,21 @@ def shell_word(name: str) -> str:
     return shlex.quote(one_line(name))
 
 
+def shell_path(path: str) -> str:
+    """``path`` (a file name, as Python reads it from the file system or Git) as a message names
+    it: ``shell_word``'s one quoted word (a leading space is seen, a ``;`` is not a command); each
+    byte that is not UTF-8, which Python holds as a lone surrogate, spelled ``\\xNN`` (a trial:
+    ``Private identity stored in /tmp/caf?/…``, and a newline in the path split the line); the
+    invisible characters spelled ``\\u{…}`` (``core.invisible``: a U+202E reversed the rest of
+    the line on a terminal)."""
+    from .invisible import spell_invisible
+
+    word = spell_invisible(shell_word(path))
+    if word.isascii():
+        return word
+    return "".join(f"\\x{ord(ch) - 0xdc00:02x}" if "\udc80" <= ch <= "\udcff" else ch for ch in word)
+
+
 def code_word(name: str) -> str:
     """``name`` (a ref's short name, or other text a teammate or a remote chose) as git-hn's prose
     shows it where an agent reads it, the Markdown brief and the MCP hints: one inline code span,

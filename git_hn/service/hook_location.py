@@ -95,7 +95,16 @@ class Location:
         doc = {"version": 1, "dir": self.dir, "hooks": [hooks[n] for n in HOOKS if n in hooks]}
         if self.gitdir:  # (which repository installed them: a copied record names another)
             doc["gitdir"] = self.gitdir
-        doc = canonical.indented(doc)
+        try:
+            doc = canonical.indented(doc)
+        except UnicodeEncodeError:
+            # a directory whose path is not UTF-8 (a repository in ``/tmp/caf\xe9``): its bytes
+            # are the lone surrogates Python reads them as, kept as their JSON escapes
+            # (``\udce9``), which every reader of the record (``json.loads``) gives back as the
+            # same path. (The install failed here, after writing its wrappers: status then said
+            # they were not installed.) Refusing instead would leave such a repository, where
+            # every other command works, without hooks.
+            doc = (json.dumps(doc, indent=2) + "\n").encode("ascii")
         if self.private_root is not None:
             private.write_private(self.private_root, self.record, doc)
             return

@@ -136,8 +136,10 @@ class Quarantine:
         info = os.path.join(self.path, "objects", "info")
         # Alternates let the fetch negotiate with what the main repository already has, so
         # objects are never transferred twice; nothing is ever written to the main store here.
-        with open(os.path.join(info, "alternates"), "w", encoding="utf-8") as fh:
-            fh.write(main_objects + "\n")
+        # Written as the path's bytes: a repository at a path that is not UTF-8 (``/tmp/caf\xe9``)
+        # made the UTF-8 text handle fail, and every sync and fetch-side import with it.
+        with open(os.path.join(info, "alternates"), "wb") as fh:
+            fh.write(os.fsencode(main_objects) + b"\n")
         shallow = os.path.join(main.common_dir, "shallow")
         if os.path.exists(shallow):
             # the borrowed history stops at the main repository's shallow boundary; Git must know

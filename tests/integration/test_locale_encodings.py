@@ -114,3 +114,42 @@ def test_arguments_are_read_as_utf8_whatever_the_locale_never_signed_altered(ini
     refused = _record(inited, env, b"--content", b"caf\xe9")
     assert refused.returncode == 1 and refused.stderr.startswith(b"git-hn: memory record content is invalid")
     assert len(hn(inited, "memory", "recall", "--json", "--include-untrusted").json()["memories"]) == 2
+
+
+def test_a_repository_at_a_path_that_is_not_utf8_installs_hooks_and_imports(tmp_path):
+    """A repository in ``…/caf\\xe9``: hooks install failed in its record (after writing the
+    wrappers: status then said not installed), sync and the fetch hook's import failed on the
+    quarantine's alternates, and init named the key file ``caf?``."""
+    from helpers import git, shared_remote
+
+    root = tmp_path / os.fsdecode(b"caf\xe9")
+    root.mkdir()
+    remote, (alice, bob) = shared_remote(root, "Alice", "Bob")
+    git(root, "init", "-q", "carol")
+    made = subprocess.run([sys.executable, "-m", "git_hn", "init", "--name", "Carol"], capture_output=True,
+                          cwd=root / "carol")
+    assert made.returncode == 0, made
+    stored = [line for line in made.stdout.split(b"\n") if line.startswith(b"Private identity stored in ")]
+    assert stored and b"caf\\xe9/carol/.git/hn/identities/" in stored[0], made.stdout
+    r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "from alice")
+    assert r.code == 0, r.err
+    assert hn(alice, "sync").code == 0
+    installed = hn(bob, "hooks", "install")
+    assert installed.code == 0, installed.err
+    assert hn(bob, "hooks", "status").out.count(": installed") == 3
+    assert hn(bob, "replication", "select", "--all").code == 0
+    synced = hn(bob, "sync")
+    assert synced.code == 0, synced.err
+    assert [m["data"]["content"] for m in hn(bob, "memory", "recall", "--json", "--include-untrusted")
+            .json()["memories"]] == ["from alice"]
+    # the fetch-side hook imports a newer one (a real git fetch, the hooks installed above)
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "second").code == 0
+    assert hn(alice, "sync").code == 0
+    git(alice, "commit", "-q", "--allow-empty", "-m", "moved")
+    git(alice, "push", "-q", "origin", "main")
+    fetched = subprocess.run(["git", "fetch", "-q", "origin"], cwd=bob, capture_output=True)
+    assert fetched.returncode == 0 and b"error" not in fetched.stderr, fetched
+    assert sorted(m["data"]["content"] for m in hn(bob, "memory", "recall", "--json", "--include-untrusted")
+                  .json()["memories"]) == ["from alice", "second"]
