@@ -10,18 +10,14 @@ from . import render
 
 
 def signed_notes(notes: list) -> None:
-    """The warnings of a record that was signed (``requests.absent_notes``), each path passed
+    """The warnings of a record that was signed (``anchor_paths.absent_notes``), each path passed
     through the secret lint first: one it flags (signed only with --allow-secret-shaped) is not
     echoed."""
     if not notes:
         return
-    import sys
-
     from ..service.secretscan import scan
 
-    for path, text in notes:
-        if not scan(path):
-            sys.stderr.write(render.fitted(f"git-hn: warning: {text}") + "\n")
+    render.warnings([text for path, text in notes if not scan(path)])
 
 
 def recall_bound(content: str) -> None:

@@ -394,7 +394,9 @@ def shell_path(path: str) -> str:
     the line on a terminal)."""
     from .invisible import spell_invisible
 
-    word = spell_invisible(shell_word(path))
+    # (a letter or digit of any script needs no quotes: ``shlex`` would quote ``café.txt``)
+    bare = path and all(ch.isalnum() or ch in "@%+=:,./-_" for ch in path)
+    word = spell_invisible(path if bare else shell_word(path))
     if word.isascii():
         return word
     return "".join(f"\\x{ord(ch) - 0xdc00:02x}" if "\udc80" <= ch <= "\udcff" else ch for ch in word)

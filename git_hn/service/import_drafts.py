@@ -31,7 +31,8 @@ from ..store.append import Draft, Position, append_all, build_envelope, now_time
 from ..store.repo import Repo
 from . import index_refresh
 from .memory import check_actor, check_cited, lint
-from .requests import encoded_over_recall_bound, read_explicit, request_from_input, tree_entry
+from .anchor_paths import tree_entry
+from .requests import encoded_over_recall_bound, read_explicit, request_from_input
 
 
 class Line(NamedTuple):
@@ -169,7 +170,7 @@ PATHS_PER_LISTING = 512  # paths per ls-tree (an argument list stays far below t
 
 
 def _tree_entries(repo: Repo, commit: str, paths: list[str]) -> dict[str, str | None]:
-    """What ``requests.tree_entry`` answers for each path (the blob, ``absent``, or None for an
+    """What ``anchor_paths.tree_entry`` answers for each path (the blob, ``absent``, or None for an
     entry that is not a blob), with one ``ls-tree`` per commit and 512 paths, not one per draft:
     paths the batch lookup could not settle (absent ones, gitlinks, names with a space)."""
     out: dict[str, str | None] = {}

@@ -11,7 +11,7 @@ any revision, resolved as ``--at`` is (``rev-parse --verify`` after ``--end-of-o
 Paths are relative to the top of the repository, as the CLI's; each call is given ``start``,
 the path from the top of the directory the server was started in (``mcp_server.server_root``),
 so that a path an agent gave from there is refused before anything is signed, as the CLI refuses
-one given from the current directory (``requests.check_top_relative``).
+one given from the current directory (``anchor_paths.check_top_relative``).
 
 Trust boundary: arguments come from a model that may have read hostile memory; nothing here
 executes, fetches or follows anything an argument says. Whether a write tool may run at all is
@@ -377,7 +377,7 @@ def _from_start(repo, req, start: str) -> str:
     from ..core.gostr import quoted
     from ..core.grammar import is_path
     from ..errors import HnError
-    from .requests import tree_entry
+    from .anchor_paths import tree_entry
 
     full = start + req.path
     if not start or not req.path or not is_path(full, LIMITS.max_path):
@@ -408,8 +408,9 @@ def _record_request(repo, args: dict, *, handoff: bool, start: str = "", typed=N
     the CLI's defaults filled in where an argument is missing or null, then the ``--input``
     reader and its checks. A path of ``typed`` (the agent's; default every one) looked up and
     absent that names something from the server's start directory (``start``) is refused
-    first (``requests.check_top_relative``)."""
-    from .requests import check_top_relative, request_from_input
+    first (``anchor_paths.check_top_relative``)."""
+    from .anchor_paths import check_top_relative
+    from .requests import request_from_input
 
     prefix = "record input: "
     absent: list[tuple[str, str]] = []  # (path, commit) of each blob looked up and not found
@@ -458,7 +459,7 @@ def _blobs_filled(repo, commit: str, paths: list) -> list:
     left for it to refuse."""
     from ..core.grammar import is_oid, is_path
     from ..core.limits import LIMITS
-    from .requests import tree_entry
+    from .anchor_paths import tree_entry
 
     info = repo.git.object_info(commit) if is_oid(commit) else None
     if info is None or info[1] != "commit":  # (the strict reader names an unavailable commit)

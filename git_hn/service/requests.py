@@ -26,6 +26,7 @@ from ..core.strictjson import JsonFloat, json_type, read_document
 from ..core.tuples import NamedTuple
 from ..errors import InputError, UsageError, ValidationError
 from ..store.repo import Repo
+from .anchor_paths import absent_notes, check_top_relative, tree_entry, uncommitted_notes
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
 # §1.5's text, then the form (a trial: --stream sha256:1234 got the bare text, no word of what a stream ID is)
@@ -134,104 +135,6 @@ def resolve_paths(repo: Repo, commit: str, paths: list[str],
     return tuple(PathAnchor(p, b) for p, b in entries)
 
 
-def absent_notes(commit: str, absent: list[str]) -> list[tuple[str, str]]:
-    """git-hn: (path, warning) for each ``--path`` that names nothing at the anchor commit
-    (recorded as ``absent``, which the contract allows: a memory about a deleted file), since a
-    mistyped path would otherwise be signed for good without a word (one relative to the current
-    directory, or one that looks like a path of the tree, is refused before: ``check_top_relative``). The caller prints them only once the
-    record is signed, and never a secret-shaped path (``secret_free``): a refused record must not
-    echo what the lint refused."""
-    return [(path, f"--path {one_line(path)} names nothing at commit {commit}; it is recorded as absent")
-            for path in absent]
-
-
-def check_top_relative(repo: Repo, commit: str, absent: list[str], prefix: str | None = None) -> None:
-    """git-hn: refuse, before anything is signed, a typed ``--path`` that names nothing at the
-    anchor commit while the same path taken from the current directory names something there.
-    Paths are relative to the top of the repository (§13.6), so ``cd src; record --path f.txt``
-    would sign ``f.txt`` as ``absent`` for good: a newcomer trial found the warning printed after
-    the signature too late. A path absent everywhere (a deleted file, a typo) is still signed,
-    with a warning (``absent_notes``). ``prefix``: the current directory's path from the top
-    (default: asked of Git); the MCP server gives the one of the directory it was started in, and
-    the error then names ``anchor.paths`` (an agent trial: a server started in ``src/`` signed
-    ``pkg/parser.py`` as absent for good where the CLI refused it). The error names the path to
-    use, unless the secret lint flags it (a refused record must not echo a credential). Then a
-    path that looks like one the user sees there (``lookalike``: inside a submodule, another case,
-    another Unicode normalization) is refused alike."""
-    if not absent:
-        return
-    mcp = prefix is not None
-    if prefix is None:
-        proc = repo.git.run(["rev-parse", "--show-prefix"])
-        prefix = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n") if proc.returncode == 0 else ""
-    if prefix:
-        _check_from_here(repo, commit, absent, prefix, mcp)
-    from . import lookalike
-
-    for path in absent:
-        found = lookalike.look_alike(repo, commit, path)
-        if found is not None:
-            from .secretscan import scan
-
-            raise InputError(lookalike.refusal(found, path, commit, mcp, named=not scan(path)))
-
-
-def _check_from_here(repo: Repo, commit: str, absent: list[str], prefix: str, mcp: bool) -> None:
-    for path in absent:
-        full = prefix + path
-        if not is_path(full, LIMITS.max_path):
-            continue
-        try:
-            below = tree_entry(repo, commit, full) != "absent"
-        except InputError:  # a directory or a submodule there: it names something
-            below = True
-        if not below:
-            continue
-        import shlex
-
-        from .secretscan import scan
-
-        here = "the directory the MCP server was started in" if mcp else "the current directory"
-        if scan(full):
-            named, use = "", ("prefix it with the path from the top of the directory the MCP server was started in"
-                              if mcp else "prefix it with the current directory's path from the top")
-        elif mcp:
-            named, use = f" {quoted(path)}", f'use "{quoted(full)}"'
-        else:
-            named, use = f" {one_line(path)}", f"use --path {one_line(shlex.quote(full))}"
-        raise InputError(f"{'anchor.paths' if mcp else '--path'}{named} names nothing at commit {commit[:12]} but "
-                         f"does from {here}; paths are relative to the top of the repository: {use} (nothing "
-                         "was recorded)")
-
-
-def uncommitted_notes(repo: Repo, commit: str, paths: list[str]) -> list[tuple[str, str]]:
-    """git-hn: (path, warning) for each anchored path that has changes not committed yet (staged
-    or not), when recording at ``HEAD``: the memory is anchored to the committed version, so once
-    the change is committed its brief lists it as a stale anchor at once (an agent trial: most
-    path-anchored memories of a session that recorded before committing were stale). One ``git
-    status`` for all paths."""
-    if not paths:
-        return []
-    from ..store.worktree import toplevel
-
-    top = toplevel(repo)  # (the runner's pathspecs are literal, and from the worktree's top: ``git -C TOP``)
-    if top is None:
-        return []
-    proc = repo.git.run(["-C", top, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--", *paths])
-    if proc.returncode != 0:
-        return []
-    changed = set()
-    entries = iter(proc.stdout.decode("utf-8", "surrogateescape").split("\0"))
-    for entry in entries:
-        if len(entry) > 3:
-            changed.add(entry[3:])
-            if entry[0] in "RC":  # (a rename's source follows)
-                next(entries, None)
-    return [(p, f"--path {one_line(p)} has changes not committed yet: the memory is anchored to its version "
-                f"at commit {commit[:12]}, so it shows as stale once they are (commit first, then record, to "
-                "anchor the new version)") for p in paths if p in changed]
-
-
 def encoded_over_recall_bound(content: str) -> int:
     """git-hn: the size of ``content`` encoded as JSON (quotes and escapes counted), when it
     exceeds recall's default bound, else 0. Recall measures that size (CONTRACT §7.6 step 5) and
@@ -255,24 +158,6 @@ def recall_bound_note(size: int, option: str = "--max-content-bytes", what: str 
     return (f"{what} {size} bytes encoded as JSON (quotes and escapes counted), over recall's default "
             f"bound of {RECALL_MAX_CONTENT}: a recall that matches {it} fails unless it passes {option} "
             f"{size} or more")
-
-
-def tree_entry(repo: Repo, commit: str, path: str) -> str:
-    """The blob OID at ``path`` in ``commit``, ``absent``, or an error for a non-blob entry."""
-    proc = repo.git.run(["--literal-pathspecs", "ls-tree", "--full-tree", "-z", commit, "--", path])
-    if proc.returncode != 0:
-        raise InputError(f"anchor path {one_line(path)} is not a blob at commit {commit}")
-    for item in proc.stdout.split(b"\x00"):
-        if not item:
-            continue
-        meta, _, name = item.partition(b"\t")
-        if name.decode("utf-8", "surrogateescape") != path:
-            continue
-        mode, otype, oid = meta.decode("ascii").split(" ")
-        if otype != "blob":
-            raise InputError(f"anchor path {one_line(path)} is not a blob at commit {commit}")
-        return oid
-    return "absent"
 
 
 # ---------------------------------------------------------------------------------------------
