@@ -33,6 +33,18 @@ INSTRUCTIONS = (f"{SCISSORS}\n"
                 "# as written (lines starting with # included). An unchanged or empty text aborts.\n")
 
 
+def written_text(text: str) -> str:
+    """What the editor left, as it is signed: without a leading byte order mark, and with Windows
+    line ends (CRLF) as LF, as Git's message cleanup leaves no CR (a Windows editor's text was
+    signed with them, and every view showed a ``\\u{feff}`` and a U+FFFD at each line end for
+    good). Only here, where the editor's buffer is cleaned up already (the scissors, the final
+    line breaks): ``--content-file`` is the file's exact bytes, a byte order mark included
+    (CONTRACT §10.2), and ``--content`` and ``--input`` are signed as given."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n") if "\r" in text else text
+
+
 def cut_at_scissors(text: str) -> str:
     """``text`` without the last scissors line and everything after it (``text`` itself when it
     has none). The last one: content that itself holds such a line keeps it."""
@@ -114,7 +126,7 @@ class EditFile:
             status = f"exit status {code}" if code > 0 else f"signal {-code}"
             raise InputError(f"the editor {_quoted(editor)} failed ({status}); nothing appended")
         try:
-            edited = data.decode("utf-8")
+            edited = written_text(data.decode("utf-8"))
         except UnicodeDecodeError:
             raise ValidationError(f"memory record content is invalid; {CONTENT_RULE}") from None
         edited = cut_at_scissors(edited).rstrip("\r\n")
