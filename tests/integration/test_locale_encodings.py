@@ -71,6 +71,9 @@ def test_human_views_on_a_latin1_terminal_spell_what_it_cannot_show_instead_of_c
         # brief wrote its UTF-8 as is: U+201B's 0x9B is CSI on an 8-bit terminal)
         assert b"\\u{2014} pure, \\u{201b}quoted\\u{2019} and caf\xe9" in out, (args, out)
         assert not any(0x80 <= b < 0xa0 for b in out), (args, out)
+    # the log through a pager: given the terminal's encoding too (it was given UTF-8)
+    code, out = terminal_bytes(inited, ["memory", "log"], {**latin1(locales), "GIT_PAGER": "tee /dev/null"})
+    assert code == 0 and b"\\u{2014} pure, \\u{201b}quoted\\u{2019} and caf\xe9" in out, out
 
 
 def test_cut_lines_end_in_three_dots_and_pipes_keep_utf8(inited, locales):
