@@ -695,7 +695,6 @@ def mcp_command(allow_write: bool, repo: str | None = None) -> int:
     from ..service import mcp_server
     from ..store.argpath import os_path
 
-    # outside a repository, fail before speaking MCP
-    root, prefix = mcp_server.server_root(None if repo is None else os_path(repo))
+    root, prefix = mcp_server.server_root(None if repo is None else os_path(repo))  # (fails before MCP)
     mcp_server.serve(root, allow_write=allow_write, prefix=prefix)
     return 0
