@@ -95,7 +95,7 @@ v0 when the advertisement does not start with ``version 2``, exactly as with an 
    64 KiB is 64 GiB: endless for any test. index-pack keeps one small entry per object in
    memory, so the client's memory stays modest while the temporary pack grows.
 
-Modes and limits (``mode=``, ``limit=``, ``at_limit=``, ``rate=``):
+Modes and limits (``mode=``, ``limit=``, ``at_limit=``, ``rate=``, ``interval=``):
 
 * ``"endless"`` streams as fast as the client reads (or at ``rate`` bytes/s) until the client
   goes away or the test ends; with ``limit=N`` it stops after N pack bytes and then either ends
@@ -106,6 +106,9 @@ Modes and limits (``mode=``, ``limit=``, ``at_limit=``, ``rate=``):
   *nothing* (not even a status line), holding the connection until the client disconnects or
   the test ends: what a stall timeout has to catch. (Git's own ``http.lowSpeedLimit`` /
   ``http.lowSpeedTime`` do catch it.)
+* ``"chatter"`` answers the pack request with ``NAK`` and then, every ``interval`` seconds (10),
+  a band-2 progress line ``Counting objects: N\\r`` and never a pack byte: a stall dressed up
+  as progress (``.chatter_sent`` counts the lines).
 
 Observables: ``.pack_requested`` / ``.streaming`` / ``.stalled`` / ``.client_gone`` events,
 ``.bytes_sent`` (pack bytes), ``.requests``, ``.wants``. ``wait_client_gone()`` is the
@@ -864,6 +867,9 @@ class _HostileHandler(_QuietHandler):
         sideband = b"side-band-64k" in caps
         try:
             self._chunk(pkt_line("NAK\n"))
+            if owner.mode == "chatter":
+                self._chatter()
+                return
             if sideband:
                 self._chunk(pkt_line(b"\x02hostile: endless pack\n"))
             owner.streaming.set()
@@ -907,6 +913,21 @@ class _HostileHandler(_QuietHandler):
         else:
             self.wfile.write(b"0\r\n\r\n")  # a well-formed HTTP end, a truncated pack
 
+    def _chatter(self) -> None:
+        """Band-2 progress text every ``owner.interval`` seconds and never a pack byte, until the
+        client goes away or the test ends (a red-team trial's server)."""
+        owner: HostilePackServer = self.owner
+        n = 0
+        owner.streaming.set()
+        while not owner.stopping.is_set():
+            n += 1
+            self._chunk(pkt_line(b"\x02Counting objects: %d\r" % n))  # OSError: the client left
+            self.wfile.flush()
+            with owner.lock:
+                owner.chatter_sent = n
+            if owner.stopping.wait(owner.interval):
+                return
+
     def _hold(self) -> None:
         """Send nothing; return when the client closes the connection or the test ends."""
         sock = self.connection
@@ -931,12 +952,14 @@ class HostilePackServer(_ThreadedHttp):
     """
 
     handler = _HostileHandler
-    MODES = ("endless", "stall")
+    MODES = ("endless", "stall", "chatter")
+    chatter_sent = 0  # progress lines sent (mode "chatter")
 
     def __init__(self, ref: str | None = None, oid: str | None = None, *, mode: str = "endless",
                  object_format: str = "sha1", limit: int | None = None,
                  at_limit: str = "close", rate: float | None = None,
-                 object_size: int = 64 * 1024, chunk: int = 65515, name: str = "hostile.git"):
+                 object_size: int = 64 * 1024, chunk: int = 65515, name: str = "hostile.git",
+                 interval: float = 10.0):
         super().__init__()
         if mode not in self.MODES:
             raise ValueError(f"mode must be one of {self.MODES}")
@@ -950,6 +973,7 @@ class HostilePackServer(_ThreadedHttp):
             raise ValueError(f"{object_format} OIDs have {hexlen} hex digits")
         self.limit, self.at_limit, self.rate = limit, at_limit, rate
         self.object_size, self.chunk = object_size, max(1, chunk)
+        self.interval = interval
         self.wants: list[str] = []
         self.bytes_sent = 0
         self.pack_requested = threading.Event()

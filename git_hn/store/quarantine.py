@@ -22,7 +22,8 @@ defended against:
 - *hook execution*: ``core.hooksPath`` is the null device, under which no hook can exist;
 - *malformed objects*: ``transfer.fsckObjects`` makes Git refuse them while receiving;
 - *pack bombs and endless streams*: a watchdog kills a fetch whose objects grow past the byte
-  budget, and a stall timeout kills one that stops making progress;
+  budget, and a stall timeout kills one that stops making progress (its objects growing: a
+  server's progress text is no progress);
 - *transport helpers*: ``ext::``/``fd::`` and every other helper form are refused before any Git
   process contacts the remote, and ``GIT_ALLOW_PROTOCOL`` limits Git itself (``transport``).
 """
@@ -268,15 +269,22 @@ class Quarantine:
                 _kill(proc)
                 proc.stderr.close()
                 raise
-        activity = {"t": time.monotonic()}
+        # progress is the quarantine receiving objects, never the server's words: a remote that
+        # answered a pack request with "Counting objects: N" every 10 s and not one pack byte
+        # held a sync, and ``git fetch``'s import, until Ctrl-C (a red-team trial). Git's own
+        # lines count once the pack has begun to arrive ("Resolving deltas" writes nothing).
+        activity = {"t": time.monotonic(), "grew": False}
         tail = bytearray()  # Git's last words, for why a fetch failed (never shown: ``known_reason``)
 
         def drain():
+            line = b""  # the start of the unfinished line
             while True:
                 chunk = proc.stderr.read1(4096) if hasattr(proc.stderr, "read1") else proc.stderr.read(4096)
                 if not chunk:
                     break
-                activity["t"] = time.monotonic()
+                own, line = _own_lines(line, chunk)
+                if own and activity["grew"]:
+                    activity["t"] = time.monotonic()
                 tail.extend(chunk)
                 del tail[:-8192]
 
@@ -294,6 +302,7 @@ class Quarantine:
                 if size != last_size:
                     last_size = size
                     activity["t"] = now
+                    activity["grew"] = True
                 if size - start_size > limit:
                     verdict = "size"
                     self.measured = size
@@ -489,6 +498,21 @@ def _idx_names(path: str, oid_bytes: int) -> list[str] | None:
     hexed = data[start:start + count * oid_bytes].hex()
     step = oid_bytes * 2
     return [hexed[i:i + step] for i in range(0, len(hexed), step)]
+
+
+REMOTE_TEXT = b"remote:"
+
+
+def _own_lines(line: bytes, chunk: bytes) -> tuple[bool, bytes]:
+    """Whether ``chunk`` ends a line the fetch's own Git processes wrote ("Resolving deltas: 40%"),
+    given ``line``, the start of the line it continues; and the start of the line it leaves
+    unfinished. Git writes every line of the server's progress band with the prefix "remote: "
+    (``sideband.c``), which is the server's text, not a measure of anything received. (An ssh
+    server's own error stream reaches here unprefixed: it counts only once the pack has begun to
+    arrive, as every own line does, ``Quarantine.fetch``.)"""
+    parts = (line + chunk).replace(b"\r", b"\n").split(b"\n")
+    rest = parts.pop()[:len(REMOTE_TEXT)]  # only its start says whose it is
+    return any(part and not part.startswith(REMOTE_TEXT) for part in parts), rest
 
 
 def _kill(proc: Child) -> None:

@@ -153,6 +153,36 @@ def test_stalled_fetch_is_stopped(endless_pack_server, tmp_path):
     assert git(repo, "for-each-ref", "refs/hn") == ""
 
 
+def test_a_remote_that_only_talks_of_progress_is_stopped_as_a_stall(endless_pack_server, tmp_path):
+    """A red-team trial: a remote that answered the pack request with "Counting objects: N" every
+    10 s and never a pack byte held the sync (and ``git fetch``'s import) until Ctrl-C, because
+    every line the fetch printed counted as progress. Only the quarantine receiving objects does
+    (the server's lines come as "remote: ..."), so this stops after the stall timeout although
+    the server talks five times a second."""
+    server = endless_pack_server(mode="chatter", interval=0.2)
+    repo = make_repo(tmp_path / "victim")
+    git(repo, "remote", "add", "evil", server.url)
+    git(repo, "config", "hn.syncStallTimeout", "1")
+    stream = "sha256:" + server.ref.rsplit("/", 1)[1]
+    assert hn(repo, "replication", "select", "evil", "--memory", stream).code == 0
+    sync = subprocess.Popen([shutil.which("git-hn"), "sync", "evil", "--json"], cwd=repo,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, _err = sync.communicate(timeout=30)
+    finally:
+        if sync.poll() is None:
+            os.killpg(sync.pid, signal.SIGKILL)
+            sync.wait()
+    outcome = json.loads(out)["outcomes"][0]
+    assert outcome["diagnostic"] == (f"selection memory {stream} failed exact fetch from remote evil: "
+                                     "nothing arrived for 1 s (hn.syncStallTimeout)"), outcome
+    assert server.chatter_sent >= 5  # it did talk all along
+    server.wait_client_gone()
+    assert_no_processes_in(repo)
+    assert git(repo, "for-each-ref", "refs/hn") == ""
+
+
 @pytest.mark.parametrize("transport", ["daemon", "http"])
 def test_publication_is_non_forced(bare_remote, git_daemon, http_backend, tmp_path, transport):
     bare = bare_remote(f"{transport}.git")
