@@ -43,11 +43,16 @@ A push that left no note (``git push --no-verify``, a push with nothing to push)
 command line (``/proc/<parent>/cmdline``, one ``tr``: ``git [options] push``, ``git_push``) and
 starts nothing either; where ``/proc`` cannot say, git-hn runs as for a fetch.
 When git-hn's last import from that remote found every selected stream up to date, it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
-its selection file, its URL and the object ID of ``quiet_input``'s bytes; one per remote, so
-fetching two remotes in turn keeps both quiet). The wrapper then asks Git what git-hn would ask
-(the URL, the advertisement, the accepted-ref listing) and hashes the answers with the selection
-file in one ``git hash-object``; when the ID is the recorded one, nothing the import reads has
-changed and it would import nothing again, so git-hn is not started. Anything else (several
+its selection file, its URL, the object ID of ``quiet_input``'s bytes and the import's
+advertisement bound, ``hn.syncStallTimeout`` in whole seconds; one per remote, so fetching two
+remotes in turn keeps both quiet). The wrapper then asks Git what git-hn would ask (the URL, the
+advertisement, the accepted-ref listing) and hashes the answers with the selection file in one
+``git hash-object``; when the ID is the recorded one, nothing the import reads has changed and it
+would import nothing again, so git-hn is not started. The advertisement is bounded by the
+record's seconds, as git-hn bounds its own (it was 300 s: a remote that stalled only that listing
+held ``git fetch`` 300 s, and then the import asked again for its 60); when they run out, git-hn
+runs with ``unanswered`` and fails at once with the import's line (``fetch_hook._unanswered``),
+unless the setting was raised since. Anything else (several
 remotes in one transaction, no ``base64``, a changed or unreachable remote, a moved or deleted
 accepted ref, a changed selection or URL, an interrupted import's anchor, a record of another
 shape) runs git-hn as before, which decides and records anew. The wrapper only ever contacts the
@@ -433,28 +438,36 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     stamp="$common/hn/replication/quiet/$stem"
     [ -f "$stamp" ] && [ ! -L "$stamp" ] || return 1
     { IFS= read -r magic && IFS= read -r s_remote && IFS= read -r s_file && IFS= read -r s_url &&
-        IFS= read -r s_id; } < "$stamp" || return 1
+        IFS= read -r s_id && IFS= read -r s_bound; } < "$stamp" || return 1
     [ "$magic" = hn-quiet/0 ] && [ "$s_remote" = "$remote" ] && [ "$s_file" = "$stem.json" ] || return 1
+    case $s_bound in ""|0*|*[!0-9]*|??????*) return 1 ;; esac  # whole seconds, 1 to 99999
     [ -f "$selection" ] && [ ! -L "$selection" ] || return 1
     for f in "$common"/hn/replication/anchors/*; do
         [ -e "$f" ] && return 1  # an interrupted import: git-hn repairs it
     done
     export LC_ALL=C GIT_NO_REPLACE_OBJECTS=1 GIT_LITERAL_PATHSPECS=1 GIT_TERMINAL_PROMPT=0
     url=$(git remote get-url --end-of-options "$remote" 2>/dev/null) && [ "$url" = "$s_url" ] || return 1
-    bound=  # the round trip is bounded as git-hn bounds it (300 s), where timeout(1) exists
-    command -v timeout >/dev/null 2>&1 && bound="timeout 300"
+    # the round trip is bounded as git-hn bounds its advertisement (hn.syncStallTimeout when the
+    # record was written, in whole seconds), where timeout(1) exists
+    bound= timed=
+    command -v timeout >/dev/null 2>&1 && bound="timeout $s_bound" timed=1
     # and never asks for a passphrase (no terminal, where setsid(1) exists), as git-hn's do
     command -v setsid >/dev/null 2>&1 && bound="setsid -w $bound"
     ask=never  # (nor starts an askpass program the user did not choose: ``transport.remote_env``)
     [ -z "${SSH_ASKPASS-}" ] || ask=
-    # the bytes of quiet_input: each answer followed by its exit status, so a failure never matches
-    id=$({ printf '%s\\000' "$url"
+    # the bytes of quiet_input: each answer followed by its exit status, so a failure never matches;
+    # a bound that ran out (timeout's 124) is said on fd 3, ahead of the ID
+    id=$({ { printf '%s\\000' "$url"
         GIT_ALLOW_PROTOCOL=file:git:http:https:ssh SSH_ASKPASS_REQUIRE=${SSH_ASKPASS_REQUIRE-$ask} \\
             $bound git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
-        printf '\\000%s\\000' $?
+        asked=$?
+        printf '\\000%s\\000' $asked
+        [ -z "$timed" ] || [ $asked -ne 124 ] || printf 'unanswered ' >&3
         git for-each-ref '--format=%(objectname) %(refname)' "refs/hn/remotes/$remote/memory/" 2>/dev/null
         printf '\\000%s\\000' $?
-        cat -- "$selection"; } | git hash-object --stdin 2>/dev/null) || return 1
+        cat -- "$selection"; } | git hash-object --stdin 2>/dev/null; } 3>&1) || return 1
+    # the remote did not list its memory refs within the bound: git-hn says so and asks no more
+    case $id in "unanswered "*) return 2 ;; esac
     [ -n "$id" ] && [ "$id" = "$s_id" ] || return 1
     # the later transactions of this same fetch need not ask again (``seen_by_this_fetch``)
     ! writable "$fetch_stamp" || printf 'hn-seen/0 %s %s\\n' "$caller" "$s_id" > "$fetch_stamp" 2>/dev/null
@@ -593,9 +606,13 @@ case $input in
             # (after the per-fetch stamp: a fetch's later refs start no process for this)
             [ -n "$how" ] || ! git_push || exit 0  # a push brings nothing to import
             find_git_hn || exit 0
-            if [ -n "$known" ] && [ -z "$how" ] && (quiet); then
-                commits_left || exit 0
-                how=quiet
+            if [ -n "$known" ] && [ -z "$how" ]; then
+                (quiet)
+                case $? in
+                    0) commits_left || exit 0
+                       how=quiet ;;
+                    2) how=unanswered ;;  # (the import would only ask again: an audit, 300 s + 60 s)
+                esac
             fi
             printf '%s\\n' "$input" | HN_HOOK_ACTIVE=1 "$hn" hooks run reference-transaction committed ${how:+"$how"} || :
         fi ;;

@@ -273,7 +273,11 @@ remote found everything up to date, the wrapper asks Git the same questions (the
 and memory refs, the accepted refs) and, if the answers and the selection file are exactly what
 that import read, starts no git\\-hn either (the quiet record, one per remote, in
 .BR .git/hn/replication/quiet/ ;
-any change starts git\\-hn as before). Git runs the hook once per ref a fetch updates: the
+any change starts git\\-hn as before). The wrapper waits for the remote's memory refs as long as
+git\\-hn's import would
+.RB ( hn.syncStallTimeout
+when the record was written); a remote that does not list them in time makes the import fail at
+once, without asking again. Git runs the hook once per ref a fetch updates: the
 remote is asked once per fetch, and an import runs once per fetch. A fetch that moves a
 remote\\-tracking branch off a commit (a teammate's force\\-push) starts git\\-hn in a clone that
 ever published memory, once for the fetch however many branches moved; when nothing is to be

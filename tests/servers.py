@@ -35,7 +35,9 @@ Fixtures (registered for every test through ``tests/conftest.py``)
     returns the :class:`HttpBackendServer`, whose ``.requests`` records every request (method,
     path, headers, raw and decoded body sizes) so tests can prove which code path was taken.
     ``basic="user:password"``: every request must carry those HTTP Basic credentials, else the
-    answer is 401 with ``WWW-Authenticate: Basic`` (Git then asks for them).
+    answer is 401 with ``WWW-Authenticate: Basic`` (Git then asks for them). ``.hold_if =
+    predicate`` on the server: a POST whose body it is true of gets no answer for ``.hold_for``
+    seconds (30), then its connection is closed (a remote that stalls one question only).
 
 ``endless_pack_server(ref=None, oid=None, *, mode="endless", ...) -> HostilePackServer``
     Factory for the hostile fake; see below. ``.url`` is the URL to fetch from.
@@ -695,6 +697,11 @@ class _CgiHandler(_QuietHandler):
                        else (b"", {"chunked": False, "encoding": None, "raw_bytes": 0,
                                    "body_bytes": 0}))
         entry = self._record(**facts)
+        if owner.hold_if is not None and owner.hold_if(body):  # answer nothing for a while
+            entry["held"] = True
+            self.close_connection = True
+            owner.stopping.wait(owner.hold_for)
+            return
         if owner.basic and self.headers.get("Authorization") != "Basic " + base64.b64encode(
                 owner.basic.encode()).decode("ascii"):
             entry["status"] = 401
@@ -774,6 +781,11 @@ class HttpBackendServer(_ThreadedHttp):
         self.root = Path(root).resolve()
         self.env = dict(os.environ if env is None else env)
         self.basic = basic  # "user:password" that every request must send (HTTP Basic), else 401
+        # a POST whose (decoded) body this is true of is answered with nothing, and its
+        # connection closed after ``hold_for`` seconds (a remote that stalls one question only);
+        # set on the started server
+        self.hold_if: Callable[[bytes], bool] | None = None
+        self.hold_for = 30.0
         self.cgi: set[subprocess.Popen] = set()
 
     def url_for(self, bare_path) -> str:

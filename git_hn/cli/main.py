@@ -382,8 +382,10 @@ def dispatch(argv: list[str]) -> int:
             from ..store.process import wait_for_exit
 
             wait_for_exit(int(argv[4]), PUBLISHER_WAIT)
-        if argv[2:4] == ["reference-transaction", "committed"] and argv[4:5] != ["quiet"]:
-            _start_import_early(data)  # (``quiet``: the wrapper found nothing to import, and asks nothing more)
+        if argv[2:4] == ["reference-transaction", "committed"] and argv[4:5] not in (["quiet"], ["unanswered"]):
+            # (``quiet``: the wrapper found nothing to import, and asks nothing more; ``unanswered``:
+            # it asked, and the remote did not answer in time: the import fails without asking again)
+            _start_import_early(data)
         elif argv[2:3] == ["pre-push"] and not os.environ.get("HN_HOOK_ACTIVE"):
             # pre-commit's "migration mode" runs the wrapper as pre-push.legacy with this set; it
             # must not reach git-hn's own publication push (pre-commit's hook there refuses it),

@@ -24,7 +24,8 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
     remote-tracking refs it gave a value (a deletion, as ``git fetch --prune`` makes, brings
     nothing to import). ``how`` ``quiet`` (the wrapper found the remote quiet, and a tracking ref
     moved off a commit: ``hookscripts``): no import, only the check of what left the tracking
-    refs (``replication.anchors_left``). ``signal_at``: git-hn's own test hook
+    refs (``replication.anchors_left``); ``unanswered`` (its question for the remote's memory refs
+    ran out of time): the import fails at once, and asks nothing again (``_unanswered``). ``signal_at``: git-hn's own test hook
     (``signal:<seam>``, as ``replication.sync``'s ``interrupt_after``). Never fails the user's
     command."""
     if state != "committed":
@@ -55,6 +56,8 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             continue
         if fetch is not None and replication.failed_during(repo, remote, fetch):
             continue  # this fetch's first ref already failed the import, and said so
+        if how == "unanswered" and _unanswered(repo, remote, fetch):
+            continue
         reminded = False
         try:
             # by the advertisement even for streams known by name: when it finds nothing to
@@ -83,6 +86,33 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
         if fetch is not None:  # (the wrapper starts no git-hn for this fetch's later refs: finding 1)
             _note_imported(repo, remote, fetch, said=reminded)
     return 0
+
+
+def _unanswered(repo: Repo, remote: str, fetch: str | None) -> bool:
+    """``how`` ``unanswered``: the wrapper's question for the remote's memory refs ran out of the
+    seconds its quiet record gives it (``hookscripts``), which are the import's own bound
+    (``hn.syncStallTimeout``) as it was when the record was written. When the setting still is at
+    most that, the import fails at once with the advertisement's line (a red-team trial: a remote
+    that stalled only that listing held ``git fetch`` for the wrapper's 300 s, then the import
+    asked again for its own 60 s), and True. Else (the setting raised since; no record to say)
+    False: the import asks as usual."""
+    from ..store import replication
+    from .replication.advertise import unanswered
+    from .replication.transfer import stall_timeout
+
+    waited = replication.quiet_bound(repo, remote)
+    try:
+        if waited is None or stall_timeout(repo) > waited:
+            return False
+    except HnError:
+        return False  # (the import refuses the setting, and says so)
+    replication.forget_quiet(repo, remote)  # (as the import does before it asks: it decides anew)
+    said = unanswered(remote, waited).message
+    sys.stderr.write(f"git-hn: memory import from {remote} failed{_why(repo, said, remote, _shortened(said))}\n")
+    if fetch is not None:
+        replication.note_failed(repo, remote, fetch)
+        _note_imported(repo, remote, fetch)
+    return True
 
 
 def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported", said: bool = False) -> None:

@@ -14,6 +14,7 @@ object probes) can use them until a later sync completes or repairs the transact
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import stat
@@ -204,17 +205,19 @@ def mark_served(repo: Repo, remote: str) -> None:
 
 
 def write_quiet(repo: Repo, remote: str, url: str, advertisement: bytes, listing: bytes,
-                selection: bytes) -> None:
+                selection: bytes, bound: float) -> None:
     """Record that an import from ``remote`` at ``url`` found every selected stream up to date,
     given exactly these answers and selection bytes (``hookscripts.quiet_input``): the
     ``reference-transaction`` wrapper starts no git-hn while Git gives it the same ones. A
     derived file (not fsynced; losing it costs one hook run of git-hn). The import that writes
-    it dropped the record first (``forget_quiet``), an earlier version's single one too."""
+    it dropped the record first (``forget_quiet``), an earlier version's single one too.
+    ``bound``: the import's advertisement bound (``hn.syncStallTimeout``), which the wrapper's
+    own question keeps, in whole seconds (``quiet_bound``; a wrapper reads no setting)."""
     from ..core.hashing import object_id
     from ..hookscripts import QUIET_MAGIC, quiet_input
 
     oid = object_id("blob", quiet_input(url, advertisement, listing, selection), repo.object_format).hex()
-    text = f"{QUIET_MAGIC}\n{remote}\n{selmod.file_name(remote)}\n{url}\n{oid}\n"
+    text = f"{QUIET_MAGIC}\n{remote}\n{selmod.file_name(remote)}\n{url}\n{oid}\n{max(1, math.ceil(bound))}\n"
     private.write_private(repo.hn_dir, quiet_path(repo, remote), text.encode("utf-8", "surrogateescape"),
                           derived=True)
 
@@ -253,6 +256,17 @@ def set_loose_refs(repo: Repo, count: int) -> None:
                               derived=True)
     except HnError:
         pass
+
+
+def quiet_bound(repo: Repo, remote: str) -> int | None:
+    """The seconds ``remote``'s quiet record gives the wrapper's question (its last line, as
+    ``write_quiet`` wrote it); None without a record of that shape."""
+    try:
+        lines = (private.read_private(repo.hn_dir, quiet_path(repo, remote), 1 << 16) or b"").split(b"\n")
+    except (HnError, OSError):
+        return None
+    bound = lines[5] if len(lines) > 6 else b""
+    return int(bound) if bound.isdigit() and not bound.startswith(b"0") and len(bound) < 6 else None
 
 
 def forget_quiet(repo: Repo, remote: str, served: bool = True) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -700,3 +701,43 @@ def test_the_stamp_s_named_anchors_are_read_back_past_64_kib(team):
     stamp.write_text("".join(f"{line}\n" for line in ["hn-seen/0 12 34 checked", *many]))
     assert _named_earlier(open_repo(str(team.b)), "origin", "12 34") == frozenset(many)
     assert _named_earlier(open_repo(str(team.b)), "origin", "12 35") == frozenset()
+
+
+def test_a_remote_that_stalls_its_memory_listing_holds_the_fetch_for_one_bound(tmp_path, bare_remote, http_backend):
+    """A red-team trial: a remote that stalled only the listing of its memory refs held ``git
+    fetch`` for the wrapper's own bound (300 s, not git-hn's 60), and then the import asked again
+    for its 60 s. The wrapper's question now has the import's bound (``hn.syncStallTimeout``, as
+    the quiet record gives it), and when it runs out the import fails at once with its usual line
+    and asks nothing again."""
+    url = http_backend(bare_remote("team.git"))
+    server = http_backend.server(url)
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", url)
+    git(a, "push", "-q", "-u", "origin", "main")
+    assert hn(a, "init", "--name", "A").code == 0
+    hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content", "x")
+    assert hn(a, "sync", "origin").code == 0
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", url, str(b))
+    assert hn(b, "init", "--name", "B").code == 0
+    assert hn(b, "hooks", "install").code == 0
+    assert hn(b, "replication", "select", "origin", "--all").code == 0
+    git(b, "config", "hn.syncStallTimeout", "2")
+    assert hn(b, "sync", "origin").code == 0  # imports
+    assert hn(b, "sync", "origin").code == 0  # finds it up to date: the quiet record
+    record = b / ".git" / "hn" / "replication" / "quiet" / "b3JpZ2lu"
+    assert record.read_text().splitlines()[5] == "2"
+    git(a, "commit", "-q", "--allow-empty", "-m", "moves the remote's main")
+    git(a, "push", "-q", "origin", "main")
+    # ``git ls-remote -- URL 'refs/hn/*'`` sends no ref prefix (it matches the pattern itself);
+    # the fetch's own listing asks for refs/heads/
+    server.hold_if = lambda body: b"command=ls-refs" in body and b"ref-prefix" not in body
+    started = time.monotonic()
+    proc = subprocess.run(["git", "fetch", "origin"], cwd=b, capture_output=True, text=True, timeout=120)
+    took = time.monotonic() - started
+    assert proc.returncode == 0 and git(b, "rev-parse", "origin/main") == git(a, "rev-parse", "main")
+    assert ("git-hn: memory import from origin failed: replication advertisement failed for remote origin; the "
+            "remote did not answer within 2 s (git config hn.syncStallTimeout); run git hn sync origin"
+            in proc.stderr.splitlines()), proc.stderr
+    assert took < 15, took
+    assert len([r for r in server.requests if r.get("held")]) == 1  # asked once

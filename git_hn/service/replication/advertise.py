@@ -43,8 +43,7 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
     except GitError:
         if timeout is None:
             raise
-        raise PhaseError(f"{phase('advertisement', remote).message}; the remote did not answer within "
-                         f"{timeout:g} s (git config hn.syncStallTimeout)", unreachable=True) from None
+        raise unanswered(remote, timeout) from None
     if proc.returncode != 0:
         from ...store.transport import unreachable_reason, without_terminal
 
@@ -60,6 +59,13 @@ def advertise(repo: Repo, url: str, remote: str, timeout: float | None = None,
                            repo.oid_hex_len)
         raise other_format(remote, theirs, repo.oid_hex_len) if theirs else phase("advertisement validation", remote)
     return got
+
+
+def unanswered(remote: str, timeout: float) -> PhaseError:
+    """The advertisement's failure when ``remote`` did not list its refs within ``timeout``
+    seconds (the sync's, or the fetch hook wrapper's question: ``fetch_hook``)."""
+    return PhaseError(f"{phase('advertisement', remote).message}; the remote did not answer within "
+                      f"{timeout:g} s (git config hn.syncStallTimeout)", unreachable=True)
 
 
 def parse(data: bytes, n: int) -> tuple[Mapping, set] | None:

@@ -131,13 +131,13 @@ class Import:
         if wanted is None:  # an owner is unknown, or that fetch failed: the whole advertisement
             rstate.forget_quiet(self.repo, self.remote)  # this import decides anew (``_remember_quiet``)
             self.say("advertisement")
+            stall = transfer.stall_timeout(self.repo)
             advertised, others = advertise.advertise(self.repo, self.url, self.remote, answers=answers,
-                                                     timeout=transfer.stall_timeout(self.repo),
-                                                     max_streams=self.sel.max_streams)
+                                                     timeout=stall, max_streams=self.sel.max_streams)
             self.advertised_refs = advertise.AdvertisedRefs(advertised)
             wanted = advertise.requests(self.sel, advertised, others, heads, self.result, self.remote)
             if not wanted:
-                self._remember_quiet(answers)
+                self._remember_quiet(answers, stall)
         if not wanted:
             # every selection is up to date: no transaction, no receipt. Fetched by name, the
             # sync leaves the remote's quiet record as it was: it read no advertisement to renew
@@ -217,17 +217,18 @@ class Import:
                     if not self.result.import_error:
                         raise residue("quarantine cleanup failed", self.remote) from None
 
-    def _remember_quiet(self, answers: dict) -> None:
+    def _remember_quiet(self, answers: dict, stall: float) -> None:
         """After an advertisement that left nothing to fetch and no selector failed: the quiet
         record (``rstate.write_quiet``), so that the fetch hook's wrapper starts no git-hn while
-        Git's answers and the selection stay exactly these. Best effort."""
+        Git's answers and the selection stay exactly these, and asks its question within
+        ``stall`` seconds, as the advertisement did. Best effort."""
         listing, advertised = answers.get("listing"), answers.get("advertisement")
         if listing is None or advertised is None or self.selection_bytes is None \
                 or self.recover_shallow or self.interrupt_after is not None \
                 or any(o.status not in ("skipped", UP_TO_DATE) for o in self.result.outcomes):
             return
         try:
-            rstate.write_quiet(self.repo, self.remote, self.url, advertised, listing, self.selection_bytes)
+            rstate.write_quiet(self.repo, self.remote, self.url, advertised, listing, self.selection_bytes, stall)
         except (HnError, OSError):
             pass
 
