@@ -213,6 +213,10 @@ def first_failure(result) -> tuple[str, str]:
                     f"{missing[:12]} is not {where}",
                     put_back(result.remote, missing, "this fetch brought", result.unfetched,
                              kept=result.kept.get(missing, "")) if back else "")
+        if o.fields.get("seenWords"):  # (what the remote did, or the author: not the IDs of two commits)
+            names = [m.envelope.actor_name for m in o.memories or ()][:1]
+            who = f' of "{bounded(shown_name(names[0]), 64)}"' if names else ""
+            return f"stream {short_id(o.id)}{who}: equivocation: {o.fields['seenWords']}", ""
         text = o.fields.get("diagnostic", "").split("; recovery: ")[0]
         # (a fetch refused access: the sync's fetch runs without a terminal too, and fails alike;
         # a stream that fails by another's: a sync fails alike until that one is fixed)

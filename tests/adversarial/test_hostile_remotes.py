@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -347,3 +348,55 @@ def test_a_pre_receive_hook_that_floods_stderr_is_not_held_in_memory(tmp_path):
                            "said: no memory refs here; if origin never accepts memory refs, stop publishing there: "
                            "git config remote.origin.hnPublish false\n"), proc.stdout
     assert int(proc.stderr) < 48 * 1024, f"peak RSS {proc.stderr} KiB for 60 MB of a server's stderr"
+
+
+@pytest.mark.parametrize("attack, words, hint", [
+    ("rewrapped", "origin rewrote the stream's commits (the same memories in other commits), not its author",
+     "origin rewrote its commits (the same memories), not its author"),
+    ("rolled back", "origin rolled the stream back (to sequence 1 of 2), not its author",
+     "origin rolled it back to an earlier memory, not its author"),
+    ("signed twice", "its author signed two histories (another memory at sequence 1)",
+     "equivocation, its author signed two histories")])
+def test_a_remote_that_rewraps_or_rolls_back_memories_is_not_said_to_be_their_authors_equivocation(
+        arena, attack, words, hint):
+    """A red-team remote with no key wrapped an author's signed memories in new commits (same
+    trees), or served an older prefix of the stream: clones said ``failed (equivocation)`` and the
+    hint ``stream … of "Alice": equivocation``, blaming the author. The status stays §11(a)'s, and
+    its diagnostic; the recovery, the hint and the fetch hook's line say what was seen."""
+    remote, alice, bob, f, good = arena
+    stream = f.push(f.chain(2))
+    assert hn(bob, "replication", "select", "--memory", good["stream"], "--memory", stream).code == 0
+    assert hn(bob, "sync").code == 0
+    assert hn(bob, "hooks", "install").code == 0
+    ref = f"refs/hn/memory/{f.w.actor}/{stream[7:]}"
+    accepted = f"refs/hn/remotes/origin/memory/{f.w.actor}/{stream[7:]}"
+    old = git(bob, "rev-parse", accepted)
+    tip = git(remote, "rev-parse", ref)
+    if attack == "rewrapped":  # (what a remote can do without the key: same trees, new commits)
+        root = git(remote, "commit-tree", git(remote, "rev-parse", f"{tip}~1^{{tree}}"), "-m", "rewrapped")
+        new = git(remote, "commit-tree", git(remote, "rev-parse", f"{tip}^{{tree}}"), "-p", root, "-m", "rewrapped")
+    elif attack == "rolled back":
+        new = git(remote, "rev-parse", f"{tip}~1")
+    else:  # the author's key signed another history: a real equivocation
+
+        def mutate(seq, payload, sig, parents):
+            env = json.loads(payload)
+            env["record"]["content"] = f"other {seq}"
+            payload = canonical(env)
+            return payload, f.sign(payload), parents, {}
+
+        new = f.chain(2, mutate=mutate)
+        f.push(new)
+    git(remote, "update-ref", ref, new)
+    r = hn(bob, "sync", "--json")
+    out = next(o for o in json.loads(r.out)["outcomes"] if o["id"] == stream)
+    assert out["status"] == "equivocation"
+    assert out["diagnostic"] == f"selection memory {stream} does not descend from accepted head {old}: advertised={new}"
+    assert out["recovery"] == f"inspect both chains; accepted memory history is never rolled back or rewritten; {words}"
+    assert f'(stream {stream[7:19]} of "Mallory": {hint}); git hn sync origin says why' in hn(bob, "memory", "recall").err
+    git(alice, "commit", "-q", "--allow-empty", "-m", "moves main")
+    git(alice, "push", "-q", "origin", "main")
+    fetched = subprocess.run(["git", "fetch", "-q", "origin"], cwd=bob, capture_output=True, text=True)
+    assert fetched.stderr == (f'git-hn: memory import from origin failed: stream {stream[7:19]} of "Mallory": '
+                              f"equivocation: {words}; run git hn sync origin\n")
+    assert git(bob, "rev-parse", accepted) == old

@@ -36,6 +36,11 @@ MAX_STREAMS = 100  # per remote: the hint names one and counts the rest
 # a hand-edited status was printed as it was)
 STATUSES = frozenset({"fetched", "over-budget", "structurally-invalid", "dependency-missing",
                       "relationship-invalid", "promotable", "equivocation"})
+# an equivocation's hint says what was seen (``outcomes.seen_history``): a red-team remote that
+# wrapped an author's memories in new commits got the hint "of "Alice": equivocation"
+SEEN = {"rewritten": "{remote} rewrote its commits (the same memories), not its author",
+        "rolled-back": "{remote} rolled it back to an earlier memory, not its author",
+        "diverged": "equivocation, its author signed two histories"}
 
 
 def _path(repo: Repo) -> str:
@@ -69,7 +74,8 @@ def _valid(entry) -> bool:
     return (isinstance(entry, dict) and is_digest_id(entry.get("stream", "")) and isinstance(entry.get("name", ""), str)
             and entry.get("status") in STATUSES
             and (entry.get("memory", "") == "" or is_digest_id(entry["memory"]))
-            and (entry.get("commit", "") == "" or is_oid(entry["commit"])))
+            and (entry.get("commit", "") == "" or is_oid(entry["commit"]))
+            and (entry.get("seen", "") == "" or entry["seen"] in SEEN))
 
 
 def entries_of(result) -> list[dict]:
@@ -83,7 +89,8 @@ def entries_of(result) -> list[dict]:
         names = [m.envelope.actor_name for m in (o.memories or ()) if m.memory_id == owner] or \
             [m.envelope.actor_name for m in (o.memories or ())][:1]
         out.append({"stream": o.id, "name": names[0] if names else "", "status": str(o.status),
-                    "memory": owner if is_digest_id(owner) else "", "commit": missing if is_oid(missing) else ""})
+                    "memory": owner if is_digest_id(owner) else "", "commit": missing if is_oid(missing) else "",
+                    **({"seen": o.fields["seen"]} if o.fields.get("seen") in SEEN else {})})
     return out[:MAX_STREAMS]
 
 
@@ -131,7 +138,8 @@ def hint(repo: Repo) -> str:
             continue
         first = entries[0]
         who = f' of "{bounded(shown_name(first["name"]), 64)}"' if first.get("name") else ""
-        where = f": stops at memory {short_id(first['memory'])}" if first.get("memory") else f": {first['status']}"
+        where = f": stops at memory {short_id(first['memory'])}" if first.get("memory") else \
+            f": {SEEN[first['seen']].format(remote=remote)}" if first.get("seen") else f": {first['status']}"
         if first.get("memory") and first.get("commit"):
             where += f", whose anchor commit {first['commit'][:12]} is not on {remote}"
         more = f"; and {len(entries) - 1} more" if len(entries) > 1 else ""

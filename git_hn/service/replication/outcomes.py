@@ -18,6 +18,27 @@ REBASED_SHOWN = 5  # new IDs a rebased stream's line names (``--json`` lists eve
 EQUIVOCATION_RECOVERY = "inspect both chains; accepted memory history is never rolled back or rewritten"
 
 
+def seen_history(remote: str, accepted: dict[int, str], length: int, candidate: list[str]) -> tuple[str, str]:
+    """What a chain that does not descend from the accepted head is (§11(a) calls each an
+    equivocation), and its words: ``accepted``, the accepted chain's memory IDs by sequence (from
+    1 to the shorter length), ``length`` its length; ``candidate`` the remote's chain's memory IDs,
+    root first. Another memory at a common sequence: ``diverged``, the author signed two histories
+    (no one else can sign one). Else a shorter chain: ``rolled-back``, the remote serves an earlier
+    state; else ``rewritten``, the remote serves the accepted memories in other commits (a
+    red-team remote, with no key, wrapped an author's signed memories in new commits, and clones
+    blamed the author for an equivocation). ("", "") when the accepted chain cannot say."""
+    common = min(length, len(candidate))
+    if length <= 0 or any(n not in accepted for n in range(1, common + 1)):
+        return "", ""
+    for n in range(1, common + 1):
+        if accepted[n] != candidate[n - 1]:
+            return "diverged", f"its author signed two histories (another memory at sequence {n})"
+    if len(candidate) < length:
+        return "rolled-back", (f"{remote} rolled the stream back (to sequence {len(candidate)} of {length}), "
+                               f"not its author")
+    return "rewritten", f"{remote} rewrote the stream's commits (the same memories in other commits), not its author"
+
+
 class PhaseError(HnError):
     """A replication phase failed as a whole (§9.16). ``published``: for the publication phase,
     the refs that were pushed before it failed (§9.13 pushes the valid refs regardless)."""
@@ -179,8 +200,14 @@ class Outcome:
         elif refused:  # (the fetch hook's way out: its recovery, not "run git hn sync", which fails alike)
             self.fields["refused"] = reason
 
-    def equivocates(self, diagnostic: str) -> None:
-        self.fail("equivocation", diagnostic, recovery=EQUIVOCATION_RECOVERY)
+    def equivocates(self, diagnostic: str, seen: str = "", words: str = "") -> None:
+        """§11(a)'s refusal, its diagnostic and recovery as the contract gives them; ``seen`` and
+        ``words`` (git-hn, ``seen_history``): what the remote's chain was found to be, said after
+        the recovery (never in the JSON's keys), by the failure record's hint and by the fetch
+        hook's line."""
+        self.fail("equivocation", diagnostic, recovery=EQUIVOCATION_RECOVERY + (f"; {words}" if words else ""))
+        if seen:
+            self.fields.update(seen=seen, seenWords=words)
 
     def to_json(self) -> dict:
         out = {"kind": self.kind, "id": self.id, "status": self.status}

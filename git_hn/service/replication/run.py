@@ -24,7 +24,7 @@ from ...store import replication as rstate
 from ...store.process import signals_held
 from ...store.quarantine import Quarantine
 from . import advertise, promote, serial, transfer
-from .outcomes import SEAMS, UP_TO_DATE, Outcome, counted, phase, redact, residue
+from .outcomes import SEAMS, UP_TO_DATE, Outcome, counted, phase, redact, residue, seen_history
 
 
 _LATER = ("shutil", "...core.dependencies", "...core.projection", "...store.resolver", "...store.state",
@@ -483,8 +483,7 @@ class Import:
             o.memories = got
             o.base = (base_commit, base_seq)
             if o.old and not o.descends:  # valid, but it rolls back or rewrites accepted history
-                o.equivocates(f"selection memory {o.id} does not descend from accepted head {o.old}: "
-                              f"advertised={o.advertised}")
+                self._not_descending(o)
 
     def _validate_full(self, o: Outcome) -> None:
         """§4.2 over the whole fetched chain (a chain the fast walk could not follow)."""
@@ -499,13 +498,22 @@ class Import:
         o.base = ("", 0)
         chain_commits = [m.commit for m in o.memories]
         if o.old and o.old not in chain_commits:
-            o.equivocates(f"selection memory {o.id} does not descend from accepted head {o.old}: "
-                          f"advertised={o.advertised}")
+            self._not_descending(o)
         elif o.old:  # it descends after all: keep only what is above the accepted tip
             k = chain_commits.index(o.old) + 1
             o.base = (o.old, k)
             o.memories = o.memories[k:]
             o.descends = True
+
+    def _not_descending(self, o: Outcome) -> None:
+        """``o`` (its whole chain in ``o.memories``) does not descend from its accepted head:
+        §11(a)'s equivocation, said as what it is (``outcomes.seen_history``)."""
+        ref = accepted_ref(self.remote, o.actor, o.id)
+        got = self.accepted.source(ref) if self.accepted is not None else None
+        ids = [m.memory_id for m in o.memories]
+        accepted = self.accepted.ids_at(ref, list(range(1, min(got[0], len(ids)) + 1))) if got else {}
+        o.equivocates(f"selection memory {o.id} does not descend from accepted head {o.old}: advertised={o.advertised}",
+                      *seen_history(self.remote, accepted, got[0] if got else 0, ids))
 
     # -- continuity (§9.8, §11(a)) ----------------------------------------------------------------
 
@@ -528,7 +536,7 @@ class Import:
                     parted.append((ref, diff[0]))
             if parted:
                 ref, n = parted[0]
-                o.equivocates(f"selection memory {o.id} diverges from {ref} at sequence {n}")
+                o.equivocates(f"selection memory {o.id} diverges from {ref} at sequence {n}", "diverged")
                 self._own_fork(o, parted)
 
     def _own_fork(self, o: Outcome, parted: list) -> None:
