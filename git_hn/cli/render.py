@@ -189,12 +189,13 @@ def together(text: str, commands: bool = True) -> str:
     the width stays whole: the terminal wraps it, and a copy joins it again. ``commands`` False:
     quotes and groups only (a usage line, which is one command as a whole)."""
     out = []
-    command = quote = double = False
+    command = quote = double = False  # (``double``: a command's "…", or a quoted name in prose)
     depth = 0
     for i, ch in enumerate(text):
         before = text[i - 1] if i else " "
-        if commands and not (quote or double or command) and text.startswith(_COMMANDS, i) and not before.isalnum():
-            command = True
+        if commands and not (quote or command) and text.startswith(_COMMANDS, i) and not before.isalnum():
+            # (a command ends a quoted name left open: a review's subject, with quotes of its own)
+            command, double = True, False
         if command and ch in "'\"" and not (double if ch == "'" else quote):
             # a command is shell-quoted: each quote opens or closes (``shlex.quote`` writes an
             # apostrophe as '"'"', which the prose rule below took for the end: a review saw

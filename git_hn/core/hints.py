@@ -258,10 +258,12 @@ NEW_IDENTITY = ("make a new identity as README's \"Lost or compromised key\" sho
 
 def since(commit: str, subject: str) -> str:
     """``since eab6a286c06e "Revoke Bob's key"``: the commit that removed an actor from the policy,
-    and its subject, author text, on one line with its invisible characters spelled."""
+    and its subject, author text, on one line with its invisible characters spelled and its own
+    quotes and backslashes escaped, as a name's are (a review: ``Revert "trust mallory"``, from
+    ``git revert``, ended the quoted subject early)."""
     from .log import inert
 
-    return f'since {commit[:12]} "{inert(subject)}"'
+    return f'since {commit[:12]} "{inert(subject.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34)))}"'
 
 
 # what a maintainer of the policy runs to trust someone or something: said to whoever is not one

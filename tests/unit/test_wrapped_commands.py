@@ -62,3 +62,19 @@ def test_an_apostrophe_in_a_quoted_name_opens_no_span():
     lines = out.split("\n")
     assert _lines_with(out, "git hn policy trust")[0].strip().startswith(f"git hn policy trust {actor} "), out
     assert all(len(line) <= 40 for line in lines if "git hn policy trust" not in line), out
+
+
+def test_a_subject_with_quotes_of_its_own_never_splits_the_command_after_it():
+    """A review of 8bd9c2c: ``git revert`` names its commit ``Revert "trust mallory"``; quoted
+    inside the hint, its quotes left a quoted span open and the command after it was split at 56
+    of the widths 30–199. The subject's quotes are escaped now (``hints.since``), and a command
+    ends a quoted span left open."""
+    from git_hn.core.hints import since
+
+    said = since("a1eadec2e112" + "0" * 28, 'Revert "trust mallory"')
+    assert said == 'since a1eadec2e112 "Revert \\"trust mallory\\""'
+    for subject in (said, 'since a1eadec2e112 "Revert "trust mallory""'):  # (escaped, and not)
+        text = ("git-hn: hint: 1 memory hidden by the trust policy; see it with --include-untrusted; actor "
+                f"a1eadec2e112 is no longer trusted {subject}; trust their kinds with git hn policy trust --kind KIND")
+        for width in range(30, 200):
+            assert any("git hn policy trust --kind KIND" in line for line in wrapped(text, width).split("\n")), width
