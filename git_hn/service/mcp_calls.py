@@ -211,7 +211,7 @@ def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "", drift: str = 
     nothing to say why); with the query commit ``at``, the authors no longer trusted too (of
     ``authors``, else ``hidden.authors``); and ``drift`` (``_drift``)."""
     from ..core.hints import trust_hidden
-    from .policy_edit import working_policy
+    from .policy_edit import not_maintainer, working_policy
     from .revoked import among
 
     from .brief import header_notes
@@ -224,8 +224,11 @@ def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "", drift: str = 
         from .recall import author_names  # (as the CLI's recall names them: who, and the full ID to trust)
 
         names = getattr(hidden, "names", None) or author_names(repo, authors)
+    # (a non-maintainer is told what a maintainer runs, as the CLI's hint tells it: a review)
+    outsider = bool(any(hidden.values()) and not hidden.get("policy-missing") and not_maintainer(repo))
     text = trust_hidden(hidden, working_policy(repo) if hidden.get("policy-missing") else "",
-                        see="includeUntrusted: true", revoked=revoked, every=every, names=names, mcp=True)
+                        see="includeUntrusted: true", revoked=revoked, every=every, names=names, mcp=True,
+                        maintainer=not outsider)
     from .replication.failures import hint
 
     # (and: nothing imported here yet; streams the last sync did not import)

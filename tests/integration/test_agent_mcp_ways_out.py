@@ -125,3 +125,22 @@ def test_the_trust_hints_of_json_and_mcp_name_the_hidden_author_with_the_full_id
     for result in run(inited, body):
         doc = document(result)
         assert doc["hint"] == told and doc["hiddenAuthors"] == [bob]
+
+
+def test_an_mcp_trust_hint_tells_a_non_maintainer_what_a_maintainer_runs(inited):
+    """A review of 5a94af6: the CLI's hint told a reader who is not a maintainer of the policy
+    what a maintainer runs, but the MCP tools still offered it ``git hn policy trust`` itself, an
+    edit of a policy it cannot change."""
+    alice = actor(inited)
+    bob = second_identity(inited, name="Bob")
+    commit_policy(inited, policy([alice], ["decision"], alice))
+    switch(inited, bob)
+    record(inited, content="bob decides")
+
+    async def body(client):
+        return [await client.call_tool(name, {}) for name in ("memory_recall", "memory_brief", "memory_digest")]
+
+    runs = f"a maintainer runs git hn policy trust {bob} and commits .hn/policy.json"
+    for result in run(inited, body):
+        hint = document(result)["hint"]
+        assert f"to trust its author, {runs}" in hint and "or trust its author with" not in hint, hint
