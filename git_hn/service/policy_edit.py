@@ -33,8 +33,9 @@ class Outcome(NamedTuple):
 FIX_BY_HAND = "fix it by hand, or remove it and run git hn policy init"
 # (a trial: during a merge conflict in the policy, both advices above were dangerous: an edit of
 # the markers' file, or a new policy trusting only you, dropping the maintainers)
-UNMERGED = (f"{worktree.POLICY} is in a merge conflict: resolve the merge first (git checkout --ours or --theirs "
-            f"-- {worktree.POLICY}, or edit out the conflict markers), then git add {worktree.POLICY}")
+UNMERGED = (f"{worktree.POLICY} is in a merge conflict: resolve the merge first, keeping every actor either side "
+            f"untrusted (one side taken whole, git checkout --ours or --theirs, can trust a revoked key again), then "
+            f"git add {worktree.POLICY}")
 
 
 def _top(repo: Repo) -> str:

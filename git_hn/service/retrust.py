@@ -90,8 +90,11 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
         added = sorted(trusted[after] - trusted.get(before, set()) - said)
         for actor, gone in revocations(repo, old, added).items():
             said.add(actor)
+            # (not "the merge resolution": a re-trust commit, or a force push back, does this too;
+            # the subject's own quotes escaped, as ``hints.since`` has them: a review)
+            subject = inert(gone.subject.replace("\\", "\\\\").replace('"', '\\"'))
             out.append(f'warning: this push trusts {short_id(actor)} again, untrusted in {gone.commit[:12]} '
-                       f'"{inert(gone.subject)}": check {POLICY_PATH}\'s merge resolution (git show '
-                       f'{new[:12]}:{POLICY_PATH}); if it is a mistake, git hn policy untrust {short_id(actor)}, '
-                       'commit and push again')
+                       f'"{subject}": check what it changes (git diff {old[:12]} {new[:12]} -- {POLICY_PATH}; a '
+                       f'merge that took a side from before the revocation does this); if it is a mistake, git hn '
+                       f'policy untrust {short_id(actor)}, commit and push again')
     return out

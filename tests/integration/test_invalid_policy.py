@@ -114,8 +114,9 @@ def test_a_policy_fault_is_said_in_git_hn_words(inited, change, said):
     assert "json:" not in r.err and "unmarshal" not in r.err
 
 
-UNMERGED = ("; .hn/policy.json is in a merge conflict: resolve the merge first (git checkout --ours or --theirs -- "
-            ".hn/policy.json, or edit out the conflict markers), then git add .hn/policy.json\n")
+UNMERGED = ("; .hn/policy.json is in a merge conflict: resolve the merge first, keeping every actor either side "
+            "untrusted (one side taken whole, git checkout --ours or --theirs, can trust a revoked key again), then "
+            "git add .hn/policy.json\n")
 
 
 def test_a_policy_in_a_merge_conflict_says_to_resolve_the_merge(tmp_path):

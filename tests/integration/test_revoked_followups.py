@@ -168,8 +168,9 @@ def test_a_push_trusting_a_revoked_key_again_warns(tmp_path, mode, monkeypatch):
     b = actor_of(bob)[:12]
     assert r.returncode == 0, r.stderr
     assert (f"git-hn: warning: this push trusts {b} again, untrusted in {revoked[:12]} \"Revoke Bob's key\": "
-            f"check {POLICY}'s merge resolution (git show {merged[:12]}:{POLICY}); if it is a mistake, git hn "
-            f"policy untrust {b}, commit and push again\n") in r.stderr, r.stderr
+            f"check what it changes (git diff {revoked[:12]} {merged[:12]} -- {POLICY}; a merge that took a side "
+            f"from before the revocation does this); if it is a mistake, git hn policy untrust {b}, commit and push "
+            "again\n") in r.stderr, r.stderr
     assert actor_of(carol)[:12] not in r.stderr  # (trusted for the first time: nothing to say)
     # a push that leaves the policy as the remote has it: nothing said, and no Git process asked
     (alice / "a.txt").write_text("more\n")
