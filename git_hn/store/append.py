@@ -297,6 +297,8 @@ def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writer
     reflock.write_record(record, writers.cas.proc.pid, new)
     proc = writers.cas.finish(f"update {ref} {new} {old}\n".encode("ascii"))
     reflock.remove_record(record)  # (not when finish raised: the next writer looks at its Git)
+    if proc.returncode < 0 and repo.ref_value(ref) == new:
+        return  # (killed by a terminal's Ctrl-C to the whole group once the ref had moved: written)
     if proc.returncode != 0:
         raise _LostRace(_held_lock(proc.stderr or b""))
 

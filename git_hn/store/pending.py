@@ -78,7 +78,10 @@ def _wait_for_import(repo, remote: str) -> bool:
     path = remote_lock_path(repo.hn_dir, remote, "import")
     if not remote or not held_elsewhere(path):
         return False
-    deadline = time.monotonic() + ACCEPTANCE_WAIT
+    # one wait a command, shared by every stream it reads (a review: a read of N denied streams
+    # waited N times 30 s, one after another)
+    deadline = getattr(repo, "acceptance_deadline", None) or time.monotonic() + ACCEPTANCE_WAIT
+    repo.acceptance_deadline = deadline
     while held_elsewhere(path) and time.monotonic() < deadline:
         time.sleep(0.01)
     return True

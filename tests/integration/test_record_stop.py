@@ -37,3 +37,34 @@ def test_ctrl_c_as_the_memorys_ref_moves_still_prints_the_stored_memorys_id(init
     assert len(stored) == 1  # (the signal came after the ref moved)
     assert proc.returncode == 0 and b"interrupted" not in proc.stderr, proc.stderr
     assert json.loads(proc.stdout)["memoryId"] == stored[0]
+
+
+def test_a_ctrl_c_to_the_whole_group_as_the_ref_moves_still_prints_the_stored_memorys_id(inited, tmp_path):
+    """A review: a terminal's Ctrl-C goes to the whole foreground group, so the ``update-ref``
+    that had just moved the ref died of it too, and git-hn took its death for a lost race:
+    ``interrupted``, with the memory stored and no ID said. An update whose Git was killed is
+    written when the ref names the new commit, and the stored memory's ID is printed. (The group's
+    Ctrl-C killed git-hn's other Git helpers too, so what follows the write may still end in
+    ``interrupted``; run as ``git hn``, Git itself ends with the signal's status, 130, whatever
+    git-hn printed: docs/decisions.md.)"""
+    import shutil
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    hook = hooks / "reference-transaction"
+    hook.write_text("#!/bin/sh\n"
+                    "[ \"$1\" = committed ] || exit 0\n"
+                    "cat >/dev/null\n"
+                    "kill -INT -\"$(awk '{print $5}' /proc/$PPID/stat)\"\n"  # (the group of update-ref and git-hn)
+                    "sleep 0.3\n")
+    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    git(inited, "config", "core.hooksPath", str(hooks))
+    proc = subprocess.run([shutil.which("git-hn") or "git-hn", "memory", "record", "--json", "--kind", "decision",
+                           "--at", "HEAD", "--applies", "descendants", "--content", "stored as the group's Ctrl-C came"],
+                          cwd=inited, capture_output=True, env=os.environ, timeout=120, start_new_session=True)
+    git(inited, "config", "--unset", "core.hooksPath")
+    log = hn(inited, "memory", "log", "--json")
+    assert log.code == 0, log.err
+    stored = [m["id"] for m in log.json()["memories"]]
+    assert len(stored) == 1
+    assert json.loads(proc.stdout)["memoryId"] == stored[0], (proc.stdout, proc.stderr)

@@ -105,3 +105,34 @@ def test_a_sync_that_asked_git_before_another_sync_promoted_asks_again_once_it_h
     assert result.exit_message(human=True) in (None, ""), result.lines()
     assert [o.status for o in result.outcomes if o.kind == "memory"] in ([], ["up-to-date"]), result.lines()
     assert hn(bob, "memory", "index", "verify").code == 0
+
+
+def test_a_read_of_many_denied_streams_waits_once(tmp_path, monkeypatch):
+    """A review of the wait above: a read of three streams a held sync denied waited for each in
+    turn (90 s with the 30 s bound) before it refused. One wait a command, shared by every stream
+    it reads; still refused once it is over (fail closed)."""
+    from git_hn.service.replication.serial import lock_path
+    from git_hn.store import pending
+    from git_hn.store.repo import open_repo
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    for label in ("a", "b", "c"):
+        r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+               "--stream", f"label:{label}", "--content", f"decision {label}")
+        assert r.code == 0, r.err
+    assert hn(alice, "sync").code == 0
+    env = {"HN_INTERNAL_TESTING": "1", "HN_TEST_REPLICATION_INTERRUPT_AFTER": "before-completion-receipt"}
+    assert hn_proc(bob, "sync", env=env).code == 1  # three streams' tips moved, none accepted yet
+    repo = open_repo(str(bob))
+    holder = _holding(lock_path(repo, "origin", "import"))  # and a sync holding the import lock, for good
+    repo.close()
+    monkeypatch.setattr(pending, "ACCEPTANCE_WAIT", 1.0)
+    try:
+        started = time.monotonic()
+        r = hn(bob, "memory", "log", "--json")
+        took = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+    assert r.code == 1 and "replication acceptance pending" in r.err, r.err
+    assert 1.0 <= took < 2.5, took  # (one wait, not one a stream)
