@@ -48,7 +48,7 @@ def test_workflow_blocks_run_as_written(tmp_path):
     end = text.index("\n## ", start + 1)
     blocks = [body for pos, lang, body in _blocks(text) if lang in SHELL and start < pos < end]
     assert len(blocks) >= 7
-    script = "".join(f"echo '::block {i}' >&2\n{body}" for i, body in enumerate(blocks, 1))
+    script = "".join(f"echo '::block {i}' >&2; echo '::block {i}'\n{body}" for i, body in enumerate(blocks, 1))
     home, tmp = tmp_path / "home", tmp_path / "tmp"
     home.mkdir()
     tmp.mkdir()
@@ -66,7 +66,11 @@ def test_workflow_blocks_run_as_written(tmp_path):
     assert "trustedKind: decision" in out and "trust=qualified" in out
     assert "Keep memory streams separate; actor chains carry collaboration only." in out
     assert out.count("promoted 1 stream") >= 2  # Bob's first sync, the CI clone
-    assert "Greetings go to the whole world." in out  # reached Bob through git push / git fetch
+    # reached Bob through git push / git fetch: said by the hooks block's own recall (the record
+    # there prints IDs only, and the string is in later blocks' output too)
+    hooks = next(i for i, body in enumerate(blocks, 1) if "git hn hooks install" in body)
+    hooks_out = out.split(f"::block {hooks}\n", 1)[1].split(f"::block {hooks + 1}\n", 1)[0]
+    assert "Greetings go to the whole world." in hooks_out
     assert "Bob read the team's memory." in out  # and Bob's reached Alice, whose remote is ../team.git
     assert "sync named the missing anchors and the recovery command" in out
     assert "trusted memories" in out
