@@ -46,7 +46,7 @@ _git_hn_words() {
         "replication select") words="--actor --proposal --memory --all --max-events --max-objects --max-object-bytes --max-attachment-bytes --max-total-bytes --max-streams" ;;
         "replication show") words="" ;;
         "setup") words="--remove --print" ;;
-        "sync") words="--recover-shallow --rebase --json" ;;
+        "sync") words="--recover-shallow --rebase --json --no-color" ;;
         *) words="" ;;
     esac
 }

@@ -318,7 +318,8 @@ def sync(remote: Optional[str] = typer.Argument(None, metavar="[REMOTE]", help="
          rebase: bool = typer.Option(False, "--rebase",
                                      help="when your identity appended to a stream in another clone too, sign "
                                           "your unpublished memories of it again on top of REMOTE's chain"),
-         json: bool = typer.Option(False, "--json", help="print the outcomes as one line of JSON")) -> int:
+         json: bool = typer.Option(False, "--json", help="print the outcomes as one line of JSON"),
+         no_color: bool = typer.Option(False, "--no-color", help=options.NO_COLOR_HELP)) -> int:
     """Import selected memory streams through a quarantine, then publish your own streams."""
     args = ([remote] if remote else []) + (["--recover-shallow"] if recover_shallow else []) + \
         (["--rebase"] if rebase else []) + (["--json"] if json else [])

@@ -424,7 +424,7 @@ def parse_sync_args(args: list[str]) -> tuple[str, bool, bool, bool]:
     return (words or ["origin"])[0], "--recover-shallow" in seen, "--json" in seen, "--rebase" in seen
 
 
-SYNC_OPTIONS = ("--json", "--recover-shallow", "--rebase")
+SYNC_OPTIONS = ("--json", "--recover-shallow", "--rebase", "--no-color")  # (its lines are never coloured)
 
 
 def interrupt_after() -> str | None:

@@ -61,9 +61,9 @@ git hn setup claude|codex|cursor|agents-md [--remove] [--print]
 git hn demo
 git hn version [--json]
 
-Run 'git hn <command> -h' for the options of a command. --no-color, after
-the command or before it (git hn --no-color memory log), turns colour off
-on a terminal.
+Run 'git hn <command> -h' for the options of a command. --no-color before
+the command (git hn --no-color memory log) turns colour off on a terminal
+for any command; after it, for a command whose -h lists it.
 """
 
 GROUPS = {

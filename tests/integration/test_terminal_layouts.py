@@ -102,6 +102,20 @@ def test_no_color_before_the_command(tmp_path):
     assert render.no_color_first is False
 
 
+def test_sync_takes_no_color_after_the_command(tmp_path):
+    """An audit: ``git hn -h`` and the README say ``--no-color`` goes after the command, and
+    ``git hn sync --no-color`` was refused as an unknown option. Its lines are never coloured, so
+    it is taken and changes nothing."""
+    repo = make_repo(tmp_path / "r")
+    git(tmp_path, "init", "-q", "--bare", "team.git")
+    git(repo, "remote", "add", "origin", str(tmp_path / "team.git"))
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    r = hn(repo, "sync", "--no-color")
+    assert (r.code, r.err) == (0, ""), r.err
+    assert r.out == hn(repo, "sync").out
+    assert "--no-color" in hn(repo, "sync", "-h").out
+
+
 def test_help_keeps_the_memory_commands_together(tmp_path):
     """A newcomer trial: ``git hn -h`` listed replication, sync and hooks between two runs of
     memory commands. Each command group is one run, in ``git hn -h`` and in git-hn(1)."""
