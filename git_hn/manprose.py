@@ -229,7 +229,8 @@ the push is refused, and nothing is published; only if the commit goes on purpos
 push with the warning instead; for a
 .B \\-\\-mirror
 push, or one of more than eight refs, the line says to run your own push again with
-.BR "git \\-c hn.prePush=warn push" ), and names the push that keeps it there as a branch
+.BR "git \\-c hn.prePush=warn push" ),
+and names the push that keeps it there as a branch
 .BR hn\\-anchor/... ;
 each later push to that remote and each
 .B git hn sync

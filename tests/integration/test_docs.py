@@ -70,6 +70,18 @@ def test_man_page_renders_without_warnings(page):
     assert "git-hn" in proc.stdout or "hn-memory" in proc.stdout
 
 
+@pytest.mark.parametrize("page", sorted(docgen.pages()))
+def test_no_font_alternating_macro_runs_prose_together(page):
+    """An audit: ``.BR "git ... push" ), and names the push that keeps it`` printed
+    "push),andnamesthepushthatkeepsit": ``.BR`` and its kin join their arguments without a space.
+    Each takes a few words (a name, its punctuation); prose goes on the next line."""
+    import shlex
+
+    for line in (ROOT / "man" / page).read_text().splitlines():
+        if line[:3] in (".BR", ".RB", ".IR", ".RI", ".BI", ".IB"):
+            assert len(shlex.split(line[3:].replace("\\", "\\\\"))) <= 4, line
+
+
 def test_bash_completion_completes_commands_and_options():
     script = ROOT / "completion" / "git-hn.bash"
     check = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
