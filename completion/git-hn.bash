@@ -2,10 +2,12 @@
 # Loaded by git's completion for `git hn` (function _git_hn) and for the git-hn executable.
 _git_hn_words() {
     case "$1" in
-        "") words="init identity memory policy replication sync hooks mcp setup demo" ;;
+        "") words="init identity memory policy replication sync hooks mcp setup demo version help" ;;
         "demo") words="" ;;
-        "hooks") words="install uninstall status" ;;
+        "help") words="init identity memory policy replication sync hooks mcp setup demo version" ;;
+        "hooks") words="install uninstall status run" ;;
         "hooks install") words="--global" ;;
+        "hooks run") words="" ;;
         "hooks status") words="--global" ;;
         "hooks uninstall") words="--global" ;;
         "identity") words="show list public export import use remove" ;;
@@ -47,6 +49,7 @@ _git_hn_words() {
         "replication show") words="" ;;
         "setup") words="--remove --print" ;;
         "sync") words="--recover-shallow --rebase --json --no-color" ;;
+        "version") words="--json" ;;
         *) words="" ;;
     esac
 }

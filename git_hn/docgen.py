@@ -167,6 +167,9 @@ def completion_words() -> dict[str, list[str]]:
             if path[i] not in words[" ".join(path[:i])]:
                 words[" ".join(path[:i])].append(path[i])
         words[" ".join(path)] = [n.split(", ")[0] for n, _m, _h in options(cmd)]
+    # ``git hn help [COMMAND]`` (main.dispatch, outside typer): that command's -h
+    words["help"] = list(words[""])
+    words[""].append("help")
     return words
 
 

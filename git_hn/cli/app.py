@@ -20,8 +20,8 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..core import hints
 from ..errors import UsageError
-from . import (commands, export_cmd, fast, forget_cmd, identity_cmd, log_cmd, options, reanchor_cmd, recall_cmd,
-               trust, view_cmd)
+from . import (commands, export_cmd, fast, forget_cmd, hooks_cmd, identity_cmd, log_cmd, options, reanchor_cmd,
+               recall_cmd, trust, view_cmd)
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -175,6 +175,8 @@ USAGE = {
     "git hn hooks install": "usage: git hn hooks install|uninstall|status [--global]",
     "git hn hooks uninstall": "usage: git hn hooks install|uninstall|status [--global]",
     "git hn hooks status": "usage: git hn hooks install|uninstall|status [--global]",
+    "git hn hooks run": hooks_cmd.HOOKS_RUN_USAGE,
+    "git hn version": "usage: git hn version [--json]",
     "git hn memory brief": commands.BRIEF_USAGE,
     "git hn memory digest": commands.DIGEST_USAGE,
     "git hn memory log": log_cmd.LOG_USAGE,
@@ -341,6 +343,20 @@ def _hooks_command(name: str, doc: str):
 _hooks_command("install", "Install the wrappers, chaining to any existing hook (never replacing it).")
 _hooks_command("uninstall", "Remove the wrappers and restore the chained hooks byte for byte.")
 _hooks_command("status", "Show whether each wrapper is installed and what it chains.")
+
+
+# ``hooks run`` and ``version`` are answered by ``main.dispatch`` before typer loads (a hook, and
+# ``version``, stay cheap); they are here for their -h listing, the man pages and completion
+@hooks_app.command("run", **CMD)
+def hooks_run(words: Optional[List[str]] = typer.Argument(
+        None, metavar="HOOK [ARGS]...", show_default=False,
+        help="pre-push, post-rewrite or reference-transaction, then the arguments Git gave the hook")) -> int:
+    """What git-hn's hook wrappers run, with the hook's arguments and standard input; a team's own pre-push or post-rewrite hook may call it (see git-hn-hooks(1), HOOK MANAGERS)."""
+    import sys
+
+    if (words or [""])[0] not in ("pre-push", "post-rewrite", "reference-transaction"):
+        return hooks_cmd.hooks_run_usage(words or [])
+    return hooks_cmd.hooks_run_command(words, sys.stdin.buffer.read())
 
 
 @index_app.command("rebuild", **CMD)
@@ -578,6 +594,15 @@ def setup(agent: Optional[str] = typer.Argument(None, metavar="AGENT",
 def demo() -> int:
     """Run a walkthrough in a throwaway repository and print what it did."""
     return commands.demo_command()
+
+
+@app.command("version", **CMD)
+def version(json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
+    """Print git-hn's version; with --json, one line of JSON with the protocol it speaks."""
+    from ..version import VERSION
+
+    typer.echo(f'{{"version":"{VERSION}","protocol":"hn-memory/0"}}' if json else f"git-hn {VERSION}")
+    return 0
 
 
 def click_command():

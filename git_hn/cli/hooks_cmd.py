@@ -46,15 +46,8 @@ HOOKS_RUN_USAGE = "usage: git hn hooks run pre-push|post-rewrite|reference-trans
 
 
 def hooks_run_usage(args: list[str]) -> int:
-    """``git hn hooks run -h`` (a team's own hook calls it: git-hn-hooks(1), HOOK MANAGERS), and
-    its usage error for anything else that names no hook (it said install's usage, without
-    ``run``)."""
-    if args[:1] in (["-h"], ["--help"]):
-        render.lines([HOOKS_RUN_USAGE, "",
-                      "  What git-hn's hook wrappers run, with the hook's arguments and standard input; a",
-                      "  team's own pre-push or post-rewrite hook may call it (see git-hn-hooks(1), HOOK",
-                      "  MANAGERS)."])
-        return 0
+    """The usage error of ``git hn hooks run`` with anything that names no hook (it said
+    install's usage, without ``run``). Its -h is typer's (``app.hooks_run``), as every command's."""
     raise _no_hook(args)
 
 

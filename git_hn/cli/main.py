@@ -352,6 +352,8 @@ def dispatch(argv: list[str]) -> int:
     render.no_color_first = argv[:1] == ["--no-color"]
     while argv[:1] == ["--no-color"]:
         argv = argv[1:]
+    if argv[:1] == ["help"] and argv[1:2] and not argv[1].startswith("-"):
+        argv = [*argv[1:], "--help"]  # ``git hn help memory``: as ``git hn memory -h`` (it printed the summary)
     if not argv or argv[0] in ("help", *HELP):  # (fitted to a narrower terminal: a newcomer trial's 60 columns)
         sys.stdout.write(_fitted(SUMMARY, render.terminal_width(sys.stdout)) if render.on_terminal() else SUMMARY)
         return 0
@@ -371,8 +373,12 @@ def dispatch(argv: list[str]) -> int:
                          f"git-hn {VERSION}\n")
         return 0
     if cmd == "hooks" and argv[1:2] == ["run"]:
+        if argv[2:3] in (["-h"], ["--help"]):
+            from .app import run_app  # (laid out as every command's -h, as git-hn-hooks(1) says it)
+
+            return run_app(["hooks", "run", "--help"])
         if argv[2:3] not in (["pre-push"], ["post-rewrite"], ["reference-transaction"], ["publish"]):
-            from .hooks_cmd import hooks_run_usage  # (-h, or no hook: its usage, without reading stdin)
+            from .hooks_cmd import hooks_run_usage  # (no hook: its usage, without reading stdin)
 
             return hooks_run_usage(argv[2:])
         data = sys.stdin.buffer.read()

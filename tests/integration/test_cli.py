@@ -37,6 +37,21 @@ def test_help_and_version(tmp_path):
                                              "version [--json]\n")
 
 
+def test_help_of_a_command_is_its_dash_h(tmp_path, capsys):
+    """An audit: ``git hn help memory`` printed the summary, its argument ignored; ``version``
+    (answered before typer loads) had no man section. ``help COMMAND...`` is ``COMMAND... -h``,
+    and version's own help is what typer, which writes the man pages, says."""
+    for words in (["memory"], ["memory", "recall"], ["version"], ["hooks", "run"], ["sync"]):
+        r = hn(tmp_path, "help", *words)
+        assert (r.code, r.err) == (0, "") and r.out == hn(tmp_path, *words, "-h").out, words
+    assert hn(tmp_path, "help").out == hn(tmp_path, "-h").out
+    assert hn(tmp_path, "help", "nope").err == "git-hn: unknown command \"nope\"; run 'git hn help'\n"
+    from git_hn.cli.main import VERSION_HELP
+
+    assert appmod.run_app(["version", "--help"]) == 0
+    assert capsys.readouterr().out == VERSION_HELP
+
+
 def test_the_demo_shows_trust_working(tmp_path):
     """A newcomer trial: the demo never ran policy init, printed the same ~400-character trust
     hint after each of its four records and ended on ``Trust: policy-missing``. It now writes and

@@ -98,7 +98,9 @@ def test_bash_completion_completes_commands_and_options():
     assert {"memory", "sync", "hooks", "replication"} <= set(complete(""))
     assert "recall" in complete("memory", "re")
     assert "--max-records" in complete("memory", "recall", "--max")
-    assert complete("hooks", "") == ["install", "uninstall", "status"]
+    assert complete("hooks", "") == ["install", "uninstall", "status", "run"]
+    assert {"version", "help"} <= set(complete(""))  # (an audit: both were missing)
+    assert "memory" in complete("help", "")
 
 
 def test_version_is_the_packages_version():

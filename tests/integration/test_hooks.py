@@ -2081,9 +2081,10 @@ def test_hooks_run_says_its_own_usage(tmp_path):
     """A team trial: ``git hn hooks run -h`` (the command a team's own hook calls) printed the
     usage of install, without ``run``. Neither reads the standard input (a terminal's would wait)."""
     repo = make_repo(tmp_path / "r")
-    r = hn(repo, "hooks", "run", "-h")
-    assert r.code == 0 and r.out.startswith(
-        "usage: git hn hooks run pre-push|post-rewrite|reference-transaction [ARGS]...\n"), r.out
+    r = hn(repo, "hooks", "run", "-h")  # (laid out as every command's, and listed in hooks -h)
+    assert r.code == 0 and r.out.startswith("usage: git hn hooks run [OPTIONS] HOOK [ARGS]...\n"), r.out
+    assert "pre-push, post-rewrite or reference-transaction" in r.out
+    assert "\n  run " in hn(repo, "hooks", "-h").out
     for args, why in (([], "missing the hook's name"), (["pre-commit"], 'unknown hook "pre-commit"')):
         r = hn(repo, "hooks", "run", *args)
         assert (r.code, r.out, r.err) == (1, "", "git-hn: usage: git hn hooks run pre-push|post-rewrite|"
