@@ -245,7 +245,7 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, refuse_re
         left = not_importable(repo, rec.evidence or ())
         out.evidence = [e for e in rec.evidence or () if e not in left]
         if left and notes is not None:
-            notes.append(("", not_carried(left)))
+            notes.append(("", not_carried(left, repo.oid_hex_len)))
     if out.kind == rec.kind:
         if out.outcome is None:
             out.outcome = rec.attempt_outcome or None

@@ -577,7 +577,7 @@ def _supersede(repo, arguments, start: str = "") -> dict:
                                  branch_by="allowBranch: true")
     doc = _written(repo, result, absent, req.record.content, req.stream)
     branched = lifecycle.branching_hint(target, earlier, result)
-    kept = memory.not_carried(left) if left else ""
+    kept = memory.not_carried(left, repo.oid_hex_len) if left else ""
     stale = _stale_successor(repo, result)
     if branched or kept or stale:  # (what the CLI says on stderr)
         doc["hint"] = _sentences(branched, kept, doc.get("hint", ""), stale)

@@ -80,9 +80,11 @@ def check_cited(repo: Repo, records, line=lambda _i: "") -> None:
     append-only stream, for good (an agent trial: a mistyped ID, signed without a word, held a
     stream's handoffs from every other clone). One state query for all of ``records``; ``line(i)``
     prefixes the error for the ``i``-th (``memory import``'s line number). First, with no Git
-    process, a ``git:`` item of the other object format's length (``_refuse_foreign``)."""
+    process, a ``git:`` item of the other object format's length (``_refuse_foreign``), then, with
+    one batch question to the object reader, one naming no object here (``_refuse_absent``)."""
     cited = [(i, e) for i, rec in enumerate(records) for e in (rec.evidence or ())]
     _refuse_foreign(repo, cited, line, "record")
+    _refuse_absent(repo, cited, line, "record")
     _refuse_unheld(repo, cited, line, "record")
 
 
@@ -92,6 +94,7 @@ def check_cited_evidence(repo: Repo, evidence, operation: str) -> None:
     §9.9 dependency blocked every importer of the challenger's stream."""
     cited = [(0, e) for e in evidence]
     _refuse_foreign(repo, cited, lambda _i: "", operation)
+    _refuse_absent(repo, cited, lambda _i: "", operation)
     _refuse_unheld(repo, cited, lambda _i: "", operation)
 
 
@@ -111,6 +114,36 @@ def _refuse_foreign(repo: Repo, cited, line, operation: str) -> None:
             refused = "nothing was recorded" if operation == "record" else f"the {operation} was not signed"
             raise ValidationError(f"{line(i)}memory {operation} evidence is invalid; "
                                   + foreign_evidence(typed, repo.oid_hex_len, refused))
+
+
+def absent_git(repo: Repo, evidence) -> list[str]:
+    """The ``git:`` items of ``evidence`` (of this repository's object format's length) that name
+    no object here, in order: one batch question to the object reader for them all (the one the
+    projection's evidence probe asks, ``resolver.prefetch_types``); none without such items."""
+    from ..core.grammar import is_oid
+
+    oids = sorted({e[4:] for e in evidence or () if e.startswith("git:") and is_oid(e[4:])
+                   and len(e) - 4 == repo.oid_hex_len})
+    if not oids:
+        return []
+    here = {oid for oid, info in zip(oids, repo.git.infos_bulk(oids)) if info is not None}
+    return [e for e in evidence if e.startswith("git:") and e[4:] in oids and e[4:] not in here]
+
+
+def _refuse_absent(repo: Repo, cited, line, operation: str) -> None:
+    """A ``git:`` item naming no object in this repository: §5.6 makes it ``missing``, and §9.9 a
+    blocking ``evidence-git`` dependency in every importing clone that lacks the object too (a
+    docs audit: a mistyped ID was signed without a word, published, and held the author's whole
+    stream from every teammate). The contract lets an implementation sign it; git-hn, as for
+    ``memory:`` evidence, refuses to sign what it cannot show any importer will accept
+    (docs/decisions.md). An object ID is named: it is what the user typed and must check."""
+    absent = set(absent_git(repo, [e for _i, e in cited]))
+    for i, typed in cited:
+        if typed in absent:
+            refused = "nothing was recorded" if operation == "record" else f"the {operation} was not signed"
+            raise InputError(f"{line(i)}memory {operation} evidence {typed} names no object in this repository "
+                             f"(a typo, or not fetched yet); {refused} (every clone importing this stream would "
+                             "stop at it): check the ID, or git fetch the remote that has it first")
 
 
 def _refuse_unheld(repo: Repo, cited, line, operation: str) -> None:
@@ -134,12 +167,13 @@ def _refuse_unheld(repo: Repo, cited, line, operation: str) -> None:
 
 def not_importable(repo: Repo, evidence) -> list[str]:
     """The items of an inherited ``evidence`` that no importer could accept: ``memory:`` items no
-    verified stream here holds (``unheld_memories``) and ``git:`` items of the other object
-    format's length, which an older git-hn, or another implementation, signed."""
+    verified stream here holds (``unheld_memories``), ``git:`` items of the other object
+    format's length, which an older git-hn, or another implementation, signed, and ``git:`` items
+    naming no object here (``absent_git``)."""
     from ..core.grammar import foreign_git_evidence
 
     foreign = [e for e in evidence or () if foreign_git_evidence([e], repo.oid_hex_len)]
-    unheld = set(unheld_memories(repo, evidence or ()))
+    unheld = set(unheld_memories(repo, evidence or ())) | set(absent_git(repo, evidence or ()))
     return [e for e in evidence or () if e in unheld or e in foreign]
 
 
@@ -157,8 +191,18 @@ def unheld_memories(repo: Repo, evidence) -> list[str]:
     return [e for e in cited if e[len("memory:"):] not in known]
 
 
-def not_carried(left: list[str]) -> str:
-    """What a supersession says of the target's evidence it did not inherit (``not_importable``)."""
+def not_carried(left: list[str], oid_len: int = 0) -> str:
+    """What a supersession says of the target's evidence it did not inherit (``not_importable``);
+    ``oid_len``: the repository's object ID length (a ``git:`` item of it names no object here)."""
+    absent = [e for e in left if e.startswith("git:") and len(e) - 4 == oid_len]
+    if absent:
+        foreign = [e for e in left if e.startswith("git:") and e not in absent]
+        why = [*(["no verified memory here has the memory: IDs"] if any(e.startswith("memory:") for e in left) else []),
+               *(["a git: ID of the other object format's length names no object this repository can hold"]
+                 if foreign else []),
+               f"{', '.join(absent)} {'names' if len(absent) == 1 else 'name'} no object in this repository"]
+        return (f"evidence {', '.join(left)} of the superseded memory was not carried over: {'; '.join(why)}; a "
+                "clone importing the new memory would stop at it")
     memories = [e for e in left if e.startswith("memory:")]
     if len(memories) == len(left):
         return (f"evidence {', '.join(left)} of the superseded memory was not carried over: no verified memory here "

@@ -161,7 +161,9 @@ def test_json_key_order_of_recall_and_show(tmp_path):
            "--applies", "descendants", "--content", "replacement")
     successor = r.json()["memoryId"]
     absent = "e" * 40
-    missing = _rec(repo, "--evidence", f"git:{absent}", content="missing evidence")
+    missing = append_by_hand(repo, {  # (as another implementation signs it: git-hn refuses an absent object)
+        "kind": "decision", "content": "missing evidence", "anchor": {"commit": head},
+        "applicability": {"mode": "descendants"}, "topics": [], "evidence": [f"git:{absent}"]})
 
     r = hn(repo, "memory", "recall", "--json", "--include-untrusted", "--max-records", "1")
     assert r.code == 0, r.err

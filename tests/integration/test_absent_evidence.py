@@ -1,0 +1,77 @@
+"""``git:`` evidence naming no object of this repository (a mistyped or unfetched ID) is refused
+before anything is signed, and a cited commit that is on no branch of the remote is warned of (a
+docs audit: a mistyped ID was signed without a word, published, and every teammate's import of
+the whole stream stopped at it, CONTRACT §9.9's blocking ``evidence-git`` dependency). Real
+repositories, a real remote and a real ``git hn mcp`` server; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agent_helpers import second_identity, switch
+from helpers import git, hn, refs_snapshot
+from independent import append_by_hand
+from test_agent_mcp import run, text
+
+TYPO = "git:" + "1234567890" * 4
+REFUSED = (f"git-hn: memory record evidence {TYPO} names no object in this repository (a typo, or not fetched "
+           "yet); nothing was recorded (every clone importing this stream would stop at it): check the ID, or git "
+           "fetch the remote that has it first\n")
+
+
+def _record(repo, *args, kind="decision", content="x"):
+    return hn(repo, "memory", "record", "--json", "--kind", kind, "--at", "HEAD", "--applies",
+              "descendants", "--content", content, *args)
+
+
+def test_every_signing_path_refuses_a_git_id_naming_no_object_here(inited):
+    head = git(inited, "rev-parse", "HEAD")
+    tree = git(inited, "rev-parse", "HEAD^{tree}")
+    mine = _record(inited, "--evidence", f"git:{tree}", content="mine").json()["memoryId"]  # (any object type)
+    before = refs_snapshot(inited)
+    r = _record(inited, "--evidence", f"git:{head}", "--evidence", TYPO)
+    assert (r.code, r.out, r.err) == (1, "", REFUSED)
+    r = _record(inited, "--evidence", TYPO, kind="verification")
+    assert (r.code, r.err) == (1, REFUSED)
+    r = hn(inited, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--content", "h",
+           "--next-action", "n", "--evidence", TYPO)
+    assert (r.code, r.err) == (1, REFUSED)
+    r = hn(inited, "memory", "supersede", mine, "--content", "new", "--evidence", TYPO)
+    assert (r.code, r.err) == (1, REFUSED)
+    draft = {"version": 0, "kind": "decision", "content": "x", "anchor": {"commit": head},
+             "applicability": {"mode": "descendants"}, "topics": [], "evidence": [TYPO]}
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(draft).encode())
+    assert (r.code, r.err) == (1, REFUSED)
+    fine = dict(draft, evidence=[f"git:{head}"], content="fine")
+    (inited / "drafts.jsonl").write_text(f"{json.dumps(fine)}\n{json.dumps(draft)}\n")
+    r = hn(inited, "memory", "import", "drafts.jsonl")
+    assert (r.code, r.err) == (1, REFUSED.replace("git-hn: ", "git-hn: import line 2: "))
+    assert refs_snapshot(inited) == before
+
+    async def body(client):
+        return await client.call_tool("memory_record", {"kind": "decision", "content": "x", "evidence": [TYPO]})
+
+    refused = run(inited, body, "--allow-write")
+    assert refused.is_error is True and text(refused) == REFUSED[:-1]
+    assert refs_snapshot(inited) == before
+    # the challenge (of another identity's memory) alike
+    switch(inited, second_identity(inited))
+    r = hn(inited, "memory", "challenge", mine, "--reason", "incorrect", "--evidence", TYPO)
+    assert (r.code, r.err) == (1, REFUSED.replace("memory record evidence", "memory challenge evidence").replace(
+        "nothing was recorded", "the challenge was not signed"))
+    assert refs_snapshot(inited) == before
+
+
+def test_a_supersession_leaves_out_such_evidence_an_older_git_hn_signed(inited):
+    head = git(inited, "rev-parse", "HEAD")
+    old = append_by_hand(inited, {"kind": "decision", "content": "old", "anchor": {"commit": head},
+                                  "applicability": {"mode": "descendants"}, "topics": [],
+                                  "evidence": [f"git:{head}", TYPO]})
+    r = hn(inited, "memory", "supersede", old, "--json", "--content", "newer")
+    assert r.code == 0, r.err
+    assert (f"git-hn: warning: evidence {TYPO} of the superseded memory was not carried over: {TYPO} names no "
+            "object in this repository; a clone importing the new memory would stop at it\n") in r.err
+    shown = hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()
+    assert shown["projection"]["data"]["evidence"] == [f"git:{head}"]
+
