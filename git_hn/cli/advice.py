@@ -104,7 +104,7 @@ def waits(repo, result) -> None:
     from ..service.unpushed import waits_hint
 
     risks: list[str] = []  # (a mirror clone: a pruning fetch deletes it, a trial)
-    text = waits_hint(repo, result, risks)
+    text = waits_hint(repo, result, risks, risks)  # (and git: evidence commits not pushed)
     if text:
         render.hint(text)
     for risk in risks:

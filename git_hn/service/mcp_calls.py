@@ -511,9 +511,10 @@ def _written(repo, result, absent: list, content: str = "", stream: str | None =
 
     hidden = memory.hidden_hint(repo, result, see="includeUntrusted: true")
     started = memory.new_stream_hint(result, given="stream", repo=repo, stream=stream)
-    waits = waits_hint(repo, result)
-    if hidden or started or waits:  # (what the CLI says on stderr, in the field the read tools use)
-        doc["hint"] = _sentences(started or "", hidden or "", waits or "")
+    unpushed: list[str] = []  # (git: evidence commits on no branch of the remote: the CLI warns)
+    waits = waits_hint(repo, result, evidence=unpushed)
+    if hidden or started or waits or unpushed:  # (what the CLI says on stderr, in the field the read tools use)
+        doc["hint"] = _sentences(started or "", hidden or "", waits or "", *unpushed)
     return doc
 
 

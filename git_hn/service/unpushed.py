@@ -150,7 +150,7 @@ def _branch_of(repo: Repo, commit: str) -> str:
     return "" if name in ("", "undefined") else name
 
 
-def waits_hint(repo: Repo, result, warnings: list | None = None) -> str | None:
+def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list | None = None) -> str | None:
     """After a record, handoff or supersede was signed (not a replay): one line when its
     publication to the named remote waits for a commit that is on none of that remote's tracking
     refs: the anchor of the earliest memory of its stream that remote was not given yet and whose
@@ -158,7 +158,9 @@ def waits_hint(repo: Repo, result, warnings: list | None = None) -> str | None:
     and the memory still waited for an earlier one anchored on an unpushed feature branch), else
     its own anchor. None otherwise (no remote, publication to it off, every such anchor on one of
     its tracking refs, or Git could not answer in time: the hint is advice, never an error).
-    ``warnings`` gets ``pruned_by_fetch``'s line, when there is one."""
+    ``warnings`` gets ``pruned_by_fetch``'s line, when there is one; ``evidence`` one when a
+    ``git:`` evidence commit is on none of the remote's tracking refs (``unpushed_evidence``: the
+    commits join the anchors' one ``rev-list``, no process more)."""
     env = result.envelope
     if env.record is None or getattr(result, "replayed", False):
         return None
@@ -179,15 +181,39 @@ def waits_hint(repo: Repo, result, warnings: list | None = None) -> str | None:
     tracked = _maps_branches(publish.stdout.decode("utf-8", "surrogateescape"), remote)
     tips = _tips(repo, remote, listing.stdout.decode("utf-8", "surrogateescape"))
     earlier = _earlier(repo, remote, env, result.commit) or []
-    missing = _missing(repo, [a for _m, a in earlier] + [anchor], tips)
+    cited = _evidence_commits(repo, env.record.evidence) if evidence is not None else []
+    missing = _missing(repo, [a for _m, a in earlier] + [anchor] + cited, tips)
     if missing is None:
         return None
+    unpushed = [c for c in cited if c in missing]
+    if unpushed:
+        evidence.append(unpushed_evidence(remote, unpushed))
     first = next((i for i, (_m, a) in enumerate(earlier) if a in missing), None)
     if first is not None and earlier[first][1] != anchor:
         return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1, tracked)
     if anchor not in missing:
         return None
     return _held_by_own(repo, env, remote, anchor, tracked)
+
+
+def _evidence_commits(repo: Repo, evidence) -> list[str]:
+    """The commits among the ``git:`` items of ``evidence``: one question to the object reader
+    (``record`` asked it the same just before: ``memory.absent_git``); none without such items."""
+    oids = sorted({e[4:] for e in evidence or () if e.startswith("git:") and len(e) - 4 == repo.oid_hex_len})
+    if not oids:
+        return []
+    return [oid for oid, info in zip(oids, repo.git.infos_bulk(oids)) if info is not None and info[1] == "commit"]
+
+
+def unpushed_evidence(remote: str, commits: list[str]) -> str:
+    """The warning for ``git:`` evidence commits on none of ``remote``'s tracking refs: §9.9 makes
+    each an ``evidence-git`` dependency that stops every importing clone lacking it at this memory
+    (and at every later one of the stream), while the publication waits only for anchors."""
+    named = ", ".join(c[:12] for c in commits)
+    what = f"evidence commit {named} is" if len(commits) == 1 else f"evidence commits {named} are"
+    return (f"{what} on no branch of {remote}: clones importing this stream cannot verify that evidence, and stop "
+            f"at this memory, until {'it is' if len(commits) == 1 else 'they are'} pushed (the stream's "
+            "publication does not wait for it)")
 
 
 def _mirrors(config: str, remote: str) -> bool:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 from agent_helpers import second_identity, switch
-from helpers import git, hn, refs_snapshot
+from helpers import git, hn, refs_snapshot, shared_remote
 from independent import append_by_hand
-from test_agent_mcp import run, text
+from test_agent_mcp import document, run, text
 
 TYPO = "git:" + "1234567890" * 4
 REFUSED = (f"git-hn: memory record evidence {TYPO} names no object in this repository (a typo, or not fetched "
@@ -75,3 +75,38 @@ def test_a_supersession_leaves_out_such_evidence_an_older_git_hn_signed(inited):
     shown = hn(inited, "memory", "show", r.json()["memoryId"], "--json").json()
     assert shown["projection"]["data"]["evidence"] == [f"git:{head}"]
 
+
+def test_evidence_on_no_branch_of_the_remote_is_warned_of_and_imports_once_pushed(tmp_path):
+    remote, (a, b) = shared_remote(tmp_path, "Alice", "Bob")
+    (a / "f.txt").write_text("feature\n")
+    git(a, "checkout", "-q", "-b", "feature")
+    git(a, "add", "f.txt")
+    git(a, "commit", "-q", "-m", "feature")
+    local = git(a, "rev-parse", "HEAD")
+    git(a, "checkout", "-q", "main")
+    r = _record(a, "--evidence", f"git:{local}", content="cites an unpushed commit")
+    assert r.code == 0, r.err
+    said = (f"git-hn: warning: evidence commit {local[:12]} is on no branch of origin: clones importing this stream "
+            "cannot verify that evidence, and stop at this memory, until it is pushed (the stream's publication "
+            "does not wait for it)\n")
+    assert said in r.err
+    mid = r.json()["memoryId"]
+
+    async def body(client):
+        return await client.call_tool("memory_record", {"kind": "decision", "content": "mcp", "anchor": {
+            "commit": git(a, "rev-parse", "HEAD")}, "evidence": [f"git:{local}"]})
+
+    doc = document(run(a, body, "--allow-write"))
+    assert said.removeprefix("git-hn: warning: e").rstrip("\n") in doc["hint"]
+    pushed = git(a, "rev-parse", "HEAD")
+    r = _record(a, "--evidence", f"git:{pushed}", content="cites a pushed commit")
+    assert r.code == 0 and "evidence commit" not in r.err, r.err
+    assert hn(a, "sync", "origin").code == 0
+    assert hn(b, "replication", "select", "--all").code == 0
+    r = hn(b, "sync", "origin")  # (as the warning said)
+    assert r.code == 1 and f"fetch a branch that contains {local}" in r.err, r.err
+    git(a, "push", "-q", "origin", "feature")
+    git(b, "fetch", "-q", "origin")
+    r = hn(b, "sync", "origin")
+    assert r.code == 0, r.err
+    assert hn(b, "memory", "show", mid).code == 0
