@@ -258,12 +258,26 @@ NEW_IDENTITY = ("make a new identity as README's \"Lost or compromised key\" sho
 
 def since(commit: str, subject: str) -> str:
     """``since eab6a286c06e "Revoke Bob's key"``: the commit that removed an actor from the policy,
-    and its subject, author text, on one line with its invisible characters spelled and its own
-    quotes and backslashes escaped, as a name's are (a review: ``Revert "trust mallory"``, from
-    ``git revert``, ended the quoted subject early)."""
+    and its subject, author text, as ``quoted_text`` shows it (a review: ``Revert "trust
+    mallory"``, from ``git revert``, ended the quoted subject early)."""
+    return f"since {commit[:12]} {quoted_text(subject)}"
+
+
+def quoted_text(text: str, bound: int | None = None) -> str:
+    """Author text (a signed name, a reason, a commit's subject) in double quotes, as every line
+    shows it: on one line, its invisible characters spelled, its own quotes and backslashes
+    escaped (a review: a name's own quotes posed as a second author with a fake ID), cut to
+    ``bound`` characters after spelling out, so that the bound holds."""
     from .log import inert
 
-    return f'since {commit[:12]} "{inert(subject.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34)))}"'
+    shown = inert(text.replace("\\", "\\\\").replace('"', '\\"'))
+    return '"' + (shown[:bound] + "…" if bound is not None and len(shown) > bound else shown) + '"'
+
+
+def of_author(name: str | None) -> str:
+    """`` of "NAME"`` after a stream that a message names ("" without a name): ``quoted_text``,
+    at most 64 characters (one place: a copy showed a name's invisible characters raw)."""
+    return f" of {quoted_text(name.strip() or '?', 64)}" if name else ""
 
 
 # what a maintainer of the policy runs to trust someone or something: said to whoever is not one
@@ -345,16 +359,12 @@ def named_authors(what: str, see: str, their: str, names: dict[str, str], mcp: b
     backslashes escaped) and cut to ``NAME_SHOWN`` characters, beside its short ID, and the
     command with its full ID. ``mcp``: each name one inline code span (``code_word``), as the
     MCP hints show text a teammate chose, where an agent reads it (*prompt injection*)."""
-    from .log import inert
-
     said, commands = [], []
     for actor, name in sorted(names.items()):
         if mcp:
             shown = code_word(name[:NAME_SHOWN]) + ("…" if len(name) > NAME_SHOWN else "")
         else:
-            shown = inert(name.replace("\\", "\\\\").replace('"', '\\"'))  # (a review: a name's own quotes
-            # posed as a second author with a fake ID; cut after spelling out, so the bound holds)
-            shown = '"' + shown[:NAME_SHOWN] + ("…" if len(shown) > NAME_SHOWN else "") + '"'
+            shown = quoted_text(name, NAME_SHOWN)
         said.append(f"{shown} ({actor[:12]})" if name.strip() else actor[:12])
         # the full ID: ``policy trust`` takes a short one as a name too, and a clone that knows
         # another actor who chose this short ID as its name trusted that one (a review)

@@ -198,15 +198,15 @@ def first_failure(result) -> tuple[str, str]:
     same way (a team trial). For a fetch the remote refused access to, it is the outcome's
     credentials advice (a sync's fetch has no terminal either). Author text (the name) is inert
     and bounded. No Git process."""
-    from ..core.gostr import bounded, one_line, short_id
-    from ..core.log import shown_name
+    from ..core.gostr import one_line, short_id
+    from ..core.hints import of_author
     from .replication.outcomes import put_back
 
     for o in result.failures():  # (a stream's own failure first: one failing only by another's comes after)
         owner, missing = o.fields.get("ownerMemoryId") or "", o.fields.get("missingId") or ""
         if o.fields.get("dependencyKind") == "anchor-commit" and owner and missing:
             names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner]
-            who = f' of "{bounded(shown_name(names[0]), 64)}"' if names else ""
+            who = of_author(names[0]) if names else ""
             back = one_line(o.fields.get("recovery") or "").startswith("fetch a branch that contains")
             where = f"on a branch of {result.remote} this fetch brought" if result.unfetched else f"on {result.remote}"
             return (f"stream {short_id(o.id)}{who} stops at memory {short_id(owner)}, whose anchor commit "
@@ -215,7 +215,7 @@ def first_failure(result) -> tuple[str, str]:
                              kept=result.kept.get(missing, "")) if back else "")
         if o.fields.get("seenWords"):  # (what the remote did, or the author: not the IDs of two commits)
             names = [m.envelope.actor_name for m in o.memories or ()][:1]
-            who = f' of "{bounded(shown_name(names[0]), 64)}"' if names else ""
+            who = of_author(names[0]) if names else ""
             return f"stream {short_id(o.id)}{who}: equivocation: {o.fields['seenWords']}", ""
         text = o.fields.get("diagnostic", "").split("; recovery: ")[0]
         # (a fetch refused access: the sync's fetch runs without a terminal too, and fails alike;

@@ -445,15 +445,11 @@ def _tracked_tips(remote: str, specs: list[str], data: bytes) -> tuple[set[str],
 def _maps(spec: str, ref: str, under: str) -> bool:
     """Whether the fetch refspec ``spec`` (``src:dst``, at most one ``*`` each) maps ``ref``
     to a ref under ``under``."""
+    from ..core.remotes import refspec_star
+
     src, sep, dst = spec.partition(":")
-    if not sep or src.count("*") != dst.count("*") or src.count("*") > 1:
-        return False
-    if "*" not in src:
-        return ref == src and dst.startswith(under)
-    head, tail = src.split("*")
-    if not (ref.startswith(head) and ref.endswith(tail) and len(ref) >= len(head) + len(tail)):
-        return False
-    return dst.replace("*", ref[len(head):len(ref) - len(tail)]).startswith(under)
+    star = refspec_star(src, ref) if sep and src.count("*") == dst.count("*") else None
+    return star is not None and dst.replace("*", star).startswith(under)
 
 
 def _replaced(repo: Repo, moved: dict[str, tuple[str, str]]) -> set[str]:

@@ -57,19 +57,16 @@ def challenges(repo: Repo, ids) -> dict[str, list[Challenge]]:
     return stateview.serve(repo, from_view, full)
 
 
-def _inert(text: str, bound: int) -> str:
-    from ..core.log import inert
-
-    shown = inert(text.replace("\\", "\\\\").replace('"', '\\"'))  # (its own quotes cannot close ours)
-    return shown[:bound] + ("…" if len(shown) > bound else "")
 
 
 def said(found: list[Challenge]) -> str:
     """``1 open challenge (by "Bob" 0b58554d5a0b: "needs-benchmark")``, at most ``SHOWN`` named."""
+    from ..core.hints import quoted_text
+
     parts = []
     for c in found[:SHOWN]:
-        who = f'"{_inert(c.name, NAME_SHOWN)}" {c.actor[:12]}' if c.name.strip() else c.actor[:12]
-        parts.append(f'by {who}: "{_inert(c.reason, REASON_SHOWN)}"')
+        who = f"{quoted_text(c.name, NAME_SHOWN)} {c.actor[:12]}" if c.name.strip() else c.actor[:12]
+        parts.append(f"by {who}: {quoted_text(c.reason, REASON_SHOWN)}")
     more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
     n = len(found)
     return f"{n} open challenge{'' if n == 1 else 's'} ({'; '.join(parts)}{more})"

@@ -69,7 +69,7 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
         return []  # (the usual push: one exchange with the batch reader, and nothing else)
     from ..core.gostr import short_id
     from ..core.limits import LIMITS
-    from ..core.log import inert
+    from ..core.hints import quoted_text
     from ..core.policy import load
     from .revoked import revocations
 
@@ -90,11 +90,9 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
         added = sorted(trusted[after] - trusted.get(before, set()) - said)
         for actor, gone in revocations(repo, old, added).items():
             said.add(actor)
-            # (not "the merge resolution": a re-trust commit, or a force push back, does this too;
-            # the subject's own quotes escaped, as ``hints.since`` has them: a review)
-            subject = inert(gone.subject.replace("\\", "\\\\").replace('"', '\\"'))
+            # (not "the merge resolution": a re-trust commit, or a force push back, does this too)
             out.append(f'warning: this push trusts {short_id(actor)} again, untrusted in {gone.commit[:12]} '
-                       f'"{subject}": check what it changes (git diff {old[:12]} {new[:12]} -- {POLICY_PATH}; a '
+                       f'{quoted_text(gone.subject)}: check what it changes (git diff {old[:12]} {new[:12]} -- {POLICY_PATH}; a '
                        f'merge that took a side from before the revocation does this); if it is a mistake, git hn '
                        f'policy untrust {short_id(actor)}, commit and push again')
     return out

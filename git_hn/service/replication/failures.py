@@ -129,15 +129,15 @@ def hint(repo: Repo) -> str:
     read."""
     from shlex import quote
 
-    from ...core.gostr import bounded, short_id
-    from ...core.log import shown_name
+    from ...core.gostr import short_id
+    from ...core.hints import of_author
 
     parts = []
     for remote, entries in sorted(_read(repo, configured=True).items()):
         if not entries:
             continue
         first = entries[0]
-        who = f' of "{bounded(shown_name(first["name"]), 64)}"' if first.get("name") else ""
+        who = of_author(first["name"]) if first.get("name") else ""
         where = f": stops at memory {short_id(first['memory'])}" if first.get("memory") else \
             f": {SEEN[first['seen']].format(remote=remote)}" if first.get("seen") else f": {first['status']}"
         if first.get("memory") and first.get("commit"):

@@ -371,10 +371,11 @@ class SyncResult:
         root = self.root(o)
         if root is None:
             return one_line(o.fields.get("recovery") or "")
-        from ...core.gostr import bounded, short_id
+        from ...core.gostr import short_id
+        from ...core.hints import of_author
 
         names = [m.envelope.actor_name for m in root.memories[:1]]
-        who = f' of "{bounded(names[0], 64)}"' if names and names[0] else ""
+        who = of_author(names[0]) if names and names[0] else ""
         actor = f" (actor {short_id(root.actor)})" if root.actor else ""
         return f"it fails only because stream {short_id(root.id)}{who}{actor} failed: fixing that stream imports this one too"
 
