@@ -38,7 +38,7 @@ Trusts: this clone's remote-tracking refs to decide what to ask, the remote's an
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable  # (not ``typing``: ~3 ms of imports on a sync's path)
 
 from ...core.grammar import is_oid
 from ...core.remotes import refspec_star
