@@ -8,15 +8,22 @@ known: no new branch, no deletion), the policy file's blob at the old commit and
 when they differ, the actors the new policy trusts and the old one does not are asked of
 ``service.revoked``'s lookup at the OLD commit (the remote's history, where the revocation is the
 newest change for them; at most ``revoked.SHOWN``): each one found is one warning line naming
-the commit that untrusted it and the command that shows the pushed policy. A warning, never a
-refusal, in both ``hn.prePush`` modes: a key trusted again may be meant (``policy trust`` warned
-the maintainer who did it), and the lookup is advisory.
+the commit that untrusted it and the command that shows the pushed policy. The other way round
+(a later trial): a feature branch made before the revocation merges the remote's main, or is
+rebased onto it, and the policy conflict is resolved to the branch's side. Its pushed policy is
+then the remote branch's own (or adds only someone else), and the revocation is among the
+commits the push brings: the actors the new policy trusts are asked of ``revoked.dropped_in``
+over ``OLD..NEW``, and each one a brought commit untrusted is one warning line naming it. A
+warning, never a refusal, in both ``hn.prePush`` modes: a key trusted again may be meant
+(``policy trust`` warned the maintainer who did it), and the lookup is advisory. A new branch
+(no old commit on the remote) is not asked.
 
 Cost: the two blobs of each update asked through the batch reader the hook starts early (one
 exchange, no Git process; in a partial clone through the view that never fetches, since a lazy
-fetch from a hook is not a hint's price); only when a pushed update changes the blob, the two
-policies read (bounded by ``LIMITS.max_policy``) and the lookup (one ``git log``, bounded).
-At most ``UPDATES`` branch updates are asked. Any failure says nothing. Trusts: the hook's input
+fetch from a hook is not a hint's price); only when a pushed update carries a policy file, the
+policies read (bounded by ``LIMITS.max_policy``) and one ``git log`` of ``OLD..NEW`` (the pushed
+commits, bounded as ``revoked``'s), and when the update changes the blob, the lookup at OLD (one
+``git log``, bounded). At most ``UPDATES`` branch updates are asked. Any failure says nothing. Trusts: the hook's input
 as Git gives it; the policies as committed (author text is printed inert).
 """
 
@@ -63,17 +70,17 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
     names = [f"{c}:{POLICY_PATH}" for pair in updates for c in pair]
     infos = git.object_infos(names)
     blob = {n: (i[0] if i is not None and i[1] == "blob" else None) for n, i in zip(names, infos)}
-    changed = [(old, new, blob[f"{old}:{POLICY_PATH}"], blob[f"{new}:{POLICY_PATH}"]) for old, new in updates]
-    changed = [c for c in changed if c[3] is not None and c[2] != c[3]]
-    if not changed:
-        return []  # (the usual push: one exchange with the batch reader, and nothing else)
+    pushed = [(old, new, blob[f"{old}:{POLICY_PATH}"], blob[f"{new}:{POLICY_PATH}"]) for old, new in updates]
+    pushed = [c for c in pushed if c[3] is not None]
+    if not pushed:
+        return []  # (no policy pushed: one exchange with the batch reader, and nothing else)
     from ..core.gostr import short_id
     from ..core.limits import LIMITS
     from ..core.hints import quoted_text
     from ..core.policy import load
-    from .revoked import revocations
+    from .revoked import dropped_in, revocations
 
-    wanted = list(dict.fromkeys(b for c in changed for b in c[2:] if b))
+    wanted = list(dict.fromkeys(b for c in pushed for b in c[2:] if b))
     trusted = {}
     for oid, got in zip(wanted, git.read_objects_bounded(wanted, LIMITS.max_policy)):
         if got is None or got[0] != "blob" or got[2] is None:
@@ -84,10 +91,10 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
             continue  # (no valid policy: the push's other checks say so)
         trusted[oid] = set(memory.trusted_actors) if memory is not None else set()
     out, said = [], set()
-    for old, new, before, after in changed:
+    for old, new, before, after in pushed:
         if after not in trusted:
             continue
-        added = sorted(trusted[after] - trusted.get(before, set()) - said)
+        added = sorted(trusted[after] - trusted.get(before, set()) - said) if before != after else []
         for actor, gone in revocations(repo, old, added).items():
             said.add(actor)
             # (not "the merge resolution": a re-trust commit, or a force push back, does this too)
@@ -95,4 +102,14 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
                        f'{quoted_text(gone.subject)}: check what it changes (git diff {old[:12]} {new[:12]} -- {POLICY_PATH}; a '
                        f'merge that took a side from before the revocation does this); if it is a mistake, git hn '
                        f'policy untrust {short_id(actor)}, commit and push again')
+        # the commits this push brings revoked it and the pushed policy trusts it still: a merge or
+        # rebase that brought the revocation in and kept the side from before it (the policy then
+        # equals the remote's branch's, or differs from it only by someone else)
+        kept = sorted(trusted[after] - said)
+        for actor, gone in (dropped_in(repo, old, new, kept) if kept else {}).items():
+            said.add(actor)
+            out.append(f'warning: this push brings {gone.commit[:12]} {quoted_text(gone.subject)}, which untrusted '
+                       f'{short_id(actor)}, and its policy still trusts {short_id(actor)}: a merge or rebase that kept the '
+                       f'side from before the revocation does this (git log --oneline {old[:12]}..{new[:12]} -- '
+                       f'{POLICY_PATH}); if it is a mistake, git hn policy untrust {short_id(actor)}, commit and push again')
     return out

@@ -83,6 +83,34 @@ def revocations(repo: Repo, commit: str, actors) -> dict[str, Revoked]:
     return {a: Revoked(a, c, subjects.get(c, "")) for a, c in found.items()}
 
 
+def dropped_in(repo: Repo, old: str, new: str, actors) -> dict[str, Revoked]:
+    """actor -> a commit of ``OLD..NEW`` (the commits a push brings) whose memory policy stopped
+    trusting it, for the first ``SHOWN`` of ``actors`` that one dropped, whatever the policy
+    says after it (the caller asks about the actors ``new``'s policy trusts: a merge or rebase
+    that brought the revocation in and kept the side from before it, which is listed as no change
+    of its own); {} whenever the lookup cannot answer. One ``git log`` of the range, bounded as
+    ``revocations``'."""
+    from ..core import grammar
+
+    asked = [a for a in dict.fromkeys(actors) if grammar.is_actor(a)]
+    if not asked or not grammar.is_oid(old) or not grammar.is_oid(new):
+        return {}
+    try:
+        changes = _changes(repo, f"{old}..{new}", full_history=True)
+        trusts = _trusts(repo, changes, asked)
+        found = {}
+        for actor in asked:
+            commit = _removal(actor, changes, trusts, newest_trusting=False)
+            if commit is not None:
+                found[actor] = commit
+            if len(found) >= SHOWN:
+                break
+        subjects = _subjects(repo, sorted(set(found.values())))
+    except (HnError, OSError, ValueError):
+        return {}
+    return {a: Revoked(a, c, subjects.get(c, "")) for a, c in found.items()}
+
+
 def among(repo: Repo, commit: str, authors: dict) -> tuple[tuple[Revoked, ...], bool]:
     """For a hint about memories hidden as ``actor-untrusted``: of their ``authors`` (actor ->
     how many), those no longer trusted (``revocations``; the ``SHOWN`` with the most memories are
@@ -95,8 +123,10 @@ def among(repo: Repo, commit: str, authors: dict) -> tuple[tuple[Revoked, ...], 
     return revoked, len(revoked) == len(authors)
 
 
-def _changes(repo: Repo, commit: str) -> list[Change]:
-    """The listed commits, newest first in topological order (one ``git log``, bounded)."""
+def _changes(repo: Repo, commit: str, full_history: bool = False) -> list[Change]:
+    """The listed commits, newest first in topological order (one ``git log``, bounded); with
+    ``full_history``, those of a merge's side that the merge's policy ignored too (Git otherwise
+    follows only a parent whose policy the merge kept)."""
     from ..core.grammar import is_oid
     from ..store.worktree import from_top
 
@@ -104,7 +134,8 @@ def _changes(repo: Repo, commit: str) -> list[Change]:
     # commit's too, whatever log.showRoot says; no rename following, diff driver or signature)
     proc = repo.git.run([*from_top(repo), "log", "--format=%x01%H", "--topo-order", f"-n{COMMITS}", "-c", "--raw",
                          "--root", "--no-abbrev", "--no-renames", "--no-follow", "--no-ext-diff", "--no-textconv",
-                         "--no-show-signature", "--no-color", "--end-of-options", commit, "--", POLICY_PATH],
+                         "--no-show-signature", "--no-color", *(["--full-history"] if full_history else []),
+                         "--end-of-options", commit, "--", POLICY_PATH],
                         timeout=LOG_SECONDS, limit=LOG_BYTES)
     if proc.returncode != 0:
         return []
@@ -165,10 +196,11 @@ def _trusts(repo: Repo, changes: list[Change], asked: list[str]) -> dict[str, fr
     return out
 
 
-def _removal(actor: str, changes: list[Change], trusts: dict) -> str | None:
+def _removal(actor: str, changes: list[Change], trusts: dict, newest_trusting: bool = True) -> str | None:
     """The newest listed commit whose policy does not trust ``actor`` while its parent's did: of a
     merge, only when every parent's did (else the removal is on a parent's side, listed later),
-    unless no other is found. None while the newest listed policy trusts it."""
+    unless no other is found. None while the newest listed policy trusts it (unless not
+    ``newest_trusting``: then any such commit)."""
     def trusted(blob) -> bool | None:
         if blob == "":
             return False  # (no policy file: it trusts no one)
@@ -179,7 +211,7 @@ def _removal(actor: str, changes: list[Change], trusts: dict) -> str | None:
     for i, change in enumerate(changes):
         now = trusted(change.after)
         if now is not False:
-            if i == 0 and now:
+            if i == 0 and now and newest_trusting:
                 return None
             continue
         before = [trusted(b) for b in change.before]

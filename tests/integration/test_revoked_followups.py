@@ -10,7 +10,10 @@ repositories sharing memory through a real bare remote:
   ``init``'s refusal;
 - the ``memory view`` page's notice says since when an author shown untrusted is no longer trusted;
 - a push whose policy trusts again a key the remote's branch revoked (a merge resolution that took
-  the side made before the revocation) warns, in both ``hn.prePush`` modes (F70).
+  the side made before the revocation) warns, in both ``hn.prePush`` modes (F70);
+- so does the other direction: a feature branch made before the revocation that merges the
+  remote's main (or is rebased onto it) and keeps its own side of the policy conflict brings the
+  revocation while its policy still trusts the key (the thirty-second session).
 """
 
 from __future__ import annotations
@@ -147,7 +150,7 @@ def test_a_push_trusting_a_revoked_key_again_warns(tmp_path, mode, monkeypatch):
     merged; ``git checkout --theirs .hn/policy.json`` took her side, which still trusted Bob's
     stolen key, and the push said nothing while the thief's memories were trusted again. The push
     warns (never refuses) when it changes the policy to trust again a key the remote's branch
-    revoked; a push that leaves the policy alone asks no ``git log`` of it."""
+    revoked; a push that leaves the policy alone asks one ``git log`` of the pushed commits only."""
     alice, bob, carol = _team(tmp_path, "Bob", "Carol")
     assert hn(alice, "hooks", "install").code == 0
     assert hn(alice, "policy", "init").code == 0
@@ -172,7 +175,9 @@ def test_a_push_trusting_a_revoked_key_again_warns(tmp_path, mode, monkeypatch):
             f"from before the revocation does this); if it is a mistake, git hn policy untrust {b}, commit and push "
             "again\n") in r.stderr, r.stderr
     assert actor_of(carol)[:12] not in r.stderr  # (trusted for the first time: nothing to say)
-    # a push that leaves the policy as the remote has it: nothing said, and no Git process asked
+    # a push that leaves the policy as the remote has it: nothing said, and only the pushed
+    # commits asked about (one ``git log`` of the range, no lookup in the remote's history)
+    before = git(alice, "rev-parse", "HEAD")
     (alice / "a.txt").write_text("more\n")
     git(alice, "add", "a.txt")
     git(alice, "commit", "-q", "-m", "more")
@@ -181,8 +186,75 @@ def test_a_push_trusting_a_revoked_key_again_warns(tmp_path, mode, monkeypatch):
     monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
     r = _run(alice, "-c", f"hn.prePush={mode}", "push", "origin", "main")
     monkeypatch.delenv("GIT_TRACE2_EVENT")
-    assert r.returncode == 0 and "untrusted in" not in r.stderr, r.stderr
-    assert not [a for a in git_processes(trace) if POLICY in a], git_processes(trace)
+    assert r.returncode == 0 and "untrusted" not in r.stderr, r.stderr
+    asked = [a for a in git_processes(trace) if POLICY in a]
+    after = git(alice, "rev-parse", "HEAD")
+    assert len(asked) == 1 and asked[0][0] == "log" and f"{before}..{after}" in asked[0], asked
+
+
+def _feature_before_revocation(tmp_path):
+    """Alice trusts Bob (pushed); Carol's branch ``trust-carol`` is made then, and trusts Carol;
+    main revokes Bob (pushed), and the branch is pushed as it was: (alice, bob, carol, the
+    revoking commit)."""
+    alice, bob, carol = _team(tmp_path, "Bob", "Carol")
+    assert hn(alice, "hooks", "install").code == 0
+    assert hn(alice, "policy", "init").code == 0
+    assert hn(alice, "policy", "trust", actor_of(bob)).code == 0
+    _commit_policy(alice, "Trust Bob")
+    git(alice, "push", "-q", "origin", "main")
+    git(alice, "checkout", "-q", "-b", "trust-carol")
+    assert hn(alice, "policy", "trust", actor_of(carol)).code == 0
+    _commit_policy(alice, "Trust Carol")
+    assert _run(alice, "push", "-q", "origin", "trust-carol").returncode == 0
+    git(alice, "checkout", "-q", "main")
+    assert hn(alice, "policy", "untrust", actor_of(bob)).code == 0
+    revoked = _commit_policy(alice, "Revoke Bob's key")
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    git(alice, "checkout", "-q", "trust-carol")
+    return alice, bob, carol, revoked
+
+
+@pytest.mark.parametrize("how", ["merge", "rebase"])
+def test_a_branch_that_brings_the_revocation_and_keeps_its_side_warns(tmp_path, how):
+    """The direction F70 left: the feature branch merges main (or is rebased onto it) and the
+    policy conflict keeps the branch's side, which still trusts Bob. Its pushed policy is the one
+    the remote's branch already has (so the old-commit lookup sees no change), and the push
+    brings the revoking commit: it warns, naming that commit, and refuses nothing."""
+    alice, bob, carol, revoked = _feature_before_revocation(tmp_path)
+    old = git(alice, "rev-parse", "HEAD")
+    if how == "merge":
+        assert _run(alice, "merge", "-q", "main").returncode != 0  # (a conflict in the policy)
+        git(alice, "checkout", "--ours", POLICY)
+        _commit_policy(alice, "Merge main")
+        push = ("push", "origin", "trust-carol")
+    else:
+        assert _run(alice, "rebase", "-q", "main").returncode != 0
+        git(alice, "checkout", "--theirs", POLICY)  # (in a rebase, "theirs" is the branch's commit)
+        git(alice, "add", POLICY)
+        git(alice, "-c", "core.editor=true", "rebase", "--continue")
+        push = ("push", "--force", "origin", "trust-carol")
+    new = git(alice, "rev-parse", "HEAD")
+    assert git(alice, "rev-parse", f"{new}:{POLICY}") == git(alice, "rev-parse", f"{old}:{POLICY}")
+    r = _run(alice, "-c", "hn.prePush=block", *push)
+    b = actor_of(bob)[:12]
+    assert r.returncode == 0, r.stderr
+    assert (f"git-hn: warning: this push brings {revoked[:12]} \"Revoke Bob's key\", which untrusted {b}, and its "
+            f"policy still trusts {b}: a merge or rebase that kept the side from before the revocation does this "
+            f"(git log --oneline {old[:12]}..{new[:12]} -- {POLICY}); if it is a mistake, git hn policy untrust {b}, "
+            "commit and push again\n") in r.stderr, r.stderr
+    assert actor_of(carol)[:12] not in r.stderr  # (never untrusted: nothing to say)
+
+
+def test_a_branch_that_brings_the_revocation_and_takes_it_says_nothing(tmp_path):
+    """The same merge resolved to main's side, then Carol trusted again by hand: the pushed
+    policy no longer trusts Bob, and nothing is said."""
+    alice, bob, carol, _revoked = _feature_before_revocation(tmp_path)
+    assert _run(alice, "merge", "-q", "main").returncode != 0
+    git(alice, "checkout", "--theirs", POLICY)
+    assert hn(alice, "policy", "trust", actor_of(carol)).code == 0
+    _commit_policy(alice, "Merge main")
+    r = _run(alice, "push", "origin", "trust-carol")
+    assert r.returncode == 0 and "untrusted" not in r.stderr, r.stderr
 
 
 def _run(repo, *args):
