@@ -20,8 +20,8 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..core import hints
 from ..errors import UsageError
-from . import (commands, export_cmd, fast, forget_cmd, hooks_cmd, identity_cmd, log_cmd, options, reanchor_cmd,
-               recall_cmd, trust, view_cmd)
+from . import (commands, export_cmd, fast, forget_cmd, hooks_cmd, identity_cmd, lifecycle_cmd, log_cmd, options,
+               reanchor_cmd, recall_cmd, trust, view_cmd)
 
 CTX = {"help_option_names": ["-h", "--help"]}
 
@@ -260,7 +260,7 @@ _table_command(memory_app, "supersede", options.SUPERSEDE_OPTS,
                "Every record field not given is the superseded memory's: kind, anchor commit (--at), "
                "applicability, subject, topics, paths and evidence, and its outcome and handoff lists while "
                "the kind stays the same.",
-               commands.supersede_command, metavar="MEMORY [CONTENT]",
+               lifecycle_cmd.supersede_command, metavar="MEMORY [CONTENT]",
                arg_help=f"the memory to replace ({_MEMORY_HELP}), then its new content if given here")
 
 

@@ -68,7 +68,7 @@ def digest(values: dict, positional: list[str]) -> int:
 
 def lifecycle(operation: str):
     def body(values: dict, positional: list[str]) -> int:
-        from .commands import LIFECYCLE_USAGE, lifecycle_command
+        from .lifecycle_cmd import LIFECYCLE_USAGE, lifecycle_command
 
         if len(positional) > 1:
             raise options.stray(LIFECYCLE_USAGE[operation], positional[1:])
@@ -81,7 +81,7 @@ def lifecycle(operation: str):
 
 
 def supersede(values: dict, positional: list[str]) -> int:
-    from .commands import supersede_command
+    from .lifecycle_cmd import supersede_command
 
     return supersede_command(values, positional)
 
@@ -123,11 +123,13 @@ def usage_of(sub: str) -> str:
     """The usage line of one fast-path command (only its own module is loaded for it)."""
     from . import commands
 
-    if sub in commands.LIFECYCLE_USAGE:
-        return commands.LIFECYCLE_USAGE[sub]
+    if sub in ("retract", "challenge", "supersede"):
+        from . import lifecycle_cmd
+
+        return lifecycle_cmd.SUPERSEDE_USAGE if sub == "supersede" else lifecycle_cmd.LIFECYCLE_USAGE[sub]
     if sub == "show":
         return SHOW_USAGE
-    if sub in ("brief", "digest", "supersede"):
+    if sub in ("brief", "digest"):
         return getattr(commands, f"{sub.upper()}_USAGE")
     if sub == "log":
         from .log_cmd import LOG_USAGE

@@ -8,6 +8,8 @@ import os
 import stat
 import subprocess
 
+import pytest
+
 from helpers import git, hn
 
 
@@ -68,3 +70,43 @@ def test_a_ctrl_c_to_the_whole_group_as_the_ref_moves_still_prints_the_stored_me
     stored = [m["id"] for m in log.json()["memories"]]
     assert len(stored) == 1
     assert json.loads(proc.stdout)["memoryId"] == stored[0], (proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("command", [["supersede", "ID", "--content", "corrected as Ctrl-C came"],
+                                     ["retract", "ID", "--reason", "withdrawn"],
+                                     ["challenge", "ID", "--reason", "doubted"]])
+def test_ctrl_c_as_a_corrections_ref_moves_still_prints_its_id(inited, tmp_path, command):
+    """The same stop for ``supersede``, ``retract`` and ``challenge`` (left out of the first fix:
+    they said ``interrupted`` with the correction stored): each prints the stored memory's ID and
+    exits 0."""
+    first = hn(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+               "descendants", "--content", "to correct")
+    assert first.code == 0, first.err
+    target = first.json()["memoryId"]
+    if command[0] == "challenge":  # (another actor's memory: Bob's identity, made elsewhere, active here)
+        scratch = tmp_path / "keygen"
+        git(tmp_path, "init", "-q", str(scratch))
+        assert hn(scratch, "init", "--name", "Bob").code == 0
+        assert hn(scratch, "identity", "export", "--output", str(tmp_path / "bob.json")).code == 0
+        assert hn(inited, "identity", "import", str(tmp_path / "bob.json"), "--activate").code == 0
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    hook = hooks / "reference-transaction"
+    hook.write_text("#!/bin/sh\n"
+                    "[ \"$1\" = committed ] || exit 0\n"
+                    "cat >/dev/null\n"
+                    "kill -INT \"$(awk '{print $4}' /proc/$PPID/stat)\"\n"
+                    "sleep 0.3\n")
+    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    git(inited, "config", "core.hooksPath", str(hooks))
+    args = [target if a == "ID" else a for a in command]
+    proc = subprocess.run(["git", "hn", "memory", *args, "--json"], cwd=inited, capture_output=True,
+                          env=os.environ, timeout=120)
+    git(inited, "config", "--unset", "core.hooksPath")
+    refs = git(inited, "for-each-ref", "--format=%(refname)", "refs/hn/memory/").split()
+    counts = sorted(git(inited, "rev-list", "--count", ref) for ref in refs)
+    assert counts == (["1", "1"] if command[0] == "challenge" else ["2"]), proc.stderr  # (after the ref moved)
+    assert proc.returncode == 0 and b"interrupted" not in proc.stderr, proc.stderr
+    printed = json.loads(proc.stdout)["memoryId"]
+    shown = hn(inited, "memory", "show", printed, "--json")
+    assert shown.code == 0 and printed != target, shown.err
