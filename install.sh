@@ -144,6 +144,8 @@ if [ "$dev" = 1 ]; then
 fi
 
 mkdir -p "$home" "$bin"
+upgrade=
+[ -x "$venv/bin/git-hn" ] && upgrade=1  # (an upgrade in place: the clones' hook wrappers stay the earlier ones)
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
 # A fresh copy of the source, so that a re-run installs exactly this checkout.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade --force-reinstall \
@@ -169,6 +171,9 @@ if [ -d "$here/completion" ]; then
 fi
 
 echo "installed git-hn into $venv and linked $bin/git-hn"
+if [ -n "$upgrade" ]; then
+  echo "note: in each clone with git-hn's hooks, git hn hooks install updates their wrappers to this version"
+fi
 case ":$PATH:" in
   *":$bin:"*) ;;
   *) echo "note: $bin is not on PATH; add it with: export PATH=\"$bin:\$PATH\"" ;;

@@ -324,7 +324,13 @@ upgrade into another directory):
 .B git hn hooks status
 names the one each hook runs when it is not the git\\-hn on PATH, and
 .B git hn hooks install
-makes them run that one, and says so.
+makes them run that one, and says so. An upgrade into the same directory (install.sh run
+again) keeps every clone's wrappers as the earlier git\\-hn wrote them, so fixes to the
+wrappers do not reach them:
+.B git hn hooks status
+names such a wrapper ("an earlier git\\-hn's wrapper"), and
+.B git hn hooks install
+in each clone updates it, and says so.
 .SH HOOK MANAGERS
 husky v9 generates
 .B .husky/_

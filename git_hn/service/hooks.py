@@ -255,6 +255,7 @@ def _install(loc: Location, repo: Repo | None = None) -> list[str]:
     if not plan:
         return status_lines(loc)
     switched = {name: other[0] for name in HOOKS if (other := _runs_other(loc, name))}  # (an upgrade's PATH)
+    updated = {name for name in HOOKS if name not in switched and _older_text(loc, name)}  # (an upgrade in place)
     loc.save(record)  # the record can be written: else nothing is, not even a wrapper
     done: list = []  # what ``_apply`` did, for ``_undo``
     folder = os.path.join(loc.dir, CHAINED_DIR)
@@ -271,7 +272,7 @@ def _install(loc: Location, repo: Repo | None = None) -> list[str]:
                 pass
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else getattr(exc, "message", str(exc))
         raise InputError(f"hooks could not be installed in {loc.dir}: {why}; nothing was changed") from None
-    return status_lines(loc, switched)
+    return status_lines(loc, switched, updated)
 
 
 def _refuse_unrecorded(loc: Location, path: str) -> None:
@@ -584,13 +585,30 @@ def _runs_other(loc: Location, name: str) -> tuple[str, str] | None:
     """``hookscripts.other_git_hn`` of the wrapper of ``name`` (where pre-commit moved it, too)."""
     from ..hookscripts import other_git_hn
 
-    path = loc.path(name)
-    wrapper = next((p for p in (path, path + PRE_COMMIT_LEGACY) if _is_wrapper(p)), None)
+    wrapper = _wrapper_of(loc, name)
     return other_git_hn(wrapper) if wrapper else None
 
 
-def status_lines(loc: Location, switched: dict | None = None) -> list[str]:
-    """One line per hook; ``switched``: the git-hn each wrapper ran before ``install`` rewrote it."""
+def _wrapper_of(loc: Location, name: str) -> str | None:
+    path = loc.path(name)
+    return next((p for p in (path, path + PRE_COMMIT_LEGACY) if _is_wrapper(p)), None)
+
+
+def _older_text(loc: Location, name: str) -> bool:
+    """Whether the wrapper of ``name`` is an earlier git-hn's text: not this git-hn's template
+    filled with the executable it records (an upgrade trial: ``install.sh`` run again into the
+    same directory keeps every clone's wrappers, so fixes to them never arrived, and status said
+    ``installed``). A wrapper that records another executable is ``_runs_other``'s to tell."""
+    from ..hookscripts import recorded_git_hn
+
+    wrapper = _wrapper_of(loc, name)
+    recorded = recorded_git_hn(wrapper) if wrapper else None
+    return recorded is not None and _sha(wrapper) != hashing.sha256(wrapper_text(name, recorded)).hexdigest()
+
+
+def status_lines(loc: Location, switched: dict | None = None, updated: set | None = None) -> list[str]:
+    """One line per hook; ``switched``: the git-hn each wrapper ran before ``install`` rewrote it;
+    ``updated``: the hooks whose wrapper ``install`` rewrote from an earlier git-hn's text."""
     record = loc.load()
     lines = []
     for name in HOOKS:
@@ -659,4 +677,8 @@ def status_lines(loc: Location, switched: dict | None = None) -> list[str]:
             from ..hookscripts import git_hn_path
 
             lines[i] += f", switched from {switched[name]} to this git-hn ({git_hn_path()})"
+        elif name in (updated or ()):
+            lines[i] += ", its wrapper updated from an earlier git-hn's"
+        elif _older_text(loc, name):
+            lines[i] += ", an earlier git-hn's wrapper (fixes since do not reach it): git hn hooks install updates it"
     return lines

@@ -2274,3 +2274,39 @@ def test_a_read_that_waited_for_the_state_names_the_lock_another_git_hn_holds(cl
     lock = b / ".git" / "hn" / "locks" / "state.lock"
     assert stopped.value.message == (f"memory state is busy: another git-hn process holds {lock} (git hn memory "
                                      "index rebuild, say, or one stopped with Ctrl-Z); retry once it ends")
+
+
+def test_a_wrapper_an_earlier_git_hn_wrote_is_named_and_install_updates_it(tmp_path):
+    """An upgrade trial: ``install.sh`` run again into the same directory leaves every clone's
+    wrappers as the earlier git-hn wrote them (they name the same executable), so fixes made to
+    the wrappers since never reach them, while status said ``installed`` and install printed the
+    same words after rewriting them. Status names such a wrapper, and install says it updated it.
+    (The earlier text is simulated: this wrapper with a line of its own changed, its record's
+    hash with it, as an earlier install would have recorded it.)"""
+    import hashlib
+    import json
+
+    a = make_repo(tmp_path / "a")
+    assert hn(a, "hooks", "install").code == 0
+    wrapper = a / ".git" / "hooks" / "reference-transaction"
+    text = wrapper.read_text()
+    older = text + "# (an earlier git-hn's wrapper)\n"
+    wrapper.write_text(older)
+    record = a / ".git" / "hn" / "hooks.json"
+    doc = json.loads(record.read_text())
+    entry = next(h for h in doc["hooks"] if h["name"] == "reference-transaction")
+    entry["wrapper"] = hashlib.sha256(older.encode()).hexdigest()
+    record.write_text(json.dumps(doc, indent=2) + "\n")
+    r = hn(a, "hooks", "status")
+    assert r.out.splitlines() == [
+        "pre-push: installed",
+        "reference-transaction: installed, an earlier git-hn's wrapper (fixes since do not reach it): git hn hooks "
+        "install updates it",
+        "post-rewrite: installed"], r.out
+    r = hn(a, "hooks", "install")
+    assert r.out.splitlines() == ["pre-push: installed",
+                                  "reference-transaction: installed, its wrapper updated from an earlier git-hn's",
+                                  "post-rewrite: installed"], r.out
+    assert wrapper.read_text() == text
+    assert hn(a, "hooks", "status").out.splitlines() == ["pre-push: installed", "reference-transaction: installed",
+                                                         "post-rewrite: installed"]

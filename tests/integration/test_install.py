@@ -20,10 +20,13 @@ def test_install_into_empty_environment_then_demo(tmp_path):
     env.update({"HOME": str(home), "GIT_HN_HOME": str(tmp_path / "hn"),
                 "GIT_HN_BIN": str(tmp_path / "bin"), "PIP_CACHE_DIR": REAL_PIP_CACHE})
     env.pop("MANPATH", None)
-    for _ in range(2):  # idempotent: a second run over the first install works too
+    for again in (False, True):  # idempotent: a second run over the first install works too
         proc = subprocess.run([str(ROOT / "install.sh")], env=env, capture_output=True, text=True,
                               timeout=600)
         assert proc.returncode == 0, proc.stderr
+        # (an upgrade in place says that the clones' hook wrappers stay the earlier ones)
+        note = "note: in each clone with git-hn's hooks, git hn hooks install updates their wrappers to this version"
+        assert (note in proc.stdout) == again, proc.stdout
     link = tmp_path / "bin" / "git-hn"
     assert link.is_symlink() and os.access(link, os.X_OK)
     env["PATH"] = str(tmp_path / "bin") + os.pathsep + env["PATH"]
