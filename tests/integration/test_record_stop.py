@@ -19,16 +19,7 @@ def test_ctrl_c_as_the_memorys_ref_moves_still_prints_the_stored_memorys_id(init
     exactly then: Git's reference-transaction hook, once the ref update is committed, sends it to
     git-hn (the parent of the ``update-ref`` that runs the hook). The command finishes, prints the
     memory's ID and exits 0; the memory is there."""
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    hook = hooks / "reference-transaction"
-    hook.write_text("#!/bin/sh\n"
-                    "[ \"$1\" = committed ] || exit 0\n"
-                    "cat >/dev/null\n"
-                    "kill -INT \"$(awk '{print $4}' /proc/$PPID/stat)\"\n"  # (update-ref's parent: git-hn)
-                    "sleep 0.3\n")
-    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
-    git(inited, "config", "core.hooksPath", str(hooks))
+    _interrupt_once_written(inited, tmp_path)
     proc = subprocess.run(["git", "hn", "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
                            "--applies", "descendants", "--content", "stored as Ctrl-C came"], cwd=inited,
                           capture_output=True, env=os.environ, timeout=120)
@@ -89,16 +80,7 @@ def test_ctrl_c_as_a_corrections_ref_moves_still_prints_its_id(inited, tmp_path,
         assert hn(scratch, "init", "--name", "Bob").code == 0
         assert hn(scratch, "identity", "export", "--output", str(tmp_path / "bob.json")).code == 0
         assert hn(inited, "identity", "import", str(tmp_path / "bob.json"), "--activate").code == 0
-    hooks = tmp_path / "hooks"
-    hooks.mkdir()
-    hook = hooks / "reference-transaction"
-    hook.write_text("#!/bin/sh\n"
-                    "[ \"$1\" = committed ] || exit 0\n"
-                    "cat >/dev/null\n"
-                    "kill -INT \"$(awk '{print $4}' /proc/$PPID/stat)\"\n"
-                    "sleep 0.3\n")
-    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
-    git(inited, "config", "core.hooksPath", str(hooks))
+    _interrupt_once_written(inited, tmp_path)
     args = [target if a == "ID" else a for a in command]
     proc = subprocess.run(["git", "hn", "memory", *args, "--json"], cwd=inited, capture_output=True,
                           env=os.environ, timeout=120)
@@ -110,3 +92,18 @@ def test_ctrl_c_as_a_corrections_ref_moves_still_prints_its_id(inited, tmp_path,
     printed = json.loads(proc.stdout)["memoryId"]
     shown = hn(inited, "memory", "show", printed, "--json")
     assert shown.code == 0 and printed != target, shown.err
+
+
+def _interrupt_once_written(repo, tmp_path):
+    """A ``reference-transaction`` hook (``core.hooksPath``) that sends SIGINT to git-hn (the parent
+    of the ``update-ref`` that runs it) once a ref update is committed."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    hook = hooks / "reference-transaction"
+    hook.write_text("#!/bin/sh\n"
+                    "[ \"$1\" = committed ] || exit 0\n"
+                    "cat >/dev/null\n"
+                    "kill -INT \"$(awk '{print $4}' /proc/$PPID/stat)\"\n"  # (update-ref's parent: git-hn)
+                    "sleep 0.3\n")
+    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    git(repo, "config", "core.hooksPath", str(hooks))
