@@ -117,22 +117,41 @@ def _earlier(repo: Repo, remote: str, env, commit: str) -> list[tuple[str, str]]
     return [(mid, anchor) for _c, mid, anchor in rows[start:commits.index(commit)] if anchor]
 
 
-def _missing(repo: Repo, anchors: list[str], tips: list[str]) -> set[str] | None:
-    """Of ``anchors``, those no tip in ``tips`` reaches (one ``rev-list``, bounded in time);
-    None when Git could not answer in time."""
+def _missing(repo: Repo, anchors: list[str], tips: list[str],
+             cited: list[str] = ()) -> tuple[set[str], set[str]] | None:
+    """Of ``anchors`` and ``cited`` (``git:`` evidence commits), those no tip in ``tips`` reaches,
+    and of those cited, the ones a missing anchor reaches (its push carries them: no warning);
+    one ``rev-list``, bounded in time (``--parents`` when there is evidence: a cited commit no tip
+    reaches is reached from an anchor only through commits no tip reaches, all in its answer).
+    None when Git could not answer in time (with no tips every one is missing, and none is said
+    to be carried then)."""
     from ..errors import HnError
 
-    todo = sorted(set(anchors) - set(tips))
-    if not todo or not tips:
-        return set(todo)
+    todo = sorted((set(anchors) | set(cited)) - set(tips))
+    if not todo or (not tips and not cited):
+        return set(todo), set()
+    argv = ["rev-list", "--parents", "--stdin"] if cited else ["rev-list", "--stdin"]
     try:
-        walk = repo.git.run(["rev-list", "--stdin"], timeout=WALK_SECONDS,
+        walk = repo.git.run(argv, timeout=WALK_SECONDS,
                             input=("".join(f"{a}\n" for a in todo) + "".join(f"^{t}\n" for t in tips)).encode())
     except HnError:  # (no answer in time)
-        return None
+        return None if tips else (set(todo), set())
     if walk.returncode != 0:
-        return None
-    return set(todo) & set(walk.stdout.decode("ascii", "replace").split())
+        return None if tips else (set(todo), set())
+    parents = {line.split()[0]: line.split()[1:] for line in lines_of(walk.stdout.decode("ascii", "replace"))}
+    missing = set(todo) & set(parents)
+    return missing, _carried(parents, missing & set(anchors), missing & set(cited))
+
+
+def _carried(parents: dict[str, list[str]], anchors: set[str], cited: set[str]) -> set[str]:
+    """Of ``cited``, those reachable from ``anchors`` through ``parents`` (the walk's graph)."""
+    seen, todo = set(anchors), list(anchors)
+    while todo and not cited <= seen:
+        for parent in parents.get(todo.pop(), ()):
+            if parent not in seen:
+                seen.add(parent)
+                todo.append(parent)
+    return cited & seen
 
 
 def _branch_of(repo: Repo, commit: str) -> str:
@@ -182,12 +201,15 @@ def waits_hint(repo: Repo, result, warnings: list | None = None, evidence: list 
     tips = _tips(repo, remote, listing.stdout.decode("utf-8", "surrogateescape"))
     earlier = _earlier(repo, remote, env, result.commit) or []
     cited = _evidence_commits(repo, env.record.evidence) if evidence is not None else []
-    missing = _missing(repo, [a for _m, a in earlier] + [anchor] + cited, tips)
-    if missing is None:
+    walked = _missing(repo, [a for _m, a in earlier] + [anchor], tips, cited)
+    if walked is None:
         return None
-    unpushed = [c for c in cited if c in missing]
+    missing, carried = walked
+    # (a cited commit a waited-for anchor reaches is published with it: the hint's own advice,
+    # ``--evidence git:<the --at commit>``, was warned of as on no branch)
+    unpushed = [c for c in cited if c in missing and c not in carried]
     if unpushed:
-        evidence.append(unpushed_evidence(remote, unpushed))
+        evidence.append(unpushed_evidence(remote, unpushed, tracked))
     first = next((i for i, (_m, a) in enumerate(earlier) if a in missing), None)
     if first is not None and earlier[first][1] != anchor:
         return _held_by_earlier(repo, env, remote, earlier[first], len(earlier) - first + 1, tracked)
@@ -205,15 +227,24 @@ def _evidence_commits(repo: Repo, evidence) -> list[str]:
     return [oid for oid, info in zip(oids, repo.git.infos_bulk(oids)) if info is not None and info[1] == "commit"]
 
 
-def unpushed_evidence(remote: str, commits: list[str]) -> str:
-    """The warning for ``git:`` evidence commits on none of ``remote``'s tracking refs: §9.9 makes
-    each an ``evidence-git`` dependency that stops every importing clone lacking it at this memory
-    (and at every later one of the stream), while the publication waits only for anchors."""
+def unpushed_evidence(remote: str, commits: list[str], tracked: bool = True) -> str:
+    """The warning for ``git:`` evidence commits on none of ``remote``'s tracking refs that no
+    anchor the publication waits for reaches: §9.9 makes each an ``evidence-git`` dependency that
+    stops every importing clone lacking it at this memory (and at every later one of the stream),
+    while the publication waits only for anchors. A branch that contains it, not "it": a commit
+    a ``git reset`` left on no local branch is pushed by no ``git push``; ``git fetch`` when the
+    tracking refs may be stale, as the anchor hint says (``tracked``: a refspec maps the
+    remote's branches)."""
+    from shlex import quote
+
     named = ", ".join(c[:12] for c in commits)
-    what = f"evidence commit {named} is" if len(commits) == 1 else f"evidence commits {named} are"
+    one = len(commits) == 1
+    what = f"evidence commit {named} is" if one else f"evidence commits {named} are"
+    it = "it" if one else "them"
+    fetch = f", or git fetch {quote(remote)} if {'it is' if one else 'they are'} there already" if tracked else ""
     return (f"{what} on no branch of {remote}: clones importing this stream cannot verify that evidence, and stop "
-            f"at this memory, until {'it is' if len(commits) == 1 else 'they are'} pushed (the stream's "
-            "publication does not wait for it)")
+            f"at this memory, until a branch that contains {it} is pushed{fetch} (the stream's publication does "
+            f"not wait for {it})")
 
 
 def _mirrors(config: str, remote: str) -> bool:

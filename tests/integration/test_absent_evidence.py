@@ -20,8 +20,8 @@ REFUSED = (f"git-hn: memory record evidence {TYPO} names no object in this repos
            "fetch the remote that has it first\n")
 
 
-def _record(repo, *args, kind="decision", content="x"):
-    return hn(repo, "memory", "record", "--json", "--kind", kind, "--at", "HEAD", "--applies",
+def _record(repo, *args, kind="decision", content="x", at="HEAD"):
+    return hn(repo, "memory", "record", "--json", "--kind", kind, "--at", at, "--applies",
               "descendants", "--content", content, *args)
 
 
@@ -87,8 +87,8 @@ def test_evidence_on_no_branch_of_the_remote_is_warned_of_and_imports_once_pushe
     r = _record(a, "--evidence", f"git:{local}", content="cites an unpushed commit")
     assert r.code == 0, r.err
     said = (f"git-hn: warning: evidence commit {local[:12]} is on no branch of origin: clones importing this stream "
-            "cannot verify that evidence, and stop at this memory, until it is pushed (the stream's publication "
-            "does not wait for it)\n")
+            "cannot verify that evidence, and stop at this memory, until a branch that contains it is pushed, or git "
+            "fetch origin if it is there already (the stream's publication does not wait for it)\n")
     assert said in r.err
     mid = r.json()["memoryId"]
 
@@ -110,3 +110,45 @@ def test_evidence_on_no_branch_of_the_remote_is_warned_of_and_imports_once_pushe
     r = hn(b, "sync", "origin")
     assert r.code == 0, r.err
     assert hn(b, "memory", "show", mid).code == 0
+
+
+def test_evidence_an_unpushed_anchor_carries_is_not_warned_of(tmp_path):
+    """A review: ``--evidence git:<the --at commit>``, as the verification hint advises, on an
+    unpushed feature branch printed both "waits until commit C is pushed" and "evidence commit C
+    is on no branch of origin (the publication does not wait for it)": false, the anchor's push
+    carries it, and so it does for its ancestors and for an earlier memory's waited-for anchor."""
+    remote, (a, _b) = shared_remote(tmp_path, "Alice", "Bob")
+    git(a, "checkout", "-q", "-b", "feature")
+    for n in (1, 2):
+        (a / "f.txt").write_text(f"feature {n}\n")
+        git(a, "add", "f.txt")
+        git(a, "commit", "-q", "-m", f"feature {n}")
+    head, parent = git(a, "rev-parse", "HEAD"), git(a, "rev-parse", "HEAD~1")
+    r = _record(a, "--evidence", f"git:{head}", "--evidence", f"git:{parent}", kind="verification")
+    assert r.code == 0, r.err
+    assert f"waits until commit {head[:12]} is pushed" in r.err and "evidence commit" not in r.err, r.err
+
+    async def body(client):
+        return await client.call_tool("memory_record", {"kind": "decision", "content": "mcp", "anchor": {
+            "commit": parent}, "evidence": [f"git:{parent}"]})
+
+    doc = document(run(a, body, "--allow-write"))
+    assert "waits until commit" in doc["hint"] and "evidence commit" not in doc["hint"], doc["hint"]
+    git(a, "checkout", "-q", "-b", "other", "main")
+    for n in (1, 2):
+        (a / "g.txt").write_text(f"other {n}\n")
+        git(a, "add", "g.txt")
+        git(a, "commit", "-q", "-m", f"other {n}")
+    other, older = git(a, "rev-parse", "HEAD"), git(a, "rev-parse", "HEAD~1")
+    r = _record(a, "--evidence", f"git:{head}", "--evidence", f"git:{other}", at="main")  # (head: carried)
+    assert r.code == 0, r.err
+    assert (f"git-hn: warning: evidence commit {other[:12]} is on no branch of origin: clones importing this "
+            "stream cannot verify that evidence, and stop at this memory, until a branch that contains it is "
+            "pushed, or git fetch origin if it is there already (the stream's publication does not wait for "
+            "it)\n") in r.err, r.err
+    git(a, "reset", "-q", "--hard", "main")  # (on no local branch now: no push of "it" would carry them)
+    r = _record(a, "--evidence", f"git:{other}", "--evidence", f"git:{older}", at="main")
+    assert (f"git-hn: warning: evidence commits {', '.join(sorted([other[:12], older[:12]]))} are on no branch of "
+            "origin: clones importing this stream cannot verify that evidence, and stop at this memory, until a "
+            "branch that contains them is pushed, or git fetch origin if they are there already (the stream's "
+            "publication does not wait for them)\n") in r.err, r.err
