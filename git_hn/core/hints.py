@@ -274,10 +274,16 @@ def quoted_text(text: str, bound: int | None = None) -> str:
     return '"' + (shown[:bound] + "…" if bound is not None and len(shown) > bound else shown) + '"'
 
 
+def author_name(name: str) -> str:
+    """A signed name as a line shows it beside its actor ID: ``quoted_text``, at most 64
+    characters ("?" when blank)."""
+    return quoted_text(name.strip() or "?", 64)
+
+
 def of_author(name: str | None) -> str:
-    """`` of "NAME"`` after a stream that a message names ("" without a name): ``quoted_text``,
-    at most 64 characters (one place: a copy showed a name's invisible characters raw)."""
-    return f" of {quoted_text(name.strip() or '?', 64)}" if name else ""
+    """`` of "NAME"`` after a stream that a message names ("" without a name): ``author_name``
+    (one place: a copy showed a name's invisible characters raw)."""
+    return f" of {author_name(name)}" if name else ""
 
 
 # what a maintainer of the policy runs to trust someone or something: said to whoever is not one

@@ -157,7 +157,7 @@ def revoked_warning(repo: Repo, outcome: Outcome) -> str:
     trusted a stolen key again without a word); "" otherwise. Advisory: a lookup that cannot answer
     is no warning."""
     from ..core.gostr import short_id
-    from ..core.log import inert
+    from ..core.hints import quoted_text
     from .revoked import revocations
 
     who = outcome.who
@@ -166,8 +166,8 @@ def revoked_warning(repo: Repo, outcome: Outcome) -> str:
     gone = revocations(repo, repo.head_commit(), [who.actor]).get(who.actor)
     if gone is None:
         return ""
-    return (f'{short_id(who.actor)} was untrusted in {gone.commit[:12]} "{inert(gone.subject)}": trusting it again '
-            "undoes that")
+    return (f"{short_id(who.actor)} was untrusted in {gone.commit[:12]} {quoted_text(gone.subject)}: trusting it "
+            "again undoes that")  # (quoted one way: ``Revert "trust mallory"`` ended the quoted subject early)
 
 
 ALIKES_SHOWN = 3  # other actors whose name looks the same that ``name_warning`` names

@@ -216,8 +216,8 @@ def _authors(repo: Repo, memories: list[str]) -> str:
     as the import's lines show an author (``outcomes._whose``: the name inert and bounded, the
     short actor ID beside it, since a name is its author's own choice); "" when the state as last
     verified cannot say (no verification in a hook)."""
-    from ..core.gostr import bounded, short_id
-    from ..core.log import shown_name
+    from ..core.gostr import short_id
+    from ..core.hints import author_name
     from ..errors import HnError
     from ..store.statedb import sqlite3
     from ..store.stateview import last_verified
@@ -229,8 +229,8 @@ def _authors(repo: Repo, memories: list[str]) -> str:
             found = {i: (m.envelope.actor_name, m.envelope.actor) for i, m in loaded.items()}
     except (HnError, OSError, sqlite3.Error):
         return ""
-    shown = list(dict.fromkeys(f'"{bounded(shown_name(found[m][0]), 64)}" ({short_id(found[m][1])})'
-                               for m in want if m in found))
+    shown = list(dict.fromkeys(f"{author_name(found[m][0])} ({short_id(found[m][1])})"  # (quoted one way: a
+                               for m in want if m in found))  # name's own quotes posed as a second author)
     if not shown:
         return ""
     rest = len(shown) - NAMES_SHOWN

@@ -460,12 +460,14 @@ class SyncResult:
     def _whose(o: Outcome) -> str:
         """`, and memory M of NAME (actor) is anchored on it`: who can bring the commit back (a team
         trial: the line named only the commit, and the reader could not tell whose clone has it)."""
-        from ...core.gostr import bounded, short_id
+        from ...core.gostr import short_id
+        from ...core.hints import author_name
 
         owner = o.fields.get("ownerMemoryId") or ""
         names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner] or \
             [m.envelope.actor_name for m in o.memories[:1]]
-        who = f'"{bounded(names[0], 64)}" ({short_id(o.actor)})' if names and names[0] else short_id(o.actor)
+        # (author text, quoted one way: raw, a name's own quotes posed as a second author with a fake ID)
+        who = f"{author_name(names[0])} ({short_id(o.actor)})" if names and names[0] else short_id(o.actor)
         return f", and memory {short_id(owner)} of {who} is anchored on it" if owner and o.actor else ""
 
     def _rebased_line(self, r) -> str:
