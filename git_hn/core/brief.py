@@ -534,6 +534,11 @@ def _section_markdown(name: str) -> bytes:
 UNTRUSTED_LINE = ("Memories the trust policy does not qualify are left out: --include-untrusted (MCP: "
                   "includeUntrusted true) shows them; ")
 TRUST = "git hn policy trust qualifies their authors or kinds"
+# to a reader known not to be a maintainer of the policy at HEAD (``policy_edit.not_maintainer``):
+# what a maintainer runs, as every other trust hint says it (``hints.MAINTAINER_RUNS``; a review:
+# the Markdown brief alone told a non-maintainer to run policy trust, which it cannot commit)
+TRUST_BY_MAINTAINER = ("to qualify their authors or kinds, a maintainer runs git hn policy trust ACTOR|--kind KIND "
+                       "and commits .hn/policy.json")
 NO_POLICY = "there is no policy at this commit: git hn policy init writes one, to commit"
 # (a trial: after policy init, not committed, "policy init writes one" was said of a file that
 # exists, and init refuses it) by what the working tree holds (``policy_edit.working_policy``)
@@ -548,7 +553,9 @@ NO_POLICY_HERE = {
 # to trust them (a trial: README promises none), only kinds when some are left out for their kind
 REVOKED = {"all": "the policy no longer trusts their authors",
            "kinds": ("git hn policy trust --kind KIND qualifies those of trusted authors; the policy no longer "
-                     "trusts the other authors")}
+                     "trusts the other authors"),
+           "kinds-by-maintainer": ("to qualify those of trusted authors, a maintainer runs git hn policy trust --kind "
+                                   "KIND and commits .hn/policy.json; the policy no longer trusts the other authors")}
 
 
 LEFT_LINE = "Left out to stay within the byte bound (git hn memory show ID prints one; a larger --max-bytes keeps more):"

@@ -244,7 +244,9 @@ def trust_advice(repo: Repo, at: str, top: dict, left_out: dict | None, fmt: str
     at ``at``, by what the working tree holds (a trial: "policy init writes one" of a file init
     refuses); when the policy no longer trusts any author of those left out as
     ``actor-untrusted`` (``service.revoked``, whose answer goes to ``left_out["revoked"]`` for the
-    CLI's hint: one lookup), no offer to trust them. Asked only when memories were left out."""
+    CLI's hint: one lookup), no offer to trust them; to a reader known not to be a maintainer of
+    the policy (``policy_edit.not_maintainer``), what a maintainer runs, as the CLI's and the MCP
+    tools' hints say. Asked only when memories were left out."""
     if fmt != "markdown" or not top["excludedUntrusted"]:
         return ""
     from ..core.policy import MISSING_DIGEST
@@ -253,15 +255,20 @@ def trust_advice(repo: Repo, at: str, top: dict, left_out: dict | None, fmt: str
         from .policy_edit import working_policy
 
         return core.NO_POLICY_HERE.get(working_policy(repo), "")
-    authors = (left_out or {}).get("authors")
-    if not authors:
-        return ""
-    from .revoked import among
+    from .policy_edit import not_maintainer
 
-    _revoked, every = left_out["revoked"] = among(repo, at, authors)
+    outsider = not_maintainer(repo)
+    authors = (left_out or {}).get("authors")
+    every = False
+    if authors:
+        from .revoked import among
+
+        _revoked, every = left_out["revoked"] = among(repo, at, authors)
     if not every:
-        return ""
-    return core.REVOKED["all" if sum(authors.values()) >= top["excludedUntrusted"] else "kinds"]
+        return core.TRUST_BY_MAINTAINER if outsider else ""
+    if sum(authors.values()) >= top["excludedUntrusted"]:
+        return core.REVOKED["all"]
+    return core.REVOKED["kinds-by-maintainer" if outsider else "kinds"]
 
 
 def left_behind_count(repo: Repo, away: dict[str, int]) -> int:

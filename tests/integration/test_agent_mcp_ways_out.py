@@ -144,3 +144,27 @@ def test_an_mcp_trust_hint_tells_a_non_maintainer_what_a_maintainer_runs(inited)
     for result in run(inited, body):
         hint = document(result)["hint"]
         assert f"to trust its author, {runs}" in hint and "or trust its author with" not in hint, hint
+
+
+def test_the_markdown_brief_tells_a_non_maintainer_what_a_maintainer_runs(inited):
+    """A review (S73) of a67633f: ``memory brief`` and the ``hn://brief`` resource still told a
+    reader who is not a maintainer of the policy ``git hn policy trust qualifies their authors or
+    kinds``, while ``--json`` and the MCP tools' hints say what a maintainer runs. A maintainer
+    reading it is still offered the command itself."""
+    alice = actor(inited)
+    bob = second_identity(inited, name="Bob")
+    commit_policy(inited, policy([alice], ["decision"], alice))
+    switch(inited, bob)
+    record(inited, content="bob decides")
+    told = ("shows them; to qualify their authors or kinds, a maintainer runs git hn policy trust ACTOR|--kind KIND "
+            "and commits .hn/policy.json\n")
+    r = hn(inited, "memory", "brief")
+    assert r.code == 0 and "excluded untrusted: 1\n" in r.out and told in r.out, r.out
+
+    async def body(client):
+        return await client.read_resource("hn://brief")
+
+    assert told in run(inited, body).contents[0].text
+    switch(inited, alice)
+    r = hn(inited, "memory", "brief")
+    assert "shows them; git hn policy trust qualifies their authors or kinds\n" in r.out, r.out
