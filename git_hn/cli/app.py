@@ -548,7 +548,9 @@ def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", sho
     memory of its stream. This rebuilds them as git commit --amend and git rebase do through the
     post-rewrite hook: anchors and git: evidence naming OLD name NEW (anchored paths are read again
     at NEW), and each rebuilt memory, and every later one of its stream, is signed again under a
-    new ID. Published memories are never rewritten.
+    new ID. Published memories are never rewritten. NEW is a commit a branch, a tag, a
+    remote-tracking ref or HEAD holds; one only a detached HEAD holds is taken, and its memories
+    wait until a branch that contains it is pushed (a hint says so).
 
     With --drop (a commit dropped in git rebase -i, whose note nobody wants), your unpublished
     memories that name OLD are discarded instead, and the later ones of their streams are signed

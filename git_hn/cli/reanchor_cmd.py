@@ -28,6 +28,8 @@ def reanchor_command(words: list[str], as_json: bool, drop: bool = False) -> int
         render.lines(_capitalised(reanchor.result_lines(result)))
     advice.signed_notes([(path, f"memory {mid} names --path {one_line(path)}, which is not in commit "
                                 f"{result.new}; it is recorded as absent") for mid, path in result.absent])
+    if result.detached:
+        render.hint(reanchor.detached_hint(result))
     return 0
 
 

@@ -28,6 +28,7 @@ class Reanchored(NamedTuple):
     new: str  # the commit they name now
     streams: list  # store.reanchor.Rewritten, one per stream rebuilt
     absent: tuple = ()  # (memory ID, path): anchored paths NEW does not have (recorded as absent)
+    detached: bool = False  # NEW is held only by a detached HEAD (``detached_hint``)
 
 
 def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
@@ -37,18 +38,38 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
     old_commit, new_commit = _old_commit(repo, old), repo.resolve_commit(new)
     if old_commit == new_commit:
         raise InputError(f"{old} and {new} are the same commit {old_commit}: nothing to move")
-    from .replication.gate import discarded
-
-    if discarded(repo, {new_commit}):
-        raise InputError(f"commit {new_commit} is on no branch, tag or remote-tracking ref here either, so "
-                         "no push would carry it: name a commit on a branch you push")
+    detached = _held_by_head_only(repo, new_commit)
     done = rewrite(repo, ident, {old_commit: new_commit}, cause="reanchor")
     if done and not any(r.memories for r in done):  # (only memories that must stay)
         raise InputError(stream_line(done[0], ""))
     if not done:
         raise InputError(f"no unpublished memory of yours names commit {old_commit} (a published memory "
                          "is never rewritten: correct one with git hn memory supersede --at)" + _stopped_hint(repo))
-    return Reanchored(old_commit, new_commit, done, tuple(_absent_at(repo, done, new_commit)))
+    return Reanchored(old_commit, new_commit, done, tuple(_absent_at(repo, done, new_commit)), detached)
+
+
+def _held_by_head_only(repo: Repo, new: str) -> bool:
+    """Whether only HEAD (detached) holds ``new``, not a branch, tag or remote-tracking ref;
+    refused when nothing does. HEAD counts, as it does for ``--drop``'s check and for ``record
+    --at`` (a review: README said "a branch, tag or remote-tracking ref" while a detached HEAD's
+    commit was taken): its memories wait, as any unpushed anchor's, until a branch that contains
+    it is pushed (``detached_hint`` says so). One ``rev-list``; one more only for a commit no
+    ref holds."""
+    from .replication.gate import discarded
+
+    if not discarded(repo, {new}, head=False):
+        return False
+    if discarded(repo, {new}):
+        raise InputError(f"commit {new} is on no branch, tag or remote-tracking ref here either, nor HEAD, so "
+                         "no push would carry it: name a commit on a branch you push")
+    return True
+
+
+def detached_hint(result: Reanchored) -> str:
+    """After a move to a commit only a detached HEAD holds: what publishes its memories."""
+    return (f"commit {result.new[:12]} is on no branch (only the detached HEAD holds it): the memories moved to it "
+            "are published once a branch that contains it is pushed (git switch -c BRANCH, then git push REMOTE "
+            "BRANCH), and are left behind again if HEAD moves off it first")
 
 
 def _stopped_hint(repo: Repo) -> str:

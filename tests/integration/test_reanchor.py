@@ -114,6 +114,29 @@ def test_an_anchor_on_a_branch_or_at_head_waits_for_a_push(tmp_path):
     assert ref == hn(a, "sync", "--json").json()["heldBack"][0]["ref"]
 
 
+def test_reanchor_to_a_commit_only_a_detached_head_holds_says_what_publishes_it(tmp_path):
+    """A review (S73): README said NEW is "a commit on a branch, tag or remote-tracking ref", yet
+    a commit only a detached HEAD holds was taken without a word (HEAD counts, as for ``--drop``
+    and ``record --at``). It is still taken, and the hint says its memories wait until a branch
+    that contains it is pushed; the sync then publishes them."""
+    _remote, (a,) = shared_remote(tmp_path, "Alice")
+    old = _commit(a, "a")
+    mem = _record(a, "made at a commit reset away")
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    git(a, "checkout", "-q", "--detach")
+    new = _commit(a, "b")
+    r = hn(a, "memory", "reanchor", old, "HEAD")
+    assert r.code == 0 and r.out.startswith("Re-anchored 1 unpublished memory"), r.err
+    assert r.err == (f"git-hn: hint: commit {new[:12]} is on no branch (only the detached HEAD holds it): the "
+                     "memories moved to it are published once a branch that contains it is pushed (git switch -c "
+                     "BRANCH, then git push REMOTE BRANCH), and are left behind again if HEAD moves off it first\n")
+    git(a, "switch", "-q", "-c", "b")
+    git(a, "push", "-q", "origin", "b")
+    assert hn(a, "sync").code == 0
+    ref = f"refs/hn/memory/{mem['actor']}/{mem['stream'][7:]}"
+    assert git(_remote, "rev-parse", ref) == git(a, "rev-parse", ref)
+
+
 def test_reanchor_warns_of_an_anchored_path_the_new_commit_lacks(tmp_path):
     _remote, (a,) = shared_remote(tmp_path, "Alice")
     (a / "p.txt").write_text("p\n")
@@ -197,7 +220,8 @@ def test_reanchor_refusals_change_nothing(tmp_path, case):
         "unknown": (("HEAD", "no-such-branch"), "git-hn: revision no-such-branch is not a commit\n"),
         "words": ((head,), "git-hn: missing NEW; usage: git hn memory reanchor OLD NEW|--drop [--json]\n"),
         "nowhere": (("HEAD", gone), f"git-hn: commit {gone} is on no branch, tag or remote-tracking ref here "
-                                    "either, so no push would carry it: name a commit on a branch you push\n"),
+                                    "either, nor HEAD, so no push would carry it: name a commit on a branch you "
+                                    "push\n"),
         "identity": ((head, later), None),
     }[case]
     if case == "identity":

@@ -357,15 +357,16 @@ def _escaped(name: str) -> str:
 ALL_REFS = ("--branches", "--tags", "--remotes")  # (``discarded``'s refs: every branch, tag and tracking ref)
 
 
-def discarded(repo: Repo, anchors: set[str], refs: tuple[str, ...] = ALL_REFS) -> set[str]:
+def discarded(repo: Repo, anchors: set[str], refs: tuple[str, ...] = ALL_REFS, head: bool = True) -> set[str]:
     """The ``anchors`` that no push of this repository's history can carry: commits that no
     branch, tag or remote-tracking ref contains, nor HEAD (or that are not here at all). One
     ``rev-list`` for all of them; none is named when Git cannot answer (the caller only warns).
     ``refs``: the ``rev-list`` options naming the refs that count (``held.off_branches``: without
-    git-hn's keep branches)."""
+    git-hn's keep branches); ``head`` false: HEAD does not count (``reanchor``: whether only a
+    detached HEAD holds one)."""
     if not anchors:
         return set()
-    head = repo.head_commit()
+    head = repo.head_commit() if head else ""
     found = _beyond(repo, anchors, ["--not", *refs], [head] if head else [])
     return found[0] if found[1] is None else found[0] | found[1]
 
