@@ -354,6 +354,8 @@ def dispatch(argv: list[str]) -> int:
         argv = argv[1:]
     if argv[:1] == ["help"] and argv[1:2] and not argv[1].startswith("-"):
         argv = [*argv[1:], "--help"]  # ``git hn help memory``: as ``git hn memory -h`` (it printed the summary)
+        if argv[:2] == ["hooks", "run"]:  # (``help hooks run pre-push``: that help, never the hook; a review
+            argv = ["hooks", "run", "--help"]  # found it ran the hook, which read stdin first)
     if not argv or argv[0] in ("help", *HELP):  # (fitted to a narrower terminal: a newcomer trial's 60 columns)
         sys.stdout.write(_fitted(SUMMARY, render.terminal_width(sys.stdout)) if render.on_terminal() else SUMMARY)
         return 0
@@ -373,7 +375,9 @@ def dispatch(argv: list[str]) -> int:
                          f"git-hn {VERSION}\n")
         return 0
     if cmd == "hooks" and argv[1:2] == ["run"]:
-        if argv[2:3] in (["-h"], ["--help"]):
+        # ``hooks run HOOK -h`` too: Git never calls a hook so (pre-push gets a remote and a URL,
+        # the others a word of their own), and a help must not wait for stdin (a review)
+        if argv[2:3] in (["-h"], ["--help"]) or argv[3:] in (["-h"], ["--help"]):
             from .app import run_app  # (laid out as every command's -h, as git-hn-hooks(1) says it)
 
             return run_app(["hooks", "run", "--help"])

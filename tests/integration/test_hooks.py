@@ -2093,6 +2093,28 @@ def test_hooks_run_says_its_own_usage(tmp_path):
                                                  "manage them)\n")
 
 
+def test_help_of_a_hook_run_prints_it_and_never_reads_stdin(tmp_path):
+    """A review (S73): ``git hn help hooks run pre-push`` and ``git hn hooks run pre-push -h`` ran
+    the hook, which read the standard input first (at a terminal they waited; with </dev/null they
+    printed nothing). They print ``hooks run``'s help; here the input is a pipe nobody closes, so
+    a read would hang. Git never calls a hook with -h alone (pre-push gets a remote and a URL)."""
+    import sys
+
+    repo = make_repo(tmp_path / "r")
+    help_text = hn(repo, "hooks", "run", "-h").out
+    for words in (["help", "hooks", "run", "pre-push"], ["help", "hooks", "run", "post-rewrite", "amend"],
+                  ["hooks", "run", "pre-push", "-h"], ["hooks", "run", "reference-transaction", "--help"]):
+        reader, writer = os.pipe()
+        try:
+            proc = subprocess.run([sys.executable, "-c", "import sys; from git_hn.cli.main import main; "
+                                   "sys.exit(main(sys.argv[1:]))", *words], cwd=repo, stdin=reader,
+                                  capture_output=True, text=True, timeout=20)
+        finally:
+            os.close(reader)
+            os.close(writer)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, help_text, ""), words
+
+
 @pytest.mark.parametrize("hook", ["pre-push", "post-rewrite"])
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"])
 def test_a_hook_killed_by_a_signal_leaves_no_temporary_file(clones, tmp_path, hook, sig):
@@ -2204,7 +2226,7 @@ def test_a_fetch_never_waits_for_the_memory_state_another_git_hn_holds(clones):
     _push(a)
     holder = _state_lock_held(b)
     try:
-        fetch = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True, timeout=60)
+        fetch = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True, timeout=20)
     finally:
         holder.stdin.close()
         holder.wait()
@@ -2237,7 +2259,7 @@ def test_a_fetch_never_waits_for_the_state_a_read_holds_and_the_state_then_catch
     holder = _state_lock_held(b, "LOCK_SH")
     try:
         started = time.monotonic()
-        fetch = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True, timeout=60)
+        fetch = subprocess.run(["git", "fetch"], cwd=b, capture_output=True, text=True, timeout=20)
         took = time.monotonic() - started
     finally:
         holder.stdin.close()
