@@ -5,9 +5,16 @@ _git_hn_words() {
         "") words="init identity memory policy replication sync hooks mcp setup demo version help" ;;
         "demo") words="" ;;
         "help") words="init identity memory policy replication sync hooks mcp setup demo version" ;;
+        "help hooks") words="install uninstall status run" ;;
+        "help hooks run") words="pre-push reference-transaction post-rewrite" ;;
+        "help identity") words="show list public export import use remove" ;;
+        "help memory") words="record handoff supersede retract challenge recall show brief digest log export import reanchor view index" ;;
+        "help memory index") words="rebuild verify" ;;
+        "help policy") words="show init trust untrust" ;;
+        "help replication") words="select show forget-anchors" ;;
         "hooks") words="install uninstall status run" ;;
         "hooks install") words="--global" ;;
-        "hooks run") words="" ;;
+        "hooks run") words="pre-push reference-transaction post-rewrite" ;;
         "hooks status") words="--global" ;;
         "hooks uninstall") words="--global" ;;
         "identity") words="show list public export import use remove" ;;

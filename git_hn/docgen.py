@@ -167,10 +167,19 @@ def completion_words() -> dict[str, list[str]]:
             if path[i] not in words[" ".join(path[:i])]:
                 words[" ".join(path[:i])].append(path[i])
         words[" ".join(path)] = [n.split(", ")[0] for n, _m, _h in options(cmd)]
-    # ``git hn help [COMMAND]`` (main.dispatch, outside typer): that command's -h
+    # ``git hn hooks run HOOK``: the hook names (its operand; what the wrappers run)
+    from .service.hook_location import HOOKS
+
+    if "hooks run" in words:
+        words["hooks run"] = [*HOOKS, *words["hooks run"]]
+    # ``git hn help [COMMAND]`` (main.dispatch, outside typer): that command's -h; after a group,
+    # its subcommands (a review: nothing was offered after ``help memory``)
+    for path, following in list(words.items()):
+        if path:
+            words["help " + path] = [w for w in following if not w.startswith("-")]
     words["help"] = list(words[""])
     words[""].append("help")
-    return words
+    return {path: following for path, following in words.items() if following or not path.startswith("help ")}
 
 
 def completion_values() -> dict[str, list[str]]:

@@ -56,6 +56,7 @@ git hn replication select|show [REMOTE] ...
 git hn replication forget-anchors REMOTE [COMMIT]... [--dry-run] [--json]
 git hn sync [REMOTE] [--recover-shallow] [--rebase] [--json]
 git hn hooks install|uninstall|status [--global]
+git hn hooks run pre-push|post-rewrite|reference-transaction [ARGS]...
 git hn mcp [--allow-write] [--repo PATH]
 git hn setup claude|codex|cursor|agents-md [--remove] [--print]
 git hn demo

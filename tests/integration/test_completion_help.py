@@ -341,6 +341,22 @@ def test_bash_standalone_completes_words_with_their_space(memories, tmp_path):
         term.close()
 
 
+def test_hooks_run_is_in_the_summary_and_completion_follows_help_and_hooks_run(tmp_path):
+    """A review (S73): ``git hn -h`` listed only ``hooks install|uninstall|status``, and
+    completion offered nothing after ``help GROUP`` nor after ``hooks run``."""
+    assert "\ngit hn hooks run pre-push|post-rewrite|reference-transaction [ARGS]...\n" in hn(tmp_path, "-h").out
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    term = bash(repo, tmp_path)
+    try:
+        assert term.line_after("git-hn help memory reco\t") == "git-hn help memory record "
+        assert term.line_after("git-hn help hooks ru\t") == "git-hn help hooks run "
+        assert term.line_after("git-hn hooks run pre-\t") == "git-hn hooks run pre-push "
+        assert term.line_after("git-hn hooks run post-\t") == "git-hn hooks run post-rewrite "
+    finally:
+        term.close()
+
+
 def test_bash_completion_prints_nothing_outside_a_repository(tmp_path):
     outside = tmp_path / "plain"
     outside.mkdir()
