@@ -838,7 +838,8 @@ def test_pre_commit_installed_again_over_its_chained_hook_never_fails_the_push(t
     r = hn(a, "hooks", repair)
     assert r.code == 0, r.err
     if repair == "install":  # (pre-commit's hook chained, the wrapper back in its place: its checks first)
-        assert r.out.splitlines()[0] == "pre-push: installed (chains hn-chained/pre-push)"
+        assert r.out.splitlines()[0] == ("pre-push: installed (chains hn-chained/pre-push), its wrapper updated "
+                                         "from an earlier git-hn's")
         assert not (hooks / "pre-push.legacy").exists()
     else:
         assert not (hooks / "hn-chained").exists()
