@@ -45,7 +45,7 @@ from ..store.repo import Repo
 POLICY_PATH = ".hn/policy.json"  # the committed policy (CONTRACT §6.1)
 NAMED = 3  # actors and kinds a hint names; the rest are counted
 NAME_BYTES = 64  # of an author name, as the failed-imports hint bounds it
-SUBJECT_BYTES = 72  # of the reference commit's subject
+SUBJECT_SHOWN = 72  # characters of the reference commit's subject (``hints.quoted_text``)
 # a remote's default branch as this clone tracks it: the target of its HEAD, else its main, else
 # its master (``replication.atrisk``'s rule: a clone made by ``git init`` and ``git remote add``
 # has no ``refs/remotes/origin/HEAD``, and its upstream may be the very branch in question)
@@ -121,7 +121,7 @@ def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[s
     only when it is a plain word, else its commit (a remote's ``$(…)`` branch never reaches a
     shell)."""
     from ..core.gostr import bounded, short_id
-    from ..core.hints import code_word, plain_word
+    from ..core.hints import code_word, plain_word, quoted_text
     from ..core.log import shown_name
 
     def who(actor: str) -> str:
@@ -137,7 +137,9 @@ def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[s
     rev_there = place if plain_word(place) else ref.commit[:12]
     place = code_word(bounded(_short_ref(ref.name), 120)) if markdown else place
     if changed is not None:
-        where = f'{place} ({changed[0][:12]}: "{bounded(shown_name(changed[1]), SUBJECT_BYTES)}")'
+        # (as ``hints.since`` quotes one: its own quotes escaped; an agent trial's subject closed the
+        # quotes early and spoke as a "SYSTEM NOTE" inside MCP's ``hint``: *prompt injection*)
+        where = f"{place} ({changed[0][:12]}: {quoted_text(changed[1], SUBJECT_SHOWN)})"
     else:
         where = f"{place} ({ref.commit[:12]})"
     whose = ("their memories" if not kinds else "such memories" if actors
