@@ -20,93 +20,11 @@ decided by the caller (``mcp_server.call``), before any of this.
 
 from __future__ import annotations
 
-import json
-import re
-
 from ..core.limits import HANDOFF_LISTS, LIMITS, WARNING
 from ..errors import InputError
-
-
-def _request_bytes(arguments) -> bytes:
-    # ASCII with \u escapes: the strict reader then sees exactly what a client sent, lone
-    # surrogates included, and refuses what --input would refuse
-    try:
-        return json.dumps(arguments, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
-    except ValueError:  # a number too large for a float (1e400) the client's JSON became inf:
-        pass            # written back as such a number, the strict reader words it as --input does
-    text = json.dumps(arguments, ensure_ascii=True, separators=(",", ":"), allow_nan=True)
-    return re.sub(r'(?<=[:\[,])(-?)Infinity(?=[,\]}])', r"\g<1>1e400", text).encode("ascii")
-
-
-def _jtype(v) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    return "null" if v is None else "object"
-
-
-def _object(arguments, prefix: str) -> dict:
-    if not isinstance(arguments, dict):
-        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(arguments)} into request")
-    return arguments
-
-
-def _bind(arguments, prefix: str, fields: dict[str, str]) -> dict:
-    """Strict binding of a flat argument object: the strict reader first (so what ``--input``
-    refuses is refused), then known keys only, each of its declared type (``string``,
-    ``strings``, ``bool``; ``any`` is checked by the caller). A null value counts as absent."""
-    from ..core.gostr import quoted
-    from ..core.strictjson import JsonFloat, read_document
-
-    doc = _object(read_document(_request_bytes(arguments), prefix=prefix, max_bytes=LIMITS.max_request,
-                                error=InputError), prefix)
-    out = {}
-    for key, value in doc.items():
-        kind = fields.get(key)
-        if kind is None:
-            from ..core.secretlint import shown_key
-            from .requests import unknown_key_hint
-
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{shown_key(key, quoted)}"'
-                             f'{unknown_key_hint(key, fields)}')
-        if value is None:
-            continue
-        ok = {"string": lambda v: isinstance(v, str) and not isinstance(v, JsonFloat),
-              "strings": lambda v: isinstance(v, list) and all(
-                  isinstance(x, str) and not isinstance(x, JsonFloat) for x in v),
-              "bool": lambda v: isinstance(v, bool), "any": lambda v: True}[kind](value)
-        if not ok:
-            from ..core.hints import append, field_type
-
-            go = {"string": "string", "strings": "[]string", "bool": "bool"}[kind]
-            raise InputError(append(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(value)} into field "
-                                    f"{key} of type {go}", field_type(key, go)))
-        out[key] = value
-    return out
-
-
-def _version(doc: dict, what: str) -> None:
-    """``version`` may be left out (it means 0); given, it must be the integer 0."""
-    from ..core.strictjson import JsonFloat
-
-    version = doc.get("version", 0)
-    if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
-            or version != 0:
-        raise InputError(f"{what} input field version must be integer 0")
-
-
-def _commit(repo, rev: str) -> str:
-    """``atCommit``: any revision, resolved as the CLI resolves ``--at`` (CONTRACT §10.0)."""
-    from ..core.gostr import quoted
-
-    if "\x00" in rev:  # not expressible as an argv element: no revision of Git has one
-        raise InputError(f"revision {quoted(rev)} is not a commit")
-    return repo.resolve_commit(rev or "HEAD")
+from .mcp_args import (allow as _allow, bind as _bind, commit as _commit, jtype as _jtype, as_object as _object,
+                       positive as _positive, request_bytes as _request_bytes, sentences as _sentences,
+                       version as _version)
 
 
 # -- read tools ---------------------------------------------------------------------------------
@@ -245,29 +163,7 @@ def _drift(repo, at: str, doc: dict) -> str:
     return hint(repo, at, shown_trusted(doc))
 
 
-def _sentences(*texts: str) -> str:
-    """Hints, each worded for a line of its own (as the CLI prints them), as one ``hint``: each a
-    sentence (a capital first, a full stop last), joined with a space. An agent trial: joined
-    bare, "…then git hn sync This clone holds no memory…" ran together."""
-    out = []
-    for text in texts:
-        text = text.strip()
-        if text:
-            out.append(text[:1].upper() + text[1:] + ("" if text[-1] in ".?!" else "."))
-    return " ".join(out)
-
-
 DIGEST_MAX_BYTES = 65_536  # an agent's context is not a month of full handoffs
-
-
-def _positive(bound, tool: str) -> int:
-    from ..core.strictjson import JsonFloat
-
-    if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
-        raise InputError(f"{tool} input field maxBytes must be an integer")
-    if bound <= 0:
-        raise InputError(f"{tool} bound must be positive")
-    return bound
 
 
 def _digest(repo, arguments) -> dict:
@@ -395,15 +291,6 @@ def _from_start(repo, req, start: str) -> str:
 
 
 # -- write tools --------------------------------------------------------------------------------
-
-
-def _allow(value, prefix: str) -> bool:
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise InputError(f"{prefix}invalid JSON: json: cannot unmarshal {_jtype(value)} into "
-                         "field request.allowSecretShaped of type bool")
-    return value
 
 
 def _record_request(repo, args: dict, *, handoff: bool, start: str = "", typed=None):
