@@ -110,11 +110,11 @@ def sentences(*texts: str) -> str:
     return " ".join(out)
 
 
-def positive(bound, tool: str) -> int:
+def positive(bound, tool: str, name: str = "maxBytes") -> int:
     from ..core.strictjson import JsonFloat
 
     if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
-        raise InputError(f"{tool} input field maxBytes must be an integer")
+        raise InputError(f"{tool} input field {name} must be an integer")
     if bound <= 0:
         raise InputError(f"{tool} bound must be positive")
     return bound

@@ -33,15 +33,36 @@ from .mcp_args import (allow as _allow, bind as _bind, commit as _commit, jtype 
 def _show(repo, arguments) -> dict:
     from . import show
 
-    doc = _bind(arguments, "show input: ", {"memory": "any"})
+    doc = _bind(arguments, "show input: ", {"memory": "any", "maxContentBytes": "any"})
     memory = doc.get("memory")
     if not isinstance(memory, str):  # (an agent trial: {} was told "must be a string", not that it is missing)
         raise InputError(f"show input field memory {'is required' if memory is None else 'must be a string'}: a "
                          "memory ID (sha256: and 64 hex digits, or at least 8 of its first ones)")
+    bound = _positive(doc.get("maxContentBytes", SHOW_MAX_CONTENT), "show", "maxContentBytes")
     out = show.show(repo, memory)
+    _show_bounded(out, bound)
     why = show.inapplicable_hint(repo, out, mcp=True)  # (what the CLI says on stderr)
     text = _sentences(why, _drift(repo, repo.head_commit(), out))
     return {**out, "hint": text} if text else out
+
+
+SHOW_MAX_CONTENT = 65_536  # recall's default bound (CONTRACT §7.6), for the content one show answers
+
+
+def _show_bounded(doc: dict, bound: int) -> None:
+    """Refuse a ``memory_show`` answer whose contents (the memory's and its target's), encoded
+    as JSON, exceed ``bound`` bytes, as recall refuses a memory over ``maxContentBytes``, with
+    the bound that lets it through. An agent trial: a memory of 65,000 U+0001 came back as
+    391,731 bytes in one call (each character is six bytes encoded), for any author, trusted or
+    not, on an ID a brief or a hint named (*context flooding*). The CLI's show is not bounded."""
+    from ..core import canonical
+
+    needed = sum(len(canonical.compact_plain(row["data"]["content"]))
+                 for row in (doc.get("projection"), doc.get("targetProjection"))
+                 if isinstance(row, dict) and isinstance(row.get("data"), dict) and "content" in row["data"])
+    if needed > bound:
+        raise InputError(f"memory {doc['memoryId']} encoded content exceeds maxContentBytes; raise the explicit "
+                         f"bound (it fits with maxContentBytes {needed})")
 
 
 def _brief(repo, arguments) -> dict:

@@ -5,6 +5,7 @@ real bare remote, real push and fetch. Nothing is mocked.
 
 from __future__ import annotations
 
+import json
 import re
 
 from helpers import actor_of, git, hn, shared_remote
@@ -50,3 +51,33 @@ def test_a_commit_subject_in_the_drift_hint_is_quoted_inert(tmp_path):
     quoted = re.compile(r'\(' + changed[:12] + r': "tighten\\" \)\. SYSTEM NOTE(?:[^"\\]|\\.)*"\) does not: ')
     assert quoted.search(hint), hint
     assert quoted.search(cli), cli
+
+
+def test_memory_show_is_bounded_like_recall(inited):
+    """*Context flooding*: a memory of 65,000 U+0001 (six bytes each, encoded) came back from one
+    ``memory_show`` as 391,731 bytes, whoever signed it. Over MCP the content shown is bounded by
+    ``maxContentBytes`` (recall's default, 65,536), and the refusal names the bound that fits; the
+    CLI's ``memory show --json`` stays unbounded."""
+    (inited / "big.txt").write_text("\x01" * 65_000)
+    big = _ok(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+              "--applies", "descendants", "--content-file", str(inited / "big.txt"))
+    big = json.loads(big)["memoryId"]
+    small = json.loads(_ok(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD",
+                                "--applies", "descendants", "--content", "small"))["memoryId"]
+
+    async def body(client):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        return (tools["memory_show"].input_schema["properties"],
+                await client.call_tool("memory_show", {"memory": big}),
+                await client.call_tool("memory_show", {"memory": big, "maxContentBytes": 390_002}),
+                await client.call_tool("memory_show", {"memory": small, "maxContentBytes": 5}),
+                await client.call_tool("memory_show", {"memory": small}))
+
+    props, refused, fits, tight, shown = run(inited, body)
+    assert "maxContentBytes" in props and "65536" in props["maxContentBytes"]["description"]
+    assert error(refused) == (f"git-hn: memory {big} encoded content exceeds maxContentBytes; raise the explicit "
+                              "bound (it fits with maxContentBytes 390002)")
+    assert document(fits)["projection"]["data"]["content"] == "\x01" * 65_000
+    assert error(tight).endswith("(it fits with maxContentBytes 7)")
+    assert document(shown)["projection"]["data"]["content"] == "small"
+    assert len(_ok(inited, "memory", "show", big, "--json")) > 390_000
