@@ -258,6 +258,15 @@ NEW_IDENTITY = ("make a new identity as README's \"Lost or compromised key\" sho
                 "repository, git hn identity export there, git hn identity import FILE --activate here)")
 
 
+def new_identity(mcp: bool = False) -> str:
+    """``NEW_IDENTITY``; ``mcp``: said to an agent with MCP tools only, which no tool does it for
+    (an agent trial: its record's hint said its key was no longer trusted, and not what to do)."""
+    if mcp:
+        return ("a new identity is needed, which a person makes with commands (no MCP tool does): " +
+                NEW_IDENTITY[len("make a new identity "):])
+    return NEW_IDENTITY
+
+
 def since(commit: str, subject: str) -> str:
     """``since eab6a286c06e "Revoke Bob's key"``: the commit that removed an actor from the policy,
     and its subject, author text, as ``quoted_text`` shows it (a review: ``Revert "trust

@@ -417,7 +417,7 @@ def _written(repo, result, absent: list, content: str = "", stream: str | None =
         doc["contentWarning"] = recall_bound_note(size, "maxContentBytes")
     from .unpushed import waits_hint
 
-    hidden = memory.hidden_hint(repo, result, see="includeUntrusted: true")
+    hidden = memory.hidden_hint(repo, result, see="includeUntrusted: true", mcp=True)
     started = memory.new_stream_hint(result, given="stream", repo=repo, stream=stream)
     unpushed: list[str] = []  # (git: evidence commits on no branch of the remote: the CLI warns)
     waits = waits_hint(repo, result, evidence=unpushed)

@@ -300,14 +300,17 @@ def new_stream_hint(result, given: str = "--stream", repo: Repo | None = None,
             f"{without}, is {default_stream(env.actor)}")
 
 
-def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") -> str | None:
+def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted", mcp: bool = False) -> str | None:
     """After a record, handoff or supersede was signed: one line when the trust policy at HEAD
     (the commit the next recall and brief read by default; the anchor while HEAD is unborn) does
     not qualify it, so its author learns now, not from an empty brief, that it is hidden and what
     a maintainer runs to trust it (for an actor the policy no longer trusts, since which commit,
     and nothing to run: ``service.revoked``). ``see``: how the reader shows it anyway (an option, or an MCP
     argument). A retraction or challenge takes effect whatever its author's trust (§5.3), so it
-    gets none. One policy read (the blob at HEAD), no verification."""
+    gets none. One policy read (the blob at HEAD), no verification. When the policy at HEAD
+    qualifies it and the reference branch's does not (``service.policy_drift``: an agent trial
+    signed on after a fetch brought its key's revocation, with no word, while its reads said so),
+    the drift line. ``mcp``: in the MCP tools' words."""
     from ..core.hints import MAINTAINER_RUNS
     from ..core.projection import trust
     from ..store.resolver import Resolver, load_policy
@@ -322,7 +325,9 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
         return None  # (an invalid committed policy: every read at HEAD says so, with its fix)
     cls = trust(env.actor, env.record.kind, memory)
     if cls == "qualified":
-        return None
+        from .policy_drift import hint
+
+        return hint(repo, commit, {(env.actor, env.record.kind)}) or None
     actor = env.actor  # (in full: a prefix names only an actor whose memory the maintainer has fetched)
     # (a replay signs nothing: "Replayed: … nothing appended" was followed by "memory signed, but …", a trial)
     signed = "memory already signed (replayed)" if getattr(result, "replayed", False) else "memory signed"
@@ -345,10 +350,11 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted") 
 
         gone = revocations(repo, commit, [actor]).get(actor)
         if gone is not None:  # (a team trial: a revoked key's holder was told what a maintainer runs to trust it)
-            from ..core.hints import since
+            from ..core.hints import new_identity, since
 
             return (f"{signed}, but recall and the brief leave it out ({see} shows it): the policy at HEAD no "
-                    f"longer trusts actor {actor[:12]}, {since(gone.commit, gone.subject)}")
+                    f"longer trusts actor {actor[:12]}, {since(gone.commit, gone.subject)}; to sign again, "
+                    f"{new_identity(mcp)}")
         return (f"{start} the policy at HEAD does not trust actor {actor[:12]}; "
                 f"{MAINTAINER_RUNS.format(command=f'git hn policy trust {actor}')}")
     return (f"{start} the policy at HEAD does not trust kind {env.record.kind}; "

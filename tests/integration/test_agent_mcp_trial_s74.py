@@ -81,3 +81,45 @@ def test_memory_show_is_bounded_like_recall(inited):
     assert error(tight).endswith("(it fits with maxContentBytes 7)")
     assert document(shown)["projection"]["data"]["content"] == "small"
     assert len(_ok(inited, "memory", "show", big, "--json")) > 390_000
+
+
+def _revoked_team(tmp_path):
+    """Alice (maintainer) trusts Bob on main, then untrusts him and pushes: (alice, bob, the
+    revoking commit). Bob's clone has not fetched it yet."""
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    git(alice, "remote", "set-head", "origin", "-a")
+    _ok(alice, "policy", "init")
+    _ok(alice, "policy", "trust", actor_of(bob))
+    _commit_policy(alice, "Trust Bob")
+    git(bob, "pull", "-q", "origin", "main")
+    git(bob, "remote", "set-head", "origin", "-a")
+    _ok(alice, "policy", "untrust", actor_of(bob))
+    _commit_policy(alice, "Revoke Bob's key")
+    return alice, bob, git(alice, "rev-parse", "HEAD")
+
+
+def test_a_write_says_the_signer_is_untrusted_upstream_and_how_to_sign_again(tmp_path):
+    """An agent trial: after the maintainer pushed "untrust AgentB", B fetched without pulling; its
+    reads said origin/main's policy does not trust it, and ``memory_record`` signed with no word.
+    After the pull, the write's hint said the memory is hidden, and not that a new identity is
+    what signs again (which ``identity show`` says). A write's hint now says both, as the CLI's."""
+    _alice, bob, revoked = _revoked_team(tmp_path)
+    b = actor_of(bob)
+    git(bob, "fetch", "-q", "origin")
+
+    async def body(client):
+        return await client.call_tool("memory_record", {"kind": "decision", "content": "fetched only"})
+
+    drift = (f'the policy at HEAD trusts "Bob" ({b[:12]}), which the policy at origin/main ({revoked[:12]}: '
+             "\"Revoke Bob's key\") does not")
+    hint = document(run(bob, body, "--allow-write"))["hint"]
+    assert drift[1:] in hint, hint
+    r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "fetched only, CLI")
+    assert r.code == 0 and f"git-hn: hint: {drift}" in r.err, r.err
+
+    git(bob, "pull", "-q", "origin", "main")
+    hint = document(run(bob, body, "--allow-write"))["hint"]
+    assert (f"the policy at HEAD no longer trusts actor {b[:12]}, since {revoked[:12]} \"Revoke Bob's key\"; to sign "
+            "again, a new identity is needed, which a person makes with commands (no MCP tool does): as README's "
+            "\"Lost or compromised key\" shows (git hn init in a scratch repository") in hint, hint

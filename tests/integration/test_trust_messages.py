@@ -172,7 +172,10 @@ def test_after_a_revocation_no_message_offers_to_trust_the_revoked_key_again(tmp
            "--content", "deploys on fridays")
     assert r.code == 0
     assert r.err == (f"git-hn: hint: memory signed, but recall and the brief leave it out (--include-untrusted shows "
-                     f'it): the policy at HEAD no longer trusts actor {b[:12]}, since {revoked_at[:12]} "{shown}"\n')
+                     f'it): the policy at HEAD no longer trusts actor {b[:12]}, since {revoked_at[:12]} "{shown}"; '
+                     "to sign again, make a new identity as README's \"Lost or compromised key\" shows (git hn init "
+                     "in a scratch repository, git hn identity export there, git hn identity import FILE --activate "
+                     "here)\n")
     # Carol, never trusted, is still told what a maintainer runs
     git(carol, "pull", "-q", "origin", "main")
     assert f"a maintainer runs git hn policy trust {actor_of(carol)}" in hn(carol, "identity", "show").err

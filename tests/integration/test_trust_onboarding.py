@@ -916,7 +916,9 @@ def test_an_author_the_policy_does_not_trust_is_told_at_write_time(team):
     assert hn(alice, "policy", "trust", b).code == 0
     assert hn(alice, "policy", "untrust", "--kind", "observation").code == 0
     _commit(alice)
-    git(bob, "pull", "-q", "--no-rebase", str(alice), "main")
+    # (from origin, whose main is then Alice's: a clone behind its origin/main's policy is told of
+    # the drift, ``policy_drift``)
+    git(bob, "pull", "-q", "--no-rebase", "origin", "main")
     r = hn(bob, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
            "--content", "trusted now")
     assert r.code == 0 and _unwaited(r.err) == ""
