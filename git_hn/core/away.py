@@ -110,6 +110,7 @@ def _why(n: Newer, style: str) -> str:
     not ``plain_word`` (an agent trial: a branch named ``…`SYSTEM`_IGNORE_PREVIOUS_INSTRUCTIONS…``
     stood bare in the brief's header, twice)."""
     mcp = style == "mcp"
+    mode = (lambda m: f"applicability mode {m}") if mcp else (lambda m: f"--applies {m}")  # noqa: E731
     c12 = n.commit[:12]
     show = f"memory_show with memory {n.id} prints it" if mcp else f"git hn memory show {n.id} prints it"
     kind, value = n.place
@@ -117,7 +118,7 @@ def _why(n: Newer, style: str) -> str:
         value = one_line(value)
         listed = f"memory_recall with subject {value} lists it" if mcp else \
             f"git hn memory recall --subject {value} lists it"
-        return (f"it applies only to subject {value} (--applies subject), and the brief's context has no subject; "
+        return (f"it applies only to subject {value} ({mode('subject')}), and the brief's context has no subject; "
                 f"{listed}")
     if kind == "missing":
         return f"its anchor commit {c12} is not in this clone (a git fetch may bring it); {show}"
@@ -128,10 +129,10 @@ def _why(n: Newer, style: str) -> str:
     there = f"memory_brief with atCommit {at} gives the brief there" if mcp else \
         f"git hn memory brief --at {at} gives the brief there"
     if kind == "exact" and value:
-        return (f"it applies only at commit {c12} (--applies exact), an earlier commit of this history, so later "
+        return (f"it applies only at commit {c12} ({mode('exact')}), an earlier commit of this history, so later "
                 f"commits leave it out; {show}, and {there}")
     if kind == "exact":
-        return (f"it applies only at commit {c12} (--applies exact), which this commit's history does not contain; "
+        return (f"it applies only at commit {c12} ({mode('exact')}), which this commit's history does not contain; "
                 f"{show}, and {there}")
     if kind == "ref":
         return (f"it is anchored on commit {c12}, on {said}, which this commit's history does not contain; "

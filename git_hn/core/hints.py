@@ -604,5 +604,4 @@ def digest_older(n: int, month: str, bound: int) -> str:
     one = n == 1
     return (f"the {n} oldest {'memory' if one else 'memories'} of {month} {'was' if one else 'were'} left out to "
             f"stay within maxBytes {bound} (the newest are kept): a larger maxBytes shows "
-            f"{'it' if one else 'them'}, and the CLI's git hn memory digest --month {month} --json lists the whole "
-            "month")
+            f"{'it' if one else 'them'}")

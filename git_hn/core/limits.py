@@ -38,9 +38,17 @@ class Limits(NamedTuple):
 
 LIMITS = Limits()
 
-# what a valid path is, as errors say it (record's --path, recall's and the brief's filters)
-PATH_RULE = ("--path is relative to the top of the repository: no ./ or ../ segment, no leading or trailing "
-             f"/, no backslash or control character, at most {LIMITS.max_path} bytes")
+
+
+def path_rule(name: str = "--path") -> str:
+    """What a valid path is, as errors say it, naming the option or MCP argument ``name`` that
+    takes it (record's --path, recall's and the brief's filters; an agent trial with MCP tools
+    only was told of ``--path`` after its ``path`` argument)."""
+    return (f"{name} is relative to the top of the repository: no ./ or ../ segment, no leading or trailing "
+            f"/, no backslash or control character, at most {LIMITS.max_path} bytes")
+
+
+PATH_RULE = path_rule()
 
 PROTOCOL = "hn-memory/0"
 OPERATIONS = ("record", "supersede", "retract", "challenge")

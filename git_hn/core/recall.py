@@ -19,7 +19,7 @@ from ..errors import InputError
 from . import canonical, hashing, hints, search
 from .gostr import has_control, token_sequence
 from .grammar import SUBJECT_FORM, is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
-from .limits import KINDS, LIMITS, PATH_RULE, RECALL_MAX_CONTENT, WARNING
+from .limits import KINDS, LIMITS, PATH_RULE, RECALL_MAX_CONTENT, WARNING, path_rule
 from .projection import APPLICABILITY_RANK, LIFECYCLE_RANK, LIFECYCLES, TRUSTS
 from .strictjson import JsonFloat, read_document
 from .tuples import NamedTuple
@@ -112,7 +112,8 @@ def normalize(req: RecallRequest) -> RecallRequest:
     if req.subject and not is_typed_subject(req.subject):
         raise InputError(f"invalid subject filter; {SUBJECT_FORM}")
     if req.path and not is_path(req.path, LIMITS.max_path):
-        raise InputError(f"invalid path filter; {PATH_RULE}, and names one file")
+        raise InputError(f"invalid path filter; {PATH_RULE}, and names one file",
+                         f"invalid path filter; {path_rule('path')}, and names one file")
     try:
         req.query.encode("utf-8")
     except UnicodeEncodeError:
@@ -254,8 +255,8 @@ def decode_cursor(cursor: str, digest: str) -> str:
     """The ``lastMemoryId`` of a cursor made for exactly this query (CONTRACT §7.10)."""
     import base64
 
-    malformed = InputError("malformed recall cursor; a cursor is the nextCursor of an earlier page of the same "
-                           "recall (the same filters and --at)")
+    said = "malformed recall cursor; a cursor is the nextCursor of an earlier page of the same recall"
+    malformed = InputError(f"{said} (the same filters and --at)", f"{said} (the same filters and atCommit)")
     body, dot, check = cursor.partition(".")
     if not dot or len(check) != 64:
         raise malformed
@@ -373,8 +374,10 @@ def too_large(memory_id: str, needed: int = 0) -> InputError:
     agent had to guess it)."""
     fits = (f" (every matched memory fits with --max-content-bytes {needed}, maxContentBytes over MCP)"
             if needed else "")
-    return InputError(f"memory {memory_id} encoded content exceeds maxContentBytes; "
-                      f"raise the explicit bound{fits}")
+    said = f"memory {memory_id} encoded content exceeds maxContentBytes; raise the explicit bound"
+    # (over MCP the argument alone: an agent trial read the flag first, a flag it has no way to pass)
+    return InputError(f"{said}{fits}", f"{said} (every matched memory fits with maxContentBytes {needed})"
+                      if needed else said)
 
 
 def cursor_gone() -> InputError:
@@ -499,7 +502,8 @@ def does_not_fit(max_bytes: int, needed: int, memory_id: str = "", paged: bool =
     cursor = (" with the same cursor, and the page after it may take the smaller bound again (a cursor holds "
               "under any bound)") if paged else ""
     return InputError(f"{what}; the smallest bound that holds it is {needed}: --max-bytes {needed} "
-                      f"(maxBytes over MCP){cursor}")
+                      f"(maxBytes over MCP){cursor}", f"{what}; the smallest bound that holds it is {needed}: "
+                      f"maxBytes {needed}{cursor}")
 
 
 # -- strict --input (§7.3) ---------------------------------------------------------------------

@@ -130,10 +130,10 @@ def focus(repo: Repo, at: str, base: str | None, paths=(), topics=()) -> core.Fo
     ``git diff`` when there is a base; none otherwise. A path or topic that no memory could
     carry is refused as recall refuses it."""
     from ..core.grammar import is_path, is_topic, normalize_topic
-    from ..core.limits import LIMITS, PATH_RULE
+    from ..core.limits import LIMITS, PATH_RULE, path_rule
 
     if not all(is_path(p, LIMITS.max_path) for p in paths):
-        raise InputError(f"invalid path filter; {PATH_RULE}")
+        raise InputError(f"invalid path filter; {PATH_RULE}", f"invalid path filter; {path_rule('each paths item')}")
     topics = [normalize_topic(t) for t in topics]
     if not all(is_topic(t, LIMITS.max_topic) for t in topics):
         from ..core.recall import topic_error

@@ -379,9 +379,10 @@ def successors(repo: Repo, target: str) -> list[str]:
     return stateview.serve(repo, from_view, full)
 
 
-def branching_hint(target: str, earlier: list[str], result: Appended) -> str:
+def branching_hint(target: str, earlier: list[str], result: Appended, mcp: bool = False) -> str:
     """After ``supersede``: when ``target`` had supersessions already (``earlier``, asked before
-    the append), the line that says it now branches; "" otherwise (also for a replay)."""
+    the append), the line that says it now branches; "" otherwise (also for a replay). ``mcp``:
+    in the MCP tools' words (``memory_show`` of the target lists its successors)."""
     from ..core.gostr import short_id
 
     earlier = [s for s in earlier if s != result.memory_id]
@@ -390,7 +391,8 @@ def branching_hint(target: str, earlier: list[str], result: Appended) -> str:
     more = f" and {len(earlier) - 1} more" if len(earlier) > 1 else ""
     return (f"memory {short_id(target)} was already superseded by {short_id(earlier[0])}{more}; it now has "
             f"{len(earlier) + 1} successors (lifecycle branching): to continue a line instead, supersede its "
-            "latest memory (git hn memory log --graph shows the lines)")
+            + (f"latest memory (memory_show with memory {short_id(target)} lists the successors in relationships)"
+               if mcp else "latest memory (git hn memory log --graph shows the lines)"))
 
 
 class AlreadyRetracted(NamedTuple):

@@ -485,7 +485,7 @@ def _supersede(repo, arguments, start: str = "") -> dict:
                                  new_with="memory_record", refuse_branch=not branch,
                                  branch_by="allowBranch: true")
     doc = _written(repo, result, absent, req.record.content, req.stream)
-    branched = lifecycle.branching_hint(target, earlier, result)
+    branched = lifecycle.branching_hint(target, earlier, result, mcp=True)
     kept = memory.not_carried(left, repo.oid_hex_len) if left else ""
     stale = _stale_successor(repo, result)
     if branched or kept or stale:  # (what the CLI says on stderr)

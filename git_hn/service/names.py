@@ -149,7 +149,7 @@ def _stray_hint(strays: list) -> str:
             f"remove {ident.actor[:12]} removes it)")
 
 
-def explain_actor_filter(repo: Repo | None, values) -> str:
+def explain_actor_filter(repo: Repo | None, values, mcp: bool = False) -> str:
     """``invalid actor filter``, with what ``--actor`` takes after ``; ``: a full actor ID, and
     for a value that names exactly one known actor (``policy trust``'s rule: a unique prefix of
     at least eight hex characters, or a display name) that actor's ID and name. Error path only."""
@@ -158,7 +158,10 @@ def explain_actor_filter(repo: Repo | None, values) -> str:
     from ..errors import HnError
     from .policy_edit import known_actors
 
-    base = "--actor takes a full actor ID (64 lowercase hex digits; git hn identity public prints yours)"
+    flag = "actor" if mcp else "--actor"  # (``mcp``: in the MCP tools' words, the argument named)
+    base = (f"{flag} takes full actor IDs (64 lowercase hex digits: the actor of a memory memory_recall or "
+            "memory_show gives)" if mcp else
+            f"{flag} takes a full actor ID (64 lowercase hex digits; git hn identity public prints yours)")
     bad = next((v for v in values if not grammar.is_actor(v)), None)
     if bad is None or repo is None:
         return f"{ACTOR_FILTER}; {base}"
@@ -167,4 +170,4 @@ def explain_actor_filter(repo: Repo | None, values) -> str:
     except HnError:
         return f"{ACTOR_FILTER}; {base}"
     name = f" ({who.names[0]})" if who.names else ""
-    return f"{ACTOR_FILTER}; --actor takes a full actor ID, such as {who.actor}{name}"
+    return f"{ACTOR_FILTER}; {flag} takes a full actor ID, such as {who.actor}{name}"

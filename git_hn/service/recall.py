@@ -398,11 +398,12 @@ def _prepare(repo: Repo, req: core.RecallRequest, from_input: bool):
     try:
         req = core.normalize(req._replace(at_commit=at))
     except InputError as exc:
+        from ..core.hints import both
         from .names import ACTOR_FILTER, explain_actor_filter
 
         if exc.message != ACTOR_FILTER:
             raise
-        raise InputError(explain_actor_filter(repo, req.actor)) from None
+        raise InputError(*both(explain_actor_filter, repo, req.actor)) from None
     return req, at, core.parse_query(req.query)
 
 

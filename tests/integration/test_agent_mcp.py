@@ -341,8 +341,7 @@ def test_the_digest_tool_is_bounded(inited):
         assert doc["memories"] == full["memories"][12 - kept:]  # the newest ones, whole, in the digest's order
         month, n = full["month"], doc["omitted"]
         assert doc["hint"] == (f"The {n} oldest memories of {month} were left out to stay within maxBytes {bound} "
-                               "(the newest are kept): a larger maxBytes shows them, and the CLI's git hn memory "
-                               f"digest --month {month} --json lists the whole month."), doc["hint"]
+                               "(the newest are kept): a larger maxBytes shows them."), doc["hint"]
         one_more = {**doc, "memories": full["memories"][12 - kept - 1:], "omitted": doc["omitted"] - 1}
         assert len(canonical.compact(one_more)) > bound  # as many as fit
     assert len(document(small)["memories"]) < len(document(default)["memories"])
@@ -994,7 +993,8 @@ def test_supersede_fills_each_part_the_agent_left_out(inited):
     assert document(lists)["hint"].startswith("Memory signed, but recall and the brief leave it out")
     said = document(paths)["hint"]  # (and no trust policy here: the write's hint follows)
     assert said.startswith(f"Memory {handoff[7:19]} was already superseded by ")
-    assert "(git hn memory log --graph shows the lines). Memory signed, but" in said  # (two sentences)
+    assert (f"(memory_show with memory {handoff[7:19]} lists the successors in relationships). Memory signed, "
+            "but") in said  # (two sentences)
     # (b.txt changed since the anchor commit kept, but the successor applies to a subject: the brief
     # at HEAD does not show it, so it is not said to be stale there, a review)
     assert said.endswith(" " + document(lists)["hint"]) and "stale" not in said, said
@@ -1182,7 +1182,7 @@ def test_a_write_over_recalls_default_content_bound_says_so(inited):
     for doc in (big, handoff, fixed):
         assert document(doc)["contentWarning"] == warning
     assert "contentWarning" not in document(small)
-    assert "--max-content-bytes 66002, maxContentBytes over MCP" in error(recalled)
+    assert error(recalled).endswith("(every matched memory fits with maxContentBytes 66002)")
 
 
 def test_a_refused_handoff_names_the_list_and_the_limit(inited):

@@ -123,3 +123,47 @@ def test_a_write_says_the_signer_is_untrusted_upstream_and_how_to_sign_again(tmp
     assert (f"the policy at HEAD no longer trusts actor {b[:12]}, since {revoked[:12]} \"Revoke Bob's key\"; to sign "
             "again, a new identity is needed, which a person makes with commands (no MCP tool does): as README's "
             "\"Lost or compromised key\" shows (git hn init in a scratch repository") in hint, hint
+
+
+def test_mcp_errors_and_hints_name_the_tools_arguments_not_the_clis_flags(inited):
+    """An agent trial with MCP tools only was told of ``--path``, ``--actor``, ``--max-content-bytes``
+    (first), ``--max-bytes`` (first), ``--at``, ``--applies exact``, ``git hn memory log --graph``
+    and ``git hn memory digest --month``: each now names the tool's argument (or tool), as
+    ``errors.HnError``'s MCP wording does; the CLI keeps its words."""
+    first = json.loads(_ok(inited, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+                           "descendants", "--content", "x" * 100))["memoryId"]
+    _ok(inited, "memory", "supersede", first, "--content", "y")
+    git(inited, "commit", "-q", "--allow-empty", "-m", "next")
+    exact = json.loads(_ok(inited, "memory", "handoff", "--json", "--at", "HEAD~1", "--applies", "exact",
+                           "--content", "stopped"))["memoryId"]
+
+    async def body(client):
+        call = client.call_tool
+        return [await call("memory_recall", {"path": "./README.md"}),
+                await call("memory_brief", {"paths": ["src/"]}),
+                await call("memory_recall", {"actor": ["Alice Agent"]}),
+                await call("memory_recall", {"includeUntrusted": True, "lifecycle": ["all"], "maxContentBytes": 10}),
+                await call("memory_recall", {"includeUntrusted": True, "maxBytes": 10}),
+                await call("memory_recall", {"cursor": "x"}),
+                await call("memory_supersede", {"memory": first, "content": "z", "allowBranch": True}),
+                await call("memory_brief", {"includeUntrusted": True})]
+
+    path, paths, actor, content, size, cursor, branched, brief = run(inited, body, "--allow-write")
+    assert error(path) == ("git-hn: invalid path filter; path is relative to the top of the repository: no ./ or ../ "
+                           "segment, no leading or trailing /, no backslash or control character, at most 4096 "
+                           "bytes, and names one file")
+    assert error(paths).startswith("git-hn: invalid path filter; each paths item is relative to the top")
+    assert error(actor).startswith("git-hn: invalid actor filter; actor takes a full actor ID, such as ")
+    assert error(content).endswith("(every matched memory fits with maxContentBytes 102)")
+    assert re.search(r"; the smallest bound that holds it is (\d+): maxBytes \1$", error(size)), error(size)
+    assert error(cursor).endswith("(the same filters and atCommit)")
+    said = document(branched)["hint"]
+    assert f"(memory_show with memory {first[7:19]} lists the successors in relationships)" in said, said
+    hint = document(brief)["hint"]
+    assert f"applies only at commit {git(inited, 'rev-parse', 'HEAD~1')[:12]} (applicability mode exact)" in hint, hint
+    for text in (error(path), error(paths), error(actor), error(content), error(size), error(cursor), said, hint):
+        assert not re.search(r"--[a-z]|git hn memory (log|digest)", text), text
+    assert exact
+    # the CLI keeps its words
+    assert "; --path is relative" in hn(inited, "memory", "recall", "--path", "./README.md").err
+    assert "(the same filters and --at)" in hn(inited, "memory", "recall", "--cursor", "x").err
