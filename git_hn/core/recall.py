@@ -524,8 +524,9 @@ def parse_request(data: bytes) -> tuple[RecallRequest, str]:
             from .secretlint import first_in_text, shown_key
 
             said = "" if first_in_text(key, None) is not None else hints.did_you_mean(key, _KEYS)
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{shown_key(key, quoted)}"'
-                             + (f"; {said}" if said else ""))
+            said = f"; {said}" if said else ""
+            raise InputError(f'{prefix}invalid JSON: json: unknown field "{shown_key(key, quoted)}"{said}',
+                             f'{prefix}unknown argument "{shown_key(key, quoted)}"{said}')  # (MCP's words)
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or isinstance(version, JsonFloat) \
             or version != 0:

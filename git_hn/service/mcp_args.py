@@ -61,8 +61,8 @@ def bind(arguments, prefix: str, fields: dict[str, str]) -> dict:
             from ..core.secretlint import shown_key
             from .requests import unknown_key_hint
 
-            raise InputError(f'{prefix}invalid JSON: json: unknown field "{shown_key(key, quoted)}"'
-                             f'{unknown_key_hint(key, fields)}')
+            raise InputError(unknown_argument(prefix, shown_key(key, quoted),
+                                              unknown_key_hint(key, fields) or f"; it takes {', '.join(fields)}"))
         if value is None:
             continue
         ok = {"string": lambda v: isinstance(v, str) and not isinstance(v, JsonFloat),
@@ -77,6 +77,15 @@ def bind(arguments, prefix: str, fields: dict[str, str]) -> dict:
                                     f"{key} of type {go}", field_type(key, go)))
         out[key] = value
     return out
+
+
+def unknown_argument(prefix: str, key: str, hint: str) -> str:
+    """An argument the tool does not take, by name (``key``: shown as ``secretlint.shown_key``
+    shows it), and ``hint`` (``; did you mean …?``, or what it takes). An agent trial was told
+    ``show input: invalid JSON: json: unknown field "atCommit"`` of valid JSON: the ``--input``
+    reader's words; every tool's unknown argument says this (``mcp`` wordings of the readers'
+    errors where a tool's arguments are read as a request, ``requests`` and ``core.recall``)."""
+    return f'{prefix}unknown argument "{key}"{hint}'
 
 
 def version(doc: dict, what: str) -> None:

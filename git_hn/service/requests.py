@@ -446,8 +446,10 @@ class _Doc:
         for key in value:
             if key not in keys:
                 inside = " (it belongs inside handoff)" if key in HANDOFF_LISTS and "handoff" in keys else ""
-                raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{_shown_key(key)}"{inside}'
-                                 + ("" if inside else unknown_key_hint(key, keys)))
+                hint = inside or unknown_key_hint(key, keys)
+                named = _shown_key(key) if where == "request" else f"{where[len('request.'):]}.{_shown_key(key)}"
+                raise InputError(f'{_PREFIX}invalid JSON: json: unknown field "{_shown_key(key)}"{hint}',
+                                 f'{_PREFIX}unknown argument "{named}"{hint}')  # (as ``mcp_args`` says it)
         self.value = value
         self.where = where
 

@@ -190,7 +190,7 @@ def test_arguments_are_validated_like_input(inited):
 
     results = run(inited, body, "--allow-write")
     assert [error(r) for r in results] == [
-        'git-hn: record input: invalid JSON: json: unknown field "Kind"; did you mean kind?',
+        'git-hn: record input: unknown argument "Kind"; did you mean kind?',
         "git-hn: record input field version must be integer 0",
         "git-hn: record input field version must be integer 0",
         "git-hn: record input: invalid JSON: json: cannot unmarshal string into field request.topics "
@@ -209,19 +209,20 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: revision nope is not a commit",
         "git-hn: recall input: invalid JSON: json: cannot unmarshal into field atCommit of type string",
         "git-hn: recall input field maxRecords must be a positive integer",
-        'git-hn: recall input: invalid JSON: json: unknown field "bogus"',
+        'git-hn: recall input: unknown argument "bogus"',
         "git-hn: memory abc was not found in verified local or accepted streams; a memory is named by its ID "
         "(sha256: and 64 lowercase hex digits) or by at least 8 of its first ones",
         "git-hn: show input field memory must be a string: a memory ID (sha256: and 64 hex digits, or at least 8 "
         "of its first ones)",
-        'git-hn: show input: invalid JSON: json: unknown field "id"',
+        'git-hn: show input: unknown argument "id"; it takes memory, maxContentBytes',
         "git-hn: brief bound must be positive",
         "git-hn: brief input field maxBytes must be an integer",
         "git-hn: memory brief does not fit in 50 bytes; the smallest bound that fits is 482 bytes (a brief that "
         "lists no memory)",
         "git-hn: revision -h is not a commit",
         "git-hn: revision HEAD:README.md is not a commit",
-        'git-hn: brief input: invalid JSON: json: unknown field "extra"',
+        'git-hn: brief input: unknown argument "extra"; it takes version, atCommit, maxBytes, includeUntrusted, '
+        'base, paths, topics',
         "git-hn: brief input field version must be integer 0",
         results[26] and error(results[26]),  # the digest's own month text, checked below
         "git-hn: digest input: invalid JSON: json: cannot unmarshal string into field includeUntrusted "
@@ -234,7 +235,7 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: retract input field reason must be a string such as incorrect",
         "git-hn: memory retract operation has invalid fields; a reason is one token of a-z and 0-9 joined by -, "
         "at most 128 bytes, such as no-longer-true",
-        'git-hn: retract input: invalid JSON: json: unknown field "evidence"',
+        'git-hn: retract input: unknown argument "evidence"; it takes memory, reason, stream, allowSecretShaped',
         "git-hn: challenge input: invalid JSON: json: cannot unmarshal array into field evidence of "
         "type []string; evidence must be an array of strings, such as [\"git:<full commit ID>\"]",
         f"git-hn: an author cannot challenge their own memory {target}; to correct it, supersede it "

@@ -167,3 +167,29 @@ def test_mcp_errors_and_hints_name_the_tools_arguments_not_the_clis_flags(inited
     # the CLI keeps its words
     assert "; --path is relative" in hn(inited, "memory", "recall", "--path", "./README.md").err
     assert "(the same filters and --at)" in hn(inited, "memory", "recall", "--cursor", "x").err
+
+
+def test_the_tool_schemas_say_what_a_call_needs_and_an_unknown_argument_is_named(inited):
+    """An agent trial: ``memory_handoff`` offered ``attemptOutcome`` (always refused there), the
+    write tools' ``actor`` said nothing, nothing said that an attempt needs ``attemptOutcome`` or a
+    verification ``evidence``, and ``memory_show`` with ``atCommit`` was told of invalid JSON."""
+    async def body(client):
+        tools = {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
+        return (tools, await client.call_tool("memory_show", {"memory": "0" * 8, "atCommit": "HEAD"}),
+                await client.call_tool("memory_handoff", {"content": "x", "handoff": {}, "nextAction": ["y"]}),
+                await client.call_tool("memory_record", {"kind": "decision", "content": "x",
+                                                         "anchor": {"comit": "HEAD"}}))
+
+    tools, show, handoff, nested = run(inited, body, "--allow-write")
+    assert "attemptOutcome" not in tools["memory_handoff"]
+    for name in ("memory_record", "memory_handoff", "memory_supersede"):
+        assert "active identity" in tools[name]["actor"]["description"], name
+    for name in ("memory_record", "memory_supersede"):
+        kind = tools[name]["kind"]["description"]
+        assert "attempt needs attemptOutcome" in kind and "verification needs evidence" in kind, name
+    assert error(show) == 'git-hn: show input: unknown argument "atCommit"; it takes memory, maxContentBytes'
+    assert error(handoff) == 'git-hn: record input: unknown argument "nextAction"', error(handoff)
+    assert error(nested) == 'git-hn: record input: unknown argument "anchor.comit"; did you mean commit?'
+    # the CLI's --input keeps the reader's words
+    r = hn(inited, "memory", "recall", "--input", "-", "--json", input=b'{"version":0,"bogus":1}')
+    assert r.err == 'git-hn: recall input: invalid JSON: json: unknown field "bogus"\n'

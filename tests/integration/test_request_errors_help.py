@@ -52,11 +52,11 @@ def test_mcp_arguments_say_the_shape_the_close_key_and_what_is_missing(inited):
     assert all(r.is_error for r in results)
     assert [text(r) for r in results] == [
         f"git-hn: {KIND_ARRAY}",
-        'git-hn: record input: invalid JSON: json: unknown field "topic"; did you mean topics?',
+        'git-hn: record input: unknown argument "topic"; did you mean topics?',
         "git-hn: show input field memory is required: a memory ID (sha256: and 64 hex digits, or at least 8 of its "
         "first ones)",
         "git-hn: retract input field memory is required: a memory ID (sha256: and 64 hex digits, or at least 8 of "
         "its first ones)",
-        'git-hn: brief input: invalid JSON: json: unknown field "topic"; did you mean topics?',
+        'git-hn: brief input: unknown argument "topic"; did you mean topics?',
     ]
     assert refs_snapshot(inited) == before
