@@ -139,6 +139,13 @@ def _depth_ok(data: bytes, max_depth: int) -> bool:
     return True
 
 
+def nesting_within(data: bytes, max_depth: int) -> bool:
+    """Whether ``data`` nests arrays and objects at most ``max_depth`` levels, decided without
+    parsing it (brackets counted outside strings), so that a value nested past the parser's
+    recursion limit is told by its nesting (*stack exhaustion*), as ``read_document`` tells it."""
+    return _depth_ok(data, max_depth)
+
+
 def _decoder(fold: bool) -> json.JSONDecoder:
     return json.JSONDecoder(
         object_pairs_hook=_pairs_hook(fold),

@@ -26,7 +26,10 @@ class Screened:
       ``-32600`` invalid request, with a null id;
     - a request with a valid ``id`` whose ``jsonrpc`` is not ``"2.0"`` or whose ``method`` is not
       a string: ``-32600`` with its id (the SDK's answer had a null id), and one nested deeper than
-      ``MAX_DEPTH``: ``-32602`` with its id (the SDK's parser gave up with a null id);
+      ``MAX_DEPTH``: ``-32602`` with its id (the SDK's parser gave up with a null id), told
+      before parsing (``strictjson.nesting_within``) and the id found by a scan of the top-level
+      object (``top_level_id``): past Python's recursion limit the SDK answered a bare "Parse
+      error" with a null id; without an id, ``-32600`` saying the nesting;
     - a request whose ``params`` is not an object, a ``tools/call`` without a tool name or whose
       ``arguments`` is not an object: ``-32602`` invalid params, with its id and what is wrong
       (the SDK's own answer said only "Invalid request parameters");
@@ -72,11 +75,19 @@ class Screened:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
             return _error(None, -32700, "Parse error: the message is not valid UTF-8")
+        from ..core.strictjson import nesting_within
+
+        if not nesting_within(line, MAX_DEPTH):  # (before parsing: past Python's depth, the SDK said "Parse
+            ident = top_level_id(text)           # error" with a null id; an agent trial)
+            if ident is None:
+                return _error(None, -32600, f"Invalid Request: nested deeper than {MAX_DEPTH} levels; it was not "
+                                            "read")
+            return _error(ident, -32602, f"Invalid params: nested deeper than {MAX_DEPTH} levels")
         try:
             import json
 
             message = json.loads(text, object_pairs_hook=_Object)
-        except (ValueError, RecursionError):  # (nested past Python's depth: the SDK says why)
+        except ValueError:
             return text  # (the SDK's parse error)
         if isinstance(message, list):  # (the SDK's answer was a bare "Invalid Request")
             return _error(None, -32600, "Invalid Request: a batch (a JSON array) is not supported (MCP no longer "
@@ -175,6 +186,43 @@ def cut_id(head: bytes):
         if text[at] != ",":
             return None
         at += 1
+
+
+_TOKEN = None  # a JSON string, or a bracket (compiled on first use)
+
+
+def top_level_id(text: str):
+    """The ``id`` of a message too deeply nested to parse: the value of a member ``id`` of the
+    top-level object when it is a string or an integer, else None. One scan of strings and
+    brackets (no recursion, whatever the nesting); only the id's own value is parsed."""
+    import json
+    import re
+
+    global _TOKEN
+    if _TOKEN is None:
+        _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
+    space = re.compile(r"[ \t\n\r]*")
+    if text[space.match(text).end():][:1] != "{":
+        return None
+    depth = 0
+    for found in _TOKEN.finditer(text):
+        token = found.group()
+        if token in ("{", "["):
+            depth += 1
+        elif token in ("}", "]"):
+            depth -= 1
+        elif depth == 1 and len(token) <= 16:  # (a member's key, or a short string value)
+            at = space.match(text, found.end()).end()
+            if text[at:at + 1] != ":":
+                continue  # (a value, not a key)
+            try:
+                if json.loads(token) != "id":
+                    continue
+                value, _end = json.JSONDecoder().raw_decode(text, space.match(text, at + 1).end())
+            except (ValueError, RecursionError):
+                return None
+            return value if isinstance(value, str) or type(value) is int else None
+    return None
 
 
 class _Object(dict):

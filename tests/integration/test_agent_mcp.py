@@ -854,7 +854,7 @@ def test_requests_the_sdk_would_misread_get_their_json_rpc_error(inited):
         b'{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1]}',
         b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"memory_record",'
         b'"arguments":{"kind":"observation","content":"stray \xff byte"}}}',
-        b"[" * 100_000 + b"]" * 100_000,  # deeper than Python's parser goes: the SDK's parse error
+        b"[" * 100_000 + b"]" * 100_000,  # deeper than Python's parser goes: said so, before parsing
         b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}',
         b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"memory_record",'
         b'"arguments":{"kind":"observation","content":"lone \\ud800 surrogate"}}}',
@@ -869,7 +869,7 @@ def test_requests_the_sdk_would_misread_get_their_json_rpc_error(inited):
     # git-hn gives before a request reaches it keep theirs)
     answers = answers[:7] + sorted(answers[7:], key=lambda a: a["id"])
     assert [(a["id"], a.get("error", {}).get("code")) for a in answers] == [
-        (None, -32600)] * 4 + [(7, -32602), (None, -32700), (None, -32700), (9, None), (10, -32602), (11, -32602),
+        (None, -32600)] * 4 + [(7, -32602), (None, -32700), (None, -32600), (9, None), (10, -32602), (11, -32602),
                                (12, -32602)]
     assert answers[0]["error"]["message"] == "Invalid Request: id must be a string or an integer"
     assert answers[4]["error"]["message"] == "Invalid params: params must be an object"

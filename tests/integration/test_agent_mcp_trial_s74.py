@@ -193,3 +193,29 @@ def test_the_tool_schemas_say_what_a_call_needs_and_an_unknown_argument_is_named
     # the CLI's --input keeps the reader's words
     r = hn(inited, "memory", "recall", "--input", "-", "--json", input=b'{"version":0,"bogus":1}')
     assert r.err == 'git-hn: recall input: invalid JSON: json: unknown field "bogus"\n'
+
+
+def test_a_message_nested_past_the_parser_is_told_its_nesting_with_its_id(inited):
+    """*Stack exhaustion*: a ``tools/call`` nested 5,000 levels and a ``ping`` whose ``_meta`` is
+    nested 200,000 deep, valid JSON both, were answered ``Parse error`` with a null id (Python's
+    parser hit its recursion limit, and the client waited for its id). The nesting is told before
+    parsing, with the id a scan of the top-level object finds."""
+    import subprocess
+
+    from test_agent_mcp import _initialized
+
+    deep = b"[" * 5_000 + b"]" * 5_000
+    lines = _initialized() + [
+        b'{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"memory_recall","arguments":{"x":'
+        + deep + b"}}}",
+        b'{"jsonrpc":"2.0","method":"ping","params":{"_meta":' + b'{"a":' * 200_000 + b"1" + b"}" * 200_000
+        + b'},"id":"after-the-deep-part"}',
+        b'{"jsonrpc":"2.0","id":43,"method":"tools/list"}',
+    ]
+    proc = subprocess.run(["git", "hn", "mcp"], cwd=inited, input=b"\n".join(lines) + b"\n",
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(x) for x in proc.stdout.splitlines()][1:]
+    assert [(a["id"], a.get("error", {}).get("message")) for a in answers] == [
+        (41, "Invalid params: nested deeper than 128 levels"),
+        ("after-the-deep-part", "Invalid params: nested deeper than 128 levels"), (43, None)]
