@@ -17,7 +17,6 @@ from ..store import streams
 from ..store.repo import Repo
 
 SHOWN = 2  # challenges named in a line (the count says how many in all)
-NAME_SHOWN = 40  # characters of a challenger's name shown (author text: bounded)
 REASON_SHOWN = 60  # characters of a reason shown
 
 
@@ -60,13 +59,13 @@ def challenges(repo: Repo, ids) -> dict[str, list[Challenge]]:
 
 
 def said(found: list[Challenge]) -> str:
-    """``1 open challenge (by "Bob" 0b58554d5a0b: "needs-benchmark")``, at most ``SHOWN`` named."""
-    from ..core.hints import quoted_text
+    """``1 open challenge (by 0b58554d5a0b ("Bob", a self-chosen name): "needs-benchmark")``, at most
+    ``SHOWN`` named (each author as every hint names one: ``hints.named_actor``)."""
+    from ..core.hints import named_actor, quoted_text
 
     parts = []
     for c in found[:SHOWN]:
-        who = f"{quoted_text(c.name, NAME_SHOWN)} {c.actor[:12]}" if c.name.strip() else c.actor[:12]
-        parts.append(f"by {who}: {quoted_text(c.reason, REASON_SHOWN)}")
+        parts.append(f"by {named_actor(c.actor, c.name)}: {quoted_text(c.reason, REASON_SHOWN)}")
     more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
     n = len(found)
     return f"{n} open challenge{'' if n == 1 else 's'} ({'; '.join(parts)}{more})"

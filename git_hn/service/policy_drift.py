@@ -44,7 +44,6 @@ from ..store.repo import Repo
 
 POLICY_PATH = ".hn/policy.json"  # the committed policy (CONTRACT §6.1)
 NAMED = 3  # actors and kinds a hint names; the rest are counted
-NAME_BYTES = 64  # of an author name, as the failed-imports hint bounds it
 SUBJECT_SHOWN = 72  # characters of the reference commit's subject (``hints.quoted_text``)
 # a remote's default branch as this clone tracks it: the target of its HEAD, else its main, else
 # its master (``replication.atrisk``'s rule: a clone made by ``git init`` and ``git remote add``
@@ -121,12 +120,11 @@ def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[s
     only when it is a plain word, else its commit (a remote's ``$(…)`` branch never reaches a
     shell)."""
     from ..core.gostr import bounded, short_id
-    from ..core.hints import code_word, plain_word, quoted_text
-    from ..core.log import shown_name
+    from ..core.hints import code_word, named_actor, plain_word, quoted_text
 
-    def who(actor: str) -> str:
+    def who(actor: str) -> str:  # (as every hint names an author: ``hints.named_actor``)
         name = names.get(actor)
-        return f'"{bounded(shown_name(name), NAME_BYTES)}" ({short_id(actor)})' if name else f"actor {short_id(actor)}"
+        return named_actor(actor, name) if name and name.strip() else f"actor {short_id(actor)}"
 
     entries = [who(a) for a in actors] + [f"kind {k}" for k in kinds]
     if len(entries) > NAMED:

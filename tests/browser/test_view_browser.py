@@ -316,8 +316,9 @@ def test_the_policy_drift_notice_is_shown_as_text(browser, tmp_path):
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(target.as_uri(), wait_until="load")
         notice = page.locator("header > p.notice").text_content()
-        assert notice.startswith('The policy at HEAD trusts "Mal <img src=x onerror=window.__pwned=9>" '
-                                 f"({actor_of(repo)[:12]}), which the policy at origin/main ("), notice
+        assert notice.startswith(f'The policy at HEAD trusts {actor_of(repo)[:12]} ("Mal <img src=x '
+                                 'onerror=window.__pwned=9>", a self-chosen name), which the policy at origin/main ('), \
+            notice
         assert page.locator("img").count() == 0 and page.evaluate("typeof window.__pwned") == "undefined"
         assert errors == []
     finally:

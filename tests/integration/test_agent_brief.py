@@ -852,7 +852,7 @@ def test_digest_human_lines(world):
     # what the policy left out is said on stderr, as recall and the brief say it (its author named, with the
     # full ID to trust, as recall names it: a trial)
     c = w["carol"]
-    assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by "Carol" ({c[:12]}); see it with '
+    assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by {c[:12]} ("Carol", a self-chosen name); see it with '
                      f"--include-untrusted, or trust its author with git hn policy trust {c}\n")
     assert hn(w["repo"], "memory", "digest", "--month", month, "--include-untrusted").err == ""
     assert hn(w["repo"], "memory", "digest", "--month", month, "--json").err == r.err  # (an agent reads it)

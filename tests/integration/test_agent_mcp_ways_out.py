@@ -111,7 +111,7 @@ def test_the_trust_hints_of_json_and_mcp_name_the_hidden_author_with_the_full_id
     switch(inited, bob)
     record(inited, content="bob decides")
     switch(inited, alice)
-    named = (f"1 memory hidden by the trust policy, signed by {{}} ({bob[:12]}); see it with {{}}, or trust its "
+    named = (f"1 memory hidden by the trust policy, signed by {bob[:12]} ({{}}, a self-chosen name); see it with {{}}, or trust its "
              f"author with git hn policy trust {bob}")
     cli = "git-hn: hint: " + named.format('"Bob `Agent`"', "--include-untrusted") + "\n"
     assert hn(inited, "memory", "recall", "--json").err == cli  # (as before)

@@ -71,7 +71,7 @@ def test_revoked_key_replay_on_a_branch_behind_origin_main_is_said(tmp_path):
     git(carol, "fetch", "-q", "origin")
     _ok(carol, "sync")
     bob_short = actor_of(bob)[:12]
-    want = (f'git-hn: hint: the policy at HEAD trusts "Bob" ({bob_short}), which the policy at origin/main '
+    want = (f'git-hn: hint: the policy at HEAD trusts {bob_short} ("Bob", a self-chosen name), which the policy at origin/main '
             f"({revoked[:12]}: \"Revoke Bob's lost key\") does not: their memories shown as trusted here would be "
             "untrusted there; git diff origin/main HEAD -- .hn/policy.json shows the change")
     for args in (("memory", "recall"), ("memory", "recall", "--json"), ("memory", "brief", "--json"),
@@ -96,7 +96,7 @@ def test_revoked_key_replay_on_a_branch_behind_origin_main_is_said(tmp_path):
     # a release branch checked out (its upstream is origin/release-1; the reference is origin/main)
     git(carol, "checkout", "-q", "-b", "release-1", "origin/release-1")
     r = hn(carol, "memory", "recall")
-    assert r.code == 0 and len(_drift(r.err)) == 1 and "policy at HEAD trusts \"Bob\"" in r.err, r.err
+    assert r.code == 0 and len(_drift(r.err)) == 1 and f"policy at HEAD trusts {bob_short} (\"Bob\"" in r.err, r.err
 
     async def body(client):
         return [document(await client.call_tool(name, {"version": 0}))
@@ -104,7 +104,7 @@ def test_revoked_key_replay_on_a_branch_behind_origin_main_is_said(tmp_path):
             [document(await client.call_tool("memory_show", {"memory": thief}))]
 
     for doc in run(carol, body):
-        assert f'The policy at HEAD trusts "Bob" ({bob_short}), {DRIFT}' in doc.get("hint", ""), doc
+        assert f'The policy at HEAD trusts {bob_short} ("Bob", a self-chosen name), {DRIFT}' in doc.get("hint", ""), doc
     # once the branch holds the revocation, nothing is said, and Bob is untrusted there
     git(carol, "checkout", "-q", "main")
     git(carol, "merge", "-q", "--ff-only", "origin/main")
@@ -165,7 +165,7 @@ def test_a_self_trusting_branch_is_said_to_its_reviewer(tmp_path):
     for args in (("memory", "recall"), ("memory", "brief", "--json")):
         r = hn(alice, *args)
         assert r.code == 0 and len(_drift(r.err)) == 1, (args, r.err)
-        assert f'the policy at HEAD trusts "Mallory" ({actor_of(mallory)[:12]}), {DRIFT} (' in r.err, r.err
+        assert f'the policy at HEAD trusts {actor_of(mallory)[:12]} ("Mallory", a self-chosen name), {DRIFT} (' in r.err, r.err
         assert '"Trust policy")' in r.err  # origin/main's last change of the file
 
 

@@ -139,7 +139,7 @@ def test_carrying_over_a_challenged_memory_says_the_challenge_stays_on_its_old_i
     carried = hn(alice, "memory", "supersede", mem["memoryId"][7:19], "--at", new, "--same-content", "--json")
     assert carried.code == 0, carried.err
     succ, bob_id = carried.json()["memoryId"][7:19], actor_of(bob)[:12]
-    warning = (f"git-hn: warning: memory {mem['memoryId'][7:19]} has 1 open challenge (by \"Bob\" {bob_id}: "
+    warning = (f"git-hn: warning: memory {mem['memoryId'][7:19]} has 1 open challenge (by {bob_id} (\"Bob\", a self-chosen name): "
                f"\"needs-benchmark\"), and a challenge stays on the memory ID it names: its successor {succ} shows "
                f"unchallenged in recall, the brief and show; ask the challenger to challenge {succ} too (git hn "
                f"memory challenge {succ} --reason REASON), or settle it with them before relying on {succ}")

@@ -96,7 +96,7 @@ def test_a_maintainer_stepping_down_is_no_revocation(tmp_path):
     git(alice, "push", "-q", "origin", "main")
 
     r = hn(alice, "memory", "recall", "--actor", c)
-    assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by "Carol" ({c[:12]}); see it with '
+    assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by {c[:12]} ("Carol", a self-chosen name); see it with '
                      f"--include-untrusted, or trust its author with git hn policy trust {c}\n")
     r = hn(alice, "memory", "recall", "--actor", b)
     assert f"actor {b[:12]} is no longer trusted since {revoked[:12]}" in r.err and "policy trust" not in r.err
@@ -123,7 +123,7 @@ def test_a_policy_too_large_to_be_one_says_nothing_of_who_it_named(tmp_path):
     (alice / POLICY).write_bytes(good)
     _commit_policy(alice, "restore policy")
     r = hn(alice, "memory", "recall", "--actor", d)
-    assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by "Dave" ({d[:12]}); see it with '
+    assert r.err == (f'git-hn: hint: 1 memory hidden by the trust policy, signed by {d[:12]} ("Dave", a self-chosen name); see it with '
                      f"--include-untrusted, or trust its author with git hn policy trust {d}\n")
 
 

@@ -87,7 +87,7 @@ def test_identity_show_behind_the_revocation_says_the_reference_does_not_trust_i
     _alice, bob, revoked = _revoked_bob(tmp_path)
     b = actor_of(bob)
     _behind(bob, revoked)
-    drift = (f"the policy at HEAD trusts \"Bob\" ({b[:12]}), which the policy at origin/main ({revoked[:12]}: "
+    drift = (f"the policy at HEAD trusts {b[:12]} (\"Bob\", a self-chosen name), which the policy at origin/main ({revoked[:12]}: "
              "\"Revoke Bob's key\") does not")
     assert drift in hn(bob, "memory", "recall").err
     for which in ("show", "public"):

@@ -378,7 +378,7 @@ def test_default_recall_and_brief_say_how_many_memories_trust_hid(team):
                                 "once it is committed\n") in brief.out, brief
     _commit(alice)
     b = actor_of(bob)[:12]  # (a newcomer trial: the hint named neither who nor which ID)
-    authors = _hint(f'1 memory hidden by the trust policy, signed by "Bob" ({b}); see it with --include-untrusted, '
+    authors = _hint(f'1 memory hidden by the trust policy, signed by {b} ("Bob", a self-chosen name); see it with --include-untrusted, '
                     f"or trust its author with git hn policy trust {actor_of(bob)}")  # (one memory: "its", a trial)
     assert hn(alice, "memory", "recall").err == authors
     assert hn(alice, "memory", "recall", "--json").err == authors
@@ -443,7 +443,7 @@ def test_the_hint_names_one_or_two_hidden_authors_as_inert_text_from_the_state_a
     _commit(alice)
     b, c = actor_of(bob)[:12], actor_of(carol)[:12]
     shown = '"Carol\\u{200b}; git hn policy trust 00000…"'  # (40 characters once spelled out, then cut)
-    said = {b: f'"Bob" ({b})', c: f"{shown} ({c})"}
+    said = {b: f'{b} ("Bob", a self-chosen name)', c: f"{c} ({shown}, a self-chosen name)"}
     full = {b: actor_of(bob), c: actor_of(carol)}
     first, second = sorted([b, c])  # (by actor ID)
     # (the full IDs in the commands: a short one is taken as a name too, a review)
@@ -991,7 +991,7 @@ def test_a_non_maintainers_trust_hint_says_what_a_maintainer_runs(team):
     runs = f"a maintainer runs git hn policy trust {b} and commits .hn/policy.json"
     assert r.code == 0 and runs in r.err, r.err
     r = hn(bob, "memory", "recall")
-    assert r.err == _hint(f'1 memory hidden by the trust policy, signed by "Bob" ({b[:12]}); see it with '
+    assert r.err == _hint(f'1 memory hidden by the trust policy, signed by {b[:12]} ("Bob", a self-chosen name); see it with '
                           f"--include-untrusted; to trust its author, {runs}"), r.err
     exchange()
     r = hn(alice, "memory", "recall")

@@ -12,7 +12,8 @@ A, B, C, D = ("a" * 64, "b" * 64, "c" * 64, "d" * 64)
 
 def test_at_most_three_are_named_then_counted():
     out = text(("HEAD", "HEAD"), [A, B, C, D], ["handoff"], {A: "Ann", B: "Ben"}, REF, ("e" * 40, "Revoke keys"))
-    assert out == ('the policy at HEAD trusts "Ann" (aaaaaaaaaaaa), "Ben" (bbbbbbbbbbbb), actor cccccccccccc '
+    assert out == ('the policy at HEAD trusts aaaaaaaaaaaa ("Ann", a self-chosen name), bbbbbbbbbbbb ("Ben", a self-chosen name), '
+                   'actor cccccccccccc '
                    'and 2 more, which the policy at origin/main (eeeeeeeeeeee: "Revoke keys") does not: such memories '
                    "shown as trusted here would be untrusted there; git diff origin/main HEAD -- .hn/policy.json "
                    "shows the change")

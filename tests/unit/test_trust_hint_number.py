@@ -31,6 +31,6 @@ def test_a_name_with_quotes_stays_inside_its_own_quotes_and_the_command_has_the_
     actor = "b75d2c9f4993" + "6" * 52
     line = named_authors("1 memory", "see it with --include-untrusted", "its",
                          {actor: 'B" (000000000000) and "M\\'})
-    assert line.startswith('1 memory hidden by the trust policy, signed by "B\\" (000000000000) and \\"M\\\\" '
-                           '(b75d2c9f4993); '), line
+    assert line.startswith('1 memory hidden by the trust policy, signed by b75d2c9f4993 ("B\\" (000000000000) and '
+                           '\\"M\\\\", a self-chosen name); '), line
     assert line.endswith(f"trust its author with git hn policy trust {actor}"), line
