@@ -464,22 +464,27 @@ def plain_word(name: str) -> bool:
     return bool(name) and shell_word(name) == name
 
 
-def supersede_at(memory: str, at: str) -> str:
+def supersede_at(memory: str, at: str, mcp: bool = False) -> str:
     """The command that carries the reader's own ``memory`` over to commit ``at``, as it is
-    (``--same-content``: a team trial retyped it, told ``--content TEXT``)."""
+    (``--same-content``: a team trial retyped it, told ``--content TEXT``); ``mcp``: the tool
+    call, as ``show.inapplicable_hint`` words it."""
+    if mcp:
+        return f"memory_supersede with memory {memory[7:19]}, atCommit {at} and content"
     return f"git hn memory supersede {memory[7:19]} --at {at} --same-content"
 
 
-def cite_at(memory: str, kind: str, at: str) -> str:
+def cite_at(memory: str, kind: str, at: str, mcp: bool = False) -> str:
     """The command that records the reader's own memory at ``at`` citing another author's
-    ``memory`` (which only its author may supersede)."""
+    ``memory`` (which only its author may supersede); ``mcp``: the tool call."""
+    if mcp:
+        return f'memory_record with kind {kind}, atCommit {at}, evidence ["memory:{memory}"] and content'
     return (f"git hn memory record --kind {kind} --at {at} --applies descendants --evidence memory:{memory} "
             "--content TEXT")
 
 
 def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple[str, int] = ("", 0),
                  exact: tuple[str, int] = ("", 0), subject: tuple[str, int] = ("", 0),
-                 kept: tuple[str, int] = ("", 0)) -> str:
+                 kept: tuple[str, int] = ("", 0), mcp: bool = False) -> str:
     """After a recall: ``n`` matching memories were left out because they do not apply at the
     query commit (a team trial: after a squash merge, recall on main dropped them without a word,
     even while other memories matched). ``mine``: the ID of one of them the reader signed;
@@ -492,10 +497,17 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     lists them there, and never offered a supersede (an agent trial: "a squash merge or a rebase?
     … supersede --at HEAD" would have copied a decision of an unmerged branch onto main). ``kept``:
     (a keep branch, how many) of the others, whose anchor only git-hn's ``hn-anchor`` keep
-    branches hold: said so, not "no branch ... here" (a review)."""
+    branches hold: said so, not "no branch ... here" (a review). ``mcp``: in the MCP tools' words
+    (an agent trial with MCP tools only was told of CLI commands); a ref is then named bare only
+    when it is a ``plain_word``, else as an escaped code span (teammate text)."""
     if not n:
         return ""
     from .gostr import one_line
+
+    def recall(arg: str, value: str) -> str:  # (the call that lists them there)
+        if mcp:
+            return f"memory_recall with {'atCommit' if arg == '--at' else 'subject'} {value}"
+        return f"git hn memory recall {arg} {value}"
 
     def counted(k: int, single: str, plural: str) -> str:
         return single if k == 1 else plural
@@ -503,24 +515,26 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     places = []  # (k, text for k of them)
     ref, k = on_ref
     if ref and k:
-        ref = shell_word(ref)
-        places.append((k, counted(k, f"its anchor commit is on {ref}, not merged here: git hn memory recall --at {ref} "
+        ref = (ref if plain_word(ref) else code_word(ref)) if mcp else shell_word(ref)
+        places.append((k, counted(k, f"its anchor commit is on {ref}, not merged here: {recall('--at', ref)} "
                                      "lists it there",
-                                  f"their anchor commits are on refs not merged here, such as {ref}: git hn memory "
-                                  f"recall --at {ref} lists what applies there")))
+                                  f"their anchor commits are on refs not merged here, such as {ref}: "
+                                  f"{recall('--at', ref)} lists what applies there")))
     commit, k = exact
     if commit and k:
-        places.append((k, counted(k, f"it applies only at its anchor commit {commit[:12]} (--applies exact): git hn "
-                                     f"memory recall --at {commit[:12]} lists it there",
-                                  f"they apply only at their anchor commits (--applies exact), such as {commit[:12]}: "
-                                  f"git hn memory recall --at {commit[:12]} lists what applies there")))
+        exact_mode = "applicability mode exact" if mcp else "--applies exact"
+        places.append((k, counted(k, f"it applies only at its anchor commit {commit[:12]} ({exact_mode}): "
+                                     f"{recall('--at', commit[:12])} lists it there",
+                                  f"they apply only at their anchor commits ({exact_mode}), such as {commit[:12]}: "
+                                  f"{recall('--at', commit[:12])} lists what applies there")))
     named, k = subject
     if named and k:
         named = one_line(named)
-        places.append((k, counted(k, f"it applies only to subject {named} (--applies subject): git hn memory recall "
-                                     f"--subject {named} lists it",
-                                  f"they apply only to a subject (--applies subject), such as {named}: git hn memory "
-                                  f"recall --subject {named} lists them")))
+        subject_mode = "applicability mode subject" if mcp else "--applies subject"
+        places.append((k, counted(k, f"it applies only to subject {named} ({subject_mode}): "
+                                     f"{recall('--subject', named)} lists it",
+                                  f"they apply only to a subject ({subject_mode}), such as {named}: "
+                                  f"{recall('--subject', named)} lists them")))
     one = n == 1
     start = (f"{n} matching {'memory does' if one else 'memories do'} not apply at this commit and "
              f"{'was' if one else 'were'} left out: ")
@@ -532,7 +546,7 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
         return start + there[len("; "):]
     one = gone == 1
     keep, k = kept
-    keep = shell_word(keep) if keep and k else ""
+    keep = ((keep if plain_word(keep) else code_word(keep)) if mcp else shell_word(keep)) if keep and k else ""
     if places and keep and k >= gone:
         text = start + (f"{gone} {'has its anchor commit' if one else 'have their anchor commits'} held here only by "
                         f"git-hn's keep {'branch' if one else 'branches, such as'} {keep} (a squash merge or a "
@@ -546,12 +560,18 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
                         "not in its history (a squash merge or a rebase?); ")
     first = mine or theirs[0]
     if not first:
+        if mcp:
+            return text + ("git hn memory log (a command, no MCP tool) lists them, memory_show says where one "
+                           "applies, and its author records it again on HEAD with memory_supersede, atCommit HEAD "
+                           "and content") + there
         return text + ("git hn memory log lists them, git hn memory show ID says where one applies, and its author "
                        "records it again on HEAD with git hn memory supersede ID --at HEAD --same-content") + there
-    text += f"git hn memory show {first[7:19]} says where {'it' if one else 'one'} applies"
-    supersede = f"{supersede_at(mine, 'HEAD')} records {'it' if one else 'one'} again on HEAD"
+    show = f"memory_show with memory {first[7:19]}" if mcp else f"git hn memory show {first[7:19]}"
+    text += f"{show} says where {'it' if one else 'one'} applies"
+    supersede = f"{supersede_at(mine, 'HEAD', mcp)} records {'it' if one else 'one'} again on HEAD"
     kind = theirs[1] if theirs[1] in ("decision", "observation", "assumption") else "observation"
-    cite = f"{cite_at(theirs[0], kind, 'HEAD')} records your own on HEAD citing it (only its author can supersede it)"
+    cite = (f"{cite_at(theirs[0], kind, 'HEAD', mcp)} records your own on HEAD citing it (only its author can "
+            "supersede it)")
     if mine and theirs[0]:
         return f"{text}; yours: {supersede}; a teammate's: {cite}{there}"
     return f"{text}, and {supersede if mine else cite}{there}"

@@ -288,7 +288,7 @@ def _empty_hint(repo, req, hidden, found: bool, start: str = "") -> str:
     return ("" if found else recall.directory_hint(repo, req.at_commit, req.path, "path", mcp=True)
             or _from_start(repo, req, start)) or \
         ("" if not n or is_shallow(repo) else
-         not_applying(n, hidden.mine, hidden.theirs, **places(hidden)))
+         not_applying(n, hidden.mine, hidden.theirs, **places(hidden), mcp=True))
 
 
 def _from_start(repo, req, start: str) -> str:

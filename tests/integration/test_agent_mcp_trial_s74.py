@@ -279,3 +279,24 @@ def test_an_mcp_only_agent_learns_whether_a_challenger_is_trusted_as_the_doc_say
     assert ("Whether the policy trusts the challenger is said by the Markdown brief: MCP's `hn://brief` resource"
             in said and "`memory_show` of the challenge's `memoryId` gives its reason and the disputed memory's "
             "trust (`targetProjection`), not the challenger's" in said)
+
+
+def test_recall_says_where_left_out_memories_apply_with_the_tools(inited):
+    """The same trial's class of finding, in recall's hint for matching memories that do not apply
+    at the commit: it named ``git hn memory recall --at …`` and ``git hn memory supersede …`` to an
+    agent with MCP tools only; now ``memory_recall with atCommit …`` and ``memory_supersede``."""
+    first = git(inited, "rev-parse", "HEAD")
+    _ok(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "exact", "--topic", "t",
+        "--content", "only here")
+    git(inited, "commit", "-q", "--allow-empty", "-m", "next")
+
+    async def body(client):
+        return await client.call_tool("memory_recall", {"topic": ["t"], "includeUntrusted": True})
+
+    hint = document(run(inited, body))["hint"]
+    assert (f"1 matching memory does not apply at this commit and was left out: it applies only at its anchor "
+            f"commit {first[:12]} (applicability mode exact): memory_recall with atCommit {first[:12]} lists it "
+            "there") in hint, hint
+    assert "git hn memory" not in hint, hint
+    assert f"(--applies exact): git hn memory recall --at {first[:12]}" in hn(inited, "memory", "recall", "--topic",
+                                                                             "t", "--include-untrusted").err

@@ -133,7 +133,9 @@ def test_a_recall_that_matched_only_an_open_branchs_memory_names_the_branch(tmp_
         r = hn(alice, "memory", "recall", "--include-untrusted", "--topic", "dialect", *args)
         assert r.code == 0 and f"git-hn: hint: {said}\n" in r.err and "supersede" not in r.err, r.err
     doc = mcp_calls._recall(open_repo(str(alice)), {"topic": ["dialect"], "includeUntrusted": True})
-    assert said[1:] in doc["hint"] and "supersede" not in doc["hint"], doc
+    # (in the MCP tools' words: an agent with MCP tools only was told of git hn memory recall)
+    mcp = said.replace("git hn memory recall --at feature/tsv", "memory_recall with atCommit feature/tsv")
+    assert mcp[1:] in doc["hint"] and "supersede" not in doc["hint"], doc
     r = hn(alice, "memory", "show", short)
     assert r.code == 0 and "on feature/tsv, which HEAD does not contain (not merged here)" in r.err \
         and "supersede" not in r.err, r.err
@@ -251,7 +253,7 @@ def test_the_refs_that_hold_anchors_are_named_in_a_few_git_processes(tmp_path, m
     assert not os.path.exists(alice / "x")
 
 
-def test_the_recall_tool_says_it_as_the_cli_does(tmp_path):
+def test_the_recall_tool_says_it_as_the_cli_does_in_its_own_words(tmp_path):
     from git_hn.service import mcp_calls
     from git_hn.store.repo import open_repo
 
@@ -259,7 +261,9 @@ def test_the_recall_tool_says_it_as_the_cli_does(tmp_path):
     doc = mcp_calls._recall(open_repo(str(alice)), {"path": "p.py", "includeUntrusted": True})
     assert [m["id"] for m in doc["memories"]] == [on_main["memoryId"]]
     assert "1 matching memory does not apply at this commit and was left out" in doc.get("hint", ""), doc
-    assert f"git hn memory supersede {on_feat['memoryId'][7:19]} --at HEAD" in doc["hint"]
+    assert (f"memory_show with memory {on_feat['memoryId'][7:19]} says where it applies, and memory_supersede with "
+            f"memory {on_feat['memoryId'][7:19]}, atCommit HEAD and content records it again on HEAD") in doc["hint"]
+    assert "git hn" not in doc["hint"].split("left out")[1], doc["hint"]
 
 
 def test_the_brief_says_how_many_it_left_out(tmp_path):
@@ -305,7 +309,7 @@ def test_an_hn_anchor_keep_ref_is_no_open_branch(tmp_path):
     assert r.code == 0 and said in r.err and "hn-anchor" not in r.err, r.err
     repo = open_repo(str(alice))
     doc = mcp_calls._recall(repo, {"path": "p.py", "includeUntrusted": True})
-    assert f"git hn memory supersede {short} --at HEAD" in doc.get("hint", ""), doc
+    assert f"memory_supersede with memory {short}, atCommit HEAD and content" in doc.get("hint", ""), doc
     r = hn(alice, "memory", "brief", "--include-untrusted")
     assert r.code == 0 and "\n1 memory left out: it does not apply at this commit" in r.out, r.out
     r = hn(alice, "memory", "show", short)
