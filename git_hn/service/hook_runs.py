@@ -342,8 +342,11 @@ def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str,
     refused = []
     removing, hits, takes, unfetched = removing_anchors(repo, remote, data, block)
     # (an update of a tip this clone lacks that is not forced: Git refuses it itself, "fetch first")
-    if any(not deleted for _r, _o, deleted in unfetched) and not forced_push(forcing, _push_process()):
+    forced = forced_push(forcing, _push_process()) if any(not d for _r, _o, d in unfetched) else True
+    if forced is False:
         unfetched = [u for u in unfetched if u[2]]
+    elif forced is None:  # (forced or not, unknown: never a way out that forces it, see forced_push)
+        way_out = ""
     if removing and block:  # refused (below), so nothing was taken off: nothing to remember
         refused.append(f"{removing}; only if it goes on purpose (a secret): {way_out}" if way_out else removing)
     elif removing:

@@ -135,17 +135,20 @@ def _unfetched_line(remote: str, unfetched: list, block: bool) -> str:
             f"off {remote} for memories' anchor commits (git fetch {quote(remote)} before such a push lets it)")
 
 
-def forced_push(configured: bool, push_pid: str) -> bool:
+def forced_push(configured: bool, push_pid: str) -> bool | None:
     """Whether this push may force an update (``--force``, ``-f``, a lease, ``+REFSPEC``,
     ``--mirror``; ``configured``: a ``+`` push refspec of the remote): Git runs pre-push also for
     the ref it then refuses as "fetch first" (an update, not forced, of a remote tip this clone
     lacks), and its hook input does not tell them apart (a deletion needs no force). Read from the
     command line of the ``git push`` this hook runs in (``push_pid``), as ``mirror_push`` reads
-    it; True when that cannot be read."""
+    it; None when that cannot be read: the caller must then neither count the update as one Git
+    refuses nor offer to repeat it forced (a portability trial: counted as forced, an ordinary
+    push was refused with a forcing command whose lease was the remote's current tip, and pasted,
+    it took a teammate's commit off; docs/decisions.md)."""
     if configured:
         return True
     argv = _push_arguments(push_pid)
-    return True if argv is None else _forces(argv)
+    return None if argv is None else _forces(argv)
 
 
 def _forces(argv: list[str]) -> bool:
@@ -289,7 +292,8 @@ def _mirrors(argv: list[str]) -> bool:
 
 
 def _push_arguments(pid: str) -> list[str] | None:
-    """The command line of the ``git push`` process ``pid`` (Linux ``/proc``), None when it
+    """The command line of the ``git push`` process ``pid`` (Linux ``/proc``; where there is no
+    ``/proc``, ps(1)'s, its words split at blanks: ``process_tree.ps_arguments``), None when it
     cannot be read or is no ``git push``."""
     if not pid.isdigit():
         return None
@@ -297,7 +301,11 @@ def _push_arguments(pid: str) -> list[str] | None:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
             argv = fh.read(1 << 20).decode("utf-8", "surrogateescape").split("\0")
     except OSError:
-        return None
+        from ..store.process_tree import ps_arguments
+
+        argv = ps_arguments(int(pid))  # (None where /proc exists: no process more on Linux)
+        if argv is None:
+            return None
     return argv if "push" in argv[1:] else None
 
 

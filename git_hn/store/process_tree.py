@@ -284,3 +284,46 @@ def git_above(given: str) -> str:
         if pid <= 1:
             break
     return given
+
+
+# -- where there is no ``/proc`` (macOS, the BSDs): ps(1), one process, only there -------------
+
+
+def no_proc() -> bool:
+    """Whether this system has no ``/proc`` process table (macOS, the BSDs; a Linux whose
+    ``/proc`` is hidden): where it has one, ps(1) is never run (no process more on Linux)."""
+    return not os.path.isdir("/proc/self")
+
+
+def ps_arguments(pid: int) -> list[str] | None:
+    """The command line of process ``pid`` as ps(1) gives it (``ps -ww -o args= -p PID``), split
+    at blanks (ps joins the arguments with a space: an argument holding one reads as two); None
+    where ``/proc`` exists (it says exactly) or ps cannot say."""
+    if not no_proc():
+        return None
+    out = _ps("-ww", "-o", "args=", "-p", str(pid))
+    return out.split() if out and out.strip() else None
+
+
+def _ps(*args: str) -> str | None:
+    """ps(1)'s output for ``args`` (the C locale; its standard error discarded), None when it
+    cannot be run or fails. Spawned here, not by ``store.process`` (which imports this module)."""
+    import _signal
+
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.posix_spawnp("ps", ["ps", *args], {**os.environ, "LC_ALL": "C"}, file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, write, 1),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)], setsigdef=(_signal.SIGPIPE,))
+    except OSError:
+        os.close(read)
+        return None
+    finally:
+        os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        out = fh.read(1 << 24)
+    status = os.waitpid(pid, 0)[1]
+    return out.decode("utf-8", "surrogateescape") if os.waitstatus_to_exitcode(status) == 0 else None

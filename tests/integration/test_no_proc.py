@@ -1,0 +1,47 @@
+"""A system without ``/proc`` (macOS, the BSDs), as a portability trial (S76) ran it: real
+repositories, a real bare remote, real pushes and fetches with the hooks installed, run with
+``/proc`` hidden (``noproc.without_proc``); ps(1) is the system's own, answering from the live
+process table, or absent. Linux itself is unchanged (the other tests)."""
+
+from __future__ import annotations
+
+from helpers import git
+from noproc import needs_namespaces, without_proc
+from test_unfetched_tips import _alice_published_bob_not_fetched
+
+pytestmark = needs_namespaces
+
+
+def _hn_lines(stderr: str) -> list[str]:
+    return [x for x in stderr.splitlines() if x.startswith("git-hn:")]
+
+
+def test_an_unforced_push_git_refuses_is_left_to_git_read_with_ps(tmp_path):
+    """The trial: with hn.prePush=block and no /proc, an ordinary push Git refuses ("fetch
+    first") was refused by git-hn, whose way out forced it with a lease on the remote's current
+    tip: pasted, it took a teammate's commit off. ps(1) gives the command line: not forced."""
+    remote, _alice, bob = _alice_published_bob_not_fetched(tmp_path)
+    tip = git(remote, "rev-parse", "main")
+    pushed = without_proc(tmp_path, ["git", "push", "origin", "main"], bob)
+    assert pushed.returncode != 0 and "fetch first" in pushed.stderr, pushed.stderr
+    assert not _hn_lines(pushed.stderr), pushed.stderr
+    assert git(remote, "rev-parse", "main") == tip
+    forced = without_proc(tmp_path, ["git", "push", "--force", "origin", "main"], bob)
+    assert forced.returncode != 0 and f"origin's main is at {tip[:12]}, which this clone has not fetched" \
+        in forced.stderr, forced.stderr
+    assert git(remote, "rev-parse", "main") == tip
+
+
+def test_a_push_whose_command_line_cannot_be_read_is_never_offered_forced(tmp_path):
+    """No /proc and no ps: whether the push forces is unknown, so the refusal offers no command
+    that forces it."""
+    remote, _alice, bob = _alice_published_bob_not_fetched(tmp_path)
+    tip = git(remote, "rev-parse", "main")
+    pushed = without_proc(tmp_path / "nops", ["git", "push", "origin", "main"], bob, ps=False)
+    assert pushed.returncode != 0, pushed.stderr
+    lines = _hn_lines(pushed.stderr)
+    assert len(lines) == 1 and lines[0] == (
+        f"git-hn: origin's main is at {tip[:12]}, which this clone has not fetched: git fetch origin first, then "
+        "push again (what the push takes off cannot be checked)"), pushed.stderr
+    assert "force" not in pushed.stderr.replace("forced", ""), pushed.stderr
+    assert git(remote, "rev-parse", "main") == tip
