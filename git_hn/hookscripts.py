@@ -40,8 +40,9 @@ push's process ID and the object IDs it pushes), and a transaction whose parent 
 and whose remote-tracking refs all move to those objects is the push's own (it brings nothing to
 import; the push publishes), so not even the quiet check's round trip to the remote is paid.
 A push that left no note (``git push --no-verify``, a push with nothing to push) is known by its
-command line (``/proc/<parent>/cmdline``, one ``tr``: ``git [options] push``, ``git_push``) and
-starts nothing either; where ``/proc`` cannot say, git-hn runs as for a fetch.
+command line (``/proc/<parent>/cmdline``, one ``tr``: ``git [options] push``, ``git_push``; where
+there is no ``/proc``, ``ps -ww -o args= -p <parent>``) and starts nothing either; where neither
+can say, git-hn runs as for a fetch.
 When git-hn's last import from that remote found every selected stream up to date, it left a *quiet record* for it (``hn/replication/quiet/<that name>``: the remote,
 its selection file, its URL, the object ID of ``quiet_input``'s bytes and the import's
 advertisement bound, ``hn.syncStallTimeout`` in whole seconds; one per remote, so fetching two
@@ -543,15 +544,24 @@ ours_left() {  # after ``commits_left``: whether an anchor of this clone's publi
 git_push() {  # the Git process running this hook is a `git push`, by its command line (/proc): a
     # push brings nothing to import, also one pre-push left no note for (`--no-verify`, nothing to
     # push: a trial found each such push running a whole import and saying its failure again).
-    # Where /proc cannot say, or a program between Git and this wrapper (a hook manager) is the
-    # parent, git-hn runs as for a fetch. Each argument on a line of its own (its own newlines
-    # made \\001 first), Git's options before the command skipped (those taking a value, with it)
-    [ -r "/proc/$PPID/cmdline" ] || return 1
-    cmdline=$(tr '\\n\\000' '\\001\\n' < "/proc/$PPID/cmdline" 2>/dev/null) || return 1
-    set -f
+    # Where there is no /proc (macOS, the BSDs), ps(1) says it (one process, only there: its words
+    # split at blanks); where neither can, or a program between Git and this wrapper (a hook
+    # manager) is the parent, git-hn runs as for a fetch. Each argument on a line of its own (its
+    # own newlines made \\001 first), Git's options before the command skipped (those taking a
+    # value, with it)
     hn_ifs=$IFS
-    IFS='
+    if [ -r "/proc/$PPID/cmdline" ]; then
+        cmdline=$(tr '\\n\\000' '\\001\\n' < "/proc/$PPID/cmdline" 2>/dev/null) || return 1
+        split='
 '
+    elif [ ! -e /proc/self ] && command -v ps >/dev/null 2>&1; then
+        cmdline=$(ps -ww -o args= -p "$PPID" 2>/dev/null) || return 1
+        split=' '
+    else
+        return 1
+    fi
+    set -f
+    IFS=$split
     set -- $cmdline
     IFS=$hn_ifs
     set +f

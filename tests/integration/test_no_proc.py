@@ -45,3 +45,24 @@ def test_a_push_whose_command_line_cannot_be_read_is_never_offered_forced(tmp_pa
         "push again (what the push takes off cannot be checked)"), pushed.stderr
     assert "force" not in pushed.stderr.replace("forced", ""), pushed.stderr
     assert git(remote, "rev-parse", "main") == tip
+
+
+def test_a_push_without_verify_starts_no_import_known_by_ps(tmp_path):
+    """The trial: ``git push --no-verify`` without /proc ran a whole import from the fetch
+    hook (the wrapper knew a push by ``/proc/$PPID/cmdline`` only) and said a false failure. ps(1)
+    gives the command line there; any other Git command moving the same refs still starts git-hn."""
+    from test_fetch_hook_quiet import QUIET_MAGIC, Team
+
+    team = Team(tmp_path)
+    team.quiet_with_all()
+    team.quiet.write_text(team.quiet.read_text().replace(QUIET_MAGIC, "hn-quiet/9"))  # would not match
+    runs = team.runs()
+    git(team.b, "commit", "-q", "--allow-empty", "-m", "b's work")
+    for args in (["push", "--no-verify", "origin", "HEAD:refs/heads/b-work"],
+                 ["-c", "push.default=simple", "--no-pager", "push", "--no-verify", "origin",
+                  "HEAD:refs/heads/b-work2"]):
+        proc = without_proc(tmp_path, ["git", *args], team.b)
+        assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
+        assert team.runs() == runs, args
+    proc = without_proc(tmp_path, ["git", "update-ref", "refs/remotes/origin/elsewhere", "HEAD"], team.b)
+    assert proc.returncode == 0 and team.runs() == runs + 1, proc.stderr  # not a push: git-hn runs
