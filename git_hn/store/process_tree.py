@@ -269,7 +269,9 @@ def hook_caller() -> str | None:
 def git_above(given: str) -> str:
     """The process ID ``given`` if it is a ``git`` process, else the nearest ``git`` above it
     (a hook manager between Git and the wrapper: pre-commit runs it as ``<hook>.legacy`` from
-    Python), else ``given`` itself."""
+    Python), else ``given`` itself. Where there is no ``/proc``, from one ps(1) listing (a
+    portability trial: the publisher waited for pre-commit, which ends before Git sends the pack,
+    and the push's memory was silently not published)."""
     if not given.isdigit():
         return given
     pid = int(given)
@@ -283,6 +285,8 @@ def git_above(given: str) -> str:
             break
         if pid <= 1:
             break
+    if pid == int(given) and no_proc():  # (macOS, the BSDs: ps(1) lists what /proc would)
+        return _git_above_listed(int(given))
     return given
 
 
@@ -303,6 +307,27 @@ def ps_arguments(pid: int) -> list[str] | None:
         return None
     out = _ps("-ww", "-o", "args=", "-p", str(pid))
     return out.split() if out and out.strip() else None
+
+
+def _git_above_listed(pid: int) -> str:
+    """``git_above`` from one ``ps -A`` listing (ID, parent's ID, command name)."""
+    out = _ps("-A", "-o", "pid=,ppid=,comm=")
+    listed: dict[int, tuple[int, str]] = {}
+    for line in (out or "").splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0].isdigit() and parts[1].isdigit():
+            listed[int(parts[0])] = (int(parts[1]), parts[2].strip().rsplit("/", 1)[-1])
+    given = pid
+    for _ in range(4):
+        if pid not in listed:
+            break
+        parent, name = listed[pid]
+        if name == "git":
+            return str(pid)
+        pid = parent
+        if pid <= 1:
+            break
+    return str(given)
 
 
 def _ps(*args: str) -> str | None:

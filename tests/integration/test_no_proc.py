@@ -66,3 +66,30 @@ def test_a_push_without_verify_starts_no_import_known_by_ps(tmp_path):
         assert team.runs() == runs, args
     proc = without_proc(tmp_path, ["git", "update-ref", "refs/remotes/origin/elsewhere", "HEAD"], team.b)
     assert proc.returncode == 0 and team.runs() == runs + 1, proc.stderr  # not a push: git-hn runs
+
+
+def test_pre_commit_in_migration_mode_still_publishes_the_push_s_memory(tmp_path):
+    """The trial: pre-commit installed after git-hn runs the wrapper as pre-push.legacy, from
+    Python; without /proc the Git above it was not found, the publisher waited for pre-commit
+    (which ends before Git sends the pack), and the memory was silently not published. ps(1)
+    finds the Git above."""
+    import os
+
+    from helpers import wait_publication
+    from test_hook_managers import PRE_COMMIT_MIGRATION, _executable, _memory_and_commit, _published, _team
+
+    remote, a = _team(tmp_path)
+    hooks = a / ".git" / "hooks"
+    from helpers import hn
+
+    assert hn(a, "hooks", "install").code == 0
+    os.rename(hooks / "pre-push", hooks / "pre-push.legacy")  # what pre-commit install does
+    _executable(hooks / "pre-push", PRE_COMMIT_MIGRATION)
+    mem = _memory_and_commit(a)
+    # (a slow remote: the push's Git outlives pre-commit by two seconds, as over a network)
+    _executable(remote / "hooks" / "pre-receive", "#!/bin/sh\ncat >/dev/null\nsleep 2\n")
+    proc = without_proc(tmp_path, ["git", "push", "-q", "origin", "main"], a,
+                        env={"MARKER": str(tmp_path / "marker")})
+    wait_publication(a)
+    assert proc.returncode == 0, proc.stderr
+    assert _published(remote, mem), proc.stderr
