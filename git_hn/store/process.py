@@ -191,11 +191,16 @@ class Child:
         """``kill``, and every process it started (``process_tree.kill_tree``: SIGTERM first,
         then SIGKILL): a timed-out ``git ls-remote`` over ssh left ``sh -c ssh …``, ssh and its
         ProxyCommand running on, reparented to init (a trial). Found through ``/proc``, not a process
-        group: most of git-hn's Git processes share this process's group."""
+        group: most of git-hn's Git processes share this process's group. Where there is no
+        ``/proc``, a child in a session of its own (a Git that may contact a remote) is ended with
+        its process group (``process_tree.kill_group``: a portability trial found ssh left running)."""
         if self.returncode is None:
-            from .process_tree import kill_tree
+            from .process_tree import kill_group, kill_tree, no_proc
 
-            kill_tree(self.pid)
+            if self._session and no_proc():
+                kill_group(self.pid)
+            else:
+                kill_tree(self.pid)
 
     def communicate(self, data: bytes | None = None) -> tuple[bytes, bytes]:
         return exchange(self, data, 10**6)

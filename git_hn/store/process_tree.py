@@ -10,7 +10,8 @@ itself killed before it sends the next signal stays stopped for good (a review),
 it holds (a git, its ``*.lock``). A process ID alone names no process: once its process has ended
 and been reaped, the system gives it to the next one, so a process listed here is always named by
 its ID and its start time (field 22 of its ``stat``), held by a pidfd where there is one. Without
-``/proc`` nothing below the child is found: the child alone is signalled.
+``/proc`` nothing below the child is found: the child alone is signalled, or, in a session of its
+own, its process group (``kill_group``).
 
 Trusts: the system's process table; nothing in it is trusted to be the process it was a moment
 ago.
@@ -79,6 +80,26 @@ def kill_tree(root: int) -> None:
         if not done:  # (an exception cut this short: what is held is not left running)
             tree.send(list(tree.held), _signal.SIGKILL)
         tree.close()
+
+
+def kill_group(root: int) -> None:
+    """End ``root`` (a child of this process's in a session of its own, not yet reaped: its
+    process group's ID stays its own) and its process group where ``/proc`` cannot list what is
+    below it (macOS, the BSDs): SIGTERM to the group, SIGKILL to it once ``root`` has ended or
+    after ``TREE_TERM`` seconds, as ``kill_tree``'s rounds (ssh at a passphrase prompt puts the
+    terminal back on SIGTERM). What left the group (a daemon, its own session) runs on."""
+    import _signal
+    import time
+
+    for signum in (_signal.SIGTERM, _signal.SIGKILL):
+        try:
+            os.killpg(root, signum)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline, delay = time.monotonic() + TREE_TERM, 0.001
+        while signum == _signal.SIGTERM and not _exited(root) and time.monotonic() < deadline:
+            time.sleep(delay)
+            delay = min(delay * 2, 0.02)
 
 
 class _Tree:

@@ -93,3 +93,37 @@ def test_pre_commit_in_migration_mode_still_publishes_the_push_s_memory(tmp_path
     wait_publication(a)
     assert proc.returncode == 0, proc.stderr
     assert _published(remote, mem), proc.stderr
+
+
+def test_a_timed_out_remote_git_is_ended_with_what_it_started(tmp_path):
+    """The trial: a network Git past its time bound without /proc had its ssh (and ProxyCommand)
+    left running: nothing below it was found. Such a Git runs in a session of its own; its
+    process group is ended with it (SIGTERM first). A real ``Child`` killed with /proc hidden."""
+    import os
+    import sys
+    import time
+
+    token = f"hn-noproc-{os.getpid()}-{time.monotonic_ns()}"
+    script = (
+        "import os, sys, time\n"
+        "from git_hn.store import process\n"
+        "c = process.popen(['sh', '-c', 'python3 -c \"import time; time.sleep(300)\" %s & wait'],\n"
+        "                  stdin=process.DEVNULL, stdout=process.DEVNULL, stderr=process.DEVNULL,\n"
+        "                  start_new_session=True)\n"
+        "time.sleep(0.5)\n"
+        "c.kill_tree()\n"
+        "print(c.wait(timeout=10))\n" % token)
+    proc = without_proc(tmp_path, [sys.executable, "-c", script], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    time.sleep(0.2)
+    left = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                if token.encode() in fh.read():
+                    left.append(int(name))
+        except OSError:
+            continue
+    for pid in left:
+        os.kill(pid, 9)
+    assert not left, "the sleeping grandchild was left running"
