@@ -585,7 +585,7 @@ case $input in
     *" refs/remotes/"*)
         if [ "${1-}" = committed ] && [ -z "${HN_HOOK_ACTIVE-}" ] && moves_remote_ref && has_selection; then
             packed_refs_only && exit 0  # refs packed, none moved: nothing was fetched
-            known=
+            known= caller=
             if [ -n "$common" ] && moved_remote && selection_of; then
                 # a remote with no saved selection has nothing to import (another remote has one)
                 [ -e "$selection" ] || exit 0
@@ -624,7 +624,9 @@ case $input in
                     2) how=unanswered ;;  # (the import would only ask again: an audit, 300 s + 60 s)
                 esac
             fi
-            printf '%s\\n' "$input" | HN_HOOK_ACTIVE=1 "$hn" hooks run reference-transaction committed ${how:+"$how"} || :
+            # (the fetch's Git, as this_fetch named it: git-hn's once-per-fetch stamps need no /proc)
+            printf '%s\\n' "$input" | HN_HOOK_ACTIVE=1 HN_FETCH_CALLER="$caller" \\
+                "$hn" hooks run reference-transaction committed ${how:+"$how"} || :
         fi ;;
 esac
 exit 0

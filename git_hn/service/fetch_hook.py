@@ -40,9 +40,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
             rest = parts[2][len("refs/remotes/"):]
             if "/" in rest:
                 touched.add(rest.split("/", 1)[0])
-    from ..store.process_tree import hook_caller
-
-    fetch = hook_caller() if touched else None
+    fetch = _fetch_process() if touched else None
     for remote in sorted(touched):
         if not os.path.exists(replication.selection_path(repo, remote)):
             continue
@@ -113,6 +111,20 @@ def _unanswered(repo: Repo, remote: str, fetch: str | None) -> bool:
         replication.note_failed(repo, remote, fetch)
         _note_imported(repo, remote, fetch)
     return True
+
+
+def _fetch_process() -> str | None:
+    """The Git process this hook runs in, as ``process_tree.hook_caller`` names it ("<pid> <start
+    time>"): as the wrapper named it (``HN_FETCH_CALLER``, from its ``$PPID``: no ``/proc`` needed,
+    a portability trial found every once-per-fetch safeguard off without it), else from
+    ``/proc``; None where neither says."""
+    given = os.environ.get("HN_FETCH_CALLER", "")
+    pid, _sep, start = given.partition(" ")
+    if pid.isdigit() and start and " " not in start:
+        return given
+    from ..store.process_tree import hook_caller
+
+    return hook_caller()
 
 
 def _note_imported(repo: Repo, remote: str, fetch: str, token: str = "imported", said: bool = False) -> None:

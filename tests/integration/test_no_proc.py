@@ -127,3 +127,20 @@ def test_a_timed_out_remote_git_is_ended_with_what_it_started(tmp_path):
     for pid in left:
         os.kill(pid, 9)
     assert not left, "the sleeping grandchild was left running"
+
+
+def test_many_force_pushed_branches_start_git_hn_once(tmp_path):
+    """The trial: without /proc the fetch hook's once-per-fetch stamps were off (git-hn named
+    the fetch's Git by /proc only), so each force-pushed branch of a fetch started git-hn again
+    (40 branches: 40 starts). The wrapper hands the Git it runs in down to git-hn."""
+    from test_fetch_hook_quiet import Team, _b_publishes_and_is_quiet, _force_push_branches
+
+    team = Team(tmp_path)
+    _b_publishes_and_is_quiet(team)
+    _force_push_branches(team, [f"forced-{i}" for i in range(6)])
+    runs = team.runs()
+    proc = without_proc(tmp_path, ["git", "fetch", "origin"], team.b)
+    assert proc.returncode == 0, proc.stderr
+    assert git(team.b, "rev-parse", "origin/forced-3") == git(team.a, "rev-parse", "forced-3")
+    started = team.log.read_text().splitlines()[runs:]
+    assert started == ["hooks run reference-transaction committed quiet"], started
