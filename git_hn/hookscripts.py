@@ -449,7 +449,8 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     export LC_ALL=C GIT_NO_REPLACE_OBJECTS=1 GIT_LITERAL_PATHSPECS=1 GIT_TERMINAL_PROMPT=0
     url=$(git remote get-url --end-of-options "$remote" 2>/dev/null) && [ "$url" = "$s_url" ] || return 1
     # the round trip is bounded as git-hn bounds its advertisement (hn.syncStallTimeout when the
-    # record was written, in whole seconds), where timeout(1) exists
+    # record was written, in whole seconds): by timeout(1), or where there is none (macOS) by a
+    # watchdog of this shell's (``bounded``)
     bound= timed=
     command -v timeout >/dev/null 2>&1 && bound="timeout $s_bound" timed=1
     # and never asks for a passphrase (no terminal, where setsid(1) exists), as git-hn's do
@@ -459,11 +460,13 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     # the bytes of quiet_input: each answer followed by its exit status, so a failure never matches;
     # a bound that ran out (timeout's 124) is said on fd 3, ahead of the ID
     id=$({ { printf '%s\\000' "$url"
-        GIT_ALLOW_PROTOCOL=file:git:http:https:ssh SSH_ASKPASS_REQUIRE=${SSH_ASKPASS_REQUIRE-$ask} \\
-            $bound git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
+        # (exported, not assignments before a function: whether those reach its commands is
+        # unspecified in POSIX; this pipeline element is a subshell of its own)
+        export GIT_ALLOW_PROTOCOL=file:git:http:https:ssh SSH_ASKPASS_REQUIRE=${SSH_ASKPASS_REQUIRE-$ask}
+        bounded $bound git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
         asked=$?
         printf '\\000%s\\000' $asked
-        [ -z "$timed" ] || [ $asked -ne 124 ] || printf 'unanswered ' >&3
+        [ $asked -ne 124 ] || printf 'unanswered ' >&3
         git for-each-ref '--format=%(objectname) %(refname)' "refs/hn/remotes/$remote/memory/" 2>/dev/null
         printf '\\000%s\\000' $?
         cat -- "$selection"; } | git hash-object --stdin 2>/dev/null; } 3>&1) || return 1
@@ -473,6 +476,34 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     # the later transactions of this same fetch need not ask again (``seen_by_this_fetch``)
     ! writable "$fetch_stamp" || printf 'hn-seen/0 %s %s\\n' "$caller" "$s_id" > "$fetch_stamp" 2>/dev/null
     return 0
+}
+bounded() {  # "$@", within $s_bound seconds: by timeout(1) when $timed (its 124 when they run out),
+    # else (no timeout(1): macOS) in the background with a watchdog that ends its process group
+    # with SIGTERM when they run out (124 then too: a portability trial's stalled remote held git
+    # fetch 40 s, or for good), as timeout(1) does: the remote helper below git holds the answer's
+    # pipe. A group of its own comes from setsid(1) ($bound), else from perl's setsid (macOS has
+    # perl; no terminal either, so no passphrase prompt), else the program alone is signalled.
+    # Whichever ends first ends the other: no process is left behind
+    if [ -n "$timed" ]; then
+        "$@"
+        return
+    fi
+    if [ -z "$bound" ] && command -v perl >/dev/null 2>&1; then
+        set -- perl -e 'use POSIX (); POSIX::setsid(); exec @ARGV or exit 127' "$@"
+    fi
+    (exec "$@") &  # (exec: its ID is the program's, and its group's where it made one)
+    lister=$!
+    ( trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+      sleep "$s_bound" &
+      nap=$!
+      wait "$nap" && { kill -TERM -"$lister" || kill -TERM "$lister"; } ) </dev/null >/dev/null 2>&1 3>&- &
+    dog=$!
+    wait "$lister"
+    b_status=$?
+    kill "$dog" 2>/dev/null
+    wait "$dog"
+    [ $b_status -ne 143 ] || b_status=124  # (SIGTERM: the watchdog's)
+    return $b_status
 }
 this_fetch() {  # the Git process running this hook, as git-hn's ``hook_caller`` names it: its ID
     # and start time (a later process given the same ID is another); "-" where /proc cannot say

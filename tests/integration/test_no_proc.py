@@ -144,3 +144,48 @@ def test_many_force_pushed_branches_start_git_hn_once(tmp_path):
     assert git(team.b, "rev-parse", "origin/forced-3") == git(team.a, "rev-parse", "forced-3")
     started = team.log.read_text().splitlines()[runs:]
     assert started == ["hooks run reference-transaction committed quiet"], started
+
+
+def test_without_timeout_a_stalled_remote_holds_the_fetch_for_one_bound(tmp_path, bare_remote, http_backend):
+    """The trial: without timeout(1) (macOS) the wrapper's quiet check had no time bound, and a
+    remote that stalled its memory listing held ``git fetch`` 40 s (for good, one that never
+    answers). A watchdog of the wrapper's bounds it the same, and leaves no process behind."""
+    import subprocess
+    import time
+
+    from helpers import hn, make_repo
+
+    url = http_backend(bare_remote("team.git"))
+    server = http_backend.server(url)
+    a = make_repo(tmp_path / "a")
+    git(a, "remote", "add", "origin", url)
+    git(a, "push", "-q", "-u", "origin", "main")
+    assert hn(a, "init", "--name", "A").code == 0
+    hn(a, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content", "x")
+    assert hn(a, "sync", "origin").code == 0
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "-q", url, str(b))
+    assert hn(b, "init", "--name", "B").code == 0
+    assert hn(b, "hooks", "install").code == 0
+    assert hn(b, "replication", "select", "origin", "--all").code == 0
+    git(b, "config", "hn.syncStallTimeout", "2")
+    assert hn(b, "sync", "origin").code == 0  # imports
+    assert hn(b, "sync", "origin").code == 0  # finds it up to date: the quiet record
+    git(a, "commit", "-q", "--allow-empty", "-m", "moves the remote's main")
+    git(a, "push", "-q", "origin", "main")
+    server.hold_if = lambda body: b"command=ls-refs" in body and b"ref-prefix" not in body
+    started = time.monotonic()
+    try:
+        proc = without_proc(tmp_path, ["git", "fetch", "origin"], b, hidden=("setsid", "timeout"), timeout=40)
+    except subprocess.TimeoutExpired:
+        proc = None
+    took = time.monotonic() - started
+    assert proc is not None, "the fetch was held past 40 s"
+    assert proc.returncode == 0 and git(b, "rev-parse", "origin/main") == git(a, "rev-parse", "main")
+    assert ("git-hn: memory import from origin failed: replication advertisement failed for remote origin; the "
+            "remote did not answer within 2 s (git config hn.syncStallTimeout); run git hn sync origin"
+            in proc.stderr.splitlines()), proc.stderr
+    assert took < 15, took
+    assert len([r for r in server.requests if r.get("held")]) == 1  # asked once
+    left = subprocess.run(["pgrep", "-f", "-x", "sleep 2"], capture_output=True, text=True).stdout.split()
+    assert not left, left  # (the watchdog's sleep ended with it)
