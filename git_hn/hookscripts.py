@@ -506,7 +506,10 @@ bounded() {  # "$@", within $s_bound seconds: by timeout(1) when $timed (its 124
     return $b_status
 }
 this_fetch() {  # the Git process running this hook, as git-hn's ``hook_caller`` names it: its ID
-    # and start time (a later process given the same ID is another); "-" where /proc cannot say
+    # and start time (a later process given the same ID is another). Where there is no /proc,
+    # ps(1)'s start time (``lstart``, its words joined by _; one process, only there: a portability
+    # trial's fetch that got an earlier fetch's ID matched its stamp and never imported); "-"
+    # where neither can say
     start=-
     if [ -f "/proc/$PPID/stat" ] && IFS= read -r st < "/proc/$PPID/stat" 2>/dev/null; then
         st=${st##*) }
@@ -514,6 +517,13 @@ this_fetch() {  # the Git process running this hook, as git-hn's ``hook_caller``
         set -- $st
         set +f
         [ $# -ge 20 ] && eval 'start=${20}'
+    elif [ ! -e /proc/self ] && command -v ps >/dev/null 2>&1 &&
+            st=$(LC_ALL=C ps -o lstart= -p "$PPID" 2>/dev/null); then
+        set -f
+        set -- $st
+        set +f
+        [ $# -eq 0 ] || { start=$1; shift; }
+        for w in "$@"; do start=${start}_$w; done
     fi
     caller="$PPID $start"
     fetch_stamp="$common/hn/replication/quiet/$stem.seen"

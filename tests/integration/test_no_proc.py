@@ -189,3 +189,23 @@ def test_without_timeout_a_stalled_remote_holds_the_fetch_for_one_bound(tmp_path
     assert len([r for r in server.requests if r.get("held")]) == 1  # asked once
     left = subprocess.run(["pgrep", "-f", "-x", "sleep 2"], capture_output=True, text=True).stdout.split()
     assert not left, left  # (the watchdog's sleep ended with it)
+
+
+def test_a_fetch_given_an_earlier_fetch_s_process_id_still_imports(tmp_path):
+    """The trial: without /proc the per-fetch stamp named the fetch's Git by its ID alone
+    ("<pid> -"), so a later fetch the system gave the same ID matched it and never imported.
+    Here the stamp an earlier fetch of that ID left is written by the shell that then becomes
+    the fetch (exec: same ID); ps(1)'s start time tells them apart."""
+    from test_fetch_hook_quiet import Team
+
+    team = Team(tmp_path)
+    team.quiet_with_all()
+    rec = team.record("second")
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "moves the remote's main")
+    git(team.a, "push", "-q", "origin", "main")
+    stamp = team.quiet.parent / (team.quiet.name + ".seen")
+    proc = without_proc(tmp_path, ["sh", "-c", 'printf "hn-seen/0 %s - imported\\n" $$ > "$0"; exec git fetch origin',
+                                   str(stamp)], team.b)
+    assert proc.returncode == 0, proc.stderr
+    tip = git(team.a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
+    assert team.accepted(rec) == tip, proc.stderr
