@@ -451,10 +451,11 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     # the round trip is bounded as git-hn bounds its advertisement (hn.syncStallTimeout when the
     # record was written, in whole seconds): by timeout(1), or where there is none (macOS) by a
     # watchdog of this shell's (``bounded``)
-    bound= timed=
+    bound= timed= detached=
     command -v timeout >/dev/null 2>&1 && bound="timeout $s_bound" timed=1
-    # and never asks for a passphrase (no terminal, where setsid(1) exists), as git-hn's do
-    command -v setsid >/dev/null 2>&1 && bound="setsid -w $bound"
+    # and never asks for a passphrase (no terminal: setsid(1), else perl's in ``bounded``), as
+    # git-hn's do
+    command -v setsid >/dev/null 2>&1 && bound="setsid -w $bound" detached=1
     ask=never  # (nor starts an askpass program the user did not choose: ``transport.remote_env``)
     [ -z "${SSH_ASKPASS-}" ] || ask=
     # the bytes of quiet_input: each answer followed by its exit status, so a failure never matches;
@@ -481,15 +482,16 @@ bounded() {  # "$@", within $s_bound seconds: by timeout(1) when $timed (its 124
     # else (no timeout(1): macOS) in the background with a watchdog that ends its process group
     # with SIGTERM when they run out (124 then too: a portability trial's stalled remote held git
     # fetch 40 s, or for good), as timeout(1) does: the remote helper below git holds the answer's
-    # pipe. A group of its own comes from setsid(1) ($bound), else from perl's setsid (macOS has
-    # perl; no terminal either, so no passphrase prompt), else the program alone is signalled.
+    # pipe. Its session (no terminal: no passphrase prompt, which a trial saw in the middle of git
+    # fetch, blamed on the remote when unanswered) and group are setsid(1)'s ($detached), else
+    # perl's setsid (macOS has perl), else none: the program alone is then signalled.
     # Whichever ends first ends the other: no process is left behind
+    if [ -z "$detached" ] && command -v perl >/dev/null 2>&1; then
+        set -- perl -e 'use POSIX (); POSIX::setsid(); exec @ARGV or exit 127' "$@"
+    fi
     if [ -n "$timed" ]; then
         "$@"
         return
-    fi
-    if [ -z "$bound" ] && command -v perl >/dev/null 2>&1; then
-        set -- perl -e 'use POSIX (); POSIX::setsid(); exec @ARGV or exit 127' "$@"
     fi
     (exec "$@") &  # (exec: its ID is the program's, and its group's where it made one)
     lister=$!

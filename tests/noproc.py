@@ -35,6 +35,17 @@ def without_proc(root: Path, argv: list[str], cwd, *, ps: bool = True, hidden: t
                  input: str | None = None, env: dict | None = None, timeout: float = 120):
     """``argv`` run in ``cwd`` with ``/proc`` hidden; ``hidden``: programs taken off PATH (every
     other program of PATH is reached through one directory of links, under ``root``)."""
+    bin_dir, real = path_without(root, hidden, ps), root / "noproc-real"
+    full = {**os.environ, **(env or {}), "PATH": str(bin_dir)}
+    return subprocess.run(["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", _HIDE, str(real),
+                           *argv], cwd=cwd, env=full, capture_output=True, text=True, input=input,
+                          timeout=timeout)
+
+
+def path_without(root: Path, hidden: tuple = ("setsid",), ps: bool = True) -> Path:
+    """A directory of links to every program of PATH but ``hidden`` (and ps(1), which is the
+    namespace's stand-in described above, or none), made once under ``root``: PATH for a
+    system without those programs."""
     bin_dir, real = root / "noproc-bin", root / "noproc-real"
     if not bin_dir.exists():
         bin_dir.mkdir(parents=True)
@@ -49,7 +60,4 @@ def without_proc(root: Path, argv: list[str], cwd, *, ps: bool = True, hidden: t
         if ps:
             (bin_dir / "ps").write_text(_PS.format(ps=shutil.which("ps"), real=real))
             (bin_dir / "ps").chmod(0o755)
-    full = {**os.environ, **(env or {}), "PATH": str(bin_dir)}
-    return subprocess.run(["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", _HIDE, str(real),
-                           *argv], cwd=cwd, env=full, capture_output=True, text=True, input=input,
-                          timeout=timeout)
+    return bin_dir

@@ -209,3 +209,24 @@ def test_a_fetch_given_an_earlier_fetch_s_process_id_still_imports(tmp_path):
     assert proc.returncode == 0, proc.stderr
     tip = git(team.a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
     assert team.accepted(rec) == tip, proc.stderr
+
+
+def test_without_setsid_the_fetch_wrappers_question_asks_no_passphrase(tmp_path, bare_remote):
+    """The trial: without setsid(1) the wrapper's own question to the remote kept the terminal,
+    so ssh asked for a passphrase in the middle of ``git fetch``; unanswered, git-hn blamed the
+    remote ("did not answer within"). perl's setsid starts it without one (macOS has perl): it
+    fails at once, and git-hn says to give Git the credentials without a prompt."""
+    from noproc import path_without
+    from test_passphrase_prompts import PROMPT, WAY_OUT, _at_terminal, _moved, _team
+
+    bob, alice, env = _team(tmp_path, bare_remote)
+    env = {**env, "PATH": str(path_without(tmp_path, ("setsid",)))}
+    for note in ("moves main", "moves main again"):  # (an import, then a fetch that finds it quiet)
+        _moved(alice, note)
+        code, said, _took = _at_terminal(bob, ["git", "fetch", "origin"], {**env, "AGENT": "1"}, answers=0)
+        assert code == 0 and "git-hn:" not in said, said
+    assert list((bob / ".git" / "hn" / "replication" / "quiet").iterdir())
+    _moved(alice, "moves main once more")
+    code, said, took = _at_terminal(bob, ["git", "fetch", "origin"], env, answers=1, timeout=30)
+    assert code == 0 and said.count(PROMPT.decode()) == 1 and took < 8, (took, said)
+    assert f"git-hn: memory import from origin failed: the remote refused access; {WAY_OUT}\n" in said, said
