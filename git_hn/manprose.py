@@ -405,6 +405,31 @@ moves them (or, for a commit dropped on purpose,
 discards your unpublished memories that name it). The reference\\-transaction wrapper has no such stand\\-in: run
 .B git hn sync
 to import.
+.SH PLATFORMS
+Linux is the platform git\\-hn is tested on most. Where there is no
+.B /proc
+(macOS, the BSDs), git\\-hn and the wrappers ask
+.BR ps (1)
+for what they read there: the command line of the
+.B git push
+a hook runs in (whether it forces or mirrors, whether a transaction is a push's), the Git
+process above a hook manager, and a fetch's start time (one process each, only there: on Linux
+nothing more runs). A Git of git\\-hn's that contacts a remote and runs past its time bound is
+then ended with its process group. Without
+.BR timeout (1)
+(macOS) the reference\\-transaction wrapper bounds its question to the remote with a watchdog
+of its own, the same bound; without
+.BR setsid (1)
+it starts that question without a terminal through perl, so ssh asks no passphrase there.
+Where neither setsid nor perl exists, ssh may ask for a passphrase in the middle of
+.BR "git fetch" :
+load the key into an agent. Where the command line of a push cannot be read at all (no
+/proc and no ps), a push with
+.B hn.prePush
+at
+.B block
+that updates a remote branch this clone has not fetched is refused, forced or not, with no
+command that forces it: fetch first.
 """,
 }
 

@@ -145,3 +145,14 @@ def test_the_request_reference_lists_exactly_the_keys_the_readers_take(inited):
     r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(doc).encode())
     assert r.code == 0, r.err
     assert json.loads(r.out)["anchor"]["commit"] == head
+
+
+def test_what_depends_on_linux_is_said_where_users_read():
+    """A portability trial (S76): nothing user-facing said what needs /proc, setsid(1) or
+    timeout(1). The README and git-hn-hooks(1) say what works where, and the fallbacks."""
+    readme = (ROOT / "README.md").read_text()
+    page = (ROOT / "man" / "git-hn-hooks.1").read_text()
+    assert "\nPlatforms: " in readme and ".SH PLATFORMS\n" in page
+    for text in (readme, page):
+        for word in ("/proc", "ps", "timeout", "setsid", "perl", "process group", "agent"):
+            assert word in text, word
