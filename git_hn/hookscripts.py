@@ -453,16 +453,14 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     # watchdog of this shell's (``bounded``)
     bound= timed= detached=
     command -v timeout >/dev/null 2>&1 && bound="timeout $s_bound" timed=1
-    # and never asks for a passphrase (no terminal: setsid(1), else perl's in ``bounded``), as
-    # git-hn's do
+    # and never asks for a passphrase (no terminal: setsid(1), else perl's), as git-hn's do
     command -v setsid >/dev/null 2>&1 && bound="setsid -w $bound" detached=1
     ask=never  # (nor starts an askpass program the user did not choose: ``transport.remote_env``)
     [ -z "${SSH_ASKPASS-}" ] || ask=
     # the bytes of quiet_input: each answer followed by its exit status, so a failure never matches;
     # a bound that ran out (timeout's 124) is said on fd 3, ahead of the ID
     id=$({ { printf '%s\\000' "$url"
-        # (exported, not assignments before a function: whether those reach its commands is
-        # unspecified in POSIX; this pipeline element is a subshell of its own)
+        # (exported: assignments before a function may not reach its commands; this is a subshell)
         export GIT_ALLOW_PROTOCOL=file:git:http:https:ssh SSH_ASKPASS_REQUIRE=${SSH_ASKPASS_REQUIRE-$ask}
         bounded $bound git ls-remote --refs -- "$url" 'refs/hn/*' 2>/dev/null
         asked=$?
@@ -478,14 +476,10 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     ! writable "$fetch_stamp" || printf 'hn-seen/0 %s %s\\n' "$caller" "$s_id" > "$fetch_stamp" 2>/dev/null
     return 0
 }
-bounded() {  # "$@", within $s_bound seconds: by timeout(1) when $timed (its 124 when they run out),
-    # else (no timeout(1): macOS) in the background with a watchdog that ends its process group
-    # with SIGTERM when they run out (124 then too: a portability trial's stalled remote held git
-    # fetch 40 s, or for good), as timeout(1) does: the remote helper below git holds the answer's
-    # pipe. Its session (no terminal: no passphrase prompt, which a trial saw in the middle of git
-    # fetch, blamed on the remote when unanswered) and group are setsid(1)'s ($detached), else
-    # perl's setsid (macOS has perl), else none: the program alone is then signalled.
-    # Whichever ends first ends the other: no process is left behind
+bounded() {  # "$@" within $s_bound seconds (124 past them): timeout(1), else (macOS) a watchdog that
+    # SIGTERMs its process group, as timeout(1) does (git's remote helper holds the pipe), and ends
+    # with it. Session (no terminal: no passphrase prompt) and group: setsid(1)'s ($detached), else
+    # perl's, else none (the program alone is signalled). See git-hn-hooks(1), PLATFORMS
     if [ -z "$detached" ] && command -v perl >/dev/null 2>&1; then
         set -- perl -e 'use POSIX (); POSIX::setsid(); exec @ARGV or exit 127' "$@"
     fi
@@ -508,10 +502,8 @@ bounded() {  # "$@", within $s_bound seconds: by timeout(1) when $timed (its 124
     return $b_status
 }
 this_fetch() {  # the Git process running this hook, as git-hn's ``hook_caller`` names it: its ID
-    # and start time (a later process given the same ID is another). Where there is no /proc,
-    # ps(1)'s start time (``lstart``, its words joined by _; one process, only there: a portability
-    # trial's fetch that got an earlier fetch's ID matched its stamp and never imported); "-"
-    # where neither can say
+    # and start time (a later process given the same ID is another): without /proc, ps(1)'s
+    # ``lstart``, its words joined by _ (one process, only there); "-" where neither can say
     start=-
     if [ -f "/proc/$PPID/stat" ] && IFS= read -r st < "/proc/$PPID/stat" 2>/dev/null; then
         st=${st##*) }
@@ -587,11 +579,10 @@ ours_left() {  # after ``commits_left``: whether an anchor of this clone's publi
 git_push() {  # the Git process running this hook is a `git push`, by its command line (/proc): a
     # push brings nothing to import, also one pre-push left no note for (`--no-verify`, nothing to
     # push: a trial found each such push running a whole import and saying its failure again).
-    # Where there is no /proc (macOS, the BSDs), ps(1) says it (one process, only there: its words
-    # split at blanks); where neither can, or a program between Git and this wrapper (a hook
-    # manager) is the parent, git-hn runs as for a fetch. Each argument on a line of its own (its
-    # own newlines made \\001 first), Git's options before the command skipped (those taking a
-    # value, with it)
+    # Without /proc (macOS), ps(1) says it (one process, only there; words split at blanks); where
+    # neither can, or a program between Git and this wrapper (a hook manager) is the parent, git-hn
+    # runs as for a fetch. Each argument on a line of its own (its own newlines made \\001 first),
+    # Git's options before the command skipped (those taking a value, with it)
     hn_ifs=$IFS
     if [ -r "/proc/$PPID/cmdline" ]; then
         cmdline=$(tr '\\n\\000' '\\001\\n' < "/proc/$PPID/cmdline" 2>/dev/null) || return 1
@@ -667,7 +658,6 @@ case $input in
                     2) how=unanswered ;;  # (the import would only ask again: an audit, 300 s + 60 s)
                 esac
             fi
-            # (the fetch's Git, as this_fetch named it: git-hn's once-per-fetch stamps need no /proc)
             printf '%s\\n' "$input" | HN_HOOK_ACTIVE=1 HN_FETCH_CALLER="$caller" \\
                 "$hn" hooks run reference-transaction committed ${how:+"$how"} || :
         fi ;;
