@@ -77,7 +77,33 @@ class HnCommand(TyperCommand):
                 path = ctx.command_path
                 reason = options.missing_value(word, valued[word].metavar or word.lstrip("-").upper(), after)
                 raise UsageError(hints.append(USAGE.get(path, "usage: " + path), reason))
+        self._check_values(ctx, params, args)
         return super().parse_args(ctx, args)
+
+    def _check_values(self, ctx, params, args: list[str]) -> None:
+        """``options.parse``'s rule that click lacks: a value given empty is a usage error in the
+        words of the fast path (``options.empty``), unless the command's table says it clears
+        (``_table_command``)."""
+        byname = {n: p for p in params for n in p.opts}
+        table = {o.name: o for o in _TABLES.get((ctx.parent.info_name if ctx.parent else None, ctx.info_name), ())}
+        usage = USAGE.get(ctx.command_path, "usage: " + ctx.command_path)
+        i = 0
+        while i < len(args):
+            word = args[i]
+            i += 1
+            if word == "--":
+                return
+            name, eq, value = word.partition("=")
+            p = byname.get(name) if word.startswith("-") else None
+            if p is None or p.multiple or ((p.is_flag or p.count) and eq):
+                continue  # (click's own errors, or a repeatable option)
+            if not (p.is_flag or p.count):
+                if not eq:
+                    if i >= len(args):
+                        return
+                    value, i = args[i], i + 1
+                if value == "" and not (name in table and table[name].clears):
+                    raise options.empty(usage, name, table[name].metavar if name in table else p.metavar)
 
     def _arguments(self, ctx):
         return [p for p in self.get_params(ctx)
@@ -245,6 +271,10 @@ def _table_command(group: typer.Typer, name: str, opts, help_text: str, body,
     command.__name__ = name
     command.__doc__ = help_text
     group.command(name, **CMD)(command)
+    _TABLES[({id(memory_app): "memory", id(replication_app): "replication"}.get(id(group)), name)] = opts
+
+
+_TABLES: dict = {}  # (group name, command name) -> its ``options`` table (``HnCommand._check_values``)
 
 
 _table_command(memory_app, "record", options.RECORD_OPTS,

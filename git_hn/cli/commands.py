@@ -174,9 +174,11 @@ def policy_show_command(rev: str | None, as_json: bool) -> int:
     from ..service import recall as service
     from ..store.repo import open_repo
 
+    if rev == "":  # (as an option's empty value: not HEAD in silence; options.empty)
+        raise UsageError("usage: git hn policy show [REV] [--json]; REV is empty: give a revision, or leave it out")
     repo = open_repo()
     maintainers: list = []
-    doc = service.policy_show(repo, rev or "HEAD", maintainers)
+    doc = service.policy_show(repo, "HEAD" if rev is None else rev, maintainers)
     if as_json:
         from .trust import absent_hint, names_hint
 
@@ -564,7 +566,11 @@ def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
             value = arg[len("--repo="):] if "=" in arg else next(rest, None)
             if "=" not in arg and value is not None and is_option_word(value, ("--repo", "--allow-write")):
                 raise UsageError(f"{MCP_USAGE}; {missing_value('--repo', 'PATH', value)}")
-            if repo is not None or not value:
+            if value == "":
+                from .options import empty
+
+                raise empty(MCP_USAGE, "--repo", "PATH")
+            if repo is not None or value is None:
                 raise UsageError(f"{MCP_USAGE}; --repo {'was given twice' if repo else 'needs a value PATH'}")
             repo = value
         elif arg == "--allow-write" and not allow_write:

@@ -28,6 +28,7 @@ class Opt(NamedTuple):
     help: str = ""
     once: bool = False  # a filter of one value: given twice is an error (neither AND nor OR is meant)
     signed: bool = False  # one value that is signed: given twice is an error (the last one is a guess)
+    clears: bool = False  # "" is a value: it clears the target's (supersede --subject ""); else "" is refused
 
 
 RECORD_FIELDS = (
@@ -80,7 +81,7 @@ _ANCHORING = ("--kind", "--at", "--applies")
 RECORD_OPTS = _said(RECORD_FIELDS, _ANCHORING, "required without --input: ") + COMMON
 HANDOFF_OPTS = _said(tuple(o for o in RECORD_FIELDS if o.name not in ("--kind", "--outcome")),
                      _ANCHORING, "required, unless the --input request has it: ") + COMMON
-SUPERSEDE_OPTS = RECORD_FIELDS + COMMON + (
+SUPERSEDE_OPTS = tuple(o._replace(clears=True) if o.name == "--subject" else o for o in RECORD_FIELDS) + COMMON + (
     Opt("--edit", "edit", help="write the new content in your editor, starting from the target's"),
     Opt("--same-content", "same_content",
         help="keep the target's content (git-hn): with --at REV, the same memory carried over to another "
@@ -189,6 +190,20 @@ def every_option() -> set[str]:
             isinstance(table, tuple) for o in table if isinstance(o, Opt)}
 
 
+_WHAT = {"REV": "a revision", "N": "a number", "FILE": "a file name", "FILE|-": "a file name or -",
+         "PATH": "a path", "P": "a path", "NAME": "a name", "ID": "an ID", "TEXT": "a text", "C": "a cursor",
+         "ORDER": "default or relevance", "FORMAT": "jsonl or markdown", "KIND": "a kind", "MODE": "a mode",
+         "TOKEN": "an outcome", "A": "an actor", "YYYY-MM": "a month", "REASON": "a reason"}
+
+
+def empty(usage: str, name: str, metavar: str | None) -> UsageError:
+    """The usage error for option ``name`` given an empty value (``--at ""``): refused on every
+    path, rather than taken as not given (a script's unset ``--at "$REV"`` signed the target's
+    anchor for good, or got an unfiltered recall; a differential trial)."""
+    what = _WHAT.get(metavar or "", metavar or "a value")
+    return UsageError(f"{usage}; {name} is empty: give {what}, or leave the option out")
+
+
 def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, list[str]]:
     """GNU-style parsing: ``--x V``, ``--x=V``, switches, interleaved positionals, ``--``.
 
@@ -229,6 +244,8 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             if opt.multiple:
                 values[opt.dest].append(inline)
             else:
+                if inline == "" and not opt.clears:
+                    raise empty(usage, name, opt.metavar)
                 if (opt.once or opt.signed) and values[opt.dest] is not None:
                     how = ("put the terms in one: --query 'a b' (both) or --query 'a OR b' (either)"
                            if name == "--query" else "to match either of two, run the command once for each"

@@ -232,9 +232,11 @@ def inherit(repo: Repo, target: str, flags: RecordFlags, *, edit=None, refuse_re
     out = RecordFlags(**flags.items())
     if given is not None:  # read once: a --content-file of - is stdin
         out.content, out.positional, out.content_file = [given], [], []
-    out.kind = out.kind or rec.kind
-    out.at = out.at or rec.anchor.commit
-    out.applies = out.applies or rec.applicability.mode
+    # (None: not given; "" is given, and refused by the record's checks, not replaced by the
+    # target's: a script's unset --at "$REV" signed the target's anchor; a differential trial)
+    out.kind = rec.kind if out.kind is None else out.kind
+    out.at = rec.anchor.commit if out.at is None else out.at
+    out.applies = rec.applicability.mode if out.applies is None else out.applies
     if out.subject is None:
         out.subject = rec.anchor.subject or rec.applicability.subject or None
     out.topic = out.topic or list(rec.topics)

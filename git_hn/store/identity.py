@@ -287,7 +287,7 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
         raise IdentityExists(existing.actor, path)
     from ..core.gostr import is_blank
 
-    if name is None or is_blank(name):
+    if name is None:  # (given, a blank name is refused below, not replaced by user.name)
         configured = repo.git.run(["config", "--get", "user.name"]).stdout.decode("utf-8", "replace")
         configured = configured[:-1] if configured.endswith("\n") else configured
         if is_blank(configured):  # (CONTRACT §2.7 falls back to "anonymous": see NO_NAME)

@@ -382,7 +382,7 @@ def test_outside_a_repository_and_usage(tmp_path):
     r = hn(tmp_path, "mcp")
     assert (r.code, r.err) == (1, NOT_A_REPO)
     for args, reason in ((["--bogus"], "unknown option --bogus"), (["--repo"], "--repo needs a value PATH"),
-                         (["--repo="], "--repo needs a value PATH"),
+                         (["--repo="], "--repo is empty: give a path, or leave the option out"),
                          (["--allow-write", "--allow-write"], "--allow-write was given twice"),
                          (["--repo", "a", "--repo", "b"], "--repo was given twice")):
         assert hn(tmp_path, "mcp", *args).err == f"{USAGE[:-1]}; {reason}\n", args

@@ -53,14 +53,18 @@ def test_init_twice_refuses_and_keeps_keys(inited):
 
 
 def test_init_name_falls_back_to_git_config_and_none_is_refused_before_anything_is_made(repo, tmp_path):
+    # a blank --name is refused, not replaced by user.name (a script's unset "$NAME"; docs/decisions.md)
     r = hn(repo, "init", "--name", "   ")
+    assert (r.code, r.err) == (1, "git-hn: identity name cannot be signed: it holds control characters or no "
+                                  "visible text; choose another with --name NAME\n")
+    r = hn(repo, "init")
     assert r.code == 0
     assert "Created identity Test User (" in r.out and r.err == ""  # named by Git: no hint
     other = tmp_path / "other"
     git(tmp_path, "init", "-q", str(other))
     git(other, "config", "user.name", " ")
     # a newcomer trial signed as "anonymous" and was then told to rm its private key files
-    for args in ([], ["--name", " "]):
+    for args in ([],):
         r = hn(other, "init", *args)
         assert (r.code, r.out, r.err) == (1, "", "git-hn: git hn init needs a name to sign with, and none was given: "
                                                  "git hn init --name NAME, or set git config user.name; the name is "

@@ -237,7 +237,9 @@ def test_relevance_digest_and_input_request(seeded):
 @pytest.mark.parametrize("args, message", [
     (["--rank", "relevance"], "relevance ranking needs a query"),
     (["--query", "parser", "--rank", "bm25"], "invalid rank: expected default or relevance"),
-    (["--query", "parser", "--rank", ""], None),
+    # (an empty --rank was the default rank, silently; refused as every empty value: docs/decisions.md)
+    (["--query", "parser", "--rank", ""], "usage: git hn memory recall [filters] [bounds] [--json]; --rank is "
+                                          "empty: give default or relevance, or leave the option out"),
 ])
 def test_rank_errors(seeded, args, message):
     r = hn(seeded[0], "memory", "recall", "--json", "--include-untrusted", *args)

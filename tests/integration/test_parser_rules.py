@@ -1,0 +1,93 @@
+"""One rule for the values of options on both command-line parsers (CONTRACT §10.1; a differential
+trial of the fast path, ``cli/options.parse``, and the typer app): an empty value and a value given
+twice are usage errors on every command, whichever parser reads them, in real git-hn processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from helpers import Result, git, hn, hn_proc, refs_snapshot
+
+# git-hn's own main(), its dispatch sending every argv to the typer app (the trial's harness)
+_TYPER = ("import sys\n"
+          "from git_hn.cli import app, main as M\n"
+          "M.dispatch = app.run_app\n"
+          "sys.exit(M.main(sys.argv[1:]))\n")
+
+
+def typer_proc(cwd, *args) -> Result:
+    proc = subprocess.run([sys.executable, "-c", _TYPER, *args], cwd=cwd, capture_output=True, timeout=120)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def _both(cwd, *args) -> list[Result]:
+    return [hn_proc(cwd, *args), typer_proc(cwd, *args)]
+
+
+def _refused(results, reason: str) -> None:
+    for r in results:
+        assert (r.code, r.out) == (1, ""), r.err
+        assert r.err.count("\n") == 1 and r.err.startswith("git-hn: ") and reason in r.err, r.err
+
+
+@pytest.fixture
+def attempt(inited):
+    r = hn(inited, "memory", "record", "--kind", "attempt", "--at", "HEAD", "--applies", "exact",
+           "--outcome", "failed", "--content", "t", "--json")
+    return r.json()["memoryId"]
+
+
+@pytest.mark.parametrize("args,option,what", [
+    (["memory", "recall", "--path", ""], "--path", "a path"),
+    (["memory", "recall", "--subject="], "--subject", "an ID"),
+    (["memory", "recall", "--at", ""], "--at", "a revision"),
+    (["memory", "recall", "--cursor", ""], "--cursor", "a cursor"),
+    (["memory", "recall", "--rank", ""], "--rank", "default or relevance"),
+    (["memory", "recall", "--max-records", ""], "--max-records", "a number"),
+    (["memory", "log", "--path", ""], "--path", "a path"),
+    (["memory", "brief", "--at", ""], "--at", "a revision"),
+    (["memory", "brief", "--base", ""], "--base", "a revision"),
+    (["memory", "view", "--at", ""], "--at", "a revision"),
+    (["memory", "export", "--at", ""], "--at", "a revision"),
+    (["memory", "export", "--format", ""], "--format", "jsonl or markdown"),
+    (["memory", "record", "--kind", "decision", "--at", "", "--applies", "exact", "--content", "x"], "--at",
+     "a revision"),
+    (["init", "--name", ""], "--name", "a name"),
+    (["identity", "export", "--output", ""], "--output", "a file name"),
+    (["mcp", "--repo="], "--repo", "a path"),
+])
+def test_an_empty_value_is_refused_not_taken_as_not_given(inited, args, option, what):
+    """``--at "$REV"`` with REV unset meant HEAD, an unfiltered recall, or user.name as the
+    signed display name: now the option is named, on both parsers."""
+    before = refs_snapshot(inited)
+    results = [hn_proc(inited, *args)] + ([] if args[0] == "mcp" else [typer_proc(inited, *args)])
+    _refused(results, f"{option} is empty: give {what}, or leave the option out")
+    assert refs_snapshot(inited) == before
+
+
+@pytest.mark.parametrize("field", ["--kind", "--applies", "--at"])
+def test_supersede_refuses_an_empty_field_rather_than_signing_the_targets(inited, attempt, field):
+    """``supersede ID --kind '' --at ''`` signed the target's kind and anchor: the empty value
+    counted as not given, for good."""
+    before = refs_snapshot(inited)
+    _refused(_both(inited, "memory", "supersede", attempt, field, "", "--content", "new"), f"{field} is empty: ")
+    assert refs_snapshot(inited) == before
+    # --subject "" is a value there: it clears the target's subject (docs/decisions.md, f26)
+    assert hn_proc(inited, "memory", "supersede", attempt, "--subject", "", "--content", "new").code == 0
+
+
+def test_policy_show_of_an_empty_revision_is_refused(inited):
+    _refused(_both(inited, "policy", "show", ""), "REV is empty: give a revision, or leave it out")
+
+
+@pytest.mark.parametrize("name", ["   "])
+def test_init_refuses_a_blank_or_invisible_name_instead_of_user_name(repo, name):
+    """``--name '   '`` signed as git config user.name; an invisible name was signed as it was."""
+    git(repo, "config", "user.name", "Configured")
+    r = hn_proc(repo, "init", "--name", name)
+    assert (r.code, r.err) == (1, "git-hn: identity name cannot be signed: it holds control characters or no "
+                                  "visible text; choose another with --name NAME\n")
+    assert not (repo / ".git" / "hn" / "active").exists()
