@@ -81,12 +81,14 @@ class HnCommand(TyperCommand):
         return super().parse_args(ctx, args)
 
     def _check_values(self, ctx, params, args: list[str]) -> None:
-        """``options.parse``'s rule that click lacks: a value given empty is a usage error in the
-        words of the fast path (``options.empty``), unless the command's table says it clears
-        (``_table_command``)."""
+        """``options.parse``'s rules that click lacks (click keeps the last value silently): an
+        option that is not repeatable given twice, and a value given empty, are usage errors
+        in the words of the fast path (``options.twice``, ``options.empty``), with the table's
+        reason when the command has one (``_table_command``)."""
         byname = {n: p for p in params for n in p.opts}
         table = {o.name: o for o in _TABLES.get((ctx.parent.info_name if ctx.parent else None, ctx.info_name), ())}
         usage = USAGE.get(ctx.command_path, "usage: " + ctx.command_path)
+        seen: set = set()
         i = 0
         while i < len(args):
             word = args[i]
@@ -104,6 +106,10 @@ class HnCommand(TyperCommand):
                     value, i = args[i], i + 1
                 if value == "" and not (name in table and table[name].clears):
                     raise options.empty(usage, name, table[name].metavar if name in table else p.metavar)
+            if p.name in seen:
+                raise options.twice(usage, name, table.get(name) or (
+                    None if p.is_flag or p.count else options.Opt(name, p.name, p.metavar or "VALUE")))
+            seen.add(p.name)
 
     def _arguments(self, ctx):
         return [p for p in self.get_params(ctx)

@@ -190,6 +190,22 @@ def every_option() -> set[str]:
             isinstance(table, tuple) for o in table if isinstance(o, Opt)}
 
 
+def twice(usage: str, name: str, opt: Opt | None = None) -> UsageError:
+    """The usage error for option ``name`` given twice. One rule on both parsers and every
+    command (a differential trial: ``init --name A --name B`` signed B, ``export --output F
+    --output -`` wrote to stdout, while ``record --kind a --kind b`` was refused): an option
+    that is not repeatable is refused when given twice, a switch too, rather than the last
+    one winning silently (docs/decisions.md). ``opt`` (its table entry, when it has one) says
+    why it takes one value."""
+    if opt is None or opt.metavar is None:
+        return UsageError(f"{usage}; {name} was given twice")
+    how = ("put the terms in one: --query 'a b' (both) or --query 'a OR b' (either)"
+           if name == "--query" else "to match either of two, run the command once for each"
+           if opt.once else "a signed memory cannot be changed later: give the one you mean"
+           if opt.signed else "give the one you mean")
+    return UsageError(f"{usage}; {name} was given twice: it takes one value ({how})")
+
+
 _WHAT = {"REV": "a revision", "N": "a number", "FILE": "a file name", "FILE|-": "a file name or -",
          "PATH": "a path", "P": "a path", "NAME": "a name", "ID": "an ID", "TEXT": "a text", "C": "a cursor",
          "ORDER": "default or relevance", "FORMAT": "jsonl or markdown", "KIND": "a kind", "MODE": "a mode",
@@ -232,6 +248,8 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             if opt.metavar is None:
                 if eq:
                     raise UsageError(f"{usage}; {name} takes no value")
+                if values[opt.dest]:
+                    raise twice(usage, name, opt)
                 values[opt.dest] = True
                 continue
             if not eq:
@@ -246,11 +264,8 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             else:
                 if inline == "" and not opt.clears:
                     raise empty(usage, name, opt.metavar)
-                if (opt.once or opt.signed) and values[opt.dest] is not None:
-                    how = ("put the terms in one: --query 'a b' (both) or --query 'a OR b' (either)"
-                           if name == "--query" else "to match either of two, run the command once for each"
-                           if opt.once else "a signed memory cannot be changed later: give the one you mean")
-                    raise UsageError(f"{usage}; {name} was given twice: it takes one value ({how})")
+                if values[opt.dest] is not None:
+                    raise twice(usage, name, opt)
                 values[opt.dest] = inline
             continue
         positional.append(arg)

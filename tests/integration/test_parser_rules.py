@@ -91,3 +91,32 @@ def test_init_refuses_a_blank_or_invisible_name_instead_of_user_name(repo, name)
     assert (r.code, r.err) == (1, "git-hn: identity name cannot be signed: it holds control characters or no "
                                   "visible text; choose another with --name NAME\n")
     assert not (repo / ".git" / "hn" / "active").exists()
+
+
+@pytest.mark.parametrize("args,reason", [
+    (["init", "--name", "A", "--name", "B"], "--name was given twice: it takes one value (give the one you mean)"),
+    (["memory", "record", "--kind", "decision", "--kind", "observation", "--at", "HEAD", "--applies", "exact",
+      "--content", "x"], "--kind was given twice: it takes one value (a signed memory cannot be changed later"),
+    (["memory", "recall", "--query", "a", "--query", "b"], "--query was given twice: it takes one value (put"),
+    (["memory", "recall", "--at", "HEAD", "--at", "HEAD"], "--at was given twice: it takes one value (give the one"),
+    (["memory", "brief", "--at", "HEAD", "--at=HEAD"], "--at was given twice: it takes one value"),
+    (["memory", "view", "--at", "HEAD", "--at", "HEAD"], "--at was given twice: it takes one value"),
+    (["memory", "export", "--format", "jsonl", "--format", "markdown"], "--format was given twice: it takes one"),
+    (["memory", "export", "--output", "f", "--output", "-"], "--output was given twice: it takes one value"),
+    (["memory", "recall", "--max-records", "1", "--max-records", "2"], "--max-records was given twice: it takes"),
+    (["replication", "select", "--max-events", "5", "--max-events", "6"], "--max-events was given twice: it takes"),
+    # a switch, the same everywhere (sync, mcp and version refused it; show and select did not)
+    (["memory", "show", "deadbeef", "--json", "--json"], "--json was given twice"),
+    (["memory", "recall", "--json", "--json"], "--json was given twice"),
+    (["replication", "select", "--all", "--all"], "--all was given twice"),
+    (["sync", "--json", "--json"], "--json was given twice"),
+    (["version", "--json", "--json"], "--json was given twice"),
+])
+def test_a_value_given_twice_is_refused_on_both_parsers(inited, args, reason):
+    """One rule: ``init --name A --name B`` signed B and ``export --output F --output -`` wrote to
+    stdout (the last one won, silently), while ``record --kind a --kind b`` was refused."""
+    before = refs_snapshot(inited)
+    results = [hn_proc(inited, *args)] + ([] if args[0] in ("sync", "version") else [typer_proc(inited, *args)])
+    _refused(results, reason)
+    assert refs_snapshot(inited) == before
+    assert not (inited / "f").exists()

@@ -80,7 +80,7 @@ def _mistakes():
         for name, sub in (subs or {}).items():
             yield from leaves(sub, [*path, name])
 
-    # (a switch given twice is a usage error only where the command is parsed by hand)
+    # (a switch given twice is a usage error on every command, as a value option given twice)
     out = [["hooks"], ["replication"], ["identity"], ["policy"], ["memory", "index"], ["hooks", "run"],
            ["version", "x"], ["version", "--x"], *([cmd, o, o] for cmd, o in (
                ("sync", "--json"), ("sync", "--rebase"), ("sync", "--recover-shallow"), ("mcp", "--allow-write"),
