@@ -115,10 +115,13 @@ def parse_int(value: str | None, usage: str, name: str | None = None) -> int | N
         return None
     text = value.strip()
     body = text[1:] if text[:1] in "+-" else text
-    if not body.isdigit() or not body.isascii() or not -(2**63) <= int(text) <= 2**63 - 1:
+    digits = body.isdigit() and body.isascii()
+    # (the length first: Python's int() refuses more than 4,300 digits with a ValueError, an
+    # internal error; 2^63-1 has 19)
+    if not digits or len(body.lstrip("0")) > 19 or not -(2**63) <= int(text) <= 2**63 - 1:
         from ..core import hints  # error paths only
 
-        big = body.isdigit() and body.isascii()
+        big = digits
         raise UsageError(hints.append(usage, hints.whole_number(name) + (" up to 2^63-1" if big else "")
                                       if name else ""))
     n = int(text)

@@ -68,6 +68,11 @@ def hooks_run_command(args: list[str], data: bytes) -> int:
 
     if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
         raise _no_hook(args)
+    if args[0] == hooks.PUBLISHER and len(args) == 3 and not (args[2].isascii() and args[2].isdigit()
+                                                            and len(args[2]) < 10):
+        # (the push's process ID, as ``background`` gives it: "²" or 20 digits was an internal error)
+        raise UsageError(f"{HOOKS_RUN_USAGE}; the publisher's last argument is the push's process ID (git hn hooks "
+                         "run is what the installed hooks run)")
     repo = open_repo()
     if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
         from ..service import hook_runs

@@ -120,3 +120,25 @@ def test_a_value_given_twice_is_refused_on_both_parsers(inited, args, reason):
     _refused(results, reason)
     assert refs_snapshot(inited) == before
     assert not (inited / "f").exists()
+
+
+BIG = "1" + "0" * 4400  # (past Python's 4,300-digit int() limit)
+
+
+@pytest.mark.parametrize("args,reason", [
+    (["memory", "recall", "-n", BIG], "-n takes a whole number up to 2^63-1"),
+    (["memory", "recall", "--max-records", BIG], "--max-records takes a whole number up to 2^63-1"),
+    (["memory", "recall", "--max-bytes", BIG], "--max-bytes takes a whole number up to 2^63-1"),
+    (["memory", "recall", "--max-content-bytes", BIG], "--max-content-bytes takes a whole number up to 2^63-1"),
+    (["memory", "brief", "--max-bytes", BIG], "--max-bytes takes a whole number up to 2^63-1"),
+    (["memory", "log", "-n", BIG], "take a number of memories"),
+    (["memory", "log", "-" + BIG], "take a number of memories"),
+    (["memory", "log", "-n" + BIG], "take a number of memories"),
+    (["replication", "select", "--max-events", BIG], "--max-events takes a whole number up to 2^63-1"),
+    (["hooks", "run", "publish", "origin", "\u00b2"], "the publisher's last argument is the push's process ID"),
+    (["hooks", "run", "publish", "origin", "9" * 20], "the publisher's last argument is the push's process ID"),
+])
+def test_a_number_of_thousands_of_digits_is_a_usage_error_not_an_internal_one(inited, args, reason):
+    r = hn_proc(inited, *args, input=b"")
+    _refused([r], reason)
+    assert "internal error" not in r.err
