@@ -83,7 +83,7 @@ def test_policy_show_of_an_empty_revision_is_refused(inited):
     _refused(_both(inited, "policy", "show", ""), "REV is empty: give a revision, or leave it out")
 
 
-@pytest.mark.parametrize("name", ["   "])
+@pytest.mark.parametrize("name", ["   ", "\u200b", "\u2060\u200b", " \u200b "])
 def test_init_refuses_a_blank_or_invisible_name_instead_of_user_name(repo, name):
     """``--name '   '`` signed as git config user.name; an invisible name was signed as it was."""
     git(repo, "config", "user.name", "Configured")
@@ -142,3 +142,20 @@ def test_a_number_of_thousands_of_digits_is_a_usage_error_not_an_internal_one(in
     r = hn_proc(inited, *args, input=b"")
     _refused([r], reason)
     assert "internal error" not in r.err
+
+
+def test_identity_import_refuses_an_invisible_name(inited, tmp_path):
+    """The same check at ``identity import`` (a file written by hand, or by another tool)."""
+    import json
+
+    exported = tmp_path / "id.json"
+    assert hn_proc(inited, "identity", "export", "--output", str(exported)).code == 0
+    doc = json.loads(exported.read_text())
+    doc["name"] = "\u200b"
+    exported.write_text(json.dumps(doc))
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", str(other))
+    r = hn_proc(other, "identity", "import", str(exported))
+    assert (r.code, r.out) == (1, ""), r.err
+    assert "identity name cannot be signed: it holds control characters or no visible text; no memory could be " \
+           "recorded with this identity, so it is not imported" in r.err, r.err
