@@ -66,6 +66,7 @@ def one_line(s: str) -> str:
 
 
 ECHO_LIMIT = 80  # characters of an argument an error repeats (a full memory ID is 71)
+PATH_LIMIT = 240  # characters of a path it repeats: a real absolute one whole, a pasted blob cut
 
 
 def quoted(s: str, limit: int = ECHO_LIMIT) -> str:

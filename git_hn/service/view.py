@@ -170,9 +170,11 @@ def _check_replaceable(path: str) -> None:
 
 
 def _shown(path: str) -> str:
-    from ..core.gostr import one_line
+    """What an error repeats of a path given on the command line: at most ``PATH_LIMIT``
+    characters (a 130,000-character --output made a 130,000-character error line)."""
+    from ..core.gostr import PATH_LIMIT, quoted
 
-    return one_line(path)
+    return quoted(path, PATH_LIMIT)
 
 
 def write_page(repo: Repo, at: str, output: str | None) -> tuple[str, str]:

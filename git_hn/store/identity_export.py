@@ -31,9 +31,10 @@ MAX_BYTES = 65_536
 
 
 def _shown(path: str) -> str:
-    from ..core.gostr import one_line
+    """At most ``PATH_LIMIT`` characters of a path given on the command line (an error line)."""
+    from ..core.gostr import PATH_LIMIT, quoted
 
-    return one_line(path)
+    return quoted(path, PATH_LIMIT)
 
 
 def _refuse_stdio(path: str, verb: str) -> None:

@@ -159,3 +159,16 @@ def test_identity_import_refuses_an_invisible_name(inited, tmp_path):
     assert (r.code, r.out) == (1, ""), r.err
     assert "identity name cannot be signed: it holds control characters or no visible text; no memory could be " \
            "recorded with this identity, so it is not imported" in r.err, r.err
+
+
+@pytest.mark.parametrize("args", [
+    ["memory", "view", "--output"], ["memory", "export", "--output"], ["identity", "export", "--output"],
+    ["mcp", "--repo"],
+])
+@pytest.mark.parametrize("where", ["", "/nonexistent/"])
+def test_an_error_cuts_a_long_path_it_repeats(inited, args, where):
+    """(a 100,000-character --output made a 100,013-character error line; everything else cuts what
+    it repeats at 80 characters and "…", docs/decisions.md)"""
+    r = hn_proc(inited, *args, where + "a" * 100_000, input=b"")
+    assert r.code == 1 and r.err.count("\n") == 1 and "aaaa…" in r.err, r.err[:300]
+    assert len(r.err) < 400, r.err[:300]
