@@ -678,7 +678,8 @@ def _click_hint(exc, cmd, argv: list[str]) -> str:
         known = [n for p in params for n in getattr(p, "opts", ()) if n.startswith("--")]
         from .options import every_option
 
-        return hints.unknown_option(exc.option_name.partition("=")[0], known, every_option())
+        operands = any(p.param_type_name == "argument" and not p.hidden for p in params)
+        return hints.unknown_option(exc.option_name.partition("=")[0], known, every_option(), operands)
     if isinstance(exc, _click.exceptions.BadOptionUsage):
         param = next((p for p in params if exc.option_name in getattr(p, "opts", ())), None)
         if param is None:

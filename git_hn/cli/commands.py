@@ -579,7 +579,7 @@ def parse_mcp_args(args: list[str]) -> tuple[bool, str | None]:
         elif arg == "--allow-write" and not allow_write:
             allow_write = True
         elif arg.startswith("-"):
-            raise bad_option(MCP_USAGE, arg, ("--allow-write",), ("--repo",))
+            raise bad_option(MCP_USAGE, arg, ("--allow-write",), ("--repo",), operands=False)
         else:
             words.append(arg)
     if words:

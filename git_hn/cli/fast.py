@@ -24,7 +24,7 @@ def run_recall(args: list[str]) -> int:
     from .recall_cmd import RECALL_USAGE, recall_command
 
     values, positional = options.parse(git_counts(args, options.RECALL_OPTS, bare=False), options.RECALL_OPTS,
-                                       RECALL_USAGE)
+                                       RECALL_USAGE, operands=False)
     if positional:
         raise options.stray(RECALL_USAGE, positional)
     return recall_command(values)
@@ -150,5 +150,8 @@ def run_memory(sub: str, args: list[str]) -> int:
         from .log_cmd import git_counts
 
         args = git_counts(args)
-    values, positional = options.parse(args, getattr(options, table), usage_of(sub))
+    values, positional = options.parse(args, getattr(options, table), usage_of(sub), sub not in NO_OPERANDS)
     return body(values, positional)
+
+
+NO_OPERANDS = ("brief", "digest", "log", "export", "view")  # (the commands of ``TABLES`` that take no word)

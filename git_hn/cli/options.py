@@ -101,7 +101,7 @@ def stray(usage: str, args: list[str]) -> UsageError:
     return UsageError(hints.append(usage, hints.unexpected(args)))
 
 
-def bad_option(usage: str, arg: str, switches, others=(), instead=None) -> UsageError:
+def bad_option(usage: str, arg: str, switches, others=(), instead=None, operands: bool = True) -> UsageError:
     """The usage error for an option-shaped ``arg`` of a command parsed by hand (``sync``,
     ``mcp``, ``version``), saying which: one of its ``switches`` given a value or twice, or an
     unknown option (``hints``, with the closest of ``switches`` and ``others``; ``instead``: name
@@ -114,7 +114,7 @@ def bad_option(usage: str, arg: str, switches, others=(), instead=None) -> Usage
     other = instead(name) if instead else ""
     if other:
         return UsageError(f"{usage}; {other}")
-    return UsageError(f"{usage}; {hints.unknown_option(name, (*switches, *others), every_option())}")
+    return UsageError(f"{usage}; {hints.unknown_option(name, (*switches, *others), every_option(), operands)}")
 
 
 def select_instead(name: str, argv: list[str]) -> str:
@@ -156,7 +156,7 @@ def switches(argv: list[str], names, usage: str, operands: int = 0, instead=None
         elif arg in names and arg not in seen:
             seen.add(arg)
         else:
-            raise bad_option(usage, arg, names, instead=instead)
+            raise bad_option(usage, arg, names, instead=instead, operands=operands > 0)
     return seen, words
 
 
@@ -220,13 +220,13 @@ def empty(usage: str, name: str, metavar: str | None) -> UsageError:
     return UsageError(f"{usage}; {name} is empty: give {what}, or leave the option out")
 
 
-def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, list[str]]:
+def parse(argv: list[str], opts: tuple[Opt, ...], usage: str, operands: bool = True) -> tuple[dict, list[str]]:
     """GNU-style parsing: ``--x V``, ``--x=V``, switches, interleaved positionals, ``--``.
 
     Mirrors click's rules, but for one: an option that takes a value consumes the next argument
     unless that is another option of the command, ``-h`` or ``--`` (``is_option_word``: then the
     value is missing); a switch given a value is a usage error; anything else starting with ``-``
-    is an unknown option.
+    is an unknown option (``operands``: whether the command takes any, for its hint).
     """
     table = {o.name: o for o in opts}
     values: dict = {o.dest: ([] if o.multiple else (False if o.metavar is None else None)) for o in opts}
@@ -244,7 +244,7 @@ def parse(argv: list[str], opts: tuple[Opt, ...], usage: str) -> tuple[dict, lis
             if opt is None:
                 from ..core import hints  # error paths only
 
-                raise UsageError(f"{usage}; {hints.unknown_option(name, table, every_option())}")
+                raise UsageError(f"{usage}; {hints.unknown_option(name, table, every_option(), operands)}")
             if opt.metavar is None:
                 if eq:
                     raise UsageError(f"{usage}; {name} takes no value")

@@ -20,6 +20,16 @@ _OPTION_SHAPED = re.compile(r"--?[a-z][a-z0-9-]{0,30}")
 # (and since a newcomer trial: a small number, "5", a count given without its option, and a
 # revision shape, "HEAD", "HEAD~5", "main^2": they say which argument was meant and carry no secret)
 _SAFE_ARGUMENT = re.compile(r"(?:[a-z][a-z._-]{0,15}|[0-9]{1,4}|HEAD|FETCH_HEAD|ORIG_HEAD|@)(?:[~^][0-9]{0,3}){0,4}")
+
+
+def _safe(word: str) -> bool:
+    """Whether an error may repeat ``word``: ``_SAFE_ARGUMENT``, after one or two dashes (``-5``,
+    a count given as ``git log`` spells it to a command that has none: ``git hn memory log --
+    -5`` said only "unexpected argument", naming nothing)."""
+    return bool(_SAFE_ARGUMENT.fullmatch(word[2:] if word.startswith("--") else word[1:] if word.startswith("-")
+                                         else word))
+
+
 NEWER_NAMED = 3  # handoffs not shown that the brief names (``core.away``; ``handoff_applies`` says it)
 # options of other tools (or other commands) a user types for one of ours
 SYNONYMS = {"-n": ("--max-records",), "--limit": ("--max-records", "--max-count"),
@@ -40,13 +50,16 @@ def did_you_mean(value: str, choices) -> str:
     return f"did you mean {best}?" if best else ""
 
 
-def unknown_option(name: str, choices, elsewhere=()) -> str:
+def unknown_option(name: str, choices, elsewhere=(), operands: bool = True) -> str:
     """``unknown option --qurey; did you mean --query?`` (the suggestion only when one is close).
     An option of another command (``elsewhere``: ``log --at HEAD~5`` was told "did you mean
     --path?") is said to be no option of this one, with no suggestion; a synonym (``recall -n``)
-    gets this command's option."""
+    gets this command's option. A word that is no option's shape (``-5``) is named when
+    ``_safe``, and told to go after ``--`` only for a command that takes ``operands``: for one
+    that takes none, following that advice led to "unexpected argument" (a differential trial)."""
     if not _OPTION_SHAPED.fullmatch(name):
-        return "unknown option; an argument that starts with - goes after --"
+        text = f'unknown option "{name}"' if _safe(name) else "unknown option"
+        return f"{text}; an argument that starts with - goes after --" if operands else text
     text = f"unknown option {name}"
     choices = list(choices)
     synonym = next((c for c in SYNONYMS.get(name, ()) if c in choices), None)
@@ -66,12 +79,12 @@ def unknown_option(name: str, choices, elsewhere=()) -> str:
 
 def unexpected(args) -> str:
     """``unexpected argument "extra"``: what a command was given beyond its operands. The first
-    one is quoted only when it is a short lowercase word; the others are counted."""
+    one is quoted only when it is a short lowercase word (``_safe``); the others are counted."""
     args = list(args)
     if not args:
         return ""
     text = "unexpected argument"
-    if _SAFE_ARGUMENT.fullmatch(args[0]):
+    if _safe(args[0]):
         text += f' "{args[0]}"'
     return text + (f" and {len(args) - 1} more" if len(args) > 1 else "")
 

@@ -172,3 +172,27 @@ def test_an_error_cuts_a_long_path_it_repeats(inited, args, where):
     r = hn_proc(inited, *args, where + "a" * 100_000, input=b"")
     assert r.code == 1 and r.err.count("\n") == 1 and "aaaa…" in r.err, r.err[:300]
     assert len(r.err) < 400, r.err[:300]
+
+
+@pytest.mark.parametrize("args,reason", [
+    (["memory", "recall", "-5"], 'unknown option "-5"'),
+    (["memory", "brief", "-5"], 'unknown option "-5"'),
+    (["memory", "recall", "--\x1bx"], "unknown option"),
+    (["memory", "log", "-\uff15"], "unknown option"),
+    (["version", "-5"], 'unknown option "-5"'),
+    (["mcp", "-5"], 'unknown option "-5"'),
+])
+def test_a_command_without_operands_is_not_told_to_put_an_argument_after_dashes(inited, args, reason):
+    """``recall -5`` was told "an argument that starts with - goes after --", and ``recall -- -5``
+    then said "unexpected argument", naming nothing: advice that cannot work."""
+    for r in [hn_proc(inited, *args)] + ([] if args[0] in ("version", "mcp") else [typer_proc(inited, *args)]):
+        _refused([r], reason)
+        assert "goes after --" not in r.err and "\x1b" not in r.err
+    # a command that takes a word keeps the advice, and it works there
+    _refused([hn_proc(inited, "memory", "show", "-5")], 'unknown option "-5"; an argument that starts with - goes '
+                                                          "after --")
+
+
+def test_an_unexpected_dash_number_is_named(inited):
+    for args in (["memory", "log", "--", "-5"], ["memory", "recall", "--", "-5"]):
+        _refused([hn_proc(inited, *args)], 'unexpected argument "-5"')
