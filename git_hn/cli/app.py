@@ -77,6 +77,12 @@ class HnCommand(TyperCommand):
                 path = ctx.command_path
                 reason = options.missing_value(word, valued[word].metavar or word.lstrip("-").upper(), after)
                 raise UsageError(hints.append(USAGE.get(path, "usage: " + path), reason))
+        for word in args:  # -h anywhere before --, as git takes it (click's unknown option came first)
+            if word == "--":
+                break
+            if word in options.HELP_WORDS:
+                show = self.get_help_option(ctx)
+                show.callback(ctx, show, True)  # (prints this command's help and exits)
         self._check_values(ctx, params, args)
         return super().parse_args(ctx, args)
 

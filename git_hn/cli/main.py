@@ -353,8 +353,12 @@ def dispatch(argv: list[str]) -> int:
     render.no_color_first = argv[:1] == ["--no-color"]
     while argv[:1] == ["--no-color"]:
         argv = argv[1:]
-    if argv[:1] == ["help"] and argv[1:2] and not argv[1].startswith("-"):
-        argv = [*argv[1:], "--help"]  # ``git hn help memory``: as ``git hn memory -h`` (it printed the summary)
+    if argv[:1] == ["help"] and "--no-color" in argv[1:]:  # (``git hn help --no-color memory``)
+        render.no_color_first = True
+        argv = [a for a in argv if a != "--no-color"]
+    if argv[:1] in (["help"], *([h] for h in HELP)) and argv[1:2] and not argv[1].startswith("-"):
+        # ``git hn help memory``, ``git hn -h memory``: as ``git hn memory -h`` (they printed the summary)
+        argv = [*argv[1:], "--help"]
         if argv[:2] == ["hooks", "run"]:  # (``help hooks run pre-push``: that help, never the hook; a review
             argv = ["hooks", "run", "--help"]  # found it ran the hook, which read stdin first)
     if not argv or argv[0] in ("help", *HELP):  # (fitted to a narrower terminal: a newcomer trial's 60 columns)
@@ -365,7 +369,7 @@ def dispatch(argv: list[str]) -> int:
         return complete(argv[1:])
     if cmd in ("version", "--version"):
         rest = argv[1:]
-        if rest and rest[0] in HELP:
+        if _wants_help(rest):
             sys.stdout.write(VERSION_HELP)
             return 0
         if rest not in ([], ["--json"]):
@@ -450,6 +454,10 @@ def dispatch(argv: list[str]) -> int:
             raise HnError(append(unknown.format(quoted(sub)),
                                  did_you_mean(sub, sorted(subs)) or f"git hn {cmd} -h lists them"))
         if cmd == "memory" and sub == "index" and (len(argv) == 2 or argv[2] not in ("rebuild", "verify", *HELP)):
+            if _wants_help(argv[2:]):  # (``memory index bogus -h``: the index's help, as -h anywhere)
+                from .app import run_app
+
+                return run_app(["memory", "index", "--help"])
             raise UsageError(_index_usage(argv[2:]))
         if cmd == "memory" and sub in ("record", "handoff", "recall", *FAST_MEMORY) \
                 and not _wants_help(argv[2:]):

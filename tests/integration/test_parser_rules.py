@@ -196,3 +196,23 @@ def test_a_command_without_operands_is_not_told_to_put_an_argument_after_dashes(
 def test_an_unexpected_dash_number_is_named(inited):
     for args in (["memory", "log", "--", "-5"], ["memory", "recall", "--", "-5"]):
         _refused([hn_proc(inited, *args)], 'unexpected argument "-5"')
+
+
+@pytest.mark.parametrize("args,usage", [
+    (["memory", "recall", "--bogus", "-h"], "usage: git hn memory recall [OPTIONS]"),
+    (["memory", "recall", "-h", "--bogus"], "usage: git hn memory recall [OPTIONS]"),
+    (["init", "--bogus", "--help"], "usage: git hn init [OPTIONS]"),
+    (["version", "--json", "-h"], "usage: git hn version [OPTIONS]"),
+    (["memory", "index", "bogus", "-h"], "usage: git hn memory index <command> [options]"),
+    (["-h", "memory"], "usage: git hn memory <command> [options]"),
+    (["--help", "memory", "recall"], "usage: git hn memory recall [OPTIONS]"),
+    (["help", "--no-color", "memory"], "usage: git hn memory <command> [options]"),
+])
+def test_dash_h_anywhere_before_dashes_prints_that_commands_help(inited, args, usage):
+    """(``recall --bogus -h`` failed "unknown option --bogus", ``version --json -h`` "unknown
+    option -h", and ``git hn -h memory`` printed the top summary, while ``recall extra -h`` and
+    ``git hn help memory`` printed the command's help.) Run as git-hn itself: ``git hn --help``
+    is Git's (it opens the manual page)."""
+    proc = subprocess.run(["git-hn", *args], cwd=inited, capture_output=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (0, b""), proc.stderr
+    assert proc.stdout.decode().startswith(usage + "\n"), proc.stdout[:200]
