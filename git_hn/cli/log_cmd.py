@@ -26,7 +26,7 @@ LOG_USAGE = ("usage: git hn memory log [--kind K] [--actor A] [--topic T] [--pat
 
 
 def git_counts(args: list[str], opts=None, bare: bool = True) -> list[str]:
-    """``git log``'s count spellings as ``-n N``: ``-5`` (with ``bare``) and ``-n5`` (an option's
+    """``git log``'s count spellings as ``-n N``: ``-5`` (with ``bare``) and ``-n5``, ``-n-1`` (an option's
     own value, and anything after ``--``, are left as they are; ``opts``: the command's option
     table, default log's)."""
     from .options import LOG_OPTS
@@ -44,7 +44,7 @@ def git_counts(args: list[str], opts=None, bare: bool = True) -> list[str]:
             continue
         if bare and len(arg) > 1 and arg[0] == "-" and arg[1:].isascii() and arg[1:].isdigit():
             out += ["-n", arg[1:]]
-        elif arg.startswith("-n") and arg[2:].isascii() and arg[2:].isdigit() and len(arg) > 2:
+        elif arg.startswith("-n") and len(arg) > 2 and arg[2] != "=":  # (-n-1 is -n -1, as git log takes it)
             out += ["-n", arg[2:]]
         else:
             out.append(arg)
@@ -59,13 +59,14 @@ def log(values: dict, positional: list[str]) -> int:
 
     if positional:
         raise stray(LOG_USAGE, positional)
-    counts = [c for c in (values.get("max_count"), values.get("n")) if c is not None]
+    counts = [*(("--max-count", c) for c in values.get("max_count") or ()), *(("-n", c) for c in values.get("n") or ())]
     if len(counts) > 1:
         raise UsageError(f"{LOG_USAGE}; give -n N, -N or --max-count N once")
-    count_usage = f"{LOG_USAGE}; -n, -N and --max-count take a number of memories (0 or more)"
-    max_count = parse_int(counts[0], count_usage) if counts else None
+    # (recall's and the brief's words: a count that is no number, or past 2^63-1, said "0 or more")
+    name, text = counts[0] if counts else ("", None)
+    max_count = parse_int(text, LOG_USAGE, name)
     if max_count is not None and max_count < 0:
-        raise UsageError(count_usage)
+        raise UsageError(f"{LOG_USAGE}; {name} takes 0 or more")
     from ..service import log as service
     from ..service.names import actor_filters
     from ..store.repo import open_repo

@@ -301,8 +301,9 @@ LOG_OPTS = (
     Opt("--lifecycle", "lifecycle", "L", multiple=True, help="lifecycle class (repeatable; default: all)"),
     Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable; default: all)"),
     Opt("--query", "query", "TEXT", help="terms (all must match), as in recall", once=True),
-    Opt("--max-count", "max_count", "N", help="at most N memories, newest first"),
-    Opt("-n", "n", "N", help="the same as --max-count (and -N, as in git log -3)"),
+    # (collected, to say "give -n N, -N or --max-count N once" of -1 -2, which has no -n to name)
+    Opt("--max-count", "max_count", "N", multiple=True, help="at most N memories, newest first"),
+    Opt("-n", "n", "N", multiple=True, help="the same as --max-count (and -N, as in git log -3)"),
     Opt("--graph", "graph", help="list each memory's supersede, retract and challenge relations"),
     Opt("--no-pager", "no_pager", help="never page (a pipe, a file or --json never page anyway)"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),

@@ -131,9 +131,9 @@ BIG = "1" + "0" * 4400  # (past Python's 4,300-digit int() limit)
     (["memory", "recall", "--max-bytes", BIG], "--max-bytes takes a whole number up to 2^63-1"),
     (["memory", "recall", "--max-content-bytes", BIG], "--max-content-bytes takes a whole number up to 2^63-1"),
     (["memory", "brief", "--max-bytes", BIG], "--max-bytes takes a whole number up to 2^63-1"),
-    (["memory", "log", "-n", BIG], "take a number of memories"),
-    (["memory", "log", "-" + BIG], "take a number of memories"),
-    (["memory", "log", "-n" + BIG], "take a number of memories"),
+    (["memory", "log", "-n", BIG], "-n takes a whole number up to 2^63-1"),
+    (["memory", "log", "-" + BIG], "-n takes a whole number up to 2^63-1"),
+    (["memory", "log", "-n" + BIG], "-n takes a whole number up to 2^63-1"),
     (["replication", "select", "--max-events", BIG], "--max-events takes a whole number up to 2^63-1"),
     (["hooks", "run", "publish", "origin", "\u00b2"], "the publisher's last argument is the push's process ID"),
     (["hooks", "run", "publish", "origin", "9" * 20], "the publisher's last argument is the push's process ID"),
@@ -216,3 +216,17 @@ def test_dash_h_anywhere_before_dashes_prints_that_commands_help(inited, args, u
     proc = subprocess.run(["git-hn", *args], cwd=inited, capture_output=True, timeout=120)
     assert (proc.returncode, proc.stderr) == (0, b""), proc.stderr
     assert proc.stdout.decode().startswith(usage + "\n"), proc.stdout[:200]
+
+
+@pytest.mark.parametrize("args,reason", [
+    (["-n", "9" * 20], "-n takes a whole number up to 2^63-1"),  # (log said "0 or more"; recall this)
+    (["--max-count", "9" * 20], "--max-count takes a whole number up to 2^63-1"),
+    (["-n-1"], "-n takes 0 or more"),  # (was "unknown option -n-1", while -n -1 was a count)
+    (["-n", "-1"], "-n takes 0 or more"),
+    (["-nx"], "-n takes a whole number"),
+    (["-1", "-2"], "give -n N, -N or --max-count N once"),
+])
+def test_log_counts_follow_recalls_rule(inited, args, reason):
+    _refused([hn_proc(inited, "memory", "log", *args)], f"git-hn: {reason}; git hn memory log -h shows the options")
+    # git's strtol takes these, and so does every count of git-hn's
+    assert hn_proc(inited, "memory", "log", "-n", "+5").code == hn_proc(inited, "memory", "log", "-n", " 5").code == 0
