@@ -248,6 +248,10 @@ def select_command(values: dict, positional: list[str]) -> int:
              for flag, key, _default in selmod.BUDGETS}
     given = {key: value for key, value in given.items() if value is not None}
     streams = parse_int(values.get("max_streams"), SELECT_USAGE, "--max-streams")
+    for flag, key, _default in (*selmod.BUDGETS, ("max-streams", "", None)):  # §9.1's text, then which option
+        value = streams if flag == "max-streams" else given.get(key)
+        if value is not None and value <= 0:
+            raise InputError(f"{flag} must be a positive integer; --{flag} takes 1 or more")
     selectors = (tuple(values.get("actor") or ()), tuple(values.get("proposal") or ()),
                  tuple(values.get("memory") or ()), bool(values.get("all")))
     repo = None
@@ -489,6 +493,8 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     if as_json and as_markdown:
         raise UsageError(f"{BRIEF_USAGE}; --json and --markdown exclude each other (the brief is one or the other)")
     bound = parse_int(max_bytes, BRIEF_USAGE, "--max-bytes")
+    if bound is not None and bound <= 0:  # (the contract's text, then which option, as recall says it)
+        raise InputError("brief bound must be positive; --max-bytes takes 1 or more")
     repo = open_repo()
     if at is None and not as_json and not repo.head_commit():
         # a new repository (HEAD unborn): the brief an agent's session-start hook prints is empty,

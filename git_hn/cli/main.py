@@ -534,6 +534,9 @@ def short_usage(message: str) -> str:
     """``reason; usage: git hn memory log [--kind K] …`` (``reason_first``'s form) as ``reason;
     git hn memory log -h shows the options`` when that usage line is longer than ``LONG_USAGE``."""
     reason, sep, usage = message.rpartition("; usage: ")
+    asked = not sep and message.endswith(")")  # (after a question: ``hints.append``'s parentheses)
+    if asked:
+        reason, sep, usage = message[:-1].rpartition(" (usage: ")
     if not sep or len("usage: " + usage) <= LONG_USAGE:
         return message
     words = []
@@ -541,7 +544,8 @@ def short_usage(message: str) -> str:
         if not word or not word.replace("-", "").isalpha() or not word.islower():
             break
         words.append(word)
-    return f"{reason}; {' '.join(words)} -h shows the options"
+    named = f"{' '.join(words)} -h shows the options"
+    return f"{reason} ({named})" if asked else f"{reason}; {named}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -128,8 +128,19 @@ def error(message: str) -> None:
     from ..core.gostr import one_line
     from ..core.invisible import spell_invisible
 
-    sys.stderr.write("git-hn: " + spell_invisible(one_line(message)) + "\n")
+    sys.stderr.write("git-hn: " + _bytes_spelled(spell_invisible(one_line(message))) + "\n")
     sys.stderr.flush()
+
+
+def _bytes_spelled(text: str) -> str:
+    """``text`` with each byte that was not UTF-8 (an argv or a path decoded with
+    ``surrogateescape``: a lone surrogate U+DC80-U+DCFF) spelled ``\\xff``, as Git and a shell
+    spell a byte; stderr's own handler wrote ``\\udcff`` (a differential trial)."""
+    if text.isascii():
+        return text
+    import re
+
+    return re.sub("[\udc80-\udcff]", lambda m: "\\x%02x" % (ord(m.group()) - 0xDC00), text)
 
 
 def warnings(texts) -> None:
@@ -139,7 +150,7 @@ def warnings(texts) -> None:
     from ..core.invisible import spell_invisible
 
     for text in dict.fromkeys(texts):
-        sys.stderr.write(fitted("git-hn: warning: " + spell_invisible(one_line(text))) + "\n")
+        sys.stderr.write(fitted("git-hn: warning: " + _bytes_spelled(spell_invisible(one_line(text)))) + "\n")
     sys.stderr.flush()
 
 
@@ -149,7 +160,7 @@ def hint(text: str) -> None:
     from ..core.gostr import one_line
     from ..core.invisible import spell_invisible
 
-    sys.stderr.write(fitted("git-hn: hint: " + spell_invisible(one_line(text))) + "\n")
+    sys.stderr.write(fitted("git-hn: hint: " + _bytes_spelled(spell_invisible(one_line(text)))) + "\n")
     sys.stderr.flush()
 
 

@@ -96,7 +96,7 @@ def reason_first(message: str, fixed=()) -> str:
     usage, sep, reason = message.partition("; ")
     if not sep or not usage.startswith("usage: ") or usage.startswith(tuple(fixed)):
         return message
-    return f"{reason}; {usage}"
+    return append(reason, usage)
 
 
 def whole_number(name: str) -> str:
@@ -169,8 +169,12 @@ def object_shape(where: str) -> str:
 
 
 def append(message: str, hint: str) -> str:
-    """The contract's ``message`` with ``hint`` appended after ``; `` (nothing when empty)."""
-    return f"{message}; {hint}" if hint else message
+    """The contract's ``message`` with ``hint`` appended after ``; `` (nothing when empty), or in
+    parentheses after a question (``did you mean --kind? (usage: …)``: a ``?;`` is misread, as
+    ``choice`` says)."""
+    if not hint:
+        return message
+    return f"{message} ({hint})" if message.endswith("?") else f"{message}; {hint}"
 
 
 def both(words, *args, **kwargs) -> tuple[str, str]:

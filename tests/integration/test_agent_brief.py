@@ -208,7 +208,7 @@ def test_bound_errors(world):
     repo = world["repo"]
     for bad in ("0", "-5"):
         r = hn(repo, "memory", "brief", "--max-bytes", bad)
-        assert (r.code, r.err) == (1, "git-hn: brief bound must be positive\n")
+        assert (r.code, r.err) == (1, "git-hn: brief bound must be positive; --max-bytes takes 1 or more\n")
     for fmt in ("--json", "--markdown"):
         r = hn(repo, "memory", "brief", fmt, "--max-bytes", "100")
         # (git-hn's help after the contract's text: the smallest bound that fits, which works)

@@ -33,8 +33,8 @@ def test_help_and_version(tmp_path):
         "  --no-color  never colour the output on a terminal (also: NO_COLOR set,\n"
         "              TERM=dumb)\n", "")
     r = hn(tmp_path, "version", "--jsn")
-    assert (r.code, r.out, r.err) == (1, "", "git-hn: unknown option --jsn; did you mean --json?; usage: git hn "
-                                             "version [--json]\n")
+    assert (r.code, r.out, r.err) == (1, "", "git-hn: unknown option --jsn; did you mean --json? (usage: git hn "
+                                             "version [--json])\n")
 
 
 def test_help_of_a_command_is_its_dash_h(tmp_path, capsys):

@@ -230,3 +230,21 @@ def test_log_counts_follow_recalls_rule(inited, args, reason):
     _refused([hn_proc(inited, "memory", "log", *args)], f"git-hn: {reason}; git hn memory log -h shows the options")
     # git's strtol takes these, and so does every count of git-hn's
     assert hn_proc(inited, "memory", "log", "-n", "+5").code == hn_proc(inited, "memory", "log", "-n", " 5").code == 0
+
+
+@pytest.mark.parametrize("args,message", [
+    # a question, then what follows: in parentheses (a "?;" was misread, hints.choice says)
+    (["version", "--jsn"], "unknown option --jsn; did you mean --json? (usage: git hn version [--json])"),
+    (["memory", "log", "--knd", "x"], "unknown option --knd; did you mean --kind? (git hn memory log -h shows the "
+                                      "options)"),
+    # which option, with its dashes, after the contract's text
+    (["memory", "brief", "--max-bytes", "0"], "brief bound must be positive; --max-bytes takes 1 or more"),
+    (["replication", "select", "--all", "--max-events", "0"],
+     "max-events must be a positive integer; --max-events takes 1 or more"),
+    # a byte that is not UTF-8, as Git and a shell spell it
+    (["memory", "show", "\udcffaa"], "memory \\xffaa was not found"),
+    (["\udcff"], 'unknown command "\\xff"'),
+])
+def test_error_wording(inited, args, message):
+    r = hn_proc(inited, *[a.encode("utf-8", "surrogateescape") for a in args])
+    _refused([r], f"git-hn: {message}")

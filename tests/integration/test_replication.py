@@ -157,8 +157,8 @@ def test_selection_commands_and_validation(world):
         (["--memory", stream, "--memory", stream], f"duplicate memory selector {stream}"),
         (["--actor", "ABC"], 'actor selector "ABC" must be a full actor fingerprint'),
         (["--proposal", "x"], 'proposal selector "x" must be a full event ID'),
-        (["--all", "--max-events", "0"], "max-events must be a positive integer"),
-        (["--all", "--max-total-bytes", "-1"], "max-total-bytes must be a positive integer"),
+        (["--all", "--max-events", "0"], "max-events must be a positive integer; --max-events takes 1 or more"),
+        (["--all", "--max-total-bytes", "-1"], "max-total-bytes must be a positive integer; --max-total-bytes takes 1 or more"),
         (["--all", "bad/name"], "invalid replication remote name; a remote git-hn replicates with is named by "
                                 "letters, digits and _ (then also . and -; no .., no final ., at most 128): "
                                 "git remote rename OLD NEW"),

@@ -141,7 +141,7 @@ def test_a_stream_budget_bounds_a_remote_advertising_too_many_streams(tmp_path, 
     saved = json.loads(next((bob / ".git" / "hn" / "replication" / "selections").iterdir()).read_text())
     assert "maxStreams" not in saved["budgets"]
     assert hn(bob, "replication", "select", "--all", "--max-streams", "0").err == \
-        "git-hn: max-streams must be a positive integer\n"
+        "git-hn: max-streams must be a positive integer; --max-streams takes 1 or more\n"
     r = hn(bob, "sync")
     assert r.code == 0, r.err
 
