@@ -64,58 +64,16 @@ class HnCommand(TyperCommand):
     nowhere."""
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
-        """click's parsing, after one check of ``options.parse``'s: an option followed by another
-        of this command's options (or ``-h``, ``--``) is missing its value, rather than taking
-        that option's name as its value (``is_option_word``)."""
-        params = [p for p in self.get_params(ctx) if p.param_type_name == "option"]
-        names = {n for p in params for n in p.opts}
-        valued = {n: p for p in params if not p.is_flag and not p.count for n in p.opts}
-        for word, after in zip(args, args[1:]):
-            if word == "--":
-                break
-            if word in valued and options.is_option_word(after, names):
-                path = ctx.command_path
-                reason = options.missing_value(word, valued[word].metavar or word.lstrip("-").upper(), after)
-                raise UsageError(hints.append(USAGE.get(path, "usage: " + path), reason))
-        for word in args:  # -h anywhere before --, as git takes it (click's unknown option came first)
-            if word == "--":
-                break
-            if word in options.HELP_WORDS:
-                show = self.get_help_option(ctx)
-                show.callback(ctx, show, True)  # (prints this command's help and exits)
-        self._check_values(ctx, params, args)
-        return super().parse_args(ctx, args)
+        """click's parsing, after the checks of ``options.parse``'s that click lacks
+        (``options.check_click``: a missing value, -h anywhere, an empty value, one given twice)."""
+        def show_help():
+            show = self.get_help_option(ctx)
+            show.callback(ctx, show, True)  # (prints this command's help and exits)
 
-    def _check_values(self, ctx, params, args: list[str]) -> None:
-        """``options.parse``'s rules that click lacks (click keeps the last value silently): an
-        option that is not repeatable given twice, and a value given empty, are usage errors
-        in the words of the fast path (``options.twice``, ``options.empty``), with the table's
-        reason when the command has one (``_table_command``)."""
-        byname = {n: p for p in params for n in p.opts}
-        table = {o.name: o for o in _TABLES.get((ctx.parent.info_name if ctx.parent else None, ctx.info_name), ())}
-        usage = USAGE.get(ctx.command_path, "usage: " + ctx.command_path)
-        seen: set = set()
-        i = 0
-        while i < len(args):
-            word = args[i]
-            i += 1
-            if word == "--":
-                return
-            name, eq, value = word.partition("=")
-            p = byname.get(name) if word.startswith("-") else None
-            if p is None or p.multiple or ((p.is_flag or p.count) and eq):
-                continue  # (click's own errors, or a repeatable option)
-            if not (p.is_flag or p.count):
-                if not eq:
-                    if i >= len(args):
-                        return
-                    value, i = args[i], i + 1
-                if value == "" and not (name in table and table[name].clears):
-                    raise options.empty(usage, name, table[name].metavar if name in table else p.metavar)
-            if p.name in seen:
-                raise options.twice(usage, name, table.get(name) or (
-                    None if p.is_flag or p.count else options.Opt(name, p.name, p.metavar or "VALUE")))
-            seen.add(p.name)
+        options.check_click(args, [p for p in self.get_params(ctx) if p.param_type_name == "option"],
+                            _TABLES.get((ctx.parent.info_name if ctx.parent else None, ctx.info_name), ()),
+                            USAGE.get(ctx.command_path, "usage: " + ctx.command_path), show_help)
+        return super().parse_args(ctx, args)
 
     def _arguments(self, ctx):
         return [p for p in self.get_params(ctx)
@@ -286,7 +244,7 @@ def _table_command(group: typer.Typer, name: str, opts, help_text: str, body,
     _TABLES[({id(memory_app): "memory", id(replication_app): "replication"}.get(id(group)), name)] = opts
 
 
-_TABLES: dict = {}  # (group name, command name) -> its ``options`` table (``HnCommand._check_values``)
+_TABLES: dict = {}  # (group name, command name) -> its ``options`` table (``HnCommand.parse_args``)
 
 
 _table_command(memory_app, "record", options.RECORD_OPTS,

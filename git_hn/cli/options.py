@@ -183,6 +183,47 @@ def missing_value(name: str, metavar: str, next_word: str | None = None) -> str:
             f"({name}=VALUE gives a value that starts with -)")
 
 
+def check_click(args: list[str], params, table, usage: str, show_help) -> None:
+    """The rules of ``parse`` that click lacks, checked on ``args`` before click parses them for a
+    typer command (its click option ``params``; ``table``: its options table, if it has one):
+    an option followed by another of its options (or ``-h``, ``--``) is missing its value, rather
+    than taking that option's name as its value (``is_option_word``); ``-h`` anywhere before
+    ``--`` calls ``show_help`` (click raised on an unknown option before its eager help); an
+    empty value (``empty``) and an option that is not repeatable given twice (``twice``) are
+    usage errors, where click took "" as a value and kept the last one silently."""
+    names = {n for p in params for n in p.opts}
+    valued = {n: p for p in params if not p.is_flag and not p.count for n in p.opts}
+    for word, after in zip(args, args[1:]):
+        if word == "--":
+            break
+        if word in valued and is_option_word(after, names):
+            raise UsageError(f"{usage}; {missing_value(word, valued[word].metavar or word.lstrip('-').upper(), after)}")
+    if any(w in HELP_WORDS for w in args[:args.index("--") if "--" in args else len(args)]):
+        show_help()
+    byname = {n: p for p in params for n in p.opts}
+    table = {o.name: o for o in table}
+    seen: set = set()
+    i = 0
+    while i < len(args) and args[i] != "--":
+        word = args[i]
+        i += 1
+        name, eq, value = word.partition("=")
+        p = byname.get(name) if word.startswith("-") else None
+        if p is None or p.multiple or ((p.is_flag or p.count) and eq):
+            continue  # (click's own errors, or a repeatable option)
+        if not (p.is_flag or p.count):
+            if not eq:
+                if i >= len(args):
+                    return
+                value, i = args[i], i + 1
+            if value == "" and not (name in table and table[name].clears):
+                raise empty(usage, name, table[name].metavar if name in table else p.metavar)
+        if p.name in seen:
+            raise twice(usage, name, table.get(name) or (
+                None if p.is_flag or p.count else Opt(name, p.name, p.metavar or "VALUE")))
+        seen.add(p.name)
+
+
 def every_option() -> set[str]:
     """The name of every option some command of this table takes (for an unknown option's hint:
     ``log --at`` is told log has none, not a close name of log's)."""
