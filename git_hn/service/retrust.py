@@ -110,6 +110,6 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
             said.add(actor)
             out.append(f'warning: this push brings {gone.commit[:12]} {quoted_text(gone.subject)}, which untrusted '
                        f'{short_id(actor)}, and its policy still trusts {short_id(actor)}: a merge or rebase that kept the '
-                       f'side from before the revocation does this (git log --oneline {old[:12]}..{new[:12]} -- '
-                       f'{POLICY_PATH}); if it is a mistake, git hn policy untrust {short_id(actor)}, commit and push again')
+                       f'side from before the revocation does this (git log --oneline --full-history {old[:12]}..{new[:12]} '
+                       f'-- {POLICY_PATH}); if it is a mistake, git hn policy untrust {short_id(actor)}, commit and push again')
     return out

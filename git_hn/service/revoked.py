@@ -62,6 +62,8 @@ class Change(NamedTuple):
     commit: str
     before: tuple
     after: str | None
+    authored: int = 0  # its author date and commit date (seconds): a rebase keeps the first
+    committed: int = 0
 
 
 def revocations(repo: Repo, commit: str, actors) -> dict[str, Revoked]:
@@ -85,11 +87,15 @@ def revocations(repo: Repo, commit: str, actors) -> dict[str, Revoked]:
 
 def dropped_in(repo: Repo, old: str, new: str, actors) -> dict[str, Revoked]:
     """actor -> a commit of ``OLD..NEW`` (the commits a push brings) whose memory policy stopped
-    trusting it, for the first ``SHOWN`` of ``actors`` that one dropped, whatever the policy
-    says after it (the caller asks about the actors ``new``'s policy trusts: a merge or rebase
-    that brought the revocation in and kept the side from before it, which is listed as no change
-    of its own); {} whenever the lookup cannot answer. One ``git log`` of the range, bounded as
-    ``revocations``'."""
+    trusting it, for the first ``SHOWN`` of ``actors`` that one dropped and no later commit of
+    the range trusted again on purpose (the caller asks about the actors ``new``'s policy trusts:
+    a merge or rebase that brought the revocation in and kept the side from before it). A merge
+    that kept a parent's policy is no change of its own (``--full-history`` lists the other
+    side's); a rebased commit is one, and keeps its author date: a commit listed after the
+    removal (newer in topological order) that trusts the actor again counts as meant only when
+    it was authored once the removal was committed (a review: a maintainer's untrust then trust
+    again, pushed, was warned of on every push that merged it). {} whenever the lookup cannot
+    answer. One ``git log`` of the range, bounded as ``revocations``'."""
     from ..core import grammar
 
     asked = [a for a in dict.fromkeys(actors) if grammar.is_actor(a)]
@@ -101,7 +107,7 @@ def dropped_in(repo: Repo, old: str, new: str, actors) -> dict[str, Revoked]:
         found = {}
         for actor in asked:
             commit = _removal(actor, changes, trusts, newest_trusting=False)
-            if commit is not None:
+            if commit is not None and not _trusted_again(actor, commit, changes, trusts):
                 found[actor] = commit
             if len(found) >= SHOWN:
                 break
@@ -109,6 +115,22 @@ def dropped_in(repo: Repo, old: str, new: str, actors) -> dict[str, Revoked]:
     except (HnError, OSError, ValueError):
         return {}
     return {a: Revoked(a, c, subjects.get(c, "")) for a, c in found.items()}
+
+
+def _trusted_again(actor: str, removal: str, changes: list[Change], trusts: dict) -> bool:
+    """Whether a change listed before ``removal`` (newer) trusts ``actor`` and was authored after
+    ``removal`` was committed: a re-trust written after the revocation, not a side from before it
+    carried over by a rebase (whose author date is the original's)."""
+    at = next((c for c in changes if c.commit == removal), None)
+    if at is None:
+        return False
+    for change in changes:
+        if change.commit == removal:
+            return False
+        found = trusts.get(change.after) if change.after else None
+        if found is not None and actor in found and change.authored >= at.committed:
+            return True
+    return False
 
 
 def among(repo: Repo, commit: str, authors: dict) -> tuple[tuple[Revoked, ...], bool]:
@@ -132,7 +154,7 @@ def _changes(repo: Repo, commit: str, full_history: bool = False) -> list[Change
 
     # (-c: a merge that differs from every parent lists each parent's blob; --root: a root
     # commit's too, whatever log.showRoot says; no rename following, diff driver or signature)
-    proc = repo.git.run([*from_top(repo), "log", "--format=%x01%H", "--topo-order", f"-n{COMMITS}", "-c", "--raw",
+    proc = repo.git.run([*from_top(repo), "log", "--format=%x01%H %at %ct", "--topo-order", f"-n{COMMITS}", "-c", "--raw",
                          "--root", "--no-abbrev", "--no-renames", "--no-follow", "--no-ext-diff", "--no-textconv",
                          "--no-show-signature", "--no-color", *(["--full-history"] if full_history else []),
                          "--end-of-options", commit, "--", POLICY_PATH],
@@ -141,14 +163,16 @@ def _changes(repo: Repo, commit: str, full_history: bool = False) -> list[Change
         return []
     rows: list[list[str]] = []
     for line in proc.stdout.decode("ascii", "replace").split("\n"):
-        if line.startswith("\x01") and is_oid(line[1:]):
-            rows.append([line[1:]])
-        elif line.startswith(":") and line.endswith("\t" + POLICY_PATH) and rows and len(rows[-1]) == 1:
+        head = line[1:].split(" ")
+        if line.startswith("\x01") and len(head) == 3 and is_oid(head[0]) and head[1].isdigit() and head[2].isdigit():
+            rows.append([head[0], int(head[1]), int(head[2])])
+        elif line.startswith(":") and line.endswith("\t" + POLICY_PATH) and rows and len(rows[-1]) == 3:
             rows[-1].append(line)
-    return [change for change in (_raw(*row) for row in rows if len(row) == 2) if change is not None]
+    return [change for change in (_raw(row[0], row[3], row[1], row[2]) for row in rows if len(row) == 4)
+            if change is not None]
 
 
-def _raw(commit: str, line: str) -> Change | None:
+def _raw(commit: str, line: str, authored: int = 0, committed: int = 0) -> Change | None:
     """A listed commit's ``--raw`` line (``:MODE MODE OID OID STATUS\\tPATH``; a merge's has one
     more colon, mode and blob per parent), or None when it is not one."""
     meta = line.partition("\t")[0]
@@ -159,7 +183,7 @@ def _raw(commit: str, line: str) -> Change | None:
     modes, oids = fields[:parents + 1], fields[parents + 1:2 * (parents + 1)]
     blobs = ["" if not oid.strip("0") else oid if mode in ("100644", "100755") else None
              for mode, oid in zip(modes, oids)]
-    return Change(commit, tuple(blobs[:-1]), blobs[-1])
+    return Change(commit, tuple(blobs[:-1]), blobs[-1], authored, committed)
 
 
 def _trusts(repo: Repo, changes: list[Change], asked: list[str]) -> dict[str, frozenset | None]:

@@ -192,6 +192,13 @@ def test_a_push_trusting_a_revoked_key_again_warns(tmp_path, mode, monkeypatch):
     assert len(asked) == 1 and asked[0][0] == "log" and f"{before}..{after}" in asked[0], asked
 
 
+def _dated(day: int) -> dict:
+    """A commit's author and commit dates on day ``day`` of 2026 (the tests' commits are otherwise
+    made in the same second)."""
+    when = f"2026-01-{day:02d}T12:00:00Z"
+    return {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+
+
 def _feature_before_revocation(tmp_path):
     """Alice trusts Bob (pushed); Carol's branch ``trust-carol`` is made then, and trusts Carol;
     main revokes Bob (pushed), and the branch is pushed as it was: (alice, bob, carol, the
@@ -204,11 +211,11 @@ def _feature_before_revocation(tmp_path):
     git(alice, "push", "-q", "origin", "main")
     git(alice, "checkout", "-q", "-b", "trust-carol")
     assert hn(alice, "policy", "trust", actor_of(carol)).code == 0
-    _commit_policy(alice, "Trust Carol")
+    _commit_policy(alice, "Trust Carol", env=_dated(1))  # (a day before the revocation: a rebase keeps it)
     assert _run(alice, "push", "-q", "origin", "trust-carol").returncode == 0
     git(alice, "checkout", "-q", "main")
     assert hn(alice, "policy", "untrust", actor_of(bob)).code == 0
-    revoked = _commit_policy(alice, "Revoke Bob's key")
+    revoked = _commit_policy(alice, "Revoke Bob's key", env=_dated(2))
     assert _run(alice, "push", "-q", "origin", "main").returncode == 0
     git(alice, "checkout", "-q", "trust-carol")
     return alice, bob, carol, revoked
@@ -240,9 +247,39 @@ def test_a_branch_that_brings_the_revocation_and_keeps_its_side_warns(tmp_path, 
     assert r.returncode == 0, r.stderr
     assert (f"git-hn: warning: this push brings {revoked[:12]} \"Revoke Bob's key\", which untrusted {b}, and its "
             f"policy still trusts {b}: a merge or rebase that kept the side from before the revocation does this "
-            f"(git log --oneline {old[:12]}..{new[:12]} -- {POLICY}); if it is a mistake, git hn policy untrust {b}, "
+            f"(git log --oneline --full-history {old[:12]}..{new[:12]} -- {POLICY}); if it is a mistake, git hn policy "
+            f"untrust {b}, "
             "commit and push again\n") in r.stderr, r.stderr
     assert actor_of(carol)[:12] not in r.stderr  # (never untrusted: nothing to say)
+
+
+def test_a_key_trusted_again_on_purpose_after_its_revocation_is_not_warned_of(tmp_path):
+    """A review: main untrusts Bob, then a maintainer trusts him again (a later commit, authored
+    after the revocation), and main is pushed with both; then the feature branch merges main and
+    is pushed. The range of each push holds the revocation, but also the re-trust written after
+    it: neither push warns (it did, on every push that merged it, which teaches people to ignore
+    it)."""
+    alice, bob, carol = _team(tmp_path, "Bob", "Carol")
+    assert hn(alice, "hooks", "install").code == 0
+    assert hn(alice, "policy", "init").code == 0
+    assert hn(alice, "policy", "trust", actor_of(bob)).code == 0
+    _commit_policy(alice, "Trust Bob")
+    git(alice, "push", "-q", "origin", "main")
+    git(alice, "checkout", "-q", "-b", "trust-carol")
+    assert hn(alice, "policy", "trust", actor_of(carol)).code == 0
+    _commit_policy(alice, "Trust Carol", env=_dated(1))
+    assert _run(alice, "push", "-q", "origin", "trust-carol").returncode == 0
+    git(alice, "checkout", "-q", "main")
+    assert hn(alice, "policy", "untrust", actor_of(bob)).code == 0
+    _commit_policy(alice, "Revoke Bob (suspected theft)", env=_dated(2))
+    assert hn(alice, "policy", "trust", actor_of(bob)).code == 0
+    _commit_policy(alice, "Trust Bob again", env=_dated(3))
+    r = _run(alice, "push", "origin", "main")
+    assert r.returncode == 0 and "untrusted" not in r.stderr, r.stderr
+    git(alice, "checkout", "-q", "trust-carol")
+    assert _run(alice, "merge", "-q", "--no-edit", "main").returncode == 0, git(alice, "status")
+    r = _run(alice, "push", "origin", "trust-carol")
+    assert r.returncode == 0 and "untrusted" not in r.stderr, r.stderr
 
 
 def test_a_branch_that_brings_the_revocation_and_takes_it_says_nothing(tmp_path):
