@@ -91,9 +91,6 @@ def demo_command() -> int:
     return 0
 
 
-
-
-
 def _emit_result(result, as_json: bool, no_color: bool = False) -> int:
     from ..service import memory as service
 

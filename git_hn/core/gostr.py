@@ -77,6 +77,13 @@ def quoted(s: str, limit: int = ECHO_LIMIT) -> str:
     return s if len(s) <= limit else s[:limit] + "…"
 
 
+def shown_path(path: str) -> str:
+    """What an error repeats of a path given on the command line: ``quoted`` to ``PATH_LIMIT``
+    characters (a real absolute path whole; a 130,000-character ``--output`` made a
+    130,000-character error line)."""
+    return quoted(path, PATH_LIMIT)
+
+
 def bounded(s: str, limit: int = 240) -> str:
     """``one_line`` and at most ``limit`` bytes of UTF-8, cut at a character boundary: what an
     error quotes of input it did not write (CONTRACT §0.5's 240 bytes)."""

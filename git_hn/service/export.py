@@ -154,16 +154,16 @@ def write_new_file(path: str, chunks) -> None:
     A failed write removes the half-written file; an existing file is never touched."""
     import os
 
-    from ..core.gostr import PATH_LIMIT, quoted
+    from ..core.gostr import shown_path
     from ..errors import InputError, LocalStateError
     from ..store.argpath import os_path
 
     try:
         fd = os.open(os_path(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
     except FileExistsError:
-        raise InputError(f"export output {quoted(path, PATH_LIMIT)} already exists; choose a new file") from None
+        raise InputError(f"export output {shown_path(path)} already exists; choose a new file") from None
     except OSError as exc:
-        raise LocalStateError(f"export output {quoted(path, PATH_LIMIT)}: {exc.strerror}") from None
+        raise LocalStateError(f"export output {shown_path(path)}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             for chunk in chunks:
@@ -173,4 +173,4 @@ def write_new_file(path: str, chunks) -> None:
             os.unlink(os_path(path))
         except OSError:
             pass
-        raise LocalStateError(f"export output {quoted(path, PATH_LIMIT)}: {exc.strerror}") from None
+        raise LocalStateError(f"export output {shown_path(path)}: {exc.strerror}") from None

@@ -36,9 +36,9 @@ def _refuse_working_tree(repo: Repo, output: str) -> None:
     private = _within(parent, os.path.realpath(repo.git_dir)) or \
         _within(parent, os.path.realpath(repo.common_dir))
     if inside and not private:
-        from ..core.gostr import PATH_LIMIT, quoted
+        from ..core.gostr import shown_path
 
-        raise InputError(f"identity export file {quoted(os.path.abspath(output), PATH_LIMIT)} would be inside the "
+        raise InputError(f"identity export file {shown_path(os.path.abspath(output))} would be inside the "
                          "working tree, where a commit could publish the private key; write it "
                          "outside the repository")
 

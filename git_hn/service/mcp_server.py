@@ -136,12 +136,12 @@ def server_root(path: str | None = None) -> tuple[str, str]:
     gives is checked against, as the CLI checks ``--path`` against the current directory (the
     server keeps one: the directory it was started in). Outside a repository this fails before
     the server speaks MCP."""
-    from ..core.gostr import PATH_LIMIT, quoted
+    from ..core.gostr import shown_path
     from ..store.repo import open_repo
 
     start = os.path.abspath(os.getcwd() if path is None else path)
     if path is not None and not os.path.isdir(start):
-        raise InputError(f"--repo {quoted(path, PATH_LIMIT)} is not a directory")
+        raise InputError(f"--repo {shown_path(path)} is not a directory")
     repo = open_repo(start)
     try:
         proc = repo.git.run(["rev-parse", "--show-toplevel", "--show-prefix"])

@@ -170,11 +170,9 @@ def _check_replaceable(path: str) -> None:
 
 
 def _shown(path: str) -> str:
-    """What an error repeats of a path given on the command line: at most ``PATH_LIMIT``
-    characters (a 130,000-character --output made a 130,000-character error line)."""
-    from ..core.gostr import PATH_LIMIT, quoted
+    from ..core.gostr import shown_path
 
-    return quoted(path, PATH_LIMIT)
+    return shown_path(path)
 
 
 def write_page(repo: Repo, at: str, output: str | None) -> tuple[str, str]:

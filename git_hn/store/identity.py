@@ -348,7 +348,7 @@ def check_signing_name(name: str, fix: str = "choose another with --name NAME") 
 
     # (a name of invisible characters only, such as U+200B, shows as no name at all, or as
     # \u{200b}: nothing a reader can tell apart or recognise; a differential trial signed one)
-    if not is_utf8(name) or has_control(name) or is_blank(name) or is_blank(remove_invisible(name)):
+    if not is_utf8(name) or has_control(name) or is_blank(remove_invisible(name)):
         raise InputError(f"identity name cannot be signed: it holds control characters or no "
                          f"visible text; {fix}")
     if utf8_len(name) > LIMITS.max_actor_name:

@@ -31,10 +31,9 @@ MAX_BYTES = 65_536
 
 
 def _shown(path: str) -> str:
-    """At most ``PATH_LIMIT`` characters of a path given on the command line (an error line)."""
-    from ..core.gostr import PATH_LIMIT, quoted
+    from ..core.gostr import shown_path
 
-    return quoted(path, PATH_LIMIT)
+    return shown_path(path)
 
 
 def _refuse_stdio(path: str, verb: str) -> None:
