@@ -423,8 +423,12 @@ of its own, the same bound; without
 it starts that question without a terminal through perl, so ssh asks no passphrase there.
 Where neither setsid nor perl exists, ssh may ask for a passphrase in the middle of
 .BR "git fetch" :
-load the key into an agent. Where the command line of a push cannot be read at all (no
-/proc and no ps), a push with
+load the key into an agent. ps joins a command's arguments with blanks, and they are split
+again at blanks: a push whose words may belong to an option's value (any option that takes one,
+such as
+.BR \\-o ,
+or a path with a blank) is read as one whose command line cannot be read. Where it cannot be
+read (so, or no /proc and no ps), a push with
 .B hn.prePush
 at
 .B block

@@ -124,7 +124,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         named = named if is_remote_name(named) else ""  # (a name §3.2 refuses is no remote to git-hn)
         from .push_removals import deleting_memory, deleting_memory_at_url, mirror_push, only_deletes
 
-        if named and mirror_push(data, False, _push_process()):  # what it prunes there, asked of the URL
+        if named and mirror_push(data, False, _push_process(), remote):  # what it prunes there, asked of the URL
             # Git pushes to, as for the remote's name (a review: ``git push --mirror`` to backup's URL
             # deleted its memory refs unsaid, where ``git push --mirror backup`` is refused)
             deleting = deleting_memory(repo, named, data, True, url or remote, ATRISK_TIMEOUT)
@@ -179,7 +179,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         # the first push URL's run warned once, and its publication asks and gives each push URL;
         # what this push deletes at this URL is this run's alone to say (a review: a mirror push
         # deleted the memory refs at push URL 2 unsaid, since only this run asks that URL)
-        deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()), url,
+        deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process(), remote), url,
                                    ATRISK_TIMEOUT, place)
         if deleting:
             sys.stderr.write(f"git-hn: {deleting}\n")
@@ -241,7 +241,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
     else:  # (the remote's last answer, when it did not answer since)
         gone = atrisk.gone(repo, remote) if atrisk.remembered(repo, remote) else {}
     earlier = {**earlier, **{c: m for c, m in gone.items() if c not in earlier}}  # (lost's order first)
-    deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process()), url,
+    deleting = deleting_memory(repo, remote, data, mirror_push(data, mirrors, _push_process(), remote), url,
                                ATRISK_TIMEOUT, place)
     # (block: what the push itself does, refused before anything is published; only the first
     # refusal line carries the way out, the deletion's when there is one)
@@ -342,7 +342,7 @@ def _removals(repo: Repo, remote: str, data: bytes, block: bool, way_out: str,
     refused = []
     removing, hits, takes, unfetched = removing_anchors(repo, remote, data, block)
     # (an update of a tip this clone lacks that is not forced: Git refuses it itself, "fetch first")
-    forced = forced_push(forcing, _push_process()) if any(not d for _r, _o, d in unfetched) else True
+    forced = forced_push(forcing, _push_process(), remote) if any(not d for _r, _o, d in unfetched) else True
     if forced is False:
         unfetched = [u for u in unfetched if u[2]]
     elif forced is None:  # (forced or not, unknown: never a way out that forces it, see forced_push)

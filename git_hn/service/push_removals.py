@@ -135,7 +135,7 @@ def _unfetched_line(remote: str, unfetched: list, block: bool) -> str:
             f"off {remote} for memories' anchor commits (git fetch {quote(remote)} before such a push lets it)")
 
 
-def forced_push(configured: bool, push_pid: str) -> bool | None:
+def forced_push(configured: bool, push_pid: str, remote: str = "") -> bool | None:
     """Whether this push may force an update (``--force``, ``-f``, a lease, ``+REFSPEC``,
     ``--mirror``; ``configured``: a ``+`` push refspec of the remote): Git runs pre-push also for
     the ref it then refuses as "fetch first" (an update, not forced, of a remote tip this clone
@@ -144,10 +144,11 @@ def forced_push(configured: bool, push_pid: str) -> bool | None:
     it; None when that cannot be read: the caller must then neither count the update as one Git
     refuses nor offer to repeat it forced (a portability trial: counted as forced, an ordinary
     push was refused with a forcing command whose lease was the remote's current tip, and pasted,
-    it took a teammate's commit off; docs/decisions.md)."""
+    it took a teammate's commit off; docs/decisions.md). None too for ps(1)'s words that may not be
+    the push's own (``_unsure``: a review's ``-o "title=Fix -f flag"`` read as ``-f``)."""
     if configured:
         return True
-    argv = _push_arguments(push_pid)
+    argv = _push_arguments(push_pid, remote)
     return None if argv is None else _forces(argv)
 
 
@@ -157,7 +158,7 @@ def _forces(argv: list[str]) -> bool:
     ``--force-if-includes`` (any abbreviation) or for ``--mirror``, or a refspec starting with
     ``+``."""
     skip, ended = False, False
-    for word in argv[argv.index("push") + 1:]:
+    for word in argv[_command_at(argv) + 1:]:
         if skip:
             skip = False
         elif ended or not word.startswith("-") or word == "-":
@@ -244,19 +245,20 @@ def _authors(repo: Repo, memories: list[str]) -> str:
 KEEP_BRANCHES = "refs/heads/hn-anchor/"  # the branches that keep anchor commits on a remote
 
 
-def mirror_push(data: bytes, configured: bool, push_pid: str) -> bool:
+def mirror_push(data: bytes, configured: bool, push_pid: str, remote: str = "") -> bool:
     """Whether this push is ``git push --mirror`` (Git's hook input ``data``): Git does not give
     pre-push the refs a mirror push prunes (it names only those it sends), so ``deleting_memory``
     asks the remote. Git's own signals: ``remote.<name>.mirror`` set (``configured``: every push
     to that remote mirrors, or fails), or ``--mirror`` on the command line of the ``git push``
     this hook runs in (``push_pid``; an alias is expanded there). Where that command line cannot
-    be read (no ``/proc``, no Git process above the hook), a push that copies accepted copies
+    be read (no ``/proc``, no Git process above the hook; ps(1)'s words that may not be the push's
+    own, ``_unsure``), a push that copies accepted copies
     (``refs/hn/remotes/*``) or remote-tracking refs under their own names counts, as it did
     before: a review found ``git push backup 'refs/remotes/origin/*:refs/remotes/origin/*'``,
     which deletes nothing, refused as a mirror that deletes the remote's memory refs."""
     if configured:
         return True
-    argv = _push_arguments(push_pid)
+    argv = _push_arguments(push_pid, remote)
     if argv is not None:
         return _mirrors(argv)
     for line in lines_of(data.decode("utf-8", "replace")):
@@ -277,7 +279,7 @@ def _mirrors(argv: list[str]) -> bool:
     ``--no-mirror``, in any abbreviation Git takes (``--m``, ``--no-m``: no other option of
     ``git push`` starts so), before ``--``."""
     mirror, skip = False, False
-    for word in argv[argv.index("push") + 1:]:
+    for word in argv[_command_at(argv) + 1:]:
         if skip:
             skip = False
         elif word == "--":
@@ -291,10 +293,11 @@ def _mirrors(argv: list[str]) -> bool:
     return mirror
 
 
-def _push_arguments(pid: str) -> list[str] | None:
+def _push_arguments(pid: str, remote: str = "") -> list[str] | None:
     """The command line of the ``git push`` process ``pid`` (Linux ``/proc``; where there is no
     ``/proc``, ps(1)'s, its words split at blanks: ``process_tree.ps_arguments``), None when it
-    cannot be read or is no ``git push``."""
+    cannot be read, is no ``git push``, or is ps(1)'s and its words may not be Git's (``_unsure``;
+    ``remote``: the hook's first argument, the remote or the URL pushed to)."""
     if not pid.isdigit():
         return None
     try:
@@ -304,9 +307,45 @@ def _push_arguments(pid: str) -> list[str] | None:
         from ..store.process_tree import ps_arguments
 
         argv = ps_arguments(int(pid))  # (None where /proc exists: no process more on Linux)
-        if argv is None:
+        if argv is None or _unsure(argv, remote):
             return None
-    return argv if "push" in argv[1:] else None
+    at = _command_at(argv)
+    return argv if at < len(argv) and argv[at] == "push" else None
+
+
+# Git's own options (before the command) whose value is the next word
+_GIT_VALUED = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix",
+                         "--attr-source", "--list-cmds"))
+
+
+def _command_at(argv: list[str]) -> int:
+    """Where the command word (``push``) of the Git command line ``argv`` is: after Git's own
+    options, those taking a value with it (``git -C push push``: the second)."""
+    at = 1
+    while at < len(argv) and argv[at].startswith("-"):
+        at += 2 if argv[at] in _GIT_VALUED else 1
+    return at
+
+
+def _unsure(argv: list[str], remote: str) -> bool:
+    """Whether the words of ``argv``, a command line ps(1) gave with its arguments joined by
+    blanks and split here at blanks, may not be the push's own: any option that takes a value
+    (``-o "title=Fix -f flag"`` reads as ``-f``; ``-c "x=y push"`` as the command), the Git
+    program at a path with a blank, the remote or URL pushed to holding a blank (``/srv/a -f``),
+    or a revision expression that may hold one (``HEAD^{/fix -f}``). Only a plain command line
+    is read (a review: ``-o`` made an ordinary push read as forced, and refused with a command
+    that forced it; docs/decisions.md)."""
+    if any(c.isspace() for c in remote) or argv[0].rsplit("/", 1)[-1] not in ("git", "git.exe"):
+        return True
+    at = _command_at(argv)
+    for word in argv[1:at]:
+        if word in _GIT_VALUED or "=" in word:
+            return True
+    for word in argv[at + 1:]:
+        if word in _VALUED or (word.startswith("-") and "=" in word) or "{" in word or ":/" in word or \
+                (word.startswith("-") and not word.startswith("--") and "o" in word):
+            return True
+    return False
 
 
 def deleting_memory(repo: Repo, remote: str, data: bytes, mirror: bool, url: str = "",

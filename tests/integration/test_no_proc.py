@@ -47,6 +47,22 @@ def test_a_push_whose_command_line_cannot_be_read_is_never_offered_forced(tmp_pa
     assert git(remote, "rev-parse", "main") == tip
 
 
+def test_a_push_option_holding_dash_f_is_not_read_as_forcing(tmp_path):
+    """A review: ps(1) joins the push's arguments with blanks, so ``-o "title=Fix -f flag"``
+    read as ``-f``: the ordinary push Git refuses ("fetch first") was refused by git-hn with a way
+    out that forced it, taking a teammate's commit off. Words that may belong to an option's
+    value leave "forced or not" unknown: a refusal that offers nothing forcing."""
+    remote, _alice, bob = _alice_published_bob_not_fetched(tmp_path)
+    git(remote, "config", "receive.advertisePushOptions", "true")
+    tip = git(remote, "rev-parse", "main")
+    for args in (["-o", "title=Fix -f flag"], ["--push-option=x --force"], ["-o", "x --mirror"]):
+        pushed = without_proc(tmp_path, ["git", "push", *args, "origin", "main"], bob)
+        assert pushed.returncode != 0, pushed.stderr
+        assert all("git fetch origin first, then push again" in x for x in _hn_lines(pushed.stderr)), pushed.stderr
+        assert "force" not in pushed.stderr.replace("forced", ""), pushed.stderr
+        assert git(remote, "rev-parse", "main") == tip
+
+
 def test_a_push_without_verify_starts_no_import_known_by_ps(tmp_path):
     """The trial: ``git push --no-verify`` without /proc ran a whole import from the fetch
     hook (the wrapper knew a push by ``/proc/$PPID/cmdline`` only) and said a false failure. ps(1)
