@@ -582,7 +582,8 @@ git_push() {  # the Git process running this hook is a `git push`, by its comman
     # Without /proc (macOS), ps(1) says it (one process, only there; words split at blanks); where
     # neither can, or a program between Git and this wrapper (a hook manager) is the parent, git-hn
     # runs as for a fetch. Each argument on a line of its own (its own newlines made \\001 first),
-    # Git's options before the command skipped (those taking a value, with it)
+    # Git's options before the command skipped (those taking a value, with it; from ps, whose words
+    # may be a value's, such an option leaves it unknown: `-c "http.userAgent=a push" fetch`)
     hn_ifs=$IFS
     if [ -r "/proc/$PPID/cmdline" ]; then
         cmdline=$(tr '\\n\\000' '\\001\\n' < "/proc/$PPID/cmdline" 2>/dev/null) || return 1
@@ -607,8 +608,9 @@ git_push() {  # the Git process running this hook is a `git push`, by its comman
     while [ $# -gt 0 ]; do
         case $1 in
             -C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix|--attr-source)
-                [ $# -ge 2 ] || return 1
+                [ $# -ge 2 ] && [ "$split" != ' ' ] || return 1
                 shift 2 ;;
+            -*=*) [ "$split" != ' ' ] || return 1; shift ;;
             -*) shift ;;
             *) break ;;
         esac

@@ -427,7 +427,8 @@ load the key into an agent. ps joins a command's arguments with blanks, and they
 again at blanks: a push whose words may belong to an option's value (any option that takes one,
 such as
 .BR \\-o ,
-or a path with a blank) is read as one whose command line cannot be read. Where it cannot be
+or a path with a blank) is read as one whose command line cannot be read: the
+reference\\-transaction wrapper then runs git\\-hn's import as for a fetch. Where it cannot be
 read (so, or no /proc and no ps), a push with
 .B hn.prePush
 at

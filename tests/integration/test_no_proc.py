@@ -75,13 +75,36 @@ def test_a_push_without_verify_starts_no_import_known_by_ps(tmp_path):
     runs = team.runs()
     git(team.b, "commit", "-q", "--allow-empty", "-m", "b's work")
     for args in (["push", "--no-verify", "origin", "HEAD:refs/heads/b-work"],
-                 ["-c", "push.default=simple", "--no-pager", "push", "--no-verify", "origin",
-                  "HEAD:refs/heads/b-work2"]):
+                 ["--no-pager", "push", "--no-verify", "origin", "HEAD:refs/heads/b-work2"]):
         proc = without_proc(tmp_path, ["git", *args], team.b)
         assert proc.returncode == 0 and "git-hn" not in proc.stderr, proc.stderr
         assert team.runs() == runs, args
     proc = without_proc(tmp_path, ["git", "update-ref", "refs/remotes/origin/elsewhere", "HEAD"], team.b)
     assert proc.returncode == 0 and team.runs() == runs + 1, proc.stderr  # not a push: git-hn runs
+
+
+def test_a_fetch_whose_options_hold_the_word_push_still_imports(tmp_path):
+    """A review: ps(1) joins the fetch's arguments with blanks, so in ``git -c "http.userAgent=
+    release push" fetch`` the wrapper took the value's second word for the command: a push, and no
+    import ran, unsaid. From ps, an option of Git's that takes a value leaves the command unknown,
+    and git-hn runs as for a fetch (so does a push given one: its import finds nothing to do)."""
+    from test_fetch_hook_quiet import QUIET_MAGIC, Team
+
+    team = Team(tmp_path)
+    team.quiet_with_all()
+    for n, args in enumerate((["-c", "http.userAgent=release push"], ["--git-dir=.git", "-c", "a.b=push"])):
+        team.quiet.write_text(team.quiet.read_text().replace(QUIET_MAGIC, "hn-quiet/9"))  # would not match
+        runs = team.runs()
+        git(team.a, "commit", "-q", "--allow-empty", "-m", f"moves main {n}")
+        git(team.a, "push", "-q", "origin", "main")
+        proc = without_proc(tmp_path, ["git", *args, "fetch", "origin"], team.b)
+        assert proc.returncode == 0, proc.stderr
+        assert team.runs() == runs + 1, (args, proc.stderr)
+    team.quiet.write_text(team.quiet.read_text().replace(QUIET_MAGIC, "hn-quiet/9"))
+    runs = team.runs()
+    proc = without_proc(tmp_path, ["git", "-c", "push.default=simple", "push", "--no-verify", "origin",
+                                   "HEAD:refs/heads/b-work3"], team.b)
+    assert proc.returncode == 0 and "git-hn" not in proc.stderr and team.runs() == runs + 1, proc.stderr
 
 
 def test_pre_commit_in_migration_mode_still_publishes_the_push_s_memory(tmp_path):
