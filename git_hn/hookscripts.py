@@ -477,9 +477,8 @@ quiet() {  # what git-hn's import would read is what it last found up to date (s
     return 0
 }
 bounded() {  # "$@" within $s_bound seconds (124 past them): timeout(1), else (macOS) a watchdog that
-    # SIGTERMs its process group, as timeout(1) does (git's remote helper holds the pipe), and ends
-    # with it. Session (no terminal: no passphrase prompt) and group: setsid(1)'s ($detached), else
-    # perl's, else none (the program alone is signalled). See git-hn-hooks(1), PLATFORMS
+    # SIGTERMs its process group as timeout(1) does (git's remote helper holds the pipe), and ends with
+    # it. Session (no terminal, no passphrase prompt) and group: setsid(1)'s, else perl's, else none.
     if [ -z "$detached" ] && command -v perl >/dev/null 2>&1; then
         set -- perl -e 'use POSIX (); POSIX::setsid(); exec @ARGV or exit 127' "$@"
     fi
@@ -487,7 +486,8 @@ bounded() {  # "$@" within $s_bound seconds (124 past them): timeout(1), else (m
         "$@"
         return
     fi
-    (exec "$@") &  # (exec: its ID is the program's, and its group's where it made one)
+    (exec "$@") 3>&- &  # (exec: its ID is the program's, and its group's where it made one; no fd 3:
+    # with no group, a remote helper left running held $(…) open, a review)
     lister=$!
     ( trap 'kill "$nap" 2>/dev/null; exit 0' TERM
       sleep "$s_bound" &

@@ -423,7 +423,9 @@ of its own, the same bound; without
 it starts that question without a terminal through perl, so ssh asks no passphrase there.
 Where neither setsid nor perl exists, ssh may ask for a passphrase in the middle of
 .BR "git fetch" :
-load the key into an agent. ps joins a command's arguments with blanks, and they are split
+load the key into an agent; and the watchdog can end only the Git it started, so the fetch goes
+on within the bound while Git's ssh or remote helper may run on in the background until the
+remote answers or drops the connection. ps joins a command's arguments with blanks, and they are split
 again at blanks: a push whose words may belong to an option's value (any option that takes one,
 such as
 .BR \\-o ,

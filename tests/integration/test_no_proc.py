@@ -5,6 +5,8 @@ process table, or absent. Linux itself is unchanged (the other tests)."""
 
 from __future__ import annotations
 
+import pytest
+
 from helpers import git
 from noproc import needs_namespaces, without_proc
 from test_unfetched_tips import _alice_published_bob_not_fetched
@@ -185,10 +187,13 @@ def test_many_force_pushed_branches_start_git_hn_once(tmp_path):
     assert started == ["hooks run reference-transaction committed quiet"], started
 
 
-def test_without_timeout_a_stalled_remote_holds_the_fetch_for_one_bound(tmp_path, bare_remote, http_backend):
+@pytest.mark.parametrize("hidden", [("setsid", "timeout"), ("setsid", "timeout", "perl")])
+def test_without_timeout_a_stalled_remote_holds_the_fetch_for_one_bound(tmp_path, bare_remote, http_backend, hidden):
     """The trial: without timeout(1) (macOS) the wrapper's quiet check had no time bound, and a
     remote that stalled its memory listing held ``git fetch`` 40 s (for good, one that never
-    answers). A watchdog of the wrapper's bounds it the same, and leaves no process behind."""
+    answers). A watchdog of the wrapper's bounds it the same, and leaves no process behind. Without
+    perl too (a review) only Git is signalled: its remote helper, which had the wrapper's fd 3 (the
+    pipe its ``$(…)`` reads to the end), held the fetch until the remote answered."""
     import subprocess
     import time
 
@@ -215,7 +220,7 @@ def test_without_timeout_a_stalled_remote_holds_the_fetch_for_one_bound(tmp_path
     server.hold_if = lambda body: b"command=ls-refs" in body and b"ref-prefix" not in body
     started = time.monotonic()
     try:
-        proc = without_proc(tmp_path, ["git", "fetch", "origin"], b, hidden=("setsid", "timeout"), timeout=40)
+        proc = without_proc(tmp_path, ["git", "fetch", "origin"], b, hidden=hidden, timeout=40)
     except subprocess.TimeoutExpired:
         proc = None
     took = time.monotonic() - started
