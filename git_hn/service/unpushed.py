@@ -120,27 +120,32 @@ def _earlier(repo: Repo, remote: str, env, commit: str) -> list[tuple[str, str]]
 def _missing(repo: Repo, anchors: list[str], tips: list[str],
              cited: list[str] = ()) -> tuple[set[str], set[str]] | None:
     """Of ``anchors`` and ``cited`` (``git:`` evidence commits), those no tip in ``tips`` reaches,
-    and of those cited, the ones a missing anchor reaches (its push carries them: no warning);
-    one ``rev-list``, bounded in time (``--parents`` when there is evidence: a cited commit no tip
-    reaches is reached from an anchor only through commits no tip reaches, all in its answer).
-    None when Git could not answer in time (with no tips every one is missing, and none is said
-    to be carried then)."""
+    and of those cited, the ones a missing anchor carries (its push does: no warning): an anchor
+    cited itself, without a walk, and one a missing anchor reaches. One ``rev-list``, bounded in
+    time, only when there are tips (``--parents`` only for a cited commit that is no anchor: one
+    no tip reaches is reached from an anchor only through commits no tip reaches, all in its
+    answer). None when Git could not answer in time (nothing is said then). With no tips every
+    one is missing and no walk is made (a review: the whole history walked, past its bound in a
+    long one, and the timeout said the anchor cited was on no branch): a cited commit that is no
+    anchor is then warned of, as before any was counted carried."""
     from ..errors import HnError
 
     todo = sorted((set(anchors) | set(cited)) - set(tips))
-    if not todo or (not tips and not cited):
-        return set(todo), set()
-    argv = ["rev-list", "--parents", "--stdin"] if cited else ["rev-list", "--stdin"]
+    direct = set(cited) & set(anchors)
+    far = set(cited) - direct
+    if not todo or not tips:
+        return set(todo), direct
+    argv = ["rev-list", "--parents", "--stdin"] if far else ["rev-list", "--stdin"]
     try:
         walk = repo.git.run(argv, timeout=WALK_SECONDS,
                             input=("".join(f"{a}\n" for a in todo) + "".join(f"^{t}\n" for t in tips)).encode())
     except HnError:  # (no answer in time)
-        return None if tips else (set(todo), set())
+        return None
     if walk.returncode != 0:
-        return None if tips else (set(todo), set())
+        return None
     parents = {line.split()[0]: line.split()[1:] for line in lines_of(walk.stdout.decode("ascii", "replace"))}
     missing = set(todo) & set(parents)
-    return missing, _carried(parents, missing & set(anchors), missing & set(cited))
+    return missing, direct | _carried(parents, missing & set(anchors), missing & far)
 
 
 def _carried(parents: dict[str, list[str]], anchors: set[str], cited: set[str]) -> set[str]:

@@ -112,6 +112,33 @@ def test_evidence_on_no_branch_of_the_remote_is_warned_of_and_imports_once_pushe
     assert hn(b, "memory", "show", mid).code == 0
 
 
+def test_the_anchor_cited_in_a_long_history_with_an_empty_remote_is_not_warned_of(tmp_path):
+    """A review: with no branch on the remote yet and ``git:`` evidence, the record walked the
+    whole history (``rev-list --parents``, for what an anchor carries); in a long one the walk ran
+    past its time bound, and the timeout counted nothing carried: ``--evidence git:<the --at
+    commit>`` was warned of as on no branch. The anchor cited itself needs no walk; with no tips
+    there is none at all, as before."""
+    import subprocess
+
+    from helpers import make_repo
+
+    a = make_repo(tmp_path / "a")
+    n = 200_000  # (a walk of them takes over WALK_SECONDS, 0.5 s, here: about 1.3 s)
+    stream = ["blob\nmark :1\ndata 2\nx\n"]
+    for i in range(n):
+        stream.append(f"commit refs/heads/long\nmark :{i + 2}\ncommitter T <t@x.invalid> {1_000_000_000 + i} "
+                      f"+0000\ndata 0\n" + ("M 100644 :1 f\n" if i == 0 else f"from :{i + 1}\n"))
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=a, input="".join(stream).encode(), check=True)
+    git(a, "checkout", "-q", "long")
+    git(tmp_path, "init", "-q", "--bare", "empty.git")
+    git(a, "remote", "add", "origin", str(tmp_path / "empty.git"))
+    assert hn(a, "init", "--name", "A").code == 0
+    head = git(a, "rev-parse", "HEAD")
+    r = _record(a, "--evidence", f"git:{head}", kind="verification")
+    assert r.code == 0, r.err
+    assert "evidence commit" not in r.err, r.err
+
+
 def test_evidence_an_unpushed_anchor_carries_is_not_warned_of(tmp_path):
     """A review: ``--evidence git:<the --at commit>``, as the verification hint advises, on an
     unpushed feature branch printed both "waits until commit C is pushed" and "evidence commit C
