@@ -216,12 +216,13 @@ def _accepted(repo: Repo, commits: list[str]) -> set[str]:
 
 
 def _authors(repo: Repo, memories: list[str]) -> str:
-    """` of "NAME" (actor), ... and N others`: who signed ``memories``, in their order, once each,
-    as the import's lines show an author (``outcomes._whose``: the name inert and bounded, the
-    short actor ID beside it, since a name is its author's own choice); "" when the state as last
-    verified cannot say (no verification in a hook)."""
+    """` of ACTOR ("NAME", a self-chosen name), ... and N others`: who signed ``memories``, in
+    their order, once each, as every hint names an author (``hints.named_actor``: the short actor
+    ID first, the name inert and bounded after it, said to be its author's own choice: a review
+    found a name ``Maintainer (15bae93237fc)`` shown first, posing as another's ID); "" when the
+    state as last verified cannot say (no verification in a hook)."""
     from ..core.gostr import short_id
-    from ..core.hints import author_name
+    from ..core.hints import named_actor
     from ..errors import HnError
     from ..store.statedb import sqlite3
     from ..store.stateview import last_verified
@@ -233,7 +234,7 @@ def _authors(repo: Repo, memories: list[str]) -> str:
             found = {i: (m.envelope.actor_name, m.envelope.actor) for i, m in loaded.items()}
     except (HnError, OSError, sqlite3.Error):
         return ""
-    shown = list(dict.fromkeys(f"{author_name(found[m][0])} ({short_id(found[m][1])})"  # (quoted one way: a
+    shown = list(dict.fromkeys(named_actor(short_id(found[m][1]), found[m][0])  # (quoted one way: a
                                for m in want if m in found))  # name's own quotes posed as a second author)
     if not shown:
         return ""

@@ -50,7 +50,7 @@ def test_a_stream_failing_by_anothers_names_that_one_and_no_exact_selection(tmp_
     assert r.code == 1
     line = next(x for x in r.out.splitlines() if x.startswith(f"Replication memory {bobs}: failed"))
     assert "repair or replace exact selection" not in line, line
-    assert line.endswith(f"; it fails only because stream {alices[7:19]} of \"Alice\" (actor {alice[:12]}) failed: "
+    assert line.endswith(f"; it fails only because stream {alices[7:19]} of actor {alice[:12]} (\"Alice\", a self-chosen name) failed: "
                          "fixing that stream imports this one too"), line
     assert "repair or replace exact selection" not in r.err, r.err
     assert "; the first cause of " in r.err and f" failures: memory {alices} failed (dependency-missing)" in r.err, r.err

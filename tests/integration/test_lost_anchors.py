@@ -79,7 +79,7 @@ def test_only_a_remote_that_holds_the_memory_is_warned_of_and_reminded(tmp_path)
     assert _records(a) == []
     forced = _push(a, "-f", "origin", "feature")  # origin holds it: said, and remembered
     assert forced.stderr.startswith(f"git-hn: this push takes commit {c1[:12]} off origin, and memory "
-                                    f"{mem['memoryId'][7:19]} of \"Alice\" ({actor_of(a)[:12]}) is anchored on it"), \
+                                    f"{mem['memoryId'][7:19]} of {actor_of(a)[:12]} (\"Alice\", a self-chosen name) is anchored on it"), \
         forced.stderr
     assert len(_records(a)) == 1
 
@@ -93,7 +93,7 @@ def test_a_teammates_memory_accepted_from_the_remote_counts(tmp_path):
     deleted = _push(a, "origin", "--delete", "bobs")
     # (a team trial: the one deleting a teammate's branch was not told whose memories they are)
     assert deleted.stderr.startswith(f"git-hn: this push takes commit {c[:12]} off origin, and memory "
-                                     f"{mem['memoryId'][7:19]} of \"Bob\" ({actor_of(b)[:12]}) is anchored on it"), \
+                                     f"{mem['memoryId'][7:19]} of {actor_of(b)[:12]} (\"Bob\", a self-chosen name) is anchored on it"), \
         deleted.stderr
     assert len(_records(a)) == 1
 
@@ -237,8 +237,8 @@ def test_block_mode_refuses_a_push_that_takes_an_anchor_off(tmp_path):
     assert proc.returncode != 0
     keep = f"git push origin {c}:refs/heads/hn-anchor/{c[:12]}"
     assert proc.stderr.splitlines()[0] == (
-        f"git-hn: this push takes commit {c[:12]} off origin, and memory {mem['memoryId'][7:19]} of \"Bob\" "
-        f"({actor_of(b)[:12]}) is anchored on it: whoever imports its stream from origin stops there until the "
+        f"git-hn: this push takes commit {c[:12]} off origin, and memory {mem['memoryId'][7:19]} of {actor_of(b)[:12]} "
+        f"(\"Bob\", a self-chosen name) is anchored on it: whoever imports its stream from origin stops there until the "
         f"commit is back; push it there first: {keep}; only if it goes on purpose (a secret): git -c "
         f"hn.prePush=warn push --force-with-lease=refs/heads/bobs:{c} origin :refs/heads/bobs repeats this push with "
         "a warning instead"), proc.stderr

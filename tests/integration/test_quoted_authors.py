@@ -35,25 +35,52 @@ def _anchored_on_a_branch(tmp_path, *others):
 
 
 def test_a_sync_line_quotes_the_anchor_owners_name(tmp_path):
-    """``… and memory M of "NAME" (actor) is anchored on it``: the name's own quotes escaped."""
+    """``… and memory M of ACTOR ("NAME", a self-chosen name) is anchored on it``: the name's own
+    quotes escaped, after the ID."""
     _remote, a, b, _commit, mid, _stream = _anchored_on_a_branch(tmp_path)
     git(b, "push", "-q", "origin", "--delete", "feat")
     assert hn(a, "replication", "select", "--all").code == 0
     r = hn(a, "sync", "origin")
     assert r.code == 1
-    assert f"memory {mid[7:19]} of {QUOTED} ({actor_of(b)[:12]}) is anchored on it" in r.err + r.out, r.err
+    assert f"memory {mid[7:19]} of {actor_of(b)[:12]} ({QUOTED}, a self-chosen name) is anchored on it" \
+        in r.err + r.out, r.err
 
 
 def test_the_pre_push_warning_quotes_the_anchor_owners_name(tmp_path):
-    """``this push takes commit C off origin, and memory M of "NAME" (actor) …``."""
+    """``this push takes commit C off origin, and memory M of ACTOR ("NAME", a self-chosen name) …``."""
     _remote, _a, b, commit, mid, _stream = _anchored_on_a_branch(tmp_path)
     assert hn(b, "hooks", "install").code == 0
     deleted = subprocess.run(["git", "push", "-q", "origin", "--delete", "feat"], cwd=b, capture_output=True,
                              text=True)
     wait_publication(b)
     assert deleted.returncode == 0, deleted.stderr
-    assert (f"this push takes commit {commit[:12]} off origin, and memory {mid[7:19]} of {QUOTED} "
-            f"({actor_of(b)[:12]}) is anchored on it") in deleted.stderr, deleted.stderr
+    assert (f"this push takes commit {commit[:12]} off origin, and memory {mid[7:19]} of {actor_of(b)[:12]} "
+            f"({QUOTED}, a self-chosen name) is anchored on it") in deleted.stderr, deleted.stderr
+
+
+def test_an_anchor_owner_named_like_an_id_is_named_by_its_id_first(tmp_path):
+    """A review: a signer named ``Maintainer (15bae93237fc)`` read, in the anchor-owner lines,
+    ``memory M of "Maintainer (15bae93237fc)" (1f4171c81656)``: a name posing as another's ID in
+    front of the author's own (*display name spoofing*). The pre-push warning and the sync's line
+    name the author's ID first (``hints.named_actor``), as every hint does."""
+    _remote, (a, b) = shared_remote(tmp_path, "Alice", "Maintainer (15bae93237fc)")
+    git(b, "checkout", "-q", "-b", "feat")
+    (b / "g.txt").write_text("feat\n")
+    git(b, "add", "g.txt")
+    git(b, "commit", "-q", "-m", "feat")
+    git(b, "push", "-q", "origin", "feat")
+    assert hn(b, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "x").code == 0
+    assert hn(b, "sync", "origin").code == 0
+    assert hn(b, "hooks", "install").code == 0
+    deleted = subprocess.run(["git", "push", "-q", "origin", "--delete", "feat"], cwd=b, capture_output=True,
+                             text=True)
+    wait_publication(b)
+    assert hn(a, "replication", "select", "--all").code == 0
+    synced = hn(a, "sync", "origin")
+    for said in (deleted.stderr, synced.err + synced.out):
+        line = next(x for x in said.splitlines() if "is anchored on it" in x)
+        assert f" of {actor_of(b)[:12]} (\"Maintainer (15bae93237fc)\", a self-chosen name) is anchored" in line, line
 
 
 def test_trusting_a_key_again_quotes_the_revoking_commits_subject(tmp_path):
@@ -92,13 +119,14 @@ def _lost_with_a_dependent(tmp_path):
 
 
 def test_a_dependent_failure_and_the_failed_imports_hint_quote_the_root_authors_name(tmp_path):
-    """``it fails only because stream S of "NAME" (actor A) failed`` (sync), and recall's ``1
+    """``it fails only because stream S of actor A ("NAME", …) failed`` (sync), and recall's ``1
     stream of origin did not import at the last sync (stream S of "NAME": …)``."""
     a, b, bobs, carols = _lost_with_a_dependent(tmp_path)
     r = hn(a, "sync")
     assert r.code == 1
     line = next(x for x in r.out.splitlines() if x.startswith(f"Replication memory {carols}: failed"))
-    assert f"; it fails only because stream {bobs[7:19]} of {QUOTED} (actor {actor_of(b)[:12]}) failed" in line, line
+    assert (f"; it fails only because stream {bobs[7:19]} of actor {actor_of(b)[:12]} ({QUOTED}, a self-chosen "
+            "name) failed") in line, line
     r = hn(a, "memory", "recall", "--json")
     assert f"(stream {bobs[7:19]} of {QUOTED}: stops at memory" in r.err, r.err
 

@@ -295,7 +295,7 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
     assert forced.returncode == 0
     advice = f"git push origin {c1}:refs/heads/hn-anchor/{c1[:12]}"
     assert forced.stderr == (f"git-hn: this push takes commit {c1[:12]} off origin, and memory {mem['memoryId'][7:19]} of "
-                             f"\"Alice\" ({actor_of(a)[:12]}) is anchored on it: whoever imports its stream from origin stops there until the "
+                             f"{actor_of(a)[:12]} (\"Alice\", a self-chosen name) is anchored on it: whoever imports its stream from origin stops there until the "
                              f"commit is back; to keep it there, also {advice}\n")
     # without the commit, Bob's import stops at the memory; with it (the advice), it goes on
     git(b, "fetch", "-q", "origin")
@@ -351,8 +351,8 @@ def test_a_push_that_takes_an_anchor_off_the_remote_says_so_and_how_to_keep_it(t
                           text=True)
     keep = f"git push origin {tip}:refs/heads/hn-anchor/{tip[:12]}"
     warned, reminded = gone.stderr.splitlines()
-    assert warned.startswith(f"git-hn: this push takes 3 commits off origin, and 3 memories of \"Alice\" "
-                             f"({actor_of(a)[:12]}) are anchored on "
+    assert warned.startswith(f"git-hn: this push takes 3 commits off origin, and 3 memories of {actor_of(a)[:12]} "
+                             f"(\"Alice\", a self-chosen name) are anchored on "
                              f"them (first: memory {mems[0]['memoryId'][7:19]})")
     assert warned.endswith(f"to keep them there, also {keep}")
     assert reminded.startswith(f"git-hn: commit {c1[:12]}, which memory")  # (the anchor branch deleted above)

@@ -344,7 +344,7 @@ def test_one_missing_anchor_does_not_hide_the_memories_before_it(tmp_path, bare_
     assert "fetch a branch" not in said and said.count("git push origin") == 1, said  # (f59: it cannot work)
     name = hn(alice, "identity", "show").out.split("\n")[0].split(None, 1)[1]
     hint = (f"Commit {local} is not here, nor on any branch of origin this clone fetches (this sync has just fetched them), "
-            f"and memory {second['memoryId'][7:19]} of \"{name}\" ({actor_of(alice)[:12]}) is anchored on it: if a "
+            f"and memory {second['memoryId'][7:19]} of {actor_of(alice)[:12]} (\"{name}\", a self-chosen name) is anchored on it: if a "
             "rebase, an amend or a deleted branch took it off, a clone that still has it (its author's, most "
             f"likely) can put it back: git push origin {local}:refs/heads/hn-anchor/{local[:12]}")
     assert hint in said.splitlines(), said  # (a line of its own, once for the commit, saying whose)

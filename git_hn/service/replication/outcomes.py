@@ -372,12 +372,13 @@ class SyncResult:
         if root is None:
             return one_line(o.fields.get("recovery") or "")
         from ...core.gostr import short_id
-        from ...core.hints import of_author
+        from ...core.hints import named_actor, of_author
 
         names = [m.envelope.actor_name for m in root.memories[:1]]
-        who = of_author(names[0]) if names and names[0] else ""
-        actor = f" (actor {short_id(root.actor)})" if root.actor else ""
-        return f"it fails only because stream {short_id(root.id)}{who}{actor} failed: fixing that stream imports this one too"
+        name = names[0] if names and names[0] else None
+        # (the actor ID first, as every hint names an author: ``hints.named_actor``)
+        who = f" of actor {named_actor(short_id(root.actor), name)}" if root.actor else of_author(name)
+        return f"it fails only because stream {short_id(root.id)}{who} failed: fixing that stream imports this one too"
 
     def _hinted(self, o: Outcome) -> bool:
         """Whether ``o`` waits for an anchor commit this clone lacks that ``_anchor_hints`` gives a
@@ -458,16 +459,17 @@ class SyncResult:
 
     @staticmethod
     def _whose(o: Outcome) -> str:
-        """`, and memory M of NAME (actor) is anchored on it`: who can bring the commit back (a team
-        trial: the line named only the commit, and the reader could not tell whose clone has it)."""
+        """`, and memory M of ACTOR ("NAME", a self-chosen name) is anchored on it`: who can bring the
+        commit back (a team trial: the line named only the commit, and the reader could not tell whose
+        clone has it); the ID first (``hints.named_actor``: a name shown first posed as another's ID)."""
         from ...core.gostr import short_id
-        from ...core.hints import author_name
+        from ...core.hints import named_actor
 
         owner = o.fields.get("ownerMemoryId") or ""
         names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner] or \
             [m.envelope.actor_name for m in o.memories[:1]]
         # (author text, quoted one way: raw, a name's own quotes posed as a second author with a fake ID)
-        who = f"{author_name(names[0])} ({short_id(o.actor)})" if names and names[0] else short_id(o.actor)
+        who = named_actor(short_id(o.actor), names[0] if names else None)
         return f", and memory {short_id(owner)} of {who} is anchored on it" if owner and o.actor else ""
 
     def _rebased_line(self, r) -> str:
