@@ -1,7 +1,10 @@
 """A system without ``/proc`` (macOS, the BSDs), as a portability trial (S76) ran it: real
 repositories, a real bare remote, real pushes and fetches with the hooks installed, run with
 ``/proc`` hidden (``noproc.without_proc``); ps(1) is the system's own, answering from the live
-process table, or absent. Linux itself is unchanged (the other tests)."""
+process table, or absent. Linux itself is unchanged (the other tests). Hiding ``/proc`` needs root
+and unshare(1): CI runs as root, so these tests run there; elsewhere each skips, its reason shown
+in the summary (``-rs`` in the project's pytest options). The setsid test needs neither (a PATH
+without setsid) and runs everywhere."""
 
 from __future__ import annotations
 
@@ -11,13 +14,13 @@ from helpers import git
 from noproc import needs_namespaces, without_proc
 from test_unfetched_tips import _alice_published_bob_not_fetched
 
-pytestmark = needs_namespaces
 
 
 def _hn_lines(stderr: str) -> list[str]:
     return [x for x in stderr.splitlines() if x.startswith("git-hn:")]
 
 
+@needs_namespaces
 def test_an_unforced_push_git_refuses_is_left_to_git_read_with_ps(tmp_path):
     """The trial: with hn.prePush=block and no /proc, an ordinary push Git refuses ("fetch
     first") was refused by git-hn, whose way out forced it with a lease on the remote's current
@@ -34,6 +37,7 @@ def test_an_unforced_push_git_refuses_is_left_to_git_read_with_ps(tmp_path):
     assert git(remote, "rev-parse", "main") == tip
 
 
+@needs_namespaces
 def test_a_push_whose_command_line_cannot_be_read_is_never_offered_forced(tmp_path):
     """No /proc and no ps: whether the push forces is unknown, so the refusal offers no command
     that forces it."""
@@ -49,6 +53,7 @@ def test_a_push_whose_command_line_cannot_be_read_is_never_offered_forced(tmp_pa
     assert git(remote, "rev-parse", "main") == tip
 
 
+@needs_namespaces
 def test_a_push_option_holding_dash_f_is_not_read_as_forcing(tmp_path):
     """A review: ps(1) joins the push's arguments with blanks, so ``-o "title=Fix -f flag"``
     read as ``-f``: the ordinary push Git refuses ("fetch first") was refused by git-hn with a way
@@ -65,6 +70,7 @@ def test_a_push_option_holding_dash_f_is_not_read_as_forcing(tmp_path):
         assert git(remote, "rev-parse", "main") == tip
 
 
+@needs_namespaces
 def test_a_push_without_verify_starts_no_import_known_by_ps(tmp_path):
     """The trial: ``git push --no-verify`` without /proc ran a whole import from the fetch
     hook (the wrapper knew a push by ``/proc/$PPID/cmdline`` only) and said a false failure. ps(1)
@@ -85,6 +91,7 @@ def test_a_push_without_verify_starts_no_import_known_by_ps(tmp_path):
     assert proc.returncode == 0 and team.runs() == runs + 1, proc.stderr  # not a push: git-hn runs
 
 
+@needs_namespaces
 def test_a_fetch_whose_options_hold_the_word_push_still_imports(tmp_path):
     """A review: ps(1) joins the fetch's arguments with blanks, so in ``git -c "http.userAgent=
     release push" fetch`` the wrapper took the value's second word for the command: a push, and no
@@ -109,6 +116,7 @@ def test_a_fetch_whose_options_hold_the_word_push_still_imports(tmp_path):
     assert proc.returncode == 0 and "git-hn" not in proc.stderr and team.runs() == runs + 1, proc.stderr
 
 
+@needs_namespaces
 def test_pre_commit_in_migration_mode_still_publishes_the_push_s_memory(tmp_path):
     """The trial: pre-commit installed after git-hn runs the wrapper as pre-push.legacy, from
     Python; without /proc the Git above it was not found, the publisher waited for pre-commit
@@ -136,6 +144,7 @@ def test_pre_commit_in_migration_mode_still_publishes_the_push_s_memory(tmp_path
     assert _published(remote, mem), proc.stderr
 
 
+@needs_namespaces
 def test_a_timed_out_remote_git_is_ended_with_what_it_started(tmp_path):
     """The trial: a network Git past its time bound without /proc had its ssh (and ProxyCommand)
     left running: nothing below it was found. Such a Git runs in a session of its own; its
@@ -170,6 +179,7 @@ def test_a_timed_out_remote_git_is_ended_with_what_it_started(tmp_path):
     assert not left, "the sleeping grandchild was left running"
 
 
+@needs_namespaces
 def test_many_force_pushed_branches_start_git_hn_once(tmp_path):
     """The trial: without /proc the fetch hook's once-per-fetch stamps were off (git-hn named
     the fetch's Git by /proc only), so each force-pushed branch of a fetch started git-hn again
@@ -187,6 +197,7 @@ def test_many_force_pushed_branches_start_git_hn_once(tmp_path):
     assert started == ["hooks run reference-transaction committed quiet"], started
 
 
+@needs_namespaces
 @pytest.mark.parametrize("hidden", [("setsid", "timeout"), ("setsid", "timeout", "perl")])
 def test_without_timeout_a_stalled_remote_holds_the_fetch_for_one_bound(tmp_path, bare_remote, http_backend, hidden):
     """The trial: without timeout(1) (macOS) the wrapper's quiet check had no time bound, and a
@@ -235,6 +246,7 @@ def test_without_timeout_a_stalled_remote_holds_the_fetch_for_one_bound(tmp_path
     assert not left, left  # (the watchdog's sleep ended with it)
 
 
+@needs_namespaces
 def test_a_fetch_given_an_earlier_fetch_s_process_id_still_imports(tmp_path):
     """The trial: without /proc the per-fetch stamp named the fetch's Git by its ID alone
     ("<pid> -"), so a later fetch the system gave the same ID matched it and never imported.
@@ -274,3 +286,21 @@ def test_without_setsid_the_fetch_wrappers_question_asks_no_passphrase(tmp_path,
     code, said, took = _at_terminal(bob, ["git", "fetch", "origin"], env, answers=1, timeout=30)
     assert code == 0 and said.count(PROMPT.decode()) == 1 and took < 8, (took, said)
     assert f"git-hn: memory import from origin failed: the remote refused access; {WAY_OUT}\n" in said, said
+
+
+def test_a_system_that_cannot_hide_proc_says_why_the_tests_skip_and_runs_the_one_needing_no_root(tmp_path):
+    """A review: without unshare(1) (or root) every test here skipped, unsaid (pytest's default
+    summary shows no reasons), and the setsid test, which needs no namespace, skipped with them."""
+    import os
+    import subprocess
+    import sys
+
+    from noproc import path_without
+
+    env = {**os.environ, "PATH": str(path_without(tmp_path, ("unshare",), ps=False))}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:warnings",
+                           f"{__file__}::test_without_setsid_the_fetch_wrappers_question_asks_no_passphrase",
+                           f"{__file__}::test_a_push_whose_command_line_cannot_be_read_is_never_offered_forced"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert "needs root and unshare(1) to hide /proc" in proc.stdout, proc.stdout
+    assert "1 passed, 1 skipped" in proc.stdout, proc.stdout
