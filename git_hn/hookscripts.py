@@ -176,7 +176,7 @@ run_chained() {
     case ":${HN_CHAINED_RUNNING-}:" in
         *":$chained:"*) return 0 ;;
     esac
-    seen="${HN_CHAINED_RUNNING-}:$chained"  # (in the chained hook's environment only)
+    seen="${HN_CHAINED_RUNNING-}:$chained"; unset HN_FETCH_CALLER  # (seen: for the chained hook; the other: git-hn's)
     # pre-commit runs this wrapper as its legacy hook: a copy of pre-commit's own script chained
     # here would run inside it and stop ("installed in migration mode"), failing the push; it is
     # the script pre-commit is running already (git hn hooks install removes the copy)

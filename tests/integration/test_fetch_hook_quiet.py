@@ -741,3 +741,22 @@ def test_a_remote_that_stalls_its_memory_listing_holds_the_fetch_for_one_bound(t
             in proc.stderr.splitlines()), proc.stderr
     assert took < 15, took
     assert len([r for r in server.requests if r.get("held")]) == 1  # asked once
+
+
+def test_the_fetch_callers_name_stays_git_hn_s_and_reaches_no_chained_hook(tmp_path):
+    """A review: ``HN_FETCH_CALLER``, the wrapper's name for the fetch's Git, given to git-hn,
+    reached the user's chained reference-transaction hook through every Git git-hn's import ran.
+    The wrapper unsets it before a chained hook runs (``HN_HOOK_ACTIVE`` still comes with it)."""
+    team = Team(tmp_path)
+    seen = tmp_path / "seen"
+    chained = team.b / ".git" / "hooks" / "hn-chained" / "reference-transaction"
+    chained.parent.mkdir(exist_ok=True)
+    chained.write_text(f'#!/bin/sh\ncat >/dev/null\necho "${{HN_HOOK_ACTIVE-}}:${{HN_FETCH_CALLER-none}}" >> {seen}\n')
+    chained.chmod(0o755)
+    rec = team.record("one")
+    assert hn(team.b, "replication", "select", "origin", "--all").code == 0
+    runs = team.runs()
+    team.moved_fetch()  # (its import accepts the memory: git-hn's Git moves refs, and runs the hook)
+    assert team.runs() > runs and team.accepted(rec)
+    lines = seen.read_text().splitlines()
+    assert "1:none" in lines and all(x.endswith(":none") for x in lines), lines
