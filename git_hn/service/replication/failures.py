@@ -79,10 +79,12 @@ def _valid(entry) -> bool:
 
 
 def entries_of(result) -> list[dict]:
-    """The streams ``result`` (a ``SyncResult``) did not import, as the record keeps them."""
+    """The streams ``result`` (a ``SyncResult``) did not import, as the record keeps them: in
+    ``failures``' order (a stream failing only because another did comes after the others, so the
+    hint, which names the first, names a cause: it named whichever stream ID sorted first)."""
     out = []
-    for o in result.sorted_outcomes(current=False):
-        if o.kind != "memory" or o.status in ("promoted", "skipped", "up-to-date") or not is_digest_id(o.id):
+    for o in result.failures():
+        if o.kind != "memory" or not is_digest_id(o.id):
             continue
         owner = o.fields.get("ownerMemoryId") or ""
         missing = o.fields.get("missingId") or "" if o.fields.get("dependencyKind") == "anchor-commit" else ""
