@@ -528,7 +528,7 @@ seen_by_this_fetch() {  # an earlier transaction of this fetch found the remote 
     # hostile teammate's 100,000 branches made every fetch pay 100,000 round trips)
     [ -f "$fetch_stamp" ] && [ ! -L "$fetch_stamp" ] || return 1
     IFS=' ' read -r s_magic s_pid s_start s_token < "$fetch_stamp" 2>/dev/null || return 1
-    [ "$s_magic" = hn-seen/0 ] && [ "$s_pid $s_start" = "$caller" ] && [ -n "$s_token" ] || return 1
+    [ "$s_magic" = hn-seen/0 ] && [ "$s_start" != - ] && [ "$s_pid $s_start" = "$caller" ] && [ -n "$s_token" ] || return 1
     case $s_token in imported|checked) return 0 ;; esac
     record="$common/hn/replication/quiet/$stem"
     [ -f "$record" ] && [ ! -L "$record" ] || return 1

@@ -117,10 +117,12 @@ def _fetch_process() -> str | None:
     """The Git process this hook runs in, as ``process_tree.hook_caller`` names it ("<pid> <start
     time>"): as the wrapper named it (``HN_FETCH_CALLER``, from its ``$PPID``: no ``/proc`` needed,
     a portability trial found every once-per-fetch safeguard off without it), else from
-    ``/proc``; None where neither says."""
+    ``/proc``; None where neither says. A caller without a start time (``-``: neither ``/proc``
+    nor ps(1) could give one) is none: a later fetch given the same process ID would match its
+    stamp and import nothing (a reread)."""
     given = os.environ.get("HN_FETCH_CALLER", "")
     pid, _sep, start = given.partition(" ")
-    if pid.isdigit() and start and " " not in start:
+    if pid.isdigit() and start and start != "-" and " " not in start:
         return given
     from ..store.process_tree import hook_caller
 

@@ -267,6 +267,25 @@ def test_a_fetch_given_an_earlier_fetch_s_process_id_still_imports(tmp_path):
     assert team.accepted(rec) == tip, proc.stderr
 
 
+
+def test_a_fetch_named_without_a_start_time_leaves_no_stamp_a_later_one_matches(tmp_path):
+    """A reread: with neither /proc nor ps(1) the wrapper names its fetch "<pid> -", and git-hn
+    took that for a name: a later fetch the system gave the same ID matched the stamp and
+    imported nothing. A name without a start time is none (no stamp is matched or written)."""
+    from test_fetch_hook_quiet import Team
+
+    team = Team(tmp_path)
+    team.quiet_with_all()
+    rec = team.record("second")
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "moves the remote's main")
+    git(team.a, "push", "-q", "origin", "main")
+    stamp = team.quiet.parent / (team.quiet.name + ".seen")
+    proc = without_proc(tmp_path, ["sh", "-c", 'printf "hn-seen/0 %s - imported\\n" $$ > "$0"; exec git fetch origin',
+                                   str(stamp)], team.b, ps=False)
+    assert proc.returncode == 0, proc.stderr
+    tip = git(team.a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
+    assert team.accepted(rec) == tip, proc.stderr
+
 def test_without_setsid_the_fetch_wrappers_question_asks_no_passphrase(tmp_path, bare_remote):
     """The trial: without setsid(1) the wrapper's own question to the remote kept the terminal,
     so ssh asked for a passphrase in the middle of ``git fetch``; unanswered, git-hn blamed the
