@@ -24,6 +24,7 @@ from ..core.remotes import is_remote_name
 from ..core.tuples import NamedTuple
 from ..errors import ConflictError, HnError
 from ..store.git import PRE_PUSH_QUESTIONS
+from ..store.process_tree import is_pid
 from ..store.repo import Repo
 
 PUBLICATION_WAIT = 60.0  # seconds a block-mode pre-push waits for another publication to the remote
@@ -90,7 +91,7 @@ def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
             sent[parts[2]] = parts[1]
     if sent:
         push = _push_process()
-        given.offer(repo, remote, sent, int(push) if push.isdigit() else 0, theirs=True)
+        given.offer(repo, remote, sent, int(push) if is_pid(push) else 0, theirs=True)
 
 
 def _retrusts(repo: Repo, data: bytes) -> None:
@@ -524,7 +525,7 @@ def _note_push(repo: Repo, remote: str, data: bytes) -> None:
     from ..store import replication as rstate
 
     push_pid = _push_process()
-    if not push_pid.isdigit() or not os.path.isfile(rstate.selection_path(repo, remote)):
+    if not is_pid(push_pid) or not os.path.isfile(rstate.selection_path(repo, remote)):
         return
     oids = set()
     for line in data.decode("ascii", "replace").splitlines():

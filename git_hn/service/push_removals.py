@@ -299,7 +299,9 @@ def _push_arguments(pid: str, remote: str = "") -> list[str] | None:
     ``/proc``, ps(1)'s, its words split at blanks: ``process_tree.ps_arguments``), None when it
     cannot be read, is no ``git push``, or is ps(1)'s and its words may not be Git's (``_unsure``;
     ``remote``: the hook's first argument, the remote or the URL pushed to)."""
-    if not pid.isdigit():
+    from ..store.process_tree import is_pid
+
+    if not is_pid(pid):
         return None
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:

@@ -287,13 +287,20 @@ def hook_caller() -> str | None:
         return None
 
 
+def is_pid(word: str) -> bool:
+    """Whether ``word`` is a process ID as Git, the shell and ps(1) write one: ASCII digits, at
+    most 10 (``str.isdigit`` also takes ``²``, which ``int`` refuses: a reread found an internal
+    ``ValueError`` from a pre-push given one)."""
+    return word.isascii() and word.isdigit() and 0 < len(word) <= 10
+
+
 def git_above(given: str) -> str:
     """The process ID ``given`` if it is a ``git`` process, else the nearest ``git`` above it
     (a hook manager between Git and the wrapper: pre-commit runs it as ``<hook>.legacy`` from
     Python), else ``given`` itself. Where there is no ``/proc``, from one ps(1) listing (a
     portability trial: the publisher waited for pre-commit, which ends before Git sends the pack,
     and the push's memory was silently not published)."""
-    if not given.isdigit():
+    if not is_pid(given):
         return given
     pid = int(given)
     for _ in range(4):

@@ -284,3 +284,22 @@ def _published(tmp_path):
     ref = git(remote, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
     assert ref
     return remote, a, ref
+
+
+def test_a_process_id_that_is_no_ascii_number_is_no_process_id(tmp_path):
+    """A reread: ``str.isdigit`` takes ``²``, which ``int`` refuses, so a pre-push given
+    ``HN_PUSH_PID=²`` (the wrapper sets it from ``$$``; anything may set it) ended in ``internal
+    error: ValueError``. A process ID is ASCII digits (``process_tree.is_pid``); anything else is
+    none, and the hook goes on."""
+    from git_hn.store.process_tree import is_pid
+    from helpers import make_repo
+
+    assert [is_pid(w) for w in ("123", "²", "", "12345678901", "-1", "1 ")] == [True, False, False, False, False, False]
+    repo = make_repo(tmp_path / "a")
+    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "remote.git"))
+    git(repo, "remote", "add", "origin", str(tmp_path / "remote.git"))
+    git(repo, "commit", "-q", "--allow-empty", "-m", "second")
+    line = f"refs/heads/main {git(repo, 'rev-parse', 'HEAD')} refs/heads/main {git(repo, 'rev-parse', 'HEAD~1')}\n"
+    proc = subprocess.run(["git", "hn", "hooks", "run", "pre-push", "origin", str(tmp_path / "remote.git")],
+                          cwd=repo, input=line, capture_output=True, text=True, env={**os.environ, "HN_PUSH_PID": "²"})
+    assert proc.returncode == 0 and "internal error" not in proc.stderr, proc.stderr

@@ -40,6 +40,7 @@ from ...core.tuples import NamedTuple
 from ...errors import ConflictError, HnError
 from ...store import private
 from ...store.process import wait_for_exit
+from ...store.process_tree import is_pid
 from ...store.repo import Repo
 
 WAIT = 600.0  # seconds a publisher waits for an earlier one to the same remote
@@ -73,7 +74,7 @@ def start(repo: Repo, remote: str, tips: dict[str, str], push_pid: str = "", tar
     elif targets and not any("\n" in url for url in targets):
         data += "".join(f"{PUSH_URL}{url}\n" for url in targets).encode("utf-8", "surrogateescape")
     env = {k: v for k, v in os.environ.items() if k != "HN_HOOK_ACTIVE"}
-    pid = [push_pid] if push_pid.isdigit() else []
+    pid = [push_pid] if is_pid(push_pid) else []
     proc = subprocess.Popen([_executable(), "hooks", "run", "publish", remote, *pid], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                             start_new_session=True, close_fds=True)
@@ -90,7 +91,7 @@ def started_for(repo: Repo, remote: str, push_pid: str) -> bool:
     was started already (an earlier pre-push run of that push, for another push URL): it asks and
     gives every push URL once that push has ended. It is still waiting while the push runs, so its
     marker is there. A marker of another process that had that ID (``_push_mark``) is not."""
-    if not push_pid.isdigit():
+    if not is_pid(push_pid):
         return False
     try:
         return private.read_private(repo.hn_dir, running_marker(repo, remote), 64) == _push_mark(push_pid)
@@ -103,7 +104,7 @@ def _push_mark(push_pid: str) -> bytes:
     ``/proc`` says it (``process_tree.start_time``; a publisher killed with its push, as a
     container's PID namespace ends, leaves its marker, and a later push given that ID is another),
     else its ID alone; nothing for no push."""
-    if not push_pid.isdigit():
+    if not is_pid(push_pid):
         return b""
     from ...store.process_tree import start_time
 
@@ -137,7 +138,7 @@ def publish_given(repo: Repo, remote: str, data: bytes, push_pid: str = "") -> N
     renew = False
     try:
         given, targets = _parse(data, repo.oid_hex_len)
-        if push_pid.isdigit():
+        if is_pid(push_pid):
             wait_for_exit(int(push_pid), WAIT)
         quiet = os.path.isfile(rstate.quiet_path(repo, remote))  # (the push's own hook is over)
         with serial.publishing(repo, remote, WAIT):
