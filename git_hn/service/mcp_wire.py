@@ -200,7 +200,9 @@ def top_level_id(text: str):
 
     global _TOKEN
     if _TOKEN is None:
-        _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
+        # (a string that never closes is taken to the end: each character is looked at once,
+        # where ``"(?:[^"\\]|\\.)*"`` rescanned to the end from each of its quotes)
+        _TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)|[\[\]{}]', re.S)
     space = re.compile(r"[ \t\n\r]*")
     if text[space.match(text).end():][:1] != "{":
         return None

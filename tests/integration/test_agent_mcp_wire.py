@@ -104,6 +104,23 @@ def test_protocol_errors_say_what_to_do_and_keep_the_id(inited):
         assert server.close() == 0
 
 
+def test_a_string_that_never_closes_is_screened_at_once(inited):
+    """Denial of service by one line: the screen's string finder rescanned to the end from every
+    quote of a string that never closes, so a 64 KB line of ``\\"`` held the server 14 s before it
+    answered anything (a 4 MiB line: hours). Now the line gets its parse error and the next
+    request its answer within seconds."""
+    server = Server(inited)
+    try:
+        server.send(INIT + b"\n" + INITIALIZED + b"\n")
+        assert server.answer()["id"] == 1
+        server.send(b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"' + b'\\"' * 32000 + b"\n"
+                    b'{"jsonrpc":"2.0","id":8,"method":"ping"}\n')
+        assert server.answer(timeout=5)["error"]["code"] == -32700  # (not JSON: the SDK's parse error)
+        assert server.answer(timeout=5) == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    finally:
+        assert server.close() == 0
+
+
 CALL = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_brief","arguments":{}}}'
 
 

@@ -463,3 +463,30 @@ def test_payload_reader_hardening():
     with pytest.raises(ValidationError) as exc:
         envelope.decode(b'{"protocol":' + nest(200_000) + b"}")
     assert exc.value.message == "invalid memory JSON"
+
+
+@pytest.mark.parametrize("reader", ["nesting_within", "read_document", "parse_payload", "top_level_id"])
+def test_a_string_that_never_closes_is_scanned_in_linear_time(reader):
+    """Denial of service by one line: the string finder rescanned to the end from every quote of a
+    string that never closes, so 64 KB of ``\\"`` took 14 s (4 MiB, the longest MCP line: hours),
+    in the screen of every MCP line and in every policy blob a push reads. 64 KB now takes well
+    under a second, and the document is still refused or told as before."""
+    import time
+
+    from git_hn.service.mcp_wire import top_level_id
+
+    data = b'{"a":"' + b'\\"' * (1 << 15)
+    start = time.monotonic()
+    if reader == "nesting_within":
+        assert strictjson.nesting_within(data, 128)
+    elif reader == "top_level_id":
+        assert top_level_id(data.decode()) is None
+    elif reader == "parse_payload":
+        with pytest.raises(strictjson.PayloadError):
+            strictjson.parse_payload(data)
+    else:
+        with pytest.raises(HnError, match="Unterminated string"):
+            read_document(data, prefix="", max_bytes=1 << 21)
+    assert time.monotonic() - start < 1
+    assert strictjson.nesting_within(b'["' + b'\\"' * 99 + b'[[[', 1)  # (what a string hides is no nesting)
+    assert not strictjson.nesting_within(b'[[' + b'"\\\\"' * 9 + b'[', 2)  # (an escaped backslash ends)
