@@ -46,23 +46,30 @@ def _show(repo, arguments) -> dict:
     return {**out, "hint": text} if text else out
 
 
-SHOW_MAX_CONTENT = 65_536  # recall's default bound (CONTRACT §7.6), for the content one show answers
+SHOW_MAX_CONTENT = 65_536  # recall's default bound (CONTRACT §7.6), for the memory text one show answers
+
+
+def _shown_bytes(row) -> int:
+    """The encoded size of a row's signed data: every field its author wrote (content, topics,
+    anchor paths, subject, evidence, handoff lists, attempt fields), not the content alone (an
+    S82 review: 16 handoff items of 4,000 U+0001 came back as 449,858 bytes under a bound of 10)."""
+    from ..core import canonical
+
+    data = row.get("data") if isinstance(row, dict) else None
+    return len(canonical.compact_plain(data)) if isinstance(data, dict) else 0
 
 
 def _show_bounded(doc: dict, bound: int) -> None:
-    """Refuse a ``memory_show`` answer whose contents (the memory's and its target's), encoded
+    """Refuse a ``memory_show`` answer whose rows' data (the memory's and its target's), encoded
     as JSON, exceed ``bound`` bytes, as recall refuses a memory over ``maxContentBytes``, with
     the bound that lets it through. An agent trial: a memory of 65,000 U+0001 came back as
     391,731 bytes in one call (each character is six bytes encoded), for any author, trusted or
     not, on an ID a brief or a hint named (*context flooding*). The CLI's show is not bounded."""
-    from ..core import canonical
-
-    needed = sum(len(canonical.compact_plain(row["data"]["content"]))
-                 for row in (doc.get("projection"), doc.get("targetProjection"))
-                 if isinstance(row, dict) and isinstance(row.get("data"), dict) and "content" in row["data"])
+    needed = _shown_bytes(doc.get("projection")) + _shown_bytes(doc.get("targetProjection"))
     if needed > bound:
-        raise InputError(f"memory {doc['memoryId']} encoded content exceeds maxContentBytes; raise the explicit "
-                         f"bound (it fits with maxContentBytes {needed})")
+        raise InputError(f"memory {doc['memoryId']} encoded data (its content, topics, paths and handoff or attempt "
+                         f"fields) exceeds maxContentBytes; raise the explicit bound (it fits with maxContentBytes "
+                         f"{needed})")
 
 
 def _brief(repo, arguments) -> dict:

@@ -145,8 +145,9 @@ SCHEMAS = {
         "includeUntrusted": {"type": "boolean"}}),
     "memory_show": _object({"memory": {"type": "string", "description": "full memory ID or a prefix of 8+ hex"},
                             "maxContentBytes": {"type": "integer", "minimum": 1, "description": (
-                                "at most this many bytes of encoded content, the memory's and its target's "
-                                "(default 65536, recall's); a larger one is refused, naming the bound that fits")}},
+                                "at most this many bytes of encoded memory data (content, topics, paths, handoff "
+                                "and attempt fields), the memory's and its target's, default 65536 (recall's): a "
+                                "larger one is refused, naming the bound that fits")}},
                            ["memory"]),
     "memory_brief": _object({"version": _VERSION, "atCommit": _AT_READ,
                              "maxBytes": {"type": "integer", "minimum": 1, "description": "default 16384"},

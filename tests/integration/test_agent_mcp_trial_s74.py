@@ -69,17 +69,21 @@ def test_memory_show_is_bounded_like_recall(inited):
         tools = {t.name: t for t in (await client.list_tools()).tools}
         return (tools["memory_show"].input_schema["properties"],
                 await client.call_tool("memory_show", {"memory": big}),
-                await client.call_tool("memory_show", {"memory": big, "maxContentBytes": 390_002}),
+                await client.call_tool("memory_show", {"memory": big, "maxContentBytes": 400_000}),
                 await client.call_tool("memory_show", {"memory": small, "maxContentBytes": 5}),
                 await client.call_tool("memory_show", {"memory": small}))
 
     props, refused, fits, tight, shown = run(inited, body)
     assert "maxContentBytes" in props and "65536" in props["maxContentBytes"]["description"]
-    assert error(refused) == (f"git-hn: memory {big} encoded content exceeds maxContentBytes; raise the explicit "
-                              "bound (it fits with maxContentBytes 390002)")
+    fits_with = len(json.dumps(json.loads(_ok(inited, "memory", "show", big, "--json"))["projection"]["data"],
+                               separators=(",", ":")))
+    assert error(refused) == (f"git-hn: memory {big} encoded data (its content, topics, paths and handoff or "
+                              f"attempt fields) exceeds maxContentBytes; raise the explicit bound (it fits with "
+                              f"maxContentBytes {fits_with})")
+    assert fits_with > 390_000
     assert document(fits)["projection"]["data"]["content"] == "\x01" * 65_000
-    assert error(tight).endswith("(it fits with maxContentBytes 7)")
     assert document(shown)["projection"]["data"]["content"] == "small"
+    assert error(tight).startswith(f"git-hn: memory {small} encoded data")
     assert len(_ok(inited, "memory", "show", big, "--json")) > 390_000
 
 
