@@ -40,9 +40,9 @@ def _show(repo, arguments) -> dict:
                          "memory ID (sha256: and 64 hex digits, or at least 8 of its first ones)")
     bound = _positive(doc.get("maxContentBytes", SHOW_MAX_CONTENT), "show", "maxContentBytes")
     out = show.show(repo, memory)
-    _show_bounded(out, bound)
+    left_out = _show_bounded(out, bound)
     why = show.inapplicable_hint(repo, out, mcp=True)  # (what the CLI says on stderr)
-    text = _sentences(why, _drift(repo, repo.head_commit(), out))
+    text = _sentences(why, left_out, _drift(repo, repo.head_commit(), out))
     return {**out, "hint": text} if text else out
 
 
@@ -59,17 +59,30 @@ def _shown_bytes(row) -> int:
     return len(canonical.compact_plain(data)) if isinstance(data, dict) else 0
 
 
-def _show_bounded(doc: dict, bound: int) -> None:
-    """Refuse a ``memory_show`` answer whose rows' data (the memory's and its target's), encoded
-    as JSON, exceed ``bound`` bytes, as recall refuses a memory over ``maxContentBytes``, with
-    the bound that lets it through. An agent trial: a memory of 65,000 U+0001 came back as
-    391,731 bytes in one call (each character is six bytes encoded), for any author, trusted or
-    not, on an ID a brief or a hint named (*context flooding*). The CLI's show is not bounded."""
-    needed = _shown_bytes(doc.get("projection")) + _shown_bytes(doc.get("targetProjection"))
-    if needed > bound:
+def _show_bounded(doc: dict, bound: int) -> str:
+    """Bound a ``memory_show`` answer by ``bound`` bytes of its rows' encoded data, as recall
+    refuses a memory over ``maxContentBytes``; returns the hint for a target left out, or "".
+
+    A memory whose own data exceeds the bound is refused, with the bound that lets it through.
+    An agent trial: a memory of 65,000 U+0001 came back as 391,731 bytes in one call (each
+    character is six bytes encoded), for any author, trusted or not, on an ID a brief or a hint
+    named (*context flooding*). When the memory fits but its target (``targetProjection``, the
+    row it supersedes, retracts or challenges) does not fit beside it, the target's row is left
+    out, named in ``targetLeftOut`` and the hint: a 9-byte correction of a 120 KB memory is read
+    without taking the memory it corrects (an S82 review: the refusal named the short memory,
+    whose own text was not what was large). The CLI's show is not bounded."""
+    own = _shown_bytes(doc.get("projection"))
+    if own > bound:
         raise InputError(f"memory {doc['memoryId']} encoded data (its content, topics, paths and handoff or attempt "
                          f"fields) exceeds maxContentBytes; raise the explicit bound (it fits with maxContentBytes "
-                         f"{needed})")
+                         f"{own})")
+    target = _shown_bytes(doc.get("targetProjection"))
+    if own + target <= bound:
+        return ""
+    row = doc.pop("targetProjection")
+    doc["targetLeftOut"] = row["id"]
+    return (f"its target {row['id']} is left out: its encoded data takes {target} bytes, and with this memory's "
+            f"it exceeds maxContentBytes {bound}; memory_show {row['id']} with maxContentBytes {target} shows it")
 
 
 def _brief(repo, arguments) -> dict:

@@ -146,8 +146,9 @@ SCHEMAS = {
     "memory_show": _object({"memory": {"type": "string", "description": "full memory ID or a prefix of 8+ hex"},
                             "maxContentBytes": {"type": "integer", "minimum": 1, "description": (
                                 "at most this many bytes of encoded memory data (content, topics, paths, handoff "
-                                "and attempt fields), the memory's and its target's, default 65536 (recall's): a "
-                                "larger one is refused, naming the bound that fits")}},
+                                "and attempt fields), default 65536 (recall's): a larger memory is refused, naming "
+                                "the bound that fits; a target that does not fit beside it is left out "
+                                "(targetLeftOut)")}},
                            ["memory"]),
     "memory_brief": _object({"version": _VERSION, "atCommit": _AT_READ,
                              "maxBytes": {"type": "integer", "minimum": 1, "description": "default 16384"},

@@ -37,3 +37,28 @@ def test_memory_show_bounds_every_field_an_author_wrote(inited):
     assert "(it fits with maxContentBytes 38" in error(tight)  # (16 × 24,002 bytes and the rest)
     assert error(default) == error(tight)
 
+
+def test_a_short_correction_of_a_large_memory_is_shown_without_its_target(inited):
+    """A 9-byte supersede of a memory of 20,000 U+0001 was refused as "memory <the short one>
+    encoded content exceeds maxContentBytes": the agent could not read the correction without
+    taking the 120 KB memory it corrects. The correction is shown, its target's row is left out
+    (``targetLeftOut``), and the hint names the bound that shows the target; a bound that fits
+    both shows both."""
+    (inited / "big.txt").write_text("\x01" * 20_000)
+    big = _record(inited, "record", "--kind", "decision", "--content-file", str(inited / "big.txt"))
+    fix = json.loads(_ok(inited, "memory", "supersede", big, "--content", "corrected", "--json"))["memoryId"]
+
+    async def body(client):
+        return (await client.call_tool("memory_show", {"memory": fix}),
+                await client.call_tool("memory_show", {"memory": fix, "maxContentBytes": 200_000}),
+                await client.call_tool("memory_show", {"memory": big, "maxContentBytes": 200_000}))
+
+    short, both, target = run(inited, body)
+    doc = document(short)
+    assert doc["projection"]["data"]["content"] == "corrected"
+    assert "targetProjection" not in doc and doc["targetLeftOut"] == big
+    assert f"memory_show {big} with maxContentBytes 120" in doc["hint"] and "is left out" in doc["hint"]
+    needed = int(doc["hint"].split("with maxContentBytes ")[1].split()[0].rstrip("."))
+    assert needed == len(json.dumps(document(target)["projection"]["data"], separators=(",", ":")))
+    doc = document(both)
+    assert doc["targetProjection"]["data"]["content"] == "\x01" * 20_000 and "targetLeftOut" not in doc

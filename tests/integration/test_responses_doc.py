@@ -132,6 +132,9 @@ def test_the_response_reference_lists_exactly_the_keys_each_answer_emits(tmp_pat
             seen.check(await call("memory_recall", arguments), RECALL, READ_MCP)
         for memory in (w["side"], w["challenge"], w["sup"]):
             seen.check(await call("memory_show", {"memory": memory}), SHOW, SHOW_MCP)
+        own = len(json.dumps(_json(w["repo"], "memory", "show", w["sup"])["projection"]["data"],
+                             separators=(",", ":")))  # (its target's row does not fit beside it)
+        seen.check(await call("memory_show", {"memory": w["sup"], "maxContentBytes": own}), SHOW, SHOW_MCP)
         seen.check(await call("memory_brief", {}), BRIEF, READ_MCP)
         seen.all_seen(RECALL, READ_MCP)
         seen.all_seen(SHOW, SHOW_MCP)
