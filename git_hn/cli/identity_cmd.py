@@ -12,7 +12,7 @@ from . import render
 
 
 def init_command(name: str | None, extra: list[str]) -> int:
-    from ..core.gostr import one_line, short_id
+    from ..core.hints import named_actor
     from ..store import identity
     from ..store.repo import open_repo
 
@@ -30,7 +30,7 @@ def init_command(name: str | None, extra: list[str]) -> int:
         raise init_refusal(repo, exc) from None
     from ..core.hints import shell_path
 
-    render.lines([f"Created identity {one_line(ident.name)} ({short_id(ident.actor)})",
+    render.lines([f"Created identity {named_actor(ident.actor, ident.name)}",
                   f"Private identity stored in {shell_path(path)}"])
     if repo.looks_like_server():  # (a newcomer trial: init in the team's bare repository, silently)
         from shlex import quote
@@ -133,7 +133,8 @@ REMOVE_USAGE = "usage: git hn identity remove ACTOR [--backup FILE]"
 def remove_command(words: list[str], backup: str | None) -> int:
     """``git hn identity remove`` (git-hn): ``service.identity_transfer.remove``, then what was
     deleted and where a copy is."""
-    from ..core.gostr import one_line, short_id
+    from ..core.gostr import one_line
+    from ..core.hints import named_actor
     from ..service import identity_transfer
     from ..store.repo import open_repo
 
@@ -145,7 +146,7 @@ def remove_command(words: list[str], backup: str | None) -> int:
     from ..store.argpath import os_path
 
     done = identity_transfer.remove(open_repo(), words[0], None if backup is None else os_path(backup))
-    lines = [f"Removed identity {one_line(done.ident.name)} ({short_id(done.ident.actor)}): its private key "
+    lines = [f"Removed identity {named_actor(done.ident.actor, done.ident.name)}: its private key "
              "is deleted from this clone"]
     if done.backup:
         lines.append(f"A copy is in {one_line(done.backup)}: git hn identity import FILE puts it back")

@@ -158,7 +158,9 @@ def names_hint(repo, actors, maintainers=(), names: dict | None = None) -> None:
         more = f" and {len(known) - NAMES_SHOWN} more" if len(known) > NAMES_SHOWN else ""
         render.hint(f"trusted actors known here by name: {', '.join(known[:NAMES_SHOWN])}{more}")
     if maintainers:
-        listed = [f"{names[a]} ({short_id(a)})" if a in names else short_id(a) for a in maintainers]
+        from ..core.hints import named_actor
+
+        listed = [named_actor(a, names.get(a)) for a in maintainers]  # (the ID first: *display name spoofing*)
         more = f" and {len(listed) - NAMES_SHOWN} more" if len(listed) > NAMES_SHOWN else ""
         render.hint(f"maintainers in this policy (whom to ask for trust): {', '.join(listed[:NAMES_SHOWN])}"
                     f"{more}")
@@ -209,7 +211,8 @@ def change_lines(outcome, trust: bool) -> list[str]:
 
 
 def identity_export_command(output: str | None, extra: list[str]) -> int:
-    from ..core.gostr import one_line, short_id
+    from ..core.gostr import one_line
+    from ..core.hints import named_actor
     from ..service import identity_transfer
     from ..store.repo import open_repo
 
@@ -222,14 +225,14 @@ def identity_export_command(output: str | None, extra: list[str]) -> int:
     from ..store.argpath import os_path
 
     ident, path = identity_transfer.export_active(open_repo(), os_path(output))
-    render.lines([f"Exported identity {one_line(ident.name)} ({short_id(ident.actor)}) to {one_line(path)}",
+    render.lines([f"Exported identity {named_actor(ident.actor, ident.name)} to {one_line(path)}",
                   "The file holds your private key: keep it private, import it with git hn identity "
                   "import FILE, then delete it"])
     return 0
 
 
 def identity_import_command(positional: list[str], activate: bool) -> int:
-    from ..core.gostr import one_line, short_id
+    from ..core.hints import named_actor
     from ..service import identity_transfer
     from ..store.repo import open_repo
 
@@ -241,7 +244,7 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
 
     repo = open_repo()
     ident, record, new, active = identity_transfer.import_file(repo, os_path(positional[0]), activate)
-    who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
+    who = f"{named_actor(ident.actor, ident.name)}"
     lines = [f"Imported identity {who} into {record}" if new
              else f"Identity {who} is already in this keyring"]
     lines.append(f"Active identity: {who}" if active else
@@ -264,7 +267,7 @@ def _stray_hint(repo, imported: str, active: bool) -> None:
     """After an import: how to drop an identity ``init`` made here that signed nothing (a team
     trial followed the README: ``init`` in the new clone, then the import; the stray identity
     stayed, and no command removed it)."""
-    from ..core.gostr import one_line, short_id
+    from ..core.hints import named_actor
     from ..errors import HnError
     from ..service import identity_transfer
 
@@ -273,7 +276,7 @@ def _stray_hint(repo, imported: str, active: bool) -> None:
     except HnError:
         return
     for ident, is_active in found[:1]:
-        who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
+        who = f"{named_actor(ident.actor, ident.name)}"
         remove = f"git hn identity remove {ident.actor[:12]}"
         if is_active and not active:
             render.hint(f"the active identity {who} has signed nothing here: to sign as the imported one, git hn "
@@ -283,7 +286,7 @@ def _stray_hint(repo, imported: str, active: bool) -> None:
 
 
 def identity_use_command(positional: list[str]) -> int:
-    from ..core.gostr import one_line, short_id
+    from ..core.hints import named_actor
     from ..core.lines import lines_of
     from ..service import identity_transfer
     from ..store.repo import open_repo
@@ -295,7 +298,7 @@ def identity_use_command(positional: list[str]) -> int:
             f"{USE_USAGE}; missing ACTOR (git hn identity list shows them)")
     repo = open_repo()
     ident, already = identity_transfer.use(repo, positional[0])
-    who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
+    who = f"{named_actor(ident.actor, ident.name)}"
     render.lines([f"Unchanged: {who} is already the active identity" if already else f"Active identity: {who}"])
     listed = lines_of(repo.git.run(["worktree", "list", "--porcelain"]).stdout.decode("utf-8", "replace"))
     trees = sum(line.startswith("worktree ") for line in listed)

@@ -23,7 +23,7 @@ import re
 
 from ..errors import InputError, PolicyError
 from . import canonical
-from .gostr import one_line, quoted, short_id
+from .gostr import quoted, short_id
 from .limits import KINDS, LIMITS
 from .policy import parse_policy
 from .strictjson import fold_key, read_document
@@ -291,11 +291,16 @@ def look_alikes(name: str, who: Known, known: list[Known]) -> list[Known]:
 
 
 def label(known: Known, note: str = "") -> str:
-    """``Name (short ID)``, or the short ID alone for an actor seen with no name; with a ``note``,
-    ``Name (short ID, note)`` or ``short ID (note)``."""
-    if known.names:
-        return f"{one_line(known.names[0])} ({short_id(known.actor)}{', ' + note if note else ''})"
-    return f"{short_id(known.actor)} ({note})" if note else short_id(known.actor)
+    """``short ID ("Name", a self-chosen name)`` as ``hints.named_actor`` names an author (the ID
+    first, the name quoted inert: a name such as ``Maintainer` (f86baf7a43fd) trusted.`` read as
+    the ID of another, *display name spoofing*), or the short ID alone for an actor seen with no
+    name; with a ``note``, ``short ID ("Name", a self-chosen name, note)`` or ``short ID (note)``."""
+    from .hints import named_actor
+
+    shown = named_actor(short_id(known.actor), known.names[0] if known.names else None)
+    if not note:
+        return shown
+    return f"{shown[:-1]}, {note})" if shown.endswith(")") else f"{shown} ({note})"
 
 
 __all__ = ["DEFAULT_KINDS", "Known", "Change", "Edit", "initial", "edit", "canonical_document",

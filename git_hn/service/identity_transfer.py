@@ -120,11 +120,11 @@ def remove(repo: Repo, query: str, backup: str | None) -> Removed:
     checked as an import checks it) or a new one, written as ``identity export`` writes one. ACTOR
     is an actor ID or a prefix of at least eight hex digits, never a name: the identity to keep
     and the one to drop often share it. Every refusal leaves the keyring as it was."""
-    from ..core.gostr import one_line, short_id
+    from ..core.hints import named_actor
     from ..store import streams
 
     stored = identity.list_identities(repo)
-    held = ", ".join(f"{one_line(i.name)} ({short_id(i.actor)})" for i, _a in stored[:5]) or "none"
+    held = ", ".join(f"{named_actor(i.actor, i.name)}" for i, _a in stored[:5]) or "none"
     if not (8 <= len(query) <= 64 and all(c in "0123456789abcdefABCDEF" for c in query)):
         raise InputError(f"identity remove takes an identity's actor ID, or a prefix of at least 8 hex digits of it "
                          f"(never a name, which two identities may share): this keyring holds {held}; nothing was "
@@ -138,7 +138,7 @@ def remove(repo: Repo, query: str, backup: str | None) -> Removed:
     if any(active for i, active in stored if i.actor == ident.actor):
         raise InputError(identity.active_not_removed(ident))
     count = sum(s.actor == ident.actor for s in streams.list_sources(repo))
-    who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
+    who = f"{named_actor(ident.actor, ident.name)}"
     if backup is None and (count or ident.actor not in identity.made_here(repo)):
         why = (f"it signed the {count} memory stream{'' if count == 1 else 's'} this clone holds of it" if count else
                "it may have signed memories in another clone (only a key git hn init made here that no export "

@@ -136,12 +136,12 @@ def signers(repo: Repo) -> set[str]:
 
 
 def _stray_hint(strays: list) -> str:
-    from ..core.gostr import one_line, short_id
+    from ..core.hints import named_actor
 
     if not strays:
         return ""
     ident, active = strays[0]
-    who = f"{one_line(ident.name)} ({short_id(ident.actor)})"
+    who = f"{named_actor(ident.actor, ident.name)}"
     if active:  # (``identity remove`` never takes the active identity)
         return (f" ({who}, your active identity, signed nothing here: to sign as one you use elsewhere instead, "
                 f"git hn identity import FILE --activate, then git hn identity remove {ident.actor[:12]})")

@@ -437,13 +437,13 @@ def policy_lines(doc: dict, names: dict[str, str] | None = None, width: int | No
     from ..core.gostr import one_line
 
     if names:
-        from ..core.gostr import short_id
+        from ..core.hints import named_actor
         from ..core.log import inert
 
         shown = {a: inert(names[a]).strip() for a in mem["trustedActors"] if names.get(a)}
         full = {a: f"trustedActor: {one_line(a)}  {name}" for a, name in shown.items()}
         if width is not None and any(cells(line) > width for line in full.values()):
-            full = {a: f"trustedActor: {name} ({short_id(a)})" for a, name in shown.items()}
+            full = {a: f"trustedActor: {named_actor(a, names[a])}" for a in shown}  # (the ID first)
         lines += [full.get(a) or f"trustedActor: {one_line(a)}" for a in mem["trustedActors"]]
     else:
         lines += [f"trustedActor: {one_line(a)}" for a in mem["trustedActors"]]

@@ -465,9 +465,9 @@ def remove(repo: Repo, actor: str) -> Identity:
 
 
 def active_not_removed(ident: Identity) -> str:
-    from ..core.gostr import one_line, short_id
+    from ..core.hints import named_actor
 
-    return (f"identity {one_line(ident.name)} ({short_id(ident.actor)}) is the active identity: it signs what "
+    return (f"identity {named_actor(ident.actor, ident.name)} is the active identity: it signs what "
             "you record, so it is not removed; make another one active first (git hn identity use ACTOR); "
             "nothing was removed")
 

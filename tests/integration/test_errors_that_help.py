@@ -465,7 +465,8 @@ def test_an_actor_filter_takes_a_name_or_a_prefix_as_policy_trust_does(tmp_path)
     first, second = sorted([actor, other], key=lambda a: ("alice", a))
     names = {actor: "Alice", other: "alice"}
     _fails_with(repo, ["memory", "recall", "--actor", "ALICE"], "invalid actor filter; actor ALICE is ambiguous: "
-                f"it matches 2 known actors ({names[first]} ({first[:12]}), {names[second]} ({second[:12]})); use a "
+                f'it matches 2 known actors ({first[:12]} ("{names[first]}", a self-chosen name), {second[:12]} '
+                f'("{names[second]}", a self-chosen name)); use a '
                 "longer prefix or the full actor ID")
 
 
@@ -673,7 +674,7 @@ def test_policy_show_says_the_working_trees_policy_is_not_committed(inited):
     assert r.code == 0 and "Memory policy: absent" not in r.out
     a = actor_of(inited)
     assert r.err == (f"git-hn: hint: trusted actors known here by name: {a[:12]} Alice Agent\n"
-                     f"git-hn: hint: maintainers in this policy (whom to ask for trust): Alice Agent ({a[:12]})\n")
+                     f"git-hn: hint: maintainers in this policy (whom to ask for trust): {a[:12]} (\"Alice Agent\", a self-chosen name)\n")
     assert hn(inited, "policy", "show", "HEAD~1").err == ""  # (an older commit's differs as a matter of course)
 
 

@@ -22,7 +22,7 @@ def test_init_creates_owner_only_keyring(repo):
     hn_dir = repo / ".git" / "hn"
     actor = (hn_dir / "active").read_text()[:-1]
     record = hn_dir / "identities" / f"{actor}.json"
-    assert r.out.splitlines() == [f"Created identity Alice Agent ({actor[:12]})",
+    assert r.out.splitlines() == [f"Created identity {actor[:12]} (\"Alice Agent\", a self-chosen name)",
                                   f"Private identity stored in {record}"]
     assert _modes(hn_dir) == 0o700
     assert _modes(hn_dir / "identities") == 0o700
@@ -59,7 +59,7 @@ def test_init_name_falls_back_to_git_config_and_none_is_refused_before_anything_
                                   "visible text; choose another with --name NAME\n")
     r = hn(repo, "init")
     assert r.code == 0
-    assert "Created identity Test User (" in r.out and r.err == ""  # named by Git: no hint
+    assert '("Test User", a self-chosen name)' in r.out and r.err == ""  # named by Git: no hint
     other = tmp_path / "other"
     git(tmp_path, "init", "-q", str(other))
     git(other, "config", "user.name", " ")
@@ -80,7 +80,7 @@ def test_init_name_falls_back_to_git_config_and_none_is_refused_before_anything_
         Path(doomed).unlink()
     assert path in again.err
     named = hn(other, "init", "--name", "Chosen")
-    assert named.code == 0 and "Created identity Chosen (" in named.out and named.err == ""
+    assert named.code == 0 and '("Chosen", a self-chosen name)' in named.out and named.err == ""
 
 
 def test_init_positional_is_usage_error(repo):
@@ -285,7 +285,7 @@ def test_importing_an_identity_to_sign_with_says_to_sync_before_recording(tmp_pa
 
     stream = default_stream(actor)
     stray = next(p.stem for p in (b / ".git" / "hn" / "identities").iterdir() if p.stem != actor)  # (b's init)
-    assert r.err == (f"git-hn: hint: identity Second ({stray[:12]}) of this keyring has signed nothing here: "
+    assert r.err == (f"git-hn: hint: identity {stray[:12]} (\"Second\", a self-chosen name) of this keyring has signed nothing here: "
                      f"git hn identity remove {stray[:12]} removes it\n"
                      "git-hn: hint: it may have signed memories in another clone: git hn sync imports them before you "
                      "record here (when the replication selection takes its stream: --all, or --memory "

@@ -93,7 +93,7 @@ def test_policy_show_names_the_trusted_actors_known_here(inited):
         r = hn(inited, "policy", "show", *args)
         assert r.code == 0 and a in r.out
         assert r.err == (f"git-hn: hint: trusted actors known here by name: {a[:12]} Alice Agent\n"
-                         f"git-hn: hint: maintainers in this policy (whom to ask for trust): Alice Agent ({a[:12]})\n")
+                         f"git-hn: hint: maintainers in this policy (whom to ask for trust): {a[:12]} (\"Alice Agent\", a self-chosen name)\n")
 
 
 def test_policy_trust_of_ones_own_identity_by_a_non_maintainer_warns(tmp_path):
@@ -107,7 +107,7 @@ def test_policy_trust_of_ones_own_identity_by_a_non_maintainer_warns(tmp_path):
     b = actor_of(bob)
     before = refs_snapshot(bob)
     r = hn(bob, "policy", "trust", b)
-    assert r.code == 0 and r.out.startswith("Trusted Bob")
+    assert r.code == 0 and r.out.startswith(f'Trusted {actor_of(bob)[:12]} ("Bob", ')
     assert r.err == ("git-hn: warning: you trusted your own identity, which is not a maintainer in .hn/policy.json: "
                      "the policy is only as strong as the branch that carries it, so this counts once a maintainer "
                      "reviews and commits it there (trusting yourself in your own clone changes nothing for the "

@@ -57,7 +57,7 @@ def test_trusting_a_revoked_key_again_names_the_revocation(tmp_path):
     b = actor_of(bob)
     for how in (b, b[:12], "Bob"):
         r = hn(alice, "policy", "trust", how)
-        assert r.code == 0 and r.out.startswith(f"Trusted Bob ({b[:12]})"), r.err
+        assert r.code == 0 and r.out.startswith(f"Trusted {b[:12]} (\"Bob\", a self-chosen name)"), r.err
         assert (f"git-hn: warning: {b[:12]} was untrusted in {revoked[:12]} \"Revoke Bob's key\": trusting it "
                 "again undoes that\n") in r.err, (how, r.err)
         git(alice, "checkout", "-q", "--", ".hn/policy.json")
@@ -77,8 +77,9 @@ def test_an_ambiguous_name_marks_the_revoked_key(tmp_path):
     _sync(bob, alice)
     r = hn(alice, "policy", "trust", "Bob")
     assert r.code == 1
-    assert f"Bob ({old[:12]}, no longer trusted since {revoked[:12]} \"Revoke Bob's key\")" in r.err, r.err
-    assert f"Bob ({new[:12]})" in r.err, r.err
+    assert f"{old[:12]} (\"Bob\", a self-chosen name, no longer trusted since {revoked[:12]} \"Revoke Bob's key\")" \
+        in r.err, r.err
+    assert f"{new[:12]} (\"Bob\", a self-chosen name)" in r.err, r.err
 
 
 def test_identity_show_behind_the_revocation_says_the_reference_does_not_trust_it(tmp_path):
