@@ -172,7 +172,8 @@ fi
 
 echo "installed git-hn into $venv and linked $bin/git-hn"
 if [ -n "$upgrade" ]; then
-  echo "note: in each clone with git-hn's hooks, git hn hooks install updates their wrappers to this version"
+  echo "note: in each clone with git-hn's hooks, git hn hooks install updates their wrappers to this version" \
+    "(git hn hooks install --global, for hooks installed in your global core.hooksPath)"
 fi
 case ":$PATH:" in
   *":$bin:"*) ;;

@@ -608,7 +608,21 @@ def _older_text(loc: Location, name: str) -> bool:
 
 def status_lines(loc: Location, switched: dict | None = None, updated: set | None = None) -> list[str]:
     """One line per hook; ``switched``: the git-hn each wrapper ran before ``install`` rewrote it;
-    ``updated``: the hooks whose wrapper ``install`` rewrote from an earlier git-hn's text."""
+    ``updated``: the hooks whose wrapper ``install`` rewrote from an earlier git-hn's text. For the
+    global location, each command it gives is the ``--global`` one (an S82 review: an earlier
+    git-hn's global wrapper said "git hn hooks install updates it", which then refused, the hooks
+    being the global core.hooksPath's)."""
+    lines = _status_lines(loc, switched, updated)
+    if loc.private_root is not None:
+        return lines
+    import re
+
+    command = re.compile(r"git hn hooks (install|uninstall)\b(?! --global)")
+    return [command.sub(r"git hn hooks \1 --global", line).replace(", then install again", ", then install --global "
+                                                                     "again") for line in lines]
+
+
+def _status_lines(loc: Location, switched: dict | None, updated: set | None) -> list[str]:
     record = loc.load()
     lines = []
     for name in HOOKS:

@@ -25,7 +25,8 @@ def test_install_into_empty_environment_then_demo(tmp_path):
                               timeout=600)
         assert proc.returncode == 0, proc.stderr
         # (an upgrade in place says that the clones' hook wrappers stay the earlier ones)
-        note = "note: in each clone with git-hn's hooks, git hn hooks install updates their wrappers to this version"
+        note = ("note: in each clone with git-hn's hooks, git hn hooks install updates their wrappers to this version "
+                "(git hn hooks install --global, for hooks installed in your global core.hooksPath)")
         assert (note in proc.stdout) == again, proc.stdout
     link = tmp_path / "bin" / "git-hn"
     assert link.is_symlink() and os.access(link, os.X_OK)

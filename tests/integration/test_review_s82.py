@@ -3,7 +3,10 @@ subprocess). Nothing is mocked."""
 
 from __future__ import annotations
 
-from helpers import actor_of, hn, make_repo
+import hashlib
+import json
+
+from helpers import actor_of, git, hn, make_repo
 
 SPOOF = "Maintainer` (f86baf7a43fd) trusted."  # (a longer one is cut at hints.NAME_SHOWN)
 
@@ -28,3 +31,30 @@ def test_an_imported_identity_and_a_trust_listing_name_the_id_first(tmp_path):
     r = hn(victim, "policy", "trust", "Maintainer`")  # (a part of a name: the names it is part of are listed)
     assert r.code == 1
     assert f'contains that word: {m[:12]} ("{SPOOF}", a self-chosen name); give the whole name' in r.err, r.err
+
+
+def test_an_earlier_global_wrapper_is_told_with_the_global_install(tmp_path):
+    """``hooks status --global`` said an earlier git-hn's global wrapper is updated by ``git hn
+    hooks install``, which then refused (the hooks are the global core.hooksPath's). It says
+    ``git hn hooks install --global``, and that command updates it. (The earlier text is
+    simulated as in test_hooks: a line of its own added, its record's hash with it.)"""
+    a = make_repo(tmp_path / "a")
+    shared = tmp_path / "global-hooks"
+    git(a, "config", "--global", "core.hooksPath", str(shared))
+    assert hn(tmp_path, "hooks", "install", "--global").code == 0
+    wrapper = shared / "reference-transaction"
+    text = wrapper.read_text()
+    wrapper.write_text(text + "# (an earlier git-hn's wrapper)\n")
+    record = shared / "hn-hooks.json"
+    doc = json.loads(record.read_text())
+    entry = next(h for h in doc["hooks"] if h["name"] == "reference-transaction")
+    entry["wrapper"] = hashlib.sha256(wrapper.read_bytes()).hexdigest()
+    record.write_text(json.dumps(doc, indent=2) + "\n")
+    line = hn(a, "hooks", "status", "--global").out.splitlines()[1]
+    assert line == ("reference-transaction: installed, an earlier git-hn's wrapper (fixes since do not reach it): "
+                    "git hn hooks install --global updates it"), line
+    assert hn(a, "hooks", "install").code == 1  # (what the line said before: refused)
+    r = hn(a, "hooks", "install", "--global")
+    assert r.code == 0 and "its wrapper updated from an earlier git-hn's" in r.out, r.out
+    assert wrapper.read_text() == text
+    assert hn(tmp_path, "hooks", "uninstall", "--global").code == 0
