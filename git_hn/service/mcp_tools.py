@@ -68,7 +68,8 @@ _RECORD_PROPS = {
 }
 # (no attemptOutcome: kind attempt only, and a handoff is not one; an agent trial was offered it and refused)
 _HANDOFF_PROPS = {**{k: v for k, v in _RECORD_PROPS.items() if k != "attemptOutcome"},
-                  "kind": {"type": "string", "const": "handoff", "description": "default handoff"},
+                  "kind": {"type": "string", "const": "handoff", "description": (
+                      "handoff, the only kind this tool signs (leave it out); memory_record signs the others")},
                   "handoff": {**_RECORD_PROPS["handoff"],
                               "description": "the four lists, each default []: completed, assumptions, "
                                              "blockers, nextActions (first next action first)"}}

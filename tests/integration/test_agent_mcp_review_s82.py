@@ -62,3 +62,24 @@ def test_a_short_correction_of_a_large_memory_is_shown_without_its_target(inited
     assert needed == len(json.dumps(document(target)["projection"]["data"], separators=(",", ":")))
     doc = document(both)
     assert doc["targetProjection"]["data"]["content"] == "\x01" * 20_000 and "targetLeftOut" not in doc
+
+
+def test_a_handoff_of_another_kind_is_told_its_kind_first(inited):
+    """memory_handoff with kind "attempt" was asked for attemptOutcome; given it, it was refused
+    for its kind: a circle. The kind is checked first, and the refusal says which tool signs it;
+    the schema says handoff is the only kind the tool takes."""
+    want = ("git-hn: handoff input field kind must be handoff: memory_handoff signs handoffs only (leave kind "
+            "out); memory_record signs the other kinds")
+
+    async def body(client):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        return (tools["memory_handoff"].input_schema["properties"]["kind"],
+                await client.call_tool("memory_handoff", {"content": "x", "kind": "attempt"}),
+                await client.call_tool("memory_handoff", {"content": "x", "kind": "attempt",
+                                                          "attemptOutcome": "failed"}),
+                await client.call_tool("memory_handoff", {"content": "x"}))
+
+    schema, bare, with_outcome, handoff = run(inited, body, "--allow-write")
+    assert schema["const"] == "handoff" and "the only kind" in schema["description"]
+    assert error(bare) == want and error(with_outcome) == want
+    assert not handoff.is_error, error(handoff)
