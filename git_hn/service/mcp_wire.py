@@ -29,7 +29,8 @@ class Screened:
       ``MAX_DEPTH``: ``-32602`` with its id (the SDK's parser gave up with a null id), told
       before parsing (``strictjson.nesting_within``) and the id found by a scan of the top-level
       object (``top_level_id``): past Python's recursion limit the SDK answered a bare "Parse
-      error" with a null id; without an id, ``-32600`` saying the nesting;
+      error" with a null id; without an id, ``-32600`` saying the nesting, but for a notification
+      (a ``method`` and no ``id``), which is dropped unanswered: JSON-RPC 2.0 never answers one;
     - a request whose ``params`` is not an object, a ``tools/call`` without a tool name or whose
       ``arguments`` is not an object: ``-32602`` invalid params, with its id and what is wrong
       (the SDK's own answer said only "Invalid request parameters");
@@ -57,7 +58,8 @@ class Screened:
                 return text
 
     def _screened(self) -> str | None:
-        """The next line, screened; None for a blank one (ignored, not answered)."""
+        """The next line, screened; None for one ignored, not answered: a blank one, or a
+        notification too deeply nested to read."""
         if self.cut:
             self.cut = False
             self._skip()
@@ -78,7 +80,10 @@ class Screened:
         from ..core.strictjson import nesting_within
 
         if not nesting_within(line, MAX_DEPTH):  # (before parsing: past Python's depth, the SDK said "Parse
-            ident = top_level_id(text)           # error" with a null id; an agent trial)
+            members = top_level(text)            # error" with a null id; an agent trial)
+            if "method" in members and "id" not in members:
+                return None  # (a notification: JSON-RPC 2.0 §4.1, never answered, nor is it read)
+            ident = top_level_id(text)
             if ident is None:
                 return _error(None, -32600, f"Invalid Request: nested deeper than {MAX_DEPTH} levels; it was not "
                                             "read")
@@ -193,8 +198,19 @@ _TOKEN = None  # a JSON string, or a bracket (compiled on first use)
 
 def top_level_id(text: str):
     """The ``id`` of a message too deeply nested to parse: the value of a member ``id`` of the
-    top-level object when it is a string or an integer, else None. One scan of strings and
-    brackets (no recursion, whatever the nesting); only the id's own value is parsed."""
+    top-level object when it is a string or an integer, else None (``top_level``)."""
+    value = top_level(text).get("id")
+    return value if isinstance(value, str) or type(value) is int else None
+
+
+_UNREAD = object()  # a member's value too deeply nested to read
+
+
+def top_level(text: str) -> dict:
+    """The members ``id`` and ``method`` of the top-level object of a message too deeply nested to
+    parse, those present, each with its value (``_UNREAD`` when it cannot be read); {} when the
+    text is no object. One scan of strings and brackets (no recursion, whatever the nesting);
+    only those members' own values are parsed."""
     import json
     import re
 
@@ -205,26 +221,31 @@ def top_level_id(text: str):
         _TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)|[\[\]{}]', re.S)
     space = re.compile(r"[ \t\n\r]*")
     if text[space.match(text).end():][:1] != "{":
-        return None
-    depth = 0
-    for found in _TOKEN.finditer(text):
-        token = found.group()
-        if token in ("{", "["):
+        return {}
+    depth, found = 0, {}
+    for token in _TOKEN.finditer(text):
+        word = token.group()
+        if word in ("{", "["):
             depth += 1
-        elif token in ("}", "]"):
+        elif word in ("}", "]"):
             depth -= 1
-        elif depth == 1 and len(token) <= 16:  # (a member's key, or a short string value)
-            at = space.match(text, found.end()).end()
+        elif depth == 1 and len(word) <= 16:  # (a member's key, or a short string value)
+            at = space.match(text, token.end()).end()
             if text[at:at + 1] != ":":
                 continue  # (a value, not a key)
             try:
-                if json.loads(token) != "id":
-                    continue
-                value, _end = json.JSONDecoder().raw_decode(text, space.match(text, at + 1).end())
+                key = json.loads(word)
+            except ValueError:
+                continue
+            if key not in ("id", "method") or key in found:
+                continue
+            try:
+                found[key], _end = json.JSONDecoder().raw_decode(text, space.match(text, at + 1).end())
             except (ValueError, RecursionError):
-                return None
-            return value if isinstance(value, str) or type(value) is int else None
-    return None
+                found[key] = _UNREAD
+            if len(found) == 2:
+                break
+    return found
 
 
 class _Object(dict):

@@ -121,6 +121,29 @@ def test_a_string_that_never_closes_is_screened_at_once(inited):
         assert server.close() == 0
 
 
+def test_a_deeply_nested_notification_gets_no_answer(inited):
+    """JSON-RPC 2.0 never answers a notification (a method and no id), but a notification nested
+    past the bound got ``-32600 … nested deeper than 128 levels`` with a null id. It is dropped
+    unanswered, as a blank line is; a deep message with neither id nor method still gets
+    ``-32600`` with a null id (the spec's answer when the id cannot be told), and a deep request
+    its ``-32602`` with its id."""
+    deep = b"[" * 300 + b"1" + b"]" * 300
+    server = Server(inited)
+    try:
+        server.send(INIT + b"\n" + INITIALIZED + b"\n")
+        assert server.answer()["id"] == 1
+        server.send(b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":' + deep + b'}}\n'
+                    b'{"jsonrpc":"2.0","params":{"x":' + deep + b'}}\n'
+                    b'{"jsonrpc":"2.0","method":"ping","params":{"x":' + deep + b'},"id":9}\n'
+                    b'{"jsonrpc":"2.0","id":10,"method":"ping"}\n')
+        answers = [server.answer(timeout=30) for _ in range(3)]
+        assert [(a["id"], a.get("error", {}).get("code")) for a in answers] == [(None, -32600), (9, -32602),
+                                                                               (10, None)]
+        assert answers[0]["error"]["message"] == "Invalid Request: nested deeper than 128 levels; it was not read"
+    finally:
+        assert server.close() == 0
+
+
 CALL = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_brief","arguments":{}}}'
 
 
