@@ -372,8 +372,11 @@ def too_large(memory_id: str, needed: int = 0) -> InputError:
     """§7.6 step 5: one matched memory's content alone exceeds the byte bound; ``needed``: the
     largest matched memory's encoded size, the bound that lets every one through (git-hn: an
     agent had to guess it)."""
-    fits = (f" (every matched memory fits with --max-content-bytes {needed}, maxContentBytes over MCP)"
-            if needed else "")
+    # (the contract's words name the request key, maxContentBytes; on the command line the option
+    # is said as well, before the number: an S82 review read the MCP name alone first)
+    fits = (f" (on the command line --max-content-bytes, maxContentBytes in an --input request: every matched "
+            f"memory fits with --max-content-bytes {needed})" if needed else
+            " (on the command line --max-content-bytes, maxContentBytes in an --input request)")
     said = f"memory {memory_id} encoded content exceeds maxContentBytes; raise the explicit bound"
     # (over MCP the argument alone: an agent trial read the flag first, a flag it has no way to pass)
     return InputError(f"{said}{fits}", f"{said} (every matched memory fits with maxContentBytes {needed})"

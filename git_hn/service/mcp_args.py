@@ -125,7 +125,7 @@ def positive(bound, tool: str, name: str = "maxBytes") -> int:
     if isinstance(bound, bool) or not isinstance(bound, int) or isinstance(bound, JsonFloat):
         raise InputError(f"{tool} input field {name} must be an integer")
     if bound <= 0:
-        raise InputError(f"{tool} bound must be positive")
+        raise InputError(f"{tool} input field {name} must be a positive integer (1 or more)")
     return bound
 
 

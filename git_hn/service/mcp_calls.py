@@ -124,8 +124,10 @@ def _brief(repo, arguments) -> dict:
         if not doc.get("omitted"):  # (an agent trial: the JSON brief left challenges out, saying only a count)
             return base
         if _listed(doc) or doc.one_fits is None:
-            left = (f"{doc['omitted']} items did not fit in maxBytes {bound}: a larger maxBytes shows them, or "
-                    "memory_recall lists them by kind, path or topic")
+            one = doc["omitted"] == 1  # (an S82 review: "1 items did not fit")
+            left = (f"{doc['omitted']} {'item' if one else 'items'} did not fit in maxBytes {bound}: a larger maxBytes "
+                    f"shows {'it' if one else 'them'}, or memory_recall lists {'it' if one else 'them'} by kind, path "
+                    "or topic")
         else:  # (an agent trial: an empty brief, truncated, and no word of the bound it takes)
             left = f"none of its {doc['omitted']} items fits in maxBytes {bound} (an item is never cut): " \
                    f"maxBytes {doc.one_fits} shows one"

@@ -216,7 +216,7 @@ def test_arguments_are_validated_like_input(inited):
         "git-hn: show input field memory must be a string: a memory ID (sha256: and 64 hex digits, or at least 8 "
         "of its first ones)",
         'git-hn: show input: unknown argument "id"; it takes memory, maxContentBytes',
-        "git-hn: brief bound must be positive",
+        "git-hn: brief input field maxBytes must be a positive integer (1 or more)",
         "git-hn: brief input field maxBytes must be an integer",
         "git-hn: memory brief does not fit in 50 bytes; the smallest bound that fits is 482 bytes (a brief that "
         "lists no memory)",
@@ -1127,7 +1127,8 @@ def test_an_attempts_outcome_is_one_the_brief_knows_and_a_cut_json_brief_says_ho
         doc = document(result)
         assert len(text(result).encode()) <= n
         if "hint" in doc:  # (a brief that lists none says the bound that lists one)
-            assert f"{doc['omitted']} items did not fit in maxBytes {n}:" in doc["hint"] or doc["hint"].startswith(
+            items = "item" if doc["omitted"] == 1 else "items"
+            assert f"{doc['omitted']} {items} did not fit in maxBytes {n}:" in doc["hint"] or doc["hint"].startswith(
                 f"None of its {doc['omitted']} items fits in maxBytes {n} "), (n, doc["omitted"], doc["hint"])
     for result in refused:
         assert error(result) == ("git-hn: record input field attemptOutcome must be one of succeeded, failed, "

@@ -83,3 +83,55 @@ def test_a_handoff_of_another_kind_is_told_its_kind_first(inited):
     assert schema["const"] == "handoff" and "the only kind" in schema["description"]
     assert error(bare) == want and error(with_outcome) == want
     assert not handoff.is_error, error(handoff)
+
+
+def test_a_teammate_over_mcp_is_given_the_tool_call_that_cites_a_left_out_memory(tmp_path):
+    """The MCP wording of ``hints.cite_at`` was untested (the CLI's passed every test in its
+    place): after a squash merge, Bob's ``memory_recall`` says Alice's left-out memory is cited by
+    a ``memory_record`` call of his own, in the tool's argument names, and that call works."""
+    from test_squash_left_out import _squashed
+
+    _alice, bob, _on_main, on_feat = _squashed(tmp_path)
+    memory = on_feat["memoryId"]
+    cite = (f'memory_record with kind decision, atCommit HEAD, evidence ["memory:{memory}"] and content records '
+            "your own on HEAD citing it (only its author can supersede it)")
+
+    async def body(client):
+        recalled = await client.call_tool("memory_recall", {"includeUntrusted": True, "path": "p.py"})
+        cited = await client.call_tool("memory_record", {"kind": "decision", "atCommit": "HEAD",
+                                                         "evidence": [f"memory:{memory}"],
+                                                         "content": "p.py holds 2 on main too"})
+        return recalled, cited
+
+    recalled, cited = run(bob, body, "--allow-write")
+    hint = document(recalled)["hint"]
+    assert f"memory_show with memory {memory[7:19]} says where it applies, and {cite}" in hint, hint
+    assert "git hn memory record" not in hint
+    assert not cited.is_error, error(cited)
+
+
+def test_one_item_left_out_of_the_brief_is_said_in_the_singular(inited):
+    """The brief's hint said "1 items did not fit … shows them"."""
+    for content in ("first decision", "second decision"):
+        _record(inited, "record", "--kind", "decision", "--content", content)
+
+    async def body(client):
+        return [await client.call_tool("memory_brief", {"maxBytes": n, "includeUntrusted": True})
+                for n in range(900, 4000, 25)]
+
+    hints = [document(result).get("hint", "") for result in run(inited, body)]
+    one = [h for h in hints if "1 item did not fit" in h]
+    assert one and all("1 items" not in h for h in hints), hints
+    assert "a larger maxBytes shows it, or memory_recall lists it by kind" in one[0], one[0]
+
+
+def test_a_bound_of_zero_is_told_by_its_argument_name(inited):
+    """``maxContentBytes: 0`` was told ``show bound must be positive``, naming no argument."""
+
+    async def body(client):
+        return (await client.call_tool("memory_show", {"memory": "0" * 8, "maxContentBytes": 0}),
+                await client.call_tool("memory_brief", {"maxBytes": 0}))
+
+    show, brief = run(inited, body)
+    assert error(show) == "git-hn: show input field maxContentBytes must be a positive integer (1 or more)"
+    assert error(brief) == "git-hn: brief input field maxBytes must be a positive integer (1 or more)"

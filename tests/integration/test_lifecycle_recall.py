@@ -259,8 +259,9 @@ def test_bounds_and_cursor_pagination(tmp_path):
     assert _recall(repo, *untrusted, "--max-content-bytes", str(page3 + 1))["returned"] == 3
     r = hn(repo, "memory", "recall", *untrusted, "--max-content-bytes", str(max(sizes) - 1))
     assert r.err.startswith("git-hn: memory sha256:") and \
-        r.err.endswith(" encoded content exceeds maxContentBytes; raise the explicit bound (every matched "
-                       f"memory fits with --max-content-bytes {max(sizes)}, maxContentBytes over MCP)\n")
+        r.err.endswith(" encoded content exceeds maxContentBytes; raise the explicit bound (on the command "
+                       "line --max-content-bytes, maxContentBytes in an --input request: every matched memory fits "
+                       f"with --max-content-bytes {max(sizes)})\n")
     # pagination visits every record exactly once, in order
     seen, cursor = [], None
     while True:

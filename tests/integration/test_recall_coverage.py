@@ -145,8 +145,9 @@ def test_default_max_content_bytes_is_65536(tmp_path):
     over = _rec(repo, content=exact + "c")
     r = hn(repo, "memory", "recall", u)
     assert (r.code, r.err) == (1, f"git-hn: memory {over} encoded content exceeds maxContentBytes; "
-                                  "raise the explicit bound (every matched memory fits with "
-                                  "--max-content-bytes 65537, maxContentBytes over MCP)\n")
+                                  "raise the explicit bound (on the command line --max-content-bytes, "
+                                  "maxContentBytes in an --input request: every matched memory fits with "
+                                  "--max-content-bytes 65537)\n")
 
 
 # --- §7.11 / §5.9 / §7.13 key order -------------------------------------------------------------

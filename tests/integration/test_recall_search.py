@@ -256,8 +256,9 @@ def test_a_too_large_row_is_named_in_relevance_order(seeded):
         r = hn(repo, "memory", "recall", "--json", "--include-untrusted", "--query", "pars*", "--rank",
                rank, "--max-content-bytes", "40")
         assert (r.code, r.err) == (1, f"git-hn: memory {ids[first]} encoded content exceeds "
-                                      "maxContentBytes; raise the explicit bound (every matched memory fits "
-                                      "with --max-content-bytes 57, maxContentBytes over MCP)\n"), rank
+                                      "maxContentBytes; raise the explicit bound (on the command line "
+                                      "--max-content-bytes, maxContentBytes in an --input request: every "
+                                      "matched memory fits with --max-content-bytes 57)\n"), rank
 
 
 # --- the verified state: equal to the full reference, kept current, never serving a bad row -----
