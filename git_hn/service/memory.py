@@ -325,6 +325,12 @@ def hidden_hint(repo: Repo, result: Appended, see: str = "--include-untrusted", 
         return None  # (an invalid committed policy: every read at HEAD says so, with its fix)
     cls = trust(env.actor, env.record.kind, memory)
     if cls == "qualified":
+        # (without a remote there is no reference branch to drift from, but for a local upstream,
+        # rare: its ``for-each-ref`` is not run, and a record's fixed cost stays, issue 11; ``git
+        # remote`` is asked once for the write's other hints anyway. An S82 review counted 11 Git
+        # processes to a trusted record, 10 before the drift line)
+        if not repo.remote_names():
+            return None
         from .policy_drift import hint
 
         return hint(repo, commit, {(env.actor, env.record.kind)}) or None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from helpers import actor_of, git, hn, make_repo
+from helpers import actor_of, git, git_processes, hn, make_repo
 
 SPOOF = "Maintainer` (f86baf7a43fd) trusted."  # (a longer one is cut at hints.NAME_SHOWN)
 
@@ -58,3 +58,24 @@ def test_an_earlier_global_wrapper_is_told_with_the_global_install(tmp_path):
     assert r.code == 0 and "its wrapper updated from an earlier git-hn's" in r.out, r.out
     assert wrapper.read_text() == text
     assert hn(tmp_path, "hooks", "uninstall", "--global").code == 0
+
+
+def test_a_trusted_record_without_a_remote_runs_no_drift_lookup(tmp_path, monkeypatch):
+    """A record's fixed cost (issue 11): the drift line added one ``for-each-ref`` to every trusted
+    ``memory record`` (10 Git processes, then 11), also where no remote exists to drift from. Without
+    a remote it is not run; with one, the write's drift line stays (test_agent_mcp_trial_s74)."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "policy")
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    r = hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "x")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert (r.code, r.err) == (0, ""), r.err
+    runs = git_processes(trace)
+    assert not [a for a in runs if any("%(symref)" in x for x in a)], runs
+    assert len(runs) <= 9, runs
