@@ -79,3 +79,24 @@ def test_a_trusted_record_without_a_remote_runs_no_drift_lookup(tmp_path, monkey
     runs = git_processes(trace)
     assert not [a for a in runs if any("%(symref)" in x for x in a)], runs
     assert len(runs) <= 9, runs
+
+
+def test_a_committed_policy_of_unclosed_escapes_is_read_at_once(tmp_path):
+    """Denial of service by one pushed file: a policy whose string never closes, 64 KB of ``\\"``,
+    held every ``memory recall`` 15 s (the strict reader's string finder rescanned it to the end
+    from each quote), and the pre-push re-trust lookup as long. It is refused as invalid JSON at
+    once."""
+    import time
+
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    assert hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "x").code == 0
+    (repo / ".hn").mkdir()
+    (repo / ".hn" / "policy.json").write_bytes(b'{"version":0,"x":"' + b'\\"' * 32000)
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "policy")
+    start = time.monotonic()
+    r = hn(repo, "memory", "recall")
+    assert time.monotonic() - start < 5, r.err
+    assert "invalid JSON" in r.err, r.err
