@@ -244,7 +244,7 @@ def identity_import_command(positional: list[str], activate: bool) -> int:
 
     repo = open_repo()
     ident, record, new, active = identity_transfer.import_file(repo, os_path(positional[0]), activate)
-    who = f"{named_actor(ident.actor, ident.name)}"
+    who = named_actor(ident.actor, ident.name)
     lines = [f"Imported identity {who} into {record}" if new
              else f"Identity {who} is already in this keyring"]
     lines.append(f"Active identity: {who}" if active else
@@ -276,7 +276,7 @@ def _stray_hint(repo, imported: str, active: bool) -> None:
     except HnError:
         return
     for ident, is_active in found[:1]:
-        who = f"{named_actor(ident.actor, ident.name)}"
+        who = named_actor(ident.actor, ident.name)
         remove = f"git hn identity remove {ident.actor[:12]}"
         if is_active and not active:
             render.hint(f"the active identity {who} has signed nothing here: to sign as the imported one, git hn "
@@ -298,7 +298,7 @@ def identity_use_command(positional: list[str]) -> int:
             f"{USE_USAGE}; missing ACTOR (git hn identity list shows them)")
     repo = open_repo()
     ident, already = identity_transfer.use(repo, positional[0])
-    who = f"{named_actor(ident.actor, ident.name)}"
+    who = named_actor(ident.actor, ident.name)
     render.lines([f"Unchanged: {who} is already the active identity" if already else f"Active identity: {who}"])
     listed = lines_of(repo.git.run(["worktree", "list", "--porcelain"]).stdout.decode("utf-8", "replace"))
     trees = sum(line.startswith("worktree ") for line in listed)

@@ -80,9 +80,11 @@ def use(repo: Repo, query: str) -> tuple[identity.Identity, bool]:
     except InputError as exc:
         if not exc.message.startswith("no known actor"):
             raise
-        from ..core.gostr import one_line, quoted
+        from ..core.gostr import quoted
 
-        names = ", ".join(f"{one_line(k.names[0])} ({k.actor[:12]})" for k in stored[:5]) or "none"
+        from ..core.hints import named_actor
+
+        names = ", ".join(named_actor(k.actor, k.names[0]) for k in stored[:5]) or "none"
         raise InputError(f"no identity of this keyring matches {quoted(query)} (it holds: {names}); "
                          "import another with git hn identity import FILE") from None
     return identity.activate(repo, who.actor)
@@ -124,7 +126,7 @@ def remove(repo: Repo, query: str, backup: str | None) -> Removed:
     from ..store import streams
 
     stored = identity.list_identities(repo)
-    held = ", ".join(f"{named_actor(i.actor, i.name)}" for i, _a in stored[:5]) or "none"
+    held = ", ".join(named_actor(i.actor, i.name) for i, _a in stored[:5]) or "none"
     if not (8 <= len(query) <= 64 and all(c in "0123456789abcdefABCDEF" for c in query)):
         raise InputError(f"identity remove takes an identity's actor ID, or a prefix of at least 8 hex digits of it "
                          f"(never a name, which two identities may share): this keyring holds {held}; nothing was "
@@ -138,7 +140,7 @@ def remove(repo: Repo, query: str, backup: str | None) -> Removed:
     if any(active for i, active in stored if i.actor == ident.actor):
         raise InputError(identity.active_not_removed(ident))
     count = sum(s.actor == ident.actor for s in streams.list_sources(repo))
-    who = f"{named_actor(ident.actor, ident.name)}"
+    who = named_actor(ident.actor, ident.name)
     if backup is None and (count or ident.actor not in identity.made_here(repo)):
         why = (f"it signed the {count} memory stream{'' if count == 1 else 's'} this clone holds of it" if count else
                "it may have signed memories in another clone (only a key git hn init made here that no export "
@@ -154,7 +156,7 @@ def remove(repo: Repo, query: str, backup: str | None) -> Removed:
 def _backup(repo: Repo, ident: identity.Identity, path: str) -> str:
     """The file ``path`` holding ``ident``: checked when it exists, else written (0600, outside
     every working tree, as ``export_active`` writes one)."""
-    from ..core.gostr import one_line, short_id
+    from ..core.gostr import one_line
     from ..errors import HnError
 
     target = os.path.abspath(path)
@@ -170,6 +172,8 @@ def _backup(repo: Repo, ident: identity.Identity, path: str) -> str:
     except HnError as exc:
         raise type(exc)(f"--backup: {exc.message}; nothing was removed") from None
     if found != ident:
-        raise InputError(f"--backup: identity file {one_line(target)} holds identity {one_line(found.name)} "
-                         f"({short_id(found.actor)}), not the one to remove; nothing was removed")
+        from ..core.hints import named_actor
+
+        raise InputError(f"--backup: identity file {one_line(target)} holds identity "
+                         f"{named_actor(found.actor, found.name)}, not the one to remove; nothing was removed")
     return target

@@ -141,7 +141,7 @@ def _stray_hint(strays: list) -> str:
     if not strays:
         return ""
     ident, active = strays[0]
-    who = f"{named_actor(ident.actor, ident.name)}"
+    who = named_actor(ident.actor, ident.name)
     if active:  # (``identity remove`` never takes the active identity)
         return (f" ({who}, your active identity, signed nothing here: to sign as one you use elsewhere instead, "
                 f"git hn identity import FILE --activate, then git hn identity remove {ident.actor[:12]})")

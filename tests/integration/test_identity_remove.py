@@ -120,8 +120,8 @@ def test_identity_remove_refuses_what_could_lose_a_signers_key_and_changes_nothi
              + ", ".join(f'{x[:12]} ("{n}", a self-chosen name)' for x, n in sorted([(alice, "Alice"), (olga, "Olga"), (stray, "Stray")]))
              + "); nothing was removed")
     # an existing file that holds another identity is no copy of this one
-    _refused(a, [alice[:8], "--backup", str(olga_key)], f"--backup: identity file {olga_key} holds identity Olga "
-             f"({olga[:12]}), not the one to remove; nothing was removed")
+    _refused(a, [alice[:8], "--backup", str(olga_key)], f"--backup: identity file {olga_key} holds identity "
+             f"{olga[:12]} (\"Olga\", a self-chosen name), not the one to remove; nothing was removed")
     # a new file inside the working tree is refused as an export is
     inside = a / "alice.id"
     _refused(a, [alice[:8], "--backup", str(inside)], f"identity export file {inside} would be inside the working "
