@@ -337,3 +337,8 @@ def read_terminal(master: int, proc, timeout: float = 60) -> bytes:
     finally:
         os.close(master)
     return b"".join(chunks)
+
+
+def named(actor: str, name: str) -> str:
+    """An actor as ``hints.named_actor`` names it: its short ID, then its name quoted."""
+    return f'{actor[:12]} ("{name}", a self-chosen name)'

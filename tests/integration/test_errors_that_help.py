@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from helpers import actor_of, git, hn, refs_snapshot, unhinted, wait_publication
+from helpers import actor_of, git, hn, named, refs_snapshot, unhinted, wait_publication
 
 RECORD_USAGE = "usage: git hn memory record --kind KIND --at REV --applies MODE --content TEXT"
 RECALL_USAGE = "usage: git hn memory recall [filters] [bounds] [--json]"
@@ -674,7 +674,7 @@ def test_policy_show_says_the_working_trees_policy_is_not_committed(inited):
     assert r.code == 0 and "Memory policy: absent" not in r.out
     a = actor_of(inited)
     assert r.err == (f"git-hn: hint: trusted actors known here by name: {a[:12]} Alice Agent\n"
-                     f"git-hn: hint: maintainers in this policy (whom to ask for trust): {a[:12]} (\"Alice Agent\", a self-chosen name)\n")
+                     f"git-hn: hint: maintainers in this policy (whom to ask for trust): {named(a, 'Alice Agent')}\n")
     assert hn(inited, "policy", "show", "HEAD~1").err == ""  # (an older commit's differs as a matter of course)
 
 

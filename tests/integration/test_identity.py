@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import actor_of, git, hn, make_repo, refs_snapshot, shared_remote
+from helpers import actor_of, git, hn, make_repo, named, refs_snapshot, shared_remote
 
 
 def _modes(path):
@@ -22,7 +22,7 @@ def test_init_creates_owner_only_keyring(repo):
     hn_dir = repo / ".git" / "hn"
     actor = (hn_dir / "active").read_text()[:-1]
     record = hn_dir / "identities" / f"{actor}.json"
-    assert r.out.splitlines() == [f"Created identity {actor[:12]} (\"Alice Agent\", a self-chosen name)",
+    assert r.out.splitlines() == [f"Created identity {named(actor, 'Alice Agent')}",
                                   f"Private identity stored in {record}"]
     assert _modes(hn_dir) == 0o700
     assert _modes(hn_dir / "identities") == 0o700
@@ -285,7 +285,7 @@ def test_importing_an_identity_to_sign_with_says_to_sync_before_recording(tmp_pa
 
     stream = default_stream(actor)
     stray = next(p.stem for p in (b / ".git" / "hn" / "identities").iterdir() if p.stem != actor)  # (b's init)
-    assert r.err == (f"git-hn: hint: identity {stray[:12]} (\"Second\", a self-chosen name) of this keyring has signed nothing here: "
+    assert r.err == (f"git-hn: hint: identity {named(stray, 'Second')} of this keyring has signed nothing here: "
                      f"git hn identity remove {stray[:12]} removes it\n"
                      "git-hn: hint: it may have signed memories in another clone: git hn sync imports them before you "
                      "record here (when the replication selection takes its stream: --all, or --memory "

@@ -8,7 +8,7 @@ repositories and real ``git clone``; nothing is mocked.
 
 from __future__ import annotations
 
-from helpers import actor_of, git, hn, make_repo, refs_snapshot
+from helpers import actor_of, git, hn, make_repo, named, refs_snapshot
 
 
 def _commit(repo):
@@ -93,7 +93,8 @@ def test_policy_show_names_the_trusted_actors_known_here(inited):
         r = hn(inited, "policy", "show", *args)
         assert r.code == 0 and a in r.out
         assert r.err == (f"git-hn: hint: trusted actors known here by name: {a[:12]} Alice Agent\n"
-                         f"git-hn: hint: maintainers in this policy (whom to ask for trust): {a[:12]} (\"Alice Agent\", a self-chosen name)\n")
+                         "git-hn: hint: maintainers in this policy (whom to ask for trust): "
+                         f"{named(a, 'Alice Agent')}\n")
 
 
 def test_policy_trust_of_ones_own_identity_by_a_non_maintainer_warns(tmp_path):

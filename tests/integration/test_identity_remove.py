@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from helpers import actor_of, git, hn, make_repo
+from helpers import actor_of, git, hn, make_repo, named
 
 
 def _keyring(repo: Path) -> dict[str, bytes]:
@@ -61,9 +61,9 @@ def test_a_new_machine_that_ran_init_first_can_use_and_remove_its_stray_identity
                         "which has signed nothing\n")
     imported = hn(b, "identity", "import", key)
     assert imported.code == 0
-    assert imported.err == (f"git-hn: hint: the active identity {stray[:12]} (\"Alice\", a self-chosen name) has signed nothing here: to sign "
-                            f"as the imported one, git hn identity use {alice[:12]}, then git hn identity remove "
-                            f"{stray[:12]} removes the unused one\n")
+    assert imported.err == (f"git-hn: hint: the active identity {named(stray, 'Alice')} has signed nothing here: "
+                            f"to sign as the imported one, git hn identity use {alice[:12]}, then git hn identity "
+                            f"remove {stray[:12]} removes the unused one\n")
     assert hn(b, "identity", "use", alice[:8]).code == 0
     assert hn(b, "replication", "select", "--all").code == 0
     assert hn(b, "sync").code == 0
@@ -74,7 +74,7 @@ def test_a_new_machine_that_ran_init_first_can_use_and_remove_its_stray_identity
     assert by_name.out == full.out
     removed = hn(b, "identity", "remove", stray[:8])
     assert removed.code == 0, removed.err
-    assert removed.out == f"Removed identity {stray[:12]} (\"Alice\", a self-chosen name): its private key is deleted from this clone\n"
+    assert removed.out == f"Removed identity {named(stray, 'Alice')}: its private key is deleted from this clone\n"
     assert not (b / ".git" / "hn" / "identities" / f"{stray}.json").exists()
     assert hn(b, "identity", "list").out == f"{alice}  active   Alice\n"
     assert hn(b, "memory", "recall", "--include-untrusted", "--json", "--actor", "Alice").out == full.out
@@ -103,25 +103,25 @@ def test_identity_remove_refuses_what_could_lose_a_signers_key_and_changes_nothi
 
     _refused(a, ["Alice"], "identity remove takes an identity's actor ID, or a prefix of at least 8 hex digits of "
              "it (never a name, which two identities may share): this keyring holds "
-             + ", ".join(f'{x[:12]} ("{n}", a self-chosen name)' for x, n in sorted([(alice, "Alice"), (olga, "Olga"), (stray, "Stray")]))
+             + ", ".join(named(x, n) for x, n in sorted([(alice, "Alice"), (olga, "Olga"), (stray, "Stray")]))
              + "; nothing was removed")
-    _refused(a, [olga[:8]], f"identity {olga[:12]} (\"Olga\", a self-chosen name) is the active identity: it signs what you record, so it is "
-             "not removed; make another one active first (git hn identity use ACTOR); nothing was removed")
+    _refused(a, [olga[:8]], f"identity {named(olga, 'Olga')} is the active identity: it signs what you record, "
+             "so it is not removed; make another one active first (git hn identity use ACTOR); nothing was removed")
     assert hn(a, "identity", "use", alice[:8]).code == 0
-    _refused(a, [alice], f"identity {alice[:12]} (\"Alice\", a self-chosen name) is the active identity: it signs what you record, so it "
-             "is not removed; make another one active first (git hn identity use ACTOR); nothing was removed")
+    _refused(a, [alice], f"identity {named(alice, 'Alice')} is the active identity: it signs what you record, "
+             "so it is not removed; make another one active first (git hn identity use ACTOR); nothing was removed")
     assert hn(a, "identity", "use", olga[:8]).code == 0
     copy = ("and without its private key nobody can add to them or correct them; keep a copy with --backup FILE (a "
             "new file is written as git hn identity export writes one; an existing one must hold this identity); "
             "nothing was removed")
-    _refused(a, [alice[:8]], f"identity {alice[:12]} (\"Alice\", a self-chosen name) is not removed: it signed the 1 memory stream this "
+    _refused(a, [alice[:8]], f"identity {named(alice, 'Alice')} is not removed: it signed the 1 memory stream this "
              f"clone holds of it, {copy}")
     _refused(a, ["0" * 8], "no identity of this keyring has an actor ID starting with 00000000 (it holds "
-             + ", ".join(f'{x[:12]} ("{n}", a self-chosen name)' for x, n in sorted([(alice, "Alice"), (olga, "Olga"), (stray, "Stray")]))
+             + ", ".join(named(x, n) for x, n in sorted([(alice, "Alice"), (olga, "Olga"), (stray, "Stray")]))
              + "); nothing was removed")
     # an existing file that holds another identity is no copy of this one
     _refused(a, [alice[:8], "--backup", str(olga_key)], f"--backup: identity file {olga_key} holds identity "
-             f"{olga[:12]} (\"Olga\", a self-chosen name), not the one to remove; nothing was removed")
+             f"{named(olga, 'Olga')}, not the one to remove; nothing was removed")
     # a new file inside the working tree is refused as an export is
     inside = a / "alice.id"
     _refused(a, [alice[:8], "--backup", str(inside)], f"identity export file {inside} would be inside the working "
@@ -132,7 +132,7 @@ def test_identity_remove_refuses_what_could_lose_a_signers_key_and_changes_nothi
     backup = tmp_path / "alice-backup.json"
     r = hn(a, "identity", "remove", alice[:8], "--backup", str(backup))
     assert r.code == 0, r.err
-    assert r.out == (f"Removed identity {alice[:12]} (\"Alice\", a self-chosen name): its private key is deleted from this clone\n"
+    assert r.out == (f"Removed identity {named(alice, 'Alice')}: its private key is deleted from this clone\n"
                      f"A copy is in {backup}: git hn identity import FILE puts it back\n")
     assert oct(os.stat(backup).st_mode & 0o777) == "0o600"
     assert not (a / ".git" / "hn" / "identities" / f"{alice}.json").exists()
@@ -141,7 +141,7 @@ def test_identity_remove_refuses_what_could_lose_a_signers_key_and_changes_nothi
 
     # an identity this clone did not make (imported) may have signed elsewhere: a copy is asked for
     assert hn(a, "identity", "use", alice[:8]).code == 0
-    _refused(a, [olga[:8]], f"identity {olga[:12]} (\"Olga\", a self-chosen name) is not removed: it may have signed memories in another "
+    _refused(a, [olga[:8]], f"identity {named(olga, 'Olga')} is not removed: it may have signed memories in another "
              f"clone (only a key git hn init made here that no export copied is known to have signed nothing "
              f"elsewhere), {copy}")
     r = hn(a, "identity", "remove", olga[:8], "--backup", str(olga_key))  # the export it came from
@@ -181,6 +181,7 @@ def test_a_stray_beside_another_actor_of_that_name_keeps_the_name_ambiguous(tmp_
     first, second = sorted([alice, stray])
     assert r.code == 1
     assert r.err == (f"git-hn: invalid actor filter; actor Alice is ambiguous: it matches 2 known actors "
-                     f"({first[:12]} (\"Alice\", a self-chosen name), {second[:12]} (\"Alice\", a self-chosen name)); use a "
-                     f"longer prefix or the full actor ID ({stray[:12]} (\"Alice\", a self-chosen name), your active identity, signed nothing here: to sign as one you use elsewhere "
-                     f"instead, git hn identity import FILE --activate, then git hn identity remove {stray[:12]})\n")
+                     f"({named(first, 'Alice')}, {named(second, 'Alice')}); use a longer prefix or the full actor "
+                     f"ID ({named(stray, 'Alice')}, your active identity, signed nothing here: to sign as one you use "
+                     f"elsewhere instead, git hn identity import FILE --activate, then git hn identity remove "
+                     f"{stray[:12]})\n")

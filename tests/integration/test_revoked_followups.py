@@ -22,7 +22,7 @@ import subprocess
 
 import pytest
 
-from helpers import actor_of, git, git_processes, hn, record_id, wait_publication
+from helpers import actor_of, git, git_processes, hn, named, record_id, wait_publication
 from test_revoked import POLICY, _commit_policy, _revoked_bob, _sync, _team
 
 RECIPE = "README's \"Lost or compromised key\""
@@ -57,7 +57,7 @@ def test_trusting_a_revoked_key_again_names_the_revocation(tmp_path):
     b = actor_of(bob)
     for how in (b, b[:12], "Bob"):
         r = hn(alice, "policy", "trust", how)
-        assert r.code == 0 and r.out.startswith(f"Trusted {b[:12]} (\"Bob\", a self-chosen name)"), r.err
+        assert r.code == 0 and r.out.startswith(f"Trusted {named(b, 'Bob')}"), r.err
         assert (f"git-hn: warning: {b[:12]} was untrusted in {revoked[:12]} \"Revoke Bob's key\": trusting it "
                 "again undoes that\n") in r.err, (how, r.err)
         git(alice, "checkout", "-q", "--", ".hn/policy.json")
@@ -79,7 +79,7 @@ def test_an_ambiguous_name_marks_the_revoked_key(tmp_path):
     assert r.code == 1
     assert f"{old[:12]} (\"Bob\", a self-chosen name, no longer trusted since {revoked[:12]} \"Revoke Bob's key\")" \
         in r.err, r.err
-    assert f"{new[:12]} (\"Bob\", a self-chosen name)" in r.err, r.err
+    assert f"{named(new, 'Bob')}" in r.err, r.err
 
 
 def test_identity_show_behind_the_revocation_says_the_reference_does_not_trust_it(tmp_path):
@@ -88,7 +88,7 @@ def test_identity_show_behind_the_revocation_says_the_reference_does_not_trust_i
     _alice, bob, revoked = _revoked_bob(tmp_path)
     b = actor_of(bob)
     _behind(bob, revoked)
-    drift = (f"the policy at HEAD trusts {b[:12]} (\"Bob\", a self-chosen name), which the policy at origin/main ({revoked[:12]}: "
+    drift = (f"the policy at HEAD trusts {named(b, 'Bob')}, which the policy at origin/main ({revoked[:12]}: "
              "\"Revoke Bob's key\") does not")
     assert drift in hn(bob, "memory", "recall").err
     for which in ("show", "public"):

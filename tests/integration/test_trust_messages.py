@@ -11,7 +11,7 @@ repositories that share memory through a real bare remote with ``git hn sync``:
 
 from __future__ import annotations
 
-from helpers import actor_of, git, git_processes, hn, init_as, record_id, shared_remote
+from helpers import actor_of, git, git_processes, hn, init_as, named, record_id, shared_remote
 
 
 def _sync(*repos):
@@ -40,7 +40,7 @@ def test_trust_by_name_says_whose_choice_a_name_is_and_names_the_look_alikes(tmp
     assert hn(alice, "policy", "init").code == 0
 
     r = hn(alice, "policy", "trust", "carol")
-    assert r.code == 0 and r.out.startswith(f"Trusted {c[:12]} (\"Carol\", a self-chosen name) for ")
+    assert r.code == 0 and r.out.startswith(f"Trusted {named(c, 'Carol')} for ")
     alikes = ", ".join(text for _a, text in sorted([(b, f'{b[:12]} ("Carol\\u{{2800}}", a self-chosen name)'),
                                                   (y, f'{y[:12]} ("C\u0430rol", a self-chosen name)')]))
     assert r.err == (f"git-hn: hint: Carol is a name its actor chose, and anyone can sign under any name: before you "
@@ -87,7 +87,8 @@ def test_policy_show_names_the_maintainers_a_newcomer_asks(tmp_path):
     git(alice, "commit", "-q", "-m", "Trust policy")
     git(alice, "push", "-q", "origin", "main")
     git(bob, "pull", "-q", "origin", "main")
-    hint = f"git-hn: hint: maintainers in this policy (whom to ask for trust): {a[:12]} (\"Alice\", a self-chosen name), ffffffffffff, {b[:12]} (\"Bob\", a self-chosen name)\n"
+    hint = (f"git-hn: hint: maintainers in this policy (whom to ask for trust): {named(a, 'Alice')}, ffffffffffff, "
+            f"{named(b, 'Bob')}\n")
     r = hn(bob, "policy", "show")
     assert r.code == 0 and r.err == f"git-hn: hint: trusted actors known here by name: {a[:12]} Alice\n" + hint
     assert [x.split(":")[0] for x in r.out.splitlines()] == ["Policy commit", "Policy digest", "Memory policy",

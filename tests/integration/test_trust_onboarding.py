@@ -15,7 +15,7 @@ import pytest
 
 from git_hn.core.limits import KINDS
 from git_hn.errors import InputError
-from helpers import actor_of, git, hn, make_repo, record_id, shared_remote
+from helpers import actor_of, git, hn, make_repo, named, record_id, shared_remote
 
 ALL_KINDS = sorted(KINDS)
 COMMIT_HINT = ("Commit .hn/policy.json to apply it: recall and brief read the policy at the query "
@@ -74,7 +74,7 @@ def test_policy_init_trusts_the_active_identity_and_recall_follows_once_committe
     r = hn(inited, "policy", "init")
     assert r.code == 0, r.err
     assert r.out.splitlines() == [
-        f"Created .hn/policy.json trusting {a[:12]} (\"Alice Agent\", a self-chosen name) for {', '.join(ALL_KINDS)}", COMMIT_HINT]
+        f"Created .hn/policy.json trusting {named(a, 'Alice Agent')} for {', '.join(ALL_KINDS)}", COMMIT_HINT]
     expected = {"version": "hn.policy/0", "maintainers": [a], "proposals": {"requiredAccepts": 1},
                 "memory": {"trustedActors": [a], "trustedKinds": ALL_KINDS}}
     assert _policy_file(inited).read_text() == _canonical(expected)
@@ -139,18 +139,18 @@ def test_trust_and_untrust_by_name_prefix_and_id_change_what_recall_returns(team
 
     r = hn(alice, "policy", "trust", "Bob")
     assert r.code == 0, r.err
-    assert r.out.splitlines() == [f"Trusted {b[:12]} (\"Bob\", a self-chosen name) for {', '.join(ALL_KINDS)}", COMMIT_HINT]
+    assert r.out.splitlines() == [f"Trusted {named(b, 'Bob')} for {', '.join(ALL_KINDS)}", COMMIT_HINT]
     assert git(alice, "diff", "--cached", "--name-only") == ""  # never staged
     assert _recall_ids(alice) == [mine]  # not committed yet
     again = hn(alice, "policy", "trust", "Bob")  # the file has it; what recall reads does not yet
-    assert again.out.splitlines() == [f"Unchanged: {b[:12]} (\"Bob\", a self-chosen name) is already trusted", COMMIT_HINT]
+    assert again.out.splitlines() == [f"Unchanged: {named(b, 'Bob')} is already trusted", COMMIT_HINT]
     _commit(alice)
     assert _show(alice)["memory"]["trustedActors"] == sorted([a, b])
     assert _recall_ids(alice) == sorted([mine, decision, observation])
 
     before = _policy_file(alice).read_bytes()
     r = hn(alice, "policy", "trust", "bob")  # names match case-insensitively when none matches exactly
-    assert r.out.splitlines() == [f"Unchanged: {b[:12]} (\"Bob\", a self-chosen name) is already trusted"]
+    assert r.out.splitlines() == [f"Unchanged: {named(b, 'Bob')} is already trusted"]
     assert _policy_file(alice).read_bytes() == before
 
     r = hn(alice, "policy", "untrust", "--kind", "observation")
@@ -162,15 +162,15 @@ def test_trust_and_untrust_by_name_prefix_and_id_change_what_recall_returns(team
         "Unchanged: kind observation is not trusted\n"
 
     r = hn(alice, "policy", "untrust", b[:10])
-    assert r.out.splitlines() == [f"Untrusted {b[:12]} (\"Bob\", a self-chosen name)", f"Branches and tags without the commit of this "
-                                  f"change still trust {b[:12]} (\"Bob\", a self-chosen name) until they contain it: the policy is read at "
+    assert r.out.splitlines() == [f"Untrusted {named(b, 'Bob')}", f"Branches and tags without the commit of this "
+                                  f"change still trust {named(b, 'Bob')} until they contain it: the policy is read at "
                                   "the query commit", COMMIT_HINT]
     _commit(alice)
     assert _recall_ids(alice) == [mine]
 
     r = hn(alice, "policy", "trust", b.upper(), "--kind", "observation")
     assert r.out.splitlines() == [
-        f"Trusted {b[:12]} (\"Bob\", a self-chosen name) for {', '.join(ALL_KINDS)}",
+        f"Trusted {named(b, 'Bob')} for {', '.join(ALL_KINDS)}",
         "Trusted kind observation for every trusted actor", COMMIT_HINT]
     _commit(alice)
     assert _show(alice)["memory"] == {"trustedActors": sorted([a, b]), "trustedKinds": ALL_KINDS}
@@ -191,7 +191,7 @@ def test_actor_arguments_that_are_short_unknown_or_ambiguous_are_refused(tmp_pat
     assert hn(alice, "policy", "init").code == 0
     before = _policy_file(alice).read_bytes()
 
-    pair = ", ".join(f'{x[:12]} ("Alice", a self-chosen name)' for x in sorted([actor_of(alice), actor_of(twin)]))
+    pair = ", ".join(f'{named(x, "Alice")}' for x in sorted([actor_of(alice), actor_of(twin)]))
     unknown = ("; a teammate is known once their memory is here (git hn sync; git hn memory recall "
                "--include-untrusted lists it), or use the full actor ID their git hn identity public prints")
     cases = {
@@ -222,13 +222,13 @@ def test_actor_arguments_that_are_short_unknown_or_ambiguous_are_refused(tmp_pat
     assert r.out.splitlines()[0] == f"Trusted {stranger[:12]} for {', '.join(ALL_KINDS)}"
     # a unique prefix of the other Alice works where her name does not
     r = hn(alice, "policy", "trust", actor_of(twin)[:8])
-    assert r.out.splitlines()[0] == f"Trusted {actor_of(twin)[:12]} (\"Alice\", a self-chosen name) for {', '.join(ALL_KINDS)}"
+    assert r.out.splitlines()[0] == f"Trusted {named(actor_of(twin), 'Alice')} for {', '.join(ALL_KINDS)}"
     # untrust names the one of them the policy lists (init trusted the real Alice: untrust her twin
     # by name, after trusting only the twin)
     r = hn(alice, "policy", "untrust", actor_of(alice)[:8])
     assert r.code == 0, r.err
     r = hn(alice, "policy", "untrust", "alice")
-    assert (r.code, r.out.splitlines()[0]) == (0, f"Untrusted {actor_of(twin)[:12]} (\"Alice\", a self-chosen name)")
+    assert (r.code, r.out.splitlines()[0]) == (0, f"Untrusted {named(actor_of(twin), 'Alice')}")
 
 
 def test_an_ambiguous_hex_prefix_is_refused():
@@ -237,8 +237,9 @@ def test_an_ambiguous_hex_prefix_is_refused():
     known = [Known("abcdef01" + "1" * 56, ("One",)), Known("abcdef01" + "2" * 56, ("Two",))]
     with pytest.raises(InputError) as exc:
         resolve_actor("abcdef01", known)
-    assert exc.value.message == ("actor abcdef01 is ambiguous: it matches 2 known actors (abcdef011111 (\"One\", a self-chosen name), "
-                                 "abcdef012222 (\"Two\", a self-chosen name)); use a longer prefix or the full actor ID")
+    assert exc.value.message == ('actor abcdef01 is ambiguous: it matches 2 known actors (abcdef011111 ("One", a '
+                                 'self-chosen name), abcdef012222 ("Two", a self-chosen name)); use a longer prefix '
+                                 'or the full actor ID')
     assert resolve_actor("abcdef012", known).names == ("Two",)
     # a string that is one actor's name and another's prefix matches both: refused
     squatter = [Known("deadbeef" + "0" * 56, ()), Known("1" * 64, ("deadbeef",))]
@@ -267,7 +268,7 @@ def test_edits_keep_the_rest_of_the_policy_and_write_it_canonical_and_sorted(ini
     _policy_file(inited).write_text(hand)
     os.chmod(_policy_file(inited), 0o640)
     r = hn(inited, "policy", "trust", a)
-    assert r.out.splitlines() == [f"Trusted {a[:12]} (\"Alice Agent\", a self-chosen name) for decision", COMMIT_HINT]
+    assert r.out.splitlines() == [f"Trusted {named(a, 'Alice Agent')} for decision", COMMIT_HINT]
     assert _policy_file(inited).read_text() == _canonical({
         "version": "hn.policy/0", "maintainers": [a],
         "proposals": {"requiredAccepts": 1, "allowAuthorApproval": False},
@@ -315,13 +316,13 @@ def test_trust_adds_a_memory_section_to_a_policy_without_one(inited):
     (inited / ".hn").mkdir()
     _policy_file(inited).write_text(json.dumps({"version": "hn.policy/0", "maintainers": [a],
                                                 "proposals": {"requiredAccepts": 1}}))
-    assert hn(inited, "policy", "untrust", a).out == f"Unchanged: {a[:12]} (\"Alice Agent\", a self-chosen name) is not trusted\n"
+    assert hn(inited, "policy", "untrust", a).out == f"Unchanged: {named(a, 'Alice Agent')} is not trusted\n"
     r = hn(inited, "policy", "trust", "--kind", "handoff", "--kind", "decision")
     assert r.out.splitlines() == ["Added a memory section to .hn/policy.json",
                                   "Trusted kind decision for every trusted actor",
                                   "Trusted kind handoff for every trusted actor", COMMIT_HINT]
     r = hn(inited, "policy", "trust", "Alice Agent")
-    assert r.out.splitlines() == [f"Trusted {a[:12]} (\"Alice Agent\", a self-chosen name) for decision, handoff", COMMIT_HINT]
+    assert r.out.splitlines() == [f"Trusted {named(a, 'Alice Agent')} for decision, handoff", COMMIT_HINT]
     _commit(inited)
     assert _show(inited)["memory"] == {"trustedActors": [a], "trustedKinds": ["decision", "handoff"]}
 
@@ -485,7 +486,7 @@ def test_identity_export_import_round_trip_keeps_one_actor(inited, tmp_path, mon
     r = hn(inited, "identity", "export", "--output", str(out))
     assert r.code == 0, r.err
     assert r.out.splitlines() == [
-        f"Exported identity {a[:12]} (\"Alice Agent\", a self-chosen name) to {out}",
+        f"Exported identity {named(a, 'Alice Agent')} to {out}",
         "The file holds your private key: keep it private, import it with git hn identity import FILE, "
         "then delete it"]
     assert secret not in r.out
@@ -503,8 +504,8 @@ def test_identity_export_import_round_trip_keeps_one_actor(inited, tmp_path, mon
     record_path = clone / ".git" / "hn" / "identities" / f"{a}.json"
     r = hn(clone, "identity", "import", str(out))
     assert r.code == 0, r.err
-    assert r.out.splitlines() == [f"Imported identity {a[:12]} (\"Alice Agent\", a self-chosen name) into {record_path}",
-                                  f"Active identity: {a[:12]} (\"Alice Agent\", a self-chosen name)"]
+    assert r.out.splitlines() == [f"Imported identity {named(a, 'Alice Agent')} into {record_path}",
+                                  f"Active identity: {named(a, 'Alice Agent')}"]
     assert actor_of(clone) == a
     assert stat.S_IMODE(os.stat(record_path).st_mode) == 0o600
     assert record_path.read_bytes() == _record_bytes(inited)
@@ -513,8 +514,8 @@ def test_identity_export_import_round_trip_keeps_one_actor(inited, tmp_path, mon
     assert shown["envelope"]["actor"] == a
     # importing the same identity again changes nothing
     r = hn(clone, "identity", "import", str(out))
-    assert r.out.splitlines() == [f"Identity {a[:12]} (\"Alice Agent\", a self-chosen name) is already in this keyring",
-                                  f"Active identity: {a[:12]} (\"Alice Agent\", a self-chosen name)"]
+    assert r.out.splitlines() == [f"Identity {named(a, 'Alice Agent')} is already in this keyring",
+                                  f"Active identity: {named(a, 'Alice Agent')}"]
 
 
 def test_identity_export_refuses_stdout_existing_files_and_the_working_tree(inited, tmp_path):
@@ -614,7 +615,7 @@ def test_identity_import_checks_the_file_and_never_replaces_a_key(inited, tmp_pa
     assert hn(target, "identity", "list").out.splitlines() == sorted(
         [f"{a}  stored   Alice Agent", f"{mine}  active   Target"])
     r = hn(target, "identity", "import", str(export), "--activate")
-    assert r.out.splitlines()[1] == f"Active identity: {a[:12]} (\"Alice Agent\", a self-chosen name)"
+    assert r.out.splitlines()[1] == f"Active identity: {named(a, 'Alice Agent')}"
     assert actor_of(target) == a
 
     # the same actor with a different name (or key) never replaces the stored record
@@ -676,7 +677,7 @@ def test_policy_show_names_trusted_actors_on_a_terminal_only(tmp_path):
     # 80 columns (a trial: "<64 hex>  Bob" wrapped, and "Bob" alone on the next line read as
     # another entry): a named actor is shown by its short ID, then its name; the piped lines stay
     narrow = on_terminal(alice, ["git", "hn", "policy", "show"], 80, {}).splitlines()
-    assert f"trustedActor: {actor_of(alice)[:12]} (\"Alice\", a self-chosen name)" in narrow
+    assert f"trustedActor: {named(actor_of(alice), 'Alice')}" in narrow
     assert f'trustedActor: {actor_of(bob)[:12]} ("Bob\\u{{202e}}", a self-chosen name)' in narrow
     assert all(len(line) <= 80 for line in narrow if line.startswith("trustedActor: ")), narrow
     assert [line for line in narrow if not line.startswith("trustedActor: ")] == \
@@ -696,7 +697,7 @@ def test_policy_show_says_an_uppercase_trusted_actor_never_matches(inited):
     _commit(inited)
     r = hn(inited, "policy", "show")
     assert r.code == 0 and f"trustedActor: {a.upper()}" in r.out.splitlines()
-    maintainers = _hint(f"maintainers in this policy (whom to ask for trust): {a[:12]} (\"Alice Agent\", a self-chosen name)")
+    maintainers = _hint(f"maintainers in this policy (whom to ask for trust): {named(a, 'Alice Agent')}")
     assert r.err == maintainers + _hint(f"1 trusted actor with uppercase hex never matches an actor (IDs are "
                                         f"lowercase), such as {a.upper()[:12]}…: write it in lowercase, or use git hn "
                                         "policy trust")
@@ -720,7 +721,8 @@ def test_identity_use_switches_between_the_keyrings_identities(tmp_path):
     assert bob_actor != actor_of(alice)
     assert hn(bob, "identity", "use", "BOB").out.startswith(f'Unchanged: {bob_actor[:12]} ("Bob", ')
     assert record_id(bob, content="signed by bob again") and actor_of(bob) == bob_actor
-    assert hn(bob, "identity", "use", actor_of(alice)[:10]).out.startswith(f'Active identity: {actor_of(alice)[:12]} ("Alice", ')
+    assert hn(bob, "identity", "use", actor_of(alice)[:10]).out.startswith(
+        f'Active identity: {named(actor_of(alice), "Alice")}')
     before = active.read_bytes()
     for args, message in [
         (["carol"], "no identity of this keyring matches carol (it holds: "),
@@ -991,7 +993,7 @@ def test_a_non_maintainers_trust_hint_says_what_a_maintainer_runs(team):
     runs = f"a maintainer runs git hn policy trust {b} and commits .hn/policy.json"
     assert r.code == 0 and runs in r.err, r.err
     r = hn(bob, "memory", "recall")
-    assert r.err == _hint(f'1 memory hidden by the trust policy, signed by {b[:12]} ("Bob", a self-chosen name); see it with '
+    assert r.err == _hint(f'1 memory hidden by the trust policy, signed by {named(b, "Bob")}; see it with '
                           f"--include-untrusted; to trust its author, {runs}"), r.err
     exchange()
     r = hn(alice, "memory", "recall")

@@ -20,8 +20,8 @@ def test_a_name_matches_exactly_and_a_part_of_one_is_refused_with_the_names_it_i
         with pytest.raises(InputError) as raised:
             resolve_actor(query, [BOB, ALICE])
         assert raised.value.message == (f"no known actor is named {query} exactly; known actors whose name starts "
-                                        "with or contains that word: bbbbbbbbbbbb (\"Bob Builder\", a self-chosen name); give the whole "
-                                        "name or the actor ID")
+                                        "with or contains that word: bbbbbbbbbbbb (\"Bob Builder\", a self-chosen "
+                                        "name); give the whole name or the actor ID")
     with pytest.raises(InputError, match="^no known actor matches Mallory: a teammate is known once"):
         resolve_actor("Mallory", [BOB, ALICE])
 
