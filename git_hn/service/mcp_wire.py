@@ -121,8 +121,6 @@ class Screened:
             return _error(ident, -32600, 'Invalid Request: jsonrpc must be "2.0"')
         if not isinstance(message["method"], str):
             return _error(ident, -32600, "Invalid Request: method must be a string")
-        if _deeper(message, MAX_DEPTH):  # (the SDK's parser stops near 200 levels, with a null id)
-            return _error(ident, -32602, f"Invalid params: nested deeper than {MAX_DEPTH} levels")
         params = message.get("params")
         if params is not None and not isinstance(params, dict):
             return _error(ident, -32602, "Invalid params: params must be an object")
@@ -275,18 +273,6 @@ def _twice(value):
 
 
 MAX_DEPTH = 128  # arrays and objects in one message (git-hn's requests take 64; the SDK's parser ~200)
-
-
-def _deeper(value, limit: int) -> bool:
-    """Whether ``value`` nests arrays and objects more than ``limit`` levels (a walk of its own)."""
-    todo = [(value, 1)]
-    while todo:
-        item, depth = todo.pop()
-        if isinstance(item, (dict, list)):
-            if depth > limit:
-                return True
-            todo.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
-    return False
 
 
 def _lone_surrogate(message) -> bool:
