@@ -323,6 +323,29 @@ def stream_line(r, where: str) -> str:
     return f"{line}; new IDs: {renames}{extra}"
 
 
+def untested_line(done: list, what: str) -> str:
+    """The post-rewrite hook's line for the verifications it left on the commits they tested
+    (``Rewritten.untested``: the ``what``, an amend or a rebase, gave those commits another tree),
+    "" for none: which, why, and the commands for the first (test NEW and record the result
+    there, then discard the old one, which holds its stream's publication while it names a
+    commit no push carries; or carry it by hand, for one sure the result holds)."""
+    left = [u for r in done for u in r.untested]
+    if not left:
+        return ""
+    n, (mid, old, new, mode) = len(left), left[0]
+    ids = ", ".join(short_id(u[0]) for u in left[:SHOWN_RENAMES]) + (", ..." if n > SHOWN_RENAMES else "")
+    one = n == 1
+    return (f"left {n} unpublished {'verification' if one else 'verifications'} of yours on the "
+            f"{'commit it' if one else 'commits they'} tested ({ids}): this {what} gave "
+            f"{'that commit' if one else 'those commits'} another tree, so signing {'it' if one else 'them'} "
+            f"again on the new {'one' if one else 'ones'} would claim a test no one ran there; test "
+            f"{new[:12]}, then git hn memory record --kind verification --at {new} --applies {mode} "
+            f"--evidence git:{new} --content TEXT records the result, and git hn memory reanchor {old} --drop "
+            f"discards {short_id(mid)} (its stream is published only once {old[:12]} is pushed, or it is "
+            f"dropped); if you are sure its result holds on the new tree, git hn memory reanchor {old} {new} "
+            "carries it instead" + ("" if one else "; the same for each of the others, with the commits it names"))
+
+
 def _stream(ref: str) -> str:
     """A stream as the other lines name it ("stream 74207987abf1"; ``--json`` gives the ref), the
     ref itself when it is none of this clone's memory refs (a team trial: "re-anchored 1

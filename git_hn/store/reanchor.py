@@ -13,7 +13,9 @@ a memory rebuilt before it, to the tip. Each rebuilt memory keeps its operation,
 sequence and timestamp; anchors and ``git:`` evidence move to the new commits (anchored paths are
 read again at the new commit), ``previous``, lifecycle targets and ``memory:`` evidence follow the
 rebuilt IDs; every envelope is signed anew. The stream ref moves from the tip that was read to the
-new tip in one compare-and-swap under the stream lock. A published memory is never rewritten.
+new tip in one compare-and-swap under the stream lock. A published memory is never rewritten. A
+verification whose commit a rewrite replaced with another tree stays on the commit it tested
+(signed again only when its predecessor is): moved, it would claim a test no one ran.
 
 Trusts: the active identity (it signs), and the chains, which the verified state checked.
 """
@@ -45,6 +47,9 @@ class Rewritten(NamedTuple):
     # something published, or another identity's memory, cites them
     before: str = ""  # the stream's tip before the rebuild ("" when nothing was rebuilt): memory
     # refs keep no reflog, so ``git update-ref REF BEFORE`` is the only undo
+    untested: tuple = ()  # (memory ID, old commit, new commit, applicability mode) of each verification
+    # a rewrite left on a commit whose replacement has another tree (``_untested``): carried, it
+    # would claim a test the new commit never had
 
 
 def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
@@ -62,7 +67,9 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = 
     """Rebuild the unpublished tails of ``ident``'s local streams that name rewritten commits,
     and of those that cite a memory so rebuilt (a retraction or challenge recorded with
     ``--stream`` into another stream, ``memory:`` evidence): all of them in one ref transaction,
-    so that no stream is left citing an ID that no longer exists."""
+    so that no stream is left citing an ID that no longer exists. A rewrite (``cause``
+    "rewrite": the ``post-rewrite`` hook) leaves a verification on its commit when the commit
+    that replaced it has another tree (``_untested``); ``reanchor OLD NEW`` by hand carries it."""
     if not mapping:
         return []
     listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
@@ -84,7 +91,7 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = 
         locked = [fresh[s.ref] for s in open_ if s.ref in fresh]
         published = _published_tips(repo, listing)  # (and what was published meanwhile)
         done = _rebuild(repo, ident, [s for s in locked if s.head not in published.get(s.ref, set())],
-                        listing, published, mapping)
+                        listing, published, mapping, retest=cause == "rewrite")
     remember_renames(repo, [pair for r in done for pair in r.renamed], cause)
     return done
 
@@ -225,7 +232,7 @@ def _chain(repo: Repo, src, listing: list) -> list:
 
 
 def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, published: dict[str, set[str]],
-             mapping: dict[str, str]) -> list[Rewritten]:
+             mapping: dict[str, str], retest: bool = False) -> list[Rewritten]:
     tails = []  # (source, chain, floor): the unpublished part of each stream starts at its floor
     for src in sources:
         chain = _chain(repo, src, listing)
@@ -247,17 +254,25 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
             raised.append((src, chain, top))
         tails = raised
     kept = [Rewritten(ref, 0, 0, (), tuple(stay)) for ref, stay in sorted(staying.items()) if stay]
-    plan = _plan(repo, tails, mapping)
+    hold = _untested(repo, tails, mapping) if retest else {}
+    plan = _plan(repo, tails, mapping, hold=hold)
+    planned = {src.ref for src, _tail, _envs, _previous in plan}
+    held = [Rewritten(src.ref, 0, 0, (), untested=tuple((m.memory_id, *hold[m.memory_id]) for m in chain[floor:]
+                                                         if m.memory_id in hold))
+            for src, chain, floor in tails if src.ref not in planned and any(m.memory_id in hold for m in chain[floor:])]
     if not plan:
-        return kept
+        return held + kept
     written, updates, done = [], [], []
     for src, tail, envs, previous in plan:
         objs, signed = _signed(repo, ident, envs, previous)
         written += objs
         updates.append(f"update {src.ref} {signed[-1].commit} {src.head}\n")
         renamed = tuple((m.memory_id, new.memory_id) for m, new in zip(tail, signed))
-        done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) for m in tail), renamed,
-                              before=src.head))
+        now = dict(renamed)
+        chain = next(chain for s, chain, _floor in tails if s.ref == src.ref)
+        untested = tuple((now.get(m.memory_id, m.memory_id), *hold[m.memory_id]) for m in chain if m.memory_id in hold)
+        done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) and m.memory_id not in hold
+                                                      for m in tail), renamed, before=src.head, untested=untested))
     objects.write_objects(repo, written)
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
@@ -272,11 +287,43 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
                                 f"that stopped left its .lock file in {repo.common_dir}); nothing was signed again")
         raise ConflictError("a memory stream changed while its memories were re-anchored; nothing was "
                             "signed again")
-    return sorted(done, key=lambda r: not r.moved) + kept  # (streams that moved first, each in ref order)
+    return sorted(done, key=lambda r: not r.moved) + held + kept  # (streams that moved first, each in ref order)
+
+
+def _untested(repo: Repo, tails: list, mapping: dict[str, str]) -> dict[str, tuple[str, str, str]]:
+    """memory ID -> (old commit, new commit, applicability mode) of each unpublished verification
+    of ``tails`` that names (anchor, ``git:`` evidence) a rewritten commit whose replacement has
+    another tree (an amend or a rebase that changed files): signed again there, it would claim a
+    test of code no one tested, as ``--same-content`` would for a published one (docs/decisions.md,
+    f71 and f85). One whose commits kept their trees (a reword, a message-only amend) is carried.
+    The trees come from one batch look-up; a tree Git cannot name counts as changed."""
+    found = {}
+    for _src, chain, floor in tails:
+        for m in chain[floor:]:
+            rec = m.envelope.record
+            if rec is not None and rec.kind == "verification" and _names_rewritten(m, mapping):
+                items = [*(rec.evidence or ()), *(m.envelope.evidence or ())]
+                named = [rec.anchor.commit] + [e[4:] for e in items if e.startswith("git:")]
+                found[m.memory_id] = ([c for c in dict.fromkeys(named) if c in mapping], rec.applicability.mode)
+    if not found:
+        return {}
+    order = sorted({c for commits, _mode in found.values() for c in commits})
+    try:
+        infos = repo.git.object_infos([f"{c}^{{tree}}" for old in order for c in (old, mapping[old])])
+    except (HnError, OSError):
+        infos = [None] * (2 * len(order))
+    trees = [i[0] if i else None for i in infos]
+    changed = {old for n, old in enumerate(order) if trees[2 * n] is None or trees[2 * n] != trees[2 * n + 1]}
+    out = {}
+    for mid, (commits, mode) in found.items():
+        old = next((c for c in commits if c in changed), None)
+        if old is not None:
+            out[mid] = (old, mapping[old], mode)
+    return out
 
 
 def _plan(repo: Repo, tails: list, mapping: dict[str, str], renamed: dict[str, str] | None = None,
-          first=None, more: int = 0) -> list:
+          first=None, more: int = 0, hold: dict | None = None) -> list:
     """(source, tail, rebuilt envelopes, parent commit) of each stream to rebuild: from its
     first unpublished memory that names a rewritten commit or cites (target, ``memory:``
     evidence) a memory rebuilt in any stream. Computed again until no ID changes: a memory can
@@ -284,20 +331,23 @@ def _plan(repo: Repo, tails: list, mapping: dict[str, str], renamed: dict[str, s
     the longest chain of citations. ``renamed`` (filled: old memory ID -> rebuilt ID, across
     streams); ``first(renamed)`` rebuilds, at the start of each round, what else is renamed (a
     rebase's forked tails, which the streams may cite and which may cite them); ``more``: the
-    memories it rebuilds."""
+    memories it rebuilds. ``hold``: memories that keep the commits they name (``_untested``),
+    signed again only when a memory before them is."""
     renamed = {} if renamed is None else renamed
+    hold = hold or {}
     for _round in range(sum(len(chain) for _src, chain, _floor in tails) + more + 2):
         before, plan = dict(renamed), []
         if first is not None:
             first(renamed)
         for src, chain, floor in tails:
             start = next((i for i in range(floor, len(chain))
-                          if _names_rewritten(chain[i], mapping) or _cites(chain[i], renamed)), None)
+                          if (_names_rewritten(chain[i], mapping) and chain[i].memory_id not in hold)
+                          or _cites(chain[i], renamed)), None)
             if start is None:
                 continue
             tail = chain[start:]
             envs = _envelopes(repo, tail, mapping, chain[start - 1].memory_id if start else "",
-                              renamed=renamed)
+                              renamed=renamed, hold=hold)
             plan.append((src, tail, envs, chain[start - 1].commit if start else ""))
         if renamed == before:
             return plan
@@ -445,15 +495,15 @@ def _names_rewritten(mem, mapping: dict[str, str]) -> bool:
 
 
 def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, sequence: int = 0,
-               renamed: dict[str, str] | None = None) -> list:
+               renamed: dict[str, str] | None = None, hold=()) -> list:
     """The tail's envelopes with rewritten commits and rebuilt IDs replaced, chained from
     ``previous`` (the IDs are computed as they are built, into ``renamed``, which may hold the
     rebuilt IDs of other streams); numbered from ``sequence`` when given (a rebase), else keeping
-    their own."""
+    their own. A memory of ``hold`` keeps the commits it names."""
     need = []
     for m in tail:
         rec = m.envelope.record
-        if rec is not None and rec.anchor.commit in mapping:
+        if rec is not None and rec.anchor.commit in mapping and m.memory_id not in hold:
             need += [f"{mapping[rec.anchor.commit]}:{p.path}" for p in rec.anchor.paths]
     blobs = dict(zip(need, repo.git.infos_bulk(need))) if need else {}
     renamed = {} if renamed is None else renamed
@@ -461,15 +511,16 @@ def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, s
     for m in tail:
         env = m.envelope
         rec = env.record
+        moves = {} if m.memory_id in hold else mapping
         if rec is not None:
-            commit = mapping.get(rec.anchor.commit, rec.anchor.commit)
+            commit = moves.get(rec.anchor.commit, rec.anchor.commit)
             paths = rec.anchor.paths
             if commit != rec.anchor.commit:
                 paths = tuple(PathAnchor(p.path, _blob(blobs.get(f"{commit}:{p.path}"))) for p in paths)
             rec = rec._replace(anchor=Anchor(commit, paths, rec.anchor.subject),
-                               evidence=_evidence(rec.evidence, mapping, renamed))
+                               evidence=_evidence(rec.evidence, moves, renamed))
         new = env._replace(previous=previous, record=rec, target=renamed.get(env.target, env.target),
-                           evidence=_evidence(env.evidence, mapping, renamed))
+                           evidence=_evidence(env.evidence, moves, renamed))
         if sequence:
             new = new._replace(sequence=sequence + len(out))
         mid = memory_id(envmod.encode(new))

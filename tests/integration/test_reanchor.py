@@ -763,3 +763,74 @@ def test_an_anchor_pruned_here_that_the_server_still_has_is_fetched_by_id_then_k
     assert git(remote, "rev-parse", f"refs/heads/hn-anchor/{gone[:12]}") == gone
     git(a, "fetch", "-q", "origin")
     assert "heldBack" not in hn(a, "sync", "--json").json()
+
+
+def _verify(repo, content, paths=("m.txt",)) -> dict:
+    head = git(repo, "rev-parse", "HEAD")
+    r = hn(repo, "memory", "record", "--json", "--kind", "verification", "--at", "HEAD", "--applies", "exact",
+           *[x for p in paths for x in ("--path", p)], "--evidence", f"git:{head}", "--content", content)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def _amend(repo, *args) -> subprocess.CompletedProcess:
+    amended = subprocess.run(["git", "commit", "-q", "--amend", *args], cwd=repo, capture_output=True, text=True)
+    assert amended.returncode == 0, amended.stderr
+    return amended
+
+
+def test_an_unpublished_verification_stays_on_the_commit_it_tested_when_an_amend_changes_the_tree(tmp_path):
+    """An amend that changes files must not re-sign an unpublished verification onto the new
+    commit, its ``git:`` evidence rewritten too: that would be a signed claim of a test no one ran
+    there (a trial, f85; the published case's rule, f71). It stays; the hook's line names it and
+    the commands (test NEW and record the result, drop the old one, or carry it by hand); a
+    decision beside it is carried as before; what the line says leads to a published stream.
+    A verification whose tree the amend kept (a new message only) is still carried."""
+    remote, (a,) = shared_remote(tmp_path, "Alice")
+    assert hn(a, "hooks", "install").code == 0
+    (a / "m.txt").write_text("def f(): return 1\n")
+    git(a, "add", "m.txt")
+    git(a, "commit", "-q", "-m", "f")
+    old = git(a, "rev-parse", "HEAD")
+    verification = _verify(a, "tests passed at this commit")
+    decision = _record(a, "f returns an int")
+    (a / "m.txt").write_text("def f(): return 2\n")
+    git(a, "add", "m.txt")
+    amended = _amend(a, "--no-edit")
+    new = git(a, "rev-parse", "HEAD")
+    short = verification["memoryId"][7:19]
+    line = next(x for x in amended.stderr.splitlines() if "verification" in x)
+    assert line == (
+        f"git-hn: left 1 unpublished verification of yours on the commit it tested ({short}): this amend gave that "
+        "commit another tree, so signing it again on the new one would claim a test no one ran there; test "
+        f"{new[:12]}, then git hn memory record --kind verification --at {new} --applies exact --evidence git:{new} "
+        f"--content TEXT records the result, and git hn memory reanchor {old} --drop discards {short} (its stream is "
+        f"published only once {old[:12]} is pushed, or it is dropped); if you are sure its result holds on the new "
+        f"tree, git hn memory reanchor {old} {new} carries it instead"), line
+    assert "re-anchored 1 unpublished memory" in amended.stderr  # (the decision, as before)
+    assert "already published" not in amended.stderr
+    # the verification is still the one signed, on the commit it tested (it was the first: not even signed again)
+    kept = hn(a, "memory", "show", verification["memoryId"], "--json").json()["projection"]
+    assert (kept["anchor"]["commit"], kept["data"]["evidence"]) == (old, [f"git:{old}"])
+    moved = hn(a, "memory", "recall", "--include-untrusted", "--json").json()["memories"]
+    assert [(m["data"]["kind"], m["anchor"]["commit"]) for m in moved] == [("decision", new)]
+    assert moved[0]["id"] != decision["memoryId"]
+    # what the line says, as it says it, publishes the stream
+    held = subprocess.run(["git", "push", "-q", "-u", "origin", "main"], cwd=a, capture_output=True, text=True)
+    wait_publication(a)
+    assert f"git hn memory reanchor {old[:12]} --drop" in held.stderr, held.stderr
+    assert hn(a, "memory", "reanchor", old, "--drop").code == 0
+    assert hn(a, "memory", "record", "--kind", "verification", "--at", new, "--applies", "exact",
+              "--evidence", f"git:{new}", "--content", "tests passed at the amended commit").code == 0
+    synced = hn(a, "sync", "--json").json()
+    assert synced.get("heldBack", []) == [] and synced["published"], synced
+    # a message-only amend keeps the tree: the verification is carried, anchor and evidence alike
+    again = _verify(a, "tests passed, message to be reworded")
+    reworded = _amend(a, "-m", "f, reworded")
+    head = git(a, "rev-parse", "HEAD")
+    assert "verification" not in reworded.stderr and "re-anchored 1 unpublished memory" in reworded.stderr
+    carried = [m for m in hn(a, "memory", "recall", "--include-untrusted", "--kind", "verification", "--json").json()[
+        "memories"] if m["data"]["content"] == "tests passed, message to be reworded"]
+    assert [(m["anchor"]["commit"], m["data"]["evidence"]) for m in carried] == [(head, [f"git:{head}"])]
+    assert carried[0]["id"] != again["memoryId"]
+    assert hn(a, "memory", "index", "verify").code == 0

@@ -200,3 +200,36 @@ def test_a_verification_on_a_rebased_commit_is_tested_again_not_carried_as_it_is
     assert f"git hn memory supersede {done.json()['memoryId'][7:19]} --at {reworded} --same-content carries " \
         in amended.stderr, amended.stderr
     assert "is a verification" not in amended.stderr, amended.stderr
+
+
+def test_an_unpublished_verification_stays_behind_when_a_rebase_changes_the_tree_it_tested(tmp_path):
+    """The unpublished side of the rule above (f85, a trial: ``git pull --rebase`` re-signed "ran
+    the 6 tests" onto a tree with 7): a rebase onto a moved base leaves an unpublished
+    verification on the commit it tested. The decision recorded before it moves, so the
+    verification is signed again after it (its predecessor changed), still anchored and evidenced
+    on the old commit; the hook's line names that new ID, and recall on the rebased branch does
+    not offer it as applicable there."""
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "hooks", "install").code == 0
+    first = commit_on(alice, "feat", "f.txt")
+    decision = _record(alice, "Decided on the feature branch.")
+    r = hn(alice, "memory", "record", "--json", "--kind", "verification", "--at", "HEAD", "--applies", "descendants",
+           "--evidence", f"git:{first}", "--content", "Tests pass.")
+    assert r.code == 0, r.err
+    _main_moves_on(tmp_path, remote)
+    git(alice, "fetch", "-q", "origin")
+    rebased = _run(alice, "rebase", "-q", "origin/main")
+    new = git(alice, "rev-parse", "HEAD")
+    line = next(x for x in rebased.stderr.splitlines() if "verification" in x)
+    renames = next(x for x in rebased.stderr.splitlines() if "re-anchored" in x)
+    assert renames.startswith("git-hn: re-anchored 1 unpublished memory of stream "), renames
+    pairs = dict(p.split(" -> ") for p in renames.split("new IDs: ", 1)[1].split(", "))
+    assert set(pairs) == {decision["memoryId"][7:19], r.json()["memoryId"][7:19]}
+    again = pairs[r.json()["memoryId"][7:19]]
+    assert line.startswith(f"git-hn: left 1 unpublished verification of yours on the commit it tested ({again}): "
+                           "this rebase gave that commit another tree"), line
+    assert f"git hn memory reanchor {first} --drop discards {again}" in line, line
+    shown = hn(alice, "memory", "show", again, "--json").json()["projection"]
+    assert (shown["anchor"]["commit"], shown["data"]["evidence"]) == (first, [f"git:{first}"])
+    recalled = hn(alice, "memory", "recall", "--include-untrusted", "--json").json()["memories"]
+    assert [(m["data"]["kind"], m["anchor"]["commit"]) for m in recalled] == [("decision", new)]
