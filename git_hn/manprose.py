@@ -305,8 +305,10 @@ re\\-anchors, after
 or
 .BR "git rebase" ,
 your memories that were never published and are anchored on a rewritten commit, on its
-replacement (signed anew). A memory is published only once its anchor commit is on the remote
-(reachable from its remote\\-tracking refs, or from a push URL's own branches where the remote
+replacement (signed anew); a verification whose commit got another tree stays on the commit it
+tested, and the hook gives the commands to test the new one and record the result, then drop the
+old one (git hn memory reanchor OLD \\-\\-drop). A memory is published only once its anchor
+commit is on the remote (reachable from its remote\\-tracking refs, or from a push URL's own branches where the remote
 pushes elsewhere than it fetches): after a rejected push nothing anchored on the
 rejected commits goes out, and after the rebase and the next push the re\\-anchored memories do.
 .PP
