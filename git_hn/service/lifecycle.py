@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 
 from ..core import grammar
-from ..core.gostr import to_lower, trim_space
+from ..core.gostr import short_id, to_lower, trim_space
 from ..core.limits import LIMITS
 from ..core.tuples import NamedTuple
 from ..errors import InputError, ValidationError
@@ -49,10 +49,13 @@ def target_of(repo: Repo, target: str) -> tuple[str, str, str] | None:
     return stateview.serve(repo, from_view, full)
 
 
-def _check_target(operation: str, target: str, actor: str, found: tuple[str, str, str] | None, lookup) -> None:
+def _check_target(operation: str, target: str, actor: str, found: tuple[str, str, str] | None, lookup,
+                  kind: str = "") -> None:
     """The target checks of ``operation`` on ``found`` (``target_of``'s answer); ``lookup``
     (an ID -> ``target_of``'s answer) is asked, on the error path only, who signed the memory
-    a challenge or a retraction named. Each refusal is worded for the CLI and for MCP."""
+    a challenge or a retraction named; ``kind``: the target's record kind, when the caller has
+    it (a supersede), for the record that cites it. Each refusal is worded for the CLI and for
+    MCP."""
     from ..core.hints import both
 
     if found is None:
@@ -66,7 +69,7 @@ def _check_target(operation: str, target: str, actor: str, found: tuple[str, str
         if author == actor:
             raise InputError(*both(_own_memory, target))
     elif author != actor:
-        raise InputError(*both(_not_yours, operation, target))
+        raise InputError(*both(_not_yours, operation, target, kind))
 
 
 def _not_a_record(operation: str, target: str, op: str, named: str, yours: bool, mcp: bool = False) -> str:
@@ -78,20 +81,26 @@ def _not_a_record(operation: str, target: str, op: str, named: str, yours: bool,
 
 
 def _own_memory(target: str, mcp: bool = False) -> str:
+    """The ways out name the memory (a trial was given ``git hn memory supersede MEMORY`` with its
+    ID known): the CLI by its short ID, which every command takes, MCP by the full one."""
     from ..core.hints import lifecycle_way
 
-    supersede = lifecycle_way("supersede", target, mcp) if mcp else "git hn memory supersede MEMORY"
-    retract = lifecycle_way("retract", target, mcp) if mcp else "git hn memory retract MEMORY --reason REASON"
-    return (f"an author cannot challenge their own memory {target}; to correct it, supersede it ({supersede}), or "
-            f"retract it ({retract})")
+    named = target if mcp else short_id(target)
+    return (f"an author cannot challenge their own memory {target}; to correct it, supersede it "
+            f"({lifecycle_way('supersede', named, mcp)}), or retract it ({lifecycle_way('retract', named, mcp)})")
 
 
-def _not_yours(operation: str, target: str, mcp: bool = False) -> str:
-    from ..core.hints import lifecycle_way
+def _not_yours(operation: str, target: str, kind: str = "", mcp: bool = False) -> str:
+    """Another author's memory: challenge it, by its ID (a trial was given ``challenge MEMORY``);
+    in place of a supersede, also a record of one's own that cites it, as README says of a
+    departed teammate's decision (``kind``: the target's, else the placeholder KIND)."""
+    from ..core.hints import cite_at, lifecycle_way
 
-    way = lifecycle_way("challenge", target, mcp) if mcp else "git hn memory challenge MEMORY --reason REASON"
+    named = target if mcp else short_id(target)
+    cite = (f"; to record your own in its place, cite it: {cite_at(named, kind or 'KIND', 'HEAD', mcp)}"
+            if operation == "supersede" else "")
     return (f"only the target author may {operation} memory {target}; to dispute another author's memory, "
-            f"challenge it: {way}")
+            f"challenge it: {lifecycle_way('challenge', named, mcp)}{cite}")
 
 
 def _target_check(repo: Repo, operation: str, target: str, actor: str):
@@ -189,7 +198,8 @@ def supersede_target(repo: Repo, target: str):
     with renamed_hint(repo, target):
         _check_target("supersede", target, ident.actor,
                       None if mem is None else (mem.envelope.operation, mem.envelope.actor, mem.envelope.target),
-                      lambda t: target_of(repo, t))
+                      lambda t: target_of(repo, t),
+                      mem.envelope.record.kind if mem is not None and mem.envelope.record is not None else "")
     return mem
 
 
@@ -343,8 +353,6 @@ def check_not_branching(repo: Repo, target: str, branch_by: str = "--allow-branc
     successor (``line_end``); when the line ends in a retracted memory, none can be superseded
     without branching or reviving, and the refusal says so (a review: naming a memory that was
     refused in turn sent the author round in a loop). ``branch_by`` says a branch is meant."""
-    from ..core.gostr import short_id
-
     end = line_end(repo, target)
     if end is None:
         return

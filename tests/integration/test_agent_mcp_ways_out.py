@@ -41,13 +41,16 @@ def test_a_refusal_names_the_tool_to_call_not_the_command(inited):
     assert error(gone) == error(nowhere)
     assert error(commit).endswith(f"; {head} is a commit, not a memory: memory_recall with atCommit {head} lists "
                                   "the memories that apply there")
+    cite = f'; to record your own in its place, cite it: memory_record with kind decision, atCommit HEAD, evidence ' \
+        f'["memory:{mine}"] and content'  # (a supersede's other way out, in the tools' words too)
     for refused, operation in ((sup, "supersede"), (ret, "retract")):
         assert error(refused) == (
             f"git-hn: only the target author may {operation} memory {mine}; to dispute another author's memory, "
-            f"challenge it: memory_challenge with memory {mine} and a reason")
-    # the CLI keeps the command
+            f"challenge it: memory_challenge with memory {mine} and a reason" + (cite if operation == "supersede" else ""))
+    # the CLI keeps the command, with the memory's ID
     assert hn(inited, "memory", "challenge", mine, "--reason", "incorrect").err.endswith(
-        "(git hn memory supersede MEMORY), or retract it (git hn memory retract MEMORY --reason REASON)\n")
+        f"(git hn memory supersede {mine[7:19]} --content TEXT), or retract it (git hn memory retract {mine[7:19]} "
+        "--reason REASON)\n")
     assert hn(inited, "memory", "show", missing).err.endswith(
         "; git hn memory log lists the IDs this clone holds, and git hn sync REMOTE imports a teammate's\n")
 

@@ -105,7 +105,7 @@ def test_replay_still_runs_the_target_checks(inited):
     switch(inited, bob)
     r = hn(inited, "memory", "retract", target, "--reason", "incorrect")
     assert r.err == (f"git-hn: only the target author may retract memory {target}; to dispute another author's memory, "
-                      "challenge it: git hn memory challenge MEMORY --reason REASON\n")
+                     f"challenge it: git hn memory challenge {target[7:19]} --reason REASON\n")
 
 
 def test_replay_survives_a_lost_verified_state(inited):

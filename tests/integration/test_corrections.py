@@ -358,7 +358,9 @@ def test_supersede_edit_checks_the_target_before_the_editor_runs(inited, tmp_pat
     switch(inited, second_identity(inited))
     r = hn(inited, "memory", "supersede", old, "--edit")
     assert r.err == (f"git-hn: only the target author may supersede memory {old}; to dispute another author's memory, "
-                      "challenge it: git hn memory challenge MEMORY --reason REASON\n")
+                     f"challenge it: git hn memory challenge {old[7:19]} --reason REASON; to record your own in its "
+                     f"place, cite it: git hn memory record --kind decision --at HEAD --applies descendants --evidence "
+                     f"memory:{old[7:19]} --content TEXT\n")
     assert not marker.exists()
 
 
@@ -554,3 +556,25 @@ def test_supersede_same_content_or_an_unchanged_edit_with_the_targets_own_values
     assert r.code == 0, r.err
     assert "subject" not in _data(inited, r.json()["memoryId"])["anchor"]
     assert _data(inited, subject)["anchor"]["subject"] == "issue:sha256:" + "5" * 64
+
+
+def test_the_ways_out_of_a_refused_supersede_are_commands_that_run_as_given(inited):
+    """A trial was told ``challenge MEMORY`` of a memory whose ID the refusal knew: both ways out
+    (challenge it, or record one's own citing it, as README says of a departed teammate's
+    decision) now name it, and run as they are given, with only the placeholders filled in."""
+    import shlex
+
+    old = record(inited, kind="observation", content="the cache is per process")["memoryId"]
+    switch(inited, second_identity(inited))
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "supersede", old, "--content", "the cache is shared")
+    assert r.code == 1 and refs_snapshot(inited) == before
+    challenge, cite = (part.split(": ", 1)[1] for part in r.err.rstrip("\n").split("; ")[1:])
+    assert cite.startswith("git hn memory record --kind observation "), cite
+    for command in (challenge.replace("REASON", "incorrect"), cite.replace("TEXT", "'the cache is shared'")):
+        words = shlex.split(command)
+        assert words[:2] == ["git", "hn"]
+        done = hn(inited, *words[2:], "--json")
+        assert done.code == 0, (command, done.err)
+    shown = hn(inited, "memory", "show", old, "--json").json()
+    assert len(shown["projection"]["challengers"]) == 1

@@ -78,11 +78,14 @@ def test_supersede_retract_challenge_flow(team):
     before = refs_snapshot(bob)
     r = hn(bob, "memory", "supersede", d2, "--kind", "decision", "--at", "HEAD", "--applies", "exact",
            "--content", "hijack")
+    # (the ways out name the memory, not MEMORY: a trial; a supersede's, also a record citing it)
     assert r.err == (f"git-hn: only the target author may supersede memory {d2}; to dispute another author's memory, "
-                      "challenge it: git hn memory challenge MEMORY --reason REASON\n")
+                     f"challenge it: git hn memory challenge {d2[7:19]} --reason REASON; to record your own in its "
+                     f"place, cite it: git hn memory record --kind decision --at HEAD --applies descendants --evidence "
+                     f"memory:{d2[7:19]} --content TEXT\n")
     r = hn(bob, "memory", "retract", d2, "--reason", "incorrect")
     assert r.err == (f"git-hn: only the target author may retract memory {d2}; to dispute another author's memory, "
-                      "challenge it: git hn memory challenge MEMORY --reason REASON\n")
+                     f"challenge it: git hn memory challenge {d2[7:19]} --reason REASON\n")
     assert refs_snapshot(bob) == before
     head = git(bob, "rev-parse", "HEAD")
     r = hn(bob, "memory", "challenge", d2, "--reason", "evidence-mismatch", "--evidence", f"git:{head}",
@@ -97,7 +100,7 @@ def test_supersede_retract_challenge_flow(team):
     # an author cannot challenge their own memory
     assert hn(alice, "memory", "challenge", d2, "--reason", "x").err == (
         f"git-hn: an author cannot challenge their own memory {d2}; to correct it, supersede it (git hn memory "
-        "supersede MEMORY), or retract it (git hn memory retract MEMORY --reason REASON)\n")
+        f"supersede {d2[7:19]} --content TEXT), or retract it (git hn memory retract {d2[7:19]} --reason REASON)\n")
     # a retraction is not a record: it cannot be superseded, retracted or challenged
     # (and the refusal says what it is, and which memory to name: a trial superseded a challenge's ID)
     not_record = (f"git-hn: lifecycle target {challenge_id} is not a memory record; it is a challenge of memory "
