@@ -257,9 +257,8 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
     hold = _untested(repo, tails, mapping) if retest else {}
     plan = _plan(repo, tails, mapping, hold=hold)
     planned = {src.ref for src, _tail, _envs, _previous in plan}
-    held = [Rewritten(src.ref, 0, 0, (), untested=tuple((m.memory_id, *hold[m.memory_id]) for m in chain[floor:]
-                                                         if m.memory_id in hold))
-            for src, chain, floor in tails if src.ref not in planned and any(m.memory_id in hold for m in chain[floor:])]
+    held = [Rewritten(src.ref, 0, 0, (), untested=stay) for src, chain, floor in tails if src.ref not in planned
+            for stay in [tuple((m.memory_id, *hold[m.memory_id]) for m in chain[floor:] if m.memory_id in hold)] if stay]
     if not plan:
         return held + kept
     written, updates, done = [], [], []

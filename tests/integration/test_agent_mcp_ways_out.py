@@ -46,7 +46,8 @@ def test_a_refusal_names_the_tool_to_call_not_the_command(inited):
     for refused, operation in ((sup, "supersede"), (ret, "retract")):
         assert error(refused) == (
             f"git-hn: only the target author may {operation} memory {mine}; to dispute another author's memory, "
-            f"challenge it: memory_challenge with memory {mine} and a reason" + (cite if operation == "supersede" else ""))
+            f"challenge it: memory_challenge with memory {mine} and a reason"
+            + (cite if operation == "supersede" else ""))
     # the CLI keeps the command, with the memory's ID
     assert hn(inited, "memory", "challenge", mine, "--reason", "incorrect").err.endswith(
         f"(git hn memory supersede {mine[7:19]} --content TEXT), or retract it (git hn memory retract {mine[7:19]} "
