@@ -501,7 +501,7 @@ def cite_at(memory: str, kind: str, at: str, mcp: bool = False) -> str:
 
 def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple[str, int] = ("", 0),
                  exact: tuple[str, int] = ("", 0), subject: tuple[str, int] = ("", 0),
-                 kept: tuple[str, int] = ("", 0), mcp: bool = False) -> str:
+                 kept: tuple[str, int] = ("", 0), settled: str = "", mcp: bool = False) -> str:
     """After a recall: ``n`` matching memories were left out because they do not apply at the
     query commit (a team trial: after a squash merge, recall on main dropped them without a word,
     even while other memories matched). ``mine``: the ID of one of them the reader signed;
@@ -514,7 +514,10 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     lists them there, and never offered a supersede (an agent trial: "a squash merge or a rebase?
     … supersede --at HEAD" would have copied a decision of an unmerged branch onto main). ``kept``:
     (a keep branch, how many) of the others, whose anchor only git-hn's ``hn-anchor`` keep
-    branches hold: said so, not "no branch ... here" (a review). ``mcp``: in the MCP tools' words
+    branches hold: said so, not "no branch ... here" (a review). ``settled``: when neither ``mine``
+    nor ``theirs`` is given, the ID of one of the others that is superseded or retracted: no
+    command records it again or cites it (a trial was offered a citation of a superseded
+    memory); ``show`` names its latest successor. ``mcp``: in the MCP tools' words
     (an agent trial with MCP tools only was told of CLI commands); a ref is then named bare only
     when it is a ``plain_word``, else as an escaped code span (teammate text)."""
     if not n:
@@ -576,6 +579,11 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
         text = start + (f"{'its anchor commit is' if one else 'their anchor commits are'} "
                         "not in its history (a squash merge or a rebase?); ")
     first = mine or theirs[0]
+    if not first and settled:
+        show = f"memory_show with memory {settled[7:19]}" if mcp else f"git hn memory show {settled[7:19]}"
+        whose = "its" if one else "one's"
+        return text + (f"{'it is' if one else 'they are'} superseded or retracted, so not to be recorded again or "
+                       f"cited: {show} names {whose} latest successor, or its retraction") + there
     if not first:
         if mcp:
             return text + ("git hn memory log (a command, no MCP tool) lists them, memory_show says where one "
@@ -597,7 +605,8 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
 def places(hidden) -> dict:
     """``not_applying``'s keyword arguments for where the left-out memories apply, from recall's
     ``Hidden`` (absent on the full projection's plain dict)."""
-    return {name: getattr(hidden, name, ("", 0)) for name in ("on_ref", "exact", "subject", "kept")}
+    return {**{name: getattr(hidden, name, ("", 0)) for name in ("on_ref", "exact", "subject", "kept")},
+            "settled": getattr(hidden, "settled", "")}
 
 
 def brief_not_applying(n: int) -> str:

@@ -386,3 +386,42 @@ def test_an_anchor_only_a_keep_branch_holds_is_said_to_be_held_by_it(tmp_path):
     assert command == f"git hn memory supersede {new[7:19]} --at HEAD --same-content", r.err
     done = hn(repo, *command.split()[2:])
     assert done.code == 0, done.err
+
+
+def test_a_superseded_memory_left_out_is_never_offered_to_cite_or_supersede_again(tmp_path):
+    """A trial's ``recall --lifecycle all`` hint offered Bob to cite a memory Alice had already
+    carried over (superseded): its successor is what to read. The hint's rows do not carry the
+    successor (one more query a row to find it), so it names none: it says the memory is
+    superseded or retracted and that ``show`` names the latest successor, for the author (whose
+    supersede would be refused) and a teammate alike, in the CLI's words and MCP's; an active
+    memory left out beside it is still the one a command is given for."""
+    from git_hn.service import mcp_calls
+    from git_hn.store.repo import open_repo
+
+    alice, bob, _on_main, on_feat = _squashed(tmp_path)
+    short = on_feat["memoryId"][7:19]
+    successor = hn(alice, "memory", "supersede", short, "--at", "HEAD", "--same-content", "--json").json()["memoryId"]
+    assert hn(alice, "sync").code == 0 and hn(bob, "sync").code == 0
+    said = (f"{HEAD}it is superseded or retracted, so not to be recorded again or cited: git hn memory show {short} "
+            "names its latest successor, or its retraction\n")
+    for clone in (alice, bob):
+        r = hn(clone, "memory", "recall", "--include-untrusted", "--lifecycle", "all", "--path", "p.py", "--json")
+        assert r.code == 0 and said in r.err, r.err
+        assert f"memory:{on_feat['memoryId']}" not in r.err and "--same-content" not in r.err
+        doc = mcp_calls._recall(open_repo(str(clone)), {"path": "p.py", "includeUntrusted": True,
+                                                        "lifecycle": ["all"]})
+        assert doc["hint"].endswith(f"it is superseded or retracted, so not to be recorded again or cited: "
+                                    f"memory_show with memory {short} names its latest successor, or its "
+                                    "retraction."), doc["hint"]
+    # what it points to names the successor
+    assert f"is superseded (latest: {successor[7:19]})" in hn(bob, "memory", "show", short).err
+    # an active memory left out beside it still gets its command (and the superseded one none)
+    git(alice, "checkout", "-q", "-b", "gone")
+    (alice / "p.py").write_text("3\n")
+    git(alice, "commit", "-q", "-am", "gone")
+    active = _record(alice, "decided on a branch then deleted")
+    git(alice, "checkout", "-q", "main")
+    git(alice, "branch", "-q", "-D", "gone")
+    r = hn(alice, "memory", "recall", "--include-untrusted", "--lifecycle", "all", "--path", "p.py")
+    assert f"git hn memory supersede {active['memoryId'][7:19]} --at HEAD --same-content" in r.err, r.err
+    assert "superseded or retracted" not in r.err and f"supersede {short}" not in r.err
