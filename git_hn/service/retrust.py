@@ -13,10 +13,15 @@ the commit that untrusted it and the command that shows the pushed policy. The o
 rebased onto it, and the policy conflict is resolved to the branch's side. Its pushed policy is
 then the remote branch's own (or adds only someone else), and the revocation is among the
 commits the push brings: the actors the new policy trusts are asked of ``revoked.dropped_in``
-over ``OLD..NEW``, and each one a brought commit untrusted is one warning line naming it. A
-warning, never a refusal, in both ``hn.prePush`` modes: a key trusted again may be meant
-(``policy trust`` warned the maintainer who did it), and the lookup is advisory. A new branch
-(no old commit on the remote) is not asked.
+over ``OLD..NEW``, and each one a brought commit untrusted is one warning line naming it; when a
+brought commit of one parent that descends from that one trusts it again, the line names that
+commit as the re-trust and says nothing is to do if it was meant. Nothing silences the line (a
+review of b29bc2e, which took a later author date for a meant re-trust: a rebased or merged side
+from before the revocation passed as one, and an author date is the author's to write): a
+warning that may be unneeded, given on the pushes that bring the revocation, over a silence that
+may be wrong. A warning, never a refusal, in both ``hn.prePush`` modes: a key trusted again may
+be meant (``policy trust`` warned the maintainer who did it), and the lookup is advisory. A new
+branch (no old commit on the remote) is not asked.
 
 Cost: the two blobs of each update asked through the batch reader the hook starts early (one
 exchange, no Git process; in a partial clone through the view that never fetches, since a lazy
@@ -108,8 +113,15 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
         kept = sorted(trusted[after] - said)
         for actor, gone in (dropped_in(repo, old, new, kept) if kept else {}).items():
             said.add(actor)
+            who, log = short_id(actor), f'git log --oneline --full-history {old[:12]}..{new[:12]} -- {POLICY_PATH}'
+            if gone.again:  # (named, never taken as meant: a rebased or resolved side is one too)
+                out.append(f'warning: {gone.again[:12]} {quoted_text(gone.again_subject)} trusts {who} again after '
+                           f'{gone.commit[:12]} {quoted_text(gone.subject)} untrusted it: if that was meant, nothing to '
+                           f'do; if it came from resolving a conflict or a rebase ({log}), git hn policy untrust {who}, '
+                           'commit and push again')
+                continue
             out.append(f'warning: this push brings {gone.commit[:12]} {quoted_text(gone.subject)}, which untrusted '
-                       f'{short_id(actor)}, and its policy still trusts {short_id(actor)}: a merge or rebase that kept the '
-                       f'side from before the revocation does this (git log --oneline --full-history {old[:12]}..{new[:12]} '
-                       f'-- {POLICY_PATH}); if it is a mistake, git hn policy untrust {short_id(actor)}, commit and push again')
+                       f'{who}, and its policy still trusts {who}: a merge or rebase that kept the side from before the '
+                       f'revocation does this ({log}); if it is a mistake, git hn policy untrust {who}, commit and push '
+                       'again')
     return out

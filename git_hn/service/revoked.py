@@ -55,6 +55,17 @@ class Revoked(NamedTuple):
     subject: str  # that commit's subject: author text, one line, bounded
 
 
+class Dropped(NamedTuple):
+    """``dropped_in``'s answer: a ``Revoked`` of the pushed range, and a pushed commit after it
+    that trusts the actor again ("" when none does), with its subject (as ``subject``)."""
+
+    actor: str
+    commit: str
+    subject: str
+    again: str
+    again_subject: str
+
+
 class Change(NamedTuple):
     """A listed commit: the policy file's blob in each parent and in the commit ("": no policy
     file there; None: not a regular file, which is no policy)."""
@@ -62,8 +73,6 @@ class Change(NamedTuple):
     commit: str
     before: tuple
     after: str | None
-    authored: int = 0  # its author date and commit date (seconds): a rebase keeps the first
-    committed: int = 0
 
 
 def revocations(repo: Repo, commit: str, actors) -> dict[str, Revoked]:
@@ -76,61 +85,71 @@ def revocations(repo: Repo, commit: str, actors) -> dict[str, Revoked]:
     if not asked or not commit:
         return {}
     try:
-        changes = _changes(repo, commit)
+        changes, _parents = _changes(repo, commit)
         trusts = _trusts(repo, changes, asked)
         found = {a: c for a in asked if (c := _removal(a, changes, trusts)) is not None}
-        subjects = _subjects(repo, sorted(set(found.values())))
+        subjects = {c: got[0] for c, got in _commits(repo, sorted(set(found.values()))).items()}
     except (HnError, OSError, ValueError):
         return {}  # (advisory: the message keeps its usual advice)
     return {a: Revoked(a, c, subjects.get(c, "")) for a, c in found.items()}
 
 
-def dropped_in(repo: Repo, old: str, new: str, actors) -> dict[str, Revoked]:
+def dropped_in(repo: Repo, old: str, new: str, actors) -> dict[str, Dropped]:
     """actor -> a commit of ``OLD..NEW`` (the commits a push brings) whose memory policy stopped
-    trusting it, for the first ``SHOWN`` of ``actors`` that one dropped and no later commit of
-    the range trusted again on purpose (the caller asks about the actors ``new``'s policy trusts:
-    a merge or rebase that brought the revocation in and kept the side from before it). A merge
-    that kept a parent's policy is no change of its own (``--full-history`` lists the other
-    side's); a rebased commit is one, and keeps its author date: a commit listed after the
-    removal (newer in topological order) that trusts the actor again counts as meant only when
-    it was authored once the removal was committed (a review: a maintainer's untrust then trust
-    again, pushed, was warned of on every push that merged it). {} whenever the lookup cannot
-    answer. One ``git log`` of the range, bounded as ``revocations``'."""
+    trusting it, for the first ``SHOWN`` of ``actors`` that one dropped, whatever the policy says
+    after it (the caller asks about the actors ``new``'s policy trusts: a merge or rebase that
+    brought the revocation in and kept the side from before it, or a re-trust). A merge that kept
+    a parent's policy is no change of its own (``--full-history`` lists the other side's). With
+    it, in ``again``, a commit of the range that trusts the actor again after the removal: one
+    parent (no merge resolution), the removal its ancestor (the listing's parents, rewritten to
+    listed commits by ``--simplify-merges``: not the listing's order, which puts another side of
+    a merge anywhere), its parent's policy not trusting the actor and its own trusting it; the
+    nearest the removal. Nothing decides the re-trust was meant (a review: the author dates a
+    previous rule compared are the branch author's to write, a rebase resets commit dates, and a
+    rebased or merged side from before the revocation is exactly what the caller warns of): the
+    caller names it, and warns all the same. {} whenever the lookup cannot answer. One ``git
+    log`` of the range, bounded as ``revocations``'."""
     from ..core import grammar
 
     asked = [a for a in dict.fromkeys(actors) if grammar.is_actor(a)]
     if not asked or not grammar.is_oid(old) or not grammar.is_oid(new):
         return {}
     try:
-        changes = _changes(repo, f"{old}..{new}", full_history=True)
+        changes, parents = _changes(repo, f"{old}..{new}", full_history=True)
         trusts = _trusts(repo, changes, asked)
         found = {}
         for actor in asked:
             commit = _removal(actor, changes, trusts, newest_trusting=False)
-            if commit is not None and not _trusted_again(actor, commit, changes, trusts):
-                found[actor] = commit
+            if commit is not None:
+                found[actor] = (commit, _trusted_again(actor, commit, changes, parents, trusts))
             if len(found) >= SHOWN:
                 break
-        subjects = _subjects(repo, sorted(set(found.values())))
+        read = _commits(repo, sorted({c for commit, again in found.values() for c in (commit, *again)}))
     except (HnError, OSError, ValueError):
         return {}
-    return {a: Revoked(a, c, subjects.get(c, "")) for a, c in found.items()}
+    out = {}
+    for actor, (commit, again) in found.items():
+        # (one parent in its own header: a merge's listed parents can be fewer, once
+        # --simplify-merges drops a side that holds no listed commit)
+        by = next((c for c in again if c in read and read[c][1] == 1), "")
+        out[actor] = Dropped(actor, commit, read.get(commit, ("", 0))[0], by, read.get(by, ("", 0))[0])
+    return out
 
 
-def _trusted_again(actor: str, removal: str, changes: list[Change], trusts: dict) -> bool:
-    """Whether a change listed before ``removal`` (newer) trusts ``actor`` and was authored after
-    ``removal`` was committed: a re-trust written after the revocation, not a side from before it
-    carried over by a rebase (whose author date is the original's)."""
-    at = next((c for c in changes if c.commit == removal), None)
-    if at is None:
-        return False
-    for change in changes:
-        if change.commit == removal:
-            return False
-        found = trusts.get(change.after) if change.after else None
-        if found is not None and actor in found and change.authored >= at.committed:
-            return True
-    return False
+def _trusted_again(actor: str, removal: str, changes: list[Change], parents: dict, trusts: dict) -> list[str]:
+    """The listed commits that descend from ``removal`` (``parents``: each listed commit's, in the
+    listing's order, children first) and trust ``actor`` while their one listed parent's policy
+    does not, the nearest the removal first: at most ``SHOWN``."""
+    below = {removal}
+    for commit in reversed(list(parents)):  # (oldest first: a commit after its parents)
+        if commit != removal and any(p in below for p in parents[commit]):
+            below.add(commit)
+    out = []
+    for change in reversed(changes):
+        if (change.commit != removal and change.commit in below and len(change.before) == 1
+                and _trusted(actor, change.before[0], trusts) is False and _trusted(actor, change.after, trusts)):
+            out.append(change.commit)
+    return out[:SHOWN]
 
 
 def among(repo: Repo, commit: str, authors: dict) -> tuple[tuple[Revoked, ...], bool]:
@@ -145,34 +164,39 @@ def among(repo: Repo, commit: str, authors: dict) -> tuple[tuple[Revoked, ...], 
     return revoked, len(revoked) == len(authors)
 
 
-def _changes(repo: Repo, commit: str, full_history: bool = False) -> list[Change]:
-    """The listed commits, newest first in topological order (one ``git log``, bounded); with
+def _changes(repo: Repo, commit: str, full_history: bool = False) -> tuple[list[Change], dict]:
+    """The listed commits that change the policy, newest first in topological order (one ``git
+    log``, bounded), and every listed commit -> its parents as listed, in the same order; with
     ``full_history``, those of a merge's side that the merge's policy ignored too (Git otherwise
-    follows only a parent whose policy the merge kept)."""
+    follows only a parent whose policy the merge kept), and the parents rewritten to listed
+    commits (``--simplify-merges``: which listed commit descends from which, a merge that changes
+    nothing dropped)."""
     from ..core.grammar import is_oid
     from ..store.worktree import from_top
 
     # (-c: a merge that differs from every parent lists each parent's blob; --root: a root
     # commit's too, whatever log.showRoot says; no rename following, diff driver or signature)
-    proc = repo.git.run([*from_top(repo), "log", "--format=%x01%H %at %ct", "--topo-order", f"-n{COMMITS}", "-c", "--raw",
+    proc = repo.git.run([*from_top(repo), "log", "--format=%x01%H %P", "--topo-order", f"-n{COMMITS}", "-c", "--raw",
                          "--root", "--no-abbrev", "--no-renames", "--no-follow", "--no-ext-diff", "--no-textconv",
-                         "--no-show-signature", "--no-color", *(["--full-history"] if full_history else []),
+                         "--no-show-signature", "--no-color",
+                         *(["--full-history", "--simplify-merges"] if full_history else []),
                          "--end-of-options", commit, "--", POLICY_PATH],
                         timeout=LOG_SECONDS, limit=LOG_BYTES)
     if proc.returncode != 0:
-        return []
+        return [], {}
     rows: list[list[str]] = []
+    parents: dict[str, tuple] = {}
     for line in proc.stdout.decode("ascii", "replace").split("\n"):
-        head = line[1:].split(" ")
-        if line.startswith("\x01") and len(head) == 3 and is_oid(head[0]) and head[1].isdigit() and head[2].isdigit():
-            rows.append([head[0], int(head[1]), int(head[2])])
-        elif line.startswith(":") and line.endswith("\t" + POLICY_PATH) and rows and len(rows[-1]) == 3:
+        head = line[1:].split()
+        if line.startswith("\x01") and head and all(is_oid(h) for h in head):
+            rows.append([head[0]])
+            parents[head[0]] = tuple(head[1:])
+        elif line.startswith(":") and line.endswith("\t" + POLICY_PATH) and rows and len(rows[-1]) == 1:
             rows[-1].append(line)
-    return [change for change in (_raw(row[0], row[3], row[1], row[2]) for row in rows if len(row) == 4)
-            if change is not None]
+    return [change for change in (_raw(*row) for row in rows if len(row) == 2) if change is not None], parents
 
 
-def _raw(commit: str, line: str, authored: int = 0, committed: int = 0) -> Change | None:
+def _raw(commit: str, line: str) -> Change | None:
     """A listed commit's ``--raw`` line (``:MODE MODE OID OID STATUS\\tPATH``; a merge's has one
     more colon, mode and blob per parent), or None when it is not one."""
     meta = line.partition("\t")[0]
@@ -183,7 +207,7 @@ def _raw(commit: str, line: str, authored: int = 0, committed: int = 0) -> Chang
     modes, oids = fields[:parents + 1], fields[parents + 1:2 * (parents + 1)]
     blobs = ["" if not oid.strip("0") else oid if mode in ("100644", "100755") else None
              for mode, oid in zip(modes, oids)]
-    return Change(commit, tuple(blobs[:-1]), blobs[-1], authored, committed)
+    return Change(commit, tuple(blobs[:-1]), blobs[-1])
 
 
 def _trusts(repo: Repo, changes: list[Change], asked: list[str]) -> dict[str, frozenset | None]:
@@ -225,20 +249,14 @@ def _removal(actor: str, changes: list[Change], trusts: dict, newest_trusting: b
     merge, only when every parent's did (else the removal is on a parent's side, listed later),
     unless no other is found. None while the newest listed policy trusts it (unless not
     ``newest_trusting``: then any such commit)."""
-    def trusted(blob) -> bool | None:
-        if blob == "":
-            return False  # (no policy file: it trusts no one)
-        found = trusts.get(blob)  # (None for a blob not known, or no regular file)
-        return None if found is None else actor in found
-
     merge = None
     for i, change in enumerate(changes):
-        now = trusted(change.after)
+        now = _trusted(actor, change.after, trusts)
         if now is not False:
             if i == 0 and now and newest_trusting:
                 return None
             continue
-        before = [trusted(b) for b in change.before]
+        before = [_trusted(actor, b, trusts) for b in change.before]
         if all(before):
             return change.commit
         if merge is None and any(before):
@@ -246,16 +264,25 @@ def _removal(actor: str, changes: list[Change], trusts: dict, newest_trusting: b
     return merge
 
 
-def _subjects(repo: Repo, commits: list[str]) -> dict[str, str]:
+def _trusted(actor: str, blob, trusts: dict) -> bool | None:
+    """Whether the policy ``blob`` trusts ``actor`` (None: not known)."""
+    if blob == "":
+        return False  # (no policy file: it trusts no one)
+    found = trusts.get(blob)  # (None for a blob not known, or no regular file)
+    return None if found is None else actor in found
+
+
+def _commits(repo: Repo, commits: list[str]) -> dict[str, tuple[str, int]]:
     """commit -> its subject as ``git log``'s ``%s`` has it (the first paragraph of its message
-    on one line), bounded: author text."""
+    on one line), bounded: author text; and how many parents its header names."""
     from ..core.gostr import bounded
 
     out = {}
     for commit, got in zip(commits, repo.git.read_objects_bounded(commits, COMMIT_BYTES)):
         if got is None or got[0] != "commit" or got[2] is None:
             continue
-        message = got[2].partition(b"\n\n")[2].decode("utf-8", "replace")
+        header, _, body = got[2].partition(b"\n\n")
+        message = body.decode("utf-8", "replace")
         lines = []
         for line in message.split("\n"):
             if not line.strip():
@@ -264,5 +291,6 @@ def _subjects(repo: Repo, commits: list[str]) -> dict[str, str]:
                 continue
             lines.append(line.rstrip())
         subject = bounded(" ".join(lines))
-        out[commit] = subject if len(subject) <= SUBJECT_SHOWN else subject[:SUBJECT_SHOWN - 1] + "…"
+        out[commit] = (subject if len(subject) <= SUBJECT_SHOWN else subject[:SUBJECT_SHOWN - 1] + "…",
+                       sum(1 for line in header.split(b"\n") if line.startswith(b"parent ")))
     return out

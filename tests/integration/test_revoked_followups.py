@@ -227,7 +227,9 @@ def test_a_branch_that_brings_the_revocation_and_keeps_its_side_warns(tmp_path, 
     """The direction F70 left: the feature branch merges main (or is rebased onto it) and the
     policy conflict keeps the branch's side, which still trusts Bob. Its pushed policy is the one
     the remote's branch already has (so the old-commit lookup sees no change), and the push
-    brings the revoking commit: it warns, naming that commit, and refuses nothing."""
+    brings the revoking commit: it warns, naming that commit, and refuses nothing. The rebased
+    commit, whose parent is the revocation, trusts Bob again: it is named as the re-trust (F89),
+    and the advice is the same."""
     alice, bob, carol, revoked = _feature_before_revocation(tmp_path)
     old = git(alice, "rev-parse", "HEAD")
     if how == "merge":
@@ -246,20 +248,25 @@ def test_a_branch_that_brings_the_revocation_and_keeps_its_side_warns(tmp_path, 
     r = _run(alice, "-c", "hn.prePush=block", *push)
     b = actor_of(bob)[:12]
     assert r.returncode == 0, r.stderr
-    assert (f"git-hn: warning: this push brings {revoked[:12]} \"Revoke Bob's key\", which untrusted {b}, and its "
-            f"policy still trusts {b}: a merge or rebase that kept the side from before the revocation does this "
-            f"(git log --oneline --full-history {old[:12]}..{new[:12]} -- {POLICY}); if it is a mistake, git hn policy "
-            f"untrust {b}, "
-            "commit and push again\n") in r.stderr, r.stderr
+    log = f"git log --oneline --full-history {old[:12]}..{new[:12]} -- {POLICY}"
+    if how == "merge":
+        assert (f"git-hn: warning: this push brings {revoked[:12]} \"Revoke Bob's key\", which untrusted {b}, and "
+                f"its policy still trusts {b}: a merge or rebase that kept the side from before the revocation does "
+                f"this ({log}); if it is a mistake, git hn policy untrust {b}, commit and push again\n") in r.stderr, r.stderr
+    else:  # (the rebased commit descends from the revocation and trusts Bob again: named, F89)
+        assert (f"git-hn: warning: {new[:12]} \"Trust Carol\" trusts {b} again after {revoked[:12]} \"Revoke Bob's "
+                f"key\" untrusted it: if that was meant, nothing to do; if it came from resolving a conflict or a "
+                f"rebase ({log}), git hn policy untrust {b}, commit and push again\n") in r.stderr, r.stderr
     assert actor_of(carol)[:12] not in r.stderr  # (never untrusted: nothing to say)
 
 
-def test_a_key_trusted_again_on_purpose_after_its_revocation_is_not_warned_of(tmp_path):
-    """A review: main untrusts Bob, then a maintainer trusts him again (a later commit, authored
-    after the revocation), and main is pushed with both; then the feature branch merges main and
-    is pushed. The range of each push holds the revocation, but also the re-trust written after
-    it: neither push warns (it did, on every push that merged it, which teaches people to ignore
-    it)."""
+def test_a_key_trusted_again_on_purpose_after_its_revocation_is_named_as_the_re_trust(tmp_path):
+    """A review: main untrusts Bob, then a maintainer trusts him again (a later commit), and main
+    is pushed with both; then the feature branch merges main and is pushed. The range of each push
+    holds the revocation and the re-trust: b29bc2e said nothing when the re-trust's author date
+    was later, which a rebase or a hostile author decides (F89). Each push warns, naming the
+    re-trust (a commit after the revocation, of one parent) and saying nothing is to do if it was
+    meant: a warning that may be unneeded, once per push that brings the two."""
     alice, bob, carol = _team(tmp_path, "Bob", "Carol")
     assert hn(alice, "hooks", "install").code == 0
     assert hn(alice, "policy", "init").code == 0
@@ -272,15 +279,26 @@ def test_a_key_trusted_again_on_purpose_after_its_revocation_is_not_warned_of(tm
     assert _run(alice, "push", "-q", "origin", "trust-carol").returncode == 0
     git(alice, "checkout", "-q", "main")
     assert hn(alice, "policy", "untrust", actor_of(bob)).code == 0
-    _commit_policy(alice, "Revoke Bob (suspected theft)", env=_dated(2))
+    revoked = _commit_policy(alice, "Revoke Bob (suspected theft)", env=_dated(2))
     assert hn(alice, "policy", "trust", actor_of(bob)).code == 0
-    _commit_policy(alice, "Trust Bob again", env=_dated(3))
+    again = _commit_policy(alice, "Trust Bob again", env=_dated(3))
+    b = actor_of(bob)[:12]
+
+    def said(old, new):
+        return (f"git-hn: warning: {again[:12]} \"Trust Bob again\" trusts {b} again after {revoked[:12]} \"Revoke "
+                f"Bob (suspected theft)\" untrusted it: if that was meant, nothing to do; if it came from resolving a "
+                f"conflict or a rebase (git log --oneline --full-history {old[:12]}..{new[:12]} -- {POLICY}), git hn "
+                f"policy untrust {b}, commit and push again\n")
+
+    old = git(alice, "rev-parse", "origin/main")
     r = _run(alice, "push", "origin", "main")
-    assert r.returncode == 0 and "untrusted" not in r.stderr, r.stderr
+    assert r.returncode == 0 and said(old, again) in r.stderr and r.stderr.count("warning:") == 1, r.stderr
     git(alice, "checkout", "-q", "trust-carol")
+    old = git(alice, "rev-parse", "HEAD")
     assert _run(alice, "merge", "-q", "--no-edit", "main").returncode == 0, git(alice, "status")
     r = _run(alice, "push", "origin", "trust-carol")
-    assert r.returncode == 0 and "untrusted" not in r.stderr, r.stderr
+    new = git(alice, "rev-parse", "HEAD")
+    assert r.returncode == 0 and said(old, new) in r.stderr and r.stderr.count("warning:") == 1, r.stderr
 
 
 def test_a_branch_that_brings_the_revocation_and_takes_it_says_nothing(tmp_path):

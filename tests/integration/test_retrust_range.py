@@ -1,0 +1,211 @@
+"""The pre-push warning about a pushed policy that trusts a key a commit of the push untrusted
+(``service.retrust``, ``service.revoked.dropped_in``), on real repositories: a bare remote, a
+clone with the hooks installed, and real ``git push``es (a review of b29bc2e, F89).
+
+b29bc2e took a commit listed before the revocation whose *author date* was at or after the
+revocation's commit date for a re-trust that was meant, and said nothing. The review found that
+rule silent in the very cases the warning is for, and the warning back where it was meant to go:
+
+- a branch commit written after the revocation, rebased onto it keeping the branch's policy;
+- a merge resolved to the union of both sides' trust lists (the merge commit itself was "meant");
+- a merge keeping the branch's policy, in either parent order (the listing's order decided);
+- a merge of a topic branch that trusts the key again in its resolution (*hostile history*: an
+  author date is whatever its author writes);
+- a maintainer's untrust then trust again, after ``git pull --rebase`` gave both commits the
+  same commit date (warned "its policy still trusts": the re-trust not named).
+
+Every one now warns (no date silences it): a commit of the push that descends from the revocation,
+has one parent and trusts the key again is named as the re-trust ("if that was meant, nothing to
+do"); otherwise the warning names the revocation that the pushed policy ignores.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import actor_of, git, hn, init_as, make_repo, shared_remote
+from test_revoked import POLICY, _commit_policy
+from test_revoked_followups import _dated, _run
+
+
+def _setup(tmp_path):
+    """Alice (hooks installed) trusts Bob, pushes main and a ``feature`` branch made there; main
+    then untrusts Bob on day 2 (not pushed yet): (alice, {name: actor}, the revoking commit)."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    ids = {}
+    for name in ("Bob", "Carol", "Dave"):
+        repo = make_repo(tmp_path / f"id-{name.lower()}")
+        init_as(repo, name)
+        ids[name] = actor_of(repo)
+    assert hn(alice, "hooks", "install").code == 0
+    assert hn(alice, "policy", "init").code == 0
+    assert hn(alice, "policy", "trust", ids["Bob"]).code == 0
+    _commit_policy(alice, "Trust Bob", env=_dated(1))
+    assert _run(alice, "push", "-q", "origin", "main", "main:feature").returncode == 0
+    git(alice, "branch", "-q", "feature", "main")
+    assert hn(alice, "policy", "untrust", ids["Bob"]).code == 0
+    revoked = _commit_policy(alice, "Revoke Bob's key", env=_dated(2))
+    return alice, ids, revoked
+
+
+def _trusted(repo, rev="") -> list[str]:
+    text = git(repo, "show", f"{rev}:{POLICY}") if rev else (repo / POLICY).read_text()
+    return json.loads(text)["memory"]["trustedActors"]
+
+
+def _set_trusted(repo, actors) -> None:
+    doc = json.loads((repo / POLICY).read_text())
+    doc["memory"]["trustedActors"] = sorted(set(actors))
+    (repo / POLICY).write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def _kept(old, new, revoked, bob) -> str:
+    """The warning for a revocation the pushed policy ignores, no re-trust named."""
+    return (f"git-hn: warning: this push brings {revoked[:12]} \"Revoke Bob's key\", which untrusted {bob[:12]}, "
+            f"and its policy still trusts {bob[:12]}: a merge or rebase that kept the side from before the revocation "
+            f"does this (git log --oneline --full-history {old[:12]}..{new[:12]} -- {POLICY}); if it is a mistake, "
+            f"git hn policy untrust {bob[:12]}, commit and push again\n")
+
+
+def _again(old, new, again, subject, revoked, revoked_subject, bob) -> str:
+    """The warning naming ``again`` as the commit that trusts Bob again."""
+    return (f"git-hn: warning: {again[:12]} \"{subject}\" trusts {bob[:12]} again after {revoked[:12]} "
+            f"\"{revoked_subject}\" untrusted it: if that was meant, nothing to do; if it came from resolving a "
+            f"conflict or a rebase (git log --oneline --full-history {old[:12]}..{new[:12]} -- {POLICY}), git hn "
+            f"policy untrust {bob[:12]}, commit and push again\n")
+
+
+def _push(alice, *args):
+    r = _run(alice, "-c", "hn.prePush=block", "push", *args)
+    assert r.returncode == 0, r.stderr  # (a warning, never a refusal)
+    return r.stderr
+
+
+def test_a_branch_commit_written_after_the_revocation_and_rebased_onto_it_is_named(tmp_path):
+    """The review's (a): Carol is trusted on the branch a day after the revocation was committed,
+    the branch is rebased onto main and the policy conflict resolved to the branch's side, so Bob
+    is trusted again. b29bc2e took the rebased commit's later author date for a meant re-trust and
+    said nothing; the rebased commit now is named as the one that trusts Bob again."""
+    alice, ids, revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    git(alice, "checkout", "-q", "feature")
+    old = git(alice, "rev-parse", "HEAD")
+    assert hn(alice, "policy", "trust", ids["Carol"]).code == 0
+    _commit_policy(alice, "Trust Carol", env=_dated(3))
+    assert _run(alice, "rebase", "-q", "main").returncode != 0  # (a conflict in the policy)
+    git(alice, "checkout", "--theirs", POLICY)  # (in a rebase, "theirs" is the branch's commit)
+    git(alice, "add", POLICY)
+    git(alice, "-c", "core.editor=true", "rebase", "--continue", env=_dated(4))
+    new = git(alice, "rev-parse", "HEAD")
+    assert ids["Bob"] in _trusted(alice) and git(alice, "rev-parse", "HEAD^") == revoked
+    err = _push(alice, "--force", "origin", "feature")
+    assert _again(old, new, new, "Trust Carol", revoked, "Revoke Bob's key", ids["Bob"]) in err, err
+    assert err.count("warning:") == 1 and ids["Carol"][:12] not in err, err
+
+
+def test_a_merge_resolved_to_the_union_of_both_trust_lists_warns(tmp_path):
+    """The review's (b): main revokes Bob then trusts Dave; the branch (made before) trusts Carol;
+    the branch merges main and the conflict is resolved to everyone either side trusts, Bob too.
+    b29bc2e took the merge commit, written after the revocation, for a meant re-trust. A merge is
+    never named as one: the warning names the revocation the pushed policy ignores."""
+    alice, ids, revoked = _setup(tmp_path)
+    assert hn(alice, "policy", "trust", ids["Dave"]).code == 0
+    _commit_policy(alice, "Trust Dave", env=_dated(3))
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    git(alice, "checkout", "-q", "feature")
+    old = git(alice, "rev-parse", "HEAD")
+    assert hn(alice, "policy", "trust", ids["Carol"]).code == 0
+    _commit_policy(alice, "Trust Carol", env=_dated(1))
+    ours = _trusted(alice)
+    assert _run(alice, "merge", "-q", "main").returncode != 0  # (a conflict in the policy)
+    git(alice, "checkout", "--ours", POLICY)
+    _set_trusted(alice, set(ours) | set(_trusted(alice, "main")))
+    new = _commit_policy(alice, "Merge main", env=_dated(4))
+    assert {ids["Bob"], ids["Carol"], ids["Dave"]} <= set(_trusted(alice))
+    err = _push(alice, "origin", "feature")
+    assert _kept(old, new, revoked, ids["Bob"]) in err, err
+    assert err.count("warning:") == 1, err
+
+
+@pytest.mark.parametrize("order", ["main-into-branch", "branch-into-main"])
+def test_a_merge_keeping_the_branch_policy_warns_in_either_parent_order(tmp_path, order):
+    """The review's (c): the branch trusts Carol a day after the revocation, and a merge of the
+    two keeps the branch's policy. Merged into main and pushed as the branch, ``git log
+    --topo-order`` listed the branch's commit before the revocation, and b29bc2e said nothing;
+    the other parent order warned (that case passed before this change too: a guard of the order
+    that worked). Both warn alike now: the branch's commit does not descend from the revocation,
+    so it is no re-trust of it."""
+    alice, ids, revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    git(alice, "checkout", "-q", "feature")
+    old = git(alice, "rev-parse", "HEAD")
+    assert hn(alice, "policy", "trust", ids["Carol"]).code == 0
+    _commit_policy(alice, "Trust Carol", env=_dated(3))
+    if order == "main-into-branch":
+        assert _run(alice, "merge", "-q", "main").returncode != 0
+        git(alice, "checkout", "--ours", POLICY)
+    else:
+        git(alice, "checkout", "-q", "-b", "upd", "main")
+        assert _run(alice, "merge", "-q", "feature").returncode != 0
+        git(alice, "checkout", "--theirs", POLICY)
+    new = _commit_policy(alice, "Merge", env=_dated(4))
+    assert git(alice, "rev-parse", f"{new}:{POLICY}") == git(alice, "rev-parse", f"feature:{POLICY}")
+    err = _push(alice, "origin", "HEAD:feature")
+    assert _kept(old, new, revoked, ids["Bob"]) in err, err
+    assert err.count("warning:") == 1, err
+
+
+def test_a_merge_that_trusts_again_in_its_resolution_is_not_named_a_re_trust(tmp_path):
+    """*Hostile history*: a topic branch made on main after the revocation changes no policy, and
+    its merge into main (an *evil merge*) trusts Bob again in the resolution itself. b29bc2e took
+    the merge, dated after the revocation, for a meant re-trust. Git's listing gives that merge
+    one parent (both sides lead to the revocation), so only the commit's own header tells it is a
+    merge: it is not named as a re-trust, and the warning names the revocation."""
+    alice, ids, revoked = _setup(tmp_path)
+    old = git(alice, "rev-parse", "origin/main")
+    git(alice, "checkout", "-q", "-b", "topic")
+    (alice / "notes.txt").write_text("work\n")
+    git(alice, "add", "notes.txt")
+    git(alice, "commit", "-q", "-m", "Work", env=_dated(3))
+    git(alice, "checkout", "-q", "main")
+    (alice / "other.txt").write_text("more\n")
+    git(alice, "add", "other.txt")
+    git(alice, "commit", "-q", "-m", "More", env=_dated(3))
+    git(alice, "merge", "-q", "--no-ff", "--no-commit", "topic")
+    _set_trusted(alice, [*_trusted(alice), ids["Bob"]])
+    new = _commit_policy(alice, "Merge topic", env=_dated(4))
+    listed = git(alice, "log", "--format=%P", "--full-history", "--simplify-merges", "-1", new, "--", POLICY)
+    assert listed == revoked  # (one parent as listed, two in its header)
+    err = _push(alice, "origin", "main")
+    assert _kept(old, new, revoked, ids["Bob"]) in err, err
+    assert err.count("warning:") == 1, err
+
+
+def test_a_deliberate_re_trust_after_pull_rebase_is_named_as_one(tmp_path):
+    """The review's second finding: a maintainer untrusts Bob (a suspected theft) and trusts him
+    again (cleared); a teammate pushed meanwhile, and ``git pull --rebase`` gives both commits the
+    same commit date, later than the re-trust's author date. b29bc2e warned "its policy still
+    trusts" as for a kept side. The push warns, naming the re-trust: if it was meant, nothing to
+    do."""
+    alice, ids, _revoked = _setup(tmp_path)
+    git(alice, "reset", "-q", "--hard", "HEAD^")  # (this test revokes its own way)
+    assert hn(alice, "policy", "untrust", ids["Bob"]).code == 0
+    _commit_policy(alice, "Untrust Bob (suspected theft)", env=_dated(2))
+    assert hn(alice, "policy", "trust", ids["Bob"]).code == 0
+    _commit_policy(alice, "Trust Bob again (cleared)", env=_dated(3))
+    git(alice, "checkout", "-q", "-b", "other", "origin/main")
+    (alice / "other.txt").write_text("x\n")
+    git(alice, "add", "other.txt")
+    git(alice, "commit", "-q", "-m", "unrelated", env=_dated(4))
+    assert _run(alice, "push", "-q", "origin", "other:main").returncode == 0
+    git(alice, "checkout", "-q", "main")
+    git(alice, "pull", "-q", "--rebase", "origin", "main", env=_dated(5))
+    old, new = git(alice, "rev-parse", "origin/main"), git(alice, "rev-parse", "HEAD")
+    untrust = git(alice, "rev-parse", "HEAD^")
+    assert git(alice, "log", "-2", "--format=%ct") == "\n".join([git(alice, "log", "-1", "--format=%ct")] * 2)
+    err = _push(alice, "origin", "main")
+    assert _again(old, new, new, "Trust Bob again (cleared)", untrust, "Untrust Bob (suspected theft)",
+                  ids["Bob"]) in err, err
+    assert err.count("warning:") == 1, err
