@@ -83,6 +83,10 @@ def test_the_demo_shows_the_reading_side(tmp_path):
     assert len(brief) == 1 + 13 and brief[3].startswith("Brief at commit ") and "## Handoffs" in brief
     assert brief[-1] == "```" and "Session handoff: codec and store are done." in brief
     assert r.out.index("$ git hn memory brief") > r.out.index(recall)
+    # a handoff with no blocker gives no --blocker (a newcomer trial: the demo's "--blocker none"
+    # signed a blocker named "none", which the brief counted and listed as one)
+    handoff = next(line for line in r.out.splitlines() if line.startswith("$ git hn memory handoff"))
+    assert "--blocker" not in handoff and "--next-action 'write the recall command'" in handoff
 
 
 def test_plugin_is_found_by_git(repo):
