@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from helpers import REAL_PIP_CACHE
@@ -84,3 +85,32 @@ def _uninstall(tmp_path, env):
     assert sorted(p.name for p in hooks.iterdir() if not p.name.endswith(".sample")) == ["pre-push"]
     assert (hooks / "pre-push").read_text() == "#!/bin/sh\nexit 0\n"
     assert not (tmp_path / "bin" / "git-hn").exists() and not (tmp_path / "hn").exists()
+
+
+def test_uninstall_notes_the_hooks_that_stay_however_git_hn_writes_its_lines(tmp_path):
+    """A newcomer trial: ``./install.sh --uninstall`` in a repository with hooks left out its
+    "the hooks in this repository stay" note three runs in four. Under ``set -o pipefail``,
+    ``git-hn hooks status | grep -q ': installed'`` was false whenever grep had quit at its first
+    match before git-hn wrote its next line (git-hn then exits 1 on the broken pipe). The
+    installed git-hn here is a wrapper around the real one that hands on its lines one at a time,
+    a moment apart: grep has always quit by the next one, so the race is lost every run."""
+    repo = tmp_path / "project"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "c"], check=True)
+    real = Path(sys.executable).parent / "git-hn"
+    assert subprocess.run([str(real), "hooks", "install"], cwd=repo, capture_output=True).returncode == 0
+    venv = tmp_path / "hn" / "venv"
+    (venv / "bin").mkdir(parents=True)
+    wrapper = venv / "bin" / "git-hn"
+    wrapper.write_text(f"#!/bin/sh\n'{real}' \"$@\" | while IFS= read -r line; do\n"
+                       "  printf '%s\\n' \"$line\"; sleep 0.2\ndone\n")
+    wrapper.chmod(0o755)
+    env = {**os.environ, "GIT_HN_HOME": str(tmp_path / "hn"), "GIT_HN_BIN": str(tmp_path / "bin"),
+           "GIT_HN_MAN": str(tmp_path / "man"), "GIT_HN_BASH_COMPLETION": str(tmp_path / "bash"),
+           "GIT_HN_ZSH_COMPLETION": str(tmp_path / "zsh")}
+    proc = subprocess.run([str(ROOT / "install.sh"), "--uninstall"], env=env, cwd=repo, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == ("note: the hooks in this repository stay (push and fetch go on without "
+                                           "git-hn, with a warning); remove them with ./install.sh --uninstall --hooks")
+    assert not venv.exists()
