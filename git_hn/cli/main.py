@@ -65,6 +65,9 @@ git hn version [--json]
 Run 'git hn <command> -h' for the options of a command. --no-color before
 the command (git hn --no-color memory log) turns colour off on a terminal
 for any command; after it, for a command whose -h lists it.
+
+The manual: man git-hn (or git help hn, git hn --help), with a page per
+command group (man git-hn-memory) and the memory model (man 7 hn-memory).
 """
 
 GROUPS = {

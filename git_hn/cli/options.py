@@ -331,6 +331,10 @@ DIGEST_OPTS = (
     Opt("--json", "json", help="print one line of JSON"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
+# the classes --lifecycle and --trust take (CONTRACT §5.4, §6.3; projection.LIFECYCLES and TRUSTS,
+# which a test compares): -h lists them (a newcomer trial learned them only from an error)
+LIFECYCLE_VALUES = "active, superseded, retracted, branching or dependency-missing"
+TRUST_VALUES = "qualified, actor-untrusted, kind-untrusted or policy-missing"
 ACTOR_FILTER_HELP = ("actor: full ID, a unique prefix of 8+ hex characters, or a display name exactly one known "
                      "actor has (repeatable)")
 LOG_OPTS = (
@@ -339,8 +343,9 @@ LOG_OPTS = (
     Opt("--topic", "topic", "T", multiple=True, help="topic (repeatable; all must match)"),
     Opt("--path", "path", "P", help="anchored repository-relative path (one)", once=True),
     Opt("--subject", "subject", "ID", help="typed subject, TYPE:sha256:<64 hex> (one)", once=True),
-    Opt("--lifecycle", "lifecycle", "L", multiple=True, help="lifecycle class (repeatable; default: all)"),
-    Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable; default: all)"),
+    Opt("--lifecycle", "lifecycle", "L", multiple=True,
+        help=f"lifecycle class: {LIFECYCLE_VALUES} (repeatable; default: all)"),
+    Opt("--trust", "trust", "T", multiple=True, help=f"trust class: {TRUST_VALUES} (repeatable; default: all)"),
     Opt("--query", "query", "TEXT", help="terms (all must match), as in recall", once=True),
     # (collected, to say "give -n N, -N or --max-count N once" of -1 -2, which has no -n to name)
     Opt("--max-count", "max_count", "N", multiple=True, help="at most N memories, newest first"),
@@ -377,8 +382,10 @@ RECALL_OPTS = (
     Opt("--kind", "kind", "K", multiple=True, help="kind (repeatable)"),
     Opt("--actor", "actor", "A", multiple=True, help=ACTOR_FILTER_HELP),
     Opt("--lifecycle", "lifecycle", "L", multiple=True,
-        help="lifecycle class (repeatable), or the single value all"),
-    Opt("--trust", "trust", "T", multiple=True, help="trust class (repeatable)"),
+        help=f"lifecycle class: {LIFECYCLE_VALUES} (repeatable; default: active), or the single value all"),
+    Opt("--trust", "trust", "T", multiple=True,
+        help=f"trust class: {TRUST_VALUES} (repeatable; default: qualified, or every class with "
+             "--include-untrusted)"),
     Opt("--query", "query", "TEXT",
         help='terms (all must match); also prefix*, "a phrase", and a OR b (binds tighter than AND)',
         once=True),
@@ -403,7 +410,10 @@ RECALL_OPTS = (
     Opt("--input", "input", "FILE|-", help="strict version-0 recall request (needs --json)"),
 )
 
-_EXPORT_FILTERS = tuple(o for o in RECALL_OPTS if o.name in (
+# (an export's defaults are log's: every lifecycle and trust class unless a filter narrows it)
+_EXPORT_DEFAULTS = {"--lifecycle": f"lifecycle class: {LIFECYCLE_VALUES} (repeatable; default: all)",
+                    "--trust": f"trust class: {TRUST_VALUES} (repeatable; default: all)"}
+_EXPORT_FILTERS = tuple(o._replace(help=_EXPORT_DEFAULTS.get(o.name, o.help)) for o in RECALL_OPTS if o.name in (
     "--at", "--subject", "--path", "--topic", "--kind", "--actor", "--lifecycle", "--trust", "--query"))
 EXPORT_OPTS = (
     Opt("--format", "format", "FORMAT", help="jsonl (default: one verified memory per line, enough to "

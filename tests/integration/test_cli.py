@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -106,6 +107,39 @@ def test_summary_starts_a_newcomer_with_commands_that_exist(tmp_path):
     for command in ("init", "hooks install", "replication select", "policy init", "setup"):
         r = hn(tmp_path, *command.split(), "-h")
         assert r.code == 0 and "usage" in r.out.lower(), (command, r.err)
+
+
+def test_summary_names_the_manual_and_its_pages_exist(tmp_path):
+    """A newcomer trial: ``git hn -h`` never said there is a manual (``man git-hn``, ``git help hn``
+    and ``git hn --help`` open it once installed); only the README did. Its last paragraph names
+    it, and every page it names is one ``./install.sh`` installs from ``man/``."""
+    out = hn_proc(tmp_path, "-h").out
+    last = out.rstrip("\n").split("\n\n")[-1]
+    assert last.startswith("The manual: man git-hn (or git help hn, git hn --help)"), last
+    root = pathlib.Path(__file__).resolve().parents[2]
+    pages = re.findall(r"man (?:(7) )?([a-z0-9-]+)", last)
+    assert pages == [("", "git-hn"), ("", "git-hn-memory"), ("7", "hn-memory")]
+    for section, name in pages:
+        assert (root / "man" / f"{name}.{section or 1}").is_file(), name
+
+
+@pytest.mark.parametrize("command", ["recall", "log", "export"])
+def test_filter_help_lists_the_lifecycle_and_trust_classes(tmp_path, command):
+    """A newcomer trial: ``recall -h`` and ``log -h`` said only "lifecycle class" and "trust
+    class"; the values showed only in the error a wrong one gets. -h lists each class (those the
+    filters take: ``projection.LIFECYCLES``, ``TRUSTS``) and the command's default."""
+    from git_hn.core.projection import LIFECYCLES, TRUSTS
+
+    r = hn_proc(tmp_path, "memory", command, "-h")
+    assert r.code == 0, r.err
+    text = " ".join(r.out.split())
+    lifecycle = re.search(r"--lifecycle L (.*?) --trust T (.*?) --", text)
+    for values, said in ((LIFECYCLES, lifecycle.group(1)), (TRUSTS, lifecycle.group(2))):
+        listed = re.search(r"class: (.*?) \(repeatable", said).group(1)
+        assert re.split(r", | or ", listed) == list(values), said
+    default = {"recall": ("default: active", "default: qualified"),
+               "log": ("default: all", "default: all"), "export": ("default: all", "default: all")}[command]
+    assert default[0] in lifecycle.group(1) and default[1] in lifecycle.group(2)
 
 
 def test_every_help_fits_an_80_column_terminal(tmp_path):
