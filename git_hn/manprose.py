@@ -65,6 +65,18 @@ same stream and never names another actor's). Agents that share a clone and an i
 take a label of their own, so the brief lists each one's latest handoff, and a worktree on an
 unpushed branch keeps its memories from holding back the others'.
 .PP
+.B \\-\\-applies
+says where a memory holds:
+.B exact
+only at its anchor commit (recall and the brief at any other commit leave it out),
+.B descendants
+at the anchor commit and every commit that has it in its history, and
+.B subject
+only for a read of the same typed subject
+.RB ( "recall \\-\\-subject ID" );
+see
+.BR hn-memory (7).
+.PP
 Corrections never rewrite history:
 .B supersede
 and
@@ -454,6 +466,20 @@ Each memory is a Git commit with exactly two mode\\-100644 blobs:
 (unpadded base64 Ed25519 over those exact bytes). The memory ID is sha256 of memory.json.
 Streams are append\\-only chains under refs/hn/memory/<actor>/<stream>; sequence starts at 1 and
 both the Git parent and the signed previous ID name the predecessor.
+.SH APPLICABILITY
+Each record says where it holds
+.RB ( "\\-\\-applies MODE" ),
+and recall and the brief at a commit (HEAD by default) keep only what applies there (the view
+page marks the others):
+.B exact
+applies only at the anchor commit itself, so recall and the brief at any other commit leave it
+out;
+.B descendants
+applies at the anchor commit and at every commit that has it in its history (the usual choice);
+.B subject
+applies only to a read of the same typed subject
+.RB ( "recall \\-\\-subject ID" ),
+at any commit.
 .SH TRUST MODEL
 Five judgments stay separate: signature validity proves attribution and integrity; policy
 qualification says the actor and kind are listed in the memory section of .hn/policy.json at the

@@ -35,7 +35,12 @@ RECORD_FIELDS = (
     Opt("--kind", "kind", "KIND", help="record kind: observation, decision, assumption, attempt, "
                                       "verification or handoff", signed=True),
     Opt("--at", "at", "REV", help="anchor commit (resolved to a full commit ID)", signed=True),
-    Opt("--applies", "applies", "MODE", help="applicability: exact, descendants or subject", signed=True),
+    # (each mode's meaning, CONTRACT §5.5: a newcomer trial guessed exact for a verification, and
+    # the next commit's recall and brief left it out, for good)
+    Opt("--applies", "applies", "MODE", help="applicability: exact (only at the anchor commit itself), "
+                                             "descendants (at the anchor commit and every commit that has it "
+                                             "in its history) or subject (only to a read of the same --subject, "
+                                             "such as recall --subject)", signed=True),
     Opt("--content", "content", "TEXT", multiple=True, help="content text"),
     Opt("--content-file", "content_file", "PATH", multiple=True,
         help="read the content bytes from PATH, or from stdin for -"),

@@ -60,6 +60,42 @@ def test_the_man_pages_say_what_help_says(tmp_path):
     assert docgen.esc("git hn identity use ACTOR") + "\n" in synopsis
 
 
+# what each --applies mode means, in the words of CONTRACT §5.5 (exact: R == A; descendants: A in
+# R's history; subject: the read's subject)
+APPLIES_MEANS = {"exact": "only at the anchor commit", "descendants": "every commit that has it in its history",
+                 "subject": "a read of the same"}
+
+
+def _says_each_mode(text: str) -> None:
+    text = " ".join(text.split())
+    for mode, meaning in APPLIES_MEANS.items():
+        at = text.find(mode + " (")
+        assert at >= 0 and meaning in text[at:at + 120], (mode, text[:300])
+
+
+def test_applies_modes_are_explained_where_users_read(tmp_path):
+    """A newcomer trial: ``record -h``, ``man git-hn-memory``, ``man 7 hn-memory`` and the README
+    named exact, descendants and subject but never said what they mean (only the protocol
+    contract, which is not installed, did). The trial guessed ``exact`` for a verification, and
+    one commit later recall and the brief left it out, for good. Each says each mode's meaning."""
+    for command in ("record", "handoff", "supersede"):
+        r = hn(tmp_path, "memory", command, "-h")
+        assert r.code == 0, r.err
+        said = " ".join(r.out.split())
+        _says_each_mode(said[said.index("--applies MODE"):])
+    for page in ("git-hn-memory.1", "hn-memory.7"):
+        roff = (ROOT / "man" / page).read_text()
+        description = roff.split(".SH OPTIONS")[0] if page.endswith(".1") else roff.split(".SH APPLICABILITY")[1]
+        plain = description.replace("\\-", "-").replace(".B ", "").replace(".RB ", "").replace('"', "")
+        for mode, meaning in APPLIES_MEANS.items():
+            assert mode in plain and meaning in " ".join(plain.split()), (page, mode)
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    first = readme.index("`--applies` says where a memory holds")
+    assert first < readme.index("--applies exact")  # before the README first names a mode in prose
+    for mode, meaning in APPLIES_MEANS.items():
+        assert meaning in readme[first:readme.index(f"`{mode}`", first) + 200], mode
+
+
 @pytest.mark.parametrize("page", sorted(docgen.pages()))
 def test_man_page_renders_without_warnings(page):
     env = {**os.environ, "MANWIDTH": "80", "MAN_KEEP_FORMATTING": "0"}
