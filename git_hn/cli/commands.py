@@ -265,7 +265,12 @@ def select_command(values: dict, positional: list[str]) -> int:
     else:
         sel = selmod.Selection(remote, *selectors, {**selmod.DEFAULT_BUDGETS, **given},
                                max_streams=selmod.DEFAULT_MAX_STREAMS if streams is None else streams)
-    sel = selmod.check(sel)
+    try:
+        sel = selmod.check(sel)
+    except InputError as exc:
+        if exc.message != selmod.NO_SELECTOR:
+            raise
+        raise InputError(selmod.no_selector_help(remote)) from None
     repo = repo or open_repo()
     replication.save_selection(repo, sel)
     from ..service.replication import learn_owners, remotes_here

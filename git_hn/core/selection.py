@@ -52,6 +52,19 @@ class Selection(NamedTuple):
         return self.saved and bool(self.memories) and not (self.all or self.actors or self.proposals)
 
 
+# §9.1's text, fixed; ``replication select`` appends what git-hn imports (``no_selector_help``)
+NO_SELECTOR = "replication selection requires at least one actor, proposal, or memory, or explicit --all"
+
+
+def no_selector_help(remote: str) -> str:
+    """``NO_SELECTOR`` with what selects streams first (git-hn): of the three selectors it names,
+    git-hn imports nothing for an actor or a proposal (a newcomer trial chose --actor from it, and
+    the sync imported nothing)."""
+    named = "" if remote == "origin" else f" {remote}"
+    return (f"{NO_SELECTOR}; git hn replication select{named} --all selects every memory stream, --memory "
+            "sha256:<stream> one (git-hn imports no stream for an actor or proposal selector)")
+
+
 def compatibility_all(remote: str) -> Selection:
     """No saved file: everything advertised, default budgets (§9.1)."""
     return Selection(remote, all=True, budgets=dict(DEFAULT_BUDGETS), saved=False)
@@ -70,8 +83,7 @@ def check(sel: Selection) -> Selection:
     if sel.all and (sel.actors or sel.proposals or sel.memories):
         raise InputError("--all is mutually exclusive with actor, proposal, and memory selectors")
     if not sel.all and not (sel.actors or sel.proposals or sel.memories):
-        raise InputError("replication selection requires at least one actor, proposal, or memory, "
-                         "or explicit --all")
+        raise InputError(NO_SELECTOR)
     _check_list(sel.actors, is_actor, "actor", "must be a full actor fingerprint")
     _check_list(sel.proposals, is_digest_id, "proposal", "must be a full event ID")
     _check_list(sel.memories, is_digest_id, "memory", "must be a full memory stream ID")

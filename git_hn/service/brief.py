@@ -212,7 +212,9 @@ def header_notes(repo: Repo) -> tuple[str, ...]:
     starts in a fresh clone with an empty brief knows why. Decided from the refs (one
     ``for-each-ref``) and, only then, from the saved replication selections (an agent trial:
     with a selection saved and synced, the line still said to select): with one saved, only the
-    sync part; nothing once a sync served every selected remote (``rstate.selections_settled``).
+    sync part; nothing once a sync served every selected remote (``rstate.selections_settled``),
+    unless a saved selection selects no stream (``--actor`` alone, which git-hn imports nothing
+    for: ``rstate.streamless``), when the line says which selection imports instead.
     So the line is a function of the refs and of what ``replication select`` and imports left
     under ``.git/hn/replication`` (docs/decisions.md); the brief's items never depend on them."""
     proc = repo.git.run(["for-each-ref", "--count=1", "--format=%(refname)", "refs/hn/remotes/", "refs/remotes/"])
@@ -224,6 +226,12 @@ def header_notes(repo: Repo) -> tuple[str, ...]:
     selected, served = rstate.selections_settled(repo)
     if not selected:
         return (NOT_IMPORTED,)
+    lost = rstate.streamless(repo)  # (a selection a sync imports nothing for: what does, instead)
+    if lost:
+        from .unimported import streamless_text
+
+        text = streamless_text(lost)
+        return (text[:1].upper() + text[1:],)
     return () if served == selected else (NOT_SYNCED,)
 
 

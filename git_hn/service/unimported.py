@@ -12,6 +12,11 @@ this clone holds no accepted memory ref from it (one ``for-each-ref --count=1`` 
 remote, only then). A sync that found nothing to import leaves the quiet record, so a remote
 that holds no memory is not named again. Trusts the files under ``.git/hn/replication`` and
 the refs.
+
+A remote whose saved selection selects no stream at all (``--actor`` or ``--proposal`` alone:
+git-hn imports nothing for them) is named apart, served or not, with the selection that does
+import (``streamless``; a newcomer trial's clone synced such a selection, and every read then
+said only that there was no memory here).
 """
 
 from __future__ import annotations
@@ -20,12 +25,26 @@ from ..store.repo import Repo
 
 
 def remotes(repo: Repo) -> list[str]:
-    """The remotes (configured ones) with a saved selection that imported nothing yet."""
+    """The remotes (configured ones) with a saved selection that imported nothing yet, and that
+    selects some stream (``streamless`` has the others: a sync would import nothing for them)."""
     from ..store import replication as rstate
 
     names = rstate.unserved(repo)
-    if not names:
-        return []
+    return _empty(repo, [r for r in names if r not in rstate.streamless(repo)]) if names else []
+
+
+def streamless(repo: Repo) -> list[str]:
+    """The remotes (configured ones) whose saved selection selects no memory stream (only
+    ``--actor`` or ``--proposal`` selectors: ``store.replication.streamless``) and from which
+    nothing is imported, whether or not a sync served them since."""
+    from ..store import replication as rstate
+
+    names = rstate.streamless(repo)
+    return _empty(repo, names) if names else []
+
+
+def _empty(repo: Repo, names: list[str]) -> list[str]:
+    """Of ``names``, the configured remotes this clone holds no accepted memory ref from."""
     configured = repo.remote_names()
     out = []
     for remote in names:
@@ -38,13 +57,26 @@ def remotes(repo: Repo) -> list[str]:
     return out
 
 
+def streamless_text(names: list[str]) -> str:
+    """What to run when the selections saved for ``names`` select no memory stream."""
+    def fix(remote: str) -> str:
+        named = "" if remote == "origin" else f" {remote}"
+        return (f"the replication selection saved for {remote} selects no memory stream (git-hn imports none for "
+                f"an --actor or --proposal selector), so nothing is imported from it: git hn replication "
+                f"select{named} --all (or --memory sha256:<stream>), then git hn sync {remote}, imports it")
+
+    return "; ".join(fix(r) for r in names)
+
+
 def hint(repo: Repo) -> str:
-    """One line for ``remotes``, "" when there is none."""
+    """One line for ``streamless`` and ``remotes``, "" when there is none."""
+    lost = streamless(repo)
     names = remotes(repo)
     if not names:
-        return ""
+        return streamless_text(lost)
     syncs = ", then ".join(f"git hn sync {r}" for r in names)
     one = len(names) == 1
-    return (f"nothing is imported from {' or '.join(names)} yet, though {'its' if one else 'their'} replication "
-            f"{'selection is' if one else 'selections are'} saved: {syncs} imports what "
-            f"{'it selects' if one else 'they select'} (a git fetch imports only when it moves a branch)")
+    return "; ".join(filter(None, (streamless_text(lost), (
+        f"nothing is imported from {' or '.join(names)} yet, though {'its' if one else 'their'} replication "
+        f"{'selection is' if one else 'selections are'} saved: {syncs} imports what "
+        f"{'it selects' if one else 'they select'} (a git fetch imports only when it moves a branch)"))))

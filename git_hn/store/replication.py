@@ -149,17 +149,43 @@ def selections_settled(repo: Repo) -> tuple[int, int]:
 def unserved(repo: Repo) -> list[str]:
     """The names of the remotes with a saved selection that no sync served yet
     (``selections_settled``'s test; no Git process), sorted."""
+    names, served = _served(repo)
+    return _remotes_of(names - served, names)
+
+
+def _remotes_of(stems, names) -> list[str]:
+    """The remotes named by these selection file stems, sorted (``names``: every stem saved)."""
     import binascii
 
-    names, served = _served(repo)
     out = []
-    for stem in sorted(names - served):
+    for stem in sorted(stems):
         try:  # (the file's name is the remote's in unpadded URL-safe base64: ``selection_file_name``)
             out.append(binascii.a2b_base64((stem + "=" * (-len(stem) % 4)).replace("-", "+").replace("_", "/"),
                                            strict_mode=True).decode("utf-8"))
         except (binascii.Error, UnicodeDecodeError):
             continue
     return [r for r in out if selmod.file_name(r)[:-len(".json")] in names]  # (only a name that encodes back)
+
+
+def streamless(repo: Repo) -> list[str]:
+    """The remotes whose saved selection selects no memory stream: neither ``--all`` nor an exact
+    stream, only actor or proposal selectors, which git-hn saves as hn does and imports nothing
+    for (CONTRACT §11(c)); sorted. A newcomer trial's clone selected ``--actor`` alone, synced,
+    and every later read said only that there was no memory. One read of each selection file, no
+    Git process; a file that cannot be read or decoded safely is left out (``sync`` says why)."""
+    try:
+        names = {n[:-len(".json")] for n in _entries(repo, "selections") if n.endswith(".json")}
+    except (HnError, OSError):
+        return []
+    out = []
+    for remote in _remotes_of(names, names):
+        try:
+            sel = load_selection(repo, remote)
+        except (HnError, OSError):
+            continue
+        if sel.saved and not (sel.all or sel.memories):
+            out.append(remote)
+    return out
 
 
 def _served(repo: Repo) -> tuple[set[str], set[str]]:

@@ -124,3 +124,41 @@ def test_a_push_that_publishes_is_no_import(tmp_path):
     wait_publication(alice)
     assert git(remote, "for-each-ref", "refs/hn/memory")  # (the hook published)
     assert HINT in hn(alice, "memory", "recall").err
+
+
+STREAMLESS = ("the replication selection saved for origin selects no memory stream (git-hn imports none for an "
+              "--actor or --proposal selector), so nothing is imported from it: git hn replication select --all "
+              "(or --memory sha256:<stream>), then git hn sync origin, imports it")
+
+
+def test_an_actor_only_selection_says_what_imports_instead(tmp_path):
+    """A newcomer trial: ``replication select --actor <Bob>`` alone, then a sync ("skipped
+    (unsupported)"); afterwards ``log`` said only "no memory here yet: create your identity …,
+    then record one", recall "Matched: 0" and the brief nothing, though the saved selection can
+    never import anything in git-hn. Each now names it and what imports instead, before the sync
+    and after it, until a selection that selects streams is saved and synced."""
+    from helpers import actor_of
+
+    _remote, (alice, newcomer) = shared_remote(tmp_path, "Alice", "Newcomer")
+    r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "team decision")
+    assert r.code == 0, r.err
+    assert hn(alice, "sync").code == 0
+    assert hn(newcomer, "replication", "select", "--actor", actor_of(alice)).code == 0
+    for synced in (False, True):
+        if synced:
+            assert hn(newcomer, "sync", "origin").code == 0
+        log = hn(newcomer, "memory", "log")
+        assert log.code == 0 and log.err == f"git-hn: hint: no memory here yet: {STREAMLESS}; to add your own, " \
+            "record one with git hn memory record\n", log.err
+        for args in (["memory", "recall"], ["memory", "recall", "--json"], ["memory", "brief", "--json"]):
+            r = hn(newcomer, *args)
+            assert r.code == 0 and f"git-hn: hint: {STREAMLESS}\n" in r.err, (args, r.err)
+            assert "nothing is imported from origin yet" not in r.err  # (a sync would import nothing)
+        brief = hn(newcomer, "memory", "brief")
+        assert STREAMLESS[:1].upper() + STREAMLESS[1:] + "\n" in brief.out, brief.out
+    assert hn(newcomer, "replication", "select", "--all").code == 0
+    assert hn(newcomer, "sync", "origin").code == 0
+    for args in (["memory", "log"], ["memory", "recall", "--json"], ["memory", "brief"]):
+        r = hn(newcomer, *args)
+        assert r.code == 0 and "selects no memory stream" not in r.err + r.out, (args, r.err)
