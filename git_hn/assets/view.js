@@ -25,6 +25,11 @@
     document.querySelector("header").appendChild(el("p", "notice t", doc.notice));
   }
 
+  // A page with no memory at all: what imports the team's or adds one's own, as the command said
+  // it on stderr (its hint, plain text), in place of the bare sentence the page was written with.
+  const empty = document.getElementById("empty");
+  if (empty && typeof doc.empty === "string" && doc.empty) empty.textContent = doc.empty;
+
   // A class name derived from a value only when the value is one the page knows.
   function known(prefix, value, list) {
     return list.indexOf(value) >= 0 ? prefix + value : prefix + "other";

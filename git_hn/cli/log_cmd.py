@@ -107,25 +107,9 @@ def log(values: dict, positional: list[str]) -> int:
         if filtered:
             render.hint("no memory matches these filters")
             return 0
-        from ..service import hooks
-
-        team = hooks.selection_hint(repo) if repo.git.run(["remote"]).stdout.strip() else None
-        from ..store.identity import active_actor
-
-        # without an identity, record fails: the first step is init (a newcomer trial); and
-        # without a commit, it has nothing to anchor to: the first commit comes first (a trial)
-        steps = [] if repo.head_commit() else ["make the first commit (git commit)"]
-        if not active_actor(repo):
-            steps.append("create your identity with git hn init --name NAME")
-        first = f"{', '.join(steps)}, then " if steps else ""
         from ..service import unimported
 
-        waiting = "" if team else unimported.hint(repo)
-        if waiting:  # (a newcomer trial: a saved selection had imported nothing; the sync comes first)
-            render.hint(f"no memory here yet: {waiting}; to add your own, {first}record one with git hn memory record")
-            return 0
-        render.hint(f"no memory here yet: {first}record one with git hn memory record" +
-                    (f"; {team}, then git hn sync" if team else ""))
+        render.hint(unimported.nothing_here(repo))
         return 0
     if not sys.stdout.isatty():
         render.lines(core.lines(items, graph, known=known))

@@ -29,13 +29,14 @@ def view(values: dict, positional: list[str]) -> int:
     from ..service import view as service
     from ..store.repo import open_repo
 
-    path, drift = service.write_page(open_repo(), values.get("at") or "HEAD", output)
+    path, drift, empty = service.write_page(open_repo(), values.get("at") or "HEAD", output)
     sys.stdout.write(one_line(path) + "\n")
     sys.stdout.flush()
-    if drift:  # (the page says it too, under its heading)
-        from . import render
+    from . import render
 
-        render.hint(drift)
+    for text in (drift, empty):  # (the page says them too: under its heading, in its empty timeline)
+        if text:
+            render.hint(text)
     if values.get("open"):
         import pathlib
         import webbrowser

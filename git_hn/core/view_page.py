@@ -169,7 +169,9 @@ def render(doc: dict, script: str, style: str) -> str:
         "</form>\n"
         '<main>\n<section aria-labelledby="h-timeline">\n<h2 id="h-timeline">Timeline</h2>\n'
         '<ol id="timeline" class="timeline"></ol>\n'
-        '<p id="no-match" class="none" hidden>No memory matches these filters. '
+        # (a page with no memory at all says so; the script puts the command's hint here: ``empty``)
+        + ('<p id="empty" class="none">No memory here yet.</p>\n' if not total else "")
+        + '<p id="no-match" class="none" hidden>No memory matches these filters. '
         '<button type="button" id="clear">Clear the filters</button></p>\n</section>\n'
         '<section aria-labelledby="h-relations">\n<h2 id="h-relations">Relations</h2>\n'
         '<p class="note">Supersession chains from the oldest record, with the retractions and '

@@ -80,3 +80,25 @@ def hint(repo: Repo) -> str:
         f"nothing is imported from {' or '.join(names)} yet, though {'its' if one else 'their'} replication "
         f"{'selection is' if one else 'selections are'} saved: {syncs} imports what "
         f"{'it selects' if one else 'they select'} (a git fetch imports only when it moves a branch)"))))
+
+
+def nothing_here(repo: Repo) -> str:
+    """The line of ``memory log`` and ``memory view`` when this clone holds no memory at all: what
+    imports the team's (no selection saved, one not synced yet, or one that selects no stream)
+    and what adds one's own. (A newcomer trial: view wrote an empty page and said nothing, where
+    log, recall and the brief said what to run.)"""
+    from ..store.identity import active_actor
+    from .hooks import selection_hint
+
+    team = selection_hint(repo) if repo.remote_names() else ""
+    # without an identity, record fails: the first step is init (a newcomer trial); and
+    # without a commit, it has nothing to anchor to: the first commit comes first (a trial)
+    steps = [] if repo.head_commit() else ["make the first commit (git commit)"]
+    if not active_actor(repo):
+        steps.append("create your identity with git hn init --name NAME")
+    first = f"{', '.join(steps)}, then " if steps else ""
+    waiting = "" if team else hint(repo)
+    if waiting:  # (a newcomer trial: a saved selection had imported nothing; the sync comes first)
+        return f"no memory here yet: {waiting}; to add your own, {first}record one with git hn memory record"
+    return f"no memory here yet: {first}record one with git hn memory record" + (f"; {team}, then git hn sync"
+                                                                                  if team else "")

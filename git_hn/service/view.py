@@ -175,20 +175,24 @@ def _shown(path: str) -> str:
     return shown_path(path)
 
 
-def write_page(repo: Repo, at: str, output: str | None) -> tuple[str, str]:
+def write_page(repo: Repo, at: str, output: str | None) -> tuple[str, str, str]:
     """``git hn memory view``: the page at revision ``at`` written to ``output`` (or the private
-    default); returns the path written and the policy drift hint (``policy_drift``: the page
+    default); returns the path written, the policy drift hint (``policy_drift``: the page
     shows it too, as its ``notice``, with the authors shown untrusted that the policy no longer
-    trusts), "" when there is none."""
+    trusts), "" when there is none, and the hint of a page with no memory at all (log's:
+    ``unimported.nothing_here``, which the page shows in its empty timeline), "" otherwise."""
     from .policy_drift import hint
+    from .unimported import nothing_here
 
     doc = document(repo, at)
     drift = hint(repo, doc["atCommit"], {(m["actor"], m["kind"]) for m in doc["memories"] if m["trust"] == "qualified"})
     notice = "; ".join(filter(None, (drift, _revoked_notice(repo, doc))))
-    page = render({**doc, "notice": core.inert_line(notice[:1].upper() + notice[1:])} if notice else doc)
+    empty = "" if doc["memories"] else nothing_here(repo)
+    shown = {**doc, "notice": core.inert_line(notice[:1].upper() + notice[1:])} if notice else doc
+    page = render({**shown, "empty": core.inert_line(empty[:1].upper() + empty[1:])} if empty else shown)
     from ..store.argpath import os_path
 
-    return (write_output(os_path(output), page) if output else write_default(repo, page)), drift
+    return (write_output(os_path(output), page) if output else write_default(repo, page)), drift, empty
 
 
 def _revoked_notice(repo: Repo, doc: dict) -> str:

@@ -23,7 +23,7 @@ import shutil
 import pytest
 
 from helpers import hn
-from integration.test_view_page import HANDOFF_SHOWN, seed_handoff, seed_hostile
+from integration.test_view_page import HANDOFF_SHOWN, empty_clone, seed_handoff, seed_hostile
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -321,6 +321,30 @@ def test_the_policy_drift_notice_is_shown_as_text(browser, tmp_path):
             notice
         assert page.locator("img").count() == 0 and page.evaluate("typeof window.__pwned") == "undefined"
         assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_page_with_no_memory_shows_what_imports_some(browser, tmp_path):
+    """A newcomer trial's fresh clone: the page showed "0 verified memories" over an empty
+    timeline. Its timeline says there is no memory here yet and what to run, as the command's
+    hint says it on stderr."""
+    newcomer = empty_clone(tmp_path)
+    target = tmp_path / "page.html"
+    r = hn(newcomer, "memory", "view", "--output", str(target))
+    assert r.code == 0
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(target.as_uri(), wait_until="load")
+        empty = page.locator("#empty")
+        assert empty.is_visible()
+        hint = r.err[len("git-hn: hint: "):].rstrip("\n")
+        assert empty.text_content() == hint[:1].upper() + hint[1:]
+        assert "git hn replication select --all" in hint
+        assert page.locator("#no-match").is_hidden() and errors == []
     finally:
         context.close()
 

@@ -267,6 +267,40 @@ def test_page_has_an_attempts_outcome_and_a_handoffs_lists_as_show_does(tmp_path
     assert "<img" not in page and "\\u003cimg src=x onerror" in page  # only ever JSON data
 
 
+def empty_clone(root: Path) -> Path:
+    """A fresh clone of a remote that holds memory, with nothing imported (no selection, no sync)."""
+    from helpers import shared_remote
+
+    _remote, (alice, newcomer) = shared_remote(root, "Alice", "Newcomer")
+    assert hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "team decision").code == 0
+    assert hn(alice, "sync").code == 0
+    return newcomer
+
+
+def test_a_page_with_no_memory_says_what_imports_some(tmp_path):
+    """A newcomer trial: in a fresh clone with nothing imported, ``memory view`` printed only the
+    path and wrote a page of "0 verified memories", an empty timeline and nothing else, where
+    log, recall and the brief said to select, then sync. It gives log's hint on stderr, and the
+    page says it in its timeline (as data: the script sets it as text)."""
+    newcomer = empty_clone(tmp_path)
+    log = hn(newcomer, "memory", "log")
+    assert log.code == 0 and "git hn replication select --all" in log.err, log.err
+    r = hn(newcomer, "memory", "view", "--output", str(tmp_path / "page.html"))
+    assert (r.code, r.out) == (0, f"{tmp_path / 'page.html'}\n")
+    assert r.err == log.err  # the same hint, word for word
+    page = (tmp_path / "page.html").read_text()
+    hint = log.err[len("git-hn: hint: "):].rstrip("\n")
+    assert _data(page)["empty"] == hint[:1].upper() + hint[1:] and _data(page)["memories"] == []
+    assert '<p id="empty" class="none">No memory here yet.</p>' in page  # (before the script runs)
+    # a page with memories has neither
+    seeded = seed_handoff(tmp_path / "other")
+    r = hn(seeded["repo"], "memory", "view", "--output", str(tmp_path / "full.html"))
+    assert r.code == 0 and "no memory here" not in r.err
+    full = (tmp_path / "full.html").read_text()
+    assert 'id="empty"' not in full and "empty" not in _data(full)
+
+
 def test_page_from_state_equals_page_from_full_verification(seeded):
     from git_hn.service import view as service
     from git_hn.store.repo import open_repo
