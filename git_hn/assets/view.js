@@ -88,6 +88,24 @@
     return el("span", "badge " + (m.trust === "qualified" ? "trusted" : "untrusted"), m.trust);
   }
 
+  // Whether a memory applies at the page's commit, said on its row when it does not (a newcomer
+  // trial: a verification --applies exact three commits back read "Tests pass at this commit"
+  // as a green row like any current one; recall and the brief at that commit leave it out).
+  const APPLIES_WHY = {exact: "it applies only at its anchor commit",
+    descendants: "it applies only at commits that have its anchor commit in their history",
+    subject: "it applies only to a read of its subject"};
+  function applies(m) {
+    return m.applicability === "applicable";
+  }
+  function applicabilityBadge(m) {
+    const badge = el("span", "badge applicability", m.applicability + " here");
+    badge.title = m.applicability === "inapplicable"
+      ? "Not at this page's commit: " + (APPLIES_WHY[m.applies.mode] || "see its Details")
+        + "; recall and the brief here leave it out"
+      : "Whether it applies at this page's commit cannot be decided (" + m.applicability + ")";
+    return badge;
+  }
+
   function relationItem(r) {
     const li = el("li", "relation");
     li.appendChild(el("span", "rel-type", RELATION_TEXT[r.type] || "related to"));
@@ -108,7 +126,9 @@
   }
 
   function memoryItem(m) {
-    const li = el("li", "memory " + known("lc-", m.lifecycle, LIFECYCLES));
+    // (a memory that does not apply here, and one the policy does not qualify, each look apart)
+    const li = el("li", "memory " + known("lc-", m.lifecycle, LIFECYCLES) + (applies(m) ? "" : " not-here")
+                        + (m.trust === "qualified" ? "" : " untrusted"));
     const anchor = anchorFor(m.id);
     if (anchor) li.id = anchor;
     const head = el("div", "head");
@@ -118,6 +138,7 @@
     head.appendChild(el("span", "badge kind", m.kind));
     head.appendChild(el("span", "badge lifecycle", m.lifecycle));
     head.appendChild(trustBadge(m));
+    if (!applies(m)) head.appendChild(applicabilityBadge(m));
     head.appendChild(el("code", "anchor", "@" + m.anchor.commit.slice(0, 12) + " " + m.applies.mode));
     li.appendChild(head);
     li.appendChild(el("p", "summary t", m.summary));
@@ -174,6 +195,7 @@
     path: (m) => m.paths,
     lifecycle: (m) => [m.lifecycle],
     trust: (m) => [m.trust],
+    applicability: (m) => [m.applicability],
   };
   function label(name, value) {
     return name === "actor" ? names.get(value) + " (" + value.slice(0, 12) + ")" : value;
@@ -276,6 +298,7 @@
     li.appendChild(el("span", "badge kind", m.kind));
     li.appendChild(el("span", "badge lifecycle", m.lifecycle));
     li.appendChild(trustBadge(m));  // (as in the timeline: a chain's members are any actor's)
+    if (!applies(m)) li.appendChild(applicabilityBadge(m));
     li.appendChild(author(m));
     li.appendChild(document.createTextNode(" "));
     li.appendChild(el("span", "summary t", m.summary));

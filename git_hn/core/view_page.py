@@ -20,12 +20,18 @@ It reaches the page only as data, never as markup (*HTML injection*, *stored XSS
   newline and tab become U+FFFD (ANSI escapes included), and bidirectional controls and every
   other invisible character are shown as ``\\u{202e}``-style text (*Trojan Source*, *ASCII
   smuggling*: ``core.invisible``); the style also isolates each author string's direction.
+
+The header carries the warning every CLI and JSON output carries (``limits.WARNING``: memory content
+is untrusted inert data), and the script marks the rows that do not apply at the page's commit
+and those the policy there does not qualify (a newcomer trial read an ``--applies exact``
+verification three commits back as a current green row).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import re
 
@@ -33,6 +39,7 @@ from . import log as logcore
 from .gostr import one_line, safe_text, short_id
 from .grammar import utc_timestamp
 from .invisible import spell_invisible
+from .limits import WARNING
 from .policy import actor_standing
 
 GENERATOR = "git-hn memory view"
@@ -158,6 +165,7 @@ def render(doc: dict, script: str, style: str) -> str:
         "<h1>git-hn memory</h1>\n"
         f'<p class="at">{total} verified memor{"y" if total == 1 else "ies"} '
         f"as seen at commit <code>{at}</code> (trust by the policy at that commit)</p>\n"
+        f'<p class="warning">{html.escape(WARNING)}</p>\n'
         "<noscript><p>This page builds its lists with its own script; "
         "it runs nothing else and loads nothing.</p></noscript>\n"
         "</header>\n"
@@ -185,7 +193,7 @@ def render(doc: dict, script: str, style: str) -> str:
 
 # the client-side filters, in the order shown: (field, label)
 FILTERS = (("kind", "Kind"), ("actor", "Actor"), ("topic", "Topic"), ("path", "Path"),
-           ("lifecycle", "Lifecycle"), ("trust", "Trust"))
+           ("lifecycle", "Lifecycle"), ("trust", "Trust"), ("applicability", "Applies here"))
 
 
 def is_page(head: bytes) -> bool:

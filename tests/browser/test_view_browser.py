@@ -23,7 +23,7 @@ import shutil
 import pytest
 
 from helpers import hn
-from integration.test_view_page import HANDOFF_SHOWN, empty_clone, seed_handoff, seed_hostile
+from integration.test_view_page import HANDOFF_SHOWN, empty_clone, seed_handoff, seed_hostile, seed_not_applying
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -323,6 +323,64 @@ def test_the_policy_drift_notice_is_shown_as_text(browser, tmp_path):
         assert errors == []
     finally:
         context.close()
+
+
+def test_a_memory_that_does_not_apply_here_is_marked_on_its_row(browser, tmp_path):
+    """A newcomer trial: a verification ``--applies exact`` three commits back ("Tests pass at
+    this commit") showed as a green "qualified" row like every current one; only its collapsed
+    Details said "inapplicable", while recall and the brief at that commit leave it out. Its row
+    carries a badge that says so (with why, as its title), a dashed bar and muted text; the
+    Applies here filter chooses such rows."""
+    s = seed_not_applying(tmp_path)
+    target = tmp_path / "page.html"
+    assert hn(s["repo"], "memory", "view", "--output", str(target)).code == 0
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(target.as_uri(), wait_until="load")
+        exact = page.locator("#m-" + s["exact"][len("sha256:"):])
+        current = page.locator("#m-" + s["current"][len("sha256:"):])
+        assert exact.locator(".head > .badge").all_text_contents() == \
+            ["verification", "active", "qualified", "inapplicable here"]
+        assert exact.locator(".badge.applicability").get_attribute("title") == \
+            "Not at this page's commit: it applies only at its anchor commit; recall and the brief here leave it out"
+        assert current.locator(".head > .badge").all_text_contents() == ["decision", "active", "qualified"]
+
+        def style(item, prop, inner=":scope"):
+            return item.locator(inner).first.evaluate(f"(e) => getComputedStyle(e).{prop}")
+
+        assert (style(exact, "borderLeftStyle"), style(current, "borderLeftStyle")) == ("dashed", "solid")
+        assert style(exact, "color", ".summary") != style(current, "color", ".summary")
+        assert sorted(page.locator("#f-applicability option").all_text_contents()) == \
+            ["all (2)", "applicable (1)", "inapplicable (1)"]
+        page.select_option("#f-applicability", value="inapplicable")
+        assert page.locator("#timeline > li.memory").count() == 1 and exact.is_visible()
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_untrusted_rows_look_apart_under_the_inert_data_warning(opened):
+    """A newcomer trial: an ``actor-untrusted`` memory had the same look as a trusted one (only its
+    small badge was red), and the page lacked the warning every CLI and JSON output carries. The
+    row is tinted and its trust badge filled; the header says the content is inert data."""
+    from git_hn.core.limits import WARNING
+
+    o, s = opened
+    untrusted = o.page.locator("#m-" + s["b1"][len("sha256:"):])
+    trusted = o.page.locator("#m-" + s["a2"][len("sha256:"):])
+    assert "untrusted" in untrusted.get_attribute("class").split()
+    assert "untrusted" not in trusted.get_attribute("class").split()
+
+    def background(item, inner=":scope"):
+        return item.locator(inner).first.evaluate("(e) => getComputedStyle(e).backgroundColor")
+
+    assert background(untrusted) != background(trusted) == "rgba(0, 0, 0, 0)"
+    assert background(untrusted, ".badge.untrusted") != background(trusted, ".badge.trusted")
+    warning = o.page.locator("header > p.warning")
+    assert warning.text_content() == WARNING and warning.is_visible()
 
 
 def test_a_page_with_no_memory_shows_what_imports_some(browser, tmp_path):

@@ -71,7 +71,7 @@ def seed_hostile(root: Path) -> dict:
                        "topic": {"arch": 2, "<b>x</b>": 1, "javascript:alert(1)": 1},
                        "path": {"src/app.py": 2, HOSTILE_FILE: 1},
                        "lifecycle": {"superseded": 1, "retracted": 1, "active": 2},
-                       "trust": {"qualified": 3, "actor-untrusted": 1}},
+                       "trust": {"qualified": 3, "actor-untrusted": 1}, "applicability": {"applicable": 4}},
             "total": 4}
 
 
@@ -265,6 +265,53 @@ def test_page_has_an_attempts_outcome_and_a_handoffs_lists_as_show_does(tmp_path
     assert (by[s["attempt"]]["outcome"], by[s["attempt"]]["handoff"]) == ("failed", [])
     assert (by[s["handoff"]]["outcome"], by[s["handoff"]]["handoff"]) == ("", HANDOFF_SHOWN)
     assert "<img" not in page and "\\u003cimg src=x onerror" in page  # only ever JSON data
+
+
+def seed_not_applying(root: Path) -> dict:
+    """A newcomer trial's page: Alice (trusted by the policy) records a verification ``--applies
+    exact`` and a decision ``--applies descendants``, then three commits follow; the page at HEAD."""
+    repo = make_repo(root / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    assert hn(repo, "policy", "init").code == 0
+    git(repo, "add", ".hn/policy.json")
+    git(repo, "commit", "-q", "-m", "policy")
+    head = git(repo, "rev-parse", "HEAD")
+    exact = record_id(repo, "--evidence", f"git:{head}", kind="verification", applies="exact",
+                      content="Tests pass at this commit.")
+    current = record_id(repo, content="Keep streams separate.")
+    for i in range(3):
+        (repo / "README.md").write_text(f"hello {i}\n")
+        git(repo, "commit", "-q", "-am", f"later {i}")
+    return {"repo": repo, "exact": exact, "current": current, "anchor": head}
+
+
+def test_a_memory_that_does_not_apply_here_is_in_the_data_and_has_a_filter(tmp_path):
+    """A newcomer trial: a verification ``--applies exact`` three commits back was a green
+    "qualified" row like a current one (only its Details said "inapplicable"). The page's data
+    carries each memory's applicability at the page's commit, the script marks a row that does
+    not apply (``tests/browser`` looks at it), and a filter chooses by it."""
+    s = seed_not_applying(tmp_path)
+    _, page = _write(s["repo"])
+    by = {m["id"]: m for m in _data(page)["memories"]}
+    assert (by[s["exact"]]["applicability"], by[s["exact"]]["applies"]["mode"]) == ("inapplicable", "exact")
+    assert (by[s["current"]]["applicability"], by[s["current"]]["trust"]) == ("applicable", "qualified")
+    assert '<label>Applies here <select id="f-applicability" name="applicability"></select></label>' in page
+    script = [b for b in _parse(page).blocks if b[0] == "script" and "type" not in b[1]][0][2]
+    assert "applicability: (m) => [m.applicability]" in script  # the filter's values
+    assert '" not-here"' in script and '" untrusted"' in script  # the row classes the style draws apart
+    style = [b for b in _parse(page).blocks if b[0] == "style"][0][2]
+    assert ".memory.not-here {" in style and ".memory.untrusted {" in style
+
+
+def test_the_page_says_that_memory_content_is_inert_data(seeded):
+    """A newcomer trial: every CLI, JSON and brief output carries the warning that memory content
+    is untrusted inert data; the page, which shows untrusted authors' text, did not. Its header
+    does, as static text (no author text in it)."""
+    from git_hn.core.limits import WARNING
+
+    _, page = _write(seeded["repo"])
+    header = page.split("<header>", 1)[1].split("</header>", 1)[0]
+    assert f'<p class="warning">{WARNING}</p>' in header
 
 
 def empty_clone(root: Path) -> Path:
