@@ -156,6 +156,15 @@ yet are listed with what to push, and do not change the exit status:
 .B \\-\\-json
 lists them under
 .BR heldBack .
+.PP
+A stream that waits for an anchor commit this clone lacks keeps the contract's
+.B recovery
+("fetch a branch that contains" the commit) in its
+.B \\-\\-json
+outcome; after a rebase, an amend or a deleted branch no branch has it, so the outcome's
+.B hint
+gives what the human output says: which fetch may bring it, or the push by which a clone that
+still has it puts it back.
 """,
     "git-hn-hooks": """\
 .SH DESCRIPTION

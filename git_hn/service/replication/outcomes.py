@@ -414,48 +414,50 @@ class SyncResult:
                            + (f"; {recovery}" if recovery else ""))
         if current:
             out.append(f"Replication from {self.remote}: {counted(current, *self._unit())} up to date")
-        out += self._anchor_hints()
+        out += self._anchor_hints().values()
         out += [self._rebased_line(r) for r in self.rebased]
         out += [h.line(self.remote) for h in self.held]
         if self.publication_off:
             out.append(f"Publication to {self.remote}: off (git config remote.{self.remote}.hnPublish is false)")
         return out + self.reminders
 
-    def _anchor_hints(self) -> list[str]:
+    def _anchor_hints(self, named: bool = True) -> dict[str, str]:
         """For each anchor commit this clone lacks, once (however many streams wait for it): who
-        can bring it back. A sync fetches no branch: a ``git fetch`` may (a newcomer's first sync
-        came before it); after a rebase, an amend or a deleted branch, only a clone that still
-        has it can."""
+        can bring it back, as commit -> its line. A sync fetches no branch: a ``git fetch`` may (a
+        newcomer's first sync came before it); after a rebase, an amend or a deleted branch, only a
+        clone that still has it can. ``named``: the line says whose memory is anchored on it (the
+        author's self-chosen name among it); ``--json``'s ``hint`` leaves that to the outcome's
+        ``ownerMemoryId`` and ``ownerStream`` (the JSON names no author in git-hn's words)."""
         owners: dict[str, Outcome] = {}  # missing commit -> an outcome that waits for it
         for o in self.sorted_outcomes(current=False):
             if self._hinted(o):
                 owners.setdefault(o.fields["missingId"], o)
         back = (f"a clone that still has it (its author's, most likely) can put it back: git push {self.remote} "
                 "{oid}:refs/heads/hn-anchor/{short}")
-        kept = [f"Commit {oid} is not here{self._whose(owners[oid])}: {anchor_branch(self.remote, self.kept[oid])}"
-                for oid in sorted(owners) if oid in self.kept]
-        owners = {oid: o for oid, o in owners.items() if oid not in self.kept}
-        return kept + self._fetch_hints(owners, back)
+        whose = {oid: self._whose(o) if named else "" for oid, o in owners.items()}
+        kept = {oid: f"Commit {oid} is not here{whose[oid]}: {anchor_branch(self.remote, self.kept[oid])}"
+                for oid in sorted(owners) if oid in self.kept}
+        return kept | self._fetch_hints([oid for oid in sorted(owners) if oid not in self.kept], whose, back)
 
-    def _fetch_hints(self, owners: dict, back: str) -> list[str]:
+    def _fetch_hints(self, missing: list[str], whose: dict[str, str], back: str) -> dict[str, str]:
         """``_anchor_hints``' lines for the commits no branch under ``hn-anchor/`` is known to keep."""
         if self.branches_fetched and self.unfetched:  # (a review: a --single-branch clone's anchor was
             # on a branch it does not fetch, and only "put it back" was offered; git fetch REMOTE C brought it)
-            return [f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
-                    f"has just fetched them){self._whose(owners[oid])}: git fetch {self.remote} {oid} brings it if a "
+            return {oid: f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
+                    f"has just fetched them){whose[oid]}: git fetch {self.remote} {oid} brings it if a "
                     f"branch this clone does not fetch has it (then git hn sync {self.remote} again); if a rebase, an "
                     f"amend or a deleted branch took it off, {back.format(oid=oid, short=oid[:12])}"
-                    for oid in sorted(owners)]
+                    for oid in missing}
         if self.branches_fetched:  # (this sync fetched the remote's branches for it: none has it)
-            return [f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
-                    f"has just fetched them){self._whose(owners[oid])}: if a rebase, an amend or a deleted branch took it "
-                    f"off, {back.format(oid=oid, short=oid[:12])}" for oid in sorted(owners)]
+            return {oid: f"Commit {oid} is not here, nor on any branch of {self.remote} this clone fetches (this sync "
+                    f"has just fetched them){whose[oid]}: if a rebase, an amend or a deleted branch took it "
+                    f"off, {back.format(oid=oid, short=oid[:12])}" for oid in missing}
         why = f" (this sync's fetch of {self.remote}'s branches: {self.branch_fetch})" if self.branch_fetch else ""
-        return [f"Commit {oid} is not here{self._whose(owners[oid])}{why}: git fetch {self.remote}"
+        return {oid: f"Commit {oid} is not here{whose[oid]}{why}: git fetch {self.remote}"
                 f"{' ' + oid if self.unfetched else ''} brings it if a branch "
                 f"of {self.remote} has it (then git hn sync {self.remote} again); if none has it any more (a "
                 f"rebase, an amend or a deleted branch), {back.format(oid=oid, short=oid[:12])}"
-                for oid in sorted(owners)]
+                for oid in missing}
 
     @staticmethod
     def _whose(o: Outcome) -> str:
@@ -540,9 +542,20 @@ class SyncResult:
         return sum(o.imported for o in self.outcomes
                    if (o.status == "promoted" or o.prefix) and o.id.split(":", 1)[-1] in mine)
 
+    def _outcomes_json(self) -> list[dict]:
+        """§9.14's outcome objects; git-hn adds ``hint``, after them, to one that waits for an anchor
+        commit this clone lacks (``_hinted``): the contract's ``recovery``, "fetch a branch that
+        contains C", is kept (receipts and §9.9's diagnostic hold it too), but after a rebase, an amend
+        or a deleted branch no branch has C (a trial: an agent reading only the JSON would fetch and
+        sync in a loop); ``hint`` is the line the human output gives for C (who can put it back),
+        without the author's name."""
+        hinted = {id(o) for o in self.outcomes if o.status == "dependency-missing" and self._hinted(o)}
+        hints = self._anchor_hints(named=False) if hinted else {}
+        return [o.to_json() | ({"hint": hints[o.fields["missingId"]]} if id(o) in hinted else {})
+                for o in self.sorted_outcomes()]
+
     def to_json(self) -> dict:
-        doc = {"version": 0, "remote": self.remote,
-               "outcomes": [o.to_json() for o in self.sorted_outcomes()], "verifiedEvents": 0,
+        doc = {"version": 0, "remote": self.remote, "outcomes": self._outcomes_json(), "verifiedEvents": 0,
                "promoted": self.promoted, "importedMemories": self.imported, "published": self.published}
         if self.rebased:
             doc["rebased"] = [{"ref": r.ref, "renamed": [{"from": a, "to": b} for a, b in r.renamed]}
