@@ -272,3 +272,45 @@ def path_hint(repo, doc: dict, path: str, hidden: dict | None = None, at: str = 
     render.hint(f"nothing is anchored to {one_line(path)}; paths are relative to the top of the repository, so "
                 f"from here that is --path {one_line(quote(prefix + path))}")
     return True
+
+
+CHALLENGES_NAMED = 3  # challengers or challenged memories a piped hint names by ID (``--json`` has every one)
+
+
+def _named(ids: list[str]) -> str:
+    """Up to ``CHALLENGES_NAMED`` IDs by 12 characters, then how many more."""
+    from ..core.gostr import short_id
+
+    shown = [short_id(i) for i in ids[:CHALLENGES_NAMED]]
+    more = len(ids) - len(shown)
+    return (", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 and not more else ", ".join(shown)) + \
+        (f" and {more} more" if more > 0 else "")
+
+
+def challenged_show(doc: dict) -> None:
+    """After a piped ``show`` (§7.13's lines, which have no place for it): who challenged the
+    memory, and how to read why (a trial: agents run the CLI through a pipe, and a challenged
+    memory read as undisputed; a terminal prints ``Challenged by``)."""
+    from ..core.gostr import short_id
+
+    challengers = (doc.get("projection") or {}).get("challengers") or []
+    if not challengers or render.on_terminal():
+        return
+    one = short_id(challengers[0])
+    # (a challenge's piped show has no line for its reason either: its JSON envelope has)
+    read = f"git hn memory show --json {one} gives its reason (envelope.reason)" if len(challengers) == 1 else \
+        ("git hn memory show --json ID of each gives its reason (envelope.reason; this memory's --json lists "
+         "every one: projection.challengers)")
+    render.hint(f"memory {short_id(doc['memoryId'])} is challenged by {_named(challengers)}, which these lines do "
+                f"not show: {read}")
+
+
+def challenged_recall(doc: dict) -> None:
+    """After a piped recall (§7.12's lines, which have no place for it): how many returned rows are
+    challenged, and how to read the challenges (a terminal marks each ``challenged``)."""
+    rows = [row["id"] for row in doc["memories"] if row.get("challengers")]
+    if not rows or render.on_terminal():
+        return
+    what = "1 returned memory is" if len(rows) == 1 else f"{len(rows)} returned memories are"
+    render.hint(f"{what} challenged, which these lines do not show: {_named(rows)}; git hn memory show ID names "
+                "its challengers (--json: each row's challengers)")

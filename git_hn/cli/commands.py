@@ -77,6 +77,7 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
         render.write(terminal.show(doc, no_color))
     else:
         render.lines(show.human_lines(doc))
+    advice.challenged_show(doc)
     why = show.inapplicable_hint(repo, doc)
     if why:
         render.hint(why)

@@ -70,6 +70,7 @@ def recall_command(values: dict) -> int:
                                      known=known_authors(repo) if doc["memories"] else ()))
     else:
         render.lines(core.human_lines(doc))
+        advice.challenged_recall(doc)
     from .trust import empty_hint, hint
 
     # issue 13: say what the trust policy hid, on stderr; with --json too (an agent trial: the form
