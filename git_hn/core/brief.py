@@ -61,6 +61,8 @@ RANKED = ("decisions", "observations", "assumptions", "failedAttempts", "staleAn
 # on that very file was left out; it is the one an agent must not repeat)
 # (f62, an agents trial: at 8,000 bytes three of four challenged decisions were in no section, while
 # routine observations and assumptions were listed) a challenged memory comes before the routine ones
+# (f86, a trial: an 8,000-byte brief left one of two streams' latest handoffs out, and kept a routine
+# decision, observation and assumption) then every latest handoff that fits, before the routine ones
 FIRST_ONE = ("handoffs", "nextActions", "blockers", "failedAttempts", "challenges", "decisions", "observations",
              "assumptions", "staleAnchors")
 # the order in which the sections then share what their shares left (git-hn, f62: the challenged
@@ -259,7 +261,9 @@ def bounded_items(top: dict, counts: dict[str, int], items: dict, max_bytes: int
     item budget (``SHARES``); then a section that took nothing (each item exceeds its share) takes
     its first item that fits in what is left (in ``FIRST_ONE`` order; ``challenges`` takes every
     one that fits there, before the routine decisions, observations and assumptions get their
-    one: f62, a disputed memory must not be the one an agent misses); then, in ``REST`` order,
+    one: f62, a disputed memory must not be the one an agent misses; and after it ``handoffs``
+    takes every one that fits, f86: each stream's latest state before the routine memories); then,
+    in ``REST`` order,
     each takes every item not taken yet, in order, that fits in what is left. An item that
     does not fit is omitted whole (never cut), and a later, smaller one of its section may still
     be taken (git-hn, where §7.15 omits every later item too: one long handoff hid all the
@@ -408,6 +412,9 @@ def _filled(top: dict, counts: dict[str, int], items: dict, max_bytes: int, rend
     for name in FIRST_ONE:  # a section whose items each exceed its share still gets one, if it fits
         if name == "challenges":  # (f62: every challenged memory that fits, before the routine ones)
             fill(name, used[name] + budget - sum(used.values()))
+            # (f86: then every stream's latest handoff that fits, as §7.15's section order has them
+            # first: a trial's 8,000-byte brief left a teammate's latest handoff out for routine ones)
+            fill("handoffs", used["handoffs"] + budget - sum(used.values()))
         elif not taken[name]:
             fill(name, budget - sum(used.values()), most=1)
     for name in REST:  # then what the shares left, the challenged before the routine memories

@@ -330,3 +330,23 @@ def test_one_streams_latest_handoff_left_out_is_possessive():
     one = Newer(**{**fields, "id": "sha256:" + "a" * 64, "place": ("", "")})
     assert newer_notes([one])[0].startswith("1 stream's latest handoff is left out of this brief: it applies")
     assert newer_notes([one, one])[0].startswith("2 streams' latest handoffs are left out of this brief")
+
+
+@pytest.mark.parametrize("fmt,bound", [("json", 6000), ("markdown", 4000)])
+def test_every_streams_latest_handoff_comes_before_the_routine_memories(fmt, bound):
+    """A trial (S88, finding 5): at 8,000 bytes the JSON brief listed one of two streams' latest
+    handoffs, and a routine decision, observation and assumption each. §7.15 puts the handoffs
+    first; git-hn's shares gave each section its one item before the second handoff. Every latest
+    handoff that fits now comes right after the challenged memories (f62), before the routine
+    decisions, observations and assumptions get their one; their shares are still theirs."""
+    full = {name: [] for name in brief.SECTIONS}
+    full["handoffs"] += [entry("handoffs", n, f"handoff {n}: " + "state. " * 10, []) for n in (1, 2)]
+    for n, section in enumerate(("decisions", "observations", "assumptions"), 3):
+        full[section] += [entry(section, 10 * n + k, f"{section} {k}: " + "a routine note. " * 30, [])
+                          for k in range(3)]
+    top = brief.head("c" * 40, "sha256:" + "d" * 64, 0)
+    doc, data = brief.bounded(top, full, bound, fmt)
+    assert len(data) <= bound and doc["omitted"], doc["omitted"]
+    assert [h["id"] for h in doc["handoffs"]] == [h["id"] for h in full["handoffs"]], \
+        {s: len(doc[s]) for s in brief.SECTIONS}
+    assert doc["decisions"] or doc["observations"] or doc["assumptions"]  # (they still get the rest)
