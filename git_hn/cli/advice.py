@@ -314,3 +314,25 @@ def challenged_recall(doc: dict) -> None:
     what = "1 returned memory is" if len(rows) == 1 else f"{len(rows)} returned memories are"
     render.hint(f"{what} challenged, which these lines do not show: {_named(rows)}; git hn memory show ID names "
                 "its challengers (--json: each row's challengers)")
+
+
+def brief_omitted(doc: dict, bound: int, as_json: bool) -> None:
+    """After a JSON brief that left items out for its bound: how many, and what shows them (a
+    trial: ``omitted`` was the only word of it, while the Markdown brief names them and MCP's
+    ``hint`` says it; §7.15 fixes the document's keys). The bound that would fit every item is not
+    said: only a brief that builds every item would know it."""
+    from ..core.brief import SECTIONS
+
+    n = doc["omitted"]
+    if not as_json or not n:
+        return
+    one_fits = getattr(doc, "one_fits", None)
+    if not any(doc[name] for name in SECTIONS) and one_fits:  # (none listed: the bound that lists one)
+        render.hint(f"none of the brief's {n} items fits in --max-bytes {bound} (an item is never cut): "
+                    f"--max-bytes {one_fits} lists one")
+        return
+    what = "1 item of the brief" if n == 1 else f"{n} items of the brief"
+    them = "it" if n == 1 else "them"
+    render.hint(f"{what} did not fit in --max-bytes {bound} (an item is never cut): a larger --max-bytes shows "
+                f"{them}, the Markdown brief (without --json) names those it leaves out, and git hn memory recall lists "
+                f"{them} by kind, path or topic")

@@ -528,6 +528,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
     else:
         brief_hint(repo, _doc, left.get("authors"), left.get("revoked"))  # issue 13: what the body cannot say of the trust policy
     advice.brief_left_out(left, as_json)
+    advice.brief_omitted(_doc, DEFAULT_MAX_BYTES if bound is None else bound, as_json)
     if as_json:  # (the Markdown brief's header says it: ``brief.header_notes``, ``brief.drift_notes``)
         from ..service.policy_drift import shown_trusted
 
