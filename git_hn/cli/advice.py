@@ -334,5 +334,5 @@ def brief_omitted(doc: dict, bound: int, as_json: bool) -> None:
     what = "1 item of the brief" if n == 1 else f"{n} items of the brief"
     them = "it" if n == 1 else "them"
     render.hint(f"{what} did not fit in --max-bytes {bound} (an item is never cut): a larger --max-bytes shows "
-                f"{them}, the Markdown brief (without --json) names those it leaves out, and git hn memory recall lists "
-                f"{them} by kind, path or topic")
+                f"{them}, the Markdown brief (without --json) names those it leaves out, and git hn memory recall "
+                f"lists {them} by kind, path or topic")
