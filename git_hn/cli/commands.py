@@ -38,7 +38,7 @@ def record_command(values: dict, positional: list[str], *, handoff: bool) -> int
             repo = open_repo()
             data = read_explicit(values["input"], LIMITS.max_request, option="--input")
             req = request_from_input(repo, data, handoff=handoff, handoff_at=flags.at,
-                                     handoff_applies=flags.applies)
+                                     handoff_applies=flags.applies, whole=True)
             result = service.record(repo, req, from_input=True, allow_secret_shaped=allow)
         else:
             repo = open_repo()

@@ -47,7 +47,8 @@ def supersede_command(values: dict, positional: list[str]) -> int:
             raise InputError("--input requires --json")
         repo = open_repo()
         target = _target(repo, query)
-        req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request, option="--input"))
+        req = request_from_input(repo, read_explicit(values["input"], LIMITS.max_request, option="--input"),
+                                 whole=True)
         earlier = lifecycle.successors(repo, target)
         result = lifecycle.supersede(repo, target, req, from_input=True, refuse_retracted=refuse,
                                      allow_secret_shaped=bool(values.get("allow_secret_shaped")),

@@ -555,8 +555,24 @@ def check_input_anchor(repo: Repo, record: Record) -> None:
 
 
 def request_from_input(repo: Repo, data: bytes, *, handoff_at: str | None = None,
-                       handoff_applies: str | None = None, handoff: bool = False) -> RecordRequest:
-    """CONTRACT §10.5 (and §10.3 for ``handoff --input``)."""
+                       handoff_applies: str | None = None, handoff: bool = False,
+                       whole: bool = False) -> RecordRequest:
+    """CONTRACT §10.5 (and §10.3 for ``handoff --input``). ``whole`` (the CLI's ``--input``): a
+    refusal for a missing field also names every other required field the document lacks
+    (``input_absent``; the MCP tools fill their defaults and say their arguments their own way)."""
+    if not whole:
+        return _request_from_input(repo, data, handoff_at, handoff_applies, handoff)
+    try:
+        return _request_from_input(repo, data, handoff_at, handoff_applies, handoff)
+    except (InputError, ValidationError) as exc:
+        from .input_absent import with_lacking
+
+        raise with_lacking(exc, data, handoff=handoff, at=handoff_at is not None,
+                           applies=handoff_applies is not None) from None
+
+
+def _request_from_input(repo: Repo, data: bytes, handoff_at: str | None, handoff_applies: str | None,
+                        handoff: bool) -> RecordRequest:
     record, stream, actor, presence, raw_topics = parse_input(data)
     if handoff:
         if record.kind != "handoff":

@@ -60,3 +60,35 @@ def test_mcp_arguments_say_the_shape_the_close_key_and_what_is_missing(inited):
         'git-hn: brief input: unknown argument "topic"; did you mean topics?',
     ]
     assert refs_snapshot(inited) == before
+
+
+def test_a_document_lacking_several_fields_is_told_all_of_them_at_once(inited):
+    """A trial (S88, finding 8): ``handoff --input`` with only ``content`` and two handoff lists was
+    refused three times in turn (topics and evidence, then kind, then the handoff arrays). The first
+    refusal keeps the contract's words and names every other field the document needs, on the same
+    line; the document it says is then signed. Nothing is written before."""
+    before = refs_snapshot(inited)
+    doc = {"version": 0, "content": "added ops", "handoff": {"completed": ["add/sub"], "nextActions": ["pow"]}}
+    r = hn(inited, "memory", "handoff", "--input", "-", "--json", "--at", "HEAD", "--applies", "descendants",
+           input=json.dumps(doc).encode())
+    assert (r.code, r.out) == (1, "")
+    assert r.err == ('git-hn: record input fields topics and evidence are required arrays; the document also needs '
+                     'kind "handoff", handoff.assumptions and handoff.blockers (an array may be empty: [])\n'), r.err
+    r = hn(inited, "memory", "handoff", "--input", "-", "--json", input=json.dumps(doc).encode())  # (no --at)
+    assert r.err == ('git-hn: record input fields topics and evidence are required arrays; the document also needs '
+                     'kind "handoff", anchor.commit (or --at), applicability.mode (or --applies), '
+                     'handoff.assumptions and handoff.blockers (an array may be empty: [])\n'), r.err
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=b'{"version":0,"topics":[],"evidence":[]}')
+    assert r.err.startswith("git-hn: memory record content is invalid; ") and r.err.endswith(
+        "; the document also needs kind, anchor.commit and applicability.mode\n"), r.err
+    assert refs_snapshot(inited) == before
+    fixed = {**doc, "kind": "handoff", "topics": [], "evidence": [],
+             "handoff": {**doc["handoff"], "assumptions": [], "blockers": []}}
+    r = hn(inited, "memory", "handoff", "--input", "-", "--json", "--at", "HEAD", "--applies", "descendants",
+           input=json.dumps(fixed).encode())
+    assert r.code == 0, r.err
+    # a refusal that is not of a missing field, or with nothing else missing, is as it was
+    draft = json.dumps(_draft(inited, kind="handoff")).encode()
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=draft)
+    assert r.err == ("git-hn: memory handoff record has invalid fields; kind handoff needs handoff with the arrays "
+                     "completed, assumptions, blockers, nextActions (each entry non-blank)\n"), r.err
