@@ -251,6 +251,7 @@ class SyncResult:
         self.branch_fetch = ""  # "fetched", or why that fetch was not made or failed ("" not tried)
         self.reminders: list[str] = []  # lines after the outcomes (``lost``: anchors a push took off)
         self.earlier_imported = 0  # memories a first pass promoted of streams a second pass went on with
+        self._chained = None  # ``_chains``' answer, and the outcomes it was made from
 
     def sorted_outcomes(self, current: bool = True) -> list[Outcome]:
         """Every outcome in (kind, id) order; with ``current`` the up-to-date streams too."""
@@ -343,32 +344,66 @@ class SyncResult:
         """The failed outcomes in (kind, id) order, except that those failing only because another
         stream failed (``root``) come after the others: the first is a cause (a team trial: the
         fetch hook named a dependent stream's failure, and advised a sync that fails alike)."""
-        failed = [o for o in self.sorted_outcomes(current=False) if o.status not in ("promoted", "skipped", UP_TO_DATE)]
-        return sorted(failed, key=lambda o: self.root(o) is not None)
+        return list(self._chains()[0])
 
     def root(self, o: Outcome) -> Outcome | None:
         """For a stream that failed only because a memory it needs is in another stream that failed
         (§9.9 step 6's "depends on failed memory"), that stream's outcome, followed to one that
-        failed on its own; None for any other outcome, or when the stream holding it is not found."""
-        found, seen = None, {o.id}
-        while o.status == "dependency-missing" and (o.fields.get("diagnostic") or "").startswith(
-                f"selection memory {o.id} depends on failed memory "):
-            missing = o.fields.get("missingId") or ""
-            holder = next((x for x in self.outcomes if x.id not in seen and x.status not in ("promoted", "skipped",
-                           UP_TO_DATE) and any(m.memory_id == missing for m in x.memories)), None)
-            if holder is None:
-                break
-            found = o = holder
-            seen.add(o.id)
-        return found
+        failed on its own (in a circle of such streams, the last one before the walk comes back);
+        None for any other outcome, or when the stream holding it is not found."""
+        _failed, roots, holders = self._chains()
+        if id(o) in roots:
+            return roots[id(o)]
+        after = _holder(o, holders)  # (an outcome not of this result: no stream's walk comes back to it)
+        return None if after is None else roots.get(id(after)) or after
 
-    def recovery(self, o: Outcome) -> str:
+    def _chains(self) -> tuple[list[Outcome], dict[int, Outcome | None], dict[str, list[Outcome]]]:
+        """``failures``' list, ``root``'s answer for each failed outcome (by ``id``) and the failed
+        outcomes holding each memory ID, made in one pass over the outcomes and their memories and
+        kept while no outcome changes. A review (hostile remote, DoS): each step of a chain of
+        "depends on failed memory" scanned every outcome and memory, cubic in the failing streams,
+        which anyone can sign with a key of their own: 500 chained ones took 14 s per
+        ``failures()``, and the end of every import, the fetch hook's inside ``git fetch`` too,
+        asked for it twice."""
+        key = tuple((id(o), o.status, id(o._fields), len(o.memories)) for o in self.outcomes)
+        if self._chained is not None and self._chained[0] == key:
+            return self._chained[1]
+        failed = [o for o in self.sorted_outcomes(current=False) if o.status not in ("promoted", "skipped", UP_TO_DATE)]
+        holders: dict[str, list[Outcome]] = {}
+        for x in self.outcomes:  # (in the outcomes' order: the first holder is the one followed)
+            if x.status not in ("promoted", "skipped", UP_TO_DATE):
+                for m in x.memories:
+                    holders.setdefault(m.memory_id, []).append(x)
+        after = {id(o): _holder(o, holders) for o in failed}
+        roots: dict[int, Outcome | None] = {}
+        for o in failed:  # each outcome's walk stops where another's ended: linear in all
+            path, at, x = [], {}, o
+            while x is not None and id(x) not in roots and id(x) not in at:
+                at[id(x)] = len(path)
+                path.append(x)
+                x = after[id(x)]
+            if x is None:  # the last one failed on its own
+                end, tail = path[-1], path
+            elif id(x) in roots:  # where an earlier walk went
+                end, tail = roots[id(x)] or x, path
+            else:  # a circle: each of it stops before itself, the way in at the circle's last one
+                i = at[id(x)]
+                for before, y in zip([path[-1], *path[i:-1]], path[i:]):
+                    roots[id(y)] = before
+                end, tail = path[-1], path[:i]
+            for y in tail:
+                roots[id(y)] = None if after[id(y)] is None else end
+        failed.sort(key=lambda o: roots[id(o)] is not None)
+        self._chained = (key, (failed, roots, holders))
+        return failed, roots, holders
+
+    def recovery(self, o: Outcome, roots: dict | None = None) -> str:
         """``o``'s recovery, on one line, for a person: for a stream that failed only because
         another did (``root``), that fixing that stream, named with its actor, imports this one
         too (a team trial: §9.9's "repair or replace exact selection" named an exact selection
         to an ``--all`` clone, and the fetch hook advised a sync that fails the same way);
-        ``--json`` keeps §9.9's text."""
-        root = self.root(o)
+        ``--json`` keeps §9.9's text. ``roots``: ``_chains``' answers, when the caller has them."""
+        root = self.root(o) if roots is None or id(o) not in roots else roots[id(o)]
         if root is None:
             return one_line(o.fields.get("recovery") or "")
         from ...core.gostr import short_id
@@ -394,6 +429,7 @@ class SyncResult:
         """§9.15 lines; selections that were already up to date are counted in one line."""
         out = []
         current = len(self.current)
+        roots = self._chains()[1]  # (once: each failure's recovery names its root)
         for o in self.sorted_outcomes(current=False):
             if o.status == "promoted":
                 out.append(f"Replication {o.kind} {o.id}: promoted")
@@ -402,7 +438,7 @@ class SyncResult:
             elif o.status == UP_TO_DATE:
                 current += 1
             else:
-                recovery = self.recovery(o)
+                recovery = self.recovery(o, roots)
                 diagnostic = one_line(o.fields.get("diagnostic", ""))
                 if self._hinted(o):  # the line for its commit, below, says how to bring it back (a team
                     # trial: "fetch a branch that contains" it stood above "no branch has it"; --json
@@ -572,6 +608,15 @@ class SyncResult:
         if message:
             doc["error"] = message
         return doc
+
+
+def _holder(o: Outcome, holders: dict[str, list[Outcome]]) -> Outcome | None:
+    """The failed outcome (another stream) holding the memory ``o`` failed for not having, when
+    ``o`` failed only by that (§9.9 step 6's "depends on failed memory"); else None."""
+    if o.status != "dependency-missing" or not (o.fields.get("diagnostic") or "").startswith(
+            f"selection memory {o.id} depends on failed memory "):
+        return None
+    return next((x for x in holders.get(o.fields.get("missingId") or "", ()) if x.id != o.id), None)
 
 
 def anchor_branch(remote: str, ref: str) -> str:
