@@ -187,9 +187,13 @@ class Import:
                 self.validate(wanted)
                 self.continuity(wanted)
                 self.classify(wanted)
-                if self.recover_shallow:
-                    shallow.fetch_missing(self, wanted)
-            if self.partial:  # the anchored files a partial clone lacks (not under the state's lock: a fetch)
+            # what a shallow clone or a partial one lacks: fetched after the state's lock is released,
+            # each classification after a fetch taking it again (``classify_again``; a review: a memory
+            # record made during a slow recovery fetch waited its 2 s for the lock, then left the state
+            # behind)
+            if self.recover_shallow:
+                shallow.fetch_missing(self, wanted)
+            if self.partial:
                 from . import partial
 
                 partial.fetch_files(self, wanted)

@@ -48,7 +48,9 @@ MISSING_KINDS = ("anchor-commit", "anchor-path", "evidence-git")
 
 
 def fetch_missing(run, wanted) -> None:
-    """Fetch exactly the missing exact objects into the quarantine, then classify again.
+    """Fetch exactly the missing exact objects into the quarantine, then classify again (each
+    fetch runs while the verified state's lock is not held: a slow remote holds no reader or
+    writer of the state; ``Import.classify_again`` takes it again and reads the state anew).
 
     Classification reports one missing dependency per selection, so every anchor commit the
     selections' memories name and the quarantine lacks is fetched in one request; anything a
@@ -102,7 +104,7 @@ def fetch_missing(run, wanted) -> None:
         again = targets + propagated_from(wanted, targets)
         for o in again:
             o.status, o.fields, o.prefix = "fetched", {}, 0
-        run.classify(wanted, again)
+        run.classify_again(wanted, again)  # (the state's lock again: it is not held over the fetch)
 
 
 def propagated_from(wanted, targets) -> list:
