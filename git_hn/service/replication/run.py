@@ -341,7 +341,10 @@ class Import:
     def _accepted_set(self):
         """A context in which ``self.accepted`` answers for the main repository's verified
         memories: the state (brought up to date), or a full collection when the state cannot
-        answer; None when the accepted set does not verify (then nothing can be classified)."""
+        answer; None when the accepted set does not verify (then nothing can be classified).
+        Only the opening is judged here; what the body raises leaves as it was raised (a review:
+        each handler yielded again, so an error of one of their types from the body would have
+        become contextlib's "generator didn't stop after throw()")."""
         from contextlib import contextmanager
 
         from ...store import statedb, stateview, streams
@@ -349,29 +352,27 @@ class Import:
 
         @contextmanager
         def opened():
-            entered = False
-            try:  # (the fetch hook's import never waits for the state: it would hold up Git)
-                with stateview.current(self.repo, wait=statedb.LOCK_WAIT if self.wait else 0) as view:
-                    entered = True
+            with ExitStack() as stack:
+                collect = False
+                try:  # (the fetch hook's import never waits for the state: it would hold up Git)
+                    wait = statedb.LOCK_WAIT if self.wait else 0
+                    view = stack.enter_context(stateview.current(self.repo, wait=wait))
                     self.accepted = acceptedmod.FromState(view)
-                    yield
-                    return
-            except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed):
-                pass
-            except ConflictError:
-                if entered or self.wait:
-                    raise
-                raise ConflictError(f"memory import from {self.remote} skipped: another git-hn is updating "
-                                    f"the memory state; git hn sync {self.remote} imports it") from None
-            except ValidationError as exc:
-                self.accepted, self.accepted_error = None, exc.message
+                except (stateview.Unavailable, statedb.Unwritable, statedb.WriteFailed):
+                    collect = True
+                except ConflictError:
+                    if self.wait:
+                        raise
+                    raise ConflictError(f"memory import from {self.remote} skipped: another git-hn is updating "
+                                        f"the memory state; git hn sync {self.remote} imports it") from None
+                except ValidationError as exc:
+                    self.accepted, self.accepted_error = None, exc.message
+                if collect:
+                    try:
+                        self.accepted = acceptedmod.FromCollection(streams.collect(self.repo))
+                    except HnError as exc:
+                        self.accepted, self.accepted_error = None, exc.message
                 yield
-                return
-            try:
-                self.accepted = acceptedmod.FromCollection(streams.collect(self.repo))
-            except HnError as exc:
-                self.accepted, self.accepted_error = None, exc.message
-            yield
 
         return opened()
 
