@@ -63,16 +63,27 @@ def _no_hook(args: list[str]) -> UsageError:
 def hooks_run_command(args: list[str], data: bytes) -> int:
     """Internal: what the installed wrappers run (``git hn hooks run <hook> ...``), with the
     hook's standard input."""
+    import os
+
     from ..service import hooks
+    from ..store.process_tree import is_pid
     from ..store.repo import open_repo
 
     if not args or args[0] not in (*hooks.HOOKS, hooks.PUBLISHER):
         raise _no_hook(args)
-    if args[0] == hooks.PUBLISHER and len(args) == 3 and not (args[2].isascii() and args[2].isdigit()
-                                                            and len(args[2]) < 10):
+    if args[0] == hooks.PUBLISHER and len(args) == 3 and not is_pid(args[2]):
         # (the push's process ID, as ``background`` gives it: "²" or 20 digits was an internal error)
         raise UsageError(f"{HOOKS_RUN_USAGE}; the publisher's last argument is the push's process ID (git hn hooks "
                          "run is what the installed hooks run)")
+    pushing = os.environ.get("HN_PUSH_PID", "")
+    if args[0] == "pre-push" and pushing and not is_pid(pushing):
+        # (the git push the publisher waits for: the wrapper sets it from $PPID; a review found 10
+        # digits taken here, then refused by the publisher, and the memory silently not published)
+        from ..core.gostr import quoted
+
+        raise UsageError(f"{HOOKS_RUN_USAGE}; HN_PUSH_PID \"{quoted(pushing, 40)}\" is no process ID: the installed "
+                         "pre-push hook sets it to its git push's; unset it to run the hook by hand (nothing was "
+                         "published)")
     repo = open_repo()
     if args[0] == hooks.PUBLISHER and len(args) in (2, 3):
         from ..service import hook_runs

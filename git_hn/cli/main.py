@@ -394,8 +394,9 @@ def dispatch(argv: list[str]) -> int:
 
             return hooks_run_usage(argv[2:])
         data = sys.stdin.buffer.read()
-        if argv[2:3] == ["publish"] and len(argv) == 5 and argv[4].isascii() and argv[4].isdigit() \
-                and len(argv[4]) < 10:  # (a process ID: int() of "²" or of 4,301 digits raised)
+        from ..store.process_tree import is_pid
+
+        if argv[2:3] == ["publish"] and len(argv) == 5 and is_pid(argv[4]):  # (int() of "²" or 4,301 digits raised)
             # the background publisher: the user's push it waits for ends first, before this
             # process loads the rest of git-hn (its imports would compete with that push for CPU)
             from ..store.process import wait_for_exit

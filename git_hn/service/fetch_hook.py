@@ -122,9 +122,10 @@ def _fetch_process() -> str | None:
     stamp and import nothing (a reread)."""
     given = os.environ.get("HN_FETCH_CALLER", "")
     pid, _sep, start = given.partition(" ")
-    if pid.isdigit() and start and start != "-" and " " not in start:
+    from ..store.process_tree import hook_caller, is_pid
+
+    if is_pid(pid) and start and start != "-" and " " not in start:
         return given
-    from ..store.process_tree import hook_caller
 
     return hook_caller()
 

@@ -281,7 +281,7 @@ def running(pid: int, names: tuple[bytes, ...]) -> bool:
         try:
             os.kill(pid, 0)
             return True
-        except ProcessLookupError:
+        except (ProcessLookupError, OverflowError, ValueError):  # (OverflowError: a damaged record's ID)
             return False
         except OSError:
             return True
@@ -311,14 +311,14 @@ def wait_for_exit(pid: int, timeout: float) -> None:
     import select
     import time
 
-    try:
+    try:  # (none for what is no process ID: 0 names this process's group; 10**10 raised OverflowError)
         fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):  # gone already, or no pidfd: poll its existence
+    except (AttributeError, OSError, OverflowError, ValueError):  # gone already, or no pidfd: poll its existence
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while pid > 0 and time.monotonic() < deadline:
             try:
                 os.kill(pid, 0)
-            except ProcessLookupError:
+            except (ProcessLookupError, OverflowError, ValueError):
                 return
             except PermissionError:
                 pass

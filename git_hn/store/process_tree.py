@@ -287,11 +287,18 @@ def hook_caller() -> str | None:
         return None
 
 
+PID_MAX = (1 << 31) - 1  # the largest ``pid_t`` (a C int): what the system calls take
+
+
 def is_pid(word: str) -> bool:
-    """Whether ``word`` is a process ID as Git, the shell and ps(1) write one: ASCII digits, at
-    most 10 (``str.isdigit`` also takes ``²``, which ``int`` refuses: a reread found an internal
-    ``ValueError`` from a pre-push given one)."""
-    return word.isascii() and word.isdigit() and 0 < len(word) <= 10
+    """Whether ``word`` is a process ID as Git, the shell and ps(1) write one: ASCII digits without
+    a leading zero, from 1 to ``PID_MAX`` (``str.isdigit`` also takes ``²``, which ``int``
+    refuses: a reread found an internal ``ValueError`` from a pre-push given one; 9999999999 made
+    ``os.pidfd_open`` raise ``OverflowError``, and 0 names no process: ``kill(0, 0)`` asks about
+    the caller's own process group). The one check of every reader: a review found the
+    publisher's own refusing the 10 digits the pre-push took, whose memory then went
+    unpublished, and nothing said so."""
+    return 0 < len(word) <= 10 and word.isascii() and word.isdigit() and word[0] != "0" and int(word) <= PID_MAX
 
 
 def git_above(given: str) -> str:

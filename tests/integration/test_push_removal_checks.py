@@ -290,7 +290,7 @@ def test_a_process_id_that_is_no_ascii_number_is_no_process_id(tmp_path):
     """A reread: ``str.isdigit`` takes ``²``, which ``int`` refuses, so a pre-push given
     ``HN_PUSH_PID=²`` (the wrapper sets it from ``$$``; anything may set it) ended in ``internal
     error: ValueError``. A process ID is ASCII digits (``process_tree.is_pid``); anything else is
-    none, and the hook goes on."""
+    none, which the hook says in one line, as the publisher refuses it (``test_push_process_id``)."""
     from git_hn.store.process_tree import is_pid
     from helpers import make_repo
 
@@ -302,4 +302,5 @@ def test_a_process_id_that_is_no_ascii_number_is_no_process_id(tmp_path):
     line = f"refs/heads/main {git(repo, 'rev-parse', 'HEAD')} refs/heads/main {git(repo, 'rev-parse', 'HEAD~1')}\n"
     proc = subprocess.run(["git", "hn", "hooks", "run", "pre-push", "origin", str(tmp_path / "remote.git")],
                           cwd=repo, input=line, capture_output=True, text=True, env={**os.environ, "HN_PUSH_PID": "²"})
-    assert proc.returncode == 0 and "internal error" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1 and "internal error" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and 'HN_PUSH_PID "²" is no process ID' in proc.stderr, proc.stderr
