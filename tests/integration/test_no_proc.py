@@ -290,6 +290,38 @@ def test_a_fetch_named_without_a_start_time_leaves_no_stamp_a_later_one_matches(
     tip = git(team.a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
     assert team.accepted(rec) == tip, proc.stderr
 
+
+@needs_namespaces
+def test_git_hn_takes_a_fetch_named_without_a_start_time_for_none(tmp_path):
+    """The same reread, git-hn's half (a review: the test above passes with the wrapper's half
+    alone): given ``HN_FETCH_CALLER`` "<pid> -", git-hn matched it against the note of a failed
+    import, so a fetch the system gave the ID of an earlier one whose import failed imported
+    nothing. The note is written here for this fetch's own ID (``$$`` of the shell that then
+    becomes ``git fetch``); the fetch imports all the same, and names no "<pid> -" in it."""
+    from test_fetch_hook_quiet import Team
+
+    from git_hn.store import replication
+    from git_hn.store.repo import open_repo
+
+    team = Team(tmp_path)
+    team.quiet_with_all()
+    rec = team.record("second")
+    git(team.a, "commit", "-q", "--allow-empty", "-m", "moves the remote's main")
+    git(team.a, "push", "-q", "origin", "main")
+    repo = open_repo(str(team.b))
+    try:
+        failed = replication.failed_path(repo, "origin")
+        replication.note_failed(repo, "origin", "1 -")  # (a private file; its line is this fetch's below)
+    finally:
+        repo.close()
+    proc = without_proc(tmp_path, ["sh", "-c", 'printf "%s -\\n" $$ > "$0"; exec git fetch origin', failed],
+                        team.b, ps=False)
+    assert proc.returncode == 0, proc.stderr
+    tip = git(team.a, "rev-parse", f"refs/hn/memory/{rec['actor']}/{rec['stream'][7:]}")
+    assert team.accepted(rec) == tip, proc.stderr
+    assert " -" not in (team.quiet.parent / (team.quiet.name + ".seen")).read_text()
+
+
 def test_without_setsid_the_fetch_wrappers_question_asks_no_passphrase(tmp_path, bare_remote):
     """The trial: without setsid(1) the wrapper's own question to the remote kept the terminal,
     so ssh asked for a passphrase in the middle of ``git fetch``; unanswered, git-hn blamed the
