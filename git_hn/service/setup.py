@@ -15,8 +15,10 @@ the worktree is moved; records of older versions, keyed by absolute path, are re
 nothing of git-hn's; otherwise it takes out only git-hn's entries and keeps the rest (and says
 when the file changed since). An entry of git-hn's form that the bytes before already held (the
 user's own brief hook) is theirs and stays. A file still used by another
-agent's setup is kept. The record is written before the files, so a crash in between leaves a
-record that no file matches: ``--remove`` then falls back to taking git-hn's entries out.
+agent's setup is kept. A setup changes all its files or none: each new file is written beside
+its target first, then the record, then the files are renamed into place (a failure puts back
+what was already replaced). A crash in between leaves a record that no file matches:
+``--remove`` then falls back to taking git-hn's entries out.
 
 Attacks defended against: a committed symbolic link (``.claude`` -> ``~/.config/...``, or
 ``AGENTS.md`` -> a file in ``.git``) that would make setup write outside the working tree or
@@ -168,38 +170,125 @@ class Keys:
         return real if _inside(os.path.realpath(real), self.top) and real != self.top else None
 
 
-def _write(real: str, rel: str, data: bytes | None) -> None:
+def _stage(real: str, data: bytes, made: list[str]) -> str:
+    """Write ``data`` to a new temporary file beside ``real`` and return its path: nothing a
+    reader sees changes yet. The directories created for it are appended to ``made``."""
+    directory, missing = os.path.dirname(real), []
+    while not os.path.isdir(directory):
+        missing.append(directory)
+        directory = os.path.dirname(directory)
+    for d in reversed(missing):
+        os.mkdir(d)
+        made.append(d)
+    directory = os.path.dirname(real)
     try:
-        if data is None:
-            try:
-                os.unlink(real)
-            except FileNotFoundError:
-                pass
-            return
-        directory = os.path.dirname(real)
-        os.makedirs(directory, exist_ok=True)
+        mode = stat.S_IMODE(os.lstat(real).st_mode)
+    except FileNotFoundError:
+        mode = None
+    tmp = os.path.join(directory, f".{os.path.basename(real)}.git-hn-{os.urandom(6).hex()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
+            os.fsync(fh.fileno())
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return tmp
+
+
+def _unlink(path: str) -> bool:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    return True
+
+
+def _place(real: str, data: bytes | None, tmp: str | None) -> None:
+    if data is None:
         try:
-            mode = stat.S_IMODE(os.lstat(real).st_mode)
+            os.unlink(real)
         except FileNotFoundError:
-            mode = None
-        tmp = os.path.join(directory, f".{os.path.basename(real)}.git-hn-{os.urandom(6).hex()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                if mode is not None:
-                    os.fchmod(fh.fileno(), mode)
-                os.fsync(fh.fileno())
-            os.replace(tmp, real)
-        except BaseException:
+            pass
+    else:
+        os.replace(tmp, real)
+
+
+def _write_all(repo: Repo, name: str, record: dict, plans: list[Planned], before: bytes | None) -> None:
+    """Write the record and every changed file of ``plans``, or change nothing (an audit: with
+    ``.claude`` read-only, ``.mcp.json`` and the record were written, then setup failed). Every
+    new file is written beside its target first, so a full disk or a read-only directory fails
+    before anything shows; a rename that still fails puts back the files already replaced and
+    the record's bytes ``before``. Only if that too fails does the error say what is left."""
+    changing = [p for p in plans if p.after != p.before]
+    staged: dict[str, str] = {}
+    made: list[str] = []
+
+    def discard() -> None:
+        for tmp in staged.values():
+            _unlink(tmp)
+        for d in reversed(made):
             try:
-                os.unlink(tmp)
+                os.rmdir(d)
             except OSError:
                 pass
-            raise
-    except OSError as exc:
-        raise InputError(f"{rel} cannot be written: {exc.strerror}") from None
+
+    def fail(p: Planned, exc: OSError, done: list[Planned] | None) -> InputError:
+        # (``done`` is None before the record was saved, else the files replaced so far)
+        left = [q.rel for q in done or () if not _put_back(q)]
+        discard()
+        why = f"{p.rel} cannot be written: {private.cause(exc)}"
+        if left:
+            return InputError(f"{why}; {' and '.join(left)} changed and could not be put back: "
+                              f"{name} --remove takes git-hn's part out")
+        if done is not None:
+            try:
+                _restore_record(repo, before)
+            except HnError:
+                pass  # (a record that no file matches: --remove takes git-hn's entries out)
+        return InputError(f"{why}; not changed: run {name} again once it can be written")
+
+    for p in changing:
+        if p.after is not None:
+            try:
+                staged[p.real] = _stage(p.real, p.after, made)
+            except OSError as exc:
+                raise fail(p, exc, None) from None
+    try:
+        _save_record(repo, record)
+    except HnError:
+        discard()
+        raise
+    done: list[Planned] = []
+    for p in changing:
+        try:
+            _place(p.real, p.after, staged.get(p.real))
+        except OSError as exc:
+            raise fail(p, exc, done) from None
+        staged.pop(p.real, None)
+        done.append(p)
+
+
+def _put_back(p: Planned) -> bool:
+    """Give ``p``'s file its bytes before again; False if that failed."""
+    try:
+        _place(p.real, p.before, None if p.before is None else _stage(p.real, p.before, []))
+    except OSError:
+        return False
+    return True
+
+
+def _restore_record(repo: Repo, data: bytes | None) -> None:
+    if data is None:
+        _unlink(record_path(repo))
+    else:
+        private.write_private(repo.hn_dir, record_path(repo), data)
 
 
 def _remove_dirs(keys: Keys, dirs: list[str]) -> None:
@@ -311,8 +400,8 @@ def _clean(edit: Edit, data: bytes | None, rel: str) -> bool:
         return False
 
 
-def _apply_add(repo: Repo, keys: Keys, agent: str, plans: list[Planned], record: dict) -> int:
-    writes = []
+def _record_add(keys: Keys, agent: str, plans: list[Planned], record: dict) -> dict:
+    """``record`` updated for the files ``plans`` write."""
     for p in plans:
         key = keys.key(p.real)
         entry = record.get(key)
@@ -335,11 +424,7 @@ def _apply_add(repo: Repo, keys: Keys, agent: str, plans: list[Planned], record:
                           base64.b64encode(original).decode("ascii"),
                           "exact": exact, "written": _sha(p.after), "owners": sorted(owners),
                           "createdDirs": dirs}
-        writes.append(p)
-    _save_record(repo, record)
-    for p in writes:
-        _write(p.real, p.rel, p.after)
-    return len(writes)
+    return record
 
 
 def _plan_remove(agent: str, targets, record: dict, keys: Keys) -> tuple[list[Planned], dict]:
@@ -474,8 +559,9 @@ def run(repo: Repo, agent: str, *, remove: bool = False, dry_run: bool = False) 
         if dry_run:
             diff = [line for p in changing for line in _diff(p)]
             return diff or [f"{name}: nothing would change"]
+        before = private.read_private(repo.hn_dir, record_path(repo), max_bytes=MAX_RECORD)
         if not remove:
-            _apply_add(repo, keys, agent, plans, record)
+            _write_all(repo, name, _record_add(keys, agent, plans, record), plans, before)
         else:
             dirs = [d for key, entry in updates.items() if entry is None
                     for d in record[key]["createdDirs"]]
@@ -484,9 +570,7 @@ def run(repo: Repo, agent: str, *, remove: bool = False, dry_run: bool = False) 
                     del record[key]
                 else:
                     record[key] = entry
-            _save_record(repo, record)
-            for p in changing:
-                _write(p.real, p.rel, p.after)
+            _write_all(repo, name, record, plans, before)
             _remove_dirs(keys, dirs)
         lines = [p.line for p in plans]
     if not changing:

@@ -512,6 +512,58 @@ def test_symlink_redirection_into_the_git_directory_is_refused(inited):
     assert not (inited / ".git/mcp.json").exists()
 
 
+def test_a_write_failing_half_way_changes_nothing(inited, tmp_path):
+    """An audit: with ``.claude`` read-only, setup wrote ``.mcp.json`` and its record, then failed
+    on ``.claude/settings.json``. A file-size limit (a full disk; root ignores read-only modes)
+    that lets the record and ``.mcp.json`` through stops ``.claude/settings.json``."""
+    from helpers import hn_file_limited, make_repo
+
+    sized = make_repo(tmp_path / "sized")
+    assert hn(sized, "init", "--name", "Sized").code == 0
+    setup(sized, "claude")
+    small = max(os.path.getsize(sized / ".mcp.json"), os.path.getsize(sized / ".git/hn/setup/record-v0.json"))
+    assert small + 1 < os.path.getsize(sized / ".claude/settings.json")  # (the premise)
+    before = tree(inited)
+    r = hn_file_limited(inited, small + 1, "setup", "claude")
+    assert (r.code, r.out) == (1, "")
+    assert tree(inited) == before and not (inited / ".git/hn/setup/record-v0.json").exists()
+    assert r.err == ("git-hn: .claude/settings.json cannot be written: File too large; not changed: run git hn "
+                     "setup claude again once it can be written\n")
+    setup(inited, "claude")  # (and once it can be written, it is)
+    check_written(inited, "claude")
+
+
+def test_a_directory_in_the_way_of_a_later_file_puts_back_the_earlier_ones(inited):
+    """``.claude`` and ``CLAUDE.md`` are links (inside the working tree) to the same missing
+    ``x``: ``.claude/settings.json`` makes ``x`` a directory, so ``CLAUDE.md`` cannot be renamed
+    into place after ``.mcp.json`` and ``.claude/settings.json`` were: both are taken out again,
+    with ``x`` and the record."""
+    os.symlink("x", inited / ".claude")
+    os.symlink("x", inited / "CLAUDE.md")
+    before = tree(inited)
+    r = hn(inited, "setup", "claude")
+    assert (r.code, r.out) == (1, "")
+    assert tree(inited) == before and not (inited / ".git/hn/setup/record-v0.json").exists()
+    assert r.err.startswith("git-hn: CLAUDE.md cannot be written: ") and r.err.count("\n") == 1
+    assert r.err.endswith("; not changed: run git hn setup claude again once it can be written\n")
+
+
+def test_a_remove_failing_half_way_changes_nothing(inited):
+    """``--remove`` deletes ``.mcp.json`` and ``.claude/settings.json``, then puts back the
+    user's ``CLAUDE.md``: a file-size limit below its size stops it before anything is deleted."""
+    from helpers import hn_file_limited
+
+    (inited / "CLAUDE.md").write_bytes(b"# Project\n\n" + b"Use pnpm, never npm.\n" * 200)
+    setup(inited, "claude")
+    before = tree(inited)
+    record = (inited / ".git/hn/setup/record-v0.json").read_bytes()
+    r = hn_file_limited(inited, 2000, "setup", "claude", "--remove")
+    assert (r.code, r.out) == (1, "")
+    assert tree(inited) == before and (inited / ".git/hn/setup/record-v0.json").read_bytes() == record
+    assert r.err == ("git-hn: CLAUDE.md cannot be written: File too large; not changed: run git hn setup claude "
+                     "--remove again once it can be written\n")
+
+
 @pytest.mark.parametrize("args,message", [
     ([], "missing AGENT; usage: git hn setup claude|codex|cursor|agents-md [--remove] [--print]"),
     (["vim"], 'unknown agent "vim"; use claude, codex, cursor or agents-md'),
