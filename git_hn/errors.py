@@ -134,8 +134,16 @@ class StateWriteFailed(StateError):
 DISK_FULL = ("database or disk is full", "No space left on device")
 
 
+# SQLite's SQLITE_IOERR, which is also what a write refused for the file-size limit (EFBIG) or a
+# failing disk (EIO) becomes (an audit: the index messages said no more than this)
+IO_ERROR = "disk I/O error"
+
+
 def with_space_hint(cause: str) -> str:
-    """``cause``, followed by what to do when it says the disk is full."""
+    """``cause``, followed by what to do when it says the disk is full (or, SQLite's I/O error,
+    may mean it)."""
+    if cause == IO_ERROR:
+        return f"{cause}; check the free disk space and the file-size limit (ulimit -f)"
     return f"{cause}; free some disk space" if cause.endswith(DISK_FULL) else cause
 
 

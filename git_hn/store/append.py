@@ -212,30 +212,19 @@ def _state_append(repo: Repo, ref: str, pos: Position, mems: list[VerifiedMemory
     yields once the ref moved, rolled back otherwise). Nothing is recorded when the state is not
     exactly where this append read it: the next command's refresh verifies the append like any
     new commit. A state that cannot be written never fails the append; one left half written is
-    discarded."""
-    from . import stateview
+    discarded, with CONTRACT §8.4's warning (an audit's full disk deleted it unsaid)."""
+    from . import statedb, stateview
     from .statedb import sqlite3
 
     def failed(exc: BaseException) -> None:
-        if isinstance(exc, sqlite3.Error):
-            _discard(repo)  # else the state catches up on the next read
+        if isinstance(exc, (sqlite3.Error, statedb.WriteFailed)):
+            stateview.removed(repo, exc)  # else (busy, say) the state catches up on the next read
 
     def changes_of(conn):
         change = _change(conn, ref, pos, mems)
         return None if change is None else [change]
 
     return stateview.staged(repo, changes_of, failed, wait=2.0)
-
-
-def _discard(repo: Repo) -> None:
-    """Under the state's exclusive lock: a state half written is never served (its seal no
-    longer matches); the next command rebuilds it."""
-    from . import statedb
-
-    try:
-        statedb.discard(repo)
-    except (HnError, OSError):
-        pass
 
 
 def _change(conn, ref: str, pos: Position, mems: list[VerifiedMemory]):

@@ -38,6 +38,8 @@ class Repo:
         # this command left the verified state behind the memory refs (built for a few streams
         # only, or a promotion it could not take): a sync brings it up (``stateview.catch_up``)
         self.state_behind = False
+        # the "memory index removed" lines this command said (``stateview.warn``: each once)
+        self.index_removed: set[str] = set()
 
     def remote_names(self) -> frozenset[str]:
         """The configured remotes' names (one ``git remote``, asked once; often started early)."""

@@ -419,32 +419,77 @@ def _ensure_dirs(repo: Repo, directory: str) -> None:
         raise Unwritable from None
 
 
-def create(repo: Repo) -> sqlite3.Connection:
-    """A new, empty database in place of whatever was there (under the exclusive lock)."""
-    mem, db, seal = paths(repo)
+def create(repo: Repo) -> tuple[sqlite3.Connection, str]:
+    """A new, empty database beside the state (under the exclusive lock) and its path: the
+    state in place is left as it is until ``install`` puts the new one there (CONTRACT §8.1: a
+    failed write leaves the prior index intact; an audit's full disk deleted it)."""
+    mem, _db, _seal = paths(repo)
     _ensure_dirs(repo, mem)
-    _keep_given(repo, db)
-    discard(repo)
     private.sweep_temporaries(mem)
-    tmp = os.path.join(mem, ".hn-private-" + os.urandom(8).hex() + ".sqlite")
+    tmp = os.path.join(mem, private.TEMPORARY + os.urandom(8).hex() + ".sqlite")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         os.close(fd)
         conn = _connect(tmp, False)
-        conn.executescript(SCHEMA)
-        conn.executemany("INSERT INTO meta VALUES (?, ?)",
-                         [("version", VERSION), ("checker", checker()),
-                          ("objectFormat", repo.object_format)])
-        conn.close()
-        os.chmod(tmp, 0o600)
-        os.rename(tmp, db)
-        return _connect(db, False)
-    except (OSError, sqlite3.Error) as exc:
         try:
-            os.unlink(tmp)
+            conn.executescript(SCHEMA)
+            conn.executemany("INSERT INTO meta VALUES (?, ?)",
+                             [("version", VERSION), ("checker", checker()),
+                              ("objectFormat", repo.object_format)])
+        except BaseException:
+            conn.close()
+            raise
+        os.chmod(tmp, 0o600)
+        return conn, tmp
+    except (OSError, sqlite3.Error) as exc:
+        drop(tmp)
+        raise failure(exc) from None
+
+
+def drop(tmp: str) -> None:
+    """Remove a database ``create`` made that is not installed (never raises)."""
+    for path in (tmp, tmp + "-journal"):
+        try:
+            os.unlink(path)
         except OSError:
             pass
+
+
+def install(repo: Repo, tmp: str) -> sqlite3.Connection:
+    """Put the complete database ``tmp`` (closed) in place of the state, seal it and open it.
+    The rename replaces the old file at once; the seal is written after it, since it records
+    the file's change time, which the rename sets. Should that small write fail, the old seal
+    does not match the new file, so the state is absent (rebuilt on the next read), never
+    doubtful."""
+    _mem, db, _seal = paths(repo)
+    try:
+        _keep_given(repo, db)
+        _clear(db)
+        os.rename(tmp, db)
+    except (OSError, LocalStateError) as exc:
+        drop(tmp)
         raise failure(exc) from None
+    write_seal(repo)
+    try:
+        return _connect(db, False)
+    except sqlite3.Error as exc:
+        raise failure(exc) from None
+
+
+def _clear(db: str) -> None:
+    """What must not stay beside (or instead of) a database renamed to ``db``: SQLite's side
+    files (an old journal would be applied to the new file) and a non-regular file at ``db``
+    (a directory a rename cannot replace; a symlink is replaced, never followed)."""
+    for path in (db, db + "-journal", db + "-wal", db + "-shm"):
+        st = _lstat(path)
+        if st is None or (path == db and not stat.S_ISDIR(st.st_mode)):
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            import shutil
+
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
 
 
 def _keep_given(repo: Repo, db: str) -> None:

@@ -130,21 +130,22 @@ def build(repo: Repo, collection, with_totals: bool = False):
     (and, ``with_totals``, the ``state.Totals`` of what was loaded)."""
     from .statedb import sqlite3
 
-    conn = statedb.create(repo)
+    conn, tmp = statedb.create(repo)
     work = progress.storing(len(collection.memories))
     try:
         totals = state.load_collection(conn, collection, work)
         if len(collection.memories) >= statedb.CONTENT_FROM:
             statedb.record_content(conn)  # a reinstall of the same code then keeps this state
-        statedb.write_seal(repo)
     except BaseException as exc:
         conn.close()
-        statedb.discard(repo)
+        statedb.drop(tmp)  # (the state in place stays: CONTRACT §8.1)
         if isinstance(exc, (sqlite3.Error, OSError)):
             raise statedb.failure(exc) from None
         raise
     finally:
         work.end()
+    conn.close()
+    conn = statedb.install(repo, tmp)
     return (conn, totals) if with_totals else conn
 
 
@@ -223,26 +224,42 @@ def serve(repo: Repo, with_view, full, listing: list | None = None):
     from .statedb import sqlite3
 
     for _attempt in range(2):
+        if repo.index_removed:  # (this command could not write it: the next answer would fail
+            break               # the same way, after verifying everything once more)
         try:
             with current(repo, listing) as view:
                 return with_view(view)
         except (Unavailable, statedb.Unwritable):
             break
         except statedb.WriteFailed as exc:
-            warn(exc.cause)
+            warn(repo, exc.cause)
             break
         except (Corrupt, sqlite3.Error):
             discard(repo)
     return full()
 
 
-def warn(cause: str) -> None:
-    """CONTRACT §8.4's failure path: the command keeps its outcome and says what happened."""
+def removed(repo: Repo, exc: BaseException) -> None:
+    """Under the state's lock, after a write of it failed part way: discard it (a state half
+    written is never served; the next command rebuilds it) and say so (CONTRACT §8.4)."""
+    try:
+        statedb.discard(repo)
+    except (HnError, OSError):
+        pass
+    warn(repo, statedb.failure(exc).cause)
+
+
+def warn(repo: Repo, cause: str) -> None:
+    """CONTRACT §8.4's failure path: the command keeps its outcome and says what happened, once
+    (an audit: ``memory log`` answers from the state twice, and said it twice)."""
     import sys
 
     from ..core.gostr import one_line
 
-    sys.stderr.write(f"git-hn: warning: memory index removed: {one_line(cause)}\n")
+    line = f"git-hn: warning: memory index removed: {one_line(cause)}"
+    if line not in repo.index_removed:
+        repo.index_removed.add(line)
+        sys.stderr.write(line + "\n")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -599,6 +599,46 @@ def test_a_state_that_cannot_be_written_warns_and_still_answers(populated):
     assert hn(populated, "memory", "index", "verify").code == 0
 
 
+def test_a_rebuild_that_cannot_be_written_leaves_the_prior_state(populated):
+    """CONTRACT §8.1/§8.4: a failed write leaves the prior index intact. An audit's full disk
+    (here a file-size limit) made ``index rebuild`` fail after deleting the state and its seal;
+    the new state is now built beside them and renamed over them only once complete."""
+    _recall(populated)
+    assert hn(populated, "memory", "index", "rebuild").code == 0  # (an export too)
+    mem = populated / ".git" / "hn" / "memory"
+    before = {p.name: p.read_bytes() for p in mem.iterdir()}
+    assert {statedb.NAME, statedb.SEAL, "index-v0.json"} <= set(before)
+    p = hn_file_limited(populated, 4096, "memory", "index", "rebuild")
+    assert p.code == 1 and p.err.count("\n") == 1
+    assert {p.name: p.read_bytes() for p in mem.iterdir()} == before
+    assert p.err == ("git-hn: memory index could not be written: disk I/O error; check the free disk space and "
+                     "the file-size limit (ulimit -f)\n")
+    r = hn(populated, "memory", "index", "verify")  # (the state kept is still the sealed, verified one)
+    assert r.code == 0, r.err
+
+
+def test_a_write_that_cannot_update_the_state_says_it_was_removed_once(populated):
+    """CONTRACT §8.4: when a command that moved memory refs cannot bring the state along, the
+    state is deleted with one ``memory index removed`` warning, and the exit status stays. An
+    audit: under a file-size limit ``record`` deleted it silently, and ``memory log`` (which
+    answers from the state twice) said the warning twice."""
+    _recall(populated)
+    assert _db(populated).exists() and _seal(populated).exists()
+    p = hn_file_limited(populated, 4096, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies",
+                        "descendants", "--content", "recorded on a full disk")
+    assert p.code == 0 and p.out.startswith("Memory: sha256:")
+    warning = ("git-hn: warning: memory index removed: disk I/O error; check the free disk space and the file-size "
+               "limit (ulimit -f)")
+    assert [line for line in p.err.splitlines() if "warning" in line] == [warning]
+    assert not _db(populated).exists() and not _seal(populated).exists()
+    for args in (("memory", "log"), ("memory", "recall", "--include-untrusted", "--query", "isolation")):
+        p = hn_file_limited(populated, 4096, *args)
+        assert p.code == 0 and p.out
+        assert [line for line in p.err.splitlines() if "warning" in line] == [warning], args
+    assert "recorded on a full disk" in hn(populated, "memory", "log").out  # (rebuilt once it can be)
+    assert _seal(populated).exists()
+
+
 def test_a_killed_builds_temporary_files_are_swept(populated):
     mem = populated / ".git" / "hn" / "memory"
     old, young = mem / ".hn-private-0123456789abcdef.sqlite", mem / ".hn-private-fedcba9876543210"

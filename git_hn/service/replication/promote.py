@@ -470,10 +470,6 @@ def _changes(run, conn, promotable: list, rebased: list = ()):
 
 def _failed(repo, exc) -> None:
     """Under the state's lock: discard it and say so (§8.4: the outcome stands)."""
-    from ...store import statedb, stateview
+    from ...store import stateview
 
-    try:
-        statedb.discard(repo)
-    except (HnError, OSError):
-        pass
-    stateview.warn(statedb.failure(exc).cause)
+    stateview.removed(repo, exc)
