@@ -34,7 +34,7 @@ from ..core.gostr import short_id
 from ..core.grammar import format_timestamp, local_ref, memory_id
 from ..core.limits import PROTOCOL
 from ..core.tuples import NamedTuple
-from ..errors import ConflictError, HnError, InputError, ValidationError
+from ..errors import ConflictError, HnError, InputError, LocalStateError, ValidationError
 from . import objects, reflock, streams, verify
 from .identity import Identity
 from .lock import stream_lock
@@ -86,6 +86,33 @@ def _held_lock(stderr: bytes) -> str:
     """The lock file a failed ``update-ref`` could not create, if that was why."""
     m = re.search(_LOCK_EXISTS, stderr.decode("utf-8", "replace"))
     return m.group(1) if m else ""
+
+
+# What Git says when the ref was not where the compare-and-swap expected it (it moved, was
+# created or was deleted meanwhile): a lost race, retried from a fresh read
+_MOVED = ("but expected", "reference already exists", "unable to resolve reference", "reference is missing")
+
+
+def _refused(repo: Repo, ref: str, old: str, stderr: bytes) -> str:
+    """Why Git did not move ``ref`` when it was no lost race, or "" when it was one: the ref
+    moved (Git said so, or it is no longer ``old``, "" for none), or another process holds its lock file (an
+    audit: a read-only ``.git/refs`` was called a lost race, retried and re-signed four times).
+    Git's own line is said (with LC_ALL=C: ``git.GIT_ENV``), less what the caller says already."""
+    text = stderr.decode("utf-8", "replace")
+    if any(m in text for m in _MOVED) or _held_lock(stderr) or repo.ref_value(ref) != old:
+        return ""
+    line = next((l.strip() for l in text.splitlines() if l.strip()), "")
+    for prefix in ("fatal: ", "error: ", f"cannot lock ref '{ref}': "):
+        line = line.removeprefix(prefix)
+    return line.replace(f" reference '{ref}'", " reference") or "git update-ref failed"
+
+
+def refused_error(repo: Repo, ref: str, why: str) -> LocalStateError:
+    """A ref write Git refused for a reason retrying cannot mend: said at once, with what to do."""
+    fix = (f"check the permissions of {os.path.join(repo.common_dir, 'refs')}" if "Permission denied" in why
+           else "fix that")
+    return LocalStateError(f"append memory stream {ref}: Git cannot write the ref: {why}; nothing was recorded: "
+                           f"{fix}, then run the command again")
 
 
 def lost_race_error(ref: str, lock: str) -> ConflictError:
@@ -279,9 +306,10 @@ def _commit_objects(repo: Repo, ident: Identity, env: Envelope, payload: bytes, 
 
 
 def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writers, record: str) -> None:
-    """``ref`` from ``old`` (empty: it must not exist) to ``new``, or ``_LostRace``. ``record``:
+    """``ref`` from ``old`` (empty: it must not exist) to ``new``, or ``_LostRace``, or, when Git
+    refused for another reason (permissions, a directory in the way), the error. ``record``:
     where what Git is doing is written while it does it (``reflock``: a kill leaves it)."""
-    old = old or "0" * repo.oid_hex_len
+    expected, old = old, old or "0" * repo.oid_hex_len
     repo.git.forget_early()  # answers from before this write would be stale after it
     reflock.write_record(record, writers.cas.proc.pid, new)
     proc = writers.cas.finish(f"update {ref} {new} {old}\n".encode("ascii"))
@@ -289,6 +317,9 @@ def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writer
     if proc.returncode < 0 and repo.ref_value(ref) == new:
         return  # (killed by a terminal's Ctrl-C to the whole group once the ref had moved: written)
     if proc.returncode != 0:
+        why = _refused(repo, ref, expected, proc.stderr or b"")
+        if why:
+            raise refused_error(repo, ref, why)
         raise _LostRace(_held_lock(proc.stderr or b""))
 
 

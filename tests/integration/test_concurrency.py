@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 
+import pytest
+
 from git_hn.store.append import Draft, append
 from git_hn.store.identity import load_active
 from git_hn.store.repo import open_repo
@@ -160,3 +162,40 @@ def test_two_streams_retracting_one_memory_retract_it_once(inited):
 
     assert json.loads(out)["alreadyRetracted"] is True
     assert shown["lifecycle"] == "retracted"
+
+
+def _loose_objects(repo) -> int:
+    return int(git(repo, "count-objects").split()[0])
+
+
+@pytest.mark.parametrize("operation", ["record", "retract", "supersede"])
+def test_a_ref_git_cannot_write_is_no_lost_race(inited, operation):
+    """An audit: with ``.git/refs`` read-only, record, retract and supersede said "compare-and-swap
+    failed; reload and retry", after signing four times and leaving 16 loose objects. Git's refusal
+    for another reason than a moved ref is said at once, in Git's words, and nothing is retried.
+    The trigger works as root too: a directory (holding a file no ref listing shows) where the
+    new stream's ref file must go."""
+    import json
+
+    from git_hn.core.grammar import labelled_stream
+
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "the target", "--json")
+    target = json.loads(r.out)["memoryId"]
+    actor = load_active(open_repo(str(inited))).actor
+    ref = f"refs/hn/memory/{actor}/{labelled_stream(actor, 'blocked')[7:]}"
+    (inited / ".git" / ref).mkdir(parents=True)
+    (inited / ".git" / ref / "x.lock").write_bytes(b"")
+    refs = git(inited, "for-each-ref")
+    loose = _loose_objects(inited)
+    argv = {"record": ["record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--content", "hi"],
+            "retract": ["retract", target, "--reason", "wrong"],
+            "supersede": ["supersede", target, "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+                          "--content", "newer"]}[operation]
+    r = hn(inited, "memory", *argv, "--stream", "label:blocked")
+    assert (r.code, r.out) == (1, "")
+    assert "compare-and-swap" not in r.err and r.err.count("\n") == 1
+    assert _loose_objects(inited) - loose <= 4  # (one attempt's objects: the commit, its tree, two blobs)
+    assert r.err == (f"git-hn: append memory stream {ref}: Git cannot write the ref: there is a non-empty directory "
+                     f"'.git/{ref}' blocking reference; nothing was recorded: fix that, then run the command again\n")
+    assert git(inited, "for-each-ref") == refs
