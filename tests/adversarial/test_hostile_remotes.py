@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from helpers import git, hn, shared_remote
+from helpers import git, hn, refs_snapshot, shared_remote
 from independent import Writer, b64, canonical
 
 EVIL_SEED = bytes([7]) * 32
@@ -400,3 +400,47 @@ def test_a_remote_that_rewraps_or_rolls_back_memories_is_not_said_to_be_their_au
     assert fetched.stderr == (f'git-hn: memory import from origin failed: stream {stream[7:19]} of "Mallory": '
                               f"equivocation: {words}; run git hn sync origin\n")
     assert git(bob, "rev-parse", accepted) == old
+
+
+@pytest.mark.parametrize("held", ["another actor's commit", "a commit this clone lacks"])
+def test_a_remote_that_points_your_stream_at_another_actors_commit_says_so_and_how_to_put_yours_back(
+        tmp_path, held):
+    """An audit: a hostile remote pointed the user's own stream's ref at another actor's commit;
+    the sync's one stderr line and ``--json``'s ``error`` said only "[rejected] (non-fast-forward)"
+    (and, for a commit this clone lacked, "[rejected] (fetch first)" with advice to sync with
+    --rebase, which cannot help). Both now name the stream, what the remote's ref holds and what to
+    do; the push they give puts the user's chain back, and the next sync succeeds."""
+    import shlex
+
+    remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    for repo in (alice, bob):
+        assert hn(repo, "replication", "select", "--all").code == 0
+    assert hn(alice, "hooks", "install").code == 0
+    mine = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+              "descendants", "--content", "mine").json()
+    theirs = hn(bob, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+                "descendants", "--content", "theirs").json()
+    for repo in (alice, bob, alice):
+        assert hn(repo, "sync").code == 0
+    ref = f"refs/hn/memory/{mine['actor']}/{mine['stream'][7:]}"
+    bobs = git(remote, "rev-parse", f"refs/hn/memory/{theirs['actor']}/{theirs['stream'][7:]}")
+    if held == "a commit this clone lacks":
+        bobs = git(remote, "commit-tree", git(remote, "rev-parse", f"{bobs}^{{tree}}"), "-m", "not alice's")
+    git(remote, "update-ref", ref, bobs)
+    before = refs_snapshot(alice)
+    status = "[rejected] (non-fast-forward)" if held == "another actor's commit" else "[rejected] (fetch first)"
+    words = (f"publication phase failed after replication: replication memory publication failed for remote origin: "
+             f"{status}; origin's ref for your stream {mine['stream'][7:19]} holds commit {bobs[:12]}, another "
+             f"actor's ({theirs['actor'][:12]}), not a continuation of your stream: it was not imported, and the push "
+             f"of yours was refused; your copy here is unchanged: inspect theirs with git ls-remote origin {ref}, "
+             f"and tell whoever administers origin, or put yours back: git push --force-with-lease={ref}:{bobs} "
+             f"origin {ref}")
+    r = hn(alice, "sync")
+    assert (r.code, r.err) == (1, f"git-hn: {words}\n")
+    r = hn(alice, "sync", "--json")
+    assert (r.code, json.loads(r.out)["error"]) == (1, words)
+    assert refs_snapshot(alice) == before
+    push = subprocess.run(shlex.split(words.rsplit("put yours back: ", 1)[1]), cwd=alice, capture_output=True)
+    assert push.returncode == 0, push.stderr
+    assert hn(alice, "sync").code == 0
+    assert git(remote, "rev-parse", ref) == git(alice, "rev-parse", ref)

@@ -200,6 +200,7 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
                 serial.forget_failure(repo, remote)  # (what a push's background publication failed is published now)
         except PhaseError as exc:
             result.publication_error = exc.message
+            result.publication_cause = exc.cause
             result.published = exc.published
             result.other_format = exc.other_format
         except ConflictError as exc:

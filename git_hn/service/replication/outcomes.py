@@ -231,6 +231,7 @@ class SyncResult:
         self.published = 0
         self.import_error = ""
         self.publication_error = ""
+        self.publication_cause = ""  # its Git status alone, when the remote refused a ref (``PhaseError.cause``)
         self.unreachable = False  # the import could not reach the remote: no publication is tried
         self.other_format = False  # (and so:) the remote uses the other object format
         self.publication_off = False  # remote.<name>.hnPublish is false: no publication there
@@ -278,6 +279,11 @@ class SyncResult:
         if self.import_error:
             return f"import phase failed (publication phase completed): {self.import_error}"
         if self.publication_error:
+            replaced = self.replaced()
+            if replaced:  # (up to Git's status: the refusal's advice, "--rebase" on "fetch first", would not help)
+                refused = self.publication_error
+                refused = refused[:refused.index(self.publication_cause) + len(self.publication_cause)]
+                return f"publication phase failed after replication: {refused}; {self._replaced_words(replaced)}"
             return f"publication phase failed after replication: {self.publication_error}"
         if any(o.status not in ("promoted", "skipped", UP_TO_DATE) for o in self.outcomes):
             if human and self.every:  # (the contract's words first, then what they mean here)
@@ -339,6 +345,44 @@ class SyncResult:
                 "" if back and said else "the Replication line above says why"
         return (f"; {which}{first.kind} {first.id} failed ({first.status})"
                 + (f": {why}" if why else "") + (f" ({where})" if where else ""))
+
+    def replaced(self) -> list[Outcome]:
+        """The user's own streams (``own``) whose ref on the remote holds no chain of theirs, when
+        the publication was refused as Git refuses a push that does not continue the remote's tip:
+        their import failed as structurally invalid (another actor's commit there, a branch's, a
+        forgery), so the push of the user's valid chain was refused too (an audit: a hostile remote
+        pointed the user's stream at another actor's commit, and the one stderr line said only
+        "[rejected] (non-fast-forward)", or, for a commit this clone lacks, advised --rebase)."""
+        if self.publication_cause not in ("[rejected] (non-fast-forward)", "[rejected] (fetch first)") or \
+                self.publication_cause not in self.publication_error:
+            return []
+        from ...core.grammar import parse_local_ref
+
+        mine = {parse_local_ref(ref) for ref in self.own}
+        return [o for o in self.failures() if (o.actor, o.id) in mine and
+                f"selection memory {o.id} is structurally invalid: " in (o.fields.get("diagnostic") or "")]
+
+    def _replaced_words(self, replaced: list[Outcome]) -> str:
+        """What ``replaced``'s first stream's remote ref holds, and what to do: inspect it, tell
+        whoever administers the remote, or put the user's own chain back there (the lease makes
+        the push replace only what was seen)."""
+        import re
+        from shlex import quote
+
+        from ...core.gostr import short_id
+        from ...core.grammar import local_ref
+
+        o = replaced[0]
+        ref, remote = local_ref(o.actor, o.id), quote(self.remote)
+        owner = re.search(r" has owner ([0-9a-f]{64}), want ", o.fields.get("diagnostic") or "")
+        whose = f"another actor's ({short_id(owner[1])})" if owner else "which is not a memory of your stream"
+        more = len(replaced) - 1
+        more = f" (and {counted(more, 'other stream', 'other streams')} alike)" if more else ""
+        return (f"{self.remote}'s ref for your stream {short_id(o.id)}{more} holds commit {o.advertised[:12]}, "
+                f"{whose}, not a continuation of your stream: it was not imported, and the push of yours was "
+                f"refused; your copy here is unchanged: inspect theirs with git ls-remote {remote} {ref}, and tell "
+                f"whoever administers {self.remote}, or put yours back: git push "
+                f"--force-with-lease={ref}:{o.advertised} {remote} {ref}")
 
     def failures(self) -> list[Outcome]:
         """The failed outcomes in (kind, id) order, except that those failing only because another

@@ -139,7 +139,9 @@ def publish_streams(repo: Repo, remote: str, advertised: dict | None = None,
     try:
         published = push(repo, remote, ready, allowed, exact=True, sent=sent) + done
     except PhaseError as exc:  # the same text (the server's reason included), with this count
-        raise PhaseError(exc.message, exc.published + done) from None
+        error = PhaseError(exc.message, exc.published + done)
+        error.cause, error.advice = exc.cause, exc.advice  # (``SyncResult.replaced`` reads the cause)
+        raise error from None
     if len(valid) < len(refs):
         raise invalid_streams(remote, published, why)  # §9.13: the valid refs still go
     if withheld:
