@@ -127,7 +127,7 @@ def hooks_gone(repo) -> None:
 
     if not os.path.exists(os.path.join(repo.hn_dir, "hooks.json")):
         return  # (no install here: nothing imported for it)
-    from ..service.hooks import gone_since_install
+    from ..service.hook_hints import gone_since_install
 
     gone = gone_since_install(repo)
     if gone:

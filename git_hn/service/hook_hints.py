@@ -1,18 +1,20 @@
 """What ``git hn hooks status`` and ``uninstall`` add on stderr after their lines (``after_hint``),
 and ``install`` (``install_hint``):
-what the lines alone would leave a user believing wrongly. Reads the hooks' record and
+what the lines alone would leave a user believing wrongly; and which installed hooks are gone
+(``gone_since_install``, the warning after a record or a sync). Reads the hooks' record and
 directory (``hooks``, ``hook_location``); changes nothing."""
 
 from __future__ import annotations
 
 import os
 
+from ..errors import HnError
 from ..store.repo import Repo
 from .hook_location import (CHAINED_DIR, HOOKS, Location, in_this_worktree, make_absolute, relative_hooks_path,
                             shared_hooks_path, within)
-from .hooks import _is_wrapper, wrappers_here
+from .hooks import _is_wrapper, _migrated, _sha, wrappers_here
 
-__all__ = ["after_hint", "failed_publications", "install_hint"]
+__all__ = ["after_hint", "failed_publications", "gone_since_install", "install_hint"]
 
 
 def failed_publications(repo: Repo | None) -> str:
@@ -91,3 +93,31 @@ def after_hint(loc: Location, repo: Repo | None, which: str) -> str:
         return (f"core.hooksPath is set in your global or system Git config ({shared}): git hn hooks status "
                 "--global shows what is installed there")
     return ""
+
+
+def gone_since_install(repo: Repo) -> list[str]:
+    """The hooks this repository's install record names whose wrapper is no longer in the
+    directory it was installed in (nor moved or chained there by a hook manager), in ``HOOKS``
+    order; [] without a record, or when it cannot be read. No Git process: the record names the
+    directory (``hooks status`` says more, and follows a ``core.hooksPath`` set since)."""
+    import json
+
+    from ..store import private
+
+    path = os.path.join(repo.hn_dir, "hooks.json")
+    if not os.path.exists(path):
+        return []
+    try:
+        doc = json.loads(private.read_private(repo.hn_dir, path) or b"{}")
+        if doc.get("gitdir") and os.path.realpath(doc["gitdir"]) != os.path.realpath(repo.common_dir):
+            return []  # (a moved or copied repository: the record names the old place; hooks status follows it)
+        record = {h["name"]: h for h in doc["hooks"]} if doc.get("version") == 1 else {}
+        loc = Location(doc["dir"], path, repo.hn_dir, doc.get("gitdir", ""))
+        # the wrapper itself, or where pre-commit moved it (it runs it); a chained copy of the
+        # user's hook is a trace of the install, not a hook that runs git-hn (a team trial: a
+        # manager that only rewrote its stub left it, and no record warned)
+        here = {n for n, mine in record.items() if n in HOOKS and (
+            _sha(loc.path(n)) == mine["wrapper"] or _migrated(loc.path(n), mine))}
+    except (HnError, OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+    return [n for n in HOOKS if n in record and n not in here]

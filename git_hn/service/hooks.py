@@ -453,34 +453,6 @@ def selection_hint(repo: Repo | None) -> str:
             "import with git hn replication select --all (or --memory sha256:<stream>)")
 
 
-def gone_since_install(repo: Repo) -> list[str]:
-    """The hooks this repository's install record names whose wrapper is no longer in the
-    directory it was installed in (nor moved or chained there by a hook manager), in ``HOOKS``
-    order; [] without a record, or when it cannot be read. No Git process: the record names the
-    directory (``hooks status`` says more, and follows a ``core.hooksPath`` set since)."""
-    import json
-
-    from ..store import private
-
-    path = os.path.join(repo.hn_dir, "hooks.json")
-    if not os.path.exists(path):
-        return []
-    try:
-        doc = json.loads(private.read_private(repo.hn_dir, path) or b"{}")
-        if doc.get("gitdir") and os.path.realpath(doc["gitdir"]) != os.path.realpath(repo.common_dir):
-            return []  # (a moved or copied repository: the record names the old place; hooks status follows it)
-        record = {h["name"]: h for h in doc["hooks"]} if doc.get("version") == 1 else {}
-        loc = Location(doc["dir"], path, repo.hn_dir, doc.get("gitdir", ""))
-        # the wrapper itself, or where pre-commit moved it (it runs it); a chained copy of the
-        # user's hook is a trace of the install, not a hook that runs git-hn (a team trial: a
-        # manager that only rewrote its stub left it, and no record warned)
-        here = {n for n, mine in record.items() if n in HOOKS and (
-            _sha(loc.path(n)) == mine["wrapper"] or _migrated(loc.path(n), mine))}
-    except (HnError, OSError, ValueError, KeyError, TypeError, AttributeError):
-        return []
-    return [n for n in HOOKS if n in record and n not in here]
-
-
 def wrappers_here(loc: Location, record: dict | None = None) -> set[str]:
     """The hooks of the record that leave a trace in ``loc.dir``: the wrapper itself, the wrapper
     pre-commit moved to ``<hook>.legacy``, or a chained copy of the user's hook."""
