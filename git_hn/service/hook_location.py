@@ -332,3 +332,86 @@ def refuse_shared(repo: Repo | None, loc: Location) -> None:
                      "installed here would run in every repository: git hn hooks install --global installs them "
                      "there on purpose; for this repository only, git config core.hooksPath "
                      "\"$(git rev-parse --path-format=absolute --git-common-dir)/hooks\" first")
+
+
+def make_hooks_dir(repo: Repo | None, loc: Location, create: bool = True) -> None:
+    """Create ``loc.dir`` when it is missing (with ``create``); refuse first, saying what to
+    change, when it (or a directory it would be created in) is not a directory: a file, a link to
+    nothing (an audit: ``.git/hooks`` or ``core.hooksPath`` naming a regular file got only "cannot
+    change …: File exists", and a tracked file there "a.txt/pre-push is tracked"). Git itself runs
+    no hook then."""
+    from ..core.gostr import shown_path
+
+    blocker = loc.dir
+    while not os.path.lexists(blocker) and os.path.dirname(blocker) != blocker:
+        blocker = os.path.dirname(blocker)
+    if not os.path.isdir(blocker):
+        what = ("a symbolic link to nothing" if os.path.islink(blocker) and not os.path.exists(blocker)
+                else "a file" if os.path.isfile(blocker) else "a special file (a FIFO, a socket or a device)")
+        raise InputError(_not_a_directory(repo, loc, shown_path(blocker), what))
+    if not create:
+        return
+    try:
+        os.makedirs(loc.dir, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"hooks directory {shown_path(loc.dir)} cannot be created: {exc.strerror}; create it "
+                         "(or make its parent writable), or set core.hooksPath to a directory you can write; "
+                         "nothing was changed") from None
+
+
+def _not_a_directory(repo: Repo | None, loc: Location, blocker: str, what: str) -> str:
+    """``make_hooks_dir``'s refusal: ``blocker`` (the hooks directory, or where it would be created)
+    is ``what``. Named as the setting that chose it, when one did, with the command that changes
+    it in that setting's own file."""
+    from shlex import quote
+
+    from ..core.gostr import shown_path
+
+    git = repo.git if repo is not None else None
+    if git is None:
+        from ..store.git import Git
+
+        git = Git(os.getcwd())
+    proc = git.run(["config", "--show-scope", "--get", "core.hooksPath"] if repo is not None
+                   else ["config", "--global", "--show-scope", "--get", "core.hooksPath"])
+    scope, _tab, value = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n").partition("\t")
+    where = f"{blocker} is {what}" if blocker == shown_path(loc.dir) else \
+        f"{blocker}, where it would be created, is {what}"
+    if proc.returncode != 0 or not value:
+        return (f"Git's hooks directory {where}, not a directory: rename or remove it (Git runs no hook from it "
+                "as it is), then git hn hooks install again; nothing was changed")
+    flag = {"local": "", "global": " --global", "system": " --system", "worktree": " --worktree"}.get(scope)
+    if flag is None:  # (given on the command line or in the environment: changed there)
+        how = "set core.hooksPath to a directory where it is given"
+    elif repo is None:
+        how = f"set it to a directory (git config{flag} core.hooksPath DIR)"
+    else:
+        how = (f"set it to a directory (git config{flag} core.hooksPath DIR) or unset it "
+               f"(git config{flag} --unset core.hooksPath)")
+    named = f"core.hooksPath {quote(shown_path(value))}"
+    return (f"{named} is {what}, not a directory: {how}; nothing was changed" if blocker == shown_path(loc.dir)
+            else f"{named} cannot be a directory: {where}: {how}; nothing was changed")
+
+
+def uninstall_failed(loc: Location, exc: OSError, removed: list[str]) -> str:
+    """The refusal when a wrapper cannot be taken out of ``loc.dir`` (``exc``: a read-only
+    directory, an immutable file; an audit got only the catch-all "cannot change …/pre-push:
+    Permission denied"), and ``removed``, the hooks taken out before it."""
+    from ..core.gostr import shown_path
+
+    failed = shown_path(os.fsdecode(exc.filename)) if exc.filename is not None else shown_path(loc.dir)
+    names = " and ".join(removed) if len(removed) < 3 else f"{', '.join(removed[:-1])} and {removed[-1]}"
+    done = (f"{names} {'was' if len(removed) == 1 else 'were'} taken out, the others are as they were" if removed
+            else "nothing was changed")
+    return (f"hooks could not be uninstalled from {shown_path(loc.dir)}: {failed}: "
+            f"{exc.strerror or type(exc).__name__}; {writable(loc, 'uninstall')}; {done}")
+
+
+def writable(loc: Location, which: str) -> str:
+    """The way out of an install or uninstall (``which``) the hooks directory's permissions refused."""
+    from shlex import quote
+
+    from ..core.gostr import shown_path
+
+    again = f"git hn hooks {which}" + ("" if loc.private_root is not None else " --global")
+    return f"make the directory and its hooks writable (chmod u+w {quote(shown_path(loc.dir))}), then {again} again"

@@ -25,8 +25,8 @@ from ..errors import HnError, InputError
 from ..store.repo import Repo
 from .hook_calls import calls_git_hn, loops_back, pre_commit_script, rechainable, skips_pre_commit
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, in_this_worktree, locate, make_absolute,
-                            own_recorded, per_worktree_hooks, refuse_shared, refuse_worktree_files,
-                            relative_hooks_path, shared_hooks_path, within)
+                            make_hooks_dir, own_recorded, per_worktree_hooks, refuse_shared, refuse_worktree_files,
+                            relative_hooks_path, shared_hooks_path, uninstall_failed, within, writable)
 
 __all__ = ["HOOKS", "PUBLISHER", "Location", "locate", "install", "uninstall", "status_lines",
            "selection_hint", "wrappers_here", "wrapper_text", "shared_hooks_path"]
@@ -187,10 +187,11 @@ def install(loc: Location, repo: Repo | None = None) -> list[str]:
 
 
 def _install(loc: Location, repo: Repo | None = None) -> list[str]:
+    make_hooks_dir(repo, loc, create=False)  # (a file there: said so, before any other refusal reads it)
     refuse_worktree_files(repo, loc)
     refuse_shared(repo, loc)
     refuse_elsewhere(loc, repo)
-    os.makedirs(loc.dir, exist_ok=True)
+    make_hooks_dir(repo, loc)
     record = loc.load()
     plan = []
     for name in HOOKS:
@@ -271,6 +272,8 @@ def _install(loc: Location, repo: Repo | None = None) -> list[str]:
             except OSError:
                 pass
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else getattr(exc, "message", str(exc))
+        if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):  # (read-only: what to do)
+            why += f"; {writable(loc, 'install')}"
         raise InputError(f"hooks could not be installed in {loc.dir}: {why}; nothing was changed") from None
     return status_lines(loc, switched, updated)
 
@@ -516,34 +519,17 @@ def _uninstall(loc: Location) -> list[str]:
                              f"edited since); refusing to put it back: to keep the edit, replace {path} with "
                              "it by hand, then uninstall again; nothing was changed")
     removed = {}  # name: what the line says it did (a newcomer trial: "not installed" after each uninstall)
-    for name in HOOKS:
-        mine = record.pop(name, None)
-        if mine is None:
-            continue
-        path = loc.path(name)
-        chained = loc.current_chained(name)
-        if chained is not None and _is_wrapper(chained):  # (chained into itself by an earlier version)
-            os.unlink(chained)
-            chained = None
-        if _migrated(path, mine):  # pre-commit runs it as <hook>.legacy: what it chained goes there
-            loop = loops_back(loc, name)  # (unless that is pre-commit's own script: it would run itself)
-            os.unlink(path + PRE_COMMIT_LEGACY)
-            if loop:
-                os.unlink(chained)
-            elif chained is not None:
-                _put_back(mine, chained, path + PRE_COMMIT_LEGACY)
-            removed[name] = "removed"
-            continue
-        if _sha(path) != mine["wrapper"]:  # replaced by the hook it chains: drop the copy only
-            if chained is not None:
-                os.unlink(chained)
-            continue
-        os.unlink(path)
-        removed[name] = "removed"
-        if mine.get("chained") is not None and chained is not None:
-            _put_back(mine, chained, path)  # (else deleted by hand: nothing to put back)
-            removed[name] = "removed, and the hook it chained put back"
-    _drop_stale_old(loc)
+    taking: dict = {}  # the hook being taken out: kept in the record if that fails
+    try:
+        for name in HOOKS:
+            taking = {name: record.pop(name)} if name in record else {}
+            if taking:
+                _take_out(loc, name, taking[name], removed)
+        taking = {}
+        _drop_stale_old(loc)
+    except OSError as exc:  # (a read-only hooks directory: the record keeps what is still there)
+        loc.save({**record, **taking})
+        raise InputError(uninstall_failed(loc, exc, list(removed))) from None
     try:
         os.rmdir(os.path.join(loc.dir, CHAINED_DIR))  # only when empty: never anyone else's files
     except OSError:
@@ -551,6 +537,33 @@ def _uninstall(loc: Location) -> list[str]:
     loc.save(record)
     return [f"{n}: {removed[n]}" if line == f"{n}: not installed" and n in removed else line
             for n, line in zip(HOOKS, status_lines(loc))]
+
+
+def _take_out(loc: Location, name: str, mine: dict, removed: dict) -> None:
+    """``name``'s wrapper out, and the hook it chained put back (``removed[name]`` says so)."""
+    path = loc.path(name)
+    chained = loc.current_chained(name)
+    if chained is not None and _is_wrapper(chained):  # (chained into itself by an earlier version)
+        os.unlink(chained)
+        chained = None
+    if _migrated(path, mine):  # pre-commit runs it as <hook>.legacy: what it chained goes there
+        loop = loops_back(loc, name)  # (unless that is pre-commit's own script: it would run itself)
+        os.unlink(path + PRE_COMMIT_LEGACY)
+        if loop:
+            os.unlink(chained)
+        elif chained is not None:
+            _put_back(mine, chained, path + PRE_COMMIT_LEGACY)
+        removed[name] = "removed"
+        return
+    if _sha(path) != mine["wrapper"]:  # replaced by the hook it chains: drop the copy only
+        if chained is not None:
+            os.unlink(chained)
+        return
+    os.unlink(path)
+    removed[name] = "removed"
+    if mine.get("chained") is not None and chained is not None:
+        _put_back(mine, chained, path)  # (else deleted by hand: nothing to put back)
+        removed[name] = "removed, and the hook it chained put back"
 
 
 def _runs_other(loc: Location, name: str) -> tuple[str, str] | None:

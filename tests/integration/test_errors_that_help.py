@@ -622,12 +622,17 @@ def test_a_memory_named_too_short_says_what_names_a_memory(inited, args):
                                            "digits) or at least 8 of its first ones")
 
 
-def test_a_file_git_hn_cannot_change_is_named_not_taken_for_the_output(inited):
-    """An operating-system error on a file (here ``.git/hooks`` is a file, as a read-only ``.git``
-    fails too) said "cannot write the output", which sent people to their terminal."""
+def test_a_file_git_hn_cannot_change_is_named_not_taken_for_the_output(inited, monkeypatch):
+    """An operating-system error on a file that no service words itself said "cannot write the
+    output", which sent people to their terminal: the last-resort line names the file. (Its
+    trigger was ``.git/hooks`` as a file, which ``hooks install`` now names itself, f92: the
+    install here makes the same real failing ``mkdir`` where a file is, unworded.)"""
+    from git_hn.service import hooks as service
+
     hooks = inited / ".git" / "hooks"
     subprocess.run(["rm", "-rf", str(hooks)], check=True)
     hooks.write_text("not a directory\n")
+    monkeypatch.setattr(service, "install", lambda loc, repo=None: os.mkdir(loc.dir))
     r = hn(inited, "hooks", "install")
     assert r.code == 1 and f"git-hn: cannot change {hooks}: File exists\n" in r.err, r.err
     assert "the output" not in r.err
