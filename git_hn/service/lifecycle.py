@@ -449,6 +449,7 @@ def retract(repo: Repo, target: str, reason: str, stream: str | None, *,
     ident = identmod.load_active(repo)
     draft = Draft("retract", _stream(repo, ident, stream), None, target=target, reason=reason)
     targets, replay = _target_check(repo, "retract", target, ident.actor), replay_head(ident, draft)
+    targets(None)  # (refused before the target's lock file is made, as a supersede is; again under the lock)
 
     def check(pos):
         targets(pos)

@@ -102,11 +102,14 @@ def _editing(repo: Repo, top: str):
 def change(repo: Repo, *, trust: bool, actor: str | None, kinds) -> Outcome:
     """Trust or untrust one actor and/or kinds in the working-tree policy."""
     top = _top(repo)
+    # (its refusals come before the lock file is made: an audit found one left by each refused edit;
+    # what is written is decided again under the lock)
+    _change(repo, top, trust, actor, kinds, write=False)
     with _editing(repo, top):
         return _change(repo, top, trust, actor, kinds)
 
 
-def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds) -> Outcome:
+def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds, write: bool = True) -> Outcome:
     found = worktree.read_policy(top)
     if found is None:
         raise InputError(f"no {worktree.POLICY} in the working tree; create one with git hn policy init")
@@ -127,7 +130,7 @@ def _change(repo: Repo, top: str, trust: bool, actor: str | None, kinds) -> Outc
         named = policyedit.named_by(actor, who) if trust else ""
         alikes = tuple(policyedit.look_alikes(named, who, known)) if named else ()
     result = policyedit.edit(data, trust=trust, actor=who.actor if who else None, kinds=kinds)
-    if result.data is not None:
+    if result.data is not None and write:
         worktree.write_policy(top, result.data, expected=data, mode=mode)
     return Outcome(who, result, tuple(doc["maintainers"]), named, alikes)
 

@@ -31,6 +31,7 @@ and a huge file are refused before reading.
 from __future__ import annotations
 
 import base64
+import contextlib
 import difflib
 import json
 import os
@@ -548,7 +549,9 @@ def run(repo: Repo, agent: str, *, remove: bool = False, dry_run: bool = False) 
     check_agent(agent)
     keys = Keys(repo, _worktree(repo))
     name = f"git hn setup {agent}" + (" --remove" if remove else "")
-    with _locked(repo):
+    # (a dry run writes nothing, so it takes no lock: an audit's --print made .git/hn/locks/setup.lock,
+    # and failed in a read-only .git/hn; what it shows may be overtaken, as any preview)
+    with contextlib.nullcontext() if dry_run else _locked(repo):
         record = load_record(repo, keys)
         targets = _targets(repo, keys, agent)
         if remove:

@@ -4,7 +4,9 @@ Owns ``<common-gitdir>/hn/locks/memory-<actor>-<stream-hex>.lock``: an exclusive
 local writers of one stream hold from reading the head until the compare-and-swap ends, so that a
 burst of concurrent local writers queues instead of exhausting its retries. The lock files are
 never deleted (deleting a lock file another process holds would let a third process lock a new
-inode). The compare-and-swap, not this lock, is what guards against every other writer. Also
+inode), so a request refused without needing the lock is refused before it is taken, and a dry
+run takes none (an audit found files left by refusals, and previews that failed in a read-only
+``.git/hn``). The compare-and-swap, not this lock, is what guards against every other writer. Also
 the paths of the other ``flock`` locks: a remote's, and a lifecycle target's
 (``target-<xx>.lock``, which no compare-and-swap backs: ``service.lifecycle``).
 """

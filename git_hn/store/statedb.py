@@ -555,6 +555,16 @@ def _writable(repo: Repo) -> bool:
     return True
 
 
+def _read_only_lock(path: str) -> int:
+    """``path`` opened for reading only, or -1: a shared ``flock`` needs no write access, so a
+    reader (``index verify``) takes it in a ``.git/hn`` made read-only (``chmod -R a-w``: an
+    audit found verify refused there, though it writes nothing). A missing lock file is not made."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return -1
+
+
 @contextmanager
 def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
     """Hold ``hn/locks/state.lock`` (shared for reading, exclusive for writing). Exclusive, in
@@ -569,10 +579,12 @@ def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
     except OSError as exc:
         if os.path.islink(path):
             raise LocalStateError(f"private identity file {path} is a symbolic link{private.kind(path)}") from None
-        if exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM):
+        fd = _read_only_lock(path) if not exclusive and exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM) else -1
+        if fd < 0 and exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM):
             raise Unwritable from None
-        raise LocalStateError(f"private identity file {path} cannot be opened: "
-                              f"{private.cause(exc)}{private.kind(path)}") from None
+        if fd < 0:
+            raise LocalStateError(f"private identity file {path} cannot be opened: "
+                                  f"{private.cause(exc)}{private.kind(path)}") from None
     try:
         private.check_file(path, os.fstat(fd), 0)
         mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH

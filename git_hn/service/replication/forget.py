@@ -19,7 +19,8 @@ another one remembered. All or nothing: a remote that does not exist, a COMMIT t
 commit ID, names no entry or names several, a busy lock or a record that cannot be written
 change nothing (the second record's failure puts the first one back). Both records' locks are
 held, ``lost``'s then ``atrisk``'s (no other code takes both), from the reads to the writes, and
-strictly: the records' usual best effort would let a busy lock or a failed write pass silently.
+strictly: the records' usual best effort would let a busy lock or a failed write pass silently. A
+dry run, which writes neither record, takes neither lock (it works in a read-only ``.git/hn``).
 Before them, the check of the remote-tracking refs (``tracked``) is settled, in a dry run too
 (it changes only those derived records): a commit they lost since it last ran (this clone's own
 force-push, a teammate's one fetched) would otherwise be handed back to ``atrisk`` by the next
@@ -29,6 +30,8 @@ Trusts: the records (private files this clone derived) and this clone's remote c
 """
 
 from __future__ import annotations
+
+from contextlib import ExitStack
 
 from ...core.gostr import bounded, quoted, short_id
 from ...core.lines import lines_of
@@ -58,7 +61,12 @@ def forget(repo: Repo, remote: str, given: list[str], dry_run: bool = False) -> 
     # it listed less than the real run then forgot, another review found)
 
     tracked.check(repo, remote)
-    with lost.locked(repo, remote, strict=True), lost.locked(repo, remote, "atrisk", strict=True):
+    # (a dry run changes neither record, so it takes neither lock: an audit found their lock files made
+    # by it, and it failed in a read-only .git/hn; each record is read whole, as written, by rename)
+    with ExitStack() as held:
+        if not dry_run:
+            held.enter_context(lost.locked(repo, remote, strict=True))
+            held.enter_context(lost.locked(repo, remote, "atrisk", strict=True))
         taken, key = lost.recorded(repo, remote)  # (made for another form of its URL too: a review)
         default, risky, risky_key = atrisk.recorded(repo, remote)
         entries = {**taken, **{c: m for c, (m, _s) in risky.items() if c not in taken}}
