@@ -135,7 +135,8 @@ def remove(repo: Repo, query: str, backup: str | None) -> Removed:
     if len(found) != 1:
         what = ("no identity of this keyring has an actor ID" if not found else
                 f"{len(found)} identities of this keyring have actor IDs")
-        raise InputError(f"{what} starting with {query} (it holds {held}); nothing was removed")
+        longer = "; use a longer prefix or the full actor ID" if found else ""  # (as use, trust and recall say)
+        raise InputError(f"{what} starting with {query} (it holds {held}){longer}; nothing was removed")
     ident = found[0]
     if any(active for i, active in stored if i.actor == ident.actor):
         raise InputError(identity.active_not_removed(ident))

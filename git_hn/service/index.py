@@ -163,8 +163,9 @@ def _verify(repo: Repo, bound: int | None) -> Built:
     if data is not None and recorded != current:
         raise core_index.IndexError_("stale", "source or policy changed")
     stored = _stored_tables(repo)
-    if stored is None:
-        raise core_index.IndexError_("missing")
+    if stored is None:  # (an audit: a fresh or bare repository's verify said only "missing")
+        raise core_index.IndexError_("missing", "no memory state is stored here (none was built yet, or it was "
+                                     "removed); " + _way_out(repo).replace("replaces it", "builds it"))
     if not _same_refs(stored, listing):
         raise core_index.IndexError_("stale", "source or policy changed")
     collection = streams.collect(repo, listing)

@@ -169,7 +169,14 @@ def _read_active(repo: Repo) -> str | None:
         return None
     text = data.decode("ascii", "replace")
     if not text.endswith("\n") or not is_actor(text[:-1]):
-        raise LocalStateError("active identity contains an invalid actor fingerprint")
+        import shlex  # (error path only)
+
+        # (§2.3's words, then the file and the way out: an audit's garbage file was named nowhere;
+        # removed, ``identity use`` and ``list`` work again, and nothing else is lost)
+        path = repo.active_path()
+        raise LocalStateError(f"active identity contains an invalid actor fingerprint; {path} only names the "
+                              f"identity in use: remove it (rm {shlex.quote(path)}), then git hn identity use "
+                              "ACTOR picks one of this keyring's (git hn identity list lists them)")
     return text[:-1]
 
 

@@ -35,7 +35,7 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
         if os.path.islink(path):
             raise LocalStateError(f"private identity file {path} is a symbolic link{private.kind(path)}") from None
         raise LocalStateError(f"private identity file {path} cannot be opened: "
-                              f"{private.cause(exc)}{private.kind(path)}") from None
+                              f"{private.cause(exc)}{private.kind(path)}{_way_out(hn_dir, exc)}") from None
     try:
         private.check_file(path, os.fstat(fd), 0)
         if flock_within(fd, timeout, busy or f"memory stream {ref} is busy; retry") and on_wait is not None:
@@ -47,6 +47,20 @@ def stream_lock(hn_dir: str, path: str, ref: str, timeout: float = 10.0, busy: s
             _HELD.discard(path)
     finally:
         os.close(fd)
+
+
+def _way_out(hn_dir: str, exc: OSError) -> str:
+    """After a lock file's refusal: what lets the command write (an audit: a read-only ``.git/hn``
+    gave "cannot be opened: Permission denied (a lock file, not a key)", and nothing to do)."""
+    import errno
+    import shlex
+
+    if exc.errno == errno.EROFS:
+        return f"; this command writes in {hn_dir}: run it where the repository is not mounted read-only"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return (f"; this command writes in {hn_dir}: make it and its files writable "
+                f"(chmod -R u+w {shlex.quote(hn_dir)})")
+    return ""
 
 
 _HELD: set[str] = set()  # the lock files this process holds (``held_elsewhere`` is about others)

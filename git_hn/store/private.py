@@ -161,6 +161,22 @@ def check_file(path: str, st: os.stat_result, max_bytes: int) -> None:
         raise LocalStateError(f"private identity file {path} is too large{kind(path)}")
 
 
+def unreadable(path: str, exc: OSError, st: os.stat_result) -> str:
+    """The error for a private file (``st``: its ``lstat``) that cannot be opened for reading
+    (``exc``), with the way out when its permissions refused it: its owner's ``chmod 600``, as
+    for a mode too open (an audit: a key of mode 000 was "unreadable: Permission denied", no more),
+    or, for another user's file, whose it is."""
+    import errno
+
+    text = f"private identity file {path} is unreadable: {cause(exc)}{kind(path)}"
+    if exc.errno not in (errno.EACCES, errno.EPERM):
+        return text
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return (f"{text}; it belongs to user ID {st.st_uid}: run git-hn as that user, or have them "
+                f"{_chmod('600', path)}")
+    return f"{text}: {_chmod('600', path)}"
+
+
 def read_private(root: str, path: str, max_bytes: int = 65_536) -> bytes | None:
     """Bytes of a private file, or None when it (or a parent directory) does not exist."""
     if not check_dirs(root, os.path.dirname(path)):
@@ -174,7 +190,7 @@ def read_private(root: str, path: str, max_bytes: int = 65_536) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise LocalStateError(f"private identity file {path} is unreadable: {cause(exc)}{kind(path)}") from None
+        raise LocalStateError(unreadable(path, exc, st)) from None
     try:
         st2 = os.fstat(fd)
         if (st2.st_ino, st2.st_dev) != (st.st_ino, st.st_dev):

@@ -201,7 +201,9 @@ def test_invalid_active_file(inited):
     active = inited / ".git" / "hn" / "active"
     active.write_text("not-a-fingerprint\n")
     assert hn(inited, "identity", "show").err == \
-        "git-hn: active identity contains an invalid actor fingerprint\n"
+        (f"git-hn: active identity contains an invalid actor fingerprint; {active} only names the identity in use: "
+         f"remove it (rm {active}), then git hn identity use ACTOR picks one of this keyring's (git hn identity "
+         "list lists them)\n")
 
 
 def test_legacy_single_identity_file_is_migrated(inited):

@@ -75,7 +75,9 @@ def test_rebuild_verify_and_determinism(populated):
     answer = _recall(populated)
     for path in (_index(populated), _db(populated), _seal(populated)):
         path.unlink()
-    assert hn(populated, "memory", "index", "verify").err == "git-hn: memory index missing\n"
+    assert hn(populated, "memory", "index", "verify").err == (
+        "git-hn: memory index missing: no memory state is stored here (none was built yet, or it was removed); git hn "
+        "memory index rebuild builds it\n")
     assert hn(populated, "memory", "index", "rebuild").code == 0
     assert _index(populated).read_bytes() == first
     assert _recall(populated) == answer

@@ -179,7 +179,9 @@ def test_an_object_rewritten_in_place_is_caught_where_it_is_read(world):
     # the state was discarded when the mismatch was found, and cannot be rebuilt: every command
     # now answers as full verification does, and verify reports the missing state
     assert _call(repo, show_service.show, b) == _call(repo, show_service.show_full, b) == full
-    assert _call(repo, index_service.verify) == ("IndexError_", "memory index missing")
+    assert _call(repo, index_service.verify) == ("IndexError_", "memory index missing: no memory state is stored "
+                                                 "here (none was built yet, or it was removed); git hn memory index "
+                                                 "rebuild builds it")
 
 
 def test_tampered_state_is_never_served(world):

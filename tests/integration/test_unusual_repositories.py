@@ -185,7 +185,9 @@ def test_a_read_only_mount_names_the_lock_file_and_the_page_and_says_read_only(t
                "--content", "y")
         # (CONTRACT §0.5's words first, the kind after them: not a key)
         assert r.code == 1 and r.err.startswith(f"git-hn: private identity file {ro}/.git/hn/locks/memory-"), r.err
-        assert r.err.endswith(".lock cannot be opened: the file system is read-only (a lock file, not a key)\n"), r.err
+        assert r.err.endswith(".lock cannot be opened: the file system is read-only (a lock file, not a key); this "
+                              f"command writes in {ro}/.git/hn: run it where the repository is not mounted "
+                              "read-only\n"), r.err
         r = hn(ro, "memory", "view")
         assert (r.code, r.err) == (1, f"git-hn: private identity file {ro}/.git/hn/hn-memory.html cannot be "
                                       "written: the file system is read-only (the page, not a key); git hn memory "
