@@ -208,14 +208,14 @@ def first_failure(result) -> tuple[str, str]:
     failing stream's, shortened, as ``stream S of "NAME" stops at memory M, whose anchor commit C
     is not on REMOTE`` for the usual case, else its diagnostic with IDs cut to 12 characters and
     without its recovery; else the import phase's error. For that usual case the way out is who
-    can put the commit back (``outcomes.put_back``): the fetch that started the hook brought the
+    can put the commit back (``anchor_ways.put_back``): the fetch that started the hook brought the
     remote's branches, and none had the commit, so a sync, which fetches them again, fails the
     same way (a team trial). For a fetch the remote refused access to, it is the outcome's
     credentials advice (a sync's fetch has no terminal either). Author text (the name) is inert
     and bounded. No Git process."""
     from ..core.gostr import one_line, short_id
     from ..core.hints import of_author
-    from .replication.outcomes import put_back
+    from .replication.anchor_ways import put_back
 
     for o in result.failures():  # (a stream's own failure first: one failing only by another's comes after)
         owner, missing = o.fields.get("ownerMemoryId") or "", o.fields.get("missingId") or ""

@@ -1,0 +1,52 @@
+"""Ways back for a lost anchor commit: the words a sync's lines, its ``--json`` ``hint`` and the
+fetch hook's one line give for a commit some memory is anchored on that this clone lacks (who can
+put it back, a branch this clone does not fetch that keeps it, how to leave the stream out).
+Pure text from what the caller measured; trusts its arguments, reads nothing."""
+
+from __future__ import annotations
+
+
+def anchor_branch(remote: str, ref: str) -> str:
+    """The way out for an anchor commit that ``ref`` (``refs/heads/hn-anchor/…``) of ``remote``
+    has as its tip, which this clone's fetch refspecs leave out (``SyncResult.kept``): tracking
+    those branches brings it, and every anchor kept there later (a trial: a single-branch clone,
+    ``git clone --depth 1`` even after ``--unshallow``, named one missing commit per stream on
+    every sync)."""
+    from shlex import quote
+
+    return (f"{remote}'s branch {ref.removeprefix('refs/heads/')} keeps it, and this clone does not fetch {remote}'s "
+            f"hn-anchor/* branches (a single-branch clone?): git remote set-branches --add {quote(remote)} "
+            f"{quote('hn-anchor/*')} && git fetch {quote(remote)} brings it and every anchor kept so (then git hn sync "
+            f"{quote(remote)} again)")
+
+
+def put_back(remote: str, missing: str, where: str, unfetched: bool = False, said: bool = False,
+             kept: str = "") -> str:
+    """The way out for an anchor commit ``missing`` that no branch of ``remote`` the clone got
+    (``where``: "this clone fetches" after a sync's own fetch of them, "this fetch brought" in the
+    fetch hook) has: who can put it back, and how to leave the stream out. Said by the sync's
+    closing line (``failure_pointer``) and the fetch hook's one line (a team trial: the hook said
+    "run git hn sync origin", which fails the same way). ``unfetched`` (``SyncResult.unfetched``):
+    the remote has branches the clone's refspecs leave out, so ``git fetch REMOTE C`` comes first
+    (a review: a --single-branch clone was told to have the commit put back while origin's
+    ``feature`` held it). The select takes full stream IDs, which these lines cut to 12
+    characters: it says where they are listed. ``said``: a line above gave the commands for the
+    commit (``SyncResult._anchor_hints``), which this one points at rather than repeats.
+    ``kept``: the branch under ``refs/heads/hn-anchor/`` of the remote, not fetched here, whose
+    tip is the commit (``anchor_branch``)."""
+    from shlex import quote
+
+    leave = (f"one git hn replication select {quote(remote)} --memory STREAM... leaves the stream out (it replaces "
+             "the saved selection: give a --memory for every stream to keep, each by its full ID, which git hn "
+             f"sync {quote(remote)} --json lists)")
+    if said:
+        return (f"no branch of {remote} {where} has commit {missing[:12]} (the line above that names it says how "
+                f"to bring it back); or {leave}")
+    if kept:
+        return f"commit {missing[:12]}: {anchor_branch(remote, kept)}; or {leave}"
+    back = (f"a clone that still has it (its author's, most likely) can put it back: git push {quote(remote)} "
+            f"{missing}:refs/heads/hn-anchor/{missing[:12]}; or {leave}")
+    if unfetched:
+        return (f"git fetch {quote(remote)} {missing} brings commit {missing[:12]} if a branch of {remote} this clone "
+                f"does not fetch has it (then git hn sync {quote(remote)}); if none has it, {back}")
+    return f"no branch of {remote} {where} has commit {missing[:12]}: {back}"
