@@ -30,6 +30,9 @@ PROBE = ("import sys\n"
          "sys.exit(main(sys.argv[1:]))\n")
 
 ERASE = "\r\x1b[2K"
+# room for all 40 items: a brief that leaves items out says so on stderr (its own hint), which
+# these tests of the rebuild notice are not about
+ROOM = ("--max-bytes", "1048576")
 
 
 @pytest.fixture
@@ -63,10 +66,10 @@ def _probe(repo, args: list[str], stderr_on_terminal: bool, env: dict | None = N
 
 
 def test_a_rebuild_on_a_terminal_names_its_work_then_erases_the_line(stream):
-    expected = hn(stream, "memory", "brief", "--json", "--include-untrusted")
+    expected = hn(stream, "memory", "brief", "--json", "--include-untrusted", *ROOM)
     assert expected.code == 0, expected.err
     _drop_state(stream)
-    code, out, err = _probe(stream, ["memory", "brief", "--json", "--include-untrusted"], True)
+    code, out, err = _probe(stream, ["memory", "brief", "--json", "--include-untrusted", *ROOM], True)
     assert code == 0, err
     assert out == expected.out  # the answer is the same: only stderr changed
     assert "git hn: verifying 40 memories (" in err
@@ -79,12 +82,12 @@ def test_a_rebuild_on_a_terminal_names_its_work_then_erases_the_line(stream):
 
 def test_nothing_is_shown_when_stderr_is_not_a_terminal_or_the_state_is_current(stream):
     _drop_state(stream)
-    code, _out, err = _probe(stream, ["memory", "brief", "--json", "--include-untrusted"], False)
+    code, _out, err = _probe(stream, ["memory", "brief", "--json", "--include-untrusted", *ROOM], False)
     assert code == 0 and err == "", err
-    code, _out, err = _probe(stream, ["memory", "brief", "--json", "--include-untrusted"], True)
+    code, _out, err = _probe(stream, ["memory", "brief", "--json", "--include-untrusted", *ROOM], True)
     assert code == 0 and err == "", repr(err)  # the state is current: nothing verified in full
     _drop_state(stream)
-    code, _out, err = _probe(stream, ["memory", "brief", "--json", "--include-untrusted"], True,
+    code, _out, err = _probe(stream, ["memory", "brief", "--json", "--include-untrusted", *ROOM], True,
                              env={"TERM": "dumb"})
     assert code == 0 and err == "", repr(err)  # a terminal that cannot erase a line
 

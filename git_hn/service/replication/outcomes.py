@@ -376,11 +376,12 @@ class SyncResult:
         o = replaced[0]
         ref, remote = local_ref(o.actor, o.id), quote(self.remote)
         owner = re.search(r" has owner ([0-9a-f]{64}), want ", o.fields.get("diagnostic") or "")
-        whose = f"another actor's ({short_id(owner[1])})" if owner else "which is not a memory of your stream"
+        whose = (f"another actor's ({short_id(owner[1])}), not a continuation of your stream" if owner
+                 else "which is not a memory of your stream")
         more = len(replaced) - 1
         more = f" (and {counted(more, 'other stream', 'other streams')} alike)" if more else ""
         return (f"{self.remote}'s ref for your stream {short_id(o.id)}{more} holds commit {o.advertised[:12]}, "
-                f"{whose}, not a continuation of your stream: it was not imported, and the push of yours was "
+                f"{whose}: it was not imported, and the push of yours was "
                 f"refused; your copy here is unchanged: inspect theirs with git ls-remote {remote} {ref}, and tell "
                 f"whoever administers {self.remote}, or put yours back: git push "
                 f"--force-with-lease={ref}:{o.advertised} {remote} {ref}")
