@@ -20,6 +20,7 @@ from __future__ import annotations
 from ..core.hints import cite_at, supersede_at
 from ..core.tuples import NamedTuple
 from ..errors import HnError
+from ..store.reanchor import same_trees
 from ..store.repo import Repo
 
 SHOWN = 3  # memories named in the line (the count says how many in all)
@@ -57,22 +58,8 @@ def left(repo: Repo, mapping: dict[str, str], actor: str, moved: set[str]) -> li
         return []
     out = [row for row in out if row[0] not in moved]
     out.sort(key=lambda row: (row[2] != actor, row[3], row[0]))
-    same = _same_trees(repo, {(c, mapping[c]) for _m, c, _a, _u, kind, _ch in out if kind == "verification"})
+    same = same_trees(repo, {(c, mapping[c]) for _m, c, _a, _u, kind, _ch in out if kind == "verification"})
     return [Left(m, c, a, kind, bool(ch), (c, mapping[c]) in same) for m, c, a, _u, kind, ch in out]
-
-
-def _same_trees(repo: Repo, pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """The (old, new) commit pairs whose trees are equal (the batch ``cat-file`` this process
-    keeps); none when Git cannot say."""
-    if not pairs:
-        return set()
-    order = sorted(pairs)
-    try:
-        infos = repo.git.object_infos([f"{c}^{{tree}}" for p in order for c in p])
-    except (HnError, OSError):
-        return set()
-    trees = [i[0] if i else None for i in infos]
-    return {p for n, p in enumerate(order) if trees[2 * n] is not None and trees[2 * n] == trees[2 * n + 1]}
 
 
 def _untested(m: Left) -> bool:

@@ -295,7 +295,8 @@ def _untested(repo: Repo, tails: list, mapping: dict[str, str]) -> dict[str, tup
     another tree (an amend or a rebase that changed files): signed again there, it would claim a
     test of code no one tested, as ``--same-content`` would for a published one (docs/decisions.md,
     f71 and f85). One whose commits kept their trees (a reword, a message-only amend) is carried.
-    The trees come from one batch look-up; a tree Git cannot name counts as changed."""
+    The trees come from one batch look-up (``same_trees``); a tree Git cannot name counts as
+    changed."""
     found = {}
     for _src, chain, floor in tails:
         for m in chain[floor:]:
@@ -304,21 +305,28 @@ def _untested(repo: Repo, tails: list, mapping: dict[str, str]) -> dict[str, tup
                 items = [*(rec.evidence or ()), *(m.envelope.evidence or ())]
                 named = [rec.anchor.commit] + [e[4:] for e in items if e.startswith("git:")]
                 found[m.memory_id] = ([c for c in dict.fromkeys(named) if c in mapping], rec.applicability.mode)
-    if not found:
-        return {}
-    order = sorted({c for commits, _mode in found.values() for c in commits})
-    try:
-        infos = repo.git.object_infos([f"{c}^{{tree}}" for old in order for c in (old, mapping[old])])
-    except (HnError, OSError):
-        infos = [None] * (2 * len(order))
-    trees = [i[0] if i else None for i in infos]
-    changed = {old for n, old in enumerate(order) if trees[2 * n] is None or trees[2 * n] != trees[2 * n + 1]}
+    same = same_trees(repo, {(c, mapping[c]) for commits, _mode in found.values() for c in commits})
     out = {}
     for mid, (commits, mode) in found.items():
-        old = next((c for c in commits if c in changed), None)
+        old = next((c for c in commits if (c, mapping[c]) not in same), None)
         if old is not None:
             out[mid] = (old, mapping[old], mode)
     return out
+
+
+def same_trees(repo: Repo, pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (old, new) commit pairs whose trees are equal (the batch ``cat-file`` this process
+    keeps); none when Git cannot say. What decides whether a rewrite kept what a verification
+    tested (``_untested``, and ``service.left_behind`` for a published one)."""
+    if not pairs:
+        return set()
+    order = sorted(pairs)
+    try:
+        infos = repo.git.object_infos([f"{c}^{{tree}}" for p in order for c in p])
+    except (HnError, OSError):
+        return set()
+    trees = [i[0] if i else None for i in infos]
+    return {p for n, p in enumerate(order) if trees[2 * n] is not None and trees[2 * n] == trees[2 * n + 1]}
 
 
 def _plan(repo: Repo, tails: list, mapping: dict[str, str], renamed: dict[str, str] | None = None,
