@@ -622,10 +622,9 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
     from . import left_behind  # (published ones stay: a team trial's rebase dropped them from recall unsaid)
 
     lines = [reanchor.stream_line(r, 'on the rewritten commits') for r in done if r.memories or r.kept]
-    untested = reanchor.untested_line(done, command or "rewrite")  # (verifications on a changed tree)
-    lines += [untested] if untested else []
+    lines += reanchor.untested_lines(repo, done, command or "rewrite")  # (verifications on a changed tree)
     moved = {m for r in done for m, _n in r.renamed} | {m for r in done for m, _c in r.kept} | \
-        {u[0] for r in done for u in r.untested}
+        {u.memory for r in done for u in r.untested}
     said = left_behind.line(left_behind.left(repo, mapping, ident.actor, moved), mapping, ident.actor,
                             command or "rewrite")
     lines += [said] if said else []

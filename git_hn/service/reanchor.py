@@ -168,11 +168,24 @@ def drop(repo: Repo, old: str) -> Dropped:
 
 
 def _check_discarded(repo: Repo, commit: str) -> None:
-    """Refuse ``--drop`` for a commit a push can still carry: HEAD, a branch, a tag or a
-    remote-tracking ref holds it (``gate.discarded``, the test the held publication's hint makes
-    before it offers ``--drop``). Its memories publish with it; discarding them is not undone by
-    any reflog (a review: a decision on ``main``'s tip was dropped without a word)."""
+    """Refuse ``--drop`` for a commit a push can still carry (``holder``). Its memories publish
+    with it; discarding them is not undone by any reflog (a review: a decision on ``main``'s tip
+    was dropped without a word)."""
     from ..store.discard import NOTHING
+
+    by, then = holder(repo, commit)
+    if by:
+        raise InputError(f"commit {commit[:12]} is not discarded ({by}), so a push carries it and its memories with "
+                         f"it; --drop is for a commit no branch, tag, remote-tracking ref or HEAD holds: withdraw a "
+                         f"memory with git hn memory retract ID --reason obsolete, or {then}; {NOTHING}")
+
+
+def holder(repo: Repo, commit: str) -> tuple[str, str]:
+    """What holds ``commit`` so that a push can still carry it, in ``--drop``'s refusal's words
+    ("origin/feat holds it"), and what takes it off ("take the commit off your branches first");
+    ("", "") when nothing does: no HEAD of any worktree, branch, tag or remote-tracking ref
+    (``gate.discarded``, the test the held publication's hint makes before it offers ``--drop``;
+    ``untested_lines`` makes it too)."""
     from .held import holding_ref
     from .replication.gate import ALL_REFS, discarded
 
@@ -180,21 +193,15 @@ def _check_discarded(repo: Repo, commit: str) -> None:
     # push from there carries, was dropped): one ``git worktree list``, on this path only
     heads = _worktree_heads(repo)
     if commit in discarded(repo, {commit}, ALL_REFS + tuple(heads.values())):
-        return
-    holder = holding_ref(repo, commit, held=True)
-    tree = "" if holder else _worktree_holding(repo, commit, heads)
-    if holder or not tree:
-        by = f"{holder} holds it" if holder else \
-            "a worktree's HEAD or a ref here holds it, perhaps a keep branch hn-anchor/… (git branch -a --contains names it)"
-        then = "take the commit off your branches first"
-    else:  # (a review: "git branch -a --contains" named nothing, and the commit was on no branch)
-        from ..core.gostr import quoted
+        return "", ""
+    held_by = holding_ref(repo, commit, held=True)
+    tree = "" if held_by else _worktree_holding(repo, commit, heads)
+    if held_by or not tree:
+        return (f"{held_by} holds it" if held_by else "a worktree's HEAD or a ref here holds it, perhaps a keep branch "
+                "hn-anchor/… (git branch -a --contains names it)", "take the commit off your branches first")
+    from ..core.gostr import quoted  # (a review: "git branch -a --contains" named nothing, and the commit was on no branch)
 
-        by = f'the HEAD of worktree "{quoted(tree, 200)}" holds it'
-        then = "move that worktree's HEAD off it first"
-    raise InputError(f"commit {commit[:12]} is not discarded ({by}), so a push carries it and its memories with it; "
-                     f"--drop is for a commit no branch, tag, remote-tracking ref or HEAD holds: withdraw a memory with "
-                     f"git hn memory retract ID --reason obsolete, or {then}; {NOTHING}")
+    return f'the HEAD of worktree "{quoted(tree, 200)}" holds it', "move that worktree's HEAD off it first"
 
 
 def _worktree_heads(repo: Repo) -> dict[str, str]:
@@ -323,27 +330,101 @@ def stream_line(r, where: str) -> str:
     return f"{line}; new IDs: {renames}{extra}"
 
 
-def untested_line(done: list, what: str) -> str:
-    """The post-rewrite hook's line for the verifications it left on the commits they tested
-    (``Rewritten.untested``: the ``what``, an amend or a rebase, gave those commits another tree),
-    "" for none: which, why, and the commands for the first (test NEW and record the result
-    there, then discard the old one, which holds its stream's publication while it names a
-    commit no push carries; or carry it by hand, for one sure the result holds)."""
+def untested_lines(repo: Repo, done: list, what: str) -> list[str]:
+    """The post-rewrite hook's lines for the verifications it left where they were signed
+    (``Rewritten.untested``: the ``what``, an amend or a rebase, gave a commit each names another
+    tree), one a memory, at most ``SHOWN_RENAMES`` and one more that counts the others: each names
+    every rewritten commit the memory names, old -> new (a review: a squash's second was not
+    named, and the one command given carried half the memory), and gives commands that run as
+    given, in the order of the lines: test and record the result anew (``_record_again``: with
+    its mode, subject, paths and topics); then, when no ref holds its anchor (``holder``), its
+    stream waits for that commit and ``--drop`` discards it; when a ref holds it, the push or
+    sync that finds it on the remote publishes it there, where it was tested, and ``--drop`` is
+    refused, so none is offered (a review: the one offered was refused, "origin/feat holds it",
+    and the next sync published it); or carry it, by hand, commit by commit. The commands name
+    commits, not IDs: a ``--drop`` or a carry signs the later memories of a stream again."""
     left = [u for r in done for u in r.untested]
     if not left:
-        return ""
-    n, (mid, old, new, mode) = len(left), left[0]
-    ids = ", ".join(short_id(u[0]) for u in left[:SHOWN_RENAMES]) + (", ..." if n > SHOWN_RENAMES else "")
-    one = n == 1
-    return (f"left {n} unpublished {'verification' if one else 'verifications'} of yours on the "
-            f"{'commit it' if one else 'commits they'} tested ({ids}): this {what} gave "
-            f"{'that commit' if one else 'those commits'} another tree, so signing {'it' if one else 'them'} "
-            f"again on the new {'one' if one else 'ones'} would claim a test no one ran there; test "
-            f"{new[:12]}, then git hn memory record --kind verification --at {new} --applies {mode} "
-            f"--evidence git:{new} --content TEXT records the result, and git hn memory reanchor {old} --drop "
-            f"discards {short_id(mid)} (its stream is published only once {old[:12]} is pushed, or it is "
-            f"dropped); if you are sure its result holds on the new tree, git hn memory reanchor {old} {new} "
-            "carries it instead" + ("" if one else "; the same for each of the others, with the commits it names"))
+        return []
+    holders: dict[str, str] = {}
+    dropped, carried, lines = {}, set(), []
+    for u in left[:SHOWN_RENAMES]:
+        if u.anchor not in holders:
+            try:
+                holders[u.anchor] = holder(repo, u.anchor)[0]
+            except (HnError, OSError):
+                holders[u.anchor] = ""  # (not known: --drop's own check says, and changes nothing)
+        lines.append(_untested_line(u, what, holders[u.anchor], dropped, carried))
+    more = left[SHOWN_RENAMES:]
+    if more:
+        ids = ", ".join(short_id(u.memory) for u in more[:SHOWN_RENAMES]) + (", ..." if len(more) > SHOWN_RENAMES else "")
+        lines.append(f"left {len(more)} more unpublished {'verification' if len(more) == 1 else 'verifications'} of "
+                     f"yours where {'it was' if len(more) == 1 else 'they were'} signed, for the same reason ({ids}): git "
+                     "hn memory show ID names the commits each names")
+    streams_named = [r.ref for r in done for _u in r.untested[:SHOWN_RENAMES]]
+    if len(set(streams_named)) < len(streams_named):  # (two of one stream: the IDs of the later ones change)
+        lines[-1] += ("; a --drop or a carry signs the later memories of its stream again, so the IDs named here "
+                      "change (git hn memory show OLD-ID names the new one), but the commands name commits and run "
+                      "as given in this order")
+    return lines
+
+
+def _untested_line(u, what: str, held_by: str, dropped: dict[str, str], carried: set) -> str:
+    """One memory's line of ``untested_lines``; ``held_by``: what holds its anchor ("": nothing).
+    ``dropped`` (anchor -> memory ID) and ``carried`` (pairs) say what an earlier line's command
+    does already (two verifications of one commit: one ``--drop`` discards both)."""
+    mid, anchor, new_of = short_id(u.memory), u.anchor, dict(u.pairs)
+    new = new_of.get(anchor, anchor)
+    if len(u.pairs) == 1:
+        (old, to), = u.pairs
+        changed = f"replaced {old[:12]} with {to[:12]}, which has another tree"
+    else:
+        changed = (f"replaced the commits it names ({', '.join(f'{o[:12]} -> {n[:12]}' for o, n in u.pairs)}), "
+                   f"{', '.join(c[:12] for c in u.changed)} with another tree")
+    text = (f"left unpublished verification {mid} of yours on {anchor[:12]}, where it was signed: this {what} "
+            f"{changed}, so signing it again on the new {'commit' if len(set(new_of.values())) == 1 else 'commits'} "
+            "would claim a test no one ran there; ")
+    record, tested = _record_again(u, new)
+    text += f"test {', '.join(c[:12] for c in tested)}, then {record} records the result"
+    if held_by:
+        text += (f"; {anchor[:12]} is not discarded ({held_by}), so the push or git hn sync that finds it on the "
+                 f"remote publishes {mid} there, where it was tested (once no ref holds {anchor[:12]} any more, as "
+                 f"after a force-push of the rewritten branch or a deleted branch, {mid} waits for it instead, and "
+                 f"git hn memory reanchor {anchor} --drop discards it)")
+    elif anchor in dropped:
+        text += f", and git hn memory reanchor {anchor} --drop, above, discards {mid} with {dropped[anchor]}"
+    else:
+        dropped[anchor] = mid
+        text += (f", and git hn memory reanchor {anchor} --drop discards {mid} (its stream is published only once "
+                 f"{anchor[:12]} is pushed, or it is dropped)")
+    todo = [pair for pair in u.pairs if pair not in carried]
+    carried.update(u.pairs)
+    if not todo:
+        return text + "; the carry above moves it too, if that is the one you run"
+    carry = " && ".join(f"git hn memory reanchor {o} {n}" for o, n in todo)
+    return text + (f"; if you are sure its result holds on the new tree, {carry} carries it instead"
+                   + (" (with the carry above)" if len(todo) < len(u.pairs) else ""))
+
+
+def _record_again(u, new: str) -> tuple[str, list[str]]:
+    """The command that records ``u``'s verification anew at ``new`` once tested, and the commits
+    to test: ``record`` with the memory's own mode, subject, paths and topics (a review: the mode
+    alone was refused for ``--applies subject``, "needs --subject ID", and dropped the paths) and
+    its ``git:`` evidence, each commit the rewrite replaced named by its replacement (``new``
+    when it has none); the commits to test are those replacements. Not ``supersede``: a successor cites the old memory, and ``--drop`` then
+    refuses to discard it (docs/decisions.md)."""
+    from ..core.hints import shell_path, shell_word
+
+    rec, new_of = u.record, dict(u.pairs)
+    cited = list(dict.fromkeys(new_of.get(e[4:], e[4:]) for e in rec.evidence or () if e.startswith("git:"))) or [new]
+    tested = [c for c in cited if c in set(new_of.values())] or [new]
+    subject = rec.anchor.subject or rec.applicability.subject
+    words = [f"--kind verification --at {new} --applies {rec.applicability.mode}",
+             *([f"--subject {shell_word(subject)}"] if subject else []),
+             *(f"--path {shell_path(p.path)}" for p in rec.anchor.paths),
+             *(f"--topic {shell_word(t)}" for t in rec.topics or ()),
+             *(f"--evidence git:{c}" for c in cited)]
+    return f"git hn memory record {' '.join(words)} --content TEXT", tested
 
 
 def _stream(ref: str) -> str:

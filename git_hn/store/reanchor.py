@@ -47,9 +47,18 @@ class Rewritten(NamedTuple):
     # something published, or another identity's memory, cites them
     before: str = ""  # the stream's tip before the rebuild ("" when nothing was rebuilt): memory
     # refs keep no reflog, so ``git update-ref REF BEFORE`` is the only undo
-    untested: tuple = ()  # (memory ID, old commit, new commit, applicability mode) of each verification
-    # a rewrite left on a commit whose replacement has another tree (``_untested``): carried, it
-    # would claim a test the new commit never had
+    untested: tuple = ()  # ``Untested``, one per verification a rewrite left on a commit whose
+    # replacement has another tree (``_untested``): carried, it would claim a test the new commit never had
+
+
+class Untested(NamedTuple):
+    """A verification a rewrite left where it was signed (``_untested``)."""
+
+    memory: str  # its ID (the new one when it was signed again: a memory before it was)
+    anchor: str  # its anchor commit, which it keeps
+    pairs: tuple  # (old, new) of every rewritten commit it names, anchor and ``git:`` evidence, in that order
+    changed: tuple  # the old commits of ``pairs`` whose replacement has another tree (one at least)
+    record: object  # its record: what records the result anew (mode, subject, paths, topics, evidence)
 
 
 def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
@@ -258,7 +267,8 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
     plan = _plan(repo, tails, mapping, hold=hold)
     planned = {src.ref for src, _tail, _envs, _previous in plan}
     held = [Rewritten(src.ref, 0, 0, (), untested=stay) for src, chain, floor in tails if src.ref not in planned
-            for stay in [tuple((m.memory_id, *hold[m.memory_id]) for m in chain[floor:] if m.memory_id in hold)] if stay]
+            for stay in [tuple(Untested(m.memory_id, *hold[m.memory_id]) for m in chain[floor:] if m.memory_id in hold)]
+            if stay]
     if not plan:
         return held + kept
     written, updates, done = [], [], []
@@ -269,7 +279,8 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
         renamed = tuple((m.memory_id, new.memory_id) for m, new in zip(tail, signed))
         now = dict(renamed)
         chain = next(chain for s, chain, _floor in tails if s.ref == src.ref)
-        untested = tuple((now.get(m.memory_id, m.memory_id), *hold[m.memory_id]) for m in chain if m.memory_id in hold)
+        untested = tuple(Untested(now.get(m.memory_id, m.memory_id), *hold[m.memory_id]) for m in chain
+                         if m.memory_id in hold)
         done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) and m.memory_id not in hold
                                                       for m in tail), renamed, before=src.head, untested=untested))
     objects.write_objects(repo, written)
@@ -289,14 +300,16 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
     return sorted(done, key=lambda r: not r.moved) + held + kept  # (streams that moved first, each in ref order)
 
 
-def _untested(repo: Repo, tails: list, mapping: dict[str, str]) -> dict[str, tuple[str, str, str]]:
-    """memory ID -> (old commit, new commit, applicability mode) of each unpublished verification
-    of ``tails`` that names (anchor, ``git:`` evidence) a rewritten commit whose replacement has
-    another tree (an amend or a rebase that changed files): signed again there, it would claim a
-    test of code no one tested, as ``--same-content`` would for a published one (docs/decisions.md,
-    f71 and f85). One whose commits kept their trees (a reword, a message-only amend) is carried.
-    The trees come from one batch look-up (``same_trees``); a tree Git cannot name counts as
-    changed."""
+def _untested(repo: Repo, tails: list, mapping: dict[str, str]) -> dict[str, tuple]:
+    """memory ID -> ``Untested``'s fields but the ID (anchor, pairs, changed, record) of each
+    unpublished verification of ``tails`` that names (anchor, ``git:`` evidence) a rewritten
+    commit whose replacement has another tree (an amend or a rebase that changed files): signed
+    again there, it would claim a test of code no one tested, as ``--same-content`` would for a
+    published one (docs/decisions.md, f71 and f85). One whose commits all kept their trees (a
+    reword, a message-only amend) is carried. Every rewritten commit it names is kept, those of
+    the same tree too (a review: a squash named only the first, and carrying that one left the
+    memory on the other, its stream held). The trees come from one batch look-up
+    (``same_trees``); a tree Git cannot name counts as changed."""
     found = {}
     for _src, chain, floor in tails:
         for m in chain[floor:]:
@@ -304,13 +317,13 @@ def _untested(repo: Repo, tails: list, mapping: dict[str, str]) -> dict[str, tup
             if rec is not None and rec.kind == "verification" and _names_rewritten(m, mapping):
                 items = [*(rec.evidence or ()), *(m.envelope.evidence or ())]
                 named = [rec.anchor.commit] + [e[4:] for e in items if e.startswith("git:")]
-                found[m.memory_id] = ([c for c in dict.fromkeys(named) if c in mapping], rec.applicability.mode)
-    same = same_trees(repo, {(c, mapping[c]) for commits, _mode in found.values() for c in commits})
+                found[m.memory_id] = (tuple((c, mapping[c]) for c in dict.fromkeys(named) if c in mapping), rec)
+    same = same_trees(repo, {pair for pairs, _rec in found.values() for pair in pairs})
     out = {}
-    for mid, (commits, mode) in found.items():
-        old = next((c for c in commits if (c, mapping[c]) not in same), None)
-        if old is not None:
-            out[mid] = (old, mapping[old], mode)
+    for mid, (pairs, rec) in found.items():
+        changed = tuple(old for old, new in pairs if (old, new) not in same)
+        if changed:
+            out[mid] = (rec.anchor.commit, pairs, changed, rec)
     return out
 
 

@@ -801,12 +801,13 @@ def test_an_unpublished_verification_stays_on_the_commit_it_tested_when_an_amend
     short = verification["memoryId"][7:19]
     line = next(x for x in amended.stderr.splitlines() if "verification" in x)
     assert line == (
-        f"git-hn: left 1 unpublished verification of yours on the commit it tested ({short}): this amend gave that "
-        "commit another tree, so signing it again on the new one would claim a test no one ran there; test "
-        f"{new[:12]}, then git hn memory record --kind verification --at {new} --applies exact --evidence git:{new} "
-        f"--content TEXT records the result, and git hn memory reanchor {old} --drop discards {short} (its stream is "
-        f"published only once {old[:12]} is pushed, or it is dropped); if you are sure its result holds on the new "
-        f"tree, git hn memory reanchor {old} {new} carries it instead"), line
+        f"git-hn: left unpublished verification {short} of yours on {old[:12]}, where it was signed: this amend "
+        f"replaced {old[:12]} with {new[:12]}, which has another tree, so signing it again on the new commit would "
+        f"claim a test no one ran there; test {new[:12]}, then git hn memory record --kind verification --at {new} "
+        f"--applies exact --path m.txt --evidence git:{new} --content TEXT records the result, and git hn memory "
+        f"reanchor {old} --drop discards {short} (its stream is published only once {old[:12]} is pushed, or it is "
+        f"dropped); if you are sure its result holds on the new tree, git hn memory reanchor {old} {new} carries it "
+        "instead"), line
     assert "re-anchored 1 unpublished memory" in amended.stderr  # (the decision, as before)
     assert "already published" not in amended.stderr
     # the verification is still the one signed, on the commit it tested (it was the first: not even signed again)

@@ -226,8 +226,8 @@ def test_an_unpublished_verification_stays_behind_when_a_rebase_changes_the_tree
     pairs = dict(p.split(" -> ") for p in renames.split("new IDs: ", 1)[1].split(", "))
     assert set(pairs) == {decision["memoryId"][7:19], r.json()["memoryId"][7:19]}
     again = pairs[r.json()["memoryId"][7:19]]
-    assert line.startswith(f"git-hn: left 1 unpublished verification of yours on the commit it tested ({again}): "
-                           "this rebase gave that commit another tree"), line
+    assert line.startswith(f"git-hn: left unpublished verification {again} of yours on {first[:12]}, where it was "
+                           f"signed: this rebase replaced {first[:12]} with {new[:12]}, which has another tree"), line
     assert f"git hn memory reanchor {first} --drop discards {again}" in line, line
     shown = hn(alice, "memory", "show", again, "--json").json()["projection"]
     assert (shown["anchor"]["commit"], shown["data"]["evidence"]) == (first, [f"git:{first}"])
