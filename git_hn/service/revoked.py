@@ -7,7 +7,9 @@ it is no longer trusted, and suggest nothing.
 What counts: a commit whose memory policy (``core.policy``, parsed) does not list the actor in
 ``trustedActors`` while its parent's did. Nothing else does: not another line naming the actor (a
 review: Carol, never trusted, stepping down from ``maintainers`` was said to be no longer trusted),
-nor a file that is no valid policy. Of a merge whose parents disagree, the removal is a commit on
+nor a file that is no valid policy, nor a commit that deletes the file, nor one that adds it back
+(a review: ``git rm .hn/policy.json`` then its restoration, unchanged, warned a push of every key
+the policy trusts, the pusher's own included). Of a merge whose parents disagree, the removal is a commit on
 the side that dropped it, which the walk reaches too: the merge is named only when none is found.
 An actor that no listed policy trusted gets the message's usual advice.
 
@@ -248,14 +250,19 @@ def _removal(actor: str, changes: list[Change], trusts: dict, newest_trusting: b
     """The newest listed commit whose policy does not trust ``actor`` while its parent's did: of a
     merge, only when every parent's did (else the removal is on a parent's side, listed later),
     unless no other is found. None while the newest listed policy trusts it (unless not
-    ``newest_trusting``: then any such commit)."""
-    merge = None
-    for i, change in enumerate(changes):
+    ``newest_trusting``: then any such commit). A commit that deletes the file is none, and no
+    newest policy: a missing policy is no revocation (``_trusted``)."""
+    merge, newest = None, True
+    for change in changes:
+        if change.after == "":  # (the file deleted: no one untrusted, and no newest policy either)
+            continue
         now = _trusted(actor, change.after, trusts)
         if now is not False:
-            if i == 0 and now and newest_trusting:
+            if newest and now and newest_trusting:
                 return None
+            newest = False
             continue
+        newest = False
         before = [_trusted(actor, b, trusts) for b in change.before]
         if all(before):
             return change.commit
@@ -266,8 +273,8 @@ def _removal(actor: str, changes: list[Change], trusts: dict, newest_trusting: b
 
 def _trusted(actor: str, blob, trusts: dict) -> bool | None:
     """Whether the policy ``blob`` trusts ``actor`` (None: not known)."""
-    if blob == "":
-        return False  # (no policy file: it trusts no one)
+    if blob == "":  # (no policy file: says nothing of anyone. A review: a policy deleted then
+        return None  # restored unchanged was one revocation and one re-trust of every trusted key)
     found = trusts.get(blob)  # (None for a blob not known, or no regular file)
     return None if found is None else actor in found
 

@@ -209,3 +209,59 @@ def test_a_deliberate_re_trust_after_pull_rebase_is_named_as_one(tmp_path):
     assert _again(old, new, new, "Trust Bob again (cleared)", untrust, "Untrust Bob (suspected theft)",
                   ids["Bob"]) in err, err
     assert err.count("warning:") == 1, err
+
+
+def test_a_policy_deleted_and_restored_unchanged_warns_no_one(tmp_path):
+    """A review of df9b6ff (F93, finding 4): ``git rm .hn/policy.json``, then the file restored
+    unchanged, pushed together, warned once per key the policy trusts, the pushing maintainer's
+    own included ("… trusts <alice> again after … untrusted it"), and again when a branch made
+    before merged main. A missing policy file is no revocation, and its return no re-trust: in
+    the range (``dropped_in``), in the same two commits pushed one at a time (the old commit's
+    lookup, ``revocations``: the remote's policy deleted), and after a merge that brings them."""
+    alice, ids, _revoked = _setup(tmp_path)
+    git(alice, "reset", "-q", "--hard", "HEAD^")  # (no revocation here: only the deletion)
+    git(alice, "rm", "-q", POLICY)
+    git(alice, "commit", "-q", "-m", "Remove the policy for now")
+    git(alice, "checkout", "-q", "HEAD^", "--", POLICY)
+    _commit_policy(alice, "Restore the policy")
+    assert git(alice, "diff", "origin/main", "HEAD", "--", POLICY) == ""
+    err = _push(alice, "origin", "main")
+    assert "warning" not in err and "untrusted" not in err, err
+    git(alice, "checkout", "-q", "feature")
+    (alice / "f.txt").write_text("f\n")
+    git(alice, "add", "f.txt")
+    git(alice, "commit", "-q", "-m", "feature work")
+    git(alice, "merge", "-q", "main", "-m", "Merge main into feature")
+    err = _push(alice, "origin", "feature")
+    assert "warning" not in err and "untrusted" not in err, err
+    # the same two commits pushed one at a time: the remote's main has no policy when the second comes
+    git(alice, "checkout", "-q", "main")
+    git(alice, "rm", "-q", POLICY)
+    git(alice, "commit", "-q", "-m", "Remove the policy again")
+    assert "warning" not in _push(alice, "origin", "main")
+    git(alice, "checkout", "-q", "HEAD^", "--", POLICY)
+    _commit_policy(alice, "Restore it again")
+    err = _push(alice, "origin", "main")
+    assert "warning" not in err and "untrusted" not in err, err
+
+
+def test_a_revoked_key_restored_with_a_deleted_policy_is_still_warned_of(tmp_path):
+    """The other side of the rule above: a deletion is skipped, not taken for the newest policy.
+    Bob's revocation is pushed, the policy deleted and pushed, and the policy from before the
+    revocation restored: the push warns of Bob, untrusted by the revocation (not by the
+    deletion), and of no one else."""
+    alice, ids, revoked = _setup(tmp_path)
+    assert _push(alice, "origin", "main").count("warning") == 0
+    before = git(alice, "rev-parse", "HEAD^")
+    git(alice, "rm", "-q", POLICY)
+    git(alice, "commit", "-q", "-m", "Remove the policy")
+    assert "warning" not in _push(alice, "origin", "main")
+    old = git(alice, "rev-parse", "HEAD")
+    git(alice, "checkout", "-q", before, "--", POLICY)
+    new = _commit_policy(alice, "Restore the policy from before")
+    err = _push(alice, "origin", "main")
+    said = [x for x in err.splitlines(keepends=True) if "warning" in x]
+    assert said == [f"git-hn: warning: this push trusts {ids['Bob'][:12]} again, untrusted in {revoked[:12]} \"Revoke "
+                    f"Bob's key\": check what it changes (git diff {old[:12]} {new[:12]} -- {POLICY}; a merge that took "
+                    f"a side from before the revocation does this); if it is a mistake, git hn policy untrust "
+                    f"{ids['Bob'][:12]}, commit and push again\n"], err
