@@ -87,6 +87,11 @@ class GitError(HnError):
     """A Git process failed in a way git-hn cannot attribute to the user's input."""
 
 
+class GitTimedOut(GitError):
+    """A Git process did not end within its caller's time and was stopped (a hint that gives up
+    on it may say so: ``service.retrust``)."""
+
+
 class OutputTooLarge(GitError):
     """A Git process wrote more than its caller's bound on its output (``limit`` bytes); it was
     stopped. A remote's listing is bounded so (``store.transport.advertisement_limit``)."""

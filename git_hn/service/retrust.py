@@ -28,8 +28,10 @@ exchange, no Git process; in a partial clone through the view that never fetches
 fetch from a hook is not a hint's price); only when a pushed update carries a policy file, the
 policies read (bounded by ``LIMITS.max_policy``) and one ``git log`` of ``OLD..NEW`` (the pushed
 commits, bounded as ``revoked``'s), and when the update changes the blob, the lookup at OLD (one
-``git log``, bounded). At most ``UPDATES`` branch updates are asked. Any failure says nothing. Trusts: the hook's input
-as Git gives it; the policies as committed (author text is printed inert).
+``git log``, bounded). At most ``UPDATES`` branch updates are asked. Any failure says nothing, but
+for a ``git log`` that does not end within its time (``revoked.LOG_SECONDS``): that says it could
+not check, with the ``git log`` to read by hand (a long range's silence hid a re-trust). Trusts:
+the hook's input as Git gives it; the policies as committed (author text is printed inert).
 """
 
 from __future__ import annotations
@@ -42,14 +44,25 @@ UPDATES = 8  # branch updates of one push whose policy blobs are compared
 POLICY_PATH = ".hn/policy.json"
 
 
-def warnings(repo: Repo, data: bytes) -> list[str]:
+def warnings(repo: Repo, data: bytes, seconds: float | None = None) -> list[str]:
     """The warning lines for the pre-push hook's input ``data`` (without the ``git-hn: ``
     prefix); [] when no pushed branch update trusts again an actor its old commit's history
-    revoked, and whenever the question cannot be answered."""
+    revoked, and whenever the question cannot be answered, but for a ``git log`` of the policy's
+    history that did not end in ``seconds`` (``revoked.LOG_SECONDS`` unless given): that one
+    says it could not check, and what to run by hand (``unchecked``)."""
+    from .revoked import LOG_SECONDS
+
     try:
-        return _warnings(repo, data)
+        return _warnings(repo, data, LOG_SECONDS if seconds is None else seconds)
     except (HnError, OSError, ValueError):
         return []  # (advisory: a hint never fails a push)
+
+
+def unchecked(seconds: float, log: str) -> str:
+    """A lookup that did not end in time: said, not silent (a review: at 60,000 commits the
+    range's ``git log`` passed its second, and a re-trust of a revoked key went unwarned)."""
+    return (f"warning: could not check the policy's history within {seconds:g} s, so a key this push trusts again "
+            f"after a revocation is not warned of: {log} shows each change of the policy, to read by hand")
 
 
 def _updates(data: bytes) -> list[tuple[str, str]]:
@@ -67,7 +80,7 @@ def _updates(data: bytes) -> list[tuple[str, str]]:
     return list(dict.fromkeys(out))[:UPDATES]
 
 
-def _warnings(repo: Repo, data: bytes) -> list[str]:
+def _warnings(repo: Repo, data: bytes, seconds: float) -> list[str]:
     updates = _updates(data)
     if not updates:
         return []
@@ -83,6 +96,7 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
     from ..core.limits import LIMITS
     from ..core.hints import quoted_text
     from ..core.policy import load
+    from ..errors import GitTimedOut
     from .revoked import dropped_in, revocations
 
     wanted = list(dict.fromkeys(b for c in pushed for b in c[2:] if b))
@@ -100,7 +114,12 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
         if after not in trusted:
             continue
         added = sorted(trusted[after] - trusted.get(before, set()) - said) if before != after else []
-        for actor, gone in revocations(repo, old, added).items():
+        try:
+            found = revocations(repo, old, added, seconds, timeouts=True)
+        except GitTimedOut:
+            found = {}
+            out.append(unchecked(seconds, f"git log -p {old[:12]} -- {POLICY_PATH}"))
+        for actor, gone in found.items():
             said.add(actor)
             # (not "the merge resolution": a re-trust commit, or a force push back, does this too)
             out.append(f'warning: this push trusts {short_id(actor)} again, untrusted in {gone.commit[:12]} '
@@ -111,7 +130,12 @@ def _warnings(repo: Repo, data: bytes) -> list[str]:
         # rebase that brought the revocation in and kept the side from before it (the policy then
         # equals the remote's branch's, or differs from it only by someone else)
         kept = sorted(trusted[after] - said)
-        for actor, gone in (dropped_in(repo, old, new, kept) if kept else {}).items():
+        try:
+            found = dropped_in(repo, old, new, kept, seconds, timeouts=True) if kept else {}
+        except GitTimedOut:
+            found = {}
+            out.append(unchecked(seconds, f"git log -p --full-history {old[:12]}..{new[:12]} -- {POLICY_PATH}"))
+        for actor, gone in found.items():
             said.add(actor)
             who, log = short_id(actor), f'git log --oneline --full-history {old[:12]}..{new[:12]} -- {POLICY_PATH}'
             if gone.again:  # (named, never taken as meant: a rebased or resolved side is one too)

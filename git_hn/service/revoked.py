@@ -38,7 +38,7 @@ wording, ``core.hints.no_longer_trusted``, makes it inert).
 from __future__ import annotations
 
 from ..core.tuples import NamedTuple
-from ..errors import HnError
+from ..errors import GitTimedOut, HnError
 from ..store.repo import Repo
 
 SHOWN = 3  # actors a message names as no longer trusted (those with the most memories first)
@@ -77,26 +77,33 @@ class Change(NamedTuple):
     after: str | None
 
 
-def revocations(repo: Repo, commit: str, actors) -> dict[str, Revoked]:
+def revocations(repo: Repo, commit: str, actors, seconds: float = LOG_SECONDS,
+                timeouts: bool = False) -> dict[str, Revoked]:
     """actor -> its removal from the memory policy's trusted actors in the history of ``commit``,
     for the first ``SHOWN`` of ``actors`` (full IDs) that a listed policy trusted and the newest
-    change removed; {} without actors or a commit, and whenever the lookup cannot answer."""
+    change removed; {} without actors or a commit, and whenever the lookup cannot answer, unless
+    ``timeouts``: then a ``git log`` that did not end in ``seconds`` raises ``GitTimedOut``."""
     from ..core import grammar
 
     asked = [a for a in dict.fromkeys(actors) if grammar.is_actor(a)][:SHOWN]
     if not asked or not commit:
         return {}
     try:
-        changes, _parents = _changes(repo, commit)
+        changes, _parents = _changes(repo, commit, seconds=seconds)
         trusts = _trusts(repo, changes, asked)
         found = {a: c for a in asked if (c := _removal(a, changes, trusts)) is not None}
         subjects = {c: got[0] for c, got in _commits(repo, sorted(set(found.values()))).items()}
+    except GitTimedOut:
+        if timeouts:
+            raise
+        return {}
     except (HnError, OSError, ValueError):
         return {}  # (advisory: the message keeps its usual advice)
     return {a: Revoked(a, c, subjects.get(c, "")) for a, c in found.items()}
 
 
-def dropped_in(repo: Repo, old: str, new: str, actors) -> dict[str, Dropped]:
+def dropped_in(repo: Repo, old: str, new: str, actors, seconds: float = LOG_SECONDS,
+               timeouts: bool = False) -> dict[str, Dropped]:
     """actor -> a commit of ``OLD..NEW`` (the commits a push brings) whose memory policy stopped
     trusting it, for the first ``SHOWN`` of ``actors`` that one dropped, whatever the policy says
     after it (the caller asks about the actors ``new``'s policy trusts: a merge or rebase that
@@ -109,15 +116,15 @@ def dropped_in(repo: Repo, old: str, new: str, actors) -> dict[str, Dropped]:
     nearest the removal. Nothing decides the re-trust was meant (a review: the author dates a
     previous rule compared are the branch author's to write, a rebase resets commit dates, and a
     rebased or merged side from before the revocation is exactly what the caller warns of): the
-    caller names it, and warns all the same. {} whenever the lookup cannot answer. One ``git
-    log`` of the range, bounded as ``revocations``'."""
+    caller names it, and warns all the same. {} whenever the lookup cannot answer (``timeouts``:
+    as ``revocations``'). One ``git log`` of the range, bounded as ``revocations``'."""
     from ..core import grammar
 
     asked = [a for a in dict.fromkeys(actors) if grammar.is_actor(a)]
     if not asked or not grammar.is_oid(old) or not grammar.is_oid(new):
         return {}
     try:
-        changes, parents = _changes(repo, f"{old}..{new}", full_history=True)
+        changes, parents = _changes(repo, f"{old}..{new}", full_history=True, seconds=seconds)
         trusts = _trusts(repo, changes, asked)
         found = {}
         for actor in asked:
@@ -127,6 +134,10 @@ def dropped_in(repo: Repo, old: str, new: str, actors) -> dict[str, Dropped]:
             if len(found) >= SHOWN:
                 break
         read = _commits(repo, sorted({c for commit, again in found.values() for c in (commit, *again)}))
+    except GitTimedOut:
+        if timeouts:
+            raise
+        return {}
     except (HnError, OSError, ValueError):
         return {}
     out = {}
@@ -166,7 +177,8 @@ def among(repo: Repo, commit: str, authors: dict) -> tuple[tuple[Revoked, ...], 
     return revoked, len(revoked) == len(authors)
 
 
-def _changes(repo: Repo, commit: str, full_history: bool = False) -> tuple[list[Change], dict]:
+def _changes(repo: Repo, commit: str, full_history: bool = False,
+             seconds: float = LOG_SECONDS) -> tuple[list[Change], dict]:
     """The listed commits that change the policy, newest first in topological order (one ``git
     log``, bounded), and every listed commit -> its parents as listed, in the same order; with
     ``full_history``, those of a merge's side that the merge's policy ignored too (Git otherwise
@@ -183,7 +195,7 @@ def _changes(repo: Repo, commit: str, full_history: bool = False) -> tuple[list[
                          "--no-show-signature", "--no-color",
                          *(["--full-history", "--simplify-merges"] if full_history else []),
                          "--end-of-options", commit, "--", POLICY_PATH],
-                        timeout=LOG_SECONDS, limit=LOG_BYTES)
+                        timeout=seconds, limit=LOG_BYTES)
     if proc.returncode != 0:
         return [], {}
     rows: list[list[str]] = []

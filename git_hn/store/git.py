@@ -30,7 +30,7 @@ import os
 import time
 
 from ..core.lines import lines_of
-from ..errors import GitError, OutputTooLarge
+from ..errors import GitError, GitTimedOut, OutputTooLarge
 from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, not_started, popen
 from .reader import Reader, object_name
 
@@ -501,7 +501,7 @@ def _stopped(args, exc: Exception, limit: int | None) -> GitError:
     """The error for a git process stopped at its time or output bound."""
     if isinstance(exc, Oversize):
         return OutputTooLarge(f"git {args[0]} wrote more than {limit} bytes", limit or 0)
-    return GitError(f"git {args[0]} timed out")
+    return GitTimedOut(f"git {args[0]} timed out")
 
 
 class Started:

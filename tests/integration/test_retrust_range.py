@@ -265,3 +265,29 @@ def test_a_revoked_key_restored_with_a_deleted_policy_is_still_warned_of(tmp_pat
                     f"Bob's key\": check what it changes (git diff {old[:12]} {new[:12]} -- {POLICY}; a merge that took "
                     f"a side from before the revocation does this); if it is a mistake, git hn policy untrust "
                     f"{ids['Bob'][:12]}, commit and push again\n"], err
+
+
+def test_a_lookup_that_does_not_end_in_time_says_it_could_not_check(tmp_path):
+    """A review (F93): the range's ``git log`` has ``revoked.LOG_SECONDS`` (1 s), and at 60,000
+    commits it timed out, silently: a re-trust of a revoked key went unwarned. Given a budget no
+    ``git log`` meets (the hook's own is the default), the same push input now gives one line
+    saying the check was not made and the ``git log`` to read by hand; with the default budget it
+    gives the warning itself."""
+    from git_hn.service import retrust
+    from git_hn.store.repo import open_repo
+
+    alice, ids, revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    git(alice, "checkout", "-q", "feature")
+    old = git(alice, "rev-parse", "HEAD")
+    git(alice, "merge", "-q", "-s", "ours", "main", "-m", "Merge main, keeping our policy")
+    new = git(alice, "rev-parse", "HEAD")
+    data = f"refs/heads/feature {new} refs/heads/feature {old}\n".encode()
+    said = retrust.warnings(open_repo(str(alice)), data, seconds=1e-6)
+    assert said == [
+        f"warning: could not check the policy's history within 1e-06 s, so a key this push trusts again after a "
+        f"revocation is not warned of: git log -p --full-history {old[:12]}..{new[:12]} -- {POLICY} shows each "
+        "change of the policy, to read by hand"]
+    by_hand = said[0].split(": ", 2)[2].split(" shows ")[0].split()
+    assert f"commit {revoked}" in git(alice, *by_hand[1:])  # (run as given, it shows the revocation)
+    assert retrust.warnings(open_repo(str(alice)), data) == [_kept(old, new, revoked, ids["Bob"])[len("git-hn: "):-1]]
