@@ -492,11 +492,27 @@ def supersede_at(memory: str, at: str, mcp: bool = False) -> str:
 
 def cite_at(memory: str, kind: str, at: str, mcp: bool = False) -> str:
     """The command that records the reader's own memory at ``at`` citing another author's
-    ``memory`` (which only its author may supersede); ``mcp``: the tool call."""
+    ``memory`` (which only its author may supersede); ``mcp``: the tool call. It runs as given
+    once its placeholders are filled, for every kind (a review: an attempt's was refused, "kind
+    attempt needs --outcome"): an attempt's names ``--outcome OUTCOME`` and the outcomes; a
+    verification's is the reader's own test result, at the commit tested (``COMMIT``, in full),
+    with ``git:COMMIT`` evidence beside the citation, never a claim at ``at`` that no one tested
+    there (the rule of the post-rewrite lines, docs/decisions.md F85)."""
+    from .limits import ATTEMPT_OUTCOMES
+
+    outcomes = f"{', '.join(ATTEMPT_OUTCOMES[:-1])} or {ATTEMPT_OUTCOMES[-1]}"
+    git = kind == "verification"
+    at = "COMMIT" if git else at
     if mcp:
-        return f'memory_record with kind {kind}, atCommit {at}, evidence ["memory:{memory}"] and content'
-    return (f"git hn memory record --kind {kind} --at {at} --applies descendants --evidence memory:{memory} "
-            "--content TEXT")
+        outcome = f", attemptOutcome OUTCOME ({outcomes})" if kind == "attempt" else ""
+        evidence = ", ".join(f'"{e}"' for e in [*(["git:COMMIT"] if git else []), f"memory:{memory}"])
+        return (f"memory_record with kind {kind}{outcome}, atCommit {at}, evidence [{evidence}] and content"
+                + (" (COMMIT: the full ID of the commit you tested)" if git else ""))
+    outcome = " --outcome OUTCOME" if kind == "attempt" else ""
+    return (f"git hn memory record --kind {kind}{outcome} --at {at} --applies descendants "
+            f"{'--evidence git:COMMIT ' if git else ''}--evidence memory:{memory} --content TEXT"
+            + (f" (OUTCOME: {outcomes})" if kind == "attempt" else "")
+            + (" (COMMIT: the full ID of the commit you tested, as git rev-parse HEAD prints it)" if git else ""))
 
 
 def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple[str, int] = ("", 0),

@@ -97,7 +97,8 @@ def _not_yours(operation: str, target: str, kind: str = "", mcp: bool = False) -
     from ..core.hints import cite_at, lifecycle_way
 
     named = target if mcp else short_id(target)
-    cite = (f"; to record your own in its place, cite it: {cite_at(named, kind or 'KIND', 'HEAD', mcp)}"
+    how = "test a commit and cite it" if kind == "verification" else "cite it"  # (a result of your own: cite_at)
+    cite = (f"; to record your own in its place, {how}: {cite_at(named, kind or 'KIND', 'HEAD', mcp)}"
             if operation == "supersede" else "")
     return (f"only the target author may {operation} memory {target}; to dispute another author's memory, "
             f"challenge it: {lifecycle_way('challenge', named, mcp)}{cite}")

@@ -172,3 +172,35 @@ def test_the_markdown_brief_tells_a_non_maintainer_what_a_maintainer_runs(inited
     switch(inited, alice)
     r = hn(inited, "memory", "brief")
     assert "shows them; git hn policy trust qualifies their authors or kinds\n" in r.out, r.out
+
+
+def test_the_cite_way_out_over_mcp_names_what_an_attempt_and_a_verification_need(inited):
+    """A review (F93, finding 5), in the tools' words: the refused supersede's ``memory_record``
+    lacked ``attemptOutcome`` for an attempt, and for a verification cited no commit tested. The
+    call each names, made with its placeholders filled, signs."""
+    head = hn(inited, "memory", "show", record(inited)["memoryId"], "--json").json()["projection"]["data"]["anchor"][
+        "commit"]
+    attempt = record(inited, "--outcome", "failed", kind="attempt", content="tried a cache")["memoryId"]
+    tested = record(inited, "--evidence", f"git:{head}", kind="verification", content="tests pass")["memoryId"]
+    bob = second_identity(inited)
+
+    async def body(client):
+        switch(inited, bob)
+        refused = [await client.call_tool("memory_supersede", {"memory": m, "content": "bob's"})
+                   for m in (attempt, tested)]
+        cited = [await client.call_tool("memory_record", {
+            "kind": "attempt", "attemptOutcome": "partial", "atCommit": "HEAD", "evidence": [f"memory:{attempt}"],
+            "content": "bob tried it too"}), await client.call_tool("memory_record", {
+                "kind": "verification", "atCommit": head, "evidence": [f"git:{head}", f"memory:{tested}"],
+                "content": "bob's tests pass"})]
+        return refused, cited
+
+    refused, cited = run(inited, body, "--allow-write")
+    assert error(refused[0]).endswith(
+        f"; to record your own in its place, cite it: memory_record with kind attempt, attemptOutcome OUTCOME "
+        f'(succeeded, failed, partial or abandoned), atCommit HEAD, evidence ["memory:{attempt}"] and content')
+    assert error(refused[1]).endswith(
+        f"; to record your own in its place, test a commit and cite it: memory_record with kind verification, "
+        f'atCommit COMMIT, evidence ["git:COMMIT", "memory:{tested}"] and content (COMMIT: the full ID of the commit '
+        "you tested)")
+    assert [c.is_error for c in cited] == [False, False], [error(c) for c in cited if c.is_error]

@@ -578,3 +578,44 @@ def test_the_ways_out_of_a_refused_supersede_are_commands_that_run_as_given(init
         assert done.code == 0, (command, done.err)
     shown = hn(inited, "memory", "show", old, "--json").json()
     assert len(shown["projection"]["challengers"]) == 1
+
+
+def _cite_of(err: str) -> str:
+    """The refusal's "record your own in its place" command, up to its ``--content TEXT``."""
+    way = err.split("to record your own in its place, ", 1)[1]
+    return way.split(": ", 1)[1].split(" --content TEXT", 1)[0] + " --content TEXT"
+
+
+def test_the_cite_way_out_runs_as_given_for_every_kind(inited):
+    """A review (F93, finding 5): the refused supersede's "cite it" command failed for an
+    attempt ("kind attempt needs --outcome"), and for a verification signed, at HEAD, a test no
+    one ran there (no ``git:`` evidence). For every kind the command now runs as given with its
+    placeholders filled: an attempt's names ``--outcome OUTCOME`` and the outcomes; a
+    verification's is the reader's own result, at the commit tested, cited as ``git:`` evidence
+    beside the memory it replaces."""
+    import shlex
+
+    head = git(inited, "rev-parse", "HEAD")
+    extra = {"attempt": ("--outcome", "failed"), "verification": ("--evidence", f"git:{head}")}
+    kinds = ("observation", "decision", "assumption", "attempt", "verification", "handoff")
+    made = {kind: record(inited, *extra.get(kind, ()), kind=kind, content=f"alice's {kind}")["memoryId"]
+            for kind in kinds}
+    switch(inited, second_identity(inited))
+    for kind, old in made.items():
+        r = hn(inited, "memory", "supersede", old, "--content", "bob's")
+        assert r.code == 1, r.err
+        cite = _cite_of(r.err)
+        assert cite.startswith(f"git hn memory record --kind {kind} ") and f"--evidence memory:{old[7:19]}" in cite
+        if kind == "attempt":
+            assert "(OUTCOME: succeeded, failed, partial or abandoned)" in r.err, r.err
+        if kind == "verification":
+            assert "test a commit and cite it: " in r.err and "--at COMMIT" in cite, r.err
+            assert "(COMMIT: the full ID of the commit you tested, as git rev-parse HEAD prints it)" in r.err
+        filled = cite.replace("TEXT", "'bob cites it'").replace("OUTCOME", "partial").replace("COMMIT", head)
+        words = shlex.split(filled)
+        done = hn(inited, *words[2:], "--json")
+        assert done.code == 0, (kind, filled, done.err)
+        data = _data(inited, done.json()["memoryId"])
+        assert data["kind"] == kind and f"memory:{old}" in data["evidence"], data
+        if kind == "verification":
+            assert data["evidence"] == [f"git:{head}", f"memory:{old}"] and data["anchor"]["commit"] == head, data
