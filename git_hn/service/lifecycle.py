@@ -50,12 +50,13 @@ def target_of(repo: Repo, target: str) -> tuple[str, str, str] | None:
 
 
 def _check_target(operation: str, target: str, actor: str, found: tuple[str, str, str] | None, lookup,
-                  kind: str = "") -> None:
+                  kind: str = "", latest=lambda _target: None) -> None:
     """The target checks of ``operation`` on ``found`` (``target_of``'s answer); ``lookup``
     (an ID -> ``target_of``'s answer) is asked, on the error path only, who signed the memory
     a challenge or a retraction named; ``kind``: the target's record kind, when the caller has
-    it (a supersede), for the record that cites it. Each refusal is worded for the CLI and for
-    MCP."""
+    it (a supersede), for the record that cites it; ``latest`` (``_latest``), on the error path
+    only, the end of the target's line of successors, which a refusal's ways out then name. Each
+    refusal is worded for the CLI and for MCP."""
     from ..core.hints import both
 
     if found is None:
@@ -67,9 +68,23 @@ def _check_target(operation: str, target: str, actor: str, found: tuple[str, str
         raise InputError(*both(_not_a_record, operation, target, op, named, yours))
     if operation == "challenge":
         if author == actor:
-            raise InputError(*both(_own_memory, target))
+            raise InputError(*both(_own_memory, target, latest(target)))
     elif author != actor:
-        raise InputError(*both(_not_yours, operation, target, kind))
+        raise InputError(*both(_not_yours, operation, target, kind, latest(target)))
+
+
+def _latest(repo: Repo, target: str) -> tuple[str, bool, str] | None:
+    """(ID, retracted, record kind) of the memory that ends ``target``'s line of successors
+    (``lineage.line_end``, what ``supersede`` refuses with, "already superseded (latest: …)"),
+    None when it has none: for a refusal's ways out, which name that one (a review: they
+    offered to challenge, cite or supersede a memory already superseded, which recall's hint
+    no longer does, 64156f3)."""
+    end = line_end(repo, target)
+    if end is None:
+        return None
+    _ts, latest, retracted = end
+    mem = target_memory(repo, latest)
+    return latest, retracted, mem.envelope.record.kind if mem is not None and mem.envelope.record is not None else ""
 
 
 def _not_a_record(operation: str, target: str, op: str, named: str, yours: bool, mcp: bool = False) -> str:
@@ -80,28 +95,53 @@ def _not_a_record(operation: str, target: str, op: str, named: str, yours: bool,
                   not_a_record(operation, op, named, yours, mcp) if named else "")
 
 
-def _own_memory(target: str, mcp: bool = False) -> str:
+def _own_memory(target: str, end=None, mcp: bool = False) -> str:
     """The ways out name the memory (a trial was given ``git hn memory supersede MEMORY`` with its
-    ID known): the CLI by its short ID, which every command takes, MCP by the full one."""
+    ID known): the CLI by its short ID, which every command takes, MCP by the full one; for a
+    superseded one (``end``: ``_latest``'s), the latest of its line, whose supersede is not
+    refused."""
     from ..core.hints import lifecycle_way
 
+    head = f"an author cannot challenge their own memory {target}"
+    if end is not None:
+        latest, retracted, _kind = end
+        named = latest if mcp else short_id(latest)
+        if retracted:
+            record = "memory_record" if mcp else "git hn memory record"
+            return (f"{head}; you superseded it already, and retracted the latest of its line, {latest}: nothing of "
+                    f"it is active to correct ({record} records anew)")
+        return (f"{head}; you superseded it already (latest: {latest}): to correct it, supersede the latest "
+                f"({lifecycle_way('supersede', named, mcp)}), or retract it ({lifecycle_way('retract', named, mcp)})")
     named = target if mcp else short_id(target)
-    return (f"an author cannot challenge their own memory {target}; to correct it, supersede it "
-            f"({lifecycle_way('supersede', named, mcp)}), or retract it ({lifecycle_way('retract', named, mcp)})")
+    return (f"{head}; to correct it, supersede it ({lifecycle_way('supersede', named, mcp)}), or retract it "
+            f"({lifecycle_way('retract', named, mcp)})")
 
 
-def _not_yours(operation: str, target: str, kind: str = "", mcp: bool = False) -> str:
+def _not_yours(operation: str, target: str, kind: str = "", end=None, mcp: bool = False) -> str:
     """Another author's memory: challenge it, by its ID (a trial was given ``challenge MEMORY``);
     in place of a supersede, also a record of one's own that cites it, as README says of a
-    departed teammate's decision (``kind``: the target's, else the placeholder KIND)."""
+    departed teammate's decision (``kind``: the target's, else the placeholder KIND). One its
+    author superseded (``end``: ``_latest``'s): the ways out name the latest of its line (its
+    kind for the citation), or none when that one is retracted."""
     from ..core.hints import cite_at, lifecycle_way
 
+    head = f"only the target author may {operation} memory {target}"
+    if end is not None:
+        latest, retracted, kind = end
+        head += f"; its author superseded it (latest: {latest})"
+        if retracted:
+            record = "memory_record" if mcp else "git hn memory record"
+            return (f"{head}, and retracted that one: nothing of it is active to dispute or replace ({record} "
+                    "records your own)")
+        target, what = latest, "the latest"
+    else:
+        what = "it"
     named = target if mcp else short_id(target)
     how = "test a commit and cite it" if kind == "verification" else "cite it"  # (a result of your own: cite_at)
     cite = (f"; to record your own in its place, {how}: {cite_at(named, kind or 'KIND', 'HEAD', mcp)}"
             if operation == "supersede" else "")
-    return (f"only the target author may {operation} memory {target}; to dispute another author's memory, "
-            f"challenge it: {lifecycle_way('challenge', named, mcp)}{cite}")
+    lead = "to dispute another author's memory, challenge it" if end is None else f"to dispute it, challenge {what}"
+    return f"{head}; {lead}: {lifecycle_way('challenge', named, mcp)}{cite}"
 
 
 def _target_check(repo: Repo, operation: str, target: str, actor: str):
@@ -109,7 +149,8 @@ def _target_check(repo: Repo, operation: str, target: str, actor: str):
         from .show import renamed_hint
 
         with renamed_hint(repo, target):
-            _check_target(operation, target, actor, target_of(repo, target), lambda t: target_of(repo, t))
+            _check_target(operation, target, actor, target_of(repo, target), lambda t: target_of(repo, t),
+                          latest=lambda t: _latest(repo, t))
 
     return check
 
@@ -200,7 +241,8 @@ def supersede_target(repo: Repo, target: str):
         _check_target("supersede", target, ident.actor,
                       None if mem is None else (mem.envelope.operation, mem.envelope.actor, mem.envelope.target),
                       lambda t: target_of(repo, t),
-                      mem.envelope.record.kind if mem is not None and mem.envelope.record is not None else "")
+                      mem.envelope.record.kind if mem is not None and mem.envelope.record is not None else "",
+                      lambda t: _latest(repo, t))
     return mem
 
 

@@ -619,3 +619,53 @@ def test_the_cite_way_out_runs_as_given_for_every_kind(inited):
         assert data["kind"] == kind and f"memory:{old}" in data["evidence"], data
         if kind == "verification":
             assert data["evidence"] == [f"git:{head}", f"memory:{old}"] and data["anchor"]["commit"] == head, data
+
+
+def test_the_ways_out_of_a_refusal_name_the_latest_successor_of_a_superseded_memory(inited):
+    """A review (F93, finding 6): the refusals offered to challenge or cite a memory its author
+    had superseded, and its author a supersede refused as "already superseded", as recall's hint
+    did before 64156f3. They now name the latest of its line, and each way out runs as given;
+    when that one is retracted, nothing is offered to dispute or correct, over MCP too."""
+    import shlex
+
+    from git_hn.core.hints import both
+    from git_hn.service import lifecycle
+    from git_hn.store.repo import open_repo
+
+    alice = actor(inited)
+    old = record(inited, content="v1")["memoryId"]
+    mid = hn(inited, "memory", "supersede", old, "--json", "--content", "v2").json()["memoryId"]
+    latest = hn(inited, "memory", "supersede", mid, "--json", "--content", "v3").json()["memoryId"]
+    r = hn(inited, "memory", "challenge", old, "--reason", "wrong")
+    assert r.code == 1 and f"you superseded it already (latest: {latest})" in r.err, r.err
+    assert f"supersede {old[7:19]}" not in r.err and f"supersede {latest[7:19]} --content TEXT" in r.err, r.err
+    supersede = r.err.split("supersede the latest (", 1)[1].split(")", 1)[0]
+    done = hn(inited, *shlex.split(supersede.replace("TEXT", "v4"))[2:], "--json")
+    assert done.code == 0, done.err
+    latest = done.json()["memoryId"]
+    switch(inited, second_identity(inited))
+    for operation in ("supersede", "retract"):
+        r = hn(inited, "memory", operation, old, *(("--content", "bob's") if operation == "supersede" else
+                                                   ("--reason", "wrong")))
+        assert r.code == 1 and f"its author superseded it (latest: {latest})" in r.err, r.err
+        assert f"memory challenge {latest[7:19]} --reason REASON" in r.err and old[7:19] not in r.err.split("; ", 1)[1]
+    challenge = r.err.split("challenge the latest: ", 1)[1].rstrip("\n")
+    r = hn(inited, "memory", "supersede", old, "--content", "bob's")
+    cite = _cite_of(r.err)
+    assert f"--evidence memory:{latest[7:19]}" in cite, cite
+    for command in (challenge.replace("REASON", "incorrect"), cite.replace("TEXT", "'bob cites the latest'")):
+        done = hn(inited, *shlex.split(command)[2:], "--json")
+        assert done.code == 0, (command, done.err)
+    assert len(hn(inited, "memory", "show", latest, "--json").json()["projection"]["challengers"]) == 1
+    # the latest retracted: nothing of the line to dispute, in either wording
+    switch(inited, alice)
+    assert hn(inited, "memory", "retract", latest, "--reason", "obsolete").code == 0
+    r = hn(inited, "memory", "challenge", old, "--reason", "wrong")
+    assert r.err == (f"git-hn: an author cannot challenge their own memory {old}; you superseded it already, and "
+                     f"retracted the latest of its line, {latest}: nothing of it is active to correct (git hn memory "
+                     "record records anew)\n"), r.err
+    end = lifecycle._latest(open_repo(str(inited)), old)
+    assert end == (latest, True, "decision")
+    assert both(lifecycle._not_yours, "supersede", old, "decision", end)[1] == (
+        f"only the target author may supersede memory {old}; its author superseded it (latest: {latest}), and "
+        "retracted that one: nothing of it is active to dispute or replace (memory_record records your own)")
