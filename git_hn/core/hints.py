@@ -517,7 +517,7 @@ def cite_at(memory: str, kind: str, at: str, mcp: bool = False) -> str:
 
 def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_ref: tuple[str, int] = ("", 0),
                  exact: tuple[str, int] = ("", 0), subject: tuple[str, int] = ("", 0),
-                 kept: tuple[str, int] = ("", 0), settled: str = "", mcp: bool = False) -> str:
+                 kept: tuple[str, int] = ("", 0), settled: tuple[str, str] = ("", ""), mcp: bool = False) -> str:
     """After a recall: ``n`` matching memories were left out because they do not apply at the
     query commit (a team trial: after a squash merge, recall on main dropped them without a word,
     even while other memories matched). ``mine``: the ID of one of them the reader signed;
@@ -531,9 +531,10 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     … supersede --at HEAD" would have copied a decision of an unmerged branch onto main). ``kept``:
     (a keep branch, how many) of the others, whose anchor only git-hn's ``hn-anchor`` keep
     branches hold: said so, not "no branch ... here" (a review). ``settled``: when neither ``mine``
-    nor ``theirs`` is given, the ID of one of the others that is superseded or retracted: no
+    nor ``theirs`` is given, (ID, lifecycle) of one of the others, none of which is active: no
     command records it again or cites it (a trial was offered a citation of a superseded
-    memory); ``show`` names its latest successor. ``mcp``: in the MCP tools' words
+    memory); ``show`` names its latest successor, or its retraction, as its lifecycle says
+    (``_settled``). ``mcp``: in the MCP tools' words
     (an agent trial with MCP tools only was told of CLI commands); a ref is then named bare only
     when it is a ``plain_word``, else as an escaped code span (teammate text)."""
     if not n:
@@ -595,11 +596,8 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
         text = start + (f"{'its anchor commit is' if one else 'their anchor commits are'} "
                         "not in its history (a squash merge or a rebase?); ")
     first = mine or theirs[0]
-    if not first and settled:
-        show = f"memory_show with memory {settled[7:19]}" if mcp else f"git hn memory show {settled[7:19]}"
-        whose = "its" if one else "one's"
-        return text + (f"{'it is' if one else 'they are'} superseded or retracted, so not to be recorded again or "
-                       f"cited: {show} names {whose} latest successor, or its retraction") + there
+    if not first and settled[0]:
+        return text + _settled(*settled, one, mcp) + there
     if not first:
         if mcp:
             return text + ("git hn memory log (a command, no MCP tool) lists them, memory_show says where one "
@@ -618,11 +616,27 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     return f"{text}, and {supersede if mine else cite}{there}"
 
 
+def _settled(memory: str, lifecycle: str, one: bool, mcp: bool) -> str:
+    """``not_applying``'s words for left-out memories none of which is active, ``memory`` one of
+    them: what its ``lifecycle`` is and what ``show`` names for it (a review: "superseded or
+    retracted" for any lifecycle but active, and "names one's latest successor" of several)."""
+    show = f"memory_show with memory {memory[7:19]}" if mcp else f"git hn memory show {memory[7:19]}"
+    what, names = {"superseded": ("superseded", "names its latest successor"),
+                   "branching": ("superseded more than once (lifecycle branching)", "names its latest successor"),
+                   "retracted": ("retracted", "names its retraction")}.get(
+        lifecycle, (f"{lifecycle} (a memory it names is not here)", "says which"))
+    settled = lifecycle in ("superseded", "branching", "retracted")
+    if one:
+        return f"it is {what}{', so not to be recorded again or cited' if settled else ''}: {show} {names}"
+    return (f"none of them is active (such as {memory[7:19]}, which is {what})"
+            f"{', so none is to be recorded again or cited' if settled else ''}: {show} {names}")
+
+
 def places(hidden) -> dict:
     """``not_applying``'s keyword arguments for where the left-out memories apply, from recall's
     ``Hidden`` (absent on the full projection's plain dict)."""
     return {**{name: getattr(hidden, name, ("", 0)) for name in ("on_ref", "exact", "subject", "kept")},
-            "settled": getattr(hidden, "settled", "")}
+            "settled": getattr(hidden, "settled", ("", ""))}
 
 
 def brief_not_applying(n: int) -> str:

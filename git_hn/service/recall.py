@@ -104,8 +104,8 @@ class Hidden(dict):
     (a subject, how many) of those recorded ``--applies subject`` (the query has no subject); both
     said only when nothing else matched, each with the recall that lists them. ``kept``: (a keep
     branch's short name, how many) of ``elsewhere`` whose anchor only git-hn's keep branches hold
-    (``held.off_branches``), so the hint does not say no ref holds it (a review). ``settled``: a
-    superseded or retracted one of ``elsewhere``, when none of them is active (``_name_away``). ``authors``:
+    (``held.off_branches``), so the hint does not say no ref holds it (a review). ``settled``: (ID,
+    lifecycle) of one of ``elsewhere``, when none of them is active (``_name_away``). ``authors``:
     actor -> how many of the hidden are ``actor-untrusted`` memories it signed (the hint names
     those no longer trusted, ``service.revoked``); ``names``: actor -> signed name of each of
     them, when they are ``NAMED_AUTHORS`` or fewer (``_name_authors``), else None."""
@@ -128,7 +128,7 @@ class Hidden(dict):
     exact = ("", 0)
     subject = ("", 0)
     kept = ("", 0)
-    settled = ""
+    settled = ("", "")
 
 
 def _recall_view(repo: Repo, view, req: core.RecallRequest, at: str, terms, made: dict):
@@ -302,7 +302,7 @@ def _name_away(repo: Repo, view, where: list[str], args: list, away: set, hidden
                                 f"{' AND '.join(list(where) + [clause])} ORDER BY r.lrank, r.id LIMIT 1",
                                 list(args) + clause_args).fetchone()
         if row and row[2] != "active":
-            settled.append(row[0])
+            settled.append((row[0], row[2]))
         elif row and own:
             hidden.mine = row[0]
         elif row:

@@ -402,17 +402,16 @@ def test_a_superseded_memory_left_out_is_never_offered_to_cite_or_supersede_agai
     short = on_feat["memoryId"][7:19]
     successor = hn(alice, "memory", "supersede", short, "--at", "HEAD", "--same-content", "--json").json()["memoryId"]
     assert hn(alice, "sync").code == 0 and hn(bob, "sync").code == 0
-    said = (f"{HEAD}it is superseded or retracted, so not to be recorded again or cited: git hn memory show {short} "
-            "names its latest successor, or its retraction\n")
+    said = f"{HEAD}it is superseded, so not to be recorded again or cited: git hn memory show {short} names its latest " \
+        "successor\n"
     for clone in (alice, bob):
         r = hn(clone, "memory", "recall", "--include-untrusted", "--lifecycle", "all", "--path", "p.py", "--json")
         assert r.code == 0 and said in r.err, r.err
         assert f"memory:{on_feat['memoryId']}" not in r.err and "--same-content" not in r.err
         doc = mcp_calls._recall(open_repo(str(clone)), {"path": "p.py", "includeUntrusted": True,
                                                         "lifecycle": ["all"]})
-        assert doc["hint"].endswith(f"it is superseded or retracted, so not to be recorded again or cited: "
-                                    f"memory_show with memory {short} names its latest successor, or its "
-                                    "retraction."), doc["hint"]
+        assert doc["hint"].endswith(f"it is superseded, so not to be recorded again or cited: memory_show with "
+                                    f"memory {short} names its latest successor."), doc["hint"]
     # what it points to names the successor
     assert f"is superseded (latest: {successor[7:19]})" in hn(bob, "memory", "show", short).err
     # an active memory left out beside it still gets its command (and the superseded one none)
@@ -424,4 +423,43 @@ def test_a_superseded_memory_left_out_is_never_offered_to_cite_or_supersede_agai
     git(alice, "branch", "-q", "-D", "gone")
     r = hn(alice, "memory", "recall", "--include-untrusted", "--lifecycle", "all", "--path", "p.py")
     assert f"git hn memory supersede {active['memoryId'][7:19]} --at HEAD --same-content" in r.err, r.err
-    assert "superseded or retracted" not in r.err and f"supersede {short}" not in r.err
+    assert "not to be recorded again" not in r.err and f"supersede {short}" not in r.err
+
+
+def test_memories_left_out_that_are_not_active_are_named_by_their_lifecycle(tmp_path):
+    """A review (F93, finding 9): two superseded memories left out were said to be "superseded or
+    retracted", ``show`` naming "one's latest successor"; a retracted one was called "superseded
+    or retracted" too. The hint says what the lifecycle is, in the plural when there are
+    several, and what ``show`` names for it."""
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    (alice / "p.py").write_text("1\n")
+    git(alice, "add", "p.py")
+    git(alice, "commit", "-q", "-m", "p")
+    git(alice, "checkout", "-q", "-b", "feat")
+    (alice / "p.py").write_text("2\n")
+    git(alice, "commit", "-q", "-am", "feat")
+    made = []
+    for content in ("first", "second"):
+        r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+               "--path", "p.py", "--content", content)
+        made.append(r.json()["memoryId"])
+        assert hn(alice, "memory", "supersede", made[-1], "--at", "main", "--same-content").code == 0
+    git(alice, "checkout", "-q", "main")
+    git(alice, "branch", "-q", "-D", "feat")
+    r = hn(alice, "memory", "recall", "--include-untrusted", "--lifecycle", "all", "--path", "p.py")
+    first = min(made)[7:19]
+    assert (f"none of them is active (such as {first}, which is superseded), so none is to be recorded again or "
+            f"cited: git hn memory show {first} names its latest successor\n") in r.err, r.err
+    assert "one's" not in r.err and "superseded or retracted" not in r.err
+    # a retracted one, alone
+    git(alice, "checkout", "-q", "-b", "gone")
+    (alice / "p.py").write_text("3\n")
+    git(alice, "commit", "-q", "-am", "gone")
+    withdrawn = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies",
+                   "descendants", "--path", "q.py", "--content", "withdrawn").json()["memoryId"]
+    assert hn(alice, "memory", "retract", withdrawn, "--reason", "obsolete").code == 0
+    git(alice, "checkout", "-q", "main")
+    git(alice, "branch", "-q", "-D", "gone")
+    r = hn(alice, "memory", "recall", "--include-untrusted", "--lifecycle", "all", "--path", "q.py")
+    assert r.err.endswith(f"it is retracted, so not to be recorded again or cited: git hn memory show "
+                          f"{withdrawn[7:19]} names its retraction\n"), r.err
