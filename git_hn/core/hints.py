@@ -622,9 +622,10 @@ def _settled(memory: str, lifecycle: str, one: bool, mcp: bool) -> str:
     retracted" for any lifecycle but active, and "names one's latest successor" of several)."""
     show = f"memory_show with memory {memory[7:19]}" if mcp else f"git hn memory show {memory[7:19]}"
     what, names = {"superseded": ("superseded", "names its latest successor"),
-                   "branching": ("superseded more than once (lifecycle branching)", "names its latest successor"),
-                   "retracted": ("retracted", "names its retraction")}.get(
-        lifecycle, (f"{lifecycle} (a memory it names is not here)", "says which"))
+                   "branching": ("branching: superseded more than once", "names its latest successor"),
+                   "retracted": ("retracted", "names its retraction"),
+                   "dependency-missing": ("dependency-missing, the memory it supersedes not being here", "names it")}.get(
+        lifecycle, (lifecycle, "says why"))
     settled = lifecycle in ("superseded", "branching", "retracted")
     if one:
         return f"it is {what}{', so not to be recorded again or cited' if settled else ''}: {show} {names}"

@@ -32,3 +32,14 @@ def test_a_hostile_keep_branch_name_is_one_shell_word():
 def test_without_a_keep_branch_the_words_are_as_before():
     text = not_applying(2, MINE, on_ref=("feat", 1))
     assert "1 has its anchor commit on no branch, tag or remote-tracking ref here (a squash merge or a rebase?)" in text
+
+
+def test_a_left_out_memory_that_is_not_active_is_named_by_its_own_lifecycle():
+    """F93 (review S89, finding 9): every lifecycle but active read "superseded or retracted".
+    Each is said as it is; one whose superseded target is missing is not called settled."""
+    one = {life: not_applying(1, settled=(MINE, life)) for life in ("branching", "dependency-missing")}
+    assert one["branching"].endswith("it is branching: superseded more than once, so not to be recorded again or "
+                                     "cited: git hn memory show aaaaaaaaaaaa names its latest successor"), one
+    assert one["dependency-missing"].endswith("it is dependency-missing, the memory it supersedes not being here: git "
+                                              "hn memory show aaaaaaaaaaaa names it"), one
+    assert "superseded or retracted" not in "".join(one.values())
