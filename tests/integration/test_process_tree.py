@@ -186,6 +186,11 @@ def test_a_kill_cut_short_by_an_exception_kills_what_it_holds():
         _end(_running(token.encode()))
 
 
+# this run's own durations: the cleanup ends its sleeps by command line, and a run beside it (another
+# checkout's suite on the same machine) had its unrelated process killed by a plain "sleep 1000"
+UNRELATED, TREE_SLEEP = f"1002{os.getpid() % 1000:03d}", f"1003{os.getpid() % 1000:03d}"
+
+
 def _reuse_pid(pid: int) -> subprocess.Popen | None:
     """An unrelated process given ``pid`` (the kernel's next process ID set below it), or None
     when other processes kept taking it first."""
@@ -193,7 +198,7 @@ def _reuse_pid(pid: int) -> subprocess.Popen | None:
         if not os.path.exists(f"/proc/{pid}"):
             with open("/proc/sys/kernel/ns_last_pid", "w") as fh:
                 fh.write(str(pid - 1))
-            other = subprocess.Popen(["sleep", "1000"], start_new_session=True)
+            other = subprocess.Popen(["sleep", UNRELATED], start_new_session=True)
             if other.pid == pid:
                 return other
             other.kill()
@@ -215,7 +220,7 @@ def test_pid_reuse_between_listing_and_signalling_spares_the_unrelated_process(t
         monkeypatch.delattr(os, "pidfd_open")
     # the root, a shell below it, and below that a process that ends when told (the fifo)
     root = _start("sh", "-c", 'sh -c \'sh -c "echo \\$\\$ > $0; exec cat $1 >/dev/null"; '
-                  'exec sleep 1000\' "$0" "$1"; :', str(inner), str(fifo))
+                  f'exec sleep {TREE_SLEEP}\' "$0" "$1"; :', str(inner), str(fifo))
     listed, unrelated = process_tree._descendants, []
 
     def racing(*args):
@@ -242,7 +247,7 @@ def test_pid_reuse_between_listing_and_signalling_spares_the_unrelated_process(t
             unrelated[0].kill()
             unrelated[0].wait()
         _end(_running(str(inner).encode()))
-        _end(_running(b"sleep\x001000\x00"))  # (the shell's, killed with it already: its ID)
+        _end(_running(f"sleep\0{TREE_SLEEP}\0".encode()))  # (the shell's, killed with it already: its ID)
 
 
 PROMPTING_SSH = """#!/bin/sh
