@@ -202,8 +202,9 @@ def test_publication_is_non_forced(bare_remote, git_daemon, http_backend, tmp_pa
        "--content", "two")
     r = hn(alice, "sync")
     assert r.code == 1
+    # the server's reason
     assert r.err.startswith("git-hn: publication phase failed after replication: replication memory "
-                            "publication failed for remote origin: [rejected] (non-fast-forward); ")  # the server's reason
+                            "publication failed for remote origin: [rejected] (non-fast-forward); ")
     # then what the remote's ref holds, and the way back that replaces only what was seen
     assert f"origin's ref for your stream {rec['stream'][7:19]} holds commit {other[:12]}, which is not a memory " \
            "of your stream: it was not imported" in r.err
