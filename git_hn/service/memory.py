@@ -215,14 +215,17 @@ def not_carried(left: list[str], oid_len: int = 0) -> str:
 
 def _list_sources_early(repo: Repo, stream: str | None) -> None:
     """Let Git list the stream's refs while the signing key loads (the library's import is the
-    longest step of a record); ``append`` collects the answer."""
-    from ..core.grammar import is_digest_id
+    longest step of a record), for ``append``'s check of the stream's owners before its lock:
+    a stream other than the signer's default one. The position is listed again under the lock
+    (an answer from before it may be overtaken), so the default stream, which that check never
+    refuses, asks nothing early."""
+    from ..core.grammar import default_stream, is_digest_id
     from ..store import streams
 
     actor = identmod.active_actor(repo)
     try:
         stream = streamchoice.stream_for(repo, actor, stream) if actor else None
-        if stream is not None and is_digest_id(stream):
+        if stream is not None and is_digest_id(stream) and stream != default_stream(actor):
             streams.ask_sources_early(repo, actor, stream)
     except HnError:
         pass  # the append lists them itself (and says what is wrong with the choice)

@@ -193,9 +193,9 @@ def _longest_chain(repo: Repo, sources: list[streams.Source]) -> tuple[Position,
     return Position(local.head if local else "", head.commit, len(best), head.memory_id, head), best
 
 
-def position(repo: Repo, actor: str, stream: str, use_cache: bool = True, sources: list | None = None) -> Position:
-    """Where ``stream`` stands; ``sources``: its ``stream_sources``, when already listed."""
-    sources = streams.stream_sources(repo, actor, stream) if sources is None else sources
+def position(repo: Repo, actor: str, stream: str, use_cache: bool = True) -> Position:
+    """Where ``stream`` stands (under its lock, for an append: §11(b))."""
+    sources = streams.stream_sources(repo, actor, stream)
     if use_cache:
         pos = _from_state(repo, actor, stream, sources)
         if pos is not None:
@@ -325,18 +325,17 @@ def _compare_and_swap(repo: Repo, ref: str, new: str, old: str, writers: _Writer
 
 
 @contextmanager
-def _locked(repo: Repo, actor: str, stream: str, ref: str, on_wait=None):
+def _locked(repo: Repo, actor: str, stream: str, ref: str):
     """The stream lock of ``ref``; yields the path of its record (``reflock``). Once it is held,
-    a ref lock file a killed writer of the stream left is removed (``reflock.clear_left``).
-    ``on_wait()``: also run when the lock had to be waited for."""
+    a ref lock file a killed writer of the stream left is removed (``reflock.clear_left``), and
+    what Git answered before it is dropped (``Git.forget_early``), whether the lock was waited for
+    or not: a sync's import may have taken and released it in between, moving the accepted copy,
+    which no compare-and-swap of the local ref would notice (CONTRACT §11(b): the head is read
+    under the lock; a review found a record that continued an overtaken chain, forking its own
+    stream)."""
     path = repo.lock_path(actor, stream)
-
-    def waited():  # (after a wait, what Git answered before it is stale: a sync's import may have
-        repo.git.forget_early()  # moved the accepted copy, which no compare-and-swap of the local ref would notice)
-        if on_wait is not None:
-            on_wait()
-
-    with stream_lock(repo.hn_dir, path, ref, on_wait=waited):
+    with stream_lock(repo.hn_dir, path, ref):
+        repo.git.forget_early()
         record = reflock.record_path(path)
         reflock.clear_left(record, repo.common_dir, ref, lambda: repo.ref_value(ref))
         yield record
@@ -353,17 +352,17 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
     seed = ident.seed()
     last_error = None
     # a stream another actor holds here is refused before its lock file is made (an audit found one
-    # left by each refused record); the listing serves the first attempt, unless the lock was waited for
-    listed = [] if draft.stream == default_stream(ident.actor) else \
-        [streams.stream_sources(repo, ident.actor, draft.stream)]
-    with _locked(repo, ident.actor, draft.stream, ref, listed.clear) as record:
+    # left by each refused record); the position comes from the listing under the lock, which checks
+    # the owners again (this one may be overtaken before the lock is taken: a review's fork)
+    if draft.stream != default_stream(ident.actor):
+        streams.stream_sources(repo, ident.actor, draft.stream)
+    with _locked(repo, ident.actor, draft.stream, ref) as record:
         for attempt in range(ATTEMPTS):
             if attempt:
                 time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)
             writers = _Writers(repo)
             try:
-                pos = position(repo, ident.actor, draft.stream, use_cache=use_cache,
-                               sources=listed.pop() if listed else None)
+                pos = position(repo, ident.actor, draft.stream, use_cache=use_cache)
                 if check is not None:
                     check(pos)
                 if replay is not None:

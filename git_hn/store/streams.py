@@ -223,9 +223,9 @@ def _owner_of(ref: str) -> str | None:
 
 
 def ask_sources_early(repo: Repo, actor: str, stream: str) -> None:
-    """Start ``stream_sources``'s listing now, for its next call to collect (an append, while
-    it loads the signing key). The answer is taken once: a retry lists again, and the
-    compare-and-swap refuses a position that moved in between."""
+    """Start ``stream_sources``'s listing now, for its next call to collect (an append's check of
+    the owners before the stream lock, while it loads the signing key). The answer is taken once;
+    under the lock the stream is listed again (``append._locked`` drops what was asked before)."""
     repo.git.ask_early(_sources_question(stream))
 
 

@@ -501,3 +501,80 @@ def test_a_local_stream_parted_from_its_accepted_copy_says_how_to_mend_it(tmp_pa
     assert {m["data"]["content"] for m in r.json()["memories"]} == \
         {"m1", "m2 from the first clone", "m2 from the second clone"}
     assert hn(b, "memory", "index", "verify").code == 0
+
+
+def _record_to(repo, stream: str, content: str) -> dict:
+    r = hn(repo, "memory", "record", "--json", "--stream", stream, "--kind", "observation", "--at", "HEAD",
+           "--applies", "descendants", "--content", content)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def test_a_record_to_a_named_stream_continues_what_an_import_accepted_before_its_lock(tmp_path, monkeypatch):
+    """A review's case (after 6794b0b): ``record --stream`` lists the stream once before its lock,
+    to refuse another actor's stream without leaving a lock file, and its first attempt continued
+    that listing. A sync that imported the same identity's newer memory from the other clone, and
+    took and released the stream's lock between that listing and the record's lock, was missed:
+    the record signed a second sequence 2, forking its own stream, and every read then refused it
+    (CONTRACT §11(b): the head is read under the lock). The seam runs a real ``git hn sync`` right
+    after the first listing; the record lists again under its lock and continues at sequence 3."""
+    from git_hn.store import streams
+
+    _remote, a, b = one_identity_in_two_clones(tmp_path)
+    first = _record_to(a, "label:x", "m1")
+    assert hn(a, "sync").code == 0 and hn(b, "sync").code == 0
+    _record_to(b, "label:x", "m2 from the second clone")
+    assert hn(b, "sync").code == 0
+    real, synced = streams.stream_sources, []
+
+    def listed_then_synced(repo, actor, stream):
+        sources = real(repo, actor, stream)
+        if not synced:  # (between the first listing and the lock: the sync takes the lock and releases it)
+            synced.append(hn_proc(a, "sync"))
+        return sources
+
+    monkeypatch.setattr(streams, "stream_sources", listed_then_synced)
+    _record_to(a, "label:x", "m3 from the first clone")
+    monkeypatch.undo()
+    assert synced[0].code == 0 and "imported 2 memories (your own)" in synced[0].out, synced[0]
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    assert git(a, "log", "--format=%s", ref).count("hn memory ") == 3
+    accepted = git(a, "for-each-ref", "--format=%(objectname)", "refs/hn/remotes/origin/memory")
+    assert subprocess.run(["git", "merge-base", "--is-ancestor", accepted, ref], cwd=a).returncode == 0
+    r = hn(a, "memory", "log")
+    assert r.code == 0, r.err
+    r = hn(a, "sync")
+    assert r.code == 0, r.err
+    assert hn(a, "memory", "index", "verify").code == 0
+
+
+def test_a_record_to_the_default_stream_lists_it_under_its_lock(tmp_path, monkeypatch):
+    """The same race through the listing a record asked Git for early (while the signing key
+    loads), before the lock: collected under the lock, it described the stream before a sync that
+    took and released the lock in between, and the record forked the stream as above. The seam
+    waits for that early answer, if one was asked, then runs a real ``git hn sync``."""
+    from git_hn.core.grammar import default_stream
+    from git_hn.store import identity, streams
+
+    _remote, a, b = one_identity_in_two_clones(tmp_path)
+    first = _record(a, "m1")
+    assert hn(a, "sync").code == 0 and hn(b, "sync").code == 0
+    _record(b, "m2 from the second clone")
+    assert hn(b, "sync").code == 0
+    real, synced = identity.load_active, []
+
+    def answered_then_synced(repo, *args, **kwargs):
+        if not synced:  # (the early listing, if any, has read the refs; then the sync runs)
+            repo.git.early_answer(streams._sources_question(default_stream(identity.active_actor(repo))))
+            synced.append(hn_proc(a, "sync"))
+        return real(repo, *args, **kwargs)
+
+    monkeypatch.setattr(identity, "load_active", answered_then_synced)
+    _record(a, "m3 from the first clone")
+    monkeypatch.undo()
+    assert synced[0].code == 0 and "imported 2 memories (your own)" in synced[0].out, synced[0]
+    ref = f"refs/hn/memory/{first['actor']}/{first['stream'][7:]}"
+    assert git(a, "log", "--format=%s", ref).count("hn memory ") == 3
+    r = hn(a, "memory", "log")
+    assert r.code == 0, r.err
+    assert hn(a, "sync").code == 0 and hn(a, "memory", "index", "verify").code == 0
