@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import io
 import json
 import os
@@ -342,3 +344,25 @@ def read_terminal(master: int, proc, timeout: float = 60) -> bytes:
 def named(actor: str, name: str) -> str:
     """An actor as ``hints.named_actor`` names it: its short ID, then its name quoted."""
     return f'{actor[:12]} ("{name}", a self-chosen name)'
+
+
+@contextlib.contextmanager
+def read_only(directory: Path):
+    """``directory`` mode 0500, and for root (whom modes do not stop) immutable too (``chattr
+    +i``; skipped where that is not allowed), as ``test_read_only_private`` makes its directories.
+    Yields the system's words for the refusal (EACCES's, or EPERM's for an immutable one)."""
+    import pytest
+
+    mode = directory.stat().st_mode & 0o7777  # (given back after: a private directory's is 0700)
+    directory.chmod(0o500)
+    immutable = False
+    try:
+        if os.geteuid() == 0:
+            if subprocess.run(["chattr", "+i", str(directory)], capture_output=True).returncode != 0:
+                pytest.skip("root cannot make a directory unwritable here (chattr +i)")
+            immutable = True
+        yield os.strerror(errno.EPERM if immutable else errno.EACCES)
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(directory)], capture_output=True)
+        directory.chmod(mode)

@@ -15,10 +15,12 @@ the worktree is moved; records of older versions, keyed by absolute path, are re
 nothing of git-hn's; otherwise it takes out only git-hn's entries and keeps the rest (and says
 when the file changed since). An entry of git-hn's form that the bytes before already held (the
 user's own brief hook) is theirs and stays. A file still used by another
-agent's setup is kept. A setup changes all its files or none: each new file is written beside
-its target first, then the record, then the files are renamed into place (a failure puts back
-what was already replaced). A crash in between leaves a record that no file matches:
-``--remove`` then falls back to taking git-hn's entries out.
+agent's setup is kept. A setup changes all its files or none: each new file is written first
+(in git-hn's setup directory in the git directory, or beside its target on another file system),
+then the record, then the files are renamed into place (a failure puts back what was already
+replaced, and removes what was staged). A crash in between leaves a record that no file matches:
+``--remove`` then falls back to taking git-hn's entries out; the next setup removes the copies
+it left in the git directory.
 
 Attacks defended against: a committed symbolic link (``.claude`` -> ``~/.config/...``, or
 ``AGENTS.md`` -> a file in ``.git``) that would make setup write outside the working tree or
@@ -171,9 +173,13 @@ class Keys:
         return real if _inside(os.path.realpath(real), self.top) and real != self.top else None
 
 
-def _stage(real: str, data: bytes, made: list[str]) -> str:
-    """Write ``data`` to a new temporary file beside ``real`` and return its path: nothing a
-    reader sees changes yet. The directories created for it are appended to ``made``."""
+def _stage(real: str, data: bytes, made: list[str], spare: str | None = None) -> str:
+    """Write ``data`` to a new temporary file and return its path: nothing a reader sees changes
+    yet. It is written in ``spare`` (git-hn's setup directory in the git directory) when that is
+    on the file system of ``real``: one a killed setup leaves is not in the working tree, where a
+    copy of a gitignored ``.mcp.json`` holding a token would be under a name no ignore rule
+    matches (a review); else, or when it cannot be written there, beside ``real``. The
+    directories created for ``real`` are appended to ``made``."""
     directory, missing = os.path.dirname(real), []
     while not os.path.isdir(directory):
         missing.append(directory)
@@ -186,7 +192,23 @@ def _stage(real: str, data: bytes, made: list[str]) -> str:
         mode = stat.S_IMODE(os.lstat(real).st_mode)
     except FileNotFoundError:
         mode = None
-    tmp = os.path.join(directory, f".{os.path.basename(real)}.git-hn-{os.urandom(6).hex()}")
+    name = f".{os.path.basename(real)}{_STAGED}"
+    if spare is not None and _same_device(spare, directory):
+        try:
+            return _write_new(os.path.join(spare, name + os.urandom(6).hex()), data, mode)
+        except OSError:
+            pass  # (the setup directory refused it: beside, where a failure is the target's own)
+    return _write_new(os.path.join(directory, name + os.urandom(6).hex()), data, mode)
+
+
+def _same_device(a: str, b: str) -> bool:
+    try:
+        return os.stat(a).st_dev == os.stat(b).st_dev
+    except OSError:
+        return False
+
+
+def _write_new(tmp: str, data: bytes, mode: int | None) -> str:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -199,6 +221,22 @@ def _stage(real: str, data: bytes, made: list[str]) -> str:
         _unlink(tmp)
         raise
     return tmp
+
+
+_STAGED = ".git-hn-"  # (in a staged copy's name, before its random part)
+
+
+def _sweep(spare: str) -> None:
+    """Remove the staged copies a killed setup left in ``spare`` (the setup lock is held: no
+    running setup has any there). Best effort."""
+    try:
+        with os.scandir(spare) as entries:
+            left = [e.path for e in entries if e.name.startswith(".") and _STAGED in e.name
+                    and e.is_file(follow_symlinks=False)]
+    except OSError:
+        return
+    for path in left:
+        _unlink(path)
 
 
 def _unlink(path: str) -> bool:
@@ -217,19 +255,35 @@ def _place(real: str, data: bytes | None, tmp: str | None) -> None:
             os.unlink(real)
         except FileNotFoundError:
             pass
-    else:
+        return
+    try:
         os.replace(tmp, real)
+    except OSError as exc:
+        import errno
+
+        if exc.errno != errno.EXDEV:
+            raise
+        # (another mount of the same file system, a bind mount: no rename across it; staged
+        # again beside the target, and the first copy removed)
+        beside = _stage(real, data, [])
+        try:
+            os.replace(beside, real)
+        except BaseException:
+            _unlink(beside)
+            raise
+        _unlink(tmp)
 
 
 def _write_all(repo: Repo, name: str, record: dict, plans: list[Planned], before: bytes | None) -> None:
     """Write the record and every changed file of ``plans``, or change nothing (an audit: with
     ``.claude`` read-only, ``.mcp.json`` and the record were written, then setup failed). Every
-    new file is written beside its target first, so a full disk or a read-only directory fails
-    before anything shows; a rename that still fails puts back the files already replaced and
-    the record's bytes ``before``. Only if that too fails does the error say what is left."""
+    new file is staged first (``_stage``), so a full disk or a read-only directory fails before
+    anything shows; a rename that still fails puts back the files already replaced and the
+    record's bytes ``before``. Only if that too fails does the error say what is left."""
     changing = [p for p in plans if p.after != p.before]
     staged: dict[str, str] = {}
     made: list[str] = []
+    spare = _spare(repo)
 
     def discard() -> None:
         for tmp in staged.values():
@@ -255,15 +309,15 @@ def _write_all(repo: Repo, name: str, record: dict, plans: list[Planned], before
                 pass  # (a record that no file matches: --remove takes git-hn's entries out)
         return InputError(f"{why}; not changed: run {name} again once it can be written")
 
-    for p in changing:
-        if p.after is not None:
-            try:
-                staged[p.real] = _stage(p.real, p.after, made)
-            except OSError as exc:
-                raise fail(p, exc, None) from None
-    try:
-        _save_record(repo, record)
-    except HnError:
+    try:  # (whatever stops it before a file is placed, a staged copy is not left: a review found them)
+        for p in changing:
+            if p.after is not None:
+                try:
+                    staged[p.real] = _stage(p.real, p.after, made, spare)
+                except OSError as exc:
+                    raise fail(p, exc, None) from None
+        _save_record(repo, record, name)
+    except BaseException:
         discard()
         raise
     done: list[Planned] = []
@@ -278,11 +332,27 @@ def _write_all(repo: Repo, name: str, record: dict, plans: list[Planned], before
 
 def _put_back(p: Planned) -> bool:
     """Give ``p``'s file its bytes before again; False if that failed."""
+    tmp = None
     try:
-        _place(p.real, p.before, None if p.before is None else _stage(p.real, p.before, []))
+        tmp = None if p.before is None else _stage(p.real, p.before, [])
+        _place(p.real, p.before, tmp)
     except OSError:
+        if tmp is not None:
+            _unlink(tmp)
         return False
     return True
+
+
+def _spare(repo: Repo) -> str | None:
+    """git-hn's setup directory, where copies are staged (``_stage``), with any a killed setup
+    left there removed; None when it cannot be made."""
+    spare = os.path.dirname(record_path(repo))
+    try:
+        private.ensure_dirs(repo.hn_dir, spare)
+    except (HnError, OSError):
+        return None
+    _sweep(spare)
+    return spare
 
 
 def _restore_record(repo: Repo, data: bytes | None) -> None:
@@ -332,15 +402,30 @@ def load_record(repo: Repo, keys: Keys | None = None) -> dict:
     return files if keys is None else keys.adopt(files)
 
 
-def _save_record(repo: Repo, files: dict) -> None:
+def _save_record(repo: Repo, files: dict, name: str) -> None:
     path = record_path(repo)
     if not files:
         try:
             os.unlink(path)
         except FileNotFoundError:
             pass
+        except OSError as exc:  # (a bare OSError skipped the clean-up of the staged copies: a review)
+            raise LocalStateError(f"private identity file {path} cannot be removed: {private.cause(exc)}"
+                                  f"{private.kind(path)}; nothing was changed: {_writable(path, exc, name)}") from None
         return
     private.write_private(repo.hn_dir, path, canonical.indented({"version": 0, "files": files}))
+
+
+def _writable(path: str, exc: OSError, name: str) -> str:
+    """What lets ``name`` remove ``path`` after ``exc``."""
+    import errno
+    import shlex
+
+    if exc.errno == errno.EROFS:
+        return f"run {name} where the repository is not mounted read-only"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"make its directory writable (chmod u+w {shlex.quote(os.path.dirname(path))}), then run {name} again"
+    return f"fix that, then run {name} again"
 
 
 def _original(entry: dict) -> bytes | None:

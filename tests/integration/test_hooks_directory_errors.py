@@ -9,12 +9,11 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from helpers import git, hn, make_repo
+from helpers import git, hn, make_repo, read_only
 
 
 def _state(repo):
@@ -62,25 +61,6 @@ def test_a_global_hooks_path_that_is_a_file_is_changed_globally(tmp_path):
     assert (r.code, r.err) == (1, f"git-hn: core.hooksPath {hp} is a file, not a directory: set it to a directory "
                                   "(git config --global core.hooksPath DIR); nothing was changed\n")
     assert hp.read_text() == "x\n"
-
-
-@contextmanager
-def read_only(directory: Path):
-    """``directory`` mode 0500, and for root (whom modes do not stop) immutable too (``chattr
-    +i``; skipped where that is not allowed), as ``test_read_only_private`` makes its directories.
-    Yields the system's words for the refusal (EACCES's, or EPERM's for an immutable one)."""
-    directory.chmod(0o500)
-    immutable = False
-    try:
-        if os.geteuid() == 0:
-            if subprocess.run(["chattr", "+i", str(directory)], capture_output=True).returncode != 0:
-                pytest.skip("root cannot make a directory unwritable here (chattr +i)")
-            immutable = True
-        yield os.strerror(errno.EPERM if immutable else errno.EACCES)
-    finally:
-        if immutable:
-            subprocess.run(["chattr", "-i", str(directory)], capture_output=True)
-        directory.chmod(0o755)
 
 
 def _files(directory: Path) -> dict:

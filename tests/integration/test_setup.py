@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from git_hn.service import setup_content as content
-from helpers import git, hn, hn_proc
+from helpers import git, hn, hn_proc, read_only
 
 PRE = {  # what the agents' own tools write, with the user's content around git-hn's part
     ".mcp.json": b"""{
@@ -562,6 +562,98 @@ def test_a_remove_failing_half_way_changes_nothing(inited):
     assert tree(inited) == before and (inited / ".git/hn/setup/record-v0.json").read_bytes() == record
     assert r.err == ("git-hn: CLAUDE.md cannot be written: File too large; not changed: run git hn setup claude "
                      "--remove again once it can be written\n")
+
+
+def test_a_remove_whose_record_cannot_be_deleted_leaves_no_copy_in_the_working_tree(inited):
+    """A review's case (after bedec8b): ``--remove`` deletes the record once no file is left in it,
+    and with ``.git/hn/setup`` unwritable that was a bare OSError, which skipped the clean-up: the
+    copies staged for the files to put back stayed in the working tree, one of them a copy of a
+    gitignored ``.mcp.json`` holding a token, under a name no ignore rule matched (``git add -A``
+    committed it). Now nothing is left, nothing changed, and the line says what to do."""
+    token = _ignored_token_file(inited)
+    (inited / ".claude").mkdir()
+    (inited / ".claude/settings.json").write_bytes(b'{"permissions": {}}\n')
+    git(inited, "add", ".claude")
+    git(inited, "commit", "-q", "-m", "project files")
+    setup(inited, "claude")
+    before, status = tree(inited), git(inited, "status", "--porcelain", "--ignored", "--untracked-files=all")
+    setup_dir = inited / ".git/hn/setup"
+    record = (setup_dir / "record-v0.json").read_bytes()
+    with read_only(setup_dir) as refusal:
+        r = hn(inited, "setup", "claude", "--remove")
+        assert (r.code, r.out) == (1, "")
+        assert r.err == (f"git-hn: private identity file {setup_dir / 'record-v0.json'} cannot be removed: {refusal} "
+                         "(a private file of git-hn's, not a key); nothing was changed: make its directory writable "
+                         f"(chmod u+w {setup_dir}), then run git hn setup claude --remove again\n")
+        assert tree(inited) == before
+        assert git(inited, "status", "--porcelain", "--ignored", "--untracked-files=all") == status
+        assert (setup_dir / "record-v0.json").read_bytes() == record
+    setup(inited, "claude", "--remove")
+    assert (inited / ".mcp.json").read_bytes() == token and not (setup_dir / "record-v0.json").exists()
+
+
+def _ignored_token_file(repo) -> bytes:
+    """The user's ``.mcp.json`` with a token, mode 0600 and gitignored (committed: ``.gitignore``)."""
+    token = b'{"mcpServers": {"db": {"command": "x", "env": {"API_TOKEN": "tok-123"}}}}\n'
+    (repo / ".mcp.json").write_bytes(token)
+    (repo / ".mcp.json").chmod(0o600)
+    (repo / ".gitignore").write_text(".mcp.json\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore .mcp.json")
+    return token
+
+
+def test_copies_are_staged_in_the_git_directory_and_those_a_killed_setup_left_are_removed(inited, monkeypatch):
+    """A review: the copies a setup stages before renaming them into place were written beside
+    their targets, so one a killed setup left was in the working tree, a copy of a gitignored
+    ``.mcp.json`` holding a token under a name no ignore rule matches (``git add -A`` commits it).
+    They are staged in ``.git/hn/setup`` (the seam looks while the record is written, between
+    staging and placing), and the next setup removes any left there."""
+    from git_hn.service import setup as setupmod
+
+    token = _ignored_token_file(inited)
+    before = tree(inited)
+    real, seen = setupmod._save_record, []
+
+    def observed(*args):
+        setup_dir = inited / ".git/hn/setup"
+        seen.append((tree(inited), sorted(os.listdir(setup_dir)) if setup_dir.is_dir() else []))
+        return real(*args)
+
+    monkeypatch.setattr(setupmod, "_save_record", observed)
+    setup(inited, "claude")
+    monkeypatch.undo()
+    staged_tree, staged = seen[0]
+    assert {k: v for k, v in staged_tree.items() if k not in (".claude",)} == before  # (.claude: made for its file)
+    assert [n for n in staged if n.startswith("..mcp.json.git-hn-")] and \
+        all(".git-hn-" not in k for k in tree(inited)), staged
+    left = inited / ".git/hn/setup" / "..mcp.json.git-hn-0123456789ab"  # (as a killed setup leaves one)
+    left.write_bytes(token)
+    setup(inited, "claude", "--remove")
+    assert not left.exists() and (inited / ".mcp.json").read_bytes() == token
+    assert tree(inited) == before
+
+
+def test_a_target_on_another_mount_of_the_same_file_system_is_still_written(inited, tmp_path):
+    """A copy staged in the git directory cannot be renamed onto another mount, even of the same
+    file system (a bind-mounted ``.claude``: EXDEV); it is staged again beside its target. (A guard
+    of that staging: before it, when every copy was staged beside its target, this passed too.)"""
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (inited / ".claude").mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(other), str(inited / ".claude")],
+                                           capture_output=True).returncode:
+        pytest.skip("a bind mount needs root")
+    try:
+        setup(inited, "claude")
+        check_written(inited, "claude")
+        assert (other / "settings.json").exists()
+        names = list(tree(inited)) + os.listdir(inited / ".git/hn/setup")
+        assert not [n for n in names if ".git-hn-" in n], names
+        setup(inited, "claude", "--remove")
+        assert os.listdir(other) == []
+    finally:
+        subprocess.run(["umount", "-l", str(inited / ".claude")], capture_output=True)
 
 
 @pytest.mark.parametrize("args,message", [
