@@ -399,19 +399,31 @@ def uninstall_failed(loc: Location, exc: OSError, removed: list[str]) -> str:
     Permission denied"), and ``removed``, the hooks taken out before it."""
     from ..core.gostr import shown_path
 
-    failed = shown_path(os.fsdecode(exc.filename)) if exc.filename is not None else shown_path(loc.dir)
+    failed, directory = refused_in(exc, loc.dir)
     names = " and ".join(removed) if len(removed) < 3 else f"{', '.join(removed[:-1])} and {removed[-1]}"
     done = (f"{names} {'was' if len(removed) == 1 else 'were'} taken out, the others are as they were" if removed
             else "nothing was changed")
-    return (f"hooks could not be uninstalled from {shown_path(loc.dir)}: {failed}: "
-            f"{exc.strerror or type(exc).__name__}; {writable(loc, 'uninstall')}; {done}")
+    return (f"hooks could not be uninstalled from {shown_path(loc.dir)}: {shown_path(failed)}: "
+            f"{exc.strerror or type(exc).__name__}; {writable(loc, 'uninstall', directory)}; {done}")
 
 
-def writable(loc: Location, which: str) -> str:
-    """The way out of an install or uninstall (``which``) the hooks directory's permissions refused."""
+def writable(loc: Location, which: str, directory: str | None = None) -> str:
+    """The way out of an install or uninstall (``which``) whose change ``directory`` refused (the
+    hooks directory, or its ``hn-chained``: ``refused_in``)."""
     from shlex import quote
 
     from ..core.gostr import shown_path
 
     again = f"git hn hooks {which}" + ("" if loc.private_root is not None else " --global")
-    return f"make the directory and its hooks writable (chmod u+w {quote(shown_path(loc.dir))}), then {again} again"
+    return (f"make the directory and its hooks writable (chmod u+w {quote(shown_path(directory or loc.dir))}), "
+            f"then {again} again")
+
+
+def refused_in(exc: OSError, default: str) -> tuple[str, str]:
+    """The path whose change ``exc`` refused, and the directory to make writable: of the paths it
+    names (a rename names two), the first whose directory cannot be written, else the first (its
+    file refused: immutable), else ``default`` (a review: a read-only hooks/hn-chained was said to
+    be hooks/, which was writable)."""
+    paths = [os.fsdecode(f) for f in (exc.filename, exc.filename2) if f is not None]
+    path = next((p for p in paths if not os.access(os.path.dirname(p), os.W_OK)), paths[0] if paths else None)
+    return (path, os.path.dirname(path)) if path is not None else (default, default)

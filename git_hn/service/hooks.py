@@ -26,7 +26,7 @@ from ..store.repo import Repo
 from .hook_calls import calls_git_hn, loops_back, pre_commit_script, rechainable, skips_pre_commit
 from .hook_location import (CHAINED_DIR, HOOKS, LEGACY, Location, in_this_worktree, locate, make_absolute,
                             make_hooks_dir, own_recorded, per_worktree_hooks, refuse_shared, refuse_worktree_files,
-                            relative_hooks_path, shared_hooks_path, uninstall_failed, within, writable)
+                            refused_in, relative_hooks_path, shared_hooks_path, uninstall_failed, within, writable)
 
 __all__ = ["HOOKS", "PUBLISHER", "Location", "locate", "install", "uninstall", "status_lines",
            "selection_hint", "wrappers_here", "wrapper_text", "shared_hooks_path"]
@@ -109,12 +109,26 @@ def _migrated(path: str, mine: dict) -> bool:
 
 
 def _put_back(mine: dict, chained: str, path: str) -> None:
-    """The hook install chained, back at ``path`` as it was (a relative link as its text)."""
-    if mine.get("chainedLink"):
-        os.unlink(chained)
-        os.symlink(mine["chainedLink"], path)
-    else:
+    """The hook install chained, back at ``path`` as it was (a relative link as its text), in place
+    of the wrapper there, by one rename: when it cannot be put back, the wrapper stays and still
+    runs it (a review: the wrapper was removed first, and a refused put-back left the user's hook
+    in hn-chained/, where Git never runs it)."""
+    if not mine.get("chainedLink"):
         os.rename(chained, path)
+        return
+    text = os.readlink(chained)
+    os.unlink(chained)
+    tmp = f"{path}.hn-{os.urandom(6).hex()}"
+    try:
+        os.symlink(mine["chainedLink"], tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        for undo in (lambda: os.unlink(tmp), lambda: os.symlink(text, chained)):  # (the wrapper runs it again)
+            try:
+                undo()
+            except OSError:
+                pass
+        raise OSError(exc.errno, exc.strerror, path) from None  # (named as the hook, not the link's text)
 
 
 def _fingerprint(path: str) -> str | None:
@@ -273,7 +287,7 @@ def _install(loc: Location, repo: Repo | None = None) -> list[str]:
                 pass
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else getattr(exc, "message", str(exc))
         if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):  # (read-only: what to do)
-            why += f"; {writable(loc, 'install')}"
+            why += f"; {writable(loc, 'install', refused_in(exc, loc.dir)[1])}"
         raise InputError(f"hooks could not be installed in {loc.dir}: {why}; nothing was changed") from None
     return status_lines(loc, switched, updated)
 
@@ -548,22 +562,24 @@ def _take_out(loc: Location, name: str, mine: dict, removed: dict) -> None:
         chained = None
     if _migrated(path, mine):  # pre-commit runs it as <hook>.legacy: what it chained goes there
         loop = loops_back(loc, name)  # (unless that is pre-commit's own script: it would run itself)
-        os.unlink(path + PRE_COMMIT_LEGACY)
-        if loop:
-            os.unlink(chained)
-        elif chained is not None:
-            _put_back(mine, chained, path + PRE_COMMIT_LEGACY)
+        if chained is not None and not loop:
+            _put_back(mine, chained, path + PRE_COMMIT_LEGACY)  # (over the wrapper)
+        else:
+            os.unlink(path + PRE_COMMIT_LEGACY)
+            if loop:
+                os.unlink(chained)
         removed[name] = "removed"
         return
     if _sha(path) != mine["wrapper"]:  # replaced by the hook it chains: drop the copy only
         if chained is not None:
             os.unlink(chained)
         return
-    os.unlink(path)
-    removed[name] = "removed"
     if mine.get("chained") is not None and chained is not None:
-        _put_back(mine, chained, path)  # (else deleted by hand: nothing to put back)
+        _put_back(mine, chained, path)  # (over the wrapper)
         removed[name] = "removed, and the hook it chained put back"
+        return
+    os.unlink(path)  # (nothing chained, or deleted by hand: nothing to put back)
+    removed[name] = "removed"
 
 
 def _runs_other(loc: Location, name: str) -> tuple[str, str] | None:

@@ -115,3 +115,81 @@ def test_an_uninstall_stopped_part_way_says_what_it_took_out_and_finishes_when_r
     r = hn(repo, "hooks", "uninstall")
     assert r.code == 0 and r.out.splitlines()[2] == "post-rewrite: removed"
     assert not last.exists()
+
+
+def _users_pre_push(repo) -> bytes:
+    """The user's own pre-push hook (a secret scanner, say), before git-hn's install chains it."""
+    text = b"#!/bin/sh\necho users-own-pre-push\n"
+    hook = repo / ".git" / "hooks" / "pre-push"
+    hook.write_bytes(text)
+    hook.chmod(0o755)
+    return text
+
+
+def test_an_uninstall_that_cannot_put_back_the_users_hook_keeps_the_wrapper_that_runs_it(tmp_path):
+    """A review's case (after ce9e82f): uninstall removed the wrapper, then failed to move the user's
+    own hook back out of ``hooks/hn-chained`` (read-only there): the user's hook sat where Git never
+    runs it, the next uninstall refused ("changed since install"), ``hooks status`` said "not
+    installed", and the advice named ``hooks``, which was writable. The hook is now put back over
+    the wrapper, so a refusal leaves the wrapper, which still runs it; the line names the directory
+    that refused; and once it can be written, the next uninstall finishes."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    hooks = repo / ".git" / "hooks"
+    users = _users_pre_push(repo)
+    assert hn(repo, "hooks", "install").code == 0
+    installed, status = _files(hooks), hn(repo, "hooks", "status").out
+    chained = hooks / "hn-chained"
+    with read_only(chained) as denied:
+        r = hn(repo, "hooks", "uninstall")
+        assert (r.code, r.err) == (1, f"git-hn: hooks could not be uninstalled from {hooks}: {chained / 'pre-push'}: "
+                                      f"{denied}; make the directory and its hooks writable (chmod u+w {chained}), "
+                                      "then git hn hooks uninstall again; nothing was changed\n")
+        assert _files(hooks) == installed and hn(repo, "hooks", "status").out == status
+    r = hn(repo, "hooks", "uninstall")
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[0] == "pre-push: removed, and the hook it chained put back"
+    assert (hooks / "pre-push").read_bytes() == users and not chained.exists()
+
+
+def test_an_install_refused_by_a_read_only_chained_directory_names_it(tmp_path):
+    """A read-only, empty ``hooks/hn-chained`` refuses the move of the user's own hook into it: the
+    advice named ``hooks``, which was writable, so following it changed nothing."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    hooks = repo / ".git" / "hooks"
+    _users_pre_push(repo)
+    chained = hooks / "hn-chained"
+    chained.mkdir()
+    before = _files(hooks)
+    with read_only(chained) as denied:
+        r = hn(repo, "hooks", "install")
+        assert (r.code, r.err) == (1, f"git-hn: hooks could not be installed in {hooks}: {denied}; make the directory "
+                                      f"and its hooks writable (chmod u+w {chained}), then git hn hooks install again; "
+                                      "nothing was changed\n")
+        assert _files(hooks) == before and chained.is_dir()
+    assert hn(repo, "hooks", "install").code == 0
+
+
+def test_a_linked_hook_that_cannot_be_put_back_stays_chained(tmp_path):
+    """The user's hook a relative link: its chained copy is removed before the link is made again
+    in its place; when the hooks directory refuses that, the copy is made again, and the wrapper
+    still runs it. (A guard of that order: before it, the wrapper's removal was refused first.)"""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "A").code == 0
+    hooks = repo / ".git" / "hooks"
+    (repo / "scripts").mkdir()
+    (repo / "scripts" / "pre-push").write_text("#!/bin/sh\necho team\n")
+    (repo / "scripts" / "pre-push").chmod(0o755)
+    (hooks / "pre-push").symlink_to("../../scripts/pre-push")
+    assert hn(repo, "hooks", "install").code == 0
+    link = os.readlink(hooks / "hn-chained" / "pre-push")
+    installed, status = _files(hooks), hn(repo, "hooks", "status").out
+    with read_only(hooks) as denied:
+        r = hn(repo, "hooks", "uninstall")
+        assert r.code == 1 and f": {denied}; make the directory and its hooks writable (chmod u+w {hooks})" in r.err
+        assert r.err.endswith("; nothing was changed\n") and r.err.count("\n") == 1, r.err
+        assert os.readlink(hooks / "hn-chained" / "pre-push") == link
+        assert _files(hooks) == installed and hn(repo, "hooks", "status").out == status
+    assert hn(repo, "hooks", "uninstall").code == 0
+    assert os.readlink(hooks / "pre-push") == "../../scripts/pre-push" and not (hooks / "hn-chained").exists()
