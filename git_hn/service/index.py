@@ -22,7 +22,7 @@ from ..core import recall as core_recall
 from ..core.gostr import tokens
 from ..core.projection import Context, project, row_index_json
 from ..core.tuples import NamedTuple
-from ..errors import ConflictError, LocalStateError
+from ..errors import ConflictError, HnError, LocalStateError
 from ..store import index as store_index
 from ..store import state, statedb, stateview, streams
 from ..store.repo import Repo
@@ -211,9 +211,7 @@ def _stored_tables(repo: Repo) -> dict | None:
     for exclusive in (False, True):  # the second time, a state of the same code installed anew
         with statedb.locked(repo, exclusive=exclusive):  # is taken over (``open_sealed``)
             if not statedb.sealed(repo):  # (a copy has another inode and change time: ``statedb``)
-                raise core_index.IndexError_("corrupt", "memory state is unsealed: a write of it was interrupted, "
-                                             "it was changed after it was written, or the repository was "
-                                             "copied or moved; " + _way_out(repo))
+                raise _unsealed(repo)
             conn = statedb.open_sealed(repo, readonly=not exclusive)
             if conn is None:
                 continue
@@ -226,6 +224,37 @@ def _stored_tables(repo: Repo) -> dict | None:
     # (the checker covers the code's file times: a reinstall of the same version is another one too)
     raise core_index.IndexError_("incompatible", "memory state was written by another version or installation "
                                  "of git-hn; " + _way_out(repo))
+
+
+def _unsealed(repo: Repo) -> HnError:
+    """The refusal of a state whose seal does not match (never served). Where its directory cannot
+    be written, no rebuild replaces it there, and a seal that differs only by a ``chmod`` is no
+    sign of corruption (a review: ``chmod -R a-w .git/hn`` made verify say "corrupt … rebuild
+    replaces it", and the rebuild then failed): that is said instead, with what lets it write."""
+    fix = None if statedb.writable(repo) else _make_writable(repo)
+    if fix is not None and statedb.unsealed_by_metadata(repo):
+        return LocalStateError(f"memory index cannot be verified here: {statedb.paths(repo)[0]} cannot be written, "
+                               "and the memory state's permissions changed since git-hn sealed it (a chmod), which "
+                               "unseals it; " + fix)
+    return core_index.IndexError_("corrupt", "memory state is unsealed: a write of it was interrupted, it was "
+                                  "changed after it was written, or the repository was copied or moved; "
+                                  + (fix or _way_out(repo)))
+
+
+def _make_writable(repo: Repo) -> str:
+    """What lets a rebuild replace the state, where its directory cannot be written."""
+    import shlex
+
+    hn = repo.hn_dir
+    try:
+        st, ro = os.stat(hn), bool(os.statvfs(hn).f_flag & os.ST_RDONLY)
+    except OSError:
+        st, ro = None, False
+    if ro:
+        return f"{hn} is on a read-only mount: git hn memory index rebuild replaces it where it is not"
+    if st is not None and st.st_uid != os.getuid():
+        return f"{hn} belongs to user ID {st.st_uid}: run git hn memory index rebuild as that user"
+    return f"make it writable (chmod -R u+w {shlex.quote(hn)}), then git hn memory index rebuild replaces it"
 
 
 def _way_out(repo: Repo) -> str:

@@ -294,6 +294,19 @@ def sealed(repo: Repo) -> bool:
         and recorded == (_seal_of(st, counter) + "\n").encode()
 
 
+def unsealed_by_metadata(repo: Repo) -> bool:
+    """Whether the seal differs only in what a ``chmod`` changes: the change time, and write bits
+    of a file still closed to others (a review: ``chmod -R a-w .git/hn`` unseals the state, and
+    verify called it corrupt). Never a reason to serve it (``sealed`` decides): only to say why."""
+    _mem, db, seal = paths(repo)
+    st, recorded, counter = _lstat(db), _read_start(seal, 257), _change_counter(db)
+    if st is None or recorded is None or counter is None or not stat.S_ISREG(st.st_mode) \
+            or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & ~0o600:
+        return False
+    was, now = recorded.decode("ascii", "replace").rstrip("\n").split(":"), _seal_of(st, counter).split(":")
+    return len(was) == len(now) and was[:4] + was[5:] == now[:4] + now[5:]  # (all but the ctime, [4])
+
+
 def write_seal(repo: Repo) -> None:
     mem, db, seal = paths(repo)
     try:
@@ -546,7 +559,7 @@ def sealed_for_writing(repo: Repo, wait: float = 2.0):
                 conn.close()
 
 
-def _writable(repo: Repo) -> bool:
+def writable(repo: Repo) -> bool:
     """Whether the state's directory (or, while it does not exist, ``hn``) can have files
     created and removed in it by this process (its permission bits, ACLs, a read-only mount)."""
     for d in (paths(repo)[0], repo.hn_dir):
@@ -572,7 +585,7 @@ def locked(repo: Repo, exclusive: bool, wait: float = LOCK_WAIT):
     before anything is tried: a state that cannot be written cannot be rebuilt, nor discarded."""
     path = lock_path(repo)
     _ensure_dirs(repo, os.path.dirname(path))
-    if exclusive and not _writable(repo):
+    if exclusive and not writable(repo):
         raise Unwritable
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)

@@ -673,6 +673,38 @@ def test_verify_compares_the_state_with_a_rebuild(populated):
     assert hn(populated, "memory", "index", "verify").code == 0
 
 
+def test_verify_where_the_state_cannot_be_written_says_a_chmod_unsealed_it(populated):
+    """A review (after 6794b0b): ``chmod -R a-w .git/hn`` changes the state's mode and change time,
+    which unseals it, and verify said "corrupt … git hn memory index rebuild replaces it"; that
+    rebuild then failed, read-only. Verify now says it cannot verify here, and what lets it (for
+    root, whom modes do not stop, the state's directory is immutable too: ``read_only``). The state
+    is still not served; once it can be written, the rebuild named replaces it."""
+    from helpers import read_only
+
+    _recall(populated)
+    db, hn_dir = _db(populated), populated / ".git" / "hn"
+    db.chmod(0o400)  # (what chmod -R a-w does to it: its mode, and so its change time)
+    with read_only(hn_dir / "memory"):
+        r = hn(populated, "memory", "index", "verify")
+        assert (r.code, r.err) == (1, f"git-hn: memory index cannot be verified here: {hn_dir / 'memory'} cannot be "
+                                      "written, and the memory state's permissions changed since git-hn sealed it (a "
+                                      f"chmod), which unseals it; make it writable (chmod -R u+w {hn_dir}), then git "
+                                      "hn memory index rebuild replaces it\n")
+        db.chmod(0o600)  # (its bytes rewritten too: no sign that only a chmod changed it)
+        db.write_bytes(db.read_bytes())
+        db.chmod(0o400)
+        r = hn(populated, "memory", "index", "verify")
+        assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state is unsealed: a write of it was "
+                                      "interrupted, it was changed after it was written, or the repository was copied "
+                                      f"or moved; make it writable (chmod -R u+w {hn_dir}), then git hn memory index "
+                                      "rebuild replaces it\n")
+    db.chmod(0o600)
+    r = hn(populated, "memory", "index", "verify")
+    assert r.code == 1 and r.err.endswith("; git hn memory index rebuild replaces it\n"), r.err
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert hn(populated, "memory", "index", "verify").code == 0
+
+
 @pytest.mark.parametrize("which", ["rebuild", "verify"])
 def test_a_read_only_private_directory_is_named_not_an_internal_message(populated, monkeypatch, which):
     """With ``.git/hn`` on a read-only file system, ``index rebuild|verify`` printed only
