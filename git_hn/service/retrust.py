@@ -58,10 +58,21 @@ def warnings(repo: Repo, data: bytes, seconds: float | None = None) -> list[str]
         return []  # (advisory: a hint never fails a push)
 
 
+UNCHECKED = "warning: could not check the policy's history"
+
+
+def _left(deadline: float, seconds: float) -> float:
+    """One question's budget within the push's: ``seconds``, or what is left of ``deadline``
+    (at least a microsecond: a question that needs no Git still answers)."""
+    import time
+
+    return max(1e-6, min(seconds, deadline - time.monotonic()))
+
+
 def unchecked(seconds: float, log: str) -> str:
     """A lookup that did not end in time: said, not silent (a review: at 60,000 commits the
     range's ``git log`` passed its second, and a re-trust of a revoked key went unwarned)."""
-    return (f"warning: could not check the policy's history within {seconds:g} s, so a key this push trusts again "
+    return (f"{UNCHECKED} within {seconds:g} s, so a key this push trusts again "
             f"after a revocation is not warned of: {log} shows each change of the policy, to read by hand")
 
 
@@ -109,16 +120,24 @@ def _warnings(repo: Repo, data: bytes, seconds: float) -> list[str]:
         except HnError:
             continue  # (no valid policy: the push's other checks say so)
         trusted[oid] = set(memory.trusted_actors) if memory is not None else set()
-    out, said = [], set()
+    import time
+
+    # one budget for the push, twice one question's: a history too long to read within it is
+    # said once, and the rest of the push is not asked (a reread: every branch of a push waited
+    # out its own budget twice and said so twice)
+    out, said, deadline = [], set(), time.monotonic() + 2 * seconds
     for old, new, before, after in pushed:
         if after not in trusted:
             continue
+        if out and out[-1].startswith(UNCHECKED):
+            break
         added = sorted(trusted[after] - trusted.get(before, set()) - said) if before != after else []
         try:
-            found = revocations(repo, old, added, seconds, timeouts=True)
+            found = revocations(repo, old, added, _left(deadline, seconds), timeouts=True)
         except GitTimedOut:
             found = {}
             out.append(unchecked(seconds, f"git log -p {old[:12]} -- {POLICY_PATH}"))
+            continue
         for actor, gone in found.items():
             said.add(actor)
             # (not "the merge resolution": a re-trust commit, or a force push back, does this too)
@@ -131,7 +150,7 @@ def _warnings(repo: Repo, data: bytes, seconds: float) -> list[str]:
         # equals the remote's branch's, or differs from it only by someone else)
         kept = sorted(trusted[after] - said)
         try:
-            found = dropped_in(repo, old, new, kept, seconds, timeouts=True) if kept else {}
+            found = dropped_in(repo, old, new, kept, _left(deadline, seconds), timeouts=True) if kept else {}
         except GitTimedOut:
             found = {}
             out.append(unchecked(seconds, f"git log -p --full-history {old[:12]}..{new[:12]} -- {POLICY_PATH}"))

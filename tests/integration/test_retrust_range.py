@@ -291,3 +291,24 @@ def test_a_lookup_that_does_not_end_in_time_says_it_could_not_check(tmp_path):
     by_hand = said[0].split(": ", 2)[2].split(" shows ")[0].split()
     assert f"commit {revoked}" in git(alice, *by_hand[1:])  # (run as given, it shows the revocation)
     assert retrust.warnings(open_repo(str(alice)), data) == [_kept(old, new, revoked, ids["Bob"])[len("git-hn: "):-1]]
+
+
+def test_a_push_whose_history_cannot_be_read_in_time_says_so_once(tmp_path):
+    """A reread: each branch of a push asked the policy's history with its own budget, twice, and
+    said each timeout (8 branches: about 16 s of waiting and 16 lines). The push has one budget
+    now, and the first lookup that does not end in it is said once; the rest are not asked."""
+    from git_hn.service import retrust
+    from git_hn.store.repo import open_repo
+
+    alice, _ids, _revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    git(alice, "checkout", "-q", "feature")
+    olds = []
+    for i in range(4):  # four branches, each at another commit of the remote (four other ranges)
+        olds.append(git(alice, "rev-parse", "HEAD"))
+        git(alice, "commit", "-q", "--allow-empty", "-m", f"step {i}")
+    git(alice, "merge", "-q", "-s", "ours", "main", "-m", "Merge main, keeping our policy")
+    new = git(alice, "rev-parse", "HEAD")
+    data = "".join(f"refs/heads/b{i} {new} refs/heads/b{i} {old}\n" for i, old in enumerate(olds)).encode()
+    said = retrust.warnings(open_repo(str(alice)), data, seconds=1e-6)
+    assert len(said) == 1 and said[0].startswith("warning: could not check the policy's history within 1e-06 s"), said
