@@ -4,8 +4,10 @@ A document is checked field by field (CONTRACT §10.5, §10.3, §1.5), and each 
 contract's text; a trial's ``handoff --input`` with only ``content`` and two handoff lists was
 refused three times in turn (topics and evidence, then kind, then the handoff arrays). The first
 refusal keeps its text and, after ``; ``, names every other required field the document lacks or
-gets wrong, so one retry can fix them all. Only presence is looked at here (and a handoff's
-``kind``): what a present field holds is for the checks that follow to say.
+gets wrong, so one retry can fix them all (``version`` too: a review found ``{"content":"x"}``
+told only of it, the first check, and of the other fields at the next try). Only presence is
+looked at here (and a handoff's ``kind``): what a present field holds is for the checks that
+follow to say.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from ..core.limits import HANDOFF_LISTS, LIMITS
 from ..errors import HnError
 
 # a refusal's text (its start) -> the fields it names already
-NAMED = (("record input fields topics and evidence are required arrays", ("topics", "evidence")),
+NAMED = (("record input field version must be integer 0", ("version",)),
+         ("record input fields topics and evidence are required arrays", ("topics", "evidence")),
          ("handoff input field kind must be handoff", ("kind",)),
          ("memory handoff record has invalid fields", ("handoff", *(f"handoff.{n}" for n in HANDOFF_LISTS))),
          ("memory record content is invalid", ("content",)),
@@ -33,7 +36,7 @@ def lacking(value: dict, *, handoff: bool, at: bool, applies: bool) -> list[tupl
         got = doc.get(key) if isinstance(doc, dict) else None
         return got is None or got == ""
 
-    out = []
+    out = [("version", "version 0")] if value.get("version") is None else []  # (its refusal comes first)
     kind = value.get("kind")
     if handoff and kind != "handoff":
         out.append(("kind", 'kind "handoff"'))

@@ -62,6 +62,28 @@ def test_mcp_arguments_say_the_shape_the_close_key_and_what_is_missing(inited):
     assert refs_snapshot(inited) == before
 
 
+def test_a_document_lacking_version_is_told_every_other_missing_field_too(inited):
+    """A review: ``{"content":"x"}`` was refused with only ``record input field version must be
+    integer 0`` (CONTRACT §10.5's first check), and the fields it also lacked came at the next
+    try. The version refusal now names them too; nothing is written before, and the document it
+    says is then signed."""
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=b'{"content":"x"}')
+    assert (r.code, r.out, r.err) == (1, "", "git-hn: record input field version must be integer 0; the document "
+                                      "also needs kind, anchor.commit, applicability.mode, topics and evidence "
+                                      "(an array may be empty: [])\n"), r.err
+    doc = {"kind": "handoff", "content": "x", "topics": [], "evidence": []}
+    r = hn(inited, "memory", "handoff", "--at", "HEAD", "--applies", "descendants", "--input", "-", "--json",
+           input=json.dumps(doc).encode())
+    assert r.err == ("git-hn: record input field version must be integer 0; the document also needs handoff with "
+                     "the arrays completed, assumptions, blockers, nextActions (an array may be empty: [])\n"), r.err
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=b'{"version":1,"content":"x"}')
+    assert r.err.startswith("git-hn: record input field version must be integer 0; the document also needs kind, ")
+    assert refs_snapshot(inited) == before
+    r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(_draft(inited)).encode())
+    assert r.code == 0, r.err
+
+
 def test_a_document_lacking_several_fields_is_told_all_of_them_at_once(inited):
     """A trial (S88, finding 8): ``handoff --input`` with only ``content`` and two handoff lists was
     refused three times in turn (topics and evidence, then kind, then the handoff arrays). The first
