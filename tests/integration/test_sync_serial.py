@@ -190,6 +190,34 @@ def test_an_empty_ref_lock_a_dead_promotion_recorded_is_a_live_gits_and_stays(tm
     assert not left.exists() and empty.exists()
 
 
+def test_a_promotion_record_with_a_damaged_process_id_is_cleared_and_every_sync_goes_on(tmp_path):
+    """A review: ``pid ²`` as the first line of a ``promoting`` record (a damaged derived file)
+    passed ``str.isdigit`` and failed in ``int``, so every sync with that remote, and the fetch
+    hook's import, stopped with ``internal error: ValueError`` naming no file. A process ID that
+    ``process_tree.is_pid`` refuses names no running Git: the record counts as ended, as one
+    without an ID does, and the lock it names is cleared (under the import lock, as any)."""
+    from git_hn.service.replication import serial
+    from git_hn.store.repo import open_repo
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    _record(alice, "one")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "sync").code == 0
+    [ref] = git(bob, "for-each-ref", "--format=%(refname)", "refs/hn/remotes/origin/memory/").split()
+    oid = git(bob, "rev-parse", "HEAD")
+    repo = open_repo(str(bob))
+    record = Path(serial._promoting_path(repo, "origin"))
+    repo.close()
+    lock = bob / ".git" / (ref + ".lock")
+    for pid in ("\u00b2", "\u0661\u0662", "0", "9999999999", "x"):  # (², Arabic-Indic 12: both isdigit)
+        record.write_bytes(f"pid {pid}\n{ref}\n".encode())
+        record.chmod(0o600)
+        lock.write_text(oid + "\n")  # (as a killed prepared transaction leaves it)
+        r = hn(bob, "sync")
+        assert (r.code, r.err) == (0, ""), (pid, r.err)
+        assert not lock.exists() and not record.exists(), pid
+
+
 def test_one_identity_in_two_clones_publishes_nothing_from_the_clone_behind(tmp_path):
     """The same person in two clones (identity export/import): the clone that is behind has
     nothing to publish; before, each of its syncs failed as a refused non-fast-forward push."""

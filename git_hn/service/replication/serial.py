@@ -170,10 +170,12 @@ def clear_dead(repo: Repo, remote: str) -> list[str] | None:
     left (the refs ``promoting`` recorded and no ``promoted`` cleared), then the record. Only
     under ``remote``'s import lock, so the sync that wrote the record is dead; only the lock
     files of accepted refs of ``remote`` it names, so a lock another process holds on any other
-    ref stays its owner's. Returns the files removed; None when no killed promotion was found
-    (or its Git still runs)."""
+    ref stays its owner's. A record is derived: one whose process ID is damaged counts as ended,
+    and one that cannot be read safely is left to the next ``promoting`` to replace. Returns the
+    files removed; None when no killed promotion was found (or its Git still runs)."""
     from ...core.grammar import parse_accepted_ref
     from ...store import private
+    from ...store.process_tree import is_pid
 
     try:
         data = private.read_private(repo.hn_dir, _promoting_path(repo, remote), 16 << 20)
@@ -182,8 +184,11 @@ def clear_dead(repo: Repo, remote: str) -> list[str] | None:
     if data is None:
         return None
     lines = lines_of(data.decode("utf-8", "replace"))
-    if lines and lines[0].startswith("pid ") and lines[0][4:].isdigit():
-        if not _ended(int(lines[0][4:])):
+    if lines and lines[0].startswith("pid "):
+        # (a damaged ID, one ``process_tree.is_pid`` refuses, names no running Git: ended, as a
+        # record without one is; ``pid ²`` passed ``str.isdigit`` and every sync then failed in
+        # ``int`` with an internal ValueError, a review)
+        if is_pid(lines[0][4:]) and not _ended(int(lines[0][4:])):
             return None  # (still running: its locks are its own; the next sync looks again)
         lines = lines[1:]
     removed = []
