@@ -11,8 +11,9 @@ the kernel released its ``flock``), which proves nothing about the ref lock: its
 may have ended on its own, the ref moved, and the lock there now be a live Git's (a review: an
 empty lock a ``git pack-refs`` held was removed, and the memory recorded meanwhile was lost when
 the pack-refs ended). ``clear_left`` therefore removes ``<ref>.lock`` only when all of these
-hold: the recorded ``update-ref`` (that ID with that start time) has ended, the lock file holds
-exactly the commit it was writing (Git writes the new value right after creating the file; an
+hold: the recorded ``update-ref`` (that ID with that start time; a damaged ID, which
+``process_tree.is_pid`` refuses, names none) has ended, the lock file holds exactly the commit
+it was writing (Git writes the new value right after creating the file; an
 empty lock is what a live ref deletion or ``pack-refs`` holds), and the ref does not already name
 that commit (then that Git moved the ref and removed its lock: a lock holding the value is
 another's). Any other lock stays its owner's, and the append names it, as before. What an append
@@ -30,7 +31,7 @@ import os
 import stat
 
 from .process import ended, waited
-from .process_tree import alive, start_time
+from .process_tree import alive, is_pid, start_time
 
 WAIT = 5.0  # seconds to wait for a killed writer's ``update-ref`` (it ends at the end of its input)
 
@@ -81,10 +82,12 @@ def clear_left(path: str, common_dir: str, ref: str, current, wait: float = WAIT
     if len(fields) == 2:  # (a record of a git-hn before f65: no start time)
         fields.insert(1, "-")
     removed = None
-    if len(fields) == 3 and fields[0].isdigit() and (fields[1] == "-" or fields[1].isdigit()) \
+    if len(fields) == 3 and (fields[1] == "-" or fields[1].isdigit()) \
             and fields[2] and all(c in "0123456789abcdef" for c in fields[2]):
-        pid, start, new = int(fields[0]), fields[1], fields[2]
-        if not _writer_ended(pid, start, wait):
+        pid, start, new = fields
+        # (an ID ``is_pid`` refuses names no running Git: ended, as ``serial.clear_dead`` takes
+        # a damaged one, and the lock's other tests below still decide)
+        if is_pid(pid) and not _writer_ended(int(pid), start, wait):
             return None  # (still running: the lock is its own; the append names it if it stays)
         lock = os.path.join(common_dir, ref + ".lock")
         left = _left_by(lock, new)

@@ -167,3 +167,22 @@ def test_a_fifo_at_the_ref_lock_never_holds_the_next_write(inited, tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert f"{ref}.lock".encode() in proc.stderr, proc.stderr
     assert lock.exists() and not lock.is_file()  # (not ours to remove: no writer's lock)
+
+
+def test_a_record_with_a_damaged_process_id_is_taken_as_ended(inited):
+    """A record whose process ID is none (``process_tree.is_pid``: the one check of every reader)
+    names no running Git: taken as ended, as a damaged ``promoting`` record is
+    (``serial.clear_dead``), and the lock holding its commit goes. Before, an ID that was not
+    digits left the lock for good, each later append naming it, while ``0`` or one above any
+    ``pid_max`` reached the system and was taken as ended there."""
+    first = _record(inited, "before the damaged record")
+    ref = f"refs/hn/memory/{actor_of(inited)}/{first['stream'].split(':')[1]}"
+    [cas] = [p.with_suffix(".cas") for p in (inited / ".git" / "hn" / "locks").glob("memory-*.lock")]
+    lock = inited / ".git" / f"{ref}.lock"
+    new = git(inited, "rev-parse", "HEAD")  # (a value the ref does not hold)
+    for word in ("x", "\u00b2", "-1", "0", "9999999999"):
+        lock.write_text(new + "\n")
+        cas.write_bytes(f"{word} - {new}\n".encode())
+        r = hn(inited, *RECORD, f"after a record of {word}")
+        assert r.code == 0, (word, r.err)
+        assert not lock.exists() and not cas.exists(), word
