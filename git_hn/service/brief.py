@@ -168,6 +168,7 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
 
     commit = _brief_commit(repo, at, max_bytes, from_input)
     aim = focus(repo, commit, base, paths, topics)
+    listing = streams.list_sources(repo)  # (the state's, read first: the header's line reads it too)
     notes = header_notes(repo) if fmt == "markdown" else ()
     found: list = []
     left_out = {} if left_out is None else left_out
@@ -180,7 +181,7 @@ def brief(repo: Repo, at: str, *, max_bytes: int = core.DEFAULT_MAX_BYTES,
         repo, lambda view: counted(lambda: _brief_view(repo, view, commit, include_untrusted, max_bytes, fmt, aim,
                                                        notes, left_out, found)),
         lambda: counted(lambda: _brief_full(repo, commit, include_untrusted, max_bytes, fmt, aim, notes, left_out,
-                                            found)))
+                                            found)), listing)
     if newer is not None:  # (only handoffs the bound kept: a review found one named that was not shown)
         newer.extend(aside.kept(found, {h["id"] for h in out[0]["handoffs"]}))
     return out
@@ -208,28 +209,33 @@ NOT_SYNCED = ("This clone holds no memory imported from its remotes yet: git hn 
 
 def header_notes(repo: Repo) -> tuple[str, ...]:
     """git-hn's lines for the Markdown brief's header: that this clone holds no accepted memory
-    (no ``refs/hn/remotes/*``) while it has remote-tracking refs, so that an agent whose session
-    starts in a fresh clone with an empty brief knows why. Decided from the refs (one
-    ``for-each-ref``) and, only then, from the saved replication selections (an agent trial:
-    with a selection saved and synced, the line still said to select): with one saved, only the
-    sync part; nothing once a sync served every selected remote (``rstate.selections_settled``),
-    unless a saved selection selects no stream (``--actor`` alone, which git-hn imports nothing
-    for: ``rstate.streamless``), when the line says which selection imports instead.
-    So the line is a function of the refs and of what ``replication select`` and imports left
+    (no ``refs/hn/remotes/*/memory/*``) while a remote is configured, so that an agent whose
+    session starts in a fresh clone with an empty brief knows why. Decided from the memory
+    listing this command read (``Repo.listed_remotes``; else it reads one), the configured
+    remotes (``git remote``, asked only then, as recall and log ask it: a review found the header
+    naming a removed remote, whose sync fails) and the saved replication selections (an agent
+    trial: with a selection saved and synced, the line still said to select): with one saved for
+    a configured remote, only the sync part; nothing once a sync served every selected remote
+    (``rstate.selections_settled``), unless the saved selection of a configured remote selects
+    no stream (``--actor`` alone, which git-hn imports nothing for: ``unimported.streamless``,
+    every read's test), when the line says which selection imports instead. So the line is a
+    function of the refs, the configured remotes and what ``replication select`` and imports left
     under ``.git/hn/replication`` (docs/decisions.md); the brief's items never depend on them."""
-    proc = repo.git.run(["for-each-ref", "--count=1", "--format=%(refname)", "refs/hn/remotes/", "refs/remotes/"])
-    first = proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
-    if not first.startswith("refs/remotes/"):
+    imported = repo.listed_remotes
+    if imported is None:  # (this command read no listing yet: ``brief_full``)
+        imported = {s.remote for s in streams.list_sources(repo) if s.remote is not None}
+    configured = () if imported else repo.remote_names()
+    if not configured:
         return ()
     from ..store import replication as rstate
 
-    selected, served = rstate.selections_settled(repo)
+    selected, served = rstate.selections_settled(repo, configured)  # (a removed remote's selection: none)
     if not selected:
         return (NOT_IMPORTED,)
-    lost = rstate.streamless(repo)  # (a selection a sync imports nothing for: what does, instead)
-    if lost:
-        from .unimported import streamless_text
+    from .unimported import streamless, streamless_text
 
+    lost = streamless(repo, imported=False)  # (a selection a sync imports nothing for: what does, instead)
+    if lost:
         text = streamless_text(lost)
         return (text[:1].upper() + text[1:],)
     return () if served == selected else (NOT_SYNCED,)

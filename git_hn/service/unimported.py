@@ -33,23 +33,31 @@ def remotes(repo: Repo) -> list[str]:
     return _empty(repo, [r for r in names if r not in rstate.streamless(repo)]) if names else []
 
 
-def streamless(repo: Repo) -> list[str]:
+def streamless(repo: Repo, imported: bool = True) -> list[str]:
     """The remotes (configured ones) whose saved selection selects no memory stream (only
     ``--actor`` or ``--proposal`` selectors: ``store.replication.streamless``) and from which
-    nothing is imported, whether or not a sync served them since."""
+    nothing is imported, whether or not a sync served them since. The one test of every read
+    (recall, log, the JSON brief, and the Markdown brief's header and the MCP tools' ``hint``
+    through ``brief.header_notes``: a review found the header naming a removed remote, whose sync
+    fails). ``imported=False``: the caller knows that this clone holds no accepted memory ref at
+    all (the header read the listing), so no ref is asked about."""
     from ..store import replication as rstate
 
     names = rstate.streamless(repo)
-    return _empty(repo, names) if names else []
+    return _empty(repo, names, imported) if names else []
 
 
-def _empty(repo: Repo, names: list[str]) -> list[str]:
-    """Of ``names``, the configured remotes this clone holds no accepted memory ref from."""
+def _empty(repo: Repo, names: list[str], imported: bool = True) -> list[str]:
+    """Of ``names``, the configured remotes this clone holds no accepted memory ref from (each one
+    asked, unless ``imported`` is False: none is held at all)."""
     configured = repo.remote_names()
     out = []
     for remote in names:
         if remote not in configured:
             continue  # (``replication select`` said it does not exist; a sync would say so)
+        if not imported:
+            out.append(remote)
+            continue
         proc = repo.git.run(["for-each-ref", "--count=1", "--format=%(refname)", "--end-of-options",
                              f"refs/hn/remotes/{remote}/memory/"])
         if proc.returncode == 0 and not proc.stdout.strip():

@@ -135,14 +135,18 @@ def note_failed(repo: Repo, remote: str, fetch: str) -> None:
         pass
 
 
-def selections_settled(repo: Repo) -> tuple[int, int]:
+def selections_settled(repo: Repo, remotes=None) -> tuple[int, int]:
     """(remotes with a saved selection, how many of those a sync already served), for the
-    brief's header line (``service.brief.header_notes``). A remote counts as served when its
-    quiet record is there and no older than its selection (its last import, with this
+    brief's header line (``service.brief.header_notes``); only of ``remotes`` when given (the
+    configured ones: a removed remote's selection stays behind). A remote counts as served when
+    its quiet record is there and no older than its selection (its last import, with this
     selection, found every selected stream up to date). A publication does not count (a
     review: the pre-push hook's, or a sync's before any selection, hid the line while nothing
     was imported). Two ``lstat`` per selection; (0, 0) when any of it is not safe to read."""
     names, served = _served(repo)
+    if remotes is not None:
+        stems = {selmod.file_name(r)[:-len(".json")] for r in remotes}
+        names, served = names & stems, served & stems
     return len(names), len(served)
 
 

@@ -34,6 +34,9 @@ class Repo:
         self._pending = None
         self._remote_names: frozenset[str] | None = None
         self._stream_config: str | None = None
+        # the remotes this command's last memory listing held accepted memory of (``streams.list_sources``;
+        # the brief's header line reads it: ``service.brief.header_notes``), None before one
+        self.listed_remotes: frozenset[str] | None = None
         self.quarantine = False
         # this command left the verified state behind the memory refs (built for a few streams
         # only, or a promotion it could not take): a sync brings it up (``stateview.catch_up``)

@@ -127,6 +127,7 @@ def list_sources(repo: Repo, text: str | None = None) -> list[Source]:
     """Every local and accepted memory ref, sorted by name (CONTRACT §4.3 steps 1–3); ``text``:
     the answer of ``listing_text``, when the caller read it."""
     sources = _parse_listing(listing_text(repo) if text is None else text)
+    repo.listed_remotes = frozenset(s.remote for s in sources if s.remote is not None)
     for ref in unlisted_local_refs(repo.common_dir, {s.ref for s in sources if s.remote is None}):
         if repo.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref]).returncode == 0:
             continue  # created after the listing (a concurrent append): readable

@@ -162,3 +162,85 @@ def test_an_actor_only_selection_says_what_imports_instead(tmp_path):
     for args in (["memory", "log"], ["memory", "recall", "--json"], ["memory", "brief"]):
         r = hn(newcomer, *args)
         assert r.code == 0 and "selects no memory stream" not in r.err + r.out, (args, r.err)
+
+
+def _mcp_hint(repo, tool: str) -> str:
+    """The ``hint`` of a real ``git hn mcp`` server's answer to ``tool`` (no arguments)."""
+    import json
+    import subprocess
+    import sys
+
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": {}}}]
+    proc = subprocess.run([sys.executable, "-m", "git_hn", "mcp"], cwd=repo, capture_output=True, text=True,
+                          input="".join(json.dumps(r) + "\n" for r in requests), timeout=60)
+    answer = next(json.loads(line) for line in proc.stdout.splitlines() if json.loads(line).get("id") == 2)
+    return json.loads(answer["result"]["content"][0]["text"]).get("hint", "")
+
+
+def test_a_selection_a_removed_remote_left_names_no_sync_that_fails(tmp_path):
+    """A review: after ``git remote remove upstream`` its saved selection (``--actor`` alone)
+    stays, and the Markdown brief's header and the MCP tools' ``hint`` still said to select
+    ``--all`` for upstream, "then git hn sync upstream", which fails (no such remote), while
+    recall and log, whose test asks for configured remotes, said nothing of it. Every read now
+    makes that one test (``unimported.streamless``), and the header counts only the selections of
+    configured remotes: its line is the one of a clone with none, whose commands import."""
+    from git_hn.service.brief import NOT_IMPORTED
+    from helpers import actor_of
+
+    remote, (alice, newcomer) = shared_remote(tmp_path, "Alice", "Newcomer")
+    r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "team decision")
+    assert r.code == 0, r.err
+    assert hn(alice, "sync").code == 0
+    git(newcomer, "remote", "add", "upstream", str(remote))
+    assert hn(newcomer, "replication", "select", "upstream", "--actor", actor_of(alice)).code == 0
+    named = "git hn sync upstream"
+    assert named in hn(newcomer, "memory", "brief").out  # (while upstream is there, each read names it)
+    assert named in _mcp_hint(newcomer, "memory_brief") and named in hn(newcomer, "memory", "recall").err
+    git(newcomer, "remote", "remove", "upstream")
+    assert (newcomer / ".git" / "hn" / "replication" / "selections" / "dXBzdHJlYW0.json").exists()
+    brief = hn(newcomer, "memory", "brief")
+    assert brief.code == 0 and NOT_IMPORTED in brief.out, brief.out  # (no configured remote's selection)
+    said = [brief.out, brief.err, _mcp_hint(newcomer, "memory_brief"), _mcp_hint(newcomer, "memory_recall")]
+    said += [hn(newcomer, *args).err for args in (["memory", "recall"], ["memory", "recall", "--json"],
+                                                   ["memory", "brief", "--json"], ["memory", "log"])]
+    assert not [s for s in said if "upstream" in s], said
+    assert hn(newcomer, "replication", "select", "--all").code == 0
+    synced = hn(newcomer, "sync")
+    assert synced.code == 0 and "imported 1 memory" in synced.out, synced.out
+    brief = hn(newcomer, "memory", "brief", "--include-untrusted").out
+    assert "team decision" in brief and "holds no memory imported" not in brief
+
+
+def test_the_header_line_reads_the_briefs_own_listing(tmp_path):
+    """The Markdown brief's header line is decided from the memory listing the brief reads anyway
+    (``Repo.listed_remotes``) and, only when nothing is imported, from ``git remote`` (the
+    configured remotes, which a review found the line needed: a removed remote was named). So a
+    synced clone's brief, what every session starts with, asks Git nothing for it (it asked a
+    ``for-each-ref`` of its own), and a fresh clone's asks one question, as before."""
+    import os
+    import subprocess
+
+    _remote, (alice, newcomer) = shared_remote(tmp_path, "Alice", "Newcomer")
+    r = hn(alice, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--content", "team decision")
+    assert r.code == 0, r.err
+    assert hn(alice, "sync").code == 0
+
+    def asked(repo) -> list[str]:
+        trace = tmp_path / "trace"
+        trace.unlink(missing_ok=True)
+        proc = subprocess.run(["git", "hn", "memory", "brief"], cwd=repo, capture_output=True, text=True,
+                              env={**os.environ, "GIT_TRACE": str(trace)})
+        assert proc.returncode == 0, proc.stderr
+        return [line.split("git ", 1)[1] for line in trace.read_text().splitlines()
+                if "built-in: git " in line and ("for-each-ref --count=1" in line or line.endswith("git remote"))]
+
+    assert asked(newcomer) == ["remote"]  # (nothing imported: which remotes are configured)
+    assert hn(newcomer, "replication", "select", "--all").code == 0
+    assert hn(newcomer, "sync").code == 0
+    assert asked(newcomer) == []
