@@ -56,13 +56,21 @@ class Selection(NamedTuple):
 NO_SELECTOR = "replication selection requires at least one actor, proposal, or memory, or explicit --all"
 
 
+def select_streams(remote: str) -> str:
+    """The selection of ``remote`` that imports in git-hn, which imports no stream for an actor or
+    a proposal selector: the one text of bare ``replication select`` (``no_selector_help``) and of
+    the reads that name a saved selection selecting no stream (``service.unimported``; a review
+    found the two written apart, in two wordings)."""
+    named = "" if remote == "origin" else f" {remote}"
+    return (f"git hn replication select{named} --all selects every memory stream, --memory sha256:<stream> one "
+            "(git-hn imports no stream for an --actor or --proposal selector)")
+
+
 def no_selector_help(remote: str) -> str:
     """``NO_SELECTOR`` with what selects streams first (git-hn): of the three selectors it names,
     git-hn imports nothing for an actor or a proposal (a newcomer trial chose --actor from it, and
     the sync imported nothing)."""
-    named = "" if remote == "origin" else f" {remote}"
-    return (f"{NO_SELECTOR}; git hn replication select{named} --all selects every memory stream, --memory "
-            "sha256:<stream> one (git-hn imports no stream for an actor or proposal selector)")
+    return f"{NO_SELECTOR}; {select_streams(remote)}"
 
 
 def compatibility_all(remote: str) -> Selection:

@@ -66,14 +66,12 @@ def _empty(repo: Repo, names: list[str], imported: bool = True) -> list[str]:
 
 
 def streamless_text(names: list[str]) -> str:
-    """What to run when the selections saved for ``names`` select no memory stream."""
-    def fix(remote: str) -> str:
-        named = "" if remote == "origin" else f" {remote}"
-        return (f"the replication selection saved for {remote} selects no memory stream (git-hn imports none for "
-                f"an --actor or --proposal selector), so nothing is imported from it: git hn replication "
-                f"select{named} --all (or --memory sha256:<stream>), then git hn sync {remote}, imports it")
+    """What to run when the selections saved for ``names`` select no memory stream (the advice is
+    ``core.selection.select_streams``, bare ``replication select``'s)."""
+    from ..core.selection import select_streams
 
-    return "; ".join(fix(r) for r in names)
+    return "; ".join(f"the replication selection saved for {r} selects no memory stream, so nothing is imported "
+                     f"from it: {select_streams(r)}, then git hn sync {r} imports it" for r in names)
 
 
 def hint(repo: Repo) -> str:

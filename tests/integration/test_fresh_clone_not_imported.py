@@ -126,9 +126,9 @@ def test_a_push_that_publishes_is_no_import(tmp_path):
     assert HINT in hn(alice, "memory", "recall").err
 
 
-STREAMLESS = ("the replication selection saved for origin selects no memory stream (git-hn imports none for an "
-              "--actor or --proposal selector), so nothing is imported from it: git hn replication select --all "
-              "(or --memory sha256:<stream>), then git hn sync origin, imports it")
+STREAMLESS = ("the replication selection saved for origin selects no memory stream, so nothing is imported from "
+              "it: git hn replication select --all selects every memory stream, --memory sha256:<stream> one "
+              "(git-hn imports no stream for an --actor or --proposal selector), then git hn sync origin imports it")
 
 
 def test_an_actor_only_selection_says_what_imports_instead(tmp_path):

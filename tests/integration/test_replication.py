@@ -155,7 +155,7 @@ def test_selection_commands_and_validation(world):
         # §9.1's text, then what selects streams in git-hn (a newcomer trial followed "actor" from it)
         ([], "replication selection requires at least one actor, proposal, or memory, or explicit --all; git hn "
              "replication select --all selects every memory stream, --memory sha256:<stream> one (git-hn imports "
-             "no stream for an actor or proposal selector)"),
+             "no stream for an --actor or --proposal selector)"),
         (["--memory", "abc"], 'memory selector "abc" must be a full memory stream ID'),
         (["--memory", stream, "--memory", stream], f"duplicate memory selector {stream}"),
         (["--actor", "ABC"], 'actor selector "ABC" must be a full actor fingerprint'),
