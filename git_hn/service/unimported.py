@@ -24,26 +24,30 @@ from __future__ import annotations
 from ..store.repo import Repo
 
 
-def remotes(repo: Repo) -> list[str]:
+def remotes(repo: Repo, saved: list[str] | None = None) -> list[str]:
     """The remotes (configured ones) with a saved selection that imported nothing yet, and that
-    selects some stream (``streamless`` has the others: a sync would import nothing for them)."""
+    selects some stream (``streamless`` has the others: a sync would import nothing for them);
+    ``saved``: ``store.replication.streamless``'s answer, when the caller read it."""
     from ..store import replication as rstate
 
     names = rstate.unserved(repo)
-    return _empty(repo, [r for r in names if r not in rstate.streamless(repo)]) if names else []
+    if not names:
+        return []
+    lost = set(rstate.streamless(repo) if saved is None else saved)  # (once: a review found it read per remote)
+    return _empty(repo, [r for r in names if r not in lost])
 
 
-def streamless(repo: Repo, imported: bool = True) -> list[str]:
+def streamless(repo: Repo, saved: list[str] | None = None, imported: bool = True) -> list[str]:
     """The remotes (configured ones) whose saved selection selects no memory stream (only
-    ``--actor`` or ``--proposal`` selectors: ``store.replication.streamless``) and from which
-    nothing is imported, whether or not a sync served them since. The one test of every read
-    (recall, log, the JSON brief, and the Markdown brief's header and the MCP tools' ``hint``
-    through ``brief.header_notes``: a review found the header naming a removed remote, whose sync
-    fails). ``imported=False``: the caller knows that this clone holds no accepted memory ref at
-    all (the header read the listing), so no ref is asked about."""
+    ``--actor`` or ``--proposal`` selectors: ``store.replication.streamless``, or ``saved``, its
+    answer) and from which nothing is imported, whether or not a sync served them since. The
+    one test of every read (recall, log, the JSON brief, and the Markdown brief's header and the
+    MCP tools' ``hint`` through ``brief.header_notes``: a review found the header naming a removed
+    remote, whose sync fails). ``imported=False``: the caller knows that this clone holds no
+    accepted memory ref at all (the header read the listing), so no ref is asked about."""
     from ..store import replication as rstate
 
-    names = rstate.streamless(repo)
+    names = rstate.streamless(repo) if saved is None else saved
     return _empty(repo, names, imported) if names else []
 
 
@@ -75,9 +79,13 @@ def streamless_text(names: list[str]) -> str:
 
 
 def hint(repo: Repo) -> str:
-    """One line for ``streamless`` and ``remotes``, "" when there is none."""
-    lost = streamless(repo)
-    names = remotes(repo)
+    """One line for ``streamless`` and ``remotes``, "" when there is none (the selection files
+    read once)."""
+    from ..store import replication as rstate
+
+    saved = rstate.streamless(repo)
+    lost = streamless(repo, saved)
+    names = remotes(repo, saved)
     if not names:
         return streamless_text(lost)
     syncs = ", then ".join(f"git hn sync {r}" for r in names)

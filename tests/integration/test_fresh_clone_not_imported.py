@@ -216,6 +216,30 @@ def test_a_selection_a_removed_remote_left_names_no_sync_that_fails(tmp_path):
     assert "team decision" in brief and "holds no memory imported" not in brief
 
 
+def test_each_read_reads_each_selection_file_once(tmp_path, monkeypatch):
+    """A review: ``unimported.remotes`` read every selection file again for each remote not yet
+    served (a list comprehension calling ``store.replication.streamless``), after ``hint`` had
+    read them all. Two remotes selected, neither synced: two reads, and both named."""
+    from git_hn.service import unimported
+    from git_hn.store import replication as rstate
+    from git_hn.store.repo import open_repo
+
+    remote, (newcomer,) = shared_remote(tmp_path, "Newcomer")
+    git(newcomer, "remote", "add", "upstream", str(remote))
+    for name in ("origin", "upstream"):
+        assert hn(newcomer, "replication", "select", name, "--all").code == 0
+    read = []
+    load = rstate.load_selection
+    monkeypatch.setattr(rstate, "load_selection", lambda repo, name: (read.append(name), load(repo, name))[1])
+    repo = open_repo(str(newcomer))
+    try:
+        text = unimported.hint(repo)
+    finally:
+        repo.close()
+    assert text.startswith("nothing is imported from origin or upstream yet"), text
+    assert sorted(read) == ["origin", "upstream"], read
+
+
 def test_the_header_line_reads_the_briefs_own_listing(tmp_path):
     """The Markdown brief's header line is decided from the memory listing the brief reads anyway
     (``Repo.listed_remotes``) and, only when nothing is imported, from ``git remote`` (the
