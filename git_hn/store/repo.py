@@ -221,7 +221,7 @@ def _checked_version(repo: Repo) -> None:
     for line in lines:
         known, _, version = line.rpartition("\0")
         parts = version.split(".")
-        if known == stamp and len(parts) == 2 and all(p.isdigit() for p in parts):
+        if known == stamp and len(parts) == 2 and all(p.isascii() and p.isdigit() for p in parts):  # (not "²")
             version_tuple = (int(parts[0]), int(parts[1]))
             if version_tuple >= MIN_GIT:
                 repo.git.version = version_tuple

@@ -114,7 +114,8 @@ def test_the_git_version_is_checked_once_per_executable(inited, tmp_path, monkey
     assert hn(inited, "memory", "recall", "--json").code == 0
     assert _versions_started(trace) == 0
     stamp = lines[-1].rpartition(b"\0")[0]
-    for forged in (stamp + b"\x002.1\n", b"garbage"):
+    # (a review: "2.²" passed ``str.isdigit`` and every command failed in ``int``: internal error: ValueError)
+    for forged in (stamp + b"\x002.1\n", b"garbage", stamp + "\x002.\u00b2\n".encode()):
         cache.write_bytes(forged)
         assert hn(inited, "memory", "recall", "--json").code == 0
         assert _versions_started(trace) == 1
