@@ -353,8 +353,9 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
     last_error = None
     # a stream another actor holds here is refused before its lock file is made (an audit found one
     # left by each refused record); the position comes from the listing under the lock, which checks
-    # the owners again (this one may be overtaken before the lock is taken: a review's fork)
-    if draft.stream != default_stream(ident.actor):
+    # the owners again (this one may be overtaken before the lock is taken: a review's fork); once
+    # the lock file exists, a refusal leaves nothing new, so the listing is asked once (a reread)
+    if draft.stream != default_stream(ident.actor) and not os.path.exists(repo.lock_path(ident.actor, draft.stream)):
         streams.stream_sources(repo, ident.actor, draft.stream)
     with _locked(repo, ident.actor, draft.stream, ref) as record:
         for attempt in range(ATTEMPTS):

@@ -187,3 +187,25 @@ def test_mcp_writes_follow_the_servers_environment_and_take_a_label(inited, monk
     rdoc = document(retract)
     assert rdoc["result"]["stream"] == labelled(me, "third") and "label:third" in rdoc["hint"]
     assert error(bad) == f"git-hn: record input field stream must be {RULE}"
+
+
+def test_a_record_to_a_stream_whose_lock_exists_lists_the_stream_once(inited, tmp_path, monkeypatch):
+    """A reread: a ``--stream`` record listed its stream before the lock (so that a refusal leaves
+    no lock file) and again under it (the listing the position comes from, which a sync may have
+    overtaken meanwhile). Once the lock file exists a refusal leaves nothing new, and the first
+    listing is not asked; the one under the lock still is, and the record continues the chain."""
+    from helpers import git_processes
+
+    args = [*REC, "--stream", "label:agent-a"]
+    assert hn(inited, *args, "--content", "one").code == 0  # (its lock file is made)
+    trace = tmp_path / "trace2"
+    trace.mkdir()
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    r = hn(inited, *args, "--json", "--content", "two")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    assert r.code == 0, r.err
+    stream = r.json()["stream"][len("sha256:"):]
+    listings = [a for a in git_processes(trace) if a[0] == "for-each-ref" and any(stream in x for x in a)]
+    assert len(listings) == 1, listings
+    ref = f"refs/hn/memory/{r.json()['actor']}/{stream}"
+    assert git(inited, "rev-list", "--count", ref) == "2"  # (one chain: two on it)
