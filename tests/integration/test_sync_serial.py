@@ -561,6 +561,13 @@ def test_a_record_to_a_named_stream_continues_what_an_import_accepted_before_its
             synced.append(hn_proc(a, "sync"))
         return sources
 
+    # the listing before the lock is asked only while the stream's lock file does not exist (a
+    # clone that never wrote the stream, or whose locks were removed): the window is there
+    from git_hn.store.repo import open_repo
+
+    repo = open_repo(str(a))
+    os.remove(repo.lock_path(first["actor"], first["stream"]))
+    repo.close()
     monkeypatch.setattr(streams, "stream_sources", listed_then_synced)
     _record_to(a, "label:x", "m3 from the first clone")
     monkeypatch.undo()
