@@ -94,12 +94,13 @@ def _offer_pushed_memory(repo: Repo, remote: str, data: bytes) -> None:
         given.offer(repo, remote, sent, int(push) if is_pid(push) else 0, theirs=True)
 
 
-def _retrusts(repo: Repo, data: bytes) -> None:
+def _retrusts(repo: Repo, data: bytes, remote: str = "") -> None:
     """A pushed branch whose policy trusts again a key its remote history revoked: one warning
-    each (``retrust``; a merge resolution of the policy took the side before the revocation)."""
+    each (``retrust``; a merge resolution of the policy took the side before the revocation).
+    ``remote``: the remote's name, whose default branch a new branch is asked against."""
     from .retrust import warnings
 
-    sys.stderr.writelines(f"git-hn: {line}\n" for line in warnings(repo, data))
+    sys.stderr.writelines(f"git-hn: {line}\n" for line in warnings(repo, data, remote=remote))
 
 
 def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> int:
@@ -133,7 +134,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
             deleting = deleting_memory_at_url(repo, data)  # (as to a remote's name: a review)
         # (one ``git config`` for all three questions below, none when none is asked)
         settings = _push_settings(repo, named) if deleting or named else None
-        _retrusts(repo, data)  # (a warning in both modes: before any refusal)
+        _retrusts(repo, data, named)  # (a warning in both modes: before any refusal)
         if deleting and settings.block:
             sys.stderr.write(f"git-hn: {deleting}; only if that is meant: {ANYWAY_AGAIN}\n")
             return 1
@@ -187,7 +188,7 @@ def run_pre_push(repo: Repo, remote: str, data: bytes = b"", url: str = "") -> i
         return 0
     _note_push(repo, remote, data)
     _offer_pushed_memory(repo, remote, data)
-    _retrusts(repo, data)
+    _retrusts(repo, data, remote)
     from ..store import streams
     from .replication import PhaseError, background, gate, lint, publish
 

@@ -21,14 +21,20 @@ from before the revocation passed as one, and an author date is the author's to 
 warning that may be unneeded, given on the pushes that bring the revocation, over a silence that
 may be wrong. A warning, never a refusal, in both ``hn.prePush`` modes: a key trusted again may
 be meant (``policy trust`` warned the maintainer who did it), and the lookup is advisory. A new
-branch (no old commit on the remote) is not asked.
+branch (no old commit on the remote) is asked against what it was built on there: the merge base
+of the pushed commit and the remote's default branch as last fetched (``<remote>/HEAD``, else
+``<remote>/main`` or ``<remote>/master``), taken as the old commit (a review: a branch rebased
+onto the revocation keeping the side from before it, pushed first as a new branch, was not warned
+of); a branch never built on the revocation (its base is older) is not warned of, as an update of
+it would not be. No such ref, or no merge base: not asked.
 
 Cost: the two blobs of each update asked through the batch reader the hook starts early (one
 exchange, no Git process; in a partial clone through the view that never fetches, since a lazy
 fetch from a hook is not a hint's price); only when a pushed update carries a policy file, the
 policies read (bounded by ``LIMITS.max_policy``) and one ``git log`` of ``OLD..NEW`` (the pushed
 commits, bounded as ``revoked``'s), and when the update changes the blob, the lookup at OLD (one
-``git log``, bounded). At most ``UPDATES`` branch updates are asked. Any failure says nothing, but
+``git log``, bounded); a new branch carrying a policy file costs one ``git merge-base`` more (the
+remote's default branch asked in the same exchange). At most ``UPDATES`` branch updates are asked. Any failure says nothing, but
 for a ``git log`` that does not end within its time (``revoked.LOG_SECONDS``): that says it could
 not check, with the ``git log`` to read by hand (a long range's silence hid a re-trust). Trusts:
 the hook's input as Git gives it; the policies as committed (author text is printed inert).
@@ -44,16 +50,17 @@ UPDATES = 8  # branch updates of one push whose policy blobs are compared
 POLICY_PATH = ".hn/policy.json"
 
 
-def warnings(repo: Repo, data: bytes, seconds: float | None = None) -> list[str]:
+def warnings(repo: Repo, data: bytes, seconds: float | None = None, remote: str = "") -> list[str]:
     """The warning lines for the pre-push hook's input ``data`` (without the ``git-hn: ``
     prefix); [] when no pushed branch update trusts again an actor its old commit's history
     revoked, and whenever the question cannot be answered, but for a ``git log`` of the policy's
     history that did not end in ``seconds`` (``revoked.LOG_SECONDS`` unless given): that one
-    says it could not check, and what to run by hand (``unchecked``)."""
+    says it could not check, and what to run by hand (``unchecked``). ``remote``: the remote's
+    name, whose default branch a new branch is asked against ("": new branches are not asked)."""
     from .revoked import LOG_SECONDS
 
     try:
-        return _warnings(repo, data, LOG_SECONDS if seconds is None else seconds)
+        return _warnings(repo, data, LOG_SECONDS if seconds is None else seconds, remote)
     except (HnError, OSError, ValueError):
         return []  # (advisory: a hint never fails a push)
 
@@ -77,7 +84,7 @@ def unchecked(seconds: float, log: str) -> str:
 
 
 def _updates(data: bytes) -> list[tuple[str, str]]:
-    """(old, new) of each pushed branch update whose remote value is known, at most ``UPDATES``."""
+    """(old, new) of each pushed branch update, at most ``UPDATES``; old is "" for a new branch."""
     from ..core.grammar import is_oid
 
     out = []
@@ -86,23 +93,47 @@ def _updates(data: bytes) -> list[tuple[str, str]]:
         if len(parts) != 4 or not parts[2].startswith("refs/heads/"):
             continue
         new, old = parts[1], parts[3]
-        if is_oid(new) and is_oid(old) and new.strip("0") and old.strip("0") and new != old:
-            out.append((old, new))
+        if is_oid(new) and is_oid(old) and new.strip("0") and new != old:
+            out.append((old if old.strip("0") else "", new))
     return list(dict.fromkeys(out))[:UPDATES]
 
 
-def _warnings(repo: Repo, data: bytes, seconds: float) -> list[str]:
+BASES = ("HEAD", "main", "master")  # a remote's default branch as last fetched, in this order
+
+
+def _based(git, pushed: list, base: str | None, seconds: float) -> list:
+    """``pushed`` with each new branch's old commit set to its merge base with ``base`` (the
+    remote's default branch), and left out when there is none to ask."""
+    out = []
+    for old, new, before, after in pushed:
+        if not old:
+            if not base:
+                continue
+            proc = git.run(["merge-base", base, new], timeout=seconds)
+            old = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
+            if not old:
+                continue  # (unrelated histories: nothing of the remote's it was built on)
+            got = git.object_infos([f"{old}:{POLICY_PATH}"])[0]
+            before = got[0] if got is not None and got[1] == "blob" else None
+        out.append((old, new, before, after))
+    return out
+
+
+def _warnings(repo: Repo, data: bytes, seconds: float, remote: str = "") -> list[str]:
     updates = _updates(data)
     if not updates:
         return []
     git = repo.git.without_lazy_fetch()  # (itself, unless a partial clone)
-    names = [f"{c}:{POLICY_PATH}" for pair in updates for c in pair]
-    infos = git.object_infos(names)
+    names = [f"{c}:{POLICY_PATH}" for pair in updates for c in pair if c]
+    bases = [f"refs/remotes/{remote}/{b}" for b in BASES] if remote and any(not o for o, _ in updates) else []
+    infos = git.object_infos(names + bases)
     blob = {n: (i[0] if i is not None and i[1] == "blob" else None) for n, i in zip(names, infos)}
-    pushed = [(old, new, blob[f"{old}:{POLICY_PATH}"], blob[f"{new}:{POLICY_PATH}"]) for old, new in updates]
+    base = next((i[0] for i in infos[len(names):] if i is not None and i[1] == "commit"), None)
+    pushed = [(old, new, blob.get(f"{old}:{POLICY_PATH}"), blob[f"{new}:{POLICY_PATH}"]) for old, new in updates]
     pushed = [c for c in pushed if c[3] is not None]
     if not pushed:
         return []  # (no policy pushed: one exchange with the batch reader, and nothing else)
+    pushed = _based(git, pushed, base, seconds)
     from ..core.gostr import short_id
     from ..core.limits import LIMITS
     from ..core.hints import quoted_text

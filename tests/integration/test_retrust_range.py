@@ -312,3 +312,57 @@ def test_a_push_whose_history_cannot_be_read_in_time_says_so_once(tmp_path):
     data = "".join(f"refs/heads/b{i} {new} refs/heads/b{i} {old}\n" for i, old in enumerate(olds)).encode()
     said = retrust.warnings(open_repo(str(alice)), data, seconds=1e-6)
     assert len(said) == 1 and said[0].startswith("warning: could not check the policy's history within 1e-06 s"), said
+
+
+def _topic_rebased(alice, ids, env_day=3):
+    """A ``topic`` branch made before the revocation, trusting Carol, rebased onto main (the
+    revocation) with the policy conflict resolved to the branch's side: Bob trusted again."""
+    git(alice, "checkout", "-q", "-b", "topic", "feature")
+    assert hn(alice, "policy", "trust", ids["Carol"]).code == 0
+    _commit_policy(alice, "Trust Carol", env=_dated(env_day))
+    assert _run(alice, "rebase", "-q", "main").returncode != 0  # (a conflict in the policy)
+    git(alice, "checkout", "--theirs", POLICY)
+    git(alice, "add", POLICY)
+    git(alice, "-c", "core.editor=true", "rebase", "--continue", env=_dated(env_day + 1))
+    return git(alice, "rev-parse", "HEAD")
+
+
+def test_a_new_branch_rebased_onto_the_revocation_is_warned_of(tmp_path):
+    """A review: the warning asked only updates of a branch the remote had, so the same rebased
+    branch pushed first under a new name said nothing. A new branch is asked against its merge
+    base with the remote's default branch (here ``origin/main``: no ``origin/HEAD`` in a clone
+    that added its remote by hand), which holds the revocation."""
+    alice, ids, revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    new = _topic_rebased(alice, ids)
+    assert ids["Bob"] in _trusted(alice) and git(alice, "merge-base", "main", new) == revoked
+    err = _push(alice, "origin", "topic")
+    assert (f"git-hn: warning: this push trusts {ids['Bob'][:12]} again, untrusted in {revoked[:12]} "
+            f"\"Revoke Bob's key\": check what it changes (git diff {revoked[:12]} {new[:12]} -- {POLICY}" in err), err
+    assert err.count("warning:") == 1 and ids["Carol"][:12] not in err, err
+
+
+def test_a_new_branch_from_before_the_revocation_is_not_warned_of(tmp_path):
+    """A branch never built on the revocation (its merge base with the remote's default branch is
+    older) keeps the trust it was made with: pushing it first is not warned of, as an update of it
+    would not be (a guard: it passes before the change too, where no new branch is asked)."""
+    alice, ids, _revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    git(alice, "checkout", "-q", "-b", "stale", "feature")
+    assert hn(alice, "policy", "trust", ids["Carol"]).code == 0
+    _commit_policy(alice, "Trust Carol", env=_dated(3))
+    err = _push(alice, "origin", "stale")
+    assert "warning:" not in err, err
+
+
+def test_a_new_branch_is_asked_against_the_remote_head_first(tmp_path):
+    """``<remote>/HEAD`` (what ``git clone`` sets) names the default branch before ``main``: with
+    it pointing at a ``trunk`` that holds the revocation and ``origin/main`` at a commit before
+    it, the rebased branch is warned of (asked against ``main``, it would not be)."""
+    alice, ids, revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main:trunk").returncode == 0
+    git(alice, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+    assert git(alice, "rev-parse", "origin/main") != revoked
+    new = _topic_rebased(alice, ids)
+    err = _push(alice, "origin", "topic")
+    assert f"this push trusts {ids['Bob'][:12]} again, untrusted in {revoked[:12]}" in err, err
