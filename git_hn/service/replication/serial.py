@@ -101,8 +101,10 @@ def accepting(repo: Repo, remote: str, waiting=None, wait: float = ACCEPT_WAIT):
     """The acceptance lock (``<common-gitdir>/hn/locks/accept.lock``), one for every remote: held
     by an import from the accepted set it checks continuity against (§9.8) to its ref
     transaction, so that imports from two remotes never accept two diverging copies of one
-    stream. The network is never used under it (the fetch is done by then), and the wait is
-    long: an import of another remote waits (a hook's too), it does not skip."""
+    stream. The network is used under it only by ``--recover-shallow`` and a partial clone, to
+    fetch the anchors or files classification found missing (bounded by the import's watchdog;
+    ``docs/decisions.md``); the quarantine fetch is done by then. The wait is long: an import of
+    another remote waits (a hook's too), it does not skip."""
     return held(repo, os.path.join(repo.hn_dir, "locks", "accept.lock"), remote, wait,
                 f"a sync with another remote is accepting memories; run git hn sync {remote} after it",
                 waiting)
