@@ -185,16 +185,33 @@ def holder(repo: Repo, commit: str) -> tuple[str, str]:
     ("origin/feat holds it"), and what takes it off ("take the commit off your branches first");
     ("", "") when nothing does: no HEAD of any worktree, branch, tag or remote-tracking ref
     (``gate.discarded``, the test the held publication's hint makes before it offers ``--drop``;
-    ``untested_lines`` makes it too)."""
-    from .held import holding_ref
+    ``untested_lines`` makes it too, through ``holders``)."""
+    return holders(repo, [commit])[commit]
+
+
+def holders(repo: Repo, commits) -> dict[str, tuple[str, str]]:
+    """``holder`` for each of ``commits``, in the same words, asked for them all at once: one
+    ``git worktree list``, one ``rev-list`` (``gate.discarded``) and one ``name-rev`` walk per
+    kind of ref (``held.holding_refs``) for the held ones (a reread: the post-rewrite hook ran
+    the three for each verification it left)."""
+    from .held import holding_refs
     from .replication.gate import ALL_REFS, discarded
 
+    todo = sorted(set(commits))
+    if not todo:
+        return {}
     # every worktree's HEAD counts (a review: a commit checked out in a second worktree, which a
     # push from there carries, was dropped): one ``git worktree list``, on this path only
     heads = _worktree_heads(repo)
-    if commit in discarded(repo, {commit}, ALL_REFS + tuple(heads.values())):
-        return "", ""
-    held_by = holding_ref(repo, commit, held=True)
+    gone = discarded(repo, set(todo), ALL_REFS + tuple(heads.values()))
+    held = [c for c in todo if c not in gone]
+    named = holding_refs(repo, held, held=True) if held else {}
+    return {c: ("", "") if c in gone else _held_words(repo, c, named.get(c, ""), heads) for c in todo}
+
+
+def _held_words(repo: Repo, commit: str, held_by: str, heads: dict[str, str]) -> tuple[str, str]:
+    """``holder``'s words for a ``commit`` something holds: the ref ``held_by`` names ("": none
+    named), else the worktree whose HEAD holds it."""
     tree = "" if held_by else _worktree_holding(repo, commit, heads)
     if held_by or not tree:
         return (f"{held_by} holds it" if held_by else "a worktree's HEAD or a ref here holds it, perhaps a keep branch "
@@ -346,15 +363,13 @@ def untested_lines(repo: Repo, done: list, what: str) -> list[str]:
     left = [u for r in done for u in r.untested]
     if not left:
         return []
-    holders: dict[str, str] = {}
+    try:  # (every anchor named at once: ``holders``)
+        held_by = {c: words[0] for c, words in holders(repo, [u.anchor for u in left[:SHOWN_RENAMES]]).items()}
+    except (HnError, OSError):
+        held_by = {}  # (not known: --drop's own check says, and changes nothing)
     dropped, carried, lines = {}, set(), []
     for u in left[:SHOWN_RENAMES]:
-        if u.anchor not in holders:
-            try:
-                holders[u.anchor] = holder(repo, u.anchor)[0]
-            except (HnError, OSError):
-                holders[u.anchor] = ""  # (not known: --drop's own check says, and changes nothing)
-        lines.append(_untested_line(u, what, holders[u.anchor], dropped, carried))
+        lines.append(_untested_line(u, what, held_by.get(u.anchor, ""), dropped, carried))
     more = left[SHOWN_RENAMES:]
     if more:
         ids = ", ".join(short_id(u.memory) for u in more[:SHOWN_RENAMES]) + (", ..." if len(more) > SHOWN_RENAMES else "")

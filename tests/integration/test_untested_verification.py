@@ -221,3 +221,40 @@ def test_the_lines_of_several_verifications_run_in_their_order_and_publish_the_s
     pushed = _run(alice, "push", "-q", "-u", "origin", "feat")
     assert "waits" not in pushed.stderr, pushed.stderr
     assert hn(alice, "sync", "--json").json().get("heldBack", []) == []
+
+
+def test_the_lines_of_several_held_verifications_ask_what_holds_their_commits_once(tmp_path):
+    """A reread: the post-rewrite hook asked what holds each left verification's commit on its
+    own (``git worktree list``, a ``rev-list`` and a ``name-rev`` walk per kind of ref, for every
+    verification). Three verifications on three pushed commits, rebased: one ``worktree list``
+    and at most one ``name-rev`` per kind of ref (branches, remote-tracking refs, tags), and each
+    line still names the ref that holds its commit."""
+    import os
+
+    from helpers import git_processes
+
+    _remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "hooks", "install").code == 0
+    git(alice, "checkout", "-q", "-b", "feat")
+    tested = []
+    for name in ("f1.txt", "f2.txt", "f3.txt"):
+        tested.append(commit_on(alice, None, name))
+    _run(alice, "push", "-q", "-u", "origin", "feat")
+    for commit in tested:  # (after the push: unpublished, on commits origin/feat holds)
+        _verify(alice, f"{commit} tested", at=commit)
+    git(alice, "checkout", "-q", "main")
+    commit_on(alice, None, "moved.txt")
+    git(alice, "checkout", "-q", "feat")
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    rebased = subprocess.run(["git", "rebase", "-q", "main"], cwd=alice, capture_output=True, text=True,
+                             env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    wait_publication(alice)
+    assert rebased.returncode == 0, rebased.stderr
+    lines = _lines(rebased.stderr)
+    assert len(lines) == 3, rebased.stderr
+    for commit, line in zip(tested, lines):
+        assert f"{commit[:12]} is not discarded (origin/feat holds it)" in line, line
+    runs = git_processes(trace)
+    assert sum(argv[:2] == ["worktree", "list"] for argv in runs) == 1, runs
+    assert sum(argv[:1] == ["name-rev"] for argv in runs) <= 3, [a for a in runs if a[:1] == ["name-rev"]]
