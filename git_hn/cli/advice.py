@@ -279,12 +279,11 @@ CHALLENGES_NAMED = 3  # challengers or challenged memories a piped hint names by
 
 def _named(ids: list[str]) -> str:
     """Up to ``CHALLENGES_NAMED`` IDs by 12 characters, then how many more."""
-    from ..core.gostr import short_id
+    from ..core.gostr import and_joined, short_id
 
     shown = [short_id(i) for i in ids[:CHALLENGES_NAMED]]
     more = len(ids) - len(shown)
-    return (", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 and not more else ", ".join(shown)) + \
-        (f" and {more} more" if more > 0 else "")
+    return and_joined(shown + ([f"{more} more"] if more > 0 else []))
 
 
 def challenged_show(doc: dict) -> None:

@@ -28,7 +28,7 @@ import re
 
 from ..errors import InputError
 from . import canonical
-from .gostr import content_text, one_line, quoted, safe_text
+from .gostr import and_joined, content_text, one_line, quoted, safe_text
 from .invisible import spell_invisible
 from .limits import WARNING
 from .policy import actor_standing
@@ -512,7 +512,7 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
         if moved:  # listed in their own sections (this handoff is among the latest ones)
             one = len(moved) == 1 and moved[0].startswith("1 ")
             # (as far as the byte bound leaves room: a section cut short counts them as left out)
-            out.append("Its " + " and ".join(moved) + (" has its section below, as far as the bound allows.\n"
+            out.append("Its " + and_joined(moved) + (" has its section below, as far as the bound allows.\n"
                                                        if one else
                                                        " have their sections below, as far as the bound allows.\n"))
     for ch in it.get("challengedBy", ()):

@@ -133,3 +133,10 @@ def short_id(value: str) -> str:
     if value.startswith("sha256:"):
         value = value[len("sha256:"):]
     return value[:12]
+
+
+def and_joined(items) -> str:
+    """``items`` as an English list: "a", "a and b", "a, b and c"; "" for none (one spelling for
+    every message that names several things; a reread found it written out seven times)."""
+    items = list(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}" if len(items) > 1 else "".join(items)

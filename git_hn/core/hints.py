@@ -265,8 +265,9 @@ def no_longer_trusted(revoked) -> str:
     said = [(actor[:12], since(commit, subject)) for actor, commit, subject in revoked]
     if len(said) == 1:
         return f"actor {said[0][0]} is no longer trusted {said[0][1]}"
-    listed = [f"{actor} ({since})" for actor, since in said]
-    return f"actors {', '.join(listed[:-1])} and {listed[-1]} are no longer trusted"
+    from .gostr import and_joined
+
+    return f"actors {and_joined(f'{actor} ({since})' for actor, since in said)} are no longer trusted"
 
 
 # how whose key is no longer trusted signs again (a newcomer trial: told to "make a new

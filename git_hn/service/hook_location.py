@@ -397,10 +397,10 @@ def uninstall_failed(loc: Location, exc: OSError, removed: list[str]) -> str:
     """The refusal when a wrapper cannot be taken out of ``loc.dir`` (``exc``: a read-only
     directory, an immutable file; an audit got only the catch-all "cannot change …/pre-push:
     Permission denied"), and ``removed``, the hooks taken out before it."""
-    from ..core.gostr import shown_path
+    from ..core.gostr import and_joined, shown_path
 
     failed, directory = refused_in(exc, loc.dir)
-    names = " and ".join(removed) if len(removed) < 3 else f"{', '.join(removed[:-1])} and {removed[-1]}"
+    names = and_joined(removed)
     done = (f"{names} {'was' if len(removed) == 1 else 'were'} taken out, the others are as they were" if removed
             else "nothing was changed")
     return (f"hooks could not be uninstalled from {shown_path(loc.dir)}: {shown_path(failed)}: "

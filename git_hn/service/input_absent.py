@@ -12,6 +12,7 @@ follow to say.
 
 from __future__ import annotations
 
+from ..core.gostr import and_joined
 from ..core.limits import HANDOFF_LISTS, LIMITS
 from ..errors import HnError
 
@@ -78,6 +79,5 @@ def with_lacking(exc: HnError, data: bytes, *, handoff: bool, at: bool, applies:
     if not rest:
         return exc
     arrays = any(said.split(" ", 1)[0] in ARRAYS or said.startswith("handoff with") for said in rest)
-    listed = ", ".join(rest[:-1]) + " and " + rest[-1] if len(rest) > 1 else rest[0]
-    return type(exc)(f"{exc.message}; the document also needs {listed}"
+    return type(exc)(f"{exc.message}; the document also needs {and_joined(rest)}"
                      + (" (an array may be empty: [])" if arrays else ""))

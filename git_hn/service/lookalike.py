@@ -136,7 +136,7 @@ def refusal(found: LookAlike, path: str, commit: str, mcp: bool, named: bool) ->
     ``named``: the path may be repeated (the secret lint does not flag it)."""
     import shlex
 
-    from ..core.gostr import one_line, quoted
+    from ..core.gostr import and_joined, one_line, quoted
 
     def use(spelled: str) -> str:
         return f'"{quoted(spelled)}"' if mcp else f"--path {one_line(shlex.quote(spelled))}"
@@ -158,7 +158,7 @@ def refusal(found: LookAlike, path: str, commit: str, mcp: bool, named: bool) ->
         setting = "core.ignoreCase"
         if found.also:  # (README and readme: a review saw ReadMe signed absent)
             names = [spelled, *found.also]
-            return (f"{start}: the tree has {', '.join(one_line(n) for n in names[:-1])} and {one_line(names[-1])} "
+            return (f"{start}: the tree has {and_joined(one_line(n) for n in names)} "
                     f"(other cases), which {setting} takes for the same file: use "
                     f"{' or '.join(use(n) for n in names)}{end}")
         told = "(another case)"

@@ -119,7 +119,7 @@ def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[s
     an agent trial, *prompt injection through a ref name*); the ``git diff`` to paste names it
     only when it is a plain word, else its commit (a remote's ``$(…)`` branch never reaches a
     shell)."""
-    from ..core.gostr import bounded, short_id
+    from ..core.gostr import and_joined, bounded, short_id
     from ..core.hints import code_word, named_actor, plain_word, quoted_text
 
     def who(actor: str) -> str:  # (as every hint names an author: ``hints.named_actor``)
@@ -127,10 +127,7 @@ def text(at: tuple[str, str], actors: list[str], kinds: list[str], names: dict[s
         return named_actor(actor, name) if name and name.strip() else f"actor {short_id(actor)}"
 
     entries = [who(a) for a in actors] + [f"kind {k}" for k in kinds]
-    if len(entries) > NAMED:
-        listed = f"{', '.join(entries[:NAMED])} and {len(entries) - NAMED} more"
-    else:
-        listed = " and ".join(filter(None, (", ".join(entries[:-1]), entries[-1])))
+    listed = and_joined(entries[:NAMED] + [f"{len(entries) - NAMED} more"] if len(entries) > NAMED else entries)
     place = _shown_ref(ref.name)
     rev_there = place if plain_word(place) else ref.commit[:12]
     place = code_word(bounded(_short_ref(ref.name), 120)) if markdown else place

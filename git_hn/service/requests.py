@@ -18,7 +18,7 @@ import sys
 
 from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
-from ..core.gostr import one_line, quoted
+from ..core.gostr import and_joined, one_line, quoted
 from ..core.grammar import STREAM_CHOICE_RULE, is_actor, is_oid, is_path, is_stream_choice, normalize_topic
 from ..core.limits import (APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS, PATH_RULE,
                            RECALL_MAX_CONTENT)
@@ -401,7 +401,7 @@ def handoff_hint(handoff: Handoff | None, words: Words) -> str:
                 return f"each {name} {one} is at most {longest} bytes (one has {utf8_len(entry)})"
             total += utf8_len(entry)
     if total > LIMITS.max_handoff_total:
-        return (f"the {', '.join(words.handoff_lists[:-1])} and {words.handoff_lists[-1]} {unit} hold at most "
+        return (f"the {and_joined(words.handoff_lists)} {unit} hold at most "
                 f"{LIMITS.max_handoff_total} bytes in all ({total} given)")
     return words.handoff_needs
 

@@ -11,6 +11,7 @@ import pytest
 
 from git_hn.core import _unicode15
 from git_hn.core.gostr import (
+    and_joined,
     has_control,
     is_blank,
     one_line,
@@ -223,6 +224,26 @@ def test_utf8_len_and_short_id():
     assert short_id("sha256:0123456789abcdef") == "0123456789ab"
     assert short_id("0123456789abcdef") == "0123456789ab"
     assert short_id("abc") == "abc"
+
+
+def test_and_joined_spells_the_lists_every_message_wrote_out_by_hand():
+    """One English list (a reread: seven call sites wrote it out, each its own way): no comma
+    before "and", the lone item as it is, nothing for none; a generator is taken too."""
+    assert [and_joined(x) for x in ([], ["a"], ["a", "b"], ["a", "b", "c"], ["a", "b", "c", "2 more"])] \
+        == ["", "a", "a and b", "a, b and c", "a, b, c and 2 more"]
+    assert and_joined(w.upper() for w in ("x", "y")) == "X and Y"
+
+
+def test_the_challenge_hint_names_its_ids_as_before():
+    """``advice._named``, now through ``and_joined``: byte for byte what it wrote before."""
+    from git_hn.cli.advice import _named
+
+    ids = ["sha256:" + str(n) * 64 for n in range(1, 6)]
+    one, two, three = ("1" * 12, "2" * 12, "3" * 12)
+    assert _named(ids[:1]) == one
+    assert _named(ids[:2]) == f"{one} and {two}"
+    assert _named(ids[:3]) == f"{one}, {two} and {three}"
+    assert _named(ids) == f"{one}, {two}, {three} and 2 more"
 
 
 # ---------------------------------------------------------------------------------------------

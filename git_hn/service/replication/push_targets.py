@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 
+from ...core.gostr import and_joined
 from ...errors import HnError
 from ...store.repo import Repo
 from .given_record import contains, note_held, published_heads, push_urls, remember, set_key, url_key
@@ -291,5 +292,5 @@ def _merged(holds: list[tuple[int, list]], remote: str, count: int) -> list:
             out.append(h._replace(where=where(remote, indexes[0], count)))
         else:
             places = [str(i + 1) for i in sorted(set(indexes))]
-            out.append(h._replace(where=f"push URLs {', '.join(places[:-1])} and {places[-1]} of {remote}"))
+            out.append(h._replace(where=f"push URLs {and_joined(places)} of {remote}"))
     return sorted(out, key=lambda h: (h.ref, h.where))
