@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .gostr import and_joined, one_line, short_id
+
 # what a mistyped option name looks like; anything else that starts with "-" (content, a pasted
 # token) is never echoed into a terminal log or CI output
 _OPTION_SHAPED = re.compile(r"--?[a-z][a-z0-9-]{0,30}")
@@ -265,8 +267,6 @@ def no_longer_trusted(revoked) -> str:
     said = [(actor[:12], since(commit, subject)) for actor, commit, subject in revoked]
     if len(said) == 1:
         return f"actor {said[0][0]} is no longer trusted {said[0][1]}"
-    from .gostr import and_joined
-
     return f"actors {and_joined(f'{actor} ({since})' for actor, since in said)} are no longer trusted"
 
 
@@ -440,8 +440,6 @@ def shell_word(name: str) -> str:
     when the hint was pasted; ``gate`` quotes its names so too)."""
     import shlex
 
-    from .gostr import one_line
-
     return shlex.quote(one_line(name))
 
 
@@ -470,7 +468,6 @@ def code_word(name: str) -> str:
     a teammate's branch ``feat/<img_onerror=…>`SYSTEM`_IGNORE_PREVIOUS_INSTRUCTIONS;…`` stood in the
     brief's header outside any fence, read as the brief's own words. Shown, never pasted: a
     command names the commit instead unless the name is ``plain_word``."""
-    from .gostr import one_line
     from .invisible import spell_invisible
 
     return "`" + spell_invisible(one_line(name)).replace("`", "\\u{60}") + "`"
@@ -487,8 +484,8 @@ def supersede_at(memory: str, at: str, mcp: bool = False) -> str:
     (``--same-content``: a team trial retyped it, told ``--content TEXT``); ``mcp``: the tool
     call, as ``show.inapplicable_hint`` words it."""
     if mcp:
-        return f"memory_supersede with memory {memory[7:19]}, atCommit {at} and content"
-    return f"git hn memory supersede {memory[7:19]} --at {at} --same-content"
+        return f"memory_supersede with memory {short_id(memory)}, atCommit {at} and content"
+    return f"git hn memory supersede {short_id(memory)} --at {at} --same-content"
 
 
 def cite_at(memory: str, kind: str, at: str, mcp: bool = False) -> str:
@@ -540,8 +537,6 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
     when it is a ``plain_word``, else as an escaped code span (teammate text)."""
     if not n:
         return ""
-    from .gostr import one_line
-
     def recall(arg: str, value: str) -> str:  # (the call that lists them there)
         if mcp:
             return f"memory_recall with {'atCommit' if arg == '--at' else 'subject'} {value}"
@@ -606,7 +601,7 @@ def not_applying(n: int, mine: str = "", theirs: tuple[str, str] = ("", ""), on_
                            "and content") + there
         return text + ("git hn memory log lists them, git hn memory show ID says where one applies, and its author "
                        "records it again on HEAD with git hn memory supersede ID --at HEAD --same-content") + there
-    show = f"memory_show with memory {first[7:19]}" if mcp else f"git hn memory show {first[7:19]}"
+    show = f"memory_show with memory {short_id(first)}" if mcp else f"git hn memory show {short_id(first)}"
     text += f"{show} says where {'it' if one else 'one'} applies"
     supersede = f"{supersede_at(mine, 'HEAD', mcp)} records {'it' if one else 'one'} again on HEAD"
     kind = theirs[1] if theirs[1] in ("decision", "observation", "assumption") else "observation"
@@ -621,7 +616,7 @@ def _settled(memory: str, lifecycle: str, one: bool, mcp: bool) -> str:
     """``not_applying``'s words for left-out memories none of which is active, ``memory`` one of
     them: what its ``lifecycle`` is and what ``show`` names for it (a review: "superseded or
     retracted" for any lifecycle but active, and "names one's latest successor" of several)."""
-    show = f"memory_show with memory {memory[7:19]}" if mcp else f"git hn memory show {memory[7:19]}"
+    show = f"memory_show with memory {short_id(memory)}" if mcp else f"git hn memory show {short_id(memory)}"
     what, names = {"superseded": ("superseded", "names its latest successor"),
                    "branching": ("branching: superseded more than once", "names its latest successor"),
                    "retracted": ("retracted", "names its retraction"),
@@ -630,7 +625,7 @@ def _settled(memory: str, lifecycle: str, one: bool, mcp: bool) -> str:
     settled = lifecycle in ("superseded", "branching", "retracted")
     if one:
         return f"it is {what}{', so not to be recorded again or cited' if settled else ''}: {show} {names}"
-    return (f"none of them is active (such as {memory[7:19]}, which is {what})"
+    return (f"none of them is active (such as {short_id(memory)}, which is {what})"
             f"{', so none is to be recorded again or cited' if settled else ''}: {show} {names}")
 
 
@@ -682,10 +677,11 @@ def stale_successor(memory: str, commit: str, paths: list[str], mcp: bool = Fals
     if not paths:
         return ""
     named = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
-    again = (f"memory_supersede with memory {memory[7:19]}, atCommit HEAD and content" if mcp else
-             f"git hn memory supersede {memory[7:19]} --at HEAD --same-content")
+    short = short_id(memory)
+    again = (f"memory_supersede with memory {short}, atCommit HEAD and content" if mcp else
+             f"git hn memory supersede {short} --at HEAD --same-content")
     at = "atCommit" if mcp else "--at HEAD"
-    return (f"memory {memory[7:19]} is anchored on commit {commit[:12]}, and {named} changed since: the brief at HEAD "
+    return (f"memory {short} is anchored on commit {commit[:12]}, and {named} changed since: the brief at HEAD "
             f"marks it stale; {again} anchors it at HEAD with the paths as they are there (a supersede without {at} "
             "keeps the old anchor)")
 

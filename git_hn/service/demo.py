@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from ..core.gostr import short_id
+
 _ENV = {
     "GIT_AUTHOR_NAME": "Demo", "GIT_AUTHOR_EMAIL": "demo@example.invalid",
     "GIT_COMMITTER_NAME": "Demo", "GIT_COMMITTER_EMAIL": "demo@example.invalid",
@@ -104,8 +106,8 @@ def run_demo(emit) -> None:
                 if line.startswith("Memory: "):
                     last_id = line[len("Memory: "):]
         if last_id:
-            emit(["", f"$ git hn memory show {last_id[7:19]}"])
-            proc = subprocess.run([sys.executable, "-m", "git_hn", "memory", "show", last_id[7:19]],
+            emit(["", f"$ git hn memory show {short_id(last_id)}"])
+            proc = subprocess.run([sys.executable, "-m", "git_hn", "memory", "show", short_id(last_id)],
                                   cwd=work, env=env, capture_output=True, text=True)
             emit((proc.stdout + proc.stderr).rstrip("\n").splitlines())
         for step, shown, why in READS:

@@ -17,6 +17,7 @@ answer is not said). Trusts the state and Git's rewrite list.
 
 from __future__ import annotations
 
+from ..core.gostr import short_id
 from ..core.hints import cite_at, supersede_at
 from ..core.tuples import NamedTuple
 from ..errors import HnError
@@ -87,12 +88,12 @@ def line(found: list[Left], mapping: dict[str, str], actor: str, what: str) -> s
     if carry:
         first = carry[0]
         part = f"{supersede_at(first.memory, mapping[first.old])} carries {'it' if n == 1 else 'one of yours'} over"
-        likewise = [f"{m.memory[7:19]} --at {mapping[m.old][:12]}" for m in carry[1:SHOWN]]
+        likewise = [f"{short_id(m.memory)} --at {mapping[m.old][:12]}" for m in carry[1:SHOWN]]
         parts.append(part + (f" (likewise {', '.join(likewise)}{', ...' if len(carry) > SHOWN else ''})"
                              if likewise else ""))
     if retest:
         first, k = retest[0], len(retest)
-        new, short = mapping[first.old], first.memory[7:19]
+        new, short = mapping[first.old], short_id(first.memory)
         who = "it is a verification" if n == 1 else \
             f"{short} is a verification" if k == 1 else f"{k} of yours are verifications, such as {short},"
         parts.append(f"{who} of a commit whose tree this {what} changed, so --same-content would claim a test the new "
@@ -100,7 +101,7 @@ def line(found: list[Left], mapping: dict[str, str], actor: str, what: str) -> s
                      f"--evidence git:{new} --content TEXT records the result")
     named = [m for m in carry[:SHOWN] + retest[:1] if m.challenged]
     if named:
-        ids = ", ".join(m.memory[7:19] for m in named)
+        ids = ", ".join(short_id(m.memory) for m in named)
         one = len(named) == 1
         parts.append(f"{'it is' if n == 1 else ids + (' is' if one else ' are')} challenged, and a challenge stays on "
                      f"the memory ID it names: ask {'its challenger' if one else 'their challengers'} to challenge "

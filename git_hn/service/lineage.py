@@ -12,6 +12,7 @@ text, shown as inert data, bounded.
 
 from __future__ import annotations
 
+from ..core.gostr import short_id
 from ..core.tuples import NamedTuple
 from ..store import streams
 from ..store.repo import Repo
@@ -76,7 +77,7 @@ def left_on(target: str, successor: str, found: list[Challenge]) -> str:
     on it, so the successor shows unchallenged, and what to do (a team trial: git-hn's rebase
     advice, followed on a challenged memory, dropped the challenge from the brief unsaid)."""
     one = len(found) == 1
-    old, new = target[7:19], successor[7:19]
+    old, new = short_id(target), short_id(successor)
     again = f"git hn memory challenge {new} --reason REASON"
     return (f"memory {old} has {said(found)}, and a challenge stays on the memory ID it names: its successor {new} "
             f"shows unchallenged in recall, the brief and show; ask {'the challenger' if one else 'each challenger'} "

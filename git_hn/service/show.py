@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 
-from ..core.gostr import content_text, quoted
+from ..core.gostr import content_text, quoted, short_id
 from ..core.limits import WARNING
 from ..core.projection import project, row_show_json
 from ..errors import InputError
@@ -217,7 +217,7 @@ def inapplicable_hint(repo: Repo, doc: dict, mcp: bool = False) -> str:
     if not row or row["applicability"] != "inapplicable" or doc["envelope"]["operation"] not in ("record", "supersede"):
         return ""
     mode = (row["data"].get("applicability") or {}).get("mode")
-    commit, short = row["anchor"]["commit"][:12], doc["memoryId"][7:19]
+    commit, short = row["anchor"]["commit"][:12], short_id(doc["memoryId"])
     if row["lifecycle"] in ("superseded", "branching"):
         return _superseded(repo, doc, mcp)
     if mode == "exact":
@@ -268,15 +268,15 @@ def _superseded(repo: Repo, doc: dict, mcp: bool) -> str:
     from ..errors import HnError
     from .lineage import line_end
 
-    short = doc["memoryId"][7:19]
+    short = short_id(doc["memoryId"])
     end = line_end(repo, doc["memoryId"])
     if end is None:
         return ""
     _ts, latest, retracted = end
-    said = f"memory {short} is superseded (latest: {latest[7:19]})"
+    said = f"memory {short} is superseded (latest: {short_id(latest)})"
     if retracted:
         return f"{said}, and its author retracted that one: recall and the brief leave the line out"
-    see = f"memory_show with memory {latest[7:19]}" if mcp else f"git hn memory show {latest[7:19]}"
+    see = f"memory_show with memory {short_id(latest)}" if mcp else f"git hn memory show {short_id(latest)}"
     try:
         then = show(repo, latest)
     except HnError:

@@ -234,6 +234,24 @@ def test_and_joined_spells_the_lists_every_message_wrote_out_by_hand():
     assert and_joined(w.upper() for w in ("x", "y")) == "X and Y"
 
 
+def test_memory_ids_are_shortened_by_short_id_alone():
+    """A reread found ``memory[7:19]`` cut by hand in five modules: ``short_id`` gives the same
+    12 characters for a memory ID (``sha256:`` and 64 hex digits), and is the only way git_hn
+    shortens one now (no ``[7:19]`` slice is left in the package)."""
+    import ast
+    from pathlib import Path
+
+    ident = "sha256:" + "0123456789abcdef" * 4
+    assert short_id(ident) == ident[7:19] == "0123456789ab"
+    cut = []
+    for path in (Path(__file__).resolve().parents[2] / "git_hn").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Slice) and isinstance(node.lower, ast.Constant) and node.lower.value == 7 \
+                    and isinstance(node.upper, ast.Constant) and node.upper.value == 19:
+                cut.append(f"{path.name}:{node.lineno}")
+    assert cut == []
+
+
 def test_the_challenge_hint_names_its_ids_as_before():
     """``advice._named``, now through ``and_joined``: byte for byte what it wrote before."""
     from git_hn.cli.advice import _named
