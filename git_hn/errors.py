@@ -152,6 +152,15 @@ def with_space_hint(cause: str) -> str:
     return f"{cause}; free some disk space" if cause.endswith(DISK_FULL) else cause
 
 
+def chmod_way_out(what: str, path: str, recursive: bool = False) -> str:
+    """The way out of a write that permissions refused: "make WHAT writable (chmod [-R ]u+w
+    PATH)", ``path`` one shell word (one spelling for the lock, the state, the hooks and setup's
+    refusals, which a reread found written out by each)."""
+    import shlex
+
+    return f"make {what} writable (chmod {'-R ' if recursive else ''}u+w {shlex.quote(path)})"
+
+
 class Signalled(BaseException):
     """A termination signal (SIGTERM, SIGINT, SIGHUP) arrived during a command that cleans up
     before it ends (``sync``). Like ``KeyboardInterrupt`` it is not an ``HnError``: no handler

@@ -410,13 +410,11 @@ def uninstall_failed(loc: Location, exc: OSError, removed: list[str]) -> str:
 def writable(loc: Location, which: str, directory: str | None = None) -> str:
     """The way out of an install or uninstall (``which``) whose change ``directory`` refused (the
     hooks directory, or its ``hn-chained``: ``refused_in``)."""
-    from shlex import quote
-
     from ..core.gostr import shown_path
+    from ..errors import chmod_way_out
 
     again = f"git hn hooks {which}" + ("" if loc.private_root is not None else " --global")
-    return (f"make the directory and its hooks writable (chmod u+w {quote(shown_path(directory or loc.dir))}), "
-            f"then {again} again")
+    return f"{chmod_way_out('the directory and its hooks', shown_path(directory or loc.dir))}, then {again} again"
 
 
 def refused_in(exc: OSError, default: str) -> tuple[str, str]:

@@ -22,7 +22,7 @@ from ..core import recall as core_recall
 from ..core.gostr import tokens
 from ..core.projection import Context, project, row_index_json
 from ..core.tuples import NamedTuple
-from ..errors import ConflictError, HnError, LocalStateError
+from ..errors import ConflictError, HnError, LocalStateError, chmod_way_out
 from ..store import index as store_index
 from ..store import state, statedb, stateview, streams
 from ..store.repo import Repo
@@ -243,8 +243,6 @@ def _unsealed(repo: Repo) -> HnError:
 
 def _make_writable(repo: Repo) -> str:
     """What lets a rebuild replace the state, where its directory cannot be written."""
-    import shlex
-
     hn = repo.hn_dir
     try:
         st, ro = os.stat(hn), bool(os.statvfs(hn).f_flag & os.ST_RDONLY)
@@ -254,7 +252,7 @@ def _make_writable(repo: Repo) -> str:
         return f"{hn} is on a read-only mount: git hn memory index rebuild replaces it where it is not"
     if st is not None and st.st_uid != os.getuid():
         return f"{hn} belongs to user ID {st.st_uid}: run git hn memory index rebuild as that user"
-    return f"make it writable (chmod -R u+w {shlex.quote(hn)}), then git hn memory index rebuild replaces it"
+    return f"{chmod_way_out('it', hn, recursive=True)}, then git hn memory index rebuild replaces it"
 
 
 def _way_out(repo: Repo) -> str:

@@ -41,7 +41,7 @@ import stat
 from dataclasses import dataclass
 
 from ..core import canonical, hashing
-from ..errors import HnError, InputError, LocalStateError
+from ..errors import HnError, InputError, LocalStateError, chmod_way_out
 from ..store import private
 from ..store.repo import Repo
 from . import setup_content as content
@@ -419,12 +419,11 @@ def _save_record(repo: Repo, files: dict, name: str) -> None:
 def _writable(path: str, exc: OSError, name: str) -> str:
     """What lets ``name`` remove ``path`` after ``exc``."""
     import errno
-    import shlex
 
     if exc.errno == errno.EROFS:
         return f"run {name} where the repository is not mounted read-only"
     if exc.errno in (errno.EACCES, errno.EPERM):
-        return f"make its directory writable (chmod u+w {shlex.quote(os.path.dirname(path))}), then run {name} again"
+        return f"{chmod_way_out('its directory', os.path.dirname(path))}, then run {name} again"
     return f"fix that, then run {name} again"
 
 

@@ -18,7 +18,7 @@ import os
 import time
 from contextlib import contextmanager
 
-from ..errors import ConflictError, LocalStateError
+from ..errors import ConflictError, LocalStateError, chmod_way_out
 from . import private
 
 
@@ -53,13 +53,11 @@ def _way_out(hn_dir: str, exc: OSError) -> str:
     """After a lock file's refusal: what lets the command write (an audit: a read-only ``.git/hn``
     gave "cannot be opened: Permission denied (a lock file, not a key)", and nothing to do)."""
     import errno
-    import shlex
 
     if exc.errno == errno.EROFS:
         return f"; this command writes in {hn_dir}: run it where the repository is not mounted read-only"
     if exc.errno in (errno.EACCES, errno.EPERM):
-        return (f"; this command writes in {hn_dir}: make it and its files writable "
-                f"(chmod -R u+w {shlex.quote(hn_dir)})")
+        return f"; this command writes in {hn_dir}: {chmod_way_out('it and its files', hn_dir, recursive=True)}"
     return ""
 
 

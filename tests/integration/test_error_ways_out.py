@@ -142,3 +142,14 @@ def test_identity_remove_of_an_ambiguous_prefix_says_to_give_more_of_it(inited, 
                                             "e191cfeb (it holds "), r.err
     assert r.err.endswith("); use a longer prefix or the full actor ID; nothing was removed\n"), r.err
     assert sorted(os.listdir(inited / ".git" / "hn" / "identities")) == keyring
+
+
+def test_every_chmod_way_out_is_spelled_by_one_function():
+    """A reread found "make … writable (chmod …)" written out by the lock, the state, the hooks
+    and setup's refusals: ``errors.chmod_way_out`` spells them all (the wordings above, byte for
+    byte), the path one shell word."""
+    from git_hn.errors import chmod_way_out
+
+    assert chmod_way_out("it and its files", "/r/.git/hn", recursive=True) \
+        == "make it and its files writable (chmod -R u+w /r/.git/hn)"
+    assert chmod_way_out("its directory", "/a b/.claude") == "make its directory writable (chmod u+w '/a b/.claude')"
