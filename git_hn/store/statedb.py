@@ -493,16 +493,31 @@ def _clear(db: str) -> None:
     """What must not stay beside (or instead of) a database renamed to ``db``: SQLite's side
     files (an old journal would be applied to the new file) and a non-regular file at ``db``
     (a directory a rename cannot replace; a symlink is replaced, never followed)."""
-    for path in (db, db + "-journal", db + "-wal", db + "-shm"):
-        st = _lstat(path)
-        if st is None or (path == db and not stat.S_ISDIR(st.st_mode)):
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            import shutil
+    if stat.S_ISDIR(getattr(_lstat(db), "st_mode", 0)):
+        _remove(db)
+    for path in _side_files(db):
+        _remove(path)
 
-            shutil.rmtree(path)
-        else:
-            os.unlink(path)
+
+def _side_files(db: str) -> tuple[str, ...]:
+    """SQLite's files beside the database ``db``: its rollback journal, write-ahead log and
+    shared-memory index."""
+    return db + "-journal", db + "-wal", db + "-shm"
+
+
+def _remove(path: str) -> None:
+    """Take ``path`` away, whatever it is, never following it: a directory with its tree, else
+    the entry itself (a symlink, never its target); nothing when there is none. An ``OSError``
+    is the caller's to say (``_clear`` and ``discard``, which walk the same files)."""
+    st = _lstat(path)
+    if st is None:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        import shutil
+
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
 
 
 def _keep_given(repo: Repo, db: str) -> None:
@@ -528,17 +543,9 @@ def discard(repo: Repo) -> None:
     """Delete the database and its seal (always safe: the state is rebuilt from streams).
     Nothing is followed: a symlink is removed, never its target."""
     _mem, db, seal = paths(repo)
-    for path in (seal, db, db + "-journal", db + "-wal", db + "-shm"):
-        st = _lstat(path)
-        if st is None:
-            continue
+    for path in (seal, db, *_side_files(db)):
         try:
-            if stat.S_ISDIR(st.st_mode):
-                import shutil
-
-                shutil.rmtree(path)
-            else:
-                os.unlink(path)
+            _remove(path)
         except OSError as exc:
             raise LocalStateError(f"memory state {path} cannot be removed: {exc.strerror}") from None
 

@@ -779,3 +779,32 @@ def test_a_rebuild_overtaken_by_a_record_never_leaves_a_stale_export(inited, mon
     r = hn(inited, "memory", "index", "verify")
     assert r.code == 0, r.err
     assert raced == [0] and built.count == 4
+
+
+def _plant_side_files(db, outside):
+    """A directory, a symlink to a file outside and a stray file where SQLite's side files go."""
+    (db.parent / (db.name + "-journal")).mkdir()
+    (db.parent / (db.name + "-journal") / "inner").write_text("x\n")
+    (db.parent / (db.name + "-wal")).symlink_to(outside)
+    (db.parent / (db.name + "-shm")).write_bytes(b"stale")
+
+
+def test_a_rebuild_and_a_discard_take_every_side_file_away_and_follow_no_link(populated, tmp_path):
+    """Guard, not made to fail by the change it came with (a reread: ``statedb._clear``, before
+    a rebuilt state is renamed in, and ``discard`` walked the same files each its own way, and
+    now share ``_remove``): whatever stands where SQLite's journal, log and shared-memory files
+    go, a directory, a symlink or a stray file, is taken away by both, and a symlink's target
+    outside is never touched (*symlink redirection*)."""
+    outside = tmp_path / "outside"
+    outside.write_text("keep\n")
+    db = _db(populated)
+    before = _recall(populated)
+    _plant_side_files(db, outside)
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert not [n for n in ("-journal", "-wal", "-shm") if os.path.lexists(f"{db}{n}")]
+    assert outside.read_text() == "keep\n" and _recall(populated) == before
+    _plant_side_files(db, outside)
+    statedb.discard(open_repo(str(populated)))
+    assert not [n for n in ("", "-journal", "-wal", "-shm") if os.path.lexists(f"{db}{n}")]
+    assert not os.path.lexists(_seal(populated))
+    assert outside.read_text() == "keep\n" and _recall(populated) == before
