@@ -143,7 +143,7 @@ def pages() -> dict[str, str]:
 def _known_values() -> dict[str, tuple[str, ...]]:
     """Option name -> the fixed set of values it accepts, wherever a command has it."""
     from .core.limits import APPLICABILITY_MODES, ATTEMPT_OUTCOMES, KINDS
-    from .core.projection import LIFECYCLES, TRUSTS
+    from .core.limits import LIFECYCLES, TRUSTS
 
     return {"--kind": KINDS, "--applies": APPLICABILITY_MODES, "--outcome": ATTEMPT_OUTCOMES,
             "--lifecycle": LIFECYCLES, "--trust": TRUSTS, "--format": ("jsonl", "markdown"),

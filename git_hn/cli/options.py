@@ -10,6 +10,8 @@ errors with ``switches`` and ``bad_option``, in the same words.
 
 from __future__ import annotations
 
+from ..core.gostr import or_joined
+from ..core.limits import LIFECYCLES, TRUSTS
 from ..core.tuples import NamedTuple
 from ..errors import UsageError
 
@@ -336,10 +338,10 @@ DIGEST_OPTS = (
     Opt("--json", "json", help="print one line of JSON"),
     Opt("--no-color", "no_color", help=NO_COLOR_HELP),
 )
-# the classes --lifecycle and --trust take (CONTRACT §5.4, §6.3; projection.LIFECYCLES and TRUSTS,
-# which a test compares): -h lists them (a newcomer trial learned them only from an error)
-LIFECYCLE_VALUES = "active, superseded, retracted, branching or dependency-missing"
-TRUST_VALUES = "qualified, actor-untrusted, kind-untrusted or policy-missing"
+# the classes --lifecycle and --trust take (CONTRACT §5.4, §6.3), from the projection's own lists:
+# -h lists them (a newcomer trial learned them only from an error)
+LIFECYCLE_VALUES = or_joined(LIFECYCLES)
+TRUST_VALUES = or_joined(TRUSTS)
 ACTOR_FILTER_HELP = ("actor: full ID, a unique prefix of 8+ hex characters, or a display name exactly one known "
                      "actor has (repeatable)")
 LOG_OPTS = (

@@ -135,8 +135,14 @@ def short_id(value: str) -> str:
     return value[:12]
 
 
-def and_joined(items) -> str:
+def and_joined(items, word: str = "and") -> str:
     """``items`` as an English list: "a", "a and b", "a, b and c"; "" for none (one spelling for
-    every message that names several things; a reread found it written out seven times)."""
+    every message that names several things; a reread found it written out seven times).
+    ``word``: what comes before the last ("or": ``or_joined``)."""
     items = list(items)
-    return f"{', '.join(items[:-1])} and {items[-1]}" if len(items) > 1 else "".join(items)
+    return f"{', '.join(items[:-1])} {word} {items[-1]}" if len(items) > 1 else "".join(items)
+
+
+def or_joined(items) -> str:
+    """``and_joined`` with "or": "a, b or c", the choices an option takes."""
+    return and_joined(items, "or")

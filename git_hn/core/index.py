@@ -15,8 +15,8 @@ from . import canonical
 from .envelope import Anchor, Applicability, Handoff, PathAnchor, Record, check_record
 from .gostr import tokens
 from .grammar import content_digest, is_actor, is_digest_id, is_oid
-from .limits import HANDOFF_LISTS
-from .projection import APPLICABILITIES, EVIDENCE_CLASSES, LIFECYCLES, TRUSTS
+from .limits import HANDOFF_LISTS, LIFECYCLES, TRUSTS
+from .projection import APPLICABILITIES, EVIDENCE_CLASSES
 
 VERSION = 0
 TOP_KEYS = ("version", "sourceFingerprint", "records", "tokens")

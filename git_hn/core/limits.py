@@ -59,6 +59,10 @@ APPLICABILITY_MODES = ("exact", "descendants", "subject")
 # lists as a failed attempt.
 ATTEMPT_OUTCOMES = ("succeeded", "failed", "partial", "abandoned")
 HANDOFF_LISTS = ("completed", "assumptions", "blockers", "nextActions")
+# the lifecycle and trust classes the projection gives (§5.4, §6.3), here so that -h lists them
+# (``cli.options``) without importing the projection
+LIFECYCLES = ("active", "superseded", "retracted", "branching", "dependency-missing")
+TRUSTS = ("qualified", "actor-untrusted", "kind-untrusted", "policy-missing")
 # recall's default bound on encoded content (§7.1), here so that record can warn about a memory
 # over it without importing recall
 RECALL_MAX_CONTENT = 65_536

@@ -27,8 +27,6 @@ if TYPE_CHECKING:  # annotations only: a command that projects without a policy 
 
 LIFECYCLE_RANK = {"active": 0, "superseded": 1, "retracted": 2, "branching": 3}
 APPLICABILITY_RANK = {"applicable": 0, "inapplicable": 1, "anchor-missing": 2}
-LIFECYCLES = ("active", "superseded", "retracted", "branching", "dependency-missing")
-TRUSTS = ("qualified", "actor-untrusted", "kind-untrusted", "policy-missing")
 APPLICABILITIES = ("applicable", "inapplicable", "anchor-missing", "anchor-invalid")
 EVIDENCE_CLASSES = ("resolved", "missing", "invalid")
 

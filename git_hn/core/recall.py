@@ -19,8 +19,8 @@ from ..errors import InputError
 from . import canonical, hashing, hints, search
 from .gostr import has_control, token_sequence
 from .grammar import SUBJECT_FORM, is_actor, is_digest_id, is_path, is_topic, is_typed_subject, normalize_topic
-from .limits import KINDS, LIMITS, PATH_RULE, RECALL_MAX_CONTENT, WARNING, path_rule
-from .projection import APPLICABILITY_RANK, LIFECYCLE_RANK, LIFECYCLES, TRUSTS
+from .limits import KINDS, LIFECYCLES, LIMITS, PATH_RULE, RECALL_MAX_CONTENT, TRUSTS, WARNING, path_rule
+from .projection import APPLICABILITY_RANK, LIFECYCLE_RANK
 from .strictjson import JsonFloat, read_document
 from .tuples import NamedTuple
 

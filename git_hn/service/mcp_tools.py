@@ -16,8 +16,7 @@ after a call is answered as a replay, but the same call after another write appe
 
 from __future__ import annotations
 
-from ..core.limits import ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, WARNING
-from ..core.projection import LIFECYCLES, TRUSTS
+from ..core.limits import ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIFECYCLES, TRUSTS, WARNING
 
 READ_TOOLS = ("memory_recall", "memory_show", "memory_brief", "memory_digest")
 WRITE_TOOLS = ("memory_record", "memory_handoff", "memory_supersede", "memory_retract",

@@ -127,8 +127,8 @@ def test_summary_names_the_manual_and_its_pages_exist(tmp_path):
 def test_filter_help_lists_the_lifecycle_and_trust_classes(tmp_path, command):
     """A newcomer trial: ``recall -h`` and ``log -h`` said only "lifecycle class" and "trust
     class"; the values showed only in the error a wrong one gets. -h lists each class (those the
-    filters take: ``projection.LIFECYCLES``, ``TRUSTS``) and the command's default."""
-    from git_hn.core.projection import LIFECYCLES, TRUSTS
+    filters take: ``limits.LIFECYCLES``, ``TRUSTS``) and the command's default."""
+    from git_hn.core.limits import LIFECYCLES, TRUSTS
 
     r = hn_proc(tmp_path, "memory", command, "-h")
     assert r.code == 0, r.err
@@ -140,6 +140,25 @@ def test_filter_help_lists_the_lifecycle_and_trust_classes(tmp_path, command):
     default = {"recall": ("default: active", "default: qualified"),
                "log": ("default: all", "default: all"), "export": ("default: all", "default: all")}[command]
     assert default[0] in lifecycle.group(1) and default[1] in lifecycle.group(2)
+
+
+def test_the_filter_help_takes_its_classes_from_the_one_list_of_them():
+    """A reread: ``cli.options`` restated the lifecycle and trust classes in its own string, which
+    the test above compared after the fact. The help is now made from ``limits.LIFECYCLES`` and
+    ``TRUSTS`` (the same text, "a, b or c"), and options.py lists no classes itself."""
+    from pathlib import Path
+
+    from git_hn.cli import options
+    from git_hn.core.gostr import or_joined
+    from git_hn.core.limits import LIFECYCLES, TRUSTS
+
+    assert or_joined(["a"]) == "a" and or_joined(["a", "b", "c"]) == "a, b or c"
+    assert options.LIFECYCLE_VALUES == "active, superseded, retracted, branching or dependency-missing" \
+        == or_joined(LIFECYCLES)
+    assert options.TRUST_VALUES == "qualified, actor-untrusted, kind-untrusted or policy-missing" == or_joined(TRUSTS)
+    source = Path(options.__file__).read_text()
+    listed = [(a, b) for values in (LIFECYCLES, TRUSTS) for a, b in zip(values, values[1:])]
+    assert [pair for pair in listed if f"{pair[0]}, {pair[1]}" in source or f"{pair[0]} or {pair[1]}" in source] == []
 
 
 def test_every_help_fits_an_80_column_terminal(tmp_path):
