@@ -135,8 +135,8 @@ def _target_stream(given: str | None, numbered, actor: str) -> str | None:
 def check_anchors(repo: Repo, records: list[tuple[int, Record]]) -> None:
     """CONTRACT §10.5's anchor rule for every draft, with one ``cat-file --batch-check`` for all
     commits and one for all ``commit:path`` entries (no process per draft). An entry the batch
-    does not find, or a path with a space (which the batch answer cannot delimit), is resolved
-    by ``ls-tree`` like ``record --input`` does, so absent paths and gitlinks get its answers."""
+    does not find as a blob is resolved by ``ls-tree`` like ``record --input`` does, so absent
+    paths and gitlinks (both "missing" to the batch) get its answers."""
     commits = sorted({r.anchor.commit for _n, r in records
                       if is_oid(r.anchor.commit) and len(r.anchor.commit) == repo.oid_hex_len})
     infos = dict(zip(commits, repo.git.infos_bulk(commits)))
@@ -144,8 +144,7 @@ def check_anchors(repo: Repo, records: list[tuple[int, Record]]) -> None:
         info = infos.get(r.anchor.commit)
         if info is None or info[1] != "commit" or info[0] != r.anchor.commit:
             raise InputError(f"import line {number}: anchor.commit must be an exact available commit")
-    names = sorted({f"{r.anchor.commit}:{p.path}" for _n, r in records for p in r.anchor.paths
-                    if " " not in p.path})
+    names = sorted({f"{r.anchor.commit}:{p.path}" for _n, r in records for p in r.anchor.paths})
     entries = {name: info[0] for name, info in zip(names, repo.git.infos_bulk(names))
                if info is not None and info[1] == "blob"}
     rest: dict[str, set[str]] = {}  # what the batch could not settle, per commit
@@ -172,7 +171,7 @@ PATHS_PER_LISTING = 512  # paths per ls-tree (an argument list stays far below t
 def _tree_entries(repo: Repo, commit: str, paths: list[str]) -> dict[str, str | None]:
     """What ``anchor_paths.tree_entry`` answers for each path (the blob, ``absent``, or None for an
     entry that is not a blob), with one ``ls-tree`` per commit and 512 paths, not one per draft:
-    paths the batch lookup could not settle (absent ones, gitlinks, names with a space)."""
+    paths the batch lookup could not settle (absent ones, gitlinks, trees)."""
     out: dict[str, str | None] = {}
     for i in range(0, len(paths), PATHS_PER_LISTING):
         part = paths[i:i + PATHS_PER_LISTING]

@@ -32,7 +32,7 @@ import time
 from ..core.lines import lines_of
 from ..errors import GitError, GitTimedOut, OutputTooLarge
 from .process import DEVNULL, PIPE, Background, Child, Completed, Oversize, Timeout, exchange, not_started, popen
-from .reader import Reader, object_name
+from .reader import Reader, answer_fields, object_name
 
 _FORCED = {
     "GIT_NO_REPLACE_OBJECTS": "1",
@@ -362,17 +362,9 @@ class Git:
         proc = self.run(["cat-file", "--batch-check", "--buffer"], input=data)
         if proc.returncode != 0:
             raise GitError("git cat-file failed")
-        lines = proc.stdout.split(b"\n")
-        out = []
-        for i in range(len(names)):
-            parts = lines[i].split(b" ")
-            if len(parts) == 3:
-                out.append((parts[0].decode("ascii"), parts[1].decode("ascii"), int(parts[2])))
-            elif len(parts) == 2 and parts[1] in (b"missing", b"ambiguous"):
-                out.append(None)
-            else:
-                raise GitError("git cat-file answered unexpectedly")
-        return out
+        lines = proc.stdout.split(b"\n") + [b""] * len(names)  # (one answer a name, in order)
+        fields = [answer_fields(lines[i], n) for i, n in enumerate(names)]
+        return [None if f is None else (f[0].decode("ascii"), f[1].decode("ascii"), int(f[2])) for f in fields]
 
     # Asked about an object it lacks, ``cat-file --batch-check`` rescans the pack directory
     # before it answers "missing" (about 17 us a miss here, 2.4 us a hit); listing a whole store

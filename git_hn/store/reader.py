@@ -58,12 +58,7 @@ class Reader:
         line = self.proc.stdout.readline()
         if not line:
             raise GitError("git cat-file stopped unexpectedly")
-        parts = line.rstrip(b"\n").split(b" ")
-        if len(parts) == 2 and parts[1] in (b"missing", b"ambiguous"):
-            return None
-        if len(parts) != 3:
-            raise GitError(f"git cat-file answered unexpectedly for {name}")
-        return parts
+        return answer_fields(line, name)
 
     def _read_one(self, name: str, max_size: int | None = None, info: bool = False):
         parts = self._header(name)
@@ -139,3 +134,20 @@ def object_name(name: str) -> bytes:
     if "\n" in name or "\r" in name:
         raise GitError("object name contains a newline")
     return name.encode("utf-8", "surrogateescape") + b"\n"
+
+
+def answer_fields(line: bytes, name: str) -> list[bytes] | None:
+    """The fields (object ID, type, size) of the answer ``line`` to the question ``name``, or None
+    when Git has no such object. Git answers a name it cannot find with the name as asked, then
+    `` missing`` (or `` ambiguous``), so a ``NEW:path`` whose path holds spaces is not three
+    fields: the answer is compared with the asked name (each answer is to one asked line, in
+    order), never split (a trial: ``NEW:a b.txt missing`` became int(b"missing"), and every
+    re-anchoring of a memory on such a path, absent at the new commit, stopped)."""
+    line = line.rstrip(b"\n")
+    asked = object_name(name)[:-1]
+    if line in (asked + b" missing", asked + b" ambiguous"):
+        return None
+    parts = line.split(b" ")
+    if len(parts) != 3 or not parts[2].isdigit():
+        raise GitError(f"git cat-file answered unexpectedly for {name}")
+    return parts

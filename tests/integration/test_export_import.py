@@ -547,7 +547,7 @@ def test_a_lost_race_changes_nothing(pair, tmp_path):
 
 
 def test_anchor_checks_cost_a_few_git_processes_not_one_per_draft(pair, tmp_path):
-    """Paths the batch lookup cannot settle (absent ones, names with a space) are listed with one
+    """Paths the batch lookup cannot settle (absent ones; a name with a space is settled by it) are listed with one
     ``ls-tree`` per commit, however many drafts name them."""
 
     a, b, _ids = pair

@@ -15,7 +15,7 @@ import pytest
 
 from git_hn.errors import GitError
 from git_hn.store.git import Git
-from helpers import hn
+from helpers import git, hn
 
 
 def test_run_passes_status_output_and_input(repo):
@@ -394,3 +394,35 @@ def test_the_command_named_when_git_cannot_start_is_not_an_option(repo):
 
     assert command_name(["--git-dir", "/x", "--bare", "for-each-ref"]) == "for-each-ref"
     assert command_name(["-c", "x.y=1"]) == "-c"
+
+
+@pytest.mark.parametrize("mode", ["--batch-command", "--batch-check", "--batch"])
+def test_a_missing_name_with_spaces_is_missing_in_every_reader_and_the_one_shot_batch(repo, mode):
+    """Git answers a name it cannot find with the name as asked, then ``missing``: for
+    ``HEAD:a b.txt`` that is four fields, and it was taken for an object's header (a trial:
+    ``int(b"missing")``, internal error: ValueError, with one space; "answered unexpectedly" with
+    more), so every re-anchoring of a memory on such a path stopped. Each answer is compared with
+    the name asked, in every mode and in the one-shot ``--batch-check``."""
+    from git_hn.store.reader import Reader
+
+    (repo / "is here.txt").write_text("here\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "spaces")
+    g = Git(str(repo))
+    blob = git(repo, "rev-parse", "HEAD:is here.txt")
+    names = ["HEAD:a b.txt", "HEAD:a b c.txt", "HEAD: both ends ", "HEAD:is here.txt", "HEAD:x missing",
+             "HEAD:a b.txt missing"]
+    want = [None, None, None, (blob, "blob", 5), None, None]
+    reader = Reader(g, mode)
+    try:
+        if mode == "--batch":
+            assert [r if r is None else r[0] for r in reader.read_many(names)] == [w and w[1] for w in want]
+            assert reader.read("HEAD:a b c.txt") is None
+        else:
+            assert reader.info_many(names) == want
+            assert reader.info("HEAD:a b c.txt") is None
+    finally:
+        reader.close()
+    assert g.infos_bulk(names, oneshot=True) == want
+    assert g.infos_bulk(names) == want
+    g.close()
