@@ -550,7 +550,9 @@ def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", sho
     at NEW), and each rebuilt memory, and every later one of its stream, is signed again under a
     new ID. Published memories are never rewritten. NEW is a commit a branch, a tag, a
     remote-tracking ref or HEAD holds; one only a detached HEAD holds is taken, and its memories
-    wait until a branch that contains it is pushed (a hint says so).
+    wait until a branch that contains it is pushed (a hint says so). A memory whose anchored path
+    is a directory or a submodule at NEW stays on OLD (an anchor names files); a line names it and
+    the commands that move it.
 
     With --drop (a commit dropped in git rebase -i, whose note nobody wants), your unpublished
     memories that name OLD are discarded instead, and the later ones of their streams are signed

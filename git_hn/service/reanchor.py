@@ -41,7 +41,8 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
     detached = _held_by_head_only(repo, new_commit)
     done = rewrite(repo, ident, {old_commit: new_commit}, cause="reanchor")
     if done and not any(r.memories for r in done):  # (only memories that must stay)
-        raise InputError(stream_line(done[0], ""))
+        kept = [r for r in done if r.kept]
+        raise InputError(stream_line(kept[0], "") if kept else f"{unanchored_lines(done)[0]}; nothing was signed again")
     if not done:
         raise InputError(f"no unpublished memory of yours names commit {old_commit} (a published memory "
                          "is never rewritten: correct one with git hn memory supersede --at)" + _stopped_hint(repo))
@@ -347,6 +348,25 @@ def stream_line(r, where: str) -> str:
     return f"{line}; new IDs: {renames}{extra}"
 
 
+def unanchored_lines(done: list) -> list[str]:
+    """One line for each memory a re-anchoring left where it was signed because an anchored path is
+    a directory or a submodule at the new commit (``Rewritten.unanchored``): the post-rewrite
+    hook's and ``reanchor``'s. Signed there, its anchor would be invalid and it would leave recall
+    and the brief unsaid (a trial); it says what moves it: its content shown, the memory dropped
+    (``--drop`` discards what still names the old commit), then recorded anew with a file."""
+    from ..core.hints import shell_path
+
+    out = []
+    for u in (u for r in done for u in r.unanchored):
+        mid, what = short_id(u.memory), "a directory" if u.node == "tree" else "a submodule"
+        out.append(f"left unpublished memory {mid} of yours on {u.old[:12]}, where it was signed: its anchored path "
+                   f"{shell_path(u.path)} is {what} at {u.new[:12]}, and an anchored path must be a file, so it "
+                   f"cannot be signed there (its stream is published once {u.old[:12]} is pushed); to move it, git hn "
+                   f"memory show {mid} shows its content, git hn memory reanchor {u.old} --drop discards it, and git "
+                   f"hn memory record --at {u.new[:12]} with a --path naming a file records it anew")
+    return out
+
+
 def untested_lines(repo: Repo, done: list, what: str) -> list[str]:
     """The post-rewrite hook's lines for the verifications it left where they were signed
     (``Rewritten.untested``: the ``what``, an amend or a rebase, gave a commit each names another
@@ -458,7 +478,9 @@ def result_lines(result: Reanchored) -> list[str]:
     """One line per stream, then one ``undo:`` line per stream rebuilt, with its tip before (memory
     refs keep no reflog; a trial found the help promising the tips, and only ``--drop`` printing
     them)."""
-    out = [stream_line(r, f"from {short_id(result.old)} to {short_id(result.new)}") for r in result.streams]
+    out = [stream_line(r, f"from {short_id(result.old)} to {short_id(result.new)}") for r in result.streams
+           if r.memories or r.kept]
+    out += unanchored_lines(result.streams)
     return out + [f"undo: git update-ref {r.ref} {r.before}" for r in result.streams if r.before]
 
 
@@ -467,5 +489,7 @@ def result_json(result: Reanchored) -> dict:
             "streams": [{"ref": r.ref, "reanchored": r.moved, "signed": r.memories,
                          **({"before": r.before} if r.before else {}),
                          "renamed": [{"from": a, "to": b} for a, b in r.renamed],
-                         **({"kept": [{"memoryId": m, "commit": c} for m, c in r.kept]} if r.kept else {})}
+                         **({"kept": [{"memoryId": m, "commit": c} for m, c in r.kept]} if r.kept else {}),
+                         **({"unanchored": [{"memoryId": u.memory, "commit": u.old, "path": u.path}
+                                            for u in r.unanchored]} if r.unanchored else {})}
                         for r in result.streams]}

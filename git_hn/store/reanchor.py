@@ -49,6 +49,8 @@ class Rewritten(NamedTuple):
     # refs keep no reflog, so ``git update-ref REF BEFORE`` is the only undo
     untested: tuple = ()  # ``Untested``, one per verification a rewrite left on a commit whose
     # replacement has another tree (``_untested``): carried, it would claim a test the new commit never had
+    unanchored: tuple = ()  # ``Unanchored``, one per memory left on its commit because an anchored
+    # path is no file at the new one (``_not_files``): signed there, its anchor would be invalid
 
 
 class Untested(NamedTuple):
@@ -59,6 +61,16 @@ class Untested(NamedTuple):
     pairs: tuple  # (old, new) of every rewritten commit it names, anchor and ``git:`` evidence, in that order
     changed: tuple  # the old commits of ``pairs`` whose replacement has another tree (one at least)
     record: object  # its record: what records the result anew (mode, subject, paths, topics, evidence)
+
+
+class Unanchored(NamedTuple):
+    """A memory a rewrite left where it was signed: an anchored path is no file at the new commit."""
+
+    memory: str  # its ID (the new one when it was signed again: a memory before it was)
+    old: str  # the commit it keeps
+    new: str  # the commit that replaced it
+    path: str  # its first anchored path that is no file at ``new``
+    node: str  # what that path is there: "tree" (a directory) or "commit" (a submodule)
 
 
 def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
@@ -264,11 +276,16 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
         tails = raised
     kept = [Rewritten(ref, 0, 0, (), tuple(stay)) for ref, stay in sorted(staying.items()) if stay]
     hold = _untested(repo, tails, mapping) if retest else {}
-    plan = _plan(repo, tails, mapping, hold=hold)
+    entries = _entries(repo, tails, mapping)
+    stuck = {mid: u for mid, u in _not_files(tails, mapping, entries).items() if mid not in hold}
+    keep = {**hold, **stuck}  # (each keeps the commits it names)
+    plan = _plan(repo, tails, mapping, hold=keep, entries=entries)
     planned = {src.ref for src, _tail, _envs, _previous in plan}
-    held = [Rewritten(src.ref, 0, 0, (), untested=stay) for src, chain, floor in tails if src.ref not in planned
-            for stay in [tuple(Untested(m.memory_id, *hold[m.memory_id]) for m in chain[floor:] if m.memory_id in hold)]
-            if stay]
+    held = [Rewritten(src.ref, 0, 0, (), untested=stay, unanchored=left) for src, chain, floor in tails
+            if src.ref not in planned
+            for stay, left in [(tuple(Untested(m.memory_id, *hold[m.memory_id]) for m in chain[floor:] if m.memory_id in hold),
+                                tuple(stuck[m.memory_id] for m in chain[floor:] if m.memory_id in stuck))]
+            if stay or left]
     if not plan:
         return held + kept
     written, updates, done = [], [], []
@@ -281,8 +298,11 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
         chain = next(chain for s, chain, _floor in tails if s.ref == src.ref)
         untested = tuple(Untested(now.get(m.memory_id, m.memory_id), *hold[m.memory_id]) for m in chain
                          if m.memory_id in hold)
-        done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) and m.memory_id not in hold
-                                                      for m in tail), renamed, before=src.head, untested=untested))
+        left = tuple(stuck[m.memory_id]._replace(memory=now.get(m.memory_id, m.memory_id)) for m in chain
+                     if m.memory_id in stuck)
+        done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) and m.memory_id not in keep
+                                                      for m in tail), renamed, before=src.head, untested=untested,
+                              unanchored=left))
     objects.write_objects(repo, written)
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
@@ -343,7 +363,7 @@ def same_trees(repo: Repo, pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
 
 
 def _plan(repo: Repo, tails: list, mapping: dict[str, str], renamed: dict[str, str] | None = None,
-          first=None, more: int = 0, hold: dict | None = None) -> list:
+          first=None, more: int = 0, hold: dict | None = None, entries: dict | None = None) -> list:
     """(source, tail, rebuilt envelopes, parent commit) of each stream to rebuild: from its
     first unpublished memory that names a rewritten commit or cites (target, ``memory:``
     evidence) a memory rebuilt in any stream. Computed again until no ID changes: a memory can
@@ -351,8 +371,8 @@ def _plan(repo: Repo, tails: list, mapping: dict[str, str], renamed: dict[str, s
     the longest chain of citations. ``renamed`` (filled: old memory ID -> rebuilt ID, across
     streams); ``first(renamed)`` rebuilds, at the start of each round, what else is renamed (a
     rebase's forked tails, which the streams may cite and which may cite them); ``more``: the
-    memories it rebuilds. ``hold``: memories that keep the commits they name (``_untested``),
-    signed again only when a memory before them is."""
+    memories it rebuilds. ``hold``: memories that keep the commits they name (``_untested``,
+    ``_not_files``), signed again only when a memory before them is. ``entries``: ``_entries``."""
     renamed = {} if renamed is None else renamed
     hold = hold or {}
     for _round in range(sum(len(chain) for _src, chain, _floor in tails) + more + 2):
@@ -367,7 +387,7 @@ def _plan(repo: Repo, tails: list, mapping: dict[str, str], renamed: dict[str, s
                 continue
             tail = chain[start:]
             envs = _envelopes(repo, tail, mapping, chain[start - 1].memory_id if start else "",
-                              renamed=renamed, hold=hold)
+                              renamed=renamed, hold=hold, entries=entries)
             plan.append((src, tail, envs, chain[start - 1].commit if start else ""))
         if renamed == before:
             return plan
@@ -515,17 +535,13 @@ def _names_rewritten(mem, mapping: dict[str, str]) -> bool:
 
 
 def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, sequence: int = 0,
-               renamed: dict[str, str] | None = None, hold=()) -> list:
+               renamed: dict[str, str] | None = None, hold=(), entries: dict | None = None) -> list:
     """The tail's envelopes with rewritten commits and rebuilt IDs replaced, chained from
     ``previous`` (the IDs are computed as they are built, into ``renamed``, which may hold the
     rebuilt IDs of other streams); numbered from ``sequence`` when given (a rebase), else keeping
-    their own. A memory of ``hold`` keeps the commits it names."""
-    need = []
-    for m in tail:
-        rec = m.envelope.record
-        if rec is not None and rec.anchor.commit in mapping and m.memory_id not in hold:
-            need += [f"{mapping[rec.anchor.commit]}:{p.path}" for p in rec.anchor.paths]
-    blobs = dict(zip(need, repo.git.infos_bulk(need))) if need else {}
+    their own. A memory of ``hold`` keeps the commits it names. Anchored paths are read again at
+    the new commit (``entries``, else asked here)."""
+    blobs = entries if entries is not None else _entries(repo, [(None, tail, 0)], mapping)
     renamed = {} if renamed is None else renamed
     out = []
     for m in tail:
@@ -536,7 +552,7 @@ def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, s
             commit = moves.get(rec.anchor.commit, rec.anchor.commit)
             paths = rec.anchor.paths
             if commit != rec.anchor.commit:
-                paths = tuple(PathAnchor(p.path, _blob(blobs.get(f"{commit}:{p.path}"))) for p in paths)
+                paths = tuple(PathAnchor(p.path, blobs[f"{commit}:{p.path}"]) for p in paths)
             rec = rec._replace(anchor=Anchor(commit, paths, rec.anchor.subject),
                                evidence=_evidence(rec.evidence, moves, renamed))
         new = env._replace(previous=previous, record=rec, target=renamed.get(env.target, env.target),
@@ -550,8 +566,53 @@ def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, s
     return out
 
 
-def _blob(info) -> str:
-    return info[0] if info is not None and info[1] == "blob" else "absent"
+def _entries(repo: Repo, tails: list, mapping: dict[str, str]) -> dict[str, str]:
+    """``NEW:path`` -> what the new commit has at each path anchored by a memory of ``tails`` on a
+    rewritten commit: its blob, ``absent`` (no entry), or the type of an entry that is no file
+    ("tree", or "commit" for a submodule), as ``record`` reads it (``ls-tree``; a symlink is a
+    blob). One batch look-up for all; one ``ls-tree`` a commit only for what the batch does not
+    find, since a submodule's commit is "missing" to it as an absent path is."""
+    need = sorted({f"{mapping[rec.anchor.commit]}:{p.path}" for _src, chain, floor in tails for m in chain[floor:]
+                   for rec in [m.envelope.record] if rec is not None and rec.anchor.commit in mapping
+                   for p in rec.anchor.paths})
+    out = {n: (i[0] if i[1] == "blob" else i[1]) for n, i in zip(need, repo.git.infos_bulk(need)) if i is not None}
+    unknown: dict[str, list[str]] = {}
+    for name in need:
+        if name not in out:
+            commit, _, path = name.partition(":")
+            unknown.setdefault(commit, []).append(path)
+    for commit, paths in sorted(unknown.items()):
+        for i in range(0, len(paths), 512):  # (an argument list far below the system's limit)
+            proc = repo.git.run(["--literal-pathspecs", "ls-tree", "--full-tree", "-z", "--end-of-options", commit,
+                                 "--", *paths[i:i + 512]])
+            if proc.returncode != 0:
+                raise LocalStateError(f"git ls-tree cannot read commit {commit}; nothing was signed again")
+            for item in proc.stdout.split(b"\x00"):
+                meta, _, name = item.partition(b"\t")
+                if name:
+                    _mode, otype, oid = meta.decode("ascii").split(" ")
+                    out[f"{commit}:{name.decode('utf-8', 'surrogateescape')}"] = oid if otype == "blob" else otype
+    return {n: out.get(n, "absent") for n in need}
+
+
+def _not_files(tails: list, mapping: dict[str, str], entries: dict[str, str]) -> dict[str, Unanchored]:
+    """memory ID -> ``Unanchored`` for each memory of ``tails`` anchored on a rewritten commit whose
+    anchored path is a directory or a submodule at the new one. Signed there, its anchor would be
+    invalid (CONTRACT §5.5 step 2) and it would drop out of recall and the brief without a word;
+    ``record`` refuses such a path ("anchor path P is not a blob at commit C"). So it keeps its
+    commit, as a verification on a changed tree does (docs/decisions.md)."""
+    out = {}
+    for _src, chain, floor in tails:
+        for m in chain[floor:]:
+            rec = m.envelope.record
+            if rec is None or rec.anchor.commit not in mapping:
+                continue
+            new = mapping[rec.anchor.commit]
+            node = next(((p.path, entries[f"{new}:{p.path}"]) for p in rec.anchor.paths
+                         if entries[f"{new}:{p.path}"] in ("tree", "commit")), None)
+            if node is not None:
+                out[m.memory_id] = Unanchored(m.memory_id, rec.anchor.commit, new, *node)
+    return out
 
 
 def _evidence(items, mapping: dict[str, str], renamed: dict[str, str]):

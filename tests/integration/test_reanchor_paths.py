@@ -14,9 +14,9 @@ from helpers import git, hn
 SPACED = ["a b.txt", "a b c.txt", " both ends "]
 
 
-def _record(repo, *paths, content="about it") -> str:
+def _record(repo, *paths, content="about it", at="HEAD") -> str:
     words = [w for p in paths for w in ("--path", p)]
-    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", at, "--applies", "descendants",
            *words, "--content", content)
     assert r.code == 0, r.err
     return r.json()["memoryId"]
@@ -72,3 +72,100 @@ def test_the_post_rewrite_hook_moves_a_memory_on_a_spaced_path_the_amend_removed
     got = _memories(inited)
     assert got["spaced"] == {"commit": new, "paths": [{"path": name, "blob": "absent"}]}
     assert got["never there"] == {"commit": new, "paths": [{"path": "never here.txt", "blob": "absent"}]}
+
+
+def _node(repo, kind: str) -> None:
+    """Replace the file ``node`` with a directory, a submodule whose commit is here (the batch
+    answers "commit"), one whose commit is not (the batch answers "missing", as for an absent
+    path), or a symlink, and amend."""
+    git(repo, "rm", "-q", "node")
+    if kind == "directory":
+        (repo / "node").mkdir()
+        (repo / "node" / "x").write_text("x\n")
+        git(repo, "add", "-A")
+    elif kind == "symlink":
+        (repo / "node").symlink_to("c.txt")
+        git(repo, "add", "-A")
+    else:
+        oid = git(repo, "rev-parse", "HEAD~1") if kind == "submodule here" else "1" * 40
+        git(repo, "update-index", "--add", "--cacheinfo", f"160000,{oid},node")
+
+
+def _node_repo(repo) -> str:
+    (repo / "node").write_text("n\n")
+    (repo / "c.txt").write_text("c\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "node")
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("kind, what", [("directory", "a directory"), ("submodule here", "a submodule"),
+                                        ("submodule elsewhere", "a submodule")])
+def test_the_hook_leaves_a_memory_whose_path_became_no_file_on_its_commit_and_says_how_to_move_it(inited, kind, what):
+    """A trial: the path that became a directory (or a submodule) was signed ``absent`` at the new
+    commit, so the anchor was invalid (§5.5 step 2) and the memory left recall and the brief
+    unsaid. It keeps its commit now, named with what moves it; the others move."""
+    assert hn(inited, "hooks", "install").code == 0
+    old = _node_repo(inited)
+    stays = _record(inited, "node", content="about node")
+    _record(inited, "c.txt", content="about c")
+    _node(inited, kind)
+    proc = _amend(inited)
+    new = git(inited, "rev-parse", "HEAD")
+    assert "internal error" not in proc.stderr, proc.stderr
+    said = [x for x in proc.stderr.splitlines() if x.startswith("git-hn: left unpublished memory")]
+    assert said == [f"git-hn: left unpublished memory {stays[7:19]} of yours on {old[:12]}, where it was signed: "
+                    f"its anchored path node is {what} at {new[:12]}, and an anchored path must be a file, so it "
+                    f"cannot be signed there (its stream is published once {old[:12]} is pushed); to move it, git "
+                    f"hn memory show {stays[7:19]} shows its content, git hn memory reanchor {old} --drop discards "
+                    f"it, and git hn memory record --at {new[:12]} with a --path naming a file records it anew"], \
+        proc.stderr
+    assert "git-hn: re-anchored 1 unpublished memory" in proc.stderr, proc.stderr
+    shown = hn(inited, "memory", "show", stays, "--json").json()  # (the same ID: nothing before it moved)
+    assert shown["projection"]["anchor"]["commit"] == old
+    assert shown["projection"]["applicability"] != "anchor-invalid"
+    assert _memories(inited)["about c"]["commit"] == new
+    # what the line says moves it, as it says it
+    dropped = hn(inited, "memory", "reanchor", old, "--drop")
+    assert dropped.code == 0, dropped.err
+    assert "about node" not in _memories(inited)
+
+
+def test_reanchor_by_hand_refuses_a_memory_whose_path_is_a_directory_at_new_and_changes_nothing(inited):
+    from helpers import refs_snapshot
+
+    old = _node_repo(inited)
+    stays = _record(inited, "node", content="about node")
+    _node(inited, "directory")
+    git(inited, "commit", "-q", "--amend", "-m", "a directory now")  # (no hooks)
+    new = git(inited, "rev-parse", "HEAD")
+    before = refs_snapshot(inited)
+    r = hn(inited, "memory", "reanchor", old, "HEAD")
+    assert r.code == 1 and r.out == "", r
+    assert r.err == (f"git-hn: left unpublished memory {stays[7:19]} of yours on {old[:12]}, where it was signed: its "
+                     f"anchored path node is a directory at {new[:12]}, and an anchored path must be a file, so it "
+                     f"cannot be signed there (its stream is published once {old[:12]} is pushed); to move it, git "
+                     f"hn memory show {stays[7:19]} shows its content, git hn memory reanchor {old} --drop discards "
+                     f"it, and git hn memory record --at {new[:12]} with a --path naming a file records it anew; "
+                     "nothing was signed again\n")
+    assert refs_snapshot(inited) == before
+    # with a memory that can move, it moves and the other is named (--json too)
+    _record(inited, "c.txt", content="about c", at=old)
+    doc = hn(inited, "memory", "reanchor", old, "HEAD", "--json").json()
+    [stream] = doc["streams"]
+    assert stream["reanchored"] == 1
+    assert stream["unanchored"] == [{"memoryId": stays, "commit": old, "path": "node"}]
+
+
+def test_a_path_that_became_a_symlink_is_re_anchored_to_the_links_blob(inited):
+    """A guard (it passed before): ``record`` takes a symlink (its entry is a blob, §5.5), and so
+    does re-anchoring."""
+    assert hn(inited, "hooks", "install").code == 0
+    _node_repo(inited)
+    _record(inited, "node", content="about node")
+    _node(inited, "symlink")
+    proc = _amend(inited)
+    assert "left unpublished" not in proc.stderr, proc.stderr
+    new = git(inited, "rev-parse", "HEAD")
+    assert _memories(inited)["about node"] == {"commit": new, "paths": [{"path": "node",
+                                                                         "blob": git(inited, "rev-parse", "HEAD:node")}]}
