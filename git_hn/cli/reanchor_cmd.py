@@ -10,7 +10,6 @@ REANCHOR_USAGE = "usage: git hn memory reanchor OLD NEW|--drop [--json]"
 
 
 def reanchor_command(words: list[str], as_json: bool, drop: bool = False) -> int:
-    from ..core.gostr import one_line
     from ..service import reanchor
     from ..store.repo import open_repo
 
@@ -26,8 +25,7 @@ def reanchor_command(words: list[str], as_json: bool, drop: bool = False) -> int
         render.json_line(reanchor.result_json(result))
     else:
         render.lines(_capitalised(reanchor.result_lines(result)))
-    advice.signed_notes([(path, f"memory {mid} names --path {one_line(path)}, which is not in commit "
-                                f"{result.new}; it is recorded as absent") for mid, path in result.absent])
+    advice.signed_notes(list(result.absent))
     if result.detached:
         render.hint(reanchor.detached_hint(result))
     return 0

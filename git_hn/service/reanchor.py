@@ -27,7 +27,7 @@ class Reanchored(NamedTuple):
     old: str  # the commit the memories named
     new: str  # the commit they name now
     streams: list  # store.reanchor.Rewritten, one per stream rebuilt
-    absent: tuple = ()  # (memory ID, path): anchored paths NEW does not have (recorded as absent)
+    absent: tuple = ()  # (path, warning) of each anchored path the move recorded absent (``absent_notes``)
     detached: bool = False  # NEW is held only by a detached HEAD (``detached_hint``)
 
 
@@ -46,7 +46,7 @@ def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
     if not done:
         raise InputError(f"no unpublished memory of yours names commit {old_commit} (a published memory "
                          "is never rewritten: correct one with git hn memory supersede --at)" + _stopped_hint(repo))
-    return Reanchored(old_commit, new_commit, done, tuple(_absent_at(repo, done, new_commit)), detached)
+    return Reanchored(old_commit, new_commit, done, tuple(absent_notes(repo, done)), detached)
 
 
 def _held_by_head_only(repo: Repo, new: str) -> bool:
@@ -92,23 +92,48 @@ def _stopped_hint(repo: Repo) -> str:
             f"is gone, remove its lines from {given.offered_path(repo)}")
 
 
-def _absent_at(repo: Repo, done: list, commit: str) -> list[tuple[str, str]]:
-    """(memory ID, path) of each anchored path the rebuilt memories anchored on ``commit`` now
-    record as absent (``record`` warns of the same), from the state the rewrite left current."""
-    from ..store import stateview
+RENAME_LOOKUPS = 8  # commit pairs asked for renames after one re-anchoring (a rebase may rewrite hundreds)
 
-    ids = [new for r in done for _old, new in r.renamed]
-    try:
-        with stateview.current(repo) as view:
-            mems = view.load(ids)
-    except HnError:
-        return []
+
+def absent_notes(repo: Repo, done: list) -> list[tuple[str, str]]:
+    """(path, warning) for each anchored path a re-anchoring recorded absent (``Rewritten.absent``:
+    a file at the rewritten commit, none at its replacement): the post-rewrite hook's warnings and
+    ``reanchor``'s, one text (a trial: the hook turned a renamed file's path into ``absent`` without
+    a word, and the memory was never stale again). Each names the memory, the path, and the
+    ``supersede`` that anchors the memory to the file where it is now: with the new name when Git
+    sees the rename between the two commits (``_renames``; not a secret-shaped one), else with a
+    placeholder. The caller leaves out a secret-shaped path, as ``record``'s warnings do."""
+    from ..core.hints import shell_path
+    from .secretscan import scan
+
+    gone = [e for r in done for e in r.absent]
+    renames: dict[tuple[str, str, str], str] = {}
+    for old, new in sorted({(e.old, e.new) for e in gone})[:RENAME_LOOKUPS]:
+        renames.update({(old, new, a): b for a, b in _renames(repo, old, new).items() if not scan(b)})
     out = []
-    for mid in ids:
-        rec = mems[mid].envelope.record if mid in mems else None
-        if rec is not None and rec.anchor.commit == commit:
-            out += [(mid, p.path) for p in rec.anchor.paths if p.blob == "absent"]
+    for e in gone:
+        mid, to = short_id(e.memory), renames.get((e.old, e.new, e.path))
+        text = f"memory {e.memory} names --path {shell_path(e.path)}, which is not in commit {e.new}; it is recorded as absent"
+        if to:
+            paths = " ".join(f"--path {shell_path(renames.get((e.old, e.new, p), p))}" for p in e.paths)
+            text += (f"; Git sees the file renamed to {shell_path(to)}: git hn memory supersede {mid} --same-content "
+                     f"{paths} anchors the memory there")
+        else:
+            text += (f"; if the file moved, git hn memory supersede {mid} --same-content with a --path for each file "
+                     "it is about anchors the memory there")
+        out.append((e.path, text))
     return out
+
+
+def _renames(repo: Repo, old: str, new: str) -> dict[str, str]:
+    """Old path -> new path of each rename Git sees from commit ``old`` to ``new`` (one ``diff-tree
+    -M``); none when it cannot say."""
+    proc = repo.git.run(["diff-tree", "-r", "-z", "-M", "--name-status", "--diff-filter=R", "--end-of-options",
+                         old, new])
+    if proc.returncode != 0:
+        return {}
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return {fields[i + 1]: fields[i + 2] for i in range(0, len(fields) - 2, 3) if fields[i].startswith("R")}
 
 
 def _old_commit(repo: Repo, rev: str) -> str:

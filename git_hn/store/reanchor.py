@@ -51,6 +51,8 @@ class Rewritten(NamedTuple):
     # replacement has another tree (``_untested``): carried, it would claim a test the new commit never had
     unanchored: tuple = ()  # ``Unanchored``, one per memory left on its commit because an anchored
     # path is no file at the new one (``_not_files``): signed there, its anchor would be invalid
+    absent: tuple = ()  # ``Emptied``, one per anchored path that named a file at the rewritten
+    # commit and names nothing at its replacement (``_emptied``): a file renamed or deleted
 
 
 class Untested(NamedTuple):
@@ -71,6 +73,16 @@ class Unanchored(NamedTuple):
     new: str  # the commit that replaced it
     path: str  # its first anchored path that is no file at ``new``
     node: str  # what that path is there: "tree" (a directory) or "commit" (a submodule)
+
+
+class Emptied(NamedTuple):
+    """An anchored path a re-anchoring recorded ``absent``: a file at the old commit, none at the new."""
+
+    memory: str  # the ID of the memory signed again
+    path: str
+    old: str  # the rewritten commit
+    new: str  # its replacement, the memory's anchor now
+    paths: tuple  # every path the memory anchors, in its order
 
 
 def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
@@ -302,7 +314,7 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
                      if m.memory_id in stuck)
         done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) and m.memory_id not in keep
                                                       for m in tail), renamed, before=src.head, untested=untested,
-                              unanchored=left))
+                              unanchored=left, absent=_emptied(tail, envs, signed)))
     objects.write_objects(repo, written)
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
@@ -593,6 +605,21 @@ def _entries(repo: Repo, tails: list, mapping: dict[str, str]) -> dict[str, str]
                     _mode, otype, oid = meta.decode("ascii").split(" ")
                     out[f"{commit}:{name.decode('utf-8', 'surrogateescape')}"] = oid if otype == "blob" else otype
     return {n: out.get(n, "absent") for n in need}
+
+
+def _emptied(tail: list, envs: list, signed: list) -> tuple:
+    """``Emptied`` for each anchored path that named a blob at the rewritten commit and is recorded
+    ``absent`` at its replacement: a file the rewrite renamed or deleted, which the hook and
+    ``reanchor`` warn of (a trial: the hook made a renamed file's path absent without a word, and
+    the memory was never stale again). A path absent already is not named again."""
+    out = []
+    for m, env, new in zip(tail, envs, signed):
+        was, now = m.envelope.record, env.record
+        if was is not None and now is not None and was.anchor.commit != now.anchor.commit:
+            out += [Emptied(new.memory_id, a.path, was.anchor.commit, now.anchor.commit,
+                            tuple(p.path for p in now.anchor.paths))
+                    for a, b in zip(was.anchor.paths, now.anchor.paths) if a.blob != "absent" and b.blob == "absent"]
+    return tuple(out)
 
 
 def _not_files(tails: list, mapping: dict[str, str], entries: dict[str, str]) -> dict[str, Unanchored]:

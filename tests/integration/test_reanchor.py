@@ -152,7 +152,8 @@ def test_reanchor_warns_of_an_anchored_path_the_new_commit_lacks(tmp_path):
     new_id = moved.json()["streams"][0]["renamed"][0]["to"]
     head = git(a, "rev-parse", "HEAD")
     assert moved.err == (f"git-hn: warning: memory {new_id} names --path p.txt, which is not in commit {head}; "
-                         "it is recorded as absent\n")
+                         f"it is recorded as absent; if the file moved, git hn memory supersede {new_id[7:19]} "
+                         "--same-content with a --path for each file it is about anchors the memory there\n")
     shown = hn(a, "memory", "show", new_id, "--json").json()
     assert shown["projection"]["anchor"]["paths"] == [{"path": "p.txt", "blob": "absent"}]
 

@@ -169,3 +169,49 @@ def test_a_path_that_became_a_symlink_is_re_anchored_to_the_links_blob(inited):
     new = git(inited, "rev-parse", "HEAD")
     assert _memories(inited)["about node"] == {"commit": new, "paths": [{"path": "node",
                                                                          "blob": git(inited, "rev-parse", "HEAD:node")}]}
+
+
+def test_the_hook_warns_of_a_renamed_file_and_its_supersede_anchors_the_memory_there(inited):
+    """A trial: after ``git mv c.txt d.txt`` and an amend, the hook recorded ``c.txt`` as absent
+    and said only "re-anchored"; the memory was never stale again. It warns now as ``reanchor``
+    does (one text), with the rename Git sees and the command that follows it; a path that was
+    absent already is not named again."""
+    assert hn(inited, "hooks", "install").code == 0
+    (inited / "c.txt").write_text("a file long enough for Git to see it renamed\n")
+    (inited / "e.txt").write_text("e\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-qm", "c")
+    _record(inited, "c.txt", "e.txt", "never.txt", content="about c")
+    git(inited, "mv", "c.txt", "d d.txt")
+    proc = _amend(inited)
+    new = git(inited, "rev-parse", "HEAD")
+    [moved] = [m for m in hn(inited, "memory", "recall", "--json", "--include-untrusted").json()["memories"]]
+    warned = [x for x in proc.stderr.splitlines() if x.startswith("git-hn: warning:")]
+    assert warned == [f"git-hn: warning: memory {moved['id']} names --path c.txt, which is not in commit {new}; it is "
+                      f"recorded as absent; Git sees the file renamed to 'd d.txt': git hn memory supersede "
+                      f"{moved['id'][7:19]} --same-content --path 'd d.txt' --path e.txt --path never.txt anchors the "
+                      "memory there"], proc.stderr
+    r = hn(inited, "memory", "supersede", moved["id"][7:19], "--same-content", "--path", "d d.txt", "--path", "e.txt",
+           "--path", "never.txt")
+    assert r.code == 0, r.err
+    [now] = hn(inited, "memory", "recall", "--json", "--include-untrusted").json()["memories"]
+    assert now["anchor"]["paths"][0] == {"path": "d d.txt", "blob": git(inited, "rev-parse", "HEAD:d d.txt")}
+
+
+def test_the_hook_says_what_moves_a_memory_on_a_deleted_file(inited):
+    """No rename: the same line with a placeholder (reanchor's warning is this text:
+    test_reanchor_warns_of_an_anchored_path_the_new_commit_lacks)."""
+    assert hn(inited, "hooks", "install").code == 0
+    (inited / "c.txt").write_text("c\n")
+    (inited / "keep.txt").write_text("k\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-qm", "c")
+    _record(inited, "c.txt", content="about c")
+    git(inited, "rm", "-q", "c.txt")
+    proc = _amend(inited)
+    new = git(inited, "rev-parse", "HEAD")
+    [moved] = hn(inited, "memory", "recall", "--json", "--include-untrusted").json()["memories"]
+    line = (f"git-hn: warning: memory {moved['id']} names --path c.txt, which is not in commit {new}; it is recorded "
+            f"as absent; if the file moved, git hn memory supersede {moved['id'][7:19]} --same-content with a --path "
+            "for each file it is about anchors the memory there")
+    assert [x for x in proc.stderr.splitlines() if x.startswith("git-hn: warning:")] == [line], proc.stderr
