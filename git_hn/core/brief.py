@@ -448,12 +448,16 @@ def fence(text: str) -> str:
 
 def _code(text: str) -> str:
     """An inline code span for an identifier-like author string (a path, a topic): exact, by
-    CommonMark's rule (a fence longer than any backtick run inside, padded when the text starts or
-    ends with one). For author names, ``_name``."""
+    CommonMark's rule (a fence longer than any backtick run inside). A renderer strips one space
+    from each side of a span that both begins and ends with a space (and is not all spaces), so
+    the text is padded with one each side when it starts or ends with a backtick, and when it both
+    starts and ends with a space (a trial: the path `` both ends `` rendered as ``both ends``,
+    another file). For author names, ``_name``."""
     text = one_line(text)
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    spaced = text.startswith(" ") and text.endswith(" ") and text.strip(" ")
+    pad = " " if text.startswith("`") or text.endswith("`") or spaced else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 

@@ -49,3 +49,32 @@ def test_the_path_warnings_quote_the_path_and_spell_invisible_characters(inited)
     r = hn(inited, *RECORD, "--path", "mo\u202eved.txt")
     assert r.code == 0, r.err
     assert "\u202e" not in r.err and "--path 'mo\\u{202e}ved.txt' has changes not committed yet" in r.err, r.err
+
+
+def test_the_markdown_briefs_code_spans_render_every_path_exactly(inited):
+    """A trial: the path `` both ends `` was written `` ` both ends ` ``, which CommonMark renders
+    as ``both ends`` (one space stripped from each side of a span that begins and ends with one),
+    another file. Rendered by a real CommonMark renderer, every path, stale ones too, is itself."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    names = [" both ends ", " lead.txt", "trail.txt ", "`tick", "  two  ", "tock`", " `both` "]
+    assert hn(inited, "policy", "init").code == 0
+    for name in names:
+        (inited / name).write_text("one\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-q", "-m", "awkward")
+    r = hn(inited, *RECORD, *(w for name in names for w in ("--path", name)))
+    assert r.code == 0, r.err
+    for name in names:
+        (inited / name).write_text("two\n")
+    git(inited, "commit", "-q", "-am", "changed")
+    md = hn(inited, "memory", "brief", "--markdown")
+    assert md.code == 0, md.err
+    out = MarkdownIt("commonmark").render(md.out)
+    line = lambda key: next(x for x in out.splitlines() if x.startswith(key))  # noqa: E731
+    spans = lambda text: [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", text)]  # noqa: E731
+    assert spans(line("paths: ")) == sorted(names, key=lambda n: n.encode())
+    assert spans(line("stale: ")) == sorted(names, key=lambda n: n.encode())
