@@ -97,6 +97,23 @@ def is_path(s: str, max_bytes: int = 4096) -> bool:
     return all(seg not in ("", ".", "..") for seg in s.split("/"))
 
 
+def path_problem(s: str, max_bytes: int = 4096) -> str:
+    """Why ``s`` is no anchor path (``is_path``), as an error says it after the path; "" for a
+    valid one (a trial: three paths, two invalid, got one line that named none)."""
+    n = len(s.encode("utf-8", "surrogatepass"))
+    segments = s.split("/")
+    for bad, why in ((n == 0, "is empty"), (not is_utf8(s), "is not UTF-8"),
+                     (has_control(s), "holds a control character"),
+                     (n > max_bytes, f"is {n} bytes long (at most {max_bytes})"),
+                     (s.startswith("/"), "is absolute"),
+                     ("\\" in s, "holds a backslash (Git separates directories with /)"),
+                     (s.endswith("/"), "ends with /"), (".." in segments, "has a ../ segment"),
+                     ("." in segments, "has a ./ segment"), ("" in segments, "has an empty segment (//)")):
+        if bad:
+            return why
+    return ""
+
+
 def is_blob(s: str) -> bool:
     return s == "absent" or is_oid(s)
 

@@ -11,10 +11,87 @@ the user typed; Git's answers about the commit.
 from __future__ import annotations
 
 from ..core.gostr import one_line, quoted
-from ..core.grammar import is_path
-from ..core.limits import LIMITS
+from ..core.grammar import is_path, path_problem
+from ..core.limits import LIMITS, PATH_RULE
 from ..errors import InputError
 from ..store.repo import Repo
+
+
+INVALID = "memory anchor path is invalid"  # CONTRACT §1.5's texts, which check_anchor raises
+BOUND = "memory anchor paths exceed their bound"
+
+
+def path_refusal(paths: list[str], name: str = "--path", many: str = "--path values", rule: str = PATH_RULE,
+                 repo: Repo | None = None) -> tuple[str, str] | None:
+    """(the contract's text, what to change) for the first anchor-path rule ``paths`` break, in
+    ``check_anchor``'s order: their number, each path, their total bytes; None when they keep
+    them. A bound says its number and how many were given; an invalid path is named (inert:
+    control characters spelled ``\\xNN``, cut to ``PATH_LIMIT`` characters, not repeated when it
+    looks like a credential) with why. ``repo`` (the CLI's flags): an absolute path inside the
+    working tree, one with ./ or ../ (from the current directory) or a backslash is followed by
+    the path to use (a trial: three paths, two invalid, got one generic line; 129 paths "exceed
+    their bound" with no number; $PWD/f.txt and ../f.txt no suggestion)."""
+    if len(paths) > LIMITS.max_paths:
+        return BOUND, f"at most {LIMITS.max_paths} {many} ({len(paths)} given)"
+    for path in paths:
+        why = path_problem(path, LIMITS.max_path)
+        if why:
+            from .secretscan import scan
+
+            fix = _path_fix(repo, path) if repo is not None and not scan(path) else ""
+            use = f": use {name} {_shown(fix, name)}" if fix else ""
+            return INVALID, f"{name} {_shown(path, name)} {why}{use}; {rule}"
+    total = sum(len(p.encode("utf-8", "surrogatepass")) for p in paths)
+    if total > LIMITS.max_total_path:
+        return BOUND, f"at most {LIMITS.max_total_path} bytes of paths in all ({total} given)"
+    return None
+
+
+def _shown(path: str, name: str) -> str:
+    """A path as a refusal repeats it: shell-quoted for a flag, in double quotes for a request's
+    field, each control character spelled (``one_line`` would make a tab a space, which it is not)."""
+    import re
+
+    from ..core.gostr import PATH_LIMIT
+    from ..core.hints import shell_path
+    from ..core.invisible import spell_invisible
+    from .secretscan import scan
+
+    if scan(path):  # (a refused record must not echo what the secret lint would refuse)
+        return "(not repeated: it looks like a credential)"
+    cut = path if len(path) <= PATH_LIMIT else path[:PATH_LIMIT] + "…"
+    cut = re.sub("[\x00-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m[0]):02x}", cut)
+    return shell_path(cut) if name.startswith("--") else f'"{spell_invisible(cut)}"'
+
+
+def _path_fix(repo: Repo, path: str) -> str:
+    """The anchor path ``path`` likely means, or "": an absolute path inside the working tree from
+    its top; one with a ./ or ../ segment from the current directory (what those mean to a shell);
+    one with backslashes or an empty segment with its separators made Git's."""
+    import os
+    import posixpath
+
+    segments = path.split("/")
+    if path.startswith("/"):
+        from ..store.worktree import toplevel
+
+        top = toplevel(repo)
+        if top is None:
+            return ""
+        tops = (top, os.path.realpath(top))
+        fix = next((p[len(t.rstrip("/")) + 1:] for p in (path, os.path.realpath(path)) for t in tops
+                    if p.startswith(t.rstrip("/") + "/")), "")
+    elif "\\" in path:
+        fix = posixpath.normpath(path.replace("\\", "/"))
+    elif "." in segments or ".." in segments:
+        proc = repo.git.run(["rev-parse", "--show-prefix"])
+        prefix = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n") if proc.returncode == 0 else ""
+        fix = posixpath.normpath(prefix + path)
+    elif not path.endswith("/"):
+        fix = posixpath.normpath(path)
+    else:
+        fix = ""  # (a trailing /: a directory, which no anchor names)
+    return fix if fix != path and is_path(fix, LIMITS.max_path) else ""
 
 
 def absent_notes(commit: str, absent: list[str]) -> list[tuple[str, str]]:

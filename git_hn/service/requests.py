@@ -19,7 +19,7 @@ import sys
 from ..core import envelope as envmod
 from ..core.envelope import Anchor, Applicability, Handoff, PathAnchor, Record
 from ..core.gostr import and_joined, one_line, quoted
-from ..core.grammar import STREAM_CHOICE_RULE, is_actor, is_oid, is_path, is_stream_choice, normalize_topic
+from ..core.grammar import STREAM_CHOICE_RULE, is_actor, is_oid, is_stream_choice, normalize_topic
 from ..core.limits import (APPLICABILITY_MODES, ATTEMPT_OUTCOMES, HANDOFF_LISTS, KINDS, LIMITS, PATH_RULE,
                            RECALL_MAX_CONTENT)
 from ..core.strictjson import JsonFloat, json_type, read_document
@@ -120,10 +120,13 @@ def read_content_file(path: str) -> str:
 
 def resolve_paths(repo: Repo, commit: str, paths: list[str],
                   blobs: list[str] | None) -> tuple[PathAnchor, ...]:
-    """Blob of each path at ``commit`` (``absent`` when there is no entry), paths sorted."""
-    for p in paths:
-        if not is_path(p, LIMITS.max_path):
-            raise ValidationError(f"memory anchor path is invalid; {PATH_RULE}")
+    """Blob of each path at ``commit`` (``absent`` when there is no entry), paths sorted; the
+    anchor's path rules checked first (``path_refusal``), before any Git process."""
+    from .anchor_paths import path_refusal
+
+    refused = path_refusal(list(dict.fromkeys(paths)), repo=repo)
+    if refused:
+        raise ValidationError("; ".join(refused))
     resolved = {}
     for p in paths:
         resolved[p] = tree_entry(repo, commit, p)
@@ -308,6 +311,8 @@ class Words(NamedTuple):
     handoff_lists: tuple[str, ...] = ()  # each handoff list's name, in HANDOFF_LISTS order
     handoff_unit: tuple[str, str] = ("", "")  # what an entry of a list is called: one, several
     topic_one: str = "a topic"  # one topic, as an error names it
+    path_name: str = "--path"  # one anchor path, as an error names it
+    paths_name: str = "--path values"  # anchor paths, counted
 
 
 FLAG_WORDS = Words(
@@ -326,7 +331,8 @@ INPUT_WORDS = Words(
     "handoff is only for kind handoff",
     "a topic contains a control character (an escape, a newline, a tab)",
     "anchor.paths[].path " + PATH_RULE.removeprefix("--path "),
-    tuple(f"handoff.{name}" for name in HANDOFF_LISTS), ("entry", "entries"))
+    tuple(f"handoff.{name}" for name in HANDOFF_LISTS), ("entry", "entries"),
+    path_name="anchor.paths[].path", paths_name="anchor.paths entries")
 
 
 def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve=None, memory=None) -> str:
@@ -355,6 +361,12 @@ def record_hint(message: str, record: Record, words: Words = FLAG_WORDS, resolve
         size = len(record.content.encode("utf-8", "surrogatepass"))
         if size > LIMITS.max_content:  # (how big it was: a trial got the bound alone)
             return f"{words.content} ({size} bytes given)"
+    if message in ("memory anchor path is invalid", "memory anchor paths exceed their bound"):
+        from .anchor_paths import path_refusal
+
+        refused = path_refusal([p.path for p in record.anchor.paths], words.path_name, words.paths_name, words.path)
+        if refused:
+            return refused[1]
     if message in fixed:
         return fixed[message]
     if message == "memory record evidence is invalid":

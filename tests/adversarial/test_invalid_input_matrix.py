@@ -44,7 +44,8 @@ def _cases(head):
         ("topic over 128 bytes", dump({**base, "topics": ["b", "a" * 129]}),
          "memory record topics are invalid; at most 32 topics, each at most 128 bytes"),
         ("../x path", dump({**base, "anchor": {"commit": head, "paths": [{"path": "../x", "blob": "absent"}]}}),
-         "memory anchor path is invalid; anchor.paths[].path is relative to the top of the repository: no ./ or ../ "
+         'memory anchor path is invalid; anchor.paths[].path "../x" has a ../ segment; anchor.paths[].path is '
+         "relative to the top of the repository: no ./ or ../ "
          "segment, no leading or trailing /, no backslash or control character, at most 4096 bytes"),
         ("bad evidence prefix", dump({**base, "evidence": ["proposal:sha256:" + "a" * 64]}),
          "memory record evidence is invalid; evidence is git:<full commit ID>, memory:sha256:<64 hex digits> or event:sha256:<64 hex digits>"),
@@ -131,10 +132,12 @@ def test_unsorted_duplicate_topics_are_normalized_not_refused(inited, tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--path", "../x"], "memory anchor path is invalid; --path is relative to the top of the repository: no "
+    (["--path", "../x"], "memory anchor path is invalid; --path ../x has a ../ segment; --path is relative to the "
+                         "top of the repository: no "
                          "./ or ../ segment, no leading or trailing /, no backslash or control character, at most "
                          "4096 bytes"),
-    (["--path", "./README.md"], "memory anchor path is invalid; --path is relative to the top of the repository: "
+    (["--path", "./README.md"], "memory anchor path is invalid; --path ./README.md has a ./ segment: use --path "
+                                "README.md; --path is relative to the top of the repository: "
                                 "no ./ or ../ segment, no leading or trailing /, no backslash or control "
                                 "character, at most 4096 bytes"),
     (["--evidence", "sha1:" + "a" * 40], "memory record evidence is invalid; --evidence is git:<full commit ID>, "

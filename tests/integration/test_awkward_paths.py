@@ -78,3 +78,83 @@ def test_the_markdown_briefs_code_spans_render_every_path_exactly(inited):
     spans = lambda text: [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", text)]  # noqa: E731
     assert spans(line("paths: ")) == sorted(names, key=lambda n: n.encode())
     assert spans(line("stale: ")) == sorted(names, key=lambda n: n.encode())
+
+
+RULE = ("is relative to the top of the repository: no ./ or ../ segment, no leading or trailing /, no backslash or "
+        "control character, at most 4096 bytes")
+
+
+def _refused(repo, *args, cwd=None, input: bytes = b"") -> str:
+    """The one error line of a refused record, checking that nothing was signed."""
+    from helpers import refs_snapshot
+
+    before = refs_snapshot(repo)
+    r = hn(cwd or repo, *args, input=input)
+    assert r.code == 1 and r.out == "" and len(r.err.splitlines()) == 1, r
+    assert refs_snapshot(repo) == before
+    return r.err
+
+
+def test_a_path_refusal_names_the_first_invalid_path_and_why(inited):
+    """A trial: three --path values, two invalid, got one generic line naming none of them."""
+    err = _refused(inited, *RECORD, "--path", "README.md", "--path", "x\ty", "--path", "a\\b")
+    assert err == f"git-hn: memory anchor path is invalid; --path 'x\\x09y' holds a control character; --path {RULE}\n"
+
+
+def test_a_path_refusal_says_which_path_to_use_for_an_absolute_or_a_relative_one(inited):
+    """A trial: $PWD/f.txt and ../f.txt from sub/ got the generic line with no suggestion, where a
+    cwd-relative path names the path to use."""
+    sub = inited / "sub"
+    sub.mkdir()
+    (sub / "inner.txt").write_text("i\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-qm", "sub")
+    cases = [(inited, str(inited / "README.md"), "is absolute", "README.md"),
+             (sub, "../README.md", "has a ../ segment", "README.md"),
+             (sub, "./inner.txt", "has a ./ segment", "sub/inner.txt"),
+             (inited, "sub\\inner.txt", "holds a backslash (Git separates directories with /)", "sub/inner.txt"),
+             (inited, "sub//inner.txt", "has an empty segment (//)", "sub/inner.txt")]
+    from git_hn.core.hints import shell_path
+
+    for cwd, path, why, use in cases:
+        err = _refused(inited, *RECORD, "--path", path, cwd=cwd)
+        assert err == (f"git-hn: memory anchor path is invalid; --path {shell_path(path)} {why}: use --path {use}; "
+                       f"--path {RULE}\n"), err
+    # outside the repository, or leaving it: named, nothing to suggest
+    err = _refused(inited, *RECORD, "--path", "/etc/passwd")
+    assert err == f"git-hn: memory anchor path is invalid; --path /etc/passwd is absolute; --path {RULE}\n"
+    err = _refused(inited, *RECORD, "--path", "../../x", cwd=sub)
+    assert err == f"git-hn: memory anchor path is invalid; --path ../../x has a ../ segment; --path {RULE}\n"
+
+
+def test_a_path_bound_refusal_says_the_bound_and_what_was_given(inited):
+    """A trial: 129 paths, or 20 paths of 4,000 bytes, "exceed their bound" with no number."""
+    many = [w for i in range(129) for w in ("--path", f"p{i}")]
+    assert _refused(inited, *RECORD, *many) == ("git-hn: memory anchor paths exceed their bound; at most 128 --path "
+                                                "values (129 given)\n")
+    long = [w for i in range(20) for w in ("--path", "a" * 4000 + str(i))]
+    assert _refused(inited, *RECORD, *long) == ("git-hn: memory anchor paths exceed their bound; at most 65536 "
+                                                "bytes of paths in all (80030 given)\n")
+    head = git(inited, "rev-parse", "HEAD")
+
+    def doc(paths):
+        import json
+
+        return json.dumps({"version": 0, "kind": "decision", "content": "x", "topics": [], "evidence": [],
+                           "applicability": {"mode": "descendants"},
+                           "anchor": {"commit": head, "paths": [{"path": p, "blob": "absent"} for p in paths]}}).encode()
+
+    args = ("memory", "record", "--json", "--input", "-")
+    assert _refused(inited, *args, input=doc([f"p{i:03}" for i in range(130)])) == (
+        "git-hn: memory anchor paths exceed their bound; at most 128 anchor.paths entries (130 given)\n")
+    assert _refused(inited, *args, input=doc(["ok.txt", "x\ty"])) == (
+        'git-hn: memory anchor path is invalid; anchor.paths[].path "x\\x09y" holds a control character; '
+        f"anchor.paths[].path {RULE}\n")
+
+
+def test_a_path_refusal_never_repeats_a_secret_shaped_path(inited):
+    """A refused record must not echo what the secret lint refuses (as the other path refusals)."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    err = _refused(inited, *RECORD, "--path", f"./{token}")
+    assert token not in err and err == ("git-hn: memory anchor path is invalid; --path (not repeated: it looks like a "
+                                        f"credential) has a ./ segment; --path {RULE}\n"), err

@@ -938,7 +938,8 @@ def test_a_request_documents_invalid_anchor_path_says_the_path_rule(inited):
            "topics": [], "evidence": []}
     r = hn(inited, "memory", "record", "--input", "-", "--json", input=json.dumps(doc).encode())
     assert r.code == 1
-    assert r.err == ("git-hn: memory anchor path is invalid; anchor.paths[].path is relative to the top of the "
+    assert r.err == ('git-hn: memory anchor path is invalid; anchor.paths[].path "./calc/fmt.py" has a ./ segment; '
+                     "anchor.paths[].path is relative to the top of the "
                      "repository: no ./ or ../ segment, no leading or trailing /, no backslash or control character, "
                      "at most 4096 bytes\n"), r.err
 

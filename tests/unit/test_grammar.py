@@ -171,6 +171,25 @@ def test_path_valid(s):
 ])
 def test_path_invalid(s):
     assert not is_path(s)
+    assert grammar.path_problem(s)  # (why, as a refusal says it after the path)
+
+
+def test_path_problem_is_empty_exactly_for_a_valid_path():
+    """``path_problem`` says why a path is no anchor path: never for a valid one, always for an
+    invalid one (the refusal names the first invalid path and this reason)."""
+    pytest.importorskip("hypothesis")
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    parts = st.sampled_from(["a", "b", ".", "..", "", "/", "\\", "\t", "\n", " ", "é", "\udcff", "\x85", "\u200b"])
+
+    @settings(max_examples=400, derandomize=True)
+    @given(st.lists(parts, max_size=8).map("".join))
+    def check(s):
+        assert (grammar.path_problem(s) == "") is is_path(s), s
+
+    check()
+    assert grammar.path_problem("a" * 4097) == "is 4097 bytes long (at most 4096)"
 
 
 @pytest.mark.parametrize("s,ok", [("absent", True), (H40, True), (H64, True), ("Absent", False),
