@@ -60,6 +60,31 @@ def is_local(url: str) -> bool:
     return colon < 0 or 0 <= slash < colon
 
 
+# the first line of a bundle file, as Git's ``is_bundle`` reads it (v2 and v3)
+_BUNDLE_SIGNATURES = (b"# v2 git bundle\n", b"# v3 git bundle\n")
+
+
+def is_bundle_file(url: str, base: str) -> bool:
+    """Whether ``url`` names a bundle file as Git's transport does (a local path, not a
+    ``file://`` URL, to a regular file whose first line is a bundle's signature): Git fetches
+    from it and can never push to it (its push says only "failed to push some refs", the form
+    of a pre-push hook's refusal: a trial was told a hook that did not exist refused it). A
+    relative path counts from ``base``, the directory Git runs in (the top of the working tree,
+    or a bare repository's Git directory). Reads at most one line; a FIFO is never opened."""
+    import stat
+
+    if not url or _scheme(url, "://") is not None or not is_local(url):
+        return False
+    path = os.path.join(base, url)  # (an absolute ``url`` stays itself)
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as file:
+            return file.read(len(_BUNDLE_SIGNATURES[0])) in _BUNDLE_SIGNATURES
+    except (OSError, ValueError):
+        return False
+
+
 def remote_env() -> dict:
     """The variables of every Git process that may contact a remote (and only those): Git's
     protocols limited, its own prompts off, and ssh's askpass program off unless the user chose

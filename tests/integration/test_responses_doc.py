@@ -324,6 +324,11 @@ def test_every_other_json_answer_is_documented_key_by_key(tmp_path):
         assert _command(seen, _doc(b, "memory", "import", str(drafts)), IMPORT)["appended"] == appended
     git(b, "config", "remote.origin.hnPublish", "false")
     assert _sync(seen, b, code=1)["publicationOff"] is True
+    # a clone of a bundle file, which takes no push: publication is not tried, and said so
+    git(b, "bundle", "create", "-q", str(tmp_path / "b.bundle"), "main")
+    git(tmp_path, "clone", "-q", str(tmp_path / "b.bundle"), "from-bundle")
+    assert hn(tmp_path / "from-bundle", "init", "--name", "Bundled").code == 0
+    assert _sync(seen, tmp_path / "from-bundle")["publicationSkipped"].startswith("origin is a bundle file")
 
     # one identity in two clones, both appended: --rebase signs one clone's memories again
     (tmp_path / "twins").mkdir()

@@ -173,6 +173,8 @@ def _sync(repo: Repo, remote: str, results: list, recover_shallow: bool, progres
             from .given_record import settle_stopped
 
             settle_stopped(repo, remote, advertised, url)
+    elif publish and not ended and not result.unreachable and _bundle_only(repo, remote, url, result):
+        pass  # (a bundle file takes no push: said on its line, and the sync's status is the import's)
     elif publish and not ended and result.unreachable and _pushes_where_it_fetches(repo, remote, url):
         # (a push would meet the same refusal, and the streams it would hold back for anchors
         # "not on the remote" would only say what this clone cannot see of it)
@@ -404,6 +406,15 @@ def _publication_off(repo: Repo, remote: str) -> bool:
     # (a bare key is true, as the pre-push hook reads it; a value Git cannot read as a boolean
     # leaves publication on there too)
     return proc.returncode == 0 and proc.stdout.strip() == b"false"
+
+
+def _bundle_only(repo: Repo, remote: str, url: str, result: SyncResult) -> bool:
+    """Whether ``remote`` fetches from a bundle file and pushes only to bundle files: publication
+    is not tried, and ``result`` says why and how to silence it (``push_said.bundle_only``)."""
+    from .push_said import bundle_only
+
+    result.publication_skipped = bundle_only(repo, remote, url)
+    return bool(result.publication_skipped)
 
 
 def _pushes_where_it_fetches(repo: Repo, remote: str, url: str) -> bool:

@@ -236,6 +236,7 @@ class SyncResult:
         self.unreachable = False  # the import could not reach the remote: no publication is tried
         self.other_format = False  # (and so:) the remote uses the other object format
         self.publication_off = False  # remote.<name>.hnPublish is false: no publication there
+        self.publication_skipped = ""  # why no publication was tried there (a bundle file: ``push_said``)
         self.compatibility = False  # no selection saved: every advertised stream (CONTRACT §9.1)
         self.every = False  # the selection is every stream (``--all``, or none saved): not exact
         self.repaired_only = False
@@ -501,6 +502,8 @@ class SyncResult:
         out += [h.line(self.remote) for h in self.held]
         if self.publication_off:
             out.append(f"Publication to {self.remote}: off (git config remote.{self.remote}.hnPublish is false)")
+        if self.publication_skipped:
+            out.append(f"Publication to {self.remote}: not tried, {self.publication_skipped}")
         return out + self.reminders
 
     def _anchor_hints(self, named: bool = True) -> dict[str, str]:
@@ -650,6 +653,8 @@ class SyncResult:
                                for h in _per_stream(self.held)]
         if self.publication_off:  # git-hn: remote.<name>.hnPublish is false (not "nothing to publish")
             doc["publicationOff"] = True
+        if self.publication_skipped:  # git-hn: a remote no push can reach (a bundle file)
+            doc["publicationSkipped"] = self.publication_skipped
         message = self.exit_message()
         if message:
             doc["error"] = message

@@ -464,7 +464,8 @@ def _push(repo: Repo, remote: str, slices: list[list[str]], heads: dict[str, str
         if proc.returncode != 0 and len(behind) == refused_behind:  # (else decided below)
             rejected = True
             if not reason:  # (no ref refused: a local hook refused it, or the remote was not reached)
-                reason = not_pushed(repo, remote, proc.returncode, proc.stdout or b"", proc.stderr or b"")
+                reason = not_pushed(repo, remote, proc.returncode, proc.stdout or b"", proc.stderr or b"",
+                                    dest if to else "")
     ahead = _already_beyond(repo, remote, {r: heads[r] for r in behind}, dest if to else "", carried)
     for ref in behind:
         if ref in ahead:  # the remote has this tip inside a longer chain: nothing to publish

@@ -1,6 +1,6 @@
 """What a failed publication push said (CONTRACT §0.5, §9.13), in one bounded line of git-hn's: the
 server's refusal of a ref, a local pre-push hook's refusal of the push, or why Git could not
-reach the remote.
+reach the remote; or that it went to a bundle file, which no push can reach (``unpushable``).
 
 Owns telling those apart (``not_pushed``) and the text quoted from a failed ``git push
 --porcelain``. Only a hook's refusal is quoted, and only when the push has its form: any other
@@ -15,6 +15,7 @@ quoted: they name the URL.
 
 from __future__ import annotations
 
+import os
 from shlex import quote
 
 from ...core.gostr import one_line
@@ -49,15 +50,21 @@ def refusal(status: str, stderr: str) -> str:
     return text if len(text) <= REASON_MAX else text[:REASON_MAX] + "..."
 
 
-def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: bytes) -> str:
+def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: bytes, dest: str = "") -> str:
     """Why a ``git push --porcelain`` to ``remote`` failed with no ref refused: a local pre-push
     hook's refusal (``hook_refused``; its last line quoted), else the cause in ``store.
     transport``'s fixed words (with the way out when it is a prompt no Git process of git-hn's can
     show), else the command that shows Git's own message, which git-hn never repeats (it names
     the URL). ``--no-verify``: the dry run shows the transport's failure, not a hook's again; never
-    for a push of a hook's refusal's form (a hook's refusal the dry run would skip: it would pass)."""
+    for a push of a hook's refusal's form (a hook's refusal the dry run would skip: it would pass).
+    ``dest``: the push URL the push went to, when one alone (``push_targets``); a push to a bundle
+    file has a hook's refusal's form, and is said to be one (``unpushable``) before any hook is blamed."""
     from ...store.transport import known_reason, without_terminal
 
+    if _hook_form(returncode, stdout, stderr) is not None:
+        said = unpushable(repo, remote, dest)
+        if said:
+            return said
     if hook_refused(returncode, stdout, stderr):
         return hook_said(repo, remote, stderr)
     reason = known_reason(stderr)
@@ -71,6 +78,51 @@ def not_pushed(repo: Repo, remote: str, returncode: int, stdout: bytes, stderr: 
                 "'refs/hn/memory/*:refs/hn/memory/*' shows Git's own message")
     way_out = without_terminal(reason, remote, git=repo.git, push=True)
     return f"{reason}; {way_out}" if way_out else reason
+
+
+def unpushable(repo: Repo, remote: str, dest: str = "") -> str:
+    """Why a push to ``remote`` cannot work whatever is pushed, in one line with the way out, or
+    "": every URL it pushes to (``git remote get-url --push --all``), or the one push URL
+    ``dest`` the push went to, is a bundle file (``store.transport.is_bundle_file``), which Git
+    fetches from and never pushes to. Git says only "failed to push some refs", which a pre-push
+    hook's refusal says too: a trial's sync against a cloned bundle blamed a hook that did not
+    exist, on every run."""
+    from .given_record import push_urls
+    from ...store.transport import is_bundle_file
+
+    urls = push_urls(repo, remote)
+    mine = [dest] if dest else urls
+    base = _git_cwd(repo) if any(u and not os.path.isabs(u) for u in mine) else repo.git_dir
+    if not mine or not all(is_bundle_file(u, base) for u in mine):
+        return ""
+    off = (f"git config {quote(f'remote.{remote}.hnPublish')} false makes git hn sync {quote(remote)} "
+           "only import from it")
+    if not dest:
+        return f"{remote} is a bundle file, which cannot take a push; {off}"
+    if len(urls) == 1:
+        return f"that push URL is a bundle file, which cannot take a push; {off}"
+    return (f"that push URL is a bundle file, which cannot take a push; take it off {remote}'s push URLs "
+            f"(git remote set-url --delete --push {quote(remote)} PATH)")
+
+
+def bundle_only(repo: Repo, remote: str, fetch_url: str) -> str:
+    """For ``git hn sync``, before its publication: ``unpushable``'s line when ``remote``'s fetch
+    URL is a bundle file and so is every URL it pushes to, else "". No Git process unless the
+    fetch URL is a bundle file (a stat and one line read for a local path, nothing otherwise)."""
+    from ...store.transport import is_bundle_file, is_local
+
+    if not is_local(fetch_url) or "://" in fetch_url:
+        return ""
+    base = repo.git_dir if os.path.isabs(fetch_url) else _git_cwd(repo)
+    return unpushable(repo, remote) if is_bundle_file(fetch_url, base) else ""
+
+
+def _git_cwd(repo: Repo) -> str:
+    """The directory Git runs in, where a relative local path in a remote's URL counts from: the
+    top of the working tree, or the Git directory of a bare repository."""
+    proc = repo.git.run(["rev-parse", "--show-toplevel"])
+    top = proc.stdout.decode("utf-8", "surrogateescape").strip() if proc.returncode == 0 else ""
+    return top or repo.git_dir
 
 
 def _mirror_off(repo: Repo, remote: str) -> str:
