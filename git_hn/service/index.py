@@ -160,22 +160,28 @@ def _verify(repo: Repo, bound: int | None) -> Built:
         data = recorded = None
     listing = streams.list_sources(repo)
     current = _fingerprint(repo, listing)
-    if data is not None and recorded != current:
-        raise core_index.IndexError_("stale", "source or policy changed")
+    if data is not None and recorded != current:  # (reads never rewrite the export: a rebuild does)
+        raise core_index.IndexError_("stale", f"{SOURCE_CHANGED}; " + _way_out(repo))
     stored = _stored_tables(repo)
     if stored is None:  # (an audit: a fresh or bare repository's verify said only "missing")
         raise core_index.IndexError_("missing", "no memory state is stored here (none was built yet, or it was "
                                      "removed); " + _way_out(repo).replace("replaces it", "builds it"))
-    if not _same_refs(stored, listing):
-        raise core_index.IndexError_("stale", "source or policy changed")
+    if not _same_refs(stored, listing):  # (refs changed outside git-hn: the next read catches up)
+        raise core_index.IndexError_("stale", f"{SOURCE_CHANGED}; " + _way_out(repo, by_reads=True))
     collection = streams.collect(repo, listing)
     if stored != _tables_of(repo, collection):
-        raise core_index.IndexError_("corrupt", "memory state differs from a rebuild")
+        raise core_index.IndexError_("corrupt", "memory state differs from a rebuild; " + _way_out(repo))
     if data is not None:
         expected = index_bytes(repo, collection, current, _totals(repo, collection), bound)
         if expected != data:
-            raise core_index.IndexError_("stale", "derived projection changed")
+            raise core_index.IndexError_("stale", "derived projection changed; " + _way_out(repo))
     return Built(current, len(stored["rows"]), False)
+
+
+# §8.6's cause of a stale index, in its words; each of verify's lines then says what to do (a
+# trial: "memory index stale: source or policy changed" alone, after refs changed outside
+# git-hn, left no way out, though the next read brought the state up to date)
+SOURCE_CHANGED = "source or policy changed"
 
 
 def _same_refs(stored: dict, listing) -> bool:
@@ -238,7 +244,7 @@ def _unsealed(repo: Repo) -> HnError:
                                "unseals it; " + fix)
     return core_index.IndexError_("corrupt", "memory state is unsealed: a write of it was interrupted, it was "
                                   "changed after it was written, or the repository was copied or moved; "
-                                  + (fix or _way_out(repo)))
+                                  + (fix or _way_out(repo, by_reads=True)))
 
 
 def _make_writable(repo: Repo) -> str:
@@ -255,13 +261,16 @@ def _make_writable(repo: Repo) -> str:
     return f"{chmod_way_out('it', hn, recursive=True)}, then git hn memory index rebuild replaces it"
 
 
-def _way_out(repo: Repo) -> str:
+def _way_out(repo: Repo, by_reads: bool = False) -> str:
     """What replaces an unsealed state or one of other code: a rebuild, unless a replication
     acceptance is pending (§9.17), which fails the rebuild as it fails every read until the sync
-    completes it (a sync stopped during its promotion, say)."""
+    completes it (a sync stopped during its promotion, say). ``by_reads``: any read replaces it
+    too (an unsealed state, as in a copied repository, or one behind refs changed outside git-hn;
+    a trial took verify's failure there for damage no read had)."""
     pending = repo.pending()
     if pending.ok and not pending.denied:
-        return "git hn memory index rebuild replaces it"
+        return "git hn memory index rebuild, or any read (git hn memory recall), replaces it" if by_reads \
+            else "git hn memory index rebuild replaces it"
     remote = min(pending.remotes() - {""}, default="REMOTE")
     return (f"a replication acceptance from {remote} is pending, which git hn sync {remote} completes; "
             "then git hn memory index rebuild replaces it")

@@ -96,7 +96,8 @@ def test_writes_keep_the_state_fresh_and_verify_follows_ref_changes(populated):
     git(populated, "update-ref", "refs/hn/memory/" + "a" * 64 + "/" + "b" * 64,
         git(populated, "for-each-ref", "--format=%(objectname)", "refs/hn/memory"))
     r = hn(populated, "memory", "index", "verify")
-    assert (r.code, r.err) == (1, "git-hn: memory index stale: source or policy changed\n")
+    assert (r.code, r.err) == (1, "git-hn: memory index stale: source or policy changed; git hn memory index rebuild, or any "
+                                  "read (git hn memory recall), replaces it\n")
     r = hn(populated, "memory", "recall", "--json")  # that ref's chain belongs to another actor
     assert r.code == 1 and "has owner" in r.err
     git(populated, "update-ref", "-d", "refs/hn/memory/" + "a" * 64 + "/" + "b" * 64)
@@ -236,7 +237,8 @@ def test_only_new_commits_are_verified_and_a_rewound_ref_costs_none(populated, m
     assert new not in _recall(populated)
     git(populated, "update-ref", ref, newest)
     r = hn(populated, "memory", "index", "verify")
-    assert (r.code, r.err) == (1, "git-hn: memory index stale: source or policy changed\n")
+    assert (r.code, r.err) == (1, "git-hn: memory index stale: source or policy changed; git hn memory index rebuild, or any "
+                                  "read (git hn memory recall), replaces it\n")
     assert new in _recall(populated)
     assert staged == [newest]
     assert hn(populated, "memory", "index", "verify").code == 0
@@ -355,7 +357,8 @@ def test_index_verify_in_a_copied_repository_names_the_copy_and_the_way_out(popu
     r = hn(copy, "memory", "index", "verify")
     assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state is unsealed: a write of it was "
                                   "interrupted, it was changed after it was written, or the repository was "
-                                  "copied or moved; git hn memory index rebuild replaces it\n")
+                                  "copied or moved; git hn memory index rebuild, or any read (git hn memory recall), "
+                                  "replaces it\n")
     assert hn(copy, "memory", "index", "rebuild").code == 0
     assert hn(copy, "memory", "index", "verify").code == 0
 
@@ -663,12 +666,14 @@ def test_verify_compares_the_state_with_a_rebuild(populated):
     r = hn(populated, "memory", "index", "verify")
     assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state is unsealed: a write of it "
                                   "was interrupted, it was changed after it was written, or the repository was "
-                                  "copied or moved; git hn memory index rebuild replaces it\n")
+                                  "copied or moved; git hn memory index rebuild, or any read (git hn memory recall), "
+                                  "replaces it\n")
     repo = open_repo(str(populated))
     statedb.write_seal(repo)
     repo.close()
     r = hn(populated, "memory", "index", "verify")
-    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state differs from a rebuild\n")
+    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state differs from a rebuild; git hn "
+                                  "memory index rebuild replaces it\n")
     assert hn(populated, "memory", "index", "rebuild").code == 0
     assert hn(populated, "memory", "index", "verify").code == 0
 
@@ -700,7 +705,8 @@ def test_verify_where_the_state_cannot_be_written_says_a_chmod_unsealed_it(popul
                                       "rebuild replaces it\n")
     db.chmod(0o600)
     r = hn(populated, "memory", "index", "verify")
-    assert r.code == 1 and r.err.endswith("; git hn memory index rebuild replaces it\n"), r.err
+    assert r.code == 1 and r.err.endswith("; git hn memory index rebuild, or any read (git hn memory recall), "
+                                          "replaces it\n"), r.err
     assert hn(populated, "memory", "index", "rebuild").code == 0
     assert hn(populated, "memory", "index", "verify").code == 0
 
@@ -808,3 +814,43 @@ def test_a_rebuild_and_a_discard_take_every_side_file_away_and_follow_no_link(po
     assert not [n for n in ("", "-journal", "-wal", "-shm") if os.path.lexists(f"{db}{n}")]
     assert not os.path.lexists(_seal(populated))
     assert outside.read_text() == "keep\n" and _recall(populated) == before
+
+
+def test_verify_in_a_copied_repository_names_the_read_or_rebuild_that_replaces_the_state(populated, tmp_path):
+    """A trial (ncS94, finding 6): in a ``cp -a`` copy of a clone (a CI cache restored, say) the
+    state's seal no longer matches (another inode), and verify said "corrupt" with only the
+    rebuild as a way out, while every read quietly rebuilt it. Verify still reports it (it is a
+    check), in the contract's words, and names both ways out; after a read it passes."""
+    _recall(populated)
+    copy = tmp_path / "copy"
+    shutil.copytree(populated, copy, symlinks=True)
+    r = hn(copy, "memory", "index", "verify")
+    assert r.code == 1 and r.err.startswith("git-hn: memory index corrupt: memory state is unsealed: "), r.err
+    assert r.err.endswith("; git hn memory index rebuild, or any read (git hn memory recall), replaces it\n"), r.err
+    _recall(copy)
+    assert hn(copy, "memory", "index", "verify").code == 0
+
+
+def test_verify_after_refs_changed_outside_git_hn_says_what_brings_it_up_to_date(populated):
+    """The same trial: after ``git update-ref -d`` of a stream, verify said only "memory index
+    stale: source or policy changed" (§8.6's words, kept), with no way out; the next read caught
+    the state up. With the export present, no read rewrites it: only the rebuild is named."""
+    _recall(populated)
+    ref = git(populated, "for-each-ref", "--format=%(refname)", "refs/hn/memory")
+    tip = git(populated, "rev-parse", ref)
+    git(populated, "update-ref", "-d", ref)
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, "git-hn: memory index stale: source or policy changed; git hn memory index "
+                                  "rebuild, or any read (git hn memory recall), replaces it\n")
+    _recall(populated)
+    assert hn(populated, "memory", "index", "verify").code == 0
+    git(populated, "update-ref", ref, tip)  # (put back: the next read catches up again)
+    assert hn(populated, "memory", "index", "rebuild").code == 0 and _index(populated).exists()
+    git(populated, "update-ref", "-d", ref)
+    for _ in range(2):  # (a read catches the state up and leaves the export: verify says so again)
+        r = hn(populated, "memory", "index", "verify")
+        assert (r.code, r.err) == (1, "git-hn: memory index stale: source or policy changed; git hn memory "
+                                      "index rebuild replaces it\n")
+        _recall(populated)
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert hn(populated, "memory", "index", "verify").code == 0

@@ -237,7 +237,8 @@ def test_a_consistent_rewrite_of_state_and_seal_is_caught_by_verify_and_by_servi
     path.chmod(0o600)
     statedb.write_seal(repo_)
     r = hn(repo, "memory", "index", "verify")
-    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state differs from a rebuild\n")
+    assert (r.code, r.err) == (1, "git-hn: memory index corrupt: memory state differs from a rebuild; git hn "
+                                  "memory index rebuild replaces it\n")
     doc = json.loads(hn(repo, "memory", "show", a, "--json").out)  # re-read from Git: rebuilt
     assert doc["envelope"]["timestamp"] != "2000-01-01T00:00:00Z"
     assert hn(repo, "memory", "index", "verify").code == 0
