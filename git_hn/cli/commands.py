@@ -283,7 +283,12 @@ def select_command(values: dict, positional: list[str]) -> int:
                     "§11(c)): --memory STREAM or --all selects streams")
     from ..store.transport import url_question
 
-    if repo.git.run(list(url_question(remote))).returncode != 0:
+    asked = repo.git.run(list(url_question(remote)))
+    if asked.returncode == 0:  # (a rename of the remote keeps its selection: ``replication.renamed``)
+        from ..service.replication.renamed import note_url
+
+        note_url(repo, remote, asked.stdout.decode("utf-8", "surrogateescape").strip())
+    if asked.returncode != 0:
         # §9.2: the remote need not exist, and the selection is saved; a typo would otherwise
         # show only at the first sync (in sync's words: the remotes here, and the remote add)
         render.hint(f'remote "{remote}" does not exist yet{remotes_here(repo)[0]}; git hn sync {remote} needs '
@@ -310,7 +315,15 @@ def show_selection_command(positional: list[str]) -> int:
 
         raise InputError(f"invalid replication remote name; {REMOTE_NAME_RULE}")
     repo = open_repo()
-    render.lines(selmod.show_lines(replication.load_selection(repo, remote)))
+    sel = replication.load_selection(repo, remote)
+    render.lines(selmod.show_lines(sel))
+    if not sel.saved:  # (a trial: after git remote rename, "saved: false" with the old name's still there)
+        from ..service.replication.renamed import fits
+
+        old = fits(repo, remote)
+        if old:
+            render.hint(f"the replication selection saved for {old}, which is no remote any more, is this one's "
+                        f"(the same URL): git hn sync {remote} moves it here and imports what it selects")
     return 0
 
 

@@ -82,15 +82,17 @@ def hint(repo: Repo) -> str:
     """One line for ``streamless`` and ``remotes``, "" when there is none (the selection files
     read once)."""
     from ..store import replication as rstate
+    from .replication.renamed import hint as renamed
 
+    moved = renamed(repo)  # (a remote renamed: its selection is under the old name)
     saved = rstate.streamless(repo)
     lost = streamless(repo, saved)
     names = remotes(repo, saved)
     if not names:
-        return streamless_text(lost)
+        return "; ".join(filter(None, (moved, streamless_text(lost))))
     syncs = ", then ".join(f"git hn sync {r}" for r in names)
     one = len(names) == 1
-    return "; ".join(filter(None, (streamless_text(lost), (
+    return "; ".join(filter(None, (moved, streamless_text(lost), (
         f"nothing is imported from {' or '.join(names)} yet, though {'its' if one else 'their'} replication "
         f"{'selection is' if one else 'selections are'} saved: {syncs} imports what "
         f"{'it selects' if one else 'they select'} (a git fetch imports only when it moves a branch)"))))

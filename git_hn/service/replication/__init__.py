@@ -9,11 +9,14 @@ pushes verified local streams the remote does not already hold (``publish``).
 
 Modules: ``outcomes`` (results and wording), ``advertise``, ``transfer`` (the fetch),
 ``measure``, ``accepted`` (what the main repository verified), ``run`` (the transaction),
-``promote``, ``publish`` (``push_said``: what a failed push said), ``shallow``; the pure
-classification is ``core.dependencies``.
+``promote``, ``publish`` (``push_said``: what a failed push said, and a bundle remote that takes
+no push), ``shallow``, ``renamed`` (a selection ``git remote rename`` left under the old name); the
+pure classification is ``core.dependencies``.
 """
 
 from __future__ import annotations
+
+import os
 
 from ...core.gostr import quoted
 from ...core.grammar import is_remote_name
@@ -433,8 +436,13 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
             publish: bool, interrupt_after: str | None, by_name: bool, rebase: bool = False, wait: float = WAIT):
     """The import phase into ``result``: the ``run.Import`` it ran (None without a selection), and
     whether the sync ends with it (a shallow recovery that cannot begin)."""
+    from .renamed import adopt, note_url
     from .run import Import
 
+    if not os.path.exists(rstate.selection_path(repo, remote)):  # (``git remote rename`` left it behind)
+        moved = adopt(repo, remote, url)
+        if moved:
+            result.reminders.append(moved)
     try:
         selection, selection_bytes = rstate.read_selection(repo, remote)
     except HnError as exc:
@@ -468,6 +476,7 @@ def _import(repo: Repo, remote: str, url: str, result: SyncResult, recover_shall
             result.import_error = redact(exc.message, url, repo.git_dir)
         if not result.import_error and selection_bytes is not None:  # (``unimported``, the brief's line)
             rstate.mark_served(repo, remote)
+            note_url(repo, remote, url)  # (a rename of the remote keeps its selection: ``renamed``)
         for o in result.outcomes:
             if o.alive and result.import_error:
                 o.fields.setdefault("diagnostic", result.import_error)
