@@ -77,3 +77,19 @@ def test_a_bare_repository_remote_is_not_taken_for_a_bundle(tmp_path):
     record_id(a, content="x")
     r = hn(a, "sync")
     assert r.code == 0 and "bundle" not in r.out and "published 1 stream" in r.out, (r.out, r.err)
+
+
+def test_a_bundles_path_given_to_sync_is_told_to_become_a_remote(tmp_path):
+    """The same trial: ``git hn sync /path/x.bundle`` was told ``git remote rename OLD NEW``; a
+    path or URL is named by ``git remote add``. Nothing changes."""
+    b, _ = _bundle_clone(tmp_path)
+    bundle = str(tmp_path / "a.bundle")
+    before = git(b, "for-each-ref")
+    r = hn(b, "sync", bundle)
+    assert r.code == 1 and r.out == "", r.out
+    assert r.err == (f'git-hn: invalid remote name "{bundle}": git hn sync takes the name of a remote, not a URL or '
+                     f"a path; git remote add NAME {bundle} names it, then git hn sync NAME\n"), r.err
+    assert git(b, "for-each-ref") == before
+    git(b, "remote", "add", "team/main", bundle)  # (Git's name, §3.2 refuses it: renaming is the way out)
+    r = hn(b, "sync", "team/main")
+    assert r.code == 1 and r.err.endswith(": git remote rename OLD NEW\n"), r.err

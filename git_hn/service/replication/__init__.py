@@ -32,6 +32,12 @@ def resolve_remote(repo: Repo, remote: str) -> str:
     if not is_remote_name(remote):
         from ...core.remotes import REMOTE_NAME_RULE
 
+        if ("/" in remote or ":" in remote) and repo.git.run(list(url_question(remote))).returncode != 0:
+            # (a trial: a bundle's path was told to rename a remote; Git's own "team/main" is one)
+            from shlex import quote
+
+            raise InputError(f'invalid remote name "{quoted(remote)}": git hn sync takes the name of a remote, not '
+                             f"a URL or a path; git remote add NAME {quote(remote)} names it, then git hn sync NAME")
         raise InputError(f'invalid remote name "{quoted(remote)}"; {REMOTE_NAME_RULE}')
     proc = repo.git.run(list(url_question(remote)))
     if proc.returncode != 0:
