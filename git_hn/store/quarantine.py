@@ -234,7 +234,8 @@ class Quarantine:
         return total
 
     def fetch(self, url: str, wants: list[str], max_total: int, stall_seconds: float,
-              fetch_head: bool = False, meanwhile=None, depth: int = 0, negotiate: bool = True) -> str:
+              fetch_head: bool = False, meanwhile=None, depth: int = 0, negotiate: bool = True,
+              trees: bool = False) -> str:
         """Fetch exact objects (the advertised tips) under the watchdog, in one ``git fetch``
         (on its standard input, so that any number fits): "" on success, else "size" or "stall"
         or "failed". With ``fetch_head``, ``wants`` are exact refspecs and the tips Git fetched
@@ -243,18 +244,24 @@ class Quarantine:
         a shallow fetch of that depth (``--recover-shallow``'s missing anchors). Without
         ``negotiate``, no commit is offered as had (Git's own lazy fetch does so): a server
         counts every object of a commit it is told is here as here, and a partial clone's
-        commits lack their files (``service.replication.partial``)."""
+        commits lack their files (``service.replication.partial``). With ``trees``, ``wants``
+        are trees and each comes alone, without what it names (``--filter=tree:0``: a treeless
+        clone's folders on an anchored path, ``partial``)."""
         self.failure = ""
         if not is_local(url):
             self.carry_transport()
+        target = self.remote_url(url)
+        env = self.git.env
+        if trees:
+            env = _as_promisor(env, target)
         args = ["git", *(() if negotiate else ("-c", "fetch.negotiationAlgorithm=noop")), "fetch", "--no-tags",
                 *(() if fetch_head else ("--no-write-fetch-head",)),
-                *((f"--depth={depth}",) if depth else ()),
-                "--progress", "--stdin", "--end-of-options", self.remote_url(url)]
+                *((f"--depth={depth}",) if depth else ()), *(("--filter=tree:0",) if trees else ()),
+                "--progress", "--stdin", "--end-of-options", target]
         limit = max_total + max(1 << 20, max_total // 8)
         start_size = self.objects_size()
         # its own process group, so that a kill reaches the transport helper and index-pack too
-        proc = popen(args, cwd=self.path, env=self.git.env, stdin=PIPE,
+        proc = popen(args, cwd=self.path, env=env, stdin=PIPE,
                      stdout=DEVNULL, stderr=PIPE,
                      start_new_session=True)
         try:
@@ -530,3 +537,17 @@ def _kill(proc: Child) -> None:
         proc.wait(timeout=10)
     except Timeout:  # pragma: no cover
         pass
+
+
+def _as_promisor(env: dict, url: str) -> dict:
+    """``env`` for a filtered fetch from ``url`` that leaves this quarantine's config as it is.
+    Git records the remote of a first filtered fetch as a promisor in the repository's config
+    (``partial_clone_register``) unless it is one already, with a filter: every later read here
+    of an object not on disk would then fetch it from that remote (a *lazy fetch*), unbounded by
+    the watchdog and past the byte budget. Said for this one process, in its environment (as the
+    carried transport settings are, ``carry_transport``), the remote is one already, and nothing
+    is written (Git names a remote given by URL by that URL)."""
+    n = int(env.get("GIT_CONFIG_COUNT") or 0)
+    return {**env, f"GIT_CONFIG_KEY_{n}": f"remote.{url}.promisor", f"GIT_CONFIG_VALUE_{n}": "true",
+            f"GIT_CONFIG_KEY_{n + 1}": f"remote.{url}.partialCloneFilter", f"GIT_CONFIG_VALUE_{n + 1}": "tree:0",
+            "GIT_CONFIG_COUNT": str(n + 2)}

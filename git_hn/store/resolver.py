@@ -105,6 +105,38 @@ class Resolver:
             tree = oid
         return None  # pragma: no cover - loop always returns
 
+    def missing_tree(self, commit: str, path: str) -> str | None:
+        """The first tree on the literal ``path`` of ``commit`` (its root tree, then each folder)
+        that this repository lacks, or None: all of them are here, or the walk ends before one is
+        missing (no such commit or path, a file where a folder is, a malformed object: what
+        ``entry`` judges). A treeless partial clone (``git clone --filter=tree:0``) has the
+        commits of its branches but not their trees; a missing tree is not an invalid anchor."""
+        self._check(commit)
+        obj = self._object(commit)
+        if obj is None or obj[0] != "commit":
+            return None
+        try:
+            tree = parse_commit(commit, obj[1])[0]
+        except ValidationError:
+            return None
+        if len(tree) != self.repo.oid_hex_len or _HEX.fullmatch(tree) is None:
+            return None
+        for name in path.encode("utf-8").split(b"/"):
+            tobj = self._object(tree)
+            if tobj is None:
+                return None if tree in self.pending else tree
+            if tobj[0] != "tree":
+                return None
+            try:
+                entries = parse_tree(tobj[1], self.repo.oid_hex_len // 2)
+            except ValueError:
+                return None
+            found = next((e for e in entries if e[1] == name), None)
+            if found is None or _MODE_TYPE.get(found[0], "blob") != "tree":
+                return None
+            tree = found[2]
+        return None
+
     def tree_entry(self, commit: str, path: str) -> tuple[str, str] | None:
         found = self.entry(commit, path)
         return None if found is None else (found[1], found[2])

@@ -227,3 +227,74 @@ def test_the_files_count_against_the_selections_one_byte_budget(tmp_path, bare_r
                                       "budget (500000 bytes a selection, max-total-bytes)"), out
     assert _has(pat, blob) and not _has(pat, big)
     git(pat, "fsck", "--no-progress")
+
+
+
+def _treeless(tmp_path: Path, bare_remote):
+    """Alice's memory on app.py at a commit behind main's tip (published), and a treeless clone
+    of the server, which has that commit but not its tree. (server, alice, clone, memory, commit)"""
+    server, alice = _team(tmp_path, bare_remote)
+    (alice / "app.py").write_text("v2\n")
+    git(alice, "commit", "-qam", "two")
+    old = git(alice, "rev-parse", "HEAD")
+    r = hn(alice, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--path", "app.py", "--content", "about app.py v2")
+    assert r.code == 0, r.err
+    (alice / "app.py").write_text("v3\n")
+    git(alice, "commit", "-qam", "three")
+    git(alice, "push", "-q")
+    assert hn(alice, "sync").code == 0
+    git(server, "repack", "-adbq")
+    tl = tmp_path / "tl"
+    git(tmp_path, "clone", "-q", "--filter=tree:0", server.as_uri(), str(tl))
+    assert not _has(tl, git(alice, "rev-parse", f"{old}^{{tree}}"))
+    assert hn(tl, "replication", "select", "--all").code == 0
+    return server, alice, tl, r.json()["memoryId"], old
+
+
+def test_a_treeless_clone_imports_a_memory_on_a_file(tmp_path, bare_remote):
+    """A trial (F100): a ``--filter=tree:0`` clone has the commits of its branches but only the
+    trees of what it checked out. Alice's memory on app.py at an older commit (its tree never
+    fetched) failed her whole stream as ``relationship-invalid``, "whoever pushed it can push a
+    valid one in its place", though the memory is valid and imports into every other clone: the
+    quarantine, with no promisor remote, lacked the anchor commit's tree and a missing tree read
+    as an invalid anchor. The sync fetches the trees it needs, as it fetches anchored files, and
+    copies them into the main store with the memory: it reads offline, and nothing was fetched
+    lazily (the clone's config names no new promisor)."""
+    server, alice, tl, memory, old = _treeless(tmp_path, bare_remote)
+    config = (tl / ".git" / "config").read_bytes()
+    r = hn(tl, "sync")
+    assert r.code == 0 and "relationship-invalid" not in r.out + r.err, r
+    assert (tl / ".git" / "config").read_bytes() == config
+    assert _has(tl, git(alice, "rev-parse", f"{old}^{{tree}}")) and _has(tl, git(alice, "rev-parse", f"{old}:app.py"))
+    server.rename(server.with_name("offline.git"))
+    shown = hn(tl, "memory", "show", memory)
+    assert shown.code == 0 and "Applicability: applicable" in shown.out, shown
+    git(tl, "fsck", "--no-progress")
+
+
+def test_a_treeless_clone_is_told_how_to_fetch_a_folder_the_remote_cannot_send(tmp_path, bare_remote):
+    """When the remote synced with holds memories, not the code, the folder cannot come from it:
+    the stream is missing a dependency, which Git's own lazy fetch from the clone's promisor
+    remote supplies, never relationship-invalid (its author blamed, its memory valid)."""
+    server, alice, tl, memory, old = _treeless(tmp_path, bare_remote)
+    mem = bare_remote("memories.git")
+    git(alice, "push", "-q", mem.as_uri(), "refs/hn/*:refs/hn/*")
+    git(tl, "remote", "add", "mem", mem.as_uri())
+    assert hn(tl, "replication", "select", "mem", "--all").code == 0
+    r = hn(tl, "sync", "mem", "--json")
+    (out,) = json.loads(r.out)["outcomes"]
+    tree = git(alice, "rev-parse", f"{old}^{{tree}}")
+    assert (out["status"], out["dependencyKind"], out["missingId"]) == ("dependency-missing", "anchor-path", tree), out
+    fix = f"git cat-file -e {tree} (it fetches the folders of app.py at commit {old[:12]}), then git hn sync mem"
+    assert out["recovery"] == fix, out
+    said = hn(tl, "sync", "mem")
+    assert said.code == 1 and fix in said.err and "whoever pushed" not in said.err, said
+    git(tl, "cat-file", "-e", tree)  # what the recovery says; then the file's, the same way
+    blob = git(alice, "rev-parse", f"{old}:app.py")
+    (out,) = json.loads(hn(tl, "sync", "mem", "--json").out)["outcomes"]
+    assert (out["status"], out["missingId"]) == ("dependency-missing", blob), out
+    git(tl, "cat-file", "-e", blob)
+    doc = hn(tl, "sync", "mem", "--json").json()
+    assert (doc["promoted"], doc["importedMemories"]) == (1, 1), doc
+    assert hn(tl, "memory", "show", memory).code == 0

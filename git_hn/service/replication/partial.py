@@ -19,6 +19,17 @@ the memories name, at commits this clone has, up to the first memory whose ancho
 here: never a commit or a history, which is what the clone's own branches decide. The files
 count against each stream's one ``max-total-bytes`` with its memory objects.
 
+A treeless clone (``git clone --filter=tree:0``) lacks the trees too: the anchor commit is here,
+but not the folders on the path to the file, and the path could not be read (a trial: a valid
+memory on app.py failed its whole stream as relationship-invalid, its author blamed). So first,
+for the streams that failed as relationship-invalid, the trees on each anchored path that are
+missing while the anchor commit is here are fetched the same way, one level of folders a fetch,
+each tree alone (``--filter=tree:0``: never the files or folders beside the path); those streams
+are then classified again, and what they still lack (the file) is fetched as above. The trees of
+promoted memories are copied into the main store with them (``trees_for``). A tree the remote
+does not send leaves the stream ``dependency-missing`` on it, with a recovery that fetches it
+from the clone's promisor remote: a tree this clone was not given is no fault of the author's.
+
 The fetch runs after the verified state's lock is released (a slow remote holds no reader); the
 classification that follows takes it again (``Import.classify_again``). Trusts: nothing fetched
 beyond its object ID (Git checks that each object has the ID it was asked for).
@@ -30,12 +41,15 @@ from ...errors import HnError
 from ...store.resolver import Resolver
 
 KIND = "anchor-path"
+INVALID = "relationship-invalid"
 
 
 def fetch_files(run, wanted) -> None:
     """Fetch the anchored files that stopped ``wanted``'s streams, then classify them again;
     repeated while a new classification stops at a file not fetched yet. A fetch that fails
-    leaves the outcomes as they are, their diagnostic saying why."""
+    leaves the outcomes as they are, their diagnostic saying why. The trees on the anchored
+    paths come first (``fetch_trees``)."""
+    fetch_trees(run, wanted)
     fetched: set[str] = set()
     limit = run.budgets["maxTotalBytes"]
     while True:
@@ -96,3 +110,100 @@ def _missing_files(memories, resolver: Resolver):
                     yield p.blob
         except HnError:  # (a malformed or denied ID: not something a fetch can bring; it stops there)
             return
+
+
+def fetch_trees(run, wanted) -> None:
+    """Fetch the trees on the anchored paths that ``wanted``'s relationship-invalid streams lack
+    (a treeless clone's), one level a fetch, then classify those streams again (with the streams
+    that failed only by theirs: ``shallow.propagated_from``). A fetch that fails, or a tree the
+    remote does not send, makes each such stream ``dependency-missing`` on its first missing tree."""
+    from .shallow import propagated_from
+    from .transfer import stall_timeout
+
+    targets = [o for o in wanted if o.status == INVALID]
+    limit = run.budgets["maxTotalBytes"]
+    took: dict[int, int] = {}  # id(outcome) -> bytes of the trees fetched for it
+    fetched: set[str] = set()
+    while targets:
+        resolver = Resolver(run.q.repo, pending=run.repo.pending().denied)
+        missing = {id(o): _missing_trees(o.memories, resolver) for o in targets}
+        targets = [o for o in targets if missing[id(o)] or id(o) in took]
+        oids = sorted({t for o in targets for t in missing[id(o)]})
+        if not oids:
+            break
+        stall = stall_timeout(run.repo)
+        budget = sum(max(0, limit - o.measurements.get("TotalBytes", 0) - took.get(id(o), 0)) for o in targets)
+        if not set(oids) - fetched:
+            verdict = "absent"  # (fetched already and still missing)
+        elif budget <= 0:
+            verdict = "size"
+        else:
+            verdict = run.q.fetch(run.url, oids, budget, stall, negotiate=False, trees=True)
+        infos = dict(zip(oids, run.q.git.object_infos(oids))) if not verdict else {}
+        if not verdict and any(i is None or i[1] != "tree" for i in infos.values()):
+            verdict = "absent"
+        if verdict:
+            why = {"size": f"the folders exceed the byte budget ({limit} bytes a selection, max-total-bytes)",
+                   "stall": f"nothing arrived for {stall:g} s (hn.syncStallTimeout)",
+                   "absent": f"{run.remote} did not send them"}.get(verdict) \
+                or run.q.failure or f"{run.remote} did not send them"
+            for o in targets:
+                if missing[id(o)]:
+                    _tree_missing(run, o, missing[id(o)], why)
+            return
+        fetched.update(oids)
+        for o in targets:
+            took[id(o)] = took.get(id(o), 0) + sum(infos[t][2] for t in missing[id(o)])
+            for tree, (mid, _commit, _path) in missing[id(o)].items():
+                run.anchor_trees.setdefault(mid, set()).add(tree)
+    done = [o for o in targets if id(o) in took]
+    for o in done:
+        o.measurements["TotalBytes"] = o.measurements.get("TotalBytes", 0) + took[id(o)]
+    if done:
+        again = done + propagated_from(wanted, done)
+        for o in again:
+            o.status, o.fields, o.prefix = "fetched", {}, 0
+        run.classify_again(wanted, again)
+
+
+def trees_for(run, promotable) -> set[str]:
+    """The trees fetched for the anchored paths of the memories ``promotable`` promotes: copied
+    into the main store with them (a memory after where its stream stops names none of them)."""
+    return {t for o in promotable for m in o.memories or () for t in run.anchor_trees.get(m.memory_id, ())}
+
+
+def _tree_missing(run, o, missing: dict, why: str) -> None:
+    """``o`` stops at the first tree of ``missing`` (its first memory's): a missing dependency
+    that the clone's promisor remote can supply (Git's own lazy fetch, ``git cat-file -e``, which
+    brings a tree with its folders), never an invalid memory."""
+    from ...core.gostr import quoted
+
+    tree, (mid, commit, path) = next(iter(missing.items()))
+    recovery = (f"git cat-file -e {tree} (it fetches the folders of {quoted(path, 40)} at commit "
+                f"{commit[:12]}), then git hn sync {run.remote}")
+    o.fail("dependency-missing", f"selection memory {o.id} has unavailable exact Git dependency {tree}, a "
+           f"folder on an anchored path this partial clone lacks; recovery: {recovery}; fetching the folders from "
+           f"{run.remote} failed: {why}", dependencyKind=KIND, missingId=tree, ownerMemoryId=mid, ownerStream=o.id,
+           recovery=recovery, reason="anchor-path-object-unavailable")
+
+
+def _missing_trees(memories, resolver: Resolver) -> dict[str, tuple[str, str, str]]:
+    """tree -> (memory, anchor commit, path) of the first memory of ``memories`` (a stream's, in
+    order) on whose anchored path it is missing, for the trees not here on those paths while the
+    anchor commit is, up to the first memory whose anchor commit is not here (where the stream
+    stops: ``_missing_files``)."""
+    found: dict[str, tuple[str, str, str]] = {}
+    for m in memories:
+        rec = m.envelope.record
+        if rec is None:
+            continue
+        try:
+            if resolver.object_type(rec.anchor.commit) != "commit":
+                break
+            for p in rec.anchor.paths:
+                tree = resolver.missing_tree(rec.anchor.commit, p.path)
+                if tree is not None:
+                    found.setdefault(tree, (m.memory_id, rec.anchor.commit, p.path))
+        except HnError:  # (a malformed or denied ID: not something a fetch can bring)
+            break
+    return found

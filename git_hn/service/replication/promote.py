@@ -81,7 +81,7 @@ def unfinished(repo, remote: str) -> bool:
 
 def accept(run, promotable: list) -> None:
     """§9.10–§9.12 for the promotable outcomes, in the contract's order, with its crash seams."""
-    from . import serial, shallow
+    from . import partial, serial, shallow
 
     repo, q, remote = run.repo, run.q, run.remote
     promotions = _promotions(remote, promotable)
@@ -89,11 +89,12 @@ def accept(run, promotable: list) -> None:
     # accepted tips they continue (those were accepted before)
     accepted_objs = {oid for o in promotable for oid in (o.reachable or ())}
     # and of the objects fetched for memories' dependencies (recovered anchors, a partial clone's
-    # files), those a promoted memory names: a stream that stops, or fails, names none of the rest
+    # files and a treeless one's folders on their paths), those a promoted memory names: a stream
+    # that stops, or fails, names none of the rest
     # (CONTRACT §9.10; a review found a file only an unpromoted memory named copied)
     needed = {oid for o in promotable for oid in exact_needs(o.memories or ())}
     extra, new_shallow = shallow.extra_objects(run, needed)
-    accepted_objs = sorted(accepted_objs | set(extra))
+    accepted_objs = sorted(accepted_objs | set(extra) | partial.trees_for(run, promotable))
     pending = run.absent_from_main(accepted_objs)
     txn = q.txn
     outcomes = [o.to_json() for o in run.result.sorted_outcomes(current=False) if o.kind == "memory" and o.status != "up-to-date"]

@@ -82,6 +82,7 @@ class Import:
         self.session = None
         self.fetches = 0
         self.extra_roots: list[str] = []
+        self.anchor_trees: dict[str, set[str]] = {}  # memory ID -> trees fetched for its paths (``partial``)
         self.advertised_refs: dict | None = None
         self.local_refs: list[str] | None = None  # the user's own stream refs, when listed here
         self.q = None
