@@ -57,6 +57,22 @@ def unhinted(err: str) -> str:
     return "".join(line for line in err.splitlines(keepends=True) if not line.startswith(HIDDEN_HINTS))
 
 
+# how the way out of an invalid memory ref of this clone begins (``store.source_fault``)
+WAY_OUTS = ("; the fetch refspec ", "; this clone's copy from ", "; no identity of this clone signs it",
+            "; it is your own stream")
+
+
+def without_way_out(err: str) -> str:
+    """``err`` with each line cut before the way out that follows an invalid memory ref of this
+    clone (F100), for tests about the cause it names (tests/adversarial/test_invalid_local_refs.py
+    checks the ways out)."""
+    out = []
+    for line in err.splitlines(keepends=True):
+        cut = min((i for i in (line.find(w) for w in WAY_OUTS) if i >= 0), default=-1)
+        out.append(line if cut < 0 else line[:cut] + "\n")
+    return "".join(out)
+
+
 def hn(cwd, *args, input: bytes = b"") -> Result:
     """Run git-hn in-process (fast) with real Git underneath."""
     from git_hn.cli.main import main

@@ -26,6 +26,21 @@ from .git import MEMORY_LISTING
 from .repo import Repo
 
 
+class InvalidSource(ValidationError):
+    """A memory ref of this repository whose chain does not verify (an invalid commit at it, or
+    one that breaks the chain's rules); its message ends with what to do (``source_fault``)."""
+
+
+def invalid_source(repo: Repo, ref: str, message: str) -> ValidationError:
+    """``message`` about source ``ref``, with the way out when ``ref`` is this repository's (a
+    quarantine's refs are no user's: a plain ``ValidationError``)."""
+    if repo.quarantine:
+        return ValidationError(message)
+    from .source_fault import way_out
+
+    return InvalidSource(message + way_out(repo, ref))
+
+
 class Source(NamedTuple):
     """A memory ref and its head: local (``remote`` is None) or accepted from a remote."""
 
@@ -381,11 +396,14 @@ def read_chain(repo: Repo, source: Source, walked: list[tuple[str, str]] | None 
         raise ValidationError(f"memory source {source.ref} has no head")
     commits = list(walked) if walked is not None else walk(repo, source)
     commits.reverse()
-    memories = verify.verify_commits(repo, source.ref, commits)
-    prev = None
-    for i, mem in enumerate(memories):
-        chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
-        prev = mem
+    try:
+        memories = verify.verify_commits(repo, source.ref, commits)
+        prev = None
+        for i, mem in enumerate(memories):
+            chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
+            prev = mem
+    except ValidationError as exc:
+        raise invalid_source(repo, source.ref, exc.message) from None
     return memories
 
 
@@ -485,7 +503,7 @@ def _taken(pending: list, work: progress.Work):
         yield item
 
 
-def _checked_chain(source: Source, plan, results: dict, queue) -> list[VerifiedMemory]:
+def _checked_chain(repo: Repo, source: Source, plan, results: dict, queue) -> list[VerifiedMemory]:
     """The verified chain of one source, root first (``collect``'s per-source checks)."""
     if isinstance(plan, ValidationError):
         raise plan
@@ -501,8 +519,11 @@ def _checked_chain(source: Source, plan, results: dict, queue) -> list[VerifiedM
                     results[c] = exc
         mem = results[commit]
         if isinstance(mem, ValidationError):
-            raise ValidationError(f"memory source {source.ref}: {mem.message}")
-        chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
+            raise invalid_source(repo, source.ref, f"memory source {source.ref}: {mem.message}")
+        try:
+            chain.check_link(source.ref, source.actor, source.stream, i, mem, prev)
+        except ValidationError as exc:
+            raise invalid_source(repo, source.ref, exc.message) from None
         memories.append(mem)
         prev = mem
     return memories
@@ -609,7 +630,7 @@ def collect(repo: Repo, sources: list[Source] | None = None, verified: dict | No
         chains: dict[str, list[VerifiedMemory]] = {}
         for source, plan in plans:
             try:
-                chains[source.ref] = _checked_chain(source, plan, results, queue)
+                chains[source.ref] = _checked_chain(repo, source, plan, results, queue)
             except ValidationError:
                 if failed is None:
                     raise

@@ -43,12 +43,19 @@ def _replace_head(repo, payload: bytes | None = None, signature: bytes | None = 
     return commit
 
 
-def _show_fails(repo, mid, expected_suffix):
+def _own_way_out(repo, head: str) -> str:
+    """What the line says to do about the user's own stream whose tip was changed: put back the
+    tip git-hn last verified (F100: the line gave no way out)."""
+    return (f"; it is your own stream, changed after git-hn last verified it: git update-ref {_ref(repo)} {head} "
+            "puts back that tip")
+
+
+def _show_fails(repo, mid, expected_suffix, head):
     before = refs_snapshot(repo)
     r = hn(repo, "memory", "show", mid)
     assert r.code == 1
     assert r.err.startswith("git-hn: memory source refs/hn/memory/"), r.err
-    assert r.err.rstrip("\n").endswith(expected_suffix), r.err
+    assert r.err.rstrip("\n").endswith(expected_suffix + _own_way_out(repo, head)), r.err
     assert r.err.count("\n") == 1
     assert refs_snapshot(repo) == before
 
@@ -60,7 +67,7 @@ def test_flipped_payload_byte_fails_signature(inited):
     payload = _blob(inited, _entries(inited, head)["memory.json"])
     tampered = payload.replace(b"second", b"secand")
     commit = _replace_head(inited, payload=tampered)
-    _show_fails(inited, first, f"verify memory commit {commit}: invalid memory signature")
+    _show_fails(inited, first, f"verify memory commit {commit}: invalid memory signature", head)
 
 
 def test_every_signed_byte_is_covered(inited):
@@ -83,10 +90,10 @@ def test_signature_with_newline_or_padding(inited):
     head = git(inited, "rev-parse", _ref(inited))
     sig = _blob(inited, _entries(inited, head)["signature"])
     commit = _replace_head(inited, signature=sig + b"\n")
-    _show_fails(inited, mid, f"memory commit {commit} has invalid signature encoding")
+    _show_fails(inited, mid, f"memory commit {commit} has invalid signature encoding", head)
     git(inited, "update-ref", _ref(inited), head)
     commit = _replace_head(inited, signature=b"***")
-    _show_fails(inited, mid, f"memory commit {commit} has invalid signature encoding")
+    _show_fails(inited, mid, f"memory commit {commit} has invalid signature encoding", head)
 
 
 def test_extra_tree_entry_and_wrong_mode(inited):
@@ -94,10 +101,10 @@ def test_extra_tree_entry_and_wrong_mode(inited):
     head = git(inited, "rev-parse", _ref(inited))
     extra_blob = _write(inited, b"payload smuggling")
     commit = _replace_head(inited, extra=f"100644 blob {extra_blob}\tREADME\n")
-    _show_fails(inited, mid, f"memory commit {commit} tree contains unexpected entry README")
+    _show_fails(inited, mid, f"memory commit {commit} tree contains unexpected entry README", head)
     git(inited, "update-ref", _ref(inited), head)
     commit = _replace_head(inited, mode="100755")
-    _show_fails(inited, mid, f"memory commit {commit} has invalid tree entry")
+    _show_fails(inited, mid, f"memory commit {commit} has invalid tree entry", head)
 
 
 def test_second_parent_is_refused(inited):
@@ -137,7 +144,8 @@ def test_validly_signed_but_wrong_sequence(inited):
     payload, sig = _resign(inited, env)
     commit = _replace_head(inited, payload=payload, signature=sig)
     r = hn(inited, "memory", "show", first)
-    assert r.err == f"git-hn: memory source {_ref(inited)} commit {commit} has sequence 3, want 2\n"
+    assert r.err == (f"git-hn: memory source {_ref(inited)} commit {commit} has sequence 3, want 2"
+                     f"{_own_way_out(inited, head)}\n")
 
 
 def test_validly_signed_but_wrong_previous(inited):
@@ -150,7 +158,7 @@ def test_validly_signed_but_wrong_previous(inited):
     _replace_head(inited, payload=payload, signature=sig)
     r = hn(inited, "memory", "show", first)
     assert r.err == (f"git-hn: memory source {_ref(inited)} sequence 2 previous memory does not "
-                     "match its predecessor\n")
+                     f"match its predecessor{_own_way_out(inited, head)}\n")
 
 
 def test_stream_under_foreign_owner_ref(inited):
@@ -162,7 +170,9 @@ def test_stream_under_foreign_owner_ref(inited):
     git(inited, "update-ref", forged_ref, head)
     r = hn(inited, "memory", "show", mid)
     actor = ref.split("/")[3]
-    assert r.err == f"git-hn: memory source {forged_ref} commit {head} has owner {actor}, want {other}\n"
+    assert r.err == (f"git-hn: memory source {forged_ref} commit {head} has owner {actor}, want {other}; no "
+                     f"identity of this clone signs it, so it was written here past the quarantine: git update-ref "
+                     f"-d {forged_ref} removes it, then git hn sync REMOTE imports the stream through the quarantine\n")
 
 
 @pytest.mark.parametrize("bad", ["refs/hn/memory/" + "A" * 64 + "/" + "b" * 64,

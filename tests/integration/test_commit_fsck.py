@@ -69,8 +69,10 @@ def test_a_memory_commit_without_an_author_does_not_verify(tmp_path):
     forged_raw = re.sub(rb"(?m)^author .*\n", b"", raw)
     assert forged_raw != raw
     forged = git(repo, "hash-object", "--literally", "-t", "commit", "-w", "--stdin", input=forged_raw).strip()
+    head = git(repo, "rev-parse", ref)
     git(repo, "update-ref", ref, forged)
     r = hn(repo, "memory", "recall", "--json", "--include-untrusted")
     assert r.code == 1 and r.out == ""
     assert r.err == (f"git-hn: memory source {ref}: memory commit {forged} is malformed (missingAuthor): "
-                     "Git refuses to transfer it\n")
+                     f"Git refuses to transfer it; it is your own stream, changed after git-hn last verified it: "
+                     f"git update-ref {ref} {head} puts back that tip\n")

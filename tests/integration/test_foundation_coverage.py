@@ -36,7 +36,7 @@ from git_hn.core import chain
 from git_hn.core.limits import LIMITS
 from git_hn.errors import ConflictError, ValidationError
 from git_hn.store.lock import stream_lock
-from helpers import actor_of, git, hn, hn_proc, record_id, refs_snapshot, unhinted
+from helpers import actor_of, git, hn, hn_proc, record_id, refs_snapshot, unhinted, without_way_out
 from helpers import forged_commit as _commit, read_blob as _blob, tree_entries as _entries, write_blob as _write
 from independent import b64, unb64
 
@@ -92,10 +92,11 @@ def _sign(repo, payload: bytes) -> bytes:
 
 
 def _err(repo, *args) -> str:
+    """The error line, less the way out an invalid memory ref's line ends with (``without_way_out``)."""
     r = hn(repo, *args)
     assert r.code == 1, r
     assert r.out == "", r
-    return r.err
+    return without_way_out(r.err)
 
 
 def _source_error(ref: str, suffix: str) -> str:

@@ -41,13 +41,15 @@ def test_an_invalid_local_stream_does_not_stop_the_valid_ones_from_being_publish
     _record(alice, "soon broken", "--stream", OTHER_STREAM)
     actor = actor_of(alice)
     bad_ref = f"refs/hn/memory/{actor}/{OTHER_STREAM.split(':')[1]}"
+    tip = git(alice, "rev-parse", bad_ref)
     git(alice, "update-ref", bad_ref, "HEAD")  # a code commit is not a memory chain
     r = hn(alice, "sync", "--json")
     assert r.code == 1
     phase = "replication memory publication failed for remote origin"
     assert r.err.strip().splitlines() == [
         f"git-hn: publication phase failed after replication: {phase}: memory source {bad_ref}: memory commit "
-        f"{git(alice, 'rev-parse', 'HEAD').strip()} tree contains unexpected entry README.md"], r.err
+        f"{git(alice, 'rev-parse', 'HEAD').strip()} tree contains unexpected entry README.md; it is your own "
+        f"stream, changed after git-hn last verified it: git update-ref {bad_ref} {tip} puts back that tip"], r.err
     doc = json.loads(r.out)
     assert doc["published"] == 1 and f"{phase}: memory source {bad_ref}: " in doc["error"]
     on_remote = git(remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/hn")

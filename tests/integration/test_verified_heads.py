@@ -91,7 +91,8 @@ def test_rewritten_ref_is_fully_verified_and_refused(inited):
            "--content", "after the rewrite")
     assert r.code == 1
     assert r.err == (f"git-hn: read memory stream head {forged}: memory source {ref} commit {forged} "
-                     "has sequence 2, want 1\n")
+                     f"has sequence 2, want 1; it is your own stream, changed after git-hn last verified it: "
+                     f"git update-ref {ref} {head} puts back that tip\n")
     assert git(inited, "rev-parse", ref) == forged
     repo.close()
 

@@ -343,6 +343,10 @@ class Import:
         """A context in which ``self.accepted`` answers for the main repository's verified
         memories: the state (brought up to date), or a full collection when the state cannot
         answer; None when the accepted set does not verify (then nothing can be classified).
+        A memory ref of this clone that does not verify (``streams.InvalidSource``) fails the
+        import as a whole, its line saying what to do here: every stream was judged against it (a
+        trial: a tampered accepted ref was called the remote's equivocation, and the user's own
+        stream relationship-invalid, "whoever pushed it can push a valid one in its place").
         Only the opening is judged here; what the body raises leaves as it was raised (a review:
         each handler yielded again, so an error of one of their types from the body would have
         become contextlib's "generator didn't stop after throw()")."""
@@ -366,11 +370,15 @@ class Import:
                         raise
                     raise ConflictError(f"memory import from {self.remote} skipped: another git-hn is updating "
                                         f"the memory state; git hn sync {self.remote} imports it") from None
+                except streams.InvalidSource:
+                    raise  # (this clone's ref, not the remote's)
                 except ValidationError as exc:
                     self.accepted, self.accepted_error = None, exc.message
                 if collect:
                     try:
                         self.accepted = acceptedmod.FromCollection(streams.collect(self.repo))
+                    except streams.InvalidSource:
+                        raise
                     except HnError as exc:
                         self.accepted, self.accepted_error = None, exc.message
                 yield
