@@ -65,7 +65,7 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
                           interrupt_after=signal_at)
             failed = bool(result.exit_message())
             said = " ".join(o.fields.get("diagnostic", "") for o in result.outcomes) + result.exit_message()
-            cause, way_out = first_failure(result) if failed else ("", "")
+            cause, way_out = first_failure(result, _beyond(repo, remote, result)) if failed else ("", "")
             for line in result.reminders:  # (a teammate's force-push took an anchor of ours off it)
                 sys.stderr.write(f"git-hn: {line}\n")
             reminded = bool(result.reminders)
@@ -202,7 +202,18 @@ def _why(repo: Repo, said: str, remote: str, cause: str = "", way_out: str = "")
 CAUSE_LIMIT = 200  # characters of the cause the fetch hook's line gives (``git hn sync`` says all)
 
 
-def first_failure(result) -> tuple[str, str]:
+def _beyond(repo: Repo, remote: str, result) -> str:
+    """``failures.beyond_of`` when the first failure is a missing anchor commit (else "": asked
+    only then)."""
+    first = next(iter(result.failures()), None)
+    if first is None or first.fields.get("dependencyKind") != "anchor-commit":
+        return ""
+    from .replication.failures import beyond_of
+
+    return beyond_of(repo, remote, result)
+
+
+def first_failure(result, beyond: str = "") -> tuple[str, str]:
     """The fetch hook's reason, in its one line (a team trial: "memory import from origin failed"
     on every fetch, and no reason), and its way out when ``git hn sync`` is not it: the first
     failing stream's, shortened, as ``stream S of "NAME" stops at memory M, whose anchor commit C
@@ -210,18 +221,25 @@ def first_failure(result) -> tuple[str, str]:
     without its recovery; else the import phase's error. For that usual case the way out is who
     can put the commit back (``anchor_ways.put_back``): the fetch that started the hook brought the
     remote's branches, and none had the commit, so a sync, which fetches them again, fails the
-    same way (a team trial). For a fetch the remote refused access to, it is the outcome's
-    credentials advice (a sync's fetch has no terminal either). Author text (the name) is inert
-    and bounded. No Git process."""
+    same way (a team trial). In a shallow clone (``beyond``: what it did not fetch,
+    ``failures.beyond_of``) the commit may be on the remote past what the fetch brought: the line
+    says so, with the command that brings it (``anchor_ways.beyond_fetched``; a trial: "is not on
+    origin" for the parent of origin's tip past the shallow boundary). For a fetch the
+    remote refused access to, it is the outcome's credentials advice (a sync's fetch has no
+    terminal either). Author text (the name) is inert and bounded. No Git process."""
     from ..core.gostr import one_line, short_id
     from ..core.hints import of_author
-    from .replication.anchor_ways import put_back
+    from .replication.anchor_ways import BOTH, SHALLOW, beyond_fetched, put_back
 
     for o in result.failures():  # (a stream's own failure first: one failing only by another's comes after)
         owner, missing = o.fields.get("ownerMemoryId") or "", o.fields.get("missingId") or ""
         if o.fields.get("dependencyKind") == "anchor-commit" and owner and missing:
             names = [m.envelope.actor_name for m in o.memories if m.memory_id == owner]
             who = of_author(names[0]) if names else ""
+            if beyond in (SHALLOW, BOTH):  # (a single-branch clone's is ``put_back``'s ``unfetched``)
+                where, how = beyond_fetched(result.remote, missing, beyond)
+                return f"stream {short_id(o.id)}{who} stops at memory {short_id(owner)}, whose anchor commit " \
+                       f"{missing[:12]} {where}", how
             back = one_line(o.fields.get("recovery") or "").startswith("fetch a branch that contains")
             where = f"on a branch of {result.remote} this fetch brought" if result.unfetched else f"on {result.remote}"
             return (f"stream {short_id(o.id)}{who} stops at memory {short_id(owner)}, whose anchor commit "

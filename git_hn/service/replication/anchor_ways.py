@@ -50,3 +50,27 @@ def put_back(remote: str, missing: str, where: str, unfetched: bool = False, sai
         return (f"git fetch {quote(remote)} {missing} brings commit {missing[:12]} if a branch of {remote} this clone "
                 f"does not fetch has it (then git hn sync {quote(remote)}); if none has it, {back}")
     return f"no branch of {remote} {where} has commit {missing[:12]}: {back}"
+
+
+SHALLOW, BRANCHES, BOTH = "shallow", "branches", "both"  # what this clone did not fetch (``beyond``)
+
+
+def beyond_fetched(remote: str, missing: str, beyond: str) -> tuple[str, str]:
+    """(where, how) for an anchor commit ``missing`` that this clone lacks while the remote may
+    well have it, beyond what the clone fetched (``beyond``): a shallow clone's depth (``SHALLOW``),
+    the branches its fetch refspecs leave out (``BRANCHES``: a ``--single-branch`` clone), or
+    either (``BOTH``: ``git clone --depth 1``). A trial: such clones were told the commit "is not
+    on origin", which in git-hn's words means someone must push an ``hn-anchor`` branch, while the
+    commit was the parent of origin's tip past the shallow boundary, or origin's ``feature``.
+    ``where`` follows "whose anchor commit C"; ``how`` is the command that brings it: deepening
+    the clone, or fetching the commit by ID, which brings it from whichever branch has it."""
+    from shlex import quote
+
+    what = {SHALLOW: "this shallow clone's depth", BRANCHES: "the branches this clone fetches",
+            BOTH: "this shallow clone's depth and branches"}[beyond]
+    r = quote(remote)
+    if beyond == SHALLOW:
+        how = f"git fetch --unshallow {r} (or --deepen=N) brings it, then git hn sync {r}"
+    else:
+        how = f"git fetch {r} {missing} brings it, then git hn sync {r}"
+    return f"may be on {remote} beyond {what}", how

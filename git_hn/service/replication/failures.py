@@ -27,6 +27,7 @@ import os
 from ...core.grammar import is_digest_id, is_oid
 from ...errors import HnError
 from ...store.repo import Repo
+from .anchor_ways import BOTH, BRANCHES, SHALLOW, beyond_fetched
 
 FILE = "failed-imports"
 MAGIC = "hn-failed-imports/0"
@@ -75,13 +76,38 @@ def _valid(entry) -> bool:
             and entry.get("status") in STATUSES
             and (entry.get("memory", "") == "" or is_digest_id(entry["memory"]))
             and (entry.get("commit", "") == "" or is_oid(entry["commit"]))
-            and (entry.get("seen", "") == "" or entry["seen"] in SEEN))
+            and (entry.get("seen", "") == "" or entry["seen"] in SEEN)
+            and (entry.get("beyond", "") == "" or entry["beyond"] in BEYOND))
 
 
-def entries_of(result) -> list[dict]:
+BEYOND = (SHALLOW, BRANCHES, BOTH)
+
+
+def beyond_of(repo: Repo, remote: str, result) -> str:
+    """What this clone did not fetch of ``remote`` where a missing anchor commit may be
+    (``anchor_ways.beyond_fetched``): "" when it is neither shallow nor narrower than every
+    branch (then "not on REMOTE" holds: its fetch brought every branch). A stat, and the remote's
+    branches this clone's refspecs leave out as the sync asked the remote (``result.unfetched``:
+    asked for a missing anchor commit no fetched branch has); a shallow clone's sync does not ask
+    (its recovery is to deepen), and its refspecs are read instead (one ``git config``)."""
+    from .gate import fetches_every_branch
+    from .shallow import is_shallow
+
+    shallow = is_shallow(repo)
+    narrow = bool(result.unfetched)
+    if shallow and not narrow:
+        try:
+            narrow = not fetches_every_branch(repo, remote)
+        except HnError:
+            pass
+    return BOTH if shallow and narrow else SHALLOW if shallow else BRANCHES if narrow else ""
+
+
+def entries_of(result, beyond: str = "") -> list[dict]:
     """The streams ``result`` (a ``SyncResult``) did not import, as the record keeps them: in
     ``failures``' order (a stream failing only because another did comes after the others, so the
-    hint, which names the first, names a cause: it named whichever stream ID sorted first)."""
+    hint, which names the first, names a cause: it named whichever stream ID sorted first).
+    ``beyond``: what this clone did not fetch (``beyond_of``), kept with a missing anchor commit."""
     out = []
     for o in result.failures():
         if o.kind != "memory" or not is_digest_id(o.id):
@@ -92,7 +118,8 @@ def entries_of(result) -> list[dict]:
             [m.envelope.actor_name for m in (o.memories or ())][:1]
         out.append({"stream": o.id, "name": names[0] if names else "", "status": str(o.status),
                     "memory": owner if is_digest_id(owner) else "", "commit": missing if is_oid(missing) else "",
-                    **({"seen": o.fields["seen"]} if o.fields.get("seen") in SEEN else {})})
+                    **({"seen": o.fields["seen"]} if o.fields.get("seen") in SEEN else {}),
+                    **({"beyond": beyond} if beyond and is_oid(missing) else {})})
     return out[:MAX_STREAMS]
 
 
@@ -102,6 +129,8 @@ def note(repo: Repo, remote: str, result) -> None:
     from ...store import private
 
     entries = entries_of(result)
+    if any(e["commit"] for e in entries):  # (asked only then: a missing anchor commit's where)
+        entries = entries_of(result, beyond_of(repo, remote, result))
     remotes = _read(repo, configured=True)  # (a removed or renamed remote's entry goes: a review)
     if remotes.get(remote, []) == entries or (not entries and remote not in remotes):
         return  # (the usual sync: one read, nothing written)
@@ -142,10 +171,15 @@ def hint(repo: Repo) -> str:
         who = of_author(first["name"]) if first.get("name") else ""
         where = f": stops at memory {short_id(first['memory'])}" if first.get("memory") else \
             f": {SEEN[first['seen']].format(remote=remote)}" if first.get("seen") else f": {first['status']}"
+        how = f"git hn sync {quote(remote)} says why"
         if first.get("memory") and first.get("commit"):
-            where += f", whose anchor commit {first['commit'][:12]} is not on {remote}"
+            if first.get("beyond"):  # (a shallow or single-branch clone: F100, a trial)
+                said, how = beyond_fetched(remote, first["commit"], first["beyond"])
+                where += f", whose anchor commit {first['commit'][:12]} {said}"
+            else:
+                where += f", whose anchor commit {first['commit'][:12]} is not on {remote}"
         more = f"; and {len(entries) - 1} more" if len(entries) > 1 else ""
         count = "1 stream" if len(entries) == 1 else f"{len(entries)} streams"
         parts.append(f"{count} of {remote} did not import at the last sync (stream {short_id(first['stream'])}"
-                     f"{who}{where}{more}); git hn sync {quote(remote)} says why")
+                     f"{who}{where}{more}); {how}")
     return "; ".join(parts)

@@ -350,6 +350,14 @@ def branch_refspecs(repo: Repo, remote: str) -> list[str]:
     return specs
 
 
+def fetches_every_branch(repo: Repo, remote: str) -> bool:
+    """Whether ``remote``'s fetch refspecs take all of its branches (``refs/heads/*``, none left
+    out by a negative refspec): not a ``--single-branch`` clone's. One ``git config``."""
+    specs = branch_refspecs(repo, remote)
+    return "refs/heads/*" in [s.lstrip("+").partition(":")[0] for s in specs if not s.startswith("^")] \
+        and not any(s.startswith("^") for s in specs)
+
+
 def _escaped(name: str) -> str:
     return "".join(f"[{c}]" if c in "*?[\\" else c for c in name)
 
