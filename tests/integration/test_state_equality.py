@@ -132,7 +132,7 @@ def test_state_equals_full_verification_for_invalid_refs(world):
     forged = forged_commit(repo, lines, parents=(tip,))
     git(repo, "update-ref", ref, forged)
     seen = compare(repo)
-    assert set(seen["show"]) == {"ValidationError"}
+    assert set(seen["show"]) == {"InvalidSource"}  # (a ValidationError whose line says what to do)
     git(repo, "update-ref", ref, tip)
     compare(repo)
     # the same memories under rewritten commits (their trees kept, the commits made anew), once
@@ -172,7 +172,7 @@ def test_an_object_rewritten_in_place_is_caught_where_it_is_read(world):
     obj.chmod(0o644)
     obj.write_bytes(zlib.compress(b"blob %d\x00" % len(other) + other))
     full = _call(repo, show_service.show_full, a)
-    assert full[0] == "ValidationError"
+    assert full[0] == "InvalidSource"  # (a ValidationError: F100)
     assert _call(repo, show_service.show, a) == full
     req = core_recall.RecallRequest(at_commit="HEAD", include_untrusted=True, topic=("architecture",))
     assert _call(repo, recall_service.recall, req) == _call(repo, recall_service.recall_full, req) == full
