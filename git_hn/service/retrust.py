@@ -34,7 +34,8 @@ fetch from a hook is not a hint's price); only when a pushed update carries a po
 policies read (bounded by ``LIMITS.max_policy``) and one ``git log`` of ``OLD..NEW`` (the pushed
 commits, bounded as ``revoked``'s), and when the update changes the blob, the lookup at OLD (one
 ``git log``, bounded); a new branch carrying a policy file costs one ``git merge-base`` more (the
-remote's default branch asked in the same exchange). At most ``UPDATES`` branch updates are asked. Any failure says nothing, but
+remote's default branch asked in the same exchange; within the push's budget). At most ``UPDATES``
+branch updates carrying a policy are asked, and a push of more says how many were not. Any failure says nothing, but
 for a ``git log`` that does not end within its time (``revoked.LOG_SECONDS``): that says it could
 not check, with the ``git log`` to read by hand (a long range's silence hid a re-trust). Trusts:
 the hook's input as Git gives it; the policies as committed (author text is printed inert).
@@ -46,7 +47,7 @@ from ..core.lines import lines_of
 from ..errors import HnError
 from ..store.repo import Repo
 
-UPDATES = 8  # branch updates of one push whose policy blobs are compared
+UPDATES = 8  # branch updates of one push carrying a policy that are asked (more: said, not asked)
 POLICY_PATH = ".hn/policy.json"
 
 
@@ -84,7 +85,7 @@ def unchecked(seconds: float, log: str) -> str:
 
 
 def _updates(data: bytes) -> list[tuple[str, str]]:
-    """(old, new) of each pushed branch update, at most ``UPDATES``; old is "" for a new branch."""
+    """(old, new) of each pushed branch update, at most ``LISTED`` + 1; old is "" for a new branch."""
     from ..core.grammar import is_oid
 
     out = []
@@ -95,28 +96,30 @@ def _updates(data: bytes) -> list[tuple[str, str]]:
         new, old = parts[1], parts[3]
         if is_oid(new) and is_oid(old) and new.strip("0") and new != old:
             out.append((old if old.strip("0") else "", new))
-    return list(dict.fromkeys(out))[:UPDATES]
+            if len(out) > LISTED:
+                break
+    return list(dict.fromkeys(out))
 
 
 BASES = ("HEAD", "main", "master")  # a remote's default branch as last fetched, in this order
+LISTED = 4096  # branch updates of one push whose policy blobs are asked (more are "not checked")
 
 
-def _based(git, pushed: list, base: str | None, seconds: float) -> list:
-    """``pushed`` with each new branch's old commit set to its merge base with ``base`` (the
-    remote's default branch), and left out when there is none to ask."""
-    out = []
-    for old, new, before, after in pushed:
-        if not old:
-            if not base:
-                continue
-            proc = git.run(["merge-base", base, new], timeout=seconds)
-            old = proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
-            if not old:
-                continue  # (unrelated histories: nothing of the remote's it was built on)
-            got = git.object_infos([f"{old}:{POLICY_PATH}"])[0]
-            before = got[0] if got is not None and got[1] == "blob" else None
-        out.append((old, new, before, after))
-    return out
+def _merge_base(git, base: str | None, new: str, seconds: float) -> str:
+    """A new branch's old commit: its merge base with ``base`` (the remote's default branch), or
+    "" when there is none to ask (no such ref, unrelated histories). ``GitTimedOut`` passes."""
+    if not base:
+        return ""
+    proc = git.run(["merge-base", base, new], timeout=seconds)
+    return proc.stdout.decode("ascii", "replace").strip() if proc.returncode == 0 else ""
+
+
+def unchecked_branches(count: int) -> str:
+    """The line for the pushed branches past ``UPDATES`` (a review: a tenth new branch that
+    trusted a revoked key again was not asked, and nothing said so)."""
+    return (f"warning: this push updates {count + UPDATES} branches that carry a memory policy; {count} of them were "
+            f"not checked for a key trusted again after a revocation (the first {UPDATES} were): push those in "
+            f"groups of at most {UPDATES} branches to have them checked")
 
 
 def _warnings(repo: Repo, data: bytes, seconds: float, remote: str = "") -> list[str]:
@@ -133,7 +136,7 @@ def _warnings(repo: Repo, data: bytes, seconds: float, remote: str = "") -> list
     pushed = [c for c in pushed if c[3] is not None]
     if not pushed:
         return []  # (no policy pushed: one exchange with the batch reader, and nothing else)
-    pushed = _based(git, pushed, base, seconds)
+    pushed, left_out = pushed[:UPDATES], len(pushed) - UPDATES
     from ..core.gostr import short_id
     from ..core.limits import LIMITS
     from ..core.hints import quoted_text
@@ -141,16 +144,21 @@ def _warnings(repo: Repo, data: bytes, seconds: float, remote: str = "") -> list
     from ..errors import GitTimedOut
     from .revoked import dropped_in, revocations
 
-    wanted = list(dict.fromkeys(b for c in pushed for b in c[2:] if b))
-    trusted = {}
-    for oid, got in zip(wanted, git.read_objects_bounded(wanted, LIMITS.max_policy)):
-        if got is None or got[0] != "blob" or got[2] is None:
-            continue
-        try:
-            memory = load(got[2]).memory
-        except HnError:
-            continue  # (no valid policy: the push's other checks say so)
-        trusted[oid] = set(memory.trusted_actors) if memory is not None else set()
+    trusted: dict = {}
+
+    def read(oids) -> None:  # the trusted actors of each policy blob of ``oids`` not read yet
+        wanted = [o for o in dict.fromkeys(oids) if o and o not in trusted]
+        for oid, got in zip(wanted, git.read_objects_bounded(wanted, LIMITS.max_policy) if wanted else []):
+            trusted[oid] = None  # (no valid policy: the push's other checks say so)
+            if got is None or got[0] != "blob" or got[2] is None:
+                continue
+            try:
+                memory = load(got[2]).memory
+            except HnError:
+                continue
+            trusted[oid] = set(memory.trusted_actors) if memory is not None else set()
+
+    read(b for c in pushed for b in c[2:])
     import time
 
     # one budget for the push, twice one question's: a history too long to read within it is
@@ -158,11 +166,22 @@ def _warnings(repo: Repo, data: bytes, seconds: float, remote: str = "") -> list
     # out its own budget twice and said so twice)
     out, said, deadline = [], set(), time.monotonic() + 2 * seconds
     for old, new, before, after in pushed:
-        if after not in trusted:
+        if trusted.get(after) is None:
             continue
         if out and out[-1].startswith(UNCHECKED):
             break
-        added = sorted(trusted[after] - trusted.get(before, set()) - said) if before != after else []
+        if not old:  # a new branch: asked from its merge base with the remote's default branch
+            try:
+                old = _merge_base(git, base, new, _left(deadline, seconds))
+            except GitTimedOut:  # (a review: it raised past every other branch's warning)
+                out.append(unchecked(seconds, f"git log -p {new[:12]} --not --remotes={remote} -- {POLICY_PATH}"))
+                continue
+            if not old:
+                continue
+            got = git.object_infos([f"{old}:{POLICY_PATH}"])[0]
+            before = got[0] if got is not None and got[1] == "blob" else None
+            read([before])
+        added = sorted(trusted[after] - (trusted.get(before) or set()) - said) if before != after else []
         try:
             found = revocations(repo, old, added, _left(deadline, seconds), timeouts=True)
         except GitTimedOut:
@@ -198,4 +217,6 @@ def _warnings(repo: Repo, data: bytes, seconds: float, remote: str = "") -> list
                        f'{who}, and its policy still trusts {who}: a merge or rebase that kept the side from before the '
                        f'revocation does this ({log}); if it is a mistake, git hn policy untrust {who}, commit and push '
                        'again')
+    if left_out > 0 and not (out and out[-1].startswith(UNCHECKED)):
+        out.append(unchecked_branches(left_out))
     return out

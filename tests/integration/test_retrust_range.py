@@ -363,6 +363,42 @@ def test_a_new_branch_is_asked_against_the_remote_head_first(tmp_path):
     assert _run(alice, "push", "-q", "origin", "main:trunk").returncode == 0
     git(alice, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
     assert git(alice, "rev-parse", "origin/main") != revoked
-    new = _topic_rebased(alice, ids)
+    _topic_rebased(alice, ids)
     err = _push(alice, "origin", "topic")
     assert f"this push trusts {ids['Bob'][:12]} again, untrusted in {revoked[:12]}" in err, err
+
+
+def test_a_new_branch_whose_merge_base_is_not_found_in_time_says_it_could_not_check(tmp_path):
+    """A review of the new-branch check: its ``git merge-base`` ran outside the push's budget and
+    its timeout left the function, so the push said nothing at all, not even another branch's
+    "could not check". It is asked within the budget now, and a timeout is said."""
+    from git_hn.service import retrust
+    from git_hn.store.repo import open_repo
+
+    alice, ids, _revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    new = _topic_rebased(alice, ids)
+    data = f"refs/heads/topic {new} refs/heads/topic {'0' * 40}\n".encode()
+    said = retrust.warnings(open_repo(str(alice)), data, seconds=1e-6, remote="origin")
+    assert said == [retrust.unchecked(1e-6, f"git log -p {new[:12]} --not --remotes=origin -- {POLICY}")], said
+    assert retrust.warnings(open_repo(str(alice)), data, remote="origin"), "(in time, it warns)"
+
+
+def test_a_push_of_more_branches_than_are_checked_says_how_many_were_not(tmp_path):
+    """A review: only the first eight pushed branches are asked, and a ninth that trusted a revoked
+    key again passed unsaid (``git push --all`` reaches nine easily). The rest are said, with what
+    has them checked; a push of eight says nothing of the kind."""
+    alice, ids, _revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    _topic_rebased(alice, ids)
+    for i in range(1, 8):
+        git(alice, "branch", f"a{i}", git(alice, "commit-tree", "main^{tree}", "-p", "main", "-m", f"a{i}"))
+    eight = _push(alice, "origin", *[f"a{i}" for i in range(1, 8)], "topic")
+    assert "were not checked" not in eight and "trusts" in eight, eight
+    for i in range(1, 10):  # (each its own commit: updates to one commit are asked once)
+        git(alice, "branch", f"b{i}", git(alice, "commit-tree", "main^{tree}", "-p", "main", "-m", f"b{i}"))
+    assert _run(alice, "push", "-q", "origin", ":topic").returncode == 0
+    nine = _push(alice, "origin", *[f"b{i}" for i in range(1, 10)], "topic")
+    assert ("git-hn: warning: this push updates 10 branches that carry a memory policy; 2 of them were not checked "
+            "for a key trusted again after a revocation (the first 8 were): push those in groups of at most 8 "
+            "branches to have them checked\n") in nine, nine
