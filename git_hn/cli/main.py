@@ -561,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
         # UTF-8 locale (``store.argpath``: files named by arguments are opened from the same bytes)
         args = [os.fsencode(a).decode("utf-8", "surrogateescape") for a in args]
     render.set_up_streams()
+    render.ignore_bad_sizes()
     try:
         return _dispatch_and_close(args)
     except HnError as exc:

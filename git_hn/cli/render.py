@@ -85,6 +85,28 @@ def set_up_streams() -> None:
             pass  # (no stream, closed, or not a text stream of io's: left as it is)
 
 
+def size_setting(name: str) -> int | None:
+    """``COLUMNS`` or ``LINES`` when set to a positive number in ASCII digits, else None: as if
+    unset. (``str.isdigit`` takes ``²`` and ``٣``, which ``int`` refuses.)"""
+    import os
+
+    given = os.environ.get(name, "")
+    return int(given) if given.isascii() and given.isdigit() and int(given) > 0 else None
+
+
+def ignore_bad_sizes() -> None:
+    """``COLUMNS`` or ``LINES`` set to anything but a positive number is removed from this run's
+    environment, so that everything reading it (rich's consoles, the pager) finds it unset: rich
+    tests them with ``str.isdigit`` and then calls ``int``, and ``COLUMNS=²`` ended every terminal
+    view in ``internal error: ValueError``; ``COLUMNS=0`` made rich print nothing at all (``hooks
+    status`` on a terminal)."""
+    import os
+
+    for name in ("COLUMNS", "LINES"):
+        if name in os.environ and size_setting(name) is None:
+            del os.environ[name]
+
+
 def for_terminal(data: bytes) -> bytes:
     """UTF-8 bytes of a human view (the brief, a Markdown export, the log for its pager) as the
     terminal takes them: as they are on a UTF-8 one or in a pipe, else in the terminal's own
@@ -236,12 +258,13 @@ def together(text: str, commands: bool = True) -> str:
 
 
 def terminal_width(stream) -> int | None:
-    """The columns of the terminal ``stream`` is on (``COLUMNS`` when set, as Git and Python's
-    ``shutil`` take it); None when it cannot be told, or when under 20 (no useful wrapping)."""
+    """The columns of the terminal ``stream`` is on (``COLUMNS`` when set to a positive number, as
+    Git and Python's ``shutil`` take it); None when it cannot be told, or when under 20 (no useful
+    wrapping)."""
     import os
 
     try:
-        width = int(os.environ.get("COLUMNS", "0")) or os.get_terminal_size(stream.fileno()).columns
+        width = size_setting("COLUMNS") or os.get_terminal_size(stream.fileno()).columns
     except (ValueError, OSError):
         return None
     return width if width >= 20 else None

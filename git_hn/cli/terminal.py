@@ -65,9 +65,11 @@ def wants_colour(no_color: bool = False) -> bool:
 def width() -> int:
     """The terminal's columns: ``COLUMNS`` when it is a positive number (as Git and rich honour
     it), else the terminal's own size, else 80."""
-    given = os.environ.get("COLUMNS", "")
-    if given.isdigit() and int(given) > 0:
-        return int(given)
+    from .render import size_setting
+
+    given = size_setting("COLUMNS")
+    if given:
+        return given
     try:
         return os.get_terminal_size(sys.stdout.fileno()).columns or 80
     except (OSError, ValueError):

@@ -4,6 +4,7 @@ one line (scripts and tests read it). Real processes on a real pseudo-terminal."
 
 from __future__ import annotations
 
+import json
 import sys
 
 from helpers import hn, on_terminal
@@ -35,3 +36,23 @@ def test_the_top_level_help_fits_a_narrow_terminal(tmp_path):
     assert all(len(line) <= 60 for line in out.splitlines()), out
     assert "[--include-untrusted]" in out.split() and _words(out) == _words(piped)
     assert on_terminal(tmp_path, [sys.executable, "-m", "git_hn", "-h"], 100, {}) == piped  # (wide enough: as is)
+
+
+def test_a_terminal_size_that_is_no_positive_number_is_ignored_as_if_unset(inited):
+    """``COLUMNS=²`` (a digit to ``str.isdigit``, not to ``int``, as rich tests it) ended every
+    terminal view in ``internal error: ValueError``, and ``COLUMNS=0`` made ``hooks status`` print
+    nothing: a size that is no positive number reads as unset, the output exactly as without it."""
+    made = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "the codec is pure", "--json")
+    assert made.code == 0, made.err
+    memory = json.loads(made.out)["memoryId"]
+    views = (["memory", "recall", "--include-untrusted"], ["memory", "log"], ["memory", "show", memory],
+             ["memory", "brief"], ["hooks", "status"])
+    for view in views:
+        argv = [sys.executable, "-m", "git_hn", *view]
+        plain = on_terminal(inited, argv, 100, {}, both=True)
+        assert plain[0].strip() and "internal error" not in plain[1], (view, plain)
+        for name, value in (("COLUMNS", "²"), ("COLUMNS", "0"), ("COLUMNS", "-5"), ("COLUMNS", "abc"),
+                            ("LINES", "²"), ("LINES", "0")):
+            assert on_terminal(inited, argv, 100, {name: value}, both=True) == plain, (view, name, value)
+        assert on_terminal(inited, argv, 100, {"COLUMNS": "99999999999"}, both=True)[0].strip()  # (a number: taken)
