@@ -85,9 +85,29 @@ def _named(work, what: str):
 
 
 def rebuild(repo: Repo, bound: int | None = None) -> Built:
-    """CONTRACT §8.4: verify every stream, replace the state, write (or omit) the export."""
+    """CONTRACT §8.4: verify every stream, replace the state, write (or omit) the export. A
+    directory it writes in that cannot be written is said before anything changes, with what
+    lets it write (a review: after ``chmod -R a-w .git/hn`` it named only a read-only file
+    system or another user's repository, though ``verify`` there names the ``chmod``)."""
+    unwritable = _unwritable_dir(repo)
+    if unwritable is not None:
+        raise LocalStateError(f"memory index could not be written: {unwritable} cannot be written; "
+                              + _make_writable(repo, unwritable, again=True))
     return _named(lambda: _rebuild(repo, bound),
                   f"memory index could not be written: {repo.hn_dir} cannot be written here")
+
+
+def _unwritable_dir(repo: Repo) -> str | None:
+    """The first directory a rebuild writes in that this process cannot write (its permission
+    bits, an immutable flag, a read-only mount): the state's, and the locks' while the state's
+    lock file does not exist; one that does not exist yet, the directory it is made in."""
+    lock = statedb.lock_path(repo)
+    wanted = [statedb.paths(repo)[0]] + ([os.path.dirname(lock)] if not os.path.lexists(lock) else [])
+    for d in wanted:
+        d = next((c for c in (d, repo.hn_dir, os.path.dirname(repo.hn_dir)) if os.path.isdir(c)), None)
+        if d is not None and not os.access(d, os.W_OK | os.X_OK):
+            return d
+    return None
 
 
 REBUILD_ATTEMPTS = 3
@@ -247,18 +267,22 @@ def _unsealed(repo: Repo) -> HnError:
                                   + (fix or _way_out(repo, by_reads=True)))
 
 
-def _make_writable(repo: Repo) -> str:
-    """What lets a rebuild replace the state, where its directory cannot be written."""
+def _make_writable(repo: Repo, directory: str | None = None, again: bool = False) -> str:
+    """What lets a rebuild replace the state, where ``directory`` (by default ``hn``) cannot be
+    written; with ``again``, said to a rebuild that failed there."""
     hn = repo.hn_dir
+    where = directory or hn
+    then = "run git hn memory index rebuild again" if again else "git hn memory index rebuild replaces it"
     try:
-        st, ro = os.stat(hn), bool(os.statvfs(hn).f_flag & os.ST_RDONLY)
+        st, ro = os.stat(where), bool(os.statvfs(where).f_flag & os.ST_RDONLY)
     except OSError:
         st, ro = None, False
     if ro:
-        return f"{hn} is on a read-only mount: git hn memory index rebuild replaces it where it is not"
+        return f"{where} is on a read-only mount: " + (
+            f"mount it read-write, then {then}" if again else f"{then} where it is not")
     if st is not None and st.st_uid != os.getuid():
-        return f"{hn} belongs to user ID {st.st_uid}: run git hn memory index rebuild as that user"
-    return f"{chmod_way_out('it', hn, recursive=True)}, then git hn memory index rebuild replaces it"
+        return f"{where} belongs to user ID {st.st_uid}: run git hn memory index rebuild as that user"
+    return f"{chmod_way_out('it', hn, recursive=True)}, then {then}"
 
 
 def _way_out(repo: Repo, by_reads: bool = False) -> str:

@@ -711,6 +711,37 @@ def test_verify_where_the_state_cannot_be_written_says_a_chmod_unsealed_it(popul
     assert hn(populated, "memory", "index", "verify").code == 0
 
 
+def _files(directory):
+    """Every file and directory under ``directory``: its mode, and a file's bytes."""
+    return {p.relative_to(directory).as_posix(): (p.stat().st_mode, p.is_file() and p.read_bytes())
+            for p in sorted(directory.rglob("*"))}
+
+
+@pytest.mark.parametrize("where", ["memory", "locks"])
+def test_a_rebuild_where_the_state_cannot_be_written_names_the_directory_and_the_chmod(populated, where):
+    """A review: with the state's directory (or, while the state's lock file does not exist, the
+    locks' one) made read-only, ``index rebuild`` said only "a read-only file system, or another
+    user's repository", though ``verify`` there names the chmod. It names the directory and the
+    chmod, and changes nothing (for root, whom modes do not stop, the directory is immutable too:
+    ``read_only``); made writable, the rebuild it names succeeds."""
+    from helpers import read_only
+
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    hn_dir = populated / ".git" / "hn"
+    if where == "locks":
+        (hn_dir / "locks" / "state.lock").unlink()
+    refs = refs_snapshot(populated)
+    with read_only(hn_dir / where):
+        before = _files(hn_dir)
+        r = hn(populated, "memory", "index", "rebuild")
+        assert (r.code, r.err) == (1, f"git-hn: memory index could not be written: {hn_dir / where} cannot be "
+                                      f"written; make it writable (chmod -R u+w {hn_dir}), then run git hn memory "
+                                      "index rebuild again\n")
+        assert _files(hn_dir) == before and refs_snapshot(populated) == refs
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert hn(populated, "memory", "index", "verify").code == 0
+
+
 @pytest.mark.parametrize("which", ["rebuild", "verify"])
 def test_a_read_only_private_directory_is_named_not_an_internal_message(populated, monkeypatch, which):
     """With ``.git/hn`` on a read-only file system, ``index rebuild|verify`` printed only
