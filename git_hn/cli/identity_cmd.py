@@ -20,10 +20,12 @@ def init_command(name: str | None, extra: list[str]) -> int:
         from ..core import hints
 
         raise UsageError(hints.append("usage: git hn init [--name NAME]", hints.unexpected(extra)))
+    from ..service.secretscan import scan
+
     repo = open_repo()
     fresh = not os.path.lexists(repo.hn_dir)
     try:
-        ident, path = identity.create(repo, name)
+        ident, path = identity.create(repo, name, scan)
     except identity.IdentityExists as exc:
         from ..service.identity_trust import init_refusal
 

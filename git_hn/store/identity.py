@@ -278,8 +278,9 @@ def sweep_killed_writes(repo: Repo) -> None:
         return
 
 
-def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
-    """``git hn init``: generate a key pair, store it, make it active."""
+def create(repo: Repo, name: str | None, library=None) -> tuple[Identity, str]:
+    """``git hn init``: generate a key pair, store it, make it active. ``library`` is the secret
+    lint's detector library (``core.secretlint.Library``; None: its named detectors only)."""
     sweep_killed_writes(repo)
     try:
         existing = load_active(repo)
@@ -301,6 +302,7 @@ def create(repo: Repo, name: str | None) -> tuple[Identity, str]:
             raise InputError(NO_NAME)
         name = configured
     check_signing_name(name)
+    check_name_not_secret(name, library)
     from ..core.invisible import has_direction_control
 
     if has_direction_control(name):
@@ -361,6 +363,22 @@ def check_signing_name(name: str, fix: str = "choose another with --name NAME") 
     if utf8_len(name) > LIMITS.max_actor_name:
         raise InputError(f"identity name cannot be signed: it is longer than {LIMITS.max_actor_name} "
                          f"bytes; {fix}")
+
+
+def check_name_not_secret(name: str, library=None) -> None:
+    """Refuse a credential-shaped name by the secret lint ``record`` applies to content (CONTRACT
+    §10.6): the name is signed into every memory and published with it, for good (a review: a
+    GitHub token given as ``--name`` was taken). As the lint's own refusal, only the detector is
+    named, never the name (*secret echo*)."""
+    from ..core.secretlint import first_in_text
+
+    detector = first_in_text(name, library)
+    if detector is not None:
+        from ..errors import SecretShapedError
+
+        raise SecretShapedError(f"identity name is refused: it is secret-shaped ({detector}), and the name is "
+                                "signed into every memory and published with it; nothing was created; choose "
+                                "another with --name NAME")
 
 
 def install(repo: Repo, ident: Identity, *, activate: bool = False) -> tuple[str, bool, bool]:

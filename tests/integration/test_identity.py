@@ -253,6 +253,33 @@ def test_init_refuses_a_name_with_a_direction_control(repo, name):
     assert hn(repo, "init", "--name", "Zoë \u05e9\u05dc\u05d5\u05dd").code == 0  # right-to-left letters are names
 
 
+# synthetic credentials, made when the tests run (none is a literal in the repository)
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_SECRET_NAMES = [("ghp_" + "".join(_ALNUM[(7 * i) % 62] for i in range(36)), "github-token"),
+                 ("AKIA" + "QW3ERTY7UIOP4ASD", "aws-access-key"),
+                 ("-----BEGIN " + "PRIVATE KEY-----", "private-key-block"),
+                 ("Bob password=" + "Hunter2secretX", "password-assignment"),
+                 ("sk_" + "live_" + "aB3" * 9, "StripeDetector")]  # (the detector library's own)
+
+
+@pytest.mark.parametrize("name,detector", _SECRET_NAMES, ids=[d for _n, d in _SECRET_NAMES])
+def test_init_refuses_a_secret_shaped_name_without_echoing_it(repo, name, detector):
+    """A review: ``init --name`` took a GitHub token, an AWS key ID or a private key's first line,
+    though the name is signed into every memory and published with it, and ``record`` refuses the
+    same text as content (§10.6). Refused before anything is made, from --name and from git config
+    user.name alike; the refusal names the detector, never the name (*secret echo*)."""
+    refusal = (f"git-hn: identity name is refused: it is secret-shaped ({detector}), and the name is signed into "
+               "every memory and published with it; nothing was created; choose another with --name NAME\n")
+    r = hn(repo, "init", "--name", name)
+    assert (r.code, r.out, r.err) == (1, "", refusal)
+    assert not (repo / ".git" / "hn").exists()
+    git(repo, "config", "user.name", name)
+    r = hn(repo, "init")
+    assert (r.code, r.out, r.err) == (1, "", refusal)
+    assert not (repo / ".git" / "hn" / "identities").exists()
+    assert hn(repo, "init", "--name", "Bob (password rotation owner)").code == 0
+
+
 def test_import_refuses_an_identity_whose_name_cannot_be_signed(inited, tmp_path):
     out = tmp_path / "me.json"
     assert hn(inited, "identity", "export", "--output", str(out)).code == 0
