@@ -199,10 +199,11 @@ def policy_drift(repo, at: str, shown) -> None:
 
 
 def no_selection(repo) -> None:
-    """After a JSON brief: the Markdown header's line that this clone holds no memory imported
-    from its remotes and has no replication selection (``brief.NOT_IMPORTED``; an agent trial: a
-    fresh clone's JSON brief was empty with nothing on stderr, while the Markdown brief and MCP
-    said what to run). With a selection saved, ``not_imported`` names the remote instead."""
+    """After a JSON brief, recall and log: the Markdown header's line that this clone holds no
+    memory imported from its remotes and has no replication selection (``brief.NOT_IMPORTED``; an
+    agent trial: a fresh clone's JSON brief was empty with nothing on stderr, while the Markdown
+    brief and MCP said what to run; a review: recall and log listed one's own memory alone without
+    a word). With a selection saved, ``not_imported`` names the remote instead."""
     from ..service.brief import NOT_IMPORTED, header_notes
 
     if NOT_IMPORTED in header_notes(repo):

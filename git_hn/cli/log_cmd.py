@@ -90,10 +90,18 @@ def log(values: dict, positional: list[str]) -> int:
 
     # (before the lines: a pager takes the terminal once they are written)
     advice.policy_drift(repo, "HEAD", {(it.actor, it.kind) for it in items if it.trust == "qualified"})
+    # the brief's header line, when nothing of the team's is imported (a review: a log of one's own
+    # memory alone said nothing); not for -n 0, which asks for nothing, nor where ``nothing_here`` says it
+    filtered = any(values.get(k) for k in ("kind", "actor", "topic", "path", "subject", "lifecycle", "trust",
+                                           "query"))
+    if items:
+        advice.no_selection(repo)
     from ..core import log as core
 
     if values.get("json"):
         render.json_line(core.document(items))
+        if not items and max_count != 0:
+            advice.no_selection(repo)
         return 0
     graph = bool(values.get("graph"))
     from ..service.names import known_authors
@@ -102,10 +110,9 @@ def log(values: dict, positional: list[str]) -> int:
     if not items and max_count != 0:
         # (nothing on stdout reads as a command that did nothing: said on stderr, on a terminal
         # and in a pipe alike, as recall's hints are; a newcomer trial got a silent empty log)
-        filtered = any(values.get(k) for k in ("kind", "actor", "topic", "path", "subject", "lifecycle",
-                                               "trust", "query"))
         if filtered:
             render.hint("no memory matches these filters")
+            advice.no_selection(repo)
             return 0
         from ..service import unimported
 

@@ -357,15 +357,17 @@ def brief_json_hint(repo, doc: dict, authors: dict | None = None) -> None:
         hint(hidden, repo, doc["atCommit"], authors)
 
 
-def empty_hint(repo) -> None:
+def empty_hint(repo) -> bool:
     """After a recall that matched nothing, in a clone with a remote but no saved replication
     selection: the team's memory is not imported until one is chosen (a fresh clone's usual
-    state; ``hooks install`` says the same)."""
+    state; ``hooks install`` says the same). Whether it said so."""
     from ..service import hooks
 
     text = hooks.selection_hint(repo)
-    if text and repo.git.run(["remote"]).stdout.strip():
+    if text and repo.remote_names():
         render.hint("nothing matched; " + text + ", then git hn sync")
+        return True
+    return False
 
 
 def hint(hidden: dict[str, int], repo=None, at: str = "", authors: dict | None = None) -> None:

@@ -5,6 +5,8 @@ JSON brief and ``index verify`` said nothing more. Real repositories and a real 
 
 from __future__ import annotations
 
+import json
+
 from helpers import git, hn, shared_remote, wait_publication
 
 HINT = ("git-hn: hint: nothing is imported from origin yet, though its replication selection is saved: git hn sync "
@@ -268,3 +270,38 @@ def test_the_header_line_reads_the_briefs_own_listing(tmp_path):
     assert hn(newcomer, "replication", "select", "--all").code == 0
     assert hn(newcomer, "sync").code == 0
     assert asked(newcomer) == []
+
+
+def test_recall_and_log_say_nothing_is_imported_without_a_selection_as_the_brief_does(tmp_path):
+    """A review: in a clone with a remote and no saved selection, whose own memory recall and log
+    listed, neither said that nothing of the team's was imported, while the brief's header (and
+    every MCP read's hint) said so. Both now say it once on stderr, the header's line
+    (``advice.no_selection``), in every form; stdout is the same document. An answer that is
+    empty says it in its own words, once, as before. Selected and synced, nothing is said."""
+    from git_hn.service.brief import NOT_IMPORTED
+
+    line = "git-hn: hint: " + NOT_IMPORTED[:1].lower() + NOT_IMPORTED[1:] + "\n"
+    _remote, (alice, newcomer) = shared_remote(tmp_path, "Alice", "Newcomer")
+    for repo, content in ((alice, "team decision"), (newcomer, "my own note")):
+        r = hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+               "--content", content)
+        assert r.code == 0, r.err
+    assert hn(alice, "sync").code == 0
+    assert NOT_IMPORTED in hn(newcomer, "memory", "brief").out
+    for args in (["memory", "recall", "--include-untrusted"], ["memory", "recall"], ["memory", "log"],
+                 ["memory", "log", "--kind", "observation"]):
+        r = hn(newcomer, *args)
+        assert r.code == 0 and r.err.count(line) == 1, (args, r.err)
+    for args in (["memory", "recall", "--include-untrusted", "--json"], ["memory", "log", "--json"]):
+        r = hn(newcomer, *args)
+        assert r.code == 0 and r.err.count(line) == 1, (args, r.err)
+        assert len(json.loads(r.out)["memories"]) == 1 and "my own note" in r.out  # (stdout: the document alone)
+    assert line not in hn(newcomer, "memory", "log", "-n", "0").err  # (asks for nothing)
+    empty = hn(newcomer, "memory", "recall", "--include-untrusted", "--query", "nothing-like-this")
+    assert empty.code == 0 and line not in empty.err and empty.err.count("no replication selection is saved") == 1
+    assert hn(newcomer, "replication", "select", "--all").code == 0
+    assert hn(newcomer, "sync").code == 0
+    for args in (["memory", "recall", "--include-untrusted"], ["memory", "log"], ["memory", "log", "--json"]):
+        r = hn(newcomer, *args)
+        assert r.code == 0 and "holds no memory imported" not in r.err, (args, r.err)
+    assert "team decision" in hn(newcomer, "memory", "log").out

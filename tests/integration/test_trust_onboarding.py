@@ -636,8 +636,11 @@ def make_identity(path: Path) -> Path:
 
 def test_an_empty_recall_in_a_clone_without_a_selection_says_how_to_import(tmp_path):
     """A fresh clone imports no memory until a replication selection is saved; a recall that
-    matches nothing there says so (not with --json). Once a selection exists, until a sync
-    imports it, recall says that instead (a team trial's fresh clone: test_fresh_clone_not_imported)."""
+    matches nothing there says so (with --json: the brief's header line, f97). Once a selection
+    exists, until a sync imports it, recall says that instead (a team trial's fresh clone:
+    test_fresh_clone_not_imported)."""
+    from git_hn.service.brief import NOT_IMPORTED
+
     _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
     record_id(alice, content="alice decides")
     assert hn(alice, "sync").code == 0
@@ -645,7 +648,7 @@ def test_an_empty_recall_in_a_clone_without_a_selection_says_how_to_import(tmp_p
     assert r.code == 0 and r.err == _hint(
         "nothing matched; no replication selection is saved here, so a fetch imports no memory; choose "
         "what to import with git hn replication select --all (or --memory sha256:<stream>), then git hn sync")
-    assert hn(bob, "memory", "recall", "--json").err == ""
+    assert hn(bob, "memory", "recall", "--json").err == _hint(NOT_IMPORTED[:1].lower() + NOT_IMPORTED[1:])
     assert hn(bob, "replication", "select", "--all").code == 0
     assert hn(bob, "memory", "recall").err == _hint(
         "nothing is imported from origin yet, though its replication selection is saved: git hn sync origin "
@@ -992,9 +995,9 @@ def test_a_non_maintainers_trust_hint_says_what_a_maintainer_runs(team):
            "--content", "bob decides")
     runs = f"a maintainer runs git hn policy trust {b} and commits .hn/policy.json"
     assert r.code == 0 and runs in r.err, r.err
-    r = hn(bob, "memory", "recall")
-    assert r.err == _hint(f'1 memory hidden by the trust policy, signed by {named(b, "Bob")}; see it with '
-                          f"--include-untrusted; to trust its author, {runs}"), r.err
+    r = hn(bob, "memory", "recall")  # (then the brief's line: Bob's clone imports nothing of Alice's, f97)
+    assert r.err.splitlines(True)[0] == _hint(f'1 memory hidden by the trust policy, signed by {named(b, "Bob")}; '
+                                              f"see it with --include-untrusted; to trust its author, {runs}"), r.err
     exchange()
     r = hn(alice, "memory", "recall")
     assert r.err.endswith(f"or trust its author with git hn policy trust {b}\n"), r.err
