@@ -5,6 +5,8 @@ and hints that say what to do next. Each is one line; author text in them goes t
 
 from __future__ import annotations
 
+import os
+
 from ..core.limits import LIMITS
 from . import render
 
@@ -198,16 +200,36 @@ def policy_drift(repo, at: str, shown) -> None:
         render.hint(text)
 
 
-def no_selection(repo) -> None:
+def no_selection(repo, saved_any: bool = False) -> None:
     """After a JSON brief, recall and log: the Markdown header's line that this clone holds no
     memory imported from its remotes and has no replication selection (``brief.NOT_IMPORTED``; an
     agent trial: a fresh clone's JSON brief was empty with nothing on stderr, while the Markdown
     brief and MCP said what to run; a review: recall and log listed one's own memory alone without
-    a word). With a selection saved, ``not_imported`` names the remote instead."""
+    a word). With a selection saved, ``not_imported`` names the remote instead. ``saved_any``
+    (recall and log, on every read): nothing is asked once any selection is saved, so a clone that
+    selected but has nothing to import yet starts no ``git remote`` for the line on each read (a
+    selection left by a removed remote then hides it)."""
     from ..service.brief import NOT_IMPORTED, header_notes
 
+    if saved_any:
+        from ..store import replication as rstate
+
+        if rstate.selections_settled(repo)[0] or not _may_have_remotes(repo):
+            return
     if NOT_IMPORTED in header_notes(repo):
         render.hint(NOT_IMPORTED[:1].lower() + NOT_IMPORTED[1:])
+
+
+def _may_have_remotes(repo) -> bool:
+    """False when the repository's own configuration file names no remote and includes no other
+    file (a clone of no one's: recall and log then ask no ``git remote`` for ``no_selection``'s
+    line on every read); True whenever it cannot tell (a remote in an included or global file)."""
+    try:
+        with open(os.path.join(repo.common_dir, "config"), "rb") as f:
+            data = f.read(1 << 20).lower()
+    except OSError:
+        return True
+    return b"[remote" in data or b"[include" in data or len(data) >= 1 << 20
 
 
 def brief_left_out(left: dict, as_json: bool) -> None:

@@ -95,13 +95,13 @@ def log(values: dict, positional: list[str]) -> int:
     filtered = any(values.get(k) for k in ("kind", "actor", "topic", "path", "subject", "lifecycle", "trust",
                                            "query"))
     if items:
-        advice.no_selection(repo)
+        advice.no_selection(repo, saved_any=True)
     from ..core import log as core
 
     if values.get("json"):
         render.json_line(core.document(items))
         if not items and max_count != 0:
-            advice.no_selection(repo)
+            advice.no_selection(repo, saved_any=True)
         return 0
     graph = bool(values.get("graph"))
     from ..service.names import known_authors
@@ -112,7 +112,7 @@ def log(values: dict, positional: list[str]) -> int:
         # and in a pipe alike, as recall's hints are; a newcomer trial got a silent empty log)
         if filtered:
             render.hint("no memory matches these filters")
-            advice.no_selection(repo)
+            advice.no_selection(repo, saved_any=True)
             return 0
         from ..service import unimported
 

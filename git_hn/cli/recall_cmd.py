@@ -81,7 +81,7 @@ def recall_command(values: dict) -> int:
     said = advice.elsewhere_hint(repo, hidden) if not said else said  # (also when others matched)
     empty = not said and not doc["matched"] and not any(hidden.values()) and not values.get("json")
     if not (empty and empty_hint(repo)):  # (the empty answer's hint says it in its own words: once)
-        advice.no_selection(repo)  # (the brief's header line: an answer without the team's memory)
+        advice.no_selection(repo, saved_any=True)  # (the brief's header line: an answer without the team's memory)
     from ..service.policy_drift import shown_trusted
 
     advice.policy_drift(repo, req.at_commit or "HEAD", shown_trusted(doc))

@@ -305,3 +305,27 @@ def test_recall_and_log_say_nothing_is_imported_without_a_selection_as_the_brief
         r = hn(newcomer, *args)
         assert r.code == 0 and "holds no memory imported" not in r.err, (args, r.err)
     assert "team decision" in hn(newcomer, "memory", "log").out
+
+
+def test_recall_and_log_in_a_clone_of_no_one_ask_git_for_no_remote(tmp_path, monkeypatch):
+    """The cost of that line on every read: in a repository whose configuration names no remote
+    (and includes no other file), recall and log ask no ``git remote`` for it, and neither does
+    recall in a clone with a selection saved (its first version asked it on every read)."""
+    from helpers import git_processes, init_as, make_repo
+
+    solo = make_repo(tmp_path / "solo")
+    init_as(solo, "Solo")
+    assert hn(solo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", "alone").code == 0
+    _remote, (_alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    assert hn(bob, "replication", "select", "--all").code == 0 and hn(bob, "sync").code == 0
+    assert hn(bob, "memory", "recall").code == 0  # (the first read checks the remotes once: renamed remotes)
+    asked = [(solo, ["memory", "recall"]), (solo, ["memory", "log"]), (bob, ["memory", "recall"])]
+    for n, (repo, args) in enumerate(asked):
+        trace = tmp_path / f"trace{n}"
+        trace.mkdir()
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        r = hn(repo, *args)
+        monkeypatch.delenv("GIT_TRACE2_EVENT")
+        assert r.code == 0 and "replication selection" not in r.err, (repo, args, r.err)
+        assert [a for a in git_processes(trace) if a[:1] == ["remote"]] == [], (repo, args)
