@@ -37,7 +37,8 @@ PUBLISHER = "publish"  # internal: ``git hn hooks run publish REMOTE``, the back
 def wrapper_text(name: str, executable: str | None = None) -> bytes:
     import shlex  # (the templates and ``shlex`` only here: a hook's run never writes a wrapper)
 
-    from ..hookscripts import TEMPLATES, git_hn_path
+    from ..hookpaths import git_hn_path
+    from ..hookscripts import TEMPLATES
 
     return TEMPLATES[name].replace("@GIT_HN@", shlex.quote(executable or git_hn_path())).encode()
 
@@ -583,8 +584,8 @@ def _take_out(loc: Location, name: str, mine: dict, removed: dict) -> None:
 
 
 def _runs_other(loc: Location, name: str) -> tuple[str, str] | None:
-    """``hookscripts.other_git_hn`` of the wrapper of ``name`` (where pre-commit moved it, too)."""
-    from ..hookscripts import other_git_hn
+    """``hookpaths.other_git_hn`` of the wrapper of ``name`` (where pre-commit moved it, too)."""
+    from ..hookpaths import other_git_hn
 
     wrapper = _wrapper_of(loc, name)
     return other_git_hn(wrapper) if wrapper else None
@@ -600,7 +601,7 @@ def _older_text(loc: Location, name: str) -> bool:
     filled with the executable it records (an upgrade trial: ``install.sh`` run again into the
     same directory keeps every clone's wrappers, so fixes to them never arrived, and status said
     ``installed``). A wrapper that records another executable is ``_runs_other``'s to tell."""
-    from ..hookscripts import recorded_git_hn
+    from ..hookpaths import recorded_git_hn
 
     wrapper = _wrapper_of(loc, name)
     recorded = recorded_git_hn(wrapper) if wrapper else None
@@ -689,7 +690,7 @@ def _status_lines(loc: Location, switched: dict | None, updated: set | None) -> 
         if other is not None:
             lines[i] += f", runs {other[0]}, not this git-hn ({other[1]}); git hn hooks install makes it run this one"
         elif (switched or {}).get(name):
-            from ..hookscripts import git_hn_path
+            from ..hookpaths import git_hn_path
 
             lines[i] += f", switched from {switched[name]} to this git-hn ({git_hn_path()})"
         elif name in (updated or ()):

@@ -120,7 +120,7 @@ def _executable() -> str:
     own = sys.argv[0] if sys.argv else ""
     if os.path.isabs(own) and os.path.basename(own) == "git-hn" and os.access(own, os.X_OK):
         return own
-    from ...hookscripts import git_hn_path
+    from ...hookpaths import git_hn_path
 
     return git_hn_path()
 
