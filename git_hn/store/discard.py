@@ -110,13 +110,14 @@ def _discard(repo: Repo, ident: Identity, commit: str, tails: list) -> list[Disc
         done.append(Discarded(src.ref, tuple(m.memory_id for m in chain[start:] if m.memory_id in dropped), pairs,
                               not start and not envs, src.head))
     objects.write_objects(repo, written)
+    # (before the refs move, as ``reanchor`` does: a read meanwhile knows git-hn dropped them, ``rewound``)
+    remember_renames(repo, [(m, DROPPED) for d in done for m in d.dropped]
+                     + [pair for d in done for pair in d.renamed], "drop")
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: discard unpublished memories", "--stdin"],
                         input="".join(updates).encode("ascii"), env={"HN_HOOK_ACTIVE": "1"})
     if proc.returncode != 0:  # (nothing moved: one transaction)
         raise ConflictError(f"a memory stream changed while its memories were discarded; {NOTHING}")
-    remember_renames(repo, [(m, DROPPED) for d in done for m in d.dropped], "drop")
-    remember_renames(repo, [pair for d in done for pair in d.renamed], "drop")
     return sorted(done, key=lambda d: (not d.dropped, d.ref))
 
 

@@ -22,7 +22,6 @@ Trusts: the active identity (it signs), and the chains, which the verified state
 
 from __future__ import annotations
 
-import os
 from contextlib import ExitStack
 
 from ..core import envelope as envmod
@@ -32,7 +31,7 @@ from ..core.gostr import short_id
 from ..core.grammar import LOCAL_PREFIX, memory_id
 from ..core.tuples import NamedTuple
 from ..errors import ConflictError, HnError, InputError, LocalStateError
-from . import objects, statedb, stateview, streams
+from . import objects, renames, statedb, stateview, streams
 from .identity import Identity
 from .lock import stream_lock
 from .repo import Repo
@@ -123,13 +122,10 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = 
         fresh = {s.ref: s for s in listing if s.remote is None}
         locked = [fresh[s.ref] for s in open_ if s.ref in fresh]
         published = _published_tips(repo, listing)  # (and what was published meanwhile)
-        done = _rebuild(repo, ident, [s for s in locked if s.head not in published.get(s.ref, set())],
-                        listing, published, mapping, retest=cause == "rewrite")
-    remember_renames(repo, [pair for r in done for pair in r.renamed], cause)
-    return done
+        return _rebuild(repo, ident, [s for s in locked if s.head not in published.get(s.ref, set())],
+                        listing, published, mapping, retest=cause == "rewrite", cause=cause)
 
 
-RENAMED = "renamed-v0"  # <hn>/memory/renamed-v0: "old-id new-id [cause]" lines of the latest renames
 RENAMED_KEPT = 2048  # lines kept (about 300 KB)
 DROPPED = "-"  # the new ID of a memory ``reanchor --drop`` discarded (its cause is "drop")
 # cause -> how a "not found" says why the ID is gone (a review: "signed again … when its commit
@@ -145,14 +141,16 @@ CAUSES = {"rewrite": "when its commit was rewritten",
 def remember_renames(repo: Repo, pairs: list[tuple[str, str]], cause: str = "") -> None:
     """Keep what each rebuilt memory was renamed to (``DROPPED`` for one discarded), and why
     (a key of ``CAUSES``), so that a command given an old ID can say which ID replaced it
-    (``renamed_to``). Derived and best effort: only ever a hint. Earlier versions read a line
-    of three fields as no rename (they ask for two IDs): they only lose the hint."""
+    (``renamed_to``), and so that a refresh of the state that finds the old IDs gone knows
+    git-hn took them (``rewound``: its callers write this before their refs move). Derived and
+    best effort: only ever a hint. Earlier versions read a line of three fields as no rename
+    (they ask for two IDs): they only lose the hint."""
     from . import private
 
-    path = os.path.join(repo.hn_dir, "memory", RENAMED)
+    path = renames.path(repo)
     tail = f" {cause}" if cause else ""
     try:
-        old = private.read_private(repo.hn_dir, path, 1 << 20) or b""
+        old = private.read_private(repo.hn_dir, path, renames.MAX_BYTES) or b""
         lines = old.splitlines() + [f"{a} {b}{tail}".encode("ascii") for a, b in pairs]
         private.write_private(repo.hn_dir, path, b"".join(x + b"\n" for x in lines[-RENAMED_KEPT:]),
                               derived=True)
@@ -176,22 +174,22 @@ def what_became(repo: Repo, query: str) -> tuple[str, str]:
 
     q = query[len("sha256:"):] if query.startswith("sha256:") else query
     try:
-        data = private.read_private(repo.hn_dir, os.path.join(repo.hn_dir, "memory", RENAMED), 1 << 20) or b""
+        data = private.read_private(repo.hn_dir, renames.path(repo), renames.MAX_BYTES) or b""
     except (HnError, OSError):
         return "", ""
-    renames: dict[str, tuple[str, str]] = {}
+    known: dict[str, tuple[str, str]] = {}
     for line in data.decode("ascii", "replace").splitlines():
         a, b, *rest = line.split(" ") + [""]
         cause = rest[0] if rest and rest[0] in CAUSES else ""
         if is_digest_id(a) and (is_digest_id(b) or (b == DROPPED and cause == "drop")):
-            renames[a] = (b, cause)
-    found = {a for a in renames if a[len("sha256:"):].startswith(q)}
+            known[a] = (b, cause)
+    found = {a for a in known if a[len("sha256:"):].startswith(q)}
     if len(found) != 1:
         return "", ""
-    (new, cause), seen = renames[found.pop()], set()
-    while new in renames and new not in seen:
+    (new, cause), seen = known[found.pop()], set()
+    while new in known and new not in seen:
         seen.add(new)
-        new, cause = renames[new]
+        new, cause = known[new]
     return ("", "drop") if new == DROPPED else (new, cause)
 
 
@@ -265,7 +263,7 @@ def _chain(repo: Repo, src, listing: list) -> list:
 
 
 def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, published: dict[str, set[str]],
-             mapping: dict[str, str], retest: bool = False) -> list[Rewritten]:
+             mapping: dict[str, str], retest: bool = False, cause: str = "") -> list[Rewritten]:
     tails = []  # (source, chain, floor): the unpublished part of each stream starts at its floor
     for src in sources:
         chain = _chain(repo, src, listing)
@@ -316,6 +314,9 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
                                                       for m in tail), renamed, before=src.head, untested=untested,
                               unanchored=left, absent=_emptied(tail, envs, signed)))
     objects.write_objects(repo, written)
+    # the renames before the refs move: a read that sees them moved meanwhile knows git-hn did it
+    # (``rewound``: no loss is noted); a transaction that fails leaves only a hint naming IDs never used
+    remember_renames(repo, [pair for r in done for pair in r.renamed], cause)
     repo.git.forget_early()
     proc = repo.git.run(["update-ref", "-m", "hn: re-anchor unpublished memories", "--stdin"],
                         input="".join(updates).encode("ascii"), env={"HN_HOOK_ACTIVE": "1"})

@@ -153,9 +153,6 @@ def accept(run, promotable: list) -> None:
             if not o.prefix:  # a stream promoted up to a missing dependency stays failed
                 o.status = "promoted"
         if rebased:
-            from ...store.reanchor import remember_renames
-
-            remember_renames(repo, [pair for r in rebased for pair in r.renamed], "sync")
             run.result.rebased = rebased
         run.result.promoted = n = len(promotable)
         if rstate.loose_refs_written(repo, len(promotions)) >= PACK_REFS_FROM:
@@ -206,7 +203,7 @@ def _rebased(run, promotable: list) -> list:
     the main repository. A copy promoted only up to before where the two part (a missing
     dependency) leaves the local stream as it is."""
     from ...store import objects
-    from ...store.reanchor import rebase
+    from ...store.reanchor import rebase, remember_renames
 
     forks = []
     for o in promotable:
@@ -222,6 +219,8 @@ def _rebased(run, promotable: list) -> list:
     try:
         out = rebase(run.repo, run.identity, forks)
         objects.write_objects(run.repo, [obj for r in out for obj in r.objects])
+        # (before the transaction moves the local refs: a read meanwhile knows git-hn did it, ``rewound``)
+        remember_renames(run.repo, [pair for r in out for pair in r.renamed], "sync")
     except ConflictError as exc:
         raise residue(f"rebase stopped: {exc.message}", run.remote) from None
     except (HnError, OSError):
