@@ -172,6 +172,17 @@ def not_imported(repo) -> None:
         render.hint(text)
 
 
+def lost_streams(repo) -> None:
+    """After a read (recall, the brief, log, show) and a sync: a warning when a stream of the
+    active identity lost memories outside git-hn (its ref deleted or moved back: ``store.rewound``),
+    with the command that restores it; with ``--json`` too. One ``lstat`` when none did."""
+    from ..service.lost_streams import hint
+
+    text = hint(repo)
+    if text:
+        warn(text)
+
+
 def failed_imports(repo) -> None:
     """After recall and the brief (every form): the streams the last import of a remote did not
     import (``replication.failures``; a team trial: one stream failed at sync, and recall and the

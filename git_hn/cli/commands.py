@@ -70,6 +70,7 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     if as_json:
         render.json_line(doc)
         advice.policy_drift(repo, "HEAD", shown_trusted(doc))  # (with --json too: an agent reads it)
+        advice.lost_streams(repo)
         return 0
     if render.on_terminal():
         from . import terminal
@@ -82,6 +83,7 @@ def show_command(query: str, as_json: bool, no_color: bool = False) -> int:
     if why:
         render.hint(why)
     advice.policy_drift(repo, "HEAD", shown_trusted(doc))
+    advice.lost_streams(repo)
     return 0
 
 
@@ -478,6 +480,7 @@ def sync_command(args: list[str]) -> int:
         render.write(terminal.shortened_lines(result.lines() + [result.summary()]))
     else:
         render.lines(result.lines() + [result.summary()])
+    advice.lost_streams(repo)  # (a forced fetch into refs/hn/memory/* took them: said before any failure)
     message = result.exit_message(human=True)
     if message:
         raise HnError(message + result.failure_pointer(as_json))
@@ -549,6 +552,7 @@ def brief_command(at: str | None, max_bytes: str | None, include_untrusted: bool
         advice.no_selection(repo)
         advice.not_imported(repo)
     advice.failed_imports(repo)
+    advice.lost_streams(repo)
     return 0
 
 

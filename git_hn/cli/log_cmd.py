@@ -90,6 +90,7 @@ def log(values: dict, positional: list[str]) -> int:
 
     # (before the lines: a pager takes the terminal once they are written)
     advice.policy_drift(repo, "HEAD", {(it.actor, it.kind) for it in items if it.trust == "qualified"})
+    advice.lost_streams(repo)
     # the brief's header line, when nothing of the team's is imported (a review: a log of one's own
     # memory alone said nothing); not for -n 0, which asks for nothing, nor where ``nothing_here`` says it
     filtered = any(values.get(k) for k in ("kind", "actor", "topic", "path", "subject", "lifecycle", "trust",

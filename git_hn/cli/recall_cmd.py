@@ -87,4 +87,5 @@ def recall_command(values: dict) -> int:
     advice.policy_drift(repo, req.at_commit or "HEAD", shown_trusted(doc))
     advice.not_imported(repo)
     advice.failed_imports(repo)
+    advice.lost_streams(repo)
     return 0

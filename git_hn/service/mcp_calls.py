@@ -190,10 +190,11 @@ def _hinted(repo, doc: dict, hidden: dict[str, int], at: str = "", drift: str = 
     text = trust_hidden(hidden, working_policy(repo) if hidden.get("policy-missing") else "",
                         see="includeUntrusted: true", revoked=revoked, every=every, names=names, mcp=True,
                         maintainer=not outsider)
+    from . import lost_streams
     from .replication.failures import hint
 
-    # (and: nothing imported here yet; streams the last sync did not import)
-    text = _sentences(text or "", drift, *header_notes(repo), hint(repo))
+    # (and: nothing imported here yet; streams the last sync did not import; an own stream's lost tip)
+    text = _sentences(text or "", drift, *header_notes(repo), hint(repo), lost_streams.hint(repo, mcp=True))
     named = {"hiddenAuthors": sorted(names)} if names and text else {}  # (the IDs the hint names, to act on)
     return {**doc, "hint": text, **named} if text else doc
 

@@ -79,7 +79,16 @@ def renamed_hint(repo: Repo, query: str):
 
         new, cause = what_became(repo, query)
         commit = not new and cause != "drop" and _names_a_commit(repo, query)  # (a newcomer gave git log's ID)
-        raise InputError(*both(_not_found_way, exc.message, query, new, cause, commit)) from None
+        lost = [] if new or cause == "drop" or commit else _lost(repo)  # (an own stream's ref moved back)
+        raise InputError(*both(_not_found_way, exc.message, query, new, cause, commit, lost)) from None
+
+
+def _lost(repo: Repo) -> list:
+    """``rewound.standing`` of the active identity's streams ([] after one ``lstat`` when none
+    lost memories outside git-hn)."""
+    from ..store import identity, rewound
+
+    return rewound.standing(repo, identity.active_actor(repo)) if rewound.read(repo) else []
 
 
 # what a "not found" goes on with when the ID is not one a rewrite replaced nor a commit (a team
@@ -89,9 +98,12 @@ NOT_FOUND_WAY_MCP = ('memory_recall with lifecycle ["all"] and includeUntrusted 
                      "holds, and git hn sync REMOTE (a command, no MCP tool) imports a teammate's")
 
 
-def _not_found_way(message: str, query: str, new: str, cause: str, commit: bool, mcp: bool = False) -> str:
+def _not_found_way(message: str, query: str, new: str, cause: str, commit: bool, lost: list = (),
+                   mcp: bool = False) -> str:
     """``renamed_hint``'s message: the "not found" ``message``, then what became of ``query``
-    (signed again as ``new`` for ``cause``, dropped, or a ``commit``) or where IDs are listed."""
+    (signed again as ``new`` for ``cause``, dropped, or a ``commit``), or that a stream of the
+    reader's own lost memories outside git-hn (``lost``: it may have been one of them), or where
+    IDs are listed."""
     from ..store.reanchor import CAUSES
 
     if new:
@@ -105,6 +117,10 @@ def _not_found_way(message: str, query: str, new: str, cause: str, commit: bool,
         recall = f"memory_recall with atCommit {query}" if mcp else f"git hn memory recall --at {query}"
         listed = "" if mcp else ", git hn memory log all of them"
         return f"{message}; {query} is a commit, not a memory: {recall} lists the memories that apply there{listed}"
+    if lost:
+        from ..store.rewound import warning
+
+        return f"{message}; it may be one of these: {warning(lost, mcp)}"
     return f"{message}; {NOT_FOUND_WAY_MCP if mcp else NOT_FOUND_WAY}"
 
 

@@ -12,7 +12,8 @@ Attacks and races handled here:
 - *lost update*: two writers read the same head; ``update-ref`` with the expected old value lets
   exactly one win, and the loser re-reads, re-signs and retries (never re-uses a signed envelope);
 - *equivocation by the writer*: the next position continues the longest of the local and accepted
-  chains only if they are prefix-consistent, so git-hn never knowingly forks its own stream;
+  chains only if they are prefix-consistent, and never a stream whose tip the verified state saw
+  taken away outside git-hn (``rewound``), so git-hn never knowingly forks its own stream;
 - *a killed writer*: the ref lock file its ``update-ref`` left is removed by the next writer of
   the stream, which holds the stream lock (``reflock``);
 - *stale state*: the state is brought up to date with the stream's refs first, and the head
@@ -203,6 +204,17 @@ def position(repo: Repo, actor: str, stream: str, use_cache: bool = True) -> Pos
     return full_position(repo, actor, stream, sources)
 
 
+def _check_not_lost(repo: Repo, actor: str, stream: str, pos: Position) -> None:
+    """*Equivocation after a lost tip*: the stream's ref was deleted or moved back outside
+    git-hn (``rewound``), so the position continues a chain without memories this key signed;
+    the next sequence would be signed a second time. One ``lstat`` while nothing was lost."""
+    from . import rewound
+
+    refused = rewound.refusal(repo, actor, stream, pos.sequence + 1)
+    if refused is not None:
+        raise refused
+
+
 def build_envelope(ident: Identity, draft: Draft, pos: Position, timestamp: str) -> Envelope:
     return Envelope(
         protocol=PROTOCOL, operation=draft.operation, actor=ident.actor, actor_name=ident.name,
@@ -364,6 +376,7 @@ def append(repo: Repo, ident: Identity, draft: Draft, *, check=None, replay=None
             writers = _Writers(repo)
             try:
                 pos = position(repo, ident.actor, draft.stream, use_cache=use_cache)
+                _check_not_lost(repo, ident.actor, draft.stream, pos)
                 if check is not None:
                     check(pos)
                 if replay is not None:
@@ -438,6 +451,7 @@ def append_all(repo: Repo, ident: Identity, stream: str, select, *,
             if attempt:
                 time.sleep(0.01 + os.urandom(1)[0] / 255 * 0.09)
             pos, chain = _longest_chain(repo, streams.stream_sources(repo, ident.actor, stream))
+            _check_not_lost(repo, ident.actor, stream, pos)
             drafts = list(select(chain))
             if not drafts:
                 return []

@@ -99,7 +99,12 @@ def update(repo: Repo, listing: list, scope: set | None = None):
         try:
             changes, removed = state.plan(repo, conn, listing, scope)
             if changes or removed:
+                from . import rewound
+
+                moved = rewound.moved_off(conn, changes, removed)  # (an own stream ref moved back)
                 state.apply(conn, changes, removed)
+                if moved:
+                    rewound.note(repo, conn, moved)
                 statedb.write_seal(repo)
             return conn
         except ValidationError:

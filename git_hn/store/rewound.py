@@ -1,0 +1,261 @@
+"""Own memory streams whose ref was deleted or moved back outside git-hn (docs/decisions.md).
+
+Memory refs keep no reflog (``core.logAllRefUpdates`` does not cover ``refs/hn``), so a trial's
+``git update-ref -d refs/hn/memory/<you>/<stream>``, a ``git update-ref`` to an older commit of
+the stream, or a forced ``git fetch origin '+refs/hn/memory/*:refs/hn/memory/*'`` took the
+user's unpublished memories out of every read without a word, and the next ``record`` signed a
+new memory at a sequence the key had signed already: the same key, two memories at one place of
+one stream, which every clone that sees both calls a fork.
+
+Owns the record ``<common-gitdir>/hn/rewound-v0`` (``<ref> <tip> <count>`` lines) and its three
+uses. *Noting*: when the verified state's refresh (``stateview.update``, under the state's
+exclusive lock) moves a local stream ref that no longer contains the tip the state recorded
+for it (deleted, or moved to a commit that does not descend from it), the memories of the old
+chain that no verified chain holds any more are lost; unless every one of them is a memory
+git-hn itself signed again or dropped (``reanchor``'s renames record, which its rewrites write
+before they move a ref: ``reanchor --drop``, re-anchoring, ``sync --rebase``), the ref, the old
+tip and how many were lost are noted. git-hn's own appends update the state with the ref
+(``stateview.staged``), so they never look like a move. *Saying*: every read names the active
+identity's noted streams in one line, with ``git update-ref REF TIP`` while the tip's commit is
+here. *Refusing*: an append to a noted stream is refused (``append``): it would sign a sequence
+the key already signed. An entry goes once a ref of its stream (the local one, or an accepted
+copy) contains its tip again. The record survives the state: a state discarded and rebuilt
+knows no old tip, and what it did not note before is not noted after (said in decisions.md).
+
+Costs nothing when nothing moved back: the refresh looks only at changes it computes anyway, and
+the reads and appends ask one ``lstat`` of the record; Git is asked only while it holds an entry
+of the active identity. Trusts the verified state and its own record, which only ever names refs
+and commits to check again in Git.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..core.grammar import LOCAL_PREFIX, is_oid, local_ref, parse_local_ref
+from ..core.tuples import NamedTuple
+from ..errors import ConflictError, HnError, LocalStateError
+from .repo import Repo
+
+RECORD = "rewound-v0"
+KEPT = 64  # entries kept (the newest): a record, not a history
+MAX_BYTES = 1 << 16
+
+
+class Lost(NamedTuple):
+    ref: str  # refs/hn/memory/<actor>/<hex>
+    tip: str  # the commit the ref no longer contains
+    count: int  # memories of that chain no verified chain held any more when it was noted
+
+    def owner(self) -> tuple[str, str] | None:
+        return parse_local_ref(self.ref)
+
+
+def path(repo: Repo) -> str:
+    return os.path.join(repo.hn_dir, RECORD)
+
+
+def read(repo: Repo) -> list[Lost]:
+    """The entries, oldest first; [] after one ``lstat`` when there is no record."""
+    if not os.path.lexists(path(repo)):
+        return []
+    from . import private
+
+    try:
+        data = private.read_private(repo.hn_dir, path(repo), MAX_BYTES) or b""
+    except (HnError, OSError):
+        return []
+    out = []
+    for line in data.decode("ascii", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) == 3 and parse_local_ref(parts[0]) and is_oid(parts[1]) and parts[2].isascii() \
+                and parts[2].isdigit():
+            out.append(Lost(parts[0], parts[1], int(parts[2])))
+    return out
+
+
+def _write(repo: Repo, entries: list[Lost]) -> None:
+    from . import private
+
+    if not entries:
+        try:
+            os.unlink(path(repo))
+        except FileNotFoundError:
+            pass
+        return
+    text = "".join(f"{e.ref} {e.tip} {e.count}\n" for e in entries[-KEPT:])
+    private.write_private(repo.hn_dir, path(repo), text.encode("ascii"))
+
+
+# ---------------------------------------------------------------------------------------------
+# noting (the state's refresh, under its exclusive lock)
+
+
+def moved_off(conn, changes: list, removed: list[str]) -> list[tuple]:
+    """(ref, stored tip, memory IDs above what the new chain keeps) of each local stream ref the
+    refresh is about to move off the tip the state recorded: deleted, or not a forward move.
+    Read before ``state.apply`` changes the tables; nothing is asked for other changes."""
+    moved = []
+    for ch in changes:
+        old = ch.source.remote is None and ch.old
+        if old and not (ch.base_sid == old.sid and ch.base_seq == old.length):
+            moved.append((ch.source.ref, old.sid, old.head, ch.base_seq if ch.base_sid == old.sid else 0))
+    for ref in removed:
+        if ref.startswith(LOCAL_PREFIX):
+            row = conn.execute("SELECT sid, head FROM sources WHERE ref = ?", (ref,)).fetchone()
+            if row is not None:
+                moved.append((ref, row[0], row[1], 0))
+    return [(ref, head, [r[0] for r in conn.execute("SELECT id FROM chain WHERE sid = ? AND seq > ? ORDER BY seq",
+                                                       (sid, keep))])
+            for ref, sid, head, keep in moved]
+
+
+def note(repo: Repo, conn, moved: list[tuple]) -> None:
+    """After ``state.apply``: note each of ``moved`` (``moved_off``) whose memories no verified
+    chain holds any more, unless git-hn itself signed all of those again or dropped them. Best
+    effort: a record that cannot be written only leaves the loss unsaid, as before it existed."""
+    from .state import chunks, marks
+
+    found = []
+    renamed = None
+    for ref, tip, ids in moved:
+        held: set[str] = set()
+        for part in chunks(ids):
+            held.update(r[0] for r in conn.execute(f"SELECT id FROM memories WHERE id IN ({marks(len(part))})", part))
+        lost = [i for i in ids if i not in held]
+        if not lost:
+            continue
+        if renamed is None:
+            from .renames import replaced
+
+            renamed = replaced(repo)
+        lost = [i for i in lost if i not in renamed]
+        if lost:
+            found.append(Lost(ref, tip, len(lost)))
+    if not found:
+        return
+    try:
+        _write(repo, _merged(repo, read(repo), found))
+    except (HnError, OSError):
+        pass
+
+
+def _merged(repo: Repo, entries: list[Lost], found: list[Lost]) -> list[Lost]:
+    """``entries`` with ``found`` noted: a ref moved back again before it was restored keeps one
+    entry, the tip that contains the other (its restore brings back both losses; two entries
+    would have told the user to restore one tip, then move the ref back to the other). One
+    ``git merge-base --is-ancestor`` for each entry of the same ref, only then."""
+    def contains(tip: str, other: str) -> bool:
+        return tip == other or repo.git.run(["merge-base", "--is-ancestor", "--end-of-options", other,
+                                             tip]).returncode == 0
+
+    for f in found:
+        same = [e for e in entries if e.ref == f.ref]
+        over = next((e for e in same if contains(e.tip, f.tip)), None)
+        if over is not None:
+            entries = [e._replace(count=e.count + (f.count if e.tip != f.tip else 0)) if e == over else e
+                       for e in entries]
+            continue
+        under = {e for e in same if contains(f.tip, e.tip)}
+        entries = [e for e in entries if e not in under] + [f]
+    return entries
+
+
+# ---------------------------------------------------------------------------------------------
+# saying and refusing
+
+
+class Standing(NamedTuple):
+    lost: Lost
+    here: bool  # the tip's commit is still in this clone (``git update-ref REF TIP`` restores it)
+
+
+def standing(repo: Repo, actor: str | None, stream: str | None = None) -> list[Standing]:
+    """The entries of ``actor``'s streams (of ``stream`` only, if named) that no ref of their
+    stream contains again: entries that one does are forgotten. One ``lstat`` when there is no
+    record; Git is asked (the tips' presence, then one ``for-each-ref --contains`` each) only for
+    entries of ``actor``."""
+    if not actor:
+        return []
+    mine = [e for e in read(repo) if e.owner() and e.owner()[0] == actor
+            and (stream is None or e.ref == local_ref(actor, stream))]
+    if not mine:
+        return []
+    present = repo.git.presence([e.tip for e in mine])
+    out, back = [], []
+    for e, here in zip(mine, present):
+        if here and _contained(repo, e):
+            back.append(e)
+        else:
+            out.append(Standing(e, here))
+    if back:
+        _forget(repo, back)
+    return out
+
+
+def _contained(repo: Repo, e: Lost) -> bool:
+    a, hexid = e.ref[len(LOCAL_PREFIX):].split("/")
+    proc = repo.git.run(["for-each-ref", "--count=1", "--format=%(refname)", "--contains", e.tip,
+                         "--end-of-options", e.ref, f"refs/hn/remotes/*/memory/{a}/{hexid}"])
+    return proc.returncode == 0 and bool(proc.stdout.strip())
+
+
+def _forget(repo: Repo, back: list[Lost]) -> None:
+    """Drop ``back`` from the record, under the state's lock (the refresh writes it there); left
+    for the next read when the lock is busy."""
+    from . import statedb
+
+    try:
+        with statedb.locked(repo, exclusive=True, wait=0.5):
+            _write(repo, [e for e in read(repo) if e not in back])
+    except (ConflictError, statedb.Unwritable, HnError, OSError):
+        pass
+
+
+def _memories(n: int) -> str:
+    return f"{n} {'memory' if n == 1 else 'memories'}"
+
+
+def _way(found: list[Standing], mcp: bool = False) -> str:
+    """What puts the streams of ``found`` back, or (their tips pruned) what to do instead."""
+    refs = {s.lost.ref: s for s in reversed(found)}  # (one entry a ref: its first, ``_merged`` keeps them apart)
+    here = [s.lost for s in found if s.here and refs[s.lost.ref] is s]
+    gone = [s.lost for s in found if not s.here]
+    parts = []
+    if here:
+        parts.append(" && ".join(f"git update-ref {e.ref} {e.tip}" for e in here)
+                     + f" restores {'it' if len(here) == 1 else 'them'}")
+    if gone:
+        e = gone[0]
+        other = '"stream": "label:NAME"' if mcp else "--stream label:NAME (or git config hn.stream label:NAME)"
+        parts.append(f"{'its' if len(found) == 1 else 'the'} tip commit {e.tip[:12]} is no longer in this clone (pruned): "
+                     f"a clone or backup that has it can put it back (git fetch it, then git update-ref {e.ref} "
+                     f"{e.tip}); else record to another stream of yours with {other}")
+    return "; ".join(parts)
+
+
+def warning(found: list[Standing], mcp: bool = False) -> str:
+    """The one line a read says of ``found`` (``standing``), "" for none."""
+    if not found:
+        return ""
+    first = found[0].lost
+    n = sum(s.lost.count for s in found)
+    what = (f"your memory stream {first.ref.rsplit('/', 1)[1][:12]}" if len(found) == 1 else
+            f"{len(found)} of your memory streams (first: {first.ref.rsplit('/', 1)[1][:12]})")
+    return (f"{what} lost {_memories(n)} outside git-hn: {'its ref was' if len(found) == 1 else 'their refs were'} "
+            f"deleted or moved back from {'commit ' + first.tip[:12] if len(found) == 1 else 'their tips'}, so "
+            f"recall, the brief and log leave {'it' if n == 1 else 'them'} out, and git-hn signs nothing more "
+            f"there (it would sign {'its sequence' if n == 1 else 'their sequences'} again): {_way(found, mcp)}")
+
+
+def refusal(repo: Repo, actor: str, stream: str, sequence: int) -> LocalStateError | None:
+    """The error an append of ``actor`` to ``stream`` at ``sequence`` gets while the stream's
+    tip is lost (``standing``), else None."""
+    found = standing(repo, actor, stream)
+    if not found:
+        return None
+    e = found[0].lost
+    head = (f"memory stream {stream[len('sha256:'):][:12]} of yours lost {_memories(e.count)} outside git-hn (its "
+            f"ref was deleted or moved back from commit {e.tip[:12]}), and a memory signed at its sequence "
+            f"{sequence} would be the second this key signed there (a fork of the stream); nothing was signed: ")
+    return LocalStateError(head + _way(found[:1]), mcp=head + _way(found[:1], mcp=True))

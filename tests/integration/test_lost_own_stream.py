@@ -1,0 +1,154 @@
+"""An own stream ref deleted or moved back outside git-hn (``store.rewound``, docs/decisions.md).
+
+A trial (ncS94, finding 1): ``git update-ref -d refs/hn/memory/<you>/<stream>``, a ``git
+update-ref`` to an older commit of the stream, or a forced ``git fetch origin
+'+refs/hn/memory/*:refs/hn/memory/*'`` took the user's unpublished memories out of every read
+without a word (``Matched: 0``, ``no memory here yet``), and the next ``record`` signed a new
+memory at a sequence the key had signed already: an equivocation every other clone sees as a
+fork. Memory refs keep no reflog, so after ``git gc --prune=now`` they were gone for good.
+Real repositories, real Git, a real bare remote, the installed hook wrappers.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from helpers import git, hn, make_repo, record_id, refs_snapshot
+
+
+def _setup(tmp_path, n: int = 2):
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    ids = [record_id(repo, content=f"note {i}") for i in range(n)]
+    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/hn/memory/")
+    return repo, ids, ref, git(repo, "rev-parse", ref)
+
+
+def _warnings(err: str) -> list[str]:
+    return [line for line in err.splitlines() if "outside git-hn" in line]
+
+
+def _record(repo, content="after the loss", *extra):
+    return hn(repo, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+              "--content", content, *extra)
+
+
+def test_a_deleted_own_stream_ref_is_said_by_every_read_and_refuses_the_same_sequence(tmp_path):
+    repo, ids, ref, tip = _setup(tmp_path)
+    assert hn(repo, "memory", "recall").code == 0  # (the state knows the tip)
+    git(repo, "update-ref", "-d", ref)
+    restore = f"git update-ref {ref} {tip} restores it"
+    for args in (("memory", "recall"), ("memory", "recall", "--json"), ("memory", "brief"),
+                 ("memory", "brief", "--json"), ("memory", "log")):
+        r = hn(repo, *args)
+        assert r.code == 0, (args, r.err)
+        [line] = _warnings(r.err)  # once per command
+        assert line.startswith("git-hn: warning: your memory stream ") and "lost 2 memories" in line, line
+        assert line.endswith(restore), line
+    doc = hn(repo, "memory", "recall", "--json").json()  # --json stdout is the contract's document
+    assert doc["matched"] == 0
+    # show of a lost ID: the one error line says where it may have gone
+    shown = hn(repo, "memory", "show", ids[0])
+    assert shown.code == 1 and len(shown.err.splitlines()) == 1 and restore in shown.err, shown.err
+    # record would sign sequence 1 again: refused in one line, nothing changes
+    before = refs_snapshot(repo)
+    refused = _record(repo)
+    assert refused.code == 1, refused.out
+    [line] = refused.err.splitlines()
+    stream = ref.rsplit("/", 1)[1][:12]
+    assert f"memory stream {stream} of yours lost 2 memories" in line and f"commit {tip[:12]}" in line, line
+    assert "sequence 1" in line and "nothing was signed" in line and line.endswith(restore), line
+    assert refs_snapshot(repo) == before
+    retract = hn(repo, "memory", "retract", ids[1], "--reason", "obsolete")  # (a lost target: where it went)
+    assert retract.code == 1 and len(retract.err.splitlines()) == 1 and restore in retract.err, retract.err
+    # the command it gives restores the stream; then all is as before
+    git(repo, "update-ref", ref, tip)
+    r = hn(repo, "memory", "recall", "--json", "--include-untrusted")
+    assert not _warnings(r.err) and r.json()["matched"] == 2
+    assert not (Path(repo) / ".git" / "hn" / "rewound-v0").exists()
+    assert _record(repo).code == 0
+    assert json.loads(git(repo, "cat-file", "blob", f"{ref}:memory.json"))["sequence"] == 3
+
+
+def test_a_rewound_own_stream_ref_is_said_and_refused(tmp_path):
+    repo, ids, ref, tip = _setup(tmp_path, 3)
+    assert hn(repo, "memory", "log").code == 0
+    git(repo, "update-ref", ref, f"{tip}~2")  # (Git names no old value: the state knew the tip)
+    r = hn(repo, "memory", "recall")
+    [line] = _warnings(r.err)
+    assert "lost 2 memories" in line and line.endswith(f"git update-ref {ref} {tip} restores it"), line
+    refused = _record(repo)
+    assert refused.code == 1 and "sequence 2" in refused.err, refused.err
+    for args in (("retract", ids[0], "--reason", "obsolete"), ("supersede", ids[0], "--content", "newer"),
+                 ("challenge", ids[0], "--reason", "wrong")):  # (every append to the stream)
+        r = hn(repo, "memory", *args)
+        assert r.code == 1 and "sequence 2" in r.err and "nothing was signed" in r.err, (args, r.err)
+    # moved back once more before it was restored: one entry, whose restore brings back both
+    git(repo, "update-ref", "-d", ref)
+    [line] = _warnings(hn(repo, "memory", "log").err)
+    assert "lost 3 memories" in line and line.endswith(f"git update-ref {ref} {tip} restores it"), line
+    git(repo, "update-ref", ref, tip)
+    assert [m["id"] for m in hn(repo, "memory", "log", "--json").json()["memories"]] == ids[::-1]
+    assert _record(repo).code == 0
+
+
+def test_a_pruned_lost_tip_is_said_gone_and_another_stream_records(tmp_path):
+    repo, _ids, ref, tip = _setup(tmp_path)
+    git(repo, "update-ref", "-d", ref)
+    git(repo, "gc", "-q", "--prune=now")  # (no reflog holds it: gone from this clone)
+    assert subprocess.run(["git", "cat-file", "-e", tip], cwd=repo).returncode != 0
+    [line] = _warnings(hn(repo, "memory", "recall").err)
+    assert f"tip commit {tip[:12]} is no longer in this clone" in line and "--stream label:NAME" in line, line
+    assert "restores it" not in line
+    refused = _record(repo)
+    assert refused.code == 1 and "--stream label:NAME" in refused.err and "sequence 1" in refused.err, refused.err
+    # the way out: another stream of one's own (the lost one stays closed)
+    other = _record(repo, "in another stream", "--stream", "label:after-gc")
+    assert other.code == 0, other.err
+    assert _record(repo).code == 1
+
+
+def _commit(repo, name) -> str:
+    (repo / f"{name}.txt").write_text(f"{name}\n")
+    git(repo, "add", f"{name}.txt")
+    git(repo, "commit", "-q", "-m", name)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def test_git_hns_own_drop_and_reanchor_move_the_ref_back_unsaid(tmp_path):
+    """Guard (passes without the fix, which said nothing of any move): ``reanchor --drop``, a
+    re-anchoring after ``commit --amend`` and ``reanchor OLD NEW`` move the stream's ref off the
+    tip the state knew; git-hn did it, so no read warns and record goes on. A reader refreshing
+    the state while the ref moves (a reference-transaction hook of the user's, which git-hn's
+    own transactions run too) knows it as well: git-hn writes its renames before the refs move."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    hook = repo / ".git" / "hooks" / "reference-transaction"
+    reading = ('#!/bin/sh\nif [ "$1" = committed ] && grep -q " refs/hn/memory/"; then\n'
+               '    git hn memory log >/dev/null 2>&1\nfi\nexit 0\n')
+    base = git(repo, "rev-parse", "HEAD")
+    record_id(repo, content="stays")
+    dropped = _commit(repo, "c2")
+    record_id(repo, content="on a commit nobody wants", at=dropped)
+    record_id(repo, content="after it")
+    assert hn(repo, "memory", "recall").code == 0  # (the state knows the tip)
+    git(repo, "reset", "-q", "--hard", base)
+    hook.write_text(reading)  # (only around git-hn's rewrites: a record holds the state's lock over its ref move)
+    hook.chmod(0o755)
+    r = hn(repo, "memory", "reanchor", dropped[:12], "--drop")
+    assert r.code == 0, r.err
+    hook.unlink()
+    amended = _commit(repo, "c3")
+    record_id(repo, content="on c3", at=amended)
+    assert hn(repo, "memory", "log").code == 0
+    git(repo, "commit", "-q", "--amend", "-m", "c3 amended")
+    hook.write_text(reading)
+    r = hn(repo, "memory", "reanchor", amended[:12], "HEAD")
+    assert r.code == 0, r.err
+    hook.unlink()
+    for args in (("memory", "recall"), ("memory", "log"), ("memory", "brief")):
+        assert not _warnings(hn(repo, *args).err), args
+    assert not (repo / ".git" / "hn" / "rewound-v0").exists()
+    assert _record(repo).code == 0
