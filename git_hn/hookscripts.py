@@ -100,6 +100,16 @@ memory: ``git fetch --prune`` deletes each stale remote-tracking branch in a tra
 own, and each would otherwise pay the quiet check's round trip to the remote (50 pruned branches:
 2.2 s with the hooks against 57 ms without) or start git-hn.
 
+*An own stream moved back.* Memory refs keep no reflog. A transaction git-hn did not make
+(``HN_HOOK_ACTIVE`` unset) that deletes a ``refs/hn/memory/<actor>/<stream>`` ref of an identity
+of this clone (``hn/identities/<actor>.json``), moves it to a commit that does not contain its
+old value (a forced fetch into ``refs/hn/memory/*``), or sets it without naming the old value
+(``git update-ref REF NEW``: Git gives zeros), starts git-hn with ``own``, whose state knows the
+old tip: it says what that took and how to put it back (``store.rewound``). A ref ``git
+pack-refs`` deletes still holds its value (one ``git rev-parse``), and its packed-refs
+transaction's lines are found in packed-refs (one ``grep``); a forward move costs one ``git
+merge-base``.
+
 The top-level ``hooks/`` directory of the source tree holds these same scripts (a test keeps them
 identical).
 """
@@ -271,7 +281,8 @@ hook_input | HN_PUSH_PID=$PPID "$hn" hooks run pre-push "$@"
 REFERENCE_TRANSACTION = """#!/bin/sh
 # git-hn reference-transaction wrapper (installed by `git hn hooks install`; see git-hn-hooks(1)).
 # Git has no post-fetch hook: a committed transaction that updates refs/remotes/<remote>/*
-# makes git-hn import the remote's selected memory streams. It never fails the transaction.
+# makes git-hn import the remote's selected memory streams; one that moves an own memory ref
+# back makes it say what that took. It never fails the transaction.
 """ + _PRELUDE.replace("@NAME@", "reference-transaction").replace("@WHAT@", "memory was not imported") + """\
 if [ ! -x "$chained" ] && { [ "${1-}" != committed ] || [ -n "${HN_HOOK_ACTIVE-}" ]; }; then
     exit 0  # (unread input is fine: Git ignores a hook that does not read all of it)
@@ -295,8 +306,8 @@ $second"}
 else
     input=$first
 fi
-case $input in  # no remote-tracking ref: nothing for git-hn (the rest need not even be parsed)
-    *" refs/remotes/"*) ;;
+case $input in  # no remote-tracking nor own memory ref: nothing for git-hn (the rest need not be parsed)
+    *" refs/remotes/"*|*" refs/hn/memory/"*) ;;
     *) [ -x "$chained" ] || exit 0 ;;
 esac
 status=0
@@ -569,6 +580,33 @@ git_push() {  # the Git process running this hook is a `git push`, by its comman
     done
     [ "${1-}" = push ]
 }
+own_stream_moved() {  # a Git command other than git-hn may have taken the ref of a stream of an
+    # identity of this clone off its commit: a forced fetch moved it to a commit that does not
+    # contain the old one, or it is gone, or (`git update-ref REF NEW`, `-d`: Git gives no old
+    # value) git-hn decides. Not: a loose ref `git pack-refs` deletes (packed-refs keeps its value),
+    # nor the packed-refs transaction's lines, which read as creations of what it holds
+    common=$(git rev-parse --git-common-dir 2>/dev/null) || return 1
+    while IFS=' ' read -r old new ref; do
+        case $ref in refs/hn/memory/*/*) ;; *) continue ;; esac
+        actor=${ref#refs/hn/memory/}
+        [ -f "$common/hn/identities/${actor%%/*}.json" ] || continue
+        case $old/$new in
+            *[!0]*/*[!0]*) git merge-base --is-ancestor "$old" "$new" 2>/dev/null || return 0 ;;
+            */*[!0]*) grep -qxF "$new $ref" "$common/packed-refs" 2>/dev/null || return 0 ;;
+            *[!0]*/*) [ "$(git rev-parse -q --verify "$ref" 2>/dev/null)" = "$old" ] || return 0 ;;
+            *) [ -n "$(git rev-parse -q --verify "$ref" 2>/dev/null)" ] || return 0 ;;
+        esac
+    done <<EOF
+$input
+EOF
+    return 1
+}
+case $input in  # git-hn says what the move took, and how to put it back (``fetch_hook``)
+    *" refs/hn/memory/"*)
+        if [ "${1-}" = committed ] && [ -z "${HN_HOOK_ACTIVE-}" ] && own_stream_moved && find_git_hn; then
+            printf '%s\n' "$input" | HN_HOOK_ACTIVE=1 "$hn" hooks run reference-transaction committed own || :
+        fi ;;
+esac
 case $input in
     *" refs/remotes/"*)
         if [ "${1-}" = committed ] && [ -z "${HN_HOOK_ACTIVE-}" ] && moves_remote_ref && has_selection; then

@@ -317,6 +317,20 @@ rebuilds it (incrementally). A problem is one line on stderr with its first caus
 .BR "git hn sync <remote>" ,
 which retries the import and reports every outcome.
 .PP
+Memory refs keep no reflog. A transaction git\\-hn did not make that deletes one of your own
+.B refs/hn/memory/*
+refs, or moves it back (a forced
+.BR "git fetch <remote> '+refs/hn/memory/*:refs/hn/memory/*'" ,
+.BR "git update\\-ref" ),
+makes the same hook say how many of your memories that took and the
+.B git update\\-ref REF TIP
+that puts them back; every read says it too until then, and a record to that stream is refused
+(it would sign a sequence your key signed already). Your own
+.B git hn memory reanchor
+and
+.B \\-\\-drop
+are not such a move.
+.PP
 Uninstall removes the wrappers and moves chained hooks back, only if nothing changed since
 install.
 .PP

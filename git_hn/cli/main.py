@@ -402,7 +402,8 @@ def dispatch(argv: list[str]) -> int:
             from ..store.process import wait_for_exit
 
             wait_for_exit(int(argv[4]), PUBLISHER_WAIT)
-        if argv[2:4] == ["reference-transaction", "committed"] and argv[4:5] not in (["quiet"], ["unanswered"]):
+        if argv[2:4] == ["reference-transaction", "committed"] and argv[4:5] not in (["quiet"], ["unanswered"],
+                                                                                     ["own"]):
             # (``quiet``: the wrapper found nothing to import, and asks nothing more; ``unanswered``:
             # it asked, and the remote did not answer in time: the import fails without asking again)
             _start_import_early(data)

@@ -1,6 +1,6 @@
 """The fetch hook (CONTRACT §10.7): what the ``reference-transaction`` wrapper runs after a
 committed transaction moved a remote's remote-tracking refs, standing in for the post-fetch hook
-Git does not have. It imports the remote's selected streams (or, when the wrapper found the
+Git does not have (and after one that moved an own memory ref back: ``lost_streams``). It imports the remote's selected streams (or, when the wrapper found the
 remote quiet, only checks what a force-push took off the tracking refs), says in one line why an
 import failed, and leaves the per-fetch stamp (and the list of this clone's published anchors)
 that the wrapper reads so that git-hn runs at most once per fetch. Never fails the user's Git
@@ -25,10 +25,19 @@ def run_reference_transaction(repo: Repo, state: str, data: bytes, how: str = ""
     nothing to import). ``how`` ``quiet`` (the wrapper found the remote quiet, and a tracking ref
     moved off a commit: ``hookscripts``): no import, only the check of what left the tracking
     refs (``replication.anchors_left``); ``unanswered`` (its question for the remote's memory refs
-    ran out of time): the import fails at once, and asks nothing again (``_unanswered``). ``signal_at``: git-hn's own test hook
+    ran out of time): the import fails at once, and asks nothing again (``_unanswered``); ``own``
+    (a Git command other than git-hn moved back or deleted a memory ref of an identity here): no
+    import, only the warning of what that took (``lost_streams``). ``signal_at``: git-hn's own test hook
     (``signal:<seam>``, as ``replication.sync``'s ``interrupt_after``). Never fails the user's
     command."""
     if state != "committed":
+        return 0
+    if how == "own":  # (the wrapper saw an own memory ref moved back or deleted: not git-hn's doing)
+        from .lost_streams import after_transaction
+
+        said = after_transaction(repo, data)
+        if said:
+            sys.stderr.write(f"git-hn: warning: {said}\n")
         return 0
     from ..store import replication
     from .replication import anchors_left, sync

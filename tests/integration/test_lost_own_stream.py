@@ -15,7 +15,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from helpers import git, hn, make_repo, record_id, refs_snapshot
+from helpers import actor_of, git, hn, make_repo, record_id, refs_snapshot, shared_remote
 
 
 def _setup(tmp_path, n: int = 2):
@@ -108,6 +108,41 @@ def test_a_pruned_lost_tip_is_said_gone_and_another_stream_records(tmp_path):
     other = _record(repo, "in another stream", "--stream", "label:after-gc")
     assert other.code == 0, other.err
     assert _record(repo).code == 1
+
+
+def test_a_forced_fetch_that_rewinds_ones_stream_is_said_by_the_hook_and_sync(tmp_path):
+    remote, (alice,) = shared_remote(tmp_path, "Alice")
+    assert hn(alice, "hooks", "install").code == 0
+    record_id(alice, content="published")
+    assert hn(alice, "sync").code == 0
+    record_id(alice, content="bob unpublished X")
+    ref = f"refs/hn/memory/{actor_of(alice)}/"
+    ref = git(alice, "for-each-ref", "--format=%(refname)", ref)
+    tip = git(alice, "rev-parse", ref)
+    fetch = subprocess.run(["git", "fetch", "origin", "+refs/hn/memory/*:refs/hn/memory/*"], cwd=alice,
+                           capture_output=True, text=True)
+    assert fetch.returncode == 0, fetch.stderr
+    assert "forced update" in fetch.stderr
+    [line] = _warnings(fetch.stderr)  # said by the hook, at the fetch
+    assert "lost 1 memory" in line and line.endswith(f"git update-ref {ref} {tip} restores it"), line
+    synced = hn(alice, "sync")
+    assert [line] == _warnings(synced.err), synced.err
+    recall = hn(alice, "memory", "recall", "--query", "unpublished")
+    assert recall.code == 0 and len(_warnings(recall.err)) == 1
+    assert _record(alice).code == 1
+    git(alice, "update-ref", ref, tip)
+    assert hn(alice, "memory", "recall", "--query", "unpublished", "--json", "--include-untrusted").json()["matched"] == 1
+
+
+def test_packing_refs_and_moving_forward_say_nothing(tmp_path):
+    """Guard (passes without the fix: nothing was ever said): the wrapper's check of an own
+    memory ref's transaction leaves ``git pack-refs``, ``git gc`` and a forward move unsaid."""
+    repo, _ids, ref, tip = _setup(tmp_path)
+    assert hn(repo, "hooks", "install").code == 0
+    for args in (["pack-refs", "--all"], ["gc", "-q"], ["update-ref", ref, tip]):
+        proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+        assert proc.returncode == 0 and "git-hn" not in proc.stderr, (args, proc.stderr)
+    assert _record(repo).code == 0
 
 
 def _commit(repo, name) -> str:
