@@ -220,13 +220,13 @@ def no_selection(repo, saved_any: bool = False) -> None:
     (recall and log, on every read): nothing is asked once any selection is saved, so a clone that
     selected but has nothing to import yet starts no ``git remote`` for the line on each read (a
     selection left by a removed remote then hides it)."""
-    from ..service.brief import NOT_IMPORTED, header_notes
-
     if saved_any:
         from ..store import replication as rstate
 
         if rstate.selections_settled(repo)[0] or not _may_have_remotes(repo):
             return
+    from ..service.brief import NOT_IMPORTED, header_notes
+
     if NOT_IMPORTED in header_notes(repo):
         render.hint(NOT_IMPORTED[:1].lower() + NOT_IMPORTED[1:])
 

@@ -16,10 +16,12 @@ from ..store.repo import Repo
 def hint(repo: Repo, mcp: bool = False) -> str:
     """The line for the active identity's streams that lost memories (``rewound.warning``), ""
     when none did. One ``lstat`` when nothing was noted; never fails a read."""
-    from ..store import identity, rewound
+    from ..store import rewound
 
     if not rewound.read(repo):
         return ""
+    from ..store import identity
+
     try:
         return rewound.warning(rewound.standing(repo, identity.active_actor(repo)), mcp=mcp)
     except (HnError, OSError):

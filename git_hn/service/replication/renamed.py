@@ -33,7 +33,6 @@ when an orphan's URL is recorded. Trusts its own derived files, and Git's config
 
 from __future__ import annotations
 
-import hashlib
 import os
 from shlex import quote
 
@@ -49,6 +48,8 @@ URLS_MAX = 1 << 16  # bytes of a URL record read
 
 
 def url_digest(url: str) -> str:
+    import hashlib  # (here: OpenSSL's loading costs a read that finds nothing to move)
+
     return hashlib.sha256(url.encode("utf-8", "surrogateescape")).hexdigest()
 
 
