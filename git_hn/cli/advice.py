@@ -13,13 +13,13 @@ from . import render
 
 def signed_notes(notes: list) -> None:
     """The warnings of a record that was signed (``anchor_paths.absent_notes``), each path passed
-    through the secret lint first: one it flags (signed only with --allow-secret-shaped) is not
-    echoed."""
+    through the whole secret lint first (``shaped``: the library alone misses the named detectors'
+    shapes): one it flags (signed only with --allow-secret-shaped) is not echoed."""
     if not notes:
         return
-    from ..service.secretscan import scan
+    from ..service.secretscan import shaped
 
-    render.warnings([text for path, text in notes if not scan(path)])
+    render.warnings([text for path, text in notes if not shaped(path)])
 
 
 def recall_bound(content: str) -> None:

@@ -625,9 +625,8 @@ def run_post_rewrite(repo: Repo, data: bytes, command: str = "") -> int:
     lines = [reanchor.stream_line(r, 'on the rewritten commits') for r in done if r.memories or r.kept]
     lines += reanchor.untested_lines(repo, done, command or "rewrite")  # (verifications on a changed tree)
     lines += reanchor.unanchored_lines(done)  # (a path that is a directory or a submodule there)
-    from .secretscan import scan  # (the warnings reanchor prints: a renamed or deleted file's path)
-
-    lines += [f"warning: {text}" for path, text in reanchor.absent_notes(repo, done) if not scan(path)]
+    # (the warnings reanchor prints: a renamed or deleted file's path, never a secret-shaped one)
+    lines += [f"warning: {text}" for _path, text in reanchor.absent_notes(repo, done)]
     moved = {m for r in done for m, _n in r.renamed} | {m for r in done for m, _c in r.kept} | \
         {u.memory for r in done for u in (*r.untested, *r.unanchored)}
     said = left_behind.line(left_behind.left(repo, mapping, ident.actor, moved), mapping, ident.actor,

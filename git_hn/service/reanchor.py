@@ -102,22 +102,30 @@ def absent_notes(repo: Repo, done: list) -> list[tuple[str, str]]:
     a word, and the memory was never stale again). Each names the memory, the path, and the
     ``supersede`` that anchors the memory to the file where it is now: with the new name when Git
     sees the rename between the two commits (``_renames``; not a secret-shaped one), else with a
-    placeholder. The caller leaves out a secret-shaped path, as ``record``'s warnings do."""
+    placeholder. A secret-shaped path (``secretscan.shaped``) is never repeated: its own warning is
+    left out, as ``record``'s warnings leave it out, and a command that would name one (another
+    path of the memory, recorded with --allow-secret-shaped) gives the renamed file alone and says
+    a path was withheld (a review: the supersede repeated every path of the memory)."""
     from ..core.hints import shell_path
-    from .secretscan import scan
+    from .secretscan import shaped
 
-    gone = [e for r in done for e in r.absent]
+    gone = [e for r in done for e in r.absent if not shaped(e.path)]
     renames: dict[tuple[str, str, str], str] = {}
     for old, new in sorted({(e.old, e.new) for e in gone})[:RENAME_LOOKUPS]:
-        renames.update({(old, new, a): b for a, b in _renames(repo, old, new).items() if not scan(b)})
+        renames.update({(old, new, a): b for a, b in _renames(repo, old, new).items() if not shaped(b)})
     out = []
     for e in gone:
         mid, to = short_id(e.memory), renames.get((e.old, e.new, e.path))
         text = f"memory {e.memory} names --path {shell_path(e.path)}, which is not in commit {e.new}; it is recorded as absent"
-        if to:
-            paths = " ".join(f"--path {shell_path(renames.get((e.old, e.new, p), p))}" for p in e.paths)
+        named = [renames.get((e.old, e.new, p), p) for p in e.paths]
+        if to and not any(shaped(p) for p in named):
+            paths = " ".join(f"--path {shell_path(p)}" for p in named)
             text += (f"; Git sees the file renamed to {shell_path(to)}: git hn memory supersede {mid} --same-content "
                      f"{paths} anchors the memory there")
+        elif to:
+            text += (f"; Git sees the file renamed to {shell_path(to)}: git hn memory supersede {mid} --same-content "
+                     f"with --path {shell_path(to)} and a --path for each other file it is about anchors the memory "
+                     "there (a path of the memory is not repeated here: it looks like a credential)")
         else:
             text += (f"; if the file moved, git hn memory supersede {mid} --same-content with a --path for each file "
                      "it is about anchors the memory there")

@@ -88,3 +88,10 @@ def first_memory_finding(memories) -> tuple[str, secretlint.Finding] | None:
         if finding is not None:
             return mem.memory_id, finding
     return None
+
+
+def shaped(text: str) -> bool:
+    """Whether one text (a path a message would repeat) holds a finding of the whole secret lint:
+    the named detectors and the library, as ``record`` lints a field (``scan`` alone is the
+    library's, which misses the named-only shapes, an npm or OpenAI key)."""
+    return secretlint.first_in_text(text, scan) is not None

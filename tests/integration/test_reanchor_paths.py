@@ -215,3 +215,68 @@ def test_the_hook_says_what_moves_a_memory_on_a_deleted_file(inited):
             f"as absent; if the file moved, git hn memory supersede {moved['id'][7:19]} --same-content with a --path "
             "for each file it is about anchors the memory there")
     assert [x for x in proc.stderr.splitlines() if x.startswith("git-hn: warning:")] == [line], proc.stderr
+
+
+SHAPED = "AKIAIOSFODNN7EXAMPLE.txt"  # (an AWS access key's shape: record takes it only with --allow-secret-shaped)
+
+
+def _shaped_and_renamed(repo) -> tuple[str, str]:
+    """A memory on a secret-shaped path and notes.txt, recorded with --allow-secret-shaped; the
+    commit and the memory's ID. notes.txt is then renamed (``git mv``, not amended yet)."""
+    (repo / SHAPED).write_text("a\n")
+    (repo / "notes.txt").write_text("some notes long enough for Git to see them renamed\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "c1")
+    r = hn(repo, "memory", "record", "--json", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+           "--path", SHAPED, "--path", "notes.txt", "--content", "about both", "--allow-secret-shaped")
+    assert r.code == 0, r.err
+    git(repo, "mv", "notes.txt", "notes-renamed.txt")
+    return git(repo, "rev-parse", "HEAD"), r.json()["memoryId"]
+
+
+def test_the_hook_never_repeats_a_secret_shaped_path_in_the_supersede_it_suggests(inited):
+    """A review: a memory of two paths, one secret-shaped (recorded with --allow-secret-shaped),
+    the other renamed: the hook's supersede named every path of the memory, the secret-shaped
+    one too, although the warnings leave such paths out. The command is left out now, and the
+    line says a path was withheld; the renamed file is still named."""
+    assert hn(inited, "hooks", "install").code == 0
+    _shaped_and_renamed(inited)
+    proc = _amend(inited)
+    assert "AKIA" not in proc.stderr, proc.stderr
+    [moved] = hn(inited, "memory", "recall", "--json", "--include-untrusted").json()["memories"]
+    new = git(inited, "rev-parse", "HEAD")
+    warned = [x for x in proc.stderr.splitlines() if x.startswith("git-hn: warning:")]
+    assert warned == [f"git-hn: warning: memory {moved['id']} names --path notes.txt, which is not in commit {new}; "
+                      "it is recorded as absent; Git sees the file renamed to notes-renamed.txt: git hn memory "
+                      f"supersede {moved['id'][7:19]} --same-content with --path notes-renamed.txt and a --path for "
+                      "each other file it is about anchors the memory there (a path of the memory is not repeated "
+                      "here: it looks like a credential)"], proc.stderr
+
+
+def test_reanchor_never_repeats_a_secret_shaped_path_in_the_supersede_it_suggests(inited):
+    """The same text by hand (``reanchor OLD NEW``, the amend made with the hooks off)."""
+    old, _mid = _shaped_and_renamed(inited)
+    git(inited, "commit", "-q", "--amend", "-m", "c1b")
+    r = hn(inited, "memory", "reanchor", old, "HEAD")
+    assert r.code == 0, r.err
+    assert "AKIA" not in r.err + r.out, r
+    assert "(a path of the memory is not repeated here: it looks like a credential)" in r.err, r.err
+
+
+def test_a_deleted_path_only_the_named_detectors_find_secret_shaped_is_not_repeated(inited):
+    """The warnings checked a path with the detector library alone, which misses the shapes only
+    the lint's named detectors find (a GCP API key here): the hook repeated such a path, and
+    ``record`` its own absent-path warning; both use the whole lint now."""
+    assert hn(inited, "hooks", "install").code == 0
+    name = "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q.txt"
+    (inited / name).write_text("g\n")
+    (inited / "stays.txt").write_text("s\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-qm", "g")
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--path",
+           name, "--path", "never.txt", "--path", "AIzaSyZ9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J.txt", "--content", "g",
+           "--allow-secret-shaped")
+    assert r.code == 0 and "AIza" not in r.err and "never.txt" in r.err, r.err
+    git(inited, "rm", "-q", name)
+    proc = _amend(inited)
+    assert "AIza" not in proc.stderr and "git-hn: re-anchored 1" in proc.stderr, proc.stderr
