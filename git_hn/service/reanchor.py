@@ -105,11 +105,14 @@ def absent_notes(repo: Repo, done: list) -> list[tuple[str, str]]:
     placeholder. A secret-shaped path (``secretscan.shaped``) is never repeated: its own warning is
     left out, as ``record``'s warnings leave it out, and a command that would name one (another
     path of the memory, recorded with --allow-secret-shaped) gives the renamed file alone and says
-    a path was withheld (a review: the supersede repeated every path of the memory)."""
+    a path was withheld (a review: the supersede repeated every path of the memory). At most
+    ``SHOWN_RENAMES`` paths are warned of one by one (and asked for renames); one more line
+    counts the others, with their memories, as the hook's other lines do."""
     from ..core.hints import shell_path
     from .secretscan import shaped
 
-    gone = [e for r in done for e in r.absent if not shaped(e.path)]
+    every = [e for r in done for e in r.absent if not shaped(e.path)]
+    gone, more = every[:SHOWN_RENAMES], every[SHOWN_RENAMES:]
     renames: dict[tuple[str, str, str], str] = {}
     for old, new in sorted({(e.old, e.new) for e in gone})[:RENAME_LOOKUPS]:
         renames.update({(old, new, a): b for a, b in _renames(repo, old, new).items() if not shaped(b)})
@@ -130,6 +133,15 @@ def absent_notes(repo: Repo, done: list) -> list[tuple[str, str]]:
             text += (f"; if the file moved, git hn memory supersede {mid} --same-content with a --path for each file "
                      "it is about anchors the memory there")
         out.append((e.path, text))
+    if more:  # (a review: 30 deleted anchored files gave 30 lines of 330 characters)
+        ids = list(dict.fromkeys(short_id(e.memory) for e in more))
+        listed = ", ".join(ids[:SHOWN_RENAMES]) + (", ..." if len(ids) > SHOWN_RENAMES else "")
+        one = len(more) == 1
+        out.append(("", f"{len(more)} more anchored {'path' if one else 'paths'} of the memories moved "
+                        f"{'names' if one else 'name'} nothing at their new commit and {'is' if one else 'are'} "
+                        f"recorded as absent ({'memory' if len(ids) == 1 else 'memories'} {listed}): git hn memory show ID names a memory's paths, and "
+                        "git hn memory supersede ID --same-content with a --path for each file it is about anchors "
+                        "it where the files are now"))
     return out
 
 

@@ -280,3 +280,30 @@ def test_a_deleted_path_only_the_named_detectors_find_secret_shaped_is_not_repea
     git(inited, "rm", "-q", name)
     proc = _amend(inited)
     assert "AIza" not in proc.stderr and "git-hn: re-anchored 1" in proc.stderr, proc.stderr
+
+
+def test_the_hooks_absent_path_warnings_stop_at_five_and_count_the_others(inited):
+    """A review: 30 deleted anchored files gave 30 warnings of about 330 characters each, while the
+    hook's other lines stop at five IDs and say "and 25 more". Five are warned of one by one now,
+    and one line counts the others with their memories."""
+    assert hn(inited, "hooks", "install").code == 0
+    names = [f"f{i}.txt" for i in range(1, 9)]
+    for name in names + ["keep.txt"]:
+        (inited / name).write_text(f"{name}\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-qm", "files")
+    ids = [_record(inited, name, content=f"about {name}") for name in names]
+    git(inited, "rm", "-q", *names)
+    proc = _amend(inited)
+    warned = [x for x in proc.stderr.splitlines() if x.startswith("git-hn: warning:")]
+    assert len(warned) == 6, proc.stderr
+    assert all(", which is not in commit " in x for x in warned[:5]), warned
+    last = [m["id"][7:19] for m in hn(inited, "memory", "recall", "--json", "--include-untrusted").json()["memories"]]
+    assert len(last) == len(ids)
+    assert warned[5].startswith("git-hn: warning: 3 more anchored paths of the memories moved name nothing at their "
+                                "new commit and are recorded as absent (memories "), warned[5]
+    assert warned[5].endswith("): git hn memory show ID names a memory's paths, and git hn memory supersede ID "
+                              "--same-content with a --path for each file it is about anchors it where the files "
+                              "are now"), warned[5]
+    listed = warned[5].split("(memories ")[1].split(")")[0].split(", ")
+    assert len(listed) == 3 and set(listed) <= set(last), (listed, last)
