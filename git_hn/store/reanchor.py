@@ -582,30 +582,27 @@ def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, s
 def _entries(repo: Repo, tails: list, mapping: dict[str, str]) -> dict[str, str]:
     """``NEW:path`` -> what the new commit has at each path anchored by a memory of ``tails`` on a
     rewritten commit: its blob, ``absent`` (no entry), or the type of an entry that is no file
-    ("tree", or "commit" for a submodule), as ``record`` reads it (``ls-tree``; a symlink is a
-    blob). One batch look-up for all; one ``ls-tree`` a commit only for what the batch does not
-    find, since a submodule's commit is "missing" to it as an absent path is."""
+    ("tree", or "commit" for a submodule), as ``record`` reads it (a symlink is a blob). One batch
+    look-up for all; what it does not find (a submodule's commit is "missing" to it, as an absent
+    path is) is read from the raw trees (``Resolver.entry``) through the object reader this
+    process keeps: no process a commit (a review: one ``ls-tree`` a rewritten commit, 30 for a
+    rebase of 30, for paths absent before the rewrite too)."""
+    from ..core.projection import ProbeError
+    from .resolver import Resolver
+
     need = sorted({f"{mapping[rec.anchor.commit]}:{p.path}" for _src, chain, floor in tails for m in chain[floor:]
                    for rec in [m.envelope.record] if rec is not None and rec.anchor.commit in mapping
                    for p in rec.anchor.paths})
     out = {n: (i[0] if i[1] == "blob" else i[1]) for n, i in zip(need, repo.git.infos_bulk(need)) if i is not None}
-    unknown: dict[str, list[str]] = {}
-    for name in need:
-        if name not in out:
-            commit, _, path = name.partition(":")
-            unknown.setdefault(commit, []).append(path)
-    for commit, paths in sorted(unknown.items()):
-        for i in range(0, len(paths), 512):  # (an argument list far below the system's limit)
-            proc = repo.git.run(["--literal-pathspecs", "ls-tree", "--full-tree", "-z", "--end-of-options", commit,
-                                 "--", *paths[i:i + 512]])
-            if proc.returncode != 0:
-                raise LocalStateError(f"git ls-tree cannot read commit {commit}; nothing was signed again")
-            for item in proc.stdout.split(b"\x00"):
-                meta, _, name = item.partition(b"\t")
-                if name:
-                    _mode, otype, oid = meta.decode("ascii").split(" ")
-                    out[f"{commit}:{name.decode('utf-8', 'surrogateescape')}"] = oid if otype == "blob" else otype
-    return {n: out.get(n, "absent") for n in need}
+    trees = Resolver(repo, pending=frozenset())  # (the rewritten commits are here: nothing pending)
+    for name in (n for n in need if n not in out):
+        commit, _, path = name.partition(":")
+        try:
+            found = trees.entry(commit, path)
+        except ProbeError:
+            raise LocalStateError(f"git cannot read the tree of commit {commit}; nothing was signed again") from None
+        out[name] = "absent" if found is None else found[2] if found[1] == "blob" else found[1]
+    return out
 
 
 def _emptied(tail: list, envs: list, signed: list) -> tuple:

@@ -307,3 +307,39 @@ def test_the_hooks_absent_path_warnings_stop_at_five_and_count_the_others(inited
                               "are now"), warned[5]
     listed = warned[5].split("(memories ")[1].split(")")[0].split(", ")
     assert len(listed) == 3 and set(listed) <= set(last), (listed, last)
+
+
+def test_a_rebase_reads_absent_anchored_paths_without_a_process_a_commit(inited, tmp_path):
+    """A review: one ``git ls-tree`` ran for each rewritten commit with an anchored path the batch
+    look-up did not find (absent there, also a path absent before the rewrite): a rebase of 30
+    commits ran 30. What the batch does not settle is read from the trees through the object
+    reader this process keeps, so no ``ls-tree`` runs, however many commits; the answers are
+    the same (an absent path stays absent, a file is re-anchored to its blob)."""
+    from helpers import git_processes
+
+    assert hn(inited, "hooks", "install").code == 0
+    count = 6
+    for i in range(count):
+        (inited / f"f{i}.txt").write_text(f"{i}\n")
+        git(inited, "add", "-A")
+        git(inited, "commit", "-qm", f"c{i}")
+        _record(inited, f"f{i}.txt", f"gone {i}.txt", f"d{i}/never.txt", content=f"about {i}")
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    proc = subprocess.run(["git", "rebase", "-q", "--force-rebase", f"HEAD~{count}"], cwd=inited,
+                          capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, "GIT_TRACE2_EVENT": str(trace),
+                               "GIT_COMMITTER_DATE": "2030-01-01T00:00:00Z"})  # (new commits, whatever the second)
+    assert proc.returncode == 0, proc.stderr
+    assert f"git-hn: re-anchored {count} unpublished memories" in proc.stderr, proc.stderr
+    listed = [a for a in git_processes(trace) if "ls-tree" in a]
+    assert listed == [], listed
+    head = git(inited, "rev-parse", "HEAD")
+    got = _memories(inited)
+    for i in range(count):
+        commit = git(inited, "rev-parse", f"HEAD~{count - 1 - i}")
+        assert got[f"about {i}"]["commit"] == commit
+        assert sorted(got[f"about {i}"]["paths"], key=lambda p: p["path"]) == [
+            {"path": f"d{i}/never.txt", "blob": "absent"},
+            {"path": f"f{i}.txt", "blob": git(inited, "rev-parse", f"{head}:f{i}.txt")},
+            {"path": f"gone {i}.txt", "blob": "absent"}]
