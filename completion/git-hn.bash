@@ -38,7 +38,7 @@ _git_hn_words() {
         "memory index rebuild") words="" ;;
         "memory index verify") words="" ;;
         "memory log") words="--kind --actor --topic --path --subject --lifecycle --trust --query --max-count -n --graph --no-pager --no-color --json" ;;
-        "memory reanchor") words="--drop --json" ;;
+        "memory reanchor") words="--drop --files-only --json" ;;
         "memory recall") words="--at --subject --path --topic --kind --actor --lifecycle --trust --query --rank --max-records -n --max-content-bytes --max-bytes --cursor --include-untrusted --no-color --json --input" ;;
         "memory record") words="--kind --at --applies --content --content-file --subject --outcome --stream --actor --topic --evidence --path --blob --completed --assumption --blocker --next-action --json --input --allow-secret-shaped --no-color" ;;
         "memory retract") words="--reason --stream --json --allow-secret-shaped --no-color" ;;

@@ -540,6 +540,9 @@ def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", sho
                     drop: bool = typer.Option(False, "--drop",
                                               help="instead of moving them, discard your unpublished memories that "
                                                    "name OLD (git-hn; no NEW)"),
+                    files_only: bool = typer.Option(False, "--files-only",
+                                                    help="move a memory whose anchored path is a directory or a "
+                                                         "submodule at NEW too, that path left out (git-hn)"),
                     json: bool = typer.Option(False, "--json", help="print one line of JSON")) -> int:
     """Move your unpublished memories from commit OLD to commit NEW (for a discarded commit).
 
@@ -551,8 +554,8 @@ def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", sho
     new ID. Published memories are never rewritten. NEW is a commit a branch, a tag, a
     remote-tracking ref or HEAD holds; one only a detached HEAD holds is taken, and its memories
     wait until a branch that contains it is pushed (a hint says so). A memory whose anchored path
-    is a directory or a submodule at NEW stays on OLD (an anchor names files); a line names it and
-    the commands that move it.
+    is a directory or a submodule at NEW stays on OLD (an anchor names files), with a line naming
+    it and what moves it; with --files-only it moves, that path left out of its anchor.
 
     With --drop (a commit dropped in git rebase -i, whose note nobody wants), your unpublished
     memories that name OLD are discarded instead, and the later ones of their streams are signed
@@ -561,7 +564,8 @@ def memory_reanchor(old: Optional[str] = typer.Argument(None, metavar="OLD", sho
     of your memories that names OLD was published, or when a memory that stays cites one that
     would go (as a retraction or a supersession of it anchored elsewhere does). Memory refs keep
     no reflog: the output names each stream's tip before (undo: git update-ref REF TIP)."""
-    return reanchor_cmd.reanchor_command([w for w in (old, new) if w is not None] + (extra or []), json, drop)
+    return reanchor_cmd.reanchor_command([w for w in (old, new) if w is not None] + (extra or []), json, drop,
+                                         files_only)
 
 
 _table_command(memory_app, "view", options.VIEW_OPTS,

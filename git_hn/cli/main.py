@@ -48,7 +48,7 @@ git hn memory log [filters] [-n N | -N] [--graph] [--no-pager] [--json]
 git hn memory export [--format jsonl|markdown] [filters] [--output FILE]
 git hn memory import FILE|- [--stream ID] [--json]
 git hn memory view [--at REV] [--output FILE] [--open]
-git hn memory reanchor OLD NEW|--drop [--json]
+git hn memory reanchor OLD NEW [--files-only]|--drop [--json]
 git hn policy show [REV] [--json]
 git hn policy init | trust [ACTOR] [--kind KIND]...
 git hn policy untrust ACTOR|--kind KIND...

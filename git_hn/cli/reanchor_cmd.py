@@ -6,13 +6,18 @@ from __future__ import annotations
 from ..errors import UsageError
 from . import advice, render
 
-REANCHOR_USAGE = "usage: git hn memory reanchor OLD NEW|--drop [--json]"
+REANCHOR_USAGE = "usage: git hn memory reanchor OLD NEW [--files-only]|--drop [--json]"
 
 
-def reanchor_command(words: list[str], as_json: bool, drop: bool = False) -> int:
+def reanchor_command(words: list[str], as_json: bool, drop: bool = False, files_only: bool = False) -> int:
     from ..service import reanchor
     from ..store.repo import open_repo
 
+    if drop and files_only:
+        from ..core import hints
+
+        raise UsageError(hints.append(REANCHOR_USAGE, "--files-only moves memories to NEW, --drop discards them: "
+                                      "give one"))
     if drop:
         return _drop(words, as_json)
     if len(words) != 2:
@@ -20,7 +25,7 @@ def reanchor_command(words: list[str], as_json: bool, drop: bool = False) -> int
 
         missing = ("missing OLD and NEW", "missing NEW")[len(words)] if len(words) < 2 else ""
         raise UsageError(hints.append(REANCHOR_USAGE, missing or hints.unexpected(words[2:])))
-    result = reanchor.reanchor(open_repo(), words[0], words[1])
+    result = reanchor.reanchor(open_repo(), words[0], words[1], files_only)
     if as_json:
         render.json_line(reanchor.result_json(result))
     else:

@@ -31,15 +31,17 @@ class Reanchored(NamedTuple):
     detached: bool = False  # NEW is held only by a detached HEAD (``detached_hint``)
 
 
-def reanchor(repo: Repo, old: str, new: str) -> Reanchored:
+def reanchor(repo: Repo, old: str, new: str, files_only: bool = False) -> Reanchored:
     """Move the active identity's unpublished memories that name commit ``old`` (as anchor or
-    ``git:`` evidence) to commit ``new``; an error when there are none."""
+    ``git:`` evidence) to commit ``new``; an error when there are none. ``files_only``
+    (``--files-only``): a memory whose anchored path is a directory or a submodule at ``new``
+    moves too, such paths left out of its anchor (``narrowed_lines``), instead of staying."""
     ident = identmod.load_active(repo)
     old_commit, new_commit = _old_commit(repo, old), repo.resolve_commit(new)
     if old_commit == new_commit:
         raise InputError(f"{old} and {new} are the same commit {old_commit}: nothing to move")
     detached = _held_by_head_only(repo, new_commit)
-    done = rewrite(repo, ident, {old_commit: new_commit}, cause="reanchor")
+    done = rewrite(repo, ident, {old_commit: new_commit}, cause="reanchor", files_only=files_only)
     if done and not any(r.memories for r in done):  # (only memories that must stay)
         kept = [r for r in done if r.kept]
         raise InputError(stream_line(kept[0], "") if kept else f"{unanchored_lines(done)[0]}; nothing was signed again")
@@ -320,7 +322,7 @@ def drop_json(result: Dropped) -> dict:
 PUBLICATION_WAIT = 60.0  # seconds a rewrite waits for a publication that is running
 
 
-def rewrite(repo: Repo, ident, mapping: dict[str, str], cause: str = "rewrite") -> list:
+def rewrite(repo: Repo, ident, mapping: dict[str, str], cause: str = "rewrite", files_only: bool = False) -> list:
     """``store.reanchor.reanchor``; when it moved refs, the exported index made consistent and
     the verified state brought to the rebuilt streams (their new commits verified now, as an
     append records its own), so that the state is exact for ``index verify`` and the next command.
@@ -333,7 +335,7 @@ def rewrite(repo: Repo, ident, mapping: dict[str, str], cause: str = "rewrite") 
     nothing of them."""
     if not mapping:
         return []
-    return _rebuilding(repo, lambda: store.reanchor(repo, ident, mapping, cause))
+    return _rebuilding(repo, lambda: store.reanchor(repo, ident, mapping, cause, files_only))
 
 
 def _rebuilding(repo: Repo, rebuild) -> list:
@@ -397,18 +399,47 @@ def unanchored_lines(done: list) -> list[str]:
     """One line for each memory a re-anchoring left where it was signed because an anchored path is
     a directory or a submodule at the new commit (``Rewritten.unanchored``): the post-rewrite
     hook's and ``reanchor``'s. Signed there, its anchor would be invalid and it would leave recall
-    and the brief unsaid (a trial); it says what moves it: its content shown, the memory dropped
-    (``--drop`` discards what still names the old commit), then recorded anew with a file."""
+    and the brief unsaid (a trial); it says what moves it: ``reanchor OLD NEW --files-only``,
+    which carries it with such paths left out of its anchor, or its content shown, the memory
+    dropped (``--drop`` discards what still names the old commit), then recorded anew with a file.
+    When a later memory of yours cites it, ``--drop`` is refused (that one would name a memory
+    that no longer exists), so it is not offered; keeping the old commit on the remote is (a
+    review: the line offered --drop, --drop's refusal offered reanchor OLD NEW, which refused
+    again with this line)."""
     from ..core.hints import shell_path
 
     out = []
     for u in (u for r in done for u in r.unanchored):
-        mid, what = short_id(u.memory), "a directory" if u.node == "tree" else "a submodule"
-        out.append(f"left unpublished memory {mid} of yours on {u.old[:12]}, where it was signed: its anchored path "
-                   f"{shell_path(u.path)} is {what} at {u.new[:12]}, and an anchored path must be a file, so it "
-                   f"cannot be signed there (its stream is published once {u.old[:12]} is pushed); to move it, git hn "
-                   f"memory show {mid} shows its content, git hn memory reanchor {u.old} --drop discards it, and git "
-                   f"hn memory record --at {u.new[:12]} with a --path naming a file records it anew")
+        mid, what, old = short_id(u.memory), "a directory" if u.node == "tree" else "a submodule", u.old[:12]
+        line = (f"left unpublished memory {mid} of yours on {old}, where it was signed: its anchored path "
+                f"{shell_path(u.path)} is {what} at {u.new[:12]}, and an anchored path must be a file, so it "
+                f"cannot be signed there (its stream is published once {old} is pushed); to move it, git hn memory "
+                f"reanchor {u.old} {u.new} --files-only carries it to {u.new[:12]} with that path left out of its "
+                "anchor")
+        if u.cited:
+            line += (" (a later memory of yours cites it, so --drop is refused: that memory would name one that no "
+                     f"longer exists), or git push REMOTE {u.old}:refs/heads/hn-anchor/{old} keeps {old} on the "
+                     "remote, which publishes it as it is")
+        else:
+            line += (f"; or git hn memory show {mid} shows its content, git hn memory reanchor {u.old} --drop discards "
+                     f"it, and git hn memory record --at {u.new[:12]} with a --path naming a file records it anew")
+        out.append(line)
+    return out
+
+
+def narrowed_lines(done: list, new: str) -> list[str]:
+    """``reanchor OLD NEW --files-only``: one line for each memory moved with anchored paths left
+    out of its anchor (``Rewritten.narrowed``), naming them and what each is at NEW; a
+    secret-shaped path is not repeated."""
+    from ..core.hints import shell_path
+    from .secretscan import shaped
+
+    out = []
+    for mid, paths in (n for r in done for n in r.narrowed):
+        named = [("a path not repeated here, as it looks like a credential" if shaped(p) else f"--path {shell_path(p)}")
+                 + f" ({'a directory' if node == 'tree' else 'a submodule'} there)" for p, node in paths]
+        out.append(f"memory {short_id(mid)} is anchored at {new[:12]} without {', '.join(named)}: --files-only left "
+                   f"{'it' if len(paths) == 1 else 'them'} out, as an anchored path must be a file")
     return out
 
 
@@ -525,7 +556,7 @@ def result_lines(result: Reanchored) -> list[str]:
     them)."""
     out = [stream_line(r, f"from {short_id(result.old)} to {short_id(result.new)}") for r in result.streams
            if r.memories or r.kept]
-    out += unanchored_lines(result.streams)
+    out += unanchored_lines(result.streams) + narrowed_lines(result.streams, result.new)
     return out + [f"undo: git update-ref {r.ref} {r.before}" for r in result.streams if r.before]
 
 
@@ -536,5 +567,7 @@ def result_json(result: Reanchored) -> dict:
                          "renamed": [{"from": a, "to": b} for a, b in r.renamed],
                          **({"kept": [{"memoryId": m, "commit": c} for m, c in r.kept]} if r.kept else {}),
                          **({"unanchored": [{"memoryId": u.memory, "commit": u.old, "path": u.path}
-                                            for u in r.unanchored]} if r.unanchored else {})}
+                                            for u in r.unanchored]} if r.unanchored else {}),
+                         **({"narrowed": [{"memoryId": m, "paths": [p for p, _node in paths]}
+                                          for m, paths in r.narrowed]} if r.narrowed else {})}
                         for r in result.streams]}

@@ -86,7 +86,8 @@ def _discard(repo: Repo, ident: Identity, commit: str, tails: list) -> list[Disc
                 cited = next(c for c in _cited(m) if c in dropped)
                 raise InputError(f"memory {short_id(m.memory_id)} stays and cites memory {short_id(cited)}, which "
                                  f"names commit {commit[:12]}: it would name a memory that no longer exists; "
-                                 f"{NOTHING} (git hn memory reanchor {commit[:12]} NEW moves them instead)")
+                                 f"{NOTHING} (git hn memory reanchor {commit[:12]} NEW moves them instead, with --files-only "
+                                 "when an anchored path is a directory or a submodule at NEW)")
     plan, renamed = _plan(repo, tails, dropped)
     pinned = _cited_from_outside(repo, tails) & (dropped | set(renamed))
     if pinned:

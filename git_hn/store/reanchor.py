@@ -52,6 +52,8 @@ class Rewritten(NamedTuple):
     # path is no file at the new one (``_not_files``): signed there, its anchor would be invalid
     absent: tuple = ()  # ``Emptied``, one per anchored path that named a file at the rewritten
     # commit and names nothing at its replacement (``_emptied``): a file renamed or deleted
+    narrowed: tuple = ()  # (new memory ID, ((path, "tree" or "commit"), ...)) of each memory moved
+    # with the paths that are no file at the new commit left out of its anchor (``files_only``)
 
 
 class Untested(NamedTuple):
@@ -72,6 +74,7 @@ class Unanchored(NamedTuple):
     new: str  # the commit that replaced it
     path: str  # its first anchored path that is no file at ``new``
     node: str  # what that path is there: "tree" (a directory) or "commit" (a submodule)
+    cited: bool = False  # a later unpublished memory of yours cites it, so ``--drop`` is refused
 
 
 class Emptied(NamedTuple):
@@ -95,13 +98,17 @@ def parse_mapping(data: bytes, oid_len: int) -> dict[str, str]:
     return out
 
 
-def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = "rewrite") -> list[Rewritten]:
+def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = "rewrite",
+             files_only: bool = False) -> list[Rewritten]:
     """Rebuild the unpublished tails of ``ident``'s local streams that name rewritten commits,
     and of those that cite a memory so rebuilt (a retraction or challenge recorded with
     ``--stream`` into another stream, ``memory:`` evidence): all of them in one ref transaction,
     so that no stream is left citing an ID that no longer exists. A rewrite (``cause``
     "rewrite": the ``post-rewrite`` hook) leaves a verification on its commit when the commit
-    that replaced it has another tree (``_untested``); ``reanchor OLD NEW`` by hand carries it."""
+    that replaced it has another tree (``_untested``); ``reanchor OLD NEW`` by hand carries it.
+    A memory whose anchored path is no file at the new commit stays (``_not_files``), unless
+    ``files_only`` (``reanchor OLD NEW --files-only``, asked by its author) carries it with such
+    paths left out of its anchor."""
     if not mapping:
         return []
     listing = [s for s in streams.list_sources(repo) if s.actor == ident.actor]
@@ -123,7 +130,7 @@ def reanchor(repo: Repo, ident: Identity, mapping: dict[str, str], cause: str = 
         locked = [fresh[s.ref] for s in open_ if s.ref in fresh]
         published = _published_tips(repo, listing)  # (and what was published meanwhile)
         return _rebuild(repo, ident, [s for s in locked if s.head not in published.get(s.ref, set())],
-                        listing, published, mapping, retest=cause == "rewrite", cause=cause)
+                        listing, published, mapping, retest=cause == "rewrite", cause=cause, files_only=files_only)
 
 
 RENAMED_KEPT = 2048  # lines kept (about 300 KB)
@@ -263,7 +270,8 @@ def _chain(repo: Repo, src, listing: list) -> list:
 
 
 def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, published: dict[str, set[str]],
-             mapping: dict[str, str], retest: bool = False, cause: str = "") -> list[Rewritten]:
+             mapping: dict[str, str], retest: bool = False, cause: str = "",
+             files_only: bool = False) -> list[Rewritten]:
     tails = []  # (source, chain, floor): the unpublished part of each stream starts at its floor
     for src in sources:
         chain = _chain(repo, src, listing)
@@ -288,6 +296,9 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
     hold = _untested(repo, tails, mapping) if retest else {}
     entries = _entries(repo, tails, mapping)
     stuck = {mid: u for mid, u in _not_files(tails, mapping, entries).items() if mid not in hold}
+    nodes = {n: v for n, v in entries.items() if v in ("tree", "commit")}
+    if files_only:  # (the author asked: such paths leave the anchor, ``_envelopes`` skips a None)
+        stuck, entries = {}, {n: None if n in nodes else v for n, v in entries.items()}
     keep = {**hold, **stuck}  # (each keeps the commits it names)
     plan = _plan(repo, tails, mapping, hold=keep, entries=entries)
     planned = {src.ref for src, _tail, _envs, _previous in plan}
@@ -312,7 +323,8 @@ def _rebuild(repo: Repo, ident: Identity, sources: list, listing: list, publishe
                      if m.memory_id in stuck)
         done.append(Rewritten(src.ref, len(envs), sum(_names_rewritten(m, mapping) and m.memory_id not in keep
                                                       for m in tail), renamed, before=src.head, untested=untested,
-                              unanchored=left, absent=_emptied(tail, envs, signed)))
+                              unanchored=left, absent=_emptied(tail, envs, signed),
+                              narrowed=_narrowed(tail, envs, signed, nodes)))
     objects.write_objects(repo, written)
     # the renames before the refs move: a read that sees them moved meanwhile knows git-hn did it
     # (``rewound``: no loss is noted); a transaction that fails leaves only a hint naming IDs never used
@@ -565,7 +577,8 @@ def _envelopes(repo: Repo, tail: list, mapping: dict[str, str], previous: str, s
             commit = moves.get(rec.anchor.commit, rec.anchor.commit)
             paths = rec.anchor.paths
             if commit != rec.anchor.commit:
-                paths = tuple(PathAnchor(p.path, blobs[f"{commit}:{p.path}"]) for p in paths)
+                paths = tuple(PathAnchor(p.path, blobs[f"{commit}:{p.path}"]) for p in paths
+                              if blobs[f"{commit}:{p.path}"] is not None)  # (None: left out, --files-only)
             rec = rec._replace(anchor=Anchor(commit, paths, rec.anchor.subject),
                                evidence=_evidence(rec.evidence, moves, renamed))
         new = env._replace(previous=previous, record=rec, target=renamed.get(env.target, env.target),
@@ -614,9 +627,22 @@ def _emptied(tail: list, envs: list, signed: list) -> tuple:
     for m, env, new in zip(tail, envs, signed):
         was, now = m.envelope.record, env.record
         if was is not None and now is not None and was.anchor.commit != now.anchor.commit:
-            out += [Emptied(new.memory_id, a.path, was.anchor.commit, now.anchor.commit,
-                            tuple(p.path for p in now.anchor.paths))
-                    for a, b in zip(was.anchor.paths, now.anchor.paths) if a.blob != "absent" and b.blob == "absent"]
+            blobs = {p.path: p.blob for p in now.anchor.paths}  # (by path: --files-only leaves some out)
+            out += [Emptied(new.memory_id, a.path, was.anchor.commit, now.anchor.commit, tuple(blobs))
+                    for a in was.anchor.paths if a.blob != "absent" and blobs.get(a.path) == "absent"]
+    return tuple(out)
+
+
+def _narrowed(tail: list, envs: list, signed: list, nodes: dict[str, str]) -> tuple:
+    """``Rewritten.narrowed``: each memory moved with anchored paths left out (``--files-only``),
+    and what each of those is at the new commit (``nodes``: ``NEW:path`` -> "tree" or "commit")."""
+    out = []
+    for m, env, new in zip(tail, envs, signed):
+        was, now = m.envelope.record, env.record
+        if was is not None and now is not None and len(now.anchor.paths) < len(was.anchor.paths):
+            kept = {p.path for p in now.anchor.paths}
+            out.append((new.memory_id, tuple((p.path, nodes.get(f"{now.anchor.commit}:{p.path}", "tree"))
+                                             for p in was.anchor.paths if p.path not in kept)))
     return tuple(out)
 
 
@@ -637,6 +663,10 @@ def _not_files(tails: list, mapping: dict[str, str], entries: dict[str, str]) ->
                          if entries[f"{new}:{p.path}"] in ("tree", "commit")), None)
             if node is not None:
                 out[m.memory_id] = Unanchored(m.memory_id, rec.anchor.commit, new, *node)
+    if out:  # (cited by one that stays: ``--drop`` refuses, its line must not offer it; a review)
+        cited = {c for _src, chain, floor in tails for m in chain[floor:] if m.memory_id not in out
+                 for c in out if _cites(m, {c: ""})}
+        out = {mid: u._replace(cited=mid in cited) for mid, u in out.items()}
     return out
 
 

@@ -219,7 +219,7 @@ def test_reanchor_refusals_change_nothing(tmp_path, case):
                                      "supersede --at)\n"),
         "same": (("HEAD", later), f"git-hn: HEAD and {later} are the same commit {later}: nothing to move\n"),
         "unknown": (("HEAD", "no-such-branch"), "git-hn: revision no-such-branch is not a commit\n"),
-        "words": ((head,), "git-hn: missing NEW; usage: git hn memory reanchor OLD NEW|--drop [--json]\n"),
+        "words": ((head,), "git-hn: missing NEW; usage: git hn memory reanchor OLD NEW [--files-only]|--drop [--json]\n"),
         "nowhere": (("HEAD", gone), f"git-hn: commit {gone} is on no branch, tag or remote-tracking ref here "
                                     "either, nor HEAD, so no push would carry it: name a commit on a branch you "
                                     "push\n"),

@@ -109,9 +109,10 @@ def test_drop_refuses_what_would_lose_a_published_or_cited_memory_and_changes_no
     refused([head[:12], "--drop"], f"commit {head[:12]} {held}")
     refused([gone[:12], "--drop"], f"memory {retraction[7:19]} stays and cites memory {note[7:19]}, which names "
             f"commit {gone[:12]}: it would name a memory that no longer exists; nothing was dropped (git hn memory "
-            f"reanchor {gone[:12]} NEW moves them instead)")
+            f"reanchor {gone[:12]} NEW moves them instead, with --files-only when an anchored path is a directory or "
+            "a submodule at NEW)")
     refused([gone[:12], "--drop", "HEAD"], "--drop takes no NEW (unexpected argument \"HEAD\"); usage: git hn "
-            "memory reanchor OLD NEW|--drop [--json]")
+            "memory reanchor OLD NEW [--files-only]|--drop [--json]")
     other = _commit(alice, "other")
     git(alice, "reset", "-q", "--hard", "HEAD~1")
     refused([other[:12], "--drop"], f"no unpublished memory of yours names commit {other} (a published memory is "

@@ -117,9 +117,10 @@ def test_the_hook_leaves_a_memory_whose_path_became_no_file_on_its_commit_and_sa
     assert said == [f"git-hn: left unpublished memory {stays[7:19]} of yours on {old[:12]}, where it was signed: "
                     f"its anchored path node is {what} at {new[:12]}, and an anchored path must be a file, so it "
                     f"cannot be signed there (its stream is published once {old[:12]} is pushed); to move it, git "
-                    f"hn memory show {stays[7:19]} shows its content, git hn memory reanchor {old} --drop discards "
-                    f"it, and git hn memory record --at {new[:12]} with a --path naming a file records it anew"], \
-        proc.stderr
+                    f"hn memory reanchor {old} {new} --files-only carries it to {new[:12]} with that path left out "
+                    f"of its anchor; or git hn memory show {stays[7:19]} shows its content, git hn memory reanchor "
+                    f"{old} --drop discards it, and git hn memory record --at {new[:12]} with a --path naming a file "
+                    "records it anew"], proc.stderr
     assert "git-hn: re-anchored 1 unpublished memory" in proc.stderr, proc.stderr
     shown = hn(inited, "memory", "show", stays, "--json").json()  # (the same ID: nothing before it moved)
     assert shown["projection"]["anchor"]["commit"] == old
@@ -145,9 +146,10 @@ def test_reanchor_by_hand_refuses_a_memory_whose_path_is_a_directory_at_new_and_
     assert r.err == (f"git-hn: left unpublished memory {stays[7:19]} of yours on {old[:12]}, where it was signed: its "
                      f"anchored path node is a directory at {new[:12]}, and an anchored path must be a file, so it "
                      f"cannot be signed there (its stream is published once {old[:12]} is pushed); to move it, git "
-                     f"hn memory show {stays[7:19]} shows its content, git hn memory reanchor {old} --drop discards "
-                     f"it, and git hn memory record --at {new[:12]} with a --path naming a file records it anew; "
-                     "nothing was signed again\n")
+                     f"hn memory reanchor {old} {new} --files-only carries it to {new[:12]} with that path left out "
+                     f"of its anchor; or git hn memory show {stays[7:19]} shows its content, git hn memory reanchor "
+                     f"{old} --drop discards it, and git hn memory record --at {new[:12]} with a --path naming a file "
+                     "records it anew; nothing was signed again\n")
     assert refs_snapshot(inited) == before
     # with a memory that can move, it moves and the other is named (--json too)
     _record(inited, "c.txt", content="about c", at=old)
@@ -343,3 +345,78 @@ def test_a_rebase_reads_absent_anchored_paths_without_a_process_a_commit(inited,
             {"path": f"d{i}/never.txt", "blob": "absent"},
             {"path": f"f{i}.txt", "blob": git(inited, "rev-parse", f"{head}:f{i}.txt")},
             {"path": f"gone {i}.txt", "blob": "absent"}]
+
+
+def test_a_cited_memory_whose_path_became_a_directory_has_a_way_out_named_by_each_refusal(tmp_path):
+    """A review: a memory left on its commit because its path became a directory, cited by a
+    later memory (``--evidence memory:ID``), could be neither dropped nor moved: ``--drop``
+    refused and named ``reanchor OLD NEW``, which refused and named ``--drop``; the whole stream
+    waited. The hook's line and both refusals name ``reanchor OLD NEW --files-only`` now (the
+    hook's does not offer ``--drop``, which would be refused), and it moves the memory with that
+    path left out of its anchor, the citing memory following it; the push publishes the stream."""
+    from helpers import shared_remote, wait_publication
+
+    remote, (repo,) = shared_remote(tmp_path, "Alice")
+    assert hn(repo, "hooks", "install").code == 0
+    (repo / "d").write_text("3\n")
+    (repo / "k.txt").write_text("k\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "c1")
+    old = git(repo, "rev-parse", "HEAD")
+    cited = _record(repo, "d", "k.txt", content="about d")
+    r = hn(repo, "memory", "record", "--json", "--kind", "observation", "--at", "HEAD", "--applies", "descendants",
+           "--path", "k.txt", "--evidence", f"memory:{cited}", "--content", "cites it")
+    assert r.code == 0, r.err
+    git(repo, "rm", "-q", "d")
+    (repo / "d").mkdir()
+    (repo / "d" / "f").write_text("in\n")
+    git(repo, "add", "-A")
+    proc = _amend(repo)
+    new = git(repo, "rev-parse", "HEAD")
+    carry = (f"git hn memory reanchor {old} {new} --files-only carries it to {new[:12]} with that path left out of "
+             "its anchor")
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("git-hn: left unpublished memory")]
+    assert line.endswith(f"to move it, {carry} (a later memory of yours cites it, so --drop is refused: that memory "
+                         f"would name one that no longer exists), or git push REMOTE {old}:refs/heads/hn-anchor/"
+                         f"{old[:12]} keeps {old[:12]} on the remote, which publishes it as it is"), line
+    assert " --drop discards" not in line
+    dropped = hn(repo, "memory", "reanchor", old, "--drop")
+    assert dropped.code == 1 and dropped.err.endswith(
+        f"(git hn memory reanchor {old[:12]} NEW moves them instead, with --files-only when an anchored path is a "
+        "directory or a submodule at NEW)\n"), dropped.err
+    moved = hn(repo, "memory", "reanchor", old, "HEAD")
+    assert moved.code == 1 and carry in moved.err and moved.err.endswith("; nothing was signed again\n"), moved.err
+    assert hn(repo, "memory", "reanchor", old, "--drop", "--files-only").code == 1
+    # the way out the refusals name works: the memory moves, without d, and the citing one follows
+    done = hn(repo, "memory", "reanchor", old, "HEAD", "--files-only")
+    assert done.code == 0, done.err
+    got = {m["data"]["content"]: m for m in hn(repo, "memory", "recall", "--json", "--include-untrusted").json()["memories"]}
+    assert got["about d"]["anchor"] == {"commit": new, "paths": [{"path": "k.txt",
+                                                                  "blob": git(repo, "rev-parse", "HEAD:k.txt")}]}
+    assert done.out.splitlines()[1] == (f"Memory {got['about d']['id'][7:19]} is anchored at {new[:12]} without --path "
+                                        "d (a directory there): --files-only left it out, as an anchored path must be "
+                                        "a file")
+    citing = hn(repo, "memory", "show", got["cites it"]["id"], "--json").json()
+    assert [e["requested"] for e in citing["projection"]["evidenceDetails"]] == [got["about d"]["id"]], citing
+    assert hn(repo, "memory", "index", "verify").code == 0
+    pushed = subprocess.run(["git", "push", "-q", "origin", "main"], cwd=repo, capture_output=True, text=True)
+    wait_publication(repo)
+    assert pushed.returncode == 0 and "waits for commit" not in pushed.stderr, pushed.stderr
+    assert git(remote, "for-each-ref", "--format=%(objectname)", "refs/hn/memory/") == \
+        git(repo, "for-each-ref", "--format=%(objectname)", "refs/hn/memory/")
+
+
+def test_files_only_moves_a_memory_whose_one_path_became_a_submodule_with_no_path_left(inited):
+    """``--files-only`` by hand, the memory's only path a submodule at NEW: it moves with no path
+    (a memory about the commit), and ``--json`` lists it under ``narrowed``."""
+    old = _node_repo(inited)
+    stays = _record(inited, "node", content="about node")
+    _node(inited, "submodule elsewhere")
+    git(inited, "commit", "-q", "-m", "a submodule now", "--amend")  # (no hooks)
+    new = git(inited, "rev-parse", "HEAD")
+    doc = hn(inited, "memory", "reanchor", old, "HEAD", "--files-only", "--json").json()
+    [stream] = doc["streams"]
+    [(was, now)] = [(x["from"], x["to"]) for x in stream["renamed"]]
+    assert was == stays and stream["narrowed"] == [{"memoryId": now, "paths": ["node"]}]
+    assert "unanchored" not in stream
+    assert _memories(inited)["about node"] == {"commit": new}  # (recall leaves out an empty list)
