@@ -61,10 +61,10 @@ def stale_successor(repo, result) -> None:
     from ..core.gostr import one_line
     from ..core.hints import stale_successor as text_of
     from ..service.brief import stale_at_head
-    from ..service.secretscan import scan
+    from ..service.secretscan import shaped
 
     record = result.envelope.record
-    paths = [one_line(p) for p in stale_at_head(repo, record) if not scan(p)]
+    paths = [one_line(p) for p in stale_at_head(repo, record) if not shaped(p)]
     text = text_of(result.memory_id, record.anchor.commit, paths) if paths else ""
     if text:
         render.hint(text)

@@ -36,9 +36,9 @@ def path_refusal(paths: list[str], name: str = "--path", many: str = "--path val
     for path in paths:
         why = path_problem(path, LIMITS.max_path)
         if why:
-            from .secretscan import scan
+            from .secretscan import shaped
 
-            fix = _path_fix(repo, path) if repo is not None and not scan(path) else ""
+            fix = _path_fix(repo, path) if repo is not None and not shaped(path) else ""
             use = f": use {name} {_shown(fix, name)}" if fix else ""
             return INVALID, f"{name} {_shown(path, name)} {why}{use}; {rule}"
     total = sum(len(p.encode("utf-8", "surrogatepass")) for p in paths)
@@ -55,9 +55,9 @@ def _shown(path: str, name: str) -> str:
     from ..core.gostr import PATH_LIMIT
     from ..core.hints import shell_path
     from ..core.invisible import spell_invisible
-    from .secretscan import scan
+    from .secretscan import shaped
 
-    if scan(path):  # (a refused record must not echo what the secret lint would refuse)
+    if shaped(path):  # (a refused record must not echo what the secret lint would refuse)
         return "(not repeated: it looks like a credential)"
     cut = path if len(path) <= PATH_LIMIT else path[:PATH_LIMIT] + "…"
     cut = re.sub("[\x00-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m[0]):02x}", cut)
@@ -135,9 +135,9 @@ def check_top_relative(repo: Repo, commit: str, absent: list[str], prefix: str |
     for path in absent:
         found = lookalike.look_alike(repo, commit, path)
         if found is not None:
-            from .secretscan import scan
+            from .secretscan import shaped
 
-            raise InputError(lookalike.refusal(found, path, commit, mcp, named=not scan(path)))
+            raise InputError(lookalike.refusal(found, path, commit, mcp, named=not shaped(path)))
 
 
 def _check_from_here(repo: Repo, commit: str, absent: list[str], prefix: str, mcp: bool) -> None:
@@ -154,10 +154,10 @@ def _check_from_here(repo: Repo, commit: str, absent: list[str], prefix: str, mc
         if not below:
             continue
         from ..core.hints import shell_path
-        from .secretscan import scan
+        from .secretscan import shaped
 
         here = "the directory the MCP server was started in" if mcp else "the current directory"
-        if scan(full):
+        if shaped(full):
             named, use = "", ("prefix it with the path from the top of the directory the MCP server was started in"
                               if mcp else "prefix it with the current directory's path from the top")
         elif mcp:

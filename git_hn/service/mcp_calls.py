@@ -428,11 +428,11 @@ def _written(repo, result, absent: list, content: str = "", stream: str | None =
     (``unpushed.waits_hint``)."""
     from . import memory
     from .requests import encoded_over_recall_bound, recall_bound_note
-    from .secretscan import scan
+    from .secretscan import shaped
 
     doc = {"version": 0, "warning": WARNING, "result": memory.result_json(result)}
     notes = [f"anchor.paths {path} names nothing at commit {commit}; it is recorded as absent (paths are "
-             "relative to the top of the repository)" for path, commit in absent if not scan(path)]
+             "relative to the top of the repository)" for path, commit in absent if not shaped(path)]
     if notes:
         doc["pathWarnings"] = notes
     size = encoded_over_recall_bound(content)
@@ -525,12 +525,12 @@ def _stale_successor(repo, result) -> str:
     from ..core.gostr import one_line
     from ..core.hints import stale_successor
     from .brief import stale_at_head
-    from .secretscan import scan
+    from .secretscan import shaped
 
     if getattr(result, "replayed", False) or getattr(result, "envelope", None) is None:
         return ""
     record = result.envelope.record
-    paths = [one_line(p) for p in stale_at_head(repo, record) if not scan(p)]
+    paths = [one_line(p) for p in stale_at_head(repo, record) if not shaped(p)]
     return stale_successor(result.memory_id, record.anchor.commit, paths, mcp=True) if paths else ""
 
 

@@ -407,12 +407,15 @@ def unanchored_lines(done: list) -> list[str]:
     review: the line offered --drop, --drop's refusal offered reanchor OLD NEW, which refused
     again with this line)."""
     from ..core.hints import shell_path
+    from .secretscan import shaped
 
     out = []
     for u in (u for r in done for u in r.unanchored):
         mid, what, old = short_id(u.memory), "a directory" if u.node == "tree" else "a submodule", u.old[:12]
+        # (a path the secret lint flags is not repeated: a review)
+        named = "(not repeated here: it looks like a credential)" if shaped(u.path) else shell_path(u.path)
         line = (f"left unpublished memory {mid} of yours on {old}, where it was signed: its anchored path "
-                f"{shell_path(u.path)} is {what} at {u.new[:12]}, and an anchored path must be a file, so it "
+                f"{named} is {what} at {u.new[:12]}, and an anchored path must be a file, so it "
                 f"cannot be signed there (its stream is published once {old} is pushed); to move it, git hn memory "
                 f"reanchor {u.old} {u.new} --files-only carries it to {u.new[:12]} with that path left out of its "
                 "anchor")

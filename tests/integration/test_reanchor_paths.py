@@ -420,3 +420,25 @@ def test_files_only_moves_a_memory_whose_one_path_became_a_submodule_with_no_pat
     assert was == stays and stream["narrowed"] == [{"memoryId": now, "paths": ["node"]}]
     assert "unanchored" not in stream
     assert _memories(inited)["about node"] == {"commit": new}  # (recall leaves out an empty list)
+
+
+def test_a_secret_shaped_path_that_became_a_directory_is_not_repeated(inited):
+    """The left-behind line (a path that became a directory) printed the path with no check at
+    all (a review's note): a secret-shaped one, recorded with --allow-secret-shaped, is named as
+    withheld now, as the other re-anchoring lines withhold it."""
+    name = "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"  # (a GCP API key's shape: a named detector's)
+    (inited / name).write_text("g\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-qm", "g")
+    old = git(inited, "rev-parse", "HEAD")
+    r = hn(inited, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants", "--path",
+           name, "--content", "g", "--allow-secret-shaped")
+    assert r.code == 0, r.err
+    git(inited, "rm", "-q", name)
+    (inited / name).mkdir()
+    (inited / name / "inner.txt").write_text("i\n")
+    git(inited, "add", "-A")
+    git(inited, "commit", "-q", "--amend", "-m", "a directory now")  # (no hooks)
+    r = hn(inited, "memory", "reanchor", old, "HEAD")
+    assert r.code == 1 and "AIza" not in r.err + r.out, r
+    assert "its anchored path (not repeated here: it looks like a credential) is a directory at" in r.err, r.err
