@@ -91,7 +91,9 @@ def size_setting(name: str) -> int | None:
     import os
 
     given = os.environ.get(name, "")
-    return int(given) if given.isascii() and given.isdigit() and int(given) > 0 else None
+    # (at most 9 digits: int() refuses more than 4300, and a review's 5,000 ended every command,
+    # the pre-push hook's too, in a traceback)
+    return int(given) if given.isascii() and given.isdigit() and len(given) <= 9 and int(given) > 0 else None
 
 
 def ignore_bad_sizes() -> None:

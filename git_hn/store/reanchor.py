@@ -159,8 +159,10 @@ def remember_renames(repo: Repo, pairs: list[tuple[str, str]], cause: str = "") 
     try:
         old = private.read_private(repo.hn_dir, path, renames.MAX_BYTES) or b""
         lines = old.splitlines() + [f"{a} {b}{tail}".encode("ascii") for a, b in pairs]
-        private.write_private(repo.hn_dir, path, b"".join(x + b"\n" for x in lines[-RENAMED_KEPT:]),
-                              derived=True)
+        # (this rewrite's pairs whole, however many: a review's 2,049 re-anchored memories lost their
+        # first pair, and ``rewound`` took git-hn's own rewrite for a loss)
+        kept = lines[-max(RENAMED_KEPT, len(pairs)):]
+        private.write_private(repo.hn_dir, path, b"".join(x + b"\n" for x in kept), derived=True)
     except (HnError, OSError):
         pass
 

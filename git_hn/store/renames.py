@@ -21,12 +21,14 @@ def path(repo: Repo) -> str:
 
 
 def replaced(repo: Repo) -> set[str]:
-    """The memory IDs the record names as signed again or dropped (its lines' first words); none
-    when it cannot be read."""
+    """The memory IDs the record names as signed again or dropped (its lines' first words) and
+    those it names as what they became (the second: a review ran the "Undo:" line ``reanchor``
+    prints, which moves the ref back off them, and was told the stream lost them outside git-hn);
+    none when it cannot be read."""
     from . import private
 
     try:
         data = private.read_private(repo.hn_dir, path(repo), MAX_BYTES) or b""
     except (HnError, OSError):
         return set()
-    return {line.split(" ", 1)[0] for line in data.decode("ascii", "replace").splitlines()}
+    return {word for line in data.decode("ascii", "replace").splitlines() for word in line.split(" ")[:2]}

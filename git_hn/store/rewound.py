@@ -38,7 +38,7 @@ from ..errors import ConflictError, HnError, LocalStateError
 from .repo import Repo
 
 RECORD = "rewound-v0"
-KEPT = 64  # entries kept (the newest): a record, not a history
+KEPT = 1024  # entries kept (the newest): only streams of this clone's identities are noted
 MAX_BYTES = 1 << 16
 
 
@@ -46,6 +46,7 @@ class Lost(NamedTuple):
     ref: str  # refs/hn/memory/<actor>/<hex>
     tip: str  # the commit the ref no longer contains
     count: int  # memories of that chain no verified chain held any more when it was noted
+    sequence: int = 0  # the sequence of that tip (0: not recorded, by an earlier version)
 
     def owner(self) -> tuple[str, str] | None:
         return parse_local_ref(self.ref)
@@ -68,9 +69,9 @@ def read(repo: Repo) -> list[Lost]:
     out = []
     for line in data.decode("ascii", "replace").splitlines():
         parts = line.split(" ")
-        if len(parts) == 3 and parse_local_ref(parts[0]) and is_oid(parts[1]) and parts[2].isascii() \
-                and parts[2].isdigit():
-            out.append(Lost(parts[0], parts[1], int(parts[2])))
+        if len(parts) in (3, 4) and parse_local_ref(parts[0]) and is_oid(parts[1]) \
+                and all(p.isascii() and p.isdigit() and len(p) <= 12 for p in parts[2:]):
+            out.append(Lost(parts[0], parts[1], *map(int, parts[2:])))
     return out
 
 
@@ -83,7 +84,7 @@ def _write(repo: Repo, entries: list[Lost]) -> None:
         except FileNotFoundError:
             pass
         return
-    text = "".join(f"{e.ref} {e.tip} {e.count}\n" for e in entries[-KEPT:])
+    text = "".join(f"{e.ref} {e.tip} {e.count} {e.sequence}\n" for e in entries[-KEPT:])
     private.write_private(repo.hn_dir, path(repo), text.encode("ascii"))
 
 
@@ -92,22 +93,24 @@ def _write(repo: Repo, entries: list[Lost]) -> None:
 
 
 def moved_off(conn, changes: list, removed: list[str]) -> list[tuple]:
-    """(ref, stored tip, memory IDs above what the new chain keeps) of each local stream ref the
+    """(ref, stored tip, memory IDs above what the new chain keeps, the tip's sequence) of each
+    local stream ref the
     refresh is about to move off the tip the state recorded: deleted, or not a forward move.
     Read before ``state.apply`` changes the tables; nothing is asked for other changes."""
     moved = []
     for ch in changes:
         old = ch.source.remote is None and ch.old
         if old and not (ch.base_sid == old.sid and ch.base_seq == old.length):
-            moved.append((ch.source.ref, old.sid, old.head, ch.base_seq if ch.base_sid == old.sid else 0))
+            moved.append((ch.source.ref, old.sid, old.head, ch.base_seq if ch.base_sid == old.sid else 0,
+                          old.length))
     for ref in removed:
         if ref.startswith(LOCAL_PREFIX):
-            row = conn.execute("SELECT sid, head FROM sources WHERE ref = ?", (ref,)).fetchone()
+            row = conn.execute("SELECT sid, head, length FROM sources WHERE ref = ?", (ref,)).fetchone()
             if row is not None:
-                moved.append((ref, row[0], row[1], 0))
+                moved.append((ref, row[0], row[1], 0, row[2]))
     return [(ref, head, [r[0] for r in conn.execute("SELECT id FROM chain WHERE sid = ? AND seq > ? ORDER BY seq",
-                                                       (sid, keep))])
-            for ref, sid, head, keep in moved]
+                                                       (sid, keep))], length)
+            for ref, sid, head, keep, length in moved]
 
 
 def note(repo: Repo, conn, moved: list[tuple]) -> None:
@@ -118,7 +121,12 @@ def note(repo: Repo, conn, moved: list[tuple]) -> None:
 
     found = []
     renamed = None
-    for ref, tip, ids in moved:
+    for ref, tip, ids, length in moved:
+        owner = parse_local_ref(ref)
+        # only streams of an identity of this clone (a review: a remote's 64 deleted refs of another
+        # actor, fetched through the user's forced refspec, pushed the user's own entry out)
+        if not owner or not os.path.exists(repo.identity_path(owner[0])):
+            continue
         held: set[str] = set()
         for part in chunks(ids):
             held.update(r[0] for r in conn.execute(f"SELECT id FROM memories WHERE id IN ({marks(len(part))})", part))
@@ -131,7 +139,7 @@ def note(repo: Repo, conn, moved: list[tuple]) -> None:
             renamed = replaced(repo)
         lost = [i for i in lost if i not in renamed]
         if lost:
-            found.append(Lost(ref, tip, len(lost)))
+            found.append(Lost(ref, tip, len(lost), length if isinstance(length, int) else 0))
     if not found:
         return
     try:
@@ -153,7 +161,8 @@ def _merged(repo: Repo, entries: list[Lost], found: list[Lost]) -> list[Lost]:
         same = [e for e in entries if e.ref == f.ref]
         over = next((e for e in same if contains(e.tip, f.tip)), None)
         if over is not None:
-            entries = [e._replace(count=e.count + (f.count if e.tip != f.tip else 0)) if e == over else e
+            entries = [e._replace(count=e.count + (f.count if e.tip != f.tip else 0),
+                                  sequence=max(e.sequence, f.sequence)) if e == over else e
                        for e in entries]
             continue
         under = {e for e in same if contains(f.tip, e.tip)}
@@ -250,8 +259,10 @@ def warning(found: list[Standing], mcp: bool = False) -> str:
 
 def refusal(repo: Repo, actor: str, stream: str, sequence: int) -> LocalStateError | None:
     """The error an append of ``actor`` to ``stream`` at ``sequence`` gets while the stream's
-    tip is lost (``standing``), else None."""
-    found = standing(repo, actor, stream)
+    tip is lost (``standing``) and that tip's sequence is ``sequence`` or later (an append past
+    it signs no sequence twice: a review found streams refused at sequences never signed), else
+    None."""
+    found = [s for s in standing(repo, actor, stream) if not s.lost.sequence or sequence <= s.lost.sequence]
     if not found:
         return None
     e = found[0].lost

@@ -69,8 +69,10 @@ def way_out(repo: Repo, ref: str) -> str:
     if copy is not None:
         return (f"{first}; it is your own stream: git update-ref {ref} {copy[1]} puts back {copy[0]}'s copy "
                 f"(memories not published to {copy[0]} are lost)")
-    return (f"{first}; it is your own stream and no verified copy of it is known here: git update-ref -d {ref} "
-            "removes it with its memories")
+    return (f"{first}; it is your own stream and no verified copy of it is known here: a clone or backup "
+            f"that has it can put it back (git fetch it, then git update-ref {ref} TIP); else git update-ref -d "
+            f"{ref} removes it with its memories, and record to another stream of yours (--stream label:NAME): "
+            "recording to this one again would sign its sequences a second time")
 
 
 def _last_verified(repo: Repo, ref: str) -> str:

@@ -187,3 +187,109 @@ def test_git_hns_own_drop_and_reanchor_move_the_ref_back_unsaid(tmp_path):
         assert not _warnings(hn(repo, *args).err), args
     assert not (repo / ".git" / "hn" / "rewound-v0").exists()
     assert _record(repo).code == 0
+
+
+def test_running_the_undo_line_reanchor_printed_is_not_a_loss(tmp_path):
+    """A review (S96, finding 2): ``reanchor --drop`` prints an "Undo:" line (``git update-ref REF
+    TIP``); running it moved the ref off the memories the drop had signed again, and every read
+    then said the stream lost them outside git-hn, and record was refused at a sequence never
+    signed. The renames record names both sides of each rename as git-hn's own."""
+    repo = make_repo(tmp_path / "r")
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    base = git(repo, "rev-parse", "HEAD")
+    record_id(repo, content="stays")
+    dropped = _commit(repo, "c2")
+    record_id(repo, content="on a commit nobody wants", at=dropped)
+    record_id(repo, content="after it, signed again by the drop", at=base)
+    assert hn(repo, "memory", "recall").code == 0
+    git(repo, "reset", "-q", "--hard", base)
+    r = hn(repo, "memory", "reanchor", dropped[:12], "--drop")
+    assert r.code == 0, r.err
+    [undo] = [line for line in (r.out + r.err).splitlines() if "Undo:" in line]
+    assert hn(repo, "memory", "recall").code == 0  # (the state knows the rewritten tip)
+    argv = undo.split("Undo:", 1)[1].strip().split()
+    assert argv[:2] == ["git", "update-ref"], undo
+    git(repo, *argv[1:])
+    for args in (("memory", "recall"), ("memory", "log")):
+        assert not _warnings(hn(repo, *args).err), args
+    assert _record(repo).code == 0
+
+
+def test_another_actors_deleted_refs_are_not_noted_and_push_out_nothing(tmp_path):
+    """The same review (finding 1): every local memory ref moved back was noted, another actor's
+    too, and the record kept its newest 64 entries, so a remote's 64 deleted streams, fetched
+    through a forced refspec, pushed the user's own entry out, and record signed sequence 1
+    again. Only streams of this clone's identities are noted now."""
+    repo, _ids, ref, tip = _setup(tmp_path)
+    other = make_repo(tmp_path / "other")
+    assert hn(other, "init", "--name", "Mallory").code == 0
+    for i in range(3):
+        assert hn(other, "memory", "record", "--kind", "decision", "--at", "HEAD", "--applies", "descendants",
+                  "--stream", f"label:s{i}", "--content", f"m{i}").code == 0
+    git(repo, "fetch", "-q", str(other), "+refs/hn/memory/*:refs/hn/memory/*")
+    assert hn(repo, "memory", "log").code == 0  # (the state knows every tip)
+    git(repo, "update-ref", "-d", ref)
+    mallory = actor_of(other)
+    for line in git(repo, "for-each-ref", "--format=%(refname)", f"refs/hn/memory/{mallory}/").splitlines():
+        git(repo, "update-ref", "-d", line)
+    r = hn(repo, "memory", "log")
+    [line] = _warnings(r.err)
+    assert line.endswith(f"git update-ref {ref} {tip} restores it"), line
+    noted = (repo / ".git" / "hn" / "rewound-v0").read_text()
+    assert mallory not in noted and ref in noted, noted
+    assert _record(repo).code == 1  # (still refused: sequence 1 was signed)
+
+
+def test_an_append_past_the_lost_tips_sequence_is_not_refused(tmp_path):
+    """The same review: the refusal named "sequence N would be the second this key signed there"
+    for any N, also past the lost tip. It applies at the lost tip's sequence and below."""
+    from git_hn.store import rewound
+    from git_hn.store.repo import open_repo
+
+    repo, _ids, ref, _tip = _setup(tmp_path)
+    assert hn(repo, "memory", "recall").code == 0
+    git(repo, "update-ref", "-d", ref)
+    assert hn(repo, "memory", "log").code == 0  # (noted)
+    actor, hexid = ref[len("refs/hn/memory/"):].split("/")
+    opened = open_repo(str(repo))
+    assert rewound.refusal(opened, actor, f"sha256:{hexid}", 2) is not None
+    assert rewound.refusal(opened, actor, f"sha256:{hexid}", 3) is None
+
+
+def test_a_rewrite_of_more_memories_than_the_renames_record_keeps_is_kept_whole(tmp_path):
+    """The same review (finding 3): the renames record kept its last 2048 lines, written before the
+    ref moves, so a rewrite of 2,049 memories lost its own first pair and the next read took
+    git-hn's re-anchoring for a loss. A rewrite's pairs are kept whole, however many."""
+    from git_hn.store import renames
+    from git_hn.store.reanchor import RENAMED_KEPT, remember_renames
+    from git_hn.store.repo import open_repo
+
+    repo, _ids, _ref, _tip = _setup(tmp_path, n=1)
+    opened = open_repo(str(repo))
+    pairs = [(f"sha256:{i:064x}", f"sha256:{i + 10 ** 6:064x}") for i in range(RENAMED_KEPT + 5)]
+    remember_renames(opened, pairs, "rewrite")
+    assert {a for a, _ in pairs} | {b for _, b in pairs} <= renames.replaced(opened)
+
+
+def test_the_wrapper_starts_no_git_hn_for_packing_or_a_forward_move(tmp_path, monkeypatch):
+    """The same review (finding 7): the wrapper's filter (``own_stream_moved``) could start git-hn
+    on every such transaction and the tests above still passed (they read only what is printed;
+    ``git pack-refs --all`` with six own refs took 0.88 s instead of 0.05 s). The Git processes of
+    ``git pack-refs`` and of a forward ``git update-ref REF NEW OLD`` are the wrapper's own
+    questions only: git-hn, whose state refresh lists the refs, is not started."""
+    from helpers import git_processes
+
+    repo, _ids, ref, tip = _setup(tmp_path)
+    parent = git(repo, "rev-parse", f"{tip}^")
+    assert hn(repo, "hooks", "install").code == 0
+    git(repo, "-c", "core.hooksPath=/dev/null", "update-ref", ref, parent)  # (back, unseen by the hooks)
+    for n, (args, allowed) in enumerate(((["update-ref", ref, tip, parent], {"update-ref", "rev-parse", "merge-base"}),
+                                         (["pack-refs", "--all"], {"pack-refs", "rev-parse"}))):
+        trace = tmp_path / f"trace{n}"
+        trace.mkdir()
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+        monkeypatch.delenv("GIT_TRACE2_EVENT")
+        assert proc.returncode == 0 and "git-hn" not in proc.stderr, (args, proc.stderr)
+        asked = [a[0] for a in git_processes(trace) if a]
+        assert asked and set(asked) <= allowed, (args, asked)
