@@ -64,8 +64,26 @@ def _within(path: str, directory: str) -> bool:
 def import_file(repo: Repo, path: str, activate: bool) -> tuple[identity.Identity, str, bool, bool]:
     """(identity, record path, whether the record is new, whether it is now active)."""
     ident = identity_export.read_export(path)
+    _check_name(ident.name)
     record, new, active = identity.install(repo, ident, activate=activate)
     return ident, record, new, active
+
+
+def _check_name(name: str) -> None:
+    """Refuse an identity whose name is secret-shaped, as ``init`` refuses one (a review: an
+    exported identity renamed to a GitHub token was imported, then signed into every memory):
+    the name is not the key, and a copy of the file with another ``name`` imports the same
+    identity. Only the detector is named, never the name."""
+    from ..core.secretlint import first_in_text
+    from .secretscan import scan
+
+    detector = first_in_text(name, scan)
+    if detector is not None:
+        from ..errors import SecretShapedError
+
+        raise SecretShapedError(f"identity name is refused: it is secret-shaped ({detector}), and the name is "
+                                "signed into every memory and published with it; nothing was imported: name it "
+                                'anew in a copy of the file (its "name" field), which imports the same key')
 
 
 def use(repo: Repo, query: str) -> tuple[identity.Identity, bool]:

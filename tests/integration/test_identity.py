@@ -388,3 +388,27 @@ def test_init_in_a_bare_repository_without_a_remote_warns_it_looks_like_the_serv
     git(tmp_path, "clone", "-q", "--bare", str(server), str(clone))
     r = hn(clone, "init", "--name", "Y")
     assert r.code == 0 and "warning" not in r.err, r.err
+
+
+def test_import_refuses_a_secret_shaped_name_without_echoing_it(inited, tmp_path):
+    """A review (S96): ``init`` refused a secret-shaped name, but an exported identity whose
+    ``name`` was a GitHub token was imported and signed into every memory. The import refuses it,
+    naming the detector only, and the same file renamed imports the same key."""
+    out = tmp_path / "me.json"
+    assert hn(inited, "identity", "export", "--output", str(out)).code == 0
+    record = json.loads(out.read_text())
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    record["name"] = token
+    out.write_text(json.dumps(record))
+    out.chmod(0o600)
+    other = make_repo(tmp_path / "other")
+    r = hn(other, "identity", "import", str(out))
+    assert r.code == 1 and token not in r.err + r.out, r
+    assert r.err.startswith("git-hn: identity name is refused: it is secret-shaped ("), r.err
+    assert r.err.endswith('nothing was imported: name it anew in a copy of the file (its "name" field), which '
+                          "imports the same key\n"), r.err
+    keyring = other / ".git" / "hn" / "identities"
+    assert not keyring.exists() or not any(keyring.iterdir())
+    record["name"] = "Alice"
+    out.write_text(json.dumps(record))
+    assert hn(other, "identity", "import", str(out)).code == 0
