@@ -120,6 +120,16 @@ def _writing_refspec(repo: Repo) -> tuple[str, str] | None:
         if not key.startswith("remote.") or not key.endswith(".fetch") or not value.isprintable():
             continue  # (a name or value that would not print as one line is not named)
         name = key[len("remote."):-len(".fetch")]
-        if value.partition(":")[2].startswith("refs/hn/") and name.isprintable():
+        if _writes_memory(value.partition(":")[2]) and name.isprintable():
             return name, value
     return None
+
+
+def _writes_memory(dst: str) -> bool:
+    """Whether a fetch refspec's destination can write a ``refs/hn/`` ref: one under it, or a
+    pattern whose fixed part is a prefix of ``refs/hn/memory/`` (a review: a mirror's
+    ``+refs/*:refs/*`` was not named, and the next fetch wrote the forged ref again)."""
+    if "*" not in dst:
+        return dst.startswith("refs/hn/")
+    fixed = dst.split("*", 1)[0]
+    return fixed.startswith("refs/hn/") or "refs/hn/memory/".startswith(fixed)

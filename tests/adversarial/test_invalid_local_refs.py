@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from helpers import git, hn, read_blob, refs_snapshot, shared_remote, tree_entries, write_blob
 
 
@@ -153,3 +155,16 @@ def test_the_users_own_stream_unknown_to_the_state_is_put_back_from_a_remotes_co
         "published to origin are lost)"), r.err
     git(bob, "update-ref", mine, published)
     assert "bob one" in hn(bob, "memory", "recall", "--include-untrusted").out
+
+
+@pytest.mark.parametrize("dst, writes", [("refs/hn/remotes/evil/memory/*", True), ("refs/*", True),
+                                         ("refs/h*", True), ("refs/hn/memory/x", True), ("*", True),
+                                         ("refs/remotes/origin/*", False), ("refs/heads/*", False),
+                                         ("refs/tags/*", False), ("", False)])
+def test_a_refspec_that_can_write_memory_refs_is_named(dst, writes):
+    """A review (S96): only a destination starting with ``refs/hn/`` was named as what wrote an
+    invalid memory ref, so a mirror's ``+refs/*:refs/*`` went unnamed and the next fetch wrote the
+    forged ref again. A pattern whose fixed part is a prefix of ``refs/hn/memory/`` is named too."""
+    from git_hn.store.source_fault import _writes_memory
+
+    assert _writes_memory(dst) is writes
