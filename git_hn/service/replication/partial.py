@@ -93,23 +93,31 @@ def fetch_files(run, wanted) -> None:
         run.classify_again(wanted, again)
 
 
-def _missing_files(memories, resolver: Resolver):
-    """The blobs ``memories`` (a stream's, in order) are anchored on that are not here while
-    their anchor commit is, up to the first memory whose anchor commit is not here: the stream
-    stops there, and a file of a memory after it is no promoted memory's (a review: a file only
-    such a memory named was fetched, and copied into the main store, CONTRACT §9.10)."""
+def _anchored(memories, resolver: Resolver):
+    """(memory, record) of each of ``memories`` (a stream's, in order) that has a record, up to
+    the first whose anchor commit is not here: the stream stops there, and a file or folder of a
+    memory after it is no promoted memory's (a review: a file only such a memory named was
+    fetched, and copied into the main store, CONTRACT §9.10). ``HnError`` for a malformed or
+    denied ID passes: not something a fetch can bring, the caller's walk stops there."""
     for m in memories:
         rec = m.envelope.record
         if rec is None:
             continue
-        try:
-            if resolver.object_type(rec.anchor.commit) != "commit":
-                return
+        if resolver.object_type(rec.anchor.commit) != "commit":
+            return
+        yield m, rec
+
+
+def _missing_files(memories, resolver: Resolver):
+    """The blobs ``memories`` are anchored on that are not here while their anchor commit is
+    (``_anchored``'s memories)."""
+    try:
+        for _m, rec in _anchored(memories, resolver):
             for p in rec.anchor.paths:
                 if p.blob != "absent" and resolver.object_type(p.blob) is None:
                     yield p.blob
-        except HnError:  # (a malformed or denied ID: not something a fetch can bring; it stops there)
-            return
+    except HnError:  # (a malformed or denied ID: it stops there)
+        return
 
 
 def fetch_trees(run, wanted) -> None:
@@ -190,20 +198,14 @@ def _tree_missing(run, o, missing: dict, why: str) -> None:
 def _missing_trees(memories, resolver: Resolver) -> dict[str, tuple[str, str, str]]:
     """tree -> (memory, anchor commit, path) of the first memory of ``memories`` (a stream's, in
     order) on whose anchored path it is missing, for the trees not here on those paths while the
-    anchor commit is, up to the first memory whose anchor commit is not here (where the stream
-    stops: ``_missing_files``)."""
+    anchor commit is (``_anchored``'s memories)."""
     found: dict[str, tuple[str, str, str]] = {}
-    for m in memories:
-        rec = m.envelope.record
-        if rec is None:
-            continue
-        try:
-            if resolver.object_type(rec.anchor.commit) != "commit":
-                break
+    try:
+        for m, rec in _anchored(memories, resolver):
             for p in rec.anchor.paths:
                 tree = resolver.missing_tree(rec.anchor.commit, p.path)
                 if tree is not None:
                     found.setdefault(tree, (m.memory_id, rec.anchor.commit, p.path))
-        except HnError:  # (a malformed or denied ID: not something a fetch can bring)
-            break
+    except HnError:  # (a malformed or denied ID: it stops there)
+        pass
     return found
