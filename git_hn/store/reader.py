@@ -144,10 +144,10 @@ def answer_fields(line: bytes, name: str) -> list[bytes] | None:
     order), never split (a trial: ``NEW:a b.txt missing`` became int(b"missing"), and every
     re-anchoring of a memory on such a path, absent at the new commit, stopped)."""
     line = line.rstrip(b"\n")
+    parts = line.split(b" ")
+    if len(parts) == 3 and parts[2].isdigit():  # (found: "missing" and "ambiguous" end no answer in digits)
+        return parts
     asked = object_name(name)[:-1]
     if line in (asked + b" missing", asked + b" ambiguous"):
         return None
-    parts = line.split(b" ")
-    if len(parts) != 3 or not parts[2].isdigit():
-        raise GitError(f"git cat-file answered unexpectedly for {name}")
-    return parts
+    raise GitError(f"git cat-file answered unexpectedly for {name}")

@@ -80,3 +80,19 @@ def test_hot_commands_load_no_framework_and_no_heavy_standard_module(inited):
     assert not any(m.startswith("cryptography") for m in loaded["record"])
     for name in ("show", "brief", "brief --json"):  # another command's module only for its usage
         assert {"git_hn.cli.export_cmd", "git_hn.cli.view_cmd", "git_hn.cli.log_cmd"}.isdisjoint(loaded[name]), name
+
+
+def test_a_sync_of_a_few_memories_hashes_without_loading_openssl(tmp_path):
+    """A sync hashes little (each memory's ID, the remote's URL for its record): the interpreter's
+    built-in SHA-256 (``core.hashing``), never ``hashlib``, whose loading of OpenSSL cost 3 ms of
+    every sync when the URL record (``replication.renamed``) called it directly."""
+    from helpers import record_id, shared_remote
+
+    _remote, (alice, bob) = shared_remote(tmp_path, "Alice", "Bob")
+    mid = record_id(alice, content="alice's decision")
+    assert hn(alice, "sync").code == 0
+    assert hn(bob, "replication", "select", "--all").code == 0
+    loaded = _loaded(bob, "sync")
+    assert "git_hn.service.replication.renamed" in loaded  # (the URL was recorded: this sync imported)
+    assert mid in hn(bob, "memory", "show", mid).out
+    assert {"hashlib", "_hashlib"}.isdisjoint(loaded), sorted(m for m in loaded if "hash" in m)

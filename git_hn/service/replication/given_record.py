@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from ...core.hashing import sha256_hex
 from ...core.lines import lines_of
 from ...errors import HnError
 from ...store import state as statemod
@@ -149,10 +150,8 @@ def set_key(remote: str, urls: list[str]) -> str:
     (a review: a mirror added as a second push URL after a publication, and a record an earlier
     git-hn wrote under the remote's name when any URL took a stream, were read as "every push URL
     holds it", and the mirror never got it). One URL's set digests as that URL (``url_key``)."""
-    import hashlib
-
     text = "\n".join(sorted({plain_url(u) for u in urls}))
-    return f"{remote} {hashlib.sha256(text.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}"
+    return f"{remote} {sha256_hex(text.encode('utf-8', 'surrogateescape'))[:16]}"
 
 
 def plain_url(url: str) -> str:

@@ -37,6 +37,7 @@ import os
 from shlex import quote
 
 from ...core.grammar import is_remote_name
+from ...core.hashing import sha256_hex
 from ...errors import HnError
 from ...store import private
 from ...store import replication as rstate
@@ -48,9 +49,8 @@ URLS_MAX = 1 << 16  # bytes of a URL record read
 
 
 def url_digest(url: str) -> str:
-    import hashlib  # (here: OpenSSL's loading costs a read that finds nothing to move)
-
-    return hashlib.sha256(url.encode("utf-8", "surrogateescape")).hexdigest()
+    # (``core.hashing``: every sync notes its URL, and hashlib's loading of OpenSSL cost 3 ms of it)
+    return sha256_hex(url.encode("utf-8", "surrogateescape"))
 
 
 def _url_path(repo: Repo, remote: str) -> str:
