@@ -23,10 +23,11 @@ may be wrong. A warning, never a refusal, in both ``hn.prePush`` modes: a key tr
 be meant (``policy trust`` warned the maintainer who did it), and the lookup is advisory. A new
 branch (no old commit on the remote) is asked against what it was built on there: the merge base
 of the pushed commit and the remote's default branch as last fetched (``<remote>/HEAD``, else
-``<remote>/main`` or ``<remote>/master``), taken as the old commit (a review: a branch rebased
-onto the revocation keeping the side from before it, pushed first as a new branch, was not warned
-of); a branch never built on the revocation (its base is older) is not warned of, as an update of
-it would not be. No such ref, or no merge base: not asked.
+``<remote>/main`` or ``<remote>/master``; for a remote with none of them, a fork never fetched,
+``origin``'s), taken as the old commit (a review: a branch rebased onto the revocation keeping
+the side from before it, pushed first as a new branch, was not warned of); a branch never built
+on the revocation (its base is older) is not warned of, as an update of it would not be. No such
+ref, or no merge base: not asked.
 
 Cost: the two blobs of each update asked through the batch reader the hook starts early (one
 exchange, no Git process; in a partial clone through the view that never fetches, since a lazy
@@ -105,6 +106,14 @@ BASES = ("HEAD", "main", "master")  # a remote's default branch as last fetched,
 LISTED = 4096  # branch updates of one push whose policy blobs are asked (more are "not checked")
 
 
+def _based_on(remote: str) -> list[str]:
+    """The remotes whose default branch a new branch pushed to ``remote`` is asked against, in
+    order: ``remote``'s, then ``origin``'s (a fork never fetched has no branch here to ask: a
+    trial's branch rebased onto the revocation and pushed to it first went unwarned; what it was
+    built on is most likely the repository it was cloned from)."""
+    return [remote] if remote == "origin" else [remote, "origin"]
+
+
 def _merge_base(git, base: str | None, new: str, seconds: float) -> str:
     """A new branch's old commit: its merge base with ``base`` (the remote's default branch), or
     "" when there is none to ask (no such ref, unrelated histories). ``GitTimedOut`` passes."""
@@ -128,7 +137,8 @@ def _warnings(repo: Repo, data: bytes, seconds: float, remote: str = "") -> list
         return []
     git = repo.git.without_lazy_fetch()  # (itself, unless a partial clone)
     names = [f"{c}:{POLICY_PATH}" for pair in updates for c in pair if c]
-    bases = [f"refs/remotes/{remote}/{b}" for b in BASES] if remote and any(not o for o, _ in updates) else []
+    bases = [f"refs/remotes/{r}/{b}" for r in _based_on(remote) for b in BASES] \
+        if remote and any(not o for o, _ in updates) else []
     infos = git.object_infos(names + bases)
     blob = {n: (i[0] if i is not None and i[1] == "blob" else None) for n, i in zip(names, infos)}
     base = next((i[0] for i in infos[len(names):] if i is not None and i[1] == "commit"), None)

@@ -368,6 +368,24 @@ def test_a_new_branch_is_asked_against_the_remote_head_first(tmp_path):
     assert f"this push trusts {ids['Bob'][:12]} again, untrusted in {revoked[:12]}" in err, err
 
 
+def test_a_new_branch_pushed_first_to_a_fork_never_fetched_is_asked_against_origin(tmp_path):
+    """A fork remote added and pushed to, never fetched, has no default branch here to ask: the
+    rebased branch pushed there first went unwarned. It is asked against ``origin``'s, the
+    repository it was most likely built on; a fork that has been fetched is asked first."""
+    alice, ids, revoked = _setup(tmp_path)
+    assert _run(alice, "push", "-q", "origin", "main").returncode == 0
+    git(alice, "fetch", "-q", "origin")
+    new = _topic_rebased(alice, ids)
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "init", "-q", "--bare", str(fork))
+    git(alice, "remote", "add", "fork", str(fork))
+    err = _push(alice, "fork", "topic")
+    assert (f"git-hn: warning: this push trusts {ids['Bob'][:12]} again, untrusted in {revoked[:12]} "
+            f"\"Revoke Bob's key\": check what it changes (git diff {revoked[:12]} {new[:12]} -- {POLICY}" in err), err
+    # (never fetched: no default branch of its own; the push left only the pushed branch's ref)
+    assert git(alice, "for-each-ref", "--format=%(refname)", "refs/remotes/fork/") == "refs/remotes/fork/topic"
+
+
 def test_a_new_branch_whose_merge_base_is_not_found_in_time_says_it_could_not_check(tmp_path):
     """A review of the new-branch check: its ``git merge-base`` ran outside the push's budget and
     its timeout left the function, so the push said nothing at all, not even another branch's
