@@ -176,7 +176,7 @@ def _verify(repo: Repo, bound: int | None) -> Built:
         recorded = core_index.decode(data)["sourceFingerprint"]
     except core_index.IndexError_ as exc:
         if exc.kind != "missing":
-            raise
+            raise _load_refused(repo, exc) from None
         data = recorded = None
     listing = streams.list_sources(repo)
     current = _fingerprint(repo, listing)
@@ -196,6 +196,25 @@ def _verify(repo: Repo, bound: int | None) -> Built:
         if expected != data:
             raise core_index.IndexError_("stale", "derived projection changed; " + _way_out(repo))
     return Built(current, len(stored["rows"]), False)
+
+
+def _load_refused(repo: Repo, exc: core_index.IndexError_) -> HnError:
+    """The export's refused load (§8.5's kind and cause), with the way out (a trial: after
+    ``chmod -R a-w .git/hn``, "index-v0.json has unsafe permissions" alone). A rebuild replaces
+    the export and repairs ``hn/memory`` (§8.1 steps 2 and 3) where it can write, so that is said,
+    after what lets it write; ``hn`` itself, or a ``hn/memory`` of another user, a rebuild leaves
+    as it is (steps 1 and 2): their §2.3 line, with its chmod, is said instead."""
+    from ..store import private
+
+    hn, mem, _index = store_index.paths(repo)
+    if exc.cause.startswith(hn + " "):
+        private.check_dir(hn)
+    directory = exc.cause.startswith(mem + " ")
+    if directory and not os.path.islink(mem) and os.stat(mem).st_uid != os.getuid():
+        private.check_dir(mem)  # (its owner's, a rebuild makes it 0700: the line below)
+    way = (None if statedb.writable(repo) else _make_writable(repo)) or _way_out(repo)
+    return core_index.IndexError_(exc.kind, f"{exc.cause}; " + (way.replace("replaces it", "repairs it")
+                                                              if directory else way))
 
 
 # §8.6's cause of a stale index, in its words; each of verify's lines then says what to do (a

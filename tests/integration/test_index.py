@@ -885,3 +885,37 @@ def test_verify_after_refs_changed_outside_git_hn_says_what_brings_it_up_to_date
         _recall(populated)
     assert hn(populated, "memory", "index", "rebuild").code == 0
     assert hn(populated, "memory", "index", "verify").code == 0
+
+
+def test_verify_of_an_export_it_refuses_says_what_replaces_it(populated):
+    """A trial (f105): after ``chmod -R a-w .git/hn`` verify said only "index-v0.json has unsafe
+    permissions". Each refusal of the export now ends with what lets a rebuild replace it, and the
+    rebuild named; ``hn`` itself, which no rebuild changes, is named with its §2.3 chmod."""
+    from helpers import read_only
+
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    index, hn_dir = _index(populated), populated / ".git" / "hn"
+    index.chmod(0o400)  # (what chmod -R a-w does to it)
+    with read_only(hn_dir / "memory"):
+        r = hn(populated, "memory", "index", "verify")
+        assert (r.code, r.err) == (1, f"git-hn: memory index corrupt: {index} has unsafe permissions; make it writable "
+                                      f"(chmod -R u+w {hn_dir}), then git hn memory index rebuild replaces it\n")
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, f"git-hn: memory index corrupt: {index} has unsafe permissions; git hn memory "
+                                  "index rebuild replaces it\n")
+    index.unlink()
+    index.symlink_to(populated / "README.md")
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, f"git-hn: memory index corrupt: {index} is a symbolic link; git hn memory index "
+                                  "rebuild replaces it\n")
+    (hn_dir / "memory").chmod(0o750)
+    r = hn(populated, "memory", "index", "verify")
+    assert (r.code, r.err) == (1, f"git-hn: memory index corrupt: {hn_dir / 'memory'} has unsafe permissions; git hn "
+                                  "memory index rebuild repairs it\n")
+    hn_dir.chmod(0o750)
+    r = hn(populated, "memory", "index", "verify")
+    assert r.code == 1 and r.err.endswith(f"it has 0750): chmod 700 {hn_dir}\n"), r.err
+    hn_dir.chmod(0o700)
+    assert hn(populated, "memory", "index", "rebuild").code == 0
+    assert oct((hn_dir / "memory").stat().st_mode & 0o777) == "0o700" and not index.is_symlink()
+    assert hn(populated, "memory", "index", "verify").code == 0
