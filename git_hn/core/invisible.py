@@ -22,6 +22,9 @@ non-ASCII characters, which scripts such as Persian and Indic ones and emoji seq
 U+FE0F) directly after a non-ASCII character that is not itself invisible (``❤️``), or between a
 keycap base and U+20E3 (``1️⃣``). Such a selector carries at most one bit and changes only how an
 already visible character is drawn; a second selector, or one after an ASCII letter, is spelled.
+
+Spelled too, though drawn as a blank: the space separators other than U+0020 (``SPACES``), which
+no reader tells from an ASCII space.
 """
 
 from __future__ import annotations
@@ -43,6 +46,10 @@ HIDDEN = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200e\u
           "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
 # removed, not spelled, before the secret lint's detectors: HIDDEN and the two joiners
 FOLDED = HIDDEN + "\u200c\u200d"
+# spelled, not removed: the space separators (category Zs) other than U+0020, drawn as a blank
+# no reader tells from an ASCII space (a trial: ``nor`` U+00A0 ``mal.txt`` and ``nor mal.txt``
+# looked alike in the brief, the page and the warnings); the lint reads them as the words they part
+SPACES = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
 # the direction controls among them (CONTRACT §0.5's embeddings, overrides and isolates, and
 # the three marks): they reorder the text around them (*Trojan Source*)
 DIRECTION = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
@@ -62,7 +69,7 @@ _FLAGS = re.compile(_BLACK_FLAG + "\U000e0067\U000e0062(?:\U000e0065\U000e006e\U
 def _pattern() -> re.Pattern:
     global _hidden
     if _hidden is None:
-        _hidden = re.compile("[" + FOLDED + "]")
+        _hidden = re.compile("[" + FOLDED + SPACES + "]")
     return _hidden
 
 
@@ -138,8 +145,9 @@ def has_direction_control(s: str) -> bool:
 
 
 def spell_invisible(s: str) -> str:
-    """Human output only: every invisible character of ``HIDDEN`` written as ``\\u{…}``, and a
-    zero-width joiner or non-joiner unless it joins two drawn non-ASCII characters."""
+    """Human output only: every invisible character of ``HIDDEN`` and every space of ``SPACES``
+    written as ``\\u{…}``, and a zero-width joiner or non-joiner unless it joins two drawn
+    non-ASCII characters."""
     if s.isascii():
         return s
     if _BLACK_FLAG in s and _FLAGS.search(s):  # (its tag characters stay, as one flag)
@@ -167,3 +175,4 @@ def remove_invisible(s: str) -> str:
     if _folded is None:
         _folded = re.compile("[" + FOLDED + "]")
     return _folded.sub("", s)
+

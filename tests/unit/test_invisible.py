@@ -3,6 +3,8 @@ Source*, *ASCII smuggling*, *emoji smuggling*, *impersonation* by a look-alike d
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from git_hn.core.gostr import one_line
@@ -30,7 +32,7 @@ def test_a_sentence_in_tag_characters_becomes_visible():
 
 
 def test_visible_text_and_the_joiners_between_drawn_characters_stay():
-    for text in ("é", "\u00a0", "👨\u200d👩\u200d👧", "\u2764\ufe0f\u200d🔥", "\u0645\u06cc\u200c\u062e",
+    for text in ("é", "👨\u200d👩\u200d👧", "\u2764\ufe0f\u200d🔥", "\u0645\u06cc\u200c\u062e",
                  "\u0915\u094d\u200d\u0937", "\u20e3", "日本語", "ok"):
         assert spell_invisible(text) == text
 
@@ -95,3 +97,15 @@ def test_sanitizers_compose_for_human_output():
 def test_the_lint_spelling_removes_the_invisible_characters_and_the_joiners():
     assert remove_invisible("a\u200bb\u200cc\u200dd\U000e0041e\ufe0f") == "abcde"
     assert remove_invisible("ascii only") == "ascii only"
+
+
+# every space separator (category Zs) but U+0020, from the Unicode database
+SPACES = [cp for cp in range(0x110000) if unicodedata.category(chr(cp)) == "Zs" and cp != 0x20]
+
+
+@pytest.mark.parametrize("cp", SPACES, ids=hex)
+def test_every_space_separator_but_the_ascii_one_is_spelled(cp):
+    """A trial (S93 #5): ``nor`` U+00A0 ``mal.txt`` looked like ``nor mal.txt`` in every view."""
+    assert spell_invisible("nor" + chr(cp) + "mal") == "nor\\u{%x}mal" % cp
+    assert remove_invisible("a" + chr(cp) + "b") == "a" + chr(cp) + "b"  # (the lint reads two words)
+
