@@ -95,12 +95,14 @@ class Authors(dict):
     (an agent trial: a stranger's challenge read like a teammate's). The names are author text
     (inert, one line); the policy is data of the commit. ``advice``: what the line on memories
     left out for trust says qualifies them, when not the usual (``TRUST``, ``NO_POLICY``: see
-    ``NO_POLICY_HERE``, ``REVOKED``)."""
+    ``NO_POLICY_HERE``, ``REVOKED``). ``lookalike``: the anchored paths of the brief's candidates
+    that another of them looks identical to, and what tells each apart (``invisible.lookalikes``)."""
 
     def __init__(self, policy=None, names=()):
         super().__init__(names)
         self.policy = policy
         self.advice = ""
+        self.lookalike: dict = {}
 
 
 class Focus(NamedTuple):
@@ -471,6 +473,13 @@ def _name(text: str) -> str:
     return "`" + one_line(text).replace("`", "\\u{60}") + "`"
 
 
+def _path(path: str, names: dict) -> str:
+    """An anchored path as a code span, and after it, where another path of the brief looks
+    identical (the same name in another Unicode normalization), how this one is written."""
+    note = getattr(names, "lookalike", {}).get(path)
+    return _code(path) + (f" ({note})" if note else "")
+
+
 def _out(text: str) -> bytes:
     return spell_invisible(text).encode("utf-8", "replace")
 
@@ -485,7 +494,7 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
     who = f"{_name(author)} ({it['actor']})" if author else it["actor"]
     if name == "staleAnchors":
         return _out(f"\n- {it['id']} ({it['kind']}; author: {who}) changed: "
-                    + ", ".join(_code(p) for p in it["stalePaths"]) + "\n")
+                    + ", ".join(_path(p, names) for p in it["stalePaths"]) + "\n")
     out = [f"\n### {it['id']}\n",
            f"kind: {it['kind']}; trust: {it['trust']}; author: {who}; "
            f"signed: {it['signedTimestamp']}\n"]
@@ -494,10 +503,10 @@ def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> byt
         out.append("topics: " + ", ".join(_code(t) for t in topics) + "\n")
     paths = [p["path"] for p in it["anchor"].get("paths", ())]
     if paths:
-        out.append("paths: " + ", ".join(_code(p) for p in paths) + "\n")
+        out.append("paths: " + ", ".join(_path(p, names) for p in paths) + "\n")
     if it["stale"]:
         out.append("stale: anchored paths changed since it was written: "
-                   + ", ".join(_code(p) for p in it["stalePaths"]) + "\n")
+                   + ", ".join(_path(p, names) for p in it["stalePaths"]) + "\n")
     data = it["data"]
     out += ["Content (inert):\n", fence(data["content"])]
     handoff = data.get("handoff")

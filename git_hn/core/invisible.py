@@ -24,7 +24,8 @@ keycap base and U+20E3 (``1️⃣``). Such a selector carries at most one bit an
 already visible character is drawn; a second selector, or one after an ASCII letter, is spelled.
 
 Spelled too, though drawn as a blank: the space separators other than U+0020 (``SPACES``), which
-no reader tells from an ASCII space.
+no reader tells from an ASCII space. Two names that are one text in two Unicode normalizations
+draw alike; a view that shows both says how each is written (``lookalikes``).
 """
 
 from __future__ import annotations
@@ -176,3 +177,54 @@ def remove_invisible(s: str) -> str:
         _folded = re.compile("[" + FOLDED + "]")
     return _folded.sub("", s)
 
+
+def clusters(name: str) -> list[str]:
+    """``name`` cut before each character that is not a combining mark."""
+    import unicodedata
+
+    out: list[str] = []
+    for c in name:
+        if out and unicodedata.combining(c):
+            out[-1] += c
+        else:
+            out.append(c)
+    return out
+
+
+def spelled_cluster(cluster: str, between: str = " (", after: str = ")") -> str:
+    """How a letter is written, visibly: ``decomposed (e + U+0301)``, ``composed (U+00E9)``."""
+    import unicodedata
+
+    form = "decomposed" if unicodedata.normalize("NFD", cluster) == cluster else "composed"
+    return form + between + _code_points(cluster) + after
+
+
+def _code_points(s: str) -> str:
+    return " + ".join(c if " " < c < "\x7f" else f"U+{ord(c):04X}" for c in s)
+
+
+def lookalikes(names) -> dict[str, str]:
+    """Of ``names`` (the exact author strings one human view shows: paths), each that another of
+    them would look identical to, being the same text in another Unicode normalization (NFC
+    ``café.txt``, NFD ``cafe`` + U+0301 ``.txt``), mapped to what tells it apart, to be shown after
+    it: ``decomposed e + U+0301``, each letter written otherwise than in another of its
+    group. A name no other one looks like has no entry: an accented name alone is shown as it is."""
+    import unicodedata
+
+    groups: dict[str, set] = {}
+    for n in names:
+        if not n.isascii():
+            groups.setdefault(unicodedata.normalize("NFC", n), set()).add(n)
+    out: dict[str, str] = {}
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        cut = {n: clusters(n) for n in group}
+        notes = {}
+        if len({len(c) for c in cut.values()}) == 1:
+            differ = [k for k in range(len(next(iter(cut.values())))) if len({c[k] for c in cut.values()}) > 1]
+            notes = {n: ", ".join(spelled_cluster(cut[n][k], " ", "") for k in differ) for n in group}
+        if len(set(notes.values())) < len(group):  # (every code point, where letters do not tell)
+            notes = {n: _code_points(n) for n in group}
+        out.update(notes)
+    return out

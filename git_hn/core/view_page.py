@@ -38,7 +38,7 @@ import re
 from . import log as logcore
 from .gostr import one_line, safe_text, short_id
 from .grammar import utc_timestamp
-from .invisible import spell_invisible
+from .invisible import lookalikes, spell_invisible
 from .limits import WARNING
 from .policy import actor_standing
 
@@ -103,7 +103,13 @@ def event_entry(memory_id: str, env, policy) -> dict:
 
 
 def document(entries: list[dict], events: list[dict], at_commit: str) -> dict:
-    """The page's data: records newest first (as ``memory log``), events by ID."""
+    """The page's data: records newest first (as ``memory log``), events by ID. A path that
+    another path of the page looks identical to (the same name in another Unicode normalization)
+    is shown with what tells it apart (``invisible.lookalikes``): the Path filter offered two
+    identical ``café.txt (1)``, a trial."""
+    told = lookalikes(p for e in entries for p in e["paths"])
+    if told:
+        entries = [e | {"paths": [f"{p} ({told[p]})" if p in told else p for p in e["paths"]]} for e in entries]
     ordered = sorted(entries, key=lambda e: e["id"])
     ordered.sort(key=lambda e: logcore.order_key(e["utc"]), reverse=True)
     return {"version": 0, "atCommit": at_commit, "memories": ordered,

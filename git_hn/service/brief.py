@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..core import away as aside
 from ..core import brief as core
+from ..core.invisible import lookalikes
 from ..core.lines import lines_of
 from ..core.projection import Context, ProbeError, project, row_index_json
 from ..errors import InputError
@@ -112,6 +113,7 @@ def brief_sections(repo: Repo, at: str, include_untrusted: bool, focus: core.Foc
         challenged_by = _challengers(row, lambda c: by_id[c].envelope) if row.lifecycle.challengers else None
         candidates.append(_item(row, row_index_json(row), blob_at, challenged_by))
     names = core.Authors(policy.memory, {m.memory_id: m.envelope.actor_name for m in collection.memories})
+    names.lookalike = lookalikes(p["path"] for c in candidates for p in c["anchor"].get("paths", ()))
     top = core.head(at, policy.digest, excluded)
     if left_out is not None:
         left_out["inapplicable"] = left_behind_count(repo, away)
@@ -441,6 +443,8 @@ def _brief_view(repo: Repo, view, at: str, include_untrusted: bool, max_bytes: i
               "failedAttempts": min(failed, core.FAILED_ATTEMPTS), "challenges": challenged,
               "staleAnchors": sum(g.count for g in groups if g.key in stale_keys)}
     names = core.Authors(policy.memory)
+    names.lookalike = lookalikes(line.split("\t", 1)[0] for g in groups if g.key in keep
+                                 for line in g.paths.splitlines())
 
     def project(batch: list[str], with_challengers: bool):
         proj, mems = view.project(batch, ctx, resolver)

@@ -113,22 +113,11 @@ def points(name: str, other: str) -> str:
     """How ``name`` spells the first character it writes otherwise than ``other`` (the same text
     in another Unicode normalization), visibly: ``decomposed (e + U+0301)``, ``composed (U+00E9)``;
     two spellings of one name look alike on any terminal (a review)."""
-    a, b = _clusters(name), _clusters(other)
+    from ..core.invisible import clusters, spelled_cluster
+
+    a, b = clusters(name), clusters(other)
     diff = next((x for x, y in zip(a, b) if x != y), name) if len(a) == len(b) else name
-    shown = " + ".join(c if " " < c < "\x7f" else f"U+{ord(c):04X}" for c in diff)
-    form = "decomposed" if unicodedata.normalize("NFD", diff) == diff else "composed"
-    return f"{form} ({shown})"
-
-
-def _clusters(name: str) -> list[str]:
-    """``name`` cut before each character that is not a combining mark."""
-    out: list[str] = []
-    for c in name:
-        if out and unicodedata.combining(c):
-            out[-1] += c
-        else:
-            out.append(c)
-    return out
+    return spelled_cluster(diff)
 
 
 def refusal(found: LookAlike, path: str, commit: str, mcp: bool, named: bool) -> str:

@@ -22,7 +22,7 @@ import shutil
 
 import pytest
 
-from helpers import hn
+from helpers import hn, make_repo
 from integration.test_view_page import HANDOFF_SHOWN, empty_clone, seed_handoff, seed_hostile, seed_not_applying
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -486,5 +486,27 @@ def test_a_narrow_window_never_scrolls_sideways(browser, seeded_page):
         page = context.new_page()
         page.goto(target.as_uri(), wait_until="load")
         assert page.evaluate("document.documentElement.scrollWidth") == 320
+    finally:
+        context.close()
+
+
+def test_lookalike_paths_are_told_apart_in_the_path_filter(browser, tmp_path):
+    """A trial (S93 #5): the Path filter offered two identical ``café.txt (1)`` options (NFC and
+    NFD), and ``nor`` U+00A0 ``mal.txt`` read as ``nor mal.txt``."""
+    from integration.test_lookalike_views import NFC, NFD, _record
+
+    repo = make_repo(tmp_path / "r", files={NFC: "a\n", NFD: "b\n", "nor\u00a0mal.txt": "c\n"})
+    assert hn(repo, "init", "--name", "Alice").code == 0
+    for n in (NFC, NFD, "nor\u00a0mal.txt"):
+        _record(repo, "about it", n)
+    target = tmp_path / "page.html"
+    assert hn(repo, "memory", "view", "--output", str(target)).code == 0
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(target.as_uri(), wait_until="load")
+        options = page.locator("#f-path option").all_text_contents()
+        assert sorted(options) == sorted(["all (3)", f"{NFC} (composed U+00E9) (1)",
+                                          f"{NFD} (decomposed e + U+0301) (1)", "nor\\u{a0}mal.txt (1)"])
     finally:
         context.close()

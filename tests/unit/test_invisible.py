@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 
 from git_hn.core.gostr import one_line
-from git_hn.core.invisible import remove_invisible, spell_invisible
+from git_hn.core.invisible import lookalikes, remove_invisible, spell_invisible
 
 BIDI = [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
 # one of each kind the module names, at the edges of every range
@@ -109,3 +109,13 @@ def test_every_space_separator_but_the_ascii_one_is_spelled(cp):
     assert spell_invisible("nor" + chr(cp) + "mal") == "nor\\u{%x}mal" % cp
     assert remove_invisible("a" + chr(cp) + "b") == "a" + chr(cp) + "b"  # (the lint reads two words)
 
+
+def test_lookalike_names_are_told_apart_and_a_name_alone_is_not():
+    nfc, nfd = "caf\u00e9.txt", "cafe\u0301.txt"
+    assert lookalikes([nfc, nfd, "r\u00e9sum\u00e9", "plain"]) == {nfc: "composed U+00E9",
+                                                                   nfd: "decomposed e + U+0301"}
+    assert lookalikes([nfd, nfd, "r\u00e9sum\u00e9"]) == {}
+    # three spellings of two accented letters: each note differs from the others
+    names = ["\u00e9\u00e9", "e\u0301e\u0301", "\u00e9e\u0301"]
+    told = lookalikes(names)
+    assert told["\u00e9e\u0301"] == "composed U+00E9, decomposed e + U+0301" and len(set(told.values())) == 3
