@@ -134,7 +134,7 @@ def write(text: str) -> None:
 def lines(items: list[str]) -> None:
     from ..core.invisible import spell_invisible
 
-    text = [spell_invisible(line) for line in items]
+    text = [spell_invisible(line, spaces=False) for line in items]  # (content: its spaces kept)
     if sys.stdout.isatty():
         from rich.console import Console
 

@@ -132,8 +132,8 @@ def span(*parts) -> Text:
     return out
 
 
-def inert(text: str) -> str:
-    return logcore.inert(text)
+def inert(text: str, spaces: bool = True) -> str:
+    return logcore.inert(text, spaces)
 
 
 def who(name: str, actor: str, room: int | None = None) -> Text:
@@ -171,7 +171,7 @@ def first_line(content: str) -> tuple[str, int]:
     shown = [i for i, line in enumerate(lines) if line.strip()]
     if not shown:
         return "", 0
-    return inert(lines[shown[0]].strip()), shown[-1] - shown[0]
+    return inert(lines[shown[0]].strip(), spaces=False), shown[-1] - shown[0]
 
 
 def header(screen: Screen, short: str, date: str, name: str, actor: str, kind: str, lifecycle: str,
@@ -400,13 +400,13 @@ def _projection(screen: Screen, row: dict, pad: int) -> None:
         if handoff[key]:
             screen.line(Text(title, style=LABEL))
             for entry in handoff[key]:
-                text = spell_invisible(safe_text(entry)).expandtabs(4)
+                text = spell_invisible(safe_text(entry), spaces=False).expandtabs(4)
                 screen.indented(Text("- " + text.replace("\n", "\n  ")), 2)
 
 
 def _content(screen: Screen, content: str, label: str = "Content (inert)") -> None:
     screen.line(Text(label, style=LABEL))
-    for line in spell_invisible(safe_text(content)).expandtabs(4).split("\n"):
+    for line in spell_invisible(safe_text(content), spaces=False).expandtabs(4).split("\n"):
         screen.indented(Text(line), 2)
 
 

@@ -454,8 +454,9 @@ def _code(text: str) -> str:
     from each side of a span that both begins and ends with a space (and is not all spaces), so
     the text is padded with one each side when it starts or ends with a backtick, and when it both
     starts and ends with a space (a trial: the path `` both ends `` rendered as ``both ends``,
-    another file). For author names, ``_name``."""
-    text = one_line(text)
+    another file). For author names, ``_name``. A space other than U+0020 is spelled here
+    (``spell_invisible``), where the item's content keeps it (``_out``)."""
+    text = spell_invisible(one_line(text))
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
     spaced = text.startswith(" ") and text.endswith(" ") and text.strip(" ")
@@ -470,7 +471,7 @@ def _name(text: str) -> str:
     misread (*markdown injection*, *impersonation*): an agent reading the raw brief took
     ``Alice Lead` <Alice's actor>; trusted: …) and (actor `Bob`` for a trusted challenge by Alice.
     A name is display text (the actor ID beside it is the identity), so it may be shown changed."""
-    return "`" + one_line(text).replace("`", "\\u{60}") + "`"
+    return "`" + spell_invisible(one_line(text)).replace("`", "\\u{60}") + "`"
 
 
 def _path(path: str, names: dict) -> str:
@@ -481,7 +482,9 @@ def _path(path: str, names: dict) -> str:
 
 
 def _out(text: str) -> bytes:
-    return spell_invisible(text).encode("utf-8", "replace")
+    """The brief's text as bytes, invisible characters spelled; a space other than U+0020 is
+    kept, for the content (prose), and spelled in names, paths and topics (``_code``, ``_name``)."""
+    return spell_invisible(text, spaces=False).encode("utf-8", "replace")
 
 
 def _item_markdown(it: dict, names: dict, name: str = "", index: int = 0) -> bytes:

@@ -133,7 +133,7 @@ def md_inline(text: str) -> str:
 def md_block(text: str) -> list[str]:
     """Content as an indented code block: every line starts with four spaces, so the block ends
     only where the exporter ends it."""
-    lines = spell_invisible(safe_text(text)).replace("\t", "    ").split("\n")
+    lines = spell_invisible(safe_text(text), spaces=False).replace("\t", "    ").split("\n")
     return ["    " + line.replace("\r", "\ufffd") for line in lines]
 
 

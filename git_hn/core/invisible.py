@@ -24,7 +24,7 @@ keycap base and U+20E3 (``1️⃣``). Such a selector carries at most one bit an
 already visible character is drawn; a second selector, or one after an ASCII letter, is spelled.
 
 Spelled too, though drawn as a blank: the space separators other than U+0020 (``SPACES``), which
-no reader tells from an ASCII space. Two names that are one text in two Unicode normalizations
+no reader tells from an ASCII space; but in a memory's content shown as a block, which is prose. Two names that are one text in two Unicode normalizations
 draw alike; a view that shows both says how each is written (``lookalikes``).
 """
 
@@ -56,6 +56,7 @@ SPACES = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
 DIRECTION = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 
 _hidden = None  # compiled at the first non-ASCII text (a command's fixed cost)
+_prose = None  # the same without SPACES
 _folded = None
 _PRESENTATION = "\ufe0e\ufe0f"
 _JOINERS = "\u200c\u200d"
@@ -72,6 +73,13 @@ def _pattern() -> re.Pattern:
     if _hidden is None:
         _hidden = re.compile("[" + FOLDED + SPACES + "]")
     return _hidden
+
+
+def _prose_pattern() -> re.Pattern:
+    global _prose
+    if _prose is None:
+        _prose = re.compile("[" + FOLDED + "]")
+    return _prose
 
 
 # the scripts whose spelling needs a joiner or non-joiner between letters: Arabic, Syriac, Thaana,
@@ -145,16 +153,19 @@ def has_direction_control(s: str) -> bool:
     return not s.isascii() and re.search("[" + DIRECTION + "]", s) is not None
 
 
-def spell_invisible(s: str) -> str:
+def spell_invisible(s: str, spaces: bool = True) -> str:
     """Human output only: every invisible character of ``HIDDEN`` and every space of ``SPACES``
     written as ``\\u{…}``, and a zero-width joiner or non-joiner unless it joins two drawn
-    non-ASCII characters."""
+    non-ASCII characters. ``spaces=False``: the spaces are kept, for a memory's content shown as
+    a block (prose: French puts U+00A0 or U+202F before ``!`` and ``:``, Japanese U+3000 between
+    phrases; what tells one file or name from another is a path's or a name's own line)."""
     if s.isascii():
         return s
     if _BLACK_FLAG in s and _FLAGS.search(s):  # (its tag characters stay, as one flag)
         parts = _FLAGS.split(s)
         flags = _FLAGS.findall(s)
-        return "".join(spell_invisible(p) + (flags[k] if k < len(flags) else "") for k, p in enumerate(parts))
+        return "".join(spell_invisible(p, spaces) + (flags[k] if k < len(flags) else "")
+                       for k, p in enumerate(parts))
 
     def spelled(m: re.Match) -> str:
         ch = m.group()
@@ -164,7 +175,7 @@ def spell_invisible(s: str) -> str:
             return ch
         return "\\u{%x}" % ord(ch)
 
-    return _pattern().sub(spelled, s)
+    return (_pattern() if spaces else _prose_pattern()).sub(spelled, s)
 
 
 def remove_invisible(s: str) -> str:

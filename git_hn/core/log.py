@@ -146,14 +146,15 @@ def actor_tag(name: str, actor: str, shared: set[str]) -> str:
 def fields(it: Item, shared: set[str] = frozenset()) -> Fields:
     return Fields(short_id(it.id), it.utc[:10], shown_name(it.actor_name),
                   actor_tag(it.actor_name, it.actor, shared), it.kind, it.lifecycle, it.trust,
-                  inert(it.summary))
+                  inert(it.summary, spaces=False))
 
 
-def inert(text: str) -> str:
+def inert(text: str, spaces: bool = True) -> str:
     """Author text for one human line: control characters shown as U+FFFD as in recall's lines
     (``safe_text``), line breaks and tabs as spaces, bidirectional controls and every other
-    invisible character (``core.invisible``) spelled as ``\\u{…}``."""
-    return spell_invisible(one_line(safe_text(text)))
+    invisible character (``core.invisible``) spelled as ``\\u{…}``; ``spaces=False`` for a line
+    of content (prose keeps its spaces: ``spell_invisible``)."""
+    return spell_invisible(one_line(safe_text(text)), spaces)
 
 
 def fit(f: Fields, width: int | None, cells=len) -> Fields:

@@ -52,15 +52,16 @@ _HEX_ID = re.compile(r"sha256:[0-9a-f]{64}\Z")
 
 def inert(text: str) -> str:
     """Multi-line author text as the page shows it: ``safe_text``, and direction controls and
-    every other invisible character spelled as ``\\u{…}`` (``core.invisible``)."""
-    return spell_invisible(safe_text(text))
+    every other invisible character spelled as ``\\u{…}`` (``core.invisible``); a space other
+    than U+0020 is kept (prose: ``spell_invisible``'s ``spaces``)."""
+    return spell_invisible(safe_text(text), spaces=False)
 
 
 def inert_line(text: str) -> str:
     """One-line author text (names, topics, paths, subjects, reasons): ``inert`` on one line.
     Controls are shown as U+FFFD first (``safe_text``), as the details show them, and only line
     breaks and tabs become spaces: the summary showed ESC as a space and the details as U+FFFD."""
-    return inert(one_line(safe_text(text)))
+    return spell_invisible(one_line(safe_text(text)))
 
 
 def memory_entry(row: dict, actor_name: str, target: str) -> dict:
@@ -75,7 +76,7 @@ def memory_entry(row: dict, actor_name: str, target: str) -> dict:
         "actorName": inert_line(actor_name).strip() or "?", "signedTimestamp": row["signedTimestamp"],
         "utc": utc, "date": utc[:10], "kind": row["kind"], "lifecycle": row["lifecycle"],
         "trust": row["trust"], "applicability": row["applicability"], "evidence": row["evidence"],
-        "summary": inert_line(logcore.summary(data["content"])), "content": inert(data["content"]),
+        "summary": spell_invisible(one_line(safe_text(logcore.summary(data["content"]))), spaces=False), "content": inert(data["content"]),
         "topics": [inert_line(t) for t in data["topics"]],
         "paths": [inert_line(p["path"]) for p in anchor.get("paths", ())],
         "anchor": {"commit": anchor["commit"], "subject": inert_line(anchor.get("subject", ""))},

@@ -88,3 +88,24 @@ def test_a_warning_spells_a_no_break_space_in_a_path(named):
            "--path", "gone\u2007file.txt", "--content", "x")
     assert r.code == 0
     assert "--path 'gone\\u{2007}file.txt' names nothing at commit" in r.err, r.err
+
+
+def test_a_memorys_content_keeps_its_spaces_where_its_path_spells_them(named):
+    """Content is prose: French puts U+00A0 or U+202F before ``!`` and ``:``, Japanese U+3000
+    between phrases. ``show``, the brief and the view page keep those in the content they show as
+    a block, and spell them in the memory's path beside it (invisible characters are spelled in
+    both)."""
+    prose = "Attention\u00a0: ne pas d\u00e9ployer\u202f!\n\u3000\u3053\u308c\u306f\u30c6\u30b9\u30c8\u200b."
+    mid = _record(named, prose, NBSP)
+    shown = hn(named, "memory", "show", mid)
+    assert shown.code == 0, shown.err
+    assert "Attention\u00a0: ne pas d\u00e9ployer\u202f!" in shown.out and "\\u{200b}." in shown.out, shown.out
+    assert "\n  \u3000\u3053\u308c" in shown.out, shown.out
+    brief = hn(named, "memory", "brief").out
+    assert "Attention\u00a0: ne pas d\u00e9ployer\u202f!\n\u3000\u3053\u308c" in brief and "\\u{200b}." in brief
+    assert "paths: `nor\\u{a0}mal.txt`" in brief
+    _path, page = _write(named)
+    entry = next(m for m in _data(page)["memories"] if m["id"] == mid)
+    assert entry["paths"] == ["nor\\u{a0}mal.txt"], entry
+    assert entry["content"].startswith("Attention\u00a0: ne pas d\u00e9ployer\u202f!\n\u3000") and \
+        entry["summary"] == "Attention\u00a0: ne pas d\u00e9ployer\u202f!", entry
